@@ -1,0 +1,48 @@
+//! Typed errors of the core. Every variant names the path it is about, so a message
+//! shown in the CLI or the TUI tells the user where to look.
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid UTF-8 (first bad byte at offset {offset})")]
+    InvalidUtf8 { path: PathBuf, offset: usize },
+    #[error("{path} looks binary (it contains NUL bytes), not a text memory file")]
+    Binary { path: PathBuf },
+    #[error("{path} is {size} bytes, over the {limit}-byte limit mbank reads")]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("refused to write {name:?}: {reason}")]
+    Confined { name: String, reason: String },
+    #[error(
+        "{path} changed on disk since it was read; nothing was written (reload or merge first)"
+    )]
+    Conflict { path: PathBuf },
+    #[error("{0}")]
+    Config(String),
+    #[error("{0}")]
+    Root(String),
+    #[error("git: {0}")]
+    Git(String),
+}
+
+impl CoreError {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        CoreError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = CoreError> = std::result::Result<T, E>;

@@ -1,0 +1,244 @@
+//! The Infinity structured store (`.infinity/memories.json`, seed 003): parsing with
+//! line/column errors, schema checks, and content updates that keep id, type and title.
+use serde_json::{Map, Value};
+
+/// The memory types the reference implementation accepts.
+pub const MEMORY_TYPES: [&str; 8] = [
+    "design_doc",
+    "project_overview",
+    "implementation_plan",
+    "progress_tracker",
+    "test_plan",
+    "instructions",
+    "rules",
+    "analysis",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InfinityMemory {
+    pub id: String,
+    pub title: String,
+    pub kind: String,
+    pub content: String,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    /// 1-based line where the memory's object starts in the store, when found.
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InfinityStore {
+    pub project_id: Option<String>,
+    pub memories: Vec<InfinityMemory>,
+}
+
+/// A schema problem: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaIssue {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Malformed JSON, with the position serde_json reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonSyntaxError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for JsonSyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "malformed JSON at line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+fn line_of_id(text: &str, id: &str) -> usize {
+    let needle = format!("\"{id}\"");
+    text.find(&needle)
+        .map(|at| text[..at].matches('\n').count() + 1)
+        .unwrap_or(1)
+}
+
+fn string_field(object: &Map<String, Value>, key: &str) -> Option<String> {
+    object.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// Parses a store leniently: every memory that can be understood is returned, and every
+/// deviation from the schema is reported.
+pub fn parse_store(text: &str) -> Result<(InfinityStore, Vec<SchemaIssue>), JsonSyntaxError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| JsonSyntaxError {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let mut issues = Vec::new();
+    let mut store = InfinityStore::default();
+    let Some(root) = value.as_object() else {
+        issues.push(SchemaIssue {
+            line: 1,
+            message: "the store must be a JSON object with project_id and memories".into(),
+        });
+        return Ok((store, issues));
+    };
+    store.project_id = string_field(root, "project_id");
+    if store.project_id.is_none() {
+        issues.push(SchemaIssue {
+            line: 1,
+            message: "missing string field \"project_id\"".into(),
+        });
+    }
+    let Some(memories) = root.get("memories").and_then(Value::as_array) else {
+        issues.push(SchemaIssue {
+            line: 1,
+            message: "missing array field \"memories\"".into(),
+        });
+        return Ok((store, issues));
+    };
+    let mut seen_ids = std::collections::HashSet::new();
+    for (index, entry) in memories.iter().enumerate() {
+        let Some(object) = entry.as_object() else {
+            issues.push(SchemaIssue {
+                line: 1,
+                message: format!("memories[{index}] is not an object"),
+            });
+            continue;
+        };
+        let id = string_field(object, "id").unwrap_or_default();
+        let line = if id.is_empty() {
+            1
+        } else {
+            line_of_id(text, &id)
+        };
+        let mut problem = |message: String| issues.push(SchemaIssue { line, message });
+        if id.is_empty() {
+            problem(format!("memories[{index}] has no string \"id\""));
+        } else if !seen_ids.insert(id.clone()) {
+            problem(format!("duplicate memory id {id}"));
+        }
+        let title = string_field(object, "title").unwrap_or_default();
+        if title.trim().is_empty() {
+            problem(format!("memory {id:?} has an empty or missing \"title\""));
+        }
+        let kind = string_field(object, "type").unwrap_or_default();
+        if !MEMORY_TYPES.contains(&kind.as_str()) {
+            problem(format!(
+                "memory {id:?} has type {kind:?}, not one of {}",
+                MEMORY_TYPES.join(", ")
+            ));
+        }
+        let content = match object.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            _ => {
+                problem(format!("memory {id:?} has no string \"content\""));
+                String::new()
+            }
+        };
+        let created_at = string_field(object, "created_at");
+        if created_at.is_none() {
+            problem(format!("memory {id:?} has no \"created_at\""));
+        }
+        for (key, stamp) in [
+            ("created_at", &created_at),
+            ("updated_at", &string_field(object, "updated_at")),
+        ] {
+            if let Some(stamp) = stamp
+                && chrono::DateTime::parse_from_rfc3339(stamp).is_err()
+            {
+                problem(format!("memory {id:?}: {key} {stamp:?} is not ISO 8601"));
+            }
+        }
+        store.memories.push(InfinityMemory {
+            id,
+            title,
+            kind,
+            content,
+            created_at,
+            updated_at: string_field(object, "updated_at"),
+            line,
+        });
+    }
+    Ok((store, issues))
+}
+
+/// Returns the store text with one memory's content replaced and `updated_at` set; id,
+/// type and title are never touched (seed 003 §3.2.5). Key order and other fields stay.
+pub fn replace_content(
+    text: &str,
+    id: &str,
+    content: &str,
+    now_rfc3339: &str,
+) -> Result<String, String> {
+    let mut value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let memories = value
+        .get_mut("memories")
+        .and_then(Value::as_array_mut)
+        .ok_or("the store has no memories array")?;
+    let memory = memories
+        .iter_mut()
+        .filter_map(Value::as_object_mut)
+        .find(|m| m.get("id").and_then(Value::as_str) == Some(id))
+        .ok_or_else(|| format!("memory {id} not found"))?;
+    memory.insert("content".into(), Value::String(content.to_string()));
+    memory.insert("updated_at".into(), Value::String(now_rfc3339.to_string()));
+    let mut out = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+    out.push('\n');
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STORE: &str = r#"{
+  "project_id": "p-1",
+  "memories": [
+    {"id": "a", "title": "Overview", "type": "project_overview", "content": "hi",
+     "created_at": "2025-01-01T10:00:00Z"},
+    {"id": "b", "title": "", "type": "wishlist", "content": "x",
+     "created_at": "yesterday"}
+  ]
+}"#;
+
+    #[test]
+    fn parses_and_reports_schema_issues_with_lines() {
+        let (store, issues) = parse_store(STORE).unwrap();
+        assert_eq!(store.project_id.as_deref(), Some("p-1"));
+        assert_eq!(store.memories.len(), 2);
+        assert_eq!(store.memories[0].line, 4);
+        let messages: Vec<_> = issues
+            .iter()
+            .map(|i| (i.line, i.message.as_str()))
+            .collect();
+        assert!(
+            messages
+                .iter()
+                .any(|(l, m)| *l == 6 && m.contains("empty or missing \"title\""))
+        );
+        assert!(messages.iter().any(|(_, m)| m.contains("\"wishlist\"")));
+        assert!(messages.iter().any(|(_, m)| m.contains("not ISO 8601")));
+    }
+
+    #[test]
+    fn malformed_json_has_line_and_column() {
+        let err = parse_store("{\n  \"project_id\": \"x\",\n  \"memories\": [,]\n}").unwrap_err();
+        assert_eq!((err.line, err.column), (3, 16));
+    }
+
+    #[test]
+    fn replace_content_keeps_identity() {
+        let out = replace_content(STORE, "a", "new", "2025-02-02T00:00:00Z").unwrap();
+        let (store, _) = parse_store(&out).unwrap();
+        let a = &store.memories[0];
+        assert_eq!(
+            (a.title.as_str(), a.kind.as_str(), a.content.as_str()),
+            ("Overview", "project_overview", "new")
+        );
+        assert_eq!(a.updated_at.as_deref(), Some("2025-02-02T00:00:00Z"));
+        assert!(replace_content(STORE, "zzz", "x", "t").is_err());
+    }
+}

@@ -1,0 +1,282 @@
+//! The shared vocabulary: formats, roles and the project → bank → file model.
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+/// A memory system whose files mbank understands. A project may hold several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Cline memory bank: `memory-bank/` (or `.cursor/memory-bank/`), camelCase names.
+    Cline,
+    /// Memory Bank MCP / Roo Code memory bank: `memory-bank/` with kebab-case names.
+    MemoryBankMcp,
+    /// Cline/Roo rule and mode files: `.clinerules*`, `.roorules-*`, `.roomodes`, `.roo/`.
+    RooRules,
+    /// Claude Code instruction memory: `CLAUDE.md`, `CLAUDE.local.md`, `.claude/rules/`.
+    ClaudeMd,
+    /// Codex and friends: `AGENTS.md`.
+    AgentsMd,
+    /// Gemini CLI: `GEMINI.md`.
+    GeminiMd,
+    /// Beans-code: `BEANS.md`, `.beans/`.
+    BeansMd,
+    /// Infinity structured JSON store: `.infinity/memories.json`.
+    Infinity,
+    /// ConKeeper: `.claude/memory/` or `.ai/memory/`.
+    ConKeeper,
+}
+
+impl Format {
+    pub const ALL: [Format; 9] = [
+        Format::Cline,
+        Format::MemoryBankMcp,
+        Format::RooRules,
+        Format::ClaudeMd,
+        Format::AgentsMd,
+        Format::GeminiMd,
+        Format::BeansMd,
+        Format::Infinity,
+        Format::ConKeeper,
+    ];
+
+    /// Stable identifier used in JSON output and configuration.
+    pub fn id(self) -> &'static str {
+        match self {
+            Format::Cline => "cline",
+            Format::MemoryBankMcp => "memory-bank-mcp",
+            Format::RooRules => "roo-rules",
+            Format::ClaudeMd => "claude-md",
+            Format::AgentsMd => "agents-md",
+            Format::GeminiMd => "gemini-md",
+            Format::BeansMd => "beans-md",
+            Format::Infinity => "infinity",
+            Format::ConKeeper => "conkeeper",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.id() == id)
+    }
+
+    /// Human name for headings and the TUI.
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::Cline => "Cline memory bank",
+            Format::MemoryBankMcp => "Memory Bank MCP / Roo",
+            Format::RooRules => "Cline/Roo rules and modes",
+            Format::ClaudeMd => "CLAUDE.md",
+            Format::AgentsMd => "AGENTS.md",
+            Format::GeminiMd => "GEMINI.md",
+            Format::BeansMd => "BEANS.md",
+            Format::Infinity => "Infinity memories",
+            Format::ConKeeper => "ConKeeper",
+        }
+    }
+
+    /// Instruction-file formats that load as a hierarchy with `@imports`.
+    pub fn is_hierarchical(self) -> bool {
+        matches!(
+            self,
+            Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd
+        )
+    }
+
+    /// Formats whose specs allow markdown files only (seed 000 §8.3, seed 004).
+    pub fn is_markdown_only(self) -> bool {
+        matches!(
+            self,
+            Format::Cline | Format::MemoryBankMcp | Format::ConKeeper
+        ) || self.is_hierarchical()
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// What a file is for, independent of how its format spells the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    Brief,
+    Product,
+    Patterns,
+    Tech,
+    Active,
+    Progress,
+    Decisions,
+    Rules,
+    Instructions,
+    Session,
+    Adr,
+    Glossary,
+    Config,
+    Other,
+}
+
+impl Role {
+    pub fn id(self) -> &'static str {
+        match self {
+            Role::Brief => "brief",
+            Role::Product => "product",
+            Role::Patterns => "patterns",
+            Role::Tech => "tech",
+            Role::Active => "active",
+            Role::Progress => "progress",
+            Role::Decisions => "decisions",
+            Role::Rules => "rules",
+            Role::Instructions => "instructions",
+            Role::Session => "session",
+            Role::Adr => "adr",
+            Role::Glossary => "glossary",
+            Role::Config => "config",
+            Role::Other => "other",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Role> {
+        use Role::*;
+        [
+            Brief,
+            Product,
+            Patterns,
+            Tech,
+            Active,
+            Progress,
+            Decisions,
+            Rules,
+            Instructions,
+            Session,
+            Adr,
+            Glossary,
+            Config,
+            Other,
+        ]
+        .into_iter()
+        .find(|r| r.id() == id)
+    }
+
+    /// Roles whose content is a decision history that must only grow.
+    pub fn is_decision_log(self) -> bool {
+        matches!(self, Role::Decisions | Role::Adr)
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// When an agent loads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadKind {
+    /// Read at every session start.
+    Startup,
+    /// Read only when a condition holds (a rule's `paths:`, a subfolder's file, a mode).
+    OnDemand,
+    /// Kept in the bank but never loaded automatically (archives, indexes, configuration).
+    Never,
+}
+
+/// A folder found under the root that holds at least one memory format.
+/// Built from directory listings and metadata only.
+#[derive(Debug, Clone, Serialize)]
+pub struct Project {
+    pub name: String,
+    pub path: PathBuf,
+    pub banks: Vec<BankLocation>,
+    /// Newest modification time among the memory locations found (metadata only).
+    #[serde(skip)]
+    pub last_write: Option<SystemTime>,
+}
+
+impl Project {
+    pub fn formats(&self) -> Vec<Format> {
+        let mut formats: Vec<Format> = self.banks.iter().map(|b| b.format).collect();
+        formats.dedup();
+        formats
+    }
+}
+
+/// Where one bank lives inside a project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BankLocation {
+    pub format: Format,
+    /// The bank's memory folder, or the project folder for file-based formats.
+    pub root: PathBuf,
+}
+
+/// One memory file, real or virtual (an Infinity memory inside `memories.json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryFile {
+    /// Absolute path on disk (for virtual files, the store's path).
+    pub path: PathBuf,
+    /// Path relative to the project, as shown to people; virtual files add `#id`.
+    pub display: String,
+    pub role: Role,
+    /// Layer number in the format's read order (1-based), where the format defines one.
+    pub layer: Option<u8>,
+    /// Position in the bank's read order (0-based, total order).
+    pub order: usize,
+    /// Collapsible group in the tree: "decisions", "sessions", "rules", an Infinity type…
+    pub group: Option<String>,
+    pub load: LoadKind,
+    pub size: u64,
+    #[serde(skip)]
+    pub modified: Option<SystemTime>,
+    /// Infinity memory this file stands for.
+    pub memory: Option<VirtualMemory>,
+    /// Why the file cannot be read, when it cannot (it is still listed).
+    pub unreadable: Option<String>,
+}
+
+/// Identity of an Infinity memory shown as a virtual file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VirtualMemory {
+    pub id: String,
+    pub title: String,
+    pub kind: String,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+}
+
+impl MemoryFile {
+    pub fn is_virtual(&self) -> bool {
+        self.memory.is_some()
+    }
+
+    pub fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// A mode rule file's view of the bank (`.clinerules-{mode}`, `.roorules-*`, `.roomodes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModeRule {
+    pub mode: String,
+    pub source: PathBuf,
+    pub reads: Vec<String>,
+    pub updates: Vec<String>,
+}
+
+/// One bank of a project, with its files in the format's read order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bank {
+    pub format: Format,
+    pub root: PathBuf,
+    pub files: Vec<MemoryFile>,
+    /// Infinity store's project id.
+    pub project_id: Option<String>,
+    pub modes: Vec<ModeRule>,
+    /// Problems met while listing the bank (a broken store, an unreadable folder).
+    pub problems: Vec<String>,
+}

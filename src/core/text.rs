@@ -1,0 +1,111 @@
+//! Reading memory files defensively: size caps, binary detection and UTF-8 checks,
+//! so bad input becomes a clear error instead of a panic or a hang.
+use std::io::Read;
+use std::path::Path;
+
+use super::error::{CoreError, Result};
+
+/// Files above this are reported, not read: no real memory file comes near it,
+/// and a runaway agent log must not stall a scan.
+pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads a text file whole, refusing binaries, invalid UTF-8 and files over `limit`.
+pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
+    let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
+    if meta.is_dir() {
+        return Err(CoreError::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"),
+        ));
+    }
+    if meta.len() > limit {
+        return Err(CoreError::TooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // take() guards against a file that grows while we read it.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(CoreError::TooLarge {
+            path: path.to_path_buf(),
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    decode_text(path, bytes)
+}
+
+/// Reads a text file with the default cap.
+pub fn read_text(path: &Path) -> Result<String> {
+    read_text_limited(path, MAX_READ_BYTES)
+}
+
+/// Turns raw bytes into text: strips a UTF-8 BOM, rejects NUL-bearing (binary) data and
+/// invalid UTF-8 with the offset of the first bad byte.
+pub fn decode_text(path: &Path, mut bytes: Vec<u8>) -> Result<String> {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        bytes.drain(..3);
+    }
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return Err(CoreError::Binary {
+            path: path.to_path_buf(),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| CoreError::InvalidUtf8 {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// Line and character counts as a person sees them (a trailing newline adds no line).
+pub fn line_and_char_counts(text: &str) -> (usize, usize) {
+    let lines = if text.is_empty() {
+        0
+    } else {
+        text.lines().count()
+    };
+    (lines, text.chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_is_stripped_and_counts_are_human() {
+        let text = decode_text(Path::new("x.md"), b"\xEF\xBB\xBF# A\nb\n".to_vec()).unwrap();
+        assert_eq!(text, "# A\nb\n");
+        assert_eq!(line_and_char_counts(&text), (2, 6));
+        assert_eq!(line_and_char_counts(""), (0, 0));
+    }
+
+    #[test]
+    fn binary_and_invalid_utf8_are_typed_errors() {
+        let err = decode_text(Path::new("b.md"), vec![b'a', 0, b'b']).unwrap_err();
+        assert!(matches!(err, CoreError::Binary { .. }), "{err}");
+        let err = decode_text(Path::new("u.md"), vec![b'a', b'b', 0xFF, b'c']).unwrap_err();
+        match err {
+            CoreError::InvalidUtf8 { offset, .. } => assert_eq!(offset, 2),
+            other => panic!("unexpected {other}"),
+        }
+    }
+
+    #[test]
+    fn oversized_files_are_refused_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.md");
+        std::fs::write(&path, vec![b'a'; 2048]).unwrap();
+        let err = read_text_limited(&path, 1024).unwrap_err();
+        assert!(
+            matches!(err, CoreError::TooLarge { size: 2048, .. }),
+            "{err}"
+        );
+        assert_eq!(read_text_limited(&path, 4096).unwrap().len(), 2048);
+    }
+}
