@@ -1,10 +1,21 @@
 //! The UI-free core. Nothing here imports ratatui or crossterm: every view (CLI, TUI)
 //! is computed from these modules and can be tested without a terminal.
 pub mod bank;
+pub mod context;
+pub mod decisions;
 pub mod discovery;
 pub mod error;
+pub mod findings;
 pub mod formats;
+pub mod git;
+pub mod imports;
 pub mod infinity;
+pub mod init;
 pub mod markdown;
 pub mod model;
+pub mod modes;
+pub mod paths;
 pub mod text;
+pub mod tokens;
+pub mod validate;
+pub mod write;
