@@ -1,6 +1,8 @@
 //! The UI-free core. Nothing here imports ratatui or crossterm: every view (CLI, TUI)
 //! is computed from these modules and can be tested without a terminal.
 pub mod bank;
+pub mod budgets;
+pub mod config;
 pub mod context;
 pub mod decisions;
 pub mod discovery;
@@ -15,6 +17,7 @@ pub mod markdown;
 pub mod model;
 pub mod modes;
 pub mod paths;
+pub mod staleness;
 pub mod text;
 pub mod tokens;
 pub mod validate;

@@ -1,0 +1,373 @@
+//! `config.toml`: every key optional; an unknown key or a bad value is an error that
+//! names the file and the line. Precedence for the root: `--root`, `MEMORY_BANK_ROOT`,
+//! the config's `root`, then `~/memory-banks`.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use super::error::{CoreError, Result};
+use super::paths;
+
+/// Per-format budget override (tokens unless the format's rule counts something else).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FormatBudget {
+    /// Whole bank, loaded files only.
+    pub total: Option<u64>,
+    /// Any one file.
+    pub per_file: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetOverrides {
+    /// Keyed by format id: `cline`, `memory-bank-mcp`, `conkeeper`, `claude-md`, …
+    #[serde(default)]
+    pub formats: BTreeMap<String, FormatBudget>,
+    /// Keyed by file name (`activeContext.md`) or project-relative path: a token limit.
+    #[serde(default)]
+    pub files: BTreeMap<String, u64>,
+}
+
+/// How often each role should change, in days of project activity.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StalenessConfig {
+    /// Keyed by role id (`active`, `progress`, `brief`, …).
+    #[serde(default)]
+    pub cadence_days: BTreeMap<String, u32>,
+    /// Commits since a file last changed before it counts as stale (ConKeeper's
+    /// `staleness_commits`; a bank's own `.memory-config.md` wins over this).
+    pub staleness_commits: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    root: Option<String>,
+    tokenizer: Option<String>,
+    scan_depth: Option<usize>,
+    #[serde(default)]
+    ignore: Vec<String>,
+    #[serde(default)]
+    budgets: BudgetOverrides,
+    #[serde(default)]
+    staleness: StalenessConfig,
+    theme: Option<String>,
+    keymap: Option<String>,
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where the configuration came from, when a file was read.
+    pub source: Option<PathBuf>,
+    pub root: Option<PathBuf>,
+    pub tokenizer: Option<String>,
+    pub scan_depth: usize,
+    pub ignore: Vec<String>,
+    pub ignore_set: GlobSet,
+    pub budgets: BudgetOverrides,
+    pub staleness: StalenessConfig,
+    pub theme: Option<String>,
+    pub keymap: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            source: None,
+            root: None,
+            tokenizer: None,
+            scan_depth: 2,
+            ignore: Vec::new(),
+            ignore_set: GlobSet::empty(),
+            budgets: BudgetOverrides::default(),
+            staleness: StalenessConfig::default(),
+            theme: None,
+            keymap: None,
+        }
+    }
+}
+
+/// Expands a leading `~` to the home folder.
+pub fn expand_tilde(text: &str) -> PathBuf {
+    if text == "~" {
+        return paths::home_dir().unwrap_or_else(|| PathBuf::from(text));
+    }
+    match (text.strip_prefix("~/"), paths::home_dir()) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(text),
+    }
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn config_error(path: &Path, line: usize, message: impl std::fmt::Display) -> CoreError {
+    CoreError::Config(format!("{}:{line}: {message}", path.display()))
+}
+
+/// Line of the first `key =` assignment, for errors serde cannot place.
+fn line_of_key(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map_or(1, |i| i + 1)
+}
+
+/// Parses configuration text; `path` is only used in messages.
+pub fn parse(text: &str, path: &Path) -> Result<Config> {
+    let raw: RawConfig = toml::from_str(text).map_err(|e| {
+        let line = e.span().map_or(1, |s| line_of_offset(text, s.start));
+        config_error(path, line, e.message())
+    })?;
+    const TOKENIZERS: [&str; 6] = [
+        "o200k",
+        "o200k_base",
+        "cl100k",
+        "cl100k_base",
+        "bytes4",
+        "bytes/4",
+    ];
+    if let Some(t) = &raw.tokenizer
+        && !TOKENIZERS.contains(&t.as_str())
+    {
+        return Err(config_error(
+            path,
+            line_of_key(text, "tokenizer"),
+            format!("tokenizer {t:?} is not one of o200k, cl100k, bytes4"),
+        ));
+    }
+    if raw.scan_depth == Some(0) || raw.scan_depth.is_some_and(|d| d > 16) {
+        return Err(config_error(
+            path,
+            line_of_key(text, "scan_depth"),
+            "scan_depth must be between 1 and 16",
+        ));
+    }
+    for id in raw.budgets.formats.keys() {
+        if super::model::Format::from_id(id).is_none() {
+            return Err(config_error(
+                path,
+                line_of_key(text, &format!("[budgets.formats.{id}")).max(1),
+                format!("unknown format {id:?} in [budgets.formats]"),
+            ));
+        }
+    }
+    for role in raw.staleness.cadence_days.keys() {
+        if super::model::Role::from_id(role).is_none() {
+            return Err(config_error(
+                path,
+                line_of_key(text, role),
+                format!("unknown role {role:?} in [staleness.cadence_days]"),
+            ));
+        }
+    }
+    let mut builder = GlobSetBuilder::new();
+    for pattern in &raw.ignore {
+        let glob = Glob::new(pattern).map_err(|e| {
+            config_error(
+                path,
+                line_of_key(text, "ignore"),
+                format!("bad ignore glob: {e}"),
+            )
+        })?;
+        builder.add(glob);
+    }
+    let ignore_set = builder
+        .build()
+        .map_err(|e| config_error(path, line_of_key(text, "ignore"), e))?;
+    Ok(Config {
+        source: Some(path.to_path_buf()),
+        root: raw.root.as_deref().map(expand_tilde),
+        tokenizer: raw.tokenizer,
+        scan_depth: raw.scan_depth.unwrap_or(2),
+        ignore: raw.ignore,
+        ignore_set,
+        budgets: raw.budgets,
+        staleness: raw.staleness,
+        theme: raw.theme,
+        keymap: raw.keymap,
+    })
+}
+
+/// The config file mbank reads: `$MBANK_CONFIG_DIR/config.toml` or the platform's.
+pub fn default_path() -> Option<PathBuf> {
+    paths::config_dir().map(|d| d.join("config.toml"))
+}
+
+/// Loads the configuration from `path` (or the default location). A missing file is
+/// the default configuration; an unreadable or invalid one is an error.
+pub fn load(path: Option<&Path>) -> Result<Config> {
+    let Some(path) = path.map(Path::to_path_buf).or_else(default_path) else {
+        return Ok(Config::default());
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse(&text, &path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+        Err(e) => Err(CoreError::Config(format!(
+            "cannot read config {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// Where the root came from, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RootSource {
+    Flag,
+    Environment,
+    ConfigFile(PathBuf),
+    Default,
+}
+
+impl std::fmt::Display for RootSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RootSource::Flag => f.write_str("--root"),
+            RootSource::Environment => f.write_str("MEMORY_BANK_ROOT"),
+            RootSource::ConfigFile(p) => write!(f, "root in {}", p.display()),
+            RootSource::Default => f.write_str("the default ~/memory-banks"),
+        }
+    }
+}
+
+/// Picks the root by precedence, without touching the disk.
+pub fn choose_root(
+    flag: Option<&Path>,
+    env: Option<&str>,
+    config: &Config,
+) -> (PathBuf, RootSource) {
+    if let Some(flag) = flag {
+        return (flag.to_path_buf(), RootSource::Flag);
+    }
+    if let Some(env) = env.filter(|e| !e.is_empty()) {
+        return (expand_tilde(env), RootSource::Environment);
+    }
+    if let (Some(root), Some(source)) = (&config.root, &config.source) {
+        return (root.clone(), RootSource::ConfigFile(source.clone()));
+    }
+    (expand_tilde("~/memory-banks"), RootSource::Default)
+}
+
+/// Checks that the chosen root is a readable folder; the error says where mbank looked
+/// and how to set the root.
+pub fn check_root(root: &Path, source: &RootSource) -> Result<()> {
+    let how = "set it with --root PATH, the MEMORY_BANK_ROOT environment variable, or \
+               `root = \"PATH\"` in the config file, or try `mbank --demo`";
+    match std::fs::read_dir(root) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CoreError::Root(format!(
+            "memory bank root {} (from {source}) does not exist; {how}",
+            root.display()
+        ))),
+        Err(e) => Err(CoreError::Root(format!(
+            "memory bank root {} (from {source}) cannot be read: {e}; {how}",
+            root.display()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_config_parses() {
+        let text = r#"
+root = "/banks"
+tokenizer = "cl100k"
+scan_depth = 3
+ignore = ["archive-*"]
+theme = "light"
+
+[budgets.formats.cline]
+total = 6000
+per_file = 1200
+
+[budgets.files]
+"activeContext.md" = 800
+
+[staleness]
+staleness_commits = 8
+[staleness.cadence_days]
+active = 2
+"#;
+        let config = parse(text, Path::new("c.toml")).unwrap();
+        assert_eq!(config.root, Some(PathBuf::from("/banks")));
+        assert_eq!(config.scan_depth, 3);
+        assert_eq!(config.budgets.formats["cline"].per_file, Some(1200));
+        assert_eq!(config.budgets.files["activeContext.md"], 800);
+        assert_eq!(config.staleness.cadence_days["active"], 2);
+        assert!(config.ignore_set.is_match("archive-2024"));
+    }
+
+    #[test]
+    fn unknown_key_and_bad_values_name_file_and_line() {
+        let err = parse(
+            "root = \"/x\"\n\ncolour = \"red\"\n",
+            Path::new("/c/config.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("/c/config.toml:3:"), "{err}");
+        assert!(err.contains("colour"), "{err}");
+        let err = parse("tokenizer = \"gpt2\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("c.toml:1:") && err.contains("gpt2"),
+            "{err}"
+        );
+        let err = parse("scan_depth = 0\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("scan_depth"), "{err}");
+        let err = parse("[budgets.formats.nope]\ntotal = 1\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("nope"), "{err}");
+        let err = parse("scan_depth = \"two\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("c.toml:1:"), "{err}");
+    }
+
+    #[test]
+    fn root_precedence() {
+        let mut config = Config::default();
+        config.root = Some(PathBuf::from("/from-config"));
+        config.source = Some(PathBuf::from("/cfg/config.toml"));
+        let (root, source) = choose_root(Some(Path::new("/flag")), Some("/env"), &config);
+        assert_eq!((root, source), (PathBuf::from("/flag"), RootSource::Flag));
+        let (root, source) = choose_root(None, Some("/env"), &config);
+        assert_eq!(
+            (root, source),
+            (PathBuf::from("/env"), RootSource::Environment)
+        );
+        let (root, _) = choose_root(None, None, &config);
+        assert_eq!(root, PathBuf::from("/from-config"));
+        let (root, source) = choose_root(None, Some(""), &Config::default());
+        assert!(root.ends_with("memory-banks"));
+        assert_eq!(source, RootSource::Default);
+    }
+
+    #[test]
+    fn missing_root_message_says_where_and_how() {
+        let err = check_root(Path::new("/no/such/root"), &RootSource::Environment)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("/no/such/root") && err.contains("MEMORY_BANK_ROOT"),
+            "{err}"
+        );
+        assert!(err.contains("--root"), "{err}");
+    }
+}

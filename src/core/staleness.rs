@@ -1,0 +1,446 @@
+//! Staleness judged against the project's own activity, not the wall clock alone: a file
+//! is stale when the project moved on without it (newer commits, newer sibling files,
+//! newer dates written in sibling files), each role at its own cadence.
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+use std::time::SystemTime;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use regex::Regex;
+use serde::Serialize;
+
+use super::model::{Bank, LoadKind, Role};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Freshness {
+    Fresh,
+    Aging,
+    Stale,
+}
+
+impl Freshness {
+    pub fn id(self) -> &'static str {
+        match self {
+            Freshness::Fresh => "fresh",
+            Freshness::Aging => "aging",
+            Freshness::Stale => "stale",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Staleness {
+    pub level: Freshness,
+    /// In words: "14 commits since last update", "older than progress.md by 9 days".
+    pub reason: String,
+}
+
+/// What is known about when one file last changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FileActivity {
+    /// Last commit touching the file when it is clean in git, else its modification time.
+    pub updated: Option<SystemTime>,
+    /// The newest date written in the file ("Last updated: 2026-11-02", a dated entry).
+    pub content_date: Option<NaiveDate>,
+    /// Commits in the repository since the file last changed.
+    pub commits_since: Option<u32>,
+}
+
+/// What the project as a whole did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProjectActivity {
+    pub latest_commit: Option<SystemTime>,
+}
+
+/// Cadences and thresholds, after configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StalenessSettings {
+    pub cadence_days: BTreeMap<Role, u32>,
+    /// Commits since the last change that make a volatile file stale.
+    pub staleness_commits: u32,
+}
+
+impl Default for StalenessSettings {
+    fn default() -> Self {
+        let cadence_days = [
+            // "Every working session" (seed 000 §2.2): one day of activity is allowed.
+            (Role::Active, 1),
+            (Role::Progress, 1),
+            (Role::Decisions, 30),
+            (Role::Patterns, 30),
+            (Role::Tech, 30),
+            (Role::Product, 90),
+            (Role::Glossary, 90),
+            (Role::Instructions, 90),
+            (Role::Rules, 90),
+            // "Rarely (project inception)".
+            (Role::Brief, 180),
+        ]
+        .into_iter()
+        .collect();
+        StalenessSettings {
+            cadence_days,
+            staleness_commits: 10,
+        }
+    }
+}
+
+impl StalenessSettings {
+    /// Applies `[staleness]` from config.toml, then a bank's own `staleness_commits`.
+    pub fn with_overrides(
+        mut self,
+        config: &super::config::StalenessConfig,
+        bank_commits: Option<u32>,
+    ) -> Self {
+        for (role, days) in &config.cadence_days {
+            if let Some(role) = Role::from_id(role) {
+                self.cadence_days.insert(role, *days);
+            }
+        }
+        if let Some(n) = bank_commits.or(config.staleness_commits) {
+            self.staleness_commits = n.max(1);
+        }
+        self
+    }
+}
+
+const DAY: u64 = 86_400;
+
+fn days_between(older: SystemTime, newer: SystemTime) -> u64 {
+    newer
+        .duration_since(older)
+        .map(|d| d.as_secs() / DAY)
+        .unwrap_or(0)
+}
+
+fn level_for_gap(gap_days: u64, cadence: u32) -> Freshness {
+    let cadence = u64::from(cadence.max(1));
+    if gap_days <= cadence {
+        Freshness::Fresh
+    } else if gap_days <= cadence * 3 {
+        Freshness::Aging
+    } else {
+        Freshness::Stale
+    }
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// Judges every file of a bank; `None` for roles with no cadence (sessions, ADRs,
+/// configuration, unknown extras) and for files never loaded.
+pub fn assess_bank(
+    bank: &Bank,
+    activity: &[FileActivity],
+    project: &ProjectActivity,
+    settings: &StalenessSettings,
+) -> Vec<Option<Staleness>> {
+    bank.files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| {
+            let cadence = *settings.cadence_days.get(&file.role)?;
+            if file.load == LoadKind::Never {
+                return None;
+            }
+            let mine = activity.get(index).copied().unwrap_or_default();
+            let mut verdicts: Vec<(Freshness, u64, String)> = Vec::new();
+
+            // Sibling files of the bank that changed later.
+            if let Some(updated) = mine.updated {
+                let newest_sibling = bank
+                    .files
+                    .iter()
+                    .zip(activity)
+                    .enumerate()
+                    .filter(|(i, (f, _))| {
+                        *i != index && f.load != LoadKind::Never && !f.is_virtual()
+                    })
+                    .filter_map(|(_, (f, a))| a.updated.map(|t| (t, f)))
+                    .max_by_key(|(t, _)| *t);
+                if let Some((time, sibling)) = newest_sibling {
+                    let gap = days_between(updated, time);
+                    if gap > 0 {
+                        verdicts.push((
+                            level_for_gap(gap, cadence),
+                            gap,
+                            format!(
+                                "older than {} by {}",
+                                sibling.file_name(),
+                                plural(gap, "day")
+                            ),
+                        ));
+                    }
+                }
+                if let Some(commit) = project.latest_commit {
+                    let gap = days_between(updated, commit);
+                    if gap > 0 {
+                        verdicts.push((
+                            level_for_gap(gap, cadence),
+                            gap,
+                            format!("older than the latest commit by {}", plural(gap, "day")),
+                        ));
+                    }
+                }
+            }
+            // Dates written in the files, which survive copies and clones.
+            if let Some(date) = mine.content_date {
+                let newest = bank
+                    .files
+                    .iter()
+                    .zip(activity)
+                    .enumerate()
+                    .filter(|(i, (f, _))| *i != index && f.load != LoadKind::Never)
+                    .filter_map(|(_, (f, a))| a.content_date.map(|d| (d, f)))
+                    .max_by_key(|(d, _)| *d);
+                if let Some((other, sibling)) = newest {
+                    let gap = (other - date).num_days().max(0) as u64;
+                    if gap > 0 {
+                        verdicts.push((
+                            level_for_gap(gap, cadence),
+                            gap,
+                            format!(
+                                "last dated {date}, {} before {}'s {other}",
+                                plural(gap, "day"),
+                                sibling.file_name()
+                            ),
+                        ));
+                    }
+                }
+            }
+            // Commits since the last change, for files meant to change every session.
+            if cadence <= 7
+                && let Some(commits) = mine.commits_since
+            {
+                let threshold = settings.staleness_commits;
+                let level = if commits >= threshold {
+                    Freshness::Stale
+                } else if commits * 2 >= threshold && commits > 0 {
+                    Freshness::Aging
+                } else {
+                    Freshness::Fresh
+                };
+                if commits > 0 {
+                    verdicts.push((
+                        level,
+                        u64::from(commits),
+                        format!("{} since last update", plural(u64::from(commits), "commit")),
+                    ));
+                }
+            }
+            let worst = verdicts
+                .into_iter()
+                .max_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+            Some(match worst {
+                Some((level, _, reason)) if level > Freshness::Fresh => Staleness { level, reason },
+                Some((_, _, reason)) => Staleness {
+                    level: Freshness::Fresh,
+                    reason: format!("within its {}-day cadence ({reason})", cadence),
+                },
+                None => Staleness {
+                    level: Freshness::Fresh,
+                    reason: "no newer project activity".to_string(),
+                },
+            })
+        })
+        .collect()
+}
+
+static DATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+        .unwrap_or_else(|_| unreachable!("the date pattern is a valid constant regex"))
+});
+
+/// The newest plausible date written in a text (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
+/// ignoring dates after `today` (templates and typos) and before 2000.
+pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
+    DATE.captures_iter(text)
+        .filter_map(|c| {
+            let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+            let (y, m, d) = match (num(1), num(2), num(3)) {
+                (Some(y), Some(m), Some(d)) => (y, m, d),
+                _ => (num(6)?, num(4)?, num(5)?),
+            };
+            NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
+        })
+        .filter(|d| *d <= today && d.year_ce().1 >= 2000)
+        .max()
+}
+
+use chrono::Datelike;
+
+/// Today's date in UTC, for `newest_date_in`.
+pub fn today() -> NaiveDate {
+    Utc::now().date_naive()
+}
+
+/// Parses an RFC 3339 timestamp (Infinity's `updated_at`) into a system time.
+pub fn parse_timestamp(text: &str) -> Option<SystemTime> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(SystemTime::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::model::{Format, MemoryFile};
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    fn file(name: &str, role: Role) -> MemoryFile {
+        MemoryFile {
+            path: PathBuf::from(name),
+            display: name.into(),
+            role,
+            layer: None,
+            order: 0,
+            group: None,
+            load: LoadKind::Startup,
+            size: 0,
+            modified: None,
+            memory: None,
+            unreadable: None,
+        }
+    }
+
+    fn bank(files: Vec<MemoryFile>) -> Bank {
+        Bank {
+            format: Format::Cline,
+            root: PathBuf::from("memory-bank"),
+            files,
+            project_id: None,
+            modes: vec![],
+            problems: vec![],
+        }
+    }
+
+    fn day(n: u64) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + n * DAY)
+    }
+
+    #[test]
+    fn active_older_than_progress_is_stale_with_reason() {
+        let b = bank(vec![
+            file("activeContext.md", Role::Active),
+            file("progress.md", Role::Progress),
+        ]);
+        let activity = [
+            FileActivity {
+                updated: Some(day(0)),
+                ..Default::default()
+            },
+            FileActivity {
+                updated: Some(day(9)),
+                ..Default::default()
+            },
+        ];
+        let result = assess_bank(
+            &b,
+            &activity,
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        let active = result[0].clone().unwrap();
+        assert_eq!(active.level, Freshness::Stale);
+        assert_eq!(active.reason, "older than progress.md by 9 days");
+        assert_eq!(result[1].as_ref().unwrap().level, Freshness::Fresh);
+    }
+
+    #[test]
+    fn commits_since_last_update_and_stable_roles_tolerate_more() {
+        let b = bank(vec![
+            file("activeContext.md", Role::Active),
+            file("projectbrief.md", Role::Brief),
+        ]);
+        let activity = [
+            FileActivity {
+                updated: Some(day(10)),
+                commits_since: Some(14),
+                ..Default::default()
+            },
+            FileActivity {
+                updated: Some(day(0)),
+                commits_since: Some(40),
+                ..Default::default()
+            },
+        ];
+        let project = ProjectActivity {
+            latest_commit: Some(day(10)),
+        };
+        let result = assess_bank(&b, &activity, &project, &StalenessSettings::default());
+        let active = result[0].clone().unwrap();
+        assert_eq!(
+            (active.level, active.reason.as_str()),
+            (Freshness::Stale, "14 commits since last update")
+        );
+        // Ten days behind is nothing for a brief updated "rarely".
+        assert_eq!(result[1].as_ref().unwrap().level, Freshness::Fresh);
+        let strict = StalenessSettings::default().with_overrides(&Default::default(), Some(20));
+        let result = assess_bank(&b, &activity, &project, &strict);
+        assert_eq!(result[0].as_ref().unwrap().level, Freshness::Aging);
+    }
+
+    #[test]
+    fn content_dates_judge_copies_whose_mtimes_are_equal() {
+        let b = bank(vec![
+            file("activeContext.md", Role::Active),
+            file("progress.md", Role::Progress),
+        ]);
+        let d = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
+        let activity = [
+            FileActivity {
+                updated: Some(day(1)),
+                content_date: d("2026-09-02"),
+                ..Default::default()
+            },
+            FileActivity {
+                updated: Some(day(1)),
+                content_date: d("2026-11-18"),
+                ..Default::default()
+            },
+        ];
+        let result = assess_bank(
+            &b,
+            &activity,
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        let active = result[0].clone().unwrap();
+        assert_eq!(active.level, Freshness::Stale);
+        assert_eq!(
+            active.reason,
+            "last dated 2026-09-02, 77 days before progress.md's 2026-11-18"
+        );
+    }
+
+    #[test]
+    fn roles_without_cadence_are_not_judged() {
+        let b = bank(vec![file("sessions/2026-01-01.md", Role::Session)]);
+        let result = assess_bank(
+            &b,
+            &[FileActivity::default()],
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        assert_eq!(result, vec![None]);
+    }
+
+    #[test]
+    fn newest_date_understands_three_spellings_and_ignores_future() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        let text = "x 2025-01-05 y 2026/03/04 z 2/27/2026 future 2031-01-01 [YYYY-MM-DD]";
+        assert_eq!(
+            newest_date_in(text, today),
+            NaiveDate::from_ymd_opt(2026, 3, 4)
+        );
+        assert_eq!(newest_date_in("no dates", today), None);
+        assert_eq!(newest_date_in("2026-13-45", today), None);
+    }
+}
