@@ -32,7 +32,16 @@ impl Lister<'_> {
             .strip_prefix(&self.bank_root)
             .unwrap_or(&path)
             .to_path_buf();
-        let placement = formats::place(self.format, &rel);
+        let bank_dir = self
+            .bank_root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let placement = if formats::DOCUMENT_BANK_DIRS.contains(&bank_dir.as_str()) {
+            formats::place_document_bank(&bank_dir, &rel)
+        } else {
+            formats::place(self.format, &rel)
+        };
         let display = path
             .strip_prefix(self.project)
             .unwrap_or(&path)

@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use globset::GlobSet;
 
+use super::formats;
 use super::model::{BankLocation, Format, Project};
 
 /// Folders never descended into, whatever the configuration says.
@@ -134,6 +135,9 @@ fn markers_of(dir: &Path) -> Markers {
                 };
                 markers.add(format, path.clone(), modified(&path));
             }
+            n if formats::DOCUMENT_BANK_DIRS.contains(&n) && is_dir(&path) => {
+                markers.add(Format::MemoryBankMcp, path.clone(), modified(&path))
+            }
             "CLAUDE.md" | "CLAUDE.local.md" => {
                 markers.add(Format::ClaudeMd, dir.to_path_buf(), modified(&path))
             }
@@ -170,6 +174,15 @@ fn markers_of(dir: &Path) -> Markers {
             }
         }
     }
+    if has("docs") {
+        // memory-bank-mcp-server keeps its document banks under docs/ by default.
+        for name in formats::DOCUMENT_BANK_DIRS {
+            let bank = dir.join("docs").join(name);
+            if is_dir(&bank) {
+                markers.add(Format::MemoryBankMcp, bank.clone(), modified(&bank));
+            }
+        }
+    }
     if has(".ai") {
         let memory = dir.join(".ai").join("memory");
         if is_dir(&memory) {
@@ -188,7 +201,11 @@ fn markers_of(dir: &Path) -> Markers {
 
 /// Whether the walk may enter this folder.
 fn may_descend(name: &str, rel: &Path, options: &ScanOptions) -> bool {
-    if name.starts_with('.') || ALWAYS_SKIPPED.contains(&name) || name == "memory-bank" {
+    if name.starts_with('.')
+        || ALWAYS_SKIPPED.contains(&name)
+        || name == "memory-bank"
+        || formats::DOCUMENT_BANK_DIRS.contains(&name)
+    {
         return false;
     }
     !(options.ignore.is_match(name) || options.ignore.is_match(rel))
@@ -212,15 +229,19 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
     let mut projects = Vec::new();
     let mut visited = HashSet::new();
     visited.insert(canonical_root.clone());
+    // Bank folders already reported by an enclosing project (docs/global-memory-bank).
+    let mut claimed: HashSet<PathBuf> = HashSet::new();
     let mut stack = vec![(root.to_path_buf(), 0usize, false)];
     while let Some((dir, depth, inside_project)) = stack.pop() {
-        let markers = markers_of(&dir);
+        let mut markers = markers_of(&dir);
+        markers.banks.retain(|b| !claimed.contains(&b.root));
         let is_project = if inside_project {
             markers.has_memory_folder()
         } else {
             !markers.banks.is_empty()
         };
         if is_project {
+            claimed.extend(markers.banks.iter().map(|b| b.root.clone()));
             let rel = dir.strip_prefix(root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
                 root.file_name()
@@ -300,6 +321,8 @@ mod tests {
         touch(&r.join("roo/.clinerules-code"));
         touch(&r.join("cursor/.cursor/memory-bank/activeContext.md"));
         touch(&r.join("plain/README.md"));
+        touch(&r.join("docbanks/docs/global-memory-bank/core/glossary.json"));
+        touch(&r.join("docbanks/docs/branch-memory-bank/feature-x/activeContext.json"));
         let projects = scan(r, &ScanOptions::default());
         let summary: Vec<(String, Vec<Format>)> = projects
             .iter()
@@ -310,6 +333,7 @@ mod tests {
             vec![
                 ("cline".into(), vec![Format::Cline]),
                 ("cursor".into(), vec![Format::Cline]),
+                ("docbanks".into(), vec![Format::MemoryBankMcp]),
                 ("inf".into(), vec![Format::Infinity]),
                 ("mcp".into(), vec![Format::MemoryBankMcp]),
                 (

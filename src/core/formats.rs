@@ -17,9 +17,9 @@ pub struct Placement {
 
 /// Lower-case file stem with `-`, `_`, `.` and spaces removed: the key names are matched on.
 pub fn name_key(file_name: &str) -> String {
-    let stem = file_name
-        .strip_suffix(".md")
-        .or_else(|| file_name.strip_suffix(".markdown"))
+    let stem = [".md", ".markdown", ".json"]
+        .iter()
+        .find_map(|ext| file_name.strip_suffix(ext))
         .unwrap_or(file_name);
     stem.chars()
         .filter(|c| !matches!(c, '-' | '_' | ' ' | '.'))
@@ -202,6 +202,47 @@ fn place_conkeeper(file_name: &str, parents: &[String]) -> Placement {
     }
 }
 
+/// Folder names of the JSON document banks of the `memory-bank-mcp-server` family:
+/// one global bank and one bank folder per git branch.
+pub const DOCUMENT_BANK_DIRS: [&str; 2] = ["global-memory-bank", "branch-memory-bank"];
+
+/// Places a file of a document bank (`global-memory-bank/`, `branch-memory-bank/<branch>/`).
+/// The MCP server hands documents to the agent on request, so nothing loads at start.
+pub fn place_document_bank(bank_dir_name: &str, rel: &Path) -> Placement {
+    let components: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let file_name = components.last().cloned().unwrap_or_default();
+    let group = components.len().gt(&1).then(|| components[0].clone());
+    // In a branch bank the first folder is the branch; its own files are its core documents.
+    let depth_in_group = if bank_dir_name == "branch-memory-bank" {
+        components.len().saturating_sub(2)
+    } else {
+        components.len().saturating_sub(1)
+    };
+    let is_document = file_name.ends_with(".json") || is_markdown(&file_name);
+    let role = if depth_in_group == 0 {
+        role_for_name(&file_name).unwrap_or(Role::Other)
+    } else {
+        Role::Other
+    };
+    Placement {
+        role,
+        layer: if depth_in_group == 0 {
+            mcp_layer(role)
+        } else {
+            None
+        },
+        group,
+        load: if is_document {
+            LoadKind::OnDemand
+        } else {
+            LoadKind::Never
+        },
+    }
+}
+
 /// `.clinerules-code` → `code`, `.roorules-debug` → `debug`.
 pub fn mode_of_rule_file(file_name: &str) -> Option<&str> {
     file_name
@@ -334,6 +375,7 @@ mod tests {
         assert_eq!(role_for_name("tech-context.md"), Some(Role::Tech));
         assert_eq!(role_for_name("ADR-0014.md"), Some(Role::Adr));
         assert_eq!(role_for_name("tasks.md"), None);
+        assert_eq!(role_for_name("activeContext.json"), Some(Role::Active));
     }
 
     #[test]
@@ -373,6 +415,27 @@ mod tests {
         assert_eq!((p.role, p.load), (Role::Config, LoadKind::Never));
         let p = place(Format::ConKeeper, &PathBuf::from("active-context.md"));
         assert_eq!((p.role, p.load), (Role::Active, LoadKind::Startup));
+    }
+
+    #[test]
+    fn document_banks_group_by_branch() {
+        let p = place_document_bank(
+            "branch-memory-bank",
+            &PathBuf::from("feature-x/activeContext.json"),
+        );
+        assert_eq!(
+            (p.role, p.group.as_deref(), p.load),
+            (Role::Active, Some("feature-x"), LoadKind::OnDemand)
+        );
+        let p = place_document_bank(
+            "branch-memory-bank",
+            &PathBuf::from("feature-x/design/plan.json"),
+        );
+        assert_eq!(p.role, Role::Other);
+        let p = place_document_bank("global-memory-bank", &PathBuf::from("core/glossary.json"));
+        assert_eq!((p.role, p.group.as_deref()), (Role::Other, Some("core")));
+        let p = place_document_bank("global-memory-bank", &PathBuf::from(".gitkeep"));
+        assert_eq!(p.load, LoadKind::Never);
     }
 
     #[test]

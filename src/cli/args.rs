@@ -1,0 +1,132 @@
+//! Command-line grammar. Every subcommand has `--help`; read commands take `--json`.
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mbank",
+    version,
+    about = "See, curate and trust the memory banks your AI coding agents read and write",
+    long_about = "mbank finds every project's memory bank under a root folder (Cline memory-bank/, \
+Memory Bank MCP / Roo, CLAUDE.md / AGENTS.md / GEMINI.md / BEANS.md hierarchies, Infinity \
+.infinity/memories.json, ConKeeper .claude/memory/), counts their tokens, checks budgets, \
+staleness and the formats' rules, and shows what an agent loads at session start.\n\n\
+With no subcommand it opens the terminal UI.",
+    after_help = "Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or I/O error.\n\
+Root: --root, else MEMORY_BANK_ROOT, else `root` in config.toml, else ~/memory-banks."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Folder holding one folder per project (overrides MEMORY_BANK_ROOT and config.toml)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Read this configuration file instead of the platform's config.toml
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Use a fresh writable copy of the bundled demo banks as the root
+    #[arg(long, global = true)]
+    pub demo: bool,
+    /// Token encoding for every figure (default: config's tokenizer, else o200k)
+    #[arg(long, global = true, value_enum, value_name = "ENCODING")]
+    pub encoding: Option<EncodingArg>,
+    /// Never use colour in text output (also: NO_COLOR)
+    #[arg(long, global = true)]
+    pub no_color: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EncodingArg {
+    /// OpenAI o200k_base (GPT-4o and later)
+    #[value(alias = "o200k_base")]
+    O200k,
+    /// OpenAI cl100k_base (GPT-4, GPT-3.5)
+    #[value(alias = "cl100k_base")]
+    Cl100k,
+    /// bytes / 4: the cheap estimate many tools use
+    #[value(alias = "bytes/4")]
+    Bytes4,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SeverityArg {
+    Error,
+    Warning,
+    Info,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InitFormat {
+    Cline,
+    Conkeeper,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListSort {
+    /// Most recently written first
+    Activity,
+    Name,
+    /// Most loaded tokens first
+    Tokens,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List projects with formats, file count, tokens, budget status and worst staleness
+    List {
+        /// Machine-readable output (schema in the README)
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = ListSort::Activity)]
+        sort: ListSort,
+    },
+    /// Validate banks, budgets and staleness for one project or the whole root (for hooks and CI)
+    Check {
+        /// A project folder (or a folder of projects); default: the whole root
+        path: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 when a finding is at or above this severity
+        #[arg(long, value_enum, default_value_t = SeverityArg::Error)]
+        fail_on: SeverityArg,
+    },
+    /// Count tokens per file and in total, loaded vs private
+    Tokens {
+        /// A project folder or a single file
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Decisions of a project (or the whole root) in date order
+    Timeline {
+        path: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Create a memory bank from templates (never overwrites a file)
+    Init {
+        /// The project folder
+        path: PathBuf,
+        #[arg(long, value_enum, default_value_t = InitFormat::Cline)]
+        format: InitFormat,
+        /// One-paragraph project brief written into the brief file
+        #[arg(long, value_name = "TEXT")]
+        brief: Option<String>,
+    },
+    /// Exactly what an agent loads at session start, per bank, with the token total
+    Context {
+        path: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+        /// Only this bank format (cline, memory-bank-mcp, claude-md, conkeeper, …)
+        #[arg(long, value_name = "FORMAT")]
+        bank: Option<String>,
+    },
+}
