@@ -19,8 +19,7 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 /// `config.toml`, keymaps and user themes: `$MBANK_CONFIG_DIR`, else the platform config folder.
 pub fn config_dir() -> Option<PathBuf> {
-    from_env("MBANK_CONFIG_DIR")
-        .or_else(|| project_dirs().map(|d| d.config_dir().to_path_buf()))
+    from_env("MBANK_CONFIG_DIR").or_else(|| project_dirs().map(|d| d.config_dir().to_path_buf()))
 }
 
 /// Review snapshots and other state: `$MBANK_DATA_DIR`, else the platform data folder.
