@@ -5,6 +5,7 @@ pub mod budgets;
 pub mod config;
 pub mod context;
 pub mod decisions;
+pub mod demo;
 pub mod discovery;
 pub mod error;
 pub mod findings;
