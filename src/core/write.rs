@@ -1,0 +1,942 @@
+//! Safe writes: nothing mbank saves may lose data or land outside the bank it is for.
+//!
+//! Two steps:
+//! - [`resolve_target`] confines a name to one bank of one project: no `..`, no absolute
+//!   names, no symlink escapes, markdown only where the format says so, and only files the
+//!   bank listing shows (plus new `.md` files where a format keeps them).
+//! - [`write_guarded`] refuses to write when the file on disk is no longer what the caller
+//!   read ([`Expected`]), so an agent's update made meanwhile is never silently overwritten.
+//!   It writes atomically: a temp file in the same folder, fsynced, renamed over the target,
+//!   then the folder fsynced. Readers see the old or the new file, never half of one, and a
+//!   failed write leaves the target byte-identical with no temp file behind.
+//!
+//! There is deliberately no unguarded overwrite: every write states what it expects.
+use std::collections::hash_map::DefaultHasher;
+use std::ffi::OsStr;
+use std::fs;
+use std::hash::Hasher;
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use super::error::{CoreError, Result};
+use super::formats::hierarchical_file_name;
+use super::infinity;
+use super::model::{Bank, Format};
+
+/// A file's identity by content: length plus two independent 64-bit hashes.
+///
+/// Fingerprints compare what a caller read with what is on disk now, inside one process;
+/// they are not stable across Rust versions and must not be persisted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fingerprint {
+    len: u64,
+    sip: u64,
+    fnv: u64,
+}
+
+impl Fingerprint {
+    pub fn of(bytes: &[u8]) -> Fingerprint {
+        let mut sip = DefaultHasher::new();
+        sip.write(bytes);
+        // FNV-1a beside SipHash: an accidental collision would have to hit both at once.
+        let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
+        for &byte in bytes {
+            fnv ^= u64::from(byte);
+            fnv = fnv.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        Fingerprint {
+            len: bytes.len() as u64,
+            sip: sip.finish(),
+            fnv,
+        }
+    }
+
+    /// Size in bytes of the content fingerprinted.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// What the caller believes is on disk: the write goes ahead only if it still is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// Nothing existed at the path: the write creates the file, and fails if something
+    /// appeared there meanwhile.
+    Missing,
+    /// The file held exactly this content. Text decoded by `text::read_text` (which drops
+    /// a UTF-8 byte-order mark) matches the raw file it came from.
+    Content(Fingerprint),
+}
+
+const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
+
+impl Expected {
+    /// The caller read this text.
+    pub fn text(text: &str) -> Expected {
+        Expected::Content(Fingerprint::of(text.as_bytes()))
+    }
+
+    /// The caller read these bytes.
+    pub fn bytes(bytes: &[u8]) -> Expected {
+        Expected::Content(Fingerprint::of(bytes))
+    }
+
+    /// What is on disk at `path` right now (`Missing` when nothing is there).
+    pub fn current(path: &Path) -> Result<Expected> {
+        let file = match fs::File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Expected::Missing),
+            Err(e) => return Err(CoreError::io(path, e)),
+        };
+        let limit = super::text::MAX_READ_BYTES;
+        let mut bytes = Vec::new();
+        file.take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| CoreError::io(path, e))?;
+        if bytes.len() as u64 > limit {
+            return Err(CoreError::TooLarge {
+                path: path.to_path_buf(),
+                size: bytes.len() as u64,
+                limit,
+            });
+        }
+        Ok(Expected::bytes(&bytes))
+    }
+
+    /// Whether the bytes on disk are what was expected (tolerating a dropped BOM).
+    fn matches_bytes(&self, bytes: &[u8]) -> bool {
+        match self {
+            Expected::Missing => false,
+            Expected::Content(expected) => {
+                *expected == Fingerprint::of(bytes)
+                    || bytes
+                        .strip_prefix(UTF8_BOM)
+                        .is_some_and(|rest| *expected == Fingerprint::of(rest))
+            }
+        }
+    }
+}
+
+/// What a successful write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOutcome {
+    /// The file written (symlinks resolved).
+    pub path: PathBuf,
+    /// True when the file did not exist before.
+    pub created: bool,
+    pub bytes_written: u64,
+    /// What is on disk now: pass it as the next write's [`Expected`] to save again
+    /// without re-reading.
+    pub now: Expected,
+    /// False when the folder could not be fsynced after the rename (some filesystems do
+    /// not support it); the new content is in place but may not survive a power cut.
+    pub folder_synced: bool,
+}
+
+fn confined(name: &str, reason: impl Into<String>) -> CoreError {
+    CoreError::Confined {
+        name: name.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Checks a bank-relative name's spelling and returns it as a clean relative path
+/// (`.` components dropped). Says nothing about what is on disk.
+pub fn validate_name(relative_name: &str) -> Result<PathBuf> {
+    let name = relative_name;
+    if name.trim().is_empty() {
+        return Err(confined(name, "the file name is empty"));
+    }
+    if name.contains('\0') {
+        return Err(confined(name, "the file name contains a NUL byte"));
+    }
+    // A backslash is a separator on Windows; refusing it everywhere keeps `..\x` out.
+    if name.contains('\\') {
+        return Err(confined(
+            name,
+            "backslashes are not allowed in file names; separate folders with /",
+        ));
+    }
+    let path = Path::new(name);
+    if path.is_absolute() || name.starts_with('/') {
+        return Err(confined(
+            name,
+            "absolute paths are not allowed; name the file relative to the bank's folder",
+        ));
+    }
+    let mut clean = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(part) => clean.push(part),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                return Err(confined(
+                    name,
+                    "\"..\" is not allowed: it would leave the bank's folder",
+                ));
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(confined(
+                    name,
+                    "absolute paths are not allowed; name the file relative to the bank's folder",
+                ));
+            }
+        }
+    }
+    if clean.as_os_str().is_empty() {
+        return Err(confined(name, "the name does not name a file"));
+    }
+    Ok(clean)
+}
+
+fn has_md_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(OsStr::to_str)
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+}
+
+/// The project folder a bank belongs to, from the layouts discovery recognises.
+fn project_dir_of(bank: &Bank) -> PathBuf {
+    let root = &bank.root;
+    let parent = || root.parent().map(Path::to_path_buf);
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let dir = match bank.format {
+        Format::ClaudeMd
+        | Format::AgentsMd
+        | Format::GeminiMd
+        | Format::BeansMd
+        | Format::RooRules => Some(root.clone()),
+        Format::Infinity => parent(),
+        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
+            let parent_name = root.parent().map(name_of).unwrap_or_default();
+            let in_container = match name_of(root).as_str() {
+                "memory-bank" => parent_name == ".cursor",
+                "memory" => parent_name == ".claude" || parent_name == ".ai",
+                "global-memory-bank" | "branch-memory-bank" => parent_name == "docs",
+                _ => false,
+            };
+            if in_container {
+                root.parent().and_then(Path::parent).map(Path::to_path_buf)
+            } else {
+                parent()
+            }
+        }
+    };
+    dir.filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Where a format lets mbank create a file that does not exist yet.
+fn may_create(format: Format, rel: &Path) -> bool {
+    let folders: Vec<&str> = rel
+        .parent()
+        .map(|p| p.iter().filter_map(OsStr::to_str).collect())
+        .unwrap_or_default();
+    let file_name = rel.file_name().and_then(OsStr::to_str).unwrap_or("");
+    match format {
+        Format::Cline | Format::MemoryBankMcp => folders.is_empty(),
+        Format::ConKeeper => matches!(folders.as_slice(), [] | ["decisions"] | ["sessions"]),
+        Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd => {
+            let Some(main) = hierarchical_file_name(format) else {
+                return false;
+            };
+            let local = main.replace(".md", ".local.md");
+            let dot_dir = match format {
+                Format::ClaudeMd => Some(".claude"),
+                Format::BeansMd => Some(".beans"),
+                _ => None,
+            };
+            let known_name = file_name == main || file_name == local;
+            match folders.as_slice() {
+                [] => known_name,
+                [dot] => Some(*dot) == dot_dir && known_name,
+                [dot, "rules", ..] => Some(*dot) == dot_dir,
+                _ => false,
+            }
+        }
+        Format::RooRules | Format::Infinity => false,
+    }
+}
+
+fn canonical(path: &Path, name: &str, what: &str) -> Result<PathBuf> {
+    fs::canonicalize(path).map_err(|e| {
+        confined(
+            name,
+            format!("cannot resolve {what} {}: {e}", path.display()),
+        )
+    })
+}
+
+/// Resolves a name relative to a bank's memory location (the project folder for
+/// CLAUDE.md-style formats) to the real path a write may go to.
+///
+/// Accepted: (a) any file the bank listing shows, or (b) a new file where the format keeps
+/// them: a `.md` directly in `memory-bank/`, in `.claude/memory/` or its `decisions/` and
+/// `sessions/`, a known instruction file, or a rule under `.claude/rules/`. Refused, as
+/// [`CoreError::Confined`]: empty names, NUL, absolute names, `..`, non-`.md` names in
+/// markdown-only formats, and anything whose real path (symlinks resolved) leaves the
+/// bank's folder or whose bank folder leaves its project.
+pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
+    let name = relative_name;
+    let rel = validate_name(name)?;
+    if bank.format.is_markdown_only() && !has_md_extension(&rel) {
+        return Err(confined(
+            name,
+            format!("{} banks hold only .md files", bank.format.label()),
+        ));
+    }
+    let candidate = bank.root.join(&rel);
+    let listed = bank.files.iter().any(|f| f.path == candidate);
+    if !listed && !may_create(bank.format, &rel) {
+        return Err(confined(
+            name,
+            format!(
+                "it is not a file of this {} bank, and new files may only be created where the format keeps them",
+                bank.format.label()
+            ),
+        ));
+    }
+
+    // Isolation: the bank folder itself must not be a link into another project.
+    let project = project_dir_of(bank);
+    let real_project = canonical(&project, name, "the project folder")?;
+    let real_root = canonical(&bank.root, name, "the bank folder")?;
+    if !real_root.starts_with(&real_project) {
+        return Err(confined(
+            name,
+            format!(
+                "the bank folder {} really is {}, outside its project {}",
+                bank.root.display(),
+                real_root.display(),
+                real_project.display()
+            ),
+        ));
+    }
+
+    let parent = candidate.parent().unwrap_or(&bank.root);
+    let real_parent = match fs::canonicalize(parent) {
+        Ok(p) => p,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(confined(
+                name,
+                format!("its folder {} does not exist", parent.display()),
+            ));
+        }
+        Err(e) => {
+            return Err(confined(
+                name,
+                format!("cannot resolve its folder {}: {e}", parent.display()),
+            ));
+        }
+    };
+    let file_name = rel.file_name().unwrap_or_default();
+    let mut real = real_parent.join(file_name);
+    match fs::symlink_metadata(&candidate) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            real = fs::canonicalize(&candidate).map_err(|_| {
+                confined(
+                    name,
+                    "it is a symbolic link to something that does not exist",
+                )
+            })?;
+        }
+        Ok(_) | Err(_) => {}
+    }
+    if !real.starts_with(&real_root) {
+        return Err(confined(
+            name,
+            format!(
+                "it really is {}, outside the bank's folder {}",
+                real.display(),
+                real_root.display()
+            ),
+        ));
+    }
+    if bank.format.is_markdown_only() && !has_md_extension(&real) {
+        return Err(confined(
+            name,
+            format!("it links to {}, which is not a .md file", real.display()),
+        ));
+    }
+    if real.is_dir() {
+        return Err(confined(name, "it is a folder, not a file"));
+    }
+    Ok(real)
+}
+
+/// Follows a symlink at `target` so the link itself survives the rename.
+fn follow_link(target: &Path) -> Result<PathBuf> {
+    match fs::symlink_metadata(target) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            fs::canonicalize(target).map_err(|e| CoreError::io(target, e))
+        }
+        _ => Ok(target.to_path_buf()),
+    }
+}
+
+/// Compares the disk with `expected`; `Ok(Some(meta))` when the file exists as expected,
+/// `Ok(None)` when it is absent as expected.
+fn check_expected(target: &Path, expected: &Expected) -> Result<Option<fs::Metadata>> {
+    let conflict = || CoreError::Conflict {
+        path: target.to_path_buf(),
+    };
+    let meta = match fs::symlink_metadata(target) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return match expected {
+                Expected::Missing => Ok(None),
+                Expected::Content(_) => Err(conflict()),
+            };
+        }
+        Err(e) => return Err(CoreError::io(target, e)),
+    };
+    let Expected::Content(fingerprint) = expected else {
+        return Err(conflict());
+    };
+    if meta.is_dir() {
+        return Err(CoreError::io(
+            target,
+            io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
+        ));
+    }
+    // Only the expected size (or that plus a BOM) can match: skip reading anything else.
+    let size = meta.len();
+    if size != fingerprint.len() && size != fingerprint.len() + UTF8_BOM.len() as u64 {
+        return Err(conflict());
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    fs::File::open(target)
+        .and_then(|f| f.take(size + 1).read_to_end(&mut bytes))
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => conflict(),
+            _ => CoreError::io(target, e),
+        })?;
+    if expected.matches_bytes(&bytes) {
+        Ok(Some(meta))
+    } else {
+        Err(conflict())
+    }
+}
+
+#[cfg(unix)]
+fn sync_folder(dir: &Path) -> bool {
+    fs::File::open(dir).and_then(|f| f.sync_all()).is_ok()
+}
+
+#[cfg(not(unix))]
+fn sync_folder(_dir: &Path) -> bool {
+    // Windows cannot open a folder as a file; NTFS journals the rename itself.
+    true
+}
+
+#[cfg(unix)]
+fn new_file_permissions() -> Option<fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    // The umask applies at creation, giving the usual 0644 instead of a temp file's 0600.
+    Some(fs::Permissions::from_mode(0o666))
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions() -> Option<fs::Permissions> {
+    None
+}
+
+/// Writes `new_text` to `target` only if the file on disk is still what the caller read.
+///
+/// The content is checked twice: before any work, and again right before the rename.
+/// Creating a file (`Expected::Missing`) is race-free: the rename refuses to replace
+/// anything that appeared meanwhile. Replacing a file leaves a window of a few
+/// microseconds between the last check and the rename in which another process's write
+/// would be replaced; closing it needs file locks the agents do not take.
+///
+/// A symlink at `target` is followed, so the link stays and its target is updated.
+/// On any error the target is untouched and no temp file is left behind.
+pub fn write_guarded(target: &Path, new_text: &str, expected: Expected) -> Result<WriteOutcome> {
+    write_guarded_with_hook(target, new_text, expected, &mut |_| {})
+}
+
+/// `write_guarded` with a hook run after the temp file is complete and before the final
+/// check: tests use it to play the other writer in the race.
+fn write_guarded_with_hook(
+    target: &Path,
+    new_text: &str,
+    expected: Expected,
+    before_commit: &mut dyn FnMut(&Path),
+) -> Result<WriteOutcome> {
+    let target = follow_link(target)?;
+    let existing = check_expected(&target, &expected)?;
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| {
+            CoreError::io(
+                &target,
+                io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
+            )
+        })?;
+    let bytes = new_text.as_bytes();
+
+    let prefix = format!(".{file_name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".mbank-tmp").rand_bytes(8);
+    let permissions = existing
+        .as_ref()
+        .map(fs::Metadata::permissions)
+        .or_else(new_file_permissions);
+    if existing.is_none()
+        && let Some(p) = &permissions
+    {
+        builder.permissions(p.clone());
+    }
+    // Dropping `temp` on any early return deletes the temp file.
+    let mut temp = builder
+        .tempfile_in(&dir)
+        .map_err(|e| CoreError::io(&dir, e))?;
+    temp.write_all(bytes)
+        .and_then(|()| temp.as_file().sync_all())
+        .map_err(|e| CoreError::io(temp.path(), e))?;
+    if existing.is_some()
+        && let Some(p) = permissions
+    {
+        temp.as_file()
+            .set_permissions(p)
+            .map_err(|e| CoreError::io(temp.path(), e))?;
+    }
+
+    before_commit(&target);
+    match expected {
+        Expected::Missing => {
+            temp.persist_noclobber(&target).map_err(|e| {
+                if e.error.kind() == io::ErrorKind::AlreadyExists {
+                    CoreError::Conflict {
+                        path: target.clone(),
+                    }
+                } else {
+                    CoreError::io(&target, e.error)
+                }
+            })?;
+        }
+        Expected::Content(_) => {
+            check_expected(&target, &expected)?;
+            temp.persist(&target)
+                .map_err(|e| CoreError::io(&target, e.error))?;
+        }
+    }
+    let folder_synced = sync_folder(&dir);
+    Ok(WriteOutcome {
+        path: target,
+        created: existing.is_none(),
+        bytes_written: bytes.len() as u64,
+        now: Expected::bytes(bytes),
+        folder_synced,
+    })
+}
+
+/// Replaces one Infinity memory's content, keeping its id, type and title, through the
+/// same guarded atomic write. `expected_store_text` is the store as the caller read it:
+/// if anything changed the store since, nothing is written ([`CoreError::Conflict`]).
+pub fn write_infinity_content(
+    store: &Path,
+    id: &str,
+    new_content: &str,
+    expected_store_text: &str,
+) -> Result<WriteOutcome> {
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    write_infinity_content_at(store, id, new_content, expected_store_text, &now)
+}
+
+/// [`write_infinity_content`] with the `updated_at` stamp given (RFC 3339).
+pub fn write_infinity_content_at(
+    store: &Path,
+    id: &str,
+    new_content: &str,
+    expected_store_text: &str,
+    now_rfc3339: &str,
+) -> Result<WriteOutcome> {
+    if store.file_name() != Some(OsStr::new("memories.json")) {
+        return Err(confined(
+            &store.display().to_string(),
+            "Infinity memories live in a file named memories.json",
+        ));
+    }
+    let new_text = infinity::replace_content(expected_store_text, id, new_content, now_rfc3339)
+        .map_err(|message| CoreError::Parse {
+            path: store.to_path_buf(),
+            message,
+        })?;
+    write_guarded(store, &new_text, Expected::text(expected_store_text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::model::MemoryFile;
+
+    fn leftover_temp_files(dir: &Path) -> Vec<String> {
+        fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".mbank-tmp"))
+            .collect()
+    }
+
+    fn bank_with(format: Format, root: &Path, listed: &[&str]) -> Bank {
+        Bank {
+            format,
+            root: root.to_path_buf(),
+            files: listed
+                .iter()
+                .map(|rel| MemoryFile {
+                    path: root.join(rel),
+                    display: rel.to_string(),
+                    role: crate::core::model::Role::Other,
+                    layer: None,
+                    order: 0,
+                    group: None,
+                    load: crate::core::model::LoadKind::Startup,
+                    size: 0,
+                    modified: None,
+                    memory: None,
+                    unreadable: None,
+                })
+                .collect(),
+            project_id: None,
+            modes: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn reason(err: CoreError) -> String {
+        match err {
+            CoreError::Confined { reason, .. } => reason,
+            other => panic!("expected Confined, got {other}"),
+        }
+    }
+
+    #[test]
+    fn names_are_checked_before_the_disk() {
+        assert_eq!(
+            validate_name("./progress.md").unwrap(),
+            PathBuf::from("progress.md")
+        );
+        assert_eq!(
+            validate_name("decisions/ADR-001-x.md").unwrap(),
+            PathBuf::from("decisions/ADR-001-x.md")
+        );
+        assert!(reason(validate_name("").unwrap_err()).contains("empty"));
+        assert!(reason(validate_name("   ").unwrap_err()).contains("empty"));
+        assert!(reason(validate_name(".").unwrap_err()).contains("does not name"));
+        assert!(reason(validate_name("a\0.md").unwrap_err()).contains("NUL"));
+        assert!(reason(validate_name("/etc/passwd").unwrap_err()).contains("absolute"));
+        assert!(reason(validate_name("../other/x.md").unwrap_err()).contains(".."));
+        assert!(reason(validate_name("sub/../../x.md").unwrap_err()).contains(".."));
+        assert!(reason(validate_name("..\\x.md").unwrap_err()).contains("backslash"));
+    }
+
+    #[test]
+    fn guarded_write_replaces_matching_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("progress.md");
+        fs::write(&path, "old\n").unwrap();
+        let outcome = write_guarded(&path, "new\n", Expected::text("old\n")).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+        assert!(!outcome.created);
+        assert_eq!(outcome.bytes_written, 4);
+        assert_eq!(outcome.now, Expected::text("new\n"));
+        // The outcome chains into the next save without re-reading.
+        write_guarded(&path, "newer\n", outcome.now).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "newer\n");
+        assert!(leftover_temp_files(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn conflicts_leave_the_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("activeContext.md");
+        // Changed since read.
+        fs::write(&path, "agent wrote this\n").unwrap();
+        let err = write_guarded(&path, "mine\n", Expected::text("what I read\n")).unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "agent wrote this\n");
+        // Same size, different bytes.
+        let err = write_guarded(&path, "mine\n", Expected::text("agent wrote thiS\n")).unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        // Created since read.
+        let err = write_guarded(&path, "mine\n", Expected::Missing).unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "agent wrote this\n");
+        // Deleted since read.
+        let gone = dir.path().join("gone.md");
+        let err = write_guarded(&gone, "mine\n", Expected::text("x")).unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert!(!gone.exists());
+        assert!(leftover_temp_files(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn current_state_is_missing_or_the_bytes_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.md");
+        assert_eq!(Expected::current(&path).unwrap(), Expected::Missing);
+        fs::write(&path, "abc").unwrap();
+        assert_eq!(Expected::current(&path).unwrap(), Expected::text("abc"));
+        assert_ne!(Expected::text("abc"), Expected::text("abd"));
+    }
+
+    #[test]
+    fn text_read_without_its_bom_still_matches() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bom.md");
+        fs::write(&path, b"\xEF\xBB\xBF# Title\n").unwrap();
+        let read = crate::core::text::read_text(&path).unwrap();
+        assert_eq!(read, "# Title\n");
+        write_guarded(&path, "# Title 2\n", Expected::text(&read)).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "# Title 2\n");
+    }
+
+    #[test]
+    fn creating_a_file_uses_missing_and_ordinary_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.md");
+        let outcome = write_guarded(&path, "# New\n", Expected::Missing).unwrap();
+        assert!(outcome.created);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "# New\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            // Not the 0600 of a raw temp file: group/other read follows the umask.
+            assert_ne!(mode, 0o600, "mode {mode:o}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn permissions_are_preserved_and_symlinks_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.md");
+        fs::write(&real, "a").unwrap();
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_guarded(&link, "b", Expected::text("a")).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), "b");
+        let mode = fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn failed_write_leaves_target_and_no_temp_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("ro");
+        fs::create_dir(&sub).unwrap();
+        let path = sub.join("x.md");
+        fs::write(&path, "keep me").unwrap();
+        fs::set_permissions(&sub, fs::Permissions::from_mode(0o500)).unwrap();
+        let result = write_guarded(&path, "lost?", Expected::text("keep me"));
+        fs::set_permissions(&sub, fs::Permissions::from_mode(0o700)).unwrap();
+        match result {
+            Err(err) => {
+                assert!(matches!(err, CoreError::Io { .. }), "{err}");
+                assert_eq!(fs::read(&path).unwrap(), b"keep me");
+                assert!(leftover_temp_files(&sub).is_empty());
+            }
+            // Root ignores folder permissions; the race test covers cleanup for root.
+            Ok(_) => eprintln!("running as root: read-only folder not enforced, skipped"),
+        }
+    }
+
+    #[test]
+    fn a_change_during_the_write_is_caught_before_the_rename() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("progress.md");
+        fs::write(&path, "read\n").unwrap();
+        let err = write_guarded_with_hook(&path, "mine\n", Expected::text("read\n"), &mut |p| {
+            assert_eq!(leftover_temp_files(dir.path()).len(), 1);
+            fs::write(p, "agent\n").unwrap();
+        })
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), b"agent\n");
+        assert!(leftover_temp_files(dir.path()).is_empty());
+
+        // Creating: the no-clobber rename refuses a file that appeared meanwhile.
+        let fresh = dir.path().join("new.md");
+        let err = write_guarded_with_hook(&fresh, "mine\n", Expected::Missing, &mut |p| {
+            fs::write(p, "agent\n").unwrap();
+        })
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert_eq!(fs::read(&fresh).unwrap(), b"agent\n");
+        assert!(leftover_temp_files(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn writing_over_a_folder_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("decisions");
+        fs::create_dir(&folder).unwrap();
+        let err = write_guarded(&folder, "x", Expected::text("x")).unwrap_err();
+        assert!(matches!(err, CoreError::Io { .. }), "{err}");
+        assert!(folder.is_dir());
+    }
+
+    #[test]
+    fn project_folder_is_found_from_every_bank_layout() {
+        let cases = [
+            (Format::Cline, "/r/p/memory-bank", "/r/p"),
+            (Format::Cline, "/r/p/.cursor/memory-bank", "/r/p"),
+            (
+                Format::MemoryBankMcp,
+                "/r/p/docs/global-memory-bank",
+                "/r/p",
+            ),
+            (Format::ConKeeper, "/r/p/.claude/memory", "/r/p"),
+            (Format::ConKeeper, "/r/p/.ai/memory", "/r/p"),
+            (Format::Infinity, "/r/p/.infinity", "/r/p"),
+            (Format::ClaudeMd, "/r/p", "/r/p"),
+            (Format::RooRules, "/r/p", "/r/p"),
+            // A project that happens to be called docs keeps its own memory-bank.
+            (Format::Cline, "/r/docs/memory-bank", "/r/docs"),
+        ];
+        for (format, root, project) in cases {
+            let bank = bank_with(format, Path::new(root), &[]);
+            assert_eq!(project_dir_of(&bank), PathBuf::from(project), "{root}");
+        }
+    }
+
+    #[test]
+    fn resolve_accepts_listed_and_new_files_where_allowed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("memory-bank");
+        fs::create_dir(&root).unwrap();
+        fs::write(root.join("progress.md"), "x").unwrap();
+        let bank = bank_with(Format::Cline, &root, &["progress.md"]);
+        let real_root = fs::canonicalize(&root).unwrap();
+        assert_eq!(
+            resolve_target(&bank, "progress.md").unwrap(),
+            real_root.join("progress.md")
+        );
+        assert_eq!(
+            resolve_target(&bank, "sessionLog.md").unwrap(),
+            real_root.join("sessionLog.md")
+        );
+        let err = resolve_target(&bank, "archive/old.md").unwrap_err();
+        assert!(reason(err).contains("not a file of this"));
+        let err = resolve_target(&bank, "notes.txt").unwrap_err();
+        assert!(reason(err).contains("only .md"));
+    }
+
+    #[test]
+    fn conkeeper_allows_new_adrs_and_sessions_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join(".claude/memory");
+        fs::create_dir_all(root.join("decisions")).unwrap();
+        let bank = bank_with(Format::ConKeeper, &root, &[]);
+        assert!(resolve_target(&bank, "decisions/ADR-002-x.md").is_ok());
+        // The sessions folder does not exist yet: a clear refusal, no folder created.
+        let err = resolve_target(&bank, "sessions/2026-11-01-x.md").unwrap_err();
+        assert!(reason(err).contains("does not exist"));
+        let err = resolve_target(&bank, "other/x.md").unwrap_err();
+        assert!(reason(err).contains("not a file of this"));
+    }
+
+    #[test]
+    fn hierarchical_formats_allow_known_files_and_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        fs::create_dir_all(project.join(".claude/rules/api")).unwrap();
+        fs::create_dir_all(project.join("src")).unwrap();
+        let bank = bank_with(Format::ClaudeMd, project, &["CLAUDE.md"]);
+        for ok in [
+            "CLAUDE.md",
+            "CLAUDE.local.md",
+            ".claude/CLAUDE.md",
+            ".claude/rules/api/errors.md",
+        ] {
+            assert!(resolve_target(&bank, ok).is_ok(), "{ok}");
+        }
+        for refused in [
+            "README.md",
+            "src/notes.md",
+            "AGENTS.md",
+            ".claude/settings.md",
+        ] {
+            let err = resolve_target(&bank, refused).unwrap_err();
+            assert!(reason(err).contains("not a file of this"), "{refused}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_escapes_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p/memory-bank");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(dir.path().join("p/secret.md"), "s").unwrap();
+        std::os::unix::fs::symlink("../secret.md", root.join("escape.md")).unwrap();
+        std::os::unix::fs::symlink("nowhere.md", root.join("dangling.md")).unwrap();
+        std::os::unix::fs::symlink("..", root.join("up")).unwrap();
+        let bank = bank_with(Format::Cline, &root, &["escape.md"]);
+        let err = resolve_target(&bank, "escape.md").unwrap_err();
+        assert!(reason(err).contains("outside the bank's folder"));
+        let err = resolve_target(&bank, "dangling.md").unwrap_err();
+        assert!(reason(err).contains("does not exist"));
+        let bank = bank_with(Format::Cline, &root, &["up/secret.md"]);
+        let err = resolve_target(&bank, "up/secret.md").unwrap_err();
+        assert!(reason(err).contains("outside the bank's folder"));
+    }
+
+    #[test]
+    fn infinity_edit_keeps_identity_and_detects_conflicts() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("memories.json");
+        let text = r#"{"project_id":"p","memories":[{"id":"m1","title":"Plan","type":"implementation_plan","content":"old","created_at":"2026-01-01T00:00:00Z"}]}"#;
+        fs::write(&store, text).unwrap();
+        write_infinity_content_at(&store, "m1", "new plan", text, "2026-11-22T10:00:00Z").unwrap();
+        let written = fs::read_to_string(&store).unwrap();
+        let (parsed, _) = infinity::parse_store(&written).unwrap();
+        let m = &parsed.memories[0];
+        assert_eq!(
+            (
+                m.id.as_str(),
+                m.title.as_str(),
+                m.kind.as_str(),
+                m.content.as_str()
+            ),
+            ("m1", "Plan", "implementation_plan", "new plan")
+        );
+        assert_eq!(m.updated_at.as_deref(), Some("2026-11-22T10:00:00Z"));
+        // The stale text the caller read no longer matches: nothing written.
+        let err = write_infinity_content(&store, "m1", "again", text).unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert_eq!(fs::read_to_string(&store).unwrap(), written);
+        let err = write_infinity_content(&store, "nope", "x", &written).unwrap_err();
+        assert!(matches!(err, CoreError::Parse { .. }), "{err}");
+        let err =
+            write_infinity_content(&dir.path().join("other.json"), "m1", "x", text).unwrap_err();
+        assert!(matches!(err, CoreError::Confined { .. }), "{err}");
+    }
+}
