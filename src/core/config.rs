@@ -342,9 +342,11 @@ active = 2
 
     #[test]
     fn root_precedence() {
-        let mut config = Config::default();
-        config.root = Some(PathBuf::from("/from-config"));
-        config.source = Some(PathBuf::from("/cfg/config.toml"));
+        let config = Config {
+            root: Some(PathBuf::from("/from-config")),
+            source: Some(PathBuf::from("/cfg/config.toml")),
+            ..Config::default()
+        };
         let (root, source) = choose_root(Some(Path::new("/flag")), Some("/env"), &config);
         assert_eq!((root, source), (PathBuf::from("/flag"), RootSource::Flag));
         let (root, source) = choose_root(None, Some("/env"), &config);

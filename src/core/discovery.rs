@@ -195,7 +195,7 @@ fn markers_of(dir: &Path) -> Markers {
             markers.add(Format::Infinity, dir.join(".infinity"), modified(&store));
         }
     }
-    markers.banks.sort_by(|a, b| a.format.cmp(&b.format));
+    markers.banks.sort_by_key(|b| b.format);
     markers
 }
 
