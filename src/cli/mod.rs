@@ -1,1 +1,156 @@
+//! The headless command line: scripts, CI and git hooks call these; `mbank` with no
+//! subcommand opens the TUI. Exit codes: 0 clean, 1 findings at or above `--fail-on`,
+//! 2 usage or I/O error.
+mod args;
+mod commands;
+mod json;
+mod style;
 
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use color_eyre::eyre::{Result, WrapErr, eyre};
+
+pub use args::Cli;
+use args::{Command, EncodingArg};
+
+use crate::core::config::{self, Config};
+use crate::core::demo::DemoRoot;
+use crate::core::discovery::{self, ScanOptions};
+use crate::core::model::Project;
+use crate::core::tokens::Encoding;
+use style::Style;
+
+/// Exit code for findings at or above the threshold.
+pub const EXIT_FINDINGS: u8 = 1;
+/// Exit code for usage and I/O errors (clap uses it too).
+pub const EXIT_ERROR: u8 = 2;
+
+/// What every command needs: configuration, root, encoding, output style.
+pub struct Context {
+    pub config: Config,
+    pub root: PathBuf,
+    root_source: config::RootSource,
+    pub encoding: Encoding,
+    pub style: Style,
+    /// Keeps the demo copy alive for the command's duration.
+    _demo: Option<DemoRoot>,
+}
+
+impl Context {
+    fn new(global: &args::GlobalArgs) -> Result<Context> {
+        let config = config::load(global.config.as_deref())?;
+        let demo = if global.demo {
+            Some(crate::core::demo::create().wrap_err("cannot create the demo root")?)
+        } else {
+            None
+        };
+        let env_root = std::env::var("MEMORY_BANK_ROOT").ok();
+        let flag_root = demo
+            .as_ref()
+            .map(|d| d.path().to_path_buf())
+            .or(global.root.clone());
+        let (root, root_source) =
+            config::choose_root(flag_root.as_deref(), env_root.as_deref(), &config);
+        let encoding = match global.encoding {
+            Some(EncodingArg::O200k) => Encoding::O200k,
+            Some(EncodingArg::Cl100k) => Encoding::Cl100k,
+            Some(EncodingArg::Bytes4) => Encoding::Bytes4,
+            None => match &config.tokenizer {
+                Some(name) => name
+                    .parse()
+                    .map_err(|_| eyre!("unknown tokenizer {name:?} in config"))?,
+                None => Encoding::default(),
+            },
+        };
+        Ok(Context {
+            config,
+            root,
+            root_source,
+            encoding,
+            style: Style::detect(global.no_color),
+            _demo: demo,
+        })
+    }
+
+    pub fn scan_options(&self) -> ScanOptions {
+        ScanOptions {
+            depth: self.config.scan_depth,
+            ignore: self.config.ignore_set.clone(),
+        }
+    }
+
+    /// All projects under the root; a missing or unreadable root is an error naming where
+    /// mbank looked and how to set it.
+    pub fn projects_under_root(&self) -> Result<Vec<Project>> {
+        config::check_root(&self.root, &self.root_source)?;
+        Ok(discovery::scan(&self.root, &self.scan_options()))
+    }
+
+    /// Projects a PATH argument names: the folder itself when it holds a bank, else the
+    /// projects below it; without PATH, the whole root.
+    pub fn projects_at(&self, path: Option<&Path>) -> Result<Vec<Project>> {
+        let Some(path) = path else {
+            return self.projects_under_root();
+        };
+        let meta =
+            std::fs::metadata(path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
+        if !meta.is_dir() {
+            return Err(eyre!("{} is not a folder", path.display()));
+        }
+        let name = std::fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| path.display().to_string());
+        if let Some(project) = discovery::project_at(path, name) {
+            return Ok(vec![project]);
+        }
+        let projects = discovery::scan(path, &self.scan_options());
+        if projects.is_empty() {
+            return Err(eyre!(
+                "no memory bank found in {} (looked for memory-bank/, .claude/memory/, CLAUDE.md, AGENTS.md, GEMINI.md, .infinity/, .clinerules, .roo/ …)",
+                path.display()
+            ));
+        }
+        Ok(projects)
+    }
+}
+
+fn execute(cli: Cli) -> Result<u8> {
+    let context = Context::new(&cli.global)?;
+    match cli.command {
+        None => commands::list::run(&context, false, args::ListSort::Activity),
+        Some(Command::List { json, sort }) => commands::list::run(&context, json, sort),
+        Some(Command::Check {
+            path,
+            json,
+            fail_on,
+        }) => commands::check::run(&context, path.as_deref(), json, fail_on),
+        Some(Command::Tokens { path, json }) => commands::tokens::run(&context, &path, json),
+        Some(Command::Timeline { path, json }) => {
+            commands::timeline::run(&context, path.as_deref(), json)
+        }
+        Some(Command::Init {
+            path,
+            format,
+            brief,
+        }) => commands::init::run(&context, &path, format, brief.as_deref()),
+        Some(Command::Context { path, json, bank }) => {
+            commands::context::run(&context, path.as_deref(), json, bank.as_deref())
+        }
+    }
+}
+
+/// Runs a parsed command line and turns errors into exit code 2 with a readable message.
+pub fn run(cli: Cli) -> ExitCode {
+    match execute(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(report) => {
+            eprintln!("mbank: {report}");
+            for cause in report.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

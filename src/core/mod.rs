@@ -18,6 +18,7 @@ pub mod markdown;
 pub mod model;
 pub mod modes;
 pub mod paths;
+pub mod report;
 pub mod staleness;
 pub mod text;
 pub mod tokens;

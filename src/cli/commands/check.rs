@@ -1,0 +1,141 @@
+//! `mbank check [PATH]`: validation, budgets and staleness, fit for a pre-commit hook and
+//! CI: exit 1 when a finding is at or above `--fail-on`.
+use std::path::{Path, PathBuf};
+
+use color_eyre::eyre::Result;
+use serde::Serialize;
+
+use crate::cli::args::SeverityArg;
+use crate::cli::{Context, EXIT_FINDINGS, json};
+use crate::core::findings::{Finding, Severity};
+use crate::core::report::{Analyzer, Depth};
+use crate::core::tokens::{Encoding, TokenCache};
+
+#[derive(Serialize)]
+struct CheckOutput {
+    schema: &'static str,
+    encoding: Encoding,
+    fail_on: Severity,
+    failed: bool,
+    summary: Summary,
+    projects: Vec<ProjectFindings>,
+}
+
+#[derive(Serialize, Default)]
+struct Summary {
+    error: usize,
+    warning: usize,
+    info: usize,
+}
+
+#[derive(Serialize)]
+struct ProjectFindings {
+    name: String,
+    path: PathBuf,
+    findings: Vec<Finding>,
+}
+
+fn severity(arg: SeverityArg) -> Severity {
+    match arg {
+        SeverityArg::Error => Severity::Error,
+        SeverityArg::Warning => Severity::Warning,
+        SeverityArg::Info => Severity::Info,
+    }
+}
+
+/// A finding's file relative to its project, for compact text output.
+fn short(path: &Path, project: &Path) -> String {
+    path.strip_prefix(project)
+        .ok()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+pub fn run(
+    context: &Context,
+    path: Option<&Path>,
+    as_json: bool,
+    fail_on: SeverityArg,
+) -> Result<u8> {
+    let fail_on = severity(fail_on);
+    let projects = context.projects_at(path)?;
+    let cache = TokenCache::open_default(context.encoding);
+    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
+    let depth = Depth {
+        validate: true,
+        decisions: true,
+    };
+    let mut summary = Summary::default();
+    let mut results = Vec::new();
+    for project in &projects {
+        let report = analyzer.analyze(project, depth);
+        for finding in &report.findings {
+            match finding.severity {
+                Severity::Error => summary.error += 1,
+                Severity::Warning => summary.warning += 1,
+                Severity::Info => summary.info += 1,
+            }
+        }
+        results.push(ProjectFindings {
+            name: report.name,
+            path: report.path,
+            findings: report.findings,
+        });
+    }
+    analyzer.finish();
+    let failed = results
+        .iter()
+        .flat_map(|p| &p.findings)
+        .any(|f| f.severity >= fail_on);
+    if as_json {
+        json::print(&CheckOutput {
+            schema: "mbank.check/1",
+            encoding: context.encoding,
+            fail_on,
+            failed,
+            summary,
+            projects: results,
+        })?;
+    } else {
+        let style = &context.style;
+        for project in &results {
+            if project.findings.is_empty() {
+                println!("{} {}", style.bold(&project.name), style.green("clean"));
+                continue;
+            }
+            println!(
+                "{} {}",
+                style.bold(&project.name),
+                style.dim(&project.path.display().to_string())
+            );
+            for f in &project.findings {
+                let place = match f.line {
+                    Some(line) => format!("{}:{line}", short(&f.file, &project.path)),
+                    None => short(&f.file, &project.path),
+                };
+                println!(
+                    "  {:<7} {place}: {} {}",
+                    style.status(f.severity.id()),
+                    f.message,
+                    style.dim(&format!("[{}]", f.code))
+                );
+            }
+        }
+        println!(
+            "{} error(s), {} warning(s), {} info · {} project(s) · failing on {} and above: {}",
+            summary.error,
+            summary.warning,
+            summary.info,
+            results.len(),
+            fail_on,
+            if failed {
+                style.red("FAIL")
+            } else {
+                style.green("ok")
+            }
+        );
+    }
+    Ok(if failed { EXIT_FINDINGS } else { 0 })
+}

@@ -1,0 +1,156 @@
+//! `mbank context [PATH]`: exactly what an agent loads at session start for each bank, in
+//! read order, imports expanded, cut-offs applied, private blocks removed, with totals.
+use std::path::{Path, PathBuf};
+
+use color_eyre::eyre::{Result, eyre};
+use serde::Serialize;
+
+use crate::cli::style::thousands;
+use crate::cli::{Context, json};
+use crate::core::bank;
+use crate::core::context::{self, BankContext};
+use crate::core::model::Format;
+use crate::core::tokens::{self, Encoding};
+
+#[derive(Serialize)]
+struct ContextOutput {
+    schema: &'static str,
+    encoding: Encoding,
+    projects: Vec<ProjectContext>,
+}
+
+#[derive(Serialize)]
+struct ProjectContext {
+    name: String,
+    path: PathBuf,
+    banks: Vec<BankContext>,
+    total_tokens: usize,
+}
+
+pub fn run(
+    context: &Context,
+    path: Option<&Path>,
+    as_json: bool,
+    only: Option<&str>,
+) -> Result<u8> {
+    let only = match only {
+        Some(id) => Some(Format::from_id(id).ok_or_else(|| {
+            let known: Vec<&str> = Format::ALL.iter().map(|f| f.id()).collect();
+            eyre!("unknown bank format {id:?}; one of {}", known.join(", "))
+        })?),
+        None => None,
+    };
+    let encoding = context.encoding;
+    let count = move |text: &str| tokens::count(encoding, text);
+    let mut projects = Vec::new();
+    for project in context.projects_at(path)? {
+        let banks: Vec<BankContext> = bank::list_banks(&project)
+            .iter()
+            .filter(|b| only.is_none_or(|f| f == b.format))
+            .map(|b| context::session_context(&project, b, &count))
+            .collect();
+        let total_tokens = banks.iter().map(|b| b.total_tokens).sum();
+        projects.push(ProjectContext {
+            name: project.name.clone(),
+            path: project.path.clone(),
+            banks,
+            total_tokens,
+        });
+    }
+    if as_json {
+        json::print(&ContextOutput {
+            schema: "mbank.context/1",
+            encoding,
+            projects,
+        })?;
+        return Ok(0);
+    }
+    let style = &context.style;
+    for project in &projects {
+        println!("{}", style.bold(&format!("═══ {} ═══", project.name)));
+        for bank in &project.banks {
+            println!(
+                "{} {}",
+                style.cyan(&format!("▌ {}", bank.format.label())),
+                style.dim(&bank.root.display().to_string())
+            );
+            for piece in &bank.pieces {
+                let via = if piece.via.is_empty() {
+                    String::new()
+                } else {
+                    let chain: Vec<String> = piece
+                        .via
+                        .iter()
+                        .map(|p| {
+                            p.file_name()
+                                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                        })
+                        .collect();
+                    format!(" (imported via {})", chain.join(" → "))
+                };
+                println!(
+                    "{}",
+                    style.bold(&format!(
+                        "──── {}{via} · {} tokens ────",
+                        piece.display,
+                        thousands(piece.tokens as u64)
+                    ))
+                );
+                print!("{}", piece.text);
+                if !piece.text.ends_with('\n') && !piece.text.is_empty() {
+                    println!();
+                }
+                for note in &piece.notes {
+                    println!("{}", style.dim(&format!("   note: {note}")));
+                }
+            }
+            for cut in &bank.cutoffs {
+                println!(
+                    "{}",
+                    style.yellow(&format!(
+                        "   cut off {}: {} — kept {} lines / {} bytes, dropped {} lines / {} bytes",
+                        cut.file.display(),
+                        cut.rule,
+                        cut.kept_lines,
+                        cut.kept_bytes,
+                        cut.dropped_lines,
+                        cut.dropped_bytes
+                    ))
+                );
+            }
+            for skipped in &bank.skipped {
+                println!(
+                    "{}",
+                    style.dim(&format!(
+                        "   skipped {}: {}",
+                        skipped.file.display(),
+                        skipped.reason
+                    ))
+                );
+            }
+            for finding in &bank.import_findings {
+                println!(
+                    "   {} {}",
+                    style.status(finding.severity.id()),
+                    finding.message
+                );
+            }
+            for note in &bank.notes {
+                println!("{}", style.dim(&format!("   {note}")));
+            }
+            println!(
+                "   {} {} tokens ({})\n",
+                style.bold("bank total:"),
+                thousands(bank.total_tokens as u64),
+                encoding.label()
+            );
+        }
+        println!(
+            "{} {} tokens at session start ({})\n",
+            style.bold(&format!("{} total:", project.name)),
+            thousands(project.total_tokens as u64),
+            encoding.label()
+        );
+    }
+    Ok(0)
+}

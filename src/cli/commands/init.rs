@@ -1,0 +1,29 @@
+//! `mbank init PATH [--format cline|conkeeper] [--brief TEXT]`.
+use std::path::Path;
+
+use color_eyre::eyre::{Result, WrapErr};
+
+use crate::cli::Context;
+use crate::cli::args::InitFormat;
+use crate::core::init::{self, InitFormat as CoreFormat};
+
+pub fn run(context: &Context, path: &Path, format: InitFormat, brief: Option<&str>) -> Result<u8> {
+    let format = match format {
+        InitFormat::Cline => CoreFormat::Cline,
+        InitFormat::Conkeeper => CoreFormat::ConKeeper,
+    };
+    std::fs::create_dir_all(path).wrap_err_with(|| format!("cannot create {}", path.display()))?;
+    let report = init::init_bank(path, format, brief)?;
+    let style = &context.style;
+    println!("{} {}", style.bold("Memory bank:"), report.bank.display());
+    for name in &report.created {
+        println!("  {} {name}", style.green("created"));
+    }
+    for name in &report.kept {
+        println!(
+            "  {} {name} (already there, left untouched)",
+            style.yellow("kept   ")
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,148 @@
+//! `mbank list`: projects with formats, file count, tokens, budget status, worst staleness.
+use std::path::PathBuf;
+
+use color_eyre::eyre::Result;
+use serde::Serialize;
+
+use crate::cli::args::ListSort;
+use crate::cli::style::{Table, thousands};
+use crate::cli::{Context, json};
+use crate::core::budgets::BudgetStatus;
+use crate::core::model::Format;
+use crate::core::report::{Analyzer, Depth, ProjectReport};
+use crate::core::staleness::Freshness;
+use crate::core::tokens::{Encoding, TokenCache};
+
+#[derive(Serialize)]
+struct ListOutput {
+    schema: &'static str,
+    root: PathBuf,
+    encoding: Encoding,
+    projects: Vec<ProjectRow>,
+}
+
+#[derive(Serialize)]
+struct ProjectRow {
+    name: String,
+    path: PathBuf,
+    formats: Vec<Format>,
+    files: usize,
+    loaded_tokens: u64,
+    private_tokens: u64,
+    /// False when some file could not be counted (its tokens are missing from the totals).
+    complete: bool,
+    budget: Option<BudgetStatus>,
+    staleness: Option<Freshness>,
+    last_write: Option<u64>,
+}
+
+fn row(report: &ProjectReport) -> ProjectRow {
+    ProjectRow {
+        name: report.name.clone(),
+        path: report.path.clone(),
+        formats: report.formats(),
+        files: report.file_count(),
+        loaded_tokens: report.loaded_tokens(),
+        private_tokens: report.private_tokens(),
+        complete: report.banks.iter().all(|b| b.complete),
+        budget: report.worst_budget(),
+        staleness: report.worst_staleness(),
+        last_write: report.last_write,
+    }
+}
+
+/// "3 days ago" for a Unix time.
+pub fn ago(epoch: Option<u64>) -> String {
+    let Some(then) = epoch else {
+        return "—".into();
+    };
+    let now = crate::core::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(then);
+    let seconds = now.saturating_sub(then);
+    match seconds {
+        0..60 => "just now".into(),
+        60..3600 => format!("{} min ago", seconds / 60),
+        3600..86_400 => format!("{} h ago", seconds / 3600),
+        _ => format!("{} d ago", seconds / 86_400),
+    }
+}
+
+pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
+    let projects = context.projects_under_root()?;
+    let cache = TokenCache::open_default(context.encoding);
+    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
+    let mut rows: Vec<ProjectRow> = projects
+        .iter()
+        .map(|p| row(&analyzer.analyze(p, Depth::default())))
+        .collect();
+    if let Some(problem) = analyzer.finish() {
+        eprintln!(
+            "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
+        );
+    }
+    match sort {
+        ListSort::Name => rows.sort_by(|a, b| a.name.cmp(&b.name)),
+        ListSort::Activity => {
+            rows.sort_by(|a, b| b.last_write.cmp(&a.last_write).then(a.name.cmp(&b.name)))
+        }
+        ListSort::Tokens => rows.sort_by(|a, b| {
+            b.loaded_tokens
+                .cmp(&a.loaded_tokens)
+                .then(a.name.cmp(&b.name))
+        }),
+    }
+    if as_json {
+        json::print(&ListOutput {
+            schema: "mbank.list/1",
+            root: context.root.clone(),
+            encoding: context.encoding,
+            projects: rows,
+        })?;
+        return Ok(0);
+    }
+    let style = &context.style;
+    if rows.is_empty() {
+        println!(
+            "No memory banks under {}. Create one with `mbank init PATH`, or try `mbank --demo list`.",
+            context.root.display()
+        );
+        return Ok(0);
+    }
+    let mut table = Table::new(&[
+        "project",
+        "formats",
+        "files",
+        "tokens",
+        "budget",
+        "staleness",
+        "last write",
+    ])
+    .right(&[2, 3]);
+    for r in &rows {
+        let formats: Vec<&str> = r.formats.iter().map(|f| f.id()).collect();
+        let tokens = if r.complete {
+            thousands(r.loaded_tokens)
+        } else {
+            format!("{}+", thousands(r.loaded_tokens))
+        };
+        table.row(vec![
+            style.bold(&r.name),
+            formats.join(","),
+            r.files.to_string(),
+            tokens,
+            style.status(r.budget.map_or("—", BudgetStatus::id)),
+            style.status(r.staleness.map_or("—", Freshness::id)),
+            ago(r.last_write),
+        ]);
+    }
+    print!("{}", table.render(style));
+    println!(
+        "{}",
+        style.dim(&format!(
+            "{} projects under {} · tokens: {} (loaded at session start, private excluded)",
+            rows.len(),
+            context.root.display(),
+            context.encoding.label()
+        ))
+    );
+    Ok(0)
+}

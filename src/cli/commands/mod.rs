@@ -1,0 +1,7 @@
+//! One module per subcommand: gather with the core, then print text or JSON.
+pub mod check;
+pub mod context;
+pub mod init;
+pub mod list;
+pub mod timeline;
+pub mod tokens;

@@ -1,0 +1,219 @@
+//! `mbank tokens PATH`: per file and totals, loaded vs private, labelled with the encoding.
+use std::path::{Path, PathBuf};
+
+use color_eyre::eyre::{Result, WrapErr};
+use serde::Serialize;
+
+use crate::cli::style::{Table, thousands};
+use crate::cli::{Context, json};
+use crate::core::model::{Format, LoadKind, Role};
+use crate::core::report::{Analyzer, Depth};
+use crate::core::tokens::{self, Encoding, TokenCache};
+
+#[derive(Serialize)]
+struct TokensOutput {
+    schema: &'static str,
+    encoding: Encoding,
+    path: PathBuf,
+    banks: Vec<BankTokens>,
+    totals: Totals,
+}
+
+#[derive(Serialize)]
+struct BankTokens {
+    /// `null` when PATH is a single file outside any bank.
+    format: Option<Format>,
+    root: PathBuf,
+    files: Vec<FileTokens>,
+    loaded_tokens: u64,
+    private_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct FileTokens {
+    path: PathBuf,
+    display: String,
+    role: Option<Role>,
+    load: Option<LoadKind>,
+    bytes: u64,
+    lines: usize,
+    chars: usize,
+    loaded_tokens: usize,
+    private_tokens: usize,
+    error: Option<String>,
+}
+
+#[derive(Serialize, Default)]
+struct Totals {
+    files: usize,
+    loaded_tokens: u64,
+    private_tokens: u64,
+    /// Tokens of files agents never load automatically (archives, on-demand files).
+    not_loaded_tokens: u64,
+}
+
+fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
+    let text = crate::core::text::read_text(path).wrap_err("cannot count tokens")?;
+    let stats = tokens::analyze(&text, context.encoding);
+    let file = FileTokens {
+        path: path.to_path_buf(),
+        display: path.display().to_string(),
+        role: None,
+        load: None,
+        bytes: stats.bytes,
+        lines: stats.lines,
+        chars: stats.chars,
+        loaded_tokens: stats.loaded_tokens,
+        private_tokens: stats.private_tokens,
+        error: None,
+    };
+    let totals = Totals {
+        files: 1,
+        loaded_tokens: stats.loaded_tokens as u64,
+        private_tokens: stats.private_tokens as u64,
+        not_loaded_tokens: 0,
+    };
+    Ok(TokensOutput {
+        schema: "mbank.tokens/1",
+        encoding: context.encoding,
+        path: path.to_path_buf(),
+        banks: vec![BankTokens {
+            format: None,
+            root: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            loaded_tokens: totals.loaded_tokens,
+            private_tokens: totals.private_tokens,
+            files: vec![file],
+        }],
+        totals,
+    })
+}
+
+fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
+    let projects = context.projects_at(Some(path))?;
+    let cache = TokenCache::open_default(context.encoding);
+    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
+    let mut banks = Vec::new();
+    let mut totals = Totals::default();
+    for project in &projects {
+        let report = analyzer.analyze(project, Depth::default());
+        for bank in report.banks {
+            let files: Vec<FileTokens> = bank
+                .files
+                .iter()
+                .map(|f| {
+                    let stats = f.stats.as_ref();
+                    let (loaded, private) =
+                        stats.map_or((0, 0), |s| (s.loaded_tokens, s.private_tokens));
+                    if f.file.load != LoadKind::Startup {
+                        totals.not_loaded_tokens += (loaded + private) as u64;
+                    }
+                    FileTokens {
+                        path: f.file.path.clone(),
+                        display: match &f.file.memory {
+                            Some(m) => format!("{} [{}]", m.title, m.kind),
+                            None => f.file.display.clone(),
+                        },
+                        role: Some(f.file.role),
+                        load: Some(f.file.load),
+                        bytes: stats.map_or(f.file.size, |s| s.bytes),
+                        lines: stats.map_or(0, |s| s.lines),
+                        chars: stats.map_or(0, |s| s.chars),
+                        loaded_tokens: loaded,
+                        private_tokens: private,
+                        error: f.error.clone(),
+                    }
+                })
+                .collect();
+            totals.files += files.len();
+            totals.loaded_tokens += bank.loaded_tokens;
+            totals.private_tokens += bank.private_tokens;
+            banks.push(BankTokens {
+                format: Some(bank.format),
+                root: bank.root,
+                loaded_tokens: bank.loaded_tokens,
+                private_tokens: bank.private_tokens,
+                files,
+            });
+        }
+    }
+    analyzer.finish();
+    Ok(TokensOutput {
+        schema: "mbank.tokens/1",
+        encoding: context.encoding,
+        path: path.to_path_buf(),
+        banks,
+        totals,
+    })
+}
+
+pub fn run(context: &Context, path: &Path, as_json: bool) -> Result<u8> {
+    let meta =
+        std::fs::metadata(path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
+    let output = if meta.is_file() {
+        single_file(context, path)?
+    } else {
+        project_tokens(context, path)?
+    };
+    if as_json {
+        json::print(&output)?;
+        return Ok(0);
+    }
+    let style = &context.style;
+    for bank in &output.banks {
+        let title = bank
+            .format
+            .map_or("file".to_string(), |f| f.label().to_string());
+        println!(
+            "{} {}",
+            style.bold(&title),
+            style.dim(&bank.root.display().to_string())
+        );
+        let mut table =
+            Table::new(&["file", "load", "lines", "loaded", "private"]).right(&[2, 3, 4]);
+        for f in &bank.files {
+            let load = f.load.map_or("—", |l| match l {
+                LoadKind::Startup => "start",
+                LoadKind::OnDemand => "on demand",
+                LoadKind::Never => "never",
+            });
+            let (loaded, private) = match &f.error {
+                Some(_) => ("—".to_string(), "—".to_string()),
+                None => (
+                    thousands(f.loaded_tokens as u64),
+                    thousands(f.private_tokens as u64),
+                ),
+            };
+            table.row(vec![
+                f.display.clone(),
+                load.into(),
+                f.lines.to_string(),
+                loaded,
+                private,
+            ]);
+            if let Some(error) = &f.error {
+                table.row(vec![
+                    style.red(&format!("  ↳ {error}")),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ]);
+            }
+        }
+        print!("{}", table.render(style));
+        println!(
+            "  loaded at session start: {} · private: {}\n",
+            style.bold(&thousands(bank.loaded_tokens)),
+            thousands(bank.private_tokens)
+        );
+    }
+    println!(
+        "Total: {} loaded, {} private, {} in files not loaded at start · {} files · encoding {}",
+        style.bold(&thousands(output.totals.loaded_tokens)),
+        thousands(output.totals.private_tokens),
+        thousands(output.totals.not_loaded_tokens),
+        output.totals.files,
+        context.encoding.label()
+    );
+    Ok(0)
+}

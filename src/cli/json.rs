@@ -1,0 +1,11 @@
+//! JSON output: one envelope per command with a versioned `schema` name. Field names and
+//! meanings are documented in the README; additions are backwards compatible, renames
+//! and removals bump the version.
+use serde::Serialize;
+
+/// Prints a value as pretty JSON on stdout.
+pub fn print<T: Serialize>(value: &T) -> color_eyre::Result<()> {
+    let text = serde_json::to_string_pretty(value)?;
+    println!("{text}");
+    Ok(())
+}

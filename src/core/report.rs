@@ -1,0 +1,374 @@
+//! One project's full picture, computed from the core modules: banks and files in read
+//! order, token figures, budgets, staleness, and on request validation findings and
+//! decisions. The CLI prints it; the TUI builds it off the drawing thread.
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use super::bank;
+use super::budgets::{self, BudgetCheck, BudgetStatus, Measure};
+use super::config::Config;
+use super::findings::{Finding, Severity};
+use super::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
+use super::staleness::{
+    self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
+};
+use super::tokens::{self, Encoding, TextStats, TokenCache};
+
+/// What to compute beyond the listing, figures, budgets and staleness.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Depth {
+    pub validate: bool,
+    pub decisions: bool,
+}
+
+/// Everything about one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    #[serde(flatten)]
+    pub file: MemoryFile,
+    pub stats: Option<TextStats>,
+    /// Why there are no figures (unreadable, binary, too large, vanished).
+    pub error: Option<String>,
+    pub budget: Vec<BudgetCheck>,
+    pub budget_status: Option<BudgetStatus>,
+    pub staleness: Option<Staleness>,
+    /// Seconds since the Unix epoch.
+    pub modified: Option<u64>,
+    /// Time of the last git commit that touched the file (seconds since the epoch).
+    pub last_commit: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BankReport {
+    pub format: Format,
+    pub label: &'static str,
+    pub root: PathBuf,
+    pub project_id: Option<String>,
+    pub modes: Vec<ModeRule>,
+    pub files: Vec<FileReport>,
+    pub budget: Vec<BudgetCheck>,
+    pub budget_status: Option<BudgetStatus>,
+    pub loaded_tokens: u64,
+    pub private_tokens: u64,
+    /// Every file counted (false while figures are missing for some).
+    pub complete: bool,
+    pub problems: Vec<String>,
+}
+
+impl BankReport {
+    pub fn worst_staleness(&self) -> Option<Freshness> {
+        self.files
+            .iter()
+            .filter_map(|f| f.staleness.as_ref().map(|s| s.level))
+            .max()
+    }
+
+    /// The worst budget status of the bank and its files.
+    pub fn worst_budget(&self) -> Option<BudgetStatus> {
+        self.files
+            .iter()
+            .filter_map(|f| f.budget_status)
+            .chain(self.budget_status)
+            .max()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectReport {
+    pub name: String,
+    pub path: PathBuf,
+    pub encoding: Encoding,
+    pub banks: Vec<BankReport>,
+    /// Newest modification among the project's memory files (seconds since the epoch).
+    pub last_write: Option<u64>,
+    pub findings: Vec<Finding>,
+}
+
+impl ProjectReport {
+    pub fn formats(&self) -> Vec<Format> {
+        self.banks.iter().map(|b| b.format).collect()
+    }
+
+    pub fn file_count(&self) -> usize {
+        self.banks.iter().map(|b| b.files.len()).sum()
+    }
+
+    pub fn loaded_tokens(&self) -> u64 {
+        self.banks.iter().map(|b| b.loaded_tokens).sum()
+    }
+
+    pub fn private_tokens(&self) -> u64 {
+        self.banks.iter().map(|b| b.private_tokens).sum()
+    }
+
+    pub fn worst_budget(&self) -> Option<BudgetStatus> {
+        self.banks.iter().filter_map(BankReport::worst_budget).max()
+    }
+
+    pub fn worst_staleness(&self) -> Option<Freshness> {
+        self.banks
+            .iter()
+            .filter_map(BankReport::worst_staleness)
+            .max()
+    }
+
+    pub fn worst_finding(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+}
+
+pub fn epoch_seconds(time: SystemTime) -> Option<u64> {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs())
+}
+
+/// Reads a ConKeeper bank's `token_budget` preset and `staleness_commits`.
+fn conkeeper_settings(bank: &Bank) -> (Option<String>, Option<u32>) {
+    if bank.format != Format::ConKeeper {
+        return (None, None);
+    }
+    let path = bank.root.join(".memory-config.md");
+    let Ok(text) = super::text::read_text_limited(&path, 256 * 1024) else {
+        return (None, None);
+    };
+    let (config, _) = super::validate::parse_memory_config(&text);
+    (config.token_budget, config.staleness_commits)
+}
+
+/// Builds reports for projects; owns the token cache so many projects share one load.
+pub struct Analyzer<'a> {
+    pub config: &'a Config,
+    pub encoding: Encoding,
+    pub cache: TokenCache,
+    today: chrono::NaiveDate,
+}
+
+impl<'a> Analyzer<'a> {
+    pub fn new(config: &'a Config, encoding: Encoding, cache: TokenCache) -> Self {
+        Analyzer {
+            config,
+            encoding,
+            cache,
+            today: staleness::today(),
+        }
+    }
+
+    /// Saves newly counted figures; failures only cost a recount next time.
+    pub fn finish(&mut self) -> Option<String> {
+        self.cache.save().err().map(|e| e.to_string())
+    }
+
+    pub fn analyze(&mut self, project: &Project, depth: Depth) -> ProjectReport {
+        let banks = bank::list_banks(project);
+        let mut reports = Vec::with_capacity(banks.len());
+        let mut findings = Vec::new();
+        for bank in &banks {
+            reports.push(self.bank_report(project, bank, depth, &mut findings));
+        }
+        let last_write = banks
+            .iter()
+            .flat_map(|b| b.files.iter())
+            .filter_map(|f| f.modified)
+            .max()
+            .or(project.last_write)
+            .and_then(epoch_seconds);
+        findings.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then(a.file.cmp(&b.file))
+                .then(a.line.cmp(&b.line))
+        });
+        ProjectReport {
+            name: project.name.clone(),
+            path: project.path.clone(),
+            encoding: self.encoding,
+            banks: reports,
+            last_write,
+            findings,
+        }
+    }
+
+    fn bank_report(
+        &mut self,
+        project: &Project,
+        bank: &Bank,
+        depth: Depth,
+        findings: &mut Vec<Finding>,
+    ) -> BankReport {
+        let results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
+        let measures: Vec<Measure> = bank
+            .files
+            .iter()
+            .zip(&results)
+            .map(|(file, result)| match result {
+                Ok(stats) => Measure {
+                    tokens: Some(stats.loaded_tokens as u64),
+                    lines: stats.lines as u64,
+                    chars: stats.chars as u64,
+                    bytes: stats.bytes,
+                },
+                Err(_) => Measure {
+                    tokens: None,
+                    lines: 0,
+                    chars: 0,
+                    bytes: file.size,
+                },
+            })
+            .collect();
+        let (preset, bank_commits) = conkeeper_settings(bank);
+        let budget = budgets::evaluate(bank, &measures, preset.as_deref(), &self.config.budgets);
+
+        let activity: Vec<FileActivity> = bank
+            .files
+            .iter()
+            .zip(&results)
+            .map(|(file, result)| FileActivity {
+                updated: file
+                    .memory
+                    .as_ref()
+                    .and_then(|m| m.updated_at.as_deref().or(m.created_at.as_deref()))
+                    .and_then(staleness::parse_timestamp)
+                    .or(file.modified),
+                content_date: None,
+                commits_since: None,
+            })
+            .collect();
+        let settings =
+            StalenessSettings::default().with_overrides(&self.config.staleness, bank_commits);
+        let staleness =
+            staleness::assess_bank(bank, &activity, &ProjectActivity::default(), &settings);
+
+        let mut loaded_tokens = 0;
+        let mut private_tokens = 0;
+        let mut complete = true;
+        let mut files = Vec::with_capacity(bank.files.len());
+        for (index, (file, result)) in bank.files.iter().zip(results).enumerate() {
+            let (stats, error) = match result {
+                Ok(stats) => (Some(stats), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            match &stats {
+                Some(s) if file.load == LoadKind::Startup => {
+                    loaded_tokens += s.loaded_tokens as u64;
+                    private_tokens += s.private_tokens as u64;
+                }
+                Some(_) => {}
+                None => complete = false,
+            }
+            let checks = budget.files.get(index).cloned().unwrap_or_default();
+            files.push(FileReport {
+                budget_status: budgets::worst(&checks),
+                budget: checks,
+                staleness: staleness.get(index).cloned().flatten(),
+                modified: file.modified.and_then(epoch_seconds),
+                last_commit: None,
+                stats,
+                error,
+                file: file.clone(),
+            });
+        }
+        if depth.validate {
+            findings.extend(self.findings_of(project, bank, &files, &budget.bank));
+        }
+        BankReport {
+            format: bank.format,
+            label: bank.format.label(),
+            root: bank.root.clone(),
+            project_id: bank.project_id.clone(),
+            modes: super::modes::modes_of_bank(bank).0,
+            budget_status: budgets::worst(&budget.bank),
+            budget: budget.bank,
+            files,
+            loaded_tokens,
+            private_tokens,
+            complete,
+            problems: bank.problems.clone(),
+        }
+    }
+
+    /// Files of the project that git tracks, when it is in a git repository.
+    fn tracked_by_git(&self, _project: &Project) -> Option<std::collections::HashSet<PathBuf>> {
+        None
+    }
+
+    /// Budget and staleness verdicts as findings, next to the validator's own.
+    fn findings_of(
+        &self,
+        project: &Project,
+        bank: &Bank,
+        files: &[FileReport],
+        bank_budget: &[BudgetCheck],
+    ) -> Vec<Finding> {
+        let validation = super::validate::ValidationContext {
+            tracked_by_git: self.tracked_by_git(project),
+            home: super::paths::home_dir(),
+        };
+        let mut out = super::validate::validate_bank(project, bank, &validation);
+        let budget_finding =
+            |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
+                let severity = match check.status {
+                    BudgetStatus::Over => Severity::Warning,
+                    BudgetStatus::Near => Severity::Info,
+                    BudgetStatus::Ok => return,
+                };
+                let word = if check.status == BudgetStatus::Over {
+                    "over"
+                } else {
+                    "near"
+                };
+                out.push(Finding::new(
+                    severity,
+                    if check.status == BudgetStatus::Over {
+                        "budget-over"
+                    } else {
+                        "budget-near"
+                    },
+                    file,
+                    None,
+                    format!(
+                        "{word} budget: {} of {} {} ({}; {})",
+                        check.value,
+                        check.limit,
+                        check.unit.label(),
+                        check.rule,
+                        check.source
+                    ),
+                ));
+            };
+        for report in files {
+            for check in &report.budget {
+                budget_finding(check, &report.file.path, &mut out);
+            }
+            if let Some(s) = &report.staleness {
+                let (severity, code) = match s.level {
+                    Freshness::Stale => (Severity::Warning, "stale"),
+                    Freshness::Aging => (Severity::Info, "aging"),
+                    Freshness::Fresh => continue,
+                };
+                out.push(Finding::new(
+                    severity,
+                    code,
+                    &report.file.path,
+                    None,
+                    format!("{} is {}: {}", report.file.role, s.level.id(), s.reason),
+                ));
+            }
+            if let Some(error) = &report.error {
+                out.push(Finding::new(
+                    Severity::Error,
+                    "unreadable",
+                    &report.file.path,
+                    None,
+                    error.clone(),
+                ));
+            }
+        }
+        for check in bank_budget {
+            budget_finding(check, &bank.root, &mut out);
+        }
+        out
+    }
+}
