@@ -1,1 +1,265 @@
-fn main() {}
+//! Token counting speed against OpenAI's reference tokenizer (tiktoken-rs), on the same
+//! markdown text in the same run, one thread; and the cost of opening a warm token cache
+//! of 14,000 entries (the `mbank list` budget over 2,000 projects).
+//!
+//! The text is every markdown file of the corpus (`$MBANK_CORPUS`, else
+//! `../shared/corpus`) concatenated, or a generated markdown text when there is no corpus.
+//! Counts must be identical; the run stops if they are not.
+//!
+//!     cargo bench --bench tokens
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use criterion::{Criterion, Throughput};
+use mbank::core::tokens::{self, Encoding, FileKey, TextStats, TokenCache};
+
+fn corpus_dir() -> PathBuf {
+    std::env::var_os("MBANK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
+}
+
+fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            markdown_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md" || e == "mdc") {
+            out.push(path);
+        }
+    }
+}
+
+/// A deterministic markdown text in the shape of real banks, for machines without the corpus.
+fn generated_markdown() -> String {
+    let words = [
+        "the",
+        "memory",
+        "bank",
+        "keeps",
+        "context",
+        "between",
+        "sessions",
+        "agent",
+        "reads",
+        "activeContext.md",
+        "progress",
+        "decision",
+        "we",
+        "use",
+        "SQLite",
+        "because",
+        "it's",
+        "simple",
+        "API",
+        "handler",
+        "retries",
+        "with",
+        "backoff",
+        "`src/api/handler.rs`",
+        "2026-03-14",
+        "v1.2.3",
+        "TODO",
+        "fixed",
+        "bug",
+        "in",
+        "parser",
+        "(see",
+        "#42)",
+    ];
+    let mut seed: u64 = 7;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize
+    };
+    let mut text = String::new();
+    for section in 0..1_500 {
+        text.push_str(&format!("## Section {section}: Decision log\n\n"));
+        for _ in 0..4 {
+            text.push_str("- **Status**: ");
+            for _ in 0..(8 + next() % 14) {
+                text.push_str(words[next() % words.len()]);
+                text.push(' ');
+            }
+            text.push('\n');
+        }
+        text.push_str("\n```rust\nfn main() {\n    println!(\"hello\");\n}\n```\n\n");
+    }
+    text
+}
+
+fn bench_text() -> (String, String) {
+    let mut files = Vec::new();
+    markdown_files(&corpus_dir(), &mut files);
+    files.sort();
+    let mut text = String::new();
+    for file in &files {
+        if let Ok(content) = std::fs::read_to_string(file) {
+            text.push_str(&content);
+            text.push('\n');
+        }
+    }
+    if text.is_empty() {
+        (generated_markdown(), "generated markdown".into())
+    } else {
+        (text, format!("{} corpus markdown files", files.len()))
+    }
+}
+
+fn reference(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
+    match encoding {
+        Encoding::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+        _ => tiktoken_rs::o200k_base_singleton(),
+    }
+}
+
+fn reference_count(encoding: Encoding, text: &str) -> usize {
+    reference(encoding).encode_ordinary(text).len()
+}
+
+/// Counts on a new thread: its piece memo starts empty (the worst case for mbank).
+fn cold_memo_count(encoding: Encoding, text: &str) -> usize {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| tokens::count(encoding, text))
+            .join()
+            .unwrap_or(0)
+    })
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Medians of interleaved runs, so both sides see the same machine load.
+fn ratio_report(text: &str, encoding: Encoding) {
+    const RUNS: usize = 15;
+    let mut ours = Vec::new();
+    let mut ours_cold = Vec::new();
+    let mut theirs = Vec::new();
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        black_box(tokens::count(encoding, black_box(text)));
+        ours.push(start.elapsed());
+        let start = Instant::now();
+        black_box(cold_memo_count(encoding, black_box(text)));
+        ours_cold.push(start.elapsed());
+        let start = Instant::now();
+        black_box(reference_count(encoding, black_box(text)));
+        theirs.push(start.elapsed());
+    }
+    let (ours, ours_cold, theirs) = (median(ours), median(ours_cold), median(theirs));
+    let mib = text.len() as f64 / (1024.0 * 1024.0);
+    println!(
+        "{:<12} mbank {:>9.2?} ({:>6.1} MiB/s) | mbank, cold memo {:>9.2?} | tiktoken-rs encode_ordinary {:>9.2?} ({:>5.1} MiB/s) | ratio {:.1}x (cold memo {:.1}x)",
+        encoding.id(),
+        ours,
+        mib / ours.as_secs_f64(),
+        ours_cold,
+        theirs,
+        mib / theirs.as_secs_f64(),
+        theirs.as_secs_f64() / ours.as_secs_f64(),
+        theirs.as_secs_f64() / ours_cold.as_secs_f64(),
+    );
+}
+
+fn bench_counting(criterion: &mut Criterion, text: &str) {
+    for encoding in [Encoding::O200k, Encoding::Cl100k] {
+        let ours = tokens::count(encoding, text);
+        let theirs = reference_count(encoding, text);
+        assert_eq!(ours, theirs, "{encoding}: counts differ");
+        println!("{encoding}: {ours} tokens, identical to tiktoken-rs");
+
+        let mut group = criterion.benchmark_group(format!("count/{}", encoding.id()));
+        group
+            .throughput(Throughput::Bytes(text.len() as u64))
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(6));
+        group.bench_function("mbank", |b| {
+            b.iter(|| tokens::count(encoding, black_box(text)))
+        });
+        group.bench_function("mbank_cold_memo", |b| {
+            b.iter(|| cold_memo_count(encoding, black_box(text)))
+        });
+        group.bench_function("tiktoken_encode_ordinary", |b| {
+            b.iter(|| reference_count(encoding, black_box(text)))
+        });
+        group.finish();
+    }
+}
+
+/// Opening a cache of 14,000 entries and looking each one up: the warm-start path.
+fn bench_cache(criterion: &mut Criterion) {
+    let Ok(dir) = tempfile::tempdir() else {
+        return;
+    };
+    let paths: Vec<PathBuf> = (0..14_000)
+        .map(|i| {
+            PathBuf::from(format!(
+                "/home/someone/memory-banks/project-{:04}/memory-bank/activeContext{}.md",
+                i / 7,
+                i % 7
+            ))
+        })
+        .collect();
+    let stamp = |i: usize| {
+        SystemTime::UNIX_EPOCH + Duration::from_nanos(1_700_000_000_000_000_000 + i as u64)
+    };
+    let key = |i: usize| FileKey {
+        path: &paths[i],
+        memory_id: None,
+        size: 1_000 + i as u64,
+        modified: Some(stamp(i)),
+    };
+    let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+    for i in 0..paths.len() {
+        let stats = TextStats {
+            bytes: 1_000,
+            lines: 30,
+            chars: 990,
+            loaded_tokens: 250 + i,
+            private_tokens: 0,
+            private_blocks: 0,
+            private_file: false,
+            encoding: Encoding::O200k,
+        };
+        cache.insert(&key(i), &stats);
+    }
+    if cache.save().is_err() {
+        return;
+    }
+    let size = cache
+        .file()
+        .and_then(|f| std::fs::metadata(f).ok())
+        .map_or(0, |m| m.len());
+    println!("cache file of 14,000 entries: {size} bytes");
+    criterion.bench_function("cache/open_and_lookup_14k", |b| {
+        b.iter(|| {
+            let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+            let hits = (0..paths.len())
+                .filter(|&i| cache.get(&key(i)).is_some())
+                .count();
+            assert_eq!(hits, paths.len());
+        })
+    });
+}
+
+fn main() {
+    let (text, source) = bench_text();
+    println!("bench text: {source}, {} bytes", text.len());
+    let mut criterion = Criterion::default().configure_from_args();
+    bench_counting(&mut criterion, &text);
+    bench_cache(&mut criterion);
+    criterion.final_summary();
+    println!("\nMedians of 15 interleaved runs, one thread, same text:");
+    for encoding in [Encoding::O200k, Encoding::Cl100k] {
+        ratio_report(&text, encoding);
+    }
+}

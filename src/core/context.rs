@@ -1,0 +1,686 @@
+//! `mbank context`: exactly what an agent loads from a bank at session start, piece by
+//! piece in read order, with the cut-offs the agent applies and the tokens of each piece.
+//!
+//! Rules by format:
+//! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole.
+//! - ConKeeper: `<private>` blocks are stripped and `private: true` files skipped (its
+//!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
+//!   block loads and the piece says so.
+//! - CLAUDE.md, GEMINI.md, BEANS.md: `@imports` expanded, each imported file following its
+//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first;
+//!   Claude Code's auto memory `MEMORY.md` loads last and only its first 200 lines / 25 KB.
+//! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
+//! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
+//!
+//! Token counting is the caller's closure, so this module does not depend on a tokenizer.
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::findings::Finding;
+use super::imports::{self, Expander, ImportPolicy};
+use super::markdown;
+use super::model::{Bank, Format, LoadKind, Project};
+use super::paths;
+use super::text;
+
+/// Claude Code loads only this many lines of its auto memory `MEMORY.md`…
+pub const AUTO_MEMORY_MAX_LINES: usize = 200;
+/// …and at most this many bytes of it, whichever limit comes first.
+pub const AUTO_MEMORY_MAX_BYTES: usize = 25 * 1024;
+/// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
+pub const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
+/// Claude Code warns when one CLAUDE.md exceeds this many characters.
+pub const CLAUDE_MD_WARN_CHARS: usize = 40_000;
+
+/// Whose file a piece is: the user's (home folder) or the project's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// One piece of text the agent loads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoadedPiece {
+    pub file: PathBuf,
+    /// Project-relative (or `~/`) path for people.
+    pub display: String,
+    pub scope: Scope,
+    /// For an imported file: the files it came through, top-level file first.
+    pub via: Vec<PathBuf>,
+    /// The text actually loaded (after privacy stripping and cut-offs).
+    pub text: String,
+    pub tokens: usize,
+    pub lines: usize,
+    pub bytes: usize,
+    pub notes: Vec<String>,
+}
+
+/// Text an agent drops because of a size rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CutOff {
+    pub file: PathBuf,
+    /// Which rule cut, in words: "Claude Code auto memory: first 200 lines or 25 KB".
+    pub rule: String,
+    /// What was kept: the cut falls after this many lines / bytes.
+    pub kept_lines: usize,
+    pub kept_bytes: usize,
+    /// What was dropped.
+    pub dropped_lines: usize,
+    pub dropped_bytes: usize,
+}
+
+/// A start-up file that loads nothing, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedFile {
+    pub file: PathBuf,
+    pub reason: String,
+}
+
+/// The metadata-only answer of Infinity's `list_memories`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListingSize {
+    pub memories: usize,
+    pub bytes: usize,
+    pub tokens: usize,
+}
+
+/// Everything a session start loads from one bank.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BankContext {
+    pub format: Format,
+    pub root: PathBuf,
+    /// In read order.
+    pub pieces: Vec<LoadedPiece>,
+    pub cutoffs: Vec<CutOff>,
+    pub skipped: Vec<SkippedFile>,
+    /// Problems met while expanding imports (missing, cycles, sensitive…).
+    pub import_findings: Vec<Finding>,
+    /// Infinity only: what the agent's first `list_memories` call costs.
+    pub listing: Option<ListingSize>,
+    pub notes: Vec<String>,
+    pub total_tokens: usize,
+    pub total_bytes: usize,
+}
+
+/// Where user-level files and `~/` imports come from.
+#[derive(Debug, Clone, Default)]
+pub struct ContextOptions {
+    pub home: Option<PathBuf>,
+    /// Load the user's global files (`~/.claude/CLAUDE.md`, auto memory…) as the agent does.
+    pub include_user_files: bool,
+}
+
+impl ContextOptions {
+    /// The real home folder, user files included.
+    pub fn from_env() -> Self {
+        ContextOptions {
+            home: paths::home_dir(),
+            include_user_files: true,
+        }
+    }
+}
+
+/// What the agent loads at session start, with the home folder from the environment.
+pub fn session_context(
+    project: &Project,
+    bank: &Bank,
+    count_tokens: &dyn Fn(&str) -> usize,
+) -> BankContext {
+    session_context_with(project, bank, count_tokens, &ContextOptions::from_env())
+}
+
+/// Keeps whole lines while both limits hold; a first line longer than `max_bytes` is cut
+/// at the last character boundary that fits. Returns the kept length in bytes.
+fn cut_lines_and_bytes(text: &str, max_lines: usize, max_bytes: usize) -> usize {
+    let mut kept = 0;
+    for (count, line) in text.split_inclusive('\n').enumerate() {
+        if count >= max_lines || kept + line.len() > max_bytes {
+            if kept == 0 {
+                return floor_char_boundary(text, max_bytes);
+            }
+            return kept;
+        }
+        kept += line.len();
+    }
+    kept
+}
+
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn count_lines(text: &str) -> usize {
+    text::line_and_char_counts(text).0
+}
+
+/// Claude Code's folder name for a project: every non-alphanumeric character becomes `-`.
+fn claude_project_slug(project: &Path) -> String {
+    project
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn has_paths_scope(text: &str) -> bool {
+    markdown::frontmatter(text).is_some_and(|fm| {
+        fm.yaml.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("paths:") || l.starts_with("globs:")
+        })
+    })
+}
+
+/// User-level files that load before the project's, and after it (Claude's auto memory).
+fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut before = Vec::new();
+    let mut after = Vec::new();
+    match format {
+        Format::ClaudeMd => {
+            before.push(home.join(".claude/CLAUDE.md"));
+            if let Ok(entries) = std::fs::read_dir(home.join(".claude/rules")) {
+                let mut rules: Vec<PathBuf> = entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "md"))
+                    .collect();
+                rules.sort();
+                before.extend(rules);
+            }
+            after.push(
+                home.join(".claude/projects")
+                    .join(claude_project_slug(project))
+                    .join("memory/MEMORY.md"),
+            );
+        }
+        Format::GeminiMd => before.push(home.join(".gemini/GEMINI.md")),
+        Format::AgentsMd => {
+            let override_file = home.join(".codex/AGENTS.override.md");
+            before.push(if override_file.is_file() {
+                override_file
+            } else {
+                home.join(".codex/AGENTS.md")
+            });
+        }
+        Format::BeansMd => {
+            before.push(home.join(".beans/BEANS.md"));
+            before.push(home.join(".beans/BEANS.local.md"));
+        }
+        _ => {}
+    }
+    let exists = |p: &PathBuf| p.is_file();
+    before.retain(exists);
+    after.retain(exists);
+    (before, after)
+}
+
+struct Builder<'a> {
+    project: &'a Path,
+    home: Option<PathBuf>,
+    format: Format,
+    count_tokens: &'a dyn Fn(&str) -> usize,
+    expander: Option<Expander>,
+    codex_bytes_used: usize,
+    out: BankContext,
+}
+
+impl Builder<'_> {
+    fn display(&self, path: &Path) -> String {
+        if let Ok(rel) = path.strip_prefix(self.project) {
+            return rel.display().to_string();
+        }
+        if let Ok(canonical_project) = std::fs::canonicalize(self.project)
+            && let Ok(rel) = path.strip_prefix(&canonical_project)
+        {
+            return rel.display().to_string();
+        }
+        if let Some(home) = &self.home
+            && let Ok(rel) = path.strip_prefix(home)
+        {
+            return format!("~/{}", rel.display());
+        }
+        path.display().to_string()
+    }
+
+    fn skip(&mut self, file: &Path, reason: impl Into<String>) {
+        self.out.skipped.push(SkippedFile {
+            file: file.to_path_buf(),
+            reason: reason.into(),
+        });
+    }
+
+    fn push_piece(
+        &mut self,
+        file: &Path,
+        scope: Scope,
+        via: Vec<PathBuf>,
+        text: String,
+        notes: Vec<String>,
+    ) {
+        let tokens = (self.count_tokens)(&text);
+        self.out.total_tokens += tokens;
+        self.out.total_bytes += text.len();
+        self.out.pieces.push(LoadedPiece {
+            file: file.to_path_buf(),
+            display: self.display(file),
+            scope,
+            via,
+            lines: count_lines(&text),
+            bytes: text.len(),
+            text,
+            tokens,
+            notes,
+        });
+    }
+
+    fn record_cut(&mut self, file: &Path, rule: &str, text: &str, kept: usize) {
+        let (head, tail) = text.split_at(kept);
+        self.out.cutoffs.push(CutOff {
+            file: file.to_path_buf(),
+            rule: rule.to_string(),
+            kept_lines: count_lines(head),
+            kept_bytes: head.len(),
+            dropped_lines: count_lines(tail),
+            dropped_bytes: tail.len(),
+        });
+    }
+
+    /// Loads one top-level file: privacy, cut-offs, then its imports.
+    fn load(&mut self, file: &Path, scope: Scope, auto_memory: bool) {
+        if let Some(expander) = &self.expander
+            && expander.is_loaded(file)
+        {
+            self.skip(file, "already loaded through an @import");
+            return;
+        }
+        let mut text = match text::read_text(file) {
+            Ok(text) => text,
+            Err(e) => {
+                self.skip(file, format!("cannot be read: {e}"));
+                return;
+            }
+        };
+        let mut notes = Vec::new();
+        if self.format == Format::ConKeeper {
+            if markdown::is_private_file(&text) {
+                self.skip(file, "private: true — ConKeeper never injects this file");
+                return;
+            }
+            let (loaded, hidden) = markdown::split_private(&text);
+            if !hidden.is_empty() {
+                notes.push(format!(
+                    "{} line(s) inside <private> blocks stripped",
+                    count_lines(&hidden)
+                ));
+            }
+            text = loaded;
+        } else if !markdown::private_blocks(&text).is_empty() {
+            notes.push(format!(
+                "{} does not honour <private>: the block loads like any other text",
+                self.format.label()
+            ));
+        }
+        if auto_memory {
+            let kept = cut_lines_and_bytes(&text, AUTO_MEMORY_MAX_LINES, AUTO_MEMORY_MAX_BYTES);
+            if kept < text.len() {
+                self.record_cut(
+                    file,
+                    "Claude Code auto memory: first 200 lines or 25 KB",
+                    &text,
+                    kept,
+                );
+                notes.push(format!("cut after {} bytes", kept));
+                text.truncate(kept);
+            }
+        }
+        if self.format == Format::AgentsMd && scope == Scope::Project {
+            let remaining = CODEX_PROJECT_DOC_MAX_BYTES.saturating_sub(self.codex_bytes_used);
+            if text.len() > remaining {
+                let kept = floor_char_boundary(&text, remaining);
+                self.record_cut(
+                    file,
+                    "Codex: AGENTS.md files stop at 32 KiB combined",
+                    &text,
+                    kept,
+                );
+                if kept == 0 {
+                    self.skip(file, "the 32 KiB AGENTS.md budget is already used up");
+                    return;
+                }
+                notes.push(format!("cut after {kept} bytes (32 KiB combined limit)"));
+                text.truncate(kept);
+            }
+            self.codex_bytes_used += text.len();
+        }
+        if self.format == Format::ClaudeMd
+            && file
+                .file_name()
+                .is_some_and(|n| n == "CLAUDE.md" || n == "CLAUDE.local.md")
+        {
+            let chars = text.chars().count();
+            if chars > CLAUDE_MD_WARN_CHARS {
+                notes.push(format!(
+                    "{chars} characters: Claude Code warns above {CLAUDE_MD_WARN_CHARS}"
+                ));
+            }
+        }
+        let expansion = self
+            .expander
+            .as_mut()
+            .map(|expander| expander.expand(file, &text));
+        self.push_piece(file, scope, Vec::new(), text, notes);
+        if let Some(expansion) = expansion {
+            for imported in expansion.files {
+                let note = format!(
+                    "imported by @{} (line {}), depth {}",
+                    imported.written,
+                    imported.line,
+                    imported.depth()
+                );
+                self.push_piece(
+                    &imported.path,
+                    scope,
+                    imported.chain,
+                    imported.text,
+                    vec![note],
+                );
+            }
+            self.out.import_findings.extend(expansion.findings);
+        }
+    }
+}
+
+fn infinity_listing(bank: &Bank, count_tokens: &dyn Fn(&str) -> usize) -> ListingSize {
+    let memories: Vec<serde_json::Value> = bank
+        .files
+        .iter()
+        .filter_map(|f| f.memory.as_ref())
+        .map(|m| serde_json::json!({"id": m.id, "title": m.title, "type": m.kind}))
+        .collect();
+    let count = memories.len();
+    let answer = serde_json::json!({"success": true, "memories": memories});
+    let text = serde_json::to_string(&answer).unwrap_or_default();
+    ListingSize {
+        memories: count,
+        bytes: text.len(),
+        tokens: count_tokens(&text),
+    }
+}
+
+/// [`session_context`] with explicit options (tests, or a view that leaves out the
+/// user's global files).
+pub fn session_context_with(
+    project: &Project,
+    bank: &Bank,
+    count_tokens: &dyn Fn(&str) -> usize,
+    options: &ContextOptions,
+) -> BankContext {
+    let format = bank.format;
+    let expander = imports::format_expands_imports(format)
+        .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
+    let mut builder = Builder {
+        project: &project.path,
+        home: options.home.clone(),
+        format,
+        count_tokens,
+        expander,
+        codex_bytes_used: 0,
+        out: BankContext {
+            format,
+            root: bank.root.clone(),
+            pieces: Vec::new(),
+            cutoffs: Vec::new(),
+            skipped: Vec::new(),
+            import_findings: Vec::new(),
+            listing: None,
+            notes: Vec::new(),
+            total_tokens: 0,
+            total_bytes: 0,
+        },
+    };
+    if format == Format::Infinity {
+        let listing = infinity_listing(bank, count_tokens);
+        builder.out.notes.push(format!(
+            "Infinity loads nothing at session start: the agent calls list_memories, which \
+             returns metadata only ({} memories, {} bytes, {} tokens), then get_memory for \
+             the ones it needs",
+            listing.memories, listing.bytes, listing.tokens
+        ));
+        builder.out.listing = Some(listing);
+        for file in bank.files.iter().filter(|f| f.unreadable.is_some()) {
+            let reason = file.unreadable.clone().unwrap_or_default();
+            builder.skip(&file.path, reason);
+        }
+        return builder.out;
+    }
+    let (user_before, user_after) = match (&options.home, options.include_user_files) {
+        (Some(home), true) => user_files(format, &project.path, home),
+        _ => (Vec::new(), Vec::new()),
+    };
+    for file in &user_before {
+        // A user rule scoped with paths: loads only when matching files are touched.
+        if file.parent().is_some_and(|p| p.ends_with("rules"))
+            && text::read_text(file).is_ok_and(|t| has_paths_scope(&t))
+        {
+            continue;
+        }
+        builder.load(file, Scope::User, false);
+    }
+    let mut on_demand = 0;
+    for file in &bank.files {
+        if file.is_virtual() {
+            continue;
+        }
+        match file.load {
+            LoadKind::Startup => {
+                let is_auto_memory = format == Format::ClaudeMd && file.file_name() == "MEMORY.md";
+                builder.load(&file.path, Scope::Project, is_auto_memory);
+            }
+            LoadKind::OnDemand => on_demand += 1,
+            LoadKind::Never => {}
+        }
+    }
+    for file in &user_after {
+        builder.load(file, Scope::User, true);
+    }
+    if on_demand > 0 {
+        builder.out.notes.push(format!(
+            "{on_demand} more file(s) load only on demand (scoped rules, sub-folder files, \
+             modes, documents) and are not counted here"
+        ));
+    }
+    if builder.out.pieces.is_empty() && bank.files.iter().all(|f| f.load != LoadKind::Startup) {
+        builder
+            .out
+            .notes
+            .push("nothing in this bank loads at session start".to_string());
+    }
+    builder.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{bank, discovery};
+    use std::fs;
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn words(text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+
+    fn context_of(dir: &Path, format: Format, home: Option<&Path>) -> BankContext {
+        let project = discovery::project_at(dir, "p".into()).unwrap();
+        let bank = bank::list_banks(&project)
+            .into_iter()
+            .find(|b| b.format == format)
+            .unwrap();
+        let options = ContextOptions {
+            home: home.map(Path::to_path_buf),
+            include_user_files: home.is_some(),
+        };
+        session_context_with(&project, &bank, &words, &options)
+    }
+
+    #[test]
+    fn cline_loads_startup_files_whole_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path().join("memory-bank");
+        write(&b.join("progress.md"), "# Progress\ndone one\n");
+        write(
+            &b.join("projectbrief.md"),
+            "# Brief\n<private>\nkept anyway\n</private>\n",
+        );
+        write(&b.join("archive/old.md"), "# Old\n");
+        let ctx = context_of(dir.path(), Format::Cline, None);
+        let shown: Vec<_> = ctx
+            .pieces
+            .iter()
+            .map(|p| (p.display.as_str(), p.tokens))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("memory-bank/projectbrief.md", 6),
+                ("memory-bank/progress.md", 4)
+            ]
+        );
+        assert_eq!(ctx.total_tokens, 10);
+        assert_eq!(ctx.pieces[0].notes.len(), 1);
+        assert!(ctx.cutoffs.is_empty());
+    }
+
+    #[test]
+    fn conkeeper_strips_private_and_skips_private_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = dir.path().join(".claude/memory");
+        write(
+            &m.join("active-context.md"),
+            "# Active\nshown\n<private>\nsecret key\n</private>\nalso shown\n",
+        );
+        write(
+            &m.join("product-context.md"),
+            "---\nprivate: true\n---\n# Product\n",
+        );
+        write(&m.join("decisions/ADR-001-x.md"), "# ADR\n");
+        let ctx = context_of(dir.path(), Format::ConKeeper, None);
+        assert_eq!(ctx.pieces.len(), 1);
+        assert_eq!(ctx.pieces[0].text, "# Active\nshown\nalso shown\n");
+        assert_eq!(
+            ctx.pieces[0].notes,
+            vec!["1 line(s) inside <private> blocks stripped"]
+        );
+        assert_eq!(ctx.skipped.len(), 1);
+        assert!(ctx.skipped[0].file.ends_with("product-context.md"));
+    }
+
+    #[test]
+    fn claude_imports_follow_their_importer_and_auto_memory_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        let home = dir.path().join("home");
+        write(
+            &project.join("CLAUDE.md"),
+            "# Main\n@docs/style.md\n@.env\n",
+        );
+        write(&project.join("docs/style.md"), "# Style\n@../shared.md\n");
+        write(&project.join("shared.md"), "shared words\n");
+        write(&project.join(".env"), "SECRET=1\n");
+        write(&project.join("CLAUDE.local.md"), "# Local\n@shared.md\n");
+        write(&home.join(".claude/CLAUDE.md"), "# Global\n");
+        let slug = claude_project_slug(&project);
+        let memory: String = (1..=250).map(|n| format!("line {n}\n")).collect();
+        write(
+            &home
+                .join(".claude/projects")
+                .join(slug)
+                .join("memory/MEMORY.md"),
+            &memory,
+        );
+        let ctx = context_of(&project, Format::ClaudeMd, Some(&home));
+        let shown: Vec<_> = ctx
+            .pieces
+            .iter()
+            .map(|p| (p.display.as_str(), p.scope, p.via.len()))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("~/.claude/CLAUDE.md", Scope::User, 0),
+                ("CLAUDE.md", Scope::Project, 0),
+                ("docs/style.md", Scope::Project, 1),
+                ("shared.md", Scope::Project, 2),
+                ("CLAUDE.local.md", Scope::Project, 0),
+                (
+                    &*format!(
+                        "~/.claude/projects/{}/memory/MEMORY.md",
+                        claude_project_slug(&project)
+                    ),
+                    Scope::User,
+                    0
+                ),
+            ]
+        );
+        assert_eq!(ctx.import_findings.len(), 1);
+        assert_eq!(ctx.import_findings[0].code, "import-sensitive");
+        assert_eq!(ctx.cutoffs.len(), 1);
+        let cut = &ctx.cutoffs[0];
+        assert_eq!((cut.kept_lines, cut.dropped_lines), (200, 50));
+        assert_eq!(cut.dropped_bytes, memory.len() - cut.kept_bytes);
+        assert_eq!(ctx.pieces[5].lines, 200);
+    }
+
+    #[test]
+    fn codex_stops_at_32_kib() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = "x".repeat(99) + "\n";
+        write(&dir.path().join("AGENTS.md"), &line.repeat(400));
+        let ctx = context_of(dir.path(), Format::AgentsMd, None);
+        assert_eq!(ctx.pieces[0].bytes, CODEX_PROJECT_DOC_MAX_BYTES);
+        let cut = &ctx.cutoffs[0];
+        assert_eq!(
+            (cut.kept_bytes, cut.dropped_bytes),
+            (32_768, 40_000 - 32_768)
+        );
+        assert_eq!(cut.kept_lines, 328);
+    }
+
+    #[test]
+    fn auto_memory_byte_limit_and_long_first_line() {
+        let text = "y".repeat(30_000);
+        assert_eq!(cut_lines_and_bytes(&text, 200, 25 * 1024), 25 * 1024);
+        let lines = format!("{}\n", "z".repeat(199)).repeat(150);
+        // 150 lines of 200 bytes: the 25 KB limit stops at 128 whole lines.
+        assert_eq!(cut_lines_and_bytes(&lines, 200, 25 * 1024), 128 * 200);
+        assert_eq!(floor_char_boundary("aé", 2), 1);
+    }
+
+    #[test]
+    fn infinity_lists_metadata_only() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            &dir.path().join(".infinity/memories.json"),
+            r#"{"project_id":"p","memories":[{"id":"a","title":"Plan","type":"implementation_plan","content":"long content here","created_at":"2025-01-01T00:00:00Z"}]}"#,
+        );
+        let ctx = context_of(dir.path(), Format::Infinity, None);
+        assert!(ctx.pieces.is_empty());
+        assert_eq!(ctx.total_tokens, 0);
+        let listing = ctx.listing.unwrap();
+        assert_eq!(listing.memories, 1);
+        assert_eq!(
+            listing.bytes,
+            r#"{"memories":[{"id":"a","title":"Plan","type":"implementation_plan"}],"success":true}"#.len()
+        );
+    }
+}

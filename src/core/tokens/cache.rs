@@ -1,0 +1,682 @@
+//! The on-disk token cache: one small binary file per encoding in the platform cache
+//! folder, so a second start recounts nothing that did not change.
+//!
+//! An entry is keyed by path, Infinity memory id (for virtual files), size and
+//! modification time in nanoseconds; the encoding is the file's. The format is a
+//! checksummed list of fixed-width records, because a warm `mbank list` over thousands of
+//! projects must load it in a few milliseconds. A file that is truncated, corrupt, from
+//! another version or for another encoding is ignored and the cache starts empty.
+//! Saving writes a temporary file in the same folder and renames it over the old one.
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{Encoding, TextStats};
+use crate::core::error::{CoreError, Result};
+use crate::core::model::MemoryFile;
+use crate::core::paths;
+
+const MAGIC: &[u8; 8] = b"MBTOKEN\0";
+const VERSION: u32 = 1;
+/// magic, version, encoding, entry count, payload length, checksum.
+const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
+/// A memory id length that means "no id" (a real file).
+const NO_ID: u32 = u32::MAX;
+/// Above this many entries, saving keeps only those used since opening, so entries of
+/// deleted or renamed files cannot grow the file forever.
+const MAX_SAVED_ENTRIES: usize = 200_000;
+
+/// What identifies one version of one file: path (and memory id for an Infinity
+/// memory), size and modification time.
+#[derive(Debug, Clone, Copy)]
+pub struct FileKey<'a> {
+    pub path: &'a Path,
+    pub memory_id: Option<&'a str>,
+    pub size: u64,
+    pub modified: Option<SystemTime>,
+}
+
+impl<'a> FileKey<'a> {
+    /// The key of a listed file, from the metadata the listing already read.
+    pub fn of(file: &'a MemoryFile) -> Self {
+        FileKey {
+            path: &file.path,
+            memory_id: file.memory.as_ref().map(|m| m.id.as_str()),
+            size: file.size,
+            modified: file.modified,
+        }
+    }
+}
+
+/// Nanoseconds since the Unix epoch (negative before it).
+fn nanos_since_epoch(time: SystemTime) -> i128 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => after.as_nanos() as i128,
+        Err(before) => -(before.duration().as_nanos() as i128),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    path: Box<str>,
+    memory_id: Option<Box<str>>,
+    size: u64,
+    modified_nanos: i128,
+    bytes: u64,
+    lines: u64,
+    chars: u64,
+    loaded_tokens: u64,
+    private_tokens: u64,
+    private_blocks: u32,
+    private_file: bool,
+    /// Read or written since the cache was opened.
+    used: bool,
+}
+
+impl Entry {
+    fn is_for(&self, path: &str, memory_id: Option<&str>) -> bool {
+        &*self.path == path && self.memory_id.as_deref() == memory_id
+    }
+
+    fn stats(&self, encoding: Encoding) -> TextStats {
+        TextStats {
+            bytes: self.bytes,
+            lines: self.lines as usize,
+            chars: self.chars as usize,
+            loaded_tokens: self.loaded_tokens as usize,
+            private_tokens: self.private_tokens as usize,
+            private_blocks: self.private_blocks as usize,
+            private_file: self.private_file,
+            encoding,
+        }
+    }
+}
+
+/// The map's keys are already hashes of path and id: use them as they are.
+#[derive(Default, Clone, Copy)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed; this is the trait's required fallback.
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Hash of (path, memory id): the map key. Collisions are resolved by comparing both.
+fn identity_hash(path: &str, memory_id: Option<&str>) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    path.hash(&mut hasher);
+    memory_id.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Token counts remembered across runs for one encoding.
+#[derive(Debug)]
+pub struct TokenCache {
+    encoding: Encoding,
+    /// Where `save` writes; `None` for a cache that lives in memory only.
+    file: Option<PathBuf>,
+    entries: HashMap<u64, Vec<Entry>, BuildHasherDefault<IdentityHasher>>,
+    len: usize,
+    dirty: bool,
+    hits: usize,
+    misses: usize,
+}
+
+impl TokenCache {
+    /// A cache that is never read from or written to disk.
+    pub fn in_memory(encoding: Encoding) -> Self {
+        TokenCache {
+            encoding,
+            file: None,
+            entries: HashMap::default(),
+            len: 0,
+            dirty: false,
+            hits: 0,
+            misses: 0,
+        }
+    }
+
+    /// The cache in mbank's cache folder (`paths::cache_dir`), or an in-memory one when
+    /// the platform has no cache folder.
+    pub fn open_default(encoding: Encoding) -> Self {
+        match paths::cache_dir() {
+            Some(dir) => Self::open_at(&dir, encoding),
+            None => Self::in_memory(encoding),
+        }
+    }
+
+    /// The cache file for `encoding` in `dir`. A missing, unreadable or invalid file
+    /// gives an empty cache; the folder is created on `save`.
+    pub fn open_at(dir: &Path, encoding: Encoding) -> Self {
+        let file = dir.join(Self::file_name(encoding));
+        let mut cache = Self::in_memory(encoding);
+        if let Ok(bytes) = std::fs::read(&file)
+            && let Some(entries) = decode(&bytes, encoding)
+        {
+            cache.len = entries.len();
+            cache.entries.reserve(entries.len());
+            for entry in entries {
+                let key = identity_hash(&entry.path, entry.memory_id.as_deref());
+                cache.entries.entry(key).or_default().push(entry);
+            }
+        }
+        cache.file = Some(file);
+        cache
+    }
+
+    /// File name of an encoding's cache, e.g. `tokens-o200k_base.bin`.
+    pub fn file_name(encoding: Encoding) -> String {
+        let id = match encoding {
+            Encoding::Bytes4 => "bytes4",
+            other => other.id(),
+        };
+        format!("tokens-{id}.bin")
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Where `save` writes, if anywhere.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Lookups answered from the cache since it was opened.
+    pub fn hits(&self) -> usize {
+        self.hits
+    }
+
+    /// Lookups that found nothing valid (a new or changed file).
+    pub fn misses(&self) -> usize {
+        self.misses
+    }
+
+    /// The remembered figures for this exact version of the file. A file without a
+    /// modification time or with a non-UTF-8 path is never cached.
+    pub fn get(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
+        let found = self.lookup(key);
+        if found.is_some() {
+            self.hits += 1;
+        } else {
+            self.misses += 1;
+        }
+        found
+    }
+
+    fn lookup(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
+        let path = key.path.to_str()?;
+        let modified = nanos_since_epoch(key.modified?);
+        let bucket = self.entries.get_mut(&identity_hash(path, key.memory_id))?;
+        let entry = bucket.iter_mut().find(|e| e.is_for(path, key.memory_id))?;
+        if entry.size != key.size || entry.modified_nanos != modified {
+            return None;
+        }
+        entry.used = true;
+        Some(entry.stats(self.encoding))
+    }
+
+    /// Remembers the figures of a file version, replacing those of older versions.
+    /// Figures of another encoding are refused (they would poison this file).
+    pub fn insert(&mut self, key: &FileKey<'_>, stats: &TextStats) {
+        if stats.encoding != self.encoding {
+            return;
+        }
+        let (Some(path), Some(modified)) = (key.path.to_str(), key.modified) else {
+            return;
+        };
+        let entry = Entry {
+            path: path.into(),
+            memory_id: key.memory_id.map(Into::into),
+            size: key.size,
+            modified_nanos: nanos_since_epoch(modified),
+            bytes: stats.bytes,
+            lines: stats.lines as u64,
+            chars: stats.chars as u64,
+            loaded_tokens: stats.loaded_tokens as u64,
+            private_tokens: stats.private_tokens as u64,
+            private_blocks: u32::try_from(stats.private_blocks).unwrap_or(u32::MAX),
+            private_file: stats.private_file,
+            used: true,
+        };
+        let bucket = self
+            .entries
+            .entry(identity_hash(path, key.memory_id))
+            .or_default();
+        match bucket.iter_mut().find(|e| e.is_for(path, key.memory_id)) {
+            Some(old) if *old == entry => return,
+            Some(old) => *old = entry,
+            None => {
+                bucket.push(entry);
+                self.len += 1;
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// True when there is something `save` would write.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// Writes the cache if it changed: to a temporary file in the same folder, renamed
+    /// over the old one, so a crash or a concurrent reader never sees half a file.
+    pub fn save(&mut self) -> Result<()> {
+        let Some(file) = self.file.clone() else {
+            self.dirty = false;
+            return Ok(());
+        };
+        if !self.dirty {
+            return Ok(());
+        }
+        let dir = file.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
+        let keep_unused = self.len <= MAX_SAVED_ENTRIES;
+        let entries = self
+            .entries
+            .values()
+            .flatten()
+            .filter(|e| keep_unused || e.used);
+        let bytes = encode(entries, self.encoding);
+        let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir, e))?;
+        temp.write_all(&bytes)
+            .and_then(|()| temp.flush())
+            .map_err(|e| CoreError::io(temp.path(), e))?;
+        temp.persist(&file)
+            .map_err(|e| CoreError::io(&file, e.error))?;
+        self.dirty = false;
+        Ok(())
+    }
+}
+
+fn encoding_code(encoding: Encoding) -> u32 {
+    match encoding {
+        Encoding::O200k => 1,
+        Encoding::Cl100k => 2,
+        Encoding::Bytes4 => 3,
+    }
+}
+
+/// FNV-style checksum over 8-byte words: cheap enough for megabytes per millisecond,
+/// and any truncation or flipped bit changes it.
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut state: u64 = 0xCBF2_9CE4_8422_2325 ^ bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        state = (state ^ u64::from_le_bytes(word)).wrapping_mul(0x0000_0100_0000_01B3);
+        state ^= state >> 29;
+    }
+    for &byte in chunks.remainder() {
+        state = (state ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    state
+}
+
+fn encode<'a>(entries: impl Iterator<Item = &'a Entry>, encoding: Encoding) -> Vec<u8> {
+    let mut payload = Vec::new();
+    let mut count: u32 = 0;
+    for entry in entries {
+        let (Ok(path_len), Ok(id_len)) = (
+            u32::try_from(entry.path.len()),
+            entry
+                .memory_id
+                .as_ref()
+                .map_or(Ok(NO_ID), |id| u32::try_from(id.len())),
+        ) else {
+            continue;
+        };
+        if id_len == NO_ID && entry.memory_id.is_some() || count == u32::MAX {
+            continue;
+        }
+        payload.extend_from_slice(&path_len.to_le_bytes());
+        payload.extend_from_slice(entry.path.as_bytes());
+        payload.extend_from_slice(&id_len.to_le_bytes());
+        if let Some(id) = &entry.memory_id {
+            payload.extend_from_slice(id.as_bytes());
+        }
+        for value in [
+            entry.size,
+            entry.bytes,
+            entry.lines,
+            entry.chars,
+            entry.loaded_tokens,
+            entry.private_tokens,
+        ] {
+            payload.extend_from_slice(&value.to_le_bytes());
+        }
+        payload.extend_from_slice(&entry.modified_nanos.to_le_bytes());
+        payload.extend_from_slice(&entry.private_blocks.to_le_bytes());
+        payload.push(u8::from(entry.private_file));
+        count += 1;
+    }
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&encoding_code(encoding).to_le_bytes());
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&checksum(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Reads fields from a byte slice; every read is bounds-checked.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, len: usize) -> Option<&'a [u8]> {
+        if len > self.bytes.len() {
+            return None;
+        }
+        let (head, tail) = self.bytes.split_at(len);
+        self.bytes = tail;
+        Some(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.array().map(u32::from_le_bytes)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        self.array().map(u64::from_le_bytes)
+    }
+
+    fn str(&mut self, len: u32) -> Option<Box<str>> {
+        let bytes = self.take(usize::try_from(len).ok()?)?;
+        std::str::from_utf8(bytes).ok().map(Into::into)
+    }
+}
+
+/// Parses a cache file; `None` for anything that is not a valid cache of `encoding`.
+fn decode(bytes: &[u8], encoding: Encoding) -> Option<Vec<Entry>> {
+    let mut header = Reader { bytes };
+    if header.take(MAGIC.len())? != MAGIC
+        || header.u32()? != VERSION
+        || header.u32()? != encoding_code(encoding)
+    {
+        return None;
+    }
+    let count = header.u32()?;
+    let payload_len = usize::try_from(header.u64()?).ok()?;
+    let expected_checksum = header.u64()?;
+    let payload = header.take(payload_len)?;
+    if !header.bytes.is_empty() || checksum(payload) != expected_checksum {
+        return None;
+    }
+    let mut reader = Reader { bytes: payload };
+    // Each record takes at least 81 bytes: the claimed count cannot force a huge allocation.
+    let mut entries = Vec::with_capacity((count as usize).min(payload_len / 81 + 1));
+    for _ in 0..count {
+        let path_len = reader.u32()?;
+        let path = reader.str(path_len)?;
+        let id_len = reader.u32()?;
+        let memory_id = if id_len == NO_ID {
+            None
+        } else {
+            Some(reader.str(id_len)?)
+        };
+        let size = reader.u64()?;
+        let bytes = reader.u64()?;
+        let lines = reader.u64()?;
+        let chars = reader.u64()?;
+        let loaded_tokens = reader.u64()?;
+        let private_tokens = reader.u64()?;
+        let modified_nanos = i128::from_le_bytes(reader.array()?);
+        let private_blocks = reader.u32()?;
+        let private_file = match reader.take(1)? {
+            [0] => false,
+            [1] => true,
+            _ => return None,
+        };
+        entries.push(Entry {
+            path,
+            memory_id,
+            size,
+            modified_nanos,
+            bytes,
+            lines,
+            chars,
+            loaded_tokens,
+            private_tokens,
+            private_blocks,
+            private_file,
+            used: false,
+        });
+    }
+    reader.bytes.is_empty().then_some(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn stats(tokens: usize, encoding: Encoding) -> TextStats {
+        TextStats {
+            bytes: 40,
+            lines: 3,
+            chars: 38,
+            loaded_tokens: tokens,
+            private_tokens: 2,
+            private_blocks: 1,
+            private_file: false,
+            encoding,
+        }
+    }
+
+    fn key<'a>(path: &'a Path, id: Option<&'a str>, size: u64, nanos: u64) -> FileKey<'a> {
+        FileKey {
+            path,
+            memory_id: id,
+            size,
+            modified: Some(UNIX_EPOCH + Duration::from_nanos(nanos)),
+        }
+    }
+
+    #[test]
+    fn round_trip_through_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.md");
+        let store = dir.path().join("memories.json");
+        let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert!(cache.is_empty());
+        cache.insert(
+            &key(&a, None, 40, 1_700_000_000_123_456_789),
+            &stats(10, Encoding::O200k),
+        );
+        cache.insert(&key(&store, Some("m-1"), 7, 5), &stats(11, Encoding::O200k));
+        cache.insert(&key(&store, Some("m-2"), 7, 5), &stats(12, Encoding::O200k));
+        cache.save().unwrap();
+        assert!(!cache.is_dirty());
+
+        let mut reopened = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert_eq!(reopened.len(), 3);
+        assert_eq!(
+            reopened.get(&key(&a, None, 40, 1_700_000_000_123_456_789)),
+            Some(stats(10, Encoding::O200k))
+        );
+        assert_eq!(
+            reopened
+                .get(&key(&store, Some("m-2"), 7, 5))
+                .unwrap()
+                .loaded_tokens,
+            12
+        );
+        // The memory id is part of the key.
+        assert_eq!(reopened.get(&key(&store, Some("m-3"), 7, 5)), None);
+        assert_eq!(reopened.get(&key(&store, None, 7, 5)), None);
+        assert_eq!((reopened.hits(), reopened.misses()), (2, 2));
+        // Another encoding's cache is another file.
+        assert!(TokenCache::open_at(dir.path(), Encoding::Cl100k).is_empty());
+    }
+
+    #[test]
+    fn a_change_of_size_or_mtime_is_a_miss_and_replaces_the_entry() {
+        let mut cache = TokenCache::in_memory(Encoding::Cl100k);
+        let path = Path::new("/p/a.md");
+        cache.insert(&key(path, None, 40, 1000), &stats(10, Encoding::Cl100k));
+        assert!(cache.get(&key(path, None, 41, 1000)).is_none());
+        // One nanosecond is a change.
+        assert!(cache.get(&key(path, None, 40, 1001)).is_none());
+        assert!(cache.get(&key(path, None, 40, 1000)).is_some());
+        cache.insert(&key(path, None, 41, 2000), &stats(11, Encoding::Cl100k));
+        assert_eq!(cache.len(), 1);
+        assert!(cache.get(&key(path, None, 40, 1000)).is_none());
+        assert_eq!(
+            cache.get(&key(path, None, 41, 2000)).unwrap().loaded_tokens,
+            11
+        );
+        assert_eq!((cache.hits(), cache.misses()), (2, 3));
+    }
+
+    #[test]
+    fn files_without_mtime_and_foreign_stats_are_not_cached() {
+        let mut cache = TokenCache::in_memory(Encoding::O200k);
+        let path = Path::new("/p/a.md");
+        let no_time = FileKey {
+            path,
+            memory_id: None,
+            size: 1,
+            modified: None,
+        };
+        cache.insert(&no_time, &stats(1, Encoding::O200k));
+        cache.insert(&key(path, None, 1, 1), &stats(1, Encoding::Bytes4));
+        assert!(cache.is_empty());
+        assert!(!cache.is_dirty());
+        assert!(cache.get(&no_time).is_none());
+    }
+
+    #[test]
+    fn pre_epoch_times_are_kept_apart() {
+        let before = UNIX_EPOCH - Duration::from_nanos(5);
+        let after = UNIX_EPOCH + Duration::from_nanos(5);
+        assert_eq!(nanos_since_epoch(before), -5);
+        assert_eq!(nanos_since_epoch(after), 5);
+    }
+
+    #[test]
+    fn corrupt_truncated_or_foreign_files_start_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.md");
+        let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+        for i in 0..20u64 {
+            let path = dir.path().join(format!("f{i}.md"));
+            cache.insert(&key(&path, None, i, i), &stats(i as usize, Encoding::O200k));
+        }
+        cache.insert(&key(&a, None, 1, 1), &stats(1, Encoding::O200k));
+        cache.save().unwrap();
+        let file = cache.file().unwrap().to_path_buf();
+        let good = std::fs::read(&file).unwrap();
+        assert_eq!(TokenCache::open_at(dir.path(), Encoding::O200k).len(), 21);
+
+        let mut flipped = good.clone();
+        let middle = flipped.len() / 2;
+        flipped[middle] ^= 0x40;
+        let mut wrong_version = good.clone();
+        wrong_version[8] = 99;
+        let mut huge_count = good.clone();
+        huge_count[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
+        let variants: Vec<Vec<u8>> = vec![
+            good[..good.len() - 1].to_vec(),
+            good[..HEADER_LEN].to_vec(),
+            good[..5].to_vec(),
+            Vec::new(),
+            flipped,
+            wrong_version,
+            huge_count,
+            b"{\"not\": \"a cache\"}".to_vec(),
+            [good.clone(), b"trailing".to_vec()].concat(),
+        ];
+        for (index, bytes) in variants.iter().enumerate() {
+            std::fs::write(&file, bytes).unwrap();
+            let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+            assert!(cache.is_empty(), "variant {index} was accepted");
+            assert!(cache.get(&key(&a, None, 1, 1)).is_none());
+        }
+        // A corrupt file is replaced by the next save.
+        let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+        cache.insert(&key(&a, None, 1, 1), &stats(1, Encoding::O200k));
+        cache.save().unwrap();
+        assert_eq!(TokenCache::open_at(dir.path(), Encoding::O200k).len(), 1);
+    }
+
+    #[test]
+    fn saving_creates_the_folder_and_leaves_no_temporary_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache_dir = dir.path().join("nested").join("cache");
+        let mut cache = TokenCache::open_at(&cache_dir, Encoding::Bytes4);
+        // Nothing to write: no file appears.
+        cache.save().unwrap();
+        assert!(!cache_dir.exists());
+        cache.insert(
+            &key(Path::new("/x.md"), None, 1, 1),
+            &stats(1, Encoding::Bytes4),
+        );
+        cache.save().unwrap();
+        let names: Vec<String> = std::fs::read_dir(&cache_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["tokens-bytes4.bin".to_string()]);
+    }
+
+    #[test]
+    fn many_entries_survive_a_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+        let paths: Vec<PathBuf> = (0..14_000)
+            .map(|i| {
+                PathBuf::from(format!(
+                    "/home/someone/memory-banks/project-{:04}/memory-bank/file{}.md",
+                    i / 7,
+                    i % 7
+                ))
+            })
+            .collect();
+        for (i, path) in paths.iter().enumerate() {
+            cache.insert(
+                &key(path, None, i as u64, i as u64),
+                &stats(i, Encoding::O200k),
+            );
+        }
+        cache.save().unwrap();
+        let mut reopened = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert_eq!(reopened.len(), 14_000);
+        for (i, path) in paths.iter().enumerate() {
+            let found = reopened.get(&key(path, None, i as u64, i as u64)).unwrap();
+            assert_eq!(found.loaded_tokens, i);
+        }
+        assert_eq!((reopened.hits(), reopened.misses()), (14_000, 0));
+    }
+}

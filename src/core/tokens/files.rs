@@ -1,0 +1,302 @@
+//! Figures for listed memory files, real or virtual, through the cache. An Infinity
+//! memory is a virtual file whose text is its `content` in the store; a batch reads and
+//! parses each store once, however many memories it holds.
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::cache::{FileKey, TokenCache};
+use super::{Encoding, TextStats, analyze};
+use crate::core::error::{CoreError, Result};
+use crate::core::infinity;
+use crate::core::model::MemoryFile;
+use crate::core::text;
+
+/// Why a store's memories cannot be read; kept so every memory of the store gets the
+/// same error without reading the store again.
+enum StoreProblem {
+    Read {
+        kind: std::io::ErrorKind,
+        message: String,
+    },
+    Parse(String),
+}
+
+impl StoreProblem {
+    fn from_error(error: CoreError) -> Self {
+        match error {
+            CoreError::Io { source, .. } => StoreProblem::Read {
+                kind: source.kind(),
+                message: source.to_string(),
+            },
+            other => StoreProblem::Parse(other.to_string()),
+        }
+    }
+
+    fn to_error(&self, store: &Path) -> CoreError {
+        match self {
+            StoreProblem::Read { kind, message } => {
+                CoreError::io(store, std::io::Error::new(*kind, message.clone()))
+            }
+            StoreProblem::Parse(message) => CoreError::Parse {
+                path: store.to_path_buf(),
+                message: message.clone(),
+            },
+        }
+    }
+}
+
+/// Reads the texts of one batch of files, remembering parsed Infinity stores.
+#[derive(Default)]
+pub(super) struct Batch {
+    stores: HashMap<PathBuf, std::result::Result<HashMap<String, String>, StoreProblem>>,
+}
+
+impl Batch {
+    fn load_store(path: &Path) -> std::result::Result<HashMap<String, String>, StoreProblem> {
+        let text = text::read_text(path).map_err(StoreProblem::from_error)?;
+        let (store, _schema_issues) = infinity::parse_store(&text)
+            .map_err(|e| StoreProblem::Parse(format!("{}: {e}", path.display())))?;
+        Ok(store
+            .memories
+            .into_iter()
+            .map(|memory| (memory.id, memory.content))
+            .collect())
+    }
+
+    /// The text a file stands for: the file itself, or an Infinity memory's content.
+    fn text_of(&mut self, file: &MemoryFile) -> Result<Cow<'_, str>> {
+        let Some(memory) = &file.memory else {
+            return text::read_text(&file.path).map(Cow::Owned);
+        };
+        let store = self
+            .stores
+            .entry(file.path.clone())
+            .or_insert_with(|| Self::load_store(&file.path));
+        let memories = store.as_ref().map_err(|p| p.to_error(&file.path))?;
+        memories
+            .get(&memory.id)
+            .map(|content| Cow::Borrowed(content.as_str()))
+            .ok_or_else(|| CoreError::Parse {
+                path: file.path.clone(),
+                message: format!("memory {:?} is no longer in the store", memory.id),
+            })
+    }
+
+    /// Reads and measures a file, without the cache.
+    pub(super) fn measure(&mut self, file: &MemoryFile, encoding: Encoding) -> Result<TextStats> {
+        let text = self.text_of(file)?;
+        Ok(analyze(&text, encoding))
+    }
+}
+
+/// Figures of one file, from the cache when it holds this version of the file.
+pub fn stats_for_file(
+    file: &MemoryFile,
+    encoding: Encoding,
+    cache: &mut TokenCache,
+) -> Result<TextStats> {
+    stats_for_files(std::slice::from_ref(file), encoding, cache)
+        .pop()
+        .unwrap_or_else(|| {
+            Err(CoreError::Parse {
+                path: file.path.clone(),
+                message: "no figures were computed".into(),
+            })
+        })
+}
+
+/// Figures of many files, in input order, on the calling thread. Cache hits cost no
+/// read and never build a tokenizer. A file that cannot be read gets its own error and
+/// the batch goes on. The cache is only used when it is `encoding`'s; call
+/// `TokenCache::save` afterwards to keep what was counted.
+pub fn stats_for_files(
+    files: &[MemoryFile],
+    encoding: Encoding,
+    cache: &mut TokenCache,
+) -> Vec<Result<TextStats>> {
+    let use_cache = cache.encoding() == encoding;
+    let mut batch = Batch::default();
+    files
+        .iter()
+        .map(|file| {
+            let key = FileKey::of(file);
+            if use_cache && let Some(stats) = cache.get(&key) {
+                return Ok(stats);
+            }
+            let measured = batch.measure(file, encoding);
+            if use_cache && let Ok(stats) = &measured {
+                cache.insert(&key, stats);
+            }
+            measured
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use super::*;
+    use crate::core::model::{LoadKind, Role, VirtualMemory};
+    use crate::core::tokens::count;
+
+    pub(crate) fn real_file(path: &Path) -> MemoryFile {
+        let meta = std::fs::metadata(path).ok();
+        MemoryFile {
+            path: path.to_path_buf(),
+            display: path.file_name().unwrap().to_string_lossy().into_owned(),
+            role: Role::Other,
+            layer: None,
+            order: 0,
+            group: None,
+            load: LoadKind::Startup,
+            size: meta.as_ref().map_or(0, |m| m.len()),
+            modified: meta.and_then(|m| m.modified().ok()),
+            memory: None,
+            unreadable: None,
+        }
+    }
+
+    pub(crate) fn virtual_file(store: &Path, id: &str, size: u64) -> MemoryFile {
+        let mut file = real_file(store);
+        file.display = format!(".infinity/memories.json#{id}");
+        file.size = size;
+        file.memory = Some(VirtualMemory {
+            id: id.to_string(),
+            title: id.to_string(),
+            kind: "design_doc".into(),
+            created_at: None,
+            updated_at: None,
+        });
+        file
+    }
+
+    const STORE: &str = r##"{"project_id": "p", "memories": [
+  {"id": "m-1", "title": "One", "type": "design_doc", "content": "# One\nfirst memory", "created_at": "2025-01-01T00:00:00Z"},
+  {"id": "m-2", "title": "Two", "type": "rules", "content": "second memory, longer than the first one", "created_at": "2025-01-01T00:00:00Z"}
+]}"##;
+
+    #[test]
+    fn results_follow_input_order_and_errors_do_not_stop_the_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.md");
+        std::fs::write(&good, "# Good\nhello world\n").unwrap();
+        let binary = dir.path().join("binary.md");
+        std::fs::write(&binary, b"ab\0cd").unwrap();
+        let bad_utf8 = dir.path().join("latin1.md");
+        std::fs::write(&bad_utf8, b"caf\xE9\n").unwrap();
+        let vanished = real_file(&dir.path().join("gone.md"));
+        let store = dir.path().join("memories.json");
+        std::fs::write(&store, STORE).unwrap();
+        let files = vec![
+            real_file(&binary),
+            real_file(&good),
+            vanished,
+            virtual_file(&store, "m-2", 40),
+            virtual_file(&store, "m-9", 1),
+            real_file(&bad_utf8),
+            virtual_file(&store, "m-1", 18),
+        ];
+        let mut cache = TokenCache::in_memory(Encoding::O200k);
+        let results = stats_for_files(&files, Encoding::O200k, &mut cache);
+        assert_eq!(results.len(), 7);
+        assert!(matches!(results[0], Err(CoreError::Binary { .. })));
+        assert_eq!(
+            results[1].as_ref().unwrap().loaded_tokens,
+            count(Encoding::O200k, "# Good\nhello world\n")
+        );
+        assert!(matches!(results[2], Err(CoreError::Io { .. })));
+        let second = results[3].as_ref().unwrap();
+        assert_eq!(second.bytes, 40);
+        assert_eq!(
+            second.loaded_tokens,
+            count(Encoding::O200k, "second memory, longer than the first one")
+        );
+        match &results[4] {
+            Err(CoreError::Parse { message, .. }) => assert!(message.contains("m-9"), "{message}"),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(matches!(results[5], Err(CoreError::InvalidUtf8 { .. })));
+        assert_eq!(results[6].as_ref().unwrap().lines, 2);
+        // Only successes are cached: good.md, m-1, m-2.
+        assert_eq!(cache.len(), 3);
+    }
+
+    #[test]
+    fn a_broken_store_fails_each_memory_and_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("memories.json");
+        std::fs::write(&store, "{\"memories\": [").unwrap();
+        let files = vec![virtual_file(&store, "a", 1), virtual_file(&store, "b", 1)];
+        let mut batch = Batch::default();
+        for file in &files {
+            let err = batch.measure(file, Encoding::Bytes4).unwrap_err();
+            assert!(err.to_string().contains("malformed JSON"), "{err}");
+        }
+        assert_eq!(batch.stores.len(), 1);
+    }
+
+    #[test]
+    fn second_run_recounts_nothing_and_a_change_recounts_exactly_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache_dir = dir.path().join("cache");
+        let paths: Vec<PathBuf> = (0..4)
+            .map(|i| dir.path().join(format!("f{i}.md")))
+            .collect();
+        for (i, path) in paths.iter().enumerate() {
+            std::fs::write(path, format!("# File {i}\ntext {i}\n")).unwrap();
+        }
+        let store = dir.path().join("memories.json");
+        std::fs::write(&store, STORE).unwrap();
+        let listing = |paths: &[PathBuf]| {
+            let mut files: Vec<MemoryFile> = paths.iter().map(|p| real_file(p)).collect();
+            files.push(virtual_file(&store, "m-1", 18));
+            files
+        };
+
+        let mut first = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
+        let results = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut first);
+        assert!(results.iter().all(Result::is_ok));
+        assert_eq!((first.hits(), first.misses()), (0, 5));
+        first.save().unwrap();
+
+        let mut second = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
+        let again = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut second);
+        assert_eq!((second.hits(), second.misses()), (5, 0));
+        let same: Vec<_> = again.into_iter().map(Result::unwrap).collect();
+        let before: Vec<_> = results.into_iter().map(Result::unwrap).collect();
+        assert_eq!(same, before);
+        assert!(!second.is_dirty());
+
+        // Change f2's size, and f3's mtime only (same size, same text).
+        std::fs::write(&paths[2], "# File 2\ntext 2 changed\n").unwrap();
+        let f3 = std::fs::File::options()
+            .write(true)
+            .open(&paths[3])
+            .unwrap();
+        f3.set_modified(SystemTime::now() + std::time::Duration::from_secs(60))
+            .unwrap();
+        drop(f3);
+        let mut third = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
+        let results = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut third);
+        assert_eq!((third.hits(), third.misses()), (3, 2));
+        assert_eq!(
+            results[2].as_ref().unwrap().loaded_tokens,
+            count(Encoding::Cl100k, "# File 2\ntext 2 changed\n")
+        );
+    }
+
+    #[test]
+    fn a_cache_of_another_encoding_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "abcdefgh").unwrap();
+        let mut cache = TokenCache::in_memory(Encoding::O200k);
+        let results = stats_for_files(&[real_file(&path)], Encoding::Bytes4, &mut cache);
+        assert_eq!(results[0].as_ref().unwrap().loaded_tokens, 2);
+        assert_eq!(results[0].as_ref().unwrap().encoding, Encoding::Bytes4);
+        assert!(cache.is_empty());
+        assert_eq!(cache.hits() + cache.misses(), 0);
+    }
+}

@@ -1,0 +1,256 @@
+//! Token counts of memory files, labelled with the encoding that produced them.
+//!
+//! No tokenizer for current Claude models is published, so mbank offers OpenAI's BPE
+//! encodings (exact: `o200k_base` by default, `cl100k_base`) and the common `bytes/4`
+//! estimate. BPE counts are identical to OpenAI's reference tokenizer: a hand-written
+//! pre-tokenizer (`pretokenize`) feeds `bpe-openai`'s encoder (`counter`).
+//!
+//! ConKeeper `<private>` blocks and `private: true` files are counted apart from what
+//! agents load. Counts are cached on disk (`cache`) and computed off the caller's thread
+//! (`background`), so listing a bank never waits for a tokenizer.
+mod background;
+mod cache;
+mod counter;
+mod files;
+mod pretokenize;
+
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::markdown;
+use super::text;
+
+pub use background::{CountEvent, CounterHandle, spawn_counter};
+pub use cache::{FileKey, TokenCache};
+pub use files::{stats_for_file, stats_for_files};
+
+/// How tokens are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Encoding {
+    /// OpenAI `o200k_base` (GPT-4o and later), exact.
+    #[default]
+    O200k,
+    /// OpenAI `cl100k_base` (GPT-4, GPT-3.5), exact.
+    Cl100k,
+    /// `ceil(bytes / 4)`: the rough estimate many tools use.
+    Bytes4,
+}
+
+impl Encoding {
+    pub const ALL: [Encoding; 3] = [Encoding::O200k, Encoding::Cl100k, Encoding::Bytes4];
+
+    /// Stable identifier, shown next to every figure and used in JSON and configuration.
+    pub fn id(self) -> &'static str {
+        match self {
+            Encoding::O200k => "o200k_base",
+            Encoding::Cl100k => "cl100k_base",
+            Encoding::Bytes4 => "bytes/4",
+        }
+    }
+
+    /// What the figures mean, for help texts and the TUI.
+    pub fn label(self) -> &'static str {
+        match self {
+            Encoding::O200k => "o200k_base (OpenAI GPT-4o tokenizer, exact)",
+            Encoding::Cl100k => "cl100k_base (OpenAI GPT-4 tokenizer, exact)",
+            Encoding::Bytes4 => "bytes/4 (rough estimate)",
+        }
+    }
+
+    /// True for real tokenizers, false for the bytes/4 estimate.
+    pub fn is_exact(self) -> bool {
+        !matches!(self, Encoding::Bytes4)
+    }
+}
+
+impl std::fmt::Display for Encoding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// An encoding name that is none of those mbank knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown token encoding {0:?} (use o200k_base, cl100k_base or bytes/4)")]
+pub struct UnknownEncoding(pub String);
+
+impl FromStr for Encoding {
+    type Err = UnknownEncoding;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "o200k" | "o200k_base" => Ok(Encoding::O200k),
+            "cl100k" | "cl100k_base" => Ok(Encoding::Cl100k),
+            "bytes4" | "bytes/4" => Ok(Encoding::Bytes4),
+            _ => Err(UnknownEncoding(name.to_string())),
+        }
+    }
+}
+
+impl Serialize for Encoding {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
+}
+
+impl<'de> Deserialize<'de> for Encoding {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Number of tokens of `text` under `encoding`. The BPE encodings build their tables on
+/// first use (tens of milliseconds); the empty text and bytes/4 never do.
+pub fn count(encoding: Encoding, text: &str) -> usize {
+    match encoding {
+        Encoding::O200k => counter::count_bpe(pretokenize::Grammar::O200k, text),
+        Encoding::Cl100k => counter::count_bpe(pretokenize::Grammar::Cl100k, text),
+        Encoding::Bytes4 => text.len().div_ceil(4),
+    }
+}
+
+/// Size and token figures of one text.
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct TextStats {
+    pub bytes: u64,
+    pub lines: usize,
+    pub chars: usize,
+    /// Tokens an agent loads: everything outside `<private>` blocks (tag lines excluded);
+    /// zero for a `private: true` file.
+    pub loaded_tokens: usize,
+    /// Tokens hidden from automation: inside `<private>` blocks, or the whole file when
+    /// its frontmatter says `private: true`.
+    pub private_tokens: usize,
+    pub private_blocks: usize,
+    pub private_file: bool,
+    pub encoding: Encoding,
+}
+
+impl TextStats {
+    /// Loaded plus private tokens (the `<private>` tag lines are in neither).
+    pub fn total_tokens(&self) -> usize {
+        self.loaded_tokens + self.private_tokens
+    }
+}
+
+/// Measures a text. ConKeeper's privacy markers are honoured wherever they appear: a
+/// `private: true` file counts as private whole, `<private>` blocks apart.
+pub fn analyze(text: &str, encoding: Encoding) -> TextStats {
+    let (lines, chars) = text::line_and_char_counts(text);
+    let private_file = markdown::is_private_file(text);
+    let private_blocks = markdown::private_blocks(text).len();
+    let (loaded_tokens, private_tokens) = if private_file {
+        (0, count(encoding, text))
+    } else if private_blocks == 0 {
+        (count(encoding, text), 0)
+    } else {
+        let (loaded, hidden) = markdown::split_private(text);
+        (count(encoding, &loaded), count(encoding, &hidden))
+    };
+    TextStats {
+        bytes: text.len() as u64,
+        lines,
+        chars,
+        loaded_tokens,
+        private_tokens,
+        private_blocks,
+        private_file,
+        encoding,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_names_round_trip() {
+        for encoding in Encoding::ALL {
+            assert_eq!(encoding.id().parse::<Encoding>().unwrap(), encoding);
+            assert_eq!(encoding.to_string(), encoding.id());
+            let json = serde_json::to_string(&encoding).unwrap();
+            assert_eq!(json, format!("\"{}\"", encoding.id()));
+            assert_eq!(serde_json::from_str::<Encoding>(&json).unwrap(), encoding);
+        }
+        assert_eq!("o200k".parse::<Encoding>().unwrap(), Encoding::O200k);
+        assert_eq!("CL100K".parse::<Encoding>().unwrap(), Encoding::Cl100k);
+        assert_eq!("bytes4".parse::<Encoding>().unwrap(), Encoding::Bytes4);
+        assert_eq!(Encoding::default(), Encoding::O200k);
+        let err = "gpt2".parse::<Encoding>().unwrap_err();
+        assert!(err.to_string().contains("gpt2"), "{err}");
+    }
+
+    #[test]
+    fn bytes4_is_ceil_of_bytes_over_four() {
+        assert_eq!(count(Encoding::Bytes4, ""), 0);
+        assert_eq!(count(Encoding::Bytes4, "a"), 1);
+        assert_eq!(count(Encoding::Bytes4, "abcd"), 1);
+        assert_eq!(count(Encoding::Bytes4, "abcde"), 2);
+        // Bytes, not characters: "é" is two bytes, "日本" six.
+        assert_eq!(count(Encoding::Bytes4, "日本"), 2);
+        assert_eq!(count(Encoding::Bytes4, "éé"), 1);
+    }
+
+    #[test]
+    fn known_counts() {
+        assert_eq!(count(Encoding::O200k, ""), 0);
+        assert_eq!(count(Encoding::O200k, "hello world"), 2);
+        assert_eq!(count(Encoding::Cl100k, "hello world"), 2);
+    }
+
+    #[test]
+    fn private_blocks_are_counted_apart() {
+        let text =
+            "# Patterns\nshared line\n<private>\nsecret key material here\n</private>\nmore\n";
+        let stats = analyze(text, Encoding::O200k);
+        assert_eq!(stats.private_blocks, 1);
+        assert!(!stats.private_file);
+        assert_eq!(
+            stats.loaded_tokens,
+            count(Encoding::O200k, "# Patterns\nshared line\nmore\n")
+        );
+        assert_eq!(
+            stats.private_tokens,
+            count(Encoding::O200k, "secret key material here\n")
+        );
+        assert!(stats.private_tokens > 0);
+        assert_eq!(stats.lines, 6);
+        assert_eq!(stats.bytes, text.len() as u64);
+        assert_eq!(stats.encoding, Encoding::O200k);
+    }
+
+    #[test]
+    fn unclosed_private_block_hides_to_the_end() {
+        let text = "visible\n<private>\nhidden one\nhidden two\n";
+        let stats = analyze(text, Encoding::Bytes4);
+        assert_eq!(stats.loaded_tokens, count(Encoding::Bytes4, "visible\n"));
+        assert_eq!(
+            stats.private_tokens,
+            count(Encoding::Bytes4, "hidden one\nhidden two\n")
+        );
+    }
+
+    #[test]
+    fn private_file_loads_nothing() {
+        let text = "---\nprivate: true\n---\n# Secrets\nthe whole file is private\n";
+        let stats = analyze(text, Encoding::Cl100k);
+        assert!(stats.private_file);
+        assert_eq!(stats.loaded_tokens, 0);
+        assert_eq!(stats.private_tokens, count(Encoding::Cl100k, text));
+        assert_eq!(stats.total_tokens(), stats.private_tokens);
+    }
+
+    #[test]
+    fn plain_text_is_all_loaded() {
+        let stats = analyze("# Title\nbody\n", Encoding::O200k);
+        assert_eq!(stats.private_tokens, 0);
+        assert_eq!(stats.private_blocks, 0);
+        assert_eq!(
+            stats.loaded_tokens,
+            count(Encoding::O200k, "# Title\nbody\n")
+        );
+        assert_eq!((stats.lines, stats.chars), (2, 13));
+    }
+}
