@@ -1,0 +1,585 @@
+//! Key bindings from TOML: the bundled default, the vim preset on top when chosen, and
+//! the user's `<config>/keymap.toml` last. Each action carries a description, so the
+//! status bar and the help overlay are generated from the same table and never drift.
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::Deserialize;
+
+pub const DEFAULT_KEYMAP: &str = include_str!("../../assets/keymaps/default.toml");
+pub const VIM_KEYMAP: &str = include_str!("../../assets/keymaps/vim.toml");
+
+/// Where a key is being pressed. Overlays and the focused pane each have one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyContext {
+    Global,
+    Picker,
+    Tree,
+    Editor,
+    Preview,
+    Timeline,
+    Findings,
+    Confirm,
+    Conflict,
+    Help,
+}
+
+impl KeyContext {
+    pub const ALL: [KeyContext; 10] = [
+        KeyContext::Global,
+        KeyContext::Picker,
+        KeyContext::Tree,
+        KeyContext::Editor,
+        KeyContext::Preview,
+        KeyContext::Timeline,
+        KeyContext::Findings,
+        KeyContext::Confirm,
+        KeyContext::Conflict,
+        KeyContext::Help,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            KeyContext::Global => "Everywhere",
+            KeyContext::Picker => "Project picker",
+            KeyContext::Tree => "File tree",
+            KeyContext::Editor => "Editor",
+            KeyContext::Preview => "Preview",
+            KeyContext::Timeline => "Decision timeline",
+            KeyContext::Findings => "Findings",
+            KeyContext::Confirm => "Confirm",
+            KeyContext::Conflict => "Conflict",
+            KeyContext::Help => "Help",
+        }
+    }
+
+    /// Contexts where printable keys are typed text, not commands.
+    pub fn takes_text(self) -> bool {
+        matches!(self, KeyContext::Picker | KeyContext::Editor)
+    }
+}
+
+/// Everything a key can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Quit,
+    Help,
+    OpenPicker,
+    FocusNext,
+    FocusPrev,
+    CycleView,
+    ShowTimeline,
+    ToggleFindings,
+    NextTheme,
+    OpenExternal,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Open,
+    Back,
+    CycleSort,
+    OpenDemo,
+    InitBank,
+    Collapse,
+    Toggle,
+    Save,
+    Undo,
+    Redo,
+    Search,
+    SearchNext,
+    SearchPrev,
+    Leave,
+    Filter,
+    CycleStatus,
+    Yes,
+    No,
+    KeepMine,
+    TakeTheirs,
+    MergeView,
+}
+
+impl Action {
+    /// What the action does, in the words the help overlay shows.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::Quit => "quit (asks first when edits are unsaved)",
+            Action::Help => "show all keys",
+            Action::OpenPicker => "switch project",
+            Action::FocusNext => "focus next pane",
+            Action::FocusPrev => "focus previous pane",
+            Action::CycleView => "editor / split / preview",
+            Action::ShowTimeline => "decision timeline",
+            Action::ToggleFindings => "findings panel",
+            Action::NextTheme => "next theme",
+            Action::OpenExternal => "open in $EDITOR",
+            Action::Up => "up",
+            Action::Down => "down",
+            Action::PageUp => "page up",
+            Action::PageDown => "page down",
+            Action::Top => "first",
+            Action::Bottom => "last",
+            Action::Open => "open",
+            Action::Back => "back",
+            Action::CycleSort => "change sort",
+            Action::OpenDemo => "open the demo banks",
+            Action::InitBank => "create a memory bank",
+            Action::Collapse => "collapse / go to parent",
+            Action::Toggle => "fold / unfold group",
+            Action::Save => "save",
+            Action::Undo => "undo",
+            Action::Redo => "redo",
+            Action::Search => "search",
+            Action::SearchNext => "next match",
+            Action::SearchPrev => "previous match",
+            Action::Leave => "back to the tree",
+            Action::Filter => "filter by text",
+            Action::CycleStatus => "filter by status",
+            Action::Yes => "yes",
+            Action::No => "no",
+            Action::KeepMine => "keep mine",
+            Action::TakeTheirs => "take theirs",
+            Action::MergeView => "merge view",
+        }
+    }
+
+    /// A word for the status bar, where space is short.
+    pub fn short(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Help => "help",
+            Action::OpenPicker => "projects",
+            Action::FocusNext => "next pane",
+            Action::CycleView => "view",
+            Action::ShowTimeline => "timeline",
+            Action::ToggleFindings => "findings",
+            Action::OpenExternal => "$EDITOR",
+            Action::Open => "open",
+            Action::Back => "back",
+            Action::CycleSort => "sort",
+            Action::OpenDemo => "demo",
+            Action::InitBank => "init",
+            Action::Toggle => "fold",
+            Action::Save => "save",
+            Action::Undo => "undo",
+            Action::Redo => "redo",
+            Action::Search => "search",
+            Action::Leave => "tree",
+            Action::Filter => "filter",
+            Action::CycleStatus => "status",
+            Action::Yes => "yes",
+            Action::No => "no",
+            Action::KeepMine => "keep mine",
+            Action::TakeTheirs => "take theirs",
+            Action::MergeView => "merge",
+            other => other.describe(),
+        }
+    }
+}
+
+/// A key with its modifiers, as written in the TOML ("ctrl-s", "shift-f6", "?").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyChord {
+    pub code: KeyCode,
+    pub modifiers: KeyModifiers,
+}
+
+impl KeyChord {
+    /// The chord of a pressed key. Shift is dropped from characters: `?` and `G` carry
+    /// it in the character itself, and terminals disagree on reporting it.
+    pub fn from_event(event: &KeyEvent) -> KeyChord {
+        let mut modifiers = event.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+        // BackTab is shift-tab already; some terminals add SHIFT, some do not.
+        if !matches!(event.code, KeyCode::Char(_) | KeyCode::BackTab) {
+            modifiers |= event.modifiers & KeyModifiers::SHIFT;
+        }
+        let code = match event.code {
+            KeyCode::Char(c) if modifiers.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            other => other,
+        };
+        KeyChord { code, modifiers }
+    }
+
+    /// True for keys that type a character in a text field.
+    pub fn is_printable(&self) -> bool {
+        matches!(self.code, KeyCode::Char(_))
+            && !self
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    }
+
+    pub fn parse(text: &str) -> Result<KeyChord, String> {
+        let mut modifiers = KeyModifiers::NONE;
+        let mut rest = text;
+        loop {
+            if rest.len() > 1
+                && let Some((prefix, tail)) = rest.split_once('-')
+            {
+                let modifier = match prefix.to_ascii_lowercase().as_str() {
+                    "ctrl" | "c" => KeyModifiers::CONTROL,
+                    "alt" | "a" | "meta" => KeyModifiers::ALT,
+                    "shift" | "s" => KeyModifiers::SHIFT,
+                    _ => break,
+                };
+                if tail.is_empty() {
+                    break;
+                }
+                modifiers |= modifier;
+                rest = tail;
+                continue;
+            }
+            break;
+        }
+        let code = match rest.to_ascii_lowercase().as_str() {
+            "enter" | "return" => KeyCode::Enter,
+            "esc" | "escape" => KeyCode::Esc,
+            "tab" => KeyCode::Tab,
+            "backtab" => KeyCode::BackTab,
+            "backspace" => KeyCode::Backspace,
+            "delete" | "del" => KeyCode::Delete,
+            "insert" => KeyCode::Insert,
+            "up" => KeyCode::Up,
+            "down" => KeyCode::Down,
+            "left" => KeyCode::Left,
+            "right" => KeyCode::Right,
+            "home" => KeyCode::Home,
+            "end" => KeyCode::End,
+            "pageup" | "pgup" => KeyCode::PageUp,
+            "pagedown" | "pgdn" => KeyCode::PageDown,
+            "space" => KeyCode::Char(' '),
+            name if name.len() > 1 && name.starts_with('f') => {
+                let number: u8 = name[1..]
+                    .parse()
+                    .map_err(|_| format!("unknown key {text:?}"))?;
+                if !(1..=12).contains(&number) {
+                    return Err(format!("unknown key {text:?}"));
+                }
+                KeyCode::F(number)
+            }
+            _ => {
+                let mut chars = rest.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => KeyCode::Char(c),
+                    _ => return Err(format!("unknown key {text:?}")),
+                }
+            }
+        };
+        let chord = KeyChord { code, modifiers };
+        // Normalise the same way pressed keys are.
+        Ok(KeyChord::from_event(&KeyEvent::new(
+            chord.code,
+            chord.modifiers,
+        )))
+    }
+}
+
+impl fmt::Display for KeyChord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            f.write_str("ctrl-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::ALT) {
+            f.write_str("alt-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::SHIFT) {
+            f.write_str("shift-")?;
+        }
+        match self.code {
+            KeyCode::Enter => f.write_str("enter"),
+            KeyCode::Esc => f.write_str("esc"),
+            KeyCode::Tab => f.write_str("tab"),
+            KeyCode::BackTab => f.write_str("shift-tab"),
+            KeyCode::Backspace => f.write_str("backspace"),
+            KeyCode::Delete => f.write_str("del"),
+            KeyCode::Insert => f.write_str("ins"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::Home => f.write_str("home"),
+            KeyCode::End => f.write_str("end"),
+            KeyCode::PageUp => f.write_str("pgup"),
+            KeyCode::PageDown => f.write_str("pgdn"),
+            KeyCode::Char(' ') => f.write_str("space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// One binding: an action and the keys that trigger it, in the file's order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub action: Action,
+    pub keys: Vec<KeyChord>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{source_name}: {message}")]
+pub struct KeymapError {
+    pub source_name: String,
+    pub message: String,
+}
+
+type KeymapFile = BTreeMap<KeyContext, BTreeMap<Action, Vec<String>>>;
+
+#[derive(Debug, Clone, Default)]
+pub struct Keymap {
+    contexts: BTreeMap<KeyContext, Vec<Binding>>,
+}
+
+impl Keymap {
+    /// The default bindings, the vim preset when `preset` is "vim", then the user's file.
+    pub fn load(preset: Option<&str>, user_file: Option<&Path>) -> Result<Keymap, KeymapError> {
+        let mut keymap = Keymap::default();
+        keymap.apply(DEFAULT_KEYMAP, "bundled default keymap")?;
+        match preset {
+            None | Some("default") => {}
+            Some("vim") => keymap.apply(VIM_KEYMAP, "bundled vim keymap")?,
+            Some(other) => {
+                return Err(KeymapError {
+                    source_name: "config.toml".into(),
+                    message: format!("unknown keymap preset {other:?} (use default or vim)"),
+                });
+            }
+        }
+        if let Some(path) = user_file
+            && let Ok(text) = std::fs::read_to_string(path)
+        {
+            keymap.apply(&text, &path.display().to_string())?;
+        }
+        Ok(keymap)
+    }
+
+    /// Overlays a keymap file: each action it lists gets exactly the keys it gives.
+    pub fn apply(&mut self, text: &str, source_name: &str) -> Result<(), KeymapError> {
+        let error = |message: String| KeymapError {
+            source_name: source_name.to_string(),
+            message,
+        };
+        let file: KeymapFile = toml::from_str(text).map_err(|e| error(e.to_string()))?;
+        for (context, actions) in file {
+            let bindings = self.contexts.entry(context).or_default();
+            for (action, key_names) in actions {
+                let keys = key_names
+                    .iter()
+                    .map(|name| KeyChord::parse(name))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| error(format!("[{context:?}] {action:?}: {e}")))?;
+                match bindings.iter_mut().find(|b| b.action == action) {
+                    Some(binding) => binding.keys = keys,
+                    None => bindings.push(Binding { action, keys }),
+                }
+            }
+        }
+        self.check_conflicts().map_err(error)
+    }
+
+    fn check_conflicts(&self) -> Result<(), String> {
+        for (context, bindings) in &self.contexts {
+            let mut seen: BTreeMap<String, Action> = BTreeMap::new();
+            for binding in bindings {
+                for key in &binding.keys {
+                    if let Some(other) = seen.insert(key.to_string(), binding.action)
+                        && other != binding.action
+                    {
+                        return Err(format!(
+                            "[{}] key {key} is bound to both {other:?} and {:?}",
+                            context.title(),
+                            binding.action
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn bindings(&self, context: KeyContext) -> &[Binding] {
+        self.contexts.get(&context).map_or(&[], Vec::as_slice)
+    }
+
+    /// The action `chord` triggers in `context` alone.
+    pub fn lookup(&self, context: KeyContext, chord: &KeyChord) -> Option<Action> {
+        self.bindings(context)
+            .iter()
+            .find(|b| b.keys.contains(chord))
+            .map(|b| b.action)
+    }
+
+    /// The action for a key pressed in `context`: its own table first, then the global
+    /// one, except that typed characters stay text where the context takes text.
+    pub fn resolve(&self, context: KeyContext, chord: &KeyChord) -> Option<Action> {
+        self.lookup(context, chord).or_else(|| {
+            if context.takes_text() && chord.is_printable() {
+                None
+            } else {
+                self.lookup(KeyContext::Global, chord)
+            }
+        })
+    }
+
+    /// The first key of `action` in `context` (or globally), for hints like "ctrl-s save".
+    pub fn key_for(&self, context: KeyContext, action: Action) -> Option<KeyChord> {
+        let usable = |key: &&KeyChord| !(context.takes_text() && key.is_printable());
+        self.bindings(context)
+            .iter()
+            .chain(self.bindings(KeyContext::Global))
+            .filter(|b| b.action == action)
+            .flat_map(|b| b.keys.iter())
+            .find(usable)
+            .copied()
+    }
+
+    /// "key action" pairs for the status bar of `context`: its own actions, then the
+    /// global ones that still work there.
+    pub fn hints(&self, context: KeyContext, global: &[Action]) -> Vec<(String, &'static str)> {
+        let own = self
+            .bindings(context)
+            .iter()
+            .filter(|b| {
+                !matches!(
+                    b.action,
+                    Action::Up | Action::Down | Action::PageUp | Action::PageDown
+                )
+            })
+            .map(|b| b.action);
+        own.chain(global.iter().copied())
+            .filter_map(|action| {
+                self.key_for(context, action)
+                    .map(|key| (key.to_string(), action.short()))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chord(text: &str) -> KeyChord {
+        KeyChord::parse(text).unwrap()
+    }
+
+    #[test]
+    fn key_names_parse_and_print() {
+        assert_eq!(
+            chord("ctrl-s"),
+            KeyChord {
+                code: KeyCode::Char('s'),
+                modifiers: KeyModifiers::CONTROL
+            }
+        );
+        assert_eq!(chord("?").code, KeyCode::Char('?'));
+        assert_eq!(chord("-").code, KeyCode::Char('-'));
+        assert_eq!(chord("ctrl--").code, KeyCode::Char('-'));
+        assert_eq!(chord("F6").code, KeyCode::F(6));
+        assert_eq!(chord("shift-f6").modifiers, KeyModifiers::SHIFT);
+        assert_eq!(chord("space").code, KeyCode::Char(' '));
+        assert_eq!(chord("ctrl-s").to_string(), "ctrl-s");
+        assert_eq!(chord("pagedown").to_string(), "pgdn");
+        assert!(KeyChord::parse("hyper-x").is_err());
+        assert!(KeyChord::parse("f13").is_err());
+        assert!(KeyChord::parse("").is_err());
+    }
+
+    #[test]
+    fn pressed_keys_match_their_names() {
+        let shifted_question = KeyEvent::new(KeyCode::Char('?'), KeyModifiers::SHIFT);
+        assert_eq!(KeyChord::from_event(&shifted_question), chord("?"));
+        let upper_ctrl = KeyEvent::new(KeyCode::Char('S'), KeyModifiers::CONTROL);
+        assert_eq!(KeyChord::from_event(&upper_ctrl), chord("ctrl-s"));
+        let backtab = KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT);
+        assert_eq!(KeyChord::from_event(&backtab), chord("backtab"));
+        assert_eq!(chord("backtab").to_string(), "shift-tab");
+    }
+
+    #[test]
+    fn both_presets_load_without_conflicts() {
+        let default = Keymap::load(None, None).unwrap();
+        let vim = Keymap::load(Some("vim"), None).unwrap();
+        for keymap in [&default, &vim] {
+            for context in KeyContext::ALL {
+                assert!(
+                    !keymap.bindings(context).is_empty(),
+                    "{context:?} has no keys"
+                );
+            }
+        }
+        assert_eq!(
+            vim.lookup(KeyContext::Tree, &chord("j")),
+            Some(Action::Down)
+        );
+        assert_eq!(default.lookup(KeyContext::Tree, &chord("j")), None);
+        assert!(Keymap::load(Some("emacs"), None).is_err());
+    }
+
+    #[test]
+    fn typed_text_does_not_trigger_global_keys() {
+        let keymap = Keymap::load(None, None).unwrap();
+        assert_eq!(
+            keymap.resolve(KeyContext::Tree, &chord("q")),
+            Some(Action::Quit)
+        );
+        assert_eq!(keymap.resolve(KeyContext::Editor, &chord("q")), None);
+        assert_eq!(keymap.resolve(KeyContext::Picker, &chord("q")), None);
+        assert_eq!(
+            keymap.resolve(KeyContext::Editor, &chord("ctrl-q")),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            keymap.resolve(KeyContext::Editor, &chord("ctrl-s")),
+            Some(Action::Save)
+        );
+        assert_eq!(
+            keymap.key_for(KeyContext::Editor, Action::Quit),
+            Some(chord("ctrl-q"))
+        );
+    }
+
+    #[test]
+    fn user_file_overrides_and_conflicts_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keymap.toml");
+        std::fs::write(&path, "[editor]\nsave = [\"ctrl-w\"]\n").unwrap();
+        let keymap = Keymap::load(None, Some(&path)).unwrap();
+        assert_eq!(
+            keymap.lookup(KeyContext::Editor, &chord("ctrl-w")),
+            Some(Action::Save)
+        );
+        assert_eq!(keymap.lookup(KeyContext::Editor, &chord("ctrl-s")), None);
+
+        std::fs::write(&path, "[editor]\nsave = [\"ctrl-z\"]\n").unwrap();
+        let err = Keymap::load(None, Some(&path)).unwrap_err().to_string();
+        assert!(
+            err.contains("ctrl-z") && err.contains("keymap.toml"),
+            "{err}"
+        );
+
+        std::fs::write(&path, "[editor]\nfly = [\"x\"]\n").unwrap();
+        assert!(Keymap::load(None, Some(&path)).is_err());
+    }
+
+    #[test]
+    fn every_action_in_the_bundled_files_has_a_description_and_hint() {
+        let keymap = Keymap::load(None, None).unwrap();
+        for context in KeyContext::ALL {
+            for binding in keymap.bindings(context) {
+                assert!(!binding.action.describe().is_empty());
+                assert!(!binding.keys.is_empty(), "{context:?} {:?}", binding.action);
+            }
+        }
+        let hints = keymap.hints(KeyContext::Editor, &[Action::Help, Action::Quit]);
+        assert!(hints.contains(&("ctrl-s".to_string(), "save")), "{hints:?}");
+        assert!(hints.contains(&("F1".to_string(), "help")), "{hints:?}");
+    }
+}
