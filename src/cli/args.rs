@@ -34,6 +34,13 @@ pub struct GlobalArgs {
     /// Use a fresh writable copy of the bundled demo banks as the root
     #[arg(long, global = true)]
     pub demo: bool,
+    /// With the TUI: a background "agent" writes updates into the root every few seconds
+    /// (meant for --demo: it only touches the demo's own files)
+    #[arg(long, global = true)]
+    pub simulate_agent: bool,
+    /// TUI theme: dark, light, high-contrast, or a file in <config>/themes/ (overrides config)
+    #[arg(long, global = true, value_name = "NAME")]
+    pub theme: Option<String>,
     /// Token encoding for every figure (default: config's tokenizer, else o200k)
     #[arg(long, global = true, value_enum, value_name = "ENCODING")]
     pub encoding: Option<EncodingArg>,

@@ -116,10 +116,51 @@ impl Context {
     }
 }
 
+/// `mbank` with no subcommand: the terminal UI over the root.
+fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
+    use crate::tui::keymap::Keymap;
+    use crate::tui::theme::Theme;
+    if global.simulate_agent && !global.demo {
+        return Err(eyre!(
+            "--simulate-agent writes into the root: use it with --demo only"
+        ));
+    }
+    let config_dir = crate::core::paths::config_dir();
+    let theme_name = global
+        .theme
+        .clone()
+        .or_else(|| context.config.theme.clone())
+        .unwrap_or_else(|| "dark".to_string());
+    let theme = Theme::load(&theme_name, config_dir.as_deref())?;
+    let keymap = Keymap::load(
+        context.config.keymap.as_deref(),
+        config_dir
+            .as_ref()
+            .map(|d| d.join("keymap.toml"))
+            .as_deref(),
+    )?;
+    let root_problem = config::check_root(&context.root, &context.root_source)
+        .err()
+        .map(|e| e.to_string());
+    let options = crate::tui::Options {
+        root: context.root.clone(),
+        root_problem,
+        config: std::sync::Arc::new(context.config.clone()),
+        encoding: context.encoding,
+        theme,
+        keymap,
+        demo_path: context._demo.as_ref().map(|d| d.path().to_path_buf()),
+        watch: true,
+        config_dir,
+    };
+    crate::tui::run(options, global.simulate_agent)?;
+    Ok(0)
+}
+
 fn execute(cli: Cli) -> Result<u8> {
     let context = Context::new(&cli.global)?;
     match cli.command {
-        None => commands::list::run(&context, false, args::ListSort::Activity),
+        None => open_tui(&context, &cli.global),
         Some(Command::List { json, sort }) => commands::list::run(&context, json, sort),
         Some(Command::Check {
             path,

@@ -43,7 +43,8 @@ impl BudgetStatus {
         }
     }
 
-    fn of(value: u64, limit: u64) -> BudgetStatus {
+    /// Near from 80 % of the limit, over past it.
+    pub fn of(value: u64, limit: u64) -> BudgetStatus {
         if value > limit {
             BudgetStatus::Over
         } else if value * 5 >= limit * 4 {

@@ -93,6 +93,107 @@ pub fn create() -> Result<DemoRoot> {
     Ok(DemoRoot { dir })
 }
 
+/// A background "agent" writing plausible updates into a demo root every few seconds,
+/// the way real agents do: plain appends, whole-file overwrites, and temp-file-plus-rename
+/// writes. It stops when dropped.
+pub struct AgentSimulation {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Drop for AgentSimulation {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Starts the simulated agent on `root` (a demo copy), one write every four seconds.
+pub fn simulate_agent(root: PathBuf) -> AgentSimulation {
+    simulate_agent_every(root, Duration::from_secs(4))
+}
+
+pub fn simulate_agent_every(root: PathBuf, period: Duration) -> AgentSimulation {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    std::thread::spawn(move || {
+        let mut step = 0u64;
+        while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(period);
+            if flag.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            // A failed write (the user deleted the folder) just skips a beat.
+            let _ = agent_step(&root, step);
+            step += 1;
+        }
+    });
+    AgentSimulation { stop }
+}
+
+const AGENT_TASKS: [&str; 6] = [
+    "wired the Pyrenees calibration into the nightly job",
+    "fixed the Sunday DWD batch delay with a 2-hour grace window",
+    "added a regression test for sunrise above 3,000 m",
+    "refreshed the adapter fixtures from live recordings",
+    "profiled the blend step: 38% of request time is JSON encoding",
+    "documented the confidence scale in the public API guide",
+];
+
+/// One simulated agent write; returns the file it touched. Public for tests.
+pub fn agent_step(root: &Path, step: u64) -> Result<PathBuf> {
+    let now = chrono::Local::now();
+    let stamp = now.format("%Y-%m-%d %H:%M:%S");
+    let task = AGENT_TASKS[(step as usize / 4) % AGENT_TASKS.len()];
+    match step % 4 {
+        // Memory Bank MCP style: read, append, overwrite in place (no rename).
+        0 => {
+            let path = root.join("weather-api/memory-bank/progress.md");
+            let mut text = fs::read_to_string(&path).map_err(|e| CoreError::io(&path, e))?;
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("- [x] {task} — {}\n", now.format("%Y-%m-%d")));
+            fs::write(&path, text).map_err(|e| CoreError::io(&path, e))?;
+            Ok(path)
+        }
+        // Cline style: rewrite the active context whole, through a temp file and rename.
+        1 => {
+            let path = root.join("weather-api/memory-bank/activeContext.md");
+            let text = format!(
+                "# Active Context\n\nLast updated: {}\n\n## Current focus\n- {task}\n\n## Next steps\n- Review the calibration report with the pilot customers\n- Decide whether to keep the DWD grace window\n",
+                now.format("%Y-%m-%d")
+            );
+            let temp = path.with_extension("md.agent-tmp");
+            fs::write(&temp, text).map_err(|e| CoreError::io(&temp, e))?;
+            fs::rename(&temp, &path).map_err(|e| CoreError::io(&path, e))?;
+            Ok(path)
+        }
+        // Roo style: a timestamped line appended to the decision log.
+        2 => {
+            let path = root.join("billing-roo/memory-bank/decision-log.md");
+            let mut text = fs::read_to_string(&path).map_err(|e| CoreError::io(&path, e))?;
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "[{stamp}] - Keep invoice rounding at the line level ({task})\n"
+            ));
+            fs::write(&path, text).map_err(|e| CoreError::io(&path, e))?;
+            Ok(path)
+        }
+        // ConKeeper: a session note.
+        _ => {
+            let dir = root.join("mobile-app/.claude/memory/sessions");
+            fs::create_dir_all(&dir).map_err(|e| CoreError::io(&dir, e))?;
+            let path = dir.join(format!("{}-agent-session.md", now.format("%Y-%m-%d")));
+            let mut text = fs::read_to_string(&path)
+                .unwrap_or_else(|_| format!("# Session {}\n\n", now.format("%Y-%m-%d")));
+            text.push_str(&format!("- {stamp}: {task}\n"));
+            fs::write(&path, text).map_err(|e| CoreError::io(&path, e))?;
+            Ok(path)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,5 +215,31 @@ mod tests {
                 / 86_400;
             assert!(age == *days || age + 1 == *days, "{rel}: {age} vs {days}");
         }
+    }
+
+    #[test]
+    fn agent_steps_write_every_kind_of_update() {
+        let demo = create().unwrap();
+        let mut touched = Vec::new();
+        for step in 0..4 {
+            let before = agent_step(demo.path(), step).unwrap();
+            touched.push(before);
+        }
+        let progress = fs::read_to_string(&touched[0]).unwrap();
+        assert!(progress.contains(AGENT_TASKS[0]), "{progress}");
+        let active = fs::read_to_string(&touched[1]).unwrap();
+        assert!(active.starts_with("# Active Context"));
+        assert!(!touched[1].with_extension("md.agent-tmp").exists());
+        let log = fs::read_to_string(&touched[2]).unwrap();
+        assert!(
+            log.lines()
+                .last()
+                .unwrap()
+                .contains("Keep invoice rounding")
+        );
+        assert!(touched[3].starts_with(demo.path().join("mobile-app/.claude/memory/sessions")));
+        // A missing folder is an error, never a panic.
+        let empty = tempfile::tempdir().unwrap();
+        assert!(agent_step(empty.path(), 0).is_err());
     }
 }

@@ -15,6 +15,7 @@ pub mod imports;
 pub mod infinity;
 pub mod init;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 pub mod modes;
 pub mod paths;

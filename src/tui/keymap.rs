@@ -449,7 +449,12 @@ impl Keymap {
             .filter(|b| {
                 !matches!(
                     b.action,
-                    Action::Up | Action::Down | Action::PageUp | Action::PageDown
+                    Action::Up
+                        | Action::Down
+                        | Action::PageUp
+                        | Action::PageDown
+                        | Action::Top
+                        | Action::Bottom
                 )
             })
             .map(|b| b.action);

@@ -1,6 +1,17 @@
 //! The terminal UI: `mbank` with no subcommand. One message/update loop (`app`), one
 //! module per pane (`panes`), overlays on a stack that gets keys first (`overlays`),
-//! and background workers that talk to the loop only through messages (`workers`).
-//! Everything it shows is computed by `crate::core`, which knows nothing of terminals.
+//! and background workers that talk to the loop only through messages (`workers`,
+//! `watcher`). Everything it shows is computed by `crate::core`, which knows nothing
+//! of terminals.
+pub mod app;
 pub mod keymap;
+pub mod overlays;
+pub mod panes;
+pub mod terminal;
 pub mod theme;
+pub mod watcher;
+pub mod widgets;
+pub mod workers;
+
+pub use app::{App, Message, Options};
+pub use terminal::run;

@@ -1,0 +1,1378 @@
+//! The application: one state, one message type, one `update`, one `view`.
+//!
+//! Input, worker results and file-system events all arrive as [`Message`]s on one
+//! channel. `update` changes state and starts background jobs; `view` only draws.
+//! Overlays sit on a stack above the panes and get keys first; then the focused pane's
+//! keymap context, then the global one.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use crate::core::config::Config;
+use crate::core::context::BankContext;
+use crate::core::model::Project;
+use crate::core::report::ProjectReport;
+use crate::core::tokens::{Encoding, TextStats};
+use crate::core::write::{self, Expected};
+
+use super::keymap::{Action, KeyChord, KeyContext, Keymap};
+use super::overlays::confirm::{Answer, Confirm, Confirmed};
+use super::overlays::help::Help;
+use super::overlays::{Overlay, conflict};
+use super::panes::{editor, findings, picker, tree};
+use super::theme::Theme;
+use super::watcher::Watcher;
+use super::widgets;
+use super::workers::{self, AnalysisWorker, BufferCounter, LoadedFile, Outbox};
+
+/// Everything the event loop can be told.
+#[derive(Debug)]
+pub enum Message {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Paste(String),
+    Resize,
+    Scanned {
+        generation: u64,
+        projects: Vec<Project>,
+    },
+    Summary {
+        generation: u64,
+        index: usize,
+        total: usize,
+        report: Box<ProjectReport>,
+    },
+    Analyzed {
+        report: Box<ProjectReport>,
+        contexts: Vec<BankContext>,
+    },
+    FileLoaded(LoadedFile),
+    Saved {
+        path: PathBuf,
+        version: u64,
+        text: String,
+        result: Result<String, SaveError>,
+    },
+    BufferCounted {
+        version: u64,
+        stats: TextStats,
+    },
+    FilesChanged(Vec<PathBuf>),
+    WatchProblem(String),
+}
+
+/// Why a save did not happen.
+#[derive(Debug, Clone)]
+pub enum SaveError {
+    /// The file changed on disk since it was read: nothing was written.
+    Conflict,
+    Other(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Picker,
+    Project,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Tree,
+    Editor,
+    Findings,
+}
+
+/// What the TUI starts with.
+pub struct Options {
+    pub root: PathBuf,
+    /// Why the root cannot be used, when it cannot (shown in the picker).
+    pub root_problem: Option<String>,
+    pub config: Arc<Config>,
+    pub encoding: Encoding,
+    pub theme: Theme,
+    pub keymap: Keymap,
+    /// The demo copy's folder, shown in the status bar.
+    pub demo_path: Option<PathBuf>,
+    /// Watch the file system (tests switch it off to stay deterministic).
+    pub watch: bool,
+    /// Where the config lives (for user themes).
+    pub config_dir: Option<PathBuf>,
+}
+
+/// A transient message in the corner.
+pub struct Toast {
+    pub text: String,
+    pub error: bool,
+    pub until: Instant,
+}
+
+/// Where the user was in a project, kept for the session.
+#[derive(Debug, Clone)]
+struct Session {
+    path: PathBuf,
+    memory_id: Option<String>,
+    cursor: (usize, usize),
+    top: usize,
+}
+
+/// What the loop must do outside `update` (it needs the terminal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum External {
+    /// Suspend the UI and open this file in `$EDITOR`.
+    Edit(PathBuf),
+}
+
+pub struct App {
+    pub theme: Theme,
+    pub keymap: Keymap,
+    config_dir: Option<PathBuf>,
+    pub root: PathBuf,
+    pub demo_path: Option<PathBuf>,
+    pub encoding: Encoding,
+    pub screen: Screen,
+    pub focus: Focus,
+    pub show_findings: bool,
+    pub picker: picker::Picker,
+    pub project: Option<Project>,
+    pub tree: tree::Tree,
+    pub editor: editor::Editor,
+    pub findings: findings::Findings,
+    pub overlays: Vec<Overlay>,
+    pub toasts: Vec<Toast>,
+    pub quit: bool,
+    pub external: Option<External>,
+    sessions: HashMap<PathBuf, Session>,
+    /// The file the tree asked for last, while it loads.
+    pending_open: Option<(PathBuf, Option<String>, bool)>,
+    /// Line to jump to once the pending file is loaded.
+    pending_line: Option<usize>,
+    scan_generation: u64,
+    outbox: Outbox,
+    analysis: AnalysisWorker,
+    counter: BufferCounter,
+    watcher: Option<Watcher>,
+    /// Areas at the last draw, for the mouse.
+    areas: Areas,
+    config: Arc<Config>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Areas {
+    picker: Rect,
+    tree: Rect,
+    editor: Rect,
+    findings: Rect,
+}
+
+impl App {
+    pub fn new(options: Options, outbox: Outbox) -> App {
+        let analysis =
+            AnalysisWorker::spawn(options.config.clone(), options.encoding, outbox.clone());
+        Self::with_worker(options, outbox, analysis)
+    }
+
+    /// With a given analysis worker (tests give one with an in-memory cache).
+    pub fn with_worker(options: Options, outbox: Outbox, analysis: AnalysisWorker) -> App {
+        let counter = BufferCounter::spawn(options.encoding, outbox.clone());
+        let watcher = if options.watch {
+            match Watcher::spawn(outbox.clone()) {
+                Ok(w) => Some(w),
+                Err(e) => {
+                    let _ = outbox.send(Message::WatchProblem(e));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let mut picker = picker::Picker::new(options.root.clone());
+        picker.root_problem = options.root_problem.clone();
+        picker.scanning = options.root_problem.is_none();
+        App {
+            theme: options.theme,
+            keymap: options.keymap,
+            config_dir: options.config_dir,
+            root: options.root,
+            demo_path: options.demo_path,
+            encoding: options.encoding,
+            screen: Screen::Picker,
+            focus: Focus::Tree,
+            show_findings: false,
+            picker,
+            project: None,
+            tree: tree::Tree::default(),
+            editor: editor::Editor::default(),
+            findings: findings::Findings::default(),
+            overlays: Vec::new(),
+            toasts: Vec::new(),
+            quit: false,
+            external: None,
+            sessions: HashMap::new(),
+            pending_open: None,
+            pending_line: None,
+            scan_generation: 0,
+            outbox,
+            analysis,
+            counter,
+            watcher,
+            areas: Areas::default(),
+            config: options.config,
+        }
+    }
+
+    /// Starts the first scan (unless the root is unusable).
+    pub fn start(&mut self) {
+        if self.picker.root_problem.is_none() {
+            self.rescan();
+        }
+    }
+
+    fn rescan(&mut self) {
+        self.scan_generation += 1;
+        let options = crate::core::discovery::ScanOptions {
+            depth: self.config.scan_depth,
+            ignore: self.config.ignore_set.clone(),
+        };
+        workers::scan(
+            self.root.clone(),
+            options,
+            self.scan_generation,
+            self.outbox.clone(),
+        );
+    }
+
+    pub fn toast(&mut self, text: impl Into<String>) {
+        self.toasts.push(Toast {
+            text: text.into(),
+            error: false,
+            until: Instant::now() + Duration::from_secs(4),
+        });
+    }
+
+    pub fn toast_error(&mut self, text: impl Into<String>) {
+        self.toasts.push(Toast {
+            text: text.into(),
+            error: true,
+            until: Instant::now() + Duration::from_secs(8),
+        });
+    }
+
+    /// When the loop must wake up without input (a toast to expire).
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.toasts.iter().map(|t| t.until).min()
+    }
+
+    /// Drops expired toasts; true when something changed on screen.
+    pub fn expire_toasts(&mut self, now: Instant) -> bool {
+        let before = self.toasts.len();
+        self.toasts.retain(|t| t.until > now);
+        before != self.toasts.len()
+    }
+
+    /// The keymap context that has the keyboard now.
+    pub fn key_context(&self) -> KeyContext {
+        if let Some(overlay) = self.overlays.last() {
+            return overlay.context();
+        }
+        match self.screen {
+            Screen::Picker => KeyContext::Picker,
+            Screen::Project => match self.focus {
+                Focus::Tree => KeyContext::Tree,
+                Focus::Editor => KeyContext::Editor,
+                Focus::Findings => KeyContext::Findings,
+            },
+        }
+    }
+
+    pub fn update(&mut self, message: Message) {
+        match message {
+            Message::Key(key) => {
+                if key.kind != KeyEventKind::Release {
+                    self.on_key(key);
+                }
+            }
+            Message::Mouse(mouse) => self.on_mouse(mouse),
+            Message::Paste(text) => {
+                if self.overlays.is_empty()
+                    && self.screen == Screen::Project
+                    && self.focus == Focus::Editor
+                {
+                    let command = self.editor.update(editor::Msg::Paste(text));
+                    self.on_editor_command(command);
+                }
+            }
+            Message::Resize => {}
+            Message::Scanned {
+                generation,
+                projects,
+            } => {
+                if generation != self.scan_generation {
+                    return;
+                }
+                self.analysis.summaries(generation, projects.clone());
+                // A project that vanished closes; one whose banks changed is refreshed.
+                if let Some(open) = &self.project {
+                    match projects.iter().find(|p| p.path == open.path) {
+                        Some(fresh) => {
+                            if fresh.banks != open.banks {
+                                self.project = Some(fresh.clone());
+                                self.analysis.full(fresh.clone());
+                            }
+                        }
+                        None => {
+                            self.toast_error(format!("{} is gone from the root", open.name));
+                        }
+                    }
+                }
+                self.picker.set_projects(projects);
+                self.update_watches();
+            }
+            Message::Summary {
+                generation,
+                index,
+                report,
+                ..
+            } => {
+                if generation == self.scan_generation {
+                    self.picker.set_report(index, report);
+                }
+            }
+            Message::Analyzed { report, contexts } => {
+                if self.project.as_ref().is_some_and(|p| p.path == report.path) {
+                    self.picker.update_report(&report);
+                    self.findings.set(&report.path, report.findings.clone());
+                    self.tree.set_report(*report, contexts);
+                    self.refresh_document_budget();
+                    // Show the selected file straight away, so the project opens on content.
+                    if self.editor.doc.is_none()
+                        && self.pending_open.is_none()
+                        && self.editor.problem.is_none()
+                        && let Some((path, memory_id)) = self.tree.selected_file()
+                    {
+                        self.open_file(path, memory_id, false);
+                    }
+                    self.update_watches();
+                }
+            }
+            Message::FileLoaded(loaded) => self.on_file_loaded(loaded),
+            Message::Saved {
+                path,
+                version,
+                text,
+                result,
+            } => self.on_saved(path, version, text, result),
+            Message::BufferCounted { version, stats } => {
+                if let Some(doc) = &mut self.editor.doc
+                    && version <= doc.version
+                {
+                    doc.stats = Some((version, stats));
+                }
+            }
+            Message::FilesChanged(paths) => self.on_files_changed(paths),
+            Message::WatchProblem(problem) => {
+                self.toast_error(format!("live refresh is off: {problem}"));
+            }
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        let chord = KeyChord::from_event(&key);
+        let context = self.key_context();
+        let action = self.keymap.resolve(context, &chord);
+        if !self.overlays.is_empty() {
+            self.on_overlay_key(key, action);
+            return;
+        }
+        match self.screen {
+            Screen::Picker => self.on_picker_key(key, action),
+            Screen::Project => self.on_project_key(key, action),
+        }
+    }
+
+    fn on_overlay_key(&mut self, key: KeyEvent, action: Option<Action>) {
+        let Some(overlay) = self.overlays.last_mut() else {
+            return;
+        };
+        match overlay {
+            Overlay::Help(help) => {
+                if let Some(action) = action
+                    && help.update(action)
+                {
+                    self.overlays.pop();
+                }
+            }
+            Overlay::Confirm(confirm) => {
+                if let Some(answer) = action.and_then(|a| confirm.update(a)) {
+                    self.overlays.pop();
+                    if let Answer::Yes(confirmed) = answer {
+                        self.on_confirmed(confirmed);
+                    }
+                }
+            }
+            Overlay::Conflict(conflict) => {
+                let _ = key;
+                if let Some(choice) = action.and_then(|a| conflict.update(a)) {
+                    self.overlays.pop();
+                    self.on_conflict_choice(choice);
+                }
+            }
+        }
+    }
+
+    /// Global actions, whatever pane is focused.
+    fn on_global(&mut self, action: Action) -> bool {
+        match action {
+            Action::Quit => self.request_quit(),
+            Action::Help => self
+                .overlays
+                .push(Overlay::Help(Help::new(self.key_context()))),
+            Action::OpenPicker => {
+                if self.screen == Screen::Project {
+                    self.screen = Screen::Picker;
+                }
+            }
+            Action::NextTheme => self.next_theme(),
+            Action::FocusNext | Action::FocusPrev if self.screen == Screen::Project => {
+                self.cycle_focus(action == Action::FocusNext);
+            }
+            Action::ToggleFindings if self.screen == Screen::Project => {
+                self.show_findings = !self.show_findings;
+                self.focus = if self.show_findings {
+                    Focus::Findings
+                } else {
+                    Focus::Tree
+                };
+            }
+            Action::OpenExternal if self.screen == Screen::Project => self.open_external(),
+            _ => return false,
+        }
+        true
+    }
+
+    fn cycle_focus(&mut self, forward: bool) {
+        let mut order = vec![Focus::Tree, Focus::Editor];
+        if self.show_findings {
+            order.push(Focus::Findings);
+        }
+        let position = order.iter().position(|f| *f == self.focus).unwrap_or(0);
+        let next = if forward {
+            (position + 1) % order.len()
+        } else {
+            (position + order.len() - 1) % order.len()
+        };
+        self.focus = order[next];
+    }
+
+    fn next_theme(&mut self) {
+        let name = Theme::next_bundled(&self.theme.name);
+        match Theme::load(name, self.config_dir.as_deref()) {
+            Ok(theme) => {
+                self.theme = theme;
+                self.toast(format!("theme: {name}"));
+            }
+            Err(e) => self.toast_error(e.to_string()),
+        }
+    }
+
+    fn request_quit(&mut self) {
+        if self.editor.is_dirty() {
+            let name = self.open_file_name();
+            self.overlays.push(Overlay::Confirm(Confirm {
+                title: "Quit?".into(),
+                message: format!("Your unsaved edits to {name} will be lost."),
+                on_yes: Confirmed::Quit,
+            }));
+        } else {
+            self.quit = true;
+        }
+    }
+
+    fn open_file_name(&self) -> String {
+        self.editor
+            .doc
+            .as_ref()
+            .and_then(|d| d.path.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    fn on_picker_key(&mut self, key: KeyEvent, action: Option<Action>) {
+        use crossterm::event::KeyCode;
+        let command = match action {
+            Some(action)
+                if self
+                    .keymap
+                    .lookup(KeyContext::Picker, &KeyChord::from_event(&key))
+                    .is_some() =>
+            {
+                self.picker.update(picker::Msg::Action(action))
+            }
+            Some(action) => {
+                self.on_global(action);
+                None
+            }
+            None => match key.code {
+                KeyCode::Char(c) if KeyChord::from_event(&key).is_printable() => {
+                    self.picker.update(picker::Msg::Type(c))
+                }
+                KeyCode::Backspace => self.picker.update(picker::Msg::Erase),
+                _ => None,
+            },
+        };
+        self.on_picker_command(command);
+    }
+
+    fn on_picker_command(&mut self, command: Option<picker::Command>) {
+        match command {
+            Some(picker::Command::Open(path)) => self.open_project(&path),
+            Some(picker::Command::Back) => {
+                if self.project.is_some() {
+                    self.screen = Screen::Project;
+                }
+            }
+            Some(picker::Command::OpenDemo) => self.open_demo(),
+            Some(picker::Command::InitBank) => self.ask_init_bank(),
+            None => {}
+        }
+    }
+
+    fn open_demo(&mut self) {
+        match crate::core::demo::create() {
+            Ok(demo) => {
+                // The copy lives until the user deletes it: they may keep editing it.
+                let path = demo.keep();
+                self.root = path.clone();
+                self.demo_path = Some(path.clone());
+                self.picker = picker::Picker::new(path);
+                self.project = None;
+                self.rescan();
+                self.toast("opened a fresh copy of the demo banks");
+            }
+            Err(e) => self.toast_error(format!("cannot create the demo: {e}")),
+        }
+    }
+
+    fn ask_init_bank(&mut self) {
+        let name = if self.picker.filter.trim().is_empty() {
+            "my-project".to_string()
+        } else {
+            self.picker.filter.trim().replace(['/', '\\'], "-")
+        };
+        let path = self.root.join(&name);
+        self.overlays.push(Overlay::Confirm(Confirm {
+            title: "Create a memory bank?".into(),
+            message: format!(
+                "Create a Cline memory bank (seven template files) in {}? Existing files are never overwritten. (Type a name in the filter first to choose the folder.)",
+                path.display()
+            ),
+            on_yes: Confirmed::InitBank(path),
+        }));
+    }
+
+    fn on_confirmed(&mut self, confirmed: Confirmed) {
+        match confirmed {
+            Confirmed::Quit => self.quit = true,
+            Confirmed::SwitchProject(path) => {
+                self.editor.doc = None;
+                self.open_project(&path);
+            }
+            Confirmed::OpenFile {
+                path,
+                memory_id,
+                focus,
+            } => {
+                self.editor.doc = None;
+                self.open_file(path, memory_id, focus);
+            }
+            Confirmed::InitBank(path) => {
+                match crate::core::init::init_bank(
+                    &path,
+                    crate::core::init::InitFormat::Cline,
+                    None,
+                ) {
+                    Ok(_) => {
+                        self.toast(format!("created a memory bank in {}", path.display()));
+                        self.rescan();
+                    }
+                    Err(e) => self.toast_error(format!("cannot create the bank: {e}")),
+                }
+            }
+        }
+    }
+
+    /// Opens a project, asking first when the editor holds unsaved edits.
+    pub fn open_project(&mut self, path: &Path) {
+        if self.project.as_ref().is_some_and(|p| p.path == path) {
+            self.screen = Screen::Project;
+            return;
+        }
+        if self.editor.is_dirty() {
+            let name = self.open_file_name();
+            self.overlays.push(Overlay::Confirm(Confirm {
+                title: "Switch project?".into(),
+                message: format!("Your unsaved edits to {name} will be lost."),
+                on_yes: Confirmed::SwitchProject(path.to_path_buf()),
+            }));
+            return;
+        }
+        let Some(project) = self.picker.project(path).cloned() else {
+            return;
+        };
+        self.remember_session();
+        self.picker.current = Some(project.path.clone());
+        self.tree = tree::Tree::default();
+        self.editor = editor::Editor::default();
+        self.findings = findings::Findings::default();
+        self.pending_open = None;
+        if let Some(session) = self.sessions.get(&project.path).cloned() {
+            self.pending_open = Some((session.path.clone(), session.memory_id.clone(), false));
+            self.pending_line = None;
+            workers::load_file(session.path, session.memory_id, self.outbox.clone());
+        }
+        self.analysis.full(project.clone());
+        self.project = Some(project);
+        self.screen = Screen::Project;
+        self.focus = Focus::Tree;
+        self.update_watches();
+    }
+
+    fn remember_session(&mut self) {
+        if let (Some(project), Some(doc)) = (&self.project, &self.editor.doc) {
+            self.sessions.insert(
+                project.path.clone(),
+                Session {
+                    path: doc.path.clone(),
+                    memory_id: doc.memory_id.clone(),
+                    cursor: doc.cursor(),
+                    top: doc.top,
+                },
+            );
+        }
+    }
+
+    fn on_project_key(&mut self, key: KeyEvent, action: Option<Action>) {
+        let chord = KeyChord::from_event(&key);
+        let context = self.key_context();
+        let own = self.keymap.lookup(context, &chord);
+        match self.focus {
+            Focus::Editor => {
+                // The search prompt takes every key while it is open.
+                if self.editor.search.is_some() {
+                    let command = self.editor.update(editor::Msg::Key(key));
+                    self.on_editor_command(command);
+                    return;
+                }
+                if let Some(action) = own {
+                    let command = self.editor.update(editor::Msg::Action(action));
+                    self.on_editor_command(command);
+                } else if let Some(action) = action
+                    && self.on_global(action)
+                {
+                } else {
+                    let command = self.editor.update(editor::Msg::Key(key));
+                    self.on_editor_command(command);
+                }
+            }
+            Focus::Tree => {
+                if let Some(action) = own {
+                    let command = self.tree.update(tree::Msg::Action(action));
+                    self.on_tree_command(command);
+                } else if let Some(action) = action {
+                    self.on_global(action);
+                }
+            }
+            Focus::Findings => {
+                if let Some(action) = own {
+                    let command = self.findings.update(findings::Msg::Action(action));
+                    self.on_findings_command(command);
+                } else if let Some(action) = action {
+                    self.on_global(action);
+                }
+            }
+        }
+    }
+
+    fn on_tree_command(&mut self, command: Option<tree::Command>) {
+        if let Some(tree::Command::Open {
+            path,
+            memory_id,
+            focus,
+        }) = command
+        {
+            let same = self
+                .editor
+                .doc
+                .as_ref()
+                .is_some_and(|d| d.path == path && d.memory_id == memory_id);
+            if same {
+                if focus {
+                    self.focus = Focus::Editor;
+                }
+                return;
+            }
+            if self.editor.is_dirty() {
+                if focus {
+                    let name = self.open_file_name();
+                    self.overlays.push(Overlay::Confirm(Confirm {
+                        title: "Open another file?".into(),
+                        message: format!("Your unsaved edits to {name} will be lost."),
+                        on_yes: Confirmed::OpenFile {
+                            path,
+                            memory_id,
+                            focus,
+                        },
+                    }));
+                }
+                // Browsing past files keeps the dirty buffer on screen.
+                return;
+            }
+            self.open_file(path, memory_id, focus);
+        }
+    }
+
+    fn on_findings_command(&mut self, command: Option<findings::Command>) {
+        match command {
+            Some(findings::Command::Jump { path, line }) => {
+                if path.is_dir() {
+                    self.toast(format!("{} (a folder)", path.display()));
+                    return;
+                }
+                self.tree.select_path(&path);
+                let already_open = self.editor.doc.as_ref().is_some_and(|d| d.path == path);
+                if already_open {
+                    if let (Some(doc), Some(line)) = (&mut self.editor.doc, line) {
+                        doc.jump_to_line(line);
+                    }
+                    self.focus = Focus::Editor;
+                } else {
+                    self.pending_line = line;
+                    self.on_tree_command(Some(tree::Command::Open {
+                        path,
+                        memory_id: None,
+                        focus: true,
+                    }));
+                }
+            }
+            Some(findings::Command::Close) => {
+                self.show_findings = false;
+                self.focus = Focus::Tree;
+            }
+            None => {}
+        }
+    }
+
+    fn open_file(&mut self, path: PathBuf, memory_id: Option<String>, focus: bool) {
+        self.tree.changed.remove(&path);
+        self.pending_open = Some((path.clone(), memory_id.clone(), focus));
+        workers::load_file(path, memory_id, self.outbox.clone());
+    }
+
+    fn on_file_loaded(&mut self, loaded: LoadedFile) {
+        let Some((path, memory_id, focus)) = self.pending_open.clone() else {
+            return;
+        };
+        if path != loaded.path || memory_id != loaded.memory_id {
+            return;
+        }
+        self.pending_open = None;
+        self.tree.open = Some(path.clone());
+        self.tree.changed.remove(&path);
+        match loaded.result {
+            Ok(text) => {
+                let mut doc = editor::Document::new(
+                    path.clone(),
+                    memory_id.clone(),
+                    &text.text,
+                    text.disk_text,
+                );
+                doc.read_only = text.read_only;
+                if memory_id.is_some() {
+                    let header = self
+                        .tree
+                        .file_report(&path, memory_id.as_deref())
+                        .and_then(|f| f.file.memory.as_ref())
+                        .map(|m| {
+                            format!(
+                                "{} · {} (type and title are locked by the Infinity spec)",
+                                m.kind, m.title
+                            )
+                        });
+                    doc.locked_header = header;
+                }
+                let session = self
+                    .project
+                    .as_ref()
+                    .and_then(|p| self.sessions.get(&p.path))
+                    .filter(|s| s.path == path && s.memory_id == memory_id)
+                    .cloned();
+                if let Some(session) = session {
+                    doc.textarea.move_cursor(ratatui_textarea::CursorMove::Jump(
+                        session.cursor.0.min(u16::MAX as usize) as u16,
+                        session.cursor.1.min(u16::MAX as usize) as u16,
+                    ));
+                    doc.top = session.top;
+                }
+                if let Some(line) = self.pending_line.take() {
+                    doc.jump_to_line(line);
+                }
+                self.editor.problem = None;
+                self.editor.doc = Some(doc);
+                self.refresh_document_budget();
+                self.request_count();
+                if focus {
+                    self.focus = Focus::Editor;
+                }
+            }
+            Err(problem) => {
+                self.editor.doc = None;
+                self.editor.problem = Some(problem);
+            }
+        }
+    }
+
+    fn refresh_document_budget(&mut self) {
+        let Some(doc) = &mut self.editor.doc else {
+            return;
+        };
+        if let Some(report) = self.tree.file_report(&doc.path, doc.memory_id.as_deref()) {
+            doc.budget = report.budget.clone();
+        }
+    }
+
+    fn request_count(&mut self) {
+        if let Some(doc) = &self.editor.doc {
+            self.counter.count(doc.version, editor::shared_text(doc));
+        }
+    }
+
+    fn on_editor_command(&mut self, command: Option<editor::Command>) {
+        match command {
+            Some(editor::Command::Save) => self.save(),
+            Some(editor::Command::Changed) => self.request_count(),
+            Some(editor::Command::Leave) => self.focus = Focus::Tree,
+            Some(editor::Command::Toast(text)) => self.toast(text),
+            None => {}
+        }
+    }
+
+    /// Saves the buffer through the core's guarded atomic write, off this thread.
+    fn save(&mut self) {
+        let Some(doc) = &mut self.editor.doc else {
+            return;
+        };
+        if doc.saving {
+            return;
+        }
+        doc.saving = true;
+        let path = doc.path.clone();
+        let memory_id = doc.memory_id.clone();
+        let text = doc.text();
+        let disk_text = doc.disk_text.clone();
+        let version = doc.version;
+        let outbox = self.outbox.clone();
+        std::thread::spawn(move || {
+            let result = match &memory_id {
+                Some(id) => write::write_infinity_content(&path, id, &text, &disk_text)
+                    .and_then(|_| crate::core::text::read_text(&path)),
+                None => write::write_guarded(&path, &text, Expected::text(&disk_text))
+                    .map(|_| text.clone()),
+            };
+            let result = result.map_err(|e| match e {
+                crate::core::error::CoreError::Conflict { .. } => SaveError::Conflict,
+                other => SaveError::Other(other.to_string()),
+            });
+            let _ = outbox.send(Message::Saved {
+                path,
+                version,
+                text,
+                result,
+            });
+        });
+    }
+
+    fn on_saved(
+        &mut self,
+        path: PathBuf,
+        version: u64,
+        text: String,
+        result: Result<String, SaveError>,
+    ) {
+        let Some(doc) = &mut self.editor.doc else {
+            return;
+        };
+        if doc.path != path {
+            return;
+        }
+        doc.saving = false;
+        match result {
+            Ok(disk_text) => {
+                doc.mark_saved(text, disk_text, version);
+                let name = self.open_file_name();
+                self.toast(format!("saved {name}"));
+                if let Some(project) = self.project.clone() {
+                    self.analysis.full(project);
+                }
+            }
+            Err(SaveError::Conflict) => self.open_conflict(),
+            Err(SaveError::Other(problem)) => self.toast_error(format!("not saved: {problem}")),
+        }
+    }
+
+    /// The open file changed on disk under unsaved edits: ask what to do.
+    fn open_conflict(&mut self) {
+        let Some(doc) = &self.editor.doc else {
+            return;
+        };
+        if self
+            .overlays
+            .iter()
+            .any(|o| matches!(o, Overlay::Conflict(_)))
+        {
+            return;
+        }
+        match workers::read_for_editing(&doc.path, doc.memory_id.as_deref()) {
+            Ok(theirs) => {
+                self.overlays.push(Overlay::Conflict(conflict::Conflict::new(
+                    doc.path.clone(),
+                    doc.base_text.clone(),
+                    doc.text(),
+                    theirs.text,
+                    theirs.disk_text,
+                )));
+            }
+            Err(problem) => self.toast_error(format!(
+                "{} changed on disk and cannot be read now ({problem}); your edits stay in the editor",
+                doc.path.display()
+            )),
+        }
+    }
+
+    fn on_conflict_choice(&mut self, choice: conflict::Choice) {
+        let Some(doc) = &mut self.editor.doc else {
+            return;
+        };
+        match choice {
+            conflict::Choice::KeepMine { theirs_disk } => {
+                // The next save replaces their version, which is kept as a backup first.
+                let backup = conflict::backup(&doc.path, &theirs_disk, "theirs");
+                doc.disk_text = theirs_disk;
+                doc.version += 1;
+                match backup {
+                    Ok(path) => self.toast(format!(
+                        "kept your edits; their version is saved in {}",
+                        path.display()
+                    )),
+                    Err(e) => {
+                        self.toast_error(format!("kept your edits; could not back up theirs: {e}"))
+                    }
+                }
+            }
+            conflict::Choice::TakeTheirs {
+                theirs,
+                theirs_disk,
+            } => {
+                let mine = doc.text();
+                let backup = conflict::backup(&doc.path, &mine, "mine");
+                doc.reload(&theirs, theirs_disk);
+                match backup {
+                    Ok(path) => self.toast(format!(
+                        "took their version; your edits are saved in {}",
+                        path.display()
+                    )),
+                    Err(e) => self
+                        .toast_error(format!("took their version; could not back up yours: {e}")),
+                }
+                self.request_count();
+            }
+            conflict::Choice::Merge {
+                merged,
+                theirs_disk,
+                conflicts,
+            } => {
+                let mine = doc.text();
+                let _ = conflict::backup(&doc.path, &mine, "mine");
+                doc.textarea = ratatui_textarea::TextArea::new(editor::split_lines(&merged));
+                doc.disk_text = theirs_disk;
+                doc.version += 1;
+                self.focus = Focus::Editor;
+                if conflicts > 0 {
+                    self.toast(format!("merged with {conflicts} conflict(s) marked <<<<<<< … >>>>>>>: resolve them, then save"));
+                } else {
+                    self.toast("merged cleanly: review, then save");
+                }
+                self.request_count();
+            }
+        }
+    }
+
+    fn on_files_changed(&mut self, paths: Vec<PathBuf>) {
+        let mut rescan = false;
+        let mut touched: Vec<PathBuf> = Vec::new();
+        for path in &paths {
+            let parent = path.parent();
+            if parent == Some(self.root.as_path())
+                || self
+                    .picker
+                    .projects()
+                    .any(|p| parent == Some(p.path.as_path()))
+            {
+                rescan = true;
+            }
+            if let Some(project) =
+                workers::project_of(&self.picker.projects().cloned().collect::<Vec<_>>(), path)
+                && !touched.contains(&project.path)
+            {
+                touched.push(project.path.clone());
+            }
+        }
+        if rescan {
+            self.rescan();
+        }
+        let open_project = self.project.as_ref().map(|p| p.path.clone());
+        for project_path in touched {
+            if Some(&project_path) == open_project.as_ref() {
+                if let Some(project) = self.project.clone() {
+                    self.analysis.full(project);
+                }
+            } else if let Some(project) = self.picker.project(&project_path).cloned() {
+                self.analysis.full(project);
+            }
+        }
+        let open_path = self.editor.doc.as_ref().map(|d| d.path.clone());
+        for path in paths {
+            if Some(&path) == open_path.as_ref() {
+                self.on_open_file_changed();
+            } else if open_project.as_ref().is_some_and(|p| path.starts_with(p)) && path.is_file() {
+                self.tree.changed.insert(path);
+            }
+        }
+    }
+
+    /// The open file changed on disk: reload a clean buffer in place, ask about a dirty one.
+    fn on_open_file_changed(&mut self) {
+        let Some(doc) = &self.editor.doc else {
+            return;
+        };
+        let Ok(current) = crate::core::text::read_text(&doc.path) else {
+            if !doc.path.exists() {
+                self.toast_error(format!(
+                    "{} was deleted on disk; your buffer is kept (save to recreate it)",
+                    doc.path.display()
+                ));
+            }
+            return;
+        };
+        if current == doc.disk_text {
+            return;
+        }
+        if doc.is_dirty() {
+            self.open_conflict();
+            return;
+        }
+        match workers::read_for_editing(&doc.path, doc.memory_id.as_deref()) {
+            Ok(loaded) => {
+                let name = self.open_file_name();
+                if let Some(doc) = &mut self.editor.doc {
+                    doc.reload(&loaded.text, loaded.disk_text);
+                }
+                self.toast(format!("{name} changed on disk: reloaded"));
+                self.request_count();
+            }
+            Err(problem) => self.toast_error(problem),
+        }
+    }
+
+    fn open_external(&mut self) {
+        let Some(doc) = &self.editor.doc else {
+            self.toast("open a file first");
+            return;
+        };
+        if doc.memory_id.is_some() {
+            self.toast("Infinity memories are edited here, not in $EDITOR (the store is JSON)");
+            return;
+        }
+        if doc.is_dirty() {
+            self.toast("save your edits before opening $EDITOR");
+            return;
+        }
+        self.external = Some(External::Edit(doc.path.clone()));
+    }
+
+    /// After `$EDITOR` returns: pick up what it wrote.
+    pub fn after_external_edit(&mut self, result: Result<(), String>) {
+        if let Err(problem) = result {
+            self.toast_error(problem);
+        }
+        self.on_open_file_changed();
+        if let Some(project) = self.project.clone() {
+            self.analysis.full(project);
+        }
+    }
+
+    /// Folders to watch: the root, each project, and each memory folder of the open project.
+    fn update_watches(&mut self) {
+        let Some(watcher) = &mut self.watcher else {
+            return;
+        };
+        let mut folders = std::collections::BTreeSet::new();
+        folders.insert(self.root.clone());
+        for project in self.picker.projects() {
+            folders.insert(project.path.clone());
+            for bank in &project.banks {
+                folders.insert(bank.root.clone());
+            }
+        }
+        if let Some(report) = &self.tree.report {
+            for bank in &report.banks {
+                for file in &bank.files {
+                    if let Some(parent) = file.file.path.parent() {
+                        folders.insert(parent.to_path_buf());
+                    }
+                }
+            }
+        }
+        if let Some(problem) = watcher.watch_exactly(folders) {
+            self.toast_error(problem);
+        }
+    }
+
+    fn on_mouse(&mut self, mouse: MouseEvent) {
+        if !self.overlays.is_empty() {
+            return;
+        }
+        let position = Position::new(mouse.column, mouse.row);
+        let scroll = match mouse.kind {
+            MouseEventKind::ScrollDown => 3,
+            MouseEventKind::ScrollUp => -3,
+            MouseEventKind::Down(MouseButton::Left) => 0,
+            _ => return,
+        };
+        let row_in = |area: Rect| mouse.row.saturating_sub(area.y + 1) as usize;
+        match self.screen {
+            Screen::Picker => {
+                let area = self.areas.picker;
+                if scroll != 0 {
+                    self.picker.update(picker::Msg::Scroll(scroll));
+                } else if area.contains(position) && mouse.row >= area.y + 3 {
+                    let command = self
+                        .picker
+                        .update(picker::Msg::Click((mouse.row - area.y - 3) as usize));
+                    self.on_picker_command(command);
+                }
+            }
+            Screen::Project => {
+                if self.areas.tree.contains(position) {
+                    if scroll != 0 {
+                        let command = self.tree.update(tree::Msg::Scroll(scroll));
+                        self.on_tree_command(command);
+                    } else {
+                        self.focus = Focus::Tree;
+                        let command = self.tree.update(tree::Msg::Click(row_in(self.areas.tree)));
+                        self.on_tree_command(command);
+                    }
+                } else if self.areas.editor.contains(position) {
+                    if scroll != 0 {
+                        self.editor.update(editor::Msg::Scroll(scroll));
+                    } else {
+                        self.focus = Focus::Editor;
+                        let inner = self.editor.area();
+                        if inner.contains(position) {
+                            self.editor.update(editor::Msg::Click {
+                                row: mouse.row - inner.y,
+                                col: mouse.column - inner.x,
+                            });
+                        }
+                    }
+                } else if self.show_findings && self.areas.findings.contains(position) {
+                    if scroll != 0 {
+                        self.findings.update(findings::Msg::Scroll(scroll));
+                    } else {
+                        self.focus = Focus::Findings;
+                        let command = self
+                            .findings
+                            .update(findings::Msg::Click(row_in(self.areas.findings)));
+                        self.on_findings_command(command);
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn view(&mut self, frame: &mut Frame) {
+        let area = frame.area();
+        frame.render_widget(Block::default().style(self.theme.base()), area);
+        let [header, body, status] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(3),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        self.view_header(frame, header);
+        match self.screen {
+            Screen::Picker => {
+                self.areas.picker = body;
+                self.picker.view(frame, body, &self.theme, &self.keymap);
+            }
+            Screen::Project => self.view_project(frame, body),
+        }
+        self.view_status(frame, status);
+        for index in 0..self.overlays.len() {
+            match &mut self.overlays[index] {
+                Overlay::Help(help) => help.view(frame, area, &self.theme, &self.keymap),
+                Overlay::Confirm(confirm) => confirm.view(frame, area, &self.theme, &self.keymap),
+                Overlay::Conflict(conflict) => {
+                    conflict.view(frame, area, &self.theme, &self.keymap)
+                }
+            }
+        }
+        self.view_toasts(frame, area);
+    }
+
+    fn view_header(&self, frame: &mut Frame, area: Rect) {
+        let theme = &self.theme;
+        let mut spans = vec![Span::styled(" mbank ", theme.key().bg(theme.status_bg))];
+        match (&self.screen, &self.tree.report) {
+            (Screen::Project, Some(report)) => {
+                spans.push(Span::styled(format!(" {} ", report.name), theme.title()));
+                let formats: Vec<&str> = report.formats().iter().map(|f| f.id()).collect();
+                spans.push(Span::styled(
+                    format!("{}  ", formats.join(" · ")),
+                    theme.fg(theme.accent),
+                ));
+                spans.push(Span::styled(
+                    format!("{} tok loaded", widgets::compact(report.loaded_tokens())),
+                    widgets::budget_color(theme, report.worst_budget()),
+                ));
+                if report.private_tokens() > 0 {
+                    spans.push(Span::styled(
+                        format!(" +{} private", widgets::compact(report.private_tokens())),
+                        theme.fg(theme.private),
+                    ));
+                }
+                spans.push(Span::styled(
+                    format!(" ({})", report.encoding),
+                    theme.muted(),
+                ));
+            }
+            (Screen::Project, None) => {
+                if let Some(project) = &self.project {
+                    spans.push(Span::styled(format!(" {} ", project.name), theme.title()));
+                    spans.push(Span::styled("reading…", theme.muted()));
+                }
+            }
+            (Screen::Picker, _) => {
+                spans.push(Span::styled(
+                    " memory banks of your AI coding agents",
+                    theme.muted(),
+                ));
+            }
+        }
+        frame.render_widget(
+            Paragraph::new(Line::from(spans)).style(theme.status()),
+            area,
+        );
+    }
+
+    fn view_project(&mut self, frame: &mut Frame, area: Rect) {
+        let (main, findings_area) = if self.show_findings {
+            let [main, findings] =
+                Layout::vertical([Constraint::Min(5), Constraint::Length(10)]).areas(area);
+            (main, Some(findings))
+        } else {
+            (area, None)
+        };
+        let tree_width = (main.width * 2 / 5).clamp(30, 70).min(main.width);
+        let [tree_area, editor_area] =
+            Layout::horizontal([Constraint::Length(tree_width), Constraint::Min(10)]).areas(main);
+        self.areas.tree = tree_area;
+        self.areas.editor = editor_area;
+        self.tree
+            .view(frame, tree_area, &self.theme, self.focus == Focus::Tree);
+        self.editor.view(
+            frame,
+            editor_area,
+            &self.theme,
+            self.focus == Focus::Editor && self.overlays.is_empty(),
+        );
+        if let Some(findings_area) = findings_area {
+            self.areas.findings = findings_area;
+            self.findings.view(
+                frame,
+                findings_area,
+                &self.theme,
+                self.focus == Focus::Findings,
+            );
+        }
+    }
+
+    fn view_status(&self, frame: &mut Frame, area: Rect) {
+        let theme = &self.theme;
+        let context = self.key_context();
+        let global = [
+            Action::Help,
+            Action::Quit,
+            Action::OpenPicker,
+            Action::FocusNext,
+            Action::ToggleFindings,
+            Action::NextTheme,
+        ];
+        let mut spans = Vec::new();
+        for (key, word) in self.keymap.hints(context, &global) {
+            spans.push(Span::styled(
+                format!(" {key}"),
+                theme.key().bg(theme.status_bg),
+            ));
+            spans.push(Span::styled(format!(" {word} "), theme.status()));
+        }
+        let right = match &self.demo_path {
+            Some(path) => format!(" demo: {} ", path.display()),
+            None => format!(" {} ", self.root.display()),
+        };
+        let [left_area, right_area] = Layout::horizontal([
+            Constraint::Min(10),
+            Constraint::Length((right.chars().count() as u16).min(area.width / 2)),
+        ])
+        .areas(area);
+        frame.render_widget(
+            Paragraph::new(Line::from(spans)).style(theme.status()),
+            left_area,
+        );
+        frame.render_widget(
+            Paragraph::new(Span::styled(right, theme.muted().bg(theme.status_bg))),
+            right_area,
+        );
+    }
+
+    fn view_toasts(&self, frame: &mut Frame, area: Rect) {
+        let theme = &self.theme;
+        for (index, toast) in self.toasts.iter().rev().take(3).enumerate() {
+            let width = (toast.text.chars().count() as u16 + 4).min(area.width.saturating_sub(2));
+            let rect = Rect {
+                x: area.right().saturating_sub(width + 1),
+                y: area.y + 1 + index as u16,
+                width,
+                height: 1,
+            };
+            let style = if toast.error {
+                theme.fg(theme.background).bg(theme.error)
+            } else {
+                theme.fg(theme.background).bg(theme.accent)
+            };
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    format!(" {} ", widgets::truncate(&toast.text, width as usize - 2)),
+                    style,
+                )),
+                rect,
+            );
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The conflict prompt: the open file changed on disk while the buffer has unsaved
+//! edits. It shows what changed on disk and offers keep mine / take theirs / merge.
+//! Whichever is chosen, the side not kept is first saved as a backup file, so nothing
+//! is lost either way.
+use std::path::{Path, PathBuf};
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use similar::{ChangeTag, TextDiff};
+
+use crate::core::merge;
+use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::theme::Theme;
+
+pub struct Conflict {
+    pub path: PathBuf,
+    /// What the buffer was loaded from.
+    pub base: String,
+    pub mine: String,
+    /// The editor's view of the file on disk now, and the raw file.
+    pub theirs: String,
+    pub theirs_disk: String,
+    pub scroll: usize,
+    page: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    KeepMine {
+        theirs_disk: String,
+    },
+    TakeTheirs {
+        theirs: String,
+        theirs_disk: String,
+    },
+    Merge {
+        merged: String,
+        theirs_disk: String,
+        conflicts: usize,
+    },
+}
+
+impl Conflict {
+    pub fn new(
+        path: PathBuf,
+        base: String,
+        mine: String,
+        theirs: String,
+        theirs_disk: String,
+    ) -> Conflict {
+        Conflict {
+            path,
+            base,
+            mine,
+            theirs,
+            theirs_disk,
+            scroll: 0,
+            page: 10,
+        }
+    }
+
+    pub fn update(&mut self, action: Action) -> Option<Choice> {
+        match action {
+            Action::KeepMine => Some(Choice::KeepMine {
+                theirs_disk: self.theirs_disk.clone(),
+            }),
+            Action::TakeTheirs => Some(Choice::TakeTheirs {
+                theirs: self.theirs.clone(),
+                theirs_disk: self.theirs_disk.clone(),
+            }),
+            Action::MergeView => {
+                let merged = merge::three_way(&self.base, &self.mine, &self.theirs);
+                Some(Choice::Merge {
+                    merged: merged.text,
+                    theirs_disk: self.theirs_disk.clone(),
+                    conflicts: merged.conflicts,
+                })
+            }
+            Action::Up => {
+                self.scroll = self.scroll.saturating_sub(1);
+                None
+            }
+            Action::Down => {
+                self.scroll += 1;
+                None
+            }
+            Action::PageUp => {
+                self.scroll = self.scroll.saturating_sub(self.page);
+                None
+            }
+            Action::PageDown => {
+                self.scroll += self.page;
+                None
+            }
+            // Esc keeps the prompt's question open: the buffer and disk still disagree.
+            _ => None,
+        }
+    }
+
+    /// What changed on disk since the buffer was loaded, as diff lines.
+    pub fn disk_changes(&self, theme: &Theme) -> Vec<Line<'static>> {
+        let diff = TextDiff::configure()
+            .timeout(std::time::Duration::from_millis(200))
+            .diff_lines(&self.base, &self.theirs);
+        let mut lines = Vec::new();
+        for group in diff.grouped_ops(2) {
+            for op in group {
+                for change in diff.iter_changes(&op) {
+                    let (sign, style) = match change.tag() {
+                        ChangeTag::Delete => ("-", theme.fg(theme.removed)),
+                        ChangeTag::Insert => ("+", theme.fg(theme.added)),
+                        ChangeTag::Equal => (" ", theme.muted()),
+                    };
+                    let text = change.value().trim_end_matches(['\n', '\r']);
+                    let text: String = text.chars().take(400).collect();
+                    lines.push(Line::from(Span::styled(format!("{sign} {text}"), style)));
+                }
+            }
+            lines.push(Line::from(Span::styled("  ⋯", theme.muted())));
+        }
+        lines
+    }
+
+    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+        let width = area.width.saturating_sub(6).min(100);
+        let height = area.height.saturating_sub(4);
+        let popup = Rect {
+            x: area.x + (area.width - width) / 2,
+            y: area.y + 2,
+            width,
+            height,
+        };
+        frame.render_widget(Clear, popup);
+        let key = |action| {
+            keymap
+                .key_for(KeyContext::Conflict, action)
+                .map(|k| k.to_string())
+                .unwrap_or_default()
+        };
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.fg(theme.warning))
+            .style(theme.base())
+            .title(Span::styled(
+                format!(" {name} changed on disk while you were editing "),
+                theme.fg(theme.warning),
+            ))
+            .title_bottom(Line::from(vec![
+                Span::styled(format!(" {} ", key(Action::KeepMine)), theme.key()),
+                Span::raw("keep mine  "),
+                Span::styled(format!("{} ", key(Action::TakeTheirs)), theme.key()),
+                Span::raw("take theirs  "),
+                Span::styled(format!("{} ", key(Action::MergeView)), theme.key()),
+                Span::raw("merge view  "),
+                Span::styled("(the side not kept is saved as a backup) ", theme.muted()),
+            ]));
+        let inner = block.inner(popup);
+        frame.render_widget(block, popup);
+        let mut lines = vec![
+            Line::from(Span::styled(
+                "What the other writer changed (since you opened the file):",
+                theme.fg(theme.text),
+            )),
+            Line::from(""),
+        ];
+        lines.extend(self.disk_changes(theme));
+        self.page = inner.height.max(1) as usize;
+        self.scroll = self.scroll.min(lines.len().saturating_sub(1));
+        frame.render_widget(
+            Paragraph::new(lines).scroll((self.scroll.min(u16::MAX as usize) as u16, 0)),
+            inner,
+        );
+    }
+}
+
+/// Saves `text` beside nothing in the project: in mbank's data folder (or the temp
+/// folder), named after the file, the side and the time. Returns the backup's path.
+pub fn backup(path: &Path, text: &str, side: &str) -> std::io::Result<PathBuf> {
+    let dir = crate::core::paths::data_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("conflicts");
+    std::fs::create_dir_all(&dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "memory".into());
+    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    let mut target = dir.join(format!("{name}.{side}.{stamp}"));
+    let mut n = 1;
+    while target.exists() {
+        n += 1;
+        target = dir.join(format!("{name}.{side}.{stamp}-{n}"));
+    }
+    std::fs::write(&target, text)?;
+    Ok(target)
+}

@@ -1,0 +1,145 @@
+//! The findings panel: validation, budget and staleness findings of the open project,
+//! worst first; Enter jumps the editor to the file and line.
+use std::path::{Path, PathBuf};
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use crate::core::findings::{Finding, Severity};
+
+use crate::tui::keymap::Action;
+use crate::tui::theme::Theme;
+use crate::tui::widgets;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Jump { path: PathBuf, line: Option<usize> },
+    Close,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Msg {
+    Action(Action),
+    Click(usize),
+    Scroll(i32),
+}
+
+#[derive(Default)]
+pub struct Findings {
+    pub items: Vec<Finding>,
+    pub project: PathBuf,
+    pub selected: usize,
+    offset: usize,
+    page: usize,
+}
+
+impl Findings {
+    pub fn set(&mut self, project: &Path, items: Vec<Finding>) {
+        self.project = project.to_path_buf();
+        self.items = items;
+        self.selected = self.selected.min(self.items.len().saturating_sub(1));
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Option<Command> {
+        let last = self.items.len().saturating_sub(1);
+        match msg {
+            Msg::Action(Action::Up) => self.selected = self.selected.saturating_sub(1),
+            Msg::Action(Action::Down) => self.selected = (self.selected + 1).min(last),
+            Msg::Action(Action::PageUp) => self.selected = self.selected.saturating_sub(self.page),
+            Msg::Action(Action::PageDown) => self.selected = (self.selected + self.page).min(last),
+            Msg::Action(Action::Open) => return self.jump(),
+            Msg::Action(Action::Back) => return Some(Command::Close),
+            Msg::Action(_) => {}
+            Msg::Click(row) => {
+                let index = self.offset + row;
+                if index <= last {
+                    let again = index == self.selected;
+                    self.selected = index;
+                    if again {
+                        return self.jump();
+                    }
+                }
+            }
+            Msg::Scroll(delta) => {
+                self.selected =
+                    (self.selected as i64 + i64::from(delta)).clamp(0, last as i64) as usize;
+            }
+        }
+        None
+    }
+
+    fn jump(&self) -> Option<Command> {
+        let finding = self.items.get(self.selected)?;
+        Some(Command::Jump {
+            path: finding.file.clone(),
+            line: finding.line,
+        })
+    }
+
+    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+        let count = |s| self.items.iter().filter(|f| f.severity == s).count();
+        let title = format!(
+            " Findings: {} errors, {} warnings, {} info ",
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info)
+        );
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(focused))
+            .title(Span::styled(title, theme.title()));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        if self.items.is_empty() {
+            frame.render_widget(
+                Paragraph::new(Span::styled(" ✔ nothing to report", theme.fg(theme.ok))),
+                inner,
+            );
+            return;
+        }
+        self.page = inner.height.max(1) as usize;
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + self.page {
+            self.offset = self.selected + 1 - self.page;
+        }
+        let lines: Vec<Line> = self
+            .items
+            .iter()
+            .enumerate()
+            .skip(self.offset)
+            .take(self.page)
+            .map(|(index, finding)| {
+                let place = finding
+                    .file
+                    .strip_prefix(&self.project)
+                    .unwrap_or(&finding.file)
+                    .display()
+                    .to_string();
+                let place = match finding.line {
+                    Some(line) => format!("{place}:{line}"),
+                    None => place,
+                };
+                let mut line = Line::from(vec![
+                    Span::styled(
+                        format!(" {:<7}", finding.severity.id()),
+                        widgets::severity_color(theme, finding.severity),
+                    ),
+                    Span::styled(
+                        format!("{:<32} ", widgets::truncate(&place, 32)),
+                        theme.fg(theme.accent),
+                    ),
+                    Span::styled(finding.message.clone(), theme.fg(theme.text)),
+                    Span::styled(format!("  [{}]", finding.code), theme.muted()),
+                ]);
+                if index == self.selected && focused {
+                    line = line.patch_style(theme.selected());
+                }
+                line
+            })
+            .collect();
+        frame.render_widget(Paragraph::new(lines), inner);
+    }
+}

@@ -1,0 +1,5 @@
+//! One module per pane, each with its own state, message type, `update` and `view`.
+pub mod editor;
+pub mod findings;
+pub mod picker;
+pub mod tree;

@@ -1,0 +1,522 @@
+//! The project picker: every project under the root, fuzzy-filtered as you type, with
+//! formats, file count, a token gauge, staleness, findings and last write. Rows appear
+//! straight from the scan; figures fill in as the analysis worker reports them.
+use std::path::PathBuf;
+
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config as MatcherConfig, Matcher, Utf32Str};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use crate::core::findings::Severity;
+use crate::core::model::Project;
+use crate::core::report::ProjectReport;
+
+use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::{self, compact};
+
+/// How the rows are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    /// Most recently written first.
+    #[default]
+    Activity,
+    Name,
+    /// Most loaded tokens first.
+    Tokens,
+    /// Stalest first.
+    Staleness,
+}
+
+impl Sort {
+    fn next(self) -> Sort {
+        match self {
+            Sort::Activity => Sort::Name,
+            Sort::Name => Sort::Tokens,
+            Sort::Tokens => Sort::Staleness,
+            Sort::Staleness => Sort::Activity,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Activity => "recent activity",
+            Sort::Name => "name",
+            Sort::Tokens => "tokens",
+            Sort::Staleness => "staleness",
+        }
+    }
+}
+
+pub struct Row {
+    pub project: Project,
+    pub report: Option<Box<ProjectReport>>,
+}
+
+impl Row {
+    fn last_write(&self) -> Option<u64> {
+        self.report.as_ref().and_then(|r| r.last_write).or_else(|| {
+            self.project
+                .last_write
+                .and_then(crate::core::report::epoch_seconds)
+        })
+    }
+}
+
+/// What the picker asks of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Open(PathBuf),
+    OpenDemo,
+    InitBank,
+    Back,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Msg {
+    Action(Action),
+    Type(char),
+    Erase,
+    /// A click on the `n`-th visible row.
+    Click(usize),
+    Scroll(i32),
+}
+
+pub struct Picker {
+    pub rows: Vec<Row>,
+    pub filter: String,
+    pub sort: Sort,
+    /// Index into `visible`.
+    pub selected: usize,
+    /// Row indices that pass the filter, in display order.
+    visible: Vec<usize>,
+    pub offset: usize,
+    pub scanning: bool,
+    /// Figures received / projects to count.
+    pub counted: usize,
+    /// Why there is nothing to show: the root is missing or unreadable.
+    pub root_problem: Option<String>,
+    pub root: PathBuf,
+    /// The open project, to mark it in the list and allow "back".
+    pub current: Option<PathBuf>,
+    matcher: Matcher,
+    /// Rows shown at the last draw (for paging and clicks).
+    page: usize,
+}
+
+impl Picker {
+    pub fn new(root: PathBuf) -> Picker {
+        Picker {
+            rows: Vec::new(),
+            filter: String::new(),
+            sort: Sort::default(),
+            selected: 0,
+            visible: Vec::new(),
+            offset: 0,
+            scanning: true,
+            counted: 0,
+            root_problem: None,
+            root,
+            current: None,
+            matcher: Matcher::new(MatcherConfig::DEFAULT),
+            page: 10,
+        }
+    }
+
+    /// Replaces the rows with a new scan, keeping figures of projects already counted
+    /// and the selection on the same project.
+    pub fn set_projects(&mut self, projects: Vec<Project>) {
+        let selected = self.selected_path();
+        let mut old: Vec<Row> = std::mem::take(&mut self.rows);
+        self.rows = projects
+            .into_iter()
+            .map(|project| {
+                let report = old
+                    .iter_mut()
+                    .find(|r| r.project.path == project.path)
+                    .and_then(|r| r.report.take());
+                Row { project, report }
+            })
+            .collect();
+        self.scanning = false;
+        self.counted = 0;
+        self.refresh();
+        if let Some(path) = selected {
+            self.select_path(&path);
+        }
+    }
+
+    /// Figures for one project of the current scan.
+    pub fn set_report(&mut self, index: usize, report: Box<ProjectReport>) {
+        if let Some(row) = self.rows.get_mut(index)
+            && row.project.path == report.path
+        {
+            row.report = Some(report);
+            self.counted += 1;
+            if matches!(self.sort, Sort::Tokens | Sort::Staleness | Sort::Activity) {
+                let selected = self.selected_path();
+                self.refresh();
+                if let Some(path) = selected {
+                    self.select_path(&path);
+                }
+            }
+        }
+    }
+
+    /// Updates the figures of a project wherever it is (after a full analysis).
+    pub fn update_report(&mut self, report: &ProjectReport) {
+        if let Some(row) = self.rows.iter_mut().find(|r| r.project.path == report.path) {
+            row.report = Some(Box::new(report.clone()));
+        }
+    }
+
+    pub fn selected_path(&self) -> Option<PathBuf> {
+        self.visible
+            .get(self.selected)
+            .map(|&i| self.rows[i].project.path.clone())
+    }
+
+    pub fn select_path(&mut self, path: &std::path::Path) {
+        if let Some(position) = self
+            .visible
+            .iter()
+            .position(|&i| self.rows[i].project.path == path)
+        {
+            self.selected = position;
+        }
+    }
+
+    pub fn visible_len(&self) -> usize {
+        self.visible.len()
+    }
+
+    pub fn project(&self, path: &std::path::Path) -> Option<&Project> {
+        self.rows
+            .iter()
+            .find(|r| r.project.path == path)
+            .map(|r| &r.project)
+    }
+
+    pub fn projects(&self) -> impl Iterator<Item = &Project> {
+        self.rows.iter().map(|r| &r.project)
+    }
+
+    /// Re-applies the filter and the sort.
+    fn refresh(&mut self) {
+        let mut scored: Vec<(usize, u32)> = if self.filter.is_empty() {
+            (0..self.rows.len()).map(|i| (i, 0)).collect()
+        } else {
+            let pattern = Pattern::parse(&self.filter, CaseMatching::Ignore, Normalization::Smart);
+            let mut buffer = Vec::new();
+            self.rows
+                .iter()
+                .enumerate()
+                .filter_map(|(i, row)| {
+                    let haystack = Utf32Str::new(&row.project.name, &mut buffer);
+                    pattern.score(haystack, &mut self.matcher).map(|s| (i, s))
+                })
+                .collect()
+        };
+        let rows = &self.rows;
+        let sort = self.sort;
+        scored.sort_by(|&(a, score_a), &(b, score_b)| {
+            let (ra, rb) = (&rows[a], &rows[b]);
+            let by_sort = match sort {
+                Sort::Activity => rb.last_write().cmp(&ra.last_write()),
+                Sort::Name => std::cmp::Ordering::Equal,
+                Sort::Tokens => {
+                    let tokens = |r: &Row| r.report.as_ref().map(|r| r.loaded_tokens());
+                    tokens(rb).cmp(&tokens(ra))
+                }
+                Sort::Staleness => {
+                    let level = |r: &Row| r.report.as_ref().and_then(|r| r.worst_staleness());
+                    level(rb).cmp(&level(ra))
+                }
+            };
+            score_b
+                .cmp(&score_a)
+                .then(by_sort)
+                .then_with(|| ra.project.name.cmp(&rb.project.name))
+        });
+        self.visible = scored.into_iter().map(|(i, _)| i).collect();
+        self.selected = self.selected.min(self.visible.len().saturating_sub(1));
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Option<Command> {
+        let last = self.visible.len().saturating_sub(1);
+        match msg {
+            Msg::Type(c) => {
+                self.filter.push(c);
+                self.selected = 0;
+                self.refresh();
+            }
+            Msg::Erase => {
+                self.filter.pop();
+                self.refresh();
+            }
+            Msg::Click(row) => {
+                let index = self.offset + row;
+                if index < self.visible.len() {
+                    if index == self.selected {
+                        return self.selected_path().map(Command::Open);
+                    }
+                    self.selected = index;
+                }
+            }
+            Msg::Scroll(delta) => {
+                self.selected =
+                    (self.selected as i64 + i64::from(delta)).clamp(0, last as i64) as usize;
+            }
+            Msg::Action(action) => match action {
+                Action::Up => self.selected = self.selected.saturating_sub(1),
+                Action::Down => self.selected = (self.selected + 1).min(last),
+                Action::PageUp => self.selected = self.selected.saturating_sub(self.page),
+                Action::PageDown => self.selected = (self.selected + self.page).min(last),
+                Action::Top => self.selected = 0,
+                Action::Bottom => self.selected = last,
+                Action::Open => return self.selected_path().map(Command::Open),
+                Action::CycleSort => {
+                    let selected = self.selected_path();
+                    self.sort = self.sort.next();
+                    self.refresh();
+                    if let Some(path) = selected {
+                        self.select_path(&path);
+                    }
+                }
+                Action::OpenDemo => return Some(Command::OpenDemo),
+                Action::InitBank => return Some(Command::InitBank),
+                Action::Back => {
+                    if !self.filter.is_empty() {
+                        self.filter.clear();
+                        self.refresh();
+                    } else {
+                        return Some(Command::Back);
+                    }
+                }
+                _ => {}
+            },
+        }
+        None
+    }
+
+    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .title(Span::styled(" Projects ", theme.title()))
+            .title(
+                Line::from(Span::styled(
+                    format!(" {} ", self.root.display()),
+                    theme.muted(),
+                ))
+                .right_aligned(),
+            );
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let [filter_area, header_area, list_area, footer_area] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(1),
+            Constraint::Length(1),
+        ])
+        .areas(inner);
+
+        let filter = Line::from(vec![
+            Span::styled(" filter ", theme.key()),
+            Span::styled(self.filter.clone(), theme.fg(theme.text)),
+            Span::styled("▏", theme.fg(theme.accent)),
+            Span::styled(
+                format!(
+                    "   {} of {} · sorted by {}",
+                    self.visible.len(),
+                    self.rows.len(),
+                    self.sort.label()
+                ),
+                theme.muted(),
+            ),
+        ]);
+        frame.render_widget(Paragraph::new(filter), filter_area);
+
+        if self.rows.is_empty() {
+            self.view_empty(frame, list_area, theme, keymap);
+            return;
+        }
+        let columns = Line::from(Span::styled(
+            format!(
+                "  {:<28} {:<18} {:>5}  {:<22} {:<8} {:<9} {:>8}",
+                "project", "formats", "files", "tokens / budget", "stale", "findings", "written"
+            ),
+            theme.muted().add_modifier(Modifier::UNDERLINED),
+        ));
+        frame.render_widget(Paragraph::new(columns), header_area);
+
+        self.page = list_area.height.max(1) as usize;
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + self.page {
+            self.offset = self.selected + 1 - self.page;
+        }
+        let now = widgets::now_epoch();
+        let lines: Vec<Line> = self
+            .visible
+            .iter()
+            .enumerate()
+            .skip(self.offset)
+            .take(self.page)
+            .map(|(position, &index)| {
+                let row = &self.rows[index];
+                let selected = position == self.selected;
+                self.row_line(row, selected, now, theme)
+            })
+            .collect();
+        frame.render_widget(Paragraph::new(lines), list_area);
+
+        let progress = if self.scanning {
+            "scanning…".to_string()
+        } else if self.counted < self.rows.len() {
+            format!("counting tokens {}/{}", self.counted, self.rows.len())
+        } else {
+            String::new()
+        };
+        frame.render_widget(
+            Paragraph::new(Line::from(Span::styled(progress, theme.fg(theme.accent)))),
+            footer_area,
+        );
+    }
+
+    fn row_line(&self, row: &Row, selected: bool, now: u64, theme: &Theme) -> Line<'static> {
+        let report = row.report.as_deref();
+        let marker = if self.current.as_deref() == Some(row.project.path.as_path()) {
+            "▸ "
+        } else {
+            "  "
+        };
+        let formats: Vec<&str> = row.project.formats().iter().map(|f| f.id()).collect();
+        let mut spans = vec![
+            Span::styled(marker.to_string(), theme.fg(theme.accent)),
+            Span::styled(
+                format!("{:<28}", widgets::truncate(&row.project.name, 28)),
+                theme.fg(theme.text).add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(" "),
+            Span::styled(
+                format!("{:<18}", widgets::truncate(&formats.join(","), 18)),
+                theme.fg(theme.accent),
+            ),
+            Span::raw(" "),
+        ];
+        match report {
+            Some(report) => {
+                spans.push(Span::styled(
+                    format!("{:>5}", report.file_count()),
+                    theme.fg(theme.text),
+                ));
+                spans.push(Span::raw("  "));
+                let checks: Vec<_> = report
+                    .banks
+                    .iter()
+                    .flat_map(|b| b.budget.iter().cloned())
+                    .collect();
+                spans.extend(widgets::token_gauge(
+                    Some(report.loaded_tokens()),
+                    &checks,
+                    8,
+                    theme,
+                ));
+                spans.push(Span::raw("  "));
+                spans.push(widgets::freshness_badge(report.worst_staleness(), theme));
+                spans.push(Span::raw("  "));
+                spans.push(findings_badge(report, theme));
+            }
+            None => spans.push(Span::styled(
+                format!("{:>5}  {:<22} {:<8} {:<9}", "·", "counting…", "", ""),
+                theme.muted(),
+            )),
+        }
+        spans.push(Span::styled(
+            format!(" {:>8}", widgets::ago(row.last_write(), now)),
+            theme.muted(),
+        ));
+        let mut line = Line::from(spans);
+        if selected {
+            line = line.patch_style(theme.selected());
+        }
+        line
+    }
+
+    fn view_empty(&self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+        let key = |action| {
+            keymap
+                .key_for(KeyContext::Picker, action)
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| "?".into())
+        };
+        let mut lines = vec![Line::from("")];
+        if self.scanning {
+            lines.push(Line::from(Span::styled(
+                "  Scanning for memory banks…",
+                theme.muted(),
+            )));
+        } else {
+            let headline = match &self.root_problem {
+                Some(problem) => problem.clone(),
+                None if self.filter.is_empty() => format!(
+                    "No memory banks under {} (looked for memory-bank/, .claude/memory/, CLAUDE.md, AGENTS.md, GEMINI.md, .infinity/, .clinerules, .roo/).",
+                    self.root.display()
+                ),
+                None => format!("No project matches {:?}.", self.filter),
+            };
+            lines.push(Line::from(Span::styled(
+                format!("  {headline}"),
+                theme.fg(theme.warning),
+            )));
+            lines.push(Line::from(""));
+            lines.push(Line::from("  Set the root with --root DIR, the MEMORY_BANK_ROOT variable, or `root = \"…\"` in config.toml."));
+            lines.push(Line::from(vec![
+                Span::raw("  Press "),
+                Span::styled(key(Action::OpenDemo), theme.key()),
+                Span::raw(" to explore the bundled demo banks, or "),
+                Span::styled(key(Action::InitBank), theme.key()),
+                Span::raw(" to create a memory bank in the root."),
+            ]));
+        }
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+    }
+}
+
+fn findings_badge(report: &ProjectReport, theme: &Theme) -> Span<'static> {
+    let count = |severity| {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    };
+    let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+    if errors > 0 {
+        Span::styled(
+            format!("{:<9}", format!("✖ {errors}")),
+            widgets::severity_color(theme, Severity::Error),
+        )
+    } else if warnings > 0 {
+        Span::styled(
+            format!("{:<9}", format!("▲ {warnings}")),
+            widgets::severity_color(theme, Severity::Warning),
+        )
+    } else {
+        Span::styled(format!("{:<9}", "✔"), theme.fg(theme.ok))
+    }
+}
+
+/// Total loaded tokens in compact form, for headers.
+pub fn tokens_label(report: &ProjectReport) -> String {
+    format!(
+        "{} tok ({})",
+        compact(report.loaded_tokens()),
+        report.encoding
+    )
+}

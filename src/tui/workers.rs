@@ -1,0 +1,314 @@
+//! Background work: scanning the root, analysing projects (token counts, budgets,
+//! staleness, validation, decisions), reading files and counting an edited buffer.
+//! Each job runs off the drawing thread and reports back as a [`Message`] through the
+//! one channel the event loop reads; nothing here touches the terminal.
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::thread;
+
+use crate::core::config::Config;
+use crate::core::context::{self, BankContext, ContextOptions};
+use crate::core::discovery::{self, ScanOptions};
+use crate::core::model::Project;
+use crate::core::report::{Analyzer, Depth, ProjectReport};
+use crate::core::text;
+use crate::core::tokens::{self, Encoding, TokenCache};
+
+use super::app::Message;
+
+/// Where workers send their results: the event loop's channel.
+pub type Outbox = Sender<Message>;
+
+/// Scans the root on a new thread and sends [`Message::Scanned`].
+pub fn scan(root: PathBuf, options: ScanOptions, generation: u64, outbox: Outbox) {
+    thread::spawn(move || {
+        let projects = discovery::scan(&root, &options);
+        let _ = outbox.send(Message::Scanned {
+            generation,
+            projects,
+        });
+    });
+}
+
+/// What a file's editor needs: its text as read, or why it cannot be edited.
+#[derive(Debug, Clone)]
+pub struct LoadedFile {
+    pub path: PathBuf,
+    /// For an Infinity memory: its id inside the store.
+    pub memory_id: Option<String>,
+    pub result: Result<LoadedText, String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LoadedText {
+    /// The text shown in the editor (an Infinity memory's content).
+    pub text: String,
+    /// Exactly what was read from disk: the write guard compares against it.
+    pub disk_text: String,
+    pub read_only: Option<String>,
+}
+
+/// Reads one file (or one Infinity memory) on a new thread; sends [`Message::FileLoaded`].
+pub fn load_file(path: PathBuf, memory_id: Option<String>, outbox: Outbox) {
+    thread::spawn(move || {
+        let result = read_for_editing(&path, memory_id.as_deref());
+        let _ = outbox.send(Message::FileLoaded(LoadedFile {
+            path,
+            memory_id,
+            result,
+        }));
+    });
+}
+
+/// The editor's view of a file. Public for tests and the end-to-end driver.
+pub fn read_for_editing(path: &Path, memory_id: Option<&str>) -> Result<LoadedText, String> {
+    let disk_text = text::read_text(path).map_err(|e| e.to_string())?;
+    let permissions_read_only = std::fs::metadata(path)
+        .map(|m| m.permissions().readonly())
+        .unwrap_or(false);
+    let read_only = permissions_read_only.then(|| "the file is read-only on disk".to_string());
+    let text = match memory_id {
+        None => disk_text.clone(),
+        Some(id) => {
+            let (store, _) = crate::core::infinity::parse_store(&disk_text)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            store
+                .memories
+                .iter()
+                .find(|m| m.id == id)
+                .map(|m| m.content.clone())
+                .ok_or_else(|| format!("memory {id} is no longer in {}", path.display()))?
+        }
+    };
+    Ok(LoadedText {
+        text,
+        disk_text,
+        read_only,
+    })
+}
+
+/// A request to the analysis worker.
+enum AnalysisRequest {
+    /// Figures for every project of a scan, one message per project, in order.
+    Summaries {
+        generation: u64,
+        projects: Vec<Project>,
+    },
+    /// Everything about one project (validation and decisions included): jumps the queue.
+    Full { project: Project },
+}
+
+/// One long-lived thread that owns the token cache and analyses projects: opened
+/// projects first, then the picker's summaries one by one, so figures fill in
+/// progressively and an open project never waits behind two thousand others.
+pub struct AnalysisWorker {
+    requests: Sender<AnalysisRequest>,
+}
+
+impl AnalysisWorker {
+    pub fn spawn(config: Arc<Config>, encoding: Encoding, outbox: Outbox) -> AnalysisWorker {
+        Self::spawn_with_cache(config, encoding, TokenCache::open_default(encoding), outbox)
+    }
+
+    /// With a given cache (tests use an in-memory one).
+    pub fn spawn_with_cache(
+        config: Arc<Config>,
+        encoding: Encoding,
+        cache: TokenCache,
+        outbox: Outbox,
+    ) -> AnalysisWorker {
+        let (requests, inbox) = mpsc::channel();
+        thread::spawn(move || analysis_loop(&config, encoding, cache, &inbox, &outbox));
+        AnalysisWorker { requests }
+    }
+
+    pub fn summaries(&self, generation: u64, projects: Vec<Project>) {
+        let _ = self.requests.send(AnalysisRequest::Summaries {
+            generation,
+            projects,
+        });
+    }
+
+    pub fn full(&self, project: Project) {
+        let _ = self.requests.send(AnalysisRequest::Full { project });
+    }
+}
+
+/// Work waiting for the analysis worker: opened projects before picker summaries.
+#[derive(Default)]
+struct Queue {
+    full: VecDeque<Project>,
+    summaries: VecDeque<(u64, usize, Project)>,
+    total: usize,
+}
+
+impl Queue {
+    fn is_empty(&self) -> bool {
+        self.full.is_empty() && self.summaries.is_empty()
+    }
+
+    fn take(&mut self, request: AnalysisRequest) {
+        match request {
+            AnalysisRequest::Full { project } => {
+                self.full.retain(|p| p.path != project.path);
+                self.full.push_back(project);
+            }
+            AnalysisRequest::Summaries {
+                generation,
+                projects,
+            } => {
+                // A newer scan replaces whatever the older one still had queued.
+                self.total = projects.len();
+                self.summaries = projects
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, p)| (generation, index, p))
+                    .collect();
+            }
+        }
+    }
+}
+
+fn analysis_loop(
+    config: &Config,
+    encoding: Encoding,
+    cache: TokenCache,
+    inbox: &Receiver<AnalysisRequest>,
+    outbox: &Outbox,
+) {
+    let mut analyzer = Analyzer::new(config, encoding, cache);
+    let mut queue = Queue::default();
+    loop {
+        if queue.is_empty() {
+            if analyzer.cache.is_dirty() {
+                analyzer.finish();
+            }
+            match inbox.recv() {
+                Ok(request) => queue.take(request),
+                Err(_) => return,
+            }
+        }
+        loop {
+            match inbox.try_recv() {
+                Ok(request) => queue.take(request),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    analyzer.finish();
+                    return;
+                }
+            }
+        }
+        if let Some(project) = queue.full.pop_front() {
+            let report = analyzer.analyze(&project, full_depth());
+            let contexts = contexts_of(&project, encoding);
+            let message = Message::Analyzed {
+                report: Box::new(report),
+                contexts,
+            };
+            if outbox.send(message).is_err() {
+                return;
+            }
+        } else if let Some((generation, index, project)) = queue.summaries.pop_front() {
+            let report = analyzer.analyze(&project, summary_depth());
+            let message = Message::Summary {
+                generation,
+                index,
+                total: queue.total,
+                report: Box::new(report),
+            };
+            if outbox.send(message).is_err() {
+                return;
+            }
+            if queue.summaries.is_empty() {
+                analyzer.finish();
+            }
+        }
+    }
+}
+
+/// What an opened project shows: everything.
+fn full_depth() -> Depth {
+    Depth {
+        validate: true,
+        decisions: true,
+        ..Depth::default()
+    }
+}
+
+/// What the picker's rows show: figures, budgets, staleness and the findings badge.
+fn summary_depth() -> Depth {
+    Depth {
+        validate: true,
+        ..Depth::default()
+    }
+}
+
+/// What a session start loads from each instruction-file bank (imports, cut-offs).
+fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
+    let options = ContextOptions {
+        home: crate::core::paths::home_dir(),
+        include_user_files: false,
+    };
+    crate::core::bank::list_banks(project)
+        .iter()
+        .filter(|bank| {
+            bank.format.is_hierarchical() || bank.format == crate::core::model::Format::ConKeeper
+        })
+        .map(|bank| {
+            context::session_context_with(
+                project,
+                bank,
+                &|text| tokens::count(encoding, text),
+                &options,
+            )
+        })
+        .collect()
+}
+
+/// Counts an edited buffer's tokens off the drawing thread; the newest text wins.
+pub struct BufferCounter {
+    requests: Sender<(u64, Arc<String>)>,
+}
+
+impl BufferCounter {
+    pub fn spawn(encoding: Encoding, outbox: Outbox) -> BufferCounter {
+        let (requests, inbox) = mpsc::channel::<(u64, Arc<String>)>();
+        thread::spawn(move || {
+            while let Ok(mut request) = inbox.recv() {
+                // Skip to the newest request: typing faster than counting never queues up.
+                while let Ok(newer) = inbox.try_recv() {
+                    request = newer;
+                }
+                let (version, text) = request;
+                let stats = tokens::analyze(&text, encoding);
+                if outbox
+                    .send(Message::BufferCounted { version, stats })
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        });
+        BufferCounter { requests }
+    }
+
+    pub fn count(&self, version: u64, text: Arc<String>) {
+        let _ = self.requests.send((version, text));
+    }
+}
+
+/// The project a path belongs to, by longest matching project folder.
+pub fn project_of<'a>(projects: &'a [Project], path: &Path) -> Option<&'a Project> {
+    projects
+        .iter()
+        .filter(|p| path.starts_with(&p.path))
+        .max_by_key(|p| p.path.as_os_str().len())
+}
+
+/// Convenience for tests: the report of one project, computed on this thread.
+pub fn analyze_now(config: &Config, encoding: Encoding, project: &Project) -> ProjectReport {
+    let mut analyzer = Analyzer::new(config, encoding, TokenCache::in_memory(encoding));
+    analyzer.analyze(project, full_depth())
+}
