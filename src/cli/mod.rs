@@ -152,6 +152,9 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
         demo_path: context._demo.as_ref().map(|d| d.path().to_path_buf()),
         watch: true,
         config_dir,
+        backup_dir: crate::core::paths::data_dir()
+            .unwrap_or_else(std::env::temp_dir)
+            .join("conflicts"),
     };
     crate::tui::run(options, global.simulate_agent)?;
     Ok(0)

@@ -61,6 +61,7 @@ pub enum Message {
         result: Result<String, SaveError>,
     },
     BufferCounted {
+        document: u64,
         version: u64,
         stats: TextStats,
     },
@@ -104,6 +105,8 @@ pub struct Options {
     pub watch: bool,
     /// Where the config lives (for user themes).
     pub config_dir: Option<PathBuf>,
+    /// Where the side not kept in a conflict is saved.
+    pub backup_dir: PathBuf,
 }
 
 /// A transient message in the corner.
@@ -133,6 +136,7 @@ pub struct App {
     pub theme: Theme,
     pub keymap: Keymap,
     config_dir: Option<PathBuf>,
+    backup_dir: PathBuf,
     pub root: PathBuf,
     pub demo_path: Option<PathBuf>,
     pub encoding: Encoding,
@@ -199,6 +203,7 @@ impl App {
             theme: options.theme,
             keymap: options.keymap,
             config_dir: options.config_dir,
+            backup_dir: options.backup_dir,
             root: options.root,
             demo_path: options.demo_path,
             encoding: options.encoding,
@@ -368,8 +373,13 @@ impl App {
                 text,
                 result,
             } => self.on_saved(path, version, text, result),
-            Message::BufferCounted { version, stats } => {
+            Message::BufferCounted {
+                document,
+                version,
+                stats,
+            } => {
                 if let Some(doc) = &mut self.editor.doc
+                    && doc.id == document
                     && version <= doc.version
                 {
                     doc.stats = Some((version, stats));
@@ -436,6 +446,10 @@ impl App {
             Action::OpenPicker => {
                 if self.screen == Screen::Project {
                     self.screen = Screen::Picker;
+                    self.picker.clear_filter();
+                    if let Some(project) = &self.project {
+                        self.picker.select_path(&project.path.clone());
+                    }
                 }
             }
             Action::NextTheme => self.next_theme(),
@@ -848,7 +862,8 @@ impl App {
 
     fn request_count(&mut self) {
         if let Some(doc) = &self.editor.doc {
-            self.counter.count(doc.version, editor::shared_text(doc));
+            self.counter
+                .count(doc.id, doc.version, editor::shared_text(doc));
         }
     }
 
@@ -961,7 +976,7 @@ impl App {
         match choice {
             conflict::Choice::KeepMine { theirs_disk } => {
                 // The next save replaces their version, which is kept as a backup first.
-                let backup = conflict::backup(&doc.path, &theirs_disk, "theirs");
+                let backup = conflict::backup(&self.backup_dir, &doc.path, &theirs_disk, "theirs");
                 doc.disk_text = theirs_disk;
                 doc.version += 1;
                 match backup {
@@ -979,7 +994,7 @@ impl App {
                 theirs_disk,
             } => {
                 let mine = doc.text();
-                let backup = conflict::backup(&doc.path, &mine, "mine");
+                let backup = conflict::backup(&self.backup_dir, &doc.path, &mine, "mine");
                 doc.reload(&theirs, theirs_disk);
                 match backup {
                     Ok(path) => self.toast(format!(
@@ -997,11 +1012,14 @@ impl App {
                 conflicts,
             } => {
                 let mine = doc.text();
-                let _ = conflict::backup(&doc.path, &mine, "mine");
+                let backup = conflict::backup(&self.backup_dir, &doc.path, &mine, "mine");
                 doc.textarea = ratatui_textarea::TextArea::new(editor::split_lines(&merged));
                 doc.disk_text = theirs_disk;
                 doc.version += 1;
                 self.focus = Focus::Editor;
+                if let Err(e) = backup {
+                    self.toast_error(format!("could not back up your edits before merging: {e}"));
+                }
                 if conflicts > 0 {
                     self.toast(format!("merged with {conflicts} conflict(s) marked <<<<<<< … >>>>>>>: resolve them, then save"));
                 } else {

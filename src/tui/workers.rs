@@ -269,24 +269,29 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
 
 /// Counts an edited buffer's tokens off the drawing thread; the newest text wins.
 pub struct BufferCounter {
-    requests: Sender<(u64, Arc<String>)>,
+    requests: Sender<CountRequest>,
 }
+
+/// Document id, buffer version, text.
+type CountRequest = (u64, u64, Arc<String>);
 
 impl BufferCounter {
     pub fn spawn(encoding: Encoding, outbox: Outbox) -> BufferCounter {
-        let (requests, inbox) = mpsc::channel::<(u64, Arc<String>)>();
+        let (requests, inbox) = mpsc::channel::<CountRequest>();
         thread::spawn(move || {
             while let Ok(mut request) = inbox.recv() {
                 // Skip to the newest request: typing faster than counting never queues up.
                 while let Ok(newer) = inbox.try_recv() {
                     request = newer;
                 }
-                let (version, text) = request;
+                let (document, version, text) = request;
                 let stats = tokens::analyze(&text, encoding);
-                if outbox
-                    .send(Message::BufferCounted { version, stats })
-                    .is_err()
-                {
+                let message = Message::BufferCounted {
+                    document,
+                    version,
+                    stats,
+                };
+                if outbox.send(message).is_err() {
                     return;
                 }
             }
@@ -294,8 +299,8 @@ impl BufferCounter {
         BufferCounter { requests }
     }
 
-    pub fn count(&self, version: u64, text: Arc<String>) {
-        let _ = self.requests.send((version, text));
+    pub fn count(&self, document: u64, version: u64, text: Arc<String>) {
+        let _ = self.requests.send((document, version, text));
     }
 }
 

@@ -180,13 +180,10 @@ impl Conflict {
     }
 }
 
-/// Saves `text` beside nothing in the project: in mbank's data folder (or the temp
-/// folder), named after the file, the side and the time. Returns the backup's path.
-pub fn backup(path: &Path, text: &str, side: &str) -> std::io::Result<PathBuf> {
-    let dir = crate::core::paths::data_dir()
-        .unwrap_or_else(std::env::temp_dir)
-        .join("conflicts");
-    std::fs::create_dir_all(&dir)?;
+/// Saves `text` outside the project, in `dir` (mbank's data folder), named after the
+/// file, the side and the time. Returns the backup's path.
+pub fn backup(dir: &Path, path: &Path, text: &str, side: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

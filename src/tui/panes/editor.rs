@@ -26,6 +26,8 @@ pub const PLAIN_LINE_CAP: usize = 2_000;
 
 /// A file in the editor.
 pub struct Document {
+    /// Unique for the process: answers from workers name the document they are for.
+    pub id: u64,
     pub path: PathBuf,
     /// The Infinity memory this buffer edits, inside the store at `path`.
     pub memory_id: Option<String>,
@@ -57,9 +59,11 @@ impl Document {
         text: &str,
         disk_text: String,
     ) -> Document {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let mut textarea = TextArea::new(split_lines(text));
         textarea.set_max_histories(500);
         Document {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             path,
             memory_id,
             locked_header: None,

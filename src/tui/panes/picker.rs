@@ -190,6 +190,13 @@ impl Picker {
         }
     }
 
+    pub fn clear_filter(&mut self) {
+        if !self.filter.is_empty() {
+            self.filter.clear();
+            self.refresh();
+        }
+    }
+
     pub fn visible_len(&self) -> usize {
         self.visible.len()
     }

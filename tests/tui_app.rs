@@ -1,0 +1,588 @@
+//! The TUI driven through its message loop and drawn on ratatui's TestBackend: keys in,
+//! buffer asserted. Background workers run for real; each wait is bounded so a stuck
+//! worker fails the test instead of hanging it.
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use mbank::core::config::Config;
+use mbank::core::demo::{self, DemoRoot};
+use mbank::core::tokens::{Encoding, TokenCache};
+use mbank::tui::app::{App, Focus, Message, Options, Screen};
+use mbank::tui::keymap::Keymap;
+use mbank::tui::overlays::Overlay;
+use mbank::tui::theme::Theme;
+use mbank::tui::workers::AnalysisWorker;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Harness {
+    app: App,
+    inbox: Receiver<Message>,
+    terminal: Terminal<TestBackend>,
+    _backups: tempfile::TempDir,
+    backup_dir: PathBuf,
+}
+
+fn harness(root: &Path, watch: bool) -> Harness {
+    let (outbox, inbox) = mpsc::channel();
+    let config = Arc::new(Config::default());
+    let backups = tempfile::tempdir().unwrap();
+    let backup_dir = backups.path().join("conflicts");
+    let options = Options {
+        root: root.to_path_buf(),
+        root_problem: None,
+        config: config.clone(),
+        encoding: Encoding::O200k,
+        theme: Theme::load("dark", None).unwrap(),
+        keymap: Keymap::load(None, None).unwrap(),
+        demo_path: None,
+        watch,
+        config_dir: None,
+        backup_dir: backup_dir.clone(),
+    };
+    let worker = AnalysisWorker::spawn_with_cache(
+        config,
+        Encoding::O200k,
+        TokenCache::in_memory(Encoding::O200k),
+        outbox.clone(),
+    );
+    let mut app = App::with_worker(options, outbox, worker);
+    app.start();
+    Harness {
+        app,
+        inbox,
+        terminal: Terminal::new(TestBackend::new(140, 36)).unwrap(),
+        _backups: backups,
+        backup_dir,
+    }
+}
+
+impl Harness {
+    /// Feeds worker messages to the app until `done` holds (bounded).
+    fn pump_until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
+        let deadline = Instant::now() + WAIT;
+        while !done(&self.app) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "timed out waiting for {what}");
+            if let Ok(message) = self.inbox.recv_timeout(left.min(Duration::from_millis(50))) {
+                self.app.update(message);
+            }
+        }
+    }
+
+    /// Takes whatever is waiting without blocking.
+    fn drain(&mut self) {
+        while let Ok(message) = self.inbox.try_recv() {
+            self.app.update(message);
+        }
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        self.app
+            .update(Message::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+
+    fn ctrl(&mut self, c: char) {
+        self.app.update(Message::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::CONTROL,
+        )));
+    }
+
+    fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    fn screen(&mut self) -> String {
+        self.terminal.draw(|frame| self.app.view(frame)).unwrap();
+        let buffer = self.terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..buffer.area.height {
+            for x in 0..buffer.area.width {
+                out.push_str(buffer[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn open_project(&mut self, name: &str) {
+        self.pump_until("the scan", |app| app.picker.visible_len() > 0);
+        self.type_text(name);
+        self.key(KeyCode::Enter);
+        assert_eq!(self.app.screen, Screen::Project);
+        self.pump_until("the project's report", |app| app.tree.report.is_some());
+        self.pump_until("the first file", |app| app.editor.doc.is_some());
+    }
+
+    fn open_file(&mut self, file_name: &str) {
+        let index = self
+            .app
+            .tree
+            .rows
+            .iter()
+            .position(|row| match &row.kind {
+                mbank::tui::panes::tree::RowKind::File { bank, file } => self
+                    .app
+                    .tree
+                    .file(*bank, *file)
+                    .is_some_and(|f| f.file.file_name() == file_name),
+                _ => false,
+            })
+            .unwrap_or_else(|| panic!("{file_name} is not in the tree"));
+        self.app.tree.selected = index;
+        self.key(KeyCode::Enter);
+        let wanted = file_name.to_string();
+        self.pump_until("the file to load", move |app| {
+            app.editor
+                .doc
+                .as_ref()
+                .is_some_and(|d| d.path.file_name().is_some_and(|n| n == wanted.as_str()))
+        });
+    }
+}
+
+fn demo_root() -> DemoRoot {
+    demo::create().unwrap()
+}
+
+#[test]
+fn picker_lists_every_demo_project_with_figures_and_filters_as_you_type() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.pump_until("every project's figures", |app| {
+        app.picker.visible_len() == 6 && app.picker.counted == 6
+    });
+    let screen = h.screen();
+    for name in [
+        "weather-api",
+        "billing-roo",
+        "mobile-app",
+        "ml-pipeline",
+        "storefront",
+        "gemini-cli-tool",
+    ] {
+        assert!(screen.contains(name), "{name} missing:\n{screen}");
+    }
+    assert!(
+        screen.contains("/5.0k"),
+        "token gauge against the 5,000 budget:\n{screen}"
+    );
+    assert!(screen.contains("stale"), "{screen}");
+    h.type_text("wthr");
+    let screen = h.screen();
+    assert!(screen.contains("1 of 6"), "{screen}");
+    assert!(
+        screen.contains("weather-api") && !screen.contains("billing-roo"),
+        "{screen}"
+    );
+    h.key(KeyCode::Esc);
+    assert!(h.app.picker.filter.is_empty());
+    assert_eq!(h.app.picker.visible_len(), 6);
+}
+
+#[test]
+fn opening_a_project_shows_layers_in_read_order_and_the_first_file() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    let screen = h.screen();
+    let order = [
+        "1 projectBrief.md",
+        "2 productContext.md",
+        "3 systemPatterns.md",
+        "4 techContext.md",
+        "5 activeContext.md",
+        "6 progress.md",
+        "7 decisionLog.md",
+    ];
+    let mut last = 0;
+    for row in order {
+        let at = screen
+            .find(row)
+            .unwrap_or_else(|| panic!("{row} missing:\n{screen}"));
+        assert!(at > last, "{row} out of order:\n{screen}");
+        last = at;
+    }
+    assert!(
+        screen.contains("# Project Brief"),
+        "editor shows the brief:\n{screen}"
+    );
+    assert!(screen.contains("Cline memory bank"), "{screen}");
+}
+
+#[test]
+fn editing_and_saving_writes_the_file_atomically() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.open_file("progress.md");
+    assert_eq!(h.app.focus, Focus::Editor);
+    h.type_text("Edited in mbank. ");
+    assert!(h.app.editor.is_dirty());
+    assert!(h.screen().contains("progress.md ●"), "dirty marker");
+    h.ctrl('s');
+    h.pump_until("the save", |app| !app.editor.is_dirty());
+    let path = demo.path().join("weather-api/memory-bank/progress.md");
+    let on_disk = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        on_disk.starts_with("Edited in mbank. # Progress"),
+        "{on_disk}"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".mbank-tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+    assert!(h.screen().contains("saved progress.md"));
+}
+
+#[test]
+fn undo_and_live_token_count_follow_the_buffer() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.open_file("activeContext.md");
+    h.pump_until("the first count", |app| {
+        app.editor.doc.as_ref().is_some_and(|d| d.stats.is_some())
+    });
+    let expected = mbank::core::tokens::count(
+        Encoding::O200k,
+        &std::fs::read_to_string(demo.path().join("weather-api/memory-bank/activeContext.md"))
+            .unwrap(),
+    );
+    let counted = h
+        .app
+        .editor
+        .doc
+        .as_ref()
+        .unwrap()
+        .stats
+        .as_ref()
+        .unwrap()
+        .1
+        .loaded_tokens;
+    assert_eq!(counted, expected, "the count is of this file's buffer");
+    let before = h
+        .app
+        .editor
+        .doc
+        .as_ref()
+        .unwrap()
+        .stats
+        .as_ref()
+        .unwrap()
+        .1
+        .loaded_tokens;
+    h.type_text("one two three four five six seven eight nine ten ");
+    h.pump_until("the recount", |app| {
+        app.editor
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.stats.as_ref().is_some_and(|(v, _)| *v == d.version))
+    });
+    let after = h
+        .app
+        .editor
+        .doc
+        .as_ref()
+        .unwrap()
+        .stats
+        .as_ref()
+        .unwrap()
+        .1
+        .loaded_tokens;
+    assert!(after >= before + 10, "{before} -> {after}");
+    for _ in 0..60 {
+        h.ctrl('z');
+    }
+    assert!(!h.app.editor.is_dirty(), "undo returns to the saved text");
+}
+
+#[test]
+fn help_overlay_is_generated_from_the_keymap_and_gets_keys_first() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.focus, Focus::Tree);
+    h.key(KeyCode::Char('?'));
+    let screen = h.screen();
+    assert!(screen.contains("File tree"), "{screen}");
+    assert!(screen.contains("fold / unfold group"), "{screen}");
+    assert!(screen.contains("Everywhere"), "{screen}");
+    let mut seen_save = false;
+    for _ in 0..12 {
+        h.key(KeyCode::PageDown);
+        seen_save |= h.screen().contains("ctrl-s");
+    }
+    assert!(seen_save, "the editor's keys further down");
+    // q closes the overlay instead of quitting.
+    h.key(KeyCode::Char('q'));
+    assert!(h.app.overlays.is_empty());
+    assert!(!h.app.quit);
+}
+
+#[test]
+fn quitting_with_unsaved_edits_asks_first_and_no_keeps_them() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.open_file("progress.md");
+    h.type_text("x");
+    h.ctrl('q');
+    assert!(!h.app.quit);
+    let screen = h.screen();
+    assert!(
+        screen.contains("Your unsaved edits to progress.md will be lost"),
+        "{screen}"
+    );
+    h.key(KeyCode::Char('n'));
+    assert!(!h.app.quit && h.app.editor.is_dirty());
+    h.ctrl('q');
+    h.key(KeyCode::Char('y'));
+    assert!(h.app.quit);
+}
+
+#[test]
+fn a_dirty_buffer_and_an_external_write_lose_nothing() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.open_file("progress.md");
+    h.type_text("MINE ");
+    let path = demo.path().join("weather-api/memory-bank/progress.md");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let theirs = format!("{original}- [x] agent wrote this line\n");
+    std::fs::write(&path, &theirs).unwrap();
+    h.app.update(Message::FilesChanged(vec![path.clone()]));
+    assert!(
+        matches!(h.app.overlays.last(), Some(Overlay::Conflict(_))),
+        "conflict prompt expected"
+    );
+    let screen = h.screen();
+    assert!(
+        screen.contains("changed on disk while you were editing"),
+        "{screen}"
+    );
+    assert!(screen.contains("+ - [x] agent wrote this line"), "{screen}");
+    // The disk still holds their version; the buffer still holds mine.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
+    assert!(
+        h.app
+            .editor
+            .doc
+            .as_ref()
+            .unwrap()
+            .text()
+            .starts_with("MINE ")
+    );
+
+    // Merge view: both edits land in the buffer, the pre-merge buffer is backed up.
+    h.key(KeyCode::Char('v'));
+    let merged = h.app.editor.doc.as_ref().unwrap().text();
+    assert!(merged.starts_with("MINE # Progress"), "{merged}");
+    assert!(merged.contains("agent wrote this line"), "{merged}");
+    let backups: Vec<_> = std::fs::read_dir(&h.backup_dir)
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(backups.len(), 1);
+    h.ctrl('s');
+    h.pump_until("the save", |app| !app.editor.is_dirty());
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.starts_with("MINE # Progress") && saved.contains("agent wrote this line"));
+}
+
+#[test]
+fn a_save_racing_an_external_write_is_refused_and_take_theirs_keeps_a_backup() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.open_file("activeContext.md");
+    h.type_text("MINE ");
+    let path = demo.path().join("weather-api/memory-bank/activeContext.md");
+    std::fs::write(&path, "# Active Context\nrewritten by the agent\n").unwrap();
+    // No watcher event yet: the save itself must notice.
+    h.ctrl('s');
+    h.pump_until("the conflict prompt", |app| {
+        matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+    });
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "# Active Context\nrewritten by the agent\n"
+    );
+    h.key(KeyCode::Char('t'));
+    assert_eq!(
+        h.app.editor.doc.as_ref().unwrap().text(),
+        "# Active Context\nrewritten by the agent\n"
+    );
+    let backup = std::fs::read_dir(&h.backup_dir)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap();
+    let mine = std::fs::read_to_string(backup.path()).unwrap();
+    assert!(mine.starts_with("MINE # Active Context"), "{mine}");
+}
+
+#[test]
+fn a_clean_buffer_reloads_in_place_when_an_agent_writes() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), true);
+    h.open_project("weather");
+    h.open_file("progress.md");
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Down);
+    let cursor = h.app.editor.doc.as_ref().unwrap().cursor();
+    let path = demo.path().join("weather-api/memory-bank/progress.md");
+    let writer_path = path.clone();
+    std::thread::spawn(move || {
+        let text = std::fs::read_to_string(&writer_path).unwrap();
+        std::fs::write(
+            &writer_path,
+            format!("{text}- [x] written by another thread\n"),
+        )
+        .unwrap();
+    })
+    .join()
+    .unwrap();
+    h.pump_until("the watcher's reload", |app| {
+        app.editor
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.text().contains("written by another thread"))
+    });
+    assert_eq!(h.app.editor.doc.as_ref().unwrap().cursor(), cursor);
+    assert!(!h.app.editor.is_dirty());
+    h.drain();
+    assert!(h.screen().contains("changed on disk: reloaded"));
+}
+
+#[test]
+fn the_watcher_marks_files_an_agent_changed_until_viewed() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), true);
+    h.open_project("weather");
+    let path = demo.path().join("weather-api/memory-bank/decisionLog.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        format!("{text}\n## Decision: Cache forecasts for 10 minutes\n"),
+    )
+    .unwrap();
+    let changed = path.clone();
+    h.pump_until("the changed marker", move |app| {
+        app.tree.changed.contains(&changed)
+    });
+    let screen = h.screen();
+    assert!(screen.contains("decisionLog.md"), "{screen}");
+    let line = screen
+        .lines()
+        .find(|l| l.contains("decisionLog.md"))
+        .unwrap();
+    assert!(line.contains('•'), "{line}");
+    h.open_file("decisionLog.md");
+    assert!(!h.app.tree.changed.contains(&path));
+}
+
+#[test]
+fn findings_panel_jumps_to_file_and_line() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('f'));
+    assert_eq!(h.app.focus, Focus::Findings);
+    let screen = h.screen();
+    assert!(screen.contains("Findings:"), "{screen}");
+    assert!(!h.app.findings.items.is_empty());
+    let target = h
+        .app
+        .findings
+        .items
+        .iter()
+        .position(|f| f.file.is_file())
+        .expect("a finding about a file");
+    h.app.findings.selected = target;
+    let wanted = h.app.findings.items[target].file.clone();
+    h.key(KeyCode::Enter);
+    h.pump_until("the jump", move |app| {
+        app.editor.doc.as_ref().is_some_and(|d| d.path == wanted)
+    });
+    assert_eq!(h.app.focus, Focus::Editor);
+}
+
+#[test]
+fn an_empty_root_explains_how_to_set_one() {
+    let empty = tempfile::tempdir().unwrap();
+    let mut h = harness(empty.path(), false);
+    h.pump_until("the scan", |app| !app.picker.scanning);
+    let screen = h.screen();
+    assert!(screen.contains("No memory banks under"), "{screen}");
+    assert!(screen.contains("MEMORY_BANK_ROOT"), "{screen}");
+    assert!(screen.contains("ctrl-d"), "demo key shown:\n{screen}");
+}
+
+#[test]
+fn infinity_memories_open_with_type_and_title_locked() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("ml-pipe");
+    let doc = h.app.editor.doc.as_ref().unwrap();
+    assert!(doc.memory_id.is_some(), "the first row is a memory");
+    let screen = h.screen();
+    assert!(screen.contains("type and title are locked"), "{screen}");
+    h.key(KeyCode::Enter);
+    h.type_text("Note: ");
+    h.ctrl('s');
+    h.pump_until("the save", |app| !app.editor.is_dirty());
+    let store =
+        std::fs::read_to_string(demo.path().join("ml-pipeline/.infinity/memories.json")).unwrap();
+    assert!(store.contains("Note: "), "{store}");
+    assert!(serde_json::from_str::<serde_json::Value>(&store).is_ok());
+}
+
+#[test]
+fn switching_projects_remembers_the_open_file_and_cursor() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.open_file("techContext.md");
+    for _ in 0..5 {
+        h.key(KeyCode::Down);
+    }
+    let cursor = h.app.editor.doc.as_ref().unwrap().cursor();
+    h.ctrl('p');
+    assert_eq!(h.app.screen, Screen::Picker);
+    h.type_text("billing");
+    h.key(KeyCode::Enter);
+    h.pump_until("billing's report", |app| {
+        app.tree
+            .report
+            .as_ref()
+            .is_some_and(|r| r.name == "billing-roo")
+    });
+    h.ctrl('p');
+    assert!(
+        h.app.picker.filter.is_empty(),
+        "the picker opens unfiltered"
+    );
+    h.type_text("weather");
+    h.key(KeyCode::Enter);
+    h.pump_until("the remembered file", |app| {
+        app.editor
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.path.ends_with("techContext.md"))
+    });
+    assert_eq!(h.app.editor.doc.as_ref().unwrap().cursor(), cursor);
+}
