@@ -49,7 +49,9 @@ impl Style {
         match word {
             "ok" | "fresh" | "clean" | "accepted" => self.green(word),
             "near" | "aging" | "warning" | "proposed" => self.yellow(word),
-            "over" | "stale" | "error" | "superseded" | "deprecated" => self.red(word),
+            "over" | "stale" | "error" | "superseded" | "deprecated" | "rejected" => {
+                self.red(word)
+            }
             _ => word.to_string(),
         }
     }
