@@ -49,9 +49,7 @@ impl Style {
         match word {
             "ok" | "fresh" | "clean" | "accepted" => self.green(word),
             "near" | "aging" | "warning" | "proposed" => self.yellow(word),
-            "over" | "stale" | "error" | "superseded" | "deprecated" | "rejected" => {
-                self.red(word)
-            }
+            "over" | "stale" | "error" | "superseded" | "deprecated" | "rejected" => self.red(word),
             _ => word.to_string(),
         }
     }
