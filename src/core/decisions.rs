@@ -267,7 +267,7 @@ fn is_placeholder(text: &str) -> bool {
         let Some(end) = rest[start..].find(']') else {
             return false;
         };
-        if rest[start..].as_bytes().get(end + 1) == Some(&b'(') {
+        if rest.as_bytes()[start..].get(end + 1) == Some(&b'(') {
             return false; // a link, not a placeholder
         }
         saw = true;
@@ -764,7 +764,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             .find(|(l, e)| {
                 *l > start
                     && match e {
-                        Event::Heading { level: hl, .. } => *hl <= level.min(6).max(1),
+                        Event::Heading { level: hl, .. } => *hl <= level.clamp(1, 6),
                         Event::Footer => true,
                         _ => false,
                     }

@@ -333,12 +333,12 @@ impl GitRepo {
             .stdout
             .split(|b| *b == 0)
             .filter(|t| !t.is_empty())
-            .filter_map(|name| self.from_root(name))
+            .filter_map(|name| self.under_base(name))
             .collect())
     }
 
     /// A root-relative name from git, as a path under `base`; `None` outside `base`.
-    fn from_root(&self, name: &[u8]) -> Option<PathBuf> {
+    fn under_base(&self, name: &[u8]) -> Option<PathBuf> {
         let rest = name.strip_prefix(self.prefix.as_bytes())?;
         Some(self.base.join(path_from_bytes(rest)))
     }
@@ -372,7 +372,7 @@ impl GitRepo {
                 continue;
             }
             let (code, name) = entry.split_at(3);
-            if let Some(path) = self.from_root(name) {
+            if let Some(path) = self.under_base(name) {
                 changed.insert(path);
             }
             // Renames and copies carry their original name as the next token.

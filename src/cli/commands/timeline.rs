@@ -109,10 +109,6 @@ pub fn run(context: &Context, path: Option<&Path>, as_json: bool) -> Result<u8> 
             style.bold(&timeline.name),
             style.dim(&timeline.path.display().to_string())
         );
-        if timeline.decisions.is_empty() {
-            println!("  no decisions found");
-            continue;
-        }
         let mut table = Table::new(&["date", "status", "title", "where"]);
         for d in &timeline.decisions {
             table.row(vec![
@@ -122,7 +118,11 @@ pub fn run(context: &Context, path: Option<&Path>, as_json: bool) -> Result<u8> 
                 style.dim(&format!("{}:{}", d.display, d.line)),
             ]);
         }
-        print!("{}", table.render(style));
+        if table.is_empty() {
+            println!("  no decisions found");
+        } else {
+            print!("{}", table.render(style));
+        }
     }
     if shown == 0 {
         println!("no decisions found in {} project(s)", timelines.len());
