@@ -49,7 +49,7 @@ impl Style {
         match word {
             "ok" | "fresh" | "clean" | "accepted" => self.green(word),
             "near" | "aging" | "warning" | "proposed" => self.yellow(word),
-            "over" | "stale" | "error" | "superseded" | "deprecated" => self.red(word),
+            "over" | "stale" | "error" | "superseded" | "deprecated" | "rejected" => self.red(word),
             _ => word.to_string(),
         }
     }
@@ -147,7 +147,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

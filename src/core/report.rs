@@ -1,7 +1,8 @@
 //! One project's full picture, computed from the core modules: banks and files in read
 //! order, token figures, budgets, staleness, and on request validation findings and
 //! decisions. The CLI prints it; the TUI builds it off the drawing thread.
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::Serialize;
@@ -9,7 +10,9 @@ use serde::Serialize;
 use super::bank;
 use super::budgets::{self, BudgetCheck, BudgetStatus, Measure};
 use super::config::Config;
+use super::decisions::{self, Decision};
 use super::findings::{Finding, Severity};
+use super::git::{FileHistory, GitRepo};
 use super::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
 use super::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
@@ -20,7 +23,24 @@ use super::tokens::{self, Encoding, TextStats, TokenCache};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Depth {
     pub validate: bool,
+    /// Parse decision logs into `ProjectReport::decisions`.
     pub decisions: bool,
+    /// Ask git (last commits, commits since, tracked and changed files, the append-only
+    /// check) and read dates written in the files, for staleness judged against the
+    /// project's activity. Runs git and reads every file: `list` leaves it off to stay
+    /// fast; `check`, `timeline`, `context` and `tokens` turn it on where it helps.
+    pub git: bool,
+}
+
+impl Depth {
+    /// Everything: what `check` asks for.
+    pub fn full() -> Depth {
+        Depth {
+            validate: true,
+            decisions: true,
+            git: true,
+        }
+    }
 }
 
 /// Everything about one file.
@@ -83,7 +103,12 @@ pub struct ProjectReport {
     pub banks: Vec<BankReport>,
     /// Newest modification among the project's memory files (seconds since the epoch).
     pub last_write: Option<u64>,
+    /// Newest commit of the project's git repository (seconds since the epoch), when
+    /// `Depth::git` was asked and the project is in a repository.
+    pub last_commit: Option<u64>,
     pub findings: Vec<Finding>,
+    /// Decisions of every bank in timeline order (with `Depth::decisions`).
+    pub decisions: Vec<Decision>,
 }
 
 impl ProjectReport {
@@ -138,6 +163,53 @@ fn conkeeper_settings(bank: &Bank) -> (Option<String>, Option<u32>) {
     (config.token_budget, config.staleness_commits)
 }
 
+/// A git answer, or the default with the error noted.
+fn or_note<T: Default>(result: super::error::Result<T>, problems: &mut Vec<String>) -> T {
+    result.unwrap_or_else(|e| {
+        problems.push(e.to_string());
+        T::default()
+    })
+}
+
+/// What git says about one project, gathered once for all its banks.
+struct GitFacts {
+    repo: GitRepo,
+    history: FileHistory,
+    tracked: HashSet<PathBuf>,
+    changed: HashSet<PathBuf>,
+}
+
+impl GitFacts {
+    /// `None` when the project is not in a git repository (or git is missing); git
+    /// failures inside a repository become a finding and leave the facts empty.
+    fn gather(project: &Project, banks: &[Bank], problems: &mut Vec<String>) -> Option<GitFacts> {
+        let repo = GitRepo::discover(&project.path)?;
+        let files: Vec<&Path> = banks
+            .iter()
+            .flat_map(|b| b.files.iter())
+            .filter(|f| !f.is_virtual())
+            .map(|f| f.path.as_path())
+            .collect();
+        let history = or_note(repo.history(&files), problems);
+        let tracked = or_note(repo.tracked(), problems);
+        let changed = or_note(repo.changed(), problems);
+        Some(GitFacts {
+            repo,
+            history,
+            tracked,
+            changed,
+        })
+    }
+
+    /// Committed and unchanged since: git's time is the file's time.
+    fn is_clean(&self, path: &Path) -> bool {
+        self.tracked.contains(path) && !self.changed.contains(path)
+    }
+}
+
+/// Largest file read for dates and decisions.
+const MAX_READ_BYTES: u64 = 4 * 1024 * 1024;
+
 /// Builds reports for projects; owns the token cache so many projects share one load.
 pub struct Analyzer<'a> {
     pub config: &'a Config,
@@ -165,9 +237,36 @@ impl<'a> Analyzer<'a> {
         let banks = bank::list_banks(project);
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
+        let mut git_problems = Vec::new();
+        let git = if depth.git {
+            GitFacts::gather(project, &banks, &mut git_problems)
+        } else {
+            None
+        };
+        let mut decisions = Vec::new();
         for bank in &banks {
-            reports.push(self.bank_report(project, bank, depth, &mut findings));
+            reports.push(self.bank_report(
+                project,
+                bank,
+                depth,
+                git.as_ref(),
+                &mut findings,
+                &mut decisions,
+            ));
         }
+        if depth.validate {
+            for problem in git_problems {
+                findings.push(Finding::new(
+                    Severity::Info,
+                    "git-unavailable",
+                    &project.path,
+                    None,
+                    format!("git history not used: {problem}"),
+                ));
+            }
+        }
+        decisions::link_supersessions(&mut decisions);
+        decisions::sort_timeline(&mut decisions);
         let last_write = banks
             .iter()
             .flat_map(|b| b.files.iter())
@@ -187,7 +286,12 @@ impl<'a> Analyzer<'a> {
             encoding: self.encoding,
             banks: reports,
             last_write,
+            last_commit: git
+                .as_ref()
+                .and_then(|g| g.history.latest_commit)
+                .and_then(epoch_seconds),
             findings,
+            decisions,
         }
     }
 
@@ -196,9 +300,26 @@ impl<'a> Analyzer<'a> {
         project: &Project,
         bank: &Bank,
         depth: Depth,
+        git: Option<&GitFacts>,
         findings: &mut Vec<Finding>,
+        decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
         let results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
+        // Texts read once for dates written in files, decisions and the append-only check;
+        // token figures usually come from the cache and read nothing.
+        let texts: Vec<Option<String>> = bank
+            .files
+            .iter()
+            .map(|file| {
+                let for_dates = depth.git && file.load != LoadKind::Never;
+                let for_decisions = file.role.is_decision_log()
+                    && (depth.decisions || (depth.validate && git.is_some()));
+                if file.is_virtual() || !(for_dates || for_decisions) {
+                    return None;
+                }
+                super::text::read_text_limited(&file.path, MAX_READ_BYTES).ok()
+            })
+            .collect();
         let measures: Vec<Measure> = bank
             .files
             .iter()
@@ -224,22 +345,38 @@ impl<'a> Analyzer<'a> {
         let activity: Vec<FileActivity> = bank
             .files
             .iter()
-            .zip(&results)
-            .map(|(file, result)| FileActivity {
-                updated: file
+            .zip(&texts)
+            .map(|(file, text)| {
+                let own_time = file
                     .memory
                     .as_ref()
                     .and_then(|m| m.updated_at.as_deref().or(m.created_at.as_deref()))
                     .and_then(staleness::parse_timestamp)
-                    .or(file.modified),
-                content_date: None,
-                commits_since: None,
+                    .or(file.modified);
+                let commit = git.and_then(|g| g.history.of(&file.path));
+                let clean = git.is_some_and(|g| g.is_clean(&file.path));
+                let updated = match commit {
+                    Some(c) if clean => Some(c.time),
+                    _ => own_time,
+                };
+                // Uncommitted edits mean the file was just updated: no commits behind.
+                let commits_since = commit.map(|c| if clean { c.commits_since } else { 0 });
+                FileActivity {
+                    updated,
+                    content_date: text
+                        .as_deref()
+                        .filter(|_| depth.git)
+                        .and_then(|t| staleness::newest_date_in(t, self.today)),
+                    commits_since,
+                }
             })
             .collect();
         let settings =
             StalenessSettings::default().with_overrides(&self.config.staleness, bank_commits);
-        let staleness =
-            staleness::assess_bank(bank, &activity, &ProjectActivity::default(), &settings);
+        let project_activity = ProjectActivity {
+            latest_commit: git.and_then(|g| g.history.latest_commit),
+        };
+        let staleness = staleness::assess_bank(bank, &activity, &project_activity, &settings);
 
         let mut loaded_tokens = 0;
         let mut private_tokens = 0;
@@ -264,14 +401,34 @@ impl<'a> Analyzer<'a> {
                 budget: checks,
                 staleness: staleness.get(index).cloned().flatten(),
                 modified: file.modified.and_then(epoch_seconds),
-                last_commit: None,
+                last_commit: git
+                    .and_then(|g| g.history.of(&file.path))
+                    .and_then(|c| epoch_seconds(c.time)),
                 stats,
                 error,
                 file: file.clone(),
             });
         }
+        for (file, text) in bank.files.iter().zip(&texts) {
+            let Some(text) = text.as_deref().filter(|_| file.role.is_decision_log()) else {
+                continue;
+            };
+            if depth.decisions {
+                decisions_out.extend(decisions::decisions_of_file(file, text));
+            }
+            // Only a file changed since HEAD can have lost entries since HEAD.
+            if depth.validate
+                && let Some(git) = git
+                && git.tracked.contains(&file.path)
+                && git.changed.contains(&file.path)
+                && let Ok(Some(committed)) = git.repo.head_content(&file.path)
+            {
+                findings.extend(decisions::shrink_finding(file, &committed, text));
+            }
+        }
         if depth.validate {
-            findings.extend(self.findings_of(project, bank, &files, &budget.bank));
+            let tracked = git.map(|g| g.tracked.clone());
+            findings.extend(self.findings_of(project, bank, &files, &budget.bank, tracked));
         }
         BankReport {
             format: bank.format,
@@ -289,11 +446,6 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    /// Files of the project that git tracks, when it is in a git repository.
-    fn tracked_by_git(&self, _project: &Project) -> Option<std::collections::HashSet<PathBuf>> {
-        None
-    }
-
     /// Budget and staleness verdicts as findings, next to the validator's own.
     fn findings_of(
         &self,
@@ -301,9 +453,10 @@ impl<'a> Analyzer<'a> {
         bank: &Bank,
         files: &[FileReport],
         bank_budget: &[BudgetCheck],
+        tracked_by_git: Option<HashSet<PathBuf>>,
     ) -> Vec<Finding> {
         let validation = super::validate::ValidationContext {
-            tracked_by_git: self.tracked_by_git(project),
+            tracked_by_git,
             home: super::paths::home_dir(),
         };
         let mut out = super::validate::validate_bank(project, bank, &validation);

@@ -63,10 +63,7 @@ pub fn run(
     let projects = context.projects_at(path)?;
     let cache = TokenCache::open_default(context.encoding);
     let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
-    let depth = Depth {
-        validate: true,
-        decisions: true,
-    };
+    let depth = Depth::full();
     let mut summary = Summary::default();
     let mut results = Vec::new();
     for project in &projects {

@@ -1,13 +1,136 @@
-//! `mbank timeline [PATH]`: decisions in date order (filled in when the decision parser lands).
-use std::path::Path;
+//! `mbank timeline [PATH] [--json]`: the decisions of one project (or of every project
+//! under PATH or the root) in date order; undated entries come last, in file order.
+//!
+//! Text: one table per project with date (and time when written), status, title and
+//! `file:line`. Exit 0 when it ran (an empty timeline included), 2 on usage or I/O errors.
+//!
+//! JSON (schema `mbank.timeline/1`, stable; additions only):
+//! ```json
+//! {
+//!   "schema": "mbank.timeline/1",
+//!   "projects": [{
+//!     "name": "shop", "path": "/root/shop",
+//!     "decisions": [{
+//!       "id": "ADR-0002",               // or null
+//!       "title": "Move sessions to Postgres",
+//!       "date": "2025-06-10",            // or null
+//!       "time": "14:03:00",              // or null
+//!       "status": "accepted",            // proposed|accepted|superseded|deprecated|rejected|unknown
+//!       "supersedes": ["ADR-0001"],
+//!       "superseded_by": [],
+//!       "file": "/root/shop/memory-bank/decisionLog.md",
+//!       "display": "memory-bank/decisionLog.md",
+//!       "line": 12, "end_line": 20,      // 1-based, inclusive
+//!       "style": "cline-block"           // cline-block|dated-heading|block|log-line|table-row|adr
+//!     }]
+//!   }],
+//!   "total": 1
+//! }
+//! ```
+use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::Result;
+use serde::Serialize;
 
-use crate::cli::Context;
+use crate::cli::style::Table;
+use crate::cli::{Context, json};
+use crate::core::decisions::{self, Decision};
+
+#[derive(Serialize)]
+struct TimelineOutput {
+    schema: &'static str,
+    projects: Vec<ProjectTimeline>,
+    /// Decisions over all projects.
+    total: usize,
+}
+
+#[derive(Serialize)]
+struct ProjectTimeline {
+    name: String,
+    path: PathBuf,
+    decisions: Vec<Decision>,
+}
+
+/// `2025-06-10 14:03`, `2025-06-10`, or `undated`.
+fn when(decision: &Decision) -> String {
+    match (decision.date, decision.time) {
+        (Some(date), Some(time)) => format!("{date} {}", time.format("%H:%M")),
+        (Some(date), None) => date.to_string(),
+        _ => "undated".to_string(),
+    }
+}
+
+/// Title with its ADR id and supersession links, for the text table.
+fn title_cell(decision: &Decision) -> String {
+    let mut title = match &decision.id {
+        Some(id) if !decision.title.starts_with(id.as_str()) => {
+            format!("{id}: {}", decision.title)
+        }
+        _ => decision.title.clone(),
+    };
+    if !decision.superseded_by.is_empty() {
+        title.push_str(&format!(" → {}", decision.superseded_by.join(", ")));
+    }
+    title
+}
 
 pub fn run(context: &Context, path: Option<&Path>, as_json: bool) -> Result<u8> {
-    let _ = (context, path, as_json);
-    Err(color_eyre::eyre::eyre!(
-        "timeline is not available in this build"
-    ))
+    let projects = context.projects_at(path)?;
+    let timelines: Vec<ProjectTimeline> = projects
+        .iter()
+        .map(|project| ProjectTimeline {
+            name: project.name.clone(),
+            path: project.path.clone(),
+            decisions: decisions::decisions_of_project(project),
+        })
+        .collect();
+    let total = timelines.iter().map(|t| t.decisions.len()).sum();
+    if as_json {
+        json::print(&TimelineOutput {
+            schema: "mbank.timeline/1",
+            projects: timelines,
+            total,
+        })?;
+        return Ok(0);
+    }
+    let style = &context.style;
+    let mut shown = 0;
+    for timeline in &timelines {
+        // Over a whole root, projects without decisions would only add noise.
+        if timeline.decisions.is_empty() && timelines.len() > 1 {
+            continue;
+        }
+        if shown > 0 {
+            println!();
+        }
+        shown += 1;
+        println!(
+            "{} {}",
+            style.bold(&timeline.name),
+            style.dim(&timeline.path.display().to_string())
+        );
+        let mut table = Table::new(&["date", "status", "title", "where"]);
+        for d in &timeline.decisions {
+            table.row(vec![
+                when(d),
+                style.status(d.status.id()),
+                title_cell(d),
+                style.dim(&format!("{}:{}", d.display, d.line)),
+            ]);
+        }
+        if table.is_empty() {
+            println!("  no decisions found");
+        } else {
+            print!("{}", table.render(style));
+        }
+    }
+    if shown == 0 {
+        println!("no decisions found in {} project(s)", timelines.len());
+    } else {
+        println!(
+            "{total} decision(s) in {} project(s)",
+            timelines.iter().filter(|t| !t.decisions.is_empty()).count()
+        );
+    }
+    Ok(0)
 }

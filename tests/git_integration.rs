@@ -1,0 +1,423 @@
+//! Git facts over real `git init` repositories in temp folders: last-commit times,
+//! commits-since staleness (with ConKeeper's `staleness_commits`), a tracked
+//! `CLAUDE.local.md`, the append-only check on decision logs, empty repositories,
+//! detached HEAD, names with spaces and non-ASCII letters, and folders outside git.
+//!
+//! Commits are made with a fixed identity and fixed dates, with the system config off
+//! and HOME pointing at the temp folder, so the user's git setup cannot leak in.
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use mbank::core::config::Config;
+use mbank::core::discovery;
+use mbank::core::findings::Severity;
+use mbank::core::git::GitRepo;
+use mbank::core::model::Project;
+use mbank::core::report::{Analyzer, Depth, FileReport, ProjectReport};
+use mbank::core::staleness::Freshness;
+use mbank::core::tokens::{Encoding, TokenCache};
+
+const T0: u64 = 1_760_000_000;
+
+struct Repo {
+    _temp: tempfile::TempDir,
+    home: PathBuf,
+    dir: PathBuf,
+}
+
+impl Repo {
+    /// A fresh repository in a folder whose name has a space and a non-ASCII letter.
+    fn new() -> Repo {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path().join("home");
+        let dir = temp.path().join("my projekt ü");
+        fs::create_dir_all(&home).unwrap();
+        fs::create_dir_all(&dir).unwrap();
+        let repo = Repo {
+            _temp: temp,
+            home,
+            dir,
+        };
+        repo.git(&["init", "-q"], 0);
+        repo
+    }
+
+    fn git(&self, args: &[&str], at: u64) -> String {
+        let date = format!("@{at} +0000");
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=Test",
+                "-c",
+                "user.email=test@example.invalid",
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(&self.dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", &self.home)
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.dir.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn commit_all(&self, message: &str, at: u64) {
+        self.git(&["add", "-A"], at);
+        self.git(&["commit", "-q", "-m", message], at);
+    }
+
+    /// `n` commits that touch only code, one minute apart from `from`.
+    fn code_commits(&self, n: u64, from: u64) {
+        for i in 0..n {
+            self.write("src/main.rs", &format!("fn main() {{ /* {i} */ }}\n"));
+            self.commit_all(&format!("code {i}"), from + i * 60);
+        }
+    }
+
+    fn project(&self) -> Project {
+        discovery::project_at(&self.dir, "p".into()).expect("a project")
+    }
+}
+
+fn analyze(project: &Project, depth: Depth) -> ProjectReport {
+    let config = Config::default();
+    let mut analyzer = Analyzer::new(
+        &config,
+        Encoding::Bytes4,
+        TokenCache::in_memory(Encoding::Bytes4),
+    );
+    analyzer.analyze(project, depth)
+}
+
+fn file<'a>(report: &'a ProjectReport, name: &str) -> &'a FileReport {
+    report
+        .banks
+        .iter()
+        .flat_map(|b| &b.files)
+        .find(|f| f.file.file_name() == name)
+        .unwrap_or_else(|| panic!("no {name} in the report"))
+}
+
+fn cline_bank(repo: &Repo) {
+    repo.write(
+        "memory-bank/projectbrief.md",
+        "# Brief\n\nA shop for tea.\n",
+    );
+    repo.write(
+        "memory-bank/activeContext.md",
+        "# Active Context\n\nWorking on checkout.\n",
+    );
+    repo.write("memory-bank/progress.md", "# Progress\n\nCart done.\n");
+}
+
+fn git_depth() -> Depth {
+    Depth {
+        git: true,
+        ..Depth::default()
+    }
+}
+
+#[test]
+fn last_commit_times_and_commits_since_make_active_context_stale() {
+    let repo = Repo::new();
+    cline_bank(&repo);
+    repo.commit_all("bank", T0);
+    repo.code_commits(12, T0 + 60);
+    repo.write(
+        "memory-bank/progress.md",
+        "# Progress\n\nCart done. Checkout done.\n",
+    );
+    repo.commit_all("progress", T0 + 13 * 60);
+
+    let project = repo.project();
+    let gitrepo = GitRepo::discover(&project.path).expect("a repository");
+    let active = project.path.join("memory-bank/activeContext.md");
+    let progress = project.path.join("memory-bank/progress.md");
+    let history = gitrepo.history(&[&active, &progress]).unwrap();
+    assert_eq!(history.commits, 14);
+    let at = |s: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
+    assert_eq!(history.latest_commit, Some(at(T0 + 13 * 60)));
+    let a = history.of(&active).unwrap();
+    assert_eq!((a.time, a.commits_since), (at(T0), 13));
+    let p = history.of(&progress).unwrap();
+    assert_eq!((p.time, p.commits_since), (at(T0 + 13 * 60), 0));
+
+    let report = analyze(&project, git_depth());
+    assert_eq!(report.last_commit, Some(T0 + 13 * 60));
+    let active_report = file(&report, "activeContext.md");
+    assert_eq!(active_report.last_commit, Some(T0));
+    let staleness = active_report.staleness.as_ref().unwrap();
+    assert_eq!(staleness.level, Freshness::Stale);
+    assert_eq!(staleness.reason, "13 commits since last update");
+    assert_eq!(
+        file(&report, "progress.md")
+            .staleness
+            .as_ref()
+            .unwrap()
+            .level,
+        Freshness::Fresh
+    );
+
+    // Without git (what `list` asks for) there are no commit figures at all.
+    let quick = analyze(&project, Depth::default());
+    assert_eq!(file(&quick, "activeContext.md").last_commit, None);
+    assert_eq!(quick.last_commit, None);
+
+    // An uncommitted edit counts as an update: no longer behind.
+    repo.write(
+        "memory-bank/activeContext.md",
+        "# Active Context\n\nWorking on payments.\n",
+    );
+    let report = analyze(&project, git_depth());
+    let active_report = file(&report, "activeContext.md");
+    assert_eq!(active_report.last_commit, Some(T0));
+    assert_eq!(
+        active_report.staleness.as_ref().unwrap().level,
+        Freshness::Fresh
+    );
+}
+
+#[test]
+fn conkeeper_staleness_commits_sets_the_threshold() {
+    let repo = Repo::new();
+    repo.write(
+        ".claude/memory/active-context.md",
+        "# Active Context\n\nRefactoring auth.\n",
+    );
+    repo.write(
+        ".claude/memory/.memory-config.md",
+        "---\nstaleness_commits: 3\n---\n",
+    );
+    repo.write(
+        ".claude/memory/sessions/2025-01-02 café.md",
+        "# Session\n\nNotes.\n",
+    );
+    repo.commit_all("bank", T0);
+    repo.code_commits(4, T0 + 60);
+    let report = analyze(&repo.project(), git_depth());
+    let active = file(&report, "active-context.md");
+    let staleness = active.staleness.as_ref().unwrap();
+    assert_eq!(
+        (staleness.level, staleness.reason.as_str()),
+        (Freshness::Stale, "4 commits since last update")
+    );
+    // A name with a space and a non-ASCII letter still gets its commit.
+    assert_eq!(file(&report, "2025-01-02 café.md").last_commit, Some(T0));
+
+    // With the default threshold of 10, four commits are not stale.
+    repo.write(
+        ".claude/memory/.memory-config.md",
+        "---\nauto_load: true\n---\n",
+    );
+    repo.commit_all("config", T0 + 10 * 60);
+    let report = analyze(&repo.project(), git_depth());
+    let level = file(&report, "active-context.md")
+        .staleness
+        .as_ref()
+        .unwrap()
+        .level;
+    assert_ne!(level, Freshness::Stale);
+}
+
+#[test]
+fn tracked_claude_local_md_is_reported_and_ignored_one_is_not() {
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "# Project\n\nUse cargo.\n");
+    repo.write("CLAUDE.local.md", "# Mine\n\nMy sandbox URL.\n");
+    repo.commit_all("memory", T0);
+    let report = analyze(&repo.project(), Depth::full());
+    let tracked: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.code == "local-file-tracked")
+        .collect();
+    assert_eq!(tracked.len(), 1, "{:#?}", report.findings);
+    assert!(tracked[0].file.ends_with("CLAUDE.local.md"));
+
+    repo.git(&["rm", "-q", "--cached", "CLAUDE.local.md"], T0);
+    repo.write(".gitignore", "CLAUDE.local.md\n");
+    repo.commit_all("ignore the local file", T0 + 60);
+    let report = analyze(&repo.project(), Depth::full());
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.code != "local-file-tracked"),
+        "{:#?}",
+        report.findings
+    );
+}
+
+const LOG: &str = "# Decision Log\n\n\
+## Decision: Use Postgres\n- **Date**: 2025-01-10\n- **Status**: Accepted\n\n\
+## Decision: Cache with Redis\n- **Date**: 2025-02-11\n- **Status**: Accepted\n\n\
+## Decision: Ship weekly\n- **Date**: 2025-03-12\n- **Status**: Proposed\n";
+
+#[test]
+fn a_decision_log_that_lost_an_entry_since_head_is_an_error() {
+    let repo = Repo::new();
+    cline_bank(&repo);
+    repo.write("memory-bank/decisionLog.md", LOG);
+    repo.commit_all("bank", T0);
+    let project = repo.project();
+    let shrunk = |report: &ProjectReport| {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.code == "decision-log-shrunk")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert!(shrunk(&analyze(&project, Depth::full())).is_empty());
+
+    // Appending and re-marking a status are allowed.
+    let appended = LOG.replace("- **Status**: Proposed", "- **Status**: Superseded")
+        + "\n## Decision: Ship daily\n- **Date**: 2025-04-01\n";
+    repo.write("memory-bank/decisionLog.md", &appended);
+    let report = analyze(&project, Depth::full());
+    assert!(shrunk(&report).is_empty(), "{:#?}", report.findings);
+    assert_eq!(report.decisions.len(), 4);
+
+    // Deleting an entry is not.
+    let without = LOG.replace(
+        "## Decision: Cache with Redis\n- **Date**: 2025-02-11\n- **Status**: Accepted\n\n",
+        "",
+    );
+    repo.write("memory-bank/decisionLog.md", &without);
+    let report = analyze(&project, Depth::full());
+    let findings = shrunk(&report);
+    assert_eq!(findings.len(), 1, "{:#?}", report.findings);
+    assert_eq!(findings[0].severity, Severity::Error);
+    assert!(findings[0].message.contains("Cache with Redis"));
+    assert!(!findings[0].message.contains("Use Postgres"));
+
+    // The committed version is what HEAD holds.
+    let gitrepo = GitRepo::discover(&project.path).unwrap();
+    let committed = gitrepo
+        .head_content(&project.path.join("memory-bank/decisionLog.md"))
+        .unwrap();
+    assert_eq!(committed.as_deref(), Some(LOG));
+    assert_eq!(
+        gitrepo
+            .head_content(&project.path.join("memory-bank/none.md"))
+            .unwrap(),
+        None
+    );
+}
+
+#[test]
+fn empty_repository_and_detached_head() {
+    let repo = Repo::new();
+    cline_bank(&repo);
+    let project = repo.project();
+    let gitrepo = GitRepo::discover(&project.path).expect("an empty repository is one");
+    assert!(!gitrepo.has_commits());
+    let active = project.path.join("memory-bank/activeContext.md");
+    let history = gitrepo.history(&[&active]).unwrap();
+    assert_eq!((history.commits, history.latest_commit), (0, None));
+    assert_eq!(gitrepo.head_content(&active).unwrap(), None);
+    assert!(gitrepo.tracked().unwrap().is_empty());
+    let report = analyze(&project, Depth::full());
+    assert_eq!(file(&report, "activeContext.md").last_commit, None);
+    assert!(report.findings.iter().all(|f| f.code != "git-unavailable"));
+
+    repo.commit_all("bank", T0);
+    repo.code_commits(2, T0 + 60);
+    let head = repo.git(&["rev-parse", "HEAD~1"], T0);
+    repo.git(&["checkout", "-q", "--detach", head.trim()], T0);
+    let history = gitrepo.history(&[&active]).unwrap();
+    assert_eq!(history.commits, 2);
+    assert_eq!(history.of(&active).unwrap().commits_since, 1);
+    let tracked = gitrepo.tracked().unwrap();
+    assert!(tracked.contains(&active), "{tracked:?}");
+}
+
+#[test]
+fn a_project_in_a_subfolder_of_the_repository() {
+    let repo = Repo::new();
+    repo.write("apps/web/memory-bank/activeContext.md", "# Active\n\nx\n");
+    repo.write("apps/web/memory-bank/progress.md", "# Progress\n\ny\n");
+    repo.write("apps/web/memory-bank/projectbrief.md", "# Brief\n\nz\n");
+    repo.commit_all("bank", T0);
+    repo.code_commits(3, T0 + 60);
+    let dir = repo.dir.join("apps/web");
+    let project = discovery::project_at(&dir, "web".into()).unwrap();
+    let report = analyze(&project, git_depth());
+    assert_eq!(file(&report, "progress.md").last_commit, Some(T0));
+    assert_eq!(report.last_commit, Some(T0 + 3 * 60));
+    let gitrepo = GitRepo::discover(&dir).unwrap();
+    assert!(
+        gitrepo
+            .tracked()
+            .unwrap()
+            .contains(&dir.join("memory-bank/progress.md"))
+    );
+}
+
+#[test]
+fn a_folder_outside_git_has_no_git_facts() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("plain");
+    fs::create_dir_all(dir.join("memory-bank")).unwrap();
+    fs::write(dir.join("memory-bank/activeContext.md"), "# Active\n").unwrap();
+    let inside_some_repo = Command::new("git")
+        .args(["rev-parse", "--show-toplevel"])
+        .current_dir(&dir)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if inside_some_repo {
+        eprintln!("the temp folder is inside a git repository; skipping");
+        return;
+    }
+    assert!(GitRepo::discover(&dir).is_none());
+    assert!(GitRepo::discover(&dir.join("does-not-exist")).is_none());
+    let project = discovery::project_at(&dir, "plain".into()).unwrap();
+    let report = analyze(&project, Depth::full());
+    assert_eq!(report.last_commit, None);
+    assert_eq!(file(&report, "activeContext.md").last_commit, None);
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.code != "git-unavailable" && f.code != "local-file-tracked")
+    );
+}
+
+#[test]
+fn many_files_fall_back_to_folder_pathspecs() {
+    let repo = Repo::new();
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for i in 0..230 {
+        let rel = format!("memory-bank/notes/n{i:03} [x].md");
+        repo.write(&rel, "# Note\n");
+        paths.push(repo.dir.join(rel));
+    }
+    repo.commit_all("notes", T0);
+    repo.write("memory-bank/notes/n000 [x].md", "# Note\n\nchanged\n");
+    repo.commit_all("one note", T0 + 60);
+    let gitrepo = GitRepo::discover(&repo.dir).unwrap();
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let history = gitrepo.history(&refs).unwrap();
+    assert_eq!(history.files.len(), 230);
+    assert_eq!(history.of(&paths[0]).unwrap().commits_since, 0);
+    assert_eq!(history.of(&paths[1]).unwrap().commits_since, 1);
+}
