@@ -586,3 +586,98 @@ fn switching_projects_remembers_the_open_file_and_cursor() {
     });
     assert_eq!(h.app.editor.doc.as_ref().unwrap().cursor(), cursor);
 }
+
+#[test]
+fn timeline_lists_decisions_in_date_order_with_links_filters_and_jumps() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("mobile");
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('t'));
+    assert_eq!(h.app.focus, Focus::Timeline);
+    let screen = h.screen();
+    let first = screen.find("ADR-001").expect(&screen);
+    let last = screen.find("ADR-004").expect(&screen);
+    assert!(first < last, "date order:\n{screen}");
+    assert!(screen.contains("⇢ superseded by ADR-004"), "{screen}");
+    assert!(screen.contains("Decisions: 4 of 4"), "{screen}");
+
+    // Status filter: accepted only.
+    h.key(KeyCode::Char('s'));
+    let screen = h.screen();
+    assert!(screen.contains("Decisions: 2 of 4 · accepted"), "{screen}");
+    assert!(!screen.contains("ADR-001 Redux"), "{screen}");
+
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.timeline.visible_len(), 4);
+
+    // Text filter, typed after '/'.
+    h.key(KeyCode::Char('/'));
+    h.type_text("zustand");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.timeline.visible_len(), 1);
+    h.key(KeyCode::Enter);
+    h.pump_until("the jump to the ADR", |app| {
+        app.editor
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.path.ends_with("ADR-004-zustand-for-app-state.md"))
+    });
+    assert!(!h.app.show_timeline);
+    assert_eq!(h.app.focus, Focus::Editor);
+}
+
+#[test]
+fn a_decision_log_that_lost_entries_since_head_raises_a_banner() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("shop");
+    let bank = project.join("memory-bank");
+    std::fs::create_dir_all(&bank).unwrap();
+    for (name, text) in [
+        ("projectbrief.md", "# Brief\nA shop.\n"),
+        ("activeContext.md", "# Active\nNow.\n"),
+        ("progress.md", "# Progress\n- started\n"),
+    ] {
+        std::fs::write(bank.join(name), text).unwrap();
+    }
+    let log = bank.join("decisionLog.md");
+    std::fs::write(
+        &log,
+        "# Decision Log\n\n## Decision: Use Postgres\n- **Date**: 2026-01-05\n- **Status**: Accepted\n\n## Decision: Use Redis\n- **Date**: 2026-02-01\n- **Status**: Accepted\n",
+    )
+    .unwrap();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&project)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir.path())
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{status:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "memory"]);
+    // The agent rewrites the log and drops the Postgres entry.
+    std::fs::write(
+        &log,
+        "# Decision Log\n\n## Decision: Use Redis\n- **Date**: 2026-02-01\n- **Status**: Accepted\n",
+    )
+    .unwrap();
+    let mut h = harness(dir.path(), false);
+    h.open_project("shop");
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('t'));
+    let screen = h.screen();
+    assert!(screen.contains("⚠"), "{screen}");
+    assert!(
+        screen.contains("Postgres"),
+        "the lost entry is named:\n{screen}"
+    );
+    assert!(screen.contains("append-only"), "{screen}");
+}

@@ -26,7 +26,7 @@ use super::keymap::{Action, KeyChord, KeyContext, Keymap};
 use super::overlays::confirm::{Answer, Confirm, Confirmed};
 use super::overlays::help::Help;
 use super::overlays::{Overlay, conflict};
-use super::panes::{editor, findings, picker, tree};
+use super::panes::{editor, findings, picker, timeline, tree};
 use super::theme::Theme;
 use super::watcher::Watcher;
 use super::widgets;
@@ -87,6 +87,7 @@ pub enum Screen {
 pub enum Focus {
     Tree,
     Editor,
+    Timeline,
     Findings,
 }
 
@@ -148,6 +149,9 @@ pub struct App {
     pub tree: tree::Tree,
     pub editor: editor::Editor,
     pub findings: findings::Findings,
+    pub timeline: timeline::Timeline,
+    /// The right-hand area shows the decision timeline instead of the open file.
+    pub show_timeline: bool,
     pub overlays: Vec<Overlay>,
     pub toasts: Vec<Toast>,
     pub quit: bool,
@@ -215,6 +219,8 @@ impl App {
             tree: tree::Tree::default(),
             editor: editor::Editor::default(),
             findings: findings::Findings::default(),
+            timeline: timeline::Timeline::default(),
+            show_timeline: false,
             overlays: Vec::new(),
             toasts: Vec::new(),
             quit: false,
@@ -291,6 +297,7 @@ impl App {
             Screen::Project => match self.focus {
                 Focus::Tree => KeyContext::Tree,
                 Focus::Editor => KeyContext::Editor,
+                Focus::Timeline => KeyContext::Timeline,
                 Focus::Findings => KeyContext::Findings,
             },
         }
@@ -353,6 +360,8 @@ impl App {
                 if self.project.as_ref().is_some_and(|p| p.path == report.path) {
                     self.picker.update_report(&report);
                     self.findings.set(&report.path, report.findings.clone());
+                    self.timeline
+                        .set(report.decisions.clone(), &report.findings);
                     self.tree.set_report(*report, contexts);
                     self.refresh_document_budget();
                     // Show the selected file straight away, so the project opens on content.
@@ -465,13 +474,26 @@ impl App {
                 };
             }
             Action::OpenExternal if self.screen == Screen::Project => self.open_external(),
+            Action::ShowTimeline if self.screen == Screen::Project => {
+                self.show_timeline = !self.show_timeline;
+                self.focus = if self.show_timeline {
+                    Focus::Timeline
+                } else {
+                    Focus::Tree
+                };
+            }
             _ => return false,
         }
         true
     }
 
     fn cycle_focus(&mut self, forward: bool) {
-        let mut order = vec![Focus::Tree, Focus::Editor];
+        let right = if self.show_timeline {
+            Focus::Timeline
+        } else {
+            Focus::Editor
+        };
+        let mut order = vec![Focus::Tree, right];
         if self.show_findings {
             order.push(Focus::Findings);
         }
@@ -546,11 +568,11 @@ impl App {
     fn on_picker_command(&mut self, command: Option<picker::Command>) {
         match command {
             Some(picker::Command::Open(path)) => self.open_project(&path),
-            Some(picker::Command::Back) => {
-                if self.project.is_some() {
-                    self.screen = Screen::Project;
-                }
+            Some(picker::Command::Back) if self.project.is_some() => {
+                self.screen = Screen::Project;
             }
+            Some(picker::Command::Back) => {}
+
             Some(picker::Command::OpenDemo) => self.open_demo(),
             Some(picker::Command::InitBank) => self.ask_init_bank(),
             None => {}
@@ -644,6 +666,8 @@ impl App {
         self.tree = tree::Tree::default();
         self.editor = editor::Editor::default();
         self.findings = findings::Findings::default();
+        self.timeline = timeline::Timeline::default();
+        self.show_timeline = false;
         self.pending_open = None;
         if let Some(session) = self.sessions.get(&project.path).cloned() {
             self.pending_open = Some((session.path.clone(), session.memory_id.clone(), false));
@@ -710,6 +734,42 @@ impl App {
                     self.on_global(action);
                 }
             }
+            Focus::Timeline => {
+                use crossterm::event::KeyCode;
+                let command = if self.timeline.typing
+                    && (chord.is_printable() || key.code == KeyCode::Backspace)
+                {
+                    match key.code {
+                        KeyCode::Char(c) => self.timeline.update(timeline::Msg::Type(c)),
+                        _ => self.timeline.update(timeline::Msg::Erase),
+                    }
+                } else if let Some(action) = own {
+                    self.timeline.update(timeline::Msg::Action(action))
+                } else {
+                    if let Some(action) = action {
+                        self.on_global(action);
+                    }
+                    None
+                };
+                self.on_timeline_command(command);
+            }
+        }
+    }
+
+    fn on_timeline_command(&mut self, command: Option<timeline::Command>) {
+        match command {
+            Some(timeline::Command::Jump { path, line }) => {
+                self.show_timeline = false;
+                self.on_findings_command(Some(findings::Command::Jump {
+                    path,
+                    line: Some(line),
+                }));
+            }
+            Some(timeline::Command::Close) => {
+                self.show_timeline = false;
+                self.focus = Focus::Tree;
+            }
+            None => {}
         }
     }
 
@@ -1195,6 +1255,16 @@ impl App {
                         let command = self.tree.update(tree::Msg::Click(row_in(self.areas.tree)));
                         self.on_tree_command(command);
                     }
+                } else if self.show_timeline && self.areas.editor.contains(position) {
+                    if scroll != 0 {
+                        self.timeline.update(timeline::Msg::Scroll(scroll));
+                    } else {
+                        self.focus = Focus::Timeline;
+                        let command = self
+                            .timeline
+                            .update(timeline::Msg::Click(row_in(self.areas.editor)));
+                        self.on_timeline_command(command);
+                    }
                 } else if self.areas.editor.contains(position) {
                     if scroll != 0 {
                         self.editor.update(editor::Msg::Scroll(scroll));
@@ -1313,12 +1383,17 @@ impl App {
         self.areas.editor = editor_area;
         self.tree
             .view(frame, tree_area, &self.theme, self.focus == Focus::Tree);
-        self.editor.view(
-            frame,
-            editor_area,
-            &self.theme,
-            self.focus == Focus::Editor && self.overlays.is_empty(),
-        );
+        if self.show_timeline {
+            let focused = self.focus == Focus::Timeline;
+            self.timeline.view(frame, editor_area, &self.theme, focused);
+        } else {
+            self.editor.view(
+                frame,
+                editor_area,
+                &self.theme,
+                self.focus == Focus::Editor && self.overlays.is_empty(),
+            );
+        }
         if let Some(findings_area) = findings_area {
             self.areas.findings = findings_area;
             self.findings.view(

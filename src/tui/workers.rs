@@ -228,13 +228,9 @@ fn analysis_loop(
     }
 }
 
-/// What an opened project shows: everything.
+/// What an opened project shows: everything, git included.
 fn full_depth() -> Depth {
-    Depth {
-        validate: true,
-        decisions: true,
-        ..Depth::default()
-    }
+    Depth::full()
 }
 
 /// What the picker's rows show: figures, budgets, staleness and the findings badge.

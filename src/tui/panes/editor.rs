@@ -410,8 +410,7 @@ impl Editor {
         let selection = doc.textarea.selection_range();
         let pattern = doc.textarea.search_pattern().cloned();
         let mut out = Vec::with_capacity(height);
-        for index in doc.top..(doc.top + height).min(lines.len()) {
-            let text = &lines[index];
+        for (index, text) in lines.iter().enumerate().skip(doc.top).take(height) {
             let number_style = if index == row {
                 theme.fg(theme.accent)
             } else {

@@ -2,4 +2,5 @@
 pub mod editor;
 pub mod findings;
 pub mod picker;
+pub mod timeline;
 pub mod tree;
