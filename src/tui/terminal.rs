@@ -15,7 +15,7 @@ use crossterm::event::{
 };
 use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -26,9 +26,12 @@ type Term = Terminal<CrosstermBackend<io::Stdout>>;
 
 fn enter() -> io::Result<()> {
     enable_raw_mode()?;
+    // A cleared screen matches ratatui's blank first buffer; `Terminal::clear` would ask
+    // the terminal for the cursor position, which not every terminal answers.
     execute!(
         io::stdout(),
         EnterAlternateScreen,
+        Clear(ClearType::All),
         EnableMouseCapture,
         EnableBracketedPaste
     )
@@ -101,7 +104,6 @@ pub fn run(options: Options, simulate_agent: bool) -> Result<()> {
 fn run_loop(options: Options, simulate_agent: bool) -> Result<()> {
     let mut terminal =
         Term::new(CrosstermBackend::new(io::stdout())).wrap_err("cannot open the terminal")?;
-    terminal.clear()?;
     let (outbox, inbox) = mpsc::channel();
     let paused = Arc::new(AtomicBool::new(false));
     spawn_input(outbox.clone(), paused.clone());
@@ -174,9 +176,13 @@ fn edit_externally(
         .arg(path)
         .status();
     let back = enter();
-    let _ = terminal.clear();
     paused.store(false, Ordering::Release);
     back.map_err(|e| format!("cannot restore the terminal: {e}"))?;
+    // A fresh terminal has blank buffers, like the screen `enter` just cleared, so the
+    // next draw repaints everything.
+    *terminal = Term::new(CrosstermBackend::new(io::stdout()))
+        .map_err(|e| format!("cannot restore the terminal: {e}"))?;
+
     match status {
         Ok(status) if status.success() => Ok(()),
         Ok(status) => Err(format!("{program} exited with {status}")),
