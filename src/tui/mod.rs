@@ -2,5 +2,6 @@
 //! module per pane (`panes`), overlays on a stack that gets keys first (`overlays`),
 //! and background workers that talk to the loop only through messages (`workers`).
 //! Everything it shows is computed by `crate::core`, which knows nothing of terminals.
+pub mod highlight;
 pub mod keymap;
 pub mod theme;
