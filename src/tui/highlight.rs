@@ -18,7 +18,7 @@
 //!
 //! Loading syntect's syntax and theme sets takes a noticeable fraction of a second, so they
 //! are loaded once ([`assets`]) and the worker (or [`preload_assets`]) does it at start.
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -33,7 +33,11 @@ use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet
 /// Lines longer than this many bytes are shown plain and skipped by the parser.
 pub const LONG_LINE_CAP: usize = 2_000;
 /// A parse-state checkpoint is kept before every line whose index is a multiple of this.
-pub const CHECKPOINT_EVERY: usize = 64;
+pub const CHECKPOINT_EVERY: usize = 32;
+/// When the nearest checkpoint is further than this above the first visible line, parsing
+/// restarts from a fresh state at most this many lines up, at a block boundary found by a
+/// cheap scan (see [`DocHighlighter::highlight_until`]).
+pub const RESYNC_LOOKBACK: usize = 100;
 /// The syntect theme used when the requested one does not exist.
 pub const FALLBACK_SYNTAX_THEME: &str = "base16-ocean.dark";
 
@@ -158,6 +162,7 @@ struct Fence {
     len: usize,
     /// YAML frontmatter closes on `---` or `...`, not on a repeat of the opening marker.
     frontmatter: bool,
+    syntax: Option<&'static SyntaxReference>,
     body: Option<(ParseState, HighlightState)>,
 }
 
@@ -207,8 +212,10 @@ fn closes_fence(line: &str, fence: &Fence) -> bool {
 /// The highlighting engine for one document: checkpoints plus the theme to colour with.
 pub struct DocHighlighter {
     theme: SyntaxTheme,
-    /// `checkpoints[k]` is the state before line `k * CHECKPOINT_EVERY`; index 0 always exists.
-    checkpoints: Vec<LineState>,
+    /// The state before line `key` (a multiple of [`CHECKPOINT_EVERY`]); key 0 always exists.
+    checkpoints: BTreeMap<usize, LineState>,
+    /// The state at the start of a document, for restarting.
+    initial: LineState,
     fence_styles: FenceStyles,
 }
 
@@ -251,7 +258,8 @@ impl DocHighlighter {
         drop(highlighter);
         DocHighlighter {
             theme,
-            checkpoints: vec![initial],
+            checkpoints: BTreeMap::from([(0, initial.clone())]),
+            initial,
             fence_styles,
         }
     }
@@ -259,14 +267,12 @@ impl DocHighlighter {
     /// Forgets every checkpoint that depends on line `line` (an edit there, or a line
     /// inserted or removed there): the ones after it. Checkpoint 0 is always kept.
     pub fn invalidate_from(&mut self, line: usize) {
-        self.checkpoints.truncate(line / CHECKPOINT_EVERY + 1);
+        self.checkpoints.split_off(&(line + 1));
     }
 
     /// The line indices that have a cached checkpoint (state before that line).
     pub fn checkpoint_lines(&self) -> Vec<usize> {
-        (0..self.checkpoints.len())
-            .map(|k| k * CHECKPOINT_EVERY)
-            .collect()
+        self.checkpoints.keys().copied().collect()
     }
 
     /// Highlights `visible` (clamped to the document), resuming from the nearest checkpoint
@@ -287,22 +293,23 @@ impl DocHighlighter {
     ) -> Option<Vec<LineSpans>> {
         let end = visible.end.min(lines.len());
         let start = visible.start.min(end);
-        let first_checkpoint = (start / CHECKPOINT_EVERY).min(self.checkpoints.len() - 1);
-        let mut state = self.checkpoints[first_checkpoint].clone();
+        let (mut from, state) = self
+            .checkpoints
+            .range(..=start)
+            .next_back()
+            .map_or((0, &self.initial), |(line, state)| (*line, state));
+        let mut state = state.clone();
+        if start > from + RESYNC_LOOKBACK {
+            (from, state) = self.resync(lines, from, state, start);
+        }
         let highlighter = Highlighter::new(&self.theme);
         let mut out = Vec::with_capacity(end - start);
         let mut line_buf = String::new();
-        for (index, line) in lines
-            .iter()
-            .enumerate()
-            .take(end)
-            .skip(first_checkpoint * CHECKPOINT_EVERY)
-        {
+        for (index, line) in lines.iter().enumerate().take(end).skip(from) {
             if index % CHECKPOINT_EVERY == 0 {
-                let k = index / CHECKPOINT_EVERY;
-                if k == self.checkpoints.len() {
-                    self.checkpoints.push(state.clone());
-                }
+                self.checkpoints
+                    .entry(index)
+                    .or_insert_with(|| state.clone());
                 if index < start && cancelled() {
                     return None;
                 }
@@ -321,6 +328,88 @@ impl DocHighlighter {
             }
         }
         Some(out)
+    }
+
+    /// Where to start parsing for a first visible line `start` far below the checkpoint at
+    /// `from`: a cheap scan (no regexes) tracks code fences from the checkpoint to `start`,
+    /// then parsing restarts with a fresh Markdown state at the last block boundary (a line
+    /// after a blank line, a fence's opening line, a line after a closing fence) no more
+    /// than [`RESYNC_LOOKBACK`] lines up; inside a long fence, with a fresh state of the
+    /// fence's language. Markdown blocks end at blank lines and fences are tracked exactly,
+    /// so this matches a full parse on ordinary documents at a fraction of the cost.
+    fn resync(
+        &self,
+        lines: &[String],
+        from: usize,
+        state: LineState,
+        start: usize,
+    ) -> (usize, LineState) {
+        let floor = start.saturating_sub(RESYNC_LOOKBACK);
+        // The open fence (without its parser) and the line that opened it.
+        let mut open: Option<(Fence, usize)> = state.fence.as_ref().map(|fence| {
+            let mut bare = fence.clone();
+            bare.body = None;
+            (bare, from)
+        });
+        let mut last_safe = open.is_none().then_some(from);
+        let mut previous_blank = false;
+        for (index, line) in lines.iter().enumerate().take(start).skip(from) {
+            if line.len() > LONG_LINE_CAP {
+                previous_blank = false;
+                continue;
+            }
+            match &open {
+                Some((fence, _)) => {
+                    if closes_fence(line, fence) {
+                        open = None;
+                        last_safe = Some(index + 1);
+                    }
+                }
+                None => {
+                    if previous_blank {
+                        last_safe = Some(index);
+                    }
+                    let opening = if index == 0 && line.trim_end() == "---" {
+                        Some((b'-', 3, true, "yaml"))
+                    } else {
+                        opening_fence(line).map(|(marker, len, info)| (marker, len, false, info))
+                    };
+                    if let Some((marker, len, frontmatter, info)) = opening {
+                        last_safe = Some(index);
+                        let fence = Fence {
+                            marker,
+                            len,
+                            frontmatter,
+                            syntax: syntax_for_fence(info),
+                            body: None,
+                        };
+                        open = Some((fence, index));
+                    }
+                }
+            }
+            previous_blank = line.trim().is_empty();
+        }
+        let resume = match &open {
+            Some((_, opened)) if *opened >= floor => *opened,
+            Some(_) => floor,
+            None => last_safe.unwrap_or(floor).max(floor),
+        };
+        if resume <= from {
+            return (from, state);
+        }
+        let mut fresh = self.initial.clone();
+        if let Some((mut fence, opened)) = open.filter(|(_, opened)| *opened < resume) {
+            let highlighter = Highlighter::new(&self.theme);
+            fence.body = fence.syntax.map(|syntax| {
+                (
+                    ParseState::new(syntax),
+                    HighlightState::new(&highlighter, ScopeStack::new()),
+                )
+            });
+            debug_assert!(opened < floor);
+            fresh.fence = Some(fence);
+        }
+        (resume, fresh)
     }
 
     /// Moves `state` past one line; when `want` is set returns the line's spans. `first`:
@@ -363,7 +452,8 @@ impl DocHighlighter {
             opening_fence(line)
         };
         if let Some((marker, len, info)) = opening {
-            let body = syntax_for_fence(info).map(|syntax| {
+            let syntax = syntax_for_fence(info);
+            let body = syntax.map(|syntax| {
                 (
                     ParseState::new(syntax),
                     HighlightState::new(highlighter, ScopeStack::new()),
@@ -373,6 +463,7 @@ impl DocHighlighter {
                 marker,
                 len,
                 frontmatter: frontmatter_start,
+                syntax,
                 body,
             });
             if !want {
@@ -599,14 +690,14 @@ fn run_worker(shared: &Shared, mut theme: String, notify: impl Fn(HighlightDone)
             }
         };
         clock += 1;
-        if !docs.contains_key(&request.doc) && docs.len() >= MAX_DOCS {
-            if let Some(oldest) = docs
+        if !docs.contains_key(&request.doc)
+            && docs.len() >= MAX_DOCS
+            && let Some(oldest) = docs
                 .iter()
                 .min_by_key(|(_, e)| e.last_used)
                 .map(|(d, _)| *d)
-            {
-                docs.remove(&oldest);
-            }
+        {
+            docs.remove(&oldest);
         }
         let entry = docs.entry(request.doc).or_insert_with(|| DocEntry {
             engine: DocHighlighter::new(&theme),
@@ -813,16 +904,38 @@ mod tests {
         let n = doc.len();
         let out = engine.highlight(&doc, n - 60..n);
         assert_eq!(out.len(), 60);
-        assert!(engine.checkpoint_lines().len() > n / CHECKPOINT_EVERY - 1);
+        assert!(engine.checkpoint_lines().iter().any(|&l| l > n - 200));
         assert!(out.iter().any(|spans| spans.len() > 1));
+        // Restarting near the end gives what a full parse from the top gives.
+        let mut full = DocHighlighter::new("base16-ocean.dark");
+        let everything = full.highlight(&doc, 0..n);
+        assert_eq!(out, everything[n - 60..]);
+    }
+
+    #[test]
+    fn restart_inside_a_long_fence_keeps_the_fence_language() {
+        let mut text = String::from("# Top\n\n```python\n");
+        text.push_str(&"def f(x):\n    return x  # c\n".repeat(300));
+        text.push_str("```\n");
+        let doc = lines(&text);
+        let mut engine = DocHighlighter::new("base16-ocean.dark");
+        let cold = engine.highlight(&doc, 500..560);
+        let mut full = DocHighlighter::new("base16-ocean.dark");
+        assert_eq!(cold, full.highlight(&doc, 0..doc.len())[500..560]);
+        let def = doc
+            .iter()
+            .skip(500)
+            .position(|l| l.starts_with("def"))
+            .unwrap();
+        assert_ne!(style_at(&cold[def], 0), style_at(&cold[def], 4));
     }
 
     #[test]
     fn edits_invalidate_only_later_checkpoints() {
         let doc = lines(&"line\n".repeat(1_000));
         let mut engine = DocHighlighter::new("base16-ocean.dark");
-        engine.highlight(&doc, 900..1000);
-        assert_eq!(engine.checkpoint_lines().len(), 1000 / CHECKPOINT_EVERY + 1);
+        engine.highlight(&doc, 0..1000);
+        assert_eq!(engine.checkpoint_lines().len(), 999 / CHECKPOINT_EVERY + 1);
         engine.invalidate_from(300);
         let kept = engine.checkpoint_lines();
         assert_eq!(
@@ -889,6 +1002,25 @@ mod tests {
         assert!(cache.styles_for(10, "# ab").is_none());
         assert!(cache.styles_for(11, "# a").is_none());
         assert!(!cache.apply(HighlightDone { version: 1, ..done }));
+    }
+
+    #[test]
+    fn worker_drops_stale_requests() {
+        let (tx, rx) = mpsc::channel();
+        let worker = HighlightWorker::spawn("base16-ocean.dark", move |done| {
+            let _ = tx.send(done);
+        })
+        .unwrap();
+        let doc = Arc::new(lines(&"# heading\n*text*\n".repeat(5_000)));
+        for version in 1..=50 {
+            worker.request(DocId(1), version, Arc::clone(&doc), 9_000..9_060);
+        }
+        let mut seen = Vec::new();
+        while seen.last() != Some(&50) {
+            seen.push(rx.recv_timeout(Duration::from_secs(30)).unwrap().version);
+        }
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+        assert!(seen.len() < 50, "every request was answered: {seen:?}");
     }
 
     #[test]

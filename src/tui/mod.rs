@@ -4,4 +4,6 @@
 //! Everything it shows is computed by `crate::core`, which knows nothing of terminals.
 pub mod highlight;
 pub mod keymap;
+pub mod markdown_view;
+pub mod svg;
 pub mod theme;
