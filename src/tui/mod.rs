@@ -1,12 +1,15 @@
 //! The terminal UI: `mbank` with no subcommand. One message/update loop (`app`), one
 //! module per pane (`panes`), overlays on a stack that gets keys first (`overlays`),
 //! and background workers that talk to the loop only through messages (`workers`,
-//! `watcher`). Everything it shows is computed by `crate::core`, which knows nothing
-//! of terminals.
+//! `watcher`, `highlight`). Everything it shows is computed by `crate::core`, which
+//! knows nothing of terminals.
 pub mod app;
+pub mod highlight;
 pub mod keymap;
+pub mod markdown_view;
 pub mod overlays;
 pub mod panes;
+pub mod svg;
 pub mod terminal;
 pub mod theme;
 pub mod watcher;
