@@ -102,6 +102,7 @@ impl Harness {
 
     fn screen(&mut self) -> String {
         self.terminal.draw(|frame| self.app.view(frame)).unwrap();
+        self.app.after_draw();
         let buffer = self.terminal.backend().buffer();
         let mut out = String::new();
         for y in 0..buffer.area.height {
@@ -680,4 +681,73 @@ fn a_decision_log_that_lost_entries_since_head_raises_a_banner() {
         "the lost entry is named:\n{screen}"
     );
     assert!(screen.contains("append-only"), "{screen}");
+}
+
+#[test]
+fn preview_renders_beside_the_editor_and_alone_with_private_blocks_and_chips() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("mobile");
+    h.open_file("patterns.md");
+    h.key(KeyCode::Esc);
+    h.key(KeyCode::Char('v'));
+    h.screen();
+    h.pump_until("the preview", |app| app.preview.rendered.is_some());
+    let screen = h.screen();
+    assert!(screen.contains(" Preview "), "{screen}");
+    assert!(
+        screen.contains(" patterns.md"),
+        "the editor stays beside it:\n{screen}"
+    );
+    h.key(KeyCode::Char('v'));
+    h.screen();
+    h.pump_until("the full-width preview", |app| {
+        app.preview
+            .rendered
+            .as_ref()
+            .is_some_and(|(k, _)| k.width > 80)
+    });
+    let text: Vec<String> = h.app.preview.rendered.as_ref().unwrap().1.plain_lines();
+    let all = text.join("\n");
+    assert!(
+        all.contains("private"),
+        "the private block is marked:\n{all}"
+    );
+    assert!(!all.contains("<private>"), "tags are not shown raw:\n{all}");
+    h.key(KeyCode::Char('v'));
+    assert_eq!(h.app.view_mode, mbank::tui::app::ViewMode::Editor);
+}
+
+#[test]
+fn the_editor_highlights_markdown_off_the_drawing_thread() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.screen();
+    h.pump_until("the highlighter's answer", |app| {
+        app.editor.doc.as_ref().is_some_and(|doc| {
+            app.editor
+                .highlights
+                .as_ref()
+                .is_some_and(|cache| cache.styles_for(0, &doc.textarea.lines()[0]).is_some())
+        })
+    });
+    h.screen();
+    let buffer = h.terminal.backend().buffer().clone();
+    // The heading's first letter and a body letter are drawn in different colours.
+    let find = |needle: &str| -> (u16, u16) {
+        for y in 0..buffer.area.height {
+            let row: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect();
+            if let Some(at) = row.find(needle) {
+                let column = row[..at].chars().count() as u16;
+                return (column, y);
+            }
+        }
+        panic!("{needle} not on screen");
+    };
+    let (hx, hy) = find("# Project Brief");
+    let (bx, by) = find("Skyline Weather API");
+    assert_ne!(buffer[(hx + 2, hy)].fg, buffer[(bx, by)].fg);
 }

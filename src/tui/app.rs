@@ -22,15 +22,18 @@ use crate::core::report::ProjectReport;
 use crate::core::tokens::{Encoding, TextStats};
 use crate::core::write::{self, Expected};
 
+use super::highlight::{DocId, HighlightCache, HighlightDone, HighlightWorker};
 use super::keymap::{Action, KeyChord, KeyContext, Keymap};
+use super::markdown_view::Rendered;
 use super::overlays::confirm::{Answer, Confirm, Confirmed};
 use super::overlays::help::Help;
 use super::overlays::{Overlay, conflict};
+use super::panes::preview::{self, RenderKey};
 use super::panes::{editor, findings, picker, timeline, tree};
 use super::theme::Theme;
 use super::watcher::Watcher;
 use super::widgets;
-use super::workers::{self, AnalysisWorker, BufferCounter, LoadedFile, Outbox};
+use super::workers::{self, AnalysisWorker, BufferCounter, LoadedFile, Outbox, PreviewWorker};
 
 /// Everything the event loop can be told.
 #[derive(Debug)]
@@ -65,8 +68,22 @@ pub enum Message {
         version: u64,
         stats: TextStats,
     },
+    Highlighted(HighlightDone),
+    PreviewRendered {
+        key: RenderKey,
+        rendered: Box<Rendered>,
+    },
     FilesChanged(Vec<PathBuf>),
     WatchProblem(String),
+}
+
+/// What the right-hand area shows for the open file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewMode {
+    Editor,
+    /// Editor and preview side by side.
+    Split,
+    Preview,
 }
 
 /// Why a save did not happen.
@@ -87,6 +104,7 @@ pub enum Screen {
 pub enum Focus {
     Tree,
     Editor,
+    Preview,
     Timeline,
     Findings,
 }
@@ -150,6 +168,8 @@ pub struct App {
     pub editor: editor::Editor,
     pub findings: findings::Findings,
     pub timeline: timeline::Timeline,
+    pub preview: preview::Preview,
+    pub view_mode: ViewMode,
     /// The right-hand area shows the decision timeline instead of the open file.
     pub show_timeline: bool,
     pub overlays: Vec<Overlay>,
@@ -165,6 +185,12 @@ pub struct App {
     outbox: Outbox,
     analysis: AnalysisWorker,
     counter: BufferCounter,
+    previews: PreviewWorker,
+    highlighter: Option<HighlightWorker>,
+    /// The open buffer's lines as last handed to the workers, by (document, version).
+    snapshot: Option<((u64, u64), Arc<Vec<String>>)>,
+    /// The last highlight request: document, version, visible lines.
+    highlight_asked: Option<(u64, u64, std::ops::Range<usize>)>,
     watcher: Option<Watcher>,
     /// Areas at the last draw, for the mouse.
     areas: Areas,
@@ -176,6 +202,7 @@ struct Areas {
     picker: Rect,
     tree: Rect,
     editor: Rect,
+    preview: Rect,
     findings: Rect,
 }
 
@@ -189,6 +216,12 @@ impl App {
     /// With a given analysis worker (tests give one with an in-memory cache).
     pub fn with_worker(options: Options, outbox: Outbox, analysis: AnalysisWorker) -> App {
         let counter = BufferCounter::spawn(options.encoding, outbox.clone());
+        let previews = PreviewWorker::spawn(outbox.clone());
+        let highlight_outbox = outbox.clone();
+        let highlighter = HighlightWorker::spawn(&options.theme.syntax, move |done| {
+            let _ = highlight_outbox.send(Message::Highlighted(done));
+        })
+        .ok();
         let watcher = if options.watch {
             match Watcher::spawn(outbox.clone()) {
                 Ok(w) => Some(w),
@@ -221,6 +254,8 @@ impl App {
             findings: findings::Findings::default(),
             timeline: timeline::Timeline::default(),
             show_timeline: false,
+            preview: preview::Preview::default(),
+            view_mode: ViewMode::Editor,
             overlays: Vec::new(),
             toasts: Vec::new(),
             quit: false,
@@ -232,6 +267,10 @@ impl App {
             outbox,
             analysis,
             counter,
+            previews,
+            highlighter,
+            snapshot: None,
+            highlight_asked: None,
             watcher,
             areas: Areas::default(),
             config: options.config,
@@ -297,6 +336,7 @@ impl App {
             Screen::Project => match self.focus {
                 Focus::Tree => KeyContext::Tree,
                 Focus::Editor => KeyContext::Editor,
+                Focus::Preview => KeyContext::Preview,
                 Focus::Timeline => KeyContext::Timeline,
                 Focus::Findings => KeyContext::Findings,
             },
@@ -394,6 +434,12 @@ impl App {
                     doc.stats = Some((version, stats));
                 }
             }
+            Message::Highlighted(done) => {
+                if let Some(cache) = &mut self.editor.highlights {
+                    cache.apply(done);
+                }
+            }
+            Message::PreviewRendered { key, rendered } => self.preview.accept(key, *rendered),
             Message::FilesChanged(paths) => self.on_files_changed(paths),
             Message::WatchProblem(problem) => {
                 self.toast_error(format!("live refresh is off: {problem}"));
@@ -474,6 +520,20 @@ impl App {
                 };
             }
             Action::OpenExternal if self.screen == Screen::Project => self.open_external(),
+            Action::CycleView if self.screen == Screen::Project => {
+                self.view_mode = match self.view_mode {
+                    ViewMode::Editor => ViewMode::Split,
+                    ViewMode::Split => ViewMode::Preview,
+                    ViewMode::Preview => ViewMode::Editor,
+                };
+                self.show_timeline = false;
+                self.preview.pinned = false;
+                self.focus = match (self.view_mode, self.focus) {
+                    (ViewMode::Preview, Focus::Editor) => Focus::Preview,
+                    (ViewMode::Editor, Focus::Preview) => Focus::Editor,
+                    (_, focus) => focus,
+                };
+            }
             Action::ShowTimeline if self.screen == Screen::Project => {
                 self.show_timeline = !self.show_timeline;
                 self.focus = if self.show_timeline {
@@ -488,12 +548,16 @@ impl App {
     }
 
     fn cycle_focus(&mut self, forward: bool) {
-        let right = if self.show_timeline {
-            Focus::Timeline
+        let mut order = vec![Focus::Tree];
+        if self.show_timeline {
+            order.push(Focus::Timeline);
         } else {
-            Focus::Editor
-        };
-        let mut order = vec![Focus::Tree, right];
+            match self.view_mode {
+                ViewMode::Editor => order.push(Focus::Editor),
+                ViewMode::Split => order.extend([Focus::Editor, Focus::Preview]),
+                ViewMode::Preview => order.push(Focus::Preview),
+            }
+        }
         if self.show_findings {
             order.push(Focus::Findings);
         }
@@ -510,6 +574,13 @@ impl App {
         let name = Theme::next_bundled(&self.theme.name);
         match Theme::load(name, self.config_dir.as_deref()) {
             Ok(theme) => {
+                if let Some(highlighter) = &self.highlighter {
+                    highlighter.set_syntax_theme(&theme.syntax);
+                }
+                if let Some(cache) = &mut self.editor.highlights {
+                    cache.clear();
+                }
+                self.highlight_asked = None;
                 self.theme = theme;
                 self.toast(format!("theme: {name}"));
             }
@@ -734,6 +805,13 @@ impl App {
                     self.on_global(action);
                 }
             }
+            Focus::Preview => {
+                if let Some(action) = own {
+                    self.preview.update(preview::Msg::Action(action));
+                } else if let Some(action) = action {
+                    self.on_global(action);
+                }
+            }
             Focus::Timeline => {
                 use crossterm::event::KeyCode;
                 let command = if self.timeline.typing
@@ -897,11 +975,23 @@ impl App {
                     doc.jump_to_line(line);
                 }
                 self.editor.problem = None;
+                self.editor.highlights = Some(HighlightCache::new(DocId(doc.id)));
+                if let Some(old) = &self.editor.doc
+                    && let Some(highlighter) = &self.highlighter
+                {
+                    highlighter.forget(DocId(old.id));
+                }
+                self.preview.pinned = false;
+                self.preview.scroll = 0;
                 self.editor.doc = Some(doc);
                 self.refresh_document_budget();
                 self.request_count();
                 if focus {
-                    self.focus = Focus::Editor;
+                    self.focus = if self.view_mode == ViewMode::Preview {
+                        Focus::Preview
+                    } else {
+                        Focus::Editor
+                    };
                 }
             }
             Err(problem) => {
@@ -1265,6 +1355,12 @@ impl App {
                             .update(timeline::Msg::Click(row_in(self.areas.editor)));
                         self.on_timeline_command(command);
                     }
+                } else if self.areas.preview.contains(position) {
+                    if scroll != 0 {
+                        self.preview.update(preview::Msg::Scroll(scroll));
+                    } else {
+                        self.focus = Focus::Preview;
+                    }
                 } else if self.areas.editor.contains(position) {
                     if scroll != 0 {
                         self.editor.update(editor::Msg::Scroll(scroll));
@@ -1321,6 +1417,64 @@ impl App {
             }
         }
         self.view_toasts(frame, area);
+    }
+
+    /// The preview rendering the open buffer needs at this width and theme.
+    fn render_key(&self, width: u16) -> Option<RenderKey> {
+        let doc = self.editor.doc.as_ref()?;
+        Some(RenderKey {
+            document: doc.id,
+            version: doc.version,
+            width,
+            theme: self.theme.name.clone(),
+        })
+    }
+
+    /// The open buffer's lines, shared with the workers; cloned once per version.
+    fn snapshot(&mut self) -> Option<Arc<Vec<String>>> {
+        let doc = self.editor.doc.as_ref()?;
+        let key = (doc.id, doc.version);
+        match &self.snapshot {
+            Some((k, lines)) if *k == key => Some(lines.clone()),
+            _ => {
+                let lines = Arc::new(doc.textarea.lines().to_vec());
+                self.snapshot = Some((key, lines.clone()));
+                Some(lines)
+            }
+        }
+    }
+
+    /// After a draw, when the visible region is known: ask the workers for what the
+    /// next frame will want (highlighting of the lines on screen, the preview).
+    pub fn after_draw(&mut self) {
+        if self.screen != Screen::Project || self.show_timeline {
+            return;
+        }
+        let Some((id, version)) = self.editor.doc.as_ref().map(|d| (d.id, d.version)) else {
+            return;
+        };
+        if self.view_mode != ViewMode::Preview
+            && let Some(visible) = self.editor.visible_range()
+        {
+            let asked = Some((id, version, visible.clone()));
+            if self.highlight_asked != asked
+                && let Some(lines) = self.snapshot()
+                && let Some(highlighter) = &self.highlighter
+            {
+                highlighter.request(DocId(id), version, lines, visible);
+                self.highlight_asked = asked;
+            }
+        }
+        if self.view_mode != ViewMode::Editor
+            && let Some(key) = self.render_key(self.preview.width)
+            && self.preview.width > 0
+            && self.preview.wanted(&key)
+            && let Some(lines) = self.snapshot()
+        {
+            self.preview.requested = Some(key.clone());
+            let text = Arc::new(editor::join_lines(&lines));
+            self.previews.render(key, text, self.theme.clone());
+        }
     }
 
     fn view_header(&self, frame: &mut Frame, area: Rect) {
@@ -1387,12 +1541,33 @@ impl App {
             let focused = self.focus == Focus::Timeline;
             self.timeline.view(frame, editor_area, &self.theme, focused);
         } else {
-            self.editor.view(
-                frame,
-                editor_area,
-                &self.theme,
-                self.focus == Focus::Editor && self.overlays.is_empty(),
-            );
+            let (editor_part, preview_part) = match self.view_mode {
+                ViewMode::Editor => (Some(editor_area), None),
+                ViewMode::Preview => (None, Some(editor_area)),
+                ViewMode::Split => {
+                    let [left, right] = Layout::horizontal([
+                        Constraint::Percentage(50),
+                        Constraint::Percentage(50),
+                    ])
+                    .areas(editor_area);
+                    (Some(left), Some(right))
+                }
+            };
+            self.areas.editor = editor_part.unwrap_or_default();
+            self.areas.preview = preview_part.unwrap_or_default();
+            if let Some(part) = editor_part {
+                let focused = self.focus == Focus::Editor && self.overlays.is_empty();
+                self.editor.view(frame, part, &self.theme, focused);
+            }
+            if let Some(part) = preview_part {
+                let current = self.render_key(part.width.saturating_sub(2));
+                let follow = (self.view_mode == ViewMode::Split)
+                    .then(|| self.editor.doc.as_ref().map(|d| d.cursor().0 + 1))
+                    .flatten();
+                let focused = self.focus == Focus::Preview;
+                self.preview
+                    .view(frame, part, &self.theme, focused, current.as_ref(), follow);
+            }
         }
         if let Some(findings_area) = findings_area {
             self.areas.findings = findings_area;
@@ -1413,6 +1588,8 @@ impl App {
             Action::Quit,
             Action::OpenPicker,
             Action::FocusNext,
+            Action::CycleView,
+            Action::ShowTimeline,
             Action::ToggleFindings,
             Action::NextTheme,
         ];

@@ -115,6 +115,7 @@ fn run_loop(options: Options, simulate_agent: bool) -> Result<()> {
     loop {
         if redraw {
             terminal.draw(|frame| app.view(frame))?;
+            app.after_draw();
             redraw = false;
         }
         // Sleep until a message, or until the next toast expires: no busy redraw loop.

@@ -17,6 +17,9 @@ use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 use super::app::Message;
+use super::markdown_view;
+use super::panes::preview::RenderKey;
+use super::theme::Theme;
 
 /// Where workers send their results: the event loop's channel.
 pub type Outbox = Sender<Message>;
@@ -297,6 +300,44 @@ impl BufferCounter {
 
     pub fn count(&self, document: u64, version: u64, text: Arc<String>) {
         let _ = self.requests.send((document, version, text));
+    }
+}
+
+/// Renders the preview off the drawing thread; the newest request wins.
+pub struct PreviewWorker {
+    requests: Sender<PreviewRequest>,
+}
+
+struct PreviewRequest {
+    key: RenderKey,
+    text: Arc<String>,
+    theme: Theme,
+}
+
+impl PreviewWorker {
+    pub fn spawn(outbox: Outbox) -> PreviewWorker {
+        let (requests, inbox) = mpsc::channel::<PreviewRequest>();
+        thread::spawn(move || {
+            while let Ok(mut request) = inbox.recv() {
+                while let Ok(newer) = inbox.try_recv() {
+                    request = newer;
+                }
+                let rendered =
+                    markdown_view::render(&request.text, &request.theme, request.key.width);
+                let message = Message::PreviewRendered {
+                    key: request.key,
+                    rendered: Box::new(rendered),
+                };
+                if outbox.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        PreviewWorker { requests }
+    }
+
+    pub fn render(&self, key: RenderKey, text: Arc<String>, theme: Theme) {
+        let _ = self.requests.send(PreviewRequest { key, text, theme });
     }
 }
 

@@ -17,6 +17,7 @@ use unicode_width::UnicodeWidthChar;
 use crate::core::budgets::BudgetCheck;
 use crate::core::tokens::TextStats;
 
+use crate::tui::highlight::HighlightCache;
 use crate::tui::keymap::Action;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
@@ -170,6 +171,8 @@ pub struct Editor {
     pub search: Option<SearchPrompt>,
     /// Why the selected file cannot be shown.
     pub problem: Option<String>,
+    /// Styles the highlight worker computed for the open document.
+    pub highlights: Option<HighlightCache>,
     /// Rows and text width at the last draw.
     page: usize,
     text_width: usize,
@@ -420,13 +423,20 @@ impl Editor {
                 format!("{:>w$} ", index + 1, w = gutter - 1),
                 number_style,
             )];
-            let base: Vec<(Style, std::ops::Range<usize>)> = Vec::new();
+            let base: &[(Style, std::ops::Range<usize>)] = if text.len() > PLAIN_LINE_CAP {
+                &[]
+            } else {
+                self.highlights
+                    .as_ref()
+                    .and_then(|h| h.styles_for(index, text))
+                    .unwrap_or(&[])
+            };
             let marks = marks_for_line(index, text, selection, pattern.as_ref(), theme);
             spans.extend(visible_spans(
                 text,
                 doc.left,
                 width,
-                &base,
+                base,
                 &marks,
                 theme.fg(theme.text),
             ));

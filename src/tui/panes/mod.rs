@@ -2,5 +2,6 @@
 pub mod editor;
 pub mod findings;
 pub mod picker;
+pub mod preview;
 pub mod timeline;
 pub mod tree;
