@@ -144,6 +144,9 @@ struct Session {
     top: usize,
 }
 
+/// The open buffer's lines at (document id, version).
+type Snapshot = ((u64, u64), Arc<Vec<String>>);
+
 /// What the loop must do outside `update` (it needs the terminal).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum External {
@@ -188,7 +191,7 @@ pub struct App {
     previews: PreviewWorker,
     highlighter: Option<HighlightWorker>,
     /// The open buffer's lines as last handed to the workers, by (document, version).
-    snapshot: Option<((u64, u64), Arc<Vec<String>>)>,
+    snapshot: Option<Snapshot>,
     /// The last highlight request: document, version, visible lines.
     highlight_asked: Option<(u64, u64, std::ops::Range<usize>)>,
     watcher: Option<Watcher>,
