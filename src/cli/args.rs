@@ -38,6 +38,9 @@ pub struct GlobalArgs {
     /// (meant for --demo: it only touches the demo's own files)
     #[arg(long, global = true)]
     pub simulate_agent: bool,
+    /// Quit after the first frame that lists the projects (for start-up benchmarks)
+    #[arg(long, global = true, hide = true)]
+    pub exit_after_first_frame: bool,
     /// TUI theme: dark, light, high-contrast, or a file in <config>/themes/ (overrides config)
     #[arg(long, global = true, value_name = "NAME")]
     pub theme: Option<String>,

@@ -120,6 +120,14 @@ impl Context {
 fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
     use crate::tui::keymap::Keymap;
     use crate::tui::theme::Theme;
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        // Piped or scripted: the UI cannot run, the listing is what was asked for.
+        eprintln!(
+            "mbank: not a terminal, so here is `mbank list` (run it in a terminal for the UI)"
+        );
+        return commands::list::run(context, false, args::ListSort::Activity);
+    }
     if global.simulate_agent && !global.demo {
         return Err(eyre!(
             "--simulate-agent writes into the root: use it with --demo only"
@@ -156,7 +164,11 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
             .unwrap_or_else(std::env::temp_dir)
             .join("conflicts"),
     };
-    crate::tui::run(options, global.simulate_agent)?;
+    let mode = crate::tui::RunMode {
+        simulate_agent: global.simulate_agent,
+        exit_after_first_frame: global.exit_after_first_frame,
+    };
+    crate::tui::run(options, mode)?;
     Ok(0)
 }
 

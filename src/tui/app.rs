@@ -280,6 +280,11 @@ impl App {
         }
     }
 
+    /// True once the picker shows the scan's result (projects, or why there are none).
+    pub fn shows_projects(&self) -> bool {
+        !self.picker.scanning
+    }
+
     /// Starts the first scan (unless the root is unusable).
     pub fn start(&mut self) {
         if self.picker.root_problem.is_none() {

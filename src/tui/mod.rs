@@ -17,4 +17,4 @@ pub mod widgets;
 pub mod workers;
 
 pub use app::{App, Message, Options};
-pub use terminal::run;
+pub use terminal::{RunMode, run};

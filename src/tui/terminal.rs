@@ -92,22 +92,32 @@ fn spawn_input(outbox: mpsc::Sender<Message>, paused: Arc<AtomicBool>) {
     });
 }
 
+/// How the loop runs, beyond what the app shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunMode {
+    /// A background "agent" writes into the root (the demo).
+    pub simulate_agent: bool,
+    /// Quit right after the first frame that shows the scanned projects (benchmarks time
+    /// start-up to first useful frame with it).
+    pub exit_after_first_frame: bool,
+}
+
 /// Runs the TUI until the user quits.
-pub fn run(options: Options, simulate_agent: bool) -> Result<()> {
+pub fn run(options: Options, mode: RunMode) -> Result<()> {
     install_panic_hook();
     enter().wrap_err("cannot set up the terminal")?;
-    let result = run_loop(options, simulate_agent);
+    let result = run_loop(options, mode);
     restore();
     result
 }
 
-fn run_loop(options: Options, simulate_agent: bool) -> Result<()> {
+fn run_loop(options: Options, mode: RunMode) -> Result<()> {
     let mut terminal =
         Term::new(CrosstermBackend::new(io::stdout())).wrap_err("cannot open the terminal")?;
     let (outbox, inbox) = mpsc::channel();
     let paused = Arc::new(AtomicBool::new(false));
     spawn_input(outbox.clone(), paused.clone());
-    let agent_root = simulate_agent.then(|| options.root.clone());
+    let agent_root = mode.simulate_agent.then(|| options.root.clone());
     let mut app = App::new(options, outbox);
     app.start();
     let _agent = agent_root.map(crate::core::demo::simulate_agent);
@@ -116,6 +126,9 @@ fn run_loop(options: Options, simulate_agent: bool) -> Result<()> {
         if redraw {
             terminal.draw(|frame| app.view(frame))?;
             app.after_draw();
+            if mode.exit_after_first_frame && app.shows_projects() {
+                break;
+            }
             redraw = false;
         }
         // Sleep until a message, or until the next toast expires: no busy redraw loop.
