@@ -2,151 +2,62 @@
 //! buffer asserted. Background workers run for real; each wait is bounded so a stuck
 //! worker fails the test instead of hanging it.
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mbank::core::config::Config;
+use crossterm::event::KeyCode;
 use mbank::core::demo::{self, DemoRoot};
-use mbank::core::tokens::{Encoding, TokenCache};
-use mbank::tui::app::{App, Focus, Message, Options, Screen};
-use mbank::tui::keymap::Keymap;
+use mbank::core::tokens::Encoding;
+use mbank::tui::app::{App, Focus, Message, Screen};
+use mbank::tui::driver::{Driver, DriverOptions};
 use mbank::tui::overlays::Overlay;
-use mbank::tui::theme::Theme;
-use mbank::tui::workers::AnalysisWorker;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
-const WAIT: Duration = Duration::from_secs(20);
-
+/// The shared driver, with waits that fail the test instead of returning errors.
 struct Harness {
-    app: App,
-    inbox: Receiver<Message>,
-    terminal: Terminal<TestBackend>,
+    driver: Driver,
     _backups: tempfile::TempDir,
     backup_dir: PathBuf,
 }
 
 fn harness(root: &Path, watch: bool) -> Harness {
-    let (outbox, inbox) = mpsc::channel();
-    let config = Arc::new(Config::default());
     let backups = tempfile::tempdir().unwrap();
     let backup_dir = backups.path().join("conflicts");
-    let options = Options {
-        root: root.to_path_buf(),
-        root_problem: None,
-        config: config.clone(),
-        encoding: Encoding::O200k,
-        theme: Theme::load("dark", None).unwrap(),
-        keymap: Keymap::load(None, None).unwrap(),
-        demo_path: None,
-        watch,
-        config_dir: None,
-        backup_dir: backup_dir.clone(),
-    };
-    let worker = AnalysisWorker::spawn_with_cache(
-        config,
-        Encoding::O200k,
-        TokenCache::in_memory(Encoding::O200k),
-        outbox.clone(),
-    );
-    let mut app = App::with_worker(options, outbox, worker);
-    app.start();
+    let mut options = DriverOptions::new(root, &backup_dir);
+    options.watch = watch;
     Harness {
-        app,
-        inbox,
-        terminal: Terminal::new(TestBackend::new(140, 36)).unwrap(),
+        driver: Driver::start(options),
         _backups: backups,
         backup_dir,
     }
 }
 
+impl std::ops::Deref for Harness {
+    type Target = Driver;
+    fn deref(&self) -> &Driver {
+        &self.driver
+    }
+}
+
+impl std::ops::DerefMut for Harness {
+    fn deref_mut(&mut self) -> &mut Driver {
+        &mut self.driver
+    }
+}
+
 impl Harness {
-    /// Feeds worker messages to the app until `done` holds (bounded).
     fn pump_until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let deadline = Instant::now() + WAIT;
-        while !done(&self.app) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "timed out waiting for {what}");
-            if let Ok(message) = self.inbox.recv_timeout(left.min(Duration::from_millis(50))) {
-                self.app.update(message);
-            }
-        }
-    }
-
-    /// Takes whatever is waiting without blocking.
-    fn drain(&mut self) {
-        while let Ok(message) = self.inbox.try_recv() {
-            self.app.update(message);
-        }
-    }
-
-    fn key(&mut self, code: KeyCode) {
-        self.app
-            .update(Message::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    }
-
-    fn ctrl(&mut self, c: char) {
-        self.app.update(Message::Key(KeyEvent::new(
-            KeyCode::Char(c),
-            KeyModifiers::CONTROL,
-        )));
-    }
-
-    fn type_text(&mut self, text: &str) {
-        for c in text.chars() {
-            self.key(KeyCode::Char(c));
-        }
+        self.driver.pump_until(what, done).unwrap();
     }
 
     fn screen(&mut self) -> String {
-        self.terminal.draw(|frame| self.app.view(frame)).unwrap();
-        self.app.after_draw();
-        let buffer = self.terminal.backend().buffer();
-        let mut out = String::new();
-        for y in 0..buffer.area.height {
-            for x in 0..buffer.area.width {
-                out.push_str(buffer[(x, y)].symbol());
-            }
-            out.push('\n');
-        }
-        out
+        self.driver.screen().unwrap()
     }
 
     fn open_project(&mut self, name: &str) {
-        self.pump_until("the scan", |app| app.picker.visible_len() > 0);
-        self.type_text(name);
-        self.key(KeyCode::Enter);
+        self.driver.open_project(name).unwrap();
         assert_eq!(self.app.screen, Screen::Project);
-        self.pump_until("the project's report", |app| app.tree.report.is_some());
-        self.pump_until("the first file", |app| app.editor.doc.is_some());
     }
 
     fn open_file(&mut self, file_name: &str) {
-        let index = self
-            .app
-            .tree
-            .rows
-            .iter()
-            .position(|row| match &row.kind {
-                mbank::tui::panes::tree::RowKind::File { bank, file } => self
-                    .app
-                    .tree
-                    .file(*bank, *file)
-                    .is_some_and(|f| f.file.file_name() == file_name),
-                _ => false,
-            })
-            .unwrap_or_else(|| panic!("{file_name} is not in the tree"));
-        self.app.tree.selected = index;
-        self.key(KeyCode::Enter);
-        let wanted = file_name.to_string();
-        self.pump_until("the file to load", move |app| {
-            app.editor
-                .doc
-                .as_ref()
-                .is_some_and(|d| d.path.file_name().is_some_and(|n| n == wanted.as_str()))
-        });
+        self.driver.open_file(file_name).unwrap();
     }
 }
 

@@ -88,9 +88,15 @@ pub fn create() -> Result<DemoRoot> {
         .prefix("mbank-demo-")
         .tempdir()
         .map_err(|e| CoreError::io(std::env::temp_dir(), e))?;
-    let ages = parse_ages()?;
-    extract(&DEMO, dir.path(), &ages, SystemTime::now())?;
+    copy_to(dir.path())?;
     Ok(DemoRoot { dir })
+}
+
+/// Copies the embedded demo banks into `target` (created if needed), with aged times.
+pub fn copy_to(target: &Path) -> Result<()> {
+    fs::create_dir_all(target).map_err(|e| CoreError::io(target, e))?;
+    let ages = parse_ages()?;
+    extract(&DEMO, target, &ages, SystemTime::now())
 }
 
 /// A background "agent" writing plausible updates into a demo root every few seconds,

@@ -1591,18 +1591,21 @@ impl App {
     fn view_status(&self, frame: &mut Frame, area: Rect) {
         let theme = &self.theme;
         let context = self.key_context();
-        let global = [
-            Action::Help,
-            Action::Quit,
-            Action::OpenPicker,
-            Action::FocusNext,
-            Action::CycleView,
-            Action::ShowTimeline,
-            Action::ToggleFindings,
-            Action::NextTheme,
-        ];
+        let global: &[Action] = match self.screen {
+            Screen::Picker => &[Action::Help, Action::Quit, Action::NextTheme],
+            Screen::Project => &[
+                Action::Help,
+                Action::Quit,
+                Action::OpenPicker,
+                Action::FocusNext,
+                Action::CycleView,
+                Action::ShowTimeline,
+                Action::ToggleFindings,
+                Action::NextTheme,
+            ],
+        };
         let mut spans = Vec::new();
-        for (key, word) in self.keymap.hints(context, &global) {
+        for (key, word) in self.keymap.hints(context, global) {
             spans.push(Span::styled(
                 format!(" {key}"),
                 theme.key().bg(theme.status_bg),

@@ -4,6 +4,7 @@
 //! `watcher`, `highlight`). Everything it shows is computed by `crate::core`, which
 //! knows nothing of terminals.
 pub mod app;
+pub mod driver;
 pub mod highlight;
 pub mod keymap;
 pub mod markdown_view;

@@ -356,9 +356,22 @@ impl Editor {
         let mut block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(focused))
-            .title(Span::styled(title, theme.title()));
+            .title(Span::styled(title.clone(), theme.title()));
         if let Some(doc) = &self.doc {
-            block = block.title(Line::from(token_title(doc, theme)).right_aligned());
+            // The figures share the top border with the name: drop the least useful
+            // parts until both fit, so the file name is never overwritten.
+            let room = (area.width as usize).saturating_sub(title.chars().count() + 3);
+            let mut figures = token_title(doc, theme);
+            while figures.len() > 1 && Line::from(figures.clone()).width() > room {
+                figures.remove(if figures.len() > 2 {
+                    figures.len() - 1
+                } else {
+                    0
+                });
+            }
+            if Line::from(figures.clone()).width() <= room {
+                block = block.title(Line::from(figures).right_aligned());
+            }
         }
         let inner = block.inner(area);
         frame.render_widget(block, area);
