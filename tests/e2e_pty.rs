@@ -20,6 +20,10 @@ struct Session {
 
 impl Session {
     fn start(root: &Path, home: &Path) -> Session {
+        Session::start_with(root, home, None)
+    }
+
+    fn start_with(root: &Path, home: &Path, editor: Option<&Path>) -> Session {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -40,6 +44,11 @@ impl Session {
         command.env("MBANK_DATA_DIR", home.join("data/mbank"));
         command.env("TERM", "xterm-256color");
         command.env_remove("MEMORY_BANK_ROOT");
+        command.env_remove("VISUAL");
+        match editor {
+            Some(editor) => command.env("EDITOR", editor),
+            None => command.env_remove("EDITOR"),
+        }
         let child = pty.slave.spawn_command(command).expect("mbank starts");
         drop(pty.slave);
         let mut reader = pty.master.try_clone_reader().expect("a reader");
@@ -141,4 +150,40 @@ fn open_the_demo_navigate_edit_save_and_quit_in_a_real_terminal() {
         !parser.screen().alternate_screen(),
         "the terminal was restored"
     );
+}
+
+#[test]
+fn open_in_editor_suspends_the_ui_and_picks_up_what_the_editor_wrote() {
+    let demo = mbank::core::demo::create().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // A stand-in for $EDITOR that appends a line and exits.
+    let editor = home.path().join("fake-editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\necho '- appended by the external editor' >> \"$1\"\n",
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&editor).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&editor, permissions).unwrap();
+
+    let mut session = Session::start_with(demo.path(), home.path(), Some(&editor));
+    session.wait_for("sorted by recent activity");
+    session.send(b"gemini");
+    session.wait_for("1 of 6");
+    session.send(b"\r");
+    session.wait_for("GEMINI.md");
+    session.send(b"e");
+    session.wait_for("appended by the external editor");
+    let on_disk = std::fs::read_to_string(demo.path().join("gemini-cli-tool/GEMINI.md")).unwrap();
+    assert!(
+        on_disk.ends_with("- appended by the external editor\n"),
+        "{on_disk}"
+    );
+    session.send(b"q");
+    let deadline = Instant::now() + WAIT;
+    while session.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "mbank did not quit");
+        std::thread::sleep(Duration::from_millis(40));
+    }
 }

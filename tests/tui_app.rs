@@ -662,3 +662,137 @@ fn the_editor_highlights_markdown_off_the_drawing_thread() {
     let (bx, by) = find("Skyline Weather API");
     assert_ne!(buffer[(hx + 2, hy)].fg, buffer[(bx, by)].fg);
 }
+
+#[test]
+fn instruction_files_show_their_import_chain_in_the_tree() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("storefront");
+    let screen = h.screen();
+    assert!(screen.contains("↳ @docs/agents/archit"), "{screen}");
+    let claude = screen.find("CLAUDE.md").expect("CLAUDE.md row");
+    let import = screen.find("↳ @docs/agents/archit").unwrap();
+    assert!(claude < import, "the import sits under its file:\n{screen}");
+}
+
+#[test]
+fn groups_fold_and_unfold() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("mobile");
+    h.key(KeyCode::Esc);
+    let group = h
+        .app
+        .tree
+        .rows
+        .iter()
+        .position(|r| matches!(&r.kind, mbank::tui::panes::tree::RowKind::Group { name, .. } if name == "decisions"))
+        .expect("a decisions group");
+    h.app.tree.selected = group;
+    let before = h.app.tree.rows.len();
+    h.key(KeyCode::Char(' '));
+    assert_eq!(
+        h.app.tree.rows.len(),
+        before - 5,
+        "five decision files fold away"
+    );
+    assert!(h.screen().contains("▸ decisions/ (5)"));
+    h.key(KeyCode::Char(' '));
+    assert_eq!(h.app.tree.rows.len(), before);
+}
+
+#[test]
+fn read_only_files_are_marked_and_not_edited() {
+    let demo = demo_root();
+    let path = demo.path().join("weather-api/memory-bank/techContext.md");
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    let before = std::fs::read_to_string(&path).unwrap();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.open_file("techContext.md");
+    assert!(h.screen().contains("[read-only]"));
+    h.type_text("nope");
+    assert!(!h.app.editor.is_dirty());
+    h.ctrl('s');
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+}
+
+#[test]
+fn themes_switch_live() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.pump_until("the scan", |app| app.picker.visible_len() > 0);
+    h.screen();
+    let before = h.terminal.backend().buffer()[(0, 0)].bg;
+    h.key(KeyCode::F(5));
+    assert_eq!(h.app.theme.name, "light");
+    h.screen();
+    let after = h.terminal.backend().buffer()[(0, 0)].bg;
+    assert_ne!(before, after);
+    h.key(KeyCode::F(5));
+    assert_eq!(h.app.theme.name, "high-contrast");
+}
+
+#[test]
+fn switching_projects_with_unsaved_edits_asks_first() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    h.open_file("progress.md");
+    h.type_text("unsaved ");
+    h.ctrl('p');
+    h.type_text("billing");
+    h.key(KeyCode::Enter);
+    assert!(h.screen().contains("Switch project?"));
+    h.key(KeyCode::Char('n'));
+    assert!(h.app.editor.is_dirty(), "no keeps the edits");
+    assert_eq!(h.app.project.as_ref().unwrap().name, "weather-api");
+}
+
+#[test]
+fn deletes_and_renames_by_an_agent_refresh_the_tree() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), true);
+    h.open_project("billing");
+    let bank = demo.path().join("billing-roo/memory-bank");
+    std::fs::rename(bank.join("progress.md"), bank.join("progress-archive.md")).unwrap();
+    h.pump_until("the renamed file in the tree", |app| {
+        let names: Vec<String> = app
+            .tree
+            .report
+            .iter()
+            .flat_map(|r| r.banks.iter())
+            .flat_map(|b| b.files.iter())
+            .map(|f| f.file.file_name())
+            .collect();
+        names.contains(&"progress-archive.md".to_string())
+            && !names.contains(&"progress.md".to_string())
+    });
+    std::fs::remove_file(bank.join("progress-archive.md")).unwrap();
+    h.pump_until("the deleted file gone", |app| {
+        app.tree
+            .report
+            .iter()
+            .flat_map(|r| r.banks.iter())
+            .flat_map(|b| b.files.iter())
+            .all(|f| f.file.file_name() != "progress-archive.md")
+    });
+}
+
+#[test]
+fn the_open_file_replaced_by_temp_file_and_rename_reloads() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), true);
+    h.open_project("weather");
+    h.open_file("activeContext.md");
+    mbank::core::demo::agent_step(demo.path(), 1).unwrap();
+    h.pump_until("the reload after the rename", |app| {
+        app.editor
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.text().contains("## Next steps"))
+    });
+    assert!(!h.app.editor.is_dirty());
+}
