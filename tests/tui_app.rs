@@ -424,7 +424,7 @@ fn findings_panel_jumps_to_file_and_line() {
         .iter()
         .position(|f| f.file.is_file())
         .expect("a finding about a file");
-    h.app.findings.selected = target;
+    h.app.findings.cursor.selected = target;
     let wanted = h.app.findings.items[target].file.clone();
     h.key(KeyCode::Enter);
     h.pump_until("the jump", move |app| {
@@ -688,7 +688,7 @@ fn groups_fold_and_unfold() {
         .iter()
         .position(|r| matches!(&r.kind, mbank::tui::panes::tree::RowKind::Group { name, .. } if name == "decisions"))
         .expect("a decisions group");
-    h.app.tree.selected = group;
+    h.app.tree.cursor.selected = group;
     let before = h.app.tree.rows.len();
     h.key(KeyCode::Char(' '));
     assert_eq!(

@@ -185,7 +185,7 @@ impl Driver {
                 _ => false,
             })
             .ok_or_else(|| DriverError::NoSuchFile(file_name.to_string()))?;
-        self.app.tree.selected = index;
+        self.app.tree.cursor.selected = index;
         self.key(KeyCode::Enter);
         let wanted = file_name.to_string();
         self.pump_until(&format!("{file_name} to load"), move |app| {

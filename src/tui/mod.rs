@@ -7,6 +7,7 @@ pub mod app;
 pub mod driver;
 pub mod highlight;
 pub mod keymap;
+pub mod list;
 pub mod markdown_view;
 pub mod overlays;
 pub mod panes;

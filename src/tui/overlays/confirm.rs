@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::Theme;
@@ -46,15 +46,7 @@ impl Confirm {
     }
 
     pub fn view(&self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
-        let width = area.width.saturating_sub(4).min(70);
-        let height = 8.min(area.height);
-        let popup = Rect {
-            x: area.x + (area.width - width) / 2,
-            y: area.y + area.height.saturating_sub(height) / 2,
-            width,
-            height,
-        };
-        frame.render_widget(Clear, popup);
+        let popup = super::popup_area(frame, area, 70, 8, 2);
         let key = |action| {
             keymap
                 .key_for(KeyContext::Confirm, action)

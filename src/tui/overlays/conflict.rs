@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use similar::{ChangeTag, TextDiff};
 
 use crate::core::merge;
@@ -124,15 +124,7 @@ impl Conflict {
     }
 
     pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
-        let width = area.width.saturating_sub(6).min(100);
-        let height = area.height.saturating_sub(4);
-        let popup = Rect {
-            x: area.x + (area.width - width) / 2,
-            y: area.y + 2,
-            width,
-            height,
-        };
-        frame.render_widget(Clear, popup);
+        let popup = super::popup_area(frame, area, 110, area.height, 2);
         let key = |action| {
             keymap
                 .key_for(KeyContext::Conflict, action)

@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::Theme;
@@ -78,15 +78,7 @@ impl Help {
     }
 
     pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
-        let width = area.width.saturating_sub(8).min(90);
-        let height = area.height.saturating_sub(4);
-        let popup = Rect {
-            x: area.x + (area.width - width) / 2,
-            y: area.y + 2,
-            width,
-            height,
-        };
-        frame.render_widget(Clear, popup);
+        let popup = super::popup_area(frame, area, 90, area.height, 2);
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(true))

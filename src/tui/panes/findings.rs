@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use crate::core::findings::{Finding, Severity};
 
 use crate::tui::keymap::Action;
+use crate::tui::list::ListCursor;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
@@ -30,48 +31,36 @@ pub enum Msg {
 pub struct Findings {
     pub items: Vec<Finding>,
     pub project: PathBuf,
-    pub selected: usize,
-    offset: usize,
-    page: usize,
+    pub cursor: ListCursor,
 }
 
 impl Findings {
     pub fn set(&mut self, project: &Path, items: Vec<Finding>) {
         self.project = project.to_path_buf();
         self.items = items;
-        self.selected = self.selected.min(self.items.len().saturating_sub(1));
+        self.cursor.clamp(self.items.len());
     }
 
     pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        let last = self.items.len().saturating_sub(1);
+        let len = self.items.len();
         match msg {
-            Msg::Action(Action::Up) => self.selected = self.selected.saturating_sub(1),
-            Msg::Action(Action::Down) => self.selected = (self.selected + 1).min(last),
-            Msg::Action(Action::PageUp) => self.selected = self.selected.saturating_sub(self.page),
-            Msg::Action(Action::PageDown) => self.selected = (self.selected + self.page).min(last),
             Msg::Action(Action::Open) => return self.jump(),
             Msg::Action(Action::Back) => return Some(Command::Close),
-            Msg::Action(_) => {}
+            Msg::Action(action) => {
+                self.cursor.navigate(action, len);
+            }
             Msg::Click(row) => {
-                let index = self.offset + row;
-                if index <= last {
-                    let again = index == self.selected;
-                    self.selected = index;
-                    if again {
-                        return self.jump();
-                    }
+                if self.cursor.click(row, len) == Some(true) {
+                    return self.jump();
                 }
             }
-            Msg::Scroll(delta) => {
-                self.selected =
-                    (self.selected as i64 + i64::from(delta)).clamp(0, last as i64) as usize;
-            }
+            Msg::Scroll(delta) => self.cursor.scroll(delta, len),
         }
         None
     }
 
     fn jump(&self) -> Option<Command> {
-        let finding = self.items.get(self.selected)?;
+        let finding = self.items.get(self.cursor.selected)?;
         Some(Command::Jump {
             path: finding.file.clone(),
             line: finding.line,
@@ -99,18 +88,13 @@ impl Findings {
             );
             return;
         }
-        self.page = inner.height.max(1) as usize;
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + self.page {
-            self.offset = self.selected + 1 - self.page;
-        }
+        let rows = self.cursor.layout(inner.height as usize, self.items.len());
         let lines: Vec<Line> = self
             .items
             .iter()
             .enumerate()
-            .skip(self.offset)
-            .take(self.page)
+            .skip(rows.start)
+            .take(rows.len())
             .map(|(index, finding)| {
                 let place = finding
                     .file
@@ -134,7 +118,7 @@ impl Findings {
                     Span::styled(finding.message.clone(), theme.fg(theme.text)),
                     Span::styled(format!("  [{}]", finding.code), theme.muted()),
                 ]);
-                if index == self.selected && focused {
+                if index == self.cursor.selected && focused {
                     line = line.patch_style(theme.selected());
                 }
                 line

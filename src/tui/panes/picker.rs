@@ -16,6 +16,7 @@ use crate::core::model::Project;
 use crate::core::report::ProjectReport;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::list::ListCursor;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
 
@@ -90,11 +91,10 @@ pub struct Picker {
     pub rows: Vec<Row>,
     pub filter: String,
     pub sort: Sort,
-    /// Index into `visible`.
-    pub selected: usize,
+    /// Selection, an index into `visible`.
+    pub cursor: ListCursor,
     /// Row indices that pass the filter, in display order.
     visible: Vec<usize>,
-    pub offset: usize,
     pub scanning: bool,
     /// Figures received / projects to count.
     pub counted: usize,
@@ -104,8 +104,6 @@ pub struct Picker {
     /// The open project, to mark it in the list and allow "back".
     pub current: Option<PathBuf>,
     matcher: Matcher,
-    /// Rows shown at the last draw (for paging and clicks).
-    page: usize,
 }
 
 impl Picker {
@@ -114,16 +112,14 @@ impl Picker {
             rows: Vec::new(),
             filter: String::new(),
             sort: Sort::default(),
-            selected: 0,
+            cursor: ListCursor::default(),
             visible: Vec::new(),
-            offset: 0,
             scanning: true,
             counted: 0,
             root_problem: None,
             root,
             current: None,
             matcher: Matcher::new(MatcherConfig::DEFAULT),
-            page: 10,
         }
     }
 
@@ -176,7 +172,7 @@ impl Picker {
 
     pub fn selected_path(&self) -> Option<PathBuf> {
         self.visible
-            .get(self.selected)
+            .get(self.cursor.selected)
             .map(|&i| self.rows[i].project.path.clone())
     }
 
@@ -186,7 +182,7 @@ impl Picker {
             .iter()
             .position(|&i| self.rows[i].project.path == path)
         {
-            self.selected = position;
+            self.cursor.selected = position;
         }
     }
 
@@ -250,15 +246,15 @@ impl Picker {
                 .then_with(|| ra.project.name.cmp(&rb.project.name))
         });
         self.visible = scored.into_iter().map(|(i, _)| i).collect();
-        self.selected = self.selected.min(self.visible.len().saturating_sub(1));
+        self.cursor.clamp(self.visible.len());
     }
 
     pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        let last = self.visible.len().saturating_sub(1);
+        let len = self.visible.len();
         match msg {
             Msg::Type(c) => {
                 self.filter.push(c);
-                self.selected = 0;
+                self.cursor.selected = 0;
                 self.refresh();
             }
             Msg::Erase => {
@@ -266,25 +262,12 @@ impl Picker {
                 self.refresh();
             }
             Msg::Click(row) => {
-                let index = self.offset + row;
-                if index < self.visible.len() {
-                    if index == self.selected {
-                        return self.selected_path().map(Command::Open);
-                    }
-                    self.selected = index;
+                if self.cursor.click(row, len) == Some(true) {
+                    return self.selected_path().map(Command::Open);
                 }
             }
-            Msg::Scroll(delta) => {
-                self.selected =
-                    (self.selected as i64 + i64::from(delta)).clamp(0, last as i64) as usize;
-            }
+            Msg::Scroll(delta) => self.cursor.scroll(delta, len),
             Msg::Action(action) => match action {
-                Action::Up => self.selected = self.selected.saturating_sub(1),
-                Action::Down => self.selected = (self.selected + 1).min(last),
-                Action::PageUp => self.selected = self.selected.saturating_sub(self.page),
-                Action::PageDown => self.selected = (self.selected + self.page).min(last),
-                Action::Top => self.selected = 0,
-                Action::Bottom => self.selected = last,
                 Action::Open => return self.selected_path().map(Command::Open),
                 Action::CycleSort => {
                     let selected = self.selected_path();
@@ -304,7 +287,9 @@ impl Picker {
                         return Some(Command::Back);
                     }
                 }
-                _ => {}
+                other => {
+                    self.cursor.navigate(other, len);
+                }
             },
         }
         None
@@ -361,22 +346,19 @@ impl Picker {
         ));
         frame.render_widget(Paragraph::new(columns), header_area);
 
-        self.page = list_area.height.max(1) as usize;
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + self.page {
-            self.offset = self.selected + 1 - self.page;
-        }
+        let shown = self
+            .cursor
+            .layout(list_area.height as usize, self.visible.len());
         let now = widgets::now_epoch();
         let lines: Vec<Line> = self
             .visible
             .iter()
             .enumerate()
-            .skip(self.offset)
-            .take(self.page)
+            .skip(shown.start)
+            .take(shown.len())
             .map(|(position, &index)| {
                 let row = &self.rows[index];
-                let selected = position == self.selected;
+                let selected = position == self.cursor.selected;
                 self.row_line(row, selected, now, theme)
             })
             .collect();

@@ -14,6 +14,7 @@ use crate::core::decisions::{Decision, DecisionStatus};
 use crate::core::findings::Finding;
 
 use crate::tui::keymap::Action;
+use crate::tui::list::ListCursor;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
@@ -53,9 +54,7 @@ pub struct Timeline {
     pub text: String,
     /// True while typing into the text filter.
     pub typing: bool,
-    pub selected: usize,
-    offset: usize,
-    page: usize,
+    pub cursor: ListCursor,
     /// Indices into `decisions` that pass the filters, in display order.
     visible: Vec<usize>,
 }
@@ -103,11 +102,11 @@ impl Timeline {
             })
             .map(|(i, _)| i)
             .collect();
-        self.selected = self.selected.min(self.visible.len().saturating_sub(1));
+        self.cursor.clamp(self.visible.len());
     }
 
     pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        let last = self.visible.len().saturating_sub(1);
+        let len = self.visible.len();
         match msg {
             Msg::Type(c) if self.typing => {
                 self.text.push(c);
@@ -118,21 +117,13 @@ impl Timeline {
                 self.refresh();
             }
             Msg::Type(_) | Msg::Erase => {}
+            // Rows are two lines tall.
             Msg::Click(row) => {
-                // Rows are two lines tall.
-                let index = self.offset + row / 2;
-                if index <= last {
-                    let again = index == self.selected;
-                    self.selected = index;
-                    if again {
-                        return self.jump();
-                    }
+                if self.cursor.click(row / 2, len) == Some(true) {
+                    return self.jump();
                 }
             }
-            Msg::Scroll(delta) => {
-                self.selected =
-                    (self.selected as i64 + i64::from(delta)).clamp(0, last as i64) as usize;
-            }
+            Msg::Scroll(delta) => self.cursor.scroll(delta, len),
             Msg::Action(action) => match action {
                 Action::Back if self.typing => self.typing = false,
                 Action::Open if self.typing => self.typing = false,
@@ -154,21 +145,17 @@ impl Timeline {
                     self.status = STATUS_CYCLE[(position + 1) % STATUS_CYCLE.len()];
                     self.refresh();
                 }
-                Action::Up => self.selected = self.selected.saturating_sub(1),
-                Action::Down => self.selected = (self.selected + 1).min(last),
-                Action::PageUp => self.selected = self.selected.saturating_sub(self.page),
-                Action::PageDown => self.selected = (self.selected + self.page).min(last),
-                Action::Top => self.selected = 0,
-                Action::Bottom => self.selected = last,
                 Action::Open => return self.jump(),
-                _ => {}
+                other => {
+                    self.cursor.navigate(other, len);
+                }
             },
         }
         None
     }
 
     fn jump(&self) -> Option<Command> {
-        let decision = &self.decisions[*self.visible.get(self.selected)?];
+        let decision = &self.decisions[*self.visible.get(self.cursor.selected)?];
         Some(Command::Jump {
             path: decision.file.clone(),
             line: decision.line,
@@ -263,16 +250,13 @@ impl Timeline {
             return;
         }
         // Each entry takes two lines: date, status and title; then source and links.
-        self.page = (list_area.height as usize / 2).max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + self.page {
-            self.offset = self.selected + 1 - self.page;
-        }
+        let rows = self
+            .cursor
+            .layout(list_area.height as usize / 2, self.visible.len());
         let width = list_area.width as usize;
         let mut lines = Vec::new();
-        let mut previous_dated = self
-            .offset
+        let mut previous_dated = rows
+            .start
             .checked_sub(1)
             .and_then(|i| self.visible.get(i))
             .map(|&i| self.decisions[i].date.is_some());
@@ -280,8 +264,8 @@ impl Timeline {
             .visible
             .iter()
             .enumerate()
-            .skip(self.offset)
-            .take(self.page)
+            .skip(rows.start)
+            .take(rows.len())
         {
             let decision = &self.decisions[index];
             if decision.date.is_none()
@@ -294,7 +278,7 @@ impl Timeline {
                 )));
             }
             previous_dated = Some(decision.date.is_some());
-            let selected = position == self.selected;
+            let selected = position == self.cursor.selected;
             let date = match (decision.date, decision.time) {
                 (Some(date), Some(time)) => format!("{date} {}", time.format("%H:%M")),
                 (Some(date), None) => date.to_string(),

@@ -17,6 +17,7 @@ use crate::core::model::LoadKind;
 use crate::core::report::{FileReport, ProjectReport};
 
 use crate::tui::keymap::Action;
+use crate::tui::list::ListCursor;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
 
@@ -79,15 +80,13 @@ pub struct Tree {
     pub report: Option<ProjectReport>,
     pub contexts: Vec<BankContext>,
     pub rows: Vec<Row>,
-    pub selected: usize,
-    pub offset: usize,
+    pub cursor: ListCursor,
     /// Collapsed groups, by "bank-index/group".
     collapsed: HashSet<String>,
     /// Files an agent changed since the user last looked at them.
     pub changed: HashSet<PathBuf>,
     /// The file shown in the editor.
     pub open: Option<PathBuf>,
-    page: usize,
 }
 
 impl Tree {
@@ -124,7 +123,7 @@ impl Tree {
 
     /// The file under the cursor, with its Infinity memory id when it is one.
     pub fn selected_file(&self) -> Option<(PathBuf, Option<String>)> {
-        match &self.rows.get(self.selected)?.kind {
+        match &self.rows.get(self.cursor.selected)?.kind {
             RowKind::File { bank, file } => {
                 let report = self.file(*bank, *file)?;
                 Some((
@@ -155,7 +154,7 @@ impl Tree {
             }
             _ => false,
         }) {
-            self.selected = index;
+            self.cursor.selected = index;
         }
     }
 
@@ -165,7 +164,7 @@ impl Tree {
             .iter()
             .position(|row| matches!(row.kind, RowKind::File { .. }))
         {
-            self.selected = index;
+            self.cursor.selected = index;
         }
     }
 
@@ -232,44 +231,34 @@ impl Tree {
             }
         }
         self.rows = rows;
-        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+        self.cursor.clamp(self.rows.len());
     }
 
     pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        let last = self.rows.len().saturating_sub(1);
-        let before = self.selected;
+        let len = self.rows.len();
+        let before = self.cursor.selected;
         match msg {
             Msg::Click(row) => {
-                let index = self.offset + row;
-                if index <= last {
-                    let again = index == self.selected;
-                    self.selected = index;
-                    if again {
-                        return self.activate(true);
-                    }
+                if self.cursor.click(row, len) == Some(true) {
+                    return self.activate(true);
                 }
             }
-            Msg::Scroll(delta) => {
-                self.selected =
-                    (self.selected as i64 + i64::from(delta)).clamp(0, last as i64) as usize;
-            }
+            Msg::Scroll(delta) => self.cursor.scroll(delta, len),
             Msg::Action(action) => match action {
-                Action::Up => self.selected = self.selected.saturating_sub(1),
-                Action::Down => self.selected = (self.selected + 1).min(last),
-                Action::PageUp => self.selected = self.selected.saturating_sub(self.page),
-                Action::PageDown => self.selected = (self.selected + self.page).min(last),
-                Action::Top => self.selected = 0,
-                Action::Bottom => self.selected = last,
                 Action::Open => return self.activate(true),
                 Action::Toggle => {
                     self.toggle_group();
                     return None;
                 }
                 Action::Collapse => self.collapse_or_parent(),
-                _ => return None,
+                other => {
+                    if !self.cursor.navigate(other, len) {
+                        return None;
+                    }
+                }
             },
         }
-        if self.selected != before {
+        if self.cursor.selected != before {
             return self.activate(false);
         }
         None
@@ -277,7 +266,7 @@ impl Tree {
 
     /// Opens the selected file, or folds the selected group.
     fn activate(&mut self, focus: bool) -> Option<Command> {
-        if let Some(RowKind::Group { .. }) = self.rows.get(self.selected).map(|r| &r.kind) {
+        if let Some(RowKind::Group { .. }) = self.rows.get(self.cursor.selected).map(|r| &r.kind) {
             if focus {
                 self.toggle_group();
             }
@@ -291,7 +280,7 @@ impl Tree {
     }
 
     fn toggle_group(&mut self) {
-        let key = match self.rows.get(self.selected).map(|r| &r.kind) {
+        let key = match self.rows.get(self.cursor.selected).map(|r| &r.kind) {
             Some(RowKind::Group { bank, name, .. }) => format!("{bank}/{name}"),
             Some(RowKind::File { bank, file }) => {
                 match self.file(*bank, *file).and_then(|f| f.file.group.clone()) {
@@ -309,15 +298,15 @@ impl Tree {
             RowKind::Group { bank, name, .. } => format!("{bank}/{name}") == key,
             _ => false,
         }) {
-            self.selected = index;
+            self.cursor.selected = index;
         }
     }
 
     /// Left: fold the group the cursor is in, or go up to the bank row.
     fn collapse_or_parent(&mut self) {
-        let indent = self.rows.get(self.selected).map_or(0, |r| r.indent);
+        let indent = self.rows.get(self.cursor.selected).map_or(0, |r| r.indent);
         if let Some(RowKind::Group { bank, name, .. }) =
-            self.rows.get(self.selected).map(|r| &r.kind)
+            self.rows.get(self.cursor.selected).map(|r| &r.kind)
         {
             let key = format!("{bank}/{name}");
             if !self.collapsed.contains(&key) {
@@ -325,11 +314,11 @@ impl Tree {
                 return;
             }
         }
-        if let Some(parent) = (0..self.selected)
+        if let Some(parent) = (0..self.cursor.selected)
             .rev()
             .find(|&i| self.rows[i].indent < indent)
         {
-            self.selected = parent;
+            self.cursor.selected = parent;
         }
     }
 
@@ -352,22 +341,17 @@ impl Tree {
             );
             return;
         };
-        self.page = inner.height.max(1) as usize;
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + self.page {
-            self.offset = self.selected + 1 - self.page;
-        }
+        let shown = self.cursor.layout(inner.height as usize, self.rows.len());
         let width = inner.width as usize;
         let lines: Vec<Line> = self
             .rows
             .iter()
             .enumerate()
-            .skip(self.offset)
-            .take(self.page)
+            .skip(shown.start)
+            .take(shown.len())
             .map(|(index, row)| {
                 let mut line = self.row_line(report, row, width, theme);
-                if index == self.selected {
+                if index == self.cursor.selected {
                     line = line.patch_style(if focused {
                         theme.selected()
                     } else {
