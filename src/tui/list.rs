@@ -93,8 +93,10 @@ mod tests {
 
     #[test]
     fn layout_follows_the_selection_and_clicks_map_to_rows() {
-        let mut cursor = ListCursor::default();
-        cursor.selected = 12;
+        let mut cursor = ListCursor {
+            selected: 12,
+            ..ListCursor::default()
+        };
         assert_eq!(cursor.layout(5, 20), 8..13);
         assert_eq!(cursor.click(0, 20), Some(false));
         assert_eq!(cursor.selected, 8);
