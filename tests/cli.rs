@@ -889,4 +889,13 @@ fn demo_root_works_with_every_read_command() {
     assert!(check.code == 0 || check.code == 1, "{}", check.stderr);
     assert_eq!(check.json()["failed"], check.code == 1);
     sandbox.run(&["--demo", "context", "--json"]).expect_code(0);
+
+    // A relative PATH that does not exist here is looked up under the root.
+    let one = sandbox.run(&["--demo", "check", "weather-api", "--json"]);
+    let one = one.json();
+    assert_eq!(one["projects"].as_array().unwrap().len(), 1);
+    assert_eq!(one["projects"][0]["name"], "weather-api");
+    let tokens = sandbox.run(&["--demo", "tokens", "mobile-app", "--json"]);
+    tokens.expect_code(0);
+    assert_eq!(tokens.json()["banks"][0]["format"], "conkeeper");
 }

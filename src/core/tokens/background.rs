@@ -200,8 +200,10 @@ mod tests {
         }
     }
 
+    type Counted = Vec<(usize, Result<TextStats, CoreError>)>;
+
     /// Collects every event until `Done`, failing rather than hanging.
-    fn drain(handle: &CounterHandle) -> (Vec<(usize, Result<TextStats, CoreError>)>, CountEvent) {
+    fn drain(handle: &CounterHandle) -> (Counted, CountEvent) {
         let mut files = Vec::new();
         loop {
             match handle.events.recv_timeout(Duration::from_secs(60)).unwrap() {
