@@ -87,12 +87,26 @@ impl Context {
         Ok(discovery::scan(&self.root, &self.scan_options()))
     }
 
+    /// A PATH argument: as given when it exists, else (when relative) the same path under
+    /// the root, so `mbank --demo check weather-api` names a demo project.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        if path.is_relative() && std::fs::symlink_metadata(path).is_err() {
+            let under_root = self.root.join(path);
+            if std::fs::symlink_metadata(&under_root).is_ok() {
+                return under_root;
+            }
+        }
+        path.to_path_buf()
+    }
+
     /// Projects a PATH argument names: the folder itself when it holds a bank, else the
     /// projects below it; without PATH, the whole root.
     pub fn projects_at(&self, path: Option<&Path>) -> Result<Vec<Project>> {
         let Some(path) = path else {
             return self.projects_under_root();
         };
+        let resolved = self.resolve(path);
+        let path = resolved.as_path();
         let meta =
             std::fs::metadata(path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
         if !meta.is_dir() {

@@ -101,12 +101,18 @@ impl Lister<'_> {
                     self.walk(&path, depth + 1);
                 }
             } else if file_type.is_symlink() {
-                let inside = fs::canonicalize(&path)
-                    .ok()
-                    .zip(fs::canonicalize(&self.bank_root).ok())
-                    .is_some_and(|(t, root)| t.starts_with(root));
-                if inside {
-                    self.push_if_file(path);
+                match fs::canonicalize(&path) {
+                    Ok(target) => {
+                        let inside = fs::canonicalize(&self.bank_root)
+                            .is_ok_and(|root| target.starts_with(root));
+                        if inside {
+                            self.push_if_file(path);
+                        }
+                    }
+                    // A dangling link or a link loop: say so rather than drop it silently.
+                    Err(e) => self
+                        .problems
+                        .push(format!("cannot follow the symlink {}: {e}", path.display())),
                 }
             } else if let Ok(meta) = entry.metadata() {
                 self.push(path, &meta);
@@ -243,7 +249,7 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
         }
     };
     let id_file = lister.bank_root.join("project_id");
-    *project_id = fs::read_to_string(&id_file)
+    *project_id = text::read_text_limited(&id_file, 4096)
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());

@@ -81,6 +81,38 @@ fn is_dir(path: &Path) -> bool {
     fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
 }
 
+/// One entry of a folder listing. The type comes from the listing itself (no `stat`);
+/// `None` when the platform could not say.
+struct Entry {
+    name: String,
+    file_type: Option<fs::FileType>,
+}
+
+impl Entry {
+    /// A real folder, or a symlink to one (the link is resolved only then).
+    fn is_dir(&self, dir: &Path) -> bool {
+        match self.file_type {
+            Some(t) if t.is_dir() => true,
+            Some(t) if !t.is_symlink() => false,
+            _ => is_dir(&dir.join(&self.name)),
+        }
+    }
+}
+
+/// A folder's listing, read once and shared by marker detection and the walk.
+fn list_dir(dir: &Path) -> Option<Vec<Entry>> {
+    let entries = fs::read_dir(dir).ok()?;
+    Some(
+        entries
+            .flatten()
+            .map(|e| Entry {
+                name: e.file_name().to_string_lossy().into_owned(),
+                file_type: e.file_type().ok(),
+            })
+            .collect(),
+    )
+}
+
 /// True when `memory-bank/` uses Memory Bank MCP / Roo kebab-case names.
 fn looks_kebab_case(bank: &Path) -> bool {
     const KEBAB: [&str; 6] = [
@@ -103,54 +135,65 @@ fn looks_kebab_case(bank: &Path) -> bool {
     let Ok(entries) = fs::read_dir(bank) else {
         return false;
     };
-    let names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    let kebab = names.iter().filter(|n| KEBAB.contains(&n.as_str())).count();
-    let camel = names.iter().filter(|n| CAMEL.contains(&n.as_str())).count();
+    let (mut kebab, mut camel) = (0, 0);
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if KEBAB.contains(&name) {
+            kebab += 1;
+        } else if CAMEL.contains(&name) {
+            camel += 1;
+        }
+    }
     kebab > camel
 }
 
 /// Reads one folder's listing and recognises every memory format it holds.
 fn markers_of(dir: &Path) -> Markers {
-    let mut markers = Markers::default();
-    let Ok(entries) = fs::read_dir(dir) else {
-        return markers;
-    };
-    let names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    let has = |n: &str| names.iter().any(|x| x == n);
+    match list_dir(dir) {
+        Some(entries) => markers_in(dir, &entries),
+        None => Markers::default(),
+    }
+}
 
-    for name in &names {
-        let path = dir.join(name);
-        match name.as_str() {
-            "memory-bank" if is_dir(&path) => {
+/// Recognises every memory format in a folder from its listing; only the markers found
+/// are looked at more closely.
+fn markers_in(dir: &Path, entries: &[Entry]) -> Markers {
+    let mut markers = Markers::default();
+    let has = |n: &str| entries.iter().any(|e| e.name == n);
+
+    for entry in entries {
+        let name = entry.name.as_str();
+        let path = || dir.join(name);
+        match name {
+            "memory-bank" if entry.is_dir(dir) => {
+                let path = path();
                 let format = if looks_kebab_case(&path) {
                     Format::MemoryBankMcp
                 } else {
                     Format::Cline
                 };
-                markers.add(format, path.clone(), modified(&path));
+                let when = modified(&path);
+                markers.add(format, path, when);
             }
-            n if formats::DOCUMENT_BANK_DIRS.contains(&n) && is_dir(&path) => {
-                markers.add(Format::MemoryBankMcp, path.clone(), modified(&path))
+            n if formats::DOCUMENT_BANK_DIRS.contains(&n) && entry.is_dir(dir) => {
+                let path = path();
+                let when = modified(&path);
+                markers.add(Format::MemoryBankMcp, path, when)
             }
             "CLAUDE.md" | "CLAUDE.local.md" => {
-                markers.add(Format::ClaudeMd, dir.to_path_buf(), modified(&path))
+                markers.add(Format::ClaudeMd, dir.to_path_buf(), modified(&path()))
             }
-            "AGENTS.md" => markers.add(Format::AgentsMd, dir.to_path_buf(), modified(&path)),
-            "GEMINI.md" => markers.add(Format::GeminiMd, dir.to_path_buf(), modified(&path)),
+            "AGENTS.md" => markers.add(Format::AgentsMd, dir.to_path_buf(), modified(&path())),
+            "GEMINI.md" => markers.add(Format::GeminiMd, dir.to_path_buf(), modified(&path())),
             "BEANS.md" | "BEANS.local.md" | ".beans" => {
-                markers.add(Format::BeansMd, dir.to_path_buf(), modified(&path))
+                markers.add(Format::BeansMd, dir.to_path_buf(), modified(&path()))
             }
             ".roomodes" | ".roo" | ".clinerules" => {
-                markers.add(Format::RooRules, dir.to_path_buf(), modified(&path))
+                markers.add(Format::RooRules, dir.to_path_buf(), modified(&path()))
             }
             n if n.starts_with(".clinerules-") || n.starts_with(".roorules-") => {
-                markers.add(Format::RooRules, dir.to_path_buf(), modified(&path))
+                markers.add(Format::RooRules, dir.to_path_buf(), modified(&path()))
             }
             _ => {}
         }
@@ -169,8 +212,8 @@ fn markers_of(dir: &Path) -> Markers {
         }
         for marker in ["CLAUDE.md", "CLAUDE.local.md", "rules"] {
             let p = claude.join(marker);
-            if p.exists() {
-                markers.add(Format::ClaudeMd, dir.to_path_buf(), modified(&p));
+            if let Some(when) = fs::metadata(&p).ok().map(|m| m.modified().ok()) {
+                markers.add(Format::ClaudeMd, dir.to_path_buf(), when);
             }
         }
     }
@@ -191,8 +234,14 @@ fn markers_of(dir: &Path) -> Markers {
     }
     if has(".infinity") {
         let store = dir.join(".infinity").join("memories.json");
-        if store.is_file() {
-            markers.add(Format::Infinity, dir.join(".infinity"), modified(&store));
+        if let Ok(meta) = fs::metadata(&store)
+            && meta.is_file()
+        {
+            markers.add(
+                Format::Infinity,
+                dir.join(".infinity"),
+                meta.modified().ok(),
+            );
         }
     }
     markers.banks.sort_by_key(|b| b.format);
@@ -223,17 +272,66 @@ pub fn project_at(path: &Path, name: String) -> Option<Project> {
     })
 }
 
-/// Walks the root to `options.depth` and returns every project found, sorted by name.
-pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
-    let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let mut projects = Vec::new();
-    let mut visited = HashSet::new();
-    visited.insert(canonical_root.clone());
-    // Bank folders already reported by an enclosing project (docs/global-memory-bank).
-    let mut claimed: HashSet<PathBuf> = HashSet::new();
-    let mut stack = vec![(root.to_path_buf(), 0usize, false)];
-    while let Some((dir, depth, inside_project)) = stack.pop() {
-        let mut markers = markers_of(&dir);
+/// A folder waiting to be scanned.
+struct Pending {
+    dir: PathBuf,
+    /// Its real path: the root's canonical path plus real folder names, or a resolved
+    /// symlink. Carried along so the walk never calls `canonicalize` per folder.
+    real: PathBuf,
+    depth: usize,
+    inside_project: bool,
+}
+
+/// Folders reached through more than one path (symlinks), shared by the walkers.
+type Visited = std::sync::Mutex<HashSet<PathBuf>>;
+
+/// What one walker needs to know about the whole scan.
+struct Walk<'a> {
+    root: &'a Path,
+    canonical_root: &'a Path,
+    options: &'a ScanOptions,
+    visited: &'a Visited,
+}
+
+impl Walk<'_> {
+    /// First visit of a real folder? (A poisoned lock only means another walker
+    /// panicked; its set is still valid.)
+    fn first_visit(&self, real: PathBuf) -> bool {
+        let mut visited = self
+            .visited
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        visited.insert(real)
+    }
+
+    /// Scans `stack` depth-first; returns the projects found and pushes nothing outside.
+    /// `claimed` holds bank folders already reported by an enclosing project
+    /// (docs/global-memory-bank), which only matters below that project.
+    fn run(&self, mut stack: Vec<Pending>, mut claimed: HashSet<PathBuf>) -> Vec<Project> {
+        let mut projects = Vec::new();
+        while let Some(pending) = stack.pop() {
+            self.visit(pending, &mut stack, &mut claimed, &mut projects);
+        }
+        projects
+    }
+
+    fn visit(
+        &self,
+        pending: Pending,
+        stack: &mut Vec<Pending>,
+        claimed: &mut HashSet<PathBuf>,
+        projects: &mut Vec<Project>,
+    ) {
+        let Pending {
+            dir,
+            real,
+            depth,
+            inside_project,
+        } = pending;
+        let Some(entries) = list_dir(&dir) else {
+            return;
+        };
+        let mut markers = markers_in(&dir, &entries);
         markers.banks.retain(|b| !claimed.contains(&b.root));
         let is_project = if inside_project {
             markers.has_memory_folder()
@@ -242,11 +340,12 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
         };
         if is_project {
             claimed.extend(markers.banks.iter().map(|b| b.root.clone()));
-            let rel = dir.strip_prefix(root).unwrap_or(&dir);
+            let rel = dir.strip_prefix(self.root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
-                root.file_name()
+                self.root
+                    .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| root.display().to_string())
+                    .unwrap_or_else(|| self.root.display().to_string())
             } else {
                 rel.to_string_lossy().into_owned()
             };
@@ -257,42 +356,103 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
                 last_write: markers.last_write,
             });
         }
-        if depth >= options.depth {
-            continue;
+        if depth >= self.options.depth {
+            return;
         }
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
-            let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-            if !may_descend(&name, &rel, options) {
+        for entry in entries {
+            let path = dir.join(&entry.name);
+            let rel = path.strip_prefix(self.root).unwrap_or(&path);
+            if !may_descend(&entry.name, rel, self.options) {
                 continue;
             }
-            let Ok(file_type) = entry.file_type() else {
+            let Some(file_type) = entry.file_type else {
                 continue;
             };
-            if file_type.is_symlink() {
+            let real_path = if file_type.is_symlink() {
                 // Follow a link only when it stays inside the root and was not seen before.
                 let Ok(target) = fs::canonicalize(&path) else {
                     continue;
                 };
-                if !target.starts_with(&canonical_root) || !target.is_dir() {
+                if !target.starts_with(self.canonical_root) || !target.is_dir() {
                     continue;
                 }
-                if !visited.insert(target) {
-                    continue;
-                }
-            } else if !file_type.is_dir() {
+                target
+            } else if file_type.is_dir() {
+                real.join(&entry.name)
+            } else {
                 continue;
-            } else if let Ok(real) = fs::canonicalize(&path)
-                && !visited.insert(real)
-            {
+            };
+            if !self.first_visit(real_path.clone()) {
                 continue;
             }
-            stack.push((path, depth + 1, inside_project || is_project));
+            stack.push(Pending {
+                dir: path,
+                real: real_path,
+                depth: depth + 1,
+                inside_project: inside_project || is_project,
+            });
         }
+    }
+}
+
+/// Below this many top-level folders a scan stays on one thread.
+const PARALLEL_SCAN_MIN: usize = 64;
+
+/// Walks the root to `options.depth` and returns every project found, sorted by name.
+///
+/// Each folder is listed once; the listing's file types decide what is a folder, so
+/// only markers and symlinks cost a `stat`. Loops are impossible without symlinks, and a
+/// symlink is followed only when its target is inside the root and not seen before.
+/// Large roots are split across the machine's cores after the root's own listing.
+pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
+    let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let visited = Visited::new(HashSet::from([canonical_root.clone()]));
+    let walk = Walk {
+        root,
+        canonical_root: &canonical_root,
+        options,
+        visited: &visited,
+    };
+    let mut top = Vec::new();
+    let mut claimed = HashSet::new();
+    let mut projects = Vec::new();
+    walk.visit(
+        Pending {
+            dir: root.to_path_buf(),
+            real: canonical_root.clone(),
+            depth: 0,
+            inside_project: false,
+        },
+        &mut top,
+        &mut claimed,
+        &mut projects,
+    );
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if threads < 2 || top.len() < PARALLEL_SCAN_MIN {
+        projects.extend(walk.run(top, claimed));
+    } else {
+        let mut shares: Vec<Vec<Pending>> = (0..threads).map(|_| Vec::new()).collect();
+        for (index, pending) in top.into_iter().enumerate() {
+            shares[index % threads].push(pending);
+        }
+        let found: Vec<Vec<Project>> = std::thread::scope(|scope| {
+            let walk = &walk;
+            let handles: Vec<_> = shares
+                .into_iter()
+                .map(|share| {
+                    let claimed = claimed.clone();
+                    scope.spawn(move || walk.run(share, claimed))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        projects.extend(found.into_iter().flatten());
     }
     projects.sort_by(|a, b| a.name.cmp(&b.name));
     projects

@@ -19,6 +19,7 @@ use super::write::{Expected, write_guarded};
 #[serde(rename_all = "kebab-case")]
 pub enum InitFormat {
     Cline,
+    #[serde(rename = "conkeeper")]
     ConKeeper,
 }
 

@@ -25,6 +25,8 @@ pub enum Format {
     /// Infinity structured JSON store: `.infinity/memories.json`.
     Infinity,
     /// ConKeeper: `.claude/memory/` or `.ai/memory/`.
+    // Serialized as its id ("conkeeper"), which kebab-case would spell "con-keeper".
+    #[serde(rename = "conkeeper")]
     ConKeeper,
 }
 

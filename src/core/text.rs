@@ -9,16 +9,37 @@ use super::error::{CoreError, Result};
 /// and a runaway agent log must not stall a scan.
 pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Reads a text file whole, refusing binaries, invalid UTF-8 and files over `limit`.
-pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
-    let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
-    let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
+/// Why a path cannot be read as a text file, judged from its metadata alone: folders,
+/// FIFOs, sockets and devices are refused before they are opened, because opening a
+/// FIFO blocks until something writes to it.
+fn refuse_non_file(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
     if meta.is_dir() {
         return Err(CoreError::io(
             path,
             std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory"),
         ));
     }
+    if !meta.is_file() {
+        return Err(CoreError::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file (a FIFO, socket or device); mbank does not read those",
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a text file whole, refusing binaries, invalid UTF-8, files over `limit`, and
+/// anything that is not a regular file.
+pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
+    let before = std::fs::metadata(path).map_err(|e| CoreError::io(path, e))?;
+    refuse_non_file(path, &before)?;
+    let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
+    // The path may have been swapped between the check and the open.
+    refuse_non_file(path, &meta)?;
     if meta.len() > limit {
         return Err(CoreError::TooLarge {
             path: path.to_path_buf(),
@@ -94,6 +115,22 @@ mod tests {
             CoreError::InvalidUtf8 { offset, .. } => assert_eq!(offset, 2),
             other => panic!("unexpected {other}"),
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_and_folders_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.md");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let err = read_text(&fifo).unwrap_err().to_string();
+            assert!(err.contains("pipe.md") && err.contains("FIFO"), "{err}");
+        }
+        let folder = dir.path().join("x.md");
+        std::fs::create_dir(&folder).unwrap();
+        let err = read_text(&folder).unwrap_err().to_string();
+        assert!(err.contains("x.md") && err.contains("directory"), "{err}");
     }
 
     #[test]

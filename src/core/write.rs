@@ -87,6 +87,10 @@ impl Expected {
 
     /// What is on disk at `path` right now (`Missing` when nothing is there).
     pub fn current(path: &Path) -> Result<Expected> {
+        match fs::metadata(path) {
+            Ok(meta) if !meta.is_file() => return Err(not_a_regular_file(path)),
+            _ => {}
+        }
         let file = match fs::File::open(path) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Expected::Missing),
@@ -382,6 +386,16 @@ fn follow_link(target: &Path) -> Result<PathBuf> {
     }
 }
 
+fn not_a_regular_file(path: &Path) -> CoreError {
+    CoreError::io(
+        path,
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a folder, FIFO, socket or device)",
+        ),
+    )
+}
+
 /// Compares the disk with `expected`; `Ok(Some(meta))` when the file exists as expected,
 /// `Ok(None)` when it is absent as expected.
 fn check_expected(target: &Path, expected: &Expected) -> Result<Option<fs::Metadata>> {
@@ -406,6 +420,10 @@ fn check_expected(target: &Path, expected: &Expected) -> Result<Option<fs::Metad
             target,
             io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
         ));
+    }
+    if !meta.is_file() {
+        // Opening a FIFO would block; symlinks were resolved away by confinement.
+        return Err(not_a_regular_file(target));
     }
     // Only the expected size (or that plus a BOM) can match: skip reading anything else.
     let size = meta.len();

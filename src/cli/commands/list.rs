@@ -8,7 +8,7 @@ use crate::cli::args::ListSort;
 use crate::cli::style::{Table, thousands};
 use crate::cli::{Context, json};
 use crate::core::budgets::BudgetStatus;
-use crate::core::model::Format;
+use crate::core::model::{Format, Project};
 use crate::core::report::{Analyzer, Depth, ProjectReport};
 use crate::core::staleness::Freshness;
 use crate::core::tokens::{Encoding, TokenCache};
@@ -66,19 +66,62 @@ pub fn ago(epoch: Option<u64>) -> String {
     }
 }
 
-pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
-    let projects = context.projects_under_root()?;
-    let cache = TokenCache::open_default(context.encoding);
-    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
-    let mut rows: Vec<ProjectRow> = projects
-        .iter()
-        .map(|p| row(&analyzer.analyze(p, Depth::default())))
-        .collect();
-    if let Some(problem) = analyzer.finish() {
+/// Below this many projects `list` stays on one thread.
+const PARALLEL_MIN_PROJECTS: usize = 64;
+
+/// Rows for every project. Large roots are split across the machine's cores, each share
+/// with its own analyzer and a copy of the token cache; what the shares learned is merged
+/// and saved once.
+fn rows_of(context: &Context, projects: &[Project]) -> Vec<ProjectRow> {
+    let encoding = context.encoding;
+    let config = &context.config;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let analyze_share = |share: &[Project]| {
+        let mut analyzer = Analyzer::new(config, encoding, TokenCache::open_default(encoding));
+        let rows: Vec<ProjectRow> = share
+            .iter()
+            .map(|p| row(&analyzer.analyze(p, Depth::default())))
+            .collect();
+        (rows, analyzer.cache)
+    };
+    let (rows, mut cache) = if threads < 2 || projects.len() < PARALLEL_MIN_PROJECTS {
+        analyze_share(projects)
+    } else {
+        let share_len = projects.len().div_ceil(threads);
+        let results: Vec<(Vec<ProjectRow>, TokenCache)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = projects
+                .chunks(share_len)
+                .map(|share| scope.spawn(move || analyze_share(share)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        let mut results = results.into_iter();
+        let (mut rows, mut cache) = results
+            .next()
+            .unwrap_or_else(|| (Vec::new(), TokenCache::in_memory(encoding)));
+        for (more_rows, more_cache) in results {
+            rows.extend(more_rows);
+            cache.absorb(more_cache);
+        }
+        (rows, cache)
+    };
+    if let Err(problem) = cache.save() {
         eprintln!(
             "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
         );
     }
+    rows
+}
+
+pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
+    let projects = context.projects_under_root()?;
+    let mut rows = rows_of(context, &projects);
     match sort {
         ListSort::Name => rows.sort_by(|a, b| a.name.cmp(&b.name)),
         ListSort::Activity => {

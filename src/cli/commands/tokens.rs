@@ -79,7 +79,12 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
         path: path.to_path_buf(),
         banks: vec![BankTokens {
             format: None,
-            root: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            // "notes.md" has the empty parent "": say "." instead.
+            root: path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf(),
             loaded_tokens: totals.loaded_tokens,
             private_tokens: totals.private_tokens,
             files: vec![file],
@@ -147,6 +152,8 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
 }
 
 pub fn run(context: &Context, path: &Path, as_json: bool) -> Result<u8> {
+    let resolved = context.resolve(path);
+    let path = resolved.as_path();
     let meta =
         std::fs::metadata(path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
     let output = if meta.is_file() {

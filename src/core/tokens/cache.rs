@@ -80,6 +80,21 @@ impl Entry {
         &*self.path == path && self.memory_id.as_deref() == memory_id
     }
 
+    /// Same file version and figures, whatever `used` says.
+    fn same_figures(&self, other: &Entry) -> bool {
+        self.path == other.path
+            && self.memory_id == other.memory_id
+            && self.size == other.size
+            && self.modified_nanos == other.modified_nanos
+            && self.bytes == other.bytes
+            && self.lines == other.lines
+            && self.chars == other.chars
+            && self.loaded_tokens == other.loaded_tokens
+            && self.private_tokens == other.private_tokens
+            && self.private_blocks == other.private_blocks
+            && self.private_file == other.private_file
+    }
+
     fn stats(&self, encoding: Encoding) -> TextStats {
         TextStats {
             bytes: self.bytes,
@@ -274,6 +289,38 @@ impl TokenCache {
             }
         }
         self.dirty = true;
+    }
+
+    /// Takes over what another cache of the same file learned (figures counted or
+    /// entries used), so work split across threads is saved once. Figures of another
+    /// encoding are ignored.
+    pub fn absorb(&mut self, other: TokenCache) {
+        if other.encoding != self.encoding {
+            return;
+        }
+        self.hits += other.hits;
+        self.misses += other.misses;
+        for entry in other.entries.into_values().flatten().filter(|e| e.used) {
+            let bucket = self
+                .entries
+                .entry(identity_hash(&entry.path, entry.memory_id.as_deref()))
+                .or_default();
+            match bucket
+                .iter_mut()
+                .find(|e| e.is_for(&entry.path, entry.memory_id.as_deref()))
+            {
+                Some(old) if old.same_figures(&entry) => old.used = true,
+                Some(old) => {
+                    *old = entry;
+                    self.dirty = true;
+                }
+                None => {
+                    bucket.push(entry);
+                    self.len += 1;
+                    self.dirty = true;
+                }
+            }
+        }
     }
 
     /// True when there is something `save` would write.
@@ -502,6 +549,49 @@ mod tests {
             size,
             modified: Some(UNIX_EPOCH + Duration::from_nanos(nanos)),
         }
+    }
+
+    #[test]
+    fn absorb_merges_what_another_thread_counted_and_saves_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.md");
+        let b = dir.path().join("b.md");
+        let mut main = TokenCache::open_at(dir.path(), Encoding::O200k);
+        main.insert(&key(&a, None, 40, 1), &stats(5, Encoding::O200k));
+        main.save().unwrap();
+
+        let mut main = TokenCache::open_at(dir.path(), Encoding::O200k);
+        let mut helper = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert!(helper.get(&key(&a, None, 40, 1)).is_some());
+        helper.insert(&key(&b, None, 40, 2), &stats(7, Encoding::O200k));
+        // A newer version of a.md, counted by the helper, replaces the old figures.
+        helper.insert(&key(&a, None, 41, 3), &stats(6, Encoding::O200k));
+        main.absorb(helper);
+        assert!(main.is_dirty());
+        assert_eq!(main.len(), 2);
+        main.save().unwrap();
+
+        let mut reopened = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert_eq!(
+            reopened.get(&key(&b, None, 40, 2)).map(|s| s.loaded_tokens),
+            Some(7)
+        );
+        assert_eq!(
+            reopened.get(&key(&a, None, 41, 3)).map(|s| s.loaded_tokens),
+            Some(6)
+        );
+        assert!(reopened.get(&key(&a, None, 40, 1)).is_none());
+
+        // Only lookups, nothing new: absorbing changes nothing on disk.
+        let mut helper = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert!(helper.get(&key(&b, None, 40, 2)).is_some());
+        reopened.absorb(helper);
+        assert!(!reopened.is_dirty());
+        // Another encoding's figures are ignored.
+        let mut other = TokenCache::in_memory(Encoding::Cl100k);
+        other.insert(&key(&b, None, 99, 9), &stats(1, Encoding::Cl100k));
+        reopened.absorb(other);
+        assert!(!reopened.is_dirty());
     }
 
     #[test]

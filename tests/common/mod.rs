@@ -1,0 +1,207 @@
+//! Helpers shared by the integration tests: a hermetic way to run the `mbank` binary (its
+//! own HOME, XDG folders and cache, so the user's configuration never leaks in), and a
+//! bounded wait so a hang fails a test instead of stalling CI.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Environment variables that would let the caller's setup change what mbank does.
+const LEAKY_VARS: [&str; 8] = [
+    "MEMORY_BANK_ROOT",
+    "MBANK_CONFIG_DIR",
+    "MBANK_CACHE_DIR",
+    "MBANK_DATA_DIR",
+    "NO_COLOR",
+    "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_DIRS",
+    "XDG_DATA_DIRS",
+];
+
+/// A private HOME with its XDG folders; every command run through it sees only these.
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let dir = tempfile::Builder::new()
+            .prefix("mbank-test-home-")
+            .tempdir()
+            .unwrap();
+        for sub in ["config", "cache", "data", "state"] {
+            fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        Sandbox { dir }
+    }
+
+    pub fn home(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Where mbank's platform config folder is under this sandbox (`$XDG_CONFIG_HOME/mbank`).
+    pub fn config_dir(&self) -> PathBuf {
+        self.home().join("config").join("mbank")
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.home().join("cache").join("mbank")
+    }
+
+    /// `mbank` with this sandbox's environment.
+    pub fn mbank(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mbank"));
+        for var in LEAKY_VARS {
+            command.env_remove(var);
+        }
+        command
+            .env("HOME", self.home())
+            .env("XDG_CONFIG_HOME", self.home().join("config"))
+            .env("XDG_CACHE_HOME", self.home().join("cache"))
+            .env("XDG_DATA_HOME", self.home().join("data"))
+            .env("XDG_STATE_HOME", self.home().join("state"))
+            .env("TMPDIR", std::env::temp_dir())
+            .current_dir(self.home());
+        command
+    }
+
+    /// Runs `mbank ARGS` to completion (bounded: 60 s) and returns its output.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut command = self.mbank();
+        command.args(args);
+        run_command(command)
+    }
+
+    /// Runs with one extra environment variable.
+    pub fn run_env(&self, args: &[&str], var: &str, value: &Path) -> Run {
+        let mut command = self.mbank();
+        command.args(args).env(var, value);
+        run_command(command)
+    }
+}
+
+/// Output of one run, decoded.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// Asserts the exit code, showing both streams when it differs.
+    pub fn expect_code(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.code, code,
+            "exit code {} (wanted {code})\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+/// How long one command may run before the test calls it a hang.
+pub const COMMAND_LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs a command to completion; a command still running after [`COMMAND_LIMIT`] is
+/// killed and the test fails (a hang must fail, not stall CI).
+pub fn run_command(mut command: Command) -> Run {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::time::Instant;
+
+    let description = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stderr.read_to_end(&mut bytes);
+        bytes
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > COMMAND_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{description} did not finish within {COMMAND_LIMIT:?} (hang?)");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out_reader.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
+    }
+}
+
+/// Runs `work` on its own thread and fails the test if it takes longer than `limit`
+/// (a hang must fail, not stall CI). A panic inside `work` is re-raised here.
+pub fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (sender, receiver) = mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        let value = work();
+        let _ = sender.send(());
+        value
+    });
+    match receiver.recv_timeout(limit) {
+        Ok(()) => handle.join().unwrap(),
+        Err(mpsc::RecvTimeoutError::Disconnected) => match handle.join() {
+            Ok(value) => value,
+            Err(panic) => std::panic::resume_unwind(panic),
+        },
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what} did not finish within {limit:?} (hang?)")
+        }
+    }
+}
+
+pub fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// The shared corpus of real banks, or `None` (with a printed notice) when it is absent.
+pub fn corpus_root() -> Option<PathBuf> {
+    let root = std::env::var_os("MBANK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    if root.is_dir() {
+        Some(root)
+    } else {
+        eprintln!(
+            "NOTICE: corpus not found at {} (set MBANK_CORPUS to run the corpus tests); skipping",
+            root.display()
+        );
+        None
+    }
+}

@@ -1,0 +1,474 @@
+//! Every folder of the shared corpus of real banks (`../shared/corpus`, or `$MBANK_CORPUS`):
+//! discovery finds the projects we expect with the formats we expect, every bank lists its
+//! files, analysis with validation and the session context run without a panic, and the
+//! CLI's `list`, `check` and `context` give valid JSON with exit code 0 or 1.
+//!
+//! The expectation table below was written by hand after reading each corpus folder; the
+//! corpus files themselves are never copied into this repository.
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Sandbox, corpus_root, within};
+use mbank::core::bank::list_banks;
+use mbank::core::config::Config;
+use mbank::core::context::{ContextOptions, session_context_with};
+use mbank::core::discovery::{self, ScanOptions};
+use mbank::core::model::{Format, LoadKind, Project, Role};
+use mbank::core::report::{Analyzer, Depth};
+use mbank::core::tokens::{self, Encoding, TokenCache};
+
+use Format::{AgentsMd, ClaudeMd, Cline, ConKeeper, MemoryBankMcp, RooRules};
+
+/// What one corpus folder must yield.
+struct Expected {
+    folder: &'static str,
+    /// Projects found when the corpus is the root: name relative to the folder ("" for the
+    /// folder itself) and its banks' formats in discovery order.
+    projects: &'static [(&'static str, &'static [Format])],
+    /// Files that must be listed (project-relative display path of the top project) with
+    /// the role their name implies.
+    files: &'static [(&'static str, Role)],
+}
+
+const EXPECTED: &[Expected] = &[
+    Expected {
+        folder: "0xBigBoss+claude-code",
+        projects: &[("", &[ClaudeMd])],
+        files: &[
+            ("CLAUDE.md", Role::Instructions),
+            ("CLAUDE.local.md", Role::Instructions),
+            ("statusline/CLAUDE.md", Role::Instructions),
+        ],
+    },
+    Expected {
+        folder: "174alex174+buhexpert",
+        projects: &[("", &[Cline])],
+        files: &[
+            // Lower-case projectbrief.md is the brief all the same.
+            ("memory-bank/projectbrief.md", Role::Brief),
+            ("memory-bank/productContext.md", Role::Product),
+            ("memory-bank/systemPatterns.md", Role::Patterns),
+            ("memory-bank/techContext.md", Role::Tech),
+            ("memory-bank/activeContext.md", Role::Active),
+            ("memory-bank/progress.md", Role::Progress),
+        ],
+    },
+    Expected {
+        folder: "Alphaquest2005+AutoBot-Enterprise",
+        // A second, nested bank lives in advanced-memory-bank/.
+        projects: &[
+            ("", &[Cline, RooRules, ClaudeMd]),
+            ("advanced-memory-bank", &[Cline, RooRules]),
+        ],
+        files: &[
+            ("memory-bank/decisionLog.md", Role::Decisions),
+            ("memory-bank/activeContext.md", Role::Active),
+            // Extra files stay listed as "other", never dropped.
+            ("memory-bank/operationalConstraints.md", Role::Other),
+            ("memory-bank/tasks.md", Role::Other),
+            (".roomodes", Role::Config),
+            (".roo/rules/rules.md", Role::Rules),
+            ("CLAUDE.md", Role::Instructions),
+        ],
+    },
+    Expected {
+        folder: "Fredy518+alphaHome",
+        // `.roo/` holds only mcp.json, but a `.roo/` folder is a Roo marker all the same.
+        projects: &[("", &[Cline, RooRules])],
+        files: &[
+            ("memory-bank/decisionLog.md", Role::Decisions),
+            ("memory-bank/productContext.md", Role::Product),
+            ("memory-bank/activeContext.md", Role::Active),
+        ],
+    },
+    Expected {
+        folder: "Heratiki+locallama-mcp",
+        // docs/history/memory-bank is an archive copy three levels down: not a project.
+        projects: &[("", &[Cline, ClaudeMd, AgentsMd])],
+        files: &[
+            ("memory-bank/decisionLog.md", Role::Decisions),
+            ("memory-bank/sessionLog.md", Role::Session),
+            (
+                "memory-bank/systemPatterns-linux-deprecated.md",
+                Role::Other,
+            ),
+            ("CLAUDE.md", Role::Instructions),
+            ("docs/CLAUDE.md", Role::Instructions),
+            ("AGENTS.md", Role::Instructions),
+        ],
+    },
+    Expected {
+        folder: "PoLP0ot+endurance-coach",
+        projects: &[("", &[ClaudeMd, ConKeeper])],
+        files: &[
+            ("CLAUDE.md", Role::Instructions),
+            (".claude/rules/base.md", Role::Rules),
+            (".claude/memory/project-brief.md", Role::Brief),
+            (".claude/memory/active-context.md", Role::Active),
+            // Non-standard ConKeeper names.
+            (".claude/memory/ux-direction.md", Role::Other),
+        ],
+    },
+    Expected {
+        folder: "RouHim+sensor-bridge",
+        projects: &[("", &[MemoryBankMcp])],
+        files: &[
+            ("memory-bank/active-context.md", Role::Active),
+            ("memory-bank/product-context.md", Role::Product),
+            ("memory-bank/system-patterns.md", Role::Patterns),
+            ("memory-bank/decision-log.md", Role::Decisions),
+            ("memory-bank/progress.md", Role::Progress),
+            (
+                "memory-bank/frontend-backend-command-analysis.md",
+                Role::Other,
+            ),
+        ],
+    },
+    Expected {
+        folder: "Vampire-V+AgentLens",
+        projects: &[("", &[ClaudeMd, AgentsMd, ConKeeper])],
+        files: &[
+            ("CLAUDE.md", Role::Instructions),
+            ("AGENTS.md", Role::Instructions),
+            (".claude/memory/active-context.md", Role::Active),
+        ],
+    },
+    Expected {
+        folder: "hjamet+cursor-memory-bank",
+        projects: &[("", &[Cline])],
+        files: &[
+            // Multi-MB JSON noise is listed too (and never loaded).
+            (".cursor/memory-bank/workflow/tasks.json", Role::Other),
+            (".cursor/memory-bank/context/activeContext.md", Role::Other),
+        ],
+    },
+    Expected {
+        folder: "t3ta+memory-bank-mcp-server",
+        // docs/global-memory-bank and docs/branch-memory-bank are two banks of one project.
+        projects: &[("", &[MemoryBankMcp, MemoryBankMcp])],
+        files: &[(
+            "docs/branch-memory-bank/fix-workspace/activeContext.json",
+            Role::Active,
+        )],
+    },
+    Expected {
+        folder: "user216+vscode-memory-bank",
+        projects: &[("", &[Cline])],
+        files: &[
+            ("memory-bank/projectbrief.md", Role::Brief),
+            ("memory-bank/ADR-0001.md", Role::Adr),
+            ("memory-bank/ADR-0020.md", Role::Adr),
+            ("memory-bank/TASK-001.md", Role::Other),
+            ("memory-bank/_index.md", Role::Other),
+        ],
+    },
+];
+
+fn corpus_folders(root: &Path) -> Vec<String> {
+    let mut folders: Vec<String> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    folders
+}
+
+fn expected_for(folder: &str) -> &'static Expected {
+    EXPECTED
+        .iter()
+        .find(|e| e.folder == folder)
+        .unwrap_or_else(|| {
+            panic!("corpus folder {folder} has no row in EXPECTED: inspect it and add one")
+        })
+}
+
+fn project_name(folder: &str, rel: &str) -> String {
+    if rel.is_empty() {
+        folder.to_string()
+    } else {
+        format!("{folder}/{rel}")
+    }
+}
+
+#[test]
+fn every_corpus_folder_has_a_source_line_and_an_expectation() {
+    let Some(root) = corpus_root() else { return };
+    let folders = corpus_folders(&root);
+    assert!(
+        !folders.is_empty(),
+        "the corpus at {} is empty",
+        root.display()
+    );
+    for folder in &folders {
+        expected_for(folder);
+        let source = std::fs::read_to_string(root.join(folder).join("SOURCE"))
+            .unwrap_or_else(|e| panic!("{folder}/SOURCE: {e}"));
+        let first = source.lines().next().unwrap_or_default();
+        // "owner/repo @ <40-hex commit>": the folder name is the repo with / as +.
+        let (repo, commit) = first
+            .split_once(" @ ")
+            .unwrap_or_else(|| panic!("{folder}/SOURCE: unexpected first line {first:?}"));
+        assert_eq!(
+            repo.replace('/', "+"),
+            *folder,
+            "{folder}/SOURCE names {repo}"
+        );
+        assert!(
+            commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit()),
+            "{folder}/SOURCE commit {commit:?}"
+        );
+    }
+    for expected in EXPECTED {
+        assert!(
+            folders.iter().any(|f| f == expected.folder),
+            "EXPECTED names {}, which is not in the corpus",
+            expected.folder
+        );
+    }
+}
+
+#[test]
+fn discovery_finds_every_corpus_project_with_its_formats() {
+    let Some(root) = corpus_root() else { return };
+    let found: BTreeMap<String, Vec<Format>> = discovery::scan(&root, &ScanOptions::default())
+        .into_iter()
+        .map(|p| (p.name.clone(), p.banks.iter().map(|b| b.format).collect()))
+        .collect();
+    let mut wanted = BTreeMap::new();
+    for folder in corpus_folders(&root) {
+        for (rel, formats) in expected_for(&folder).projects {
+            wanted.insert(project_name(&folder, rel), formats.to_vec());
+        }
+    }
+    assert_eq!(found, wanted);
+}
+
+#[test]
+fn a_corpus_folder_named_directly_is_a_project_with_the_same_formats() {
+    let Some(root) = corpus_root() else { return };
+    for folder in corpus_folders(&root) {
+        let project = discovery::project_at(&root.join(&folder), folder.clone())
+            .unwrap_or_else(|| panic!("{folder} is not recognised as a project"));
+        let formats: Vec<Format> = project.banks.iter().map(|b| b.format).collect();
+        assert_eq!(formats, expected_for(&folder).projects[0].1, "{folder}");
+    }
+}
+
+fn corpus_projects(root: &Path) -> Vec<Project> {
+    discovery::scan(root, &ScanOptions::default())
+}
+
+#[test]
+fn every_bank_lists_its_files_with_the_expected_roles() {
+    let Some(root) = corpus_root() else { return };
+    for project in corpus_projects(&root) {
+        let banks = list_banks(&project);
+        assert_eq!(banks.len(), project.banks.len(), "{}", project.name);
+        for bank in &banks {
+            assert!(
+                !bank.files.is_empty(),
+                "{}: the {} bank at {} lists no files",
+                project.name,
+                bank.format,
+                bank.root.display()
+            );
+            let orders: Vec<usize> = bank.files.iter().map(|f| f.order).collect();
+            assert_eq!(
+                orders,
+                (0..bank.files.len()).collect::<Vec<_>>(),
+                "{}: read order is numbered",
+                project.name
+            );
+            for file in &bank.files {
+                assert!(
+                    file.path.starts_with(&project.path),
+                    "{} lists {} outside the project",
+                    project.name,
+                    file.path.display()
+                );
+            }
+        }
+        let Some(expected) = EXPECTED.iter().find(|e| e.folder == project.name) else {
+            continue;
+        };
+        let listed: BTreeMap<&str, Role> = banks
+            .iter()
+            .flat_map(|b| b.files.iter())
+            .map(|f| (f.display.as_str(), f.role))
+            .collect();
+        for (display, role) in expected.files {
+            assert_eq!(
+                listed.get(display),
+                Some(role),
+                "{}: {display} should be listed as {role}",
+                project.name
+            );
+        }
+    }
+}
+
+#[test]
+fn the_big_corpus_banks_are_listed_whole() {
+    let Some(root) = corpus_root() else { return };
+    // Hundreds of JSON documents across branches: none may be dropped.
+    let folder = root.join("t3ta+memory-bank-mcp-server");
+    let on_disk = walk_count(&folder.join("docs/branch-memory-bank"))
+        + walk_count(&folder.join("docs/global-memory-bank"));
+    let project = discovery::project_at(&folder, "t3ta".into()).unwrap();
+    let listed: usize = list_banks(&project).iter().map(|b| b.files.len()).sum();
+    assert_eq!(listed, on_disk);
+    assert!(listed > 300, "{listed}");
+}
+
+fn walk_count(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    if e.file_type().is_ok_and(|t| t.is_dir()) {
+                        walk_count(&e.path())
+                    } else {
+                        1
+                    }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn analysis_with_validation_runs_over_every_corpus_project() {
+    let Some(root) = corpus_root() else { return };
+    within(Duration::from_secs(120), "corpus analysis", move || {
+        let config = Config::default();
+        let mut analyzer = Analyzer::new(
+            &config,
+            Encoding::O200k,
+            TokenCache::in_memory(Encoding::O200k),
+        );
+        let depth = Depth {
+            validate: true,
+            decisions: true,
+        };
+        for project in corpus_projects(&root) {
+            let report = analyzer.analyze(&project, depth);
+            assert_eq!(report.banks.len(), project.banks.len(), "{}", project.name);
+            for bank in &report.banks {
+                let loaded: u64 = bank
+                    .files
+                    .iter()
+                    .filter(|f| f.file.load == LoadKind::Startup)
+                    .filter_map(|f| f.stats.as_ref())
+                    .map(|s| s.loaded_tokens as u64)
+                    .sum();
+                assert_eq!(bank.loaded_tokens, loaded, "{}", project.name);
+                for file in &bank.files {
+                    assert!(
+                        file.stats.is_some() != file.error.is_some(),
+                        "{}: {} has both or neither figures and error",
+                        project.name,
+                        file.file.display
+                    );
+                }
+            }
+            for finding in &report.findings {
+                assert!(!finding.message.is_empty(), "{}", project.name);
+                assert!(
+                    finding.file.starts_with(&project.path),
+                    "{}: finding about {} outside the project",
+                    project.name,
+                    finding.file.display()
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn session_context_builds_for_every_corpus_bank() {
+    let Some(root) = corpus_root() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let options = ContextOptions {
+        home: Some(home.path().to_path_buf()),
+        include_user_files: false,
+    };
+    let count = |text: &str| tokens::count(Encoding::O200k, text);
+    for project in corpus_projects(&root) {
+        for bank in list_banks(&project) {
+            let context = session_context_with(&project, &bank, &count, &options);
+            let sum: usize = context.pieces.iter().map(|p| p.tokens).sum();
+            assert_eq!(context.total_tokens, sum, "{}", project.name);
+            // Every start-up file is either loaded (possibly through an import) or skipped
+            // with a reason: nothing silently vanishes.
+            let accounted: BTreeSet<&Path> = context
+                .pieces
+                .iter()
+                .map(|p| p.file.as_path())
+                .chain(context.skipped.iter().map(|s| s.file.as_path()))
+                .collect();
+            for file in bank.files.iter().filter(|f| f.load == LoadKind::Startup) {
+                assert!(
+                    accounted.contains(file.path.as_path()),
+                    "{}: start-up file {} neither loaded nor skipped",
+                    project.name,
+                    file.display
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cli_list_check_and_context_over_the_corpus_give_json() {
+    let Some(root) = corpus_root() else { return };
+    let sandbox = Sandbox::new();
+    let root_arg = root.to_str().unwrap();
+    let list = sandbox.run(&["list", "--json", "--root", root_arg]);
+    list.expect_code(0);
+    let list = list.json();
+    assert_eq!(list["schema"], "mbank.list/1");
+    let names: BTreeSet<String> = list["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    let mut wanted = BTreeSet::new();
+    for folder in corpus_folders(&root) {
+        for (rel, _) in expected_for(&folder).projects {
+            wanted.insert(project_name(&folder, rel));
+        }
+    }
+    assert_eq!(names, wanted);
+
+    let check = sandbox.run(&["check", "--json", "--root", root_arg]);
+    assert!(
+        check.code == 0 || check.code == 1,
+        "check exit {}: {}",
+        check.code,
+        check.stderr
+    );
+    let check_json = check.json();
+    assert_eq!(check_json["schema"], "mbank.check/1");
+    assert_eq!(check_json["failed"].as_bool(), Some(check.code == 1));
+
+    for folder in corpus_folders(&root) {
+        let path = root.join(&folder);
+        let context = sandbox.run(&["context", "--json", path.to_str().unwrap()]);
+        context.expect_code(0);
+        let context = context.json();
+        assert_eq!(context["schema"], "mbank.context/1", "{folder}");
+        let banks = context["projects"][0]["banks"].as_array().unwrap();
+        assert_eq!(
+            banks.len(),
+            expected_for(&folder).projects[0].1.len(),
+            "{folder}"
+        );
+    }
+}
