@@ -61,13 +61,7 @@ fn analyze_bounded(project_dir: &Path) -> ProjectReport {
                 Encoding::O200k,
                 TokenCache::in_memory(Encoding::O200k),
             );
-            let report = analyzer.analyze(
-                &project,
-                Depth {
-                    validate: true,
-                    decisions: true,
-                },
-            );
+            let report = analyzer.analyze(&project, Depth::full());
             let options = ContextOptions::default();
             let count = |text: &str| tokens::count(Encoding::O200k, text);
             for bank in list_banks(&project) {
@@ -506,13 +500,7 @@ fn a_bank_folder_vanishing_mid_scan_is_survived() {
             Encoding::O200k,
             TokenCache::in_memory(Encoding::O200k),
         );
-        analyzer.analyze(
-            &project,
-            Depth {
-                validate: true,
-                decisions: true,
-            },
-        )
+        analyzer.analyze(&project, Depth::full())
     });
     assert!(
         report

@@ -352,10 +352,7 @@ fn analysis_with_validation_runs_over_every_corpus_project() {
             Encoding::O200k,
             TokenCache::in_memory(Encoding::O200k),
         );
-        let depth = Depth {
-            validate: true,
-            decisions: true,
-        };
+        let depth = Depth::full();
         for project in corpus_projects(&root) {
             let report = analyzer.analyze(&project, depth);
             assert_eq!(report.banks.len(), project.banks.len(), "{}", project.name);

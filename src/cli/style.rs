@@ -104,6 +104,10 @@ impl Table {
         self.rows.push(cells);
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
     pub fn render(&self, style: &Style) -> String {
         let columns = self.header.len();
         let mut widths = vec![0; columns];
