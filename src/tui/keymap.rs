@@ -467,9 +467,50 @@ impl Keymap {
     }
 }
 
+/// The bindings as a markdown table (where, keys, what), for the README: a test keeps
+/// the README's copy equal to this, so the documented keys are the real ones.
+pub fn markdown_table(keymap: &Keymap) -> String {
+    let mut out = String::from("| where | keys | does |\n|---|---|---|\n");
+    for context in KeyContext::ALL {
+        for binding in keymap.bindings(context) {
+            let keys: Vec<String> = binding
+                .keys
+                .iter()
+                .map(|k| format!("`{}`", k.to_string().replace('|', "\\|")))
+                .collect();
+            out.push_str(&format!(
+                "| {} | {} | {} |\n",
+                context.title(),
+                keys.join(" "),
+                binding.action.describe()
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_readme_documents_exactly_the_default_keys() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+            .expect("README.md");
+        let start =
+            "<!-- keys:start (generated from assets/keymaps/default.toml; a test checks it) -->\n";
+        let end = "<!-- keys:end -->";
+        let expected = markdown_table(&Keymap::load(None, None).unwrap());
+        let documented = readme
+            .split_once(start)
+            .and_then(|(_, rest)| rest.split_once(end))
+            .map(|(table, _)| table);
+        assert_eq!(
+            documented,
+            Some(expected.as_str()),
+            "README.md's key table is out of date; between the markers it should read:\n{start}{expected}{end}"
+        );
+    }
 
     fn chord(text: &str) -> KeyChord {
         KeyChord::parse(text).unwrap()
