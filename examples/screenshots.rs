@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::{Result, WrapErr, eyre};
 use crossterm::event::KeyCode;
 use mbank::core::demo;
-use mbank::tui::app::Message;
+use mbank::tui::Message;
 use mbank::tui::driver::{Driver, DriverOptions};
 use mbank::tui::overlays::Overlay;
 use mbank::tui::svg::{SvgOptions, buffer_to_svg_with};

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use crossterm::event::KeyCode;
 use mbank::core::demo::{self, DemoRoot};
 use mbank::core::tokens::Encoding;
-use mbank::tui::app::{App, Focus, Message, Screen};
+use mbank::tui::Message;
+use mbank::tui::app::{App, Focus, Screen};
 use mbank::tui::driver::{Driver, DriverOptions};
 use mbank::tui::overlays::Overlay;
 

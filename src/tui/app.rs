@@ -16,15 +16,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::core::config::Config;
-use crate::core::context::BankContext;
 use crate::core::model::Project;
-use crate::core::report::ProjectReport;
-use crate::core::tokens::{Encoding, TextStats};
+use crate::core::tokens::Encoding;
 use crate::core::write::{self, Expected};
 
-use super::highlight::{DocId, HighlightCache, HighlightDone, HighlightWorker};
+use super::highlight::{DocId, HighlightCache, HighlightWorker};
 use super::keymap::{Action, KeyChord, KeyContext, Keymap};
-use super::markdown_view::Rendered;
+use super::message::{LoadedFile, Message, SaveError};
 use super::overlays::confirm::{Answer, Confirm, Confirmed};
 use super::overlays::help::Help;
 use super::overlays::{Overlay, conflict};
@@ -33,49 +31,7 @@ use super::panes::{editor, findings, picker, timeline, tree};
 use super::theme::Theme;
 use super::watcher::Watcher;
 use super::widgets;
-use super::workers::{self, AnalysisWorker, BufferCounter, LoadedFile, Outbox, PreviewWorker};
-
-/// Everything the event loop can be told.
-#[derive(Debug)]
-pub enum Message {
-    Key(KeyEvent),
-    Mouse(MouseEvent),
-    Paste(String),
-    Resize,
-    Scanned {
-        generation: u64,
-        projects: Vec<Project>,
-    },
-    Summary {
-        generation: u64,
-        index: usize,
-        total: usize,
-        report: Box<ProjectReport>,
-    },
-    Analyzed {
-        report: Box<ProjectReport>,
-        contexts: Vec<BankContext>,
-    },
-    FileLoaded(LoadedFile),
-    Saved {
-        path: PathBuf,
-        version: u64,
-        text: String,
-        result: Result<String, SaveError>,
-    },
-    BufferCounted {
-        document: u64,
-        version: u64,
-        stats: TextStats,
-    },
-    Highlighted(HighlightDone),
-    PreviewRendered {
-        key: RenderKey,
-        rendered: Box<Rendered>,
-    },
-    FilesChanged(Vec<PathBuf>),
-    WatchProblem(String),
-}
+use super::workers::{self, AnalysisWorker, BufferCounter, Outbox, PreviewWorker};
 
 /// What the right-hand area shows for the open file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,14 +40,6 @@ pub enum ViewMode {
     /// Editor and preview side by side.
     Split,
     Preview,
-}
-
-/// Why a save did not happen.
-#[derive(Debug, Clone)]
-pub enum SaveError {
-    /// The file changed on disk since it was read: nothing was written.
-    Conflict,
-    Other(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,8 +14,9 @@ use ratatui::buffer::Buffer;
 use crate::core::config::Config;
 use crate::core::tokens::{Encoding, TokenCache};
 
-use super::app::{App, Message, Options};
+use super::app::{App, Options};
 use super::keymap::Keymap;
+use super::message::Message;
 use super::panes::tree::RowKind;
 use super::theme::Theme;
 use super::workers::AnalysisWorker;

@@ -9,6 +9,7 @@ pub mod highlight;
 pub mod keymap;
 pub mod list;
 pub mod markdown_view;
+pub mod message;
 pub mod overlays;
 pub mod panes;
 pub mod svg;
@@ -18,5 +19,6 @@ pub mod watcher;
 pub mod widgets;
 pub mod workers;
 
-pub use app::{App, Message, Options};
+pub use app::{App, Options};
+pub use message::Message;
 pub use terminal::{RunMode, run};

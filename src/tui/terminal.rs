@@ -20,7 +20,8 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use super::app::{App, External, Message, Options};
+use super::app::{App, External, Options};
+use super::message::Message;
 
 type Term = Terminal<CrosstermBackend<io::Stdout>>;
 

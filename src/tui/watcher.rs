@@ -8,7 +8,7 @@ use std::time::Duration;
 use notify::RecursiveMode;
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
-use super::app::Message;
+use super::message::Message;
 use super::workers::Outbox;
 
 /// How long writes settle before the UI hears of them.

@@ -16,8 +16,8 @@ use crate::core::report::{Analyzer, Depth, ProjectReport};
 use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 
-use super::app::Message;
 use super::markdown_view;
+use super::message::{LoadedFile, LoadedText, Message};
 use super::panes::preview::RenderKey;
 use super::theme::Theme;
 
@@ -33,24 +33,6 @@ pub fn scan(root: PathBuf, options: ScanOptions, generation: u64, outbox: Outbox
             projects,
         });
     });
-}
-
-/// What a file's editor needs: its text as read, or why it cannot be edited.
-#[derive(Debug, Clone)]
-pub struct LoadedFile {
-    pub path: PathBuf,
-    /// For an Infinity memory: its id inside the store.
-    pub memory_id: Option<String>,
-    pub result: Result<LoadedText, String>,
-}
-
-#[derive(Debug, Clone)]
-pub struct LoadedText {
-    /// The text shown in the editor (an Infinity memory's content).
-    pub text: String,
-    /// Exactly what was read from disk: the write guard compares against it.
-    pub disk_text: String,
-    pub read_only: Option<String>,
 }
 
 /// Reads one file (or one Infinity memory) on a new thread; sends [`Message::FileLoaded`].
