@@ -899,3 +899,55 @@ fn demo_root_works_with_every_read_command() {
     tokens.expect_code(0);
     assert_eq!(tokens.json()["banks"][0]["format"], "conkeeper");
 }
+
+#[test]
+fn list_of_a_large_root_is_complete_and_ordered_and_caches_every_file() {
+    // Over 64 projects, scanning and analysis are shared across threads.
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let mut wanted = Vec::new();
+    for n in 0..90 {
+        let name = format!("p{n:03}");
+        let project = root.path().join(&name);
+        // Different sizes, so each project's figures are its own.
+        for file in 0..(1 + n % 4) {
+            write(
+                &project.join(format!("memory-bank/note{file}.md")),
+                &format!("# Note {file}\n\n{}\n", "word ".repeat(n + 1)),
+            );
+        }
+        wanted.push((name, 1 + n % 4));
+    }
+    let first = sandbox.run(&["list", "--json", "--sort", "name", "--root", s(root.path())]);
+    first.expect_code(0);
+    let json = first.json();
+    let got: Vec<(String, usize)> = json["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["files"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    assert_eq!(got, wanted);
+    for (n, project) in json["projects"].as_array().unwrap().iter().enumerate() {
+        let expected: usize = (0..(1 + n % 4))
+            .map(|file| {
+                tokens::count(
+                    Encoding::O200k,
+                    &format!("# Note {file}\n\n{}\n", "word ".repeat(n + 1)),
+                )
+            })
+            .sum();
+        assert_eq!(project["loaded_tokens"], expected, "p{n:03}");
+    }
+    // Every worker's counts were merged into the one cache: nothing is recounted.
+    let cache = sandbox.cache_dir().join("tokens-o200k_base.bin");
+    let written = fs::metadata(&cache).unwrap().modified().unwrap();
+    let second = sandbox.run(&["list", "--json", "--sort", "name", "--root", s(root.path())]);
+    assert_eq!(second.json()["projects"], json["projects"]);
+    assert_eq!(fs::metadata(&cache).unwrap().modified().unwrap(), written);
+}

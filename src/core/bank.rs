@@ -311,23 +311,21 @@ fn load_rank(load: LoadKind) -> u8 {
 /// Sorts files into read order: layer, then startup before on-demand before never, then
 /// group and name; and numbers them.
 fn sort_read_order(format: Format, files: &mut [MemoryFile]) {
-    files.sort_by(|a, b| {
-        let key = |f: &MemoryFile| {
-            (
-                f.layer.unwrap_or(u8::MAX),
-                load_rank(f.load),
-                f.group.clone().unwrap_or_default(),
-                if format == Format::Infinity {
-                    f.memory
-                        .as_ref()
-                        .map(|m| m.title.to_lowercase())
-                        .unwrap_or_default()
-                } else {
-                    f.display.to_lowercase()
-                },
-            )
-        };
-        key(a).cmp(&key(b))
+    // Keys are built once per file, not twice per comparison.
+    files.sort_by_cached_key(|f| {
+        (
+            f.layer.unwrap_or(u8::MAX),
+            load_rank(f.load),
+            f.group.clone().unwrap_or_default(),
+            if format == Format::Infinity {
+                f.memory
+                    .as_ref()
+                    .map(|m| m.title.to_lowercase())
+                    .unwrap_or_default()
+            } else {
+                f.display.to_lowercase()
+            },
+        )
     });
     for (order, file) in files.iter_mut().enumerate() {
         file.order = order;

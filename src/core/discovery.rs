@@ -359,6 +359,10 @@ impl Walk<'_> {
         if depth >= self.options.depth {
             return;
         }
+        let mut entries = entries;
+        // Real folders claim their place before symlinks to them, so a project is
+        // reported under its own name, not an alias's.
+        entries.sort_by_key(|e| e.file_type.is_some_and(|t| t.is_symlink()));
         for entry in entries {
             let path = dir.join(&entry.name);
             let rel = path.strip_prefix(self.root).unwrap_or(&path);
@@ -431,17 +435,28 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
     if threads < 2 || top.len() < PARALLEL_SCAN_MIN {
         projects.extend(walk.run(top, claimed));
     } else {
-        let mut shares: Vec<Vec<Pending>> = (0..threads).map(|_| Vec::new()).collect();
-        for (index, pending) in top.into_iter().enumerate() {
-            shares[index % threads].push(pending);
-        }
+        // Workers take one top-level folder at a time, so a worker on a busy core does
+        // less instead of holding everyone up.
+        let queue = std::sync::Mutex::new(top);
+        let next = || {
+            queue
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .pop()
+        };
         let found: Vec<Vec<Project>> = std::thread::scope(|scope| {
             let walk = &walk;
-            let handles: Vec<_> = shares
-                .into_iter()
-                .map(|share| {
+            let next = &next;
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
                     let claimed = claimed.clone();
-                    scope.spawn(move || walk.run(share, claimed))
+                    scope.spawn(move || {
+                        let mut found = Vec::new();
+                        while let Some(pending) = next() {
+                            found.extend(walk.run(vec![pending], claimed.clone()));
+                        }
+                        found
+                    })
                 })
                 .collect();
             handles
@@ -535,6 +550,33 @@ mod tests {
             .map(|p| p.name)
             .collect();
         assert_eq!(names, vec!["p".to_string(), "p/nested".to_string()]);
+    }
+
+    #[test]
+    fn large_roots_scanned_in_parallel_find_everything_once() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let mut wanted = Vec::new();
+        for n in 0..150 {
+            let name = format!("p{n:03}");
+            touch(&r.join(&name).join("memory-bank/progress.md"));
+            // Nested projects and plain folders at depth 2 too.
+            if n % 10 == 0 {
+                touch(&r.join(&name).join("sub/memory-bank/progress.md"));
+                wanted.push(format!("{name}/sub"));
+            }
+            touch(&r.join(&name).join("src/main.rs"));
+            wanted.push(name);
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(r.join("p000"), r.join("alias")).unwrap();
+        wanted.sort();
+        // The alias of p000 is not a second project.
+        let names: Vec<String> = scan(r, &ScanOptions::default())
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(names, wanted);
     }
 
     #[cfg(unix)]

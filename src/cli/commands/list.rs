@@ -69,30 +69,51 @@ pub fn ago(epoch: Option<u64>) -> String {
 /// Below this many projects `list` stays on one thread.
 const PARALLEL_MIN_PROJECTS: usize = 64;
 
-/// Rows for every project. Large roots are split across the machine's cores, each share
-/// with its own analyzer and a copy of the token cache; what the shares learned is merged
-/// and saved once.
+/// Projects a worker takes at a time: small enough that a worker slowed down by a busy
+/// core leaves the rest to the others.
+const BATCH: usize = 16;
+
+/// Rows for every project, in input order. Large roots are shared across the machine's
+/// cores: each worker has its own analyzer and copy of the token cache and takes the next
+/// batch of projects when it is done with one; what the workers learned is merged into one
+/// cache and saved once.
 fn rows_of(context: &Context, projects: &[Project]) -> Vec<ProjectRow> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     let encoding = context.encoding;
     let config = &context.config;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let analyze_share = |share: &[Project]| {
+    let workers = if projects.len() < PARALLEL_MIN_PROJECTS {
+        1
+    } else {
+        threads
+    };
+    let next = AtomicUsize::new(0);
+    let work = || {
         let mut analyzer = Analyzer::new(config, encoding, TokenCache::open_default(encoding));
-        let rows: Vec<ProjectRow> = share
-            .iter()
-            .map(|p| row(&analyzer.analyze(p, Depth::default())))
-            .collect();
+        let mut rows = Vec::new();
+        loop {
+            let start = next.fetch_add(BATCH, Ordering::Relaxed);
+            let Some(batch) = projects.get(start..projects.len().min(start + BATCH)) else {
+                break;
+            };
+            if batch.is_empty() {
+                break;
+            }
+            for (offset, project) in batch.iter().enumerate() {
+                rows.push((
+                    start + offset,
+                    row(&analyzer.analyze(project, Depth::default())),
+                ));
+            }
+        }
         (rows, analyzer.cache)
     };
-    let (rows, mut cache) = if threads < 2 || projects.len() < PARALLEL_MIN_PROJECTS {
-        analyze_share(projects)
+    let results: Vec<(Vec<(usize, ProjectRow)>, TokenCache)> = if workers == 1 {
+        vec![work()]
     } else {
-        let share_len = projects.len().div_ceil(threads);
-        let results: Vec<(Vec<ProjectRow>, TokenCache)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = projects
-                .chunks(share_len)
-                .map(|share| scope.spawn(move || analyze_share(share)))
-                .collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
             handles
                 .into_iter()
                 .map(|h| {
@@ -100,23 +121,24 @@ fn rows_of(context: &Context, projects: &[Project]) -> Vec<ProjectRow> {
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                 })
                 .collect()
-        });
-        let mut results = results.into_iter();
-        let (mut rows, mut cache) = results
-            .next()
-            .unwrap_or_else(|| (Vec::new(), TokenCache::in_memory(encoding)));
-        for (more_rows, more_cache) in results {
-            rows.extend(more_rows);
-            cache.absorb(more_cache);
-        }
-        (rows, cache)
+        })
     };
-    if let Err(problem) = cache.save() {
+    let mut indexed = Vec::with_capacity(projects.len());
+    let mut cache: Option<TokenCache> = None;
+    for (rows, worker_cache) in results {
+        indexed.extend(rows);
+        match &mut cache {
+            Some(cache) => cache.absorb(worker_cache),
+            None => cache = Some(worker_cache),
+        }
+    }
+    if let Some(Err(problem)) = cache.as_mut().map(TokenCache::save) {
         eprintln!(
             "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
         );
     }
-    rows
+    indexed.sort_by_key(|(index, _)| *index);
+    indexed.into_iter().map(|(_, row)| row).collect()
 }
 
 pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {

@@ -8,7 +8,7 @@
 //! another version or for another encoding is ignored and the cache starts empty.
 //! Saving writes a temporary file in the same folder and renames it over the old one.
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -131,11 +131,25 @@ impl Hasher for IdentityHasher {
 }
 
 /// Hash of (path, memory id): the map key. Collisions are resolved by comparing both.
+/// FNV-1a over the bytes with a final mix: several times cheaper than SipHash on short
+/// paths, and the map holds no attacker-chosen keys (only this user's file paths).
 fn identity_hash(path: &str, memory_id: Option<&str>) -> u64 {
-    let mut hasher = std::hash::DefaultHasher::new();
-    path.hash(&mut hasher);
-    memory_id.hash(&mut hasher);
-    hasher.finish()
+    const PRIME: u64 = 0x0000_0100_0000_01B3;
+    let mut hash: u64 = 0xCBF2_9CE4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &byte in bytes {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+    };
+    eat(path.as_bytes());
+    if let Some(id) = memory_id {
+        // 0xFF never occurs in UTF-8, so "a" + id "b" differs from path "ab" + no id.
+        eat(&[0xFF]);
+        eat(id.as_bytes());
+    }
+    hash ^= hash >> 29;
+    hash = hash.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    hash ^ (hash >> 32)
 }
 
 /// Token counts remembered across runs for one encoding.
