@@ -126,7 +126,18 @@ fn line_of_key(text: &str, key: &str) -> usize {
 pub fn parse(text: &str, path: &Path) -> Result<Config> {
     let raw: RawConfig = toml::from_str(text).map_err(|e| {
         let line = e.span().map_or(1, |s| line_of_offset(text, s.start));
-        config_error(path, line, e.message())
+        // Name the key when the error points at a `key = value` line (a wrong type).
+        let key = text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .and_then(|l| l.split_once('='))
+            .map(|(key, _)| key.trim().trim_matches('"'))
+            .filter(|key| !key.is_empty() && !key.starts_with('['));
+        let message = match key {
+            Some(key) if !e.message().contains(key) => format!("`{key}`: {}", e.message()),
+            _ => e.message().to_string(),
+        };
+        config_error(path, line, &message)
     })?;
     const TOKENIZERS: [&str; 6] = [
         "o200k",
@@ -307,6 +318,15 @@ active = 2
         assert_eq!(config.budgets.files["activeContext.md"], 800);
         assert_eq!(config.staleness.cadence_days["active"], 2);
         assert!(config.ignore_set.is_match("archive-2024"));
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key_and_line() {
+        let err = parse("theme = \"dark\"\nroot = 5\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("c.toml:2: `root`: "), "{err}");
+        assert!(err.contains("integer"), "{err}");
     }
 
     #[test]

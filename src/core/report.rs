@@ -112,8 +112,15 @@ pub struct ProjectReport {
 }
 
 impl ProjectReport {
+    /// Each format once, in bank order (a project may hold two banks of one format).
     pub fn formats(&self) -> Vec<Format> {
-        self.banks.iter().map(|b| b.format).collect()
+        let mut formats: Vec<Format> = Vec::with_capacity(self.banks.len());
+        for bank in &self.banks {
+            if !formats.contains(&bank.format) {
+                formats.push(bank.format);
+            }
+        }
+        formats
     }
 
     pub fn file_count(&self) -> usize {

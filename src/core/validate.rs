@@ -974,10 +974,14 @@ fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fin
                 path,
                 Some(first),
                 format!(
-                    "{} line{} still hold template placeholders like [Task 1] or [Date] \
+                    "{} still hold{} template placeholders like [Task 1] or [Date] \
                      (first on line {first})",
-                    lines.len(),
-                    if lines.len() == 1 { "" } else { "s" }
+                    if lines.len() == 1 {
+                        "1 line".to_string()
+                    } else {
+                        format!("{} lines", lines.len())
+                    },
+                    if lines.len() == 1 { "s" } else { "" }
                 ),
             ));
         }

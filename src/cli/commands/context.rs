@@ -142,14 +142,14 @@ pub fn run(
                 "   {} {} tokens ({})\n",
                 style.bold("bank total:"),
                 thousands(bank.total_tokens as u64),
-                encoding.label()
+                encoding.id()
             );
         }
         println!(
             "{} {} tokens at session start ({})\n",
             style.bold(&format!("{} total:", project.name)),
             thousands(project.total_tokens as u64),
-            encoding.label()
+            encoding.id()
         );
     }
     Ok(0)
