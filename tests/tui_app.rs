@@ -797,3 +797,24 @@ fn the_open_file_replaced_by_temp_file_and_rename_reloads() {
     });
     assert!(!h.app.editor.is_dirty());
 }
+
+#[test]
+fn what_an_agent_would_cut_off_is_shown_under_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("big-agents");
+    std::fs::create_dir_all(&project).unwrap();
+    // Codex stops reading AGENTS.md at 32 KiB: 40 KB of rules lose their tail.
+    let mut text = String::from("# Agent rules\n\n");
+    while text.len() < 40 * 1024 {
+        text.push_str("- Keep every handler small, typed and tested before merging it.\n");
+    }
+    std::fs::write(project.join("AGENTS.md"), text).unwrap();
+    let mut h = harness(dir.path(), false);
+    h.open_project("big-agents");
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains('✂'))
+        .unwrap_or_else(|| panic!("no cut-off row:\n{screen}"));
+    assert!(row.contains("cut off"), "{row}");
+}
