@@ -66,6 +66,11 @@ pub struct ReviewOptions {
     pub home: Option<PathBuf>,
     /// Extra environment for every git command (tests pin identity and config here).
     pub git_env: Vec<(OsString, OsString)>,
+    /// Where snapshots live instead of `paths::data_dir()` (tests).
+    pub data_dir: Option<PathBuf>,
+    /// Read and save token figures in the on-disk cache (the CLI does); otherwise a
+    /// cache in memory only.
+    pub disk_token_cache: bool,
 }
 
 /// What a review compares against.
@@ -399,7 +404,7 @@ impl ReviewSession {
                 repo,
                 env: options.git_env.clone(),
             }),
-            None => Store::Snapshot(Snapshot::open(&project.path)?),
+            None => Store::Snapshot(Snapshot::open(&project.path, options.data_dir.as_deref())?),
         };
         Ok(ReviewSession {
             project: project.clone(),
@@ -716,7 +721,11 @@ impl ReviewSession {
         problems: &mut Vec<String>,
     ) {
         let encoding = self.options.encoding;
-        let mut cache = TokenCache::open_default(encoding);
+        let mut cache = if self.options.disk_token_cache {
+            TokenCache::open_default(encoding)
+        } else {
+            TokenCache::in_memory(encoding)
+        };
         let mut by_bank: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for (i, file) in files.iter().enumerate() {
             if file.error.is_none()

@@ -252,8 +252,8 @@ fn expected_of(text: Option<&str>) -> Expected {
 
 impl Snapshot {
     /// The snapshot folder of a project: `<data dir>/snapshots/<hash of its path>/`.
-    pub(crate) fn folder_for(project: &Path) -> Result<PathBuf> {
-        let data = crate::core::paths::data_dir().ok_or_else(|| {
+    pub(crate) fn folder_for(project: &Path, data_dir: Option<&Path>) -> Result<PathBuf> {
+        let data = data_dir.map(Path::to_path_buf).or_else(crate::core::paths::data_dir).ok_or_else(|| {
             CoreError::Config(
                 "no data folder for review snapshots (set MBANK_DATA_DIR or HOME)".into(),
             )
@@ -263,8 +263,8 @@ impl Snapshot {
         Ok(data.join("snapshots").join(format!("{hash:016x}")))
     }
 
-    pub(crate) fn open(project: &Path) -> Result<Snapshot> {
-        let dir = Self::folder_for(project)?;
+    pub(crate) fn open(project: &Path, data_dir: Option<&Path>) -> Result<Snapshot> {
+        let dir = Self::folder_for(project, data_dir)?;
         let manifest_path = dir.join("manifest.json");
         let manifest_text = read_optional(&manifest_path)?;
         let manifest = match &manifest_text {
