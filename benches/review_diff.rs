@@ -78,7 +78,8 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("peer_similar_line_diff_1MB", |b| {
         b.iter(|| {
-            let diff = similar::TextDiff::from_lines(black_box(old.as_str()), black_box(new.as_str()));
+            let diff =
+                similar::TextDiff::from_lines(black_box(old.as_str()), black_box(new.as_str()));
             black_box(diff.grouped_ops(3).len())
         })
     });

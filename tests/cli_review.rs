@@ -79,8 +79,14 @@ impl Env {
     /// A project `shop` in git with a committed Cline bank.
     fn git_project(&self) -> PathBuf {
         let project = self.root().join("shop");
-        write(&project.join("memory-bank/activeContext.md"), "# Active\n\nCheckout.\n");
-        write(&project.join("memory-bank/progress.md"), "# Progress\n\n- Cart\n");
+        write(
+            &project.join("memory-bank/activeContext.md"),
+            "# Active\n\nCheckout.\n",
+        );
+        write(
+            &project.join("memory-bank/progress.md"),
+            "# Progress\n\n- Cart\n",
+        );
         self.git(&project, &["init", "-q", "-b", "main"]);
         self.git(&project, &["add", "-A"]);
         self.git(&project, &["commit", "-q", "-m", "start"]);
@@ -107,7 +113,11 @@ fn nothing_changed_exits_zero() {
     let project = env.git_project();
     let out = env.mbank(&["review", project.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("no memory changes"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("no memory changes"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -137,12 +147,19 @@ fn signals_fail_at_the_threshold() {
     );
     let path = project.to_str().unwrap();
     // A placeholder is a warning: fails by default and with --fail-on info …
-    for args in [vec!["review", path], vec!["review", path, "--fail-on", "info"]] {
+    for args in [
+        vec!["review", path],
+        vec!["review", path, "--fail-on", "info"],
+    ] {
         let out = env.mbank(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stdout(&out));
     }
     let out = env.mbank(&["review", path]);
-    assert!(stdout(&out).contains("[placeholder-added]"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("[placeholder-added]"),
+        "{}",
+        stdout(&out)
+    );
     assert!(stdout(&out).contains("FAIL"));
     // … but not when only errors fail.
     let out = env.mbank(&["review", path, "--fail-on", "error"]);
@@ -180,7 +197,10 @@ fn json_follows_the_schema() {
     assert_eq!(file["display"], "memory-bank/progress.md");
     assert_eq!(file["change"], "modified");
     assert_eq!(file["role"], "progress");
-    assert_eq!((file["added"].as_u64(), file["removed"].as_u64()), (Some(1), Some(0)));
+    assert_eq!(
+        (file["added"].as_u64(), file["removed"].as_u64()),
+        (Some(1), Some(0))
+    );
     assert_eq!(file["pending_hunks"], 1);
     assert!(file["token_delta"].as_i64().unwrap() > 0);
     let signal = &file["signals"][0];
@@ -208,7 +228,10 @@ fn works_as_a_pre_commit_hook_from_the_repository_root() {
 fn mark_reviewed_outside_git() {
     let env = Env::new();
     let project = env.root().join("notes");
-    write(&project.join("memory-bank/progress.md"), "# Progress\n\n- Cart\n");
+    write(
+        &project.join("memory-bank/progress.md"),
+        "# Progress\n\n- Cart\n",
+    );
     if Command::new("git")
         .args(["rev-parse", "--git-dir"])
         .current_dir(&project)
@@ -232,14 +255,22 @@ fn mark_reviewed_outside_git() {
     assert!(env.home().join("data/snapshots").is_dir());
     let out = env.mbank(&["review", path]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("no memory changes"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("no memory changes"),
+        "{}",
+        stdout(&out)
+    );
 
     write(
         &project.join("memory-bank/progress.md"),
         "# Progress\n\n- Cart\n- Till\n",
     );
     let out = env.mbank(&["review", path]);
-    assert!(stdout(&out).contains("M memory-bank/progress.md  +1 -0"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("M memory-bank/progress.md  +1 -0"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

@@ -151,7 +151,10 @@ fn codes(file: &FileReview) -> Vec<&'static str> {
 #[test]
 fn agent_edits_are_listed_with_kinds_counts_and_signals() {
     let repo = Repo::new();
-    repo.write("memory-bank/progress.md", &format!("{PROGRESS}- Shipping\n"));
+    repo.write(
+        "memory-bank/progress.md",
+        &format!("{PROGRESS}- Shipping\n"),
+    );
     repo.write(
         "memory-bank/activeContext.md",
         "# Active Context\n\nRewritten by the agent.\n",
@@ -169,7 +172,10 @@ fn agent_edits_are_listed_with_kinds_counts_and_signals() {
         repo.dir.join("memory-bank/patterns.md"),
     )
     .unwrap();
-    repo.write("memory-bank/projectbrief.md", "# Project Brief\n\nA coffee shop.\n");
+    repo.write(
+        "memory-bank/projectbrief.md",
+        "# Project Brief\n\nA coffee shop.\n",
+    );
     repo.write("src/lib.rs", "pub fn b() {}\n");
     repo.write("notes.txt", "not memory\n");
 
@@ -327,7 +333,10 @@ fn undo_restores_index_and_work_tree() {
 #[test]
 fn a_stale_review_is_refused_and_nothing_is_written() {
     let repo = Repo::new();
-    repo.write("memory-bank/progress.md", &format!("{PROGRESS}- Shipping\n"));
+    repo.write(
+        "memory-bank/progress.md",
+        &format!("{PROGRESS}- Shipping\n"),
+    );
     let mut session = repo.session();
     let review = session.review().unwrap();
     let progress = file(&review, "memory-bank/progress.md");
@@ -339,7 +348,10 @@ fn a_stale_review_is_refused_and_nothing_is_written() {
         session.accept_hunk(progress, hunk),
         session.reject_hunk(progress, hunk),
     ] {
-        assert!(matches!(result, Err(CoreError::Conflict { .. })), "{result:?}");
+        assert!(
+            matches!(result, Err(CoreError::Conflict { .. })),
+            "{result:?}"
+        );
     }
     assert_eq!(repo.read("memory-bank/progress.md").unwrap(), newer);
     assert_eq!(repo.staged("memory-bank/progress.md").unwrap(), PROGRESS);
@@ -347,7 +359,10 @@ fn a_stale_review_is_refused_and_nothing_is_written() {
     let fresh = session.refresh_file(&progress.path).unwrap().unwrap();
     repo.git(&["add", "memory-bank/progress.md"]);
     let result = session.accept_hunk(&fresh, fresh.diff.hunks[0].id);
-    assert!(matches!(result, Err(CoreError::Conflict { .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(CoreError::Conflict { .. })),
+        "{result:?}"
+    );
 }
 
 #[test]
@@ -440,7 +455,10 @@ fn a_commit_holds_accepted_memory_files_only() {
         "memory-bank/decisionLog.md",
         &format!("{LOG}\n## 2025-03-01 - Add caching\n\nFaster pages.\n"),
     );
-    repo.write("memory-bank/progress.md", &format!("{PROGRESS}- Shipping\n"));
+    repo.write(
+        "memory-bank/progress.md",
+        &format!("{PROGRESS}- Shipping\n"),
+    );
     // Someone else's work: one staged, one unstaged change outside the bank.
     repo.write("src/staged.rs", "pub fn staged() {}\n");
     repo.git(&["add", "src/staged.rs"]);
@@ -451,12 +469,21 @@ fn a_commit_holds_accepted_memory_files_only() {
     let log = file(&review, "memory-bank/decisionLog.md");
     session.accept_file(log).unwrap();
     let message = session.commit_message().unwrap();
-    assert!(message.starts_with("memory: update decisionLog.md\n"), "{message}");
-    assert!(message.contains("Decisions added:\n- Add caching (2025-03-01)"), "{message}");
+    assert!(
+        message.starts_with("memory: update decisionLog.md\n"),
+        "{message}"
+    );
+    assert!(
+        message.contains("Decisions added:\n- Add caching (2025-03-01)"),
+        "{message}"
+    );
     assert!(!message.contains("progress.md"), "{message}");
 
     let outcome = session.commit(&message).unwrap();
-    assert_eq!(outcome.files, vec!["memory-bank/decisionLog.md".to_string()]);
+    assert_eq!(
+        outcome.files,
+        vec!["memory-bank/decisionLog.md".to_string()]
+    );
     let committed = repo.git(&["show", "--name-only", "--format=%s", "HEAD"]);
     assert_eq!(
         committed.trim(),
@@ -492,7 +519,10 @@ fn accept_progress(session: &mut ReviewSession) {
 fn commit_refuses_a_detached_head() {
     let repo = Repo::new();
     repo.git(&["checkout", "-q", "--detach"]);
-    repo.write("memory-bank/progress.md", &format!("{PROGRESS}- Shipping\n"));
+    repo.write(
+        "memory-bank/progress.md",
+        &format!("{PROGRESS}- Shipping\n"),
+    );
     let mut session = repo.session();
     accept_progress(&mut session);
     let err = session.commit("memory").unwrap_err();
@@ -512,7 +542,10 @@ fn commit_refuses_a_merge_in_progress() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "main"]);
     repo.git(&["merge", "-q", "--no-ff", "--no-commit", "other"]);
-    repo.write("memory-bank/progress.md", &format!("{PROGRESS}- Shipping\n"));
+    repo.write(
+        "memory-bank/progress.md",
+        &format!("{PROGRESS}- Shipping\n"),
+    );
     let mut session = repo.session();
     accept_progress(&mut session);
     let err = session.commit("memory").unwrap_err();
@@ -522,11 +555,16 @@ fn commit_refuses_a_merge_in_progress() {
 #[test]
 fn commit_refuses_without_an_identity() {
     let repo = Repo::new();
-    repo.write("memory-bank/progress.md", &format!("{PROGRESS}- Shipping\n"));
+    repo.write(
+        "memory-bank/progress.md",
+        &format!("{PROGRESS}- Shipping\n"),
+    );
     let env: Vec<(OsString, OsString)> = repo
         .env()
         .into_iter()
-        .filter(|(k, _)| !k.to_string_lossy().ends_with("_NAME") && !k.to_string_lossy().ends_with("_EMAIL"))
+        .filter(|(k, _)| {
+            !k.to_string_lossy().ends_with("_NAME") && !k.to_string_lossy().ends_with("_EMAIL")
+        })
         .chain([
             ("GIT_CONFIG_COUNT".into(), "1".into()),
             ("GIT_CONFIG_KEY_0".into(), "user.useConfigOnly".into()),
@@ -549,9 +587,16 @@ fn a_failing_hook_is_reported_with_its_output() {
     let repo = Repo::new();
     let hook = repo.dir.join(".git/hooks/pre-commit");
     fs::create_dir_all(hook.parent().unwrap()).unwrap();
-    fs::write(&hook, "#!/bin/sh\necho 'memory needs a ticket number' >&2\nexit 1\n").unwrap();
+    fs::write(
+        &hook,
+        "#!/bin/sh\necho 'memory needs a ticket number' >&2\nexit 1\n",
+    )
+    .unwrap();
     fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
-    repo.write("memory-bank/progress.md", &format!("{PROGRESS}- Shipping\n"));
+    repo.write(
+        "memory-bank/progress.md",
+        &format!("{PROGRESS}- Shipping\n"),
+    );
     let mut session = repo.session();
     accept_progress(&mut session);
     match session.commit("memory") {
@@ -569,7 +614,10 @@ fn a_bank_in_a_subfolder_of_the_repository_is_reviewed() {
     repo.write("apps/web/memory-bank/progress.md", PROGRESS);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "web"]);
-    repo.write("apps/web/memory-bank/progress.md", &format!("{PROGRESS}- Web\n"));
+    repo.write(
+        "apps/web/memory-bank/progress.md",
+        &format!("{PROGRESS}- Web\n"),
+    );
     let web = repo.dir.join("apps/web");
     let project = discovery::project_at(&web, "web".into()).unwrap();
     let mut session = ReviewSession::open(

@@ -90,7 +90,11 @@ fn the_snapshot_flow_end_to_end() {
     assert!(review.is_empty());
     assert!(matches!(
         review.baseline,
-        Baseline::Snapshot { exists: true, reviewed_at: Some(_), .. }
+        Baseline::Snapshot {
+            exists: true,
+            reviewed_at: Some(_),
+            ..
+        }
     ));
 
     // The agent edits two places of progress, and adds a file.
@@ -144,7 +148,9 @@ fn the_snapshot_flow_end_to_end() {
     assert_eq!(review.files[0].diff.hunks.len(), 2);
 
     // Reject the new file: confirmation first, then it is gone.
-    let new = review.file(&bank.project.join("memory-bank/techContext.md")).unwrap();
+    let new = review
+        .file(&bank.project.join("memory-bank/techContext.md"))
+        .unwrap();
     assert!(matches!(
         session.reject_file(new, false).unwrap(),
         RejectOutcome::NeedsConfirmation(_)
@@ -155,7 +161,11 @@ fn the_snapshot_flow_end_to_end() {
     // Mark reviewed takes the current state whole.
     session.mark_reviewed().unwrap();
     assert!(session.review().unwrap().is_empty());
-    assert_eq!(snapshot_copy_count(&bank.data()), 2, "old generation removed");
+    assert_eq!(
+        snapshot_copy_count(&bank.data()),
+        2,
+        "old generation removed"
+    );
 
     // A deleted file is restored from the snapshot by rejecting it.
     fs::remove_file(bank.project.join("memory-bank/activeContext.md")).unwrap();

@@ -65,11 +65,21 @@ pub(crate) fn accepted(
     project: &Path,
     classify: impl Fn(&Path) -> Option<Role>,
 ) -> Result<Vec<Accepted>> {
-    let mut args = git::os(&["diff", "--cached", "--name-only", "-z", "--no-renames", "--"]);
+    let mut args = git::os(&[
+        "diff",
+        "--cached",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--",
+    ]);
     args.push(git.repo.root_relative_base());
     let out = git.run(&args)?;
     if !out.success {
-        return Err(CoreError::Git(format!("git diff --cached failed: {}", out.stderr)));
+        return Err(CoreError::Git(format!(
+            "git diff --cached failed: {}",
+            out.stderr
+        )));
     }
     let mut found = Vec::new();
     for name in out.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
@@ -117,7 +127,10 @@ pub(crate) fn summary(git: &Git, accepted: &[Accepted]) -> Result<String> {
             (_, None) => 'D',
             _ => 'M',
         };
-        files.push(format!("- {letter} {} (+{} -{})", a.display, diff.added, diff.removed));
+        files.push(format!(
+            "- {letter} {} (+{} -{})",
+            a.display, diff.added, diff.removed
+        ));
         if a.role.is_decision_log() {
             let before = decisions::parse_file(&a.path, a.role, old.as_deref().unwrap_or(""));
             let after = decisions::parse_file(&a.path, a.role, new.as_deref().unwrap_or(""));
@@ -131,7 +144,10 @@ pub(crate) fn summary(git: &Git, accepted: &[Accepted]) -> Result<String> {
     }
     let mut message = format!("{title}\n\nFiles:\n{}\n", files.join("\n"));
     if !added_decisions.is_empty() {
-        message.push_str(&format!("\nDecisions added:\n{}\n", added_decisions.join("\n")));
+        message.push_str(&format!(
+            "\nDecisions added:\n{}\n",
+            added_decisions.join("\n")
+        ));
     }
     Ok(message)
 }
@@ -139,7 +155,10 @@ pub(crate) fn summary(git: &Git, accepted: &[Accepted]) -> Result<String> {
 fn git_dir(git: &Git) -> Result<PathBuf> {
     let out = git.run(&git::os(&["rev-parse", "--absolute-git-dir"]))?;
     if !out.success {
-        return Err(CoreError::Git(format!("git rev-parse failed: {}", out.stderr)));
+        return Err(CoreError::Git(format!(
+            "git rev-parse failed: {}",
+            out.stderr
+        )));
     }
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
@@ -199,7 +218,10 @@ pub(crate) fn commit(
         .tempdir_in(&dir)
         .map_err(|e| CoreError::io(&dir, e))?;
     let index_file = temp.path().join("index");
-    let env = [(OsString::from("GIT_INDEX_FILE"), index_file.into_os_string())];
+    let env = [(
+        OsString::from("GIT_INDEX_FILE"),
+        index_file.into_os_string(),
+    )];
     let has_head = git
         .run(&git::os(&["rev-parse", "-q", "--verify", "HEAD"]))?
         .success;

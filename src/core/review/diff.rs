@@ -311,7 +311,10 @@ fn highlight_words(removed: &mut DiffLine, added: &mut DiffLine) {
     }
     let old_ranges = word_ranges(&removed.text);
     let new_ranges = word_ranges(&added.text);
-    let old_words: Vec<&str> = old_ranges.iter().map(|r| &removed.text[r.clone()]).collect();
+    let old_words: Vec<&str> = old_ranges
+        .iter()
+        .map(|r| &removed.text[r.clone()])
+        .collect();
     let new_words: Vec<&str> = new_ranges.iter().map(|r| &added.text[r.clone()]).collect();
     let ops = similar::capture_diff_slices(Algorithm::Myers, &old_words, &new_words);
     let mut old_changed = Vec::new();
@@ -374,7 +377,9 @@ pub fn apply_to_old(old: &str, new: &str, hunk: &Hunk, selection: &Selection) ->
     let new_lines = split_lines(new);
     let range = hunk.old.indices();
     let mut out = String::with_capacity(old.len() + new.len() / 8);
-    old_lines[..range.start].iter().for_each(|l| out.push_str(l));
+    old_lines[..range.start]
+        .iter()
+        .for_each(|l| out.push_str(l));
     for (index, diff_line) in hunk.lines.iter().enumerate() {
         match (diff_line.kind, diff_line.old_line, diff_line.new_line) {
             (LineKind::Context, Some(o), _) => out.push_str(old_lines[o - 1]),
@@ -397,7 +402,9 @@ pub fn revert_in_new(old: &str, new: &str, hunk: &Hunk, selection: &Selection) -
     let new_lines = split_lines(new);
     let range = hunk.new.indices();
     let mut out = String::with_capacity(new.len() + old.len() / 8);
-    new_lines[..range.start].iter().for_each(|l| out.push_str(l));
+    new_lines[..range.start]
+        .iter()
+        .for_each(|l| out.push_str(l));
     for (index, diff_line) in hunk.lines.iter().enumerate() {
         match (diff_line.kind, diff_line.old_line, diff_line.new_line) {
             (LineKind::Context, _, Some(n)) => out.push_str(new_lines[n - 1]),
@@ -487,7 +494,10 @@ mod tests {
                 .unwrap()
         };
         let three = Selection::Lines(vec![index_of(LineKind::Added, "three")]);
-        assert_eq!(apply_to_old(old, new, hunk, &three), "# Log\n\none\ntwo\nthree\n");
+        assert_eq!(
+            apply_to_old(old, new, hunk, &three),
+            "# Log\n\none\ntwo\nthree\n"
+        );
         assert_eq!(revert_in_new(old, new, hunk, &three), "# Log\n\nONE\ntwo\n");
         let drop_one = Selection::Lines(vec![index_of(LineKind::Removed, "one")]);
         assert_eq!(apply_to_old(old, new, hunk, &drop_one), "# Log\n\ntwo\n");

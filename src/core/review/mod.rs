@@ -338,7 +338,10 @@ fn place_unlisted(bank: &Bank, path: &Path) -> Option<Role> {
             name == main
                 || name == local
                 || ((first == ".claude" || first == ".beans")
-                    && rel.components().nth(1).is_some_and(|c| c.as_os_str() == "rules"))
+                    && rel
+                        .components()
+                        .nth(1)
+                        .is_some_and(|c| c.as_os_str() == "rules"))
         }
     };
     keeps.then(|| {
@@ -361,7 +364,11 @@ impl Listing {
         let mut places = HashMap::new();
         for (b, bank) in banks.iter().enumerate() {
             for (f, file) in bank.files.iter().enumerate() {
-                let role = if file.is_virtual() { Role::Other } else { file.role };
+                let role = if file.is_virtual() {
+                    Role::Other
+                } else {
+                    file.role
+                };
                 places.entry(file.path.clone()).or_insert(Placement {
                     bank: b,
                     file: (!file.is_virtual()).then_some(f),
@@ -387,6 +394,9 @@ impl Listing {
         })
     }
 }
+
+/// A changed path as found: where it sits and its texts (or why they cannot be read).
+type Found = (PathBuf, Placement, std::result::Result<Texts, String>);
 
 /// The three texts of one path.
 struct Texts {
@@ -425,7 +435,12 @@ impl ReviewSession {
     fn baseline(&self) -> Result<Baseline> {
         Ok(match &self.store {
             Store::Git(git) => {
-                let out = git.run(&crate::core::git::os(&["rev-parse", "-q", "--verify", "HEAD"]))?;
+                let out = git.run(&crate::core::git::os(&[
+                    "rev-parse",
+                    "-q",
+                    "--verify",
+                    "HEAD",
+                ]))?;
                 Baseline::Git {
                     head: out
                         .success
@@ -516,7 +531,7 @@ impl ReviewSession {
         for file in &mut files {
             attach_signals_to_hunks(file);
         }
-        let banks = bank_totals(&listing, &files, &self.project);
+        let banks = bank_totals(&listing, &files);
         Ok(Review {
             project: self.project.path.clone(),
             baseline: self.baseline()?,
@@ -545,10 +560,7 @@ impl ReviewSession {
     }
 
     /// Pairs deleted and added files with similar content into renames, then builds each.
-    fn pair_and_build(
-        &self,
-        raw: Vec<(PathBuf, Placement, std::result::Result<Texts, String>)>,
-    ) -> Vec<FileReview> {
+    fn pair_and_build(&self, raw: Vec<Found>) -> Vec<FileReview> {
         let mut deleted: Vec<usize> = Vec::new();
         let mut added: Vec<usize> = Vec::new();
         for (i, (_, _, texts)) in raw.iter().enumerate() {
@@ -583,8 +595,7 @@ impl ReviewSession {
                 renamed.insert(a, d);
             }
         }
-        let mut slots: Vec<Option<(PathBuf, Placement, std::result::Result<Texts, String>)>> =
-            raw.into_iter().map(Some).collect();
+        let mut slots: Vec<Option<Found>> = raw.into_iter().map(Some).collect();
         let mut files = Vec::new();
         for i in 0..slots.len() {
             if used.contains(&i) {
@@ -670,7 +681,11 @@ impl ReviewSession {
             diff_texts(old, accepted.as_deref().unwrap_or(""))
         };
         let display = rel_string(&self.project.path, &path);
-        let home = self.options.home.clone().or_else(crate::core::paths::home_dir);
+        let home = self
+            .options
+            .home
+            .clone()
+            .or_else(crate::core::paths::home_dir);
         let mut found = signals::content_signals(&signals::ChangeContext {
             project: &self.project.path,
             path: &path,
@@ -703,7 +718,9 @@ impl ReviewSession {
             removed: full.removed,
             accepted_added: staged.added,
             accepted_removed: staged.removed,
-            tokens_before: measure_of(baseline.as_deref(), encoding).tokens.unwrap_or(0),
+            tokens_before: measure_of(baseline.as_deref(), encoding)
+                .tokens
+                .unwrap_or(0),
             tokens_after: measure_of(current.as_deref(), encoding).tokens.unwrap_or(0),
             diff: pending,
             baseline,
@@ -785,7 +802,9 @@ fn conkeeper_preset(bank: &Bank) -> Option<String> {
         return None;
     }
     let text = text::read_text_limited(&bank.root.join(".memory-config.md"), 256 * 1024).ok()?;
-    crate::core::validate::parse_memory_config(&text).0.token_budget
+    crate::core::validate::parse_memory_config(&text)
+        .0
+        .token_budget
 }
 
 /// Points each signal at the pending hunk it comes from: the hunk that adds its line,
@@ -826,7 +845,7 @@ fn attach_signals_to_hunks(file: &mut FileReview) {
     }
 }
 
-fn bank_totals(listing: &Listing, files: &[FileReview], project: &Project) -> Vec<BankTotals> {
+fn bank_totals(listing: &Listing, files: &[FileReview]) -> Vec<BankTotals> {
     let mut totals: BTreeMap<usize, BankTotals> = BTreeMap::new();
     for file in files {
         let Some(place) = listing.place(&file.path) else {
@@ -848,7 +867,6 @@ fn bank_totals(listing: &Listing, files: &[FileReview], project: &Project) -> Ve
         entry.tokens_before += file.tokens_before;
         entry.tokens_after += file.tokens_after;
     }
-    let _ = project;
     totals.into_values().collect()
 }
 
@@ -918,7 +936,12 @@ impl ReviewSession {
         })
     }
 
-    fn restore_accepted(&mut self, path: &Path, expect: &AcceptedState, to: &AcceptedState) -> Result<()> {
+    fn restore_accepted(
+        &mut self,
+        path: &Path,
+        expect: &AcceptedState,
+        to: &AcceptedState,
+    ) -> Result<()> {
         if self.accepted_state(path)? != *expect {
             return Err(CoreError::Conflict {
                 path: path.to_path_buf(),
@@ -1116,7 +1139,11 @@ impl ReviewSession {
                     return Err(CoreError::Conflict { path: from.clone() });
                 }
                 steps.push(Self::write_worktree(from, None, baseline)?);
-                steps.push(Self::write_worktree(&file.path, file.current.as_deref(), None)?);
+                steps.push(Self::write_worktree(
+                    &file.path,
+                    file.current.as_deref(),
+                    None,
+                )?);
                 let state = self.accepted_state(from)?;
                 let from_accepted = self.accepted_text(from, &state)?;
                 if from_accepted.as_deref() != baseline {
@@ -1130,10 +1157,18 @@ impl ReviewSession {
             }
             None => {
                 if file.current.as_deref() != baseline {
-                    steps.push(Self::write_worktree(&file.path, file.current.as_deref(), baseline)?);
+                    steps.push(Self::write_worktree(
+                        &file.path,
+                        file.current.as_deref(),
+                        baseline,
+                    )?);
                 }
                 if file.accepted.as_deref() != baseline {
-                    steps.push(self.set_accepted(&file.path, file.accepted.as_deref(), baseline)?);
+                    steps.push(self.set_accepted(
+                        &file.path,
+                        file.accepted.as_deref(),
+                        baseline,
+                    )?);
                 }
             }
         }

@@ -230,12 +230,17 @@ fn decision_signals(change: &ChangeContext<'_>) -> Vec<Signal> {
             // Point at the first changed line inside the entry, so the hunk is found.
             let changed_line = change.diff.hunks.iter().flat_map(|h| &h.lines).find(|l| {
                 (l.kind == LineKind::Added
-                    && l.new_line.is_some_and(|n| n >= after.line && n <= after.end_line))
+                    && l.new_line
+                        .is_some_and(|n| n >= after.line && n <= after.end_line))
                     || (l.kind == LineKind::Removed
-                        && l.old_line.is_some_and(|o| o >= before.line && o <= before.end_line))
+                        && l.old_line
+                            .is_some_and(|o| o >= before.line && o <= before.end_line))
             });
             let (old_line, new_line) = match changed_line {
-                Some(l) => (l.old_line.unwrap_or(before.line), l.new_line.unwrap_or(after.line)),
+                Some(l) => (
+                    l.old_line.unwrap_or(before.line),
+                    l.new_line.unwrap_or(after.line),
+                ),
                 None => (before.line, after.line),
             };
             out.push(
@@ -267,28 +272,30 @@ fn import_signals(
         if !added.contains(&import.line) {
             continue;
         }
-        let (severity, code, where_to) = match imports::resolve(change.path, &import.target, &policy)
-        {
-            Resolution::Outside(path) => (
-                Severity::Warning,
-                "import-outside-project",
-                path.display().to_string(),
-            ),
-            Resolution::Sensitive(path) => {
-                (Severity::Error, "import-sensitive", path.display().to_string())
-            }
-            Resolution::Missing(path)
-                if !path.starts_with(&project)
-                    && !policy.allowed_roots.iter().any(|r| path.starts_with(r)) =>
-            {
-                (
+        let (severity, code, where_to) =
+            match imports::resolve(change.path, &import.target, &policy) {
+                Resolution::Outside(path) => (
                     Severity::Warning,
                     "import-outside-project",
                     path.display().to_string(),
-                )
-            }
-            _ => continue,
-        };
+                ),
+                Resolution::Sensitive(path) => (
+                    Severity::Error,
+                    "import-sensitive",
+                    path.display().to_string(),
+                ),
+                Resolution::Missing(path)
+                    if !path.starts_with(&project)
+                        && !policy.allowed_roots.iter().any(|r| path.starts_with(r)) =>
+                {
+                    (
+                        Severity::Warning,
+                        "import-outside-project",
+                        path.display().to_string(),
+                    )
+                }
+                _ => continue,
+            };
         out.push(
             Signal::new(
                 severity,
@@ -316,9 +323,18 @@ fn regex(pattern: &str) -> Regex {
 /// match names the line.
 static TOKEN_PATTERNS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     [
-        ("a private key block", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
-        ("an AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-        ("a GitHub token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b"),
+        (
+            "a private key block",
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
+        ),
+        (
+            "an AWS access key id",
+            r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        ),
+        (
+            "a GitHub token",
+            r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b",
+        ),
         ("a GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{50,}\b"),
         ("a GitLab token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
         ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
@@ -326,8 +342,14 @@ static TOKEN_PATTERNS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
             "a Slack webhook",
             r"https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]{16,}",
         ),
-        ("a Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}\b"),
-        ("an Anthropic API key", r"\bsk-ant-[A-Za-z0-9]+-[A-Za-z0-9_\-]{20,}"),
+        (
+            "a Stripe key",
+            r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}\b",
+        ),
+        (
+            "an Anthropic API key",
+            r"\bsk-ant-[A-Za-z0-9]+-[A-Za-z0-9_\-]{20,}",
+        ),
         (
             "an OpenAI API key",
             r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
@@ -350,16 +372,29 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// `scheme://user:password@host`.
-static CONNECTION: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@[^\s/@]+")
-});
+static CONNECTION: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@[^\s/@]+"));
 
 /// Example and template values that are not secrets.
 fn is_placeholder_value(value: &str) -> bool {
     let lower = value.to_lowercase();
     const MARKERS: [&str; 16] = [
-        "example", "placeholder", "your", "xxxx", "changeme", "change_me", "dummy", "redacted",
-        "sample", "<", "${", "{{", "***", "...", "env(", "process.env",
+        "example",
+        "placeholder",
+        "your",
+        "xxxx",
+        "changeme",
+        "change_me",
+        "dummy",
+        "redacted",
+        "sample",
+        "<",
+        "${",
+        "{{",
+        "***",
+        "...",
+        "env(",
+        "process.env",
     ];
     if MARKERS.iter().any(|m| lower.contains(m)) || lower.starts_with('$') {
         return true;
@@ -389,7 +424,8 @@ pub fn secret_in_line(line: &str) -> Option<&'static str> {
     }
     for capture in CONNECTION.captures_iter(line) {
         let password = capture.get(1).map_or("", |m| m.as_str());
-        let trivial = ["password", "pass", "pwd", "secret"].contains(&password.to_lowercase().as_str());
+        let trivial =
+            ["password", "pass", "pwd", "secret"].contains(&password.to_lowercase().as_str());
         if !trivial && !is_placeholder_value(password) && password.len() >= 4 {
             return Some("a connection string with a password");
         }
@@ -553,13 +589,23 @@ mod tests {
 
     #[test]
     fn stable_layers_are_flagged_other_roles_are_not() {
-        let s = signals_of(Role::Brief, Format::Cline, Some("# Brief\nA\n"), Some("# Brief\nB\n"));
+        let s = signals_of(
+            Role::Brief,
+            Format::Cline,
+            Some("# Brief\nA\n"),
+            Some("# Brief\nB\n"),
+        );
         assert_eq!(codes(&s), vec!["stable-layer-changed"]);
         assert_eq!(s[0].severity, Severity::Warning);
         assert_eq!(s[0].new_line, Some(2));
         let s = signals_of(Role::Product, Format::Cline, None, Some("# Product\n"));
         assert_eq!(s[0].severity, Severity::Info);
-        let s = signals_of(Role::Active, Format::Cline, Some("# A\nA\n"), Some("# A\nB\n"));
+        let s = signals_of(
+            Role::Active,
+            Format::Cline,
+            Some("# A\nA\n"),
+            Some("# A\nB\n"),
+        );
         assert!(s.is_empty());
     }
 
@@ -567,12 +613,21 @@ mod tests {
     fn real_looking_secrets_fire() {
         let cases = [
             ("AWS key AKIAZ7QWERTYUIOPASDF here", "an AWS access key id"),
-            ("token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "a GitHub token"),
+            (
+                "token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+                "a GitHub token",
+            ),
             ("glpat-Zx9_aB3cD4eF5gH6iJ7k", "a GitLab token"),
             ("xoxb-1234567890-abcdefghij", "a Slack token"),
             ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "a Stripe key"),
-            ("OPENAI=sk-proj-Ab3dEf6hIj9kLmN0pQrStUv", "an OpenAI API key"),
-            ("sk-ant-api03-Ab3dEf6hIj9kLmN0pQrStUvWx", "an Anthropic API key"),
+            (
+                "OPENAI=sk-proj-Ab3dEf6hIj9kLmN0pQrStUv",
+                "an OpenAI API key",
+            ),
+            (
+                "sk-ant-api03-Ab3dEf6hIj9kLmN0pQrStUvWx",
+                "an Anthropic API key",
+            ),
             ("-----BEGIN OPENSSH PRIVATE KEY-----", "a private key block"),
             ("-----BEGIN RSA PRIVATE KEY-----", "a private key block"),
             (
@@ -580,7 +635,10 @@ mod tests {
                 "a JSON Web Token",
             ),
             ("password = hunter2hunter2", "a password or key assignment"),
-            ("api_key: 9f8e7d6c5b4a39281706", "a password or key assignment"),
+            (
+                "api_key: 9f8e7d6c5b4a39281706",
+                "a password or key assignment",
+            ),
             (
                 "DATABASE_URL=postgres://app:S3cr3tPw@db.internal:5432/app",
                 "a connection string with a password",
@@ -614,14 +672,29 @@ mod tests {
     #[test]
     fn secrets_inside_private_blocks_are_fine() {
         let new = "# Active\n<private>\npassword = hunter2hunter2\n</private>\n";
-        let s = signals_of(Role::Active, Format::ConKeeper, Some("# Active\n"), Some(new));
+        let s = signals_of(
+            Role::Active,
+            Format::ConKeeper,
+            Some("# Active\n"),
+            Some(new),
+        );
         assert!(s.is_empty(), "{s:?}");
         let new = "# Active\npassword = hunter2hunter2\n";
-        let s = signals_of(Role::Active, Format::ConKeeper, Some("# Active\n"), Some(new));
+        let s = signals_of(
+            Role::Active,
+            Format::ConKeeper,
+            Some("# Active\n"),
+            Some(new),
+        );
         assert_eq!(codes(&s), vec!["secret-added"]);
         assert_eq!(s[0].new_line, Some(2));
         // Already in the baseline: not added by this change.
-        let s = signals_of(Role::Active, Format::ConKeeper, Some(new), Some(&format!("{new}more\n")));
+        let s = signals_of(
+            Role::Active,
+            Format::ConKeeper,
+            Some(new),
+            Some(&format!("{new}more\n")),
+        );
         assert!(s.is_empty(), "{s:?}");
     }
 
@@ -631,21 +704,48 @@ mod tests {
             hidden_unicode("access \u{202E}denied", false).unwrap().0,
             Severity::Error
         );
-        assert_eq!(hidden_unicode("a\u{2066}b", false).unwrap().0, Severity::Error);
-        assert_eq!(hidden_unicode("zero\u{200B}width", false).unwrap().0, Severity::Warning);
-        assert_eq!(hidden_unicode("word\u{2060}joiner", false).unwrap().0, Severity::Warning);
-        assert_eq!(hidden_unicode("mid\u{FEFF}text", true).unwrap().0, Severity::Warning);
+        assert_eq!(
+            hidden_unicode("a\u{2066}b", false).unwrap().0,
+            Severity::Error
+        );
+        assert_eq!(
+            hidden_unicode("zero\u{200B}width", false).unwrap().0,
+            Severity::Warning
+        );
+        assert_eq!(
+            hidden_unicode("word\u{2060}joiner", false).unwrap().0,
+            Severity::Warning
+        );
+        assert_eq!(
+            hidden_unicode("mid\u{FEFF}text", true).unwrap().0,
+            Severity::Warning
+        );
         assert!(hidden_unicode("\u{FEFF}# Title", true).is_none());
         assert!(hidden_unicode("plain text — with ü and 日本", false).is_none());
-        let s = signals_of(Role::Active, Format::Cline, Some("a\n"), Some("a\nb\u{200D}c\n"));
+        let s = signals_of(
+            Role::Active,
+            Format::Cline,
+            Some("a\n"),
+            Some("a\nb\u{200D}c\n"),
+        );
         assert_eq!(codes(&s), vec!["hidden-unicode"]);
     }
 
     #[test]
     fn added_placeholders_are_flagged() {
-        let s = signals_of(Role::Active, Format::Cline, Some("# A\n"), Some("# A\n[Describe the current focus]\n"));
+        let s = signals_of(
+            Role::Active,
+            Format::Cline,
+            Some("# A\n"),
+            Some("# A\n[Describe the current focus]\n"),
+        );
         assert_eq!(codes(&s), vec!["placeholder-added"]);
-        let s = signals_of(Role::Active, Format::Cline, Some("# A\n"), Some("# A\nWorking on [checkout](docs/x.md).\n"));
+        let s = signals_of(
+            Role::Active,
+            Format::Cline,
+            Some("# A\n"),
+            Some("# A\nWorking on [checkout](docs/x.md).\n"),
+        );
         assert!(s.is_empty(), "{s:?}");
     }
 
@@ -673,8 +773,14 @@ mod tests {
             })
         };
         assert!(run("# Main\n@docs/a.md\n").is_empty());
-        assert_eq!(codes(&run("# Main\n@../outside.md\n")), vec!["import-outside-project"]);
-        assert_eq!(codes(&run("# Main\n@../../nowhere/x.md\n")), vec!["import-outside-project"]);
+        assert_eq!(
+            codes(&run("# Main\n@../outside.md\n")),
+            vec!["import-outside-project"]
+        );
+        assert_eq!(
+            codes(&run("# Main\n@../../nowhere/x.md\n")),
+            vec!["import-outside-project"]
+        );
         assert_eq!(codes(&run("# Main\n@.env\n")), vec!["import-sensitive"]);
     }
 
@@ -709,14 +815,35 @@ mod tests {
             bytes: 1,
         };
         let overrides = Default::default();
-        let s = budget_signals(&bank, 0, &[m(900), m(100)], &[m(1200), m(100)], None, &overrides);
+        let s = budget_signals(
+            &bank,
+            0,
+            &[m(900), m(100)],
+            &[m(1200), m(100)],
+            None,
+            &overrides,
+        );
         assert_eq!(codes(&s), vec!["budget-crossed"]);
         assert!(s[0].message.contains("900 → 1200"), "{}", s[0].message);
         // Already over before: not this change's doing.
-        let s = budget_signals(&bank, 0, &[m(1100), m(100)], &[m(1200), m(100)], None, &overrides);
+        let s = budget_signals(
+            &bank,
+            0,
+            &[m(1100), m(100)],
+            &[m(1200), m(100)],
+            None,
+            &overrides,
+        );
         assert!(s.is_empty());
         // The bank total crosses 5,000.
-        let s = budget_signals(&bank, 1, &[m(900), m(3900)], &[m(900), m(4200)], None, &overrides);
+        let s = budget_signals(
+            &bank,
+            1,
+            &[m(900), m(3900)],
+            &[m(900), m(4200)],
+            None,
+            &overrides,
+        );
         assert_eq!(s.len(), 1);
         assert!(s[0].message.contains("bank's total"));
     }

@@ -47,9 +47,9 @@ impl Git {
     }
 
     fn spec(&self, file: &Path) -> Result<OsString> {
-        self.repo.root_relative(file).ok_or_else(|| {
-            CoreError::Git(format!("{} is outside the repository", file.display()))
-        })
+        self.repo
+            .root_relative(file)
+            .ok_or_else(|| CoreError::Git(format!("{} is outside the repository", file.display())))
     }
 
     /// Every path under the project that differs between HEAD, the index and the work
@@ -145,7 +145,11 @@ impl Git {
         text::decode_text(file, out.stdout)
     }
 
-    pub(crate) fn text_of(&self, file: &Path, entry: Option<&IndexEntry>) -> Result<Option<String>> {
+    pub(crate) fn text_of(
+        &self,
+        file: &Path,
+        entry: Option<&IndexEntry>,
+    ) -> Result<Option<String>> {
         entry.map(|e| self.blob_text(file, e)).transpose()
     }
 
@@ -253,11 +257,14 @@ fn expected_of(text: Option<&str>) -> Expected {
 impl Snapshot {
     /// The snapshot folder of a project: `<data dir>/snapshots/<hash of its path>/`.
     pub(crate) fn folder_for(project: &Path, data_dir: Option<&Path>) -> Result<PathBuf> {
-        let data = data_dir.map(Path::to_path_buf).or_else(crate::core::paths::data_dir).ok_or_else(|| {
-            CoreError::Config(
-                "no data folder for review snapshots (set MBANK_DATA_DIR or HOME)".into(),
-            )
-        })?;
+        let data = data_dir
+            .map(Path::to_path_buf)
+            .or_else(crate::core::paths::data_dir)
+            .ok_or_else(|| {
+                CoreError::Config(
+                    "no data folder for review snapshots (set MBANK_DATA_DIR or HOME)".into(),
+                )
+            })?;
         let canonical = fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
         let hash = stable_hash(canonical.to_string_lossy().as_bytes());
         Ok(data.join("snapshots").join(format!("{hash:016x}")))
@@ -357,14 +364,22 @@ impl Snapshot {
 
     /// Sets one file's reviewed text (`None`: not in the snapshot), if it still is
     /// `expected`; otherwise a conflict.
-    pub(crate) fn set(&mut self, rel: &str, expected: Option<&str>, new: Option<&str>) -> Result<()> {
+    pub(crate) fn set(
+        &mut self,
+        rel: &str,
+        expected: Option<&str>,
+        new: Option<&str>,
+    ) -> Result<()> {
         let now = self.text(rel)?;
         if now.as_deref() != expected {
             return Err(CoreError::Conflict {
                 path: self.dir.join("manifest.json"),
             });
         }
-        let mut manifest = self.manifest.clone().unwrap_or_else(|| self.empty_manifest(1));
+        let mut manifest = self
+            .manifest
+            .clone()
+            .unwrap_or_else(|| self.empty_manifest(1));
         let gen_dir = self.generation_dir(manifest.generation);
         match new {
             Some(text) => {
