@@ -130,6 +130,21 @@ pub enum Command {
         #[arg(long, value_name = "TEXT")]
         brief: Option<String>,
     },
+    /// Memory files changed since git HEAD (or since the last review outside git), with
+    /// lines, token change and review signals; fit for a git pre-commit hook
+    Review {
+        /// A project folder (or a folder of projects); default: the whole root
+        path: Option<PathBuf>,
+        /// Machine-readable output (schema mbank.review/1)
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 when a signal is at or above this severity
+        #[arg(long, value_enum, default_value_t = SeverityArg::Warning)]
+        fail_on: SeverityArg,
+        /// Outside git: take the current memory files as reviewed (moves the snapshot)
+        #[arg(long, conflicts_with = "json")]
+        mark_reviewed: bool,
+    },
     /// Exactly what an agent loads at session start, per bank, with the token total
     Context {
         path: Option<PathBuf>,

@@ -205,6 +205,12 @@ fn execute(cli: Cli) -> Result<u8> {
             format,
             brief,
         }) => commands::init::run(&context, &path, format, brief.as_deref()),
+        Some(Command::Review {
+            path,
+            json,
+            fail_on,
+            mark_reviewed,
+        }) => commands::review::run(&context, path.as_deref(), json, fail_on, mark_reviewed),
         Some(Command::Context { path, json, bank }) => {
             commands::context::run(&context, path.as_deref(), json, bank.as_deref())
         }

@@ -36,10 +36,10 @@ const HOOK_VARIABLES: [&str; 6] = [
 ];
 
 /// What a finished git command left behind.
-struct Output {
-    success: bool,
-    stdout: Vec<u8>,
-    stderr: String,
+pub(crate) struct Output {
+    pub(crate) success: bool,
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr: String,
 }
 
 fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
@@ -53,6 +53,17 @@ fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec
 /// Runs `git -C dir <args>` with a time limit. Errors only when git cannot be started
 /// or overruns; a non-zero exit is reported in `Output::success`.
 fn run(dir: &Path, args: &[OsString]) -> Result<Output> {
+    run_with(dir, args, &[], None)
+}
+
+/// [`run`] with extra environment variables (set after the hook variables are removed,
+/// so `GIT_INDEX_FILE` may be given on purpose) and optional bytes on stdin.
+pub(crate) fn run_with(
+    dir: &Path,
+    args: &[OsString],
+    env: &[(OsString, OsString)],
+    stdin: Option<&[u8]>,
+) -> Result<Output> {
     let mut command = Command::new("git");
     command
         .arg("-C")
@@ -65,15 +76,33 @@ fn run(dir: &Path, args: &[OsString]) -> Result<Output> {
         // Names are names: `*` or `[` in a file name is not a glob.
         .env("GIT_LITERAL_PATHSPECS", "1")
         .env("LC_ALL", "C")
-        .stdin(Stdio::null())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for variable in HOOK_VARIABLES {
         command.env_remove(variable);
     }
+    for (key, value) in env {
+        command.env(key, value);
+    }
     let mut child = command
         .spawn()
         .map_err(|e| CoreError::Git(format!("cannot run git: {e}")))?;
+    // Fed on its own thread: git may fill its output pipes before reading all of stdin.
+    let feeder = match (stdin, child.stdin.take()) {
+        (Some(bytes), Some(mut pipe)) => {
+            let bytes = bytes.to_vec();
+            Some(std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = pipe.write_all(&bytes);
+            }))
+        }
+        _ => None,
+    };
     // Drain both pipes on their own threads so a large answer cannot block git.
     let stdout = child.stdout.take().map(read_all);
     let stderr = child.stderr.take().map(read_all);
@@ -97,6 +126,9 @@ fn run(dir: &Path, args: &[OsString]) -> Result<Output> {
             Err(e) => return Err(CoreError::Git(format!("waiting for git: {e}"))),
         }
     };
+    if let Some(feeder) = feeder {
+        let _ = feeder.join();
+    }
     let collect = |handle: Option<std::thread::JoinHandle<Vec<u8>>>| {
         handle.and_then(|h| h.join().ok()).unwrap_or_default()
     };
@@ -107,7 +139,7 @@ fn run(dir: &Path, args: &[OsString]) -> Result<Output> {
     })
 }
 
-fn os(args: &[&str]) -> Vec<OsString> {
+pub(crate) fn os(args: &[&str]) -> Vec<OsString> {
     args.iter().map(OsString::from).collect()
 }
 
@@ -123,7 +155,7 @@ fn path_from_bytes(bytes: &[u8]) -> PathBuf {
 }
 
 /// Git's spelling of a relative path: `/`-separated.
-fn git_path(rel: &Path) -> OsString {
+pub(crate) fn git_path(rel: &Path) -> OsString {
     let mut out = OsString::new();
     for (i, part) in rel.components().enumerate() {
         if i > 0 {
@@ -337,8 +369,26 @@ impl GitRepo {
             .collect())
     }
 
+    /// `file` (a path under `base`) as the index names it: relative to the repository
+    /// root, `/`-separated.
+    pub fn root_relative(&self, file: &Path) -> Option<OsString> {
+        let rel = self.relative(file)?;
+        let mut rooted = OsString::from(&self.prefix);
+        rooted.push(git_path(rel));
+        Some(rooted)
+    }
+
+    /// `base` as a pathspec relative to the repository root (`.` at the root).
+    pub fn root_relative_base(&self) -> OsString {
+        if self.prefix.is_empty() {
+            OsString::from(".")
+        } else {
+            OsString::from(&self.prefix)
+        }
+    }
+
     /// A root-relative name from git, as a path under `base`; `None` outside `base`.
-    fn under_base(&self, name: &[u8]) -> Option<PathBuf> {
+    pub(crate) fn under_base(&self, name: &[u8]) -> Option<PathBuf> {
         let rest = name.strip_prefix(self.prefix.as_bytes())?;
         Some(self.base.join(path_from_bytes(rest)))
     }

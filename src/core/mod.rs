@@ -20,6 +20,7 @@ pub mod model;
 pub mod modes;
 pub mod paths;
 pub mod report;
+pub mod review;
 pub mod staleness;
 pub mod text;
 pub mod tokens;

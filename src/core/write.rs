@@ -562,6 +562,27 @@ fn write_guarded_with_hook(
     })
 }
 
+/// Deletes `target` only if it still holds what the caller read (`Expected::Missing`:
+/// succeeds when nothing is there). A symlink is removed itself, after its target's
+/// content was checked. Used by review to drop a file the person confirmed to discard.
+pub fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
+    if expected == Expected::Missing {
+        return match fs::symlink_metadata(target) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            _ => Err(CoreError::Conflict {
+                path: target.to_path_buf(),
+            }),
+        };
+    }
+    let real = follow_link(target)?;
+    check_expected(&real, &expected)?;
+    fs::remove_file(target).map_err(|e| CoreError::io(target, e))?;
+    if let Some(dir) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        sync_folder(dir);
+    }
+    Ok(())
+}
+
 /// Replaces one Infinity memory's content, keeping its id, type and title, through the
 /// same guarded atomic write. `expected_store_text` is the store as the caller read it:
 /// if anything changed the store since, nothing is written ([`CoreError::Conflict`]).
@@ -809,6 +830,21 @@ mod tests {
         assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
         assert_eq!(fs::read(&fresh).unwrap(), b"agent\n");
         assert!(leftover_temp_files(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn guarded_removal_checks_content_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.md");
+        fs::write(&path, "agent\n").unwrap();
+        let err = remove_guarded(&path, Expected::text("other\n")).unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert!(path.exists());
+        let err = remove_guarded(&path, Expected::Missing).unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        remove_guarded(&path, Expected::text("agent\n")).unwrap();
+        assert!(!path.exists());
+        remove_guarded(&path, Expected::Missing).unwrap();
     }
 
     #[test]

@@ -35,7 +35,7 @@ struct ProjectFindings {
     findings: Vec<Finding>,
 }
 
-fn severity(arg: SeverityArg) -> Severity {
+pub(crate) fn severity(arg: SeverityArg) -> Severity {
     match arg {
         SeverityArg::Error => Severity::Error,
         SeverityArg::Warning => Severity::Warning,

@@ -3,5 +3,6 @@ pub mod check;
 pub mod context;
 pub mod init;
 pub mod list;
+pub mod review;
 pub mod timeline;
 pub mod tokens;

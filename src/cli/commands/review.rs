@@ -1,0 +1,327 @@
+//! `mbank review [PATH]`: memory files changed since git HEAD (or since the last review
+//! outside git) with lines added and removed, token change and review signals. Exit 1
+//! when a signal is at or above `--fail-on` (default: warning), 0 when nothing changed or
+//! all is clean, 2 on usage or I/O errors, so it works as a git pre-commit hook:
+//!
+//! ```sh
+//! mbank review . || exit 1
+//! ```
+//!
+//! `mbank review --mark-reviewed [PATH]` takes the current state as reviewed for banks
+//! outside git.
+//!
+//! # JSON (`--json`, schema `mbank.review/1`)
+//!
+//! ```text
+//! {
+//!   "schema": "mbank.review/1",
+//!   "encoding": "o200k_base",          // token figures' encoding
+//!   "fail_on": "warning",
+//!   "failed": false,                     // a signal at or above fail_on
+//!   "summary": { "files", "added", "removed", "tokens_before", "tokens_after",
+//!                "error", "warning", "info" },        // counts over every project
+//!   "projects": [{
+//!     "name", "path",
+//!     "baseline": { "kind": "git", "head": "<sha>" | null }
+//!               | { "kind": "snapshot", "exists": bool, "reviewed_at": <epoch s> | null, "folder" },
+//!     "problems": [string],
+//!     "banks": [{ "format", "root", "files", "added", "removed", "tokens_before", "tokens_after" }],
+//!     "files": [{
+//!       "path", "display",
+//!       "change": "added" | "modified" | "deleted" | "renamed",
+//!       "renamed_from": string | null,     // project-relative
+//!       "format", "role",
+//!       "added", "removed",                // lines since the baseline
+//!       "accepted_added", "accepted_removed",  // already staged / in the snapshot
+//!       "pending_hunks": n,                // hunks still to review
+//!       "tokens_before", "tokens_after", "token_delta",
+//!       "error": string | null,
+//!       "signals": [{ "severity": "error" | "warning" | "info", "code", "message",
+//!                     "new_line": n | null, "old_line": n | null, "hunk": "<id>" | null }]
+//!     }]
+//!   }]
+//! }
+//! ```
+//!
+//! Signal codes: `decision-removed`, `decision-rewritten`, `stable-layer-changed`,
+//! `budget-crossed`, `secret-added`, `hidden-unicode`, `placeholder-added`,
+//! `import-outside-project`, `import-sensitive`.
+use std::path::{Path, PathBuf};
+
+use color_eyre::eyre::{Result, eyre};
+use serde::Serialize;
+
+use crate::cli::args::SeverityArg;
+use crate::cli::commands::check::severity;
+use crate::cli::{Context, EXIT_FINDINGS, json};
+use crate::core::findings::Severity;
+use crate::core::model::{Format, Role};
+use crate::core::review::{
+    BankTotals, Baseline, ChangeKind, FileReview, Review, ReviewOptions, ReviewSession, Signal,
+};
+use crate::core::tokens::Encoding;
+
+#[derive(Serialize)]
+struct Output {
+    schema: &'static str,
+    encoding: Encoding,
+    fail_on: Severity,
+    failed: bool,
+    summary: Summary,
+    projects: Vec<ProjectOutput>,
+}
+
+#[derive(Serialize, Default)]
+struct Summary {
+    files: usize,
+    added: usize,
+    removed: usize,
+    tokens_before: u64,
+    tokens_after: u64,
+    error: usize,
+    warning: usize,
+    info: usize,
+}
+
+#[derive(Serialize)]
+struct ProjectOutput {
+    name: String,
+    path: PathBuf,
+    baseline: Baseline,
+    problems: Vec<String>,
+    banks: Vec<BankTotals>,
+    files: Vec<FileOutput>,
+}
+
+#[derive(Serialize)]
+struct FileOutput {
+    path: PathBuf,
+    display: String,
+    change: ChangeKind,
+    renamed_from: Option<String>,
+    format: Format,
+    role: Role,
+    added: usize,
+    removed: usize,
+    accepted_added: usize,
+    accepted_removed: usize,
+    pending_hunks: usize,
+    tokens_before: u64,
+    tokens_after: u64,
+    token_delta: i64,
+    error: Option<String>,
+    signals: Vec<Signal>,
+}
+
+impl FileOutput {
+    fn of(file: &FileReview) -> FileOutput {
+        FileOutput {
+            path: file.path.clone(),
+            display: file.display.clone(),
+            change: file.change,
+            renamed_from: file.renamed_from_display.clone(),
+            format: file.format,
+            role: file.role,
+            added: file.added,
+            removed: file.removed,
+            accepted_added: file.accepted_added,
+            accepted_removed: file.accepted_removed,
+            pending_hunks: file.diff.hunks.len(),
+            tokens_before: file.tokens_before,
+            tokens_after: file.tokens_after,
+            token_delta: file.token_delta(),
+            error: file.error.clone(),
+            signals: file.signals.clone(),
+        }
+    }
+}
+
+fn options(context: &Context) -> ReviewOptions {
+    ReviewOptions {
+        encoding: context.encoding,
+        budgets: context.config.budgets.clone(),
+        disk_token_cache: true,
+        ..ReviewOptions::default()
+    }
+}
+
+fn signed(value: i64) -> String {
+    if value > 0 {
+        format!("+{value}")
+    } else {
+        value.to_string()
+    }
+}
+
+fn baseline_label(baseline: &Baseline) -> String {
+    match baseline {
+        Baseline::Git { head: Some(head) } => {
+            format!("since git HEAD {}", head.get(..8).unwrap_or(head))
+        }
+        Baseline::Git { head: None } => "in a repository with no commits yet".to_string(),
+        Baseline::Snapshot { exists: true, .. } => "since the last review".to_string(),
+        Baseline::Snapshot { exists: false, .. } => {
+            "never reviewed (every file counts as new; `mbank review --mark-reviewed` takes a snapshot)"
+                .to_string()
+        }
+    }
+}
+
+fn mark_reviewed(context: &Context, path: Option<&Path>) -> Result<u8> {
+    let projects = context.projects_at(path)?;
+    for project in &projects {
+        let mut session = ReviewSession::open(project, options(context))?;
+        if session.is_git() {
+            return Err(eyre!(
+                "{} is in a git repository: its baseline is HEAD, commit the memory changes instead",
+                project.path.display()
+            ));
+        }
+        let count = session.mark_reviewed()?;
+        println!(
+            "{}: marked {count} memory file(s) reviewed",
+            context.style.bold(&project.name)
+        );
+    }
+    Ok(0)
+}
+
+pub fn run(
+    context: &Context,
+    path: Option<&Path>,
+    as_json: bool,
+    fail_on: SeverityArg,
+    mark: bool,
+) -> Result<u8> {
+    if mark {
+        return mark_reviewed(context, path);
+    }
+    let fail_on = severity(fail_on);
+    let projects = context.projects_at(path)?;
+    let mut reviews: Vec<(String, Review)> = Vec::new();
+    for project in &projects {
+        let session = ReviewSession::open(project, options(context))?;
+        reviews.push((project.name.clone(), session.review()?));
+    }
+    let mut summary = Summary::default();
+    for (_, review) in &reviews {
+        for file in &review.files {
+            summary.files += 1;
+            summary.added += file.added;
+            summary.removed += file.removed;
+            summary.tokens_before += file.tokens_before;
+            summary.tokens_after += file.tokens_after;
+            for signal in &file.signals {
+                match signal.severity {
+                    Severity::Error => summary.error += 1,
+                    Severity::Warning => summary.warning += 1,
+                    Severity::Info => summary.info += 1,
+                }
+            }
+        }
+    }
+    let failed = reviews
+        .iter()
+        .filter_map(|(_, r)| r.worst_signal())
+        .any(|s| s >= fail_on);
+    if as_json {
+        json::print(&Output {
+            schema: "mbank.review/1",
+            encoding: context.encoding,
+            fail_on,
+            failed,
+            projects: reviews
+                .into_iter()
+                .map(|(name, review)| ProjectOutput {
+                    name,
+                    path: review.project.clone(),
+                    files: review.files.iter().map(FileOutput::of).collect(),
+                    baseline: review.baseline,
+                    problems: review.problems,
+                    banks: review.banks,
+                })
+                .collect(),
+            summary,
+        })?;
+        return Ok(if failed { EXIT_FINDINGS } else { 0 });
+    }
+    print_text(context, &reviews, &summary, fail_on, failed);
+    Ok(if failed { EXIT_FINDINGS } else { 0 })
+}
+
+fn print_text(
+    context: &Context,
+    reviews: &[(String, Review)],
+    summary: &Summary,
+    fail_on: Severity,
+    failed: bool,
+) {
+    let style = &context.style;
+    for (name, review) in reviews {
+        if review.is_empty() {
+            println!(
+                "{} {} {}",
+                style.bold(name),
+                style.green("no memory changes"),
+                style.dim(&baseline_label(&review.baseline))
+            );
+            continue;
+        }
+        println!(
+            "{} {}",
+            style.bold(name),
+            style.dim(&baseline_label(&review.baseline))
+        );
+        let width = review
+            .files
+            .iter()
+            .map(|f| f.display.chars().count())
+            .max()
+            .unwrap_or(0);
+        for file in &review.files {
+            let name = match &file.renamed_from_display {
+                Some(from) => format!("{} (from {from})", file.display),
+                None => file.display.clone(),
+            };
+            println!(
+                "  {} {name:<width$}  {} {}  {} tokens",
+                file.change.letter(),
+                style.green(&format!("+{}", file.added)),
+                style.red(&format!("-{}", file.removed)),
+                signed(file.token_delta()),
+            );
+            if let Some(error) = &file.error {
+                println!("      {} {error}", style.status("error"));
+            }
+            for signal in &file.signals {
+                println!(
+                    "      {:<7} {} {}",
+                    style.status(signal.severity.id()),
+                    signal.message,
+                    style.dim(&format!("[{}]", signal.code))
+                );
+            }
+        }
+        for problem in &review.problems {
+            println!("  {} {problem}", style.yellow("note"));
+        }
+    }
+    println!(
+        "{} file(s) changed, +{} -{} lines, tokens {} → {} ({}) · {} error(s), {} warning(s), {} info · failing on {} and above: {}",
+        summary.files,
+        summary.added,
+        summary.removed,
+        summary.tokens_before,
+        summary.tokens_after,
+        signed(summary.tokens_after as i64 - summary.tokens_before as i64),
+        summary.error,
+        summary.warning,
+        summary.info,
+        fail_on,
+        if failed {
+            style.red("FAIL")
+        } else {
+            style.green("ok")
+        }
+    );
+}
