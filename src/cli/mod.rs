@@ -177,6 +177,10 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
         backup_dir: crate::core::paths::data_dir()
             .unwrap_or_else(std::env::temp_dir)
             .join("conflicts"),
+        review: crate::core::review::ReviewOptions {
+            disk_token_cache: true,
+            ..crate::core::review::ReviewOptions::default()
+        },
     };
     let mode = crate::tui::RunMode {
         simulate_agent: global.simulate_agent,

@@ -17,17 +17,20 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::core::config::Config;
 use crate::core::model::Project;
+use crate::core::review::{FileReview, ReviewOptions};
 use crate::core::tokens::Encoding;
 use crate::core::write::{self, Expected};
 
 use super::highlight::{DocId, HighlightCache, HighlightWorker};
 use super::keymap::{Action, KeyChord, KeyContext, Keymap};
-use super::message::{LoadedFile, Message, SaveError};
+use super::message::{ActError, LoadedFile, Message, ReviewEvent, SaveError};
+use super::overlays::commit::{self, CommitEditor};
 use super::overlays::confirm::{Answer, Confirm, Confirmed};
 use super::overlays::help::Help;
 use super::overlays::{Overlay, conflict};
 use super::panes::preview::{self, RenderKey};
-use super::panes::{editor, findings, picker, timeline, tree};
+use super::panes::{editor, findings, picker, review, timeline, tree};
+use super::review_worker::{ReviewRequest, ReviewWorker};
 use super::theme::Theme;
 use super::watcher::Watcher;
 use super::widgets;
@@ -55,6 +58,7 @@ pub enum Focus {
     Preview,
     Timeline,
     Findings,
+    Review,
 }
 
 /// What the TUI starts with.
@@ -74,6 +78,9 @@ pub struct Options {
     pub config_dir: Option<PathBuf>,
     /// Where the side not kept in a conflict is saved.
     pub backup_dir: PathBuf,
+    /// What review sessions open with (encoding and budgets come from the config; tests
+    /// give a hermetic git environment and data folder).
+    pub review: ReviewOptions,
 }
 
 /// A transient message in the corner.
@@ -123,6 +130,12 @@ pub struct App {
     pub view_mode: ViewMode,
     /// The right-hand area shows the decision timeline instead of the open file.
     pub show_timeline: bool,
+    pub review: review::ReviewPane,
+    /// The right-hand area shows the review of the open project.
+    pub show_review: bool,
+    review_worker: ReviewWorker,
+    /// The file a "reject file" prompt is about, as it was shown.
+    pending_reject: Option<Box<FileReview>>,
     pub overlays: Vec<Overlay>,
     pub toasts: Vec<Toast>,
     pub quit: bool,
@@ -184,6 +197,12 @@ impl App {
         } else {
             None
         };
+        let review_options = ReviewOptions {
+            encoding: options.encoding,
+            budgets: options.config.budgets.clone(),
+            ..options.review
+        };
+        let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
         let mut picker = picker::Picker::new(options.root.clone());
         picker.root_problem = options.root_problem.clone();
         picker.scanning = options.root_problem.is_none();
@@ -205,6 +224,10 @@ impl App {
             findings: findings::Findings::default(),
             timeline: timeline::Timeline::default(),
             show_timeline: false,
+            review: review::ReviewPane::default(),
+            show_review: false,
+            review_worker,
+            pending_reject: None,
             preview: preview::Preview::default(),
             view_mode: ViewMode::Editor,
             overlays: Vec::new(),
@@ -295,6 +318,7 @@ impl App {
                 Focus::Preview => KeyContext::Preview,
                 Focus::Timeline => KeyContext::Timeline,
                 Focus::Findings => KeyContext::Findings,
+                Focus::Review => KeyContext::Review,
             },
         }
     }
@@ -400,6 +424,7 @@ impl App {
             Message::WatchProblem(problem) => {
                 self.toast_error(format!("live refresh is off: {problem}"));
             }
+            Message::Review(event) => self.on_review_event(event),
         }
     }
 
@@ -438,10 +463,24 @@ impl App {
                 }
             }
             Overlay::Conflict(conflict) => {
-                let _ = key;
                 if let Some(choice) = action.and_then(|a| conflict.update(a)) {
                     self.overlays.pop();
                     self.on_conflict_choice(choice);
+                }
+            }
+            Overlay::Commit(editor) => {
+                let own = self
+                    .keymap
+                    .lookup(KeyContext::CommitMessage, &KeyChord::from_event(&key));
+                match editor.update(own, key) {
+                    Some(commit::Outcome::Commit(message)) => {
+                        self.review.busy = true;
+                        self.review_worker.send(ReviewRequest::Commit(message));
+                    }
+                    Some(commit::Outcome::Cancel) => {
+                        self.overlays.pop();
+                    }
+                    None => {}
                 }
             }
         }
@@ -476,7 +515,16 @@ impl App {
                 };
             }
             Action::OpenExternal if self.screen == Screen::Project => self.open_external(),
+            Action::ShowReview if self.screen == Screen::Project => {
+                if self.show_review {
+                    self.show_review = false;
+                    self.focus = Focus::Tree;
+                } else {
+                    self.open_review();
+                }
+            }
             Action::CycleView if self.screen == Screen::Project => {
+                self.show_review = false;
                 self.view_mode = match self.view_mode {
                     ViewMode::Editor => ViewMode::Split,
                     ViewMode::Split => ViewMode::Preview,
@@ -491,6 +539,7 @@ impl App {
                 };
             }
             Action::ShowTimeline if self.screen == Screen::Project => {
+                self.show_review = false;
                 self.show_timeline = !self.show_timeline;
                 self.focus = if self.show_timeline {
                     Focus::Timeline
@@ -505,7 +554,9 @@ impl App {
 
     fn cycle_focus(&mut self, forward: bool) {
         let mut order = vec![Focus::Tree];
-        if self.show_timeline {
+        if self.show_review {
+            order.push(Focus::Review);
+        } else if self.show_timeline {
             order.push(Focus::Timeline);
         } else {
             match self.view_mode {
@@ -654,6 +705,21 @@ impl App {
                 self.editor.doc = None;
                 self.open_file(path, memory_id, focus);
             }
+            Confirmed::RejectFile(path) => match self.pending_reject.take() {
+                Some(file) if file.path == path => {
+                    self.review.busy = true;
+                    self.review_worker.send(ReviewRequest::Act {
+                        action: super::message::ReviewAction::RejectFile,
+                        file,
+                    });
+                }
+                _ => self
+                    .toast_error("the review changed since you were asked; nothing was rejected"),
+            },
+            Confirmed::MarkReviewed => {
+                self.review.busy = true;
+                self.review_worker.send(ReviewRequest::MarkReviewed);
+            }
             Confirmed::InitBank(path) => {
                 match crate::core::init::init_bank(
                     &path,
@@ -695,6 +761,8 @@ impl App {
         self.findings = findings::Findings::default();
         self.timeline = timeline::Timeline::default();
         self.show_timeline = false;
+        self.show_review = false;
+        self.review = review::ReviewPane::default();
         self.pending_open = None;
         if let Some(session) = self.sessions.get(&project.path).cloned() {
             self.pending_open = Some((session.path.clone(), session.memory_id.clone(), false));
@@ -768,6 +836,14 @@ impl App {
                     self.on_global(action);
                 }
             }
+            Focus::Review => {
+                if let Some(action) = own {
+                    let command = self.review.update(review::Msg::Action(action));
+                    self.on_review_command(command);
+                } else if let Some(action) = action {
+                    self.on_global(action);
+                }
+            }
             Focus::Timeline => {
                 use crossterm::event::KeyCode;
                 let command = if self.timeline.typing
@@ -787,6 +863,216 @@ impl App {
                 };
                 self.on_timeline_command(command);
             }
+        }
+    }
+
+    /// Shows the review of the open project in the right-hand area and asks for it.
+    fn open_review(&mut self) {
+        let Some(project) = self.project.clone() else {
+            return;
+        };
+        self.show_timeline = false;
+        self.show_review = true;
+        self.focus = Focus::Review;
+        let same = self.review.project.as_deref() == Some(project.path.as_path());
+        self.review.expect(&project.path);
+        if same {
+            self.review_worker.send(ReviewRequest::Compute);
+        } else {
+            // A new session: its undo history starts empty.
+            self.review_worker.send(ReviewRequest::Open { project });
+        }
+    }
+
+    /// The watcher saw `paths` change while the review shows `project`: re-diff the
+    /// files it lists, or recompute it all when files appeared or vanished.
+    fn refresh_review(&mut self, project: PathBuf, paths: &[PathBuf]) {
+        let mut whole = false;
+        let mut files = Vec::new();
+        for path in paths.iter().filter(|p| p.starts_with(&project)) {
+            let listed = self
+                .review
+                .review
+                .as_ref()
+                .is_some_and(|r| r.file(path).is_some());
+            if listed && path.is_file() {
+                files.push(path.clone());
+            } else {
+                whole = true;
+            }
+        }
+        if whole {
+            self.review_worker.send(ReviewRequest::Compute);
+        } else {
+            for path in files {
+                self.review_worker.send(ReviewRequest::Refresh(path));
+            }
+        }
+    }
+
+    fn on_review_command(&mut self, command: Option<review::Command>) {
+        match command {
+            Some(review::Command::Act(action, file)) => {
+                self.review_worker.send(ReviewRequest::Act { action, file });
+            }
+            Some(review::Command::AskRejectFile(file)) => {
+                self.review_worker.send(ReviewRequest::RejectLoss(file));
+            }
+            Some(review::Command::Undo) => {
+                self.review.busy = true;
+                self.review_worker.send(ReviewRequest::Undo);
+            }
+            Some(review::Command::Commit) => {
+                if self.review.is_git {
+                    self.review_worker.send(ReviewRequest::CommitMessage);
+                } else {
+                    self.ask_mark_reviewed();
+                }
+            }
+            Some(review::Command::Close) => {
+                self.show_review = false;
+                self.focus = Focus::Tree;
+            }
+            Some(review::Command::Toast(text)) => self.toast(text),
+            None => {}
+        }
+    }
+
+    fn ask_mark_reviewed(&mut self) {
+        let Some(review) = &self.review.review else {
+            return;
+        };
+        let name = self
+            .project
+            .as_ref()
+            .map(|p| p.name.clone())
+            .unwrap_or_default();
+        let added: usize = review.files.iter().map(|f| f.added).sum();
+        let removed: usize = review.files.iter().map(|f| f.removed).sum();
+        self.overlays.push(Overlay::Confirm(Confirm {
+            title: "Mark reviewed?".into(),
+            message: format!(
+                "Take the memory of {name} as it is now as reviewed? The {} changed file(s) (+{added} −{removed} lines) stop showing here, and the review's undo history is cleared. The files themselves are not touched.",
+                review.files.len()
+            ),
+            on_yes: Confirmed::MarkReviewed,
+        }));
+    }
+
+    fn on_review_event(&mut self, event: ReviewEvent) {
+        let ours = |app: &App, project: &Path| app.review.project.as_deref() == Some(project);
+        match event {
+            ReviewEvent::Computed {
+                project,
+                is_git,
+                result,
+            } => {
+                if !ours(self, &project) {
+                    return;
+                }
+                match result {
+                    Ok(review) => self.review.set_review(review, is_git),
+                    Err(problem) => {
+                        self.review.loading = false;
+                        self.review.busy = false;
+                        self.review.problem = Some(problem);
+                    }
+                }
+            }
+            ReviewEvent::FileRefreshed {
+                project,
+                path,
+                result,
+            } => {
+                if !ours(self, &project) {
+                    return;
+                }
+                match result {
+                    Ok(file) => self.review.set_file(&path, file.map(|f| *f)),
+                    Err(problem) => self.toast_error(format!("cannot re-diff: {problem}")),
+                }
+            }
+            ReviewEvent::Acted {
+                project,
+                action,
+                display,
+                result,
+            } => {
+                if !ours(self, &project) {
+                    return;
+                }
+                match result {
+                    Ok(()) => self.toast(format!("{display}: {}", action.done())),
+                    Err(ActError::Conflict) => self.toast_error(format!(
+                        "{display} changed on disk: re-diffed, nothing applied"
+                    )),
+                    Err(ActError::Other(problem)) => {
+                        self.toast_error(format!("not applied: {problem}"))
+                    }
+                }
+            }
+            ReviewEvent::RejectLoss { file, loss } => {
+                let message = if loss.deletes_file {
+                    format!(
+                        "{} is new since the baseline: rejecting it deletes the file, and its {} line(s) ({} bytes) are lost.",
+                        loss.display, loss.lines_lost, loss.bytes
+                    )
+                } else if loss.lines_lost > 0 {
+                    format!(
+                        "{} goes back to the baseline: the {} line(s) the change added are lost (accepted ones too).",
+                        loss.display, loss.lines_lost
+                    )
+                } else {
+                    format!(
+                        "{} goes back to the baseline: the change only removed lines, which come back; nothing is lost.",
+                        loss.display
+                    )
+                };
+                let path = file.path.clone();
+                self.pending_reject = Some(file);
+                self.overlays.push(Overlay::Confirm(Confirm {
+                    title: "Reject the whole file?".into(),
+                    message,
+                    on_yes: Confirmed::RejectFile(path),
+                }));
+            }
+            ReviewEvent::Undone(result) => match result {
+                Ok(Some(label)) => self.toast(format!("undid: {label}")),
+                Ok(None) => self.toast("nothing to undo"),
+                Err(problem) => self.toast_error(problem),
+            },
+            ReviewEvent::CommitMessage(result) => match result {
+                Ok(message) => self
+                    .overlays
+                    .push(Overlay::Commit(CommitEditor::new(&message))),
+                Err(problem) => self.toast_error(format!("cannot commit: {problem}")),
+            },
+            ReviewEvent::Committed(result) => {
+                let editor = match self.overlays.last_mut() {
+                    Some(Overlay::Commit(editor)) => Some(editor),
+                    _ => None,
+                };
+                match (result, editor) {
+                    (Ok(outcome), editor) => {
+                        if editor.is_some() {
+                            self.overlays.pop();
+                        }
+                        let short = outcome.commit.get(..8).unwrap_or(&outcome.commit);
+                        self.toast(format!("committed {short}: {}", outcome.files.join(", ")));
+                    }
+                    (Err(problem), Some(editor)) => {
+                        editor.busy = false;
+                        editor.error = Some(problem);
+                    }
+                    (Err(problem), None) => self.toast_error(format!("not committed: {problem}")),
+                }
+            }
+            ReviewEvent::MarkedReviewed(result) => match result {
+                Ok(count) => self.toast(format!(
+                    "marked reviewed: the snapshot holds {count} memory file(s)"
+                )),
+                Err(problem) => self.toast_error(format!("not marked reviewed: {problem}")),
+            },
         }
     }
 
@@ -1169,6 +1455,11 @@ impl App {
                 self.analysis.full(project);
             }
         }
+        if self.show_review
+            && let Some(project) = &open_project
+        {
+            self.refresh_review(project.clone(), &paths);
+        }
         let open_path = self.editor.doc.as_ref().map(|d| d.path.clone());
         for path in paths {
             if Some(&path) == open_path.as_ref() {
@@ -1301,6 +1592,13 @@ impl App {
                         let command = self.tree.update(tree::Msg::Click(row_in(self.areas.tree)));
                         self.on_tree_command(command);
                     }
+                } else if self.show_review && self.areas.editor.contains(position) {
+                    if scroll != 0 {
+                        self.review.update(review::Msg::Scroll(scroll));
+                    } else {
+                        self.focus = Focus::Review;
+                        self.review.update(review::Msg::Click(position));
+                    }
                 } else if self.show_timeline && self.areas.editor.contains(position) {
                     if scroll != 0 {
                         self.timeline.update(timeline::Msg::Scroll(scroll));
@@ -1370,6 +1668,7 @@ impl App {
                 Overlay::Conflict(conflict) => {
                     conflict.view(frame, area, &self.theme, &self.keymap)
                 }
+                Overlay::Commit(editor) => editor.view(frame, area, &self.theme, &self.keymap),
             }
         }
         self.view_toasts(frame, area);
@@ -1403,7 +1702,7 @@ impl App {
     /// After a draw, when the visible region is known: ask the workers for what the
     /// next frame will want (highlighting of the lines on screen, the preview).
     pub fn after_draw(&mut self) {
-        if self.screen != Screen::Project || self.show_timeline {
+        if self.screen != Screen::Project || self.show_timeline || self.show_review {
             return;
         }
         let Some((id, version)) = self.editor.doc.as_ref().map(|d| (d.id, d.version)) else {
@@ -1493,7 +1792,10 @@ impl App {
         self.areas.editor = editor_area;
         self.tree
             .view(frame, tree_area, &self.theme, self.focus == Focus::Tree);
-        if self.show_timeline {
+        if self.show_review {
+            let focused = self.focus == Focus::Review && self.overlays.is_empty();
+            self.review.view(frame, editor_area, &self.theme, focused);
+        } else if self.show_timeline {
             let focused = self.focus == Focus::Timeline;
             self.timeline.view(frame, editor_area, &self.theme, focused);
         } else {
@@ -1548,6 +1850,7 @@ impl App {
                 Action::FocusNext,
                 Action::CycleView,
                 Action::ShowTimeline,
+                Action::ShowReview,
                 Action::ToggleFindings,
                 Action::NextTheme,
             ],

@@ -50,6 +50,8 @@ pub struct DriverOptions {
     pub theme: Theme,
     pub backup_dir: PathBuf,
     pub demo_path: Option<PathBuf>,
+    /// Review sessions open with this (tests set a hermetic git environment).
+    pub review: crate::core::review::ReviewOptions,
 }
 
 impl DriverOptions {
@@ -62,6 +64,7 @@ impl DriverOptions {
             theme: Theme::default(),
             backup_dir: backup_dir.to_path_buf(),
             demo_path: None,
+            review: crate::core::review::ReviewOptions::default(),
         }
     }
 }
@@ -82,6 +85,7 @@ impl Driver {
             watch: options.watch,
             config_dir: None,
             backup_dir: options.backup_dir,
+            review: options.review,
         };
         let worker = AnalysisWorker::spawn_with_cache(
             config,

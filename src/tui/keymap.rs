@@ -22,13 +22,15 @@ pub enum KeyContext {
     Preview,
     Timeline,
     Findings,
+    Review,
     Confirm,
     Conflict,
+    CommitMessage,
     Help,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 10] = [
+    pub const ALL: [KeyContext; 12] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Tree,
@@ -36,8 +38,10 @@ impl KeyContext {
         KeyContext::Preview,
         KeyContext::Timeline,
         KeyContext::Findings,
+        KeyContext::Review,
         KeyContext::Confirm,
         KeyContext::Conflict,
+        KeyContext::CommitMessage,
         KeyContext::Help,
     ];
 
@@ -50,7 +54,9 @@ impl KeyContext {
             KeyContext::Preview => "Preview",
             KeyContext::Timeline => "Decision timeline",
             KeyContext::Findings => "Findings",
+            KeyContext::Review => "Review",
             KeyContext::Confirm => "Confirm",
+            KeyContext::CommitMessage => "Commit message",
             KeyContext::Conflict => "Conflict",
             KeyContext::Help => "Help",
         }
@@ -58,7 +64,10 @@ impl KeyContext {
 
     /// Contexts where printable keys are typed text, not commands.
     pub fn takes_text(self) -> bool {
-        matches!(self, KeyContext::Picker | KeyContext::Editor)
+        matches!(
+            self,
+            KeyContext::Picker | KeyContext::Editor | KeyContext::CommitMessage
+        )
     }
 }
 
@@ -73,6 +82,7 @@ pub enum Action {
     FocusPrev,
     CycleView,
     ShowTimeline,
+    ShowReview,
     ToggleFindings,
     NextTheme,
     OpenExternal,
@@ -103,6 +113,19 @@ pub enum Action {
     KeepMine,
     TakeTheirs,
     MergeView,
+    NextHunk,
+    PrevHunk,
+    NextFile,
+    PrevFile,
+    AcceptHunk,
+    RejectHunk,
+    AcceptLine,
+    RejectLine,
+    AcceptFile,
+    RejectFile,
+    ToggleSideBySide,
+    Commit,
+    CommitNow,
 }
 
 impl Action {
@@ -116,6 +139,7 @@ impl Action {
             Action::FocusPrev => "focus previous pane",
             Action::CycleView => "editor / split / preview",
             Action::ShowTimeline => "decision timeline",
+            Action::ShowReview => "review what agents changed",
             Action::ToggleFindings => "findings panel",
             Action::NextTheme => "next theme",
             Action::OpenExternal => "open in $EDITOR",
@@ -146,6 +170,19 @@ impl Action {
             Action::KeepMine => "keep mine",
             Action::TakeTheirs => "take theirs",
             Action::MergeView => "merge view",
+            Action::NextHunk => "next hunk",
+            Action::PrevHunk => "previous hunk",
+            Action::NextFile => "next changed file",
+            Action::PrevFile => "previous changed file",
+            Action::AcceptHunk => "accept the hunk (git: stage it; else: into the snapshot)",
+            Action::RejectHunk => "reject the hunk (revert it in the file)",
+            Action::AcceptLine => "accept the line under the cursor",
+            Action::RejectLine => "reject the line under the cursor",
+            Action::AcceptFile => "accept the whole file",
+            Action::RejectFile => "reject the whole file (asks first, naming the loss)",
+            Action::ToggleSideBySide => "unified / side by side",
+            Action::Commit => "commit accepted memory (git) / mark reviewed (outside git)",
+            Action::CommitNow => "commit with this message",
         }
     }
 
@@ -158,6 +195,7 @@ impl Action {
             Action::FocusNext => "next pane",
             Action::CycleView => "view",
             Action::ShowTimeline => "timeline",
+            Action::ShowReview => "review",
             Action::ToggleFindings => "findings",
             Action::OpenExternal => "$EDITOR",
             Action::Open => "open",
@@ -178,6 +216,17 @@ impl Action {
             Action::KeepMine => "keep mine",
             Action::TakeTheirs => "take theirs",
             Action::MergeView => "merge",
+            Action::NextHunk => "hunk",
+            Action::NextFile => "file",
+            Action::AcceptHunk => "accept",
+            Action::RejectHunk => "reject",
+            Action::AcceptLine => "accept line",
+            Action::RejectLine => "reject line",
+            Action::AcceptFile => "accept file",
+            Action::RejectFile => "reject file",
+            Action::ToggleSideBySide => "side by side",
+            Action::Commit => "commit",
+            Action::CommitNow => "commit",
             other => other.describe(),
         }
     }
@@ -455,6 +504,8 @@ impl Keymap {
                         | Action::PageDown
                         | Action::Top
                         | Action::Bottom
+                        | Action::PrevHunk
+                        | Action::PrevFile
                 )
             })
             .map(|b| b.action);

@@ -8,6 +8,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use crate::core::context::BankContext;
 use crate::core::model::Project;
 use crate::core::report::ProjectReport;
+use crate::core::review::{CommitOutcome, FileReview, HunkId, Loss, Review};
 use crate::core::tokens::TextStats;
 
 use super::highlight::HighlightDone;
@@ -54,6 +55,8 @@ pub enum Message {
     },
     FilesChanged(Vec<PathBuf>),
     WatchProblem(String),
+    /// An answer of the review worker.
+    Review(ReviewEvent),
 }
 
 /// Why a save did not happen.
@@ -80,4 +83,74 @@ pub struct LoadedText {
     /// Exactly what was read from disk: the write guard compares against it.
     pub disk_text: String,
     pub read_only: Option<String>,
+}
+
+/// One review action, on the hunk and line the cursor was on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewAction {
+    AcceptHunk(HunkId),
+    RejectHunk(HunkId),
+    /// A line: an index into the hunk's lines.
+    AcceptLine(HunkId, usize),
+    RejectLine(HunkId, usize),
+    AcceptFile,
+    /// Confirmed already (the prompt named the loss).
+    RejectFile,
+}
+
+impl ReviewAction {
+    /// "accepted the hunk", for toasts.
+    pub fn done(self) -> &'static str {
+        match self {
+            ReviewAction::AcceptHunk(_) => "accepted the hunk",
+            ReviewAction::RejectHunk(_) => "rejected the hunk",
+            ReviewAction::AcceptLine(..) => "accepted the line",
+            ReviewAction::RejectLine(..) => "rejected the line",
+            ReviewAction::AcceptFile => "accepted the file",
+            ReviewAction::RejectFile => "restored the file",
+        }
+    }
+}
+
+/// Why a review action did not apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActError {
+    /// The file changed on disk (or in the index) since the view was computed: nothing
+    /// was written, and a fresh review follows.
+    Conflict,
+    Other(String),
+}
+
+/// What the review worker reports.
+#[derive(Debug)]
+pub enum ReviewEvent {
+    /// A whole review of `project`.
+    Computed {
+        project: PathBuf,
+        is_git: bool,
+        result: Result<Box<Review>, String>,
+    },
+    /// One file re-diffed; `None` when it no longer differs from the baseline.
+    FileRefreshed {
+        project: PathBuf,
+        path: PathBuf,
+        result: Result<Option<Box<FileReview>>, String>,
+    },
+    Acted {
+        project: PathBuf,
+        action: ReviewAction,
+        display: String,
+        result: Result<(), ActError>,
+    },
+    /// What rejecting `file` would lose.
+    RejectLoss {
+        file: Box<FileReview>,
+        loss: Loss,
+    },
+    /// The label of the undone action, `None` when there was nothing to undo.
+    Undone(Result<Option<String>, String>),
+    CommitMessage(Result<String, String>),
+    Committed(Result<CommitOutcome, String>),
+    /// How many files the new snapshot holds.
+    MarkedReviewed(Result<usize, String>),
 }

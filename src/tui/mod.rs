@@ -12,6 +12,7 @@ pub mod markdown_view;
 pub mod message;
 pub mod overlays;
 pub mod panes;
+pub mod review_worker;
 pub mod svg;
 pub mod terminal;
 pub mod theme;

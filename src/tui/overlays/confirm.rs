@@ -22,6 +22,10 @@ pub enum Confirmed {
     },
     /// Create a bank in this folder.
     InitBank(std::path::PathBuf),
+    /// Reject the whole file the review showed at this path (the prompt named the loss).
+    RejectFile(std::path::PathBuf),
+    /// Outside git: take the current memory as reviewed.
+    MarkReviewed,
 }
 
 pub struct Confirm {

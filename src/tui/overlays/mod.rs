@@ -1,5 +1,6 @@
 //! Layers above the panes. The top one gets every key first; panes see keys only when
 //! the stack is empty.
+pub mod commit;
 pub mod confirm;
 pub mod conflict;
 pub mod help;
@@ -29,6 +30,7 @@ pub enum Overlay {
     Help(help::Help),
     Confirm(confirm::Confirm),
     Conflict(conflict::Conflict),
+    Commit(commit::CommitEditor),
 }
 
 impl Overlay {
@@ -37,6 +39,7 @@ impl Overlay {
             Overlay::Help(_) => KeyContext::Help,
             Overlay::Confirm(_) => KeyContext::Confirm,
             Overlay::Conflict(_) => KeyContext::Conflict,
+            Overlay::Commit(_) => KeyContext::CommitMessage,
         }
     }
 }

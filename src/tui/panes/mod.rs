@@ -3,5 +3,6 @@ pub mod editor;
 pub mod findings;
 pub mod picker;
 pub mod preview;
+pub mod review;
 pub mod timeline;
 pub mod tree;

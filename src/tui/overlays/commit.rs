@@ -1,0 +1,125 @@
+//! The commit message editor: prefilled with the core's summary of the accepted memory
+//! changes; one key commits (through the review worker), Esc cancels. When git refuses,
+//! the reason stays in the overlay with the message, so nothing typed is lost.
+use crossterm::event::KeyEvent;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui_textarea::TextArea;
+
+use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::theme::Theme;
+
+pub struct CommitEditor {
+    pub textarea: TextArea<'static>,
+    /// Why the last attempt failed (git's words).
+    pub error: Option<String>,
+    /// The commit was sent and has not been answered yet.
+    pub busy: bool,
+}
+
+pub enum Outcome {
+    /// Commit with this message.
+    Commit(String),
+    Cancel,
+}
+
+impl CommitEditor {
+    pub fn new(message: &str) -> CommitEditor {
+        let lines: Vec<String> = message.lines().map(str::to_string).collect();
+        let mut textarea = TextArea::new(if lines.is_empty() {
+            vec![String::new()]
+        } else {
+            lines
+        });
+        textarea.set_max_histories(100);
+        CommitEditor {
+            textarea,
+            error: None,
+            busy: false,
+        }
+    }
+
+    pub fn message(&self) -> String {
+        let mut text = self.textarea.lines().join("\n");
+        text.push('\n');
+        text
+    }
+
+    /// `own` is what the key means in the commit-message context; other keys are typed.
+    pub fn update(&mut self, own: Option<Action>, key: KeyEvent) -> Option<Outcome> {
+        match own {
+            Some(Action::Back) => Some(Outcome::Cancel),
+            Some(Action::CommitNow) => {
+                if self.busy {
+                    return None;
+                }
+                let message = self.message();
+                if message.trim().is_empty() {
+                    self.error = Some("write a commit message first".into());
+                    return None;
+                }
+                self.error = None;
+                self.busy = true;
+                Some(Outcome::Commit(message))
+            }
+            _ => {
+                if !self.busy {
+                    self.textarea.input(key);
+                }
+                None
+            }
+        }
+    }
+
+    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+        let popup = super::popup_area(frame, area, 90, 22, 2);
+        let key = |action| {
+            keymap
+                .key_for(KeyContext::CommitMessage, action)
+                .map(|k| k.to_string())
+                .unwrap_or_default()
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(true))
+            .style(theme.base())
+            .title(Span::styled(
+                " Commit accepted memory changes ",
+                theme.title(),
+            ))
+            .title_bottom(
+                Line::from(vec![
+                    Span::styled(format!(" {} ", key(Action::CommitNow)), theme.key()),
+                    Span::styled("commit  ", theme.muted()),
+                    Span::styled(format!("{} ", key(Action::Back)), theme.key()),
+                    Span::styled("cancel ", theme.muted()),
+                ])
+                .right_aligned(),
+            );
+        let inner = block.inner(popup);
+        frame.render_widget(block, popup);
+        let error_height = match &self.error {
+            Some(error) => (error.lines().count() as u16 + 1).min(inner.height / 2),
+            None => u16::from(self.busy),
+        };
+        let [text_area, note] =
+            Layout::vertical([Constraint::Min(3), Constraint::Length(error_height)]).areas(inner);
+        self.textarea.set_style(theme.fg(theme.text));
+        self.textarea.set_cursor_line_style(theme.base());
+        frame.render_widget(&self.textarea, text_area);
+        if let Some(error) = &self.error {
+            let lines: Vec<Line> = error
+                .lines()
+                .map(|l| Line::from(Span::styled(format!("✖ {l}"), theme.fg(theme.error))))
+                .collect();
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), note);
+        } else if self.busy {
+            frame.render_widget(
+                Paragraph::new(Span::styled("committing…", theme.muted())),
+                note,
+            );
+        }
+    }
+}
