@@ -19,6 +19,8 @@ const HEIGHT: u16 = 40;
 /// A driver over a fresh demo copy at a fixed path, so the pictures show a stable root.
 fn driver(root: &Path, backups: &Path) -> Driver {
     let mut options = DriverOptions::new(root, backups);
+    // Review snapshots of the demo stay in the temp folder, not the user's data folder.
+    options.review.data_dir = Some(backups.join("data"));
     options.width = WIDTH;
     options.height = HEIGHT;
     options.demo_path = Some(root.to_path_buf());
@@ -124,6 +126,69 @@ fn main() -> Result<()> {
         &out,
         "conflict",
         "mbank — an agent wrote while you were editing",
+    )?;
+
+    // Review: the demo is not in git, so the baseline is the "last reviewed" snapshot.
+    // Mark it reviewed, then let an "agent" edit two files.
+    let mut d = driver(&root, backups.path());
+    d.open_project("weather").map_err(|e| eyre!("{e}"))?;
+    d.key(KeyCode::Char('r'));
+    let settled = |app: &mbank::tui::App| {
+        app.review.review.is_some() && !app.review.loading && !app.review.busy
+    };
+    wait(&mut d, "the review", &settled)?;
+    d.key(KeyCode::Char('c'));
+    d.key(KeyCode::Char('y'));
+    wait(&mut d, "mark reviewed", &|app| {
+        settled(app)
+            && app
+                .review
+                .review
+                .as_ref()
+                .is_some_and(|r| r.files.is_empty())
+    })?;
+    let bank = root.join("weather-api/memory-bank");
+    let active = bank.join("activeContext.md");
+    let text = std::fs::read_to_string(&active)?
+        .replace("Last updated: 2026-10-13", "Last updated: 2026-10-20")
+        .replace(
+            "Adding the GeoSphere Austria nowcast adapter behind a feature flag.",
+            "Blending the GeoSphere Austria nowcast into the first 6 hours.",
+        )
+        .replace(
+            "- 2026-10-12: Quota counters moved to a single Redis pipeline\n",
+            "- 2026-10-12: Quota counters moved to a single Redis pipeline\n- 2026-10-19: GeoSphere licence cleared for commercial use\n- Staging DB: postgres://weather:tr0ub4dor-staging@db.internal/weather\n",
+        )
+        .replace("- GeoSphere licence terms unclear\n", "");
+    std::fs::write(&active, text)?;
+    let progress = bank.join("progress.md");
+    let text = std::fs::read_to_string(&progress)?;
+    std::fs::write(
+        &progress,
+        format!("{text}- [x] GeoSphere nowcast blended for the first 6 hours — 2026-10-20\n"),
+    )?;
+    d.app
+        .update(Message::FilesChanged(vec![active.clone(), progress]));
+    wait(&mut d, "the agent's edits", &|app| {
+        settled(app)
+            && app
+                .review
+                .review
+                .as_ref()
+                .is_some_and(|r| r.files.len() == 2)
+    })?;
+    save(
+        &mut d,
+        &out,
+        "review",
+        "mbank — review what an agent changed, hunk by hunk",
+    )?;
+    d.key(KeyCode::Char('s'));
+    save(
+        &mut d,
+        &out,
+        "review-side-by-side",
+        "mbank — review, side by side with changed words highlighted",
     )?;
 
     std::fs::remove_dir_all(&root)?;

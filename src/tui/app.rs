@@ -1044,7 +1044,7 @@ impl App {
             ReviewEvent::CommitMessage(result) => match result {
                 Ok(message) => self
                     .overlays
-                    .push(Overlay::Commit(CommitEditor::new(&message))),
+                    .push(Overlay::Commit(Box::new(CommitEditor::new(&message)))),
                 Err(problem) => self.toast_error(format!("cannot commit: {problem}")),
             },
             ReviewEvent::Committed(result) => {

@@ -30,7 +30,7 @@ pub enum Overlay {
     Help(help::Help),
     Confirm(confirm::Confirm),
     Conflict(conflict::Conflict),
-    Commit(commit::CommitEditor),
+    Commit(Box<commit::CommitEditor>),
 }
 
 impl Overlay {

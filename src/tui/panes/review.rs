@@ -139,10 +139,11 @@ pub fn baseline_label(baseline: &Baseline) -> String {
             exists: true,
             reviewed_at,
             ..
-        } => format!(
-            "since last reviewed ({} ago)",
-            widgets::ago(*reviewed_at, widgets::now_epoch())
-        ),
+        } => match widgets::ago(*reviewed_at, widgets::now_epoch()).as_str() {
+            "just now" => "since last reviewed (just now)".into(),
+            "—" => "since last reviewed".into(),
+            ago => format!("since last reviewed ({ago} ago)"),
+        },
         Baseline::Snapshot { exists: false, .. } => {
             "outside git, never marked reviewed: every memory file is new".into()
         }
@@ -1147,7 +1148,7 @@ mod tests {
             old_line: None,
             new_line: Some(1),
             text: format!("safe\u{202E}txt {}", "x".repeat(500)),
-            changed: vec![0..4],
+            changed: std::iter::once(0..4).collect(),
             no_newline: false,
         };
         let spans = text_spans(&line, &theme, 30);
