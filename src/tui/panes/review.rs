@@ -416,9 +416,9 @@ impl ReviewPane {
                 .find(|(row, h)| current.is_none_or(|c| *h > c) && *row > self.cursor.selected)
         } else {
             let on_header = matches!(self.rows.get(self.cursor.selected), Some(Row::Header(_)));
+            // From inside a hunk, go to its header first; from a header, to the previous one.
             headers.iter().rev().find(|(row, h)| {
-                *row < self.cursor.selected
-                    && (!on_header || current.is_none_or(|c| *h < c) || current.is_none())
+                *row < self.cursor.selected && (!on_header || current.is_none_or(|c| *h < c))
             })
         };
         if let Some((row, _)) = target {
@@ -765,7 +765,10 @@ impl ReviewPane {
     }
 
     fn view_diff(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
-        let Some(file) = self.file().cloned() else {
+        // Lay out first: the file is borrowed, never cloned (it holds three whole texts).
+        let range = self.cursor.layout(area.height as usize, self.rows.len());
+        let cursor = self.cursor.selected;
+        let Some(file) = self.file() else {
             return;
         };
         if self.rows.is_empty() {
@@ -777,11 +780,10 @@ impl ReviewPane {
             frame.render_widget(Paragraph::new(Span::styled(text, theme.fg(theme.ok))), area);
             return;
         }
-        let range = self.cursor.layout(area.height as usize, self.rows.len());
         let width = area.width as usize;
         let mut lines = Vec::new();
         for index in range {
-            let selected = index == self.cursor.selected;
+            let selected = index == cursor;
             let marker = Span::styled(
                 if selected { "▶" } else { " " },
                 if selected && focused {
