@@ -121,6 +121,8 @@ impl Harness {
         assert_eq!(self.app.screen, Screen::Project);
         self.pump_until("the project's report", |app| app.tree.report.is_some());
         self.pump_until("the first file", |app| app.editor.doc.is_some());
+        // Folders are registered on the watcher's thread: writes start after that.
+        self.pump_until("the watches", |app| app.watches_settled());
     }
 
     fn open_file(&mut self, file_name: &str) {

@@ -114,17 +114,22 @@ fn looks_kebab_case(bank: &Path) -> bool {
 
 /// Reads one folder's listing and recognises every memory format it holds.
 fn markers_of(dir: &Path) -> Markers {
-    let mut markers = Markers::default();
     let Ok(entries) = fs::read_dir(dir) else {
-        return markers;
+        return Markers::default();
     };
     let names: Vec<String> = entries
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
+    markers_in(dir, &names)
+}
+
+/// Recognises the memory formats of a folder whose listing is `names`.
+fn markers_in(dir: &Path, names: &[String]) -> Markers {
+    let mut markers = Markers::default();
     let has = |n: &str| names.iter().any(|x| x == n);
 
-    for name in &names {
+    for name in names {
         let path = dir.join(name);
         match name.as_str() {
             "memory-bank" if is_dir(&path) => {
@@ -223,17 +228,44 @@ pub fn project_at(path: &Path, name: String) -> Option<Project> {
     })
 }
 
+/// A folder's identity on disk (device and inode), following symlinks.
+#[cfg(unix)]
+fn folder_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// A folder's identity on disk: its resolved path where inodes are not at hand.
+#[cfg(not(unix))]
+fn folder_id(path: &Path) -> Option<PathBuf> {
+    fs::canonicalize(path).ok()
+}
+
 /// Walks the root to `options.depth` and returns every project found, sorted by name.
 pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
     let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut projects = Vec::new();
+    // Folders entered, by (device, inode): one stat per folder instead of a full path
+    // resolution (canonicalize costs a readlink per path component, ~20,000 of them on
+    // a 2,000-project root), and the same loop protection.
     let mut visited = HashSet::new();
-    visited.insert(canonical_root.clone());
+    if let Some(id) = folder_id(root) {
+        visited.insert(id);
+    }
     // Bank folders already reported by an enclosing project (docs/global-memory-bank).
     let mut claimed: HashSet<PathBuf> = HashSet::new();
     let mut stack = vec![(root.to_path_buf(), 0usize, false)];
     while let Some((dir, depth, inside_project)) = stack.pop() {
-        let mut markers = markers_of(&dir);
+        // One listing per folder serves both the format markers and the walk.
+        let entries: Vec<fs::DirEntry> = match fs::read_dir(&dir) {
+            Ok(entries) => entries.flatten().collect(),
+            Err(_) => Vec::new(),
+        };
+        let names: Vec<String> = entries
+            .iter()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        let mut markers = markers_in(&dir, &names);
         markers.banks.retain(|b| !claimed.contains(&b.root));
         let is_project = if inside_project {
             markers.has_memory_folder()
@@ -260,11 +292,7 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
         if depth >= options.depth {
             continue;
         }
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for (entry, name) in entries.iter().zip(names) {
             let path = entry.path();
             let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
             if !may_descend(&name, &rel, options) {
@@ -281,13 +309,14 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
                 if !target.starts_with(&canonical_root) || !target.is_dir() {
                     continue;
                 }
-                if !visited.insert(target) {
-                    continue;
+                match folder_id(&target) {
+                    Some(id) if !visited.insert(id) => continue,
+                    _ => {}
                 }
             } else if !file_type.is_dir() {
                 continue;
-            } else if let Ok(real) = fs::canonicalize(&path)
-                && !visited.insert(real)
+            } else if let Some(id) = folder_id(&path)
+                && !visited.insert(id)
             {
                 continue;
             }

@@ -106,6 +106,9 @@ pub struct Picker {
     matcher: Matcher,
     /// Rows shown at the last draw (for paging and clicks).
     page: usize,
+    /// Figures arrived since the last sort: re-sort once before the rows are next used,
+    /// not once per project (2,000 sorts of 2,000 rows while figures fill in).
+    order_stale: bool,
 }
 
 impl Picker {
@@ -124,6 +127,7 @@ impl Picker {
             current: None,
             matcher: Matcher::new(MatcherConfig::DEFAULT),
             page: 10,
+            order_stale: false,
         }
     }
 
@@ -158,11 +162,19 @@ impl Picker {
             row.report = Some(report);
             self.counted += 1;
             if matches!(self.sort, Sort::Tokens | Sort::Staleness | Sort::Activity) {
-                let selected = self.selected_path();
-                self.refresh();
-                if let Some(path) = selected {
-                    self.select_path(&path);
-                }
+                self.order_stale = true;
+            }
+        }
+    }
+
+    /// Applies a pending re-sort, keeping the selection on the same project. Until then
+    /// the old order stays consistent (rows are only filled in, never moved).
+    fn settle(&mut self) {
+        if std::mem::take(&mut self.order_stale) {
+            let selected = self.selected_path();
+            self.refresh();
+            if let Some(path) = selected {
+                self.select_row(&path);
             }
         }
     }
@@ -181,6 +193,11 @@ impl Picker {
     }
 
     pub fn select_path(&mut self, path: &std::path::Path) {
+        self.settle();
+        self.select_row(path);
+    }
+
+    fn select_row(&mut self, path: &std::path::Path) {
         if let Some(position) = self
             .visible
             .iter()
@@ -214,6 +231,7 @@ impl Picker {
 
     /// Re-applies the filter and the sort.
     fn refresh(&mut self) {
+        self.order_stale = false;
         let mut scored: Vec<(usize, u32)> = if self.filter.is_empty() {
             (0..self.rows.len()).map(|i| (i, 0)).collect()
         } else {
@@ -254,6 +272,7 @@ impl Picker {
     }
 
     pub fn update(&mut self, msg: Msg) -> Option<Command> {
+        self.settle();
         let last = self.visible.len().saturating_sub(1);
         match msg {
             Msg::Type(c) => {
@@ -311,6 +330,7 @@ impl Picker {
     }
 
     pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+        self.settle();
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(true))
