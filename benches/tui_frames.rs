@@ -253,6 +253,28 @@ fn main() {
     });
     let (median, max) = timed_loop(LOOP_FRAMES, || type_and_draw(&mut b));
     report.push(("type_then_draw_1.4MB", median, max));
+    // Where typing's time goes: the key alone (the buffer's edit, which in
+    // ratatui-textarea 0.9 rebuilds its screen map over every line), then the frame alone.
+    let (median, max) = timed_loop(LOOP_FRAMES, || {
+        b.key(KeyCode::Char('x'), KeyModifiers::NONE)
+    });
+    report.push(("  of which the key (update)", median, max));
+    b.drain();
+    let mut frames: Vec<Duration> = (0..LOOP_FRAMES)
+        .map(|_| {
+            b.key(KeyCode::Char('y'), KeyModifiers::NONE);
+            b.drain();
+            let start = Instant::now();
+            b.frame();
+            start.elapsed()
+        })
+        .collect();
+    frames.sort();
+    report.push((
+        "  of which the frame",
+        frames[frames.len() / 2],
+        frames[frames.len() - 1],
+    ));
     // Throw the edits away so the next file opens without a question.
     b.app.editor.doc = None;
     b.settle();
