@@ -55,6 +55,8 @@ impl Harness {
     fn open_project(&mut self, name: &str) {
         self.driver.open_project(name).unwrap();
         assert_eq!(self.app.screen, Screen::Project);
+        // Folders are registered on the watcher's thread: writes start after that.
+        self.pump_until("the watches", |app| app.watches_settled());
     }
 
     fn open_file(&mut self, file_name: &str) {

@@ -256,6 +256,11 @@ impl App {
         !self.picker.scanning
     }
 
+    /// True when live refresh is off or watches every folder asked for so far.
+    pub fn watches_settled(&self) -> bool {
+        self.watcher.as_ref().is_none_or(Watcher::is_settled)
+    }
+
     /// Starts the first scan (unless the root is unusable).
     pub fn start(&mut self) {
         if self.picker.root_problem.is_none() {
@@ -1533,7 +1538,7 @@ impl App {
 
     /// Folders to watch: the root, each project, and each memory folder of the open project.
     fn update_watches(&mut self) {
-        let Some(watcher) = &mut self.watcher else {
+        let Some(watcher) = &self.watcher else {
             return;
         };
         let mut folders = std::collections::BTreeSet::new();
@@ -1553,9 +1558,7 @@ impl App {
                 }
             }
         }
-        if let Some(problem) = watcher.watch_exactly(folders) {
-            self.toast_error(problem);
-        }
+        watcher.watch_exactly(folders);
     }
 
     fn on_mouse(&mut self, mouse: MouseEvent) {

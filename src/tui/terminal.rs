@@ -25,6 +25,9 @@ use super::message::Message;
 
 type Term = Terminal<CrosstermBackend<io::Stdout>>;
 
+/// How long the loop takes queued messages before it draws.
+const DRAIN_BUDGET: Duration = Duration::from_millis(12);
+
 fn enter() -> io::Result<()> {
     enable_raw_mode()?;
     // A cleared screen matches ratatui's blank first buffer; `Terminal::clear` would ask
@@ -151,8 +154,13 @@ fn run_loop(options: Options, mode: RunMode) -> Result<()> {
             app.update(message);
             redraw = true;
         }
-        // Take everything already waiting before drawing once.
-        while let Ok(message) = inbox.try_recv() {
+        // Take what is already waiting before drawing once, but not for longer than a
+        // frame: a flood of worker results (2,000 projects' figures) must not hold the
+        // screen back.
+        let draining = Instant::now();
+        while draining.elapsed() < DRAIN_BUDGET
+            && let Ok(message) = inbox.try_recv()
+        {
             app.update(message);
             redraw = true;
         }

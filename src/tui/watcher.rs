@@ -3,6 +3,10 @@
 //! temp files, `.git`) and de-duplicated before anything reaches the event loop.
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::thread;
 use std::time::Duration;
 
 use notify::RecursiveMode;
@@ -18,9 +22,14 @@ const TICK: Duration = Duration::from_millis(20);
 /// Beyond this many folders, the rest are not watched (and the user is told).
 const MAX_WATCHES: usize = 8_000;
 
+/// The debouncer lives on a thread of its own: registering thousands of folders (a
+/// 2,000-project root) takes the better part of a second, which must not hold up the
+/// first frame or the keyboard. The loop hands it the wanted set and hears back through
+/// messages.
 pub struct Watcher {
-    debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
-    watched: BTreeSet<PathBuf>,
+    requests: Sender<BTreeSet<PathBuf>>,
+    /// Sets sent and not yet registered.
+    pending: Arc<AtomicUsize>,
 }
 
 /// Whether a changed path is worth a refresh.
@@ -52,6 +61,7 @@ pub fn is_write(kind: &notify::EventKind) -> bool {
 
 impl Watcher {
     pub fn spawn(outbox: Outbox) -> Result<Watcher, String> {
+        let events = outbox.clone();
         let handler = move |result: DebounceEventResult| {
             let message = match result {
                 Ok(events) => {
@@ -74,17 +84,59 @@ impl Watcher {
                         .unwrap_or_else(|| "unknown watcher error".into()),
                 ),
             };
-            let _ = outbox.send(message);
+            let _ = events.send(message);
         };
         let debouncer = new_debouncer(DEBOUNCE, Some(TICK), handler).map_err(|e| e.to_string())?;
-        Ok(Watcher {
-            debouncer,
-            watched: BTreeSet::new(),
-        })
+        let (requests, inbox) = mpsc::channel::<BTreeSet<PathBuf>>();
+        let pending = Arc::new(AtomicUsize::new(0));
+        let done = pending.clone();
+        thread::spawn(move || {
+            let mut folders = Folders {
+                debouncer,
+                watched: BTreeSet::new(),
+            };
+            while let Ok(mut wanted) = inbox.recv() {
+                let mut taken = 1;
+                // Only the newest set matters.
+                while let Ok(newer) = inbox.try_recv() {
+                    wanted = newer;
+                    taken += 1;
+                }
+                let problem = folders.watch_exactly(wanted);
+                done.fetch_sub(taken, Ordering::AcqRel);
+                if let Some(problem) = problem
+                    && outbox.send(Message::WatchProblem(problem)).is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Ok(Watcher { requests, pending })
     }
 
-    /// Watches exactly these folders (non-recursively). Returns a problem to show, if any.
-    pub fn watch_exactly(&mut self, folders: BTreeSet<PathBuf>) -> Option<String> {
+    /// Watches exactly these folders (non-recursively), on the watcher's thread; a
+    /// problem comes back as [`Message::WatchProblem`].
+    pub fn watch_exactly(&self, folders: BTreeSet<PathBuf>) {
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        if self.requests.send(folders).is_err() {
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// True once every folder set asked for so far is being watched.
+    pub fn is_settled(&self) -> bool {
+        self.pending.load(Ordering::Acquire) == 0
+    }
+}
+
+/// The debouncer and what it watches, owned by the watcher's thread.
+struct Folders {
+    debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+    watched: BTreeSet<PathBuf>,
+}
+
+impl Folders {
+    fn watch_exactly(&mut self, folders: BTreeSet<PathBuf>) -> Option<String> {
         let wanted: BTreeSet<PathBuf> = folders.into_iter().take(MAX_WATCHES).collect();
         let stale: Vec<PathBuf> = self.watched.difference(&wanted).cloned().collect();
         for path in stale {
@@ -108,10 +160,6 @@ impl Watcher {
             }
         }
         problem
-    }
-
-    pub fn watched(&self) -> usize {
-        self.watched.len()
     }
 }
 

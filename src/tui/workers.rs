@@ -94,7 +94,14 @@ pub struct AnalysisWorker {
 
 impl AnalysisWorker {
     pub fn spawn(config: Arc<Config>, encoding: Encoding, outbox: Outbox) -> AnalysisWorker {
-        Self::spawn_with_cache(config, encoding, TokenCache::open_default(encoding), outbox)
+        // The cache file (megabytes on a big root) is read on the worker's thread, so
+        // it never delays the first frame.
+        Self::spawn_opening(
+            config,
+            encoding,
+            move || TokenCache::open_default(encoding),
+            outbox,
+        )
     }
 
     /// With a given cache (tests use an in-memory one).
@@ -104,8 +111,20 @@ impl AnalysisWorker {
         cache: TokenCache,
         outbox: Outbox,
     ) -> AnalysisWorker {
+        Self::spawn_opening(config, encoding, move || cache, outbox)
+    }
+
+    fn spawn_opening(
+        config: Arc<Config>,
+        encoding: Encoding,
+        open_cache: impl FnOnce() -> TokenCache + Send + 'static,
+        outbox: Outbox,
+    ) -> AnalysisWorker {
         let (requests, inbox) = mpsc::channel();
-        thread::spawn(move || analysis_loop(&config, encoding, cache, &inbox, &outbox));
+        thread::spawn(move || {
+            let cache = open_cache();
+            analysis_loop(&config, encoding, cache, &inbox, &outbox)
+        });
         AnalysisWorker { requests }
     }
 

@@ -104,6 +104,9 @@ pub struct Picker {
     /// The open project, to mark it in the list and allow "back".
     pub current: Option<PathBuf>,
     matcher: Matcher,
+    /// Figures arrived since the last sort: re-sort once before the rows are next used,
+    /// not once per project (2,000 sorts of 2,000 rows while figures fill in).
+    order_stale: bool,
 }
 
 impl Picker {
@@ -120,6 +123,7 @@ impl Picker {
             root,
             current: None,
             matcher: Matcher::new(MatcherConfig::DEFAULT),
+            order_stale: false,
         }
     }
 
@@ -154,11 +158,19 @@ impl Picker {
             row.report = Some(report);
             self.counted += 1;
             if matches!(self.sort, Sort::Tokens | Sort::Staleness | Sort::Activity) {
-                let selected = self.selected_path();
-                self.refresh();
-                if let Some(path) = selected {
-                    self.select_path(&path);
-                }
+                self.order_stale = true;
+            }
+        }
+    }
+
+    /// Applies a pending re-sort, keeping the selection on the same project. Until then
+    /// the old order stays consistent (rows are only filled in, never moved).
+    fn settle(&mut self) {
+        if std::mem::take(&mut self.order_stale) {
+            let selected = self.selected_path();
+            self.refresh();
+            if let Some(path) = selected {
+                self.select_row(&path);
             }
         }
     }
@@ -177,6 +189,11 @@ impl Picker {
     }
 
     pub fn select_path(&mut self, path: &std::path::Path) {
+        self.settle();
+        self.select_row(path);
+    }
+
+    fn select_row(&mut self, path: &std::path::Path) {
         if let Some(position) = self
             .visible
             .iter()
@@ -210,6 +227,7 @@ impl Picker {
 
     /// Re-applies the filter and the sort.
     fn refresh(&mut self) {
+        self.order_stale = false;
         let mut scored: Vec<(usize, u32)> = if self.filter.is_empty() {
             (0..self.rows.len()).map(|i| (i, 0)).collect()
         } else {
@@ -250,6 +268,7 @@ impl Picker {
     }
 
     pub fn update(&mut self, msg: Msg) -> Option<Command> {
+        self.settle();
         let len = self.visible.len();
         match msg {
             Msg::Type(c) => {
@@ -296,6 +315,7 @@ impl Picker {
     }
 
     pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+        self.settle();
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(true))

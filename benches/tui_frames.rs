@@ -1,0 +1,320 @@
+//! One full frame of the TUI (`view` on a 200x60 TestBackend plus `after_draw`) on big
+//! files: a generated 1.4 MB markdown progress.md (headings, lists, fenced code, tables)
+//! and a bank file holding one 500 KB line. Target: no frame over 16 ms.
+//!
+//! The App runs with its real workers over a temp root; files are opened with keys as the
+//! tests do, and every case waits until highlighting and the preview have answered, so a
+//! frame is measured as a user sees it. Criterion gives the distribution; a plain loop
+//! afterwards records the median and the slowest single frame of each case.
+//!
+//!     cargo bench --bench tui_frames
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use mbank::core::config::Config;
+use mbank::core::tokens::{Encoding, TokenCache};
+use mbank::tui::Message;
+use mbank::tui::app::{App, Focus, Options, ViewMode};
+use mbank::tui::keymap::Keymap;
+use mbank::tui::panes::tree::RowKind;
+use mbank::tui::theme::Theme;
+use mbank::tui::workers::AnalysisWorker;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui_textarea::CursorMove;
+
+const TARGET: Duration = Duration::from_millis(16);
+const LOOP_FRAMES: usize = 300;
+
+/// About 1.4 MB of memory-bank markdown, varied like an agent's progress log.
+fn big_markdown() -> String {
+    let mut text = String::from("# Progress\n");
+    let mut section = 0;
+    while text.len() < 1_400_000 {
+        section += 1;
+        text.push_str(&format!(
+            "\n## Session {section}: decisions and progress\n\n\
+             The agent moved the **retry policy** into `src/net/retry_{section}.rs` and wrote \
+             *why* in [ADR {section}](docs/adr/{section}.md).\n\n\
+             - [x] Split the handler\n- [ ] Add backoff tests\n  - nested item with `code`\n\
+             1. first\n2. second\n\n\
+             | Area | Status | Owner |\n|------|--------|-------|\n| api | done | agent |\n\n\
+             ```rust\nfn retry(attempt: u32) -> Duration {{\n    Duration::from_millis(100 << attempt.min(6))\n}}\n```\n\n\
+             ```python\ndef load(path: str) -> dict:\n    return json.loads(open(path).read())\n```\n\n\
+             > Keep the memory bank short.\n"
+        ));
+    }
+    text
+}
+
+fn write_root(root: &Path) {
+    let bank = root.join("big-project/memory-bank");
+    std::fs::create_dir_all(&bank).unwrap();
+    std::fs::write(bank.join("projectbrief.md"), "# Brief\n\nA big bank.\n").unwrap();
+    std::fs::write(bank.join("progress.md"), big_markdown()).unwrap();
+    // One 500 KB line, as a pasted log or minified blob would be.
+    let line = "word ".repeat(100_000);
+    std::fs::write(bank.join("techContext.md"), format!("{line}\n")).unwrap();
+}
+
+struct Bench {
+    app: App,
+    inbox: Receiver<Message>,
+    terminal: Terminal<TestBackend>,
+}
+
+impl Bench {
+    fn new(root: &Path) -> Bench {
+        let (outbox, inbox) = mpsc::channel();
+        let config = Arc::new(Config::default());
+        let options = Options {
+            root: root.to_path_buf(),
+            root_problem: None,
+            config: config.clone(),
+            encoding: Encoding::O200k,
+            theme: Theme::load("dark", None).unwrap(),
+            keymap: Keymap::load(None, None).unwrap(),
+            demo_path: None,
+            watch: false,
+            config_dir: None,
+            backup_dir: root.join("backups"),
+            review: Default::default(),
+        };
+        let worker = AnalysisWorker::spawn_with_cache(
+            config,
+            Encoding::O200k,
+            TokenCache::in_memory(Encoding::O200k),
+            outbox.clone(),
+        );
+        let mut app = App::with_worker(options, outbox, worker);
+        app.start();
+        Bench {
+            app,
+            inbox,
+            terminal: Terminal::new(TestBackend::new(200, 60)).unwrap(),
+        }
+    }
+
+    fn pump_until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !done(&self.app) {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            if let Ok(message) = self.inbox.recv_timeout(Duration::from_millis(50)) {
+                self.app.update(message);
+            }
+        }
+    }
+
+    /// Draws and takes worker answers until nothing more arrives: highlighting of the
+    /// visible lines and the preview are in place.
+    fn settle(&mut self) {
+        for _ in 0..3 {
+            self.frame();
+            while let Ok(message) = self.inbox.recv_timeout(Duration::from_millis(300)) {
+                self.app.update(message);
+            }
+        }
+    }
+
+    fn drain(&mut self) {
+        while let Ok(message) = self.inbox.try_recv() {
+            self.app.update(message);
+        }
+    }
+
+    /// One full frame, as the event loop draws it.
+    fn frame(&mut self) {
+        let app = &mut self.app;
+        self.terminal.draw(|f| app.view(f)).unwrap();
+        app.after_draw();
+    }
+
+    fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {
+        self.app
+            .update(Message::Key(KeyEvent::new(code, modifiers)));
+    }
+
+    fn open_project(&mut self) {
+        self.pump_until("the scan", |app| app.picker.visible_len() > 0);
+        self.key(KeyCode::Enter, KeyModifiers::NONE);
+        self.pump_until("the report", |app| app.tree.report.is_some());
+    }
+
+    fn open_file(&mut self, file_name: &str) {
+        let index = self
+            .app
+            .tree
+            .rows
+            .iter()
+            .position(|row| match &row.kind {
+                RowKind::File { bank, file } => self
+                    .app
+                    .tree
+                    .file(*bank, *file)
+                    .is_some_and(|f| f.file.file_name() == file_name),
+                _ => false,
+            })
+            .unwrap_or_else(|| panic!("{file_name} is not in the tree"));
+        self.app.focus = Focus::Tree;
+        self.app.tree.cursor.selected = index;
+        self.key(KeyCode::Enter, KeyModifiers::NONE);
+        let wanted = file_name.to_string();
+        self.pump_until("the file", move |app| {
+            app.editor
+                .doc
+                .as_ref()
+                .is_some_and(|d| d.path.file_name().is_some_and(|n| n == wanted.as_str()))
+        });
+        self.app.focus = Focus::Editor;
+        self.settle();
+    }
+
+    fn move_cursor(&mut self, to: CursorMove) {
+        if let Some(doc) = &mut self.app.editor.doc {
+            doc.textarea.move_cursor(to);
+        }
+        self.settle();
+    }
+}
+
+/// Median and slowest of `frames` single frames, each timed alone.
+fn timed_loop(frames: usize, mut one: impl FnMut()) -> (Duration, Duration) {
+    let mut times: Vec<Duration> = (0..frames)
+        .map(|_| {
+            let start = Instant::now();
+            one();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[times.len() / 2], times[times.len() - 1])
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    write_root(dir.path());
+    let mut b = Bench::new(dir.path());
+    b.open_project();
+    b.open_file("progress.md");
+    let lines = b.app.editor.doc.as_ref().unwrap().textarea.lines().len();
+    println!("progress.md: {lines} lines");
+
+    let mut criterion = Criterion::default()
+        .sample_size(60)
+        .measurement_time(Duration::from_secs(4))
+        .configure_from_args();
+    let mut report: Vec<(&str, Duration, Duration)> = Vec::new();
+
+    // 1. Editor at the top of the 1.4 MB file.
+    b.move_cursor(CursorMove::Top);
+    criterion.bench_function("frame/editor_top_1.4MB", |bencher| {
+        bencher.iter(|| b.frame())
+    });
+    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
+    report.push(("editor_top_1.4MB", median, max));
+
+    // 2. Editor scrolled to the end (the last line), highlighting caught up.
+    b.move_cursor(CursorMove::Bottom);
+    assert!(b.app.editor.doc.as_ref().unwrap().top > lines - 100);
+    criterion.bench_function("frame/editor_end_1.4MB", |bencher| {
+        bencher.iter(|| b.frame())
+    });
+    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
+    report.push(("editor_end_1.4MB", median, max));
+
+    // 3. Editor and preview side by side, preview rendered.
+    b.app.view_mode = ViewMode::Split;
+    b.move_cursor(CursorMove::Top);
+    assert!(
+        b.app.preview.rendered.is_some(),
+        "the preview never arrived"
+    );
+    criterion.bench_function("frame/split_1.4MB", |bencher| bencher.iter(|| b.frame()));
+    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
+    report.push(("split_1.4MB", median, max));
+    b.app.view_mode = ViewMode::Editor;
+    b.settle();
+
+    // 4. Typing: one character through update, then the frame.
+    let mut typed = 0u32;
+    let mut type_and_draw = |b: &mut Bench| {
+        let c = char::from(b'a' + (typed % 26) as u8);
+        typed += 1;
+        b.key(KeyCode::Char(c), KeyModifiers::NONE);
+        b.frame();
+        // Worker answers (counts, highlights) arrive between keys, as in the loop.
+        b.drain();
+    };
+    criterion.bench_function("frame/type_then_draw_1.4MB", |bencher| {
+        bencher.iter(|| type_and_draw(black_box(&mut b)))
+    });
+    let (median, max) = timed_loop(LOOP_FRAMES, || type_and_draw(&mut b));
+    report.push(("type_then_draw_1.4MB", median, max));
+    // Where typing's time goes: the key alone (the buffer's edit, which in
+    // ratatui-textarea 0.9 rebuilds its screen map over every line), then the frame alone.
+    let (median, max) = timed_loop(LOOP_FRAMES, || {
+        b.key(KeyCode::Char('x'), KeyModifiers::NONE)
+    });
+    report.push(("  of which the key (update)", median, max));
+    b.drain();
+    let mut frames: Vec<Duration> = (0..LOOP_FRAMES)
+        .map(|_| {
+            b.key(KeyCode::Char('y'), KeyModifiers::NONE);
+            b.drain();
+            let start = Instant::now();
+            b.frame();
+            start.elapsed()
+        })
+        .collect();
+    frames.sort();
+    report.push((
+        "  of which the frame",
+        frames[frames.len() / 2],
+        frames[frames.len() - 1],
+    ));
+    // Throw the edits away so the next file opens without a question.
+    b.app.editor.doc = None;
+    b.settle();
+
+    // 5. The 500 KB line, cursor at its end.
+    b.open_file("techContext.md");
+    b.move_cursor(CursorMove::End);
+    assert!(b.app.editor.doc.as_ref().unwrap().left > 400_000);
+    criterion.bench_function("frame/500KB_line_cursor_at_end", |bencher| {
+        bencher.iter(|| b.frame())
+    });
+    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
+    report.push(("500KB_line_cursor_at_end", median, max));
+
+    // 6. Typing at the end of the 500 KB line.
+    let mut typed = 0u32;
+    let mut type_long = |b: &mut Bench| {
+        let c = char::from(b'a' + (typed % 26) as u8);
+        typed += 1;
+        b.key(KeyCode::Char(c), KeyModifiers::NONE);
+        b.frame();
+        b.drain();
+    };
+    let (median, max) = timed_loop(LOOP_FRAMES, || type_long(&mut b));
+    report.push(("500KB_line_type_then_draw", median, max));
+
+    criterion.final_summary();
+    println!(
+        "\nown loop, {LOOP_FRAMES} frames per case (target: none over {} ms)",
+        TARGET.as_millis()
+    );
+    println!("{:<28} {:>10} {:>10}  verdict", "case", "median", "max");
+    for (name, median, max) in report {
+        let verdict = if max <= TARGET { "ok" } else { "OVER" };
+        println!(
+            "{name:<28} {:>8.2}ms {:>8.2}ms  {verdict}",
+            median.as_secs_f64() * 1e3,
+            max.as_secs_f64() * 1e3
+        );
+    }
+}
