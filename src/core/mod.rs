@@ -12,6 +12,7 @@ pub mod findings;
 pub mod formats;
 pub mod git;
 pub mod imports;
+pub mod listings;
 pub mod infinity;
 pub mod init;
 pub mod markdown;
