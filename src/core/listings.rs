@@ -172,16 +172,43 @@ struct Fact {
     json: String,
 }
 
-type FactKey = (String, PathBuf);
+type FactKey = (String, OsString);
+
+/// FNV-1a: paths are hashed as bytes (a `Path` hashes component by component, several
+/// times slower), and the maps hold no attacker-chosen keys.
+#[derive(Default, Clone, Copy)]
+struct FnvHasher(u64);
+
+impl std::hash::Hasher for FnvHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &byte in bytes {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Map<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FnvHasher>>;
 
 #[derive(Default)]
 struct State {
     /// Folders listed (or found unchanged) in this run.
-    dirs: HashMap<PathBuf, Dir>,
+    dirs: Map<OsString, Dir>,
     /// Facts looked up or computed in this run.
-    facts: HashMap<FactKey, Fact>,
+    facts: Map<FactKey, Fact>,
     /// Something was read from disk that the cache file did not hold.
     changed: bool,
+    /// Folders read from disk in this run (the rest came from the cache).
+    read: usize,
 }
 
 /// Folder listings and small content facts for one run; see the module comment.
@@ -192,8 +219,8 @@ pub struct Listings {
     root: PathBuf,
     /// When this run began, in nanoseconds since the epoch (for the racy check).
     started: i128,
-    previous_dirs: HashMap<PathBuf, Dir>,
-    previous_facts: HashMap<FactKey, Fact>,
+    previous_dirs: Map<OsString, Dir>,
+    previous_facts: Map<FactKey, Fact>,
     state: Mutex<State>,
 }
 
@@ -204,8 +231,8 @@ impl Listings {
             file: None,
             root: PathBuf::new(),
             started: nanos(SystemTime::now()),
-            previous_dirs: HashMap::new(),
-            previous_facts: HashMap::new(),
+            previous_dirs: Map::default(),
+            previous_facts: Map::default(),
             state: Mutex::new(State::default()),
         }
     }
@@ -241,6 +268,16 @@ impl Listings {
         format!("listing-{:016x}.bin", fnv(&path_bytes(root)))
     }
 
+    /// How many folders this run has read from disk rather than the cache.
+    pub fn folders_read(&self) -> usize {
+        self.state().read
+    }
+
+    /// Whether the cache file held a listing of `dir` when it was opened.
+    pub fn remembers(&self, dir: &Path) -> bool {
+        self.previous_dirs.contains_key(dir.as_os_str())
+    }
+
     /// The cache file, when there is one.
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()
@@ -254,7 +291,7 @@ impl Listings {
     /// A folder's entries in the order the platform returned them: from this run's
     /// memory, else from the cache when the folder is unchanged, else read now.
     pub fn list(&self, dir: &Path) -> io::Result<Entries> {
-        if let Some(known) = self.state().dirs.get(dir) {
+        if let Some(known) = self.state().dirs.get(dir.as_os_str()) {
             return Ok(known.entries.clone());
         }
         let (stamp, modified) = if self.file.is_some() {
@@ -265,7 +302,7 @@ impl Listings {
         };
         let reusable = stamp.and_then(|stamp| {
             self.previous_dirs
-                .get(dir)
+                .get(dir.as_os_str())
                 .filter(|prev| prev.stamp == Some(stamp))
         });
         let (dir_entry, fresh) = match reusable {
@@ -289,7 +326,8 @@ impl Listings {
         let entries = dir_entry.entries.clone();
         let mut state = self.state();
         state.changed |= fresh;
-        state.dirs.insert(dir.to_path_buf(), dir_entry);
+        state.read += usize::from(fresh);
+        state.dirs.insert(dir.as_os_str().to_os_string(), dir_entry);
         Ok(entries)
     }
 
@@ -321,7 +359,7 @@ impl Listings {
     /// Modification time of a path; a folder listed in this run answers without a
     /// `stat`.
     pub fn modified(&self, path: &Path) -> Option<SystemTime> {
-        if let Some(known) = self.state().dirs.get(path)
+        if let Some(known) = self.state().dirs.get(path.as_os_str())
             && known.modified.is_some()
         {
             return known.modified;
@@ -339,7 +377,7 @@ impl Listings {
         modified: Option<SystemTime>,
     ) -> Option<T> {
         let mtime = nanos(modified?);
-        let key = (kind.to_string(), path.to_path_buf());
+        let key = (kind.to_string(), path.as_os_str().to_os_string());
         let mut state = self.state();
         let fact = match state.facts.get(&key) {
             Some(fact) => fact.clone(),
@@ -381,7 +419,7 @@ impl Listings {
         state.changed = true;
         state
             .facts
-            .insert((kind.to_string(), path.to_path_buf()), fact);
+            .insert((kind.to_string(), path.as_os_str().to_os_string()), fact);
     }
 
     /// Writes what this run saw, when it differs from what the cache file held: folders
@@ -514,7 +552,7 @@ fn encode(state: &State, started: i128) -> Vec<u8> {
         .iter()
         .filter_map(|(path, dir)| {
             let stamp = dir.stamp.as_ref()?;
-            let path = os_bytes(path.as_os_str())?;
+            let path = os_bytes(path)?;
             let names_ok = dir.entries.iter().all(|e| os_bytes(&e.name).is_some());
             (names_ok && !stamp.is_racy(started)).then_some((path, stamp, dir))
         })
@@ -536,7 +574,7 @@ fn encode(state: &State, started: i128) -> Vec<u8> {
         .facts
         .iter()
         .filter_map(|(key, fact)| {
-            let path = os_bytes(key.1.as_os_str())?;
+            let path = os_bytes(&key.1)?;
             // A file changed this close to the run may change again within its tick.
             (fact.mtime < started - RACY_WINDOW.as_nanos() as i128).then_some((key, fact, path))
         })
@@ -566,7 +604,7 @@ fn frame(root: &Path, payload: &[u8]) -> Vec<u8> {
     out.0
 }
 
-type Decoded = (HashMap<PathBuf, Dir>, HashMap<FactKey, Fact>);
+type Decoded = (Map<OsString, Dir>, Map<FactKey, Fact>);
 
 fn decode(bytes: &[u8], root: &Path) -> Option<Decoded> {
     let mut header = Reader(bytes);
@@ -583,9 +621,9 @@ fn decode(bytes: &[u8], root: &Path) -> Option<Decoded> {
         return None;
     }
     let dir_count = r.u32()? as usize;
-    let mut dirs = HashMap::with_capacity(dir_count.min(1 << 20));
+    let mut dirs = Map::with_capacity_and_hasher(dir_count.min(1 << 20), Default::default());
     for _ in 0..dir_count {
-        let path = PathBuf::from(os_string(r.bytes()?)?);
+        let path = os_string(r.bytes()?)?;
         let stamp = Stamp {
             ino: r.u64()?,
             len: r.u64()?,
@@ -609,10 +647,10 @@ fn decode(bytes: &[u8], root: &Path) -> Option<Decoded> {
         );
     }
     let fact_count = r.u32()? as usize;
-    let mut facts = HashMap::with_capacity(fact_count.min(1 << 20));
+    let mut facts = Map::with_capacity_and_hasher(fact_count.min(1 << 20), Default::default());
     for _ in 0..fact_count {
         let kind = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-        let path = PathBuf::from(os_string(r.bytes()?)?);
+        let path = os_string(r.bytes()?)?;
         let len = r.u64()?;
         let mtime = r.i128()?;
         let json = String::from_utf8(r.bytes()?.to_vec()).ok()?;
@@ -648,7 +686,7 @@ mod tests {
             &encode(&listings.state(), listings.started + 10_000_000_000),
         );
         let (dirs, _) = decode(&bytes, &root).unwrap();
-        assert_eq!(names(&dirs[&root].entries), vec!["a.md", "sub"]);
+        assert_eq!(names(&dirs[root.as_os_str()].entries), vec!["a.md", "sub"]);
         assert!(decode(&bytes, &dir.path().join("other")).is_none());
         for cut in [0, 10, HEADER_LEN, bytes.len() - 1] {
             assert!(decode(&bytes[..cut], &root).is_none(), "cut at {cut}");

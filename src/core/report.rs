@@ -264,16 +264,27 @@ impl<'a> Analyzer<'a> {
             Some(listings) => bank::list_banks_with(listings, project),
             None => bank::list_banks(project),
         };
+        self.analyze_listed(project, &banks, depth)
+    }
+
+    /// [`Analyzer::analyze`] of banks already listed (`bank::list_banks`), so listing
+    /// can run on other threads than the analysis.
+    pub fn analyze_listed(
+        &mut self,
+        project: &Project,
+        banks: &[Bank],
+        depth: Depth,
+    ) -> ProjectReport {
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
         let mut git_problems = Vec::new();
         let git = if depth.git {
-            GitFacts::gather(project, &banks, &mut git_problems)
+            GitFacts::gather(project, banks, &mut git_problems)
         } else {
             None
         };
         let mut decisions = Vec::new();
-        for bank in &banks {
+        for bank in banks {
             reports.push(self.bank_report(
                 project,
                 bank,
