@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{Sandbox, write};
+use mbank::core::bank;
 use mbank::core::discovery::{self, ScanOptions};
 use mbank::core::listings::{Listings, RACY_WINDOW};
-use mbank::core::bank;
 use serde_json::Value;
 
 fn s(path: &Path) -> &str {
@@ -62,7 +62,12 @@ fn listing_files(cache: &Path) -> Vec<PathBuf> {
             entries
                 .flatten()
                 .map(|e| e.path())
-                .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("listing-"))
+                .filter(|p| {
+                    p.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .starts_with("listing-")
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -70,14 +75,23 @@ fn listing_files(cache: &Path) -> Vec<PathBuf> {
 
 fn build_tree(root: &Path) {
     for name in ["projectbrief.md", "activeContext.md", "progress.md"] {
-        write(&root.join("cline/memory-bank").join(name), &format!("# {name}\n\nText.\n"));
+        write(
+            &root.join("cline/memory-bank").join(name),
+            &format!("# {name}\n\nText.\n"),
+        );
     }
-    write(&root.join("keeper/.claude/memory/active-context.md"), "# Active\n\nNow.\n");
+    write(
+        &root.join("keeper/.claude/memory/active-context.md"),
+        "# Active\n\nNow.\n",
+    );
     write(
         &root.join("keeper/.claude/memory/.memory-config.md"),
         "---\ntoken_budget: light\n---\n",
     );
-    write(&root.join("claude/CLAUDE.md"), "# Instructions\n\nBe brief.\n");
+    write(
+        &root.join("claude/CLAUDE.md"),
+        "# Instructions\n\nBe brief.\n",
+    );
     write(
         &root.join("claude/.claude/rules/api.md"),
         "---\npaths:\n  - src/api/**\n---\n# Api rules\n\nValidate every input.\n",
@@ -114,11 +128,18 @@ fn every_change_shows_on_the_next_run_as_without_the_cache() {
     for p in &projects {
         bank::list_banks_with(&listings, p);
     }
-    assert_eq!(listings.folders_read(), 0, "an unchanged tree is read from the cache");
+    assert_eq!(
+        listings.folders_read(),
+        0,
+        "an unchanged tree is read from the cache"
+    );
     assert_eq!(projects.len(), 4);
 
     // A file added to a bank, then one removed.
-    write(&root.join("cline/memory-bank/techContext.md"), "# Tech\n\nRust.\n");
+    write(
+        &root.join("cline/memory-bank/techContext.md"),
+        "# Tech\n\nRust.\n",
+    );
     assert_eq!(files_of(&list_both_ways(&sandbox, &root), "cline"), 4);
     fs::remove_file(root.join("cline/memory-bank/progress.md")).unwrap();
     assert_eq!(files_of(&list_both_ways(&sandbox, &root), "cline"), 3);
@@ -134,7 +155,10 @@ fn every_change_shows_on_the_next_run_as_without_the_cache() {
     // A new project, a removed project, a marker appearing in a plain folder.
     write(&root.join("fresh/memory-bank/progress.md"), "# Progress\n");
     fs::remove_dir_all(root.join("keeper")).unwrap();
-    write(&root.join("plain/CLAUDE.md"), "# Plain now has instructions\n");
+    write(
+        &root.join("plain/CLAUDE.md"),
+        "# Plain now has instructions\n",
+    );
     let list = list_both_ways(&sandbox, &root);
     assert!(project(&list, "fresh").is_some());
     assert!(project(&list, "keeper").is_none());
@@ -142,7 +166,10 @@ fn every_change_shows_on_the_next_run_as_without_the_cache() {
 
     // Content facts: a rule losing its `paths:` now loads at start-up; a store grows.
     let rule_tokens = tokens_of(&list, "claude");
-    write(&root.join("claude/.claude/rules/api.md"), "# Api rules\n\nValidate every input.\n");
+    write(
+        &root.join("claude/.claude/rules/api.md"),
+        "# Api rules\n\nValidate every input.\n",
+    );
     write(
         &root.join("inf/.infinity/memories.json"),
         r##"{"project_id":"p","memories":[{"id":"m1","title":"Plan","type":"implementation_plan","content":"# Plan","created_at":"2025-01-01T00:00:00Z"},{"id":"m2","title":"Rules","type":"rules","content":"# Rules","created_at":"2025-01-02T00:00:00Z"}]}"##,
@@ -152,7 +179,10 @@ fn every_change_shows_on_the_next_run_as_without_the_cache() {
     assert_eq!(files_of(&list, "inf"), 2);
 
     // A changed ignore glob.
-    write(&sandbox.config_dir().join("config.toml"), "ignore = [\"fresh\"]\n");
+    write(
+        &sandbox.config_dir().join("config.toml"),
+        "ignore = [\"fresh\"]\n",
+    );
     let list = list_both_ways(&sandbox, &root);
     assert!(project(&list, "fresh").is_none());
     assert!(project(&list, "cline").is_some());
@@ -213,7 +243,10 @@ fn racy_folders_are_read_again() {
         .unwrap()
         .set_modified(old_time)
         .unwrap();
-    assert_eq!(fs::metadata(&bank_dir).unwrap().modified().unwrap(), old_time);
+    assert_eq!(
+        fs::metadata(&bank_dir).unwrap().modified().unwrap(),
+        old_time
+    );
     assert_eq!(files_of(&list_both_ways(&sandbox, &root), "cline"), 5);
 }
 
@@ -225,7 +258,11 @@ fn the_cache_lives_in_the_cache_folder() {
     build_tree(&root);
     let elsewhere = tempfile::tempdir().unwrap();
     sandbox
-        .run_env(&["list", "--root", s(&root)], "MBANK_CACHE_DIR", elsewhere.path())
+        .run_env(
+            &["list", "--root", s(&root)],
+            "MBANK_CACHE_DIR",
+            elsewhere.path(),
+        )
         .expect_code(0);
     assert_eq!(listing_files(elsewhere.path()).len(), 1);
     assert!(listing_files(&sandbox.cache_dir()).is_empty());

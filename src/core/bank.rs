@@ -180,7 +180,13 @@ fn rule_is_conditional(listings: &Listings, file: &MemoryFile) -> bool {
         return false;
     };
     let conditional = frontmatter_is_conditional(&text);
-    listings.put_fact(RULE_FACT, &file.path, file.size, file.modified, &conditional);
+    listings.put_fact(
+        RULE_FACT,
+        &file.path,
+        file.size,
+        file.modified,
+        &conditional,
+    );
     conditional
 }
 
@@ -302,12 +308,9 @@ fn store_listing(
     meta: &fs::Metadata,
 ) -> Result<StoreListing, String> {
     let modified = meta.modified().ok();
-    if let Some(known) = listings.fact::<Result<StoreListing, String>>(
-        STORE_FACT,
-        path,
-        meta.len(),
-        modified,
-    ) {
+    if let Some(known) =
+        listings.fact::<Result<StoreListing, String>>(STORE_FACT, path, meta.len(), modified)
+    {
         return known;
     }
     let text = text::read_text(path).map_err(|e| e.to_string())?;

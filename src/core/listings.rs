@@ -707,7 +707,13 @@ mod tests {
         let listings = Listings::open_at(&cache, &root);
         listings.list(&root).unwrap();
         let meta = fs::metadata(root.join("a.md")).unwrap();
-        listings.put_fact("t", &root.join("a.md"), meta.len(), meta.modified().ok(), &1);
+        listings.put_fact(
+            "t",
+            &root.join("a.md"),
+            meta.len(),
+            meta.modified().ok(),
+            &1,
+        );
         listings.save().unwrap();
         // Everything was changed a moment ago: nothing is trusted next time.
         let reopened = Listings::open_at(&cache, &root);

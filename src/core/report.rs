@@ -12,8 +12,8 @@ use super::budgets::{self, BudgetCheck, BudgetStatus, Measure};
 use super::config::Config;
 use super::decisions::{self, Decision};
 use super::findings::{Finding, Severity};
-use super::listings::Listings;
 use super::git::{FileHistory, GitRepo};
+use super::listings::Listings;
 use super::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
 use super::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
@@ -162,7 +162,10 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
     }
     let path = bank.root.join(".memory-config.md");
     // The listing already knows whether the file exists and which version it is.
-    let listed = bank.files.iter().find(|f| f.path == path && !f.is_virtual());
+    let listed = bank
+        .files
+        .iter()
+        .find(|f| f.path == path && !f.is_virtual());
     if let (Some(listings), Some(file)) = (listings, listed)
         && let Some(known) = listings.fact(CONKEEPER_FACT, &path, file.size, file.modified)
     {
