@@ -7,10 +7,9 @@ use serde::Serialize;
 use crate::cli::args::ListSort;
 use crate::cli::style::{Table, thousands};
 use crate::cli::{Context, json};
-use crate::core::bank;
 use crate::core::budgets::BudgetStatus;
 use crate::core::listings::Listings;
-use crate::core::model::{Bank, Format, Project};
+use crate::core::model::{Format, Project};
 use crate::core::report::{Analyzer, Depth, ProjectReport};
 use crate::core::staleness::Freshness;
 use crate::core::tokens::{Encoding, TokenCache};
@@ -68,29 +67,33 @@ pub fn ago(epoch: Option<u64>) -> String {
     }
 }
 
-/// Below this many projects banks are listed on one thread.
+/// Below this many projects `list` stays on one thread.
 const PARALLEL_MIN_PROJECTS: usize = 64;
 
 /// Projects a worker takes at a time: small enough that a worker slowed down by a busy
 /// core leaves the rest to the others.
 const BATCH: usize = 16;
 
-/// Every project's banks, in input order. Listing is mostly `stat` calls, so large roots
-/// share it across the machine's cores; each worker takes the next batch of projects
-/// when it is done with one.
-fn banks_of(projects: &[Project], listings: &Listings) -> Vec<Vec<Bank>> {
+/// Rows for every project, in input order. Large roots are shared across the machine's
+/// cores: each worker has its own analyzer and copy of the token cache and takes the next
+/// batch of projects when it is done with one; what the workers learned is merged into one
+/// cache and saved once.
+fn rows_of(context: &Context, projects: &[Project], listings: &Listings) -> Vec<ProjectRow> {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    let encoding = context.encoding;
+    let config = &context.config;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads < 2 || projects.len() < PARALLEL_MIN_PROJECTS {
-        return projects
-            .iter()
-            .map(|p| bank::list_banks_with(listings, p))
-            .collect();
-    }
+    let workers = if projects.len() < PARALLEL_MIN_PROJECTS {
+        1
+    } else {
+        threads
+    };
     let next = AtomicUsize::new(0);
     let work = || {
-        let mut listed = Vec::new();
+        let mut analyzer = Analyzer::new(config, encoding, TokenCache::open_default(encoding))
+            .with_listings(listings);
+        let mut rows = Vec::new();
         loop {
             let start = next.fetch_add(BATCH, Ordering::Relaxed);
             let Some(batch) = projects.get(start..projects.len().min(start + BATCH)) else {
@@ -100,64 +103,51 @@ fn banks_of(projects: &[Project], listings: &Listings) -> Vec<Vec<Bank>> {
                 break;
             }
             for (offset, project) in batch.iter().enumerate() {
-                listed.push((start + offset, bank::list_banks_with(listings, project)));
+                rows.push((
+                    start + offset,
+                    row(&analyzer.analyze(project, Depth::default())),
+                ));
             }
         }
-        listed
+        (rows, analyzer.cache)
     };
-    let mut indexed: Vec<(usize, Vec<Bank>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
-    indexed.sort_by_key(|(index, _)| *index);
-    indexed.into_iter().map(|(_, banks)| banks).collect()
-}
-
-/// Rows for every project, in input order: banks listed in parallel, then figures from
-/// one token cache (loaded once, while the root was scanned) on this thread, where a
-/// warm cache makes them cheap; what was counted is saved once.
-fn rows_of(
-    context: &Context,
-    projects: &[Project],
-    listings: &Listings,
-    cache: TokenCache,
-) -> Vec<ProjectRow> {
-    let banks = banks_of(projects, listings);
-    let mut analyzer =
-        Analyzer::new(&context.config, context.encoding, cache).with_listings(listings);
-    let rows = projects
-        .iter()
-        .zip(&banks)
-        .map(|(project, banks)| row(&analyzer.analyze_listed(project, banks, Depth::default())))
-        .collect();
-    if let Some(problem) = analyzer.finish() {
+    let results: Vec<(Vec<(usize, ProjectRow)>, TokenCache)> = if workers == 1 {
+        vec![work()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        })
+    };
+    let mut indexed = Vec::with_capacity(projects.len());
+    let mut cache: Option<TokenCache> = None;
+    for (rows, worker_cache) in results {
+        indexed.extend(rows);
+        match &mut cache {
+            Some(cache) => cache.absorb(worker_cache),
+            None => cache = Some(worker_cache),
+        }
+    }
+    if let Some(Err(problem)) = cache.as_mut().map(TokenCache::save) {
         eprintln!(
             "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
         );
     }
-    rows
+    indexed.sort_by_key(|(index, _)| *index);
+    indexed.into_iter().map(|(_, row)| row).collect()
 }
 
 pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     // One set of folder listings for discovery and bank listing, remembered between runs.
     let listings = Listings::open_default(&context.root);
-    // The token cache loads while the root is scanned.
-    let encoding = context.encoding;
-    let (projects, cache) = std::thread::scope(|scope| {
-        let loader = scope.spawn(move || TokenCache::open_default(encoding));
-        let projects = context.projects_under_root_with(&listings);
-        let cache = loader
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (projects, cache)
-    });
-    let mut rows = rows_of(context, &projects?, &listings, cache);
+    let projects = context.projects_under_root_with(&listings)?;
+    let mut rows = rows_of(context, &projects, &listings);
     if let Err(problem) = listings.save() {
         eprintln!("mbank: listing cache not saved ({problem}); the next run reads every folder");
     }
