@@ -4,6 +4,13 @@
 # peer measured in the same run: `find` walking the same root and stat-ing every
 # markdown file (what any listing must at least do). Target: median <= 50 ms.
 #
+# The runs are warm: the token cache and the listing cache (`listing-<hash>.bin`, see the
+# README's caches section) were written by the first runs, so `mbank list` reads no folder
+# listing and no file content, and only `stat`s each folder (to validate its remembered
+# entries) and each memory file (size and mtime key the token cache). `find` still reads
+# every folder, which is why it is no longer the floor. Set MBANK_BASELINE=/path/to/mbank
+# to time an older build in the same run (noise on a shared machine cancels out).
+#
 #   benches/list.sh [N_PROJECTS]        (default 2000)
 #
 # Needs hyperfine: `apt-get install hyperfine`, `brew install hyperfine` or
@@ -37,9 +44,16 @@ unset MEMORY_BANK_ROOT
 "$bin" list --root "$root" >/dev/null
 echo "projects: $("$bin" list --root "$root" --json | grep -c '"name"')"
 
+baseline=()
+if [ -n "${MBANK_BASELINE:-}" ]; then
+  "$MBANK_BASELINE" list --root "$root" >/dev/null
+  baseline=(-n "baseline list" "$MBANK_BASELINE list --root $root")
+fi
+
 hyperfine --warmup 5 --min-runs 30 -N \
   --export-json "$work/list.json" \
   -n "mbank list" "$bin list --root $root" \
+  "${baseline[@]}" \
   -n "find -name '*.md' -ls" "find $root -name '*.md' -ls"
 
 # Medians, which hyperfine's summary does not print.

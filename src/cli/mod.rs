@@ -17,6 +17,7 @@ use args::{Command, EncodingArg};
 use crate::core::config::{self, Config};
 use crate::core::demo::DemoRoot;
 use crate::core::discovery::{self, ScanOptions};
+use crate::core::listings::Listings;
 use crate::core::model::Project;
 use crate::core::tokens::Encoding;
 use style::Style;
@@ -83,8 +84,17 @@ impl Context {
     /// All projects under the root; a missing or unreadable root is an error naming where
     /// mbank looked and how to set it.
     pub fn projects_under_root(&self) -> Result<Vec<Project>> {
+        self.projects_under_root_with(&Listings::in_memory())
+    }
+
+    /// [`Context::projects_under_root`] reading folders through `listings`.
+    pub fn projects_under_root_with(&self, listings: &Listings) -> Result<Vec<Project>> {
         config::check_root(&self.root, &self.root_source)?;
-        Ok(discovery::scan(&self.root, &self.scan_options()))
+        Ok(discovery::scan_with(
+            &self.root,
+            &self.scan_options(),
+            listings,
+        ))
     }
 
     /// A PATH argument: as given when it exists, else (when relative) the same path under

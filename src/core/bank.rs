@@ -3,9 +3,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 use super::discovery::ALWAYS_SKIPPED;
 use super::formats::{self, hierarchical_file_name};
 use super::infinity;
+use super::listings::{Entry, Kind, Listings};
 use super::model::{
     Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
@@ -19,6 +22,7 @@ const MAX_BANK_DEPTH: usize = 6;
 const MAX_NESTED_DEPTH: usize = 3;
 
 struct Lister<'a> {
+    listings: &'a Listings,
     project: &'a Path,
     format: Format,
     bank_root: PathBuf,
@@ -70,10 +74,18 @@ impl Lister<'_> {
         }
     }
 
+    /// `parent/name` when it is a file; the listing of `parent` says first whether the
+    /// name exists at all, so absent files cost no `stat`.
+    fn push_child_if_file(&mut self, parent: &Path, name: &str) {
+        if self.listings.exists(parent, name) {
+            self.push_if_file(parent.join(name));
+        }
+    }
+
     /// Lists every file under `dir`, bounded in depth and count; symlinks are listed only
     /// when they point to a file inside the bank (never followed as folders).
     fn walk(&mut self, dir: &Path, depth: usize) {
-        let entries = match fs::read_dir(dir) {
+        let listed = match self.listings.list(dir) {
             Ok(entries) => entries,
             Err(e) => {
                 self.problems
@@ -81,8 +93,8 @@ impl Lister<'_> {
                 return;
             }
         };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
+        let mut entries: Vec<&Entry> = listed.iter().collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
         for entry in entries {
             if self.files.len() >= MAX_FILES_PER_BANK {
                 self.problems.push(format!(
@@ -91,16 +103,15 @@ impl Lister<'_> {
                 ));
                 return;
             }
-            let path = entry.path();
-            let Ok(file_type) = entry.file_type() else {
+            let path = dir.join(&entry.name);
+            if entry.kind == Kind::Unknown {
                 continue;
-            };
-            if file_type.is_dir() {
-                let name = entry.file_name();
-                if depth < MAX_BANK_DEPTH && name != ".git" {
+            }
+            if entry.kind == Kind::Dir {
+                if depth < MAX_BANK_DEPTH && entry.name != ".git" {
                     self.walk(&path, depth + 1);
                 }
-            } else if file_type.is_symlink() {
+            } else if entry.kind == Kind::Symlink {
                 match fs::canonicalize(&path) {
                     Ok(target) => {
                         let inside = fs::canonicalize(&self.bank_root)
@@ -114,7 +125,7 @@ impl Lister<'_> {
                         .problems
                         .push(format!("cannot follow the symlink {}: {e}", path.display())),
                 }
-            } else if let Ok(meta) = entry.metadata() {
+            } else if let Ok(meta) = fs::symlink_metadata(&path) {
                 self.push(path, &meta);
             }
         }
@@ -122,41 +133,65 @@ impl Lister<'_> {
 }
 
 /// Finds `sub/**/CLAUDE.md` (etc.) below the project, skipping hidden, vendored and
-/// memory folders, to `MAX_NESTED_DEPTH` levels.
-fn nested_instruction_files(project: &Path, file_name: &str, depth: usize, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(project) else {
+/// memory folders, to `MAX_NESTED_DEPTH` levels. Each folder's listing answers whether
+/// it holds the file.
+fn nested_instruction_files(
+    listings: &Listings,
+    project: &Path,
+    file_name: &str,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+) {
+    let Ok(entries) = listings.list(project) else {
         return;
     };
     let mut dirs: Vec<PathBuf> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .iter()
+        .filter(|e| e.kind == Kind::Dir)
         .filter(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
+            let name = e.name.to_string_lossy();
             !name.starts_with('.')
-                && !ALWAYS_SKIPPED.contains(&name.as_str())
+                && !ALWAYS_SKIPPED.contains(&name.as_ref())
                 && name != "memory-bank"
         })
-        .map(|e| e.path())
+        .map(|e| project.join(&e.name))
         .collect();
     dirs.sort();
     for dir in dirs {
-        let candidate = dir.join(file_name);
-        if candidate.is_file() {
-            out.push(candidate);
+        if listings.exists(&dir, file_name) {
+            out.push(dir.join(file_name));
         }
         if depth + 1 < MAX_NESTED_DEPTH {
-            nested_instruction_files(&dir, file_name, depth + 1, out);
+            nested_instruction_files(listings, &dir, file_name, depth + 1, out);
         }
     }
 }
 
+/// Remembered per file version in the listing cache.
+const RULE_FACT: &str = "rule-conditional";
+
 /// A `.claude/rules` file whose frontmatter scopes it with `paths:`/`globs:` loads only
 /// when matching files are touched.
-fn rule_is_conditional(path: &Path) -> bool {
-    let Ok(text) = text::read_text_limited(path, 1024 * 1024) else {
+fn rule_is_conditional(listings: &Listings, file: &MemoryFile) -> bool {
+    if let Some(known) = listings.fact(RULE_FACT, &file.path, file.size, file.modified) {
+        return known;
+    }
+    let Ok(text) = text::read_text_limited(&file.path, 1024 * 1024) else {
         return false;
     };
-    super::markdown::frontmatter(&text).is_some_and(|fm| {
+    let conditional = frontmatter_is_conditional(&text);
+    listings.put_fact(
+        RULE_FACT,
+        &file.path,
+        file.size,
+        file.modified,
+        &conditional,
+    );
+    conditional
+}
+
+fn frontmatter_is_conditional(text: &str) -> bool {
+    super::markdown::frontmatter(text).is_some_and(|fm| {
         fm.yaml.lines().any(|l| {
             let l = l.trim_start();
             (l.starts_with("paths:") || l.starts_with("globs:")) && !l.contains("alwaysApply: true")
@@ -170,16 +205,19 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
         return;
     };
     let local = main.replace(".md", ".local.md");
-    lister.push_if_file(project.join(main));
+    lister.push_child_if_file(&project, main);
     let dot_dir = match lister.format {
         Format::ClaudeMd => Some(".claude"),
         Format::BeansMd => Some(".beans"),
         _ => None,
     };
-    if let Some(dot) = dot_dir {
-        lister.push_if_file(project.join(dot).join(main));
-        let rules = project.join(dot).join("rules");
-        if rules.is_dir() {
+    if let Some(dot) = dot_dir
+        && lister.listings.is_dir(&project, dot)
+    {
+        let dot_path = project.join(dot);
+        lister.push_child_if_file(&dot_path, main);
+        let rules = dot_path.join("rules");
+        if lister.listings.is_dir(&dot_path, "rules") {
             let before = lister.files.len();
             lister.walk(&rules, 1);
             // Only markdown rules load; conditional ones only on demand.
@@ -188,16 +226,18 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
                 if !is_md {
                     file.role = Role::Other;
                     file.load = LoadKind::Never;
-                } else if file.load == LoadKind::Startup && rule_is_conditional(&file.path) {
+                } else if file.load == LoadKind::Startup
+                    && rule_is_conditional(lister.listings, file)
+                {
                     file.load = LoadKind::OnDemand;
                 }
             }
         }
-        lister.push_if_file(project.join(dot).join(&local));
+        lister.push_child_if_file(&dot_path, &local);
     }
-    lister.push_if_file(project.join(&local));
+    lister.push_child_if_file(&project, &local);
     let mut nested = Vec::new();
-    nested_instruction_files(&project, main, 0, &mut nested);
+    nested_instruction_files(lister.listings, &project, main, 0, &mut nested);
     for path in nested {
         lister.push_if_file(path);
     }
@@ -205,22 +245,24 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
 
 fn list_roo(lister: &mut Lister<'_>) {
     let project = lister.project.to_path_buf();
-    let Ok(entries) = fs::read_dir(&project) else {
+    let Ok(listed) = lister.listings.list(&project) else {
         return;
     };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    for name in names {
-        let path = project.join(&name);
+    let mut entries: Vec<&Entry> = listed.iter().collect();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    for entry in entries {
+        let Some(name) = entry.name.to_str() else {
+            continue;
+        };
+        let path = project.join(name);
         let is_rule_name = name == ".clinerules"
             || name == ".roomodes"
-            || formats::mode_of_rule_file(&name).is_some();
-        if is_rule_name && path.is_file() {
+            || formats::mode_of_rule_file(name).is_some();
+        let is_dir = entry.is_dir(&project);
+        if is_rule_name && !is_dir {
+            // Pushed only when it is a file (a dangling link is not).
             lister.push_if_file(path);
-        } else if (name == ".clinerules" || name == ".roo") && path.is_dir() {
+        } else if (name == ".clinerules" || name == ".roo") && is_dir {
             lister.walk(&path, 1);
         }
     }
@@ -237,6 +279,82 @@ fn infinity_role(kind: &str) -> Role {
     }
 }
 
+/// What `list` needs of an Infinity store: its memories without their content.
+#[derive(Debug, Serialize, Deserialize)]
+struct StoreListing {
+    project_id: Option<String>,
+    memories: Vec<ListedMemory>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ListedMemory {
+    id: String,
+    title: String,
+    kind: String,
+    content_len: u64,
+    created_at: Option<String>,
+    updated_at: Option<String>,
+}
+
+/// Remembered per file version in the listing cache.
+const STORE_FACT: &str = "infinity-store";
+const PROJECT_ID_FACT: &str = "infinity-project-id";
+
+/// The store's memories, or why it cannot be read. A parse result is remembered for this
+/// version of the file; a read error is not (it may go away without the file changing).
+fn store_listing(
+    listings: &Listings,
+    path: &Path,
+    meta: &fs::Metadata,
+) -> Result<StoreListing, String> {
+    let modified = meta.modified().ok();
+    if let Some(known) =
+        listings.fact::<Result<StoreListing, String>>(STORE_FACT, path, meta.len(), modified)
+    {
+        return known;
+    }
+    let text = text::read_text(path).map_err(|e| e.to_string())?;
+    let parsed = infinity::parse_store(&text)
+        .map(|(store, _)| StoreListing {
+            project_id: store.project_id,
+            memories: store
+                .memories
+                .into_iter()
+                .map(|m| ListedMemory {
+                    content_len: m.content.len() as u64,
+                    id: m.id,
+                    title: m.title,
+                    kind: m.kind,
+                    created_at: m.created_at,
+                    updated_at: m.updated_at,
+                })
+                .collect(),
+        })
+        .map_err(|e| e.to_string());
+    listings.put_fact(STORE_FACT, path, meta.len(), modified, &parsed);
+    parsed
+}
+
+/// The store's `project_id` file, trimmed, when it exists and is not empty.
+fn project_id_of(listings: &Listings, store_dir: &Path) -> Option<String> {
+    if !listings.exists(store_dir, "project_id") {
+        return None;
+    }
+    let path = store_dir.join("project_id");
+    let meta = fs::metadata(&path).ok()?;
+    let modified = meta.modified().ok();
+    if let Some(known) = listings.fact(PROJECT_ID_FACT, &path, meta.len(), modified) {
+        return known;
+    }
+    let id = text::read_text_limited(&path, 4096)
+        .ok()?
+        .trim()
+        .to_string();
+    let id = (!id.is_empty()).then_some(id);
+    listings.put_fact(PROJECT_ID_FACT, &path, meta.len(), modified, &id);
+    id
+}
+
 fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
     let store_path = lister.bank_root.join("memories.json");
     let meta = match fs::metadata(&store_path) {
@@ -248,15 +366,9 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
             return;
         }
     };
-    let id_file = lister.bank_root.join("project_id");
-    *project_id = text::read_text_limited(&id_file, 4096)
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty());
-    let parsed = text::read_text(&store_path)
-        .map_err(|e| e.to_string())
-        .and_then(|t| infinity::parse_store(&t).map_err(|e| e.to_string()));
-    let (store, _) = match parsed {
+    *project_id = project_id_of(lister.listings, &lister.bank_root);
+    let parsed = store_listing(lister.listings, &store_path, &meta);
+    let store = match parsed {
         Ok(parsed) => parsed,
         Err(message) => {
             // The store is still listed, as one unreadable file, so nothing disappears.
@@ -286,7 +398,7 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
             order: 0,
             group: Some(memory.kind.clone()),
             load: LoadKind::OnDemand,
-            size: memory.content.len() as u64,
+            size: memory.content_len,
             modified: meta.modified().ok(),
             memory: Some(VirtualMemory {
                 id: memory.id,
@@ -334,7 +446,13 @@ fn sort_read_order(format: Format, files: &mut [MemoryFile]) {
 
 /// Lists one bank of a project.
 pub fn list_bank(project: &Project, location: &BankLocation) -> Bank {
+    list_bank_with(&Listings::in_memory(), project, location)
+}
+
+/// [`list_bank`] reading folders and small facts through `listings`.
+pub fn list_bank_with(listings: &Listings, project: &Project, location: &BankLocation) -> Bank {
     let mut lister = Lister {
+        listings,
         project: &project.path,
         format: location.format,
         bank_root: location.root.clone(),
@@ -371,10 +489,16 @@ pub fn list_bank(project: &Project, location: &BankLocation) -> Bank {
 
 /// Lists every bank of a project.
 pub fn list_banks(project: &Project) -> Vec<Bank> {
+    list_banks_with(&Listings::in_memory(), project)
+}
+
+/// [`list_banks`] reading folders and small facts through `listings`, so a folder that
+/// discovery already read is not read again.
+pub fn list_banks_with(listings: &Listings, project: &Project) -> Vec<Bank> {
     project
         .banks
         .iter()
-        .map(|location| list_bank(project, location))
+        .map(|location| list_bank_with(listings, project, location))
         .collect()
 }
 

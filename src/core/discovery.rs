@@ -12,6 +12,7 @@ use std::time::SystemTime;
 use globset::GlobSet;
 
 use super::formats;
+use super::listings::{Entry, Kind, Listings};
 use super::model::{BankLocation, Format, Project};
 
 /// Folders never descended into, whatever the configuration says.
@@ -73,48 +74,8 @@ impl Markers {
     }
 }
 
-fn modified(path: &Path) -> Option<SystemTime> {
-    fs::metadata(path).and_then(|m| m.modified()).ok()
-}
-
-fn is_dir(path: &Path) -> bool {
-    fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false)
-}
-
-/// One entry of a folder listing. The type comes from the listing itself (no `stat`);
-/// `None` when the platform could not say.
-struct Entry {
-    name: String,
-    file_type: Option<fs::FileType>,
-}
-
-impl Entry {
-    /// A real folder, or a symlink to one (the link is resolved only then).
-    fn is_dir(&self, dir: &Path) -> bool {
-        match self.file_type {
-            Some(t) if t.is_dir() => true,
-            Some(t) if !t.is_symlink() => false,
-            _ => is_dir(&dir.join(&self.name)),
-        }
-    }
-}
-
-/// A folder's listing, read once and shared by marker detection and the walk.
-fn list_dir(dir: &Path) -> Option<Vec<Entry>> {
-    let entries = fs::read_dir(dir).ok()?;
-    Some(
-        entries
-            .flatten()
-            .map(|e| Entry {
-                name: e.file_name().to_string_lossy().into_owned(),
-                file_type: e.file_type().ok(),
-            })
-            .collect(),
-    )
-}
-
 /// True when `memory-bank/` uses Memory Bank MCP / Roo kebab-case names.
-fn looks_kebab_case(bank: &Path) -> bool {
+fn looks_kebab_case(listings: &Listings, bank: &Path) -> bool {
     const KEBAB: [&str; 6] = [
         "active-context.md",
         "product-context.md",
@@ -132,13 +93,14 @@ fn looks_kebab_case(bank: &Path) -> bool {
         "projectbrief.md",
         "techContext.md",
     ];
-    let Ok(entries) = fs::read_dir(bank) else {
+    let Ok(entries) = listings.list(bank) else {
         return false;
     };
     let (mut kebab, mut camel) = (0, 0);
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
+    for entry in entries.iter() {
+        let Some(name) = entry.name.to_str() else {
+            continue;
+        };
         if KEBAB.contains(&name) {
             kebab += 1;
         } else if CAMEL.contains(&name) {
@@ -149,26 +111,30 @@ fn looks_kebab_case(bank: &Path) -> bool {
 }
 
 /// Reads one folder's listing and recognises every memory format it holds.
-fn markers_of(dir: &Path) -> Markers {
-    match list_dir(dir) {
-        Some(entries) => markers_in(dir, &entries),
-        None => Markers::default(),
+fn markers_of(listings: &Listings, dir: &Path) -> Markers {
+    match listings.list(dir) {
+        Ok(entries) => markers_in(listings, dir, &entries),
+        Err(_) => Markers::default(),
     }
 }
 
 /// Recognises every memory format in a folder from its listing; only the markers found
-/// are looked at more closely.
-fn markers_in(dir: &Path, entries: &[Entry]) -> Markers {
+/// are looked at more closely, and sub-folder markers (`.claude/memory`) are answered
+/// from the listing of their parent.
+fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
     let mut markers = Markers::default();
     let has = |n: &str| entries.iter().any(|e| e.name == n);
+    let modified = |path: &Path| listings.modified(path);
 
     for entry in entries {
-        let name = entry.name.as_str();
+        let Some(name) = entry.name.to_str() else {
+            continue;
+        };
         let path = || dir.join(name);
         match name {
             "memory-bank" if entry.is_dir(dir) => {
                 let path = path();
-                let format = if looks_kebab_case(&path) {
+                let format = if looks_kebab_case(listings, &path) {
                     Format::MemoryBankMcp
                 } else {
                     Format::Cline
@@ -199,49 +165,52 @@ fn markers_in(dir: &Path, entries: &[Entry]) -> Markers {
         }
     }
     if has(".cursor") {
-        let bank = dir.join(".cursor").join("memory-bank");
-        if is_dir(&bank) {
+        let cursor = dir.join(".cursor");
+        if listings.is_dir(&cursor, "memory-bank") {
+            let bank = cursor.join("memory-bank");
             markers.add(Format::Cline, bank.clone(), modified(&bank));
         }
     }
     if has(".claude") {
         let claude = dir.join(".claude");
-        let memory = claude.join("memory");
-        if is_dir(&memory) {
+        if listings.is_dir(&claude, "memory") {
+            let memory = claude.join("memory");
             markers.add(Format::ConKeeper, memory.clone(), modified(&memory));
         }
         for marker in ["CLAUDE.md", "CLAUDE.local.md", "rules"] {
-            let p = claude.join(marker);
-            if let Some(when) = fs::metadata(&p).ok().map(|m| m.modified().ok()) {
-                markers.add(Format::ClaudeMd, dir.to_path_buf(), when);
+            if !listings.exists(&claude, marker) {
+                continue;
+            }
+            // A dangling symlink is no marker.
+            if let Ok(meta) = fs::metadata(claude.join(marker)) {
+                markers.add(Format::ClaudeMd, dir.to_path_buf(), meta.modified().ok());
             }
         }
     }
     if has("docs") {
         // memory-bank-mcp-server keeps its document banks under docs/ by default.
+        let docs = dir.join("docs");
         for name in formats::DOCUMENT_BANK_DIRS {
-            let bank = dir.join("docs").join(name);
-            if is_dir(&bank) {
+            if listings.is_dir(&docs, name) {
+                let bank = docs.join(name);
                 markers.add(Format::MemoryBankMcp, bank.clone(), modified(&bank));
             }
         }
     }
     if has(".ai") {
-        let memory = dir.join(".ai").join("memory");
-        if is_dir(&memory) {
+        let ai = dir.join(".ai");
+        if listings.is_dir(&ai, "memory") {
+            let memory = ai.join("memory");
             markers.add(Format::ConKeeper, memory.clone(), modified(&memory));
         }
     }
     if has(".infinity") {
-        let store = dir.join(".infinity").join("memories.json");
-        if let Ok(meta) = fs::metadata(&store)
+        let infinity = dir.join(".infinity");
+        if listings.exists(&infinity, "memories.json")
+            && let Ok(meta) = fs::metadata(infinity.join("memories.json"))
             && meta.is_file()
         {
-            markers.add(
-                Format::Infinity,
-                dir.join(".infinity"),
-                meta.modified().ok(),
-            );
+            markers.add(Format::Infinity, infinity, meta.modified().ok());
         }
     }
     markers.banks.sort_by_key(|b| b.format);
@@ -263,7 +232,12 @@ fn may_descend(name: &str, rel: &Path, options: &ScanOptions) -> bool {
 /// Recognises one folder as a project, whatever its depth (used for folders named on the
 /// command line). `None` when it holds no memory format.
 pub fn project_at(path: &Path, name: String) -> Option<Project> {
-    let markers = markers_of(path);
+    project_at_with(&Listings::in_memory(), path, name)
+}
+
+/// [`project_at`] with listings shared with the rest of the run.
+pub fn project_at_with(listings: &Listings, path: &Path, name: String) -> Option<Project> {
+    let markers = markers_of(listings, path);
     (!markers.banks.is_empty()).then(|| Project {
         name,
         path: path.to_path_buf(),
@@ -291,6 +265,7 @@ struct Walk<'a> {
     canonical_root: &'a Path,
     options: &'a ScanOptions,
     visited: &'a Visited,
+    listings: &'a Listings,
 }
 
 impl Walk<'_> {
@@ -328,10 +303,10 @@ impl Walk<'_> {
             depth,
             inside_project,
         } = pending;
-        let Some(entries) = list_dir(&dir) else {
+        let Ok(entries) = self.listings.list(&dir) else {
             return;
         };
-        let mut markers = markers_in(&dir, &entries);
+        let mut markers = markers_in(self.listings, &dir, &entries);
         markers.banks.retain(|b| !claimed.contains(&b.root));
         let is_project = if inside_project {
             markers.has_memory_folder()
@@ -359,20 +334,17 @@ impl Walk<'_> {
         if depth >= self.options.depth {
             return;
         }
-        let mut entries = entries;
+        let mut entries: Vec<&Entry> = entries.iter().collect();
         // Real folders claim their place before symlinks to them, so a project is
         // reported under its own name, not an alias's.
-        entries.sort_by_key(|e| e.file_type.is_some_and(|t| t.is_symlink()));
+        entries.sort_by_key(|e| e.is_symlink());
         for entry in entries {
             let path = dir.join(&entry.name);
             let rel = path.strip_prefix(self.root).unwrap_or(&path);
-            if !may_descend(&entry.name, rel, self.options) {
+            if !may_descend(&entry.name.to_string_lossy(), rel, self.options) {
                 continue;
             }
-            let Some(file_type) = entry.file_type else {
-                continue;
-            };
-            let real_path = if file_type.is_symlink() {
+            let real_path = if entry.kind == Kind::Symlink {
                 // Follow a link only when it stays inside the root and was not seen before.
                 let Ok(target) = fs::canonicalize(&path) else {
                     continue;
@@ -381,7 +353,7 @@ impl Walk<'_> {
                     continue;
                 }
                 target
-            } else if file_type.is_dir() {
+            } else if entry.kind == Kind::Dir {
                 real.join(&entry.name)
             } else {
                 continue;
@@ -409,6 +381,12 @@ const PARALLEL_SCAN_MIN: usize = 64;
 /// symlink is followed only when its target is inside the root and not seen before.
 /// Large roots are split across the machine's cores after the root's own listing.
 pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
+    scan_with(root, options, &Listings::in_memory())
+}
+
+/// [`scan`] reading folders through `listings`, which the run then shares with bank
+/// listing (and which may hold listings remembered from an earlier run).
+pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec<Project> {
     let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let visited = Visited::new(HashSet::from([canonical_root.clone()]));
     let walk = Walk {
@@ -416,6 +394,7 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
         canonical_root: &canonical_root,
         options,
         visited: &visited,
+        listings,
     };
     let mut top = Vec::new();
     let mut claimed = HashSet::new();

@@ -14,6 +14,7 @@ pub mod git;
 pub mod imports;
 pub mod infinity;
 pub mod init;
+pub mod listings;
 pub mod markdown;
 pub mod merge;
 pub mod model;

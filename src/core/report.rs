@@ -13,6 +13,7 @@ use super::config::Config;
 use super::decisions::{self, Decision};
 use super::findings::{Finding, Severity};
 use super::git::{FileHistory, GitRepo};
+use super::listings::Listings;
 use super::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
 use super::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
@@ -157,17 +158,35 @@ pub fn epoch_seconds(time: SystemTime) -> Option<u64> {
         .map(|d| d.as_secs())
 }
 
-/// Reads a ConKeeper bank's `token_budget` preset and `staleness_commits`.
-fn conkeeper_settings(bank: &Bank) -> (Option<String>, Option<u32>) {
+/// Remembered per file version in the listing cache.
+const CONKEEPER_FACT: &str = "conkeeper-settings";
+
+/// Reads a ConKeeper bank's `token_budget` preset and `staleness_commits`; with
+/// `listings`, remembered for this version of `.memory-config.md`.
+fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<String>, Option<u32>) {
     if bank.format != Format::ConKeeper {
         return (None, None);
     }
     let path = bank.root.join(".memory-config.md");
+    // The listing already knows whether the file exists and which version it is.
+    let listed = bank
+        .files
+        .iter()
+        .find(|f| f.path == path && !f.is_virtual());
+    if let (Some(listings), Some(file)) = (listings, listed)
+        && let Some(known) = listings.fact(CONKEEPER_FACT, &path, file.size, file.modified)
+    {
+        return known;
+    }
     let Ok(text) = super::text::read_text_limited(&path, 256 * 1024) else {
         return (None, None);
     };
     let (config, _) = super::validate::parse_memory_config(&text);
-    (config.token_budget, config.staleness_commits)
+    let settings = (config.token_budget, config.staleness_commits);
+    if let (Some(listings), Some(file)) = (listings, listed) {
+        listings.put_fact(CONKEEPER_FACT, &path, file.size, file.modified, &settings);
+    }
+    settings
 }
 
 /// A git answer, or the default with the error noted.
@@ -223,6 +242,9 @@ pub struct Analyzer<'a> {
     pub encoding: Encoding,
     pub cache: TokenCache,
     today: chrono::NaiveDate,
+    /// Folder listings and small facts shared with discovery (and remembered between
+    /// runs by `list`); without them each analysis reads what it needs afresh.
+    listings: Option<&'a Listings>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -232,7 +254,14 @@ impl<'a> Analyzer<'a> {
             encoding,
             cache,
             today: staleness::today(),
+            listings: None,
         }
+    }
+
+    /// Reads folders and small facts through `listings` (see `core::listings`).
+    pub fn with_listings(mut self, listings: &'a Listings) -> Self {
+        self.listings = Some(listings);
+        self
     }
 
     /// Saves newly counted figures; failures only cost a recount next time.
@@ -241,17 +270,31 @@ impl<'a> Analyzer<'a> {
     }
 
     pub fn analyze(&mut self, project: &Project, depth: Depth) -> ProjectReport {
-        let banks = bank::list_banks(project);
+        let banks = match self.listings {
+            Some(listings) => bank::list_banks_with(listings, project),
+            None => bank::list_banks(project),
+        };
+        self.analyze_listed(project, &banks, depth)
+    }
+
+    /// [`Analyzer::analyze`] of banks already listed (`bank::list_banks`), so listing
+    /// can run on other threads than the analysis.
+    pub fn analyze_listed(
+        &mut self,
+        project: &Project,
+        banks: &[Bank],
+        depth: Depth,
+    ) -> ProjectReport {
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
         let mut git_problems = Vec::new();
         let git = if depth.git {
-            GitFacts::gather(project, &banks, &mut git_problems)
+            GitFacts::gather(project, banks, &mut git_problems)
         } else {
             None
         };
         let mut decisions = Vec::new();
-        for bank in &banks {
+        for bank in banks {
             reports.push(self.bank_report(
                 project,
                 bank,
@@ -346,7 +389,7 @@ impl<'a> Analyzer<'a> {
                 },
             })
             .collect();
-        let (preset, bank_commits) = conkeeper_settings(bank);
+        let (preset, bank_commits) = conkeeper_settings(bank, self.listings);
         let budget = budgets::evaluate(bank, &measures, preset.as_deref(), &self.config.budgets);
 
         let activity: Vec<FileActivity> = bank

@@ -8,6 +8,7 @@ use crate::cli::args::ListSort;
 use crate::cli::style::{Table, thousands};
 use crate::cli::{Context, json};
 use crate::core::budgets::BudgetStatus;
+use crate::core::listings::Listings;
 use crate::core::model::{Format, Project};
 use crate::core::report::{Analyzer, Depth, ProjectReport};
 use crate::core::staleness::Freshness;
@@ -77,7 +78,7 @@ const BATCH: usize = 16;
 /// cores: each worker has its own analyzer and copy of the token cache and takes the next
 /// batch of projects when it is done with one; what the workers learned is merged into one
 /// cache and saved once.
-fn rows_of(context: &Context, projects: &[Project]) -> Vec<ProjectRow> {
+fn rows_of(context: &Context, projects: &[Project], listings: &Listings) -> Vec<ProjectRow> {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     let encoding = context.encoding;
@@ -90,7 +91,8 @@ fn rows_of(context: &Context, projects: &[Project]) -> Vec<ProjectRow> {
     };
     let next = AtomicUsize::new(0);
     let work = || {
-        let mut analyzer = Analyzer::new(config, encoding, TokenCache::open_default(encoding));
+        let mut analyzer = Analyzer::new(config, encoding, TokenCache::open_default(encoding))
+            .with_listings(listings);
         let mut rows = Vec::new();
         loop {
             let start = next.fetch_add(BATCH, Ordering::Relaxed);
@@ -142,8 +144,13 @@ fn rows_of(context: &Context, projects: &[Project]) -> Vec<ProjectRow> {
 }
 
 pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
-    let projects = context.projects_under_root()?;
-    let mut rows = rows_of(context, &projects);
+    // One set of folder listings for discovery and bank listing, remembered between runs.
+    let listings = Listings::open_default(&context.root);
+    let projects = context.projects_under_root_with(&listings)?;
+    let mut rows = rows_of(context, &projects, &listings);
+    if let Err(problem) = listings.save() {
+        eprintln!("mbank: listing cache not saved ({problem}); the next run reads every folder");
+    }
     match sort {
         ListSort::Name => rows.sort_by(|a, b| a.name.cmp(&b.name)),
         ListSort::Activity => {

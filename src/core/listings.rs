@@ -1,0 +1,736 @@
+//! Folder listings read once per run, and remembered between runs of `mbank list`.
+//!
+//! Discovery and bank listing ask this module for a folder's entries (names and types
+//! from the listing itself, no `stat` per name), so a folder is read at most once per
+//! run and marker probes are answered from the listing of their parent.
+//!
+//! With a cache file, listings also survive the process, validated like git's untracked
+//! cache: each remembered folder keeps the inode, size, modification and change times it
+//! had when it was read; on the next run the folder is `stat`ed and its entries are
+//! reused only when all four are unchanged. A folder changed within [`RACY_WINDOW`] of
+//! the run that read it is not remembered, because a change made in the same clock tick
+//! would leave its times unchanged. Files are never taken from the cache (callers `stat`
+//! them), so an edit in place is always seen. The cache also holds small facts parsed
+//! from file contents (a rule's `paths:`, a store's memories), keyed by the file's size
+//! and modification time under the same racy rule. Cached facts are raw observations of
+//! the file system, so configuration (depth, ignore globs) does not invalidate them.
+//!
+//! The file is versioned and checksummed; a missing, truncated, corrupt or foreign file
+//! is ignored, and deleting it is always safe. Saving writes a temporary file in the
+//! same folder and renames it over the old one.
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::error::{CoreError, Result};
+
+const MAGIC: &[u8; 8] = b"MBLIST\0\0";
+const VERSION: u32 = 1;
+/// magic, version, payload length, checksum.
+const HEADER_LEN: usize = 8 + 4 + 8 + 8;
+/// A folder or file whose times are this close to the run that read it may still change
+/// without its times changing (coarse timestamps), so it is read again next run.
+pub const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// What a folder listing says an entry is, without following symlinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dir,
+    File,
+    Symlink,
+    /// A fifo, socket or device.
+    Other,
+    /// The platform could not say.
+    Unknown,
+}
+
+impl Kind {
+    fn of(file_type: io::Result<fs::FileType>) -> Kind {
+        match file_type {
+            Ok(t) if t.is_dir() => Kind::Dir,
+            Ok(t) if t.is_file() => Kind::File,
+            Ok(t) if t.is_symlink() => Kind::Symlink,
+            Ok(_) => Kind::Other,
+            Err(_) => Kind::Unknown,
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Kind::Dir => 0,
+            Kind::File => 1,
+            Kind::Symlink => 2,
+            Kind::Other => 3,
+            Kind::Unknown => 4,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<Kind> {
+        Some(match code {
+            0 => Kind::Dir,
+            1 => Kind::File,
+            2 => Kind::Symlink,
+            3 => Kind::Other,
+            4 => Kind::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+/// One entry of a folder listing.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub name: OsString,
+    pub kind: Kind,
+}
+
+impl Entry {
+    /// A real folder, or a symlink to one (the link is resolved only then).
+    pub fn is_dir(&self, parent: &Path) -> bool {
+        match self.kind {
+            Kind::Dir => true,
+            Kind::File | Kind::Other => false,
+            Kind::Symlink | Kind::Unknown => fs::metadata(parent.join(&self.name))
+                .map(|m| m.is_dir())
+                .unwrap_or(false),
+        }
+    }
+
+    pub fn is_symlink(&self) -> bool {
+        self.kind == Kind::Symlink
+    }
+}
+
+/// A folder's entries, shared between the walkers that ask for it.
+pub type Entries = Arc<[Entry]>;
+
+/// Nanoseconds since the Unix epoch (negative before it).
+fn nanos(time: SystemTime) -> i128 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => after.as_nanos() as i128,
+        Err(before) => -(before.duration().as_nanos() as i128),
+    }
+}
+
+/// What says a folder is unchanged: inode, size, modification and change times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    ino: u64,
+    len: u64,
+    mtime: i128,
+    ctime: i128,
+}
+
+impl Stamp {
+    fn of(meta: &fs::Metadata) -> Option<Stamp> {
+        let mtime = nanos(meta.modified().ok()?);
+        #[cfg(unix)]
+        let (ino, ctime) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                meta.ino(),
+                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+            )
+        };
+        #[cfg(not(unix))]
+        let (ino, ctime) = (0, mtime);
+        Some(Stamp {
+            ino,
+            len: meta.len(),
+            mtime,
+            ctime,
+        })
+    }
+
+    /// Changed so shortly before `read_at` that a later change could keep these times.
+    fn is_racy(&self, read_at: i128) -> bool {
+        self.mtime.max(self.ctime) >= read_at - RACY_WINDOW.as_nanos() as i128
+    }
+}
+
+/// A remembered listing.
+#[derive(Debug, Clone)]
+struct Dir {
+    /// `None` without a cache file: nothing is validated or saved.
+    stamp: Option<Stamp>,
+    modified: Option<SystemTime>,
+    entries: Entries,
+}
+
+/// A remembered fact about a file's content, as JSON, keyed by the file's version.
+#[derive(Debug, Clone)]
+struct Fact {
+    len: u64,
+    mtime: i128,
+    json: String,
+}
+
+type FactKey = (String, OsString);
+
+/// FNV-1a: paths are hashed as bytes (a `Path` hashes component by component, several
+/// times slower), and the maps hold no attacker-chosen keys.
+#[derive(Default, Clone, Copy)]
+struct FnvHasher(u64);
+
+impl std::hash::Hasher for FnvHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &byte in bytes {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Map<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FnvHasher>>;
+
+#[derive(Default)]
+struct State {
+    /// Folders listed (or found unchanged) in this run.
+    dirs: Map<OsString, Dir>,
+    /// Facts looked up or computed in this run.
+    facts: Map<FactKey, Fact>,
+    /// Something was read from disk that the cache file did not hold.
+    changed: bool,
+    /// Folders read from disk in this run (the rest came from the cache).
+    read: usize,
+}
+
+/// Folder listings and small content facts for one run; see the module comment.
+pub struct Listings {
+    /// The cache file; `None` keeps everything in memory for this run only.
+    file: Option<PathBuf>,
+    /// The root the cache file belongs to (recorded in it and checked on load).
+    root: PathBuf,
+    /// When this run began, in nanoseconds since the epoch (for the racy check).
+    started: i128,
+    previous_dirs: Map<OsString, Dir>,
+    previous_facts: Map<FactKey, Fact>,
+    state: Mutex<State>,
+}
+
+impl Listings {
+    /// Listings remembered for this run only: each folder is read once.
+    pub fn in_memory() -> Listings {
+        Listings {
+            file: None,
+            root: PathBuf::new(),
+            started: nanos(SystemTime::now()),
+            previous_dirs: Map::default(),
+            previous_facts: Map::default(),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// The listing cache of `root` in mbank's cache folder (`paths::cache_dir`), or an
+    /// in-memory one when the platform has no cache folder.
+    pub fn open_default(root: &Path) -> Listings {
+        match super::paths::cache_dir() {
+            Some(dir) => Self::open_at(&dir, root),
+            None => Self::in_memory(),
+        }
+    }
+
+    /// The listing cache of `root` in `dir`. A missing or invalid file gives an empty
+    /// cache; the folder is created on `save`.
+    pub fn open_at(dir: &Path, root: &Path) -> Listings {
+        let file = dir.join(Self::file_name(root));
+        let mut listings = Self::in_memory();
+        if let Ok(bytes) = fs::read(&file)
+            && let Some((dirs, facts)) = decode(&bytes, root)
+        {
+            listings.previous_dirs = dirs;
+            listings.previous_facts = facts;
+        }
+        listings.file = Some(file);
+        listings.root = root.to_path_buf();
+        listings
+    }
+
+    /// `listing-<hash of the root>.bin`: one file per root, so roots do not evict each
+    /// other.
+    pub fn file_name(root: &Path) -> String {
+        format!("listing-{:016x}.bin", fnv(&path_bytes(root)))
+    }
+
+    /// How many folders this run has read from disk rather than the cache.
+    pub fn folders_read(&self) -> usize {
+        self.state().read
+    }
+
+    /// Whether the cache file held a listing of `dir` when it was opened.
+    pub fn remembers(&self, dir: &Path) -> bool {
+        self.previous_dirs.contains_key(dir.as_os_str())
+    }
+
+    /// The cache file, when there is one.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A poisoned lock only means another thread panicked; the maps are still valid.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A folder's entries in the order the platform returned them: from this run's
+    /// memory, else from the cache when the folder is unchanged, else read now.
+    pub fn list(&self, dir: &Path) -> io::Result<Entries> {
+        if let Some(known) = self.state().dirs.get(dir.as_os_str()) {
+            return Ok(known.entries.clone());
+        }
+        let (stamp, modified) = if self.file.is_some() {
+            let meta = fs::metadata(dir)?;
+            (Stamp::of(&meta), meta.modified().ok())
+        } else {
+            (None, None)
+        };
+        let reusable = stamp.and_then(|stamp| {
+            self.previous_dirs
+                .get(dir.as_os_str())
+                .filter(|prev| prev.stamp == Some(stamp))
+        });
+        let (dir_entry, fresh) = match reusable {
+            Some(prev) => (prev.clone(), false),
+            None => {
+                let entries: Vec<Entry> = fs::read_dir(dir)?
+                    .flatten()
+                    .map(|e| Entry {
+                        kind: Kind::of(e.file_type()),
+                        name: e.file_name(),
+                    })
+                    .collect();
+                let dir_entry = Dir {
+                    stamp,
+                    modified,
+                    entries: entries.into(),
+                };
+                (dir_entry, true)
+            }
+        };
+        let entries = dir_entry.entries.clone();
+        let mut state = self.state();
+        state.changed |= fresh;
+        state.read += usize::from(fresh);
+        state.dirs.insert(dir.as_os_str().to_os_string(), dir_entry);
+        Ok(entries)
+    }
+
+    /// The entry `name` of folder `parent`: `Some(Some(_))` when listed, `Some(None)`
+    /// when the listing has no such name, `None` when the folder cannot be listed (the
+    /// caller then asks the file system directly: a folder may be searchable but not
+    /// readable).
+    pub fn child(&self, parent: &Path, name: &str) -> Option<Option<Entry>> {
+        let entries = self.list(parent).ok()?;
+        Some(entries.iter().find(|e| e.name == name).cloned())
+    }
+
+    /// Whether `parent/name` exists, from `parent`'s listing when it can be read.
+    pub fn exists(&self, parent: &Path, name: &str) -> bool {
+        match self.child(parent, name) {
+            Some(found) => found.is_some(),
+            None => fs::symlink_metadata(parent.join(name)).is_ok(),
+        }
+    }
+
+    /// Whether `parent/name` is a folder (or a symlink to one), from `parent`'s listing.
+    pub fn is_dir(&self, parent: &Path, name: &str) -> bool {
+        match self.child(parent, name) {
+            Some(found) => found.is_some_and(|e| e.is_dir(parent)),
+            None => fs::metadata(parent.join(name)).is_ok_and(|m| m.is_dir()),
+        }
+    }
+
+    /// Modification time of a path; a folder listed in this run answers without a
+    /// `stat`.
+    pub fn modified(&self, path: &Path) -> Option<SystemTime> {
+        if let Some(known) = self.state().dirs.get(path.as_os_str())
+            && known.modified.is_some()
+        {
+            return known.modified;
+        }
+        fs::metadata(path).and_then(|m| m.modified()).ok()
+    }
+
+    /// A fact of kind `kind` about the version (`size`, `modified`) of the file `path`,
+    /// remembered by an earlier [`Listings::put_fact`] in this run or a previous one.
+    pub fn fact<T: DeserializeOwned>(
+        &self,
+        kind: &str,
+        path: &Path,
+        size: u64,
+        modified: Option<SystemTime>,
+    ) -> Option<T> {
+        let mtime = nanos(modified?);
+        let key = (kind.to_string(), path.as_os_str().to_os_string());
+        let mut state = self.state();
+        let fact = match state.facts.get(&key) {
+            Some(fact) => fact.clone(),
+            None => {
+                let fact = self.previous_facts.get(&key)?.clone();
+                if fact.len != size || fact.mtime != mtime {
+                    return None;
+                }
+                state.facts.insert(key, fact.clone());
+                fact
+            }
+        };
+        if fact.len != size || fact.mtime != mtime {
+            return None;
+        }
+        serde_json::from_str(&fact.json).ok()
+    }
+
+    /// Remembers a fact derived from a file's content; only facts read from the file
+    /// itself belong here (never an I/O error, which may go away without the file
+    /// changing).
+    pub fn put_fact<T: Serialize>(
+        &self,
+        kind: &str,
+        path: &Path,
+        size: u64,
+        modified: Option<SystemTime>,
+        value: &T,
+    ) {
+        let (Some(modified), Ok(json)) = (modified, serde_json::to_string(value)) else {
+            return;
+        };
+        let fact = Fact {
+            len: size,
+            mtime: nanos(modified),
+            json,
+        };
+        let mut state = self.state();
+        state.changed = true;
+        state
+            .facts
+            .insert((kind.to_string(), path.as_os_str().to_os_string()), fact);
+    }
+
+    /// Writes what this run saw, when it differs from what the cache file held: folders
+    /// and facts not used in this run are dropped, racy ones are left out. Failures only
+    /// cost a re-read next time.
+    pub fn save(&self) -> Result<()> {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        let state = self.state();
+        let unchanged = !state.changed
+            && state.dirs.len() == self.previous_dirs.len()
+            && state.facts.len() == self.previous_facts.len();
+        if unchanged {
+            return Ok(());
+        }
+        let bytes = frame(&self.root, &encode(&state, self.started));
+        let dir = file.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
+        let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir, e))?;
+        temp.write_all(&bytes)
+            .map_err(|e| CoreError::io(temp.path(), e))?;
+        temp.persist(file)
+            .map_err(|e| CoreError::io(file, e.error))?;
+        Ok(())
+    }
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in bytes {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+#[cfg(unix)]
+fn os_bytes(name: &OsStr) -> Option<&[u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(name.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn os_bytes(name: &OsStr) -> Option<&[u8]> {
+    name.to_str().map(str::as_bytes)
+}
+
+#[cfg(unix)]
+fn os_string(bytes: &[u8]) -> Option<OsString> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(OsStr::from_bytes(bytes).to_os_string())
+}
+
+#[cfg(not(unix))]
+fn os_string(bytes: &[u8]) -> Option<OsString> {
+    std::str::from_utf8(bytes).ok().map(OsString::from)
+}
+
+fn path_bytes(path: &Path) -> Vec<u8> {
+    os_bytes(path.as_os_str())
+        .map(<[u8]>::to_vec)
+        .unwrap_or_else(|| path.to_string_lossy().into_owned().into_bytes())
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i128(&mut self, v: i128) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, v: &[u8]) {
+        self.u32(v.len() as u32);
+        self.0.extend_from_slice(v);
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn i128(&mut self) -> Option<i128> {
+        Some(i128::from_le_bytes(self.take(16)?.try_into().ok()?))
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = self.u32()? as usize;
+        self.take(len)
+    }
+}
+
+fn time_of(nanos: i128) -> Option<SystemTime> {
+    let magnitude = Duration::from_nanos(u64::try_from(nanos.unsigned_abs()).ok()?);
+    if nanos >= 0 {
+        UNIX_EPOCH.checked_add(magnitude)
+    } else {
+        UNIX_EPOCH.checked_sub(magnitude)
+    }
+}
+
+/// The payload: the root, then folders (path, stamp, entries), then facts.
+fn encode(state: &State, started: i128) -> Vec<u8> {
+    let mut body = Writer(Vec::with_capacity(64 * 1024));
+    let dirs: Vec<(&[u8], &Stamp, &Dir)> = state
+        .dirs
+        .iter()
+        .filter_map(|(path, dir)| {
+            let stamp = dir.stamp.as_ref()?;
+            let path = os_bytes(path)?;
+            let names_ok = dir.entries.iter().all(|e| os_bytes(&e.name).is_some());
+            (names_ok && !stamp.is_racy(started)).then_some((path, stamp, dir))
+        })
+        .collect();
+    body.u32(dirs.len() as u32);
+    for (path, stamp, dir) in dirs {
+        body.bytes(path);
+        body.u64(stamp.ino);
+        body.u64(stamp.len);
+        body.i128(stamp.mtime);
+        body.i128(stamp.ctime);
+        body.u32(dir.entries.len() as u32);
+        for entry in dir.entries.iter() {
+            body.u8(entry.kind.code());
+            body.bytes(os_bytes(&entry.name).unwrap_or_default());
+        }
+    }
+    let facts: Vec<(&FactKey, &Fact, &[u8])> = state
+        .facts
+        .iter()
+        .filter_map(|(key, fact)| {
+            let path = os_bytes(&key.1)?;
+            // A file changed this close to the run may change again within its tick.
+            (fact.mtime < started - RACY_WINDOW.as_nanos() as i128).then_some((key, fact, path))
+        })
+        .collect();
+    body.u32(facts.len() as u32);
+    for ((kind, _), fact, path) in facts {
+        body.bytes(kind.as_bytes());
+        body.bytes(path);
+        body.u64(fact.len);
+        body.i128(fact.mtime);
+        body.bytes(fact.json.as_bytes());
+    }
+    body.0
+}
+
+/// Wraps a payload for `root` in the header.
+fn frame(root: &Path, payload: &[u8]) -> Vec<u8> {
+    let mut body = Writer(Vec::with_capacity(payload.len() + 256));
+    body.bytes(&path_bytes(root));
+    body.0.extend_from_slice(payload);
+    let mut out = Writer(Vec::with_capacity(HEADER_LEN + body.0.len()));
+    out.0.extend_from_slice(MAGIC);
+    out.u32(VERSION);
+    out.u64(body.0.len() as u64);
+    out.u64(fnv(&body.0));
+    out.0.extend_from_slice(&body.0);
+    out.0
+}
+
+type Decoded = (Map<OsString, Dir>, Map<FactKey, Fact>);
+
+fn decode(bytes: &[u8], root: &Path) -> Option<Decoded> {
+    let mut header = Reader(bytes);
+    if header.take(MAGIC.len())? != MAGIC || header.u32()? != VERSION {
+        return None;
+    }
+    let len = usize::try_from(header.u64()?).ok()?;
+    let checksum = header.u64()?;
+    if header.0.len() != len || fnv(header.0) != checksum {
+        return None;
+    }
+    let mut r = Reader(header.0);
+    if r.bytes()? != path_bytes(root).as_slice() {
+        return None;
+    }
+    let dir_count = r.u32()? as usize;
+    let mut dirs = Map::with_capacity_and_hasher(dir_count.min(1 << 20), Default::default());
+    for _ in 0..dir_count {
+        let path = os_string(r.bytes()?)?;
+        let stamp = Stamp {
+            ino: r.u64()?,
+            len: r.u64()?,
+            mtime: r.i128()?,
+            ctime: r.i128()?,
+        };
+        let count = r.u32()? as usize;
+        let mut entries = Vec::with_capacity(count.min(1 << 16));
+        for _ in 0..count {
+            let kind = Kind::from_code(r.u8()?)?;
+            let name = os_string(r.bytes()?)?;
+            entries.push(Entry { name, kind });
+        }
+        dirs.insert(
+            path,
+            Dir {
+                stamp: Some(stamp),
+                modified: time_of(stamp.mtime),
+                entries: entries.into(),
+            },
+        );
+    }
+    let fact_count = r.u32()? as usize;
+    let mut facts = Map::with_capacity_and_hasher(fact_count.min(1 << 20), Default::default());
+    for _ in 0..fact_count {
+        let kind = String::from_utf8(r.bytes()?.to_vec()).ok()?;
+        let path = os_string(r.bytes()?)?;
+        let len = r.u64()?;
+        let mtime = r.i128()?;
+        let json = String::from_utf8(r.bytes()?.to_vec()).ok()?;
+        facts.insert((kind, path), Fact { len, mtime, json });
+    }
+    r.0.is_empty().then_some((dirs, facts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(entries: &Entries) -> Vec<String> {
+        let mut names: Vec<String> = entries
+            .iter()
+            .map(|e| e.name.to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn round_trips_and_rejects_corruption_and_other_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::write(root.join("a.md"), "x").unwrap();
+        let listings = Listings::open_at(&dir.path().join("cache"), &root);
+        listings.list(&root).unwrap();
+        // As if the run started long after the folder changed, so nothing is racy.
+        let bytes = frame(
+            &root,
+            &encode(&listings.state(), listings.started + 10_000_000_000),
+        );
+        let (dirs, _) = decode(&bytes, &root).unwrap();
+        assert_eq!(names(&dirs[root.as_os_str()].entries), vec!["a.md", "sub"]);
+        assert!(decode(&bytes, &dir.path().join("other")).is_none());
+        for cut in [0, 10, HEADER_LEN, bytes.len() - 1] {
+            assert!(decode(&bytes[..cut], &root).is_none(), "cut at {cut}");
+        }
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0xff;
+        assert!(decode(&flipped, &root).is_none());
+    }
+
+    #[test]
+    fn racy_folders_and_facts_are_not_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let root = dir.path().join("root");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a.md"), "x").unwrap();
+        let listings = Listings::open_at(&cache, &root);
+        listings.list(&root).unwrap();
+        let meta = fs::metadata(root.join("a.md")).unwrap();
+        listings.put_fact(
+            "t",
+            &root.join("a.md"),
+            meta.len(),
+            meta.modified().ok(),
+            &1,
+        );
+        listings.save().unwrap();
+        // Everything was changed a moment ago: nothing is trusted next time.
+        let reopened = Listings::open_at(&cache, &root);
+        assert!(reopened.previous_dirs.is_empty());
+        assert!(reopened.previous_facts.is_empty());
+    }
+
+    #[test]
+    fn facts_follow_the_file_version() {
+        let listings = Listings::in_memory();
+        let path = Path::new("/x/rule.md");
+        let t = UNIX_EPOCH + Duration::from_secs(1_000);
+        listings.put_fact("rule", path, 10, Some(t), &true);
+        assert_eq!(listings.fact::<bool>("rule", path, 10, Some(t)), Some(true));
+        assert_eq!(listings.fact::<bool>("rule", path, 11, Some(t)), None);
+        let later = t + Duration::from_nanos(1);
+        assert_eq!(listings.fact::<bool>("rule", path, 10, Some(later)), None);
+        assert_eq!(listings.fact::<bool>("other", path, 10, Some(t)), None);
+    }
+}
