@@ -181,11 +181,7 @@ impl App {
     pub fn with_worker(options: Options, outbox: Outbox, analysis: AnalysisWorker) -> App {
         let counter = BufferCounter::spawn(options.encoding, outbox.clone());
         let previews = PreviewWorker::spawn(outbox.clone());
-        let highlight_outbox = outbox.clone();
-        let highlighter = HighlightWorker::spawn(&options.theme.syntax, move |done| {
-            let _ = highlight_outbox.send(Message::Highlighted(done));
-        })
-        .ok();
+
         let watcher = if options.watch {
             match Watcher::spawn(outbox.clone()) {
                 Ok(w) => Some(w),
@@ -242,7 +238,7 @@ impl App {
             analysis,
             counter,
             previews,
-            highlighter,
+            highlighter: None,
             snapshot: None,
             highlight_asked: None,
             watcher,
@@ -1677,6 +1673,19 @@ impl App {
         self.view_toasts(frame, area);
     }
 
+    /// The highlight worker, started with the first file shown: loading syntect's
+    /// grammars is slow, and nothing needs them before a file is open.
+    fn highlighter(&mut self) -> Option<&HighlightWorker> {
+        if self.highlighter.is_none() {
+            let outbox = self.outbox.clone();
+            self.highlighter = HighlightWorker::spawn(&self.theme.syntax, move |done| {
+                let _ = outbox.send(Message::Highlighted(done));
+            })
+            .ok();
+        }
+        self.highlighter.as_ref()
+    }
+
     /// The preview rendering the open buffer needs at this width and theme.
     fn render_key(&self, width: u16) -> Option<RenderKey> {
         let doc = self.editor.doc.as_ref()?;
@@ -1717,7 +1726,7 @@ impl App {
             let asked = Some((id, version, visible.clone()));
             if self.highlight_asked != asked
                 && let Some(lines) = self.snapshot()
-                && let Some(highlighter) = &self.highlighter
+                && let Some(highlighter) = self.highlighter()
             {
                 highlighter.request(DocId(id), version, lines, visible);
                 self.highlight_asked = asked;

@@ -11,6 +11,7 @@ use std::thread;
 use crate::core::config::Config;
 use crate::core::context::{self, BankContext, ContextOptions};
 use crate::core::discovery::{self, ScanOptions};
+use crate::core::listings::Listings;
 use crate::core::model::Project;
 use crate::core::report::{Analyzer, Depth, ProjectReport};
 use crate::core::text;
@@ -27,11 +28,16 @@ pub type Outbox = Sender<Message>;
 /// Scans the root on a new thread and sends [`Message::Scanned`].
 pub fn scan(root: PathBuf, options: ScanOptions, generation: u64, outbox: Outbox) {
     thread::spawn(move || {
-        let projects = discovery::scan(&root, &options);
+        // The folder listings remembered by the last run (CLI or TUI) spare re-reading
+        // every unchanged folder; each remembered folder is still checked with a stat.
+        let listings = Listings::open_default(&root);
+        let projects = discovery::scan_with(&root, &options, &listings);
         let _ = outbox.send(Message::Scanned {
             generation,
             projects,
         });
+        // A failed save only costs the next start a full walk.
+        let _ = listings.save();
     });
 }
 
@@ -122,8 +128,13 @@ impl AnalysisWorker {
     ) -> AnalysisWorker {
         let (requests, inbox) = mpsc::channel();
         thread::spawn(move || {
+            // The first request follows the scan: opening the cache only then keeps it
+            // from competing with the scan, and so with the first frame, for the cores.
+            let Ok(first) = inbox.recv() else {
+                return;
+            };
             let cache = open_cache();
-            analysis_loop(&config, encoding, cache, &inbox, &outbox)
+            analysis_loop(&config, encoding, cache, first, &inbox, &outbox)
         });
         AnalysisWorker { requests }
     }
@@ -179,11 +190,13 @@ fn analysis_loop(
     config: &Config,
     encoding: Encoding,
     cache: TokenCache,
+    first: AnalysisRequest,
     inbox: &Receiver<AnalysisRequest>,
     outbox: &Outbox,
 ) {
     let mut analyzer = Analyzer::new(config, encoding, cache);
     let mut queue = Queue::default();
+    queue.take(first);
     loop {
         if queue.is_empty() {
             if analyzer.cache.is_dirty() {
