@@ -10,22 +10,13 @@
 //!     cargo bench --bench tui_frames
 use std::hint::black_box;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mbank::core::config::Config;
-use mbank::core::tokens::{Encoding, TokenCache};
-use mbank::tui::Message;
-use mbank::tui::app::{App, Focus, Options, ViewMode};
-use mbank::tui::keymap::Keymap;
-use mbank::tui::panes::tree::RowKind;
+use crossterm::event::{KeyCode, KeyModifiers};
+use mbank::tui::app::{Focus, ViewMode};
+use mbank::tui::driver::{Driver, DriverOptions};
 use mbank::tui::theme::Theme;
-use mbank::tui::workers::AnalysisWorker;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui_textarea::CursorMove;
 
 const TARGET: Duration = Duration::from_millis(16);
@@ -62,114 +53,61 @@ fn write_root(root: &Path) {
     std::fs::write(bank.join("techContext.md"), format!("{line}\n")).unwrap();
 }
 
+/// The shared test driver, with waits that stop the bench instead of returning errors.
 struct Bench {
-    app: App,
-    inbox: Receiver<Message>,
-    terminal: Terminal<TestBackend>,
+    driver: Driver,
+}
+
+impl std::ops::Deref for Bench {
+    type Target = Driver;
+    fn deref(&self) -> &Driver {
+        &self.driver
+    }
+}
+
+impl std::ops::DerefMut for Bench {
+    fn deref_mut(&mut self) -> &mut Driver {
+        &mut self.driver
+    }
 }
 
 impl Bench {
     fn new(root: &Path) -> Bench {
-        let (outbox, inbox) = mpsc::channel();
-        let config = Arc::new(Config::default());
-        let options = Options {
-            root: root.to_path_buf(),
-            root_problem: None,
-            config: config.clone(),
-            encoding: Encoding::O200k,
-            theme: Theme::load("dark", None).unwrap(),
-            keymap: Keymap::load(None, None).unwrap(),
-            demo_path: None,
-            watch: false,
-            config_dir: None,
-            backup_dir: root.join("backups"),
-            review: Default::default(),
-        };
-        let worker = AnalysisWorker::spawn_with_cache(
-            config,
-            Encoding::O200k,
-            TokenCache::in_memory(Encoding::O200k),
-            outbox.clone(),
-        );
-        let mut app = App::with_worker(options, outbox, worker);
-        app.start();
-        Bench {
-            app,
-            inbox,
-            terminal: Terminal::new(TestBackend::new(200, 60)).unwrap(),
-        }
+        let mut options = DriverOptions::new(root, &root.join("backups"));
+        options.width = 200;
+        options.height = 60;
+        options.theme = Theme::load("dark", None).unwrap();
+        let mut driver = Driver::start(options);
+        driver.wait = Duration::from_secs(60);
+        Bench { driver }
     }
 
-    fn pump_until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !done(&self.app) {
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
-            if let Ok(message) = self.inbox.recv_timeout(Duration::from_millis(50)) {
-                self.app.update(message);
-            }
-        }
-    }
-
-    /// Draws and takes worker answers until nothing more arrives: highlighting of the
-    /// visible lines and the preview are in place.
     fn settle(&mut self) {
-        for _ in 0..3 {
-            self.frame();
-            while let Ok(message) = self.inbox.recv_timeout(Duration::from_millis(300)) {
-                self.app.update(message);
-            }
-        }
-    }
-
-    fn drain(&mut self) {
-        while let Ok(message) = self.inbox.try_recv() {
-            self.app.update(message);
-        }
+        self.driver.settle(Duration::from_millis(300)).unwrap();
     }
 
     /// One full frame, as the event loop draws it.
     fn frame(&mut self) {
-        let app = &mut self.app;
-        self.terminal.draw(|f| app.view(f)).unwrap();
-        app.after_draw();
+        self.driver.draw().unwrap();
     }
 
     fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {
-        self.app
-            .update(Message::Key(KeyEvent::new(code, modifiers)));
+        self.driver.press(code, modifiers);
     }
 
     fn open_project(&mut self) {
-        self.pump_until("the scan", |app| app.picker.visible_len() > 0);
+        self.driver
+            .pump_until("the scan", |app| app.picker.visible_len() > 0)
+            .unwrap();
         self.key(KeyCode::Enter, KeyModifiers::NONE);
-        self.pump_until("the report", |app| app.tree.report.is_some());
+        self.driver
+            .pump_until("the report", |app| app.tree.report.is_some())
+            .unwrap();
     }
 
     fn open_file(&mut self, file_name: &str) {
-        let index = self
-            .app
-            .tree
-            .rows
-            .iter()
-            .position(|row| match &row.kind {
-                RowKind::File { bank, file } => self
-                    .app
-                    .tree
-                    .file(*bank, *file)
-                    .is_some_and(|f| f.file.file_name() == file_name),
-                _ => false,
-            })
-            .unwrap_or_else(|| panic!("{file_name} is not in the tree"));
         self.app.focus = Focus::Tree;
-        self.app.tree.cursor.selected = index;
-        self.key(KeyCode::Enter, KeyModifiers::NONE);
-        let wanted = file_name.to_string();
-        self.pump_until("the file", move |app| {
-            app.editor
-                .doc
-                .as_ref()
-                .is_some_and(|d| d.path.file_name().is_some_and(|n| n == wanted.as_str()))
-        });
+        self.driver.open_file(file_name).unwrap();
         self.app.focus = Focus::Editor;
         self.settle();
     }

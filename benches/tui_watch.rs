@@ -8,21 +8,12 @@
 //!
 //!     cargo bench --bench tui_watch [-- ITERATIONS]      (default 40)
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use mbank::core::config::Config;
-use mbank::core::tokens::{Encoding, TokenCache};
-use mbank::tui::Message;
-use mbank::tui::app::{App, Options};
-use mbank::tui::keymap::Keymap;
-use mbank::tui::theme::Theme;
-use mbank::tui::workers::AnalysisWorker;
+use crossterm::event::KeyCode;
+use mbank::tui::driver::{Driver, DriverOptions};
 use notify::{RecursiveMode, Watcher};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 const FILES: [&str; 4] = [
     "projectbrief.md",
@@ -79,43 +70,6 @@ fn summary(name: &str, mut times: Vec<Duration>) -> Duration {
     p50
 }
 
-fn app_over(root: &Path) -> (App, Receiver<Message>) {
-    let (outbox, inbox) = mpsc::channel();
-    let config = Arc::new(Config::default());
-    let options = Options {
-        root: root.to_path_buf(),
-        root_problem: None,
-        config: config.clone(),
-        encoding: Encoding::O200k,
-        theme: Theme::load("dark", None).unwrap(),
-        keymap: Keymap::load(None, None).unwrap(),
-        demo_path: None,
-        watch: true,
-        config_dir: None,
-        backup_dir: root.join("backups"),
-        review: Default::default(),
-    };
-    let worker = AnalysisWorker::spawn_with_cache(
-        config,
-        Encoding::O200k,
-        TokenCache::in_memory(Encoding::O200k),
-        outbox.clone(),
-    );
-    let mut app = App::with_worker(options, outbox, worker);
-    app.start();
-    (app, inbox)
-}
-
-fn pump_until(app: &mut App, inbox: &Receiver<Message>, done: impl Fn(&App) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !done(app) {
-        assert!(Instant::now() < deadline, "timed out");
-        if let Ok(message) = inbox.recv_timeout(Duration::from_millis(5)) {
-            app.update(message);
-        }
-    }
-}
-
 fn main() {
     let iterations: usize = std::env::args()
         .skip(1)
@@ -123,24 +77,22 @@ fn main() {
         .unwrap_or(40);
     let dir = tempfile::tempdir().unwrap();
     let path = write_root(dir.path());
-    let (mut app, inbox) = app_over(dir.path());
-    let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
-    pump_until(&mut app, &inbox, |app| app.picker.visible_len() > 0);
-    app.update(Message::Key(KeyEvent::new(
-        KeyCode::Enter,
-        KeyModifiers::NONE,
-    )));
-    pump_until(&mut app, &inbox, |app| app.tree.report.is_some());
-    let wanted = path.clone();
-    app.tree.select_path(&wanted);
-    app.update(Message::Key(KeyEvent::new(
-        KeyCode::Enter,
-        KeyModifiers::NONE,
-    )));
-    pump_until(&mut app, &inbox, move |app| {
-        app.editor.doc.as_ref().is_some_and(|d| d.path == wanted)
-    });
-    pump_until(&mut app, &inbox, |app| app.watches_settled());
+    let mut options = DriverOptions::new(dir.path(), &dir.path().join("backups"));
+    options.width = 160;
+    options.height = 45;
+    options.watch = true;
+    let mut driver = Driver::start(options);
+    driver
+        .pump_until("the scan", |app| app.picker.visible_len() > 0)
+        .unwrap();
+    driver.key(KeyCode::Enter);
+    driver
+        .pump_until("the report", |app| app.tree.report.is_some())
+        .unwrap();
+    driver.open_file("progress.md").unwrap();
+    driver
+        .pump_until("the watches", |app| app.watches_settled())
+        .unwrap();
 
     // The bare watcher, on the same folder, fed the same kind of writes.
     let (raw_tx, raw_rx) = mpsc::channel();
@@ -163,22 +115,19 @@ fn main() {
         let text = format!("# progress\n\n- {marker}\n- second line\n");
         let start = Instant::now();
         write_elsewhere(&path, text, rename);
-        pump_until(&mut app, &inbox, |app| {
-            app.editor
-                .doc
-                .as_ref()
-                .is_some_and(|d| d.textarea.lines().iter().any(|l| l.contains(&marker)))
-        });
-        terminal.draw(|f| app.view(f)).unwrap();
-        app.after_draw();
+        driver
+            .pump_until("the reload", |app| {
+                app.editor
+                    .doc
+                    .as_ref()
+                    .is_some_and(|d| d.textarea.lines().iter().any(|l| l.contains(&marker)))
+            })
+            .unwrap();
+        driver.draw().unwrap();
         refreshed.push(start.elapsed());
-        assert!(!app.editor.is_dirty());
+        assert!(!driver.app.editor.is_dirty());
         // Let the follow-up work (the project's re-analysis) finish before the next write.
-        let quiet = Instant::now() + Duration::from_millis(250);
-        while let Ok(message) = inbox.recv_timeout(quiet.saturating_duration_since(Instant::now()))
-        {
-            app.update(message);
-        }
+        driver.settle(Duration::from_millis(80)).unwrap();
 
         // The peer: the same write to a bare watcher (the App's own watcher keeps running,
         // as it would).
@@ -189,12 +138,8 @@ fn main() {
         let arrived = raw_rx.recv_timeout(Duration::from_secs(5)).unwrap();
         raw_arrival.push(arrived.saturating_duration_since(start));
         raw.unwatch(&bank).unwrap();
-        // Drain what the App heard of the peer's write (it reloads the clean buffer).
-        let quiet = Instant::now() + Duration::from_millis(250);
-        while let Ok(message) = inbox.recv_timeout(quiet.saturating_duration_since(Instant::now()))
-        {
-            app.update(message);
-        }
+        // Take what the App heard of the peer's write (it reloads the clean buffer).
+        driver.settle(Duration::from_millis(80)).unwrap();
     }
 
     println!(

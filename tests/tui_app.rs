@@ -820,3 +820,47 @@ fn what_an_agent_would_cut_off_is_shown_under_the_file() {
         .unwrap_or_else(|| panic!("no cut-off row:\n{screen}"));
     assert!(row.contains("cut off"), "{row}");
 }
+
+#[test]
+fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let bank = dir.path().join("big/memory-bank");
+    std::fs::create_dir_all(&bank).unwrap();
+    let text: String = (0..8_000).map(|i| format!("- item {i}\n")).collect();
+    std::fs::write(bank.join("progress.md"), &text).unwrap();
+    std::fs::write(bank.join("projectbrief.md"), "# Brief\n").unwrap();
+    let mut h = harness(dir.path(), false);
+    h.open_project("big");
+    h.open_file("progress.md");
+    h.screen();
+    h.pump_until("the first highlighting", |app| {
+        app.editor.doc.as_ref().is_some_and(|doc| {
+            app.editor
+                .highlights
+                .as_ref()
+                .is_some_and(|c| c.styles_for(0, &doc.textarea.lines()[0]).is_some())
+        })
+    });
+    h.type_text("x");
+    h.screen();
+    let due = h
+        .app
+        .next_deadline()
+        .expect("the re-highlight waits for a pause");
+    assert!(
+        !h.app.take_due_work(std::time::Instant::now()),
+        "not yet due"
+    );
+    std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
+    assert!(h.app.take_due_work(std::time::Instant::now()));
+    h.screen();
+    h.pump_until("the edited line highlighted", |app| {
+        app.editor.doc.as_ref().is_some_and(|doc| {
+            app.editor
+                .highlights
+                .as_ref()
+                .is_some_and(|c| c.styles_for(0, &doc.textarea.lines()[0]).is_some())
+        })
+    });
+    assert!(h.app.editor.doc.as_ref().unwrap().textarea.lines()[0].starts_with('x'));
+}

@@ -99,6 +99,12 @@ struct Session {
     top: usize,
 }
 
+/// Buffers with more lines than this are handed to the highlighter and the preview only
+/// after a pause in typing.
+const BIG_BUFFER_LINES: usize = 5_000;
+/// How long typing must pause before a big buffer is re-highlighted.
+const TYPING_PAUSE: Duration = Duration::from_millis(150);
+
 /// The open buffer's lines at (document id, version).
 type Snapshot = ((u64, u64), Arc<Vec<String>>);
 
@@ -155,6 +161,9 @@ pub struct App {
     snapshot: Option<Snapshot>,
     /// The last highlight request: document, version, visible lines.
     highlight_asked: Option<(u64, u64, std::ops::Range<usize>)>,
+    /// When the buffer last changed, and when deferred worker requests are due.
+    last_edit: Option<Instant>,
+    work_due: Option<Instant>,
     watcher: Option<Watcher>,
     /// Areas at the last draw, for the mouse.
     areas: Areas,
@@ -241,6 +250,8 @@ impl App {
             highlighter: None,
             snapshot: None,
             highlight_asked: None,
+            last_edit: None,
+            work_due: None,
             watcher,
             areas: Areas::default(),
             config: options.config,
@@ -296,7 +307,23 @@ impl App {
 
     /// When the loop must wake up without input (a toast to expire).
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.toasts.iter().map(|t| t.until).min()
+        self.toasts
+            .iter()
+            .map(|t| t.until)
+            .chain(self.work_due)
+            .min()
+    }
+
+    /// True once deferred work (highlighting and preview of a big buffer after a burst of
+    /// typing) is due: the loop then draws, and `after_draw` asks the workers.
+    pub fn take_due_work(&mut self, now: Instant) -> bool {
+        match self.work_due {
+            Some(due) if due <= now => {
+                self.work_due = None;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Drops expired toasts; true when something changed on screen.
@@ -1263,7 +1290,10 @@ impl App {
     fn on_editor_command(&mut self, command: Option<editor::Command>) {
         match command {
             Some(editor::Command::Save) => self.save(),
-            Some(editor::Command::Changed) => self.request_count(),
+            Some(editor::Command::Changed) => {
+                self.last_edit = Some(Instant::now());
+                self.request_count();
+            }
             Some(editor::Command::Leave) => self.focus = Focus::Tree,
             Some(editor::Command::Toast(text)) => self.toast(text),
             None => {}
@@ -1720,6 +1750,24 @@ impl App {
         let Some((id, version)) = self.editor.doc.as_ref().map(|d| (d.id, d.version)) else {
             return;
         };
+        // Copying a big buffer for the workers on every keystroke would slow typing; wait
+        // for a pause (unchanged lines keep their colours meanwhile).
+        let big = self
+            .editor
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.textarea.lines().len() > BIG_BUFFER_LINES);
+        if let Some(edited) = self.last_edit
+            && big
+            && edited.elapsed() < TYPING_PAUSE
+            && self
+                .highlight_asked
+                .as_ref()
+                .is_some_and(|(d, v, _)| *d == id && *v != version)
+        {
+            self.work_due = Some(edited + TYPING_PAUSE);
+            return;
+        }
         if self.view_mode != ViewMode::Preview
             && let Some(visible) = self.editor.visible_range()
         {

@@ -124,6 +124,18 @@ impl Driver {
         Ok(())
     }
 
+    /// Draws and takes worker answers until none arrives for `quiet`, a few times over,
+    /// so highlighting and the preview are in place (benchmarks measure settled frames).
+    pub fn settle(&mut self, quiet: Duration) -> Result<(), DriverError> {
+        for _ in 0..3 {
+            self.draw()?;
+            while let Ok(message) = self.inbox.recv_timeout(quiet) {
+                self.app.update(message);
+            }
+        }
+        Ok(())
+    }
+
     /// Takes whatever is waiting, without blocking.
     pub fn drain(&mut self) {
         while let Ok(message) = self.inbox.try_recv() {
@@ -134,6 +146,11 @@ impl Driver {
     pub fn key(&mut self, code: KeyCode) {
         self.app
             .update(Message::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+
+    pub fn press(&mut self, code: KeyCode, modifiers: KeyModifiers) {
+        self.app
+            .update(Message::Key(KeyEvent::new(code, modifiers)));
     }
 
     pub fn ctrl(&mut self, c: char) {

@@ -167,6 +167,9 @@ fn run_loop(options: Options, mode: RunMode) -> Result<()> {
         if app.expire_toasts(Instant::now()) {
             redraw = true;
         }
+        if app.take_due_work(Instant::now()) {
+            redraw = true;
+        }
         if let Some(External::Edit(path)) = app.external.take() {
             let result = edit_externally(&mut terminal, &paused, &path);
             app.after_external_edit(result);
