@@ -94,6 +94,20 @@ pub fn line_and_char_counts(text: &str) -> (usize, usize) {
     (lines, text.chars().count())
 }
 
+/// Time since `then` in a few words: "just now", "5 min", "3 h", "12 d" (`—` unknown).
+pub fn age_in_words(then: Option<u64>, now: u64) -> String {
+    let Some(then) = then else {
+        return "—".into();
+    };
+    let seconds = now.saturating_sub(then);
+    match seconds {
+        0..60 => "just now".into(),
+        60..3600 => format!("{} min", seconds / 60),
+        3600..86_400 => format!("{} h", seconds / 3600),
+        _ => format!("{} d", seconds / 86_400),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

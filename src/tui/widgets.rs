@@ -20,16 +20,7 @@ pub fn compact(n: u64) -> String {
 
 /// "just now", "5 min", "3 h", "12 d": time since a Unix time.
 pub fn ago(epoch: Option<u64>, now: u64) -> String {
-    let Some(then) = epoch else {
-        return "—".into();
-    };
-    let seconds = now.saturating_sub(then);
-    match seconds {
-        0..60 => "just now".into(),
-        60..3600 => format!("{} min", seconds / 60),
-        3600..86_400 => format!("{} h", seconds / 3600),
-        _ => format!("{} d", seconds / 86_400),
-    }
+    crate::core::text::age_in_words(epoch, now)
 }
 
 pub fn now_epoch() -> u64 {

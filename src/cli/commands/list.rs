@@ -54,16 +54,10 @@ fn row(report: &ProjectReport) -> ProjectRow {
 
 /// "3 days ago" for a Unix time.
 pub fn ago(epoch: Option<u64>) -> String {
-    let Some(then) = epoch else {
-        return "—".into();
-    };
-    let now = crate::core::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(then);
-    let seconds = now.saturating_sub(then);
-    match seconds {
-        0..60 => "just now".into(),
-        60..3600 => format!("{} min ago", seconds / 60),
-        3600..86_400 => format!("{} h ago", seconds / 3600),
-        _ => format!("{} d ago", seconds / 86_400),
+    let now = crate::core::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(0);
+    match crate::core::text::age_in_words(epoch, now) {
+        words if epoch.is_none() || words == "just now" => words,
+        words => format!("{words} ago"),
     }
 }
 
