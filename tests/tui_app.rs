@@ -864,3 +864,65 @@ fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
     });
     assert!(h.app.editor.doc.as_ref().unwrap().textarea.lines()[0].starts_with('x'));
 }
+
+#[test]
+fn the_mouse_focuses_selects_opens_and_scrolls() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("weather");
+    let screen = h.screen();
+    let (row, _) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("6 progress.md"))
+        .expect("progress.md row");
+    let click = |kind| {
+        Message::Mouse(MouseEvent {
+            kind,
+            column: 5,
+            row: row as u16,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    h.app.update(click(MouseEventKind::Down(MouseButton::Left)));
+    assert_eq!(h.app.focus, Focus::Tree);
+    h.pump_until("the clicked file", |app| {
+        app.editor
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.path.ends_with("progress.md"))
+    });
+    // A second click on the same row opens it for editing.
+    h.app.update(click(MouseEventKind::Down(MouseButton::Left)));
+    assert_eq!(h.app.focus, Focus::Editor);
+    // The wheel over the editor scrolls it.
+    let editor_x = h.terminal.backend().buffer().area.width - 10;
+    h.app.update(Message::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: editor_x,
+        row: 10,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert_eq!(h.app.editor.doc.as_ref().unwrap().top, 3);
+}
+
+#[test]
+fn a_small_or_resized_terminal_still_draws_every_screen() {
+    let demo = demo_root();
+    let mut h = harness(demo.path(), false);
+    h.open_project("mobile");
+    for (width, height) in [(60, 16), (200, 60), (30, 10)] {
+        h.terminal.backend_mut().resize(width, height);
+        h.app.update(Message::Resize);
+        let screen = h.screen();
+        assert!(screen.contains("mbank"), "{width}x{height}:\n{screen}");
+        h.key(KeyCode::Char('?'));
+        h.screen();
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Esc);
+        h.key(KeyCode::Char('t'));
+        h.screen();
+        h.key(KeyCode::Char('t'));
+    }
+}
