@@ -6,10 +6,11 @@
 //!
 //! Git runs with the system config off, HOME in the temp folder and the identity in the
 //! environment, so the user's setup cannot leak in.
+mod common;
+
 use std::ffi::OsString;
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 
 use mbank::core::discovery;
 use mbank::core::error::CoreError;
@@ -30,6 +31,12 @@ const ACTIVE: &str = "# Active Context\n\nWorking on checkout.\n\n## Next\n\n- P
 const PROGRESS: &str = "# Progress\n\n## Done\n\n- Cart\n- Catalog\n\n## Left\n\n- Payments\n";
 const LOG: &str = "# Decision Log\n\n## 2025-01-10 - Use SQLite\n\nSmall data.\n\n## 2025-02-01 - Ship weekly\n\nSmall batches.\n";
 const PATTERNS: &str = "# System Patterns\n\n- Hexagonal core\n- Adapters at the edge\n- Events for side effects\n- One module per feature\n";
+
+/// Commits made by the tests carry a fixed date, so their order never depends on timing.
+const PINNED_DATES: [(&str, &str); 2] = [
+    ("GIT_AUTHOR_DATE", "@1760000000 +0000"),
+    ("GIT_COMMITTER_DATE", "@1760000000 +0000"),
+];
 
 impl Repo {
     /// A repository with a committed Cline bank and a committed source file.
@@ -56,34 +63,15 @@ impl Repo {
         repo
     }
 
+    /// The shared test git environment with the commit dates pinned.
     fn env(&self) -> Vec<(OsString, OsString)> {
-        let pairs = [
-            ("GIT_CONFIG_NOSYSTEM", OsString::from("1")),
-            ("HOME", self.home.clone().into_os_string()),
-            ("XDG_CONFIG_HOME", self.home.clone().into_os_string()),
-            ("GIT_AUTHOR_NAME", "Test".into()),
-            ("GIT_AUTHOR_EMAIL", "test@example.invalid".into()),
-            ("GIT_COMMITTER_NAME", "Test".into()),
-            ("GIT_COMMITTER_EMAIL", "test@example.invalid".into()),
-            ("GIT_AUTHOR_DATE", "@1760000000 +0000".into()),
-            ("GIT_COMMITTER_DATE", "@1760000000 +0000".into()),
-        ];
-        pairs
-            .into_iter()
-            .map(|(k, v)| (OsString::from(k), v))
-            .collect()
+        let mut env = common::git_env(&self.home);
+        env.extend(PINNED_DATES.map(|(k, v)| (OsString::from(k), OsString::from(v))));
+        env
     }
 
     fn git_result(&self, args: &[&str]) -> std::process::Output {
-        Command::new("git")
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .current_dir(&self.dir)
-            .envs(self.env())
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_INDEX_FILE")
-            .output()
-            .expect("git runs")
+        common::git_output(&self.dir, &self.home, &PINNED_DATES, args)
     }
 
     fn git(&self, args: &[&str]) -> String {

@@ -4,10 +4,11 @@
 //!
 //! Git runs with the system config off, HOME in the temp folder and the identity in the
 //! environment, for the test's own commands and the review worker's alike.
+mod common;
+
 use std::ffi::OsString;
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 
 use crossterm::event::KeyCode;
 use mbank::core::review::{LineKind, ReviewOptions};
@@ -61,32 +62,11 @@ impl Fixture {
     }
 
     fn env(&self) -> Vec<(OsString, OsString)> {
-        [
-            ("GIT_CONFIG_NOSYSTEM", OsString::from("1")),
-            ("HOME", self.home.clone().into_os_string()),
-            ("XDG_CONFIG_HOME", self.home.clone().into_os_string()),
-            ("GIT_AUTHOR_NAME", "Test".into()),
-            ("GIT_AUTHOR_EMAIL", "test@example.invalid".into()),
-            ("GIT_COMMITTER_NAME", "Test".into()),
-            ("GIT_COMMITTER_EMAIL", "test@example.invalid".into()),
-            ("GIT_CONFIG_COUNT", "1".into()),
-            ("GIT_CONFIG_KEY_0", "commit.gpgsign".into()),
-            ("GIT_CONFIG_VALUE_0", "false".into()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (OsString::from(k), v))
-        .collect()
+        common::git_env(&self.home)
     }
 
     fn git_output(&self, args: &[&str]) -> std::process::Output {
-        Command::new("git")
-            .args(args)
-            .current_dir(&self.dir)
-            .envs(self.env())
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_INDEX_FILE")
-            .output()
-            .expect("git runs")
+        common::git_output(&self.dir, &self.home, &[], args)
     }
 
     fn git(&self, args: &[&str]) -> String {

@@ -205,3 +205,41 @@ pub fn corpus_root() -> Option<PathBuf> {
         None
     }
 }
+
+/// The environment for git in tests: no system or user configuration (HOME is the
+/// test's own), a fixed identity, and no signing, so commits work on any machine.
+pub fn git_env(home: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    [
+        ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ("HOME", home.as_os_str().to_owned()),
+        ("XDG_CONFIG_HOME", home.as_os_str().to_owned()),
+        ("GIT_AUTHOR_NAME", "Test".into()),
+        ("GIT_AUTHOR_EMAIL", "test@example.invalid".into()),
+        ("GIT_COMMITTER_NAME", "Test".into()),
+        ("GIT_COMMITTER_EMAIL", "test@example.invalid".into()),
+        ("GIT_CONFIG_COUNT", "1".into()),
+        ("GIT_CONFIG_KEY_0", "commit.gpgsign".into()),
+        ("GIT_CONFIG_VALUE_0", "false".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.into(), v))
+    .collect()
+}
+
+/// Runs git in `dir` with [`git_env`] plus `extra`, outside any hook's repository.
+pub fn git_output(
+    dir: &Path,
+    home: &Path,
+    extra: &[(&str, &str)],
+    args: &[&str],
+) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .envs(git_env(home))
+        .envs(extra.iter().copied())
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("git runs")
+}
