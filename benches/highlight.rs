@@ -4,6 +4,8 @@
 //! which the worker does once, off the drawing thread); and a screen holding a 500 KB line.
 //!
 //!     cargo bench --bench highlight
+mod common;
+
 use std::hint::black_box;
 
 use criterion::Criterion;
@@ -12,32 +14,9 @@ use mbank::tui::highlight::{DocHighlighter, assets};
 const SCREEN: usize = 60;
 const THEME: &str = "base16-ocean.dark";
 
-/// About 1.4 MB of varied memory-bank markdown: frontmatter, headings, prose with inline
-/// markup, lists, task lists, tables and fenced code in several languages.
-fn big_markdown() -> Vec<String> {
-    let mut text = String::from("---\ntitle: Progress\ntags: [bench, memory]\n---\n");
-    let mut section = 0;
-    while text.len() < 1_400_000 {
-        section += 1;
-        text.push_str(&format!(
-            "\n## Session {section}: decisions and progress\n\n\
-             The agent moved the **retry policy** into `src/net/retry_{section}.rs` and wrote \
-             *why* in [ADR {section}](docs/adr/{section}.md). See also ~~the old plan~~.\n\n\
-             - [x] Split the handler\n- [ ] Add backoff tests\n  - nested item with `code`\n\
-             1. first\n2. second\n\n\
-             | Area | Status | Owner |\n|------|--------|-------|\n| api | done | agent |\n\n\
-             ```rust\nfn retry(attempt: u32) -> Duration {{\n    Duration::from_millis(100 << attempt.min(6))\n}}\n```\n\n\
-             ```python\ndef load(path: str) -> dict:\n    return json.loads(open(path).read())  # cached\n```\n\n\
-             ```json\n{{\"section\": {section}, \"ok\": true}}\n```\n\n\
-             > Quote: keep the memory bank short.\n\n<!-- @category: decisions -->\n"
-        ));
-    }
-    text.lines().map(str::to_string).collect()
-}
-
 fn bench(c: &mut Criterion) {
     assets();
-    let doc = big_markdown();
+    let doc: Vec<String> = common::big_markdown().lines().map(str::to_string).collect();
     let n = doc.len();
 
     let mut warm = DocHighlighter::new(THEME);

@@ -3,34 +3,17 @@
 //! render big files off the drawing thread (or only after typing pauses).
 //!
 //!     cargo bench --bench preview
+mod common;
+
 use std::hint::black_box;
 
 use criterion::Criterion;
 use mbank::tui::markdown_view::render;
 use mbank::tui::theme::Theme;
 
-fn big_markdown() -> String {
-    let mut text = String::from("---\ntitle: Progress\n---\n");
-    let mut section = 0;
-    while text.len() < 1_400_000 {
-        section += 1;
-        text.push_str(&format!(
-            "\n## Session {section}\n\n\
-             The agent moved the **retry policy** into `src/net/retry_{section}.rs` and wrote \
-             *why* in [ADR {section}](docs/adr/{section}.md). See also ~~the old plan~~.\n\n\
-             - [x] Split the handler\n- [ ] Add backoff tests\n  - nested item with `code`\n\n\
-             | Area | Status | Owner |\n|------|--------|-------|\n| api | done | agent |\n\n\
-             ```rust\nfn retry(attempt: u32) -> u64 {{ 100 << attempt.min(6) }}\n```\n\n\
-             > Keep the memory bank short.\n\n<!-- @category: decisions -->\n\n\
-             <private>\nsecret note {section}\n</private>\n"
-        ));
-    }
-    text
-}
-
 fn bench(c: &mut Criterion) {
     let theme = Theme::default();
-    let big = big_markdown();
+    let big = common::big_markdown();
     let long_line = "word ".repeat(100_000);
     let mut group = c.benchmark_group("preview");
     group.sample_size(10);

@@ -8,6 +8,8 @@
 //! afterwards records the median and the slowest single frame of each case.
 //!
 //!     cargo bench --bench tui_frames
+mod common;
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -22,32 +24,11 @@ use ratatui_textarea::CursorMove;
 const TARGET: Duration = Duration::from_millis(16);
 const LOOP_FRAMES: usize = 300;
 
-/// About 1.4 MB of memory-bank markdown, varied like an agent's progress log.
-fn big_markdown() -> String {
-    let mut text = String::from("# Progress\n");
-    let mut section = 0;
-    while text.len() < 1_400_000 {
-        section += 1;
-        text.push_str(&format!(
-            "\n## Session {section}: decisions and progress\n\n\
-             The agent moved the **retry policy** into `src/net/retry_{section}.rs` and wrote \
-             *why* in [ADR {section}](docs/adr/{section}.md).\n\n\
-             - [x] Split the handler\n- [ ] Add backoff tests\n  - nested item with `code`\n\
-             1. first\n2. second\n\n\
-             | Area | Status | Owner |\n|------|--------|-------|\n| api | done | agent |\n\n\
-             ```rust\nfn retry(attempt: u32) -> Duration {{\n    Duration::from_millis(100 << attempt.min(6))\n}}\n```\n\n\
-             ```python\ndef load(path: str) -> dict:\n    return json.loads(open(path).read())\n```\n\n\
-             > Keep the memory bank short.\n"
-        ));
-    }
-    text
-}
-
 fn write_root(root: &Path) {
     let bank = root.join("big-project/memory-bank");
     std::fs::create_dir_all(&bank).unwrap();
     std::fs::write(bank.join("projectbrief.md"), "# Brief\n\nA big bank.\n").unwrap();
-    std::fs::write(bank.join("progress.md"), big_markdown()).unwrap();
+    std::fs::write(bank.join("progress.md"), common::big_markdown()).unwrap();
     // One 500 KB line, as a pasted log or minified blob would be.
     let line = "word ".repeat(100_000);
     std::fs::write(bank.join("techContext.md"), format!("{line}\n")).unwrap();

@@ -1,23 +1,18 @@
 //! Every decision log of the real banks in `../shared/corpus` (or `$MBANK_CORPUS`) yields
 //! timeline entries, and nothing panics. Skipped with a notice when the corpus is absent.
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 
 use mbank::core::bank::list_banks;
 use mbank::core::decisions::{self, DecisionStatus};
 use mbank::core::discovery::{self, ScanOptions};
 use mbank::core::text;
 
-fn corpus_root() -> Option<PathBuf> {
-    let root = std::env::var_os("MBANK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    root.is_dir().then_some(root)
-}
-
 #[test]
 fn every_decision_log_in_the_corpus_yields_entries() {
-    let Some(root) = corpus_root() else {
-        eprintln!("corpus not found (set MBANK_CORPUS); skipping the decision sweep");
+    // Prints the skip notice itself when the corpus is absent.
+    let Some(root) = common::corpus_root() else {
         return;
     };
     let mut folders: Vec<PathBuf> = std::fs::read_dir(&root)

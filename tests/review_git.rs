@@ -75,21 +75,12 @@ impl Repo {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let out = self.git_result(args);
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        common::git_stdout(args, self.git_result(args))
     }
 
     /// What the index holds for a path (`None` when it is not in the index).
     fn staged(&self, rel: &str) -> Option<String> {
-        let out = self.git_result(&["show", &format!(":{rel}")]);
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        common::staged_text(self.git_result(&["show", &format!(":{rel}")]))
     }
 
     fn write(&self, rel: &str, text: &str) {

@@ -70,21 +70,12 @@ impl Fixture {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let out = self.git_output(args);
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        common::git_stdout(args, self.git_output(args))
     }
 
     /// What the index holds for a path.
     fn staged(&self, rel: &str) -> Option<String> {
-        let out = self.git_output(&["show", &format!(":{rel}")]);
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        common::staged_text(self.git_output(&["show", &format!(":{rel}")]))
     }
 
     fn path(&self, rel: &str) -> PathBuf {

@@ -2,6 +2,8 @@
 //! findings (code, severity, file, line) each produces. Includes import chains (a cycle,
 //! six hops, `.env`, a symlink escaping the project), broken JSON/YAML, a binary `.md`
 //! and a 500 KB single-line file, and a no-panic sweep over the corpus.
+mod common;
+
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -496,17 +498,10 @@ fn healthy_banks_have_no_findings() {
     }
 }
 
-fn corpus_root() -> Option<PathBuf> {
-    let root = std::env::var_os("MBANK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    root.is_dir().then_some(root)
-}
-
 #[test]
 fn corpus_validates_without_panicking() {
-    let Some(root) = corpus_root() else {
-        eprintln!("corpus not found (set MBANK_CORPUS); skipping the corpus sweep");
+    // Prints the skip notice itself when the corpus is absent.
+    let Some(root) = common::corpus_root() else {
         return;
     };
     let options = ScanOptions {

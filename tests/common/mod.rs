@@ -243,3 +243,21 @@ pub fn git_output(
         .output()
         .expect("git runs")
 }
+
+/// The standard output of a git command that must succeed (its stderr in the failure).
+pub fn git_stdout(args: &[&str], output: std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// What git's index holds for `rel` (`git show :rel`), `None` when it holds nothing.
+pub fn staged_text(output: std::process::Output) -> Option<String> {
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
