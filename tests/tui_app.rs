@@ -768,7 +768,7 @@ fn deletes_and_renames_by_an_agent_refresh_the_tree() {
             .iter()
             .flat_map(|r| r.banks.iter())
             .flat_map(|b| b.files.iter())
-            .map(|f| f.file.file_name())
+            .map(|f| f.file.file_name().into_owned())
             .collect();
         names.contains(&"progress-archive.md".to_string())
             && !names.contains(&"progress.md".to_string())

@@ -58,21 +58,14 @@ impl Style {
 /// Strips ANSI colour codes, for width computations.
 fn visible_width(text: &str) -> usize {
     let mut width = 0;
-    let mut plain = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            for next in chars.by_ref() {
-                if next == 'm' {
-                    break;
-                }
-            }
-        } else {
-            plain.push(c);
-        }
+    let mut rest = text;
+    while let Some(escape) = rest.find('\x1b') {
+        width += UnicodeWidthStr::width(&rest[..escape]);
+        rest = rest[escape..]
+            .find('m')
+            .map_or("", |end| &rest[escape + end + 1..]);
     }
-    width += UnicodeWidthStr::width(plain.as_str());
-    width
+    width + UnicodeWidthStr::width(rest)
 }
 
 /// A table whose columns are padded to their widest cell; numeric columns align right.
@@ -118,19 +111,25 @@ impl Table {
         }
         let mut out = String::new();
         let line = |cells: &[String], out: &mut String| {
-            let mut parts = Vec::new();
+            let start = out.len();
             for (i, cell) in cells.iter().enumerate().take(columns) {
+                if i > 0 {
+                    out.push_str("  ");
+                }
                 let pad = widths[i].saturating_sub(visible_width(cell));
                 let last = i + 1 == columns;
                 if self.right_aligned[i] {
-                    parts.push(format!("{}{cell}", " ".repeat(pad)));
-                } else if last {
-                    parts.push(cell.clone());
+                    out.extend(std::iter::repeat_n(' ', pad));
+                    out.push_str(cell);
                 } else {
-                    parts.push(format!("{cell}{}", " ".repeat(pad)));
+                    out.push_str(cell);
+                    if !last {
+                        out.extend(std::iter::repeat_n(' ', pad));
+                    }
                 }
             }
-            out.push_str(parts.join("  ").trim_end());
+            let kept = start + out[start..].trim_end().len();
+            out.truncate(kept);
             out.push('\n');
         };
         let header: Vec<String> = self.header.iter().map(|h| style.bold(h)).collect();

@@ -32,19 +32,16 @@ struct Lister<'a> {
 
 impl Lister<'_> {
     fn push(&mut self, path: PathBuf, meta: &fs::Metadata) {
-        let rel = path
-            .strip_prefix(&self.bank_root)
-            .unwrap_or(&path)
-            .to_path_buf();
+        let rel = path.strip_prefix(&self.bank_root).unwrap_or(&path);
         let bank_dir = self
             .bank_root
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        let placement = if formats::DOCUMENT_BANK_DIRS.contains(&bank_dir.as_str()) {
-            formats::place_document_bank(&bank_dir, &rel)
+        let placement = if formats::DOCUMENT_BANK_DIRS.contains(&bank_dir.as_ref()) {
+            formats::place_document_bank(&bank_dir, rel)
         } else {
-            formats::place(self.format, &rel)
+            formats::place(self.format, rel)
         };
         let display = path
             .strip_prefix(self.project)

@@ -1,5 +1,7 @@
 //! Budgets from the specs: every file and bank gets ok / near (≥ 80 %) / over, with the
 //! numbers and the rule's source. `config.toml` overrides the token rules.
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::config::BudgetOverrides;
@@ -58,8 +60,9 @@ impl BudgetStatus {
 /// One rule applied to one file or bank.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BudgetCheck {
-    pub rule: String,
-    pub source: String,
+    /// Most rules and sources are fixed texts: borrowed, they cost no allocation per file.
+    pub rule: Cow<'static, str>,
+    pub source: Cow<'static, str>,
     pub unit: Unit,
     pub limit: u64,
     pub value: u64,
@@ -69,10 +72,17 @@ pub struct BudgetCheck {
 }
 
 impl BudgetCheck {
-    fn new(rule: &str, source: &str, unit: Unit, limit: u64, value: u64, cuts_off: bool) -> Self {
+    fn new(
+        rule: impl Into<Cow<'static, str>>,
+        source: impl Into<Cow<'static, str>>,
+        unit: Unit,
+        limit: u64,
+        value: u64,
+        cuts_off: bool,
+    ) -> Self {
         BudgetCheck {
-            rule: rule.to_string(),
-            source: source.to_string(),
+            rule: rule.into(),
+            source: source.into(),
             unit,
             limit,
             value,
@@ -180,7 +190,7 @@ fn file_override(overrides: &BudgetOverrides, file: &MemoryFile) -> Option<u64> 
     overrides
         .files
         .get(&file.display)
-        .or_else(|| overrides.files.get(&file.file_name()))
+        .or_else(|| overrides.files.get(file.file_name().as_ref()))
         .copied()
 }
 
@@ -193,7 +203,10 @@ fn file_checks(
 ) -> Vec<BudgetCheck> {
     let mut checks = Vec::new();
     let format_override = overrides.formats.get(bank.format.id());
-    let token_rule = |checks: &mut Vec<BudgetCheck>, rule: &str, source: &str, limit: u64| {
+    let token_rule = |checks: &mut Vec<BudgetCheck>,
+                      rule: Cow<'static, str>,
+                      source: &'static str,
+                      limit: u64| {
         if let Some(tokens) = measure.tokens {
             checks.push(BudgetCheck::new(
                 rule,
@@ -206,18 +219,28 @@ fn file_checks(
         }
     };
     if let Some(limit) = file_override(overrides, file) {
-        token_rule(&mut checks, "per-file limit for this file", CONFIG, limit);
+        token_rule(
+            &mut checks,
+            "per-file limit for this file".into(),
+            CONFIG,
+            limit,
+        );
         return checks;
     }
     if let Some(limit) = format_override.and_then(|o| o.per_file)
         && file.load != LoadKind::Never
     {
-        token_rule(&mut checks, "per-file limit", CONFIG, limit);
+        token_rule(&mut checks, "per-file limit".into(), CONFIG, limit);
     }
     let overridden = !checks.is_empty();
     match bank.format {
         Format::Cline | Format::MemoryBankMcp if !overridden && file.load == LoadKind::Startup => {
-            token_rule(&mut checks, "500–1,000 tokens per file", SEED_CLINE, 1000);
+            token_rule(
+                &mut checks,
+                "500–1,000 tokens per file".into(),
+                SEED_CLINE,
+                1000,
+            );
         }
         Format::ConKeeper if !overridden && file.load != LoadKind::Never => {
             let name = preset.unwrap_or("standard");
@@ -225,7 +248,7 @@ fn file_checks(
                 && let Some((_, limit)) = table.iter().find(|(role, _)| *role == file.role)
             {
                 let rule = format!("{name} preset: {} file", file.role);
-                token_rule(&mut checks, &rule, SEED_CONKEEPER, *limit);
+                token_rule(&mut checks, rule.into(), SEED_CONKEEPER, *limit);
             }
         }
         Format::Infinity if !overridden => {
@@ -234,7 +257,7 @@ fn file_checks(
                 let source = "mbank default (seed 003 sets no size limit)";
                 token_rule(
                     &mut checks,
-                    &rule,
+                    rule.into(),
                     source,
                     infinity_type_budget(&memory.kind),
                 );
@@ -300,7 +323,7 @@ fn bank_checks(
     let tokens: Option<u64> = startup.iter().map(|(_, m)| m.tokens).sum();
     let lines: u64 = startup.iter().map(|(_, m)| m.lines).sum();
     let mut checks = Vec::new();
-    let mut token_total = |rule: &str, source: &str, limit: u64| {
+    let mut token_total = |rule: Cow<'static, str>, source: &'static str, limit: u64| {
         if let Some(tokens) = tokens {
             checks.push(BudgetCheck::new(
                 rule,
@@ -317,21 +340,23 @@ fn bank_checks(
         .get(bank.format.id())
         .and_then(|o| o.total)
     {
-        token_total("bank total (loaded files)", CONFIG, limit);
+        token_total("bank total (loaded files)".into(), CONFIG, limit);
     } else {
         match bank.format {
             Format::Cline | Format::MemoryBankMcp | Format::RooRules => {
-                token_total("whole bank under 5,000 tokens", SEED_CLINE, 5000)
+                token_total("whole bank under 5,000 tokens".into(), SEED_CLINE, 5000)
             }
             Format::ConKeeper => {
                 let name = preset.unwrap_or("standard");
                 if let Some((total, _)) = conkeeper_preset(name) {
-                    token_total(&format!("{name} preset total"), SEED_CONKEEPER, total);
+                    token_total(format!("{name} preset total").into(), SEED_CONKEEPER, total);
                 }
             }
-            f if f.is_hierarchical() => {
-                token_total("≤ 10% of a 200K-token context", SEED_HIERARCHY, 20_000)
-            }
+            f if f.is_hierarchical() => token_total(
+                "≤ 10% of a 200K-token context".into(),
+                SEED_HIERARCHY,
+                20_000,
+            ),
             _ => {}
         }
     }
@@ -492,7 +517,7 @@ mod tests {
         );
         let over = evaluate(&b, &[tokens(480)], Some("light"), &overrides);
         assert_eq!(
-            (over.files[0][0].limit, over.files[0][0].source.as_str()),
+            (over.files[0][0].limit, over.files[0][0].source.as_ref()),
             (2000, CONFIG)
         );
         assert_eq!(over.bank[0].status, BudgetStatus::Over);

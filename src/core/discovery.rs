@@ -217,16 +217,18 @@ fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
     markers
 }
 
-/// Whether the walk may enter this folder.
-fn may_descend(name: &str, rel: &Path, options: &ScanOptions) -> bool {
-    if name.starts_with('.')
+/// Folders the walk never enters, by name alone: hidden, vendored, build output, and
+/// banks themselves.
+fn is_skipped_name(name: &str) -> bool {
+    name.starts_with('.')
         || ALWAYS_SKIPPED.contains(&name)
         || name == "memory-bank"
         || formats::DOCUMENT_BANK_DIRS.contains(&name)
-    {
-        return false;
-    }
-    !(options.ignore.is_match(name) || options.ignore.is_match(rel))
+}
+
+/// Whether the walk may enter this folder.
+fn may_descend(name: &str, rel: &Path, options: &ScanOptions) -> bool {
+    !(is_skipped_name(name) || options.ignore.is_match(name) || options.ignore.is_match(rel))
 }
 
 /// Recognises one folder as a project, whatever its depth (used for folders named on the
@@ -339,9 +341,14 @@ impl Walk<'_> {
         // reported under its own name, not an alias's.
         entries.sort_by_key(|e| e.is_symlink());
         for entry in entries {
+            // Only folders and links (which may point at one) can be walked into.
+            let name = entry.name.to_string_lossy();
+            if !matches!(entry.kind, Kind::Dir | Kind::Symlink) || is_skipped_name(&name) {
+                continue;
+            }
             let path = dir.join(&entry.name);
             let rel = path.strip_prefix(self.root).unwrap_or(&path);
-            if !may_descend(&entry.name.to_string_lossy(), rel, self.options) {
+            if !may_descend(&name, rel, self.options) {
                 continue;
             }
             let real_path = if entry.kind == Kind::Symlink {

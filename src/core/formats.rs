@@ -27,10 +27,36 @@ pub fn name_key(file_name: &str) -> String {
         .collect()
 }
 
+/// [`name_key`] of a short ASCII name, in `buffer` (no allocation: the common case);
+/// `None` for a longer or non-ASCII one.
+fn short_name_key<'b>(file_name: &str, buffer: &'b mut [u8; 32]) -> Option<&'b str> {
+    let stem = [".md", ".markdown", ".json"]
+        .iter()
+        .find_map(|ext| file_name.strip_suffix(ext))
+        .unwrap_or(file_name);
+    let mut len = 0;
+    for c in stem.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')) {
+        if !c.is_ascii() || len == buffer.len() {
+            return None;
+        }
+        buffer[len] = c.to_ascii_lowercase() as u8;
+        len += 1;
+    }
+    std::str::from_utf8(&buffer[..len]).ok()
+}
+
 /// The role a core file name stands for, whatever its spelling.
 pub fn role_for_name(file_name: &str) -> Option<Role> {
-    let key = name_key(file_name);
-    let role = match key.as_str() {
+    let mut buffer = [0u8; 32];
+    let long_key;
+    let key = match short_name_key(file_name, &mut buffer) {
+        Some(key) => key,
+        None => {
+            long_key = name_key(file_name);
+            long_key.as_str()
+        }
+    };
+    let role = match key {
         "projectbrief" | "brief" | "projectoverview" => Role::Brief,
         "productcontext" | "product" => Role::Product,
         "systempatterns" | "patterns" | "architecture" | "systemarchitecture" => Role::Patterns,
@@ -64,8 +90,11 @@ pub fn adr_number(file_name: &str) -> Option<u32> {
 }
 
 fn is_markdown(file_name: &str) -> bool {
-    let lower = file_name.to_ascii_lowercase();
-    lower.ends_with(".md") || lower.ends_with(".markdown")
+    let name = file_name.as_bytes();
+    let has = |suffix: &[u8]| {
+        name.len() >= suffix.len() && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+    };
+    has(b".md") || has(b".markdown")
 }
 
 /// Read-order layer of a role in the Cline family (seed 000 §2.2).
@@ -116,8 +145,9 @@ fn conkeeper_layer(role: Role) -> Option<u8> {
 pub fn place(format: Format, rel: &Path) -> Placement {
     let file_name = rel
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(|n| n.to_string_lossy())
         .unwrap_or_default();
+    let file_name = file_name.as_ref();
     let parents: Vec<String> = rel
         .parent()
         .map(|p| {
@@ -127,11 +157,11 @@ pub fn place(format: Format, rel: &Path) -> Placement {
         })
         .unwrap_or_default();
     match format {
-        Format::Cline | Format::MemoryBankMcp => place_memory_bank(format, &file_name, &parents),
-        Format::ConKeeper => place_conkeeper(&file_name, &parents),
-        Format::RooRules => place_roo(&file_name, &parents),
+        Format::Cline | Format::MemoryBankMcp => place_memory_bank(format, file_name, &parents),
+        Format::ConKeeper => place_conkeeper(file_name, &parents),
+        Format::RooRules => place_roo(file_name, &parents),
         Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd => {
-            place_hierarchical(format, &file_name, &parents)
+            place_hierarchical(format, file_name, &parents)
         }
         Format::Infinity => Placement {
             role: Role::Other,

@@ -30,6 +30,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::error::{CoreError, Result};
+use super::hash_index::{HashIndex, key_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
 const VERSION: u32 = 1;
@@ -219,9 +220,59 @@ pub struct Listings {
     root: PathBuf,
     /// When this run began, in nanoseconds since the epoch (for the racy check).
     started: i128,
-    previous_dirs: Map<OsString, Dir>,
+    previous_dirs: PreviousDirs,
     previous_facts: Map<FactKey, Fact>,
     state: Mutex<State>,
+}
+
+/// The folders of the cache file, indexed where they lie in its bytes: a folder's
+/// entries are decoded only when this run lists it (on whichever thread asks), so
+/// opening the cache costs one read, one checksum and one pass.
+#[derive(Default)]
+struct PreviousDirs {
+    bytes: Vec<u8>,
+    /// Hash of a folder's path to the offset of its record in `bytes`.
+    index: HashIndex,
+    count: usize,
+}
+
+impl PreviousDirs {
+    /// The stamp of folder `path` and a reader at its entries.
+    fn find(&self, path: &[u8]) -> Option<(Stamp, Reader<'_>)> {
+        self.index.candidates(key_hash(&[path])).find_map(|offset| {
+            let mut record = Reader(self.bytes.get(offset as usize..)?);
+            if record.bytes()? != path {
+                return None;
+            }
+            let stamp = read_stamp(&mut record)?;
+            Some((stamp, record))
+        })
+    }
+
+    /// The entries of `path` when it was remembered with this very stamp.
+    fn listing(&self, path: &[u8], stamp: Stamp) -> Option<Vec<Entry>> {
+        let (remembered, mut record) = self.find(path)?;
+        if remembered != stamp {
+            return None;
+        }
+        let count = record.u32()? as usize;
+        let mut entries = Vec::with_capacity(count.min(1 << 16));
+        for _ in 0..count {
+            let kind = Kind::from_code(record.u8()?)?;
+            let name = os_string(record.bytes()?)?;
+            entries.push(Entry { name, kind });
+        }
+        Some(entries)
+    }
+}
+
+fn read_stamp(reader: &mut Reader<'_>) -> Option<Stamp> {
+    Some(Stamp {
+        ino: reader.u64()?,
+        len: reader.u64()?,
+        mtime: reader.i128()?,
+        ctime: reader.i128()?,
+    })
 }
 
 impl Listings {
@@ -231,7 +282,7 @@ impl Listings {
             file: None,
             root: PathBuf::new(),
             started: nanos(SystemTime::now()),
-            previous_dirs: Map::default(),
+            previous_dirs: PreviousDirs::default(),
             previous_facts: Map::default(),
             state: Mutex::new(State::default()),
         }
@@ -252,7 +303,7 @@ impl Listings {
         let file = dir.join(Self::file_name(root));
         let mut listings = Self::in_memory();
         if let Ok(bytes) = fs::read(&file)
-            && let Some((dirs, facts)) = decode(&bytes, root)
+            && let Some((dirs, facts)) = decode(bytes, root)
         {
             listings.previous_dirs = dirs;
             listings.previous_facts = facts;
@@ -275,7 +326,7 @@ impl Listings {
 
     /// Whether the cache file held a listing of `dir` when it was opened.
     pub fn remembers(&self, dir: &Path) -> bool {
-        self.previous_dirs.contains_key(dir.as_os_str())
+        os_bytes(dir.as_os_str()).is_some_and(|path| self.previous_dirs.find(path).is_some())
     }
 
     /// The cache file, when there is one.
@@ -300,13 +351,18 @@ impl Listings {
         } else {
             (None, None)
         };
-        let reusable = stamp.and_then(|stamp| {
-            self.previous_dirs
-                .get(dir.as_os_str())
-                .filter(|prev| prev.stamp == Some(stamp))
-        });
+        let reusable = stamp
+            .zip(os_bytes(dir.as_os_str()))
+            .and_then(|(stamp, path)| {
+                let entries = self.previous_dirs.listing(path, stamp)?;
+                Some(Dir {
+                    stamp: Some(stamp),
+                    modified,
+                    entries: entries.into(),
+                })
+            });
         let (dir_entry, fresh) = match reusable {
-            Some(prev) => (prev.clone(), false),
+            Some(remembered) => (remembered, false),
             None => {
                 let entries: Vec<Entry> = fs::read_dir(dir)?
                     .flatten()
@@ -431,7 +487,7 @@ impl Listings {
         };
         let state = self.state();
         let unchanged = !state.changed
-            && state.dirs.len() == self.previous_dirs.len()
+            && state.dirs.len() == self.previous_dirs.count
             && state.facts.len() == self.previous_facts.len();
         if unchanged {
             return Ok(());
@@ -477,6 +533,11 @@ fn os_string(bytes: &[u8]) -> Option<OsString> {
 #[cfg(not(unix))]
 fn os_string(bytes: &[u8]) -> Option<OsString> {
     std::str::from_utf8(bytes).ok().map(OsString::from)
+}
+
+/// Whether [`os_string`] accepts these bytes (every byte string on Unix, UTF-8 elsewhere).
+fn is_os_bytes(bytes: &[u8]) -> bool {
+    cfg!(unix) || std::str::from_utf8(bytes).is_ok()
 }
 
 fn path_bytes(path: &Path) -> Vec<u8> {
@@ -532,15 +593,6 @@ impl<'a> Reader<'a> {
     fn bytes(&mut self) -> Option<&'a [u8]> {
         let len = self.u32()? as usize;
         self.take(len)
-    }
-}
-
-fn time_of(nanos: i128) -> Option<SystemTime> {
-    let magnitude = Duration::from_nanos(u64::try_from(nanos.unsigned_abs()).ok()?);
-    if nanos >= 0 {
-        UNIX_EPOCH.checked_add(magnitude)
-    } else {
-        UNIX_EPOCH.checked_sub(magnitude)
     }
 }
 
@@ -604,16 +656,19 @@ fn frame(root: &Path, payload: &[u8]) -> Vec<u8> {
     out.0
 }
 
-type Decoded = (Map<OsString, Dir>, Map<FactKey, Fact>);
+type Decoded = (PreviousDirs, Map<FactKey, Fact>);
 
-fn decode(bytes: &[u8], root: &Path) -> Option<Decoded> {
-    let mut header = Reader(bytes);
+/// Checks a cache file and indexes its folders (see [`PreviousDirs`]); facts, few and
+/// small, are decoded at once. `None` for anything that is not a valid cache of `root`.
+fn decode(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
+    let mut header = Reader(&bytes);
     if header.take(MAGIC.len())? != MAGIC || header.u32()? != VERSION {
         return None;
     }
     let len = usize::try_from(header.u64()?).ok()?;
     let checksum = header.u64()?;
-    if header.0.len() != len || fnv(header.0) != checksum {
+    // Offsets are u32: a larger file is not one this module wrote.
+    if header.0.len() != len || u32::try_from(bytes.len()).is_err() || fnv(header.0) != checksum {
         return None;
     }
     let mut r = Reader(header.0);
@@ -621,30 +676,23 @@ fn decode(bytes: &[u8], root: &Path) -> Option<Decoded> {
         return None;
     }
     let dir_count = r.u32()? as usize;
-    let mut dirs = Map::with_capacity_and_hasher(dir_count.min(1 << 20), Default::default());
+    // A folder record takes at least 56 bytes: the claimed count cannot force a huge
+    // allocation.
+    let mut index = HashIndex::with_capacity(dir_count.min(r.0.len() / 56 + 1));
     for _ in 0..dir_count {
-        let path = os_string(r.bytes()?)?;
-        let stamp = Stamp {
-            ino: r.u64()?,
-            len: r.u64()?,
-            mtime: r.i128()?,
-            ctime: r.i128()?,
-        };
-        let count = r.u32()? as usize;
-        let mut entries = Vec::with_capacity(count.min(1 << 16));
-        for _ in 0..count {
-            let kind = Kind::from_code(r.u8()?)?;
-            let name = os_string(r.bytes()?)?;
-            entries.push(Entry { name, kind });
+        let offset = (bytes.len() - r.0.len()) as u32;
+        let path = r.bytes()?;
+        if !is_os_bytes(path) {
+            return None;
         }
-        dirs.insert(
-            path,
-            Dir {
-                stamp: Some(stamp),
-                modified: time_of(stamp.mtime),
-                entries: entries.into(),
-            },
-        );
+        read_stamp(&mut r)?;
+        for _ in 0..r.u32()? {
+            Kind::from_code(r.u8()?)?;
+            if !is_os_bytes(r.bytes()?) {
+                return None;
+            }
+        }
+        index.insert(key_hash(&[path]), offset);
     }
     let fact_count = r.u32()? as usize;
     let mut facts = Map::with_capacity_and_hasher(fact_count.min(1 << 20), Default::default());
@@ -656,7 +704,15 @@ fn decode(bytes: &[u8], root: &Path) -> Option<Decoded> {
         let json = String::from_utf8(r.bytes()?.to_vec()).ok()?;
         facts.insert((kind, path), Fact { len, mtime, json });
     }
-    r.0.is_empty().then_some((dirs, facts))
+    if !r.0.is_empty() {
+        return None;
+    }
+    let dirs = PreviousDirs {
+        bytes,
+        index,
+        count: dir_count,
+    };
+    Some((dirs, facts))
 }
 
 #[cfg(test)]
@@ -685,16 +741,31 @@ mod tests {
             &root,
             &encode(&listings.state(), listings.started + 10_000_000_000),
         );
-        let (dirs, _) = decode(&bytes, &root).unwrap();
-        assert_eq!(names(&dirs[root.as_os_str()].entries), vec!["a.md", "sub"]);
-        assert!(decode(&bytes, &dir.path().join("other")).is_none());
+        let (dirs, _) = decode(bytes.clone(), &root).unwrap();
+        let stamp = Stamp::of(&fs::metadata(&root).unwrap()).unwrap();
+        let entries: Entries = dirs.listing(&path_bytes(&root), stamp).unwrap().into();
+        assert_eq!(names(&entries), vec!["a.md", "sub"]);
+        // Another stamp (the folder changed) or another folder: nothing to reuse.
+        let changed = Stamp {
+            mtime: stamp.mtime + 1,
+            ..stamp
+        };
+        assert!(dirs.listing(&path_bytes(&root), changed).is_none());
+        assert!(
+            dirs.listing(&path_bytes(&root.join("sub")), stamp)
+                .is_none()
+        );
+        assert!(decode(bytes.clone(), &dir.path().join("other")).is_none());
         for cut in [0, 10, HEADER_LEN, bytes.len() - 1] {
-            assert!(decode(&bytes[..cut], &root).is_none(), "cut at {cut}");
+            assert!(
+                decode(bytes[..cut].to_vec(), &root).is_none(),
+                "cut at {cut}"
+            );
         }
         let mut flipped = bytes.clone();
         let last = flipped.len() - 1;
         flipped[last] ^= 0xff;
-        assert!(decode(&flipped, &root).is_none());
+        assert!(decode(flipped, &root).is_none());
     }
 
     #[test]
@@ -717,7 +788,7 @@ mod tests {
         listings.save().unwrap();
         // Everything was changed a moment ago: nothing is trusted next time.
         let reopened = Listings::open_at(&cache, &root);
-        assert!(reopened.previous_dirs.is_empty());
+        assert_eq!(reopened.previous_dirs.count, 0);
         assert!(reopened.previous_facts.is_empty());
     }
 

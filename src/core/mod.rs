@@ -11,6 +11,7 @@ pub mod error;
 pub mod findings;
 pub mod formats;
 pub mod git;
+pub mod hash_index;
 pub mod imports;
 pub mod infinity;
 pub mod init;

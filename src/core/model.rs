@@ -253,10 +253,10 @@ impl MemoryFile {
         self.memory.is_some()
     }
 
-    pub fn file_name(&self) -> String {
+    pub fn file_name(&self) -> std::borrow::Cow<'_, str> {
         self.path
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(|n| n.to_string_lossy())
             .unwrap_or_default()
     }
 }

@@ -274,25 +274,33 @@ impl<'a> Analyzer<'a> {
             Some(listings) => bank::list_banks_with(listings, project),
             None => bank::list_banks(project),
         };
-        self.analyze_listed(project, &banks, depth)
+        self.analyze_listed(project, banks, depth)
     }
 
     /// [`Analyzer::analyze`] of banks already listed (`bank::list_banks`), so listing
-    /// can run on other threads than the analysis.
+    /// can run on other threads than the analysis. The banks' files move into the
+    /// report.
     pub fn analyze_listed(
         &mut self,
         project: &Project,
-        banks: &[Bank],
+        banks: Vec<Bank>,
         depth: Depth,
     ) -> ProjectReport {
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
         let mut git_problems = Vec::new();
         let git = if depth.git {
-            GitFacts::gather(project, banks, &mut git_problems)
+            GitFacts::gather(project, &banks, &mut git_problems)
         } else {
             None
         };
+        let last_write = banks
+            .iter()
+            .flat_map(|b| b.files.iter())
+            .filter_map(|f| f.modified)
+            .max()
+            .or(project.last_write)
+            .and_then(epoch_seconds);
         let mut decisions = Vec::new();
         for bank in banks {
             reports.push(self.bank_report(
@@ -317,13 +325,6 @@ impl<'a> Analyzer<'a> {
         }
         decisions::link_supersessions(&mut decisions);
         decisions::sort_timeline(&mut decisions);
-        let last_write = banks
-            .iter()
-            .flat_map(|b| b.files.iter())
-            .filter_map(|f| f.modified)
-            .max()
-            .or(project.last_write)
-            .and_then(epoch_seconds);
         findings.sort_by(|a, b| {
             b.severity
                 .cmp(&a.severity)
@@ -348,7 +349,7 @@ impl<'a> Analyzer<'a> {
     fn bank_report(
         &mut self,
         project: &Project,
-        bank: &Bank,
+        bank: Bank,
         depth: Depth,
         git: Option<&GitFacts>,
         findings: &mut Vec<Finding>,
@@ -389,8 +390,9 @@ impl<'a> Analyzer<'a> {
                 },
             })
             .collect();
-        let (preset, bank_commits) = conkeeper_settings(bank, self.listings);
-        let budget = budgets::evaluate(bank, &measures, preset.as_deref(), &self.config.budgets);
+        let (preset, bank_commits) = conkeeper_settings(&bank, self.listings);
+        let mut budget =
+            budgets::evaluate(&bank, &measures, preset.as_deref(), &self.config.budgets);
 
         let activity: Vec<FileActivity> = bank
             .files
@@ -426,39 +428,8 @@ impl<'a> Analyzer<'a> {
         let project_activity = ProjectActivity {
             latest_commit: git.and_then(|g| g.history.latest_commit),
         };
-        let staleness = staleness::assess_bank(bank, &activity, &project_activity, &settings);
+        let staleness = staleness::assess_bank(&bank, &activity, &project_activity, &settings);
 
-        let mut loaded_tokens = 0;
-        let mut private_tokens = 0;
-        let mut complete = true;
-        let mut files = Vec::with_capacity(bank.files.len());
-        for (index, (file, result)) in bank.files.iter().zip(results).enumerate() {
-            let (stats, error) = match result {
-                Ok(stats) => (Some(stats), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
-            match &stats {
-                Some(s) if file.load == LoadKind::Startup => {
-                    loaded_tokens += s.loaded_tokens as u64;
-                    private_tokens += s.private_tokens as u64;
-                }
-                Some(_) => {}
-                None => complete = false,
-            }
-            let checks = budget.files.get(index).cloned().unwrap_or_default();
-            files.push(FileReport {
-                budget_status: budgets::worst(&checks),
-                budget: checks,
-                staleness: staleness.get(index).cloned().flatten(),
-                modified: file.modified.and_then(epoch_seconds),
-                last_commit: git
-                    .and_then(|g| g.history.of(&file.path))
-                    .and_then(|c| epoch_seconds(c.time)),
-                stats,
-                error,
-                file: file.clone(),
-            });
-        }
         for (file, text) in bank.files.iter().zip(&texts) {
             let Some(text) = text.as_deref().filter(|_| file.role.is_decision_log()) else {
                 continue;
@@ -476,102 +447,137 @@ impl<'a> Analyzer<'a> {
                 findings.extend(decisions::shrink_finding(file, &committed, text));
             }
         }
+        // Validation needs the bank whole; the files then move into the report.
+        let mut bank_findings = if depth.validate {
+            let validation = super::validate::ValidationContext {
+                tracked_by_git: git.map(|g| g.tracked.clone()),
+                home: super::paths::home_dir(),
+            };
+            super::validate::validate_bank(project, &bank, &validation)
+        } else {
+            Vec::new()
+        };
+        let modes = super::modes::modes_of_bank(&bank).0;
+        let mut loaded_tokens = 0;
+        let mut private_tokens = 0;
+        let mut complete = true;
+        let mut files = Vec::with_capacity(bank.files.len());
+        let mut file_checks = std::mem::take(&mut budget.files).into_iter();
+        let mut file_staleness = staleness.into_iter();
+        for (file, result) in bank.files.into_iter().zip(results) {
+            let (stats, error) = match result {
+                Ok(stats) => (Some(stats), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            match &stats {
+                Some(s) if file.load == LoadKind::Startup => {
+                    loaded_tokens += s.loaded_tokens as u64;
+                    private_tokens += s.private_tokens as u64;
+                }
+                Some(_) => {}
+                None => complete = false,
+            }
+            let checks = file_checks.next().unwrap_or_default();
+            files.push(FileReport {
+                budget_status: budgets::worst(&checks),
+                budget: checks,
+                staleness: file_staleness.next().flatten(),
+                modified: file.modified.and_then(epoch_seconds),
+                last_commit: git
+                    .and_then(|g| g.history.of(&file.path))
+                    .and_then(|c| epoch_seconds(c.time)),
+                stats,
+                error,
+                file,
+            });
+        }
         if depth.validate {
-            let tracked = git.map(|g| g.tracked.clone());
-            findings.extend(self.findings_of(project, bank, &files, &budget.bank, tracked));
+            verdict_findings(&files, &budget.bank, &bank.root, &mut bank_findings);
+            findings.extend(bank_findings);
         }
         BankReport {
             format: bank.format,
             label: bank.format.label(),
-            root: bank.root.clone(),
-            project_id: bank.project_id.clone(),
-            modes: super::modes::modes_of_bank(bank).0,
+            root: bank.root,
+            project_id: bank.project_id,
+            modes,
             budget_status: budgets::worst(&budget.bank),
             budget: budget.bank,
             files,
             loaded_tokens,
             private_tokens,
             complete,
-            problems: bank.problems.clone(),
+            problems: bank.problems,
         }
     }
+}
 
-    /// Budget and staleness verdicts as findings, next to the validator's own.
-    fn findings_of(
-        &self,
-        project: &Project,
-        bank: &Bank,
-        files: &[FileReport],
-        bank_budget: &[BudgetCheck],
-        tracked_by_git: Option<HashSet<PathBuf>>,
-    ) -> Vec<Finding> {
-        let validation = super::validate::ValidationContext {
-            tracked_by_git,
-            home: super::paths::home_dir(),
+/// Budget and staleness verdicts as findings, next to the validator's own.
+fn verdict_findings(
+    files: &[FileReport],
+    bank_budget: &[BudgetCheck],
+    bank_root: &Path,
+    out: &mut Vec<Finding>,
+) {
+    let budget_finding = |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
+        let severity = match check.status {
+            BudgetStatus::Over => Severity::Warning,
+            BudgetStatus::Near => Severity::Info,
+            BudgetStatus::Ok => return,
         };
-        let mut out = super::validate::validate_bank(project, bank, &validation);
-        let budget_finding =
-            |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
-                let severity = match check.status {
-                    BudgetStatus::Over => Severity::Warning,
-                    BudgetStatus::Near => Severity::Info,
-                    BudgetStatus::Ok => return,
-                };
-                let word = if check.status == BudgetStatus::Over {
-                    "over"
-                } else {
-                    "near"
-                };
-                out.push(Finding::new(
-                    severity,
-                    if check.status == BudgetStatus::Over {
-                        "budget-over"
-                    } else {
-                        "budget-near"
-                    },
-                    file,
-                    None,
-                    format!(
-                        "{word} budget: {} of {} {} ({}; {})",
-                        check.value,
-                        check.limit,
-                        check.unit.label(),
-                        check.rule,
-                        check.source
-                    ),
-                ));
+        let word = if check.status == BudgetStatus::Over {
+            "over"
+        } else {
+            "near"
+        };
+        out.push(Finding::new(
+            severity,
+            if check.status == BudgetStatus::Over {
+                "budget-over"
+            } else {
+                "budget-near"
+            },
+            file,
+            None,
+            format!(
+                "{word} budget: {} of {} {} ({}; {})",
+                check.value,
+                check.limit,
+                check.unit.label(),
+                check.rule,
+                check.source
+            ),
+        ));
+    };
+    for report in files {
+        for check in &report.budget {
+            budget_finding(check, &report.file.path, out);
+        }
+        if let Some(s) = &report.staleness {
+            let (severity, code) = match s.level {
+                Freshness::Stale => (Severity::Warning, "stale"),
+                Freshness::Aging => (Severity::Info, "aging"),
+                Freshness::Fresh => continue,
             };
-        for report in files {
-            for check in &report.budget {
-                budget_finding(check, &report.file.path, &mut out);
-            }
-            if let Some(s) = &report.staleness {
-                let (severity, code) = match s.level {
-                    Freshness::Stale => (Severity::Warning, "stale"),
-                    Freshness::Aging => (Severity::Info, "aging"),
-                    Freshness::Fresh => continue,
-                };
-                out.push(Finding::new(
-                    severity,
-                    code,
-                    &report.file.path,
-                    None,
-                    format!("{} is {}: {}", report.file.role, s.level.id(), s.reason),
-                ));
-            }
-            if let Some(error) = &report.error {
-                out.push(Finding::new(
-                    Severity::Error,
-                    "unreadable",
-                    &report.file.path,
-                    None,
-                    error.clone(),
-                ));
-            }
+            out.push(Finding::new(
+                severity,
+                code,
+                &report.file.path,
+                None,
+                format!("{} is {}: {}", report.file.role, s.level.id(), s.reason),
+            ));
         }
-        for check in bank_budget {
-            budget_finding(check, &bank.root, &mut out);
+        if let Some(error) = &report.error {
+            out.push(Finding::new(
+                Severity::Error,
+                "unreadable",
+                &report.file.path,
+                None,
+                error.clone(),
+            ));
         }
-        out
+    }
+    for check in bank_budget {
+        budget_finding(check, bank_root, out);
     }
 }

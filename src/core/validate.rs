@@ -545,7 +545,7 @@ fn check_adrs(bank: &Bank, out: &mut Vec<Finding>) {
         }
         adrs.push(AdrFile {
             number,
-            name,
+            name: name.into_owned(),
             path: &file.path,
             timestamped,
         });

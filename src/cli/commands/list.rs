@@ -69,10 +69,15 @@ const PARALLEL_MIN_PROJECTS: usize = 64;
 const BATCH: usize = 16;
 
 /// Rows for every project, in input order. Large roots are shared across the machine's
-/// cores: each worker has its own analyzer and copy of the token cache and takes the next
-/// batch of projects when it is done with one; what the workers learned is merged into one
-/// cache and saved once.
-fn rows_of(context: &Context, projects: &[Project], listings: &Listings) -> Vec<ProjectRow> {
+/// cores: each worker has its own analyzer and fork of the token cache and takes the next
+/// batch of projects when it is done with one; what the workers learned is merged into
+/// the cache and saved once.
+fn rows_of(
+    context: &Context,
+    projects: &[Project],
+    listings: &Listings,
+    cache: &mut TokenCache,
+) -> Vec<ProjectRow> {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     let encoding = context.encoding;
@@ -84,9 +89,9 @@ fn rows_of(context: &Context, projects: &[Project], listings: &Listings) -> Vec<
         threads
     };
     let next = AtomicUsize::new(0);
+    let shared = &*cache;
     let work = || {
-        let mut analyzer = Analyzer::new(config, encoding, TokenCache::open_default(encoding))
-            .with_listings(listings);
+        let mut analyzer = Analyzer::new(config, encoding, shared.fork()).with_listings(listings);
         let mut rows = Vec::new();
         loop {
             let start = next.fetch_add(BATCH, Ordering::Relaxed);
@@ -120,15 +125,11 @@ fn rows_of(context: &Context, projects: &[Project], listings: &Listings) -> Vec<
         })
     };
     let mut indexed = Vec::with_capacity(projects.len());
-    let mut cache: Option<TokenCache> = None;
     for (rows, worker_cache) in results {
         indexed.extend(rows);
-        match &mut cache {
-            Some(cache) => cache.absorb(worker_cache),
-            None => cache = Some(worker_cache),
-        }
+        cache.absorb(worker_cache);
     }
-    if let Some(Err(problem)) = cache.as_mut().map(TokenCache::save) {
+    if let Err(problem) = cache.save() {
         eprintln!(
             "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
         );
@@ -138,10 +139,16 @@ fn rows_of(context: &Context, projects: &[Project], listings: &Listings) -> Vec<
 }
 
 pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
+    // The token cache loads on another thread while the root is scanned.
+    let encoding = context.encoding;
+    let cache = std::thread::spawn(move || TokenCache::open_default(encoding));
     // One set of folder listings for discovery and bank listing, remembered between runs.
     let listings = Listings::open_default(&context.root);
     let projects = context.projects_under_root_with(&listings)?;
-    let mut rows = rows_of(context, &projects, &listings);
+    let mut cache = cache
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let mut rows = rows_of(context, &projects, &listings, &mut cache);
     if let Err(problem) = listings.save() {
         eprintln!("mbank: listing cache not saved ({problem}); the next run reads every folder");
     }

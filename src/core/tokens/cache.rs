@@ -3,18 +3,22 @@
 //!
 //! An entry is keyed by path, Infinity memory id (for virtual files), size and
 //! modification time in nanoseconds; the encoding is the file's. The format is a
-//! checksummed list of fixed-width records, because a warm `mbank list` over thousands of
-//! projects must load it in a few milliseconds. A file that is truncated, corrupt, from
+//! checksummed list of records, because a warm `mbank list` over thousands of projects
+//! must load it in a few milliseconds: opening reads the file, checks it and indexes the
+//! records where they lie, and a record is decoded only when it is looked up. Threads
+//! share one loaded file ([`TokenCache::fork`]) and each keeps what it counts to itself
+//! until [`TokenCache::absorb`] gathers it. A file that is truncated, corrupt, from
 //! another version or for another encoding is ignored and the cache starts empty.
 //! Saving writes a temporary file in the same folder and renames it over the old one.
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Encoding, TextStats};
 use crate::core::error::{CoreError, Result};
+use crate::core::hash_index::{ByHash, HashIndex, key_hash};
 use crate::core::model::MemoryFile;
 use crate::core::paths;
 
@@ -24,6 +28,10 @@ const VERSION: u32 = 1;
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).
 const NO_ID: u32 = u32::MAX;
+/// A record's fixed-width figures: six u64, the i128 modification time, a u32 and a flag.
+const FIGURES_LEN: usize = 6 * 8 + 16 + 4 + 1;
+/// The smallest record: two lengths and the figures.
+const MIN_RECORD_LEN: usize = 4 + 4 + FIGURES_LEN;
 /// Above this many entries, saving keeps only those used since opening, so entries of
 /// deleted or renamed files cannot grow the file forever.
 const MAX_SAVED_ENTRIES: usize = 200_000;
@@ -58,10 +66,9 @@ fn nanos_since_epoch(time: SystemTime) -> i128 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Entry {
-    path: Box<str>,
-    memory_id: Option<Box<str>>,
+/// The file version a record is for, and what was counted in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Figures {
     size: u64,
     modified_nanos: i128,
     bytes: u64,
@@ -71,28 +78,25 @@ struct Entry {
     private_tokens: u64,
     private_blocks: u32,
     private_file: bool,
-    /// Read or written since the cache was opened.
-    used: bool,
 }
 
-impl Entry {
-    fn is_for(&self, path: &str, memory_id: Option<&str>) -> bool {
-        &*self.path == path && self.memory_id.as_deref() == memory_id
+impl Figures {
+    fn of(key_size: u64, modified_nanos: i128, stats: &TextStats) -> Figures {
+        Figures {
+            size: key_size,
+            modified_nanos,
+            bytes: stats.bytes,
+            lines: stats.lines as u64,
+            chars: stats.chars as u64,
+            loaded_tokens: stats.loaded_tokens as u64,
+            private_tokens: stats.private_tokens as u64,
+            private_blocks: u32::try_from(stats.private_blocks).unwrap_or(u32::MAX),
+            private_file: stats.private_file,
+        }
     }
 
-    /// Same file version and figures, whatever `used` says.
-    fn same_figures(&self, other: &Entry) -> bool {
-        self.path == other.path
-            && self.memory_id == other.memory_id
-            && self.size == other.size
-            && self.modified_nanos == other.modified_nanos
-            && self.bytes == other.bytes
-            && self.lines == other.lines
-            && self.chars == other.chars
-            && self.loaded_tokens == other.loaded_tokens
-            && self.private_tokens == other.private_tokens
-            && self.private_blocks == other.private_blocks
-            && self.private_file == other.private_file
+    fn is_version(&self, size: u64, modified_nanos: i128) -> bool {
+        self.size == size && self.modified_nanos == modified_nanos
     }
 
     fn stats(&self, encoding: Encoding) -> TextStats {
@@ -107,49 +111,265 @@ impl Entry {
             encoding,
         }
     }
+
+    fn write_to(&self, out: &mut Vec<u8>) {
+        for value in [
+            self.size,
+            self.bytes,
+            self.lines,
+            self.chars,
+            self.loaded_tokens,
+            self.private_tokens,
+        ] {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        out.extend_from_slice(&self.modified_nanos.to_le_bytes());
+        out.extend_from_slice(&self.private_blocks.to_le_bytes());
+        out.push(u8::from(self.private_file));
+    }
+
+    fn read_from(reader: &mut Reader<'_>) -> Option<Figures> {
+        let size = reader.u64()?;
+        let bytes = reader.u64()?;
+        let lines = reader.u64()?;
+        let chars = reader.u64()?;
+        let loaded_tokens = reader.u64()?;
+        let private_tokens = reader.u64()?;
+        let modified_nanos = i128::from_le_bytes(reader.array()?);
+        let private_blocks = reader.u32()?;
+        let private_file = match reader.take(1)? {
+            [0] => false,
+            [1] => true,
+            _ => return None,
+        };
+        Some(Figures {
+            size,
+            modified_nanos,
+            bytes,
+            lines,
+            chars,
+            loaded_tokens,
+            private_tokens,
+            private_blocks,
+            private_file,
+        })
+    }
 }
 
-/// The map's keys are already hashes of path and id: use them as they are.
-#[derive(Default, Clone, Copy)]
-struct IdentityHasher(u64);
+/// Figures counted in this process, not yet saved.
+#[derive(Debug, Clone)]
+struct Entry {
+    path: Box<str>,
+    memory_id: Option<Box<str>>,
+    figures: Figures,
+}
 
-impl Hasher for IdentityHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only u64 keys are hashed; this is the trait's required fallback.
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+impl Entry {
+    fn is_for(&self, path: &str, memory_id: Option<&str>) -> bool {
+        &*self.path == path && self.memory_id.as_deref() == memory_id
+    }
+
+    /// The record as the cache file stores it; `None` when a length does not fit.
+    fn write_to(&self, out: &mut Vec<u8>) -> Option<()> {
+        let path_len = u32::try_from(self.path.len()).ok()?;
+        let id_len = match &self.memory_id {
+            Some(id) => u32::try_from(id.len()).ok().filter(|&len| len != NO_ID)?,
+            None => NO_ID,
+        };
+        out.extend_from_slice(&path_len.to_le_bytes());
+        out.extend_from_slice(self.path.as_bytes());
+        out.extend_from_slice(&id_len.to_le_bytes());
+        if let Some(id) = &self.memory_id {
+            out.extend_from_slice(id.as_bytes());
         }
+        self.figures.write_to(out);
+        Some(())
+    }
+}
+
+/// One record read from the cache file, borrowing its text.
+struct Record<'a> {
+    path: &'a str,
+    memory_id: Option<&'a str>,
+    figures: Figures,
+}
+
+impl<'a> Record<'a> {
+    fn read_from(reader: &mut Reader<'a>) -> Option<Record<'a>> {
+        let path_len = reader.u32()?;
+        let path = reader.str(path_len)?;
+        let memory_id = match reader.u32()? {
+            NO_ID => None,
+            id_len => Some(reader.str(id_len)?),
+        };
+        let figures = Figures::read_from(reader)?;
+        Some(Record {
+            path,
+            memory_id,
+            figures,
+        })
     }
 
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
+    fn to_entry(&self) -> Entry {
+        Entry {
+            path: self.path.into(),
+            memory_id: self.memory_id.map(Into::into),
+            figures: self.figures,
+        }
     }
 }
 
 /// Hash of (path, memory id): the map key. Collisions are resolved by comparing both.
-/// FNV-1a over the bytes with a final mix: several times cheaper than SipHash on short
-/// paths, and the map holds no attacker-chosen keys (only this user's file paths).
 fn identity_hash(path: &str, memory_id: Option<&str>) -> u64 {
-    const PRIME: u64 = 0x0000_0100_0000_01B3;
-    let mut hash: u64 = 0xCBF2_9CE4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &byte in bytes {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
-        }
-    };
-    eat(path.as_bytes());
-    if let Some(id) = memory_id {
+    match memory_id {
         // 0xFF never occurs in UTF-8, so "a" + id "b" differs from path "ab" + no id.
-        eat(&[0xFF]);
-        eat(id.as_bytes());
+        Some(id) => key_hash(&[path.as_bytes(), &[0xFF], id.as_bytes()]),
+        None => key_hash(&[path.as_bytes()]),
     }
-    hash ^= hash >> 29;
-    hash = hash.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    hash ^ (hash >> 32)
+}
+
+type KeyHash = fn(&str, Option<&str>) -> u64;
+
+/// The cache file as it was read, shared read-only by every fork of a cache. Records
+/// stay in the file's bytes; only their places are indexed.
+struct Stored {
+    bytes: Vec<u8>,
+    /// Where each record starts and ends in `bytes`, in file order.
+    spans: Vec<(u32, u32)>,
+    /// Hash of (path, memory id) to the records with that hash.
+    index: HashIndex,
+    /// Which records were looked up or confirmed since opening, by any fork.
+    used: Vec<AtomicBool>,
+    key_hash: KeyHash,
+}
+
+impl std::fmt::Debug for Stored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stored")
+            .field("records", &self.spans.len())
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl Stored {
+    fn empty() -> Stored {
+        Stored {
+            bytes: Vec::new(),
+            spans: Vec::new(),
+            index: HashIndex::default(),
+            used: Vec::new(),
+            key_hash: identity_hash,
+        }
+    }
+
+    /// Checks and indexes a cache file; `None` for anything that is not a valid cache of
+    /// `encoding`.
+    fn parse(bytes: Vec<u8>, encoding: Encoding, key_hash: KeyHash) -> Option<Stored> {
+        let mut header = Reader { bytes: &bytes };
+        if header.take(MAGIC.len())? != MAGIC
+            || header.u32()? != VERSION
+            || header.u32()? != encoding_code(encoding)
+        {
+            return None;
+        }
+        let count = header.u32()?;
+        let payload_len = usize::try_from(header.u64()?).ok()?;
+        let expected_checksum = header.u64()?;
+        let payload = header.take(payload_len)?;
+        // Spans are u32 offsets: a larger file is not one this module wrote.
+        if !header.bytes.is_empty()
+            || u32::try_from(bytes.len()).is_err()
+            || checksum(payload) != expected_checksum
+        {
+            return None;
+        }
+        // The claimed count cannot force a huge allocation: records have a minimum size.
+        let capacity = (count as usize).min(payload_len / MIN_RECORD_LEN + 1);
+        let mut spans = Vec::with_capacity(capacity);
+        let mut index = HashIndex::with_capacity(capacity);
+        let mut reader = Reader { bytes: payload };
+        for number in 0..count {
+            let start = bytes.len() - reader.bytes.len();
+            let record = Record::read_from(&mut reader)?;
+            let end = bytes.len() - reader.bytes.len();
+            let hash = key_hash(record.path, record.memory_id);
+            index.insert(hash, number);
+            spans.push((start as u32, end as u32));
+        }
+        if !reader.bytes.is_empty() {
+            return None;
+        }
+        let used = spans.iter().map(|_| AtomicBool::new(false)).collect();
+        Some(Stored {
+            bytes,
+            spans,
+            index,
+            used,
+            key_hash,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    fn raw(&self, number: usize) -> &[u8] {
+        let (start, end) = self.spans[number];
+        &self.bytes[start as usize..end as usize]
+    }
+
+    fn record(&self, number: usize) -> Option<Record<'_>> {
+        Record::read_from(&mut Reader {
+            bytes: self.raw(number),
+        })
+    }
+
+    /// The number and figures of the record for (path, memory id).
+    fn find(&self, path: &str, memory_id: Option<&str>) -> Option<(usize, Figures)> {
+        let hash = (self.key_hash)(path, memory_id);
+        self.index.candidates(hash).find_map(|number| {
+            let number = number as usize;
+            Some((number, self.figures_if_for(number, path, memory_id)?))
+        })
+    }
+
+    /// The figures of record `number` when it is for (path, memory id). Text was
+    /// checked when the file was opened: here bytes are only compared.
+    fn figures_if_for(
+        &self,
+        number: usize,
+        path: &str,
+        memory_id: Option<&str>,
+    ) -> Option<Figures> {
+        let mut reader = Reader {
+            bytes: self.raw(number),
+        };
+        let path_len = reader.u32()?;
+        if reader.take(usize::try_from(path_len).ok()?)? != path.as_bytes() {
+            return None;
+        }
+        let stored_id = match reader.u32()? {
+            NO_ID => None,
+            id_len => Some(reader.take(usize::try_from(id_len).ok()?)?),
+        };
+        if stored_id != memory_id.map(str::as_bytes) {
+            return None;
+        }
+        Figures::read_from(&mut reader)
+    }
+
+    fn mark_used(&self, number: usize) {
+        if let Some(flag) = self.used.get(number) {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn is_used(&self, number: usize) -> bool {
+        self.used
+            .get(number)
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
 }
 
 /// Token counts remembered across runs for one encoding.
@@ -158,7 +378,9 @@ pub struct TokenCache {
     encoding: Encoding,
     /// Where `save` writes; `None` for a cache that lives in memory only.
     file: Option<PathBuf>,
-    entries: HashMap<u64, Vec<Entry>, BuildHasherDefault<IdentityHasher>>,
+    stored: Arc<Stored>,
+    /// Figures counted in this process; they replace `stored` records of the same key.
+    added: ByHash<Vec<Entry>>,
     len: usize,
     dirty: bool,
     hits: usize,
@@ -171,7 +393,8 @@ impl TokenCache {
         TokenCache {
             encoding,
             file: None,
-            entries: HashMap::default(),
+            stored: Arc::new(Stored::empty()),
+            added: ByHash::default(),
             len: 0,
             dirty: false,
             hits: 0,
@@ -194,17 +417,28 @@ impl TokenCache {
         let file = dir.join(Self::file_name(encoding));
         let mut cache = Self::in_memory(encoding);
         if let Ok(bytes) = std::fs::read(&file)
-            && let Some(entries) = decode(&bytes, encoding)
+            && let Some(stored) = Stored::parse(bytes, encoding, identity_hash)
         {
-            cache.len = entries.len();
-            cache.entries.reserve(entries.len());
-            for entry in entries {
-                let key = identity_hash(&entry.path, entry.memory_id.as_deref());
-                cache.entries.entry(key).or_default().push(entry);
-            }
+            cache.len = stored.len();
+            cache.stored = Arc::new(stored);
         }
         cache.file = Some(file);
         cache
+    }
+
+    /// A cache for another thread: it shares the figures loaded from disk (no copy) and
+    /// counts on its own; [`TokenCache::absorb`] brings what it learned back.
+    pub fn fork(&self) -> TokenCache {
+        TokenCache {
+            encoding: self.encoding,
+            file: self.file.clone(),
+            stored: Arc::clone(&self.stored),
+            added: self.added.clone(),
+            len: self.len,
+            dirty: false,
+            hits: 0,
+            misses: 0,
+        }
     }
 
     /// File name of an encoding's cache, e.g. `tokens-o200k_base.bin`.
@@ -255,16 +489,29 @@ impl TokenCache {
         found
     }
 
-    fn lookup(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
+    fn added_entry(&self, path: &str, memory_id: Option<&str>) -> Option<&Entry> {
+        self.added
+            .get(&identity_hash(path, memory_id))?
+            .iter()
+            .find(|e| e.is_for(path, memory_id))
+    }
+
+    fn lookup(&self, key: &FileKey<'_>) -> Option<TextStats> {
         let path = key.path.to_str()?;
         let modified = nanos_since_epoch(key.modified?);
-        let bucket = self.entries.get_mut(&identity_hash(path, key.memory_id))?;
-        let entry = bucket.iter_mut().find(|e| e.is_for(path, key.memory_id))?;
-        if entry.size != key.size || entry.modified_nanos != modified {
+        // Figures counted in this process replace whatever the file held.
+        if let Some(entry) = self.added_entry(path, key.memory_id) {
+            return entry
+                .figures
+                .is_version(key.size, modified)
+                .then(|| entry.figures.stats(self.encoding));
+        }
+        let (number, figures) = self.stored.find(path, key.memory_id)?;
+        if !figures.is_version(key.size, modified) {
             return None;
         }
-        entry.used = true;
-        Some(entry.stats(self.encoding))
+        self.stored.mark_used(number);
+        Some(figures.stats(self.encoding))
     }
 
     /// Remembers the figures of a file version, replacing those of older versions.
@@ -276,36 +523,46 @@ impl TokenCache {
         let (Some(path), Some(modified)) = (key.path.to_str(), key.modified) else {
             return;
         };
-        let entry = Entry {
+        self.remember(Entry {
             path: path.into(),
             memory_id: key.memory_id.map(Into::into),
-            size: key.size,
-            modified_nanos: nanos_since_epoch(modified),
-            bytes: stats.bytes,
-            lines: stats.lines as u64,
-            chars: stats.chars as u64,
-            loaded_tokens: stats.loaded_tokens as u64,
-            private_tokens: stats.private_tokens as u64,
-            private_blocks: u32::try_from(stats.private_blocks).unwrap_or(u32::MAX),
-            private_file: stats.private_file,
-            used: true,
-        };
+            figures: Figures::of(key.size, nanos_since_epoch(modified), stats),
+        });
+    }
+
+    fn remember(&mut self, entry: Entry) {
         let bucket = self
-            .entries
-            .entry(identity_hash(path, key.memory_id))
+            .added
+            .entry(identity_hash(&entry.path, entry.memory_id.as_deref()))
             .or_default();
-        match bucket.iter_mut().find(|e| e.is_for(path, key.memory_id)) {
-            Some(old) if *old == entry => return,
-            Some(old) => *old = entry,
-            None => {
-                bucket.push(entry);
-                self.len += 1;
+        if let Some(old) = bucket
+            .iter_mut()
+            .find(|e| e.is_for(&entry.path, entry.memory_id.as_deref()))
+        {
+            if old.figures != entry.figures {
+                *old = entry;
+                self.dirty = true;
             }
+            return;
         }
+        match self.stored.find(&entry.path, entry.memory_id.as_deref()) {
+            // The file already holds these figures: keep it, and keep it when pruning.
+            Some((number, figures)) if figures == entry.figures => {
+                self.stored.mark_used(number);
+                if bucket.is_empty() {
+                    let hash = identity_hash(&entry.path, entry.memory_id.as_deref());
+                    self.added.remove(&hash);
+                }
+                return;
+            }
+            Some(_) => {}
+            None => self.len += 1,
+        }
+        bucket.push(entry);
         self.dirty = true;
     }
 
-    /// Takes over what another cache of the same file learned (figures counted or
+    /// Takes over what another cache of the same encoding learned (figures counted or
     /// entries used), so work split across threads is saved once. Figures of another
     /// encoding are ignored.
     pub fn absorb(&mut self, other: TokenCache) {
@@ -314,26 +571,23 @@ impl TokenCache {
         }
         self.hits += other.hits;
         self.misses += other.misses;
-        for entry in other.entries.into_values().flatten().filter(|e| e.used) {
-            let bucket = self
-                .entries
-                .entry(identity_hash(&entry.path, entry.memory_id.as_deref()))
-                .or_default();
-            match bucket
-                .iter_mut()
-                .find(|e| e.is_for(&entry.path, entry.memory_id.as_deref()))
-            {
-                Some(old) if old.same_figures(&entry) => old.used = true,
-                Some(old) => {
-                    *old = entry;
-                    self.dirty = true;
+        // A fork marks what it used in the shared records itself; a cache opened apart
+        // passes on the records it used.
+        if !Arc::ptr_eq(&self.stored, &other.stored) {
+            for number in 0..other.stored.len() {
+                if !other.stored.is_used(number) {
+                    continue;
                 }
-                None => {
-                    bucket.push(entry);
-                    self.len += 1;
-                    self.dirty = true;
+                let Some(record) = other.stored.record(number) else {
+                    continue;
+                };
+                if other.added_entry(record.path, record.memory_id).is_none() {
+                    self.remember(record.to_entry());
                 }
             }
+        }
+        for entry in other.added.into_values().flatten() {
+            self.remember(entry);
         }
     }
 
@@ -354,13 +608,7 @@ impl TokenCache {
         }
         let dir = file.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-        let keep_unused = self.len <= MAX_SAVED_ENTRIES;
-        let entries = self
-            .entries
-            .values()
-            .flatten()
-            .filter(|e| keep_unused || e.used);
-        let bytes = encode(entries, self.encoding);
+        let bytes = self.encode();
         let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir, e))?;
         temp.write_all(&bytes)
             .and_then(|()| temp.flush())
@@ -369,6 +617,43 @@ impl TokenCache {
             .map_err(|e| CoreError::io(&file, e.error))?;
         self.dirty = false;
         Ok(())
+    }
+
+    /// The file's bytes: records from disk that nothing replaced (copied as they are),
+    /// then the figures counted in this process.
+    fn encode(&self) -> Vec<u8> {
+        let keep_unused = self.len <= MAX_SAVED_ENTRIES;
+        let mut payload = Vec::with_capacity(self.stored.bytes.len());
+        let mut count: u32 = 0;
+        for number in 0..self.stored.len() {
+            if !keep_unused && !self.stored.is_used(number) {
+                continue;
+            }
+            let replaced = !self.added.is_empty()
+                && self
+                    .stored
+                    .record(number)
+                    .is_none_or(|r| self.added_entry(r.path, r.memory_id).is_some());
+            if replaced || count == u32::MAX {
+                continue;
+            }
+            payload.extend_from_slice(self.stored.raw(number));
+            count += 1;
+        }
+        for entry in self.added.values().flatten() {
+            if count < u32::MAX && entry.write_to(&mut payload).is_some() {
+                count += 1;
+            }
+        }
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&encoding_code(self.encoding).to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
     }
 }
 
@@ -395,54 +680,6 @@ fn checksum(bytes: &[u8]) -> u64 {
         state = (state ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3);
     }
     state
-}
-
-fn encode<'a>(entries: impl Iterator<Item = &'a Entry>, encoding: Encoding) -> Vec<u8> {
-    let mut payload = Vec::new();
-    let mut count: u32 = 0;
-    for entry in entries {
-        let (Ok(path_len), Ok(id_len)) = (
-            u32::try_from(entry.path.len()),
-            entry
-                .memory_id
-                .as_ref()
-                .map_or(Ok(NO_ID), |id| u32::try_from(id.len())),
-        ) else {
-            continue;
-        };
-        if id_len == NO_ID && entry.memory_id.is_some() || count == u32::MAX {
-            continue;
-        }
-        payload.extend_from_slice(&path_len.to_le_bytes());
-        payload.extend_from_slice(entry.path.as_bytes());
-        payload.extend_from_slice(&id_len.to_le_bytes());
-        if let Some(id) = &entry.memory_id {
-            payload.extend_from_slice(id.as_bytes());
-        }
-        for value in [
-            entry.size,
-            entry.bytes,
-            entry.lines,
-            entry.chars,
-            entry.loaded_tokens,
-            entry.private_tokens,
-        ] {
-            payload.extend_from_slice(&value.to_le_bytes());
-        }
-        payload.extend_from_slice(&entry.modified_nanos.to_le_bytes());
-        payload.extend_from_slice(&entry.private_blocks.to_le_bytes());
-        payload.push(u8::from(entry.private_file));
-        count += 1;
-    }
-    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&encoding_code(encoding).to_le_bytes());
-    out.extend_from_slice(&count.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&checksum(&payload).to_le_bytes());
-    out.extend_from_slice(&payload);
-    out
 }
 
 /// Reads fields from a byte slice; every read is bounds-checked.
@@ -472,69 +709,10 @@ impl<'a> Reader<'a> {
         self.array().map(u64::from_le_bytes)
     }
 
-    fn str(&mut self, len: u32) -> Option<Box<str>> {
+    fn str(&mut self, len: u32) -> Option<&'a str> {
         let bytes = self.take(usize::try_from(len).ok()?)?;
-        std::str::from_utf8(bytes).ok().map(Into::into)
+        std::str::from_utf8(bytes).ok()
     }
-}
-
-/// Parses a cache file; `None` for anything that is not a valid cache of `encoding`.
-fn decode(bytes: &[u8], encoding: Encoding) -> Option<Vec<Entry>> {
-    let mut header = Reader { bytes };
-    if header.take(MAGIC.len())? != MAGIC
-        || header.u32()? != VERSION
-        || header.u32()? != encoding_code(encoding)
-    {
-        return None;
-    }
-    let count = header.u32()?;
-    let payload_len = usize::try_from(header.u64()?).ok()?;
-    let expected_checksum = header.u64()?;
-    let payload = header.take(payload_len)?;
-    if !header.bytes.is_empty() || checksum(payload) != expected_checksum {
-        return None;
-    }
-    let mut reader = Reader { bytes: payload };
-    // Each record takes at least 81 bytes: the claimed count cannot force a huge allocation.
-    let mut entries = Vec::with_capacity((count as usize).min(payload_len / 81 + 1));
-    for _ in 0..count {
-        let path_len = reader.u32()?;
-        let path = reader.str(path_len)?;
-        let id_len = reader.u32()?;
-        let memory_id = if id_len == NO_ID {
-            None
-        } else {
-            Some(reader.str(id_len)?)
-        };
-        let size = reader.u64()?;
-        let bytes = reader.u64()?;
-        let lines = reader.u64()?;
-        let chars = reader.u64()?;
-        let loaded_tokens = reader.u64()?;
-        let private_tokens = reader.u64()?;
-        let modified_nanos = i128::from_le_bytes(reader.array()?);
-        let private_blocks = reader.u32()?;
-        let private_file = match reader.take(1)? {
-            [0] => false,
-            [1] => true,
-            _ => return None,
-        };
-        entries.push(Entry {
-            path,
-            memory_id,
-            size,
-            modified_nanos,
-            bytes,
-            lines,
-            chars,
-            loaded_tokens,
-            private_tokens,
-            private_blocks,
-            private_file,
-            used: false,
-        });
-    }
-    reader.bytes.is_empty().then_some(entries)
 }
 
 #[cfg(test)]
@@ -606,6 +784,66 @@ mod tests {
         other.insert(&key(&b, None, 99, 9), &stats(1, Encoding::Cl100k));
         reopened.absorb(other);
         assert!(!reopened.is_dirty());
+    }
+
+    #[test]
+    fn forks_share_the_loaded_file_and_their_counts_are_gathered() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a.md"),
+            dir.path().join("b.md"),
+            dir.path().join("c.md"),
+        );
+        let mut first = TokenCache::open_at(dir.path(), Encoding::O200k);
+        first.insert(&key(&a, None, 40, 1), &stats(5, Encoding::O200k));
+        first.insert(&key(&b, None, 40, 1), &stats(6, Encoding::O200k));
+        first.save().unwrap();
+
+        let mut main = TokenCache::open_at(dir.path(), Encoding::O200k);
+        let mut left = main.fork();
+        let mut right = main.fork();
+        assert_eq!(
+            left.get(&key(&a, None, 40, 1)).map(|s| s.loaded_tokens),
+            Some(5)
+        );
+        right.insert(&key(&c, None, 40, 1), &stats(7, Encoding::O200k));
+        // Re-inserting what the file holds is not a change.
+        left.insert(&key(&b, None, 40, 1), &stats(6, Encoding::O200k));
+        assert!(!left.is_dirty());
+        main.absorb(left);
+        assert!(!main.is_dirty());
+        main.absorb(right);
+        assert!(main.is_dirty());
+        assert_eq!((main.len(), main.hits()), (3, 1));
+        main.save().unwrap();
+        let mut reopened = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert_eq!(reopened.len(), 3);
+        for (path, tokens) in [(&a, 5), (&b, 6), (&c, 7)] {
+            let found = reopened.get(&key(path, None, 40, 1));
+            assert_eq!(found.map(|s| s.loaded_tokens), Some(tokens));
+        }
+    }
+
+    #[test]
+    fn records_whose_hashes_collide_are_all_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+        let paths: Vec<PathBuf> = (0..5).map(|i| dir.path().join(format!("{i}.md"))).collect();
+        for (i, path) in paths.iter().enumerate() {
+            cache.insert(&key(path, None, 1, 1), &stats(i, Encoding::O200k));
+        }
+        cache.insert(&key(&paths[0], Some("m"), 1, 1), &stats(9, Encoding::O200k));
+        cache.save().unwrap();
+        let bytes = std::fs::read(cache.file().unwrap()).unwrap();
+        let stored = Stored::parse(bytes, Encoding::O200k, |_, _| 7).unwrap();
+        assert_eq!((stored.index.hashes(), stored.index.collisions()), (1, 5));
+        for (i, path) in paths.iter().enumerate() {
+            let (_, figures) = stored.find(path.to_str().unwrap(), None).unwrap();
+            assert_eq!(figures.loaded_tokens, i as u64);
+        }
+        let (_, figures) = stored.find(paths[0].to_str().unwrap(), Some("m")).unwrap();
+        assert_eq!(figures.loaded_tokens, 9);
+        assert!(stored.find("/elsewhere.md", None).is_none());
     }
 
     #[test]

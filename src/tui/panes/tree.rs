@@ -467,7 +467,7 @@ impl Tree {
     ) -> Line<'static> {
         let name = match &file.file.memory {
             Some(memory) => memory.title.clone(),
-            None => file.file.file_name(),
+            None => file.file.file_name().into_owned(),
         };
         let layer = file
             .file
