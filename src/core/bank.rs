@@ -12,6 +12,7 @@ use super::listings::{Entry, Kind, Listings};
 use super::model::{
     Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
+use super::paths;
 use super::text;
 
 /// A bank folder with more entries than this is listed up to the cap, with a problem noted.
@@ -32,10 +33,8 @@ struct Lister<'a> {
 
 impl Lister<'_> {
     fn push(&mut self, path: PathBuf, meta: &fs::Metadata) {
-        let rel = path.strip_prefix(&self.bank_root).unwrap_or(&path);
-        let bank_dir = self
-            .bank_root
-            .file_name()
+        let rel = paths::relative_to(&path, &self.bank_root).unwrap_or(&path);
+        let bank_dir = paths::file_name(&self.bank_root)
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
         let placement = if formats::DOCUMENT_BANK_DIRS.contains(&bank_dir.as_ref()) {
@@ -43,8 +42,7 @@ impl Lister<'_> {
         } else {
             formats::place(self.format, rel)
         };
-        let display = path
-            .strip_prefix(self.project)
+        let display = paths::relative_to(&path, self.project)
             .unwrap_or(&path)
             .to_string_lossy()
             .into_owned();

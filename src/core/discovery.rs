@@ -347,7 +347,7 @@ impl Walk<'_> {
                 continue;
             }
             let path = dir.join(&entry.name);
-            let rel = path.strip_prefix(self.root).unwrap_or(&path);
+            let rel = super::paths::relative_to(&path, self.root).unwrap_or(&path);
             if !may_descend(&name, rel, self.options) {
                 continue;
             }

@@ -143,8 +143,7 @@ fn conkeeper_layer(role: Role) -> Option<u8> {
 
 /// Places a file of a bank, given its path relative to the bank root.
 pub fn place(format: Format, rel: &Path) -> Placement {
-    let file_name = rel
-        .file_name()
+    let file_name = super::paths::file_name(rel)
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
     let file_name = file_name.as_ref();

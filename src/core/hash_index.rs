@@ -29,20 +29,57 @@ impl Hasher for IdentityHasher {
 /// A map keyed by [`key_hash`] values.
 pub type ByHash<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
 
-/// FNV-1a over `parts` in order, then a final mix so that every bit of the result
-/// depends on every byte. Several times cheaper than SipHash on short paths; these maps
-/// hold only this user's own paths, never attacker-chosen keys.
-pub fn key_hash(parts: &[&[u8]]) -> u64 {
-    const PRIME: u64 = 0x0000_0100_0000_01B3;
-    let mut hash: u64 = 0xCBF2_9CE4_8422_2325;
-    for part in parts {
-        for &byte in *part {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
-        }
+/// A hasher for paths and names that takes eight bytes a step, with a final mix so
+/// that every bit of the result depends on every byte. Several times cheaper than
+/// SipHash (or byte-wise FNV) on paths; the maps it serves hold only this user's own
+/// paths, never attacker-chosen keys, and nothing it computes is stored on disk.
+#[derive(Default, Clone, Copy)]
+pub struct PathHasher(u64);
+
+impl PathHasher {
+    const SEED: u64 = 0x243F_6A88_85A3_08D3;
+    const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(23) ^ word)
+            .wrapping_add(Self::SEED)
+            .wrapping_mul(Self::MULTIPLIER);
     }
-    hash ^= hash >> 29;
-    hash = hash.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    hash ^ (hash >> 32)
+}
+
+impl Hasher for PathHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.mix(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        // The length keeps "a" apart from "a\0" and one write apart from two.
+        self.mix(u64::from_le_bytes(word) ^ ((bytes.len() as u64) << 56));
+    }
+
+    fn finish(&self) -> u64 {
+        let mut hash = self.0;
+        hash ^= hash >> 29;
+        hash = hash.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        hash ^ (hash >> 32)
+    }
+}
+
+/// Builds [`PathHasher`]s, for `HashMap`s keyed by paths.
+pub type BuildPathHasher = BuildHasherDefault<PathHasher>;
+
+/// The hash of a key made of `parts` (a path, and a memory id for an Infinity memory).
+pub fn key_hash(parts: &[&[u8]]) -> u64 {
+    let mut hasher = PathHasher::default();
+    for part in parts {
+        hasher.write(part);
+    }
+    hasher.finish()
 }
 
 #[derive(Debug, Default)]
@@ -110,9 +147,20 @@ mod tests {
     }
 
     #[test]
-    fn parts_hash_as_their_concatenation_and_differ_from_others() {
-        assert_eq!(key_hash(&[b"ab", b"c"]), key_hash(&[b"abc"]));
-        assert_ne!(key_hash(&[b"abc"]), key_hash(&[b"abd"]));
-        assert_ne!(key_hash(&[]), key_hash(&[b"\0"]));
+    fn keys_that_differ_hash_apart() {
+        let keys: Vec<Vec<&[u8]>> = vec![
+            vec![],
+            vec![b""],
+            vec![b"\0"],
+            vec![b"abc"],
+            vec![b"abd"],
+            vec![b"ab", b"c"],
+            vec![b"/root/project-0001/memory-bank/activeContext.md"],
+            vec![b"/root/project-0002/memory-bank/activeContext.md"],
+            vec![b"/root/project-0001/memory-bank/activeContext.mD"],
+        ];
+        let hashes: std::collections::HashSet<u64> = keys.iter().map(|k| key_hash(k)).collect();
+        assert_eq!(hashes.len(), keys.len());
+        assert_eq!(key_hash(&[b"abc"]), key_hash(&[b"abc"]));
     }
 }

@@ -30,7 +30,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::error::{CoreError, Result};
-use super::hash_index::{HashIndex, key_hash};
+use super::hash_index::{BuildPathHasher, HashIndex, key_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
 const VERSION: u32 = 1;
@@ -175,30 +175,9 @@ struct Fact {
 
 type FactKey = (String, OsString);
 
-/// FNV-1a: paths are hashed as bytes (a `Path` hashes component by component, several
-/// times slower), and the maps hold no attacker-chosen keys.
-#[derive(Default, Clone, Copy)]
-struct FnvHasher(u64);
-
-impl std::hash::Hasher for FnvHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &byte in bytes {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        self.0 = hash;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Map<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FnvHasher>>;
+/// Paths are hashed as bytes, eight at a time (a `Path` hashes component by component,
+/// several times slower).
+type Map<K, V> = HashMap<K, V, BuildPathHasher>;
 
 #[derive(Default)]
 struct State {

@@ -254,8 +254,7 @@ impl MemoryFile {
     }
 
     pub fn file_name(&self) -> std::borrow::Cow<'_, str> {
-        self.path
-            .file_name()
+        super::paths::file_name(&self.path)
             .map(|n| n.to_string_lossy())
             .unwrap_or_default()
     }

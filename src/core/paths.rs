@@ -1,6 +1,7 @@
 //! Where mbank keeps its own files. Each folder can be redirected by an environment
 //! variable, which tests and sandboxed CI use to stay hermetic.
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 
 fn project_dirs() -> Option<directories::ProjectDirs> {
     directories::ProjectDirs::from("", "", "mbank")
@@ -30,4 +31,98 @@ pub fn data_dir() -> Option<PathBuf> {
 /// The user's home folder, for `~` in imports and global memory files.
 pub fn home_dir() -> Option<PathBuf> {
     from_env("HOME").or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
+}
+
+/// `path` below `base`, as `Path::strip_prefix` gives it. Listing a root visits tens of
+/// thousands of paths built by joining names onto a folder, and `strip_prefix` walks
+/// both paths component by component; on Unix such paths are compared as bytes, and
+/// anything unusual (`.` or empty components) takes the exact way.
+pub fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let base_bytes = base.as_os_str().as_bytes();
+        let rest = path
+            .as_os_str()
+            .as_bytes()
+            .strip_prefix(base_bytes)
+            .and_then(|rest| rest.strip_prefix(b"/"));
+        if let Some(rest) = rest
+            && !base_bytes.is_empty()
+            && !base_bytes.ends_with(b"/")
+            && rest
+                .split(|&b| b == b'/')
+                .all(|part| !part.is_empty() && part != b".")
+        {
+            return Some(Path::new(std::ffi::OsStr::from_bytes(rest)));
+        }
+    }
+    path.strip_prefix(base).ok()
+}
+
+/// The last component of `path`, as `Path::file_name` gives it, without parsing every
+/// component on Unix (see [`relative_to`]).
+pub fn file_name(path: &Path) -> Option<&OsStr> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = path.as_os_str().as_bytes();
+        let last = bytes
+            .iter()
+            .rposition(|&b| b == b'/')
+            .map_or(bytes, |slash| &bytes[slash + 1..]);
+        if !last.is_empty() && last != b"." && last != b".." {
+            return Some(OsStr::from_bytes(last));
+        }
+    }
+    path.file_name()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_paths_agree_with_the_standard_library() {
+        let cases = [
+            ("/r/p/memory-bank/a.md", "/r/p"),
+            ("/r/p/memory-bank/a.md", "/r/p/memory-bank"),
+            ("/r/p/a.md", "/r/p/"),
+            ("/r/p/./a.md", "/r/p"),
+            ("/r/p//a.md", "/r/p"),
+            ("/r/p/a/", "/r/p"),
+            ("/r/p/a/.", "/r/p"),
+            ("/r/p/../a.md", "/r/p"),
+            ("/r/pp/a.md", "/r/p"),
+            ("/r/p", "/r/p"),
+            ("r/p/a.md", "r"),
+            ("/r/p/a.md", ""),
+            ("/r/p/a.md", "/"),
+            ("/r/p/a.md", "/elsewhere"),
+            ("a.md", "a"),
+        ];
+        for (path, base) in cases {
+            let (path, base) = (Path::new(path), Path::new(base));
+            assert_eq!(
+                relative_to(path, base),
+                path.strip_prefix(base).ok(),
+                "{path:?} below {base:?}"
+            );
+        }
+        for path in [
+            "/r/p/a.md",
+            "a.md",
+            "/",
+            "",
+            "/r/p/",
+            "/r/p/.",
+            "/r/p/..",
+            "..",
+            ".",
+            "/r//a",
+        ] {
+            let path = Path::new(path);
+            assert_eq!(file_name(path), path.file_name(), "{path:?}");
+        }
+    }
 }

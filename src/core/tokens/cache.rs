@@ -326,8 +326,18 @@ impl Stored {
     }
 
     /// The number and figures of the record for (path, memory id).
+    #[cfg(test)]
     fn find(&self, path: &str, memory_id: Option<&str>) -> Option<(usize, Figures)> {
-        let hash = (self.key_hash)(path, memory_id);
+        self.find_hashed((self.key_hash)(path, memory_id), path, memory_id)
+    }
+
+    /// [`Stored::find`] with the key's hash already known.
+    fn find_hashed(
+        &self,
+        hash: u64,
+        path: &str,
+        memory_id: Option<&str>,
+    ) -> Option<(usize, Figures)> {
         self.index.candidates(hash).find_map(|number| {
             let number = number as usize;
             Some((number, self.figures_if_for(number, path, memory_id)?))
@@ -489,9 +499,22 @@ impl TokenCache {
         found
     }
 
+    /// The key hash of (path, memory id); the loaded file's, so one hash serves both the
+    /// figures counted here and the records read from disk.
+    fn hash(&self, path: &str, memory_id: Option<&str>) -> u64 {
+        (self.stored.key_hash)(path, memory_id)
+    }
+
     fn added_entry(&self, path: &str, memory_id: Option<&str>) -> Option<&Entry> {
+        self.added_entry_hashed(self.hash(path, memory_id), path, memory_id)
+    }
+
+    fn added_entry_hashed(&self, hash: u64, path: &str, memory_id: Option<&str>) -> Option<&Entry> {
+        if self.added.is_empty() {
+            return None;
+        }
         self.added
-            .get(&identity_hash(path, memory_id))?
+            .get(&hash)?
             .iter()
             .find(|e| e.is_for(path, memory_id))
     }
@@ -499,14 +522,15 @@ impl TokenCache {
     fn lookup(&self, key: &FileKey<'_>) -> Option<TextStats> {
         let path = key.path.to_str()?;
         let modified = nanos_since_epoch(key.modified?);
+        let hash = self.hash(path, key.memory_id);
         // Figures counted in this process replace whatever the file held.
-        if let Some(entry) = self.added_entry(path, key.memory_id) {
+        if let Some(entry) = self.added_entry_hashed(hash, path, key.memory_id) {
             return entry
                 .figures
                 .is_version(key.size, modified)
                 .then(|| entry.figures.stats(self.encoding));
         }
-        let (number, figures) = self.stored.find(path, key.memory_id)?;
+        let (number, figures) = self.stored.find_hashed(hash, path, key.memory_id)?;
         if !figures.is_version(key.size, modified) {
             return None;
         }
@@ -531,10 +555,8 @@ impl TokenCache {
     }
 
     fn remember(&mut self, entry: Entry) {
-        let bucket = self
-            .added
-            .entry(identity_hash(&entry.path, entry.memory_id.as_deref()))
-            .or_default();
+        let hash = self.hash(&entry.path, entry.memory_id.as_deref());
+        let bucket = self.added.entry(hash).or_default();
         if let Some(old) = bucket
             .iter_mut()
             .find(|e| e.is_for(&entry.path, entry.memory_id.as_deref()))
@@ -545,12 +567,14 @@ impl TokenCache {
             }
             return;
         }
-        match self.stored.find(&entry.path, entry.memory_id.as_deref()) {
+        match self
+            .stored
+            .find_hashed(hash, &entry.path, entry.memory_id.as_deref())
+        {
             // The file already holds these figures: keep it, and keep it when pruning.
             Some((number, figures)) if figures == entry.figures => {
                 self.stored.mark_used(number);
                 if bucket.is_empty() {
-                    let hash = identity_hash(&entry.path, entry.memory_id.as_deref());
                     self.added.remove(&hash);
                 }
                 return;
@@ -621,29 +645,49 @@ impl TokenCache {
 
     /// The file's bytes: records from disk that nothing replaced (copied as they are),
     /// then the figures counted in this process.
+    /// Records are sorted by path: a run looks files up in about that order, so its
+    /// lookups walk the loaded file front to back instead of jumping around it.
     fn encode(&self) -> Vec<u8> {
+        enum Source<'a> {
+            Stored(usize),
+            Added(&'a Entry),
+        }
         let keep_unused = self.len <= MAX_SAVED_ENTRIES;
-        let mut payload = Vec::with_capacity(self.stored.bytes.len());
-        let mut count: u32 = 0;
+        let mut records: Vec<(&str, Option<&str>, Source<'_>)> = Vec::with_capacity(self.len);
         for number in 0..self.stored.len() {
             if !keep_unused && !self.stored.is_used(number) {
                 continue;
             }
-            let replaced = !self.added.is_empty()
-                && self
-                    .stored
-                    .record(number)
-                    .is_none_or(|r| self.added_entry(r.path, r.memory_id).is_some());
-            if replaced || count == u32::MAX {
+            let Some(record) = self.stored.record(number) else {
                 continue;
+            };
+            if self.added_entry(record.path, record.memory_id).is_none() {
+                records.push((record.path, record.memory_id, Source::Stored(number)));
             }
-            payload.extend_from_slice(self.stored.raw(number));
-            count += 1;
         }
         for entry in self.added.values().flatten() {
-            if count < u32::MAX && entry.write_to(&mut payload).is_some() {
-                count += 1;
+            records.push((
+                &entry.path,
+                entry.memory_id.as_deref(),
+                Source::Added(entry),
+            ));
+        }
+        records.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let mut payload = Vec::with_capacity(self.stored.bytes.len());
+        let mut count: u32 = 0;
+        for (_, _, source) in records {
+            if count == u32::MAX {
+                break;
             }
+            match source {
+                Source::Stored(number) => payload.extend_from_slice(self.stored.raw(number)),
+                Source::Added(entry) => {
+                    if entry.write_to(&mut payload).is_none() {
+                        continue;
+                    }
+                }
+            }
+            count += 1;
         }
         let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
         out.extend_from_slice(MAGIC);
@@ -1006,7 +1050,7 @@ mod tests {
                 ))
             })
             .collect();
-        for (i, path) in paths.iter().enumerate() {
+        for (i, path) in paths.iter().enumerate().rev() {
             cache.insert(
                 &key(path, None, i as u64, i as u64),
                 &stats(i, Encoding::O200k),
@@ -1020,5 +1064,10 @@ mod tests {
             assert_eq!(found.loaded_tokens, i);
         }
         assert_eq!((reopened.hits(), reopened.misses()), (14_000, 0));
+        // Saved in path order, whatever order they were counted in.
+        let saved: Vec<&str> = (0..reopened.stored.len())
+            .map(|n| reopened.stored.record(n).unwrap().path)
+            .collect();
+        assert!(saved.windows(2).all(|pair| pair[0] < pair[1]));
     }
 }
