@@ -179,10 +179,36 @@ type FactKey = (String, OsString);
 /// several times slower).
 type Map<K, V> = HashMap<K, V, BuildPathHasher>;
 
+/// Folders listed (or found unchanged) in this run, in shards by path so that walkers
+/// on several threads seldom wait for one another's lock.
+struct DirShards([Mutex<Map<OsString, Dir>>; DIR_SHARDS]);
+
+const DIR_SHARDS: usize = 16;
+
+impl Default for DirShards {
+    fn default() -> Self {
+        DirShards(std::array::from_fn(|_| Mutex::default()))
+    }
+}
+
+impl DirShards {
+    fn shard(&self, dir: &OsStr) -> MutexGuard<'_, Map<OsString, Dir>> {
+        let hash = std::hash::BuildHasher::hash_one(&BuildPathHasher::default(), dir);
+        lock(&self.0[(hash >> 60) as usize % DIR_SHARDS])
+    }
+
+    fn len(&self) -> usize {
+        self.0.iter().map(|shard| lock(shard).len()).sum()
+    }
+}
+
+/// A poisoned lock only means another thread panicked; the maps are still valid.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 #[derive(Default)]
 struct State {
-    /// Folders listed (or found unchanged) in this run.
-    dirs: Map<OsString, Dir>,
     /// Facts looked up or computed in this run.
     facts: Map<FactKey, Fact>,
     /// Something was read from disk that the cache file did not hold.
@@ -201,6 +227,7 @@ pub struct Listings {
     started: i128,
     previous_dirs: PreviousDirs,
     previous_facts: Map<FactKey, Fact>,
+    dirs: DirShards,
     state: Mutex<State>,
 }
 
@@ -263,6 +290,7 @@ impl Listings {
             started: nanos(SystemTime::now()),
             previous_dirs: PreviousDirs::default(),
             previous_facts: Map::default(),
+            dirs: DirShards::default(),
             state: Mutex::new(State::default()),
         }
     }
@@ -314,14 +342,13 @@ impl Listings {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        // A poisoned lock only means another thread panicked; the maps are still valid.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// A folder's entries in the order the platform returned them: from this run's
     /// memory, else from the cache when the folder is unchanged, else read now.
     pub fn list(&self, dir: &Path) -> io::Result<Entries> {
-        if let Some(known) = self.state().dirs.get(dir.as_os_str()) {
+        if let Some(known) = self.dirs.shard(dir.as_os_str()).get(dir.as_os_str()) {
             return Ok(known.entries.clone());
         }
         let (stamp, modified) = if self.file.is_some() {
@@ -359,10 +386,14 @@ impl Listings {
             }
         };
         let entries = dir_entry.entries.clone();
-        let mut state = self.state();
-        state.changed |= fresh;
-        state.read += usize::from(fresh);
-        state.dirs.insert(dir.as_os_str().to_os_string(), dir_entry);
+        if fresh {
+            let mut state = self.state();
+            state.changed = true;
+            state.read += 1;
+        }
+        self.dirs
+            .shard(dir.as_os_str())
+            .insert(dir.as_os_str().to_os_string(), dir_entry);
         Ok(entries)
     }
 
@@ -394,7 +425,7 @@ impl Listings {
     /// Modification time of a path; a folder listed in this run answers without a
     /// `stat`.
     pub fn modified(&self, path: &Path) -> Option<SystemTime> {
-        if let Some(known) = self.state().dirs.get(path.as_os_str())
+        if let Some(known) = self.dirs.shard(path.as_os_str()).get(path.as_os_str())
             && known.modified.is_some()
         {
             return known.modified;
@@ -457,6 +488,17 @@ impl Listings {
             .insert((kind.to_string(), path.as_os_str().to_os_string()), fact);
     }
 
+    fn encode(&self, state: &State) -> Vec<u8> {
+        self.encode_as_of(state, self.started)
+    }
+
+    /// The payload as a run that began at `started` would write it.
+    fn encode_as_of(&self, state: &State, started: i128) -> Vec<u8> {
+        let shards: Vec<MutexGuard<'_, Map<OsString, Dir>>> =
+            self.dirs.0.iter().map(lock).collect();
+        encode(shards.iter().flat_map(|shard| shard.iter()), state, started)
+    }
+
     /// Writes what this run saw, when it differs from what the cache file held: folders
     /// and facts not used in this run are dropped, racy ones are left out. Failures only
     /// cost a re-read next time.
@@ -466,12 +508,12 @@ impl Listings {
         };
         let state = self.state();
         let unchanged = !state.changed
-            && state.dirs.len() == self.previous_dirs.count
+            && self.dirs.len() == self.previous_dirs.count
             && state.facts.len() == self.previous_facts.len();
         if unchanged {
             return Ok(());
         }
-        let bytes = frame(&self.root, &encode(&state, self.started));
+        let bytes = frame(&self.root, &self.encode(&state));
         let dir = file.parent().unwrap_or(Path::new("."));
         fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
         let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir, e))?;
@@ -576,11 +618,13 @@ impl<'a> Reader<'a> {
 }
 
 /// The payload: the root, then folders (path, stamp, entries), then facts.
-fn encode(state: &State, started: i128) -> Vec<u8> {
+fn encode<'a>(
+    dirs: impl Iterator<Item = (&'a OsString, &'a Dir)>,
+    state: &State,
+    started: i128,
+) -> Vec<u8> {
     let mut body = Writer(Vec::with_capacity(64 * 1024));
-    let dirs: Vec<(&[u8], &Stamp, &Dir)> = state
-        .dirs
-        .iter()
+    let dirs: Vec<(&[u8], &Stamp, &Dir)> = dirs
         .filter_map(|(path, dir)| {
             let stamp = dir.stamp.as_ref()?;
             let path = os_bytes(path)?;
@@ -718,7 +762,7 @@ mod tests {
         // As if the run started long after the folder changed, so nothing is racy.
         let bytes = frame(
             &root,
-            &encode(&listings.state(), listings.started + 10_000_000_000),
+            &listings.encode_as_of(&listings.state(), listings.started + 10_000_000_000),
         );
         let (dirs, _) = decode(bytes.clone(), &root).unwrap();
         let stamp = Stamp::of(&fs::metadata(&root).unwrap()).unwrap();
