@@ -469,3 +469,50 @@ fn cli_list_check_and_context_over_the_corpus_give_json() {
         );
     }
 }
+
+fn text_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            text_files(&path, out);
+        } else if entry.file_type().is_ok_and(|t| t.is_file()) {
+            out.push(path);
+        }
+    }
+}
+
+/// Every UTF-8 file of the corpus, counted one by one (the way banks are counted) with
+/// each BPE encoding: the same count as OpenAI's reference tokenizer.
+#[test]
+fn token_counts_over_the_corpus_equal_the_reference_tokenizer() {
+    let Some(root) = corpus_root() else {
+        return;
+    };
+    let mut files = Vec::new();
+    text_files(&root, &mut files);
+    files.sort();
+    let texts: Vec<String> = files
+        .iter()
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .collect();
+    assert!(texts.len() > 100, "only {} corpus texts", texts.len());
+    within(Duration::from_secs(120), "counting the corpus", move || {
+        for text in &texts {
+            for (encoding, reference) in [
+                (Encoding::O200k, tiktoken_rs::o200k_base_singleton()),
+                (Encoding::Cl100k, tiktoken_rs::cl100k_base_singleton()),
+            ] {
+                let theirs = reference.encode_ordinary(text).len();
+                assert_eq!(
+                    tokens::count(encoding, text),
+                    theirs,
+                    "{encoding} differs on a text starting {:?}",
+                    text.chars().take(80).collect::<String>()
+                );
+            }
+        }
+    });
+}

@@ -556,7 +556,7 @@ pub(crate) fn pieces(grammar: Grammar, text: &str) -> Pieces<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::counter::encode_bpe;
+    use super::super::counter::{count_bpe, encode_bpe};
     use super::*;
 
     fn reference(grammar: Grammar, text: &str) -> Vec<u32> {
@@ -566,6 +566,8 @@ mod tests {
         }
     }
 
+    /// The same token sequence as the reference, and the same count through the
+    /// counting path (memo, rank lookups and merges).
     #[track_caller]
     fn assert_same_tokens(text: &str) {
         for grammar in [Grammar::O200k, Grammar::Cl100k] {
@@ -577,6 +579,11 @@ mod tests {
                     "{grammar:?} differs on {text:?}\n ours {ours:?}\n ref  {theirs:?}\n pieces {pieces:?}"
                 );
             }
+            assert_eq!(
+                count_bpe(grammar, text),
+                theirs.len(),
+                "{grammar:?} counts {text:?} differently"
+            );
         }
     }
 
