@@ -125,6 +125,8 @@ fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
     let mut markers = Markers::default();
     let has = |n: &str| entries.iter().any(|e| e.name == n);
     let modified = |path: &Path| listings.modified(path);
+    // Banks are listed right after discovery: one `stat` serves both.
+    let bank_modified = |path: &Path| listings.folder_modified(path);
 
     for entry in entries {
         let Some(name) = entry.name.to_str() else {
@@ -144,7 +146,7 @@ fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
             }
             n if formats::DOCUMENT_BANK_DIRS.contains(&n) && entry.is_dir(dir) => {
                 let path = path();
-                let when = modified(&path);
+                let when = bank_modified(&path);
                 markers.add(Format::MemoryBankMcp, path, when)
             }
             "CLAUDE.md" | "CLAUDE.local.md" => {
@@ -168,17 +170,22 @@ fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
         let cursor = dir.join(".cursor");
         if listings.is_dir(&cursor, "memory-bank") {
             let bank = cursor.join("memory-bank");
-            markers.add(Format::Cline, bank.clone(), modified(&bank));
+            markers.add(Format::Cline, bank.clone(), bank_modified(&bank));
         }
     }
     if has(".claude") {
         let claude = dir.join(".claude");
         if listings.is_dir(&claude, "memory") {
             let memory = claude.join("memory");
-            markers.add(Format::ConKeeper, memory.clone(), modified(&memory));
+            markers.add(Format::ConKeeper, memory.clone(), bank_modified(&memory));
         }
         for marker in ["CLAUDE.md", "CLAUDE.local.md", "rules"] {
             if !listings.exists(&claude, marker) {
+                continue;
+            }
+            if marker == "rules" && listings.is_dir(&claude, marker) {
+                let rules = claude.join(marker);
+                markers.add(Format::ClaudeMd, dir.to_path_buf(), bank_modified(&rules));
                 continue;
             }
             // A dangling symlink is no marker.
@@ -193,7 +200,7 @@ fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
         for name in formats::DOCUMENT_BANK_DIRS {
             if listings.is_dir(&docs, name) {
                 let bank = docs.join(name);
-                markers.add(Format::MemoryBankMcp, bank.clone(), modified(&bank));
+                markers.add(Format::MemoryBankMcp, bank.clone(), bank_modified(&bank));
             }
         }
     }
@@ -201,7 +208,7 @@ fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
         let ai = dir.join(".ai");
         if listings.is_dir(&ai, "memory") {
             let memory = ai.join("memory");
-            markers.add(Format::ConKeeper, memory.clone(), modified(&memory));
+            markers.add(Format::ConKeeper, memory.clone(), bank_modified(&memory));
         }
     }
     if has(".infinity") {

@@ -422,6 +422,14 @@ impl Listings {
         }
     }
 
+    /// Modification time of a folder that is read later anyway (a bank): listing it now
+    /// lets one `stat` serve both.
+    pub fn folder_modified(&self, dir: &Path) -> Option<SystemTime> {
+        // A folder that cannot be listed still has a modification time.
+        let _ = self.list(dir);
+        self.modified(dir)
+    }
+
     /// Modification time of a path; a folder listed in this run answers without a
     /// `stat`.
     pub fn modified(&self, path: &Path) -> Option<SystemTime> {
@@ -749,6 +757,29 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn folder_modified_lists_the_folder_once_and_answers_for_files_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        let bank = root.join("memory-bank");
+        fs::create_dir_all(&bank).unwrap();
+        fs::write(bank.join("progress.md"), "x").unwrap();
+        let listings = Listings::open_at(&dir.path().join("cache"), &root);
+        let expected = fs::metadata(&bank).unwrap().modified().ok();
+        assert!(expected.is_some());
+        assert_eq!(listings.folder_modified(&bank), expected);
+        assert_eq!(listings.folders_read(), 1);
+        assert_eq!(names(&listings.list(&bank).unwrap()), vec!["progress.md"]);
+        assert_eq!(listings.folders_read(), 1, "the listing was kept");
+        // A file cannot be listed; its own modification time is still given.
+        let file = bank.join("progress.md");
+        assert_eq!(
+            listings.folder_modified(&file),
+            fs::metadata(&file).unwrap().modified().ok()
+        );
+        assert_eq!(listings.folder_modified(&root.join("missing")), None);
     }
 
     #[test]
