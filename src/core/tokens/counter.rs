@@ -13,6 +13,9 @@ const MEMO_MAX_PIECE: usize = 64;
 const MEMO_MAX_ENTRIES: usize = 256 * 1024;
 /// Pieces up to this length pack into a `u128` key (the last byte holds the length).
 const PACKED_MAX: usize = 15;
+/// Where a short piece's token count sits in its slot: the top four bits, above the
+/// length (at most 15, so four bits), and at most 15 itself (a token is at least a byte).
+const COUNT_SHIFT: u32 = 124;
 
 /// A small, fast hasher for short keys (folded 64×64→128 multiply), good enough for a
 /// memo whose keys are not attacker-chosen in any way that matters: the worst case is
@@ -66,9 +69,130 @@ impl Hasher for FoldHasher {
 
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 
+fn u32_at(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&bytes[at..at + 4]);
+    u64::from(u32::from_le_bytes(word))
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// A piece of at most `PACKED_MAX` bytes as a number: its bytes in little-endian order,
+/// zero-padded, with the length in the top byte. Built from a few (overlapping)
+/// fixed-size reads: copying a variable length into a buffer and reading it back stalls
+/// the processor, and this runs once per piece.
+#[inline(always)]
+fn packed_key(piece: &[u8]) -> u128 {
+    let len = piece.len();
+    debug_assert!(len <= PACKED_MAX);
+    // Overlapping reads OR the same byte onto itself.
+    let (low, high) = match len {
+        0 => (0, 0),
+        1..=3 => {
+            let (first, middle, last) = (piece[0], piece[len / 2], piece[len - 1]);
+            let low = u64::from(first)
+                | u64::from(middle) << (len / 2 * 8)
+                | u64::from(last) << ((len - 1) * 8);
+            (low, 0)
+        }
+        4..=7 => (
+            u32_at(piece, 0) | u32_at(piece, len - 4) << ((len - 4) * 8),
+            0,
+        ),
+        // The last eight bytes, shifted to drop those the first read holds (all of
+        // them at a length of 8).
+        _ => (
+            u64_at(piece, 0),
+            u64_at(piece, len - 8)
+                .checked_shr(((16 - len) * 8) as u32)
+                .unwrap_or(0),
+        ),
+    };
+    u128::from(low) | u128::from(high | (len as u64) << 56) << 64
+}
+
+/// Token counts of short pieces: an open-addressing table (linear probing, at most half
+/// full) of packed keys, each slot holding its count in the top bits. One slot is 16
+/// bytes and most lookups touch one cache line: this lookup runs once per piece of
+/// every text, so it is worth a table of its own.
+#[derive(Default)]
+struct ShortPieces {
+    /// 0 is an empty slot: no key is 0, since a key holds its (non-zero) length.
+    slots: Vec<u128>,
+    len: usize,
+}
+
+impl ShortPieces {
+    const FIRST_SIZE: usize = 4096;
+
+    #[inline(always)]
+    fn home(key: u128, mask: usize) -> usize {
+        fold(
+            key as u64 ^ MULTIPLIER,
+            ((key >> 64) as u64) ^ MULTIPLIER.rotate_left(32),
+        ) as usize
+            & mask
+    }
+
+    #[inline(always)]
+    fn get(&self, key: u128) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = Self::home(key, mask);
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                return None;
+            }
+            if slot & !(0xF << COUNT_SHIFT) == key {
+                return Some((slot >> COUNT_SHIFT) as usize);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// Remembers a key that `get` did not find.
+    fn insert(&mut self, key: u128, count: usize) {
+        debug_assert!(key != 0 && count <= 15);
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = Self::home(key, mask);
+        while self.slots[at] != 0 {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = key | (count as u128) << COUNT_SHIFT;
+        self.len += 1;
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(Self::FIRST_SIZE);
+        let old = std::mem::replace(&mut self.slots, vec![0; size]);
+        let mask = size - 1;
+        for slot in old.into_iter().filter(|&slot| slot != 0) {
+            let mut at = Self::home(slot & !(0xF << COUNT_SHIFT), mask);
+            while self.slots[at] != 0 {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = slot;
+        }
+    }
+
+    fn clear(&mut self) {
+        *self = ShortPieces::default();
+    }
+}
+
 #[derive(Default)]
 struct PieceMemo {
-    packed: FastMap<u128, u32>,
+    short: ShortPieces,
     long: FastMap<Box<[u8]>, u32>,
 }
 
@@ -79,16 +203,15 @@ impl PieceMemo {
         piece: &[u8],
     ) -> usize {
         if piece.len() <= PACKED_MAX {
-            let mut key = [0u8; 16];
-            key[..piece.len()].copy_from_slice(piece);
-            key[15] = piece.len() as u8;
-            let key = u128::from_le_bytes(key);
-            if let Some(&count) = self.packed.get(&key) {
-                return count as usize;
+            let key = packed_key(piece);
+            if let Some(count) = self.short.get(key) {
+                return count;
             }
             let count = bpe.count(piece);
             self.make_room();
-            self.packed.insert(key, count as u32);
+            if count <= 15 {
+                self.short.insert(key, count);
+            }
             count
         } else if piece.len() <= MEMO_MAX_PIECE {
             if let Some(&count) = self.long.get(piece) {
@@ -104,8 +227,8 @@ impl PieceMemo {
     }
 
     fn make_room(&mut self) {
-        if self.packed.len() + self.long.len() >= MEMO_MAX_ENTRIES {
-            self.packed.clear();
+        if self.short.len + self.long.len() >= MEMO_MAX_ENTRIES {
+            self.short.clear();
             self.long.clear();
         }
     }
@@ -156,4 +279,55 @@ pub(crate) fn encode_bpe(grammar: Grammar, text: &str) -> Vec<u32> {
     pieces(grammar, text)
         .flat_map(|piece| bpe.encode_via_backtracking(piece.as_bytes()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The obvious construction: copy into a zeroed buffer, length in the last byte.
+    fn packed_key_by_copy(piece: &[u8]) -> u128 {
+        let mut key = [0u8; 16];
+        key[..piece.len()].copy_from_slice(piece);
+        key[15] = piece.len() as u8;
+        u128::from_le_bytes(key)
+    }
+
+    #[test]
+    fn short_pieces_remember_counts_through_growth_and_clearing() {
+        let mut table = ShortPieces::default();
+        let keys: Vec<(u128, usize)> = (0..20_000u32)
+            .map(|n| {
+                let piece = format!("w{n}");
+                (packed_key(piece.as_bytes()), (n % 16) as usize)
+            })
+            .collect();
+        for &(key, count) in &keys {
+            assert_eq!(table.get(key), None);
+            table.insert(key, count);
+        }
+        assert_eq!(table.len, keys.len());
+        assert!(table.slots.len() >= 2 * keys.len());
+        for &(key, count) in &keys {
+            assert_eq!(table.get(key), Some(count));
+        }
+        // Keys differing only in length or in the last byte stay apart.
+        assert_eq!(table.get(packed_key(b"w1\0")), None);
+        table.clear();
+        assert_eq!(table.get(keys[0].0), None);
+    }
+
+    #[test]
+    fn packed_keys_hold_every_byte_and_the_length() {
+        let source: Vec<u8> = (1..=40u8).map(|b| b.wrapping_mul(37)).collect();
+        for start in 0..8 {
+            for len in 0..=PACKED_MAX {
+                let piece = &source[start..start + len];
+                assert_eq!(packed_key(piece), packed_key_by_copy(piece), "{piece:?}");
+            }
+        }
+        // Trailing zero bytes and equal bytes still tell lengths apart.
+        assert_ne!(packed_key(b"a\0"), packed_key(b"a"));
+        assert_ne!(packed_key(b"aaaaaaaaa"), packed_key(b"aaaaaaaaaa"));
+    }
 }
