@@ -192,6 +192,12 @@ impl Default for DirShards {
 }
 
 impl DirShards {
+    fn with_capacity(per_shard: usize) -> Self {
+        DirShards(std::array::from_fn(|_| {
+            Mutex::new(Map::with_capacity_and_hasher(per_shard, Default::default()))
+        }))
+    }
+
     fn shard(&self, dir: &OsStr) -> MutexGuard<'_, Map<OsString, Dir>> {
         let hash = std::hash::BuildHasher::hash_one(&BuildPathHasher::default(), dir);
         lock(&self.0[(hash >> 60) as usize % DIR_SHARDS])
@@ -312,6 +318,9 @@ impl Listings {
         if let Ok(bytes) = fs::read(&file)
             && let Some((dirs, facts)) = decode(bytes, root)
         {
+            // This run will most likely list the same folders again.
+            listings.dirs = DirShards::with_capacity(dirs.count / DIR_SHARDS + 1);
+            listings.state().facts.reserve(facts.len());
             listings.previous_dirs = dirs;
             listings.previous_facts = facts;
         }
