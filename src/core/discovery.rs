@@ -183,15 +183,17 @@ fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
             if !listings.exists(&claude, marker) {
                 continue;
             }
-            if marker == "rules" && listings.is_dir(&claude, marker) {
-                let rules = claude.join(marker);
-                markers.add(Format::ClaudeMd, dir.to_path_buf(), bank_modified(&rules));
-                continue;
-            }
-            // A dangling symlink is no marker.
-            if let Ok(meta) = fs::metadata(claude.join(marker)) {
-                markers.add(Format::ClaudeMd, dir.to_path_buf(), meta.modified().ok());
-            }
+            let path = claude.join(marker);
+            let when = if listings.is_dir(&claude, marker) {
+                bank_modified(&path)
+            } else {
+                match fs::metadata(&path) {
+                    Ok(meta) => meta.modified().ok(),
+                    // A dangling symlink is no marker.
+                    Err(_) => continue,
+                }
+            };
+            markers.add(Format::ClaudeMd, dir.to_path_buf(), when);
         }
     }
     if has("docs") {

@@ -185,12 +185,6 @@ struct DirShards([Mutex<Map<OsString, Dir>>; DIR_SHARDS]);
 
 const DIR_SHARDS: usize = 16;
 
-impl Default for DirShards {
-    fn default() -> Self {
-        DirShards(std::array::from_fn(|_| Mutex::default()))
-    }
-}
-
 impl DirShards {
     fn with_capacity(per_shard: usize) -> Self {
         DirShards(std::array::from_fn(|_| {
@@ -296,7 +290,7 @@ impl Listings {
             started: nanos(SystemTime::now()),
             previous_dirs: PreviousDirs::default(),
             previous_facts: Map::default(),
-            dirs: DirShards::default(),
+            dirs: DirShards::with_capacity(0),
             state: Mutex::new(State::default()),
         }
     }
@@ -320,7 +314,6 @@ impl Listings {
         {
             // This run will most likely list the same folders again.
             listings.dirs = DirShards::with_capacity(dirs.count / DIR_SHARDS + 1);
-            listings.state().facts.reserve(facts.len());
             listings.previous_dirs = dirs;
             listings.previous_facts = facts;
         }
