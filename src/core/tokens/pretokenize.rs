@@ -567,7 +567,7 @@ mod tests {
     }
 
     /// The same token sequence as the reference, and the same count through the
-    /// counting path (memo, rank lookups and merges).
+    /// counting path (memo and encoder).
     #[track_caller]
     fn assert_same_tokens(text: &str) {
         for grammar in [Grammar::O200k, Grammar::Cl100k] {
