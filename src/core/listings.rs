@@ -30,10 +30,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::error::{CoreError, Result};
-use super::hash_index::{BuildPathHasher, HashIndex, key_hash};
+use super::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// magic, version, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 /// A folder or file whose times are this close to the run that read it may still change
@@ -684,7 +684,7 @@ fn frame(root: &Path, payload: &[u8]) -> Vec<u8> {
     out.0.extend_from_slice(MAGIC);
     out.u32(VERSION);
     out.u64(body.0.len() as u64);
-    out.u64(fnv(&body.0));
+    out.u64(checksum(&body.0));
     out.0.extend_from_slice(&body.0);
     out.0
 }
@@ -699,9 +699,12 @@ fn decode(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
         return None;
     }
     let len = usize::try_from(header.u64()?).ok()?;
-    let checksum = header.u64()?;
+    let expected_checksum = header.u64()?;
     // Offsets are u32: a larger file is not one this module wrote.
-    if header.0.len() != len || u32::try_from(bytes.len()).is_err() || fnv(header.0) != checksum {
+    if header.0.len() != len
+        || u32::try_from(bytes.len()).is_err()
+        || checksum(header.0) != expected_checksum
+    {
         return None;
     }
     let mut r = Reader(header.0);

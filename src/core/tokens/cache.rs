@@ -18,12 +18,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Encoding, TextStats};
 use crate::core::error::{CoreError, Result};
-use crate::core::hash_index::{ByHash, HashIndex, key_hash};
+use crate::core::hash_index::{ByHash, HashIndex, checksum, key_hash};
 use crate::core::model::MemoryFile;
 use crate::core::paths;
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// magic, version, encoding, entry count, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).
@@ -707,23 +707,6 @@ fn encoding_code(encoding: Encoding) -> u32 {
         Encoding::Cl100k => 2,
         Encoding::Bytes4 => 3,
     }
-}
-
-/// FNV-style checksum over 8-byte words: cheap enough for megabytes per millisecond,
-/// and any truncation or flipped bit changes it.
-fn checksum(bytes: &[u8]) -> u64 {
-    let mut state: u64 = 0xCBF2_9CE4_8422_2325 ^ bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        state = (state ^ u64::from_le_bytes(word)).wrapping_mul(0x0000_0100_0000_01B3);
-        state ^= state >> 29;
-    }
-    for &byte in chunks.remainder() {
-        state = (state ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3);
-    }
-    state
 }
 
 /// Reads fields from a byte slice; every read is bounds-checked.
