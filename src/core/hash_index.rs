@@ -32,7 +32,9 @@ pub type ByHash<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
 /// A hasher for paths and names that takes eight bytes a step, with a final mix so
 /// that every bit of the result depends on every byte. Several times cheaper than
 /// SipHash (or byte-wise FNV) on paths; the maps it serves hold only this user's own
-/// paths, never attacker-chosen keys, and nothing it computes is stored on disk.
+/// paths, never attacker-chosen keys. Only [`checksum`] values reach the disk: a change
+/// here must bump the cache files' versions (an old file would otherwise read as
+/// corrupt, which is handled, but costs a full recount).
 #[derive(Default, Clone, Copy)]
 pub struct PathHasher(u64);
 
