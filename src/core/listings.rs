@@ -535,6 +535,8 @@ impl Listings {
     }
 }
 
+/// Names a root's cache file (not its checksum): left as it was when the contents'
+/// checksum changed, so a new version overwrites a root's old file instead of orphaning it.
 fn fnv(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for &byte in bytes {
