@@ -1,6 +1,10 @@
 //! The headless command line: scripts, CI and git hooks call these; `mbank` with no
 //! subcommand opens the TUI. Exit codes: 0 clean, 1 findings at or above `--fail-on`,
 //! 2 usage or I/O error.
+//!
+//! Text output goes through [`style`] only, which sanitises every string bound for the
+//! terminal; printing any other way is a lint error here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 mod args;
 mod commands;
 mod json;
@@ -147,8 +151,8 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         // Piped or scripted: the UI cannot run, the listing is what was asked for.
-        eprintln!(
-            "mbank: not a terminal, so here is `mbank list` (run it in a terminal for the UI)"
+        style::eprintln(
+            "mbank: not a terminal, so here is `mbank list` (run it in a terminal for the UI)",
         );
         return commands::list::run(context, false, args::ListSort::Activity);
     }
@@ -236,9 +240,9 @@ pub fn run(cli: Cli) -> ExitCode {
     match execute(cli) {
         Ok(code) => ExitCode::from(code),
         Err(report) => {
-            eprintln!("mbank: {report}");
+            style::eprintln(format!("mbank: {report}"));
             for cause in report.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+                style::eprintln(format!("  caused by: {cause}"));
             }
             ExitCode::from(EXIT_ERROR)
         }

@@ -23,6 +23,7 @@ pub mod modes;
 pub mod paths;
 pub mod report;
 pub mod review;
+pub mod sanitize;
 pub mod staleness;
 pub mod text;
 pub mod tokens;

@@ -6,6 +6,7 @@ use color_eyre::eyre::Result;
 use serde::Serialize;
 
 use crate::cli::args::SeverityArg;
+use crate::cli::style::{line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json};
 use crate::core::findings::{Finding, Severity};
 use crate::core::report::{Analyzer, Depth};
@@ -99,40 +100,44 @@ pub fn run(
         let style = &context.style;
         for project in &results {
             if project.findings.is_empty() {
-                println!("{} {}", style.bold(&project.name), style.green("clean"));
+                println(line![style.bold(&project.name), " ", style.green("clean")]);
                 continue;
             }
-            println!(
-                "{} {}",
+            println(line![
                 style.bold(&project.name),
-                style.dim(&project.path.display().to_string())
-            );
+                " ",
+                style.dim(&project.path)
+            ]);
             for f in &project.findings {
                 let place = match f.line {
                     Some(line) => format!("{}:{line}", short(&f.file, &project.path)),
                     None => short(&f.file, &project.path),
                 };
-                println!(
-                    "  {:<7} {place}: {} {}",
-                    style.status(f.severity.id()),
-                    f.message,
-                    style.dim(&format!("[{}]", f.code))
-                );
+                println(line![
+                    "  ",
+                    pad(style.status(f.severity.id()), 7),
+                    " ",
+                    format!("{place}: {}", f.message),
+                    " ",
+                    style.dim(format!("[{}]", f.code))
+                ]);
             }
         }
-        println!(
-            "{} error(s), {} warning(s), {} info · {} project(s) · failing on {} and above: {}",
-            summary.error,
-            summary.warning,
-            summary.info,
-            results.len(),
-            fail_on,
+        println(line![
+            format!(
+                "{} error(s), {} warning(s), {} info · {} project(s) · failing on {} and above: ",
+                summary.error,
+                summary.warning,
+                summary.info,
+                results.len(),
+                fail_on,
+            ),
             if failed {
                 style.red("FAIL")
             } else {
                 style.green("ok")
             }
-        );
+        ]);
     }
     Ok(if failed { EXIT_FINDINGS } else { 0 })
 }

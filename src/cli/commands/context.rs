@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::{Result, eyre};
 use serde::Serialize;
 
-use crate::cli::style::thousands;
+use crate::cli::style::{line, print_text, println, thousands};
 use crate::cli::{Context, json};
 use crate::core::bank;
 use crate::core::context::{self, BankContext};
@@ -67,13 +67,13 @@ pub fn run(
     }
     let style = &context.style;
     for project in &projects {
-        println!("{}", style.bold(&format!("═══ {} ═══", project.name)));
+        println(style.bold(format!("═══ {} ═══", project.name)));
         for bank in &project.banks {
-            println!(
-                "{} {}",
-                style.cyan(&format!("▌ {}", bank.format.label())),
-                style.dim(&bank.root.display().to_string())
-            );
+            println(line![
+                style.cyan(format!("▌ {}", bank.format.label())),
+                " ",
+                style.dim(&bank.root)
+            ]);
             for piece in &bank.pieces {
                 let via = if piece.via.is_empty() {
                     String::new()
@@ -88,69 +88,65 @@ pub fn run(
                         .collect();
                     format!(" (imported via {})", chain.join(" → "))
                 };
-                println!(
-                    "{}",
-                    style.bold(&format!(
-                        "──── {}{via} · {} tokens ────",
-                        piece.display,
-                        thousands(piece.tokens as u64)
-                    ))
-                );
-                print!("{}", piece.text);
-                if !piece.text.ends_with('\n') && !piece.text.is_empty() {
-                    println!();
-                }
+                println(style.bold(format!(
+                    "──── {}{via} · {} tokens ────",
+                    piece.display,
+                    thousands(piece.tokens as u64)
+                )));
+                print_text(&piece.text);
                 for note in &piece.notes {
-                    println!("{}", style.dim(&format!("   note: {note}")));
+                    println(style.dim(format!("   note: {note}")));
                 }
             }
             for cut in &bank.cutoffs {
-                println!(
-                    "{}",
-                    style.yellow(&format!(
-                        "   cut off {}: {} — kept {} lines / {} bytes, dropped {} lines / {} bytes",
-                        cut.file.display(),
-                        cut.rule,
-                        cut.kept_lines,
-                        cut.kept_bytes,
-                        cut.dropped_lines,
-                        cut.dropped_bytes
-                    ))
-                );
+                println(style.yellow(format!(
+                    "   cut off {}: {} — kept {} lines / {} bytes, dropped {} lines / {} bytes",
+                    cut.file.display(),
+                    cut.rule,
+                    cut.kept_lines,
+                    cut.kept_bytes,
+                    cut.dropped_lines,
+                    cut.dropped_bytes
+                )));
             }
             for skipped in &bank.skipped {
-                println!(
-                    "{}",
-                    style.dim(&format!(
-                        "   skipped {}: {}",
-                        skipped.file.display(),
-                        skipped.reason
-                    ))
-                );
+                println(style.dim(format!(
+                    "   skipped {}: {}",
+                    skipped.file.display(),
+                    skipped.reason
+                )));
             }
             for finding in &bank.import_findings {
-                println!(
-                    "   {} {}",
+                println(line![
+                    "   ",
                     style.status(finding.severity.id()),
-                    finding.message
-                );
+                    " ",
+                    &finding.message
+                ]);
             }
             for note in &bank.notes {
-                println!("{}", style.dim(&format!("   {note}")));
+                println(style.dim(format!("   {note}")));
             }
-            println!(
-                "   {} {} tokens ({})\n",
+            println(line![
+                "   ",
                 style.bold("bank total:"),
-                thousands(bank.total_tokens as u64),
-                encoding.id()
-            );
+                format!(
+                    " {} tokens ({})",
+                    thousands(bank.total_tokens as u64),
+                    encoding.id()
+                )
+            ]);
+            println("");
         }
-        println!(
-            "{} {} tokens at session start ({})\n",
-            style.bold(&format!("{} total:", project.name)),
-            thousands(project.total_tokens as u64),
-            encoding.id()
-        );
+        println(line![
+            style.bold(format!("{} total:", project.name)),
+            format!(
+                " {} tokens at session start ({})",
+                thousands(project.total_tokens as u64),
+                encoding.id()
+            )
+        ]);
+        println("");
     }
     Ok(0)
 }

@@ -5,6 +5,7 @@ use color_eyre::eyre::{Result, WrapErr};
 
 use crate::cli::Context;
 use crate::cli::args::InitFormat;
+use crate::cli::style::{line, println};
 use crate::core::init::{self, InitFormat as CoreFormat};
 
 pub fn run(context: &Context, path: &Path, format: InitFormat, brief: Option<&str>) -> Result<u8> {
@@ -15,15 +16,18 @@ pub fn run(context: &Context, path: &Path, format: InitFormat, brief: Option<&st
     std::fs::create_dir_all(path).wrap_err_with(|| format!("cannot create {}", path.display()))?;
     let report = init::init_bank(path, format, brief)?;
     let style = &context.style;
-    println!("{} {}", style.bold("Memory bank:"), report.bank.display());
+    println(line![style.bold("Memory bank:"), " ", &report.bank]);
     for name in &report.created {
-        println!("  {} {name}", style.green("created"));
+        println(line!["  ", style.green("created"), " ", name]);
     }
     for name in &report.kept {
-        println!(
-            "  {} {name} (already there, left untouched)",
-            style.yellow("kept   ")
-        );
+        println(line![
+            "  ",
+            style.yellow("kept   "),
+            " ",
+            name,
+            " (already there, left untouched)"
+        ]);
     }
     Ok(0)
 }

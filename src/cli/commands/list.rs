@@ -5,7 +5,7 @@ use color_eyre::eyre::Result;
 use serde::Serialize;
 
 use crate::cli::args::ListSort;
-use crate::cli::style::{Table, thousands};
+use crate::cli::style::{Table, eprintln, println, thousands};
 use crate::cli::{Context, json};
 use crate::core::budgets::BudgetStatus;
 use crate::core::listings::Listings;
@@ -130,9 +130,9 @@ fn rows_of(
         cache.absorb(worker_cache);
     }
     if let Err(problem) = cache.save() {
-        eprintln!(
+        eprintln(format!(
             "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
-        );
+        ));
     }
     indexed.sort_by_key(|(index, _)| *index);
     indexed.into_iter().map(|(_, row)| row).collect()
@@ -150,7 +150,9 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     let mut rows = rows_of(context, &projects, &listings, &mut cache);
     if let Err(problem) = listings.save() {
-        eprintln!("mbank: listing cache not saved ({problem}); the next run reads every folder");
+        eprintln(format!(
+            "mbank: listing cache not saved ({problem}); the next run reads every folder"
+        ));
     }
     // The process ends once the rows are printed: freeing the run's folder listings and
     // projects (tens of thousands of small allocations, ~2 ms) would only delay its exit.
@@ -178,10 +180,10 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     }
     let style = &context.style;
     if rows.is_empty() {
-        println!(
+        println(format!(
             "No memory banks under {}. Create one with `mbank init PATH`, or try `mbank --demo list`.",
             context.root.display()
-        );
+        ));
         return Ok(0);
     }
     let mut table = Table::new(&[
@@ -203,23 +205,20 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
         };
         table.row(vec![
             style.bold(&r.name),
-            formats.join(","),
-            r.files.to_string(),
-            tokens,
+            formats.join(",").into(),
+            r.files.to_string().into(),
+            tokens.into(),
             style.status(r.budget.map_or("—", BudgetStatus::id)),
             style.status(r.staleness.map_or("—", Freshness::id)),
-            ago(r.last_write),
+            ago(r.last_write).into(),
         ]);
     }
-    print!("{}", table.render(style));
-    println!(
-        "{}",
-        style.dim(&format!(
-            "{} projects under {} · tokens: {} (loaded at session start, private excluded)",
-            rows.len(),
-            context.root.display(),
-            context.encoding.label()
-        ))
-    );
+    table.print(style);
+    println(style.dim(format!(
+        "{} projects under {} · tokens: {} (loaded at session start, private excluded)",
+        rows.len(),
+        context.root.display(),
+        context.encoding.label()
+    )));
     Ok(0)
 }

@@ -53,6 +53,7 @@ use serde::Serialize;
 
 use crate::cli::args::SeverityArg;
 use crate::cli::commands::check::severity;
+use crate::cli::style::{Span, line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json};
 use crate::core::findings::Severity;
 use crate::core::model::{Format, Role};
@@ -178,10 +179,10 @@ fn mark_reviewed(context: &Context, path: Option<&Path>) -> Result<u8> {
             ));
         }
         let count = session.mark_reviewed()?;
-        println!(
-            "{}: marked {count} memory file(s) reviewed",
-            context.style.bold(&project.name)
-        );
+        println(line![
+            context.style.bold(&project.name),
+            format!(": marked {count} memory file(s) reviewed")
+        ]);
     }
     Ok(0)
 }
@@ -259,69 +260,75 @@ fn print_text(
     let style = &context.style;
     for (name, review) in reviews {
         if review.is_empty() {
-            println!(
-                "{} {} {}",
+            println(line![
                 style.bold(name),
+                " ",
                 style.green("no memory changes"),
-                style.dim(&baseline_label(&review.baseline))
-            );
+                " ",
+                style.dim(baseline_label(&review.baseline))
+            ]);
             continue;
         }
-        println!(
-            "{} {}",
+        println(line![
             style.bold(name),
-            style.dim(&baseline_label(&review.baseline))
-        );
-        let width = review
+            " ",
+            style.dim(baseline_label(&review.baseline))
+        ]);
+        let names: Vec<Span> = review
             .files
             .iter()
-            .map(|f| f.display.chars().count())
-            .max()
-            .unwrap_or(0);
-        for file in &review.files {
-            let name = match &file.renamed_from_display {
-                Some(from) => format!("{} (from {from})", file.display),
-                None => file.display.clone(),
-            };
-            println!(
-                "  {} {name:<width$}  {} {}  {} tokens",
-                file.change.letter(),
-                style.green(&format!("+{}", file.added)),
-                style.red(&format!("-{}", file.removed)),
-                signed(file.token_delta()),
-            );
+            .map(|file| match &file.renamed_from_display {
+                Some(from) => Span::from(format!("{} (from {from})", file.display)),
+                None => Span::from(&file.display),
+            })
+            .collect();
+        let width = names.iter().map(Span::width).max().unwrap_or(0);
+        for (file, name) in review.files.iter().zip(names) {
+            println(line![
+                format!("  {} ", file.change.letter()),
+                pad(name, width),
+                "  ",
+                style.green(format!("+{}", file.added)),
+                " ",
+                style.red(format!("-{}", file.removed)),
+                format!("  {} tokens", signed(file.token_delta())),
+            ]);
             if let Some(error) = &file.error {
-                println!("      {} {error}", style.status("error"));
+                println(line!["      ", style.status("error"), " ", error]);
             }
             for signal in &file.signals {
-                println!(
-                    "      {:<7} {} {}",
-                    style.status(signal.severity.id()),
-                    signal.message,
-                    style.dim(&format!("[{}]", signal.code))
-                );
+                println(line![
+                    "      ",
+                    pad(style.status(signal.severity.id()), 7),
+                    " ",
+                    &signal.message,
+                    " ",
+                    style.dim(format!("[{}]", signal.code))
+                ]);
             }
         }
         for problem in &review.problems {
-            println!("  {} {problem}", style.yellow("note"));
+            println(line!["  ", style.yellow("note"), " ", problem]);
         }
     }
-    println!(
-        "{} file(s) changed, +{} -{} lines, tokens {} → {} ({}) · {} error(s), {} warning(s), {} info · failing on {} and above: {}",
-        summary.files,
-        summary.added,
-        summary.removed,
-        summary.tokens_before,
-        summary.tokens_after,
-        signed(summary.tokens_after as i64 - summary.tokens_before as i64),
-        summary.error,
-        summary.warning,
-        summary.info,
-        fail_on,
+    println(line![
+        format!(
+            "{} file(s) changed, +{} -{} lines, tokens {} → {} ({}) · {} error(s), {} warning(s), {} info · failing on {} and above: ",
+            summary.files,
+            summary.added,
+            summary.removed,
+            summary.tokens_before,
+            summary.tokens_after,
+            signed(summary.tokens_after as i64 - summary.tokens_before as i64),
+            summary.error,
+            summary.warning,
+            summary.info,
+            fail_on,
+        ),
         if failed {
             style.red("FAIL")
         } else {
             style.green("ok")
         }
-    );
+    ]);
 }

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use crate::cli::style::Table;
+use crate::cli::style::{Table, line, println};
 use crate::cli::{Context, json};
 use crate::core::decisions::{self, Decision};
 
@@ -101,36 +101,39 @@ pub fn run(context: &Context, path: Option<&Path>, as_json: bool) -> Result<u8> 
             continue;
         }
         if shown > 0 {
-            println!();
+            println("");
         }
         shown += 1;
-        println!(
-            "{} {}",
+        println(line![
             style.bold(&timeline.name),
-            style.dim(&timeline.path.display().to_string())
-        );
+            " ",
+            style.dim(&timeline.path)
+        ]);
         let mut table = Table::new(&["date", "status", "title", "where"]);
         for d in &timeline.decisions {
             table.row(vec![
-                when(d),
+                when(d).into(),
                 style.status(d.status.id()),
-                title_cell(d),
-                style.dim(&format!("{}:{}", d.display, d.line)),
+                title_cell(d).into(),
+                style.dim(format!("{}:{}", d.display, d.line)),
             ]);
         }
         if table.is_empty() {
-            println!("  no decisions found");
+            println("  no decisions found");
         } else {
-            print!("{}", table.render(style));
+            table.print(style);
         }
     }
     if shown == 0 {
-        println!("no decisions found in {} project(s)", timelines.len());
+        println(format!(
+            "no decisions found in {} project(s)",
+            timelines.len()
+        ));
     } else {
-        println!(
+        println(format!(
             "{total} decision(s) in {} project(s)",
             timelines.iter().filter(|t| !t.decisions.is_empty()).count()
-        );
+        ));
     }
     Ok(0)
 }

@@ -1,11 +1,14 @@
 //! `mbank tokens PATH`: per file and totals, loaded vs private, labelled with the encoding.
+//! Exit 0 when every file of every bank was listed, 2 on usage or I/O errors, a bank
+//! that cannot be listed (a folder without read permission) included: the figures
+//! printed are then incomplete, and the reason is on stderr (`problems` in JSON).
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::{Result, WrapErr};
 use serde::Serialize;
 
-use crate::cli::style::{Table, thousands};
-use crate::cli::{Context, json};
+use crate::cli::style::{Table, eprintln, line, println, thousands};
+use crate::cli::{Context, EXIT_ERROR, json};
 use crate::core::model::{Format, LoadKind, Role};
 use crate::core::report::{Analyzer, Depth};
 use crate::core::tokens::{self, Encoding, TokenCache};
@@ -27,6 +30,9 @@ struct BankTokens {
     files: Vec<FileTokens>,
     loaded_tokens: u64,
     private_tokens: u64,
+    /// Problems met while listing the bank (a folder that cannot be listed, a dangling
+    /// link). A folder that cannot be listed leaves files out of the figures: exit 2.
+    problems: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -88,6 +94,7 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
             loaded_tokens: totals.loaded_tokens,
             private_tokens: totals.private_tokens,
             files: vec![file],
+            problems: Vec::new(),
         }],
         totals,
     })
@@ -138,6 +145,7 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
                 loaded_tokens: bank.loaded_tokens,
                 private_tokens: bank.private_tokens,
                 files,
+                problems: bank.problems,
             });
         }
     }
@@ -161,20 +169,43 @@ pub fn run(context: &Context, path: &Path, as_json: bool) -> Result<u8> {
     } else {
         project_tokens(context, path)?
     };
+    // A bank that could not be listed whole leaves figures out: an error, with why.
+    let problems: Vec<(&Path, &String)> = output
+        .banks
+        .iter()
+        .flat_map(|b| b.problems.iter().map(|p| (b.root.as_path(), p)))
+        .filter(|(_, problem)| leaves_files_out(problem))
+        .collect();
+    let code = if problems.is_empty() { 0 } else { EXIT_ERROR };
     if as_json {
         json::print(&output)?;
-        return Ok(0);
+    } else {
+        print_tables(context, &output);
     }
+    for (root, problem) in &problems {
+        eprintln(format!(
+            "mbank: the figures of {} are incomplete: {problem}",
+            root.display()
+        ));
+    }
+    Ok(code)
+}
+
+/// Whether a bank listing problem means files are missing from the figures: a folder
+/// that could not be listed, or a bank over the listing limit. (A dangling link or a
+/// broken Infinity store is listed and shown on its own row instead.) The listing's
+/// problems are words for now, so this reads them.
+fn leaves_files_out(problem: &str) -> bool {
+    problem.starts_with("cannot list ") || problem.ends_with("the rest are not listed")
+}
+
+fn print_tables(context: &Context, output: &TokensOutput) {
     let style = &context.style;
     for bank in &output.banks {
         let title = bank
             .format
             .map_or("file".to_string(), |f| f.label().to_string());
-        println!(
-            "{} {}",
-            style.bold(&title),
-            style.dim(&bank.root.display().to_string())
-        );
+        println(line![style.bold(title), " ", style.dim(&bank.root)]);
         let mut table =
             Table::new(&["file", "load", "lines", "loaded", "private"]).right(&[2, 3, 4]);
         for f in &bank.files {
@@ -191,36 +222,34 @@ pub fn run(context: &Context, path: &Path, as_json: bool) -> Result<u8> {
                 ),
             };
             table.row(vec![
-                f.display.clone(),
+                (&f.display).into(),
                 load.into(),
-                f.lines.to_string(),
-                loaded,
-                private,
+                f.lines.to_string().into(),
+                loaded.into(),
+                private.into(),
             ]);
+            // On its own line under the row: a long message never widens the columns.
             if let Some(error) = &f.error {
-                table.row(vec![
-                    style.red(&format!("  ↳ {error}")),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ]);
+                table.note(style.red(format!("  ↳ {error}")));
             }
         }
-        print!("{}", table.render(style));
-        println!(
-            "  loaded at session start: {} · private: {}\n",
-            style.bold(&thousands(bank.loaded_tokens)),
-            thousands(bank.private_tokens)
-        );
+        table.print(style);
+        println(line![
+            "  loaded at session start: ",
+            style.bold(thousands(bank.loaded_tokens)),
+            format!(" · private: {}", thousands(bank.private_tokens))
+        ]);
+        println("");
     }
-    println!(
-        "Total: {} loaded, {} private, {} in files not loaded at start · {} files · encoding {}",
-        style.bold(&thousands(output.totals.loaded_tokens)),
-        thousands(output.totals.private_tokens),
-        thousands(output.totals.not_loaded_tokens),
-        output.totals.files,
-        context.encoding.label()
-    );
-    Ok(0)
+    println(line![
+        "Total: ",
+        style.bold(thousands(output.totals.loaded_tokens)),
+        format!(
+            " loaded, {} private, {} in files not loaded at start · {} files · encoding {}",
+            thousands(output.totals.private_tokens),
+            thousands(output.totals.not_loaded_tokens),
+            output.totals.files,
+            context.encoding.label()
+        )
+    ]);
 }
