@@ -289,9 +289,11 @@ impl App {
         );
     }
 
+    /// A short message in the corner; names in it are drawn with their hidden characters
+    /// shown (every toast passes [`widgets::shown`] here).
     pub fn toast(&mut self, text: impl Into<String>) {
         self.toasts.push(Toast {
-            text: text.into(),
+            text: widgets::shown(&text.into()).into_owned(),
             error: false,
             until: Instant::now() + Duration::from_secs(4),
         });
@@ -299,7 +301,7 @@ impl App {
 
     pub fn toast_error(&mut self, text: impl Into<String>) {
         self.toasts.push(Toast {
-            text: text.into(),
+            text: widgets::shown(&text.into()).into_owned(),
             error: true,
             until: Instant::now() + Duration::from_secs(8),
         });
@@ -1223,7 +1225,8 @@ impl App {
                         .map(|m| {
                             format!(
                                 "{} · {} (type and title are locked by the Infinity spec)",
-                                m.kind, m.title
+                                widgets::shown(&m.kind),
+                                widgets::shown(&m.title)
                             )
                         });
                     doc.locked_header = header;
@@ -1797,7 +1800,10 @@ impl App {
         let mut spans = vec![Span::styled(" mbank ", theme.key().bg(theme.status_bg))];
         match (&self.screen, &self.tree.report) {
             (Screen::Project, Some(report)) => {
-                spans.push(Span::styled(format!(" {} ", report.name), theme.title()));
+                spans.push(Span::styled(
+                    format!(" {} ", widgets::shown(&report.name)),
+                    theme.title(),
+                ));
                 let formats: Vec<&str> = report.formats().iter().map(|f| f.id()).collect();
                 spans.push(Span::styled(
                     format!("{}  ", formats.join(" · ")),
@@ -1820,7 +1826,10 @@ impl App {
             }
             (Screen::Project, None) => {
                 if let Some(project) = &self.project {
-                    spans.push(Span::styled(format!(" {} ", project.name), theme.title()));
+                    spans.push(Span::styled(
+                        format!(" {} ", widgets::shown(&project.name)),
+                        theme.title(),
+                    ));
                     spans.push(Span::styled("reading…", theme.muted()));
                 }
             }
@@ -1924,8 +1933,8 @@ impl App {
             spans.push(Span::styled(format!(" {word} "), theme.status()));
         }
         let right = match &self.demo_path {
-            Some(path) => format!(" demo: {} ", path.display()),
-            None => format!(" {} ", self.root.display()),
+            Some(path) => format!(" demo: {} ", widgets::shown_path(path)),
+            None => format!(" {} ", widgets::shown_path(&self.root)),
         };
         let [left_area, right_area] = Layout::horizontal([
             Constraint::Min(10),

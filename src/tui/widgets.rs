@@ -1,4 +1,8 @@
-//! Small pieces every pane draws the same way: gauges, badges, compact figures.
+//! Small pieces every pane draws the same way: gauges, badges, compact figures, and
+//! names made safe to draw.
+use std::borrow::Cow;
+use std::path::Path;
+
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
@@ -115,9 +119,23 @@ pub fn freshness_badge(level: Option<Freshness>, theme: &Theme) -> Span<'static>
     Span::styled(format!("{glyph} {word}"), freshness_color(theme, level))
 }
 
-/// Truncates to `width` display cells, ending in `…` when cut.
+/// A name, title or message as drawn: control, bidi and invisible characters shown as
+/// visible markers ([`crate::core::sanitize`]), never drawn raw or silently dropped.
+pub fn shown(text: &str) -> Cow<'_, str> {
+    crate::core::sanitize::line(text)
+}
+
+/// A path as drawn: lossy for bytes that are not UTF-8, then [`shown`].
+pub fn shown_path(path: &Path) -> String {
+    crate::core::sanitize::path(path)
+}
+
+/// Truncates to `width` display cells, ending in `…` when cut; the text is [`shown`]
+/// first, so markers count in the width.
 pub fn truncate(text: &str, width: usize) -> String {
     use unicode_width::UnicodeWidthChar;
+    let text = shown(text);
+    let text = text.as_ref();
     let mut out = String::new();
     let mut used = 0;
     let total: usize = text.chars().map(|c| c.width().unwrap_or(0)).sum();
@@ -179,5 +197,7 @@ mod tests {
         assert_eq!(truncate("short", 10), "short");
         assert_eq!(truncate("progress.md", 6), "progr…");
         assert_eq!(truncate("日本語テキスト", 7), "日本語…");
+        assert_eq!(truncate("a\u{1b}[2Jb", 10), "a␛[2Jb");
+        assert_eq!(truncate("x\u{202E}yz", 6), "x⟨U+2…");
     }
 }

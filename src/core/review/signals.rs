@@ -28,6 +28,7 @@ use crate::core::findings::Severity;
 use crate::core::imports::{self, ImportPolicy, Resolution};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, Role};
+use crate::core::sanitize::{self, Hidden};
 use crate::core::validate;
 
 /// One thing a reviewer should look at.
@@ -439,21 +440,21 @@ pub fn secret_in_line(line: &str) -> Option<&'static str> {
     None
 }
 
-/// Hidden characters of an added line: bidi controls (which can reorder what a reader
-/// sees: an error) and zero-width characters (a warning). A byte-order mark is fine at
-/// the very start of a file only.
+/// Hidden characters of an added line, as the terminal sanitiser classes them
+/// ([`sanitize::hidden`]): bidi controls (which can reorder what a reader sees: an
+/// error) and zero-width or other invisible characters (a warning). A byte-order mark
+/// is fine at the very start of a file only.
 pub fn hidden_unicode(line: &str, first_line: bool) -> Option<(Severity, String)> {
     let mut bidi = Vec::new();
     let mut zero_width = Vec::new();
     for (i, c) in line.char_indices() {
         let code = c as u32;
-        if (0x202A..=0x202E).contains(&code) || (0x2066..=0x2069).contains(&code) {
-            bidi.push(format!("U+{code:04X}"));
-        } else if (0x200B..=0x200D).contains(&code)
-            || code == 0x2060
-            || (code == 0xFEFF && !(first_line && i == 0))
-        {
-            zero_width.push(format!("U+{code:04X}"));
+        match sanitize::hidden(c) {
+            Some(Hidden::Bidi) => bidi.push(format!("U+{code:04X}")),
+            Some(Hidden::Invisible) if !(c == '\u{FEFF}' && first_line && i == 0) => {
+                zero_width.push(format!("U+{code:04X}"))
+            }
+            _ => {}
         }
     }
     let list = |v: &mut Vec<String>| {

@@ -10,6 +10,7 @@ use ratatui_textarea::TextArea;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::Theme;
+use crate::tui::widgets;
 
 pub struct CommitEditor {
     pub textarea: TextArea<'static>,
@@ -112,7 +113,12 @@ impl CommitEditor {
         if let Some(error) = &self.error {
             let lines: Vec<Line> = error
                 .lines()
-                .map(|l| Line::from(Span::styled(format!("✖ {l}"), theme.fg(theme.error))))
+                .map(|l| {
+                    Line::from(Span::styled(
+                        format!("✖ {}", widgets::shown(l)),
+                        theme.fg(theme.error),
+                    ))
+                })
                 .collect();
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), note);
         } else if self.busy {

@@ -7,6 +7,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::Theme;
+use crate::tui::widgets;
 
 /// What "yes" does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,13 +63,16 @@ impl Confirm {
             .border_style(theme.fg(theme.warning))
             .style(theme.base())
             .title(Span::styled(
-                format!(" {} ", self.title),
+                format!(" {} ", widgets::shown(&self.title)),
                 theme.fg(theme.warning),
             ));
         let inner = block.inner(popup);
         frame.render_widget(block, popup);
         let lines = vec![
-            Line::from(Span::styled(self.message.clone(), theme.fg(theme.text))),
+            Line::from(Span::styled(
+                widgets::shown(&self.message).into_owned(),
+                theme.fg(theme.text),
+            )),
             Line::from(""),
             Line::from(vec![
                 Span::styled(key(Action::Yes), theme.key()),

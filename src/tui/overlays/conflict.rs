@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use similar::{ChangeTag, TextDiff};
 
 use crate::core::merge;
+use crate::core::sanitize;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::theme::Theme;
 
@@ -115,6 +116,7 @@ impl Conflict {
                     };
                     let text = change.value().trim_end_matches(['\n', '\r']);
                     let text: String = text.chars().take(400).collect();
+                    let text = sanitize::line(&text);
                     lines.push(Line::from(Span::styled(format!("{sign} {text}"), style)));
                 }
             }
@@ -134,7 +136,7 @@ impl Conflict {
         let name = self
             .path
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(sanitize::os_str)
             .unwrap_or_default();
         let block = Block::default()
             .borders(Borders::ALL)

@@ -15,6 +15,7 @@ use ratatui_textarea::{CursorMove, TextArea};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::budgets::BudgetCheck;
+use crate::core::sanitize;
 use crate::core::tokens::TextStats;
 
 use crate::tui::highlight::HighlightCache;
@@ -362,12 +363,12 @@ impl Editor {
                 let name = doc
                     .path
                     .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
+                    .map(sanitize::os_str)
                     .unwrap_or_default();
                 let memory = doc
                     .memory_id
                     .as_ref()
-                    .map(|id| format!("#{id}"))
+                    .map(|id| format!("#{}", sanitize::line(id)))
                     .unwrap_or_default();
                 format!(" {name}{memory}{dirty}{ro} ")
             }
@@ -573,19 +574,28 @@ pub fn gutter_width(lines: usize) -> usize {
     lines.max(1).to_string().len().max(3) + 1
 }
 
+/// Cells a character takes on screen: four for a tab, one for a control, bidi or
+/// invisible character (drawn as a one-cell stand-in, [`sanitize::glyph`]).
+fn cells(c: char) -> usize {
+    if c == '\t' {
+        4
+    } else if sanitize::glyph(c).is_some() {
+        1
+    } else {
+        c.width().unwrap_or(0)
+    }
+}
+
 /// Display column of the `chars`-th character of `text`.
 pub fn display_column(text: &str, chars: usize) -> usize {
-    text.chars()
-        .take(chars)
-        .map(|c| if c == '\t' { 4 } else { c.width().unwrap_or(0) })
-        .sum()
+    text.chars().take(chars).map(cells).sum()
 }
 
 /// The character index at display column `column` of `text`.
 pub fn char_at_column(text: &str, column: usize) -> usize {
     let mut used = 0;
     for (index, c) in text.chars().enumerate() {
-        let w = if c == '\t' { 4 } else { c.width().unwrap_or(0) };
+        let w = cells(c);
         if used + w > column {
             return index;
         }
@@ -645,7 +655,7 @@ fn visible_spans(
     let mut column = 0;
     let mut used = 0;
     for (byte, c) in text.char_indices() {
-        let w = if c == '\t' { 4 } else { c.width().unwrap_or(0) };
+        let w = cells(c);
         if column + w <= left {
             column += w;
             continue;
@@ -662,16 +672,19 @@ fn visible_spans(
                 style = style.patch(*mark);
             }
         }
+        // The buffer keeps the character; only the view shows it, reversed.
+        let glyph = sanitize::glyph(c).filter(|_| c != '\t');
+        if glyph.is_some() {
+            style = style.add_modifier(Modifier::REVERSED);
+        }
         if style != current_style && !current.is_empty() {
             spans.push(Span::styled(std::mem::take(&mut current), current_style));
         }
         current_style = style;
-        if c == '\t' {
-            current.push_str("    ");
-        } else if c.is_control() {
-            current.push('�');
-        } else {
-            current.push(c);
+        match glyph {
+            _ if c == '\t' => current.push_str("    "),
+            Some(glyph) => current.push(glyph),
+            None => current.push(c),
         }
         column += w;
         used += w;
@@ -744,6 +757,21 @@ mod tests {
                 .add_modifier
                 .contains(Modifier::REVERSED)
         );
+    }
+
+    #[test]
+    fn hidden_characters_show_as_one_reversed_cell_and_the_cursor_agrees() {
+        let text = "a\u{1b}[2J\u{202E}b";
+        let spans = visible_spans(text, 0, 20, &[], &[], Style::new());
+        let shown: String = spans.iter().map(|s| s.content.to_string()).collect();
+        assert_eq!(shown, "a␛[2J\u{FFFD}b");
+        assert!(
+            spans
+                .iter()
+                .any(|s| s.content == "␛" && s.style.add_modifier.contains(Modifier::REVERSED))
+        );
+        assert_eq!(display_column(text, 6), 6);
+        assert_eq!(char_at_column(text, 5), 5);
     }
 
     #[test]

@@ -115,7 +115,10 @@ impl Findings {
                         format!("{:<32} ", widgets::truncate(&place, 32)),
                         theme.fg(theme.accent),
                     ),
-                    Span::styled(finding.message.clone(), theme.fg(theme.text)),
+                    Span::styled(
+                        widgets::shown(&finding.message).into_owned(),
+                        theme.fg(theme.text),
+                    ),
                     Span::styled(format!("  [{}]", finding.code), theme.muted()),
                 ]);
                 if index == self.cursor.selected && focused {

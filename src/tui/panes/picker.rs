@@ -322,7 +322,7 @@ impl Picker {
             .title(Span::styled(" Projects ", theme.title()))
             .title(
                 Line::from(Span::styled(
-                    format!(" {} ", self.root.display()),
+                    format!(" {} ", widgets::shown_path(&self.root)),
                     theme.muted(),
                 ))
                 .right_aligned(),
@@ -339,7 +339,10 @@ impl Picker {
 
         let filter = Line::from(vec![
             Span::styled(" filter ", theme.key()),
-            Span::styled(self.filter.clone(), theme.fg(theme.text)),
+            Span::styled(
+                widgets::shown(&self.filter).into_owned(),
+                theme.fg(theme.text),
+            ),
             Span::styled("▏", theme.fg(theme.accent)),
             Span::styled(
                 format!(
@@ -472,10 +475,10 @@ impl Picker {
             )));
         } else {
             let headline = match &self.root_problem {
-                Some(problem) => problem.clone(),
+                Some(problem) => widgets::shown(problem).into_owned(),
                 None if self.filter.is_empty() => format!(
                     "No memory banks under {} (looked for memory-bank/, .claude/memory/, CLAUDE.md, AGENTS.md, GEMINI.md, .infinity/, .clinerules, .roo/).",
-                    self.root.display()
+                    widgets::shown_path(&self.root)
                 ),
                 None => format!("No project matches {:?}.", self.filter),
             };

@@ -14,6 +14,7 @@ use unicode_width::UnicodeWidthChar;
 
 use crate::core::findings::Severity;
 use crate::core::review::{Baseline, DiffLine, FileReview, HunkId, LineKind, Review, Signal};
+use crate::core::sanitize;
 
 use crate::tui::keymap::Action;
 use crate::tui::list::ListCursor;
@@ -634,8 +635,12 @@ impl ReviewPane {
         let name = self
             .file()
             .map(|f| match &f.renamed_from_display {
-                Some(from) => format!(" {from} → {} ", f.display),
-                None => format!(" {} ", f.display),
+                Some(from) => format!(
+                    " {} → {} ",
+                    widgets::shown(from),
+                    widgets::shown(&f.display)
+                ),
+                None => format!(" {} ", widgets::shown(&f.display)),
             })
             .unwrap_or_default();
         let fill = (rule.width as usize).saturating_sub(name.chars().count() + 2);
@@ -683,8 +688,8 @@ impl ReviewPane {
                     let root = bank
                         .root
                         .strip_prefix(&review.project)
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|_| bank.root.display().to_string());
+                        .map(widgets::shown_path)
+                        .unwrap_or_else(|_| widgets::shown_path(&bank.root));
                     let root = if root.is_empty() { ".".into() } else { root };
                     let delta = bank.tokens_after as i64 - bank.tokens_before as i64;
                     lines.push(Line::from(vec![
@@ -998,13 +1003,9 @@ fn side_line(
     spans
 }
 
-/// Characters that hide or reorder text; shown as a visible code so a review sees them.
-fn hidden(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
-}
-
-/// A line's text cut to `width` cells, changed words highlighted, hidden characters
-/// and control characters made visible.
+/// A line's text cut to `width` cells, changed words highlighted, tabs as four spaces,
+/// and control, bidi and invisible characters shown by the core's sanitiser's markers
+/// ([`sanitize::push_marker`]), reversed so a review sees them.
 fn text_spans(line: &DiffLine, theme: &Theme, width: usize) -> Vec<Span<'static>> {
     let (base, highlight) = line_styles(line.kind, theme);
     let text = line.text.as_str();
@@ -1039,15 +1040,13 @@ fn text_spans(line: &DiffLine, theme: &Theme, width: usize) -> Vec<Span<'static>
             // Keep a cell for the "…" unless this is the line's last character.
             let last = start + offset + c.len_utf8() == text.len();
             let limit = if last { width } else { width.saturating_sub(1) };
-            let (piece, piece_style) = if hidden(c) {
+            let (piece, piece_style) = if c == '\t' {
+                ("    ".to_string(), None)
+            } else if sanitize::hidden(c).is_some() {
                 (
-                    format!("⟨U+{:04X}⟩", c as u32),
+                    sanitize::marker(c),
                     Some(theme.fg(theme.error).add_modifier(Modifier::REVERSED)),
                 )
-            } else if c == '\t' {
-                ("    ".to_string(), None)
-            } else if c.is_control() {
-                ("�".to_string(), None)
             } else {
                 (c.to_string(), None)
             };
@@ -1162,5 +1161,13 @@ mod tests {
         // The changed word is highlighted, the rest is not.
         assert_eq!(spans[0].content, "safe");
         assert_ne!(spans[0].style, spans[2].style);
+        // Controls show which they are (an escape sequence stays inert), not a "�".
+        let line = DiffLine {
+            text: "a\u{1b}[2J\u{9b}b\tc".into(),
+            changed: Vec::new(),
+            ..line
+        };
+        let text = line_text(&text_spans(&line, &theme, 40));
+        assert!(text.starts_with("a␛[2J⟨U+009B⟩b    c"), "{text}");
     }
 }

@@ -197,7 +197,7 @@ impl Timeline {
                 .shrunk
                 .iter()
                 .take(3)
-                .map(|f| (f.message.chars().count() + 3).div_ceil(width))
+                .map(|f| (widgets::shown(&f.message).chars().count() + 3).div_ceil(width))
                 .sum();
             wrapped.min(6) as u16 + 1
         };
@@ -216,7 +216,7 @@ impl Timeline {
                 .take(3)
                 .map(|f| {
                     Line::from(Span::styled(
-                        format!(" ⚠ {}", f.message),
+                        format!(" ⚠ {}", widgets::shown(&f.message)),
                         theme
                             .fg(theme.background)
                             .bg(theme.error)
@@ -309,18 +309,24 @@ impl Timeline {
             let mut second = vec![Span::raw(format!("{:>19}", ""))];
             if !decision.superseded_by.is_empty() {
                 second.push(Span::styled(
-                    format!("⇢ superseded by {}  ", decision.superseded_by.join(", ")),
+                    format!(
+                        "⇢ superseded by {}  ",
+                        widgets::shown(&decision.superseded_by.join(", "))
+                    ),
                     theme.fg(theme.warning),
                 ));
             }
             if !decision.supersedes.is_empty() {
                 second.push(Span::styled(
-                    format!("⇠ supersedes {}  ", decision.supersedes.join(", ")),
+                    format!(
+                        "⇠ supersedes {}  ",
+                        widgets::shown(&decision.supersedes.join(", "))
+                    ),
                     theme.fg(theme.link),
                 ));
             }
             second.push(Span::styled(
-                format!("{}:{}", decision.display, decision.line),
+                format!("{}:{}", widgets::shown(&decision.display), decision.line),
                 theme.muted(),
             ));
             lines.push(Line::from(second));

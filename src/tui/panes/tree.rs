@@ -326,7 +326,7 @@ impl Tree {
         let title = self
             .report
             .as_ref()
-            .map(|r| format!(" {} ", r.name))
+            .map(|r| format!(" {} ", widgets::shown(&r.name)))
             .unwrap_or_else(|| " Files ".into());
         let block = Block::default()
             .borders(Borders::ALL)
@@ -417,7 +417,11 @@ impl Tree {
                 Line::from(vec![
                     Span::raw(indent),
                     Span::styled(
-                        format!("{} {name}/ ({files})", if folded { "▸" } else { "▾" }),
+                        format!(
+                            "{} {}/ ({files})",
+                            if folded { "▸" } else { "▾" },
+                            widgets::shown(name)
+                        ),
                         theme.fg(theme.accent),
                     ),
                 ])
