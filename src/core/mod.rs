@@ -7,6 +7,7 @@ pub mod context;
 pub mod decisions;
 pub mod demo;
 pub mod discovery;
+pub mod edit;
 pub mod error;
 pub mod findings;
 pub mod formats;

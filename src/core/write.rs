@@ -139,6 +139,10 @@ pub struct WriteOutcome {
     /// False when the folder could not be fsynced after the rename (some filesystems do
     /// not support it); the new content is in place but may not survive a power cut.
     pub folder_synced: bool,
+    /// False when the replaced file's owner or group could not be given to the new one:
+    /// only a user saving a file that belongs to someone else (not root, who always can)
+    /// ends up owning the saved file.
+    pub ownership_kept: bool,
 }
 
 fn confined(name: &str, reason: impl Into<String>) -> CoreError {
@@ -396,9 +400,16 @@ fn not_a_regular_file(path: &Path) -> CoreError {
     )
 }
 
-/// Compares the disk with `expected`; `Ok(Some(meta))` when the file exists as expected,
-/// `Ok(None)` when it is absent as expected.
-fn check_expected(target: &Path, expected: &Expected) -> Result<Option<fs::Metadata>> {
+/// What a replaced file had that its replacement keeps.
+struct Existing {
+    meta: fs::Metadata,
+    /// It starts with a UTF-8 byte-order mark.
+    bom: bool,
+}
+
+/// Compares the disk with `expected`; `Ok(Some(existing))` when the file exists as
+/// expected, `Ok(None)` when it is absent as expected.
+fn check_expected(target: &Path, expected: &Expected) -> Result<Option<Existing>> {
     let conflict = || CoreError::Conflict {
         path: target.to_path_buf(),
     };
@@ -438,7 +449,10 @@ fn check_expected(target: &Path, expected: &Expected) -> Result<Option<fs::Metad
             _ => CoreError::io(target, e),
         })?;
     if expected.matches_bytes(&bytes) {
-        Ok(Some(meta))
+        Ok(Some(Existing {
+            meta,
+            bom: bytes.starts_with(UTF8_BOM),
+        }))
     } else {
         Err(conflict())
     }
@@ -475,10 +489,110 @@ fn new_file_permissions() -> Option<fs::Permissions> {
 /// microseconds between the last check and the rename in which another process's write
 /// would be replaced; closing it needs file locks the agents do not take.
 ///
+/// A replaced file keeps what is not its text: its permissions, its owner and group
+/// (see [`WriteOutcome::ownership_kept`]) and its UTF-8 byte-order mark (added back when
+/// `new_text` has none). Line endings are the caller's: [`crate::core::edit`] re-applies
+/// a file's own.
+///
 /// A symlink at `target` is followed, so the link stays and its target is updated.
-/// On any error the target is untouched and no temp file is left behind.
+/// On any error the target is untouched and no temp file is left behind; temp files
+/// that an earlier, killed write left in the folder are removed once stale
+/// ([`STALE_TEMP_AGE`]).
 pub fn write_guarded(target: &Path, new_text: &str, expected: Expected) -> Result<WriteOutcome> {
     write_guarded_with_hook(target, new_text, expected, &mut |_| {})
+}
+
+/// The suffix of every temp file a write makes: `.{name}.{8 random}.mbank-tmp`.
+const TEMP_SUFFIX: &str = ".mbank-tmp";
+/// Random characters in a temp file's name.
+const TEMP_RANDOM_LEN: usize = 8;
+
+/// A temp file this old is an orphan of a killed write, never one in progress: a write
+/// (at most [`super::text::MAX_READ_BYTES`], fsynced) takes seconds even on a slow disk,
+/// and a writer whose temp file was removed under it fails before the rename, leaving
+/// the target untouched.
+pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+/// Whether `name` is a temp file name of [`write_guarded`]'s own pattern.
+fn is_temp_name(name: &str) -> bool {
+    let Some(stem) = name
+        .strip_prefix('.')
+        .and_then(|n| n.strip_suffix(TEMP_SUFFIX))
+    else {
+        return false;
+    };
+    let Some((file, random)) = stem.rsplit_once('.') else {
+        return false;
+    };
+    !file.is_empty()
+        && random.len() == TEMP_RANDOM_LEN
+        && random.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Removes temp files of killed writes from `dir`: regular files of mbank's own naming
+/// pattern, last modified at least [`STALE_TEMP_AGE`] ago. Returns how many were
+/// removed; what cannot be listed or removed is left for the next write.
+pub fn remove_stale_temp_files(dir: &Path) -> usize {
+    remove_temp_files_older_than(dir, STALE_TEMP_AGE)
+}
+
+fn remove_temp_files_older_than(dir: &Path, age: std::time::Duration) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_temp_name) {
+            continue;
+        }
+        // Never follows a link: a temp file is always a regular file.
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        let stale = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|elapsed| elapsed >= age);
+        if meta.is_file() && stale && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Gives the temp file the replaced file's owner and group, then its permissions (a
+/// change of owner clears set-id bits, so the mode comes last). Returns whether the
+/// owner and group are the replaced file's.
+#[cfg(unix)]
+fn keep_identity(temp: &fs::File, temp_path: &Path, existing: &fs::Metadata) -> Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let mine = temp.metadata().map_err(|e| CoreError::io(temp_path, e))?;
+    let mut kept = true;
+    if (mine.uid(), mine.gid()) != (existing.uid(), existing.gid()) {
+        match std::os::unix::fs::fchown(temp, Some(existing.uid()), Some(existing.gid())) {
+            Ok(()) => {}
+            // Not root: a user can keep a group it belongs to, never another's ownership.
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                let group_kept = mine.uid() == existing.uid()
+                    || std::os::unix::fs::fchown(temp, None, Some(existing.gid())).is_ok();
+                kept = mine.uid() == existing.uid() && group_kept;
+            }
+            Err(e) => return Err(CoreError::io(temp_path, e)),
+        }
+    }
+    temp.set_permissions(existing.permissions())
+        .map_err(|e| CoreError::io(temp_path, e))?;
+    Ok(kept)
+}
+
+#[cfg(not(unix))]
+fn keep_identity(temp: &fs::File, temp_path: &Path, existing: &fs::Metadata) -> Result<bool> {
+    temp.set_permissions(existing.permissions())
+        .map_err(|e| CoreError::io(temp_path, e))?;
+    Ok(true)
 }
 
 /// `write_guarded` with a hook run after the temp file is complete and before the final
@@ -504,34 +618,34 @@ fn write_guarded_with_hook(
                 io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
             )
         })?;
+    remove_stale_temp_files(&dir);
+    let keep_bom = existing.as_ref().is_some_and(|e| e.bom) && !new_text.starts_with('\u{FEFF}');
+    let bom: &[u8] = if keep_bom { UTF8_BOM } else { &[] };
     let bytes = new_text.as_bytes();
 
     let prefix = format!(".{file_name}.");
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".mbank-tmp").rand_bytes(8);
-    let permissions = existing
-        .as_ref()
-        .map(fs::Metadata::permissions)
-        .or_else(new_file_permissions);
+    builder
+        .prefix(&prefix)
+        .suffix(TEMP_SUFFIX)
+        .rand_bytes(TEMP_RANDOM_LEN);
     if existing.is_none()
-        && let Some(p) = &permissions
+        && let Some(p) = new_file_permissions()
     {
-        builder.permissions(p.clone());
+        builder.permissions(p);
     }
     // Dropping `temp` on any early return deletes the temp file.
     let mut temp = builder
         .tempfile_in(&dir)
         .map_err(|e| CoreError::io(&dir, e))?;
-    temp.write_all(bytes)
+    temp.write_all(bom)
+        .and_then(|()| temp.write_all(bytes))
         .and_then(|()| temp.as_file().sync_all())
         .map_err(|e| CoreError::io(temp.path(), e))?;
-    if existing.is_some()
-        && let Some(p) = permissions
-    {
-        temp.as_file()
-            .set_permissions(p)
-            .map_err(|e| CoreError::io(temp.path(), e))?;
-    }
+    let ownership_kept = match &existing {
+        Some(existing) => keep_identity(temp.as_file(), temp.path(), &existing.meta)?,
+        None => true,
+    };
 
     before_commit(&target);
     match expected {
@@ -553,12 +667,18 @@ fn write_guarded_with_hook(
         }
     }
     let folder_synced = sync_folder(&dir);
+    let now = if keep_bom {
+        Expected::bytes(&[UTF8_BOM, bytes].concat())
+    } else {
+        Expected::bytes(bytes)
+    };
     Ok(WriteOutcome {
         path: target,
         created: existing.is_none(),
-        bytes_written: bytes.len() as u64,
-        now: Expected::bytes(bytes),
+        bytes_written: (bom.len() + bytes.len()) as u64,
+        now,
         folder_synced,
+        ownership_kept,
     })
 }
 
@@ -742,8 +862,118 @@ mod tests {
         fs::write(&path, b"\xEF\xBB\xBF# Title\n").unwrap();
         let read = crate::core::text::read_text(&path).unwrap();
         assert_eq!(read, "# Title\n");
-        write_guarded(&path, "# Title 2\n", Expected::text(&read)).unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "# Title 2\n");
+        let outcome = write_guarded(&path, "# Title 2\n", Expected::text(&read)).unwrap();
+        // The file keeps its byte-order mark, and the outcome says what is on disk.
+        assert_eq!(fs::read(&path).unwrap(), b"\xEF\xBB\xBF# Title 2\n");
+        assert_eq!(outcome.bytes_written, 13);
+        assert_eq!(outcome.now, Expected::current(&path).unwrap());
+        // A text that brings its own BOM gets no second one.
+        write_guarded(&path, "\u{FEFF}# Title 3\n", outcome.now).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"\xEF\xBB\xBF# Title 3\n");
+        // A new file gets none.
+        let fresh = dir.path().join("fresh.md");
+        write_guarded(&fresh, "x\n", Expected::Missing).unwrap();
+        assert_eq!(fs::read(&fresh).unwrap(), b"x\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn private_files_stay_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secrets.md");
+        fs::write(&path, "a").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        write_guarded(&path, "b", Expected::text("a")).unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o600, "mode {mode:o}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn owner_and_group_are_kept() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shared.md");
+        fs::write(&path, "a").unwrap();
+        let me = fs::metadata(&path).unwrap();
+        // Root can give the file away and must give the saved file back; anyone else
+        // keeps their own ownership, which the write must not lose either.
+        let other = if me.uid() == 0 {
+            std::os::unix::fs::chown(&path, Some(4321), Some(4322)).unwrap();
+            (4321, 4322)
+        } else {
+            eprintln!(
+                "not running as root: giving a file to another user is not possible, only own ownership is checked"
+            );
+            (me.uid(), me.gid())
+        };
+        let outcome = write_guarded(&path, "b", Expected::text("a")).unwrap();
+        let after = fs::metadata(&path).unwrap();
+        assert_eq!((after.uid(), after.gid()), other);
+        assert!(outcome.ownership_kept);
+        assert_eq!(fs::read(&path).unwrap(), b"b");
+    }
+
+    #[test]
+    fn temp_names_follow_the_write_pattern_only() {
+        assert!(is_temp_name(".progress.md.AbC123xY.mbank-tmp"));
+        assert!(is_temp_name(".a.b.md.00000000.mbank-tmp"));
+        for other in [
+            "progress.md.AbC123xY.mbank-tmp",
+            ".progress.md.short.mbank-tmp",
+            "..AbC123xY.mbank-tmp",
+            ".progress.md.AbC-23xY.mbank-tmp",
+            ".progress.md.AbC123xY.mbank-tmp.md",
+            "notes.mbank-tmp",
+        ] {
+            assert!(!is_temp_name(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn stale_temp_files_are_removed_on_the_next_write_and_fresh_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let old =
+            std::time::SystemTime::now() - STALE_TEMP_AGE - std::time::Duration::from_secs(60);
+        let make = |name: &str, stale: bool| {
+            let path = dir.path().join(name);
+            fs::write(&path, "orphan").unwrap();
+            if stale {
+                fs::File::options()
+                    .write(true)
+                    .open(&path)
+                    .unwrap()
+                    .set_modified(old)
+                    .unwrap();
+            }
+            path
+        };
+        let orphan = make(".progress.md.Xy12Ab34.mbank-tmp", true);
+        let other_orphan = make(".notes.md.Qq99Zz00.mbank-tmp", true);
+        // A write in progress in another process: recent, so kept.
+        let in_progress = make(".progress.md.Fresh123.mbank-tmp", false);
+        // Stale but not of mbank's pattern: someone else's file.
+        let foreign = make("backup.mbank-tmp", true);
+        let path = dir.path().join("progress.md");
+        fs::write(&path, "a").unwrap();
+        write_guarded(&path, "b", Expected::text("a")).unwrap();
+        assert!(!orphan.exists() && !other_orphan.exists());
+        assert!(in_progress.exists() && foreign.exists());
+        assert_eq!(fs::read(&path).unwrap(), b"b");
+        #[cfg(unix)]
+        {
+            // A link named like a temp file is not followed or removed.
+            let target = make("kept.md", true);
+            let link = dir.path().join(".kept.md.Link1234.mbank-tmp");
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            assert_eq!(
+                remove_temp_files_older_than(dir.path(), std::time::Duration::ZERO),
+                1
+            );
+            assert!(target.exists() && fs::symlink_metadata(&link).is_ok());
+            assert!(!in_progress.exists());
+        }
     }
 
     #[test]

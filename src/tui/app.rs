@@ -16,10 +16,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::core::config::Config;
+use crate::core::edit;
 use crate::core::model::Project;
 use crate::core::review::{FileReview, ReviewOptions};
 use crate::core::tokens::Encoding;
-use crate::core::write::{self, Expected};
 
 use super::highlight::{DocId, HighlightCache, HighlightWorker};
 use super::keymap::{Action, KeyChord, KeyContext, Keymap};
@@ -1210,12 +1210,7 @@ impl App {
         self.tree.changed.remove(&path);
         match loaded.result {
             Ok(text) => {
-                let mut doc = editor::Document::new(
-                    path.clone(),
-                    memory_id.clone(),
-                    &text.text,
-                    text.disk_text,
-                );
+                let mut doc = editor::Document::new(path.clone(), memory_id.clone(), text.edit);
                 doc.read_only = text.read_only;
                 if memory_id.is_some() {
                     let header = self
@@ -1305,6 +1300,12 @@ impl App {
 
     /// Saves the buffer through the core's guarded atomic write, off this thread.
     fn save(&mut self) {
+        let Some(project) = self.project.clone() else {
+            if self.editor.doc.is_some() {
+                self.toast_error("not saved: no project is open");
+            }
+            return;
+        };
         let Some(doc) = &mut self.editor.doc else {
             return;
         };
@@ -1313,18 +1314,14 @@ impl App {
         }
         doc.saving = true;
         let path = doc.path.clone();
-        let memory_id = doc.memory_id.clone();
         let text = doc.text();
-        let disk_text = doc.disk_text.clone();
+        let disk = doc.disk.clone();
         let version = doc.version;
         let outbox = self.outbox.clone();
         std::thread::spawn(move || {
-            let result = match &memory_id {
-                Some(id) => write::write_infinity_content(&path, id, &text, &disk_text)
-                    .and_then(|_| crate::core::text::read_text(&path)),
-                None => write::write_guarded(&path, &text, Expected::text(&disk_text))
-                    .map(|_| text.clone()),
-            };
+            // Confined to the bank that lists the file; the file's line endings, BOM,
+            // permissions and owner are kept (an Infinity memory: its id, type, title).
+            let result = edit::save_in_project(&project, &path, &disk, &text).map(Box::new);
             let result = result.map_err(|e| match e {
                 crate::core::error::CoreError::Conflict { .. } => SaveError::Conflict,
                 other => SaveError::Other(other.to_string()),
@@ -1343,7 +1340,7 @@ impl App {
         path: PathBuf,
         version: u64,
         text: String,
-        result: Result<String, SaveError>,
+        result: Result<Box<edit::Saved>, SaveError>,
     ) {
         let Some(doc) = &mut self.editor.doc else {
             return;
@@ -1353,10 +1350,17 @@ impl App {
         }
         doc.saving = false;
         match result {
-            Ok(disk_text) => {
-                doc.mark_saved(text, disk_text, version);
+            Ok(saved) => {
+                let ownership_kept = saved.outcome.ownership_kept;
+                doc.mark_saved(text, saved.now, version);
                 let name = self.open_file_name();
-                self.toast(format!("saved {name}"));
+                if ownership_kept {
+                    self.toast(format!("saved {name}"));
+                } else {
+                    self.toast(format!(
+                        "saved {name}; it is now yours: its owner or group could not be kept"
+                    ));
+                }
                 if let Some(project) = self.project.clone() {
                     self.analysis.full(project);
                 }
@@ -1384,8 +1388,7 @@ impl App {
                     doc.path.clone(),
                     doc.base_text.clone(),
                     doc.text(),
-                    theirs.text,
-                    theirs.disk_text,
+                    theirs.edit,
                 )));
             }
             Err(problem) => self.toast_error(format!(
@@ -1402,8 +1405,13 @@ impl App {
         match choice {
             conflict::Choice::KeepMine { theirs_disk } => {
                 // The next save replaces their version, which is kept as a backup first.
-                let backup = conflict::backup(&self.backup_dir, &doc.path, &theirs_disk, "theirs");
-                doc.disk_text = theirs_disk;
+                let backup = conflict::backup(
+                    &self.backup_dir,
+                    &doc.path,
+                    &theirs_disk.disk_bytes(),
+                    "theirs",
+                );
+                doc.disk = *theirs_disk;
                 doc.version += 1;
                 match backup {
                     Ok(path) => self.toast(format!(
@@ -1415,13 +1423,10 @@ impl App {
                     }
                 }
             }
-            conflict::Choice::TakeTheirs {
-                theirs,
-                theirs_disk,
-            } => {
-                let mine = doc.text();
-                let backup = conflict::backup(&self.backup_dir, &doc.path, &mine, "mine");
-                doc.reload(&theirs, theirs_disk);
+            conflict::Choice::TakeTheirs { theirs_disk } => {
+                let mine = doc.disk.encode(&doc.text());
+                let backup = conflict::backup(&self.backup_dir, &doc.path, mine.as_bytes(), "mine");
+                doc.reload(*theirs_disk);
                 match backup {
                     Ok(path) => self.toast(format!(
                         "took their version; your edits are saved in {}",
@@ -1437,10 +1442,10 @@ impl App {
                 theirs_disk,
                 conflicts,
             } => {
-                let mine = doc.text();
-                let backup = conflict::backup(&self.backup_dir, &doc.path, &mine, "mine");
+                let mine = doc.disk.encode(&doc.text());
+                let backup = conflict::backup(&self.backup_dir, &doc.path, mine.as_bytes(), "mine");
                 doc.textarea = ratatui_textarea::TextArea::new(editor::split_lines(&merged));
-                doc.disk_text = theirs_disk;
+                doc.disk = *theirs_disk;
                 doc.version += 1;
                 self.focus = Focus::Editor;
                 if let Err(e) = backup {
@@ -1509,7 +1514,7 @@ impl App {
         let Some(doc) = &self.editor.doc else {
             return;
         };
-        let Ok(current) = crate::core::text::read_text(&doc.path) else {
+        let Ok(current) = edit::load_for_edit(&doc.path) else {
             if !doc.path.exists() {
                 self.toast_error(format!(
                     "{} was deleted on disk; your buffer is kept (save to recreate it)",
@@ -1518,7 +1523,7 @@ impl App {
             }
             return;
         };
-        if current == doc.disk_text {
+        if current.expected == doc.disk.expected {
             return;
         }
         if doc.is_dirty() {
@@ -1529,7 +1534,7 @@ impl App {
             Ok(loaded) => {
                 let name = self.open_file_name();
                 if let Some(doc) = &mut self.editor.doc {
-                    doc.reload(&loaded.text, loaded.disk_text);
+                    doc.reload(loaded.edit);
                 }
                 self.toast(format!("{name} changed on disk: reloaded"));
                 self.request_count();

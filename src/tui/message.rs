@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::core::context::BankContext;
+use crate::core::edit::{EditText, Saved};
 use crate::core::model::Project;
 use crate::core::report::ProjectReport;
 use crate::core::review::{CommitOutcome, FileReview, HunkId, Loss, Review};
@@ -41,7 +42,7 @@ pub enum Message {
         path: PathBuf,
         version: u64,
         text: String,
-        result: Result<String, SaveError>,
+        result: Result<Box<Saved>, SaveError>,
     },
     BufferCounted {
         document: u64,
@@ -78,10 +79,9 @@ pub struct LoadedFile {
 
 #[derive(Debug, Clone)]
 pub struct LoadedText {
-    /// The text shown in the editor (an Infinity memory's content).
-    pub text: String,
-    /// Exactly what was read from disk: the write guard compares against it.
-    pub disk_text: String,
+    /// The file as read: the editor shows `edit.text` (an Infinity memory's content),
+    /// a save expects `edit.expected` and re-applies its line endings and BOM.
+    pub edit: EditText,
     pub read_only: Option<String>,
 }
 

@@ -11,10 +11,10 @@ use std::thread;
 use crate::core::config::Config;
 use crate::core::context::{self, BankContext, ContextOptions};
 use crate::core::discovery::{self, ScanOptions};
+use crate::core::edit;
 use crate::core::listings::Listings;
 use crate::core::model::Project;
 use crate::core::report::{Analyzer, Depth, ProjectReport};
-use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 use super::markdown_view;
@@ -53,31 +53,19 @@ pub fn load_file(path: PathBuf, memory_id: Option<String>, outbox: Outbox) {
     });
 }
 
-/// The editor's view of a file. Public for tests and the end-to-end driver.
+/// The editor's view of a file (or of one Infinity memory in its store), with what a
+/// save needs to change only the edit. Public for tests and the end-to-end driver.
 pub fn read_for_editing(path: &Path, memory_id: Option<&str>) -> Result<LoadedText, String> {
-    let disk_text = text::read_text(path).map_err(|e| e.to_string())?;
+    let edit = match memory_id {
+        None => edit::load_for_edit(path),
+        Some(id) => edit::load_memory_for_edit(path, id),
+    }
+    .map_err(|e| e.to_string())?;
     let permissions_read_only = std::fs::metadata(path)
         .map(|m| m.permissions().readonly())
         .unwrap_or(false);
     let read_only = permissions_read_only.then(|| "the file is read-only on disk".to_string());
-    let text = match memory_id {
-        None => disk_text.clone(),
-        Some(id) => {
-            let (store, _) = crate::core::infinity::parse_store(&disk_text)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            store
-                .memories
-                .iter()
-                .find(|m| m.id == id)
-                .map(|m| m.content.clone())
-                .ok_or_else(|| format!("memory {id} is no longer in {}", path.display()))?
-        }
-    };
-    Ok(LoadedText {
-        text,
-        disk_text,
-        read_only,
-    })
+    Ok(LoadedText { edit, read_only })
 }
 
 /// A request to the analysis worker.

@@ -15,6 +15,7 @@ use ratatui_textarea::{CursorMove, TextArea};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::budgets::BudgetCheck;
+use crate::core::edit::EditText;
 use crate::core::sanitize;
 use crate::core::tokens::TextStats;
 
@@ -38,8 +39,9 @@ pub struct Document {
     pub textarea: TextArea<'static>,
     /// The buffer's text when it was loaded or last saved.
     pub base_text: String,
-    /// The file exactly as read from disk then: what a save expects to replace.
-    pub disk_text: String,
+    /// The file as read from disk then: what a save expects to replace, and the line
+    /// endings and byte-order mark the save re-applies.
+    pub disk: EditText,
     pub read_only: Option<String>,
     /// Bumped on every change to the buffer.
     pub version: u64,
@@ -55,14 +57,10 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn new(
-        path: PathBuf,
-        memory_id: Option<String>,
-        text: &str,
-        disk_text: String,
-    ) -> Document {
+    /// A buffer over `disk.text` (an Infinity memory's content for `memory_id`).
+    pub fn new(path: PathBuf, memory_id: Option<String>, disk: EditText) -> Document {
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let mut textarea = TextArea::new(split_lines(text));
+        let mut textarea = TextArea::new(split_lines(&disk.text));
         textarea.set_max_histories(500);
         Document {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -70,8 +68,8 @@ impl Document {
             memory_id,
             locked_header: None,
             textarea,
-            base_text: text.to_string(),
-            disk_text,
+            base_text: disk.text.clone(),
+            disk,
             read_only: None,
             version: 0,
             saved_version: 0,
@@ -101,26 +99,26 @@ impl Document {
 
     /// Replaces the buffer with new text from disk, keeping the cursor and scroll where
     /// they still fit.
-    pub fn reload(&mut self, text: &str, disk_text: String) {
+    pub fn reload(&mut self, disk: EditText) {
         let (row, col) = self.cursor();
-        let mut textarea = TextArea::new(split_lines(text));
+        let mut textarea = TextArea::new(split_lines(&disk.text));
         textarea.set_max_histories(500);
         textarea.move_cursor(CursorMove::Jump(
             row.min(u16::MAX as usize) as u16,
             col.min(u16::MAX as usize) as u16,
         ));
         self.textarea = textarea;
-        self.base_text = text.to_string();
-        self.disk_text = disk_text;
+        self.base_text = disk.text.clone();
+        self.disk = disk;
         self.version += 1;
         self.saved_version = self.version;
         self.stats = None;
     }
 
-    /// After a successful save of `text`.
-    pub fn mark_saved(&mut self, text: String, disk_text: String, version: u64) {
+    /// After a successful save of `text`; `disk` is the file as written.
+    pub fn mark_saved(&mut self, text: String, disk: EditText, version: u64) {
         self.base_text = text;
-        self.disk_text = disk_text;
+        self.disk = disk;
         self.saved_version = version;
         self.saving = false;
     }
@@ -133,10 +131,10 @@ impl Document {
 }
 
 /// The buffer's lines; a trailing newline is kept as a last empty line, as editors do.
+/// The text comes with `\n` breaks ([`EditText::text`]; the save re-applies the file's
+/// own endings), so a carriage return left in a line is content and stays.
 pub fn split_lines(text: &str) -> Vec<String> {
-    text.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
-        .collect()
+    text.split('\n').map(str::to_string).collect()
 }
 
 /// Whether `lines` joined with newlines is exactly `text`, without building the join.
@@ -726,10 +724,14 @@ mod tests {
 
     #[test]
     fn lines_round_trip_with_trailing_newline() {
-        for text in ["", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n"] {
+        for text in ["", "a", "a\n", "a\nb", "a\rb\r\n", "\n\n"] {
             let lines = split_lines(text);
-            assert_eq!(join_lines(&lines), text.replace("\r\n", "\n"), "{text:?}");
+            assert_eq!(join_lines(&lines), text, "{text:?}");
         }
+    }
+
+    fn disk(text: &str) -> EditText {
+        EditText::from_bytes(std::path::Path::new("/tmp/x.md"), text.as_bytes().to_vec()).unwrap()
     }
 
     #[test]
@@ -785,12 +787,7 @@ mod tests {
     #[test]
     fn dirty_follows_edits_and_undo() {
         let mut editor = Editor {
-            doc: Some(Document::new(
-                "/tmp/x.md".into(),
-                None,
-                "abc\n",
-                "abc\n".into(),
-            )),
+            doc: Some(Document::new("/tmp/x.md".into(), None, disk("abc\n"))),
             ..Editor::default()
         };
         assert!(!editor.is_dirty());
@@ -812,7 +809,7 @@ mod tests {
 
     #[test]
     fn read_only_documents_do_not_change() {
-        let mut doc = Document::new("/tmp/x.md".into(), None, "abc", "abc".into());
+        let mut doc = Document::new("/tmp/x.md".into(), None, disk("abc"));
         doc.read_only = Some("read-only".into());
         let mut editor = Editor {
             doc: Some(doc),
