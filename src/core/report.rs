@@ -554,20 +554,26 @@ fn verdict_findings(
             budget_finding(check, &report.file.path, out);
         }
         if let Some(s) = &report.staleness {
-            let (severity, code) = match s.level {
-                Freshness::Stale => (Severity::Warning, "stale"),
-                Freshness::Aging => (Severity::Info, "aging"),
-                Freshness::Fresh => continue,
+            let verdict = match s.level {
+                Freshness::Stale => Some((Severity::Warning, "stale")),
+                Freshness::Aging => Some((Severity::Info, "aging")),
+                Freshness::Fresh => None,
             };
-            out.push(Finding::new(
-                severity,
-                code,
-                &report.file.path,
-                None,
-                format!("{} is {}: {}", report.file.role, s.level.id(), s.reason),
-            ));
+            if let Some((severity, code)) = verdict {
+                out.push(Finding::new(
+                    severity,
+                    code,
+                    &report.file.path,
+                    None,
+                    format!("{} is {}: {}", report.file.role, s.level.id(), s.reason),
+                ));
+            }
         }
-        if let Some(error) = &report.error {
+        // A file the validator already found unreadable is reported once, by it.
+        let reported = out.iter().any(|f| {
+            f.file == report.file.path && matches!(f.code, "unreadable-file" | "infinity-json")
+        });
+        if let Some(error) = report.error.as_ref().filter(|_| !reported) {
             out.push(Finding::new(
                 Severity::Error,
                 "unreadable",
