@@ -128,7 +128,7 @@ pub fn run(
                     ))
                 );
             }
-            for finding in &bank.import_findings {
+            for finding in bank.findings.iter().chain(&bank.import_findings) {
                 println!(
                     "   {} {}",
                     style.status(finding.severity.id()),

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::cli::style::{Table, thousands};
 use crate::cli::{Context, json};
+use crate::core::findings::Finding;
 use crate::core::model::{Format, LoadKind, Role};
 use crate::core::report::{Analyzer, Depth};
 use crate::core::tokens::{self, Encoding, TokenCache};
@@ -17,6 +18,9 @@ struct TokensOutput {
     path: PathBuf,
     banks: Vec<BankTokens>,
     totals: Totals,
+    /// Memory paths left uncounted because they lead out of their project
+    /// (`symlink-outside`).
+    findings: Vec<Finding>,
 }
 
 #[derive(Serialize)]
@@ -90,6 +94,7 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
             files: vec![file],
         }],
         totals,
+        findings: Vec::new(),
     })
 }
 
@@ -99,8 +104,10 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
     let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
     let mut banks = Vec::new();
     let mut totals = Totals::default();
+    let mut findings = Vec::new();
     for project in &projects {
         let report = analyzer.analyze(project, Depth::default());
+        findings.extend(report.findings);
         for bank in report.banks {
             let files: Vec<FileTokens> = bank
                 .files
@@ -148,6 +155,7 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
         path: path.to_path_buf(),
         banks,
         totals,
+        findings,
     })
 }
 
@@ -212,6 +220,14 @@ pub fn run(context: &Context, path: &Path, as_json: bool) -> Result<u8> {
             "  loaded at session start: {} · private: {}\n",
             style.bold(&thousands(bank.loaded_tokens)),
             thousands(bank.private_tokens)
+        );
+    }
+    for finding in &output.findings {
+        println!(
+            "{} {} [{}]",
+            style.status(finding.severity.id()),
+            finding.message,
+            finding.code
         );
     }
     println!(
