@@ -122,8 +122,15 @@ fn a_write_for_one_project_never_lands_in_its_sibling() {
     assert!(reason.contains("outside the bank's folder"), "{reason}");
     assert!(resolve_target(&cline, "progress.md").is_ok());
 
+    // A link into a sibling project is not listed (`confine`), and refused all the same.
     let claude = bank_of(alpha, Format::ClaudeMd);
-    assert!(claude.files.iter().any(|f| f.display == "CLAUDE.md"));
+    assert!(!claude.files.iter().any(|f| f.display == "CLAUDE.md"));
+    assert!(
+        claude
+            .outside
+            .iter()
+            .any(|l| l.link == r.join("alpha/CLAUDE.md"))
+    );
     let reason = confined_reason(resolve_target(&claude, "CLAUDE.md").unwrap_err());
     assert!(reason.contains("outside"), "{reason}");
 
@@ -155,8 +162,10 @@ fn a_bank_folder_linked_into_another_project_is_refused() {
     std::os::unix::fs::symlink(r.join("bravo/memory-bank"), r.join("alpha/memory-bank")).unwrap();
     let projects = discovery::scan(r, &ScanOptions::default());
     let bank = bank_of(project(&projects, "alpha"), Format::Cline);
-    // The listing shows bravo's file under alpha's name; writing it must still be refused.
-    assert_eq!(bank.files.len(), 1);
+    // The listing does not show bravo's file under alpha's name (the link is recorded as
+    // leading out of alpha), and writing through the link is refused all the same.
+    assert!(bank.files.is_empty());
+    assert_eq!(bank.outside.len(), 1);
     let reason = confined_reason(resolve_target(&bank, "progress.md").unwrap_err());
     assert!(reason.contains("outside its project"), "{reason}");
     let reason = confined_reason(resolve_target(&bank, "new.md").unwrap_err());

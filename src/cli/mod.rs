@@ -57,6 +57,9 @@ impl Context {
             .or(global.root.clone());
         let (root, root_source) =
             config::choose_root(flag_root.as_deref(), env_root.as_deref(), &config);
+        // Absolute from the start: project paths are built on it, and a relative one
+        // (`--root .`) would lose a leading `..` wherever it is normalised.
+        let root = crate::core::imports::absolute(&root);
         let encoding = match global.encoding {
             Some(EncodingArg::O200k) => Encoding::O200k,
             Some(EncodingArg::Cl100k) => Encoding::Cl100k,
@@ -101,8 +104,11 @@ impl Context {
         ))
     }
 
-    /// A PATH argument: as given when it exists, else (when relative) the same path under
-    /// the root, so `mbank --demo check weather-api` names a demo project.
+    /// Where a PATH argument is: as given when it exists (relative to the current
+    /// folder), else (when relative) the same path under the root, so `mbank --demo
+    /// check weather-api` names a demo project. Kept as written, for messages; anything
+    /// that becomes a project goes through [`Context::projects_at`], which makes it
+    /// absolute.
     pub fn resolve(&self, path: &Path) -> PathBuf {
         if path.is_relative() && std::fs::symlink_metadata(path).is_err() {
             let under_root = self.root.join(path);
@@ -119,7 +125,9 @@ impl Context {
         let Some(path) = path else {
             return self.projects_under_root();
         };
-        let resolved = self.resolve(path);
+        // Absolute before anything is built on it: a project at `.` would otherwise
+        // hide an `@../x` import that leaves it (normalising `./../x` loses the `..`).
+        let resolved = crate::core::imports::absolute(&self.resolve(path));
         let path = resolved.as_path();
         let meta =
             std::fs::metadata(path).wrap_err_with(|| format!("cannot read {}", path.display()))?;

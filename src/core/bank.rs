@@ -1,10 +1,14 @@
 //! Listing a bank's files in its format's read order. Reads metadata, plus the little
 //! content that decides placement: rule frontmatter (`paths:`) and the Infinity store.
+//! Only paths confined to the project are listed (see `confine`).
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::confine::{Confinement, OutsideLink, ProjectFolder};
 use super::discovery::ALWAYS_SKIPPED;
 use super::formats::{self, hierarchical_file_name};
 use super::infinity;
@@ -25,10 +29,45 @@ const MAX_NESTED_DEPTH: usize = 3;
 struct Lister<'a> {
     listings: &'a Listings,
     project: &'a Path,
+    /// The project's real folder, resolved only when a first symlink is met.
+    folder: &'a ProjectFolder<'a>,
     format: Format,
     bank_root: PathBuf,
+    /// The bank folder's real path, resolved only when a first symlink is met.
+    bank_real: OnceLock<Option<PathBuf>>,
     files: Vec<MemoryFile>,
     problems: Vec<String>,
+    outside: Vec<OutsideLink>,
+}
+
+/// Whether a listed entry may be used (see [`Lister::admit`]).
+enum Admit {
+    /// A plain file or folder in a confined folder.
+    Plain,
+    /// A symlink whose real location (given) is inside the project.
+    Link(PathBuf),
+    /// Leaves the project, or cannot be followed.
+    Refused,
+}
+
+/// What a folder listing says is at `parent/name`, without following a symlink.
+fn kind_of(listings: &Listings, parent: &Path, name: &OsStr) -> Option<Kind> {
+    match name.to_str().and_then(|name| listings.child(parent, name)) {
+        Some(found) => found.map(|e| e.kind),
+        // The folder cannot be listed (searchable but not readable): ask the file itself.
+        None => fs::symlink_metadata(parent.join(name)).ok().map(|meta| {
+            let t = meta.file_type();
+            if t.is_symlink() {
+                Kind::Symlink
+            } else if t.is_dir() {
+                Kind::Dir
+            } else if t.is_file() {
+                Kind::File
+            } else {
+                Kind::Other
+            }
+        }),
+    }
 }
 
 impl Lister<'_> {
@@ -61,6 +100,8 @@ impl Lister<'_> {
         });
     }
 
+    /// Pushes `path` when it is a file. Only for paths known to be confined: a plain file
+    /// in a confined folder, or a symlink [`Lister::confined`] accepted.
     fn push_if_file(&mut self, path: PathBuf) {
         if let Ok(meta) = fs::metadata(&path)
             && meta.is_file()
@@ -69,16 +110,97 @@ impl Lister<'_> {
         }
     }
 
-    /// `parent/name` when it is a file; the listing of `parent` says first whether the
-    /// name exists at all, so absent files cost no `stat`.
+    /// Whether a listed entry may be used: plain files and folders inside a confined
+    /// folder are (no system call); a symlink (or an entry of unknown type) is resolved
+    /// once and must stay inside the project. A link leaving the project is recorded;
+    /// one that cannot be followed is a problem.
+    fn admit(&mut self, path: &Path, kind: Kind) -> Admit {
+        if !matches!(kind, Kind::Symlink | Kind::Unknown) {
+            return Admit::Plain;
+        }
+        let problem = match self.folder.check(path) {
+            Confinement::Inside(real) => return Admit::Link(real),
+            Confinement::Outside(link) => {
+                if !self.outside.contains(&link) {
+                    self.outside.push(link);
+                }
+                return Admit::Refused;
+            }
+            // An entry of unknown type that is not there (it vanished): nothing to say.
+            Confinement::Dangling if kind == Kind::Unknown => return Admit::Refused,
+            Confinement::Dangling => "it points to nothing".to_string(),
+            Confinement::Loop => "it is a symlink loop".to_string(),
+            Confinement::Unresolvable(reason) => reason,
+        };
+        self.problems.push(format!(
+            "cannot follow the symlink {}: {problem}",
+            path.display()
+        ));
+        Admit::Refused
+    }
+
+    fn confined(&mut self, path: &Path, kind: Kind) -> bool {
+        !matches!(self.admit(path, kind), Admit::Refused)
+    }
+
+    /// `parent/name` when it exists and is confined (a folder or a file, per its kind).
+    /// The listing of `parent` says whether the name exists at all, so absent files cost
+    /// no `stat`.
+    fn confined_child(&mut self, parent: &Path, name: &str) -> Option<PathBuf> {
+        let kind = kind_of(self.listings, parent, OsStr::new(name))?;
+        let path = parent.join(name);
+        self.confined(&path, kind).then_some(path)
+    }
+
+    /// `parent/name` when it is a confined file.
     fn push_child_if_file(&mut self, parent: &Path, name: &str) {
-        if self.listings.exists(parent, name) {
-            self.push_if_file(parent.join(name));
+        if let Some(path) = self.confined_child(parent, name) {
+            self.push_if_file(path);
         }
     }
 
+    /// `parent/name` when it is a confined folder.
+    fn child_dir(&mut self, parent: &Path, name: &str) -> Option<PathBuf> {
+        let kind = kind_of(self.listings, parent, OsStr::new(name))?;
+        let path = parent.join(name);
+        let is_dir = match self.admit(&path, kind) {
+            Admit::Plain => kind == Kind::Dir,
+            Admit::Link(real) => real.is_dir(),
+            Admit::Refused => false,
+        };
+        is_dir.then_some(path)
+    }
+
+    /// Whether every folder from the project down to `dir` is confined (judged from the
+    /// listings, so a bank of plain folders costs nothing). A missing step is left to the
+    /// caller, which reports it when it lists.
+    fn confined_way(&mut self, dir: &Path) -> bool {
+        let Some(rel) = paths::relative_to(dir, self.project) else {
+            return dir == self.project;
+        };
+        let mut parent = self.project.to_path_buf();
+        for part in rel.components() {
+            let name = part.as_os_str();
+            let path = parent.join(name);
+            match kind_of(self.listings, &parent, name) {
+                Some(kind) if !self.confined(&path, kind) => return false,
+                Some(_) => {}
+                None => return true,
+            }
+            parent = path;
+        }
+        true
+    }
+
+    fn bank_real(&self) -> Option<&Path> {
+        self.bank_real
+            .get_or_init(|| fs::canonicalize(&self.bank_root).ok())
+            .as_deref()
+    }
+
     /// Lists every file under `dir`, bounded in depth and count; symlinks are listed only
-    /// when they point to a file inside the bank (never followed as folders).
+    /// when they point to a file inside the bank (never followed as folders), and one
+    /// leading out of the project is recorded.
     fn walk(&mut self, dir: &Path, depth: usize) {
         let listed = match self.listings.list(dir) {
             Ok(entries) => entries,
@@ -107,18 +229,13 @@ impl Lister<'_> {
                     self.walk(&path, depth + 1);
                 }
             } else if entry.kind == Kind::Symlink {
-                match fs::canonicalize(&path) {
-                    Ok(target) => {
-                        let inside = fs::canonicalize(&self.bank_root)
-                            .is_ok_and(|root| target.starts_with(root));
-                        if inside {
-                            self.push_if_file(path);
-                        }
-                    }
-                    // A dangling link or a link loop: say so rather than drop it silently.
-                    Err(e) => self
-                        .problems
-                        .push(format!("cannot follow the symlink {}: {e}", path.display())),
+                // Inside the project but outside the bank: another bank's file, not this one's.
+                if let Admit::Link(target) = self.admit(&path, entry.kind)
+                    && self
+                        .bank_real()
+                        .is_some_and(|bank| target.starts_with(bank))
+                {
+                    self.push_if_file(path);
                 }
             } else if let Ok(meta) = fs::symlink_metadata(&path) {
                 self.push(path, &meta);
@@ -129,15 +246,10 @@ impl Lister<'_> {
 
 /// Finds `sub/**/CLAUDE.md` (etc.) below the project, skipping hidden, vendored and
 /// memory folders, to `MAX_NESTED_DEPTH` levels. Each folder's listing answers whether
-/// it holds the file.
-fn nested_instruction_files(
-    listings: &Listings,
-    project: &Path,
-    file_name: &str,
-    depth: usize,
-    out: &mut Vec<PathBuf>,
-) {
-    let Ok(entries) = listings.list(project) else {
+/// it holds the file; only real folders are entered, and a file that is a symlink must
+/// stay inside the project.
+fn nested_instruction_files(lister: &mut Lister<'_>, dir: &Path, file_name: &str, depth: usize) {
+    let Ok(entries) = lister.listings.list(dir) else {
         return;
     };
     let mut dirs: Vec<PathBuf> = entries
@@ -149,15 +261,13 @@ fn nested_instruction_files(
                 && !ALWAYS_SKIPPED.contains(&name.as_ref())
                 && name != "memory-bank"
         })
-        .map(|e| project.join(&e.name))
+        .map(|e| dir.join(&e.name))
         .collect();
     dirs.sort();
-    for dir in dirs {
-        if listings.exists(&dir, file_name) {
-            out.push(dir.join(file_name));
-        }
+    for sub in dirs {
+        lister.push_child_if_file(&sub, file_name);
         if depth + 1 < MAX_NESTED_DEPTH {
-            nested_instruction_files(listings, &dir, file_name, depth + 1, out);
+            nested_instruction_files(lister, &sub, file_name, depth + 1);
         }
     }
 }
@@ -207,12 +317,10 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
         _ => None,
     };
     if let Some(dot) = dot_dir
-        && lister.listings.is_dir(&project, dot)
+        && let Some(dot_path) = lister.child_dir(&project, dot)
     {
-        let dot_path = project.join(dot);
         lister.push_child_if_file(&dot_path, main);
-        let rules = dot_path.join("rules");
-        if lister.listings.is_dir(&dot_path, "rules") {
+        if let Some(rules) = lister.child_dir(&dot_path, "rules") {
             let before = lister.files.len();
             lister.walk(&rules, 1);
             // Only markdown rules load; conditional ones only on demand.
@@ -231,11 +339,7 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
         lister.push_child_if_file(&dot_path, &local);
     }
     lister.push_child_if_file(&project, &local);
-    let mut nested = Vec::new();
-    nested_instruction_files(lister.listings, &project, main, 0, &mut nested);
-    for path in nested {
-        lister.push_if_file(path);
-    }
+    nested_instruction_files(lister, &project, main, 0);
 }
 
 fn list_roo(lister: &mut Lister<'_>) {
@@ -249,10 +353,16 @@ fn list_roo(lister: &mut Lister<'_>) {
         let Some(name) = entry.name.to_str() else {
             continue;
         };
-        let path = project.join(name);
         let is_rule_name = name == ".clinerules"
             || name == ".roomodes"
             || formats::mode_of_rule_file(name).is_some();
+        if !is_rule_name && name != ".roo" {
+            continue;
+        }
+        let path = project.join(name);
+        if !lister.confined(&path, entry.kind) {
+            continue;
+        }
         let is_dir = entry.is_dir(&project);
         if is_rule_name && !is_dir {
             // Pushed only when it is a file (a dangling link is not).
@@ -331,11 +441,9 @@ fn store_listing(
 }
 
 /// The store's `project_id` file, trimmed, when it exists and is not empty.
-fn project_id_of(listings: &Listings, store_dir: &Path) -> Option<String> {
-    if !listings.exists(store_dir, "project_id") {
-        return None;
-    }
-    let path = store_dir.join("project_id");
+fn project_id_of(lister: &mut Lister<'_>, store_dir: &Path) -> Option<String> {
+    let path = lister.confined_child(store_dir, "project_id")?;
+    let listings = lister.listings;
     let meta = fs::metadata(&path).ok()?;
     let modified = meta.modified().ok();
     if let Some(known) = listings.fact(PROJECT_ID_FACT, &path, meta.len(), modified) {
@@ -351,7 +459,16 @@ fn project_id_of(listings: &Listings, store_dir: &Path) -> Option<String> {
 }
 
 fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
-    let store_path = lister.bank_root.join("memories.json");
+    let store_dir = lister.bank_root.clone();
+    if !lister.confined_way(&store_dir) {
+        return;
+    }
+    let store_path = store_dir.join("memories.json");
+    if let Some(kind) = kind_of(lister.listings, &store_dir, OsStr::new("memories.json"))
+        && !lister.confined(&store_path, kind)
+    {
+        return;
+    }
     let meta = match fs::metadata(&store_path) {
         Ok(meta) => meta,
         Err(e) => {
@@ -361,7 +478,7 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
             return;
         }
     };
-    *project_id = project_id_of(lister.listings, &lister.bank_root);
+    *project_id = project_id_of(lister, &store_dir);
     let parsed = store_listing(lister.listings, &store_path, &meta);
     let store = match parsed {
         Ok(parsed) => parsed,
@@ -446,19 +563,41 @@ pub fn list_bank(project: &Project, location: &BankLocation) -> Bank {
 
 /// [`list_bank`] reading folders and small facts through `listings`.
 pub fn list_bank_with(listings: &Listings, project: &Project, location: &BankLocation) -> Bank {
+    list_bank_in(
+        listings,
+        project,
+        &ProjectFolder::new(&project.path),
+        location,
+    )
+}
+
+/// Lists one bank; `folder` (the project's, its real path resolved once) is shared by
+/// the project's banks. Nothing whose real location leaves the project is listed: such
+/// links end up in [`Bank::outside`].
+fn list_bank_in(
+    listings: &Listings,
+    project: &Project,
+    folder: &ProjectFolder<'_>,
+    location: &BankLocation,
+) -> Bank {
     let mut lister = Lister {
         listings,
         project: &project.path,
+        folder,
         format: location.format,
         bank_root: location.root.clone(),
+        bank_real: OnceLock::new(),
         files: Vec::new(),
         problems: Vec::new(),
+        outside: Vec::new(),
     };
     let mut project_id = None;
     match location.format {
         Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
             let root = location.root.clone();
-            lister.walk(&root, 0);
+            if lister.confined_way(&root) {
+                lister.walk(&root, 0);
+            }
         }
         Format::RooRules => list_roo(&mut lister),
         Format::Infinity => list_infinity(&mut lister, &mut project_id),
@@ -469,6 +608,7 @@ pub fn list_bank_with(listings: &Listings, project: &Project, location: &BankLoc
     let Lister {
         mut files,
         problems,
+        outside,
         ..
     } = lister;
     sort_read_order(location.format, &mut files);
@@ -479,6 +619,7 @@ pub fn list_bank_with(listings: &Listings, project: &Project, location: &BankLoc
         project_id,
         modes: Vec::new(),
         problems,
+        outside,
     }
 }
 
@@ -490,10 +631,11 @@ pub fn list_banks(project: &Project) -> Vec<Bank> {
 /// [`list_banks`] reading folders and small facts through `listings`, so a folder that
 /// discovery already read is not read again.
 pub fn list_banks_with(listings: &Listings, project: &Project) -> Vec<Bank> {
+    let folder = ProjectFolder::new(&project.path);
     project
         .banks
         .iter()
-        .map(|location| list_bank_with(listings, project, location))
+        .map(|location| list_bank_in(listings, project, &folder, location))
         .collect()
 }
 
@@ -594,5 +736,165 @@ mod tests {
                 .unwrap()
                 .contains("line 1")
         );
+    }
+
+    /// Lists the project at `dir` and returns every file listed (display names) and
+    /// every outside link (relative to `dir`).
+    #[cfg(unix)]
+    fn listed(dir: &Path) -> (Vec<String>, Vec<String>) {
+        let banks = list_banks(&project(dir));
+        let files = banks
+            .iter()
+            .flat_map(|b| b.files.iter().map(|f| f.display.clone()))
+            .collect();
+        let mut outside: Vec<String> = banks
+            .iter()
+            .flat_map(|b| b.outside.iter())
+            .map(|l| l.link.strip_prefix(dir).unwrap().display().to_string())
+            .collect();
+        outside.sort();
+        outside.dedup();
+        (files, outside)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_project_are_recorded_and_never_listed() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        write(&out.join("secret.md"), "# secret\n");
+        write(&out.join("bank/projectBrief.md"), "# secret brief\n");
+        write(&out.join("store/memories.json"), r#"{"memories":[]}"#);
+        let secret = out.join("secret.md");
+        let cases: Vec<(&str, Vec<&str>, Vec<&str>)> = vec![
+            // (shape, links to make, the outside links expected)
+            ("claude-file", vec!["CLAUDE.md"], vec!["CLAUDE.md"]),
+            ("agents-file", vec!["AGENTS.md"], vec!["AGENTS.md"]),
+            ("gemini-file", vec!["GEMINI.md"], vec!["GEMINI.md"]),
+            ("roo-file", vec![".clinerules"], vec![".clinerules"]),
+            (
+                "bank-file",
+                vec!["memory-bank/activeContext.md"],
+                vec!["memory-bank/activeContext.md"],
+            ),
+            ("nested-file", vec!["sub/CLAUDE.md"], vec!["sub/CLAUDE.md"]),
+            (
+                "conkeeper-config",
+                vec![".claude/memory/.memory-config.md"],
+                vec![".claude/memory/.memory-config.md"],
+            ),
+        ];
+        for (shape, links, expected) in cases {
+            let p = dir.path().join(shape);
+            // Every project has a plain bank too, so it is found whatever the link.
+            write(&p.join("memory-bank/progress.md"), "# progress\n");
+            write(&p.join(".claude/memory/active-context.md"), "# active\n");
+            write(&p.join("CLAUDE.local.md"), "# local\n");
+            for link in &links {
+                fs::create_dir_all(p.join(link).parent().unwrap()).unwrap();
+                symlink(&secret, p.join(link)).unwrap();
+            }
+            let (files, outside) = listed(&p);
+            assert_eq!(outside, expected, "{shape}");
+            for link in links {
+                assert!(
+                    !files.iter().any(|f| f == link),
+                    "{shape}: {link} listed: {files:?}"
+                );
+            }
+            assert!(
+                files.iter().any(|f| f == "memory-bank/progress.md"),
+                "{shape}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn memory_folders_linked_out_of_the_project_list_nothing() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        write(&out.join("bank/projectBrief.md"), "# secret brief\n");
+        write(&out.join("rules/rule.md"), "# secret rule\n");
+        write(&out.join("claude/CLAUDE.md"), "# secret\n");
+        write(&out.join("claude/memory/active-context.md"), "# secret\n");
+        write(
+            &out.join("store/memories.json"),
+            r#"{"memories":[{"id":"m","title":"secret","type":"rules","content":"x","created_at":"2025-01-01T00:00:00Z"}]}"#,
+        );
+        let cases = [
+            ("cline", "memory-bank", "bank", vec!["memory-bank"]),
+            (
+                "conkeeper",
+                ".claude/memory",
+                "bank",
+                vec![".claude/memory"],
+            ),
+            ("rules", ".claude/rules", "rules", vec![".claude/rules"]),
+            ("claude-dir", ".claude", "claude", vec![".claude"]),
+            ("infinity-dir", ".infinity", "store", vec![".infinity"]),
+            (
+                "infinity-store",
+                ".infinity/memories.json",
+                "store/memories.json",
+                vec![".infinity/memories.json"],
+            ),
+            ("ai", ".ai", "claude", vec![".ai"]),
+        ];
+        for (shape, link, target, expected) in cases {
+            let p = dir.path().join(shape);
+            write(&p.join("README.md"), "# not memory\n");
+            fs::create_dir_all(p.join(link).parent().unwrap()).unwrap();
+            symlink(out.join(target), p.join(link)).unwrap();
+            let (files, outside) = listed(&p);
+            assert_eq!(outside, expected, "{shape}");
+            assert!(files.is_empty(), "{shape}: {files:?}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_inside_the_project_still_work() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        write(&p.join("CLAUDE.md"), "# main\n");
+        symlink("CLAUDE.md", p.join("AGENTS.md")).unwrap();
+        write(&p.join("docs/bank/progress.md"), "# progress\n");
+        symlink("docs/bank", p.join("memory-bank")).unwrap();
+        write(&p.join("docs/rules/style.md"), "# style\n");
+        fs::create_dir_all(p.join(".claude")).unwrap();
+        symlink("../docs/rules", p.join(".claude/rules")).unwrap();
+        let (mut files, outside) = listed(p);
+        files.sort();
+        assert!(outside.is_empty(), "{outside:?}");
+        assert_eq!(
+            files,
+            vec![
+                ".claude/rules/style.md",
+                "AGENTS.md",
+                "CLAUDE.md",
+                "memory-bank/progress.md"
+            ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_into_a_sibling_project_is_outside() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("b/memory-bank/progress.md"), "# b\n");
+        fs::create_dir_all(dir.path().join("a")).unwrap();
+        symlink(
+            dir.path().join("b/memory-bank"),
+            dir.path().join("a/memory-bank"),
+        )
+        .unwrap();
+        let (files, outside) = listed(&dir.path().join("a"));
+        assert!(files.is_empty(), "{files:?}");
+        assert_eq!(outside, vec!["memory-bank"]);
     }
 }

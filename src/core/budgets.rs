@@ -434,6 +434,7 @@ mod tests {
             project_id: None,
             modes: vec![],
             problems: vec![],
+            outside: vec![],
         }
     }
 

@@ -12,11 +12,19 @@
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
 //! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
 //!
+//!
+//! Confinement: a project file is read only when its real location is inside the project
+//! (checked again right before reading, see `confine`); the bank's links out of the project
+//! are [`BankContext::findings`]. A user-level file is never read when it really is a
+//! sensitive file (`~/.ssh`, `.env`, credentials).
+//!
 //! Token counting is the caller's closure, so this module does not depend on a tokenizer.
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::confine::{self, ProjectFolder};
+use super::error::CoreError;
 use super::findings::Finding;
 use super::imports::{self, Expander, ImportPolicy};
 use super::markdown;
@@ -98,6 +106,9 @@ pub struct BankContext {
     pub skipped: Vec<SkippedFile>,
     /// Problems met while expanding imports (missing, cycles, sensitive…).
     pub import_findings: Vec<Finding>,
+    /// Memory paths of the bank that lead out of the project (`symlink-outside`): never
+    /// loaded here.
+    pub findings: Vec<Finding>,
     /// Infinity only: what the agent's first `list_memories` call costs.
     pub listing: Option<ListingSize>,
     pub notes: Vec<String>,
@@ -221,8 +232,28 @@ fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec
     (before, after)
 }
 
+/// Reads a user-level file (`~/.claude/CLAUDE.md`, a user rule, auto memory). The user's
+/// own files may link anywhere (dotfile managers keep them elsewhere), but never to a
+/// sensitive file: a link to `~/.ssh/id_rsa` does not put a key into the context.
+fn read_user_file(file: &Path) -> Result<String, CoreError> {
+    let real = std::fs::canonicalize(file).map_err(|e| CoreError::io(file, e))?;
+    if imports::is_sensitive(&real) {
+        return Err(CoreError::NotConfined {
+            path: file.to_path_buf(),
+            reason: format!(
+                "it really is {}, a sensitive file (secrets, credentials or keys); not read",
+                real.display()
+            ),
+        });
+    }
+    text::read_text(&real)
+}
+
 struct Builder<'a> {
     project: &'a Path,
+    /// The project, its real path resolved once: every project file loaded is checked
+    /// against it right before it is read.
+    folder: ProjectFolder<'a>,
     home: Option<PathBuf>,
     format: Format,
     count_tokens: &'a dyn Fn(&str) -> usize,
@@ -300,7 +331,11 @@ impl Builder<'_> {
             self.skip(file, "already loaded through an @import");
             return;
         }
-        let mut text = match text::read_text(file) {
+        let read = match scope {
+            Scope::Project => confine::read_text(&self.folder, file),
+            Scope::User => read_user_file(file),
+        };
+        let mut text = match read {
             Ok(text) => text,
             Err(e) => {
                 self.skip(file, format!("cannot be read: {e}"));
@@ -427,6 +462,7 @@ pub fn session_context_with(
         .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
     let mut builder = Builder {
         project: &project.path,
+        folder: ProjectFolder::new(&project.path),
         home: options.home.clone(),
         format,
         count_tokens,
@@ -439,6 +475,7 @@ pub fn session_context_with(
             cutoffs: Vec::new(),
             skipped: Vec::new(),
             import_findings: Vec::new(),
+            findings: confine::findings(&bank.outside, &project.path),
             listing: None,
             notes: Vec::new(),
             total_tokens: 0,
@@ -467,7 +504,7 @@ pub fn session_context_with(
     for file in &user_before {
         // A user rule scoped with paths: loads only when matching files are touched.
         if file.parent().is_some_and(|p| p.ends_with("rules"))
-            && text::read_text(file).is_ok_and(|t| has_paths_scope(&t))
+            && read_user_file(file).is_ok_and(|t| has_paths_scope(&t))
         {
             continue;
         }
@@ -681,6 +718,55 @@ mod tests {
         assert_eq!(
             listing.bytes,
             r#"{"memories":[{"id":"a","title":"Plan","type":"implementation_plan"}],"success":true}"#.len()
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_project_or_home_never_load() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        let home = dir.path().join("home");
+        write(&dir.path().join("secret.txt"), "SECRET\n");
+        write(&home.join(".ssh/id_rsa"), "PRIVATE KEY\n");
+        write(&project.join("CLAUDE.local.md"), "# local\n");
+        symlink(dir.path().join("secret.txt"), project.join("CLAUDE.md")).unwrap();
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        symlink(home.join(".ssh/id_rsa"), home.join(".claude/CLAUDE.md")).unwrap();
+        let ctx = context_of(&project, Format::ClaudeMd, Some(&home));
+        let shown: Vec<_> = ctx.pieces.iter().map(|p| p.display.as_str()).collect();
+        assert_eq!(shown, vec!["CLAUDE.local.md"]);
+        assert!(
+            ctx.pieces
+                .iter()
+                .all(|p| !p.text.contains("SECRET") && !p.text.contains("KEY"))
+        );
+        assert_eq!(ctx.findings.len(), 1);
+        assert_eq!(ctx.findings[0].code, "symlink-outside");
+        assert!(ctx.findings[0].message.contains("secret.txt"));
+        let skipped = &ctx.skipped[0];
+        assert!(skipped.file.ends_with(".claude/CLAUDE.md"));
+        assert!(skipped.reason.contains("sensitive"), "{}", skipped.reason);
+
+        // A bank handed over with the link in it (stale, or built by hand) still does
+        // not load it: each project file is checked right before it is read.
+        let project_model = discovery::project_at(&project, "p".into()).unwrap();
+        let mut bank = bank::list_banks(&project_model)
+            .into_iter()
+            .find(|b| b.format == Format::ClaudeMd)
+            .unwrap();
+        let mut forged = bank.files[0].clone();
+        forged.path = project.join("CLAUDE.md");
+        bank.files.push(forged);
+        let ctx = session_context_with(&project_model, &bank, &words, &ContextOptions::default());
+        assert!(ctx.pieces.iter().all(|p| !p.text.contains("SECRET")));
+        assert!(
+            ctx.skipped
+                .iter()
+                .any(|s| s.file.ends_with("CLAUDE.md") && s.reason.contains("outside the project")),
+            "{:?}",
+            ctx.skipped
         );
     }
 }

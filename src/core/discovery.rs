@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use globset::GlobSet;
 
+use super::confine::{Confinement, ProjectFolder};
 use super::formats;
 use super::listings::{Entry, Kind, Listings};
 use super::model::{BankLocation, Format, Project};
@@ -113,18 +114,76 @@ fn looks_kebab_case(listings: &Listings, bank: &Path) -> bool {
 /// Reads one folder's listing and recognises every memory format it holds.
 fn markers_of(listings: &Listings, dir: &Path) -> Markers {
     match listings.list(dir) {
-        Ok(entries) => markers_in(listings, dir, &entries),
+        Ok(entries) => markers_in(listings, &ProjectFolder::new(dir), &entries),
         Err(_) => Markers::default(),
     }
 }
 
+/// What a marker is, judged against the folder being recognised (see `confine`).
+enum Probe {
+    /// A real file or folder, or a symlink whose real location is inside the folder.
+    Inside { is_dir: bool },
+    /// A symlink leading out of the folder: still a marker (listing reports the link),
+    /// but nothing behind it is listed or `stat`ed.
+    Outside,
+    /// A dangling or looping symlink: no marker.
+    Broken,
+}
+
+/// Judges `path`, of listing type `kind`: plain entries from the listing alone, links
+/// resolved once.
+fn probe(folder: &ProjectFolder<'_>, path: &Path, kind: Kind) -> Probe {
+    match kind {
+        Kind::Dir => Probe::Inside { is_dir: true },
+        Kind::File | Kind::Other => Probe::Inside { is_dir: false },
+        Kind::Symlink | Kind::Unknown => match folder.check(path) {
+            Confinement::Inside(real) => Probe::Inside {
+                is_dir: real.is_dir(),
+            },
+            Confinement::Outside(_) => Probe::Outside,
+            _ => Probe::Broken,
+        },
+    }
+}
+
+/// [`probe`] of `parent/name`, from `parent`'s listing; `None` when absent.
+fn probe_child(
+    listings: &Listings,
+    folder: &ProjectFolder<'_>,
+    parent: &Path,
+    name: &str,
+) -> Option<Probe> {
+    let path = parent.join(name);
+    let kind = match listings.child(parent, name) {
+        Some(found) => found?.kind,
+        None => {
+            let meta = fs::symlink_metadata(&path).ok()?;
+            if meta.file_type().is_symlink() {
+                Kind::Symlink
+            } else if meta.is_dir() {
+                Kind::Dir
+            } else {
+                Kind::File
+            }
+        }
+    };
+    Some(probe(folder, &path, kind))
+}
+
 /// Recognises every memory format in a folder from its listing; only the markers found
 /// are looked at more closely, and sub-folder markers (`.claude/memory`) are answered
-/// from the listing of their parent.
-fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
+/// from the listing of their parent. A marker that is a symlink is resolved once: one
+/// leading out of `folder` stays a marker (so listing reports it) but is neither listed
+/// nor `stat`ed through.
+fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]) -> Markers {
+    let dir = folder.path();
     let mut markers = Markers::default();
-    let has = |n: &str| entries.iter().any(|e| e.name == n);
-    let modified = |path: &Path| listings.modified(path);
+    let kind_of = |n: &str| entries.iter().find(|e| e.name == n).map(|e| e.kind);
+    // A file marker's time; a link's own, so nothing outside is `stat`ed.
+    let modified = |path: &Path, kind: Kind| match kind {
+        Kind::Symlink | Kind::Unknown => fs::symlink_metadata(path).and_then(|m| m.modified()).ok(),
+        _ => listings.modified(path),
+    };
     // Banks are listed right after discovery: one `stat` serves both.
     let bank_modified = |path: &Path| listings.folder_modified(path);
 
@@ -133,94 +192,134 @@ fn markers_in(listings: &Listings, dir: &Path, entries: &[Entry]) -> Markers {
             continue;
         };
         let path = || dir.join(name);
-        match name {
-            "memory-bank" if entry.is_dir(dir) => {
+        let file_marker = |format| (format, dir.to_path_buf(), modified(&path(), entry.kind));
+        let found = match name {
+            "memory-bank" => {
                 let path = path();
-                let format = if looks_kebab_case(listings, &path) {
-                    Format::MemoryBankMcp
-                } else {
-                    Format::Cline
-                };
-                let when = modified(&path);
-                markers.add(format, path, when);
-            }
-            n if formats::DOCUMENT_BANK_DIRS.contains(&n) && entry.is_dir(dir) => {
-                let path = path();
-                let when = bank_modified(&path);
-                markers.add(Format::MemoryBankMcp, path, when)
-            }
-            "CLAUDE.md" | "CLAUDE.local.md" => {
-                markers.add(Format::ClaudeMd, dir.to_path_buf(), modified(&path()))
-            }
-            "AGENTS.md" => markers.add(Format::AgentsMd, dir.to_path_buf(), modified(&path())),
-            "GEMINI.md" => markers.add(Format::GeminiMd, dir.to_path_buf(), modified(&path())),
-            "BEANS.md" | "BEANS.local.md" | ".beans" => {
-                markers.add(Format::BeansMd, dir.to_path_buf(), modified(&path()))
-            }
-            ".roomodes" | ".roo" | ".clinerules" => {
-                markers.add(Format::RooRules, dir.to_path_buf(), modified(&path()))
-            }
-            n if n.starts_with(".clinerules-") || n.starts_with(".roorules-") => {
-                markers.add(Format::RooRules, dir.to_path_buf(), modified(&path()))
-            }
-            _ => {}
-        }
-    }
-    if has(".cursor") {
-        let cursor = dir.join(".cursor");
-        if listings.is_dir(&cursor, "memory-bank") {
-            let bank = cursor.join("memory-bank");
-            markers.add(Format::Cline, bank.clone(), bank_modified(&bank));
-        }
-    }
-    if has(".claude") {
-        let claude = dir.join(".claude");
-        if listings.is_dir(&claude, "memory") {
-            let memory = claude.join("memory");
-            markers.add(Format::ConKeeper, memory.clone(), bank_modified(&memory));
-        }
-        for marker in ["CLAUDE.md", "CLAUDE.local.md", "rules"] {
-            if !listings.exists(&claude, marker) {
-                continue;
-            }
-            let path = claude.join(marker);
-            let when = if listings.is_dir(&claude, marker) {
-                bank_modified(&path)
-            } else {
-                match fs::metadata(&path) {
-                    Ok(meta) => meta.modified().ok(),
-                    // A dangling symlink is no marker.
-                    Err(_) => continue,
+                match probe(folder, &path, entry.kind) {
+                    Probe::Inside { is_dir: true } => {
+                        let format = if looks_kebab_case(listings, &path) {
+                            Format::MemoryBankMcp
+                        } else {
+                            Format::Cline
+                        };
+                        let when = listings.modified(&path);
+                        Some((format, path, when))
+                    }
+                    Probe::Outside => Some((Format::Cline, path, None)),
+                    _ => None,
                 }
-            };
-            markers.add(Format::ClaudeMd, dir.to_path_buf(), when);
+            }
+            n if formats::DOCUMENT_BANK_DIRS.contains(&n) => {
+                let path = path();
+                match probe(folder, &path, entry.kind) {
+                    Probe::Inside { is_dir: true } => {
+                        let when = bank_modified(&path);
+                        Some((Format::MemoryBankMcp, path, when))
+                    }
+                    Probe::Outside => Some((Format::MemoryBankMcp, path, None)),
+                    _ => None,
+                }
+            }
+            "CLAUDE.md" | "CLAUDE.local.md" => Some(file_marker(Format::ClaudeMd)),
+            "AGENTS.md" => Some(file_marker(Format::AgentsMd)),
+            "GEMINI.md" => Some(file_marker(Format::GeminiMd)),
+            "BEANS.md" | "BEANS.local.md" | ".beans" => Some(file_marker(Format::BeansMd)),
+            ".roomodes" | ".roo" | ".clinerules" => Some(file_marker(Format::RooRules)),
+            n if n.starts_with(".clinerules-") || n.starts_with(".roorules-") => {
+                Some(file_marker(Format::RooRules))
+            }
+            _ => None,
+        };
+        if let Some((format, root, when)) = found {
+            markers.add(format, root, when);
         }
     }
-    if has("docs") {
+    // A folder that holds memory folders (`.claude/memory`): looked into only when it
+    // is confined. A memory folder's own (`.claude`, `.ai`, `.infinity`) leading out of
+    // the project is reported by the bank it would hold; `docs/` and `.cursor/` are not
+    // memory themselves, and a link of theirs out of the project is simply not entered.
+    let container = |name: &str| -> Option<(PathBuf, bool)> {
+        let kind = kind_of(name)?;
+        let path = dir.join(name);
+        match probe(folder, &path, kind) {
+            Probe::Inside { is_dir: true } => Some((path, true)),
+            Probe::Outside => Some((path, false)),
+            _ => None,
+        }
+    };
+    // A memory folder inside a confined container.
+    let bank_in = |container: &Path, name: &str| -> Option<(PathBuf, Option<SystemTime>)> {
+        let path = container.join(name);
+        match probe_child(listings, folder, container, name)? {
+            Probe::Inside { is_dir: true } => {
+                let when = bank_modified(&path);
+                Some((path, when))
+            }
+            Probe::Outside => Some((path, None)),
+            _ => None,
+        }
+    };
+    if let Some((cursor, true)) = container(".cursor")
+        && let Some((bank, when)) = bank_in(&cursor, "memory-bank")
+    {
+        markers.add(Format::Cline, bank, when);
+    }
+    match container(".claude") {
+        Some((claude, true)) => {
+            if let Some((memory, when)) = bank_in(&claude, "memory") {
+                markers.add(Format::ConKeeper, memory, when);
+            }
+            for marker in ["CLAUDE.md", "CLAUDE.local.md", "rules"] {
+                let path = claude.join(marker);
+                let when = match probe_child(listings, folder, &claude, marker) {
+                    None | Some(Probe::Broken) => continue,
+                    Some(Probe::Outside) => None,
+                    Some(Probe::Inside { is_dir: true }) => bank_modified(&path),
+                    Some(Probe::Inside { is_dir: false }) => {
+                        fs::metadata(&path).ok().and_then(|m| m.modified().ok())
+                    }
+                };
+                markers.add(Format::ClaudeMd, dir.to_path_buf(), when);
+            }
+        }
+        // Claude's own folder leads out of the project: its instruction memory reports it.
+        Some((_, false)) => markers.add(Format::ClaudeMd, dir.to_path_buf(), None),
+        None => {}
+    }
+    if let Some((docs, true)) = container("docs") {
         // memory-bank-mcp-server keeps its document banks under docs/ by default.
-        let docs = dir.join("docs");
         for name in formats::DOCUMENT_BANK_DIRS {
-            if listings.is_dir(&docs, name) {
-                let bank = docs.join(name);
-                markers.add(Format::MemoryBankMcp, bank.clone(), bank_modified(&bank));
+            if let Some((bank, when)) = bank_in(&docs, name) {
+                markers.add(Format::MemoryBankMcp, bank, when);
             }
         }
     }
-    if has(".ai") {
-        let ai = dir.join(".ai");
-        if listings.is_dir(&ai, "memory") {
-            let memory = ai.join("memory");
-            markers.add(Format::ConKeeper, memory.clone(), bank_modified(&memory));
+    match container(".ai") {
+        Some((ai, true)) => {
+            if let Some((memory, when)) = bank_in(&ai, "memory") {
+                markers.add(Format::ConKeeper, memory, when);
+            }
         }
+        Some((ai, false)) => markers.add(Format::ConKeeper, ai.join("memory"), None),
+        None => {}
     }
-    if has(".infinity") {
-        let infinity = dir.join(".infinity");
-        if listings.exists(&infinity, "memories.json")
-            && let Ok(meta) = fs::metadata(infinity.join("memories.json"))
-            && meta.is_file()
-        {
-            markers.add(Format::Infinity, infinity, meta.modified().ok());
-        }
+    match container(".infinity") {
+        Some((infinity, true)) => match probe_child(listings, folder, &infinity, "memories.json") {
+            Some(Probe::Inside { is_dir: false }) => {
+                let when = fs::metadata(infinity.join("memories.json"))
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.modified().ok());
+                if let Some(when) = when {
+                    markers.add(Format::Infinity, infinity, when);
+                }
+            }
+            Some(Probe::Outside) => markers.add(Format::Infinity, infinity, None),
+            _ => {}
+        },
+        Some((infinity, false)) => markers.add(Format::Infinity, infinity, None),
+        None => {}
     }
     markers.banks.sort_by_key(|b| b.format);
     markers
@@ -317,7 +416,8 @@ impl Walk<'_> {
         let Ok(entries) = self.listings.list(&dir) else {
             return;
         };
-        let mut markers = markers_in(self.listings, &dir, &entries);
+        let folder = ProjectFolder::with_real(&dir, &real);
+        let mut markers = markers_in(self.listings, &folder, &entries);
         markers.banks.retain(|b| !claimed.contains(&b.root));
         let is_project = if inside_project {
             markers.has_memory_folder()
@@ -595,5 +695,79 @@ mod tests {
         .map(|p| p.name)
         .collect();
         assert_eq!(names, vec!["p".to_string()]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn markers_leading_out_of_the_project_are_kept_but_not_looked_through() {
+        use std::os::unix::fs::symlink;
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let o = outside.path();
+        touch(&o.join("bank/active-context.md"));
+        touch(&o.join("bank/product-context.md"));
+        touch(&o.join("secret.md"));
+        touch(&o.join("claude/memory/progress.md"));
+        touch(&o.join("store/memories.json"));
+        // Far in the future: a time read through a link would win `last_write`.
+        let future = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(4_000_000_000);
+        for path in [
+            o.join("bank"),
+            o.join("secret.md"),
+            o.join("claude"),
+            o.join("claude/memory"),
+            o.join("store"),
+            o.join("store/memories.json"),
+        ] {
+            fs::File::open(&path).unwrap().set_modified(future).unwrap();
+        }
+        for name in [
+            "cline",
+            "claude",
+            "conkeeper",
+            "dotclaude",
+            "infinity",
+            "store",
+        ] {
+            fs::create_dir_all(r.join(name)).unwrap();
+        }
+        symlink(o.join("bank"), r.join("cline/memory-bank")).unwrap();
+        symlink(o.join("secret.md"), r.join("claude/CLAUDE.md")).unwrap();
+        fs::create_dir_all(r.join("conkeeper/.claude")).unwrap();
+        symlink(o.join("claude/memory"), r.join("conkeeper/.claude/memory")).unwrap();
+        symlink(o.join("claude"), r.join("dotclaude/.claude")).unwrap();
+        symlink(o.join("store"), r.join("infinity/.infinity")).unwrap();
+        fs::create_dir_all(r.join("store/.infinity")).unwrap();
+        symlink(
+            o.join("store/memories.json"),
+            r.join("store/.infinity/memories.json"),
+        )
+        .unwrap();
+        let projects = scan(r, &ScanOptions::default());
+        let summary: Vec<(String, Vec<Format>)> = projects
+            .iter()
+            .map(|p| (p.name.clone(), p.formats()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("claude".into(), vec![Format::ClaudeMd]),
+                // Not told apart by its names: nothing behind the link is listed.
+                ("cline".into(), vec![Format::Cline]),
+                ("conkeeper".into(), vec![Format::ConKeeper]),
+                ("dotclaude".into(), vec![Format::ClaudeMd]),
+                ("infinity".into(), vec![Format::Infinity]),
+                ("store".into(), vec![Format::Infinity]),
+            ]
+        );
+        let year_2090 = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(3_800_000_000);
+        for project in &projects {
+            assert!(
+                project.last_write.is_none_or(|t| t < year_2090),
+                "{} took a time from outside",
+                project.name
+            );
+        }
     }
 }

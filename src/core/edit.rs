@@ -428,6 +428,7 @@ mod tests {
             project_id: None,
             modes: Vec::new(),
             problems: Vec::new(),
+            outside: Vec::new(),
         }
     }
 

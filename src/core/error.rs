@@ -24,6 +24,9 @@ pub enum CoreError {
     Parse { path: PathBuf, message: String },
     #[error("refused to write {name:?}: {reason}")]
     Confined { name: String, reason: String },
+    /// A memory path whose real location is not inside its project (`confine`).
+    #[error("{path}: {reason}")]
+    NotConfined { path: PathBuf, reason: String },
     #[error(
         "{path} changed on disk since it was read; nothing was written (reload or merge first)"
     )]

@@ -245,20 +245,31 @@ pub fn find_imports(text: &str) -> Vec<ImportRef> {
 }
 
 /// Removes `.` and resolves `..` without touching the disk (for paths that may not exist).
+/// A `..` cancels the name before it, never another `..` (`../../x` stays as it is), and
+/// stops at the root. Give it absolute paths: a relative one keeps only the `..` it
+/// starts with, and where that leads depends on the current folder (see [`absolute`]).
 pub fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
             Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
                 }
-            }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
             other => out.push(other.as_os_str()),
         }
     }
     out
+}
+
+/// `path` made absolute against the current folder (no symlink resolved, `..` kept), so
+/// a base given as `.` or `sub/..` keeps its place once normalised.
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Files no import may read, whatever folder they are in (seed 002 §5.3): `.env`,
@@ -289,7 +300,7 @@ pub struct ImportPolicy {
 }
 
 fn canonical_or_self(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| normalize_lexically(path))
+    std::fs::canonicalize(path).unwrap_or_else(|_| normalize_lexically(&absolute(path)))
 }
 
 impl ImportPolicy {
@@ -363,7 +374,9 @@ pub fn resolve(importer: &Path, target: &str, policy: &ImportPolicy) -> Resoluti
             .unwrap_or_else(|| Path::new("."))
             .join(target)
     };
-    let lexical = normalize_lexically(&joined);
+    // Never normalised from a relative base: `./../x` would lose the `..` that leaves
+    // the project.
+    let lexical = normalize_lexically(&absolute(&joined));
     if is_sensitive(&lexical) {
         return Resolution::Sensitive(lexical);
     }
@@ -815,5 +828,77 @@ mod tests {
             "{}",
             exp.findings[0].message
         );
+    }
+
+    #[test]
+    fn normalising_never_drops_a_leading_parent() {
+        for (path, normal) in [
+            ("../../x.md", "../../x.md"),
+            ("./../x.md", "../x.md"),
+            ("a/../../x.md", "../x.md"),
+            ("a/b/../c/./d.md", "a/c/d.md"),
+            ("/a/../../x.md", "/x.md"),
+            ("/a/b/../x.md", "/a/x.md"),
+        ] {
+            assert_eq!(
+                normalize_lexically(Path::new(path)),
+                PathBuf::from(normal),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_relative_importer_resolves_like_an_absolute_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("a/proj");
+        fs::create_dir_all(&project).unwrap();
+        let policy = ImportPolicy::new(&project, None);
+        let absolute = resolve(&project.join("CLAUDE.md"), "../../gone.md", &policy);
+        assert_eq!(absolute, Resolution::Missing(dir.path().join("gone.md")));
+        // The same importer named from inside the project, as `mbank check .` names it.
+        let cwd = std::env::current_dir().unwrap();
+        let relative = Path::new(".").join(pathdiff_like(&cwd, &project).join("CLAUDE.md"));
+        assert_eq!(resolve(&relative, "../../gone.md", &policy), absolute);
+    }
+
+    /// `to` relative to `from` (both absolute), through `..` where needed.
+    fn pathdiff_like(from: &Path, to: &Path) -> PathBuf {
+        let from: Vec<_> = from.components().collect();
+        let to: Vec<_> = to.components().collect();
+        let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+        let mut out = PathBuf::new();
+        for _ in common..from.len() {
+            out.push("..");
+        }
+        for part in &to[common..] {
+            out.push(part.as_os_str());
+        }
+        out
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_import_linked_to_a_sensitive_or_outside_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("proj");
+        write(&home.join(".ssh/id_rsa"), "PRIVATE KEY\n");
+        write(&project.join(".env"), "KEY=1\n");
+        write(&dir.path().join("elsewhere/notes.md"), "outside\n");
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), home.join(".claude/key.md")).unwrap();
+        std::os::unix::fs::symlink(project.join(".env"), project.join("env.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), project.join("docs")).unwrap();
+        let mut expander = Expander::new(ImportPolicy::new(&project, Some(&home)));
+        let root = project.join("CLAUDE.md");
+        let exp = expander.expand(&root, "@~/.claude/key.md\n@env.md\n@docs/notes.md\n");
+        let codes: Vec<_> = exp.findings.iter().map(|f| f.code).collect();
+        assert_eq!(
+            codes,
+            vec!["import-sensitive", "import-sensitive", "import-outside"]
+        );
+        assert!(exp.files.is_empty());
+        assert!(!exp.text.contains("PRIVATE") && !exp.text.contains("KEY=1"));
     }
 }

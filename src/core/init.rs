@@ -2,7 +2,9 @@
 //! from templates built into the binary.
 //!
 //! Existing files are never touched: every file is created through the guarded write
-//! with [`Expected::Missing`], so a file that exists, or appears while init runs, is kept.
+//! with [`Expected::Missing`], so a file that exists, or appears while init runs, is kept
+//! (a symlink included: it is never written through). A bank folder that is a symlink
+//! leading out of the project is refused before anything is written (see `confine`).
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -10,6 +12,7 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use super::confine::ProjectFolder;
 use super::error::{CoreError, Result};
 use super::model::Format;
 use super::write::{Expected, write_guarded};
@@ -142,6 +145,13 @@ pub fn init_bank_on(
         ));
     }
     let bank = project.join(format.bank_dir());
+    let folder = ProjectFolder::new(project);
+    refuse_links_out(&folder, Path::new(format.bank_dir()))?;
+    if format == InitFormat::ConKeeper {
+        for sub in CONKEEPER_FOLDERS {
+            refuse_links_out(&folder, &Path::new(format.bank_dir()).join(sub))?;
+        }
+    }
     let mut report = InitReport {
         bank: bank.clone(),
         ..InitReport::default()
@@ -190,6 +200,25 @@ pub fn init_bank_on(
         }
     }
     Ok(report)
+}
+
+/// Refuses, before anything is written, a folder on the way from the project to `rel`
+/// that is a symlink whose real location is outside the project (`memory-bank/` or
+/// `.claude/` linked elsewhere): init would write the templates there. Folders that do
+/// not exist yet are created as real folders; links inside the project are fine.
+fn refuse_links_out(folder: &ProjectFolder<'_>, rel: &Path) -> Result<()> {
+    let mut step = folder.path().to_path_buf();
+    for part in rel.components() {
+        step.push(part);
+        match fs::symlink_metadata(&step) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                folder.require_inside(&step)?;
+            }
+            Ok(_) => {}
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
 }
 
 fn project_name(project: &Path) -> String {
@@ -364,5 +393,73 @@ mod tests {
         fs::write(&file, "x").unwrap();
         let err = init_bank_on(&file, InitFormat::Cline, None, day()).unwrap_err();
         assert!(matches!(err, CoreError::Io { .. }), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn bank_folders_linked_out_of_the_project_are_refused_before_any_write() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        fs::create_dir_all(out.join("memory")).unwrap();
+        let cases = [
+            ("cline", InitFormat::Cline, "memory-bank", out.clone()),
+            ("claude", InitFormat::ConKeeper, ".claude", out.clone()),
+            (
+                "memory",
+                InitFormat::ConKeeper,
+                ".claude/memory",
+                out.join("memory"),
+            ),
+        ];
+        for (name, format, link, target) in cases {
+            let project = dir.path().join(name);
+            fs::create_dir_all(project.join(link).parent().unwrap()).unwrap();
+            symlink(&target, project.join(link)).unwrap();
+            let err = init_bank_on(&project, format, None, day()).unwrap_err();
+            assert!(
+                matches!(err, CoreError::NotConfined { .. }),
+                "{name}: {err}"
+            );
+            assert!(
+                err.to_string().contains("outside the project"),
+                "{name}: {err}"
+            );
+            let written: Vec<_> = walk_files(&out);
+            assert!(written.is_empty(), "{name} wrote {written:?}");
+        }
+        // ConKeeper's sub-folders too.
+        let project = dir.path().join("sessions");
+        fs::create_dir_all(project.join(".claude/memory")).unwrap();
+        symlink(&out, project.join(".claude/memory/sessions")).unwrap();
+        let err = init_bank_on(&project, InitFormat::ConKeeper, None, day()).unwrap_err();
+        assert!(matches!(err, CoreError::NotConfined { .. }), "{err}");
+        assert!(walk_files(&project.join(".claude/memory")).is_empty());
+        assert!(walk_files(&out).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_bank_folder_linked_inside_the_project_is_used() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("docs/bank")).unwrap();
+        std::os::unix::fs::symlink("docs/bank", dir.path().join("memory-bank")).unwrap();
+        let report = init_bank_on(dir.path(), InitFormat::Cline, None, day()).unwrap();
+        assert_eq!(report.created.len(), 7);
+        assert!(dir.path().join("docs/bank/progress.md").is_file());
+    }
+
+    /// Every file below `dir`, links left out and never followed.
+    fn walk_files(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for entry in fs::read_dir(dir).unwrap().flatten() {
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                out.extend(walk_files(&entry.path()));
+            } else if !kind.is_symlink() {
+                out.push(entry.path());
+            }
+        }
+        out
     }
 }

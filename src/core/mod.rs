@@ -3,6 +3,7 @@
 pub mod bank;
 pub mod budgets;
 pub mod config;
+pub mod confine;
 pub mod context;
 pub mod decisions;
 pub mod demo;

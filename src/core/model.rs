@@ -4,6 +4,8 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
+use super::confine::OutsideLink;
+
 /// A memory system whose files mbank understands. A project may hold several.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -280,4 +282,14 @@ pub struct Bank {
     pub modes: Vec<ModeRule>,
     /// Problems met while listing the bank (a broken store, an unreadable folder).
     pub problems: Vec<String>,
+    /// Symlinks met while listing whose real location is outside the project: nothing
+    /// behind them is listed (see `confine`).
+    pub outside: Vec<OutsideLink>,
+}
+
+impl Bank {
+    /// Whether `path` lies behind one of the bank's outside links (never to be read).
+    pub fn reaches_outside(&self, path: &std::path::Path) -> bool {
+        self.outside.iter().any(|l| path.starts_with(&l.link))
+    }
 }

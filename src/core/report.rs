@@ -168,12 +168,16 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
         return (None, None);
     }
     let path = bank.root.join(".memory-config.md");
-    // The listing already knows whether the file exists and which version it is.
-    let listed = bank
+    // The listing already knows whether the file exists and which version it is, and
+    // only what it lists is confined to the project: nothing else is read.
+    let Some(file) = bank
         .files
         .iter()
-        .find(|f| f.path == path && !f.is_virtual());
-    if let (Some(listings), Some(file)) = (listings, listed)
+        .find(|f| f.path == path && !f.is_virtual())
+    else {
+        return (None, None);
+    };
+    if let Some(listings) = listings
         && let Some(known) = listings.fact(CONKEEPER_FACT, &path, file.size, file.modified)
     {
         return known;
@@ -183,7 +187,7 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
     };
     let (config, _) = super::validate::parse_memory_config(&text);
     let settings = (config.token_budget, config.staleness_commits);
-    if let (Some(listings), Some(file)) = (listings, listed) {
+    if let Some(listings) = listings {
         listings.put_fact(CONKEEPER_FACT, &path, file.size, file.modified, &settings);
     }
     settings
@@ -301,6 +305,11 @@ impl<'a> Analyzer<'a> {
             .max()
             .or(project.last_write)
             .and_then(epoch_seconds);
+        // Whatever the depth: a memory path leading out of the project is a security signal.
+        findings.extend(super::confine::findings(
+            banks.iter().flat_map(|b| &b.outside),
+            &project.path,
+        ));
         let mut decisions = Vec::new();
         for bank in banks {
             reports.push(self.bank_report(

@@ -318,6 +318,7 @@ mod tests {
             project_id: None,
             modes: vec![],
             problems: vec![],
+            outside: vec![],
         }
     }
 

@@ -761,6 +761,10 @@ fn infinity_issue_severity(message: &str) -> Severity {
 
 fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
     let store = bank.root.join("memories.json");
+    // A store behind a link out of the project is never read (its finding says so).
+    if bank.reaches_outside(&store) {
+        return;
+    }
     if !store.exists() {
         out.push(Finding::new(
             Severity::Error,
@@ -810,6 +814,9 @@ fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
         ));
     }
     let id_file = bank.root.join("project_id");
+    if bank.reaches_outside(&id_file) {
+        return;
+    }
     match text::read_text_limited(&id_file, 4096) {
         Ok(id) => {
             let id = id.trim();
@@ -1029,6 +1036,10 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
                 problem.clone(),
             ));
         }
+    }
+    // A bank folder leading out of the project is reported as such, not as empty.
+    if bank.reaches_outside(&bank.root) {
+        return out;
     }
     check_required(bank, &mut out);
     if bank.format == Format::Infinity {

@@ -775,6 +775,7 @@ mod tests {
             project_id: None,
             modes: Vec::new(),
             problems: Vec::new(),
+            outside: Vec::new(),
         }
     }
 
@@ -1191,6 +1192,74 @@ mod tests {
         let bank = bank_with(Format::Cline, &root, &["up/secret.md"]);
         let err = resolve_target(&bank, "up/secret.md").unwrap_err();
         assert!(reason(err).contains("outside the bank's folder"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_project_are_refused_for_listed_and_new_files() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        for sub in [
+            "bank",
+            "memory/sessions",
+            "rules",
+            "claude",
+            "other/memory-bank",
+        ] {
+            fs::create_dir_all(out.join(sub)).unwrap();
+        }
+        fs::write(out.join("bank/progress.md"), "outside").unwrap();
+        fs::write(out.join("secret.md"), "outside").unwrap();
+        let p = dir.path().join("p");
+        fs::create_dir_all(p.join(".claude/memory")).unwrap();
+        // A bank folder that is a link out of the project, with a listed and a new file.
+        symlink(out.join("bank"), p.join("memory-bank")).unwrap();
+        let cline = bank_with(Format::Cline, &p.join("memory-bank"), &["progress.md"]);
+        for name in ["progress.md", "new.md"] {
+            let err = resolve_target(&cline, name).unwrap_err();
+            assert!(reason(err).contains("outside its project"), "{name}");
+        }
+        // The parent folder of a new file is a link out: ConKeeper sessions, Claude rules.
+        symlink(
+            out.join("memory/sessions"),
+            p.join(".claude/memory/sessions"),
+        )
+        .unwrap();
+        let conkeeper = bank_with(Format::ConKeeper, &p.join(".claude/memory"), &[]);
+        let err = resolve_target(&conkeeper, "sessions/2026-01-01-x.md").unwrap_err();
+        assert!(reason(err).contains("outside the bank's folder"));
+        symlink(out.join("rules"), p.join(".claude/rules")).unwrap();
+        symlink(out.join("secret.md"), p.join("CLAUDE.md")).unwrap();
+        let claude = bank_with(Format::ClaudeMd, &p, &["CLAUDE.md"]);
+        for name in [".claude/rules/new.md", "CLAUDE.md"] {
+            let err = resolve_target(&claude, name).unwrap_err();
+            assert!(reason(err).contains("outside the bank's folder"), "{name}");
+        }
+        // Claude's whole folder linked out, and a bank linked into a sibling project.
+        let q = dir.path().join("q");
+        fs::create_dir_all(&q).unwrap();
+        symlink(out.join("claude"), q.join(".claude")).unwrap();
+        let claude = bank_with(Format::ClaudeMd, &q, &[]);
+        let err = resolve_target(&claude, ".claude/CLAUDE.md").unwrap_err();
+        assert!(reason(err).contains("outside the bank's folder"));
+        let sibling = dir.path().join("s");
+        fs::create_dir_all(&sibling).unwrap();
+        symlink(out.join("other/memory-bank"), sibling.join("memory-bank")).unwrap();
+        let cline = bank_with(Format::Cline, &sibling.join("memory-bank"), &[]);
+        let err = resolve_target(&cline, "progress.md").unwrap_err();
+        assert!(reason(err).contains("outside its project"));
+        // Nothing was created anywhere outside.
+        for sub in [
+            "bank",
+            "memory/sessions",
+            "rules",
+            "claude",
+            "other/memory-bank",
+        ] {
+            let names: Vec<_> = fs::read_dir(out.join(sub)).unwrap().flatten().collect();
+            assert!(names.len() <= 1, "{sub}");
+        }
     }
 
     #[test]

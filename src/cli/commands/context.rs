@@ -116,7 +116,7 @@ pub fn run(
                     skipped.reason
                 )));
             }
-            for finding in &bank.import_findings {
+            for finding in bank.findings.iter().chain(&bank.import_findings) {
                 println(line![
                     "   ",
                     style.status(finding.severity.id()),

@@ -1,4 +1,5 @@
-//! `mbank init PATH [--format cline|conkeeper] [--brief TEXT]`.
+//! `mbank init PATH [--format cline|conkeeper] [--brief TEXT]`: PATH found like every
+//! command's (here, else under the root), created here when it is in neither place.
 use std::path::Path;
 
 use color_eyre::eyre::{Result, WrapErr};
@@ -13,6 +14,10 @@ pub fn run(context: &Context, path: &Path, format: InitFormat, brief: Option<&st
         InitFormat::Cline => CoreFormat::Cline,
         InitFormat::Conkeeper => CoreFormat::ConKeeper,
     };
+    // NAME as every command reads a PATH: ./NAME when it exists, else ROOT/NAME when
+    // that exists; a NAME found in neither place is created here, as ./NAME.
+    let located = context.resolve(path);
+    let path = located.as_path();
     std::fs::create_dir_all(path).wrap_err_with(|| format!("cannot create {}", path.display()))?;
     let report = init::init_bank(path, format, brief)?;
     let style = &context.style;

@@ -5,9 +5,10 @@ use color_eyre::eyre::Result;
 use serde::Serialize;
 
 use crate::cli::args::ListSort;
-use crate::cli::style::{Table, eprintln, println, thousands};
+use crate::cli::style::{Table, eprintln, line, println, thousands};
 use crate::cli::{Context, json};
 use crate::core::budgets::BudgetStatus;
+use crate::core::findings::Finding;
 use crate::core::listings::Listings;
 use crate::core::model::{Format, Project};
 use crate::core::report::{Analyzer, Depth, ProjectReport};
@@ -35,6 +36,9 @@ struct ProjectRow {
     budget: Option<BudgetStatus>,
     staleness: Option<Freshness>,
     last_write: Option<u64>,
+    /// What `list` finds without validating: memory paths that lead out of the project
+    /// (`symlink-outside`). `mbank check` gives every finding.
+    findings: Vec<Finding>,
 }
 
 fn row(report: &ProjectReport) -> ProjectRow {
@@ -49,6 +53,7 @@ fn row(report: &ProjectReport) -> ProjectRow {
         budget: report.worst_budget(),
         staleness: report.worst_staleness(),
         last_write: report.last_write,
+        findings: report.findings.clone(),
     }
 }
 
@@ -220,5 +225,14 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
         context.root.display(),
         context.encoding.label()
     )));
+    for (row, finding) in rows
+        .iter()
+        .flat_map(|r| r.findings.iter().map(move |f| (r, f)))
+    {
+        println(line![
+            style.status(finding.severity.id()),
+            format!(" {}: {} [{}]", row.name, finding.message, finding.code)
+        ]);
+    }
     Ok(0)
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::cli::style::{Table, eprintln, line, println, thousands};
 use crate::cli::{Context, EXIT_ERROR, json};
+use crate::core::findings::Finding;
 use crate::core::model::{Format, LoadKind, Role};
 use crate::core::report::{Analyzer, Depth};
 use crate::core::tokens::{self, Encoding, TokenCache};
@@ -20,6 +21,9 @@ struct TokensOutput {
     path: PathBuf,
     banks: Vec<BankTokens>,
     totals: Totals,
+    /// Memory paths left uncounted because they lead out of their project
+    /// (`symlink-outside`).
+    findings: Vec<Finding>,
 }
 
 #[derive(Serialize)]
@@ -97,6 +101,7 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
             problems: Vec::new(),
         }],
         totals,
+        findings: Vec::new(),
     })
 }
 
@@ -106,8 +111,10 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
     let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
     let mut banks = Vec::new();
     let mut totals = Totals::default();
+    let mut findings = Vec::new();
     for project in &projects {
         let report = analyzer.analyze(project, Depth::default());
+        findings.extend(report.findings);
         for bank in report.banks {
             let files: Vec<FileTokens> = bank
                 .files
@@ -156,6 +163,7 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
         path: path.to_path_buf(),
         banks,
         totals,
+        findings,
     })
 }
 
@@ -240,6 +248,14 @@ fn print_tables(context: &Context, output: &TokensOutput) {
             format!(" · private: {}", thousands(bank.private_tokens))
         ]);
         println("");
+    }
+    for finding in &output.findings {
+        println(line![
+            style.status(finding.severity.id()),
+            " ",
+            &finding.message,
+            format!(" [{}]", finding.code)
+        ]);
     }
     println(line![
         "Total: ",

@@ -808,6 +808,7 @@ mod tests {
             project_id: None,
             modes: vec![],
             problems: vec![],
+            outside: vec![],
         };
         let m = |tokens: u64| Measure {
             tokens: Some(tokens),
