@@ -559,6 +559,8 @@ fn commit_refuses_without_an_identity() {
     assert_eq!(repo.git(&["log", "--format=%s"]).trim(), "start");
 }
 
+/// With `[review] run_git_hooks = true` the commit runs the user's hooks, and a refusal
+/// is reported with the hook's output.
 #[cfg(unix)]
 #[test]
 fn a_failing_hook_is_reported_with_its_output() {
@@ -576,7 +578,17 @@ fn a_failing_hook_is_reported_with_its_output() {
         "memory-bank/progress.md",
         &format!("{PROGRESS}- Shipping\n"),
     );
-    let mut session = repo.session();
+    let project = discovery::project_at(&repo.dir, "shop".into()).unwrap();
+    let mut session = ReviewSession::open(
+        &project,
+        ReviewOptions {
+            git_env: repo.env(),
+            home: Some(repo.home.clone()),
+            run_git_hooks: true,
+            ..ReviewOptions::default()
+        },
+    )
+    .unwrap();
     accept_progress(&mut session);
     match session.commit("memory") {
         Err(CommitError::HookFailed { output }) => {
@@ -585,6 +597,28 @@ fn a_failing_hook_is_reported_with_its_output() {
         other => panic!("expected a hook failure, got {other:?}"),
     }
     assert_eq!(repo.git(&["log", "--format=%s"]).trim(), "start");
+
+    // By default the repository's hooks never run: the same commit goes through.
+    let mut session = repo.session();
+    let outcome = session.commit("memory: shipping").unwrap();
+    assert_eq!(outcome.files, vec!["memory-bank/progress.md".to_string()]);
+    assert_eq!(
+        repo.git(&["log", "--format=%s"]).trim(),
+        "memory: shipping\nstart"
+    );
+    // The commit is an ordinary one: message cleaned, reflog written, index in step.
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%B"]),
+        "memory: shipping\n\n"
+    );
+    assert!(
+        repo.git(&["reflog", "-1"])
+            .contains("commit: memory: shipping")
+    );
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", "memory-bank"]),
+        ""
+    );
 }
 
 #[test]

@@ -201,6 +201,7 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
             .join("conflicts"),
         review: crate::core::review::ReviewOptions {
             disk_token_cache: true,
+            run_git_hooks: context.config.review.run_git_hooks,
             ..crate::core::review::ReviewOptions::default()
         },
     };

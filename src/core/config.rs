@@ -43,6 +43,16 @@ pub struct StalenessConfig {
     pub staleness_commits: Option<u32>,
 }
 
+/// `[review]`: how review commits are made.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewConfig {
+    /// Make the review commit with `git commit`, running the user's git hooks and
+    /// commit signing; off by default (mbank never runs what a repository configures).
+    #[serde(default)]
+    pub run_git_hooks: bool,
+}
+
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
@@ -57,6 +67,8 @@ struct RawConfig {
     staleness: StalenessConfig,
     theme: Option<String>,
     keymap: Option<String>,
+    #[serde(default)]
+    review: ReviewConfig,
 }
 
 /// The effective configuration.
@@ -73,6 +85,7 @@ pub struct Config {
     pub staleness: StalenessConfig,
     pub theme: Option<String>,
     pub keymap: Option<String>,
+    pub review: ReviewConfig,
 }
 
 impl Default for Config {
@@ -88,6 +101,7 @@ impl Default for Config {
             staleness: StalenessConfig::default(),
             theme: None,
             keymap: None,
+            review: ReviewConfig::default(),
         }
     }
 }
@@ -206,6 +220,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
         staleness: raw.staleness,
         theme: raw.theme,
         keymap: raw.keymap,
+        review: raw.review,
     })
 }
 
@@ -318,6 +333,15 @@ active = 2
         assert_eq!(config.budgets.files["activeContext.md"], 800);
         assert_eq!(config.staleness.cadence_days["active"], 2);
         assert!(config.ignore_set.is_match("archive-2024"));
+    }
+
+    #[test]
+    fn review_hooks_are_off_unless_asked_for() {
+        assert!(!Config::default().review.run_git_hooks);
+        let config = parse("[review]\nrun_git_hooks = true\n", Path::new("c.toml")).unwrap();
+        assert!(config.review.run_git_hooks);
+        let err = parse("[review]\nrun_hooks = true\n", Path::new("c.toml")).unwrap_err();
+        assert!(err.to_string().starts_with("c.toml:2:"), "{err}");
     }
 
     #[test]

@@ -37,6 +37,13 @@ pub enum CoreError {
     Root(String),
     #[error("git: {0}")]
     Git(String),
+    /// A repository git will not work in ("detected dubious ownership", a broken config):
+    /// its checks cannot run, which is an error, not "no repository".
+    #[error("git refused the repository at {path}: {reason}")]
+    GitRefused { path: PathBuf, reason: String },
+    /// mbank's own review snapshot store is broken (lost, unreadable or tampered with).
+    #[error("review snapshot {path}: {message}")]
+    Snapshot { path: PathBuf, message: String },
 }
 
 impl CoreError {

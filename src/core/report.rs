@@ -1,7 +1,7 @@
 //! One project's full picture, computed from the core modules: banks and files in read
 //! order, token figures, budgets, staleness, and on request validation findings and
 //! decisions. The CLI prints it; the TUI builds it off the drawing thread.
-use std::collections::HashSet;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -11,8 +11,9 @@ use super::bank;
 use super::budgets::{self, BudgetCheck, BudgetStatus, Measure};
 use super::config::Config;
 use super::decisions::{self, Decision};
+use super::error::CoreError;
 use super::findings::{Finding, Severity};
-use super::git::{FileHistory, GitRepo};
+use super::git::{self, Facts, GitRepo, RepoFinder};
 use super::listings::Listings;
 use super::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
 use super::staleness::{
@@ -193,48 +194,93 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
     settings
 }
 
-/// A git answer, or the default with the error noted.
-fn or_note<T: Default>(result: super::error::Result<T>, problems: &mut Vec<String>) -> T {
-    result.unwrap_or_else(|e| {
-        problems.push(e.to_string());
-        T::default()
-    })
-}
-
 /// What git says about one project, gathered once for all its banks.
 struct GitFacts {
     repo: GitRepo,
-    history: FileHistory,
-    tracked: HashSet<PathBuf>,
-    changed: HashSet<PathBuf>,
+    facts: Facts,
 }
 
-impl GitFacts {
-    /// `None` when the project is not in a git repository (or git is missing); git
-    /// failures inside a repository become a finding and leave the facts empty.
-    fn gather(project: &Project, banks: &[Bank], problems: &mut Vec<String>) -> Option<GitFacts> {
-        let repo = GitRepo::discover(&project.path)?;
-        let files: Vec<&Path> = banks
-            .iter()
-            .flat_map(|b| b.files.iter())
-            .filter(|f| !f.is_virtual())
-            .map(|f| f.path.as_path())
-            .collect();
-        let history = or_note(repo.history(&files), problems);
-        let tracked = or_note(repo.tracked(), problems);
-        let changed = or_note(repo.changed(), problems);
-        Some(GitFacts {
-            repo,
-            history,
-            tracked,
-            changed,
-        })
+/// A project's git side for one analysis.
+enum GitState {
+    /// Not in a repository (or git not asked): no git facts, nothing wrong.
+    Absent,
+    Ready(Box<GitFacts>),
+    /// A repository git refuses or fails on: an error finding instead of facts, so a
+    /// check that could not run never passes silently.
+    Failed {
+        code: &'static str,
+        message: String,
+    },
+}
+
+impl GitState {
+    fn failed(error: &CoreError) -> GitState {
+        GitState::Failed {
+            code: match error {
+                CoreError::GitRefused { .. } => "git-refused",
+                _ => "git-failed",
+            },
+            message: format!(
+                "{error} (git history, staleness by commits and the append-only check did not run)"
+            ),
+        }
     }
 
-    /// Committed and unchanged since: git's time is the file's time.
-    fn is_clean(&self, path: &Path) -> bool {
-        self.tracked.contains(path) && !self.changed.contains(path)
+    fn facts(&self) -> Option<&GitFacts> {
+        match self {
+            GitState::Ready(facts) => Some(facts),
+            _ => None,
+        }
     }
+}
+
+/// The files git is asked about: every listed file on disk.
+fn git_files(banks: &[Bank]) -> Vec<&Path> {
+    banks
+        .iter()
+        .flat_map(|b| b.files.iter())
+        .filter(|f| !f.is_virtual())
+        .map(|f| f.path.as_path())
+        .collect()
+}
+
+/// Finds the repositories of `projects` (a `stat` per folder; git only where a `.git`
+/// entry is) and gathers each repository's facts in one pass for all its projects.
+fn gather_git(projects: &[(&Project, &[Bank])]) -> Vec<GitState> {
+    let mut finder = RepoFinder::new();
+    let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
+    let mut repositories: BTreeMap<PathBuf, Vec<(usize, GitRepo)>> = BTreeMap::new();
+    for (i, (project, _)) in projects.iter().enumerate() {
+        match finder.find(&project.path) {
+            Ok(None) => {}
+            Ok(Some(repo)) => repositories
+                .entry(repo.root().to_path_buf())
+                .or_default()
+                .push((i, repo)),
+            Err(e) => states[i] = GitState::failed(&e),
+        }
+    }
+    for members in repositories.into_values() {
+        let requests: Vec<(&GitRepo, Vec<&Path>)> = members
+            .iter()
+            .map(|(i, repo)| (repo, git_files(projects[*i].1)))
+            .collect();
+        let gathered = git::gather_facts(&requests);
+        drop(requests);
+        match gathered {
+            Ok(all) => {
+                for ((i, repo), facts) in members.into_iter().zip(all) {
+                    states[i] = GitState::Ready(Box::new(GitFacts { repo, facts }));
+                }
+            }
+            Err(e) => {
+                for (i, _) in members {
+                    states[i] = GitState::failed(&e);
+                }
+            }
+        }
+    }
+    states
 }
 
 /// Largest file read for dates and decisions.
@@ -274,11 +320,38 @@ impl<'a> Analyzer<'a> {
     }
 
     pub fn analyze(&mut self, project: &Project, depth: Depth) -> ProjectReport {
-        let banks = match self.listings {
+        let banks = self.list(project);
+        self.analyze_listed(project, banks, depth)
+    }
+
+    fn list(&self, project: &Project) -> Vec<Bank> {
+        match self.listings {
             Some(listings) => bank::list_banks_with(listings, project),
             None => bank::list_banks(project),
+        }
+    }
+
+    /// [`Analyzer::analyze`] of many projects (what `check` runs over a root): with
+    /// `Depth::git`, git runs only for projects inside a repository, once per repository
+    /// for all its projects, not once per project.
+    pub fn analyze_all(&mut self, projects: &[Project], depth: Depth) -> Vec<ProjectReport> {
+        let listed: Vec<Vec<Bank>> = projects.iter().map(|p| self.list(p)).collect();
+        let states = if depth.git {
+            let pairs: Vec<(&Project, &[Bank])> = projects
+                .iter()
+                .zip(&listed)
+                .map(|(p, b)| (p, b.as_slice()))
+                .collect();
+            gather_git(&pairs)
+        } else {
+            projects.iter().map(|_| GitState::Absent).collect()
         };
-        self.analyze_listed(project, banks, depth)
+        projects
+            .iter()
+            .zip(listed)
+            .zip(states)
+            .map(|((project, banks), state)| self.analyze_with(project, banks, depth, state))
+            .collect()
     }
 
     /// [`Analyzer::analyze`] of banks already listed (`bank::list_banks`), so listing
@@ -290,14 +363,26 @@ impl<'a> Analyzer<'a> {
         banks: Vec<Bank>,
         depth: Depth,
     ) -> ProjectReport {
+        let state = if depth.git {
+            gather_git(&[(project, &banks)])
+                .pop()
+                .unwrap_or(GitState::Absent)
+        } else {
+            GitState::Absent
+        };
+        self.analyze_with(project, banks, depth, state)
+    }
+
+    fn analyze_with(
+        &mut self,
+        project: &Project,
+        banks: Vec<Bank>,
+        depth: Depth,
+        state: GitState,
+    ) -> ProjectReport {
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
-        let mut git_problems = Vec::new();
-        let git = if depth.git {
-            GitFacts::gather(project, &banks, &mut git_problems)
-        } else {
-            None
-        };
+        let git = state.facts();
         let last_write = banks
             .iter()
             .flat_map(|b| b.files.iter())
@@ -316,21 +401,21 @@ impl<'a> Analyzer<'a> {
                 project,
                 bank,
                 depth,
-                git.as_ref(),
+                git,
                 &mut findings,
                 &mut decisions,
             ));
         }
-        if depth.validate {
-            for problem in git_problems {
-                findings.push(Finding::new(
-                    Severity::Info,
-                    "git-unavailable",
-                    &project.path,
-                    None,
-                    format!("git history not used: {problem}"),
-                ));
-            }
+        if depth.validate
+            && let GitState::Failed { code, message } = &state
+        {
+            findings.push(Finding::new(
+                Severity::Error,
+                code,
+                &project.path,
+                None,
+                message.clone(),
+            ));
         }
         decisions::link_supersessions(&mut decisions);
         decisions::sort_timeline(&mut decisions);
@@ -347,8 +432,7 @@ impl<'a> Analyzer<'a> {
             banks: reports,
             last_write,
             last_commit: git
-                .as_ref()
-                .and_then(|g| g.history.latest_commit)
+                .and_then(|g| g.facts.history.latest_commit)
                 .and_then(epoch_seconds),
             findings,
             decisions,
@@ -414,8 +498,8 @@ impl<'a> Analyzer<'a> {
                     .and_then(|m| m.updated_at.as_deref().or(m.created_at.as_deref()))
                     .and_then(staleness::parse_timestamp)
                     .or(file.modified);
-                let commit = git.and_then(|g| g.history.of(&file.path));
-                let clean = git.is_some_and(|g| g.is_clean(&file.path));
+                let commit = git.and_then(|g| g.facts.history.of(&file.path));
+                let clean = git.is_some_and(|g| g.facts.is_clean(&file.path));
                 let updated = match commit {
                     Some(c) if clean => Some(c.time),
                     _ => own_time,
@@ -435,7 +519,7 @@ impl<'a> Analyzer<'a> {
         let settings =
             StalenessSettings::default().with_overrides(&self.config.staleness, bank_commits);
         let project_activity = ProjectActivity {
-            latest_commit: git.and_then(|g| g.history.latest_commit),
+            latest_commit: git.and_then(|g| g.facts.history.latest_commit),
         };
         let staleness = staleness::assess_bank(&bank, &activity, &project_activity, &settings);
 
@@ -449,17 +533,31 @@ impl<'a> Analyzer<'a> {
             // Only a file changed since HEAD can have lost entries since HEAD.
             if depth.validate
                 && let Some(git) = git
-                && git.tracked.contains(&file.path)
-                && git.changed.contains(&file.path)
-                && let Ok(Some(committed)) = git.repo.head_content(&file.path)
+                && git.facts.changed.contains(&file.path)
+                && let Some(entry) = git.facts.head.get(&file.path)
             {
-                findings.extend(decisions::shrink_finding(file, &committed, text));
+                match git.repo.blob_text(entry) {
+                    Ok(Some(committed)) => {
+                        findings.extend(decisions::shrink_finding(file, &committed, text));
+                    }
+                    // Committed as binary or oversized: nothing to compare entries with.
+                    Ok(None) => {}
+                    Err(e) => findings.push(Finding::new(
+                        Severity::Error,
+                        "git-failed",
+                        &file.path,
+                        None,
+                        format!(
+                            "the committed version could not be read, so the append-only check did not run: {e}"
+                        ),
+                    )),
+                }
             }
         }
         // Validation needs the bank whole; the files then move into the report.
         let mut bank_findings = if depth.validate {
             let validation = super::validate::ValidationContext {
-                tracked_by_git: git.map(|g| g.tracked.clone()),
+                tracked_by_git: git.map(|g| g.facts.tracked.clone()),
                 home: super::paths::home_dir(),
             };
             super::validate::validate_bank(project, &bank, &validation)
@@ -493,7 +591,7 @@ impl<'a> Analyzer<'a> {
                 staleness: file_staleness.next().flatten(),
                 modified: file.modified.and_then(epoch_seconds),
                 last_commit: git
-                    .and_then(|g| g.history.of(&file.path))
+                    .and_then(|g| g.facts.history.of(&file.path))
                     .and_then(|c| epoch_seconds(c.time)),
                 stats,
                 error,

@@ -1,5 +1,8 @@
 //! `mbank check [PATH]`: validation, budgets and staleness, fit for a pre-commit hook and
-//! CI: exit 1 when a finding is at or above `--fail-on`.
+//! CI: exit 1 when a finding is at or above `--fail-on`. A check that cannot run is an
+//! error finding, never a pass: a repository git refuses (`git-refused`, e.g. "detected
+//! dubious ownership") or fails on (`git-failed`) loses its git checks, and says so.
+//! Git runs only for projects inside a repository, once per repository.
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::Result;
@@ -67,8 +70,7 @@ pub fn run(
     let depth = Depth::full();
     let mut summary = Summary::default();
     let mut results = Vec::new();
-    for project in &projects {
-        let report = analyzer.analyze(project, depth);
+    for report in analyzer.analyze_all(&projects, depth) {
         for finding in &report.findings {
             match finding.severity {
                 Severity::Error => summary.error += 1,

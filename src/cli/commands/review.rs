@@ -1,7 +1,8 @@
 //! `mbank review [PATH]`: memory files changed since git HEAD (or since the last review
 //! outside git) with lines added and removed, token change and review signals. Exit 1
-//! when a signal is at or above `--fail-on` (default: warning), 0 when nothing changed or
-//! all is clean, 2 on usage or I/O errors, so it works as a git pre-commit hook:
+//! when a signal is at or above `--fail-on` (default: warning) or a project could not be
+//! reviewed, 0 when nothing changed or all is clean, 2 on usage or I/O errors, so it
+//! works as a git pre-commit hook:
 //!
 //! ```sh
 //! mbank review . || exit 1
@@ -23,7 +24,9 @@
 //!   "projects": [{
 //!     "name", "path",
 //!     "baseline": { "kind": "git", "head": "<sha>" | null }
-//!               | { "kind": "snapshot", "exists": bool, "reviewed_at": <epoch s> | null, "folder" },
+//!               | { "kind": "snapshot", "exists": bool, "reviewed_at": <epoch s> | null, "folder" }
+//!               | null,                // when the project could not be reviewed
+//!     "error": { "code", "message" } | null,   // why it could not be reviewed at all
 //!     "problems": [string],
 //!     "banks": [{ "format", "root", "files", "added", "removed", "tokens_before", "tokens_after" }],
 //!     "files": [{
@@ -45,7 +48,10 @@
 //!
 //! Signal codes: `decision-removed`, `decision-rewritten`, `stable-layer-changed`,
 //! `budget-crossed`, `secret-added`, `hidden-unicode`, `placeholder-added`,
-//! `import-outside-project`, `import-sensitive`.
+//! `import-outside-project`, `import-sensitive`; and errors for a changed file that could
+//! not be reviewed: `unreadable` (binary, invalid UTF-8, too large, permission denied),
+//! `snapshot-lost`, `snapshot-unreadable`, `git-failed`. Project error codes:
+//! `git-refused`, `git-failed`, `snapshot-corrupt`, `review-failed`.
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::{Result, eyre};
@@ -55,10 +61,12 @@ use crate::cli::args::SeverityArg;
 use crate::cli::commands::check::severity;
 use crate::cli::style::{Span, line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json};
+use crate::core::error::CoreError;
 use crate::core::findings::Severity;
-use crate::core::model::{Format, Role};
+use crate::core::model::{Format, Project, Role};
 use crate::core::review::{
-    BankTotals, Baseline, ChangeKind, FileReview, Review, ReviewOptions, ReviewSession, Signal,
+    self, BankTotals, Baseline, ChangeKind, FileReview, Review, ReviewOptions, ReviewSession,
+    Signal,
 };
 use crate::core::tokens::Encoding;
 
@@ -88,10 +96,43 @@ struct Summary {
 struct ProjectOutput {
     name: String,
     path: PathBuf,
-    baseline: Baseline,
+    baseline: Option<Baseline>,
+    error: Option<ProjectError>,
     problems: Vec<String>,
     banks: Vec<BankTotals>,
     files: Vec<FileOutput>,
+}
+
+/// Why a project could not be reviewed at all (an error: the review cannot pass).
+#[derive(Serialize)]
+struct ProjectError {
+    code: &'static str,
+    message: String,
+}
+
+impl ProjectError {
+    fn of(error: &CoreError) -> ProjectError {
+        ProjectError {
+            code: review::failure_code(error),
+            message: error.to_string(),
+        }
+    }
+}
+
+/// One project's review, or why there is none.
+struct Reviewed {
+    name: String,
+    path: PathBuf,
+    review: std::result::Result<Review, CoreError>,
+}
+
+fn review_project(context: &Context, project: &Project) -> Reviewed {
+    let review = ReviewSession::open(project, options(context)).and_then(|s| s.review());
+    Reviewed {
+        name: project.name.clone(),
+        path: project.path.clone(),
+        review,
+    }
 }
 
 #[derive(Serialize)]
@@ -199,13 +240,19 @@ pub fn run(
     }
     let fail_on = severity(fail_on);
     let projects = context.projects_at(path)?;
-    let mut reviews: Vec<(String, Review)> = Vec::new();
-    for project in &projects {
-        let session = ReviewSession::open(project, options(context))?;
-        reviews.push((project.name.clone(), session.review()?));
-    }
+    let reviews: Vec<Reviewed> = projects
+        .iter()
+        .map(|project| review_project(context, project))
+        .collect();
     let mut summary = Summary::default();
-    for (_, review) in &reviews {
+    for reviewed in &reviews {
+        let review = match &reviewed.review {
+            Ok(review) => review,
+            Err(_) => {
+                summary.error += 1;
+                continue;
+            }
+        };
         for file in &review.files {
             summary.files += 1;
             summary.added += file.added;
@@ -221,10 +268,11 @@ pub fn run(
             }
         }
     }
-    let failed = reviews
-        .iter()
-        .filter_map(|(_, r)| r.worst_signal())
-        .any(|s| s >= fail_on);
+    // A project that could not be reviewed fails the run whatever the threshold.
+    let failed = reviews.iter().any(|r| match &r.review {
+        Ok(review) => review.worst_signal().is_some_and(|s| s >= fail_on),
+        Err(_) => true,
+    });
     if as_json {
         json::print(&Output {
             schema: "mbank.review/1",
@@ -233,13 +281,25 @@ pub fn run(
             failed,
             projects: reviews
                 .into_iter()
-                .map(|(name, review)| ProjectOutput {
-                    name,
-                    path: review.project.clone(),
-                    files: review.files.iter().map(FileOutput::of).collect(),
-                    baseline: review.baseline,
-                    problems: review.problems,
-                    banks: review.banks,
+                .map(|reviewed| match reviewed.review {
+                    Ok(review) => ProjectOutput {
+                        name: reviewed.name,
+                        path: review.project.clone(),
+                        files: review.files.iter().map(FileOutput::of).collect(),
+                        baseline: Some(review.baseline),
+                        error: None,
+                        problems: review.problems,
+                        banks: review.banks,
+                    },
+                    Err(error) => ProjectOutput {
+                        name: reviewed.name,
+                        path: reviewed.path,
+                        baseline: None,
+                        error: Some(ProjectError::of(&error)),
+                        problems: Vec::new(),
+                        banks: Vec::new(),
+                        files: Vec::new(),
+                    },
                 })
                 .collect(),
             summary,
@@ -252,13 +312,34 @@ pub fn run(
 
 fn print_text(
     context: &Context,
-    reviews: &[(String, Review)],
+    reviews: &[Reviewed],
     summary: &Summary,
     fail_on: Severity,
     failed: bool,
 ) {
     let style = &context.style;
-    for (name, review) in reviews {
+    for reviewed in reviews {
+        let name = &reviewed.name;
+        let review = match &reviewed.review {
+            Ok(review) => review,
+            Err(error) => {
+                let problem = ProjectError::of(error);
+                println(line![
+                    style.bold(name),
+                    " ",
+                    style.dim(reviewed.path.display().to_string())
+                ]);
+                println(line![
+                    "  ",
+                    pad(style.status("error"), 7),
+                    " not reviewed: ",
+                    &problem.message,
+                    " ",
+                    style.dim(format!("[{}]", problem.code))
+                ]);
+                continue;
+            }
+        };
         if review.is_empty() {
             println(line![
                 style.bold(name),
@@ -293,9 +374,7 @@ fn print_text(
                 style.red(format!("-{}", file.removed)),
                 format!("  {} tokens", signed(file.token_delta())),
             ]);
-            if let Some(error) = &file.error {
-                println(line!["      ", style.status("error"), " ", error]);
-            }
+            // A file that could not be read carries its reason as an error signal.
             for signal in &file.signals {
                 println(line![
                     "      ",

@@ -1,9 +1,13 @@
 //! Committing the accepted memory changes, and nothing else.
 //!
 //! The commit is built from a temporary index (`GIT_INDEX_FILE`) holding HEAD plus the
-//! accepted memory blobs, and made by `git commit` so the user's identity, hooks and
-//! signing apply. Other staged or unstaged changes never enter it; afterwards only the
-//! committed paths are reset in the real index (to the blobs it already held).
+//! accepted memory blobs. By default it is made with git's plumbing (`write-tree`,
+//! `commit-tree`, `update-ref`, the message cleaned by `stripspace`), with the user's
+//! identity and nothing the repository configures: no hook, no signing program. With
+//! `[review] run_git_hooks = true` it is made by `git commit`, so the user's hooks and
+//! signing apply as they would to a plain commit. Other staged or unstaged changes
+//! never enter it; afterwards only the committed paths are set in the real index, to
+//! what the new HEAD holds (`update-index --cacheinfo`, which reads no work-tree file).
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -12,6 +16,7 @@ use super::store::{Git, IndexEntry};
 use crate::core::decisions;
 use crate::core::error::{CoreError, Result};
 use crate::core::git;
+use crate::core::git::Policy;
 use crate::core::model::Role;
 
 /// Why the repository cannot commit.
@@ -65,36 +70,23 @@ pub(crate) fn accepted(
     project: &Path,
     classify: impl Fn(&Path) -> Option<Role>,
 ) -> Result<Vec<Accepted>> {
-    let mut args = git::os(&[
-        "diff",
-        "--cached",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        "--",
-    ]);
-    args.push(git.repo.root_relative_base());
-    let out = git.run(&args)?;
-    if !out.success {
-        return Err(CoreError::Git(format!(
-            "git diff --cached failed: {}",
-            out.stderr
-        )));
-    }
     let mut found = Vec::new();
-    for name in out.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
-        let Some(path) = git.repo.under_base(name) else {
+    for staged in git.staged()? {
+        let Some(role) = classify(&staged.path) else {
             continue;
         };
-        let Some(role) = classify(&path) else {
-            continue;
-        };
+        if staged.unmerged {
+            return Err(CoreError::Git(format!(
+                "{} has unresolved merge conflicts in the index",
+                staged.path.display()
+            )));
+        }
         found.push(Accepted {
-            display: super::rel_string(project, &path),
-            head: git.head_entry(&path)?,
-            index: git.index_entry(&path)?,
+            display: super::rel_string(project, &staged.path),
+            head: staged.head,
+            index: staged.index,
             role,
-            path,
+            path: staged.path,
         });
     }
     Ok(found)
@@ -188,8 +180,14 @@ fn check_can_commit(git: &Git, dir: &Path) -> std::result::Result<(), CommitErro
 }
 
 fn hooks_present(git: &Git, dir: &Path) -> bool {
+    // Asked without mbank's own `core.hooksPath`, which names no folder.
     let configured = git
-        .run(&git::os(&["config", "core.hooksPath"]))
+        .run_policy(
+            &git::os(&["config", "core.hooksPath"]),
+            &[],
+            None,
+            Policy::CommitHooks,
+        )
         .ok()
         .filter(|o| o.success)
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
@@ -237,41 +235,119 @@ pub(crate) fn commit(
     for a in accepted {
         git.set_index_with(&a.path, a.index.as_ref(), &env)?;
     }
-    let out = git.run_env(
+    let commit = match git.commit_policy {
+        Policy::CommitHooks => porcelain_commit(git, &dir, &env, message)?,
+        Policy::Hardened => plumbing_commit(git, &env, message, has_head)?,
+    };
+    // The real index already holds the accepted blobs; a hook may have changed what was
+    // committed, so each committed path is set to what the new HEAD holds.
+    for a in accepted {
+        let committed = git.head_entry(&a.path)?;
+        if git.index_entry(&a.path)? != committed {
+            git.set_index(&a.path, committed.as_ref()).map_err(|e| {
+                CoreError::Git(format!(
+                    "committed {commit}, but updating the index failed: {e}"
+                ))
+            })?;
+        }
+    }
+    Ok(CommitOutcome {
+        commit,
+        files: accepted.iter().map(|a| a.display.clone()).collect(),
+    })
+}
+
+/// `git commit` with the user's hooks and signing (`[review] run_git_hooks = true`).
+fn porcelain_commit(
+    git: &Git,
+    dir: &Path,
+    env: &[(OsString, OsString)],
+    message: &str,
+) -> std::result::Result<String, CommitError> {
+    let out = git.run_policy(
         &git::os(&["commit", "-q", "-F", "-"]),
-        &env,
+        env,
         Some(message.as_bytes()),
+        Policy::CommitHooks,
     )?;
     if !out.success {
         let output = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), out.stderr)
             .trim()
             .to_string();
-        return Err(if hooks_present(git, &dir) {
+        return Err(if hooks_present(git, dir) {
             CommitError::HookFailed { output }
         } else {
             CommitError::Failed { output }
         });
     }
     let head = git.run(&git::os(&["rev-parse", "HEAD"]))?;
-    let commit = String::from_utf8_lossy(&head.stdout).trim().to_string();
-    // The real index already holds these blobs; resetting the paths to the new HEAD
-    // refreshes them without touching any other entry.
-    let mut reset = git::os(&["reset", "-q", "HEAD", "--"]);
-    for a in accepted {
-        if let Some(spec) = git.repo.root_relative(&a.path) {
-            reset.push(spec);
-        }
+    Ok(String::from_utf8_lossy(&head.stdout).trim().to_string())
+}
+
+/// The commit from git's plumbing: the temporary index's tree, a commit object with the
+/// cleaned message, and HEAD's branch moved to it only if it still is where it was.
+/// Runs no hook and no signing program.
+fn plumbing_commit(
+    git: &Git,
+    env: &[(OsString, OsString)],
+    message: &str,
+    has_head: bool,
+) -> std::result::Result<String, CommitError> {
+    let failed = |what: &str, out: &git::Output| CommitError::Failed {
+        output: format!("git {what}: {}", out.stderr),
+    };
+    let cleaned = git.run_env(&git::os(&["stripspace"]), &[], Some(message.as_bytes()))?;
+    if !cleaned.success {
+        return Err(failed("stripspace", &cleaned));
     }
-    let out = git.run(&reset)?;
-    if !out.success {
-        return Err(CoreError::Git(format!(
-            "committed {commit}, but resetting the index failed: {}",
-            out.stderr
-        ))
-        .into());
+    let message = cleaned.stdout;
+    if message.iter().all(u8::is_ascii_whitespace) {
+        return Err(CommitError::Failed {
+            output: "the commit message is empty".into(),
+        });
     }
-    Ok(CommitOutcome {
-        commit,
-        files: accepted.iter().map(|a| a.display.clone()).collect(),
-    })
+    let tree = git.run_env(&git::os(&["write-tree"]), env, None)?;
+    if !tree.success {
+        return Err(failed("write-tree", &tree));
+    }
+    let tree = String::from_utf8_lossy(&tree.stdout).trim().to_string();
+    let old_head = if has_head {
+        let head = git.run(&git::os(&["rev-parse", "-q", "--verify", "HEAD"]))?;
+        String::from_utf8_lossy(&head.stdout).trim().to_string()
+    } else {
+        String::new()
+    };
+    let mut args = git::os(&["commit-tree", "--no-gpg-sign", &tree]);
+    if has_head {
+        args.extend(git::os(&["-p", &old_head]));
+    }
+    args.extend(git::os(&["-F", "-"]));
+    let made = git.run_env(&args, &[], Some(&message))?;
+    if !made.success {
+        return Err(failed("commit-tree", &made));
+    }
+    let commit = String::from_utf8_lossy(&made.stdout).trim().to_string();
+    let subject = String::from_utf8_lossy(&message)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let reason = if has_head {
+        format!("commit: {subject}")
+    } else {
+        format!("commit (initial): {subject}")
+    };
+    // The old value makes the move fail if someone committed in between.
+    let moved = git.run(&git::os(&[
+        "update-ref",
+        "-m",
+        &reason,
+        "HEAD",
+        &commit,
+        &old_head,
+    ]))?;
+    if !moved.success {
+        return Err(failed("update-ref", &moved));
+    }
+    Ok(commit)
 }

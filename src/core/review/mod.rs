@@ -42,7 +42,7 @@ use crate::core::config::BudgetOverrides;
 use crate::core::error::{CoreError, Result};
 use crate::core::findings::Severity;
 use crate::core::formats;
-use crate::core::git::GitRepo;
+use crate::core::git::{GitRepo, Policy};
 use crate::core::model::{Bank, Format, Project, Role};
 use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
@@ -55,7 +55,7 @@ pub use diff::{
 };
 pub use signals::Signal;
 pub use store::IndexEntry;
-use store::{Git, Snapshot};
+use store::{Git, Snapshot, SnapshotFile};
 
 /// How a review is computed.
 #[derive(Debug, Clone, Default)]
@@ -71,6 +71,10 @@ pub struct ReviewOptions {
     /// Read and save token figures in the on-disk cache (the CLI does); otherwise a
     /// cache in memory only.
     pub disk_token_cache: bool,
+    /// Make the review commit with `git commit`, running the user's hooks and signing
+    /// (`[review] run_git_hooks = true`). Off: the commit runs nothing the repository
+    /// configures. Every other git command runs nothing configured either way.
+    pub run_git_hooks: bool,
 }
 
 /// What a review compares against.
@@ -396,7 +400,43 @@ impl Listing {
 }
 
 /// A changed path as found: where it sits and its texts (or why they cannot be read).
-type Found = (PathBuf, Placement, std::result::Result<Texts, String>);
+type Found = (PathBuf, Placement, std::result::Result<Texts, Unreadable>);
+
+/// Why a changed path's texts cannot be read, with the stable code of the error signal
+/// the review reports for it (`unreadable`, `snapshot-lost`, `snapshot-unreadable`,
+/// `git-failed`).
+#[derive(Debug)]
+struct Unreadable {
+    code: &'static str,
+    error: CoreError,
+}
+
+impl Unreadable {
+    fn new(code: &'static str, error: CoreError) -> Unreadable {
+        Unreadable { code, error }
+    }
+}
+
+/// A committed or staged blob that is not text is unreadable like a work-tree file;
+/// git failing to produce it is a git failure.
+fn committed_code(error: &CoreError) -> &'static str {
+    match error {
+        CoreError::Git(_) | CoreError::GitRefused { .. } => "git-failed",
+        _ => "unreadable",
+    }
+}
+
+/// The stable code under which a project that could not be reviewed at all is reported
+/// (`mbank review`'s project `error`): `git-refused`, `git-failed`, `snapshot-corrupt`,
+/// or `review-failed` for anything else.
+pub fn failure_code(error: &CoreError) -> &'static str {
+    match error {
+        CoreError::GitRefused { .. } => "git-refused",
+        CoreError::Git(_) => "git-failed",
+        CoreError::Snapshot { .. } => "snapshot-corrupt",
+        _ => "review-failed",
+    }
+}
 
 /// The three texts of one path.
 struct Texts {
@@ -407,12 +447,20 @@ struct Texts {
 
 impl ReviewSession {
     /// Opens a review of `project`: against git HEAD when the project is in a git
-    /// repository, else against its snapshot.
+    /// repository, else against its snapshot. A repository git refuses (or cannot be
+    /// run on) is an error ([`CoreError::GitRefused`], [`CoreError::Git`]), never a
+    /// bank outside git; a broken snapshot store still opens (so "mark reviewed" can
+    /// replace it) but [`ReviewSession::review`] reports it.
     pub fn open(project: &Project, options: ReviewOptions) -> Result<ReviewSession> {
-        let store = match GitRepo::discover(&project.path) {
+        let store = match GitRepo::find(&project.path)? {
             Some(repo) => Store::Git(Git {
                 repo,
                 env: options.git_env.clone(),
+                commit_policy: if options.run_git_hooks {
+                    Policy::CommitHooks
+                } else {
+                    Policy::Hardened
+                },
             }),
             None => Store::Snapshot(Snapshot::open(&project.path, options.data_dir.as_deref())?),
         };
@@ -455,17 +503,21 @@ impl ReviewSession {
         })
     }
 
-    fn texts(&self, path: &Path) -> Result<Texts> {
-        let current = read_worktree(path)?;
+    fn texts(&self, path: &Path) -> std::result::Result<Texts, Unreadable> {
+        let current = read_worktree(path).map_err(|e| Unreadable::new("unreadable", e))?;
         match &self.store {
             Store::Git(git) => {
-                let head = git.head_entry(path)?;
-                let index = git.index_entry(path)?;
-                let baseline = git.text_of(path, head.as_ref())?;
+                let failed = |e| Unreadable::new("git-failed", e);
+                let head = git.head_entry(path).map_err(failed)?;
+                let index = git.index_entry(path).map_err(failed)?;
+                let baseline = git
+                    .text_of(path, head.as_ref())
+                    .map_err(|e| Unreadable::new(committed_code(&e), e))?;
                 let accepted = if index == head {
                     baseline.clone()
                 } else {
-                    git.text_of(path, index.as_ref())?
+                    git.text_of(path, index.as_ref())
+                        .map_err(|e| Unreadable::new(committed_code(&e), e))?
                 };
                 Ok(Texts {
                     baseline,
@@ -474,7 +526,10 @@ impl ReviewSession {
                 })
             }
             Store::Snapshot(snapshot) => {
-                let text = snapshot.text(&rel_string(&self.project.path, path))?;
+                let rel = rel_string(&self.project.path, path);
+                let text = snapshot
+                    .text(&rel)
+                    .map_err(|e| Unreadable::new(snapshot.failure_code(&rel), e))?;
                 Ok(Texts {
                     baseline: text.clone(),
                     accepted: text,
@@ -486,7 +541,10 @@ impl ReviewSession {
 
     fn candidates(&self, listing: &Listing) -> Result<Vec<PathBuf>> {
         let mut paths: Vec<PathBuf> = match &self.store {
-            Store::Git(git) => git.changed_paths()?,
+            Store::Git(git) => {
+                let listed: Vec<PathBuf> = listing.places.keys().cloned().collect();
+                git.changed_paths(&listed, |p| listing.place(p).is_some())?
+            }
             Store::Snapshot(snapshot) => {
                 let mut all: Vec<PathBuf> = snapshot
                     .paths()
@@ -505,6 +563,11 @@ impl ReviewSession {
 
     /// Every changed memory file of the project, with diffs, signals and totals.
     pub fn review(&self) -> Result<Review> {
+        if let Store::Snapshot(snapshot) = &self.store
+            && let Some(error) = snapshot.broken()
+        {
+            return Err(error);
+        }
         let listing = Listing::new(&self.project);
         let mut problems: Vec<String> = listing
             .banks
@@ -523,7 +586,7 @@ impl ReviewSession {
                     }
                     raw.push((path, place, Ok(texts)));
                 }
-                Err(e) => raw.push((path, place, Err(e.to_string()))),
+                Err(e) => raw.push((path, place, Err(e))),
             }
         }
         let mut files = self.pair_and_build(raw);
@@ -550,7 +613,7 @@ impl ReviewSession {
         let Some(place) = listing.place(path) else {
             return Ok(None);
         };
-        let texts = self.texts(path)?;
+        let texts = self.texts(path).map_err(|e| e.error)?;
         if texts.baseline == texts.current && texts.accepted == texts.current {
             return Ok(None);
         }
@@ -605,7 +668,7 @@ impl ReviewSession {
                 continue;
             };
             match texts {
-                Err(error) => files.push(self.unreadable(path, place, error)),
+                Err(unreadable) => files.push(self.unreadable(path, place, unreadable)),
                 Ok(mut texts) => {
                     let from = match renamed.get(&i).and_then(|&d| slots[d].take()) {
                         Some((old_path, _, Ok(old))) => {
@@ -625,7 +688,10 @@ impl ReviewSession {
         files
     }
 
-    fn unreadable(&self, path: PathBuf, place: Placement, error: String) -> FileReview {
+    /// A changed file that cannot be diffed: an error signal says why, so the review
+    /// fails instead of passing over a file it never scanned.
+    fn unreadable(&self, path: PathBuf, place: Placement, unreadable: Unreadable) -> FileReview {
+        let error = unreadable.error.to_string();
         FileReview {
             display: rel_string(&self.project.path, &path),
             path,
@@ -644,7 +710,10 @@ impl ReviewSession {
             accepted_removed: 0,
             tokens_before: 0,
             tokens_after: 0,
-            signals: Vec::new(),
+            signals: vec![Signal::error(
+                unreadable.code,
+                format!("not reviewed: {error}"),
+            )],
             error: Some(error),
         }
     }
@@ -925,7 +994,7 @@ impl ReviewSession {
             }
             Store::Snapshot(snapshot) => {
                 let rel = rel_string(&self.project.path, path);
-                snapshot.set(&rel, expected, new)?;
+                snapshot.set(&rel, expected, new, store::mode_of(path))?;
                 AcceptedState::Snapshot(new.map(str::to_string))
             }
         };
@@ -955,7 +1024,7 @@ impl ReviewSession {
                     AcceptedState::Snapshot(t) => t.clone(),
                     AcceptedState::Index(_) => None,
                 };
-                snapshot.set(&rel, now.as_deref(), text.as_deref())
+                snapshot.set(&rel, now.as_deref(), text.as_deref(), store::mode_of(path))
             }
             _ => Err(CoreError::Git("review store changed kind".into())),
         }
@@ -1229,7 +1298,11 @@ impl ReviewSession {
         let mut files = BTreeMap::new();
         for path in listing.places.keys() {
             if let Some(text) = read_worktree(path)? {
-                files.insert(rel_string(&self.project.path, path), text);
+                let mode = store::mode_of(path);
+                files.insert(
+                    rel_string(&self.project.path, path),
+                    SnapshotFile { text, mode },
+                );
             }
         }
         snapshot.replace_all(&files)?;
@@ -1252,8 +1325,9 @@ impl ReviewSession {
         })
     }
 
-    /// Commits the accepted memory changes (and nothing else) with `message`, through
-    /// `git commit` so the user's identity, hooks and signing apply.
+    /// Commits the accepted memory changes (and nothing else) with `message`, with the
+    /// user's identity; hooks and signing run only with
+    /// [`ReviewOptions::run_git_hooks`].
     pub fn commit(&mut self, message: &str) -> std::result::Result<CommitOutcome, CommitError> {
         let Store::Git(git) = &self.store else {
             return Err(CommitError::NotGit);

@@ -47,6 +47,11 @@ pub struct Signal {
 }
 
 impl Signal {
+    /// An error about a whole file (no line, no hunk).
+    pub(crate) fn error(code: &'static str, message: impl Into<String>) -> Signal {
+        Signal::new(Severity::Error, code, message)
+    }
+
     fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Signal {
         Signal {
             severity,

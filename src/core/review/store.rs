@@ -1,29 +1,43 @@
 //! Where the "accepted" side of a review lives: the git index (with HEAD as baseline) or
 //! a snapshot mbank keeps in its data folder for banks outside git.
-use std::collections::BTreeMap;
+//!
+//! Every git command goes through [`GitRepo`]'s builder (nothing the repository
+//! configures runs, see `core::git`). The snapshot store is mbank's own: it is read with
+//! the checks memory files get (regular files only, a size cap; a FIFO or a link to
+//! `/dev/zero` planted there is an error, never a hang), written atomically in 0700
+//! folders with each copy keeping its source file's permissions, and changed only under
+//! an exclusive lock (`lock` in the project's snapshot folder), so concurrent "mark
+//! reviewed" runs follow one another instead of mixing their generations.
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::{CoreError, Result};
-use crate::core::git::{self, GitRepo};
+use crate::core::git::{self, GitRepo, IndexEntries, Policy};
 use crate::core::text;
-use crate::core::write::{self, Expected};
 
-/// One index (or tree) entry: file mode and blob id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct IndexEntry {
-    pub mode: String,
-    pub sha: String,
-}
+pub use crate::core::git::IndexEntry;
 
 /// The repository of a project, with the environment every git call gets.
 #[derive(Debug, Clone)]
 pub(crate) struct Git {
     pub(crate) repo: GitRepo,
     pub(crate) env: Vec<(OsString, OsString)>,
+    /// What the review commit may run (`[review] run_git_hooks`).
+    pub(crate) commit_policy: Policy,
+}
+
+/// One path whose index entry differs from HEAD.
+#[derive(Debug, Clone)]
+pub(crate) struct Staged {
+    pub(crate) path: PathBuf,
+    pub(crate) head: Option<IndexEntry>,
+    pub(crate) index: Option<IndexEntry>,
+    pub(crate) unmerged: bool,
 }
 
 fn git_error(what: &str, out: &git::Output) -> CoreError {
@@ -32,7 +46,8 @@ fn git_error(what: &str, out: &git::Output) -> CoreError {
 
 impl Git {
     pub(crate) fn run(&self, args: &[OsString]) -> Result<git::Output> {
-        git::run_with(self.repo.root(), args, &self.env, None)
+        self.repo
+            .run_at_root(args, &self.env, None, Policy::Hardened)
     }
 
     pub(crate) fn run_env(
@@ -41,9 +56,19 @@ impl Git {
         extra: &[(OsString, OsString)],
         stdin: Option<&[u8]>,
     ) -> Result<git::Output> {
+        self.run_policy(args, extra, stdin, Policy::Hardened)
+    }
+
+    pub(crate) fn run_policy(
+        &self,
+        args: &[OsString],
+        extra: &[(OsString, OsString)],
+        stdin: Option<&[u8]>,
+        policy: Policy,
+    ) -> Result<git::Output> {
         let mut env = self.env.clone();
         env.extend(extra.iter().cloned());
-        git::run_with(self.repo.root(), args, &env, stdin)
+        self.repo.run_at_root(args, &env, stdin, policy)
     }
 
     fn spec(&self, file: &Path) -> Result<OsString> {
@@ -52,89 +77,169 @@ impl Git {
             .ok_or_else(|| CoreError::Git(format!("{} is outside the repository", file.display())))
     }
 
-    /// Every path under the project that differs between HEAD, the index and the work
-    /// tree, untracked files included (renames are reported as a deletion and an addition).
-    pub(crate) fn changed_paths(&self) -> Result<Vec<PathBuf>> {
-        let mut args = git::os(&[
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--no-renames",
-            "--ignore-submodules",
-            "--",
-        ]);
-        args.push(self.repo.root_relative_base());
-        let out = self.run(&args)?;
-        if !out.success {
-            return Err(git_error("git status", &out));
-        }
-        let mut paths = Vec::new();
-        for entry in out.stdout.split(|b| *b == 0) {
-            if entry.len() < 4 {
+    /// Index and HEAD entries of everything under the project.
+    fn project_entries(&self) -> Result<(IndexEntries, HashMap<Vec<u8>, IndexEntry>)> {
+        let base = [self.repo.root_relative_base()];
+        let index = self.repo.index_entries(&base)?;
+        let head = self.repo.head_entries(&base)?;
+        Ok((index, head))
+    }
+
+    /// Memory paths under the project (those `is_memory` accepts, plus `listed`) that
+    /// differ between HEAD, the index and the work tree, untracked (and not ignored)
+    /// files included; renames show as a deletion and an addition. Decided from blob
+    /// ids — `ls-files -s`, `ls-tree` and the work-tree bytes hashed as they are — so no
+    /// filter, fsmonitor or other configured program runs. A file whose bytes cannot be
+    /// hashed (unreadable, not a regular file) counts as changed, so the review reads it
+    /// and reports why it cannot.
+    pub(crate) fn changed_paths(
+        &self,
+        listed: &[PathBuf],
+        is_memory: impl Fn(&Path) -> bool,
+    ) -> Result<Vec<PathBuf>> {
+        let (
+            IndexEntries {
+                entries: index,
+                unmerged,
+            },
+            head,
+        ) = self.project_entries()?;
+        let mut paths: BTreeMap<Vec<u8>, PathBuf> = BTreeMap::new();
+        for name in index.keys().chain(head.keys()).chain(unmerged.iter()) {
+            if index.get(name).is_some_and(|e| e.mode == "160000") {
                 continue;
             }
-            if let Some(path) = self.repo.under_base(&entry[3..]) {
-                paths.push(path);
+            if let Some(path) = self.repo.under_base(name)
+                && is_memory(&path)
+            {
+                paths.insert(name.clone(), path);
             }
         }
-        Ok(paths)
-    }
-
-    fn parse_entry(line: &[u8]) -> Option<IndexEntry> {
-        // `<mode> <type-or-sha> …\t<path>`: only the part before the tab is needed.
-        let head = line.split(|b| *b == b'\t').next()?;
-        let text = String::from_utf8_lossy(head);
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        match fields.as_slice() {
-            // ls-tree: mode type sha
-            [mode, "blob", sha] => Some(IndexEntry {
-                mode: mode.to_string(),
-                sha: sha.to_string(),
-            }),
-            // ls-files -s: mode sha stage
-            [mode, sha, "0"] => Some(IndexEntry {
-                mode: mode.to_string(),
-                sha: sha.to_string(),
-            }),
-            _ => None,
+        for path in listed {
+            if let Some(name) = self.repo.root_relative(path) {
+                paths.insert(os_bytes(&name), path.clone());
+            }
         }
+        let exists = |path: &Path| fs::symlink_metadata(path).is_ok();
+        let tracked: Vec<(&Vec<u8>, &PathBuf)> = paths
+            .iter()
+            .filter(|(name, path)| index.contains_key(*name) && exists(path))
+            .collect();
+        let blobs = self
+            .repo
+            .worktree_blobs(&tracked.iter().map(|(_, p)| p.as_path()).collect::<Vec<_>>());
+        let worktree: HashMap<&Vec<u8>, Option<String>> =
+            tracked.iter().map(|(name, _)| *name).zip(blobs).collect();
+        let untracked: Vec<&Vec<u8>> = paths
+            .iter()
+            .filter(|(name, path)| {
+                !index.contains_key(*name) && !unmerged.contains(*name) && exists(path)
+            })
+            .map(|(name, _)| name)
+            .collect();
+        let ignored = self.ignored(&untracked)?;
+        let mut changed = Vec::new();
+        for (name, path) in &paths {
+            let staged = index.get(name);
+            let differs = unmerged.contains(name)
+                || staged != head.get(name)
+                || match staged {
+                    Some(entry) if exists(path) => {
+                        worktree.get(name).cloned().flatten().as_deref() != Some(&entry.sha)
+                    }
+                    // Staged but deleted in the work tree.
+                    Some(_) => true,
+                    None => exists(path) && !ignored.contains(name),
+                };
+            if differs {
+                changed.push(path.clone());
+            }
+        }
+        Ok(changed)
     }
 
-    pub(crate) fn head_entry(&self, file: &Path) -> Result<Option<IndexEntry>> {
-        let mut args = git::os(&["ls-tree", "-z", "HEAD", "--"]);
-        args.push(self.spec(file)?);
-        let out = self.run(&args)?;
-        if !out.success {
-            // No HEAD yet (empty repository): nothing is committed.
-            return Ok(None);
+    /// Which of the untracked root-relative `names` git ignores (`check-ignore`, which
+    /// reads ignore files and runs nothing).
+    fn ignored(&self, names: &[&Vec<u8>]) -> Result<HashSet<Vec<u8>>> {
+        if names.is_empty() {
+            return Ok(HashSet::new());
+        }
+        let mut input = Vec::new();
+        for name in names {
+            input.extend_from_slice(name);
+            input.push(0);
+        }
+        // check-ignore refuses the `literal` pathspec magic every other command gets;
+        // it only matches the names against ignore rules.
+        let literal_off = [(OsString::from("GIT_LITERAL_PATHSPECS"), OsString::from("0"))];
+        let out = self.run_env(
+            &git::os(&["check-ignore", "-z", "--stdin"]),
+            &literal_off,
+            Some(&input),
+        )?;
+        // 1: nothing is ignored.
+        if !out.success && out.code != Some(1) {
+            return Err(git_error("git check-ignore", &out));
         }
         Ok(out
             .stdout
             .split(|b| *b == 0)
-            .find(|l| !l.is_empty())
-            .and_then(Self::parse_entry))
+            .filter(|n| !n.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect())
+    }
+
+    /// Paths under the project whose index entry differs from HEAD (staged changes),
+    /// with both entries; `unmerged` when the index holds a conflict for the path.
+    pub(crate) fn staged(&self) -> Result<Vec<Staged>> {
+        let (
+            IndexEntries {
+                entries: index,
+                unmerged,
+            },
+            head,
+        ) = self.project_entries()?;
+        let names: HashSet<&Vec<u8>> = index
+            .keys()
+            .chain(head.keys())
+            .chain(unmerged.iter())
+            .collect();
+        let mut staged: Vec<Staged> = names
+            .into_iter()
+            .filter(|name| unmerged.contains(*name) || index.get(*name) != head.get(*name))
+            .filter_map(|name| {
+                Some(Staged {
+                    path: self.repo.under_base(name)?,
+                    head: head.get(name).cloned(),
+                    index: index.get(name).cloned(),
+                    unmerged: unmerged.contains(name),
+                })
+            })
+            .collect();
+        staged.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(staged)
+    }
+
+    pub(crate) fn head_entry(&self, file: &Path) -> Result<Option<IndexEntry>> {
+        let spec = self.spec(file)?;
+        let mut entries = self.repo.head_entries(std::slice::from_ref(&spec))?;
+        Ok(entries.remove(&os_bytes(&spec)))
     }
 
     pub(crate) fn index_entry(&self, file: &Path) -> Result<Option<IndexEntry>> {
-        let mut args = git::os(&["ls-files", "-s", "-z", "--"]);
-        args.push(self.spec(file)?);
-        let out = self.run(&args)?;
-        if !out.success {
-            return Err(git_error("git ls-files", &out));
-        }
-        let lines: Vec<&[u8]> = out
-            .stdout
-            .split(|b| *b == 0)
-            .filter(|l| !l.is_empty())
-            .collect();
-        if lines.len() > 1 {
+        let spec = self.spec(file)?;
+        let IndexEntries {
+            mut entries,
+            unmerged,
+        } = self.repo.index_entries(std::slice::from_ref(&spec))?;
+        let name = os_bytes(&spec);
+        if unmerged.contains(&name) {
             return Err(CoreError::Git(format!(
                 "{} has unresolved merge conflicts in the index",
                 file.display()
             )));
         }
-        Ok(lines.first().and_then(|l| Self::parse_entry(l)))
+        Ok(entries.remove(&name))
     }
 
     pub(crate) fn blob_text(&self, file: &Path, entry: &IndexEntry) -> Result<String> {
@@ -199,11 +304,26 @@ impl Git {
     }
 }
 
+#[cfg(unix)]
+fn os_bytes(text: &std::ffi::OsStr) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    text.as_bytes().to_vec()
+}
+
+#[cfg(not(unix))]
+fn os_bytes(text: &std::ffi::OsStr) -> Vec<u8> {
+    text.to_string_lossy().into_owned().into_bytes()
+}
+
 // ---------------------------------------------------------------------------------------
 // Snapshots
 // ---------------------------------------------------------------------------------------
 
 const SNAPSHOT_SCHEMA: &str = "mbank.snapshot/1";
+const MANIFEST: &str = "manifest.json";
+const LOCK: &str = "lock";
+/// Permissions of a copy whose source's are unknown, and of the manifest.
+const PRIVATE_FILE: u32 = 0o600;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Manifest {
@@ -218,14 +338,24 @@ struct Manifest {
     files: BTreeMap<String, String>,
 }
 
+/// One file of a "mark reviewed": its text and its permission bits.
+#[derive(Debug, Clone)]
+pub(crate) struct SnapshotFile {
+    pub(crate) text: String,
+    pub(crate) mode: u32,
+}
+
 /// The "last reviewed" state of a project outside git.
 #[derive(Debug, Clone)]
 pub(crate) struct Snapshot {
     dir: PathBuf,
     project: PathBuf,
     manifest: Option<Manifest>,
-    /// The manifest's text as read (the expected content of the next write).
+    /// The manifest's text as read (to notice another process changing it).
     manifest_text: Option<String>,
+    /// Why the store cannot be trusted (its manifest unreadable, broken, or lost while
+    /// copies remain); "mark reviewed" replaces it.
+    broken: Option<String>,
 }
 
 /// FNV-1a, stable across Rust versions (unlike `DefaultHasher`), for folder names.
@@ -242,16 +372,93 @@ fn copy_name(rel: &str) -> String {
     format!("{:016x}.md", stable_hash(rel.as_bytes()))
 }
 
-fn read_optional(path: &Path) -> Result<Option<String>> {
+/// Reads a file of the store: `None` when absent; an error for anything but a regular
+/// file (a link, a FIFO, a device are never opened) or a file over the read cap.
+fn read_store_file(path: &Path) -> Result<Option<String>> {
     match fs::symlink_metadata(path) {
-        Ok(_) => text::read_text(path).map(Some),
+        Ok(meta) if meta.is_file() => text::read_text(path).map(Some),
+        Ok(_) => Err(CoreError::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file (a link, FIFO or device) in mbank's snapshot store",
+            ),
+        )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CoreError::io(path, e)),
     }
 }
 
-fn expected_of(text: Option<&str>) -> Expected {
-    text.map_or(Expected::Missing, Expected::text)
+/// Creates `dir` (and missing parents) readable by the owner only, and tightens it
+/// when it already exists.
+fn private_dir(dir: &Path) -> Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        builder.mode(0o700);
+        builder.create(dir).map_err(|e| CoreError::io(dir, e))?;
+        let meta = fs::symlink_metadata(dir).map_err(|e| CoreError::io(dir, e))?;
+        if !meta.is_dir() {
+            return Err(CoreError::Snapshot {
+                path: dir.to_path_buf(),
+                message: "is not a folder".into(),
+            });
+        }
+        if meta.permissions().mode() & 0o777 != 0o700 {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| CoreError::io(dir, e))?;
+        }
+    }
+    #[cfg(not(unix))]
+    builder.create(dir).map_err(|e| CoreError::io(dir, e))?;
+    Ok(())
+}
+
+/// Writes `text` to `path` atomically (temp file in the same folder, then rename) with
+/// permission bits `mode`; the temp file is created owner-only, so the text is never
+/// readable by others on the way.
+fn write_private(path: &Path, text: &str, mode: u32) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut temp = tempfile::Builder::new()
+        .prefix(".mbank-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| CoreError::io(dir, e))?;
+    temp.write_all(text.as_bytes())
+        .and_then(|()| temp.as_file().sync_all())
+        .map_err(|e| CoreError::io(path, e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode & 0o777))
+            .map_err(|e| CoreError::io(path, e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    temp.persist(path)
+        .map_err(|e| CoreError::io(path, e.error))?;
+    Ok(())
+}
+
+/// The permission bits of a work-tree file, for its snapshot copy.
+pub(crate) fn mode_of(path: &Path) -> u32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).map_or(PRIVATE_FILE, |m| m.permissions().mode() & 0o777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        PRIVATE_FILE
+    }
+}
+
+/// An exclusive or shared lock on a project's snapshot folder, held until dropped.
+struct StoreLock {
+    _file: fs::File,
 }
 
 impl Snapshot {
@@ -270,33 +477,120 @@ impl Snapshot {
         Ok(data.join("snapshots").join(format!("{hash:016x}")))
     }
 
+    /// Opens the snapshot of a project. A store that cannot be trusted still opens (so
+    /// "mark reviewed" can replace it); [`Snapshot::broken`] says why.
     pub(crate) fn open(project: &Path, data_dir: Option<&Path>) -> Result<Snapshot> {
         let dir = Self::folder_for(project, data_dir)?;
-        let manifest_path = dir.join("manifest.json");
-        let manifest_text = read_optional(&manifest_path)?;
-        let manifest = match &manifest_text {
-            Some(text) => {
-                let manifest: Manifest =
-                    serde_json::from_str(text).map_err(|e| CoreError::Parse {
-                        path: manifest_path.clone(),
-                        message: format!("broken review snapshot manifest: {e}"),
-                    })?;
-                if manifest.schema != SNAPSHOT_SCHEMA {
-                    return Err(CoreError::Parse {
-                        path: manifest_path,
-                        message: format!("unknown snapshot schema {:?}", manifest.schema),
-                    });
-                }
-                Some(manifest)
-            }
-            None => None,
-        };
-        Ok(Snapshot {
+        let mut snapshot = Snapshot {
             dir,
             project: project.to_path_buf(),
-            manifest,
-            manifest_text,
+            manifest: None,
+            manifest_text: None,
+            broken: None,
+        };
+        snapshot.reload()?;
+        Ok(snapshot)
+    }
+
+    /// Reads the manifest afresh (under a shared lock when the folder exists).
+    fn reload(&mut self) -> Result<()> {
+        let _lock = self.lock(false)?;
+        self.read_manifest();
+        Ok(())
+    }
+
+    fn read_manifest(&mut self) {
+        self.manifest = None;
+        self.manifest_text = None;
+        self.broken = None;
+        let path = self.dir.join(MANIFEST);
+        match read_store_file(&path) {
+            Ok(Some(text)) => match parse_manifest(&text) {
+                Ok(manifest) => {
+                    self.manifest = Some(manifest);
+                    self.manifest_text = Some(text);
+                }
+                Err(message) => self.broken = Some(message),
+            },
+            Ok(None) => {
+                if !self.generations().is_empty() {
+                    self.broken = Some(
+                        "the manifest is missing but copies remain (lost, or a \"mark reviewed\" was interrupted); check the changes, then mark the bank reviewed again"
+                            .into(),
+                    );
+                }
+            }
+            Err(e) => self.broken = Some(format!("unreadable manifest: {e}")),
+        }
+    }
+
+    /// Why the store cannot be trusted, as an error.
+    pub(crate) fn broken(&self) -> Option<CoreError> {
+        self.broken.as_ref().map(|message| CoreError::Snapshot {
+            path: self.dir.join(MANIFEST),
+            message: message.clone(),
         })
+    }
+
+    /// Takes the store's lock. A shared lock on a folder that does not exist yet is not
+    /// needed (there is nothing to read) and creates nothing.
+    fn lock(&self, exclusive: bool) -> Result<Option<StoreLock>> {
+        if exclusive {
+            private_dir(&self.dir)?;
+            if let Some(parent) = self.dir.parent() {
+                private_dir(parent)?;
+            }
+        } else if !self.dir.is_dir() {
+            return Ok(None);
+        }
+        let path = self.dir.join(LOCK);
+        if let Ok(meta) = fs::symlink_metadata(&path)
+            && !meta.is_file()
+        {
+            return Err(CoreError::Snapshot {
+                path,
+                message: "the lock is not a regular file".into(),
+            });
+        }
+        let mut options = fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(PRIVATE_FILE);
+        }
+        let file = match options.open(&path) {
+            Ok(file) => file,
+            // A read-only store can still be read, without a lock.
+            Err(e) if !exclusive && e.kind() == std::io::ErrorKind::PermissionDenied => {
+                return Ok(None);
+            }
+            Err(e) => return Err(CoreError::io(&path, e)),
+        };
+        let locked = if exclusive {
+            file.lock()
+        } else {
+            file.lock_shared()
+        };
+        locked.map_err(|e| CoreError::io(&path, e))?;
+        Ok(Some(StoreLock { _file: file }))
+    }
+
+    /// Generation numbers of the `gen-N` folders present.
+    fn generations(&self) -> Vec<u64> {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_prefix("gen-")?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .collect()
     }
 
     pub(crate) fn exists(&self) -> bool {
@@ -328,27 +622,61 @@ impl Snapshot {
         Some(self.generation_dir(manifest.generation).join(name))
     }
 
+    /// The reviewed text of `rel`; `None` when the snapshot does not hold it.
     pub(crate) fn text(&self, rel: &str) -> Result<Option<String>> {
-        match self.copy_path(rel) {
-            Some(path) => read_optional(&path)?
-                .ok_or_else(|| CoreError::Parse {
-                    path: path.clone(),
-                    message: "the review snapshot lost this copy; mark the bank reviewed again"
-                        .into(),
-                })
-                .map(Some),
-            None => Ok(None),
+        match self.copy_text(rel) {
+            Err(CoreError::Snapshot { path, message }) if fs::symlink_metadata(&path).is_err() => {
+                // Replaced by another run since this session read the manifest?
+                let _lock = self.lock(false)?;
+                let now = read_store_file(&self.dir.join(MANIFEST)).ok().flatten();
+                if now != self.manifest_text {
+                    return Err(CoreError::Conflict {
+                        path: self.dir.join(MANIFEST),
+                    });
+                }
+                Err(CoreError::Snapshot { path, message })
+            }
+            other => other,
         }
     }
 
+    /// [`Snapshot::text`] without a lock (for callers holding the exclusive one).
+    fn copy_text(&self, rel: &str) -> Result<Option<String>> {
+        if let Some(error) = self.broken() {
+            return Err(error);
+        }
+        let Some(path) = self.copy_path(rel) else {
+            return Ok(None);
+        };
+        match read_store_file(&path) {
+            Ok(Some(text)) => Ok(Some(text)),
+            Ok(None) => Err(CoreError::Snapshot {
+                path,
+                message: "lost this copy; mark the bank reviewed again".into(),
+            }),
+            Err(e) => Err(CoreError::Snapshot {
+                path,
+                message: format!("unreadable copy: {e}"),
+            }),
+        }
+    }
+
+    /// The stable code of a failure to read `rel`'s copy: lost (absent) or unreadable.
+    pub(crate) fn failure_code(&self, rel: &str) -> &'static str {
+        match self.copy_path(rel) {
+            Some(path) if fs::symlink_metadata(&path).is_err() => "snapshot-lost",
+            _ => "snapshot-unreadable",
+        }
+    }
+
+    /// Writes `manifest` (the store's lock held).
     fn write_manifest(&mut self, manifest: Manifest) -> Result<()> {
-        fs::create_dir_all(&self.dir).map_err(|e| CoreError::io(&self.dir, e))?;
         let text = serde_json::to_string_pretty(&manifest)
             .map_err(|e| CoreError::Config(format!("cannot encode the snapshot: {e}")))?;
-        let path = self.dir.join("manifest.json");
-        write::write_guarded(&path, &text, expected_of(self.manifest_text.as_deref()))?;
+        write_private(&self.dir.join(MANIFEST), &text, PRIVATE_FILE)?;
         self.manifest = Some(manifest);
         self.manifest_text = Some(text);
+        self.broken = None;
         Ok(())
     }
 
@@ -363,71 +691,113 @@ impl Snapshot {
     }
 
     /// Sets one file's reviewed text (`None`: not in the snapshot), if it still is
-    /// `expected`; otherwise a conflict.
+    /// `expected` and no other run changed the snapshot since this one read it;
+    /// otherwise a conflict. `mode` is the source file's permission bits.
     pub(crate) fn set(
         &mut self,
         rel: &str,
         expected: Option<&str>,
         new: Option<&str>,
+        mode: u32,
     ) -> Result<()> {
-        let now = self.text(rel)?;
-        if now.as_deref() != expected {
+        let _lock = self.lock(true)?;
+        let seen = self.manifest_text.clone();
+        let mut fresh = self.clone();
+        fresh.read_manifest();
+        if let Some(error) = fresh.broken() {
+            return Err(error);
+        }
+        if fresh.manifest_text != seen {
             return Err(CoreError::Conflict {
-                path: self.dir.join("manifest.json"),
+                path: self.dir.join(MANIFEST),
             });
         }
-        let mut manifest = self
-            .manifest
-            .clone()
-            .unwrap_or_else(|| self.empty_manifest(1));
+        let now = self.copy_text(rel)?;
+        if now.as_deref() != expected {
+            return Err(CoreError::Conflict {
+                path: self.dir.join(MANIFEST),
+            });
+        }
+        let mut manifest = match &self.manifest {
+            Some(manifest) => manifest.clone(),
+            None => {
+                let next = self.generations().into_iter().max().unwrap_or(0) + 1;
+                self.empty_manifest(next)
+            }
+        };
         let gen_dir = self.generation_dir(manifest.generation);
         match new {
             Some(text) => {
-                fs::create_dir_all(&gen_dir).map_err(|e| CoreError::io(&gen_dir, e))?;
-                let copy = gen_dir.join(copy_name(rel));
-                write::write_guarded(&copy, text, expected_of(expected))?;
-                if !manifest.files.contains_key(rel) {
+                private_dir(&gen_dir)?;
+                write_private(&gen_dir.join(copy_name(rel)), text, mode)?;
+                if !manifest.files.contains_key(rel) || self.manifest.is_none() {
                     manifest.files.insert(rel.to_string(), copy_name(rel));
-                    self.write_manifest(manifest)?;
-                } else if self.manifest.is_none() {
                     self.write_manifest(manifest)?;
                 }
             }
             None => {
                 if manifest.files.remove(rel).is_some() {
                     self.write_manifest(manifest)?;
-                    write::remove_guarded(&gen_dir.join(copy_name(rel)), expected_of(expected))?;
+                    let copy = gen_dir.join(copy_name(rel));
+                    match fs::remove_file(&copy) {
+                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                            return Err(CoreError::io(&copy, e));
+                        }
+                        _ => {}
+                    }
                 }
             }
         }
         Ok(())
     }
 
-    /// Replaces the whole snapshot with `files` (project-relative path → text): a new
-    /// generation folder is written, then the manifest switches to it, then the old
-    /// generation is removed; an interruption leaves the old snapshot intact.
-    pub(crate) fn replace_all(&mut self, files: &BTreeMap<String, String>) -> Result<()> {
-        let old_generation = self.manifest.as_ref().map(|m| m.generation);
-        let generation = old_generation.map_or(1, |g| g + 1);
+    /// Replaces the whole snapshot with `files` (project-relative path → text and
+    /// permissions): under the store's lock, a new generation folder is written, then
+    /// the manifest switches to it, then every other generation is removed. An
+    /// interruption leaves the old snapshot intact; a concurrent run waits its turn.
+    pub(crate) fn replace_all(&mut self, files: &BTreeMap<String, SnapshotFile>) -> Result<()> {
+        let _lock = self.lock(true)?;
+        // What is on disk now, not what this session read earlier.
+        self.read_manifest();
+        let newest = self
+            .generations()
+            .into_iter()
+            .chain(self.manifest.as_ref().map(|m| m.generation))
+            .max()
+            .unwrap_or(0);
+        let generation = newest + 1;
         let gen_dir = self.generation_dir(generation);
-        if gen_dir.exists() {
-            // Left by an interrupted run: never referenced by the manifest.
-            fs::remove_dir_all(&gen_dir).map_err(|e| CoreError::io(&gen_dir, e))?;
-        }
-        fs::create_dir_all(&gen_dir).map_err(|e| CoreError::io(&gen_dir, e))?;
+        private_dir(&gen_dir)?;
         let mut manifest = self.empty_manifest(generation);
-        for (rel, text) in files {
+        for (rel, file) in files {
             let name = copy_name(rel);
-            write::write_guarded(&gen_dir.join(&name), text, Expected::Missing)?;
+            write_private(&gen_dir.join(&name), &file.text, file.mode)?;
             manifest.files.insert(rel.clone(), name);
         }
         manifest.reviewed_at = crate::core::report::epoch_seconds(std::time::SystemTime::now());
         self.write_manifest(manifest)?;
-        if let Some(old) = old_generation {
-            let old_dir = self.generation_dir(old);
-            // Failing to tidy up loses nothing: the manifest no longer points there.
-            let _ = fs::remove_dir_all(old_dir);
+        for old in self.generations() {
+            if old != generation {
+                // Failing to tidy up loses nothing: the manifest no longer points there.
+                let _ = fs::remove_dir_all(self.generation_dir(old));
+            }
         }
         Ok(())
     }
+}
+
+fn parse_manifest(text: &str) -> std::result::Result<Manifest, String> {
+    let manifest: Manifest =
+        serde_json::from_str(text).map_err(|e| format!("broken manifest: {e}"))?;
+    if manifest.schema != SNAPSHOT_SCHEMA {
+        return Err(format!("unknown snapshot schema {:?}", manifest.schema));
+    }
+    if manifest
+        .files
+        .values()
+        .any(|name| name.contains('/') || name.contains('\\') || name.starts_with('.'))
+    {
+        return Err("the manifest names a copy outside its folder".into());
+    }
+    Ok(manifest)
 }

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `mbank check` against `mbank list` on the generated root of 2,000 projects, both cold
+# (mbank's caches removed before every run: every token is counted, every folder read),
+# timed with hyperfine in the same run so the shared machine's noise cancels out.
+# Target: check's median within 3x list's.
+#
+# check validates every bank, reads the decision logs and asks git about projects in a
+# repository; the generated root has none, so check must run no git at all (it looks
+# for `.git` entries with `stat` and starts git only where one is). With
+# MBANK_BENCH_GIT=1 a second comparison commits the whole root as one repository:
+# check then runs git a handful of times for all 2,000 projects (once per repository,
+# not once per project).
+#
+# Set MBANK_BASELINE=/path/to/mbank to time an older build in the same run.
+#
+#   benches/check.sh [N_PROJECTS]        (default 2000)
+#
+# Needs hyperfine: `apt-get install hyperfine`, `brew install hyperfine` or
+# `cargo install hyperfine`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count=${1:-2000}
+
+if ! command -v hyperfine >/dev/null 2>&1; then
+  echo "hyperfine is not installed. Install it with one of:" >&2
+  echo "  sudo apt-get install -y hyperfine" >&2
+  echo "  brew install hyperfine" >&2
+  echo "  cargo install --locked hyperfine" >&2
+  exit 2
+fi
+
+cargo build --release --locked --quiet
+bin=$PWD/target/release/mbank
+
+work=$(mktemp -d -t mbank-bench-check-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+benches/gen_root.sh "$root" "$count" >/dev/null
+# A private cache, config, data folder and home, so the user's files neither help nor hurt.
+export MBANK_CACHE_DIR=$work/cache MBANK_CONFIG_DIR=$work/config MBANK_DATA_DIR=$work/data
+export HOME=$work/home GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME"
+unset MEMORY_BANK_ROOT
+echo "projects: $("$bin" list --root "$root" --json | grep -c '"name"')"
+
+# check exits 1 when it finds errors; hyperfine must time it all the same.
+cold="rm -rf $work/cache"
+commands=(
+  -n "mbank list (cold)" "$bin list --root $root"
+  -n "mbank check (cold)" "$bin check --root $root"
+)
+if [ -n "${MBANK_BASELINE:-}" ]; then
+  commands+=(-n "baseline check (cold)" "$MBANK_BASELINE check --root $root")
+fi
+
+medians() { # $1 = hyperfine JSON; prints medians and check's ratio to list
+  python3 - "$1" <<'EOF' 2>/dev/null || true
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+by_name = {r["command"]: r["median"] for r in results}
+for r in results:
+    print(f"median {r['command']}: {r['median'] * 1000:.1f} ms")
+for name, value in by_name.items():
+    if name.startswith("mbank check") and "mbank list (cold)" in by_name:
+        print(f"{name} / mbank list (cold): {value / by_name['mbank list (cold)']:.2f}x (target <= 3x)")
+EOF
+}
+
+hyperfine --warmup 1 --min-runs 10 -N -i --prepare "$cold" \
+  --export-json "$work/check.json" "${commands[@]}"
+medians "$work/check.json"
+
+if [ "${MBANK_BENCH_GIT:-0}" = 1 ]; then
+  git -C "$root" init -q -b main
+  git -C "$root" add -A
+  git -C "$root" -c user.name=bench -c user.email=bench@example.invalid \
+    -c commit.gpgsign=false commit -q -m "generated root"
+  git_commands=(-n "mbank check, root in one repository (cold)" "$bin check --root $root")
+  if [ -n "${MBANK_BASELINE:-}" ]; then
+    git_commands+=(-n "baseline check, root in one repository (cold)" "$MBANK_BASELINE check --root $root")
+  fi
+  hyperfine --warmup 1 --runs 5 -N -i --prepare "$cold" \
+    --export-json "$work/check-git.json" \
+    -n "mbank list (cold)" "$bin list --root $root" \
+    "${git_commands[@]}"
+  medians "$work/check-git.json"
+fi
