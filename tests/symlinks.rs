@@ -331,3 +331,44 @@ fn the_core_lists_reads_and_writes_nothing_behind_a_link() {
         }
     }
 }
+
+/// A memory file that was reviewed (so the snapshot names it) and is then swapped for a
+/// link out of the project: `review` reports the link and never reads, diffs or scans
+/// what it points to.
+#[test]
+fn review_never_reads_a_reviewed_file_swapped_for_a_link_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    let root = dir.path().join("root");
+    let project = root.join("swapped");
+    let data = dir.path().join("data");
+    write(&project.join("CLAUDE.md"), "# Rules\n\nBe kind.\n");
+    let marked = sandbox.run_env(
+        &["review", "--root", s(&root), s(&project), "--mark-reviewed"],
+        "MBANK_DATA_DIR",
+        &data,
+    );
+    marked.expect_code(0);
+    let secret_file = dir.path().join("outside-secret.md");
+    write(&secret_file, "# Keys\n\nSECRET-swapped-7f3a\n");
+    fs::remove_file(project.join("CLAUDE.md")).unwrap();
+    symlink(&secret_file, project.join("CLAUDE.md")).unwrap();
+    for args in [
+        vec!["review", "--root", s(&root), s(&project)],
+        vec!["review", "--root", s(&root), s(&project), "--json"],
+    ] {
+        let run = sandbox.run_env(&args, "MBANK_DATA_DIR", &data);
+        assert_ne!(run.code, 0, "a link out must fail the review:\n{}", run.stdout);
+        for stream in [&run.stdout, &run.stderr] {
+            assert!(
+                !stream.contains("SECRET-swapped-7f3a"),
+                "review shows what the link points to:\n{stream}"
+            );
+        }
+        assert!(
+            run.stdout.contains(SYMLINK_OUTSIDE),
+            "the link is named as {SYMLINK_OUTSIDE}:\n{}",
+            run.stdout
+        );
+    }
+}

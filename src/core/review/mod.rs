@@ -39,6 +39,7 @@ use serde::Serialize;
 use crate::core::bank;
 use crate::core::budgets::Measure;
 use crate::core::config::BudgetOverrides;
+use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::{CoreError, Result};
 use crate::core::findings::Severity;
 use crate::core::formats;
@@ -278,9 +279,12 @@ fn rel_string(project: &Path, path: &Path) -> String {
         .join("/")
 }
 
-fn read_worktree(path: &Path) -> Result<Option<String>> {
+/// The work-tree text of a memory path, `None` when nothing is there. Read through the
+/// project's confinement: a file swapped for a symlink out of the project since it was
+/// listed (or named by git or a snapshot, never listed) is refused, not read.
+fn read_worktree(project: &Path, path: &Path) -> Result<Option<String>> {
     match std::fs::symlink_metadata(path) {
-        Ok(_) => text::read_text(path).map(Some),
+        Ok(_) => confine::read_text(&ProjectFolder::new(project), path).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CoreError::io(path, e)),
     }
@@ -504,7 +508,13 @@ impl ReviewSession {
     }
 
     fn texts(&self, path: &Path) -> std::result::Result<Texts, Unreadable> {
-        let current = read_worktree(path).map_err(|e| Unreadable::new("unreadable", e))?;
+        let current = read_worktree(&self.project.path, path).map_err(|e| {
+            let code = match e {
+                CoreError::NotConfined { .. } => confine::SYMLINK_OUTSIDE,
+                _ => "unreadable",
+            };
+            Unreadable::new(code, e)
+        })?;
         match &self.store {
             Store::Git(git) => {
                 let failed = |e| Unreadable::new("git-failed", e);
@@ -870,7 +880,12 @@ fn conkeeper_preset(bank: &Bank) -> Option<String> {
     if bank.format != Format::ConKeeper {
         return None;
     }
-    let text = text::read_text_limited(&bank.root.join(".memory-config.md"), 256 * 1024).ok()?;
+    // Only what the (confined) listing shows is read: a config linked out is never opened.
+    let path = bank.root.join(".memory-config.md");
+    if !bank.files.iter().any(|f| f.path == path) {
+        return None;
+    }
+    let text = text::read_text_limited(&path, 256 * 1024).ok()?;
     crate::core::validate::parse_memory_config(&text)
         .0
         .token_budget
@@ -1057,7 +1072,7 @@ impl ReviewSession {
         if file.error.is_some() {
             return Err(conflict());
         }
-        if read_worktree(&file.path)? != file.current {
+        if read_worktree(&self.project.path, &file.path)? != file.current {
             return Err(conflict());
         }
         let state = self.accepted_state(&file.path)?;
@@ -1203,7 +1218,7 @@ impl ReviewSession {
         let baseline = file.baseline.as_deref();
         match &file.renamed_from {
             Some(from) => {
-                let old_now = read_worktree(from)?;
+                let old_now = read_worktree(&self.project.path, from)?;
                 if old_now.is_some() {
                     return Err(CoreError::Conflict { path: from.clone() });
                 }
@@ -1297,7 +1312,7 @@ impl ReviewSession {
         let listing = Listing::new(&self.project);
         let mut files = BTreeMap::new();
         for path in listing.places.keys() {
-            if let Some(text) = read_worktree(path)? {
+            if let Some(text) = read_worktree(&self.project.path, path)? {
                 let mode = store::mode_of(path);
                 files.insert(
                     rel_string(&self.project.path, path),
