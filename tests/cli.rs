@@ -951,3 +951,44 @@ fn list_of_a_large_root_is_complete_and_ordered_and_caches_every_file() {
     assert_eq!(second.json()["projects"], json["projects"]);
     assert_eq!(fs::metadata(&cache).unwrap().modified().unwrap(), written);
 }
+
+/// `mbank context | head` (a reader that closes the pipe early) ends the output quietly:
+/// no panic, no backtrace, for text and JSON alike. The output is larger than a pipe's
+/// buffer, so the write really meets the closed pipe.
+#[test]
+fn a_closed_pipe_ends_the_output_without_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    let root = dir.path().join("root");
+    write(
+        &root.join("p").join("CLAUDE.md"),
+        &format!("# Rules\n\n{}\n", "word ".repeat(60_000)),
+    );
+    for json in [false, true] {
+        let mut command = sandbox.mbank();
+        command.args(["context", "--root", s(&root), "p"]);
+        if json {
+            command.arg("--json");
+        }
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The read end is dropped here: every later write meets a closed pipe.
+        let output = common::within(
+            common::COMMAND_LIMIT,
+            "mbank context into a closed pipe",
+            move || child.wait_with_output().unwrap(),
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+            "json={json}: {stderr}"
+        );
+    }
+}

@@ -358,7 +358,11 @@ fn review_never_reads_a_reviewed_file_swapped_for_a_link_out() {
         vec!["review", "--root", s(&root), s(&project), "--json"],
     ] {
         let run = sandbox.run_env(&args, "MBANK_DATA_DIR", &data);
-        assert_ne!(run.code, 0, "a link out must fail the review:\n{}", run.stdout);
+        assert_ne!(
+            run.code, 0,
+            "a link out must fail the review:\n{}",
+            run.stdout
+        );
         for stream in [&run.stdout, &run.stderr] {
             assert!(
                 !stream.contains("SECRET-swapped-7f3a"),

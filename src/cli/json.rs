@@ -5,9 +5,9 @@ use serde::Serialize;
 
 /// Prints a value as pretty JSON on stdout: exact, never sanitised (serde escapes every
 /// control character, so the output is already safe for a terminal).
-#[allow(clippy::print_stdout)]
 pub fn print<T: Serialize>(value: &T) -> color_eyre::Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
-    println!("{text}");
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    super::style::write_out(std::io::stdout().lock(), &text);
     Ok(())
 }

@@ -168,7 +168,7 @@ macro_rules! line {
 }
 pub(crate) use line;
 
-fn write_out(mut target: impl Write, text: &str) {
+pub(crate) fn write_out(mut target: impl Write, text: &str) {
     // A closed pipe (`mbank list | head`) ends the output, not the program with a panic.
     let _ = target.write_all(text.as_bytes());
 }
