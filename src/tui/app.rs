@@ -1316,6 +1316,7 @@ impl App {
         let version = doc.version;
         let outbox = self.outbox.clone();
         std::thread::spawn(move || {
+            let _lock = crate::core::lock::for_file(&path); // the servers' writers wait for it
             let result = match &memory_id {
                 Some(id) => write::write_infinity_content(&path, id, &text, &disk_text)
                     .and_then(|_| crate::core::text::read_text(&path)),

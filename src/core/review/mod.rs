@@ -962,6 +962,7 @@ impl ReviewSession {
     }
 
     fn write_worktree(path: &Path, expected: Option<&str>, new: Option<&str>) -> Result<Step> {
+        let _lock = crate::core::lock::for_file(path); // one writer at a time with the servers
         match new {
             Some(text) => {
                 if expected.is_none()
