@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
+use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
 use crate::core::decisions;
@@ -317,21 +318,30 @@ impl MarkdownBank {
     }
 
     /// Applies `edit` to the file of `role` under the lock (`None`: the file is new) and
-    /// writes the result. `added` is the text the edit adds, checked for secrets.
+    /// writes the result, batched with concurrent appends to the same file
+    /// ([`super::batch`]). `added` is the text the edit adds, checked for secrets.
     fn edit_role(
         &self,
         policy: &GuardPolicy,
         role: Role,
         added: &str,
-        edit: impl FnOnce(Option<&str>) -> AgentResult<String>,
+        edit: impl FnOnce(Option<&str>) -> AgentResult<String> + Send + 'static,
     ) -> AgentResult<WriteReport> {
         let name = self.file_for(role);
         let (path, _) = self.resolve(&name)?;
         guard::check_added(policy, &name, added)?;
-        let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
-        let current = read_existing(&path).map_err(AgentError::Core)?;
-        let new = edit(current.as_deref())?;
-        self.commit(&name, &path, current.as_deref(), &new)
+        let version = batch::append(
+            &path,
+            Box::new(edit),
+            &|| read_existing(&path).map_err(AgentError::Core),
+            &|current, new| self.commit(&name, &path, current, new).map(|r| r.version),
+        )?;
+        Ok(WriteReport {
+            path: path.clone(),
+            name,
+            created: false,
+            version,
+        })
     }
 
     /// `log_decision`: appends a dated decision block to the decision log.
@@ -360,8 +370,9 @@ impl MarkdownBank {
                  title; name the decision in words"
             )));
         }
-        self.edit_role(policy, Role::Decisions, &block, |current| {
-            Ok(entries::append_block(current, &block))
+        let appended = block.clone();
+        self.edit_role(policy, Role::Decisions, &block, move |current| {
+            Ok(entries::append_block(current, &appended))
         })
     }
 
@@ -381,14 +392,17 @@ impl MarkdownBank {
             ));
         }
         let line = entries::progress_line(now, action, description);
-        let mut reports = vec![self.edit_role(policy, Role::Progress, &line, |current| {
-            let base = current.unwrap_or(entries::PROGRESS_HEADING);
-            Ok(entries::insert_first_in_section(
-                base,
-                "Update History",
-                &line,
-            ))
-        })?];
+        let entry = line.clone();
+        let mut reports = vec![
+            self.edit_role(policy, Role::Progress, &line, move |current| {
+                let base = current.unwrap_or(entries::PROGRESS_HEADING);
+                Ok(entries::insert_first_in_section(
+                    base,
+                    "Update History",
+                    &entry,
+                ))
+            })?,
+        ];
         if update_active_context {
             let note = entries::note_line(
                 now,
@@ -398,12 +412,13 @@ impl MarkdownBank {
                     entries::one_line(description)
                 ),
             );
-            reports.push(self.edit_role(policy, Role::Active, &note, |current| {
+            let entry = note.clone();
+            reports.push(self.edit_role(policy, Role::Active, &note, move |current| {
                 let base = current.unwrap_or(entries::ACTIVE_CONTEXT_HEADING);
                 Ok(entries::insert_first_in_section(
                     base,
                     "Current Session Notes",
-                    &note,
+                    &entry,
                 ))
             })?);
         }
@@ -419,13 +434,13 @@ impl MarkdownBank {
         issues: Option<&[String]>,
         next_steps: Option<&[String]>,
     ) -> AgentResult<WriteReport> {
-        let sections: Vec<(&str, &[String])> = [
+        let sections: Vec<(&'static str, Vec<String>)> = [
             ("Ongoing Tasks", tasks),
             ("Known Issues", issues),
             ("Next Steps", next_steps),
         ]
         .into_iter()
-        .filter_map(|(title, items)| items.map(|i| (title, i)))
+        .filter_map(|(title, items)| items.map(|i| (title, i.to_vec())))
         .collect();
         if sections.is_empty() {
             return Err(AgentError::InvalidRequest(
@@ -449,7 +464,7 @@ impl MarkdownBank {
             now,
             &format!("Active context updated: {}", updated.join(", ")),
         );
-        self.edit_role(policy, Role::Active, &added, |current| {
+        self.edit_role(policy, Role::Active, &added, move |current| {
             let mut text = current
                 .unwrap_or(entries::ACTIVE_CONTEXT_HEADING)
                 .to_string();

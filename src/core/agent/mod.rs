@@ -8,6 +8,7 @@
 //! - [`entries`]: the text of decisions, progress lines and active-context sections.
 //! - [`infinity`]: the `.infinity/` store of seed 003.
 pub mod bank;
+pub mod batch;
 pub mod entries;
 pub mod infinity;
 pub mod projects;
@@ -50,6 +51,9 @@ pub enum AgentError {
     ModeNotFound { mode: String, available: String },
     #[error(transparent)]
     Core(CoreError),
+    /// A write shared with other appends failed (the message of the underlying error).
+    #[error("the write failed: {0}")]
+    Storage(String),
 }
 
 impl AgentError {
@@ -73,7 +77,7 @@ impl AgentError {
             AgentError::Conflict { .. } => "version_conflict",
             AgentError::ReadOnly => "read_only",
             AgentError::ModeNotFound { .. } => "mode_not_found",
-            AgentError::Core(_) => "server_error",
+            AgentError::Core(_) | AgentError::Storage(_) => "server_error",
         }
     }
 
