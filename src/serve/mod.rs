@@ -6,10 +6,13 @@
 //! - [`mcp`]: the MCP server (tool list, dispatch, resources) and the stdio runner.
 //! - [`http`]: the REST API, auth, rate limits, `/mcp` and `/chat` ([`chat`]).
 pub mod args;
+pub mod chat;
 pub mod cline;
+pub mod http;
 pub mod infinity;
 pub mod mcp;
 pub mod memory_bank_mcp;
+pub mod ratelimit;
 pub mod reply;
 
 use std::collections::HashMap;
