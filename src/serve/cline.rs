@@ -125,7 +125,9 @@ fn list_projects(shared: &Shared) -> Value {
 fn read(shared: &Shared, args: &Args) -> ToolResult {
     let file = args.str(&["fileName", "filename"])?;
     let dir = shared.project(project_spec(args)?.as_deref())?;
-    let read = shared.bank(&dir)?.read(&file)?;
+    let bank = shared.bank(&dir)?;
+    let cached = shared.read(&bank, &file)?;
+    let read = &cached.read;
     Ok(json!({
         "content": read.content,
         "lastModified": rfc3339(read.modified),

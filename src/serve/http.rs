@@ -7,6 +7,7 @@
 //! wherever `require_key = true`; a wrong key is refused everywhere. Bodies over
 //! `max_body_bytes` are refused with 413. One line per request goes to stdout.
 use std::collections::HashMap;
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -222,26 +223,36 @@ async fn read_file(
         (Err(e), _) => return error("invalid_request", e.body_text()),
         (_, Err(e)) => return reply(Err(e)),
     };
-    let shared = app.shared.clone();
-    let result = blocking(move || {
-        let dir = shared.project(project.as_deref())?;
-        let read = shared.bank(&dir)?.read(&file)?;
-        Ok(json!({
+    // The hot path: a few stats, and for a file unchanged since the last request a body
+    // built then. Done in place: a hand-off to the blocking pool costs more than this.
+    let file_result = app
+        .shared
+        .project(project.as_deref())
+        .and_then(|dir| app.shared.bank(&dir))
+        .and_then(|bank| app.shared.read(&bank, &file));
+    let cached = match file_result {
+        Ok(cached) => cached,
+        Err(e) => return reply(Err(e.into())),
+    };
+    let read = &cached.read;
+    let body = cached.http_body.get_or_init(|| {
+        json!({
             "content": read.content,
             "status": "success",
             "lastModified": rfc3339(read.modified),
             "version": read.version,
-        }))
-    })
-    .await;
-    let etag = result
-        .as_ref()
-        .ok()
-        .and_then(|v| v["version"].as_str())
-        .and_then(|v| HeaderValue::from_str(&format!("\"{v}\"")).ok());
-    let mut response = reply(result);
-    if let Some(etag) = etag {
-        response.headers_mut().insert(header::ETAG, etag);
+        })
+        .to_string()
+        .into()
+    });
+    let mut response = (StatusCode::OK, body.clone()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", read.version)) {
+        headers.insert(header::ETAG, etag);
     }
     response
 }
@@ -554,7 +565,9 @@ async fn guard_requests(
     response
         .headers_mut()
         .insert("x-api-version", HeaderValue::from_static(API_VERSION));
-    println!(
+    // A closed stdout must not stop the server (println! would panic).
+    let _ = writeln!(
+        std::io::stdout().lock(),
         "{} {peer} {method} {uri} {} {:.1}ms",
         chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         response.status().as_u16(),

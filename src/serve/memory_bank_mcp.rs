@@ -169,7 +169,8 @@ fn set_path(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
 fn read(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     let file = args.str(&["filename", "fileName"])?;
     let (_, bank) = current_bank(shared, session)?;
-    let read = bank.read(&file)?;
+    let cached = shared.read(&bank, &file)?;
+    let read = &cached.read;
     Ok(json!({
         "content": read.content,
         "lastModified": rfc3339(read.modified),

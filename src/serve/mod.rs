@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::core::agent::bank::MarkdownBank;
+use crate::core::agent::bank::{FileRead, MarkdownBank};
 use crate::core::agent::infinity::InfinityProject;
 use crate::core::agent::projects::Root;
 use crate::core::agent::{AgentError, AgentResult};
@@ -106,7 +106,57 @@ pub struct Shared {
     /// Banks by project folder: opened once, so a request does not rediscover them.
     banks: RwLock<HashMap<PathBuf, Arc<MarkdownBank>>>,
     default_project: Mutex<Option<PathBuf>>,
+    reads: RwLock<HashMap<PathBuf, (FileStamp, Arc<CachedRead>)>>,
 }
+
+/// A read file with what the HTTP API answers for it, kept while the file is unchanged.
+#[derive(Debug)]
+pub struct CachedRead {
+    pub read: FileRead,
+    /// `GET /memory-bank/file` body, built once (shared, not copied, per response).
+    pub http_body: std::sync::OnceLock<axum::body::Bytes>,
+}
+
+/// What says a file is unchanged: device, inode, size, modification and change times
+/// (a guarded write renames, so it always changes the inode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileStamp {
+    #[cfg(unix)]
+    fn of(meta: &std::fs::Metadata) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        // A file changed within the racy window may change again without its times
+        // changing (coarse timestamps): such a file is read every time.
+        let modified = meta.modified().ok()?;
+        let age = std::time::SystemTime::now().duration_since(modified).ok()?;
+        if age < crate::core::listings::RACY_WINDOW || !meta.is_file() {
+            return None;
+        }
+        Some(FileStamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(_meta: &std::fs::Metadata) -> Option<FileStamp> {
+        None
+    }
+}
+
+/// Files cached for reads: small ones, and not too many.
+const CACHED_FILE_BYTES: u64 = 1024 * 1024;
+const CACHED_FILES: usize = 4096;
 
 /// One MCP session's state: the Memory Bank MCP project and mode, the Infinity project.
 #[derive(Debug, Default)]
@@ -131,7 +181,44 @@ impl Shared {
             root,
             banks: RwLock::new(HashMap::new()),
             default_project: Mutex::new(None),
+            reads: RwLock::new(HashMap::new()),
         }))
+    }
+
+    /// Reads `name` from `bank`: confined by `resolve` every time, the content (and its
+    /// version) reused while the file's stamp is unchanged, so the hot path neither
+    /// rereads, revalidates nor rehashes an unchanged file.
+    pub fn read(&self, bank: &MarkdownBank, name: &str) -> AgentResult<Arc<CachedRead>> {
+        let (path, _) = bank.resolve(name)?;
+        let stamp = std::fs::metadata(&path)
+            .ok()
+            .filter(|m| m.len() <= CACHED_FILE_BYTES)
+            .and_then(|m| FileStamp::of(&m));
+        if let Some(stamp) = stamp
+            && let Some((cached_stamp, cached)) = self
+                .reads
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&path)
+            && *cached_stamp == stamp
+        {
+            return Ok(cached.clone());
+        }
+        let read = bank.read(name)?;
+        let entry = Arc::new(CachedRead {
+            read,
+            http_body: std::sync::OnceLock::new(),
+        });
+        // The stamp taken before the read: if the file changed in between, the next
+        // request sees a different stamp and reads again.
+        if let Some(stamp) = stamp {
+            let mut reads = self.reads.write().unwrap_or_else(|p| p.into_inner());
+            if reads.len() >= CACHED_FILES {
+                reads.clear();
+            }
+            reads.insert(path, (stamp, entry.clone()));
+        }
+        Ok(entry)
     }
 
     /// Refuses a write when the server is read-only.

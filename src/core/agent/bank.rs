@@ -325,14 +325,17 @@ impl MarkdownBank {
         policy: &GuardPolicy,
         role: Role,
         added: &str,
-        edit: impl FnOnce(Option<&str>) -> AgentResult<String> + Send + 'static,
+        edit: impl FnOnce(&mut Option<String>) + Send + 'static,
     ) -> AgentResult<WriteReport> {
         let name = self.file_for(role);
         let (path, _) = self.resolve(&name)?;
         guard::check_added(policy, &name, added)?;
         let version = batch::append(
             &path,
-            Box::new(edit),
+            Box::new(move |text: &mut Option<String>| {
+                edit(text);
+                Ok(())
+            }),
             &|| read_existing(&path).map_err(AgentError::Core),
             &|current, new| self.commit(&name, &path, current, new).map(|r| r.version),
         )?;
@@ -371,8 +374,8 @@ impl MarkdownBank {
             )));
         }
         let appended = block.clone();
-        self.edit_role(policy, Role::Decisions, &block, move |current| {
-            Ok(entries::append_block(current, &appended))
+        self.edit_role(policy, Role::Decisions, &block, move |text| {
+            entries::append_block_to(text, &appended)
         })
     }
 
@@ -393,16 +396,14 @@ impl MarkdownBank {
         }
         let line = entries::progress_line(now, action, description);
         let entry = line.clone();
-        let mut reports = vec![
-            self.edit_role(policy, Role::Progress, &line, move |current| {
-                let base = current.unwrap_or(entries::PROGRESS_HEADING);
-                Ok(entries::insert_first_in_section(
-                    base,
-                    "Update History",
-                    &entry,
-                ))
-            })?,
-        ];
+        let mut reports = vec![self.edit_role(policy, Role::Progress, &line, move |text| {
+            let base = text.as_deref().unwrap_or(entries::PROGRESS_HEADING);
+            *text = Some(entries::insert_first_in_section(
+                base,
+                "Update History",
+                &entry,
+            ));
+        })?];
         if update_active_context {
             let note = entries::note_line(
                 now,
@@ -413,13 +414,13 @@ impl MarkdownBank {
                 ),
             );
             let entry = note.clone();
-            reports.push(self.edit_role(policy, Role::Active, &note, move |current| {
-                let base = current.unwrap_or(entries::ACTIVE_CONTEXT_HEADING);
-                Ok(entries::insert_first_in_section(
+            reports.push(self.edit_role(policy, Role::Active, &note, move |text| {
+                let base = text.as_deref().unwrap_or(entries::ACTIVE_CONTEXT_HEADING);
+                *text = Some(entries::insert_first_in_section(
                     base,
                     "Current Session Notes",
                     &entry,
-                ))
+                ));
             })?);
         }
         Ok(reports)
@@ -466,16 +467,17 @@ impl MarkdownBank {
         );
         self.edit_role(policy, Role::Active, &added, move |current| {
             let mut text = current
+                .as_deref()
                 .unwrap_or(entries::ACTIVE_CONTEXT_HEADING)
                 .to_string();
             for (title, items) in &sections {
                 text = entries::replace_section(&text, title, items);
             }
-            Ok(entries::insert_first_in_section(
+            *current = Some(entries::insert_first_in_section(
                 &text,
                 "Current Session Notes",
                 &note,
-            ))
+            ));
         })
     }
 }

@@ -14,8 +14,9 @@ use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard};
 use super::{AgentError, AgentResult};
 use crate::core::lock;
 
-/// Turns the file's current text (`None`: no file yet) into the new text.
-pub type Edit = Box<dyn FnOnce(Option<&str>) -> AgentResult<String> + Send>;
+/// Changes the file's text in place (`None`: no file yet), so an append costs the entry,
+/// not a copy of the file. An edit that fails must leave the text as it was.
+pub type Edit = Box<dyn FnOnce(&mut Option<String>) -> AgentResult<()> + Send>;
 
 /// Commits the final text of a batch: `(text read, new text)` → the new version.
 pub type Commit<'a> = &'a dyn Fn(Option<&str>, &str) -> AgentResult<String>;
@@ -100,11 +101,8 @@ fn write_batch(
         let mut applied = Vec::new();
         for (id, edit) in batch.iter_mut() {
             let Some(edit) = edit.take() else { continue };
-            match edit(text.as_deref()) {
-                Ok(new) => {
-                    text = Some(new);
-                    applied.push(*id);
-                }
+            match edit(&mut text) {
+                Ok(()) => applied.push(*id),
                 Err(e) => results.push((*id, Err(e))),
             }
         }
@@ -147,11 +145,14 @@ mod tests {
     fn append_line(path: &Path, line: String) -> AgentResult<String> {
         append(
             path,
-            Box::new(move |current| {
+            Box::new(move |text| {
                 if line.contains("refuse") {
                     return Err(AgentError::InvalidRequest("refused".into()));
                 }
-                Ok(format!("{}{line}\n", current.unwrap_or("")))
+                let text = text.get_or_insert_with(String::new);
+                text.push_str(&line);
+                text.push('\n');
+                Ok(())
             }),
             &|| match fs::read_to_string(path) {
                 Ok(t) => Ok(Some(t)),

@@ -107,18 +107,25 @@ pub fn decision_block(format: DecisionFormat, now: NaiveDateTime, d: &NewDecisio
 /// `log` with `block` appended after everything it holds, separated by a blank line
 /// (a new log gets its `# Decision Log` heading).
 pub fn append_block(log: Option<&str>, block: &str) -> String {
-    let mut out = match log {
-        Some(text) if !text.trim().is_empty() => text.to_string(),
-        _ => "# Decision Log\n".to_string(),
-    };
-    if !out.ends_with('\n') {
-        out.push('\n');
+    let mut text = log.map(str::to_string);
+    append_block_to(&mut text, block);
+    text.unwrap_or_default()
+}
+
+/// [`append_block`] in place: costs the block, not a copy of the log.
+pub fn append_block_to(log: &mut Option<String>, block: &str) {
+    let text = log.get_or_insert_with(String::new);
+    if text.trim().is_empty() {
+        text.clear();
+        text.push_str("# Decision Log\n");
     }
-    if !out.ends_with("\n\n") {
-        out.push('\n');
+    if !text.ends_with('\n') {
+        text.push('\n');
     }
-    out.push_str(block);
-    out
+    if !text.ends_with("\n\n") {
+        text.push('\n');
+    }
+    text.push_str(block);
 }
 
 /// A progress line: `- [YYYY-MM-DD HH:MM:SS] - action: description`.
