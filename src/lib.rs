@@ -4,4 +4,5 @@
 //! decisions, safe writes, git); `cli` is the headless command line on top of it.
 pub mod cli;
 pub mod core;
+pub mod serve;
 pub mod tui;

@@ -154,4 +154,31 @@ pub enum Command {
         #[arg(long, value_name = "FORMAT")]
         bank: Option<String>,
     },
+    /// Serve the memory banks to agents as an MCP server on stdin/stdout (every write guarded)
+    Mcp {
+        #[command(flatten)]
+        serve: ServeArgs,
+    },
+    /// Serve the REST API of Memory Bank MCP and MCP over HTTP at /mcp (every write guarded)
+    Serve {
+        /// Address to listen on (default: [serve] listen in config, else 127.0.0.1:3000)
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        #[command(flatten)]
+        serve: ServeArgs,
+    },
+}
+
+/// What `mbank mcp` and `mbank serve` share.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Tool surfaces: cline, memory-bank-mcp, infinity (comma-separated; default: all)
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub tools: Vec<String>,
+    /// Refuse every write
+    #[arg(long)]
+    pub read_only: bool,
+    /// The Infinity project folder (default: the working folder)
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
 }

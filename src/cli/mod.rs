@@ -241,6 +241,19 @@ fn execute(cli: Cli) -> Result<u8> {
         Some(Command::Context { path, json, bank }) => {
             commands::context::run(&context, path.as_deref(), json, bank.as_deref())
         }
+        Some(Command::Mcp { serve }) => commands::mcp::run(
+            &context,
+            &serve.tools,
+            serve.read_only,
+            serve.project.as_deref(),
+        ),
+        Some(Command::Serve { listen, serve }) => commands::serve::run(
+            &context,
+            listen.as_deref(),
+            &serve.tools,
+            serve.read_only,
+            serve.project.as_deref(),
+        ),
     }
 }
 

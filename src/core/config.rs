@@ -69,6 +69,8 @@ struct RawConfig {
     keymap: Option<String>,
     #[serde(default)]
     review: ReviewConfig,
+    #[serde(default)]
+    serve: ServeConfig,
 }
 
 /// The effective configuration.
@@ -86,6 +88,8 @@ pub struct Config {
     pub theme: Option<String>,
     pub keymap: Option<String>,
     pub review: ReviewConfig,
+    /// `[serve]`: the agent servers (`mbank mcp`, `mbank serve`).
+    pub serve: ServeConfig,
 }
 
 impl Default for Config {
@@ -102,6 +106,7 @@ impl Default for Config {
             theme: None,
             keymap: None,
             review: ReviewConfig::default(),
+            serve: ServeConfig::default(),
         }
     }
 }
@@ -221,6 +226,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
         theme: raw.theme,
         keymap: raw.keymap,
         review: raw.review,
+        serve: raw.serve,
     })
 }
 
@@ -299,6 +305,63 @@ pub fn check_root(root: &Path, source: &RootSource) -> Result<()> {
             root.display()
         ))),
     }
+}
+
+/// `[serve]` of config.toml: `mbank mcp` and `mbank serve`. Every key optional.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServeConfig {
+    /// `mbank serve` address when `--listen` is not given (default `127.0.0.1:3000`).
+    pub listen: Option<String>,
+    /// API keys accepted as `Authorization: Bearer KEY` (`MBANK_API_KEY` adds one).
+    pub api_keys: Vec<String>,
+    /// Require a key even on loopback (`true`) or never (`false`, loopback only); unset:
+    /// required whenever the address is not loopback.
+    pub require_key: Option<bool>,
+    /// Requests per key (or per client address without keys) per minute and per hour.
+    pub rate_limit_per_minute: u32,
+    pub rate_limit_per_hour: u32,
+    /// Largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+    /// Refuse every write (as `--read-only`).
+    pub read_only: bool,
+    /// Tool surfaces when `--tools` is not given: `cline`, `memory-bank-mcp`, `infinity`.
+    pub tools: Option<Vec<String>>,
+    /// Which write rules apply (all on by default).
+    pub guard: super::guard::GuardPolicy,
+    /// `POST /chat`: the OpenAI-compatible endpoint it forwards to.
+    pub chat: Option<ChatConfig>,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            listen: None,
+            api_keys: Vec::new(),
+            require_key: None,
+            rate_limit_per_minute: 60,
+            rate_limit_per_hour: 1000,
+            max_body_bytes: 1024 * 1024,
+            read_only: false,
+            tools: None,
+            guard: super::guard::GuardPolicy::default(),
+            chat: None,
+        }
+    }
+}
+
+/// `[serve.chat]`: an OpenAI-compatible chat completions endpoint.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ChatConfig {
+    /// The full URL of the chat completions endpoint
+    /// (`https://api.openai.com/v1/chat/completions`, `http://127.0.0.1:11434/v1/chat/completions`).
+    pub url: String,
+    pub model: String,
+    /// Environment variable holding the endpoint's API key (sent as a Bearer token).
+    pub api_key_env: Option<String>,
+    /// Seconds to wait for the endpoint (default 120).
+    pub timeout_secs: Option<u64>,
 }
 
 #[cfg(test)]
@@ -415,5 +478,42 @@ active = 2
             "{err}"
         );
         assert!(err.contains("--root"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod serve_tests {
+    use super::*;
+
+    #[test]
+    fn serve_table_parses_with_defaults_and_rejects_unknown_keys() {
+        let config = parse("", Path::new("c.toml")).unwrap();
+        assert_eq!(config.serve, ServeConfig::default());
+        assert_eq!(config.serve.rate_limit_per_minute, 60);
+        let text = r#"
+[serve]
+listen = "0.0.0.0:8080"
+api_keys = ["k1"]
+rate_limit_per_minute = 5
+read_only = true
+tools = ["cline"]
+
+[serve.guard]
+secrets = false
+
+[serve.chat]
+url = "http://127.0.0.1:11434/v1/chat/completions"
+model = "llama3"
+api_key_env = "OPENAI_API_KEY"
+"#;
+        let serve = parse(text, Path::new("c.toml")).unwrap().serve;
+        assert_eq!(serve.listen.as_deref(), Some("0.0.0.0:8080"));
+        assert_eq!(serve.api_keys, ["k1"]);
+        assert_eq!(serve.rate_limit_per_minute, 5);
+        assert_eq!(serve.rate_limit_per_hour, 1000);
+        assert!(serve.read_only && !serve.guard.secrets && serve.guard.append_only);
+        assert_eq!(serve.chat.unwrap().model, "llama3");
+        let err = parse("[serve]\nlisten_on = \"x\"\n", Path::new("c.toml")).unwrap_err();
+        assert!(err.to_string().contains("listen_on"), "{err}");
     }
 }

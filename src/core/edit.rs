@@ -25,6 +25,7 @@ use similar::{Algorithm, DiffOp};
 use super::bank;
 use super::error::{CoreError, Result};
 use super::infinity;
+use super::lock;
 use super::model::{Bank, Project};
 use super::text;
 use super::write::{self, Expected, WriteOutcome};
@@ -383,6 +384,8 @@ pub fn save_resolved(target: &Path, original: &EditText, new_text: &str) -> Resu
             reason: "Infinity memories live in a file named memories.json".into(),
         });
     }
+    // One writer at a time in this folder: the servers and `mbank review` take the same lock.
+    let _lock = lock::for_file(target)?;
     let file_text = original.file_text(target, new_text)?;
     let outcome = write::write_guarded(target, &file_text, original.expected)?;
     let mut bytes = Vec::with_capacity(file_text.len() + 3);

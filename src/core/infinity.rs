@@ -242,3 +242,111 @@ mod tests {
         assert!(replace_content(STORE, "zzz", "x", "t").is_err());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Store mutations for the Infinity tools (`mbank mcp`): pure text in, text out; the
+// caller writes the result through the guarded write under the folder lock.
+// ---------------------------------------------------------------------------------------
+
+/// A memory as `store_memory` creates it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewMemory<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub kind: &'a str,
+    pub content: &'a str,
+    pub created_at: &'a str,
+}
+
+fn to_store_text(value: &Value) -> Result<String, String> {
+    let mut out = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    out.push('\n');
+    Ok(out)
+}
+
+/// The store with `memory` appended (`text` `None`: a new store for `project_id`).
+/// Other memories, fields and key order stay as they were.
+pub fn add_memory(
+    text: Option<&str>,
+    project_id: &str,
+    memory: &NewMemory,
+) -> Result<String, String> {
+    let mut value: Value = match text {
+        Some(text) => serde_json::from_str(text).map_err(|e| e.to_string())?,
+        None => serde_json::json!({ "project_id": project_id, "memories": [] }),
+    };
+    let root = value
+        .as_object_mut()
+        .ok_or("the store is not a JSON object")?;
+    let memories = root
+        .entry("memories")
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or("the store's memories field is not an array")?;
+    let mut entry = Map::new();
+    entry.insert("id".into(), Value::String(memory.id.to_string()));
+    entry.insert("title".into(), Value::String(memory.title.to_string()));
+    entry.insert("type".into(), Value::String(memory.kind.to_string()));
+    entry.insert("content".into(), Value::String(memory.content.to_string()));
+    entry.insert(
+        "created_at".into(),
+        Value::String(memory.created_at.to_string()),
+    );
+    memories.push(Value::Object(entry));
+    to_store_text(&value)
+}
+
+/// The store without memory `id`; `Ok(None)` when no memory has that id.
+pub fn remove_memory(text: &str, id: &str) -> Result<Option<String>, String> {
+    let mut value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let memories = value
+        .get_mut("memories")
+        .and_then(Value::as_array_mut)
+        .ok_or("the store has no memories array")?;
+    let before = memories.len();
+    memories.retain(|m| m.get("id").and_then(Value::as_str) != Some(id));
+    if memories.len() == before {
+        return Ok(None);
+    }
+    to_store_text(&value).map(Some)
+}
+
+#[cfg(test)]
+mod mutation_tests {
+    use super::*;
+
+    #[test]
+    fn add_and_remove_keep_the_rest_of_the_store() {
+        let memory = NewMemory {
+            id: "m-1",
+            title: "API",
+            kind: "design_doc",
+            content: "",
+            created_at: "2026-01-01T00:00:00Z",
+        };
+        let text = add_memory(None, "p-1", &memory).unwrap();
+        let (store, issues) = parse_store(&text).unwrap();
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(store.project_id.as_deref(), Some("p-1"));
+        assert_eq!(store.memories[0].kind, "design_doc");
+        let text = add_memory(
+            Some(&text),
+            "ignored",
+            &NewMemory {
+                id: "m-2",
+                ..memory.clone()
+            },
+        )
+        .unwrap();
+        let (store, _) = parse_store(&text).unwrap();
+        assert_eq!(store.project_id.as_deref(), Some("p-1"));
+        assert_eq!(store.memories.len(), 2);
+        let text = remove_memory(&text, "m-1").unwrap().unwrap();
+        let (store, _) = parse_store(&text).unwrap();
+        assert_eq!(store.memories.len(), 1);
+        assert_eq!(store.memories[0].id, "m-2");
+        assert_eq!(remove_memory(&text, "m-1").unwrap(), None);
+        assert!(add_memory(Some("[1]"), "p", &memory).is_err());
+        assert!(remove_memory("{", "x").is_err());
+    }
+}

@@ -31,3 +31,8 @@ pub mod text;
 pub mod tokens;
 pub mod validate;
 pub mod write;
+// Serving agents (`mbank mcp`, `mbank serve`): the rules and operations, UI- and async-free.
+pub mod agent;
+pub mod guard;
+pub mod lock;
+pub mod refusals;

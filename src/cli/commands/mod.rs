@@ -3,6 +3,8 @@ pub mod check;
 pub mod context;
 pub mod init;
 pub mod list;
+pub mod mcp;
 pub mod review;
+pub mod serve;
 pub mod timeline;
 pub mod tokens;

@@ -1046,6 +1046,8 @@ impl ReviewSession {
     }
 
     fn write_worktree(path: &Path, expected: Option<&str>, new: Option<&str>) -> Result<Step> {
+        // One writer at a time in this folder, with the servers and the editor.
+        let _lock = crate::core::lock::for_file(path)?;
         match new {
             Some(text) => {
                 if expected.is_none()

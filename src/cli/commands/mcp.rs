@@ -1,0 +1,59 @@
+//! `mbank mcp`: the memory banks as an MCP server on stdin/stdout, for agents to read and
+//! write through mbank's guarded write path.
+use std::path::Path;
+
+use color_eyre::eyre::{Result, WrapErr, eyre};
+
+use crate::cli::Context;
+use crate::serve::{self, Options, Shared, Surfaces};
+
+/// The server options from the command line and `[serve]` of config.toml.
+pub fn options(
+    context: &Context,
+    tools: &[String],
+    read_only: bool,
+    project: Option<&Path>,
+) -> Result<Options> {
+    let serve_config = &context.config.serve;
+    let surfaces = if !tools.is_empty() {
+        Surfaces::parse(tools).map_err(|e| eyre!(e))?
+    } else if let Some(configured) = &serve_config.tools {
+        Surfaces::parse(configured).map_err(|e| eyre!("[serve] tools in config: {e}"))?
+    } else {
+        Surfaces::default()
+    };
+    let infinity_project = match project {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().wrap_err("cannot read the working folder")?,
+    };
+    if !infinity_project.is_dir() {
+        return Err(eyre!(
+            "--project {} is not a folder",
+            infinity_project.display()
+        ));
+    }
+    let infinity_project = std::fs::canonicalize(&infinity_project)
+        .wrap_err_with(|| format!("cannot resolve {}", infinity_project.display()))?;
+    crate::core::config::check_root(&context.root, &context.root_source)?;
+    Ok(Options {
+        root: context.root.clone(),
+        surfaces,
+        read_only: read_only || serve_config.read_only,
+        policy: serve_config.guard,
+        infinity_project,
+        log_refusals: true,
+    })
+}
+
+pub fn run(
+    context: &Context,
+    tools: &[String],
+    read_only: bool,
+    project: Option<&Path>,
+) -> Result<u8> {
+    let options = options(context, tools, read_only, project)?;
+    let shared = Shared::new(options).map_err(|e| eyre!("{e}"))?;
+    // stdout carries the protocol: anything for people goes to stderr.
+    serve::mcp::run_stdio(shared).wrap_err("mbank mcp")?;
+    Ok(0)
+}

@@ -1,0 +1,670 @@
+//! A project's `memory-bank/` as agents see it through the servers: read with a version,
+//! list, write (create / update / either), delete, and the dated entries of the Memory
+//! Bank MCP tools. Every write takes the folder lock, re-reads the file under it, checks
+//! `expectedVersion` and the guard rules, and goes through `write::write_guarded`.
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use chrono::NaiveDateTime;
+use serde::Serialize;
+
+use super::batch;
+use super::entries::{self, DecisionFormat, NewDecision};
+use super::{AgentError, AgentResult};
+use crate::core::decisions;
+use crate::core::discovery;
+use crate::core::error::CoreError;
+use crate::core::formats;
+use crate::core::guard::{self, GuardPolicy};
+use crate::core::init::{self, InitFormat, InitReport};
+use crate::core::lock;
+use crate::core::model::{Bank, BankLocation, Format, Project, Role};
+use crate::core::text;
+use crate::core::write::{self, Expected};
+
+/// A file as a read returns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRead {
+    pub content: String,
+    /// [`guard::content_version`] of `content`: pass it back as `expectedVersion`.
+    pub version: String,
+    pub modified: Option<SystemTime>,
+}
+
+/// A file as a listing shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileInfo {
+    /// Relative to the bank folder, `/`-separated.
+    pub name: String,
+    pub size: u64,
+    #[serde(skip)]
+    pub modified: Option<SystemTime>,
+}
+
+/// What a write must find on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// The file must not exist (`memory_bank_write`).
+    Create,
+    /// The file must exist (`memory_bank_update`).
+    Update,
+    /// Either (`write_memory_bank_file`, `POST /memory-bank/file`).
+    Upsert,
+}
+
+/// What a successful write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteReport {
+    pub path: PathBuf,
+    /// The name relative to the bank folder.
+    pub name: String,
+    pub created: bool,
+    /// The new content's version.
+    pub version: String,
+}
+
+/// The bank folders the memory-bank tools serve, in order of preference.
+const BANK_FOLDERS: [&str; 2] = ["memory-bank", ".cursor/memory-bank"];
+
+/// One project's memory bank.
+#[derive(Debug, Clone)]
+pub struct MarkdownBank {
+    pub project: Project,
+    pub format: Format,
+    /// The bank folder (as discovered, inside the project).
+    pub root: PathBuf,
+}
+
+fn has_md_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+}
+
+fn core_error(name: &str, error: CoreError) -> AgentError {
+    match error {
+        CoreError::Confined { reason, .. } => AgentError::Forbidden {
+            name: name.to_string(),
+            reason,
+        },
+        CoreError::Conflict { .. } => AgentError::Conflict {
+            name: name.to_string(),
+        },
+        other => AgentError::Core(other),
+    }
+}
+
+/// Reads a file's text, `None` when nothing is there.
+fn read_existing(path: &Path) -> Result<Option<String>, CoreError> {
+    match text::read_text(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(CoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates a Cline memory bank in `project_dir` (seed 000 §7.1) through `core::init`,
+/// which never overwrites a file.
+pub fn initialize(project_dir: &Path, brief: Option<&str>) -> AgentResult<InitReport> {
+    init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)
+}
+
+impl MarkdownBank {
+    /// The memory bank of the project at `project_dir` (`NotInitialized` without one).
+    pub fn open(project_dir: &Path) -> AgentResult<MarkdownBank> {
+        let name = project_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| project_dir.display().to_string());
+        let not_initialized = || AgentError::NotInitialized {
+            project: project_dir.to_path_buf(),
+        };
+        let project = discovery::project_at(project_dir, name).ok_or_else(not_initialized)?;
+        let location = BANK_FOLDERS
+            .iter()
+            .find_map(|folder| {
+                let root = project_dir.join(folder);
+                project.banks.iter().find(|b| {
+                    b.root == root && matches!(b.format, Format::Cline | Format::MemoryBankMcp)
+                })
+            })
+            .cloned()
+            .ok_or_else(not_initialized)?;
+        Ok(MarkdownBank {
+            format: location.format,
+            root: location.root,
+            project,
+        })
+    }
+
+    fn bank(&self, listed: bool) -> Bank {
+        if listed {
+            let location = BankLocation {
+                format: self.format,
+                root: self.root.clone(),
+            };
+            crate::core::bank::list_bank(&self.project, &location)
+        } else {
+            Bank {
+                format: self.format,
+                root: self.root.clone(),
+                files: Vec::new(),
+                project_id: None,
+                modes: Vec::new(),
+                problems: Vec::new(),
+                outside: Vec::new(),
+            }
+        }
+    }
+
+    /// The real path `name` may be read from or written to, confined to the bank
+    /// (`write::resolve_target`), and the file's role.
+    pub fn resolve(&self, name: &str) -> AgentResult<(PathBuf, Role)> {
+        let rel = write::validate_name(name).map_err(|e| core_error(name, e))?;
+        if !has_md_extension(&rel) {
+            return Err(AgentError::InvalidFormat {
+                name: name.to_string(),
+            });
+        }
+        // Files directly in the bank resolve without a listing (the hot path); deeper
+        // ones must be files the listing shows.
+        let nested = rel.components().count() > 1;
+        let path =
+            write::resolve_target(&self.bank(nested), name).map_err(|e| core_error(name, e))?;
+        let role = formats::place(self.format, &rel).role;
+        Ok((path, role))
+    }
+
+    /// Reads `name`.
+    pub fn read(&self, name: &str) -> AgentResult<FileRead> {
+        let (path, _) = self.resolve(name)?;
+        let meta = fs::metadata(&path).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => AgentError::FileNotFound {
+                name: name.to_string(),
+            },
+            _ => AgentError::Core(CoreError::io(&path, e)),
+        })?;
+        let content = match read_existing(&path).map_err(AgentError::Core)? {
+            Some(content) => content,
+            None => {
+                return Err(AgentError::FileNotFound {
+                    name: name.to_string(),
+                });
+            }
+        };
+        Ok(FileRead {
+            version: guard::content_version(&content),
+            content,
+            modified: meta.modified().ok(),
+        })
+    }
+
+    /// Every markdown file of the bank, in the format's read order.
+    pub fn list(&self) -> Vec<FileInfo> {
+        let bank = self.bank(true);
+        bank.files
+            .iter()
+            .filter(|f| !f.is_virtual() && has_md_extension(&f.path))
+            .filter_map(|f| {
+                let rel = f.path.strip_prefix(&self.root).ok()?;
+                Some(FileInfo {
+                    name: rel.to_string_lossy().replace('\\', "/"),
+                    size: f.size,
+                    modified: f.modified,
+                })
+            })
+            .collect()
+    }
+
+    /// Writes `content` to `name` under the lock, after `mode`, `expected_version` and the
+    /// guard rules.
+    pub fn write(
+        &self,
+        policy: &GuardPolicy,
+        name: &str,
+        content: &str,
+        mode: WriteMode,
+        expected_version: Option<&str>,
+    ) -> AgentResult<WriteReport> {
+        let (path, role) = self.resolve(name)?;
+        let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
+        let current = read_existing(&path).map_err(AgentError::Core)?;
+        match (mode, &current) {
+            (WriteMode::Create, Some(_)) => {
+                return Err(AgentError::FileExists {
+                    name: name.to_string(),
+                });
+            }
+            (WriteMode::Update, None) => {
+                return Err(AgentError::FileNotFound {
+                    name: name.to_string(),
+                });
+            }
+            _ => {}
+        }
+        guard::check_version(policy, name, current.as_deref(), expected_version)?;
+        guard::check_replace(policy, name, &path, role, current.as_deref(), content)?;
+        self.commit(name, &path, current.as_deref(), content)
+    }
+
+    fn commit(
+        &self,
+        name: &str,
+        path: &Path,
+        current: Option<&str>,
+        content: &str,
+    ) -> AgentResult<WriteReport> {
+        let expected = current.map_or(Expected::Missing, Expected::text);
+        let outcome =
+            write::write_guarded(path, content, expected).map_err(|e| core_error(name, e))?;
+        Ok(WriteReport {
+            path: outcome.path,
+            name: name.to_string(),
+            created: outcome.created,
+            version: guard::content_version(content),
+        })
+    }
+
+    /// Deletes `name` (seed 001 `DELETE /memory-bank/file`): a decision log with entries
+    /// is refused by the append-only rule.
+    pub fn delete(
+        &self,
+        policy: &GuardPolicy,
+        name: &str,
+        expected_version: Option<&str>,
+    ) -> AgentResult<()> {
+        let (path, role) = self.resolve(name)?;
+        let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
+        let Some(current) = read_existing(&path).map_err(AgentError::Core)? else {
+            return Err(AgentError::FileNotFound {
+                name: name.to_string(),
+            });
+        };
+        guard::check_version(policy, name, Some(&current), expected_version)?;
+        guard::check_removal(policy, name, &path, role, &current)?;
+        write::remove_guarded(&path, Expected::text(&current)).map_err(|e| core_error(name, e))
+    }
+
+    /// The file of `role` in the bank, or the name a new one gets in this format.
+    pub fn file_for(&self, role: Role) -> String {
+        let existing = fs::read_dir(&self.root).ok().and_then(|entries| {
+            let mut names: Vec<String> = entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| {
+                    has_md_extension(Path::new(n)) && formats::role_for_name(n) == Some(role)
+                })
+                .collect();
+            names.sort();
+            names.into_iter().next()
+        });
+        existing.unwrap_or_else(|| {
+            let kebab = self.format == Format::MemoryBankMcp;
+            match role {
+                Role::Active if kebab => "active-context.md",
+                Role::Active => "activeContext.md",
+                Role::Decisions if kebab => "decision-log.md",
+                Role::Decisions => "decisionLog.md",
+                Role::Product if kebab => "product-context.md",
+                Role::Product => "productContext.md",
+                Role::Patterns if kebab => "system-patterns.md",
+                Role::Patterns => "systemPatterns.md",
+                Role::Progress => "progress.md",
+                _ => "notes.md",
+            }
+            .to_string()
+        })
+    }
+
+    /// Applies `edit` to the file of `role` under the lock (`None`: the file is new) and
+    /// writes the result, batched with concurrent appends to the same file
+    /// ([`super::batch`]). `added` is the text the edit adds, checked for secrets.
+    fn edit_role(
+        &self,
+        policy: &GuardPolicy,
+        role: Role,
+        added: &str,
+        edit: impl FnOnce(&mut Option<String>) + Send + 'static,
+    ) -> AgentResult<WriteReport> {
+        let name = self.file_for(role);
+        let (path, _) = self.resolve(&name)?;
+        guard::check_added(policy, &name, added)?;
+        let version = batch::append(
+            &path,
+            Box::new(move |text: &mut Option<String>| {
+                edit(text);
+                Ok(())
+            }),
+            &|| read_existing(&path).map_err(AgentError::Core),
+            &|current, new| self.commit(&name, &path, current, new).map(|r| r.version),
+        )?;
+        Ok(WriteReport {
+            path: path.clone(),
+            name,
+            created: false,
+            version,
+        })
+    }
+
+    /// `log_decision`: appends a dated decision block to the decision log.
+    pub fn log_decision(
+        &self,
+        policy: &GuardPolicy,
+        now: NaiveDateTime,
+        decision: &NewDecision,
+    ) -> AgentResult<WriteReport> {
+        let title = entries::clean_title(&decision.title);
+        if title.is_empty() {
+            return Err(AgentError::InvalidRequest(
+                "the decision needs a title".into(),
+            ));
+        }
+        let format = match self.format {
+            Format::MemoryBankMcp => DecisionFormat::MemoryBankMcp,
+            _ => DecisionFormat::Cline,
+        };
+        let block = entries::decision_block(format, now, decision);
+        // What is appended must come back from the timeline with its title and date.
+        let parsed = decisions::parse_log(Path::new("decisionLog.md"), &block);
+        if parsed.len() != 1 || parsed[0].title != title || parsed[0].date.is_none() {
+            return Err(AgentError::InvalidRequest(format!(
+                "the title {title:?} reads as a template placeholder or a date, not a decision \
+                 title; name the decision in words"
+            )));
+        }
+        let appended = block.clone();
+        self.edit_role(policy, Role::Decisions, &block, move |text| {
+            entries::append_block_to(text, &appended)
+        })
+    }
+
+    /// `track_progress`: a dated line under `## Update History` of the progress file, and
+    /// with `update_active_context` a session note in the active context too.
+    pub fn track_progress(
+        &self,
+        policy: &GuardPolicy,
+        now: NaiveDateTime,
+        action: &str,
+        description: &str,
+        update_active_context: bool,
+    ) -> AgentResult<Vec<WriteReport>> {
+        if entries::one_line(description).is_empty() && entries::one_line(action).is_empty() {
+            return Err(AgentError::InvalidRequest(
+                "track_progress needs an action or a description".into(),
+            ));
+        }
+        let line = entries::progress_line(now, action, description);
+        let entry = line.clone();
+        let mut reports = vec![self.edit_role(policy, Role::Progress, &line, move |text| {
+            let base = text.as_deref().unwrap_or(entries::PROGRESS_HEADING);
+            *text = Some(entries::insert_first_in_section(
+                base,
+                "Update History",
+                &entry,
+            ));
+        })?];
+        if update_active_context {
+            let note = entries::note_line(
+                now,
+                &format!(
+                    "{}: {}",
+                    entries::one_line(action),
+                    entries::one_line(description)
+                ),
+            );
+            let entry = note.clone();
+            reports.push(self.edit_role(policy, Role::Active, &note, move |text| {
+                let base = text.as_deref().unwrap_or(entries::ACTIVE_CONTEXT_HEADING);
+                *text = Some(entries::insert_first_in_section(
+                    base,
+                    "Current Session Notes",
+                    &entry,
+                ));
+            })?);
+        }
+        Ok(reports)
+    }
+
+    /// `update_active_context`: replaces the given sections and notes the update.
+    pub fn update_active_context(
+        &self,
+        policy: &GuardPolicy,
+        now: NaiveDateTime,
+        tasks: Option<&[String]>,
+        issues: Option<&[String]>,
+        next_steps: Option<&[String]>,
+    ) -> AgentResult<WriteReport> {
+        let sections: Vec<(&'static str, Vec<String>)> = [
+            ("Ongoing Tasks", tasks),
+            ("Known Issues", issues),
+            ("Next Steps", next_steps),
+        ]
+        .into_iter()
+        .filter_map(|(title, items)| items.map(|i| (title, i.to_vec())))
+        .collect();
+        if sections.is_empty() {
+            return Err(AgentError::InvalidRequest(
+                "update_active_context needs tasks, issues or nextSteps".into(),
+            ));
+        }
+        let added: String = sections
+            .iter()
+            .flat_map(|(_, items)| items.iter())
+            .map(|i| format!("{i}\n"))
+            .collect();
+        let updated: Vec<&str> = sections
+            .iter()
+            .map(|(title, _)| match *title {
+                "Ongoing Tasks" => "tasks",
+                "Known Issues" => "issues",
+                _ => "next steps",
+            })
+            .collect();
+        let note = entries::note_line(
+            now,
+            &format!("Active context updated: {}", updated.join(", ")),
+        );
+        self.edit_role(policy, Role::Active, &added, move |current| {
+            let mut text = current
+                .as_deref()
+                .unwrap_or(entries::ACTIVE_CONTEXT_HEADING)
+                .to_string();
+            for (title, items) in &sections {
+                text = entries::replace_section(&text, title, items);
+            }
+            *current = Some(entries::insert_first_in_section(
+                &text,
+                "Current Session Notes",
+                &note,
+            ));
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::guard::Refusal;
+
+    fn now() -> NaiveDateTime {
+        NaiveDateTime::parse_from_str("2026-04-01 12:00:00", "%Y-%m-%d %H:%M:%S").unwrap()
+    }
+
+    fn bank() -> (tempfile::TempDir, MarkdownBank) {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        initialize(&project, Some("A todo API")).unwrap();
+        let bank = MarkdownBank::open(&project).unwrap();
+        (dir, bank)
+    }
+
+    #[test]
+    fn open_needs_a_memory_bank() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            MarkdownBank::open(dir.path()),
+            Err(AgentError::NotInitialized { .. })
+        ));
+        let (_dir, bank) = bank();
+        assert_eq!(bank.format, Format::Cline);
+        let names: Vec<String> = bank.list().into_iter().map(|f| f.name).collect();
+        assert!(names.contains(&"projectBrief.md".to_string()), "{names:?}");
+    }
+
+    #[test]
+    fn reads_write_and_versions() {
+        let (_dir, bank) = bank();
+        let policy = GuardPolicy::default();
+        let read = bank.read("activeContext.md").unwrap();
+        assert_eq!(read.version, guard::content_version(&read.content));
+        let err = bank.read("missing.md").unwrap_err();
+        assert_eq!(err.code(), "file_not_found");
+        let err = bank
+            .write(
+                &policy,
+                "activeContext.md",
+                "# x\n",
+                WriteMode::Create,
+                None,
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), "file_exists");
+        let err = bank
+            .write(&policy, "new.md", "# x\n", WriteMode::Update, None)
+            .unwrap_err();
+        assert_eq!(err.code(), "file_not_found");
+        let created = bank
+            .write(&policy, "new.md", "# New\n", WriteMode::Create, None)
+            .unwrap();
+        assert!(created.created);
+        let updated = bank
+            .write(
+                &policy,
+                "new.md",
+                "# Newer\n",
+                WriteMode::Update,
+                Some(&created.version),
+            )
+            .unwrap();
+        assert_eq!(bank.read("new.md").unwrap().version, updated.version);
+        // The version read before the last write is stale now.
+        let err = bank
+            .write(
+                &policy,
+                "new.md",
+                "# Mine\n",
+                WriteMode::Update,
+                Some(&created.version),
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), "version_conflict");
+        assert!(err.to_string().contains(&updated.version), "{err}");
+        assert_eq!(bank.read("new.md").unwrap().content, "# Newer\n");
+    }
+
+    #[test]
+    fn names_are_confined_and_markdown_only() {
+        let (_dir, bank) = bank();
+        for (name, code) in [
+            ("../../etc/passwd", "forbidden_path"),
+            ("/etc/passwd.md", "forbidden_path"),
+            ("../other/x.md", "forbidden_path"),
+            ("script.sh", "invalid_format"),
+            ("archive/new.md", "forbidden_path"),
+        ] {
+            let err = bank.read(name).unwrap_err();
+            assert_eq!(err.code(), code, "{name}: {err}");
+            let err = bank
+                .write(&GuardPolicy::default(), name, "x", WriteMode::Upsert, None)
+                .unwrap_err();
+            assert_eq!(err.code(), code, "{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn decision_log_stays_append_only_and_logged_decisions_parse() {
+        let (_dir, bank) = bank();
+        let policy = GuardPolicy::default();
+        let decision = |title: &str| NewDecision {
+            title: title.into(),
+            context: "c".into(),
+            decision: "d".into(),
+            ..NewDecision::default()
+        };
+        bank.log_decision(&policy, now(), &decision("Use JWT"))
+            .unwrap();
+        bank.log_decision(&policy, now(), &decision("Use Postgres"))
+            .unwrap();
+        let log = bank.read("decisionLog.md").unwrap();
+        let titles: Vec<String> = decisions::parse_log(Path::new("decisionLog.md"), &log.content)
+            .into_iter()
+            .map(|d| d.title)
+            .collect();
+        assert_eq!(titles, ["Use JWT", "Use Postgres"]);
+        let shrunk = "# Decision Log\n\n## Decision: Use JWT\n- **Date**: 2026-04-01 12:00:00\n";
+        let err = bank
+            .write(&policy, "decisionLog.md", shrunk, WriteMode::Update, None)
+            .unwrap_err();
+        assert_eq!(err.code(), "append_only_violation");
+        assert!(err.to_string().contains("Use Postgres"), "{err}");
+        let err = bank.delete(&policy, "decisionLog.md", None).unwrap_err();
+        assert!(matches!(
+            err,
+            AgentError::Refused(Refusal::AppendOnly { .. })
+        ));
+        let err = bank
+            .log_decision(&policy, now(), &decision("[Decision title]"))
+            .unwrap_err();
+        assert_eq!(err.code(), "invalid_request");
+        let err = bank
+            .log_decision(&policy, now(), &decision(" "))
+            .unwrap_err();
+        assert_eq!(err.code(), "invalid_request");
+    }
+
+    #[test]
+    fn progress_and_active_context_entries() {
+        let (_dir, bank) = bank();
+        let policy = GuardPolicy::default();
+        let reports = bank
+            .track_progress(&policy, now(), "Implementation", "Feature X", true)
+            .unwrap();
+        assert_eq!(reports.len(), 2);
+        let progress = bank.read("progress.md").unwrap().content;
+        assert!(
+            progress.contains(
+                "## Update History\n- [2026-04-01 12:00:00] - Implementation: Feature X\n"
+            ),
+            "{progress}"
+        );
+        bank.update_active_context(
+            &policy,
+            now(),
+            Some(&["Auth".to_string()]),
+            None,
+            Some(&["Ship".to_string()]),
+        )
+        .unwrap();
+        let active = bank.read("activeContext.md").unwrap().content;
+        assert!(active.contains("## Ongoing Tasks\n- Auth\n"), "{active}");
+        assert!(active.contains("## Next Steps\n- Ship\n"), "{active}");
+        assert!(active.contains("- [2026-04-01 12:00:00] - Implementation: Feature X"));
+        assert!(active.contains("Active context updated: tasks, next steps"));
+        let err = bank
+            .update_active_context(&policy, now(), None, None, None)
+            .unwrap_err();
+        assert_eq!(err.code(), "invalid_request");
+        let err = bank
+            .track_progress(
+                &policy,
+                now(),
+                "Deploy",
+                "token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
+                false,
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), "secret_detected");
+    }
+}

@@ -1,0 +1,452 @@
+//! The Infinity store of seed 003 as its tools use it: `.infinity/project_id` and
+//! `.infinity/memories.json` in one project folder (the server's working directory or
+//! `--project`), never anywhere else. The folder and its two files must be real (no
+//! symlinks), every change holds the folder lock and goes through the guarded write.
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::core::error::CoreError;
+use crate::core::guard::{self, GuardPolicy, Refusal};
+use crate::core::infinity::{self as store, InfinityMemory, MEMORY_TYPES, NewMemory};
+use crate::core::lock;
+use crate::core::text;
+use crate::core::write::{self, Expected};
+
+/// The errors of seed 003 §5 (plus the guard's refusals), by their `error` code.
+#[derive(Debug, thiserror::Error)]
+pub enum InfinityError {
+    #[error("cannot create the .infinity folder: {0}")]
+    CannotCreateProjectDir(String),
+    #[error("call activate_project first: it scopes every other tool to this project")]
+    ProjectNotActivated,
+    #[error("type {0:?} is not one of {types}", types = MEMORY_TYPES.join(", "))]
+    InvalidMemoryType(String),
+    #[error("missing required field {0:?}")]
+    MissingRequiredField(&'static str),
+    #[error("no memory with id {0:?} in this project")]
+    MemoryNotFound(String),
+    #[error("storage error: {0}")]
+    Storage(String),
+    #[error("malformed input: {0}")]
+    InvalidJson(String),
+    #[error("{0}")]
+    Refused(Refusal),
+    #[error("this server is read-only (--read-only): nothing may be written")]
+    ReadOnly,
+}
+
+impl InfinityError {
+    /// The machine-readable `error` value.
+    pub fn code(&self) -> &'static str {
+        match self {
+            InfinityError::CannotCreateProjectDir(_) => "cannot_create_project_dir",
+            InfinityError::ProjectNotActivated => "project_not_activated",
+            InfinityError::InvalidMemoryType(_) => "invalid_memory_type",
+            InfinityError::MissingRequiredField(_) => "missing_required_field",
+            InfinityError::MemoryNotFound(_) => "memory_not_found",
+            InfinityError::Storage(_) => "storage_error",
+            InfinityError::InvalidJson(_) => "invalid_json",
+            InfinityError::Refused(r) => match r {
+                Refusal::Secret { .. } => "secret_detected",
+                Refusal::Elision { .. } => "elision_detected",
+                Refusal::Version { .. } => "version_conflict",
+                Refusal::MissingVersion { .. } => "version_required",
+                Refusal::AppendOnly { .. } => "append_only_violation",
+            },
+            InfinityError::ReadOnly => "read_only",
+        }
+    }
+}
+
+impl From<Refusal> for InfinityError {
+    fn from(refusal: Refusal) -> Self {
+        InfinityError::Refused(refusal)
+    }
+}
+
+fn storage(error: impl std::fmt::Display) -> InfinityError {
+    InfinityError::Storage(error.to_string())
+}
+
+/// A memory's metadata, as `list_memories` returns it (no content, seed 003 §3.2.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MemorySummary {
+    pub id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// A whole memory, as `get_memory` returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Memory {
+    pub id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub content: String,
+    pub created_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    /// [`guard::content_version`] of `content`, for `update_memory`'s `expectedVersion`.
+    pub version: String,
+}
+
+impl From<&InfinityMemory> for Memory {
+    fn from(m: &InfinityMemory) -> Self {
+        Memory {
+            id: m.id.clone(),
+            title: m.title.clone(),
+            kind: m.kind.clone(),
+            content: m.content.clone(),
+            created_at: m.created_at.clone(),
+            updated_at: m.updated_at.clone(),
+            version: guard::content_version(&m.content),
+        }
+    }
+}
+
+/// An activated project.
+#[derive(Debug, Clone)]
+pub struct InfinityProject {
+    /// The `.infinity` folder.
+    pub dir: PathBuf,
+    pub project_id: String,
+}
+
+fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Refuses a path that exists as anything but a regular file (or, for `want_dir`, a
+/// real folder): a symlink would send the store somewhere else.
+fn must_be_real(path: &Path, want_dir: bool) -> Result<bool, String> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(format!(
+            "{} is a symbolic link; the Infinity store is only kept in the project's own folder",
+            path.display()
+        )),
+        Ok(meta) if want_dir && !meta.is_dir() => {
+            Err(format!("{} exists and is not a folder", path.display()))
+        }
+        Ok(meta) if !want_dir && !meta.is_file() => Err(format!(
+            "{} exists and is not a regular file",
+            path.display()
+        )),
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+fn valid_project_id(text: &str) -> Option<String> {
+    let id = text.trim();
+    (!id.is_empty() && id.len() <= 128 && !id.contains(char::is_whitespace)).then(|| id.to_string())
+}
+
+/// `activate_project` (seed 003 §3.2.1): loads `.infinity/project_id` in `project_dir`, or
+/// creates the folder and a new v4 id. TC1, TC2.
+pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
+    let dir = project_dir.join(".infinity");
+    let exists = must_be_real(&dir, true).map_err(InfinityError::CannotCreateProjectDir)?;
+    if !exists {
+        fs::create_dir(&dir).or_else(|e| match e.kind() {
+            // Another server created it meanwhile.
+            io::ErrorKind::AlreadyExists => Ok(()),
+            _ => Err(InfinityError::CannotCreateProjectDir(format!(
+                "{}: {e}",
+                dir.display()
+            ))),
+        })?;
+        must_be_real(&dir, true).map_err(InfinityError::CannotCreateProjectDir)?;
+    }
+    let _lock = lock::for_folder(&dir).map_err(storage)?;
+    let id_path = dir.join("project_id");
+    if must_be_real(&id_path, false).map_err(InfinityError::Storage)? {
+        let text = text::read_text_limited(&id_path, 4096).map_err(storage)?;
+        let project_id = valid_project_id(&text).ok_or_else(|| {
+            storage(format!(
+                "{} does not hold a project id; remove it to start a new project",
+                id_path.display()
+            ))
+        })?;
+        return Ok(InfinityProject { dir, project_id });
+    }
+    // A store without its id file keeps the id it names.
+    let store_path = dir.join("memories.json");
+    let from_store = match must_be_real(&store_path, false) {
+        Ok(true) => text::read_text(&store_path)
+            .ok()
+            .and_then(|t| store::parse_store(&t).ok())
+            .and_then(|(s, _)| s.project_id)
+            .and_then(|id| valid_project_id(&id)),
+        _ => None,
+    };
+    let project_id = from_store.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    write::write_guarded(&id_path, &format!("{project_id}\n"), Expected::Missing)
+        .map_err(|e| InfinityError::CannotCreateProjectDir(e.to_string()))?;
+    Ok(InfinityProject { dir, project_id })
+}
+
+impl InfinityProject {
+    fn store_path(&self) -> PathBuf {
+        self.dir.join("memories.json")
+    }
+
+    /// The store's text, `None` before the first memory.
+    fn read_store(&self) -> Result<Option<String>, InfinityError> {
+        let path = self.store_path();
+        if !must_be_real(&path, false).map_err(InfinityError::Storage)? {
+            return Ok(None);
+        }
+        match text::read_text(&path) {
+            Ok(text) => Ok(Some(text)),
+            Err(CoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                Ok(None)
+            }
+            Err(e) => Err(storage(e)),
+        }
+    }
+
+    fn memories(&self) -> Result<Vec<InfinityMemory>, InfinityError> {
+        let Some(text) = self.read_store()? else {
+            return Ok(Vec::new());
+        };
+        let (parsed, _) = store::parse_store(&text)
+            .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?;
+        Ok(parsed.memories)
+    }
+
+    fn write_store(&self, old: Option<&str>, new: &str) -> Result<(), InfinityError> {
+        let expected = old.map_or(Expected::Missing, Expected::text);
+        write::write_guarded(&self.store_path(), new, expected)
+            .map(|_| ())
+            .map_err(storage)
+    }
+
+    /// `store_memory` (TC3, TC4): returns the new memory's id.
+    pub fn store(
+        &self,
+        policy: &GuardPolicy,
+        title: &str,
+        kind: &str,
+        content: &str,
+    ) -> Result<String, InfinityError> {
+        if title.trim().is_empty() {
+            return Err(InfinityError::MissingRequiredField("title"));
+        }
+        if !MEMORY_TYPES.contains(&kind) {
+            return Err(InfinityError::InvalidMemoryType(kind.to_string()));
+        }
+        guard::check_added(policy, title, content)?;
+        let _lock = lock::for_folder(&self.dir).map_err(storage)?;
+        let old = self.read_store()?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let created_at = now_rfc3339();
+        let new = store::add_memory(
+            old.as_deref(),
+            &self.project_id,
+            &NewMemory {
+                id: &id,
+                title,
+                kind,
+                content,
+                created_at: &created_at,
+            },
+        )
+        .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?;
+        self.write_store(old.as_deref(), &new)?;
+        Ok(id)
+    }
+
+    /// `get_memory` (TC5).
+    pub fn get(&self, id: &str) -> Result<Memory, InfinityError> {
+        self.memories()?
+            .iter()
+            .find(|m| m.id == id)
+            .map(Memory::from)
+            .ok_or_else(|| InfinityError::MemoryNotFound(id.to_string()))
+    }
+
+    /// `list_memories` (TC6, TC7): metadata only, optionally of one type.
+    pub fn list(&self, kind: Option<&str>) -> Result<Vec<MemorySummary>, InfinityError> {
+        if let Some(kind) = kind
+            && !MEMORY_TYPES.contains(&kind)
+        {
+            return Err(InfinityError::InvalidMemoryType(kind.to_string()));
+        }
+        Ok(self
+            .memories()?
+            .iter()
+            .filter(|m| kind.is_none_or(|k| m.kind == k))
+            .map(|m| MemorySummary {
+                id: m.id.clone(),
+                title: m.title.clone(),
+                kind: m.kind.clone(),
+            })
+            .collect())
+    }
+
+    /// `update_memory` (TC8): content only; id, type and title never change.
+    pub fn update(
+        &self,
+        policy: &GuardPolicy,
+        id: &str,
+        content: &str,
+        expected_version: Option<&str>,
+    ) -> Result<(), InfinityError> {
+        let _lock = lock::for_folder(&self.dir).map_err(storage)?;
+        let old = self.read_store()?;
+        let text = old.as_deref().unwrap_or("");
+        let (parsed, _) = match old.as_deref() {
+            Some(text) => store::parse_store(text)
+                .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?,
+            None => Default::default(),
+        };
+        let memory = parsed
+            .memories
+            .iter()
+            .find(|m| m.id == id)
+            .ok_or_else(|| InfinityError::MemoryNotFound(id.to_string()))?;
+        let label = format!("memory {id}");
+        guard::check_version(policy, &label, Some(&memory.content), expected_version)?;
+        if policy.elisions || policy.secrets {
+            guard::check_replace(
+                policy,
+                &label,
+                Path::new("memory.md"),
+                crate::core::model::Role::Other,
+                Some(&memory.content),
+                content,
+            )?;
+        }
+        let new = store::replace_content(text, id, content, &now_rfc3339()).map_err(storage)?;
+        self.write_store(old.as_deref(), &new)
+    }
+
+    /// `delete_memory` (TC9).
+    pub fn delete(&self, id: &str) -> Result<(), InfinityError> {
+        let _lock = lock::for_folder(&self.dir).map_err(storage)?;
+        let Some(old) = self.read_store()? else {
+            return Err(InfinityError::MemoryNotFound(id.to_string()));
+        };
+        let new = store::remove_memory(&old, id)
+            .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?
+            .ok_or_else(|| InfinityError::MemoryNotFound(id.to_string()))?;
+        self.write_store(Some(&old), &new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn activation_creates_then_loads_the_project_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = activate(dir.path()).unwrap();
+        assert!(uuid::Uuid::parse_str(&first.project_id).is_ok());
+        let stored = fs::read_to_string(dir.path().join(".infinity/project_id")).unwrap();
+        assert_eq!(stored.trim(), first.project_id);
+        let second = activate(dir.path()).unwrap();
+        assert_eq!(second.project_id, first.project_id);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_store_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir(&project).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, project.join(".infinity")).unwrap();
+        let err = activate(&project).unwrap_err();
+        assert_eq!(err.code(), "cannot_create_project_dir");
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn store_get_list_update_delete() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = activate(dir.path()).unwrap();
+        let policy = GuardPolicy::default();
+        let a = project
+            .store(&policy, "API", "design_doc", "# API\n")
+            .unwrap();
+        let b = project
+            .store(&policy, "Plan", "implementation_plan", "")
+            .unwrap();
+        assert_eq!(
+            project
+                .store(&policy, "x", "wishlist", "")
+                .unwrap_err()
+                .code(),
+            "invalid_memory_type"
+        );
+        assert_eq!(
+            project
+                .store(&policy, " ", "analysis", "")
+                .unwrap_err()
+                .code(),
+            "missing_required_field"
+        );
+        assert_eq!(project.get(&a).unwrap().content, "# API\n");
+        assert_eq!(project.get("nope").unwrap_err().code(), "memory_not_found");
+        assert_eq!(project.list(None).unwrap().len(), 2);
+        let designs = project.list(Some("design_doc")).unwrap();
+        assert_eq!(designs.len(), 1);
+        assert_eq!(designs[0].id, a);
+        let version = project.get(&b).unwrap().version;
+        project
+            .update(&policy, &b, "step 1", Some(&version))
+            .unwrap();
+        let err = project
+            .update(&policy, &b, "step 2", Some(&version))
+            .unwrap_err();
+        assert_eq!(err.code(), "version_conflict");
+        let updated = project.get(&b).unwrap();
+        assert_eq!(
+            (
+                updated.title.as_str(),
+                updated.kind.as_str(),
+                updated.content.as_str()
+            ),
+            ("Plan", "implementation_plan", "step 1")
+        );
+        assert!(updated.updated_at.is_some());
+        assert_eq!(
+            project
+                .update(&policy, "nope", "x", None)
+                .unwrap_err()
+                .code(),
+            "memory_not_found"
+        );
+        project.delete(&a).unwrap();
+        assert_eq!(project.delete(&a).unwrap_err().code(), "memory_not_found");
+        let text = fs::read_to_string(dir.path().join(".infinity/memories.json")).unwrap();
+        assert!(!text.contains(&a));
+        assert!(text.contains(&project.project_id));
+    }
+
+    #[test]
+    fn a_broken_store_is_a_storage_error_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = activate(dir.path()).unwrap();
+        let path = dir.path().join(".infinity/memories.json");
+        fs::write(&path, "{ broken").unwrap();
+        let policy = GuardPolicy::default();
+        assert_eq!(
+            project
+                .store(&policy, "t", "rules", "x")
+                .unwrap_err()
+                .code(),
+            "storage_error"
+        );
+        assert_eq!(project.list(None).unwrap_err().code(), "storage_error");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{ broken");
+    }
+}

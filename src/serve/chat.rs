@@ -1,0 +1,196 @@
+//! `POST /chat` (seed 001 "Chat Endpoints"): the caller's messages, with the project's
+//! session-start context (what `mbank context` shows) prepended as a system message,
+//! forwarded to the OpenAI-compatible endpoint of `[serve.chat]` in config.toml.
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::reply::{ToolError, ToolResult};
+use crate::core::bank;
+use crate::core::config::ChatConfig;
+use crate::core::context;
+use crate::core::discovery;
+
+/// Why `/chat` cannot answer without configuration, and how to give it one.
+pub const NOT_CONFIGURED: &str = "no chat endpoint is configured. Add to config.toml:\n\
+[serve.chat]\n\
+url = \"http://127.0.0.1:11434/v1/chat/completions\"  # any OpenAI-compatible endpoint\n\
+model = \"llama3.1\"\n\
+api_key_env = \"OPENAI_API_KEY\"  # optional: the variable holding its key";
+
+/// The session-start text of every bank of a project, in read order.
+pub fn session_text(project_dir: &Path) -> String {
+    let Some(project) = discovery::project_at(project_dir, String::new()) else {
+        return String::new();
+    };
+    // Tokens are not shown here; a cheap estimate keeps the context builder fast.
+    let count = |text: &str| text.len() / 4;
+    let mut out = String::new();
+    for bank in bank::list_banks(&project) {
+        let loaded = context::session_context(&project, &bank, &count);
+        for piece in loaded.pieces.iter().filter(|p| !p.text.trim().is_empty()) {
+            out.push_str(&format!(
+                "\n\n## {} — {}\n\n{}",
+                bank.format.label(),
+                piece.display,
+                piece.text.trim_end()
+            ));
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!("The project's memory bank, as the agent loads it at session start:{out}")
+}
+
+/// The request to send upstream: the caller's messages after a system message with the
+/// memory bank (unless `useMemoryBank` is false).
+pub fn upstream_body(
+    config: &ChatConfig,
+    request: &Value,
+    memory: &str,
+) -> Result<Value, ToolError> {
+    let Some(messages) = request.get("messages").and_then(Value::as_array) else {
+        return Err(ToolError::memory_bank(
+            "invalid_request",
+            "the body needs \"messages\": [{\"role\": \"user\", \"content\": \"…\"}]",
+        ));
+    };
+    for message in messages {
+        let ok = message.get("role").is_some_and(Value::is_string)
+            && message.get("content").is_some_and(Value::is_string);
+        if !ok {
+            return Err(ToolError::memory_bank(
+                "invalid_request",
+                "every message needs a string \"role\" and \"content\"",
+            ));
+        }
+    }
+    let use_bank = request
+        .get("useMemoryBank")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let mut all = Vec::with_capacity(messages.len() + 1);
+    if use_bank && !memory.is_empty() {
+        all.push(json!({"role": "system", "content": memory}));
+    }
+    all.extend(messages.iter().cloned());
+    Ok(json!({"model": config.model, "messages": all}))
+}
+
+/// Sends the chat to the configured endpoint and shapes seed 001's answer.
+pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value) -> ToolResult {
+    let mut request = client
+        .post(&config.url)
+        .timeout(Duration::from_secs(config.timeout_secs.unwrap_or(120)))
+        .json(&body);
+    if let Some(var) = &config.api_key_env {
+        match std::env::var(var) {
+            Ok(key) if !key.is_empty() => request = request.bearer_auth(key),
+            _ => {
+                return Err(ToolError::memory_bank(
+                    "server_error",
+                    format!("[serve.chat] api_key_env names {var}, which is not set"),
+                ));
+            }
+        }
+    }
+    let upstream_error = |message: String| {
+        let mut error = ToolError::memory_bank("server_error", message);
+        error.status = 502;
+        error
+    };
+    let response = request.send().await.map_err(|e| {
+        upstream_error(format!(
+            "the chat endpoint {} did not answer: {e}",
+            config.url
+        ))
+    })?;
+    let status = response.status();
+    let text = response
+        .text()
+        .await
+        .map_err(|e| upstream_error(format!("reading the chat endpoint's answer failed: {e}")))?;
+    if !status.is_success() {
+        let excerpt: String = text.chars().take(500).collect();
+        return Err(upstream_error(format!(
+            "the chat endpoint {} answered {status}: {excerpt}",
+            config.url
+        )));
+    }
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| upstream_error(format!("the chat endpoint's answer is not JSON: {e}")))?;
+    let Some(answer) = value
+        .pointer("/choices/0/message/content")
+        .and_then(Value::as_str)
+    else {
+        return Err(upstream_error(
+            "the chat endpoint's answer has no choices[0].message.content".into(),
+        ));
+    };
+    Ok(json!({
+        "response": answer,
+        "status": "success",
+        "memoryBankUpdated": false,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> ChatConfig {
+        ChatConfig {
+            url: "http://127.0.0.1:1/v1/chat/completions".into(),
+            model: "m".into(),
+            api_key_env: None,
+            timeout_secs: None,
+        }
+    }
+
+    #[test]
+    fn memory_goes_first_unless_turned_off() {
+        let request = json!({"messages": [{"role": "user", "content": "status?"}]});
+        let body = upstream_body(&config(), &request, "BANK").unwrap();
+        assert_eq!(body["model"], "m");
+        assert_eq!(
+            body["messages"][0],
+            json!({"role": "system", "content": "BANK"})
+        );
+        assert_eq!(body["messages"][1]["content"], "status?");
+        let off = json!({"messages": [{"role": "user", "content": "x"}], "useMemoryBank": false});
+        assert_eq!(
+            upstream_body(&config(), &off, "BANK").unwrap()["messages"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            upstream_body(&config(), &json!({}), "").unwrap_err().code,
+            "invalid_request"
+        );
+        let bad = json!({"messages": [{"role": "user"}]});
+        assert_eq!(
+            upstream_body(&config(), &bad, "").unwrap_err().code,
+            "invalid_request"
+        );
+    }
+
+    #[test]
+    fn session_text_holds_the_bank_in_read_order() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::core::init::init_bank(
+            dir.path(),
+            crate::core::init::InitFormat::Cline,
+            Some("A todo API"),
+        )
+        .unwrap();
+        let text = session_text(dir.path());
+        let brief = text.find("memory-bank/projectBrief.md").unwrap();
+        let log = text.find("memory-bank/decisionLog.md").unwrap();
+        assert!(brief < log, "{text}");
+        assert!(text.contains("A todo API"));
+    }
+}

@@ -1,0 +1,710 @@
+//! `mbank serve`: seed 001's REST API over the same core operations as the MCP tools,
+//! the MCP tools themselves over Streamable HTTP at `/mcp`, and `/chat`.
+//!
+//! Every response carries `X-API-Version` and the `X-RateLimit-*` headers; errors use
+//! seed 001's `{"status":"error","error":{"code","message"}}`. `Authorization: Bearer KEY`
+//! is required off loopback (the server refuses to start there without a key) and
+//! wherever `require_key = true`; a wrong key is refused everywhere. Bodies over
+//! `max_body_bytes` are refused with 413. One line per request goes to stdout.
+use std::collections::HashMap;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, Path as UrlPath, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+
+use super::Shared;
+use super::args::Args;
+use super::chat;
+use super::mcp::McpServer;
+use super::memory_bank_mcp;
+use super::ratelimit::RateLimiter;
+use super::reply::{Flavor, ToolError, ToolResult};
+use crate::core::agent::rfc3339;
+use crate::core::config::{ChatConfig, ServeConfig};
+
+/// The version of seed 001's API this server speaks.
+pub const API_VERSION: &str = "1.0.0";
+
+/// How `mbank serve` was configured.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub listen: SocketAddr,
+    pub api_keys: Vec<String>,
+    pub require_key: bool,
+    pub per_minute: u32,
+    pub per_hour: u32,
+    pub max_body_bytes: usize,
+    pub chat: Option<ChatConfig>,
+}
+
+impl HttpOptions {
+    /// Reads `[serve]` plus `MBANK_API_KEY`, and applies the key rule: off loopback a key
+    /// is required, and the server does not start without one.
+    pub fn new(
+        listen: SocketAddr,
+        config: &ServeConfig,
+        env_key: Option<String>,
+    ) -> Result<HttpOptions, String> {
+        let mut api_keys: Vec<String> = config
+            .api_keys
+            .iter()
+            .filter(|k| !k.trim().is_empty())
+            .cloned()
+            .collect();
+        if let Some(key) = env_key.filter(|k| !k.trim().is_empty()) {
+            api_keys.push(key);
+        }
+        let loopback = listen.ip().is_loopback();
+        let require_key = match config.require_key {
+            Some(false) if !loopback => {
+                return Err(format!(
+                    "require_key = false is only allowed on loopback, and {listen} is not"
+                ));
+            }
+            Some(required) => required,
+            None => !loopback,
+        };
+        if require_key && api_keys.is_empty() {
+            return Err(format!(
+                "refusing to serve on {listen} without an API key: set MBANK_API_KEY or \
+                 api_keys = [\"…\"] under [serve] in config.toml (clients then send \
+                 Authorization: Bearer KEY)"
+            ));
+        }
+        Ok(HttpOptions {
+            listen,
+            api_keys,
+            require_key,
+            per_minute: config.rate_limit_per_minute.max(1),
+            per_hour: config.rate_limit_per_hour.max(1),
+            max_body_bytes: config.max_body_bytes.max(1024),
+            chat: config.chat.clone(),
+        })
+    }
+}
+
+/// What the handlers share.
+struct App {
+    shared: Arc<Shared>,
+    options: HttpOptions,
+    limiter: RateLimiter,
+    client: reqwest::Client,
+}
+
+type AppState = Arc<App>;
+
+fn json_response(status: u16, value: &Value) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (status, value.to_string()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn reply(result: ToolResult) -> Response {
+    match result {
+        Ok(value) => json_response(200, &value),
+        Err(error) => json_response(error.status, &error.to_json()),
+    }
+}
+
+fn error(code: &'static str, message: impl Into<String>) -> Response {
+    reply(Err(ToolError::memory_bank(code, message)))
+}
+
+/// Runs blocking core work off the async workers.
+async fn blocking(work: impl FnOnce() -> ToolResult + Send + 'static) -> ToolResult {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
+        Err(ToolError::memory_bank(
+            "server_error",
+            format!("the request stopped unexpectedly: {e}"),
+        ))
+    })
+}
+
+type ProjectQuery =
+    Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>;
+
+fn project_of(query: ProjectQuery) -> Result<Option<String>, ToolError> {
+    match query {
+        Ok(Query(map)) => Ok(map.get("project").cloned().filter(|p| !p.is_empty())),
+        Err(e) => Err(ToolError::memory_bank("invalid_request", e.body_text())),
+    }
+}
+
+/// A JSON object body, or seed 001's error for what is wrong with it.
+fn object_body(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<serde_json::Map<String, Value>, ToolError> {
+    let bytes = body.map_err(|e| {
+        let mut error = ToolError::memory_bank("invalid_request", e.body_text());
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            error.code = "payload_too_large";
+            error.status = 413;
+        }
+        error
+    })?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ToolError::memory_bank(
+            "invalid_request",
+            "the body must be a JSON object",
+        )),
+        Err(e) => Err(ToolError::memory_bank(
+            "invalid_request",
+            format!("the body is not valid JSON: {e}"),
+        )),
+    }
+}
+
+/// `If-Match: "VERSION"` as the expected version.
+fn if_match(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::IF_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().trim_matches('"').to_string())
+        .filter(|v| !v.is_empty() && v != "*")
+}
+
+async fn status(State(app): State<AppState>, query: ProjectQuery) -> Response {
+    let project = match project_of(query) {
+        Ok(p) => p,
+        Err(e) => return reply(Err(e)),
+    };
+    let shared = app.shared.clone();
+    reply(
+        blocking(move || {
+            let initialized = shared
+                .project(project.as_deref())
+                .and_then(|dir| shared.bank(&dir))
+                .is_ok();
+            let projects: Vec<String> = shared
+                .root
+                .memory_bank_projects()
+                .iter()
+                .map(|p| {
+                    let real = std::fs::canonicalize(&p.path).unwrap_or_else(|_| p.path.clone());
+                    shared.root.name_of(&real)
+                })
+                .collect();
+            Ok(json!({
+                "status": "ok",
+                "version": API_VERSION,
+                "memoryBankStatus": if initialized { "initialized" } else { "not_initialized" },
+                "projects": projects,
+                "readOnly": shared.options.read_only,
+            }))
+        })
+        .await,
+    )
+}
+
+async fn read_file(
+    State(app): State<AppState>,
+    path: Result<UrlPath<String>, axum::extract::rejection::PathRejection>,
+    query: ProjectQuery,
+) -> Response {
+    let (file, project) = match (path, project_of(query)) {
+        (Ok(UrlPath(file)), Ok(project)) => (file, project),
+        (Err(e), _) => return error("invalid_request", e.body_text()),
+        (_, Err(e)) => return reply(Err(e)),
+    };
+    // The hot path: a few stats, and for a file unchanged since the last request a body
+    // built then. Done in place: a hand-off to the blocking pool costs more than this.
+    let file_result = app
+        .shared
+        .project(project.as_deref())
+        .and_then(|dir| app.shared.bank(&dir))
+        .and_then(|bank| app.shared.read(&bank, &file));
+    let cached = match file_result {
+        Ok(cached) => cached,
+        Err(e) => return reply(Err(e.into())),
+    };
+    let read = &cached.read;
+    let body = cached.http_body.get_or_init(|| {
+        json!({
+            "content": read.content,
+            "status": "success",
+            "lastModified": rfc3339(read.modified),
+            "version": read.version,
+        })
+        .to_string()
+        .into()
+    });
+    let mut response = (StatusCode::OK, body.clone()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", read.version)) {
+        headers.insert(header::ETAG, etag);
+    }
+    response
+}
+
+async fn write_file(
+    State(app): State<AppState>,
+    query: ProjectQuery,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let (project, map) = match (project_of(query), object_body(body)) {
+        (Ok(p), Ok(m)) => (p, m),
+        (Err(e), _) | (_, Err(e)) => return reply(Err(e)),
+    };
+    let shared = app.shared.clone();
+    reply(
+        blocking(move || {
+            let args = Args::new(map, Flavor::MemoryBank);
+            let file = args.str(&["filename", "fileName"])?;
+            let content = args.str(&["content"])?;
+            let expected = args
+                .opt_str(&["expectedVersion"])?
+                .or_else(|| if_match(&headers));
+            shared.writable()?;
+            let dir = shared.project(project.as_deref())?;
+            let bank = shared.bank(&dir)?;
+            memory_bank_mcp::write_file(
+                &shared,
+                &dir,
+                &bank,
+                &file,
+                &content,
+                expected.as_deref(),
+                "http:POST /memory-bank/file",
+            )
+        })
+        .await,
+    )
+}
+
+async fn delete_file(
+    State(app): State<AppState>,
+    path: Result<UrlPath<String>, axum::extract::rejection::PathRejection>,
+    query: ProjectQuery,
+    headers: HeaderMap,
+) -> Response {
+    let (file, project) = match (path, project_of(query)) {
+        (Ok(UrlPath(file)), Ok(project)) => (file, project),
+        (Err(e), _) => return error("invalid_request", e.body_text()),
+        (_, Err(e)) => return reply(Err(e)),
+    };
+    let shared = app.shared.clone();
+    reply(
+        blocking(move || {
+            shared.writable()?;
+            let dir = shared.project(project.as_deref())?;
+            let bank = shared.bank(&dir)?;
+            match bank.delete(&shared.options.policy, &file, if_match(&headers).as_deref()) {
+                Ok(()) => Ok(json!({"status": "success", "message": "File deleted successfully"})),
+                Err(e) => {
+                    shared.log_refusal(&dir, &file, &e, "http:DELETE /memory-bank/file");
+                    Err(e.into())
+                }
+            }
+        })
+        .await,
+    )
+}
+
+async fn list_files(State(app): State<AppState>, query: ProjectQuery) -> Response {
+    let project = match project_of(query) {
+        Ok(p) => p,
+        Err(e) => return reply(Err(e)),
+    };
+    let shared = app.shared.clone();
+    reply(
+        blocking(move || {
+            let dir = shared.project(project.as_deref())?;
+            let files: Vec<String> = shared
+                .bank(&dir)?
+                .list()
+                .into_iter()
+                .map(|f| f.name)
+                .collect();
+            Ok(json!({"files": files, "status": "success"}))
+        })
+        .await,
+    )
+}
+
+async fn list_modes(State(app): State<AppState>, query: ProjectQuery) -> Response {
+    let project = match project_of(query) {
+        Ok(p) => p,
+        Err(e) => return reply(Err(e)),
+    };
+    let shared = app.shared.clone();
+    reply(
+        blocking(move || {
+            let dir = shared.project(project.as_deref())?;
+            Ok(json!({"modes": super::modes_of(&dir), "status": "success"}))
+        })
+        .await,
+    )
+}
+
+/// The three entry endpoints share their tools' code.
+type EntryTool = fn(&Shared, &std::path::Path, &Args, &str) -> ToolResult;
+
+async fn entry(
+    app: AppState,
+    query: ProjectQuery,
+    body: Result<Bytes, BytesRejection>,
+    tool: EntryTool,
+    via: &'static str,
+) -> Response {
+    let (project, map) = match (project_of(query), object_body(body)) {
+        (Ok(p), Ok(m)) => (p, m),
+        (Err(e), _) | (_, Err(e)) => return reply(Err(e)),
+    };
+    let shared = app.shared.clone();
+    reply(
+        blocking(move || {
+            let args = Args::new(map, Flavor::MemoryBank);
+            let dir = shared.project(project.as_deref())?;
+            tool(&shared, &dir, &args, via)
+        })
+        .await,
+    )
+}
+
+async fn track_progress(
+    State(app): State<AppState>,
+    query: ProjectQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    entry(
+        app,
+        query,
+        body,
+        memory_bank_mcp::track_progress_in,
+        "http:POST /memory-bank/trackProgress",
+    )
+    .await
+}
+
+async fn log_decision(
+    State(app): State<AppState>,
+    query: ProjectQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    entry(
+        app,
+        query,
+        body,
+        memory_bank_mcp::log_decision_in,
+        "http:POST /memory-bank/logDecision",
+    )
+    .await
+}
+
+async fn update_active_context(
+    State(app): State<AppState>,
+    query: ProjectQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    entry(
+        app,
+        query,
+        body,
+        memory_bank_mcp::update_active_context_in,
+        "http:POST /memory-bank/updateActiveContext",
+    )
+    .await
+}
+
+async fn chat_handler(
+    State(app): State<AppState>,
+    query: ProjectQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let Some(config) = app.options.chat.clone() else {
+        return error("server_error", chat::NOT_CONFIGURED);
+    };
+    let (project, map) = match (project_of(query), object_body(body)) {
+        (Ok(p), Ok(m)) => (p, m),
+        (Err(e), _) | (_, Err(e)) => return reply(Err(e)),
+    };
+    let shared = app.shared.clone();
+    let memory = blocking(move || {
+        let dir = shared.project(project.as_deref())?;
+        Ok(Value::String(chat::session_text(&dir)))
+    })
+    .await;
+    let memory = match memory {
+        Ok(Value::String(text)) => text,
+        Ok(_) => String::new(),
+        Err(e) => return reply(Err(e)),
+    };
+    let upstream = match chat::upstream_body(&config, &Value::Object(map), &memory) {
+        Ok(body) => body,
+        Err(e) => return reply(Err(e)),
+    };
+    reply(chat::forward(&app.client, &config, upstream).await)
+}
+
+async fn not_found(request: Request) -> Response {
+    error(
+        "not_found",
+        format!("no endpoint {} {}", request.method(), request.uri().path()),
+    )
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Constant-time comparison, so a key cannot be guessed byte by byte from timings.
+fn same_key(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// Auth, rate limits, the size limit, version and rate headers, and the request log.
+async fn guard_requests(
+    State(app): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    let bearer = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(|k| k.trim().to_string());
+    let key_ok = bearer
+        .as_deref()
+        .map(|given| app.options.api_keys.iter().any(|k| same_key(k, given)));
+    let mut response = if key_ok == Some(false) || (app.options.require_key && key_ok.is_none()) {
+        let mut response = error(
+            "unauthorized",
+            if bearer.is_some() {
+                "the API key is not valid"
+            } else {
+                "this server needs Authorization: Bearer <api key>"
+            },
+        );
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        response
+    } else {
+        let caller = match &bearer {
+            Some(key) => format!("key:{key}"),
+            None => format!("ip:{}", peer.ip()),
+        };
+        let verdict = app.limiter.check(&caller, unix_now());
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        let mut response = if !verdict.allowed {
+            let mut response = error(
+                "rate_limited",
+                format!(
+                    "over {} requests per minute or {} per hour; retry in {} s",
+                    app.options.per_minute, app.options.per_hour, verdict.retry_after
+                ),
+            );
+            if let Ok(v) = HeaderValue::from_str(&verdict.retry_after.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            response
+        } else if declared.is_some_and(|n| n > app.options.max_body_bytes) {
+            error(
+                "payload_too_large",
+                format!(
+                    "the body is over {} bytes (max_body_bytes under [serve])",
+                    app.options.max_body_bytes
+                ),
+            )
+        } else {
+            next.run(request).await
+        };
+        let headers = response.headers_mut();
+        for (name, value) in [
+            ("x-ratelimit-limit", verdict.limit.to_string()),
+            ("x-ratelimit-remaining", verdict.remaining.to_string()),
+            ("x-ratelimit-reset", verdict.reset.to_string()),
+        ] {
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                headers.insert(name, value);
+            }
+        }
+        response
+    };
+    response
+        .headers_mut()
+        .insert("x-api-version", HeaderValue::from_static(API_VERSION));
+    // A closed stdout must not stop the server (println! would panic); what a client
+    // sent reaches the terminal only through the sanitiser.
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{} {peer} {method} {} {} {:.1}ms",
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        crate::core::sanitize::line(&uri.to_string()),
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}
+
+/// The whole application: REST API, `/mcp`, `/chat`, behind [`guard_requests`].
+pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Router {
+    let mcp_shared = shared.clone();
+    let listen = options.listen;
+    let mut mcp_config =
+        StreamableHttpServerConfig::default().with_max_request_body_bytes(options.max_body_bytes);
+    if listen.ip().is_unspecified() {
+        // Any of the machine's names may reach it; the API key guards it instead.
+        mcp_config = mcp_config.disable_allowed_hosts();
+    } else if !listen.ip().is_loopback() {
+        let ip = listen.ip().to_string();
+        mcp_config = mcp_config.with_allowed_hosts([
+            "localhost".to_string(),
+            "127.0.0.1".into(),
+            "::1".into(),
+            ip,
+        ]);
+    }
+    let mcp = StreamableHttpService::new(
+        move || Ok(McpServer::new(mcp_shared.clone())),
+        LocalSessionManager::default().into(),
+        mcp_config,
+    );
+    let app = Arc::new(App {
+        shared,
+        limiter: RateLimiter::new(options.per_minute, options.per_hour),
+        client: reqwest::Client::new(),
+        options,
+    });
+    Router::new()
+        .route("/status", get(status))
+        .route("/memory-bank/file", post(write_file))
+        .route(
+            "/memory-bank/file/{*filename}",
+            get(read_file).delete(delete_file),
+        )
+        .route("/memory-bank/files", get(list_files))
+        .route("/memory-bank/modes", get(list_modes))
+        .route("/memory-bank/trackProgress", post(track_progress))
+        .route("/memory-bank/logDecision", post(log_decision))
+        .route(
+            "/memory-bank/updateActiveContext",
+            post(update_active_context),
+        )
+        .route("/chat", post(chat_handler))
+        .nest_service("/mcp", mcp)
+        .fallback(not_found)
+        .layer(axum::extract::DefaultBodyLimit::max(
+            app.options.max_body_bytes,
+        ))
+        .layer(middleware::from_fn_with_state(app.clone(), guard_requests))
+        .with_state(app)
+}
+
+/// `mbank serve`: binds, says where, and serves until Ctrl-C. The runtime lives only for
+/// this call.
+pub fn run(shared: Arc<Shared>, options: HttpOptions) -> std::io::Result<()> {
+    // reqwest is built without a default TLS provider; ring is the one compiled in.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(options.listen).await?;
+        let address = listener.local_addr()?;
+        let _ = writeln!(
+            std::io::stdout().lock(),
+            "mbank serve: listening on http://{address} (REST API; MCP at http://{address}/mcp); root {}; API key {}",
+            crate::core::sanitize::path(&shared.root.path),
+            if options.require_key { "required" } else { "not required (loopback)" }
+        );
+        let app = router(shared, options);
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(s: &str) -> SocketAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn keys_are_required_off_loopback() {
+        let config = ServeConfig::default();
+        let local = HttpOptions::new(addr("127.0.0.1:3000"), &config, None).unwrap();
+        assert!(!local.require_key);
+        let err = HttpOptions::new(addr("0.0.0.0:3000"), &config, None).unwrap_err();
+        assert!(err.contains("without an API key"), "{err}");
+        let err =
+            HttpOptions::new(addr("192.168.1.5:3000"), &config, Some(" ".into())).unwrap_err();
+        assert!(err.contains("MBANK_API_KEY"), "{err}");
+        let public = HttpOptions::new(addr("0.0.0.0:3000"), &config, Some("k".into())).unwrap();
+        assert!(public.require_key);
+        assert_eq!(public.api_keys, ["k"]);
+        let forced_off = ServeConfig {
+            require_key: Some(false),
+            api_keys: vec!["k".into()],
+            ..ServeConfig::default()
+        };
+        assert!(HttpOptions::new(addr("0.0.0.0:3000"), &forced_off, None).is_err());
+        assert!(
+            !HttpOptions::new(addr("[::1]:3000"), &forced_off, None)
+                .unwrap()
+                .require_key
+        );
+        let forced_on = ServeConfig {
+            require_key: Some(true),
+            ..ServeConfig::default()
+        };
+        assert!(HttpOptions::new(addr("127.0.0.1:3000"), &forced_on, None).is_err());
+        assert!(
+            HttpOptions::new(addr("127.0.0.1:3000"), &forced_on, Some("k".into()))
+                .unwrap()
+                .require_key
+        );
+    }
+
+    #[test]
+    fn keys_compare_whole() {
+        assert!(same_key("abc", "abc"));
+        assert!(!same_key("abc", "abd") && !same_key("abc", "ab") && !same_key("", "a"));
+    }
+}

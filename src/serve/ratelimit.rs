@@ -1,0 +1,120 @@
+//! Seed 001's rate limits: so many requests per minute and per hour for each caller (its
+//! API key, or its address without keys), in fixed windows aligned to the clock, with
+//! the `X-RateLimit-*` figures every response carries.
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// What one request may do, and the figures for its headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub allowed: bool,
+    /// `X-RateLimit-Limit`: requests per minute.
+    pub limit: u32,
+    /// `X-RateLimit-Remaining`: what is left in the tighter of the two windows.
+    pub remaining: u32,
+    /// `X-RateLimit-Reset`: Unix time when the window that limits next starts over.
+    pub reset: u64,
+    /// Seconds to wait before retrying, when refused.
+    pub retry_after: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Windows {
+    minute: u64,
+    minute_count: u32,
+    hour: u64,
+    hour_count: u32,
+}
+
+/// Counts per caller. Callers idle for an hour are forgotten, so the map stays bounded.
+#[derive(Debug)]
+pub struct RateLimiter {
+    per_minute: u32,
+    per_hour: u32,
+    callers: Mutex<HashMap<String, Windows>>,
+}
+
+/// Callers remembered before idle ones are dropped.
+const PRUNE_AT: usize = 10_000;
+
+impl RateLimiter {
+    pub fn new(per_minute: u32, per_hour: u32) -> RateLimiter {
+        RateLimiter {
+            per_minute,
+            per_hour,
+            callers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Counts one request of `caller` at Unix time `now` (seconds).
+    pub fn check(&self, caller: &str, now: u64) -> Verdict {
+        let minute = now / 60;
+        let hour = now / 3600;
+        let mut callers = self.callers.lock().unwrap_or_else(|p| p.into_inner());
+        if callers.len() >= PRUNE_AT && !callers.contains_key(caller) {
+            callers.retain(|_, w| w.hour == hour);
+        }
+        let windows = callers.entry(caller.to_string()).or_default();
+        if windows.minute != minute {
+            windows.minute = minute;
+            windows.minute_count = 0;
+        }
+        if windows.hour != hour {
+            windows.hour = hour;
+            windows.hour_count = 0;
+        }
+        let minute_reset = (minute + 1) * 60;
+        let hour_reset = (hour + 1) * 3600;
+        let allowed = windows.minute_count < self.per_minute && windows.hour_count < self.per_hour;
+        if allowed {
+            windows.minute_count += 1;
+            windows.hour_count += 1;
+        }
+        let minute_left = self.per_minute.saturating_sub(windows.minute_count);
+        let hour_left = self.per_hour.saturating_sub(windows.hour_count);
+        let reset = if hour_left == 0 {
+            hour_reset
+        } else {
+            minute_reset
+        };
+        Verdict {
+            allowed,
+            limit: self.per_minute,
+            remaining: minute_left.min(hour_left),
+            reset,
+            retry_after: if allowed {
+                0
+            } else {
+                reset.saturating_sub(now).max(1)
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minute_and_hour_windows() {
+        let limiter = RateLimiter::new(3, 5);
+        let t = 1_700_000_000 / 3600 * 3600; // the start of an hour
+        let remaining: Vec<u32> = (0..3).map(|_| limiter.check("k", t).remaining).collect();
+        assert_eq!(remaining, [2, 1, 0]);
+        let refused = limiter.check("k", t + 1);
+        assert!(!refused.allowed);
+        assert_eq!(refused.reset, t + 60);
+        assert_eq!(refused.retry_after, 59);
+        // Another caller has its own count.
+        assert!(limiter.check("other", t).allowed);
+        // The next minute allows two more, then the hour is used up.
+        assert!(limiter.check("k", t + 60).allowed);
+        let last = limiter.check("k", t + 61);
+        assert!(last.allowed && last.remaining == 0);
+        assert_eq!(last.reset, t + 3600);
+        let refused = limiter.check("k", t + 130);
+        assert!(!refused.allowed);
+        assert_eq!(refused.retry_after, 3600 - 130);
+        assert!(limiter.check("k", t + 3600).allowed);
+    }
+}
