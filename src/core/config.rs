@@ -8,7 +8,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use super::error::{CoreError, Result};
-use super::paths;
+use super::{limits, paths, text};
 
 /// Per-format budget override (tokens unless the format's rule counts something else).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
@@ -236,19 +236,40 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// Loads the configuration from `path` (or the default location). A missing file is
-/// the default configuration; an unreadable or invalid one is an error.
+/// the default configuration; an unreadable or invalid one is an error. Only a regular
+/// file (after following links) of at most [`limits::SETTINGS`] is read: a FIFO, a
+/// device such as `/dev/zero`, a folder or a huge file is refused before reading
+/// (`/dev/null` reads as an empty configuration).
 pub fn load(path: Option<&Path>) -> Result<Config> {
     let Some(path) = path.map(Path::to_path_buf).or_else(default_path) else {
         return Ok(Config::default());
     };
-    match std::fs::read_to_string(&path) {
+    // `--config /dev/null` is the usual way to say "no configuration": the one device
+    // that is read (as empty).
+    if std::fs::canonicalize(&path).is_ok_and(|p| p == Path::new("/dev/null")) {
+        return parse("", &path);
+    }
+    match read_settings_file(&path) {
         Ok(text) => parse(&text, &path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+        Err(e) if text::is_not_found(&e) => Ok(Config::default()),
         Err(e) => Err(CoreError::Config(format!(
-            "cannot read config {}: {e}",
-            path.display()
+            "cannot use the config file: {e}"
         ))),
     }
+}
+
+/// Reads one of mbank's TOML settings files (config, keymap, theme) within
+/// [`limits::SETTINGS`]: a regular file, not too large, UTF-8, nested within the limit.
+/// Errors name the file.
+pub fn read_settings_file(path: &Path) -> Result<String> {
+    let text = text::read_text_limited(path, limits::SETTINGS.max_bytes as u64)?;
+    limits::check(&text, limits::Syntax::Toml, limits::SETTINGS).map_err(|limit| {
+        CoreError::Parse {
+            path: path.to_path_buf(),
+            message: format!("not parsed: {limit}"),
+        }
+    })?;
+    Ok(text)
 }
 
 /// Where the root came from, for messages.

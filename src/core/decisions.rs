@@ -10,6 +10,11 @@
 //! templates and placeholders (`## [Date] - [Decision Topic]`) are not decisions.
 //! Decision logs are append-only (seed 000 §3.7): `lost_entries` compares a log with its
 //! committed version so a shrunk log can be reported.
+//!
+//! Bounds: a log over `limits::DECISION_LOG_MAX_BYTES` (8 MiB) is not parsed and is a
+//! `parse-limit` finding (an error when the append-only check is skipped because of it);
+//! parsing, linking and sorting are O(n log n) in the entries (100k entries well under a
+//! second, unoptimised), and at most 16 supersession links are filled in per entry.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -18,8 +23,10 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 use serde::Serialize;
 
+use super::error::CoreError;
 use super::findings::{Finding, Severity};
 use super::formats;
+use super::limits;
 use super::markdown;
 use super::model::{Bank, MemoryFile, Project, Role};
 use super::text;
@@ -57,6 +64,15 @@ impl DecisionStatus {
             return None;
         }
         let lower = trimmed.to_lowercase();
+        // The usual single words, decided as the word lists below would decide them.
+        match lower.as_str() {
+            "accepted" => return Some(DecisionStatus::Accepted),
+            "proposed" => return Some(DecisionStatus::Proposed),
+            "superseded" => return Some(DecisionStatus::Superseded),
+            "deprecated" => return Some(DecisionStatus::Deprecated),
+            "rejected" => return Some(DecisionStatus::Rejected),
+            _ => {}
+        }
         let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
         Some(if has(&["supersed", "replaced by", "replaced with"]) {
             DecisionStatus::Superseded
@@ -209,6 +225,8 @@ static FIELD: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 static ADR_REF: LazyLock<Regex> = LazyLock::new(|| regex(r"(?i)\badr[-_ ]?\d+\b"));
+/// Words [`SUPERSEDED_BY`] cannot match without.
+const SUPERSEDED_WORDS: &[&[u8]] = &[b"superseded", b"replaced"];
 static SUPERSEDED_BY: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)\b(?:superseded|replaced)\s+(?:by|with)\b[:\s]*(?P<rest>.*)$"));
 /// `ADR-012-20250522-1403-title.md`: the timestamp ConKeeper adds for concurrent sessions.
@@ -255,6 +273,10 @@ fn is_placeholder(text: &str) -> bool {
     if t.is_empty() {
         return false;
     }
+    if !t.as_bytes().contains(&b'[') {
+        // No bracketed part: only the bare template words.
+        return matches!(t, "YYYY-MM-DD" | "TBD" | "...");
+    }
     let mut rest = t;
     let mut saw = false;
     while let Some(start) = rest.find('[') {
@@ -281,30 +303,170 @@ fn is_placeholder(text: &str) -> bool {
 
 /// Removes emphasis markers and turns links and wikilinks into their text.
 fn strip_markup(text: &str) -> String {
-    let linked = MD_LINK.replace_all(text, |c: &regex::Captures<'_>| {
-        c.get(1)
-            .or_else(|| c.get(2))
-            .map(|m| m.as_str().to_string())
-            .unwrap_or_default()
-    });
+    // Most titles and values carry no markup: skip the regex and the rewrites (a log of
+    // 100k entries passes here several times per entry).
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() && !matches!(bytes[i], b'[' | b'*' | b'_' | b'`') {
+        i += 1;
+    }
+    if i == bytes.len() {
+        return text.to_string();
+    }
+    let linked = if bytes.contains(&b'[') {
+        MD_LINK.replace_all(text, |c: &regex::Captures<'_>| {
+            c.get(1)
+                .or_else(|| c.get(2))
+                .map(|m| m.as_str().to_string())
+                .unwrap_or_default()
+        })
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     linked.replace("**", "").replace("__", "").replace('`', "")
 }
 
 fn clean_title(text: &str) -> String {
     let stripped = strip_markup(text);
-    let trimmed = stripped
-        .trim()
-        .trim_start_matches(['-', '–', '—', ':', '|', ' '])
-        .trim_end_matches([':', ' ', '-', '–', '—', '|']);
-    trimmed.split_whitespace().collect::<Vec<_>>().join(" ")
+    let trimmed = if is_ascii(&stripped) {
+        trim_title_ascii(&stripped)
+    } else {
+        stripped
+            .trim()
+            .trim_start_matches(['-', '–', '—', ':', '|', ' '])
+            .trim_end_matches([':', ' ', '-', '–', '—', '|'])
+    };
+    collapse_whitespace(trimmed, false)
+}
+
+/// `clean_title`'s trimming for ASCII text, as a byte loop: whitespace off both ends,
+/// then `-`, `:`, `|` and spaces off the start and `:`, spaces, `-` and `|` off the end.
+fn trim_title_ascii(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let (mut start, mut end) = (0, bytes.len());
+    while start < end && is_space(bytes[start]) {
+        start += 1;
+    }
+    while end > start && is_space(bytes[end - 1]) {
+        end -= 1;
+    }
+    while start < end && matches!(bytes[start], b'-' | b':' | b'|' | b' ') {
+        start += 1;
+    }
+    while end > start && matches!(bytes[end - 1], b':' | b' ' | b'-' | b'|') {
+        end -= 1;
+    }
+    &text[start..end]
+}
+
+/// False only when `text`, known to be ASCII (`ascii`), cannot match a pattern
+/// (`possible` says whether it can): a cheap test before a regex. Text with other
+/// characters always goes to the regex, whose `\d`, `\s` and case folding are
+/// Unicode-aware.
+fn may_match(ascii: bool, text: &str, possible: impl FnOnce(&[u8]) -> bool) -> bool {
+    !ascii || possible(text.as_bytes())
 }
 
 fn normalize_title(title: &str) -> String {
-    title
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+    collapse_whitespace(title, true)
+}
+
+/// `str::is_ascii` as a plain loop: in unoptimised builds (where the tests run) the
+/// library's version costs more than everything else done to a short title.
+fn is_ascii(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] >= 0x80 {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `text` may contain one of the ASCII `words` in any case: false only when it
+/// cannot (a cheap test before a case-insensitive regex; text with other characters
+/// is passed on, since Unicode case folding maps some of them to ASCII letters).
+fn may_contain_word(text: &str, words: &[&[u8]]) -> bool {
+    if !is_ascii(text) {
+        return true;
+    }
+    let bytes = text.as_bytes();
+    words.iter().any(|word| {
+        let mut i = 0;
+        while i + word.len() <= bytes.len() {
+            if bytes[i..i + word.len()].eq_ignore_ascii_case(word) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    })
+}
+
+/// Words separated by single spaces (`split_whitespace().join(" ")`), lower-cased when
+/// asked; ASCII text takes a byte loop, which matters for big logs in debug builds.
+fn collapse_whitespace(text: &str, lowercase: bool) -> String {
+    if !is_ascii(text) {
+        let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        return if lowercase {
+            joined.to_lowercase()
+        } else {
+            joined
+        };
+    }
+    let bytes = text.as_bytes();
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    // Already single-spaced (the usual case): copy it whole. A plain loop: this runs
+    // for every title and value of a log.
+    let mut single_spaced =
+        bytes.first().is_none_or(|&b| !is_space(b)) && bytes.last().is_none_or(|&b| !is_space(b));
+    let mut i = 1;
+    while single_spaced && i < bytes.len() {
+        match bytes[i] {
+            b' ' => single_spaced = bytes[i - 1] != b' ',
+            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' => single_spaced = false,
+            _ => {}
+        }
+        i += 1;
+    }
+    if single_spaced {
+        let mut out = bytes.to_vec();
+        if lowercase {
+            let letters = out.as_mut_slice();
+            let mut i = 0;
+            while i < letters.len() {
+                if letters[i].is_ascii_uppercase() {
+                    letters[i] += b'a' - b'A';
+                }
+                i += 1;
+            }
+        }
+        // ASCII in, ASCII out.
+        return String::from_utf8(out).unwrap_or_default();
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut pending_space = false;
+    for &byte in text.as_bytes() {
+        // char::is_whitespace on ASCII: space, \t, \n, VT, FF, \r.
+        if matches!(byte, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r') {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(b' ');
+            pending_space = false;
+        }
+        out.push(if lowercase {
+            byte.to_ascii_lowercase()
+        } else {
+            byte
+        });
+    }
+    // Only ASCII bytes were copied.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn date_from_captures(c: &regex::Captures<'_>) -> Option<(NaiveDate, Option<NaiveTime>)> {
@@ -386,13 +548,19 @@ struct Fields {
 fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> Fields {
     let mut fields = Fields::default();
     for line in lines {
+        // Nothing below matches a blank line.
+        if line.trim().is_empty() {
+            continue;
+        }
         if let Some((_, text)) = markdown::heading(line) {
             if MARKER_KEYS.contains(&text.trim().trim_end_matches(':').to_lowercase().as_str()) {
                 fields.has_marker = true;
             }
             continue;
         }
-        if let Some(c) = FIELD.captures(line) {
+        if line.as_bytes().contains(&b':')
+            && let Some(c) = FIELD.captures(line)
+        {
             let key = c["key"].trim().to_lowercase();
             let value = c["value"].trim();
             if MARKER_KEYS.contains(&key.as_str()) {
@@ -404,7 +572,9 @@ fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> Fields {
                 }
                 "status" if fields.status.is_none() => {
                     fields.status = DecisionStatus::parse(value);
-                    if let Some(m) = SUPERSEDED_BY.captures(value) {
+                    if may_contain_word(value, SUPERSEDED_WORDS)
+                        && let Some(m) = SUPERSEDED_BY.captures(value)
+                    {
                         fields.superseded_by.extend(links_in(&m["rest"]));
                     }
                 }
@@ -424,7 +594,9 @@ fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> Fields {
             continue;
         }
         // "SUPERSEDED by [[ADR-0011]]" written as a sentence.
-        if let Some(m) = SUPERSEDED_BY.captures(line) {
+        if may_contain_word(line, SUPERSEDED_WORDS)
+            && let Some(m) = SUPERSEDED_BY.captures(line)
+        {
             let ids: Vec<String> = ADR_REF
                 .find_iter(&m["rest"])
                 .map(|m| normalize_adr_id(m.as_str()))
@@ -545,7 +717,80 @@ fn content_mask(text: &str, line_count: usize) -> Vec<bool> {
     mask
 }
 
-fn scan_events(lines: &[&str], mask: &[bool]) -> Vec<(usize, Event)> {
+/// The usual Roo log line, `[2025-05-22 14:03:11] - summary` (also as a list item), read
+/// without the regex: its date and time and the summary. `None` for any other shape
+/// (another date format, a time zone, a non-ASCII line), which then goes to
+/// [`LOG_LINE`]: where this reads a line, the regex reads it the same way, and the regex
+/// costs more than the rest of a 100k-entry log together.
+fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> {
+    let bytes = line.as_bytes();
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let mut i = 0;
+    let skip_spaces = |i: &mut usize| {
+        while *i < bytes.len() && is_space(bytes[*i]) {
+            *i += 1;
+        }
+    };
+    // Up to `max` digits (at least `min`) as a number.
+    let number = |i: &mut usize, min: usize, max: usize| -> Option<u32> {
+        let start = *i;
+        let mut value = 0u32;
+        while *i < bytes.len() && *i - start < max && bytes[*i].is_ascii_digit() {
+            value = value * 10 + u32::from(bytes[*i] - b'0');
+            *i += 1;
+        }
+        (*i - start >= min).then_some(value)
+    };
+    skip_spaces(&mut i);
+    if matches!(bytes.get(i), Some(b'-' | b'*' | b'+'))
+        && bytes.get(i + 1).is_some_and(|&b| is_space(b))
+    {
+        i += 1;
+        skip_spaces(&mut i);
+    }
+    if bytes.get(i) != Some(&b'[') {
+        return None;
+    }
+    i += 1;
+    let year = number(&mut i, 4, 4)?;
+    let separator = |i: &mut usize| -> Option<()> {
+        matches!(bytes.get(*i), Some(b'-' | b'/' | b'.')).then(|| *i += 1)
+    };
+    separator(&mut i)?;
+    let month = number(&mut i, 1, 2)?;
+    separator(&mut i)?;
+    let day = number(&mut i, 1, 2)?;
+    let mut time = None;
+    if matches!(bytes.get(i), Some(b' ' | b'T')) {
+        while matches!(bytes.get(i), Some(b' ' | b'T')) {
+            i += 1;
+        }
+        let hour = number(&mut i, 1, 2)?;
+        (bytes.get(i) == Some(&b':')).then_some(())?;
+        i += 1;
+        let minute = number(&mut i, 2, 2)?;
+        let mut second = 0;
+        if bytes.get(i) == Some(&b':') {
+            i += 1;
+            second = number(&mut i, 2, 2)?;
+        }
+        time = Some(NaiveTime::from_hms_opt(hour, minute, second));
+    }
+    if bytes.get(i) != Some(&b']') {
+        return None;
+    }
+    i += 1;
+    let date = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
+    skip_spaces(&mut i);
+    if matches!(bytes.get(i), Some(b'-' | b':' | b'|')) {
+        i += 1;
+        skip_spaces(&mut i);
+    }
+    Some(((date, time.flatten()), &line[i..]))
+}
+
+/// `ascii`: the whole text is ASCII (checked once, not per line).
+fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(usize, Event)> {
     let mut events = Vec::new();
     let mut index = 0;
     while index < lines.len() {
@@ -554,9 +799,40 @@ fn scan_events(lines: &[&str], mask: &[bool]) -> Vec<(usize, Event)> {
             index += 1;
             continue;
         }
-        if LOG_FOOTER.is_match(line) {
+        // Log lines and footers start with a date, `[` or a list marker.
+        let bytes = line.as_bytes();
+        let may_be_log = may_match(ascii, line, |bytes| {
+            let mut i = 0;
+            while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+            {
+                i += 1;
+            }
+            i < bytes.len() && matches!(bytes[i], b'[' | b'0'..=b'9' | b'-' | b'*' | b'+')
+        });
+        // A footer ends with "log of updates made".
+        let may_be_footer = may_be_log
+            && may_match(ascii, line, |_| {
+                let mut end = bytes.len();
+                while end > 0
+                    && matches!(bytes[end - 1], b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+                {
+                    end -= 1;
+                }
+                if end > 0 && bytes[end - 1] == b'.' {
+                    end -= 1;
+                }
+                end >= 4 && bytes[end - 4..end].eq_ignore_ascii_case(b"made")
+            });
+        if may_be_footer && LOG_FOOTER.is_match(line) {
             events.push((index, Event::Footer));
-        } else if let Some(c) = LOG_LINE.captures(line)
+        } else if let Some((date, rest)) = (ascii && may_be_log)
+            .then(|| quick_log_line(line))
+            .flatten()
+        {
+            let title = clean_title(rest);
+            events.push((index, Event::LogLine { date, title }));
+        } else if may_be_log
+            && let Some(c) = LOG_LINE.captures(line)
             && let Some(date) = date_from_captures(&c)
         {
             let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
@@ -598,21 +874,29 @@ fn read_heading(text: &str) -> HeadingTitle {
     let text = strip_markup(text);
     let text = text.trim();
     let mut out = HeadingTitle {
-        title: clean_title(text),
+        // Every branch below sets the title.
+        title: String::new(),
         id: None,
         date: None,
         style: DecisionStyle::Block,
         certain: false,
     };
     let mut rest = text.to_string();
-    if let Some(c) = DATE_FIRST.captures(text)
+    let ascii = is_ascii(text);
+    let has_digit = may_match(ascii, text, |bytes| bytes.iter().any(u8::is_ascii_digit));
+    let date_first = may_match(ascii, text, |bytes| {
+        matches!(bytes.first(), Some(b'[' | b'(' | b'0'..=b'9'))
+    });
+    if date_first
+        && let Some(c) = DATE_FIRST.captures(text)
         && let Some(date) = date_from_captures(&c)
     {
         out.date = Some(date);
         rest = c.name("rest").map_or("", |m| m.as_str()).to_string();
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;
-    } else if let Some(c) = DATE_LAST.captures(text)
+    } else if has_digit
+        && let Some(c) = DATE_LAST.captures(text)
         && let Some(date) = date_from_captures(&c)
     {
         out.date = Some(date);
@@ -621,12 +905,19 @@ fn read_heading(text: &str) -> HeadingTitle {
         out.certain = true;
     }
     let rest_clean = clean_title(&rest);
-    if let Some(c) = ADR_TITLE.captures(&rest_clean) {
+    let starts_with = |word: &[u8]| {
+        // `rest_clean` is a cleaned part of `text`: ASCII when it is.
+        may_match(ascii, &rest_clean, |bytes| {
+            bytes.len() >= word.len() && bytes[..word.len()].eq_ignore_ascii_case(word)
+        })
+    };
+    let (adr_prefix, decision_prefix) = (starts_with(b"adr"), starts_with(b"decision"));
+    if adr_prefix && let Some(c) = ADR_TITLE.captures(&rest_clean) {
         out.id = Some(normalize_adr_id(&c["id"]));
         out.title = clean_title(&c["rest"]);
         out.style = DecisionStyle::Adr;
         out.certain = true;
-    } else if let Some(c) = CLINE_TITLE.captures(&rest_clean) {
+    } else if decision_prefix && let Some(c) = CLINE_TITLE.captures(&rest_clean) {
         let named = c.name("rest").map(|m| clean_title(m.as_str()));
         out.title = match named {
             Some(t) if !t.is_empty() => t,
@@ -645,11 +936,35 @@ fn read_heading(text: &str) -> HeadingTitle {
     out
 }
 
-/// Entries of a decision log, in file order.
+/// The first value in sorted `values` greater than `after`.
+fn first_after(values: &[usize], after: usize) -> Option<usize> {
+    values.get(values.partition_point(|&v| v <= after)).copied()
+}
+
+/// [`first_after`] for positions that never decrease: a cursor that only moves forward.
+struct Cursor<'a> {
+    values: &'a [usize],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(values: &'a [usize]) -> Self {
+        Cursor { values, at: 0 }
+    }
+
+    fn after(&mut self, position: usize) -> Option<usize> {
+        while self.at < self.values.len() && self.values[self.at] <= position {
+            self.at += 1;
+        }
+        self.values.get(self.at).copied()
+    }
+}
+
+/// Entries of a decision log, in file order. Time is O(n log n) in the lines.
 pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     let lines: Vec<&str> = text.lines().collect();
     let mask = content_mask(text, lines.len());
-    let events = scan_events(&lines, &mask);
+    let events = scan_events(&lines, &mask, text.is_ascii());
     let display = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -756,31 +1071,41 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     }
 
     // Ends: the line before the next entry, the next heading at the same or a higher
-    // level, or a footer.
-    let boundary_after = |start: usize, level: usize, starts: &[usize]| -> usize {
-        let next_start = starts.iter().copied().find(|s| *s > start);
-        let next_heading = events
-            .iter()
-            .find(|(l, e)| {
-                *l > start
-                    && match e {
-                        Event::Heading { level: hl, .. } => *hl <= level.clamp(1, 6),
-                        Event::Footer => true,
-                        _ => false,
-                    }
-            })
-            .map(|(l, _)| *l);
-        [next_start, next_heading]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(lines.len())
-    };
+    // level, or a footer. `enders[level]` holds the lines of the headings of that level or
+    // higher and of footers, in order, and a forward cursor over it finds each end: a log
+    // of 100k entries must not cost 100k² steps.
+    let mut enders: [Vec<usize>; 7] = Default::default();
+    for (line, event) in &events {
+        let from = match event {
+            Event::Heading { level, .. } => (*level).clamp(1, 6),
+            Event::Footer => 1,
+            _ => continue,
+        };
+        for list in &mut enders[from..] {
+            list.push(*line);
+        }
+    }
     let starts: Vec<usize> = drafts
         .iter()
         .filter(|d| !d.group)
         .map(|d| d.start)
         .collect();
+    // Drafts come in line order, so each "next line after" is a cursor that only moves
+    // forward: linear over the whole log.
+    let mut next_start = Cursor::new(&starts);
+    let mut next_ender: Vec<Cursor<'_>> = enders.iter().map(|e| Cursor::new(e)).collect();
+    let mut boundary_after = |start: usize, level: usize, entries: bool| -> usize {
+        let next_entry = if entries {
+            next_start.after(start)
+        } else {
+            None
+        };
+        let next_heading = next_ender[level.clamp(1, 6)].after(start);
+        match (next_entry, next_heading) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(lines.len()),
+        }
+    };
     let mut out = Vec::new();
     let mut group_date: Option<(usize, usize, (NaiveDate, Option<NaiveTime>))> = None;
     for draft in &drafts {
@@ -793,12 +1118,12 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             draft.start + 1
         } else if draft.group {
             // A day heading spans its section, entries included.
-            boundary_after(draft.start, level, &[])
+            boundary_after(draft.start, level, false)
         } else {
-            boundary_after(draft.start, level, &starts)
+            boundary_after(draft.start, level, true)
         };
         if draft.group {
-            let has_children = starts.iter().any(|s| *s > draft.start && *s < bound);
+            let has_children = first_after(&starts, draft.start).is_some_and(|s| s < bound);
             if has_children {
                 if let Some(date) = draft.date {
                     group_date = Some((draft.start, bound, date));
@@ -839,9 +1164,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             .status
             .or(fields.status)
             .or_else(|| {
-                SUPERSEDED_BY
-                    .is_match(&draft.title)
-                    .then_some(DecisionStatus::Superseded)
+                (may_contain_word(&draft.title, SUPERSEDED_WORDS)
+                    && SUPERSEDED_BY.is_match(&draft.title))
+                .then_some(DecisionStatus::Superseded)
             })
             .unwrap_or(DecisionStatus::Unknown);
         out.push(Decision {
@@ -989,45 +1314,40 @@ pub fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
 }
 
 /// Fills the other side of supersession links (an entry that says "Supersedes ADR-3"
-/// makes ADR-3 superseded by it) and marks replaced entries superseded.
+/// makes ADR-3 superseded by it) and marks replaced entries superseded. Links are
+/// resolved through sorted indexes by ADR number and by title (binary searches), so the
+/// work is O((entries + links) log entries), not entries × links; at most
+/// [`MAX_LINKS`] are filled in per entry.
 pub fn link_supersessions(decisions: &mut [Decision]) {
-    let name_of = |d: &Decision| d.id.clone().unwrap_or_else(|| d.title.clone());
-    let matches = |link: &str, d: &Decision| match (&d.id, adr_number(link)) {
-        (Some(id), Some(n)) if ADR_REF.is_match(link) => adr_number(id) == Some(n),
-        _ => normalize_title(link) == normalize_title(&d.title),
-    };
-    let mut additions: Vec<(usize, String)> = Vec::new();
+    if decisions
+        .iter()
+        .all(|d| d.supersedes.is_empty() && d.superseded_by.is_empty())
+    {
+        return;
+    }
+    let index = LinkIndex::new(decisions);
+    let mut additions: Vec<(usize, usize)> = Vec::new();
     for (i, newer) in decisions.iter().enumerate() {
         for link in &newer.supersedes {
-            for (j, older) in decisions.iter().enumerate() {
-                if i != j && matches(link, older) {
-                    additions.push((j, name_of(newer)));
+            for j in index.named_by(link) {
+                if i != j {
+                    additions.push((j, i));
                 }
             }
         }
     }
-    for (j, by) in additions {
-        let older = &mut decisions[j];
-        if !older.superseded_by.iter().any(|b| b == &by) {
-            older.superseded_by.push(by);
-        }
-    }
-    let mut back: Vec<(usize, String)> = Vec::new();
+    add_links(decisions, &additions, LinkList::SupersededBy);
+    let mut back: Vec<(usize, usize)> = Vec::new();
     for (j, older) in decisions.iter().enumerate() {
         for link in &older.superseded_by {
-            for (i, newer) in decisions.iter().enumerate() {
-                if i != j && matches(link, newer) {
-                    back.push((i, name_of(older)));
+            for i in index.named_by(link) {
+                if i != j {
+                    back.push((i, j));
                 }
             }
         }
     }
-    for (i, name) in back {
-        let newer = &mut decisions[i];
-        if !newer.supersedes.iter().any(|s| s == &name) {
-            newer.supersedes.push(name);
-        }
-    }
+    add_links(decisions, &back, LinkList::Supersedes);
     for decision in decisions.iter_mut() {
         if !decision.superseded_by.is_empty()
             && matches!(
@@ -1040,18 +1360,281 @@ pub fn link_supersessions(decisions: &mut [Decision]) {
     }
 }
 
+/// Who a supersession link names: an ADR reference names the entries with that ADR
+/// number and the entries without an id whose title it is; any other link names entries
+/// by title (normalised). Titles are found by a hash of their text, radix-sorted, then
+/// by the text itself: a lookup is two binary searches, and titles whose hashes collide
+/// (even on purpose) are still told apart by comparison, never by a linear scan.
+struct LinkIndex {
+    /// (ADR number, entry) for entries with an id.
+    by_number: Vec<(u32, usize)>,
+    /// (hash of the normalised title, the title, entry has an id, entry), in that order.
+    by_title: Vec<(u64, String, bool, usize)>,
+}
+
+/// FNV-1a: quick, and only groups titles (collisions are resolved by comparison).
+fn title_hash(title: &str) -> u64 {
+    let bytes = title.as_bytes();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash = (hash ^ u64::from(bytes[i])).wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
+impl LinkIndex {
+    fn new(decisions: &[Decision]) -> LinkIndex {
+        let mut by_number = Vec::new();
+        let mut by_title = Vec::with_capacity(decisions.len());
+        for (index, decision) in decisions.iter().enumerate() {
+            if let Some(number) = decision.id.as_deref().and_then(adr_number) {
+                by_number.push((number, index));
+            }
+            let title = normalize_title(&decision.title);
+            by_title.push((title_hash(&title), title, decision.id.is_some(), index));
+        }
+        by_number.sort_unstable();
+        let keys: Vec<u128> = by_title.iter().map(|e| u128::from(e.0)).collect();
+        apply_order(&mut by_title, &radix_order(&keys));
+        // Within one hash (entries still in entry order), order by title when titles
+        // differ, so a lookup can binary-search them.
+        let mut run = 0;
+        while run < by_title.len() {
+            let mut end = run + 1;
+            while end < by_title.len() && by_title[end].0 == by_title[run].0 {
+                end += 1;
+            }
+            let slice = &mut by_title[run..end];
+            if slice.iter().any(|e| e.1 != slice[0].1) {
+                slice.sort_by(|a, b| (&a.1, a.3).cmp(&(&b.1, b.3)));
+            }
+            run = end;
+        }
+        LinkIndex {
+            by_number,
+            by_title,
+        }
+    }
+
+    /// Entries whose normalised title is `title`, in entry order.
+    fn titled<'a>(&'a self, title: &str) -> &'a [(u64, String, bool, usize)] {
+        let hash = title_hash(title);
+        // The run of entries with this hash: two binary searches (a plain loop, cheap
+        // in unoptimised builds), never a walk, however many titles share the hash.
+        let entries = self.by_title.as_slice();
+        let bound = |past_equal: bool| {
+            let (mut low, mut high) = (0, entries.len());
+            while low < high {
+                let middle = low + (high - low) / 2;
+                let key = entries[middle].0;
+                if key < hash || (past_equal && key == hash) {
+                    low = middle + 1;
+                } else {
+                    high = middle;
+                }
+            }
+            low
+        };
+        let run = &entries[bound(false)..bound(true)];
+        if run.len() == 1 {
+            return if run[0].1 == title { run } else { &run[..0] };
+        }
+        let first = run.partition_point(|e| e.1.as_str() < title);
+        let last = first + run[first..].partition_point(|e| e.1 == title);
+        &run[first..last]
+    }
+
+    /// Entries `link` names, in entry order.
+    fn named_by(&self, link: &str) -> Vec<usize> {
+        let title = normalize_title(link);
+        // ADR_REF needs "adr" (any case) in the text; most links are titles.
+        let bytes = link.as_bytes();
+        let mut has_adr = false;
+        let mut i = 0;
+        while !has_adr && i + 3 <= bytes.len() {
+            has_adr = bytes[i..i + 3].eq_ignore_ascii_case(b"adr");
+            i += 1;
+        }
+        let number = (has_adr && ADR_REF.is_match(link))
+            .then(|| adr_number(link))
+            .flatten();
+        match number {
+            Some(number) => {
+                let from = self.by_number.partition_point(|e| e.0 < number);
+                let mut found: Vec<usize> = self.by_number[from..]
+                    .iter()
+                    .take_while(|e| e.0 == number)
+                    .take(MAX_LINKS)
+                    .map(|e| e.1)
+                    .chain(
+                        self.titled(&title)
+                            .iter()
+                            .filter(|e| !e.2)
+                            .take(MAX_LINKS)
+                            .map(|e| e.3),
+                    )
+                    .collect();
+                found.sort_unstable();
+                found.truncate(MAX_LINKS);
+                found
+            }
+            None => self
+                .titled(&title)
+                .iter()
+                .take(MAX_LINKS)
+                .map(|e| e.3)
+                .collect(),
+        }
+    }
+}
+
+/// Links filled in per entry at most, and entries one link names at most: a hostile log
+/// of 100k entries with one title, each superseding it, would otherwise ask for 100k²
+/// links. No real log comes near either.
+const MAX_LINKS: usize = 16;
+
+/// Which list of an entry links are filled into.
+#[derive(Clone, Copy)]
+enum LinkList {
+    SupersededBy,
+    Supersedes,
+}
+
+impl LinkList {
+    fn of(self, decision: &Decision) -> &Vec<String> {
+        match self {
+            LinkList::SupersededBy => &decision.superseded_by,
+            LinkList::Supersedes => &decision.supersedes,
+        }
+    }
+
+    fn of_mut(self, decision: &mut Decision) -> &mut Vec<String> {
+        match self {
+            LinkList::SupersededBy => &mut decision.superseded_by,
+            LinkList::Supersedes => &mut decision.supersedes,
+        }
+    }
+}
+
+/// The name a link to `decision` is written with: its ADR id, else its title.
+fn link_name(decision: &Decision) -> &str {
+    decision.id.as_deref().unwrap_or(&decision.title)
+}
+
+/// For each `(target, source)`, appends the source's name to the target's `list`, once
+/// per name, in order, while the list is shorter than [`MAX_LINKS`].
+fn add_links(decisions: &mut [Decision], pairs: &[(usize, usize)], list: LinkList) {
+    for &(target, source) in pairs {
+        let name = link_name(&decisions[source]);
+        let names = list.of(&decisions[target]);
+        if names.len() < MAX_LINKS && !names.iter().any(|n| n == name) {
+            let name = name.to_string();
+            list.of_mut(&mut decisions[target]).push(name);
+        }
+    }
+}
+
 /// Timeline order: dated entries oldest first (time breaks ties, then place in the
-/// file); undated entries last, in file order.
+/// file); undated entries last, in file order. Stable; each entry's key is computed once
+/// (files ranked once, not compared path by path for every pair) and, as one number,
+/// radix-sorted.
 pub fn sort_timeline(decisions: &mut [Decision]) {
-    decisions.sort_by(|a, b| {
-        let dated = |d: &Decision| d.date.is_none();
-        dated(a)
-            .cmp(&dated(b))
-            .then(a.date.cmp(&b.date))
-            .then(a.time.cmp(&b.time))
-            .then(a.file.cmp(&b.file))
-            .then(a.line.cmp(&b.line))
+    let mut files: Vec<PathBuf> = Vec::new();
+    for decision in decisions.iter() {
+        if files.last() != Some(&decision.file) {
+            files.push(decision.file.clone());
+        }
+    }
+    files.sort();
+    files.dedup();
+    let rank = |d: &Decision| files.binary_search(&d.file).unwrap_or(0);
+    let fits = files.len() < 1 << 20 && decisions.iter().all(|d| d.line < 1 << 24);
+    if fits {
+        let keys: Vec<u128> = decisions
+            .iter()
+            .map(|d| packed_timeline_key(d, rank(d)))
+            .collect();
+        let order = radix_order(&keys);
+        apply_order(decisions, &order);
+    } else {
+        decisions.sort_by_cached_key(|d| (d.date.is_none(), d.date, d.time, rank(d), d.line));
+    }
+}
+
+/// Positions of `keys` in ascending order, equal keys in their original order: an LSD
+/// radix sort over the bytes in which the keys differ (a few passes of counting, far
+/// cheaper than comparison sorting 100k entries).
+fn radix_order(keys: &[u128]) -> Vec<usize> {
+    let (mut all, mut any) = (u128::MAX, 0u128);
+    for &key in keys {
+        all &= key;
+        any |= key;
+    }
+    let differing = all ^ any;
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    let mut next = vec![0usize; keys.len()];
+    for shift in (0..128).step_by(8) {
+        if (differing >> shift) & 0xFF == 0 {
+            continue;
+        }
+        let digit = |index: usize| ((keys[index] >> shift) & 0xFF) as usize;
+        let mut starts = [0usize; 257];
+        for &index in &order {
+            starts[digit(index) + 1] += 1;
+        }
+        for byte in 0..256 {
+            starts[byte + 1] += starts[byte];
+        }
+        for &index in &order {
+            let slot = &mut starts[digit(index)];
+            next[*slot] = index;
+            *slot += 1;
+        }
+        std::mem::swap(&mut order, &mut next);
+    }
+    order
+}
+
+/// Rearranges `items` so that position `p` holds what was at `order[p]`, by following
+/// the permutation's cycles with swaps.
+fn apply_order<T>(items: &mut [T], order: &[usize]) {
+    let mut placed = vec![false; items.len()];
+    for start in 0..items.len() {
+        if placed[start] {
+            continue;
+        }
+        let mut current = start;
+        loop {
+            placed[current] = true;
+            let source = order[current];
+            if source == start {
+                break;
+            }
+            items.swap(current, source);
+            current = source;
+        }
+    }
+}
+
+/// The timeline key as one number, ordered as `(undated, date, time, file, line)`:
+/// comparing numbers instead of tuples keeps sorting 100k entries quick. Needs fewer
+/// than 2^20 files and lines below 2^24 (a decision log is at most 8 MiB).
+fn packed_timeline_key(decision: &Decision, file: usize) -> u128 {
+    use chrono::{Datelike, Timelike};
+    // None sorts first in each field, as `Option`'s order has it.
+    let date = decision.date.map_or(0, |d| {
+        (i64::from(d.num_days_from_ce()) + (1 << 31) + 1) as u128
     });
+    let time = decision.time.map_or(0, |t| {
+        ((u128::from(t.num_seconds_from_midnight()) << 31) | u128::from(t.nanosecond())) + 1
+    });
+    (u128::from(decision.date.is_none()) << 127)
+        | (date << 93)
+        | (time << 44)
+        | ((file as u128) << 24)
+        | decision.line as u128
 }
 
 /// Decision files of a bank are those whose role is a decision log.
@@ -1061,8 +1644,44 @@ fn decision_files(bank: &Bank) -> impl Iterator<Item = &MemoryFile> {
         .filter(|f| !f.is_virtual() && f.role.is_decision_log())
 }
 
-/// Largest decision log read; bigger files are skipped rather than slowing the timeline.
-const MAX_LOG_BYTES: u64 = 8 * 1024 * 1024;
+/// The finding for a decision log over [`limits::DECISION_LOG_MAX_BYTES`]: it is not
+/// parsed, so its decisions are missing from the timeline. When git tracks the log the
+/// append-only check would have compared it with its committed version and did not:
+/// that is an error (fail closed), since nothing else says entries may have been lost.
+pub fn too_large_finding(file: &MemoryFile, size: u64, append_only_skipped: bool) -> Finding {
+    let limit = limits::LimitExceeded::Size {
+        syntax: limits::Syntax::Markdown,
+        found: size,
+        limit: limits::DECISION_LOG_MAX_BYTES,
+    };
+    if append_only_skipped {
+        limit.finding(
+            Severity::Error,
+            &file.path,
+            "its decisions are missing from the timeline and the append-only check (no \
+             entries lost since the last commit) did not run",
+        )
+    } else {
+        limit.finding(
+            Severity::Warning,
+            &file.path,
+            "its decisions are missing from the timeline",
+        )
+    }
+}
+
+/// A decision log's text, or why it is left out: a log over the size limit is a
+/// finding; other read errors are validation's to report.
+fn read_log(file: &MemoryFile, problems: &mut Vec<Finding>) -> Option<String> {
+    match text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) {
+        Ok(text) => Some(text),
+        Err(CoreError::TooLarge { size, .. }) => {
+            problems.push(too_large_finding(file, size, false));
+            None
+        }
+        Err(_) => None,
+    }
+}
 
 /// Decisions of one file as listed in a bank (display names relative to the project).
 pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
@@ -1077,8 +1696,9 @@ pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
 /// that cannot be read are skipped (validation reports them).
 pub fn decisions_of_bank(bank: &Bank) -> Vec<Decision> {
     let mut out = Vec::new();
+    let mut problems = Vec::new();
     for file in decision_files(bank) {
-        if let Ok(text) = text::read_text_limited(&file.path, MAX_LOG_BYTES) {
+        if let Some(text) = read_log(file, &mut problems) {
             out.extend(decisions_of_file(file, &text));
         }
     }
@@ -1087,19 +1707,34 @@ pub fn decisions_of_bank(bank: &Bank) -> Vec<Decision> {
     out
 }
 
-/// Every decision of every bank of a project, in timeline order.
-pub fn decisions_of_project(project: &Project) -> Vec<Decision> {
-    let mut out = Vec::new();
+/// A project's decisions and the logs left out of them.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectDecisions {
+    /// Every decision of every bank, in timeline order.
+    pub decisions: Vec<Decision>,
+    /// Decision logs that were not parsed ([`too_large_finding`]).
+    pub problems: Vec<Finding>,
+}
+
+/// Every decision of every bank of a project, in timeline order, with a finding for each
+/// log too large to parse.
+pub fn project_decisions(project: &Project) -> ProjectDecisions {
+    let mut out = ProjectDecisions::default();
     for bank in super::bank::list_banks(project) {
         for file in decision_files(&bank) {
-            if let Ok(text) = text::read_text_limited(&file.path, MAX_LOG_BYTES) {
-                out.extend(decisions_of_file(file, &text));
+            if let Some(text) = read_log(file, &mut out.problems) {
+                out.decisions.extend(decisions_of_file(file, &text));
             }
         }
     }
-    link_supersessions(&mut out);
-    sort_timeline(&mut out);
+    link_supersessions(&mut out.decisions);
+    sort_timeline(&mut out.decisions);
     out
+}
+
+/// Every decision of every bank of a project, in timeline order.
+pub fn decisions_of_project(project: &Project) -> Vec<Decision> {
+    project_decisions(project).decisions
 }
 
 /// Entries of `old` that `new` no longer has (compared by title and date; a changed
@@ -1126,6 +1761,28 @@ pub fn shrink_finding(
     committed_text: &str,
     current_text: &str,
 ) -> Option<Finding> {
+    // The comparison cannot run on a text over the limit: fail closed.
+    for (text, which) in [
+        (committed_text, "its committed version"),
+        (current_text, "the file"),
+    ] {
+        let size = text.len() as u64;
+        if size > limits::DECISION_LOG_MAX_BYTES {
+            return Some(Finding::new(
+                Severity::Error,
+                limits::PARSE_LIMIT,
+                &file.path,
+                None,
+                format!(
+                    "{}: {which} is {}, over the {} limit for decision logs, so the \
+                     append-only check (no entries lost since the last commit) did not run",
+                    file.display,
+                    limits::size_in_words(size),
+                    limits::size_in_words(limits::DECISION_LOG_MAX_BYTES)
+                ),
+            ));
+        }
+    }
     let old = parse_file(&file.path, file.role, committed_text);
     let new = parse_file(&file.path, file.role, current_text);
     let lost = lost_entries(&old, &new);

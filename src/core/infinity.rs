@@ -1,6 +1,9 @@
 //! The Infinity structured store (`.infinity/memories.json`, seed 003): parsing with
 //! line/column errors, schema checks, and content updates that keep id, type and title.
+//! A store over [`limits::JSON_STORE`] (16 MiB, 64 levels of nesting) is not parsed.
 use serde_json::{Map, Value};
+
+use super::limits::{self, LimitExceeded};
 
 /// The memory types the reference implementation accepts.
 pub const MEMORY_TYPES: [&str; 8] = [
@@ -39,22 +42,38 @@ pub struct SchemaIssue {
     pub message: String,
 }
 
-/// Malformed JSON, with the position serde_json reports.
+/// Malformed JSON, with the position serde_json reports, or a store over the parse
+/// limits ([`limits::JSON_STORE`]), which is not parsed at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonSyntaxError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    /// The limit the store exceeds, when that is why it was not parsed.
+    pub limit: Option<LimitExceeded>,
 }
 
 impl std::fmt::Display for JsonSyntaxError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "malformed JSON at line {}, column {}: {}",
-            self.line, self.column, self.message
-        )
+        match &self.limit {
+            Some(limit) => write!(f, "the store was not parsed: {limit}"),
+            None => write!(
+                f,
+                "malformed JSON at line {}, column {}: {}",
+                self.line, self.column, self.message
+            ),
+        }
     }
+}
+
+/// Ok when a store's text is within the parse limits.
+fn within_limits(text: &str) -> Result<(), JsonSyntaxError> {
+    limits::check(text, limits::Syntax::Json, limits::JSON_STORE).map_err(|limit| JsonSyntaxError {
+        line: limit.line().unwrap_or(1),
+        column: 1,
+        message: limit.to_string(),
+        limit: Some(limit),
+    })
 }
 
 fn line_of_id(text: &str, id: &str) -> usize {
@@ -71,10 +90,12 @@ fn string_field(object: &Map<String, Value>, key: &str) -> Option<String> {
 /// Parses a store leniently: every memory that can be understood is returned, and every
 /// deviation from the schema is reported.
 pub fn parse_store(text: &str) -> Result<(InfinityStore, Vec<SchemaIssue>), JsonSyntaxError> {
+    within_limits(text)?;
     let value: Value = serde_json::from_str(text).map_err(|e| JsonSyntaxError {
         line: e.line(),
         column: e.column(),
         message: e.to_string(),
+        limit: None,
     })?;
     let mut issues = Vec::new();
     let mut store = InfinityStore::default();
@@ -173,6 +194,7 @@ pub fn replace_content(
     content: &str,
     now_rfc3339: &str,
 ) -> Result<String, String> {
+    within_limits(text).map_err(|e| e.to_string())?;
     let mut value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let memories = value
         .get_mut("memories")
@@ -227,6 +249,32 @@ mod tests {
     fn malformed_json_has_line_and_column() {
         let err = parse_store("{\n  \"project_id\": \"x\",\n  \"memories\": [,]\n}").unwrap_err();
         assert_eq!((err.line, err.column), (3, 16));
+    }
+
+    #[test]
+    fn stores_over_the_limits_are_not_parsed() {
+        let limit = limits::JSON_STORE;
+        // Ten times the nesting limit, and ten times the size limit.
+        let deep = format!(
+            "{{\"project_id\": \"p\", \"memories\": {}",
+            "[".repeat(10 * limit.max_depth)
+        );
+        let big = format!(
+            "{{\"project_id\": \"{}\"}}",
+            "x".repeat(10 * limit.max_bytes)
+        );
+        for text in [deep, big] {
+            let started = std::time::Instant::now();
+            let err = parse_store(&text).unwrap_err();
+            assert!(started.elapsed() < std::time::Duration::from_secs(1));
+            assert!(err.limit.is_some(), "{err}");
+            assert!(
+                err.to_string()
+                    .starts_with("the store was not parsed: its JSON"),
+                "{err}"
+            );
+            assert!(replace_content(&text, "a", "x", "t").is_err());
+        }
     }
 
     #[test]

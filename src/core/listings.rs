@@ -305,11 +305,13 @@ impl Listings {
     }
 
     /// The listing cache of `root` in `dir`. A missing or invalid file gives an empty
-    /// cache; the folder is created on `save`.
+    /// cache; so does anything but a regular file (a FIFO, a device such as `/dev/zero`,
+    /// a folder) or a file over [`limits::CACHE_MAX_BYTES`], refused before reading.
+    /// `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, root: &Path) -> Listings {
         let file = dir.join(Self::file_name(root));
         let mut listings = Self::in_memory();
-        if let Ok(bytes) = fs::read(&file)
+        if let Ok(bytes) = super::text::read_bytes_limited(&file, super::limits::CACHE_MAX_BYTES)
             && let Some((dirs, facts)) = decode(bytes, root)
         {
             // This run will most likely list the same folders again.
@@ -524,6 +526,10 @@ impl Listings {
             return Ok(());
         }
         let bytes = frame(&self.root, &self.encode(&state));
+        if bytes.len() as u64 > super::limits::CACHE_MAX_BYTES {
+            // It would be refused when read back; the next run lists folders again.
+            return Ok(());
+        }
         let dir = file.parent().unwrap_or(Path::new("."));
         fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
         let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir, e))?;

@@ -1,5 +1,8 @@
 //! Small markdown facts every part of the core needs: YAML frontmatter, ConKeeper
 //! `<private>` blocks, code fences and headings. Lenient by design: real banks are messy.
+//! Every function here is a line scan, linear in the text (memory files are read up to
+//! `text::MAX_READ_BYTES`); none nests, so there is no depth to limit. The frontmatter's
+//! YAML is parsed elsewhere, within `limits::FRONTMATTER`.
 
 /// YAML frontmatter at the very top of a file, between `---` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +121,14 @@ pub fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
     let mut open: Option<(usize, char, usize)> = None;
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
+        // Most lines start with a character that cannot open or close a fence.
+        if line
+            .as_bytes()
+            .first()
+            .is_some_and(|&b| b.is_ascii_graphic() && b != b'`' && b != b'~')
+        {
+            continue;
+        }
         let trimmed = line.trim_start();
         let fence_char = trimmed.chars().next();
         let run = trimmed
@@ -145,7 +156,8 @@ pub fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
     ranges
 }
 
-/// True when a 1-based line falls in one of the ranges.
+/// True when a 1-based line falls in one of the ranges (linear in the ranges: for one
+/// line, not for every line of a file).
 pub fn in_ranges(ranges: &[(usize, usize)], line: usize) -> bool {
     ranges.iter().any(|&(a, b)| line >= a && line <= b)
 }
@@ -173,12 +185,22 @@ pub fn heading(line: &str) -> Option<(usize, String)> {
     Some((level, text.trim().to_string()))
 }
 
-/// Whether the file has at least one heading outside code fences.
+/// Whether the file has at least one heading outside code fences. One pass over the
+/// lines and the (ordered) fence ranges together: a file of 100k fences must not cost
+/// lines × fences steps.
 pub fn has_heading(text: &str) -> bool {
     let fences = fenced_lines(text);
-    text.lines()
-        .enumerate()
-        .any(|(i, l)| !in_ranges(&fences, i + 1) && heading(l).is_some())
+    let mut next_fence = 0;
+    text.lines().enumerate().any(|(i, l)| {
+        let number = i + 1;
+        while fences.get(next_fence).is_some_and(|&(_, end)| end < number) {
+            next_fence += 1;
+        }
+        let fenced = fences
+            .get(next_fence)
+            .is_some_and(|&(start, _)| start <= number);
+        !fenced && heading(l).is_some()
+    })
 }
 
 #[cfg(test)]
@@ -223,6 +245,16 @@ mod tests {
         let (loaded, hidden) = split_private(text);
         assert_eq!(hidden, "<private>\nx\n");
         assert_eq!(loaded, "y\n");
+    }
+
+    #[test]
+    fn headings_after_many_fences_are_found_in_linear_time() {
+        // 50k fenced blocks, then 100k plain lines: lines × fences would be 5·10⁹ steps.
+        let text = "```\nx\n```\n".repeat(50_000) + &"text\n".repeat(100_000);
+        let started = std::time::Instant::now();
+        assert!(!has_heading(&text));
+        assert!(has_heading(&(text + "# Late heading\n")));
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod hash_index;
 pub mod imports;
 pub mod infinity;
 pub mod init;
+pub mod limits;
 pub mod listings;
 pub mod markdown;
 pub mod merge;

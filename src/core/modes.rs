@@ -12,12 +12,13 @@ use serde_json::Value;
 
 use super::findings::{Finding, Severity};
 use super::formats;
+use super::limits::{self, LimitExceeded};
 use super::model::{Bank, Format, ModeRule};
 use super::text;
 
-/// A structured mode file that none of JSON, YAML or TOML could parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{} is not valid {format}{}: {message}", path.display(), position(*line, *column))]
+/// A structured mode file that none of JSON, YAML or TOML could parse, or one over the
+/// parse limits ([`limits::MODE_FILE`]), which is not parsed at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModeParseError {
     pub path: PathBuf,
     /// The format the file looks like: "JSON", "YAML" or "TOML".
@@ -26,6 +27,39 @@ pub struct ModeParseError {
     pub line: Option<usize>,
     pub column: Option<usize>,
     pub message: String,
+    /// The limit the file exceeds, when that is why it was not parsed.
+    pub limit: Option<Box<LimitExceeded>>,
+}
+
+impl std::fmt::Display for ModeParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.limit {
+            Some(limit) => write!(f, "{} was not parsed: {limit}", self.path.display()),
+            None => write!(
+                f,
+                "{} is not valid {}{}: {}",
+                self.path.display(),
+                self.format,
+                position(self.line, self.column),
+                self.message
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ModeParseError {}
+
+impl ModeParseError {
+    fn over_limit(path: &Path, syntax: limits::Syntax, limit: LimitExceeded) -> Self {
+        ModeParseError {
+            path: path.to_path_buf(),
+            format: syntax.label(),
+            line: limit.line(),
+            column: None,
+            message: limit.to_string(),
+            limit: Some(Box::new(limit)),
+        }
+    }
 }
 
 fn position(line: Option<usize>, column: Option<usize>) -> String {
@@ -52,11 +86,20 @@ enum Syntax {
 
 impl Syntax {
     fn label(self) -> &'static str {
+        self.limits_syntax().label()
+    }
+
+    fn limits_syntax(self) -> limits::Syntax {
         match self {
-            Syntax::Json => "JSON",
-            Syntax::Yaml => "YAML",
-            Syntax::Toml => "TOML",
+            Syntax::Json => limits::Syntax::Json,
+            Syntax::Yaml => limits::Syntax::Yaml,
+            Syntax::Toml => limits::Syntax::Toml,
         }
+    }
+
+    /// Ok when the text is within [`limits::MODE_FILE`] for this syntax.
+    fn within_limits(self, text: &str) -> Result<(), LimitExceeded> {
+        limits::check(text, self.limits_syntax(), limits::MODE_FILE)
     }
 }
 
@@ -229,11 +272,30 @@ pub fn parse_mode_file(path: &Path, text: &str) -> Result<Vec<ModeRule>, ModePar
         }]
     };
     let sniffed = sniff(text);
+    // Too big to parse: say so without scanning the whole text for schema keys first.
+    if let Some(syntax) = sniffed
+        && let Err(limit) =
+            limits::check_size(text.len() as u64, syntax.limits_syntax(), limits::MODE_FILE)
+    {
+        return Err(ModeParseError::over_limit(
+            path,
+            syntax.limits_syntax(),
+            limit,
+        ));
+    }
     let intends_structure =
         matches!(sniffed, Some(Syntax::Json | Syntax::Toml)) || has_schema_keys(text);
     let Some(primary) = sniffed.or(intends_structure.then_some(Syntax::Yaml)) else {
         return Ok(prose());
     };
+    // Hostile nesting makes the YAML parser quadratic: nothing over the limits is parsed.
+    if let Err(limit) = primary.within_limits(text) {
+        return Err(ModeParseError::over_limit(
+            path,
+            primary.limits_syntax(),
+            limit,
+        ));
+    }
     let primary_error = match parse_value(text, primary) {
         Ok(value) if value.is_object() => {
             return Ok(vec![rule_from_value(path, file_mode, &value)]);
@@ -249,6 +311,7 @@ pub fn parse_mode_file(path: &Path, text: &str) -> Result<Vec<ModeRule>, ModePar
     };
     for other in [Syntax::Json, Syntax::Yaml, Syntax::Toml] {
         if other != primary
+            && other.within_limits(text).is_ok()
             && let Ok(value) = parse_value(text, other)
             && value.is_object()
         {
@@ -265,6 +328,7 @@ pub fn parse_mode_file(path: &Path, text: &str) -> Result<Vec<ModeRule>, ModePar
         line,
         column,
         message,
+        limit: None,
     })
 }
 
@@ -289,6 +353,14 @@ pub fn parse_roomodes(path: &Path, text: &str) -> Result<Vec<CustomMode>, ModePa
         return Ok(Vec::new());
     }
     let is_json = text.trim_start().starts_with('{');
+    let syntax = if is_json {
+        limits::Syntax::Json
+    } else {
+        limits::Syntax::Yaml
+    };
+    if let Err(limit) = limits::check(text, syntax, limits::MODE_FILE) {
+        return Err(ModeParseError::over_limit(path, syntax, limit));
+    }
     let parsed: Result<RooModesFile, Located> = if is_json {
         serde_json::from_str(text).map_err(|e| (Some(e.line()), Some(e.column()), e.to_string()))
     } else {
@@ -307,6 +379,7 @@ pub fn parse_roomodes(path: &Path, text: &str) -> Result<Vec<CustomMode>, ModePa
         line,
         column,
         message,
+        limit: None,
     })?;
     Ok(file
         .custom_modes
@@ -349,6 +422,13 @@ pub fn modes_of_bank(bank: &Bank) -> (Vec<ModeRule>, Vec<Finding>) {
             };
             match parse_mode_file(&file.path, &text) {
                 Ok(mut parsed) => rules.append(&mut parsed),
+                Err(ModeParseError {
+                    limit: Some(limit), ..
+                }) => findings.push(limit.finding(
+                    Severity::Error,
+                    &file.path,
+                    "mbank cannot tell which memory files its modes read or update",
+                )),
                 Err(e) => findings.push(Finding::new(
                     Severity::Error,
                     "mode-file-parse",

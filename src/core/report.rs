@@ -461,7 +461,14 @@ impl<'a> Analyzer<'a> {
                 if file.is_virtual() || !(for_dates || for_decisions) {
                     return None;
                 }
-                super::text::read_text_limited(&file.path, MAX_READ_BYTES).ok()
+                // Decision logs up to their own limit; a bigger one is a finding of
+                // validation's (`parse-limit`), never silently left out.
+                let limit = if file.role.is_decision_log() {
+                    super::limits::DECISION_LOG_MAX_BYTES
+                } else {
+                    MAX_READ_BYTES
+                };
+                super::text::read_text_limited(&file.path, limit).ok()
             })
             .collect();
         let measures: Vec<Measure> = bank

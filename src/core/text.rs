@@ -31,11 +31,21 @@ fn refuse_non_file(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
     Ok(())
 }
 
-/// Reads a text file whole, refusing binaries, invalid UTF-8, files over `limit`, and
-/// anything that is not a regular file.
-pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
+/// Reads a file whole as bytes, refusing files over `limit` and anything that is not a
+/// regular file once symlinks are followed (folders, FIFOs, sockets, devices such as
+/// `/dev/zero`): those are refused from their metadata, before opening. The read itself
+/// stops after `limit + 1` bytes, so a file that grows meanwhile cannot exhaust memory.
+/// For mbank's own files (config, caches) as much as for memory files.
+pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
     let before = std::fs::metadata(path).map_err(|e| CoreError::io(path, e))?;
     refuse_non_file(path, &before)?;
+    if before.len() > limit {
+        return Err(CoreError::TooLarge {
+            path: path.to_path_buf(),
+            size: before.len(),
+            limit,
+        });
+    }
     let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
     let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
     // The path may have been swapped between the check and the open.
@@ -59,7 +69,18 @@ pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
             limit,
         });
     }
-    decode_text(path, bytes)
+    Ok(bytes)
+}
+
+/// Reads a text file whole, refusing binaries, invalid UTF-8, files over `limit`, and
+/// anything that is not a regular file ([`read_bytes_limited`]).
+pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
+    decode_text(path, read_bytes_limited(path, limit)?)
+}
+
+/// True when `error` says the file does not exist (a missing optional file).
+pub fn is_not_found(error: &CoreError) -> bool {
+    matches!(error, CoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
 }
 
 /// Reads a text file with the default cap.
@@ -145,6 +166,37 @@ mod tests {
         std::fs::create_dir(&folder).unwrap();
         let err = read_text(&folder).unwrap_err().to_string();
         assert!(err.contains("x.md") && err.contains("directory"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_behind_links_and_sparse_giants_are_refused_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let zero = dir.path().join("cache.bin");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let err = read_bytes_limited(&zero, 1024).unwrap_err().to_string();
+        assert!(
+            err.contains("cache.bin") && err.contains("not a regular file"),
+            "{err}"
+        );
+        // Ten times the limit, sparse: refused from its size, nothing is read.
+        let giant = dir.path().join("giant.bin");
+        std::fs::File::create(&giant)
+            .unwrap()
+            .set_len(10 << 30)
+            .unwrap();
+        let err = read_bytes_limited(&giant, 1 << 30).unwrap_err();
+        assert!(
+            matches!(err, CoreError::TooLarge { size, .. } if size == 10 << 30),
+            "{err}"
+        );
+        let missing = read_bytes_limited(&dir.path().join("none"), 1).unwrap_err();
+        assert!(is_not_found(&missing));
+        std::fs::write(dir.path().join("ok.bin"), [0u8, 1, 2]).unwrap();
+        assert_eq!(
+            read_bytes_limited(&dir.path().join("ok.bin"), 3).unwrap(),
+            [0, 1, 2]
+        );
     }
 
     #[test]

@@ -8,7 +8,10 @@
 //!
 //! Every file is read defensively (`text::read_text`); a file that cannot be read
 //! becomes one finding with the reason, never a panic. All checks are linear in the file
-//! size, so a 500 KB single-line file is as quick as a normal one.
+//! size, so a 500 KB single-line file is as quick as a normal one. Structured text over
+//! the parse limits (`limits`: frontmatter, JSON documents, the Infinity store, mode
+//! files, decision logs, markdown nesting for the preview) is not parsed; it is a
+//! `parse-limit` finding instead.
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -16,10 +19,12 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_norway::Value as YamlValue;
 
+use super::decisions;
 use super::findings::{Finding, Severity};
 use super::formats;
 use super::imports::{self, Expander, ImportPolicy};
 use super::infinity;
+use super::limits::{self, Syntax};
 use super::markdown;
 use super::model::{Bank, Format, LoadKind, MemoryFile, Project, Role};
 use super::modes;
@@ -100,6 +105,13 @@ pub fn parse_memory_config(text: &str) -> (MemoryConfig, Vec<(usize, String)>) {
     )
 }
 
+/// The file line of a limit found in the frontmatter.
+fn frontmatter_line(fm: &markdown::Frontmatter<'_>, limit: &limits::LimitExceeded) -> usize {
+    limit
+        .line()
+        .map_or(fm.first_line, |l| fm.first_line + l - 1)
+}
+
 fn yaml_error_line(error: &serde_norway::Error, first_line: usize) -> usize {
     error
         .location()
@@ -138,6 +150,14 @@ pub fn parse_memory_config_detailed(text: &str) -> (MemoryConfig, Vec<ConfigIssu
         );
         return (config, issues);
     };
+    if let Err(limit) = limits::check(fm.yaml, Syntax::Yaml, limits::FRONTMATTER) {
+        issue(
+            frontmatter_line(&fm, &limit),
+            Severity::Error,
+            format!("frontmatter was not parsed: {limit}; every setting is ignored"),
+        );
+        return (config, issues);
+    }
     let value: YamlValue = match serde_norway::from_str(fm.yaml) {
         Ok(v) => v,
         Err(e) => {
@@ -790,6 +810,16 @@ fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
     };
     let (parsed, issues) = match infinity::parse_store(&text) {
         Ok(parsed) => parsed,
+        Err(infinity::JsonSyntaxError {
+            limit: Some(limit), ..
+        }) => {
+            out.push(limit.finding(
+                Severity::Error,
+                &store,
+                "its memories are not listed or checked",
+            ));
+            return;
+        }
         Err(e) => {
             out.push(Finding::new(
                 Severity::Error,
@@ -900,9 +930,20 @@ fn check_frontmatter(path: &Path, text: &str, out: &mut Vec<Finding>) {
         ));
         return;
     }
-    if let Some(fm) = markdown::frontmatter(text)
-        && let Err(e) = serde_norway::from_str::<YamlValue>(fm.yaml)
-    {
+    let Some(fm) = markdown::frontmatter(text) else {
+        return;
+    };
+    if let Err(limit) = limits::check(fm.yaml, Syntax::Yaml, limits::FRONTMATTER) {
+        let mut finding = limit.finding(
+            Severity::Warning,
+            path,
+            "its frontmatter (metadata such as a rule's paths:) is not checked",
+        );
+        finding.line = Some(frontmatter_line(&fm, &limit));
+        out.push(finding);
+        return;
+    }
+    if let Err(e) = serde_norway::from_str::<YamlValue>(fm.yaml) {
         out.push(Finding::new(
             Severity::Warning,
             "frontmatter-invalid",
@@ -914,6 +955,14 @@ fn check_frontmatter(path: &Path, text: &str, out: &mut Vec<Finding>) {
 }
 
 fn check_json_document(path: &Path, text: &str, out: &mut Vec<Finding>) {
+    if let Err(limit) = limits::check(text, Syntax::Json, limits::JSON_STORE) {
+        out.push(limit.finding(
+            Severity::Error,
+            path,
+            "whether it is well-formed JSON is not checked",
+        ));
+        return;
+    }
     if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         out.push(Finding::new(
             Severity::Error,
@@ -933,6 +982,18 @@ fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fin
     let path = file.path.as_path();
     let name = file.file_name();
     if bank.format == Format::ConKeeper && name == ".memory-config.md" && at_bank_top(bank, file) {
+        if let Some(fm) = markdown::frontmatter(text)
+            && let Err(limit) = limits::check(fm.yaml, Syntax::Yaml, limits::FRONTMATTER)
+        {
+            let mut finding = limit.finding(
+                Severity::Error,
+                path,
+                "ConKeeper's settings in it are not read (every default applies)",
+            );
+            finding.line = Some(frontmatter_line(&fm, &limit));
+            out.push(finding);
+            return;
+        }
         for issue in parse_memory_config_detailed(text).1 {
             out.push(Finding::new(
                 issue.severity,
@@ -962,6 +1023,13 @@ fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fin
         return;
     }
     check_frontmatter(path, text, out);
+    if let Err(limit) = limits::check(text, Syntax::Markdown, limits::MARKDOWN) {
+        out.push(limit.finding(
+            Severity::Warning,
+            path,
+            "the preview shows it as plain text",
+        ));
+    }
     let body = markdown::frontmatter(text).map_or(text, |fm| &text[fm.body_start..]);
     if !markdown::has_heading(body) {
         out.push(Finding::new(
@@ -1065,6 +1133,13 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
                     file.display
                 ),
             ));
+        }
+        if !file.is_virtual()
+            && file.role.is_decision_log()
+            && file.size > limits::DECISION_LOG_MAX_BYTES
+        {
+            let tracked = is_tracked(ctx, &project.path, &file.path);
+            out.push(decisions::too_large_finding(file, file.size, tracked));
         }
         if !wants_content_checks(bank, file) {
             continue;

@@ -401,10 +401,18 @@ impl Keymap {
                 });
             }
         }
-        if let Some(path) = user_file
-            && let Ok(text) = std::fs::read_to_string(path)
-        {
-            keymap.apply(&text, &path.display().to_string())?;
+        if let Some(path) = user_file {
+            // A regular file within the settings limits; a missing file is no keymap.
+            match crate::core::config::read_settings_file(path) {
+                Ok(text) => keymap.apply(&text, &path.display().to_string())?,
+                Err(e) if crate::core::text::is_not_found(&e) => {}
+                Err(e) => {
+                    return Err(KeymapError {
+                        source_name: "keymap file".into(),
+                        message: e.to_string(),
+                    });
+                }
+            }
         }
         Ok(keymap)
     }

@@ -10,7 +10,9 @@
 //!
 //! Everything is linear in the input: wrapping is greedy, container prefixes are built from
 //! the innermost containers only up to half the width, and code and table cells are
-//! truncated rather than wrapped, so a 500 KB line or deep nesting cannot blow up.
+//! truncated rather than wrapped, so a 500 KB line or deep nesting cannot blow up. A text
+//! over `limits::MARKDOWN` (4 MiB, or quotes and lists nested more than 64 deep) is shown as
+//! plain text under a note instead of being parsed.
 use std::sync::OnceLock;
 
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -20,6 +22,7 @@ use regex::Regex;
 use unicode_width::UnicodeWidthChar;
 
 use super::theme::Theme;
+use crate::core::limits::{self, LimitExceeded, Syntax};
 
 /// The preview of one document.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -47,8 +50,13 @@ impl Rendered {
     }
 }
 
-/// Renders `text` for a pane `width` cells wide (at least 1 is assumed).
+/// Renders `text` for a pane `width` cells wide (at least 1 is assumed). A text over the
+/// markdown limits ([`limits::MARKDOWN`]: its size, or block quotes and lists nested past
+/// the depth limit) is not parsed: it is shown as plain text under a note that says why.
 pub fn render(text: &str, theme: &Theme, width: u16) -> Rendered {
+    if let Err(limit) = limits::check(text, Syntax::Markdown, limits::MARKDOWN) {
+        return render_plain(text, theme, usize::from(width.max(1)), &limit);
+    }
     let mut renderer = Renderer::new(text, theme, usize::from(width.max(1)));
     let mut body_start = 0;
     if let Some((end_byte, lines)) = frontmatter(text) {
@@ -68,6 +76,62 @@ pub fn render(text: &str, theme: &Theme, width: u16) -> Rendered {
         lines: renderer.out,
         source_lines: renderer.sources,
     }
+}
+
+/// The fallback for text over the limits: the note, then each source line as it is
+/// (control characters blanked, cut at the width), up to the size limit.
+fn render_plain(text: &str, theme: &Theme, width: usize, limit: &LimitExceeded) -> Rendered {
+    let note = Style::new().fg(theme.warning);
+    let mut rendered = Rendered::default();
+    let message = format!("Shown as plain text, not parsed as markdown: {limit}.");
+    for piece in wrap_words(&message, width) {
+        rendered.lines.push(Line::from(Span::styled(piece, note)));
+        rendered.source_lines.push(1);
+    }
+    let mut shown = text;
+    if shown.len() > limits::MARKDOWN.max_bytes {
+        let mut end = limits::MARKDOWN.max_bytes;
+        while !shown.is_char_boundary(end) {
+            end -= 1;
+        }
+        shown = &shown[..end];
+    }
+    let plain = Style::new().fg(theme.text);
+    for (index, line) in shown.lines().enumerate() {
+        let content = truncate(&expand_tabs(line), width);
+        rendered
+            .lines
+            .push(Line::from(Span::styled(content, plain)));
+        rendered.source_lines.push(index + 1);
+    }
+    if shown.len() < text.len() {
+        let rest = limits::size_in_words((text.len() - shown.len()) as u64);
+        rendered
+            .lines
+            .push(Line::from(Span::styled(format!("… {rest} more"), note)));
+        let last = rendered.source_lines.last().copied().unwrap_or(1);
+        rendered.source_lines.push(last);
+    }
+    rendered
+}
+
+/// Greedy word wrap of a plain message (for the note above plain text).
+fn wrap_words(message: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for word in message.split_whitespace() {
+        if !current.is_empty() && text_width(&current) + 1 + text_width(word) > width {
+            lines.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    lines
 }
 
 /// The frontmatter block at the very start: (byte just after its closing line, its lines
@@ -1262,6 +1326,59 @@ mod tests {
         assert!(style_of("i").add_modifier.contains(Modifier::ITALIC));
         assert!(style_of("b").add_modifier.contains(Modifier::BOLD));
         assert!(style_of("s").add_modifier.contains(Modifier::CROSSED_OUT));
+    }
+
+    /// Renders under the hang guard the hardening issue asks for: within a second.
+    fn render_bounded(markdown: &str) -> Rendered {
+        let started = std::time::Instant::now();
+        let out = render(markdown, &theme(), 80);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(1), "took {took:?}");
+        out
+    }
+
+    #[test]
+    fn text_over_the_markdown_limits_is_shown_plain_with_a_note() {
+        let limit = limits::MARKDOWN;
+        // Ten times the nesting limit, as quotes on one line and as indented list items.
+        let quotes = format!("{} deep\nnext line\n", ">".repeat(10 * limit.max_depth));
+        let items: String = (0..10 * limit.max_depth)
+            .map(|i| format!("{}- item {i}\n", "  ".repeat(i)))
+            .collect();
+        for text in [quotes.as_str(), items.as_str()] {
+            let out = render_bounded(text);
+            let lines = out.plain_lines();
+            assert!(lines[0].starts_with("Shown as plain text"), "{lines:?}");
+            let note = lines
+                .iter()
+                .take_while(|l| !l.contains('-') && !l.contains('>'));
+            let note: String = note.cloned().collect::<Vec<_>>().join(" ");
+            assert!(note.contains("over the limit of 64 levels"), "{note}");
+            assert_eq!(out.lines.len(), out.source_lines.len());
+        }
+        // Ten times the size limit: the first 4 MiB as plain lines, then what is left.
+        let big = "word ".repeat(2 * limit.max_bytes);
+        let out = render_bounded(&big);
+        let lines = out.plain_lines();
+        assert!(
+            lines[..2].join(" ").contains("over the 4 MiB limit"),
+            "{lines:?}"
+        );
+        assert!(lines.last().unwrap().ends_with("MiB more"), "{lines:?}");
+    }
+
+    #[test]
+    fn long_runs_of_inline_markers_render_quickly() {
+        for text in [
+            "*".repeat(100_000),
+            "[".repeat(100_000),
+            "*a **b ".repeat(25_000),
+            "[a](".repeat(25_000),
+        ] {
+            let out = render_bounded(&text);
+            assert!(!out.lines.is_empty());
+            assert!(!out.plain_lines()[0].starts_with("Shown as plain text"));
+        }
     }
 
     #[test]

@@ -142,8 +142,16 @@ impl Theme {
     pub fn load(name: &str, config_dir: Option<&Path>) -> Result<Theme, ThemeError> {
         if let Some(dir) = config_dir {
             let path = dir.join("themes").join(format!("{name}.toml"));
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                return Theme::parse(&text, &path.display().to_string());
+            // A regular file within the settings limits; a missing one means bundled.
+            match crate::core::config::read_settings_file(&path) {
+                Ok(text) => return Theme::parse(&text, &path.display().to_string()),
+                Err(e) if crate::core::text::is_not_found(&e) => {}
+                Err(e) => {
+                    return Err(ThemeError::Invalid {
+                        source_name: "file".into(),
+                        message: e.to_string(),
+                    });
+                }
             }
         }
         let (_, text) = BUNDLED

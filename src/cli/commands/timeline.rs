@@ -2,7 +2,8 @@
 //! under PATH or the root) in date order; undated entries come last, in file order.
 //!
 //! Text: one table per project with date (and time when written), status, title and
-//! `file:line`. Exit 0 when it ran (an empty timeline included), 2 on usage or I/O errors.
+//! `file:line`; a decision log too large to parse is named on stderr. Exit 0 when it ran
+//! (an empty timeline included), 2 on usage or I/O errors.
 //!
 //! JSON (schema `mbank.timeline/1`, stable; additions only):
 //! ```json
@@ -22,6 +23,10 @@
 //!       "display": "memory-bank/decisionLog.md",
 //!       "line": 12, "end_line": 20,      // 1-based, inclusive
 //!       "style": "cline-block"           // cline-block|dated-heading|block|log-line|table-row|adr
+//!     }],
+//!     "problems": [{                      // logs left out: over the 8 MiB parse limit
+//!       "severity": "warning", "code": "parse-limit",
+//!       "file": "/root/shop/memory-bank/decisionLog.md", "line": null, "message": "…"
 //!     }]
 //!   }],
 //!   "total": 1
@@ -32,9 +37,10 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use crate::cli::style::{Table, line, println};
+use crate::cli::style::{Table, eprintln, line, println};
 use crate::cli::{Context, json};
 use crate::core::decisions::{self, Decision};
+use crate::core::findings::Finding;
 
 #[derive(Serialize)]
 struct TimelineOutput {
@@ -49,6 +55,8 @@ struct ProjectTimeline {
     name: String,
     path: PathBuf,
     decisions: Vec<Decision>,
+    /// Decision logs left out (too large to parse).
+    problems: Vec<Finding>,
 }
 
 /// `2025-06-10 14:03`, `2025-06-10`, or `undated`.
@@ -78,10 +86,14 @@ pub fn run(context: &Context, path: Option<&Path>, as_json: bool) -> Result<u8> 
     let projects = context.projects_at(path)?;
     let timelines: Vec<ProjectTimeline> = projects
         .iter()
-        .map(|project| ProjectTimeline {
-            name: project.name.clone(),
-            path: project.path.clone(),
-            decisions: decisions::decisions_of_project(project),
+        .map(|project| {
+            let found = decisions::project_decisions(project);
+            ProjectTimeline {
+                name: project.name.clone(),
+                path: project.path.clone(),
+                decisions: found.decisions,
+                problems: found.problems,
+            }
         })
         .collect();
     let total = timelines.iter().map(|t| t.decisions.len()).sum();
@@ -94,6 +106,14 @@ pub fn run(context: &Context, path: Option<&Path>, as_json: bool) -> Result<u8> 
         return Ok(0);
     }
     let style = &context.style;
+    for problem in timelines.iter().flat_map(|t| &t.problems) {
+        eprintln(format!(
+            "mbank: {}: {} ({})",
+            problem.severity,
+            problem.message,
+            problem.file.display()
+        ));
+    }
     let mut shown = 0;
     for timeline in &timelines {
         // Over a whole root, projects without decisions would only add noise.

@@ -20,7 +20,7 @@ use super::{Encoding, TextStats};
 use crate::core::error::{CoreError, Result};
 use crate::core::hash_index::{ByHash, HashIndex, checksum, key_hash};
 use crate::core::model::MemoryFile;
-use crate::core::paths;
+use crate::core::{limits, paths, text};
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
 const VERSION: u32 = 2;
@@ -422,11 +422,13 @@ impl TokenCache {
     }
 
     /// The cache file for `encoding` in `dir`. A missing, unreadable or invalid file
-    /// gives an empty cache; the folder is created on `save`.
+    /// gives an empty cache; so does anything but a regular file (a FIFO, a device such
+    /// as `/dev/zero`, a folder) or a file over [`limits::CACHE_MAX_BYTES`], which are
+    /// refused before reading. `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, encoding: Encoding) -> Self {
         let file = dir.join(Self::file_name(encoding));
         let mut cache = Self::in_memory(encoding);
-        if let Ok(bytes) = std::fs::read(&file)
+        if let Ok(bytes) = text::read_bytes_limited(&file, limits::CACHE_MAX_BYTES)
             && let Some(stored) = Stored::parse(bytes, encoding, identity_hash)
         {
             cache.len = stored.len();
@@ -675,17 +677,25 @@ impl TokenCache {
         records.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         let mut payload = Vec::with_capacity(self.stored.bytes.len());
         let mut count: u32 = 0;
+        // A file over the size limit would be ignored when read back: stop short of it.
+        let max_payload = limits::CACHE_MAX_BYTES as usize - HEADER_LEN;
         for (_, _, source) in records {
             if count == u32::MAX {
                 break;
             }
+            let before = payload.len();
             match source {
                 Source::Stored(number) => payload.extend_from_slice(self.stored.raw(number)),
                 Source::Added(entry) => {
                     if entry.write_to(&mut payload).is_none() {
+                        payload.truncate(before);
                         continue;
                     }
                 }
+            }
+            if payload.len() > max_payload {
+                payload.truncate(before);
+                break;
             }
             count += 1;
         }
