@@ -64,6 +64,7 @@ use crate::cli::{Context, EXIT_FINDINGS, json};
 use crate::core::error::CoreError;
 use crate::core::findings::Severity;
 use crate::core::model::{Format, Project, Role};
+use crate::core::refusals::RefusalRecord;
 use crate::core::review::{
     self, BankTotals, Baseline, ChangeKind, FileReview, Review, ReviewOptions, ReviewSession,
     Signal,
@@ -101,6 +102,8 @@ struct ProjectOutput {
     problems: Vec<String>,
     banks: Vec<BankTotals>,
     files: Vec<FileOutput>,
+    /// Writes the agent servers refused since the baseline (nothing changed on disk).
+    refused: Vec<RefusalRecord>,
 }
 
 /// Why a project could not be reviewed at all (an error: the review cannot pass).
@@ -197,10 +200,10 @@ fn signed(value: i64) -> String {
 
 fn baseline_label(baseline: &Baseline) -> String {
     match baseline {
-        Baseline::Git { head: Some(head) } => {
+        Baseline::Git { head: Some(head), .. } => {
             format!("since git HEAD {}", head.get(..8).unwrap_or(head))
         }
-        Baseline::Git { head: None } => "in a repository with no commits yet".to_string(),
+        Baseline::Git { head: None, .. } => "in a repository with no commits yet".to_string(),
         Baseline::Snapshot { exists: true, .. } => "since the last review".to_string(),
         Baseline::Snapshot { exists: false, .. } => {
             "never reviewed (every file counts as new; `mbank review --mark-reviewed` takes a snapshot)"
@@ -290,6 +293,7 @@ pub fn run(
                         error: None,
                         problems: review.problems,
                         banks: review.banks,
+                        refused: review.refused,
                     },
                     Err(error) => ProjectOutput {
                         name: reviewed.name,
@@ -298,6 +302,7 @@ pub fn run(
                         error: Some(ProjectError::of(&error)),
                         problems: Vec::new(),
                         banks: Vec::new(),
+                        refused: Vec::new(),
                         files: Vec::new(),
                     },
                 })
@@ -308,6 +313,42 @@ pub fn run(
     }
     print_text(context, &reviews, &summary, fail_on, failed);
     Ok(if failed { EXIT_FINDINGS } else { 0 })
+}
+
+/// How many refused writes the text output lists (the newest); `--json` has them all.
+const REFUSED_SHOWN: usize = 10;
+
+/// The writes the servers refused since the baseline: what an agent tried, and why it was
+/// stopped.
+fn print_refused(context: &Context, refused: &[RefusalRecord]) {
+    if refused.is_empty() {
+        return;
+    }
+    let style = &context.style;
+    let hidden = refused.len().saturating_sub(REFUSED_SHOWN);
+    println(line![
+        "  ",
+        style.yellow(format!(
+            "{} write(s) refused by the agent servers since the baseline{}",
+            refused.len(),
+            if hidden > 0 {
+                format!(" ({hidden} older not shown; --json lists every one)")
+            } else {
+                String::new()
+            }
+        ))
+    ]);
+    for record in &refused[hidden..] {
+        println(line![
+            "    ",
+            style.dim(&record.at),
+            " ",
+            &record.file,
+            " ",
+            style.dim(format!("[{}] via {}", record.rule, record.via)),
+        ]);
+        println(line!["      ", &record.message]);
+    }
 }
 
 fn print_text(
@@ -348,6 +389,7 @@ fn print_text(
                 " ",
                 style.dim(baseline_label(&review.baseline))
             ]);
+            print_refused(context, &review.refused);
             continue;
         }
         println(line![
@@ -386,6 +428,7 @@ fn print_text(
                 ]);
             }
         }
+        print_refused(context, &review.refused);
         for problem in &review.problems {
             println(line!["  ", style.yellow("note"), " ", problem]);
         }

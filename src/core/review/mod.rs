@@ -45,6 +45,7 @@ use crate::core::findings::Severity;
 use crate::core::formats;
 use crate::core::git::{GitRepo, Policy};
 use crate::core::model::{Bank, Format, Project, Role};
+use crate::core::refusals::{self, RefusalRecord};
 use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 use crate::core::write::{self, Expected};
@@ -82,14 +83,29 @@ pub struct ReviewOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Baseline {
-    /// HEAD of the repository (`None` in a repository without commits).
-    Git { head: Option<String> },
+    /// HEAD of the repository (`None` in a repository without commits) and its commit
+    /// time (seconds since the epoch).
+    Git {
+        head: Option<String>,
+        committed_at: Option<u64>,
+    },
     /// The "last reviewed" snapshot; `exists` is false before the first "mark reviewed".
     Snapshot {
         exists: bool,
         reviewed_at: Option<u64>,
         folder: PathBuf,
     },
+}
+
+impl Baseline {
+    /// When the baseline was made (HEAD's commit, the last "mark reviewed"); `None`
+    /// when there is none yet.
+    pub fn time(&self) -> Option<u64> {
+        match self {
+            Baseline::Git { committed_at, .. } => *committed_at,
+            Baseline::Snapshot { reviewed_at, .. } => *reviewed_at,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -191,6 +207,9 @@ pub struct Review {
     pub encoding: Encoding,
     pub files: Vec<FileReview>,
     pub banks: Vec<BankTotals>,
+    /// Writes the agent servers refused for this project since the baseline, oldest
+    /// first: nothing changed on disk, but they show what an agent tried.
+    pub refused: Vec<RefusalRecord>,
     /// Things that kept part of the review from being computed.
     pub problems: Vec<String>,
 }
@@ -288,6 +307,22 @@ fn read_worktree(project: &Path, path: &Path) -> Result<Option<String>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CoreError::io(path, e)),
     }
+}
+
+/// The refused writes logged at or after `since` (seconds since the epoch; all of them
+/// without a baseline time). A record whose time does not parse is kept: hiding a refusal
+/// would be the wrong way to fail.
+fn refused_since(records: Vec<RefusalRecord>, since: Option<u64>) -> Vec<RefusalRecord> {
+    let Some(since) = since else {
+        return records;
+    };
+    records
+        .into_iter()
+        .filter(|r| {
+            chrono::DateTime::parse_from_rfc3339(&r.at)
+                .map_or(true, |at| at.timestamp() >= since as i64)
+        })
+        .collect()
 }
 
 fn expected_of(text: Option<&str>) -> Expected {
@@ -487,17 +522,21 @@ impl ReviewSession {
     fn baseline(&self) -> Result<Baseline> {
         Ok(match &self.store {
             Store::Git(git) => {
+                // One call for the commit and its time; it fails in a repository without
+                // commits, which has no HEAD.
                 let out = git.run(&crate::core::git::os(&[
-                    "rev-parse",
-                    "-q",
-                    "--verify",
+                    "log",
+                    "-1",
+                    "--no-show-signature",
+                    "--format=%H %ct",
                     "HEAD",
+                    "--",
                 ]))?;
-                Baseline::Git {
-                    head: out
-                        .success
-                        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()),
-                }
+                let text = String::from_utf8_lossy(&out.stdout);
+                let mut fields = text.split_whitespace();
+                let head = fields.next().filter(|_| out.success).map(str::to_string);
+                let committed_at = fields.next().and_then(|t| t.parse().ok());
+                Baseline::Git { head, committed_at }
             }
             Store::Snapshot(snapshot) => Baseline::Snapshot {
                 exists: snapshot.exists(),
@@ -605,12 +644,21 @@ impl ReviewSession {
             attach_signals_to_hunks(file);
         }
         let banks = bank_totals(&listing, &files);
+        let baseline = self.baseline()?;
+        let refused = match refusals::read(&self.project.path) {
+            Ok(records) => refused_since(records, baseline.time()),
+            Err(e) => {
+                problems.push(format!("the log of refused writes cannot be read: {e}"));
+                Vec::new()
+            }
+        };
         Ok(Review {
             project: self.project.path.clone(),
-            baseline: self.baseline()?,
+            baseline,
             encoding: self.options.encoding,
             files,
             banks,
+            refused,
             problems,
         })
     }

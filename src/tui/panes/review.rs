@@ -132,10 +132,12 @@ fn signed(value: i64) -> String {
 /// "since git HEAD 1a2b3c4d", "since last reviewed 2 h ago", …
 pub fn baseline_label(baseline: &Baseline) -> String {
     match baseline {
-        Baseline::Git { head: Some(head) } => {
+        Baseline::Git {
+            head: Some(head), ..
+        } => {
             format!("since git HEAD {}", head.get(..8).unwrap_or(head))
         }
-        Baseline::Git { head: None } => "git, no commit yet: every memory file is new".into(),
+        Baseline::Git { head: None, .. } => "git, no commit yet: every memory file is new".into(),
         Baseline::Snapshot {
             exists: true,
             reviewed_at,
