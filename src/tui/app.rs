@@ -1405,7 +1405,7 @@ impl App {
         match choice {
             conflict::Choice::KeepMine { theirs_disk } => {
                 // The next save replaces their version, which is kept as a backup first.
-                let backup = conflict::backup(
+                let backup = crate::core::backup::save(
                     &self.backup_dir,
                     &doc.path,
                     &theirs_disk.disk_bytes(),
@@ -1425,7 +1425,8 @@ impl App {
             }
             conflict::Choice::TakeTheirs { theirs_disk } => {
                 let mine = doc.disk.encode(&doc.text());
-                let backup = conflict::backup(&self.backup_dir, &doc.path, mine.as_bytes(), "mine");
+                let backup =
+                    crate::core::backup::save(&self.backup_dir, &doc.path, mine.as_bytes(), "mine");
                 doc.reload(*theirs_disk);
                 match backup {
                     Ok(path) => self.toast(format!(
@@ -1443,7 +1444,8 @@ impl App {
                 conflicts,
             } => {
                 let mine = doc.disk.encode(&doc.text());
-                let backup = conflict::backup(&self.backup_dir, &doc.path, mine.as_bytes(), "mine");
+                let backup =
+                    crate::core::backup::save(&self.backup_dir, &doc.path, mine.as_bytes(), "mine");
                 doc.textarea = ratatui_textarea::TextArea::new(editor::split_lines(&merged));
                 doc.disk = *theirs_disk;
                 doc.version += 1;

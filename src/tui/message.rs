@@ -9,7 +9,8 @@ use crate::core::context::BankContext;
 use crate::core::edit::{EditText, Saved};
 use crate::core::model::Project;
 use crate::core::report::ProjectReport;
-use crate::core::review::{CommitOutcome, FileReview, HunkId, Loss, Review};
+pub use crate::core::review::ReviewAction;
+use crate::core::review::{CommitOutcome, FileReview, Loss, Review};
 use crate::core::tokens::TextStats;
 
 use super::highlight::HighlightDone;
@@ -83,33 +84,6 @@ pub struct LoadedText {
     /// a save expects `edit.expected` and re-applies its line endings and BOM.
     pub edit: EditText,
     pub read_only: Option<String>,
-}
-
-/// One review action, on the hunk and line the cursor was on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReviewAction {
-    AcceptHunk(HunkId),
-    RejectHunk(HunkId),
-    /// A line: an index into the hunk's lines.
-    AcceptLine(HunkId, usize),
-    RejectLine(HunkId, usize),
-    AcceptFile,
-    /// Confirmed already (the prompt named the loss).
-    RejectFile,
-}
-
-impl ReviewAction {
-    /// "accepted the hunk", for toasts.
-    pub fn done(self) -> &'static str {
-        match self {
-            ReviewAction::AcceptHunk(_) => "accepted the hunk",
-            ReviewAction::RejectHunk(_) => "rejected the hunk",
-            ReviewAction::AcceptLine(..) => "accepted the line",
-            ReviewAction::RejectLine(..) => "rejected the line",
-            ReviewAction::AcceptFile => "accepted the file",
-            ReviewAction::RejectFile => "restored the file",
-        }
-    }
 }
 
 /// Why a review action did not apply.

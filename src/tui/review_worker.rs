@@ -8,7 +8,7 @@ use std::thread;
 
 use crate::core::error::CoreError;
 use crate::core::model::Project;
-use crate::core::review::{FileReview, RejectOutcome, ReviewOptions, ReviewSession};
+use crate::core::review::{FileReview, ReviewOptions, ReviewSession};
 
 use super::message::{ActError, Message, ReviewAction, ReviewEvent};
 use super::workers::Outbox;
@@ -151,7 +151,10 @@ fn handle(state: &mut State, options: &ReviewOptions, request: ReviewRequest) ->
             let Some(session) = &mut state.session else {
                 return Vec::new();
             };
-            let result = act(session, action, &file);
+            let result = session.apply(action, &file).map_err(|e| match e {
+                CoreError::Conflict { .. } => ActError::Conflict,
+                other => ActError::Other(other.to_string()),
+            });
             vec![
                 ReviewEvent::Acted {
                     project,
@@ -205,28 +208,4 @@ fn handle(state: &mut State, options: &ReviewOptions, request: ReviewRequest) ->
             vec![ReviewEvent::MarkedReviewed(result), compute(state)]
         }
     }
-}
-
-fn act(
-    session: &mut ReviewSession,
-    action: ReviewAction,
-    file: &FileReview,
-) -> Result<(), ActError> {
-    let result = match action {
-        ReviewAction::AcceptHunk(id) => session.accept_hunk(file, id),
-        ReviewAction::RejectHunk(id) => session.reject_hunk(file, id),
-        ReviewAction::AcceptLine(id, line) => session.accept_line(file, id, line),
-        ReviewAction::RejectLine(id, line) => session.reject_line(file, id, line),
-        ReviewAction::AcceptFile => session.accept_file(file),
-        ReviewAction::RejectFile => match session.reject_file(file, true) {
-            Ok(RejectOutcome::Done) => Ok(()),
-            // Confirmed already; the core asks only when unconfirmed.
-            Ok(RejectOutcome::NeedsConfirmation(_)) => Ok(()),
-            Err(e) => Err(e),
-        },
-    };
-    result.map_err(|e| match e {
-        CoreError::Conflict { .. } => ActError::Conflict,
-        other => ActError::Other(other.to_string()),
-    })
 }

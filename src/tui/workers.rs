@@ -56,16 +56,11 @@ pub fn load_file(path: PathBuf, memory_id: Option<String>, outbox: Outbox) {
 /// The editor's view of a file (or of one Infinity memory in its store), with what a
 /// save needs to change only the edit. Public for tests and the end-to-end driver.
 pub fn read_for_editing(path: &Path, memory_id: Option<&str>) -> Result<LoadedText, String> {
-    let edit = match memory_id {
-        None => edit::load_for_edit(path),
-        Some(id) => edit::load_memory_for_edit(path, id),
-    }
-    .map_err(|e| e.to_string())?;
-    let permissions_read_only = std::fs::metadata(path)
-        .map(|m| m.permissions().readonly())
-        .unwrap_or(false);
-    let read_only = permissions_read_only.then(|| "the file is read-only on disk".to_string());
-    Ok(LoadedText { edit, read_only })
+    let editable = edit::open_for_edit(path, memory_id).map_err(|e| e.to_string())?;
+    Ok(LoadedText {
+        edit: editable.edit,
+        read_only: editable.read_only,
+    })
 }
 
 /// A request to the analysis worker.
