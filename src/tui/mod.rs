@@ -4,7 +4,6 @@
 //! `watcher`, `highlight`). Everything it shows is computed by `crate::core`, which
 //! knows nothing of terminals.
 pub mod app;
-pub mod driver;
 pub mod highlight;
 pub mod keymap;
 pub mod list;
@@ -13,12 +12,18 @@ pub mod message;
 pub mod overlays;
 pub mod panes;
 pub mod review_worker;
-pub mod svg;
 pub mod terminal;
 pub mod theme;
 pub mod watcher;
 pub mod widgets;
 pub mod workers;
+
+// For tests, benches and the screenshot example only (the `test-support` feature, which
+// the crate's dev-dependency on itself turns on): not part of what ships.
+#[cfg(any(test, feature = "test-support"))]
+pub mod driver;
+#[cfg(any(test, feature = "test-support"))]
+pub mod svg;
 
 pub use app::{App, Options};
 pub use message::Message;
