@@ -1,10 +1,11 @@
 //! Helpers shared by the integration tests: a hermetic way to run the `mbank` binary (its
 //! own HOME, XDG folders and cache, so the user's configuration never leaks in), a
-//! bounded wait so a hang fails a test instead of stalling CI, and a git repository
-//! fixture ([`git`]).
+//! bounded wait so a hang fails a test instead of stalling CI, a git repository fixture
+//! ([`git`]) and the TUI harness ([`tui`]).
 #![allow(dead_code)]
 
 pub mod git;
+pub mod tui;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! The conflict prompt: the open file changed on disk while the buffer has unsaved
 //! edits. It shows what changed on disk and offers keep mine / take theirs / merge.
-//! Whichever is chosen, the side not kept is first saved as a backup file
+//! Whichever is chosen, the side not kept is saved as a backup file
 //! ([`crate::core::backup`]), so nothing is lost either way.
 use std::path::PathBuf;
 
@@ -14,8 +14,18 @@ use crate::core::edit::EditText;
 use crate::core::merge;
 use crate::core::sanitize;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint};
 use crate::tui::theme::Theme;
 
+/// The prompt's keys. Esc does not close it: the buffer and the disk still disagree.
+pub const COMMANDS: &[Command] = &[
+    hint(Action::Back),
+    hint(Action::KeepMine),
+    hint(Action::TakeTheirs),
+    hint(Action::MergeView),
+];
+
+#[derive(Debug)]
 pub struct Conflict {
     pub path: PathBuf,
     /// What the buffer was loaded from.
@@ -26,6 +36,7 @@ pub struct Conflict {
     pub theirs_disk: EditText,
     pub scroll: usize,
     page: usize,
+    area: Rect,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,10 +64,11 @@ impl Conflict {
             theirs_disk,
             scroll: 0,
             page: 10,
+            area: Rect::default(),
         }
     }
 
-    pub fn update(&mut self, action: Action) -> Option<Choice> {
+    fn update(&mut self, action: Action) -> Option<Choice> {
         match action {
             Action::KeepMine => Some(Choice::KeepMine {
                 theirs_disk: Box::new(self.theirs_disk.clone()),
@@ -118,8 +130,9 @@ impl Conflict {
         lines
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         let popup = super::popup_area(frame, area, 110, area.height, 2);
+        self.area = popup;
         let key = |action| {
             keymap
                 .key_for(KeyContext::Conflict, action)
@@ -164,5 +177,29 @@ impl Conflict {
             Paragraph::new(lines).scroll((self.scroll.min(u16::MAX as usize) as u16, 0)),
             inner,
         );
+    }
+}
+
+impl Pane for Conflict {
+    fn context(&self) -> KeyContext {
+        KeyContext::Conflict
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        let Input::Key(key) = input else {
+            return Outcome::done();
+        };
+        match key.action.and_then(|action| self.update(action)) {
+            Some(choice) => Outcome::Consumed(vec![Effect::CloseOverlay, Effect::Resolve(choice)]),
+            None => Outcome::done(),
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.keymap);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }
