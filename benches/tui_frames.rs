@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use crossterm::event::{KeyCode, KeyModifiers};
-use mbank::tui::app::{Focus, ViewMode};
+use mbank::tui::app::{Focus, Main, ViewMode};
 use mbank::tui::driver::{Driver, DriverOptions};
 use mbank::tui::theme::Theme;
 use ratatui_textarea::CursorMove;
@@ -94,7 +94,7 @@ impl Bench {
     }
 
     fn move_cursor(&mut self, to: CursorMove) {
-        if let Some(doc) = &mut self.app.editor.doc {
+        if let Some(doc) = &mut self.app.document.editor.doc {
             doc.textarea.move_cursor(to);
         }
         self.settle();
@@ -120,7 +120,7 @@ fn main() {
     let mut b = Bench::new(dir.path());
     b.open_project();
     b.open_file("progress.md");
-    let lines = b.app.editor.doc.as_ref().unwrap().textarea.lines().len();
+    let lines = b.app.document.doc().unwrap().textarea.lines().len();
     println!("progress.md: {lines} lines");
 
     let mut criterion = Criterion::default()
@@ -139,7 +139,7 @@ fn main() {
 
     // 2. Editor scrolled to the end (the last line), highlighting caught up.
     b.move_cursor(CursorMove::Bottom);
-    assert!(b.app.editor.doc.as_ref().unwrap().top > lines - 100);
+    assert!(b.app.document.doc().unwrap().top > lines - 100);
     criterion.bench_function("frame/editor_end_1.4MB", |bencher| {
         bencher.iter(|| b.frame())
     });
@@ -147,16 +147,16 @@ fn main() {
     report.push(("editor_end_1.4MB", median, max));
 
     // 3. Editor and preview side by side, preview rendered.
-    b.app.view_mode = ViewMode::Split;
+    b.app.main = Main::Document(ViewMode::Split);
     b.move_cursor(CursorMove::Top);
     assert!(
-        b.app.preview.rendered.is_some(),
+        b.app.document.preview.rendered.is_some(),
         "the preview never arrived"
     );
     criterion.bench_function("frame/split_1.4MB", |bencher| bencher.iter(|| b.frame()));
     let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
     report.push(("split_1.4MB", median, max));
-    b.app.view_mode = ViewMode::Editor;
+    b.app.main = Main::Document(ViewMode::Editor);
     b.settle();
 
     // 4. Typing: one character through update, then the frame.
@@ -197,13 +197,13 @@ fn main() {
         frames[frames.len() - 1],
     ));
     // Throw the edits away so the next file opens without a question.
-    b.app.editor.doc = None;
+    b.app.document.discard();
     b.settle();
 
     // 5. The 500 KB line, cursor at its end.
     b.open_file("techContext.md");
     b.move_cursor(CursorMove::End);
-    assert!(b.app.editor.doc.as_ref().unwrap().left > 400_000);
+    assert!(b.app.document.doc().unwrap().left > 400_000);
     criterion.bench_function("frame/500KB_line_cursor_at_end", |bencher| {
         bencher.iter(|| b.frame())
     });

@@ -117,15 +117,14 @@ fn main() {
         write_elsewhere(&path, text, rename);
         driver
             .pump_until("the reload", |app| {
-                app.editor
-                    .doc
-                    .as_ref()
+                app.document
+                    .doc()
                     .is_some_and(|d| d.textarea.lines().iter().any(|l| l.contains(&marker)))
             })
             .unwrap();
         driver.draw().unwrap();
         refreshed.push(start.elapsed());
-        assert!(!driver.app.editor.is_dirty());
+        assert!(!driver.app.document.is_dirty());
         // Let the follow-up work (the project's re-analysis) finish before the next write.
         driver.settle(Duration::from_millis(80)).unwrap();
 

@@ -118,9 +118,9 @@ fn main() -> Result<()> {
         format!("{text}- [x] Pyrenees calibration report published — 2026-11-21\n"),
     )?;
     d.app.update(Message::FilesChanged(vec![path]));
-    if !matches!(d.app.overlays.last(), Some(Overlay::Conflict(_))) {
-        return Err(eyre!("the conflict prompt did not open"));
-    }
+    wait(&mut d, "the conflict prompt", &|app| {
+        matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+    })?;
     save(
         &mut d,
         &out,

@@ -1,11 +1,15 @@
 //! End to end, as a person would: the real `mbank` binary in a pseudo-terminal, keys
 //! typed into it, the screen read back through a terminal emulator (vt100), and the
-//! edited file checked on disk.
+//! edited file checked on disk. The binary runs in the tests' hermetic sandbox
+//! (`common::Sandbox`: its own HOME and XDG folders).
+mod common;
+
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::Sandbox;
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
 const ROWS: u16 = 40;
@@ -19,11 +23,11 @@ struct Session {
 }
 
 impl Session {
-    fn start(root: &Path, home: &Path) -> Session {
-        Session::start_with(root, home, None)
+    fn start(root: &Path, sandbox: &Sandbox) -> Session {
+        Session::start_with(root, sandbox, None)
     }
 
-    fn start_with(root: &Path, home: &Path, editor: Option<&Path>) -> Session {
+    fn start_with(root: &Path, sandbox: &Sandbox, editor: Option<&Path>) -> Session {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -35,15 +39,14 @@ impl Session {
         let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mbank"));
         command.arg("--root");
         command.arg(root);
-        command.env("HOME", home);
-        command.env("XDG_CONFIG_HOME", home.join("config"));
-        command.env("XDG_CACHE_HOME", home.join("cache"));
-        command.env("XDG_DATA_HOME", home.join("data"));
-        command.env("MBANK_CONFIG_DIR", home.join("config/mbank"));
-        command.env("MBANK_CACHE_DIR", home.join("cache/mbank"));
-        command.env("MBANK_DATA_DIR", home.join("data/mbank"));
+        for var in sandbox.removed_env() {
+            command.env_remove(var);
+        }
+        for (var, value) in sandbox.env() {
+            command.env(var, value);
+        }
+        command.cwd(sandbox.home());
         command.env("TERM", "xterm-256color");
-        command.env_remove("MEMORY_BANK_ROOT");
         command.env_remove("VISUAL");
         match editor {
             Some(editor) => command.env("EDITOR", editor),
@@ -101,8 +104,8 @@ impl Session {
 #[test]
 fn open_the_demo_navigate_edit_save_and_quit_in_a_real_terminal() {
     let demo = mbank::core::demo::create().unwrap();
-    let home = tempfile::tempdir().unwrap();
-    let mut session = Session::start(demo.path(), home.path());
+    let sandbox = Sandbox::new();
+    let mut session = Session::start(demo.path(), &sandbox);
 
     session.wait_for("weather-api");
     session.wait_for("sorted by recent activity");
@@ -155,9 +158,9 @@ fn open_the_demo_navigate_edit_save_and_quit_in_a_real_terminal() {
 #[test]
 fn open_in_editor_suspends_the_ui_and_picks_up_what_the_editor_wrote() {
     let demo = mbank::core::demo::create().unwrap();
-    let home = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
     // A stand-in for $EDITOR that appends a line and exits.
-    let editor = home.path().join("fake-editor.sh");
+    let editor = sandbox.home().join("fake-editor.sh");
     std::fs::write(
         &editor,
         "#!/bin/sh\necho '- appended by the external editor' >> \"$1\"\n",
@@ -167,7 +170,7 @@ fn open_in_editor_suspends_the_ui_and_picks_up_what_the_editor_wrote() {
     std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
     std::fs::set_permissions(&editor, permissions).unwrap();
 
-    let mut session = Session::start_with(demo.path(), home.path(), Some(&editor));
+    let mut session = Session::start_with(demo.path(), &sandbox, Some(&editor));
     session.wait_for("sorted by recent activity");
     session.send(b"gemini");
     session.wait_for("1 of 6");

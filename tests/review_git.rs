@@ -10,8 +10,8 @@ mod common;
 
 use std::ffi::OsString;
 use std::fs;
-use std::path::PathBuf;
 
+use common::git::GitRepo;
 use mbank::core::discovery;
 use mbank::core::error::CoreError;
 use mbank::core::findings::Severity;
@@ -20,10 +20,16 @@ use mbank::core::review::{
     ReviewSession,
 };
 
+/// The shared git fixture, with the tea shop's bank committed.
 struct Repo {
-    _temp: tempfile::TempDir,
-    home: PathBuf,
-    dir: PathBuf,
+    git: GitRepo,
+}
+
+impl std::ops::Deref for Repo {
+    type Target = GitRepo;
+    fn deref(&self) -> &GitRepo {
+        &self.git
+    }
 }
 
 const BRIEF: &str = "# Project Brief\n\nA tea shop.\n";
@@ -32,65 +38,20 @@ const PROGRESS: &str = "# Progress\n\n## Done\n\n- Cart\n- Catalog\n\n## Left\n\
 const LOG: &str = "# Decision Log\n\n## 2025-01-10 - Use SQLite\n\nSmall data.\n\n## 2025-02-01 - Ship weekly\n\nSmall batches.\n";
 const PATTERNS: &str = "# System Patterns\n\n- Hexagonal core\n- Adapters at the edge\n- Events for side effects\n- One module per feature\n";
 
-/// Commits made by the tests carry a fixed date, so their order never depends on timing.
-const PINNED_DATES: [(&str, &str); 2] = [
-    ("GIT_AUTHOR_DATE", "@1760000000 +0000"),
-    ("GIT_COMMITTER_DATE", "@1760000000 +0000"),
-];
-
 impl Repo {
-    /// A repository with a committed Cline bank and a committed source file.
+    /// A repository with a committed Cline bank and a committed source file, in a folder
+    /// whose name has a space and a non-ASCII letter.
     fn new() -> Repo {
-        let temp = tempfile::tempdir().unwrap();
-        let home = temp.path().join("home");
-        let dir = temp.path().join("shop ü");
-        fs::create_dir_all(&home).unwrap();
-        fs::create_dir_all(&dir).unwrap();
-        let repo = Repo {
-            _temp: temp,
-            home,
-            dir,
-        };
-        repo.git(&["init", "-q", "-b", "main"]);
-        repo.write("memory-bank/projectbrief.md", BRIEF);
-        repo.write("memory-bank/activeContext.md", ACTIVE);
-        repo.write("memory-bank/progress.md", PROGRESS);
-        repo.write("memory-bank/decisionLog.md", LOG);
-        repo.write("memory-bank/systemPatterns.md", PATTERNS);
-        repo.write("src/lib.rs", "pub fn a() {}\n");
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "start"]);
-        repo
-    }
-
-    /// The shared test git environment with the commit dates pinned.
-    fn env(&self) -> Vec<(OsString, OsString)> {
-        let mut env = common::git_env(&self.home);
-        env.extend(PINNED_DATES.map(|(k, v)| (OsString::from(k), OsString::from(v))));
-        env
-    }
-
-    fn git_result(&self, args: &[&str]) -> std::process::Output {
-        common::git_output(&self.dir, &self.home, &PINNED_DATES, args)
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        common::git_stdout(args, self.git_result(args))
-    }
-
-    /// What the index holds for a path (`None` when it is not in the index).
-    fn staged(&self, rel: &str) -> Option<String> {
-        common::staged_text(self.git_result(&["show", &format!(":{rel}")]))
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.dir.join(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> Option<String> {
-        fs::read_to_string(self.dir.join(rel)).ok()
+        let git = GitRepo::folder("shop ü");
+        git.init();
+        git.write("memory-bank/projectbrief.md", BRIEF);
+        git.write("memory-bank/activeContext.md", ACTIVE);
+        git.write("memory-bank/progress.md", PROGRESS);
+        git.write("memory-bank/decisionLog.md", LOG);
+        git.write("memory-bank/systemPatterns.md", PATTERNS);
+        git.write("src/lib.rs", "pub fn a() {}\n");
+        git.commit_all("start");
+        Repo { git }
     }
 
     fn session(&self) -> ReviewSession {
@@ -103,9 +64,7 @@ impl Repo {
             &project,
             ReviewOptions {
                 git_env: env,
-                home: Some(self.home.clone()),
-                data_dir: Some(self.home.join("data")),
-                ..ReviewOptions::default()
+                ..self.review_options()
             },
         )
         .unwrap()

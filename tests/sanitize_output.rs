@@ -8,9 +8,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::tui::Tui;
 use common::{Run, Sandbox, write};
 use crossterm::event::KeyCode;
-use mbank::tui::driver::{Driver, DriverOptions};
 
 /// Sets the terminal title, clears the screen, starts a C1 CSI, reverses the text that
 /// follows and hides a zero-width space.
@@ -161,19 +161,14 @@ fn json_output_keeps_the_exact_names() {
 fn the_tui_draws_names_and_titles_with_markers() {
     let temp = tempfile::tempdir().unwrap();
     let (root, _) = hostile_root(temp.path());
-    let backups = temp.path().join("backups");
-    let mut driver = Driver::start(DriverOptions::new(&root, &backups));
-    driver
-        .pump_until("the scan", |app| app.picker.visible_len() == 1)
-        .unwrap();
-    let picker = driver.screen().unwrap();
+    let mut driver = Tui::start(&root);
+    driver.pump_until("the scan", |app| app.picker.visible_len() == 1);
+    let picker = driver.screen();
     assert_clean("the picker", &picker);
     assert!(picker.contains("evil␛]0;pwned␇"), "{picker}");
     driver.key(KeyCode::Enter);
-    driver
-        .pump_until("the project's report", |app| app.tree.report.is_some())
-        .unwrap();
-    let project = driver.screen().unwrap();
+    driver.pump_until("the project's report", |app| app.tree.report.is_some());
+    let project = driver.screen();
     assert_clean("the project screen", &project);
     // The status bar and the tree's title carry the project name, the tree the file.
     assert!(project.contains("evil␛]0;pwned␇"), "{project}");
@@ -181,7 +176,7 @@ fn the_tui_draws_names_and_titles_with_markers() {
     // The timeline's titles.
     driver.key(KeyCode::Esc);
     driver.key(KeyCode::Char('t'));
-    let timeline = driver.screen().unwrap();
+    let timeline = driver.screen();
     assert_clean("the timeline", &timeline);
     assert!(timeline.contains("Decisions: 1 of 1"), "{timeline}");
     assert!(timeline.contains("Pay ␛]0;pwned␇"), "{timeline}");

@@ -8,10 +8,10 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use common::tui::Tui;
 use common::write;
 use crossterm::event::KeyCode;
 use mbank::tui::Message;
-use mbank::tui::driver::{Driver, DriverOptions};
 use mbank::tui::overlays::Overlay;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -19,7 +19,6 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 struct Bank {
     _temp: tempfile::TempDir,
     root: PathBuf,
-    backups: PathBuf,
     dir: PathBuf,
 }
 
@@ -32,22 +31,21 @@ fn bank_with_progress(progress: &[u8]) -> Bank {
     write(&dir.join("activeContext.md"), "# Active\n\nCheckout.\n");
     fs::write(dir.join("progress.md"), progress).unwrap();
     Bank {
-        backups: temp.path().join("backups"),
         _temp: temp,
         root,
         dir,
     }
 }
 
-fn open_progress(bank: &Bank) -> Driver {
-    let mut driver = Driver::start(DriverOptions::new(&bank.root, &bank.backups));
-    driver.open_project("shop").unwrap();
-    driver.open_file("progress.md").unwrap();
+fn open_progress(bank: &Bank) -> Tui {
+    let mut driver = Tui::start(&bank.root);
+    driver.open_project("shop");
+    driver.open_file("progress.md");
     driver
 }
 
 /// Types `text` at the start of line `line` (1-based) of the open buffer.
-fn type_at_line(driver: &mut Driver, line: usize, text: &str) {
+fn type_at_line(driver: &mut Tui, line: usize, text: &str) {
     driver.key(KeyCode::Home);
     for _ in 0..8 {
         driver.key(KeyCode::Up);
@@ -59,13 +57,11 @@ fn type_at_line(driver: &mut Driver, line: usize, text: &str) {
     driver.type_text(text);
 }
 
-fn save(driver: &mut Driver) {
+fn save(driver: &mut Tui) {
     driver.ctrl('s');
-    driver
-        .pump_until("the save", |app| {
-            app.editor.doc.as_ref().is_some_and(|d| !d.saving) && !app.editor.is_dirty()
-        })
-        .unwrap();
+    driver.pump_until("the save", |app| {
+        app.document.doc().is_some_and(|d| !d.saving) && !app.document.is_dirty()
+    });
 }
 
 #[test]
@@ -164,17 +160,18 @@ fn conflict_backups_keep_the_file_permissions_in_a_private_folder() {
     let theirs = b"# Progress\r\n\r\n- cart\r\n- agent line\r\n";
     fs::write(&path, theirs).unwrap();
     driver.app.update(Message::FilesChanged(vec![path.clone()]));
-    assert!(matches!(
-        driver.app.overlays.last(),
-        Some(Overlay::Conflict(_))
-    ));
+    driver.pump_until("the conflict prompt", |app| {
+        matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+    });
     // Keep mine: their version goes to a backup, byte for byte.
     driver.key(KeyCode::Char('m'));
-    let kept = backups(&bank.backups);
+    driver.idle();
+    let backup_dir = driver.backup_dir.clone();
+    let kept = backups(&backup_dir);
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert_eq!(fs::read(&kept[0]).unwrap(), theirs);
     assert_eq!(mode(&kept[0]), 0o600);
-    assert_eq!(mode(&bank.backups), 0o700);
+    assert_eq!(mode(&backup_dir), 0o700);
     save(&mut driver);
     assert_eq!(
         fs::read(&path).unwrap(),
@@ -186,8 +183,12 @@ fn conflict_backups_keep_the_file_permissions_in_a_private_folder() {
     type_at_line(&mut driver, 3, "MINE AGAIN ");
     fs::write(&path, theirs).unwrap();
     driver.app.update(Message::FilesChanged(vec![path.clone()]));
+    driver.pump_until("the conflict prompt", |app| {
+        matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+    });
     driver.key(KeyCode::Char('t'));
-    let all = backups(&bank.backups);
+    driver.idle();
+    let all = backups(&backup_dir);
     assert_eq!(all.len(), 2, "{all:?}");
     let mine = all.iter().find(|p| !kept.contains(p)).unwrap();
     assert_eq!(

@@ -1,68 +1,16 @@
 //! The TUI driven through its message loop and drawn on ratatui's TestBackend: keys in,
 //! buffer asserted. Background workers run for real; each wait is bounded so a stuck
 //! worker fails the test instead of hanging it.
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::git::GitRepo;
+use common::tui::Tui;
 use crossterm::event::KeyCode;
 use mbank::core::demo::{self, DemoRoot};
 use mbank::core::tokens::Encoding;
 use mbank::tui::Message;
-use mbank::tui::app::{App, Focus, Screen};
-use mbank::tui::driver::{Driver, DriverOptions};
+use mbank::tui::app::{Focus, Main, Screen, ViewMode};
 use mbank::tui::overlays::Overlay;
-
-/// The shared driver, with waits that fail the test instead of returning errors.
-struct Harness {
-    driver: Driver,
-    _backups: tempfile::TempDir,
-    backup_dir: PathBuf,
-}
-
-fn harness(root: &Path, watch: bool) -> Harness {
-    let backups = tempfile::tempdir().unwrap();
-    let backup_dir = backups.path().join("conflicts");
-    let mut options = DriverOptions::new(root, &backup_dir);
-    options.watch = watch;
-    Harness {
-        driver: Driver::start(options),
-        _backups: backups,
-        backup_dir,
-    }
-}
-
-impl std::ops::Deref for Harness {
-    type Target = Driver;
-    fn deref(&self) -> &Driver {
-        &self.driver
-    }
-}
-
-impl std::ops::DerefMut for Harness {
-    fn deref_mut(&mut self) -> &mut Driver {
-        &mut self.driver
-    }
-}
-
-impl Harness {
-    fn pump_until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        self.driver.pump_until(what, done).unwrap();
-    }
-
-    fn screen(&mut self) -> String {
-        self.driver.screen().unwrap()
-    }
-
-    fn open_project(&mut self, name: &str) {
-        self.driver.open_project(name).unwrap();
-        assert_eq!(self.app.screen, Screen::Project);
-        // Folders are registered on the watcher's thread: writes start after that.
-        self.pump_until("the watches", |app| app.watches_settled());
-    }
-
-    fn open_file(&mut self, file_name: &str) {
-        self.driver.open_file(file_name).unwrap();
-    }
-}
 
 fn demo_root() -> DemoRoot {
     demo::create().unwrap()
@@ -71,7 +19,7 @@ fn demo_root() -> DemoRoot {
 #[test]
 fn picker_lists_every_demo_project_with_figures_and_filters_as_you_type() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.pump_until("every project's figures", |app| {
         app.picker.visible_len() == 6 && app.picker.counted == 6
     });
@@ -106,7 +54,7 @@ fn picker_lists_every_demo_project_with_figures_and_filters_as_you_type() {
 #[test]
 fn opening_a_project_shows_layers_in_read_order_and_the_first_file() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     let screen = h.screen();
     let order = [
@@ -136,15 +84,15 @@ fn opening_a_project_shows_layers_in_read_order_and_the_first_file() {
 #[test]
 fn editing_and_saving_writes_the_file_atomically() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.open_file("progress.md");
     assert_eq!(h.app.focus, Focus::Editor);
     h.type_text("Edited in mbank. ");
-    assert!(h.app.editor.is_dirty());
+    assert!(h.is_dirty());
     assert!(h.screen().contains("progress.md ●"), "dirty marker");
     h.ctrl('s');
-    h.pump_until("the save", |app| !app.editor.is_dirty());
+    h.pump_until("the save", |app| !app.document.is_dirty());
     let path = demo.path().join("weather-api/memory-bank/progress.md");
     let on_disk = std::fs::read_to_string(&path).unwrap();
     assert!(
@@ -163,69 +111,38 @@ fn editing_and_saving_writes_the_file_atomically() {
 #[test]
 fn undo_and_live_token_count_follow_the_buffer() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.open_file("activeContext.md");
     h.pump_until("the first count", |app| {
-        app.editor.doc.as_ref().is_some_and(|d| d.stats.is_some())
+        app.document.doc().is_some_and(|d| d.stats.is_some())
     });
     let expected = mbank::core::tokens::count(
         Encoding::O200k,
         &std::fs::read_to_string(demo.path().join("weather-api/memory-bank/activeContext.md"))
             .unwrap(),
     );
-    let counted = h
-        .app
-        .editor
-        .doc
-        .as_ref()
-        .unwrap()
-        .stats
-        .as_ref()
-        .unwrap()
-        .1
-        .loaded_tokens;
+    let counted = h.doc().stats.as_ref().unwrap().1.loaded_tokens;
     assert_eq!(counted, expected, "the count is of this file's buffer");
-    let before = h
-        .app
-        .editor
-        .doc
-        .as_ref()
-        .unwrap()
-        .stats
-        .as_ref()
-        .unwrap()
-        .1
-        .loaded_tokens;
+    let before = h.doc().stats.as_ref().unwrap().1.loaded_tokens;
     h.type_text("one two three four five six seven eight nine ten ");
     h.pump_until("the recount", |app| {
-        app.editor
-            .doc
-            .as_ref()
+        app.document
+            .doc()
             .is_some_and(|d| d.stats.as_ref().is_some_and(|(v, _)| *v == d.version))
     });
-    let after = h
-        .app
-        .editor
-        .doc
-        .as_ref()
-        .unwrap()
-        .stats
-        .as_ref()
-        .unwrap()
-        .1
-        .loaded_tokens;
+    let after = h.doc().stats.as_ref().unwrap().1.loaded_tokens;
     assert!(after >= before + 10, "{before} -> {after}");
     for _ in 0..60 {
         h.ctrl('z');
     }
-    assert!(!h.app.editor.is_dirty(), "undo returns to the saved text");
+    assert!(!h.is_dirty(), "undo returns to the saved text");
 }
 
 #[test]
 fn help_overlay_is_generated_from_the_keymap_and_gets_keys_first() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.key(KeyCode::Esc);
     assert_eq!(h.app.focus, Focus::Tree);
@@ -249,7 +166,7 @@ fn help_overlay_is_generated_from_the_keymap_and_gets_keys_first() {
 #[test]
 fn quitting_with_unsaved_edits_asks_first_and_no_keeps_them() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.open_file("progress.md");
     h.type_text("x");
@@ -261,7 +178,7 @@ fn quitting_with_unsaved_edits_asks_first_and_no_keeps_them() {
         "{screen}"
     );
     h.key(KeyCode::Char('n'));
-    assert!(!h.app.quit && h.app.editor.is_dirty());
+    assert!(!h.app.quit && h.is_dirty());
     h.ctrl('q');
     h.key(KeyCode::Char('y'));
     assert!(h.app.quit);
@@ -270,7 +187,7 @@ fn quitting_with_unsaved_edits_asks_first_and_no_keeps_them() {
 #[test]
 fn a_dirty_buffer_and_an_external_write_lose_nothing() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.open_file("progress.md");
     h.type_text("MINE ");
@@ -279,10 +196,10 @@ fn a_dirty_buffer_and_an_external_write_lose_nothing() {
     let theirs = format!("{original}- [x] agent wrote this line\n");
     std::fs::write(&path, &theirs).unwrap();
     h.app.update(Message::FilesChanged(vec![path.clone()]));
-    assert!(
-        matches!(h.app.overlays.last(), Some(Overlay::Conflict(_))),
-        "conflict prompt expected"
-    );
+    // The file is read again off the loop; the prompt follows.
+    h.pump_until("the conflict prompt", |app| {
+        matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+    });
     let screen = h.screen();
     assert!(
         screen.contains("changed on disk while you were editing"),
@@ -291,28 +208,21 @@ fn a_dirty_buffer_and_an_external_write_lose_nothing() {
     assert!(screen.contains("+ - [x] agent wrote this line"), "{screen}");
     // The disk still holds their version; the buffer still holds mine.
     assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
-    assert!(
-        h.app
-            .editor
-            .doc
-            .as_ref()
-            .unwrap()
-            .text()
-            .starts_with("MINE ")
-    );
+    assert!(h.doc().text().starts_with("MINE "));
 
     // Merge view: both edits land in the buffer, the pre-merge buffer is backed up.
     h.key(KeyCode::Char('v'));
-    let merged = h.app.editor.doc.as_ref().unwrap().text();
+    let merged = h.doc().text();
     assert!(merged.starts_with("MINE # Progress"), "{merged}");
     assert!(merged.contains("agent wrote this line"), "{merged}");
+    h.idle();
     let backups: Vec<_> = std::fs::read_dir(&h.backup_dir)
         .unwrap()
         .flatten()
         .collect();
     assert_eq!(backups.len(), 1);
     h.ctrl('s');
-    h.pump_until("the save", |app| !app.editor.is_dirty());
+    h.pump_until("the save", |app| !app.document.is_dirty());
     let saved = std::fs::read_to_string(&path).unwrap();
     assert!(saved.starts_with("MINE # Progress") && saved.contains("agent wrote this line"));
 }
@@ -320,7 +230,7 @@ fn a_dirty_buffer_and_an_external_write_lose_nothing() {
 #[test]
 fn a_save_racing_an_external_write_is_refused_and_take_theirs_keeps_a_backup() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.open_file("activeContext.md");
     h.type_text("MINE ");
@@ -336,10 +246,8 @@ fn a_save_racing_an_external_write_is_refused_and_take_theirs_keeps_a_backup() {
         "# Active Context\nrewritten by the agent\n"
     );
     h.key(KeyCode::Char('t'));
-    assert_eq!(
-        h.app.editor.doc.as_ref().unwrap().text(),
-        "# Active Context\nrewritten by the agent\n"
-    );
+    assert_eq!(h.doc().text(), "# Active Context\nrewritten by the agent\n");
+    h.idle();
     let backup = std::fs::read_dir(&h.backup_dir)
         .unwrap()
         .flatten()
@@ -352,12 +260,12 @@ fn a_save_racing_an_external_write_is_refused_and_take_theirs_keeps_a_backup() {
 #[test]
 fn a_clean_buffer_reloads_in_place_when_an_agent_writes() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), true);
+    let mut h = Tui::options(demo.path()).watch().start();
     h.open_project("weather");
     h.open_file("progress.md");
     h.key(KeyCode::Down);
     h.key(KeyCode::Down);
-    let cursor = h.app.editor.doc.as_ref().unwrap().cursor();
+    let cursor = h.doc().cursor();
     let path = demo.path().join("weather-api/memory-bank/progress.md");
     let writer_path = path.clone();
     std::thread::spawn(move || {
@@ -371,13 +279,12 @@ fn a_clean_buffer_reloads_in_place_when_an_agent_writes() {
     .join()
     .unwrap();
     h.pump_until("the watcher's reload", |app| {
-        app.editor
-            .doc
-            .as_ref()
+        app.document
+            .doc()
             .is_some_and(|d| d.text().contains("written by another thread"))
     });
-    assert_eq!(h.app.editor.doc.as_ref().unwrap().cursor(), cursor);
-    assert!(!h.app.editor.is_dirty());
+    assert_eq!(h.doc().cursor(), cursor);
+    assert!(!h.is_dirty());
     h.drain();
     assert!(h.screen().contains("changed on disk: reloaded"));
 }
@@ -385,7 +292,7 @@ fn a_clean_buffer_reloads_in_place_when_an_agent_writes() {
 #[test]
 fn the_watcher_marks_files_an_agent_changed_until_viewed() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), true);
+    let mut h = Tui::options(demo.path()).watch().start();
     h.open_project("weather");
     let path = demo.path().join("weather-api/memory-bank/decisionLog.md");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -412,7 +319,7 @@ fn the_watcher_marks_files_an_agent_changed_until_viewed() {
 #[test]
 fn findings_panel_jumps_to_file_and_line() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.key(KeyCode::Esc);
     h.key(KeyCode::Char('f'));
@@ -431,7 +338,7 @@ fn findings_panel_jumps_to_file_and_line() {
     let wanted = h.app.findings.items[target].file.clone();
     h.key(KeyCode::Enter);
     h.pump_until("the jump", move |app| {
-        app.editor.doc.as_ref().is_some_and(|d| d.path == wanted)
+        app.document.doc().is_some_and(|d| d.path == wanted)
     });
     assert_eq!(h.app.focus, Focus::Editor);
 }
@@ -439,7 +346,7 @@ fn findings_panel_jumps_to_file_and_line() {
 #[test]
 fn an_empty_root_explains_how_to_set_one() {
     let empty = tempfile::tempdir().unwrap();
-    let mut h = harness(empty.path(), false);
+    let mut h = Tui::start(empty.path());
     h.pump_until("the scan", |app| !app.picker.scanning);
     let screen = h.screen();
     assert!(screen.contains("No memory banks under"), "{screen}");
@@ -450,16 +357,16 @@ fn an_empty_root_explains_how_to_set_one() {
 #[test]
 fn infinity_memories_open_with_type_and_title_locked() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("ml-pipe");
-    let doc = h.app.editor.doc.as_ref().unwrap();
+    let doc = h.doc();
     assert!(doc.memory_id.is_some(), "the first row is a memory");
     let screen = h.screen();
     assert!(screen.contains("type and title are locked"), "{screen}");
     h.key(KeyCode::Enter);
     h.type_text("Note: ");
     h.ctrl('s');
-    h.pump_until("the save", |app| !app.editor.is_dirty());
+    h.pump_until("the save", |app| !app.document.is_dirty());
     let store =
         std::fs::read_to_string(demo.path().join("ml-pipeline/.infinity/memories.json")).unwrap();
     assert!(store.contains("Note: "), "{store}");
@@ -469,13 +376,13 @@ fn infinity_memories_open_with_type_and_title_locked() {
 #[test]
 fn switching_projects_remembers_the_open_file_and_cursor() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.open_file("techContext.md");
     for _ in 0..5 {
         h.key(KeyCode::Down);
     }
-    let cursor = h.app.editor.doc.as_ref().unwrap().cursor();
+    let cursor = h.doc().cursor();
     h.ctrl('p');
     assert_eq!(h.app.screen, Screen::Picker);
     h.type_text("billing");
@@ -494,18 +401,17 @@ fn switching_projects_remembers_the_open_file_and_cursor() {
     h.type_text("weather");
     h.key(KeyCode::Enter);
     h.pump_until("the remembered file", |app| {
-        app.editor
-            .doc
-            .as_ref()
+        app.document
+            .doc()
             .is_some_and(|d| d.path.ends_with("techContext.md"))
     });
-    assert_eq!(h.app.editor.doc.as_ref().unwrap().cursor(), cursor);
+    assert_eq!(h.doc().cursor(), cursor);
 }
 
 #[test]
 fn timeline_lists_decisions_in_date_order_with_links_filters_and_jumps() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("mobile");
     h.key(KeyCode::Esc);
     h.key(KeyCode::Char('t'));
@@ -533,20 +439,18 @@ fn timeline_lists_decisions_in_date_order_with_links_filters_and_jumps() {
     assert_eq!(h.app.timeline.visible_len(), 1);
     h.key(KeyCode::Enter);
     h.pump_until("the jump to the ADR", |app| {
-        app.editor
-            .doc
-            .as_ref()
+        app.document
+            .doc()
             .is_some_and(|d| d.path.ends_with("ADR-004-zustand-for-app-state.md"))
     });
-    assert!(!h.app.show_timeline);
+    assert!(!h.app.main.is_timeline());
     assert_eq!(h.app.focus, Focus::Editor);
 }
 
 #[test]
 fn a_decision_log_that_lost_entries_since_head_raises_a_banner() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("shop");
-    let bank = project.join("memory-bank");
+    let repo = GitRepo::folder("shop");
+    let bank = repo.path("memory-bank");
     std::fs::create_dir_all(&bank).unwrap();
     for (name, text) in [
         ("projectbrief.md", "# Brief\nA shop.\n"),
@@ -561,30 +465,15 @@ fn a_decision_log_that_lost_entries_since_head_raises_a_banner() {
         "# Decision Log\n\n## Decision: Use Postgres\n- **Date**: 2026-01-05\n- **Status**: Accepted\n\n## Decision: Use Redis\n- **Date**: 2026-02-01\n- **Status**: Accepted\n",
     )
     .unwrap();
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&project)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", dir.path())
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .unwrap();
-        assert!(status.status.success(), "{status:?}");
-    };
-    git(&["init", "-q"]);
-    git(&["add", "."]);
-    git(&["commit", "-qm", "memory"]);
+    repo.init();
+    repo.commit_all("memory");
     // The agent rewrites the log and drops the Postgres entry.
     std::fs::write(
         &log,
         "# Decision Log\n\n## Decision: Use Redis\n- **Date**: 2026-02-01\n- **Status**: Accepted\n",
     )
     .unwrap();
-    let mut h = harness(dir.path(), false);
+    let mut h = Tui::start(repo.temp());
     h.open_project("shop");
     h.key(KeyCode::Esc);
     h.key(KeyCode::Char('t'));
@@ -600,13 +489,13 @@ fn a_decision_log_that_lost_entries_since_head_raises_a_banner() {
 #[test]
 fn preview_renders_beside_the_editor_and_alone_with_private_blocks_and_chips() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("mobile");
     h.open_file("patterns.md");
     h.key(KeyCode::Esc);
     h.key(KeyCode::Char('v'));
     h.screen();
-    h.pump_until("the preview", |app| app.preview.rendered.is_some());
+    h.pump_until("the preview", |app| app.document.preview.rendered.is_some());
     let screen = h.screen();
     assert!(screen.contains(" Preview "), "{screen}");
     assert!(
@@ -616,12 +505,21 @@ fn preview_renders_beside_the_editor_and_alone_with_private_blocks_and_chips() {
     h.key(KeyCode::Char('v'));
     h.screen();
     h.pump_until("the full-width preview", |app| {
-        app.preview
+        app.document
+            .preview
             .rendered
             .as_ref()
             .is_some_and(|(k, _)| k.width > 80)
     });
-    let text: Vec<String> = h.app.preview.rendered.as_ref().unwrap().1.plain_lines();
+    let text: Vec<String> = h
+        .app
+        .document
+        .preview
+        .rendered
+        .as_ref()
+        .unwrap()
+        .1
+        .plain_lines();
     let all = text.join("\n");
     assert!(
         all.contains("private"),
@@ -629,18 +527,19 @@ fn preview_renders_beside_the_editor_and_alone_with_private_blocks_and_chips() {
     );
     assert!(!all.contains("<private>"), "tags are not shown raw:\n{all}");
     h.key(KeyCode::Char('v'));
-    assert_eq!(h.app.view_mode, mbank::tui::app::ViewMode::Editor);
+    assert_eq!(h.app.main, Main::Document(ViewMode::Editor));
 }
 
 #[test]
 fn the_editor_highlights_markdown_off_the_drawing_thread() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.screen();
     h.pump_until("the highlighter's answer", |app| {
-        app.editor.doc.as_ref().is_some_and(|doc| {
-            app.editor
+        app.document.doc().is_some_and(|doc| {
+            app.document
+                .editor
                 .highlights
                 .as_ref()
                 .is_some_and(|cache| cache.styles_for(0, &doc.textarea.lines()[0]).is_some())
@@ -669,7 +568,7 @@ fn the_editor_highlights_markdown_off_the_drawing_thread() {
 #[test]
 fn instruction_files_show_their_import_chain_in_the_tree() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("storefront");
     let screen = h.screen();
     assert!(screen.contains("↳ @docs/agents/archit"), "{screen}");
@@ -681,7 +580,7 @@ fn instruction_files_show_their_import_chain_in_the_tree() {
 #[test]
 fn groups_fold_and_unfold() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("mobile");
     h.key(KeyCode::Esc);
     let group = h
@@ -712,12 +611,12 @@ fn read_only_files_are_marked_and_not_edited() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&path, permissions).unwrap();
     let before = std::fs::read_to_string(&path).unwrap();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.open_file("techContext.md");
     assert!(h.screen().contains("[read-only]"));
     h.type_text("nope");
-    assert!(!h.app.editor.is_dirty());
+    assert!(!h.is_dirty());
     h.ctrl('s');
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
 }
@@ -725,23 +624,23 @@ fn read_only_files_are_marked_and_not_edited() {
 #[test]
 fn themes_switch_live() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.pump_until("the scan", |app| app.picker.visible_len() > 0);
     h.screen();
     let before = h.terminal.backend().buffer()[(0, 0)].bg;
-    h.key(KeyCode::F(5));
+    h.keys("F5");
     assert_eq!(h.app.theme.name, "light");
     h.screen();
     let after = h.terminal.backend().buffer()[(0, 0)].bg;
     assert_ne!(before, after);
-    h.key(KeyCode::F(5));
+    h.keys("F5");
     assert_eq!(h.app.theme.name, "high-contrast");
 }
 
 #[test]
 fn switching_projects_with_unsaved_edits_asks_first() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     h.open_file("progress.md");
     h.type_text("unsaved ");
@@ -750,14 +649,14 @@ fn switching_projects_with_unsaved_edits_asks_first() {
     h.key(KeyCode::Enter);
     assert!(h.screen().contains("Switch project?"));
     h.key(KeyCode::Char('n'));
-    assert!(h.app.editor.is_dirty(), "no keeps the edits");
+    assert!(h.is_dirty(), "no keeps the edits");
     assert_eq!(h.app.project.as_ref().unwrap().name, "weather-api");
 }
 
 #[test]
 fn deletes_and_renames_by_an_agent_refresh_the_tree() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), true);
+    let mut h = Tui::options(demo.path()).watch().start();
     h.open_project("billing");
     let bank = demo.path().join("billing-roo/memory-bank");
     std::fs::rename(bank.join("progress.md"), bank.join("progress-archive.md")).unwrap();
@@ -787,17 +686,16 @@ fn deletes_and_renames_by_an_agent_refresh_the_tree() {
 #[test]
 fn the_open_file_replaced_by_temp_file_and_rename_reloads() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), true);
+    let mut h = Tui::options(demo.path()).watch().start();
     h.open_project("weather");
     h.open_file("activeContext.md");
     mbank::core::demo::agent_step(demo.path(), 1).unwrap();
     h.pump_until("the reload after the rename", |app| {
-        app.editor
-            .doc
-            .as_ref()
+        app.document
+            .doc()
             .is_some_and(|d| d.text().contains("## Next steps"))
     });
-    assert!(!h.app.editor.is_dirty());
+    assert!(!h.is_dirty());
 }
 
 #[test]
@@ -811,7 +709,7 @@ fn what_an_agent_would_cut_off_is_shown_under_the_file() {
         text.push_str("- Keep every handler small, typed and tested before merging it.\n");
     }
     std::fs::write(project.join("AGENTS.md"), text).unwrap();
-    let mut h = harness(dir.path(), false);
+    let mut h = Tui::start(dir.path());
     h.open_project("big-agents");
     let screen = h.screen();
     let row = screen
@@ -829,13 +727,14 @@ fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
     let text: String = (0..8_000).map(|i| format!("- item {i}\n")).collect();
     std::fs::write(bank.join("progress.md"), &text).unwrap();
     std::fs::write(bank.join("projectbrief.md"), "# Brief\n").unwrap();
-    let mut h = harness(dir.path(), false);
+    let mut h = Tui::start(dir.path());
     h.open_project("big");
     h.open_file("progress.md");
     h.screen();
     h.pump_until("the first highlighting", |app| {
-        app.editor.doc.as_ref().is_some_and(|doc| {
-            app.editor
+        app.document.doc().is_some_and(|doc| {
+            app.document
+                .editor
                 .highlights
                 .as_ref()
                 .is_some_and(|c| c.styles_for(0, &doc.textarea.lines()[0]).is_some())
@@ -855,21 +754,22 @@ fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
     assert!(h.app.take_due_work(std::time::Instant::now()));
     h.screen();
     h.pump_until("the edited line highlighted", |app| {
-        app.editor.doc.as_ref().is_some_and(|doc| {
-            app.editor
+        app.document.doc().is_some_and(|doc| {
+            app.document
+                .editor
                 .highlights
                 .as_ref()
                 .is_some_and(|c| c.styles_for(0, &doc.textarea.lines()[0]).is_some())
         })
     });
-    assert!(h.app.editor.doc.as_ref().unwrap().textarea.lines()[0].starts_with('x'));
+    assert!(h.doc().textarea.lines()[0].starts_with('x'));
 }
 
 #[test]
 fn the_mouse_focuses_selects_opens_and_scrolls() {
     use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("weather");
     let screen = h.screen();
     let (row, _) = screen
@@ -888,9 +788,8 @@ fn the_mouse_focuses_selects_opens_and_scrolls() {
     h.app.update(click(MouseEventKind::Down(MouseButton::Left)));
     assert_eq!(h.app.focus, Focus::Tree);
     h.pump_until("the clicked file", |app| {
-        app.editor
-            .doc
-            .as_ref()
+        app.document
+            .doc()
             .is_some_and(|d| d.path.ends_with("progress.md"))
     });
     // A second click on the same row opens it for editing.
@@ -904,13 +803,13 @@ fn the_mouse_focuses_selects_opens_and_scrolls() {
         row: 10,
         modifiers: KeyModifiers::NONE,
     }));
-    assert_eq!(h.app.editor.doc.as_ref().unwrap().top, 3);
+    assert_eq!(h.doc().top, 3);
 }
 
 #[test]
 fn a_small_or_resized_terminal_still_draws_every_screen() {
     let demo = demo_root();
-    let mut h = harness(demo.path(), false);
+    let mut h = Tui::start(demo.path());
     h.open_project("mobile");
     for (width, height) in [(60, 16), (200, 60), (30, 10)] {
         h.terminal.backend_mut().resize(width, height);

@@ -6,15 +6,14 @@
 //! environment, for the test's own commands and the review worker's alike.
 mod common;
 
-use std::ffi::OsString;
-use std::fs;
 use std::path::PathBuf;
 
+use common::git::GitRepo;
+use common::tui::Tui;
 use crossterm::event::KeyCode;
 use mbank::core::review::{LineKind, ReviewOptions};
 use mbank::tui::Message;
-use mbank::tui::app::{App, Focus};
-use mbank::tui::driver::{Driver, DriverOptions};
+use mbank::tui::app::Focus;
 use mbank::tui::overlays::Overlay;
 use mbank::tui::panes::review::Row;
 
@@ -23,188 +22,102 @@ const ACTIVE: &str = "# Active Context\n\nWorking on checkout.\n";
 const PROGRESS: &str = "# Progress\n\n## Done\n\n- Cart\n- Catalog\n\n## Left\n\n- Payments\n";
 const LOG: &str = "# Decision Log\n\n## 2025-01-10 - Use SQLite\n\nSmall data.\n\n## 2025-02-01 - Ship weekly\n\nSmall batches.\n";
 
+/// A project `shop` under a root (`<temp>/root`), with a Cline bank and a source file;
+/// committed when `git` is true, a plain folder otherwise.
 struct Fixture {
-    _temp: tempfile::TempDir,
-    home: PathBuf,
+    repo: GitRepo,
     root: PathBuf,
-    dir: PathBuf,
     git: bool,
 }
 
+impl std::ops::Deref for Fixture {
+    type Target = GitRepo;
+    fn deref(&self) -> &GitRepo {
+        &self.repo
+    }
+}
+
 impl Fixture {
-    /// A project `shop` under a root, with a Cline bank and a source file; committed
-    /// when `git` is true, a plain folder otherwise.
     fn new(git: bool) -> Fixture {
-        let temp = tempfile::tempdir().unwrap();
-        let home = temp.path().join("home");
-        let root = temp.path().join("root");
-        let dir = root.join("shop");
-        fs::create_dir_all(&home).unwrap();
-        fs::create_dir_all(&dir).unwrap();
-        let fixture = Fixture {
-            _temp: temp,
-            home,
-            root,
-            dir,
-            git,
-        };
-        fixture.write("memory-bank/projectbrief.md", BRIEF);
-        fixture.write("memory-bank/activeContext.md", ACTIVE);
-        fixture.write("memory-bank/progress.md", PROGRESS);
-        fixture.write("memory-bank/decisionLog.md", LOG);
-        fixture.write("src/lib.rs", "pub fn a() {}\n");
+        // Dated now: the memory is fresh, so nothing but the change raises a signal.
+        let repo = GitRepo::folder("root/shop").dated_now();
+        let root = repo.temp().join("root");
+        repo.write("memory-bank/projectbrief.md", BRIEF);
+        repo.write("memory-bank/activeContext.md", ACTIVE);
+        repo.write("memory-bank/progress.md", PROGRESS);
+        repo.write("memory-bank/decisionLog.md", LOG);
+        repo.write("src/lib.rs", "pub fn a() {}\n");
         if git {
-            fixture.git(&["init", "-q", "-b", "main"]);
-            fixture.git(&["add", "-A"]);
-            fixture.git(&["commit", "-q", "-m", "start"]);
+            repo.init();
+            repo.commit_all("start");
         }
-        fixture
-    }
-
-    fn env(&self) -> Vec<(OsString, OsString)> {
-        common::git_env(&self.home)
-    }
-
-    fn git_output(&self, args: &[&str]) -> std::process::Output {
-        common::git_output(&self.dir, &self.home, &[], args)
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        common::git_stdout(args, self.git_output(args))
-    }
-
-    /// What the index holds for a path.
-    fn staged(&self, rel: &str) -> Option<String> {
-        common::staged_text(self.git_output(&["show", &format!(":{rel}")]))
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.path(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> Option<String> {
-        fs::read_to_string(self.path(rel)).ok()
+        Fixture { repo, root, git }
     }
 
     /// The app over the root, the project open and its review shown.
-    fn open_review(&self) -> Harness {
-        let backups = tempfile::tempdir().unwrap();
-        let mut options = DriverOptions::new(&self.root, &backups.path().join("conflicts"));
-        options.review = ReviewOptions {
-            git_env: if self.git { self.env() } else { Vec::new() },
-            home: Some(self.home.clone()),
-            data_dir: Some(self.home.join("data")),
-            ..ReviewOptions::default()
+    fn open_review(&self) -> Tui {
+        let review = if self.git {
+            self.repo.review_options()
+        } else {
+            ReviewOptions {
+                home: Some(self.home.clone()),
+                data_dir: Some(self.home.join("data")),
+                ..ReviewOptions::default()
+            }
         };
-        let mut h = Harness {
-            driver: Driver::start(options),
-            _backups: backups,
-        };
-        h.driver.open_project("shop").unwrap();
+        let mut h = Tui::options(&self.root).review(review).start();
+        h.open_project("shop");
         h.key(KeyCode::Char('r'));
-        assert!(h.app.show_review);
+        assert!(h.app.main.is_review());
         assert_eq!(h.app.focus, Focus::Review);
-        h.settle("the review");
+        settle(&mut h, "the review");
         h
     }
 }
 
-struct Harness {
-    driver: Driver,
-    _backups: tempfile::TempDir,
+/// Waits until the review has arrived and no action is in flight.
+fn settle(h: &mut Tui, what: &str) {
+    h.pump_until(what, |app| {
+        app.review.review.is_some() && !app.review.loading && !app.review.busy
+    });
 }
 
-impl std::ops::Deref for Harness {
-    type Target = Driver;
-    fn deref(&self) -> &Driver {
-        &self.driver
-    }
-}
-
-impl std::ops::DerefMut for Harness {
-    fn deref_mut(&mut self) -> &mut Driver {
-        &mut self.driver
-    }
-}
-
-impl Harness {
-    fn pump_until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        self.driver.pump_until(what, done).unwrap();
-    }
-
-    /// Waits until the review has arrived and no action is in flight.
-    fn settle(&mut self, what: &str) {
-        self.pump_until(what, |app| {
-            app.review.review.is_some() && !app.review.loading && !app.review.busy
-        });
-    }
-
-    fn screen(&mut self) -> String {
-        self.driver.screen().unwrap()
-    }
-
-    /// Selects the file whose display path ends with `name`.
-    fn select_file(&mut self, name: &str) {
+/// Selects the file whose display path ends with `name`.
+fn select_file(h: &mut Tui, name: &str) {
+    for key in [']', '['] {
         for _ in 0..20 {
-            if self
-                .app
+            if h.app
                 .review
                 .file()
                 .is_some_and(|f| f.display.ends_with(name))
             {
                 return;
             }
-            self.key(KeyCode::Char(']'));
+            h.key(KeyCode::Char(key));
         }
-        for _ in 0..20 {
-            if self
-                .app
-                .review
-                .file()
-                .is_some_and(|f| f.display.ends_with(name))
-            {
-                return;
-            }
-            self.key(KeyCode::Char('['));
-        }
-        panic!("{name} is not in the review:\n{}", self.screen());
     }
+    panic!("{name} is not in the review:\n{}", h.screen());
+}
 
-    /// Moves the cursor down onto the diff line whose text is `text` and kind `kind`.
-    fn cursor_to_line(&mut self, kind: LineKind, text: &str) {
-        self.key(KeyCode::Home);
-        for _ in 0..200 {
-            let pane = &self.app.review;
-            let file = pane.file().unwrap();
-            let on_it = match pane.rows().get(pane.cursor.selected) {
-                Some(Row::Line(h, l)) => {
-                    let line = &file.diff.hunks[*h].lines[*l];
-                    line.kind == kind && line.text == text
-                }
-                _ => false,
-            };
-            if on_it {
-                return;
+/// Moves the cursor down onto the diff line whose text is `text` and kind `kind`.
+fn cursor_to_line(h: &mut Tui, kind: LineKind, text: &str) {
+    h.key(KeyCode::Home);
+    for _ in 0..200 {
+        let pane = &h.app.review;
+        let file = pane.file().unwrap();
+        let on_it = match pane.rows().get(pane.cursor.selected) {
+            Some(Row::Line(hunk, l)) => {
+                let line = &file.diff.hunks[*hunk].lines[*l];
+                line.kind == kind && line.text == text
             }
-            self.key(KeyCode::Down);
+            _ => false,
+        };
+        if on_it {
+            return;
         }
-        panic!("no {kind:?} line {text:?}:\n{}", self.screen());
+        h.key(KeyCode::Down);
     }
-
-    fn toasts(&self) -> String {
-        self.app
-            .toasts
-            .iter()
-            .map(|t| t.text.clone())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+    panic!("no {kind:?} line {text:?}:\n{}", h.screen());
 }
 
 const PROGRESS_APPENDED: &str =
@@ -276,7 +189,7 @@ fn a_decision_log_shrink_and_a_secret_show_their_signal_on_the_hunk() {
         ("decisionLog.md", "decision-removed"),
         ("activeContext.md", "secret-added"),
     ] {
-        h.select_file(file);
+        select_file(&mut h, file);
         let screen = h.screen();
         let lines: Vec<&str> = screen.lines().collect();
         let header = lines
@@ -311,9 +224,9 @@ fn accepting_a_hunk_stages_it_and_leaves_the_file_alone() {
     let f = Fixture::new(true);
     f.write("memory-bank/progress.md", PROGRESS_APPENDED);
     let mut h = f.open_review();
-    h.select_file("progress.md");
+    select_file(&mut h, "progress.md");
     h.key(KeyCode::Char('a'));
-    h.settle("the accept");
+    settle(&mut h, "the accept");
     assert_eq!(
         f.staged("memory-bank/progress.md").as_deref(),
         Some(PROGRESS_APPENDED)
@@ -328,7 +241,7 @@ fn accepting_a_hunk_stages_it_and_leaves_the_file_alone() {
 
     // Undo puts the index back to HEAD.
     h.key(KeyCode::Char('u'));
-    h.settle("the undo");
+    settle(&mut h, "the undo");
     assert_eq!(
         f.staged("memory-bank/progress.md").as_deref(),
         Some(PROGRESS)
@@ -346,9 +259,9 @@ fn rejecting_a_hunk_reverts_the_file_and_leaves_the_index() {
     let f = Fixture::new(true);
     f.write("memory-bank/progress.md", PROGRESS_APPENDED);
     let mut h = f.open_review();
-    h.select_file("progress.md");
+    select_file(&mut h, "progress.md");
     h.key(KeyCode::Char('x'));
-    h.settle("the reject");
+    settle(&mut h, "the reject");
     assert_eq!(f.read("memory-bank/progress.md").as_deref(), Some(PROGRESS));
     assert_eq!(
         f.staged("memory-bank/progress.md").as_deref(),
@@ -358,7 +271,7 @@ fn rejecting_a_hunk_reverts_the_file_and_leaves_the_index() {
     assert!(screen.contains("Nothing to review"), "{screen}");
     // Undo brings the agent's line back.
     h.key(KeyCode::Char('u'));
-    h.settle("the undo");
+    settle(&mut h, "the undo");
     assert_eq!(
         f.read("memory-bank/progress.md").as_deref(),
         Some(PROGRESS_APPENDED)
@@ -371,10 +284,10 @@ fn single_lines_are_accepted_and_rejected_on_their_own() {
     let two = "# Progress\n\n## Done\n\n- Cart\n- Catalog\n\n## Left\n\n- Payments\n- Refunds\n- Gift cards\n";
     f.write("memory-bank/progress.md", two);
     let mut h = f.open_review();
-    h.select_file("progress.md");
-    h.cursor_to_line(LineKind::Added, "- Refunds");
+    select_file(&mut h, "progress.md");
+    cursor_to_line(&mut h, LineKind::Added, "- Refunds");
     h.key(KeyCode::Char('A'));
-    h.settle("the line accept");
+    settle(&mut h, "the line accept");
     assert_eq!(
         f.staged("memory-bank/progress.md").as_deref(),
         Some(PROGRESS_APPENDED),
@@ -382,9 +295,9 @@ fn single_lines_are_accepted_and_rejected_on_their_own() {
     );
     assert_eq!(f.read("memory-bank/progress.md").as_deref(), Some(two));
 
-    h.cursor_to_line(LineKind::Added, "- Gift cards");
+    cursor_to_line(&mut h, LineKind::Added, "- Gift cards");
     h.key(KeyCode::Char('X'));
-    h.settle("the line reject");
+    settle(&mut h, "the line reject");
     assert_eq!(
         f.read("memory-bank/progress.md").as_deref(),
         Some(PROGRESS_APPENDED),
@@ -409,7 +322,7 @@ fn the_cursor_stays_on_its_hunk_after_an_action_elsewhere() {
         &format!("# Progress\n\nIntro.\n{long}- item 31\n"),
     );
     let mut h = f.open_review();
-    h.select_file("progress.md");
+    select_file(&mut h, "progress.md");
     assert_eq!(h.app.review.file().unwrap().diff.hunks.len(), 2);
     h.key(KeyCode::Char('n'));
     assert_eq!(h.app.review.hunk_index(), Some(1));
@@ -417,7 +330,7 @@ fn the_cursor_stays_on_its_hunk_after_an_action_elsewhere() {
     h.key(KeyCode::Char('N'));
     assert_eq!(h.app.review.hunk_index(), Some(0));
     h.key(KeyCode::Char('a'));
-    h.settle("the accept");
+    settle(&mut h, "the accept");
     // The first hunk is gone; the cursor lands on what is left, the old second hunk.
     let file = h.app.review.file().unwrap();
     assert_eq!(file.diff.hunks.len(), 1);
@@ -433,7 +346,7 @@ fn rejecting_a_whole_new_file_asks_first_and_names_the_loss() {
         "# Tech Context\n\n- Rust\n- SQLite\n",
     );
     let mut h = f.open_review();
-    h.select_file("techContext.md");
+    select_file(&mut h, "techContext.md");
     h.ctrl('x');
     h.pump_until("the confirm prompt", |app| {
         matches!(app.overlays.last(), Some(Overlay::Confirm(_)))
@@ -451,7 +364,7 @@ fn rejecting_a_whole_new_file_asks_first_and_names_the_loss() {
     h.ctrl('x');
     h.pump_until("the confirm prompt", |app| !app.overlays.is_empty());
     h.key(KeyCode::Char('y'));
-    h.settle("the reject");
+    settle(&mut h, "the reject");
     assert!(!f.path("memory-bank/techContext.md").exists());
     assert!(h.app.review.review.as_ref().unwrap().files.is_empty());
 }
@@ -461,7 +374,7 @@ fn rejecting_a_whole_modified_file_names_the_lines_and_restores_head() {
     let f = Fixture::new(true);
     f.write("memory-bank/progress.md", "# Progress\n\nAll rewritten.\n");
     let mut h = f.open_review();
-    h.select_file("progress.md");
+    select_file(&mut h, "progress.md");
     h.ctrl('x');
     h.pump_until("the confirm prompt", |app| !app.overlays.is_empty());
     let screen = h.screen();
@@ -470,7 +383,7 @@ fn rejecting_a_whole_modified_file_names_the_lines_and_restores_head() {
         "{screen}"
     );
     h.key(KeyCode::Enter);
-    h.settle("the reject");
+    settle(&mut h, "the reject");
     assert_eq!(f.read("memory-bank/progress.md").as_deref(), Some(PROGRESS));
 }
 
@@ -482,7 +395,7 @@ fn side_by_side_shows_old_left_and_new_right_with_changed_words() {
         "# Progress\n\n## Done\n\n- Cart\n- Catalog\n\n## Left\n\n- Payments via Stripe\n",
     );
     let mut h = f.open_review();
-    h.select_file("progress.md");
+    select_file(&mut h, "progress.md");
     let unified = h.screen();
     let removed = unified.lines().find(|l| l.contains("-- Payments")).unwrap();
     assert!(!removed.contains("Stripe"), "unified: one side per row");
@@ -531,9 +444,9 @@ fn commit_from_the_overlay_holds_only_memory_files() {
     f.git(&["add", "src/lib.rs"]);
     f.write("src/other.rs", "// untracked\n");
     let mut h = f.open_review();
-    h.select_file("progress.md");
+    select_file(&mut h, "progress.md");
     h.key(KeyCode::Char('a'));
-    h.settle("the accept");
+    settle(&mut h, "the accept");
     h.key(KeyCode::Char('c'));
     h.pump_until("the commit overlay", |app| {
         matches!(app.overlays.last(), Some(Overlay::Commit(_)))
@@ -552,7 +465,7 @@ fn commit_from_the_overlay_holds_only_memory_files() {
     h.type_text(" (reviewed)");
     h.ctrl('s');
     h.pump_until("the commit", |app| app.overlays.is_empty());
-    h.settle("the review after the commit");
+    settle(&mut h, "the review after the commit");
     let files = f.git(&["show", "--name-only", "--format=", "HEAD"]);
     assert_eq!(files.trim(), "memory-bank/progress.md");
     let subject = f.git(&["log", "-1", "--format=%s"]);
@@ -601,12 +514,12 @@ fn an_external_write_under_the_cursor_is_re_diffed_never_applied_stale() {
     let f = Fixture::new(true);
     f.write("memory-bank/progress.md", PROGRESS_APPENDED);
     let mut h = f.open_review();
-    h.select_file("progress.md");
+    select_file(&mut h, "progress.md");
     // The agent writes again; the view has not heard of it yet.
     let newer = format!("{PROGRESS_APPENDED}- Gift cards\n");
     f.write("memory-bank/progress.md", &newer);
     h.key(KeyCode::Char('a'));
-    h.settle("the refused accept");
+    settle(&mut h, "the refused accept");
     assert!(
         h.toasts()
             .contains("changed on disk: re-diffed, nothing applied"),
@@ -661,7 +574,7 @@ fn outside_git_mark_reviewed_empties_the_review() {
         "{screen}"
     );
     h.key(KeyCode::Char('y'));
-    h.settle("mark reviewed");
+    settle(&mut h, "mark reviewed");
     let screen = h.screen();
     assert!(screen.contains("Nothing to review"), "{screen}");
     assert!(screen.contains("since last reviewed"), "{screen}");
@@ -678,7 +591,7 @@ fn outside_git_mark_reviewed_empties_the_review() {
             .is_some_and(|r| r.files.len() == 1)
     });
     h.key(KeyCode::Char('a'));
-    h.settle("the accept");
+    settle(&mut h, "the accept");
     assert!(h.app.review.review.as_ref().unwrap().files.is_empty());
     assert_eq!(
         f.read("memory-bank/progress.md").as_deref(),
@@ -705,6 +618,6 @@ fn review_keys_are_in_help_and_the_status_bar_and_esc_goes_back() {
     );
     h.key(KeyCode::Esc);
     h.key(KeyCode::Esc);
-    assert!(!h.app.show_review);
+    assert!(!h.app.main.is_review());
     assert_eq!(h.app.focus, Focus::Tree);
 }

@@ -194,6 +194,7 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
         theme,
         keymap,
         demo_path: context._demo.as_ref().map(|d| d.path().to_path_buf()),
+        home: crate::core::paths::home_dir(),
         watch: true,
         config_dir,
         backup_dir: crate::core::paths::data_dir()

@@ -322,6 +322,29 @@ pub fn load_memory_for_edit(store: &Path, id: &str) -> Result<EditText> {
     EditText::memory_from_bytes(store, id, read_bytes(store)?)
 }
 
+/// A file (or one Infinity memory of a store) as an editor opens it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Editable {
+    /// The text to edit and what a save needs to change only the edit.
+    pub edit: EditText,
+    /// Why a save would fail, when it is known before trying (a read-only file).
+    pub read_only: Option<String>,
+}
+
+/// Opens a file for editing, or the Infinity memory `memory_id` of the store at `path`:
+/// the one way an editor reads what it will save with [`save_in_project`].
+pub fn open_for_edit(path: &Path, memory_id: Option<&str>) -> Result<Editable> {
+    let edit = match memory_id {
+        None => load_for_edit(path)?,
+        Some(id) => load_memory_for_edit(path, id)?,
+    };
+    let read_only = std::fs::metadata(path)
+        .map(|m| m.permissions().readonly())
+        .unwrap_or(false)
+        .then(|| "the file is read-only on disk".to_string());
+    Ok(Editable { edit, read_only })
+}
+
 /// Saves `new_text` over a file of `bank` named relative to the bank's folder, as it was
 /// loaded in `original`: the name is confined by [`write::resolve_target`], the write
 /// guarded by `original.expected`, the file's line endings and BOM re-applied, its

@@ -1,5 +1,6 @@
 //! The UI-free core. Nothing here imports ratatui or crossterm: every view (CLI, TUI)
 //! is computed from these modules and can be tested without a terminal.
+pub mod backup;
 pub mod bank;
 pub mod budgets;
 pub mod config;

@@ -15,7 +15,7 @@ use crate::core::config::Config;
 use crate::core::tokens::{Encoding, TokenCache};
 
 use super::app::{App, Options};
-use super::keymap::Keymap;
+use super::keymap::{KeyChord, Keymap};
 use super::message::Message;
 use super::panes::tree::RowKind;
 use super::theme::Theme;
@@ -32,6 +32,8 @@ pub enum DriverError {
     NoSuchFile(String),
     #[error("cannot draw: {0}")]
     Draw(String),
+    #[error("{0}")]
+    Key(String),
 }
 
 pub struct Driver {
@@ -50,6 +52,9 @@ pub struct DriverOptions {
     pub theme: Theme,
     pub backup_dir: PathBuf,
     pub demo_path: Option<PathBuf>,
+    /// Paths under it are drawn as `~/…` (snapshots set it, so no temp path shows).
+    pub home: Option<PathBuf>,
+    pub keymap: Keymap,
     /// Review sessions open with this (tests set a hermetic git environment).
     pub review: crate::core::review::ReviewOptions,
 }
@@ -64,6 +69,8 @@ impl DriverOptions {
             theme: Theme::default(),
             backup_dir: backup_dir.to_path_buf(),
             demo_path: None,
+            home: None,
+            keymap: Keymap::load(None, None).unwrap_or_default(),
             review: crate::core::review::ReviewOptions::default(),
         }
     }
@@ -80,8 +87,9 @@ impl Driver {
             config: config.clone(),
             encoding,
             theme: options.theme,
-            keymap: Keymap::load(None, None).unwrap_or_default(),
+            keymap: options.keymap,
             demo_path: options.demo_path,
+            home: options.home,
             watch: options.watch,
             config_dir: None,
             backup_dir: options.backup_dir,
@@ -166,6 +174,26 @@ impl Driver {
         }
     }
 
+    /// Presses keys written as the keymap writes them, space-separated: `"tab down
+    /// enter ctrl-s"`, `"?"`, `"space"`, `"shift-f6"`. Each goes through the loop as a
+    /// person's would: the key, the workers' answers until the app is idle (so a key
+    /// never races the file the previous one opened), then a frame.
+    pub fn keys(&mut self, sequence: &str) -> Result<(), DriverError> {
+        for name in sequence.split_whitespace() {
+            let chord = KeyChord::parse(name).map_err(DriverError::Key)?;
+            self.app
+                .update(Message::Key(KeyEvent::new(chord.code, chord.modifiers)));
+            self.idle()?;
+            self.draw()?;
+        }
+        Ok(())
+    }
+
+    /// Takes the workers' answers until nothing the next key depends on is outstanding.
+    pub fn idle(&mut self) -> Result<(), DriverError> {
+        self.pump_until("the app to be idle", App::is_idle)
+    }
+
     /// Draws a frame (and lets the app ask its workers for the next one).
     pub fn draw(&mut self) -> Result<&Buffer, DriverError> {
         self.terminal
@@ -188,7 +216,7 @@ impl Driver {
         self.type_text(filter);
         self.key(KeyCode::Enter);
         self.pump_until("the project's report", |app| app.tree.report.is_some())?;
-        self.pump_until("the first file", |app| app.editor.doc.is_some())
+        self.pump_until("the first file", |app| app.document.doc().is_some())
     }
 
     /// Selects a file row by file name and opens it in the editor (focus moves there).
@@ -211,9 +239,8 @@ impl Driver {
         self.key(KeyCode::Enter);
         let wanted = file_name.to_string();
         self.pump_until(&format!("{file_name} to load"), move |app| {
-            app.editor
-                .doc
-                .as_ref()
+            app.document
+                .doc()
                 .is_some_and(|d| d.path.file_name().is_some_and(|n| n == wanted.as_str()))
         })
     }

@@ -1,6 +1,7 @@
 //! Key bindings from TOML: the bundled default, the vim preset on top when chosen, and
-//! the user's `<config>/keymap.toml` last. Each action carries a description, so the
-//! status bar and the help overlay are generated from the same table and never drift.
+//! the user's `<config>/keymap.toml` last. Each action carries a description; the status
+//! bar and the help overlay show the keys bound here for what each pane declares it does
+//! (`crate::tui::pane::commands`), so they never drift.
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
@@ -496,34 +497,6 @@ impl Keymap {
             .find(usable)
             .copied()
     }
-
-    /// "key action" pairs for the status bar of `context`: its own actions, then the
-    /// global ones that still work there.
-    pub fn hints(&self, context: KeyContext, global: &[Action]) -> Vec<(String, &'static str)> {
-        let own = self
-            .bindings(context)
-            .iter()
-            .filter(|b| {
-                !matches!(
-                    b.action,
-                    Action::Up
-                        | Action::Down
-                        | Action::PageUp
-                        | Action::PageDown
-                        | Action::Top
-                        | Action::Bottom
-                        | Action::PrevHunk
-                        | Action::PrevFile
-                )
-            })
-            .map(|b| b.action);
-        own.chain(global.iter().copied())
-            .filter_map(|action| {
-                self.key_for(context, action)
-                    .map(|key| (key.to_string(), action.short()))
-            })
-            .collect()
-    }
 }
 
 /// The bindings as a markdown table (where, keys, what), for the README: a test keeps
@@ -675,7 +648,7 @@ mod tests {
     }
 
     #[test]
-    fn every_action_in_the_bundled_files_has_a_description_and_hint() {
+    fn every_action_in_the_bundled_files_has_a_description_and_a_key() {
         let keymap = Keymap::load(None, None).unwrap();
         for context in KeyContext::ALL {
             for binding in keymap.bindings(context) {
@@ -683,8 +656,5 @@ mod tests {
                 assert!(!binding.keys.is_empty(), "{context:?} {:?}", binding.action);
             }
         }
-        let hints = keymap.hints(KeyContext::Editor, &[Action::Help, Action::Quit]);
-        assert!(hints.contains(&("ctrl-s".to_string(), "save")), "{hints:?}");
-        assert!(hints.contains(&("F1".to_string(), "help")), "{hints:?}");
     }
 }

@@ -6,15 +6,16 @@ use std::path::PathBuf;
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::core::context::BankContext;
-use crate::core::edit::{EditText, Saved};
+use crate::core::edit::{Editable, Saved};
 use crate::core::model::Project;
 use crate::core::report::ProjectReport;
-use crate::core::review::{CommitOutcome, FileReview, HunkId, Loss, Review};
+use crate::core::review::{CommitOutcome, FileReview, Loss, Review, ReviewAction};
 use crate::core::tokens::TextStats;
 
 use super::highlight::HighlightDone;
 use super::markdown_view::Rendered;
 use super::panes::preview::RenderKey;
+use super::theme::Theme;
 
 /// Everything the event loop can be told.
 #[derive(Debug)]
@@ -58,6 +59,34 @@ pub enum Message {
     WatchProblem(String),
     /// An answer of the review worker.
     Review(ReviewEvent),
+    /// A side of a conflict was saved as a backup (or could not be).
+    BackedUp {
+        side: BackupSide,
+        result: Result<PathBuf, String>,
+    },
+    /// The next theme, read (a user's theme file may override a bundled one).
+    ThemeLoaded {
+        name: String,
+        result: Result<Box<Theme>, String>,
+    },
+    /// A fresh copy of the demo banks, to become the root.
+    DemoReady(Result<PathBuf, String>),
+    /// A bank was created in this folder (or why not).
+    BankCreated {
+        path: PathBuf,
+        result: Result<(), String>,
+    },
+}
+
+/// Which side of a conflict a backup holds, and why it was saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackupSide {
+    /// Their version, before "keep mine" replaces it at the next save.
+    Theirs,
+    /// The buffer, before "take theirs" replaced it.
+    MineBeforeTakingTheirs,
+    /// The buffer, before the merge replaced it.
+    MineBeforeMerging,
 }
 
 /// Why a save did not happen.
@@ -68,46 +97,44 @@ pub enum SaveError {
     Other(String),
 }
 
-/// What a file's editor needs: its text as read, or why it cannot be edited.
+/// A file (or one Infinity memory) read for the editor, and why it was read.
 #[derive(Debug, Clone)]
 pub struct LoadedFile {
     pub path: PathBuf,
     /// For an Infinity memory: its id inside the store.
     pub memory_id: Option<String>,
-    pub result: Result<LoadedText, String>,
-}
-
-#[derive(Debug, Clone)]
-pub struct LoadedText {
+    pub purpose: LoadPurpose,
     /// The file as read: the editor shows `edit.text` (an Infinity memory's content),
     /// a save expects `edit.expected` and re-applies its line endings and BOM.
-    pub edit: EditText,
-    pub read_only: Option<String>,
+    pub result: Result<Editable, LoadError>,
 }
 
-/// One review action, on the hunk and line the cursor was on.
+/// Why a file was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReviewAction {
-    AcceptHunk(HunkId),
-    RejectHunk(HunkId),
-    /// A line: an index into the hunk's lines.
-    AcceptLine(HunkId, usize),
-    RejectLine(HunkId, usize),
-    AcceptFile,
-    /// Confirmed already (the prompt named the loss).
-    RejectFile,
+pub enum LoadPurpose {
+    /// To show it in the editor.
+    Open,
+    /// The open file changed on disk: reload a clean buffer, ask about a dirty one.
+    Reload,
+    /// A save was refused because the file changed: show what changed.
+    Conflict,
 }
 
-impl ReviewAction {
-    /// "accepted the hunk", for toasts.
-    pub fn done(self) -> &'static str {
+/// Why a file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// It is not there (deleted, or renamed away).
+    Gone(String),
+    /// It is a folder.
+    Folder,
+    Unreadable(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ReviewAction::AcceptHunk(_) => "accepted the hunk",
-            ReviewAction::RejectHunk(_) => "rejected the hunk",
-            ReviewAction::AcceptLine(..) => "accepted the line",
-            ReviewAction::RejectLine(..) => "rejected the line",
-            ReviewAction::AcceptFile => "accepted the file",
-            ReviewAction::RejectFile => "restored the file",
+            LoadError::Gone(problem) | LoadError::Unreadable(problem) => f.write_str(problem),
+            LoadError::Folder => f.write_str("it is a folder"),
         }
     }
 }

@@ -8,9 +8,9 @@ use std::thread;
 
 use crate::core::error::CoreError;
 use crate::core::model::Project;
-use crate::core::review::{FileReview, RejectOutcome, ReviewOptions, ReviewSession};
+use crate::core::review::{FileReview, ReviewAction, ReviewOptions, ReviewSession};
 
-use super::message::{ActError, Message, ReviewAction, ReviewEvent};
+use super::message::{ActError, Message, ReviewEvent};
 use super::workers::Outbox;
 
 /// What the worker is asked to do.
@@ -24,6 +24,10 @@ pub enum ReviewRequest {
     Compute,
     /// Re-diffs one file after the watcher reported a change.
     Refresh(PathBuf),
+    /// The watcher saw these paths change (`true`: the review lists it): re-diff the
+    /// listed files that are still files, or recompute it all when one appeared or
+    /// vanished.
+    FilesChanged(Vec<(PathBuf, bool)>),
     /// An action on the file as the view last showed it (the session refuses it when
     /// the disk no longer matches).
     Act {
@@ -36,6 +40,20 @@ pub enum ReviewRequest {
     CommitMessage,
     Commit(String),
     MarkReviewed,
+}
+
+impl ReviewRequest {
+    /// Whether the request changes files or the accepted side: the view waits for the
+    /// fresh review that follows before taking another action.
+    pub fn changes_files(&self) -> bool {
+        matches!(
+            self,
+            ReviewRequest::Act { .. }
+                | ReviewRequest::Undo
+                | ReviewRequest::Commit(_)
+                | ReviewRequest::MarkReviewed
+        )
+    }
 }
 
 pub struct ReviewWorker {
@@ -64,9 +82,9 @@ fn review_loop(options: &ReviewOptions, inbox: &Receiver<ReviewRequest>, outbox:
     let mut state = State { session: None };
     while let Ok(request) = inbox.recv() {
         // Several refreshes queued behind a slow one collapse into one full review.
-        let mut batch = vec![request];
+        let mut batch = expand(request);
         while let Ok(more) = inbox.try_recv() {
-            batch.push(more);
+            batch.extend(expand(more));
         }
         let refreshes = batch
             .iter()
@@ -91,6 +109,24 @@ fn review_loop(options: &ReviewOptions, inbox: &Receiver<ReviewRequest>, outbox:
             }
         }
     }
+}
+
+/// A watcher's report as the refreshes it needs (the files are looked at here, off the
+/// drawing thread).
+fn expand(request: ReviewRequest) -> Vec<ReviewRequest> {
+    let ReviewRequest::FilesChanged(paths) = request else {
+        return vec![request];
+    };
+    if paths
+        .iter()
+        .any(|(path, listed)| !listed || !path.is_file())
+    {
+        return vec![ReviewRequest::Compute];
+    }
+    paths
+        .into_iter()
+        .map(|(path, _)| ReviewRequest::Refresh(path))
+        .collect()
 }
 
 fn project_path(state: &State) -> PathBuf {
@@ -131,6 +167,8 @@ fn handle(state: &mut State, options: &ReviewOptions, request: ReviewRequest) ->
             vec![compute(state)]
         }
         ReviewRequest::Compute => vec![compute(state)],
+        // Expanded before it gets here.
+        ReviewRequest::FilesChanged(_) => Vec::new(),
         ReviewRequest::Refresh(path) => {
             let project = project_path(state);
             let Some(session) = &state.session else {
@@ -151,7 +189,10 @@ fn handle(state: &mut State, options: &ReviewOptions, request: ReviewRequest) ->
             let Some(session) = &mut state.session else {
                 return Vec::new();
             };
-            let result = act(session, action, &file);
+            let result = session.apply(action, &file).map_err(|e| match e {
+                CoreError::Conflict { .. } => ActError::Conflict,
+                other => ActError::Other(other.to_string()),
+            });
             vec![
                 ReviewEvent::Acted {
                     project,
@@ -205,28 +246,4 @@ fn handle(state: &mut State, options: &ReviewOptions, request: ReviewRequest) ->
             vec![ReviewEvent::MarkedReviewed(result), compute(state)]
         }
     }
-}
-
-fn act(
-    session: &mut ReviewSession,
-    action: ReviewAction,
-    file: &FileReview,
-) -> Result<(), ActError> {
-    let result = match action {
-        ReviewAction::AcceptHunk(id) => session.accept_hunk(file, id),
-        ReviewAction::RejectHunk(id) => session.reject_hunk(file, id),
-        ReviewAction::AcceptLine(id, line) => session.accept_line(file, id, line),
-        ReviewAction::RejectLine(id, line) => session.reject_line(file, id, line),
-        ReviewAction::AcceptFile => session.accept_file(file),
-        ReviewAction::RejectFile => match session.reject_file(file, true) {
-            Ok(RejectOutcome::Done) => Ok(()),
-            // Confirmed already; the core asks only when unconfirmed.
-            Ok(RejectOutcome::NeedsConfirmation(_)) => Ok(()),
-            Err(e) => Err(e),
-        },
-    };
-    result.map_err(|e| match e {
-        CoreError::Conflict { .. } => ActError::Conflict,
-        other => ActError::Other(other.to_string()),
-    })
 }

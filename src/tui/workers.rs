@@ -1,7 +1,8 @@
-//! Background work: scanning the root, analysing projects (token counts, budgets,
-//! staleness, validation, decisions), reading files and counting an edited buffer.
-//! Each job runs off the drawing thread and reports back as a [`Message`] through the
-//! one channel the event loop reads; nothing here touches the terminal.
+//! Background work: scanning the root, and the long-lived workers that analyse projects
+//! (token counts, budgets, staleness, validation, decisions), count an edited buffer and
+//! render the preview. Each runs off the drawing thread and reports back as a
+//! [`Message`] through the one channel the event loop reads; nothing here touches the
+//! terminal. One-shot file jobs (read, save, back up) are in [`super::jobs`].
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,14 +12,13 @@ use std::thread;
 use crate::core::config::Config;
 use crate::core::context::{self, BankContext, ContextOptions};
 use crate::core::discovery::{self, ScanOptions};
-use crate::core::edit;
 use crate::core::listings::Listings;
 use crate::core::model::Project;
 use crate::core::report::{Analyzer, Depth, ProjectReport};
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 use super::markdown_view;
-use super::message::{LoadedFile, LoadedText, Message};
+use super::message::Message;
 use super::panes::preview::RenderKey;
 use super::theme::Theme;
 
@@ -39,33 +39,6 @@ pub fn scan(root: PathBuf, options: ScanOptions, generation: u64, outbox: Outbox
         // A failed save only costs the next start a full walk.
         let _ = listings.save();
     });
-}
-
-/// Reads one file (or one Infinity memory) on a new thread; sends [`Message::FileLoaded`].
-pub fn load_file(path: PathBuf, memory_id: Option<String>, outbox: Outbox) {
-    thread::spawn(move || {
-        let result = read_for_editing(&path, memory_id.as_deref());
-        let _ = outbox.send(Message::FileLoaded(LoadedFile {
-            path,
-            memory_id,
-            result,
-        }));
-    });
-}
-
-/// The editor's view of a file (or of one Infinity memory in its store), with what a
-/// save needs to change only the edit. Public for tests and the end-to-end driver.
-pub fn read_for_editing(path: &Path, memory_id: Option<&str>) -> Result<LoadedText, String> {
-    let edit = match memory_id {
-        None => edit::load_for_edit(path),
-        Some(id) => edit::load_memory_for_edit(path, id),
-    }
-    .map_err(|e| e.to_string())?;
-    let permissions_read_only = std::fs::metadata(path)
-        .map(|m| m.permissions().readonly())
-        .unwrap_or(false);
-    let read_only = permissions_read_only.then(|| "the file is read-only on disk".to_string());
-    Ok(LoadedText { edit, read_only })
 }
 
 /// A request to the analysis worker.

@@ -1,7 +1,11 @@
 //! Helpers shared by the integration tests: a hermetic way to run the `mbank` binary (its
-//! own HOME, XDG folders and cache, so the user's configuration never leaks in), and a
-//! bounded wait so a hang fails a test instead of stalling CI.
+//! own HOME, XDG folders and cache, so the user's configuration never leaks in), a
+//! bounded wait so a hang fails a test instead of stalling CI, a git repository fixture
+//! ([`git`]) and the TUI harness ([`tui`]).
 #![allow(dead_code)]
+
+pub mod git;
+pub mod tui;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -51,20 +55,30 @@ impl Sandbox {
         self.home().join("cache").join("mbank")
     }
 
+    /// The variables every run here is given (and [`LEAKY_VARS`] are removed).
+    pub fn env(&self) -> Vec<(&'static str, PathBuf)> {
+        vec![
+            ("HOME", self.home().to_path_buf()),
+            ("XDG_CONFIG_HOME", self.home().join("config")),
+            ("XDG_CACHE_HOME", self.home().join("cache")),
+            ("XDG_DATA_HOME", self.home().join("data")),
+            ("XDG_STATE_HOME", self.home().join("state")),
+            ("TMPDIR", std::env::temp_dir()),
+        ]
+    }
+
+    /// The variables that must not reach a run here.
+    pub fn removed_env(&self) -> &'static [&'static str] {
+        &LEAKY_VARS
+    }
+
     /// `mbank` with this sandbox's environment.
     pub fn mbank(&self) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_mbank"));
         for var in LEAKY_VARS {
             command.env_remove(var);
         }
-        command
-            .env("HOME", self.home())
-            .env("XDG_CONFIG_HOME", self.home().join("config"))
-            .env("XDG_CACHE_HOME", self.home().join("cache"))
-            .env("XDG_DATA_HOME", self.home().join("data"))
-            .env("XDG_STATE_HOME", self.home().join("state"))
-            .env("TMPDIR", std::env::temp_dir())
-            .current_dir(self.home());
+        command.envs(self.env()).current_dir(self.home());
         command
     }
 

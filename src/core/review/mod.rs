@@ -25,6 +25,7 @@
 //! **Threads.** [`diff::diff_texts`] is pure and fast (a 1 MB file in well under 100 ms,
 //! see `benches/review_diff.rs`); a session holds no borrowed state and is `Send`, so a
 //! UI computes [`ReviewSession::review`] on a worker thread.
+mod actions;
 mod commit;
 pub mod diff;
 pub mod signals;
@@ -50,6 +51,7 @@ use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 use crate::core::write::{self, Expected};
 
+pub use actions::ReviewAction;
 pub use commit::{CommitError, CommitOutcome};
 pub use diff::{
     DiffLine, FileDiff, Hunk, HunkId, LineKind, LineRange, Selection, apply_to_old, diff_texts,

@@ -9,8 +9,13 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui_textarea::TextArea;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint};
+use crate::tui::review_worker::ReviewRequest;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
+
+/// The commit editor's keys; every other key edits the message.
+pub const COMMANDS: &[Command] = &[hint(Action::Back), hint(Action::CommitNow)];
 
 pub struct CommitEditor {
     pub textarea: TextArea<'static>,
@@ -18,12 +23,17 @@ pub struct CommitEditor {
     pub error: Option<String>,
     /// The commit was sent and has not been answered yet.
     pub busy: bool,
+    area: Rect,
 }
 
-pub enum Outcome {
-    /// Commit with this message.
-    Commit(String),
-    Cancel,
+impl std::fmt::Debug for CommitEditor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommitEditor")
+            .field("message", &self.message())
+            .field("error", &self.error)
+            .field("busy", &self.busy)
+            .finish()
+    }
 }
 
 impl CommitEditor {
@@ -39,6 +49,7 @@ impl CommitEditor {
             textarea,
             error: None,
             busy: false,
+            area: Rect::default(),
         }
     }
 
@@ -48,10 +59,11 @@ impl CommitEditor {
         text
     }
 
-    /// `own` is what the key means in the commit-message context; other keys are typed.
-    pub fn update(&mut self, own: Option<Action>, key: KeyEvent) -> Option<Outcome> {
-        match own {
-            Some(Action::Back) => Some(Outcome::Cancel),
+    /// `action` is what the key means here; keys that are not the editor's own are typed
+    /// (a global key too: the message is text).
+    fn update(&mut self, action: Option<Action>, key: KeyEvent) -> Option<Effect> {
+        match action {
+            Some(Action::Back) => Some(Effect::CloseOverlay),
             Some(Action::CommitNow) => {
                 if self.busy {
                     return None;
@@ -63,7 +75,7 @@ impl CommitEditor {
                 }
                 self.error = None;
                 self.busy = true;
-                Some(Outcome::Commit(message))
+                Some(Effect::Review(ReviewRequest::Commit(message)))
             }
             _ => {
                 if !self.busy {
@@ -74,8 +86,9 @@ impl CommitEditor {
         }
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         let popup = super::popup_area(frame, area, 90, 22, 2);
+        self.area = popup;
         let key = |action| {
             keymap
                 .key_for(KeyContext::CommitMessage, action)
@@ -127,5 +140,26 @@ impl CommitEditor {
                 note,
             );
         }
+    }
+}
+
+impl Pane for CommitEditor {
+    fn context(&self) -> KeyContext {
+        KeyContext::CommitMessage
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        match input {
+            Input::Key(key) => Outcome::maybe(self.update(key.action, key.event)),
+            _ => Outcome::done(),
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.keymap);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }

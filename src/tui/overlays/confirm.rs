@@ -6,8 +6,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
+
+/// The prompt's keys.
+pub const COMMANDS: &[Command] = &[hint(Action::Yes), hint(Action::No)];
 
 /// What "yes" does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,11 +19,11 @@ pub enum Confirmed {
     Quit,
     /// Leave the open project (unsaved edits dropped) for another.
     SwitchProject(std::path::PathBuf),
-    /// Open another file in the editor, dropping the unsaved buffer.
+    /// Open another file in the editor, dropping the unsaved buffer (and go to `line`).
     OpenFile {
         path: std::path::PathBuf,
         memory_id: Option<String>,
-        focus: bool,
+        line: Option<usize>,
     },
     /// Create a bank in this folder.
     InitBank(std::path::PathBuf),
@@ -29,29 +33,28 @@ pub enum Confirmed {
     MarkReviewed,
 }
 
+#[derive(Debug)]
 pub struct Confirm {
     pub title: String,
     /// What will happen, naming what is lost.
     pub message: String,
     pub on_yes: Confirmed,
-}
-
-pub enum Answer {
-    Yes(Confirmed),
-    No,
+    area: Rect,
 }
 
 impl Confirm {
-    pub fn update(&mut self, action: Action) -> Option<Answer> {
-        match action {
-            Action::Yes => Some(Answer::Yes(self.on_yes.clone())),
-            Action::No | Action::Back | Action::Quit => Some(Answer::No),
-            _ => None,
+    pub fn new(title: impl Into<String>, message: impl Into<String>, on_yes: Confirmed) -> Confirm {
+        Confirm {
+            title: title.into(),
+            message: message.into(),
+            on_yes,
+            area: Rect::default(),
         }
     }
 
-    pub fn view(&self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         let popup = super::popup_area(frame, area, 70, 8, 2);
+        self.area = popup;
         let key = |action| {
             keymap
                 .key_for(KeyContext::Confirm, action)
@@ -82,5 +85,33 @@ impl Confirm {
             ]),
         ];
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    }
+}
+
+impl Pane for Confirm {
+    fn context(&self) -> KeyContext {
+        KeyContext::Confirm
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        let Input::Key(key) = input else {
+            return Outcome::done();
+        };
+        match key.action {
+            Some(Action::Yes) => Outcome::Consumed(vec![
+                Effect::CloseOverlay,
+                Effect::Confirmed(self.on_yes.clone()),
+            ]),
+            Some(Action::No | Action::Back | Action::Quit) => Outcome::effect(Effect::CloseOverlay),
+            _ => Outcome::done(),
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.keymap);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }

@@ -1,9 +1,8 @@
 //! The conflict prompt: the open file changed on disk while the buffer has unsaved
 //! edits. It shows what changed on disk and offers keep mine / take theirs / merge.
-//! Whichever is chosen, the side not kept is first saved as a backup file, so nothing
-//! is lost either way. A backup keeps the source file's permissions (no world-readable
-//! copy of a private file), in a folder only its owner can open (0700).
-use std::path::{Path, PathBuf};
+//! Whichever is chosen, the side not kept is saved as a backup file
+//! ([`crate::core::backup`]), so nothing is lost either way.
+use std::path::PathBuf;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -15,8 +14,18 @@ use crate::core::edit::EditText;
 use crate::core::merge;
 use crate::core::sanitize;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint};
 use crate::tui::theme::Theme;
 
+/// The prompt's keys. Esc does not close it: the buffer and the disk still disagree.
+pub const COMMANDS: &[Command] = &[
+    hint(Action::Back),
+    hint(Action::KeepMine),
+    hint(Action::TakeTheirs),
+    hint(Action::MergeView),
+];
+
+#[derive(Debug)]
 pub struct Conflict {
     pub path: PathBuf,
     /// What the buffer was loaded from.
@@ -27,6 +36,7 @@ pub struct Conflict {
     pub theirs_disk: EditText,
     pub scroll: usize,
     page: usize,
+    area: Rect,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,10 +64,11 @@ impl Conflict {
             theirs_disk,
             scroll: 0,
             page: 10,
+            area: Rect::default(),
         }
     }
 
-    pub fn update(&mut self, action: Action) -> Option<Choice> {
+    fn update(&mut self, action: Action) -> Option<Choice> {
         match action {
             Action::KeepMine => Some(Choice::KeepMine {
                 theirs_disk: Box::new(self.theirs_disk.clone()),
@@ -119,8 +130,9 @@ impl Conflict {
         lines
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         let popup = super::popup_area(frame, area, 110, area.height, 2);
+        self.area = popup;
         let key = |action| {
             keymap
                 .key_for(KeyContext::Conflict, action)
@@ -168,102 +180,26 @@ impl Conflict {
     }
 }
 
-/// Saves `bytes` outside the project, in `dir` (mbank's data folder, made 0700), named
-/// after the file `source`, the side and the time, with `source`'s permissions (0600 when
-/// it is gone). Returns the backup's path.
-pub fn backup(dir: &Path, source: &Path, bytes: &[u8], side: &str) -> std::io::Result<PathBuf> {
-    create_private_dir(dir)?;
-    let name = source
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "memory".into());
-    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
-    let mut n = 1;
-    loop {
-        let target = match n {
-            1 => dir.join(format!("{name}.{side}.{stamp}")),
-            _ => dir.join(format!("{name}.{side}.{stamp}-{n}")),
+impl Pane for Conflict {
+    fn context(&self) -> KeyContext {
+        KeyContext::Conflict
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        let Input::Key(key) = input else {
+            return Outcome::done();
         };
-        // Never replaces (or follows a link at) an existing name.
-        match create_like(&target, source) {
-            Ok(mut file) => {
-                use std::io::Write;
-                file.write_all(bytes)?;
-                file.sync_all()?;
-                return Ok(target);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
-            Err(e) => return Err(e),
+        match key.action.and_then(|action| self.update(action)) {
+            Some(choice) => Outcome::Consumed(vec![Effect::CloseOverlay, Effect::Resolve(choice)]),
+            None => Outcome::done(),
         }
     }
-}
 
-/// Creates `dir` (and its parents) readable by its owner only.
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        builder.mode(0o700);
-        builder.create(dir)?;
-        // A folder made by an older version may be wider: narrow it. The backups carry
-        // their own permissions either way, so a folder mbank cannot change is no reason
-        // to lose a backup.
-        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-        Ok(())
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.keymap);
     }
-    #[cfg(not(unix))]
-    builder.create(dir)
-}
 
-/// A new file at `target` with the permissions of `source`.
-fn create_like(target: &Path, source: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        let mode = std::fs::metadata(source).map_or(0o600, |m| m.permissions().mode() & 0o777);
-        options.mode(mode);
-        let file = options.open(target)?;
-        // The umask narrowed the mode at creation: give the source's exactly.
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        Ok(file)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = source;
-        options.open(target)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[cfg(unix)]
-    #[test]
-    fn backups_keep_the_source_permissions_in_a_private_folder() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let source = dir.path().join("secrets.md");
-        std::fs::write(&source, "x").unwrap();
-        std::fs::set_permissions(&source, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let backups = dir.path().join("data/conflicts");
-        let first = backup(&backups, &source, b"theirs\r\n", "theirs").unwrap();
-        let second = backup(&backups, &source, b"again", "theirs").unwrap();
-        assert_ne!(first, second);
-        assert_eq!(std::fs::read(&first).unwrap(), b"theirs\r\n");
-        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&first), 0o600);
-        assert_eq!(mode(&backups), 0o700);
-        // A readable source gives a readable backup; the folder stays private.
-        std::fs::set_permissions(&source, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let open = backup(&backups, &source, b"x", "mine").unwrap();
-        assert_eq!(mode(&open), 0o644);
-        // A source that is gone gives a private backup.
-        let gone = dir.path().join("gone.md");
-        assert_eq!(mode(&backup(&backups, &gone, b"x", "mine").unwrap()), 0o600);
+    fn area(&self) -> Rect {
+        self.area
     }
 }

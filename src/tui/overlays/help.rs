@@ -1,18 +1,31 @@
-//! The help overlay: every key of every context, generated from the keymap so it is
-//! always true. The focused pane's context comes first.
+//! The help overlay: every key of every context, generated from what each pane declares
+//! it does (its `COMMANDS`) and the keymap's keys for them, so it is always true. The
+//! focused pane's context comes first.
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::pane::{self, Command, Effect, Input, Outcome, Pane, ViewContext, hint, quiet};
 use crate::tui::theme::Theme;
 
+/// Help's keys: it scrolls and closes.
+pub const COMMANDS: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    hint(Action::Back),
+];
+
+#[derive(Debug)]
 pub struct Help {
     /// The context that was focused when help opened: listed first.
     pub first: KeyContext,
     pub scroll: usize,
     page: usize,
+    area: Rect,
 }
 
 impl Help {
@@ -21,11 +34,12 @@ impl Help {
             first,
             scroll: 0,
             page: 10,
+            area: Rect::default(),
         }
     }
 
     /// Returns true when the overlay should close.
-    pub fn update(&mut self, action: Action) -> bool {
+    fn update(&mut self, action: Action) -> bool {
         match action {
             Action::Up => self.scroll = self.scroll.saturating_sub(1),
             Action::Down => self.scroll += 1,
@@ -49,19 +63,29 @@ impl Help {
         }
         let mut lines = Vec::new();
         for context in order {
-            let bindings = keymap.bindings(context);
-            if bindings.is_empty() {
+            let commands = pane::commands(context);
+            if commands.is_empty() {
                 continue;
             }
             lines.push(Line::from(Span::styled(
                 context.title().to_string(),
                 theme.fg(theme.heading_2),
             )));
-            for binding in bindings {
-                let keys: Vec<String> = binding.keys.iter().map(|k| k.to_string()).collect();
+            for command in commands {
+                let keys: Vec<String> = keymap
+                    .bindings(context)
+                    .iter()
+                    .filter(|b| b.action == command.action)
+                    .flat_map(|b| b.keys.iter().map(|k| k.to_string()))
+                    .collect();
+                let keys = if keys.is_empty() {
+                    "(no key)".to_string()
+                } else {
+                    keys.join(" ")
+                };
                 lines.push(Line::from(vec![
-                    Span::styled(format!("  {:<22}", keys.join(" ")), theme.key()),
-                    Span::styled(binding.action.describe().to_string(), theme.fg(theme.text)),
+                    Span::styled(format!("  {keys:<22}"), theme.key()),
+                    Span::styled(command.action.describe().to_string(), theme.fg(theme.text)),
                 ]));
             }
             lines.push(Line::from(""));
@@ -77,8 +101,9 @@ impl Help {
         lines
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         let popup = super::popup_area(frame, area, 90, area.height, 2);
+        self.area = popup;
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(true))
@@ -96,5 +121,29 @@ impl Help {
             Paragraph::new(lines).scroll((self.scroll.min(u16::MAX as usize) as u16, 0)),
             inner,
         );
+    }
+}
+
+impl Pane for Help {
+    fn context(&self) -> KeyContext {
+        KeyContext::Help
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        match input {
+            Input::Key(key) => match key.action {
+                Some(action) if self.update(action) => Outcome::effect(Effect::CloseOverlay),
+                _ => Outcome::done(),
+            },
+            _ => Outcome::done(),
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.keymap);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }

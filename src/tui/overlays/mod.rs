@@ -1,5 +1,5 @@
-//! Layers above the panes. The top one gets every key first; panes see keys only when
-//! the stack is empty.
+//! Layers above the panes. The top one gets every key first and keeps it (overlays are
+//! modal); panes see keys only when the stack is empty.
 pub mod commit;
 pub mod confirm;
 pub mod conflict;
@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Clear;
 
 use super::keymap::KeyContext;
+use super::pane::{Input, Outcome, Pane, ViewContext};
 
 /// Clears and returns a box of at most `width` x `height`, centred in `area` with a
 /// `margin` of cells kept free on every side.
@@ -26,20 +27,54 @@ pub fn popup_area(frame: &mut Frame, area: Rect, width: u16, height: u16, margin
     popup
 }
 
+/// An overlay on the stack; the top one has the keyboard.
+#[derive(Debug)]
 pub enum Overlay {
     Help(help::Help),
     Confirm(confirm::Confirm),
-    Conflict(conflict::Conflict),
+    Conflict(Box<conflict::Conflict>),
     Commit(Box<commit::CommitEditor>),
 }
 
 impl Overlay {
-    pub fn context(&self) -> KeyContext {
+    fn pane(&mut self) -> &mut dyn Pane {
+        match self {
+            Overlay::Help(help) => help,
+            Overlay::Confirm(confirm) => confirm,
+            Overlay::Conflict(conflict) => conflict.as_mut(),
+            Overlay::Commit(editor) => editor.as_mut(),
+        }
+    }
+}
+
+impl Pane for Overlay {
+    fn context(&self) -> KeyContext {
         match self {
             Overlay::Help(_) => KeyContext::Help,
             Overlay::Confirm(_) => KeyContext::Confirm,
             Overlay::Conflict(_) => KeyContext::Conflict,
             Overlay::Commit(_) => KeyContext::CommitMessage,
+        }
+    }
+
+    /// Overlays are modal: they take every input, whatever they do with it.
+    fn handle(&mut self, input: Input) -> Outcome {
+        match self.pane().handle(input) {
+            Outcome::Ignored => Outcome::done(),
+            consumed => consumed,
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.pane().view(frame, area, cx);
+    }
+
+    fn area(&self) -> Rect {
+        match self {
+            Overlay::Help(help) => help.area(),
+            Overlay::Confirm(confirm) => confirm.area(),
+            Overlay::Conflict(conflict) => conflict.area(),
+            Overlay::Commit(editor) => editor.area(),
         }
     }
 }

@@ -20,7 +20,8 @@ use crate::core::sanitize;
 use crate::core::tokens::TextStats;
 
 use crate::tui::highlight::HighlightCache;
-use crate::tui::keymap::Action;
+use crate::tui::keymap::{Action, KeyContext};
+use crate::tui::pane::{Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
@@ -159,16 +160,18 @@ pub fn join_lines(lines: &[String]) -> String {
     lines.join("\n")
 }
 
-/// What the editor asks of the app.
-#[derive(Debug, Clone)]
-pub enum Command {
-    Save,
-    /// The buffer changed: recount and re-highlight.
-    Changed,
-    Leave,
-    Toast(String),
-}
+/// The editor's own keys; every other key that is not a global one edits the buffer.
+pub const COMMANDS: &[Command] = &[
+    hint(Action::Save),
+    hint(Action::Undo),
+    hint(Action::Redo),
+    hint(Action::Search),
+    hint(Action::SearchNext),
+    hint(Action::SearchPrev),
+    hint(Action::Leave),
+];
 
+/// What the editor is told, once the app's input is sorted out.
 #[derive(Debug, Clone)]
 pub enum Msg {
     Action(Action),
@@ -195,7 +198,9 @@ pub struct Editor {
     /// Rows and text width at the last draw.
     page: usize,
     text_width: usize,
+    /// The pane and its text (inside the border) at the last draw.
     area: Rect,
+    text_area: Rect,
 }
 
 impl Editor {
@@ -203,7 +208,8 @@ impl Editor {
         self.doc.as_ref().is_some_and(Document::is_dirty)
     }
 
-    pub fn update(&mut self, msg: Msg) -> Option<Command> {
+    /// Applies one message; returns what the app must do about it.
+    pub fn update(&mut self, msg: Msg) -> Option<Effect> {
         if let Some(query) = self.search.as_ref().map(|p| p.query.clone()) {
             return self.update_search(msg, query);
         }
@@ -213,9 +219,9 @@ impl Editor {
         let changed = match msg {
             Msg::Action(Action::Save) => {
                 if let Some(reason) = &doc.read_only {
-                    return Some(Command::Toast(format!("not saved: {reason}")));
+                    return Some(Effect::Toast(format!("not saved: {reason}")));
                 }
-                return Some(Command::Save);
+                return Some(Effect::Save);
             }
             Msg::Action(Action::Undo) if !read_only => doc.textarea.undo(),
             Msg::Action(Action::Redo) if !read_only => doc.textarea.redo(),
@@ -225,17 +231,17 @@ impl Editor {
             }
             Msg::Action(Action::SearchNext) => {
                 if !doc.textarea.search_forward(false) {
-                    return Some(Command::Toast("no match".into()));
+                    return Some(Effect::Toast("no match".into()));
                 }
                 false
             }
             Msg::Action(Action::SearchPrev) => {
                 if !doc.textarea.search_back(false) {
-                    return Some(Command::Toast("no match".into()));
+                    return Some(Effect::Toast("no match".into()));
                 }
                 false
             }
-            Msg::Action(Action::Leave) => return Some(Command::Leave),
+            Msg::Action(Action::Leave) => return Some(Effect::Focus(Focus::Tree)),
             Msg::Action(Action::PageUp) => {
                 doc.textarea.move_cursor(CursorMove::Jump(
                     doc.cursor().0.saturating_sub(page).min(u16::MAX as usize) as u16,
@@ -301,12 +307,12 @@ impl Editor {
         };
         if changed {
             doc.version += 1;
-            return Some(Command::Changed);
+            return Some(Effect::BufferChanged);
         }
         None
     }
 
-    fn update_search(&mut self, msg: Msg, mut query: String) -> Option<Command> {
+    fn update_search(&mut self, msg: Msg, mut query: String) -> Option<Effect> {
         use crossterm::event::KeyCode;
         let Msg::Key(key) = msg else {
             if let Msg::Action(Action::Leave) = msg {
@@ -329,7 +335,7 @@ impl Editor {
                     return None;
                 }
                 if !doc.textarea.search_forward(true) {
-                    return Some(Command::Toast(format!("{query:?} not found")));
+                    return Some(Effect::Toast(format!("{query:?} not found")));
                 }
                 return None;
             }
@@ -349,7 +355,8 @@ impl Editor {
         None
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+        self.area = area;
         let title = match &self.doc {
             Some(doc) => {
                 let dirty = if doc.is_dirty() { " ●" } else { "" };
@@ -394,7 +401,7 @@ impl Editor {
         }
         let inner = block.inner(area);
         frame.render_widget(block, area);
-        self.area = inner;
+        self.text_area = inner;
         let Some(doc) = &mut self.doc else {
             let text = self
                 .problem
@@ -514,7 +521,51 @@ impl Editor {
         Some(doc.top..end)
     }
 
-    pub fn area(&self) -> Rect {
+    /// Where the text was drawn (inside the border).
+    pub fn text_area(&self) -> Rect {
+        self.text_area
+    }
+}
+
+impl Pane for Editor {
+    fn context(&self) -> KeyContext {
+        KeyContext::Editor
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        let msg = match input {
+            // The search prompt takes every key while it is open.
+            Input::Key(key) if self.search.is_some() => Msg::Key(key.event),
+            Input::Key(key) => match key.action {
+                Some(action) if offers(COMMANDS, action) => Msg::Action(action),
+                // Paging keys a user's keymap gives the editor (by default the text
+                // area pages by itself).
+                Some(action @ (Action::PageUp | Action::PageDown)) => Msg::Action(action),
+                // A global key.
+                Some(_) => return Outcome::Ignored,
+                None => Msg::Key(key.event),
+            },
+            Input::Paste(text) => Msg::Paste(text),
+            Input::Click(position) => {
+                let inner = self.text_area;
+                if !inner.contains(position) {
+                    return Outcome::done();
+                }
+                Msg::Click {
+                    row: position.y - inner.y,
+                    col: position.x - inner.x,
+                }
+            }
+            Input::Scroll(delta) => Msg::Scroll(delta),
+        };
+        Outcome::maybe(self.update(msg))
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.focused);
+    }
+
+    fn area(&self) -> Rect {
         self.area
     }
 }
@@ -797,12 +848,12 @@ mod tests {
         );
         assert!(matches!(
             editor.update(Msg::Key(key)),
-            Some(Command::Changed)
+            Some(Effect::BufferChanged)
         ));
         assert!(editor.is_dirty());
         assert!(matches!(
             editor.update(Msg::Action(Action::Undo)),
-            Some(Command::Changed)
+            Some(Effect::BufferChanged)
         ));
         assert!(!editor.is_dirty(), "undo back to the saved text is clean");
     }
@@ -822,7 +873,7 @@ mod tests {
         assert!(editor.update(Msg::Key(key)).is_none());
         assert!(matches!(
             editor.update(Msg::Action(Action::Save)),
-            Some(Command::Toast(_))
+            Some(Effect::Toast(_))
         ));
         assert_eq!(editor.doc.unwrap().text(), "abc");
     }

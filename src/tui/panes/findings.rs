@@ -3,35 +3,34 @@
 use std::path::{Path, PathBuf};
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::core::findings::{Finding, Severity};
 
-use crate::tui::keymap::Action;
+use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
+use crate::tui::pane::{
+    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
+};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    Jump { path: PathBuf, line: Option<usize> },
-    Close,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Msg {
-    Action(Action),
-    Click(usize),
-    Scroll(i32),
-}
+/// The panel's keys.
+pub const COMMANDS: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    hint(Action::Open),
+    hint(Action::Back),
+];
 
 #[derive(Default)]
 pub struct Findings {
     pub items: Vec<Finding>,
     pub project: PathBuf,
     pub cursor: ListCursor,
+    area: Rect,
 }
 
 impl Findings {
@@ -41,33 +40,20 @@ impl Findings {
         self.cursor.clamp(self.items.len());
     }
 
-    pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        let len = self.items.len();
-        match msg {
-            Msg::Action(Action::Open) => return self.jump(),
-            Msg::Action(Action::Back) => return Some(Command::Close),
-            Msg::Action(action) => {
-                self.cursor.navigate(action, len);
-            }
-            Msg::Click(row) => {
-                if self.cursor.click(row, len) == Some(true) {
-                    return self.jump();
-                }
-            }
-            Msg::Scroll(delta) => self.cursor.scroll(delta, len),
-        }
-        None
-    }
-
-    fn jump(&self) -> Option<Command> {
+    fn jump(&self) -> Option<Effect> {
         let finding = self.items.get(self.cursor.selected)?;
-        Some(Command::Jump {
+        Some(Effect::GoTo {
             path: finding.file.clone(),
             line: finding.line,
         })
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+    fn row_at(&self, position: Position) -> usize {
+        position.y.saturating_sub(self.area.y + 1) as usize
+    }
+
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+        self.area = area;
         let count = |s| self.items.iter().filter(|f| f.severity == s).count();
         let title = format!(
             " Findings: {} errors, {} warnings, {} info ",
@@ -128,5 +114,47 @@ impl Findings {
             })
             .collect();
         frame.render_widget(Paragraph::new(lines), inner);
+    }
+}
+
+impl Pane for Findings {
+    fn context(&self) -> KeyContext {
+        KeyContext::Findings
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        let len = self.items.len();
+        match input {
+            Input::Key(key) => match key.action {
+                Some(Action::Open) => Outcome::maybe(self.jump()),
+                Some(Action::Back) => Outcome::effect(Effect::Close(Focus::Findings)),
+                Some(action) if offers(COMMANDS, action) => {
+                    self.cursor.navigate(action, len);
+                    Outcome::done()
+                }
+                _ => Outcome::Ignored,
+            },
+            Input::Click(position) => {
+                let row = self.row_at(position);
+                if self.cursor.click(row, len) == Some(true) {
+                    Outcome::maybe(self.jump())
+                } else {
+                    Outcome::done()
+                }
+            }
+            Input::Scroll(delta) => {
+                self.cursor.scroll(delta, len);
+                Outcome::done()
+            }
+            Input::Paste(_) => Outcome::Ignored,
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.focused);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }

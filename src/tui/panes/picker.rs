@@ -3,10 +3,11 @@
 //! straight from the scan; figures fill in as the analysis worker reports them.
 use std::path::PathBuf;
 
+use crossterm::event::KeyCode;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config as MatcherConfig, Matcher, Utf32Str};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
@@ -17,6 +18,7 @@ use crate::core::report::ProjectReport;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::list::ListCursor;
+use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint, offers, quiet};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
 
@@ -68,24 +70,20 @@ impl Row {
     }
 }
 
-/// What the picker asks of the app.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    Open(PathBuf),
-    OpenDemo,
-    InitBank,
-    Back,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Msg {
-    Action(Action),
-    Type(char),
-    Erase,
-    /// A click on the `n`-th visible row.
-    Click(usize),
-    Scroll(i32),
-}
+/// The picker's keys (typed characters filter).
+pub const COMMANDS: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::Top),
+    quiet(Action::Bottom),
+    hint(Action::Open),
+    hint(Action::Back),
+    hint(Action::CycleSort),
+    hint(Action::OpenDemo),
+    hint(Action::InitBank),
+];
 
 pub struct Picker {
     pub rows: Vec<Row>,
@@ -101,16 +99,21 @@ pub struct Picker {
     /// Why there is nothing to show: the root is missing or unreadable.
     pub root_problem: Option<String>,
     pub root: PathBuf,
+    /// The root as the title names it (`~/…` under the home folder).
+    pub root_label: String,
     /// The open project, to mark it in the list and allow "back".
     pub current: Option<PathBuf>,
     matcher: Matcher,
     /// Figures arrived since the last sort: re-sort once before the rows are next used,
     /// not once per project (2,000 sorts of 2,000 rows while figures fill in).
     order_stale: bool,
+    /// Where it was drawn, and its list of rows, at the last draw.
+    area: Rect,
+    list_area: Rect,
 }
 
 impl Picker {
-    pub fn new(root: PathBuf) -> Picker {
+    pub fn new(root: PathBuf, root_label: String) -> Picker {
         Picker {
             rows: Vec::new(),
             filter: String::new(),
@@ -121,9 +124,12 @@ impl Picker {
             counted: 0,
             root_problem: None,
             root,
+            root_label,
             current: None,
             matcher: Matcher::new(MatcherConfig::DEFAULT),
             order_stale: false,
+            area: Rect::default(),
+            list_area: Rect::default(),
         }
     }
 
@@ -267,62 +273,67 @@ impl Picker {
         self.cursor.clamp(self.visible.len());
     }
 
-    pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        self.settle();
+    fn on_action(&mut self, action: Action) -> Option<Effect> {
         let len = self.visible.len();
-        match msg {
-            Msg::Type(c) => {
-                self.filter.push(c);
-                self.cursor.selected = 0;
+        match action {
+            Action::Open => return self.selected_path().map(Effect::OpenProject),
+            Action::CycleSort => {
+                let selected = self.selected_path();
+                self.sort = self.sort.next();
                 self.refresh();
-            }
-            Msg::Erase => {
-                self.filter.pop();
-                self.refresh();
-            }
-            Msg::Click(row) => {
-                if self.cursor.click(row, len) == Some(true) {
-                    return self.selected_path().map(Command::Open);
+                if let Some(path) = selected {
+                    self.select_path(&path);
                 }
             }
-            Msg::Scroll(delta) => self.cursor.scroll(delta, len),
-            Msg::Action(action) => match action {
-                Action::Open => return self.selected_path().map(Command::Open),
-                Action::CycleSort => {
-                    let selected = self.selected_path();
-                    self.sort = self.sort.next();
+            Action::OpenDemo => return Some(Effect::OpenDemo),
+            Action::InitBank => return Some(Effect::AskInitBank(self.folder_for_new_bank())),
+            Action::Back => {
+                if !self.filter.is_empty() {
+                    self.filter.clear();
                     self.refresh();
-                    if let Some(path) = selected {
-                        self.select_path(&path);
-                    }
+                } else {
+                    return Some(Effect::BackToProject);
                 }
-                Action::OpenDemo => return Some(Command::OpenDemo),
-                Action::InitBank => return Some(Command::InitBank),
-                Action::Back => {
-                    if !self.filter.is_empty() {
-                        self.filter.clear();
-                        self.refresh();
-                    } else {
-                        return Some(Command::Back);
-                    }
-                }
-                other => {
-                    self.cursor.navigate(other, len);
-                }
-            },
+            }
+            other => {
+                self.cursor.navigate(other, len);
+            }
         }
         None
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    /// The folder a new bank goes in: the filter's text, else "my-project".
+    fn folder_for_new_bank(&self) -> String {
+        if self.filter.trim().is_empty() {
+            "my-project".to_string()
+        } else {
+            self.filter.trim().replace(['/', '\\'], "-")
+        }
+    }
+
+    fn type_char(&mut self, c: char) {
+        self.filter.push(c);
+        self.cursor.selected = 0;
+        self.refresh();
+    }
+
+    /// The row under a click, when the click is on the list.
+    fn row_at(&self, position: Position) -> Option<usize> {
+        self.list_area
+            .contains(position)
+            .then(|| (position.y - self.list_area.y) as usize)
+    }
+
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         self.settle();
+        self.area = area;
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(true))
             .title(Span::styled(" Projects ", theme.title()))
             .title(
                 Line::from(Span::styled(
-                    format!(" {} ", widgets::shown_path(&self.root)),
+                    format!(" {} ", widgets::shown(&self.root_label)),
                     theme.muted(),
                 ))
                 .right_aligned(),
@@ -336,6 +347,7 @@ impl Picker {
             Constraint::Length(1),
         ])
         .areas(inner);
+        self.list_area = list_area;
 
         let filter = Line::from(vec![
             Span::styled(" filter ", theme.key()),
@@ -478,7 +490,7 @@ impl Picker {
                 Some(problem) => widgets::shown(problem).into_owned(),
                 None if self.filter.is_empty() => format!(
                     "No memory banks under {} (looked for memory-bank/, .claude/memory/, CLAUDE.md, AGENTS.md, GEMINI.md, .infinity/, .clinerules, .roo/).",
-                    widgets::shown_path(&self.root)
+                    widgets::shown(&self.root_label)
                 ),
                 None => format!("No project matches {:?}.", self.filter),
             };
@@ -497,6 +509,60 @@ impl Picker {
             ]));
         }
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+    }
+}
+
+impl Pane for Picker {
+    fn context(&self) -> KeyContext {
+        KeyContext::Picker
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        self.settle();
+        let len = self.visible.len();
+        match input {
+            Input::Key(key) => match key.action {
+                Some(action) if offers(COMMANDS, action) => Outcome::maybe(self.on_action(action)),
+                // A global key: not the picker's.
+                Some(_) => Outcome::Ignored,
+                None => match (key.typed(), key.event.code) {
+                    (Some(c), _) => {
+                        self.type_char(c);
+                        Outcome::done()
+                    }
+                    (None, KeyCode::Backspace) => {
+                        self.filter.pop();
+                        self.refresh();
+                        Outcome::done()
+                    }
+                    _ => Outcome::Ignored,
+                },
+            },
+            Input::Click(position) => {
+                let opened = self
+                    .row_at(position)
+                    .and_then(|row| self.cursor.click(row, len))
+                    == Some(true);
+                Outcome::maybe(
+                    opened
+                        .then(|| self.selected_path().map(Effect::OpenProject))
+                        .flatten(),
+                )
+            }
+            Input::Scroll(delta) => {
+                self.cursor.scroll(delta, len);
+                Outcome::done()
+            }
+            Input::Paste(_) => Outcome::Ignored,
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.keymap);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }
 

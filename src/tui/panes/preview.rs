@@ -7,9 +7,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::tui::keymap::Action;
+use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::markdown_view::Rendered;
-use crate::tui::theme::Theme;
+use crate::tui::pane::{Command, Input, Outcome, Pane, ViewContext, offers, quiet};
 
 /// Which buffer, at which version, for which width and theme a rendering is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,10 +20,24 @@ pub struct RenderKey {
     pub theme: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Msg {
-    Action(Action),
-    Scroll(i32),
+/// The preview's keys: it scrolls.
+pub const COMMANDS: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::Top),
+    quiet(Action::Bottom),
+];
+
+/// What the preview shows: a version of the open buffer, and where the editor's cursor
+/// is when the preview should follow it (beside the editor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    pub document: u64,
+    pub version: u64,
+    /// The editor's 1-based cursor line, to keep in view.
+    pub follow: Option<usize>,
 }
 
 #[derive(Default)]
@@ -36,7 +50,10 @@ pub struct Preview {
     pub pinned: bool,
     /// Text width at the last draw.
     pub width: u16,
+    /// The buffer to show, set by the document before each draw.
+    pub source: Option<Source>,
     page: usize,
+    area: Rect,
 }
 
 impl Preview {
@@ -58,35 +75,39 @@ impl Preview {
         }
     }
 
-    pub fn update(&mut self, msg: Msg) {
+    /// The rendering the pane needs now: its source at this text width and theme.
+    pub fn render_key(&self, width: u16, theme: &str) -> Option<RenderKey> {
+        let source = self.source?;
+        Some(RenderKey {
+            document: source.document,
+            version: source.version,
+            width,
+            theme: theme.to_string(),
+        })
+    }
+
+    /// Scrolls by hand (keys or wheel); the preview then stays where it was put.
+    fn scroll_by(&mut self, action: Option<Action>, delta: i64) {
         let total = self.rendered.as_ref().map_or(0, |(_, r)| r.lines.len());
         let last = total.saturating_sub(self.page.max(1));
         self.pinned = true;
-        self.scroll = match msg {
-            Msg::Action(Action::Up) => self.scroll.saturating_sub(1),
-            Msg::Action(Action::Down) => (self.scroll + 1).min(last),
-            Msg::Action(Action::PageUp) => self.scroll.saturating_sub(self.page),
-            Msg::Action(Action::PageDown) => (self.scroll + self.page).min(last),
-            Msg::Action(Action::Top) => 0,
-            Msg::Action(Action::Bottom) => last,
-            Msg::Action(_) => self.scroll,
-            Msg::Scroll(delta) => {
-                (self.scroll as i64 + i64::from(delta)).clamp(0, last as i64) as usize
-            }
+        self.scroll = match action {
+            Some(Action::Up) => self.scroll.saturating_sub(1),
+            Some(Action::Down) => (self.scroll + 1).min(last),
+            Some(Action::PageUp) => self.scroll.saturating_sub(self.page),
+            Some(Action::PageDown) => (self.scroll + self.page).min(last),
+            Some(Action::Top) => 0,
+            Some(Action::Bottom) => last,
+            _ => (self.scroll as i64 + delta).clamp(0, last as i64) as usize,
         };
     }
 
-    /// Draws the pane. `follow` is the editor's 1-based cursor line when the preview
-    /// should keep it in view.
-    pub fn view(
-        &mut self,
-        frame: &mut Frame,
-        area: Rect,
-        theme: &Theme,
-        focused: bool,
-        current: Option<&RenderKey>,
-        follow: Option<usize>,
-    ) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.area = area;
+        let (theme, focused) = (cx.theme, cx.focused);
+        let current = self.render_key(area.width.saturating_sub(2), &theme.name);
+        let current = current.as_ref();
+        let follow = self.source.and_then(|s| s.follow);
         let behind = match (current, &self.rendered) {
             (Some(key), Some((shown, _))) => shown != key,
             (Some(_), None) => true,
@@ -128,5 +149,38 @@ impl Preview {
             .cloned()
             .collect();
         frame.render_widget(Paragraph::new(lines), inner);
+    }
+}
+
+impl Pane for Preview {
+    fn context(&self) -> KeyContext {
+        KeyContext::Preview
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        match input {
+            Input::Key(key) => match key.action {
+                Some(action) if offers(COMMANDS, action) => {
+                    self.scroll_by(Some(action), 0);
+                    Outcome::done()
+                }
+                _ => Outcome::Ignored,
+            },
+            Input::Scroll(delta) => {
+                self.scroll_by(None, i64::from(delta));
+                Outcome::done()
+            }
+            // A click only focuses it.
+            Input::Click(_) => Outcome::done(),
+            Input::Paste(_) => Outcome::Ignored,
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }

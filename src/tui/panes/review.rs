@@ -13,35 +13,43 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::findings::Severity;
-use crate::core::review::{Baseline, DiffLine, FileReview, HunkId, LineKind, Review, Signal};
+use crate::core::review::{
+    Baseline, DiffLine, FileReview, HunkId, LineKind, Review, ReviewAction, Signal,
+};
 use crate::core::sanitize;
 
-use crate::tui::keymap::Action;
+use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
-use crate::tui::message::ReviewAction;
+use crate::tui::pane::{
+    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
+};
+use crate::tui::review_worker::ReviewRequest;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Msg {
-    Action(Action),
-    /// Mouse wheel over the diff.
-    Scroll(i32),
-    /// A click at a screen position.
-    Click(Position),
-}
-
-#[derive(Debug, Clone)]
-pub enum Command {
-    Act(ReviewAction, Box<FileReview>),
-    /// Reject the whole file: ask the worker what would be lost, then confirm.
-    AskRejectFile(Box<FileReview>),
-    Undo,
-    /// Commit (git) or mark reviewed (outside git).
-    Commit,
-    Close,
-    Toast(String),
-}
+/// The review's keys.
+pub const COMMANDS: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::Top),
+    quiet(Action::Bottom),
+    hint(Action::Back),
+    hint(Action::Undo),
+    hint(Action::NextHunk),
+    quiet(Action::PrevHunk),
+    hint(Action::NextFile),
+    quiet(Action::PrevFile),
+    hint(Action::AcceptHunk),
+    hint(Action::RejectHunk),
+    hint(Action::AcceptLine),
+    hint(Action::RejectLine),
+    hint(Action::AcceptFile),
+    hint(Action::RejectFile),
+    hint(Action::ToggleSideBySide),
+    hint(Action::Commit),
+];
 
 /// One row of the diff, as the cursor moves over it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +117,7 @@ pub struct ReviewPane {
     /// Over the selected file's diff rows.
     pub cursor: ListCursor,
     rows: Vec<Row>,
+    area: Rect,
     list_area: Rect,
     diff_area: Rect,
 }
@@ -449,35 +458,25 @@ impl ReviewPane {
         }
     }
 
-    pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        match msg {
-            Msg::Scroll(delta) => {
-                self.cursor.scroll(delta, self.rows.len());
-                None
+    fn click(&mut self, position: Position) {
+        if self.list_area.contains(position) {
+            let row = self.list.offset + (position.y - self.list_area.y) as usize;
+            if matches!(self.list_rows.get(row), Some(ListRow::File(_))) {
+                self.list.selected = row;
+                self.rebuild_rows();
+                self.cursor.selected = self.first_hunk_row();
             }
-            Msg::Click(position) => {
-                if self.list_area.contains(position) {
-                    let row = self.list.offset + (position.y - self.list_area.y) as usize;
-                    if matches!(self.list_rows.get(row), Some(ListRow::File(_))) {
-                        self.list.selected = row;
-                        self.rebuild_rows();
-                        self.cursor.selected = self.first_hunk_row();
-                    }
-                } else if self.diff_area.contains(position) {
-                    let row = self.cursor.offset + (position.y - self.diff_area.y) as usize;
-                    if row < self.rows.len() {
-                        self.cursor.selected = row;
-                    }
-                }
-                None
+        } else if self.diff_area.contains(position) {
+            let row = self.cursor.offset + (position.y - self.diff_area.y) as usize;
+            if row < self.rows.len() {
+                self.cursor.selected = row;
             }
-            Msg::Action(action) => self.on_action(action),
         }
     }
 
-    fn on_action(&mut self, action: Action) -> Option<Command> {
+    fn on_action(&mut self, action: Action) -> Option<Effect> {
         match action {
-            Action::Back => return Some(Command::Close),
+            Action::Back => return Some(Effect::Close(Focus::Review)),
             Action::NextFile => self.select_file(true),
             Action::PrevFile => self.select_file(false),
             Action::NextHunk => self.jump_hunk(true),
@@ -490,14 +489,14 @@ impl ReviewPane {
                     self.cursor.selected = self.find_row(&anchor);
                 }
             }
-            Action::Undo => return Some(Command::Undo),
-            Action::Commit => return Some(Command::Commit),
+            Action::Undo => return Some(Effect::Review(ReviewRequest::Undo)),
+            Action::Commit => return Some(Effect::AskCommit),
             Action::AcceptHunk
             | Action::RejectHunk
             | Action::AcceptLine
             | Action::RejectLine
             | Action::AcceptFile
-            | Action::RejectFile => return self.act(action),
+            | Action::RejectFile => return Some(self.act(action)),
             other => {
                 self.cursor.navigate(other, self.rows.len());
             }
@@ -505,18 +504,16 @@ impl ReviewPane {
         None
     }
 
-    fn act(&mut self, action: Action) -> Option<Command> {
+    /// An action on the hunk, line or file under the cursor, as the worker's request.
+    fn act(&self, action: Action) -> Effect {
         if self.busy {
-            return Some(Command::Toast("still applying the last action…".into()));
+            return Effect::Toast("still applying the last action…".into());
         }
         let Some(file) = self.file() else {
-            return Some(Command::Toast("nothing to review".into()));
+            return Effect::Toast("nothing to review".into());
         };
         if let Some(error) = &file.error {
-            return Some(Command::Toast(format!(
-                "{} cannot be reviewed here: {error}",
-                file.display
-            )));
+            return Effect::Toast(format!("{} cannot be reviewed here: {error}", file.display));
         }
         let hunk_id = self
             .hunk_index()
@@ -528,11 +525,12 @@ impl ReviewPane {
         let action = match action {
             Action::AcceptFile => ReviewAction::AcceptFile,
             Action::RejectFile => {
-                return Some(Command::AskRejectFile(Box::new(file.clone())));
+                // Ask the worker what would be lost first; a confirm prompt follows.
+                return Effect::Review(ReviewRequest::RejectLoss(Box::new(file.clone())));
             }
             Action::AcceptHunk | Action::RejectHunk => {
                 let Some(id) = hunk_id else {
-                    return Some(Command::Toast("move the cursor onto a hunk".into()));
+                    return Effect::Toast("move the cursor onto a hunk".into());
                 };
                 if action == Action::AcceptHunk {
                     ReviewAction::AcceptHunk(id)
@@ -542,9 +540,7 @@ impl ReviewPane {
             }
             _ => {
                 let Some((id, line)) = line else {
-                    return Some(Command::Toast(
-                        "move the cursor onto an added or removed line".into(),
-                    ));
+                    return Effect::Toast("move the cursor onto an added or removed line".into());
                 };
                 if action == Action::AcceptLine {
                     ReviewAction::AcceptLine(id, line)
@@ -553,12 +549,14 @@ impl ReviewPane {
                 }
             }
         };
-        let file = Box::new(file.clone());
-        self.busy = true;
-        Some(Command::Act(action, file))
+        Effect::Review(ReviewRequest::Act {
+            action,
+            file: Box::new(file.clone()),
+        })
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+        self.area = area;
         let mut title = vec![Span::styled(" Review ", theme.title())];
         if let Some(review) = &self.review {
             title.push(Span::styled(
@@ -845,6 +843,38 @@ impl ReviewPane {
             lines.push(Line::from(spans));
         }
         frame.render_widget(Paragraph::new(lines), area);
+    }
+}
+
+impl Pane for ReviewPane {
+    fn context(&self) -> KeyContext {
+        KeyContext::Review
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        match input {
+            Input::Key(key) => match key.action {
+                Some(action) if offers(COMMANDS, action) => Outcome::maybe(self.on_action(action)),
+                _ => Outcome::Ignored,
+            },
+            Input::Scroll(delta) => {
+                self.cursor.scroll(delta, self.rows.len());
+                Outcome::done()
+            }
+            Input::Click(position) => {
+                self.click(position);
+                Outcome::done()
+            }
+            Input::Paste(_) => Outcome::Ignored,
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.focused);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }
 

@@ -2,10 +2,9 @@
 //! order, status coloured, supersession chains shown on each entry, undated entries
 //! grouped at the end; filtered by status and by text; Enter opens the entry's lines.
 //! A banner warns when a decision log lost entries since its committed version.
-use std::path::PathBuf;
-
+use crossterm::event::KeyCode;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
@@ -13,26 +12,27 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use crate::core::decisions::{Decision, DecisionStatus};
 use crate::core::findings::Finding;
 
-use crate::tui::keymap::Action;
+use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
+use crate::tui::pane::{
+    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
+};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    Jump { path: PathBuf, line: usize },
-    Close,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Msg {
-    Action(Action),
-    /// A character typed while the text filter is being edited.
-    Type(char),
-    Erase,
-    Click(usize),
-    Scroll(i32),
-}
+/// The timeline's keys (while the text filter is typed, characters go to it).
+pub const COMMANDS: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::Top),
+    quiet(Action::Bottom),
+    hint(Action::Open),
+    hint(Action::Back),
+    hint(Action::Filter),
+    hint(Action::CycleStatus),
+];
 
 /// The status filter cycles through these; `None` shows every entry.
 const STATUS_CYCLE: [Option<DecisionStatus>; 7] = [
@@ -57,6 +57,7 @@ pub struct Timeline {
     pub cursor: ListCursor,
     /// Indices into `decisions` that pass the filters, in display order.
     visible: Vec<usize>,
+    area: Rect,
 }
 
 pub fn status_style(theme: &Theme, status: DecisionStatus) -> Style {
@@ -105,64 +106,57 @@ impl Timeline {
         self.cursor.clamp(self.visible.len());
     }
 
-    pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        let len = self.visible.len();
-        match msg {
-            Msg::Type(c) if self.typing => {
-                self.text.push(c);
-                self.refresh();
-            }
-            Msg::Erase if self.typing => {
-                self.text.pop();
-                self.refresh();
-            }
-            Msg::Type(_) | Msg::Erase => {}
-            // Rows are two lines tall.
-            Msg::Click(row) => {
-                if self.cursor.click(row / 2, len) == Some(true) {
-                    return self.jump();
-                }
-            }
-            Msg::Scroll(delta) => self.cursor.scroll(delta, len),
-            Msg::Action(action) => match action {
-                Action::Back if self.typing => self.typing = false,
-                Action::Open if self.typing => self.typing = false,
-                Action::Back => {
-                    if !self.text.is_empty() || self.status.is_some() {
-                        self.text.clear();
-                        self.status = None;
-                        self.refresh();
-                    } else {
-                        return Some(Command::Close);
-                    }
-                }
-                Action::Filter => self.typing = true,
-                Action::CycleStatus => {
-                    let position = STATUS_CYCLE
-                        .iter()
-                        .position(|s| *s == self.status)
-                        .unwrap_or(0);
-                    self.status = STATUS_CYCLE[(position + 1) % STATUS_CYCLE.len()];
+    fn on_action(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Back | Action::Open if self.typing => self.typing = false,
+            Action::Back => {
+                if !self.text.is_empty() || self.status.is_some() {
+                    self.text.clear();
+                    self.status = None;
                     self.refresh();
+                } else {
+                    return vec![Effect::Close(Focus::Timeline)];
                 }
-                Action::Open => return self.jump(),
-                other => {
-                    self.cursor.navigate(other, len);
-                }
-            },
+            }
+            Action::Filter => self.typing = true,
+            Action::CycleStatus => {
+                let position = STATUS_CYCLE
+                    .iter()
+                    .position(|s| *s == self.status)
+                    .unwrap_or(0);
+                self.status = STATUS_CYCLE[(position + 1) % STATUS_CYCLE.len()];
+                self.refresh();
+            }
+            Action::Open => return self.jump(),
+            other => {
+                self.cursor.navigate(other, self.visible.len());
+            }
         }
-        None
+        Vec::new()
     }
 
-    fn jump(&self) -> Option<Command> {
-        let decision = &self.decisions[*self.visible.get(self.cursor.selected)?];
-        Some(Command::Jump {
-            path: decision.file.clone(),
-            line: decision.line,
-        })
+    /// Opens the selected entry's lines: the timeline closes, the editor shows them.
+    fn jump(&self) -> Vec<Effect> {
+        let Some(&index) = self.visible.get(self.cursor.selected) else {
+            return Vec::new();
+        };
+        let decision = &self.decisions[index];
+        vec![
+            Effect::Close(Focus::Timeline),
+            Effect::GoTo {
+                path: decision.file.clone(),
+                line: Some(decision.line),
+            },
+        ]
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+    /// The entry under a click: rows are two lines tall.
+    fn entry_at(&self, position: Position) -> usize {
+        position.y.saturating_sub(self.area.y + 1) as usize / 2
+    }
+
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+        self.area = area;
         let filter = match (self.status, self.text.is_empty()) {
             (None, true) => String::new(),
             (status, _) => format!(
@@ -332,5 +326,55 @@ impl Timeline {
             lines.push(Line::from(second));
         }
         frame.render_widget(Paragraph::new(lines), list_area);
+    }
+}
+
+impl Pane for Timeline {
+    fn context(&self) -> KeyContext {
+        KeyContext::Timeline
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        let len = self.visible.len();
+        match input {
+            // While the filter is typed, characters are text, whatever they are bound to.
+            Input::Key(key) if self.typing && key.typed().is_some() => {
+                self.text.extend(key.typed());
+                self.refresh();
+                Outcome::done()
+            }
+            Input::Key(key) if self.typing && key.event.code == KeyCode::Backspace => {
+                self.text.pop();
+                self.refresh();
+                Outcome::done()
+            }
+            Input::Key(key) => match key.action {
+                Some(action) if offers(COMMANDS, action) => {
+                    Outcome::Consumed(self.on_action(action))
+                }
+                _ => Outcome::Ignored,
+            },
+            Input::Click(position) => {
+                let entry = self.entry_at(position);
+                if self.cursor.click(entry, len) == Some(true) {
+                    Outcome::Consumed(self.jump())
+                } else {
+                    Outcome::done()
+                }
+            }
+            Input::Scroll(delta) => {
+                self.cursor.scroll(delta, len);
+                Outcome::done()
+            }
+            Input::Paste(_) => Outcome::Ignored,
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.focused);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -16,8 +16,9 @@ use crate::core::findings::Severity;
 use crate::core::model::LoadKind;
 use crate::core::report::{FileReport, ProjectReport};
 
-use crate::tui::keymap::Action;
+use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
+use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint, offers, quiet};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
 
@@ -57,23 +58,19 @@ pub struct Row {
     pub indent: usize,
 }
 
-/// What the tree asks of the app.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// Show this file in the editor; `focus` moves the keyboard there too.
-    Open {
-        path: PathBuf,
-        memory_id: Option<String>,
-        focus: bool,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Msg {
-    Action(Action),
-    Click(usize),
-    Scroll(i32),
-}
+/// The tree's keys. Moving the selection shows the file under it; Enter moves the
+/// keyboard into it.
+pub const COMMANDS: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::Top),
+    quiet(Action::Bottom),
+    hint(Action::Open),
+    hint(Action::Collapse),
+    hint(Action::Toggle),
+];
 
 #[derive(Default)]
 pub struct Tree {
@@ -87,6 +84,8 @@ pub struct Tree {
     pub changed: HashSet<PathBuf>,
     /// The file shown in the editor.
     pub open: Option<PathBuf>,
+    /// Where it was drawn last.
+    area: Rect,
 }
 
 impl Tree {
@@ -234,49 +233,40 @@ impl Tree {
         self.cursor.clamp(self.rows.len());
     }
 
-    pub fn update(&mut self, msg: Msg) -> Option<Command> {
-        let len = self.rows.len();
-        let before = self.cursor.selected;
-        match msg {
-            Msg::Click(row) => {
-                if self.cursor.click(row, len) == Some(true) {
-                    return self.activate(true);
-                }
+    fn on_action(&mut self, action: Action) -> Option<Effect> {
+        match action {
+            Action::Open => return self.activate(true),
+            Action::Toggle => {
+                self.toggle_group();
+                return None;
             }
-            Msg::Scroll(delta) => self.cursor.scroll(delta, len),
-            Msg::Action(action) => match action {
-                Action::Open => return self.activate(true),
-                Action::Toggle => {
-                    self.toggle_group();
-                    return None;
-                }
-                Action::Collapse => self.collapse_or_parent(),
-                other => {
-                    if !self.cursor.navigate(other, len) {
-                        return None;
-                    }
-                }
-            },
-        }
-        if self.cursor.selected != before {
-            return self.activate(false);
+            Action::Collapse => self.collapse_or_parent(),
+            other => {
+                self.cursor.navigate(other, self.rows.len());
+            }
         }
         None
     }
 
+    /// The row under a click (inside the border), when there is one.
+    fn row_at(&self, position: Position) -> usize {
+        position.y.saturating_sub(self.area.y + 1) as usize
+    }
+
     /// Opens the selected file, or folds the selected group.
-    fn activate(&mut self, focus: bool) -> Option<Command> {
+    fn activate(&mut self, focus: bool) -> Option<Effect> {
         if let Some(RowKind::Group { .. }) = self.rows.get(self.cursor.selected).map(|r| &r.kind) {
             if focus {
                 self.toggle_group();
             }
             return None;
         }
-        self.selected_file().map(|(path, memory_id)| Command::Open {
-            path,
-            memory_id,
-            focus,
-        })
+        self.selected_file()
+            .map(|(path, memory_id)| Effect::ShowFile {
+                path,
+                memory_id,
+                focus,
+            })
     }
 
     fn toggle_group(&mut self) {
@@ -322,7 +312,8 @@ impl Tree {
         }
     }
 
-    pub fn view(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+        self.area = area;
         let title = self
             .report
             .as_ref()
@@ -545,6 +536,50 @@ impl Tree {
             ));
         }
         Line::from(spans)
+    }
+}
+
+impl Pane for Tree {
+    fn context(&self) -> KeyContext {
+        KeyContext::Tree
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        let len = self.rows.len();
+        let before = self.cursor.selected;
+        let effect = match input {
+            Input::Key(key) => match key.action {
+                Some(action) if offers(COMMANDS, action) => self.on_action(action),
+                _ => return Outcome::Ignored,
+            },
+            Input::Click(position) => {
+                let row = self.row_at(position);
+                if self.cursor.click(row, len) == Some(true) {
+                    self.activate(true)
+                } else {
+                    None
+                }
+            }
+            Input::Scroll(delta) => {
+                self.cursor.scroll(delta, len);
+                None
+            }
+            Input::Paste(_) => return Outcome::Ignored,
+        };
+        // Moving through the tree shows each file it lands on.
+        match effect {
+            Some(effect) => Outcome::effect(effect),
+            None if self.cursor.selected != before => Outcome::maybe(self.activate(false)),
+            None => Outcome::done(),
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.focused);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
     }
 }
 

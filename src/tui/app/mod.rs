@@ -1,0 +1,548 @@
+//! The application: one state, one message type, one `update`, one `view`.
+//!
+//! Input, worker results and file-system events all arrive as [`Message`]s on one
+//! channel. `update` routes each to the part of the app whose job it is; panes and
+//! controllers answer with [`Effect`]s, which [`App::apply`] carries out; slow work goes
+//! to workers and jobs, never the disk here. `view` only draws.
+//!
+//! The jobs, one file each:
+//! - `keys`: the compositor (overlays, then the focused pane, then the global keys),
+//!   the global keys themselves, focus and what the main area shows;
+//! - `mouse`: clicks and the wheel, to the pane under them;
+//! - `document`: the open file's cycle (open, load, save, conflict, reload) and the
+//!   worker requests each frame needs (highlighting, preview);
+//! - `projects`: scanning, opening and switching projects, live refresh;
+//! - `review`: the review worker's requests and answers;
+//! - `chrome`: header, status bar and toasts.
+mod chrome;
+mod document;
+mod keys;
+mod mouse;
+mod projects;
+mod review;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossterm::event::KeyEventKind;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Block;
+
+use crate::core::config::Config;
+use crate::core::model::Project;
+use crate::core::review::{FileReview, ReviewOptions};
+use crate::core::tokens::Encoding;
+
+use super::keymap::{KeyContext, Keymap};
+use super::message::Message;
+use super::overlays::Overlay;
+use super::overlays::confirm::Confirmed;
+use super::pane::{Effect, Input, Pane, ViewContext};
+use super::panes::{findings, picker, review as review_pane, timeline, tree};
+use super::review_worker::{ReviewRequest, ReviewWorker};
+use super::theme::Theme;
+use super::watcher::Watcher;
+use super::workers::{AnalysisWorker, Outbox};
+
+pub use super::pane::Focus;
+pub use chrome::Toast;
+pub use document::DocumentController;
+pub use keys::GLOBAL_COMMANDS;
+
+/// How the open file is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewMode {
+    Editor,
+    /// Editor and preview side by side.
+    Split,
+    Preview,
+}
+
+/// What the right-hand area of the project screen shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Main {
+    /// The open file, as `ViewMode` says.
+    Document(ViewMode),
+    /// The decision timeline; closing it shows the document as `back` says.
+    Timeline { back: ViewMode },
+    /// The review of the open project; closing it shows the document as `back` says.
+    Review { back: ViewMode },
+}
+
+impl Main {
+    /// How the document is shown, or will be once the timeline or review closes.
+    pub fn view_mode(self) -> ViewMode {
+        match self {
+            Main::Document(mode) | Main::Timeline { back: mode } | Main::Review { back: mode } => {
+                mode
+            }
+        }
+    }
+
+    pub fn is_timeline(self) -> bool {
+        matches!(self, Main::Timeline { .. })
+    }
+
+    pub fn is_review(self) -> bool {
+        matches!(self, Main::Review { .. })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Picker,
+    Project,
+}
+
+/// What the TUI starts with.
+pub struct Options {
+    pub root: PathBuf,
+    /// Why the root cannot be used, when it cannot (shown in the picker).
+    pub root_problem: Option<String>,
+    pub config: Arc<Config>,
+    pub encoding: Encoding,
+    pub theme: Theme,
+    pub keymap: Keymap,
+    /// The demo copy's folder, shown in the status bar.
+    pub demo_path: Option<PathBuf>,
+    /// Paths under this folder are shown as `~/…`.
+    pub home: Option<PathBuf>,
+    /// Watch the file system (tests switch it off to stay deterministic).
+    pub watch: bool,
+    /// Where the config lives (for user themes).
+    pub config_dir: Option<PathBuf>,
+    /// Where the side not kept in a conflict is saved.
+    pub backup_dir: PathBuf,
+    /// What review sessions open with (encoding and budgets come from the config; tests
+    /// give a hermetic git environment and data folder).
+    pub review: ReviewOptions,
+}
+
+/// What the loop must do outside `update` (it needs the terminal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum External {
+    /// Suspend the UI and open this file in `$EDITOR`.
+    Edit(PathBuf),
+}
+
+pub struct App {
+    pub theme: Theme,
+    pub keymap: Keymap,
+    config: Arc<Config>,
+    config_dir: Option<PathBuf>,
+    pub root: PathBuf,
+    pub demo_path: Option<PathBuf>,
+    home: Option<PathBuf>,
+    pub encoding: Encoding,
+    pub screen: Screen,
+    pub main: Main,
+    pub focus: Focus,
+    pub show_findings: bool,
+    pub project: Option<Project>,
+    pub picker: picker::Picker,
+    pub tree: tree::Tree,
+    /// The open file: the editor and preview panes and their cycle.
+    pub document: DocumentController,
+    pub findings: findings::Findings,
+    pub timeline: timeline::Timeline,
+    pub review: review_pane::ReviewPane,
+    review_worker: ReviewWorker,
+    /// The file a "reject file" prompt is about, as it was shown.
+    pending_reject: Option<Box<FileReview>>,
+    pub overlays: Vec<Overlay>,
+    pub toasts: Vec<Toast>,
+    pub quit: bool,
+    pub external: Option<External>,
+    scan_generation: u64,
+    /// One-shot jobs the app waits on besides the document's (theme, demo, new bank).
+    jobs: usize,
+    /// The theme asked for last, while it loads.
+    theme_asked: Option<String>,
+    outbox: Outbox,
+    analysis: AnalysisWorker,
+    watcher: Option<Watcher>,
+}
+
+impl App {
+    pub fn new(options: Options, outbox: Outbox) -> App {
+        let analysis =
+            AnalysisWorker::spawn(options.config.clone(), options.encoding, outbox.clone());
+        Self::with_worker(options, outbox, analysis)
+    }
+
+    /// With a given analysis worker (tests give one with an in-memory cache).
+    pub fn with_worker(options: Options, outbox: Outbox, analysis: AnalysisWorker) -> App {
+        let watcher = if options.watch {
+            match Watcher::spawn(outbox.clone()) {
+                Ok(w) => Some(w),
+                Err(e) => {
+                    let _ = outbox.send(Message::WatchProblem(e));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let review_options = ReviewOptions {
+            encoding: options.encoding,
+            budgets: options.config.budgets.clone(),
+            ..options.review
+        };
+        let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
+        let root_label = chrome::path_label(&options.root, options.home.as_deref());
+        let mut picker = picker::Picker::new(options.root.clone(), root_label);
+        picker.root_problem = options.root_problem.clone();
+        picker.scanning = options.root_problem.is_none();
+        App {
+            theme: options.theme,
+            keymap: options.keymap,
+            config: options.config,
+            config_dir: options.config_dir,
+            root: options.root,
+            demo_path: options.demo_path,
+            home: options.home,
+            encoding: options.encoding,
+            screen: Screen::Picker,
+            main: Main::Document(ViewMode::Editor),
+            focus: Focus::Tree,
+            show_findings: false,
+            project: None,
+            picker,
+            tree: tree::Tree::default(),
+            document: DocumentController::new(options.encoding, options.backup_dir, outbox.clone()),
+            findings: findings::Findings::default(),
+            timeline: timeline::Timeline::default(),
+            review: review_pane::ReviewPane::default(),
+            review_worker,
+            pending_reject: None,
+            overlays: Vec::new(),
+            toasts: Vec::new(),
+            quit: false,
+            external: None,
+            scan_generation: 0,
+            jobs: 0,
+            theme_asked: None,
+            outbox,
+            analysis,
+            watcher,
+        }
+    }
+
+    /// Starts the first scan (unless the root is unusable).
+    pub fn start(&mut self) {
+        if self.picker.root_problem.is_none() {
+            self.rescan();
+        }
+    }
+
+    /// True once the picker shows the scan's result (projects, or why there are none).
+    pub fn shows_projects(&self) -> bool {
+        !self.picker.scanning
+    }
+
+    /// True when live refresh is off or watches every folder asked for so far.
+    pub fn watches_settled(&self) -> bool {
+        self.watcher.as_ref().is_none_or(Watcher::is_settled)
+    }
+
+    /// True when no answer the next key depends on is outstanding: the scan, the open
+    /// project's report, a file being read or saved, a backup, a theme, the review.
+    pub fn is_idle(&self) -> bool {
+        self.shows_projects()
+            && self.jobs == 0
+            && (self.project.is_none() || self.tree.report.is_some())
+            && self.document.is_idle()
+            && !(self.main.is_review() && (self.review.loading || self.review.busy))
+    }
+
+    /// When the loop must wake up without input (a toast to expire, deferred work due).
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.toasts
+            .iter()
+            .map(|t| t.until)
+            .chain(self.document.work_due())
+            .min()
+    }
+
+    /// True once deferred work (highlighting and preview of a big buffer after a burst of
+    /// typing) is due: the loop then draws, and `after_draw` asks the workers.
+    pub fn take_due_work(&mut self, now: Instant) -> bool {
+        self.document.take_due_work(now)
+    }
+
+    pub fn update(&mut self, message: Message) {
+        match message {
+            Message::Key(key) => {
+                if key.kind != KeyEventKind::Release {
+                    self.on_key(key);
+                }
+            }
+            Message::Mouse(mouse) => self.on_mouse(mouse),
+            Message::Paste(text) => {
+                if self.overlays.is_empty() {
+                    let outcome = self.active_pane().handle(Input::Paste(text));
+                    self.apply_outcome(outcome);
+                }
+            }
+            Message::Resize => {}
+            Message::Scanned {
+                generation,
+                projects,
+            } => self.on_scanned(generation, projects),
+            Message::Summary {
+                generation,
+                index,
+                report,
+                ..
+            } => {
+                if generation == self.scan_generation {
+                    self.picker.set_report(index, report);
+                }
+            }
+            Message::Analyzed { report, contexts } => self.on_analyzed(*report, contexts),
+            Message::FileLoaded(loaded) => {
+                let mode = self.main.view_mode();
+                let effects = self.document.on_loaded(loaded, &mut self.tree, mode);
+                self.apply(effects);
+            }
+            Message::Saved {
+                path,
+                version,
+                text,
+                result,
+            } => {
+                let effects = self.document.on_saved(path, version, text, result);
+                self.apply(effects);
+            }
+            Message::BufferCounted {
+                document,
+                version,
+                stats,
+            } => self.document.on_counted(document, version, stats),
+            Message::Highlighted(done) => self.document.on_highlighted(done),
+            Message::PreviewRendered { key, rendered } => {
+                self.document.preview.accept(key, *rendered)
+            }
+            Message::BackedUp { side, result } => {
+                let effects = self.document.on_backed_up(side, result);
+                self.apply(effects);
+            }
+            Message::FilesChanged(paths) => self.on_files_changed(paths),
+            Message::WatchProblem(problem) => {
+                self.toast_error(format!("live refresh is off: {problem}"));
+            }
+            Message::Review(event) => self.on_review_event(event),
+            Message::ThemeLoaded { name, result } => {
+                self.jobs = self.jobs.saturating_sub(1);
+                if self.theme_asked.as_deref() == Some(name.as_str()) {
+                    self.theme_asked = None;
+                }
+                match result {
+                    Ok(theme) => {
+                        self.document.set_theme(&theme);
+                        self.theme = *theme;
+                        self.toast(format!("theme: {name}"));
+                    }
+                    Err(problem) => self.toast_error(problem),
+                }
+            }
+            Message::DemoReady(result) => {
+                self.jobs = self.jobs.saturating_sub(1);
+                self.on_demo_ready(result);
+            }
+            Message::BankCreated { path, result } => {
+                self.jobs = self.jobs.saturating_sub(1);
+                match result {
+                    Ok(()) => {
+                        self.toast(format!("created a memory bank in {}", path.display()));
+                        self.rescan();
+                    }
+                    Err(e) => self.toast_error(format!("cannot create the bank: {e}")),
+                }
+            }
+        }
+    }
+
+    /// Carries out what a pane, an overlay or a controller asked for.
+    pub fn apply(&mut self, effects: Vec<Effect>) {
+        for effect in effects {
+            self.apply_one(effect);
+        }
+    }
+
+    fn apply_outcome(&mut self, outcome: super::pane::Outcome) {
+        if let super::pane::Outcome::Consumed(effects) = outcome {
+            self.apply(effects);
+        }
+    }
+
+    fn apply_one(&mut self, effect: Effect) {
+        match effect {
+            Effect::Toast(text) => self.toast(text),
+            Effect::ToastError(text) => self.toast_error(text),
+            Effect::OpenProject(path) => self.open_project(&path),
+            Effect::BackToProject => {
+                if self.project.is_some() {
+                    self.screen = Screen::Project;
+                }
+            }
+            Effect::OpenDemo => {
+                self.jobs += 1;
+                super::jobs::create_demo(self.outbox.clone());
+            }
+            Effect::AskInitBank(name) => self.ask_init_bank(&name),
+            Effect::ShowFile {
+                path,
+                memory_id,
+                focus,
+            } => self.show_file(path, memory_id, focus, None),
+            Effect::GoTo { path, line } => self.go_to(path, line),
+            Effect::BufferChanged => self.document.on_edited(),
+            Effect::Save => {
+                let effects = self.document.save(self.project.as_ref());
+                self.apply(effects);
+            }
+            Effect::Focus(focus) => self.focus = focus,
+            Effect::Close(pane) => self.close(pane),
+            Effect::Review(request) => self.ask_review(request),
+            Effect::AskCommit => self.ask_commit(),
+            Effect::Overlay(overlay) => self.push_overlay(overlay),
+            Effect::CloseOverlay => {
+                self.overlays.pop();
+            }
+            Effect::Confirmed(confirmed) => match confirmed {
+                Confirmed::Quit => self.quit = true,
+                Confirmed::SwitchProject(path) => {
+                    self.document.discard();
+                    self.open_project(&path);
+                }
+                Confirmed::OpenFile {
+                    path,
+                    memory_id,
+                    line,
+                } => {
+                    self.document.discard();
+                    self.show_file(path, memory_id, true, line);
+                }
+                Confirmed::RejectFile(path) => self.reject_file(&path),
+                Confirmed::MarkReviewed => self.ask_review(ReviewRequest::MarkReviewed),
+                Confirmed::InitBank(path) => {
+                    self.jobs += 1;
+                    super::jobs::create_bank(path, self.outbox.clone());
+                }
+            },
+            Effect::Resolve(choice) => {
+                let effects = self.document.resolve_conflict(choice);
+                self.apply(effects);
+            }
+            Effect::Reanalyse => {
+                if let Some(project) = self.project.clone() {
+                    self.analysis.full(project);
+                }
+            }
+        }
+    }
+
+    fn push_overlay(&mut self, overlay: Overlay) {
+        // One conflict prompt at a time: a second report of the same change adds nothing.
+        let conflict_open = self
+            .overlays
+            .iter()
+            .any(|o| matches!(o, Overlay::Conflict(_)));
+        if !(conflict_open && matches!(overlay, Overlay::Conflict(_))) {
+            self.overlays.push(overlay);
+        }
+    }
+
+    /// The keymap context that has the keyboard now.
+    pub fn key_context(&self) -> KeyContext {
+        match self.overlays.last() {
+            Some(overlay) => overlay.context(),
+            None => match self.screen {
+                Screen::Picker => KeyContext::Picker,
+                Screen::Project => self.pane(self.focus).context(),
+            },
+        }
+    }
+
+    pub fn view(&mut self, frame: &mut Frame) {
+        let area = frame.area();
+        frame.render_widget(Block::default().style(self.theme.base()), area);
+        let [header, body, status] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(3),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        self.view_header(frame, header);
+        let keyboard = self.overlays.is_empty();
+        match self.screen {
+            Screen::Picker => {
+                let cx = ViewContext {
+                    theme: &self.theme,
+                    keymap: &self.keymap,
+                    focused: keyboard,
+                };
+                self.picker.view(frame, body, &cx);
+            }
+            Screen::Project => self.view_project(frame, body),
+        }
+        self.view_status(frame, status);
+        let cx = ViewContext {
+            theme: &self.theme,
+            keymap: &self.keymap,
+            focused: true,
+        };
+        for overlay in &mut self.overlays {
+            overlay.view(frame, area, &cx);
+        }
+        self.view_toasts(frame, area);
+    }
+
+    /// The tree on the left, the main area on the right, the findings panel below.
+    fn view_project(&mut self, frame: &mut Frame, area: Rect) {
+        let (top, findings_area) = if self.show_findings {
+            let [top, findings] =
+                Layout::vertical([Constraint::Min(5), Constraint::Length(10)]).areas(area);
+            (top, Some(findings))
+        } else {
+            (area, None)
+        };
+        let tree_width = (top.width * 2 / 5).clamp(30, 70).min(top.width);
+        let [tree_area, main_area] =
+            Layout::horizontal([Constraint::Length(tree_width), Constraint::Min(10)]).areas(top);
+        let keyboard = self.overlays.is_empty();
+        let cx = |focus| ViewContext {
+            theme: &self.theme,
+            keymap: &self.keymap,
+            focused: keyboard && self.focus == focus,
+        };
+        self.tree.view(frame, tree_area, &cx(Focus::Tree));
+        match self.main {
+            Main::Review { .. } => self.review.view(frame, main_area, &cx(Focus::Review)),
+            Main::Timeline { .. } => self.timeline.view(frame, main_area, &cx(Focus::Timeline)),
+            Main::Document(mode) => {
+                let focus = keyboard.then_some(self.focus);
+                let (theme, keymap) = (&self.theme, &self.keymap);
+                self.document
+                    .view(frame, main_area, mode, theme, keymap, focus);
+            }
+        }
+        if let Some(findings_area) = findings_area {
+            self.findings
+                .view(frame, findings_area, &cx(Focus::Findings));
+        }
+    }
+
+    /// After a draw, when the visible region is known: ask the workers for what the
+    /// next frame will want (highlighting of the lines on screen, the preview).
+    pub fn after_draw(&mut self) {
+        let showing = match (self.screen, self.main) {
+            (Screen::Project, Main::Document(mode)) => Some(mode),
+            _ => None,
+        };
+        self.document.after_draw(showing, &self.theme);
+    }
+}

@@ -1,0 +1,113 @@
+//! One-shot jobs: everything the UI reads or writes on disk runs here, each on a thread
+//! of its own, and answers with one [`Message`] (the loop never waits on the disk).
+//! Reading for the editor and saving go through the core's edit API
+//! ([`crate::core::edit`]): the same rules as every other write.
+use std::path::{Path, PathBuf};
+use std::thread;
+
+use crate::core::edit::{self, EditText};
+use crate::core::error::CoreError;
+use crate::core::model::Project;
+
+use super::message::{BackupSide, LoadError, LoadPurpose, LoadedFile, Message, SaveError};
+use super::theme::Theme;
+use super::workers::Outbox;
+
+/// Reads one file (or one Infinity memory) for the editor; sends [`Message::FileLoaded`].
+pub fn load_file(path: PathBuf, memory_id: Option<String>, purpose: LoadPurpose, outbox: Outbox) {
+    thread::spawn(move || {
+        let result = read_for_editing(&path, memory_id.as_deref());
+        let _ = outbox.send(Message::FileLoaded(LoadedFile {
+            path,
+            memory_id,
+            purpose,
+            result,
+        }));
+    });
+}
+
+/// The editor's view of a file, or why there is none (gone, a folder, unreadable).
+pub fn read_for_editing(path: &Path, memory_id: Option<&str>) -> Result<edit::Editable, LoadError> {
+    edit::open_for_edit(path, memory_id).map_err(|error| match &error {
+        CoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            LoadError::Gone(error.to_string())
+        }
+        _ if path.is_dir() => LoadError::Folder,
+        _ => LoadError::Unreadable(error.to_string()),
+    })
+}
+
+/// What a save is of: the buffer's `text` at `version`, over the file as it was read.
+pub struct SaveJob {
+    pub project: Project,
+    pub path: PathBuf,
+    pub disk: EditText,
+    pub text: String,
+    pub version: u64,
+}
+
+/// Saves through the core's guarded write, confined to the bank that lists the file; the
+/// file's line endings, BOM, permissions and owner are kept (an Infinity memory: its id,
+/// type and title). Sends [`Message::Saved`].
+pub fn save(job: SaveJob, outbox: Outbox) {
+    thread::spawn(move || {
+        let result = edit::save_in_project(&job.project, &job.path, &job.disk, &job.text)
+            .map(Box::new)
+            .map_err(|e| match e {
+                CoreError::Conflict { .. } => SaveError::Conflict,
+                other => SaveError::Other(other.to_string()),
+            });
+        let _ = outbox.send(Message::Saved {
+            path: job.path,
+            version: job.version,
+            text: job.text,
+            result,
+        });
+    });
+}
+
+/// Saves one side of a conflict under `dir` ([`crate::core::backup`]); sends
+/// [`Message::BackedUp`].
+pub fn back_up(dir: PathBuf, source: PathBuf, bytes: Vec<u8>, side: BackupSide, outbox: Outbox) {
+    let label = match side {
+        BackupSide::Theirs => "theirs",
+        BackupSide::MineBeforeTakingTheirs | BackupSide::MineBeforeMerging => "mine",
+    };
+    thread::spawn(move || {
+        let result =
+            crate::core::backup::save(&dir, &source, &bytes, label).map_err(|e| e.to_string());
+        let _ = outbox.send(Message::BackedUp { side, result });
+    });
+}
+
+/// Reads a theme (the user's file first); sends [`Message::ThemeLoaded`].
+pub fn load_theme(name: String, config_dir: Option<PathBuf>, outbox: Outbox) {
+    thread::spawn(move || {
+        let result = Theme::load(&name, config_dir.as_deref())
+            .map(Box::new)
+            .map_err(|e| e.to_string());
+        let _ = outbox.send(Message::ThemeLoaded { name, result });
+    });
+}
+
+/// Copies the demo banks to a fresh folder, kept until the user deletes it (they may
+/// keep editing it); sends [`Message::DemoReady`].
+pub fn create_demo(outbox: Outbox) {
+    thread::spawn(move || {
+        let result = crate::core::demo::create()
+            .map(|demo| demo.keep())
+            .map_err(|e| e.to_string());
+        let _ = outbox.send(Message::DemoReady(result));
+    });
+}
+
+/// Creates a Cline bank (its template files) in `path`; sends [`Message::BankCreated`].
+pub fn create_bank(path: PathBuf, outbox: Outbox) {
+    thread::spawn(move || {
+        let result =
+            crate::core::init::init_bank(&path, crate::core::init::InitFormat::Cline, None)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+        let _ = outbox.send(Message::BankCreated { path, result });
+    });
+}
