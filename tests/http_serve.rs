@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::Sandbox;
-use mbank::core::decisions;
+use mbank::core::analysis::decisions;
 use mbank::core::refusals;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::Sandbox;
-use mbank::core::decisions;
+use mbank::core::analysis::decisions;
 use mbank::core::lock;
 use mbank::core::refusals;
 use mbank::core::write::{self, Expected};

@@ -19,7 +19,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::decisions;
+use super::analysis::decisions;
 use super::markdown;
 use super::model::Role;
 use super::review::signals;

@@ -20,7 +20,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::error::{CoreError, Result};
 use super::formats::hierarchical_file_name;
-use super::infinity;
+use super::formats::infinity;
 use super::model::{Bank, Format};
 
 /// A file's identity by content: length plus two independent 64-bit hashes.
@@ -730,11 +730,12 @@ pub fn write_infinity_content_at(
             "Infinity memories live in a file named memories.json",
         ));
     }
-    let new_text = infinity::replace_content(expected_store_text, id, new_content, now_rfc3339)
-        .map_err(|message| CoreError::Parse {
-            path: store.to_path_buf(),
-            message,
-        })?;
+    let new_text =
+        infinity::store::replace_content(expected_store_text, id, new_content, now_rfc3339)
+            .map_err(|message| CoreError::Parse {
+                path: store.to_path_buf(),
+                message,
+            })?;
     write_guarded(store, &new_text, Expected::text(expected_store_text))
 }
 
@@ -1270,7 +1271,7 @@ mod tests {
         fs::write(&store, text).unwrap();
         write_infinity_content_at(&store, "m1", "new plan", text, "2026-11-22T10:00:00Z").unwrap();
         let written = fs::read_to_string(&store).unwrap();
-        let (parsed, _) = infinity::parse_store(&written).unwrap();
+        let (parsed, _) = infinity::store::parse_store(&written).unwrap();
         let m = &parsed.memories[0];
         assert_eq!(
             (

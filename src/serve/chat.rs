@@ -7,10 +7,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::reply::{ToolError, ToolResult};
-use crate::core::bank;
+use crate::core::analysis::context;
 use crate::core::config::ChatConfig;
-use crate::core::context;
-use crate::core::discovery;
+use crate::core::scan::bank;
+use crate::core::scan::discovery;
 
 /// Why `/chat` cannot answer without configuration, and how to give it one.
 pub const NOT_CONFIGURED: &str = "no chat endpoint is configured. Add to config.toml:\n\

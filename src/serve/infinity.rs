@@ -6,7 +6,7 @@ use super::args::Args;
 use super::reply::{Flavor, ToolError, ToolResult};
 use super::{Session, Shared, lock};
 use crate::core::agent::infinity::{self, InfinityError, InfinityProject};
-use crate::core::infinity::MEMORY_TYPES;
+use crate::core::formats::infinity::store::MEMORY_TYPES;
 
 pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
     let types: Vec<&str> = MEMORY_TYPES.to_vec();

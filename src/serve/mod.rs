@@ -137,7 +137,7 @@ impl FileStamp {
         // changing (coarse timestamps): such a file is read every time.
         let modified = meta.modified().ok()?;
         let age = std::time::SystemTime::now().duration_since(modified).ok()?;
-        if age < crate::core::listings::RACY_WINDOW || !meta.is_file() {
+        if age < crate::core::scan::listings::RACY_WINDOW || !meta.is_file() {
             return None;
         }
         Some(FileStamp {
@@ -350,14 +350,14 @@ fn fs_real(path: &Path) -> PathBuf {
 pub fn modes_of(project_dir: &Path) -> Vec<String> {
     use crate::core::model::Format;
     let mut modes: Vec<String> = Vec::new();
-    if let Some(project) = crate::core::discovery::project_at(project_dir, String::new()) {
+    if let Some(project) = crate::core::scan::discovery::project_at(project_dir, String::new()) {
         for location in project
             .banks
             .iter()
             .filter(|b| b.format == Format::RooRules)
         {
-            let bank = crate::core::bank::list_bank(&project, location);
-            let (rules, _) = crate::core::modes::modes_of_bank(&bank);
+            let bank = crate::core::scan::bank::list_bank(&project, location);
+            let (rules, _) = crate::core::formats::roo_rules::modes::modes_of_bank(&bank);
             for rule in rules {
                 if !modes.contains(&rule.mode) {
                     modes.push(rule.mode);

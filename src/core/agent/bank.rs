@@ -13,14 +13,14 @@ use serde::Serialize;
 use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
-use crate::core::decisions;
-use crate::core::discovery;
+use crate::core::analysis::decisions;
 use crate::core::error::CoreError;
 use crate::core::formats;
 use crate::core::guard::{self, GuardPolicy};
 use crate::core::init::{self, InitFormat, InitReport};
 use crate::core::lock;
 use crate::core::model::{Bank, BankLocation, Format, Project, Role};
+use crate::core::scan::discovery;
 use crate::core::text;
 use crate::core::write::{self, Expected};
 
@@ -145,7 +145,7 @@ impl MarkdownBank {
                 format: self.format,
                 root: self.root.clone(),
             };
-            crate::core::bank::list_bank(&self.project, &location)
+            crate::core::scan::bank::list_bank(&self.project, &location)
         } else {
             Bank {
                 format: self.format,

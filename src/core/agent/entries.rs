@@ -1,5 +1,5 @@
 //! The text the Memory Bank MCP tools add to a bank, in the formats the timeline parses
-//! (`core::decisions`), dated:
+//! (`core::analysis::decisions`), dated:
 //! - `log_decision`: a Cline block (`## Decision: X` + `- **Date**: …` bullets, seed 000
 //!   §3.7) in a Cline bank, a Memory Bank MCP block (`## X` + `- **Date:** …`, FORMATS §2)
 //!   otherwise, appended after the last entry;
@@ -253,7 +253,7 @@ pub const PROGRESS_HEADING: &str = "# Project Progress\n";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::decisions::{self, DecisionStyle};
+    use crate::core::analysis::decisions::{self, DecisionStyle};
     use chrono::{NaiveDate, NaiveTime};
     use std::path::Path;
 

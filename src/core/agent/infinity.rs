@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::core::error::CoreError;
+use crate::core::formats::infinity::store::{self, InfinityMemory, MEMORY_TYPES, NewMemory};
 use crate::core::guard::{self, GuardPolicy, Refusal};
-use crate::core::infinity::{self as store, InfinityMemory, MEMORY_TYPES, NewMemory};
 use crate::core::lock;
 use crate::core::text;
 use crate::core::write::{self, Expected};

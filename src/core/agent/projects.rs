@@ -6,8 +6,8 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::{AgentError, AgentResult};
-use crate::core::discovery::{self, ScanOptions};
 use crate::core::model::{Format, Project};
+use crate::core::scan::discovery::{self, ScanOptions};
 
 /// The root every project of a server lives under.
 #[derive(Debug, Clone)]

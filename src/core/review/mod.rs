@@ -37,8 +37,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::core::bank;
-use crate::core::budgets::Measure;
+use crate::core::analysis::budgets::Measure;
 use crate::core::config::BudgetOverrides;
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::{CoreError, Result};
@@ -47,6 +46,7 @@ use crate::core::formats;
 use crate::core::git::{GitRepo, Policy};
 use crate::core::model::{Bank, Format, Project, Role};
 use crate::core::refusals::{self, RefusalRecord};
+use crate::core::scan::bank;
 use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 use crate::core::write::{self, Expected};
@@ -936,7 +936,7 @@ fn conkeeper_preset(bank: &Bank) -> Option<String> {
         return None;
     }
     let text = text::read_text_limited(&path, 256 * 1024).ok()?;
-    crate::core::validate::parse_memory_config(&text)
+    crate::core::analysis::validate::parse_memory_config(&text)
         .0
         .token_budget
 }

@@ -774,7 +774,8 @@ impl Snapshot {
             write_private(&gen_dir.join(&name), &file.text, file.mode)?;
             manifest.files.insert(rel.clone(), name);
         }
-        manifest.reviewed_at = crate::core::report::epoch_seconds(std::time::SystemTime::now());
+        manifest.reviewed_at =
+            crate::core::analysis::report::epoch_seconds(std::time::SystemTime::now());
         self.write_manifest(manifest)?;
         for old in self.generations() {
             if old != generation {

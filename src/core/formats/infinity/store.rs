@@ -3,7 +3,7 @@
 //! A store over [`limits::JSON_STORE`] (16 MiB, 64 levels of nesting) is not parsed.
 use serde_json::{Map, Value};
 
-use super::limits::{self, LimitExceeded};
+use crate::core::limits::{self, LimitExceeded};
 
 /// The memory types the reference implementation accepts.
 pub const MEMORY_TYPES: [&str; 8] = [

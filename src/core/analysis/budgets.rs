@@ -4,8 +4,8 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::config::BudgetOverrides;
-use super::model::{Bank, Format, LoadKind, MemoryFile, Role};
+use crate::core::config::BudgetOverrides;
+use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// What a limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -23,13 +23,13 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 use serde::Serialize;
 
-use super::error::CoreError;
-use super::findings::{Finding, Severity};
-use super::formats;
-use super::limits;
-use super::markdown;
-use super::model::{Bank, MemoryFile, Project, Role};
-use super::text;
+use crate::core::error::CoreError;
+use crate::core::findings::{Finding, Severity};
+use crate::core::formats;
+use crate::core::limits;
+use crate::core::markdown;
+use crate::core::model::{Bank, MemoryFile, Project, Role};
+use crate::core::text;
 
 /// Where a decision stands. `rejected` covers declined and withdrawn proposals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -1720,7 +1720,7 @@ pub struct ProjectDecisions {
 /// log too large to parse.
 pub fn project_decisions(project: &Project) -> ProjectDecisions {
     let mut out = ProjectDecisions::default();
-    for bank in super::bank::list_banks(project) {
+    for bank in crate::core::scan::bank::list_banks(project) {
         for file in decision_files(&bank) {
             if let Some(text) = read_log(file, &mut out.problems) {
                 out.decisions.extend(decisions_of_file(file, &text));

@@ -29,8 +29,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::error::{CoreError, Result};
-use super::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash};
+use crate::core::error::{CoreError, Result};
+use crate::core::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
 const VERSION: u32 = 2;
@@ -298,7 +298,7 @@ impl Listings {
     /// The listing cache of `root` in mbank's cache folder (`paths::cache_dir`), or an
     /// in-memory one when the platform has no cache folder.
     pub fn open_default(root: &Path) -> Listings {
-        match super::paths::cache_dir() {
+        match crate::core::paths::cache_dir() {
             Some(dir) => Self::open_at(&dir, root),
             None => Self::in_memory(),
         }
@@ -311,7 +311,8 @@ impl Listings {
     pub fn open_at(dir: &Path, root: &Path) -> Listings {
         let file = dir.join(Self::file_name(root));
         let mut listings = Self::in_memory();
-        if let Ok(bytes) = super::text::read_bytes_limited(&file, super::limits::CACHE_MAX_BYTES)
+        if let Ok(bytes) =
+            crate::core::text::read_bytes_limited(&file, crate::core::limits::CACHE_MAX_BYTES)
             && let Some((dirs, facts)) = decode(bytes, root)
         {
             // This run will most likely list the same folders again.
@@ -526,7 +527,7 @@ impl Listings {
             return Ok(());
         }
         let bytes = frame(&self.root, &self.encode(&state));
-        if bytes.len() as u64 > super::limits::CACHE_MAX_BYTES {
+        if bytes.len() as u64 > crate::core::limits::CACHE_MAX_BYTES {
             // It would be refused when read back; the next run lists folders again.
             return Ok(());
         }

@@ -4,7 +4,10 @@
 //! and `project_brief.md` all reduce to the same key.
 use std::path::Path;
 
-use super::model::{Format, LoadKind, Role};
+use crate::core::model::{Format, LoadKind, Role};
+
+pub mod infinity;
+pub mod roo_rules;
 
 /// Where a file sits in its format's scheme.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,7 +146,7 @@ fn conkeeper_layer(role: Role) -> Option<u8> {
 
 /// Places a file of a bank, given its path relative to the bank root.
 pub fn place(format: Format, rel: &Path) -> Placement {
-    let file_name = super::paths::file_name(rel)
+    let file_name = crate::core::paths::file_name(rel)
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
     let file_name = file_name.as_ref();

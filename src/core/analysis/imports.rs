@@ -16,10 +16,10 @@
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
-use super::findings::{Finding, Severity};
-use super::markdown;
-use super::model::Format;
-use super::text;
+use crate::core::findings::{Finding, Severity};
+use crate::core::markdown;
+use crate::core::model::Format;
+use crate::core::text;
 
 /// Claude Code follows imports at most five hops deep (seed 002 §2.3).
 pub const MAX_IMPORT_DEPTH: usize = 5;

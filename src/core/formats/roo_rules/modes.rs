@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::findings::{Finding, Severity};
-use super::formats;
-use super::limits::{self, LimitExceeded};
-use super::model::{Bank, Format, ModeRule};
-use super::text;
+use crate::core::findings::{Finding, Severity};
+use crate::core::formats;
+use crate::core::limits::{self, LimitExceeded};
+use crate::core::model::{Bank, Format, ModeRule};
+use crate::core::text;
 
 /// A structured mode file that none of JSON, YAML or TOML could parse, or one over the
 /// parse limits ([`limits::MODE_FILE`]), which is not parsed at all.
@@ -611,8 +611,8 @@ mod tests {
         std::fs::create_dir_all(d.join(".roo/rules-test")).unwrap();
         std::fs::write(d.join(".roo/rules-test/a.md"), "# a\n").unwrap();
         std::fs::write(d.join(".roo/rules-test/b.md"), "# b\n").unwrap();
-        let project = crate::core::discovery::project_at(d, "p".into()).unwrap();
-        let bank = crate::core::bank::list_banks(&project)
+        let project = crate::core::scan::discovery::project_at(d, "p".into()).unwrap();
+        let bank = crate::core::scan::bank::list_banks(&project)
             .into_iter()
             .find(|b| b.format == Format::RooRules)
             .unwrap();

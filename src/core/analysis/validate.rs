@@ -19,17 +19,17 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_norway::Value as YamlValue;
 
-use super::decisions;
-use super::findings::{Finding, Severity};
-use super::formats;
-use super::imports::{self, Expander, ImportPolicy};
-use super::infinity;
-use super::limits::{self, Syntax};
-use super::markdown;
-use super::model::{Bank, Format, LoadKind, MemoryFile, Project, Role};
-use super::modes;
-use super::paths;
-use super::text;
+use crate::core::analysis::decisions;
+use crate::core::analysis::imports::{self, Expander, ImportPolicy};
+use crate::core::findings::{Finding, Severity};
+use crate::core::formats;
+use crate::core::formats::infinity;
+use crate::core::formats::roo_rules::modes;
+use crate::core::limits::{self, Syntax};
+use crate::core::markdown;
+use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project, Role};
+use crate::core::paths;
+use crate::core::text;
 
 /// What the caller knows that validation needs but does not compute itself.
 #[derive(Debug, Clone, Default)]
@@ -808,9 +808,9 @@ fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
             return;
         }
     };
-    let (parsed, issues) = match infinity::parse_store(&text) {
+    let (parsed, issues) = match infinity::store::parse_store(&text) {
         Ok(parsed) => parsed,
-        Err(infinity::JsonSyntaxError {
+        Err(infinity::store::JsonSyntaxError {
             limit: Some(limit), ..
         }) => {
             out.push(limit.finding(

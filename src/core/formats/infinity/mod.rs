@@ -1,0 +1,2 @@
+//! The Infinity structured JSON store.
+pub mod store;

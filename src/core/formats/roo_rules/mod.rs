@@ -1,0 +1,2 @@
+//! Cline/Roo rule and mode files.
+pub mod modes;
