@@ -22,9 +22,9 @@ use serde_norway::Value as YamlValue;
 use crate::core::analysis::decisions;
 use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats;
 use crate::core::formats::infinity;
 use crate::core::formats::roo_rules::modes;
+use crate::core::formats::{self, ExpectedFiles};
 use crate::core::limits::{self, Syntax};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project, Role};
@@ -616,70 +616,15 @@ fn check_adrs(bank: &Bank, out: &mut Vec<Finding>) {
 // Required files
 // ---------------------------------------------------------------------------------------
 
-type Expected = &'static [(Role, &'static str)];
-
-/// Required and recommended core files per format.
-///
-/// Memory Bank MCP / Roo (seed 001): the five core files are product-context,
-/// active-context, progress, decision-log and system-patterns. Product context (the
-/// overview resource), active context and progress are required because the server's
-/// `track_progress` and `update_active_context` tools write the last two on every update
-/// and an agent without the first has no picture of the project; decision-log and
-/// system-patterns only fill up when a decision or pattern is recorded, so a young bank
-/// may lack them: recommended.
-fn expected_files(format: Format) -> (Expected, Expected) {
-    match format {
-        Format::Cline => (
-            &[
-                (Role::Brief, "projectBrief.md"),
-                (Role::Active, "activeContext.md"),
-                (Role::Progress, "progress.md"),
-            ],
-            &[
-                (Role::Product, "productContext.md"),
-                (Role::Patterns, "systemPatterns.md"),
-                (Role::Tech, "techContext.md"),
-                (Role::Decisions, "decisionLog.md"),
-            ],
-        ),
-        Format::MemoryBankMcp => (
-            &[
-                (Role::Product, "product-context.md"),
-                (Role::Active, "active-context.md"),
-                (Role::Progress, "progress.md"),
-            ],
-            &[
-                (Role::Decisions, "decision-log.md"),
-                (Role::Patterns, "system-patterns.md"),
-            ],
-        ),
-        Format::ConKeeper => (
-            &[
-                (Role::Active, "active-context.md"),
-                (Role::Product, "product-context.md"),
-            ],
-            &[],
-        ),
-        _ => (&[], &[]),
-    }
-}
-
-fn is_document_bank(bank: &Bank) -> bool {
-    bank.root
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| formats::DOCUMENT_BANK_DIRS.contains(&n))
-}
-
 fn at_bank_top(bank: &Bank, file: &MemoryFile) -> bool {
     file.path.parent() == Some(bank.root.as_path())
 }
 
 fn check_required(bank: &Bank, out: &mut Vec<Finding>) {
-    if is_document_bank(bank) {
-        return;
-    }
-    let (required, recommended) = expected_files(bank.format);
+    let ExpectedFiles {
+        required,
+        recommended,
+    } = formats::rules(bank.format).expected_files(bank);
     let present: Vec<&MemoryFile> = bank
         .files
         .iter()
@@ -907,7 +852,8 @@ fn wants_content_checks(bank: &Bank, file: &MemoryFile) -> bool {
         return true;
     }
     file.load != LoadKind::Never
-        || (is_document_bank(bank) && name.to_ascii_lowercase().ends_with(".json"))
+        || (formats::memory_bank_mcp::document_bank_dir(&bank.root).is_some()
+            && name.to_ascii_lowercase().ends_with(".json"))
 }
 
 /// Cursor-style `globs: **/*` is the usual culprit: YAML reads a leading `*` as an alias.

@@ -11,10 +11,11 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats;
 use crate::core::limits::{self, LimitExceeded};
 use crate::core::model::{Bank, Format, ModeRule};
 use crate::core::text;
+
+use super::{is_mode_file, mode_of_rule_file};
 
 /// A structured mode file that none of JSON, YAML or TOML could parse, or one over the
 /// parse limits ([`limits::MODE_FILE`]), which is not parsed at all.
@@ -262,7 +263,7 @@ pub fn parse_mode_file(path: &Path, text: &str) -> Result<Vec<ModeRule>, ModePar
             })
             .collect());
     }
-    let file_mode = formats::mode_of_rule_file(&name).unwrap_or(&name);
+    let file_mode = mode_of_rule_file(&name).unwrap_or(&name);
     let prose = || {
         vec![ModeRule {
             mode: file_mode.to_string(),
@@ -404,9 +405,7 @@ pub fn modes_of_bank(bank: &Bank) -> (Vec<ModeRule>, Vec<Finding>) {
         return (rules, findings);
     }
     for file in &bank.files {
-        let name = file.file_name();
-        let at_root = file.path.parent() == Some(bank.root.as_path());
-        if at_root && (name == ".roomodes" || formats::mode_of_rule_file(&name).is_some()) {
+        if is_mode_file(bank, file) {
             let text = match text::read_text(&file.path) {
                 Ok(text) => text,
                 Err(e) => {
