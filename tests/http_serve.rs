@@ -1,5 +1,5 @@
 //! `mbank serve` end to end: the real binary on 127.0.0.1 (an ephemeral port), a real
-//! HTTP client for every endpoint of seed 001's REST API, keys, rate limits, the body
+//! HTTP client for every endpoint of the Memory Bank MCP spec's REST API, keys, rate limits, the body
 //! limit, the MCP tools over Streamable HTTP with the SDK's client, and `/chat` against a
 //! fake OpenAI-compatible endpoint on 127.0.0.1.
 mod common;

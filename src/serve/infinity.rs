@@ -1,5 +1,5 @@
-//! The Infinity tools (seed 003 §3.2): six tools over `.infinity/` in the server's project
-//! folder, every answer a JSON object, every error `{"error": code}` (§5).
+//! The Infinity tools (the Infinity store spec): six tools over `.infinity/` in the server's project
+//! folder, every answer a JSON object, every error `{"error": code}` (as the spec says).
 use serde_json::{Value, json};
 
 use super::args::Args;

@@ -1,5 +1,5 @@
 //! The servers agents write through: `mbank mcp` (MCP over stdio) and `mbank serve`
-//! (the REST API of seed 001 and MCP over Streamable HTTP). Async lives here only; every
+//! (the REST API of the Memory Bank MCP spec and MCP over Streamable HTTP). Async lives here only; every
 //! tool calls the blocking core (`core::agent`) on tokio's blocking pool.
 //!
 //! - [`cline`], [`memory_bank_mcp`], [`infinity`]: one file per tool surface.
@@ -346,7 +346,7 @@ fn fs_real(path: &Path) -> PathBuf {
 }
 
 /// The modes a project declares in its rule files (`.clinerules-*`, `.roomodes`,
-/// `.roorules-*`, `.roo/rules-*`), else the five of seed 001.
+/// `.roorules-*`, `.roo/rules-*`), else the five of the Memory Bank MCP spec.
 pub fn modes_of(project_dir: &Path) -> Vec<String> {
     use crate::core::model::Format;
     let mut modes: Vec<String> = Vec::new();
@@ -371,7 +371,7 @@ pub fn modes_of(project_dir: &Path) -> Vec<String> {
     modes
 }
 
-/// Seed 001's modes, for banks without rule files.
+/// the Memory Bank MCP spec's modes, for banks without rule files.
 pub const DEFAULT_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
 
 #[cfg(test)]

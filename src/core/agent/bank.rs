@@ -105,7 +105,7 @@ fn read_existing(path: &Path) -> Result<Option<String>, CoreError> {
     }
 }
 
-/// Creates a Cline memory bank in `project_dir` (seed 000 §7.1) through `core::init`,
+/// Creates a Cline memory bank in `project_dir` (the Cline memory bank spec) through `core::init`,
 /// which never overwrites a file.
 pub fn initialize(project_dir: &Path, brief: Option<&str>) -> AgentResult<InitReport> {
     init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)
@@ -267,7 +267,7 @@ impl MarkdownBank {
         })
     }
 
-    /// Deletes `name` (seed 001 `DELETE /memory-bank/file`): a decision log with entries
+    /// Deletes `name` (the Memory Bank MCP spec `DELETE /memory-bank/file`): a decision log with entries
     /// is refused by the append-only rule.
     pub fn delete(
         &self,

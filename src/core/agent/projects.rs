@@ -1,6 +1,6 @@
 //! Which project folder an agent names. Agents send a project name (`projectName`, the
 //! widely used memory-bank server's key), a path relative to the root, or an absolute
-//! path; whatever they send must stay under the root (seed 000 §8.3: per-project
+//! path; whatever they send must stay under the root (the Cline memory bank spec: per-project
 //! isolation), symlinks resolved.
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -109,7 +109,7 @@ impl Root {
         }
     }
 
-    /// Projects with a memory bank (`memory-bank/`), as seed 000 §12.1 lists them:
+    /// Projects with a memory bank (`memory-bank/`), as the Cline memory bank spec lists them:
     /// folders directly under the root, plus the root itself when it holds one.
     pub fn memory_bank_projects(&self) -> Vec<Project> {
         let options = ScanOptions {

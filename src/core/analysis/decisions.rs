@@ -8,7 +8,7 @@
 //!
 //! Parsing is lenient and line-based: headings inside code fences, tables of contents,
 //! templates and placeholders (`## [Date] - [Decision Topic]`) are not decisions.
-//! Decision logs are append-only (seed 000 §3.7): `lost_entries` compares a log with its
+//! Decision logs are append-only (the Cline memory bank spec): `lost_entries` compares a log with its
 //! committed version so a shrunk log can be reported.
 //!
 //! Bounds: a log over `limits::DECISION_LOG_MAX_BYTES` (8 MiB) is not parsed and is a
@@ -2010,7 +2010,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_title_then_date_with_section_headings() {
+    fn memory_bank_mcp_title_then_date_with_section_headings() {
         let text = "# Decision Log\n## Use JWT for auth - 2025-02-03\n### Context\nstateless API\n\
 ### Decision\nJWT\n### Alternatives Considered\n- sessions\n### Consequences\n- key rotation\n";
         let d = log(text);

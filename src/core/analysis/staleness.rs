@@ -64,7 +64,7 @@ pub struct StalenessSettings {
 impl Default for StalenessSettings {
     fn default() -> Self {
         let cadence_days = [
-            // "Every working session" (seed 000 §2.2): one day of activity is allowed.
+            // "Every working session" (the Cline memory bank spec): one day of activity is allowed.
             (Role::Active, 1),
             (Role::Progress, 1),
             (Role::Decisions, 30),

@@ -1,4 +1,4 @@
-//! Bank validation: the seed rules as [`Finding`]s, each with a severity, a stable code,
+//! Bank validation: the format rules as [`Finding`]s, each with a severity, a stable code,
 //! a file and (where it points into the file) a line.
 //!
 //! Severity: *error* when the agent will load something wrong or nothing at all (a
@@ -55,7 +55,7 @@ impl ValidationContext {
 // `.memory-config.md`
 // ---------------------------------------------------------------------------------------
 
-/// ConKeeper's token presets (seed 004); the seed's config comment also names `compact`.
+/// ConKeeper's token presets (the ConKeeper schema); the schema's config comment also names `compact`.
 pub const TOKEN_BUDGET_PRESETS: [&str; 5] = ["economy", "light", "standard", "detailed", "compact"];
 const OUTPUT_STYLES: [&str; 3] = ["quiet", "normal", "explanatory"];
 const MEMORY_CONFIG_KEYS: [&str; 8] = [
@@ -460,7 +460,7 @@ fn adr_name_regex() -> &'static Regex {
     })
 }
 
-/// `<!-- @category: x -->` and `<!-- @tag: x -->` lines (seed 004 "Category Tags").
+/// `<!-- @category: x -->` and `<!-- @tag: x -->` lines (the ConKeeper schema, "Category Tags").
 fn check_tags(path: &Path, text: &str, out: &mut Vec<Finding>) {
     let fenced = imports::fenced_line_mask(text);
     for (index, line) in text.lines().enumerate() {

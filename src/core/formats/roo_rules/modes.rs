@@ -1,10 +1,10 @@
-//! Roo/Cline mode rule files (seed 001 "Rule Files"): `.clinerules-{mode}` and
+//! Roo/Cline mode rule files (the Memory Bank MCP spec, "Rule Files"): `.clinerules-{mode}` and
 //! `.roorules-{mode}` in JSON, YAML or TOML, and the `.roomodes` list of custom modes.
 //!
 //! Real mode files are often plain markdown prose rather than structured data. That is
 //! not an error: such a file is a mode that declares no memory-bank files to read or
 //! update. A file is reported as broken only when it clearly means to be structured
-//! (it opens like JSON or a TOML table, or it names the seed's keys) and nothing parses.
+//! (it opens like JSON or a TOML table, or it names the spec's keys) and nothing parses.
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -148,7 +148,7 @@ fn is_toml_table_header(line: &str) -> bool {
     })
 }
 
-/// Keys of the seed's schema: a file naming them means to be structured.
+/// Keys of the spec's schema: a file naming them means to be structured.
 fn has_schema_keys(text: &str) -> bool {
     [
         "files_to_read",
