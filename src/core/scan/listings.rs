@@ -30,10 +30,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::core::error::{CoreError, Result};
-use crate::core::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash};
+use crate::core::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash, stable_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
-const VERSION: u32 = 2;
+/// 3: CRC-32 checksums.
+const VERSION: u32 = 3;
 /// magic, version, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 /// A folder or file whose times are this close to the run that read it may still change
@@ -328,7 +329,7 @@ impl Listings {
     /// `listing-<hash of the root>.bin`: one file per root, so roots do not evict each
     /// other.
     pub fn file_name(root: &Path) -> String {
-        format!("listing-{:016x}.bin", fnv(&path_bytes(root)))
+        format!("listing-{:016x}.bin", stable_hash(&path_bytes(root)))
     }
 
     /// How many folders this run has read from disk rather than the cache.
@@ -544,15 +545,6 @@ impl Listings {
 
 /// Names a root's cache file (not its checksum): left as it was when the contents'
 /// checksum changed, so a new version overwrites a root's old file instead of orphaning it.
-fn fnv(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
-
 #[cfg(unix)]
 fn os_bytes(name: &OsStr) -> Option<&[u8]> {
     use std::os::unix::ffi::OsStrExt;

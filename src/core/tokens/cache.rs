@@ -23,7 +23,8 @@ use crate::core::model::MemoryFile;
 use crate::core::{limits, paths, text};
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
-const VERSION: u32 = 2;
+/// 3: CRC-32 checksums.
+const VERSION: u32 = 3;
 /// magic, version, encoding, entry count, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).
