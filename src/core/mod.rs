@@ -2,6 +2,7 @@
 //! is computed from these modules and can be tested without a terminal.
 pub mod analysis;
 pub mod backup;
+pub mod cache_file;
 pub mod config;
 pub mod confine;
 pub mod demo;

@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -29,7 +29,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::core::error::{CoreError, Result};
+use crate::core::cache_file;
+use crate::core::error::Result;
 use crate::core::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash, stable_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
@@ -312,8 +313,7 @@ impl Listings {
     pub fn open_at(dir: &Path, root: &Path) -> Listings {
         let file = dir.join(Self::file_name(root));
         let mut listings = Self::in_memory();
-        if let Ok(bytes) =
-            crate::core::text::read_bytes_limited(&file, crate::core::limits::CACHE_MAX_BYTES)
+        if let Some(bytes) = cache_file::read(&file)
             && let Some((dirs, facts)) = decode(bytes, root)
         {
             // This run will most likely list the same folders again.
@@ -527,19 +527,8 @@ impl Listings {
         if unchanged {
             return Ok(());
         }
-        let bytes = frame(&self.root, &self.encode(&state));
-        if bytes.len() as u64 > crate::core::limits::CACHE_MAX_BYTES {
-            // It would be refused when read back; the next run lists folders again.
-            return Ok(());
-        }
-        let dir = file.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-        let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir, e))?;
-        temp.write_all(&bytes)
-            .map_err(|e| CoreError::io(temp.path(), e))?;
-        temp.persist(file)
-            .map_err(|e| CoreError::io(file, e.error))?;
-        Ok(())
+        // Over the size cap it is not written: the next run lists folders again.
+        cache_file::save(file, &frame(&self.root, &self.encode(&state)))
     }
 }
 
