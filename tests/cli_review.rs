@@ -134,7 +134,7 @@ fn clean_changes_exit_zero_and_are_listed() {
     let text = stdout(&out);
     assert!(text.contains("M memory-bank/progress.md  +1 -0"), "{text}");
     assert!(!text.contains("main.rs"), "{text}");
-    assert!(text.contains("1 file(s) changed, +1 -0 lines"), "{text}");
+    assert!(text.contains("1 file changed, +1 -0 lines"), "{text}");
 }
 
 #[test]
@@ -251,7 +251,7 @@ fn mark_reviewed_outside_git() {
 
     let out = env.mbank(&["review", "--mark-reviewed", path]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("marked 1 memory file(s) reviewed"));
+    assert!(stdout(&out).contains("marked 1 memory file reviewed"));
     assert!(env.home().join("data/snapshots").is_dir());
     let out = env.mbank(&["review", path]);
     assert_eq!(out.status.code(), Some(0));

@@ -151,7 +151,7 @@ fn text_table_for_one_project() {
     let column = lines[1].find("status").unwrap();
     assert_eq!(lines[2].find("superseded"), Some(column), "{text}");
     assert_eq!(lines[3].find("accepted"), Some(column), "{text}");
-    assert!(text.contains("2 decision(s) in 1 project(s)"), "{text}");
+    assert!(text.contains("2 decisions in 1 project"), "{text}");
 }
 
 #[test]
@@ -165,13 +165,17 @@ fn text_over_the_root_skips_projects_without_decisions_and_puts_undated_last() {
     let cards = text.find("Take card payments only").unwrap();
     let cents = text.find("undated").unwrap();
     assert!(monolith < cards && cards < cents, "{text}");
-    assert!(text.contains("5 decision(s) in 2 project(s)"), "{text}");
+    assert!(text.contains("5 decisions in 2 projects"), "{text}");
 
     // A project with no decisions says so when asked about directly.
     let notes = temp.path().join("root/notes");
     let out = mbank(temp.path(), &["timeline", notes.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("no decisions found"));
+    let text = stdout(&out);
+    assert!(text.contains("no decisions found"), "{text}");
+    // Said once, without a "0 decision(s) in 0 project(s)" tally after it.
+    assert_eq!(text.matches("decision").count(), 1, "{text}");
+    assert!(!text.contains("(s)"), "{text}");
 }
 
 #[test]

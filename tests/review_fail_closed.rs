@@ -293,7 +293,7 @@ fn review_counts_unreadable_memory_files_as_errors() {
             &[],
         );
         run.expect_code(1);
-        assert!(run.stdout.contains("1 error(s)"), "{what}: {}", run.stdout);
+        assert!(run.stdout.contains("1 error,"), "{what}: {}", run.stdout);
     }
     // An unreadable file that is new since the snapshot counts too.
     fs::write(dir.join("memory-bank/progress.md"), PROGRESS).unwrap();

@@ -56,7 +56,7 @@ fn review_lists_refused_writes_since_the_baseline_only() {
     text.expect_code(0);
     assert!(
         text.stdout
-            .contains("1 write(s) refused by the agent servers since the baseline"),
+            .contains("1 write refused by the agent servers since the baseline"),
         "{}",
         text.stdout
     );

@@ -354,7 +354,7 @@ fn rejecting_a_whole_new_file_asks_first_and_names_the_loss() {
     let screen = h.screen();
     assert!(screen.contains("Reject the whole file?"), "{screen}");
     assert!(
-        screen.contains("deletes the file") && screen.contains("4 line(s)"),
+        screen.contains("deletes the file") && screen.contains("4 lines"),
         "{screen}"
     );
     h.key(KeyCode::Char('n'));
@@ -379,7 +379,7 @@ fn rejecting_a_whole_modified_file_names_the_lines_and_restores_head() {
     h.pump_until("the confirm prompt", |app| !app.overlays.is_empty());
     let screen = h.screen();
     assert!(
-        screen.contains("goes back to the baseline") && screen.contains("1 line(s)"),
+        screen.contains("goes back to the baseline") && screen.contains("1 line the"),
         "{screen}"
     );
     h.key(KeyCode::Enter);

@@ -115,6 +115,21 @@ pub fn line_and_char_counts(text: &str) -> (usize, usize) {
     (lines, text.chars().count())
 }
 
+/// A count with its noun in the right number: "1 file", "2 files", "0 files". `noun` is
+/// the singular; nouns with an irregular plural go through [`counted_as`].
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// [`counted`] with the plural spelled out ("1 entry", "3 entries").
+pub fn counted_as(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
 /// Time since `then` in a few words: "just now", "5 min", "3 h", "12 d" (`—` unknown).
 pub fn age_in_words(then: Option<u64>, now: u64) -> String {
     let Some(then) = then else {
@@ -132,6 +147,15 @@ pub fn age_in_words(then: Option<u64>, now: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_read_in_the_right_number() {
+        assert_eq!(counted(1, "file"), "1 file");
+        assert_eq!(counted(2, "file"), "2 files");
+        assert_eq!(counted(0, "decision"), "0 decisions");
+        assert_eq!(counted_as(3, "entry", "entries"), "3 entries");
+        assert_eq!(counted_as(1, "entry", "entries"), "1 entry");
+    }
 
     #[test]
     fn bom_is_stripped_and_counts_are_human() {

@@ -225,7 +225,10 @@ fn mark_reviewed(context: &Context, path: Option<&Path>) -> Result<u8> {
         let count = session.mark_reviewed()?;
         println(line![
             context.style.bold(&project.name),
-            format!(": marked {count} memory file(s) reviewed")
+            format!(
+                ": marked {} reviewed",
+                crate::core::text::counted(count, "memory file")
+            )
         ]);
     }
     Ok(0)
@@ -329,8 +332,8 @@ fn print_refused(context: &Context, refused: &[RefusalRecord]) {
     println(line![
         "  ",
         style.yellow(format!(
-            "{} write(s) refused by the agent servers since the baseline{}",
-            refused.len(),
+            "{} refused by the agent servers since the baseline{}",
+            crate::core::text::counted(refused.len(), "write"),
             if hidden > 0 {
                 format!(" ({hidden} older not shown; --json lists every one)")
             } else {
@@ -435,15 +438,15 @@ fn print_text(
     }
     println(line![
         format!(
-            "{} file(s) changed, +{} -{} lines, tokens {} → {} ({}) · {} error(s), {} warning(s), {} info · failing on {} and above: ",
-            summary.files,
+            "{} changed, +{} -{} lines, tokens {} → {} ({}) · {}, {}, {} info · failing on {} and above: ",
+            crate::core::text::counted(summary.files, "file"),
             summary.added,
             summary.removed,
             summary.tokens_before,
             summary.tokens_after,
             signed(summary.tokens_after as i64 - summary.tokens_before as i64),
-            summary.error,
-            summary.warning,
+            crate::core::text::counted(summary.error, "error"),
+            crate::core::text::counted(summary.warning, "warning"),
             summary.info,
             fail_on,
         ),

@@ -41,6 +41,7 @@ use crate::cli::style::{Table, eprintln, line, println};
 use crate::cli::{Context, json};
 use crate::core::analysis::decisions::{self, Decision};
 use crate::core::findings::Finding;
+use crate::core::text::counted;
 
 #[derive(Serialize)]
 struct TimelineOutput {
@@ -146,13 +147,18 @@ pub fn run(context: &Context, path: Option<&Path>, as_json: bool) -> Result<u8> 
     }
     if shown == 0 {
         println(format!(
-            "no decisions found in {} project(s)",
-            timelines.len()
+            "no decisions found in {}",
+            counted(timelines.len(), "project")
         ));
-    } else {
+    } else if total > 0 {
+        // One project without decisions has said so already.
         println(format!(
-            "{total} decision(s) in {} project(s)",
-            timelines.iter().filter(|t| !t.decisions.is_empty()).count()
+            "{} in {}",
+            counted(total, "decision"),
+            counted(
+                timelines.iter().filter(|t| !t.decisions.is_empty()).count(),
+                "project"
+            )
         ));
     }
     Ok(0)

@@ -351,8 +351,8 @@ impl Builder<'_> {
             let (loaded, hidden) = markdown::split_private(&text);
             if !hidden.is_empty() {
                 notes.push(format!(
-                    "{} line(s) inside <private> blocks stripped",
-                    count_lines(&hidden)
+                    "{} inside <private> blocks stripped",
+                    text::counted(count_lines(&hidden), "line")
                 ));
             }
             text = loaded;
@@ -529,8 +529,9 @@ pub fn session_context_with(
     }
     if on_demand > 0 {
         builder.out.notes.push(format!(
-            "{on_demand} more file(s) load only on demand (scoped rules, sub-folder files, \
-             modes, documents) and are not counted here"
+            "{} more load only on demand (scoped rules, sub-folder files, \
+             modes, documents) and are not counted here",
+            text::counted(on_demand, "file")
         ));
     }
     if builder.out.pieces.is_empty() && bank.files.iter().all(|f| f.load != LoadKind::Startup) {
@@ -616,7 +617,7 @@ mod tests {
         assert_eq!(ctx.pieces[0].text, "# Active\nshown\nalso shown\n");
         assert_eq!(
             ctx.pieces[0].notes,
-            vec!["1 line(s) inside <private> blocks stripped"]
+            vec!["1 line inside <private> blocks stripped"]
         );
         assert_eq!(ctx.skipped.len(), 1);
         assert!(ctx.skipped[0].file.ends_with("product-context.md"));

@@ -1808,11 +1808,11 @@ pub fn shrink_finding(
         &file.path,
         None,
         format!(
-            "{} lost {} decision(s) since the last commit: {}{more}; decision logs are \
+            "{} lost {} since the last commit: {}{more}; decision logs are \
              append-only (restore with `git show HEAD:<path>` and mark old entries superseded \
              instead of deleting them)",
             file.display,
-            lost.len(),
+            crate::core::text::counted(lost.len(), "decision"),
             titles.join(", ")
         ),
     ))

@@ -547,7 +547,8 @@ impl DocumentController {
                 doc.version += 1;
                 let toast = if conflicts > 0 {
                     format!(
-                        "merged with {conflicts} conflict(s) marked <<<<<<< … >>>>>>>: resolve them, then save"
+                        "merged with {} marked <<<<<<< … >>>>>>>: resolve them, then save",
+                        crate::core::text::counted(conflicts, "conflict")
                     )
                 } else {
                     "merged cleanly: review, then save".to_string()

@@ -80,8 +80,8 @@ impl App {
         self.overlays.push(Overlay::Confirm(Confirm::new(
             "Mark reviewed?",
             format!(
-                "Take the memory of {name} as it is now as reviewed? The {} changed file(s) (+{added} −{removed} lines) stop showing here, and the review's undo history is cleared. The files themselves are not touched.",
-                review.files.len()
+                "Take the memory of {name} as it is now as reviewed? The {} (+{added} −{removed} lines) stop showing here, and the review's undo history is cleared. The files themselves are not touched.",
+                crate::core::text::counted(review.files.len(), "changed file")
             ),
             Confirmed::MarkReviewed,
         )));
@@ -153,13 +153,16 @@ impl App {
             ReviewEvent::RejectLoss { file, loss } => {
                 let message = if loss.deletes_file {
                     format!(
-                        "{} is new since the baseline: rejecting it deletes the file, and its {} line(s) ({} bytes) are lost.",
-                        loss.display, loss.lines_lost, loss.bytes
+                        "{} is new since the baseline: rejecting it deletes the file, and its {} ({} bytes) are lost.",
+                        loss.display,
+                        crate::core::text::counted(loss.lines_lost, "line"),
+                        loss.bytes
                     )
                 } else if loss.lines_lost > 0 {
                     format!(
-                        "{} goes back to the baseline: the {} line(s) the change added are lost (accepted ones too).",
-                        loss.display, loss.lines_lost
+                        "{} goes back to the baseline: the {} the change added are lost (accepted ones too).",
+                        loss.display,
+                        crate::core::text::counted(loss.lines_lost, "line")
                     )
                 } else {
                     format!(
@@ -208,7 +211,8 @@ impl App {
             }
             ReviewEvent::MarkedReviewed(result) => match result {
                 Ok(count) => self.toast(format!(
-                    "marked reviewed: the snapshot holds {count} memory file(s)"
+                    "marked reviewed: the snapshot holds {}",
+                    crate::core::text::counted(count, "memory file")
                 )),
                 Err(problem) => self.toast_error(format!("not marked reviewed: {problem}")),
             },
