@@ -335,6 +335,10 @@ fn is_placeholder_content(content: &str) -> bool {
     if !first.is_alphabetic() {
         return false;
     }
+    if starts_with_task_id(content) {
+        // `[T19 Phase 2 Refactor]`, `[TASK-12] …`: a filled-in task reference.
+        return false;
+    }
     let has_lower = content.chars().any(char::is_lowercase);
     if !has_lower {
         // `[DONE]`, `[WIP]`, `[x]`-like markers.
@@ -348,6 +352,64 @@ fn is_placeholder_content(content: &str) -> bool {
         && content
             .chars()
             .all(|c| c.is_alphabetic() || c == ' ' || c == '-')
+}
+
+/// Whether bracketed text opens with a task id: letters then digits in one word
+/// (`T19`, `TASK-12`, `ABC_7`, `m3`), which a template never writes.
+fn starts_with_task_id(content: &str) -> bool {
+    let word = content.split_whitespace().next().unwrap_or_default();
+    let letters = word.chars().take_while(|c| c.is_alphabetic()).count();
+    let rest: String = word.chars().skip(letters).collect();
+    let digits = rest.trim_start_matches(['-', '_', '#']);
+    letters > 0
+        && letters <= 8
+        && !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Whether a line introduces a template shown as documentation: a heading or a label
+/// that names a format, template or example ("## Entry format", "**Format:**", "Example:").
+fn introduces_template(line: &str) -> bool {
+    let words = line
+        .trim()
+        .trim_start_matches('#')
+        .trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace())
+        .to_lowercase();
+    let is_heading = line.trim_start().starts_with('#');
+    let label = words.trim_end_matches(['*', '_', ' ']);
+    let names_one = |w: &str| {
+        ["format", "template", "example", "examples"]
+            .iter()
+            .any(|k| w.split(|c: char| !c.is_alphanumeric()).any(|t| t == *k))
+    };
+    (is_heading && names_one(&words)) || (label.ends_with(':') && names_one(label))
+}
+
+/// Lines that show a template rather than fill one in: block quotes, and everything from a
+/// line introducing a format, template or example to the next heading.
+fn documentation_mask(text: &str) -> Vec<bool> {
+    // The heading level a template section runs under (0: a label, to the next heading).
+    let mut section: Option<usize> = None;
+    text.lines()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            let level = trimmed.chars().take_while(|c| *c == '#').count();
+            if level > 0 && trimmed[level..].starts_with([' ', '\t']) {
+                if section.is_some_and(|open| open == 0 || level <= open) {
+                    section = None;
+                }
+                if section.is_none() && introduces_template(line) {
+                    section = Some(level);
+                }
+                return section.is_some();
+            }
+            if section.is_none() && introduces_template(line) {
+                section = Some(0);
+            }
+            section.is_some() || trimmed.starts_with('>')
+        })
+        .collect()
 }
 
 /// Whether a line is an unfilled template line: at least one placeholder and, besides
@@ -422,12 +484,18 @@ fn line_is_placeholder(line: &str) -> bool {
     placeholders > 0 && residue_words <= 2
 }
 
-/// 1-based lines of unfilled template placeholders, outside code fences.
+/// 1-based lines of unfilled template placeholders, outside code fences, block quotes
+/// and sections that show a format, template or example.
 pub fn placeholder_lines(text: &str) -> Vec<usize> {
     let fenced = imports::fenced_line_mask(text);
+    let documentation = documentation_mask(text);
     text.lines()
         .enumerate()
-        .filter(|(i, line)| !fenced.get(*i).copied().unwrap_or(false) && line_is_placeholder(line))
+        .filter(|(i, line)| {
+            !fenced.get(*i).copied().unwrap_or(false)
+                && !documentation.get(*i).copied().unwrap_or(false)
+                && line_is_placeholder(line)
+        })
         .map(|(i, _)| i + 1)
         .collect()
 }
@@ -1182,6 +1250,28 @@ mod tests {
             - [COMPLETED] Implement X\n\
             > [!NOTE]\n";
         assert_eq!(placeholder_lines(text), vec![2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn task_ids_and_documented_templates_are_not_placeholders() {
+        let text = "# Progress\n\
+            - [T19 Phase 2 Refactor]\n\
+            - [TASK-12] Cache layer\n\
+            - [Task 1]\n\
+            > - [Date] quoted example\n\
+            Entry format:\n\
+            - [Date] - [Summary]\n\
+            ## Template\n\
+            ### [Decision Title]\n\
+            ## Next\n\
+            - [Owner]\n\
+            **Format:**\n\
+            [YYYY-MM-DD] - [Change]\n";
+        assert_eq!(placeholder_lines(text), vec![4, 11]);
+        assert!(starts_with_task_id("T19 Phase 2"));
+        assert!(starts_with_task_id("BUG-7"));
+        assert!(!starts_with_task_id("Task 1"));
+        assert!(!starts_with_task_id("Phase 2"));
     }
 
     #[test]
