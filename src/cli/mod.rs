@@ -132,16 +132,25 @@ impl Context {
         let meta =
             std::fs::metadata(path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
         if !meta.is_dir() {
-            return Err(eyre!("{} is not a folder", path.display()));
+            // A file of a bank names the project the bank belongs to.
+            return enclosing_project(path)
+                .map(|project| vec![project])
+                .ok_or_else(|| {
+                    eyre!(
+                        "{} is a file that belongs to no memory bank",
+                        path.display()
+                    )
+                });
         }
-        let name = std::fs::canonicalize(path)
-            .ok()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| path.display().to_string());
-        if let Some(project) = discovery::project_at(path, name) {
+        if let Some(project) = discovery::project_at(path, folder_name(path)) {
             return Ok(vec![project]);
         }
-        let projects = discovery::scan(path, &self.scan_options());
+        let mut projects = discovery::scan(path, &self.scan_options());
+        if projects.is_empty() {
+            // The memory folder itself (`memory-bank/`, `.claude/memory/`) or a folder
+            // inside a bank: its project is above it.
+            projects.extend(enclosing_project(path));
+        }
         if projects.is_empty() {
             return Err(eyre!(
                 "no memory bank found in {} (looked for memory-bank/, .claude/memory/, CLAUDE.md, AGENTS.md, GEMINI.md, .infinity/, .clinerules, .roo/ …)",
@@ -150,6 +159,32 @@ impl Context {
         }
         Ok(projects)
     }
+}
+
+/// A folder's own name (resolving `.` and links), for a project found there.
+fn folder_name(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// The nearest folder above `path` that is a project with a bank holding `path`: its
+/// memory folder contains it, or (for file formats, whose bank is the project) it is one
+/// of the bank's own files or folders.
+fn enclosing_project(path: &Path) -> Option<Project> {
+    path.ancestors().skip(1).find_map(|folder| {
+        let project = discovery::project_at(folder, folder_name(folder))?;
+        let holds = project.banks.iter().any(|bank| {
+            path.starts_with(&bank.root)
+                && (bank.root != project.path
+                    || crate::core::scan::bank::list_banks(&project)
+                        .iter()
+                        .flat_map(|b| &b.files)
+                        .any(|f| f.path == path || f.path.starts_with(path)))
+        });
+        holds.then_some(project)
+    })
 }
 
 /// `mbank` with no subcommand: the terminal UI over the root.
