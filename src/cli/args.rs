@@ -153,6 +153,9 @@ pub enum Command {
         /// Only this bank format (cline, memory-bank-mcp, claude-md, conkeeper, …)
         #[arg(long, value_name = "FORMAT")]
         bank: Option<String>,
+        /// One line per loaded file (tokens, how it is reached) instead of the text
+        #[arg(long)]
+        summary: bool,
     },
     /// Serve the memory banks to agents as an MCP server on stdin/stdout (every write guarded)
     Mcp {

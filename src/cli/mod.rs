@@ -274,9 +274,12 @@ fn execute(cli: Cli) -> Result<u8> {
             fail_on,
             mark_reviewed,
         }) => commands::review::run(&context, path.as_deref(), json, fail_on, mark_reviewed),
-        Some(Command::Context { path, json, bank }) => {
-            commands::context::run(&context, path.as_deref(), json, bank.as_deref())
-        }
+        Some(Command::Context {
+            path,
+            json,
+            bank,
+            summary,
+        }) => commands::context::run(&context, path.as_deref(), json, bank.as_deref(), summary),
         Some(Command::Mcp { serve }) => commands::mcp::run(
             &context,
             &serve.tools,

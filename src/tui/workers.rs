@@ -225,20 +225,20 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
         home: crate::core::paths::home_dir(),
         include_user_files: false,
     };
-    crate::core::scan::bank::list_banks(project)
+    let listed = crate::core::scan::bank::list_banks(project);
+    let banks: Vec<&crate::core::model::Bank> = listed
         .iter()
         .filter(|bank| {
             bank.format.is_hierarchical() || bank.format == crate::core::model::Format::ConKeeper
         })
-        .map(|bank| {
-            context::session_context_with(
-                project,
-                bank,
-                &|text| tokens::count(encoding, text),
-                &options,
-            )
-        })
-        .collect()
+        .collect();
+    // Each file once, as `mbank context` shows it.
+    context::project_context(
+        project,
+        &banks,
+        &|text| tokens::count(encoding, text),
+        &options,
+    )
 }
 
 /// Counts an edited buffer's tokens off the drawing thread; the newest text wins.

@@ -10,6 +10,7 @@ use crate::cli::{Context, json};
 use crate::core::analysis::context::{self, BankContext};
 use crate::core::model::Format;
 use crate::core::scan::bank;
+use crate::core::text::counted_as;
 use crate::core::tokens::{self, Encoding};
 
 #[derive(Serialize)]
@@ -32,6 +33,7 @@ pub fn run(
     path: Option<&Path>,
     as_json: bool,
     only: Option<&str>,
+    summary: bool,
 ) -> Result<u8> {
     let only = match only {
         Some(id) => Some(Format::from_id(id).ok_or_else(|| {
@@ -44,11 +46,17 @@ pub fn run(
     let count = move |text: &str| tokens::count(encoding, text);
     let mut projects = Vec::new();
     for project in context.projects_at(path)? {
-        let banks: Vec<BankContext> = bank::list_banks(&project)
+        let listed = bank::list_banks(&project);
+        let chosen: Vec<&crate::core::model::Bank> = listed
             .iter()
             .filter(|b| only.is_none_or(|f| f == b.format))
-            .map(|b| context::session_context(&project, b, &count))
             .collect();
+        let banks: Vec<BankContext> = context::project_context(
+            &project,
+            &chosen,
+            &count,
+            &context::ContextOptions::from_env(),
+        );
         let total_tokens = banks.iter().map(|b| b.total_tokens).sum();
         projects.push(ProjectContext {
             name: project.name.clone(),
@@ -88,14 +96,29 @@ pub fn run(
                         .collect();
                     format!(" (imported via {})", chain.join(" → "))
                 };
-                println(style.bold(format!(
-                    "──── {}{via} · {} tokens ────",
-                    piece.display,
-                    thousands(piece.tokens as u64)
-                )));
-                print_text(&piece.text);
-                for note in &piece.notes {
-                    println(style.dim(format!("   note: {note}")));
+                if summary {
+                    println(line![
+                        "   ",
+                        format!("{}{via}", piece.display),
+                        style.dim(format!(" · {} tokens", thousands(piece.tokens as u64)))
+                    ]);
+                } else {
+                    println(style.bold(format!(
+                        "──── {}{via} · {} tokens ────",
+                        piece.display,
+                        thousands(piece.tokens as u64)
+                    )));
+                    print_text(&piece.text);
+                    for note in &piece.notes {
+                        println(style.dim(format!("   note: {note}")));
+                    }
+                }
+                if piece.reached.len() > 1 {
+                    println(style.dim(format!(
+                        "   loaded once, reached {}: {}",
+                        counted_as(piece.reached.len(), "way", "ways"),
+                        piece.reached.join("; ")
+                    )));
                 }
             }
             for cut in &bank.cutoffs {

@@ -64,6 +64,10 @@ pub struct LoadedPiece {
     pub lines: usize,
     pub bytes: usize,
     pub notes: Vec<String>,
+    /// Every way the agent reaches the file, in words ("start-up file of the ConKeeper
+    /// bank", "imported by @x.md in CLAUDE.md, line 3"): a file reached several ways
+    /// loads once (see [`load_once`]).
+    pub reached: Vec<String>,
 }
 
 /// Text an agent drops because of a size rule.
@@ -298,6 +302,19 @@ impl Builder<'_> {
         let tokens = (self.count_tokens)(&text);
         self.out.total_tokens += tokens;
         self.out.total_bytes += text.len();
+        let reached = match (via.last(), scope) {
+            (Some(importer), _) => format!(
+                "imported through {}{}",
+                self.display(importer),
+                notes
+                    .first()
+                    .and_then(|n| n.strip_prefix("imported by "))
+                    .map(|how| format!(" by {how}"))
+                    .unwrap_or_default()
+            ),
+            (None, Scope::User) => "user-level file, loaded first".to_string(),
+            (None, Scope::Project) => format!("start-up file of the {} bank", self.format.label()),
+        };
         self.out.pieces.push(LoadedPiece {
             file: file.to_path_buf(),
             display: self.display(file),
@@ -308,6 +325,7 @@ impl Builder<'_> {
             text,
             tokens,
             notes,
+            reached: vec![reached],
         });
     }
 
@@ -449,6 +467,82 @@ fn infinity_listing(bank: &Bank, count_tokens: &dyn Fn(&str) -> usize) -> Listin
     }
 }
 
+/// What a session start loads from every bank of a project, each file once: a file that
+/// two banks reach (a CLAUDE.md `@import` of a ConKeeper bank's member, say) loads once,
+/// in the bank holding it as a start-up file (else in the first bank reaching it), and
+/// that piece lists every way it is reached.
+pub fn project_context(
+    project: &Project,
+    banks: &[&Bank],
+    count_tokens: &dyn Fn(&str) -> usize,
+    options: &ContextOptions,
+) -> Vec<BankContext> {
+    let mut contexts: Vec<BankContext> = banks
+        .iter()
+        .map(|bank| session_context_with(project, bank, count_tokens, options))
+        .collect();
+    load_once(&mut contexts);
+    contexts
+}
+
+/// Keeps one piece per file across a project's banks (see [`project_context`]); the
+/// others leave their bank's totals and are listed as skipped, naming where the file loads.
+pub fn load_once(contexts: &mut [BankContext]) {
+    use std::collections::HashMap;
+    // Pieces by the file's real location, in bank and read order.
+    let mut by_file: HashMap<PathBuf, Vec<(usize, usize)>> = HashMap::new();
+    let mut order: Vec<PathBuf> = Vec::new();
+    for (b, context) in contexts.iter().enumerate() {
+        for (p, piece) in context.pieces.iter().enumerate() {
+            let key = std::fs::canonicalize(&piece.file).unwrap_or_else(|_| piece.file.clone());
+            let entry = by_file.entry(key.clone()).or_default();
+            if entry.is_empty() {
+                order.push(key);
+            }
+            entry.push((b, p));
+        }
+    }
+    let mut dropped: Vec<(usize, usize, usize)> = Vec::new();
+    for key in order {
+        let Some(places) = by_file.get(&key).filter(|p| p.len() > 1) else {
+            continue;
+        };
+        let owner = places
+            .iter()
+            .copied()
+            .find(|&(b, p)| contexts[b].pieces[p].via.is_empty())
+            .unwrap_or(places[0]);
+        for &(b, p) in places.iter().filter(|place| **place != owner) {
+            let reached = contexts[b].pieces[p].reached.clone();
+            let owner_piece = &mut contexts[owner.0].pieces[owner.1];
+            for way in reached {
+                if !owner_piece.reached.contains(&way) {
+                    owner_piece.reached.push(way);
+                }
+            }
+            dropped.push((b, p, owner.0));
+        }
+    }
+    // Remove from the back so indexes stay valid.
+    dropped.sort_unstable_by(|a, b| b.cmp(a));
+    for (b, p, owner) in dropped {
+        let owner_label = contexts[owner].format.label();
+        let context = &mut contexts[b];
+        let piece = context.pieces.remove(p);
+        context.total_tokens = context.total_tokens.saturating_sub(piece.tokens);
+        context.total_bytes = context.total_bytes.saturating_sub(piece.bytes);
+        let reason = if owner == b {
+            "already loaded in this bank; it loads once".to_string()
+        } else {
+            format!("loads once, with the {owner_label} bank (also reached here)")
+        };
+        context.skipped.push(SkippedFile {
+            file: piece.file,
+            reason,
+        });
+    }
+}
+
 /// [`session_context`] with explicit options (tests, or a view that leaves out the
 /// user's global files).
 pub fn session_context_with(
@@ -569,6 +663,59 @@ mod tests {
             include_user_files: home.is_some(),
         };
         session_context_with(&project, &bank, &words, &options)
+    }
+
+    #[test]
+    fn a_file_imported_and_held_by_another_bank_loads_once() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            &dir.path().join("CLAUDE.md"),
+            "# Main\n@.claude/memory/active-context.md\n",
+        );
+        let memory = dir.path().join(".claude/memory");
+        write(
+            &memory.join("active-context.md"),
+            "# Active\nfive words are here\n",
+        );
+        write(
+            &memory.join("product-context.md"),
+            "# Product\nthree more\n",
+        );
+        let project = discovery::project_at(dir.path(), "p".into()).unwrap();
+        let listed = bank::list_banks(&project);
+        let banks: Vec<&Bank> = listed.iter().collect();
+        let options = ContextOptions::default();
+        let alone: usize = banks
+            .iter()
+            .map(|b| session_context_with(&project, b, &words, &options).total_tokens)
+            .sum();
+        let contexts = project_context(&project, &banks, &words, &options);
+        let total: usize = contexts.iter().map(|c| c.total_tokens).sum();
+        // CLAUDE.md (3) + active (6) + product (4): the import is not counted again.
+        assert_eq!((alone, total), (19, 13));
+        let claude = contexts
+            .iter()
+            .find(|c| c.format == Format::ClaudeMd)
+            .unwrap();
+        assert_eq!(claude.pieces.len(), 1);
+        assert!(claude.skipped[0].reason.contains("with the ConKeeper bank"));
+        let conkeeper = contexts
+            .iter()
+            .find(|c| c.format == Format::ConKeeper)
+            .unwrap();
+        let active = conkeeper
+            .pieces
+            .iter()
+            .find(|p| p.display == ".claude/memory/active-context.md")
+            .unwrap();
+        assert_eq!(
+            active.reached,
+            vec![
+                "start-up file of the ConKeeper bank".to_string(),
+                "imported through CLAUDE.md by @.claude/memory/active-context.md (line 2), depth 1"
+                    .to_string()
+            ]
+        );
     }
 
     #[test]
