@@ -170,11 +170,7 @@ pub fn assess_bank(
                         verdicts.push((
                             level_for_gap(gap, cadence),
                             gap,
-                            format!(
-                                "older than {} by {}",
-                                sibling.file_name(),
-                                plural(gap, "day")
-                            ),
+                            format!("older than {} by {}", sibling.display, plural(gap, "day")),
                         ));
                     }
                 }
@@ -208,7 +204,7 @@ pub fn assess_bank(
                             format!(
                                 "last dated {date}, {} before {}'s {other}",
                                 plural(gap, "day"),
-                                sibling.file_name()
+                                sibling.display
                             ),
                         ));
                     }
@@ -260,6 +256,11 @@ static DATE: LazyLock<Regex> = LazyLock::new(|| {
 /// The newest plausible date written in a text (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
 /// ignoring dates after `today` (templates and typos) and before 2000.
 pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
+    dates_in(text).filter(|d| *d <= today).max()
+}
+
+/// Every valid date from 2000 on written in a text (ISO, `YYYY/MM/DD`, `M/D/YYYY`).
+fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> + '_ {
     DATE.captures_iter(text)
         .filter_map(|c| {
             let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
@@ -269,11 +270,83 @@ pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
             };
             NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
         })
-        .filter(|d| *d <= today && d.year_ce().1 >= 2000)
-        .max()
+        .filter(|d| d.year_ce().1 >= 2000)
+}
+
+/// Dates written in a text that name no day of the calendar (`2026-30-05`, `2025-02-30`),
+/// with their 1-based line: a typo, or a month and day swapped.
+pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if !line.bytes().any(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        for c in DATE.captures_iter(line) {
+            let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+            let (y, m, d) = match (num(1), num(2), num(3)) {
+                (Some(y), Some(m), Some(d)) => (y, m, d),
+                _ => match (num(6), num(4), num(5)) {
+                    (Some(y), Some(m), Some(d)) => (y, m, d),
+                    _ => continue,
+                },
+            };
+            if !(2000..=2100).contains(&y) {
+                continue;
+            }
+            let valid = i32::try_from(y)
+                .ok()
+                .and_then(|y| NaiveDate::from_ymd_opt(y, m, d))
+                .is_some();
+            if !valid && let Some(whole) = c.get(0) {
+                found.push((index + 1, whole.as_str().to_string()));
+            }
+        }
+    }
+    found
 }
 
 use chrono::Datelike;
+
+/// Most future dates a file's [`WrittenDates`] remember.
+const FUTURE_DATES_KEPT: usize = 8;
+
+/// The dates written in a text, in a form that stays right on later days: the newest
+/// date up to the day it was read, and the (few) dates after it, which become the
+/// newest once their day comes. Cached per file version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct WrittenDates {
+    /// Days since 0001-01-01 (`num_days_from_ce`).
+    newest_past: Option<i32>,
+    future: Vec<i32>,
+}
+
+impl WrittenDates {
+    pub fn of(text: &str, today: NaiveDate) -> WrittenDates {
+        let mut future: Vec<i32> = dates_in(text)
+            .filter(|d| *d > today)
+            .map(|d| d.num_days_from_ce())
+            .collect();
+        future.sort_unstable();
+        future.dedup();
+        future.truncate(FUTURE_DATES_KEPT);
+        WrittenDates {
+            newest_past: newest_date_in(text, today).map(|d| d.num_days_from_ce()),
+            future,
+        }
+    }
+
+    /// The newest date written that is not after `today`.
+    pub fn newest_by(&self, today: NaiveDate) -> Option<NaiveDate> {
+        let today = today.num_days_from_ce();
+        self.future
+            .iter()
+            .copied()
+            .filter(|d| *d <= today)
+            .chain(self.newest_past)
+            .max()
+            .and_then(NaiveDate::from_num_days_from_ce_opt)
+    }
+}
 
 /// Today's date in UTC, for `newest_date_in`.
 pub fn today() -> NaiveDate {
@@ -419,6 +492,32 @@ mod tests {
             active.reason,
             "last dated 2026-09-02, 77 days before progress.md's 2026-11-18"
         );
+    }
+
+    #[test]
+    fn written_dates_stay_right_on_later_days() {
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        let text = "2026-01-02 then 2026-03-01 and plan 2026-12-24, 2027-01-01";
+        let dates = WrittenDates::of(text, day(2026, 6, 1));
+        assert_eq!(dates.newest_by(day(2026, 6, 1)), Some(day(2026, 3, 1)));
+        assert_eq!(dates.newest_by(day(2026, 12, 25)), Some(day(2026, 12, 24)));
+        let json = serde_json::to_string(&dates).unwrap();
+        let back: WrittenDates = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, dates);
+        assert_eq!(
+            WrittenDates::of("none", day(2026, 1, 1)).newest_by(day(2026, 1, 1)),
+            None
+        );
+    }
+
+    #[test]
+    fn impossible_dates_are_found_with_their_line() {
+        let text = "# Log\n## 2026-30-05 release\nok 2026-05-30\n2025-02-30 and 1999-13-01\n";
+        assert_eq!(
+            impossible_dates(text),
+            vec![(2, "2026-30-05".to_string()), (4, "2025-02-30".to_string())]
+        );
+        assert!(impossible_dates("2024-02-29 [YYYY-MM-DD]").is_empty());
     }
 
     #[test]
