@@ -78,7 +78,11 @@ fn findings_about<'a>(report: &'a ProjectReport, file: &Path) -> Vec<&'a Finding
     report
         .findings
         .iter()
-        .filter(|f| f.file == file || f.message.contains(&name))
+        .filter(|f| {
+            f.file == file
+                || f.message.contains(&name)
+                || f.details.iter().any(|d| d.contains(&name))
+        })
         .collect()
 }
 

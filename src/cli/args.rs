@@ -106,6 +106,9 @@ pub enum Command {
         /// Exit 1 when a finding is at or above this severity
         #[arg(long, value_enum, default_value_t = SeverityArg::Error)]
         fail_on: SeverityArg,
+        /// Under a grouped finding ("37 files over their budget"), every file it stands for
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// Count tokens per file and in total, loaded vs private
     Tokens {

@@ -258,7 +258,8 @@ fn execute(cli: Cli) -> Result<u8> {
             path,
             json,
             fail_on,
-        }) => commands::check::run(&context, path.as_deref(), json, fail_on),
+            verbose,
+        }) => commands::check::run(&context, path.as_deref(), json, fail_on, verbose),
         Some(Command::Tokens { path, json }) => commands::tokens::run(&context, &path, json),
         Some(Command::Timeline { path, json }) => {
             commands::timeline::run(&context, path.as_deref(), json)

@@ -47,6 +47,10 @@ pub struct Finding {
     /// 1-based line, when the finding points into the file.
     pub line: Option<usize>,
     pub message: String,
+    /// The single cases a grouped finding stands for ("memory-bank/x.md: 1,400 of
+    /// 1,000 tokens"), shown by `check --verbose` and always in JSON.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
 }
 
 impl Finding {
@@ -63,6 +67,12 @@ impl Finding {
             file: file.into(),
             line,
             message: message.into(),
+            details: Vec::new(),
         }
+    }
+
+    /// The same finding standing for these single cases.
+    pub fn with_details(self, details: Vec<String>) -> Self {
+        Finding { details, ..self }
     }
 }

@@ -13,6 +13,7 @@ use crate::cli::style::{line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json};
 use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::{Finding, Severity};
+use crate::core::text::counted;
 use crate::core::tokens::{Encoding, TokenCache};
 
 #[derive(Serialize)]
@@ -47,14 +48,14 @@ pub(crate) fn severity(arg: SeverityArg) -> Severity {
     }
 }
 
-/// A finding's file relative to its project, for compact text output.
+/// A finding's file relative to its project (`.` for the project folder itself), so
+/// every place reads the same way; a path outside the project stays whole.
 fn short(path: &Path, project: &Path) -> String {
-    path.strip_prefix(project)
-        .ok()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    match path.strip_prefix(project) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
 }
 
 pub fn run(
@@ -62,6 +63,7 @@ pub fn run(
     path: Option<&Path>,
     as_json: bool,
     fail_on: SeverityArg,
+    verbose: bool,
 ) -> Result<u8> {
     let fail_on = severity(fail_on);
     let projects = context.projects_at(path)?;
@@ -123,15 +125,25 @@ pub fn run(
                     " ",
                     style.dim(format!("[{}]", f.code))
                 ]);
+                if verbose {
+                    for detail in &f.details {
+                        println(style.dim(format!("            {detail}")));
+                    }
+                } else if !f.details.is_empty() {
+                    println(style.dim(format!(
+                        "            ({} in --verbose and --json)",
+                        counted(f.details.len(), "detail")
+                    )));
+                }
             }
         }
         println(line![
             format!(
-                "{} error(s), {} warning(s), {} info · {} project(s) · failing on {} and above: ",
-                summary.error,
-                summary.warning,
+                "{}, {}, {} info · {} · failing on {} and above: ",
+                counted(summary.error, "error"),
+                counted(summary.warning, "warning"),
                 summary.info,
-                results.len(),
+                counted(results.len(), "project"),
                 fail_on,
             ),
             if failed {

@@ -8,6 +8,7 @@ use crate::cli::args::ListSort;
 use crate::cli::style::{Table, eprintln, line, println, thousands};
 use crate::cli::{Context, json};
 use crate::core::analysis::budgets::BudgetStatus;
+use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
 use crate::core::analysis::staleness::Freshness;
 use crate::core::findings::Finding;
@@ -37,8 +38,18 @@ struct ProjectRow {
     staleness: Option<Freshness>,
     last_write: Option<u64>,
     /// What `list` finds without validating: memory paths that lead out of the project
-    /// (`symlink-outside`). `mbank check` gives every finding.
+    /// (`symlink-outside`) and secrets kept in a bank (`secret-in-bank`). `mbank check`
+    /// gives every finding.
     findings: Vec<Finding>,
+    /// Files kept inside banks that are not memory (backup copies, foreign files), each
+    /// with its class; `files` and the token figures leave them out.
+    not_memory: Vec<NotMemory>,
+}
+
+#[derive(Serialize)]
+struct NotMemory {
+    path: String,
+    class: FileClass,
 }
 
 fn row(report: &ProjectReport) -> ProjectRow {
@@ -54,6 +65,13 @@ fn row(report: &ProjectReport) -> ProjectRow {
         staleness: report.worst_staleness(),
         last_write: report.last_write,
         findings: report.findings.clone(),
+        not_memory: report
+            .non_memory_files()
+            .map(|f| NotMemory {
+                path: f.file.display.clone(),
+                class: f.class,
+            })
+            .collect(),
     }
 }
 

@@ -9,9 +9,11 @@ use serde::Serialize;
 
 use crate::cli::style::{Table, eprintln, line, println, thousands};
 use crate::cli::{Context, EXIT_ERROR, json};
+use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::Finding;
 use crate::core::model::{Format, LoadKind, Role};
+use crate::core::text::counted;
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 #[derive(Serialize)]
@@ -45,6 +47,9 @@ struct FileTokens {
     display: String,
     role: Option<Role>,
     load: Option<LoadKind>,
+    /// Memory, backup or foreign (`null` for a single file outside any bank): only
+    /// memory counts in the totals.
+    class: Option<FileClass>,
     bytes: u64,
     lines: usize,
     chars: usize,
@@ -55,7 +60,10 @@ struct FileTokens {
 
 #[derive(Serialize, Default)]
 struct Totals {
+    /// Memory files (backups and foreign files kept in banks are not counted).
     files: usize,
+    /// Backup copies and foreign files kept inside banks.
+    not_memory_files: usize,
     loaded_tokens: u64,
     private_tokens: u64,
     /// Tokens of files agents never load automatically (archives, on-demand files).
@@ -70,6 +78,7 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
         display: path.display().to_string(),
         role: None,
         load: None,
+        class: None,
         bytes: stats.bytes,
         lines: stats.lines,
         chars: stats.chars,
@@ -79,6 +88,7 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
     };
     let totals = Totals {
         files: 1,
+        not_memory_files: 0,
         loaded_tokens: stats.loaded_tokens as u64,
         private_tokens: stats.private_tokens as u64,
         not_loaded_tokens: 0,
@@ -123,8 +133,13 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
                     let stats = f.stats.as_ref();
                     let (loaded, private) =
                         stats.map_or((0, 0), |s| (s.loaded_tokens, s.private_tokens));
-                    if f.file.load != LoadKind::Startup {
-                        totals.not_loaded_tokens += (loaded + private) as u64;
+                    if f.class != FileClass::Memory {
+                        totals.not_memory_files += 1;
+                    } else {
+                        totals.files += 1;
+                        if f.file.load != LoadKind::Startup {
+                            totals.not_loaded_tokens += (loaded + private) as u64;
+                        }
                     }
                     FileTokens {
                         path: f.file.path.clone(),
@@ -134,6 +149,7 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
                         },
                         role: Some(f.file.role),
                         load: Some(f.file.load),
+                        class: Some(f.class),
                         bytes: stats.map_or(f.file.size, |s| s.bytes),
                         lines: stats.map_or(0, |s| s.lines),
                         chars: stats.map_or(0, |s| s.chars),
@@ -143,7 +159,6 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
                     }
                 })
                 .collect();
-            totals.files += files.len();
             totals.loaded_tokens += bank.loaded_tokens;
             totals.private_tokens += bank.private_tokens;
             banks.push(BankTokens {
@@ -217,11 +232,14 @@ fn print_tables(context: &Context, output: &TokensOutput) {
         let mut table =
             Table::new(&["file", "load", "lines", "loaded", "private"]).right(&[2, 3, 4]);
         for f in &bank.files {
-            let load = f.load.map_or("—", |l| match l {
-                LoadKind::Startup => "start",
-                LoadKind::OnDemand => "on demand",
-                LoadKind::Never => "never",
-            });
+            let load = match (f.class, f.load) {
+                (Some(class), _) if class != FileClass::Memory => class.id(),
+                (_, load) => load.map_or("—", |l| match l {
+                    LoadKind::Startup => "start",
+                    LoadKind::OnDemand => "on demand",
+                    LoadKind::Never => "never",
+                }),
+            };
             let (loaded, private) = match &f.error {
                 Some(_) => ("—".to_string(), "—".to_string()),
                 None => (
@@ -261,10 +279,14 @@ fn print_tables(context: &Context, output: &TokensOutput) {
         "Total: ",
         style.bold(thousands(output.totals.loaded_tokens)),
         format!(
-            " loaded, {} private, {} in files not loaded at start · {} files · encoding {}",
+            " loaded, {} private, {} in files not loaded at start · {}{} · encoding {}",
             thousands(output.totals.private_tokens),
             thousands(output.totals.not_loaded_tokens),
-            output.totals.files,
+            counted(output.totals.files, "file"),
+            match output.totals.not_memory_files {
+                0 => String::new(),
+                n => format!(" (and {} that are not memory)", counted(n, "file")),
+            },
             context.encoding.label()
         )
     ]);

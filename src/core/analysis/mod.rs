@@ -5,6 +5,8 @@ pub mod budgets;
 pub mod context;
 pub mod decisions;
 pub mod imports;
+pub mod membership;
 pub mod report;
+pub mod rule_files;
 pub mod staleness;
 pub mod validate;

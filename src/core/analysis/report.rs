@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::core::analysis::budgets::{self, BudgetCheck, BudgetStatus, Measure};
 use crate::core::analysis::decisions::{self, Decision};
+use crate::core::analysis::membership::{self, FileClass};
 use crate::core::analysis::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
 };
@@ -50,6 +51,9 @@ impl Depth {
 pub struct FileReport {
     #[serde(flatten)]
     pub file: MemoryFile,
+    /// Memory, a backup copy or a foreign file (source code, `.env`): only memory is
+    /// loaded and counted.
+    pub class: FileClass,
     pub stats: Option<TextStats>,
     /// Why there are no figures (unreadable, binary, too large, vanished).
     pub error: Option<String>,
@@ -125,8 +129,21 @@ impl ProjectReport {
         formats
     }
 
+    /// Memory files only: backups and foreign files kept in a bank are not memory.
     pub fn file_count(&self) -> usize {
-        self.banks.iter().map(|b| b.files.len()).sum()
+        self.banks
+            .iter()
+            .flat_map(|b| &b.files)
+            .filter(|f| f.class == FileClass::Memory)
+            .count()
+    }
+
+    /// Backup copies and foreign files kept inside banks, by class.
+    pub fn non_memory_files(&self) -> impl Iterator<Item = &FileReport> {
+        self.banks
+            .iter()
+            .flat_map(|b| &b.files)
+            .filter(|f| f.class != FileClass::Memory)
     }
 
     pub fn loaded_tokens(&self) -> u64 {
@@ -449,16 +466,15 @@ impl<'a> Analyzer<'a> {
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
         let results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
-        // Texts read once for dates written in files, decisions and the append-only check;
-        // token figures usually come from the cache and read nothing.
+        // Texts read once for decisions and the append-only check; token figures and
+        // the dates written in files usually come from the caches and read nothing.
         let texts: Vec<Option<String>> = bank
             .files
             .iter()
             .map(|file| {
-                let for_dates = depth.git && file.load != LoadKind::Never;
                 let for_decisions = file.role.is_decision_log()
                     && (depth.decisions || (depth.validate && git.is_some()));
-                if file.is_virtual() || !(for_dates || for_decisions) {
+                if file.is_virtual() || !for_decisions {
                     return None;
                 }
                 // Decision logs up to their own limit; a bigger one is a finding of
@@ -515,10 +531,9 @@ impl<'a> Analyzer<'a> {
                 let commits_since = commit.map(|c| if clean { c.commits_since } else { 0 });
                 FileActivity {
                     updated,
-                    content_date: text
-                        .as_deref()
-                        .filter(|_| depth.git)
-                        .and_then(|t| staleness::newest_date_in(t, self.today)),
+                    // Whatever the depth: `list`, `check` and the TUI judge from the same
+                    // evidence, so they never disagree on a file's staleness.
+                    content_date: self.content_date(file, text.as_deref()),
                     commits_since,
                 }
             })
@@ -571,6 +586,19 @@ impl<'a> Analyzer<'a> {
         } else {
             Vec::new()
         };
+        // A secret kept in a bank is a security signal whatever the depth (like a link
+        // out of the project); the summary of backups and foreign files is validation's.
+        let membership = membership::findings(&bank, &project.path);
+        if depth.validate {
+            bank_findings.extend(membership);
+            bank_findings.extend(crate::core::analysis::rule_files::findings(&bank));
+        } else {
+            findings.extend(
+                membership
+                    .into_iter()
+                    .filter(|f| f.code == "secret-in-bank"),
+            );
+        }
         let modes = crate::core::formats::roo_rules::modes::modes_of_bank(&bank).0;
         let mut loaded_tokens = 0;
         let mut private_tokens = 0;
@@ -592,7 +620,9 @@ impl<'a> Analyzer<'a> {
                 None => complete = false,
             }
             let checks = file_checks.next().unwrap_or_default();
+            let class = membership::class_in(&bank.root, &project.path, &file.path);
             files.push(FileReport {
+                class,
                 budget_status: budgets::worst(&checks),
                 budget: checks,
                 staleness: file_staleness.next().flatten(),
@@ -626,6 +656,114 @@ impl<'a> Analyzer<'a> {
     }
 }
 
+impl Analyzer<'_> {
+    /// The newest date written in a loaded file, remembered per file version in the
+    /// listings (a warm `list` reads no content for it).
+    fn content_date(&self, file: &MemoryFile, text: Option<&str>) -> Option<chrono::NaiveDate> {
+        if file.load == LoadKind::Never || file.is_virtual() {
+            return None;
+        }
+        let dates = match (text, self.listings) {
+            (Some(text), _) => staleness::WrittenDates::of(text, self.today),
+            (None, Some(listings)) => {
+                match listings.fact(CONTENT_DATES_FACT, &file.path, file.size, file.modified) {
+                    Some(known) => known,
+                    None => {
+                        let text = crate::core::text::read_text_limited(&file.path, MAX_READ_BYTES)
+                            .ok()?;
+                        let dates = staleness::WrittenDates::of(&text, self.today);
+                        listings.put_fact(
+                            CONTENT_DATES_FACT,
+                            &file.path,
+                            file.size,
+                            file.modified,
+                            &dates,
+                        );
+                        dates
+                    }
+                }
+            }
+            (None, None) => {
+                let text = crate::core::text::read_text_limited(&file.path, MAX_READ_BYTES).ok()?;
+                staleness::WrittenDates::of(&text, self.today)
+            }
+        };
+        dates.newest_by(self.today)
+    }
+}
+
+/// Remembered per file version in the listing cache: the dates written in a file.
+const CONTENT_DATES_FACT: &str = "content-dates";
+
+/// Per-file budget verdicts of one status: one finding for a single file, else one
+/// finding for the bank ("37 files over their budget, largest …") whose details list
+/// every file.
+fn grouped_budget_findings(
+    files: &[FileReport],
+    status: BudgetStatus,
+    bank_root: &Path,
+    out: &mut Vec<Finding>,
+) {
+    let (severity, code, word) = match status {
+        BudgetStatus::Over => (Severity::Warning, "budget-over", "over"),
+        BudgetStatus::Near => (Severity::Info, "budget-near", "near"),
+        BudgetStatus::Ok => return,
+    };
+    let cases: Vec<(&FileReport, &BudgetCheck)> = files
+        .iter()
+        .flat_map(|f| f.budget.iter().map(move |c| (f, c)))
+        .filter(|(_, c)| c.status == status)
+        .collect();
+    let describe = |check: &BudgetCheck| {
+        format!(
+            "{} of {} {} ({}; {})",
+            check.value,
+            check.limit,
+            check.unit.label(),
+            check.rule,
+            check.source
+        )
+    };
+    match cases.as_slice() {
+        [] => {}
+        [(file, check)] => out.push(Finding::new(
+            severity,
+            code,
+            &file.file.path,
+            None,
+            format!("{word} budget: {}", describe(check)),
+        )),
+        _ => {
+            let mut files_seen: Vec<&Path> =
+                cases.iter().map(|(f, _)| f.file.path.as_path()).collect();
+            files_seen.dedup();
+            let largest = cases
+                .iter()
+                .max_by_key(|(_, c)| c.value.saturating_mul(1000) / c.limit.max(1))
+                .map(|(f, c)| format!("{} ({})", f.file.display, describe(c)))
+                .unwrap_or_default();
+            out.push(
+                Finding::new(
+                    severity,
+                    code,
+                    bank_root,
+                    None,
+                    format!(
+                        "{} {word} their budget, largest {largest}",
+                        crate::core::text::counted(files_seen.len(), "file")
+                    ),
+                )
+                .with_details(
+                    cases
+                        .iter()
+                        .map(|(f, c)| format!("{}: {}", f.file.display, describe(c)))
+                        .collect(),
+                ),
+            );
+        }
+    }
+}
+
 /// Budget and staleness verdicts as findings, next to the validator's own.
 fn verdict_findings(
     files: &[FileReport],
@@ -633,6 +771,8 @@ fn verdict_findings(
     bank_root: &Path,
     out: &mut Vec<Finding>,
 ) {
+    grouped_budget_findings(files, BudgetStatus::Over, bank_root, out);
+    grouped_budget_findings(files, BudgetStatus::Near, bank_root, out);
     let budget_finding = |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
         let severity = match check.status {
             BudgetStatus::Over => Severity::Warning,
@@ -664,9 +804,6 @@ fn verdict_findings(
         ));
     };
     for report in files {
-        for check in &report.budget {
-            budget_finding(check, &report.file.path, out);
-        }
         if let Some(s) = &report.staleness {
             let verdict = match s.level {
                 Freshness::Stale => Some((Severity::Warning, "stale")),

@@ -1054,6 +1054,26 @@ fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fin
             "no markdown heading (#): agents and people navigate memory files by their headings",
         ));
     }
+    let impossible = crate::core::analysis::staleness::impossible_dates(text);
+    if let Some((line, date)) = impossible.first() {
+        let more = match impossible.len() - 1 {
+            0 => String::new(),
+            n => format!(
+                " ({} more in the file)",
+                crate::core::text::counted(n, "other")
+            ),
+        };
+        out.push(Finding::new(
+            Severity::Warning,
+            "impossible-date",
+            path,
+            Some(*line),
+            format!(
+                "{date} is not a day of the calendar (month and day swapped?){more}: \
+                 staleness and the timeline cannot use it"
+            ),
+        ));
+    }
     if is_memory_bank_format(bank.format) {
         let lines = placeholder_lines(text);
         if let Some(&first) = lines.first() {

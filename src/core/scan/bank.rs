@@ -81,6 +81,11 @@ impl Lister<'_> {
         } else {
             formats::place(self.format, rel)
         };
+        // A backup or foreign file (source code, `.env`) kept in a bank folder is never
+        // loaded, whatever its name says.
+        let not_memory = self.bank_root != self.project
+            && crate::core::analysis::membership::classify(rel)
+                != crate::core::analysis::membership::FileClass::Memory;
         let display = paths::relative_to(&path, self.project)
             .unwrap_or(&path)
             .to_string_lossy()
@@ -92,7 +97,11 @@ impl Lister<'_> {
             layer: placement.layer,
             order: 0,
             group: placement.group,
-            load: placement.load,
+            load: if not_memory {
+                LoadKind::Never
+            } else {
+                placement.load
+            },
             size: meta.len(),
             modified: meta.modified().ok(),
             memory: None,

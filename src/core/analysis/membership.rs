@@ -1,0 +1,283 @@
+//! What a file inside a bank folder is: memory, a backup (`*.bak`, a nested `backup-*/`
+//! copy of the bank) or foreign (source code, lock files, `.env`, keys). Only memory is
+//! loaded and counted; the rest is summarised in one finding per bank, and a secret kept
+//! inside a bank is an error (agents and tools that read the folder read it too).
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::core::analysis::imports;
+use crate::core::findings::{Finding, Severity};
+use crate::core::model::Bank;
+use crate::core::text::counted;
+
+/// What a file in a bank is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileClass {
+    Memory,
+    /// A copy kept aside: `*.bak`, `*.orig`, `x~`, anything under a `backup*/` folder.
+    Backup,
+    /// Not memory at all: source code, lock files, secrets, binaries.
+    Foreign,
+}
+
+impl FileClass {
+    pub fn id(self) -> &'static str {
+        match self {
+            FileClass::Memory => "memory",
+            FileClass::Backup => "backup",
+            FileClass::Foreign => "foreign",
+        }
+    }
+}
+
+/// File extensions of source code, scripts, builds and binaries.
+const FOREIGN_EXTENSIONS: &[&str] = &[
+    "rs", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "kts", "swift", "c",
+    "h", "cc", "cpp", "hpp", "cs", "rb", "php", "sh", "bash", "zsh", "ps1", "bat", "css", "scss",
+    "html", "vue", "svelte", "sql", "lua", "dart", "scala", "ex", "exs", "lock", "pem", "key",
+    "p12", "pfx", "keystore", "jks", "crt", "der", "exe", "dll", "so", "dylib", "o", "a", "class",
+    "jar", "wasm", "zip", "gz", "tgz", "tar", "7z", "rar", "png", "jpg", "jpeg", "gif", "webp",
+    "ico", "pdf", "mp4", "mp3", "sqlite", "db", "pyc", "swp",
+];
+
+/// Lock files whose extension says nothing (`package-lock.json`, `pnpm-lock.yaml`).
+const LOCK_FILES: &[&str] = &[
+    "package-lock.json",
+    "pnpm-lock.yaml",
+    "yarn.lock",
+    "npm-shrinkwrap.json",
+    "composer.lock",
+    "gemfile.lock",
+    "poetry.lock",
+    "cargo.lock",
+    "go.sum",
+    "package.json",
+    "cargo.toml",
+    "pyproject.toml",
+    "requirements.txt",
+];
+
+/// Private keys by their usual names.
+const KEY_FILES: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"];
+
+/// Whether a folder name marks a backup: `backup`, `backups`, `backup-2025-01-02`,
+/// `memory-bank-backup`, `bak`, `.bak`.
+fn is_backup_folder(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    let name = name.trim_start_matches('.');
+    name == "bak"
+        || name.starts_with("backup")
+        || name.ends_with("-backup")
+        || name.ends_with("_backup")
+        || name.ends_with(".backup")
+        || name.ends_with("-backups")
+        || name.ends_with("_backups")
+}
+
+/// Whether a file name marks a backup copy: `x.bak`, `x.md.orig`, `x~`, `x.bak.md`,
+/// `progress-backup.md`.
+fn is_backup_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with('~') {
+        return true;
+    }
+    let stem = lower
+        .strip_suffix(".md")
+        .or_else(|| lower.strip_suffix(".markdown"))
+        .unwrap_or(&lower);
+    [".bak", ".backup", ".orig", ".old", "-backup", "_backup"]
+        .iter()
+        .any(|suffix| stem.ends_with(suffix))
+}
+
+/// Whether a file is a secret: `.env` (not `.env.example`), `secrets.*`, credentials,
+/// private keys.
+pub fn is_secret(rel: &Path) -> bool {
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let example = [".example", ".sample", ".template", ".dist"]
+        .iter()
+        .any(|s| name.ends_with(s));
+    if example {
+        return false;
+    }
+    let extension = name.rsplit_once('.').map(|(_, e)| e).unwrap_or_default();
+    imports::is_sensitive(rel)
+        || KEY_FILES.contains(&name.as_str())
+        || matches!(
+            extension,
+            "pem" | "key" | "p12" | "pfx" | "keystore" | "jks"
+        )
+}
+
+/// Classifies a file by its path relative to the bank folder.
+pub fn classify(rel: &Path) -> FileClass {
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if is_secret(rel) {
+        return FileClass::Foreign;
+    }
+    let in_backup_folder = rel
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .any(|c| is_backup_folder(&c.as_os_str().to_string_lossy()));
+    if in_backup_folder || is_backup_name(&name) {
+        return FileClass::Backup;
+    }
+    let lower = name.to_ascii_lowercase();
+    let extension = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or_default();
+    if LOCK_FILES.contains(&lower.as_str()) || FOREIGN_EXTENSIONS.contains(&extension) {
+        return FileClass::Foreign;
+    }
+    FileClass::Memory
+}
+
+/// Classifies a file of `bank`: files of banks that are the project itself (CLAUDE.md,
+/// AGENTS.md…) are chosen by name and always memory.
+pub fn class_in(bank_root: &Path, project: &Path, file: &Path) -> FileClass {
+    if bank_root == project {
+        return FileClass::Memory;
+    }
+    match file.strip_prefix(bank_root) {
+        Ok(rel) => classify(rel),
+        Err(_) => FileClass::Memory,
+    }
+}
+
+/// One finding per kind of non-memory file in the bank ("301 files in 7 nested backups"),
+/// and an error per secret.
+pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if bank.root == project {
+        return out;
+    }
+    let mut folder_copies = 0;
+    let mut loose_copies = 0;
+    let mut backup_folders: Vec<&str> = Vec::new();
+    let mut foreign: Vec<String> = Vec::new();
+    for file in bank.files.iter().filter(|f| !f.is_virtual()) {
+        let Ok(rel) = file.path.strip_prefix(&bank.root) else {
+            continue;
+        };
+        match classify(rel) {
+            FileClass::Memory => {}
+            FileClass::Backup => {
+                let folder = rel
+                    .components()
+                    .rev()
+                    .skip(1)
+                    .map(|c| c.as_os_str().to_str().unwrap_or_default())
+                    .find(|c| is_backup_folder(c));
+                match folder {
+                    Some(folder) => {
+                        folder_copies += 1;
+                        if !backup_folders.contains(&folder) {
+                            backup_folders.push(folder);
+                        }
+                    }
+                    None => loose_copies += 1,
+                }
+            }
+            FileClass::Foreign => {
+                if is_secret(rel) {
+                    out.push(Finding::new(
+                        Severity::Error,
+                        "secret-in-bank",
+                        &file.path,
+                        None,
+                        format!(
+                            "{} looks like a secret (environment file, credentials or key) kept \
+                             inside the memory folder: agents and tools that read the folder can \
+                             read it; move it out and rotate what it holds",
+                            file.display
+                        ),
+                    ));
+                } else {
+                    foreign.push(file.display.clone());
+                }
+            }
+        }
+    }
+    let mut kept = Vec::new();
+    if folder_copies > 0 {
+        kept.push(format!(
+            "{} in {}",
+            counted(folder_copies, "file"),
+            counted(backup_folders.len(), "nested backup")
+        ));
+    }
+    if loose_copies > 0 {
+        kept.push(crate::core::text::counted_as(
+            loose_copies,
+            "backup copy",
+            "backup copies",
+        ));
+    }
+    if !kept.is_empty() {
+        out.push(Finding::new(
+            Severity::Info,
+            "backup-in-bank",
+            &bank.root,
+            None,
+            format!(
+                "{} inside the bank: not memory, never loaded or counted; keep backups \
+                 outside the memory folder",
+                kept.join(" and ")
+            ),
+        ));
+    }
+    if let Some(first) = foreign.first() {
+        out.push(Finding::new(
+            Severity::Warning,
+            "foreign-in-bank",
+            &bank.root,
+            None,
+            format!(
+                "{} that {} not memory (source code, lock files…) inside the bank, like {first}: \
+                 never loaded or counted",
+                counted(foreign.len(), "file"),
+                if foreign.len() == 1 { "is" } else { "are" }
+            ),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn class(rel: &str) -> FileClass {
+        classify(&PathBuf::from(rel))
+    }
+
+    #[test]
+    fn files_are_memory_backup_or_foreign() {
+        assert_eq!(class("activeContext.md"), FileClass::Memory);
+        assert_eq!(class("archive/2024.md"), FileClass::Memory);
+        assert_eq!(class("notes.json"), FileClass::Memory);
+        assert_eq!(class("backup-2025-01-02/progress.md"), FileClass::Backup);
+        assert_eq!(class("old/memory-bank-backup/x.md"), FileClass::Backup);
+        assert_eq!(class("progress.md.bak"), FileClass::Backup);
+        assert_eq!(class("progress.bak.md"), FileClass::Backup);
+        assert_eq!(class("progress.md~"), FileClass::Backup);
+        assert_eq!(class("main.rs"), FileClass::Foreign);
+        assert_eq!(class("package-lock.json"), FileClass::Foreign);
+        assert_eq!(class("yarn.lock"), FileClass::Foreign);
+        assert_eq!(class(".env"), FileClass::Foreign);
+        assert_eq!(class("backup-1/.env"), FileClass::Foreign);
+        assert!(is_secret(&PathBuf::from(".env.local")));
+        assert!(is_secret(&PathBuf::from("deploy.pem")));
+        assert!(is_secret(&PathBuf::from("id_ed25519")));
+        assert!(!is_secret(&PathBuf::from(".env.example")));
+        assert!(!is_secret(&PathBuf::from("keyboard.md")));
+    }
+}
