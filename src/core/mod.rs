@@ -21,6 +21,7 @@ pub mod init;
 pub mod limits;
 pub mod listings;
 pub mod markdown;
+pub mod memory_folders;
 pub mod merge;
 pub mod model;
 pub mod modes;

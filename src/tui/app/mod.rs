@@ -178,7 +178,7 @@ impl App {
             match Watcher::spawn(outbox.clone()) {
                 Ok(w) => Some(w),
                 Err(e) => {
-                    let _ = outbox.send(Message::WatchProblem(e));
+                    let _ = outbox.send(Message::WatchProblem(format!("it is off ({e})")));
                     None
                 }
             }
@@ -295,13 +295,21 @@ impl App {
                 generation,
                 index,
                 report,
+                folders,
                 ..
-            } => {
-                if generation == self.scan_generation {
-                    self.picker.set_report(index, report);
-                }
-            }
-            Message::Analyzed { report, contexts } => self.on_analyzed(*report, contexts),
+            } => self.on_summary(generation, index, report, folders),
+            Message::Analyzed {
+                project,
+                report,
+                contexts,
+                folders,
+            } => self.on_analyzed(project, *report, contexts, folders),
+            Message::Refreshed {
+                project,
+                report,
+                folders,
+            } => self.on_refreshed(project, report, folders),
+            Message::ProjectGone(_) => self.rescan(),
             Message::FileLoaded(loaded) => {
                 let mode = self.main.view_mode();
                 let effects = self.document.on_loaded(loaded, &mut self.tree, mode);
@@ -330,8 +338,15 @@ impl App {
                 self.apply(effects);
             }
             Message::FilesChanged(paths) => self.on_files_changed(paths),
+            Message::WatchOverflow => self.on_watch_overflow(),
             Message::WatchProblem(problem) => {
-                self.toast_error(format!("live refresh is off: {problem}"));
+                self.toast_error(format!("live refresh: {problem}"));
+            }
+            Message::WatchCoverage(coverage) => {
+                self.picker.watch_note = coverage.note();
+                if let Some(note) = &self.picker.watch_note {
+                    self.toast_error(note.clone());
+                }
             }
             Message::Review(event) => self.on_review_event(event),
             Message::ThemeLoaded { name, result } => {
