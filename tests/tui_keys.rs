@@ -164,3 +164,46 @@ fn keys_that_do_nothing_here_change_nothing() {
     h.keys("esc");
     assert_eq!(h.app.screen, Screen::Picker, "no project to go back to");
 }
+
+#[test]
+fn saving_a_buffer_with_conflict_markers_asks_first_naming_how_many() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).start();
+    h.open_project("weather");
+    h.keys("down down enter");
+    let path = h.doc().path.clone();
+    let before = std::fs::read_to_string(&path).unwrap();
+    h.app.update(mbank::tui::Message::Paste(
+        "<<<<<<< mine\nours\n=======\ntheirs\n>>>>>>> theirs\n<<<<<<< mine\na\n=======\nb\n>>>>>>> theirs\n"
+            .into(),
+    ));
+    h.keys("ctrl-s");
+    let Some(Overlay::Confirm(confirm)) = h.app.overlays.last() else {
+        panic!("no prompt: {:?}", h.app.overlays);
+    };
+    assert!(
+        confirm.message.contains("2 unresolved conflicts"),
+        "{}",
+        confirm.message
+    );
+    assert!(confirm.message.contains("line 1"), "{}", confirm.message);
+    let screen = h.screen();
+    assert!(screen.contains("Save with conflict markers?"), "{screen}");
+    // No: nothing written, the edits stay.
+    h.keys("n");
+    assert!(h.app.overlays.is_empty() && h.is_dirty());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    // Yes: saved as it is.
+    h.keys("ctrl-s y");
+    assert!(!h.is_dirty());
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.starts_with("<<<<<<< mine\nours\n"), "{saved}");
+    // A buffer without markers saves without a question (a setext underline is not one).
+    h.keys("esc down enter");
+    assert_ne!(h.doc().path, path);
+    h.app
+        .update(mbank::tui::Message::Paste("Title\n=======\n".into()));
+    h.keys("ctrl-s");
+    assert!(h.app.overlays.is_empty(), "{:?}", h.app.overlays);
+    assert!(!h.is_dirty());
+}

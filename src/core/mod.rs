@@ -5,6 +5,7 @@ pub mod bank;
 pub mod budgets;
 pub mod config;
 pub mod confine;
+pub mod conflict_markers;
 pub mod context;
 pub mod decisions;
 pub mod demo;

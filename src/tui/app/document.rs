@@ -13,6 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use super::{App, Focus, ViewMode};
+use crate::core::conflict_markers;
 use crate::core::edit::Saved;
 use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
@@ -452,8 +453,43 @@ impl DocumentController {
         }
     }
 
-    /// Saves the buffer through the core's guarded atomic write, off this thread.
+    /// Saves the buffer through the core's guarded atomic write, off this thread; a
+    /// buffer that still holds conflict markers (`<<<<<<<` … `>>>>>>>`) asks first.
     pub fn save(&mut self, project: Option<&Project>) -> Vec<Effect> {
+        if let Some(doc) = self.doc() {
+            let markers =
+                conflict_markers::find_in_lines(doc.textarea.lines().iter().map(String::as_str));
+            if !markers.is_empty() {
+                let line = markers
+                    .first_line
+                    .map(|l| format!(", the first at line {l}"))
+                    .unwrap_or_default();
+                return vec![Effect::Overlay(Overlay::Confirm(Confirm::new(
+                    "Save with conflict markers?",
+                    format!(
+                        "{} still holds {} (<<<<<<< … ======= … >>>>>>> lines{line}). An agent would read both sides as memory. Save it anyway?",
+                        self.file_name(),
+                        markers.describe()
+                    ),
+                    Confirmed::SaveWithMarkers {
+                        version: doc.version,
+                    },
+                )))];
+            }
+        }
+        self.save_now(project)
+    }
+
+    /// "Yes" to saving with conflict markers: saves the buffer if it is still the one the
+    /// prompt was about (else asks again).
+    pub fn save_with_markers(&mut self, project: Option<&Project>, version: u64) -> Vec<Effect> {
+        match self.doc() {
+            Some(doc) if doc.version == version => self.save_now(project),
+            _ => self.save(project),
+        }
+    }
+
+    fn save_now(&mut self, project: Option<&Project>) -> Vec<Effect> {
         let Some(project) = project else {
             return match self.doc() {
                 Some(_) => vec![Effect::ToastError("not saved: no project is open".into())],

@@ -443,6 +443,12 @@ impl App {
                 }
                 Confirmed::RejectFile(path) => self.reject_file(&path),
                 Confirmed::MarkReviewed => self.ask_review(ReviewRequest::MarkReviewed),
+                Confirmed::SaveWithMarkers { version } => {
+                    let effects = self
+                        .document
+                        .save_with_markers(self.project.as_ref(), version);
+                    self.apply(effects);
+                }
                 Confirmed::InitBank(path) => {
                     self.jobs += 1;
                     super::jobs::create_bank(path, self.outbox.clone());
