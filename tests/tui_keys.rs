@@ -207,3 +207,75 @@ fn saving_a_buffer_with_conflict_markers_asks_first_naming_how_many() {
     assert!(h.app.overlays.is_empty(), "{:?}", h.app.overlays);
     assert!(!h.is_dirty());
 }
+
+/// The preview pane's lines (the third bordered column at 140 columns), its title first.
+fn preview_column(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .filter_map(|line| {
+            let start = line.find("┐┌").or_else(|| line.find("││"))?;
+            let rest: String = line
+                .chars()
+                .skip(line[..start].chars().count() + 1)
+                .collect();
+            // The editor column, then the preview column.
+            let next = rest.find("┐┌").or_else(|| rest.find("││"))?;
+            Some(rest[next..].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_preview_follows_the_tree_selection_and_its_title_names_the_file() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).start();
+    h.open_project("weather");
+    h.keys("v");
+    assert_eq!(h.app.main, Main::Document(ViewMode::Split));
+    let screen = h.settled_screen();
+    let preview = preview_column(&screen).join("\n");
+    assert!(preview.contains("Preview · projectBrief.md"), "{screen}");
+    assert!(preview.contains("Project Brief"), "{screen}");
+    // Moving through the tree shows each file, in the editor and in the preview.
+    for (keys, name, heading) in [
+        ("down", "productContext.md", "Product Context"),
+        ("down", "systemPatterns.md", "System Patterns"),
+        ("up up", "projectBrief.md", "Project Brief"),
+    ] {
+        h.keys(keys);
+        let screen = h.settled_screen();
+        let preview = preview_column(&screen).join("\n");
+        assert!(
+            preview.contains(&format!("Preview · {name}")),
+            "{keys}: {screen}"
+        );
+        assert!(preview.contains(heading), "{keys}: {screen}");
+        for other in ["Project Brief", "Product Context", "System Patterns"] {
+            if other != heading {
+                assert!(
+                    !preview.contains(other),
+                    "{keys}: {other} still shown\n{screen}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn space_pages_down_in_the_preview() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.open_project("weather");
+    h.open_file("progress.md");
+    h.keys("esc v v");
+    assert_eq!(h.app.main, Main::Document(ViewMode::Preview));
+    h.settled_screen();
+    h.keys("tab");
+    assert_eq!(h.app.focus, Focus::Preview);
+    assert_eq!(h.app.document.preview.scroll, 0);
+    h.keys("space");
+    let page = h.app.document.preview.scroll;
+    assert!(page > 10, "space scrolled {page} lines");
+    h.keys("pageup");
+    assert_eq!(h.app.document.preview.scroll, 0);
+}

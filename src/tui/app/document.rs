@@ -151,6 +151,19 @@ impl App {
     }
 }
 
+/// The open file as titles name it: its file name, and an Infinity memory's id.
+fn shown_name(doc: &Document) -> String {
+    let name = doc
+        .path
+        .file_name()
+        .map(crate::core::sanitize::os_str)
+        .unwrap_or_default();
+    match &doc.memory_id {
+        Some(id) => format!("{name}#{}", widgets::shown(id)),
+        None => name.to_string(),
+    }
+}
+
 impl DocumentController {
     pub fn new(encoding: Encoding, backup_dir: PathBuf, outbox: Outbox) -> DocumentController {
         DocumentController {
@@ -714,6 +727,8 @@ impl DocumentController {
                 version: d.version,
                 follow,
             });
+            self.preview.name = self.doc().map(shown_name).unwrap_or_default();
+            self.preview.problem = self.editor.problem.clone();
             self.preview.view(frame, part, &cx(Focus::Preview));
         }
     }
