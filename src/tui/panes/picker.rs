@@ -510,12 +510,13 @@ impl Picker {
                     .iter()
                     .flat_map(|b| b.budget.iter().cloned())
                     .collect();
-                spans.extend(widgets::token_gauge(
-                    Some(report.loaded_tokens()),
-                    &checks,
-                    8,
-                    theme,
-                ));
+                let total = widgets::Total {
+                    tokens: report.loaded_tokens(),
+                    complete: report.banks.iter().all(|b| b.complete),
+                    checks: &checks,
+                    worst: report.worst_budget(),
+                };
+                spans.extend(widgets::total_gauge(&total, 8, theme));
                 spans.push(Span::raw("  "));
                 spans.push(widgets::freshness_badge(report.worst_staleness(), theme));
                 spans.push(Span::raw("  "));
