@@ -279,3 +279,84 @@ fn space_pages_down_in_the_preview() {
     h.keys("pageup");
     assert_eq!(h.app.document.preview.scroll, 0);
 }
+
+#[test]
+fn at_80x24_zoom_gives_the_review_the_whole_width_and_the_status_bar_keeps_help_and_quit() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.open_project("weather");
+    let active = demo.file("weather-api/memory-bank/activeContext.md");
+    h.keys("r c y");
+    let text = std::fs::read_to_string(&active).unwrap();
+    std::fs::write(&active, format!("{text}- an agent's line\n")).unwrap();
+    h.app
+        .update(mbank::tui::Message::FilesChanged(vec![active.clone()]));
+    h.pump_until("the review", |app| {
+        app.review
+            .review
+            .as_ref()
+            .is_some_and(|r| r.files.len() == 1)
+            && !app.review.busy
+    });
+    assert_eq!(h.app.focus, Focus::Review);
+    let screen = h.settled_screen();
+    // Beside the tree, the file is named from its bank's folder, its end kept.
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("M activeContext.md") || l.contains("…Context.md")),
+        "{screen}"
+    );
+    h.keys("z");
+    let screen = h.settled_screen();
+    assert!(
+        !screen.contains("projectBrief.md"),
+        "the tree is hidden:\n{screen}"
+    );
+    let row = screen
+        .lines()
+        .find(|l| l.contains(" M "))
+        .unwrap_or_default();
+    assert!(
+        row.contains("M activeContext.md") && row.contains("tok"),
+        "{screen}"
+    );
+    let status = status(&mut h);
+    for hint in ["? help", "q quit"] {
+        assert!(status.contains(hint), "{status}");
+    }
+    // No hint is cut: the last one before the root's label is a whole word, not a key.
+    let left = status.split("~/demo").next().unwrap_or_default().trim_end();
+    let last = left.rsplit(' ').next().unwrap_or_default();
+    assert!(last.chars().count() > 1, "{status}");
+    // Tab moves the focus to the tree, which then takes the width; z again: both.
+    h.keys("tab");
+    assert_eq!(h.app.focus, Focus::Tree);
+    let screen = h.settled_screen();
+    assert!(
+        screen.contains("projectBrief.md") && !screen.contains("Review"),
+        "{screen}"
+    );
+    h.keys("z");
+    let screen = h.settled_screen();
+    assert!(
+        screen.contains("projectBrief.md") && screen.contains("Review"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_demo_path_is_shortened_in_the_status_bar() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.app.demo_path = Some(std::path::PathBuf::from(
+        "/tmp/a-very-long-temporary-folder-name/for/the/demo/mbank-demo-x1y2z3",
+    ));
+    let status = status(&mut h);
+    assert!(status.contains("demo mbank-demo-x1y2z3"), "{status}");
+    assert!(!status.contains("/tmp/"), "{status}");
+    assert!(
+        status.contains("F1 help") && status.contains("ctrl-q quit"),
+        "{status}"
+    );
+}

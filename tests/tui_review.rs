@@ -149,12 +149,12 @@ fn the_review_lists_changed_files_by_bank_with_counts_and_signals() {
     assert!(screen.contains("since git HEAD"), "{screen}");
     assert!(screen.contains("▾ cline memory-bank"), "{screen}");
     assert!(screen.contains("3 files"), "{screen}");
-    assert!(screen.contains("M memory-bank/progress.md"), "{screen}");
-    assert!(screen.contains("A memory-bank/techContext.md"), "{screen}");
+    assert!(screen.contains("M progress.md"), "{screen}");
+    assert!(screen.contains("A techContext.md"), "{screen}");
     assert!(!screen.contains("lib.rs"), "{screen}");
     let progress = screen
         .lines()
-        .find(|l| l.contains("memory-bank/progress.md"))
+        .find(|l| l.contains("M progress.md"))
         .unwrap();
     assert!(
         progress.contains("+1") && progress.contains("−0"),
@@ -162,12 +162,12 @@ fn the_review_lists_changed_files_by_bank_with_counts_and_signals() {
     );
     let log = screen
         .lines()
-        .find(|l| l.contains("memory-bank/decisionLog.md"))
+        .find(|l| l.contains("M decisionLog.md"))
         .unwrap();
     assert!(log.contains("✖ 1 error"), "worst signal badge: {log}");
     let tech = screen
         .lines()
-        .find(|l| l.contains("memory-bank/techContext.md"))
+        .find(|l| l.contains("A techContext.md"))
         .unwrap();
     assert!(tech.contains("✖ 1 error"), "{tech}");
     assert!(progress.contains("tok"), "{progress}");

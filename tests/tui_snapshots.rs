@@ -167,3 +167,11 @@ fn save_with_conflict_markers() {
         h.keys("ctrl-s");
     });
 }
+
+#[test]
+fn review_zoomed() {
+    snapshot("review_zoomed", |h, demo| {
+        reach_review(h, demo);
+        h.keys("z");
+    });
+}

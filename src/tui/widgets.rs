@@ -181,6 +181,29 @@ pub fn shown_path(path: &Path) -> String {
 
 /// Truncates to `width` display cells, ending in `…` when cut; the text is [`shown`]
 /// first, so markers count in the width.
+/// `text` drawn safely in at most `width` columns, its end kept (`…/activeContext.md`):
+/// for paths, whose file name matters most.
+pub fn truncate_start(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let text = shown(text);
+    let chars: Vec<char> = text.chars().collect();
+    let total: usize = chars.iter().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= width {
+        return text.into_owned();
+    }
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for &c in chars.iter().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        kept.push(c);
+        used += w;
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
+}
+
 pub fn truncate(text: &str, width: usize) -> String {
     use unicode_width::UnicodeWidthChar;
     let text = shown(text);

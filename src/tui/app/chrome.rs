@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::{App, Screen};
-use crate::tui::keymap::{KeyContext, Keymap};
+use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::pane::{self, Command};
 use crate::tui::widgets;
 
@@ -36,6 +36,37 @@ pub fn hints<'a>(
                 .map(|key| (key.to_string(), c.action.short()))
         })
         .collect()
+}
+
+/// The hints that fit in `width` columns, in their order: `help` and `quit` always stay,
+/// the others go from the last (the least useful: the pane's own keys come first, the
+/// global ones after them) until the rest fit; a hint is shown whole or not at all.
+pub fn fit_hints(
+    mut hints: Vec<(String, &'static str)>,
+    width: usize,
+) -> Vec<(String, &'static str)> {
+    let cost = |(key, word): &(String, &str)| key.chars().count() + word.chars().count() + 3;
+    let essential = |word: &str| word == Action::Help.short() || word == Action::Quit.short();
+    let mut total: usize = hints.iter().map(cost).sum();
+    let mut index = hints.len();
+    while total > width && index > 0 {
+        index -= 1;
+        if !essential(hints[index].1) {
+            total -= cost(&hints[index]);
+            hints.remove(index);
+        }
+    }
+    hints
+}
+
+/// `text` in at most `width` columns, its end kept: `…/mbank-demo-x1`.
+fn keep_end(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        return text.to_string();
+    }
+    let tail: String = text.chars().skip(count + 1 - width.max(1)).collect();
+    format!("…{tail}")
 }
 
 /// A path as the chrome names it: `~/…` under the home folder, drawn safely.
@@ -137,23 +168,35 @@ impl App {
 
     pub(super) fn view_status(&self, frame: &mut Frame, area: Rect) {
         let theme = &self.theme;
+        // The root on the right, its end kept when it is long (a demo copy's temp path).
+        // A demo copy lives in a temporary folder: its name is enough.
+        let room = (area.width / 3).max(12) as usize;
+        let label = match &self.demo_path {
+            Some(path) => {
+                let name = path
+                    .file_name()
+                    .map(crate::core::sanitize::os_str)
+                    .unwrap_or_default();
+                format!("demo {}", keep_end(&name, room.saturating_sub(5)))
+            }
+            None => keep_end(&path_label(&self.root, self.home.as_deref()), room),
+        };
+        let right = format!(" {label} ");
+        let right_width = (right.chars().count() as u16).min(area.width / 2);
+        let hints = fit_hints(
+            hints(&self.keymap, self.key_context(), self.status_commands()),
+            area.width.saturating_sub(right_width) as usize,
+        );
         let mut spans = Vec::new();
-        for (key, word) in hints(&self.keymap, self.key_context(), self.status_commands()) {
+        for (key, word) in hints {
             spans.push(Span::styled(
                 format!(" {key}"),
                 theme.key().bg(theme.status_bg),
             ));
             spans.push(Span::styled(format!(" {word} "), theme.status()));
         }
-        let right = match &self.demo_path {
-            Some(path) => format!(" demo: {} ", path_label(path, self.home.as_deref())),
-            None => format!(" {} ", path_label(&self.root, self.home.as_deref())),
-        };
-        let [left_area, right_area] = Layout::horizontal([
-            Constraint::Min(10),
-            Constraint::Length((right.chars().count() as u16).min(area.width / 2)),
-        ])
-        .areas(area);
+        let [left_area, right_area] =
+            Layout::horizontal([Constraint::Min(10), Constraint::Length(right_width)]).areas(area);
         frame.render_widget(
             Paragraph::new(Line::from(spans)).style(theme.status()),
             left_area,
@@ -217,6 +260,37 @@ mod tests {
             "{tree:?}"
         );
         assert!(tree.contains(&("space".to_string(), "fold")), "{tree:?}");
+    }
+
+    #[test]
+    fn hints_that_do_not_fit_go_whole_from_the_last_but_help_and_quit_stay() {
+        let all: Vec<(String, &'static str)> = [
+            ("enter", "open"),
+            ("space", "fold"),
+            ("?", "help"),
+            ("q", "quit"),
+            ("p", "projects"),
+            ("T", "next theme"),
+        ]
+        .into_iter()
+        .map(|(k, w)| (k.to_string(), w))
+        .collect();
+        let width =
+            |h: &[(String, &str)]| -> usize { h.iter().map(|(k, w)| k.len() + w.len() + 3).sum() };
+        assert_eq!(fit_hints(all.clone(), 200), all);
+        let fitted = fit_hints(all.clone(), 40);
+        assert!(width(&fitted) <= 40, "{fitted:?}");
+        let words: Vec<&str> = fitted.iter().map(|(_, w)| *w).collect();
+        assert_eq!(words, ["open", "fold", "help", "quit"]);
+        let words: Vec<&str> = fit_hints(all, 5).iter().map(|(_, w)| *w).collect();
+        assert_eq!(words, ["help", "quit"]);
+    }
+
+    #[test]
+    fn long_labels_keep_their_end() {
+        assert_eq!(keep_end("~/banks", 12), "~/banks");
+        assert_eq!(keep_end("/tmp/mbank-demo-x1y2z3", 12), "…demo-x1y2z3");
+        assert_eq!(keep_end("/tmp/mbank-demo-x1y2z3", 12).chars().count(), 12);
     }
 
     #[test]

@@ -140,6 +140,8 @@ pub struct App {
     pub main: Main,
     pub focus: Focus,
     pub show_findings: bool,
+    /// The focused pane (the tree, or what the main area shows) takes the whole width.
+    pub zoomed: bool,
     pub project: Option<Project>,
     pub picker: picker::Picker,
     pub tree: tree::Tree,
@@ -208,6 +210,7 @@ impl App {
             main: Main::Document(ViewMode::Editor),
             focus: Focus::Tree,
             show_findings: false,
+            zoomed: false,
             project: None,
             picker,
             tree: tree::Tree::default(),
@@ -531,9 +534,13 @@ impl App {
         } else {
             (area, None)
         };
-        let tree_width = (top.width * 2 / 5).clamp(30, 70).min(top.width);
+        let tree_width = match (self.zoomed, self.focus) {
+            (true, Focus::Tree) => top.width,
+            (true, focus) if focus != Focus::Findings => 0,
+            _ => (top.width * 2 / 5).clamp(30, 70).min(top.width),
+        };
         let [tree_area, main_area] =
-            Layout::horizontal([Constraint::Length(tree_width), Constraint::Min(10)]).areas(top);
+            Layout::horizontal([Constraint::Length(tree_width), Constraint::Fill(1)]).areas(top);
         let keyboard = self.overlays.is_empty();
         let cx = |focus| ViewContext {
             theme: &self.theme,

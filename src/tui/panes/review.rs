@@ -661,19 +661,34 @@ impl ReviewPane {
         };
         let range = self.list.layout(area.height as usize, self.list_rows.len());
         let width = area.width as usize;
+        // Under its bank's row, a file is named from the bank's folder.
+        let in_bank = |file: &crate::core::review::FileReview| -> String {
+            review
+                .banks
+                .iter()
+                .filter_map(|b| file.path.strip_prefix(&b.root).ok())
+                .min_by_key(|rel| rel.as_os_str().len())
+                .map(widgets::shown_path)
+                .filter(|rel| !rel.is_empty())
+                .unwrap_or_else(|| file.display.clone())
+        };
         // Names take what the figures and the badge leave, no more than the longest needs.
         let longest = review
             .files
             .iter()
             .map(|f| {
-                f.display.chars().count()
+                in_bank(f).chars().count()
                     + f.renamed_from_display
                         .as_ref()
                         .map_or(0, |from| from.chars().count() + 3)
             })
             .max()
             .unwrap_or(0);
-        let name_width = longest.min(width.saturating_sub(48)).max(8);
+        // Narrow (beside the tree at 80 columns), the name keeps two fifths of the width
+        // and the badge at the end may be cut; `z` (zoom) gives the list the whole width.
+        let name_width = longest
+            .min(width.saturating_sub(48).max(width * 2 / 5))
+            .max(8);
         let mut lines = Vec::new();
         for (index, row) in self
             .list_rows
@@ -720,8 +735,8 @@ impl ReviewPane {
                         _ => theme.fg(theme.changed),
                     };
                     let name = match &file.renamed_from_display {
-                        Some(from) => format!("{from} → {}", file.display),
-                        None => file.display.clone(),
+                        Some(from) => format!("{from} → {}", in_bank(file)),
+                        None => in_bank(file),
                     };
                     let mut spans = vec![
                         Span::styled(if selected { "▶ " } else { "  " }, theme.fg(theme.accent)),
@@ -729,7 +744,7 @@ impl ReviewPane {
                         Span::styled(
                             format!(
                                 "{:<w$} ",
-                                widgets::truncate(&name, name_width),
+                                widgets::truncate_start(&name, name_width),
                                 w = name_width
                             ),
                             theme.fg(theme.text),
