@@ -621,3 +621,65 @@ fn review_keys_are_in_help_and_the_status_bar_and_esc_goes_back() {
     assert!(!h.app.main.is_review());
     assert_eq!(h.app.focus, Focus::Tree);
 }
+
+#[test]
+fn writes_the_agent_servers_refused_are_listed_under_the_changed_files() {
+    let demo = common::tui::DemoBanks::new();
+    let data = tempfile::tempdir().unwrap();
+    let mut h = common::tui::Tui::demo(&demo)
+        .review(mbank::core::review::ReviewOptions {
+            data_dir: Some(data.path().to_path_buf()),
+            ..Default::default()
+        })
+        .start();
+    h.open_project("weather");
+    h.keys("r c y");
+    let project = demo.file("weather-api");
+    let refused = [
+        (
+            "decisionLog.md",
+            "append-only",
+            "would drop 2 entries: ADR-003, ADR-004",
+            "mcp:memory_bank_update",
+        ),
+        (
+            "activeContext.md",
+            "secret",
+            "line 4 holds an AWS access key",
+            "http:POST /memory-bank/file",
+        ),
+    ];
+    for (file, rule, message, via) in refused {
+        let record = mbank::core::refusals::RefusalRecord::now(&project, file, rule, message, via);
+        mbank::core::refusals::append_in(data.path(), &record).unwrap();
+    }
+    let progress = demo.file("weather-api/memory-bank/progress.md");
+    let text = std::fs::read_to_string(&progress).unwrap();
+    std::fs::write(&progress, format!("{text}- [x] an agent's line\n")).unwrap();
+    h.app
+        .update(mbank::tui::Message::FilesChanged(vec![progress]));
+    h.pump_until("the review with the refusals", |app| {
+        app.review
+            .review
+            .as_ref()
+            .is_some_and(|r| r.files.len() == 1 && r.refused.len() == 2)
+            && !app.review.busy
+    });
+    let screen = h.settled_screen();
+    assert!(
+        screen.contains("⊘ 2 writes refused by the agent servers since the baseline"),
+        "{screen}"
+    );
+    let line = screen
+        .lines()
+        .find(|l| l.contains("⊘ decisionLog.md"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(
+        line.contains("[append-only]") && line.contains("would drop 2"),
+        "{line}"
+    );
+    assert!(screen.contains("⊘ activeContext.md [secret]"), "{screen}");
+    // They are listed, not selected: moving goes from file to file only.
+    h.keys("down down down");
+    assert!(h.app.review.file().is_some());
+}

@@ -70,7 +70,8 @@ pub struct ReviewOptions {
     pub home: Option<PathBuf>,
     /// Extra environment for every git command (tests pin identity and config here).
     pub git_env: Vec<(OsString, OsString)>,
-    /// Where snapshots live instead of `paths::data_dir()` (tests).
+    /// Where snapshots and the log of refused writes live instead of `paths::data_dir()`
+    /// (tests).
     pub data_dir: Option<PathBuf>,
     /// Read and save token figures in the on-disk cache (the CLI does); otherwise a
     /// cache in memory only.
@@ -647,7 +648,11 @@ impl ReviewSession {
         }
         let banks = bank_totals(&listing, &files);
         let baseline = self.baseline()?;
-        let refused = match refusals::read(&self.project.path) {
+        let logged = match &self.options.data_dir {
+            Some(data_dir) => refusals::read_in(data_dir, &self.project.path),
+            None => refusals::read(&self.project.path),
+        };
+        let refused = match logged {
             Ok(records) => refused_since(records, baseline.time()),
             Err(e) => {
                 problems.push(format!("the log of refused writes cannot be read: {e}"));

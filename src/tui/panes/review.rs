@@ -13,6 +13,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::findings::Severity;
+use crate::core::refusals::RefusalRecord;
 use crate::core::review::{
     Baseline, DiffLine, FileReview, HunkId, LineKind, Review, ReviewAction, Signal,
 };
@@ -87,7 +88,13 @@ impl Row {
 enum ListRow {
     Bank(usize),
     File(usize),
+    /// "N writes refused by the agent servers since the baseline", then one row each.
+    RefusedHeader,
+    Refused(usize),
 }
+
+/// How many refused writes the list names (the newest), as `mbank review` does.
+const REFUSED_SHOWN: usize = 10;
 
 /// Where the cursor was, to find it again after a re-diff.
 #[derive(Debug, Clone)]
@@ -168,7 +175,7 @@ impl ReviewPane {
         let review = self.review.as_ref()?;
         match self.list_rows.get(self.list.selected)? {
             ListRow::File(index) => review.files.get(*index),
-            ListRow::Bank(_) => None,
+            ListRow::Bank(_) | ListRow::RefusedHeader | ListRow::Refused(_) => None,
         }
     }
 
@@ -316,6 +323,13 @@ impl ReviewPane {
             if !placed {
                 self.list_rows.push(ListRow::File(index));
             }
+        }
+        // What the agent servers refused: listed, never selected (nothing changed on disk).
+        if !review.refused.is_empty() {
+            self.list_rows.push(ListRow::RefusedHeader);
+            let hidden = review.refused.len().saturating_sub(REFUSED_SHOWN);
+            self.list_rows
+                .extend((hidden..review.refused.len()).map(ListRow::Refused));
         }
     }
 
@@ -619,6 +633,14 @@ impl ReviewPane {
                     theme.fg(theme.warning),
                 )));
             }
+            if !review.refused.is_empty() {
+                lines.push(Line::from(""));
+                lines.push(refused_header(review, theme));
+                let hidden = review.refused.len().saturating_sub(REFUSED_SHOWN);
+                for record in &review.refused[hidden..] {
+                    lines.push(refused_line(record, theme));
+                }
+            }
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
             return;
         }
@@ -726,6 +748,8 @@ impl ReviewPane {
                         Span::styled(format!("{} tok", signed(delta)), theme.fg(theme.changed)),
                     ]));
                 }
+                ListRow::RefusedHeader => lines.push(refused_header(review, theme)),
+                ListRow::Refused(r) => lines.push(refused_line(&review.refused[r], theme)),
                 ListRow::File(f) => {
                     let file = &review.files[f];
                     let selected = index == self.list.selected;
@@ -1127,6 +1151,51 @@ fn text_spans(line: &DiffLine, theme: &Theme, width: usize) -> Vec<Span<'static>
         spans.push(Span::styled(note, theme.muted()));
     }
     spans
+}
+
+/// "⊘ 2 writes refused by the agent servers since the baseline (1 older not shown)".
+fn refused_header(review: &Review, theme: &Theme) -> Line<'static> {
+    let count = review.refused.len();
+    let hidden = count.saturating_sub(REFUSED_SHOWN);
+    Line::from(Span::styled(
+        format!(
+            "⊘ {count} write{} refused by the agent servers since the baseline{}",
+            if count == 1 { "" } else { "s" },
+            if hidden > 0 {
+                format!(" ({hidden} older not shown; `mbank review --json` lists every one)")
+            } else {
+                String::new()
+            }
+        ),
+        theme.fg(theme.warning).add_modifier(Modifier::BOLD),
+    ))
+}
+
+/// One refused write: the file the agent named, the rule, why, through what, when.
+fn refused_line(record: &RefusalRecord, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled("  ⊘ ", theme.fg(theme.warning)),
+        Span::styled(
+            format!("{} ", widgets::shown(&record.file)),
+            theme.fg(theme.text),
+        ),
+        Span::styled(
+            format!("[{}] ", widgets::shown(&record.rule)),
+            theme.fg(theme.warning),
+        ),
+        Span::styled(
+            format!("{} ", widgets::shown(&record.message)),
+            theme.fg(theme.text),
+        ),
+        Span::styled(
+            format!(
+                "via {} · {}",
+                widgets::shown(&record.via),
+                widgets::shown(&record.at)
+            ),
+            theme.muted(),
+        ),
+    ])
 }
 
 #[cfg(test)]
