@@ -360,3 +360,30 @@ fn the_demo_path_is_shortened_in_the_status_bar() {
         "{status}"
     );
 }
+
+#[test]
+fn toasts_sit_in_the_status_line_never_over_a_title_or_text() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.open_project("weather");
+    h.keys("down down enter");
+    let before = h.settled_screen();
+    h.keys("ctrl-s");
+    h.idle();
+    h.app.toast("a second message");
+    h.app.toast_error("an error that must be read first");
+    let after = h.screen();
+    let lines = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
+    let (before, after) = (lines(&before), lines(&after));
+    // Every row but the status line is drawn as it was.
+    assert_eq!(before[..before.len() - 1], after[..after.len() - 1]);
+    let status = after.last().unwrap();
+    assert!(
+        status.contains("an error that must be read first (+2)"),
+        "{status}"
+    );
+    assert!(
+        status.contains("F1 help") && status.contains("ctrl-q quit"),
+        "{status}"
+    );
+}

@@ -1,19 +1,20 @@
 //! The chrome around the panes: the header (project, formats, tokens), the status bar
-//! (the keys of the layer that has the keyboard, from its declared commands) and toasts.
+//! (the keys of the layer that has the keyboard, from its declared commands) and the
+//! toasts it shows in place of the root.
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::{App, Screen};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::pane::{self, Command};
 use crate::tui::widgets;
 
-/// A transient message in the corner.
+/// A transient message, shown in the status line.
 pub struct Toast {
     pub text: String,
     pub error: bool,
@@ -45,18 +46,26 @@ pub fn fit_hints(
     mut hints: Vec<(String, &'static str)>,
     width: usize,
 ) -> Vec<(String, &'static str)> {
-    let cost = |(key, word): &(String, &str)| key.chars().count() + word.chars().count() + 3;
-    let essential = |word: &str| word == Action::Help.short() || word == Action::Quit.short();
-    let mut total: usize = hints.iter().map(cost).sum();
+    let mut total: usize = hints.iter().map(hint_cost).sum();
     let mut index = hints.len();
     while total > width && index > 0 {
         index -= 1;
-        if !essential(hints[index].1) {
-            total -= cost(&hints[index]);
+        if !is_essential(hints[index].1) {
+            total -= hint_cost(&hints[index]);
             hints.remove(index);
         }
     }
     hints
+}
+
+/// Columns a hint takes: ` key word `.
+fn hint_cost((key, word): &(String, &str)) -> usize {
+    key.chars().count() + word.chars().count() + 3
+}
+
+/// The hints the status bar never drops.
+fn is_essential(word: &str) -> bool {
+    word == Action::Help.short() || word == Action::Quit.short()
 }
 
 /// `text` in at most `width` columns, its end kept: `…/mbank-demo-x1`.
@@ -181,12 +190,47 @@ impl App {
             }
             None => keep_end(&path_label(&self.root, self.home.as_deref()), room),
         };
-        let right = format!(" {label} ");
-        let right_width = (right.chars().count() as u16).min(area.width / 2);
-        let hints = fit_hints(
-            hints(&self.keymap, self.key_context(), self.status_commands()),
-            area.width.saturating_sub(right_width) as usize,
-        );
+        let all = hints(&self.keymap, self.key_context(), self.status_commands());
+        let essential: usize = all
+            .iter()
+            .filter(|h| is_essential(h.1))
+            .map(hint_cost)
+            .sum();
+        // A toast takes the root's place (never a pane's title or text): the newest error
+        // first, then the newest message; help and quit stay beside it.
+        let toast = self
+            .toasts
+            .iter()
+            .rev()
+            .find(|t| t.error)
+            .or(self.toasts.last());
+        let (right, right_style, right_width) = match toast {
+            Some(toast) => {
+                let more = self.toasts.len() - 1;
+                let more = if more > 0 {
+                    format!(" (+{more})")
+                } else {
+                    String::new()
+                };
+                let room = (area.width as usize)
+                    .saturating_sub(essential + more.chars().count() + 2)
+                    .max(1);
+                let text = format!(" {}{more} ", widgets::truncate(&toast.text, room));
+                let style = if toast.error {
+                    theme.fg(theme.background).bg(theme.error)
+                } else {
+                    theme.fg(theme.background).bg(theme.accent)
+                };
+                let width = unicode_width::UnicodeWidthStr::width(text.as_str()) as u16;
+                (text, style, width.min(area.width))
+            }
+            None => {
+                let text = format!(" {label} ");
+                let width = (text.chars().count() as u16).min(area.width / 2);
+                (text, theme.muted().bg(theme.status_bg), width)
+            }
+        };
+        let hints = fit_hints(all, area.width.saturating_sub(right_width) as usize);
         let mut spans = Vec::new();
         for (key, word) in hints {
             spans.push(Span::styled(
@@ -201,36 +245,7 @@ impl App {
             Paragraph::new(Line::from(spans)).style(theme.status()),
             left_area,
         );
-        frame.render_widget(
-            Paragraph::new(Span::styled(right, theme.muted().bg(theme.status_bg))),
-            right_area,
-        );
-    }
-
-    pub(super) fn view_toasts(&self, frame: &mut Frame, area: Rect) {
-        let theme = &self.theme;
-        for (index, toast) in self.toasts.iter().rev().take(3).enumerate() {
-            let width = (toast.text.chars().count() as u16 + 4).min(area.width.saturating_sub(2));
-            let rect = Rect {
-                x: area.right().saturating_sub(width + 1),
-                y: area.y + 1 + index as u16,
-                width,
-                height: 1,
-            };
-            let style = if toast.error {
-                theme.fg(theme.background).bg(theme.error)
-            } else {
-                theme.fg(theme.background).bg(theme.accent)
-            };
-            frame.render_widget(Clear, rect);
-            frame.render_widget(
-                Paragraph::new(Span::styled(
-                    format!(" {} ", widgets::truncate(&toast.text, width as usize - 2)),
-                    style,
-                )),
-                rect,
-            );
-        }
+        frame.render_widget(Paragraph::new(Span::styled(right, right_style)), right_area);
     }
 }
 

@@ -522,7 +522,6 @@ impl App {
         for overlay in &mut self.overlays {
             overlay.view(frame, area, &cx);
         }
-        self.view_toasts(frame, area);
     }
 
     /// The tree on the left, the main area on the right, the findings panel below.
