@@ -1146,8 +1146,9 @@ fn text_spans(line: &DiffLine, theme: &Theme, width: usize) -> Vec<Span<'static>
             spans.push(Span::styled(out, style));
         }
     }
-    let note = "  (no final newline)";
-    if line.no_newline && used + note.len() <= width {
+    // git's words, so nobody wonders what "(no final newline)" meant.
+    let note = "  \\ No newline at end of file";
+    if line.no_newline && used + note.chars().count() <= width {
         spans.push(Span::styled(note, theme.muted()));
     }
     spans
@@ -1285,5 +1286,29 @@ mod tests {
         };
         let text = line_text(&text_spans(&line, &theme, 40));
         assert!(text.starts_with("a␛[2J⟨U+009B⟩b    c"), "{text}");
+    }
+
+    #[test]
+    fn a_last_line_without_newline_says_so_as_git_does() {
+        let theme = Theme::default();
+        let line = DiffLine {
+            kind: LineKind::Added,
+            old_line: None,
+            new_line: Some(3),
+            text: "- the last entry".into(),
+            changed: Vec::new(),
+            no_newline: true,
+        };
+        let text = line_text(&text_spans(&line, &theme, 60));
+        assert!(text.ends_with("\\ No newline at end of file"), "{text}");
+        let text = line_text(&text_spans(
+            &DiffLine {
+                no_newline: false,
+                ..line
+            },
+            &theme,
+            60,
+        ));
+        assert!(!text.contains("newline"), "{text}");
     }
 }
