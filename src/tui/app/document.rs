@@ -567,7 +567,7 @@ impl DocumentController {
     }
 
     /// Applies the user's choice in a conflict; the side not kept is backed up by a job.
-    pub fn resolve_conflict(&mut self, choice: Choice) -> Vec<Effect> {
+    pub fn resolve_conflict(&mut self, choice: Choice, project: Option<&Project>) -> Vec<Effect> {
         let Some(doc) = &mut self.editor.doc else {
             return Vec::new();
         };
@@ -608,6 +608,7 @@ impl DocumentController {
         self.jobs += 1;
         jobs::back_up(
             self.backup_dir.clone(),
+            project.map(|p| p.name.clone()).unwrap_or_default(),
             path,
             bytes,
             side,

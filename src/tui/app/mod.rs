@@ -458,7 +458,9 @@ impl App {
                 }
             },
             Effect::Resolve(choice) => {
-                let effects = self.document.resolve_conflict(choice);
+                let effects = self
+                    .document
+                    .resolve_conflict(choice, self.project.as_ref());
                 self.apply(effects);
             }
             Effect::Reanalyse => {
