@@ -250,7 +250,13 @@ fn accepting_a_hunk_stages_it_and_leaves_the_file_alone() {
         f.read("memory-bank/progress.md").as_deref(),
         Some(PROGRESS_APPENDED)
     );
-    assert!(h.toasts().contains("undid"), "{}", h.toasts());
+    // The message names what was undone: which change, in which file.
+    assert!(
+        h.toasts().contains("undid: accept the hunk @@ -")
+            && h.toasts().contains("in memory-bank/progress.md"),
+        "{}",
+        h.toasts()
+    );
     assert_eq!(h.app.review.file().unwrap().diff.hunks.len(), 1);
 }
 

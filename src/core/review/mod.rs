@@ -312,6 +312,28 @@ fn read_worktree(project: &Path, path: &Path) -> Result<Option<String>> {
     }
 }
 
+/// What an action on `hunk` took, for its undo message: `the hunk @@ -3,2 +3,3 @@`,
+/// `line 12`, `lines 12, 14`.
+fn chosen(hunk: &Hunk, selection: &Selection) -> String {
+    match selection {
+        Selection::All => format!("the hunk {}", hunk.header()),
+        Selection::Lines(indexes) => {
+            let numbers: Vec<String> = indexes
+                .iter()
+                .filter_map(|&i| hunk.lines.get(i))
+                .filter(|l| l.kind != LineKind::Context)
+                .filter_map(|l| l.new_line.or(l.old_line))
+                .map(|n| n.to_string())
+                .collect();
+            match numbers.len() {
+                0 => format!("lines of the hunk {}", hunk.header()),
+                1 => format!("line {}", numbers[0]),
+                _ => format!("lines {}", numbers.join(", ")),
+            }
+        }
+    }
+}
+
 /// The refused writes logged at or after `since` (seconds since the epoch; all of them
 /// without a baseline time). A record whose time does not parse is kept: hiding a refusal
 /// would be the wrong way to fail.
@@ -1184,7 +1206,10 @@ impl ReviewSession {
             .set_accepted(&file.path, expected.as_deref(), result.as_deref())
             .map(|s| steps.push(s))
             .and_then(|()| self.drop_old_name(file, &mut steps));
-        self.record(format!("accept hunk in {}", file.display), steps);
+        self.record(
+            format!("accept {} in {}", chosen(h, selection), file.display),
+            steps,
+        );
         outcome
     }
 
@@ -1211,7 +1236,10 @@ impl ReviewSession {
         let new = file.current.as_deref().unwrap_or("");
         let reverted = revert_in_new(old, new, h, selection);
         let step = Self::write_worktree(&file.path, file.current.as_deref(), Some(&reverted))?;
-        self.record(format!("reject hunk in {}", file.display), vec![step]);
+        self.record(
+            format!("reject {} in {}", chosen(h, selection), file.display),
+            vec![step],
+        );
         Ok(())
     }
 
