@@ -223,8 +223,14 @@ fn place_conkeeper(file_name: &str, parents: &[String]) -> Placement {
     let group = group
         .map(str::to_string)
         .or_else(|| parents.first().cloned());
+    // decisions/INDEX.md loads at session start as the decisions' entry: their layer.
+    let index = first == Some("decisions") && load == LoadKind::Startup;
     Placement {
-        layer: conkeeper_layer(role),
+        layer: if index {
+            conkeeper_layer(Role::Adr)
+        } else {
+            conkeeper_layer(role)
+        },
         role,
         group,
         load,
@@ -444,6 +450,11 @@ mod tests {
         assert_eq!((p.role, p.load), (Role::Config, LoadKind::Never));
         let p = place(Format::ConKeeper, &PathBuf::from("active-context.md"));
         assert_eq!((p.role, p.load), (Role::Active, LoadKind::Startup));
+        // The decisions index loads at start and has its place in the order.
+        let p = place(Format::ConKeeper, &PathBuf::from("decisions/INDEX.md"));
+        assert_eq!((p.load, p.layer), (LoadKind::Startup, Some(7)));
+        let glossary = place(Format::ConKeeper, &PathBuf::from("glossary.md"));
+        assert!(glossary.layer < p.layer);
     }
 
     #[test]
