@@ -77,7 +77,7 @@ impl App {
         }
         self.picker.set_report(index, report, folders);
         let counted = self.picker.counted;
-        if counted == self.picker.rows.len() || counted % WATCH_BATCH == 0 {
+        if counted == self.picker.rows.len() || counted.is_multiple_of(WATCH_BATCH) {
             self.update_watches();
         }
     }
