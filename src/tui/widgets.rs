@@ -204,6 +204,15 @@ pub fn truncate_start(text: &str, width: usize) -> String {
     std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
 
+/// `text` drawn safely in exactly `width` columns: cut with `…`, then padded by display
+/// width (`{:<w$}` pads by characters, which misaligns wide or marked names).
+pub fn fit(text: &str, width: usize) -> String {
+    let mut out = truncate(text, width);
+    let used = unicode_width::UnicodeWidthStr::width(out.as_str());
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
+    out
+}
+
 pub fn truncate(text: &str, width: usize) -> String {
     use unicode_width::UnicodeWidthChar;
     let text = shown(text);
@@ -241,6 +250,21 @@ mod tests {
         assert_eq!(compact(10_900), "10.9k");
         assert_eq!(compact(999_949), "999.9k");
         assert_eq!(compact(999_950), "1.0M");
+    }
+
+    #[test]
+    fn names_fit_their_column_whatever_they_hold() {
+        use unicode_width::UnicodeWidthStr;
+        for name in [
+            "plain",
+            "esc\u{1b}[2J",
+            "tab\tname",
+            "zw\u{200B}\u{202E}x",
+            "日本語のプロジェクト名前です",
+        ] {
+            let fitted = fit(name, 12);
+            assert_eq!(fitted.width(), 12, "{name:?} -> {fitted:?}");
+        }
         assert_eq!(compact(1_300_000), "1.3M");
     }
 

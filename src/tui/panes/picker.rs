@@ -488,14 +488,11 @@ impl Picker {
         let mut spans = vec![
             Span::styled(marker.to_string(), theme.fg(theme.accent)),
             Span::styled(
-                format!("{:<28}", widgets::truncate(&row.project.name, 28)),
+                widgets::fit(&row.project.name, 28),
                 theme.fg(theme.text).add_modifier(Modifier::BOLD),
             ),
             Span::raw(" "),
-            Span::styled(
-                format!("{:<18}", widgets::truncate(&formats.join(","), 18)),
-                theme.fg(theme.accent),
-            ),
+            Span::styled(widgets::fit(&formats.join(","), 18), theme.fg(theme.accent)),
             Span::raw(" "),
         ];
         match report {
