@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::model::{Format, Project};
-use super::report::ProjectReport;
+use super::analysis::report::ProjectReport;
 
 /// How deep the walk goes below a bank's root (the bank listing's own bound).
 const MAX_DEPTH: usize = 6;
@@ -84,7 +84,7 @@ fn walk(dir: &Path, depth: usize, budget: &mut usize, out: &mut BTreeSet<PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::discovery;
+    use crate::core::scan::discovery;
 
     fn write(path: &Path, text: &str) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -124,12 +124,12 @@ mod tests {
         write(&dir.path().join(".claude/rules/rust.md"), "# Rust\n");
         write(&dir.path().join("src/unrelated.rs"), "fn main() {}\n");
         let project = discovery::project_at(dir.path(), "p".into()).unwrap();
-        let report = crate::core::report::Analyzer::new(
+        let report = crate::core::analysis::report::Analyzer::new(
             &crate::core::config::Config::default(),
             crate::core::tokens::Encoding::O200k,
             crate::core::tokens::TokenCache::in_memory(crate::core::tokens::Encoding::O200k),
         )
-        .analyze(&project, crate::core::report::Depth::default());
+        .analyze(&project, crate::core::analysis::report::Depth::default());
         let folders = of(&project, Some(&report));
         assert!(
             folders.contains(&dir.path().join(".claude/rules")),
