@@ -19,9 +19,9 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_norway::Value as YamlValue;
 
-use crate::core::conflict_markers;
 use crate::core::analysis::decisions;
 use crate::core::analysis::imports::{self, Expander, ImportPolicy};
+use crate::core::conflict_markers;
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::infinity;
 use crate::core::formats::roo_rules::modes;
