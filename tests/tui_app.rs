@@ -255,6 +255,12 @@ fn a_save_racing_an_external_write_is_refused_and_take_theirs_keeps_a_backup() {
         .unwrap();
     let mine = std::fs::read_to_string(backup.path()).unwrap();
     assert!(mine.starts_with("MINE # Active Context"), "{mine}");
+    // Named after the project too: every project has an activeContext.md.
+    let name = backup.file_name().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("weather-api.activeContext.md.mine."),
+        "{name}"
+    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use super::{App, Focus, ViewMode};
+use crate::core::conflict_markers;
 use crate::core::edit::Saved;
 use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
@@ -147,6 +148,19 @@ impl App {
         if let Some(project) = self.project.clone() {
             self.analysis.full(project);
         }
+    }
+}
+
+/// The open file as titles name it: its file name, and an Infinity memory's id.
+fn shown_name(doc: &Document) -> String {
+    let name = doc
+        .path
+        .file_name()
+        .map(crate::core::sanitize::os_str)
+        .unwrap_or_default();
+    match &doc.memory_id {
+        Some(id) => format!("{name}#{}", widgets::shown(id)),
+        None => name.to_string(),
     }
 }
 
@@ -452,8 +466,43 @@ impl DocumentController {
         }
     }
 
-    /// Saves the buffer through the core's guarded atomic write, off this thread.
+    /// Saves the buffer through the core's guarded atomic write, off this thread; a
+    /// buffer that still holds conflict markers (`<<<<<<<` … `>>>>>>>`) asks first.
     pub fn save(&mut self, project: Option<&Project>) -> Vec<Effect> {
+        if let Some(doc) = self.doc() {
+            let markers =
+                conflict_markers::find_in_lines(doc.textarea.lines().iter().map(String::as_str));
+            if !markers.is_empty() {
+                let line = markers
+                    .first_line
+                    .map(|l| format!(", the first at line {l}"))
+                    .unwrap_or_default();
+                return vec![Effect::Overlay(Overlay::Confirm(Confirm::new(
+                    "Save with conflict markers?",
+                    format!(
+                        "{} still holds {} (<<<<<<< … ======= … >>>>>>> lines{line}). An agent would read both sides as memory. Save it anyway?",
+                        self.file_name(),
+                        markers.describe()
+                    ),
+                    Confirmed::SaveWithMarkers {
+                        version: doc.version,
+                    },
+                )))];
+            }
+        }
+        self.save_now(project)
+    }
+
+    /// "Yes" to saving with conflict markers: saves the buffer if it is still the one the
+    /// prompt was about (else asks again).
+    pub fn save_with_markers(&mut self, project: Option<&Project>, version: u64) -> Vec<Effect> {
+        match self.doc() {
+            Some(doc) if doc.version == version => self.save_now(project),
+            _ => self.save(project),
+        }
+    }
+
+    fn save_now(&mut self, project: Option<&Project>) -> Vec<Effect> {
         let Some(project) = project else {
             return match self.doc() {
                 Some(_) => vec![Effect::ToastError("not saved: no project is open".into())],
@@ -518,7 +567,7 @@ impl DocumentController {
     }
 
     /// Applies the user's choice in a conflict; the side not kept is backed up by a job.
-    pub fn resolve_conflict(&mut self, choice: Choice) -> Vec<Effect> {
+    pub fn resolve_conflict(&mut self, choice: Choice, project: Option<&Project>) -> Vec<Effect> {
         let Some(doc) = &mut self.editor.doc else {
             return Vec::new();
         };
@@ -560,6 +609,7 @@ impl DocumentController {
         self.jobs += 1;
         jobs::back_up(
             self.backup_dir.clone(),
+            project.map(|p| p.name.clone()).unwrap_or_default(),
             path,
             bytes,
             side,
@@ -679,6 +729,8 @@ impl DocumentController {
                 version: d.version,
                 follow,
             });
+            self.preview.name = self.doc().map(shown_name).unwrap_or_default();
+            self.preview.problem = self.editor.problem.clone();
             self.preview.view(frame, part, &cx(Focus::Preview));
         }
     }
