@@ -312,6 +312,9 @@ pub struct Analyzer<'a> {
     /// Folder listings and small facts shared with discovery (and remembered between
     /// runs by `list`); without them each analysis reads what it needs afresh.
     listings: Option<&'a Listings>,
+    /// Where facts go without shared listings (check, the TUI): remembered for the
+    /// analyzer's life, so analysing a project again reads only files that changed.
+    own_facts: Listings,
 }
 
 impl<'a> Analyzer<'a> {
@@ -322,6 +325,7 @@ impl<'a> Analyzer<'a> {
             cache,
             today: staleness::today(),
             listings: None,
+            own_facts: Listings::in_memory(),
         }
     }
 
@@ -663,16 +667,17 @@ impl Analyzer<'_> {
         if file.load == LoadKind::Never || file.is_virtual() {
             return None;
         }
-        let dates = match (text, self.listings) {
-            (Some(text), _) => staleness::WrittenDates::of(text, self.today),
-            (None, Some(listings)) => {
-                match listings.fact(CONTENT_DATES_FACT, &file.path, file.size, file.modified) {
+        let dates = match text {
+            Some(text) => staleness::WrittenDates::of(text, self.today),
+            None => {
+                let facts = self.listings.unwrap_or(&self.own_facts);
+                match facts.fact(CONTENT_DATES_FACT, &file.path, file.size, file.modified) {
                     Some(known) => known,
                     None => {
                         let text = crate::core::text::read_text_limited(&file.path, MAX_READ_BYTES)
                             .ok()?;
                         let dates = staleness::WrittenDates::of(&text, self.today);
-                        listings.put_fact(
+                        facts.put_fact(
                             CONTENT_DATES_FACT,
                             &file.path,
                             file.size,
@@ -682,10 +687,6 @@ impl Analyzer<'_> {
                         dates
                     }
                 }
-            }
-            (None, None) => {
-                let text = crate::core::text::read_text_limited(&file.path, MAX_READ_BYTES).ok()?;
-                staleness::WrittenDates::of(&text, self.today)
             }
         };
         dates.newest_by(self.today)
