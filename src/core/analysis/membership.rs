@@ -102,7 +102,9 @@ pub fn is_secret(rel: &Path) -> bool {
     let example = [".example", ".sample", ".template", ".dist"]
         .iter()
         .any(|s| name.ends_with(s));
-    if example {
+    // A markdown file is memory written by people or agents (`secrets.md` may be a
+    // ConKeeper file marked `private: true`), not a credential store.
+    if example || crate::core::formats::names::is_markdown(&name) {
         return false;
     }
     let extension = name.rsplit_once('.').map(|(_, e)| e).unwrap_or_default();
@@ -279,5 +281,7 @@ mod tests {
         assert!(is_secret(&PathBuf::from("id_ed25519")));
         assert!(!is_secret(&PathBuf::from(".env.example")));
         assert!(!is_secret(&PathBuf::from("keyboard.md")));
+        assert!(!is_secret(&PathBuf::from("secrets.md")));
+        assert!(is_secret(&PathBuf::from("secrets.yaml")));
     }
 }

@@ -741,7 +741,7 @@ fn grouped_budget_findings(
             let largest = cases
                 .iter()
                 .max_by_key(|(_, c)| c.value.saturating_mul(1000) / c.limit.max(1))
-                .map(|(f, c)| format!("{} ({})", f.file.display, describe(c)))
+                .map(|(f, c)| format!("{}: {}", f.file.display, describe(c)))
                 .unwrap_or_default();
             out.push(
                 Finding::new(
