@@ -119,7 +119,7 @@ fn main() {
             .pump_until("the reload", |app| {
                 app.document
                     .doc()
-                    .is_some_and(|d| d.textarea.lines().iter().any(|l| l.contains(&marker)))
+                    .is_some_and(|d| d.buffer.lines().iter().any(|l| l.contains(&marker)))
             })
             .unwrap();
         driver.draw().unwrap();
