@@ -659,29 +659,34 @@ impl Tree {
             Layout::vertical([Constraint::Min(1), Constraint::Length(u16::from(prompt))])
                 .areas(inner);
         if prompt {
+            let room = inner.width as usize;
+            let filter = widgets::truncate(&self.filter, room.saturating_sub(5));
+            let mut used = 4 + filter.chars().count();
             let mut spans = vec![
                 Span::styled(" / ", theme.key()),
-                Span::styled(
-                    widgets::shown(&self.filter).into_owned(),
-                    theme.fg(theme.text),
-                ),
+                Span::styled(filter, theme.fg(theme.text)),
             ];
             if self.typing {
                 spans.push(Span::styled("▏", theme.fg(theme.accent)));
             }
-            spans.push(Span::styled(
-                format!(
-                    "  {} file{}{}",
-                    self.matching,
-                    if self.matching == 1 { "" } else { "s" },
-                    if self.typing {
-                        " · enter keep · esc clear"
-                    } else {
-                        " · esc clear"
-                    }
-                ),
-                theme.muted(),
-            ));
+            // The count, then how to leave, as far as they fit.
+            let count = format!(
+                "  {} file{}",
+                self.matching,
+                if self.matching == 1 { "" } else { "s" }
+            );
+            let leave = if self.typing {
+                " · enter keep · esc clear"
+            } else {
+                " · esc clear"
+            };
+            for piece in [count.as_str(), leave] {
+                used += piece.chars().count();
+                if used > room {
+                    break;
+                }
+                spans.push(Span::styled(piece.to_string(), theme.muted()));
+            }
             frame.render_widget(Paragraph::new(Line::from(spans)), prompt_area);
         }
         let shown = self
