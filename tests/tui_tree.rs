@@ -278,6 +278,14 @@ fn typing_q_t_and_question_mark_into_the_filter_fires_no_global_key() {
     h.keys("esc");
     assert_eq!(h.app.tree.filter, "");
     assert!(!h.app.tree.typing);
+    // A key that is not the filter's (tab) keeps it and goes on; esc in the tree clears it.
+    h.keys("/ a tab");
+    assert!(!h.app.tree.typing);
+    assert_eq!(h.app.focus, Focus::Editor);
+    assert_eq!(h.app.tree.filter, "a");
+    h.keys("backtab esc");
+    assert_eq!(h.app.focus, Focus::Tree);
+    assert_eq!(h.app.tree.filter, "");
     h.keys("t");
     assert!(h.app.main.is_timeline(), "t works again after the filter");
 }

@@ -228,7 +228,13 @@ impl Tree {
 
     /// Selects a file, unfolding the folders it is in.
     pub fn select_path(&mut self, path: &Path) {
-        self.select_file(path, None);
+        // A file the filter hides (a finding, a decision elsewhere) clears the filter.
+        if !self.select_file(path, None) && self.filtering() {
+            self.filter.clear();
+            self.typing = false;
+            self.refilter();
+            self.select_file(path, None);
+        }
     }
 
     /// Selects a file (an Infinity memory by its id), unfolding its folders; false when
@@ -551,7 +557,11 @@ impl Tree {
                     | Action::Collapse),
                 ),
             ) => return Outcome::maybe(self.on_action(action)),
-            _ => return Outcome::Ignored,
+            // Other keys (tab, ctrl-q…) are not the filter's: it is kept, as by Enter.
+            _ => {
+                self.typing = false;
+                return Outcome::Ignored;
+            }
         }
         Outcome::done()
     }
@@ -923,7 +933,13 @@ impl Pane for Tree {
             },
             Input::Click(position) => {
                 let row = self.row_at(position);
-                match self.cursor.click(row, len) {
+                // Below the rows (the filter's line) is no row.
+                let clicked = if row < self.cursor.page {
+                    self.cursor.click(row, len)
+                } else {
+                    None
+                };
+                match clicked {
                     // A click on a bank or folder folds or unfolds it; a second click on
                     // a file opens it.
                     Some(again) => {
