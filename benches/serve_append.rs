@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mbank::core::decisions;
+use mbank::core::analysis::decisions;
 use mbank::core::write::{self, Expected};
 
 const CALLERS: usize = 32;

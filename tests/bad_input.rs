@@ -11,13 +11,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{Sandbox, within, write};
-use mbank::core::bank::list_banks;
+use mbank::core::analysis::context::{ContextOptions, session_context_with};
+use mbank::core::analysis::report::{Analyzer, Depth, ProjectReport};
 use mbank::core::config::Config;
-use mbank::core::context::{ContextOptions, session_context_with};
-use mbank::core::discovery::{self, ScanOptions};
 use mbank::core::findings::Finding;
 use mbank::core::model::Project;
-use mbank::core::report::{Analyzer, Depth, ProjectReport};
+use mbank::core::scan::bank::list_banks;
+use mbank::core::scan::discovery::{self, ScanOptions};
 use mbank::core::tokens::{self, Encoding, TokenCache};
 
 /// How long one bad-input case may take before it counts as a hang.
@@ -457,10 +457,10 @@ fn a_file_deleted_between_listing_and_reading_is_named() {
             &|t: &str| tokens::count(Encoding::O200k, t),
             &ContextOptions::default(),
         );
-        let findings = mbank::core::validate::validate_bank(
+        let findings = mbank::core::analysis::validate::validate_bank(
             &project,
             &banks[0],
-            &mbank::core::validate::ValidationContext {
+            &mbank::core::analysis::validate::ValidationContext {
                 tracked_by_git: None,
                 home: None,
             },

@@ -12,12 +12,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{Sandbox, corpus_root, within};
-use mbank::core::bank::list_banks;
+use mbank::core::analysis::context::{ContextOptions, session_context_with};
+use mbank::core::analysis::report::{Analyzer, Depth};
 use mbank::core::config::Config;
-use mbank::core::context::{ContextOptions, session_context_with};
-use mbank::core::discovery::{self, ScanOptions};
 use mbank::core::model::{Format, LoadKind, Project, Role};
-use mbank::core::report::{Analyzer, Depth};
+use mbank::core::scan::bank::list_banks;
+use mbank::core::scan::discovery::{self, ScanOptions};
 use mbank::core::tokens::{self, Encoding, TokenCache};
 
 use Format::{AgentsMd, ClaudeMd, Cline, ConKeeper, MemoryBankMcp, RooRules};

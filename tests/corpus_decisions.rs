@@ -4,9 +4,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use mbank::core::bank::list_banks;
-use mbank::core::decisions::{self, DecisionStatus};
-use mbank::core::discovery::{self, ScanOptions};
+use mbank::core::analysis::decisions::{self, DecisionStatus};
+use mbank::core::scan::bank::list_banks;
+use mbank::core::scan::discovery::{self, ScanOptions};
 use mbank::core::text;
 
 #[test]

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use mbank::core::config::Config;
-use mbank::core::discovery;
 use mbank::core::review::{ReviewOptions, ReviewSession};
+use mbank::core::scan::discovery;
 use mbank::core::tokens::Encoding;
 
 const BRIEF: &str = "# Project Brief\n\nA shop.\n";

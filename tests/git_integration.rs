@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
+use mbank::core::analysis::report::{Analyzer, Depth, FileReport, ProjectReport};
+use mbank::core::analysis::staleness::Freshness;
 use mbank::core::config::Config;
-use mbank::core::discovery;
 use mbank::core::findings::Severity;
 use mbank::core::git::GitRepo;
 use mbank::core::model::Project;
-use mbank::core::report::{Analyzer, Depth, FileReport, ProjectReport};
-use mbank::core::staleness::Freshness;
+use mbank::core::scan::discovery;
 use mbank::core::tokens::{Encoding, TokenCache};
 
 const T0: u64 = 1_760_000_000;

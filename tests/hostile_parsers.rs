@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::{Sandbox, git_output, within, write};
-use mbank::core::decisions;
+use mbank::core::analysis::decisions;
+use mbank::core::analysis::validate;
+use mbank::core::formats::roo_rules::modes;
 use mbank::core::markdown;
-use mbank::core::modes;
-use mbank::core::validate;
 
 /// The nesting limit of every structured format (`limits.rs`), and ten times it.
 const DEPTH_LIMIT: usize = 64;
@@ -288,7 +288,7 @@ fn check_reports_a_hostile_infinity_store() {
     let parse = within_a_second("parsing a hostile store", {
         let text = fs::read_to_string(store.join("memories.json")).unwrap();
         move || {
-            mbank::core::infinity::parse_store(&text)
+            mbank::core::formats::infinity::store::parse_store(&text)
                 .map(|_| ())
                 .unwrap_err()
         }

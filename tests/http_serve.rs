@@ -1,5 +1,5 @@
 //! `mbank serve` end to end: the real binary on 127.0.0.1 (an ephemeral port), a real
-//! HTTP client for every endpoint of seed 001's REST API, keys, rate limits, the body
+//! HTTP client for every endpoint of the Memory Bank MCP spec's REST API, keys, rate limits, the body
 //! limit, the MCP tools over Streamable HTTP with the SDK's client, and `/chat` against a
 //! fake OpenAI-compatible endpoint on 127.0.0.1.
 mod common;
@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::Sandbox;
-use mbank::core::decisions;
+use mbank::core::analysis::decisions;
 use mbank::core::refusals;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;

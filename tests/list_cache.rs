@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{Sandbox, write};
-use mbank::core::bank;
-use mbank::core::discovery::{self, ScanOptions};
-use mbank::core::listings::{Listings, RACY_WINDOW};
+use mbank::core::scan::bank;
+use mbank::core::scan::discovery::{self, ScanOptions};
+use mbank::core::scan::listings::{Listings, RACY_WINDOW};
 use serde_json::Value;
 
 fn s(path: &Path) -> &str {

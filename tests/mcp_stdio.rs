@@ -1,6 +1,6 @@
 //! `mbank mcp` end to end: the real binary as a child, driven by the official MCP SDK's
 //! client over its stdin/stdout. Every tool of the three surfaces, each error object,
-//! seed 003's acceptance tests TC1–TC10, the guard's refusals, read-only mode, many
+//! the Infinity store spec's acceptance tests TC1–TC10, the guard's refusals, read-only mode, many
 //! writers at once, and kill -9 in the middle of writes.
 mod common;
 
@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::Sandbox;
-use mbank::core::decisions;
+use mbank::core::analysis::decisions;
 use mbank::core::lock;
 use mbank::core::refusals;
 use mbank::core::write::{self, Expected};
@@ -105,7 +105,7 @@ async fn ok(client: &Client, name: &str, args: Value) -> Value {
     value
 }
 
-/// Calls a tool that must fail with seed 001's error `code`; returns the message.
+/// Calls a tool that must fail with the Memory Bank MCP spec's error `code`; returns the message.
 async fn fails(client: &Client, name: &str, args: Value, code: &str) -> String {
     let (is_error, value) = call(client, name, args.clone()).await;
     assert!(is_error, "{name} {args} should fail: {value}");
@@ -114,7 +114,7 @@ async fn fails(client: &Client, name: &str, args: Value, code: &str) -> String {
     value["error"]["message"].as_str().unwrap().to_string()
 }
 
-/// Calls an Infinity tool that must fail with seed 003's `error` value.
+/// Calls an Infinity tool that must fail with the Infinity store spec's `error` value.
 async fn infinity_fails(client: &Client, name: &str, args: Value, code: &str) {
     let (is_error, value) = call(client, name, args.clone()).await;
     assert!(is_error, "{name} {args} should fail: {value}");
@@ -265,7 +265,7 @@ async fn cline_tools_read_write_and_refuse() {
     .await;
     assert_eq!(now["content"], "# Brief\n\nv2\n");
 
-    // Path traversal, absolute names, other projects, other file types (seed 000 §11.4).
+    // Path traversal, absolute names, other projects, other file types (the Cline memory bank spec).
     for name in [
         "../../etc/passwd",
         "/etc/passwd",

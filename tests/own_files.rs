@@ -15,7 +15,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{Run, Sandbox, run_command, within, write};
-use mbank::core::listings::Listings;
+use mbank::core::scan::listings::Listings;
 use mbank::tui::keymap::Keymap;
 use mbank::tui::theme::Theme;
 

@@ -12,13 +12,13 @@ use std::ffi::OsString;
 use std::fs;
 
 use common::git::GitRepo;
-use mbank::core::discovery;
 use mbank::core::error::CoreError;
 use mbank::core::findings::Severity;
 use mbank::core::review::{
     ChangeKind, CommitError, FileReview, LineKind, RejectOutcome, Review, ReviewOptions,
     ReviewSession,
 };
+use mbank::core::scan::discovery;
 
 /// The shared git fixture, with the tea shop's bank committed.
 struct Repo {

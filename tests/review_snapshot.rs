@@ -5,9 +5,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use mbank::core::discovery;
 use mbank::core::error::CoreError;
 use mbank::core::review::{Baseline, ChangeKind, RejectOutcome, ReviewOptions, ReviewSession};
+use mbank::core::scan::discovery;
 
 const ACTIVE: &str = "# Active Context\n\nWorking on checkout.\n\n## Next\n\n- Payments\n";
 const PROGRESS: &str = "# Progress\n\n## Done\n\n- Cart\n- Catalog\n\n## Left\n\n- Payments\n";

@@ -11,12 +11,13 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use common::{Sandbox, write};
+use mbank::core::analysis::context::{self, ContextOptions};
+use mbank::core::analysis::report::{Analyzer, Depth};
 use mbank::core::config::Config;
 use mbank::core::confine::SYMLINK_OUTSIDE;
-use mbank::core::context::{self, ContextOptions};
-use mbank::core::report::{Analyzer, Depth};
+use mbank::core::scan::{bank, discovery};
 use mbank::core::tokens::{Encoding, TokenCache};
-use mbank::core::{bank, discovery, write as core_write};
+use mbank::core::write as core_write;
 
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()

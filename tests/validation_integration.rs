@@ -9,11 +9,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mbank::core::bank::list_banks;
-use mbank::core::discovery::{self, ScanOptions};
+use mbank::core::analysis::validate::{ValidationContext, validate_bank};
 use mbank::core::findings::{Finding, Severity};
 use mbank::core::model::{Bank, Format, Project};
-use mbank::core::validate::{ValidationContext, validate_bank};
+use mbank::core::scan::bank::list_banks;
+use mbank::core::scan::discovery::{self, ScanOptions};
 
 use Severity::{Error, Info, Warning};
 

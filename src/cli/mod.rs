@@ -20,9 +20,9 @@ use args::{Command, EncodingArg};
 
 use crate::core::config::{self, Config};
 use crate::core::demo::DemoRoot;
-use crate::core::discovery::{self, ScanOptions};
-use crate::core::listings::Listings;
 use crate::core::model::Project;
+use crate::core::scan::discovery::{self, ScanOptions};
+use crate::core::scan::listings::Listings;
 use crate::core::tokens::Encoding;
 use style::Style;
 
@@ -59,7 +59,7 @@ impl Context {
             config::choose_root(flag_root.as_deref(), env_root.as_deref(), &config);
         // Absolute from the start: project paths are built on it, and a relative one
         // (`--root .`) would lose a leading `..` wherever it is normalised.
-        let root = crate::core::imports::absolute(&root);
+        let root = crate::core::analysis::imports::absolute(&root);
         let encoding = match global.encoding {
             Some(EncodingArg::O200k) => Encoding::O200k,
             Some(EncodingArg::Cl100k) => Encoding::Cl100k,
@@ -127,7 +127,7 @@ impl Context {
         };
         // Absolute before anything is built on it: a project at `.` would otherwise
         // hide an `@../x` import that leaves it (normalising `./../x` loses the `..`).
-        let resolved = crate::core::imports::absolute(&self.resolve(path));
+        let resolved = crate::core::analysis::imports::absolute(&self.resolve(path));
         let path = resolved.as_path();
         let meta =
             std::fs::metadata(path).wrap_err_with(|| format!("cannot read {}", path.display()))?;

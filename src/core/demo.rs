@@ -207,7 +207,7 @@ mod tests {
     #[test]
     fn demo_copy_holds_every_project_with_aged_files() {
         let demo = create().unwrap();
-        let projects = crate::core::discovery::scan(demo.path(), &Default::default());
+        let projects = crate::core::scan::discovery::scan(demo.path(), &Default::default());
         assert!(projects.len() >= 6, "{projects:?}");
         assert!(!demo.path().join(AGES_FILE).exists());
         let ages = parse_ages().unwrap();

@@ -22,11 +22,11 @@ use std::path::Path;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
 
-use super::bank;
 use super::error::{CoreError, Result};
-use super::infinity;
+use super::formats::infinity;
 use super::lock;
 use super::model::{Bank, Project};
+use super::scan::bank;
 use super::text;
 use super::write::{self, Expected, WriteOutcome};
 
@@ -242,10 +242,11 @@ impl EditText {
     /// One Infinity memory of a store's bytes: its content is what is edited.
     pub fn memory_from_bytes(store: &Path, id: &str, bytes: Vec<u8>) -> Result<EditText> {
         let file = EditText::from_bytes(store, bytes)?;
-        let (parsed, _) = infinity::parse_store(&file.disk_text).map_err(|e| CoreError::Parse {
-            path: store.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let (parsed, _) =
+            infinity::store::parse_store(&file.disk_text).map_err(|e| CoreError::Parse {
+                path: store.to_path_buf(),
+                message: e.to_string(),
+            })?;
         let content = parsed
             .memories
             .into_iter()
@@ -294,13 +295,12 @@ impl EditText {
             return Ok(encoded);
         };
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let store =
-            infinity::replace_content(&self.disk_text, id, &encoded, &now).map_err(|message| {
-                CoreError::Parse {
-                    path: path.to_path_buf(),
-                    message,
-                }
-            })?;
+        let store = infinity::store::replace_content(&self.disk_text, id, &encoded, &now).map_err(
+            |message| CoreError::Parse {
+                path: path.to_path_buf(),
+                message,
+            },
+        )?;
         // The store is written pretty-printed with `\n`: give it the file's endings back.
         let (_, store_breaks) = split_endings(&self.disk_text);
         Ok(match self.store_line_ending {
@@ -564,7 +564,7 @@ mod tests {
         assert!(written.starts_with(UTF8_BOM));
         let written = String::from_utf8(written[3..].to_vec()).unwrap();
         assert!(!written.replace("\r\n", "").contains('\n'), "{written}");
-        let (parsed, _) = infinity::parse_store(&written).unwrap();
+        let (parsed, _) = infinity::store::parse_store(&written).unwrap();
         assert_eq!(parsed.memories[0].content, "a\r\nB\r\n");
         assert_eq!(parsed.memories[0].title, "Plan");
         assert_eq!(saved.now.text, "a\nB\n");

@@ -3,7 +3,7 @@
 //!
 //! | rule | refused when |
 //! |------|--------------|
-//! | `append-only` | a decision log loses or retitles an entry (seed 000 §3.7) |
+//! | `append-only` | a decision log loses or retitles an entry (the Cline memory bank spec) |
 //! | `secret` | an added line outside `<private>` holds a key, token or password (the review's detectors) |
 //! | `elision` | an elision placeholder (`[... rest unchanged ...]`, `// existing content`) replaces most of a file |
 //! | `version` | the caller's `expectedVersion` is not the file's current [`content_version`] |
@@ -19,7 +19,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::decisions;
+use super::analysis::decisions;
 use super::markdown;
 use super::model::Role;
 use super::review::signals;

@@ -1,117 +1,60 @@
-//! An index from 64-bit key hashes to record numbers, for cache files that are read
-//! whole and left as they are (the token cache, the listing cache): opening one indexes
+//! The hashes mbank uses (foldhash in memory, CRC-32 for cache checksums, FNV-1a for
+//! names on disk) and an index from 64-bit key hashes to record numbers, for cache
+//! files that are read whole and left as they are (the token cache, the listing cache): opening one indexes
 //! where its records lie instead of decoding them, and a lookup checks the key of each
 //! candidate record itself. Records whose hashes collide are all kept.
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasher;
 
-/// For maps whose keys are already well-mixed hashes: uses them as they are.
-#[derive(Default, Clone, Copy)]
-pub struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only u64 keys are hashed; this is the trait's required fallback.
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// foldhash with its fixed seed, for in-memory maps keyed by paths, names and key
+/// hashes: the maps hold only this user's own paths, never attacker-chosen keys. Only
+/// [`checksum`] values and [`stable_hash`] names reach the disk.
+pub type BuildPathHasher = foldhash::fast::FixedState;
 
 /// A map keyed by [`key_hash`] values.
-pub type ByHash<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
+pub type ByHash<V> = HashMap<u64, V, BuildPathHasher>;
 
-/// A hasher for paths and names that takes eight bytes a step, with a final mix so
-/// that every bit of the result depends on every byte. Several times cheaper than
-/// SipHash (or byte-wise FNV) on paths; the maps it serves hold only this user's own
-/// paths, never attacker-chosen keys. Only [`checksum`] values reach the disk: a change
-/// here must bump the cache files' versions (an old file would otherwise read as
-/// corrupt, which is handled, but costs a full recount).
-#[derive(Default, Clone, Copy)]
-pub struct PathHasher(u64);
-
-impl PathHasher {
-    const SEED: u64 = 0x243F_6A88_85A3_08D3;
-    const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
-
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(23) ^ word)
-            .wrapping_add(Self::SEED)
-            .wrapping_mul(Self::MULTIPLIER);
-    }
-}
-
-impl Hasher for PathHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.mix(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        // The length keeps "a" apart from "a\0" and one write apart from two.
-        self.mix(u64::from_le_bytes(word) ^ ((bytes.len() as u64) << 56));
-    }
-
-    fn finish(&self) -> u64 {
-        let mut hash = self.0;
-        hash ^= hash >> 29;
-        hash = hash.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        hash ^ (hash >> 32)
-    }
-}
-
-/// Builds [`PathHasher`]s, for `HashMap`s keyed by paths.
-pub type BuildPathHasher = BuildHasherDefault<PathHasher>;
-
-/// Checksum of a cache file's contents, to tell a whole file from a truncated, torn or
-/// corrupted one (not a defence against tampering). Four independent lanes of eight
-/// bytes each: a cache is checked before anything else can start, and one serial
-/// multiply chain over a megabyte costs over a millisecond where four cost a tenth.
+/// Checksum of a cache file's contents (CRC-32), to tell a whole file from a truncated,
+/// torn or corrupted one (not a defence against tampering).
 pub fn checksum(bytes: &[u8]) -> u64 {
-    const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut lanes: [u64; 4] = [
-        0x243F_6A88_85A3_08D3,
-        0x1319_8A2E_0370_7344,
-        0xA409_3822_299F_31D0,
-        0x082E_FA98_EC4E_6C89,
-    ];
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
-            let mut le = [0u8; 8];
-            le.copy_from_slice(word);
-            *lane = (*lane ^ u64::from_le_bytes(le)).wrapping_mul(MULTIPLIER);
-            *lane ^= *lane >> 29;
-        }
-    }
-    let mut hasher = PathHasher::default();
-    for lane in lanes {
-        hasher.mix(lane);
-    }
-    // The tail and the length: "a" and "a\0" differ.
-    hasher.write(blocks.remainder());
-    hasher.mix(bytes.len() as u64);
-    hasher.finish()
+    u64::from(crc32fast::hash(bytes))
 }
 
 /// The hash of a key made of `parts` (a path, and a memory id for an Infinity memory).
 pub fn key_hash(parts: &[&[u8]]) -> u64 {
-    let mut hasher = PathHasher::default();
-    for part in parts {
-        hasher.write(part);
+    BuildPathHasher::default().hash_one(parts)
+}
+
+/// FNV-1a: a hash whose definition never changes (unlike `DefaultHasher` or foldhash,
+/// which may change between versions), for names that reach the disk or outlive the
+/// process: review store folders and copies, listing cache files, hunk ids. Changing
+/// it would orphan a user's review store.
+#[derive(Debug, Clone, Copy)]
+pub struct StableHasher(u64);
+
+impl Default for StableHasher {
+    fn default() -> Self {
+        StableHasher(0xcbf2_9ce4_8422_2325)
     }
+}
+
+impl StableHasher {
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// [`StableHasher`] of one byte string.
+pub fn stable_hash(bytes: &[u8]) -> u64 {
+    let mut hasher = StableHasher::default();
+    hasher.write(bytes);
     hasher.finish()
 }
 
@@ -199,7 +142,6 @@ mod tests {
 
     #[test]
     fn checksum_changes_with_any_flipped_bit_swap_or_cut() {
-        // Long enough for whole 32-byte blocks and a tail.
         let original: Vec<u8> = (0..100u32).map(|n| (n * 7 + 3) as u8).collect();
         let sum = checksum(&original);
         assert_eq!(checksum(&original.clone()), sum);
@@ -214,7 +156,7 @@ mod tests {
         for cut in 0..original.len() {
             assert!(seen.insert(checksum(&original[..cut])), "cut at {cut}");
         }
-        // Words swapped between lanes, and a trailing zero byte.
+        // Words swapped, and a trailing zero byte.
         let mut swapped = original.clone();
         swapped[..16].rotate_left(8);
         assert_ne!(checksum(&swapped), sum);

@@ -1,4 +1,4 @@
-//! `mbank init`: a new Cline memory bank (seed 000 §7.1) or ConKeeper memory (seed 004)
+//! `mbank init`: a new Cline memory bank (the Cline memory bank spec) or ConKeeper memory (the ConKeeper schema)
 //! from templates built into the binary.
 //!
 //! Existing files are never touched: every file is created through the guarded write
@@ -43,7 +43,7 @@ impl InitFormat {
     }
 }
 
-/// Cline's seven core files in read order (seed 000 §2.2).
+/// Cline's seven core files in read order (the Cline memory bank spec).
 pub const CLINE_TEMPLATES: [(&str, &str); 7] = [
     (
         "projectBrief.md",
@@ -75,7 +75,7 @@ pub const CLINE_TEMPLATES: [(&str, &str); 7] = [
     ),
 ];
 
-/// ConKeeper's files (seed 004 "Directory Structure"); the configuration is written as
+/// ConKeeper's files (the ConKeeper schema, "Directory Structure"); the configuration is written as
 /// `.memory-config.md`.
 pub const CONKEEPER_TEMPLATES: [(&str, &str); 6] = [
     (
@@ -231,8 +231,8 @@ fn project_name(project: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Puts the project's name and, when given, the brief into projectBrief.md (seed 000
-/// §7.1 step 3a); without a brief the mission stays a placeholder to fill in.
+/// Puts the project's name and, when given, the brief into projectBrief.md (the Cline memory bank spec
+/// step 3a of its set-up); without a brief the mission stays a placeholder to fill in.
 fn fill_brief(template: &str, project_name: &str, brief: Option<&str>) -> String {
     let mut text = template.to_string();
     if !project_name.is_empty() {

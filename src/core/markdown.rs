@@ -40,7 +40,7 @@ pub fn has_unclosed_frontmatter(text: &str) -> bool {
     (text.starts_with("---\n") || text.starts_with("---\r\n")) && frontmatter(text).is_none()
 }
 
-/// `private: true` in the frontmatter hides the whole file from automation (seed 004).
+/// `private: true` in the frontmatter hides the whole file from automation (the ConKeeper schema).
 pub fn is_private_file(text: &str) -> bool {
     frontmatter(text).is_some_and(|fm| {
         fm.yaml.lines().any(|l| {
@@ -71,7 +71,7 @@ fn is_close_tag(line: &str) -> bool {
 }
 
 /// Every `<private>` block. Tags count only on their own lines; nesting is not supported,
-/// so an inner `<private>` is plain content (seed 004 "Edge cases").
+/// so an inner `<private>` is plain content (the ConKeeper schema, "Edge cases").
 pub fn private_blocks(text: &str) -> Vec<PrivateBlock> {
     let mut blocks = Vec::new();
     let mut open: Option<usize> = None;

@@ -87,7 +87,7 @@ impl Format {
         )
     }
 
-    /// Formats whose specs allow markdown files only (seed 000 §8.3, seed 004).
+    /// Formats whose specs allow markdown files only (the Cline memory bank spec, the ConKeeper schema).
     pub fn is_markdown_only(self) -> bool {
         matches!(
             self,

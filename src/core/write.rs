@@ -14,13 +14,14 @@
 use std::collections::hash_map::DefaultHasher;
 use std::ffi::OsStr;
 use std::fs;
-use std::hash::Hasher;
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
 use super::error::{CoreError, Result};
 use super::formats::hierarchical_file_name;
-use super::infinity;
+use super::formats::infinity;
+use super::hash_index::BuildPathHasher;
 use super::model::{Bank, Format};
 
 /// A file's identity by content: length plus two independent 64-bit hashes.
@@ -31,23 +32,19 @@ use super::model::{Bank, Format};
 pub struct Fingerprint {
     len: u64,
     sip: u64,
-    fnv: u64,
+    fold: u64,
 }
 
 impl Fingerprint {
     pub fn of(bytes: &[u8]) -> Fingerprint {
         let mut sip = DefaultHasher::new();
         sip.write(bytes);
-        // FNV-1a beside SipHash: an accidental collision would have to hit both at once.
-        let mut fnv: u64 = 0xcbf2_9ce4_8422_2325;
-        for &byte in bytes {
-            fnv ^= u64::from(byte);
-            fnv = fnv.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        // foldhash beside SipHash: an accidental collision would have to hit both at once.
+        let fold = BuildPathHasher::default().hash_one(bytes);
         Fingerprint {
             len: bytes.len() as u64,
             sip: sip.finish(),
-            fnv,
+            fold,
         }
     }
 
@@ -730,11 +727,12 @@ pub fn write_infinity_content_at(
             "Infinity memories live in a file named memories.json",
         ));
     }
-    let new_text = infinity::replace_content(expected_store_text, id, new_content, now_rfc3339)
-        .map_err(|message| CoreError::Parse {
-            path: store.to_path_buf(),
-            message,
-        })?;
+    let new_text =
+        infinity::store::replace_content(expected_store_text, id, new_content, now_rfc3339)
+            .map_err(|message| CoreError::Parse {
+                path: store.to_path_buf(),
+                message,
+            })?;
     write_guarded(store, &new_text, Expected::text(expected_store_text))
 }
 
@@ -1270,7 +1268,7 @@ mod tests {
         fs::write(&store, text).unwrap();
         write_infinity_content_at(&store, "m1", "new plan", text, "2026-11-22T10:00:00Z").unwrap();
         let written = fs::read_to_string(&store).unwrap();
-        let (parsed, _) = infinity::parse_store(&written).unwrap();
+        let (parsed, _) = infinity::store::parse_store(&written).unwrap();
         let m = &parsed.memories[0];
         assert_eq!(
             (

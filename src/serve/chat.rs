@@ -1,4 +1,4 @@
-//! `POST /chat` (seed 001 "Chat Endpoints"): the caller's messages, with the project's
+//! `POST /chat` (the Memory Bank MCP spec, "Chat Endpoints"): the caller's messages, with the project's
 //! session-start context (what `mbank context` shows) prepended as a system message,
 //! forwarded to the OpenAI-compatible endpoint of `[serve.chat]` in config.toml.
 use std::path::Path;
@@ -7,10 +7,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::reply::{ToolError, ToolResult};
-use crate::core::bank;
+use crate::core::analysis::context;
 use crate::core::config::ChatConfig;
-use crate::core::context;
-use crate::core::discovery;
+use crate::core::scan::bank;
+use crate::core::scan::discovery;
 
 /// Why `/chat` cannot answer without configuration, and how to give it one.
 pub const NOT_CONFIGURED: &str = "no chat endpoint is configured. Add to config.toml:\n\
@@ -79,7 +79,7 @@ pub fn upstream_body(
     Ok(json!({"model": config.model, "messages": all}))
 }
 
-/// Sends the chat to the configured endpoint and shapes seed 001's answer.
+/// Sends the chat to the configured endpoint and shapes the Memory Bank MCP spec's answer.
 pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value) -> ToolResult {
     let mut request = client
         .post(&config.url)

@@ -1,4 +1,4 @@
-//! The Cline memory bank tools (seed 000 §8.1), with their exact names and parameters.
+//! The Cline memory bank tools (the Cline memory bank spec), with their exact names and parameters.
 //! `projectPath` may also be sent as `projectName` (the widely used memory-bank server's
 //! key); either is a project under the root. Reads return `version` beside the spec's
 //! fields; writes take an optional `expectedVersion`.
@@ -63,7 +63,7 @@ pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
         ),
         (
             "validate_project",
-            "Check a project's memory bank for the required and recommended files (seed 000 §7.2).",
+            "Check a project's memory bank for the required and recommended files (the Cline memory bank spec).",
             json!({"type": "object", "properties": {"projectPath": project}}),
         ),
     ]
@@ -173,7 +173,7 @@ fn list_files(shared: &Shared, args: &Args) -> ToolResult {
     Ok(Value::Array(files))
 }
 
-/// Seed 000 §7.2: required and recommended files, by role (any spelling counts).
+/// the Cline memory bank spec: required and recommended files, by role (any spelling counts).
 const REQUIRED: [(Role, &str, &str); 3] = [
     (Role::Brief, "projectBrief.md", "project-brief.md"),
     (Role::Active, "activeContext.md", "active-context.md"),

@@ -1,8 +1,8 @@
-//! `mbank serve`: seed 001's REST API over the same core operations as the MCP tools,
+//! `mbank serve`: the Memory Bank MCP spec's REST API over the same core operations as the MCP tools,
 //! the MCP tools themselves over Streamable HTTP at `/mcp`, and `/chat`.
 //!
 //! Every response carries `X-API-Version` and the `X-RateLimit-*` headers; errors use
-//! seed 001's `{"status":"error","error":{"code","message"}}`. `Authorization: Bearer KEY`
+//! the Memory Bank MCP spec's `{"status":"error","error":{"code","message"}}`. `Authorization: Bearer KEY`
 //! is required off loopback (the server refuses to start there without a key) and
 //! wherever `require_key = true`; a wrong key is refused everywhere. Bodies over
 //! `max_body_bytes` are refused with 413. One line per request goes to stdout.
@@ -34,7 +34,7 @@ use super::reply::{Flavor, ToolError, ToolResult};
 use crate::core::agent::rfc3339;
 use crate::core::config::{ChatConfig, ServeConfig};
 
-/// The version of seed 001's API this server speaks.
+/// The version of the Memory Bank MCP spec's API this server speaks.
 pub const API_VERSION: &str = "1.0.0";
 
 /// How `mbank serve` was configured.
@@ -146,7 +146,7 @@ fn project_of(query: ProjectQuery) -> Result<Option<String>, ToolError> {
     }
 }
 
-/// A JSON object body, or seed 001's error for what is wrong with it.
+/// A JSON object body, or the Memory Bank MCP spec's error for what is wrong with it.
 fn object_body(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<serde_json::Map<String, Value>, ToolError> {

@@ -1,12 +1,12 @@
-//! The Infinity tools (seed 003 §3.2): six tools over `.infinity/` in the server's project
-//! folder, every answer a JSON object, every error `{"error": code}` (§5).
+//! The Infinity tools (the Infinity store spec): six tools over `.infinity/` in the server's project
+//! folder, every answer a JSON object, every error `{"error": code}` (as the spec says).
 use serde_json::{Value, json};
 
 use super::args::Args;
 use super::reply::{Flavor, ToolError, ToolResult};
 use super::{Session, Shared, lock};
 use crate::core::agent::infinity::{self, InfinityError, InfinityProject};
-use crate::core::infinity::MEMORY_TYPES;
+use crate::core::formats::infinity::store::MEMORY_TYPES;
 
 pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
     let types: Vec<&str> = MEMORY_TYPES.to_vec();

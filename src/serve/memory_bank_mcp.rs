@@ -1,4 +1,4 @@
-//! The Memory Bank MCP tools (seed 001 "MCP Tools") and its five resources. The session
+//! The Memory Bank MCP tools (the Memory Bank MCP spec, "MCP Tools") and its five resources. The session
 //! has a current project: set by `set_memory_bank_path` or `initialize_memory_bank`, else
 //! the root's default project (the root itself, or its only project with a bank).
 use std::path::PathBuf;

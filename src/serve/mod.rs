@@ -1,5 +1,5 @@
 //! The servers agents write through: `mbank mcp` (MCP over stdio) and `mbank serve`
-//! (the REST API of seed 001 and MCP over Streamable HTTP). Async lives here only; every
+//! (the REST API of the Memory Bank MCP spec and MCP over Streamable HTTP). Async lives here only; every
 //! tool calls the blocking core (`core::agent`) on tokio's blocking pool.
 //!
 //! - [`cline`], [`memory_bank_mcp`], [`infinity`]: one file per tool surface.
@@ -137,7 +137,7 @@ impl FileStamp {
         // changing (coarse timestamps): such a file is read every time.
         let modified = meta.modified().ok()?;
         let age = std::time::SystemTime::now().duration_since(modified).ok()?;
-        if age < crate::core::listings::RACY_WINDOW || !meta.is_file() {
+        if age < crate::core::scan::listings::RACY_WINDOW || !meta.is_file() {
             return None;
         }
         Some(FileStamp {
@@ -346,18 +346,18 @@ fn fs_real(path: &Path) -> PathBuf {
 }
 
 /// The modes a project declares in its rule files (`.clinerules-*`, `.roomodes`,
-/// `.roorules-*`, `.roo/rules-*`), else the five of seed 001.
+/// `.roorules-*`, `.roo/rules-*`), else the five of the Memory Bank MCP spec.
 pub fn modes_of(project_dir: &Path) -> Vec<String> {
     use crate::core::model::Format;
     let mut modes: Vec<String> = Vec::new();
-    if let Some(project) = crate::core::discovery::project_at(project_dir, String::new()) {
+    if let Some(project) = crate::core::scan::discovery::project_at(project_dir, String::new()) {
         for location in project
             .banks
             .iter()
             .filter(|b| b.format == Format::RooRules)
         {
-            let bank = crate::core::bank::list_bank(&project, location);
-            let (rules, _) = crate::core::modes::modes_of_bank(&bank);
+            let bank = crate::core::scan::bank::list_bank(&project, location);
+            let (rules, _) = crate::core::formats::roo_rules::modes::modes_of_bank(&bank);
             for rule in rules {
                 if !modes.contains(&rule.mode) {
                     modes.push(rule.mode);
@@ -371,7 +371,7 @@ pub fn modes_of(project_dir: &Path) -> Vec<String> {
     modes
 }
 
-/// Seed 001's modes, for banks without rule files.
+/// the Memory Bank MCP spec's modes, for banks without rule files.
 pub const DEFAULT_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
 
 #[cfg(test)]

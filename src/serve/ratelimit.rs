@@ -1,4 +1,4 @@
-//! Seed 001's rate limits: so many requests per minute and per hour for each caller (its
+//! the Memory Bank MCP spec's rate limits: so many requests per minute and per hour for each caller (its
 //! API key, or its address without keys), in fixed windows aligned to the clock, with
 //! the `X-RateLimit-*` figures every response carries.
 use std::collections::HashMap;

@@ -1,7 +1,7 @@
 //! What a tool or endpoint answers: a JSON value, or an error in the shape of the spec the
-//! tool comes from. Memory-bank tools and the REST API use seed 001's
-//! `{"status":"error","error":{"code","message"}}`; Infinity tools use seed 003 §5's
-//! `{"error": code}` (with a `message` beside it, which §5 allows: "include a
+//! tool comes from. Memory-bank tools and the REST API use the Memory Bank MCP spec's
+//! `{"status":"error","error":{"code","message"}}`; Infinity tools use the Infinity store spec's
+//! `{"error": code}` (with a `message` beside it, which the spec allows: "include a
 //! machine-readable `error` key").
 use serde_json::{Map, Value, json};
 
@@ -30,7 +30,7 @@ pub struct ToolError {
 
 pub type ToolResult = Result<Value, ToolError>;
 
-/// HTTP status of a seed 001 error code.
+/// HTTP status of a the Memory Bank MCP spec error code.
 pub fn status_of(code: &str) -> u16 {
     match code {
         "invalid_request"
@@ -63,7 +63,7 @@ impl ToolError {
         }
     }
 
-    /// A seed 001 error.
+    /// A the Memory Bank MCP spec error.
     pub fn memory_bank(code: &'static str, message: impl Into<String>) -> ToolError {
         ToolError::new(Flavor::MemoryBank, code, message)
     }

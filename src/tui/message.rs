@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use crate::core::context::BankContext;
+use crate::core::analysis::context::BankContext;
+use crate::core::analysis::report::ProjectReport;
 use crate::core::edit::{Editable, Saved};
 use crate::core::model::Project;
-use crate::core::report::ProjectReport;
 use crate::core::review::{CommitOutcome, FileReview, Loss, Review, ReviewAction};
 use crate::core::tokens::TextStats;
 

@@ -6,9 +6,9 @@ use std::path::Path;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
-use crate::core::budgets::{BudgetCheck, BudgetStatus};
+use crate::core::analysis::budgets::{BudgetCheck, BudgetStatus};
+use crate::core::analysis::staleness::Freshness;
 use crate::core::findings::Severity;
-use crate::core::staleness::Freshness;
 
 use super::theme::Theme;
 
@@ -28,7 +28,7 @@ pub fn ago(epoch: Option<u64>, now: u64) -> String {
 }
 
 pub fn now_epoch() -> u64 {
-    crate::core::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(0)
+    crate::core::analysis::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(0)
 }
 
 pub fn budget_color(theme: &Theme, status: Option<BudgetStatus>) -> Style {
@@ -71,7 +71,7 @@ pub fn bar(percent: u64, width: usize, style: Style, theme: &Theme) -> Vec<Span<
 pub fn token_check(checks: &[BudgetCheck]) -> Option<&BudgetCheck> {
     checks
         .iter()
-        .filter(|c| c.unit == crate::core::budgets::Unit::Tokens)
+        .filter(|c| c.unit == crate::core::analysis::budgets::Unit::Tokens)
         .max_by_key(|c| c.percent())
         .or_else(|| checks.iter().max_by_key(|c| c.percent()))
 }
@@ -93,7 +93,7 @@ pub fn token_gauge(
         Some(check) => {
             let style = budget_color(theme, Some(check.status));
             let mut spans = bar(check.percent(), width, style, theme);
-            let figure = if check.unit == crate::core::budgets::Unit::Tokens {
+            let figure = if check.unit == crate::core::analysis::budgets::Unit::Tokens {
                 format!(" {:>5}/{:<4}", compact(tokens), compact(check.limit))
             } else {
                 format!(" {:>5} {:>3}%", compact(tokens), check.percent().min(999))

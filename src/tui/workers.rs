@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::thread;
 
+use crate::core::analysis::context::{self, BankContext, ContextOptions};
+use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
 use crate::core::config::Config;
-use crate::core::context::{self, BankContext, ContextOptions};
-use crate::core::discovery::{self, ScanOptions};
-use crate::core::listings::Listings;
 use crate::core::model::Project;
-use crate::core::report::{Analyzer, Depth, ProjectReport};
+use crate::core::scan::discovery::{self, ScanOptions};
+use crate::core::scan::listings::Listings;
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 use super::markdown_view;
@@ -225,7 +225,7 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
         home: crate::core::paths::home_dir(),
         include_user_files: false,
     };
-    crate::core::bank::list_banks(project)
+    crate::core::scan::bank::list_banks(project)
         .iter()
         .filter(|bank| {
             bank.format.is_hierarchical() || bank.format == crate::core::model::Format::ConKeeper

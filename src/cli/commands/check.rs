@@ -11,8 +11,8 @@ use serde::Serialize;
 use crate::cli::args::SeverityArg;
 use crate::cli::style::{line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json};
+use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::{Finding, Severity};
-use crate::core::report::{Analyzer, Depth};
 use crate::core::tokens::{Encoding, TokenCache};
 
 #[derive(Serialize)]

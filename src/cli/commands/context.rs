@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use crate::cli::style::{line, print_text, println, thousands};
 use crate::cli::{Context, json};
-use crate::core::bank;
-use crate::core::context::{self, BankContext};
+use crate::core::analysis::context::{self, BankContext};
 use crate::core::model::Format;
+use crate::core::scan::bank;
 use crate::core::tokens::{self, Encoding};
 
 #[derive(Serialize)]

@@ -7,12 +7,12 @@ use serde::Serialize;
 use crate::cli::args::ListSort;
 use crate::cli::style::{Table, eprintln, line, println, thousands};
 use crate::cli::{Context, json};
-use crate::core::budgets::BudgetStatus;
+use crate::core::analysis::budgets::BudgetStatus;
+use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
+use crate::core::analysis::staleness::Freshness;
 use crate::core::findings::Finding;
-use crate::core::listings::Listings;
 use crate::core::model::{Format, Project};
-use crate::core::report::{Analyzer, Depth, ProjectReport};
-use crate::core::staleness::Freshness;
+use crate::core::scan::listings::Listings;
 use crate::core::tokens::{Encoding, TokenCache};
 
 #[derive(Serialize)]
@@ -59,7 +59,8 @@ fn row(report: &ProjectReport) -> ProjectRow {
 
 /// "3 days ago" for a Unix time.
 pub fn ago(epoch: Option<u64>) -> String {
-    let now = crate::core::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(0);
+    let now =
+        crate::core::analysis::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(0);
     match crate::core::text::age_in_words(epoch, now) {
         words if epoch.is_none() || words == "just now" => words,
         words => format!("{words} ago"),

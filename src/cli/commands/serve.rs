@@ -1,4 +1,4 @@
-//! `mbank serve [--listen ADDR]`: seed 001's REST API and the MCP tools over Streamable
+//! `mbank serve [--listen ADDR]`: the Memory Bank MCP spec's REST API and the MCP tools over Streamable
 //! HTTP at `/mcp`, every write through the same guarded path as `mbank mcp`.
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;

@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use crate::cli::style::{Table, eprintln, line, println};
 use crate::cli::{Context, json};
-use crate::core::decisions::{self, Decision};
+use crate::core::analysis::decisions::{self, Decision};
 use crate::core::findings::Finding;
 
 #[derive(Serialize)]

@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use crate::cli::style::{Table, eprintln, line, println, thousands};
 use crate::cli::{Context, EXIT_ERROR, json};
+use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::Finding;
 use crate::core::model::{Format, LoadKind, Role};
-use crate::core::report::{Analyzer, Depth};
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 #[derive(Serialize)]

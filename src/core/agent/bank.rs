@@ -13,14 +13,14 @@ use serde::Serialize;
 use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
-use crate::core::decisions;
-use crate::core::discovery;
+use crate::core::analysis::decisions;
 use crate::core::error::CoreError;
 use crate::core::formats;
 use crate::core::guard::{self, GuardPolicy};
 use crate::core::init::{self, InitFormat, InitReport};
 use crate::core::lock;
 use crate::core::model::{Bank, BankLocation, Format, Project, Role};
+use crate::core::scan::discovery;
 use crate::core::text;
 use crate::core::write::{self, Expected};
 
@@ -105,7 +105,7 @@ fn read_existing(path: &Path) -> Result<Option<String>, CoreError> {
     }
 }
 
-/// Creates a Cline memory bank in `project_dir` (seed 000 §7.1) through `core::init`,
+/// Creates a Cline memory bank in `project_dir` (the Cline memory bank spec) through `core::init`,
 /// which never overwrites a file.
 pub fn initialize(project_dir: &Path, brief: Option<&str>) -> AgentResult<InitReport> {
     init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)
@@ -145,7 +145,7 @@ impl MarkdownBank {
                 format: self.format,
                 root: self.root.clone(),
             };
-            crate::core::bank::list_bank(&self.project, &location)
+            crate::core::scan::bank::list_bank(&self.project, &location)
         } else {
             Bank {
                 format: self.format,
@@ -267,7 +267,7 @@ impl MarkdownBank {
         })
     }
 
-    /// Deletes `name` (seed 001 `DELETE /memory-bank/file`): a decision log with entries
+    /// Deletes `name` (the Memory Bank MCP spec `DELETE /memory-bank/file`): a decision log with entries
     /// is refused by the append-only rule.
     pub fn delete(
         &self,

@@ -1,10 +1,10 @@
 //! The text the Memory Bank MCP tools add to a bank, in the formats the timeline parses
-//! (`core::decisions`), dated:
-//! - `log_decision`: a Cline block (`## Decision: X` + `- **Date**: …` bullets, seed 000
-//!   §3.7) in a Cline bank, a Memory Bank MCP block (`## X` + `- **Date:** …`, FORMATS §2)
+//! (`core::analysis::decisions`), dated:
+//! - `log_decision`: a Cline block (`## Decision: X` + `- **Date**: …` bullets, the Cline memory bank spec)
+//!   in a Cline bank, a Memory Bank MCP block (`## X` + `- **Date:** …`, FORMATS.md, section 2)
 //!   otherwise, appended after the last entry;
 //! - `track_progress`: `- [YYYY-MM-DD HH:MM:SS] - action: description` under
-//!   `## Update History`, newest first (FORMATS §2);
+//!   `## Update History`, newest first (FORMATS.md, section 2);
 //! - `update_active_context`: the `## Ongoing Tasks` / `## Known Issues` / `## Next Steps`
 //!   sections replaced, and a dated line under `## Current Session Notes`.
 use chrono::NaiveDateTime;
@@ -12,7 +12,7 @@ use chrono::NaiveDateTime;
 /// Which decision block to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecisionFormat {
-    /// `## Decision: Title` with `- **Date**: …` bullets (seed 000 §3.7).
+    /// `## Decision: Title` with `- **Date**: …` bullets (the Cline memory bank spec).
     Cline,
     /// `## Title` with `- **Date:** …` and bold labels (Memory Bank MCP).
     MemoryBankMcp,
@@ -245,15 +245,15 @@ pub fn replace_section(text: &str, title: &str, items: &[String]) -> String {
     }
 }
 
-/// The first text of a new active-context file (seed 001 "activeContext.md").
+/// The first text of a new active-context file (the Memory Bank MCP spec, "activeContext.md").
 pub const ACTIVE_CONTEXT_HEADING: &str = "# Current Context\n";
-/// The first text of a new progress file (seed 001 "progress.md").
+/// The first text of a new progress file (the Memory Bank MCP spec, "progress.md").
 pub const PROGRESS_HEADING: &str = "# Project Progress\n";
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::decisions::{self, DecisionStyle};
+    use crate::core::analysis::decisions::{self, DecisionStyle};
     use chrono::{NaiveDate, NaiveTime};
     use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! The Infinity store of seed 003 as its tools use it: `.infinity/project_id` and
+//! The Infinity store of the Infinity store spec as its tools use it: `.infinity/project_id` and
 //! `.infinity/memories.json` in one project folder (the server's working directory or
 //! `--project`), never anywhere else. The folder and its two files must be real (no
 //! symlinks), every change holds the folder lock and goes through the guarded write.
@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::core::error::CoreError;
+use crate::core::formats::infinity::store::{self, InfinityMemory, MEMORY_TYPES, NewMemory};
 use crate::core::guard::{self, GuardPolicy, Refusal};
-use crate::core::infinity::{self as store, InfinityMemory, MEMORY_TYPES, NewMemory};
 use crate::core::lock;
 use crate::core::text;
 use crate::core::write::{self, Expected};
 
-/// The errors of seed 003 §5 (plus the guard's refusals), by their `error` code.
+/// The errors of the Infinity store spec (plus the guard's refusals), by their `error` code.
 #[derive(Debug, thiserror::Error)]
 pub enum InfinityError {
     #[error("cannot create the .infinity folder: {0}")]
@@ -71,7 +71,7 @@ fn storage(error: impl std::fmt::Display) -> InfinityError {
     InfinityError::Storage(error.to_string())
 }
 
-/// A memory's metadata, as `list_memories` returns it (no content, seed 003 §3.2.4).
+/// A memory's metadata, as `list_memories` returns it (no content, the Infinity store spec).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MemorySummary {
     pub id: String,
@@ -147,7 +147,7 @@ fn valid_project_id(text: &str) -> Option<String> {
     (!id.is_empty() && id.len() <= 128 && !id.contains(char::is_whitespace)).then(|| id.to_string())
 }
 
-/// `activate_project` (seed 003 §3.2.1): loads `.infinity/project_id` in `project_dir`, or
+/// `activate_project` (the Infinity store spec): loads `.infinity/project_id` in `project_dir`, or
 /// creates the folder and a new v4 id. TC1, TC2.
 pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
     let dir = project_dir.join(".infinity");

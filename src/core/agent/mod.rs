@@ -6,7 +6,7 @@
 //! - [`projects`]: which project folder a `projectPath` / `path` / `?project=` names.
 //! - [`bank`]: a project's `memory-bank/` (Cline or Memory Bank MCP names).
 //! - [`entries`]: the text of decisions, progress lines and active-context sections.
-//! - [`infinity`]: the `.infinity/` store of seed 003.
+//! - [`infinity`]: the `.infinity/` store of the Infinity store spec.
 pub mod bank;
 pub mod batch;
 pub mod entries;
@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use super::error::CoreError;
 use super::guard::Refusal;
 
-/// Why an agent operation did not happen. `code()` is the seed 001 error code the
+/// Why an agent operation did not happen. `code()` is the Memory Bank MCP spec's error code the
 /// servers answer with.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
@@ -35,7 +35,7 @@ pub enum AgentError {
     /// The name leaves the bank (`..`, absolute, a symlink out) or the root.
     #[error("refused {name:?}: {reason}")]
     Forbidden { name: String, reason: String },
-    /// Not a markdown file where only markdown is allowed (seed 000 §8.3).
+    /// Not a markdown file where only markdown is allowed (the Cline memory bank spec).
     #[error("refused {name:?}: only .md files may be read or written in a memory bank")]
     InvalidFormat { name: String },
     #[error("{0}")]
@@ -57,7 +57,7 @@ pub enum AgentError {
 }
 
 impl AgentError {
-    /// The machine-readable code (seed 001's table, plus the guard's own).
+    /// The machine-readable code (the Memory Bank MCP spec's table, plus the guard's own).
     pub fn code(&self) -> &'static str {
         match self {
             AgentError::InvalidRequest(_) => "invalid_request",

@@ -1,13 +1,13 @@
 //! Which project folder an agent names. Agents send a project name (`projectName`, the
 //! widely used memory-bank server's key), a path relative to the root, or an absolute
-//! path; whatever they send must stay under the root (seed 000 §8.3: per-project
+//! path; whatever they send must stay under the root (the Cline memory bank spec: per-project
 //! isolation), symlinks resolved.
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::{AgentError, AgentResult};
-use crate::core::discovery::{self, ScanOptions};
 use crate::core::model::{Format, Project};
+use crate::core::scan::discovery::{self, ScanOptions};
 
 /// The root every project of a server lives under.
 #[derive(Debug, Clone)]
@@ -109,7 +109,7 @@ impl Root {
         }
     }
 
-    /// Projects with a memory bank (`memory-bank/`), as seed 000 §12.1 lists them:
+    /// Projects with a memory bank (`memory-bank/`), as the Cline memory bank spec lists them:
     /// folders directly under the root, plus the root itself when it holds one.
     pub fn memory_bank_projects(&self) -> Vec<Project> {
         let options = ScanOptions {

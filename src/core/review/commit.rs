@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::diff::diff_texts;
 use super::store::{Git, IndexEntry};
-use crate::core::decisions;
+use crate::core::analysis::decisions;
 use crate::core::error::{CoreError, Result};
 use crate::core::git;
 use crate::core::git::Policy;

@@ -4,6 +4,7 @@
 //!
 //! Everything here works on texts in memory and never touches the disk, so the TUI can
 //! diff on a worker thread and tests can check every edit exactly.
+use crate::core::hash_index::StableHasher;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -171,13 +172,6 @@ fn strip_ending(line: &str) -> (&str, bool) {
     }
 }
 
-fn fnv(hash: &mut u64, bytes: &[u8]) {
-    for &byte in bytes {
-        *hash ^= u64::from(byte);
-        *hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-}
-
 /// Diffs two texts line by line, groups changes into hunks with `CONTEXT_LINES` lines of
 /// context, and marks the changed words of paired removed/added lines.
 pub fn diff_texts(old: &str, new: &str) -> FileDiff {
@@ -221,7 +215,7 @@ fn build_hunk(
 ) -> Hunk {
     let mut lines = Vec::new();
     let (mut added, mut removed) = (0, 0);
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hasher = StableHasher::default();
     let old_start = group.first().map_or(0, |op| op.old_range().start);
     let old_end = group.last().map_or(0, |op| op.old_range().end);
     let new_start = group.first().map_or(0, |op| op.new_range().start);
@@ -237,14 +231,14 @@ fn build_hunk(
             DiffTag::Delete | DiffTag::Insert | DiffTag::Replace => {
                 let first_removed = lines.len();
                 for o in old_range.clone() {
-                    fnv(&mut hash, b"-");
-                    fnv(&mut hash, old_lines[o].as_bytes());
+                    hasher.write(b"-");
+                    hasher.write(old_lines[o].as_bytes());
                     lines.push(line(LineKind::Removed, Some(o), None, old_lines[o]));
                 }
                 let first_added = lines.len();
                 for n in new_range.clone() {
-                    fnv(&mut hash, b"+");
-                    fnv(&mut hash, new_lines[n].as_bytes());
+                    hasher.write(b"+");
+                    hasher.write(new_lines[n].as_bytes());
                     lines.push(line(LineKind::Added, None, Some(n), new_lines[n]));
                 }
                 removed += old_range.len();
@@ -259,6 +253,7 @@ fn build_hunk(
             }
         }
     }
+    let hash = hasher.finish();
     let occurrence = seen.entry(hash).or_insert(0);
     let id = HunkId(hash.wrapping_add(*occurrence));
     *occurrence += 1;

@@ -37,8 +37,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::core::bank;
-use crate::core::budgets::Measure;
+use crate::core::analysis::budgets::Measure;
 use crate::core::config::BudgetOverrides;
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::{CoreError, Result};
@@ -47,6 +46,7 @@ use crate::core::formats;
 use crate::core::git::{GitRepo, Policy};
 use crate::core::model::{Bank, Format, Project, Role};
 use crate::core::refusals::{self, RefusalRecord};
+use crate::core::scan::bank;
 use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 use crate::core::write::{self, Expected};
@@ -362,40 +362,9 @@ struct Placement {
 /// memory, and with which role.
 fn place_unlisted(bank: &Bank, path: &Path) -> Option<Role> {
     let rel = path.strip_prefix(&bank.root).ok()?;
-    let name = rel.file_name()?.to_string_lossy().into_owned();
-    let first = rel
-        .components()
-        .next()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let single = rel.components().count() == 1;
-    let keeps = match bank.format {
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => true,
-        Format::Infinity => single && name == "memories.json",
-        Format::RooRules => {
-            first == ".roo"
-                || first == ".clinerules"
-                || (single && (name == ".roomodes" || formats::mode_of_rule_file(&name).is_some()))
-        }
-        Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd => {
-            let main = formats::hierarchical_file_name(bank.format).unwrap_or("");
-            let local = main.replace(".md", ".local.md");
-            name == main
-                || name == local
-                || ((first == ".claude" || first == ".beans")
-                    && rel
-                        .components()
-                        .nth(1)
-                        .is_some_and(|c| c.as_os_str() == "rules"))
-        }
-    };
-    keeps.then(|| {
-        if bank.format == Format::Infinity {
-            Role::Other
-        } else {
-            formats::place(bank.format, rel).role
-        }
-    })
+    rel.file_name()?;
+    let rules = formats::rules(bank.format);
+    rules.keeps(rel).then(|| rules.place(rel).role)
 }
 
 struct Listing {
@@ -936,7 +905,7 @@ fn conkeeper_preset(bank: &Bank) -> Option<String> {
         return None;
     }
     let text = text::read_text_limited(&path, 256 * 1024).ok()?;
-    crate::core::validate::parse_memory_config(&text)
+    crate::core::analysis::validate::parse_memory_config(&text)
         .0
         .token_budget
 }

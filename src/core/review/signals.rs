@@ -22,14 +22,14 @@ use regex::Regex;
 use serde::Serialize;
 
 use super::diff::{FileDiff, HunkId, LineKind};
-use crate::core::budgets::{self, BudgetStatus, Measure};
-use crate::core::decisions::{self, Decision};
+use crate::core::analysis::budgets::{self, BudgetStatus, Measure};
+use crate::core::analysis::decisions::{self, Decision};
+use crate::core::analysis::imports::{self, ImportPolicy, Resolution};
+use crate::core::analysis::validate;
 use crate::core::findings::Severity;
-use crate::core::imports::{self, ImportPolicy, Resolution};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, Role};
 use crate::core::sanitize::{self, Hidden};
-use crate::core::validate;
 
 /// One thing a reviewer should look at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

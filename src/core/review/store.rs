@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::error::{CoreError, Result};
 use crate::core::git::{self, GitRepo, IndexEntries, Policy};
+use crate::core::hash_index::stable_hash;
 use crate::core::text;
 
 pub use crate::core::git::IndexEntry;
@@ -356,16 +357,6 @@ pub(crate) struct Snapshot {
     /// Why the store cannot be trusted (its manifest unreadable, broken, or lost while
     /// copies remain); "mark reviewed" replaces it.
     broken: Option<String>,
-}
-
-/// FNV-1a, stable across Rust versions (unlike `DefaultHasher`), for folder names.
-pub(crate) fn stable_hash(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }
 
 fn copy_name(rel: &str) -> String {
@@ -774,7 +765,8 @@ impl Snapshot {
             write_private(&gen_dir.join(&name), &file.text, file.mode)?;
             manifest.files.insert(rel.clone(), name);
         }
-        manifest.reviewed_at = crate::core::report::epoch_seconds(std::time::SystemTime::now());
+        manifest.reviewed_at =
+            crate::core::analysis::report::epoch_seconds(std::time::SystemTime::now());
         self.write_manifest(manifest)?;
         for old in self.generations() {
             if old != generation {

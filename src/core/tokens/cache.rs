@@ -10,20 +10,20 @@
 //! until [`TokenCache::absorb`] gathers it. A file that is truncated, corrupt, from
 //! another version or for another encoding is ignored and the cache starts empty.
 //! Saving writes a temporary file in the same folder and renames it over the old one.
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Encoding, TextStats};
-use crate::core::error::{CoreError, Result};
+use crate::core::error::Result;
 use crate::core::hash_index::{ByHash, HashIndex, checksum, key_hash};
 use crate::core::model::MemoryFile;
-use crate::core::{limits, paths, text};
+use crate::core::{cache_file, limits, paths};
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
-const VERSION: u32 = 2;
+/// 3: CRC-32 checksums.
+const VERSION: u32 = 3;
 /// magic, version, encoding, entry count, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).
@@ -428,7 +428,7 @@ impl TokenCache {
     pub fn open_at(dir: &Path, encoding: Encoding) -> Self {
         let file = dir.join(Self::file_name(encoding));
         let mut cache = Self::in_memory(encoding);
-        if let Ok(bytes) = text::read_bytes_limited(&file, limits::CACHE_MAX_BYTES)
+        if let Some(bytes) = cache_file::read(&file)
             && let Some(stored) = Stored::parse(bytes, encoding, identity_hash)
         {
             cache.len = stored.len();
@@ -632,15 +632,7 @@ impl TokenCache {
         if !self.dirty {
             return Ok(());
         }
-        let dir = file.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-        let bytes = self.encode();
-        let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir, e))?;
-        temp.write_all(&bytes)
-            .and_then(|()| temp.flush())
-            .map_err(|e| CoreError::io(temp.path(), e))?;
-        temp.persist(&file)
-            .map_err(|e| CoreError::io(&file, e.error))?;
+        cache_file::save(&file, &self.encode())?;
         self.dirty = false;
         Ok(())
     }

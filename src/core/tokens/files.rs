@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::cache::{FileKey, TokenCache};
 use super::{Encoding, TextStats, analyze};
 use crate::core::error::{CoreError, Result};
-use crate::core::infinity;
+use crate::core::formats::infinity;
 use crate::core::model::MemoryFile;
 use crate::core::text;
 
@@ -55,7 +55,7 @@ pub(super) struct Batch {
 impl Batch {
     fn load_store(path: &Path) -> std::result::Result<HashMap<String, String>, StoreProblem> {
         let text = text::read_text(path).map_err(StoreProblem::from_error)?;
-        let (store, _schema_issues) = infinity::parse_store(&text)
+        let (store, _schema_issues) = infinity::store::parse_store(&text)
             .map_err(|e| StoreProblem::Parse(format!("{}: {e}", path.display())))?;
         Ok(store
             .memories

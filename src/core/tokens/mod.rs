@@ -6,9 +6,8 @@
 //! pre-tokenizer (`pretokenize`) feeds `bpe-openai`'s encoder (`counter`).
 //!
 //! ConKeeper `<private>` blocks and `private: true` files are counted apart from what
-//! agents load. Counts are cached on disk (`cache`) and computed off the caller's thread
-//! (`background`), so listing a bank never waits for a tokenizer.
-mod background;
+//! agents load. Counts are cached on disk (`cache`); callers count off the drawing thread
+//! (the TUI's workers), so listing a bank never waits for a tokenizer.
 mod cache;
 mod counter;
 mod files;
@@ -21,7 +20,6 @@ use serde::{Deserialize, Serialize};
 use super::markdown;
 use super::text;
 
-pub use background::{CountEvent, CounterHandle, spawn_counter};
 pub use cache::{FileKey, TokenCache};
 pub use files::{stats_for_file, stats_for_files};
 

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::{App, Focus, Main, Screen};
-use crate::core::context::BankContext;
-use crate::core::discovery::ScanOptions;
+use crate::core::analysis::context::BankContext;
+use crate::core::analysis::report::ProjectReport;
 use crate::core::model::Project;
-use crate::core::report::ProjectReport;
+use crate::core::scan::discovery::ScanOptions;
 use crate::tui::overlays::Overlay;
 use crate::tui::overlays::confirm::{Confirm, Confirmed};
 use crate::tui::panes::{findings, picker, review as review_pane, timeline, tree};

@@ -14,7 +14,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui_textarea::{CursorMove, TextArea};
 use unicode_width::UnicodeWidthChar;
 
-use crate::core::budgets::BudgetCheck;
+use crate::core::analysis::budgets::BudgetCheck;
 use crate::core::edit::EditText;
 use crate::core::sanitize;
 use crate::core::tokens::TextStats;
@@ -582,15 +582,15 @@ fn token_title(doc: &Document, theme: &Theme) -> Vec<Span<'static>> {
             let stale = *version != doc.version;
             let tokens = stats.loaded_tokens as u64;
             let check = widgets::token_check(&doc.budget).cloned().map(|mut c| {
-                if c.unit == crate::core::budgets::Unit::Tokens {
+                if c.unit == crate::core::analysis::budgets::Unit::Tokens {
                     c.value = tokens;
-                    c.status = crate::core::budgets::BudgetStatus::of(tokens, c.limit);
+                    c.status = crate::core::analysis::budgets::BudgetStatus::of(tokens, c.limit);
                 }
                 c
             });
             let style = widgets::budget_color(theme, check.as_ref().map(|c| c.status));
             let figure = match &check {
-                Some(c) if c.unit == crate::core::budgets::Unit::Tokens => {
+                Some(c) if c.unit == crate::core::analysis::budgets::Unit::Tokens => {
                     format!(
                         "{} / {} tok",
                         widgets::compact(tokens),

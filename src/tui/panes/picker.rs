@@ -12,9 +12,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use crate::core::analysis::report::ProjectReport;
 use crate::core::findings::Severity;
 use crate::core::model::Project;
-use crate::core::report::ProjectReport;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::list::ListCursor;
@@ -65,7 +65,7 @@ impl Row {
         self.report.as_ref().and_then(|r| r.last_write).or_else(|| {
             self.project
                 .last_write
-                .and_then(crate::core::report::epoch_seconds)
+                .and_then(crate::core::analysis::report::epoch_seconds)
         })
     }
 }

@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use crate::core::decisions::{Decision, DecisionStatus};
+use crate::core::analysis::decisions::{Decision, DecisionStatus};
 use crate::core::findings::Finding;
 
 use crate::tui::keymap::{Action, KeyContext};

@@ -15,10 +15,10 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::core::context::BankContext;
+use crate::core::analysis::context::BankContext;
+use crate::core::analysis::report::{BankReport, FileReport, ProjectReport};
 use crate::core::findings::Severity;
 use crate::core::model::LoadKind;
-use crate::core::report::{BankReport, FileReport, ProjectReport};
 
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;

@@ -8,7 +8,7 @@
 //!
 //! Parsing is lenient and line-based: headings inside code fences, tables of contents,
 //! templates and placeholders (`## [Date] - [Decision Topic]`) are not decisions.
-//! Decision logs are append-only (seed 000 §3.7): `lost_entries` compares a log with its
+//! Decision logs are append-only (the Cline memory bank spec): `lost_entries` compares a log with its
 //! committed version so a shrunk log can be reported.
 //!
 //! Bounds: a log over `limits::DECISION_LOG_MAX_BYTES` (8 MiB) is not parsed and is a
@@ -23,13 +23,13 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 use serde::Serialize;
 
-use super::error::CoreError;
-use super::findings::{Finding, Severity};
-use super::formats;
-use super::limits;
-use super::markdown;
-use super::model::{Bank, MemoryFile, Project, Role};
-use super::text;
+use crate::core::error::CoreError;
+use crate::core::findings::{Finding, Severity};
+use crate::core::formats;
+use crate::core::limits;
+use crate::core::markdown;
+use crate::core::model::{Bank, MemoryFile, Project, Role};
+use crate::core::text;
 
 /// Where a decision stands. `rejected` covers declined and withdrawn proposals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -1720,7 +1720,7 @@ pub struct ProjectDecisions {
 /// log too large to parse.
 pub fn project_decisions(project: &Project) -> ProjectDecisions {
     let mut out = ProjectDecisions::default();
-    for bank in super::bank::list_banks(project) {
+    for bank in crate::core::scan::bank::list_banks(project) {
         for file in decision_files(&bank) {
             if let Some(text) = read_log(file, &mut out.problems) {
                 out.decisions.extend(decisions_of_file(file, &text));
@@ -2010,7 +2010,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_title_then_date_with_section_headings() {
+    fn memory_bank_mcp_title_then_date_with_section_headings() {
         let text = "# Decision Log\n## Use JWT for auth - 2025-02-03\n### Context\nstateless API\n\
 ### Decision\nJWT\n### Alternatives Considered\n- sessions\n### Consequences\n- key rotation\n";
         let d = log(text);

@@ -7,19 +7,19 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use super::bank;
-use super::budgets::{self, BudgetCheck, BudgetStatus, Measure};
-use super::config::Config;
-use super::decisions::{self, Decision};
-use super::error::CoreError;
-use super::findings::{Finding, Severity};
-use super::git::{self, Facts, GitRepo, RepoFinder};
-use super::listings::Listings;
-use super::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
-use super::staleness::{
+use crate::core::analysis::budgets::{self, BudgetCheck, BudgetStatus, Measure};
+use crate::core::analysis::decisions::{self, Decision};
+use crate::core::analysis::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
 };
-use super::tokens::{self, Encoding, TextStats, TokenCache};
+use crate::core::config::Config;
+use crate::core::error::CoreError;
+use crate::core::findings::{Finding, Severity};
+use crate::core::git::{self, Facts, GitRepo, RepoFinder};
+use crate::core::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
+use crate::core::scan::bank;
+use crate::core::scan::listings::Listings;
+use crate::core::tokens::{self, Encoding, TextStats, TokenCache};
 
 /// What to compute beyond the listing, figures, budgets and staleness.
 #[derive(Debug, Clone, Copy, Default)]
@@ -183,10 +183,10 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
     {
         return known;
     }
-    let Ok(text) = super::text::read_text_limited(&path, 256 * 1024) else {
+    let Ok(text) = crate::core::text::read_text_limited(&path, 256 * 1024) else {
         return (None, None);
     };
-    let (config, _) = super::validate::parse_memory_config(&text);
+    let (config, _) = crate::core::analysis::validate::parse_memory_config(&text);
     let settings = (config.token_budget, config.staleness_commits);
     if let Some(listings) = listings {
         listings.put_fact(CONKEEPER_FACT, &path, file.size, file.modified, &settings);
@@ -308,7 +308,7 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    /// Reads folders and small facts through `listings` (see `core::listings`).
+    /// Reads folders and small facts through `listings` (see `core::scan::listings`).
     pub fn with_listings(mut self, listings: &'a Listings) -> Self {
         self.listings = Some(listings);
         self
@@ -391,7 +391,7 @@ impl<'a> Analyzer<'a> {
             .or(project.last_write)
             .and_then(epoch_seconds);
         // Whatever the depth: a memory path leading out of the project is a security signal.
-        findings.extend(super::confine::findings(
+        findings.extend(crate::core::confine::findings(
             banks.iter().flat_map(|b| &b.outside),
             &project.path,
         ));
@@ -464,11 +464,11 @@ impl<'a> Analyzer<'a> {
                 // Decision logs up to their own limit; a bigger one is a finding of
                 // validation's (`parse-limit`), never silently left out.
                 let limit = if file.role.is_decision_log() {
-                    super::limits::DECISION_LOG_MAX_BYTES
+                    crate::core::limits::DECISION_LOG_MAX_BYTES
                 } else {
                     MAX_READ_BYTES
                 };
-                super::text::read_text_limited(&file.path, limit).ok()
+                crate::core::text::read_text_limited(&file.path, limit).ok()
             })
             .collect();
         let measures: Vec<Measure> = bank
@@ -563,15 +563,15 @@ impl<'a> Analyzer<'a> {
         }
         // Validation needs the bank whole; the files then move into the report.
         let mut bank_findings = if depth.validate {
-            let validation = super::validate::ValidationContext {
+            let validation = crate::core::analysis::validate::ValidationContext {
                 tracked_by_git: git.map(|g| g.facts.tracked.clone()),
-                home: super::paths::home_dir(),
+                home: crate::core::paths::home_dir(),
             };
-            super::validate::validate_bank(project, &bank, &validation)
+            crate::core::analysis::validate::validate_bank(project, &bank, &validation)
         } else {
             Vec::new()
         };
-        let modes = super::modes::modes_of_bank(&bank).0;
+        let modes = crate::core::formats::roo_rules::modes::modes_of_bank(&bank).0;
         let mut loaded_tokens = 0;
         let mut private_tokens = 0;
         let mut complete = true;

@@ -1,9 +1,9 @@
-//! The Infinity structured store (`.infinity/memories.json`, seed 003): parsing with
+//! The Infinity structured store (`.infinity/memories.json`, the Infinity store spec): parsing with
 //! line/column errors, schema checks, and content updates that keep id, type and title.
 //! A store over [`limits::JSON_STORE`] (16 MiB, 64 levels of nesting) is not parsed.
 use serde_json::{Map, Value};
 
-use super::limits::{self, LimitExceeded};
+use crate::core::limits::{self, LimitExceeded};
 
 /// The memory types the reference implementation accepts.
 pub const MEMORY_TYPES: [&str; 8] = [
@@ -187,7 +187,7 @@ pub fn parse_store(text: &str) -> Result<(InfinityStore, Vec<SchemaIssue>), Json
 }
 
 /// Returns the store text with one memory's content replaced and `updated_at` set; id,
-/// type and title are never touched (seed 003 §3.2.5). Key order and other fields stay.
+/// type and title are never touched (the Infinity store spec). Key order and other fields stay.
 pub fn replace_content(
     text: &str,
     id: &str,

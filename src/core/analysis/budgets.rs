@@ -4,8 +4,9 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use super::config::BudgetOverrides;
-use super::model::{Bank, Format, LoadKind, MemoryFile, Role};
+use crate::core::config::BudgetOverrides;
+use crate::core::formats::{self, Budget};
+use crate::core::model::{Bank, LoadKind, MemoryFile};
 
 /// What a limit counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -141,50 +142,7 @@ impl BankBudget {
     }
 }
 
-const SEED_CLINE: &str = "seed 000 §13.1 (Cline/Roo memory bank)";
-const SEED_HIERARCHY: &str = "seed 002 §4.1 (hierarchical memory)";
-const SEED_CONKEEPER: &str = "seed 004 token budget presets";
 const CONFIG: &str = "config.toml";
-
-/// ConKeeper's token presets: total target and per-role upper bounds (seed 004 table).
-pub fn conkeeper_preset(name: &str) -> Option<(u64, [(Role, u64); 7])> {
-    let preset = match name {
-        "economy" | "compact" => (2000, [400, 600, 400, 400, 300, 500, 400]),
-        "light" => (3000, [500, 700, 450, 450, 350, 600, 700]),
-        "standard" => (4000, [600, 900, 550, 550, 450, 800, 1000]),
-        "detailed" => (6000, [800, 1200, 700, 700, 500, 1000, 1500]),
-        _ => return None,
-    };
-    let (total, per) = preset;
-    let roles = [
-        Role::Active,
-        Role::Product,
-        Role::Progress,
-        Role::Patterns,
-        Role::Glossary,
-        Role::Adr,
-        Role::Session,
-    ];
-    let mut table = [(Role::Other, 0); 7];
-    for (slot, (role, limit)) in table.iter_mut().zip(roles.into_iter().zip(per)) {
-        *slot = (role, limit);
-    }
-    Some((total, table))
-}
-
-/// Infinity sets no size limit; these per-type defaults keep a memory readable in one go.
-pub fn infinity_type_budget(kind: &str) -> u64 {
-    match kind {
-        "project_overview" => 1000,
-        "design_doc" => 2000,
-        "implementation_plan" => 1500,
-        "progress_tracker" => 1000,
-        "test_plan" => 1500,
-        "instructions" => 800,
-        "rules" => 500,
-        _ => 1500,
-    }
-}
 
 fn file_override(overrides: &BudgetOverrides, file: &MemoryFile) -> Option<u64> {
     overrides
@@ -192,6 +150,43 @@ fn file_override(overrides: &BudgetOverrides, file: &MemoryFile) -> Option<u64> 
         .get(&file.display)
         .or_else(|| overrides.files.get(file.file_name().as_ref()))
         .copied()
+}
+
+impl Measure {
+    /// What this measure holds in `unit`; `None` while tokens are not counted yet.
+    fn in_unit(&self, unit: Unit) -> Option<u64> {
+        match unit {
+            Unit::Tokens => self.tokens,
+            Unit::Characters => Some(self.chars),
+            Unit::Lines => Some(self.lines),
+            Unit::Bytes => Some(self.bytes),
+        }
+    }
+}
+
+/// Measures `budgets` with `measure`, leaving token budgets out when `config.toml`
+/// replaced them and when tokens are not counted yet.
+fn measure_budgets(
+    checks: &mut Vec<BudgetCheck>,
+    budgets: Vec<Budget>,
+    measure: &Measure,
+    tokens_overridden: bool,
+) {
+    for budget in budgets {
+        if tokens_overridden && budget.unit == Unit::Tokens {
+            continue;
+        }
+        if let Some(value) = measure.in_unit(budget.unit) {
+            checks.push(BudgetCheck::new(
+                budget.rule,
+                budget.source,
+                budget.unit,
+                budget.limit,
+                value,
+                budget.cuts_off,
+            ));
+        }
+    }
 }
 
 fn file_checks(
@@ -203,14 +198,11 @@ fn file_checks(
 ) -> Vec<BudgetCheck> {
     let mut checks = Vec::new();
     let format_override = overrides.formats.get(bank.format.id());
-    let token_rule = |checks: &mut Vec<BudgetCheck>,
-                      rule: Cow<'static, str>,
-                      source: &'static str,
-                      limit: u64| {
+    let config_rule = |checks: &mut Vec<BudgetCheck>, rule: &'static str, limit: u64| {
         if let Some(tokens) = measure.tokens {
             checks.push(BudgetCheck::new(
                 rule,
-                source,
+                CONFIG,
                 Unit::Tokens,
                 limit,
                 tokens,
@@ -219,91 +211,24 @@ fn file_checks(
         }
     };
     if let Some(limit) = file_override(overrides, file) {
-        token_rule(
-            &mut checks,
-            "per-file limit for this file".into(),
-            CONFIG,
-            limit,
-        );
+        config_rule(&mut checks, "per-file limit for this file", limit);
         return checks;
     }
     if let Some(limit) = format_override.and_then(|o| o.per_file)
         && file.load != LoadKind::Never
     {
-        token_rule(&mut checks, "per-file limit".into(), CONFIG, limit);
+        config_rule(&mut checks, "per-file limit", limit);
     }
     let overridden = !checks.is_empty();
-    match bank.format {
-        Format::Cline | Format::MemoryBankMcp if !overridden && file.load == LoadKind::Startup => {
-            token_rule(
-                &mut checks,
-                "500–1,000 tokens per file".into(),
-                SEED_CLINE,
-                1000,
-            );
-        }
-        Format::ConKeeper if !overridden && file.load != LoadKind::Never => {
-            let name = preset.unwrap_or("standard");
-            if let Some((_, table)) = conkeeper_preset(name)
-                && let Some((_, limit)) = table.iter().find(|(role, _)| *role == file.role)
-            {
-                let rule = format!("{name} preset: {} file", file.role);
-                token_rule(&mut checks, rule.into(), SEED_CONKEEPER, *limit);
-            }
-        }
-        Format::Infinity if !overridden => {
-            if let Some(memory) = &file.memory {
-                let rule = format!("{} memory", memory.kind);
-                let source = "mbank default (seed 003 sets no size limit)";
-                token_rule(
-                    &mut checks,
-                    rule.into(),
-                    source,
-                    infinity_type_budget(&memory.kind),
-                );
-            }
-        }
-        _ => {}
-    }
-    if bank.format.is_hierarchical() && file.load != LoadKind::Never {
-        let name = file.file_name();
-        if bank.format == Format::ClaudeMd && name == "CLAUDE.md" {
-            checks.push(BudgetCheck::new(
-                "Claude Code warns above 40,000 characters per CLAUDE.md",
-                "Claude Code",
-                Unit::Characters,
-                40_000,
-                measure.chars,
-                false,
-            ));
-        }
-        checks.push(BudgetCheck::new(
-            "≤ 500 lines per file",
-            SEED_HIERARCHY,
-            Unit::Lines,
-            500,
-            measure.lines,
-            false,
-        ));
-    }
-    if file.file_name() == "MEMORY.md" {
-        checks.push(BudgetCheck::new(
-            "auto memory loads only the first 200 lines",
-            "Claude Code MEMORY.md",
-            Unit::Lines,
-            200,
-            measure.lines,
-            true,
-        ));
-        checks.push(BudgetCheck::new(
-            "auto memory loads only the first 25 KB",
-            "Claude Code MEMORY.md",
-            Unit::Bytes,
-            25 * 1024,
-            measure.bytes,
-            true,
-        ));
-    }
+    let budgets = formats::rules(bank.format).file_budgets(file, preset);
+    measure_budgets(&mut checks, budgets, measure, overridden);
+    // Claude Code's auto memory cuts a MEMORY.md wherever it sits.
+    measure_budgets(
+        &mut checks,
+        formats::claude_md::auto_memory_budgets(file),
+        measure,
+        false,
+    );
     checks
 }
 
@@ -313,74 +238,39 @@ fn bank_checks(
     preset: Option<&str>,
     overrides: &BudgetOverrides,
 ) -> Vec<BudgetCheck> {
-    let startup: Vec<(&MemoryFile, &Measure)> = bank
+    let startup: Vec<&Measure> = bank
         .files
         .iter()
         .zip(measures)
         .filter(|(f, _)| f.load == LoadKind::Startup)
+        .map(|(_, m)| m)
         .collect();
     // A token total is only meaningful once every loaded file is counted.
-    let tokens: Option<u64> = startup.iter().map(|(_, m)| m.tokens).sum();
-    let lines: u64 = startup.iter().map(|(_, m)| m.lines).sum();
-    let mut checks = Vec::new();
-    let mut token_total = |rule: Cow<'static, str>, source: &'static str, limit: u64| {
-        if let Some(tokens) = tokens {
-            checks.push(BudgetCheck::new(
-                rule,
-                source,
-                Unit::Tokens,
-                limit,
-                tokens,
-                false,
-            ));
-        }
+    let total = Measure {
+        tokens: startup.iter().map(|m| m.tokens).sum(),
+        lines: startup.iter().map(|m| m.lines).sum(),
+        chars: startup.iter().map(|m| m.chars).sum(),
+        bytes: startup.iter().map(|m| m.bytes).sum(),
     };
-    if let Some(limit) = overrides
+    let mut checks = Vec::new();
+    let config_total = overrides
         .formats
         .get(bank.format.id())
-        .and_then(|o| o.total)
+        .and_then(|o| o.total);
+    if let Some(limit) = config_total
+        && let Some(tokens) = total.tokens
     {
-        token_total("bank total (loaded files)".into(), CONFIG, limit);
-    } else {
-        match bank.format {
-            Format::Cline | Format::MemoryBankMcp | Format::RooRules => {
-                token_total("whole bank under 5,000 tokens".into(), SEED_CLINE, 5000)
-            }
-            Format::ConKeeper => {
-                let name = preset.unwrap_or("standard");
-                if let Some((total, _)) = conkeeper_preset(name) {
-                    token_total(format!("{name} preset total").into(), SEED_CONKEEPER, total);
-                }
-            }
-            f if f.is_hierarchical() => token_total(
-                "≤ 10% of a 200K-token context".into(),
-                SEED_HIERARCHY,
-                20_000,
-            ),
-            _ => {}
-        }
-    }
-    if bank.format.is_hierarchical() {
         checks.push(BudgetCheck::new(
-            "≤ 200 lines loaded at start-up",
-            SEED_HIERARCHY,
-            Unit::Lines,
-            200,
-            lines,
+            "bank total (loaded files)",
+            CONFIG,
+            Unit::Tokens,
+            limit,
+            tokens,
             false,
         ));
     }
-    if bank.format == Format::AgentsMd {
-        let bytes: u64 = startup.iter().map(|(_, m)| m.bytes).sum();
-        checks.push(BudgetCheck::new(
-            "Codex stops reading AGENTS.md at 32 KiB combined",
-            "Codex project_doc_max_bytes",
-            Unit::Bytes,
-            32 * 1024,
-            bytes,
-            true,
-        ));
-    }
+    let budgets = formats::rules(bank.format).bank_budgets(preset);
+    measure_budgets(&mut checks, budgets, &total, config_total.is_some());
     checks
 }
 
@@ -408,6 +298,7 @@ pub fn evaluate(
 mod tests {
     use super::*;
     use crate::core::config::FormatBudget;
+    use crate::core::model::{Format, Role};
     use std::path::PathBuf;
 
     fn file(name: &str, role: Role, load: LoadKind) -> MemoryFile {
@@ -471,7 +362,7 @@ mod tests {
             (total.value, total.limit, total.status),
             (5200, 5000, BudgetStatus::Over)
         );
-        assert!(total.source.contains("seed 000"));
+        assert_eq!(total.source, formats::cline::GUIDELINES);
         let near = evaluate(
             &b,
             &[tokens(800), tokens(10), tokens(0)],

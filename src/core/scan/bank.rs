@@ -8,16 +8,16 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::confine::{Confinement, OutsideLink, ProjectFolder};
-use super::discovery::ALWAYS_SKIPPED;
-use super::formats::{self, hierarchical_file_name};
-use super::infinity;
-use super::listings::{Entry, Kind, Listings};
-use super::model::{
+use crate::core::confine::{Confinement, OutsideLink, ProjectFolder};
+use crate::core::formats::infinity;
+use crate::core::formats::{self, hierarchical_file_name};
+use crate::core::model::{
     Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
-use super::paths;
-use super::text;
+use crate::core::paths;
+use crate::core::scan::discovery::ALWAYS_SKIPPED;
+use crate::core::scan::listings::{Entry, Kind, Listings};
+use crate::core::text;
 
 /// A bank folder with more entries than this is listed up to the cap, with a problem noted.
 const MAX_FILES_PER_BANK: usize = 5_000;
@@ -296,7 +296,7 @@ fn rule_is_conditional(listings: &Listings, file: &MemoryFile) -> bool {
 }
 
 fn frontmatter_is_conditional(text: &str) -> bool {
-    super::markdown::frontmatter(text).is_some_and(|fm| {
+    crate::core::markdown::frontmatter(text).is_some_and(|fm| {
         fm.yaml.lines().any(|l| {
             let l = l.trim_start();
             (l.starts_with("paths:") || l.starts_with("globs:")) && !l.contains("alwaysApply: true")
@@ -419,7 +419,7 @@ fn store_listing(
         return known;
     }
     let text = text::read_text(path).map_err(|e| e.to_string())?;
-    let parsed = infinity::parse_store(&text)
+    let parsed = infinity::store::parse_store(&text)
         .map(|(store, _)| StoreListing {
             project_id: store.project_id,
             memories: store
@@ -642,7 +642,7 @@ pub fn list_banks_with(listings: &Listings, project: &Project) -> Vec<Bank> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::discovery;
+    use crate::core::scan::discovery;
 
     fn write(path: &Path, text: &str) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -1,4 +1,4 @@
-//! Bank validation: the seed rules as [`Finding`]s, each with a severity, a stable code,
+//! Bank validation: the format rules as [`Finding`]s, each with a severity, a stable code,
 //! a file and (where it points into the file) a line.
 //!
 //! Severity: *error* when the agent will load something wrong or nothing at all (a
@@ -19,17 +19,17 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_norway::Value as YamlValue;
 
-use super::decisions;
-use super::findings::{Finding, Severity};
-use super::formats;
-use super::imports::{self, Expander, ImportPolicy};
-use super::infinity;
-use super::limits::{self, Syntax};
-use super::markdown;
-use super::model::{Bank, Format, LoadKind, MemoryFile, Project, Role};
-use super::modes;
-use super::paths;
-use super::text;
+use crate::core::analysis::decisions;
+use crate::core::analysis::imports::{self, Expander, ImportPolicy};
+use crate::core::findings::{Finding, Severity};
+use crate::core::formats::infinity;
+use crate::core::formats::roo_rules::modes;
+use crate::core::formats::{self, ExpectedFiles};
+use crate::core::limits::{self, Syntax};
+use crate::core::markdown;
+use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project, Role};
+use crate::core::paths;
+use crate::core::text;
 
 /// What the caller knows that validation needs but does not compute itself.
 #[derive(Debug, Clone, Default)]
@@ -55,7 +55,7 @@ impl ValidationContext {
 // `.memory-config.md`
 // ---------------------------------------------------------------------------------------
 
-/// ConKeeper's token presets (seed 004); the seed's config comment also names `compact`.
+/// ConKeeper's token presets (the ConKeeper schema); the schema's config comment also names `compact`.
 pub const TOKEN_BUDGET_PRESETS: [&str; 5] = ["economy", "light", "standard", "detailed", "compact"];
 const OUTPUT_STYLES: [&str; 3] = ["quiet", "normal", "explanatory"];
 const MEMORY_CONFIG_KEYS: [&str; 8] = [
@@ -460,7 +460,7 @@ fn adr_name_regex() -> &'static Regex {
     })
 }
 
-/// `<!-- @category: x -->` and `<!-- @tag: x -->` lines (seed 004 "Category Tags").
+/// `<!-- @category: x -->` and `<!-- @tag: x -->` lines (the ConKeeper schema, "Category Tags").
 fn check_tags(path: &Path, text: &str, out: &mut Vec<Finding>) {
     let fenced = imports::fenced_line_mask(text);
     for (index, line) in text.lines().enumerate() {
@@ -616,70 +616,15 @@ fn check_adrs(bank: &Bank, out: &mut Vec<Finding>) {
 // Required files
 // ---------------------------------------------------------------------------------------
 
-type Expected = &'static [(Role, &'static str)];
-
-/// Required and recommended core files per format.
-///
-/// Memory Bank MCP / Roo (seed 001): the five core files are product-context,
-/// active-context, progress, decision-log and system-patterns. Product context (the
-/// overview resource), active context and progress are required because the server's
-/// `track_progress` and `update_active_context` tools write the last two on every update
-/// and an agent without the first has no picture of the project; decision-log and
-/// system-patterns only fill up when a decision or pattern is recorded, so a young bank
-/// may lack them: recommended.
-fn expected_files(format: Format) -> (Expected, Expected) {
-    match format {
-        Format::Cline => (
-            &[
-                (Role::Brief, "projectBrief.md"),
-                (Role::Active, "activeContext.md"),
-                (Role::Progress, "progress.md"),
-            ],
-            &[
-                (Role::Product, "productContext.md"),
-                (Role::Patterns, "systemPatterns.md"),
-                (Role::Tech, "techContext.md"),
-                (Role::Decisions, "decisionLog.md"),
-            ],
-        ),
-        Format::MemoryBankMcp => (
-            &[
-                (Role::Product, "product-context.md"),
-                (Role::Active, "active-context.md"),
-                (Role::Progress, "progress.md"),
-            ],
-            &[
-                (Role::Decisions, "decision-log.md"),
-                (Role::Patterns, "system-patterns.md"),
-            ],
-        ),
-        Format::ConKeeper => (
-            &[
-                (Role::Active, "active-context.md"),
-                (Role::Product, "product-context.md"),
-            ],
-            &[],
-        ),
-        _ => (&[], &[]),
-    }
-}
-
-fn is_document_bank(bank: &Bank) -> bool {
-    bank.root
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| formats::DOCUMENT_BANK_DIRS.contains(&n))
-}
-
 fn at_bank_top(bank: &Bank, file: &MemoryFile) -> bool {
     file.path.parent() == Some(bank.root.as_path())
 }
 
 fn check_required(bank: &Bank, out: &mut Vec<Finding>) {
-    if is_document_bank(bank) {
-        return;
-    }
-    let (required, recommended) = expected_files(bank.format);
+    let ExpectedFiles {
+        required,
+        recommended,
+    } = formats::rules(bank.format).expected_files(bank);
     let present: Vec<&MemoryFile> = bank
         .files
         .iter()
@@ -808,9 +753,9 @@ fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
             return;
         }
     };
-    let (parsed, issues) = match infinity::parse_store(&text) {
+    let (parsed, issues) = match infinity::store::parse_store(&text) {
         Ok(parsed) => parsed,
-        Err(infinity::JsonSyntaxError {
+        Err(infinity::store::JsonSyntaxError {
             limit: Some(limit), ..
         }) => {
             out.push(limit.finding(
@@ -907,7 +852,8 @@ fn wants_content_checks(bank: &Bank, file: &MemoryFile) -> bool {
         return true;
     }
     file.load != LoadKind::Never
-        || (is_document_bank(bank) && name.to_ascii_lowercase().ends_with(".json"))
+        || (formats::memory_bank_mcp::document_bank_dir(&bank.root).is_some()
+            && name.to_ascii_lowercase().ends_with(".json"))
 }
 
 /// Cursor-style `globs: **/*` is the usual culprit: YAML reads a leading `*` as an alias.

@@ -23,14 +23,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::confine::{self, ProjectFolder};
-use super::error::CoreError;
-use super::findings::Finding;
-use super::imports::{self, Expander, ImportPolicy};
-use super::markdown;
-use super::model::{Bank, Format, LoadKind, Project};
-use super::paths;
-use super::text;
+use crate::core::analysis::imports::{self, Expander, ImportPolicy};
+use crate::core::confine::{self, ProjectFolder};
+use crate::core::error::CoreError;
+use crate::core::findings::Finding;
+use crate::core::markdown;
+use crate::core::model::{Bank, Format, LoadKind, Project};
+use crate::core::paths;
+use crate::core::text;
 
 /// Claude Code loads only this many lines of its auto memory `MEMORY.md`…
 pub const AUTO_MEMORY_MAX_LINES: usize = 200;
@@ -545,7 +545,7 @@ pub fn session_context_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{bank, discovery};
+    use crate::core::scan::{bank, discovery};
     use std::fs;
 
     fn write(path: &Path, text: &str) {

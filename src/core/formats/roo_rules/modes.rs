@@ -1,20 +1,21 @@
-//! Roo/Cline mode rule files (seed 001 "Rule Files"): `.clinerules-{mode}` and
+//! Roo/Cline mode rule files (the Memory Bank MCP spec, "Rule Files"): `.clinerules-{mode}` and
 //! `.roorules-{mode}` in JSON, YAML or TOML, and the `.roomodes` list of custom modes.
 //!
 //! Real mode files are often plain markdown prose rather than structured data. That is
 //! not an error: such a file is a mode that declares no memory-bank files to read or
 //! update. A file is reported as broken only when it clearly means to be structured
-//! (it opens like JSON or a TOML table, or it names the seed's keys) and nothing parses.
+//! (it opens like JSON or a TOML table, or it names the spec's keys) and nothing parses.
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::findings::{Finding, Severity};
-use super::formats;
-use super::limits::{self, LimitExceeded};
-use super::model::{Bank, Format, ModeRule};
-use super::text;
+use crate::core::findings::{Finding, Severity};
+use crate::core::limits::{self, LimitExceeded};
+use crate::core::model::{Bank, Format, ModeRule};
+use crate::core::text;
+
+use super::{is_mode_file, mode_of_rule_file};
 
 /// A structured mode file that none of JSON, YAML or TOML could parse, or one over the
 /// parse limits ([`limits::MODE_FILE`]), which is not parsed at all.
@@ -147,7 +148,7 @@ fn is_toml_table_header(line: &str) -> bool {
     })
 }
 
-/// Keys of the seed's schema: a file naming them means to be structured.
+/// Keys of the spec's schema: a file naming them means to be structured.
 fn has_schema_keys(text: &str) -> bool {
     [
         "files_to_read",
@@ -262,7 +263,7 @@ pub fn parse_mode_file(path: &Path, text: &str) -> Result<Vec<ModeRule>, ModePar
             })
             .collect());
     }
-    let file_mode = formats::mode_of_rule_file(&name).unwrap_or(&name);
+    let file_mode = mode_of_rule_file(&name).unwrap_or(&name);
     let prose = || {
         vec![ModeRule {
             mode: file_mode.to_string(),
@@ -404,9 +405,7 @@ pub fn modes_of_bank(bank: &Bank) -> (Vec<ModeRule>, Vec<Finding>) {
         return (rules, findings);
     }
     for file in &bank.files {
-        let name = file.file_name();
-        let at_root = file.path.parent() == Some(bank.root.as_path());
-        if at_root && (name == ".roomodes" || formats::mode_of_rule_file(&name).is_some()) {
+        if is_mode_file(bank, file) {
             let text = match text::read_text(&file.path) {
                 Ok(text) => text,
                 Err(e) => {
@@ -611,8 +610,8 @@ mod tests {
         std::fs::create_dir_all(d.join(".roo/rules-test")).unwrap();
         std::fs::write(d.join(".roo/rules-test/a.md"), "# a\n").unwrap();
         std::fs::write(d.join(".roo/rules-test/b.md"), "# b\n").unwrap();
-        let project = crate::core::discovery::project_at(d, "p".into()).unwrap();
-        let bank = crate::core::bank::list_banks(&project)
+        let project = crate::core::scan::discovery::project_at(d, "p".into()).unwrap();
+        let bank = crate::core::scan::bank::list_banks(&project)
             .into_iter()
             .find(|b| b.format == Format::RooRules)
             .unwrap();

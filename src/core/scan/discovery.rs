@@ -11,10 +11,10 @@ use std::time::SystemTime;
 
 use globset::GlobSet;
 
-use super::confine::{Confinement, ProjectFolder};
-use super::formats;
-use super::listings::{Entry, Kind, Listings};
-use super::model::{BankLocation, Format, Project};
+use crate::core::confine::{Confinement, ProjectFolder};
+use crate::core::formats;
+use crate::core::model::{BankLocation, Format, Project};
+use crate::core::scan::listings::{Entry, Kind, Listings};
 
 /// Folders never descended into, whatever the configuration says.
 pub const ALWAYS_SKIPPED: [&str; 6] = [
@@ -456,7 +456,7 @@ impl Walk<'_> {
                 continue;
             }
             let path = dir.join(&entry.name);
-            let rel = super::paths::relative_to(&path, self.root).unwrap_or(&path);
+            let rel = crate::core::paths::relative_to(&path, self.root).unwrap_or(&path);
             if !may_descend(&name, rel, self.options) {
                 continue;
             }

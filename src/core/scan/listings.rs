@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -29,11 +29,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::error::{CoreError, Result};
-use super::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash};
+use crate::core::cache_file;
+use crate::core::error::Result;
+use crate::core::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash, stable_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
-const VERSION: u32 = 2;
+/// 3: CRC-32 checksums.
+const VERSION: u32 = 3;
 /// magic, version, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 /// A folder or file whose times are this close to the run that read it may still change
@@ -298,7 +300,7 @@ impl Listings {
     /// The listing cache of `root` in mbank's cache folder (`paths::cache_dir`), or an
     /// in-memory one when the platform has no cache folder.
     pub fn open_default(root: &Path) -> Listings {
-        match super::paths::cache_dir() {
+        match crate::core::paths::cache_dir() {
             Some(dir) => Self::open_at(&dir, root),
             None => Self::in_memory(),
         }
@@ -311,7 +313,7 @@ impl Listings {
     pub fn open_at(dir: &Path, root: &Path) -> Listings {
         let file = dir.join(Self::file_name(root));
         let mut listings = Self::in_memory();
-        if let Ok(bytes) = super::text::read_bytes_limited(&file, super::limits::CACHE_MAX_BYTES)
+        if let Some(bytes) = cache_file::read(&file)
             && let Some((dirs, facts)) = decode(bytes, root)
         {
             // This run will most likely list the same folders again.
@@ -327,7 +329,7 @@ impl Listings {
     /// `listing-<hash of the root>.bin`: one file per root, so roots do not evict each
     /// other.
     pub fn file_name(root: &Path) -> String {
-        format!("listing-{:016x}.bin", fnv(&path_bytes(root)))
+        format!("listing-{:016x}.bin", stable_hash(&path_bytes(root)))
     }
 
     /// How many folders this run has read from disk rather than the cache.
@@ -525,33 +527,13 @@ impl Listings {
         if unchanged {
             return Ok(());
         }
-        let bytes = frame(&self.root, &self.encode(&state));
-        if bytes.len() as u64 > super::limits::CACHE_MAX_BYTES {
-            // It would be refused when read back; the next run lists folders again.
-            return Ok(());
-        }
-        let dir = file.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-        let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir, e))?;
-        temp.write_all(&bytes)
-            .map_err(|e| CoreError::io(temp.path(), e))?;
-        temp.persist(file)
-            .map_err(|e| CoreError::io(file, e.error))?;
-        Ok(())
+        // Over the size cap it is not written: the next run lists folders again.
+        cache_file::save(file, &frame(&self.root, &self.encode(&state)))
     }
 }
 
 /// Names a root's cache file (not its checksum): left as it was when the contents'
 /// checksum changed, so a new version overwrites a root's old file instead of orphaning it.
-fn fnv(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
-
 #[cfg(unix)]
 fn os_bytes(name: &OsStr) -> Option<&[u8]> {
     use std::os::unix::ffi::OsStrExt;

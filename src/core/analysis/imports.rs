@@ -1,6 +1,6 @@
 //! `@path` imports of hierarchical instruction memory (CLAUDE.md, GEMINI.md, BEANS.md):
 //! finding them in markdown, resolving them safely and expanding them recursively
-//! (seed 002 §2.3, §5.2, §5.3).
+//! (the Beans-Code memory recommendations).
 //!
 //! Safety rules applied while expanding: at most [`MAX_IMPORT_DEPTH`] hops, cycles are
 //! reported with their chain, sensitive files (`.env`, credentials, `~/.ssh`, `~/.aws`) are
@@ -16,12 +16,12 @@
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
-use super::findings::{Finding, Severity};
-use super::markdown;
-use super::model::Format;
-use super::text;
+use crate::core::findings::{Finding, Severity};
+use crate::core::markdown;
+use crate::core::model::Format;
+use crate::core::text;
 
-/// Claude Code follows imports at most five hops deep (seed 002 §2.3).
+/// Claude Code follows imports at most five hops deep (the Beans-Code memory recommendations).
 pub const MAX_IMPORT_DEPTH: usize = 5;
 /// Guards against a bank whose imports fan out absurdly; real banks import a handful.
 const MAX_IMPORTED_FILES: usize = 1_000;
@@ -272,7 +272,7 @@ pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Files no import may read, whatever folder they are in (seed 002 §5.3): `.env`,
+/// Files no import may read, whatever folder they are in (the Beans-Code memory recommendations): `.env`,
 /// `.env.*`, `credentials.json`, `secrets.*`, and anything under a `.ssh` or `.aws` folder.
 pub fn is_sensitive(path: &Path) -> bool {
     let name = path

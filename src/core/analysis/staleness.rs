@@ -9,7 +9,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use regex::Regex;
 use serde::Serialize;
 
-use super::model::{Bank, LoadKind, Role};
+use crate::core::model::{Bank, LoadKind, Role};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -64,7 +64,7 @@ pub struct StalenessSettings {
 impl Default for StalenessSettings {
     fn default() -> Self {
         let cadence_days = [
-            // "Every working session" (seed 000 §2.2): one day of activity is allowed.
+            // "Every working session" (the Cline memory bank spec): one day of activity is allowed.
             (Role::Active, 1),
             (Role::Progress, 1),
             (Role::Decisions, 30),
@@ -90,7 +90,7 @@ impl StalenessSettings {
     /// Applies `[staleness]` from config.toml, then a bank's own `staleness_commits`.
     pub fn with_overrides(
         mut self,
-        config: &super::config::StalenessConfig,
+        config: &crate::core::config::StalenessConfig,
         bank_commits: Option<u32>,
     ) -> Self {
         for (role, days) in &config.cadence_days {

@@ -1,0 +1,10 @@
+//! Judging what was found: budgets, staleness, validation, decisions, what a session
+//! loads (`context`, `imports`), and the report that gathers them for `list`, `check`
+//! and the TUI.
+pub mod budgets;
+pub mod context;
+pub mod decisions;
+pub mod imports;
+pub mod report;
+pub mod staleness;
+pub mod validate;

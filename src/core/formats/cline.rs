@@ -1,0 +1,140 @@
+//! The Cline memory bank: a `memory-bank/` folder (or `.cursor/memory-bank/`) of
+//! camelCase markdown files read whole at every session start, in a fixed order.
+//!
+//! Also what the memory-bank family shares with Memory Bank MCP / Roo
+//! (`memory_bank_mcp.rs`): top-level markdown files load, sub-folders (archives,
+//! backups) never do; the per-file and whole-bank token budgets; unfilled template
+//! placeholders are a finding.
+use std::path::Path;
+
+use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
+use crate::core::analysis::budgets::Unit;
+use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
+
+/// Where the memory-bank family's budgets come from.
+pub const GUIDELINES: &str = "Cline memory bank guidelines";
+/// Per-file token budget of a start-up file.
+const PER_FILE_TOKENS: u64 = 1000;
+/// Token budget of everything loaded at start-up.
+pub const BANK_TOKENS: u64 = 5000;
+
+const EXPECTED: ExpectedFiles = ExpectedFiles {
+    required: &[
+        (Role::Brief, "projectBrief.md"),
+        (Role::Active, "activeContext.md"),
+        (Role::Progress, "progress.md"),
+    ],
+    recommended: &[
+        (Role::Product, "productContext.md"),
+        (Role::Patterns, "systemPatterns.md"),
+        (Role::Tech, "techContext.md"),
+        (Role::Decisions, "decisionLog.md"),
+    ],
+};
+
+pub struct Cline;
+
+impl FormatRules for Cline {
+    fn format(&self) -> Format {
+        Format::Cline
+    }
+
+    fn place(&self, rel: &Path) -> Placement {
+        place_memory_bank(rel, layer)
+    }
+
+    fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
+        file_budgets(file)
+    }
+
+    fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
+        bank_budgets()
+    }
+
+    fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
+        EXPECTED
+    }
+}
+
+/// Cline's read order: brief, product, patterns, tech, active, progress, decisions.
+fn layer(role: Role) -> Option<u8> {
+    Some(match role {
+        Role::Brief => 1,
+        Role::Product => 2,
+        Role::Patterns => 3,
+        Role::Tech => 4,
+        Role::Active => 5,
+        Role::Progress => 6,
+        Role::Decisions => 7,
+        _ => return None,
+    })
+}
+
+/// Places a file of a memory-bank folder: agents read every markdown file at its top;
+/// sub-folders (`archive/`, `backup-*/`) and other files are kept but never loaded.
+pub fn place_memory_bank(rel: &Path, layer: fn(Role) -> Option<u8>) -> Placement {
+    let (file_name, parents) = split_rel(rel);
+    let role = names::role_for_name(&file_name).unwrap_or(Role::Other);
+    let top_level = parents.is_empty();
+    let load = if top_level && names::is_markdown(&file_name) {
+        LoadKind::Startup
+    } else {
+        LoadKind::Never
+    };
+    let (role, layer) = if top_level {
+        (role, layer(role))
+    } else {
+        (Role::Other, None)
+    };
+    Placement {
+        role,
+        layer,
+        group: parents.first().cloned(),
+        load,
+    }
+}
+
+/// The family's per-file budget: start-up files only.
+pub fn file_budgets(file: &MemoryFile) -> Vec<Budget> {
+    if file.load != LoadKind::Startup {
+        return Vec::new();
+    }
+    vec![Budget::new(
+        "500–1,000 tokens per file",
+        GUIDELINES,
+        Unit::Tokens,
+        PER_FILE_TOKENS,
+    )]
+}
+
+/// The family's whole-bank budget.
+pub fn bank_budgets() -> Vec<Budget> {
+    vec![Budget::new(
+        "whole bank under 5,000 tokens",
+        GUIDELINES,
+        Unit::Tokens,
+        BANK_TOKENS,
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn cline_layers_follow_the_spec_and_archives_never_load() {
+        let p = Cline.place(&PathBuf::from("projectbrief.md"));
+        assert_eq!(
+            (p.role, p.layer, p.load),
+            (Role::Brief, Some(1), LoadKind::Startup)
+        );
+        let p = Cline.place(&PathBuf::from("decisionLog.md"));
+        assert_eq!(p.layer, Some(7));
+        let p = Cline.place(&PathBuf::from("archive/progress-2024.md"));
+        assert_eq!((p.role, p.load), (Role::Other, LoadKind::Never));
+        assert_eq!(p.group.as_deref(), Some("archive"));
+        let p = Cline.place(&PathBuf::from("notes.json"));
+        assert_eq!(p.load, LoadKind::Never);
+    }
+}

@@ -1,0 +1,63 @@
+//! The Infinity structured store: `.infinity/memories.json`, one JSON file of typed
+//! memories that the agent asks for through its server (nothing loads at start).
+//! `store` parses it; bank listing turns each memory into a virtual file.
+use std::path::Path;
+
+use super::{Budget, FormatRules, Placement};
+use crate::core::analysis::budgets::Unit;
+use crate::core::model::{Format, LoadKind, MemoryFile, Role};
+
+pub mod store;
+
+/// The Infinity store sets no size limit; mbank's own defaults say so.
+const SOURCE: &str = "mbank default (the Infinity store sets no size limit)";
+
+pub struct Infinity;
+
+impl FormatRules for Infinity {
+    fn format(&self) -> Format {
+        Format::Infinity
+    }
+
+    fn place(&self, _rel: &Path) -> Placement {
+        Placement {
+            role: Role::Other,
+            layer: None,
+            group: None,
+            load: LoadKind::OnDemand,
+        }
+    }
+
+    /// Only the store itself; its memories are virtual files.
+    fn keeps(&self, rel: &Path) -> bool {
+        rel.components().count() == 1 && rel.file_name().is_some_and(|n| n == "memories.json")
+    }
+
+    fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
+        file.memory
+            .iter()
+            .map(|memory| {
+                Budget::new(
+                    format!("{} memory", memory.kind),
+                    SOURCE,
+                    Unit::Tokens,
+                    type_budget(&memory.kind),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Per-type defaults that keep a memory readable in one go.
+pub fn type_budget(kind: &str) -> u64 {
+    match kind {
+        "project_overview" => 1000,
+        "design_doc" => 2000,
+        "implementation_plan" => 1500,
+        "progress_tracker" => 1000,
+        "test_plan" => 1500,
+        "instructions" => 800,
+        "rules" => 500,
+        _ => 1500,
+    }
+}

@@ -1,0 +1,151 @@
+//! What the instruction-file family shares (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`,
+//! `BEANS.md`): a main file and a private `.local.md` beside it at the project's top (or in
+//! the agent's own folder), a `rules/` folder of markdown rules there, and the same file
+//! name in sub-folders, which loads just in time when the agent works in that folder.
+//! Each member (`claude_md.rs` …) describes itself with an [`InstructionFiles`].
+use std::path::Path;
+
+use super::{Budget, Placement, agents_md, beans_md, claude_md, gemini_md, split_rel};
+use crate::core::analysis::budgets::Unit;
+use crate::core::model::{Format, LoadKind, MemoryFile, Role};
+
+/// Where the family's budgets come from.
+pub const GUIDELINES: &str = "hierarchical memory recommendations for Beans-Code";
+
+/// One member of the family.
+#[derive(Debug, Clone, Copy)]
+pub struct InstructionFiles {
+    /// The instruction file: `CLAUDE.md`.
+    pub main: &'static str,
+    /// Its private counterpart: `CLAUDE.local.md`.
+    pub local: &'static str,
+    /// The agent's own folder in the project: `.claude`.
+    pub dot_dir: &'static str,
+    /// Whether the agent reads its folder (the main and local files and `rules/` there).
+    pub reads_dot_dir: bool,
+    /// When a rule in `<dot_dir>/rules/` without a `paths:` scope loads.
+    pub rules_load: LoadKind,
+}
+
+/// The members whose agents read a `rules/` folder in their own folder.
+const RULE_READERS: [InstructionFiles; 2] = [claude_md::FILES, beans_md::FILES];
+
+impl InstructionFiles {
+    /// Places a file of the family, given its path relative to the project.
+    pub fn place(&self, rel: &Path) -> Placement {
+        let (file_name, parents) = split_rel(rel);
+        let file_name = file_name.as_ref();
+        let first = parents.first().map(String::as_str);
+        let in_dot_dir = first == Some(self.dot_dir);
+        let (role, layer, group, load) = match first {
+            None if file_name == self.main => {
+                (Role::Instructions, Some(1), None, LoadKind::Startup)
+            }
+            None if file_name == self.local => {
+                (Role::Instructions, Some(3), None, LoadKind::Startup)
+            }
+            Some(_) if in_dot_dir && parents.len() == 1 && file_name == self.main => {
+                (Role::Instructions, Some(1), None, LoadKind::Startup)
+            }
+            Some(_) if in_dot_dir && parents.len() == 1 && file_name == self.local => {
+                (Role::Instructions, Some(3), None, LoadKind::Startup)
+            }
+            // Rules without `paths:` load at start; listing refines this from frontmatter.
+            Some(_) if in_dot_dir && parents.get(1).map(String::as_str) == Some("rules") => {
+                (Role::Rules, Some(2), Some("rules".into()), self.rules_load)
+            }
+            // A sub-folder's instruction file loads just in time, when the agent works there.
+            Some(_) => (
+                Role::Instructions,
+                Some(4),
+                Some("subfolders".into()),
+                LoadKind::OnDemand,
+            ),
+            None => (Role::Other, None, None, LoadKind::Never),
+        };
+        Placement {
+            role,
+            layer,
+            group,
+            load,
+        }
+    }
+
+    /// The member's files anywhere, and rules under any member's rules folder (a deleted
+    /// rule is claimed by the first instruction bank of the project).
+    pub fn keeps(&self, rel: &Path) -> bool {
+        let name = rel
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let mut components = rel.components().map(|c| c.as_os_str());
+        let first = components.next();
+        let in_rules = components.next().is_some_and(|c| c == "rules")
+            && RULE_READERS
+                .iter()
+                .any(|member| first.is_some_and(|f| f == member.dot_dir));
+        name == self.main || name == self.local || in_rules
+    }
+
+    /// The family's per-file budget, for files that load.
+    pub fn file_budgets(&self, file: &MemoryFile) -> Vec<Budget> {
+        if file.load == LoadKind::Never {
+            return Vec::new();
+        }
+        vec![Budget::new(
+            "≤ 500 lines per file",
+            GUIDELINES,
+            Unit::Lines,
+            500,
+        )]
+    }
+
+    /// The family's budgets of what loads at start-up.
+    pub fn bank_budgets(&self) -> Vec<Budget> {
+        vec![
+            Budget::new(
+                "≤ 10% of a 200K-token context",
+                GUIDELINES,
+                Unit::Tokens,
+                20_000,
+            ),
+            Budget::new(
+                "≤ 200 lines loaded at start-up",
+                GUIDELINES,
+                Unit::Lines,
+                200,
+            ),
+        ]
+    }
+}
+
+/// The instruction file name of a member of the family (`CLAUDE.md`).
+pub fn hierarchical_file_name(format: Format) -> Option<&'static str> {
+    match format {
+        Format::ClaudeMd => Some(claude_md::FILES.main),
+        Format::AgentsMd => Some(agents_md::FILES.main),
+        Format::GeminiMd => Some(gemini_md::FILES.main),
+        Format::BeansMd => Some(beans_md::FILES.main),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::formats::FormatRules;
+    use crate::core::formats::claude_md::ClaudeMd;
+    use std::path::PathBuf;
+
+    #[test]
+    fn hierarchical_files_get_layers() {
+        let p = ClaudeMd.place(&PathBuf::from("CLAUDE.md"));
+        assert_eq!((p.layer, p.load), (Some(1), LoadKind::Startup));
+        let p = ClaudeMd.place(&PathBuf::from("CLAUDE.local.md"));
+        assert_eq!(p.layer, Some(3));
+        let p = ClaudeMd.place(&PathBuf::from(".claude/rules/py/python.md"));
+        assert_eq!((p.role, p.layer), (Role::Rules, Some(2)));
+        let p = ClaudeMd.place(&PathBuf::from("statusline/CLAUDE.md"));
+        assert_eq!((p.layer, p.load), (Some(4), LoadKind::OnDemand));
+    }
+}

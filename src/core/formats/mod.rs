@@ -1,0 +1,228 @@
+//! The memory formats mbank understands, one family per file. Each describes itself
+//! through [`FormatRules`]; bank listing places files, the analysis takes budgets and
+//! expected files, and review asks which paths a bank keeps, all through [`rules`],
+//! without matching on a format.
+//!
+//! | file | formats |
+//! |---|---|
+//! | `cline.rs` | Cline memory bank (`memory-bank/`, `.cursor/memory-bank/`) and what the memory-bank family shares |
+//! | `memory_bank_mcp.rs` | Memory Bank MCP / Roo memory bank, and the JSON document banks of its server |
+//! | `roo_rules/` | Cline/Roo rule and mode files (`.clinerules*`, `.roorules-*`, `.roomodes`, `.roo/`) and their parser |
+//! | `instruction_files.rs` | what the instruction-file family shares (`X.md`, `X.local.md`, rules, sub-folders) |
+//! | `claude_md.rs`, `agents_md.rs`, `gemini_md.rs`, `beans_md.rs` | that family's members |
+//! | `infinity/` | the Infinity structured JSON store and its parser |
+//! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
+//! | `names.rs` | the file-name table every memory-bank format reads roles from |
+//!
+//! # How to add a format
+//!
+//! 1. Name it: a variant of [`Format`] in `model.rs` with its id and label (and in
+//!    `Format::ALL`, whose order is the order banks are shown in).
+//! 2. Write `formats/<name>.rs`: a unit struct implementing [`FormatRules`]. Only
+//!    [`format`](FormatRules::format) and [`place`](FormatRules::place) are required;
+//!    every other method has a default meaning "this format has no such rule". Give
+//!    each [`Budget`] its source in words ("Cline memory bank guidelines"), never a
+//!    document number.
+//! 3. Register it: one arm in [`rules`] (the compiler points there).
+//! 4. Add fixtures and tests: a project folder of that shape under a temp dir.
+//!
+//! Still outside this interface (each engine matches on the format, so a new format
+//! adds an arm there too until they move here): what discovery looks for
+//! (`scan::discovery`), how a bank is listed (`scan::bank`), the content checks
+//! (`analysis::validate`), the session rules (`analysis::context`) and where guarded
+//! writes may create files (`write`). The previous draft of those methods is kept on
+//! branch `wt-core-wip-full-trait`.
+use std::borrow::Cow;
+use std::path::Path;
+
+use crate::core::analysis::budgets::Unit;
+use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
+
+pub use instruction_files::hierarchical_file_name;
+pub use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
+pub use names::{adr_number, is_adr_name, name_key, role_for_name};
+pub use roo_rules::mode_of_rule_file;
+
+pub mod agents_md;
+pub mod beans_md;
+pub mod claude_md;
+pub mod cline;
+pub mod conkeeper;
+pub mod gemini_md;
+pub mod infinity;
+pub mod instruction_files;
+pub mod memory_bank_mcp;
+pub mod names;
+pub mod roo_rules;
+
+/// The rules of one memory format: where its files sit and when they load, which
+/// budgets judge them, which core files a bank should hold.
+pub trait FormatRules: Send + Sync {
+    /// The variant of the shared vocabulary this file describes.
+    fn format(&self) -> Format;
+
+    /// Role, read-order layer, tree group and load kind of a file, given its path
+    /// relative to the bank root.
+    fn place(&self, rel: &Path) -> Placement;
+
+    /// Whether a path relative to the bank root (a deleted file, say) is where this
+    /// format keeps memory. Review uses it for files no longer listed.
+    fn keeps(&self, _rel: &Path) -> bool {
+        true
+    }
+
+    /// Budgets of one file. `preset` is the bank's own budget setting, if any. Token
+    /// budgets come first: `config.toml` replaces them, never the others.
+    fn file_budgets(&self, _file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
+        Vec::new()
+    }
+
+    /// Budgets of what the bank loads at start-up, as a whole (same order rule).
+    fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
+        Vec::new()
+    }
+
+    /// Core files the bank should hold at its top.
+    fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
+        ExpectedFiles::default()
+    }
+}
+
+/// The rules of a format.
+pub fn rules(format: Format) -> &'static dyn FormatRules {
+    match format {
+        Format::Cline => &cline::Cline,
+        Format::MemoryBankMcp => &memory_bank_mcp::MemoryBankMcp,
+        Format::RooRules => &roo_rules::RooRules,
+        Format::ClaudeMd => &claude_md::ClaudeMd,
+        Format::AgentsMd => &agents_md::AgentsMd,
+        Format::GeminiMd => &gemini_md::GeminiMd,
+        Format::BeansMd => &beans_md::BeansMd,
+        Format::Infinity => &infinity::Infinity,
+        Format::ConKeeper => &conkeeper::ConKeeper,
+    }
+}
+
+/// Every registered format, in [`Format::ALL`] order.
+pub fn all() -> impl Iterator<Item = &'static dyn FormatRules> {
+    Format::ALL.into_iter().map(rules)
+}
+
+/// Places a file of a bank of `format`, given its path relative to the bank root.
+pub fn place(format: Format, rel: &Path) -> Placement {
+    rules(format).place(rel)
+}
+
+/// Where a file sits in its format's scheme.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub role: Role,
+    /// Read-order layer (1-based), where the format defines one.
+    pub layer: Option<u8>,
+    /// Collapsible group in the tree: "decisions", "rules", a branch…
+    pub group: Option<String>,
+    pub load: LoadKind,
+}
+
+/// The file name of a path relative to a bank root, and the folders above it.
+pub fn split_rel(rel: &Path) -> (Cow<'_, str>, Vec<String>) {
+    let file_name = crate::core::paths::file_name(rel)
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let parents = rel
+        .parent()
+        .map(|p| {
+            p.components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    (file_name, parents)
+}
+
+/// A size rule of a format, before it is measured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    /// The rule in words: "500–1,000 tokens per file".
+    pub rule: Cow<'static, str>,
+    /// Where it comes from, in words: "Cline memory bank guidelines".
+    pub source: Cow<'static, str>,
+    pub unit: Unit,
+    pub limit: u64,
+    /// The agent silently drops what is past the limit (rather than merely warning).
+    pub cuts_off: bool,
+}
+
+impl Budget {
+    /// A rule the agent only warns about (or that is advice).
+    pub fn new(
+        rule: impl Into<Cow<'static, str>>,
+        source: impl Into<Cow<'static, str>>,
+        unit: Unit,
+        limit: u64,
+    ) -> Budget {
+        Budget {
+            rule: rule.into(),
+            source: source.into(),
+            unit,
+            limit,
+            cuts_off: false,
+        }
+    }
+
+    /// The same rule, enforced by the agent dropping what is past it.
+    pub fn cutting_off(self) -> Budget {
+        Budget {
+            cuts_off: true,
+            ..self
+        }
+    }
+}
+
+/// Core files a bank should hold, each role with the name a new file of it gets.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExpectedFiles {
+    /// Missing: an error (the agent's start-up reads them).
+    pub required: &'static [(Role, &'static str)],
+    /// Missing: a warning.
+    pub recommended: &'static [(Role, &'static str)],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_is_registered_under_its_own_variant() {
+        for (format, rules) in Format::ALL.into_iter().zip(all()) {
+            assert_eq!(rules.format(), format);
+        }
+    }
+
+    #[test]
+    fn no_budget_names_a_document_number() {
+        let file = MemoryFile {
+            path: "CLAUDE.md".into(),
+            display: "CLAUDE.md".into(),
+            role: Role::Active,
+            layer: Some(1),
+            order: 0,
+            group: None,
+            load: LoadKind::Startup,
+            size: 0,
+            modified: None,
+            memory: None,
+            unreadable: None,
+        };
+        for rules in all() {
+            let budgets = rules
+                .file_budgets(&file, None)
+                .into_iter()
+                .chain(rules.bank_budgets(None));
+            for budget in budgets {
+                let words = format!("{} {}", budget.rule, budget.source);
+                assert!(!words.contains("seed") && !words.contains('§'), "{words}");
+            }
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! Finding what is on disk: projects under the root (`discovery`), their banks' files in
+//! read order (`bank`), and the folder listings both read once per run and remember
+//! between runs (`listings`). Metadata and the few bytes that decide placement only.
+pub mod bank;
+pub mod discovery;
+pub mod listings;
