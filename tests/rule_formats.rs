@@ -403,3 +403,41 @@ fn every_rule_format_of_one_project_is_its_own_bank() {
         vec!["cline", "cursor-rules", "copilot", "windsurf", "kiro"]
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn rule_files_linked_out_of_the_project_are_reported_never_read() {
+    use std::os::unix::fs::symlink;
+    let root = root_with(&[(
+        ".cursor/rules/ok.mdc",
+        "---\nalwaysApply: true\n---\n# Ok\n",
+    )]);
+    let outside = tempfile::tempdir().unwrap();
+    write(&outside.path().join("secret.md"), "SECRET RULE\n");
+    let project = root.path().join("proj");
+    symlink(
+        outside.path().join("secret.md"),
+        project.join(".cursorrules"),
+    )
+    .unwrap();
+    symlink(outside.path(), project.join(".cursor/rules/linked")).unwrap();
+    let sandbox = Sandbox::new();
+    let context = sandbox
+        .run(&["context", s(&project), "--json"])
+        .expect_code(0)
+        .json();
+    let text = context.to_string();
+    assert!(!text.contains("SECRET RULE"), "{text}");
+    let check = sandbox.run(&["check", s(&project), "--json"]).json();
+    let outside_links: Vec<&str> = check["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "symlink-outside")
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        outside_links.iter().any(|f| f.ends_with(".cursorrules")),
+        "{check}"
+    );
+}
