@@ -237,6 +237,8 @@ fn print_tables(context: &Context, output: &TokensOutput) {
                 (_, load) => load.map_or("—", |l| match l {
                     LoadKind::Startup => "start",
                     LoadKind::OnDemand => "on demand",
+                    LoadKind::AgentRequested => "agent-requested",
+                    LoadKind::Manual => "manual",
                     LoadKind::Never => "never",
                 }),
             };
