@@ -1190,6 +1190,7 @@ mod tests {
 
     fn file(root: &Path, rel: &str, group: Option<&str>, memory: Option<&str>) -> FileReport {
         FileReport {
+            class: crate::core::analysis::membership::FileClass::Memory,
             file: MemoryFile {
                 path: root.join(rel),
                 display: rel.to_string(),
