@@ -153,6 +153,10 @@ pub enum Command {
         /// Only this bank format (cline, memory-bank-mcp, claude-md, conkeeper, …)
         #[arg(long, value_name = "FORMAT")]
         bank: Option<String>,
+        /// The session's mode, for formats with modes (Roo: code, architect, ask, …;
+        /// default: the format's default mode, code)
+        #[arg(long, value_name = "NAME")]
+        mode: Option<String>,
     },
     /// Serve the memory banks to agents as an MCP server on stdin/stdout (every write guarded)
     Mcp {

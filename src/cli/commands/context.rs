@@ -32,7 +32,9 @@ pub fn run(
     path: Option<&Path>,
     as_json: bool,
     only: Option<&str>,
+    mode: Option<&str>,
 ) -> Result<u8> {
+    let options = context::ContextOptions::from_env();
     let only = match only {
         Some(id) => Some(Format::from_id(id).ok_or_else(|| {
             let known: Vec<&str> = Format::ALL.iter().map(|f| f.id()).collect();
@@ -47,7 +49,7 @@ pub fn run(
         let banks: Vec<BankContext> = bank::list_banks(&project)
             .iter()
             .filter(|b| only.is_none_or(|f| f == b.format))
-            .map(|b| context::session_context(&project, b, &count))
+            .map(|b| context::session_context_in_mode(&project, b, &count, &options, mode))
             .collect();
         let total_tokens = banks.iter().map(|b| b.total_tokens).sum();
         projects.push(ProjectContext {

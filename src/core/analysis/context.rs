@@ -2,7 +2,9 @@
 //! piece in read order, with the cut-offs the agent applies and the tokens of each piece.
 //!
 //! Rules by format:
-//! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole.
+//! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole. Roo rules load
+//!   by mode: the session's mode's rule files and `.roomodes` at start, other modes' not
+//!   ([`session_context_in_mode`]; default: the format's default mode).
 //! - ConKeeper: `<private>` blocks are stripped and `private: true` files skipped (its
 //!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
 //!   block loads and the piece says so.
@@ -457,7 +459,22 @@ pub fn session_context_with(
     count_tokens: &dyn Fn(&str) -> usize,
     options: &ContextOptions,
 ) -> BankContext {
+    session_context_in_mode(project, bank, count_tokens, options, None)
+}
+
+/// [`session_context_with`] for a session in `mode` (formats with modes; `None`: the
+/// format's default mode).
+pub fn session_context_in_mode(
+    project: &Project,
+    bank: &Bank,
+    count_tokens: &dyn Fn(&str) -> usize,
+    options: &ContextOptions,
+    mode: Option<&str>,
+) -> BankContext {
     let format = bank.format;
+    let default_mode = crate::core::formats::rules(format).default_mode();
+    // Only formats with modes have a session mode.
+    let mode = default_mode.and(mode.or(default_mode));
     let expander = imports::format_expands_imports(format)
         .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
     let mut builder = Builder {
@@ -510,12 +527,29 @@ pub fn session_context_with(
         }
         builder.load(file, Scope::User, false);
     }
+    if let Some(mode) = mode {
+        let how = if Some(mode) == default_mode {
+            "the default mode"
+        } else {
+            "chosen with --mode"
+        };
+        builder
+            .out
+            .notes
+            .push(format!("session in mode {mode} ({how})"));
+    }
     let mut on_demand = 0;
     for file in &bank.files {
         if file.is_virtual() {
             continue;
         }
-        match file.load {
+        let load = match (format, mode) {
+            (Format::RooRules, Some(mode)) => {
+                crate::core::formats::roo_rules::load_in_mode(&bank.root, file, mode)
+            }
+            _ => file.load,
+        };
+        match load {
             LoadKind::Startup => {
                 let is_auto_memory = format == Format::ClaudeMd && file.file_name() == "MEMORY.md";
                 builder.load(&file.path, Scope::Project, is_auto_memory);

@@ -86,6 +86,12 @@ pub trait FormatRules: Send + Sync {
     fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
         ExpectedFiles::default()
     }
+
+    /// The mode a session starts in, for formats whose loading depends on a mode:
+    /// listings and loaded totals follow it; `mbank context --mode` picks another.
+    fn default_mode(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The rules of a format.
