@@ -373,6 +373,65 @@ fn list_roo(lister: &mut Lister<'_>) {
     }
 }
 
+/// The files a Memory Bank MCP / Roo bank's mode rules say to read, in their order: the
+/// `files_to_read` of the default mode's `.clinerules-{mode}` / `.roorules-{mode}`, else
+/// of the first other mode that lists any. Only confined mode files are read; one that
+/// does not parse gives nothing here (validation reports it).
+fn mode_read_order(lister: &Lister<'_>) -> Vec<String> {
+    let Ok(entries) = lister.listings.list(lister.project) else {
+        return Vec::new();
+    };
+    let default_mode = formats::roo_rules::DEFAULT_MODE;
+    let mut mode_files: Vec<(bool, String)> = entries
+        .iter()
+        .filter(|e| e.kind != Kind::Dir)
+        .filter_map(|e| {
+            let name = e.name.to_str()?;
+            let mode = formats::mode_of_rule_file(name)?;
+            Some((mode != default_mode, name.to_string()))
+        })
+        .collect();
+    mode_files.sort();
+    for (_, name) in mode_files {
+        let path = lister.project.join(&name);
+        if !matches!(lister.folder.check(&path), Confinement::Inside(_)) {
+            continue;
+        }
+        let Ok(text) = text::read_text(&path) else {
+            continue;
+        };
+        if let Ok(rules) = formats::roo_rules::modes::parse_mode_file(&path, &text)
+            && let Some(rule) = rules.into_iter().find(|r| !r.reads.is_empty())
+        {
+            return rule.reads;
+        }
+    }
+    Vec::new()
+}
+
+/// Puts the bank's top files named in `reads` first, in that order (layers 1…), the
+/// format's own order after them.
+fn apply_read_order(bank_root: &Path, files: &mut [MemoryFile], reads: &[String]) {
+    let keys: Vec<String> = reads
+        .iter()
+        .map(|r| {
+            let name = r.rsplit(['/', '\\']).next().unwrap_or(r);
+            formats::name_key(name)
+        })
+        .collect();
+    let shift = u8::try_from(keys.len()).unwrap_or(u8::MAX);
+    for file in files
+        .iter_mut()
+        .filter(|f| f.path.parent() == Some(bank_root))
+    {
+        let key = formats::name_key(&file.file_name());
+        file.layer = match keys.iter().position(|k| *k == key) {
+            Some(i) => Some(u8::try_from(i + 1).unwrap_or(u8::MAX)),
+            None => file.layer.map(|l| l.saturating_add(shift)),
+        };
+    }
+}
+
 fn infinity_role(kind: &str) -> Role {
     match kind {
         "project_overview" => Role::Brief,
@@ -597,6 +656,15 @@ fn list_bank_in(
             let root = location.root.clone();
             if lister.confined_way(&root) {
                 lister.walk(&root, 0);
+            }
+            // A Roo memory bank is read in the order its modes' rules list.
+            if location.format == Format::MemoryBankMcp
+                && formats::memory_bank_mcp::document_bank_dir(&root).is_none()
+            {
+                let reads = mode_read_order(&lister);
+                if !reads.is_empty() {
+                    apply_read_order(&root, &mut lister.files, &reads);
+                }
             }
         }
         Format::RooRules => list_roo(&mut lister),

@@ -75,40 +75,36 @@ impl Markers {
     }
 }
 
-/// True when `memory-bank/` uses Memory Bank MCP / Roo kebab-case names.
-fn looks_kebab_case(listings: &Listings, bank: &Path) -> bool {
-    const KEBAB: [&str; 6] = [
-        "active-context.md",
-        "product-context.md",
-        "decision-log.md",
-        "system-patterns.md",
-        "project-brief.md",
-        "tech-context.md",
-    ];
-    const CAMEL: [&str; 7] = [
-        "activeContext.md",
-        "productContext.md",
-        "decisionLog.md",
-        "systemPatterns.md",
-        "projectBrief.md",
-        "projectbrief.md",
-        "techContext.md",
-    ];
-    let Ok(entries) = listings.list(bank) else {
-        return false;
-    };
-    let (mut kebab, mut camel) = (0, 0);
-    for entry in entries.iter() {
-        let Some(name) = entry.name.to_str() else {
-            continue;
-        };
-        if KEBAB.contains(&name) {
-            kebab += 1;
-        } else if CAMEL.contains(&name) {
-            camel += 1;
+/// The format of the `memory-bank/` folder `bank` of a project whose listing is
+/// `entries`, from every piece of evidence the listings hold (see
+/// [`formats::memory_bank_mcp::MemoryBankEvidence`]).
+fn memory_bank_format(listings: &Listings, dir: &Path, entries: &[Entry], bank: &Path) -> Format {
+    use formats::memory_bank_mcp::{MemoryBankEvidence, is_mode_rules_entry, is_mode_rules_folder};
+    let mut evidence = MemoryBankEvidence::default();
+    if let Ok(files) = listings.list(bank) {
+        for entry in files.iter().filter(|e| e.kind != Kind::Dir) {
+            if let Some(name) = entry.name.to_str() {
+                evidence.add_bank_file(name);
+            }
         }
     }
-    kebab > camel
+    evidence.mode_rules = entries
+        .iter()
+        .any(|e| e.name.to_str().is_some_and(is_mode_rules_entry));
+    // `.roo/rules-{mode}/` is looked into only when the rest leaves the question open.
+    if !evidence.mode_rules
+        && !evidence.brief
+        && evidence.protocol_files > 0
+        && entries
+            .iter()
+            .any(|e| e.name == ".roo" && e.kind == Kind::Dir)
+        && let Ok(roo) = listings.list(&dir.join(".roo"))
+    {
+        evidence.mode_rules = roo
+            .iter()
+            .any(|e| e.kind == Kind::Dir && e.name.to_str().is_some_and(is_mode_rules_folder));
+    }
+    evidence.format()
 }
 
 /// Reads one folder's listing and recognises every memory format it holds.
@@ -198,11 +194,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
                 let path = path();
                 match probe(folder, &path, entry.kind) {
                     Probe::Inside { is_dir: true } => {
-                        let format = if looks_kebab_case(listings, &path) {
-                            Format::MemoryBankMcp
-                        } else {
-                            Format::Cline
-                        };
+                        let format = memory_bank_format(listings, dir, entries, &path);
                         let when = listings.modified(&path);
                         Some((format, path, when))
                     }
