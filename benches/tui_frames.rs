@@ -19,7 +19,6 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use mbank::tui::app::{Focus, Main, ViewMode};
 use mbank::tui::driver::{Driver, DriverOptions};
 use mbank::tui::theme::Theme;
-use ratatui_textarea::CursorMove;
 
 const TARGET: Duration = Duration::from_millis(16);
 const LOOP_FRAMES: usize = 300;
@@ -93,9 +92,10 @@ impl Bench {
         self.settle();
     }
 
-    fn move_cursor(&mut self, to: CursorMove) {
+    /// Puts the cursor at `to` (row, column; clamped to the text), and lets the view follow.
+    fn move_cursor(&mut self, to: (usize, usize)) {
         if let Some(doc) = &mut self.app.document.editor.doc {
-            doc.textarea.move_cursor(to);
+            doc.buffer.set_cursor(to);
         }
         self.settle();
     }
@@ -120,7 +120,7 @@ fn main() {
     let mut b = Bench::new(dir.path());
     b.open_project();
     b.open_file("progress.md");
-    let lines = b.app.document.doc().unwrap().textarea.lines().len();
+    let lines = b.app.document.doc().unwrap().buffer.lines().len();
     println!("progress.md: {lines} lines");
 
     let mut criterion = Criterion::default()
@@ -130,7 +130,7 @@ fn main() {
     let mut report: Vec<(&str, Duration, Duration)> = Vec::new();
 
     // 1. Editor at the top of the 1.4 MB file.
-    b.move_cursor(CursorMove::Top);
+    b.move_cursor((0, 0));
     criterion.bench_function("frame/editor_top_1.4MB", |bencher| {
         bencher.iter(|| b.frame())
     });
@@ -138,7 +138,7 @@ fn main() {
     report.push(("editor_top_1.4MB", median, max));
 
     // 2. Editor scrolled to the end (the last line), highlighting caught up.
-    b.move_cursor(CursorMove::Bottom);
+    b.move_cursor((usize::MAX, 0));
     assert!(b.app.document.doc().unwrap().top > lines - 100);
     criterion.bench_function("frame/editor_end_1.4MB", |bencher| {
         bencher.iter(|| b.frame())
@@ -148,7 +148,7 @@ fn main() {
 
     // 3. Editor and preview side by side, preview rendered.
     b.app.main = Main::Document(ViewMode::Split);
-    b.move_cursor(CursorMove::Top);
+    b.move_cursor((0, 0));
     assert!(
         b.app.document.preview.rendered.is_some(),
         "the preview never arrived"
@@ -174,8 +174,8 @@ fn main() {
     });
     let (median, max) = timed_loop(LOOP_FRAMES, || type_and_draw(&mut b));
     report.push(("type_then_draw_1.4MB", median, max));
-    // Where typing's time goes: the key alone (the buffer's edit, which in
-    // ratatui-textarea 0.9 rebuilds its screen map over every line), then the frame alone.
+    // Where typing's time goes: the key alone (the buffer's edit and the soft-wrap
+    // bookkeeping), then the frame alone.
     let (median, max) = timed_loop(LOOP_FRAMES, || {
         b.key(KeyCode::Char('x'), KeyModifiers::NONE)
     });
@@ -200,25 +200,37 @@ fn main() {
     b.app.document.discard();
     b.settle();
 
-    // 5. The 500 KB line, cursor at its end.
-    b.open_file("techContext.md");
-    b.move_cursor(CursorMove::End);
-    assert!(b.app.document.doc().unwrap().left > 400_000);
-    criterion.bench_function("frame/500KB_line_cursor_at_end", |bencher| {
-        bencher.iter(|| b.frame())
-    });
-    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
-    report.push(("500KB_line_cursor_at_end", median, max));
-
-    // 6. Typing at the end of the 500 KB line.
+    // Typing at the end of the 500 KB line (cases 5 and 6).
     let mut typed = 0u32;
-    let mut type_long = |b: &mut Bench| {
+    let mut type_long = move |b: &mut Bench| {
         let c = char::from(b'a' + (typed % 26) as u8);
         typed += 1;
         b.key(KeyCode::Char(c), KeyModifiers::NONE);
         b.frame();
         b.drain();
     };
+    // 5. The 500 KB line, cursor at its end: soft-wrapped (markdown's default), then cut
+    // at the window and scrolled sideways (`alt-z`).
+    b.open_file("techContext.md");
+    assert!(b.app.document.editor.wraps());
+    b.move_cursor((0, usize::MAX));
+    criterion.bench_function("frame/500KB_line_wrapped_cursor_at_end", |bencher| {
+        bencher.iter(|| b.frame())
+    });
+    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
+    report.push(("500KB_line_wrapped_at_end", median, max));
+    let (median, max) = timed_loop(LOOP_FRAMES, || type_long(&mut b));
+    report.push(("500KB_line_wrapped_type", median, max));
+
+    b.key(KeyCode::Char('z'), KeyModifiers::ALT);
+    assert!(!b.app.document.editor.wraps());
+    b.move_cursor((0, usize::MAX));
+    assert!(b.app.document.doc().unwrap().left > 400_000);
+    criterion.bench_function("frame/500KB_line_cursor_at_end", |bencher| {
+        bencher.iter(|| b.frame())
+    });
+    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
+    report.push(("500KB_line_cursor_at_end", median, max));
     let (median, max) = timed_loop(LOOP_FRAMES, || type_long(&mut b));
     report.push(("500KB_line_type_then_draw", median, max));
 

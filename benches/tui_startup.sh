@@ -15,7 +15,8 @@
 #   usage: benches/tui_startup.sh [RUNS]      (default 50 runs per command)
 # Needs hyperfine (apt-get install hyperfine, or cargo install hyperfine), a C compiler
 # (cc, with forkpty from libutil) and python3 (for the summary).
-# Builds the release binary first.
+# Builds the release binary first, unless MBANK_BIN names a binary to time (an older
+# build, for a before/after).
 set -euo pipefail
 runs=${1:-50}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,8 +33,12 @@ for tool in cc python3; do
   fi
 done
 
-(cd "$crate" && cargo build --release --quiet)
-bin="$crate/target/release/mbank"
+if [ -n "${MBANK_BIN:-}" ]; then
+  bin=$MBANK_BIN
+else
+  (cd "$crate" && cargo build --release --quiet)
+  bin="$crate/target/release/mbank"
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

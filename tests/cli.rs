@@ -415,6 +415,48 @@ fn check_exit_codes_follow_fail_on() {
 }
 
 #[test]
+fn check_reports_conflict_markers_left_in_memory_files() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("merged");
+    healthy_cline(&project);
+    write(
+        &project.join("memory-bank/activeContext.md"),
+        "# Active\n\nWorking on:\n<<<<<<< HEAD\n- the parser\n=======\n- the lexer\n>>>>>>> agent\n",
+    );
+    // A setext heading underlined with seven `=` is markdown, not a marker.
+    write(
+        &project.join("memory-bank/progress.md"),
+        "Progress\n=======\n\n- [ ] a task\n",
+    );
+    let run = sandbox.run(&["check", s(&project)]);
+    run.expect_code(1);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("[conflict-markers]"))
+        .unwrap_or_else(|| panic!("no conflict-markers finding:\n{}", run.stdout));
+    assert!(line.contains("error"), "{line}");
+    assert!(line.contains("memory-bank/activeContext.md:4"), "{line}");
+    assert!(line.contains("1 unresolved conflict"), "{line}");
+    assert_eq!(
+        run.stdout.matches("[conflict-markers]").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+
+    let json = sandbox.run(&["check", "--json", s(&project)]).json();
+    let codes: Vec<&str> = json["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"conflict-markers"), "{codes:?}");
+}
+
+#[test]
 fn check_json_schema() {
     let sandbox = Sandbox::new();
     let root = tempfile::tempdir().unwrap();

@@ -251,9 +251,10 @@ fn undo_restores_index_and_work_tree() {
     let hunk = progress.diff.hunks[0].id;
     session.accept_hunk(progress, hunk).unwrap();
     assert_eq!(repo.staged("memory-bank/progress.md").unwrap(), edited);
+    let header = progress.diff.hunks[0].header();
     assert_eq!(
         session.next_undo(),
-        Some("accept hunk in memory-bank/progress.md")
+        Some(format!("accept the hunk {header} in memory-bank/progress.md").as_str())
     );
     session.undo().unwrap();
     assert_eq!(repo.staged("memory-bank/progress.md").unwrap(), PROGRESS);

@@ -255,6 +255,12 @@ fn a_save_racing_an_external_write_is_refused_and_take_theirs_keeps_a_backup() {
         .unwrap();
     let mine = std::fs::read_to_string(backup.path()).unwrap();
     assert!(mine.starts_with("MINE # Active Context"), "{mine}");
+    // Named after the project too: every project has an activeContext.md.
+    let name = backup.file_name().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("weather-api.activeContext.md.mine."),
+        "{name}"
+    );
 }
 
 #[test]
@@ -542,7 +548,7 @@ fn the_editor_highlights_markdown_off_the_drawing_thread() {
                 .editor
                 .highlights
                 .as_ref()
-                .is_some_and(|cache| cache.styles_for(0, &doc.textarea.lines()[0]).is_some())
+                .is_some_and(|cache| cache.styles_for(0, &doc.buffer.lines()[0]).is_some())
         })
     });
     h.screen();
@@ -737,7 +743,7 @@ fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
                 .editor
                 .highlights
                 .as_ref()
-                .is_some_and(|c| c.styles_for(0, &doc.textarea.lines()[0]).is_some())
+                .is_some_and(|c| c.styles_for(0, &doc.buffer.lines()[0]).is_some())
         })
     });
     h.type_text("x");
@@ -759,10 +765,10 @@ fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
                 .editor
                 .highlights
                 .as_ref()
-                .is_some_and(|c| c.styles_for(0, &doc.textarea.lines()[0]).is_some())
+                .is_some_and(|c| c.styles_for(0, &doc.buffer.lines()[0]).is_some())
         })
     });
-    assert!(h.doc().textarea.lines()[0].starts_with('x'));
+    assert!(h.doc().buffer.lines()[0].starts_with('x'));
 }
 
 #[test]

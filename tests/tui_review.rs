@@ -149,12 +149,12 @@ fn the_review_lists_changed_files_by_bank_with_counts_and_signals() {
     assert!(screen.contains("since git HEAD"), "{screen}");
     assert!(screen.contains("▾ cline memory-bank"), "{screen}");
     assert!(screen.contains("3 files"), "{screen}");
-    assert!(screen.contains("M memory-bank/progress.md"), "{screen}");
-    assert!(screen.contains("A memory-bank/techContext.md"), "{screen}");
+    assert!(screen.contains("M progress.md"), "{screen}");
+    assert!(screen.contains("A techContext.md"), "{screen}");
     assert!(!screen.contains("lib.rs"), "{screen}");
     let progress = screen
         .lines()
-        .find(|l| l.contains("memory-bank/progress.md"))
+        .find(|l| l.contains("M progress.md"))
         .unwrap();
     assert!(
         progress.contains("+1") && progress.contains("−0"),
@@ -162,12 +162,12 @@ fn the_review_lists_changed_files_by_bank_with_counts_and_signals() {
     );
     let log = screen
         .lines()
-        .find(|l| l.contains("memory-bank/decisionLog.md"))
+        .find(|l| l.contains("M decisionLog.md"))
         .unwrap();
     assert!(log.contains("✖ 1 error"), "worst signal badge: {log}");
     let tech = screen
         .lines()
-        .find(|l| l.contains("memory-bank/techContext.md"))
+        .find(|l| l.contains("A techContext.md"))
         .unwrap();
     assert!(tech.contains("✖ 1 error"), "{tech}");
     assert!(progress.contains("tok"), "{progress}");
@@ -250,7 +250,13 @@ fn accepting_a_hunk_stages_it_and_leaves_the_file_alone() {
         f.read("memory-bank/progress.md").as_deref(),
         Some(PROGRESS_APPENDED)
     );
-    assert!(h.toasts().contains("undid"), "{}", h.toasts());
+    // The message names what was undone: which change, in which file.
+    assert!(
+        h.toasts().contains("undid: accept the hunk @@ -")
+            && h.toasts().contains("in memory-bank/progress.md"),
+        "{}",
+        h.toasts()
+    );
     assert_eq!(h.app.review.file().unwrap().diff.hunks.len(), 1);
 }
 
@@ -620,4 +626,66 @@ fn review_keys_are_in_help_and_the_status_bar_and_esc_goes_back() {
     h.key(KeyCode::Esc);
     assert!(!h.app.main.is_review());
     assert_eq!(h.app.focus, Focus::Tree);
+}
+
+#[test]
+fn writes_the_agent_servers_refused_are_listed_under_the_changed_files() {
+    let demo = common::tui::DemoBanks::new();
+    let data = tempfile::tempdir().unwrap();
+    let mut h = common::tui::Tui::demo(&demo)
+        .review(mbank::core::review::ReviewOptions {
+            data_dir: Some(data.path().to_path_buf()),
+            ..Default::default()
+        })
+        .start();
+    h.open_project("weather");
+    h.keys("r c y");
+    let project = demo.file("weather-api");
+    let refused = [
+        (
+            "decisionLog.md",
+            "append-only",
+            "would drop 2 entries: ADR-003, ADR-004",
+            "mcp:memory_bank_update",
+        ),
+        (
+            "activeContext.md",
+            "secret",
+            "line 4 holds an AWS access key",
+            "http:POST /memory-bank/file",
+        ),
+    ];
+    for (file, rule, message, via) in refused {
+        let record = mbank::core::refusals::RefusalRecord::now(&project, file, rule, message, via);
+        mbank::core::refusals::append_in(data.path(), &record).unwrap();
+    }
+    let progress = demo.file("weather-api/memory-bank/progress.md");
+    let text = std::fs::read_to_string(&progress).unwrap();
+    std::fs::write(&progress, format!("{text}- [x] an agent's line\n")).unwrap();
+    h.app
+        .update(mbank::tui::Message::FilesChanged(vec![progress]));
+    h.pump_until("the review with the refusals", |app| {
+        app.review
+            .review
+            .as_ref()
+            .is_some_and(|r| r.files.len() == 1 && r.refused.len() == 2)
+            && !app.review.busy
+    });
+    let screen = h.settled_screen();
+    assert!(
+        screen.contains("⊘ 2 writes refused by the agent servers since the baseline"),
+        "{screen}"
+    );
+    let line = screen
+        .lines()
+        .find(|l| l.contains("⊘ decisionLog.md"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(
+        line.contains("[append-only]") && line.contains("would drop 2"),
+        "{line}"
+    );
+    assert!(screen.contains("⊘ activeContext.md [secret]"), "{screen}");
+    // They are listed, not selected: moving goes from file to file only.
+    h.keys("down down down");
+    assert!(h.app.review.file().is_some());
 }

@@ -155,3 +155,23 @@ fn help() {
         h.keys("esc ?");
     });
 }
+
+#[test]
+fn save_with_conflict_markers() {
+    snapshot("save_with_conflict_markers", |h, _| {
+        h.open_project("weather");
+        h.open_file("progress.md");
+        h.app.update(Message::Paste(
+            "<<<<<<< mine\n- ours\n=======\n- theirs\n>>>>>>> theirs\n".into(),
+        ));
+        h.keys("ctrl-s");
+    });
+}
+
+#[test]
+fn review_zoomed() {
+    snapshot("review_zoomed", |h, demo| {
+        reach_review(h, demo);
+        h.keys("z");
+    });
+}

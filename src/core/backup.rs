@@ -6,14 +6,27 @@
 use std::path::{Path, PathBuf};
 
 /// Saves `bytes` outside the project, in `dir` (mbank's data folder, made 0700), named
-/// after the file `source`, the side and the time, with `source`'s permissions (0600 when
-/// it is gone). Returns the backup's path.
-pub fn save(dir: &Path, source: &Path, bytes: &[u8], side: &str) -> std::io::Result<PathBuf> {
+/// after the project, the file `source`, the side and the time
+/// (`weather-api.progress.md.mine.20261123-151200`: two projects' `progress.md` are told
+/// apart), with `source`'s permissions (0600 when it is gone). Returns the backup's path.
+pub fn save(
+    dir: &Path,
+    project: &str,
+    source: &Path,
+    bytes: &[u8],
+    side: &str,
+) -> std::io::Result<PathBuf> {
     create_private_dir(dir)?;
-    let name = source
+    let file = source
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "memory".into());
+    let project = name_part(project);
+    let name = if project.is_empty() {
+        file
+    } else {
+        format!("{project}.{file}")
+    };
     let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
     let mut n = 1;
     loop {
@@ -33,6 +46,21 @@ pub fn save(dir: &Path, source: &Path, bytes: &[u8], side: &str) -> std::io::Res
             Err(e) => return Err(e),
         }
     }
+}
+
+/// A project name as part of a file name: no separators, controls or leading dots.
+fn name_part(name: &str) -> String {
+    let part: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    part.trim_start_matches('.').to_string()
 }
 
 /// Creates `dir` (and its parents) readable by its owner only.
@@ -88,19 +116,25 @@ mod tests {
         std::fs::write(&source, "x").unwrap();
         std::fs::set_permissions(&source, std::fs::Permissions::from_mode(0o600)).unwrap();
         let backups = dir.path().join("data/conflicts");
-        let first = save(&backups, &source, b"theirs\r\n", "theirs").unwrap();
-        let second = save(&backups, &source, b"again", "theirs").unwrap();
+        let first = save(&backups, "shop", &source, b"theirs\r\n", "theirs").unwrap();
+        let second = save(&backups, "shop", &source, b"again", "theirs").unwrap();
         assert_ne!(first, second);
+        let name = first.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("shop.secrets.md.theirs."), "{name}");
+        assert_eq!(name_part("../x/y\u{1b}"), "_x_y_");
         assert_eq!(std::fs::read(&first).unwrap(), b"theirs\r\n");
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&first), 0o600);
         assert_eq!(mode(&backups), 0o700);
         // A readable source gives a readable backup; the folder stays private.
         std::fs::set_permissions(&source, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let open = save(&backups, &source, b"x", "mine").unwrap();
+        let open = save(&backups, "shop", &source, b"x", "mine").unwrap();
         assert_eq!(mode(&open), 0o644);
         // A source that is gone gives a private backup.
         let gone = dir.path().join("gone.md");
-        assert_eq!(mode(&save(&backups, &gone, b"x", "mine").unwrap()), 0o600);
+        assert_eq!(
+            mode(&save(&backups, "shop", &gone, b"x", "mine").unwrap()),
+            0o600
+        );
     }
 }

@@ -68,14 +68,21 @@ pub fn save(job: SaveJob, outbox: Outbox) {
 
 /// Saves one side of a conflict under `dir` ([`crate::core::backup`]); sends
 /// [`Message::BackedUp`].
-pub fn back_up(dir: PathBuf, source: PathBuf, bytes: Vec<u8>, side: BackupSide, outbox: Outbox) {
+pub fn back_up(
+    dir: PathBuf,
+    project: String,
+    source: PathBuf,
+    bytes: Vec<u8>,
+    side: BackupSide,
+    outbox: Outbox,
+) {
     let label = match side {
         BackupSide::Theirs => "theirs",
         BackupSide::MineBeforeTakingTheirs | BackupSide::MineBeforeMerging => "mine",
     };
     thread::spawn(move || {
-        let result =
-            crate::core::backup::save(&dir, &source, &bytes, label).map_err(|e| e.to_string());
+        let result = crate::core::backup::save(&dir, &project, &source, &bytes, label)
+            .map_err(|e| e.to_string());
         let _ = outbox.send(Message::BackedUp { side, result });
     });
 }

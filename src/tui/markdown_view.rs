@@ -23,6 +23,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::theme::Theme;
 use crate::core::limits::{self, LimitExceeded, Syntax};
+use crate::core::sanitize;
 
 /// The preview of one document.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -509,18 +510,18 @@ impl<'t> Renderer<'t> {
             Event::End(tag) => self.end(tag),
             Event::Text(text) => {
                 if let Some(code) = &mut self.code {
-                    code.text.push_str(&text);
+                    code.text.push_str(&mark_hidden(&text));
                 } else if let Some((html, _)) = &mut self.html {
                     html.push_str(&text);
                 } else {
-                    self.text_frag(clean(&text), self.style(), line);
+                    self.marked_text(&text, self.style(), line);
                 }
             }
             Event::Code(text) => {
                 let style = self
                     .style()
                     .patch(Style::new().fg(self.theme.code).bg(self.theme.code_bg));
-                self.text_frag(clean(&text), style, line);
+                self.marked_text(&text, style, line);
             }
             Event::InlineMath(text) | Event::DisplayMath(text) => {
                 self.text_frag(clean(&text), self.style(), line)
@@ -571,6 +572,19 @@ impl<'t> Renderer<'t> {
                     *marker_style = Style::new().fg(color);
                 } else {
                     self.text_frag(glyph.to_string(), Style::new().fg(color), line);
+                }
+            }
+        }
+    }
+
+    /// Text with its hidden characters (bidi controls, zero-width) shown as reversed
+    /// markers (`⟨U+202E⟩`), as the review shows them: never silently dropped or obeyed.
+    fn marked_text(&mut self, text: &str, style: Style, line: usize) {
+        for piece in sanitize::pieces(text, sanitize::Keep::LineBreaks) {
+            match piece {
+                sanitize::Piece::Text(text) => self.text_frag(clean(text), style, line),
+                sanitize::Piece::Marker { shown, .. } => {
+                    self.text_frag(shown, style.add_modifier(Modifier::REVERSED), line)
                 }
             }
         }
@@ -1109,6 +1123,19 @@ fn text_width(text: &str) -> usize {
 }
 
 /// Control characters replaced (tabs by a space) so they cannot upset the terminal.
+/// Code keeps its tabs and line breaks; any other hidden character becomes its marker.
+fn mark_hidden(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c != '\n' && c != '\t' && c != '\r' && sanitize::hidden(c).is_some() {
+            sanitize::push_marker(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn clean(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
@@ -1379,6 +1406,28 @@ mod tests {
             assert!(!out.lines.is_empty());
             assert!(!out.plain_lines()[0].starts_with("Shown as plain text"));
         }
+    }
+
+    #[test]
+    fn bidi_and_zero_width_characters_show_as_reversed_markers() {
+        let out = render(
+            "# T\n\nevil\u{202E}txt.exe and zero\u{200B}width `co\u{2066}de`\n\n```\nfn\u{200D}x()\n```\n",
+            &theme(),
+            80,
+        );
+        let lines = out.plain_lines();
+        let text = lines.join("\n");
+        for marker in ["⟨U+202E⟩", "⟨U+200B⟩", "⟨U+2066⟩", "⟨U+200D⟩"] {
+            assert!(text.contains(marker), "{marker} in {lines:#?}");
+        }
+        assert!(!text.contains('\u{202E}') && !text.contains('\u{200B}'));
+        let reversed = out
+            .lines
+            .iter()
+            .flat_map(|l| &l.spans)
+            .find(|s| s.content == "⟨U+202E⟩")
+            .expect("a marker span");
+        assert!(reversed.style.add_modifier.contains(Modifier::REVERSED));
     }
 
     #[test]

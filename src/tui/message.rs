@@ -33,11 +33,25 @@ pub enum Message {
         index: usize,
         total: usize,
         report: Box<ProjectReport>,
+        /// The project's memory folders, for the watcher.
+        folders: Vec<PathBuf>,
     },
+    /// Everything about the open project (its banks found again first).
     Analyzed {
+        project: Project,
         report: Box<ProjectReport>,
         contexts: Vec<BankContext>,
+        folders: Vec<PathBuf>,
     },
+    /// A listed project's figures again, after a write inside it (its banks found again
+    /// first).
+    Refreshed {
+        project: Project,
+        report: Box<ProjectReport>,
+        folders: Vec<PathBuf>,
+    },
+    /// A project asked about holds no memory bank any more.
+    ProjectGone(PathBuf),
     FileLoaded(LoadedFile),
     Saved {
         path: PathBuf,
@@ -56,7 +70,11 @@ pub enum Message {
         rendered: Box<Rendered>,
     },
     FilesChanged(Vec<PathBuf>),
+    /// The system dropped file events (its queue overflowed): anything may have changed.
+    WatchOverflow,
     WatchProblem(String),
+    /// How many of the wanted folders are watched, when not all are (or all are again).
+    WatchCoverage(super::watcher::Coverage),
     /// An answer of the review worker.
     Review(ReviewEvent),
     /// A side of a conflict was saved as a backup (or could not be).

@@ -1,39 +1,98 @@
-//! Live refresh: notify with a short debouncer, watching the root, each project folder
-//! and each memory folder — never whole trees recursively. Paths are filtered (our own
-//! temp files, `.git`) and de-duplicated before anything reaches the event loop.
-use std::collections::BTreeSet;
-use std::path::PathBuf;
+//! Live refresh: notify watching the root, each project folder and every memory folder
+//! of every listed project ([`crate::core::memory_folders`]), each non-recursively —
+//! never whole trees. Paths are filtered (our own temp files, `.git`) and de-duplicated
+//! before anything reaches the event loop.
+//!
+//! One thread owns the notify watcher: it registers the folders the app asks for and
+//! gathers events into batches (a batch goes out once writes pause for [`QUIET`], or
+//! [`MAX_DELAY`] after its first event). Between events it blocks on its channel, so an
+//! idle app with thousands of folders watched wakes up for nothing (no timer ticks).
+//!
+//! Watches are a per-user resource (inotify's `max_user_watches` on Linux) shared with
+//! editors and other tools: the app asks in priority order (the open project first, then
+//! the picker's order), at most [`MAX_WATCHES`] and never more than three quarters of the
+//! system's limit; when the budget or the kernel says no, the rest go unwatched and
+//! [`Message::WatchCoverage`] says how many folders are watched of how many.
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::RecursiveMode;
-use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use super::message::Message;
 use super::workers::Outbox;
 
-/// How long writes settle before the UI hears of them.
-const DEBOUNCE: Duration = Duration::from_millis(50);
-/// How often the debouncer looks for settled events.
-const TICK: Duration = Duration::from_millis(20);
-/// Beyond this many folders, the rest are not watched (and the user is told).
-const MAX_WATCHES: usize = 8_000;
+/// A batch goes out once no event came for this long…
+const QUIET: Duration = Duration::from_millis(30);
+/// …or this long after its first event, whichever is first.
+const MAX_DELAY: Duration = Duration::from_millis(200);
+/// At most this many folders are watched.
+pub const MAX_WATCHES: usize = 16_384;
 
-/// The debouncer lives on a thread of its own: registering thousands of folders (a
-/// 2,000-project root) takes the better part of a second, which must not hold up the
-/// first frame or the keyboard. The loop hands it the wanted set and hears back through
+/// How many folders are watched of how many were asked for, and why not all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coverage {
+    pub watched: usize,
+    pub wanted: usize,
+    /// The system's limit on watches, when known (Linux: `max_user_watches`).
+    pub system_limit: Option<usize>,
+    /// The kernel refused a watch: the user's watches are used up (by us and others).
+    pub exhausted: bool,
+}
+
+impl Coverage {
+    pub fn is_complete(&self) -> bool {
+        self.watched >= self.wanted
+    }
+
+    /// The note the picker shows while not every folder is watched.
+    pub fn note(&self) -> Option<String> {
+        if self.is_complete() {
+            return None;
+        }
+        let why = match (self.exhausted, self.system_limit) {
+            (true, Some(limit)) => {
+                format!("the system's limit, fs.inotify.max_user_watches = {limit}, is used up")
+            }
+            (true, None) => "the system's watch limit is used up".to_string(),
+            (false, Some(limit)) => {
+                format!("mbank keeps to 3/4 of fs.inotify.max_user_watches = {limit}")
+            }
+            (false, None) => format!("mbank watches at most {MAX_WATCHES}"),
+        };
+        Some(format!(
+            "live refresh watches {} of {} folders ({why}); the others refresh when opened",
+            self.watched, self.wanted
+        ))
+    }
+}
+
+/// What the watcher's thread is told.
+enum Input {
+    /// Watch exactly these folders, the most wanted first.
+    Watch(Vec<PathBuf>),
+    /// Watch at most this many folders (tests; the system's limit applies too).
+    Budget(usize),
+    /// An event from notify.
+    Event(notify::Result<notify::Event>),
+}
+
+/// The handle the app keeps; the watching happens on a thread of its own (registering
+/// thousands of folders takes the better part of a second, which must not hold up the
+/// first frame or the keyboard). The app hands it the wanted list and hears back through
 /// messages.
 pub struct Watcher {
-    requests: Sender<BTreeSet<PathBuf>>,
-    /// Sets sent and not yet registered.
+    inputs: Sender<Input>,
+    /// Lists sent and not yet registered.
     pending: Arc<AtomicUsize>,
 }
 
 /// Whether a changed path is worth a refresh.
-pub fn is_interesting(path: &std::path::Path) -> bool {
+pub fn is_interesting(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
@@ -59,98 +118,236 @@ pub fn is_write(kind: &notify::EventKind) -> bool {
     }
 }
 
+/// The system's limit on watches per user, where there is one to read.
+fn system_limit() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// How many folders the app may watch: [`MAX_WATCHES`], and three quarters of the
+/// system's limit at most.
+fn budget_for(system_limit: Option<usize>) -> usize {
+    match system_limit {
+        Some(limit) => MAX_WATCHES.min(limit - limit / 4),
+        None => MAX_WATCHES,
+    }
+}
+
 impl Watcher {
     pub fn spawn(outbox: Outbox) -> Result<Watcher, String> {
-        let events = outbox.clone();
-        let handler = move |result: DebounceEventResult| {
-            let message = match result {
-                Ok(events) => {
-                    let paths: BTreeSet<PathBuf> = events
-                        .iter()
-                        .filter(|e| is_write(&e.event.kind))
-                        .flat_map(|e| e.paths.iter())
-                        .filter(|p| is_interesting(p))
-                        .cloned()
-                        .collect();
-                    if paths.is_empty() {
-                        return;
-                    }
-                    Message::FilesChanged(paths.into_iter().collect())
-                }
-                Err(errors) => Message::WatchProblem(
-                    errors
-                        .first()
-                        .map(|e| e.to_string())
-                        .unwrap_or_else(|| "unknown watcher error".into()),
-                ),
-            };
-            let _ = events.send(message);
-        };
-        let debouncer = new_debouncer(DEBOUNCE, Some(TICK), handler).map_err(|e| e.to_string())?;
-        let (requests, inbox) = mpsc::channel::<BTreeSet<PathBuf>>();
+        let (inputs, inbox) = mpsc::channel::<Input>();
+        let events = inputs.clone();
+        let watcher = notify::recommended_watcher(move |event| {
+            let _ = events.send(Input::Event(event));
+        })
+        .map_err(|e| e.to_string())?;
         let pending = Arc::new(AtomicUsize::new(0));
         let done = pending.clone();
+        let limit = system_limit();
         thread::spawn(move || {
-            let mut folders = Folders {
-                debouncer,
-                watched: BTreeSet::new(),
+            let mut state = State {
+                watcher,
+                watched: HashSet::new(),
+                budget: budget_for(limit),
+                system_limit: limit,
+                wanted: Vec::new(),
+                coverage: None,
+                outbox,
+                done,
             };
-            while let Ok(mut wanted) = inbox.recv() {
-                let mut taken = 1;
-                // Only the newest set matters.
-                while let Ok(newer) = inbox.try_recv() {
-                    wanted = newer;
-                    taken += 1;
-                }
-                let problem = folders.watch_exactly(wanted);
-                done.fetch_sub(taken, Ordering::AcqRel);
-                if let Some(problem) = problem
-                    && outbox.send(Message::WatchProblem(problem)).is_err()
-                {
-                    return;
-                }
-            }
+            state.run(&inbox);
         });
-        Ok(Watcher { requests, pending })
+        Ok(Watcher { inputs, pending })
     }
 
-    /// Watches exactly these folders (non-recursively), on the watcher's thread; a
-    /// problem comes back as [`Message::WatchProblem`].
-    pub fn watch_exactly(&self, folders: BTreeSet<PathBuf>) {
+    /// Watches exactly these folders (non-recursively), the first ones first when not
+    /// all can be, on the watcher's thread; how many are watched comes back as
+    /// [`Message::WatchCoverage`] when not all are (or all are again).
+    pub fn watch_exactly(&self, folders: Vec<PathBuf>) {
         self.pending.fetch_add(1, Ordering::AcqRel);
-        if self.requests.send(folders).is_err() {
+        if self.inputs.send(Input::Watch(folders)).is_err() {
             self.pending.fetch_sub(1, Ordering::AcqRel);
         }
     }
 
-    /// True once every folder set asked for so far is being watched.
+    /// Watches at most `budget` folders from now on (the system's limit still applies).
+    pub fn limit(&self, budget: usize) {
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        if self.inputs.send(Input::Budget(budget)).is_err() {
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// True once every folder list asked for so far is being watched.
     pub fn is_settled(&self) -> bool {
         self.pending.load(Ordering::Acquire) == 0
     }
 }
 
-/// The debouncer and what it watches, owned by the watcher's thread.
-struct Folders {
-    debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
-    watched: BTreeSet<PathBuf>,
+/// The watcher's thread: what it watches and what it is gathering.
+struct State {
+    watcher: RecommendedWatcher,
+    watched: HashSet<PathBuf>,
+    budget: usize,
+    system_limit: Option<usize>,
+    /// The last list asked for (re-applied when the budget changes).
+    wanted: Vec<PathBuf>,
+    /// The coverage last reported.
+    coverage: Option<Coverage>,
+    outbox: Outbox,
+    done: Arc<AtomicUsize>,
 }
 
-impl Folders {
-    fn watch_exactly(&mut self, folders: BTreeSet<PathBuf>) -> Option<String> {
-        let wanted: BTreeSet<PathBuf> = folders.into_iter().take(MAX_WATCHES).collect();
-        let stale: Vec<PathBuf> = self.watched.difference(&wanted).cloned().collect();
+impl State {
+    fn run(&mut self, inbox: &Receiver<Input>) {
+        // Paths changed in the batch being gathered, and when its first event came.
+        let mut batch: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut rescan = false;
+        let mut started: Option<Instant> = None;
+        loop {
+            let input = match started {
+                // Nothing gathered: sleep until something happens.
+                None => match inbox.recv() {
+                    Ok(input) => input,
+                    Err(_) => return,
+                },
+                Some(first) => {
+                    let left = MAX_DELAY.saturating_sub(first.elapsed()).min(QUIET);
+                    match inbox.recv_timeout(left) {
+                        Ok(input) => input,
+                        Err(RecvTimeoutError::Timeout) => {
+                            started = None;
+                            if !self.flush(&mut batch, std::mem::take(&mut rescan)) {
+                                return;
+                            }
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+            };
+            match input {
+                Input::Watch(wanted) => {
+                    // Only the newest list matters.
+                    let mut wanted = wanted;
+                    let mut taken = 1;
+                    while let Ok(newer) = inbox.try_recv() {
+                        match newer {
+                            Input::Watch(newer) => {
+                                wanted = newer;
+                                taken += 1;
+                            }
+                            Input::Budget(budget) => {
+                                self.budget = budget.min(budget_for(self.system_limit));
+                                taken += 1;
+                            }
+                            Input::Event(event) => {
+                                rescan |= self.take_event(event, &mut batch);
+                            }
+                        }
+                    }
+                    self.wanted = wanted;
+                    let alive = self.apply();
+                    self.done.fetch_sub(taken, Ordering::AcqRel);
+                    if !alive {
+                        return;
+                    }
+                }
+                Input::Budget(budget) => {
+                    self.budget = budget.min(budget_for(self.system_limit));
+                    let alive = self.apply();
+                    self.done.fetch_sub(1, Ordering::AcqRel);
+                    if !alive {
+                        return;
+                    }
+                }
+                Input::Event(event) => rescan |= self.take_event(event, &mut batch),
+            }
+            if (!batch.is_empty() || rescan) && started.is_none() {
+                started = Some(Instant::now());
+            }
+        }
+    }
+
+    /// Adds an event's paths to the batch; true when events were lost (rescan).
+    fn take_event(
+        &mut self,
+        event: notify::Result<notify::Event>,
+        batch: &mut BTreeSet<PathBuf>,
+    ) -> bool {
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => {
+                let _ = self.outbox.send(Message::WatchProblem(error.to_string()));
+                return false;
+            }
+        };
+        if event.need_rescan() {
+            return true;
+        }
+        if matches!(event.kind, notify::EventKind::Remove(_)) {
+            // A watched folder that went away is watched again if it comes back.
+            for path in &event.paths {
+                self.watched.remove(path);
+            }
+        }
+        if is_write(&event.kind) {
+            batch.extend(event.paths.into_iter().filter(|p| is_interesting(p)));
+        }
+        false
+    }
+
+    /// Sends the batch; false when the app is gone.
+    fn flush(&mut self, batch: &mut BTreeSet<PathBuf>, rescan: bool) -> bool {
+        if rescan && self.outbox.send(Message::WatchOverflow).is_err() {
+            return false;
+        }
+        let paths: Vec<PathBuf> = std::mem::take(batch).into_iter().collect();
+        paths.is_empty() || self.outbox.send(Message::FilesChanged(paths)).is_ok()
+    }
+
+    /// Watches the wanted list within the budget; false when the app is gone.
+    fn apply(&mut self) -> bool {
+        let mut seen = HashSet::with_capacity(self.wanted.len());
+        let wanted: Vec<PathBuf> = self
+            .wanted
+            .iter()
+            .filter(|p| seen.insert(p.as_path()))
+            .cloned()
+            .collect();
+        let within: HashSet<&PathBuf> = wanted.iter().take(self.budget).collect();
+        // Stale watches go first, so their budget is free for the new ones.
+        let stale: Vec<PathBuf> = self
+            .watched
+            .iter()
+            .filter(|p| !within.contains(p))
+            .cloned()
+            .collect();
         for path in stale {
-            let _ = self.debouncer.unwatch(&path);
+            let _ = self.watcher.unwatch(&path);
             self.watched.remove(&path);
         }
+        let mut exhausted = false;
         let mut problem = None;
-        for path in wanted {
-            if self.watched.contains(&path) {
+        for path in wanted.iter().take(self.budget) {
+            if self.watched.contains(path) {
                 continue;
             }
-            match self.debouncer.watch(&path, RecursiveMode::NonRecursive) {
+            match self.watcher.watch(path, RecursiveMode::NonRecursive) {
                 Ok(()) => {
-                    self.watched.insert(path);
+                    self.watched.insert(path.clone());
+                }
+                Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
+                    exhausted = true;
+                    break;
                 }
                 // A folder that vanished meanwhile is simply not watched.
                 Err(e) if path.exists() => {
@@ -159,7 +356,27 @@ impl Folders {
                 Err(_) => {}
             }
         }
-        problem
+        // Folders that do not exist are not counted as missing coverage.
+        let coverage = Coverage {
+            watched: self.watched.len(),
+            wanted: if exhausted || wanted.len() > self.budget {
+                wanted.len()
+            } else {
+                self.watched.len()
+            },
+            system_limit: self.system_limit,
+            exhausted,
+        };
+        if let Some(problem) = problem
+            && self.outbox.send(Message::WatchProblem(problem)).is_err()
+        {
+            return false;
+        }
+        let changed = self.coverage.as_ref() != Some(&coverage);
+        let worth_saying =
+            !coverage.is_complete() || self.coverage.as_ref().is_some_and(|old| !old.is_complete());
+        self.coverage = Some(coverage.clone());
+        !(changed && worth_saying) || self.outbox.send(Message::WatchCoverage(coverage)).is_ok()
     }
 }
 
@@ -188,12 +405,37 @@ mod tests {
 
     #[test]
     fn temp_files_and_git_internals_are_ignored() {
-        assert!(!is_interesting(std::path::Path::new(
+        assert!(!is_interesting(Path::new(
             "/p/memory-bank/.progress.md.abc.mbank-tmp"
         )));
-        assert!(!is_interesting(std::path::Path::new("/p/.git/index")));
-        assert!(is_interesting(std::path::Path::new(
-            "/p/memory-bank/progress.md"
-        )));
+        assert!(!is_interesting(Path::new("/p/.git/index")));
+        assert!(is_interesting(Path::new("/p/memory-bank/progress.md")));
+    }
+
+    #[test]
+    fn the_budget_leaves_a_quarter_of_the_system_limit() {
+        assert_eq!(budget_for(Some(8_192)), 6_144);
+        assert_eq!(budget_for(Some(1_000_000)), MAX_WATCHES);
+        assert_eq!(budget_for(None), MAX_WATCHES);
+    }
+
+    #[test]
+    fn coverage_notes_say_why_and_vanish_when_complete() {
+        let mut coverage = Coverage {
+            watched: 6_144,
+            wanted: 9_000,
+            system_limit: Some(8_192),
+            exhausted: true,
+        };
+        let note = coverage.note().unwrap();
+        assert!(note.contains("6144 of 9000 folders"), "{note}");
+        assert!(
+            note.contains("max_user_watches = 8192, is used up"),
+            "{note}"
+        );
+        coverage.exhausted = false;
+        assert!(coverage.note().unwrap().contains("3/4 of"));
+        coverage.watched = 9_000;
+        assert_eq!(coverage.note(), None);
     }
 }

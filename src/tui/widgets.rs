@@ -12,12 +12,17 @@ use crate::core::findings::Severity;
 
 use super::theme::Theme;
 
-/// "812", "4.2k", "1.3M": token figures in a narrow column.
+/// "812", "4.2k", "10.9k", "20k", "1.3M": token figures in a narrow column, one decimal
+/// kept (10,900 is not 10k) unless it is 0 from 10k on (a budget of 20k).
 pub fn compact(n: u64) -> String {
     match n {
         0..1_000 => n.to_string(),
         1_000..10_000 => format!("{:.1}k", n as f64 / 1_000.0),
-        10_000..1_000_000 => format!("{}k", n / 1_000),
+        // Below this, one decimal of thousands does not round up to 1000.0k.
+        10_000..999_950 => {
+            let figure = format!("{:.1}", n as f64 / 1_000.0);
+            format!("{}k", figure.strip_suffix(".0").unwrap_or(&figure))
+        }
         _ => format!("{:.1}M", n as f64 / 1_000_000.0),
     }
 }
@@ -89,22 +94,66 @@ pub fn token_gauge(
             theme.muted(),
         )];
     };
+    gauge(tokens, "", checks, None, width, theme)
+}
+
+/// What a total of several files adds up to, for [`total_gauge`].
+pub struct Total<'a> {
+    pub tokens: u64,
+    /// Every file counted; else the figure reads `35+` (as `mbank list` writes it).
+    pub complete: bool,
+    pub checks: &'a [BudgetCheck],
+    /// The worst budget status of the total and its files: the gauge's colour, as
+    /// `mbank list`'s budget column says it.
+    pub worst: Option<BudgetStatus>,
+}
+
+/// A gauge for a bank's or project's total: never "counting…" once counted, `+` when a
+/// file could not be counted (unreadable, binary), coloured by the worst budget of it
+/// and its files.
+pub fn total_gauge(total: &Total, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let suffix = if total.complete { "" } else { "+" };
+    gauge(
+        total.tokens,
+        suffix,
+        total.checks,
+        total.worst,
+        width,
+        theme,
+    )
+}
+
+fn gauge(
+    tokens: u64,
+    suffix: &str,
+    checks: &[BudgetCheck],
+    worst: Option<BudgetStatus>,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let figure = format!("{}{suffix}", compact(tokens));
     match token_check(checks) {
         Some(check) => {
-            let style = budget_color(theme, Some(check.status));
+            let style = budget_color(theme, worst.max(Some(check.status)));
             let mut spans = bar(check.percent(), width, style, theme);
             let figure = if check.unit == crate::core::analysis::budgets::Unit::Tokens {
-                format!(" {:>5}/{:<4}", compact(tokens), compact(check.limit))
+                format!(" {figure:>5}/{:<4}", compact(check.limit))
             } else {
-                format!(" {:>5} {:>3}%", compact(tokens), check.percent().min(999))
+                format!(" {figure:>5} {:>3}%", check.percent().min(999))
             };
             spans.push(Span::styled(figure, style));
             spans
         }
-        None => vec![
-            Span::styled("·".repeat(width), theme.muted()),
-            Span::styled(format!(" {:>5}     ", compact(tokens)), theme.muted()),
-        ],
+        None => {
+            let style = match worst {
+                Some(BudgetStatus::Near | BudgetStatus::Over) => budget_color(theme, worst),
+                _ => theme.muted(),
+            };
+            vec![
+                Span::styled("·".repeat(width), theme.muted()),
+                Span::styled(format!(" {figure:>5}     "), style),
+            ]
+        }
     }
 }
 
@@ -132,6 +181,38 @@ pub fn shown_path(path: &Path) -> String {
 
 /// Truncates to `width` display cells, ending in `…` when cut; the text is [`shown`]
 /// first, so markers count in the width.
+/// `text` drawn safely in at most `width` columns, its end kept (`…/activeContext.md`):
+/// for paths, whose file name matters most.
+pub fn truncate_start(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let text = shown(text);
+    let chars: Vec<char> = text.chars().collect();
+    let total: usize = chars.iter().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= width {
+        return text.into_owned();
+    }
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for &c in chars.iter().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        kept.push(c);
+        used += w;
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
+}
+
+/// `text` drawn safely in exactly `width` columns: cut with `…`, then padded by display
+/// width (`{:<w$}` pads by characters, which misaligns wide or marked names).
+pub fn fit(text: &str, width: usize) -> String {
+    let mut out = truncate(text, width);
+    let used = unicode_width::UnicodeWidthStr::width(out.as_str());
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
+    out
+}
+
 pub fn truncate(text: &str, width: usize) -> String {
     use unicode_width::UnicodeWidthChar;
     let text = shown(text);
@@ -165,6 +246,25 @@ mod tests {
         assert_eq!(compact(812), "812");
         assert_eq!(compact(4_200), "4.2k");
         assert_eq!(compact(45_000), "45k");
+        assert_eq!(compact(45_049), "45k");
+        assert_eq!(compact(10_900), "10.9k");
+        assert_eq!(compact(999_949), "999.9k");
+        assert_eq!(compact(999_950), "1.0M");
+    }
+
+    #[test]
+    fn names_fit_their_column_whatever_they_hold() {
+        use unicode_width::UnicodeWidthStr;
+        for name in [
+            "plain",
+            "esc\u{1b}[2J",
+            "tab\tname",
+            "zw\u{200B}\u{202E}x",
+            "日本語のプロジェクト名前です",
+        ] {
+            let fitted = fit(name, 12);
+            assert_eq!(fitted.width(), 12, "{name:?} -> {fitted:?}");
+        }
         assert_eq!(compact(1_300_000), "1.3M");
     }
 

@@ -4,7 +4,7 @@
 //! [`Message`] through the one channel the event loop reads; nothing here touches the
 //! terminal. One-shot file jobs (read, save, back up) are in [`super::jobs`].
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::thread;
@@ -12,6 +12,7 @@ use std::thread;
 use crate::core::analysis::context::{self, BankContext, ContextOptions};
 use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
 use crate::core::config::Config;
+use crate::core::memory_folders;
 use crate::core::model::Project;
 use crate::core::scan::discovery::{self, ScanOptions};
 use crate::core::scan::listings::Listings;
@@ -50,6 +51,9 @@ enum AnalysisRequest {
     },
     /// Everything about one project (validation and decisions included): jumps the queue.
     Full { project: Project },
+    /// A listed project's figures again after a write inside it: after the open project,
+    /// before the scan's summaries.
+    Refresh { project: Project },
 }
 
 /// One long-lived thread that owns the token cache and analyses projects: opened
@@ -110,19 +114,25 @@ impl AnalysisWorker {
     pub fn full(&self, project: Project) {
         let _ = self.requests.send(AnalysisRequest::Full { project });
     }
+
+    pub fn refresh(&self, project: Project) {
+        let _ = self.requests.send(AnalysisRequest::Refresh { project });
+    }
 }
 
-/// Work waiting for the analysis worker: opened projects before picker summaries.
+/// Work waiting for the analysis worker: opened projects, then projects written to, then
+/// picker summaries.
 #[derive(Default)]
 struct Queue {
     full: VecDeque<Project>,
+    refresh: VecDeque<Project>,
     summaries: VecDeque<(u64, usize, Project)>,
     total: usize,
 }
 
 impl Queue {
     fn is_empty(&self) -> bool {
-        self.full.is_empty() && self.summaries.is_empty()
+        self.full.is_empty() && self.refresh.is_empty() && self.summaries.is_empty()
     }
 
     fn take(&mut self, request: AnalysisRequest) {
@@ -130,6 +140,11 @@ impl Queue {
             AnalysisRequest::Full { project } => {
                 self.full.retain(|p| p.path != project.path);
                 self.full.push_back(project);
+            }
+            AnalysisRequest::Refresh { project } => {
+                if !self.refresh.iter().any(|p| p.path == project.path) {
+                    self.refresh.push_back(project);
+                }
             }
             AnalysisRequest::Summaries {
                 generation,
@@ -179,22 +194,50 @@ fn analysis_loop(
             }
         }
         if let Some(project) = queue.full.pop_front() {
+            // Found again: a bank may have appeared or gone since the scan.
+            let Some(project) = rediscover(&project) else {
+                if outbox.send(Message::ProjectGone(project.path)).is_err() {
+                    return;
+                }
+                continue;
+            };
             let report = analyzer.analyze(&project, full_depth());
             let contexts = contexts_of(&project, encoding);
+            let folders = memory_folders::of(&project, Some(&report));
             let message = Message::Analyzed {
+                project,
                 report: Box::new(report),
                 contexts,
+                folders,
+            };
+            if outbox.send(message).is_err() {
+                return;
+            }
+        } else if let Some(project) = queue.refresh.pop_front() {
+            let message = match rediscover(&project) {
+                Some(project) => {
+                    let report = analyzer.analyze(&project, summary_depth());
+                    let folders = memory_folders::of(&project, Some(&report));
+                    Message::Refreshed {
+                        project,
+                        report: Box::new(report),
+                        folders,
+                    }
+                }
+                None => Message::ProjectGone(project.path),
             };
             if outbox.send(message).is_err() {
                 return;
             }
         } else if let Some((generation, index, project)) = queue.summaries.pop_front() {
             let report = analyzer.analyze(&project, summary_depth());
+            let folders = memory_folders::of(&project, Some(&report));
             let message = Message::Summary {
                 generation,
                 index,
                 total: queue.total,
                 report: Box::new(report),
+                folders,
             };
             if outbox.send(message).is_err() {
                 return;
@@ -204,6 +247,12 @@ fn analysis_loop(
             }
         }
     }
+}
+
+/// The project as its folder holds it now (its banks found again), or `None` when it holds
+/// no memory bank any more.
+fn rediscover(project: &Project) -> Option<Project> {
+    discovery::project_at(&project.path, project.name.clone())
 }
 
 /// What an opened project shows: everything, git included.
@@ -314,14 +363,6 @@ impl PreviewWorker {
     pub fn render(&self, key: RenderKey, text: Arc<String>, theme: Theme) {
         let _ = self.requests.send(PreviewRequest { key, text, theme });
     }
-}
-
-/// The project a path belongs to, by longest matching project folder.
-pub fn project_of<'a>(projects: &'a [Project], path: &Path) -> Option<&'a Project> {
-    projects
-        .iter()
-        .filter(|p| path.starts_with(&p.path))
-        .max_by_key(|p| p.path.as_os_str().len())
 }
 
 /// Convenience for tests: the report of one project, computed on this thread.

@@ -21,6 +21,7 @@ use serde_norway::Value as YamlValue;
 
 use crate::core::analysis::decisions;
 use crate::core::analysis::imports::{self, Expander, ImportPolicy};
+use crate::core::conflict_markers;
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::infinity;
 use crate::core::formats::roo_rules::modes;
@@ -991,6 +992,34 @@ fn check_json_document(path: &Path, text: &str, out: &mut Vec<Finding>) {
     }
 }
 
+/// Unresolved merge-conflict markers: an agent would load both sides as memory.
+fn check_conflict_markers(path: &Path, text: &str, out: &mut Vec<Finding>) {
+    let markers = conflict_markers::find(text);
+    if markers.is_empty() {
+        return;
+    }
+    let severity = if markers.conflicts > 0 {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let first = markers
+        .first_line
+        .map(|line| format!(" (first on line {line})"))
+        .unwrap_or_default();
+    out.push(Finding::new(
+        severity,
+        "conflict-markers",
+        path,
+        markers.first_line,
+        format!(
+            "{}{first}: <<<<<<< / ======= / >>>>>>> lines an agent would read as memory; \
+             keep one side and delete the markers",
+            markers.describe()
+        ),
+    ));
+}
+
 fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Finding>) {
     let path = file.path.as_path();
     let name = file.file_name();
@@ -1036,6 +1065,7 @@ fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fin
         return;
     }
     check_frontmatter(path, text, out);
+    check_conflict_markers(path, text, out);
     if let Err(limit) = limits::check(text, Syntax::Markdown, limits::MARKDOWN) {
         out.push(limit.finding(
             Severity::Warning,

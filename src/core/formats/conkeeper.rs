@@ -134,8 +134,10 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
     let group = group
         .map(str::to_string)
         .or_else(|| parents.first().cloned());
+    // decisions/INDEX.md loads at session start as the decisions' entry: their layer.
+    let index = first == Some("decisions") && load == LoadKind::Startup;
     Placement {
-        layer: layer(role),
+        layer: if index { layer(Role::Adr) } else { layer(role) },
         role,
         group,
         load,
@@ -157,5 +159,10 @@ mod tests {
         assert_eq!((p.role, p.load), (Role::Config, LoadKind::Never));
         let p = ConKeeper.place(&PathBuf::from("active-context.md"));
         assert_eq!((p.role, p.load), (Role::Active, LoadKind::Startup));
+        // The decisions index loads at start and has its place in the order.
+        let p = ConKeeper.place(&PathBuf::from("decisions/INDEX.md"));
+        assert_eq!((p.load, p.layer), (LoadKind::Startup, Some(7)));
+        let glossary = ConKeeper.place(&PathBuf::from("glossary.md"));
+        assert!(glossary.layer < p.layer);
     }
 }

@@ -70,7 +70,8 @@ pub struct ReviewOptions {
     pub home: Option<PathBuf>,
     /// Extra environment for every git command (tests pin identity and config here).
     pub git_env: Vec<(OsString, OsString)>,
-    /// Where snapshots live instead of `paths::data_dir()` (tests).
+    /// Where snapshots and the log of refused writes live instead of `paths::data_dir()`
+    /// (tests).
     pub data_dir: Option<PathBuf>,
     /// Read and save token figures in the on-disk cache (the CLI does); otherwise a
     /// cache in memory only.
@@ -308,6 +309,28 @@ fn read_worktree(project: &Path, path: &Path) -> Result<Option<String>> {
         Ok(_) => confine::read_text(&ProjectFolder::new(project), path).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CoreError::io(path, e)),
+    }
+}
+
+/// What an action on `hunk` took, for its undo message: `the hunk @@ -3,2 +3,3 @@`,
+/// `line 12`, `lines 12, 14`.
+fn chosen(hunk: &Hunk, selection: &Selection) -> String {
+    match selection {
+        Selection::All => format!("the hunk {}", hunk.header()),
+        Selection::Lines(indexes) => {
+            let numbers: Vec<String> = indexes
+                .iter()
+                .filter_map(|&i| hunk.lines.get(i))
+                .filter(|l| l.kind != LineKind::Context)
+                .filter_map(|l| l.new_line.or(l.old_line))
+                .map(|n| n.to_string())
+                .collect();
+            match numbers.len() {
+                0 => format!("lines of the hunk {}", hunk.header()),
+                1 => format!("line {}", numbers[0]),
+                _ => format!("lines {}", numbers.join(", ")),
+            }
+        }
     }
 }
 
@@ -616,7 +639,11 @@ impl ReviewSession {
         }
         let banks = bank_totals(&listing, &files);
         let baseline = self.baseline()?;
-        let refused = match refusals::read(&self.project.path) {
+        let logged = match &self.options.data_dir {
+            Some(data_dir) => refusals::read_in(data_dir, &self.project.path),
+            None => refusals::read(&self.project.path),
+        };
+        let refused = match logged {
             Ok(records) => refused_since(records, baseline.time()),
             Err(e) => {
                 problems.push(format!("the log of refused writes cannot be read: {e}"));
@@ -1148,7 +1175,10 @@ impl ReviewSession {
             .set_accepted(&file.path, expected.as_deref(), result.as_deref())
             .map(|s| steps.push(s))
             .and_then(|()| self.drop_old_name(file, &mut steps));
-        self.record(format!("accept hunk in {}", file.display), steps);
+        self.record(
+            format!("accept {} in {}", chosen(h, selection), file.display),
+            steps,
+        );
         outcome
     }
 
@@ -1175,7 +1205,10 @@ impl ReviewSession {
         let new = file.current.as_deref().unwrap_or("");
         let reverted = revert_in_new(old, new, h, selection);
         let step = Self::write_worktree(&file.path, file.current.as_deref(), Some(&reverted))?;
-        self.record(format!("reject hunk in {}", file.display), vec![step]);
+        self.record(
+            format!("reject {} in {}", chosen(h, selection), file.display),
+            vec![step],
+        );
         Ok(())
     }
 

@@ -1,19 +1,20 @@
 //! The chrome around the panes: the header (project, formats, tokens), the status bar
-//! (the keys of the layer that has the keyboard, from its declared commands) and toasts.
+//! (the keys of the layer that has the keyboard, from its declared commands) and the
+//! toasts it shows in place of the root.
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::{App, Screen};
-use crate::tui::keymap::{KeyContext, Keymap};
+use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::pane::{self, Command};
 use crate::tui::widgets;
 
-/// A transient message in the corner.
+/// A transient message, shown in the status line.
 pub struct Toast {
     pub text: String,
     pub error: bool,
@@ -36,6 +37,45 @@ pub fn hints<'a>(
                 .map(|key| (key.to_string(), c.action.short()))
         })
         .collect()
+}
+
+/// The hints that fit in `width` columns, in their order: `help` and `quit` always stay,
+/// the others go from the last (the least useful: the pane's own keys come first, the
+/// global ones after them) until the rest fit; a hint is shown whole or not at all.
+pub fn fit_hints(
+    mut hints: Vec<(String, &'static str)>,
+    width: usize,
+) -> Vec<(String, &'static str)> {
+    let mut total: usize = hints.iter().map(hint_cost).sum();
+    let mut index = hints.len();
+    while total > width && index > 0 {
+        index -= 1;
+        if !is_essential(hints[index].1) {
+            total -= hint_cost(&hints[index]);
+            hints.remove(index);
+        }
+    }
+    hints
+}
+
+/// Columns a hint takes: ` key word `.
+fn hint_cost((key, word): &(String, &str)) -> usize {
+    key.chars().count() + word.chars().count() + 3
+}
+
+/// The hints the status bar never drops.
+fn is_essential(word: &str) -> bool {
+    word == Action::Help.short() || word == Action::Quit.short()
+}
+
+/// `text` in at most `width` columns, its end kept: `…/mbank-demo-x1`.
+fn keep_end(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        return text.to_string();
+    }
+    let tail: String = text.chars().skip(count + 1 - width.max(1)).collect();
+    format!("…{tail}")
 }
 
 /// A path as the chrome names it: `~/…` under the home folder, drawn safely.
@@ -137,57 +177,75 @@ impl App {
 
     pub(super) fn view_status(&self, frame: &mut Frame, area: Rect) {
         let theme = &self.theme;
+        // The root on the right, its end kept when it is long (a demo copy's temp path).
+        // A demo copy lives in a temporary folder: its name is enough.
+        let room = (area.width / 3).max(12) as usize;
+        let label = match &self.demo_path {
+            Some(path) => {
+                let name = path
+                    .file_name()
+                    .map(crate::core::sanitize::os_str)
+                    .unwrap_or_default();
+                format!("demo {}", keep_end(&name, room.saturating_sub(5)))
+            }
+            None => keep_end(&path_label(&self.root, self.home.as_deref()), room),
+        };
+        let all = hints(&self.keymap, self.key_context(), self.status_commands());
+        let essential: usize = all
+            .iter()
+            .filter(|h| is_essential(h.1))
+            .map(hint_cost)
+            .sum();
+        // A toast takes the root's place (never a pane's title or text): the newest error
+        // first, then the newest message; help and quit stay beside it.
+        let toast = self
+            .toasts
+            .iter()
+            .rev()
+            .find(|t| t.error)
+            .or(self.toasts.last());
+        let (right, right_style, right_width) = match toast {
+            Some(toast) => {
+                let more = self.toasts.len() - 1;
+                let more = if more > 0 {
+                    format!(" (+{more})")
+                } else {
+                    String::new()
+                };
+                let room = (area.width as usize)
+                    .saturating_sub(essential + more.chars().count() + 2)
+                    .max(1);
+                let text = format!(" {}{more} ", widgets::truncate(&toast.text, room));
+                let style = if toast.error {
+                    theme.fg(theme.background).bg(theme.error)
+                } else {
+                    theme.fg(theme.background).bg(theme.accent)
+                };
+                let width = unicode_width::UnicodeWidthStr::width(text.as_str()) as u16;
+                (text, style, width.min(area.width))
+            }
+            None => {
+                let text = format!(" {label} ");
+                let width = (text.chars().count() as u16).min(area.width / 2);
+                (text, theme.muted().bg(theme.status_bg), width)
+            }
+        };
+        let hints = fit_hints(all, area.width.saturating_sub(right_width) as usize);
         let mut spans = Vec::new();
-        for (key, word) in hints(&self.keymap, self.key_context(), self.status_commands()) {
+        for (key, word) in hints {
             spans.push(Span::styled(
                 format!(" {key}"),
                 theme.key().bg(theme.status_bg),
             ));
             spans.push(Span::styled(format!(" {word} "), theme.status()));
         }
-        let right = match &self.demo_path {
-            Some(path) => format!(" demo: {} ", path_label(path, self.home.as_deref())),
-            None => format!(" {} ", path_label(&self.root, self.home.as_deref())),
-        };
-        let [left_area, right_area] = Layout::horizontal([
-            Constraint::Min(10),
-            Constraint::Length((right.chars().count() as u16).min(area.width / 2)),
-        ])
-        .areas(area);
+        let [left_area, right_area] =
+            Layout::horizontal([Constraint::Min(10), Constraint::Length(right_width)]).areas(area);
         frame.render_widget(
             Paragraph::new(Line::from(spans)).style(theme.status()),
             left_area,
         );
-        frame.render_widget(
-            Paragraph::new(Span::styled(right, theme.muted().bg(theme.status_bg))),
-            right_area,
-        );
-    }
-
-    pub(super) fn view_toasts(&self, frame: &mut Frame, area: Rect) {
-        let theme = &self.theme;
-        for (index, toast) in self.toasts.iter().rev().take(3).enumerate() {
-            let width = (toast.text.chars().count() as u16 + 4).min(area.width.saturating_sub(2));
-            let rect = Rect {
-                x: area.right().saturating_sub(width + 1),
-                y: area.y + 1 + index as u16,
-                width,
-                height: 1,
-            };
-            let style = if toast.error {
-                theme.fg(theme.background).bg(theme.error)
-            } else {
-                theme.fg(theme.background).bg(theme.accent)
-            };
-            frame.render_widget(Clear, rect);
-            frame.render_widget(
-                Paragraph::new(Span::styled(
-                    format!(" {} ", widgets::truncate(&toast.text, width as usize - 2)),
-                    style,
-                )),
-                rect,
-            );
-        }
+        frame.render_widget(Paragraph::new(Span::styled(right, right_style)), right_area);
     }
 }
 
@@ -217,6 +275,37 @@ mod tests {
             "{tree:?}"
         );
         assert!(tree.contains(&("space".to_string(), "fold")), "{tree:?}");
+    }
+
+    #[test]
+    fn hints_that_do_not_fit_go_whole_from_the_last_but_help_and_quit_stay() {
+        let all: Vec<(String, &'static str)> = [
+            ("enter", "open"),
+            ("space", "fold"),
+            ("?", "help"),
+            ("q", "quit"),
+            ("p", "projects"),
+            ("T", "next theme"),
+        ]
+        .into_iter()
+        .map(|(k, w)| (k.to_string(), w))
+        .collect();
+        let width =
+            |h: &[(String, &str)]| -> usize { h.iter().map(|(k, w)| k.len() + w.len() + 3).sum() };
+        assert_eq!(fit_hints(all.clone(), 200), all);
+        let fitted = fit_hints(all.clone(), 40);
+        assert!(width(&fitted) <= 40, "{fitted:?}");
+        let words: Vec<&str> = fitted.iter().map(|(_, w)| *w).collect();
+        assert_eq!(words, ["open", "fold", "help", "quit"]);
+        let words: Vec<&str> = fit_hints(all, 5).iter().map(|(_, w)| *w).collect();
+        assert_eq!(words, ["help", "quit"]);
+    }
+
+    #[test]
+    fn long_labels_keep_their_end() {
+        assert_eq!(keep_end("~/banks", 12), "~/banks");
+        assert_eq!(keep_end("/tmp/mbank-demo-x1y2z3", 12), "…demo-x1y2z3");
+        assert_eq!(keep_end("/tmp/mbank-demo-x1y2z3", 12).chars().count(), 12);
     }
 
     #[test]

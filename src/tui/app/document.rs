@@ -13,6 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use super::{App, Focus, ViewMode};
+use crate::core::conflict_markers;
 use crate::core::edit::Saved;
 use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
@@ -150,10 +151,29 @@ impl App {
     }
 }
 
+/// The open file as titles name it: its file name, and an Infinity memory's id.
+fn shown_name(doc: &Document) -> String {
+    let name = doc
+        .path
+        .file_name()
+        .map(crate::core::sanitize::os_str)
+        .unwrap_or_default();
+    match &doc.memory_id {
+        Some(id) => format!("{name}#{}", widgets::shown(id)),
+        None => name.to_string(),
+    }
+}
+
 impl DocumentController {
-    pub fn new(encoding: Encoding, backup_dir: PathBuf, outbox: Outbox) -> DocumentController {
+    /// `modal_editor`: the editor has vim's modes (the keymap's choice).
+    pub fn new(
+        encoding: Encoding,
+        backup_dir: PathBuf,
+        modal_editor: bool,
+        outbox: Outbox,
+    ) -> DocumentController {
         DocumentController {
-            editor: Editor::default(),
+            editor: Editor::new(modal_editor),
             preview: Preview::default(),
             counter: BufferCounter::spawn(encoding, outbox.clone()),
             previews: PreviewWorker::spawn(outbox.clone()),
@@ -229,7 +249,7 @@ impl DocumentController {
 
     /// Another project: nothing open, nothing pending.
     pub fn reset(&mut self) {
-        self.editor = Editor::default();
+        self.editor.reset();
         self.pending = None;
     }
 
@@ -319,10 +339,7 @@ impl DocumentController {
             .find(|s| s.path == path && s.memory_id == pending.memory_id)
             .cloned();
         if let Some(session) = session {
-            doc.textarea.move_cursor(ratatui_textarea::CursorMove::Jump(
-                session.cursor.0.min(u16::MAX as usize) as u16,
-                session.cursor.1.min(u16::MAX as usize) as u16,
-            ));
+            doc.buffer.set_cursor(session.cursor);
             doc.top = session.top;
         }
         if let Some(line) = pending.line {
@@ -452,8 +469,43 @@ impl DocumentController {
         }
     }
 
-    /// Saves the buffer through the core's guarded atomic write, off this thread.
+    /// Saves the buffer through the core's guarded atomic write, off this thread; a
+    /// buffer that still holds conflict markers (`<<<<<<<` … `>>>>>>>`) asks first.
     pub fn save(&mut self, project: Option<&Project>) -> Vec<Effect> {
+        if let Some(doc) = self.doc() {
+            let markers =
+                conflict_markers::find_in_lines(doc.textarea.lines().iter().map(String::as_str));
+            if !markers.is_empty() {
+                let line = markers
+                    .first_line
+                    .map(|l| format!(", the first at line {l}"))
+                    .unwrap_or_default();
+                return vec![Effect::Overlay(Overlay::Confirm(Confirm::new(
+                    "Save with conflict markers?",
+                    format!(
+                        "{} still holds {} (<<<<<<< … ======= … >>>>>>> lines{line}). An agent would read both sides as memory. Save it anyway?",
+                        self.file_name(),
+                        markers.describe()
+                    ),
+                    Confirmed::SaveWithMarkers {
+                        version: doc.version,
+                    },
+                )))];
+            }
+        }
+        self.save_now(project)
+    }
+
+    /// "Yes" to saving with conflict markers: saves the buffer if it is still the one the
+    /// prompt was about (else asks again).
+    pub fn save_with_markers(&mut self, project: Option<&Project>, version: u64) -> Vec<Effect> {
+        match self.doc() {
+            Some(doc) if doc.version == version => self.save_now(project),
+            _ => self.save(project),
+        }
+    }
+
+    fn save_now(&mut self, project: Option<&Project>) -> Vec<Effect> {
         let Some(project) = project else {
             return match self.doc() {
                 Some(_) => vec![Effect::ToastError("not saved: no project is open".into())],
@@ -518,7 +570,7 @@ impl DocumentController {
     }
 
     /// Applies the user's choice in a conflict; the side not kept is backed up by a job.
-    pub fn resolve_conflict(&mut self, choice: Choice) -> Vec<Effect> {
+    pub fn resolve_conflict(&mut self, choice: Choice, project: Option<&Project>) -> Vec<Effect> {
         let Some(doc) = &mut self.editor.doc else {
             return Vec::new();
         };
@@ -542,9 +594,9 @@ impl DocumentController {
                 conflicts,
             } => {
                 let mine = doc.disk.encode(&doc.text()).into_bytes();
-                doc.textarea = ratatui_textarea::TextArea::new(editor::split_lines(&merged));
+                // One undo step takes the merge back to the buffer as it was.
+                doc.replace_text(&merged);
                 doc.disk = *theirs_disk;
-                doc.version += 1;
                 let toast = if conflicts > 0 {
                     format!(
                         "merged with {conflicts} conflict(s) marked <<<<<<< … >>>>>>>: resolve them, then save"
@@ -559,6 +611,7 @@ impl DocumentController {
         self.jobs += 1;
         jobs::back_up(
             self.backup_dir.clone(),
+            project.map(|p| p.name.clone()).unwrap_or_default(),
             path,
             bytes,
             side,
@@ -678,6 +731,8 @@ impl DocumentController {
                 version: d.version,
                 follow,
             });
+            self.preview.name = self.doc().map(shown_name).unwrap_or_default();
+            self.preview.problem = self.editor.problem.clone();
             self.preview.view(frame, part, &cx(Focus::Preview));
         }
     }
@@ -702,7 +757,7 @@ impl DocumentController {
         match &self.snapshot {
             Some((k, lines)) if *k == key => Some(lines.clone()),
             _ => {
-                let lines = Arc::new(doc.textarea.lines().to_vec());
+                let lines = Arc::new(doc.buffer.lines().to_vec());
                 self.snapshot = Some((key, lines.clone()));
                 Some(lines)
             }
@@ -717,7 +772,7 @@ impl DocumentController {
         };
         let Some((id, version, lines)) = self
             .doc()
-            .map(|d| (d.id, d.version, d.textarea.lines().len()))
+            .map(|d| (d.id, d.version, d.buffer.lines().len()))
         else {
             return;
         };

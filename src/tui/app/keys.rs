@@ -25,6 +25,7 @@ pub const GLOBAL_COMMANDS: &[Command] = &[
     hint(Action::ShowTimeline),
     hint(Action::ShowReview),
     hint(Action::ToggleFindings),
+    hint(Action::Zoom),
     hint(Action::NextTheme),
     quiet(Action::OpenExternal),
 ];
@@ -141,6 +142,7 @@ impl App {
                 };
             }
             Action::OpenExternal if project => self.open_external(),
+            Action::Zoom if project => self.zoomed = !self.zoomed,
             Action::ShowReview if project => {
                 if self.main.is_review() {
                     self.close(Focus::Review);

@@ -140,6 +140,8 @@ pub struct App {
     pub main: Main,
     pub focus: Focus,
     pub show_findings: bool,
+    /// The focused pane (the tree, or what the main area shows) takes the whole width.
+    pub zoomed: bool,
     pub project: Option<Project>,
     pub picker: picker::Picker,
     pub tree: tree::Tree,
@@ -178,7 +180,7 @@ impl App {
             match Watcher::spawn(outbox.clone()) {
                 Ok(w) => Some(w),
                 Err(e) => {
-                    let _ = outbox.send(Message::WatchProblem(e));
+                    let _ = outbox.send(Message::WatchProblem(format!("it is off ({e})")));
                     None
                 }
             }
@@ -192,6 +194,7 @@ impl App {
         };
         let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
         let root_label = chrome::path_label(&options.root, options.home.as_deref());
+        let modal_editor = options.keymap.is_modal();
         let mut picker = picker::Picker::new(options.root.clone(), root_label);
         picker.root_problem = options.root_problem.clone();
         picker.scanning = options.root_problem.is_none();
@@ -208,10 +211,16 @@ impl App {
             main: Main::Document(ViewMode::Editor),
             focus: Focus::Tree,
             show_findings: false,
+            zoomed: false,
             project: None,
             picker,
             tree: tree::Tree::default(),
-            document: DocumentController::new(options.encoding, options.backup_dir, outbox.clone()),
+            document: DocumentController::new(
+                options.encoding,
+                options.backup_dir,
+                modal_editor,
+                outbox.clone(),
+            ),
             findings: findings::Findings::default(),
             timeline: timeline::Timeline::default(),
             review: review_pane::ReviewPane::default(),
@@ -295,13 +304,21 @@ impl App {
                 generation,
                 index,
                 report,
+                folders,
                 ..
-            } => {
-                if generation == self.scan_generation {
-                    self.picker.set_report(index, report);
-                }
-            }
-            Message::Analyzed { report, contexts } => self.on_analyzed(*report, contexts),
+            } => self.on_summary(generation, index, report, folders),
+            Message::Analyzed {
+                project,
+                report,
+                contexts,
+                folders,
+            } => self.on_analyzed(project, *report, contexts, folders),
+            Message::Refreshed {
+                project,
+                report,
+                folders,
+            } => self.on_refreshed(project, report, folders),
+            Message::ProjectGone(_) => self.rescan(),
             Message::FileLoaded(loaded) => {
                 let mode = self.main.view_mode();
                 let effects = self.document.on_loaded(loaded, &mut self.tree, mode);
@@ -330,8 +347,15 @@ impl App {
                 self.apply(effects);
             }
             Message::FilesChanged(paths) => self.on_files_changed(paths),
+            Message::WatchOverflow => self.on_watch_overflow(),
             Message::WatchProblem(problem) => {
-                self.toast_error(format!("live refresh is off: {problem}"));
+                self.toast_error(format!("live refresh: {problem}"));
+            }
+            Message::WatchCoverage(coverage) => {
+                self.picker.watch_note = coverage.note();
+                if let Some(note) = &self.picker.watch_note {
+                    self.toast_error(note.clone());
+                }
             }
             Message::Review(event) => self.on_review_event(event),
             Message::ThemeLoaded { name, result } => {
@@ -428,13 +452,21 @@ impl App {
                 }
                 Confirmed::RejectFile(path) => self.reject_file(&path),
                 Confirmed::MarkReviewed => self.ask_review(ReviewRequest::MarkReviewed),
+                Confirmed::SaveWithMarkers { version } => {
+                    let effects = self
+                        .document
+                        .save_with_markers(self.project.as_ref(), version);
+                    self.apply(effects);
+                }
                 Confirmed::InitBank(path) => {
                     self.jobs += 1;
                     super::jobs::create_bank(path, self.outbox.clone());
                 }
             },
             Effect::Resolve(choice) => {
-                let effects = self.document.resolve_conflict(choice);
+                let effects = self
+                    .document
+                    .resolve_conflict(choice, self.project.as_ref());
                 self.apply(effects);
             }
             Effect::Reanalyse => {
@@ -498,7 +530,6 @@ impl App {
         for overlay in &mut self.overlays {
             overlay.view(frame, area, &cx);
         }
-        self.view_toasts(frame, area);
     }
 
     /// The tree on the left, the main area on the right, the findings panel below.
@@ -510,9 +541,13 @@ impl App {
         } else {
             (area, None)
         };
-        let tree_width = (top.width * 2 / 5).clamp(30, 70).min(top.width);
+        let tree_width = match (self.zoomed, self.focus) {
+            (true, Focus::Tree) => top.width,
+            (true, focus) if focus != Focus::Findings => 0,
+            _ => (top.width * 2 / 5).clamp(30, 70).min(top.width),
+        };
         let [tree_area, main_area] =
-            Layout::horizontal([Constraint::Length(tree_width), Constraint::Min(10)]).areas(top);
+            Layout::horizontal([Constraint::Length(tree_width), Constraint::Fill(1)]).areas(top);
         let keyboard = self.overlays.is_empty();
         let cx = |focus| ViewContext {
             theme: &self.theme,

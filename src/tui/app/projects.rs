@@ -1,7 +1,6 @@
 //! Projects: scanning the root, the picker's figures, opening and switching projects
 //! (each remembers its open file and cursor for the session), live refresh from the
 //! watcher, and the picker's two ways to get banks (the demo, a new bank).
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::{App, Focus, Main, Screen};
@@ -13,6 +12,18 @@ use crate::tui::overlays::Overlay;
 use crate::tui::overlays::confirm::{Confirm, Confirmed};
 use crate::tui::panes::{findings, picker, review as review_pane, timeline, tree};
 use crate::tui::workers;
+
+/// While figures fill in, the watches are brought up to date every this many projects.
+const WATCH_BATCH: usize = 250;
+
+/// The listed project a path belongs to, by longest matching project folder.
+fn project_of<'a>(projects: &[&'a Project], path: &Path) -> Option<&'a Project> {
+    projects
+        .iter()
+        .copied()
+        .filter(|p| path.starts_with(&p.path))
+        .max_by_key(|p| p.path.as_os_str().len())
+}
 
 impl App {
     pub(super) fn rescan(&mut self) {
@@ -52,11 +63,40 @@ impl App {
         self.update_watches();
     }
 
-    pub(super) fn on_analyzed(&mut self, report: ProjectReport, contexts: Vec<BankContext>) {
-        if self.project.as_ref().is_none_or(|p| p.path != report.path) {
+    /// Figures for one project of the scan. The watches follow every so often while
+    /// they fill in (each project's folders come with its figures), and once at the end.
+    pub(super) fn on_summary(
+        &mut self,
+        generation: u64,
+        index: usize,
+        report: Box<ProjectReport>,
+        folders: Vec<PathBuf>,
+    ) {
+        if generation != self.scan_generation {
             return;
         }
-        self.picker.update_report(&report);
+        self.picker.set_report(index, report, folders);
+        let counted = self.picker.counted;
+        if counted == self.picker.rows.len() || counted.is_multiple_of(WATCH_BATCH) {
+            self.update_watches();
+        }
+    }
+
+    pub(super) fn on_analyzed(
+        &mut self,
+        project: Project,
+        report: ProjectReport,
+        contexts: Vec<BankContext>,
+        folders: Vec<PathBuf>,
+    ) {
+        if self.project.as_ref().is_none_or(|p| p.path != report.path) {
+            // Another project was opened meanwhile: its row still gets the figures.
+            self.picker.refresh_row(project, Box::new(report), folders);
+            self.update_watches();
+            return;
+        }
+        self.picker.update_report(&project, &report, &folders);
+        self.project = Some(project);
         self.findings.set(&report.path, report.findings.clone());
         self.timeline
             .set(report.decisions.clone(), &report.findings);
@@ -69,6 +109,27 @@ impl App {
             self.document.open(path, memory_id, false, None);
         }
         self.update_watches();
+    }
+
+    /// A listed project's figures after a write inside it: its row changes (and moves,
+    /// when sorted by activity, tokens or staleness; the selection stays on its project).
+    pub(super) fn on_refreshed(
+        &mut self,
+        project: Project,
+        report: Box<ProjectReport>,
+        folders: Vec<PathBuf>,
+    ) {
+        let watched_before = self
+            .picker
+            .rows
+            .iter()
+            .find(|r| r.project.path == project.path)
+            .map(|r| r.folders.clone());
+        let changed_folders = watched_before.as_ref() != Some(&folders);
+        self.picker.refresh_row(project, report, folders);
+        if changed_folders {
+            self.update_watches();
+        }
     }
 
     /// Opens a project, asking first when the editor holds unsaved edits.
@@ -107,21 +168,24 @@ impl App {
         self.update_watches();
     }
 
+    /// The watcher saw these paths change. A change directly in the root may add or
+    /// remove a project: the root is scanned again. Any other change belongs to a listed
+    /// project, found again and analysed again (its banks may have changed too): the open
+    /// project in full, the others for their picker rows.
     pub(super) fn on_files_changed(&mut self, paths: Vec<PathBuf>) {
-        let projects: Vec<Project> = self.picker.projects().cloned().collect();
         let mut rescan = false;
         let mut touched: Vec<PathBuf> = Vec::new();
-        for path in &paths {
-            let parent = path.parent();
-            if parent == Some(self.root.as_path())
-                || projects.iter().any(|p| parent == Some(p.path.as_path()))
-            {
-                rescan = true;
-            }
-            if let Some(project) = workers::project_of(&projects, path)
-                && !touched.contains(&project.path)
-            {
-                touched.push(project.path.clone());
+        {
+            let projects: Vec<&Project> = self.picker.projects().collect();
+            for path in &paths {
+                if path == &self.root || path.parent() == Some(self.root.as_path()) {
+                    rescan = true;
+                }
+                if let Some(project) = project_of(&projects, path)
+                    && !touched.contains(&project.path)
+                {
+                    touched.push(project.path.clone());
+                }
             }
         }
         if rescan {
@@ -134,7 +198,7 @@ impl App {
                     self.analysis.full(project);
                 }
             } else if let Some(project) = self.picker.project(&project_path).cloned() {
-                self.analysis.full(project);
+                self.analysis.refresh(project);
             }
         }
         if let Some(project) = &open_project
@@ -153,29 +217,56 @@ impl App {
         }
     }
 
-    /// Folders to watch: the root, each project, and each memory folder of the open project.
+    /// The system dropped events: scan again, and read the open file and project again.
+    pub(super) fn on_watch_overflow(&mut self) {
+        self.rescan();
+        if let Some(project) = self.project.clone() {
+            self.analysis.full(project);
+        }
+        self.document.reload_from_disk();
+    }
+
+    /// Folders to watch, the most wanted first (when the system's watch limit cannot
+    /// cover them all, the first ones are watched): the root (projects appear there), the
+    /// open project's memory folders and those of its files, then every listed project's
+    /// folder and memory folders in the picker's order (most recently active first).
     pub(super) fn update_watches(&mut self) {
         let Some(watcher) = &self.watcher else {
             return;
         };
-        let mut folders = BTreeSet::new();
-        folders.insert(self.root.clone());
-        for project in self.picker.projects() {
-            folders.insert(project.path.clone());
-            for bank in &project.banks {
-                folders.insert(bank.root.clone());
+        let mut folders = vec![self.root.clone()];
+        if let Some(project) = &self.project {
+            if let Some(row) = self
+                .picker
+                .rows
+                .iter()
+                .find(|r| r.project.path == project.path)
+            {
+                folders.extend(row.folders.iter().cloned());
             }
-        }
-        if let Some(report) = &self.tree.report {
-            for bank in &report.banks {
-                for file in &bank.files {
-                    if let Some(parent) = file.file.path.parent() {
-                        folders.insert(parent.to_path_buf());
+            if let Some(report) = &self.tree.report {
+                for bank in &report.banks {
+                    for file in &bank.files {
+                        if let Some(parent) = file.file.path.parent() {
+                            folders.push(parent.to_path_buf());
+                        }
                     }
                 }
             }
         }
+        for row in self.picker.rows_by_priority() {
+            folders.push(row.project.path.clone());
+            folders.extend(row.project.banks.iter().map(|b| b.root.clone()));
+            folders.extend(row.folders.iter().cloned());
+        }
         watcher.watch_exactly(folders);
+    }
+
+    /// Watches at most `budget` folders (tests of a small watch limit).
+    pub fn limit_watches(&mut self, budget: usize) {
+        if let Some(watcher) = &self.watcher {
+            watcher.limit(budget);
+        }
     }
 
     /// A fresh copy of the demo banks becomes the root.

@@ -31,6 +31,10 @@ pub enum Confirmed {
     RejectFile(std::path::PathBuf),
     /// Outside git: take the current memory as reviewed.
     MarkReviewed,
+    /// Save the buffer (at this version) although it holds conflict markers.
+    SaveWithMarkers {
+        version: u64,
+    },
 }
 
 #[derive(Debug)]

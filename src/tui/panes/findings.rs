@@ -94,7 +94,7 @@ impl Findings {
                 };
                 let mut line = Line::from(vec![
                     Span::styled(
-                        format!(" {:<7}", finding.severity.id()),
+                        format!(" {:<8}", finding.severity.id()),
                         widgets::severity_color(theme, finding.severity),
                     ),
                     Span::styled(

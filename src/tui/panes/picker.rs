@@ -58,6 +58,8 @@ impl Sort {
 pub struct Row {
     pub project: Project,
     pub report: Option<Box<ProjectReport>>,
+    /// Its memory folders as last analysed (the watcher watches them).
+    pub folders: Vec<PathBuf>,
 }
 
 impl Row {
@@ -98,6 +100,8 @@ pub struct Picker {
     pub counted: usize,
     /// Why there is nothing to show: the root is missing or unreadable.
     pub root_problem: Option<String>,
+    /// Why live refresh does not cover every project (the watch limit).
+    pub watch_note: Option<String>,
     pub root: PathBuf,
     /// The root as the title names it (`~/…` under the home folder).
     pub root_label: String,
@@ -123,6 +127,7 @@ impl Picker {
             scanning: true,
             counted: 0,
             root_problem: None,
+            watch_note: None,
             root,
             root_label,
             current: None,
@@ -141,11 +146,16 @@ impl Picker {
         self.rows = projects
             .into_iter()
             .map(|project| {
-                let report = old
+                let (report, folders) = old
                     .iter_mut()
                     .find(|r| r.project.path == project.path)
-                    .and_then(|r| r.report.take());
-                Row { project, report }
+                    .map(|r| (r.report.take(), std::mem::take(&mut r.folders)))
+                    .unwrap_or_default();
+                Row {
+                    project,
+                    report,
+                    folders,
+                }
             })
             .collect();
         self.scanning = false;
@@ -157,15 +167,40 @@ impl Picker {
     }
 
     /// Figures for one project of the current scan.
-    pub fn set_report(&mut self, index: usize, report: Box<ProjectReport>) {
+    pub fn set_report(&mut self, index: usize, report: Box<ProjectReport>, folders: Vec<PathBuf>) {
         if let Some(row) = self.rows.get_mut(index)
             && row.project.path == report.path
         {
             row.report = Some(report);
+            row.folders = folders;
             self.counted += 1;
-            if matches!(self.sort, Sort::Tokens | Sort::Staleness | Sort::Activity) {
-                self.order_stale = true;
-            }
+            self.figures_changed();
+        }
+    }
+
+    /// A project's figures again (a write inside it), its banks as found again.
+    pub fn refresh_row(
+        &mut self,
+        project: Project,
+        report: Box<ProjectReport>,
+        folders: Vec<PathBuf>,
+    ) {
+        if let Some(row) = self
+            .rows
+            .iter_mut()
+            .find(|r| r.project.path == project.path)
+        {
+            row.project = project;
+            row.report = Some(report);
+            row.folders = folders;
+            self.figures_changed();
+        }
+    }
+
+    /// Figures change the order unless it is by name: re-sort before the next use.
+    fn figures_changed(&mut self) {
+        if matches!(self.sort, Sort::Tokens | Sort::Staleness | Sort::Activity) {
+            self.order_stale = true;
         }
     }
 
@@ -182,10 +217,31 @@ impl Picker {
     }
 
     /// Updates the figures of a project wherever it is (after a full analysis).
-    pub fn update_report(&mut self, report: &ProjectReport) {
+    pub fn update_report(
+        &mut self,
+        project: &Project,
+        report: &ProjectReport,
+        folders: &[PathBuf],
+    ) {
         if let Some(row) = self.rows.iter_mut().find(|r| r.project.path == report.path) {
+            row.project = project.clone();
             row.report = Some(Box::new(report.clone()));
+            row.folders = folders.to_vec();
+            self.figures_changed();
         }
+    }
+
+    /// The rows as live refresh ranks them: in the order shown (the most recently
+    /// active first, by default), then those the filter hides.
+    pub fn rows_by_priority(&self) -> impl Iterator<Item = &Row> {
+        let shown: std::collections::HashSet<usize> = self.visible.iter().copied().collect();
+        self.visible.iter().map(|&i| &self.rows[i]).chain(
+            self.rows
+                .iter()
+                .enumerate()
+                .filter(move |(i, _)| !shown.contains(i))
+                .map(|(_, row)| row),
+        )
     }
 
     pub fn selected_path(&self) -> Option<PathBuf> {
@@ -406,10 +462,19 @@ impl Picker {
         } else {
             String::new()
         };
-        frame.render_widget(
-            Paragraph::new(Line::from(Span::styled(progress, theme.fg(theme.accent)))),
-            footer_area,
-        );
+        let mut footer = vec![Span::styled(progress, theme.fg(theme.accent))];
+        if let Some(note) = &self.watch_note {
+            let gap = if footer[0].content.is_empty() {
+                ""
+            } else {
+                "  "
+            };
+            footer.push(Span::styled(
+                format!("{gap}▲ {}", widgets::shown(note)),
+                theme.fg(theme.warning),
+            ));
+        }
+        frame.render_widget(Paragraph::new(Line::from(footer)), footer_area);
     }
 
     fn row_line(&self, row: &Row, selected: bool, now: u64, theme: &Theme) -> Line<'static> {
@@ -423,14 +488,11 @@ impl Picker {
         let mut spans = vec![
             Span::styled(marker.to_string(), theme.fg(theme.accent)),
             Span::styled(
-                format!("{:<28}", widgets::truncate(&row.project.name, 28)),
+                widgets::fit(&row.project.name, 28),
                 theme.fg(theme.text).add_modifier(Modifier::BOLD),
             ),
             Span::raw(" "),
-            Span::styled(
-                format!("{:<18}", widgets::truncate(&formats.join(","), 18)),
-                theme.fg(theme.accent),
-            ),
+            Span::styled(widgets::fit(&formats.join(","), 18), theme.fg(theme.accent)),
             Span::raw(" "),
         ];
         match report {
@@ -445,12 +507,13 @@ impl Picker {
                     .iter()
                     .flat_map(|b| b.budget.iter().cloned())
                     .collect();
-                spans.extend(widgets::token_gauge(
-                    Some(report.loaded_tokens()),
-                    &checks,
-                    8,
-                    theme,
-                ));
+                let total = widgets::Total {
+                    tokens: report.loaded_tokens(),
+                    complete: report.banks.iter().all(|b| b.complete),
+                    checks: &checks,
+                    worst: report.worst_budget(),
+                };
+                spans.extend(widgets::total_gauge(&total, 8, theme));
                 spans.push(Span::raw("  "));
                 spans.push(widgets::freshness_badge(report.worst_staleness(), theme));
                 spans.push(Span::raw("  "));

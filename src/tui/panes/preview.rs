@@ -1,7 +1,8 @@
 //! The preview pane: the open buffer rendered as markdown (headings, lists, checkboxes,
 //! tables, code, links, `<private>` blocks, `@category`/`@tag` chips). Rendering runs on
-//! a worker; the pane draws the newest result it has and says when it is behind. Beside
-//! the editor it follows the cursor; scrolled by hand, it stays where it was put.
+//! a worker; the pane draws the newest result it has of the file shown (never another
+//! file's) and says when it is behind; its title names the file. Beside the editor it
+//! follows the cursor; scrolled by hand, it stays where it was put.
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -52,6 +53,10 @@ pub struct Preview {
     pub width: u16,
     /// The buffer to show, set by the document before each draw.
     pub source: Option<Source>,
+    /// The file shown, as the title names it (set with `source`).
+    pub name: String,
+    /// Why no file is shown (it could not be read), set with `source`.
+    pub problem: Option<String>,
     page: usize,
     area: Rect,
 }
@@ -113,11 +118,16 @@ impl Preview {
             (Some(_), None) => true,
             _ => false,
         };
+        let title = if self.name.is_empty() {
+            " Preview ".to_string()
+        } else {
+            format!(" Preview · {} ", self.name)
+        };
         let mut block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(focused))
-            .title(Span::styled(" Preview ", theme.title()));
-        if behind {
+            .title(Span::styled(title, theme.title()));
+        if behind && current.is_some() {
             block = block
                 .title(Line::from(Span::styled(" rendering… ", theme.muted())).right_aligned());
         }
@@ -125,13 +135,24 @@ impl Preview {
         frame.render_widget(block, area);
         self.width = inner.width;
         self.page = inner.height.max(1) as usize;
-        let Some((_, rendered)) = &self.rendered else {
-            let text = if current.is_some() {
-                " rendering…"
-            } else {
-                " Select a file in the tree."
+        // Only a rendering of the file shown: an older version of it while the newest
+        // renders, never the file shown before.
+        let rendered = match (current, &self.rendered) {
+            (Some(key), Some((shown, rendered))) if shown.document == key.document => {
+                Some(rendered)
+            }
+            _ => None,
+        };
+        let Some(rendered) = rendered else {
+            let (text, style) = match (current, &self.problem) {
+                (Some(_), _) => (" rendering…".to_string(), theme.muted()),
+                (None, Some(problem)) => (
+                    format!(" {}", crate::tui::widgets::shown(problem)),
+                    theme.fg(theme.error),
+                ),
+                (None, None) => (" Select a file in the tree.".to_string(), theme.muted()),
             };
-            frame.render_widget(Paragraph::new(Span::styled(text, theme.muted())), inner);
+            frame.render_widget(Paragraph::new(Span::styled(text, style)), inner);
             return;
         };
         if let (Some(line), false) = (follow, self.pinned) {

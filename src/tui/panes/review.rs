@@ -13,6 +13,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::findings::Severity;
+use crate::core::refusals::RefusalRecord;
 use crate::core::review::{
     Baseline, DiffLine, FileReview, HunkId, LineKind, Review, ReviewAction, Signal,
 };
@@ -87,7 +88,13 @@ impl Row {
 enum ListRow {
     Bank(usize),
     File(usize),
+    /// "N writes refused by the agent servers since the baseline", then one row each.
+    RefusedHeader,
+    Refused(usize),
 }
+
+/// How many refused writes the list names (the newest), as `mbank review` does.
+const REFUSED_SHOWN: usize = 10;
 
 /// Where the cursor was, to find it again after a re-diff.
 #[derive(Debug, Clone)]
@@ -168,7 +175,7 @@ impl ReviewPane {
         let review = self.review.as_ref()?;
         match self.list_rows.get(self.list.selected)? {
             ListRow::File(index) => review.files.get(*index),
-            ListRow::Bank(_) => None,
+            ListRow::Bank(_) | ListRow::RefusedHeader | ListRow::Refused(_) => None,
         }
     }
 
@@ -316,6 +323,13 @@ impl ReviewPane {
             if !placed {
                 self.list_rows.push(ListRow::File(index));
             }
+        }
+        // What the agent servers refused: listed, never selected (nothing changed on disk).
+        if !review.refused.is_empty() {
+            self.list_rows.push(ListRow::RefusedHeader);
+            let hidden = review.refused.len().saturating_sub(REFUSED_SHOWN);
+            self.list_rows
+                .extend((hidden..review.refused.len()).map(ListRow::Refused));
         }
     }
 
@@ -619,6 +633,14 @@ impl ReviewPane {
                     theme.fg(theme.warning),
                 )));
             }
+            if !review.refused.is_empty() {
+                lines.push(Line::from(""));
+                lines.push(refused_header(review, theme));
+                let hidden = review.refused.len().saturating_sub(REFUSED_SHOWN);
+                for record in &review.refused[hidden..] {
+                    lines.push(refused_line(record, theme));
+                }
+            }
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
             return;
         }
@@ -661,19 +683,34 @@ impl ReviewPane {
         };
         let range = self.list.layout(area.height as usize, self.list_rows.len());
         let width = area.width as usize;
+        // Under its bank's row, a file is named from the bank's folder.
+        let in_bank = |file: &crate::core::review::FileReview| -> String {
+            review
+                .banks
+                .iter()
+                .filter_map(|b| file.path.strip_prefix(&b.root).ok())
+                .min_by_key(|rel| rel.as_os_str().len())
+                .map(widgets::shown_path)
+                .filter(|rel| !rel.is_empty())
+                .unwrap_or_else(|| file.display.clone())
+        };
         // Names take what the figures and the badge leave, no more than the longest needs.
         let longest = review
             .files
             .iter()
             .map(|f| {
-                f.display.chars().count()
+                in_bank(f).chars().count()
                     + f.renamed_from_display
                         .as_ref()
                         .map_or(0, |from| from.chars().count() + 3)
             })
             .max()
             .unwrap_or(0);
-        let name_width = longest.min(width.saturating_sub(48)).max(8);
+        // Narrow (beside the tree at 80 columns), the name keeps two fifths of the width
+        // and the badge at the end may be cut; `z` (zoom) gives the list the whole width.
+        let name_width = longest
+            .min(width.saturating_sub(48).max(width * 2 / 5))
+            .max(8);
         let mut lines = Vec::new();
         for (index, row) in self
             .list_rows
@@ -711,6 +748,8 @@ impl ReviewPane {
                         Span::styled(format!("{} tok", signed(delta)), theme.fg(theme.changed)),
                     ]));
                 }
+                ListRow::RefusedHeader => lines.push(refused_header(review, theme)),
+                ListRow::Refused(r) => lines.push(refused_line(&review.refused[r], theme)),
                 ListRow::File(f) => {
                     let file = &review.files[f];
                     let selected = index == self.list.selected;
@@ -720,8 +759,8 @@ impl ReviewPane {
                         _ => theme.fg(theme.changed),
                     };
                     let name = match &file.renamed_from_display {
-                        Some(from) => format!("{from} → {}", file.display),
-                        None => file.display.clone(),
+                        Some(from) => format!("{from} → {}", in_bank(file)),
+                        None => in_bank(file),
                     };
                     let mut spans = vec![
                         Span::styled(if selected { "▶ " } else { "  " }, theme.fg(theme.accent)),
@@ -729,7 +768,7 @@ impl ReviewPane {
                         Span::styled(
                             format!(
                                 "{:<w$} ",
-                                widgets::truncate(&name, name_width),
+                                widgets::truncate_start(&name, name_width),
                                 w = name_width
                             ),
                             theme.fg(theme.text),
@@ -1107,11 +1146,57 @@ fn text_spans(line: &DiffLine, theme: &Theme, width: usize) -> Vec<Span<'static>
             spans.push(Span::styled(out, style));
         }
     }
-    let note = "  (no final newline)";
-    if line.no_newline && used + note.len() <= width {
+    // git's words, so nobody wonders what "(no final newline)" meant.
+    let note = "  \\ No newline at end of file";
+    if line.no_newline && used + note.chars().count() <= width {
         spans.push(Span::styled(note, theme.muted()));
     }
     spans
+}
+
+/// "⊘ 2 writes refused by the agent servers since the baseline (1 older not shown)".
+fn refused_header(review: &Review, theme: &Theme) -> Line<'static> {
+    let count = review.refused.len();
+    let hidden = count.saturating_sub(REFUSED_SHOWN);
+    Line::from(Span::styled(
+        format!(
+            "⊘ {count} write{} refused by the agent servers since the baseline{}",
+            if count == 1 { "" } else { "s" },
+            if hidden > 0 {
+                format!(" ({hidden} older not shown; `mbank review --json` lists every one)")
+            } else {
+                String::new()
+            }
+        ),
+        theme.fg(theme.warning).add_modifier(Modifier::BOLD),
+    ))
+}
+
+/// One refused write: the file the agent named, the rule, why, through what, when.
+fn refused_line(record: &RefusalRecord, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled("  ⊘ ", theme.fg(theme.warning)),
+        Span::styled(
+            format!("{} ", widgets::shown(&record.file)),
+            theme.fg(theme.text),
+        ),
+        Span::styled(
+            format!("[{}] ", widgets::shown(&record.rule)),
+            theme.fg(theme.warning),
+        ),
+        Span::styled(
+            format!("{} ", widgets::shown(&record.message)),
+            theme.fg(theme.text),
+        ),
+        Span::styled(
+            format!(
+                "via {} · {}",
+                widgets::shown(&record.via),
+                widgets::shown(&record.at)
+            ),
+            theme.muted(),
+        ),
+    ])
 }
 
 #[cfg(test)]
@@ -1201,5 +1286,29 @@ mod tests {
         };
         let text = line_text(&text_spans(&line, &theme, 40));
         assert!(text.starts_with("a␛[2J⟨U+009B⟩b    c"), "{text}");
+    }
+
+    #[test]
+    fn a_last_line_without_newline_says_so_as_git_does() {
+        let theme = Theme::default();
+        let line = DiffLine {
+            kind: LineKind::Added,
+            old_line: None,
+            new_line: Some(3),
+            text: "- the last entry".into(),
+            changed: Vec::new(),
+            no_newline: true,
+        };
+        let text = line_text(&text_spans(&line, &theme, 60));
+        assert!(text.ends_with("\\ No newline at end of file"), "{text}");
+        let text = line_text(&text_spans(
+            &DiffLine {
+                no_newline: false,
+                ..line
+            },
+            &theme,
+            60,
+        ));
+        assert!(!text.contains("newline"), "{text}");
     }
 }

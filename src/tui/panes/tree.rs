@@ -392,12 +392,13 @@ impl Tree {
                     theme.fg(theme.accent).add_modifier(Modifier::BOLD),
                 )];
                 if gauges {
-                    spans.extend(widgets::token_gauge(
-                        bank.complete.then_some(bank.loaded_tokens),
-                        &bank.budget,
-                        6,
-                        theme,
-                    ));
+                    let total = widgets::Total {
+                        tokens: bank.loaded_tokens,
+                        complete: bank.complete,
+                        checks: &bank.budget,
+                        worst: bank.worst_budget(),
+                    };
+                    spans.extend(widgets::total_gauge(&total, 6, theme));
                     spans.push(Span::raw(" "));
                     spans.push(widgets::freshness_badge(bank.worst_staleness(), theme));
                 }
