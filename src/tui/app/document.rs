@@ -474,7 +474,7 @@ impl DocumentController {
     pub fn save(&mut self, project: Option<&Project>) -> Vec<Effect> {
         if let Some(doc) = self.doc() {
             let markers =
-                conflict_markers::find_in_lines(doc.textarea.lines().iter().map(String::as_str));
+                conflict_markers::find_in_lines(doc.buffer.lines().iter().map(String::as_str));
             if !markers.is_empty() {
                 let line = markers
                     .first_line
