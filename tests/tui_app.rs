@@ -594,7 +594,7 @@ fn groups_fold_and_unfold() {
         .tree
         .rows
         .iter()
-        .position(|r| matches!(&r.kind, mbank::tui::panes::tree::RowKind::Group { name, .. } if name == "decisions"))
+        .position(|r| matches!(&r.kind, mbank::tui::panes::tree::RowKind::Folder { name, .. } if name == "decisions"))
         .expect("a decisions group");
     h.app.tree.cursor.selected = group;
     let before = h.app.tree.rows.len();

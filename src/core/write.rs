@@ -218,7 +218,11 @@ fn project_dir_of(bank: &Bank) -> PathBuf {
         | Format::AgentsMd
         | Format::GeminiMd
         | Format::BeansMd
-        | Format::RooRules => Some(root.clone()),
+        | Format::RooRules
+        | Format::CursorRules
+        | Format::Copilot
+        | Format::Windsurf
+        | Format::Kiro => Some(root.clone()),
         Format::Infinity => parent(),
         Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
             let parent_name = root.parent().map(name_of).unwrap_or_default();
@@ -267,7 +271,13 @@ fn may_create(format: Format, rel: &Path) -> bool {
                 _ => false,
             }
         }
-        Format::RooRules | Format::Infinity => false,
+        // Rule files are edited where they are, never created here.
+        Format::RooRules
+        | Format::Infinity
+        | Format::CursorRules
+        | Format::Copilot
+        | Format::Windsurf
+        | Format::Kiro => false,
     }
 }
 
