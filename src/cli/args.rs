@@ -153,6 +153,10 @@ pub enum Command {
         /// Only this bank format (cline, memory-bank-mcp, claude-md, conkeeper, …)
         #[arg(long, value_name = "FORMAT")]
         bank: Option<String>,
+        /// Leave out the user-level layer (~/.claude/CLAUDE.md, ~/.claude/rules/,
+        /// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md): the project's files only
+        #[arg(long)]
+        no_user: bool,
     },
     /// Serve the memory banks to agents as an MCP server on stdin/stdout (every write guarded)
     Mcp {

@@ -239,9 +239,12 @@ fn execute(cli: Cli) -> Result<u8> {
             fail_on,
             mark_reviewed,
         }) => commands::review::run(&context, path.as_deref(), json, fail_on, mark_reviewed),
-        Some(Command::Context { path, json, bank }) => {
-            commands::context::run(&context, path.as_deref(), json, bank.as_deref())
-        }
+        Some(Command::Context {
+            path,
+            json,
+            bank,
+            no_user,
+        }) => commands::context::run(&context, path.as_deref(), json, bank.as_deref(), !no_user),
         Some(Command::Mcp { serve }) => commands::mcp::run(
             &context,
             &serve.tools,

@@ -16,6 +16,8 @@ use crate::core::tokens::{self, Encoding};
 struct ContextOutput {
     schema: &'static str,
     encoding: Encoding,
+    /// Whether the user-level layer (home folder files) was loaded; `--no-user` leaves it out.
+    user_layer: bool,
     projects: Vec<ProjectContext>,
 }
 
@@ -32,6 +34,7 @@ pub fn run(
     path: Option<&Path>,
     as_json: bool,
     only: Option<&str>,
+    include_user_files: bool,
 ) -> Result<u8> {
     let only = match only {
         Some(id) => Some(Format::from_id(id).ok_or_else(|| {
@@ -40,6 +43,10 @@ pub fn run(
         })?),
         None => None,
     };
+    let options = context::ContextOptions {
+        include_user_files,
+        ..context::ContextOptions::from_env()
+    };
     let encoding = context.encoding;
     let count = move |text: &str| tokens::count(encoding, text);
     let mut projects = Vec::new();
@@ -47,7 +54,7 @@ pub fn run(
         let banks: Vec<BankContext> = bank::list_banks(&project)
             .iter()
             .filter(|b| only.is_none_or(|f| f == b.format))
-            .map(|b| context::session_context(&project, b, &count))
+            .map(|b| context::session_context_with(&project, b, &count, &options))
             .collect();
         let total_tokens = banks.iter().map(|b| b.total_tokens).sum();
         projects.push(ProjectContext {
@@ -61,6 +68,7 @@ pub fn run(
         json::print(&ContextOutput {
             schema: "mbank.context/1",
             encoding,
+            user_layer: include_user_files,
             projects,
         })?;
         return Ok(0);
@@ -88,8 +96,12 @@ pub fn run(
                         .collect();
                     format!(" (imported via {})", chain.join(" → "))
                 };
+                let level = match piece.scope {
+                    context::Scope::User => " [user-level]",
+                    context::Scope::Project => "",
+                };
                 println(style.bold(format!(
-                    "──── {}{via} · {} tokens ────",
+                    "──── {}{level}{via} · {} tokens ────",
                     piece.display,
                     thousands(piece.tokens as u64)
                 )));

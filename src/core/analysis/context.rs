@@ -26,7 +26,8 @@ use serde::Serialize;
 use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
-use crate::core::findings::Finding;
+use crate::core::findings::{Finding, Severity};
+use crate::core::formats::agents_md;
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, Project};
 use crate::core::paths;
@@ -213,12 +214,14 @@ fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec
         }
         Format::GeminiMd => before.push(home.join(".gemini/GEMINI.md")),
         Format::AgentsMd => {
-            let override_file = home.join(".codex/AGENTS.override.md");
-            before.push(if override_file.is_file() {
-                override_file
-            } else {
-                home.join(".codex/AGENTS.md")
-            });
+            // Codex uses the first non-empty one of the two.
+            let first_non_empty = [".codex/AGENTS.override.md", ".codex/AGENTS.md"]
+                .into_iter()
+                .map(|name| home.join(name))
+                .find(|file| {
+                    read_user_file(file).is_ok_and(|t| !agents_md::is_empty_for_codex(&t))
+                });
+            before.extend(first_non_empty);
         }
         Format::BeansMd => {
             before.push(home.join(".beans/BEANS.md"));
@@ -323,6 +326,36 @@ impl Builder<'_> {
         });
     }
 
+    /// Codex's 32 KiB cut-off dropped text of `file`: where, and how much.
+    fn codex_cut_finding(&mut self, file: &Path, text: &str, kept: usize) {
+        let (head, tail) = text.split_at(kept);
+        let line = head.matches('\n').count() + 1;
+        let message = if kept == 0 {
+            format!(
+                "Codex never loads {}: the files before it already fill the 32 KiB \
+                 AGENTS.md budget (project_doc_max_bytes); {} lines / {} bytes dropped",
+                self.display(file),
+                count_lines(tail),
+                tail.len()
+            )
+        } else {
+            format!(
+                "Codex stops AGENTS.md files at 32 KiB combined (project_doc_max_bytes): {} \
+                 is cut in line {line}, after byte {kept}; {} lines / {} bytes dropped",
+                self.display(file),
+                count_lines(tail),
+                tail.len()
+            )
+        };
+        self.out.findings.push(Finding::new(
+            Severity::Warning,
+            "codex-cutoff",
+            file,
+            Some(line),
+            message,
+        ));
+    }
+
     /// Loads one top-level file: privacy, cut-offs, then its imports.
     fn load(&mut self, file: &Path, scope: Scope, auto_memory: bool) {
         if let Some(expander) = &self.expander
@@ -375,6 +408,10 @@ impl Builder<'_> {
                 text.truncate(kept);
             }
         }
+        if self.format == Format::AgentsMd && agents_md::is_empty_for_codex(&text) {
+            self.skip(file, "empty: Codex skips empty files");
+            return;
+        }
         if self.format == Format::AgentsMd && scope == Scope::Project {
             let remaining = CODEX_PROJECT_DOC_MAX_BYTES.saturating_sub(self.codex_bytes_used);
             if text.len() > remaining {
@@ -385,6 +422,7 @@ impl Builder<'_> {
                     &text,
                     kept,
                 );
+                self.codex_cut_finding(file, &text, kept);
                 if kept == 0 {
                     self.skip(file, "the 32 KiB AGENTS.md budget is already used up");
                     return;
@@ -412,6 +450,7 @@ impl Builder<'_> {
             .map(|expander| expander.expand(file, &text));
         self.push_piece(file, scope, Vec::new(), text, notes);
         if let Some(expansion) = expansion {
+            let bridge_note = self.ancestor_agents_md_note(file, scope, &expansion.files);
             for imported in expansion.files {
                 let note = format!(
                     "imported by @{} (line {}), depth {}",
@@ -428,7 +467,38 @@ impl Builder<'_> {
                 );
             }
             self.out.import_findings.extend(expansion.findings);
+            self.out.import_findings.extend(bridge_note);
         }
+    }
+
+    /// Claude Code expands the imports of the CLAUDE.md in the folder it was launched in,
+    /// not those of a CLAUDE.md it loads as an ancestor (launched in a sub-folder): there
+    /// the `@AGENTS.md` bridge line stays plain text and AGENTS.md does not load.
+    fn ancestor_agents_md_note(
+        &self,
+        file: &Path,
+        scope: Scope,
+        imported: &[imports::ImportedFile],
+    ) -> Option<Finding> {
+        if self.format != Format::ClaudeMd || scope != Scope::Project {
+            return None;
+        }
+        let bridge = imported
+            .iter()
+            .find(|i| i.depth() == 1 && i.path.file_name().is_some_and(|n| n == "AGENTS.md"))?;
+        Some(Finding::new(
+            Severity::Info,
+            "import-not-expanded-in-subfolders",
+            file,
+            Some(bridge.line),
+            format!(
+                "@{} loads only when Claude Code is launched in this folder: launched in a \
+                 sub-folder, Claude Code reads {} as an ancestor without expanding its \
+                 imports, so AGENTS.md is not loaded there",
+                bridge.written,
+                self.display(file)
+            ),
+        ))
     }
 }
 
@@ -517,6 +587,20 @@ pub fn session_context_with(
         }
         match file.load {
             LoadKind::Startup => {
+                if format == Format::AgentsMd
+                    && let Some(codex_override) = agents_md::superseding_override(&file.path, |p| {
+                        bank.files.iter().any(|f| f.path == p)
+                    })
+                {
+                    builder.skip(
+                        &file.path,
+                        format!(
+                            "{} in the same folder takes its place (Codex reads one file per folder)",
+                            builder.display(&codex_override)
+                        ),
+                    );
+                    continue;
+                }
                 let is_auto_memory = format == Format::ClaudeMd && file.file_name() == "MEMORY.md";
                 builder.load(&file.path, Scope::Project, is_auto_memory);
             }

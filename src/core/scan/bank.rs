@@ -340,6 +340,11 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
     }
     lister.push_child_if_file(&project, &local);
     nested_instruction_files(lister, &project, main, 0);
+    if lister.format == Format::AgentsMd {
+        let codex_override = crate::core::formats::agents_md::OVERRIDE;
+        lister.push_child_if_file(&project, codex_override);
+        nested_instruction_files(lister, &project, codex_override, 0);
+    }
 }
 
 fn list_roo(lister: &mut Lister<'_>) {

@@ -222,7 +222,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
                 }
             }
             "CLAUDE.md" | "CLAUDE.local.md" => Some(file_marker(Format::ClaudeMd)),
-            "AGENTS.md" => Some(file_marker(Format::AgentsMd)),
+            "AGENTS.md" | "AGENTS.override.md" => Some(file_marker(Format::AgentsMd)),
             "GEMINI.md" => Some(file_marker(Format::GeminiMd)),
             "BEANS.md" | "BEANS.local.md" | ".beans" => Some(file_marker(Format::BeansMd)),
             ".roomodes" | ".roo" | ".clinerules" => Some(file_marker(Format::RooRules)),
