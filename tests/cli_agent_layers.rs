@@ -273,3 +273,138 @@ fn an_agents_md_bridge_in_claude_md_is_noted_as_not_expanded_from_sub_folders() 
         "{json:#}"
     );
 }
+
+// ---------------------------------------------------------------- Claude Code auto memory
+
+/// Claude Code's folder name for a path: every character that is not an ASCII letter or
+/// digit becomes `-` (written out here, not taken from mbank).
+fn claude_folder_name(path: &Path) -> String {
+    s(path)
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn auto_memory_fixture(sandbox: &Sandbox, project: &Path) -> std::path::PathBuf {
+    let memory = sandbox
+        .home()
+        .join(".claude/projects")
+        .join(claude_folder_name(project))
+        .join("memory");
+    let index: String = (1..=250).map(|n| format!("- note {n}\n")).collect();
+    write(&memory.join("MEMORY.md"), &index);
+    write(
+        &memory.join("debugging.md"),
+        "# Debugging\nrun with RUST_LOG\n",
+    );
+    memory
+}
+
+#[test]
+fn auto_memory_shows_under_its_project_cut_at_200_lines_with_topics_on_demand() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("work");
+    // Underscore and dot: both become '-' in Claude Code's folder name.
+    let p = root.join("my_app.v2");
+    write(&p.join("CLAUDE.md"), "# App\n");
+    let memory = auto_memory_fixture(&sandbox, &p);
+    let index_text = std::fs::read_to_string(memory.join("MEMORY.md")).unwrap();
+
+    let list = sandbox.run(&["list", "--json", "--root", s(&root)]);
+    list.expect_code(0);
+    let json = list.json();
+    let project = &json["projects"][0];
+    assert_eq!(project["name"], "my_app.v2");
+    assert_eq!(
+        project["formats"],
+        serde_json::json!(["claude-md", "claude-auto-memory"])
+    );
+
+    let run = sandbox.run(&["context", s(&p), "--json"]);
+    run.expect_code(0);
+    let json = run.json();
+    let auto = bank(&json, "claude-auto-memory");
+    assert_eq!(auto["root"], s(&memory));
+    let folder = claude_folder_name(&p);
+    assert!(folder.ends_with("-work-my-app-v2"), "{folder}");
+    assert_eq!(
+        displays(auto),
+        vec![format!("~/.claude/projects/{folder}/memory/MEMORY.md").as_str()]
+    );
+    let piece = &auto["pieces"][0];
+    assert_eq!(piece["scope"], "user");
+    assert_eq!(piece["lines"], 200);
+    let cut = &auto["cutoffs"][0];
+    assert_eq!(
+        (cut["kept_lines"].as_u64(), cut["dropped_lines"].as_u64()),
+        (Some(200), Some(50))
+    );
+    assert_eq!(
+        cut["dropped_bytes"].as_u64().unwrap() + cut["kept_bytes"].as_u64().unwrap(),
+        index_text.len() as u64
+    );
+    let notes = auto["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("1 topic file(s) are read on demand")),
+        "{notes:?}"
+    );
+    assert!(!run.stdout.contains("RUST_LOG"));
+
+    // The check judges the index by Claude Code's cut-off.
+    let check = sandbox.run(&["check", s(&p), "--json"]);
+    assert!(
+        check
+            .stdout
+            .contains("auto memory loads only the first 200 lines"),
+        "{}",
+        check.stdout
+    );
+}
+
+#[test]
+fn a_memory_md_in_a_project_bank_is_not_judged_as_auto_memory() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    let long: String = (1..=250).map(|n| format!("- item {n}\n")).collect();
+    write(&p.join(".claude/memory/MEMORY.md"), &long);
+    write(&p.join(".claude/memory/active-context.md"), "# Active\n");
+
+    let check = sandbox.run(&["check", s(&p), "--json"]);
+    assert!(!check.stdout.contains("auto memory"), "{}", check.stdout);
+    let json = sandbox.run(&["context", s(&p), "--json"]).json();
+    let keeper = bank(&json, "conkeeper");
+    assert!(
+        keeper["cutoffs"].as_array().unwrap().is_empty(),
+        "{keeper:#}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn auto_memory_links_out_of_the_home_folder_are_refused() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("CLAUDE.md"), "# App\n");
+    write(&dir.path().join("elsewhere/secret.md"), "OUTSIDE-HOME\n");
+    let memory = auto_memory_fixture(&sandbox, &p);
+    std::fs::remove_file(memory.join("MEMORY.md")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("elsewhere/secret.md"),
+        memory.join("MEMORY.md"),
+    )
+    .unwrap();
+
+    let run = sandbox.run(&["context", s(&p), "--json"]);
+    run.expect_code(0);
+    assert!(!run.stdout.contains("OUTSIDE-HOME"), "{}", run.stdout);
+    let json = run.json();
+    let auto = bank(&json, "claude-auto-memory");
+    assert!(displays(auto).is_empty(), "{auto:#}");
+    assert_eq!(codes(&auto["findings"]), vec!["symlink-outside"]);
+}

@@ -30,10 +30,13 @@ pub enum Format {
     // Serialized as its id ("conkeeper"), which kebab-case would spell "con-keeper".
     #[serde(rename = "conkeeper")]
     ConKeeper,
+    /// Claude Code's auto memory: `~/.claude/projects/<project>/memory/` (MEMORY.md and
+    /// topic files), kept in the home folder and shown under its project.
+    ClaudeAutoMemory,
 }
 
 impl Format {
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -43,6 +46,7 @@ impl Format {
         Format::BeansMd,
         Format::Infinity,
         Format::ConKeeper,
+        Format::ClaudeAutoMemory,
     ];
 
     /// Stable identifier used in JSON output and configuration.
@@ -57,6 +61,7 @@ impl Format {
             Format::BeansMd => "beans-md",
             Format::Infinity => "infinity",
             Format::ConKeeper => "conkeeper",
+            Format::ClaudeAutoMemory => "claude-auto-memory",
         }
     }
 
@@ -76,6 +81,7 @@ impl Format {
             Format::BeansMd => "BEANS.md",
             Format::Infinity => "Infinity memories",
             Format::ConKeeper => "ConKeeper",
+            Format::ClaudeAutoMemory => "Claude Code auto memory",
         }
     }
 
@@ -91,7 +97,7 @@ impl Format {
     pub fn is_markdown_only(self) -> bool {
         matches!(
             self,
-            Format::Cline | Format::MemoryBankMcp | Format::ConKeeper
+            Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::ClaudeAutoMemory
         ) || self.is_hierarchical()
     }
 }

@@ -7,8 +7,9 @@
 //!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
 //!   block loads and the piece says so.
 //! - CLAUDE.md, GEMINI.md, BEANS.md: `@imports` expanded, each imported file following its
-//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first;
-//!   Claude Code's auto memory `MEMORY.md` loads last and only its first 200 lines / 25 KB.
+//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first.
+//! - Claude Code auto memory (its own bank, in the home folder): `MEMORY.md` loads only its
+//!   first 200 lines / 25 KB; topic files are read on demand. Read confined to the home folder.
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
 //! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
 //!
@@ -27,16 +28,16 @@ use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats::agents_md;
+use crate::core::formats::{agents_md, claude_auto_memory};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, Project};
 use crate::core::paths;
 use crate::core::text;
 
 /// Claude Code loads only this many lines of its auto memory `MEMORY.md`…
-pub const AUTO_MEMORY_MAX_LINES: usize = 200;
+pub const AUTO_MEMORY_MAX_LINES: usize = claude_auto_memory::MAX_LINES as usize;
 /// …and at most this many bytes of it, whichever limit comes first.
-pub const AUTO_MEMORY_MAX_BYTES: usize = 25 * 1024;
+pub const AUTO_MEMORY_MAX_BYTES: usize = claude_auto_memory::MAX_BYTES as usize;
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
 pub const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
@@ -172,15 +173,6 @@ fn count_lines(text: &str) -> usize {
     text::line_and_char_counts(text).0
 }
 
-/// Claude Code's folder name for a project: every non-alphanumeric character becomes `-`.
-fn claude_project_slug(project: &Path) -> String {
-    project
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
-}
-
 fn has_paths_scope(text: &str) -> bool {
     markdown::frontmatter(text).is_some_and(|fm| {
         fm.yaml.lines().any(|l| {
@@ -190,10 +182,9 @@ fn has_paths_scope(text: &str) -> bool {
     })
 }
 
-/// User-level files that load before the project's, and after it (Claude's auto memory).
-fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+/// User-level files, which load before the project's.
+fn user_files(format: Format, home: &Path) -> Vec<PathBuf> {
     let mut before = Vec::new();
-    let mut after = Vec::new();
     match format {
         Format::ClaudeMd => {
             before.push(home.join(".claude/CLAUDE.md"));
@@ -206,11 +197,6 @@ fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec
                 rules.sort();
                 before.extend(rules);
             }
-            after.push(
-                home.join(".claude/projects")
-                    .join(claude_project_slug(project))
-                    .join("memory/MEMORY.md"),
-            );
         }
         Format::GeminiMd => before.push(home.join(".gemini/GEMINI.md")),
         Format::AgentsMd => {
@@ -229,10 +215,8 @@ fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec
         }
         _ => {}
     }
-    let exists = |p: &PathBuf| p.is_file();
-    before.retain(exists);
-    after.retain(exists);
-    (before, after)
+    before.retain(|p| p.is_file());
+    before
 }
 
 /// Reads a user-level file (`~/.claude/CLAUDE.md`, a user rule, auto memory). The user's
@@ -365,7 +349,11 @@ impl Builder<'_> {
             return;
         }
         let read = match scope {
+            // Auto memory's folder is the home folder: links out of it are refused.
             Scope::Project => confine::read_text(&self.folder, file),
+            Scope::User if self.format == Format::ClaudeAutoMemory => {
+                confine::read_text(&self.folder, file)
+            }
             Scope::User => read_user_file(file),
         };
         let mut text = match read {
@@ -530,9 +518,14 @@ pub fn session_context_with(
     let format = bank.format;
     let expander = imports::format_expands_imports(format)
         .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
+    // Claude Code's auto memory is read confined to the home folder it lives in.
+    let auto_memory_home = match format {
+        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&bank.root),
+        _ => None,
+    };
     let mut builder = Builder {
         project: &project.path,
-        folder: ProjectFolder::new(&project.path),
+        folder: ProjectFolder::new(auto_memory_home.unwrap_or(&project.path)),
         home: options.home.clone(),
         format,
         count_tokens,
@@ -567,9 +560,9 @@ pub fn session_context_with(
         }
         return builder.out;
     }
-    let (user_before, user_after) = match (&options.home, options.include_user_files) {
-        (Some(home), true) => user_files(format, &project.path, home),
-        _ => (Vec::new(), Vec::new()),
+    let user_before = match (&options.home, options.include_user_files) {
+        (Some(home), true) => user_files(format, home),
+        _ => Vec::new(),
     };
     for file in &user_before {
         // A user rule scoped with paths: loads only when matching files are touched.
@@ -601,17 +594,22 @@ pub fn session_context_with(
                     );
                     continue;
                 }
-                let is_auto_memory = format == Format::ClaudeMd && file.file_name() == "MEMORY.md";
-                builder.load(&file.path, Scope::Project, is_auto_memory);
+                if format == Format::ClaudeAutoMemory {
+                    builder.load(&file.path, Scope::User, true);
+                } else {
+                    builder.load(&file.path, Scope::Project, false);
+                }
             }
             LoadKind::OnDemand => on_demand += 1,
             LoadKind::Never => {}
         }
     }
-    for file in &user_after {
-        builder.load(file, Scope::User, true);
-    }
-    if on_demand > 0 {
+    if on_demand > 0 && format == Format::ClaudeAutoMemory {
+        builder.out.notes.push(format!(
+            "{on_demand} topic file(s) are read on demand, when Claude Code looks them up, \
+             and are not counted here"
+        ));
+    } else if on_demand > 0 {
         builder.out.notes.push(format!(
             "{on_demand} more file(s) load only on demand (scoped rules, sub-folder files, \
              modes, documents) and are not counted here"
@@ -707,7 +705,7 @@ mod tests {
     }
 
     #[test]
-    fn claude_imports_follow_their_importer_and_auto_memory_is_cut() {
+    fn claude_imports_follow_their_importer_and_user_files_load_first() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("proj");
         let home = dir.path().join("home");
@@ -720,15 +718,6 @@ mod tests {
         write(&project.join(".env"), "SECRET=1\n");
         write(&project.join("CLAUDE.local.md"), "# Local\n@shared.md\n");
         write(&home.join(".claude/CLAUDE.md"), "# Global\n");
-        let slug = claude_project_slug(&project);
-        let memory: String = (1..=250).map(|n| format!("line {n}\n")).collect();
-        write(
-            &home
-                .join(".claude/projects")
-                .join(slug)
-                .join("memory/MEMORY.md"),
-            &memory,
-        );
         let ctx = context_of(&project, Format::ClaudeMd, Some(&home));
         let shown: Vec<_> = ctx
             .pieces
@@ -743,23 +732,11 @@ mod tests {
                 ("docs/style.md", Scope::Project, 1),
                 ("shared.md", Scope::Project, 2),
                 ("CLAUDE.local.md", Scope::Project, 0),
-                (
-                    &*format!(
-                        "~/.claude/projects/{}/memory/MEMORY.md",
-                        claude_project_slug(&project)
-                    ),
-                    Scope::User,
-                    0
-                ),
             ]
         );
         assert_eq!(ctx.import_findings.len(), 1);
         assert_eq!(ctx.import_findings[0].code, "import-sensitive");
-        assert_eq!(ctx.cutoffs.len(), 1);
-        let cut = &ctx.cutoffs[0];
-        assert_eq!((cut.kept_lines, cut.dropped_lines), (200, 50));
-        assert_eq!(cut.dropped_bytes, memory.len() - cut.kept_bytes);
-        assert_eq!(ctx.pieces[5].lines, 200);
+        assert!(ctx.cutoffs.is_empty());
     }
 
     #[test]

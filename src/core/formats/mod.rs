@@ -11,6 +11,7 @@
 //! | `instruction_files.rs` | what the instruction-file family shares (`X.md`, `X.local.md`, rules, sub-folders) |
 //! | `claude_md.rs`, `agents_md.rs`, `gemini_md.rs`, `beans_md.rs` | that family's members |
 //! | `infinity/` | the Infinity structured JSON store and its parser |
+//! | `claude_auto_memory.rs` | Claude Code's auto memory (`~/.claude/projects/<project>/memory/`) |
 //! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
 //!
@@ -45,6 +46,7 @@ pub use roo_rules::mode_of_rule_file;
 
 pub mod agents_md;
 pub mod beans_md;
+pub mod claude_auto_memory;
 pub mod claude_md;
 pub mod cline;
 pub mod conkeeper;
@@ -100,6 +102,7 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::BeansMd => &beans_md::BeansMd,
         Format::Infinity => &infinity::Infinity,
         Format::ConKeeper => &conkeeper::ConKeeper,
+        Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
     }
 }
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::core::formats::infinity;
-use crate::core::formats::{self, hierarchical_file_name};
+use crate::core::formats::{self, claude_auto_memory, hierarchical_file_name};
 use crate::core::model::{
     Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
@@ -585,9 +585,19 @@ fn list_bank_in(
     folder: &ProjectFolder<'_>,
     location: &BankLocation,
 ) -> Bank {
+    // Claude Code's auto memory lives in the home folder, which is its allowed root.
+    let home = match location.format {
+        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&location.root),
+        _ => None,
+    };
+    let home_folder = home.map(ProjectFolder::new);
+    let (base, folder) = match (home, &home_folder) {
+        (Some(home), Some(home_folder)) => (home, home_folder),
+        _ => (project.path.as_path(), folder),
+    };
     let mut lister = Lister {
         listings,
-        project: &project.path,
+        project: base,
         folder,
         format: location.format,
         bank_root: location.root.clone(),
@@ -598,7 +608,7 @@ fn list_bank_in(
     };
     let mut project_id = None;
     match location.format {
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
+        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::ClaudeAutoMemory => {
             let root = location.root.clone();
             if lister.confined_way(&root) {
                 lister.walk(&root, 0);
@@ -616,6 +626,11 @@ fn list_bank_in(
         outside,
         ..
     } = lister;
+    if home.is_some() {
+        for file in &mut files {
+            file.display = format!("~/{}", file.display);
+        }
+    }
     sort_read_order(location.format, &mut files);
     Bank {
         format: location.format,
