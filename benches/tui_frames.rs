@@ -1,6 +1,8 @@
 //! One full frame of the TUI (`view` on a 200x60 TestBackend plus `after_draw`) on big
 //! files: a generated 1.4 MB markdown progress.md (headings, lists, fenced code, tables)
-//! and a bank file holding one 500 KB line. Target: no frame over 16 ms.
+//! and a bank file holding one 500 KB line; and the file tree of a 5,000-file bank (the
+//! most a bank lists) built from its report and drawn, folded as it opens and with every
+//! folder open. Target: no frame over 16 ms.
 //!
 //! The App runs with its real workers over a temp root; files are opened with keys as the
 //! tests do, and every case waits until highlighting and the preview have answered, so a
@@ -14,12 +16,12 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use criterion::Criterion;
+use criterion::{BatchSize, Criterion};
 use crossterm::event::{KeyCode, KeyModifiers};
 use mbank::tui::app::{Focus, Main, ViewMode};
 use mbank::tui::driver::{Driver, DriverOptions};
+use mbank::tui::panes::tree::Tree;
 use mbank::tui::theme::Theme;
-use ratatui_textarea::CursorMove;
 
 const TARGET: Duration = Duration::from_millis(16);
 const LOOP_FRAMES: usize = 300;
@@ -32,6 +34,112 @@ fn write_root(root: &Path) {
     // One 500 KB line, as a pasted log or minified blob would be.
     let line = "word ".repeat(100_000);
     std::fs::write(bank.join("techContext.md"), format!("{line}\n")).unwrap();
+}
+
+/// A Cline bank of 5,000 files: the core files, 4,900 notes in ten areas of ten topics,
+/// and an archive.
+fn write_tree_root(root: &Path) {
+    let bank = root.join("big-tree/memory-bank");
+    std::fs::create_dir_all(&bank).unwrap();
+    for name in [
+        "projectbrief.md",
+        "productContext.md",
+        "systemPatterns.md",
+        "techContext.md",
+        "activeContext.md",
+        "progress.md",
+    ] {
+        std::fs::write(
+            bank.join(name),
+            format!(
+                "# {name}
+
+A big tree.
+"
+            ),
+        )
+        .unwrap();
+    }
+    for area in 0..10 {
+        for topic in 0..10 {
+            let folder = bank.join(format!("notes/area-{area:02}/topic-{topic:02}"));
+            std::fs::create_dir_all(&folder).unwrap();
+            for note in 0..49 {
+                std::fs::write(
+                    folder.join(format!("note-{note:02}.md")),
+                    format!(
+                        "# Note {area}.{topic}.{note}
+
+Something worth keeping.
+"
+                    ),
+                )
+                .unwrap();
+            }
+        }
+    }
+    let archive = bank.join("archive/2024");
+    std::fs::create_dir_all(&archive).unwrap();
+    for old in 0..94 {
+        std::fs::write(
+            archive.join(format!("old-{old:02}.md")),
+            "# Old
+",
+        )
+        .unwrap();
+    }
+}
+
+/// Builds the tree of a 5,000-file bank from its report and draws the frame: as it opens
+/// (sub-folders folded) and with every folder open (a filter matching every file).
+fn tree_cases(criterion: &mut Criterion, report: &mut Vec<(&'static str, Duration, Duration)>) {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree_root(dir.path());
+    let mut b = Bench::new(dir.path());
+    b.open_project();
+    b.driver
+        .pump_until("every figure", |app| {
+            app.tree
+                .report
+                .as_ref()
+                .is_some_and(|r| r.banks.iter().all(|bank| bank.complete))
+        })
+        .unwrap();
+    b.settle();
+    let files: usize = b.app.tree.report.as_ref().unwrap().banks[0].files.len();
+    println!("big-tree: {files} files");
+    let project = b.app.tree.report.clone().unwrap();
+    let contexts = b.app.tree.contexts.clone();
+    for (name, filter) in [
+        ("tree_5000_files_folded", ""),
+        ("tree_5000_files_all_open", ".md"),
+    ] {
+        let build_and_draw = |b: &mut Bench, input: (_, _)| {
+            let (project, contexts) = input;
+            b.app.tree = Tree::default();
+            b.app.tree.filter = filter.to_string();
+            b.app.tree.set_report(project, contexts);
+            b.frame();
+        };
+        criterion.bench_function(&format!("frame/{name}"), |bencher| {
+            bencher.iter_batched(
+                || (project.clone(), contexts.clone()),
+                |input| build_and_draw(&mut b, input),
+                BatchSize::LargeInput,
+            )
+        });
+        let mut times: Vec<Duration> = (0..LOOP_FRAMES / 3)
+            .map(|_| {
+                let input = (project.clone(), contexts.clone());
+                let start = Instant::now();
+                build_and_draw(&mut b, input);
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        report.push((name, times[times.len() / 2], times[times.len() - 1]));
+        println!("{name}: {} rows", b.app.tree.rows.len());
+    }
 }
 
 /// The shared test driver, with waits that stop the bench instead of returning errors.
@@ -93,9 +201,10 @@ impl Bench {
         self.settle();
     }
 
-    fn move_cursor(&mut self, to: CursorMove) {
+    /// Puts the cursor at `to` (row, column; clamped to the text), and lets the view follow.
+    fn move_cursor(&mut self, to: (usize, usize)) {
         if let Some(doc) = &mut self.app.document.editor.doc {
-            doc.textarea.move_cursor(to);
+            doc.buffer.set_cursor(to);
         }
         self.settle();
     }
@@ -115,22 +224,23 @@ fn timed_loop(frames: usize, mut one: impl FnMut()) -> (Duration, Duration) {
 }
 
 fn main() {
-    let dir = tempfile::tempdir().unwrap();
-    write_root(dir.path());
-    let mut b = Bench::new(dir.path());
-    b.open_project();
-    b.open_file("progress.md");
-    let lines = b.app.document.doc().unwrap().textarea.lines().len();
-    println!("progress.md: {lines} lines");
-
     let mut criterion = Criterion::default()
         .sample_size(60)
         .measurement_time(Duration::from_secs(4))
         .configure_from_args();
     let mut report: Vec<(&str, Duration, Duration)> = Vec::new();
+    tree_cases(&mut criterion, &mut report);
+
+    let dir = tempfile::tempdir().unwrap();
+    write_root(dir.path());
+    let mut b = Bench::new(dir.path());
+    b.open_project();
+    b.open_file("progress.md");
+    let lines = b.app.document.doc().unwrap().buffer.lines().len();
+    println!("progress.md: {lines} lines");
 
     // 1. Editor at the top of the 1.4 MB file.
-    b.move_cursor(CursorMove::Top);
+    b.move_cursor((0, 0));
     criterion.bench_function("frame/editor_top_1.4MB", |bencher| {
         bencher.iter(|| b.frame())
     });
@@ -138,7 +248,7 @@ fn main() {
     report.push(("editor_top_1.4MB", median, max));
 
     // 2. Editor scrolled to the end (the last line), highlighting caught up.
-    b.move_cursor(CursorMove::Bottom);
+    b.move_cursor((usize::MAX, 0));
     assert!(b.app.document.doc().unwrap().top > lines - 100);
     criterion.bench_function("frame/editor_end_1.4MB", |bencher| {
         bencher.iter(|| b.frame())
@@ -148,7 +258,7 @@ fn main() {
 
     // 3. Editor and preview side by side, preview rendered.
     b.app.main = Main::Document(ViewMode::Split);
-    b.move_cursor(CursorMove::Top);
+    b.move_cursor((0, 0));
     assert!(
         b.app.document.preview.rendered.is_some(),
         "the preview never arrived"
@@ -174,8 +284,8 @@ fn main() {
     });
     let (median, max) = timed_loop(LOOP_FRAMES, || type_and_draw(&mut b));
     report.push(("type_then_draw_1.4MB", median, max));
-    // Where typing's time goes: the key alone (the buffer's edit, which in
-    // ratatui-textarea 0.9 rebuilds its screen map over every line), then the frame alone.
+    // Where typing's time goes: the key alone (the buffer's edit and the soft-wrap
+    // bookkeeping), then the frame alone.
     let (median, max) = timed_loop(LOOP_FRAMES, || {
         b.key(KeyCode::Char('x'), KeyModifiers::NONE)
     });
@@ -200,25 +310,37 @@ fn main() {
     b.app.document.discard();
     b.settle();
 
-    // 5. The 500 KB line, cursor at its end.
-    b.open_file("techContext.md");
-    b.move_cursor(CursorMove::End);
-    assert!(b.app.document.doc().unwrap().left > 400_000);
-    criterion.bench_function("frame/500KB_line_cursor_at_end", |bencher| {
-        bencher.iter(|| b.frame())
-    });
-    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
-    report.push(("500KB_line_cursor_at_end", median, max));
-
-    // 6. Typing at the end of the 500 KB line.
+    // Typing at the end of the 500 KB line (cases 5 and 6).
     let mut typed = 0u32;
-    let mut type_long = |b: &mut Bench| {
+    let mut type_long = move |b: &mut Bench| {
         let c = char::from(b'a' + (typed % 26) as u8);
         typed += 1;
         b.key(KeyCode::Char(c), KeyModifiers::NONE);
         b.frame();
         b.drain();
     };
+    // 5. The 500 KB line, cursor at its end: soft-wrapped (markdown's default), then cut
+    // at the window and scrolled sideways (`alt-z`).
+    b.open_file("techContext.md");
+    assert!(b.app.document.editor.wraps());
+    b.move_cursor((0, usize::MAX));
+    criterion.bench_function("frame/500KB_line_wrapped_cursor_at_end", |bencher| {
+        bencher.iter(|| b.frame())
+    });
+    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
+    report.push(("500KB_line_wrapped_at_end", median, max));
+    let (median, max) = timed_loop(LOOP_FRAMES, || type_long(&mut b));
+    report.push(("500KB_line_wrapped_type", median, max));
+
+    b.key(KeyCode::Char('z'), KeyModifiers::ALT);
+    assert!(!b.app.document.editor.wraps());
+    b.move_cursor((0, usize::MAX));
+    assert!(b.app.document.doc().unwrap().left > 400_000);
+    criterion.bench_function("frame/500KB_line_cursor_at_end", |bencher| {
+        bencher.iter(|| b.frame())
+    });
+    let (median, max) = timed_loop(LOOP_FRAMES, || b.frame());
+    report.push(("500KB_line_cursor_at_end", median, max));
     let (median, max) = timed_loop(LOOP_FRAMES, || type_long(&mut b));
     report.push(("500KB_line_type_then_draw", median, max));
 

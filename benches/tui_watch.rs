@@ -134,7 +134,7 @@ fn open_file(iterations: usize) {
             .pump_until("the reload", |app| {
                 app.document
                     .doc()
-                    .is_some_and(|d| d.textarea.lines().iter().any(|l| l.contains(&marker)))
+                    .is_some_and(|d| d.buffer.lines().iter().any(|l| l.contains(&marker)))
             })
             .unwrap();
         driver.draw().unwrap();

@@ -20,7 +20,7 @@ use mbank::core::scan::bank::list_banks;
 use mbank::core::scan::discovery::{self, ScanOptions};
 use mbank::core::tokens::{self, Encoding, TokenCache};
 
-use Format::{AgentsMd, ClaudeMd, Cline, ConKeeper, MemoryBankMcp, RooRules};
+use Format::{AgentsMd, ClaudeMd, Cline, ConKeeper, CursorRules, MemoryBankMcp, RooRules};
 
 /// What one corpus folder must yield.
 struct Expected {
@@ -60,10 +60,11 @@ const EXPECTED: &[Expected] = &[
         folder: "Alphaquest2005+AutoBot-Enterprise",
         // A second, nested bank lives in advanced-memory-bank/.
         projects: &[
-            ("", &[Cline, RooRules, ClaudeMd]),
+            ("", &[Cline, RooRules, ClaudeMd, CursorRules]),
             ("advanced-memory-bank", &[Cline, RooRules]),
         ],
         files: &[
+            (".cursor/rules/taskmaster.mdc", Role::Rules),
             ("memory-bank/decisionLog.md", Role::Decisions),
             ("memory-bank/activeContext.md", Role::Active),
             // Extra files stay listed as "other", never dropped.
@@ -138,8 +139,9 @@ const EXPECTED: &[Expected] = &[
     },
     Expected {
         folder: "hjamet+cursor-memory-bank",
-        projects: &[("", &[Cline])],
+        projects: &[("", &[Cline, CursorRules])],
         files: &[
+            (".cursor/rules/start.mdc", Role::Rules),
             // Multi-MB JSON noise is listed too (and never loaded).
             (".cursor/memory-bank/workflow/tasks.json", Role::Other),
             (".cursor/memory-bank/context/activeContext.md", Role::Other),
@@ -515,4 +517,49 @@ fn token_counts_over_the_corpus_equal_the_reference_tokenizer() {
             }
         }
     });
+}
+
+/// Cursor rules as real projects write them: `alwaysApply: true` loads at session start,
+/// a rule with `alwaysApply: false` and an empty description and globs can never be
+/// picked (the finding says so), and one without frontmatter loads only when @-mentioned.
+#[test]
+fn cursor_rules_in_the_corpus_load_by_their_frontmatter() {
+    let Some(root) = corpus_root() else { return };
+    let path = root.join("hjamet+cursor-memory-bank");
+    let project = discovery::project_at(&path, "p".into()).unwrap();
+    let banks = list_banks(&project);
+    let cursor = banks.iter().find(|b| b.format == CursorRules).unwrap();
+    let load_of = |name: &str| {
+        cursor
+            .files
+            .iter()
+            .find(|f| f.display == format!(".cursor/rules/{name}"))
+            .map(|f| f.load)
+    };
+    assert_eq!(load_of("README.mdc"), Some(LoadKind::Startup));
+    assert_eq!(load_of("start.mdc"), Some(LoadKind::Manual));
+    assert_eq!(load_of("documentation.mdc"), Some(LoadKind::Manual));
+    let sandbox = Sandbox::new();
+    let check = sandbox
+        .run(&["check", "--json", path.to_str().unwrap()])
+        .json();
+    let never_picked: Vec<String> = check["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "rule-never-picked")
+        .map(|f| {
+            f["file"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        never_picked.contains(&"start.mdc".to_string()),
+        "{never_picked:?}"
+    );
 }

@@ -548,7 +548,7 @@ fn the_editor_highlights_markdown_off_the_drawing_thread() {
                 .editor
                 .highlights
                 .as_ref()
-                .is_some_and(|cache| cache.styles_for(0, &doc.textarea.lines()[0]).is_some())
+                .is_some_and(|cache| cache.styles_for(0, &doc.buffer.lines()[0]).is_some())
         })
     });
     h.screen();
@@ -594,7 +594,7 @@ fn groups_fold_and_unfold() {
         .tree
         .rows
         .iter()
-        .position(|r| matches!(&r.kind, mbank::tui::panes::tree::RowKind::Group { name, .. } if name == "decisions"))
+        .position(|r| matches!(&r.kind, mbank::tui::panes::tree::RowKind::Folder { name, .. } if name == "decisions"))
         .expect("a decisions group");
     h.app.tree.cursor.selected = group;
     let before = h.app.tree.rows.len();
@@ -743,7 +743,7 @@ fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
                 .editor
                 .highlights
                 .as_ref()
-                .is_some_and(|c| c.styles_for(0, &doc.textarea.lines()[0]).is_some())
+                .is_some_and(|c| c.styles_for(0, &doc.buffer.lines()[0]).is_some())
         })
     });
     h.type_text("x");
@@ -765,10 +765,10 @@ fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
                 .editor
                 .highlights
                 .as_ref()
-                .is_some_and(|c| c.styles_for(0, &doc.textarea.lines()[0]).is_some())
+                .is_some_and(|c| c.styles_for(0, &doc.buffer.lines()[0]).is_some())
         })
     });
-    assert!(h.doc().textarea.lines()[0].starts_with('x'));
+    assert!(h.doc().buffer.lines()[0].starts_with('x'));
 }
 
 #[test]

@@ -29,7 +29,8 @@ fn typing_a_filter_opening_moving_editing_and_saving_with_vim_keys() {
         "{:?}",
         h.doc().path
     );
-    h.keys("N o t e : space ctrl-s");
+    // The vim editor opens in normal mode: i to type, esc back, ctrl-s saves.
+    h.keys("i N o t e : space esc ctrl-s");
     assert!(!h.is_dirty());
     let saved =
         std::fs::read_to_string(demo.file("weather-api/memory-bank/systemPatterns.md")).unwrap();

@@ -10,7 +10,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     about = "See, curate and trust the memory banks your AI coding agents read and write",
     long_about = "mbank finds every project's memory bank under a root folder (Cline memory-bank/, \
 Memory Bank MCP / Roo, CLAUDE.md / AGENTS.md / GEMINI.md / BEANS.md hierarchies, Infinity \
-.infinity/memories.json, ConKeeper .claude/memory/), counts their tokens, checks budgets, \
+.infinity/memories.json, ConKeeper .claude/memory/, Cursor, GitHub Copilot, Windsurf and Kiro \
+rules), counts their tokens, checks budgets, \
 staleness and the formats' rules, and shows what an agent loads at session start.\n\n\
 With no subcommand it opens the terminal UI.",
     after_help = "Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or I/O error.\n\

@@ -30,13 +30,22 @@ pub enum Format {
     // Serialized as its id ("conkeeper"), which kebab-case would spell "con-keeper".
     #[serde(rename = "conkeeper")]
     ConKeeper,
+    /// Cursor rules: `.cursor/rules/*.mdc`, legacy `.cursorrules`.
+    CursorRules,
+    /// GitHub Copilot instructions: `.github/copilot-instructions.md`,
+    /// `.github/instructions/*.instructions.md`.
+    Copilot,
+    /// Windsurf rules: `.windsurf/rules/*.md`, legacy `.windsurfrules`.
+    Windsurf,
+    /// Kiro steering: `.kiro/steering/*.md`.
+    Kiro,
     /// Claude Code's auto memory: `~/.claude/projects/<project>/memory/` (MEMORY.md and
     /// topic files), kept in the home folder and shown under its project.
     ClaudeAutoMemory,
 }
 
 impl Format {
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 14] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -46,6 +55,10 @@ impl Format {
         Format::BeansMd,
         Format::Infinity,
         Format::ConKeeper,
+        Format::CursorRules,
+        Format::Copilot,
+        Format::Windsurf,
+        Format::Kiro,
         Format::ClaudeAutoMemory,
     ];
 
@@ -61,6 +74,10 @@ impl Format {
             Format::BeansMd => "beans-md",
             Format::Infinity => "infinity",
             Format::ConKeeper => "conkeeper",
+            Format::CursorRules => "cursor-rules",
+            Format::Copilot => "copilot",
+            Format::Windsurf => "windsurf",
+            Format::Kiro => "kiro",
             Format::ClaudeAutoMemory => "claude-auto-memory",
         }
     }
@@ -81,6 +98,10 @@ impl Format {
             Format::BeansMd => "BEANS.md",
             Format::Infinity => "Infinity memories",
             Format::ConKeeper => "ConKeeper",
+            Format::CursorRules => "Cursor rules",
+            Format::Copilot => "GitHub Copilot instructions",
+            Format::Windsurf => "Windsurf rules",
+            Format::Kiro => "Kiro steering",
             Format::ClaudeAutoMemory => "Claude Code auto memory",
         }
     }
@@ -183,15 +204,33 @@ impl std::fmt::Display for Role {
 }
 
 /// When an agent loads a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LoadKind {
     /// Read at every session start.
     Startup,
     /// Read only when a condition holds (a rule's `paths:`, a subfolder's file, a mode).
     OnDemand,
+    /// Offered to the agent by its description; the agent decides whether to read it
+    /// (Cursor's description-only rules, Windsurf's `model_decision`, Kiro's `auto`).
+    AgentRequested,
+    /// Read only when the user names it (`@rule`, `#steering-file`).
+    Manual,
     /// Kept in the bank but never loaded automatically (archives, indexes, configuration).
     Never,
+}
+
+impl LoadKind {
+    /// When the file loads, in words: "session start", "on demand"…
+    pub fn label(self) -> &'static str {
+        match self {
+            LoadKind::Startup => "session start",
+            LoadKind::OnDemand => "on demand",
+            LoadKind::AgentRequested => "agent-requested",
+            LoadKind::Manual => "manual",
+            LoadKind::Never => "never",
+        }
+    }
 }
 
 /// A folder found under the root that holds at least one memory format.

@@ -219,6 +219,10 @@ fn project_dir_of(bank: &Bank) -> PathBuf {
         | Format::GeminiMd
         | Format::BeansMd
         | Format::RooRules
+        | Format::CursorRules
+        | Format::Copilot
+        | Format::Windsurf
+        | Format::Kiro
         | Format::ClaudeAutoMemory => Some(root.clone()),
         Format::Infinity => parent(),
         Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
@@ -268,7 +272,14 @@ fn may_create(format: Format, rel: &Path) -> bool {
                 _ => false,
             }
         }
-        Format::RooRules | Format::Infinity | Format::ClaudeAutoMemory => false,
+        // Rule files are edited where they are, never created here.
+        Format::RooRules
+        | Format::Infinity
+        | Format::CursorRules
+        | Format::Copilot
+        | Format::Windsurf
+        | Format::Kiro
+        | Format::ClaudeAutoMemory => false,
     }
 }
 

@@ -20,6 +20,11 @@ pub enum KeyContext {
     Picker,
     Tree,
     Editor,
+    /// Vim's modes in the editor (the vim preset; a keymap without `editor_normal` keys
+    /// leaves the editor modeless). Insert mode falls back to the editor's own keys.
+    EditorNormal,
+    EditorInsert,
+    EditorVisual,
     Preview,
     Timeline,
     Findings,
@@ -31,11 +36,14 @@ pub enum KeyContext {
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 12] = [
+    pub const ALL: [KeyContext; 15] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Tree,
         KeyContext::Editor,
+        KeyContext::EditorNormal,
+        KeyContext::EditorInsert,
+        KeyContext::EditorVisual,
         KeyContext::Preview,
         KeyContext::Timeline,
         KeyContext::Findings,
@@ -52,6 +60,9 @@ impl KeyContext {
             KeyContext::Picker => "Project picker",
             KeyContext::Tree => "File tree",
             KeyContext::Editor => "Editor",
+            KeyContext::EditorNormal => "Editor: normal mode (vim)",
+            KeyContext::EditorInsert => "Editor: insert mode (vim; and the editor's keys)",
+            KeyContext::EditorVisual => "Editor: visual mode (vim)",
             KeyContext::Preview => "Preview",
             KeyContext::Timeline => "Decision timeline",
             KeyContext::Findings => "Findings",
@@ -63,12 +74,27 @@ impl KeyContext {
         }
     }
 
-    /// Contexts where printable keys are typed text, not commands.
+    /// Contexts where printable keys are typed text, not commands: a typed character
+    /// never reaches the global keys there. (In vim's normal and visual modes the
+    /// printable keys are commands of their own, and the others do nothing.)
     pub fn takes_text(self) -> bool {
         matches!(
             self,
-            KeyContext::Picker | KeyContext::Editor | KeyContext::CommitMessage
+            KeyContext::Picker
+                | KeyContext::Editor
+                | KeyContext::EditorNormal
+                | KeyContext::EditorInsert
+                | KeyContext::EditorVisual
+                | KeyContext::CommitMessage
         )
+    }
+
+    /// The context whose keys this one also has, below its own.
+    pub fn parent(self) -> Option<KeyContext> {
+        match self {
+            KeyContext::EditorInsert => Some(KeyContext::Editor),
+            _ => None,
+        }
     }
 }
 
@@ -100,6 +126,7 @@ pub enum Action {
     OpenDemo,
     InitBank,
     Collapse,
+    Expand,
     Toggle,
     Save,
     Undo,
@@ -108,6 +135,54 @@ pub enum Action {
     SearchNext,
     SearchPrev,
     Leave,
+    Copy,
+    Cut,
+    Paste,
+    ToggleWrap,
+    Left,
+    Right,
+    WordLeft,
+    WordRight,
+    WordEnd,
+    LineStart,
+    LineEnd,
+    FirstNonBlank,
+    FileStart,
+    FileEnd,
+    ParagraphUp,
+    ParagraphDown,
+    SelectLeft,
+    SelectRight,
+    SelectUp,
+    SelectDown,
+    SelectWordLeft,
+    SelectWordRight,
+    SelectLineStart,
+    SelectLineEnd,
+    SelectFileStart,
+    SelectFileEnd,
+    SelectAll,
+    Newline,
+    DeleteBack,
+    DeleteForward,
+    DeleteWordBack,
+    DeleteWordForward,
+    DeleteToLineEnd,
+    NormalMode,
+    InsertMode,
+    Append,
+    AppendLineEnd,
+    InsertLineStart,
+    OpenBelow,
+    OpenAbove,
+    VisualMode,
+    VisualLineMode,
+    DeleteOp,
+    YankOp,
+    ChangeOp,
+    PasteAfter,
+    PasteBefore,
+    GotoPrefix,
     Filter,
     CycleStatus,
     Yes,
@@ -158,6 +233,7 @@ impl Action {
             Action::OpenDemo => "open the demo banks",
             Action::InitBank => "create a memory bank",
             Action::Collapse => "collapse / go to parent",
+            Action::Expand => "expand / go into the folder / open the file",
             Action::Toggle => "fold / unfold group",
             Action::Save => "save",
             Action::Undo => "undo",
@@ -166,6 +242,54 @@ impl Action {
             Action::SearchNext => "next match",
             Action::SearchPrev => "previous match",
             Action::Leave => "back to the tree",
+            Action::Copy => "copy the selection (nothing selected: the line)",
+            Action::Cut => "cut the selection (nothing selected: the line)",
+            Action::Paste => "paste (a copied line: above the cursor's)",
+            Action::ToggleWrap => "soft wrap on / off (markdown starts on)",
+            Action::Left => "left",
+            Action::Right => "right",
+            Action::WordLeft => "start of the word (or the previous one)",
+            Action::WordRight => "start of the next word",
+            Action::WordEnd => "end of the word",
+            Action::LineStart => "start of the line",
+            Action::LineEnd => "end of the line",
+            Action::FirstNonBlank => "first character of the line",
+            Action::FileStart => "start of the file",
+            Action::FileEnd => "end of the file",
+            Action::ParagraphUp => "previous paragraph",
+            Action::ParagraphDown => "next paragraph",
+            Action::SelectLeft => "select left",
+            Action::SelectRight => "select right",
+            Action::SelectUp => "select up",
+            Action::SelectDown => "select down",
+            Action::SelectWordLeft => "select to the word's start",
+            Action::SelectWordRight => "select to the next word",
+            Action::SelectLineStart => "select to the start of the line",
+            Action::SelectLineEnd => "select to the end of the line",
+            Action::SelectFileStart => "select to the start of the file",
+            Action::SelectFileEnd => "select to the end of the file",
+            Action::SelectAll => "select all",
+            Action::Newline => "new line",
+            Action::DeleteBack => "delete the character before the cursor",
+            Action::DeleteForward => "delete the character at the cursor",
+            Action::DeleteWordBack => "delete the word before the cursor",
+            Action::DeleteWordForward => "delete to the end of the word",
+            Action::DeleteToLineEnd => "delete to the end of the line",
+            Action::NormalMode => "normal mode (cancels a half-typed command)",
+            Action::InsertMode => "insert before the cursor",
+            Action::Append => "insert after the cursor",
+            Action::AppendLineEnd => "insert at the end of the line",
+            Action::InsertLineStart => "insert at the start of the line",
+            Action::OpenBelow => "new line below, insert",
+            Action::OpenAbove => "new line above, insert",
+            Action::VisualMode => "select characters (visual)",
+            Action::VisualLineMode => "select lines (visual line)",
+            Action::DeleteOp => "delete: twice the line, or + a motion (w e b 0 $ j k G g g)",
+            Action::YankOp => "copy (yank): twice the line, or + a motion",
+            Action::ChangeOp => "change (delete, insert): twice the line, or + a motion",
+            Action::PasteAfter => "paste after the cursor (lines: below)",
+            Action::PasteBefore => "paste before the cursor (lines: above)",
+            Action::GotoPrefix => "then g: start of the file",
             Action::Filter => "filter by text",
             Action::CycleStatus => "filter by status",
             Action::Yes => "yes",
@@ -208,11 +332,24 @@ impl Action {
             Action::OpenDemo => "demo",
             Action::InitBank => "init",
             Action::Toggle => "fold",
+            Action::Expand => "expand",
             Action::Save => "save",
             Action::Undo => "undo",
             Action::Redo => "redo",
             Action::Search => "search",
             Action::Leave => "tree",
+            Action::Copy => "copy",
+            Action::Cut => "cut",
+            Action::Paste => "paste",
+            Action::ToggleWrap => "wrap",
+            Action::NormalMode => "normal",
+            Action::InsertMode => "insert",
+            Action::VisualMode => "visual",
+            Action::VisualLineMode => "lines",
+            Action::DeleteOp => "delete",
+            Action::YankOp => "yank",
+            Action::ChangeOp => "change",
+            Action::PasteAfter => "paste",
             Action::Filter => "filter",
             Action::CycleStatus => "status",
             Action::Yes => "yes",
@@ -477,28 +614,59 @@ impl Keymap {
             .map(|b| b.action)
     }
 
-    /// The action for a key pressed in `context`: its own table first, then the global
-    /// one, except that typed characters stay text where the context takes text.
+    /// The action for a key pressed in `context`: its own table first, then its
+    /// parent's, then the global one, except that typed characters stay text where the
+    /// context takes text.
     pub fn resolve(&self, context: KeyContext, chord: &KeyChord) -> Option<Action> {
-        self.lookup(context, chord).or_else(|| {
-            if context.takes_text() && chord.is_printable() {
-                None
-            } else {
-                self.lookup(KeyContext::Global, chord)
-            }
-        })
+        self.lookup(context, chord)
+            .or_else(|| context.parent().and_then(|p| self.lookup(p, chord)))
+            .or_else(|| {
+                if context.takes_text() && chord.is_printable() {
+                    None
+                } else {
+                    self.lookup(KeyContext::Global, chord)
+                }
+            })
     }
 
-    /// The first key of `action` in `context` (or globally), for hints like "ctrl-s save".
+    /// The keys of `action` in `context`: its own, or its parent's when it has none.
+    pub fn keys_in(&self, context: KeyContext, action: Action) -> Vec<KeyChord> {
+        let own = |context: KeyContext| -> Vec<KeyChord> {
+            self.bindings(context)
+                .iter()
+                .filter(|b| b.action == action)
+                .flat_map(|b| b.keys.iter().copied())
+                .collect()
+        };
+        let keys = own(context);
+        match context.parent() {
+            Some(parent) if keys.is_empty() => own(parent)
+                .into_iter()
+                .filter(|key| self.lookup(context, key).is_none())
+                .collect(),
+            _ => keys,
+        }
+    }
+
+    /// The first key of `action` in `context` (or its parent, or globally) that works
+    /// there, for hints like "ctrl-s save".
     pub fn key_for(&self, context: KeyContext, action: Action) -> Option<KeyChord> {
-        let usable = |key: &&KeyChord| !(context.takes_text() && key.is_printable());
-        self.bindings(context)
+        // A global printable key is text where the context takes text.
+        let global = self
+            .bindings(KeyContext::Global)
             .iter()
-            .chain(self.bindings(KeyContext::Global))
             .filter(|b| b.action == action)
-            .flat_map(|b| b.keys.iter())
-            .find(usable)
-            .copied()
+            .flat_map(|b| b.keys.iter().copied())
+            .filter(|key| !(context.takes_text() && key.is_printable()));
+        self.keys_in(context, action)
+            .into_iter()
+            .chain(global)
+            .next()
+    }
+
+    /// Whether the editor has vim's modes (the keymap has normal-mode keys).
+    pub fn is_modal(&self) -> bool {
+        !self.bindings(KeyContext::EditorNormal).is_empty()
     }
 }
 
@@ -588,14 +756,25 @@ mod tests {
     fn both_presets_load_without_conflicts() {
         let default = Keymap::load(None, None).unwrap();
         let vim = Keymap::load(Some("vim"), None).unwrap();
+        let modes = [
+            KeyContext::EditorNormal,
+            KeyContext::EditorInsert,
+            KeyContext::EditorVisual,
+        ];
         for keymap in [&default, &vim] {
             for context in KeyContext::ALL {
+                // The default editor has no modes.
+                if std::ptr::eq(keymap, &default) && modes.contains(&context) {
+                    assert!(keymap.bindings(context).is_empty(), "{context:?}");
+                    continue;
+                }
                 assert!(
                     !keymap.bindings(context).is_empty(),
                     "{context:?} has no keys"
                 );
             }
         }
+        assert!(!default.is_modal() && vim.is_modal());
         assert_eq!(
             vim.lookup(KeyContext::Tree, &chord("j")),
             Some(Action::Down)
@@ -628,13 +807,52 @@ mod tests {
     }
 
     #[test]
+    fn vim_modes_have_their_keys_and_insert_mode_the_editors() {
+        let vim = Keymap::load(Some("vim"), None).unwrap();
+        assert_eq!(
+            vim.resolve(KeyContext::EditorNormal, &chord("d")),
+            Some(Action::DeleteOp)
+        );
+        // In normal mode an unbound letter does nothing: never a global key.
+        assert_eq!(vim.resolve(KeyContext::EditorNormal, &chord("t")), None);
+        assert_eq!(
+            vim.resolve(KeyContext::EditorNormal, &chord("ctrl-q")),
+            Some(Action::Quit)
+        );
+        // Insert mode: esc is its own, the rest the editor's; letters are text.
+        assert_eq!(
+            vim.resolve(KeyContext::EditorInsert, &chord("esc")),
+            Some(Action::NormalMode)
+        );
+        assert_eq!(
+            vim.resolve(KeyContext::EditorInsert, &chord("ctrl-s")),
+            Some(Action::Save)
+        );
+        assert_eq!(vim.resolve(KeyContext::EditorInsert, &chord("d")), None);
+        assert_eq!(
+            vim.key_for(KeyContext::EditorInsert, Action::Undo),
+            Some(chord("ctrl-z"))
+        );
+        // The editor's esc is insert mode's own key there: not listed for leaving.
+        assert!(
+            vim.keys_in(KeyContext::EditorInsert, Action::Leave)
+                .is_empty()
+        );
+        // A printable key of the mode's own table is named in the status bar.
+        assert_eq!(
+            vim.key_for(KeyContext::EditorNormal, Action::InsertMode),
+            Some(chord("i"))
+        );
+    }
+
+    #[test]
     fn user_file_overrides_and_conflicts_are_reported() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keymap.toml");
-        std::fs::write(&path, "[editor]\nsave = [\"ctrl-w\"]\n").unwrap();
+        std::fs::write(&path, "[editor]\nsave = [\"ctrl-o\"]\n").unwrap();
         let keymap = Keymap::load(None, Some(&path)).unwrap();
         assert_eq!(
-            keymap.lookup(KeyContext::Editor, &chord("ctrl-w")),
+            keymap.lookup(KeyContext::Editor, &chord("ctrl-o")),
             Some(Action::Save)
         );
         assert_eq!(keymap.lookup(KeyContext::Editor, &chord("ctrl-s")), None);

@@ -167,6 +167,9 @@ fn run_loop(options: Options, mode: RunMode) -> Result<()> {
         if app.expire_toasts(Instant::now()) {
             redraw = true;
         }
+        if let Some(text) = app.document.editor.take_clipboard() {
+            copy_to_system_clipboard(&text);
+        }
         if app.take_due_work(Instant::now()) {
             redraw = true;
         }
@@ -180,6 +183,17 @@ fn run_loop(options: Options, mode: RunMode) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Puts an editor copy on the system clipboard with an OSC 52 escape: no clipboard
+/// library, no helper program; a terminal without OSC 52 ignores it (tmux passes it on
+/// with `set -g set-clipboard on`). Only base64 is written, never the text itself.
+fn copy_to_system_clipboard(text: &str) {
+    if let Some(sequence) = super::panes::editor::clipboard::osc52(text) {
+        let mut out = io::stdout();
+        let _ = out.write_all(sequence.as_bytes());
+        let _ = out.flush();
+    }
 }
 
 /// Suspends the UI, runs `$VISUAL`/`$EDITOR` (else `vi`) on `path`, and comes back.

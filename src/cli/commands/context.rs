@@ -128,6 +128,13 @@ pub fn run(
                     skipped.reason
                 )));
             }
+            for later in &bank.deferred {
+                println(style.dim(format!(
+                    "   loads later ({}): {}",
+                    later.load.label(),
+                    later.display
+                )));
+            }
             for finding in bank.findings.iter().chain(&bank.import_findings) {
                 println(line![
                     "   ",

@@ -220,6 +220,8 @@ fn print_tables(context: &Context, output: &TokensOutput) {
             let load = f.load.map_or("—", |l| match l {
                 LoadKind::Startup => "start",
                 LoadKind::OnDemand => "on demand",
+                LoadKind::AgentRequested => "agent-requested",
+                LoadKind::Manual => "manual",
                 LoadKind::Never => "never",
             });
             let (loaded, private) = match &f.error {

@@ -89,6 +89,17 @@ pub struct SkippedFile {
     pub reason: String,
 }
 
+/// A file of the bank that does not load at session start but may load later, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeferredFile {
+    pub file: PathBuf,
+    /// Project-relative path for people.
+    pub display: String,
+    /// On demand (a glob or a folder matches), agent-requested (by its description) or
+    /// manual (only when the user names it).
+    pub load: LoadKind,
+}
+
 /// The metadata-only answer of Infinity's `list_memories`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ListingSize {
@@ -111,6 +122,9 @@ pub struct BankContext {
     /// Memory paths of the bank that lead out of the project (`symlink-outside`): never
     /// loaded here.
     pub findings: Vec<Finding>,
+    /// Files that load after session start (on demand, agent-requested, manual), in read
+    /// order; their tokens are not counted here.
+    pub deferred: Vec<DeferredFile>,
     /// Infinity only: what the agent's first `list_memories` call costs.
     pub listing: Option<ListingSize>,
     pub notes: Vec<String>,
@@ -539,6 +553,7 @@ pub fn session_context_with(
             skipped: Vec::new(),
             import_findings: Vec::new(),
             findings: confine::findings(&bank.outside, &project.path),
+            deferred: Vec::new(),
             listing: None,
             notes: Vec::new(),
             total_tokens: 0,
@@ -600,14 +615,41 @@ pub fn session_context_with(
                     builder.load(&file.path, Scope::Project, false);
                 }
             }
-            LoadKind::OnDemand => on_demand += 1,
             LoadKind::Never => {}
+            later => {
+                on_demand += 1;
+                let display = builder.display(&file.path);
+                builder.out.deferred.push(DeferredFile {
+                    file: file.path.clone(),
+                    display,
+                    load: later,
+                });
+            }
         }
     }
+    let later_kinds = |kind| {
+        builder
+            .out
+            .deferred
+            .iter()
+            .filter(|d| d.load == kind)
+            .count()
+    };
+    let (agent_requested, manual) = (
+        later_kinds(LoadKind::AgentRequested),
+        later_kinds(LoadKind::Manual),
+    );
     if on_demand > 0 && format == Format::ClaudeAutoMemory {
         builder.out.notes.push(format!(
             "{on_demand} topic file(s) are read on demand, when Claude Code looks them up, \
              and are not counted here"
+        ));
+    } else if agent_requested + manual > 0 {
+        let on_demand = on_demand - agent_requested - manual;
+        builder.out.notes.push(format!(
+            "{} more file(s) load after session start and are not counted here: \
+             {on_demand} on demand, {agent_requested} agent-requested, {manual} manual",
+            on_demand + agent_requested + manual
         ));
     } else if on_demand > 0 {
         builder.out.notes.push(format!(

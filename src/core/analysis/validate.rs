@@ -994,10 +994,14 @@ fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fin
         ));
         return;
     }
+    let rules = formats::rules(bank.format);
+    out.extend(rules.check_text(file, text));
     if !is_markdown_path(path) {
         return;
     }
-    check_frontmatter(path, text, out);
+    if !rules.lenient_frontmatter() {
+        check_frontmatter(path, text, out);
+    }
     check_conflict_markers(path, text, out);
     if let Err(limit) = limits::check(text, Syntax::Markdown, limits::MARKDOWN) {
         out.push(limit.finding(

@@ -14,6 +14,8 @@
 //! | `claude_auto_memory.rs` | Claude Code's auto memory (`~/.claude/projects/<project>/memory/`) |
 //! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
+//! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
+//! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
 //! # How to add a format
 //!
@@ -27,6 +29,12 @@
 //! 3. Register it: one arm in [`rules`] (the compiler points there).
 //! 4. Add fixtures and tests: a project folder of that shape under a temp dir.
 //!
+//! A format whose files sit at fixed places in the project (rule files and rule
+//! folders, like Cursor's) needs nothing more: it names them in
+//! [`project_paths`](FormatRules::project_paths), and discovery and bank listing find
+//! them; [`frontmatter_load`](FormatRules::frontmatter_load) decides when each loads and
+//! [`check_text`](FormatRules::check_text) adds its own findings.
+//!
 //! Still outside this interface (each engine matches on the format, so a new format
 //! adds an arm there too until they move here): what discovery looks for
 //! (`scan::discovery`), how a bank is listed (`scan::bank`), the content checks
@@ -37,6 +45,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use crate::core::analysis::budgets::Unit;
+use crate::core::findings::Finding;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 pub use instruction_files::hierarchical_file_name;
@@ -50,12 +59,17 @@ pub mod claude_auto_memory;
 pub mod claude_md;
 pub mod cline;
 pub mod conkeeper;
+pub mod copilot;
+pub mod cursor_rules;
 pub mod gemini_md;
 pub mod infinity;
 pub mod instruction_files;
+pub mod kiro;
 pub mod memory_bank_mcp;
 pub mod names;
 pub mod roo_rules;
+pub mod rule_frontmatter;
+pub mod windsurf;
 
 /// The rules of one memory format: where its files sit and when they load, which
 /// budgets judge them, which core files a bank should hold.
@@ -88,6 +102,59 @@ pub trait FormatRules: Send + Sync {
     fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
         ExpectedFiles::default()
     }
+
+    /// Files and rule folders at fixed places in the project that make up a bank of
+    /// this format; discovery and bank listing find them through this alone.
+    fn project_paths(&self) -> ProjectPaths {
+        ProjectPaths::default()
+    }
+
+    /// When a file loads, decided by its text (a rule's frontmatter): `None` keeps what
+    /// [`place`](FormatRules::place) said. Asked only for files
+    /// [`reads_frontmatter`](FormatRules::reads_frontmatter) names.
+    fn frontmatter_load(&self, _rel: &Path, _text: &str) -> Option<LoadKind> {
+        None
+    }
+
+    /// Whether a file's text decides when it loads (see
+    /// [`frontmatter_load`](FormatRules::frontmatter_load)).
+    fn reads_frontmatter(&self, _rel: &Path) -> bool {
+        false
+    }
+
+    /// This format's own checks of one file's text (a rule that can never load…).
+    fn check_text(&self, _file: &MemoryFile, _text: &str) -> Vec<Finding> {
+        Vec::new()
+    }
+
+    /// The agent reads frontmatter leniently (Cursor's bare `globs: **/*.ts`), so a
+    /// strict YAML error is not a finding; [`check_text`](FormatRules::check_text) says
+    /// what the agent really cannot read.
+    fn lenient_frontmatter(&self) -> bool {
+        false
+    }
+}
+
+/// Where a rule-file format keeps its files, relative to the project folder.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProjectPaths {
+    /// Files at fixed places: `.cursorrules`, `.github/copilot-instructions.md`.
+    pub files: &'static [&'static str],
+    /// Folders whose files are the format's rules, listed to any depth: `.cursor/rules`.
+    pub folders: &'static [&'static str],
+}
+
+impl ProjectPaths {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.folders.is_empty()
+    }
+
+    /// Whether a path relative to the project is one of these files or inside one of
+    /// these folders.
+    pub fn contains(&self, rel: &Path) -> bool {
+        self.files.iter().any(|f| rel == Path::new(f))
+            || self.folders.iter().any(|d| rel.starts_with(d))
+    }
 }
 
 /// The rules of a format.
@@ -102,6 +169,10 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::BeansMd => &beans_md::BeansMd,
         Format::Infinity => &infinity::Infinity,
         Format::ConKeeper => &conkeeper::ConKeeper,
+        Format::CursorRules => &cursor_rules::CursorRules,
+        Format::Copilot => &copilot::Copilot,
+        Format::Windsurf => &windsurf::Windsurf,
+        Format::Kiro => &kiro::Kiro,
         Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
     }
 }

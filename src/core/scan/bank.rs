@@ -378,6 +378,57 @@ fn list_roo(lister: &mut Lister<'_>) {
     }
 }
 
+/// Remembered per file version in the listing cache: when a rule file loads, by its
+/// frontmatter.
+const RULE_LOAD_FACT: &str = "rule-load";
+
+/// Lists a format known by its paths in the project (`FormatRules::project_paths`): its
+/// files where they exist, its rule folders whole; then each rule's frontmatter says
+/// when it loads.
+fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths) {
+    let project = lister.project.to_path_buf();
+    // The folder holding `rel`'s last part, when every folder on the way is confined.
+    let parent_of = |lister: &mut Lister<'_>, rel: &str| -> Option<(PathBuf, String)> {
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        let last = parts.pop()?.to_string();
+        let mut dir = project.clone();
+        for part in parts {
+            dir = lister.child_dir(&dir, part)?;
+        }
+        Some((dir, last))
+    };
+    for rel in locations.files {
+        if let Some((dir, name)) = parent_of(lister, rel) {
+            lister.push_child_if_file(&dir, &name);
+        }
+    }
+    for rel in locations.folders {
+        if let Some((dir, name)) = parent_of(lister, rel)
+            && let Some(folder) = lister.child_dir(&dir, &name)
+        {
+            lister.walk(&folder, 1);
+        }
+    }
+    let rules = formats::rules(lister.format);
+    let listings = lister.listings;
+    for file in &mut lister.files {
+        let rel = paths::relative_to(&file.path, &project).unwrap_or(&file.path);
+        if !rules.reads_frontmatter(rel) {
+            continue;
+        }
+        let known = listings.fact(RULE_LOAD_FACT, &file.path, file.size, file.modified);
+        let load = known.or_else(|| {
+            let text = text::read_text_limited(&file.path, 1024 * 1024).ok()?;
+            let load = rules.frontmatter_load(rel, &text)?;
+            listings.put_fact(RULE_LOAD_FACT, &file.path, file.size, file.modified, &load);
+            Some(load)
+        });
+        if let Some(load) = load {
+            file.load = load;
+        }
+    }
+}
+
 fn infinity_role(kind: &str) -> Role {
     match kind {
         "project_overview" => Role::Brief,
@@ -533,7 +584,9 @@ fn load_rank(load: LoadKind) -> u8 {
     match load {
         LoadKind::Startup => 0,
         LoadKind::OnDemand => 1,
-        LoadKind::Never => 2,
+        LoadKind::AgentRequested => 2,
+        LoadKind::Manual => 3,
+        LoadKind::Never => 4,
     }
 }
 
@@ -619,6 +672,8 @@ fn list_bank_in(
         Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd => {
             list_hierarchical(&mut lister)
         }
+        // Rule-file formats (Cursor, Copilot, Windsurf, Kiro) name their own paths.
+        _ => list_project_paths(&mut lister, formats::rules(location.format).project_paths()),
     }
     let Lister {
         mut files,

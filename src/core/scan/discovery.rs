@@ -68,10 +68,13 @@ impl Markers {
         }
     }
 
-    /// A folder holding only instruction files (CLAUDE.md …) inside another project is a
-    /// just-in-time layer of that project, not a project of its own.
+    /// A folder holding only instruction files (CLAUDE.md …) or editor rules
+    /// (`.cursor/rules` …) inside another project is a layer of that project, not a
+    /// project of its own.
     fn has_memory_folder(&self) -> bool {
-        self.banks.iter().any(|b| !b.format.is_hierarchical())
+        self.banks.iter().any(|b| {
+            !b.format.is_hierarchical() && formats::rules(b.format).project_paths().is_empty()
+        })
     }
 }
 
@@ -321,8 +324,65 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
         Some((infinity, false)) => markers.add(Format::Infinity, infinity, None),
         None => {}
     }
+    rule_file_markers(listings, folder, entries, &mut markers);
     markers.banks.sort_by_key(|b| b.format);
     markers
+}
+
+/// Formats known by their paths in the project (`.cursorrules`, `.cursor/rules/`, see
+/// `FormatRules::project_paths`): a file or folder there makes a bank whose root is the
+/// project. Only hidden names are compared, so a folder without any costs nothing more;
+/// containers on the way (`.github`) are entered only when confined.
+fn rule_file_markers(
+    listings: &Listings,
+    folder: &ProjectFolder<'_>,
+    entries: &[Entry],
+    markers: &mut Markers,
+) {
+    let dir = folder.path();
+    for entry in entries {
+        let Some(name) = entry.name.to_str().filter(|n| n.starts_with('.')) else {
+            continue;
+        };
+        for rules in formats::all() {
+            let paths = rules.project_paths();
+            let wanted = paths
+                .files
+                .iter()
+                .map(|p| (p, false))
+                .chain(paths.folders.iter().map(|p| (p, true)));
+            for (rel, want_dir) in wanted {
+                let mut parts = rel.split('/');
+                if parts.next() != Some(name) {
+                    continue;
+                }
+                let rest: Vec<&str> = parts.collect();
+                let mut path = dir.join(name);
+                let mut found = probe(folder, &path, entry.kind);
+                for part in &rest {
+                    // A container leading out of the project is not entered.
+                    if !matches!(found, Probe::Inside { is_dir: true }) {
+                        found = Probe::Broken;
+                        break;
+                    }
+                    found = probe_child(listings, folder, &path, part).unwrap_or(Probe::Broken);
+                    path = path.join(part);
+                }
+                let when = match found {
+                    Probe::Inside { is_dir } if is_dir == want_dir => {
+                        if is_dir {
+                            listings.folder_modified(&path)
+                        } else {
+                            listings.modified(&path)
+                        }
+                    }
+                    Probe::Outside => None,
+                    _ => continue,
+                };
+                markers.add(rules.format(), dir.to_path_buf(), when);
+            }
+        }
+    }
 }
 
 /// Folders the walk never enters, by name alone: hidden, vendored, build output, and

@@ -165,9 +165,15 @@ fn shown_name(doc: &Document) -> String {
 }
 
 impl DocumentController {
-    pub fn new(encoding: Encoding, backup_dir: PathBuf, outbox: Outbox) -> DocumentController {
+    /// `modal_editor`: the editor has vim's modes (the keymap's choice).
+    pub fn new(
+        encoding: Encoding,
+        backup_dir: PathBuf,
+        modal_editor: bool,
+        outbox: Outbox,
+    ) -> DocumentController {
         DocumentController {
-            editor: Editor::default(),
+            editor: Editor::new(modal_editor),
             preview: Preview::default(),
             counter: BufferCounter::spawn(encoding, outbox.clone()),
             previews: PreviewWorker::spawn(outbox.clone()),
@@ -243,7 +249,7 @@ impl DocumentController {
 
     /// Another project: nothing open, nothing pending.
     pub fn reset(&mut self) {
-        self.editor = Editor::default();
+        self.editor.reset();
         self.pending = None;
     }
 
@@ -333,10 +339,7 @@ impl DocumentController {
             .find(|s| s.path == path && s.memory_id == pending.memory_id)
             .cloned();
         if let Some(session) = session {
-            doc.textarea.move_cursor(ratatui_textarea::CursorMove::Jump(
-                session.cursor.0.min(u16::MAX as usize) as u16,
-                session.cursor.1.min(u16::MAX as usize) as u16,
-            ));
+            doc.buffer.set_cursor(session.cursor);
             doc.top = session.top;
         }
         if let Some(line) = pending.line {
@@ -471,7 +474,7 @@ impl DocumentController {
     pub fn save(&mut self, project: Option<&Project>) -> Vec<Effect> {
         if let Some(doc) = self.doc() {
             let markers =
-                conflict_markers::find_in_lines(doc.textarea.lines().iter().map(String::as_str));
+                conflict_markers::find_in_lines(doc.buffer.lines().iter().map(String::as_str));
             if !markers.is_empty() {
                 let line = markers
                     .first_line
@@ -591,9 +594,9 @@ impl DocumentController {
                 conflicts,
             } => {
                 let mine = doc.disk.encode(&doc.text()).into_bytes();
-                doc.textarea = ratatui_textarea::TextArea::new(editor::split_lines(&merged));
+                // One undo step takes the merge back to the buffer as it was.
+                doc.replace_text(&merged);
                 doc.disk = *theirs_disk;
-                doc.version += 1;
                 let toast = if conflicts > 0 {
                     format!(
                         "merged with {conflicts} conflict(s) marked <<<<<<< … >>>>>>>: resolve them, then save"
@@ -754,7 +757,7 @@ impl DocumentController {
         match &self.snapshot {
             Some((k, lines)) if *k == key => Some(lines.clone()),
             _ => {
-                let lines = Arc::new(doc.textarea.lines().to_vec());
+                let lines = Arc::new(doc.buffer.lines().to_vec());
                 self.snapshot = Some((key, lines.clone()));
                 Some(lines)
             }
@@ -769,7 +772,7 @@ impl DocumentController {
         };
         let Some((id, version, lines)) = self
             .doc()
-            .map(|d| (d.id, d.version, d.textarea.lines().len()))
+            .map(|d| (d.id, d.version, d.buffer.lines().len()))
         else {
             return;
         };

@@ -194,6 +194,7 @@ impl App {
         };
         let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
         let root_label = chrome::path_label(&options.root, options.home.as_deref());
+        let modal_editor = options.keymap.is_modal();
         let mut picker = picker::Picker::new(options.root.clone(), root_label);
         picker.root_problem = options.root_problem.clone();
         picker.scanning = options.root_problem.is_none();
@@ -214,7 +215,12 @@ impl App {
             project: None,
             picker,
             tree: tree::Tree::default(),
-            document: DocumentController::new(options.encoding, options.backup_dir, outbox.clone()),
+            document: DocumentController::new(
+                options.encoding,
+                options.backup_dir,
+                modal_editor,
+                outbox.clone(),
+            ),
             findings: findings::Findings::default(),
             timeline: timeline::Timeline::default(),
             review: review_pane::ReviewPane::default(),

@@ -64,7 +64,9 @@ impl Help {
         let mut lines = Vec::new();
         for context in order {
             let commands = pane::commands(context);
-            if commands.is_empty() {
+            // A context the keymap gives no keys (vim's modes in the default) is not
+            // there to list.
+            if commands.is_empty() || keymap.bindings(context).is_empty() {
                 continue;
             }
             lines.push(Line::from(Span::styled(
@@ -73,10 +75,9 @@ impl Help {
             )));
             for command in commands {
                 let keys: Vec<String> = keymap
-                    .bindings(context)
+                    .keys_in(context, command.action)
                     .iter()
-                    .filter(|b| b.action == command.action)
-                    .flat_map(|b| b.keys.iter().map(|k| k.to_string()))
+                    .map(ToString::to_string)
                     .collect();
                 let keys = if keys.is_empty() {
                     "(no key)".to_string()

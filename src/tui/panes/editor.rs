@@ -1,17 +1,28 @@
-//! The editor pane: a ratatui-textarea buffer (editing, undo/redo, search) drawn by
-//! this module so that only the visible lines are styled, long lines stay plain and the
-//! view scrolls sideways instead of wrapping. Saving goes through the core's guarded
-//! atomic write; a file changed on disk while the buffer is dirty is never overwritten.
+//! The editor pane: a buffer of lines ([`buffer`]) drawn by this module so that only the
+//! visible lines are styled and long lines stay plain. Prose (markdown) is soft-wrapped
+//! ([`wrap`], `alt-z` toggles it), other files scroll sideways. Undo takes back a word
+//! or a burst of typing at a time; the search ignores case unless the query has a
+//! capital and counts its matches; copy, cut and paste go through the editor's register
+//! and, by OSC 52, the system clipboard ([`clipboard`]). With the vim preset the editor
+//! has vim's modes ([`vim`]). Saving goes through the core's guarded atomic write; a
+//! file changed on disk while the buffer is dirty is never overwritten.
+pub mod buffer;
+pub mod clipboard;
+mod vim;
+pub mod wrap;
+
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
-use ratatui_textarea::{CursorMove, TextArea};
+use regex::Regex;
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::analysis::budgets::BudgetCheck;
@@ -20,12 +31,20 @@ use crate::core::sanitize;
 use crate::core::tokens::TextStats;
 
 use crate::tui::highlight::HighlightCache;
-use crate::tui::keymap::{Action, KeyContext};
-use crate::tui::pane::{Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers};
+use crate::tui::keymap::{Action, KeyChord, KeyContext, Keymap};
+use crate::tui::pane::{
+    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
+};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-/// Lines longer than this are drawn plain and never searched for highlights.
+pub use buffer::{Buffer, Pos, Undo};
+pub use clipboard::Register;
+pub use vim::Mode;
+use wrap::{Segment, WrapCache, cells};
+pub use wrap::{char_at_column, display_column};
+
+/// Lines longer than this are drawn plain (no highlighting).
 pub const PLAIN_LINE_CAP: usize = 2_000;
 
 /// A file in the editor.
@@ -37,7 +56,7 @@ pub struct Document {
     pub memory_id: Option<String>,
     /// Shown above the text: an Infinity memory's locked type and title.
     pub locked_header: Option<String>,
-    pub textarea: TextArea<'static>,
+    pub buffer: Buffer,
     /// The buffer's text when it was loaded or last saved.
     pub base_text: String,
     /// The file as read from disk then: what a save expects to replace, and the line
@@ -52,23 +71,29 @@ pub struct Document {
     /// Live figures of the buffer, and the version they were counted for.
     pub stats: Option<(u64, TextStats)>,
     pub budget: Vec<BudgetCheck>,
-    /// First visible line and column.
+    /// First visible line; with soft wrap, its first visible row; without, the first
+    /// visible column.
     pub top: usize,
+    pub top_row: usize,
     pub left: usize,
+    /// The vim mode (normal when the file opens); unused when the editor is modeless.
+    pub mode: Mode,
+    /// The first key of a two-key vim command.
+    pending: Option<vim::Pending>,
+    /// The column up and down keep aiming for (where the cursor left from, in cells).
+    goal: Option<usize>,
 }
 
 impl Document {
     /// A buffer over `disk.text` (an Infinity memory's content for `memory_id`).
     pub fn new(path: PathBuf, memory_id: Option<String>, disk: EditText) -> Document {
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let mut textarea = TextArea::new(split_lines(&disk.text));
-        textarea.set_max_histories(500);
         Document {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             path,
             memory_id,
             locked_header: None,
-            textarea,
+            buffer: Buffer::new(split_lines(&disk.text)),
             base_text: disk.text.clone(),
             disk,
             read_only: None,
@@ -78,42 +103,53 @@ impl Document {
             stats: None,
             budget: Vec::new(),
             top: 0,
+            top_row: 0,
             left: 0,
+            mode: Mode::Normal,
+            pending: None,
+            goal: None,
         }
     }
 
     pub fn text(&self) -> String {
-        join_lines(self.textarea.lines())
+        join_lines(self.buffer.lines())
     }
 
     /// Whether the buffer differs from what was loaded or saved.
     pub fn is_dirty(&self) -> bool {
         // Asked on every frame (the title's marker): compared in place, not by joining
         // a 1.4 MB buffer into a new string each time.
-        self.version != self.saved_version && !joined_equals(self.textarea.lines(), &self.base_text)
+        self.version != self.saved_version && !joined_equals(self.buffer.lines(), &self.base_text)
     }
 
     pub fn cursor(&self) -> (usize, usize) {
-        let cursor = self.textarea.cursor();
-        (cursor.0, cursor.1)
+        self.buffer.cursor()
     }
 
     /// Replaces the buffer with new text from disk, keeping the cursor and scroll where
-    /// they still fit.
+    /// they still fit (the undo history starts again).
     pub fn reload(&mut self, disk: EditText) {
-        let (row, col) = self.cursor();
-        let mut textarea = TextArea::new(split_lines(&disk.text));
-        textarea.set_max_histories(500);
-        textarea.move_cursor(CursorMove::Jump(
-            row.min(u16::MAX as usize) as u16,
-            col.min(u16::MAX as usize) as u16,
-        ));
-        self.textarea = textarea;
+        let cursor = self.cursor();
+        let mut buffer = Buffer::new(split_lines(&disk.text));
+        buffer.set_cursor(cursor);
+        self.buffer = buffer;
         self.base_text = disk.text.clone();
         self.disk = disk;
         self.version += 1;
         self.saved_version = self.version;
         self.stats = None;
+        self.pending = None;
+        if self.mode == Mode::Insert {
+            self.mode = Mode::Normal;
+        }
+    }
+
+    /// Replaces the whole text (a merge's result) as one undo step.
+    pub fn replace_text(&mut self, text: &str) {
+        self.buffer.replace_all(text, Instant::now());
+        self.version += 1;
+        self.top = 0;
+        self.top_row = 0;
     }
 
     /// After a successful save of `text`; `disk` is the file as written.
@@ -125,9 +161,26 @@ impl Document {
     }
 
     pub fn jump_to_line(&mut self, line: usize) {
-        let row = line.saturating_sub(1).min(u16::MAX as usize) as u16;
-        self.textarea.move_cursor(CursorMove::Jump(row, 0));
-        self.top = (row as usize).saturating_sub(3);
+        let row = line.saturating_sub(1);
+        self.buffer.move_to((row, 0), false);
+        let row = self.buffer.cursor().0;
+        self.top = row.saturating_sub(3);
+        self.top_row = 0;
+    }
+
+    /// Prose is soft-wrapped by default: markdown, plain text, rules files without an
+    /// extension, Infinity memories.
+    pub fn is_prose(&self) -> bool {
+        if self.memory_id.is_some() {
+            return true;
+        }
+        match self.path.extension().and_then(|e| e.to_str()) {
+            None => true,
+            Some(ext) => matches!(
+                ext.to_ascii_lowercase().as_str(),
+                "md" | "markdown" | "mdx" | "mdc" | "txt"
+            ),
+        }
     }
 }
 
@@ -160,7 +213,13 @@ pub fn join_lines(lines: &[String]) -> String {
     lines.join("\n")
 }
 
-/// The editor's own keys; every other key that is not a global one edits the buffer.
+/// Whether `keymap` gives the editor vim's modes (it has normal-mode keys).
+pub fn is_modal(keymap: &Keymap) -> bool {
+    !keymap.bindings(KeyContext::EditorNormal).is_empty()
+}
+
+/// The modeless editor's keys (the default keymap); with the vim preset, insert mode
+/// has them too. A typed character no key is bound to is text.
 pub const COMMANDS: &[Command] = &[
     hint(Action::Save),
     hint(Action::Undo),
@@ -169,7 +228,189 @@ pub const COMMANDS: &[Command] = &[
     hint(Action::SearchNext),
     hint(Action::SearchPrev),
     hint(Action::Leave),
+    quiet(Action::Copy),
+    quiet(Action::Cut),
+    quiet(Action::Paste),
+    quiet(Action::ToggleWrap),
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::Left),
+    quiet(Action::Right),
+    quiet(Action::WordLeft),
+    quiet(Action::WordRight),
+    quiet(Action::LineStart),
+    quiet(Action::LineEnd),
+    quiet(Action::FileStart),
+    quiet(Action::FileEnd),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::ParagraphUp),
+    quiet(Action::ParagraphDown),
+    quiet(Action::SelectLeft),
+    quiet(Action::SelectRight),
+    quiet(Action::SelectUp),
+    quiet(Action::SelectDown),
+    quiet(Action::SelectWordLeft),
+    quiet(Action::SelectWordRight),
+    quiet(Action::SelectLineStart),
+    quiet(Action::SelectLineEnd),
+    quiet(Action::SelectFileStart),
+    quiet(Action::SelectFileEnd),
+    quiet(Action::SelectAll),
+    quiet(Action::Newline),
+    quiet(Action::DeleteBack),
+    quiet(Action::DeleteForward),
+    quiet(Action::DeleteWordBack),
+    quiet(Action::DeleteWordForward),
+    quiet(Action::DeleteToLineEnd),
 ];
+
+/// Vim's insert mode: its own key, and the editor's keys it shares (the status bar's
+/// hints; help lists the rest under the editor).
+pub const INSERT_COMMANDS: &[Command] = &[
+    hint(Action::NormalMode),
+    hint(Action::Save),
+    hint(Action::Undo),
+    hint(Action::Search),
+];
+
+/// Vim's normal mode: keys are commands.
+pub const NORMAL_COMMANDS: &[Command] = &[
+    hint(Action::InsertMode),
+    hint(Action::VisualMode),
+    hint(Action::Search),
+    hint(Action::Undo),
+    hint(Action::Save),
+    hint(Action::Leave),
+    quiet(Action::Append),
+    quiet(Action::AppendLineEnd),
+    quiet(Action::InsertLineStart),
+    quiet(Action::OpenBelow),
+    quiet(Action::OpenAbove),
+    quiet(Action::VisualLineMode),
+    quiet(Action::Left),
+    quiet(Action::Down),
+    quiet(Action::Up),
+    quiet(Action::Right),
+    quiet(Action::WordRight),
+    quiet(Action::WordLeft),
+    quiet(Action::WordEnd),
+    quiet(Action::LineStart),
+    quiet(Action::FirstNonBlank),
+    quiet(Action::LineEnd),
+    quiet(Action::GotoPrefix),
+    quiet(Action::FileStart),
+    quiet(Action::FileEnd),
+    quiet(Action::ParagraphUp),
+    quiet(Action::ParagraphDown),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::DeleteForward),
+    quiet(Action::DeleteOp),
+    quiet(Action::YankOp),
+    quiet(Action::ChangeOp),
+    quiet(Action::PasteAfter),
+    quiet(Action::PasteBefore),
+    quiet(Action::Redo),
+    quiet(Action::SearchNext),
+    quiet(Action::SearchPrev),
+    quiet(Action::NormalMode),
+    quiet(Action::ToggleWrap),
+];
+
+/// Vim's visual modes: motions extend the selection, operators act on it.
+pub const VISUAL_COMMANDS: &[Command] = &[
+    hint(Action::YankOp),
+    hint(Action::DeleteOp),
+    hint(Action::ChangeOp),
+    hint(Action::NormalMode),
+    quiet(Action::PasteAfter),
+    quiet(Action::VisualMode),
+    quiet(Action::VisualLineMode),
+    quiet(Action::Left),
+    quiet(Action::Down),
+    quiet(Action::Up),
+    quiet(Action::Right),
+    quiet(Action::WordRight),
+    quiet(Action::WordLeft),
+    quiet(Action::WordEnd),
+    quiet(Action::LineStart),
+    quiet(Action::FirstNonBlank),
+    quiet(Action::LineEnd),
+    quiet(Action::GotoPrefix),
+    quiet(Action::FileStart),
+    quiet(Action::FileEnd),
+    quiet(Action::ParagraphUp),
+    quiet(Action::ParagraphDown),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::Save),
+];
+
+/// Where a movement key goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Motion {
+    Left,
+    Right,
+    Up,
+    Down,
+    WordLeft,
+    WordRight,
+    WordEnd,
+    LineStart,
+    LineEnd,
+    FirstNonBlank,
+    FileStart,
+    FileEnd,
+    ParagraphUp,
+    ParagraphDown,
+    PageUp,
+    PageDown,
+}
+
+impl Motion {
+    /// The motion of a movement action, and whether it extends the selection.
+    fn of(action: Action) -> Option<(Motion, bool)> {
+        use Action as A;
+        use Motion as M;
+        Some(match action {
+            A::Left => (M::Left, false),
+            A::Right => (M::Right, false),
+            A::Up => (M::Up, false),
+            A::Down => (M::Down, false),
+            A::WordLeft => (M::WordLeft, false),
+            A::WordRight => (M::WordRight, false),
+            A::WordEnd => (M::WordEnd, false),
+            A::LineStart => (M::LineStart, false),
+            A::LineEnd => (M::LineEnd, false),
+            A::FirstNonBlank => (M::FirstNonBlank, false),
+            A::FileStart => (M::FileStart, false),
+            A::FileEnd => (M::FileEnd, false),
+            A::ParagraphUp => (M::ParagraphUp, false),
+            A::ParagraphDown => (M::ParagraphDown, false),
+            A::PageUp => (M::PageUp, false),
+            A::PageDown => (M::PageDown, false),
+            A::SelectLeft => (M::Left, true),
+            A::SelectRight => (M::Right, true),
+            A::SelectUp => (M::Up, true),
+            A::SelectDown => (M::Down, true),
+            A::SelectWordLeft => (M::WordLeft, true),
+            A::SelectWordRight => (M::WordRight, true),
+            A::SelectLineStart => (M::LineStart, true),
+            A::SelectLineEnd => (M::LineEnd, true),
+            A::SelectFileStart => (M::FileStart, true),
+            A::SelectFileEnd => (M::FileEnd, true),
+            _ => return None,
+        })
+    }
+
+    fn is_vertical(self) -> bool {
+        matches!(
+            self,
+            Motion::Up | Motion::Down | Motion::PageUp | Motion::PageDown
+        )
+    }
+}
 
 /// What the editor is told, once the app's input is sorted out.
 #[derive(Debug, Clone)]
@@ -181,179 +422,764 @@ pub enum Msg {
     Scroll(i32),
 }
 
-/// A search being typed (ctrl-f), drawn on the pane's last line.
-#[derive(Default)]
+/// A search being typed (`ctrl-f`, vim's `/`), drawn on the pane's last line; the
+/// cursor goes to the first match as you type and back when it is cancelled.
 pub struct SearchPrompt {
     pub query: String,
+    origin: Pos,
 }
 
-#[derive(Default)]
+/// Where the last search stands: its query, the match at the cursor and the count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchStatus {
+    pub query: String,
+    /// Which match (from 1) starts at the cursor.
+    pub current: Option<usize>,
+    pub total: usize,
+    /// The buffer version it was counted for (an edit makes the count stale).
+    pub version: u64,
+}
+
+impl SearchStatus {
+    /// "3/17", "17 matches" off a match, "no match".
+    pub fn count(&self) -> String {
+        match (self.current, self.total) {
+            (_, 0) => "no match".into(),
+            (Some(current), total) => format!("{current}/{total}"),
+            (None, 1) => "1 match".into(),
+            (None, total) => format!("{total} matches"),
+        }
+    }
+}
+
+/// The regex for a typed query: matched literally (people search memory for words, not
+/// patterns), ignoring case unless the query has a capital letter (smart case).
+pub fn search_regex(query: &str) -> Option<Regex> {
+    let sensitive = query.chars().any(char::is_uppercase);
+    regex::RegexBuilder::new(&regex::escape(query))
+        .case_insensitive(!sensitive)
+        .build()
+        .ok()
+}
+
+/// A screen row drawn with soft wrap: a line's row `segment`, and whether it is the
+/// line's last.
+#[derive(Debug, Clone, Copy)]
+struct ScreenRow {
+    line: usize,
+    segment: Segment,
+    last: bool,
+}
+
 pub struct Editor {
     pub doc: Option<Document>,
     pub search: Option<SearchPrompt>,
+    /// The last search's place and count.
+    pub found: Option<SearchStatus>,
     /// Why the selected file cannot be shown.
     pub problem: Option<String>,
     /// Styles the highlight worker computed for the open document.
     pub highlights: Option<HighlightCache>,
+    /// Vim's modes are on (the keymap has normal-mode keys).
+    pub modal: bool,
+    /// What was copied or cut last, kept across files.
+    pub register: Option<Register>,
+    /// A copy for the system clipboard, until the terminal loop sends it.
+    clipboard_out: Option<String>,
+    /// Soft wrap for prose files, and for the others (`alt-z` toggles the open file's
+    /// kind for the session).
+    pub wrap_prose: bool,
+    pub wrap_other: bool,
+    wraps: WrapCache,
     /// Rows and text width at the last draw.
     page: usize,
     text_width: usize,
     /// The pane and its text (inside the border) at the last draw.
     area: Rect,
     text_area: Rect,
+    /// The rows drawn with soft wrap (for clicks), and the lines drawn.
+    rows: Vec<ScreenRow>,
+    visible: Option<Range<usize>>,
+}
+
+impl Default for Editor {
+    fn default() -> Editor {
+        Editor {
+            doc: None,
+            search: None,
+            found: None,
+            problem: None,
+            highlights: None,
+            modal: false,
+            register: None,
+            clipboard_out: None,
+            wrap_prose: true,
+            wrap_other: false,
+            wraps: WrapCache::default(),
+            page: 0,
+            text_width: 0,
+            area: Rect::default(),
+            text_area: Rect::default(),
+            rows: Vec::new(),
+            visible: None,
+        }
+    }
 }
 
 impl Editor {
+    /// An editor with vim's modes when `modal`.
+    pub fn new(modal: bool) -> Editor {
+        Editor {
+            modal,
+            ..Editor::default()
+        }
+    }
+
+    /// Nothing open (another project); the register, the modes and the wrap choices
+    /// stay.
+    pub fn reset(&mut self) {
+        *self = Editor {
+            modal: self.modal,
+            register: self.register.take(),
+            clipboard_out: self.clipboard_out.take(),
+            wrap_prose: self.wrap_prose,
+            wrap_other: self.wrap_other,
+            ..Editor::default()
+        };
+    }
+
     pub fn is_dirty(&self) -> bool {
         self.doc.as_ref().is_some_and(Document::is_dirty)
     }
 
-    /// Applies one message; returns what the app must do about it.
-    pub fn update(&mut self, msg: Msg) -> Option<Effect> {
-        if let Some(query) = self.search.as_ref().map(|p| p.query.clone()) {
-            return self.update_search(msg, query);
-        }
-        let page = self.page.max(1);
-        let doc = self.doc.as_mut()?;
-        let read_only = doc.read_only.is_some();
-        let changed = match msg {
-            Msg::Action(Action::Save) => {
-                if let Some(reason) = &doc.read_only {
-                    return Some(Effect::Toast(format!("not saved: {reason}")));
-                }
-                return Some(Effect::Save);
-            }
-            Msg::Action(Action::Undo) if !read_only => doc.textarea.undo(),
-            Msg::Action(Action::Redo) if !read_only => doc.textarea.redo(),
-            Msg::Action(Action::Search) => {
-                self.search = Some(SearchPrompt::default());
-                return None;
-            }
-            Msg::Action(Action::SearchNext) => {
-                if !doc.textarea.search_forward(false) {
-                    return Some(Effect::Toast("no match".into()));
-                }
-                false
-            }
-            Msg::Action(Action::SearchPrev) => {
-                if !doc.textarea.search_back(false) {
-                    return Some(Effect::Toast("no match".into()));
-                }
-                false
-            }
-            Msg::Action(Action::Leave) => return Some(Effect::Focus(Focus::Tree)),
-            Msg::Action(Action::PageUp) => {
-                doc.textarea.move_cursor(CursorMove::Jump(
-                    doc.cursor().0.saturating_sub(page).min(u16::MAX as usize) as u16,
-                    0,
-                ));
-                false
-            }
-            Msg::Action(Action::PageDown) => {
-                doc.textarea.move_cursor(CursorMove::Jump(
-                    (doc.cursor().0 + page).min(u16::MAX as usize) as u16,
-                    0,
-                ));
-                false
-            }
-            Msg::Action(_) => false,
-            Msg::Key(key) => {
-                if read_only {
-                    // Movement only: feed keys that cannot edit.
-                    use crossterm::event::KeyCode::*;
-                    if matches!(
-                        key.code,
-                        Up | Down | Left | Right | Home | End | PageUp | PageDown
-                    ) {
-                        doc.textarea.input(key);
-                    }
-                    false
-                } else {
-                    doc.textarea.input(key)
-                }
-            }
-            Msg::Paste(text) if !read_only => doc.textarea.insert_str(text),
-            Msg::Paste(_) => false,
-            Msg::Click { row, col } => {
-                let gutter = gutter_width(doc.textarea.lines().len());
-                let line = doc.top + row as usize;
-                let column = (col as usize).saturating_sub(gutter) + doc.left;
-                let char_index = doc
-                    .textarea
-                    .lines()
-                    .get(line)
-                    .map(|text| char_at_column(text, column))
-                    .unwrap_or(0);
-                doc.textarea.move_cursor(CursorMove::Jump(
-                    line.min(u16::MAX as usize) as u16,
-                    char_index.min(u16::MAX as usize) as u16,
-                ));
-                false
-            }
-            Msg::Scroll(delta) => {
-                let last = doc.textarea.lines().len().saturating_sub(1);
-                doc.top = (doc.top as i64 + i64::from(delta)).clamp(0, last as i64) as usize;
-                // Keep the cursor on screen, as a scroll wheel does in editors.
-                let (row, col) = doc.cursor();
-                if row < doc.top || row >= doc.top + page {
-                    let target = row.clamp(doc.top, doc.top + page - 1).min(last);
-                    doc.textarea.move_cursor(CursorMove::Jump(
-                        target.min(u16::MAX as usize) as u16,
-                        col.min(u16::MAX as usize) as u16,
-                    ));
-                }
-                return None;
-            }
-        };
-        if changed {
-            doc.version += 1;
-            return Some(Effect::BufferChanged);
-        }
-        None
+    /// The text of the last copy or cut, once, for the system clipboard.
+    pub fn take_clipboard(&mut self) -> Option<String> {
+        self.clipboard_out.take()
     }
 
-    fn update_search(&mut self, msg: Msg, mut query: String) -> Option<Effect> {
-        use crossterm::event::KeyCode;
-        let Msg::Key(key) = msg else {
-            if let Msg::Action(Action::Leave) = msg {
-                self.search = None;
+    /// Whether the open document is drawn soft-wrapped.
+    pub fn wraps(&self) -> bool {
+        self.doc.as_ref().is_some_and(|doc| self.wraps_doc(doc))
+    }
+
+    fn wraps_doc(&self, doc: &Document) -> bool {
+        if doc.is_prose() {
+            self.wrap_prose
+        } else {
+            self.wrap_other
+        }
+    }
+
+    /// The width rows wrap at (one cell short of the text's, so the cursor after a
+    /// full row's last character stays on screen); `None` without soft wrap or before
+    /// the first draw.
+    fn wrap_width(&self) -> Option<usize> {
+        (self.wraps() && self.text_width > 1).then(|| self.text_width - 1)
+    }
+
+    /// Applies one message; returns what the app must do about it.
+    pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if self.search.is_some() {
+            self.update_search(msg, &mut effects);
+            return effects;
+        }
+        let Some(doc) = self.doc.as_ref() else {
+            return effects;
+        };
+        let revision = doc.buffer.revision();
+        let keeps_goal = match &msg {
+            Msg::Action(action) => Motion::of(*action).is_some_and(|(m, _)| m.is_vertical()),
+            Msg::Scroll(_) => true,
+            _ => false,
+        };
+        match msg {
+            Msg::Action(action) => self.on_action(action, &mut effects),
+            Msg::Key(key) => self.on_typed(key),
+            Msg::Paste(text) => self.on_paste(&text, &mut effects),
+            Msg::Click { row, col } => self.click(row, col),
+            Msg::Scroll(delta) => self.scroll(delta),
+        }
+        if let Some(doc) = self.doc.as_mut() {
+            if !keeps_goal {
+                doc.goal = None;
             }
-            return None;
+            if doc.buffer.revision() != revision {
+                doc.version += 1;
+                effects.push(Effect::BufferChanged);
+            }
+        }
+        effects
+    }
+
+    fn on_action(&mut self, action: Action, effects: &mut Vec<Effect>) {
+        if self.modal {
+            match self.doc.as_ref().map(|d| d.mode).unwrap_or_default() {
+                Mode::Normal => return self.normal(action, effects),
+                Mode::Visual | Mode::VisualLine => return self.visual(action, effects),
+                Mode::Insert if action == Action::NormalMode => return self.leave_insert(),
+                Mode::Insert => {}
+            }
+        }
+        self.modeless(action, effects);
+    }
+
+    /// The modeless editor's actions (and vim's insert mode's).
+    fn modeless(&mut self, action: Action, effects: &mut Vec<Effect>) {
+        let now = Instant::now();
+        if let Some((motion, select)) = Motion::of(action) {
+            self.go(motion, select);
+            return;
+        }
+        let read_only = self.doc.as_ref().is_none_or(|d| d.read_only.is_some());
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        let buffer = &mut doc.buffer;
+        match action {
+            Action::SelectAll => buffer.select_all(),
+            Action::Newline if !read_only => buffer.insert("\n", Undo::Typed, now),
+            Action::DeleteBack if !read_only => {
+                buffer.delete_back(now);
+            }
+            Action::DeleteForward if !read_only => {
+                buffer.delete_forward(now);
+            }
+            Action::DeleteWordBack if !read_only => {
+                buffer.delete_word_back(now);
+            }
+            Action::DeleteWordForward if !read_only => {
+                buffer.delete_word_forward(now);
+            }
+            Action::DeleteToLineEnd if !read_only => {
+                buffer.delete_to_line_end(now);
+            }
+            Action::Copy => self.copy(),
+            Action::Cut => self.cut(effects),
+            Action::Paste => self.paste(effects),
+            other => self.common(other, effects),
+        }
+    }
+
+    /// Actions every mode shares.
+    fn common(&mut self, action: Action, effects: &mut Vec<Effect>) {
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        match action {
+            Action::Save => match &doc.read_only {
+                Some(reason) => effects.push(Effect::Toast(format!("not saved: {reason}"))),
+                None => effects.push(Effect::Save),
+            },
+            Action::Undo if doc.read_only.is_none() => {
+                let done = doc.buffer.undo();
+                if !done {
+                    effects.push(Effect::Toast("nothing to undo".into()));
+                }
+            }
+            Action::Redo if doc.read_only.is_none() => {
+                let done = doc.buffer.redo();
+                if !done {
+                    effects.push(Effect::Toast("nothing to redo".into()));
+                }
+            }
+            Action::Search => {
+                self.search = Some(SearchPrompt {
+                    query: String::new(),
+                    origin: doc.buffer.cursor(),
+                });
+            }
+            Action::SearchNext | Action::SearchPrev => {
+                self.search_step(action == Action::SearchNext, effects);
+            }
+            Action::Leave => effects.push(Effect::Focus(Focus::Tree)),
+            Action::ToggleWrap => {
+                let prose = doc.is_prose();
+                let on = if prose {
+                    self.wrap_prose = !self.wrap_prose;
+                    self.wrap_prose
+                } else {
+                    self.wrap_other = !self.wrap_other;
+                    self.wrap_other
+                };
+                let kind = if prose { "prose" } else { "other" };
+                let state = if on { "on" } else { "off" };
+                effects.push(Effect::Toast(format!("soft wrap {state} ({kind} files)")));
+                if let Some(doc) = self.doc.as_mut() {
+                    doc.top_row = 0;
+                    doc.left = 0;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// False (with a message) when the open document cannot be edited.
+    fn writable(&self, effects: &mut Vec<Effect>) -> bool {
+        match self.doc.as_ref().map(|d| d.read_only.as_ref()) {
+            Some(None) => true,
+            Some(Some(reason)) => {
+                effects.push(Effect::Toast(format!("{reason}: not editable")));
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// A typed character: text in the modeless editor and vim's insert mode.
+    fn on_typed(&mut self, key: KeyEvent) {
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        if self.modal && doc.mode != Mode::Insert {
+            // An unbound key ends a two-key command.
+            doc.pending = None;
+            return;
+        }
+        let KeyCode::Char(c) = key.code else {
+            return;
+        };
+        if !KeyChord::from_event(&key).is_printable() || doc.read_only.is_some() {
+            return;
+        }
+        doc.buffer
+            .insert(c.encode_utf8(&mut [0; 4]), Undo::Typed, Instant::now());
+    }
+
+    /// Text pasted into the terminal (bracketed paste): at the cursor, over the
+    /// selection; one undo step.
+    fn on_paste(&mut self, text: &str, effects: &mut Vec<Effect>) {
+        if !self.writable(effects) {
+            return;
+        }
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        if matches!(doc.mode, Mode::Visual | Mode::VisualLine) {
+            doc.buffer.cancel_selection();
+            doc.mode = Mode::Normal;
+        }
+        let text = clipboard::pasted_text(text);
+        doc.buffer.insert(&text, Undo::Own, Instant::now());
+    }
+
+    /// Keeps `register` and sends it to the system clipboard.
+    fn store(&mut self, register: Register) {
+        self.clipboard_out = Some(register.clipboard_text());
+        self.register = Some(register);
+    }
+
+    /// `ctrl-c`: the selection, or the whole line when nothing is selected.
+    fn copy(&mut self) {
+        let Some(doc) = self.doc.as_ref() else {
+            return;
+        };
+        let buffer = &doc.buffer;
+        let register = match buffer.selection() {
+            Some((start, end)) => Register {
+                text: buffer.text_between(start, end),
+                linewise: false,
+            },
+            None => Register {
+                text: buffer.lines()[buffer.cursor().0].clone(),
+                linewise: true,
+            },
+        };
+        self.store(register);
+    }
+
+    /// `ctrl-x`: the selection, or the whole line when nothing is selected.
+    fn cut(&mut self, effects: &mut Vec<Effect>) {
+        if !self.writable(effects) {
+            return;
+        }
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        let now = Instant::now();
+        let buffer = &mut doc.buffer;
+        let register = match buffer.delete_selection(now) {
+            Some(text) => Register {
+                text,
+                linewise: false,
+            },
+            None => {
+                let row = buffer.cursor().0;
+                let text = buffer.lines()[row].clone();
+                delete_lines(buffer, row, row, now);
+                Register {
+                    text,
+                    linewise: true,
+                }
+            }
+        };
+        self.store(register);
+    }
+
+    /// `ctrl-v`: the register at the cursor (over the selection); whole lines above the
+    /// cursor's line.
+    fn paste(&mut self, effects: &mut Vec<Effect>) {
+        if !self.writable(effects) {
+            return;
+        }
+        let Some(register) = self.register.clone() else {
+            effects.push(Effect::Toast("nothing copied yet".into()));
+            return;
+        };
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        let now = Instant::now();
+        let buffer = &mut doc.buffer;
+        if register.linewise && buffer.selection().is_none() {
+            let (row, col) = buffer.cursor();
+            let text = register.clipboard_text();
+            buffer.replace((row, 0), (row, 0), &text, Undo::Own, now);
+            buffer.set_cursor((row + text.matches('\n').count(), col));
+        } else if register.linewise {
+            buffer.insert(&register.clipboard_text(), Undo::Own, now);
+        } else {
+            buffer.insert(&register.text, Undo::Own, now);
+        }
+    }
+
+    /// Moves the cursor by `motion`; `select` extends the selection (vim's visual mode
+    /// keeps its own).
+    fn go(&mut self, motion: Motion, select: bool) {
+        let target = self.motion_target(motion, false);
+        if let Some(doc) = self.doc.as_mut() {
+            if matches!(doc.mode, Mode::Visual | Mode::VisualLine) && self.modal {
+                doc.buffer.set_cursor(target);
+            } else {
+                doc.buffer.move_to(target, select);
+            }
+        }
+    }
+
+    /// Where `motion` takes the cursor. `by_line`: up and down count lines, not screen
+    /// rows (for vim's operators).
+    fn motion_target(&mut self, motion: Motion, by_line: bool) -> Pos {
+        let page = self.page.max(1) as isize;
+        match motion {
+            Motion::Up => return self.vertical(-1, by_line),
+            Motion::Down => return self.vertical(1, by_line),
+            Motion::PageUp => return self.vertical(-page, by_line),
+            Motion::PageDown => return self.vertical(page, by_line),
+            _ => {}
+        }
+        let Some(doc) = self.doc.as_ref() else {
+            return (0, 0);
+        };
+        // In vim's normal and visual modes h and l stay on the line, and G / g g go to
+        // a line's first character.
+        let vim = self.modal && doc.mode != Mode::Insert;
+        let buffer = &doc.buffer;
+        let cursor = buffer.cursor();
+        let (row, col) = cursor;
+        let last = buffer.last_row();
+        match motion {
+            Motion::Left if vim => (row, col.saturating_sub(1)),
+            Motion::Left => buffer.step_back(cursor),
+            Motion::Right if vim => (row, (col + 1).min(buffer.line_len(row))),
+            Motion::Right => buffer.step_forward(cursor),
+            Motion::WordLeft => buffer.word_back(cursor),
+            Motion::WordRight => buffer.word_forward(cursor),
+            Motion::WordEnd => buffer.word_end(cursor),
+            Motion::LineStart => (row, 0),
+            Motion::LineEnd => (row, buffer.line_len(row)),
+            Motion::FirstNonBlank => buffer.first_non_blank(row),
+            Motion::FileStart if vim => buffer.first_non_blank(0),
+            Motion::FileStart => (0, 0),
+            Motion::FileEnd if vim => buffer.first_non_blank(last),
+            Motion::FileEnd => (last, buffer.line_len(last)),
+            Motion::ParagraphUp => buffer.paragraph_back(cursor),
+            Motion::ParagraphDown => buffer.paragraph_forward(cursor),
+            Motion::Up | Motion::Down | Motion::PageUp | Motion::PageDown => cursor,
+        }
+    }
+
+    /// `rows` up (negative) or down from the cursor, keeping to the goal column: screen
+    /// rows with soft wrap, lines without (or when `by_line`).
+    fn vertical(&mut self, rows: isize, by_line: bool) -> Pos {
+        let width = if by_line { None } else { self.wrap_width() };
+        let Editor { doc, wraps, .. } = self;
+        let Some(doc) = doc.as_mut() else {
+            return (0, 0);
+        };
+        let lines = doc.buffer.lines();
+        let (row, col) = doc.buffer.cursor();
+        let last = lines.len() - 1;
+        let Some(width) = width else {
+            let goal = *doc
+                .goal
+                .get_or_insert_with(|| display_column(&lines[row], col));
+            let target = (row as isize + rows).clamp(0, last as isize) as usize;
+            return (target, char_at_column(&lines[target], goal));
+        };
+        let key = (doc.id, doc.version, width);
+        let mut line = row;
+        let mut segments = wraps.rows(key, row, &lines[row]).to_vec();
+        let mut segment = wrap::row_of(&segments, col);
+        let goal = *doc
+            .goal
+            .get_or_insert_with(|| wrap::column_in_row(&lines[row], segments[segment], col));
+        for _ in 0..rows.unsigned_abs() {
+            if rows > 0 {
+                if segment + 1 < segments.len() {
+                    segment += 1;
+                } else if line < last {
+                    line += 1;
+                    segments = wraps.rows(key, line, &lines[line]).to_vec();
+                    segment = 0;
+                } else {
+                    break;
+                }
+            } else if segment > 0 {
+                segment -= 1;
+            } else if line > 0 {
+                line -= 1;
+                segments = wraps.rows(key, line, &lines[line]).to_vec();
+                segment = segments.len() - 1;
+            } else {
+                break;
+            }
+        }
+        (
+            line,
+            wrap::col_in_row(&lines[line], &segments, segment, goal),
+        )
+    }
+
+    fn click(&mut self, row: u16, col: u16) {
+        let Some(doc) = self.doc.as_ref() else {
+            return;
+        };
+        let gutter = gutter_width(doc.buffer.lines().len());
+        let x = (col as usize).saturating_sub(gutter);
+        let target = if self.wrap_width().is_some() && !self.rows.is_empty() {
+            match self.rows.get(row as usize) {
+                Some(screen) => {
+                    let text = &doc.buffer.lines()[screen.line];
+                    let segment = screen.segment;
+                    let within = char_at_column(&text[segment.start_byte..segment.end_byte], x);
+                    let col = segment.start + within;
+                    let col = if screen.last {
+                        col.min(segment.end)
+                    } else {
+                        col.min(segment.end.saturating_sub(1)).max(segment.start)
+                    };
+                    (screen.line, col)
+                }
+                // Below the text: its end.
+                None => {
+                    let last = doc.buffer.last_row();
+                    (last, doc.buffer.line_len(last))
+                }
+            }
+        } else {
+            let line = doc.top + row as usize;
+            let column = x + doc.left;
+            let char_index = doc
+                .buffer
+                .lines()
+                .get(line)
+                .map(|text| char_at_column(text, column))
+                .unwrap_or(0);
+            (line, char_index)
+        };
+        if let Some(doc) = self.doc.as_mut() {
+            if matches!(doc.mode, Mode::Visual | Mode::VisualLine) {
+                doc.mode = Mode::Normal;
+            }
+            doc.pending = None;
+            doc.buffer.move_to(target, false);
+        }
+        self.clamp_to_character();
+    }
+
+    fn scroll(&mut self, delta: i32) {
+        let page = self.page.max(1);
+        if let Some(width) = self.wrap_width() {
+            self.scroll_wrapped(delta, width);
+            self.clamp_to_character();
+            return;
+        }
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        let last = doc.buffer.last_row();
+        doc.top = (doc.top as i64 + i64::from(delta)).clamp(0, last as i64) as usize;
+        // Keep the cursor on screen, as a scroll wheel does in editors.
+        let (row, col) = doc.cursor();
+        if row < doc.top || row >= doc.top + page {
+            let target = row.clamp(doc.top, doc.top + page - 1).min(last);
+            doc.buffer.set_cursor((target, col));
+        }
+        self.clamp_to_character();
+    }
+
+    /// The wheel with soft wrap: by screen rows, the cursor kept on screen.
+    fn scroll_wrapped(&mut self, delta: i32, width: usize) {
+        let page = self.page.max(1);
+        let Editor { doc, wraps, .. } = self;
+        let Some(doc) = doc.as_mut() else {
+            return;
+        };
+        let key = (doc.id, doc.version, width);
+        let lines = doc.buffer.lines();
+        let last = lines.len() - 1;
+        let mut rows_of = |line: usize| wraps.rows(key, line, &lines[line]).len();
+        let step =
+            |(line, row): (usize, usize), down: bool, rows_of: &mut dyn FnMut(usize) -> usize| {
+                if down {
+                    if row + 1 < rows_of(line) {
+                        Some((line, row + 1))
+                    } else if line < last {
+                        Some((line + 1, 0))
+                    } else {
+                        None
+                    }
+                } else if row > 0 {
+                    Some((line, row - 1))
+                } else if line > 0 {
+                    Some((line - 1, rows_of(line - 1) - 1))
+                } else {
+                    None
+                }
+            };
+        let mut top = (doc.top.min(last), doc.top_row);
+        for _ in 0..delta.unsigned_abs() {
+            match step(top, delta > 0, &mut rows_of) {
+                Some(next) => top = next,
+                None => break,
+            }
+        }
+        let mut bottom = top;
+        for _ in 1..page {
+            match step(bottom, true, &mut rows_of) {
+                Some(next) => bottom = next,
+                None => break,
+            }
+        }
+        (doc.top, doc.top_row) = top;
+        let (row, col) = doc.buffer.cursor();
+        let segments = wraps.rows(key, row, &lines[row]);
+        let at = (row, wrap::row_of(segments, col));
+        let target = if at < top {
+            Some(top)
+        } else if at > bottom {
+            Some(bottom)
+        } else {
+            None
+        };
+        if let Some((line, row)) = target {
+            let start = wraps.rows(key, line, &lines[line])[row].start;
+            doc.buffer.set_cursor((line, start));
+        }
+    }
+
+    // --- search -------------------------------------------------------------------------
+
+    fn update_search(&mut self, msg: Msg, effects: &mut Vec<Effect>) {
+        let Msg::Key(key) = msg else {
+            return;
+        };
+        let Some(prompt) = self.search.as_mut() else {
+            return;
         };
         match key.code {
             KeyCode::Esc => {
+                let origin = prompt.origin;
                 self.search = None;
-                if let Some(doc) = &mut self.doc {
-                    let _ = doc.textarea.set_search_pattern("");
+                self.found = None;
+                if let Some(doc) = self.doc.as_mut() {
+                    doc.buffer.set_search(None);
+                    doc.buffer.move_to(origin, false);
                 }
-                return None;
             }
             KeyCode::Enter => {
+                let query = std::mem::take(&mut prompt.query);
                 self.search = None;
-                let doc = self.doc.as_mut()?;
                 if query.is_empty() {
-                    return None;
+                    self.found = None;
+                    if let Some(doc) = self.doc.as_mut() {
+                        doc.buffer.set_search(None);
+                    }
+                } else if self.found.as_ref().is_some_and(|f| f.total == 0) {
+                    effects.push(Effect::Toast(format!(
+                        "{:?} not found",
+                        sanitize::line(&query)
+                    )));
                 }
-                if !doc.textarea.search_forward(true) {
-                    return Some(Effect::Toast(format!("{query:?} not found")));
-                }
-                return None;
             }
             KeyCode::Backspace => {
-                query.pop();
+                prompt.query.pop();
+                self.search_as_typed();
             }
-            KeyCode::Char(c) => query.push(c),
-            _ => return None,
+            KeyCode::Char(c) if KeyChord::from_event(&key).is_printable() => {
+                prompt.query.push(c);
+                self.search_as_typed();
+            }
+            _ => {}
         }
-        if let Some(prompt) = &mut self.search {
-            prompt.query = query.clone();
-        }
-        if let Some(doc) = &mut self.doc {
-            // Typed text is matched literally: people search memory for words, not regexes.
-            let _ = doc.textarea.set_search_pattern(regex::escape(&query));
-        }
-        None
+        self.clamp_to_character();
     }
+
+    /// The cursor on the first match from where the search began, as the query is typed.
+    fn search_as_typed(&mut self) {
+        let Some(prompt) = &self.search else {
+            return;
+        };
+        let (query, origin) = (prompt.query.clone(), prompt.origin);
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        if query.is_empty() {
+            doc.buffer.set_search(None);
+            doc.buffer.move_to(origin, false);
+            self.found = None;
+            return;
+        }
+        doc.buffer.set_search(search_regex(&query));
+        let target = doc.buffer.find(origin, true, true).unwrap_or(origin);
+        doc.buffer.move_to(target, false);
+        self.count_matches(query);
+    }
+
+    /// `n` / `F6` and `N` / `shift-F6`.
+    fn search_step(&mut self, forward: bool, effects: &mut Vec<Effect>) {
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        if doc.buffer.search_pattern().is_none() {
+            effects.push(Effect::Toast("no search yet".into()));
+            return;
+        }
+        match doc.buffer.find(doc.buffer.cursor(), forward, false) {
+            Some(target) => doc.buffer.move_to(target, false),
+            None => effects.push(Effect::Toast("no match".into())),
+        }
+        let query = self
+            .found
+            .as_ref()
+            .map(|f| f.query.clone())
+            .unwrap_or_default();
+        self.count_matches(query);
+    }
+
+    fn count_matches(&mut self, query: String) {
+        if let Some(doc) = self.doc.as_ref() {
+            let (current, total) = doc.buffer.match_count(doc.buffer.cursor());
+            self.found = Some(SearchStatus {
+                query,
+                current,
+                total,
+                version: doc.version,
+            });
+        }
+    }
+
+    // --- drawing ------------------------------------------------------------------------
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
         self.area = area;
@@ -398,11 +1224,17 @@ impl Editor {
             if Line::from(figures.clone()).width() <= room {
                 block = block.title(Line::from(figures).right_aligned());
             }
+            if let Some(mode) = self.mode_line(doc, theme) {
+                block = block.title_bottom(mode);
+            }
+            if let Some(found) = self.search_line(doc, theme) {
+                block = block.title_bottom(found.right_aligned());
+            }
         }
         let inner = block.inner(area);
         frame.render_widget(block, area);
         self.text_area = inner;
-        let Some(doc) = &mut self.doc else {
+        let Some(doc) = &self.doc else {
             let text = self
                 .problem
                 .clone()
@@ -430,73 +1262,35 @@ impl Editor {
         if self.search.is_some() {
             text_area.height = text_area.height.saturating_sub(1);
         }
-        let lines = doc.textarea.lines();
-        let gutter = gutter_width(lines.len());
-        let width = (text_area.width as usize).saturating_sub(gutter);
-        let height = text_area.height as usize;
-        self.page = height;
-        self.text_width = width;
-        // Keep the cursor in view.
-        let (row, col) = doc.cursor();
-        if row < doc.top {
-            doc.top = row;
-        } else if height > 0 && row >= doc.top + height {
-            doc.top = row + 1 - height;
-        }
-        let cursor_column = lines.get(row).map_or(0, |l| display_column(l, col));
-        if cursor_column < doc.left {
-            doc.left = cursor_column;
-        } else if width > 0 && cursor_column >= doc.left + width {
-            doc.left = cursor_column + 1 - width;
-        }
-        let selection = doc.textarea.selection_range();
-        let pattern = doc.textarea.search_pattern().cloned();
-        let mut out = Vec::with_capacity(height);
-        for (index, text) in lines.iter().enumerate().skip(doc.top).take(height) {
-            let number_style = if index == row {
-                theme.fg(theme.accent)
-            } else {
-                theme.muted()
-            };
-            let mut spans = vec![Span::styled(
-                format!("{:>w$} ", index + 1, w = gutter - 1),
-                number_style,
-            )];
-            let base: &[(Style, std::ops::Range<usize>)] = if text.len() > PLAIN_LINE_CAP {
-                &[]
-            } else {
-                self.highlights
-                    .as_ref()
-                    .and_then(|h| h.styles_for(index, text))
-                    .unwrap_or(&[])
-            };
-            let marks = marks_for_line(index, text, selection, pattern.as_ref(), theme);
-            spans.extend(visible_spans(
-                text,
-                doc.left,
-                width,
-                base,
-                &marks,
-                theme.fg(theme.text),
-            ));
-            out.push(Line::from(spans));
-        }
-        frame.render_widget(Paragraph::new(out), text_area);
-        if focused && self.search.is_none() && height > 0 {
-            let x = text_area.x + (gutter + cursor_column.saturating_sub(doc.left)) as u16;
-            let y = text_area.y + (row - doc.top) as u16;
+        let gutter = gutter_width(doc.buffer.lines().len());
+        self.page = text_area.height as usize;
+        self.text_width = (text_area.width as usize).saturating_sub(gutter);
+        let selection = self.drawn_selection();
+        let cursor = match self.wrap_width() {
+            Some(width) => self.draw_wrapped(frame, text_area, theme, width, selection),
+            None => self.draw_cut(frame, text_area, theme, selection),
+        };
+        if let Some((x, y)) = cursor
+            && focused
+            && self.search.is_none()
+        {
             frame.set_cursor_position(Position::new(x.min(text_area.right().saturating_sub(1)), y));
         }
         if let Some(prompt) = &self.search {
             let y = text_area.y + text_area.height;
-            let line = Line::from(vec![
+            let mut spans = vec![
                 Span::styled(" search: ", theme.key()),
                 Span::styled(prompt.query.clone(), theme.fg(theme.text)),
                 Span::styled("▏", theme.fg(theme.accent)),
-                Span::styled("  enter find · esc cancel", theme.muted()),
-            ]);
+            ];
+            if let Some(found) = &self.found
+                && !prompt.query.is_empty()
+            {
+                spans.push(Span::styled(format!(" {}", found.count()), theme.key()));
+            }
+            spans.push(Span::styled("  enter find · esc cancel", theme.muted()));
             frame.render_widget(
-                Paragraph::new(line),
+                Paragraph::new(Line::from(spans)),
                 Rect {
                     y,
                     height: 1,
@@ -514,22 +1308,298 @@ impl Editor {
         }
     }
 
-    /// Lines the editor shows now (for the highlighter's request).
-    pub fn visible_range(&self) -> Option<std::ops::Range<usize>> {
+    /// Vim's mode (and a command's first key) for the bottom border.
+    fn mode_line(&self, doc: &Document, theme: &Theme) -> Option<Line<'static>> {
+        if !self.modal {
+            return None;
+        }
+        let mut spans = vec![Span::styled(
+            format!(" {} ", doc.mode.label()),
+            theme.fg(theme.background).bg(match doc.mode {
+                Mode::Normal => theme.accent,
+                Mode::Insert => theme.ok,
+                Mode::Visual | Mode::VisualLine => theme.near,
+            }),
+        )];
+        if let Some(pending) = doc.pending {
+            spans.push(Span::styled(format!(" {} ", pending.keys()), theme.key()));
+        }
+        Some(Line::from(spans))
+    }
+
+    /// "/query 3/17" for the bottom border while a search is highlighted.
+    fn search_line(&self, doc: &Document, theme: &Theme) -> Option<Line<'static>> {
+        let found = self.found.as_ref()?;
+        doc.buffer.search_pattern()?;
+        let query = widgets::truncate(&sanitize::line(&found.query), 30);
+        let mut spans = vec![Span::styled(format!(" /{query}"), theme.muted())];
+        if found.version == doc.version {
+            spans.push(Span::styled(format!(" {}", found.count()), theme.key()));
+        }
+        spans.push(Span::raw(" "));
+        Some(Line::from(spans))
+    }
+
+    /// The selection as drawn: vim's visual modes include the cursor's character, or
+    /// whole lines.
+    fn drawn_selection(&self) -> Option<(Pos, Pos)> {
         let doc = self.doc.as_ref()?;
-        let end = (doc.top + self.page.max(1)).min(doc.textarea.lines().len());
-        Some(doc.top..end)
+        if self.modal && matches!(doc.mode, Mode::Visual | Mode::VisualLine) {
+            return self.visual_range();
+        }
+        doc.buffer.selection()
+    }
+
+    /// The text without soft wrap: each line one row, cut at the window, which scrolls
+    /// sideways to keep the cursor in view. Returns where the cursor is on screen.
+    fn draw_cut(
+        &mut self,
+        frame: &mut Frame,
+        text_area: Rect,
+        theme: &Theme,
+        selection: Option<(Pos, Pos)>,
+    ) -> Option<(u16, u16)> {
+        let width = self.text_width;
+        let height = self.page;
+        let highlights = self.highlights.as_ref();
+        let doc = self.doc.as_mut()?;
+        let lines = doc.buffer.lines();
+        let gutter = gutter_width(lines.len());
+        // Keep the cursor in view.
+        let (row, col) = doc.buffer.cursor();
+        if row < doc.top {
+            doc.top = row;
+        } else if height > 0 && row >= doc.top + height {
+            doc.top = row + 1 - height;
+        }
+        let cursor_column = lines.get(row).map_or(0, |l| display_column(l, col));
+        if cursor_column < doc.left {
+            doc.left = cursor_column;
+        } else if width > 0 && cursor_column >= doc.left + width {
+            doc.left = cursor_column + 1 - width;
+        }
+        let pattern = doc.buffer.search_pattern();
+        let mut out = Vec::with_capacity(height);
+        for (index, text) in lines.iter().enumerate().skip(doc.top).take(height) {
+            let mut spans = vec![line_number(index, index == row, gutter, theme)];
+            let window = if text.len() > PLAIN_LINE_CAP {
+                let from = buffer::byte_of(text, char_at_column(text, doc.left));
+                from..text.len().min(from + width * 4)
+            } else {
+                0..text.len()
+            };
+            let base = line_styles(highlights, index, text);
+            let marks = marks_for_line(index, text, window, selection, pattern, theme);
+            spans.extend(visible_spans(
+                text,
+                0..text.len(),
+                doc.left,
+                width,
+                base,
+                &marks,
+                theme.fg(theme.text),
+            ));
+            out.push(Line::from(spans));
+        }
+        let shown = doc.top..(doc.top + height).min(lines.len());
+        frame.render_widget(Paragraph::new(out), text_area);
+        self.rows.clear();
+        self.visible = Some(shown);
+        (height > 0).then(|| {
+            (
+                text_area.x + (gutter + cursor_column.saturating_sub(doc.left)) as u16,
+                text_area.y + (row - doc.top) as u16,
+            )
+        })
+    }
+
+    /// The text soft-wrapped at `width`: only the rows on screen are wrapped. Returns
+    /// where the cursor is on screen.
+    fn draw_wrapped(
+        &mut self,
+        frame: &mut Frame,
+        text_area: Rect,
+        theme: &Theme,
+        width: usize,
+        selection: Option<(Pos, Pos)>,
+    ) -> Option<(u16, u16)> {
+        let height = self.page;
+        let Editor {
+            doc,
+            wraps,
+            rows,
+            highlights,
+            ..
+        } = self;
+        let doc = doc.as_mut()?;
+        let lines = doc.buffer.lines();
+        let gutter = gutter_width(lines.len());
+        let key = (doc.id, doc.version, width);
+        let last = lines.len() - 1;
+        // Keep the cursor in view, counting screen rows only between the top and it.
+        let (row, col) = doc.buffer.cursor();
+        let cursor_row = wrap::row_of(wraps.rows(key, row, &lines[row]), col);
+        doc.top = doc.top.min(last);
+        doc.top_row = doc
+            .top_row
+            .min(wraps.rows(key, doc.top, &lines[doc.top]).len() - 1);
+        if (row, cursor_row) < (doc.top, doc.top_row) {
+            (doc.top, doc.top_row) = (row, cursor_row);
+        } else if height > 0 {
+            let below = row - doc.top >= height || {
+                let mut count = cursor_row + 1;
+                for (offset, text) in lines[doc.top..row].iter().enumerate() {
+                    count += wraps.rows(key, doc.top + offset, text).len();
+                }
+                count - doc.top_row > height
+            };
+            if below {
+                // The cursor's row at the bottom: walk back up a screen.
+                let (mut line, mut at) = (row, cursor_row);
+                let mut left = height - 1;
+                while left > 0 {
+                    if at > 0 {
+                        let step = at.min(left);
+                        at -= step;
+                        left -= step;
+                    } else if line > 0 {
+                        line -= 1;
+                        at = wraps.rows(key, line, &lines[line]).len() - 1;
+                        left -= 1;
+                    } else {
+                        break;
+                    }
+                }
+                (doc.top, doc.top_row) = (line, at);
+            }
+        }
+        rows.clear();
+        let (mut line, mut first) = (doc.top, doc.top_row);
+        while rows.len() < height && line <= last {
+            let segments = wraps.rows(key, line, &lines[line]);
+            let count = segments.len();
+            for (index, segment) in segments.iter().enumerate().skip(first) {
+                if rows.len() >= height {
+                    break;
+                }
+                rows.push(ScreenRow {
+                    line,
+                    segment: *segment,
+                    last: index + 1 == count,
+                });
+            }
+            line += 1;
+            first = 0;
+        }
+        let pattern = doc.buffer.search_pattern();
+        let mut out = Vec::with_capacity(rows.len());
+        let mut cursor = None;
+        let mut marks: (usize, Vec<(Style, Range<usize>)>) = (usize::MAX, Vec::new());
+        for (y, screen) in rows.iter().enumerate() {
+            let text = &lines[screen.line];
+            let segment = screen.segment;
+            let mut spans = if segment.start == 0 {
+                vec![line_number(screen.line, screen.line == row, gutter, theme)]
+            } else {
+                vec![Span::raw(" ".repeat(gutter))]
+            };
+            let window = if text.len() > PLAIN_LINE_CAP {
+                segment.start_byte..segment.end_byte
+            } else {
+                0..text.len()
+            };
+            if marks.0 != screen.line || text.len() > PLAIN_LINE_CAP {
+                marks = (
+                    screen.line,
+                    marks_for_line(screen.line, text, window, selection, pattern, theme),
+                );
+            }
+            let base = line_styles(highlights.as_ref(), screen.line, text);
+            spans.extend(visible_spans(
+                text,
+                segment.start_byte..segment.end_byte,
+                0,
+                width + 1,
+                base,
+                &marks.1,
+                theme.fg(theme.text),
+            ));
+            out.push(Line::from(spans));
+            if screen.line == row && segment.start <= col && (col < segment.end || screen.last) {
+                let x = gutter + wrap::column_in_row(text, segment, col);
+                cursor = Some((text_area.x + x as u16, text_area.y + y as u16));
+            }
+        }
+        frame.render_widget(Paragraph::new(out), text_area);
+        self.visible = self
+            .rows
+            .first()
+            .zip(self.rows.last())
+            .map(|(first, last)| first.line..last.line + 1);
+        cursor
+    }
+
+    /// Lines the editor shows now (for the highlighter's request).
+    pub fn visible_range(&self) -> Option<Range<usize>> {
+        let doc = self.doc.as_ref()?;
+        match &self.visible {
+            Some(range) if range.end <= doc.buffer.lines().len() => Some(range.clone()),
+            _ => {
+                let end = (doc.top + self.page.max(1)).min(doc.buffer.lines().len());
+                Some(doc.top..end)
+            }
+        }
     }
 
     /// Where the text was drawn (inside the border).
     pub fn text_area(&self) -> Rect {
         self.text_area
     }
+
+    /// Whether the pane takes `action` in its current mode.
+    fn takes(&self, action: Action) -> bool {
+        match self.context() {
+            KeyContext::EditorInsert => offers(INSERT_COMMANDS, action) || offers(COMMANDS, action),
+            KeyContext::EditorNormal => offers(NORMAL_COMMANDS, action),
+            KeyContext::EditorVisual => offers(VISUAL_COMMANDS, action),
+            _ => offers(COMMANDS, action),
+        }
+    }
+}
+
+/// Deletes lines `first..=last` whole (their line break too); the cursor goes to the
+/// first non-blank of the line that takes their place.
+fn delete_lines(buffer: &mut Buffer, first: usize, last: usize, now: Instant) {
+    let end_row = buffer.last_row();
+    if last < end_row {
+        buffer.replace((first, 0), (last + 1, 0), "", Undo::Own, now);
+    } else if first > 0 {
+        let end = (last, buffer.line_len(last));
+        buffer.replace(
+            (first - 1, buffer.line_len(first - 1)),
+            end,
+            "",
+            Undo::Own,
+            now,
+        );
+    } else {
+        let end = (last, buffer.line_len(last));
+        buffer.replace((0, 0), end, "", Undo::Own, now);
+    }
+    let row = first.min(buffer.last_row());
+    buffer.set_cursor(buffer.first_non_blank(row));
 }
 
 impl Pane for Editor {
     fn context(&self) -> KeyContext {
-        KeyContext::Editor
+        if !self.modal {
+            return KeyContext::Editor;
+        }
+        match self.doc.as_ref().map(|d| d.mode).unwrap_or_default() {
+            Mode::Normal => KeyContext::EditorNormal,
+            Mode::Insert => KeyContext::EditorInsert,
+            Mode::Visual | Mode::VisualLine => KeyContext::EditorVisual,
+        }
     }
 
     fn handle(&mut self, input: Input) -> Outcome {
@@ -537,10 +1607,7 @@ impl Pane for Editor {
             // The search prompt takes every key while it is open.
             Input::Key(key) if self.search.is_some() => Msg::Key(key.event),
             Input::Key(key) => match key.action {
-                Some(action) if offers(COMMANDS, action) => Msg::Action(action),
-                // Paging keys a user's keymap gives the editor (by default the text
-                // area pages by itself).
-                Some(action @ (Action::PageUp | Action::PageDown)) => Msg::Action(action),
+                Some(action) if self.takes(action) => Msg::Action(action),
                 // A global key.
                 Some(_) => return Outcome::Ignored,
                 None => Msg::Key(key.event),
@@ -558,7 +1625,7 @@ impl Pane for Editor {
             }
             Input::Scroll(delta) => Msg::Scroll(delta),
         };
-        Outcome::maybe(self.update(msg))
+        Outcome::Consumed(self.update(msg))
     }
 
     fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
@@ -623,79 +1690,87 @@ pub fn gutter_width(lines: usize) -> usize {
     lines.max(1).to_string().len().max(3) + 1
 }
 
-/// Cells a character takes on screen: four for a tab, one for a control, bidi or
-/// invisible character (drawn as a one-cell stand-in, [`sanitize::glyph`]).
-fn cells(c: char) -> usize {
-    if c == '\t' {
-        4
-    } else if sanitize::glyph(c).is_some() {
-        1
+fn line_number(index: usize, current: bool, gutter: usize, theme: &Theme) -> Span<'static> {
+    let style = if current {
+        theme.fg(theme.accent)
     } else {
-        c.width().unwrap_or(0)
+        theme.muted()
+    };
+    Span::styled(format!("{:>w$} ", index + 1, w = gutter - 1), style)
+}
+
+/// The highlighter's styles for a line (none for very long lines).
+fn line_styles<'a>(
+    highlights: Option<&'a HighlightCache>,
+    index: usize,
+    text: &str,
+) -> &'a [(Style, Range<usize>)] {
+    if text.len() > PLAIN_LINE_CAP {
+        return &[];
     }
+    highlights
+        .and_then(|h| h.styles_for(index, text))
+        .unwrap_or(&[])
 }
 
-/// Display column of the `chars`-th character of `text`.
-pub fn display_column(text: &str, chars: usize) -> usize {
-    text.chars().take(chars).map(cells).sum()
-}
-
-/// The character index at display column `column` of `text`.
-pub fn char_at_column(text: &str, column: usize) -> usize {
-    let mut used = 0;
-    for (index, c) in text.chars().enumerate() {
-        let w = cells(c);
-        if used + w > column {
-            return index;
-        }
-        used += w;
-    }
-    text.chars().count()
-}
-
-/// Selection and search-match byte ranges on one line, with their styles.
+/// Selection and search-match byte ranges on one line, with their styles. Matches are
+/// looked for in `window` (the part of a long line on screen, widened so a match that
+/// crosses its edge is still found).
 fn marks_for_line(
     index: usize,
     text: &str,
-    selection: Option<((usize, usize), (usize, usize))>,
-    pattern: Option<&regex::Regex>,
+    window: Range<usize>,
+    selection: Option<(Pos, Pos)>,
+    pattern: Option<&Regex>,
     theme: &Theme,
-) -> Vec<(Style, std::ops::Range<usize>)> {
+) -> Vec<(Style, Range<usize>)> {
     let mut marks = Vec::new();
     if let Some(pattern) = pattern
-        && text.len() <= PLAIN_LINE_CAP
         && !pattern.as_str().is_empty()
     {
-        for found in pattern.find_iter(text).take(200) {
+        let reach = pattern.as_str().len() * 4 + 16;
+        let mut from = window.start.saturating_sub(reach);
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (window.end + reach).min(text.len());
+        while !text.is_char_boundary(to) {
+            to += 1;
+        }
+        for found in pattern.find_iter(&text[from..to]).take(200) {
             marks.push((
                 Style::new().bg(theme.near).fg(theme.background),
-                found.range(),
+                from + found.start()..from + found.end(),
             ));
         }
     }
     if let Some(((r1, c1), (r2, c2))) = selection
         && (r1..=r2).contains(&index)
     {
-        let byte_of = |chars: usize| {
-            text.char_indices()
-                .nth(chars)
-                .map_or(text.len(), |(b, _)| b)
+        let start = if index == r1 {
+            buffer::byte_of(text, c1)
+        } else {
+            0
         };
-        let start = if index == r1 { byte_of(c1) } else { 0 };
-        let end = if index == r2 { byte_of(c2) } else { text.len() };
+        let end = if index == r2 {
+            buffer::byte_of(text, c2)
+        } else {
+            text.len()
+        };
         marks.push((Style::new().add_modifier(Modifier::REVERSED), start..end));
     }
     marks
 }
 
-/// The cells of `text` from display column `left`, `width` wide, styled by `base` spans
-/// and then `marks` on top (both as byte ranges).
+/// The cells of `text[range]` from display column `left`, `width` wide, styled by `base`
+/// spans and then `marks` on top (both as byte ranges of the whole line).
 fn visible_spans(
     text: &str,
+    range: Range<usize>,
     left: usize,
     width: usize,
-    base: &[(Style, std::ops::Range<usize>)],
-    marks: &[(Style, std::ops::Range<usize>)],
+    base: &[(Style, Range<usize>)],
+    marks: &[(Style, Range<usize>)],
     default: Style,
 ) -> Vec<Span<'static>> {
     let mut spans: Vec<Span<'static>> = Vec::new();
@@ -703,7 +1778,9 @@ fn visible_spans(
     let mut current_style = default;
     let mut column = 0;
     let mut used = 0;
-    for (byte, c) in text.char_indices() {
+    let offset = range.start;
+    for (at, c) in text[range].char_indices() {
+        let byte = offset + at;
         let w = cells(c);
         if column + w <= left {
             column += w;
@@ -750,131 +1827,4 @@ pub fn shared_text(doc: &Document) -> Arc<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn joined_equals_matches_join_exactly() {
-        for (lines, text) in [
-            (vec!["a", "b"], "a\nb"),
-            (vec!["a", "b", ""], "a\nb\n"),
-            (vec![""], ""),
-            (vec!["a", "b"], "a\nb\n"),
-            (vec!["a", "b"], "a\r\nb"),
-            (vec!["ab"], "a\nb"),
-            (vec!["a", ""], "a"),
-        ] {
-            let lines: Vec<String> = lines.into_iter().map(String::from).collect();
-            assert_eq!(
-                joined_equals(&lines, text),
-                join_lines(&lines) == text,
-                "{lines:?} vs {text:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn lines_round_trip_with_trailing_newline() {
-        for text in ["", "a", "a\n", "a\nb", "a\rb\r\n", "\n\n"] {
-            let lines = split_lines(text);
-            assert_eq!(join_lines(&lines), text, "{text:?}");
-        }
-    }
-
-    fn disk(text: &str) -> EditText {
-        EditText::from_bytes(std::path::Path::new("/tmp/x.md"), text.as_bytes().to_vec()).unwrap()
-    }
-
-    #[test]
-    fn columns_and_characters_convert_both_ways() {
-        assert_eq!(display_column("日本x", 2), 4);
-        assert_eq!(char_at_column("日本x", 4), 2);
-        assert_eq!(char_at_column("日本x", 3), 1);
-        assert_eq!(char_at_column("ab", 10), 2);
-        assert_eq!(display_column("\tx", 1), 4);
-    }
-
-    #[test]
-    fn visible_spans_cut_the_window_and_apply_marks() {
-        let text = "hello world";
-        let marks = vec![(Style::new().add_modifier(Modifier::REVERSED), 6..11)];
-        let spans = visible_spans(text, 2, 7, &[], &marks, Style::new());
-        let shown: String = spans.iter().map(|s| s.content.to_string()).collect();
-        assert_eq!(shown, "llo wor");
-        assert_eq!(spans.last().unwrap().content, "wor");
-        assert!(
-            spans
-                .last()
-                .unwrap()
-                .style
-                .add_modifier
-                .contains(Modifier::REVERSED)
-        );
-    }
-
-    #[test]
-    fn hidden_characters_show_as_one_reversed_cell_and_the_cursor_agrees() {
-        let text = "a\u{1b}[2J\u{202E}b";
-        let spans = visible_spans(text, 0, 20, &[], &[], Style::new());
-        let shown: String = spans.iter().map(|s| s.content.to_string()).collect();
-        assert_eq!(shown, "a␛[2J\u{FFFD}b");
-        assert!(
-            spans
-                .iter()
-                .any(|s| s.content == "␛" && s.style.add_modifier.contains(Modifier::REVERSED))
-        );
-        assert_eq!(display_column(text, 6), 6);
-        assert_eq!(char_at_column(text, 5), 5);
-    }
-
-    #[test]
-    fn a_huge_single_line_is_cut_to_the_window() {
-        let text = "x".repeat(500_000);
-        let spans = visible_spans(&text, 499_990, 80, &[], &[], Style::new());
-        let shown: String = spans.iter().map(|s| s.content.to_string()).collect();
-        assert_eq!(shown.len(), 10);
-    }
-
-    #[test]
-    fn dirty_follows_edits_and_undo() {
-        let mut editor = Editor {
-            doc: Some(Document::new("/tmp/x.md".into(), None, disk("abc\n"))),
-            ..Editor::default()
-        };
-        assert!(!editor.is_dirty());
-        let key = KeyEvent::new(
-            crossterm::event::KeyCode::Char('z'),
-            crossterm::event::KeyModifiers::NONE,
-        );
-        assert!(matches!(
-            editor.update(Msg::Key(key)),
-            Some(Effect::BufferChanged)
-        ));
-        assert!(editor.is_dirty());
-        assert!(matches!(
-            editor.update(Msg::Action(Action::Undo)),
-            Some(Effect::BufferChanged)
-        ));
-        assert!(!editor.is_dirty(), "undo back to the saved text is clean");
-    }
-
-    #[test]
-    fn read_only_documents_do_not_change() {
-        let mut doc = Document::new("/tmp/x.md".into(), None, disk("abc"));
-        doc.read_only = Some("read-only".into());
-        let mut editor = Editor {
-            doc: Some(doc),
-            ..Editor::default()
-        };
-        let key = KeyEvent::new(
-            crossterm::event::KeyCode::Char('z'),
-            crossterm::event::KeyModifiers::NONE,
-        );
-        assert!(editor.update(Msg::Key(key)).is_none());
-        assert!(matches!(
-            editor.update(Msg::Action(Action::Save)),
-            Some(Effect::Toast(_))
-        ));
-        assert_eq!(editor.doc.unwrap().text(), "abc");
-    }
-}
+mod tests;

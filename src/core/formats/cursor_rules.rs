@@ -1,0 +1,155 @@
+//! Cursor's rules: `.cursor/rules/**/*.mdc`, each loaded as its frontmatter says
+//! (`alwaysApply: true` at every session start, `globs` when a matching file is in play,
+//! a `description` alone when the agent asks for it, nothing at all only when the user
+//! @-mentions it), and the legacy `.cursorrules` at the project's top, read at every start.
+use std::path::Path;
+
+use super::rule_frontmatter::{self, RuleFrontmatter};
+use super::{Budget, FormatRules, Placement, ProjectPaths};
+use crate::core::analysis::budgets::Unit;
+use crate::core::findings::{Finding, Severity};
+use crate::core::model::{Format, LoadKind, MemoryFile, Role};
+
+pub const LEGACY_FILE: &str = ".cursorrules";
+pub const RULES_DIR: &str = ".cursor/rules";
+const PATHS: ProjectPaths = ProjectPaths {
+    files: &[LEGACY_FILE],
+    folders: &[RULES_DIR],
+};
+
+pub struct CursorRules;
+
+/// A rule file Cursor reads: `.mdc` under `.cursor/rules/`.
+fn is_rule(rel: &Path) -> bool {
+    rel.starts_with(RULES_DIR) && rel.extension().is_some_and(|e| e == "mdc")
+}
+
+/// When a rule loads, from its frontmatter.
+fn load_of(fm: &RuleFrontmatter) -> LoadKind {
+    if fm.flag("alwaysApply") == Some(Ok(true)) {
+        LoadKind::Startup
+    } else if !fm.list("globs").is_empty() {
+        LoadKind::OnDemand
+    } else if fm.text("description").is_some() {
+        LoadKind::AgentRequested
+    } else {
+        LoadKind::Manual
+    }
+}
+
+impl FormatRules for CursorRules {
+    fn format(&self) -> Format {
+        Format::CursorRules
+    }
+
+    fn place(&self, rel: &Path) -> Placement {
+        let (role, layer, group, load) = if rel == Path::new(LEGACY_FILE) {
+            (Role::Rules, Some(1), None, LoadKind::Startup)
+        } else if is_rule(rel) {
+            // Without frontmatter a rule loads only when @-mentioned; listing reads it.
+            (Role::Rules, Some(2), Some("rules".into()), LoadKind::Manual)
+        } else {
+            (Role::Other, None, Some("rules".into()), LoadKind::Never)
+        };
+        Placement {
+            role,
+            layer,
+            group,
+            load,
+        }
+    }
+
+    fn keeps(&self, rel: &Path) -> bool {
+        PATHS.contains(rel)
+    }
+
+    fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
+        if file.load == LoadKind::Never {
+            return Vec::new();
+        }
+        vec![Budget::new(
+            "≤ 500 lines per rule",
+            "Cursor rules documentation",
+            Unit::Lines,
+            500,
+        )]
+    }
+
+    fn project_paths(&self) -> ProjectPaths {
+        PATHS
+    }
+
+    fn reads_frontmatter(&self, rel: &Path) -> bool {
+        is_rule(rel)
+    }
+
+    fn frontmatter_load(&self, _rel: &Path, text: &str) -> Option<LoadKind> {
+        Some(load_of(&rule_frontmatter::read(text)))
+    }
+
+    fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
+        if !is_rule(Path::new(&file.display)) {
+            return Vec::new();
+        }
+        let fm = rule_frontmatter::read(text);
+        let mut out = rule_frontmatter::structure_findings(&fm, &file.path, "Cursor");
+        if fm.unclosed {
+            return out;
+        }
+        if let Some(Err(value)) = fm.flag("alwaysApply") {
+            out.push(Finding::new(
+                Severity::Warning,
+                "rule-frontmatter-value",
+                &file.path,
+                fm.get("alwaysApply").map(|e| e.line),
+                format!(
+                    "alwaysApply: {value} is neither true nor false: Cursor does not apply the \
+                     rule always"
+                ),
+            ));
+        }
+        if load_of(&fm) == LoadKind::Manual {
+            let line = fm.get("alwaysApply").map(|e| e.line);
+            out.push(rule_frontmatter::never_picked(
+                &file.path,
+                line,
+                "the rule is not always applied and has no globs and no description: Cursor \
+                 never picks it by itself; it loads only when you @-mention it"
+                    .to_string(),
+            ));
+        }
+        out
+    }
+
+    fn lenient_frontmatter(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> LoadKind {
+        load_of(&rule_frontmatter::read(text))
+    }
+
+    #[test]
+    fn frontmatter_decides_when_a_rule_loads() {
+        assert_eq!(load("---\nalwaysApply: true\n---\n"), LoadKind::Startup);
+        assert_eq!(
+            load("---\nglobs: **/*.ts\nalwaysApply: false\n---\n"),
+            LoadKind::OnDemand
+        );
+        assert_eq!(
+            load("---\ndescription: Migrations\nglobs:\nalwaysApply: false\n---\n"),
+            LoadKind::AgentRequested
+        );
+        assert_eq!(load("---\nalwaysApply: false\n---\n"), LoadKind::Manual);
+        assert_eq!(load("# no frontmatter\n"), LoadKind::Manual);
+        let legacy = CursorRules.place(Path::new(".cursorrules"));
+        assert_eq!((legacy.layer, legacy.load), (Some(1), LoadKind::Startup));
+        let stray = CursorRules.place(Path::new(".cursor/rules/notes.txt"));
+        assert_eq!(stray.load, LoadKind::Never);
+    }
+}
