@@ -158,6 +158,10 @@ pub enum Command {
         /// default: the format's default mode, code)
         #[arg(long, value_name = "NAME")]
         mode: Option<String>,
+        /// Leave out the user-level layer (~/.claude/CLAUDE.md, ~/.claude/rules/,
+        /// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md): the project's files only
+        #[arg(long)]
+        no_user: bool,
     },
     /// Serve the memory banks to agents as an MCP server on stdin/stdout (every write guarded)
     Mcp {

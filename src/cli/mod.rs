@@ -244,12 +244,14 @@ fn execute(cli: Cli) -> Result<u8> {
             json,
             bank,
             mode,
+            no_user,
         }) => commands::context::run(
             &context,
             path.as_deref(),
             json,
             bank.as_deref(),
             mode.as_deref(),
+            !no_user,
         ),
         Some(Command::Mcp { serve }) => commands::mcp::run(
             &context,

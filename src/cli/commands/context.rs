@@ -16,6 +16,8 @@ use crate::core::tokens::{self, Encoding};
 struct ContextOutput {
     schema: &'static str,
     encoding: Encoding,
+    /// Whether the user-level layer (home folder files) was loaded; `--no-user` leaves it out.
+    user_layer: bool,
     projects: Vec<ProjectContext>,
 }
 
@@ -33,14 +35,18 @@ pub fn run(
     as_json: bool,
     only: Option<&str>,
     mode: Option<&str>,
+    include_user_files: bool,
 ) -> Result<u8> {
-    let options = context::ContextOptions::from_env();
     let only = match only {
         Some(id) => Some(Format::from_id(id).ok_or_else(|| {
             let known: Vec<&str> = Format::ALL.iter().map(|f| f.id()).collect();
             eyre!("unknown bank format {id:?}; one of {}", known.join(", "))
         })?),
         None => None,
+    };
+    let options = context::ContextOptions {
+        include_user_files,
+        ..context::ContextOptions::from_env()
     };
     let encoding = context.encoding;
     let count = move |text: &str| tokens::count(encoding, text);
@@ -63,6 +69,7 @@ pub fn run(
         json::print(&ContextOutput {
             schema: "mbank.context/1",
             encoding,
+            user_layer: include_user_files,
             projects,
         })?;
         return Ok(0);
@@ -90,8 +97,12 @@ pub fn run(
                         .collect();
                     format!(" (imported via {})", chain.join(" → "))
                 };
+                let level = match piece.scope {
+                    context::Scope::User => " [user-level]",
+                    context::Scope::Project => "",
+                };
                 println(style.bold(format!(
-                    "──── {}{via} · {} tokens ────",
+                    "──── {}{level}{via} · {} tokens ────",
                     piece.display,
                     thousands(piece.tokens as u64)
                 )));

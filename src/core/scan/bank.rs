@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::core::formats::infinity;
-use crate::core::formats::{self, hierarchical_file_name};
+use crate::core::formats::{self, claude_auto_memory, hierarchical_file_name};
 use crate::core::model::{
     Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
@@ -340,6 +340,11 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
     }
     lister.push_child_if_file(&project, &local);
     nested_instruction_files(lister, &project, main, 0);
+    if lister.format == Format::AgentsMd {
+        let codex_override = crate::core::formats::agents_md::OVERRIDE;
+        lister.push_child_if_file(&project, codex_override);
+        nested_instruction_files(lister, &project, codex_override, 0);
+    }
 }
 
 fn list_roo(lister: &mut Lister<'_>) {
@@ -692,9 +697,19 @@ fn list_bank_in(
     folder: &ProjectFolder<'_>,
     location: &BankLocation,
 ) -> Bank {
+    // Claude Code's auto memory lives in the home folder, which is its allowed root.
+    let home = match location.format {
+        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&location.root),
+        _ => None,
+    };
+    let home_folder = home.map(ProjectFolder::new);
+    let (base, folder) = match (home, &home_folder) {
+        (Some(home), Some(home_folder)) => (home, home_folder),
+        _ => (project.path.as_path(), folder),
+    };
     let mut lister = Lister {
         listings,
-        project: &project.path,
+        project: base,
         folder,
         format: location.format,
         bank_root: location.root.clone(),
@@ -705,7 +720,7 @@ fn list_bank_in(
     };
     let mut project_id = None;
     match location.format {
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
+        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::ClaudeAutoMemory => {
             let root = location.root.clone();
             if lister.confined_way(&root) {
                 lister.walk(&root, 0);
@@ -734,6 +749,11 @@ fn list_bank_in(
         outside,
         ..
     } = lister;
+    if home.is_some() {
+        for file in &mut files {
+            file.display = format!("~/{}", file.display);
+        }
+    }
     sort_read_order(location.format, &mut files);
     Bank {
         format: location.format,

@@ -217,7 +217,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
                 }
             }
             "CLAUDE.md" | "CLAUDE.local.md" => Some(file_marker(Format::ClaudeMd)),
-            "AGENTS.md" => Some(file_marker(Format::AgentsMd)),
+            "AGENTS.md" | "AGENTS.override.md" => Some(file_marker(Format::AgentsMd)),
             "GEMINI.md" => Some(file_marker(Format::GeminiMd)),
             "BEANS.md" | "BEANS.local.md" | ".beans" => Some(file_marker(Format::BeansMd)),
             ".roomodes" | ".roo" | ".clinerules" => Some(file_marker(Format::RooRules)),
@@ -391,6 +391,24 @@ fn may_descend(name: &str, rel: &Path, options: &ScanOptions) -> bool {
     !(is_skipped_name(name) || options.ignore.is_match(name) || options.ignore.is_match(rel))
 }
 
+/// The home folder whose Claude Code auto memory is shown under projects. Unit tests
+/// never look at the real home (integration tests run with a temporary HOME).
+fn auto_memory_home() -> Option<PathBuf> {
+    if cfg!(test) {
+        return None;
+    }
+    crate::core::paths::home_dir()
+}
+
+/// Adds the project's Claude Code auto memory (kept in the home folder) to a project.
+fn add_auto_memory(markers: &mut Markers, project: &Path) {
+    if let Some(home) = auto_memory_home()
+        && let Some(folder) = formats::claude_auto_memory::find_memory_folder(&home, project)
+    {
+        markers.add(Format::ClaudeAutoMemory, folder, None);
+    }
+}
+
 /// Recognises one folder as a project, whatever its depth (used for folders named on the
 /// command line). `None` when it holds no memory format.
 pub fn project_at(path: &Path, name: String) -> Option<Project> {
@@ -399,7 +417,8 @@ pub fn project_at(path: &Path, name: String) -> Option<Project> {
 
 /// [`project_at`] with listings shared with the rest of the run.
 pub fn project_at_with(listings: &Listings, path: &Path, name: String) -> Option<Project> {
-    let markers = markers_of(listings, path);
+    let mut markers = markers_of(listings, path);
+    add_auto_memory(&mut markers, path);
     (!markers.banks.is_empty()).then(|| Project {
         name,
         path: path.to_path_buf(),
@@ -478,6 +497,7 @@ impl Walk<'_> {
         };
         if is_project {
             claimed.extend(markers.banks.iter().map(|b| b.root.clone()));
+            add_auto_memory(&mut markers, &dir);
             let rel = dir.strip_prefix(self.root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
                 self.root
