@@ -58,9 +58,11 @@ const EXPECTED: &[Expected] = &[
     },
     Expected {
         folder: "Alphaquest2005+AutoBot-Enterprise",
-        // A second, nested bank lives in advanced-memory-bank/.
+        // A second, nested bank lives in advanced-memory-bank/. The top bank has no
+        // project brief and sits next to Roo mode rules (`.roomodes`, `.roo/rules-code/`):
+        // a Roo memory bank. The nested one (three files, no mode rules) stays Cline's.
         projects: &[
-            ("", &[Cline, RooRules, ClaudeMd, CursorRules]),
+            ("", &[MemoryBankMcp, RooRules, ClaudeMd, CursorRules]),
             ("advanced-memory-bank", &[Cline, RooRules]),
         ],
         files: &[
@@ -78,7 +80,9 @@ const EXPECTED: &[Expected] = &[
     Expected {
         folder: "Fredy518+alphaHome",
         // `.roo/` holds only mcp.json, but a `.roo/` folder is a Roo marker all the same.
-        projects: &[("", &[Cline, RooRules])],
+        // The bank holds the five Memory Bank MCP files and no brief or tech context:
+        // the RooFlow / Memory Bank MCP layout, not Cline's.
+        projects: &[("", &[MemoryBankMcp, RooRules])],
         files: &[
             ("memory-bank/decisionLog.md", Role::Decisions),
             ("memory-bank/productContext.md", Role::Product),
@@ -88,7 +92,8 @@ const EXPECTED: &[Expected] = &[
     Expected {
         folder: "Heratiki+locallama-mcp",
         // docs/history/memory-bank is an archive copy three levels down: not a project.
-        projects: &[("", &[Cline, ClaudeMd, AgentsMd])],
+        // Four of the five Memory Bank MCP files, no brief or tech context: Roo's layout.
+        projects: &[("", &[MemoryBankMcp, ClaudeMd, AgentsMd])],
         files: &[
             ("memory-bank/decisionLog.md", Role::Decisions),
             ("memory-bank/sessionLog.md", Role::Session),

@@ -263,6 +263,17 @@ fn typing_q_t_and_question_mark_into_the_filter_fires_no_global_key() {
     let mut h = bank.start(140, 36);
     h.keys("/ q");
     assert!(!h.app.quit, "q quit the app while typing the filter");
+    // The status bar names the filter's keys only: q and ? go into the filter.
+    let screen = h.screen();
+    let status = screen.lines().last().unwrap_or_default();
+    assert!(
+        status.contains("enter keep filter") && status.contains("esc clear filter"),
+        "{status}"
+    );
+    assert!(
+        !status.contains("quit") && !status.contains("help"),
+        "{status}"
+    );
     h.keys("t ? p f v r T e");
     assert!(!h.app.quit);
     assert!(h.app.overlays.is_empty(), "? opened help");

@@ -344,7 +344,7 @@ fn claude_md_imports_local_files_and_frontmatter() {
             row("import-sensitive", Error, "CLAUDE.md", Some(4)),
             row("import-outside", Warning, "CLAUDE.md", Some(5)),
             row("import-missing", Warning, "CLAUDE.md", Some(6)),
-            row("import-too-deep", Warning, "chain/d5.md", Some(2)),
+            row("import-too-deep", Warning, "chain/d4.md", Some(2)),
             row("import-cycle", Error, "docs/b.md", Some(2)),
         ]
     );
@@ -357,7 +357,7 @@ fn claude_md_imports_local_files_and_frontmatter() {
         .iter()
         .find(|f| f.code == "import-too-deep")
         .unwrap();
-    assert!(deep.message.contains("6 imports deep"), "{}", deep.message);
+    assert!(deep.message.contains("5 imports deep"), "{}", deep.message);
     let sensitive = findings
         .iter()
         .find(|f| f.code == "import-sensitive")

@@ -160,6 +160,14 @@ pub enum Command {
         /// One line per loaded file (tokens, how it is reached) instead of the text
         #[arg(long)]
         summary: bool,
+        /// The session's mode, for formats with modes (Roo: code, architect, ask, …;
+        /// default: the format's default mode, code)
+        #[arg(long, value_name = "NAME")]
+        mode: Option<String>,
+        /// Leave out the user-level layer (~/.claude/CLAUDE.md, ~/.claude/rules/,
+        /// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md): the project's files only
+        #[arg(long)]
+        no_user: bool,
     },
     /// Serve the memory banks to agents as an MCP server on stdin/stdout (every write guarded)
     Mcp {

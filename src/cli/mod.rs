@@ -280,7 +280,17 @@ fn execute(cli: Cli) -> Result<u8> {
             json,
             bank,
             summary,
-        }) => commands::context::run(&context, path.as_deref(), json, bank.as_deref(), summary),
+            mode,
+            no_user,
+        }) => commands::context::run(
+            &context,
+            path.as_deref(),
+            json,
+            bank.as_deref(),
+            summary,
+            mode.as_deref(),
+            !no_user,
+        ),
         Some(Command::Mcp { serve }) => commands::mcp::run(
             &context,
             &serve.tools,

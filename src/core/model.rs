@@ -39,10 +39,13 @@ pub enum Format {
     Windsurf,
     /// Kiro steering: `.kiro/steering/*.md`.
     Kiro,
+    /// Claude Code's auto memory: `~/.claude/projects/<project>/memory/` (MEMORY.md and
+    /// topic files), kept in the home folder and shown under its project.
+    ClaudeAutoMemory,
 }
 
 impl Format {
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -56,6 +59,7 @@ impl Format {
         Format::Copilot,
         Format::Windsurf,
         Format::Kiro,
+        Format::ClaudeAutoMemory,
     ];
 
     /// Stable identifier used in JSON output and configuration.
@@ -74,6 +78,7 @@ impl Format {
             Format::Copilot => "copilot",
             Format::Windsurf => "windsurf",
             Format::Kiro => "kiro",
+            Format::ClaudeAutoMemory => "claude-auto-memory",
         }
     }
 
@@ -97,6 +102,7 @@ impl Format {
             Format::Copilot => "GitHub Copilot instructions",
             Format::Windsurf => "Windsurf rules",
             Format::Kiro => "Kiro steering",
+            Format::ClaudeAutoMemory => "Claude Code auto memory",
         }
     }
 
@@ -112,7 +118,7 @@ impl Format {
     pub fn is_markdown_only(self) -> bool {
         matches!(
             self,
-            Format::Cline | Format::MemoryBankMcp | Format::ConKeeper
+            Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::ClaudeAutoMemory
         ) || self.is_hierarchical()
     }
 }

@@ -222,7 +222,8 @@ fn project_dir_of(bank: &Bank) -> PathBuf {
         | Format::CursorRules
         | Format::Copilot
         | Format::Windsurf
-        | Format::Kiro => Some(root.clone()),
+        | Format::Kiro
+        | Format::ClaudeAutoMemory => Some(root.clone()),
         Format::Infinity => parent(),
         Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
             let parent_name = root.parent().map(name_of).unwrap_or_default();
@@ -277,7 +278,8 @@ fn may_create(format: Format, rel: &Path) -> bool {
         | Format::CursorRules
         | Format::Copilot
         | Format::Windsurf
-        | Format::Kiro => false,
+        | Format::Kiro
+        | Format::ClaudeAutoMemory => false,
     }
 }
 
@@ -302,6 +304,12 @@ fn canonical(path: &Path, name: &str, what: &str) -> Result<PathBuf> {
 pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
     let name = relative_name;
     let rel = validate_name(name)?;
+    if bank.format == Format::ClaudeAutoMemory {
+        return Err(confined(
+            name,
+            "Claude Code's auto memory belongs to Claude Code: mbank reads it, never writes it",
+        ));
+    }
     if bank.format.is_markdown_only() && !has_md_extension(&rel) {
         return Err(confined(
             name,
@@ -1299,5 +1307,18 @@ mod tests {
         let err =
             write_infinity_content(&dir.path().join("other.json"), "m1", "x", text).unwrap_err();
         assert!(matches!(err, CoreError::Confined { .. }), "{err}");
+    }
+
+    #[test]
+    fn claude_auto_memory_is_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("home/.claude/projects/-p/memory");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("MEMORY.md"), "# notes\n").unwrap();
+        let bank = bank_with(Format::ClaudeAutoMemory, &root, &["MEMORY.md"]);
+        for name in ["MEMORY.md", "topic.md"] {
+            let err = resolve_target(&bank, name).unwrap_err();
+            assert!(err.to_string().contains("never writes it"), "{err}");
+        }
     }
 }

@@ -98,6 +98,11 @@ pub trait Pane {
     fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext);
     /// Where it was drawn last (for the mouse).
     fn area(&self) -> Rect;
+    /// While the pane types into a prompt of its own (a filter), the prompt's keys: the
+    /// status bar names only these, as every other key goes into the prompt.
+    fn prompt_hints(&self) -> Option<&'static [(&'static str, &'static str)]> {
+        None
+    }
 }
 
 /// The panes of the project screen (the picker is a screen of its own).

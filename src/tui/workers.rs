@@ -287,6 +287,7 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
         &banks,
         &|text| tokens::count(encoding, text),
         &options,
+        None,
     )
 }
 

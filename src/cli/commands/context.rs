@@ -17,6 +17,8 @@ use crate::core::tokens::{self, Encoding};
 struct ContextOutput {
     schema: &'static str,
     encoding: Encoding,
+    /// Whether the user-level layer (home folder files) was loaded; `--no-user` leaves it out.
+    user_layer: bool,
     projects: Vec<ProjectContext>,
 }
 
@@ -34,6 +36,8 @@ pub fn run(
     as_json: bool,
     only: Option<&str>,
     summary: bool,
+    mode: Option<&str>,
+    include_user_files: bool,
 ) -> Result<u8> {
     let only = match only {
         Some(id) => Some(Format::from_id(id).ok_or_else(|| {
@@ -41,6 +45,10 @@ pub fn run(
             eyre!("unknown bank format {id:?}; one of {}", known.join(", "))
         })?),
         None => None,
+    };
+    let options = context::ContextOptions {
+        include_user_files,
+        ..context::ContextOptions::from_env()
     };
     let encoding = context.encoding;
     let count = move |text: &str| tokens::count(encoding, text);
@@ -51,12 +59,8 @@ pub fn run(
             .iter()
             .filter(|b| only.is_none_or(|f| f == b.format))
             .collect();
-        let banks: Vec<BankContext> = context::project_context(
-            &project,
-            &chosen,
-            &count,
-            &context::ContextOptions::from_env(),
-        );
+        let banks: Vec<BankContext> =
+            context::project_context(&project, &chosen, &count, &options, mode);
         let total_tokens = banks.iter().map(|b| b.total_tokens).sum();
         projects.push(ProjectContext {
             name: project.name.clone(),
@@ -69,6 +73,7 @@ pub fn run(
         json::print(&ContextOutput {
             schema: "mbank.context/1",
             encoding,
+            user_layer: include_user_files,
             projects,
         })?;
         return Ok(0);
@@ -96,15 +101,19 @@ pub fn run(
                         .collect();
                     format!(" (imported via {})", chain.join(" → "))
                 };
+                let level = match piece.scope {
+                    context::Scope::User => " [user-level]",
+                    context::Scope::Project => "",
+                };
                 if summary {
                     println(line![
                         "   ",
-                        format!("{}{via}", piece.display),
+                        format!("{}{level}{via}", piece.display),
                         style.dim(format!(" · {} tokens", thousands(piece.tokens as u64)))
                     ]);
                 } else {
                     println(style.bold(format!(
-                        "──── {}{via} · {} tokens ────",
+                        "──── {}{level}{via} · {} tokens ────",
                         piece.display,
                         thousands(piece.tokens as u64)
                     )));

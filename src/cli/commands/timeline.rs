@@ -22,7 +22,7 @@
 //!       "file": "/root/shop/memory-bank/decisionLog.md",
 //!       "display": "memory-bank/decisionLog.md",
 //!       "line": 12, "end_line": 20,      // 1-based, inclusive
-//!       "style": "cline-block"           // cline-block|dated-heading|block|log-line|table-row|adr
+//!       "style": "cline-block"           // cline-block|dated-heading|block|log-line|list-item|table-row|adr
 //!     }],
 //!     "problems": [{                      // logs left out: over the 8 MiB parse limit
 //!       "severity": "warning", "code": "parse-limit",

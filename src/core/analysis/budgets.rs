@@ -222,13 +222,6 @@ fn file_checks(
     let overridden = !checks.is_empty();
     let budgets = formats::rules(bank.format).file_budgets(file, preset);
     measure_budgets(&mut checks, budgets, measure, overridden);
-    // Claude Code's auto memory cuts a MEMORY.md wherever it sits.
-    measure_budgets(
-        &mut checks,
-        formats::claude_md::auto_memory_budgets(file),
-        measure,
-        false,
-    );
     checks
 }
 

@@ -2,13 +2,16 @@
 //! piece in read order, with the cut-offs the agent applies and the tokens of each piece.
 //!
 //! Rules by format:
-//! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole.
+//! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole. Roo rules load
+//!   by mode: the session's mode's rule files and `.roomodes` at start, other modes' not
+//!   ([`session_context_in_mode`]; default: the format's default mode).
 //! - ConKeeper: `<private>` blocks are stripped and `private: true` files skipped (its
 //!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
 //!   block loads and the piece says so.
 //! - CLAUDE.md, GEMINI.md, BEANS.md: `@imports` expanded, each imported file following its
-//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first;
-//!   Claude Code's auto memory `MEMORY.md` loads last and only its first 200 lines / 25 KB.
+//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first.
+//! - Claude Code auto memory (its own bank, in the home folder): `MEMORY.md` loads only its
+//!   first 200 lines / 25 KB; topic files are read on demand. Read confined to the home folder.
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
 //! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
 //!
@@ -26,16 +29,17 @@ use serde::Serialize;
 use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
-use crate::core::findings::Finding;
+use crate::core::findings::{Finding, Severity};
+use crate::core::formats::{agents_md, claude_auto_memory};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, Project};
 use crate::core::paths;
 use crate::core::text;
 
 /// Claude Code loads only this many lines of its auto memory `MEMORY.md`…
-pub const AUTO_MEMORY_MAX_LINES: usize = 200;
+pub const AUTO_MEMORY_MAX_LINES: usize = claude_auto_memory::MAX_LINES as usize;
 /// …and at most this many bytes of it, whichever limit comes first.
-pub const AUTO_MEMORY_MAX_BYTES: usize = 25 * 1024;
+pub const AUTO_MEMORY_MAX_BYTES: usize = claude_auto_memory::MAX_BYTES as usize;
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
 pub const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
@@ -189,15 +193,6 @@ fn count_lines(text: &str) -> usize {
     text::line_and_char_counts(text).0
 }
 
-/// Claude Code's folder name for a project: every non-alphanumeric character becomes `-`.
-fn claude_project_slug(project: &Path) -> String {
-    project
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
-}
-
 fn has_paths_scope(text: &str) -> bool {
     markdown::frontmatter(text).is_some_and(|fm| {
         fm.yaml.lines().any(|l| {
@@ -207,10 +202,9 @@ fn has_paths_scope(text: &str) -> bool {
     })
 }
 
-/// User-level files that load before the project's, and after it (Claude's auto memory).
-fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+/// User-level files, which load before the project's.
+fn user_files(format: Format, home: &Path) -> Vec<PathBuf> {
     let mut before = Vec::new();
-    let mut after = Vec::new();
     match format {
         Format::ClaudeMd => {
             before.push(home.join(".claude/CLAUDE.md"));
@@ -223,20 +217,17 @@ fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec
                 rules.sort();
                 before.extend(rules);
             }
-            after.push(
-                home.join(".claude/projects")
-                    .join(claude_project_slug(project))
-                    .join("memory/MEMORY.md"),
-            );
         }
         Format::GeminiMd => before.push(home.join(".gemini/GEMINI.md")),
         Format::AgentsMd => {
-            let override_file = home.join(".codex/AGENTS.override.md");
-            before.push(if override_file.is_file() {
-                override_file
-            } else {
-                home.join(".codex/AGENTS.md")
-            });
+            // Codex uses the first non-empty one of the two.
+            let first_non_empty = [".codex/AGENTS.override.md", ".codex/AGENTS.md"]
+                .into_iter()
+                .map(|name| home.join(name))
+                .find(|file| {
+                    read_user_file(file).is_ok_and(|t| !agents_md::is_empty_for_codex(&t))
+                });
+            before.extend(first_non_empty);
         }
         Format::BeansMd => {
             before.push(home.join(".beans/BEANS.md"));
@@ -244,10 +235,8 @@ fn user_files(format: Format, project: &Path, home: &Path) -> (Vec<PathBuf>, Vec
         }
         _ => {}
     }
-    let exists = |p: &PathBuf| p.is_file();
-    before.retain(exists);
-    after.retain(exists);
-    (before, after)
+    before.retain(|p| p.is_file());
+    before
 }
 
 /// Reads a user-level file (`~/.claude/CLAUDE.md`, a user rule, auto memory). The user's
@@ -355,6 +344,36 @@ impl Builder<'_> {
         });
     }
 
+    /// Codex's 32 KiB cut-off dropped text of `file`: where, and how much.
+    fn codex_cut_finding(&mut self, file: &Path, text: &str, kept: usize) {
+        let (head, tail) = text.split_at(kept);
+        let line = head.matches('\n').count() + 1;
+        let message = if kept == 0 {
+            format!(
+                "Codex never loads {}: the files before it already fill the 32 KiB \
+                 AGENTS.md budget (project_doc_max_bytes); {} lines / {} bytes dropped",
+                self.display(file),
+                count_lines(tail),
+                tail.len()
+            )
+        } else {
+            format!(
+                "Codex stops AGENTS.md files at 32 KiB combined (project_doc_max_bytes): {} \
+                 is cut in line {line}, after byte {kept}; {} lines / {} bytes dropped",
+                self.display(file),
+                count_lines(tail),
+                tail.len()
+            )
+        };
+        self.out.findings.push(Finding::new(
+            Severity::Warning,
+            "codex-cutoff",
+            file,
+            Some(line),
+            message,
+        ));
+    }
+
     /// Loads one top-level file: privacy, cut-offs, then its imports.
     fn load(&mut self, file: &Path, scope: Scope, auto_memory: bool) {
         if let Some(expander) = &self.expander
@@ -364,7 +383,11 @@ impl Builder<'_> {
             return;
         }
         let read = match scope {
+            // Auto memory's folder is the home folder: links out of it are refused.
             Scope::Project => confine::read_text(&self.folder, file),
+            Scope::User if self.format == Format::ClaudeAutoMemory => {
+                confine::read_text(&self.folder, file)
+            }
             Scope::User => read_user_file(file),
         };
         let mut text = match read {
@@ -407,6 +430,10 @@ impl Builder<'_> {
                 text.truncate(kept);
             }
         }
+        if self.format == Format::AgentsMd && agents_md::is_empty_for_codex(&text) {
+            self.skip(file, "empty: Codex skips empty files");
+            return;
+        }
         if self.format == Format::AgentsMd && scope == Scope::Project {
             let remaining = CODEX_PROJECT_DOC_MAX_BYTES.saturating_sub(self.codex_bytes_used);
             if text.len() > remaining {
@@ -417,6 +444,7 @@ impl Builder<'_> {
                     &text,
                     kept,
                 );
+                self.codex_cut_finding(file, &text, kept);
                 if kept == 0 {
                     self.skip(file, "the 32 KiB AGENTS.md budget is already used up");
                     return;
@@ -444,6 +472,7 @@ impl Builder<'_> {
             .map(|expander| expander.expand(file, &text));
         self.push_piece(file, scope, Vec::new(), text, notes);
         if let Some(expansion) = expansion {
+            let bridge_note = self.ancestor_agents_md_note(file, scope, &expansion.files);
             for imported in expansion.files {
                 let note = format!(
                     "imported by @{} (line {}), depth {}",
@@ -460,7 +489,38 @@ impl Builder<'_> {
                 );
             }
             self.out.import_findings.extend(expansion.findings);
+            self.out.import_findings.extend(bridge_note);
         }
+    }
+
+    /// Claude Code expands the imports of the CLAUDE.md in the folder it was launched in,
+    /// not those of a CLAUDE.md it loads as an ancestor (launched in a sub-folder): there
+    /// the `@AGENTS.md` bridge line stays plain text and AGENTS.md does not load.
+    fn ancestor_agents_md_note(
+        &self,
+        file: &Path,
+        scope: Scope,
+        imported: &[imports::ImportedFile],
+    ) -> Option<Finding> {
+        if self.format != Format::ClaudeMd || scope != Scope::Project {
+            return None;
+        }
+        let bridge = imported
+            .iter()
+            .find(|i| i.depth() == 1 && i.path.file_name().is_some_and(|n| n == "AGENTS.md"))?;
+        Some(Finding::new(
+            Severity::Info,
+            "import-not-expanded-in-subfolders",
+            file,
+            Some(bridge.line),
+            format!(
+                "@{} loads only when Claude Code is launched in this folder: launched in a \
+                 sub-folder, Claude Code reads {} as an ancestor without expanding its \
+                 imports, so AGENTS.md is not loaded there",
+                bridge.written,
+                self.display(file)
+            ),
+        ))
     }
 }
 
@@ -490,10 +550,11 @@ pub fn project_context(
     banks: &[&Bank],
     count_tokens: &dyn Fn(&str) -> usize,
     options: &ContextOptions,
+    mode: Option<&str>,
 ) -> Vec<BankContext> {
     let mut contexts: Vec<BankContext> = banks
         .iter()
-        .map(|bank| session_context_with(project, bank, count_tokens, options))
+        .map(|bank| session_context_in_mode(project, bank, count_tokens, options, mode))
         .collect();
     load_once(&mut contexts);
     contexts
@@ -565,12 +626,32 @@ pub fn session_context_with(
     count_tokens: &dyn Fn(&str) -> usize,
     options: &ContextOptions,
 ) -> BankContext {
+    session_context_in_mode(project, bank, count_tokens, options, None)
+}
+
+/// [`session_context_with`] for a session in `mode` (formats with modes; `None`: the
+/// format's default mode).
+pub fn session_context_in_mode(
+    project: &Project,
+    bank: &Bank,
+    count_tokens: &dyn Fn(&str) -> usize,
+    options: &ContextOptions,
+    mode: Option<&str>,
+) -> BankContext {
     let format = bank.format;
+    let default_mode = crate::core::formats::rules(format).default_mode();
+    // Only formats with modes have a session mode.
+    let mode = default_mode.and(mode.or(default_mode));
     let expander = imports::format_expands_imports(format)
         .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
+    // Claude Code's auto memory is read confined to the home folder it lives in.
+    let auto_memory_home = match format {
+        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&bank.root),
+        _ => None,
+    };
     let mut builder = Builder {
         project: &project.path,
-        folder: ProjectFolder::new(&project.path),
+        folder: ProjectFolder::new(auto_memory_home.unwrap_or(&project.path)),
         home: options.home.clone(),
         format,
         count_tokens,
@@ -606,9 +687,9 @@ pub fn session_context_with(
         }
         return builder.out;
     }
-    let (user_before, user_after) = match (&options.home, options.include_user_files) {
-        (Some(home), true) => user_files(format, &project.path, home),
-        _ => (Vec::new(), Vec::new()),
+    let user_before = match (&options.home, options.include_user_files) {
+        (Some(home), true) => user_files(format, home),
+        _ => Vec::new(),
     };
     for file in &user_before {
         // A user rule scoped with paths: loads only when matching files are touched.
@@ -619,15 +700,49 @@ pub fn session_context_with(
         }
         builder.load(file, Scope::User, false);
     }
+    if let Some(mode) = mode {
+        let how = if Some(mode) == default_mode {
+            "the default mode"
+        } else {
+            "chosen with --mode"
+        };
+        builder
+            .out
+            .notes
+            .push(format!("session in mode {mode} ({how})"));
+    }
     let mut on_demand = 0;
     for file in &bank.files {
         if file.is_virtual() {
             continue;
         }
-        match file.load {
+        let load = match (format, mode) {
+            (Format::RooRules, Some(mode)) => {
+                crate::core::formats::roo_rules::load_in_mode(&bank.root, file, mode)
+            }
+            _ => file.load,
+        };
+        match load {
             LoadKind::Startup => {
-                let is_auto_memory = format == Format::ClaudeMd && file.file_name() == "MEMORY.md";
-                builder.load(&file.path, Scope::Project, is_auto_memory);
+                if format == Format::AgentsMd
+                    && let Some(codex_override) = agents_md::superseding_override(&file.path, |p| {
+                        bank.files.iter().any(|f| f.path == p)
+                    })
+                {
+                    builder.skip(
+                        &file.path,
+                        format!(
+                            "{} in the same folder takes its place (Codex reads one file per folder)",
+                            builder.display(&codex_override)
+                        ),
+                    );
+                    continue;
+                }
+                if format == Format::ClaudeAutoMemory {
+                    builder.load(&file.path, Scope::User, true);
+                } else {
+                    builder.load(&file.path, Scope::Project, false);
+                }
             }
             LoadKind::Never => {}
             later => {
@@ -641,9 +756,6 @@ pub fn session_context_with(
             }
         }
     }
-    for file in &user_after {
-        builder.load(file, Scope::User, true);
-    }
     let later_kinds = |kind| {
         builder
             .out
@@ -656,7 +768,12 @@ pub fn session_context_with(
         later_kinds(LoadKind::AgentRequested),
         later_kinds(LoadKind::Manual),
     );
-    if agent_requested + manual > 0 {
+    if on_demand > 0 && format == Format::ClaudeAutoMemory {
+        builder.out.notes.push(format!(
+            "{on_demand} topic file(s) are read on demand, when Claude Code looks them up, \
+             and are not counted here"
+        ));
+    } else if agent_requested + manual > 0 {
         let on_demand = on_demand - agent_requested - manual;
         builder.out.notes.push(format!(
             "{} more file(s) load after session start and are not counted here: \
@@ -731,7 +848,7 @@ mod tests {
             .iter()
             .map(|b| session_context_with(&project, b, &words, &options).total_tokens)
             .sum();
-        let contexts = project_context(&project, &banks, &words, &options);
+        let contexts = project_context(&project, &banks, &words, &options, None);
         let total: usize = contexts.iter().map(|c| c.total_tokens).sum();
         // CLAUDE.md (3) + active (6) + product (4): the import is not counted again.
         assert_eq!((alone, total), (19, 13));
@@ -813,7 +930,7 @@ mod tests {
     }
 
     #[test]
-    fn claude_imports_follow_their_importer_and_auto_memory_is_cut() {
+    fn claude_imports_follow_their_importer_and_user_files_load_first() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("proj");
         let home = dir.path().join("home");
@@ -826,15 +943,6 @@ mod tests {
         write(&project.join(".env"), "SECRET=1\n");
         write(&project.join("CLAUDE.local.md"), "# Local\n@shared.md\n");
         write(&home.join(".claude/CLAUDE.md"), "# Global\n");
-        let slug = claude_project_slug(&project);
-        let memory: String = (1..=250).map(|n| format!("line {n}\n")).collect();
-        write(
-            &home
-                .join(".claude/projects")
-                .join(slug)
-                .join("memory/MEMORY.md"),
-            &memory,
-        );
         let ctx = context_of(&project, Format::ClaudeMd, Some(&home));
         let shown: Vec<_> = ctx
             .pieces
@@ -849,23 +957,11 @@ mod tests {
                 ("docs/style.md", Scope::Project, 1),
                 ("shared.md", Scope::Project, 2),
                 ("CLAUDE.local.md", Scope::Project, 0),
-                (
-                    &*format!(
-                        "~/.claude/projects/{}/memory/MEMORY.md",
-                        claude_project_slug(&project)
-                    ),
-                    Scope::User,
-                    0
-                ),
             ]
         );
         assert_eq!(ctx.import_findings.len(), 1);
         assert_eq!(ctx.import_findings[0].code, "import-sensitive");
-        assert_eq!(ctx.cutoffs.len(), 1);
-        let cut = &ctx.cutoffs[0];
-        assert_eq!((cut.kept_lines, cut.dropped_lines), (200, 50));
-        assert_eq!(cut.dropped_bytes, memory.len() - cut.kept_bytes);
-        assert_eq!(ctx.pieces[5].lines, 200);
+        assert!(ctx.cutoffs.is_empty());
     }
 
     #[test]

@@ -135,6 +135,9 @@ pub enum DecisionStyle {
     Block,
     /// `[YYYY-MM-DD HH:MM:SS] - summary` (Roo).
     LogLine,
+    /// A bullet (`* **Title**`, `* text`) under a bare `## Decision` heading (RooFlow),
+    /// dated only when its body says so.
+    ListItem,
     /// A row of a table of decisions.
     TableRow,
     /// One ADR file, or an `ADR-NNN` heading inside a log.
@@ -261,6 +264,32 @@ fn is_structural_heading(text: &str) -> bool {
         "table of contents" | "contents" | "toc" | "index" | "decision log" | "decisions"
     ) || lower.starts_with("template")
         || lower.ends_with("template")
+}
+
+/// A bare `Decision` / `Decisions` heading: RooFlow writes its log as bullets below one.
+fn is_list_section_heading(text: &str) -> bool {
+    let cleaned = clean_title(text);
+    cleaned.eq_ignore_ascii_case("decision") || cleaned.eq_ignore_ascii_case("decisions")
+}
+
+/// The title of a top-level bullet (`* **Title**`, `- text`): the bold part when the
+/// bullet opens with one, else the whole text. `None` for an indented bullet (a detail of
+/// the entry above), an empty bullet (RooFlow's template `*`) or a placeholder.
+fn list_item_title(line: &str) -> Option<String> {
+    let rest = line
+        .strip_prefix("* ")
+        .or_else(|| line.strip_prefix("- "))
+        .or_else(|| line.strip_prefix("+ "))?;
+    let rest = rest.trim();
+    let title = match rest.strip_prefix("**") {
+        Some(bold) => match bold.find("**") {
+            Some(end) if end > 0 => &bold[..end],
+            _ => rest,
+        },
+        None => rest,
+    };
+    let title = clean_title(title);
+    (!title.is_empty() && !is_placeholder(&title)).then_some(title)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -625,6 +654,10 @@ enum Event {
     },
     Footer,
     TableRow(TableRow),
+    /// A top-level bullet in a `## Decision` section (RooFlow's list format).
+    ListItem {
+        title: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -793,6 +826,8 @@ fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> 
 fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(usize, Event)> {
     let mut events = Vec::new();
     let mut index = 0;
+    // Level of the bare `## Decision` heading whose list we are in (RooFlow).
+    let mut list_section: Option<usize> = None;
     while index < lines.len() {
         let line = lines[index];
         if !mask[index] {
@@ -838,7 +873,17 @@ fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(usize, Event)
             let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
             events.push((index, Event::LogLine { date, title }));
         } else if let Some((level, text)) = markdown::heading(line) {
+            // A level-1 "Decisions" is the file's title, not a section.
+            if level > 1 && is_list_section_heading(&text) {
+                list_section = Some(level);
+            } else if list_section.is_some_and(|l| level <= l) {
+                list_section = None;
+            }
             events.push((index, Event::Heading { level, text }));
+        } else if list_section.is_some()
+            && let Some(title) = list_item_title(line)
+        {
+            events.push((index, Event::ListItem { title }));
         } else if let Some(header) = table_cells(line)
             && lines.get(index + 1).is_some_and(|l| is_separator_row(l))
             && let Some(columns) = table_columns(&header)
@@ -986,6 +1031,8 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     // Level of the entry whose body we are in: a plain heading below it is one of its
     // sections (`### Option 1` under a log line), not a decision of its own.
     let mut open: Option<usize> = None;
+    // Whether that entry is a log line or a list bullet (whose peers are more bullets).
+    let mut open_by_line = false;
     for (position, (line, event)) in events.iter().enumerate() {
         if let Event::Heading { level, .. } = event
             && open.is_some_and(|l| *level <= l)
@@ -999,6 +1046,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     continue;
                 }
                 open = Some(2);
+                open_by_line = true;
                 drafts.push(Draft {
                     start: *line,
                     level: 7,
@@ -1007,6 +1055,24 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     date: Some(*date),
                     status: None,
                     style: DecisionStyle::LogLine,
+                    group: false,
+                });
+            }
+            Event::ListItem { title } => {
+                // Inside another entry's body a bullet is a detail of it.
+                if open.is_some() && !open_by_line {
+                    continue;
+                }
+                open = Some(2);
+                open_by_line = true;
+                drafts.push(Draft {
+                    start: *line,
+                    level: 7,
+                    title: title.clone(),
+                    id: None,
+                    date: None,
+                    status: None,
+                    style: DecisionStyle::ListItem,
                     group: false,
                 });
             }
@@ -1043,7 +1109,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                                 Event::Heading { level: l, text } => {
                                     *l <= *level || read_heading(text).certain
                                 }
-                                Event::LogLine { .. } | Event::TableRow(_) => true,
+                                Event::LogLine { .. }
+                                | Event::ListItem { .. }
+                                | Event::TableRow(_) => true,
                                 Event::Footer => true,
                             })
                             .map_or(lines.len(), |(l, _)| *l);
@@ -1054,6 +1122,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 if accept {
                     if !group {
                         open = Some(*level);
+                        open_by_line = false;
                     }
                     drafts.push(Draft {
                         start: *line,
@@ -1111,7 +1180,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     for draft in &drafts {
         // Log lines end at the next section (level 2 or higher), tables at their own line.
         let level = match draft.style {
-            DecisionStyle::LogLine => 2,
+            DecisionStyle::LogLine | DecisionStyle::ListItem => 2,
             _ => draft.level,
         };
         let bound = if draft.style == DecisionStyle::TableRow {
@@ -1950,6 +2019,41 @@ mod tests {
         assert_eq!(d[2].date, date("2025-08-04"));
         assert_eq!(d[2].end_line, 7);
         assert!(d.iter().all(|d| d.style == DecisionStyle::LogLine));
+    }
+
+    #[test]
+    fn rooflow_list_logs_give_one_entry_per_bullet_dated_or_not() {
+        let text = "# Decision Log\n\n\
+This file records architectural and implementation decisions using a list format.\n\
+2025-03-02 12:00:00 - Log of updates made.\n\n*\n\n## Decision\n\n\
+* **Use SQLite for the local cache**\n  * Small footprint, no server.\n\
+* [2025-03-04 10:15:00] - Adopt React Query\n\
+- Switch the build to Vite\n\n## Rationale\n\n* Faster local builds.\n\n\
+## Implementation Details\n\n*\n";
+        let d = log(text);
+        let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Use SQLite for the local cache",
+                "Adopt React Query",
+                "Switch the build to Vite"
+            ]
+        );
+        assert_eq!((d[0].line, d[0].end_line, d[0].date), (10, 11, None));
+        assert_eq!(d[0].style, DecisionStyle::ListItem);
+        assert_eq!(d[1].date, date("2025-03-04"));
+        assert_eq!((d[2].style, d[2].date), (DecisionStyle::ListItem, None));
+    }
+
+    #[test]
+    fn a_decision_section_inside_a_block_keeps_its_bullets() {
+        let text = "# Decisions\n\n## Use Postgres\n- **Date:** 2025-01-02\n\
+### Decision\n- We use Postgres everywhere\n- **Context:** scale\n";
+        let d = log(text);
+        let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+        assert_eq!(titles, ["Use Postgres"]);
+        assert_eq!(d[0].end_line, 7);
     }
 
     #[test]

@@ -689,6 +689,15 @@ fn at_bank_top(bank: &Bank, file: &MemoryFile) -> bool {
     file.path.parent() == Some(bank.root.as_path())
 }
 
+/// "1 file", "37 files".
+fn files_phrase(n: usize) -> String {
+    if n == 1 {
+        "1 file".to_string()
+    } else {
+        format!("{n} files")
+    }
+}
+
 fn check_required(bank: &Bank, out: &mut Vec<Finding>) {
     let ExpectedFiles {
         required,
@@ -698,6 +707,33 @@ fn check_required(bank: &Bank, out: &mut Vec<Finding>) {
         .files
         .iter()
         .filter(|f| !f.is_virtual() && at_bank_top(bank, f) && f.load != LoadKind::Never)
+        .collect();
+    // A folder with memory files but none at its top loads nothing: whatever tool keeps it
+    // (a JSON workflow store, say), it is not a bank of this format to hold core files.
+    if !bank.files.is_empty()
+        && !required.is_empty()
+        && !bank.files.iter().any(|f| {
+            !f.is_virtual() && at_bank_top(bank, f) && formats::names::is_markdown(&f.file_name())
+        })
+    {
+        out.push(Finding::new(
+            Severity::Info,
+            "not-a-memory-bank",
+            &bank.root,
+            None,
+            format!(
+                "no markdown file at the top of this folder: nothing in it loads at session \
+                 start, so it is not judged as a {} (its {} are another tool's data)",
+                bank.format.label(),
+                files_phrase(bank.files.len())
+            ),
+        ));
+        return;
+    }
+    let top_files: Vec<&MemoryFile> = bank
+        .files
+        .iter()
+        .filter(|f| !f.is_virtual() && at_bank_top(bank, f))
         .collect();
     for (list, severity, code, what) in [
         (
@@ -714,17 +750,48 @@ fn check_required(bank: &Bank, out: &mut Vec<Finding>) {
         ),
     ] {
         for &(role, name) in list {
-            if !present.iter().any(|f| f.role == role) {
-                out.push(Finding::new(
-                    severity,
-                    code,
-                    &bank.root,
-                    None,
-                    format!(
-                        "{what} file {name} ({role}) is missing from the {}",
-                        bank.format.label()
-                    ),
-                ));
+            let holder = present.iter().find(|f| f.role == role);
+            let expected_key = formats::name_key(name);
+            match holder {
+                // Held under another name of the name table: said, not faulted.
+                Some(file) if formats::name_key(&file.file_name()) != expected_key => {
+                    out.push(Finding::new(
+                        Severity::Info,
+                        "variant-file-name",
+                        &file.path,
+                        None,
+                        format!(
+                            "{name} not found; {} looks like it and is read as the {role} file",
+                            file.file_name()
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => match top_files
+                    .iter()
+                    .find(|f| f.role == Role::Other && formats::names::lookalike_role(&f.file_name()) == Some(role))
+                {
+                    Some(lookalike) => out.push(Finding::new(
+                        Severity::Info,
+                        "variant-file-name",
+                        &lookalike.path,
+                        None,
+                        format!(
+                            "{name} not found; {} looks like it (rename it to {name} if it is the {role} file)",
+                            lookalike.file_name()
+                        ),
+                    )),
+                    None => out.push(Finding::new(
+                        severity,
+                        code,
+                        &bank.root,
+                        None,
+                        format!(
+                            "{what} file {name} ({role}) is missing from the {}",
+                            bank.format.label()
+                        ),
+                    )),
+                },
             }
         }
     }

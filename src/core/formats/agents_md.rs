@@ -1,6 +1,19 @@
-//! `AGENTS.md` as Codex and friends read it: the file at the project's top and in
-//! sub-folders, project files cut at 32 KiB combined (`project_doc_max_bytes`).
-use std::path::Path;
+//! `AGENTS.md` as Codex reads it.
+//!
+//! Codex's loading rule (its AGENTS.md documentation and `project_doc.rs`):
+//! - User level: in `~/.codex` (or `$CODEX_HOME`), `AGENTS.override.md` if it exists, else
+//!   `AGENTS.md`; only the first non-empty one is used. It loads before the project's files.
+//! - Project level: from the project root down to the working folder, each folder gives at
+//!   most one file: `AGENTS.override.md` when it exists, else `AGENTS.md`. An override
+//!   takes the folder's place even when it is empty (the empty file is then skipped and the
+//!   folder's `AGENTS.md` is still not read).
+//! - Files join root to leaf; empty files are skipped; the combined project text stops at
+//!   `project_doc_max_bytes` (32 KiB by default): the file that crosses it is cut and the
+//!   files after it are dropped. Codex does not expand `@imports`.
+//!
+//! mbank takes the project folder as the working folder: the files at its top load at
+//! session start, those in sub-folders when Codex is started there (on demand).
+use std::path::{Path, PathBuf};
 
 use super::instruction_files::InstructionFiles;
 use super::{Budget, FormatRules, Placement};
@@ -18,6 +31,24 @@ pub const FILES: InstructionFiles = InstructionFiles {
     rules_load: LoadKind::Startup,
 };
 
+/// The per-folder override Codex reads instead of `AGENTS.md`.
+pub const OVERRIDE: &str = "AGENTS.override.md";
+
+/// The override beside an `AGENTS.md` that takes its folder's place, if `exists` says
+/// there is one: Codex then does not read the `AGENTS.md`.
+pub fn superseding_override(file: &Path, exists: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    if file.file_name()? != FILES.main {
+        return None;
+    }
+    let sibling = file.with_file_name(OVERRIDE);
+    exists(&sibling).then_some(sibling)
+}
+
+/// Whether Codex skips this text as empty.
+pub fn is_empty_for_codex(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
 pub struct AgentsMd;
 
 impl FormatRules for AgentsMd {
@@ -26,11 +57,15 @@ impl FormatRules for AgentsMd {
     }
 
     fn place(&self, rel: &Path) -> Placement {
+        // An override sits where the AGENTS.md of its folder would.
+        if rel.file_name().is_some_and(|n| n == OVERRIDE) {
+            return FILES.place(&rel.with_file_name(FILES.main));
+        }
         FILES.place(rel)
     }
 
     fn keeps(&self, rel: &Path) -> bool {
-        FILES.keeps(rel)
+        rel.file_name().is_some_and(|n| n == OVERRIDE) || FILES.keeps(rel)
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
@@ -49,5 +84,29 @@ impl FormatRules for AgentsMd {
             .cutting_off(),
         );
         budgets
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_override_takes_the_place_of_agents_md_in_its_folder() {
+        let top = AgentsMd.place(Path::new(OVERRIDE));
+        assert_eq!((top.layer, top.load), (Some(1), LoadKind::Startup));
+        let sub = AgentsMd.place(Path::new("api/AGENTS.override.md"));
+        assert_eq!(sub.load, LoadKind::OnDemand);
+        assert!(AgentsMd.keeps(Path::new("api/AGENTS.override.md")));
+        let present = |p: &Path| p.ends_with("api/AGENTS.override.md");
+        assert_eq!(
+            superseding_override(Path::new("/p/api/AGENTS.md"), present),
+            Some(PathBuf::from("/p/api/AGENTS.override.md"))
+        );
+        assert_eq!(
+            superseding_override(Path::new("/p/AGENTS.md"), present),
+            None
+        );
+        assert!(is_empty_for_codex(" \n\t\n"));
     }
 }

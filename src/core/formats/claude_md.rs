@@ -52,33 +52,3 @@ impl FormatRules for ClaudeMd {
         FILES.bank_budgets()
     }
 }
-
-/// Claude Code loads only this many lines of its auto memory `MEMORY.md`…
-pub const AUTO_MEMORY_MAX_LINES: u64 = 200;
-/// …and at most this many bytes of it, whichever limit comes first.
-pub const AUTO_MEMORY_MAX_BYTES: u64 = 25 * 1024;
-/// The auto memory file.
-pub const AUTO_MEMORY_FILE: &str = "MEMORY.md";
-
-/// Claude Code's cut-offs of its auto memory, for a `MEMORY.md` in any bank.
-pub fn auto_memory_budgets(file: &MemoryFile) -> Vec<Budget> {
-    if file.file_name() != AUTO_MEMORY_FILE {
-        return Vec::new();
-    }
-    vec![
-        Budget::new(
-            "auto memory loads only the first 200 lines",
-            "Claude Code MEMORY.md",
-            Unit::Lines,
-            AUTO_MEMORY_MAX_LINES,
-        )
-        .cutting_off(),
-        Budget::new(
-            "auto memory loads only the first 25 KB",
-            "Claude Code MEMORY.md",
-            Unit::Bytes,
-            AUTO_MEMORY_MAX_BYTES,
-        )
-        .cutting_off(),
-    ]
-}

@@ -1,5 +1,7 @@
-//! Memory Bank MCP / Roo memory bank: a `memory-bank/` folder of kebab-case markdown
-//! files (told apart from Cline's by its names), and the JSON document banks of the
+//! Memory Bank MCP / Roo memory bank (RooFlow among them): a `memory-bank/` folder of
+//! the five core files (product, active context, progress, decision log, system
+//! patterns; no project brief, no tech context), told apart from Cline's by the evidence
+//! [`MemoryBankEvidence`] weighs, and the JSON document banks of the
 //! `memory-bank-mcp-server` family (`global-memory-bank/`, `branch-memory-bank/<branch>/`,
 //! also under `docs/`), which the server hands to the agent on request.
 //!
@@ -30,6 +32,99 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
         (Role::Patterns, "system-patterns.md"),
     ],
 };
+
+/// What a `memory-bank/` folder and its project folder say about the bank's format,
+/// gathered from directory listings alone.
+///
+/// Cline's bank opens with a project brief and holds a tech context; the Memory Bank MCP
+/// / Roo bank (RooFlow included) holds the five files of its protocol and neither of
+/// those, names them in kebab-case by default, and sits next to the mode rules of its
+/// modes (`.clinerules-{mode}`, `.roorules-{mode}`, `.roomodes`, `.roo/rules-{mode}/`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryBankEvidence {
+    /// Core files named in kebab-case (`active-context.md`) and in camelCase
+    /// (`activeContext.md`, `projectbrief.md`).
+    pub kebab_names: usize,
+    pub camel_names: usize,
+    pub brief: bool,
+    pub tech: bool,
+    /// How many of the five Memory Bank MCP core roles the folder's top holds.
+    pub protocol_files: usize,
+    /// Mode rule files or folders in the project folder.
+    pub mode_rules: bool,
+    seen: [bool; 5],
+}
+
+/// The roles of the Memory Bank MCP protocol's five files.
+const PROTOCOL_ROLES: [Role; 5] = [
+    Role::Product,
+    Role::Active,
+    Role::Progress,
+    Role::Decisions,
+    Role::Patterns,
+];
+
+impl MemoryBankEvidence {
+    /// Takes a file name at the top of the `memory-bank/` folder into account.
+    pub fn add_bank_file(&mut self, file_name: &str) {
+        if !names::is_markdown(file_name) {
+            return;
+        }
+        let Some(role) = names::role_for_name(file_name) else {
+            return;
+        };
+        let core = matches!(role, Role::Brief | Role::Tech) || PROTOCOL_ROLES.contains(&role);
+        if !core {
+            return;
+        }
+        if file_name.contains('-') || file_name.contains('_') {
+            self.kebab_names += 1;
+        } else {
+            self.camel_names += 1;
+        }
+        match role {
+            Role::Brief => self.brief = true,
+            Role::Tech => self.tech = true,
+            _ => {}
+        }
+        if let Some(i) = PROTOCOL_ROLES.iter().position(|r| *r == role)
+            && !self.seen[i]
+        {
+            self.seen[i] = true;
+            self.protocol_files += 1;
+        }
+    }
+
+    /// The format the evidence points to. Naming decides first (kebab-case is Memory
+    /// Bank MCP's own); then a project brief is Cline's; then mode rules next to a bank
+    /// without a brief, or four or more of the five protocol files with neither a brief
+    /// nor a tech context, make it Memory Bank MCP / Roo.
+    pub fn format(&self) -> Format {
+        if self.kebab_names > self.camel_names {
+            Format::MemoryBankMcp
+        } else if self.brief {
+            Format::Cline
+        } else if (self.mode_rules && self.protocol_files > 0)
+            || (!self.tech && self.protocol_files >= 4)
+        {
+            Format::MemoryBankMcp
+        } else {
+            Format::Cline
+        }
+    }
+}
+
+/// Whether a project-folder entry is a Roo mode rule: `.clinerules-{mode}`,
+/// `.roorules-{mode}` or `.roomodes` (`.roo/rules-{mode}/` is judged by its folder name,
+/// see [`is_mode_rules_folder`]).
+pub fn is_mode_rules_entry(name: &str) -> bool {
+    name == ".roomodes" || super::roo_rules::mode_of_rule_file(name).is_some()
+}
+
+/// `rules-code`, a folder of `.roo/` holding one mode's rules.
+pub fn is_mode_rules_folder(name: &str) -> bool {
+    name.strip_prefix("rules-").is_some_and(|m| !m.is_empty())
+}
 
 pub struct MemoryBankMcp;
 
@@ -122,6 +217,70 @@ pub fn place_document_bank(bank_dir_name: &str, rel: &Path) -> Placement {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    fn evidence(files: &[&str], mode_rules: bool) -> Format {
+        let mut e = MemoryBankEvidence {
+            mode_rules,
+            ..Default::default()
+        };
+        for f in files {
+            e.add_bank_file(f);
+        }
+        e.format()
+    }
+
+    #[test]
+    fn the_format_of_a_memory_bank_follows_all_the_evidence() {
+        let five = [
+            "activeContext.md",
+            "productContext.md",
+            "progress.md",
+            "decisionLog.md",
+            "systemPatterns.md",
+        ];
+        // RooFlow: the five files, camelCase, with or without mode rules.
+        assert_eq!(evidence(&five, true), Format::MemoryBankMcp);
+        assert_eq!(evidence(&five, false), Format::MemoryBankMcp);
+        // A brief makes it Cline's, mode rules or not.
+        let mut cline = five.to_vec();
+        cline.push("projectbrief.md");
+        assert_eq!(evidence(&cline, true), Format::Cline);
+        // Cline's six without a decision log.
+        let six = [
+            "projectBrief.md",
+            "productContext.md",
+            "systemPatterns.md",
+            "techContext.md",
+            "activeContext.md",
+            "progress.md",
+        ];
+        assert_eq!(evidence(&six, false), Format::Cline);
+        // A tech context without a brief: Cline's unless mode rules sit next to it.
+        let with_tech = [
+            "activeContext.md",
+            "progress.md",
+            "techContext.md",
+            "productContext.md",
+            "decisionLog.md",
+        ];
+        assert_eq!(evidence(&with_tech, false), Format::Cline);
+        assert_eq!(evidence(&with_tech, true), Format::MemoryBankMcp);
+        // Kebab-case names are Memory Bank MCP's, brief or not.
+        assert_eq!(
+            evidence(
+                &["project-brief.md", "active-context.md", "progress.md"],
+                false
+            ),
+            Format::MemoryBankMcp
+        );
+        // Nothing to go on: Cline, the family's first. ADR names are no naming evidence.
+        assert_eq!(evidence(&["notes.md"], false), Format::Cline);
+        assert_eq!(
+            evidence(&["ADR-0001.md", "ADR-0002.md", "projectbrief.md"], false),
+            Format::Cline
+        );
+        assert_eq!(evidence(&[], true), Format::Cline);
+    }
 
     #[test]
     fn document_banks_group_by_branch() {

@@ -11,6 +11,7 @@
 //! | `instruction_files.rs` | what the instruction-file family shares (`X.md`, `X.local.md`, rules, sub-folders) |
 //! | `claude_md.rs`, `agents_md.rs`, `gemini_md.rs`, `beans_md.rs` | that family's members |
 //! | `infinity/` | the Infinity structured JSON store and its parser |
+//! | `claude_auto_memory.rs` | Claude Code's auto memory (`~/.claude/projects/<project>/memory/`) |
 //! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
@@ -54,6 +55,7 @@ pub use roo_rules::mode_of_rule_file;
 
 pub mod agents_md;
 pub mod beans_md;
+pub mod claude_auto_memory;
 pub mod claude_md;
 pub mod cline;
 pub mod conkeeper;
@@ -99,6 +101,12 @@ pub trait FormatRules: Send + Sync {
     /// Core files the bank should hold at its top.
     fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
         ExpectedFiles::default()
+    }
+
+    /// The mode a session starts in, for formats whose loading depends on a mode:
+    /// listings and loaded totals follow it; `mbank context --mode` picks another.
+    fn default_mode(&self) -> Option<&'static str> {
+        None
     }
 
     /// Files and rule folders at fixed places in the project that make up a bank of
@@ -171,6 +179,7 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::Copilot => &copilot::Copilot,
         Format::Windsurf => &windsurf::Windsurf,
         Format::Kiro => &kiro::Kiro,
+        Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
     }
 }
 

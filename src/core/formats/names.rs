@@ -1,7 +1,30 @@
 //! The file-name table every memory-bank format reads roles from.
 //!
 //! Names are matched leniently: `projectBrief.md`, `projectbrief.md`, `project-brief.md`
-//! and `project_brief.md` all reduce to the same key.
+//! and `project_brief.md` all reduce to the same key ([`name_key`]: case, `-`, `_`, `.`
+//! and spaces do not count). A key then gives a role through two tables:
+//!
+//! - [`role_for_name`], exact keys: each core file's own names and the synonyms real
+//!   banks use for it. A file whose key is here holds that role.
+//!
+//!   | role | keys |
+//!   |---|---|
+//!   | brief | projectbrief, brief, projectoverview, projectsummary, projectcontext, projectmemory |
+//!   | product | productcontext, product, productoverview |
+//!   | patterns | systempatterns, patterns, architecture, systemarchitecture, designpatterns |
+//!   | tech | techcontext, tech, techstack, technicalcontext, technologies |
+//!   | active | activecontext, active, currentcontext, currentfocus, currentstate |
+//!   | progress | progress, progresstracker, progresslog, progressnotes, projectprogress |
+//!   | decisions | decisionlog, decisions, architecturedecisions, decisionrecords, decisionhistory |
+//!   | glossary, session | glossary; sessionlog |
+//!
+//! - [`lookalike_role`], stems: a name that holds a role's stem (`progress-report.md`,
+//!   `progreso.md`) only *looks like* that role's file. It gets no role; when the role's
+//!   file is missing, validation names the lookalike ("progress.md not found;
+//!   progress-report.md looks like it") as information instead of an error. Stems are
+//!   language-neutral where the word is (`progres` matches progress, progreso, progresso;
+//!   `decisi` decision, decisiones, decisioni). Names marked as old copies
+//!   (`deprecated`, `backup`, `archive`, `old`, `bak`) look like nothing.
 use crate::core::model::Role;
 
 /// Lower-case file stem with `-`, `_`, `.` and spaces removed: the key names are matched on.
@@ -45,19 +68,82 @@ pub fn role_for_name(file_name: &str) -> Option<Role> {
         }
     };
     let role = match key {
-        "projectbrief" | "brief" | "projectoverview" => Role::Brief,
-        "productcontext" | "product" => Role::Product,
-        "systempatterns" | "patterns" | "architecture" | "systemarchitecture" => Role::Patterns,
-        "techcontext" | "tech" | "techstack" | "technicalcontext" => Role::Tech,
-        "activecontext" | "active" | "currentcontext" => Role::Active,
-        "progress" | "progresstracker" => Role::Progress,
-        "decisionlog" | "decisions" | "architecturedecisions" => Role::Decisions,
+        "projectbrief" | "brief" | "projectoverview" | "projectsummary" | "projectcontext"
+        | "projectmemory" => Role::Brief,
+        "productcontext" | "product" | "productoverview" => Role::Product,
+        "systempatterns" | "patterns" | "architecture" | "systemarchitecture"
+        | "designpatterns" => Role::Patterns,
+        "techcontext" | "tech" | "techstack" | "technicalcontext" | "technologies" => Role::Tech,
+        "activecontext" | "active" | "currentcontext" | "currentfocus" | "currentstate" => {
+            Role::Active
+        }
+        "progress" | "progresstracker" | "progresslog" | "progressnotes" | "projectprogress" => {
+            Role::Progress
+        }
+        "decisionlog"
+        | "decisions"
+        | "architecturedecisions"
+        | "decisionrecords"
+        | "decisionhistory" => Role::Decisions,
         "glossary" => Role::Glossary,
         "sessionlog" => Role::Session,
         _ if is_adr_name(file_name) => Role::Adr,
         _ => return None,
     };
     Some(role)
+}
+
+/// Stems whose presence in a name makes it look like a role's file (see the module doc).
+const LOOKALIKE_STEMS: [(Role, &[&str]); 7] = [
+    (Role::Brief, &["brief", "summar", "overview", "resum"]),
+    (Role::Product, &["product", "produkt", "produit"]),
+    (
+        Role::Patterns,
+        &["pattern", "architect", "arquitect", "architett"],
+    ),
+    (
+        Role::Tech,
+        &[
+            "techcontext",
+            "techstack",
+            "technical",
+            "technolog",
+            "tecnolog",
+            "techno",
+        ],
+    ),
+    (
+        Role::Active,
+        &[
+            "activecontext",
+            "currentcontext",
+            "contextoactivo",
+            "aktiv",
+            "currentwork",
+        ],
+    ),
+    (Role::Progress, &["progres", "fortschritt", "avance"]),
+    (Role::Decisions, &["decisi", "entscheid", "adrlog"]),
+];
+
+/// Markers of an old copy: such a file looks like no role's file.
+const OLD_COPY_MARKERS: [&str; 5] = ["deprecated", "backup", "archive", "old", "bak"];
+
+/// The role a file name only looks like (a stem of it, not one of its names): the file
+/// gets no role, but validation names it when that role's file is missing. Markdown
+/// files only.
+pub fn lookalike_role(file_name: &str) -> Option<Role> {
+    if !is_markdown(file_name) {
+        return None;
+    }
+    let key = name_key(file_name);
+    if OLD_COPY_MARKERS.iter().any(|m| key.contains(m)) {
+        return None;
+    }
+    LOOKALIKE_STEMS
+        .iter()
+        .find(|(_, stems)| stems.iter().any(|s| key.contains(s)))
+        .map(|(role, _)| *role)
 }
 
 /// `ADR-001-title.md`, `ADR-0014.md`, `adr-12.md`.
@@ -107,6 +193,34 @@ mod tests {
         assert_eq!(role_for_name("ADR-0014.md"), Some(Role::Adr));
         assert_eq!(role_for_name("tasks.md"), None);
         assert_eq!(role_for_name("activeContext.json"), Some(Role::Active));
+    }
+
+    #[test]
+    fn variant_names_from_real_banks_have_their_role() {
+        for (name, role) in [
+            ("progress-log.md", Role::Progress),
+            ("Progress_Log.md", Role::Progress),
+            ("project-summary.md", Role::Brief),
+            ("project-context.md", Role::Brief),
+            ("PROJECT_MEMORY.md", Role::Brief),
+            ("current-focus.md", Role::Active),
+            ("tech-stack.md", Role::Tech),
+            ("decision-records.md", Role::Decisions),
+        ] {
+            assert_eq!(role_for_name(name), Some(role), "{name}");
+        }
+    }
+
+    #[test]
+    fn lookalikes_are_found_by_stem_but_old_copies_are_not() {
+        assert_eq!(lookalike_role("progress-report.md"), Some(Role::Progress));
+        assert_eq!(lookalike_role("progreso.md"), Some(Role::Progress));
+        assert_eq!(lookalike_role("decisiones.md"), Some(Role::Decisions));
+        assert_eq!(lookalike_role("executive-summary.md"), Some(Role::Brief));
+        assert_eq!(lookalike_role("systemPatterns-linux-deprecated.md"), None);
+        assert_eq!(lookalike_role("progress-backup.md"), None);
+        assert_eq!(lookalike_role("tasks.md"), None);
+        assert_eq!(lookalike_role("progress.json"), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::core::formats::infinity;
-use crate::core::formats::{self, hierarchical_file_name};
+use crate::core::formats::{self, claude_auto_memory, hierarchical_file_name};
 use crate::core::model::{
     Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
@@ -349,6 +349,11 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
     }
     lister.push_child_if_file(&project, &local);
     nested_instruction_files(lister, &project, main, 0);
+    if lister.format == Format::AgentsMd {
+        let codex_override = crate::core::formats::agents_md::OVERRIDE;
+        lister.push_child_if_file(&project, codex_override);
+        nested_instruction_files(lister, &project, codex_override, 0);
+    }
 }
 
 fn list_roo(lister: &mut Lister<'_>) {
@@ -379,6 +384,65 @@ fn list_roo(lister: &mut Lister<'_>) {
         } else if (name == ".clinerules" || name == ".roo") && is_dir {
             lister.walk(&path, 1);
         }
+    }
+}
+
+/// The files a Memory Bank MCP / Roo bank's mode rules say to read, in their order: the
+/// `files_to_read` of the default mode's `.clinerules-{mode}` / `.roorules-{mode}`, else
+/// of the first other mode that lists any. Only confined mode files are read; one that
+/// does not parse gives nothing here (validation reports it).
+fn mode_read_order(lister: &Lister<'_>) -> Vec<String> {
+    let Ok(entries) = lister.listings.list(lister.project) else {
+        return Vec::new();
+    };
+    let default_mode = formats::roo_rules::DEFAULT_MODE;
+    let mut mode_files: Vec<(bool, String)> = entries
+        .iter()
+        .filter(|e| e.kind != Kind::Dir)
+        .filter_map(|e| {
+            let name = e.name.to_str()?;
+            let mode = formats::mode_of_rule_file(name)?;
+            Some((mode != default_mode, name.to_string()))
+        })
+        .collect();
+    mode_files.sort();
+    for (_, name) in mode_files {
+        let path = lister.project.join(&name);
+        if !matches!(lister.folder.check(&path), Confinement::Inside(_)) {
+            continue;
+        }
+        let Ok(text) = text::read_text(&path) else {
+            continue;
+        };
+        if let Ok(rules) = formats::roo_rules::modes::parse_mode_file(&path, &text)
+            && let Some(rule) = rules.into_iter().find(|r| !r.reads.is_empty())
+        {
+            return rule.reads;
+        }
+    }
+    Vec::new()
+}
+
+/// Puts the bank's top files named in `reads` first, in that order (layers 1…), the
+/// format's own order after them.
+fn apply_read_order(bank_root: &Path, files: &mut [MemoryFile], reads: &[String]) {
+    let keys: Vec<String> = reads
+        .iter()
+        .map(|r| {
+            let name = r.rsplit(['/', '\\']).next().unwrap_or(r);
+            formats::name_key(name)
+        })
+        .collect();
+    let shift = u8::try_from(keys.len()).unwrap_or(u8::MAX);
+    for file in files
+        .iter_mut()
+        .filter(|f| f.path.parent() == Some(bank_root))
+    {
+        let key = formats::name_key(&file.file_name());
+        file.layer = match keys.iter().position(|k| *k == key) {
+            Some(i) => Some(u8::try_from(i + 1).unwrap_or(u8::MAX)),
+            None => file.layer.map(|l| l.saturating_add(shift)),
+        };
     }
 }
 
@@ -642,9 +706,19 @@ fn list_bank_in(
     folder: &ProjectFolder<'_>,
     location: &BankLocation,
 ) -> Bank {
+    // Claude Code's auto memory lives in the home folder, which is its allowed root.
+    let home = match location.format {
+        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&location.root),
+        _ => None,
+    };
+    let home_folder = home.map(ProjectFolder::new);
+    let (base, folder) = match (home, &home_folder) {
+        (Some(home), Some(home_folder)) => (home, home_folder),
+        _ => (project.path.as_path(), folder),
+    };
     let mut lister = Lister {
         listings,
-        project: &project.path,
+        project: base,
         folder,
         format: location.format,
         bank_root: location.root.clone(),
@@ -655,10 +729,19 @@ fn list_bank_in(
     };
     let mut project_id = None;
     match location.format {
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
+        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::ClaudeAutoMemory => {
             let root = location.root.clone();
             if lister.confined_way(&root) {
                 lister.walk(&root, 0);
+            }
+            // A Roo memory bank is read in the order its modes' rules list.
+            if location.format == Format::MemoryBankMcp
+                && formats::memory_bank_mcp::document_bank_dir(&root).is_none()
+            {
+                let reads = mode_read_order(&lister);
+                if !reads.is_empty() {
+                    apply_read_order(&root, &mut lister.files, &reads);
+                }
             }
         }
         Format::RooRules => list_roo(&mut lister),
@@ -675,6 +758,11 @@ fn list_bank_in(
         outside,
         ..
     } = lister;
+    if home.is_some() {
+        for file in &mut files {
+            file.display = format!("~/{}", file.display);
+        }
+    }
     sort_read_order(location.format, &mut files);
     Bank {
         format: location.format,

@@ -78,40 +78,36 @@ impl Markers {
     }
 }
 
-/// True when `memory-bank/` uses Memory Bank MCP / Roo kebab-case names.
-fn looks_kebab_case(listings: &Listings, bank: &Path) -> bool {
-    const KEBAB: [&str; 6] = [
-        "active-context.md",
-        "product-context.md",
-        "decision-log.md",
-        "system-patterns.md",
-        "project-brief.md",
-        "tech-context.md",
-    ];
-    const CAMEL: [&str; 7] = [
-        "activeContext.md",
-        "productContext.md",
-        "decisionLog.md",
-        "systemPatterns.md",
-        "projectBrief.md",
-        "projectbrief.md",
-        "techContext.md",
-    ];
-    let Ok(entries) = listings.list(bank) else {
-        return false;
-    };
-    let (mut kebab, mut camel) = (0, 0);
-    for entry in entries.iter() {
-        let Some(name) = entry.name.to_str() else {
-            continue;
-        };
-        if KEBAB.contains(&name) {
-            kebab += 1;
-        } else if CAMEL.contains(&name) {
-            camel += 1;
+/// The format of the `memory-bank/` folder `bank` of a project whose listing is
+/// `entries`, from every piece of evidence the listings hold (see
+/// [`formats::memory_bank_mcp::MemoryBankEvidence`]).
+fn memory_bank_format(listings: &Listings, dir: &Path, entries: &[Entry], bank: &Path) -> Format {
+    use formats::memory_bank_mcp::{MemoryBankEvidence, is_mode_rules_entry, is_mode_rules_folder};
+    let mut evidence = MemoryBankEvidence::default();
+    if let Ok(files) = listings.list(bank) {
+        for entry in files.iter().filter(|e| e.kind != Kind::Dir) {
+            if let Some(name) = entry.name.to_str() {
+                evidence.add_bank_file(name);
+            }
         }
     }
-    kebab > camel
+    evidence.mode_rules = entries
+        .iter()
+        .any(|e| e.name.to_str().is_some_and(is_mode_rules_entry));
+    // `.roo/rules-{mode}/` is looked into only when the rest leaves the question open.
+    if !evidence.mode_rules
+        && !evidence.brief
+        && evidence.protocol_files > 0
+        && entries
+            .iter()
+            .any(|e| e.name == ".roo" && e.kind == Kind::Dir)
+        && let Ok(roo) = listings.list(&dir.join(".roo"))
+    {
+        evidence.mode_rules = roo
+            .iter()
+            .any(|e| e.kind == Kind::Dir && e.name.to_str().is_some_and(is_mode_rules_folder));
+    }
+    evidence.format()
 }
 
 /// Reads one folder's listing and recognises every memory format it holds.
@@ -201,11 +197,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
                 let path = path();
                 match probe(folder, &path, entry.kind) {
                     Probe::Inside { is_dir: true } => {
-                        let format = if looks_kebab_case(listings, &path) {
-                            Format::MemoryBankMcp
-                        } else {
-                            Format::Cline
-                        };
+                        let format = memory_bank_format(listings, dir, entries, &path);
                         let when = listings.modified(&path);
                         Some((format, path, when))
                     }
@@ -225,7 +217,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
                 }
             }
             "CLAUDE.md" | "CLAUDE.local.md" => Some(file_marker(Format::ClaudeMd)),
-            "AGENTS.md" => Some(file_marker(Format::AgentsMd)),
+            "AGENTS.md" | "AGENTS.override.md" => Some(file_marker(Format::AgentsMd)),
             "GEMINI.md" => Some(file_marker(Format::GeminiMd)),
             "BEANS.md" | "BEANS.local.md" | ".beans" => Some(file_marker(Format::BeansMd)),
             ".roomodes" | ".roo" | ".clinerules" => Some(file_marker(Format::RooRules)),
@@ -399,6 +391,24 @@ fn may_descend(name: &str, rel: &Path, options: &ScanOptions) -> bool {
     !(is_skipped_name(name) || options.ignore.is_match(name) || options.ignore.is_match(rel))
 }
 
+/// The home folder whose Claude Code auto memory is shown under projects. Unit tests
+/// never look at the real home (integration tests run with a temporary HOME).
+fn auto_memory_home() -> Option<PathBuf> {
+    if cfg!(test) {
+        return None;
+    }
+    crate::core::paths::home_dir()
+}
+
+/// Adds the project's Claude Code auto memory (kept in the home folder) to a project.
+fn add_auto_memory(markers: &mut Markers, project: &Path) {
+    if let Some(home) = auto_memory_home()
+        && let Some(folder) = formats::claude_auto_memory::find_memory_folder(&home, project)
+    {
+        markers.add(Format::ClaudeAutoMemory, folder, None);
+    }
+}
+
 /// Recognises one folder as a project, whatever its depth (used for folders named on the
 /// command line). `None` when it holds no memory format.
 pub fn project_at(path: &Path, name: String) -> Option<Project> {
@@ -407,7 +417,8 @@ pub fn project_at(path: &Path, name: String) -> Option<Project> {
 
 /// [`project_at`] with listings shared with the rest of the run.
 pub fn project_at_with(listings: &Listings, path: &Path, name: String) -> Option<Project> {
-    let markers = markers_of(listings, path);
+    let mut markers = markers_of(listings, path);
+    add_auto_memory(&mut markers, path);
     (!markers.banks.is_empty()).then(|| Project {
         name,
         path: path.to_path_buf(),
@@ -486,6 +497,7 @@ impl Walk<'_> {
         };
         if is_project {
             claimed.extend(markers.banks.iter().map(|b| b.root.clone()));
+            add_auto_memory(&mut markers, &dir);
             let rel = dir.strip_prefix(self.root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
                 self.root

@@ -190,7 +190,14 @@ impl App {
             }
             None => keep_end(&path_label(&self.root, self.home.as_deref()), room),
         };
-        let all = hints(&self.keymap, self.key_context(), self.status_commands());
+        let prompt = match (&self.screen, self.overlays.is_empty()) {
+            (Screen::Project, true) => self.pane(self.focus).prompt_hints(),
+            _ => None,
+        };
+        let all = match prompt {
+            Some(keys) => keys.iter().map(|(k, w)| (k.to_string(), *w)).collect(),
+            None => hints(&self.keymap, self.key_context(), self.status_commands()),
+        };
         let essential: usize = all
             .iter()
             .filter(|h| is_essential(h.1))

@@ -41,7 +41,7 @@ use crate::tui::widgets;
 pub use buffer::{Buffer, Pos, Undo};
 pub use clipboard::Register;
 pub use vim::Mode;
-use wrap::{Segment, WrapCache, cells};
+use wrap::{Segment, WrapCache, byte_at_column, cells};
 pub use wrap::{char_at_column, display_column};
 
 /// Lines longer than this are drawn plain (no highlighting).
@@ -1382,18 +1382,20 @@ impl Editor {
         let mut out = Vec::with_capacity(height);
         for (index, text) in lines.iter().enumerate().skip(doc.top).take(height) {
             let mut spans = vec![line_number(index, index == row, gutter, theme)];
-            let window = if text.len() > PLAIN_LINE_CAP {
-                let from = buffer::byte_of(text, char_at_column(text, doc.left));
-                from..text.len().min(from + width * 4)
+            // A long line is drawn from the window's first character, not walked from
+            // its start again.
+            let (window, window_column) = if text.len() > PLAIN_LINE_CAP {
+                let (from, column) = byte_at_column(text, doc.left);
+                (from..text.len().min(from + width * 4), column)
             } else {
-                0..text.len()
+                (0..text.len(), 0)
             };
             let base = line_styles(highlights, index, text);
-            let marks = marks_for_line(index, text, window, selection, pattern, theme);
+            let marks = marks_for_line(index, text, window.clone(), selection, pattern, theme);
             spans.extend(visible_spans(
                 text,
-                0..text.len(),
-                doc.left,
+                window.start..text.len(),
+                doc.left - window_column,
                 width,
                 base,
                 &marks,

@@ -916,6 +916,11 @@ impl Pane for Tree {
         KeyContext::Tree
     }
 
+    fn prompt_hints(&self) -> Option<&'static [(&'static str, &'static str)]> {
+        const FILTER: &[(&str, &str)] = &[("enter", "keep filter"), ("esc", "clear filter")];
+        self.typing.then_some(FILTER)
+    }
+
     fn handle(&mut self, input: Input) -> Outcome {
         let len = self.rows.len();
         let before = self.selected_file();

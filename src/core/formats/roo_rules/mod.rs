@@ -1,11 +1,22 @@
 //! Cline/Roo rule and mode files in the project folder: `.clinerules` (a file or a
-//! folder of rules) and `.roo/rules/` load at every start; `.roomodes`, the mode files
-//! `.clinerules-{mode}` / `.roorules-{mode}` and `.roo/rules-{mode}/` only in their mode.
+//! folder of rules) and `.roo/rules/` load at every start; `.roomodes` (the custom modes'
+//! definitions) loads at every start too; the mode files `.clinerules-{mode}` /
+//! `.roorules-{mode}` and `.roo/rules-{mode}/` load at the start of a session in their
+//! mode. Listings and loaded totals follow the default mode, Roo Code's Code mode
+//! ([`DEFAULT_MODE`]); `mbank context --mode NAME` shows another ([`load_in_mode`]).
 //! `modes` parses the mode files.
+//!
+//! Budgets: Roo Code and Cline document no size limit for rule files (they go into the
+//! system prompt whole), so this format has none of its own; the memory bank's budget
+//! (Cline memory bank guidelines) is not theirs. `config.toml` may set one under
+//! `[budgets.roo-rules]`.
 use std::path::Path;
 
-use super::{Budget, FormatRules, Placement, cline, split_rel};
+use super::{FormatRules, Placement, split_rel};
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
+
+/// The mode a Roo Code session starts in unless the user picks another.
+pub const DEFAULT_MODE: &str = "code";
 
 pub mod modes;
 
@@ -33,8 +44,34 @@ impl FormatRules for RooRules {
             || (single && (name == ".roomodes" || mode_of_rule_file(&name).is_some()))
     }
 
-    fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
-        cline::bank_budgets()
+    fn default_mode(&self) -> Option<&'static str> {
+        Some(DEFAULT_MODE)
+    }
+}
+
+/// The mode a rule file belongs to, from its path relative to the project folder:
+/// `.clinerules-code` and `.roorules-code` at the top, files under `.roo/rules-code/`.
+pub fn mode_of_path(rel: &Path) -> Option<String> {
+    let (file_name, parents) = split_rel(rel);
+    match parents.as_slice() {
+        [] => mode_of_rule_file(&file_name).map(str::to_string),
+        [roo, folder, ..] if roo == ".roo" => folder
+            .strip_prefix("rules-")
+            .filter(|m| !m.is_empty())
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+/// When a file of a rules bank rooted at `root` loads in a session of `mode`: the
+/// mode's own rule files at the start, other modes' never in it (on demand: when the
+/// user switches), everything else as listed.
+pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
+    let rel = file.path.strip_prefix(root).unwrap_or(&file.path);
+    match mode_of_path(rel) {
+        Some(m) if m == mode => LoadKind::Startup,
+        Some(_) => LoadKind::OnDemand,
+        None => file.load,
     }
 }
 
@@ -53,14 +90,28 @@ pub fn is_mode_file(bank: &Bank, file: &MemoryFile) -> bool {
         && (name == ".roomodes" || mode_of_rule_file(&name).is_some())
 }
 
+/// A mode's rule files load at start in the default mode's sessions, which listings and
+/// totals follow.
+fn mode_load(mode: &str) -> LoadKind {
+    if mode == DEFAULT_MODE {
+        LoadKind::Startup
+    } else {
+        LoadKind::OnDemand
+    }
+}
+
 fn place(file_name: &str, parents: &[String]) -> Placement {
     let first = parents.first().map(String::as_str);
     let (role, layer, group, load) = match first {
         None if file_name == ".clinerules" => (Role::Rules, Some(1), None, LoadKind::Startup),
-        None if file_name == ".roomodes" => (Role::Config, Some(2), None, LoadKind::OnDemand),
-        None if mode_of_rule_file(file_name).is_some() => {
-            (Role::Rules, Some(3), None, LoadKind::OnDemand)
-        }
+        // Roo Code reads the custom modes' definitions when a session starts.
+        None if file_name == ".roomodes" => (Role::Config, Some(2), None, LoadKind::Startup),
+        None if mode_of_rule_file(file_name).is_some() => (
+            Role::Rules,
+            Some(3),
+            None,
+            mode_load(mode_of_rule_file(file_name).unwrap_or_default()),
+        ),
         // .clinerules/ as a folder of rule files (newer Cline).
         Some(".clinerules") => (
             Role::Rules,
@@ -81,7 +132,7 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
                     Role::Rules,
                     Some(3),
                     Some(s.to_string()),
-                    LoadKind::OnDemand,
+                    mode_load(&s["rules-".len()..]),
                 ),
                 Some(s) => (Role::Other, None, Some(s.to_string()), LoadKind::Never),
                 None if file_name.starts_with("system-prompt-") => {
@@ -106,6 +157,57 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
+    fn the_default_modes_files_and_roomodes_load_at_start() {
+        for rel in [
+            ".clinerules-code",
+            ".roorules-code",
+            ".roo/rules-code/a.md",
+            ".roomodes",
+        ] {
+            assert_eq!(
+                RooRules.place(&PathBuf::from(rel)).load,
+                LoadKind::Startup,
+                "{rel}"
+            );
+        }
+        assert_eq!(
+            mode_of_path(Path::new(".roo/rules-debug/x.md")).as_deref(),
+            Some("debug")
+        );
+        assert_eq!(
+            mode_of_path(Path::new(".clinerules-ask")).as_deref(),
+            Some("ask")
+        );
+        assert_eq!(mode_of_path(Path::new(".roo/rules/x.md")), None);
+        let file = |rel: &str| MemoryFile {
+            path: Path::new("/p").join(rel),
+            display: rel.into(),
+            role: Role::Rules,
+            layer: Some(3),
+            order: 0,
+            group: None,
+            load: RooRules.place(Path::new(rel)).load,
+            size: 0,
+            modified: None,
+            memory: None,
+            unreadable: None,
+        };
+        let root = Path::new("/p");
+        assert_eq!(
+            load_in_mode(root, &file(".clinerules-debug"), "debug"),
+            LoadKind::Startup
+        );
+        assert_eq!(
+            load_in_mode(root, &file(".clinerules-code"), "debug"),
+            LoadKind::OnDemand
+        );
+        assert_eq!(
+            load_in_mode(root, &file(".roomodes"), "debug"),
+            LoadKind::Startup
+        );
+    }
+
+    #[test]
     fn roo_mode_files_load_on_demand() {
         assert_eq!(
             mode_of_rule_file(".clinerules-architect"),
@@ -113,10 +215,10 @@ mod tests {
         );
         assert_eq!(mode_of_rule_file(".roorules-debug"), Some("debug"));
         assert_eq!(mode_of_rule_file(".clinerules"), None);
-        let p = RooRules.place(&PathBuf::from(".roo/rules-code/rules.md"));
+        let p = RooRules.place(&PathBuf::from(".roo/rules-debug/rules.md"));
         assert_eq!(
             (p.load, p.group.as_deref()),
-            (LoadKind::OnDemand, Some("rules-code"))
+            (LoadKind::OnDemand, Some("rules-debug"))
         );
         let p = RooRules.place(&PathBuf::from(".clinerules"));
         assert_eq!(p.load, LoadKind::Startup);

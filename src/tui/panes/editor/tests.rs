@@ -112,6 +112,35 @@ fn a_huge_single_line_is_cut_to_the_window() {
 }
 
 #[test]
+fn a_long_line_drawn_from_its_window_shows_what_the_whole_walk_shows() {
+    // Wide characters and a tab before the window: the window starts on a character
+    // boundary at or before the left column, and drawing from there with the rest of the
+    // offset gives the cells drawing from the line's start gives.
+    let text = format!("{}\t{}tail-end", "漢字x".repeat(1_000), "é".repeat(3_000));
+    for left in [0, 1, 2, 3, 2_999, 3_000, 3_001, 3_004, 6_000] {
+        let (from, column) = super::wrap::byte_at_column(&text, left);
+        assert!(text.is_char_boundary(from) && column <= left, "left {left}");
+        let whole = visible_spans(&text, 0..text.len(), left, 40, &[], &[], Style::new());
+        let windowed = visible_spans(
+            &text,
+            from..text.len(),
+            left - column,
+            40,
+            &[],
+            &[],
+            Style::new(),
+        );
+        let cells = |spans: &[Span]| {
+            spans
+                .iter()
+                .map(|s| s.content.to_string())
+                .collect::<String>()
+        };
+        assert_eq!(cells(&windowed), cells(&whole), "left {left}");
+    }
+}
+
+#[test]
 fn matches_are_found_in_the_visible_part_of_a_long_line() {
     let theme = Theme::load("dark", None).unwrap();
     let text = format!("{}needle{}", "x".repeat(300_000), "y".repeat(300_000));

@@ -12,7 +12,11 @@ use crate::core::sanitize;
 /// Cells a character takes on screen: four for a tab, one for a control, bidi or
 /// invisible character (drawn as a one-cell stand-in, [`sanitize::glyph`]).
 pub fn cells(c: char) -> usize {
-    if c == '\t' {
+    // Most text is printable ASCII: one cell, no table lookups (a 500 KB line is walked
+    // for the cursor's column on every frame).
+    if (' '..='~').contains(&c) {
+        1
+    } else if c == '\t' {
         4
     } else if sanitize::glyph(c).is_some() {
         1
@@ -24,6 +28,20 @@ pub fn cells(c: char) -> usize {
 /// Display column of the `chars`-th character of `text`.
 pub fn display_column(text: &str, chars: usize) -> usize {
     text.chars().take(chars).map(cells).sum()
+}
+
+/// Where display column `column` falls in `text`: the byte offset of the character
+/// there and the display column that character starts at (at most `column`).
+pub fn byte_at_column(text: &str, column: usize) -> (usize, usize) {
+    let mut used = 0;
+    for (byte, c) in text.char_indices() {
+        let w = cells(c);
+        if used + w > column {
+            return (byte, used);
+        }
+        used += w;
+    }
+    (text.len(), used)
 }
 
 /// The character index at display column `column` of `text`.
