@@ -588,6 +588,12 @@ pub fn load_once(contexts: &mut [BankContext]) {
             .find(|&(b, p)| contexts[b].pieces[p].via.is_empty())
             .unwrap_or(places[0]);
         for &(b, p) in places.iter().filter(|place| **place != owner) {
+            // Instruction files of two different agents (a CLAUDE.md importing AGENTS.md,
+            // which Codex reads on its own) load in two sessions, not twice in one.
+            let (mine, theirs) = (contexts[b].format, contexts[owner.0].format);
+            if mine != theirs && mine.is_hierarchical() && theirs.is_hierarchical() {
+                continue;
+            }
             let reached = contexts[b].pieces[p].reached.clone();
             let owner_piece = &mut contexts[owner.0].pieces[owner.1];
             for way in reached {

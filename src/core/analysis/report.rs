@@ -594,7 +594,14 @@ impl<'a> Analyzer<'a> {
         // out of the project); the summary of backups and foreign files is validation's.
         let membership = membership::findings(&bank, &project.path);
         if depth.validate {
-            bank_findings.extend(membership);
+            // A folder judged not to be a memory bank at all gets no summary of what in
+            // it is not memory; a secret is still reported.
+            let not_a_bank = bank_findings.iter().any(|f| f.code == "not-a-memory-bank");
+            bank_findings.extend(
+                membership
+                    .into_iter()
+                    .filter(|f| !not_a_bank || f.code == "secret-in-bank"),
+            );
             bank_findings.extend(crate::core::analysis::rule_files::findings(&bank));
         } else {
             findings.extend(
