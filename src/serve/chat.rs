@@ -27,8 +27,17 @@ pub fn session_text(project_dir: &Path) -> String {
     // Tokens are not shown here; a cheap estimate keeps the context builder fast.
     let count = |text: &str| text.len() / 4;
     let mut out = String::new();
-    for bank in bank::list_banks(&project) {
-        let loaded = context::session_context(&project, &bank, &count);
+    let banks = bank::list_banks(&project);
+    let banks: Vec<&_> = banks.iter().collect();
+    // As `mbank context` shows it: a file two banks reach is sent once.
+    let contexts = context::project_context(
+        &project,
+        &banks,
+        &count,
+        &context::ContextOptions::from_env(),
+        None,
+    );
+    for (bank, loaded) in banks.iter().zip(&contexts) {
         for piece in loaded.pieces.iter().filter(|p| !p.text.trim().is_empty()) {
             out.push_str(&format!(
                 "\n\n## {} — {}\n\n{}",
@@ -192,5 +201,24 @@ mod tests {
         let log = text.find("memory-bank/decisionLog.md").unwrap();
         assert!(brief < log, "{text}");
         assert!(text.contains("A todo API"));
+    }
+
+    #[test]
+    fn a_file_two_banks_reach_is_sent_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = dir.path().join(".claude/memory");
+        std::fs::create_dir_all(&memory).unwrap();
+        std::fs::write(
+            dir.path().join("CLAUDE.md"),
+            "# Main\n@.claude/memory/active-context.md\n",
+        )
+        .unwrap();
+        std::fs::write(
+            memory.join("active-context.md"),
+            "# Active\nthe one sentence\n",
+        )
+        .unwrap();
+        let text = session_text(dir.path());
+        assert_eq!(text.matches("the one sentence").count(), 1, "{text}");
     }
 }
