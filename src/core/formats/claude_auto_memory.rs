@@ -56,13 +56,13 @@ pub fn home_of(memory_folder: &Path) -> Option<&Path> {
 /// The project's auto memory folder when it exists: under the path as given, else under
 /// its real path (Claude Code names the folder after the path it was started in).
 pub fn find_memory_folder(home: &Path, project: &Path) -> Option<PathBuf> {
+    // Most homes hold no auto memory at all: one look per project, no path resolving.
+    if !home.join(PROJECTS_DIR).is_dir() {
+        return None;
+    }
     let given = memory_folder(home, project);
     if given.is_dir() {
         return Some(given);
-    }
-    // Most homes hold no auto memory at all: one look, no path resolving.
-    if !home.join(PROJECTS_DIR).is_dir() {
-        return None;
     }
     let real = std::fs::canonicalize(project).ok()?;
     let real_folder = memory_folder(home, &real);
