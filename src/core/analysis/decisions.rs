@@ -1636,6 +1636,10 @@ pub fn sort_timeline(decisions: &mut [Decision]) {
 /// radix sort over the bytes in which the keys differ (a few passes of counting, far
 /// cheaper than comparison sorting 100k entries).
 fn radix_order(keys: &[u128]) -> Vec<usize> {
+    // Nothing to order (most projects have no decisions at all): no passes.
+    if keys.len() < 2 {
+        return (0..keys.len()).collect();
+    }
     let (mut all, mut any) = (u128::MAX, 0u128);
     for &key in keys {
         all &= key;

@@ -114,10 +114,32 @@ pub enum RepoPlace {
 pub struct RepoStamps {
     /// Folder (resolved) → the nearest folder at or above it with a `.git` entry.
     markers: HashMap<PathBuf, Option<PathBuf>>,
-    /// Resolved parent folder of projects → its resolved path.
-    resolved: HashMap<PathBuf, Option<PathBuf>>,
+    /// Parent folder of projects → its resolved path and which entries are links.
+    parents: HashMap<PathBuf, Option<ResolvedParent>>,
     /// Folder with a `.git` entry → the repository's stamp (`None`: cannot be stamped).
     stamps: HashMap<PathBuf, Option<u64>>,
+}
+
+/// A folder holding projects, resolved once.
+struct ResolvedParent {
+    path: PathBuf,
+    /// Entries that are links (or of unknown type), from this run's listing of the
+    /// folder; `None` when it was not listed.
+    links: Option<Vec<std::ffi::OsString>>,
+}
+
+impl ResolvedParent {
+    fn of(parent: &Path, listings: &Listings) -> Option<ResolvedParent> {
+        let path = std::fs::canonicalize(parent).ok()?;
+        let links = listings.listed(parent).map(|entries| {
+            entries
+                .iter()
+                .filter(|e| e.is_symlink() || e.kind == crate::core::scan::listings::Kind::Unknown)
+                .map(|e| e.name.clone())
+                .collect()
+        });
+        Some(ResolvedParent { path, links })
+    }
 }
 
 impl RepoStamps {
@@ -161,20 +183,18 @@ impl RepoStamps {
         let (Some(parent), Some(name)) = (project.parent(), project.file_name()) else {
             return std::fs::canonicalize(project).ok();
         };
-        let is_link = match listings.listed_child(parent, &name.to_string_lossy()) {
-            Some(Some(entry)) => entry.is_symlink(),
-            Some(None) => return None,
-            None => true,
-        };
-        if is_link {
-            return std::fs::canonicalize(project).ok();
-        }
-        let parent = self
-            .resolved
+        let known = self
+            .parents
             .entry(parent.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(parent).ok())
-            .clone()?;
-        Some(parent.join(name))
+            .or_insert_with(|| ResolvedParent::of(parent, listings));
+        match known {
+            Some(ResolvedParent { path, links: Some(links) }) if !links.iter().any(|l| l == name) => {
+                Some(path.join(name))
+            }
+            // A link (or a parent not listed in this run): resolved on its own.
+            Some(_) => std::fs::canonicalize(project).ok(),
+            None => None,
+        }
     }
 
     fn marker(&mut self, dir: &Path, listings: &Listings) -> Option<PathBuf> {
@@ -188,8 +208,8 @@ impl RepoStamps {
             }
             walked.push(folder.to_path_buf());
             // The project folder is listed already; its ancestors are looked at once.
-            let has_git = match listings.listed_child(folder, ".git") {
-                Some(entry) => entry.is_some(),
+            let has_git = match listings.listed(folder) {
+                Some(entries) => entries.iter().any(|e| e.name == ".git"),
                 None => std::fs::symlink_metadata(folder.join(".git")).is_ok(),
             };
             if has_git {

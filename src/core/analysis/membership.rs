@@ -116,8 +116,41 @@ pub fn is_secret(rel: &Path) -> bool {
         )
 }
 
+/// A markdown file right in the bank folder, not named as a backup: memory, told without
+/// allocating (the case of nearly every file `list` classifies).
+fn is_plain_markdown(rel: &Path) -> bool {
+    let Some(name) = rel.to_str() else {
+        return false;
+    };
+    if name.contains('/') || name.contains(std::path::MAIN_SEPARATOR) || name.ends_with('~') {
+        return false;
+    }
+    let bytes = name.as_bytes();
+    let Some(stem) = bytes
+        .len()
+        .checked_sub(3)
+        .filter(|&at| at > 0 && bytes[at..].eq_ignore_ascii_case(b".md"))
+        .map(|at| &bytes[..at])
+    else {
+        return false;
+    };
+    ![".bak", ".backup", ".orig", ".old", "-backup", "_backup"]
+        .iter()
+        .any(|suffix| {
+            stem.len() >= suffix.len()
+                && stem[stem.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+        })
+}
+
 /// Classifies a file by its path relative to the bank folder.
 pub fn classify(rel: &Path) -> FileClass {
+    if is_plain_markdown(rel) {
+        return FileClass::Memory;
+    }
+    classify_by_rules(rel)
+}
+
+fn classify_by_rules(rel: &Path) -> FileClass {
     let name = rel
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -255,6 +288,27 @@ pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quick_path_agrees_with_the_full_rules() {
+        for name in [
+            "activeContext.md",
+            "progress.MD",
+            "notes.bak.md",
+            "old-progress.old.md",
+            "a_backup.md",
+            "x.md~",
+            ".md",
+            "secrets.md",
+            "README.Md",
+        ] {
+            let rel = Path::new(name);
+            if is_plain_markdown(rel) {
+                assert_eq!(classify_by_rules(rel), FileClass::Memory, "{name}");
+            }
+            assert_eq!(classify(rel), classify_by_rules(rel), "{name}");
+        }
+    }
     use std::path::PathBuf;
 
     fn class(rel: &str) -> FileClass {

@@ -114,11 +114,11 @@ impl Entry {
 /// A folder's entries, shared between the walkers that ask for it.
 pub type Entries = Arc<[Entry]>;
 
-/// Nanoseconds since the Unix epoch (negative before it).
 /// The version slot of a stamped fact: no file time is this value (`i128::MIN`
 /// nanoseconds is long before any clock), so a stamp never matches a file version.
 const STAMPED: i128 = i128::MIN;
 
+/// Nanoseconds since the Unix epoch (negative before it).
 fn nanos(time: SystemTime) -> i128 {
     match time.duration_since(UNIX_EPOCH) {
         Ok(after) => after.as_nanos() as i128,
@@ -176,7 +176,8 @@ struct Dir {
 struct Fact {
     len: u64,
     mtime: i128,
-    json: String,
+    /// Shared: a fact used in a run is copied from the previous facts to this run's.
+    json: Arc<str>,
 }
 
 type FactKey = (String, OsString);
@@ -208,6 +209,25 @@ impl DirShards {
     }
 }
 
+/// Facts looked up or computed in this run, in shards by path like [`DirShards`]: every
+/// memory file's facts are looked up by the workers of `list` at once.
+struct FactShards([Mutex<Map<FactKey, Fact>>; DIR_SHARDS]);
+
+impl FactShards {
+    fn new() -> Self {
+        FactShards(std::array::from_fn(|_| Mutex::new(Map::default())))
+    }
+
+    fn shard(&self, path: &OsStr) -> MutexGuard<'_, Map<FactKey, Fact>> {
+        let hash = std::hash::BuildHasher::hash_one(&BuildPathHasher::default(), path);
+        lock(&self.0[(hash >> 60) as usize % DIR_SHARDS])
+    }
+
+    fn len(&self) -> usize {
+        self.0.iter().map(|shard| lock(shard).len()).sum()
+    }
+}
+
 /// A poisoned lock only means another thread panicked; the maps are still valid.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -215,8 +235,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 #[derive(Default)]
 struct State {
-    /// Facts looked up or computed in this run.
-    facts: Map<FactKey, Fact>,
     /// Something was read from disk that the cache file did not hold.
     changed: bool,
     /// Folders read from disk in this run (the rest came from the cache).
@@ -233,6 +251,8 @@ pub struct Listings {
     started: i128,
     previous_dirs: PreviousDirs,
     previous_facts: Map<FactKey, Fact>,
+    /// Facts looked up or computed in this run.
+    facts: FactShards,
     dirs: DirShards,
     state: Mutex<State>,
 }
@@ -296,6 +316,7 @@ impl Listings {
             started: nanos(SystemTime::now()),
             previous_dirs: PreviousDirs::default(),
             previous_facts: Map::default(),
+            facts: FactShards::new(),
             dirs: DirShards::with_capacity(0),
             state: Mutex::new(State::default()),
         }
@@ -416,12 +437,10 @@ impl Listings {
         Some(entries.iter().find(|e| e.name == name).cloned())
     }
 
-    /// The entry `name` of folder `parent` when this run has listed `parent` already
-    /// (never reads a folder): `None` when it has not.
-    pub fn listed_child(&self, parent: &Path, name: &str) -> Option<Option<Entry>> {
-        let shard = self.dirs.shard(parent.as_os_str());
-        let dir = shard.get(parent.as_os_str())?;
-        Some(dir.entries.iter().find(|e| e.name == name).cloned())
+    /// The entries of `dir` when this run has listed it already (never reads a folder).
+    pub fn listed(&self, dir: &Path) -> Option<Entries> {
+        let shard = self.dirs.shard(dir.as_os_str());
+        shard.get(dir.as_os_str()).map(|known| known.entries.clone())
     }
 
     /// Whether `parent/name` exists, from `parent`'s listing when it can be read.
@@ -512,18 +531,19 @@ impl Listings {
         mtime: i128,
     ) -> Option<T> {
         let key = (kind.to_string(), path.as_os_str().to_os_string());
-        let mut state = self.state();
-        let fact = match state.facts.get(&key) {
+        let mut facts = self.facts.shard(path.as_os_str());
+        let fact = match facts.get(&key) {
             Some(fact) => fact.clone(),
             None => {
                 let fact = self.previous_facts.get(&key)?.clone();
                 if fact.len != len || fact.mtime != mtime {
                     return None;
                 }
-                state.facts.insert(key, fact.clone());
+                facts.insert(key, fact.clone());
                 fact
             }
         };
+        drop(facts);
         if fact.len != len || fact.mtime != mtime {
             return None;
         }
@@ -541,23 +561,32 @@ impl Listings {
         let Ok(json) = serde_json::to_string(value) else {
             return;
         };
-        let fact = Fact { len, mtime, json };
-        let mut state = self.state();
-        state.changed = true;
-        state
-            .facts
+        let fact = Fact {
+            len,
+            mtime,
+            json: json.into(),
+        };
+        self.facts
+            .shard(path.as_os_str())
             .insert((kind.to_string(), path.as_os_str().to_os_string()), fact);
+        self.state().changed = true;
     }
 
-    fn encode(&self, state: &State) -> Vec<u8> {
-        self.encode_as_of(state, self.started)
+    fn encode(&self) -> Vec<u8> {
+        self.encode_as_of(self.started)
     }
 
     /// The payload as a run that began at `started` would write it.
-    fn encode_as_of(&self, state: &State, started: i128) -> Vec<u8> {
+    fn encode_as_of(&self, started: i128) -> Vec<u8> {
         let shards: Vec<MutexGuard<'_, Map<OsString, Dir>>> =
             self.dirs.0.iter().map(lock).collect();
-        encode(shards.iter().flat_map(|shard| shard.iter()), state, started)
+        let facts: Vec<MutexGuard<'_, Map<FactKey, Fact>>> =
+            self.facts.0.iter().map(lock).collect();
+        encode(
+            shards.iter().flat_map(|shard| shard.iter()),
+            facts.iter().flat_map(|shard| shard.iter()),
+            started,
+        )
     }
 
     /// Writes what this run saw, when it differs from what the cache file held: folders
@@ -567,15 +596,15 @@ impl Listings {
         let Some(file) = &self.file else {
             return Ok(());
         };
-        let state = self.state();
-        let unchanged = !state.changed
+        let changed = self.state().changed;
+        let unchanged = !changed
             && self.dirs.len() == self.previous_dirs.count
-            && state.facts.len() == self.previous_facts.len();
+            && self.facts.len() == self.previous_facts.len();
         if unchanged {
             return Ok(());
         }
         // Over the size cap it is not written: the next run lists folders again.
-        cache_file::save(file, &frame(&self.root, &self.encode(&state)))
+        cache_file::save(file, &frame(&self.root, &self.encode()))
     }
 }
 
@@ -667,7 +696,7 @@ impl<'a> Reader<'a> {
 /// The payload: the root, then folders (path, stamp, entries), then facts.
 fn encode<'a>(
     dirs: impl Iterator<Item = (&'a OsString, &'a Dir)>,
-    state: &State,
+    facts: impl Iterator<Item = (&'a FactKey, &'a Fact)>,
     started: i128,
 ) -> Vec<u8> {
     let mut body = Writer(Vec::with_capacity(64 * 1024));
@@ -692,9 +721,7 @@ fn encode<'a>(
             body.bytes(os_bytes(&entry.name).unwrap_or_default());
         }
     }
-    let facts: Vec<(&FactKey, &Fact, &[u8])> = state
-        .facts
-        .iter()
+    let facts: Vec<(&FactKey, &Fact, &[u8])> = facts
         .filter_map(|(key, fact)| {
             let path = os_bytes(&key.1)?;
             // A file changed this close to the run may change again within its tick.
@@ -775,7 +802,14 @@ fn decode(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
         let len = r.u64()?;
         let mtime = r.i128()?;
         let json = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-        facts.insert((kind, path), Fact { len, mtime, json });
+        facts.insert(
+            (kind, path),
+            Fact {
+                len,
+                mtime,
+                json: json.into(),
+            },
+        );
     }
     if !r.0.is_empty() {
         return None;
@@ -835,7 +869,7 @@ mod tests {
         // As if the run started long after the folder changed, so nothing is racy.
         let bytes = frame(
             &root,
-            &listings.encode_as_of(&listings.state(), listings.started + 10_000_000_000),
+            &listings.encode_as_of(listings.started + 10_000_000_000),
         );
         let (dirs, _) = decode(bytes.clone(), &root).unwrap();
         let stamp = Stamp::of(&fs::metadata(&root).unwrap()).unwrap();
