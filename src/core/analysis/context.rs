@@ -4,7 +4,8 @@
 //! Rules by format:
 //! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole. Roo rules load
 //!   by mode: the session's mode's rule files and `.roomodes` at start, other modes' not
-//!   ([`session_context_in_mode`]; default: the format's default mode).
+//!   ([`session_context_in_mode`]; default: the format's default mode). A Memory Bank MCP
+//!   bank in a chosen mode is read in the order of that mode's `files_to_read`.
 //! - ConKeeper: `<private>` blocks are stripped and `private: true` files skipped (its
 //!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
 //!   block loads and the piece says so.
@@ -30,9 +31,10 @@ use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats::{agents_md, claude_auto_memory};
+use crate::core::formats::roo_rules::modes;
+use crate::core::formats::{self, agents_md, claude_auto_memory, memory_bank_mcp};
 use crate::core::markdown;
-use crate::core::model::{Bank, Format, LoadKind, Project};
+use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
 use crate::core::paths;
 use crate::core::text;
 
@@ -524,6 +526,55 @@ impl Builder<'_> {
     }
 }
 
+/// What `mode`'s rule files in the project say to read (see [`modes::reads_of_mode`]),
+/// each read confined to the project.
+fn mode_reads(project: &Project, mode: &str) -> Option<(PathBuf, Vec<String>)> {
+    let folder = ProjectFolder::new(&project.path);
+    project
+        .banks
+        .iter()
+        .filter(|location| location.format == Format::RooRules)
+        .find_map(|location| {
+            let rules = crate::core::scan::bank::list_bank(project, location);
+            modes::reads_of_mode(&rules, mode, |file| confine::read_text(&folder, file).ok())
+        })
+}
+
+/// The bank's files with its top files named in `reads` first, in that order (matched by
+/// name, whatever the case or separators), then the others in the format's own order.
+fn in_read_order<'b>(bank: &'b Bank, reads: &[String]) -> Vec<&'b MemoryFile> {
+    let keys: Vec<String> = reads
+        .iter()
+        .map(|r| formats::name_key(r.rsplit(['/', '\\']).next().unwrap_or(r)))
+        .collect();
+    let rules = formats::rules(bank.format);
+    let mut files: Vec<(usize, u8, usize, &MemoryFile)> = bank
+        .files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| {
+            let named = (file.path.parent() == Some(bank.root.as_path()))
+                .then(|| {
+                    let key = formats::name_key(&file.file_name());
+                    keys.iter().position(|k| *k == key)
+                })
+                .flatten();
+            let layer = file
+                .path
+                .strip_prefix(&bank.root)
+                .ok()
+                .and_then(|rel| rules.place(rel).layer)
+                .unwrap_or(u8::MAX);
+            match named {
+                Some(position) => (position, 0, index, file),
+                None => (keys.len(), layer, index, file),
+            }
+        })
+        .collect();
+    files.sort_by_key(|&(position, layer, index, _)| (position, layer, index));
+    files.into_iter().map(|(_, _, _, file)| file).collect()
+}
+
 fn infinity_listing(bank: &Bank, count_tokens: &dyn Fn(&str) -> usize) -> ListingSize {
     let memories: Vec<serde_json::Value> = bank
         .files
@@ -646,6 +697,15 @@ pub fn session_context_in_mode(
 ) -> BankContext {
     let format = bank.format;
     let default_mode = crate::core::formats::rules(format).default_mode();
+    // A Memory Bank MCP / Roo bank is read in the order its session mode's rules list.
+    let mode_order = match (format, mode) {
+        (Format::MemoryBankMcp, Some(chosen))
+            if memory_bank_mcp::document_bank_dir(&bank.root).is_none() =>
+        {
+            Some((chosen, mode_reads(project, chosen)))
+        }
+        _ => None,
+    };
     // Only formats with modes have a session mode.
     let mode = default_mode.and(mode.or(default_mode));
     let expander = imports::format_expands_imports(format)
@@ -717,8 +777,32 @@ pub fn session_context_in_mode(
             .notes
             .push(format!("session in mode {mode} ({how})"));
     }
+    let files: Vec<&MemoryFile> = match &mode_order {
+        Some((chosen, reads)) => {
+            let (how, order) = match reads {
+                Some((source, reads)) => (
+                    format!(
+                        "read in the order of files_to_read in {}",
+                        builder.display(source)
+                    ),
+                    reads.as_slice(),
+                ),
+                None => (
+                    "its rules list no files_to_read, so the bank is read in its format's \
+                     own order"
+                        .to_string(),
+                    &[][..],
+                ),
+            };
+            builder.out.notes.push(format!(
+                "session in mode {chosen} (chosen with --mode): {how}"
+            ));
+            in_read_order(bank, order)
+        }
+        None => bank.files.iter().collect(),
+    };
     let mut on_demand = 0;
-    for file in &bank.files {
+    for file in files {
         if file.is_virtual() {
             continue;
         }
