@@ -439,3 +439,57 @@ fn context_mode_reads_the_bank_in_that_modes_order_and_an_unknown_mode_is_report
         "no mode review in this project; modes: architect, ask, code, debug, orchestrator, test"
     );
 }
+
+#[test]
+fn budgets_name_their_own_formats_source_in_words() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("rooflow");
+    rooflow(&dir);
+    // Over the family's 1,000 tokens per file.
+    write(
+        &dir.join("memory-bank/activeContext.md"),
+        &format!("# Active\n\n{}\n", "current focus item ".repeat(600)),
+    );
+    // Over the family's 500 lines per file.
+    write(&dir.join("CLAUDE.md"), &"- a rule\n".repeat(600));
+    let dir_arg = dir.to_str().unwrap();
+
+    let check = sandbox.run(&["check", dir_arg, "--json"]);
+    let json = check.json();
+    let budget_messages: Vec<String> = findings(&json)
+        .iter()
+        .filter(|f| f["code"] == "budget-over")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect();
+    let about = |file: &str| {
+        budget_messages
+            .iter()
+            .find(|m| m.contains(file))
+            .unwrap_or_else(|| panic!("no budget finding for {file}: {budget_messages:?}"))
+            .clone()
+    };
+    let active = about("tokens per file");
+    assert!(
+        active.contains("Memory Bank MCP / Roo documents no size limit of its own"),
+        "{active}"
+    );
+    assert!(!active.contains("Cline memory bank guidelines"), "{active}");
+    let claude = about("lines per file");
+    assert!(claude.contains("applied to CLAUDE.md"), "{claude}");
+    assert!(!claude.contains("for Beans-Code"), "{claude}");
+
+    let verbose = sandbox.run(&["check", dir_arg, "--verbose"]);
+    assert!(
+        verbose
+            .stdout
+            .contains("Memory Bank MCP / Roo documents no size limit of its own"),
+        "{}",
+        verbose.stdout
+    );
+    assert!(
+        !verbose.stdout.contains("Cline memory bank guidelines"),
+        "{}",
+        verbose.stdout
+    );
+}

@@ -29,6 +29,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     dot_dir: ".codex",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
+    budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to AGENTS.md",
 };
 
 /// The per-folder override Codex reads instead of `AGENTS.md`.

@@ -11,6 +11,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     dot_dir: ".gemini",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
+    budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to GEMINI.md",
 };
 
 pub struct GeminiMd;

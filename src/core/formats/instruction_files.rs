@@ -9,7 +9,9 @@ use super::{Budget, Placement, agents_md, beans_md, claude_md, gemini_md, split_
 use crate::core::analysis::budgets::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
-/// Where the family's budgets come from.
+/// Where the family's budgets come from: Beans-Code's spec; the other members' agents
+/// document no line or token budget of their own, so theirs say they borrow it
+/// ([`InstructionFiles::budget_source`]).
 pub const GUIDELINES: &str = "hierarchical memory recommendations for Beans-Code";
 
 /// One member of the family.
@@ -25,6 +27,8 @@ pub struct InstructionFiles {
     pub reads_dot_dir: bool,
     /// When a rule in `<dot_dir>/rules/` without a `paths:` scope loads.
     pub rules_load: LoadKind,
+    /// The family's budgets as this member's files get them, their source in words.
+    pub budget_source: &'static str,
 }
 
 /// The members whose agents read a `rules/` folder in their own folder.
@@ -94,7 +98,7 @@ impl InstructionFiles {
         }
         vec![Budget::new(
             "≤ 500 lines per file",
-            GUIDELINES,
+            self.budget_source,
             Unit::Lines,
             500,
         )]
@@ -105,13 +109,13 @@ impl InstructionFiles {
         vec![
             Budget::new(
                 "≤ 10% of a 200K-token context",
-                GUIDELINES,
+                self.budget_source,
                 Unit::Tokens,
                 20_000,
             ),
             Budget::new(
                 "≤ 200 lines loaded at start-up",
-                GUIDELINES,
+                self.budget_source,
                 Unit::Lines,
                 200,
             ),
