@@ -408,3 +408,74 @@ fn auto_memory_links_out_of_the_home_folder_are_refused() {
     assert!(displays(auto).is_empty(), "{auto:#}");
     assert_eq!(codes(&auto["findings"]), vec!["symlink-outside"]);
 }
+
+// ---------------------------------------------------------------- private `.local.md` files
+
+#[test]
+fn agents_local_md_is_never_loaded_and_says_why_while_claude_local_md_loads() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("AGENTS.md"), "# Shared\n");
+    write(
+        &p.join("AGENTS.local.md"),
+        "# Mine\nCODEX-NEVER-SEES-THIS\n",
+    );
+    write(&p.join("GEMINI.md"), "# Gemini\n");
+    write(
+        &p.join("GEMINI.local.md"),
+        "# Mine\nGEMINI-NEVER-SEES-THIS\n",
+    );
+    write(&p.join("CLAUDE.md"), "# Claude\n");
+    write(&p.join("CLAUDE.local.md"), "# Mine\nCLAUDE-LOCAL-LOADS\n");
+
+    let run = sandbox.run(&["context", s(&p), "--json", "--no-user"]);
+    run.expect_code(0);
+    let json = run.json();
+    assert_eq!(displays(bank(&json, "agents-md")), vec!["AGENTS.md"]);
+    assert_eq!(displays(bank(&json, "gemini-md")), vec!["GEMINI.md"]);
+    assert_eq!(
+        displays(bank(&json, "claude-md")),
+        vec!["CLAUDE.md", "CLAUDE.local.md"]
+    );
+    assert!(!run.stdout.contains("NEVER-SEES-THIS"));
+
+    let check = sandbox.run(&["check", s(&p), "--json"]);
+    let check = check.json();
+    let messages: Vec<&str> = check["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "local-file-not-loaded")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 2, "{check:#}");
+    assert!(
+        messages.iter().any(|m| m.starts_with(
+            "AGENTS.local.md is never loaded: Codex reads AGENTS.override.md and AGENTS.md only"
+        )),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("Gemini CLI reads GEMINI.md only")),
+        "{messages:?}"
+    );
+
+    let tokens = sandbox.run(&["tokens", s(&p), "--json"]).json();
+    let codex = tokens["banks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["format"] == "agents-md")
+        .unwrap();
+    let local = codex["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["display"] == "AGENTS.local.md")
+        .expect("AGENTS.local.md is listed");
+    assert_eq!(local["load"], "never");
+    assert_eq!(codex["loaded_tokens"], codex["files"][0]["loaded_tokens"]);
+}

@@ -13,6 +13,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     reads_dot_dir: true,
     rules_load: LoadKind::OnDemand,
     budget_source: super::instruction_files::GUIDELINES,
+    local_ignored: None,
 };
 
 pub struct BeansMd;

@@ -12,6 +12,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
     budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to GEMINI.md",
+    local_ignored: Some("Gemini CLI reads GEMINI.md only, no GEMINI.local.md"),
 };
 
 pub struct GeminiMd;
