@@ -479,3 +479,76 @@ fn agents_local_md_is_never_loaded_and_says_why_while_claude_local_md_loads() {
     assert_eq!(local["load"], "never");
     assert_eq!(codex["loaded_tokens"], codex["files"][0]["loaded_tokens"]);
 }
+
+// ---------------------------------------------------------------- folders above the project
+
+#[test]
+fn instruction_files_of_the_folders_above_load_as_ancestors_up_to_home() {
+    let sandbox = Sandbox::new();
+    let home = sandbox.home();
+    let work = home.join("work");
+    let p = work.join("app");
+    // The home folder's own CLAUDE.md is not an ancestor file (the walk stops below HOME).
+    write(&home.join("CLAUDE.md"), "# HOME-FOLDER-FILE\n");
+    write(&home.join(".claude/CLAUDE.md"), "# My habits\n");
+    write(
+        &work.join("CLAUDE.md"),
+        "# Team rules\n@imported.md\nANCESTOR-TEXT\n",
+    );
+    write(&work.join("imported.md"), "# NOT-EXPANDED\n");
+    write(&work.join("CLAUDE.local.md"), "# Mine, above\n");
+    write(&p.join("CLAUDE.md"), "# Project\n");
+    // Codex: from the git root (work/) down to the project.
+    std::fs::create_dir_all(work.join(".git")).unwrap();
+    write(&work.join("AGENTS.md"), "# Repo-wide\n");
+    write(&p.join("AGENTS.md"), "# App\n");
+
+    let run = sandbox.run(&["context", s(&p), "--json"]);
+    run.expect_code(0);
+    let json = run.json();
+    let claude = bank(&json, "claude-md");
+    assert_eq!(
+        displays(claude),
+        vec![
+            "~/.claude/CLAUDE.md",
+            "../CLAUDE.md",
+            "../CLAUDE.local.md",
+            "CLAUDE.md"
+        ]
+    );
+    let scopes: Vec<&str> = claude["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["scope"].as_str().unwrap())
+        .collect();
+    assert_eq!(scopes, vec!["user", "ancestor", "ancestor", "project"]);
+    assert!(run.stdout.contains("ANCESTOR-TEXT"));
+    assert!(!run.stdout.contains("NOT-EXPANDED"), "{}", run.stdout);
+    assert!(!run.stdout.contains("HOME-FOLDER-FILE"));
+    let codex = bank(&json, "agents-md");
+    assert_eq!(displays(codex), vec!["../AGENTS.md", "AGENTS.md"]);
+    // Counted in the totals.
+    let sum: u64 = claude["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(claude["total_tokens"].as_u64(), Some(sum));
+
+    // --no-user leaves out the user layer only.
+    let without = sandbox
+        .run(&["context", s(&p), "--json", "--no-user"])
+        .json();
+    assert_eq!(
+        displays(bank(&without, "claude-md")),
+        vec!["../CLAUDE.md", "../CLAUDE.local.md", "CLAUDE.md"]
+    );
+    let text = sandbox.run(&["context", s(&p), "--summary"]);
+    assert!(
+        text.stdout.contains("../CLAUDE.md [ancestor]"),
+        "{}",
+        text.stdout
+    );
+}

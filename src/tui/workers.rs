@@ -273,6 +273,7 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
     let options = ContextOptions {
         home: crate::core::paths::home_dir(),
         include_user_files: false,
+        include_ancestors: false,
     };
     let listed = crate::core::scan::bank::list_banks(project);
     let banks: Vec<&crate::core::model::Bank> = listed

@@ -166,6 +166,7 @@ pub fn run(
                 };
                 let level = match piece.scope {
                     context::Scope::User => " [user-level]",
+                    context::Scope::Ancestor => " [ancestor]",
                     context::Scope::Project => "",
                 };
                 if summary {

@@ -47,11 +47,13 @@ pub const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
 pub const CLAUDE_MD_WARN_CHARS: usize = 40_000;
 
-/// Whose file a piece is: the user's (home folder) or the project's.
+/// Whose file a piece is: the user's (home folder), a folder's above the project (an
+/// ancestor's, which the agent inherits), or the project's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     User,
+    Ancestor,
     Project,
 }
 
@@ -146,6 +148,9 @@ pub struct ContextOptions {
     pub home: Option<PathBuf>,
     /// Load the user's global files (`~/.claude/CLAUDE.md`, auto memory…) as the agent does.
     pub include_user_files: bool,
+    /// Load the instruction files of the folders above the project as the agent does
+    /// ([`ancestor_files`]).
+    pub include_ancestors: bool,
 }
 
 impl ContextOptions {
@@ -154,6 +159,7 @@ impl ContextOptions {
         ContextOptions {
             home: paths::home_dir(),
             include_user_files: true,
+            include_ancestors: true,
         }
     }
 }
@@ -258,6 +264,54 @@ fn read_user_file(file: &Path) -> Result<String, CoreError> {
     text::read_text(&real)
 }
 
+/// The instruction files an agent inherits from the folders above the project, outermost
+/// first; they load after the user layer and before the project's files.
+/// - Claude Code: `CLAUDE.md` then `CLAUDE.local.md` of every folder above the project up
+///   to, not including, `/`; when the project is under the home folder the walk stops
+///   below it (the home folder's own files are the user layer's business).
+/// - Codex: `AGENTS.override.md`, else `AGENTS.md`, of every folder from the git root (the
+///   nearest folder above holding `.git`) down to the project; none outside a repository
+///   or when the project is the repository's top. Empty files are skipped when loading.
+pub fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let above: Vec<&Path> = project.ancestors().skip(1).collect();
+    let folders: Vec<&Path> = match format {
+        Format::ClaudeMd => above
+            .into_iter()
+            .take_while(|dir| dir.parent().is_some() && Some(*dir) != home)
+            .collect(),
+        Format::AgentsMd => {
+            if project.join(".git").exists() {
+                return Vec::new();
+            }
+            match above.iter().position(|dir| dir.join(".git").exists()) {
+                Some(root) => above[..=root].to_vec(),
+                None => return Vec::new(),
+            }
+        }
+        _ => return Vec::new(),
+    };
+    let mut files = Vec::new();
+    // Outermost first, as the agents join them.
+    for dir in folders.into_iter().rev() {
+        match format {
+            Format::ClaudeMd => {
+                files.extend(
+                    ["CLAUDE.md", "CLAUDE.local.md"]
+                        .into_iter()
+                        .map(|name| dir.join(name))
+                        .filter(|file| file.is_file()),
+                );
+            }
+            _ => {
+                let codex_override = dir.join(agents_md::OVERRIDE);
+                let main = dir.join(agents_md::FILES.main);
+                files.extend([codex_override, main].into_iter().find(|f| f.is_file()));
+            }
+        }
+    }
+    files
+}
+
 struct Builder<'a> {
     project: &'a Path,
     /// The project, its real path resolved once: every project file loaded is checked
@@ -275,6 +329,17 @@ impl Builder<'_> {
     fn display(&self, path: &Path) -> String {
         if let Ok(rel) = path.strip_prefix(self.project) {
             return rel.display().to_string();
+        }
+        // A file of a folder above the project: `../CLAUDE.md`.
+        if let (Some(dir), Some(name)) = (path.parent(), path.file_name())
+            && let Ok(down) = self.project.strip_prefix(dir)
+            && !down.as_os_str().is_empty()
+        {
+            return format!(
+                "{}{}",
+                "../".repeat(down.components().count()),
+                name.to_string_lossy()
+            );
         }
         if let Ok(canonical_project) = std::fs::canonicalize(self.project)
             && let Ok(rel) = path.strip_prefix(&canonical_project)
@@ -318,6 +383,9 @@ impl Builder<'_> {
                     .unwrap_or_default()
             ),
             (None, Scope::User) => "user-level file, loaded first".to_string(),
+            (None, Scope::Ancestor) => {
+                "inherited from a folder above the project, loaded before its files".to_string()
+            }
             (None, Scope::Project) => format!("start-up file of the {} bank", self.format.label()),
         };
         self.out.pieces.push(LoadedPiece {
@@ -390,7 +458,8 @@ impl Builder<'_> {
             Scope::User if self.format == Format::ClaudeAutoMemory => {
                 confine::read_text(&self.folder, file)
             }
-            Scope::User => read_user_file(file),
+            // Files above the project are the agent's to read, like the user's own.
+            Scope::User | Scope::Ancestor => read_user_file(file),
         };
         let mut text = match read {
             Ok(text) => text,
@@ -436,7 +505,7 @@ impl Builder<'_> {
             self.skip(file, "empty: Codex skips empty files");
             return;
         }
-        if self.format == Format::AgentsMd && scope == Scope::Project {
+        if self.format == Format::AgentsMd && scope != Scope::User {
             let remaining = CODEX_PROJECT_DOC_MAX_BYTES.saturating_sub(self.codex_bytes_used);
             if text.len() > remaining {
                 let kept = floor_char_boundary(&text, remaining);
@@ -468,9 +537,11 @@ impl Builder<'_> {
                 ));
             }
         }
+        // Claude Code does not expand the imports of a CLAUDE.md it loads as an ancestor.
         let expansion = self
             .expander
             .as_mut()
+            .filter(|_| scope != Scope::Ancestor)
             .map(|expander| expander.expand(file, &text));
         self.push_piece(file, scope, Vec::new(), text, notes);
         if let Some(expansion) = expansion {
@@ -766,6 +837,11 @@ pub fn session_context_in_mode(
         }
         builder.load(file, Scope::User, false);
     }
+    if options.include_ancestors {
+        for file in ancestor_files(format, &project.path, options.home.as_deref()) {
+            builder.load(&file, Scope::Ancestor, false);
+        }
+    }
     if let Some(mode) = mode {
         let how = if Some(mode) == default_mode {
             "the default mode"
@@ -910,6 +986,7 @@ mod tests {
         let options = ContextOptions {
             home: home.map(Path::to_path_buf),
             include_user_files: home.is_some(),
+            include_ancestors: false,
         };
         session_context_with(&project, &bank, &words, &options)
     }
