@@ -258,8 +258,19 @@ impl Lister<'_> {
 /// it holds the file; only real folders are entered, and a file that is a symlink must
 /// stay inside the project.
 fn nested_instruction_files(lister: &mut Lister<'_>, dir: &Path, file_name: &str, depth: usize) {
+    for sub in sub_folders(lister, dir) {
+        lister.push_child_if_file(&sub, file_name);
+        if depth + 1 < MAX_NESTED_DEPTH {
+            nested_instruction_files(lister, &sub, file_name, depth + 1);
+        }
+    }
+}
+
+/// The sub-folders of `dir` that may hold nested instruction files or rule folders: not
+/// hidden, not dependencies or build output, not a memory bank; sorted.
+fn sub_folders(lister: &Lister<'_>, dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = lister.listings.list(dir) else {
-        return;
+        return Vec::new();
     };
     let mut dirs: Vec<PathBuf> = entries
         .iter()
@@ -273,10 +284,22 @@ fn nested_instruction_files(lister: &mut Lister<'_>, dir: &Path, file_name: &str
         .map(|e| dir.join(&e.name))
         .collect();
     dirs.sort();
-    for sub in dirs {
-        lister.push_child_if_file(&sub, file_name);
+    dirs
+}
+
+/// Lists the rule folder `rel` (`.cursor/rules`) wherever it sits in the sub-folders of
+/// `dir`, to `MAX_NESTED_DEPTH` levels; every folder on the way is confined.
+fn nested_rule_folders(lister: &mut Lister<'_>, dir: &Path, rel: &str, depth: usize) {
+    for sub in sub_folders(lister, dir) {
+        let mut folder = Some(sub.clone());
+        for part in rel.split('/') {
+            folder = folder.and_then(|f| lister.child_dir(&f, part));
+        }
+        if let Some(folder) = folder {
+            lister.walk(&folder, 1);
+        }
         if depth + 1 < MAX_NESTED_DEPTH {
-            nested_instruction_files(lister, &sub, file_name, depth + 1);
+            nested_rule_folders(lister, &sub, rel, depth + 1);
         }
     }
 }
@@ -478,6 +501,9 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
         }
     }
     let rules = formats::rules(lister.format);
+    for rel in rules.nested_folders() {
+        nested_rule_folders(lister, &project, rel, 0);
+    }
     let listings = lister.listings;
     for file in &mut lister.files {
         let rel = paths::relative_to(&file.path, &project).unwrap_or(&file.path);
