@@ -552,3 +552,93 @@ fn instruction_files_of_the_folders_above_load_as_ancestors_up_to_home() {
         text.stdout
     );
 }
+
+// ---------------------------------------------------------------- CODEX_HOME, autoMemoryDirectory
+
+#[test]
+fn codex_home_holds_codex_user_layer() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("AGENTS.md"), "# App\n");
+    write(
+        &sandbox.home().join(".codex/AGENTS.md"),
+        "# DEFAULT-CODEX-FOLDER\n",
+    );
+    let codex_home = dir.path().join("codex-config");
+    write(&codex_home.join("AGENTS.md"), "# From CODEX_HOME\n");
+
+    let run = sandbox.run_env(&["context", s(&p), "--json"], "CODEX_HOME", &codex_home);
+    run.expect_code(0);
+    let json = run.json();
+    let codex = bank(&json, "agents-md");
+    let shown = displays(codex);
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert!(shown[0].ends_with("codex-config/AGENTS.md"), "{shown:?}");
+    assert_eq!(codex["pieces"][0]["scope"], "user");
+    assert!(!run.stdout.contains("DEFAULT-CODEX-FOLDER"));
+
+    // Without CODEX_HOME: ~/.codex.
+    let default = sandbox.run(&["context", s(&p), "--json"]).json();
+    assert_eq!(
+        displays(bank(&default, "agents-md")),
+        vec!["~/.codex/AGENTS.md", "AGENTS.md"]
+    );
+}
+
+#[test]
+fn auto_memory_directory_setting_moves_auto_memory_and_broken_settings_are_a_finding() {
+    let sandbox = Sandbox::new();
+    let home = sandbox.home();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("CLAUDE.md"), "# App\n");
+    let default_place = home
+        .join(".claude/projects")
+        .join(claude_folder_name(&p))
+        .join("memory");
+    write(&default_place.join("MEMORY.md"), "- DEFAULT-PLACE\n");
+    write(
+        &home.join("notes/claude-memory/MEMORY.md"),
+        "- kept where I said\n",
+    );
+    write(
+        &home.join(".claude/settings.json"),
+        r#"{"autoMemoryDirectory": "~/notes/claude-memory"}"#,
+    );
+
+    let run = sandbox.run(&["context", s(&p), "--json"]);
+    run.expect_code(0);
+    let json = run.json();
+    let auto = bank(&json, "claude-auto-memory");
+    assert_eq!(displays(auto), vec!["~/notes/claude-memory/MEMORY.md"]);
+    assert!(run.stdout.contains("kept where I said"));
+    assert!(!run.stdout.contains("DEFAULT-PLACE"));
+
+    // Broken settings: the default place, and a finding naming the file — no panic.
+    write(
+        &home.join(".claude/settings.json"),
+        "{\"autoMemoryDirectory\": ",
+    );
+    let run = sandbox.run(&["context", s(&p), "--json"]);
+    run.expect_code(0);
+    assert!(run.stdout.contains("DEFAULT-PLACE"));
+    let check = sandbox.run(&["check", s(&p), "--json"]);
+    check.expect_code(0);
+    let json = check.json();
+    let problem = json["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "listing-problem")
+        .unwrap_or_else(|| panic!("no finding for the broken settings: {json:#}"));
+    let message = problem["message"].as_str().unwrap();
+    assert!(
+        message.contains("~/.claude/settings.json is not valid JSON (line 1"),
+        "{message}"
+    );
+    assert!(
+        message.contains("autoMemoryDirectory is not read"),
+        "{message}"
+    );
+}

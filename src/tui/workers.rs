@@ -274,6 +274,7 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
         home: crate::core::paths::home_dir(),
         include_user_files: false,
         include_ancestors: false,
+        codex_home: None,
     };
     let listed = crate::core::scan::bank::list_banks(project);
     let banks: Vec<&crate::core::model::Bank> = listed

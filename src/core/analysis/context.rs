@@ -151,6 +151,8 @@ pub struct ContextOptions {
     /// Load the instruction files of the folders above the project as the agent does
     /// ([`ancestor_files`]).
     pub include_ancestors: bool,
+    /// Codex's folder (`$CODEX_HOME`) when it is not `~/.codex`.
+    pub codex_home: Option<PathBuf>,
 }
 
 impl ContextOptions {
@@ -160,6 +162,7 @@ impl ContextOptions {
             home: paths::home_dir(),
             include_user_files: true,
             include_ancestors: true,
+            codex_home: paths::codex_home(),
         }
     }
 }
@@ -210,8 +213,9 @@ fn has_paths_scope(text: &str) -> bool {
     })
 }
 
-/// User-level files, which load before the project's.
-fn user_files(format: Format, home: &Path) -> Vec<PathBuf> {
+/// User-level files, which load before the project's. Codex's live in `codex_home`
+/// (`$CODEX_HOME`), else in `~/.codex`.
+fn user_files(format: Format, home: &Path, codex_home: Option<&Path>) -> Vec<PathBuf> {
     let mut before = Vec::new();
     match format {
         Format::ClaudeMd => {
@@ -229,9 +233,10 @@ fn user_files(format: Format, home: &Path) -> Vec<PathBuf> {
         Format::GeminiMd => before.push(home.join(".gemini/GEMINI.md")),
         Format::AgentsMd => {
             // Codex uses the first non-empty one of the two.
-            let first_non_empty = [".codex/AGENTS.override.md", ".codex/AGENTS.md"]
+            let codex = codex_home.map_or_else(|| home.join(".codex"), Path::to_path_buf);
+            let first_non_empty = [agents_md::OVERRIDE, agents_md::FILES.main]
                 .into_iter()
-                .map(|name| home.join(name))
+                .map(|name| codex.join(name))
                 .find(|file| {
                     read_user_file(file).is_ok_and(|t| !agents_md::is_empty_for_codex(&t))
                 });
@@ -783,7 +788,7 @@ pub fn session_context_in_mode(
         .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
     // Claude Code's auto memory is read confined to the home folder it lives in.
     let auto_memory_home = match format {
-        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&bank.root),
+        Format::ClaudeAutoMemory => Some(claude_auto_memory::allowed_root(&bank.root)),
         _ => None,
     };
     let mut builder = Builder {
@@ -825,7 +830,7 @@ pub fn session_context_in_mode(
         return builder.out;
     }
     let user_before = match (&options.home, options.include_user_files) {
-        (Some(home), true) => user_files(format, home),
+        (Some(home), true) => user_files(format, home, options.codex_home.as_deref()),
         _ => Vec::new(),
     };
     for file in &user_before {
@@ -987,6 +992,7 @@ mod tests {
             home: home.map(Path::to_path_buf),
             include_user_files: home.is_some(),
             include_ancestors: false,
+            codex_home: None,
         };
         session_context_with(&project, &bank, &words, &options)
     }

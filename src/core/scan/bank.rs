@@ -732,14 +732,16 @@ fn list_bank_in(
     folder: &ProjectFolder<'_>,
     location: &BankLocation,
 ) -> Bank {
-    // Claude Code's auto memory lives in the home folder, which is its allowed root.
-    let home = match location.format {
-        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&location.root),
+    // Claude Code's auto memory lives in the home folder, which is its allowed root (or
+    // in the folder `autoMemoryDirectory` names, its own).
+    let auto_root = match location.format {
+        Format::ClaudeAutoMemory => Some(claude_auto_memory::allowed_root(&location.root)),
         _ => None,
     };
-    let home_folder = home.map(ProjectFolder::new);
-    let (base, folder) = match (home, &home_folder) {
-        (Some(home), Some(home_folder)) => (home, home_folder),
+    let home = auto_root.and_then(|_| claude_auto_memory::home_of(&location.root));
+    let auto_folder = auto_root.map(ProjectFolder::new);
+    let (base, folder) = match (auto_root, &auto_folder) {
+        (Some(root), Some(auto_folder)) => (root, auto_folder),
         _ => (project.path.as_path(), folder),
     };
     let mut lister = Lister {
@@ -780,13 +782,19 @@ fn list_bank_in(
     }
     let Lister {
         mut files,
-        problems,
+        mut problems,
         outside,
         ..
     } = lister;
-    if home.is_some() {
+    if let Some(home) = home {
         for file in &mut files {
             file.display = format!("~/{}", file.display);
+        }
+        problems.extend(claude_auto_memory::settings_problem(home));
+    } else if let Some(root) = auto_root {
+        // A folder of the user's choice: shown where it is.
+        for file in &mut files {
+            file.display = root.join(&file.display).display().to_string();
         }
     }
     sort_read_order(location.format, &mut files);

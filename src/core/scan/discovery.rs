@@ -13,6 +13,7 @@ use globset::GlobSet;
 
 use crate::core::confine::{Confinement, ProjectFolder};
 use crate::core::formats;
+use crate::core::formats::claude_auto_memory::AutoMemoryPlace;
 use crate::core::model::{BankLocation, Format, Project};
 use crate::core::scan::listings::{Entry, Kind, Listings};
 
@@ -400,11 +401,15 @@ fn auto_memory_home() -> Option<PathBuf> {
     crate::core::paths::home_dir()
 }
 
-/// Adds the project's Claude Code auto memory (kept in the home folder) to a project.
-fn add_auto_memory(markers: &mut Markers, project: &Path) {
-    if let Some(home) = auto_memory_home()
-        && let Some(folder) = formats::claude_auto_memory::find_memory_folder(&home, project)
-    {
+/// Where the home folder keeps Claude Code's auto memory, read once per scan.
+fn auto_memory_place() -> Option<AutoMemoryPlace> {
+    auto_memory_home().map(|home| AutoMemoryPlace::of_home(&home))
+}
+
+/// Adds the project's Claude Code auto memory (kept in the home folder, or where the
+/// user's `autoMemoryDirectory` says) to a project.
+fn add_auto_memory(markers: &mut Markers, project: &Path, place: Option<&AutoMemoryPlace>) {
+    if let Some(folder) = place.and_then(|place| place.find(project)) {
         markers.add(Format::ClaudeAutoMemory, folder, None);
     }
 }
@@ -418,7 +423,7 @@ pub fn project_at(path: &Path, name: String) -> Option<Project> {
 /// [`project_at`] with listings shared with the rest of the run.
 pub fn project_at_with(listings: &Listings, path: &Path, name: String) -> Option<Project> {
     let mut markers = markers_of(listings, path);
-    add_auto_memory(&mut markers, path);
+    add_auto_memory(&mut markers, path, auto_memory_place().as_ref());
     (!markers.banks.is_empty()).then(|| Project {
         name,
         path: path.to_path_buf(),
@@ -447,6 +452,7 @@ struct Walk<'a> {
     options: &'a ScanOptions,
     visited: &'a Visited,
     listings: &'a Listings,
+    auto_memory: Option<&'a AutoMemoryPlace>,
 }
 
 impl Walk<'_> {
@@ -497,7 +503,7 @@ impl Walk<'_> {
         };
         if is_project {
             claimed.extend(markers.banks.iter().map(|b| b.root.clone()));
-            add_auto_memory(&mut markers, &dir);
+            add_auto_memory(&mut markers, &dir, self.auto_memory);
             let rel = dir.strip_prefix(self.root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
                 self.root
@@ -577,12 +583,14 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
 pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec<Project> {
     let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let visited = Visited::new(HashSet::from([canonical_root.clone()]));
+    let auto_memory = auto_memory_place();
     let walk = Walk {
         root,
         canonical_root: &canonical_root,
         options,
         visited: &visited,
         listings,
+        auto_memory: auto_memory.as_ref(),
     };
     let mut top = Vec::new();
     let mut claimed = HashSet::new();
