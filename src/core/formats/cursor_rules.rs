@@ -119,37 +119,30 @@ impl FormatRules for CursorRules {
     }
 
     fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
-        if !is_rule(Path::new(&file.display)) {
-            return Vec::new();
-        }
-        let fm = rule_frontmatter::read(text);
-        let mut out = rule_frontmatter::structure_findings(&fm, &file.path, "Cursor");
-        if fm.unclosed {
-            return out;
-        }
-        if let Some(Err(value)) = fm.flag("alwaysApply") {
-            out.push(Finding::new(
-                Severity::Warning,
-                "rule-frontmatter-value",
-                &file.path,
-                fm.get("alwaysApply").map(|e| e.line),
-                format!(
-                    "alwaysApply: {value} is neither true nor false: Cursor does not apply the \
+        rule_frontmatter::check_rule(file, text, is_rule, "Cursor", |fm, out| {
+            if let Some(Err(value)) = fm.flag("alwaysApply") {
+                out.push(Finding::new(
+                    Severity::Warning,
+                    "rule-frontmatter-value",
+                    &file.path,
+                    fm.get("alwaysApply").map(|e| e.line),
+                    format!(
+                        "alwaysApply: {value} is neither true nor false: Cursor does not apply the \
                      rule always"
-                ),
-            ));
-        }
-        if load_of(&fm) == LoadKind::Manual {
-            let line = fm.get("alwaysApply").map(|e| e.line);
-            out.push(rule_frontmatter::never_picked(
-                &file.path,
-                line,
-                "the rule is not always applied and has no globs and no description: Cursor \
+                    ),
+                ));
+            }
+            if load_of(&fm) == LoadKind::Manual {
+                let line = fm.get("alwaysApply").map(|e| e.line);
+                out.push(rule_frontmatter::never_picked(
+                    &file.path,
+                    line,
+                    "the rule is not always applied and has no globs and no description: Cursor \
                  never picks it by itself; it loads only when you @-mention it"
-                    .to_string(),
-            ));
-        }
-        out
+                        .to_string(),
+                ));
+            }
+        })
     }
 
     fn lenient_frontmatter(&self) -> bool {
