@@ -75,6 +75,97 @@ fn list_and_check_judge_staleness_alike() {
     assert_eq!(again.json()["projects"][0]["staleness"], "stale");
 }
 
+/// Commits everything in `dir` at `at` (seconds since the epoch) with a fixed identity.
+fn commit_all(dir: &Path, home: &Path, at: u64, message: &str) {
+    let date = format!("@{at} +0000");
+    let dates = [
+        ("GIT_AUTHOR_DATE", date.as_str()),
+        ("GIT_COMMITTER_DATE", date.as_str()),
+    ];
+    common::git_stdout(
+        &["add"],
+        common::git_output(dir, home, &dates, &["add", "-A"]),
+    );
+    common::git_stdout(
+        &["commit"],
+        common::git_output(dir, home, &dates, &["commit", "-q", "-m", message]),
+    );
+}
+
+/// What `list --json` says of the only project, and the `stale` findings of `check`.
+fn list_and_check(sandbox: &Sandbox, root: &Path) -> (Value, Vec<String>) {
+    let list = sandbox.run(&["list", "--root", s(root), "--json"]);
+    list.expect_code(0);
+    let check = sandbox.run(&["check", "--root", s(root), "--json"]);
+    let stale = findings_of(&check.json())
+        .into_iter()
+        .filter(|f| f["code"] == "stale")
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["file"].as_str().unwrap(),
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    (list.json()["projects"][0]["staleness"].clone(), stale)
+}
+
+#[test]
+fn list_and_check_judge_staleness_alike_in_a_git_repository() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("repo");
+    let bank = project.join("memory-bank");
+    cline_bank(&bank);
+    let home = sandbox.home().to_path_buf();
+    common::git_stdout(
+        &["init"],
+        common::git_output(&project, &home, &[], &["init", "-q", "-b", "main"]),
+    );
+    let t0: u64 = 1_760_000_000;
+    commit_all(&project, &home, t0, "bank");
+    // Twelve commits of work that never touch the bank: by git's evidence the
+    // session files fell behind, while every modification time is the same.
+    for i in 0..12 {
+        write(&project.join("src/lib.rs"), &format!("// {i}\n"));
+        commit_all(&project, &home, t0 + 60 * (i + 1), "work");
+    }
+    let (listed, stale) = list_and_check(&sandbox, root.path());
+    assert_eq!(listed, "stale", "{stale:?}");
+    assert!(
+        stale
+            .iter()
+            .any(|f| f.contains("activeContext.md") && f.contains("12 commits since last update")),
+        "{stale:?}"
+    );
+    // A warm list answers from what it remembered, and says the same.
+    let (listed, _) = list_and_check(&sandbox, root.path());
+    assert_eq!(listed, "stale");
+    // The agent updates the session files and commits: list sees the new state at once.
+    write(&bank.join("activeContext.md"), "# Active\nReleasing.\n");
+    write(&bank.join("progress.md"), "# Progress\nDone.\n");
+    commit_all(&project, &home, t0 + 3600, "update the bank");
+    let (listed, stale) = list_and_check(&sandbox, root.path());
+    assert_eq!(
+        (listed, stale),
+        (Value::from("fresh"), Vec::<String>::new())
+    );
+    // More work without touching the bank moves only the branch: seen all the same.
+    for i in 0..10 {
+        write(&project.join("src/lib.rs"), &format!("// again {i}\n"));
+        commit_all(&project, &home, t0 + 7200 + 60 * i, "more work");
+    }
+    let (listed, stale) = list_and_check(&sandbox, root.path());
+    assert_eq!(listed, "stale", "{stale:?}");
+    assert!(
+        stale
+            .iter()
+            .any(|f| f.contains("10 commits since last update")),
+        "{stale:?}"
+    );
+}
+
 #[test]
 fn context_loads_a_file_once_and_shows_every_way_it_is_reached() {
     let sandbox = Sandbox::new();

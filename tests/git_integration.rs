@@ -177,23 +177,29 @@ fn last_commit_times_and_commits_since_make_active_context_stale() {
         Freshness::Fresh
     );
 
-    // Without git (what `list` asks for) there are no commit figures at all.
+    // What `list` asks for judges by the same git evidence (staleness is one judgment).
     let quick = analyze(&project, Depth::default());
-    assert_eq!(file(&quick, "activeContext.md").last_commit, None);
-    assert_eq!(quick.last_commit, None);
+    assert_eq!(file(&quick, "activeContext.md").last_commit, Some(T0));
+    assert_eq!(quick.last_commit, Some(T0 + 13 * 60));
+    assert_eq!(
+        file(&quick, "activeContext.md").staleness,
+        file(&report, "activeContext.md").staleness
+    );
 
     // An uncommitted edit counts as an update: no longer behind.
     repo.write(
         "memory-bank/activeContext.md",
         "# Active Context\n\nWorking on payments.\n",
     );
-    let report = analyze(&project, git_depth());
-    let active_report = file(&report, "activeContext.md");
-    assert_eq!(active_report.last_commit, Some(T0));
-    assert_eq!(
-        active_report.staleness.as_ref().unwrap().level,
-        Freshness::Fresh
-    );
+    for depth in [git_depth(), Depth::default()] {
+        let report = analyze(&project, depth);
+        let active_report = file(&report, "activeContext.md");
+        assert_eq!(active_report.last_commit, Some(T0));
+        assert_eq!(
+            active_report.staleness.as_ref().unwrap().level,
+            Freshness::Fresh
+        );
+    }
 }
 
 #[test]

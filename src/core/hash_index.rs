@@ -51,6 +51,17 @@ impl StableHasher {
     }
 }
 
+/// So values that implement `Hash` (paths, sizes, times) can be stamped stably.
+impl std::hash::Hasher for StableHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        StableHasher::write(self, bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        StableHasher::finish(self)
+    }
+}
+
 /// [`StableHasher`] of one byte string.
 pub fn stable_hash(bytes: &[u8]) -> u64 {
     let mut hasher = StableHasher::default();

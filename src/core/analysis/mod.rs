@@ -4,6 +4,7 @@
 pub mod budgets;
 pub mod context;
 pub mod decisions;
+pub mod git_evidence;
 pub mod imports;
 pub mod membership;
 pub mod report;

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::core::analysis::budgets::{self, BudgetCheck, BudgetStatus, Measure};
 use crate::core::analysis::decisions::{self, Decision};
+use crate::core::analysis::git_evidence::{GIT_EVIDENCE_FACT, GitEvidence, RepoPlace, RepoStamps};
 use crate::core::analysis::membership::{self, FileClass};
 use crate::core::analysis::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
@@ -315,6 +316,8 @@ pub struct Analyzer<'a> {
     /// Where facts go without shared listings (check, the TUI): remembered for the
     /// analyzer's life, so analysing a project again reads only files that changed.
     own_facts: Listings,
+    /// Which repository each project is in and its state, for git evidence.
+    repo_stamps: RepoStamps,
 }
 
 impl<'a> Analyzer<'a> {
@@ -326,6 +329,7 @@ impl<'a> Analyzer<'a> {
             today: staleness::today(),
             listings: None,
             own_facts: Listings::in_memory(),
+            repo_stamps: RepoStamps::new(),
         }
     }
 
@@ -403,6 +407,7 @@ impl<'a> Analyzer<'a> {
     ) -> ProjectReport {
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
+        let evidence = self.git_evidence(project, &banks, &state, depth.git);
         let git = state.facts();
         let last_write = banks
             .iter()
@@ -422,7 +427,7 @@ impl<'a> Analyzer<'a> {
                 project,
                 bank,
                 depth,
-                git,
+                (git, evidence.as_ref()),
                 &mut findings,
                 &mut decisions,
             ));
@@ -452,8 +457,9 @@ impl<'a> Analyzer<'a> {
             encoding: self.encoding,
             banks: reports,
             last_write,
-            last_commit: git
-                .and_then(|g| g.facts.history.latest_commit)
+            last_commit: evidence
+                .as_ref()
+                .and_then(GitEvidence::latest_commit)
                 .and_then(epoch_seconds),
             findings,
             decisions,
@@ -465,7 +471,7 @@ impl<'a> Analyzer<'a> {
         project: &Project,
         bank: Bank,
         depth: Depth,
-        git: Option<&GitFacts>,
+        (git, evidence): (Option<&GitFacts>, Option<&GitEvidence>),
         findings: &mut Vec<Finding>,
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
@@ -525,14 +531,13 @@ impl<'a> Analyzer<'a> {
                     .and_then(|m| m.updated_at.as_deref().or(m.created_at.as_deref()))
                     .and_then(staleness::parse_timestamp)
                     .or(file.modified);
-                let commit = git.and_then(|g| g.facts.history.of(&file.path));
-                let clean = git.is_some_and(|g| g.facts.is_clean(&file.path));
+                let commit = evidence.and_then(|e| e.file(&file.path));
                 let updated = match commit {
-                    Some(c) if clean => Some(c.time),
+                    Some(c) if c.clean => Some(c.time()),
                     _ => own_time,
                 };
                 // Uncommitted edits mean the file was just updated: no commits behind.
-                let commits_since = commit.map(|c| if clean { c.commits_since } else { 0 });
+                let commits_since = commit.map(|c| if c.clean { c.commits_since } else { 0 });
                 FileActivity {
                     updated,
                     // Whatever the depth: `list`, `check` and the TUI judge from the same
@@ -545,7 +550,7 @@ impl<'a> Analyzer<'a> {
         let settings =
             StalenessSettings::default().with_overrides(&self.config.staleness, bank_commits);
         let project_activity = ProjectActivity {
-            latest_commit: git.and_then(|g| g.facts.history.latest_commit),
+            latest_commit: evidence.and_then(GitEvidence::latest_commit),
         };
         let staleness = staleness::assess_bank(&bank, &activity, &project_activity, &settings);
 
@@ -638,9 +643,9 @@ impl<'a> Analyzer<'a> {
                 budget: checks,
                 staleness: file_staleness.next().flatten(),
                 modified: file.modified.and_then(epoch_seconds),
-                last_commit: git
-                    .and_then(|g| g.facts.history.of(&file.path))
-                    .and_then(|c| epoch_seconds(c.time)),
+                last_commit: evidence
+                    .and_then(|e| e.file(&file.path))
+                    .and_then(|c| epoch_seconds(c.time())),
                 stats,
                 error,
                 file,
@@ -668,6 +673,57 @@ impl<'a> Analyzer<'a> {
 }
 
 impl Analyzer<'_> {
+    /// What git says for staleness, whatever the depth: from the facts gathered for
+    /// this analysis when there are some, else remembered under the repository's stamp,
+    /// else asked of git now (and remembered). `None` outside any repository and where
+    /// git failed (the failure is `check`'s finding).
+    fn git_evidence(
+        &mut self,
+        project: &Project,
+        banks: &[Bank],
+        state: &GitState,
+        git_asked: bool,
+    ) -> Option<GitEvidence> {
+        let store = match self.listings {
+            Some(listings) => listings,
+            None => &self.own_facts,
+        };
+        let place = self.repo_stamps.place(&project.path, banks, store);
+        let stamp = match place {
+            RepoPlace::Stamped(stamp) => Some(stamp),
+            // Outside any repository, or a layout the stamp cannot read (then git is
+            // asked and nothing is remembered).
+            RepoPlace::Outside | RepoPlace::Unstamped => None,
+        };
+        let remembered = stamp.and_then(|stamp| {
+            store.stamped_fact::<GitEvidence>(GIT_EVIDENCE_FACT, &project.path, stamp)
+        });
+        let evidence = match state {
+            GitState::Ready(git) => GitEvidence::from_facts(&git.facts, git_files(banks)),
+            // Git was asked and failed (check's finding) or found no repository.
+            GitState::Failed { .. } => return None,
+            GitState::Absent if git_asked => return None,
+            GitState::Absent => {
+                if remembered.is_some() {
+                    return remembered;
+                }
+                if place == RepoPlace::Outside {
+                    return None;
+                }
+                match gather_git(&[(project, banks)]).pop()? {
+                    GitState::Ready(git) => GitEvidence::from_facts(&git.facts, git_files(banks)),
+                    _ => return None,
+                }
+            }
+        };
+        if let Some(stamp) = stamp
+            && remembered.as_ref() != Some(&evidence)
+        {
+            store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, stamp, &evidence);
+        }
+        Some(evidence)
+    }
+
     /// The newest date written in a loaded file, remembered per file version in the
     /// listings (a warm `list` reads no content for it).
     fn content_date(&self, file: &MemoryFile, text: Option<&str>) -> Option<chrono::NaiveDate> {

@@ -115,6 +115,10 @@ impl Entry {
 pub type Entries = Arc<[Entry]>;
 
 /// Nanoseconds since the Unix epoch (negative before it).
+/// The version slot of a stamped fact: no file time is this value (`i128::MIN`
+/// nanoseconds is long before any clock), so a stamp never matches a file version.
+const STAMPED: i128 = i128::MIN;
+
 fn nanos(time: SystemTime) -> i128 {
     match time.duration_since(UNIX_EPOCH) {
         Ok(after) => after.as_nanos() as i128,
@@ -412,6 +416,14 @@ impl Listings {
         Some(entries.iter().find(|e| e.name == name).cloned())
     }
 
+    /// The entry `name` of folder `parent` when this run has listed `parent` already
+    /// (never reads a folder): `None` when it has not.
+    pub fn listed_child(&self, parent: &Path, name: &str) -> Option<Option<Entry>> {
+        let shard = self.dirs.shard(parent.as_os_str());
+        let dir = shard.get(parent.as_os_str())?;
+        Some(dir.entries.iter().find(|e| e.name == name).cloned())
+    }
+
     /// Whether `parent/name` exists, from `parent`'s listing when it can be read.
     pub fn exists(&self, parent: &Path, name: &str) -> bool {
         match self.child(parent, name) {
@@ -456,24 +468,7 @@ impl Listings {
         size: u64,
         modified: Option<SystemTime>,
     ) -> Option<T> {
-        let mtime = nanos(modified?);
-        let key = (kind.to_string(), path.as_os_str().to_os_string());
-        let mut state = self.state();
-        let fact = match state.facts.get(&key) {
-            Some(fact) => fact.clone(),
-            None => {
-                let fact = self.previous_facts.get(&key)?.clone();
-                if fact.len != size || fact.mtime != mtime {
-                    return None;
-                }
-                state.facts.insert(key, fact.clone());
-                fact
-            }
-        };
-        if fact.len != size || fact.mtime != mtime {
-            return None;
-        }
-        serde_json::from_str(&fact.json).ok()
+        self.versioned_fact(kind, path, size, nanos(modified?))
     }
 
     /// Remembers a fact derived from a file's content; only facts read from the file
@@ -487,14 +482,66 @@ impl Listings {
         modified: Option<SystemTime>,
         value: &T,
     ) {
-        let (Some(modified), Ok(json)) = (modified, serde_json::to_string(value)) else {
+        if let Some(modified) = modified {
+            self.put_versioned_fact(kind, path, size, nanos(modified), value);
+        }
+    }
+
+    /// A fact about `path` that holds while the things it was derived from are as they
+    /// were, summed up by the caller in `stamp` (e.g. a repository's refs and index and
+    /// the files asked about): remembered by [`Listings::put_stamped_fact`].
+    pub fn stamped_fact<T: DeserializeOwned>(
+        &self,
+        kind: &str,
+        path: &Path,
+        stamp: u64,
+    ) -> Option<T> {
+        self.versioned_fact(kind, path, stamp, STAMPED)
+    }
+
+    /// Remembers a fact under a caller's `stamp` (see [`Listings::stamped_fact`]).
+    pub fn put_stamped_fact<T: Serialize>(&self, kind: &str, path: &Path, stamp: u64, value: &T) {
+        self.put_versioned_fact(kind, path, stamp, STAMPED, value);
+    }
+
+    fn versioned_fact<T: DeserializeOwned>(
+        &self,
+        kind: &str,
+        path: &Path,
+        len: u64,
+        mtime: i128,
+    ) -> Option<T> {
+        let key = (kind.to_string(), path.as_os_str().to_os_string());
+        let mut state = self.state();
+        let fact = match state.facts.get(&key) {
+            Some(fact) => fact.clone(),
+            None => {
+                let fact = self.previous_facts.get(&key)?.clone();
+                if fact.len != len || fact.mtime != mtime {
+                    return None;
+                }
+                state.facts.insert(key, fact.clone());
+                fact
+            }
+        };
+        if fact.len != len || fact.mtime != mtime {
+            return None;
+        }
+        serde_json::from_str(&fact.json).ok()
+    }
+
+    fn put_versioned_fact<T: Serialize>(
+        &self,
+        kind: &str,
+        path: &Path,
+        len: u64,
+        mtime: i128,
+        value: &T,
+    ) {
+        let Ok(json) = serde_json::to_string(value) else {
             return;
         };
-        let fact = Fact {
-            len: size,
-            mtime: nanos(modified),
-            json,
-        };
+        let fact = Fact { len, mtime, json };
         let mut state = self.state();
         state.changed = true;
         state
