@@ -132,7 +132,7 @@ impl FormatRules for CursorRules {
                     ),
                 ));
             }
-            if load_of(&fm) == LoadKind::Manual {
+            if load_of(fm) == LoadKind::Manual {
                 let line = fm.get("alwaysApply").map(|e| e.line);
                 out.push(rule_frontmatter::never_picked(
                     &file.path,

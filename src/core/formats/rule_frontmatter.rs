@@ -263,7 +263,7 @@ mod tests {
         assert!(check("notes.md", "---\nk: v\n---\n").is_empty());
         assert_eq!(
             check("rules/a.md", "---\nk: v\n---\n"),
-            vec![("rule-never-picked".into(), "v".into())]
+            vec![("rule-never-picked", "v".to_string())]
         );
         let unclosed = check("rules/a.md", "---\nk: v\n");
         assert_eq!(unclosed.len(), 1);
