@@ -408,3 +408,237 @@ fn auto_memory_links_out_of_the_home_folder_are_refused() {
     assert!(displays(auto).is_empty(), "{auto:#}");
     assert_eq!(codes(&auto["findings"]), vec!["symlink-outside"]);
 }
+
+// ---------------------------------------------------------------- private `.local.md` files
+
+#[test]
+fn agents_local_md_is_never_loaded_and_says_why_while_claude_local_md_loads() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("AGENTS.md"), "# Shared\n");
+    write(
+        &p.join("AGENTS.local.md"),
+        "# Mine\nCODEX-NEVER-SEES-THIS\n",
+    );
+    write(&p.join("GEMINI.md"), "# Gemini\n");
+    write(
+        &p.join("GEMINI.local.md"),
+        "# Mine\nGEMINI-NEVER-SEES-THIS\n",
+    );
+    write(&p.join("CLAUDE.md"), "# Claude\n");
+    write(&p.join("CLAUDE.local.md"), "# Mine\nCLAUDE-LOCAL-LOADS\n");
+
+    let run = sandbox.run(&["context", s(&p), "--json", "--no-user"]);
+    run.expect_code(0);
+    let json = run.json();
+    assert_eq!(displays(bank(&json, "agents-md")), vec!["AGENTS.md"]);
+    assert_eq!(displays(bank(&json, "gemini-md")), vec!["GEMINI.md"]);
+    assert_eq!(
+        displays(bank(&json, "claude-md")),
+        vec!["CLAUDE.md", "CLAUDE.local.md"]
+    );
+    assert!(!run.stdout.contains("NEVER-SEES-THIS"));
+
+    let check = sandbox.run(&["check", s(&p), "--json"]);
+    let check = check.json();
+    let messages: Vec<&str> = check["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "local-file-not-loaded")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 2, "{check:#}");
+    assert!(
+        messages.iter().any(|m| m.starts_with(
+            "AGENTS.local.md is never loaded: Codex reads AGENTS.override.md and AGENTS.md only"
+        )),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("Gemini CLI reads GEMINI.md only")),
+        "{messages:?}"
+    );
+
+    let tokens = sandbox.run(&["tokens", s(&p), "--json"]).json();
+    let codex = tokens["banks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["format"] == "agents-md")
+        .unwrap();
+    let local = codex["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["display"] == "AGENTS.local.md")
+        .expect("AGENTS.local.md is listed");
+    assert_eq!(local["load"], "never");
+    assert_eq!(codex["loaded_tokens"], codex["files"][0]["loaded_tokens"]);
+}
+
+// ---------------------------------------------------------------- folders above the project
+
+#[test]
+fn instruction_files_of_the_folders_above_load_as_ancestors_up_to_home() {
+    let sandbox = Sandbox::new();
+    let home = sandbox.home();
+    let work = home.join("work");
+    let p = work.join("app");
+    // The home folder's own CLAUDE.md is not an ancestor file (the walk stops below HOME).
+    write(&home.join("CLAUDE.md"), "# HOME-FOLDER-FILE\n");
+    write(&home.join(".claude/CLAUDE.md"), "# My habits\n");
+    write(
+        &work.join("CLAUDE.md"),
+        "# Team rules\n@imported.md\nANCESTOR-TEXT\n",
+    );
+    write(&work.join("imported.md"), "# NOT-EXPANDED\n");
+    write(&work.join("CLAUDE.local.md"), "# Mine, above\n");
+    write(&p.join("CLAUDE.md"), "# Project\n");
+    // Codex: from the git root (work/) down to the project.
+    std::fs::create_dir_all(work.join(".git")).unwrap();
+    write(&work.join("AGENTS.md"), "# Repo-wide\n");
+    write(&p.join("AGENTS.md"), "# App\n");
+
+    let run = sandbox.run(&["context", s(&p), "--json"]);
+    run.expect_code(0);
+    let json = run.json();
+    let claude = bank(&json, "claude-md");
+    assert_eq!(
+        displays(claude),
+        vec![
+            "~/.claude/CLAUDE.md",
+            "../CLAUDE.md",
+            "../CLAUDE.local.md",
+            "CLAUDE.md"
+        ]
+    );
+    let scopes: Vec<&str> = claude["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["scope"].as_str().unwrap())
+        .collect();
+    assert_eq!(scopes, vec!["user", "ancestor", "ancestor", "project"]);
+    assert!(run.stdout.contains("ANCESTOR-TEXT"));
+    assert!(!run.stdout.contains("NOT-EXPANDED"), "{}", run.stdout);
+    assert!(!run.stdout.contains("HOME-FOLDER-FILE"));
+    let codex = bank(&json, "agents-md");
+    assert_eq!(displays(codex), vec!["../AGENTS.md", "AGENTS.md"]);
+    // Counted in the totals.
+    let sum: u64 = claude["pieces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(claude["total_tokens"].as_u64(), Some(sum));
+
+    // --no-user leaves out the user layer only.
+    let without = sandbox
+        .run(&["context", s(&p), "--json", "--no-user"])
+        .json();
+    assert_eq!(
+        displays(bank(&without, "claude-md")),
+        vec!["../CLAUDE.md", "../CLAUDE.local.md", "CLAUDE.md"]
+    );
+    let text = sandbox.run(&["context", s(&p), "--summary"]);
+    assert!(
+        text.stdout.contains("../CLAUDE.md [ancestor]"),
+        "{}",
+        text.stdout
+    );
+}
+
+// ---------------------------------------------------------------- CODEX_HOME, autoMemoryDirectory
+
+#[test]
+fn codex_home_holds_codex_user_layer() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("AGENTS.md"), "# App\n");
+    write(
+        &sandbox.home().join(".codex/AGENTS.md"),
+        "# DEFAULT-CODEX-FOLDER\n",
+    );
+    let codex_home = dir.path().join("codex-config");
+    write(&codex_home.join("AGENTS.md"), "# From CODEX_HOME\n");
+
+    let run = sandbox.run_env(&["context", s(&p), "--json"], "CODEX_HOME", &codex_home);
+    run.expect_code(0);
+    let json = run.json();
+    let codex = bank(&json, "agents-md");
+    let shown = displays(codex);
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert!(shown[0].ends_with("codex-config/AGENTS.md"), "{shown:?}");
+    assert_eq!(codex["pieces"][0]["scope"], "user");
+    assert!(!run.stdout.contains("DEFAULT-CODEX-FOLDER"));
+
+    // Without CODEX_HOME: ~/.codex.
+    let default = sandbox.run(&["context", s(&p), "--json"]).json();
+    assert_eq!(
+        displays(bank(&default, "agents-md")),
+        vec!["~/.codex/AGENTS.md", "AGENTS.md"]
+    );
+}
+
+#[test]
+fn auto_memory_directory_setting_moves_auto_memory_and_broken_settings_are_a_finding() {
+    let sandbox = Sandbox::new();
+    let home = sandbox.home();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("CLAUDE.md"), "# App\n");
+    let default_place = home
+        .join(".claude/projects")
+        .join(claude_folder_name(&p))
+        .join("memory");
+    write(&default_place.join("MEMORY.md"), "- DEFAULT-PLACE\n");
+    write(
+        &home.join("notes/claude-memory/MEMORY.md"),
+        "- kept where I said\n",
+    );
+    write(
+        &home.join(".claude/settings.json"),
+        r#"{"autoMemoryDirectory": "~/notes/claude-memory"}"#,
+    );
+
+    let run = sandbox.run(&["context", s(&p), "--json"]);
+    run.expect_code(0);
+    let json = run.json();
+    let auto = bank(&json, "claude-auto-memory");
+    assert_eq!(displays(auto), vec!["~/notes/claude-memory/MEMORY.md"]);
+    assert!(run.stdout.contains("kept where I said"));
+    assert!(!run.stdout.contains("DEFAULT-PLACE"));
+
+    // Broken settings: the default place, and a finding naming the file — no panic.
+    write(
+        &home.join(".claude/settings.json"),
+        "{\"autoMemoryDirectory\": ",
+    );
+    let run = sandbox.run(&["context", s(&p), "--json"]);
+    run.expect_code(0);
+    assert!(run.stdout.contains("DEFAULT-PLACE"));
+    let check = sandbox.run(&["check", s(&p), "--json"]);
+    check.expect_code(0);
+    let json = check.json();
+    let problem = json["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "listing-problem")
+        .unwrap_or_else(|| panic!("no finding for the broken settings: {json:#}"));
+    let message = problem["message"].as_str().unwrap();
+    assert!(
+        message.contains("~/.claude/settings.json is not valid JSON (line 1"),
+        "{message}"
+    );
+    assert!(
+        message.contains("autoMemoryDirectory is not read"),
+        "{message}"
+    );
+}

@@ -401,6 +401,8 @@ fn session_context_builds_for_every_corpus_bank() {
     let options = ContextOptions {
         home: Some(home.path().to_path_buf()),
         include_user_files: false,
+        include_ancestors: false,
+        codex_home: None,
     };
     let count = |text: &str| tokens::count(Encoding::O200k, text);
     for project in corpus_projects(&root) {

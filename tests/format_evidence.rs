@@ -352,3 +352,144 @@ fn the_active_modes_rule_files_load_at_start_and_context_mode_picks_another() {
         context["projects"][0]["total_tokens"].as_u64()
     );
 }
+
+#[test]
+fn context_mode_reads_the_bank_in_that_modes_order_and_an_unknown_mode_is_reported() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("rooflow");
+    rooflow(&dir);
+    // The architect reads two files first; the other modes keep the shared order.
+    write(
+        &dir.join(".clinerules-architect"),
+        "mode: architect\ninstructions:\n  memory_bank:\n    files_to_read:\n      \
+         - memory-bank/systemPatterns.md\n      - activeContext.md\n",
+    );
+    let dir_arg = dir.to_str().unwrap();
+    let pieces = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["context", dir_arg, "--json", "--bank", "memory-bank-mcp"];
+        all.extend_from_slice(args);
+        let json = sandbox.run(&all).expect_code(0).json();
+        json["projects"][0]["banks"][0]["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                p["display"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches("memory-bank/")
+                    .to_string()
+            })
+            .collect()
+    };
+    let code_order = [
+        "progress.md",
+        "decisionLog.md",
+        "productContext.md",
+        "activeContext.md",
+        "systemPatterns.md",
+    ];
+    assert_eq!(pieces(&[]), code_order);
+    assert_eq!(pieces(&["--mode", "code"]), code_order);
+    // The architect's two first, then the format's own order (product, decisions, progress).
+    assert_eq!(
+        pieces(&["--mode", "architect"]),
+        [
+            "systemPatterns.md",
+            "activeContext.md",
+            "productContext.md",
+            "decisionLog.md",
+            "progress.md"
+        ]
+    );
+    let text = sandbox.run(&["context", dir_arg, "--summary", "--mode", "architect"]);
+    text.expect_code(0);
+    assert!(
+        text.stdout
+            .contains("session in mode architect (chosen with --mode): read in the order of files_to_read in .clinerules-architect"),
+        "{}",
+        text.stdout
+    );
+
+    // No such mode: exit 2 naming the project's modes, the name sanitised.
+    let unknown = sandbox.run(&["context", dir_arg, "--mode", "re\u{1b}[31mview"]);
+    unknown.expect_code(2);
+    assert!(
+        unknown
+            .stderr
+            .contains("; modes: architect, ask, code, debug, orchestrator, test"),
+        "{}",
+        unknown.stderr
+    );
+    assert!(unknown.stderr.contains("no mode re"), "{}", unknown.stderr);
+    assert!(!unknown.stderr.contains('\u{1b}'), "{:?}", unknown.stderr);
+    assert!(unknown.stdout.is_empty(), "{}", unknown.stdout);
+    let json = sandbox.run(&["context", dir_arg, "--json", "--mode", "review"]);
+    json.expect_code(2);
+    let error = &json.json()["error"];
+    assert_eq!(error["code"], "unknown-mode");
+    assert_eq!(error["mode"], "review");
+    assert_eq!(
+        error["modes"],
+        serde_json::json!(["architect", "ask", "code", "debug", "orchestrator", "test"])
+    );
+    assert_eq!(
+        error["message"],
+        "no mode review in this project; modes: architect, ask, code, debug, orchestrator, test"
+    );
+}
+
+#[test]
+fn budgets_name_their_own_formats_source_in_words() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("rooflow");
+    rooflow(&dir);
+    // Over the family's 1,000 tokens per file.
+    write(
+        &dir.join("memory-bank/activeContext.md"),
+        &format!("# Active\n\n{}\n", "current focus item ".repeat(600)),
+    );
+    // Over the family's 500 lines per file.
+    write(&dir.join("CLAUDE.md"), &"- a rule\n".repeat(600));
+    let dir_arg = dir.to_str().unwrap();
+
+    let check = sandbox.run(&["check", dir_arg, "--json"]);
+    let json = check.json();
+    let budget_messages: Vec<String> = findings(&json)
+        .iter()
+        .filter(|f| f["code"] == "budget-over")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect();
+    let about = |file: &str| {
+        budget_messages
+            .iter()
+            .find(|m| m.contains(file))
+            .unwrap_or_else(|| panic!("no budget finding for {file}: {budget_messages:?}"))
+            .clone()
+    };
+    let active = about("tokens per file");
+    assert!(
+        active.contains("Memory Bank MCP / Roo documents no size limit of its own"),
+        "{active}"
+    );
+    assert!(!active.contains("Cline memory bank guidelines"), "{active}");
+    let claude = about("lines per file");
+    assert!(claude.contains("applied to CLAUDE.md"), "{claude}");
+    assert!(!claude.contains("for Beans-Code"), "{claude}");
+
+    let verbose = sandbox.run(&["check", dir_arg, "--verbose"]);
+    assert!(
+        verbose
+            .stdout
+            .contains("Memory Bank MCP / Roo documents no size limit of its own"),
+        "{}",
+        verbose.stdout
+    );
+    assert!(
+        !verbose.stdout.contains("Cline memory bank guidelines"),
+        "{}",
+        verbose.stdout
+    );
+}

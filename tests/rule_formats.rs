@@ -166,6 +166,97 @@ fn cursor_rules_load_by_their_frontmatter() {
 }
 
 #[test]
+fn cursor_reads_rule_subfolders_and_nested_rule_folders_a_few_levels_down() {
+    let always = "---\nalwaysApply: true\n---\n";
+    let root = root_with(&[
+        (
+            ".cursor/rules/core.mdc",
+            "---\nalwaysApply: true\n---\n# Core\n",
+        ),
+        // A sub-folder of the rules folder: read like its top.
+        (
+            ".cursor/rules/frontend/react.mdc",
+            "---\nalwaysApply: true\n---\n# React\n",
+        ),
+        // Nested rules folders apply where they sit: on demand, even when always applied.
+        (
+            "packages/api/.cursor/rules/api.mdc",
+            &format!("{always}# API\n"),
+        ),
+        (
+            "packages/api/.cursor/rules/sql/queries.mdc",
+            "---\ndescription: SQL queries\n---\n# SQL\n",
+        ),
+        // Past the depth bound, and in skipped folders: not read.
+        (
+            "a/b/c/d/.cursor/rules/deep.mdc",
+            &format!("{always}# Deep\n"),
+        ),
+        (
+            "node_modules/pkg/.cursor/rules/vendored.mdc",
+            &format!("{always}# Vendored\n"),
+        ),
+    ]);
+    let project = root.path().join("proj");
+    let sandbox = Sandbox::new();
+    assert_eq!(listed_formats(&sandbox, root.path()), vec!["cursor-rules"]);
+    assert_eq!(
+        context_loads(&sandbox, &project, "cursor-rules"),
+        vec![
+            pair(".cursor/rules/core.mdc", "session-start"),
+            pair(".cursor/rules/frontend/react.mdc", "session-start"),
+            pair("packages/api/.cursor/rules/api.mdc", "on-demand"),
+            pair(
+                "packages/api/.cursor/rules/sql/queries.mdc",
+                "agent-requested"
+            ),
+        ]
+    );
+    assert_eq!(
+        layers(&project, Format::CursorRules)
+            .iter()
+            .map(|(f, layer, _)| (f.as_str(), *layer))
+            .collect::<Vec<_>>(),
+        vec![
+            (".cursor/rules/core.mdc", Some(2)),
+            (".cursor/rules/frontend/react.mdc", Some(2)),
+            ("packages/api/.cursor/rules/api.mdc", Some(3)),
+            ("packages/api/.cursor/rules/sql/queries.mdc", Some(3)),
+        ]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_nested_cursor_rules_folder_linked_out_of_the_project_is_not_read() {
+    let root = root_with(&[(
+        ".cursor/rules/core.mdc",
+        "---\nalwaysApply: true\n---\n# Core\n",
+    )]);
+    let outside = tempfile::tempdir().unwrap();
+    write(
+        &outside.path().join("rules/secret.mdc"),
+        "---\nalwaysApply: true\n---\nOUTSIDE-RULE\n",
+    );
+    let project = root.path().join("proj");
+    std::fs::create_dir_all(project.join("web/.cursor")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("rules"),
+        project.join("web/.cursor/rules"),
+    )
+    .unwrap();
+    let sandbox = Sandbox::new();
+    let run = sandbox.run(&["context", s(&project), "--json"]);
+    run.expect_code(0);
+    assert!(!run.stdout.contains("OUTSIDE-RULE"));
+    assert!(
+        !run.stdout.contains("web/.cursor/rules/secret.mdc"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn broken_cursor_frontmatter_is_a_finding() {
     let root = root_with(&[
         (

@@ -85,6 +85,7 @@ impl Context {
         ScanOptions {
             depth: self.config.scan_depth,
             ignore: self.config.ignore_set.clone(),
+            home: crate::core::paths::home_dir(),
         }
     }
 
@@ -142,7 +143,9 @@ impl Context {
                     )
                 });
         }
-        if let Some(project) = discovery::project_at(path, folder_name(path)) {
+        let home = crate::core::paths::home_dir();
+        if let Some(project) = discovery::project_at_home(path, folder_name(path), home.as_deref())
+        {
             return Ok(vec![project]);
         }
         let mut projects = discovery::scan(path, &self.scan_options());
@@ -174,7 +177,8 @@ fn folder_name(path: &Path) -> String {
 /// of the bank's own files or folders.
 fn enclosing_project(path: &Path) -> Option<Project> {
     path.ancestors().skip(1).find_map(|folder| {
-        let project = discovery::project_at(folder, folder_name(folder))?;
+        let home = crate::core::paths::home_dir();
+        let project = discovery::project_at_home(folder, folder_name(folder), home.as_deref())?;
         let holds = project.banks.iter().any(|bank| {
             path.starts_with(&bank.root)
                 && (bank.root != project.path

@@ -13,6 +13,11 @@ fn from_env(var: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// Codex's own folder, `$CODEX_HOME` when set (Codex defaults it to `~/.codex`).
+pub fn codex_home() -> Option<PathBuf> {
+    from_env("CODEX_HOME")
+}
+
 /// Token and git caches: `$MBANK_CACHE_DIR`, else the platform cache folder.
 pub fn cache_dir() -> Option<PathBuf> {
     from_env("MBANK_CACHE_DIR").or_else(|| project_dirs().map(|d| d.cache_dir().to_path_buf()))

@@ -21,7 +21,9 @@ api_key_env = \"OPENAI_API_KEY\"  # optional: the variable holding its key";
 
 /// The session-start text of every bank of a project, in read order.
 pub fn session_text(project_dir: &Path) -> String {
-    let Some(project) = discovery::project_at(project_dir, String::new()) else {
+    let home = crate::core::paths::home_dir();
+    let Some(project) = discovery::project_at_home(project_dir, String::new(), home.as_deref())
+    else {
         return String::new();
     };
     // Tokens are not shown here; a cheap estimate keeps the context builder fast.

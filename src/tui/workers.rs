@@ -252,7 +252,8 @@ fn analysis_loop(
 /// The project as its folder holds it now (its banks found again), or `None` when it holds
 /// no memory bank any more.
 fn rediscover(project: &Project) -> Option<Project> {
-    discovery::project_at(&project.path, project.name.clone())
+    let home = crate::core::paths::home_dir();
+    discovery::project_at_home(&project.path, project.name.clone(), home.as_deref())
 }
 
 /// What an opened project shows: everything, git included.
@@ -273,6 +274,8 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
     let options = ContextOptions {
         home: crate::core::paths::home_dir(),
         include_user_files: false,
+        include_ancestors: false,
+        codex_home: None,
     };
     let listed = crate::core::scan::bank::list_banks(project);
     let banks: Vec<&crate::core::model::Bank> = listed

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::{Result, eyre};
 use serde::Serialize;
 
-use crate::cli::style::{line, print_text, println, thousands};
-use crate::cli::{Context, json};
+use crate::cli::style::{eprintln, line, print_text, println, thousands};
+use crate::cli::{Context, EXIT_ERROR, json};
 use crate::core::analysis::context::{self, BankContext};
-use crate::core::model::Format;
+use crate::core::formats::roo_rules::modes;
+use crate::core::model::{Bank, Format};
 use crate::core::scan::bank;
 use crate::core::text::counted_as;
 use crate::core::tokens::{self, Encoding};
@@ -28,6 +29,55 @@ struct ProjectContext {
     path: PathBuf,
     banks: Vec<BankContext>,
     total_tokens: usize,
+}
+
+/// Why `--mode NAME` cannot be shown: no project scanned has that mode.
+#[derive(Serialize)]
+struct UnknownMode {
+    code: &'static str,
+    message: String,
+    mode: String,
+    /// The modes the projects do have, sorted.
+    modes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct UnknownModeOutput<'a> {
+    schema: &'static str,
+    error: &'a UnknownMode,
+}
+
+/// `Some` when no project's sessions can start in `mode` (the projects' banks as listed).
+fn unknown_mode(mode: &str, projects: &[Vec<Bank>]) -> Option<UnknownMode> {
+    let mut modes: Vec<String> = projects
+        .iter()
+        .filter_map(|banks| modes::modes_of_project(banks))
+        .flatten()
+        .collect();
+    modes.sort();
+    modes.dedup();
+    if modes.iter().any(|m| m == mode) {
+        return None;
+    }
+    let place = if projects.len() == 1 {
+        "this project".to_string()
+    } else {
+        format!("these {} projects", projects.len())
+    };
+    let message = if modes.is_empty() {
+        format!(
+            "no mode {mode} in {place}: none of its banks has modes (Roo/Cline mode rules, \
+             Memory Bank MCP)"
+        )
+    } else {
+        format!("no mode {mode} in {place}; modes: {}", modes.join(", "))
+    };
+    Some(UnknownMode {
+        code: "unknown-mode",
+        message,
+        mode: mode.to_string(),
+        modes,
+    })
 }
 
 pub fn run(
@@ -52,10 +102,23 @@ pub fn run(
     };
     let encoding = context.encoding;
     let count = move |text: &str| tokens::count(encoding, text);
+    let found = context.projects_at(path)?;
+    let listed: Vec<Vec<Bank>> = found.iter().map(bank::list_banks).collect();
+    if let Some(mode) = mode
+        && let Some(unknown) = unknown_mode(mode, &listed)
+    {
+        if as_json {
+            json::print(&UnknownModeOutput {
+                schema: "mbank.context/1",
+                error: &unknown,
+            })?;
+        }
+        eprintln(format!("mbank: {}", unknown.message));
+        return Ok(EXIT_ERROR);
+    }
     let mut projects = Vec::new();
-    for project in context.projects_at(path)? {
-        let listed = bank::list_banks(&project);
-        let chosen: Vec<&crate::core::model::Bank> = listed
+    for (project, listed) in found.into_iter().zip(listed) {
+        let chosen: Vec<&Bank> = listed
             .iter()
             .filter(|b| only.is_none_or(|f| f == b.format))
             .collect();
@@ -103,6 +166,7 @@ pub fn run(
                 };
                 let level = match piece.scope {
                     context::Scope::User => " [user-level]",
+                    context::Scope::Ancestor => " [ancestor]",
                     context::Scope::Project => "",
                 };
                 if summary {

@@ -4,7 +4,8 @@
 //! Rules by format:
 //! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole. Roo rules load
 //!   by mode: the session's mode's rule files and `.roomodes` at start, other modes' not
-//!   ([`session_context_in_mode`]; default: the format's default mode).
+//!   ([`session_context_in_mode`]; default: the format's default mode). A Memory Bank MCP
+//!   bank in a chosen mode is read in the order of that mode's `files_to_read`.
 //! - ConKeeper: `<private>` blocks are stripped and `private: true` files skipped (its
 //!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
 //!   block loads and the piece says so.
@@ -30,9 +31,10 @@ use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats::{agents_md, claude_auto_memory};
+use crate::core::formats::roo_rules::modes;
+use crate::core::formats::{self, agents_md, claude_auto_memory, memory_bank_mcp};
 use crate::core::markdown;
-use crate::core::model::{Bank, Format, LoadKind, Project};
+use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
 use crate::core::paths;
 use crate::core::text;
 
@@ -45,11 +47,13 @@ pub const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
 pub const CLAUDE_MD_WARN_CHARS: usize = 40_000;
 
-/// Whose file a piece is: the user's (home folder) or the project's.
+/// Whose file a piece is: the user's (home folder), a folder's above the project (an
+/// ancestor's, which the agent inherits), or the project's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     User,
+    Ancestor,
     Project,
 }
 
@@ -144,6 +148,11 @@ pub struct ContextOptions {
     pub home: Option<PathBuf>,
     /// Load the user's global files (`~/.claude/CLAUDE.md`, auto memory…) as the agent does.
     pub include_user_files: bool,
+    /// Load the instruction files of the folders above the project as the agent does
+    /// ([`ancestor_files`]).
+    pub include_ancestors: bool,
+    /// Codex's folder (`$CODEX_HOME`) when it is not `~/.codex`.
+    pub codex_home: Option<PathBuf>,
 }
 
 impl ContextOptions {
@@ -152,6 +161,8 @@ impl ContextOptions {
         ContextOptions {
             home: paths::home_dir(),
             include_user_files: true,
+            include_ancestors: true,
+            codex_home: paths::codex_home(),
         }
     }
 }
@@ -202,8 +213,9 @@ fn has_paths_scope(text: &str) -> bool {
     })
 }
 
-/// User-level files, which load before the project's.
-fn user_files(format: Format, home: &Path) -> Vec<PathBuf> {
+/// User-level files, which load before the project's. Codex's live in `codex_home`
+/// (`$CODEX_HOME`), else in `~/.codex`.
+fn user_files(format: Format, home: &Path, codex_home: Option<&Path>) -> Vec<PathBuf> {
     let mut before = Vec::new();
     match format {
         Format::ClaudeMd => {
@@ -221,9 +233,10 @@ fn user_files(format: Format, home: &Path) -> Vec<PathBuf> {
         Format::GeminiMd => before.push(home.join(".gemini/GEMINI.md")),
         Format::AgentsMd => {
             // Codex uses the first non-empty one of the two.
-            let first_non_empty = [".codex/AGENTS.override.md", ".codex/AGENTS.md"]
+            let codex = codex_home.map_or_else(|| home.join(".codex"), Path::to_path_buf);
+            let first_non_empty = [agents_md::OVERRIDE, agents_md::FILES.main]
                 .into_iter()
-                .map(|name| home.join(name))
+                .map(|name| codex.join(name))
                 .find(|file| {
                     read_user_file(file).is_ok_and(|t| !agents_md::is_empty_for_codex(&t))
                 });
@@ -256,6 +269,54 @@ fn read_user_file(file: &Path) -> Result<String, CoreError> {
     text::read_text(&real)
 }
 
+/// The instruction files an agent inherits from the folders above the project, outermost
+/// first; they load after the user layer and before the project's files.
+/// - Claude Code: `CLAUDE.md` then `CLAUDE.local.md` of every folder above the project up
+///   to, not including, `/`; when the project is under the home folder the walk stops
+///   below it (the home folder's own files are the user layer's business).
+/// - Codex: `AGENTS.override.md`, else `AGENTS.md`, of every folder from the git root (the
+///   nearest folder above holding `.git`) down to the project; none outside a repository
+///   or when the project is the repository's top. Empty files are skipped when loading.
+pub fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let above: Vec<&Path> = project.ancestors().skip(1).collect();
+    let folders: Vec<&Path> = match format {
+        Format::ClaudeMd => above
+            .into_iter()
+            .take_while(|dir| dir.parent().is_some() && Some(*dir) != home)
+            .collect(),
+        Format::AgentsMd => {
+            if project.join(".git").exists() {
+                return Vec::new();
+            }
+            match above.iter().position(|dir| dir.join(".git").exists()) {
+                Some(root) => above[..=root].to_vec(),
+                None => return Vec::new(),
+            }
+        }
+        _ => return Vec::new(),
+    };
+    let mut files = Vec::new();
+    // Outermost first, as the agents join them.
+    for dir in folders.into_iter().rev() {
+        match format {
+            Format::ClaudeMd => {
+                files.extend(
+                    ["CLAUDE.md", "CLAUDE.local.md"]
+                        .into_iter()
+                        .map(|name| dir.join(name))
+                        .filter(|file| file.is_file()),
+                );
+            }
+            _ => {
+                let codex_override = dir.join(agents_md::OVERRIDE);
+                let main = dir.join(agents_md::FILES.main);
+                files.extend([codex_override, main].into_iter().find(|f| f.is_file()));
+            }
+        }
+    }
+    files
+}
+
 struct Builder<'a> {
     project: &'a Path,
     /// The project, its real path resolved once: every project file loaded is checked
@@ -273,6 +334,17 @@ impl Builder<'_> {
     fn display(&self, path: &Path) -> String {
         if let Ok(rel) = path.strip_prefix(self.project) {
             return rel.display().to_string();
+        }
+        // A file of a folder above the project: `../CLAUDE.md`.
+        if let (Some(dir), Some(name)) = (path.parent(), path.file_name())
+            && let Ok(down) = self.project.strip_prefix(dir)
+            && !down.as_os_str().is_empty()
+        {
+            return format!(
+                "{}{}",
+                "../".repeat(down.components().count()),
+                name.to_string_lossy()
+            );
         }
         if let Ok(canonical_project) = std::fs::canonicalize(self.project)
             && let Ok(rel) = path.strip_prefix(&canonical_project)
@@ -316,6 +388,9 @@ impl Builder<'_> {
                     .unwrap_or_default()
             ),
             (None, Scope::User) => "user-level file, loaded first".to_string(),
+            (None, Scope::Ancestor) => {
+                "inherited from a folder above the project, loaded before its files".to_string()
+            }
             (None, Scope::Project) => format!("start-up file of the {} bank", self.format.label()),
         };
         self.out.pieces.push(LoadedPiece {
@@ -388,7 +463,8 @@ impl Builder<'_> {
             Scope::User if self.format == Format::ClaudeAutoMemory => {
                 confine::read_text(&self.folder, file)
             }
-            Scope::User => read_user_file(file),
+            // Files above the project are the agent's to read, like the user's own.
+            Scope::User | Scope::Ancestor => read_user_file(file),
         };
         let mut text = match read {
             Ok(text) => text,
@@ -434,7 +510,7 @@ impl Builder<'_> {
             self.skip(file, "empty: Codex skips empty files");
             return;
         }
-        if self.format == Format::AgentsMd && scope == Scope::Project {
+        if self.format == Format::AgentsMd && scope != Scope::User {
             let remaining = CODEX_PROJECT_DOC_MAX_BYTES.saturating_sub(self.codex_bytes_used);
             if text.len() > remaining {
                 let kept = floor_char_boundary(&text, remaining);
@@ -466,9 +542,11 @@ impl Builder<'_> {
                 ));
             }
         }
+        // Claude Code does not expand the imports of a CLAUDE.md it loads as an ancestor.
         let expansion = self
             .expander
             .as_mut()
+            .filter(|_| scope != Scope::Ancestor)
             .map(|expander| expander.expand(file, &text));
         self.push_piece(file, scope, Vec::new(), text, notes);
         if let Some(expansion) = expansion {
@@ -522,6 +600,55 @@ impl Builder<'_> {
             ),
         ))
     }
+}
+
+/// What `mode`'s rule files in the project say to read (see [`modes::reads_of_mode`]),
+/// each read confined to the project.
+fn mode_reads(project: &Project, mode: &str) -> Option<(PathBuf, Vec<String>)> {
+    let folder = ProjectFolder::new(&project.path);
+    project
+        .banks
+        .iter()
+        .filter(|location| location.format == Format::RooRules)
+        .find_map(|location| {
+            let rules = crate::core::scan::bank::list_bank(project, location);
+            modes::reads_of_mode(&rules, mode, |file| confine::read_text(&folder, file).ok())
+        })
+}
+
+/// The bank's files with its top files named in `reads` first, in that order (matched by
+/// name, whatever the case or separators), then the others in the format's own order.
+fn in_read_order<'b>(bank: &'b Bank, reads: &[String]) -> Vec<&'b MemoryFile> {
+    let keys: Vec<String> = reads
+        .iter()
+        .map(|r| formats::name_key(r.rsplit(['/', '\\']).next().unwrap_or(r)))
+        .collect();
+    let rules = formats::rules(bank.format);
+    let mut files: Vec<(usize, u8, usize, &MemoryFile)> = bank
+        .files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| {
+            let named = (file.path.parent() == Some(bank.root.as_path()))
+                .then(|| {
+                    let key = formats::name_key(&file.file_name());
+                    keys.iter().position(|k| *k == key)
+                })
+                .flatten();
+            let layer = file
+                .path
+                .strip_prefix(&bank.root)
+                .ok()
+                .and_then(|rel| rules.place(rel).layer)
+                .unwrap_or(u8::MAX);
+            match named {
+                Some(position) => (position, 0, index, file),
+                None => (keys.len(), layer, index, file),
+            }
+        })
+        .collect();
+    files.sort_by_key(|&(position, layer, index, _)| (position, layer, index));
+    files.into_iter().map(|(_, _, _, file)| file).collect()
 }
 
 fn infinity_listing(bank: &Bank, count_tokens: &dyn Fn(&str) -> usize) -> ListingSize {
@@ -646,13 +773,22 @@ pub fn session_context_in_mode(
 ) -> BankContext {
     let format = bank.format;
     let default_mode = crate::core::formats::rules(format).default_mode();
+    // A Memory Bank MCP / Roo bank is read in the order its session mode's rules list.
+    let mode_order = match (format, mode) {
+        (Format::MemoryBankMcp, Some(chosen))
+            if memory_bank_mcp::document_bank_dir(&bank.root).is_none() =>
+        {
+            Some((chosen, mode_reads(project, chosen)))
+        }
+        _ => None,
+    };
     // Only formats with modes have a session mode.
     let mode = default_mode.and(mode.or(default_mode));
     let expander = imports::format_expands_imports(format)
         .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
     // Claude Code's auto memory is read confined to the home folder it lives in.
     let auto_memory_home = match format {
-        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&bank.root),
+        Format::ClaudeAutoMemory => Some(claude_auto_memory::allowed_root(&bank.root)),
         _ => None,
     };
     let mut builder = Builder {
@@ -694,7 +830,7 @@ pub fn session_context_in_mode(
         return builder.out;
     }
     let user_before = match (&options.home, options.include_user_files) {
-        (Some(home), true) => user_files(format, home),
+        (Some(home), true) => user_files(format, home, options.codex_home.as_deref()),
         _ => Vec::new(),
     };
     for file in &user_before {
@@ -705,6 +841,11 @@ pub fn session_context_in_mode(
             continue;
         }
         builder.load(file, Scope::User, false);
+    }
+    if options.include_ancestors {
+        for file in ancestor_files(format, &project.path, options.home.as_deref()) {
+            builder.load(&file, Scope::Ancestor, false);
+        }
     }
     if let Some(mode) = mode {
         let how = if Some(mode) == default_mode {
@@ -717,8 +858,32 @@ pub fn session_context_in_mode(
             .notes
             .push(format!("session in mode {mode} ({how})"));
     }
+    let files: Vec<&MemoryFile> = match &mode_order {
+        Some((chosen, reads)) => {
+            let (how, order) = match reads {
+                Some((source, reads)) => (
+                    format!(
+                        "read in the order of files_to_read in {}",
+                        builder.display(source)
+                    ),
+                    reads.as_slice(),
+                ),
+                None => (
+                    "its rules list no files_to_read, so the bank is read in its format's \
+                     own order"
+                        .to_string(),
+                    &[][..],
+                ),
+            };
+            builder.out.notes.push(format!(
+                "session in mode {chosen} (chosen with --mode): {how}"
+            ));
+            in_read_order(bank, order)
+        }
+        None => bank.files.iter().collect(),
+    };
     let mut on_demand = 0;
-    for file in &bank.files {
+    for file in files {
         if file.is_virtual() {
             continue;
         }
@@ -826,6 +991,8 @@ mod tests {
         let options = ContextOptions {
             home: home.map(Path::to_path_buf),
             include_user_files: home.is_some(),
+            include_ancestors: false,
+            codex_home: None,
         };
         session_context_with(&project, &bank, &words, &options)
     }

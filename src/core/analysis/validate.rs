@@ -1253,6 +1253,10 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
     let mut expander =
         expands.then(|| Expander::new(ImportPolicy::new(&project.path, ctx.home.as_deref())));
     for file in &bank.files {
+        out.extend(formats::instruction_files::local_ignored_finding(
+            bank.format,
+            file,
+        ));
         if !file.is_virtual()
             && file.file_name().ends_with(".local.md")
             && is_tracked(ctx, &project.path, &file.path)

@@ -8,8 +8,14 @@
 //! `-` per UTF-16 unit). The encoding loses information, so mbank never decodes a folder
 //! name: it encodes each project's path and looks for that folder.
 //!
-//! The bank lives in the home folder, which is its allowed root: a link out of it is
-//! refused like a link out of a project. mbank never writes there.
+//! The user's `autoMemoryDirectory` setting (in `~/.claude/settings.json`: a path, `~/`
+//! allowed) moves auto memory to that folder, for every project; [`AutoMemoryPlace`]
+//! reads it once per scan. A settings file that is not JSON is reported on the bank found
+//! at the default place ([`settings_problem`]), never a panic.
+//!
+//! The bank lives in the home folder, which is its allowed root (a folder set with
+//! `autoMemoryDirectory` is its own): a link out of it is refused like a link out of a
+//! project. mbank never writes there.
 use std::path::{Path, PathBuf};
 
 use super::{Budget, FormatRules, Placement, split_rel};
@@ -24,6 +30,12 @@ pub const MAX_BYTES: u64 = 25 * 1024;
 pub const INDEX: &str = "MEMORY.md";
 /// Where the project folders sit, below the home folder.
 pub const PROJECTS_DIR: &str = ".claude/projects";
+/// Claude Code's user settings, below the home folder.
+pub const SETTINGS: &str = ".claude/settings.json";
+/// The user setting that moves auto memory to a folder of the user's choice.
+pub const DIRECTORY_SETTING: &str = "autoMemoryDirectory";
+/// Settings files are small; a bigger one is not read.
+const SETTINGS_MAX_BYTES: u64 = 1024 * 1024;
 
 /// Claude Code's folder name for a project path.
 pub fn project_folder_name(project: &Path) -> String {
@@ -48,25 +60,122 @@ pub fn memory_folder(home: &Path, project: &Path) -> PathBuf {
         .join("memory")
 }
 
-/// The home folder of an auto memory folder (`<home>/.claude/projects/<name>/memory`).
+/// The home folder of an auto memory folder at its default place
+/// (`<home>/.claude/projects/<name>/memory`); `None` for a folder elsewhere
+/// (`autoMemoryDirectory`).
 pub fn home_of(memory_folder: &Path) -> Option<&Path> {
-    memory_folder.ancestors().nth(4)
+    let name_of = |n: usize| memory_folder.ancestors().nth(n).and_then(Path::file_name);
+    let default_place = name_of(0).is_some_and(|n| n == "memory")
+        && name_of(2).is_some_and(|n| n == "projects")
+        && name_of(3).is_some_and(|n| n == ".claude");
+    default_place
+        .then(|| memory_folder.ancestors().nth(4))
+        .flatten()
 }
 
-/// The project's auto memory folder when it exists: under the path as given, else under
-/// its real path (Claude Code names the folder after the path it was started in).
+/// The folder an auto memory folder's files must stay in: the home folder at the default
+/// place, the folder itself when `autoMemoryDirectory` put it elsewhere.
+pub fn allowed_root(memory_folder: &Path) -> &Path {
+    home_of(memory_folder).unwrap_or(memory_folder)
+}
+
+/// Where Claude Code keeps auto memory for one home folder, read once per scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoMemoryPlace {
+    home: PathBuf,
+    /// The folder `autoMemoryDirectory` names (`~/` expanded; relative to the home folder).
+    directory: Option<PathBuf>,
+    /// Whether `~/.claude/projects` exists; most homes hold no auto memory at all.
+    has_projects: bool,
+}
+
+impl AutoMemoryPlace {
+    /// Reads the home folder's Claude Code settings (a broken file is passed over here:
+    /// see [`settings_problem`]).
+    pub fn of_home(home: &Path) -> AutoMemoryPlace {
+        let directory = read_directory_setting(home).ok().flatten();
+        AutoMemoryPlace {
+            home: home.to_path_buf(),
+            has_projects: directory.is_none() && home.join(PROJECTS_DIR).is_dir(),
+            directory,
+        }
+    }
+
+    /// The project's auto memory folder when it exists: the `autoMemoryDirectory` folder
+    /// when one is set; else the default place under the path as given, else under its
+    /// real path (Claude Code names the folder after the path it was started in).
+    pub fn find(&self, project: &Path) -> Option<PathBuf> {
+        if let Some(directory) = &self.directory {
+            return directory.is_dir().then(|| directory.clone());
+        }
+        if !self.has_projects {
+            return None;
+        }
+        let given = memory_folder(&self.home, project);
+        if given.is_dir() {
+            return Some(given);
+        }
+        let real = std::fs::canonicalize(project).ok()?;
+        let real_folder = memory_folder(&self.home, &real);
+        (real != project && real_folder.is_dir()).then_some(real_folder)
+    }
+}
+
+/// The project's auto memory folder under `home`, when it exists (see
+/// [`AutoMemoryPlace::find`]; a scan reads the settings once instead).
 pub fn find_memory_folder(home: &Path, project: &Path) -> Option<PathBuf> {
-    // Most homes hold no auto memory at all: one look per project, no path resolving.
-    if !home.join(PROJECTS_DIR).is_dir() {
-        return None;
+    AutoMemoryPlace::of_home(home).find(project)
+}
+
+/// Why the home folder's Claude Code settings could not be read for
+/// `autoMemoryDirectory`, in words; `None` when they could (or there are none).
+pub fn settings_problem(home: &Path) -> Option<String> {
+    read_directory_setting(home).err()
+}
+
+/// `autoMemoryDirectory` from `<home>/.claude/settings.json`: `Ok(None)` when the file or
+/// the key is missing, `Err` (in words) when the file cannot be read as JSON or the value
+/// is not a path.
+fn read_directory_setting(home: &Path) -> Result<Option<PathBuf>, String> {
+    let file = home.join(SETTINGS);
+    let text = match crate::core::text::read_text_limited(&file, SETTINGS_MAX_BYTES) {
+        Ok(text) => text,
+        Err(e) if crate::core::text::is_not_found(&e) => return Ok(None),
+        Err(e) => return Err(format!("~/{SETTINGS} cannot be read ({e}): {}", fallback())),
+    };
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "~/{SETTINGS} is not valid JSON (line {}, column {}): {}",
+            e.line(),
+            e.column(),
+            fallback()
+        )
+    })?;
+    match value.get(DIRECTORY_SETTING) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(path)) if path.trim().is_empty() => Ok(None),
+        Some(serde_json::Value::String(path)) => Ok(Some(resolve(home, path.trim()))),
+        Some(_) => Err(format!(
+            "{DIRECTORY_SETTING} in ~/{SETTINGS} is not a path: {}",
+            fallback()
+        )),
     }
-    let given = memory_folder(home, project);
-    if given.is_dir() {
-        return Some(given);
+}
+
+fn fallback() -> String {
+    format!("{DIRECTORY_SETTING} is not read; auto memory is looked for in ~/{PROJECTS_DIR}")
+}
+
+/// A path as the settings write it: `~` and `~/…` in the home folder, a relative path
+/// below it.
+fn resolve(home: &Path, path: &str) -> PathBuf {
+    if path == "~" {
+        return home.to_path_buf();
     }
-    let real = std::fs::canonicalize(project).ok()?;
-    let real_folder = memory_folder(home, &real);
-    (real != project && real_folder.is_dir()).then_some(real_folder)
+    match path.strip_prefix("~/") {
+        Some(rest) => home.join(rest),
+        None => home.join(path),
+    }
 }
 
 pub struct ClaudeAutoMemory;
@@ -142,6 +251,46 @@ mod tests {
         let folder = memory_folder(Path::new("/home/me"), Path::new("/w/app"));
         assert_eq!(folder, Path::new("/home/me/.claude/projects/-w-app/memory"));
         assert_eq!(home_of(&folder), Some(Path::new("/home/me")));
+        assert_eq!(allowed_root(&folder), Path::new("/home/me"));
+        let custom = Path::new("/sync/notes");
+        assert_eq!((home_of(custom), allowed_root(custom)), (None, custom));
+    }
+
+    #[test]
+    fn the_directory_setting_moves_auto_memory_and_a_broken_file_is_a_problem() {
+        let home = tempfile::tempdir().unwrap();
+        let home = home.path();
+        let write = |text: &str| {
+            std::fs::create_dir_all(home.join(".claude")).unwrap();
+            std::fs::write(home.join(SETTINGS), text).unwrap();
+        };
+        let default = memory_folder(home, Path::new("/w/app"));
+        std::fs::create_dir_all(&default).unwrap();
+        std::fs::create_dir_all(home.join("sync/mem")).unwrap();
+        // No settings file: the default place.
+        assert_eq!(settings_problem(home), None);
+        assert_eq!(
+            find_memory_folder(home, Path::new("/w/app")),
+            Some(default.clone())
+        );
+        write(r#"{"autoMemoryDirectory": "~/sync/mem", "model": "x"}"#);
+        let place = AutoMemoryPlace::of_home(home);
+        assert_eq!(place.find(Path::new("/w/app")), Some(home.join("sync/mem")));
+        assert_eq!(
+            place.find(Path::new("/w/other")),
+            Some(home.join("sync/mem"))
+        );
+        write(r#"{"autoMemoryDirectory": "~/missing"}"#);
+        assert_eq!(find_memory_folder(home, Path::new("/w/app")), None);
+        // Broken: the default place, and a problem in words.
+        write("{\"autoMemoryDirectory\": ");
+        assert_eq!(find_memory_folder(home, Path::new("/w/app")), Some(default));
+        let problem = settings_problem(home).unwrap();
+        assert!(problem.contains("is not valid JSON (line 1"), "{problem}");
+        write(r#"{"autoMemoryDirectory": 3}"#);
+        assert!(settings_problem(home).unwrap().contains("is not a path"));
+        write("\u{0}\u{1}binary");
+        assert!(settings_problem(home).is_some());
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub const FILES: InstructionFiles = InstructionFiles {
     dot_dir: ".claude",
     reads_dot_dir: true,
     rules_load: LoadKind::Startup,
+    budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to CLAUDE.md",
+    local_ignored: None,
 };
 
 pub struct ClaudeMd;

@@ -44,11 +44,11 @@ impl FormatRules for Cline {
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
-        file_budgets(file)
+        file_budgets(file, GUIDELINES)
     }
 
     fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
-        bank_budgets()
+        bank_budgets(GUIDELINES)
     }
 
     fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
@@ -94,24 +94,25 @@ pub fn place_memory_bank(rel: &Path, layer: fn(Role) -> Option<u8>) -> Placement
     }
 }
 
-/// The family's per-file budget: start-up files only.
-pub fn file_budgets(file: &MemoryFile) -> Vec<Budget> {
+/// The family's per-file budget: start-up files only. `source` names where the format
+/// takes it from, in words ([`GUIDELINES`] for Cline's own banks).
+pub fn file_budgets(file: &MemoryFile, source: &'static str) -> Vec<Budget> {
     if file.load != LoadKind::Startup {
         return Vec::new();
     }
     vec![Budget::new(
         "500–1,000 tokens per file",
-        GUIDELINES,
+        source,
         Unit::Tokens,
         PER_FILE_TOKENS,
     )]
 }
 
-/// The family's whole-bank budget.
-pub fn bank_budgets() -> Vec<Budget> {
+/// The family's whole-bank budget, with its source as in [`file_budgets`].
+pub fn bank_budgets(source: &'static str) -> Vec<Budget> {
     vec![Budget::new(
         "whole bank under 5,000 tokens",
-        GUIDELINES,
+        source,
         Unit::Tokens,
         BANK_TOKENS,
     )]

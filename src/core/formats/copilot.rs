@@ -111,21 +111,17 @@ impl FormatRules for Copilot {
     }
 
     fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
-        if !is_path_specific(Path::new(&file.display)) {
-            return Vec::new();
-        }
-        let fm = rule_frontmatter::read(text);
-        let mut out = rule_frontmatter::structure_findings(&fm, &file.path, "Copilot");
-        if !fm.unclosed && load_of(&fm) == LoadKind::Manual {
-            out.push(rule_frontmatter::never_picked(
-                &file.path,
-                None,
-                "no applyTo globs: Copilot never applies these instructions by itself; they \
-                 load only when you attach them"
-                    .to_string(),
-            ));
-        }
-        out
+        rule_frontmatter::check_rule(file, text, is_path_specific, "Copilot", |fm, out| {
+            if load_of(fm) == LoadKind::Manual {
+                out.push(rule_frontmatter::never_picked(
+                    &file.path,
+                    None,
+                    "no applyTo globs: Copilot never applies these instructions by itself; they \
+                     load only when you attach them"
+                        .to_string(),
+                ));
+            }
+        })
     }
 
     fn lenient_frontmatter(&self) -> bool {

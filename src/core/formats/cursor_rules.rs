@@ -2,6 +2,9 @@
 //! (`alwaysApply: true` at every session start, `globs` when a matching file is in play,
 //! a `description` alone when the agent asks for it, nothing at all only when the user
 //! @-mentions it), and the legacy `.cursorrules` at the project's top, read at every start.
+//! Nested `.cursor/rules/` folders in the project's sub-folders (`packages/api/.cursor/rules/`)
+//! hold rules Cursor attaches when files of that sub-folder are in play: an always-applied
+//! one there loads on demand, not at session start.
 use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
@@ -19,9 +22,22 @@ const PATHS: ProjectPaths = ProjectPaths {
 
 pub struct CursorRules;
 
-/// A rule file Cursor reads: `.mdc` under `.cursor/rules/`.
+/// A rule file Cursor reads: `.mdc` under `.cursor/rules/`, at the project's top or in a
+/// sub-folder.
 fn is_rule(rel: &Path) -> bool {
-    rel.starts_with(RULES_DIR) && rel.extension().is_some_and(|e| e == "mdc")
+    rules_folder_depth(rel).is_some() && rel.extension().is_some_and(|e| e == "mdc")
+}
+
+/// How many folders above the `.cursor/rules/` folder holding `rel` are: 0 at the project's
+/// top, more for a nested one; `None` outside any.
+fn rules_folder_depth(rel: &Path) -> Option<usize> {
+    let parts: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
+    // The folder is never the file itself: at least one part follows `rules`.
+    (0..parts.len().saturating_sub(2)).find(|&i| parts[i] == ".cursor" && parts[i + 1] == "rules")
+}
+
+fn is_nested(rel: &Path) -> bool {
+    rules_folder_depth(rel).is_some_and(|depth| depth > 0)
 }
 
 /// When a rule loads, from its frontmatter.
@@ -45,6 +61,13 @@ impl FormatRules for CursorRules {
     fn place(&self, rel: &Path) -> Placement {
         let (role, layer, group, load) = if rel == Path::new(LEGACY_FILE) {
             (Role::Rules, Some(1), None, LoadKind::Startup)
+        } else if is_rule(rel) && is_nested(rel) {
+            (
+                Role::Rules,
+                Some(3),
+                Some("nested rules".into()),
+                LoadKind::Manual,
+            )
         } else if is_rule(rel) {
             // Without frontmatter a rule loads only when @-mentioned; listing reads it.
             (Role::Rules, Some(2), Some("rules".into()), LoadKind::Manual)
@@ -60,7 +83,7 @@ impl FormatRules for CursorRules {
     }
 
     fn keeps(&self, rel: &Path) -> bool {
-        PATHS.contains(rel)
+        PATHS.contains(rel) || is_rule(rel)
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
@@ -79,46 +102,47 @@ impl FormatRules for CursorRules {
         PATHS
     }
 
+    fn nested_folders(&self) -> &'static [&'static str] {
+        &[RULES_DIR]
+    }
+
     fn reads_frontmatter(&self, rel: &Path) -> bool {
         is_rule(rel)
     }
 
-    fn frontmatter_load(&self, _rel: &Path, text: &str) -> Option<LoadKind> {
-        Some(load_of(&rule_frontmatter::read(text)))
+    fn frontmatter_load(&self, rel: &Path, text: &str) -> Option<LoadKind> {
+        match load_of(&rule_frontmatter::read(text)) {
+            // A nested rule applies only where its folder's files are in play.
+            LoadKind::Startup if is_nested(rel) => Some(LoadKind::OnDemand),
+            load => Some(load),
+        }
     }
 
     fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
-        if !is_rule(Path::new(&file.display)) {
-            return Vec::new();
-        }
-        let fm = rule_frontmatter::read(text);
-        let mut out = rule_frontmatter::structure_findings(&fm, &file.path, "Cursor");
-        if fm.unclosed {
-            return out;
-        }
-        if let Some(Err(value)) = fm.flag("alwaysApply") {
-            out.push(Finding::new(
-                Severity::Warning,
-                "rule-frontmatter-value",
-                &file.path,
-                fm.get("alwaysApply").map(|e| e.line),
-                format!(
-                    "alwaysApply: {value} is neither true nor false: Cursor does not apply the \
+        rule_frontmatter::check_rule(file, text, is_rule, "Cursor", |fm, out| {
+            if let Some(Err(value)) = fm.flag("alwaysApply") {
+                out.push(Finding::new(
+                    Severity::Warning,
+                    "rule-frontmatter-value",
+                    &file.path,
+                    fm.get("alwaysApply").map(|e| e.line),
+                    format!(
+                        "alwaysApply: {value} is neither true nor false: Cursor does not apply the \
                      rule always"
-                ),
-            ));
-        }
-        if load_of(&fm) == LoadKind::Manual {
-            let line = fm.get("alwaysApply").map(|e| e.line);
-            out.push(rule_frontmatter::never_picked(
-                &file.path,
-                line,
-                "the rule is not always applied and has no globs and no description: Cursor \
+                    ),
+                ));
+            }
+            if load_of(fm) == LoadKind::Manual {
+                let line = fm.get("alwaysApply").map(|e| e.line);
+                out.push(rule_frontmatter::never_picked(
+                    &file.path,
+                    line,
+                    "the rule is not always applied and has no globs and no description: Cursor \
                  never picks it by itself; it loads only when you @-mention it"
-                    .to_string(),
-            ));
-        }
-        out
+                        .to_string(),
+                ));
+            }
+        })
     }
 
     fn lenient_frontmatter(&self) -> bool {
@@ -151,5 +175,28 @@ mod tests {
         assert_eq!((legacy.layer, legacy.load), (Some(1), LoadKind::Startup));
         let stray = CursorRules.place(Path::new(".cursor/rules/notes.txt"));
         assert_eq!(stray.load, LoadKind::Never);
+    }
+
+    #[test]
+    fn nested_rule_folders_hold_rules_that_apply_where_they_sit() {
+        let always = "---\nalwaysApply: true\n---\n";
+        let top = Path::new(".cursor/rules/deep/er/a.mdc");
+        let nested = Path::new("packages/api/.cursor/rules/b.mdc");
+        assert!(is_rule(top) && !is_nested(top));
+        assert!(is_rule(nested) && is_nested(nested));
+        assert!(!is_rule(Path::new(".cursor/rules.mdc")));
+        assert_eq!(
+            CursorRules.frontmatter_load(top, always),
+            Some(LoadKind::Startup)
+        );
+        assert_eq!(
+            CursorRules.frontmatter_load(nested, always),
+            Some(LoadKind::OnDemand)
+        );
+        assert!(CursorRules.keeps(nested));
+        assert_eq!(
+            CursorRules.place(nested).group.as_deref(),
+            Some("nested rules")
+        );
     }
 }

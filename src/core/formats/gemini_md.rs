@@ -11,6 +11,8 @@ pub const FILES: InstructionFiles = InstructionFiles {
     dot_dir: ".gemini",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
+    budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to GEMINI.md",
+    local_ignored: Some("Gemini CLI reads GEMINI.md only, no GEMINI.local.md"),
 };
 
 pub struct GeminiMd;

@@ -7,9 +7,12 @@ use std::path::Path;
 
 use super::{Budget, Placement, agents_md, beans_md, claude_md, gemini_md, split_rel};
 use crate::core::analysis::budgets::Unit;
+use crate::core::findings::{Finding, Severity};
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
-/// Where the family's budgets come from.
+/// Where the family's budgets come from: Beans-Code's spec; the other members' agents
+/// document no line or token budget of their own, so theirs say they borrow it
+/// ([`InstructionFiles::budget_source`]).
 pub const GUIDELINES: &str = "hierarchical memory recommendations for Beans-Code";
 
 /// One member of the family.
@@ -25,6 +28,12 @@ pub struct InstructionFiles {
     pub reads_dot_dir: bool,
     /// When a rule in `<dot_dir>/rules/` without a `paths:` scope loads.
     pub rules_load: LoadKind,
+    /// The family's budgets as this member's files get them, their source in words.
+    pub budget_source: &'static str,
+    /// `None` when the agent loads the private `.local.md` (Claude Code, Beans-Code);
+    /// else why it never does, in words ("Codex reads AGENTS.override.md and AGENTS.md
+    /// only"): such a file is listed, loads never, and says so in a finding.
+    pub local_ignored: Option<&'static str>,
 }
 
 /// The members whose agents read a `rules/` folder in their own folder.
@@ -38,6 +47,10 @@ impl InstructionFiles {
         let first = parents.first().map(String::as_str);
         let in_dot_dir = first == Some(self.dot_dir);
         let (role, layer, group, load) = match first {
+            // A private file the agent does not read, wherever it sits.
+            _ if file_name == self.local && self.local_ignored.is_some() => {
+                (Role::Instructions, None, None, LoadKind::Never)
+            }
             None if file_name == self.main => {
                 (Role::Instructions, Some(1), None, LoadKind::Startup)
             }
@@ -87,6 +100,25 @@ impl InstructionFiles {
         name == self.main || name == self.local || in_rules
     }
 
+    /// The finding of a private `.local.md` the agent never loads, for members whose agent
+    /// reads none.
+    pub fn local_ignored_finding(&self, file: &MemoryFile) -> Option<Finding> {
+        let why = self.local_ignored?;
+        (file.file_name() == self.local).then(|| {
+            Finding::new(
+                Severity::Info,
+                "local-file-not-loaded",
+                &file.path,
+                None,
+                format!(
+                    "{} is never loaded: {why}; put what it says in {} (or import it from \
+                     a file the agent reads)",
+                    file.display, self.main
+                ),
+            )
+        })
+    }
+
     /// The family's per-file budget, for files that load.
     pub fn file_budgets(&self, file: &MemoryFile) -> Vec<Budget> {
         if file.load == LoadKind::Never {
@@ -94,7 +126,7 @@ impl InstructionFiles {
         }
         vec![Budget::new(
             "≤ 500 lines per file",
-            GUIDELINES,
+            self.budget_source,
             Unit::Lines,
             500,
         )]
@@ -105,13 +137,13 @@ impl InstructionFiles {
         vec![
             Budget::new(
                 "≤ 10% of a 200K-token context",
-                GUIDELINES,
+                self.budget_source,
                 Unit::Tokens,
                 20_000,
             ),
             Budget::new(
                 "≤ 200 lines loaded at start-up",
-                GUIDELINES,
+                self.budget_source,
                 Unit::Lines,
                 200,
             ),
@@ -119,15 +151,26 @@ impl InstructionFiles {
     }
 }
 
-/// The instruction file name of a member of the family (`CLAUDE.md`).
-pub fn hierarchical_file_name(format: Format) -> Option<&'static str> {
+/// The member of the family a format is.
+fn member(format: Format) -> Option<&'static InstructionFiles> {
     match format {
-        Format::ClaudeMd => Some(claude_md::FILES.main),
-        Format::AgentsMd => Some(agents_md::FILES.main),
-        Format::GeminiMd => Some(gemini_md::FILES.main),
-        Format::BeansMd => Some(beans_md::FILES.main),
+        Format::ClaudeMd => Some(&claude_md::FILES),
+        Format::AgentsMd => Some(&agents_md::FILES),
+        Format::GeminiMd => Some(&gemini_md::FILES),
+        Format::BeansMd => Some(&beans_md::FILES),
         _ => None,
     }
+}
+
+/// A bank's private `.local.md` its agent never loads, as a finding (see
+/// [`InstructionFiles::local_ignored`]).
+pub fn local_ignored_finding(format: Format, file: &MemoryFile) -> Option<Finding> {
+    member(format)?.local_ignored_finding(file)
+}
+
+/// The instruction file name of a member of the family (`CLAUDE.md`).
+pub fn hierarchical_file_name(format: Format) -> Option<&'static str> {
+    member(format).map(|files| files.main)
 }
 
 #[cfg(test)]
@@ -147,5 +190,19 @@ mod tests {
         assert_eq!((p.role, p.layer), (Role::Rules, Some(2)));
         let p = ClaudeMd.place(&PathBuf::from("statusline/CLAUDE.md"));
         assert_eq!((p.layer, p.load), (Some(4), LoadKind::OnDemand));
+    }
+
+    #[test]
+    fn only_agents_that_read_a_local_file_load_it() {
+        use crate::core::formats::agents_md::AgentsMd;
+        for rel in ["AGENTS.local.md", "api/AGENTS.local.md"] {
+            assert_eq!(
+                AgentsMd.place(Path::new(rel)).load,
+                LoadKind::Never,
+                "{rel}"
+            );
+        }
+        let p = ClaudeMd.place(Path::new("CLAUDE.local.md"));
+        assert_eq!(p.load, LoadKind::Startup);
     }
 }

@@ -71,16 +71,9 @@ impl FormatRules for Kiro {
     }
 
     fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
-        if !is_steering(Path::new(&file.display)) {
-            return Vec::new();
-        }
-        let fm = rule_frontmatter::read(text);
-        let mut out = rule_frontmatter::structure_findings(&fm, &file.path, "Kiro");
-        if fm.unclosed {
-            return out;
-        }
-        let line = fm.get("inclusion").map(|e| e.line);
-        match fm.text("inclusion") {
+        rule_frontmatter::check_rule(file, text, is_steering, "Kiro", |fm, out| {
+            let line = fm.get("inclusion").map(|e| e.line);
+            match fm.text("inclusion") {
             Some(inclusion) if !INCLUSIONS.contains(&inclusion) => out.push(Finding::new(
                 Severity::Warning,
                 "rule-frontmatter-value",
@@ -111,7 +104,7 @@ impl FormatRules for Kiro {
             }
             _ => {}
         }
-        out
+        })
     }
 
     fn lenient_frontmatter(&self) -> bool {

@@ -5,7 +5,9 @@
 //! `memory-bank-mcp-server` family (`global-memory-bank/`, `branch-memory-bank/<branch>/`,
 //! also under `docs/`), which the server hands to the agent on request.
 //!
-//! Budgets and the placeholder check are the memory-bank family's (`cline.rs`).
+//! Budgets and the placeholder check are the memory-bank family's (`cline.rs`): the
+//! Memory Bank MCP spec sets no size limit of its own, so its budgets say so in their
+//! source ([`BUDGET_SOURCE`]) rather than pass for its own rule or for Cline's.
 use std::path::Path;
 
 use super::{Budget, ExpectedFiles, FormatRules, Placement, cline, names};
@@ -14,6 +16,10 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 /// Folder names of the JSON document banks of the `memory-bank-mcp-server` family:
 /// one global bank and one bank folder per git branch.
 pub const DOCUMENT_BANK_DIRS: [&str; 2] = ["global-memory-bank", "branch-memory-bank"];
+
+/// Where this format's budgets come from, in words.
+pub const BUDGET_SOURCE: &str =
+    "memory-bank family guideline; Memory Bank MCP / Roo documents no size limit of its own";
 
 /// The five core files of the Memory Bank MCP protocol: product-context, active-context,
 /// progress, decision-log and system-patterns. Product context (the overview resource),
@@ -138,11 +144,11 @@ impl FormatRules for MemoryBankMcp {
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
-        cline::file_budgets(file)
+        cline::file_budgets(file, BUDGET_SOURCE)
     }
 
     fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
-        cline::bank_budgets()
+        cline::bank_budgets(BUDGET_SOURCE)
     }
 
     fn expected_files(&self, bank: &Bank) -> ExpectedFiles {

@@ -115,6 +115,12 @@ pub trait FormatRules: Send + Sync {
         ProjectPaths::default()
     }
 
+    /// Rule folders (relative paths such as `.cursor/rules`) that may also sit in the
+    /// project's sub-folders, a few levels down; bank listing finds and lists them whole.
+    fn nested_folders(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// When a file loads, decided by its text (a rule's frontmatter): `None` keeps what
     /// [`place`](FormatRules::place) said. Asked only for files
     /// [`reads_frontmatter`](FormatRules::reads_frontmatter) names.

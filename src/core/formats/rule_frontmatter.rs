@@ -7,6 +7,7 @@ use std::path::Path;
 
 use crate::core::findings::{Finding, Severity};
 use crate::core::markdown;
+use crate::core::model::MemoryFile;
 
 /// One `key: value` line, with the list items under it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,6 +201,28 @@ pub fn structure_findings(fm: &RuleFrontmatter, path: &Path, tool: &str) -> Vec<
         .collect()
 }
 
+/// What every rule format's `check_text` does first: nothing for a file that is not one
+/// of its rules (`is_rule`, given the project-relative path); else the findings about
+/// frontmatter `tool` cannot read, then, when the frontmatter is closed, what the
+/// format's own `checks` add from it.
+pub fn check_rule(
+    file: &MemoryFile,
+    text: &str,
+    is_rule: impl Fn(&Path) -> bool,
+    tool: &str,
+    checks: impl FnOnce(&RuleFrontmatter, &mut Vec<Finding>),
+) -> Vec<Finding> {
+    if !is_rule(Path::new(&file.display)) {
+        return Vec::new();
+    }
+    let fm = read(text);
+    let mut out = structure_findings(&fm, &file.path, tool);
+    if !fm.unclosed {
+        checks(&fm, &mut out);
+    }
+    out
+}
+
 /// A rule that loads only when named, because nothing lets the agent pick it.
 pub fn never_picked(path: &Path, line: Option<usize>, why: String) -> Finding {
     Finding::new(Severity::Warning, "rule-never-picked", path, line, why)
@@ -208,6 +231,48 @@ pub fn never_picked(path: &Path, line: Option<usize>, why: String) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn check_rule_reads_only_rules_and_checks_only_closed_frontmatter() {
+        let file = |display: &str| MemoryFile {
+            path: Path::new("/p").join(display),
+            display: display.into(),
+            role: crate::core::model::Role::Rules,
+            layer: None,
+            order: 0,
+            group: None,
+            load: crate::core::model::LoadKind::Manual,
+            size: 0,
+            modified: None,
+            memory: None,
+            unreadable: None,
+        };
+        let is_rule = |rel: &Path| rel.starts_with("rules");
+        let check = |display: &str, text: &str| {
+            check_rule(&file(display), text, is_rule, "Tool", |fm, out| {
+                out.push(never_picked(
+                    Path::new("x"),
+                    None,
+                    fm.text("k").unwrap_or("none").to_string(),
+                ))
+            })
+            .into_iter()
+            .map(|f| (f.code, f.message))
+            .collect::<Vec<_>>()
+        };
+        assert!(check("notes.md", "---\nk: v\n---\n").is_empty());
+        assert_eq!(
+            check("rules/a.md", "---\nk: v\n---\n"),
+            vec![("rule-never-picked", "v".to_string())]
+        );
+        let unclosed = check("rules/a.md", "---\nk: v\n");
+        assert_eq!(unclosed.len(), 1);
+        assert_eq!(unclosed[0].0, "frontmatter-unclosed");
+        assert!(unclosed[0].1.contains("Tool cannot read"));
+        let odd = check("rules/a.md", "---\nnot a pair\nk: v\n---\n");
+        let codes: Vec<&str> = odd.iter().map(|(c, _)| *c).collect();
+        assert_eq!(codes, ["frontmatter-invalid", "rule-never-picked"]);
+    }
 
     #[test]
     fn reads_bare_globs_lists_and_quotes_like_the_tools() {

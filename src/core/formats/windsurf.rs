@@ -118,16 +118,9 @@ impl FormatRules for Windsurf {
     }
 
     fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
-        if !is_rule(Path::new(&file.display)) {
-            return Vec::new();
-        }
-        let fm = rule_frontmatter::read(text);
-        let mut out = rule_frontmatter::structure_findings(&fm, &file.path, "Windsurf");
-        if fm.unclosed {
-            return out;
-        }
-        let line = fm.get("trigger").map(|e| e.line);
-        match fm.text("trigger") {
+        rule_frontmatter::check_rule(file, text, is_rule, "Windsurf", |fm, out| {
+            let line = fm.get("trigger").map(|e| e.line);
+            match fm.text("trigger") {
             Some(trigger) if !TRIGGERS.contains(&trigger) => out.push(Finding::new(
                 Severity::Warning,
                 "rule-frontmatter-value",
@@ -158,7 +151,7 @@ impl FormatRules for Windsurf {
             }
             _ => {}
         }
-        out
+        })
     }
 
     fn lenient_frontmatter(&self) -> bool {

@@ -258,8 +258,19 @@ impl Lister<'_> {
 /// it holds the file; only real folders are entered, and a file that is a symlink must
 /// stay inside the project.
 fn nested_instruction_files(lister: &mut Lister<'_>, dir: &Path, file_name: &str, depth: usize) {
+    for sub in sub_folders(lister, dir) {
+        lister.push_child_if_file(&sub, file_name);
+        if depth + 1 < MAX_NESTED_DEPTH {
+            nested_instruction_files(lister, &sub, file_name, depth + 1);
+        }
+    }
+}
+
+/// The sub-folders of `dir` that may hold nested instruction files or rule folders: not
+/// hidden, not dependencies or build output, not a memory bank; sorted.
+fn sub_folders(lister: &Lister<'_>, dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = lister.listings.list(dir) else {
-        return;
+        return Vec::new();
     };
     let mut dirs: Vec<PathBuf> = entries
         .iter()
@@ -273,10 +284,22 @@ fn nested_instruction_files(lister: &mut Lister<'_>, dir: &Path, file_name: &str
         .map(|e| dir.join(&e.name))
         .collect();
     dirs.sort();
-    for sub in dirs {
-        lister.push_child_if_file(&sub, file_name);
+    dirs
+}
+
+/// Lists the rule folder `rel` (`.cursor/rules`) wherever it sits in the sub-folders of
+/// `dir`, to `MAX_NESTED_DEPTH` levels; every folder on the way is confined.
+fn nested_rule_folders(lister: &mut Lister<'_>, dir: &Path, rel: &str, depth: usize) {
+    for sub in sub_folders(lister, dir) {
+        let mut folder = Some(sub.clone());
+        for part in rel.split('/') {
+            folder = folder.and_then(|f| lister.child_dir(&f, part));
+        }
+        if let Some(folder) = folder {
+            lister.walk(&folder, 1);
+        }
         if depth + 1 < MAX_NESTED_DEPTH {
-            nested_instruction_files(lister, &sub, file_name, depth + 1);
+            nested_rule_folders(lister, &sub, rel, depth + 1);
         }
     }
 }
@@ -478,6 +501,9 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
         }
     }
     let rules = formats::rules(lister.format);
+    for rel in rules.nested_folders() {
+        nested_rule_folders(lister, &project, rel, 0);
+    }
     let listings = lister.listings;
     for file in &mut lister.files {
         let rel = paths::relative_to(&file.path, &project).unwrap_or(&file.path);
@@ -706,14 +732,16 @@ fn list_bank_in(
     folder: &ProjectFolder<'_>,
     location: &BankLocation,
 ) -> Bank {
-    // Claude Code's auto memory lives in the home folder, which is its allowed root.
-    let home = match location.format {
-        Format::ClaudeAutoMemory => claude_auto_memory::home_of(&location.root),
+    // Claude Code's auto memory lives in the home folder, which is its allowed root (or
+    // in the folder `autoMemoryDirectory` names, its own).
+    let auto_root = match location.format {
+        Format::ClaudeAutoMemory => Some(claude_auto_memory::allowed_root(&location.root)),
         _ => None,
     };
-    let home_folder = home.map(ProjectFolder::new);
-    let (base, folder) = match (home, &home_folder) {
-        (Some(home), Some(home_folder)) => (home, home_folder),
+    let home = auto_root.and_then(|_| claude_auto_memory::home_of(&location.root));
+    let auto_folder = auto_root.map(ProjectFolder::new);
+    let (base, folder) = match (auto_root, &auto_folder) {
+        (Some(root), Some(auto_folder)) => (root, auto_folder),
         _ => (project.path.as_path(), folder),
     };
     let mut lister = Lister {
@@ -754,13 +782,19 @@ fn list_bank_in(
     }
     let Lister {
         mut files,
-        problems,
+        mut problems,
         outside,
         ..
     } = lister;
-    if home.is_some() {
+    if let Some(home) = home {
         for file in &mut files {
             file.display = format!("~/{}", file.display);
+        }
+        problems.extend(claude_auto_memory::settings_problem(home));
+    } else if let Some(root) = auto_root {
+        // A folder of the user's choice: shown where it is.
+        for file in &mut files {
+            file.display = root.join(&file.display).display().to_string();
         }
     }
     sort_read_order(location.format, &mut files);

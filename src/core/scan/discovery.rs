@@ -13,6 +13,7 @@ use globset::GlobSet;
 
 use crate::core::confine::{Confinement, ProjectFolder};
 use crate::core::formats;
+use crate::core::formats::claude_auto_memory::AutoMemoryPlace;
 use crate::core::model::{BankLocation, Format, Project};
 use crate::core::scan::listings::{Entry, Kind, Listings};
 
@@ -32,6 +33,10 @@ pub struct ScanOptions {
     pub depth: usize,
     /// Extra globs (matched against paths relative to the root and against folder names).
     pub ignore: GlobSet,
+    /// The home folder whose Claude Code auto memory is shown under the projects it
+    /// belongs to; `None` (the default, and what tests use unless they pass a temporary
+    /// one) looks at no home folder at all.
+    pub home: Option<PathBuf>,
 }
 
 impl Default for ScanOptions {
@@ -39,6 +44,7 @@ impl Default for ScanOptions {
         ScanOptions {
             depth: 2,
             ignore: GlobSet::empty(),
+            home: None,
         }
     }
 }
@@ -391,34 +397,41 @@ fn may_descend(name: &str, rel: &Path, options: &ScanOptions) -> bool {
     !(is_skipped_name(name) || options.ignore.is_match(name) || options.ignore.is_match(rel))
 }
 
-/// The home folder whose Claude Code auto memory is shown under projects. Unit tests
-/// never look at the real home (integration tests run with a temporary HOME).
-fn auto_memory_home() -> Option<PathBuf> {
-    if cfg!(test) {
-        return None;
-    }
-    crate::core::paths::home_dir()
+/// Where the home folder keeps Claude Code's auto memory, read once per scan.
+fn auto_memory_place(home: Option<&Path>) -> Option<AutoMemoryPlace> {
+    home.map(AutoMemoryPlace::of_home)
 }
 
-/// Adds the project's Claude Code auto memory (kept in the home folder) to a project.
-fn add_auto_memory(markers: &mut Markers, project: &Path) {
-    if let Some(home) = auto_memory_home()
-        && let Some(folder) = formats::claude_auto_memory::find_memory_folder(&home, project)
-    {
+/// Adds the project's Claude Code auto memory (kept in the home folder, or where the
+/// user's `autoMemoryDirectory` says) to a project.
+fn add_auto_memory(markers: &mut Markers, project: &Path, place: Option<&AutoMemoryPlace>) {
+    if let Some(folder) = place.and_then(|place| place.find(project)) {
         markers.add(Format::ClaudeAutoMemory, folder, None);
     }
 }
 
-/// Recognises one folder as a project, whatever its depth (used for folders named on the
-/// command line). `None` when it holds no memory format.
+/// Recognises one folder as a project, whatever its depth, from the folder alone: no
+/// home folder is looked at, so the user's Claude Code auto memory is not among its banks
+/// (see [`project_at_home`]). `None` when it holds no memory format.
 pub fn project_at(path: &Path, name: String) -> Option<Project> {
-    project_at_with(&Listings::in_memory(), path, name)
+    project_at_with(&Listings::in_memory(), path, name, None)
 }
 
-/// [`project_at`] with listings shared with the rest of the run.
-pub fn project_at_with(listings: &Listings, path: &Path, name: String) -> Option<Project> {
+/// [`project_at`] with the auto memory `home` keeps for the project (used for folders
+/// named on the command line, with the user's home folder).
+pub fn project_at_home(path: &Path, name: String, home: Option<&Path>) -> Option<Project> {
+    project_at_with(&Listings::in_memory(), path, name, home)
+}
+
+/// [`project_at_home`] with listings shared with the rest of the run.
+pub fn project_at_with(
+    listings: &Listings,
+    path: &Path,
+    name: String,
+    home: Option<&Path>,
+) -> Option<Project> {
     let mut markers = markers_of(listings, path);
-    add_auto_memory(&mut markers, path);
+    add_auto_memory(&mut markers, path, auto_memory_place(home).as_ref());
     (!markers.banks.is_empty()).then(|| Project {
         name,
         path: path.to_path_buf(),
@@ -447,6 +460,7 @@ struct Walk<'a> {
     options: &'a ScanOptions,
     visited: &'a Visited,
     listings: &'a Listings,
+    auto_memory: Option<&'a AutoMemoryPlace>,
 }
 
 impl Walk<'_> {
@@ -497,7 +511,7 @@ impl Walk<'_> {
         };
         if is_project {
             claimed.extend(markers.banks.iter().map(|b| b.root.clone()));
-            add_auto_memory(&mut markers, &dir);
+            add_auto_memory(&mut markers, &dir, self.auto_memory);
             let rel = dir.strip_prefix(self.root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
                 self.root
@@ -577,12 +591,14 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Vec<Project> {
 pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec<Project> {
     let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let visited = Visited::new(HashSet::from([canonical_root.clone()]));
+    let auto_memory = auto_memory_place(options.home.as_deref());
     let walk = Walk {
         root,
         canonical_root: &canonical_root,
         options,
         visited: &visited,
         listings,
+        auto_memory: auto_memory.as_ref(),
     };
     let mut top = Vec::new();
     let mut claimed = HashSet::new();
@@ -700,6 +716,7 @@ mod tests {
         let options = ScanOptions {
             depth: 2,
             ignore: builder.build().unwrap(),
+            home: None,
         };
         let names: Vec<String> = scan(r, &options).into_iter().map(|p| p.name).collect();
         assert_eq!(names, vec!["a/b".to_string()]);
@@ -841,5 +858,44 @@ mod tests {
                 project.name
             );
         }
+    }
+
+    #[test]
+    fn auto_memory_is_looked_for_only_in_the_home_folder_passed_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        let project = root.join("app");
+        fs::create_dir_all(&project).unwrap();
+        fs::write(project.join("CLAUDE.md"), "# App\n").unwrap();
+        let home = dir.path().join("home");
+        let memory = formats::claude_auto_memory::memory_folder(&home, &project);
+        fs::create_dir_all(&memory).unwrap();
+        fs::write(memory.join("MEMORY.md"), "- note\n").unwrap();
+        let formats_of = |project: Option<Project>| project.map(|p| p.formats());
+        // No home passed: no home folder is looked at.
+        assert_eq!(
+            formats_of(project_at(&project, "app".into())),
+            Some(vec![Format::ClaudeMd])
+        );
+        assert_eq!(
+            formats_of(project_at_home(&project, "app".into(), Some(&home))),
+            Some(vec![Format::ClaudeMd, Format::ClaudeAutoMemory])
+        );
+        let scanned = |home: Option<PathBuf>| {
+            let options = ScanOptions {
+                home,
+                ..ScanOptions::default()
+            };
+            scan(&root, &options)
+                .into_iter()
+                .flat_map(|p| p.banks)
+                .map(|b| b.format)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(scanned(None), vec![Format::ClaudeMd]);
+        assert_eq!(
+            scanned(Some(home.clone())),
+            vec![Format::ClaudeMd, Format::ClaudeAutoMemory]
+        );
     }
 }

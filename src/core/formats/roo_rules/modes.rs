@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::core::analysis::rule_files::BUILT_IN_ROO_MODES;
 use crate::core::findings::{Finding, Severity};
 use crate::core::limits::{self, LimitExceeded};
 use crate::core::model::{Bank, Format, ModeRule};
@@ -393,6 +394,58 @@ pub fn parse_roomodes(path: &Path, text: &str) -> Result<Vec<CustomMode>, ModePa
             })
         })
         .collect())
+}
+
+/// Modes every Memory Bank MCP bank has (its spec's `/memory-bank/modes`).
+pub const MEMORY_BANK_MCP_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
+
+/// The modes a project's sessions can start in, sorted: Roo Code's built-in modes, every
+/// mode the rule files of its banks declare, and with a Memory Bank MCP bank its spec's
+/// five. `None` when no bank of the project has modes.
+pub fn modes_of_project(banks: &[Bank]) -> Option<Vec<String>> {
+    let with_modes = |f: Format| matches!(f, Format::RooRules | Format::MemoryBankMcp);
+    if !banks.iter().any(|b| with_modes(b.format)) {
+        return None;
+    }
+    let mut modes: Vec<String> = banks
+        .iter()
+        .flat_map(|b| modes_of_bank(b).0)
+        .map(|rule| rule.mode)
+        .collect();
+    if banks.iter().any(|b| b.format == Format::MemoryBankMcp) {
+        modes.extend(MEMORY_BANK_MCP_MODES.iter().map(|m| m.to_string()));
+    }
+    modes.extend(BUILT_IN_ROO_MODES.iter().map(|m| m.to_string()));
+    modes.sort();
+    modes.dedup();
+    Some(modes)
+}
+
+/// What `mode`'s rules say to read at session start (`files_to_read`), and the rule file
+/// saying it: the first of the rules bank's `.clinerules-{mode}`, `.roorules-{mode}` and
+/// structured files in `.roo/rules-{mode}/` that lists any. `read` reads a file (the
+/// caller confines it); a file that cannot be read or parsed gives nothing here
+/// (validation reports it).
+pub fn reads_of_mode(
+    rules_bank: &Bank,
+    mode: &str,
+    read: impl Fn(&Path) -> Option<String>,
+) -> Option<(PathBuf, Vec<String>)> {
+    if rules_bank.format != Format::RooRules {
+        return None;
+    }
+    rules_bank.files.iter().find_map(|file| {
+        let rel = file.path.strip_prefix(&rules_bank.root).ok()?;
+        if super::mode_of_path(rel).as_deref() != Some(mode) {
+            return None;
+        }
+        let text = read(&file.path)?;
+        let rule = parse_mode_file(&file.path, &text)
+            .ok()?
+            .into_iter()
+            .find(|r| !r.reads.is_empty())?;
+        Some((file.path.clone(), rule.reads))
+    })
 }
 
 /// The modes a Roo/Cline rules bank declares, from `.roomodes`, `.clinerules-{mode}`,
