@@ -277,6 +277,7 @@ fn bench_cache(criterion: &mut Criterion) {
             private_blocks: 0,
             private_file: false,
             encoding: Encoding::O200k,
+            dates: Default::default(),
         };
         cache.insert(&key(i), &stats);
     }

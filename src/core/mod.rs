@@ -6,6 +6,7 @@ pub mod cache_file;
 pub mod config;
 pub mod confine;
 pub mod conflict_markers;
+pub mod dates;
 pub mod demo;
 pub mod edit;
 pub mod error;

@@ -188,9 +188,10 @@ impl RepoStamps {
             .entry(parent.to_path_buf())
             .or_insert_with(|| ResolvedParent::of(parent, listings));
         match known {
-            Some(ResolvedParent { path, links: Some(links) }) if !links.iter().any(|l| l == name) => {
-                Some(path.join(name))
-            }
+            Some(ResolvedParent {
+                path,
+                links: Some(links),
+            }) if !links.iter().any(|l| l == name) => Some(path.join(name)),
             // A link (or a parent not listed in this run): resolved on its own.
             Some(_) => std::fs::canonicalize(project).ok(),
             None => None,

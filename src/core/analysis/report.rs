@@ -524,7 +524,8 @@ impl<'a> Analyzer<'a> {
             .files
             .iter()
             .zip(&texts)
-            .map(|(file, text)| {
+            .zip(&results)
+            .map(|((file, text), result)| {
                 let own_time = file
                     .memory
                     .as_ref()
@@ -542,7 +543,7 @@ impl<'a> Analyzer<'a> {
                     updated,
                     // Whatever the depth: `list`, `check` and the TUI judge from the same
                     // evidence, so they never disagree on a file's staleness.
-                    content_date: self.content_date(file, text.as_deref()),
+                    content_date: self.content_date(file, text.as_deref(), result.as_ref().ok()),
                     commits_since,
                 }
             })
@@ -724,40 +725,24 @@ impl Analyzer<'_> {
         Some(evidence)
     }
 
-    /// The newest date written in a loaded file, remembered per file version in the
-    /// listings (a warm `list` reads no content for it).
-    fn content_date(&self, file: &MemoryFile, text: Option<&str>) -> Option<chrono::NaiveDate> {
+    /// The newest date written in a loaded file: from its text when it was read for
+    /// this analysis, else from its figures (found when its tokens were counted and
+    /// cached with them, so a warm `list` reads no content for it).
+    fn content_date(
+        &self,
+        file: &MemoryFile,
+        text: Option<&str>,
+        stats: Option<&TextStats>,
+    ) -> Option<chrono::NaiveDate> {
         if file.load == LoadKind::Never || file.is_virtual() {
             return None;
         }
-        let dates = match text {
-            Some(text) => staleness::WrittenDates::of(text, self.today),
-            None => {
-                let facts = self.listings.unwrap_or(&self.own_facts);
-                match facts.fact(CONTENT_DATES_FACT, &file.path, file.size, file.modified) {
-                    Some(known) => known,
-                    None => {
-                        let text = crate::core::text::read_text_limited(&file.path, MAX_READ_BYTES)
-                            .ok()?;
-                        let dates = staleness::WrittenDates::of(&text, self.today);
-                        facts.put_fact(
-                            CONTENT_DATES_FACT,
-                            &file.path,
-                            file.size,
-                            file.modified,
-                            &dates,
-                        );
-                        dates
-                    }
-                }
-            }
-        };
-        dates.newest_by(self.today)
+        match text {
+            Some(text) => staleness::WrittenDates::of(text, self.today).newest_by(self.today),
+            None => stats?.dates.newest_by(self.today),
+        }
     }
 }
-
-/// Remembered per file version in the listing cache: the dates written in a file.
-const CONTENT_DATES_FACT: &str = "content-dates";
 
 /// Per-file budget verdicts of one status: one finding for a single file, else one
 /// finding for the bank ("37 files over their budget, largest …") whose details list

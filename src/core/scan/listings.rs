@@ -440,7 +440,9 @@ impl Listings {
     /// The entries of `dir` when this run has listed it already (never reads a folder).
     pub fn listed(&self, dir: &Path) -> Option<Entries> {
         let shard = self.dirs.shard(dir.as_os_str());
-        shard.get(dir.as_os_str()).map(|known| known.entries.clone())
+        shard
+            .get(dir.as_os_str())
+            .map(|known| known.entries.clone())
     }
 
     /// Whether `parent/name` exists, from `parent`'s listing when it can be read.

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Encoding, TextStats};
+use crate::core::dates::{FUTURE_DATES_KEPT, WrittenDates};
 use crate::core::error::Result;
 use crate::core::hash_index::{ByHash, HashIndex, checksum, key_hash};
 use crate::core::model::MemoryFile;
@@ -23,13 +24,14 @@ use crate::core::{cache_file, limits, paths};
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
 /// 3: CRC-32 checksums.
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 /// magic, version, encoding, entry count, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).
 const NO_ID: u32 = u32::MAX;
-/// A record's fixed-width figures: six u64, the i128 modification time, a u32 and a flag.
-const FIGURES_LEN: usize = 6 * 8 + 16 + 4 + 1;
+/// A record's figures at their smallest: six u64, the i128 modification time, a u32, a
+/// flag, the newest past day (i32) and the count of later days (each an i32 more).
+const FIGURES_LEN: usize = 6 * 8 + 16 + 4 + 1 + 4 + 1;
 /// The smallest record: two lengths and the figures.
 const MIN_RECORD_LEN: usize = 4 + 4 + FIGURES_LEN;
 /// Above this many entries, saving keeps only those used since opening, so entries of
@@ -78,10 +80,22 @@ struct Figures {
     private_tokens: u64,
     private_blocks: u32,
     private_file: bool,
+    /// The text's written dates ([`WrittenDates::days`]): the newest up to the day of
+    /// counting (`NO_DAY` for none) and up to [`FUTURE_DATES_KEPT`] later ones.
+    newest_past_day: i32,
+    future_days: [i32; FUTURE_DATES_KEPT],
+    future_count: u8,
 }
+
+/// No date written.
+const NO_DAY: i32 = i32::MIN;
 
 impl Figures {
     fn of(key_size: u64, modified_nanos: i128, stats: &TextStats) -> Figures {
+        let (newest_past, future) = stats.dates.days();
+        let future = &future[..future.len().min(FUTURE_DATES_KEPT)];
+        let mut future_days = [0; FUTURE_DATES_KEPT];
+        future_days[..future.len()].copy_from_slice(future);
         Figures {
             size: key_size,
             modified_nanos,
@@ -92,6 +106,9 @@ impl Figures {
             private_tokens: stats.private_tokens as u64,
             private_blocks: u32::try_from(stats.private_blocks).unwrap_or(u32::MAX),
             private_file: stats.private_file,
+            newest_past_day: newest_past.unwrap_or(NO_DAY),
+            future_days,
+            future_count: future.len() as u8,
         }
     }
 
@@ -109,6 +126,10 @@ impl Figures {
             private_blocks: self.private_blocks as usize,
             private_file: self.private_file,
             encoding,
+            dates: WrittenDates::from_days(
+                (self.newest_past_day != NO_DAY).then_some(self.newest_past_day),
+                &self.future_days[..usize::from(self.future_count)],
+            ),
         }
     }
 
@@ -126,6 +147,11 @@ impl Figures {
         out.extend_from_slice(&self.modified_nanos.to_le_bytes());
         out.extend_from_slice(&self.private_blocks.to_le_bytes());
         out.push(u8::from(self.private_file));
+        out.extend_from_slice(&self.newest_past_day.to_le_bytes());
+        out.push(self.future_count);
+        for day in &self.future_days[..usize::from(self.future_count)] {
+            out.extend_from_slice(&day.to_le_bytes());
+        }
     }
 
     fn read_from(reader: &mut Reader<'_>) -> Option<Figures> {
@@ -142,6 +168,15 @@ impl Figures {
             [1] => true,
             _ => return None,
         };
+        let newest_past_day = i32::from_le_bytes(reader.array()?);
+        let future_count = *reader.take(1)?.first()?;
+        if usize::from(future_count) > FUTURE_DATES_KEPT {
+            return None;
+        }
+        let mut future_days = [0; FUTURE_DATES_KEPT];
+        for day in future_days.iter_mut().take(usize::from(future_count)) {
+            *day = i32::from_le_bytes(reader.array()?);
+        }
         Some(Figures {
             size,
             modified_nanos,
@@ -152,6 +187,9 @@ impl Figures {
             private_tokens,
             private_blocks,
             private_file,
+            newest_past_day,
+            future_days,
+            future_count,
         })
     }
 }
@@ -760,6 +798,7 @@ mod tests {
             private_blocks: 1,
             private_file: false,
             encoding,
+            dates: WrittenDates::default(),
         }
     }
 

@@ -124,6 +124,10 @@ pub struct TextStats {
     pub private_blocks: usize,
     pub private_file: bool,
     pub encoding: Encoding,
+    /// The dates written in the text, for staleness: found with the figures and cached
+    /// with them, so a warm run reads no file for them.
+    #[serde(skip)]
+    pub dates: crate::core::dates::WrittenDates,
 }
 
 impl TextStats {
@@ -156,6 +160,7 @@ pub fn analyze(text: &str, encoding: Encoding) -> TextStats {
         private_blocks,
         private_file,
         encoding,
+        dates: crate::core::dates::WrittenDates::of(text, crate::core::dates::today()),
     }
 }
 
