@@ -126,10 +126,8 @@ fn rows_of(
                 break;
             }
             for (offset, project) in batch.iter().enumerate() {
-                rows.push((
-                    start + offset,
-                    row(&analyzer.analyze(project, Depth::default())),
-                ));
+                let report = analyzer.analyze(project, Depth::default());
+                rows.push((start + offset, row(&report)));
             }
         }
         (rows, analyzer.cache)

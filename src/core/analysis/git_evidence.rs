@@ -153,7 +153,7 @@ impl RepoStamps {
         let Some(folder) = self.resolve(project, listings) else {
             return RepoPlace::Outside;
         };
-        let Some(marker) = self.marker(&folder, listings) else {
+        let Some(marker) = self.marker_of_project(&folder, listings) else {
             return RepoPlace::Outside;
         };
         let repo = *self
@@ -183,10 +183,11 @@ impl RepoStamps {
         let (Some(parent), Some(name)) = (project.parent(), project.file_name()) else {
             return std::fs::canonicalize(project).ok();
         };
-        let known = self
-            .parents
-            .entry(parent.to_path_buf())
-            .or_insert_with(|| ResolvedParent::of(parent, listings));
+        if !self.parents.contains_key(parent) {
+            let resolved = ResolvedParent::of(parent, listings);
+            self.parents.insert(parent.to_path_buf(), resolved);
+        }
+        let known = self.parents.get(parent)?;
         match known {
             Some(ResolvedParent {
                 path,
@@ -195,6 +196,16 @@ impl RepoStamps {
             // A link (or a parent not listed in this run): resolved on its own.
             Some(_) => std::fs::canonicalize(project).ok(),
             None => None,
+        }
+    }
+
+    /// [`RepoStamps::marker`] of a project folder: its own listing answers for it, and
+    /// only its parent's answer is remembered (projects are not revisited; parents are).
+    fn marker_of_project(&mut self, folder: &Path, listings: &Listings) -> Option<PathBuf> {
+        match listings.listed(folder) {
+            Some(entries) if entries.iter().any(|e| e.name == ".git") => Some(folder.to_path_buf()),
+            Some(_) => self.marker(folder.parent()?, listings),
+            None => self.marker(folder, listings),
         }
     }
 

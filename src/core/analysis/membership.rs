@@ -177,20 +177,49 @@ fn classify_by_rules(rel: &Path) -> FileClass {
 /// Classifies a file of `bank`: files of banks that are the project itself (CLAUDE.md,
 /// AGENTS.md…) are chosen by name and always memory.
 pub fn class_in(bank_root: &Path, project: &Path, file: &Path) -> FileClass {
-    if bank_root == project {
+    if same_path(bank_root, project) {
         return FileClass::Memory;
     }
-    match file.strip_prefix(bank_root) {
-        Ok(rel) => classify(rel),
-        Err(_) => FileClass::Memory,
+    match relative_in(bank_root, file) {
+        Some(rel) => classify(rel),
+        None => FileClass::Memory,
     }
+}
+
+/// `file` relative to `folder` when it lies inside it, compared as bytes (paths from one
+/// listing are spelled alike; `Path::strip_prefix` parses components, several times slower).
+#[cfg(unix)]
+fn relative_in<'a>(folder: &Path, file: &'a Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let folder = folder.as_os_str().as_bytes();
+    let folder = folder.strip_suffix(b"/").unwrap_or(folder);
+    let rest = file.as_os_str().as_bytes().strip_prefix(folder)?;
+    let rest = rest.strip_prefix(b"/")?;
+    (!rest.is_empty()).then(|| Path::new(std::ffi::OsStr::from_bytes(rest)))
+}
+
+#[cfg(not(unix))]
+fn relative_in<'a>(folder: &Path, file: &'a Path) -> Option<&'a Path> {
+    file.strip_prefix(folder)
+        .ok()
+        .filter(|rel| !rel.as_os_str().is_empty())
+}
+
+#[cfg(unix)]
+fn same_path(a: &Path, b: &Path) -> bool {
+    a.as_os_str() == b.as_os_str() || a == b
+}
+
+#[cfg(not(unix))]
+fn same_path(a: &Path, b: &Path) -> bool {
+    a == b
 }
 
 /// One finding per kind of non-memory file in the bank ("301 files in 7 nested backups"),
 /// and an error per secret.
 pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
     let mut out = Vec::new();
-    if bank.root == project {
+    if same_path(&bank.root, project) {
         return out;
     }
     let mut folder_copies = 0;
@@ -198,7 +227,7 @@ pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
     let mut backup_folders: Vec<&str> = Vec::new();
     let mut foreign: Vec<String> = Vec::new();
     for file in bank.files.iter().filter(|f| !f.is_virtual()) {
-        let Ok(rel) = file.path.strip_prefix(&bank.root) else {
+        let Some(rel) = relative_in(&bank.root, &file.path) else {
             continue;
         };
         match classify(rel) {
@@ -288,6 +317,27 @@ pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_in_matches_strip_prefix() {
+        for (folder, file) in [
+            ("/p/memory-bank", "/p/memory-bank/a.md"),
+            ("/p/memory-bank/", "/p/memory-bank/x/b.md"),
+            ("/p/memory-bank", "/p/memory-bank-old/a.md"),
+            ("/p/memory-bank", "/p/memory-bank"),
+            ("/p/memory-bank", "/q/a.md"),
+        ] {
+            let expected = Path::new(file)
+                .strip_prefix(folder)
+                .ok()
+                .filter(|r| !r.as_os_str().is_empty());
+            assert_eq!(
+                relative_in(Path::new(folder), Path::new(file)),
+                expected,
+                "{file}"
+            );
+        }
+    }
 
     #[test]
     fn the_quick_path_agrees_with_the_full_rules() {
