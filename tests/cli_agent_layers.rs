@@ -366,6 +366,50 @@ fn auto_memory_shows_under_its_project_cut_at_200_lines_with_topics_on_demand() 
 }
 
 #[test]
+fn a_folder_whose_only_memory_is_its_auto_memory_is_a_project_and_hides_none_below_it() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("work");
+    // No bank in the folder itself: only the notes Claude Code keeps for it.
+    let notes_only = root.join("scratch");
+    std::fs::create_dir_all(notes_only.join("src")).unwrap();
+    auto_memory_fixture(&sandbox, &notes_only);
+    // Claude Code was started in the root too; the projects below it stay projects.
+    auto_memory_fixture(&sandbox, &root);
+    write(&root.join("app/CLAUDE.md"), "# App\n");
+    // A folder Claude Code never saw is no project.
+    std::fs::create_dir_all(root.join("plain")).unwrap();
+
+    let list = sandbox.run(&["list", "--json", "--root", s(&root)]);
+    list.expect_code(0);
+    let json = list.json();
+    let formats_of = |name: &str| {
+        json["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .map(|p| p["formats"].clone())
+            .unwrap_or_else(|| panic!("no project {name} in {json:#}"))
+    };
+    assert_eq!(
+        formats_of("scratch"),
+        serde_json::json!(["claude-auto-memory"])
+    );
+    assert_eq!(
+        formats_of("work"),
+        serde_json::json!(["claude-auto-memory"])
+    );
+    assert_eq!(formats_of("app"), serde_json::json!(["claude-md"]));
+    assert_eq!(json["projects"].as_array().unwrap().len(), 3, "{json:#}");
+
+    // Without a home folder's auto memory the same root holds one project.
+    let other = Sandbox::new();
+    let list = other.run(&["list", "--json", "--root", s(&root)]);
+    assert_eq!(list.json()["projects"].as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn a_memory_md_in_a_project_bank_is_not_judged_as_auto_memory() {
     let sandbox = Sandbox::new();
     let dir = tempfile::tempdir().unwrap();

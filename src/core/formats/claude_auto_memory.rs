@@ -85,20 +85,47 @@ pub struct AutoMemoryPlace {
     home: PathBuf,
     /// The folder `autoMemoryDirectory` names (`~/` expanded; relative to the home folder).
     directory: Option<PathBuf>,
-    /// Whether `~/.claude/projects` exists; most homes hold no auto memory at all.
-    has_projects: bool,
+    /// The folder names in `~/.claude/projects`, read once (most homes have none): a
+    /// project's folder is looked for only when its name is among them.
+    folders: std::collections::HashSet<String>,
 }
+
+/// More project folders than anyone keeps: the rest are not looked at.
+const MAX_PROJECT_FOLDERS: usize = 100_000;
 
 impl AutoMemoryPlace {
     /// Reads the home folder's Claude Code settings (a broken file is passed over here:
     /// see [`settings_problem`]).
     pub fn of_home(home: &Path) -> AutoMemoryPlace {
         let directory = read_directory_setting(home).ok().flatten();
+        let folders = match (&directory, std::fs::read_dir(home.join(PROJECTS_DIR))) {
+            (None, Ok(entries)) => entries
+                .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+                .take(MAX_PROJECT_FOLDERS)
+                .collect(),
+            _ => Default::default(),
+        };
         AutoMemoryPlace {
             home: home.to_path_buf(),
-            has_projects: directory.is_none() && home.join(PROJECTS_DIR).is_dir(),
+            folders,
             directory,
         }
+    }
+
+    /// The auto memory folder Claude Code keeps at its default place for a folder
+    /// (`dir` as given, or `real`, its resolved path), when it exists. Never the
+    /// `autoMemoryDirectory` folder, which belongs to every project alike: this is how a
+    /// folder with no memory of its own is still found as a project.
+    pub fn find_own(&self, dir: &Path, real: &Path) -> Option<PathBuf> {
+        if self.folders.is_empty() {
+            return None;
+        }
+        [dir, real].into_iter().find_map(|path| {
+            self.folders
+                .contains(&project_folder_name(path))
+                .then(|| memory_folder(&self.home, path))
+                .filter(|folder| folder.is_dir())
+        })
     }
 
     /// The project's auto memory folder when it exists: the `autoMemoryDirectory` folder
@@ -108,16 +135,16 @@ impl AutoMemoryPlace {
         if let Some(directory) = &self.directory {
             return directory.is_dir().then(|| directory.clone());
         }
-        if !self.has_projects {
+        if self.folders.is_empty() {
             return None;
         }
-        let given = memory_folder(&self.home, project);
-        if given.is_dir() {
+        if let Some(given) = self.find_own(project, project) {
             return Some(given);
         }
         let real = std::fs::canonicalize(project).ok()?;
-        let real_folder = memory_folder(&self.home, &real);
-        (real != project && real_folder.is_dir()).then_some(real_folder)
+        (real != project)
+            .then(|| self.find_own(&real, &real))
+            .flatten()
     }
 }
 

@@ -504,14 +504,35 @@ impl Walk<'_> {
         let folder = ProjectFolder::with_real(&dir, &real);
         let mut markers = markers_in(self.listings, &folder, &entries);
         markers.banks.retain(|b| !claimed.contains(&b.root));
-        let is_project = if inside_project {
+        let mut is_project = if inside_project {
             markers.has_memory_folder()
         } else {
             !markers.banks.is_empty()
         };
-        if is_project {
+        // A folder whose only memory is the auto memory Claude Code keeps for it in the
+        // home folder is a project too; it claims nothing below it, so projects inside
+        // it are found as if it were none.
+        let mut auto_memory_only = false;
+        if !is_project
+            && !inside_project
+            && let Some(folder) = self
+                .auto_memory
+                .and_then(|place| place.find_own(&dir, &real))
+        {
+            markers.add(Format::ClaudeAutoMemory, folder, None);
+            is_project = true;
+            auto_memory_only = true;
+        }
+        if is_project && !auto_memory_only {
             claimed.extend(markers.banks.iter().map(|b| b.root.clone()));
-            add_auto_memory(&mut markers, &dir, self.auto_memory);
+            if let Some(folder) = self
+                .auto_memory
+                .and_then(|place| place.find_own(&dir, &real))
+            {
+                markers.add(Format::ClaudeAutoMemory, folder, None);
+            }
+        }
+        if is_project {
             let rel = dir.strip_prefix(self.root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
                 self.root
@@ -567,7 +588,7 @@ impl Walk<'_> {
                 dir: path,
                 real: real_path,
                 depth: depth + 1,
-                inside_project: inside_project || is_project,
+                inside_project: inside_project || (is_project && !auto_memory_only),
             });
         }
     }
