@@ -527,6 +527,37 @@ fn agents_local_md_is_never_loaded_and_says_why_while_claude_local_md_loads() {
 // ---------------------------------------------------------------- folders above the project
 
 #[test]
+fn gemini_reads_the_gemini_md_of_the_folders_above_up_to_the_project_root() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    let repo = outside.join("repo");
+    let p = repo.join("packages/web");
+    // Above the repository's top: not read (the project root ends the walk).
+    write(&outside.join("GEMINI.md"), "# OUTSIDE-THE-REPO\n");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    write(&repo.join("GEMINI.md"), "# Repo-wide\n");
+    write(&repo.join("packages/GEMINI.md"), "# Packages\n");
+    write(&p.join("GEMINI.md"), "# Web\n");
+
+    let run = sandbox.run(&["context", s(&p), "--json", "--no-user"]);
+    run.expect_code(0);
+    let json = run.json();
+    let gemini = bank(&json, "gemini-md");
+    assert_eq!(
+        displays(gemini),
+        vec!["../../GEMINI.md", "../GEMINI.md", "GEMINI.md"]
+    );
+    assert!(!run.stdout.contains("OUTSIDE-THE-REPO"), "{}", run.stdout);
+
+    // At the repository's top there is nothing above to inherit.
+    let top = sandbox
+        .run(&["context", s(&repo), "--json", "--no-user"])
+        .json();
+    assert_eq!(displays(bank(&top, "gemini-md")), vec!["GEMINI.md"]);
+}
+
+#[test]
 fn instruction_files_of_the_folders_above_load_as_ancestors_up_to_home() {
     let sandbox = Sandbox::new();
     let home = sandbox.home();

@@ -277,6 +277,9 @@ fn read_user_file(file: &Path) -> Result<String, CoreError> {
 /// - Codex: `AGENTS.override.md`, else `AGENTS.md`, of every folder from the git root (the
 ///   nearest folder above holding `.git`) down to the project; none outside a repository
 ///   or when the project is the repository's top. Empty files are skipped when loading.
+/// - Gemini CLI: `GEMINI.md` of every folder above the project up to the project root
+///   (the nearest folder holding `.git`, included) or, outside a repository, up to the
+///   home folder (not included) or `/`; none when the project is the repository's top.
 pub fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let above: Vec<&Path> = project.ancestors().skip(1).collect();
     let folders: Vec<&Path> = match format {
@@ -293,6 +296,22 @@ pub fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Ve
                 None => return Vec::new(),
             }
         }
+        Format::GeminiMd => {
+            if project.join(".git").exists() {
+                return Vec::new();
+            }
+            let mut folders = Vec::new();
+            for dir in above {
+                if dir.parent().is_none() || Some(dir) == home {
+                    break;
+                }
+                folders.push(dir);
+                if dir.join(".git").exists() {
+                    break;
+                }
+            }
+            folders
+        }
         _ => return Vec::new(),
     };
     let mut files = Vec::new();
@@ -306,6 +325,9 @@ pub fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Ve
                         .map(|name| dir.join(name))
                         .filter(|file| file.is_file()),
                 );
+            }
+            Format::GeminiMd => {
+                files.extend(Some(dir.join("GEMINI.md")).filter(|file| file.is_file()));
             }
             _ => {
                 let codex_override = dir.join(agents_md::OVERRIDE);
