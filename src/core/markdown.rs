@@ -156,12 +156,6 @@ pub fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
     ranges
 }
 
-/// True when a 1-based line falls in one of the ranges (linear in the ranges: for one
-/// line, not for every line of a file).
-pub fn in_ranges(ranges: &[(usize, usize)], line: usize) -> bool {
-    ranges.iter().any(|&(a, b)| line >= a && line <= b)
-}
-
 /// ATX heading on a line: its level and its text with `#`s, bold markers and closing
 /// hashes removed.
 pub fn heading(line: &str) -> Option<(usize, String)> {

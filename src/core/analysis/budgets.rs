@@ -127,19 +127,6 @@ impl BankBudget {
     pub fn file_status(&self, index: usize) -> Option<BudgetStatus> {
         self.files.get(index).and_then(|c| worst(c))
     }
-
-    pub fn bank_status(&self) -> Option<BudgetStatus> {
-        worst(&self.bank)
-    }
-
-    /// The worst of the bank and every file.
-    pub fn overall(&self) -> Option<BudgetStatus> {
-        self.files
-            .iter()
-            .filter_map(|c| worst(c))
-            .chain(self.bank_status())
-            .max()
-    }
 }
 
 const CONFIG: &str = "config.toml";

@@ -165,10 +165,6 @@ impl ProjectReport {
             .filter_map(BankReport::worst_staleness)
             .max()
     }
-
-    pub fn worst_finding(&self) -> Option<Severity> {
-        self.findings.iter().map(|f| f.severity).max()
-    }
 }
 
 pub fn epoch_seconds(time: SystemTime) -> Option<u64> {

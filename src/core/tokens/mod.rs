@@ -55,11 +55,6 @@ impl Encoding {
             Encoding::Bytes4 => "bytes/4 (rough estimate)",
         }
     }
-
-    /// True for real tokenizers, false for the bytes/4 estimate.
-    pub fn is_exact(self) -> bool {
-        !matches!(self, Encoding::Bytes4)
-    }
 }
 
 impl std::fmt::Display for Encoding {
