@@ -462,6 +462,12 @@ fn findings_are_grouped_and_worded_once() {
     );
     assert!(text.stdout.contains("· 1 project ·"), "{}", text.stdout);
     assert!(!text.stdout.contains("(s)"), "{}", text.stdout);
+    let list = sandbox.run(&["list", "--root", s(root.path()), "--no-color"]);
+    assert!(
+        list.stdout.contains("\n1 project under "),
+        "{}",
+        list.stdout
+    );
     let verbose = sandbox.run(&["check", s(&project), "--verbose", "--no-color"]);
     for name in ["productContext.md", "systemPatterns.md", "techContext.md"] {
         assert!(

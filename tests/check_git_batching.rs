@@ -1,5 +1,6 @@
 //! `mbank check` runs git only where there is a repository, and once per repository for
-//! all the projects inside it (not once per project). Counted, not timed: a `git` on
+//! all the projects inside it (not once per project); `mbank list` likewise (per batch
+//! of projects), and not at all when warm. Counted, not timed: a `git` on
 //! PATH in front of the real one logs every invocation. The facts stay right per
 //! project: the append-only check, commit times, files touched but unchanged.
 #![cfg(unix)]
@@ -220,5 +221,77 @@ fn a_relative_path_and_a_project_below_the_repository_root() {
     assert!(
         found.contains(&"decision-log-shrunk".to_string()),
         "{found:?}"
+    );
+}
+
+fn log_calls(calls: &[String]) -> usize {
+    calls
+        .iter()
+        .filter(|c| c.split(' ').any(|w| w == "log"))
+        .count()
+}
+
+#[test]
+fn list_asks_git_once_per_repository_and_batch_and_a_warm_list_not_at_all() {
+    let counted = Counted::new();
+    for i in 0..PROJECTS {
+        counted.project(&format!("p{i:02}"));
+    }
+    let nested = counted.project("nested");
+    counted.commit_all(&nested);
+    counted.commit_all(&counted.root());
+    let root = counted.root();
+    let list = ["list", "--json", "--root", root.to_str().unwrap()];
+
+    // Cold: git runs for every repository, a few times at most (the projects are taken
+    // in batches), never once per project.
+    let (run, calls) = counted.run(&root, &list);
+    run.expect_code(0);
+    assert_eq!(
+        run.json()["projects"].as_array().unwrap().len(),
+        PROJECTS + 1
+    );
+    let logs = log_calls(&calls);
+    assert!(
+        (2..=4).contains(&logs),
+        "{logs} × git log for 2 repositories and {} projects: {calls:#?}",
+        PROJECTS + 1
+    );
+    // Warm: the evidence is remembered under the repositories' state.
+    let (run, calls) = counted.run(&root, &list);
+    run.expect_code(0);
+    assert!(calls.is_empty(), "a warm list ran git: {calls:#?}");
+    // A new commit moves a branch: git is asked again, for that repository only.
+    common::write(
+        &nested.join("memory-bank/progress.md"),
+        "# Progress\n\nD.\n",
+    );
+    counted.git(&nested, &["add", "-A"]);
+    counted.git(&nested, &["commit", "-q", "-m", "progress"]);
+    let (run, calls) = counted.run(&root, &list);
+    run.expect_code(0);
+    assert!(log_calls(&calls) >= 1, "{calls:#?}");
+    let nested_path = format!("-C {} ", nested.display());
+    assert!(
+        calls.iter().all(|c| c.contains(&nested_path)),
+        "the root's repository did not change: {calls:#?}"
+    );
+}
+
+#[test]
+fn list_runs_no_git_where_there_is_no_repository() {
+    let counted = Counted::new();
+    for i in 0..4 {
+        counted.project(&format!("p{i:02}"));
+    }
+    if !outside_any_repository(&counted.root()) {
+        return;
+    }
+    let root = counted.root();
+    let (run, calls) = counted.run(&root, &["list", "--root", root.to_str().unwrap()]);
+    run.expect_code(0);
+    assert!(
+        calls.is_empty(),
+        "git ran outside any repository: {calls:#?}"
     );
 }

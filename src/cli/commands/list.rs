@@ -12,7 +12,7 @@ use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
 use crate::core::analysis::staleness::Freshness;
 use crate::core::findings::Finding;
-use crate::core::model::{Format, Project};
+use crate::core::model::{Bank, Format, Project};
 use crate::core::scan::listings::Listings;
 use crate::core::tokens::{Encoding, TokenCache};
 
@@ -125,8 +125,17 @@ fn rows_of(
             if batch.is_empty() {
                 break;
             }
-            for (offset, project) in batch.iter().enumerate() {
-                let report = analyzer.analyze(project, Depth::default());
+            // Listed first so git, where a batch needs it, runs once per repository.
+            let listed: Vec<Vec<Bank>> = batch.iter().map(|p| analyzer.list(p)).collect();
+            let pairs: Vec<(&Project, &[Bank])> = batch
+                .iter()
+                .zip(&listed)
+                .map(|(p, b)| (p, b.as_slice()))
+                .collect();
+            analyzer.prefetch_git_evidence(&pairs);
+            drop(pairs);
+            for (offset, (project, banks)) in batch.iter().zip(listed).enumerate() {
+                let report = analyzer.analyze_listed(project, banks, Depth::default());
                 rows.push((start + offset, row(&report)));
             }
         }
@@ -237,8 +246,8 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     }
     table.print(style);
     println(style.dim(format!(
-        "{} projects under {} · tokens: {} (loaded at session start, private excluded)",
-        rows.len(),
+        "{} under {} · tokens: {} (loaded at session start, private excluded)",
+        crate::core::text::counted(rows.len(), "project"),
         context.root.display(),
         context.encoding.label()
     )));

@@ -1,7 +1,7 @@
 //! One project's full picture, computed from the core modules: banks and files in read
 //! order, token figures, budgets, staleness, and on request validation findings and
 //! decisions. The CLI prints it; the TUI builds it off the drawing thread.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -314,6 +314,9 @@ pub struct Analyzer<'a> {
     own_facts: Listings,
     /// Which repository each project is in and its state, for git evidence.
     repo_stamps: RepoStamps,
+    /// Git evidence found by [`Analyzer::prefetch_git_evidence`] for projects about to
+    /// be analysed (`None`: outside any repository), taken by their analysis.
+    prefetched: HashMap<PathBuf, Option<GitEvidence>>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -326,6 +329,7 @@ impl<'a> Analyzer<'a> {
             listings: None,
             own_facts: Listings::in_memory(),
             repo_stamps: RepoStamps::new(),
+            prefetched: HashMap::new(),
         }
     }
 
@@ -345,7 +349,8 @@ impl<'a> Analyzer<'a> {
         self.analyze_listed(project, banks, depth)
     }
 
-    fn list(&self, project: &Project) -> Vec<Bank> {
+    /// The banks of `project`, through the shared listings when there are some.
+    pub fn list(&self, project: &Project) -> Vec<Bank> {
         match self.listings {
             Some(listings) => bank::list_banks_with(listings, project),
             None => bank::list_banks(project),
@@ -681,6 +686,12 @@ impl Analyzer<'_> {
         state: &GitState,
         git_asked: bool,
     ) -> Option<GitEvidence> {
+        if !git_asked
+            && matches!(state, GitState::Absent)
+            && let Some(prefetched) = self.prefetched.remove(&project.path)
+        {
+            return prefetched;
+        }
         let store = match self.listings {
             Some(listings) => listings,
             None => &self.own_facts,
@@ -719,6 +730,58 @@ impl Analyzer<'_> {
             store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, stamp, &evidence);
         }
         Some(evidence)
+    }
+
+    /// Finds the git evidence of projects about to be analysed without git facts (what
+    /// `list` analyses): remembered evidence where the repository and the files are as
+    /// they were, and for the rest git asked once per repository for all of them, not
+    /// once per project. Their analysis then takes it from here.
+    pub fn prefetch_git_evidence(&mut self, listed: &[(&Project, &[Bank])]) {
+        let store = match self.listings {
+            Some(listings) => listings,
+            None => &self.own_facts,
+        };
+        let mut missing: Vec<(usize, Option<u64>)> = Vec::new();
+        for (index, (project, banks)) in listed.iter().enumerate() {
+            let place = self.repo_stamps.place(&project.path, banks, store);
+            let known = match place {
+                RepoPlace::Outside => Some(None),
+                RepoPlace::Stamped(stamp) => store
+                    .stamped_fact::<GitEvidence>(GIT_EVIDENCE_FACT, &project.path, stamp)
+                    .map(Some),
+                RepoPlace::Unstamped => None,
+            };
+            match known {
+                Some(evidence) => {
+                    self.prefetched.insert(project.path.clone(), evidence);
+                }
+                None => missing.push((
+                    index,
+                    match place {
+                        RepoPlace::Stamped(stamp) => Some(stamp),
+                        _ => None,
+                    },
+                )),
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        let pairs: Vec<(&Project, &[Bank])> = missing.iter().map(|(i, _)| listed[*i]).collect();
+        for ((index, stamp), state) in missing.iter().zip(gather_git(&pairs)) {
+            let (project, banks) = listed[*index];
+            let evidence = match state {
+                GitState::Ready(git) => {
+                    let evidence = GitEvidence::from_facts(&git.facts, git_files(banks));
+                    if let Some(stamp) = stamp {
+                        store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, *stamp, &evidence);
+                    }
+                    Some(evidence)
+                }
+                _ => None,
+            };
+            self.prefetched.insert(project.path.clone(), evidence);
+        }
     }
 
     /// The newest date written in a loaded file: from its text when it was read for

@@ -56,9 +56,9 @@ impl Findings {
         self.area = area;
         let count = |s| self.items.iter().filter(|f| f.severity == s).count();
         let title = format!(
-            " Findings: {} errors, {} warnings, {} info ",
-            count(Severity::Error),
-            count(Severity::Warning),
+            " Findings: {}, {}, {} info ",
+            crate::core::text::counted(count(Severity::Error), "error"),
+            crate::core::text::counted(count(Severity::Warning), "warning"),
             count(Severity::Info)
         );
         let block = Block::default()

@@ -580,7 +580,10 @@ impl ReviewPane {
             let added: usize = review.files.iter().map(|f| f.added).sum();
             let removed: usize = review.files.iter().map(|f| f.removed).sum();
             title.push(Span::styled(
-                format!("· {} files ", review.files.len()),
+                format!(
+                    "· {} ",
+                    crate::core::text::counted(review.files.len(), "file")
+                ),
                 theme.fg(theme.text),
             ));
             title.push(Span::styled(format!("+{added} "), theme.fg(theme.added)));

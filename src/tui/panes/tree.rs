@@ -1039,8 +1039,10 @@ fn push_context_rows(
             kind: RowKind::CutOff {
                 path: cut.file.clone(),
                 text: format!(
-                    "{} lines / {} bytes cut off ({})",
-                    cut.dropped_lines, cut.dropped_bytes, cut.rule
+                    "{} / {} cut off ({})",
+                    crate::core::text::counted(cut.dropped_lines, "line"),
+                    crate::core::text::counted(cut.dropped_bytes, "byte"),
+                    cut.rule
                 ),
             },
             indent,
