@@ -25,29 +25,20 @@ pub fn key_hash(parts: &[&[u8]]) -> u64 {
     BuildPathHasher::default().hash_one(parts)
 }
 
-/// FNV-1a: a hash whose definition never changes (unlike `DefaultHasher` or foldhash,
-/// which may change between versions), for names that reach the disk or outlive the
-/// process: review store folders and copies, listing cache files, hunk ids. Changing
-/// it would orphan a user's review store.
-#[derive(Debug, Clone, Copy)]
-pub struct StableHasher(u64);
-
-impl Default for StableHasher {
-    fn default() -> Self {
-        StableHasher(0xcbf2_9ce4_8422_2325)
-    }
-}
+/// FNV-1a (the `fnv` crate): a hash whose definition never changes (unlike `DefaultHasher`
+/// or foldhash, which may change between versions), for names that reach the disk or
+/// outlive the process: review store folders and copies, listing cache files, hunk ids.
+/// Changing it would orphan a user's review store.
+#[derive(Default)]
+pub struct StableHasher(fnv::FnvHasher);
 
 impl StableHasher {
     pub fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        std::hash::Hasher::write(&mut self.0, bytes);
     }
 
     pub fn finish(&self) -> u64 {
-        self.0
+        std::hash::Hasher::finish(&self.0)
     }
 }
 
@@ -119,6 +110,14 @@ impl HashIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stable_hash_is_fnv_1a_as_it_always_was() {
+        // Names on disk (review store copies, listing cache files) depend on these values.
+        assert_eq!(stable_hash(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(stable_hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(stable_hash(b"foobar"), 0x8594_4171_f739_67e8);
+    }
 
     #[test]
     fn colliding_records_are_all_candidates_in_order() {
