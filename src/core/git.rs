@@ -467,25 +467,9 @@ impl RepoFinder {
 
     /// The nearest folder at or above `dir` (resolved) with a `.git` entry.
     fn marker(&mut self, dir: &Path) -> Option<PathBuf> {
-        let mut walked = Vec::new();
-        let mut found = None;
-        let mut current = Some(dir);
-        while let Some(folder) = current {
-            if let Some(known) = self.markers.get(folder) {
-                found = known.clone();
-                break;
-            }
-            walked.push(folder.to_path_buf());
-            if std::fs::symlink_metadata(folder.join(".git")).is_ok() {
-                found = Some(folder.to_path_buf());
-                break;
-            }
-            current = folder.parent();
-        }
-        for folder in walked {
-            self.markers.insert(folder, found.clone());
-        }
-        found
+        nearest_marker(&mut self.markers, dir, |folder| {
+            std::fs::symlink_metadata(folder.join(".git")).is_ok()
+        })
     }
 
     /// Asks git about the repository whose `.git` entry is in `marker`.
@@ -561,6 +545,35 @@ impl RepoFinder {
             overrides: info.overrides,
         }))
     }
+}
+
+/// The nearest folder at or above `dir` for which `has_git` holds (a `.git` entry in it),
+/// every folder walked remembered in `markers` with the answer, so projects that share
+/// parents look each parent up once.
+pub(crate) fn nearest_marker(
+    markers: &mut HashMap<PathBuf, Option<PathBuf>>,
+    dir: &Path,
+    mut has_git: impl FnMut(&Path) -> bool,
+) -> Option<PathBuf> {
+    let mut walked = Vec::new();
+    let mut found = None;
+    let mut current = Some(dir);
+    while let Some(folder) = current {
+        if let Some(known) = markers.get(folder) {
+            found = known.clone();
+            break;
+        }
+        walked.push(folder.to_path_buf());
+        if has_git(folder) {
+            found = Some(folder.to_path_buf());
+            break;
+        }
+        current = folder.parent();
+    }
+    for folder in walked {
+        markers.insert(folder, found.clone());
+    }
+    found
 }
 
 /// `git config --get-regexp` of the sections that name programs per driver, turned into

@@ -210,30 +210,12 @@ impl RepoStamps {
     }
 
     fn marker(&mut self, dir: &Path, listings: &Listings) -> Option<PathBuf> {
-        let mut walked = Vec::new();
-        let mut found = None;
-        let mut current = Some(dir);
-        while let Some(folder) = current {
-            if let Some(known) = self.markers.get(folder) {
-                found = known.clone();
-                break;
-            }
-            walked.push(folder.to_path_buf());
-            // The project folder is listed already; its ancestors are looked at once.
-            let has_git = match listings.listed(folder) {
+        crate::core::git::nearest_marker(&mut self.markers, dir, |folder| {
+            match listings.listed(folder) {
                 Some(entries) => entries.iter().any(|e| e.name == ".git"),
                 None => std::fs::symlink_metadata(folder.join(".git")).is_ok(),
-            };
-            if has_git {
-                found = Some(folder.to_path_buf());
-                break;
             }
-            current = folder.parent();
-        }
-        for folder in walked {
-            self.markers.insert(folder, found.clone());
-        }
-        found
+        })
     }
 }
 
