@@ -214,6 +214,8 @@ fn analysis_loop(
                 return;
             }
         } else if let Some(project) = queue.refresh.pop_front() {
+            // Something was written: evidence found before it may be out of date.
+            analyzer.forget_prefetched();
             let message = match rediscover(&project) {
                 Some(project) => {
                     let report = analyzer.analyze(&project, summary_depth());
@@ -230,6 +232,9 @@ fn analysis_loop(
                 return;
             }
         } else if let Some((generation, index, project)) = queue.summaries.pop_front() {
+            if !analyzer.has_prefetched(&project.path) {
+                prefetch_git_evidence(&mut analyzer, &project, &queue.summaries);
+            }
             let report = analyzer.analyze(&project, summary_depth());
             let folders = memory_folders::of(&project, Some(&report));
             let message = Message::Summary {
@@ -254,6 +259,30 @@ fn analysis_loop(
 fn rediscover(project: &Project) -> Option<Project> {
     let home = crate::core::paths::home_dir();
     discovery::project_at_home(&project.path, project.name.clone(), home.as_deref())
+}
+
+/// Projects whose summaries git evidence is found for at once: git then runs once per
+/// repository for them (a monorepo's projects), not once per project.
+const GIT_BATCH: usize = 16;
+
+/// Finds the git evidence of `next` and the summaries queued after it, in one batch.
+fn prefetch_git_evidence(
+    analyzer: &mut Analyzer<'_>,
+    next: &Project,
+    queued: &VecDeque<(u64, usize, Project)>,
+) {
+    let projects: Vec<&Project> = std::iter::once(next)
+        .chain(queued.iter().map(|(_, _, p)| p))
+        .take(GIT_BATCH)
+        .collect();
+    let listed: Vec<Vec<crate::core::model::Bank>> =
+        projects.iter().map(|p| analyzer.list(p)).collect();
+    let pairs: Vec<(&Project, &[crate::core::model::Bank])> = projects
+        .iter()
+        .zip(&listed)
+        .map(|(p, b)| (*p, b.as_slice()))
+        .collect();
+    analyzer.prefetch_git_evidence(&pairs);
 }
 
 /// What an opened project shows: everything, git included.

@@ -737,6 +737,8 @@ impl Analyzer<'_> {
     /// they were, and for the rest git asked once per repository for all of them, not
     /// once per project. Their analysis then takes it from here.
     pub fn prefetch_git_evidence(&mut self, listed: &[(&Project, &[Bank])]) {
+        // Only for the projects about to be analysed: nothing found earlier outlives them.
+        self.prefetched.clear();
         let store = match self.listings {
             Some(listings) => listings,
             None => &self.own_facts,
@@ -782,6 +784,17 @@ impl Analyzer<'_> {
             };
             self.prefetched.insert(project.path.clone(), evidence);
         }
+    }
+
+    /// Drops what [`Analyzer::prefetch_git_evidence`] found: a write since may have
+    /// changed it.
+    pub fn forget_prefetched(&mut self) {
+        self.prefetched.clear();
+    }
+
+    /// Whether [`Analyzer::prefetch_git_evidence`] holds the evidence of `project`.
+    pub fn has_prefetched(&self, project: &Path) -> bool {
+        self.prefetched.contains_key(project)
     }
 
     /// The newest date written in a loaded file: from its text when it was read for
