@@ -1,0 +1,224 @@
+//! The lines of a decision log that may open, close or group entries: headings, Roo log
+//! lines and their footer, RooFlow list items, and rows of tables of decisions, found in
+//! one pass over the log's content lines.
+use std::sync::LazyLock;
+
+use chrono::{NaiveDate, NaiveTime};
+use regex::Regex;
+
+use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
+use super::text::{DATE_TIME, clean_title, date_from_captures, is_placeholder, may_match, regex};
+use crate::core::markdown;
+
+/// Roo log line: `[2025-05-22 14:03:11] - summary`, also as a list item.
+static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"^\s*(?:[-*+]\s+)?\[{DATE_TIME}\]\s*(?:[-–—:|]\s*)?(?P<rest>.*)$"
+    ))
+});
+/// Roo's footer `2025-05-22 14:03:11 - Log of updates made.`: not a decision.
+static LOG_FOOTER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)^\s*\[?{DATE_TIME}\]?\s*[-–—:]\s*log of updates made\.?\s*$"
+    ))
+});
+
+/// A bare `Decision` / `Decisions` heading: RooFlow writes its log as bullets below one.
+fn is_list_section_heading(text: &str) -> bool {
+    let cleaned = clean_title(text);
+    cleaned.eq_ignore_ascii_case("decision") || cleaned.eq_ignore_ascii_case("decisions")
+}
+
+/// The title of a top-level bullet (`* **Title**`, `- text`): the bold part when the
+/// bullet opens with one, else the whole text. `None` for an indented bullet (a detail of
+/// the entry above), an empty bullet (RooFlow's template `*`) or a placeholder.
+fn list_item_title(line: &str) -> Option<String> {
+    let rest = line
+        .strip_prefix("* ")
+        .or_else(|| line.strip_prefix("- "))
+        .or_else(|| line.strip_prefix("+ "))?;
+    let rest = rest.trim();
+    let title = match rest.strip_prefix("**") {
+        Some(bold) => match bold.find("**") {
+            Some(end) if end > 0 => &bold[..end],
+            _ => rest,
+        },
+        None => rest,
+    };
+    let title = clean_title(title);
+    (!title.is_empty() && !is_placeholder(&title)).then_some(title)
+}
+
+/// A line that may open an entry, close one, or group dated entries.
+#[derive(Debug, Clone)]
+pub(super) enum Event {
+    Heading {
+        level: usize,
+        text: String,
+    },
+    LogLine {
+        date: (NaiveDate, Option<NaiveTime>),
+        title: String,
+    },
+    Footer,
+    TableRow(TableRow),
+    /// A top-level bullet in a `## Decision` section (RooFlow's list format).
+    ListItem {
+        title: String,
+    },
+}
+
+/// The usual Roo log line, `[2025-05-22 14:03:11] - summary` (also as a list item), read
+/// without the regex: its date and time and the summary. `None` for any other shape
+/// (another date format, a time zone, a non-ASCII line), which then goes to
+/// [`LOG_LINE`]: where this reads a line, the regex reads it the same way, and the regex
+/// costs more than the rest of a 100k-entry log together.
+fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> {
+    let bytes = line.as_bytes();
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let mut i = 0;
+    let skip_spaces = |i: &mut usize| {
+        while *i < bytes.len() && is_space(bytes[*i]) {
+            *i += 1;
+        }
+    };
+    // Up to `max` digits (at least `min`) as a number.
+    let number = |i: &mut usize, min: usize, max: usize| -> Option<u32> {
+        let start = *i;
+        let mut value = 0u32;
+        while *i < bytes.len() && *i - start < max && bytes[*i].is_ascii_digit() {
+            value = value * 10 + u32::from(bytes[*i] - b'0');
+            *i += 1;
+        }
+        (*i - start >= min).then_some(value)
+    };
+    skip_spaces(&mut i);
+    if matches!(bytes.get(i), Some(b'-' | b'*' | b'+'))
+        && bytes.get(i + 1).is_some_and(|&b| is_space(b))
+    {
+        i += 1;
+        skip_spaces(&mut i);
+    }
+    if bytes.get(i) != Some(&b'[') {
+        return None;
+    }
+    i += 1;
+    let year = number(&mut i, 4, 4)?;
+    let separator = |i: &mut usize| -> Option<()> {
+        matches!(bytes.get(*i), Some(b'-' | b'/' | b'.')).then(|| *i += 1)
+    };
+    separator(&mut i)?;
+    let month = number(&mut i, 1, 2)?;
+    separator(&mut i)?;
+    let day = number(&mut i, 1, 2)?;
+    let mut time = None;
+    if matches!(bytes.get(i), Some(b' ' | b'T')) {
+        while matches!(bytes.get(i), Some(b' ' | b'T')) {
+            i += 1;
+        }
+        let hour = number(&mut i, 1, 2)?;
+        (bytes.get(i) == Some(&b':')).then_some(())?;
+        i += 1;
+        let minute = number(&mut i, 2, 2)?;
+        let mut second = 0;
+        if bytes.get(i) == Some(&b':') {
+            i += 1;
+            second = number(&mut i, 2, 2)?;
+        }
+        time = Some(NaiveTime::from_hms_opt(hour, minute, second));
+    }
+    if bytes.get(i) != Some(&b']') {
+        return None;
+    }
+    i += 1;
+    let date = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
+    skip_spaces(&mut i);
+    if matches!(bytes.get(i), Some(b'-' | b':' | b'|')) {
+        i += 1;
+        skip_spaces(&mut i);
+    }
+    Some(((date, time.flatten()), &line[i..]))
+}
+
+/// `ascii`: the whole text is ASCII (checked once, not per line).
+pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(usize, Event)> {
+    let mut events = Vec::new();
+    let mut index = 0;
+    // Level of the bare `## Decision` heading whose list we are in (RooFlow).
+    let mut list_section: Option<usize> = None;
+    while index < lines.len() {
+        let line = lines[index];
+        if !mask[index] {
+            index += 1;
+            continue;
+        }
+        // Log lines and footers start with a date, `[` or a list marker.
+        let bytes = line.as_bytes();
+        let may_be_log = may_match(ascii, line, |bytes| {
+            let mut i = 0;
+            while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+            {
+                i += 1;
+            }
+            i < bytes.len() && matches!(bytes[i], b'[' | b'0'..=b'9' | b'-' | b'*' | b'+')
+        });
+        // A footer ends with "log of updates made".
+        let may_be_footer = may_be_log
+            && may_match(ascii, line, |_| {
+                let mut end = bytes.len();
+                while end > 0
+                    && matches!(bytes[end - 1], b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+                {
+                    end -= 1;
+                }
+                if end > 0 && bytes[end - 1] == b'.' {
+                    end -= 1;
+                }
+                end >= 4 && bytes[end - 4..end].eq_ignore_ascii_case(b"made")
+            });
+        if may_be_footer && LOG_FOOTER.is_match(line) {
+            events.push((index, Event::Footer));
+        } else if let Some((date, rest)) = (ascii && may_be_log)
+            .then(|| quick_log_line(line))
+            .flatten()
+        {
+            let title = clean_title(rest);
+            events.push((index, Event::LogLine { date, title }));
+        } else if may_be_log
+            && let Some(c) = LOG_LINE.captures(line)
+            && let Some(date) = date_from_captures(&c)
+        {
+            let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
+            events.push((index, Event::LogLine { date, title }));
+        } else if let Some((level, text)) = markdown::heading(line) {
+            // A level-1 "Decisions" is the file's title, not a section.
+            if level > 1 && is_list_section_heading(&text) {
+                list_section = Some(level);
+            } else if list_section.is_some_and(|l| level <= l) {
+                list_section = None;
+            }
+            events.push((index, Event::Heading { level, text }));
+        } else if list_section.is_some()
+            && let Some(title) = list_item_title(line)
+        {
+            events.push((index, Event::ListItem { title }));
+        } else if let Some(header) = table_cells(line)
+            && lines.get(index + 1).is_some_and(|l| is_separator_row(l))
+            && let Some(columns) = table_columns(&header)
+        {
+            index += 2;
+            while index < lines.len() && mask[index] {
+                let Some(cells) = table_cells(lines[index]) else {
+                    break;
+                };
+                if let Some(row) = row_of(&cells, &columns) {
+                    events.push((index, Event::TableRow(row)));
+                }
+                index += 1;
+            }
+            continue;
+        }
+        index += 1;
+    }
+    events
+}

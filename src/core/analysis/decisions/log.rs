@@ -1,0 +1,523 @@
+//! A decision log's entries: the events of its lines turned into entries with their
+//! line spans, body fields, inherited day dates and statuses, in file order.
+use std::path::Path;
+
+use chrono::{NaiveDate, NaiveTime};
+
+use super::entry::{
+    Fields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, read_fields, read_heading,
+};
+use super::events::{Event, scan_events};
+use super::text::{is_placeholder, may_contain_word};
+use super::{Decision, DecisionStatus, DecisionStyle};
+
+/// Headings that organise a log rather than record a decision.
+fn is_structural_heading(text: &str) -> bool {
+    let lower = text.trim().trim_end_matches(':').to_lowercase();
+    matches!(
+        lower.as_str(),
+        "table of contents" | "contents" | "toc" | "index" | "decision log" | "decisions"
+    ) || lower.starts_with("template")
+        || lower.ends_with("template")
+}
+
+/// The first value in sorted `values` greater than `after`.
+fn first_after(values: &[usize], after: usize) -> Option<usize> {
+    values.get(values.partition_point(|&v| v <= after)).copied()
+}
+
+/// [`first_after`] for positions that never decrease: a cursor that only moves forward.
+struct Cursor<'a> {
+    values: &'a [usize],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(values: &'a [usize]) -> Self {
+        Cursor { values, at: 0 }
+    }
+
+    fn after(&mut self, position: usize) -> Option<usize> {
+        while self.at < self.values.len() && self.values[self.at] <= position {
+            self.at += 1;
+        }
+        self.values.get(self.at).copied()
+    }
+}
+
+/// Entries of a decision log, in file order. Time is O(n log n) in the lines.
+pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mask = content_mask(text, lines.len());
+    let events = scan_events(&lines, &mask, text.is_ascii());
+    let display = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+
+    // Start line, end-exclusive bound, draft.
+    struct Draft {
+        start: usize,
+        level: usize,
+        title: String,
+        id: Option<String>,
+        date: Option<(NaiveDate, Option<NaiveTime>)>,
+        status: Option<DecisionStatus>,
+        style: DecisionStyle,
+        /// A dated heading with no title: a day grouping entries below it.
+        group: bool,
+    }
+    let mut drafts: Vec<Draft> = Vec::new();
+    // Level of the entry whose body we are in: a plain heading below it is one of its
+    // sections (`### Option 1` under a log line), not a decision of its own.
+    let mut open: Option<usize> = None;
+    // Whether that entry is a log line or a list bullet (whose peers are more bullets).
+    let mut open_by_line = false;
+    for (position, (line, event)) in events.iter().enumerate() {
+        if let Event::Heading { level, .. } = event
+            && open.is_some_and(|l| *level <= l)
+        {
+            open = None;
+        }
+        match event {
+            Event::Footer => {}
+            Event::LogLine { date, title } => {
+                if title.is_empty() || is_placeholder(title) {
+                    continue;
+                }
+                open = Some(2);
+                open_by_line = true;
+                drafts.push(Draft {
+                    start: *line,
+                    level: 7,
+                    title: title.clone(),
+                    id: None,
+                    date: Some(*date),
+                    status: None,
+                    style: DecisionStyle::LogLine,
+                    group: false,
+                });
+            }
+            Event::ListItem { title } => {
+                // Inside another entry's body a bullet is a detail of it.
+                if open.is_some() && !open_by_line {
+                    continue;
+                }
+                open = Some(2);
+                open_by_line = true;
+                drafts.push(Draft {
+                    start: *line,
+                    level: 7,
+                    title: title.clone(),
+                    id: None,
+                    date: None,
+                    status: None,
+                    style: DecisionStyle::ListItem,
+                    group: false,
+                });
+            }
+            Event::TableRow(row) => drafts.push(Draft {
+                start: *line,
+                level: 8,
+                title: row.title.clone(),
+                id: row.id.clone(),
+                date: row.date,
+                status: row.status,
+                style: DecisionStyle::TableRow,
+                group: false,
+            }),
+            Event::Heading { level, text } => {
+                if is_structural_heading(text) || is_placeholder(text) {
+                    continue;
+                }
+                let heading = read_heading(text);
+                if is_placeholder(&heading.title) {
+                    continue;
+                }
+                let group = heading.date.is_some() && heading.title.is_empty();
+                let accept = if heading.certain {
+                    *level > 1 || heading.style == DecisionStyle::Adr
+                } else if open.is_some() {
+                    false
+                } else {
+                    // A plain heading is a decision when its own body (up to the next
+                    // heading of the same or a higher level) carries decision fields.
+                    *level > 1 && !heading.title.is_empty() && {
+                        let end = events[position + 1..]
+                            .iter()
+                            .find(|(_, e)| match e {
+                                Event::Heading { level: l, text } => {
+                                    *l <= *level || read_heading(text).certain
+                                }
+                                Event::LogLine { .. }
+                                | Event::ListItem { .. }
+                                | Event::TableRow(_) => true,
+                                Event::Footer => true,
+                            })
+                            .map_or(lines.len(), |(l, _)| *l);
+                        read_fields((line + 1..end).filter(|i| mask[*i]).map(|i| lines[i]))
+                            .has_marker
+                    }
+                };
+                if accept {
+                    if !group {
+                        open = Some(*level);
+                        open_by_line = false;
+                    }
+                    drafts.push(Draft {
+                        start: *line,
+                        level: *level,
+                        title: heading.title,
+                        id: heading.id,
+                        date: heading.date,
+                        status: None,
+                        style: heading.style,
+                        group,
+                    });
+                }
+            }
+        }
+    }
+
+    // Ends: the line before the next entry, the next heading at the same or a higher
+    // level, or a footer. `enders[level]` holds the lines of the headings of that level or
+    // higher and of footers, in order, and a forward cursor over it finds each end: a log
+    // of 100k entries must not cost 100k² steps.
+    let mut enders: [Vec<usize>; 7] = Default::default();
+    for (line, event) in &events {
+        let from = match event {
+            Event::Heading { level, .. } => (*level).clamp(1, 6),
+            Event::Footer => 1,
+            _ => continue,
+        };
+        for list in &mut enders[from..] {
+            list.push(*line);
+        }
+    }
+    let starts: Vec<usize> = drafts
+        .iter()
+        .filter(|d| !d.group)
+        .map(|d| d.start)
+        .collect();
+    // Drafts come in line order, so each "next line after" is a cursor that only moves
+    // forward: linear over the whole log.
+    let mut next_start = Cursor::new(&starts);
+    let mut next_ender: Vec<Cursor<'_>> = enders.iter().map(|e| Cursor::new(e)).collect();
+    let mut boundary_after = |start: usize, level: usize, entries: bool| -> usize {
+        let next_entry = if entries {
+            next_start.after(start)
+        } else {
+            None
+        };
+        let next_heading = next_ender[level.clamp(1, 6)].after(start);
+        match (next_entry, next_heading) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(lines.len()),
+        }
+    };
+    let mut out = Vec::new();
+    let mut group_date: Option<(usize, usize, (NaiveDate, Option<NaiveTime>))> = None;
+    for draft in &drafts {
+        // Log lines end at the next section (level 2 or higher), tables at their own line.
+        let level = match draft.style {
+            DecisionStyle::LogLine | DecisionStyle::ListItem => 2,
+            _ => draft.level,
+        };
+        let bound = if draft.style == DecisionStyle::TableRow {
+            draft.start + 1
+        } else if draft.group {
+            // A day heading spans its section, entries included.
+            boundary_after(draft.start, level, false)
+        } else {
+            boundary_after(draft.start, level, true)
+        };
+        if draft.group {
+            let has_children = first_after(&starts, draft.start).is_some_and(|s| s < bound);
+            if has_children {
+                if let Some(date) = draft.date {
+                    group_date = Some((draft.start, bound, date));
+                }
+                continue;
+            }
+        }
+        let mut end = bound.saturating_sub(1).max(draft.start);
+        while end > draft.start {
+            let t = lines[end].trim();
+            if t.is_empty() || t == "---" || t == "***" || t == "___" {
+                end -= 1;
+            } else {
+                break;
+            }
+        }
+        let fields = if draft.style == DecisionStyle::TableRow {
+            Fields::default()
+        } else {
+            read_fields(
+                (draft.start + 1..=end)
+                    .filter(|i| mask[*i])
+                    .map(|i| lines[i]),
+            )
+        };
+        let inherited = group_date
+            .filter(|(s, b, _)| draft.start > *s && draft.start < *b)
+            .map(|(_, _, d)| d);
+        let date = draft.date.or(fields.date).or(inherited);
+        let mut title = draft.title.clone();
+        if title.is_empty() {
+            title = fields
+                .decision
+                .clone()
+                .unwrap_or_else(|| "untitled decision".to_string());
+        }
+        let status = draft
+            .status
+            .or(fields.status)
+            .or_else(|| {
+                (may_contain_word(&draft.title, SUPERSEDED_WORDS)
+                    && SUPERSEDED_BY.is_match(&draft.title))
+                .then_some(DecisionStatus::Superseded)
+            })
+            .unwrap_or(DecisionStatus::Unknown);
+        out.push(Decision {
+            id: draft.id.clone(),
+            title,
+            date: date.map(|d| d.0),
+            time: date.and_then(|d| d.1),
+            status,
+            supersedes: fields.supersedes,
+            superseded_by: fields.superseded_by,
+            file: path.to_path_buf(),
+            display: display.clone(),
+            line: draft.start + 1,
+            end_line: end + 1,
+            style: draft.style,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{date, log, time};
+    use super::*;
+
+    #[test]
+    fn cline_blocks_with_date_and_status_bullets() {
+        let text = "# Decision Log\n\n\
+## Decision: Store sessions in Redis\n\
+- **Date**: 2024-03-02\n\
+- **Status**: Superseded by Decision: Move sessions to Postgres\n\
+- **Context**: the cache was already there\n\
+\n\
+---\n\
+\n\
+## Decision: Move sessions to Postgres\n\
+- **Date**: 2024-06-10\n\
+- **Status**: Accepted\n\
+- **Rationale**: one fewer service\n";
+        let d = log(text);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].title, "Store sessions in Redis");
+        assert_eq!(d[0].date, date("2024-03-02"));
+        assert_eq!(d[0].status, DecisionStatus::Superseded);
+        assert_eq!(
+            d[0].superseded_by,
+            vec!["Decision: Move sessions to Postgres"]
+        );
+        assert_eq!((d[0].line, d[0].end_line), (3, 6));
+        assert_eq!(d[0].style, DecisionStyle::ClineBlock);
+        assert_eq!(d[1].title, "Move sessions to Postgres");
+        assert_eq!(d[1].status, DecisionStatus::Accepted);
+        assert_eq!((d[1].line, d[1].end_line), (10, 13));
+    }
+
+    #[test]
+    fn spec_template_placeholders_are_not_decisions() {
+        let text = "# Decision Log\n\n## Decision: [Decision Title]\n- **Date**: [YYYY-MM-DD]\n\
+- **Status**: [Accepted / Superseded / Deprecated]\n\n## [Date] - [Decision Topic]\n";
+        assert!(log(text).is_empty());
+    }
+
+    #[test]
+    fn dated_headings_in_every_spelling() {
+        let text = "# Log\n\
+## 2025-01-04 - Pick a queue\n**Context:** slow jobs\n**Decision:** use a queue\n\n\
+### 2025/05/22 - Drop the cron box\n\n\
+## 3/7/2025 - Adopt US dates\n\n\
+## **2025-06-01 09:30 - Bold heading with time**\n\n\
+## Split the monolith - 2025-07-08\n\n\
+## Rename the CLI (2025-08-09)\n";
+        let d = log(text);
+        let got: Vec<(&str, Option<NaiveDate>)> =
+            d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Pick a queue", date("2025-01-04")),
+                ("Drop the cron box", date("2025-05-22")),
+                ("Adopt US dates", date("2025-03-07")),
+                ("Bold heading with time", date("2025-06-01")),
+                ("Split the monolith", date("2025-07-08")),
+                ("Rename the CLI", date("2025-08-09")),
+            ]
+        );
+        assert!(d.iter().all(|d| d.style == DecisionStyle::DatedHeading));
+        assert_eq!(d[3].time, NaiveTime::from_hms_opt(9, 30, 0));
+        assert_eq!((d[0].line, d[0].end_line), (2, 4));
+        // The level-3 entry ends where the next level-2 heading starts.
+        assert_eq!((d[1].line, d[1].end_line), (6, 6));
+    }
+
+    #[test]
+    fn headings_in_fences_and_tables_of_contents_are_skipped() {
+        let text = "# Decision Log\n\n## Table of Contents\n\n\
+1. [Use tabs (1/2/2025)](#122025---use-tabs)\n\n\
+## 1/2/2025 - Use tabs\n\n**Decision:** tabs\n\n\
+## Template for Future Decisions\n\n```\n## [Date] - [Decision Topic]\n## 2025-01-01 - Fenced example\n```\n";
+        let d = log(text);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].title, "Use tabs");
+        assert_eq!(d[0].date, date("2025-01-02"));
+        assert_eq!((d[0].line, d[0].end_line), (7, 9));
+    }
+
+    #[test]
+    fn memory_bank_mcp_blocks_need_decision_fields() {
+        let text = "# Decision Log\n\n## Overview\nWhy this file exists.\n\n\
+## Use SQLite for the index\n- **Date:** 2025-02-11 14:05\n\
+**Context:** need local search\n**Decision:** SQLite with FTS5\n\
+**Alternatives Considered:** Postgres\n**Consequences:** one file per workspace\n\n\
+## Cache embeddings on disk\n### Context\nslow start\n### Decision\ndisk cache\n";
+        let d = log(text);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert_eq!(d[0].title, "Use SQLite for the index");
+        assert_eq!(d[0].date, date("2025-02-11"));
+        assert_eq!(d[0].time, NaiveTime::from_hms_opt(14, 5, 0));
+        assert_eq!(d[0].style, DecisionStyle::Block);
+        assert_eq!(d[0].status, DecisionStatus::Unknown);
+        assert_eq!(d[1].title, "Cache embeddings on disk");
+        assert_eq!(d[1].date, None);
+        assert_eq!((d[1].line, d[1].end_line), (13, 17));
+    }
+
+    #[test]
+    fn roo_log_lines_and_footer() {
+        let text = "# Decision Log\n\n\
+[2025-08-02 12:51:30] - Keep the bank in English\n- why: shared team\n\n\
+[2025-08-03 09:00:01] - Switch to pnpm\n\
+* [2025-08-04 10:00:00] - Bullet form also counts\n\n\
+2025-08-04 10:00:05 - Log of updates made.\n";
+        let d = log(text);
+        assert_eq!(d.len(), 3);
+        assert_eq!(d[0].title, "Keep the bank in English");
+        assert_eq!(d[0].time, time("12:51:30"));
+        assert_eq!((d[0].line, d[0].end_line), (3, 4));
+        assert_eq!(d[1].title, "Switch to pnpm");
+        assert_eq!((d[1].line, d[1].end_line), (6, 6));
+        assert_eq!(d[2].date, date("2025-08-04"));
+        assert_eq!(d[2].end_line, 7);
+        assert!(d.iter().all(|d| d.style == DecisionStyle::LogLine));
+    }
+
+    #[test]
+    fn rooflow_list_logs_give_one_entry_per_bullet_dated_or_not() {
+        let text = "# Decision Log\n\n\
+This file records architectural and implementation decisions using a list format.\n\
+2025-03-02 12:00:00 - Log of updates made.\n\n*\n\n## Decision\n\n\
+* **Use SQLite for the local cache**\n  * Small footprint, no server.\n\
+* [2025-03-04 10:15:00] - Adopt React Query\n\
+- Switch the build to Vite\n\n## Rationale\n\n* Faster local builds.\n\n\
+## Implementation Details\n\n*\n";
+        let d = log(text);
+        let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Use SQLite for the local cache",
+                "Adopt React Query",
+                "Switch the build to Vite"
+            ]
+        );
+        assert_eq!((d[0].line, d[0].end_line, d[0].date), (10, 11, None));
+        assert_eq!(d[0].style, DecisionStyle::ListItem);
+        assert_eq!(d[1].date, date("2025-03-04"));
+        assert_eq!((d[2].style, d[2].date), (DecisionStyle::ListItem, None));
+    }
+
+    #[test]
+    fn a_decision_section_inside_a_block_keeps_its_bullets() {
+        let text = "# Decisions\n\n## Use Postgres\n- **Date:** 2025-01-02\n\
+### Decision\n- We use Postgres everywhere\n- **Context:** scale\n";
+        let d = log(text);
+        let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+        assert_eq!(titles, ["Use Postgres"]);
+        assert_eq!(d[0].end_line, 7);
+    }
+
+    #[test]
+    fn sections_under_an_entry_are_not_entries() {
+        let text = "# Decision Log\n\n[2025-05-05 19:05:48] - Design the parser\n\n\
+### Option 1: Regex\n- **Rationale**: simple\n\n### Option 2: PEG\n- **Rationale**: strict\n\n\
+## Decision: Use a PEG\n- **Date**: 2025-05-06\n### Notes\n- **Context**: long story\n";
+        let d = log(text);
+        let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+        assert_eq!(titles, ["Design the parser", "Use a PEG"]);
+        assert_eq!((d[0].line, d[0].end_line), (3, 9));
+        assert_eq!((d[1].line, d[1].end_line), (11, 14));
+    }
+
+    #[test]
+    fn adr_headings_inside_a_log() {
+        let text = "# Architecture Decisions\n\n\
+## ADR-0001 — Graph layout with a layered engine\n\n- **Date:** 2026-01-10\n- **Status:** Accepted\n\n\
+## ADR-0002 — Share state through the URL\n\n- **Date:** 2026-01-11\n- **Status:** Deprecated\n";
+        let d = log(text);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].id.as_deref(), Some("ADR-0001"));
+        assert_eq!(d[0].title, "Graph layout with a layered engine");
+        assert_eq!(d[1].status, DecisionStatus::Deprecated);
+        assert_eq!(d[1].style, DecisionStyle::Adr);
+    }
+
+    #[test]
+    fn tables_of_decisions() {
+        let text = "# Decisions\n\n| Date | Decision | Status |\n|---|---|---|\n\
+| 2025-03-01 | Use Rust | Accepted |\n| 2025-03-09 | [Drop Python](#drop) | Superseded |\n| [Date] | [Decision] | [Status] |\n\nAfter.\n";
+        let d = log(text);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].title, "Use Rust");
+        assert_eq!(d[0].line, 5);
+        assert_eq!(d[1].title, "Drop Python");
+        assert_eq!(d[1].status, DecisionStatus::Superseded);
+        assert_eq!(d[1].style, DecisionStyle::TableRow);
+    }
+
+    #[test]
+    fn day_headings_group_entries_below_them() {
+        let text = "# Log\n\n## 2025-04-01\n\n### Decision: Freeze the API\n- **Status**: proposed\n\n\
+### Decision: Tag v1\n\n## 2025-04-02\n\n**Decision:** ship it\n";
+        let d = log(text);
+        assert_eq!(d.len(), 3, "{d:#?}");
+        assert_eq!(
+            (d[0].title.as_str(), d[0].date),
+            ("Freeze the API", date("2025-04-01"))
+        );
+        assert_eq!(d[0].status, DecisionStatus::Proposed);
+        assert_eq!(d[1].date, date("2025-04-01"));
+        // A day heading with no entries below is itself the entry.
+        assert_eq!(
+            (d[2].title.as_str(), d[2].date),
+            ("ship it", date("2025-04-02"))
+        );
+    }
+
+    #[test]
+    fn memory_bank_mcp_title_then_date_with_section_headings() {
+        let text = "# Decision Log\n## Use JWT for auth - 2025-02-03\n### Context\nstateless API\n\
+### Decision\nJWT\n### Alternatives Considered\n- sessions\n### Consequences\n- key rotation\n";
+        let d = log(text);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].title, "Use JWT for auth");
+        assert_eq!((d[0].line, d[0].end_line), (2, 10));
+    }
+}

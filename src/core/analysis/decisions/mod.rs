@@ -1,0 +1,265 @@
+//! Decision logs turned into timeline entries, whatever style the agent wrote them in:
+//! Cline `## Decision: X` blocks with `- **Date**:`/`- **Status**:` bullets, dated headings
+//! (`## 2025-05-22 - X`, `### 2025/05/22 - X`, `## 2/27/2025 - X`, `## X - 2025-05-22`,
+//! with or without a time), Memory Bank MCP blocks (`## X` + `- **Date:**`,
+//! `**Context:**`, `**Decision:**` …), Roo `[YYYY-MM-DD HH:MM:SS] - summary` lines, tables
+//! of decisions, and ADR files (`ADR-NNN-title.md`, `ADR-NNN-YYYYMMDD-HHMM-title.md`) with
+//! their status line and "Superseded by ADR-XXX".
+//!
+//! This module holds the model ([`Decision`], its status and style) and the public API;
+//! the work lives in one module per concern: `text` (title and date helpers), `entry`
+//! (what a heading and a body say about an entry), `events` and `tables` (the lines of a
+//! log that open, close or group entries), `log` and `adr` (the two kinds of file),
+//! `links` (supersession), `timeline` (sorting), `project` (reading a bank's or a
+//! project's logs) and `append_only` (the check that no entry was lost).
+//!
+//! Parsing is lenient and line-based: headings inside code fences, tables of contents,
+//! templates and placeholders (`## [Date] - [Decision Topic]`) are not decisions.
+//! Decision logs are append-only (the Cline memory bank spec): `lost_entries` compares a log with its
+//! committed version so a shrunk log can be reported.
+//!
+//! Bounds: a log over `limits::DECISION_LOG_MAX_BYTES` (8 MiB) is not parsed and is a
+//! `parse-limit` finding (an error when the append-only check is skipped because of it);
+//! parsing, linking and sorting are O(n log n) in the entries (100k entries well under a
+//! second, unoptimised), and at most 16 supersession links are filled in per entry.
+use std::path::{Path, PathBuf};
+
+use chrono::{NaiveDate, NaiveTime};
+use serde::Serialize;
+
+use crate::core::formats;
+use crate::core::model::Role;
+
+mod adr;
+mod append_only;
+mod entry;
+mod events;
+mod links;
+mod log;
+mod project;
+mod tables;
+mod text;
+mod timeline;
+
+pub use adr::parse_adr;
+pub use append_only::{lost_entries, shrink_finding};
+pub use links::link_supersessions;
+pub use log::parse_log;
+pub use project::{
+    ProjectDecisions, decisions_of_bank, decisions_of_file, decisions_of_project,
+    project_decisions, too_large_finding,
+};
+pub use timeline::sort_timeline;
+
+use text::{is_placeholder, strip_markup};
+
+/// Where a decision stands. `rejected` covers declined and withdrawn proposals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DecisionStatus {
+    Proposed,
+    Accepted,
+    Superseded,
+    Deprecated,
+    Rejected,
+    Unknown,
+}
+
+impl DecisionStatus {
+    pub fn id(self) -> &'static str {
+        match self {
+            DecisionStatus::Proposed => "proposed",
+            DecisionStatus::Accepted => "accepted",
+            DecisionStatus::Superseded => "superseded",
+            DecisionStatus::Deprecated => "deprecated",
+            DecisionStatus::Rejected => "rejected",
+            DecisionStatus::Unknown => "unknown",
+        }
+    }
+
+    /// Reads a free-text status ("Accepted", "Superseded by ADR-012", "In Progress").
+    /// Placeholders (`[Accepted / Superseded]`) and unknown words give `None`.
+    pub fn parse(text: &str) -> Option<DecisionStatus> {
+        let clean = strip_markup(text);
+        let trimmed = clean.trim();
+        if trimmed.is_empty() || is_placeholder(trimmed) {
+            return None;
+        }
+        let lower = trimmed.to_lowercase();
+        // The usual single words, decided as the word lists below would decide them.
+        match lower.as_str() {
+            "accepted" => return Some(DecisionStatus::Accepted),
+            "proposed" => return Some(DecisionStatus::Proposed),
+            "superseded" => return Some(DecisionStatus::Superseded),
+            "deprecated" => return Some(DecisionStatus::Deprecated),
+            "rejected" => return Some(DecisionStatus::Rejected),
+            _ => {}
+        }
+        let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+        Some(if has(&["supersed", "replaced by", "replaced with"]) {
+            DecisionStatus::Superseded
+        } else if has(&["deprecat", "obsolete", "retired"]) {
+            DecisionStatus::Deprecated
+        } else if has(&[
+            "reject",
+            "declin",
+            "withdrawn",
+            "abandon",
+            "won't do",
+            "wontfix",
+        ]) {
+            DecisionStatus::Rejected
+        } else if has(&[
+            "propos",
+            "draft",
+            "pending",
+            "in progress",
+            "review",
+            "discuss",
+            "open",
+            "consider",
+        ]) {
+            DecisionStatus::Proposed
+        } else if has(&[
+            "accept",
+            "approv",
+            "adopt",
+            "decided",
+            "implement",
+            "active",
+            "done",
+            "complete",
+            "final",
+            "agreed",
+        ]) {
+            DecisionStatus::Accepted
+        } else {
+            return None;
+        })
+    }
+}
+
+impl std::fmt::Display for DecisionStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// Which way of writing decisions an entry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DecisionStyle {
+    /// `## Decision: X` with `- **Date**:` / `- **Status**:` bullets (Cline spec).
+    ClineBlock,
+    /// A heading carrying a date: `## 2025-05-22 - X`, `## X - 2025-05-22`.
+    DatedHeading,
+    /// `## X` whose body holds `**Date:**`, `**Context:**`, `**Decision:**` … (Memory Bank MCP).
+    Block,
+    /// `[YYYY-MM-DD HH:MM:SS] - summary` (Roo).
+    LogLine,
+    /// A bullet (`* **Title**`, `* text`) under a bare `## Decision` heading (RooFlow),
+    /// dated only when its body says so.
+    ListItem,
+    /// A row of a table of decisions.
+    TableRow,
+    /// One ADR file, or an `ADR-NNN` heading inside a log.
+    Adr,
+}
+
+/// One decision on the timeline.
+///
+/// JSON shape (stable): `{id, title, date, time, status, supersedes, superseded_by, file,
+/// display, line, end_line, style}`; `id`, `date` (`YYYY-MM-DD`) and `time` (`HH:MM:SS`)
+/// are `null` when unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// `ADR-0011` when the entry has an ADR number.
+    pub id: Option<String>,
+    pub title: String,
+    pub date: Option<NaiveDate>,
+    pub time: Option<NaiveTime>,
+    pub status: DecisionStatus,
+    /// Decisions this one replaces (ADR ids or titles, as written).
+    pub supersedes: Vec<String>,
+    /// Decisions that replace this one.
+    pub superseded_by: Vec<String>,
+    pub file: PathBuf,
+    /// The file as shown to people (relative to the project).
+    pub display: String,
+    /// 1-based first and last line of the entry.
+    pub line: usize,
+    pub end_line: usize,
+    pub style: DecisionStyle,
+}
+
+/// Decisions in one file's text, by role: an ADR file holds one, a log many.
+pub fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
+    let is_adr_file = role == Role::Adr
+        || path
+            .file_name()
+            .is_some_and(|n| formats::is_adr_name(&n.to_string_lossy()));
+    if is_adr_file {
+        parse_adr(path, text).into_iter().collect()
+    } else {
+        parse_log(path, text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parses `text` as a file named `decisionLog.md`.
+    pub(super) fn log(text: &str) -> Vec<Decision> {
+        parse_log(Path::new("decisionLog.md"), text)
+    }
+
+    pub(super) fn date(s: &str) -> Option<NaiveDate> {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
+    }
+
+    pub(super) fn time(s: &str) -> Option<NaiveTime> {
+        NaiveTime::parse_from_str(s, "%H:%M:%S").ok()
+    }
+
+    #[test]
+    fn statuses_map_to_the_five_plus_rejected() {
+        use DecisionStatus::*;
+        let cases = [
+            ("Accepted", Some(Accepted)),
+            ("**Approved**", Some(Accepted)),
+            ("In Progress", Some(Proposed)),
+            ("Draft", Some(Proposed)),
+            ("Superseded by ADR-9", Some(Superseded)),
+            ("Deprecated", Some(Deprecated)),
+            ("Rejected", Some(Rejected)),
+            ("[Accepted / Superseded / Deprecated]", None),
+            ("banana", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(DecisionStatus::parse(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn hostile_text_does_not_panic() {
+        for text in [
+            "",
+            "#",
+            "## ",
+            "[2025-99-99 99:99:99] - bad date\n",
+            "| Decision |\n|---|\n| |\n",
+            "```\n## 2025-01-01 - never closed fence",
+            "## 2025-02-30 - impossible date\n",
+            "---\nstatus: [\n",
+            "## Décision: café ☕ 2025-01-01\n## 日本語の決定 - 2025-01-02\n",
+        ] {
+            let _ = log(text);
+            let _ = parse_adr(Path::new("ADR-1.md"), text);
+        }
+        let long = "x".repeat(500_000);
+        assert!(log(&long).is_empty());
+        let d = log("## 2025-02-30 - impossible date\n");
+        assert!(d.iter().all(|d| d.date.is_none()));
+    }
+}

@@ -1,0 +1,77 @@
+//! Tables of decisions in a log: a header naming a decision/title column (and maybe
+//! date, status and id columns), a separator row, then one entry per row.
+use chrono::{NaiveDate, NaiveTime};
+
+use super::DecisionStatus;
+use super::text::{
+    ADR_REF, clean_title, find_date, is_placeholder, normalize_adr_id, strip_markup,
+};
+
+#[derive(Debug, Clone)]
+pub(super) struct TableRow {
+    pub(super) title: String,
+    pub(super) id: Option<String>,
+    pub(super) date: Option<(NaiveDate, Option<NaiveTime>)>,
+    pub(super) status: Option<DecisionStatus>,
+}
+
+/// Columns of a table of decisions, from its header row.
+pub(super) struct TableColumns {
+    title: usize,
+    date: Option<usize>,
+    status: Option<usize>,
+    id: Option<usize>,
+}
+
+pub(super) fn table_cells(line: &str) -> Option<Vec<String>> {
+    let t = line.trim();
+    if !t.starts_with('|') {
+        return None;
+    }
+    let inner = t.trim_start_matches('|').trim_end_matches('|');
+    Some(inner.split('|').map(|c| c.trim().to_string()).collect())
+}
+
+pub(super) fn is_separator_row(line: &str) -> bool {
+    table_cells(line).is_some_and(|cells| {
+        !cells.is_empty()
+            && cells
+                .iter()
+                .all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':' | ' ')))
+    })
+}
+
+pub(super) fn table_columns(header: &[String]) -> Option<TableColumns> {
+    let names: Vec<String> = header
+        .iter()
+        .map(|c| strip_markup(c).trim().to_lowercase())
+        .collect();
+    let find = |words: &[&str]| names.iter().position(|n| words.contains(&n.as_str()));
+    let title = find(&["decision", "title", "topic", "summary", "decision title"])?;
+    Some(TableColumns {
+        title,
+        date: names.iter().position(|n| n.contains("date") || n == "when"),
+        status: find(&["status", "state"]),
+        id: find(&["id", "#", "adr", "no", "no.", "number"]),
+    })
+}
+
+pub(super) fn row_of(cells: &[String], columns: &TableColumns) -> Option<TableRow> {
+    let cell = |i: Option<usize>| i.and_then(|i| cells.get(i)).map(String::as_str);
+    let title = clean_title(cell(Some(columns.title))?);
+    if title.is_empty() || is_placeholder(&title) {
+        return None;
+    }
+    let id = cell(columns.id)
+        .filter(|c| !c.is_empty())
+        .map(|c| match ADR_REF.find(c) {
+            Some(m) => normalize_adr_id(m.as_str()),
+            None => clean_title(c),
+        });
+    Some(TableRow {
+        title,
+        id,
+        date: cell(columns.date).and_then(find_date),
+        status: cell(columns.status).and_then(DecisionStatus::parse),
+    })
+}

@@ -1,0 +1,284 @@
+//! Small text helpers shared by the parsers: the date pattern and date reading, markup
+//! stripping, title cleaning and normalising, placeholders, ADR ids and link values.
+//! Most have an ASCII fast path: a log of 100k entries passes here several times per entry.
+use std::sync::LazyLock;
+
+use chrono::{NaiveDate, NaiveTime};
+use regex::Regex;
+
+/// A date (ISO, `YYYY/MM/DD`, `YYYY.MM.DD` or US `M/D/YYYY`) with an optional time.
+pub(super) const DATE_TIME: &str = r"(?:(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})|(?P<m2>\d{1,2})/(?P<d2>\d{1,2})/(?P<y2>\d{4}))(?:(?:[ T]+|,\s*|\s+at\s+)(?P<hh>\d{1,2}):(?P<mm>\d{2})(?::(?P<ss>\d{2}))?(?:\s*(?:UTC|GMT|Z|[+-]\d{2}:?\d{2}|[A-Z]{3,4}\b))?)?";
+
+pub(super) fn regex(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("constant regex {pattern}: {e}"))
+}
+
+static ANY_DATE: LazyLock<Regex> = LazyLock::new(|| regex(DATE_TIME));
+pub(super) static ADR_REF: LazyLock<Regex> = LazyLock::new(|| regex(r"(?i)\badr[-_ ]?\d+\b"));
+static MD_LINK: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"\[\[([^\]]+)\]\]|\[([^\]]*)\]\([^)]*\)"));
+
+/// `[Decision Title]`, `[YYYY-MM-DD]`, `[Date] - [Topic]`: template text, not content.
+pub(super) fn is_placeholder(text: &str) -> bool {
+    let t = text.trim();
+    if t.is_empty() {
+        return false;
+    }
+    if !t.as_bytes().contains(&b'[') {
+        // No bracketed part: only the bare template words.
+        return matches!(t, "YYYY-MM-DD" | "TBD" | "...");
+    }
+    let mut rest = t;
+    let mut saw = false;
+    while let Some(start) = rest.find('[') {
+        if !rest[..start]
+            .chars()
+            .all(|c| c.is_whitespace() || "-–—:|/".contains(c))
+        {
+            return false;
+        }
+        let Some(end) = rest[start..].find(']') else {
+            return false;
+        };
+        if rest.as_bytes()[start..].get(end + 1) == Some(&b'(') {
+            return false; // a link, not a placeholder
+        }
+        saw = true;
+        rest = &rest[start + end + 1..];
+    }
+    saw && rest
+        .chars()
+        .all(|c| c.is_whitespace() || "-–—:|/.".contains(c))
+        || matches!(t, "YYYY-MM-DD" | "[YYYY-MM-DD]" | "TBD" | "...")
+}
+
+/// Removes emphasis markers and turns links and wikilinks into their text.
+pub(super) fn strip_markup(text: &str) -> String {
+    // Most titles and values carry no markup: skip the regex and the rewrites (a log of
+    // 100k entries passes here several times per entry).
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() && !matches!(bytes[i], b'[' | b'*' | b'_' | b'`') {
+        i += 1;
+    }
+    if i == bytes.len() {
+        return text.to_string();
+    }
+    let linked = if bytes.contains(&b'[') {
+        MD_LINK.replace_all(text, |c: &regex::Captures<'_>| {
+            c.get(1)
+                .or_else(|| c.get(2))
+                .map(|m| m.as_str().to_string())
+                .unwrap_or_default()
+        })
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
+    linked.replace("**", "").replace("__", "").replace('`', "")
+}
+
+pub(super) fn clean_title(text: &str) -> String {
+    let stripped = strip_markup(text);
+    let trimmed = if is_ascii(&stripped) {
+        trim_title_ascii(&stripped)
+    } else {
+        stripped
+            .trim()
+            .trim_start_matches(['-', '–', '—', ':', '|', ' '])
+            .trim_end_matches([':', ' ', '-', '–', '—', '|'])
+    };
+    collapse_whitespace(trimmed, false)
+}
+
+/// `clean_title`'s trimming for ASCII text, as a byte loop: whitespace off both ends,
+/// then `-`, `:`, `|` and spaces off the start and `:`, spaces, `-` and `|` off the end.
+fn trim_title_ascii(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let (mut start, mut end) = (0, bytes.len());
+    while start < end && is_space(bytes[start]) {
+        start += 1;
+    }
+    while end > start && is_space(bytes[end - 1]) {
+        end -= 1;
+    }
+    while start < end && matches!(bytes[start], b'-' | b':' | b'|' | b' ') {
+        start += 1;
+    }
+    while end > start && matches!(bytes[end - 1], b':' | b' ' | b'-' | b'|') {
+        end -= 1;
+    }
+    &text[start..end]
+}
+
+/// False only when `text`, known to be ASCII (`ascii`), cannot match a pattern
+/// (`possible` says whether it can): a cheap test before a regex. Text with other
+/// characters always goes to the regex, whose `\d`, `\s` and case folding are
+/// Unicode-aware.
+pub(super) fn may_match(ascii: bool, text: &str, possible: impl FnOnce(&[u8]) -> bool) -> bool {
+    !ascii || possible(text.as_bytes())
+}
+
+pub(super) fn normalize_title(title: &str) -> String {
+    collapse_whitespace(title, true)
+}
+
+/// `str::is_ascii` as a plain loop: in unoptimised builds (where the tests run) the
+/// library's version costs more than everything else done to a short title.
+pub(super) fn is_ascii(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] >= 0x80 {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `text` may contain one of the ASCII `words` in any case: false only when it
+/// cannot (a cheap test before a case-insensitive regex; text with other characters
+/// is passed on, since Unicode case folding maps some of them to ASCII letters).
+pub(super) fn may_contain_word(text: &str, words: &[&[u8]]) -> bool {
+    if !is_ascii(text) {
+        return true;
+    }
+    let bytes = text.as_bytes();
+    words.iter().any(|word| {
+        let mut i = 0;
+        while i + word.len() <= bytes.len() {
+            if bytes[i..i + word.len()].eq_ignore_ascii_case(word) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    })
+}
+
+/// Words separated by single spaces (`split_whitespace().join(" ")`), lower-cased when
+/// asked; ASCII text takes a byte loop, which matters for big logs in debug builds.
+fn collapse_whitespace(text: &str, lowercase: bool) -> String {
+    if !is_ascii(text) {
+        let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        return if lowercase {
+            joined.to_lowercase()
+        } else {
+            joined
+        };
+    }
+    let bytes = text.as_bytes();
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    // Already single-spaced (the usual case): copy it whole. A plain loop: this runs
+    // for every title and value of a log.
+    let mut single_spaced =
+        bytes.first().is_none_or(|&b| !is_space(b)) && bytes.last().is_none_or(|&b| !is_space(b));
+    let mut i = 1;
+    while single_spaced && i < bytes.len() {
+        match bytes[i] {
+            b' ' => single_spaced = bytes[i - 1] != b' ',
+            b'\t' | b'\n' | 0x0B | 0x0C | b'\r' => single_spaced = false,
+            _ => {}
+        }
+        i += 1;
+    }
+    if single_spaced {
+        let mut out = bytes.to_vec();
+        if lowercase {
+            let letters = out.as_mut_slice();
+            let mut i = 0;
+            while i < letters.len() {
+                if letters[i].is_ascii_uppercase() {
+                    letters[i] += b'a' - b'A';
+                }
+                i += 1;
+            }
+        }
+        // ASCII in, ASCII out.
+        return String::from_utf8(out).unwrap_or_default();
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut pending_space = false;
+    for &byte in text.as_bytes() {
+        // char::is_whitespace on ASCII: space, \t, \n, VT, FF, \r.
+        if matches!(byte, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r') {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(b' ');
+            pending_space = false;
+        }
+        out.push(if lowercase {
+            byte.to_ascii_lowercase()
+        } else {
+            byte
+        });
+    }
+    // Only ASCII bytes were copied.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+pub(super) fn date_from_captures(
+    c: &regex::Captures<'_>,
+) -> Option<(NaiveDate, Option<NaiveTime>)> {
+    let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
+    let (y, m, d) = match (num("y"), num("m"), num("d")) {
+        (Some(y), Some(m), Some(d)) => (y, m, d),
+        _ => (num("y2")?, num("m2")?, num("d2")?),
+    };
+    let date = NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?;
+    let time = match (num("hh"), num("mm")) {
+        (Some(h), Some(min)) => NaiveTime::from_hms_opt(h, min, num("ss").unwrap_or(0)),
+        _ => None,
+    };
+    Some((date, time))
+}
+
+/// The first date (and time) written anywhere in a value.
+pub(super) fn find_date(text: &str) -> Option<(NaiveDate, Option<NaiveTime>)> {
+    ANY_DATE
+        .captures_iter(text)
+        .find_map(|c| date_from_captures(&c))
+}
+
+/// ADR ids, wikilinks or plain titles named in a "supersedes" value.
+pub(super) fn links_in(value: &str) -> Vec<String> {
+    let ids: Vec<String> = ADR_REF
+        .find_iter(value)
+        .map(|m| normalize_adr_id(m.as_str()))
+        .collect();
+    if !ids.is_empty() {
+        return ids;
+    }
+    let clean = clean_title(value);
+    let clean = clean.trim_end_matches('.').trim();
+    if clean.is_empty() || is_placeholder(clean) || is_none_word(clean) {
+        Vec::new()
+    } else {
+        vec![clean.to_string()]
+    }
+}
+
+fn is_none_word(text: &str) -> bool {
+    matches!(
+        text.to_lowercase().as_str(),
+        "none" | "n/a" | "na" | "-" | "—" | "nothing" | "_none_"
+    )
+}
+
+/// `adr_12`, `ADR 0012` → `ADR-12`, `ADR-0012` (digits kept as written).
+pub(super) fn normalize_adr_id(text: &str) -> String {
+    let digits: String = text.chars().filter(char::is_ascii_digit).collect();
+    format!("ADR-{digits}")
+}
+
+/// Numeric identity of an ADR id, so `ADR-12` and `ADR-0012` match.
+pub(super) fn adr_number(id: &str) -> Option<u32> {
+    id.chars()
+        .filter(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .ok()
+}
