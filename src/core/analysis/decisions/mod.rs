@@ -46,8 +46,7 @@ pub use append_only::{lost_entries, shrink_finding};
 pub use links::link_supersessions;
 pub use log::parse_log;
 pub use project::{
-    ProjectDecisions, decisions_of_bank, decisions_of_file, decisions_of_project,
-    project_decisions, too_large_finding,
+    ProjectDecisions, decisions_of_file, decisions_of_project, project_decisions, too_large_finding,
 };
 pub use timeline::sort_timeline;
 

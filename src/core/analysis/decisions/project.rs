@@ -64,21 +64,6 @@ pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
     found
 }
 
-/// Every decision of a bank, in timeline order, with supersession links filled. Files
-/// that cannot be read are skipped (validation reports them).
-pub fn decisions_of_bank(bank: &Bank) -> Vec<Decision> {
-    let mut out = Vec::new();
-    let mut problems = Vec::new();
-    for file in decision_files(bank) {
-        if let Some(text) = read_log(file, &mut problems) {
-            out.extend(decisions_of_file(file, &text));
-        }
-    }
-    link_supersessions(&mut out);
-    sort_timeline(&mut out);
-    out
-}
-
 /// A project's decisions and the logs left out of them.
 #[derive(Debug, Clone, Default)]
 pub struct ProjectDecisions {
