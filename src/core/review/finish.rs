@@ -51,7 +51,7 @@ impl ReviewSession {
 
     /// Commits the accepted memory changes (and nothing else) with `message`, with the
     /// user's identity; hooks and signing run only with
-    /// [`ReviewOptions::run_git_hooks`].
+    /// [`ReviewOptions::run_git_hooks`](super::ReviewOptions::run_git_hooks).
     pub fn commit(&mut self, message: &str) -> std::result::Result<CommitOutcome, CommitError> {
         let Store::Git(git) = &self.store else {
             return Err(CommitError::NotGit);

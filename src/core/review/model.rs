@@ -172,7 +172,7 @@ pub struct Loss {
     pub bytes: usize,
 }
 
-/// The outcome of [`ReviewSession::reject_file`].
+/// The outcome of [`ReviewSession::reject_file`](super::ReviewSession::reject_file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RejectOutcome {
     Done,
