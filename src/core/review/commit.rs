@@ -82,7 +82,7 @@ pub(crate) fn accepted(
             )));
         }
         found.push(Accepted {
-            display: super::rel_string(project, &staged.path),
+            display: super::session::rel_string(project, &staged.path),
             head: staged.head,
             index: staged.index,
             role,

@@ -1,0 +1,118 @@
+//! The Infinity format's store, checked as a whole: `memories.json` present, readable,
+//! well-formed and within the schema, and the `project_id` file agreeing with it.
+
+use crate::core::findings::{Finding, Severity};
+use crate::core::formats::infinity;
+use crate::core::model::Bank;
+use crate::core::text;
+
+fn infinity_issue_severity(message: &str) -> Severity {
+    // Problems that make a memory unreachable or the store unusable are errors; cosmetic
+    // schema drift (a title, a type, a timestamp) only warnings.
+    let fatal = [
+        "must be a JSON object",
+        "missing array field",
+        "is not an object",
+        "has no string \"id\"",
+        "duplicate memory id",
+        "no string \"content\"",
+    ];
+    if fatal.iter().any(|f| message.contains(f)) {
+        Severity::Error
+    } else {
+        Severity::Warning
+    }
+}
+
+pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
+    let store = bank.root.join("memories.json");
+    // A store behind a link out of the project is never read (its finding says so).
+    if bank.reaches_outside(&store) {
+        return;
+    }
+    if !store.exists() {
+        out.push(Finding::new(
+            Severity::Error,
+            "infinity-store-missing",
+            &bank.root,
+            None,
+            "memories.json is missing: the agent finds no memories",
+        ));
+        return;
+    }
+    let text = match text::read_text(&store) {
+        Ok(t) => t,
+        Err(e) => {
+            out.push(Finding::new(
+                Severity::Error,
+                "unreadable-file",
+                &store,
+                None,
+                format!("the store cannot be read: {e}"),
+            ));
+            return;
+        }
+    };
+    let (parsed, issues) = match infinity::store::parse_store(&text) {
+        Ok(parsed) => parsed,
+        Err(infinity::store::JsonSyntaxError {
+            limit: Some(limit), ..
+        }) => {
+            out.push(limit.finding(
+                Severity::Error,
+                &store,
+                "its memories are not listed or checked",
+            ));
+            return;
+        }
+        Err(e) => {
+            out.push(Finding::new(
+                Severity::Error,
+                "infinity-json",
+                &store,
+                Some(e.line),
+                format!(
+                    "malformed JSON at line {}, column {}: {}",
+                    e.line, e.column, e.message
+                ),
+            ));
+            return;
+        }
+    };
+    for issue in issues {
+        out.push(Finding::new(
+            infinity_issue_severity(&issue.message),
+            "infinity-schema",
+            &store,
+            Some(issue.line),
+            issue.message,
+        ));
+    }
+    let id_file = bank.root.join("project_id");
+    if bank.reaches_outside(&id_file) {
+        return;
+    }
+    match text::read_text_limited(&id_file, 4096) {
+        Ok(id) => {
+            let id = id.trim();
+            if let Some(store_id) = &parsed.project_id
+                && store_id != id
+            {
+                out.push(Finding::new(
+                    Severity::Warning,
+                    "infinity-project-id-mismatch",
+                    &id_file,
+                    Some(1),
+                    format!("project_id file says {id:?} but memories.json says {store_id:?}"),
+                ));
+            }
+        }
+        Err(_) => out.push(Finding::new(
+            Severity::Warning,
+            "infinity-project-id-missing",
+            &bank.root,
+            None,
+            "project_id is missing or unreadable: activate_project will mint a new project id",
+        )),
+    }
+}
