@@ -132,10 +132,13 @@ fn rows_of(
                 .zip(&listed)
                 .map(|(p, b)| (p, b.as_slice()))
                 .collect();
-            analyzer.prefetch_git_evidence(&pairs);
+            let evidence = analyzer.git_evidence_of(&pairs);
             drop(pairs);
-            for (offset, (project, banks)) in batch.iter().zip(listed).enumerate() {
-                let report = analyzer.analyze_listed(project, banks, Depth::default());
+            for (offset, ((project, banks), evidence)) in
+                batch.iter().zip(listed).zip(evidence).enumerate()
+            {
+                let report =
+                    analyzer.analyze_listed_with(project, banks, Depth::default(), evidence);
                 rows.push((start + offset, row(&report)));
             }
         }

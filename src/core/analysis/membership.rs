@@ -63,17 +63,22 @@ const LOCK_FILES: &[&str] = &[
 const KEY_FILES: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"];
 
 /// Whether a folder name marks a backup: `backup`, `backups`, `backup-2025-01-02`,
-/// `memory-bank-backup`, `bak`, `.bak`.
+/// `memory-bank-backup`, `bak`, `.bak` (any case).
 fn is_backup_folder(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    let name = name.trim_start_matches('.');
-    name == "bak"
-        || name.starts_with("backup")
-        || name.ends_with("-backup")
-        || name.ends_with("_backup")
-        || name.ends_with(".backup")
-        || name.ends_with("-backups")
-        || name.ends_with("_backups")
+    let name = name.trim_start_matches('.').as_bytes();
+    let starts = |prefix: &str| {
+        name.len() >= prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+    };
+    name.eq_ignore_ascii_case(b"bak")
+        || starts("backup")
+        || ["-backup", "_backup", ".backup", "-backups", "_backups"]
+            .iter()
+            .any(|suffix| ends_with_ignoring_case(name, suffix))
+}
+
+fn ends_with_ignoring_case(bytes: &[u8], suffix: &str) -> bool {
+    bytes.len() >= suffix.len()
+        && bytes[bytes.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
 
 /// Whether a file name marks a backup copy: `x.bak`, `x.md.orig`, `x~`, `x.bak.md`,
@@ -116,13 +121,22 @@ pub fn is_secret(rel: &Path) -> bool {
         )
 }
 
-/// A markdown file right in the bank folder, not named as a backup: memory, told without
-/// allocating (the case of nearly every file `list` classifies).
+/// A markdown file in the bank folder or a sub-folder of it, neither named nor kept as a
+/// backup: memory, told without allocating (the case of nearly every file `list`
+/// classifies).
 fn is_plain_markdown(rel: &Path) -> bool {
-    let Some(name) = rel.to_str() else {
+    let Some(path) = rel.to_str() else {
         return false;
     };
-    if name.contains('/') || name.contains(std::path::MAIN_SEPARATOR) || name.ends_with('~') {
+    let (folders, name) = match path.rsplit_once(['/', std::path::MAIN_SEPARATOR]) {
+        Some((folders, name)) => (folders, name),
+        None => ("", path),
+    };
+    if name.ends_with('~')
+        || folders
+            .split(['/', std::path::MAIN_SEPARATOR])
+            .any(|folder| folder.is_empty() && !folders.is_empty() || is_backup_folder(folder))
+    {
         return false;
     }
     let bytes = name.as_bytes();
@@ -136,10 +150,7 @@ fn is_plain_markdown(rel: &Path) -> bool {
     };
     ![".bak", ".backup", ".orig", ".old", "-backup", "_backup"]
         .iter()
-        .any(|suffix| {
-            stem.len() >= suffix.len()
-                && stem[stem.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
-        })
+        .any(|suffix| ends_with_ignoring_case(stem, suffix))
 }
 
 /// Classifies a file by its path relative to the bank folder.
@@ -205,9 +216,19 @@ fn relative_in<'a>(folder: &Path, file: &'a Path) -> Option<&'a Path> {
         .filter(|rel| !rel.as_os_str().is_empty())
 }
 
+/// Whether two paths from one listing name the same folder: compared as bytes, a
+/// trailing `/` aside (`Path`'s `==` parses components, several times slower).
 #[cfg(unix)]
 fn same_path(a: &Path, b: &Path) -> bool {
-    a.as_os_str() == b.as_os_str() || a == b
+    use std::os::unix::ffi::OsStrExt;
+    fn trim(path: &Path) -> &[u8] {
+        let bytes = path.as_os_str().as_bytes();
+        match bytes.strip_suffix(b"/") {
+            Some(rest) if !rest.is_empty() => rest,
+            _ => bytes,
+        }
+    }
+    trim(a) == trim(b)
 }
 
 #[cfg(not(unix))]
@@ -342,6 +363,12 @@ mod tests {
     #[test]
     fn the_quick_path_agrees_with_the_full_rules() {
         for name in [
+            "decisions/ADR-001-use-sqlite.md",
+            "backup-2025/progress.md",
+            "old/Backups/x.md",
+            "sessions/2026-01-02.md",
+            "a//b.md",
+            ".env.md",
             "activeContext.md",
             "progress.MD",
             "notes.bak.md",

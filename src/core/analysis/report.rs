@@ -399,6 +399,22 @@ impl<'a> Analyzer<'a> {
         self.analyze_with(project, banks, depth, state)
     }
 
+    /// [`Analyzer::analyze_listed`] without git facts (`depth.git` is not asked), with the
+    /// git evidence [`Analyzer::git_evidence_of`] found for the project.
+    pub fn analyze_listed_with(
+        &mut self,
+        project: &Project,
+        banks: Vec<Bank>,
+        depth: Depth,
+        evidence: Option<GitEvidence>,
+    ) -> ProjectReport {
+        let depth = Depth {
+            git: false,
+            ..depth
+        };
+        self.analyze_known(project, banks, depth, GitState::Absent, evidence)
+    }
+
     fn analyze_with(
         &mut self,
         project: &Project,
@@ -406,9 +422,20 @@ impl<'a> Analyzer<'a> {
         depth: Depth,
         state: GitState,
     ) -> ProjectReport {
+        let evidence = self.git_evidence(project, &banks, &state, depth.git);
+        self.analyze_known(project, banks, depth, state, evidence)
+    }
+
+    fn analyze_known(
+        &mut self,
+        project: &Project,
+        banks: Vec<Bank>,
+        depth: Depth,
+        state: GitState,
+        evidence: Option<GitEvidence>,
+    ) -> ProjectReport {
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
-        let evidence = self.git_evidence(project, &banks, &state, depth.git);
         let git = state.facts();
         let last_write = banks
             .iter()
@@ -739,51 +766,53 @@ impl Analyzer<'_> {
     pub fn prefetch_git_evidence(&mut self, listed: &[(&Project, &[Bank])]) {
         // Only for the projects about to be analysed: nothing found earlier outlives them.
         self.prefetched.clear();
+        let found = self.git_evidence_of(listed);
+        for ((project, _), evidence) in listed.iter().zip(found) {
+            self.prefetched.insert(project.path.clone(), evidence);
+        }
+    }
+
+    /// The git evidence of each project of `listed` (`None`: outside any repository, or
+    /// git failed there): remembered where the repository and the files are as they
+    /// were, the rest asked of git once per repository and remembered. For
+    /// [`Analyzer::analyze_listed_with`].
+    pub fn git_evidence_of(&mut self, listed: &[(&Project, &[Bank])]) -> Vec<Option<GitEvidence>> {
         let store = match self.listings {
             Some(listings) => listings,
             None => &self.own_facts,
         };
+        let mut found: Vec<Option<GitEvidence>> = Vec::with_capacity(listed.len());
         let mut missing: Vec<(usize, Option<u64>)> = Vec::new();
         for (index, (project, banks)) in listed.iter().enumerate() {
             let place = self.repo_stamps.place(&project.path, banks, store);
-            let known = match place {
-                RepoPlace::Outside => Some(None),
-                RepoPlace::Stamped(stamp) => store
-                    .stamped_fact::<GitEvidence>(GIT_EVIDENCE_FACT, &project.path, stamp)
-                    .map(Some),
-                RepoPlace::Unstamped => None,
-            };
-            match known {
-                Some(evidence) => {
-                    self.prefetched.insert(project.path.clone(), evidence);
+            let remembered = match place {
+                RepoPlace::Stamped(stamp) => {
+                    store.stamped_fact::<GitEvidence>(GIT_EVIDENCE_FACT, &project.path, stamp)
                 }
-                None => missing.push((
-                    index,
-                    match place {
-                        RepoPlace::Stamped(stamp) => Some(stamp),
-                        _ => None,
-                    },
-                )),
+                RepoPlace::Outside | RepoPlace::Unstamped => None,
+            };
+            match (place, remembered.is_some()) {
+                (RepoPlace::Outside, _) | (_, true) => {}
+                (RepoPlace::Stamped(stamp), false) => missing.push((index, Some(stamp))),
+                (RepoPlace::Unstamped, false) => missing.push((index, None)),
             }
+            found.push(remembered);
         }
         if missing.is_empty() {
-            return;
+            return found;
         }
         let pairs: Vec<(&Project, &[Bank])> = missing.iter().map(|(i, _)| listed[*i]).collect();
         for ((index, stamp), state) in missing.iter().zip(gather_git(&pairs)) {
             let (project, banks) = listed[*index];
-            let evidence = match state {
-                GitState::Ready(git) => {
-                    let evidence = GitEvidence::from_facts(&git.facts, git_files(banks));
-                    if let Some(stamp) = stamp {
-                        store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, *stamp, &evidence);
-                    }
-                    Some(evidence)
+            if let GitState::Ready(git) = state {
+                let evidence = GitEvidence::from_facts(&git.facts, git_files(banks));
+                if let Some(stamp) = stamp {
+                    store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, *stamp, &evidence);
                 }
-                _ => None,
-            };
-            self.prefetched.insert(project.path.clone(), evidence);
+                found[*index] = Some(evidence);
+            }
         }
+        found
     }
 
     /// Drops what [`Analyzer::prefetch_git_evidence`] found: a write since may have
