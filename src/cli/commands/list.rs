@@ -89,8 +89,9 @@ pub fn ago(epoch: Option<u64>) -> String {
 const PARALLEL_MIN_PROJECTS: usize = 64;
 
 /// Projects a worker takes at a time: small enough that a worker slowed down by a busy
-/// core leaves the rest to the others.
-const BATCH: usize = 16;
+/// core leaves the rest to the others, large enough that a monorepo's projects whose git
+/// evidence is not remembered ask git few times (once per repository and batch).
+const BATCH: usize = 64;
 
 /// Rows for every project, in input order. Large roots are shared across the machine's
 /// cores: each worker has its own analyzer and fork of the token cache and takes the next
