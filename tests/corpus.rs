@@ -20,7 +20,10 @@ use mbank::core::scan::bank::list_banks;
 use mbank::core::scan::discovery::{self, ScanOptions};
 use mbank::core::tokens::{self, Encoding, TokenCache};
 
-use Format::{AgentsMd, ClaudeMd, Cline, ConKeeper, CursorRules, MemoryBankMcp, RooRules};
+use Format::{
+    AgentsMd, ClaudeMd, Cline, ConKeeper, Copilot, CursorRules, KiloCode, Kiro, MemoryBankMcp,
+    RooRules, Windsurf,
+};
 
 /// What one corpus folder must yield.
 struct Expected {
@@ -170,6 +173,190 @@ const EXPECTED: &[Expected] = &[
             ("memory-bank/ADR-0020.md", Role::Adr),
             ("memory-bank/TASK-001.md", Role::Other),
             ("memory-bank/_index.md", Role::Other),
+        ],
+    },
+    // The fifteen folders below were added later; each row says what mbank finds today
+    // and, where a format or a load rule is still missing, says so.
+    Expected {
+        folder: "220631948+cape-connect",
+        // Still missing: the Gemini CLI extension's context file
+        // (`.gemini/extensions/capegis-ai/GEMINI.md`) is not listed. `.claude/AGENTS.md`
+        // is no file Claude Code or Codex reads, so it stays out.
+        projects: &[("", &[ClaudeMd, AgentsMd, Kiro])],
+        files: &[
+            ("CLAUDE.md", Role::Instructions),
+            ("AGENTS.md", Role::Instructions),
+            (".kiro/steering/product.md", Role::Instructions),
+            (".kiro/steering/security.md", Role::Instructions),
+        ],
+    },
+    Expected {
+        folder: "2anki+server",
+        projects: &[("", &[ClaudeMd, Copilot])],
+        files: &[
+            ("CLAUDE.md", Role::Instructions),
+            (".claude/rules/security.md", Role::Rules),
+            ("src/services/CLAUDE.md", Role::Instructions),
+            ("web/CLAUDE.md", Role::Instructions),
+            (".github/copilot-instructions.md", Role::Instructions),
+        ],
+    },
+    Expected {
+        folder: "3gogo+auto-quote-system",
+        // RooFlow: the five Memory Bank MCP files beside `.roo/mcp.json`.
+        projects: &[("", &[MemoryBankMcp, RooRules])],
+        files: &[
+            ("memory-bank/decisionLog.md", Role::Decisions),
+            ("memory-bank/productContext.md", Role::Product),
+            (".roo/mcp.json", Role::Config),
+        ],
+    },
+    Expected {
+        folder: "ACANOTES-dev+EduPod",
+        projects: &[("", &[ClaudeMd, AgentsMd])],
+        files: &[
+            ("CLAUDE.md", Role::Instructions),
+            ("AGENTS.md", Role::Instructions),
+            (".claude/rules/backend.md", Role::Rules),
+            (".claude/rules/worker.md", Role::Rules),
+        ],
+    },
+    Expected {
+        folder: "AMairesse+Nova",
+        projects: &[("", &[AgentsMd, KiloCode])],
+        files: &[
+            ("AGENTS.md", Role::Instructions),
+            (".kilocode/rules/memory-bank/brief.md", Role::Brief),
+            (".kilocode/rules/memory-bank/context.md", Role::Active),
+            (
+                ".kilocode/rules/memory-bank/architecture.md",
+                Role::Patterns,
+            ),
+            (".kilocode/rules/memory-bank/tasks.md", Role::Other),
+            (".kilocode/rules/memory-bank-instructions.md", Role::Rules),
+        ],
+    },
+    Expected {
+        folder: "BURISTUS+MoneyTracker",
+        // A camelCase bank with no brief or tech context: the RooFlow layout. Its
+        // systemArchitecture.md stands for the system patterns.
+        projects: &[("", &[MemoryBankMcp, KiloCode])],
+        files: &[
+            ("memory-bank/systemArchitecture.md", Role::Patterns),
+            ("memory-bank/decisionLog.md", Role::Decisions),
+            (".kilocode/rules/memory-bank.md", Role::Rules),
+        ],
+    },
+    Expected {
+        folder: "BioInfo+threadcraft",
+        projects: &[("", &[MemoryBankMcp])],
+        files: &[
+            ("memory-bank/activeContext.md", Role::Active),
+            ("memory-bank/decisionLog.md", Role::Decisions),
+        ],
+    },
+    Expected {
+        folder: "Blank902+BetaNet",
+        projects: &[("", &[Cline, Copilot])],
+        files: &[
+            ("memory-bank/activeContext.md", Role::Active),
+            ("memory-bank/decisionLog.md", Role::Decisions),
+            (".github/copilot-instructions.md", Role::Instructions),
+        ],
+    },
+    Expected {
+        folder: "ClayGao+sparc-demo",
+        // Still missing: `.roomodes` is counted whole, though Roo sends only the active
+        // mode's definition in full.
+        projects: &[("", &[MemoryBankMcp, RooRules])],
+        files: &[
+            ("memory-bank/decisionLog.md", Role::Decisions),
+            (".roomodes", Role::Config),
+            (".roo/rules/rules.md", Role::Rules),
+            (".roo/rules-code/rules.md", Role::Rules),
+            (".roo/rules-tdd/rules.md", Role::Rules),
+        ],
+    },
+    Expected {
+        folder: "Congglee+trellone-server",
+        projects: &[("", &[Cline, CursorRules, KiloCode])],
+        files: &[
+            ("memory-bank/projectbrief.md", Role::Brief),
+            (".cursor/rules/project-structure.mdc", Role::Rules),
+            (".cursor/rules/manual/self-improvement.mdc", Role::Rules),
+            (".kilocode/rules/memory-bank/brief.md", Role::Brief),
+            (".kilocode/rules/tech-stack.md", Role::Rules),
+        ],
+    },
+    Expected {
+        folder: "PixmaNts+SatisFlow",
+        // A Kilo Code memory bank and nothing else; three of its five files are its own.
+        projects: &[("", &[KiloCode])],
+        files: &[
+            (".kilocode/rules/memory-bank/brief.md", Role::Brief),
+            (
+                ".kilocode/rules/memory-bank/architecture.md",
+                Role::Patterns,
+            ),
+            (
+                ".kilocode/rules/memory-bank/implementation-status.md",
+                Role::Other,
+            ),
+        ],
+    },
+    Expected {
+        folder: "anhhai680+knowledge-base-agent",
+        projects: &[("", &[Cline, CursorRules, Copilot])],
+        files: &[
+            ("memory-bank/projectbrief.md", Role::Brief),
+            ("memory-bank/tasks/task-list.md", Role::Other),
+            (
+                "memory-bank/tasks/TASK050-fix-chunking-factory-missing-methods.md",
+                Role::Other,
+            ),
+            (".cursor/rules/memory-bank.instructions.mdc", Role::Rules),
+            (
+                ".github/instructions/memory-bank.instructions.md",
+                Role::Instructions,
+            ),
+        ],
+    },
+    Expected {
+        folder: "efargas+S7-Tools",
+        // The bank kept for Copilot under `.copilot-tracking/` is a Cline bank.
+        projects: &[("", &[Cline, AgentsMd, Copilot])],
+        files: &[
+            (".copilot-tracking/memory-bank/projectbrief.md", Role::Brief),
+            (
+                ".copilot-tracking/memory-bank/activeContext.md",
+                Role::Active,
+            ),
+            (".copilot-tracking/memory-bank/tasks/_index.md", Role::Other),
+            ("AGENTS.md", Role::Instructions),
+            (
+                ".github/instructions/memory-bank.instructions.md",
+                Role::Instructions,
+            ),
+        ],
+    },
+    Expected {
+        folder: "manhon95+pos-revamp",
+        projects: &[("", &[Cline, Windsurf])],
+        files: &[
+            ("memory-bank/projectbrief.md", Role::Brief),
+            ("memory-bank/techContext.md", Role::Tech),
+            (".windsurf/rules/memory-bank.md", Role::Rules),
+        ],
+    },
+    Expected {
+        folder: "shouviksaha31+booking",
+        projects: &[("", &[Cline, Windsurf])],
+        files: &[
+            ("memory-bank/decision-log.md", Role::Decisions),
+            ("memory-bank/projectVision.md", Role::Other),
+            (".windsurf/rules/spring-boot-rules.md", Role::Rules),
+            // A rule without the `.md` ending Windsurf reads: listed, never loaded.
+            (".windsurf/rules/Different-layer-rules", Role::Other),
         ],
     },
 ];

@@ -10,7 +10,8 @@ use super::confine::OutsideLink;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
-    /// Cline memory bank: `memory-bank/` (or `.cursor/memory-bank/`), camelCase names.
+    /// Cline memory bank: `memory-bank/` (or `.cursor/memory-bank/`,
+    /// `.copilot-tracking/memory-bank/`), camelCase names.
     Cline,
     /// Memory Bank MCP / Roo Code memory bank: `memory-bank/` with kebab-case names.
     MemoryBankMcp,
@@ -39,13 +40,16 @@ pub enum Format {
     Windsurf,
     /// Kiro steering: `.kiro/steering/*.md`.
     Kiro,
+    /// Kilo Code: `.kilocode/rules/` with its memory bank in `.kilocode/rules/memory-bank/`,
+    /// mode rules in `.kilocode/rules-{mode}/`, legacy `.kilocoderules`.
+    KiloCode,
     /// Claude Code's auto memory: `~/.claude/projects/<project>/memory/` (MEMORY.md and
     /// topic files), kept in the home folder and shown under its project.
     ClaudeAutoMemory,
 }
 
 impl Format {
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -59,6 +63,7 @@ impl Format {
         Format::Copilot,
         Format::Windsurf,
         Format::Kiro,
+        Format::KiloCode,
         Format::ClaudeAutoMemory,
     ];
 
@@ -78,6 +83,7 @@ impl Format {
             Format::Copilot => "copilot",
             Format::Windsurf => "windsurf",
             Format::Kiro => "kiro",
+            Format::KiloCode => "kilo-code",
             Format::ClaudeAutoMemory => "claude-auto-memory",
         }
     }
@@ -102,6 +108,7 @@ impl Format {
             Format::Copilot => "GitHub Copilot instructions",
             Format::Windsurf => "Windsurf rules",
             Format::Kiro => "Kiro steering",
+            Format::KiloCode => "Kilo Code rules and memory bank",
             Format::ClaudeAutoMemory => "Claude Code auto memory",
         }
     }

@@ -19,8 +19,8 @@ use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
 use super::error::{CoreError, Result};
-use super::formats::hierarchical_file_name;
 use super::formats::infinity;
+use super::formats::{self, hierarchical_file_name};
 use super::hash_index::BuildPathHasher;
 use super::model::{Bank, Format};
 
@@ -223,12 +223,13 @@ fn project_dir_of(bank: &Bank) -> PathBuf {
         | Format::Copilot
         | Format::Windsurf
         | Format::Kiro
+        | Format::KiloCode
         | Format::ClaudeAutoMemory => Some(root.clone()),
         Format::Infinity => parent(),
         Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
             let parent_name = root.parent().map(name_of).unwrap_or_default();
             let in_container = match name_of(root).as_str() {
-                "memory-bank" => parent_name == ".cursor",
+                "memory-bank" => formats::cline::EDITOR_FOLDERS.contains(&parent_name.as_str()),
                 "memory" => parent_name == ".claude" || parent_name == ".ai",
                 "global-memory-bank" | "branch-memory-bank" => parent_name == "docs",
                 _ => false,
@@ -279,6 +280,7 @@ fn may_create(format: Format, rel: &Path) -> bool {
         | Format::Copilot
         | Format::Windsurf
         | Format::Kiro
+        | Format::KiloCode
         | Format::ClaudeAutoMemory => false,
     }
 }

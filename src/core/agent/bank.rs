@@ -66,7 +66,11 @@ pub struct WriteReport {
 }
 
 /// The bank folders the memory-bank tools serve, in order of preference.
-const BANK_FOLDERS: [&str; 2] = ["memory-bank", ".cursor/memory-bank"];
+const BANK_FOLDERS: [&str; 3] = [
+    "memory-bank",
+    ".cursor/memory-bank",
+    ".copilot-tracking/memory-bank",
+];
 
 /// One project's memory bank.
 #[derive(Debug, Clone)]

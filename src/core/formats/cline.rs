@@ -1,5 +1,6 @@
-//! The Cline memory bank: a `memory-bank/` folder (or `.cursor/memory-bank/`) of
-//! camelCase markdown files read whole at every session start, in a fixed order.
+//! The Cline memory bank: a `memory-bank/` folder (or `.cursor/memory-bank/`, or
+//! `.copilot-tracking/memory-bank/` where it is kept for GitHub Copilot) of camelCase
+//! markdown files read whole at every session start, in a fixed order.
 //!
 //! Also what the memory-bank family shares with Memory Bank MCP / Roo
 //! (`memory_bank_mcp.rs`): top-level markdown files load, sub-folders (archives,
@@ -10,6 +11,9 @@ use std::path::Path;
 use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
 use crate::core::analysis::budgets::Unit;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
+
+/// Editor folders that may hold a `memory-bank/` of this format.
+pub const EDITOR_FOLDERS: [&str; 2] = [".cursor", ".copilot-tracking"];
 
 /// Where the memory-bank family's budgets come from.
 pub const GUIDELINES: &str = "Cline memory bank guidelines";

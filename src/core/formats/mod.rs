@@ -15,6 +15,7 @@
 //! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
+//! | `kilo_code.rs` | Kilo Code's rules, mode rules and the memory bank it keeps among them |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
 //! # How to add a format
@@ -64,6 +65,7 @@ pub mod cursor_rules;
 pub mod gemini_md;
 pub mod infinity;
 pub mod instruction_files;
+pub mod kilo_code;
 pub mod kiro;
 pub mod memory_bank_mcp;
 pub mod names;
@@ -185,6 +187,7 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::Copilot => &copilot::Copilot,
         Format::Windsurf => &windsurf::Windsurf,
         Format::Kiro => &kiro::Kiro,
+        Format::KiloCode => &kilo_code::KiloCode,
         Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
     }
 }

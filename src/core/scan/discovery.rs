@@ -261,10 +261,13 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
             _ => None,
         }
     };
-    if let Some((cursor, true)) = container(".cursor")
-        && let Some((bank, when)) = bank_in(&cursor, "memory-bank")
-    {
-        markers.add(Format::Cline, bank, when);
+    // Banks kept for Cursor and for GitHub Copilot (`.copilot-tracking/`) are Cline's.
+    for editor_folder in formats::cline::EDITOR_FOLDERS {
+        if let Some((editor, true)) = container(editor_folder)
+            && let Some((bank, when)) = bank_in(&editor, "memory-bank")
+        {
+            markers.add(Format::Cline, bank, when);
+        }
     }
     match container(".claude") {
         Some((claude, true)) => {
@@ -699,6 +702,8 @@ mod tests {
         touch(&r.join("inf/.infinity/memories.json"));
         touch(&r.join("roo/.clinerules-code"));
         touch(&r.join("cursor/.cursor/memory-bank/activeContext.md"));
+        touch(&r.join("copilot/.copilot-tracking/memory-bank/activeContext.md"));
+        touch(&r.join("kilo/.kilocode/rules/memory-bank/brief.md"));
         touch(&r.join("plain/README.md"));
         touch(&r.join("docbanks/docs/global-memory-bank/core/glossary.json"));
         touch(&r.join("docbanks/docs/branch-memory-bank/feature-x/activeContext.json"));
@@ -711,9 +716,11 @@ mod tests {
             summary,
             vec![
                 ("cline".into(), vec![Format::Cline]),
+                ("copilot".into(), vec![Format::Cline]),
                 ("cursor".into(), vec![Format::Cline]),
                 ("docbanks".into(), vec![Format::MemoryBankMcp]),
                 ("inf".into(), vec![Format::Infinity]),
+                ("kilo".into(), vec![Format::KiloCode]),
                 ("mcp".into(), vec![Format::MemoryBankMcp]),
                 (
                     "multi".into(),
