@@ -757,3 +757,77 @@ fn cursor_rules_in_the_corpus_load_by_their_frontmatter() {
         "{never_picked:?}"
     );
 }
+
+/// The dates written in every corpus text, found by the byte scan, are the ones the
+/// regular expression it replaced found (Unicode `\b` and `\d`): the same newest date,
+/// the same future dates and the same impossible ones.
+#[test]
+fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
+    use chrono::{Datelike, NaiveDate};
+    use mbank::core::dates::{WrittenDates, impossible_dates};
+    let Some(root) = corpus_root() else { return };
+    let pattern =
+        regex::Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+            .unwrap();
+    let ymd = |c: &regex::Captures| {
+        let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+        match (num(1), num(2), num(3)) {
+            (Some(y), Some(m), Some(d)) => Some((y, m, d)),
+            _ => Some((num(6)?, num(4)?, num(5)?)),
+        }
+    };
+    let today = NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
+    let mut files = Vec::new();
+    text_files(&root, &mut files);
+    let (mut texts, mut dated) = (0, 0);
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        texts += 1;
+        let dates: Vec<NaiveDate> = pattern
+            .captures_iter(&text)
+            .filter_map(|c| {
+                let (y, m, d) = ymd(&c)?;
+                NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
+            })
+            .filter(|d| d.year_ce().1 >= 2000)
+            .collect();
+        let mut future: Vec<i32> = dates
+            .iter()
+            .filter(|d| **d > today)
+            .map(|d| d.num_days_from_ce())
+            .collect();
+        future.sort_unstable();
+        future.dedup();
+        future.truncate(mbank::core::dates::FUTURE_DATES_KEPT);
+        let newest = dates
+            .iter()
+            .filter(|d| **d <= today)
+            .max()
+            .map(|d| d.num_days_from_ce());
+        dated += usize::from(newest.is_some());
+        let expected = WrittenDates::from_days(newest, &future);
+        assert_eq!(
+            WrittenDates::of(&text, today),
+            expected,
+            "{}",
+            path.display()
+        );
+        let mut impossible = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            for c in pattern.captures_iter(line) {
+                let Some((y, m, d)) = ymd(&c) else { continue };
+                let valid = i32::try_from(y)
+                    .ok()
+                    .and_then(|y| NaiveDate::from_ymd_opt(y, m, d))
+                    .is_some();
+                if (2000..=2100).contains(&y) && !valid {
+                    impossible.push((index + 1, c[0].to_string()));
+                }
+            }
+        }
+        assert_eq!(impossible_dates(&text), impossible, "{}", path.display());
+    }
+    assert!(texts > 100 && dated > 50, "{texts} texts, {dated} dated");
+}

@@ -1,16 +1,113 @@
 //! Dates written in memory files ("Last updated: 2026-11-02", dated entries): found once
 //! per file version, when its tokens are counted, and remembered with its figures, so a
 //! warm run judges staleness by them without reading the file.
-use std::sync::LazyLock;
-
 use chrono::{Datelike, NaiveDate, Utc};
-use regex::Regex;
 use serde::Serialize;
 
-static DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
-        .unwrap_or_else(|_| unreachable!("the date pattern is a valid constant regex"))
-});
+/// One date-shaped run of digits in a text: `YYYY-MM-DD` or `YYYY/MM/DD` (either
+/// separator at either place), or `M/D/YYYY`, standing as a word of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DateMatch {
+    start: usize,
+    end: usize,
+    year: u32,
+    month: u32,
+    day: u32,
+}
+
+/// Whether a character is part of a word (Unicode's `\w`, save marks): the neighbours a
+/// date must not touch.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The character before byte `at` of `text` (`at` is a char boundary).
+fn char_before(text: &str, at: usize) -> Option<char> {
+    text[..at].chars().next_back()
+}
+
+/// The run of ASCII digits starting at `at`: its end and value (`None` past 9 digits).
+fn digit_run(bytes: &[u8], at: usize) -> (usize, Option<u32>) {
+    let end = bytes[at..]
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .map_or(bytes.len(), |n| at + n);
+    let value = (end - at <= 9).then(|| {
+        bytes[at..end]
+            .iter()
+            .fold(0u32, |v, b| v * 10 + u32::from(b - b'0'))
+    });
+    (end, value)
+}
+
+/// Reads `digits sep digits sep digits` from `at`, with the run lengths each part may
+/// have and the separators allowed; the end and the three values.
+fn date_shape(
+    text: &str,
+    at: usize,
+    lengths: [std::ops::RangeInclusive<usize>; 3],
+    separators: &[u8],
+) -> Option<(usize, [u32; 3])> {
+    let bytes = text.as_bytes();
+    let mut values = [0u32; 3];
+    let mut position = at;
+    for (index, allowed) in lengths.into_iter().enumerate() {
+        if index > 0 {
+            if !separators.contains(bytes.get(position)?) {
+                return None;
+            }
+            position += 1;
+        }
+        if !bytes.get(position)?.is_ascii_digit() {
+            return None;
+        }
+        let (end, value) = digit_run(bytes, position);
+        if !allowed.contains(&(end - position)) {
+            return None;
+        }
+        values[index] = value?;
+        position = end;
+    }
+    // The last run ends a word: no letter, digit or underscore right after it.
+    if text[position..].chars().next().is_some_and(is_word_char) {
+        return None;
+    }
+    Some((position, values))
+}
+
+/// Every date-shaped word in a text, left to right, without overlaps. A byte scan: the
+/// text is walked once, and only a digit that starts a word is looked at more closely.
+fn date_matches(text: &str) -> impl Iterator<Item = DateMatch> + '_ {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            let start = at;
+            at += 1;
+            if !bytes[start].is_ascii_digit() || char_before(text, start).is_some_and(is_word_char)
+            {
+                continue;
+            }
+            let iso = date_shape(text, start, [4..=4, 1..=2, 1..=2], b"-/")
+                .map(|(end, [year, month, day])| (end, year, month, day));
+            let american = || {
+                date_shape(text, start, [1..=2, 1..=2, 4..=4], b"/")
+                    .map(|(end, [month, day, year])| (end, year, month, day))
+            };
+            if let Some((end, year, month, day)) = iso.or_else(american) {
+                at = end;
+                return Some(DateMatch {
+                    start,
+                    end,
+                    year,
+                    month,
+                    day,
+                });
+            }
+        }
+        None
+    })
+}
 
 /// The newest plausible date written in a text (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
 /// ignoring dates after `today` (templates and typos) and before 2000.
@@ -20,15 +117,8 @@ pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
 
 /// Every valid date from 2000 on written in a text (ISO, `YYYY/MM/DD`, `M/D/YYYY`).
 fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> + '_ {
-    DATE.captures_iter(text)
-        .filter_map(|c| {
-            let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-            let (y, m, d) = match (num(1), num(2), num(3)) {
-                (Some(y), Some(m), Some(d)) => (y, m, d),
-                _ => (num(6)?, num(4)?, num(5)?),
-            };
-            NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
-        })
+    date_matches(text)
+        .filter_map(|m| NaiveDate::from_ymd_opt(i32::try_from(m.year).ok()?, m.month, m.day))
         .filter(|d| d.year_ce().1 >= 2000)
 }
 
@@ -36,29 +126,23 @@ fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> + '_ {
 /// with their 1-based line: a typo, or a month and day swapped.
 pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
     let mut found = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if !line.bytes().any(|b| b.is_ascii_digit()) {
+    let mut line = 1;
+    let mut counted_to = 0;
+    for m in date_matches(text) {
+        if !(2000..=2100).contains(&m.year) {
             continue;
         }
-        for c in DATE.captures_iter(line) {
-            let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-            let (y, m, d) = match (num(1), num(2), num(3)) {
-                (Some(y), Some(m), Some(d)) => (y, m, d),
-                _ => match (num(6), num(4), num(5)) {
-                    (Some(y), Some(m), Some(d)) => (y, m, d),
-                    _ => continue,
-                },
-            };
-            if !(2000..=2100).contains(&y) {
-                continue;
-            }
-            let valid = i32::try_from(y)
-                .ok()
-                .and_then(|y| NaiveDate::from_ymd_opt(y, m, d))
-                .is_some();
-            if !valid && let Some(whole) = c.get(0) {
-                found.push((index + 1, whole.as_str().to_string()));
-            }
+        let valid = i32::try_from(m.year)
+            .ok()
+            .and_then(|y| NaiveDate::from_ymd_opt(y, m.month, m.day))
+            .is_some();
+        if !valid {
+            line += text.as_bytes()[counted_to..m.start]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            counted_to = m.start;
+            found.push((line, text[m.start..m.end].to_string()));
         }
     }
     found
@@ -79,15 +163,20 @@ pub struct WrittenDates {
 
 impl WrittenDates {
     pub fn of(text: &str, today: NaiveDate) -> WrittenDates {
-        let mut future: Vec<i32> = dates_in(text)
-            .filter(|d| *d > today)
-            .map(|d| d.num_days_from_ce())
-            .collect();
+        let mut newest_past = None;
+        let mut future = Vec::new();
+        for date in dates_in(text) {
+            if date > today {
+                future.push(date.num_days_from_ce());
+            } else {
+                newest_past = newest_past.max(Some(date.num_days_from_ce()));
+            }
+        }
         future.sort_unstable();
         future.dedup();
         future.truncate(FUTURE_DATES_KEPT);
         WrittenDates {
-            newest_past: newest_date_in(text, today).map(|d| d.num_days_from_ce()),
+            newest_past,
             future,
         }
     }
@@ -124,4 +213,80 @@ impl WrittenDates {
 /// Today's date in UTC, for `newest_date_in`.
 pub fn today() -> NaiveDate {
     Utc::now().date_naive()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex::Regex;
+
+    /// The pattern the scan replaces (Unicode `\b` and `\d`): the reference it must agree with.
+    fn reference(text: &str) -> Vec<(usize, usize, u32, u32, u32)> {
+        let pattern =
+            Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+                .unwrap();
+        pattern
+            .captures_iter(text)
+            .filter_map(|c| {
+                let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+                let (y, m, d) = match (num(1), num(2), num(3)) {
+                    (Some(y), Some(m), Some(d)) => (y, m, d),
+                    _ => (num(6)?, num(4)?, num(5)?),
+                };
+                let whole = c.get(0)?;
+                Some((whole.start(), whole.end(), y, m, d))
+            })
+            .collect()
+    }
+
+    fn scanned(text: &str) -> Vec<(usize, usize, u32, u32, u32)> {
+        date_matches(text)
+            .map(|m| (m.start, m.end, m.year, m.month, m.day))
+            .collect()
+    }
+
+    #[test]
+    fn the_scan_finds_what_the_date_pattern_found() {
+        let texts = [
+            "Last updated: 2026-11-02.",
+            "2024/1/5 and 12/31/2025, 3/4/2024",
+            "2024-01/05 mixed separators, 2024/01-05 too",
+            "v2024-01-05 glued to a word, 2024-01-05x after, _2024-01-05",
+            "12024-01-05 five digits, 2024-001-05 three, 2024-01-055, 1/2/20245",
+            "2024-1-123 then 2024-12-31",
+            "éé2024-01-05 after a letter, 2024-01-05é before one, «2024-01-05»",
+            "(2024-02-30) impossible, [1/32/2024], 2026-30-05",
+            "10/10/2024/10/10/2024 chained",
+            "٢٠٢٤-01-05 Arabic digits, 2024-01-0٥",
+            "a 1/2/2024-01-05 overlap and 2024-01-05/2024",
+            "",
+            "no digits at all",
+            "99999999999999999999-01-01 and 2024-01-01",
+        ];
+        for text in texts {
+            assert_eq!(scanned(text), reference(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn written_dates_keep_the_newest_past_and_the_future_ones() {
+        let today = NaiveDate::from_ymd_opt(2026, 1, 10).unwrap();
+        let dates = WrittenDates::of("2025-12-01, 2026-01-09, 2026-02-01, 1999-01-01", today);
+        assert_eq!(dates.newest_by(today), NaiveDate::from_ymd_opt(2026, 1, 9));
+        let later = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+        assert_eq!(dates.newest_by(later), NaiveDate::from_ymd_opt(2026, 2, 1));
+    }
+
+    #[test]
+    fn impossible_dates_name_their_line() {
+        let text = "# Log\n2025-02-30 swapped\nfine 2025-02-28\n\n13/01/2025 and 2026-30-05\n";
+        assert_eq!(
+            impossible_dates(text),
+            vec![
+                (2, "2025-02-30".to_string()),
+                (5, "13/01/2025".to_string()),
+                (5, "2026-30-05".to_string()),
+            ]
+        );
+    }
 }

@@ -341,7 +341,8 @@ impl BufferCounter {
                     request = newer;
                 }
                 let (document, version, text) = request;
-                let stats = tokens::analyze(&text, encoding);
+                // The gauges need figures only; dates are found when the file is saved.
+                let stats = tokens::measure(&text, encoding);
                 let message = Message::BufferCounted {
                     document,
                     version,

@@ -132,9 +132,18 @@ impl TextStats {
     }
 }
 
-/// Measures a text. ConKeeper's privacy markers are honoured wherever they appear: a
-/// `private: true` file counts as private whole, `<private>` blocks apart.
+/// Measures a text and finds the dates written in it (for staleness).
 pub fn analyze(text: &str, encoding: Encoding) -> TextStats {
+    TextStats {
+        dates: crate::core::dates::WrittenDates::of(text, crate::core::dates::today()),
+        ..measure(text, encoding)
+    }
+}
+
+/// Size and token figures of a text, without looking for dates: what the editor's
+/// counter needs on every edit. ConKeeper's privacy markers are honoured wherever they
+/// appear: a `private: true` file counts as private whole, `<private>` blocks apart.
+pub fn measure(text: &str, encoding: Encoding) -> TextStats {
     let (lines, chars) = text::line_and_char_counts(text);
     let private_file = markdown::is_private_file(text);
     let private_blocks = markdown::private_blocks(text).len();
@@ -155,7 +164,7 @@ pub fn analyze(text: &str, encoding: Encoding) -> TextStats {
         private_blocks,
         private_file,
         encoding,
-        dates: crate::core::dates::WrittenDates::of(text, crate::core::dates::today()),
+        dates: crate::core::dates::WrittenDates::default(),
     }
 }
 
