@@ -50,7 +50,7 @@ impl Env {
             .args(["--root"])
             .arg(self.root())
             .args(["--config"])
-            .arg(self.temp.path().join("no-config.toml"))
+            .arg("/dev/null")
             .args(args)
             .current_dir(dir);
         self.apply(&mut command);
