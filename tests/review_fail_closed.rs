@@ -344,6 +344,70 @@ fn a_lost_or_corrupt_snapshot_is_an_error() {
     assert_eq!(json["projects"][0]["error"]["code"], "snapshot-corrupt");
 }
 
+#[test]
+fn a_deleted_snapshot_folder_is_an_error_not_a_bank_never_reviewed() {
+    let env = Env::new();
+    let dir = env.project("shop");
+    let path = dir.to_str().unwrap();
+    env.mark_reviewed(&dir);
+    common::write(
+        &dir.join("memory-bank/progress.md"),
+        &format!("{PROGRESS}- Checkout\n"),
+    );
+    // A plain change is no error.
+    env.mbank(&["review", "--fail-on", "error", path], &[])
+        .expect_code(0);
+
+    fs::remove_dir_all(env.snapshot_dir()).unwrap();
+    let run = env.mbank(&["review", "--json", "--fail-on", "error", path], &[]);
+    run.expect_code(1);
+    let json = run.json();
+    let project = &json["projects"][0];
+    assert_eq!(project["error"]["code"], "snapshot-lost", "{project}");
+    assert!(
+        project["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("mark the bank reviewed again"),
+        "{project}"
+    );
+    assert_eq!(json["summary"]["error"], 1);
+    assert_eq!(json["failed"], true);
+    let text = env.mbank(&["review", "--fail-on", "error", path], &[]);
+    text.expect_code(1);
+    assert!(text.stdout.contains("[snapshot-lost]"), "{}", text.stdout);
+
+    // Marking reviewed again repairs it.
+    env.mark_reviewed(&dir);
+    let (code, json) = env.review_json(&dir);
+    assert_eq!(code, 0, "{json}");
+
+    // Every snapshot gone at once, too.
+    fs::remove_dir_all(env.data().join("snapshots")).unwrap();
+    let (code, json) = env.review_json(&dir);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(error_codes(&json), vec!["snapshot-lost"], "{json}");
+    env.mark_reviewed(&dir);
+
+    // A snapshot taken before its record existed is recorded by the next review.
+    fs::remove_dir_all(env.data().join("reviewed")).unwrap();
+    let (code, json) = env.review_json(&dir);
+    assert_eq!(code, 0, "{json}");
+    fs::remove_dir_all(env.snapshot_dir()).unwrap();
+    let (code, json) = env.review_json(&dir);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(error_codes(&json), vec!["snapshot-lost"], "{json}");
+
+    // A project never reviewed is still just that.
+    let other = env.project("fresh");
+    let run = env.mbank(
+        &["review", "--fail-on", "error", other.to_str().unwrap()],
+        &[],
+    );
+    run.expect_code(0);
+    assert!(run.stdout.contains("never reviewed"), "{}", run.stdout);
+}
+
 #[cfg(unix)]
 #[test]
 fn special_files_in_the_snapshot_store_neither_hang_nor_pass() {
