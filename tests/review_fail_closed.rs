@@ -4,10 +4,11 @@
 //!   `GIT_TEST_ASSUME_DIFFERENT_OWNER=1`) is a `git-refused` error in `check` and in
 //!   `review` (not a silently skipped append-only check, not "never reviewed"), and the
 //!   exit code says so; a folder outside any repository still has no git facts and no
-//!   error.
+//!   error. `list` and `tokens` say the same: the git-refused finding, and staleness
+//!   "unknown", never "fresh".
 //! - `review` counts an unreadable memory file (binary, invalid UTF-8, too large) and a
-//!   lost, corrupt or tampered snapshot (a FIFO or a `/dev/zero` link in the store) as
-//!   errors, finishing quickly.
+//!   lost, corrupt or tampered snapshot (a FIFO or a `/dev/zero` link in the store, the
+//!   whole snapshot folder deleted) as errors, finishing quickly.
 //! - Concurrent `review --mark-reviewed` runs leave a consistent snapshot store.
 //! - Snapshot copies keep the source file's permissions, in 0700 folders.
 mod common;
@@ -238,6 +239,51 @@ fn review_reports_a_refused_repository_as_an_error() {
     let mark = env.mbank(&["review", "--mark-reviewed", path], &[DUBIOUS]);
     assert_ne!(mark.code, 0, "{mark:?}");
     assert!(!env.data().join("snapshots").exists());
+}
+
+#[test]
+fn list_and_tokens_call_a_refused_repositorys_staleness_unknown_never_fresh() {
+    let env = Env::new();
+    let dir = env.git_project("shop");
+    if !git_understands_the_ownership_switch(&env, &dir) {
+        return;
+    }
+    let root = dir.parent().unwrap().to_str().unwrap().to_string();
+    let path = dir.to_str().unwrap();
+    let git_refused = |findings: &Value| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "git-refused" && f["severity"] == "error")
+    };
+
+    let run = env.mbank(&["--root", &root, "list", "--json"], &[DUBIOUS]);
+    run.expect_code(0);
+    let json = run.json();
+    let row = &json["projects"][0];
+    assert_eq!(row["staleness"], "unknown", "{row}");
+    assert!(git_refused(&row["findings"]), "as check says: {row}");
+    let text = env.mbank(&["--root", &root, "list"], &[DUBIOUS]);
+    text.expect_code(0);
+    assert!(
+        text.stdout.contains("unknown") && !text.stdout.contains("fresh"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("[git-refused]"), "{}", text.stdout);
+
+    let run = env.mbank(&["tokens", "--json", path], &[DUBIOUS]);
+    run.expect_code(0);
+    assert!(git_refused(&run.json()["findings"]), "{}", run.stdout);
+
+    // The same repository, trusted: git's evidence judges it, and it is fresh.
+    let run = env.mbank(&["--root", &root, "list", "--json"], &[]);
+    run.expect_code(0);
+    let json = run.json();
+    let row = &json["projects"][0];
+    assert_eq!(row["staleness"], "fresh", "{row}");
+    assert!(!git_refused(&row["findings"]), "{row}");
 }
 
 #[test]

@@ -9,10 +9,15 @@ use serde::Serialize;
 
 use crate::core::model::{Bank, LoadKind, Role};
 
+/// Ordered from best to worst: a project's worst file names it. Unknown sits above
+/// fresh (it cannot be vouched for) and below a known aging or stale file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Freshness {
     Fresh,
+    /// Cannot be judged: the evidence it would be judged by is missing (git refused the
+    /// repository).
+    Unknown,
     Aging,
     Stale,
 }
@@ -21,6 +26,7 @@ impl Freshness {
     pub fn id(self) -> &'static str {
         match self {
             Freshness::Fresh => "fresh",
+            Freshness::Unknown => "unknown",
             Freshness::Aging => "aging",
             Freshness::Stale => "stale",
         }
@@ -244,6 +250,17 @@ pub fn assess_bank(
             })
         })
         .collect()
+}
+
+/// Turns every verdict of a bank into "unknown", for `why` (git refused or failed on
+/// the repository whose times the verdicts need); files with no cadence stay without.
+pub fn unknown_because(verdicts: &mut [Option<Staleness>], why: &str) {
+    for verdict in verdicts.iter_mut().flatten() {
+        *verdict = Staleness {
+            level: Freshness::Unknown,
+            reason: format!("cannot be judged without git: {why}"),
+        };
+    }
 }
 
 pub use crate::core::dates::{WrittenDates, impossible_dates, newest_date_in, today};
