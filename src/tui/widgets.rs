@@ -157,8 +157,8 @@ fn gauge(
     }
 }
 
-/// `● fresh`, `◐ aging`, `○ stale`, `? unkn.` (git refused the repository) in the
-/// staleness colour, seven cells each.
+/// `● fresh`, `◐ aging`, `○ stale`, `? unkn.` (cannot be judged) in the staleness
+/// colour, seven cells each.
 pub fn freshness_badge(level: Option<Freshness>, theme: &Theme) -> Span<'static> {
     let (glyph, word) = match level {
         Some(Freshness::Fresh) => ("●", "fresh"),

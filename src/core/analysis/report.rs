@@ -326,7 +326,7 @@ pub struct Analyzer<'a> {
     /// Which repository each project is in and its state, for git evidence.
     repo_stamps: RepoStamps,
     /// Git evidence found by [`Analyzer::prefetch_git_evidence`] for projects about to
-    /// be analysed (`None`: outside any repository), taken by their analysis.
+    /// be analysed, taken by their analysis.
     prefetched: HashMap<PathBuf, Evidence>,
 }
 

@@ -16,7 +16,7 @@ use crate::core::model::{Bank, LoadKind, Role};
 pub enum Freshness {
     Fresh,
     /// Cannot be judged: the evidence it would be judged by is missing (git refused the
-    /// repository).
+    /// repository, or nothing dates the file at all).
     Unknown,
     Aging,
     Stale,
@@ -154,6 +154,13 @@ pub fn assess_bank(
                 return None;
             }
             let mine = activity.get(index).copied().unwrap_or_default();
+            if mine == FileActivity::default() {
+                // Nothing says when this file changed: "fresh" would be a guess.
+                return Some(Staleness {
+                    level: Freshness::Unknown,
+                    reason: "no time known for it (no modification time, no date written in it, no git history)".into(),
+                });
+            }
             let mut verdicts: Vec<(Freshness, u64, String)> = Vec::new();
 
             // Sibling files of the bank that changed later.
@@ -430,6 +437,30 @@ mod tests {
             vec![(2, "2026-30-05".to_string()), (4, "2025-02-30".to_string())]
         );
         assert!(impossible_dates("2024-02-29 [YYYY-MM-DD]").is_empty());
+    }
+
+    #[test]
+    fn a_file_nothing_dates_is_unknown_not_fresh() {
+        let b = bank(vec![
+            file("activeContext.md", Role::Active),
+            file("progress.md", Role::Progress),
+        ]);
+        let activity = [
+            FileActivity::default(),
+            FileActivity {
+                updated: Some(day(3)),
+                ..Default::default()
+            },
+        ];
+        let result = assess_bank(
+            &b,
+            &activity,
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        assert_eq!(result[0].as_ref().unwrap().level, Freshness::Unknown);
+        // A file with a time and nothing newer around it is fresh.
+        assert_eq!(result[1].as_ref().unwrap().level, Freshness::Fresh);
     }
 
     #[test]
