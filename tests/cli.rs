@@ -241,6 +241,57 @@ fn config_errors_name_the_file_and_line() {
     assert_eq!(names(&json), vec!["alpha"]);
 }
 
+#[test]
+fn a_config_file_named_with_the_flag_must_exist_but_the_default_one_need_not() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    healthy_cline(&root.path().join("alpha"));
+    let missing = sandbox.home().join("missing.toml");
+    let run = sandbox.run(&["list", "--root", s(root.path()), "--config", s(&missing)]);
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains(s(&missing)) && run.stderr.contains("does not exist"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.is_empty(),
+        "nothing ran on defaults: {}",
+        run.stdout
+    );
+    // A link to nowhere names no file either.
+    #[cfg(unix)]
+    {
+        let dangling = sandbox.home().join("dangling.toml");
+        std::os::unix::fs::symlink(&missing, &dangling).unwrap();
+        let run = sandbox.run(&["list", "--root", s(root.path()), "--config", s(&dangling)]);
+        run.expect_code(2);
+        assert!(run.stderr.contains(s(&dangling)), "{}", run.stderr);
+    }
+    // A named file that does not parse is an error too.
+    let broken = sandbox.home().join("broken.toml");
+    write(&broken, "scan_depth = \"deep\"\n");
+    let run = sandbox.run(&["list", "--root", s(root.path()), "--config", s(&broken)]);
+    run.expect_code(2);
+    assert!(run.stderr.contains(s(&broken)), "{}", run.stderr);
+    // No file at the default location is the default configuration.
+    assert!(!sandbox.config_dir().join("config.toml").exists());
+    let run = sandbox.run(&["list", "--json", "--root", s(root.path())]);
+    run.expect_code(0);
+    assert_eq!(names(&run.json()), vec!["alpha"]);
+    // `--config /dev/null` says "no configuration".
+    let run = sandbox.run(&[
+        "list",
+        "--json",
+        "--root",
+        s(root.path()),
+        "--config",
+        "/dev/null",
+    ]);
+    run.expect_code(0);
+    assert_eq!(names(&run.json()), vec!["alpha"]);
+}
+
 // ---------------------------------------------------------------- list
 
 #[test]

@@ -50,7 +50,7 @@ impl Env {
             .args(["--root"])
             .arg(self.root())
             .args(["--config"])
-            .arg(self.temp.path().join("no-config.toml"))
+            .arg("/dev/null")
             .args(args)
             .current_dir(dir);
         self.apply(&mut command);
@@ -284,4 +284,110 @@ fn usage_and_io_errors_exit_two() {
     assert_eq!(out.status.code(), Some(2));
     let out = env.mbank(&["review", env.temp.path().join("missing").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Everything but the last line (the totals over every project reviewed).
+fn without_summary(text: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.pop();
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn a_whole_root_review_reports_each_project_as_its_own_review_does() {
+    let env = Env::new();
+    let root = env.root();
+    // Four projects outside git: changed since the last review, never reviewed, with a
+    // broken snapshot, and unchanged.
+    let bank = |name: &str| {
+        let project = root.join(name);
+        write(
+            &project.join("memory-bank/activeContext.md"),
+            &format!("# Active\n\nWorking on {name}.\n"),
+        );
+        write(
+            &project.join("memory-bank/progress.md"),
+            "# Progress\n\n- Cart\n",
+        );
+        project
+    };
+    let mark = |project: &Path| {
+        let out = env.mbank(&["review", "--mark-reviewed", project.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
+    let changed = bank("a-changed");
+    mark(&changed);
+    write(
+        &changed.join("memory-bank/progress.md"),
+        "# Progress\n\n- Cart\n- Checkout\n",
+    );
+    bank("b-new");
+    let broken = bank("c-broken");
+    mark(&broken);
+    let snapshots = env.home().join("data/snapshots");
+    for entry in fs::read_dir(&snapshots).unwrap().flatten() {
+        let manifest = entry.path().join("manifest.json");
+        if fs::read_to_string(&manifest).unwrap().contains("c-broken") {
+            fs::write(&manifest, "{ not json").unwrap();
+        }
+    }
+    let unchanged = bank("d-unchanged");
+    mark(&unchanged);
+    let names = ["a-changed", "b-new", "c-broken", "d-unchanged"];
+
+    let whole = env.mbank(&["review"]);
+    assert_eq!(whole.status.code(), Some(1), "{}", stderr(&whole));
+    let whole_json = env.mbank(&["review", "--json"]);
+    assert_eq!(whole_json.status.code(), Some(1), "{}", stderr(&whole_json));
+    let json: serde_json::Value = serde_json::from_slice(&whole_json.stdout).unwrap();
+    let projects = json["projects"].as_array().unwrap();
+    assert_eq!(projects.len(), names.len(), "{json}");
+
+    let mut expected_text = String::new();
+    let mut totals = [0_u64; 8];
+    let keys = [
+        "files",
+        "added",
+        "removed",
+        "tokens_before",
+        "tokens_after",
+        "error",
+        "warning",
+        "info",
+    ];
+    for (index, name) in names.iter().enumerate() {
+        let path = root.join(name);
+        let single = env.mbank(&["review", path.to_str().unwrap()]);
+        expected_text.push_str(&without_summary(&stdout(&single)));
+        let single_json = env.mbank(&["review", "--json", path.to_str().unwrap()]);
+        let single: serde_json::Value = serde_json::from_slice(&single_json.stdout).unwrap();
+        assert_eq!(
+            projects[index], single["projects"][0],
+            "{name}: as reviewed alone"
+        );
+        for (total, key) in totals.iter_mut().zip(keys) {
+            *total += single["summary"][key].as_u64().unwrap();
+        }
+    }
+    let whole_text = stdout(&whole);
+    assert_eq!(without_summary(&whole_text), expected_text);
+    for (total, key) in totals.iter().zip(keys) {
+        assert_eq!(json["summary"][key].as_u64(), Some(*total), "{key}: {json}");
+    }
+    assert_eq!(json["summary"]["error"], 1, "the broken snapshot: {json}");
+    assert_eq!(json["failed"], true);
+    let last = whole_text.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "{} changed, +{} -{} lines",
+            if totals[0] == 1 {
+                "1 file".to_string()
+            } else {
+                format!("{} files", totals[0])
+            },
+            totals[1],
+            totals[2]
+        )) && last.ends_with("FAIL"),
+        "{last}"
+    );
 }

@@ -49,7 +49,7 @@ fn mbank(temp: &Path, args: &[&str]) -> Output {
         .args(["--root"])
         .arg(temp.join("root"))
         .args(["--config"])
-        .arg(temp.join("no-config.toml"))
+        .arg("/dev/null")
         .args(args)
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join("config"))

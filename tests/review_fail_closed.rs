@@ -4,10 +4,11 @@
 //!   `GIT_TEST_ASSUME_DIFFERENT_OWNER=1`) is a `git-refused` error in `check` and in
 //!   `review` (not a silently skipped append-only check, not "never reviewed"), and the
 //!   exit code says so; a folder outside any repository still has no git facts and no
-//!   error.
+//!   error. `list` and `tokens` say the same: the git-refused finding, and staleness
+//!   "unknown", never "fresh".
 //! - `review` counts an unreadable memory file (binary, invalid UTF-8, too large) and a
-//!   lost, corrupt or tampered snapshot (a FIFO or a `/dev/zero` link in the store) as
-//!   errors, finishing quickly.
+//!   lost, corrupt or tampered snapshot (a FIFO or a `/dev/zero` link in the store, the
+//!   whole snapshot folder deleted) as errors, finishing quickly.
 //! - Concurrent `review --mark-reviewed` runs leave a consistent snapshot store.
 //! - Snapshot copies keep the source file's permissions, in 0700 folders.
 mod common;
@@ -241,6 +242,51 @@ fn review_reports_a_refused_repository_as_an_error() {
 }
 
 #[test]
+fn list_and_tokens_call_a_refused_repositorys_staleness_unknown_never_fresh() {
+    let env = Env::new();
+    let dir = env.git_project("shop");
+    if !git_understands_the_ownership_switch(&env, &dir) {
+        return;
+    }
+    let root = dir.parent().unwrap().to_str().unwrap().to_string();
+    let path = dir.to_str().unwrap();
+    let git_refused = |findings: &Value| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "git-refused" && f["severity"] == "error")
+    };
+
+    let run = env.mbank(&["--root", &root, "list", "--json"], &[DUBIOUS]);
+    run.expect_code(0);
+    let json = run.json();
+    let row = &json["projects"][0];
+    assert_eq!(row["staleness"], "unknown", "{row}");
+    assert!(git_refused(&row["findings"]), "as check says: {row}");
+    let text = env.mbank(&["--root", &root, "list"], &[DUBIOUS]);
+    text.expect_code(0);
+    assert!(
+        text.stdout.contains("unknown") && !text.stdout.contains("fresh"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("[git-refused]"), "{}", text.stdout);
+
+    let run = env.mbank(&["tokens", "--json", path], &[DUBIOUS]);
+    run.expect_code(0);
+    assert!(git_refused(&run.json()["findings"]), "{}", run.stdout);
+
+    // The same repository, trusted: git's evidence judges it, and it is fresh.
+    let run = env.mbank(&["--root", &root, "list", "--json"], &[]);
+    run.expect_code(0);
+    let json = run.json();
+    let row = &json["projects"][0];
+    assert_eq!(row["staleness"], "fresh", "{row}");
+    assert!(!git_refused(&row["findings"]), "{row}");
+}
+
+#[test]
 fn a_folder_outside_git_is_no_error() {
     let env = Env::new();
     let dir = env.project("plain");
@@ -342,6 +388,70 @@ fn a_lost_or_corrupt_snapshot_is_an_error() {
     let (code, json) = env.review_json(&dir);
     assert_eq!(code, 1, "{json}");
     assert_eq!(json["projects"][0]["error"]["code"], "snapshot-corrupt");
+}
+
+#[test]
+fn a_deleted_snapshot_folder_is_an_error_not_a_bank_never_reviewed() {
+    let env = Env::new();
+    let dir = env.project("shop");
+    let path = dir.to_str().unwrap();
+    env.mark_reviewed(&dir);
+    common::write(
+        &dir.join("memory-bank/progress.md"),
+        &format!("{PROGRESS}- Checkout\n"),
+    );
+    // A plain change is no error.
+    env.mbank(&["review", "--fail-on", "error", path], &[])
+        .expect_code(0);
+
+    fs::remove_dir_all(env.snapshot_dir()).unwrap();
+    let run = env.mbank(&["review", "--json", "--fail-on", "error", path], &[]);
+    run.expect_code(1);
+    let json = run.json();
+    let project = &json["projects"][0];
+    assert_eq!(project["error"]["code"], "snapshot-lost", "{project}");
+    assert!(
+        project["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("mark the bank reviewed again"),
+        "{project}"
+    );
+    assert_eq!(json["summary"]["error"], 1);
+    assert_eq!(json["failed"], true);
+    let text = env.mbank(&["review", "--fail-on", "error", path], &[]);
+    text.expect_code(1);
+    assert!(text.stdout.contains("[snapshot-lost]"), "{}", text.stdout);
+
+    // Marking reviewed again repairs it.
+    env.mark_reviewed(&dir);
+    let (code, json) = env.review_json(&dir);
+    assert_eq!(code, 0, "{json}");
+
+    // Every snapshot gone at once, too.
+    fs::remove_dir_all(env.data().join("snapshots")).unwrap();
+    let (code, json) = env.review_json(&dir);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(error_codes(&json), vec!["snapshot-lost"], "{json}");
+    env.mark_reviewed(&dir);
+
+    // A snapshot taken before its record existed is recorded by the next review.
+    fs::remove_dir_all(env.data().join("reviewed")).unwrap();
+    let (code, json) = env.review_json(&dir);
+    assert_eq!(code, 0, "{json}");
+    fs::remove_dir_all(env.snapshot_dir()).unwrap();
+    let (code, json) = env.review_json(&dir);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(error_codes(&json), vec!["snapshot-lost"], "{json}");
+
+    // A project never reviewed is still just that.
+    let other = env.project("fresh");
+    let run = env.mbank(
+        &["review", "--fail-on", "error", other.to_str().unwrap()],
+        &[],
+    );
+    run.expect_code(0);
+    assert!(run.stdout.contains("never reviewed"), "{}", run.stdout);
 }
 
 #[cfg(unix)]

@@ -235,12 +235,15 @@ pub fn default_path() -> Option<PathBuf> {
     paths::config_dir().map(|d| d.join("config.toml"))
 }
 
-/// Loads the configuration from `path` (or the default location). A missing file is
-/// the default configuration; an unreadable or invalid one is an error. Only a regular
+/// Loads the configuration from `path` (or the default location). A missing file at the
+/// default location is the default configuration; a file named with `path` (`--config`)
+/// must exist, since running on defaults would silently ignore what the user asked for.
+/// An unreadable or invalid file is an error either way. Only a regular
 /// file (after following links) of at most [`limits::SETTINGS`] is read: a FIFO, a
 /// device such as `/dev/zero`, a folder or a huge file is refused before reading
 /// (`/dev/null` reads as an empty configuration).
 pub fn load(path: Option<&Path>) -> Result<Config> {
+    let named = path.is_some();
     let Some(path) = path.map(Path::to_path_buf).or_else(default_path) else {
         return Ok(Config::default());
     };
@@ -251,7 +254,11 @@ pub fn load(path: Option<&Path>) -> Result<Config> {
     }
     match read_settings_file(&path) {
         Ok(text) => parse(&text, &path),
-        Err(e) if text::is_not_found(&e) => Ok(Config::default()),
+        Err(e) if text::is_not_found(&e) && !named => Ok(Config::default()),
+        Err(e) if text::is_not_found(&e) => Err(CoreError::Config(format!(
+            "cannot use the config file {}: it does not exist (a file named with --config must; --config /dev/null runs without one)",
+            path.display()
+        ))),
         Err(e) => Err(CoreError::Config(format!(
             "cannot use the config file: {e}"
         ))),

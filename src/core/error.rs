@@ -44,6 +44,10 @@ pub enum CoreError {
     /// mbank's own review snapshot store is broken (lost, unreadable or tampered with).
     #[error("review snapshot {path}: {message}")]
     Snapshot { path: PathBuf, message: String },
+    /// A project's review snapshot folder is gone though one was taken: reviewing
+    /// against nothing would pass every change off as new.
+    #[error("review snapshot {path}: {message}")]
+    SnapshotLost { path: PathBuf, message: String },
 }
 
 impl CoreError {

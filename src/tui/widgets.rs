@@ -50,7 +50,7 @@ pub fn freshness_color(theme: &Theme, level: Option<Freshness>) -> Style {
         Some(Freshness::Fresh) => theme.fg(theme.fresh),
         Some(Freshness::Aging) => theme.fg(theme.aging),
         Some(Freshness::Stale) => theme.fg(theme.stale).add_modifier(Modifier::BOLD),
-        None => theme.muted(),
+        Some(Freshness::Unknown) | None => theme.muted(),
     }
 }
 
@@ -157,12 +157,14 @@ fn gauge(
     }
 }
 
-/// `● fresh`, `◐ aging`, `○ stale` in the staleness colour.
+/// `● fresh`, `◐ aging`, `○ stale`, `? unkn.` (cannot be judged) in the staleness
+/// colour, seven cells each.
 pub fn freshness_badge(level: Option<Freshness>, theme: &Theme) -> Span<'static> {
     let (glyph, word) = match level {
         Some(Freshness::Fresh) => ("●", "fresh"),
         Some(Freshness::Aging) => ("◐", "aging"),
         Some(Freshness::Stale) => ("○", "stale"),
+        Some(Freshness::Unknown) => ("?", "unkn."),
         None => ("·", "     "),
     };
     Span::styled(format!("{glyph} {word}"), freshness_color(theme, level))

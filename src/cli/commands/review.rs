@@ -51,7 +51,8 @@
 //! `import-outside-project`, `import-sensitive`; and errors for a changed file that could
 //! not be reviewed: `unreadable` (binary, invalid UTF-8, too large, permission denied),
 //! `snapshot-lost`, `snapshot-unreadable`, `git-failed`. Project error codes:
-//! `git-refused`, `git-failed`, `snapshot-corrupt`, `review-failed`.
+//! `git-refused`, `git-failed`, `snapshot-corrupt`, `snapshot-lost` (the snapshot folder
+//! of a project marked reviewed is gone), `review-failed`.
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::{Result, eyre};
@@ -234,6 +235,85 @@ fn mark_reviewed(context: &Context, path: Option<&Path>) -> Result<u8> {
     Ok(0)
 }
 
+/// Reviews `projects` one at a time and hands each review to `each` before the next is
+/// computed: a review holds the texts of its changed files (three versions each), so over
+/// a root the peak is the largest project's texts, not every project's together.
+fn for_each_review<T>(
+    projects: &[Project],
+    mut review: impl FnMut(&Project) -> T,
+    mut each: impl FnMut(T),
+) {
+    for project in projects {
+        each(review(project));
+    }
+}
+
+impl Summary {
+    /// Adds one project's figures: a project that could not be reviewed counts as an error.
+    fn add(&mut self, reviewed: &Reviewed) {
+        let review = match &reviewed.review {
+            Ok(review) => review,
+            Err(_) => {
+                self.error += 1;
+                return;
+            }
+        };
+        for file in &review.files {
+            self.files += 1;
+            self.added += file.added;
+            self.removed += file.removed;
+            self.tokens_before += file.tokens_before;
+            self.tokens_after += file.tokens_after;
+            for signal in &file.signals {
+                match signal.severity {
+                    Severity::Error => self.error += 1,
+                    Severity::Warning => self.warning += 1,
+                    Severity::Info => self.info += 1,
+                }
+            }
+        }
+    }
+}
+
+impl Reviewed {
+    /// A signal at or above `fail_on`; a project that could not be reviewed fails the run
+    /// whatever the threshold.
+    fn fails(&self, fail_on: Severity) -> bool {
+        match &self.review {
+            Ok(review) => review.worst_signal().is_some_and(|s| s >= fail_on),
+            Err(_) => true,
+        }
+    }
+}
+
+impl ProjectOutput {
+    /// The JSON of one project: figures and signals only, the texts left behind.
+    fn of(reviewed: Reviewed) -> ProjectOutput {
+        match reviewed.review {
+            Ok(review) => ProjectOutput {
+                name: reviewed.name,
+                path: review.project.clone(),
+                files: review.files.iter().map(FileOutput::of).collect(),
+                baseline: Some(review.baseline),
+                error: None,
+                problems: review.problems,
+                banks: review.banks,
+                refused: review.refused,
+            },
+            Err(error) => ProjectOutput {
+                name: reviewed.name,
+                path: reviewed.path,
+                baseline: None,
+                error: Some(ProjectError::of(&error)),
+                problems: Vec::new(),
+                banks: Vec::new(),
+                refused: Vec::new(),
+                files: Vec::new(),
+            },
+        }
+    }
+}
+
 pub fn run(
     context: &Context,
     path: Option<&Path>,
@@ -246,75 +326,36 @@ pub fn run(
     }
     let fail_on = severity(fail_on);
     let projects = context.projects_at(path)?;
-    let reviews: Vec<Reviewed> = projects
-        .iter()
-        .map(|project| review_project(context, project))
-        .collect();
     let mut summary = Summary::default();
-    for reviewed in &reviews {
-        let review = match &reviewed.review {
-            Ok(review) => review,
-            Err(_) => {
-                summary.error += 1;
-                continue;
+    let mut failed = false;
+    // JSON keeps each project's figures (no texts) for the one document printed at the
+    // end; text prints each project as soon as it is reviewed.
+    let mut outputs = Vec::new();
+    for_each_review(
+        &projects,
+        |project| review_project(context, project),
+        |reviewed| {
+            summary.add(&reviewed);
+            failed |= reviewed.fails(fail_on);
+            if as_json {
+                outputs.push(ProjectOutput::of(reviewed));
+            } else {
+                print_project(context, &reviewed);
             }
-        };
-        for file in &review.files {
-            summary.files += 1;
-            summary.added += file.added;
-            summary.removed += file.removed;
-            summary.tokens_before += file.tokens_before;
-            summary.tokens_after += file.tokens_after;
-            for signal in &file.signals {
-                match signal.severity {
-                    Severity::Error => summary.error += 1,
-                    Severity::Warning => summary.warning += 1,
-                    Severity::Info => summary.info += 1,
-                }
-            }
-        }
-    }
-    // A project that could not be reviewed fails the run whatever the threshold.
-    let failed = reviews.iter().any(|r| match &r.review {
-        Ok(review) => review.worst_signal().is_some_and(|s| s >= fail_on),
-        Err(_) => true,
-    });
+        },
+    );
     if as_json {
         json::print(&Output {
             schema: "mbank.review/1",
             encoding: context.encoding,
             fail_on,
             failed,
-            projects: reviews
-                .into_iter()
-                .map(|reviewed| match reviewed.review {
-                    Ok(review) => ProjectOutput {
-                        name: reviewed.name,
-                        path: review.project.clone(),
-                        files: review.files.iter().map(FileOutput::of).collect(),
-                        baseline: Some(review.baseline),
-                        error: None,
-                        problems: review.problems,
-                        banks: review.banks,
-                        refused: review.refused,
-                    },
-                    Err(error) => ProjectOutput {
-                        name: reviewed.name,
-                        path: reviewed.path,
-                        baseline: None,
-                        error: Some(ProjectError::of(&error)),
-                        problems: Vec::new(),
-                        banks: Vec::new(),
-                        refused: Vec::new(),
-                        files: Vec::new(),
-                    },
-                })
-                .collect(),
+            projects: outputs,
             summary,
         })?;
-        return Ok(if failed { EXIT_FINDINGS } else { 0 });
+    } else {
+        print_summary(context, &summary, fail_on, failed);
     }
-    print_text(context, &reviews, &summary, fail_on, failed);
     Ok(if failed { EXIT_FINDINGS } else { 0 })
 }
 
@@ -354,88 +395,86 @@ fn print_refused(context: &Context, refused: &[RefusalRecord]) {
     }
 }
 
-fn print_text(
-    context: &Context,
-    reviews: &[Reviewed],
-    summary: &Summary,
-    fail_on: Severity,
-    failed: bool,
-) {
+/// One project's part of the text output.
+fn print_project(context: &Context, reviewed: &Reviewed) {
     let style = &context.style;
-    for reviewed in reviews {
-        let name = &reviewed.name;
-        let review = match &reviewed.review {
-            Ok(review) => review,
-            Err(error) => {
-                let problem = ProjectError::of(error);
-                println(line![
-                    style.bold(name),
-                    " ",
-                    style.dim(reviewed.path.display().to_string())
-                ]);
-                println(line![
-                    "  ",
-                    pad(style.status("error"), 7),
-                    " not reviewed: ",
-                    &problem.message,
-                    " ",
-                    style.dim(format!("[{}]", problem.code))
-                ]);
-                continue;
-            }
-        };
-        if review.is_empty() {
+    let name = &reviewed.name;
+    let review = match &reviewed.review {
+        Ok(review) => review,
+        Err(error) => {
+            let problem = ProjectError::of(error);
             println(line![
                 style.bold(name),
                 " ",
-                style.green("no memory changes"),
-                " ",
-                style.dim(baseline_label(&review.baseline))
+                style.dim(reviewed.path.display().to_string())
             ]);
-            print_refused(context, &review.refused);
-            continue;
+            println(line![
+                "  ",
+                pad(style.status("error"), 7),
+                " not reviewed: ",
+                &problem.message,
+                " ",
+                style.dim(format!("[{}]", problem.code))
+            ]);
+            return;
         }
+    };
+    if review.is_empty() {
         println(line![
             style.bold(name),
             " ",
+            style.green("no memory changes"),
+            " ",
             style.dim(baseline_label(&review.baseline))
         ]);
-        let names: Vec<Span> = review
-            .files
-            .iter()
-            .map(|file| match &file.renamed_from_display {
-                Some(from) => Span::from(format!("{} (from {from})", file.display)),
-                None => Span::from(&file.display),
-            })
-            .collect();
-        let width = names.iter().map(Span::width).max().unwrap_or(0);
-        for (file, name) in review.files.iter().zip(names) {
-            println(line![
-                format!("  {} ", file.change.letter()),
-                pad(name, width),
-                "  ",
-                style.green(format!("+{}", file.added)),
-                " ",
-                style.red(format!("-{}", file.removed)),
-                format!("  {} tokens", signed(file.token_delta())),
-            ]);
-            // A file that could not be read carries its reason as an error signal.
-            for signal in &file.signals {
-                println(line![
-                    "      ",
-                    pad(style.status(signal.severity.id()), 7),
-                    " ",
-                    &signal.message,
-                    " ",
-                    style.dim(format!("[{}]", signal.code))
-                ]);
-            }
-        }
         print_refused(context, &review.refused);
-        for problem in &review.problems {
-            println(line!["  ", style.yellow("note"), " ", problem]);
+        return;
+    }
+    println(line![
+        style.bold(name),
+        " ",
+        style.dim(baseline_label(&review.baseline))
+    ]);
+    let names: Vec<Span> = review
+        .files
+        .iter()
+        .map(|file| match &file.renamed_from_display {
+            Some(from) => Span::from(format!("{} (from {from})", file.display)),
+            None => Span::from(&file.display),
+        })
+        .collect();
+    let width = names.iter().map(Span::width).max().unwrap_or(0);
+    for (file, name) in review.files.iter().zip(names) {
+        println(line![
+            format!("  {} ", file.change.letter()),
+            pad(name, width),
+            "  ",
+            style.green(format!("+{}", file.added)),
+            " ",
+            style.red(format!("-{}", file.removed)),
+            format!("  {} tokens", signed(file.token_delta())),
+        ]);
+        // A file that could not be read carries its reason as an error signal.
+        for signal in &file.signals {
+            println(line![
+                "      ",
+                pad(style.status(signal.severity.id()), 7),
+                " ",
+                &signal.message,
+                " ",
+                style.dim(format!("[{}]", signal.code))
+            ]);
         }
     }
+    print_refused(context, &review.refused);
+    for problem in &review.problems {
+        println(line!["  ", style.yellow("note"), " ", problem]);
+    }
+}
+
+/// The last line of the text output: totals over every project and the verdict.
+fn print_summary(context: &Context, summary: &Summary, fail_on: Severity, failed: bool) {
+    let style = &context.style;
     println(line![
         format!(
             "{} changed, +{} -{} lines, tokens {} → {} ({}) · {}, {}, {} info · failing on {} and above: ",
@@ -456,4 +495,56 @@ fn print_text(
             style.green("ok")
         }
     ]);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::path::PathBuf;
+
+    use super::*;
+
+    /// Stands for one project's review: counts how many are alive at once.
+    struct Held<'a> {
+        alive: &'a Cell<usize>,
+    }
+
+    impl Drop for Held<'_> {
+        fn drop(&mut self) {
+            self.alive.set(self.alive.get() - 1);
+        }
+    }
+
+    fn project(name: &str) -> Project {
+        Project {
+            name: name.to_string(),
+            path: PathBuf::from("/banks").join(name),
+            banks: Vec::new(),
+            last_write: None,
+        }
+    }
+
+    #[test]
+    fn a_root_review_holds_one_projects_texts_at_a_time() {
+        let projects: Vec<Project> = ["a", "b", "c", "d"].map(project).into();
+        let alive = Cell::new(0);
+        let most = Cell::new(0);
+        let mut order = Vec::new();
+        for_each_review(
+            &projects,
+            |project| {
+                alive.set(alive.get() + 1);
+                most.set(most.get().max(alive.get()));
+                (project.name.clone(), Held { alive: &alive })
+            },
+            |(name, _held)| order.push(name),
+        );
+        assert_eq!(order, ["a", "b", "c", "d"], "every project, in order");
+        assert_eq!(
+            most.get(),
+            1,
+            "a review is released before the next is computed"
+        );
+        assert_eq!(alive.get(), 0);
+    }
 }

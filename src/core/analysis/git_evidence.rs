@@ -81,6 +81,32 @@ impl GitEvidence {
     }
 }
 
+/// Git's side of one project's staleness, or why there is none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Evidence {
+    /// Outside any repository: staleness goes by the files' times and dates alone.
+    #[default]
+    Outside,
+    Known(GitEvidence),
+    /// In a repository git refuses ("detected dubious ownership") or fails on: when the
+    /// files last changed cannot be told, so their staleness is unknown (never "fresh"
+    /// by default), and `code` (`git-refused`, `git-failed`) with `reason` is reported
+    /// as an error finding, as `check` does.
+    Failed {
+        code: &'static str,
+        reason: String,
+    },
+}
+
+impl Evidence {
+    pub fn known(&self) -> Option<&GitEvidence> {
+        match self {
+            Evidence::Known(evidence) => Some(evidence),
+            _ => None,
+        }
+    }
+}
+
 fn seconds(time: SystemTime) -> i64 {
     match time.duration_since(UNIX_EPOCH) {
         Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),

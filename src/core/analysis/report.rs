@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::core::analysis::budgets::{self, BudgetCheck, BudgetStatus, Measure};
 use crate::core::analysis::decisions::{self, Decision};
-use crate::core::analysis::git_evidence::{GIT_EVIDENCE_FACT, GitEvidence, RepoPlace, RepoStamps};
+use crate::core::analysis::git_evidence::{
+    Evidence, GIT_EVIDENCE_FACT, GitEvidence, RepoPlace, RepoStamps,
+};
 use crate::core::analysis::membership::{self, FileClass};
 use crate::core::analysis::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
@@ -223,7 +225,7 @@ enum GitState {
     /// check that could not run never passes silently.
     Failed {
         code: &'static str,
-        message: String,
+        reason: String,
     },
 }
 
@@ -234,9 +236,18 @@ impl GitState {
                 CoreError::GitRefused { .. } => "git-refused",
                 _ => "git-failed",
             },
-            message: format!(
-                "{error} (git history, staleness by commits and the append-only check did not run)"
-            ),
+            reason: error.to_string(),
+        }
+    }
+
+    /// The evidence of a repository git refused or failed on.
+    fn failure(&self) -> Option<Evidence> {
+        match self {
+            GitState::Failed { code, reason } => Some(Evidence::Failed {
+                code,
+                reason: reason.clone(),
+            }),
+            _ => None,
         }
     }
 
@@ -315,8 +326,8 @@ pub struct Analyzer<'a> {
     /// Which repository each project is in and its state, for git evidence.
     repo_stamps: RepoStamps,
     /// Git evidence found by [`Analyzer::prefetch_git_evidence`] for projects about to
-    /// be analysed (`None`: outside any repository), taken by their analysis.
-    prefetched: HashMap<PathBuf, Option<GitEvidence>>,
+    /// be analysed, taken by their analysis.
+    prefetched: HashMap<PathBuf, Evidence>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -406,7 +417,7 @@ impl<'a> Analyzer<'a> {
         project: &Project,
         banks: Vec<Bank>,
         depth: Depth,
-        evidence: Option<GitEvidence>,
+        evidence: Evidence,
     ) -> ProjectReport {
         let depth = Depth {
             git: false,
@@ -432,7 +443,7 @@ impl<'a> Analyzer<'a> {
         banks: Vec<Bank>,
         depth: Depth,
         state: GitState,
-        evidence: Option<GitEvidence>,
+        evidence: Evidence,
     ) -> ProjectReport {
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
@@ -455,20 +466,22 @@ impl<'a> Analyzer<'a> {
                 project,
                 bank,
                 depth,
-                (git, evidence.as_ref()),
+                (git, &evidence),
                 &mut findings,
                 &mut decisions,
             ));
         }
-        if depth.validate
-            && let GitState::Failed { code, message } = &state
-        {
+        // Whatever the depth: staleness said "unknown" because of it, and a check that
+        // could not run is never a silent pass.
+        if let Evidence::Failed { code, reason } = &evidence {
             findings.push(Finding::new(
                 Severity::Error,
                 code,
                 &project.path,
                 None,
-                message.clone(),
+                format!(
+                    "{reason} (git history, staleness by commits and the append-only check did not run)"
+                ),
             ));
         }
         decisions::link_supersessions(&mut decisions);
@@ -486,7 +499,7 @@ impl<'a> Analyzer<'a> {
             banks: reports,
             last_write,
             last_commit: evidence
-                .as_ref()
+                .known()
                 .and_then(GitEvidence::latest_commit)
                 .and_then(epoch_seconds),
             findings,
@@ -499,10 +512,11 @@ impl<'a> Analyzer<'a> {
         project: &Project,
         bank: Bank,
         depth: Depth,
-        (git, evidence): (Option<&GitFacts>, Option<&GitEvidence>),
+        (git, evidence_of_project): (Option<&GitFacts>, &Evidence),
         findings: &mut Vec<Finding>,
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
+        let evidence = evidence_of_project.known();
         let results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
         // Texts read once for decisions and the append-only check; token figures and
         // the dates written in files usually come from the caches and read nothing.
@@ -581,7 +595,12 @@ impl<'a> Analyzer<'a> {
         let project_activity = ProjectActivity {
             latest_commit: evidence.and_then(GitEvidence::latest_commit),
         };
-        let staleness = staleness::assess_bank(&bank, &activity, &project_activity, &settings);
+        let mut staleness = staleness::assess_bank(&bank, &activity, &project_activity, &settings);
+        if let Evidence::Failed { reason, .. } = evidence_of_project {
+            // Git's times are what this would be judged by; a verdict from the files'
+            // own times (which a checkout resets) would be a guess.
+            staleness::unknown_because(&mut staleness, reason);
+        }
 
         for (file, text) in bank.files.iter().zip(&texts) {
             let Some(text) = text.as_deref().filter(|_| file.role.is_decision_log()) else {
@@ -712,7 +731,7 @@ impl Analyzer<'_> {
         banks: &[Bank],
         state: &GitState,
         git_asked: bool,
-    ) -> Option<GitEvidence> {
+    ) -> Evidence {
         if !git_asked
             && matches!(state, GitState::Absent)
             && let Some(prefetched) = self.prefetched.remove(&project.path)
@@ -735,19 +754,24 @@ impl Analyzer<'_> {
         });
         let evidence = match state {
             GitState::Ready(git) => GitEvidence::from_facts(&git.facts, git_files(banks)),
-            // Git was asked and failed (check's finding) or found no repository.
-            GitState::Failed { .. } => return None,
-            GitState::Absent if git_asked => return None,
+            GitState::Failed { .. } => return state.failure().unwrap_or_default(),
+            // Git was asked and found no repository.
+            GitState::Absent if git_asked => return Evidence::Outside,
             GitState::Absent => {
-                if remembered.is_some() {
-                    return remembered;
+                if let Some(remembered) = remembered {
+                    return Evidence::Known(remembered);
                 }
                 if place == RepoPlace::Outside {
-                    return None;
+                    return Evidence::Outside;
                 }
-                match gather_git(&[(project, banks)]).pop()? {
-                    GitState::Ready(git) => GitEvidence::from_facts(&git.facts, git_files(banks)),
-                    _ => return None,
+                match gather_git(&[(project, banks)]).pop() {
+                    Some(GitState::Ready(git)) => {
+                        GitEvidence::from_facts(&git.facts, git_files(banks))
+                    }
+                    Some(failed @ GitState::Failed { .. }) => {
+                        return failed.failure().unwrap_or_default();
+                    }
+                    _ => return Evidence::Outside,
                 }
             }
         };
@@ -756,7 +780,7 @@ impl Analyzer<'_> {
         {
             store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, stamp, &evidence);
         }
-        Some(evidence)
+        Evidence::Known(evidence)
     }
 
     /// Finds the git evidence of projects about to be analysed without git facts (what
@@ -772,16 +796,16 @@ impl Analyzer<'_> {
         }
     }
 
-    /// The git evidence of each project of `listed` (`None`: outside any repository, or
+    /// The git evidence of each project of `listed` (outside any repository, known, or
     /// git failed there): remembered where the repository and the files are as they
-    /// were, the rest asked of git once per repository and remembered. For
-    /// [`Analyzer::analyze_listed_with`].
-    pub fn git_evidence_of(&mut self, listed: &[(&Project, &[Bank])]) -> Vec<Option<GitEvidence>> {
+    /// were, the rest asked of git once per repository (and remembered when git
+    /// answered). For [`Analyzer::analyze_listed_with`].
+    pub fn git_evidence_of(&mut self, listed: &[(&Project, &[Bank])]) -> Vec<Evidence> {
         let store = match self.listings {
             Some(listings) => listings,
             None => &self.own_facts,
         };
-        let mut found: Vec<Option<GitEvidence>> = Vec::with_capacity(listed.len());
+        let mut found: Vec<Evidence> = Vec::with_capacity(listed.len());
         let mut missing: Vec<(usize, Option<u64>)> = Vec::new();
         for (index, (project, banks)) in listed.iter().enumerate() {
             let place = self.repo_stamps.place(&project.path, banks, store);
@@ -796,7 +820,7 @@ impl Analyzer<'_> {
                 (RepoPlace::Stamped(stamp), false) => missing.push((index, Some(stamp))),
                 (RepoPlace::Unstamped, false) => missing.push((index, None)),
             }
-            found.push(remembered);
+            found.push(remembered.map_or(Evidence::Outside, Evidence::Known));
         }
         if missing.is_empty() {
             return found;
@@ -804,12 +828,17 @@ impl Analyzer<'_> {
         let pairs: Vec<(&Project, &[Bank])> = missing.iter().map(|(i, _)| listed[*i]).collect();
         for ((index, stamp), state) in missing.iter().zip(gather_git(&pairs)) {
             let (project, banks) = listed[*index];
-            if let GitState::Ready(git) = state {
-                let evidence = GitEvidence::from_facts(&git.facts, git_files(banks));
-                if let Some(stamp) = stamp {
-                    store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, *stamp, &evidence);
+            match state {
+                GitState::Ready(git) => {
+                    let evidence = GitEvidence::from_facts(&git.facts, git_files(banks));
+                    if let Some(stamp) = stamp {
+                        store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, *stamp, &evidence);
+                    }
+                    found[*index] = Evidence::Known(evidence);
                 }
-                found[*index] = Some(evidence);
+                // Never remembered: git may accept the repository next time.
+                GitState::Failed { .. } => found[*index] = state.failure().unwrap_or_default(),
+                GitState::Absent => {}
             }
         }
         found
@@ -958,7 +987,8 @@ fn verdict_findings(
             let verdict = match s.level {
                 Freshness::Stale => Some((Severity::Warning, "stale")),
                 Freshness::Aging => Some((Severity::Info, "aging")),
-                Freshness::Fresh => None,
+                // Unknown because git failed: that is its own error finding.
+                Freshness::Fresh | Freshness::Unknown => None,
             };
             if let Some((severity, code)) = verdict {
                 out.push(Finding::new(

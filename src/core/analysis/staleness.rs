@@ -9,10 +9,15 @@ use serde::Serialize;
 
 use crate::core::model::{Bank, LoadKind, Role};
 
+/// Ordered from best to worst: a project's worst file names it. Unknown sits above
+/// fresh (it cannot be vouched for) and below a known aging or stale file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Freshness {
     Fresh,
+    /// Cannot be judged: the evidence it would be judged by is missing (git refused the
+    /// repository, or nothing dates the file at all).
+    Unknown,
     Aging,
     Stale,
 }
@@ -21,6 +26,7 @@ impl Freshness {
     pub fn id(self) -> &'static str {
         match self {
             Freshness::Fresh => "fresh",
+            Freshness::Unknown => "unknown",
             Freshness::Aging => "aging",
             Freshness::Stale => "stale",
         }
@@ -148,6 +154,13 @@ pub fn assess_bank(
                 return None;
             }
             let mine = activity.get(index).copied().unwrap_or_default();
+            if mine == FileActivity::default() {
+                // Nothing says when this file changed: "fresh" would be a guess.
+                return Some(Staleness {
+                    level: Freshness::Unknown,
+                    reason: "no time known for it (no modification time, no date written in it, no git history)".into(),
+                });
+            }
             let mut verdicts: Vec<(Freshness, u64, String)> = Vec::new();
 
             // Sibling files of the bank that changed later.
@@ -244,6 +257,17 @@ pub fn assess_bank(
             })
         })
         .collect()
+}
+
+/// Turns every verdict of a bank into "unknown", for `why` (git refused or failed on
+/// the repository whose times the verdicts need); files with no cadence stay without.
+pub fn unknown_because(verdicts: &mut [Option<Staleness>], why: &str) {
+    for verdict in verdicts.iter_mut().flatten() {
+        *verdict = Staleness {
+            level: Freshness::Unknown,
+            reason: format!("cannot be judged without git: {why}"),
+        };
+    }
 }
 
 pub use crate::core::dates::{WrittenDates, impossible_dates, newest_date_in, today};
@@ -413,6 +437,30 @@ mod tests {
             vec![(2, "2026-30-05".to_string()), (4, "2025-02-30".to_string())]
         );
         assert!(impossible_dates("2024-02-29 [YYYY-MM-DD]").is_empty());
+    }
+
+    #[test]
+    fn a_file_nothing_dates_is_unknown_not_fresh() {
+        let b = bank(vec![
+            file("activeContext.md", Role::Active),
+            file("progress.md", Role::Progress),
+        ]);
+        let activity = [
+            FileActivity::default(),
+            FileActivity {
+                updated: Some(day(3)),
+                ..Default::default()
+            },
+        ];
+        let result = assess_bank(
+            &b,
+            &activity,
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        assert_eq!(result[0].as_ref().unwrap().level, Freshness::Unknown);
+        // A file with a time and nothing newer around it is fresh.
+        assert_eq!(result[1].as_ref().unwrap().level, Freshness::Fresh);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::budget::measure_of;
+use super::ledger;
 use super::listing::{Listing, Placement};
 use super::session::{Texts, Unreadable, rel_string};
 use super::{
@@ -59,10 +60,16 @@ impl ReviewSession {
 
     /// Every changed memory file of the project, with diffs, signals and totals.
     pub fn review(&self) -> Result<Review> {
-        if let Store::Snapshot(snapshot) = &self.store
-            && let Some(error) = snapshot.broken()
-        {
-            return Err(error);
+        if let Store::Snapshot(snapshot) = &self.store {
+            if let Some(error) = snapshot.broken() {
+                return Err(error);
+            }
+            if snapshot.exists() {
+                // Best effort: snapshots taken before the ledger existed get recorded here.
+                let _ = ledger::record(snapshot.folder(), &self.project.path);
+            } else if ledger::was_recorded(snapshot.folder()) {
+                return Err(ledger::lost(snapshot.folder()));
+            }
         }
         let listing = Listing::new(&self.project);
         let mut problems: Vec<String> = listing

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::ledger;
 use super::listing::Listing;
 use super::session::{read_worktree, rel_string};
 use super::store::{self, Git, SnapshotFile};
@@ -30,6 +31,8 @@ impl ReviewSession {
             }
         }
         snapshot.replace_all(&files)?;
+        // Best effort (see `ledger`): the next review records it again if this fails.
+        let _ = ledger::record(snapshot.folder(), &self.project.path);
         self.undo.clear();
         Ok(files.len())
     }

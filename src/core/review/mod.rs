@@ -40,6 +40,7 @@ mod changes;
 mod commit;
 pub mod diff;
 mod finish;
+mod ledger;
 mod listing;
 mod model;
 mod session;
@@ -106,12 +107,13 @@ pub struct ReviewSession {
 
 /// The stable code under which a project that could not be reviewed at all is reported
 /// (`mbank review`'s project `error`): `git-refused`, `git-failed`, `snapshot-corrupt`,
-/// or `review-failed` for anything else.
+/// `snapshot-lost`, or `review-failed` for anything else.
 pub fn failure_code(error: &CoreError) -> &'static str {
     match error {
         CoreError::GitRefused { .. } => "git-refused",
         CoreError::Git(_) => "git-failed",
         CoreError::Snapshot { .. } => "snapshot-corrupt",
+        CoreError::SnapshotLost { .. } => "snapshot-lost",
         _ => "review-failed",
     }
 }

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::ledger;
 use super::session::rel_string;
 use super::store::{self, IndexEntry};
 use super::{ReviewSession, Store};
@@ -97,6 +98,8 @@ impl ReviewSession {
             Store::Snapshot(snapshot) => {
                 let rel = rel_string(&self.project.path, path);
                 snapshot.set(&rel, expected, new, store::mode_of(path))?;
+                // The snapshot exists now: its loss must not pass as "never reviewed".
+                let _ = ledger::record(snapshot.folder(), &self.project.path);
                 AcceptedState::Snapshot(new.map(str::to_string))
             }
         };
