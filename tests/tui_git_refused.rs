@@ -4,6 +4,7 @@
 //!
 //! Alone in its test binary: the switch is set in this process's environment, which the
 //! TUI's git commands inherit.
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::git::GitRepo;

@@ -1,0 +1,192 @@
+//! End to end, as a person would: the real `mbank` binary in a pseudo-terminal, keys
+//! typed into it, the screen read back through a terminal emulator (vt100), and the
+//! edited file checked on disk. The binary runs in the tests' hermetic sandbox
+//! (`common::Sandbox`: its own HOME and XDG folders).
+use crate::common;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::Sandbox;
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+const ROWS: u16 = 40;
+const COLS: u16 = 140;
+const WAIT: Duration = Duration::from_secs(30);
+
+struct Session {
+    screen: Arc<Mutex<vt100::Parser>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Session {
+    fn start(root: &Path, sandbox: &Sandbox) -> Session {
+        Session::start_with(root, sandbox, None)
+    }
+
+    fn start_with(root: &Path, sandbox: &Sandbox, editor: Option<&Path>) -> Session {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_mbank"));
+        command.arg("--root");
+        command.arg(root);
+        for var in sandbox.removed_env() {
+            command.env_remove(var);
+        }
+        for (var, value) in sandbox.env() {
+            command.env(var, value);
+        }
+        command.cwd(sandbox.home());
+        command.env("TERM", "xterm-256color");
+        command.env_remove("VISUAL");
+        match editor {
+            Some(editor) => command.env("EDITOR", editor),
+            None => command.env_remove("EDITOR"),
+        }
+        let child = pty.slave.spawn_command(command).expect("mbank starts");
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().expect("a reader");
+        let writer = pty.master.take_writer().expect("a writer");
+        let size = |n: u16| std::num::NonZeroU16::new(n).expect("a terminal size is not zero");
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(size(ROWS), size(COLS), 0)));
+
+        let sink = screen.clone();
+        std::thread::spawn(move || {
+            let _master = pty.master;
+            let mut buffer = [0u8; 8192];
+            loop {
+                match reader.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => sink.lock().unwrap().process(&buffer[..n]),
+                }
+            }
+        });
+        Session {
+            screen,
+            writer,
+            child,
+        }
+    }
+
+    fn contents(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    fn wait_for(&self, text: &str) {
+        let deadline = Instant::now() + WAIT;
+        while !self.contents().contains(text) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {text:?}; the screen shows:\n{}",
+                self.contents()
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+        // Give the input thread a moment, as a typist would.
+        std::thread::sleep(Duration::from_millis(60));
+    }
+}
+
+#[test]
+fn open_the_demo_navigate_edit_save_and_quit_in_a_real_terminal() {
+    let demo = mbank::core::demo::create().unwrap();
+    let sandbox = Sandbox::new();
+    let mut session = Session::start(demo.path(), &sandbox);
+
+    session.wait_for("weather-api");
+    session.wait_for("sorted by recent activity");
+    session.send(b"weather");
+    session.wait_for("1 of 6");
+    session.send(b"\r");
+    session.wait_for("projectBrief.md");
+    session.wait_for("# Project Brief");
+
+    // Down to progress.md (layer 6): the editor follows the selection.
+    for _ in 0..5 {
+        session.send(b"\x1b[B");
+    }
+    session.wait_for("# Progress");
+    session.send(b"\r");
+    session.send(b"Checked end to end. ");
+    session.wait_for("progress.md ●");
+    session.send(b"\x13"); // ctrl-s
+    session.wait_for("saved progress.md");
+    let on_disk =
+        std::fs::read_to_string(demo.path().join("weather-api/memory-bank/progress.md")).unwrap();
+    assert!(
+        on_disk.starts_with("Checked end to end. # Progress"),
+        "{on_disk}"
+    );
+
+    // Help overlay, then quit; the terminal leaves the alternate screen.
+    session.send(b"\x1b"); // back to the tree
+    session.send(b"?");
+    session.wait_for("Keys");
+    session.send(b"\x1b");
+    session.send(b"q");
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = session.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "mbank did not quit");
+        std::thread::sleep(Duration::from_millis(40));
+    };
+    assert!(status.success(), "{status:?}");
+    std::thread::sleep(Duration::from_millis(100));
+    let parser = session.screen.lock().unwrap();
+    assert!(
+        !parser.screen().alternate_screen(),
+        "the terminal was restored"
+    );
+}
+
+#[test]
+fn open_in_editor_suspends_the_ui_and_picks_up_what_the_editor_wrote() {
+    let demo = mbank::core::demo::create().unwrap();
+    let sandbox = Sandbox::new();
+    // A stand-in for $EDITOR that appends a line and exits.
+    let editor = sandbox.home().join("fake-editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\necho '- appended by the external editor' >> \"$1\"\n",
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&editor).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&editor, permissions).unwrap();
+
+    let mut session = Session::start_with(demo.path(), &sandbox, Some(&editor));
+    session.wait_for("sorted by recent activity");
+    session.send(b"gemini");
+    session.wait_for("1 of 6");
+    session.send(b"\r");
+    session.wait_for("GEMINI.md");
+    session.send(b"e");
+    session.wait_for("appended by the external editor");
+    let on_disk = std::fs::read_to_string(demo.path().join("gemini-cli-tool/GEMINI.md")).unwrap();
+    assert!(
+        on_disk.ends_with("- appended by the external editor\n"),
+        "{on_disk}"
+    );
+    session.send(b"q");
+    let deadline = Instant::now() + WAIT;
+    while session.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "mbank did not quit");
+        std::thread::sleep(Duration::from_millis(40));
+    }
+}

@@ -1,0 +1,44 @@
+//! The integration tests, gathered into one test binary so a clean build links the crate
+//! once for all of them. Each module is one area; `common` holds the shared harness.
+mod common;
+
+mod analysis_defects;
+mod bad_input;
+mod check_git_batching;
+mod cli;
+mod cli_agent_layers;
+mod cli_init;
+mod cli_leftovers_and_errors;
+mod cli_paths;
+mod cli_review;
+mod cli_timeline;
+mod corpus;
+mod corpus_decisions;
+mod e2e_pty;
+mod format_evidence;
+mod git_hostile;
+mod git_integration;
+mod hostile_parsers;
+mod http_serve;
+mod list_cache;
+mod mcp_stdio;
+mod own_files;
+mod review_fail_closed;
+mod review_git;
+mod review_refusals;
+mod review_snapshot;
+mod rule_formats;
+mod sanitize_output;
+mod save_fidelity;
+mod symlinks;
+mod tui_app;
+mod tui_editor;
+mod tui_keys;
+mod tui_live;
+mod tui_names;
+mod tui_review;
+mod tui_snapshots;
+mod tui_tree;
+mod tui_unreadable;
+mod validation_integration;
+mod write_integration;

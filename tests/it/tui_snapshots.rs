@@ -1,0 +1,177 @@
+//! Snapshots of the main screens on the demo banks, at 80x24 (the smallest terminal
+//! people use) and 160x45: the picker, the tree, the editor beside the preview, the
+//! decision timeline, the findings panel, the review (unified and side by side), the
+//! conflict prompt and help. Each is reached with keys, through the real loop, and taken
+//! once every worker has answered. They draw the same on every machine: the demo's file
+//! ages come from `assets/demo/ages.toml` relative to now, and the root draws as
+//! `~/demo` (see `common::tui::DemoBanks`).
+//!
+//! A change to what a screen shows fails here with the difference; if it is wanted,
+//! review and accept it with `cargo insta review` (or `INSTA_UPDATE=always`).
+use crate::common;
+
+use common::tui::{DemoBanks, Tui};
+use mbank::tui::Message;
+use mbank::tui::overlays::Overlay;
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
+
+/// The screen without trailing blanks (the snapshot files stay readable).
+fn trimmed(screen: &str) -> String {
+    screen
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Takes `name` at both sizes: `reach` gets a harness over a fresh demo copy and brings
+/// it to the screen.
+fn snapshot(name: &str, reach: impl Fn(&mut Tui, &DemoBanks)) {
+    for (width, height) in SIZES {
+        let demo = DemoBanks::new();
+        let mut h = Tui::demo(&demo).size(width, height).start();
+        reach(&mut h, &demo);
+        let screen = trimmed(&h.settled_screen());
+        insta::assert_snapshot!(format!("{name}_{width}x{height}"), screen);
+    }
+}
+
+#[test]
+fn picker() {
+    snapshot("picker", |h, _| {
+        h.pump_until("every project's figures", |app| {
+            app.picker.visible_len() == 6 && app.picker.counted == 6
+        });
+    });
+}
+
+#[test]
+fn tree() {
+    snapshot("tree", |h, _| {
+        h.open_project("weather");
+        h.open_file("activeContext.md");
+        h.keys("esc");
+    });
+}
+
+#[test]
+fn editor_and_preview() {
+    snapshot("editor_preview", |h, _| {
+        h.open_project("mobile");
+        h.open_file("patterns.md");
+        h.keys("esc v");
+    });
+}
+
+#[test]
+fn timeline() {
+    snapshot("timeline", |h, _| {
+        h.open_project("mobile");
+        h.keys("esc t");
+    });
+}
+
+#[test]
+fn findings() {
+    snapshot("findings", |h, _| {
+        h.open_project("weather");
+        h.keys("esc f");
+    });
+}
+
+/// The weather project's review after it was marked reviewed and an agent edited two
+/// files (the demo is not in git: the baseline is the "last reviewed" snapshot).
+fn reach_review(h: &mut Tui, demo: &DemoBanks) {
+    h.open_project("weather");
+    h.keys("r c y");
+    let active = demo.file("weather-api/memory-bank/activeContext.md");
+    let text = std::fs::read_to_string(&active)
+        .unwrap()
+        .replace(
+            "Adding the GeoSphere Austria nowcast adapter behind a feature flag.",
+            "Blending the GeoSphere Austria nowcast into the first 6 hours.",
+        )
+        .replace(
+            "- 2026-10-12: Quota counters moved to a single Redis pipeline\n",
+            "- 2026-10-12: Quota counters moved to a single Redis pipeline\n- Staging DB: postgres://weather:tr0ub4dor-staging@db.internal/weather\n",
+        );
+    std::fs::write(&active, text).unwrap();
+    let progress = demo.file("weather-api/memory-bank/progress.md");
+    let text = std::fs::read_to_string(&progress).unwrap();
+    std::fs::write(
+        &progress,
+        format!("{text}- [x] GeoSphere nowcast blended for the first 6 hours — 2026-10-20\n"),
+    )
+    .unwrap();
+    h.app.update(Message::FilesChanged(vec![active, progress]));
+    h.pump_until("the agent's edits in the review", |app| {
+        app.review
+            .review
+            .as_ref()
+            .is_some_and(|r| r.files.len() == 2)
+            && !app.review.loading
+            && !app.review.busy
+    });
+}
+
+#[test]
+fn review_unified() {
+    snapshot("review_unified", reach_review);
+}
+
+#[test]
+fn review_side_by_side() {
+    snapshot("review_side_by_side", |h, demo| {
+        reach_review(h, demo);
+        h.keys("s");
+    });
+}
+
+#[test]
+fn conflict() {
+    snapshot("conflict", |h, demo| {
+        h.open_project("weather");
+        h.open_file("progress.md");
+        h.type_text("Reviewed with the pilot customers. ");
+        let path = demo.file("weather-api/memory-bank/progress.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            format!("{text}- [x] Pyrenees calibration report published — 2026-11-21\n"),
+        )
+        .unwrap();
+        h.app.update(Message::FilesChanged(vec![path]));
+        h.pump_until("the conflict prompt", |app| {
+            matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+        });
+    });
+}
+
+#[test]
+fn help() {
+    snapshot("help", |h, _| {
+        h.open_project("weather");
+        h.keys("esc ?");
+    });
+}
+
+#[test]
+fn save_with_conflict_markers() {
+    snapshot("save_with_conflict_markers", |h, _| {
+        h.open_project("weather");
+        h.open_file("progress.md");
+        h.app.update(Message::Paste(
+            "<<<<<<< mine\n- ours\n=======\n- theirs\n>>>>>>> theirs\n".into(),
+        ));
+        h.keys("ctrl-s");
+    });
+}
+
+#[test]
+fn review_zoomed() {
+    snapshot("review_zoomed", |h, demo| {
+        reach_review(h, demo);
+        h.keys("z");
+    });
+}
