@@ -3,6 +3,9 @@
 //! warm run judges staleness by them without reading the file.
 use chrono::{Datelike, NaiveDate, Utc};
 use serde::Serialize;
+use std::borrow::Cow;
+
+use crate::core::markdown;
 
 /// One date-shaped run of digits in a text: `YYYY-MM-DD` or `YYYY/MM/DD` (either
 /// separator at either place), or `M/D/YYYY`, standing as a word of its own.
@@ -109,26 +112,59 @@ fn date_matches(text: &str) -> impl Iterator<Item = DateMatch> + '_ {
     })
 }
 
-/// The newest plausible date written in a text (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
+/// Whether a text is a JSON document (a Memory Bank MCP `.json` bank file): data, whose
+/// strings may quote markdown but whose dates are all data.
+fn is_json_document(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '['])
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// The text whose dates count, with the same offsets and lines: its prose
+/// ([`markdown::prose_only`]), as dates in code blocks, code spans and HTML comments are
+/// examples, not data; all of a JSON document. Borrowed when that is the whole text.
+pub fn dated_text(text: &str) -> Cow<'_, str> {
+    if !markdown::may_hold_non_prose(text) || is_json_document(text) {
+        return Cow::Borrowed(text);
+    }
+    markdown::prose_only(text)
+}
+
+/// The date-shaped words of [`dated_text`]. The text is parsed only when it holds a date
+/// and a code marker, so plain prose costs one scan.
+fn prose_date_matches(text: &str) -> Vec<DateMatch> {
+    let all: Vec<DateMatch> = date_matches(text).collect();
+    if all.is_empty() {
+        return all;
+    }
+    match dated_text(text) {
+        Cow::Borrowed(_) => all,
+        // Code turned to spaces keeps a date's neighbours non-word characters, as the
+        // backticks, fences and `-->` were, so prose dates match as they did.
+        Cow::Owned(prose) => date_matches(&prose).collect(),
+    }
+}
+
+/// The newest plausible date written in a text's prose (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
 /// ignoring dates after `today` (templates and typos) and before 2000.
 pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
     dates_in(text).filter(|d| *d <= today).max()
 }
 
-/// Every valid date from 2000 on written in a text (ISO, `YYYY/MM/DD`, `M/D/YYYY`).
-fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> + '_ {
-    date_matches(text)
+/// Every valid date from 2000 on written in a text's prose (ISO, `YYYY/MM/DD`, `M/D/YYYY`).
+fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> {
+    prose_date_matches(text)
+        .into_iter()
         .filter_map(|m| NaiveDate::from_ymd_opt(i32::try_from(m.year).ok()?, m.month, m.day))
         .filter(|d| d.year_ce().1 >= 2000)
 }
 
-/// Dates written in a text that name no day of the calendar (`2026-30-05`, `2025-02-30`),
-/// with their 1-based line: a typo, or a month and day swapped.
+/// Dates written in a text's prose that name no day of the calendar (`2026-30-05`,
+/// `2025-02-30`), with their 1-based line: a typo, or a month and day swapped.
 pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut line = 1;
     let mut counted_to = 0;
-    for m in date_matches(text) {
+    for m in prose_date_matches(text) {
         if !(2000..=2100).contains(&m.year) {
             continue;
         }
@@ -142,7 +178,10 @@ pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
                 .filter(|&&b| b == b'\n')
                 .count();
             counted_to = m.start;
-            found.push((line, text[m.start..m.end].to_string()));
+            found.push((
+                line,
+                text.get(m.start..m.end).unwrap_or_default().to_string(),
+            ));
         }
     }
     found
@@ -151,7 +190,7 @@ pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
 /// Most future dates a file's [`WrittenDates`] remember.
 pub const FUTURE_DATES_KEPT: usize = 8;
 
-/// The dates written in a text, in a form that stays right on later days: the newest
+/// The dates written in a text's prose, in a form that stays right on later days: the newest
 /// date up to the day it was read, and the (few) dates after it, which become the
 /// newest once their day comes. Cached per file version.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -275,6 +314,46 @@ mod tests {
         assert_eq!(dates.newest_by(today), NaiveDate::from_ymd_opt(2026, 1, 9));
         let later = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
         assert_eq!(dates.newest_by(later), NaiveDate::from_ymd_opt(2026, 2, 1));
+    }
+
+    #[test]
+    fn dates_in_a_gantt_chart_or_a_json_sample_do_not_make_a_file_fresh() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
+        let text = "# Progress\nLast updated: 2025-03-01\n\n\
+            ```mermaid\ngantt\n    dateFormat YYYY-MM-DD\n    Build :a1, 2026-11-20, 3d\n```\n\n\
+            ````json\n{\"created\": \"2026-11-24\", \"due\": \"2026-12-01\"}\n````\n\n\
+            Run `touch log-2026-11-23.md` first.\n<!-- template: 2026-11-22 -->\n";
+        let dates = WrittenDates::of(text, today);
+        assert_eq!(dates.newest_by(today), NaiveDate::from_ymd_opt(2025, 3, 1));
+        assert_eq!(dates.days().1, &[] as &[i32]);
+        assert_eq!(
+            newest_date_in(text, today),
+            NaiveDate::from_ymd_opt(2025, 3, 1)
+        );
+        // The same dates written as prose do count.
+        let prose = "Last updated: 2025-03-01, built 2026-11-20\n";
+        assert_eq!(
+            WrittenDates::of(prose, today).newest_by(today),
+            NaiveDate::from_ymd_opt(2026, 11, 20)
+        );
+    }
+
+    #[test]
+    fn every_date_of_a_json_document_counts_though_its_strings_quote_code() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
+        let text = "{\n    \"content\": \"Run `a` then\",\n\n    \"updated\": \"2026-11-20\",\n\
+            \"note\": \"`b`\"\n}\n";
+        assert_eq!(
+            WrittenDates::of(text, today).newest_by(today),
+            NaiveDate::from_ymd_opt(2026, 11, 20)
+        );
+    }
+
+    #[test]
+    fn an_impossible_date_in_a_code_sample_is_not_reported() {
+        let text = "# Log\n```\nparse(\"2025-02-30\") // rejected\n```\n\
+            Use `2026-13-01` to test.\n\n    2025-99-99 indented\n\nreal typo 2025-02-31\n";
+        assert_eq!(impossible_dates(text), vec![(9, "2025-02-31".to_string())]);
     }
 
     #[test]

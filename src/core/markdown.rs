@@ -1,8 +1,11 @@
 //! Small markdown facts every part of the core needs: YAML frontmatter, ConKeeper
-//! `<private>` blocks, code fences and headings. Lenient by design: real banks are messy.
-//! Every function here is a line scan, linear in the text (memory files are read up to
-//! `text::MAX_READ_BYTES`); none nests, so there is no depth to limit. The frontmatter's
-//! YAML is parsed elsewhere, within `limits::FRONTMATTER`.
+//! `<private>` blocks, code and prose, and headings. Lenient by design: real banks are
+//! messy. What is code and what is prose is CommonMark's answer (pulldown-cmark, linear in
+//! the text), decided here only, and asked only of text that holds a code marker; the rest
+//! are line scans, linear in the text (memory files are read up to `text::MAX_READ_BYTES`).
+//! The frontmatter's YAML is parsed elsewhere, within `limits::FRONTMATTER`.
+use std::borrow::Cow;
+use std::ops::Range;
 
 /// YAML frontmatter at the very top of a file, between `---` lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,12 +118,72 @@ pub fn split_private(text: &str) -> (String, String) {
     (loaded, hidden)
 }
 
-/// Line ranges (1-based, inclusive) inside fenced code blocks (``` or ~~~).
-pub fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
+/// Whether a line could hold an indented code block: its leading run of blanks and
+/// block-quote markers has a tab or four spaces in a row.
+fn has_indented_line(text: &str) -> bool {
+    text.split('\n').any(|line| {
+        let mut spaces = 0;
+        for &b in line.as_bytes() {
+            match b {
+                b' ' => {
+                    spaces += 1;
+                    if spaces >= 4 {
+                        return true;
+                    }
+                }
+                b'\t' => return true,
+                b'>' => spaces = 0,
+                _ => return false,
+            }
+        }
+        false
+    })
+}
+
+/// Whether a text may hold a code block (fenced or indented): checked before parsing, so
+/// text without one costs a byte scan.
+fn may_hold_code_block(text: &str) -> bool {
+    text.contains("```") || text.contains("~~~") || has_indented_line(text)
+}
+
+/// Whether a text may hold anything that is not prose (see [`non_prose_ranges`]).
+pub fn may_hold_non_prose(text: &str) -> bool {
+    text.contains('`') || text.contains("~~~") || text.contains("<!--") || has_indented_line(text)
+}
+
+/// Whether CommonMark may read a text: within the markdown limits (`limits::MARKDOWN`, the
+/// preview's: its size, and quotes and lists nested at most 64 deep). A text past them is
+/// read by [`fence_line_scan`] instead.
+fn within_parse_limits(text: &str) -> bool {
+    crate::core::limits::check(
+        text,
+        crate::core::limits::Syntax::Markdown,
+        crate::core::limits::MARKDOWN,
+    )
+    .is_ok()
+}
+
+/// The CommonMark reading every part of the core shares: GitHub's tables, and YAML
+/// frontmatter as a metadata block (so its lines are never taken for code).
+fn parse(text: &str) -> pulldown_cmark::OffsetIter<'_, pulldown_cmark::DefaultBrokenLinkCallback> {
+    use pulldown_cmark::{Options, Parser};
+    Parser::new_ext(
+        text,
+        Options::ENABLE_TABLES | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS,
+    )
+    .into_offset_iter()
+}
+
+/// Byte ranges of fenced code blocks found line by line, for text past the parse limits:
+/// a fence (three or more backticks or tildes) opens at any indentation and closes at a
+/// fence of the same character at least as long with nothing after it. Linear.
+fn fence_line_scan(text: &str) -> Vec<Range<usize>> {
     let mut ranges = Vec::new();
     let mut open: Option<(usize, char, usize)> = None;
-    for (index, line) in text.lines().enumerate() {
-        let number = index + 1;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let line_start = offset;
+        offset += line.len();
         // Most lines start with a character that cannot open or close a fence.
         if line
             .as_bytes()
@@ -137,23 +200,144 @@ pub fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
             .count();
         let is_fence = matches!(fence_char, Some('`') | Some('~')) && run >= 3;
         match open {
-            None if is_fence => open = Some((number, fence_char.unwrap_or('`'), run)),
+            None if is_fence => open = Some((line_start, fence_char.unwrap_or('`'), run)),
             Some((start, ch, len))
                 if is_fence
                     && fence_char == Some(ch)
                     && run >= len
                     && trimmed[run..].trim().is_empty() =>
             {
-                ranges.push((start, number));
+                ranges.push(start..offset);
                 open = None;
             }
             _ => {}
         }
     }
     if let Some((start, _, _)) = open {
-        ranges.push((start, text.lines().count().max(start)));
+        ranges.push(start..text.len());
     }
     ranges
+}
+
+/// HTML comments (`<!--` to `-->`, or to `end` when never closed) in `text[start..end]`.
+fn push_html_comments(text: &str, start: usize, end: usize, ranges: &mut Vec<Range<usize>>) {
+    let mut at = start;
+    while let Some(open) = text.get(at..end).and_then(|rest| rest.find("<!--")) {
+        let open = at + open;
+        let close = text
+            .get(open + 4..end)
+            .and_then(|rest| rest.find("-->"))
+            .map_or(end, |close| open + 4 + close + 3);
+        ranges.push(open..close);
+        at = close;
+    }
+}
+
+/// Sorts ranges and joins those that touch or overlap.
+fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match out.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => out.push(range),
+        }
+    }
+    out
+}
+
+/// Byte ranges of a text that are not prose, as CommonMark reads it: code blocks (fenced
+/// with any number of backticks or tildes, nested fences included, and indented), inline
+/// code spans, and HTML comments. What a reader sees as text elsewhere, the text inside
+/// other HTML tags included, is prose. Sorted, disjoint, on char boundaries. Text with no
+/// backtick, `~~~`, `<!--` or indented line is not parsed; text past the parse limits
+/// has only its fenced blocks found, line by line.
+pub fn non_prose_ranges(text: &str) -> Vec<Range<usize>> {
+    use pulldown_cmark::{Event, Tag};
+    if !may_hold_non_prose(text) {
+        return Vec::new();
+    }
+    if !within_parse_limits(text) {
+        return fence_line_scan(text);
+    }
+    let mut ranges = Vec::new();
+    for (event, range) in parse(text) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) | Event::Code(_) => ranges.push(range),
+            Event::Start(Tag::HtmlBlock) => {
+                push_html_comments(text, range.start, range.end, &mut ranges);
+            }
+            Event::InlineHtml(html) if html.starts_with("<!--") => ranges.push(range),
+            _ => {}
+        }
+    }
+    merged(ranges)
+}
+
+/// Byte ranges of code blocks, fenced or indented (fenced only past the parse limits).
+fn code_block_ranges(text: &str) -> Vec<Range<usize>> {
+    use pulldown_cmark::{Event, Tag};
+    if !may_hold_code_block(text) {
+        return Vec::new();
+    }
+    if !within_parse_limits(text) {
+        return fence_line_scan(text);
+    }
+    let ranges = parse(text)
+        .filter(|(event, _)| matches!(event, Event::Start(Tag::CodeBlock(_))))
+        .map(|(_, range)| range)
+        .collect();
+    merged(ranges)
+}
+
+/// The text with every byte that is not prose ([`non_prose_ranges`]) turned into a space,
+/// line breaks kept: the same length, lines and byte offsets, so what is found in it
+/// points into the original text. Borrowed when everything is prose.
+pub fn prose_only(text: &str) -> Cow<'_, str> {
+    let ranges = non_prose_ranges(text);
+    if ranges.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for range in ranges {
+        for b in &mut bytes[range.start.min(text.len())..range.end.min(text.len())] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    // Ranges start and end on char boundaries, so whole chars became spaces.
+    String::from_utf8(bytes).map_or(Cow::Borrowed(text), Cow::Owned)
+}
+
+/// Line ranges (1-based, inclusive) of code blocks: fenced (``` or ~~~, of any length,
+/// a shorter fence inside a longer one included) and indented, the fence lines with them.
+/// A fence never closed runs to the end of the text.
+pub fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
+    let mut lines = Vec::new();
+    // Ranges are sorted, so one cursor counts line breaks across all of them.
+    let bytes = text.as_bytes();
+    let (mut counted_to, mut line) = (0, 1);
+    let mut line_at = |offset: usize| {
+        let offset = offset.min(bytes.len());
+        if offset > counted_to {
+            line += bytes[counted_to..offset]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            counted_to = offset;
+        }
+        line
+    };
+    for range in code_block_ranges(text) {
+        if range.is_empty() {
+            continue;
+        }
+        let start = line_at(range.start);
+        let end = line_at(range.end - 1);
+        lines.push((start, end));
+    }
+    lines
 }
 
 /// ATX heading on a line: its level and its text with `#`s, bold markers and closing
@@ -249,6 +433,110 @@ mod tests {
         assert!(!has_heading(&text));
         assert!(has_heading(&(text + "# Late heading\n")));
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    /// The non-prose parts of a text, as written.
+    fn non_prose(text: &str) -> Vec<&str> {
+        non_prose_ranges(text)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect()
+    }
+
+    #[test]
+    fn a_shorter_fence_inside_a_longer_one_does_not_close_it() {
+        let text = "# T\n````md\n```js\nlet a = 1;\n```\n[Name] 2025-01-01\n````\nafter\n";
+        assert_eq!(fenced_lines(text), vec![(2, 7)]);
+        assert_eq!(
+            non_prose(text),
+            vec!["````md\n```js\nlet a = 1;\n```\n[Name] 2025-01-01\n````"]
+        );
+        let prose = prose_only(text);
+        assert_eq!(prose.len(), text.len());
+        assert_eq!(prose.lines().count(), text.lines().count());
+        assert!(prose.starts_with("# T\n") && prose.ends_with("\nafter\n"));
+        assert!(!prose.contains("2025") && !prose.contains('`'));
+    }
+
+    #[test]
+    fn tilde_fences_hold_backtick_fences_and_close_only_on_tildes() {
+        let text = "~~~\n```\nx\n```\n~~~\nafter\n";
+        assert_eq!(fenced_lines(text), vec![(1, 5)]);
+        assert_eq!(non_prose(text), vec!["~~~\n```\nx\n```\n~~~"]);
+    }
+
+    #[test]
+    fn indented_code_is_not_prose_but_a_list_continuation_is() {
+        let text = "Para\n\n    code 2025-01-01\n\n- item\n\n    continued 2025-02-02\n";
+        assert_eq!(fenced_lines(text), vec![(3, 3)]);
+        let prose = prose_only(text);
+        assert!(!prose.contains("2025-01-01"));
+        assert!(prose.contains("continued 2025-02-02"));
+    }
+
+    #[test]
+    fn inline_code_and_html_comments_are_not_prose() {
+        let text = "Ran `cargo 2025-01-01` and ``a ` b`` today\n\
+            <!-- block\ncomment -->\n\
+            text <!-- inline\nacross lines --> end\n";
+        assert_eq!(
+            non_prose(text),
+            vec![
+                "`cargo 2025-01-01`",
+                "``a ` b``",
+                "<!-- block\ncomment -->",
+                "<!-- inline\nacross lines -->",
+            ]
+        );
+        assert!(fenced_lines(text).is_empty());
+    }
+
+    #[test]
+    fn an_unclosed_fence_runs_to_the_end() {
+        let text = "# T\ntext\n```\ncode 2025-01-01\nmore\n";
+        assert_eq!(fenced_lines(text), vec![(3, 5)]);
+        assert_eq!(non_prose(text), vec!["```\ncode 2025-01-01\nmore\n"]);
+        assert_eq!(fenced_lines("```"), vec![(1, 1)]);
+        assert_eq!(fenced_lines("a\n```\n"), vec![(2, 2)]);
+    }
+
+    #[test]
+    fn private_blocks_frontmatter_and_block_quotes_stay_prose() {
+        let text = "---\nupdated: 2025-01-01\nnotes: |\n    indented 2025-01-02\n---\n\
+            <private>\nrotated keys 2025-01-03\n</private>\n\n\
+            > quoted 2025-01-04 and `code`\n";
+        assert_eq!(non_prose(text), vec!["`code`"]);
+        assert!(fenced_lines(text).is_empty());
+    }
+
+    #[test]
+    fn text_past_the_parse_limits_has_its_fences_found_line_by_line() {
+        let deep = format!("{}x `code` 2025-01-01\n", "> ".repeat(100));
+        let text = format!("{deep}````\n```\n# not a heading\n```\n````\n# Heading\n~~~\nopen\n");
+        assert!(!within_parse_limits(&text));
+        assert_eq!(fenced_lines(&text), vec![(2, 6), (8, 9)]);
+        assert_eq!(
+            non_prose(&text),
+            vec!["````\n```\n# not a heading\n```\n````\n", "~~~\nopen\n"]
+        );
+        assert!(has_heading(&text));
+    }
+
+    #[test]
+    fn plain_prose_is_borrowed_unparsed() {
+        let text = "# Title\nUpdated 2025-01-01, nothing else.\n  two spaces\n";
+        assert!(!may_hold_non_prose(text));
+        assert!(matches!(prose_only(text), Cow::Borrowed(_)));
+        assert!(may_hold_non_prose("a\n\tb"));
+        assert!(may_hold_non_prose("> >     b"));
+    }
+
+    #[test]
+    fn prose_only_keeps_multibyte_text_and_offsets() {
+        let text = "é `ünïcødé` — «2025-01-01»\n";
+        let prose = prose_only(text);
+        assert_eq!(prose.len(), text.len());
+        assert!(prose.starts_with("é ") && prose.ends_with(" — «2025-01-01»\n"));
     }
 
     #[test]

@@ -759,12 +759,13 @@ fn cursor_rules_in_the_corpus_load_by_their_frontmatter() {
 }
 
 /// The dates written in every corpus text, found by the byte scan, are the ones the
-/// regular expression it replaced found (Unicode `\b` and `\d`): the same newest date,
-/// the same future dates and the same impossible ones.
+/// regular expression it replaced found (Unicode `\b` and `\d`) in the same text with its
+/// code and comments blanked ([`dated_text`]): the same newest date, the same future dates
+/// and the same impossible ones.
 #[test]
 fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
     use chrono::{Datelike, NaiveDate};
-    use mbank::core::dates::{WrittenDates, impossible_dates};
+    use mbank::core::dates::{WrittenDates, dated_text, impossible_dates};
     let Some(root) = corpus_root() else { return };
     let pattern =
         regex::Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
@@ -779,14 +780,16 @@ fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
     let today = NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
     let mut files = Vec::new();
     text_files(&root, &mut files);
-    let (mut texts, mut dated) = (0, 0);
+    let (mut texts, mut dated, mut with_code) = (0, 0, 0);
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
         texts += 1;
+        let prose = dated_text(&text);
+        with_code += usize::from(prose != text);
         let dates: Vec<NaiveDate> = pattern
-            .captures_iter(&text)
+            .captures_iter(&prose)
             .filter_map(|c| {
                 let (y, m, d) = ymd(&c)?;
                 NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
@@ -815,7 +818,7 @@ fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
             path.display()
         );
         let mut impossible = Vec::new();
-        for (index, line) in text.lines().enumerate() {
+        for (index, line) in prose.lines().enumerate() {
             for c in pattern.captures_iter(line) {
                 let Some((y, m, d)) = ymd(&c) else { continue };
                 let valid = i32::try_from(y)
@@ -829,5 +832,8 @@ fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
         }
         assert_eq!(impossible_dates(&text), impossible, "{}", path.display());
     }
-    assert!(texts > 100 && dated > 50, "{texts} texts, {dated} dated");
+    assert!(
+        texts > 100 && dated > 50 && with_code > 100,
+        "{texts} texts, {dated} dated, {with_code} with code"
+    );
 }

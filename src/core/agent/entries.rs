@@ -161,15 +161,12 @@ fn heading_of(line: &str) -> Option<(usize, &str)> {
 /// Byte ranges of a level-2 section's body: from after its heading line to the next
 /// heading of level 1 or 2 (or the end). Headings inside code fences do not count.
 fn section_body(text: &str, title: &str) -> Option<(usize, usize)> {
+    let fenced = crate::core::analysis::imports::fenced_line_mask(text);
     let mut offset = 0;
-    let mut in_fence = false;
     let mut body_start = None;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-        }
-        if !in_fence && let Some((level, heading)) = heading_of(line) {
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let in_code = fenced.get(index).copied().unwrap_or(false);
+        if !in_code && let Some((level, heading)) = heading_of(line) {
             if let Some(start) = body_start
                 && level <= 2
             {
@@ -349,5 +346,8 @@ mod tests {
         let fenced = "# C\n\n```\n## Known Issues\n```\n";
         let out = replace_section(fenced, "Known Issues", &["x".into()]);
         assert!(out.starts_with(fenced) && out.ends_with("## Known Issues\n- x\n"));
+        let nested = "# C\n\n````md\n```\n## Known Issues\n```\n## Known Issues\n````\n";
+        let out = replace_section(nested, "Known Issues", &["x".into()]);
+        assert!(out.starts_with(nested) && out.ends_with("## Known Issues\n- x\n"));
     }
 }

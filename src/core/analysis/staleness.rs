@@ -414,6 +414,36 @@ mod tests {
     }
 
     #[test]
+    fn dates_in_a_siblings_gantt_chart_or_json_sample_do_not_make_a_file_stale() {
+        let b = bank(vec![
+            file("activeContext.md", Role::Active),
+            file("progress.md", Role::Progress),
+        ]);
+        let today = NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
+        let active = "# Active\nUpdated 2026-11-18\n";
+        let judge = |progress: &str| {
+            let activity = [active, progress].map(|text| FileActivity {
+                updated: Some(day(1)),
+                content_date: WrittenDates::of(text, today).newest_by(today),
+                ..Default::default()
+            });
+            let result = assess_bank(
+                &b,
+                &activity,
+                &ProjectActivity::default(),
+                &StalenessSettings::default(),
+            );
+            result[0].clone().unwrap().level
+        };
+        let samples = "# Progress\nUpdated 2026-11-18\n\n\
+            ```mermaid\ngantt\n    dateFormat YYYY-MM-DD\n    Ship :a1, 2026-11-24, 3d\n```\n\n\
+            ````json\n{\"example\": \"2026-11-24\"}\n```\n````\n";
+        assert_eq!(judge(samples), Freshness::Fresh);
+        // The same day written as prose is the project moving on.
+        assert_eq!(judge("# Progress\nShipped 2026-11-24\n"), Freshness::Stale);
+    }
+
+    #[test]
     fn written_dates_stay_right_on_later_days() {
         let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
         let text = "2026-01-02 then 2026-03-01 and plan 2026-12-24, 2027-01-01";

@@ -23,8 +23,8 @@ use crate::core::model::MemoryFile;
 use crate::core::{cache_file, limits, paths};
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
-/// 3: CRC-32 checksums.
-const VERSION: u32 = 4;
+/// 3: CRC-32 checksums. 5: written dates are those of prose only (not code or comments).
+const VERSION: u32 = 5;
 /// magic, version, encoding, entry count, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).

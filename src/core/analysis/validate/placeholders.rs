@@ -2,7 +2,7 @@
 //! lines still show a template rather than fill one in. Validation reports them for the
 //! Memory Bank formats; review flags new ones in a change.
 
-use crate::core::analysis::imports;
+use crate::core::markdown;
 
 /// `YYYY-MM-DD`, `HH:MM`, `YYYY-MM-DD HH:MM:SS`: date-format tokens left from a template.
 fn is_format_token(content: &str) -> bool {
@@ -75,7 +75,7 @@ fn introduces_template(line: &str) -> bool {
     let is_heading = line.trim_start().starts_with('#');
     let label = words.trim_end_matches(['*', '_', ' ']);
     let names_one = |w: &str| {
-        ["format", "template", "example", "examples"]
+        ["format", "template", "templates", "example", "examples"]
             .iter()
             .any(|k| w.split(|c: char| !c.is_alphanumeric()).any(|t| t == *k))
     };
@@ -83,11 +83,14 @@ fn introduces_template(line: &str) -> bool {
 }
 
 /// Lines that show a template rather than fill one in: block quotes, and everything from a
-/// line introducing a format, template or example to the next heading.
-fn documentation_mask(text: &str) -> Vec<bool> {
+/// line introducing a format, template or example to the next heading (of the same or a
+/// higher level, for a heading). Read from the prose ([`markdown::prose_only`]), so a `#`
+/// comment in a code sample is no heading and ends no section.
+fn documentation_mask(prose: &str) -> Vec<bool> {
     // The heading level a template section runs under (0: a label, to the next heading).
     let mut section: Option<usize> = None;
-    text.lines()
+    prose
+        .lines()
         .map(|line| {
             let trimmed = line.trim_start();
             let level = trimmed.chars().take_while(|c| *c == '#').count();
@@ -111,14 +114,14 @@ fn documentation_mask(text: &str) -> Vec<bool> {
 /// Whether a line is an unfilled template line: at least one placeholder and, besides
 /// placeholders and markdown decoration, at most two words (`- **Date:** [Date]`,
 /// `### Phase 1: [Name] — [Status]`). Links `[x](y)`, `[x][y]`, `[x]: y`, images,
-/// wikilinks `[[x]]`, checkboxes and code spans never count. Linear in the line length.
-fn line_is_placeholder(line: &str) -> bool {
-    if !line.contains('[') {
+/// wikilinks `[[x]]` and checkboxes never count, nor brackets in code: `prose` is the
+/// line with its code blanked (same offsets), where brackets are looked for, while words
+/// are counted in the line as written. Linear in the line length.
+fn line_is_placeholder(line: &str, prose: &str) -> bool {
+    if !prose.contains('[') || prose.len() != line.len() {
         return false;
     }
-    let spans = imports::code_span_ranges(line);
-    let bytes = line.as_bytes();
-    let mut span_cursor = 0;
+    let bytes = prose.as_bytes();
     let mut placeholders = 0;
     let mut residue_words = 0;
     let mut in_word = false;
@@ -137,15 +140,6 @@ fn line_is_placeholder(line: &str) -> bool {
     let mut i = 0;
     let mut text_start = 0;
     while i < bytes.len() {
-        while span_cursor < spans.len() && spans[span_cursor].1 <= i {
-            span_cursor += 1;
-        }
-        if let Some(&(start, end)) = spans.get(span_cursor)
-            && start <= i
-        {
-            i = end;
-            continue;
-        }
         if bytes[i] != b'[' {
             i += 1;
             continue;
@@ -164,33 +158,48 @@ fn line_is_placeholder(line: &str) -> bool {
             i = j;
             continue;
         }
-        let content = &line[i + 1..j];
-        let after = bytes.get(j + 1).copied();
+        // `[` and `]` are ASCII in the prose and in the line alike, so these are char
+        // boundaries of both.
+        let content = line.get(i + 1..j).unwrap_or_default();
+        let after = line.as_bytes().get(j + 1).copied();
         let is_link = matches!(after, Some(b'(') | Some(b'[') | Some(b':'))
-            || (i > 0 && bytes[i - 1] == b'!');
+            || (i > 0 && line.as_bytes()[i - 1] == b'!');
         if !is_link && is_placeholder_content(content) {
-            count_text(&line[text_start..i], &mut residue_words, &mut in_word);
+            count_text(
+                line.get(text_start..i).unwrap_or_default(),
+                &mut residue_words,
+                &mut in_word,
+            );
             in_word = false;
             placeholders += 1;
             text_start = j + 1;
         }
         i = j + 1;
     }
-    count_text(&line[text_start..], &mut residue_words, &mut in_word);
+    count_text(
+        line.get(text_start..).unwrap_or_default(),
+        &mut residue_words,
+        &mut in_word,
+    );
     placeholders > 0 && residue_words <= 2
 }
 
-/// 1-based lines of unfilled template placeholders, outside code fences, block quotes
-/// and sections that show a format, template or example.
+/// 1-based lines of unfilled template placeholders in prose: not in code (fenced with any
+/// fence, indented or inline) or HTML comments, block quotes, or sections that show a
+/// format, template or example.
 pub fn placeholder_lines(text: &str) -> Vec<usize> {
-    let fenced = imports::fenced_line_mask(text);
-    let documentation = documentation_mask(text);
+    if !text.contains('[') {
+        return Vec::new();
+    }
+    let prose = markdown::prose_only(text);
+    let documentation = documentation_mask(&prose);
+    // The prose keeps the text's line breaks, so its lines pair with the text's.
     text.lines()
+        .zip(prose.lines())
         .enumerate()
-        .filter(|(i, line)| {
-            !fenced.get(*i).copied().unwrap_or(false)
-                && !documentation.get(*i).copied().unwrap_or(false)
-                && line_is_placeholder(line)
+        .filter(|(i, (line, prose_line))| {
+            !documentation.get(*i).copied().unwrap_or(false)
+                && line_is_placeholder(line, prose_line)
         })
         .map(|(i, _)| i + 1)
         .collect()
@@ -242,6 +251,37 @@ mod tests {
         assert!(starts_with_task_id("BUG-7"));
         assert!(!starts_with_task_id("Task 1"));
         assert!(!starts_with_task_id("Phase 2"));
+    }
+
+    #[test]
+    fn placeholders_in_a_template_section_or_a_fence_holding_a_shorter_fence_are_not_reported() {
+        let text = "# Decision Log\n\
+            ````markdown\n\
+            ## [Decision Title]\n\
+            ```bash\n\
+            # [Command]\n\
+            ```\n\
+            - **Date:** [Date]\n\
+            ````\n\
+            - [Owner]\n\
+            ## Template\n\
+            ```md\n\
+            # [Not a heading: the section goes on]\n\
+            ```\n\
+            - **Status:** [Status]\n\
+            ### Example entry\n\
+            [Summary]\n\
+            ## 2025-01-01 Real decision\n\
+            - **Decided by:** [Name]\n\
+            <!-- [Hidden Note] -->\n\
+            \n    [Indented Sample]\n";
+        assert_eq!(placeholder_lines(text), vec![9, 18]);
+    }
+
+    #[test]
+    fn words_in_code_spans_still_make_a_line_more_than_a_template() {
+        let text = "# Context\n- [Name] `npm run build now`\n- [Name] `x`\n";
+        assert_eq!(placeholder_lines(text), vec![3]);
     }
 
     #[test]
