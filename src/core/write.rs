@@ -18,6 +18,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
+use super::dir_handle::{Dir, FileId, HandleError};
 use super::error::{CoreError, Result};
 use super::formats::hierarchical_file_name;
 use super::formats::infinity;
@@ -422,34 +423,35 @@ struct Existing {
     bom: bool,
 }
 
-/// Compares the disk with `expected`; `Ok(Some(existing))` when the file exists as
-/// expected, `Ok(None)` when it is absent as expected.
-fn check_expected(target: &Path, expected: &Expected) -> Result<Option<Existing>> {
-    let conflict = || CoreError::Conflict {
-        path: target.to_path_buf(),
-    };
-    let meta = match fs::symlink_metadata(target) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return match expected {
-                Expected::Missing => Ok(None),
-                Expected::Content(_) => Err(conflict()),
-            };
-        }
-        Err(e) => return Err(CoreError::io(target, e)),
-    };
+/// Compares the file `name` directly in `dir` with `expected`; `Ok(Some(existing))` when
+/// it exists as expected, `Ok(None)` when it is absent as expected. No link is followed
+/// (a symlink there is refused), and with `same_file` the file must also be that one
+/// (not another with the same content renamed in meanwhile).
+fn check_expected_in(
+    dir: &Dir,
+    name: &str,
+    expected: &Expected,
+    same_file: Option<FileId>,
+) -> Result<Option<Existing>> {
+    let path = dir.path().join(name);
+    let conflict = || CoreError::Conflict { path: path.clone() };
     let Expected::Content(fingerprint) = expected else {
-        return Err(conflict());
+        return match dir.entry_meta(OsStr::new(name))? {
+            None => Ok(None),
+            Some(stat) if rustix_is_symlink(&stat) => Err(HandleError::Symlink {
+                rel: PathBuf::from(name),
+            }
+            .into()),
+            Some(_) => Err(conflict()),
+        };
     };
-    if meta.is_dir() {
-        return Err(CoreError::io(
-            target,
-            io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
-        ));
-    }
-    if !meta.is_file() {
-        // Opening a FIFO would block; symlinks were resolved away by confinement.
-        return Err(not_a_regular_file(target));
+    let (file, meta) = match dir.open_file(Path::new(name)) {
+        Ok(opened) => opened,
+        Err(e) if e.is_not_found() => return Err(conflict()),
+        Err(e) => return Err(e.into()),
+    };
+    if same_file.is_some_and(|id| id != FileId::of(&meta)) {
+        return Err(conflict());
     }
     // Only the expected size (or that plus a BOM) can match: skip reading anything else.
     let size = meta.len();
@@ -457,12 +459,9 @@ fn check_expected(target: &Path, expected: &Expected) -> Result<Option<Existing>
         return Err(conflict());
     }
     let mut bytes = Vec::with_capacity(size as usize);
-    fs::File::open(target)
-        .and_then(|f| f.take(size + 1).read_to_end(&mut bytes))
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => conflict(),
-            _ => CoreError::io(target, e),
-        })?;
+    file.take(size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(&path, e))?;
     if expected.matches_bytes(&bytes) {
         Ok(Some(Existing {
             meta,
@@ -471,6 +470,41 @@ fn check_expected(target: &Path, expected: &Expected) -> Result<Option<Existing>
     } else {
         Err(conflict())
     }
+}
+
+fn rustix_is_symlink(stat: &rustix::fs::Stat) -> bool {
+    rustix::fs::FileType::from_raw_mode(stat.st_mode as _) == rustix::fs::FileType::Symlink
+}
+
+/// A text file read through a folder handle: its text (a BOM dropped), and the file's
+/// identity and metadata, so a later write can insist on the same file.
+#[derive(Debug)]
+pub struct HandleRead {
+    pub text: String,
+    pub id: FileId,
+    pub meta: fs::Metadata,
+}
+
+impl HandleRead {
+    /// What a write replacing this file expects on disk.
+    pub fn expected(&self) -> Expected {
+        Expected::text(&self.text)
+    }
+}
+
+/// Reads the text file `rel` below `dir` with no link followed (`None`: nothing there);
+/// the read checks of [`super::text::read_text`].
+pub fn read_text_in(dir: &Dir, rel: &Path) -> Result<Option<HandleRead>> {
+    let Some(read) = dir.read(rel, super::text::MAX_READ_BYTES)? else {
+        return Ok(None);
+    };
+    let id = read.id();
+    let text = super::text::decode_text(&dir.path().join(rel), read.bytes)?;
+    Ok(Some(HandleRead {
+        text,
+        id,
+        meta: read.meta,
+    }))
 }
 
 #[cfg(unix)]
@@ -482,18 +516,6 @@ fn sync_folder(dir: &Path) -> bool {
 fn sync_folder(_dir: &Path) -> bool {
     // Windows cannot open a folder as a file; NTFS journals the rename itself.
     true
-}
-
-#[cfg(unix)]
-fn new_file_permissions() -> Option<fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
-    // The umask applies at creation, giving the usual 0644 instead of a temp file's 0600.
-    Some(fs::Permissions::from_mode(0o666))
-}
-
-#[cfg(not(unix))]
-fn new_file_permissions() -> Option<fs::Permissions> {
-    None
 }
 
 /// Writes `new_text` to `target` only if the file on disk is still what the caller read.
@@ -509,12 +531,28 @@ fn new_file_permissions() -> Option<fs::Permissions> {
 /// `new_text` has none). Line endings are the caller's: [`crate::core::edit`] re-applies
 /// a file's own.
 ///
-/// A symlink at `target` is followed, so the link stays and its target is updated.
-/// On any error the target is untouched and no temp file is left behind; temp files
+/// A symlink at `target` is followed, so the link stays and its target is updated; the
+/// folder is then opened once (refused if it is itself a link) and the write is
+/// [`write_in`] relative to it. On any error the target is untouched and no temp file is left behind; temp files
 /// that an earlier, killed write left in the folder are removed once stale
 /// ([`STALE_TEMP_AGE`]).
 pub fn write_guarded(target: &Path, new_text: &str, expected: Expected) -> Result<WriteOutcome> {
     write_guarded_with_hook(target, new_text, expected, &mut |_| {})
+}
+
+/// Writes `new_text` to the file `name` directly in the folder `dir` only if it is still
+/// what the caller read ([`write_guarded`]'s checks), and, with `same_file`, still the
+/// very file read ([`HandleRead::id`]). Nothing is opened by path: the check, the temp
+/// file (`O_EXCL`, no link followed) and the rename are all relative to `dir`, and a
+/// symlink at `name` is refused, never followed.
+pub fn write_in(
+    dir: &Dir,
+    name: &str,
+    new_text: &str,
+    expected: Expected,
+    same_file: Option<FileId>,
+) -> Result<WriteOutcome> {
+    write_in_with_hook(dir, name, new_text, expected, same_file, &mut |_| {})
 }
 
 /// The suffix of every temp file a write makes: `.{name}.{8 random}.mbank-tmp`.
@@ -552,26 +590,35 @@ pub fn remove_stale_temp_files(dir: &Path) -> usize {
 }
 
 fn remove_temp_files_older_than(dir: &Path, age: std::time::Duration) -> usize {
-    let Ok(entries) = fs::read_dir(dir) else {
+    match Dir::open_anchor(dir) {
+        Ok(dir) => remove_temp_files_in(&dir, age),
+        Err(_) => 0,
+    }
+}
+
+/// [`remove_stale_temp_files`] in an open folder.
+fn remove_temp_files_in(dir: &Dir, age: std::time::Duration) -> usize {
+    let Ok(names) = dir.names() else {
         return 0;
     };
     let now = std::time::SystemTime::now();
     let mut removed = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
+    for name in names {
         if !name.to_str().is_some_and(is_temp_name) {
             continue;
         }
         // Never follows a link: a temp file is always a regular file.
-        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+        let Ok(Some(stat)) = dir.entry_meta(&name) else {
             continue;
         };
-        let stale = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|elapsed| elapsed >= age);
-        if meta.is_file() && stale && fs::remove_file(entry.path()).is_ok() {
+        let is_file = rustix::fs::FileType::from_raw_mode(stat.st_mode as _)
+            == rustix::fs::FileType::RegularFile;
+        let modified =
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(stat.st_mtime.max(0) as u64);
+        let stale = now
+            .duration_since(modified)
+            .is_ok_and(|elapsed| elapsed >= age);
+        if is_file && stale && dir.remove_file(&name).is_ok() {
             removed += 1;
         }
     }
@@ -619,69 +666,71 @@ fn write_guarded_with_hook(
     before_commit: &mut dyn FnMut(&Path),
 ) -> Result<WriteOutcome> {
     let target = follow_link(target)?;
-    let existing = check_expected(&target, &expected)?;
-    let dir = match target.parent() {
+    let dir_path = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| {
-            CoreError::io(
-                &target,
-                io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
-            )
-        })?;
-    remove_stale_temp_files(&dir);
+    let file_name = target.file_name().and_then(OsStr::to_str).ok_or_else(|| {
+        CoreError::io(
+            &target,
+            io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
+        )
+    })?;
+    let dir = Dir::open_unlinked(&dir_path)?;
+    write_in_with_hook(&dir, file_name, new_text, expected, None, before_commit)
+}
+
+fn write_in_with_hook(
+    dir: &Dir,
+    name: &str,
+    new_text: &str,
+    expected: Expected,
+    same_file: Option<FileId>,
+    before_commit: &mut dyn FnMut(&Path),
+) -> Result<WriteOutcome> {
+    let target = dir.path().join(name);
+    if name.contains('/') || name == "." || name == ".." || name.is_empty() {
+        return Err(HandleError::Escape { rel: target }.into());
+    }
+    let existing = check_expected_in(dir, name, &expected, same_file)?;
+    remove_temp_files_in(dir, STALE_TEMP_AGE);
     let keep_bom = existing.as_ref().is_some_and(|e| e.bom) && !new_text.starts_with('\u{FEFF}');
     let bom: &[u8] = if keep_bom { UTF8_BOM } else { &[] };
     let bytes = new_text.as_bytes();
 
-    let prefix = format!(".{file_name}.");
-    let mut builder = tempfile::Builder::new();
-    builder
-        .prefix(&prefix)
-        .suffix(TEMP_SUFFIX)
-        .rand_bytes(TEMP_RANDOM_LEN);
-    if existing.is_none()
-        && let Some(p) = new_file_permissions()
-    {
-        builder.permissions(p);
-    }
-    // Dropping `temp` on any early return deletes the temp file.
-    let mut temp = builder
-        .tempfile_in(&dir)
-        .map_err(|e| CoreError::io(&dir, e))?;
-    temp.write_all(bom)
-        .and_then(|()| temp.write_all(bytes))
-        .and_then(|()| temp.as_file().sync_all())
+    // A replacement starts owner-only and gets the replaced file's mode below; a new
+    // file gets the usual mode the umask gives.
+    let mode = if existing.is_some() { 0o600 } else { 0o666 };
+    // Dropping `temp` on any early return removes the temp file.
+    let temp = dir.create_temp(&format!(".{name}."), TEMP_SUFFIX, mode)?;
+    let mut file = temp.file();
+    file.write_all(bom)
+        .and_then(|()| file.write_all(bytes))
+        .and_then(|()| file.sync_all())
         .map_err(|e| CoreError::io(temp.path(), e))?;
     let ownership_kept = match &existing {
-        Some(existing) => keep_identity(temp.as_file(), temp.path(), &existing.meta)?,
+        Some(existing) => keep_identity(temp.file(), &temp.path(), &existing.meta)?,
         None => true,
     };
 
     before_commit(&target);
-    match expected {
-        Expected::Missing => {
-            temp.persist_noclobber(&target).map_err(|e| {
-                if e.error.kind() == io::ErrorKind::AlreadyExists {
-                    CoreError::Conflict {
-                        path: target.clone(),
-                    }
-                } else {
-                    CoreError::io(&target, e.error)
+    match &existing {
+        None => temp.commit(name, false).map_err(|e| {
+            if e.kind() == Some(io::ErrorKind::AlreadyExists) {
+                CoreError::Conflict {
+                    path: target.clone(),
                 }
-            })?;
-        }
-        Expected::Content(_) => {
-            check_expected(&target, &expected)?;
-            temp.persist(&target)
-                .map_err(|e| CoreError::io(&target, e.error))?;
+            } else {
+                e.into()
+            }
+        })?,
+        Some(first) => {
+            // The same file as checked first, still holding what the caller read.
+            check_expected_in(dir, name, &expected, Some(FileId::of(&first.meta)))?;
+            temp.commit(name, true)?;
         }
     }
-    let folder_synced = sync_folder(&dir);
+    let folder_synced = dir.sync();
     let now = if keep_bom {
         Expected::bytes(&[UTF8_BOM, bytes].concat())
     } else {
@@ -697,6 +746,22 @@ fn write_guarded_with_hook(
     })
 }
 
+/// Deletes the file `name` directly in `dir` only if it still holds what the caller
+/// read and, with `same_file`, is still the file read; a symlink there is refused.
+pub fn remove_in(
+    dir: &Dir,
+    name: &str,
+    expected: Expected,
+    same_file: Option<FileId>,
+) -> Result<()> {
+    check_expected_in(dir, name, &expected, same_file)?;
+    if expected != Expected::Missing {
+        dir.remove_file(OsStr::new(name))?;
+        dir.sync();
+    }
+    Ok(())
+}
+
 /// Deletes `target` only if it still holds what the caller read (`Expected::Missing`:
 /// succeeds when nothing is there). A symlink is removed itself, after its target's
 /// content was checked. Used by review to drop a file the person confirmed to discard.
@@ -710,7 +775,17 @@ pub fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
         };
     }
     let real = follow_link(target)?;
-    check_expected(&real, &expected)?;
+    let (dir, name) = match (real.parent(), real.file_name().and_then(OsStr::to_str)) {
+        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => (parent, name),
+        (_, Some(name)) => (Path::new("."), name),
+        _ => {
+            return Err(CoreError::io(
+                &real,
+                io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
+            ));
+        }
+    };
+    check_expected_in(&Dir::open_unlinked(dir)?, name, &expected, None)?;
     fs::remove_file(target).map_err(|e| CoreError::io(target, e))?;
     if let Some(dir) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
         sync_folder(dir);
