@@ -184,7 +184,12 @@ impl<'a> ProjectFolder<'a> {
 fn refusal(path: &Path, project: &Path, confinement: Confinement) -> CoreError {
     let reason = match confinement {
         Confinement::Inside(_) => "it is inside the project".to_string(),
-        Confinement::Outside(link) => outside_message(&link, project),
+        // Where the link leads is the person's to see (`finding`), never an agent's.
+        Confinement::Outside(link) => format!(
+            "{} is a symbolic link leading outside the project: mbank does not read, count, \
+             copy or write it",
+            shown(&link.link, project)
+        ),
         Confinement::Dangling => "it is a symbolic link to something that does not exist".into(),
         Confinement::Loop => "it is a symbolic link loop".into(),
         Confinement::Unresolvable(reason) => format!("it cannot be resolved: {reason}"),
@@ -197,10 +202,27 @@ fn refusal(path: &Path, project: &Path, confinement: Confinement) -> CoreError {
 
 /// Reads a memory file of `project` as text, refusing it when its real location is not
 /// inside the project. The path is resolved right before it is opened, and the real path
-/// is what is read, so a link swapped in after listing is still refused.
+/// is then opened relative to the project's folder handle with no symlink followed, so a
+/// link swapped in after the check is refused rather than read.
 pub fn read_text(project: &ProjectFolder<'_>, path: &Path) -> Result<String> {
     let real = project.require_inside(path)?;
-    super::text::read_text(&real)
+    let (Some(folder), Some(rel)) = (
+        project.real(),
+        project.real().and_then(|f| real.strip_prefix(f).ok()),
+    ) else {
+        return super::text::read_text(&real);
+    };
+    if rel.as_os_str().is_empty() {
+        return super::text::read_text(&real);
+    }
+    let dir = super::dir_handle::Dir::open_anchor(folder)?;
+    match super::write::read_text_in(&dir, rel)? {
+        Some(read) => Ok(read.text),
+        None => Err(CoreError::io(
+            path,
+            io::Error::new(io::ErrorKind::NotFound, "no longer exists"),
+        )),
+    }
 }
 
 fn shown(path: &Path, project: &Path) -> String {

@@ -245,6 +245,19 @@ fn project_dir_of(bank: &Bank) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// `path` relative to `base` for a message (never an absolute path an agent could
+/// learn the layout from), or its last component when it is not below `base`.
+fn shown_in(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+        Ok(_) => ".".to_string(),
+        Err(_) => path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
+}
+
 /// Where a format lets mbank create a file that does not exist yet.
 fn may_create(format: Format, rel: &Path) -> bool {
     let folders: Vec<&str> = rel
@@ -337,10 +350,9 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
         return Err(confined(
             name,
             format!(
-                "the bank folder {} really is {}, outside its project {}",
-                bank.root.display(),
-                real_root.display(),
-                real_project.display()
+                "the bank folder {} leads outside its project through a symbolic link; \
+                 mbank refuses it",
+                shown_in(&bank.root, &project)
             ),
         ));
     }
@@ -351,13 +363,16 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(confined(
                 name,
-                format!("its folder {} does not exist", parent.display()),
+                format!("its folder {} does not exist", shown_in(parent, &bank.root)),
             ));
         }
         Err(e) => {
             return Err(confined(
                 name,
-                format!("cannot resolve its folder {}: {e}", parent.display()),
+                format!(
+                    "cannot resolve its folder {}: {e}",
+                    shown_in(parent, &bank.root)
+                ),
             ));
         }
     };
@@ -377,17 +392,14 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
     if !real.starts_with(&real_root) {
         return Err(confined(
             name,
-            format!(
-                "it really is {}, outside the bank's folder {}",
-                real.display(),
-                real_root.display()
-            ),
+            "it is, or passes through, a symbolic link leading outside the bank's folder; \
+             mbank refuses it",
         ));
     }
     if bank.format.is_markdown_only() && !has_md_extension(&real) {
         return Err(confined(
             name,
-            format!("it links to {}, which is not a .md file", real.display()),
+            "it is a symbolic link to a file that is not a .md file; mbank refuses it",
         ));
     }
     if real.is_dir() {
@@ -495,15 +507,33 @@ impl HandleRead {
 /// Reads the text file `rel` below `dir` with no link followed (`None`: nothing there);
 /// the read checks of [`super::text::read_text`].
 pub fn read_text_in(dir: &Dir, rel: &Path) -> Result<Option<HandleRead>> {
-    let Some(read) = dir.read(rel, super::text::MAX_READ_BYTES)? else {
-        return Ok(None);
+    let path = dir.path().join(rel);
+    let (file, meta) = match dir.open_file(rel) {
+        Ok(opened) => opened,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e.into()),
     };
-    let id = read.id();
-    let text = super::text::decode_text(&dir.path().join(rel), read.bytes)?;
+    let limit = super::text::MAX_READ_BYTES;
+    let too_large = |size: u64| CoreError::TooLarge {
+        path: path.clone(),
+        size,
+        limit,
+    };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // take() guards against a file that grows while it is read.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(&path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
     Ok(Some(HandleRead {
-        text,
-        id,
-        meta: read.meta,
+        text: super::text::decode_text(&path, bytes)?,
+        id: FileId::of(&meta),
+        meta,
     }))
 }
 
