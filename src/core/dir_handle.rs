@@ -325,7 +325,8 @@ mod imp {
         /// Opens (creating, never truncating) `name` directly below this folder for
         /// reading and writing: a lock file.
         pub fn open_lock_file(&self, name: &str, mode: u32) -> HandleResult<File> {
-            let flags = OFlags::RDWR | OFlags::CREATE;
+            // Non-blocking: a FIFO planted there is refused below, never waited on.
+            let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NONBLOCK;
             let fd = self.open_beneath(Path::new(name), flags, Mode::from_raw_mode(mode as _))?;
             let file = File::from(fd);
             match file.metadata() {
@@ -379,6 +380,19 @@ mod imp {
         pub fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
             rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR)
                 .map_err(|e| self.io(Path::new(name), e))
+        }
+
+        /// Gives this folder the permission bits `mode` when it has others.
+        pub fn ensure_mode(&self, mode: u32) -> HandleResult<()> {
+            let io_error = |e: rustix::io::Errno| HandleError::Io {
+                path: self.path.clone(),
+                source: e.into(),
+            };
+            let stat = rustix::fs::fstat(&self.fd).map_err(io_error)?;
+            if (stat.st_mode as u32) & 0o7777 != mode {
+                rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(mode as _)).map_err(io_error)?;
+            }
+            Ok(())
         }
 
         /// Flushes the folder itself (a rename in it) to disk; false when the filesystem
