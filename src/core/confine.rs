@@ -316,6 +316,11 @@ mod tests {
         assert_eq!(folder.check(&project.join("loop-a")), Confinement::Loop);
         let err = read_text(&folder, &project.join("outside.md")).unwrap_err();
         assert!(err.to_string().contains("outside the project"), "{err}");
+        // Where the link leads is for the person's report, never in a refusal.
+        assert!(
+            !err.to_string().contains(real_outside.to_str().unwrap()),
+            "{err}"
+        );
         assert_eq!(read_text(&folder, &project.join("inside.md")).unwrap(), "a");
     }
 

@@ -732,6 +732,7 @@ mod tests {
         assert!(temp_names(&bank).is_empty());
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn fifos_are_refused_without_waiting() {
         let (_dir, bank, _outside) = setup();

@@ -1184,6 +1184,71 @@ mod tests {
         assert!(leftover_temp_files(dir.path()).is_empty());
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_write_insists_on_the_very_file_it_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("progress.md");
+        fs::write(&path, "same\n").unwrap();
+        let folder = Dir::open_anchor(dir.path()).unwrap();
+        let read = read_text_in(&folder, Path::new("progress.md"))
+            .unwrap()
+            .unwrap();
+        let swap_in_a_twin = |p: &Path| {
+            let twin = p.with_file_name("twin");
+            fs::write(&twin, "same\n").unwrap();
+            fs::rename(&twin, p).unwrap();
+        };
+        // Replaced by another file with the same content before the write…
+        swap_in_a_twin(&path);
+        let err = write_in(
+            &folder,
+            "progress.md",
+            "mine\n",
+            read.expected(),
+            Some(read.id),
+        )
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        // …or between the write's first check and its rename.
+        let read = read_text_in(&folder, Path::new("progress.md"))
+            .unwrap()
+            .unwrap();
+        let err = write_in_with_hook(
+            &folder,
+            "progress.md",
+            "mine\n",
+            read.expected(),
+            Some(read.id),
+            &mut |p| swap_in_a_twin(p),
+        )
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), b"same\n");
+        assert!(leftover_temp_files(dir.path()).is_empty());
+        // A symlink swapped in at the name is refused, and its target untouched.
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim.sh");
+        fs::write(&victim, "theirs").unwrap();
+        let read = read_text_in(&folder, Path::new("progress.md"))
+            .unwrap()
+            .unwrap();
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let err = write_in(
+            &folder,
+            "progress.md",
+            "mine\n",
+            read.expected(),
+            Some(read.id),
+        )
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Confined { .. }), "{err}");
+        assert!(!err.to_string().contains(outside.path().to_str().unwrap()));
+        assert_eq!(fs::read(&victim).unwrap(), b"theirs");
+        assert!(leftover_temp_files(dir.path()).is_empty());
+    }
+
     #[test]
     fn guarded_removal_checks_content_first() {
         let dir = tempfile::tempdir().unwrap();

@@ -663,6 +663,47 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn links_are_refused_without_naming_where_they_lead() {
+        use std::os::unix::fs::symlink;
+        let (dir, bank) = bank();
+        let policy = GuardPolicy::default();
+        let outside = dir.path().join("elsewhere-private");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("victim.md"), "outside\n").unwrap();
+        symlink(outside.join("victim.md"), bank.root.join("victim.md")).unwrap();
+        // A link that stays inside the bank is not followed either.
+        symlink("progress.md", bank.root.join("inner.md")).unwrap();
+        let check = |err: AgentError, name: &str| {
+            assert_eq!(err.code(), "forbidden_path", "{err}");
+            let message = err.to_string();
+            assert!(message.contains(name), "{message}");
+            assert!(message.contains("symbolic link"), "{message}");
+            assert!(!message.contains("elsewhere-private"), "{message}");
+            assert!(!message.contains(dir.path().to_str().unwrap()), "{message}");
+        };
+        for name in ["victim.md", "inner.md"] {
+            check(bank.read(name).unwrap_err(), name);
+            let write = bank.write(&policy, name, "# mine\n", WriteMode::Upsert, None);
+            check(write.unwrap_err(), name);
+            check(bank.delete(&policy, name, None).unwrap_err(), name);
+        }
+        assert_eq!(
+            fs::read_to_string(outside.join("victim.md")).unwrap(),
+            "outside\n"
+        );
+        assert!(fs::symlink_metadata(bank.root.join("inner.md")).is_ok());
+
+        // The bank folder itself swapped for a link after the bank was opened.
+        fs::rename(&bank.root, dir.path().join("moved")).unwrap();
+        symlink(&outside, &bank.root).unwrap();
+        check(bank.read("victim.md").unwrap_err(), "memory-bank");
+        let write = bank.write(&policy, "new.md", "# new\n", WriteMode::Create, None);
+        check(write.unwrap_err(), "memory-bank");
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
+    }
+
     #[test]
     fn decision_log_stays_append_only_and_logged_decisions_parse() {
         let (_dir, bank) = bank();
