@@ -706,7 +706,10 @@ fn write_guarded_with_hook(
             io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
         )
     })?;
-    let dir = Dir::open_unlinked(&dir_path)?;
+    // Links on the way were judged by the caller's confinement: the real folder is
+    // opened once (refused should a link replace it meanwhile), and all else is relative.
+    let real_dir = fs::canonicalize(&dir_path).map_err(|e| CoreError::io(&dir_path, e))?;
+    let dir = Dir::open_unlinked(&real_dir)?;
     write_in_with_hook(&dir, file_name, new_text, expected, None, before_commit)
 }
 
@@ -815,7 +818,8 @@ pub fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
             ));
         }
     };
-    check_expected_in(&Dir::open_unlinked(dir)?, name, &expected, None)?;
+    let real_dir = fs::canonicalize(dir).map_err(|e| CoreError::io(dir, e))?;
+    check_expected_in(&Dir::open_unlinked(&real_dir)?, name, &expected, None)?;
     fs::remove_file(target).map_err(|e| CoreError::io(target, e))?;
     if let Some(dir) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
         sync_folder(dir);
@@ -1182,6 +1186,26 @@ mod tests {
         assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
         assert_eq!(fs::read(&fresh).unwrap(), b"agent\n");
         assert!(leftover_temp_files(dir.path()).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_through_a_folder_link_the_caller_confined_is_still_written() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("docs/bank")).unwrap();
+        std::os::unix::fs::symlink("docs/bank", dir.path().join("memory-bank")).unwrap();
+        let path = dir.path().join("memory-bank/new.md");
+        let outcome = write_guarded(&path, "x\n", Expected::Missing).unwrap();
+        assert_eq!(
+            fs::read(dir.path().join("docs/bank/new.md")).unwrap(),
+            b"x\n"
+        );
+        assert_eq!(
+            outcome.path,
+            fs::canonicalize(dir.path().join("docs/bank/new.md")).unwrap()
+        );
+        remove_guarded(&path, outcome.now).unwrap();
+        assert!(!dir.path().join("docs/bank/new.md").exists());
     }
 
     #[cfg(unix)]
