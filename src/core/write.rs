@@ -450,7 +450,7 @@ fn check_expected_in(
     let Expected::Content(fingerprint) = expected else {
         return match dir.entry_meta(OsStr::new(name))? {
             None => Ok(None),
-            Some(stat) if rustix_is_symlink(&stat) => Err(HandleError::Symlink {
+            Some(entry) if entry.is_symlink => Err(HandleError::Symlink {
                 rel: PathBuf::from(name),
             }
             .into()),
@@ -482,10 +482,6 @@ fn check_expected_in(
     } else {
         Err(conflict())
     }
-}
-
-fn rustix_is_symlink(stat: &rustix::fs::Stat) -> bool {
-    rustix::fs::FileType::from_raw_mode(stat.st_mode as _) == rustix::fs::FileType::Symlink
 }
 
 /// A text file read through a folder handle: its text (a BOM dropped), and the file's
@@ -638,16 +634,14 @@ fn remove_temp_files_in(dir: &Dir, age: std::time::Duration) -> usize {
             continue;
         }
         // Never follows a link: a temp file is always a regular file.
-        let Ok(Some(stat)) = dir.entry_meta(&name) else {
+        let Ok(Some(entry)) = dir.entry_meta(&name) else {
             continue;
         };
-        let is_file = rustix::fs::FileType::from_raw_mode(stat.st_mode as _)
-            == rustix::fs::FileType::RegularFile;
-        let modified =
-            std::time::UNIX_EPOCH + std::time::Duration::from_secs(stat.st_mtime.max(0) as u64);
-        let stale = now
-            .duration_since(modified)
-            .is_ok_and(|elapsed| elapsed >= age);
+        let stale = entry
+            .modified
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|elapsed| elapsed >= age);
+        let is_file = entry.is_file;
         if is_file && stale && dir.remove_file(&name).is_ok() {
             removed += 1;
         }
