@@ -936,7 +936,7 @@ mod tests {
         let dir = Dir::open_anchor(&bank).unwrap();
         {
             let mut temp = dir.create_temp(".x.", ".tmp", 0o600).unwrap();
-            (&mut temp.file).write_all(b"half").unwrap();
+            temp.file.write_all(b"half").unwrap();
             assert_eq!(temp_names(&bank).len(), 1);
         }
         assert!(temp_names(&bank).is_empty());
@@ -959,7 +959,7 @@ mod tests {
         let (_dir, bank, _outside) = setup();
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &bank.join("pipe.md"),
+            bank.join("pipe.md"),
             rustix::fs::FileType::Fifo,
             rustix::fs::Mode::from_raw_mode(0o600),
             0,
