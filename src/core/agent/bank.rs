@@ -216,13 +216,13 @@ impl MarkdownBank {
     /// The bank folder, opened from the project folder (the anchor) with no symlink
     /// followed: a `memory-bank/` swapped for a link is refused, and one renamed away
     /// after this keeps being the folder written to.
-    fn open_root(&self) -> AgentResult<Dir> {
+    fn open_root(&self, name: &str) -> AgentResult<Dir> {
         let project = Dir::open_anchor(&self.project.path)
             .map_err(|e| AgentError::Core(CoreError::from(e)))?;
         match self.root.strip_prefix(&self.project.path) {
             Ok(rel) if !rel.as_os_str().is_empty() => project
                 .open_dir(rel)
-                .map_err(|e| core_error(&rel.display().to_string(), CoreError::from(e))),
+                .map_err(|e| core_error(name, CoreError::from(e))),
             _ => Ok(project),
         }
     }
@@ -230,7 +230,7 @@ impl MarkdownBank {
     /// Opens the folder holding the bank-relative `rel` (every step without following
     /// a link).
     fn locate(&self, name: &str, rel: &Path) -> AgentResult<Located> {
-        let root = self.open_root()?;
+        let root = self.open_root(name)?;
         let file = rel
             .file_name()
             .and_then(|f| f.to_str())
@@ -352,7 +352,7 @@ impl MarkdownBank {
 
     /// The file of `role` in the bank, or the name a new one gets in this format.
     pub fn file_for(&self, role: Role) -> String {
-        let existing = self.open_root().ok().and_then(|root| {
+        let existing = self.open_root(".").ok().and_then(|root| {
             let mut names: Vec<String> = root
                 .names()
                 .ok()?
