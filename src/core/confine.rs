@@ -171,20 +171,29 @@ impl<'a> ProjectFolder<'a> {
     }
 
     /// The real path of `path` when it is inside this folder, else an error naming why
-    /// (for callers about to read or write it).
+    /// (for callers about to read or write it). The error says where a link leads: it is
+    /// for the person at the terminal (`mbank init`); [`read_text`] keeps that from agents.
     pub fn require_inside(&self, path: &Path) -> Result<PathBuf> {
         match self.check(path) {
             Confinement::Inside(real) => Ok(real),
-            other => Err(refusal(path, self.path, other)),
+            other => Err(refusal(path, self.path, other, Audience::Person)),
         }
     }
 }
 
+/// Who reads a refusal: the person at the terminal may see where a link leads; text an
+/// agent (or a model) can read never says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Audience {
+    Person,
+    Agent,
+}
+
 /// The error for a path that is not usable inside `project`.
-fn refusal(path: &Path, project: &Path, confinement: Confinement) -> CoreError {
+fn refusal(path: &Path, project: &Path, confinement: Confinement, to: Audience) -> CoreError {
     let reason = match confinement {
         Confinement::Inside(_) => "it is inside the project".to_string(),
-        // Where the link leads is the person's to see (`finding`), never an agent's.
+        Confinement::Outside(link) if to == Audience::Person => outside_message(&link, project),
         Confinement::Outside(link) => format!(
             "{} is a symbolic link leading outside the project: mbank does not read, count, \
              copy or write it",
@@ -205,7 +214,10 @@ fn refusal(path: &Path, project: &Path, confinement: Confinement) -> CoreError {
 /// is then opened relative to the project's folder handle with no symlink followed, so a
 /// link swapped in after the check is refused rather than read.
 pub fn read_text(project: &ProjectFolder<'_>, path: &Path) -> Result<String> {
-    let real = project.require_inside(path)?;
+    let real = match project.check(path) {
+        Confinement::Inside(real) => real,
+        other => return Err(refusal(path, project.path, other, Audience::Agent)),
+    };
     let (Some(folder), Some(rel)) = (
         project.real(),
         project.real().and_then(|f| real.strip_prefix(f).ok()),
