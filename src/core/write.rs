@@ -773,6 +773,43 @@ fn write_in_with_hook(
     })
 }
 
+/// [`write_in`] for a caller that knows its anchor (a project folder) but holds no
+/// handle: `rel`'s folders are opened below `anchor` with no link followed, then the file
+/// is written relative to them. `rel` is a clean relative path ([`validate_name`]).
+pub fn write_beneath(
+    anchor: &Path,
+    rel: &Path,
+    new_text: &str,
+    expected: Expected,
+) -> Result<WriteOutcome> {
+    let (dir, name) = folder_beneath(anchor, rel)?;
+    write_in(&dir, &name, new_text, expected, None)
+}
+
+/// [`read_text_in`] below `anchor`, every step of `rel` without following a link.
+pub fn read_text_beneath(anchor: &Path, rel: &Path) -> Result<Option<HandleRead>> {
+    read_text_in(&Dir::open_anchor(anchor)?, rel)
+}
+
+/// The folder holding `rel` below `anchor` (opened with no link followed) and the name.
+fn folder_beneath(anchor: &Path, rel: &Path) -> Result<(Dir, String)> {
+    let not_a_file = || {
+        CoreError::from(HandleError::Escape {
+            rel: rel.to_path_buf(),
+        })
+    };
+    let name = rel
+        .file_name()
+        .and_then(OsStr::to_str)
+        .ok_or_else(not_a_file)?;
+    let root = Dir::open_anchor(anchor)?;
+    let dir = match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(folder) => root.open_dir(folder)?,
+        None => root,
+    };
+    Ok((dir, name.to_string()))
+}
+
 /// Deletes the file `name` directly in `dir` only if it still holds what the caller
 /// read and, with `same_file`, is still the file read; a symlink there is refused.
 pub fn remove_in(
@@ -1200,6 +1237,25 @@ mod tests {
         );
         remove_guarded(&path, outcome.now).unwrap();
         assert!(!dir.path().join("docs/bank/new.md").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_beneath_an_anchor_refuse_a_folder_swapped_for_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        fs::create_dir_all(project.join(".infinity")).unwrap();
+        let rel = Path::new(".infinity/memories.json");
+        write_beneath(project, rel, "{}\n", Expected::Missing).unwrap();
+        let read = read_text_beneath(project, rel).unwrap().unwrap();
+        assert_eq!(read.text, "{}\n");
+        fs::rename(project.join(".infinity"), project.join("moved")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), project.join(".infinity")).unwrap();
+        let err = write_beneath(project, rel, "x", Expected::Missing).unwrap_err();
+        assert!(matches!(err, CoreError::Confined { .. }), "{err}");
+        assert!(read_text_beneath(project, rel).is_err());
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 
     #[cfg(unix)]
