@@ -66,7 +66,7 @@ impl From<HandleError> for CoreError {
 
 pub type HandleResult<T> = std::result::Result<T, HandleError>;
 
-/// A file's identity: what a later step checks it still has the file that was read.
+/// A file's identity (device and inode): a write compares it with the file it read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FileId {
     pub dev: u64,
