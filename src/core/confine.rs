@@ -171,20 +171,34 @@ impl<'a> ProjectFolder<'a> {
     }
 
     /// The real path of `path` when it is inside this folder, else an error naming why
-    /// (for callers about to read or write it).
+    /// (for callers about to read or write it). The error says where a link leads: it is
+    /// for the person at the terminal (`mbank init`); [`read_text`] keeps that from agents.
     pub fn require_inside(&self, path: &Path) -> Result<PathBuf> {
         match self.check(path) {
             Confinement::Inside(real) => Ok(real),
-            other => Err(refusal(path, self.path, other)),
+            other => Err(refusal(path, self.path, other, Audience::Person)),
         }
     }
 }
 
+/// Who reads a refusal: the person at the terminal may see where a link leads; text an
+/// agent (or a model) can read never says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Audience {
+    Person,
+    Agent,
+}
+
 /// The error for a path that is not usable inside `project`.
-fn refusal(path: &Path, project: &Path, confinement: Confinement) -> CoreError {
+fn refusal(path: &Path, project: &Path, confinement: Confinement, to: Audience) -> CoreError {
     let reason = match confinement {
         Confinement::Inside(_) => "it is inside the project".to_string(),
-        Confinement::Outside(link) => outside_message(&link, project),
+        Confinement::Outside(link) if to == Audience::Person => outside_message(&link, project),
+        Confinement::Outside(link) => format!(
+            "{} is a symbolic link leading outside the project: mbank does not read, count, \
+             copy or write it",
+            shown(&link.link, project)
+        ),
         Confinement::Dangling => "it is a symbolic link to something that does not exist".into(),
         Confinement::Loop => "it is a symbolic link loop".into(),
         Confinement::Unresolvable(reason) => format!("it cannot be resolved: {reason}"),
@@ -197,10 +211,30 @@ fn refusal(path: &Path, project: &Path, confinement: Confinement) -> CoreError {
 
 /// Reads a memory file of `project` as text, refusing it when its real location is not
 /// inside the project. The path is resolved right before it is opened, and the real path
-/// is what is read, so a link swapped in after listing is still refused.
+/// is then opened relative to the project's folder handle with no symlink followed, so a
+/// link swapped in after the check is refused rather than read.
 pub fn read_text(project: &ProjectFolder<'_>, path: &Path) -> Result<String> {
-    let real = project.require_inside(path)?;
-    super::text::read_text(&real)
+    let real = match project.check(path) {
+        Confinement::Inside(real) => real,
+        other => return Err(refusal(path, project.path, other, Audience::Agent)),
+    };
+    let (Some(folder), Some(rel)) = (
+        project.real(),
+        project.real().and_then(|f| real.strip_prefix(f).ok()),
+    ) else {
+        return super::text::read_text(&real);
+    };
+    if rel.as_os_str().is_empty() {
+        return super::text::read_text(&real);
+    }
+    let dir = super::dir_handle::Dir::open_anchor(folder)?;
+    match super::write::read_text_in(&dir, rel)? {
+        Some(read) => Ok(read.text),
+        None => Err(CoreError::io(
+            path,
+            io::Error::new(io::ErrorKind::NotFound, "no longer exists"),
+        )),
+    }
 }
 
 fn shown(path: &Path, project: &Path) -> String {
@@ -294,6 +328,11 @@ mod tests {
         assert_eq!(folder.check(&project.join("loop-a")), Confinement::Loop);
         let err = read_text(&folder, &project.join("outside.md")).unwrap_err();
         assert!(err.to_string().contains("outside the project"), "{err}");
+        // Where the link leads is for the person's report, never in a refusal.
+        assert!(
+            !err.to_string().contains(real_outside.to_str().unwrap()),
+            "{err}"
+        );
         assert_eq!(read_text(&folder, &project.join("inside.md")).unwrap(), "a");
     }
 

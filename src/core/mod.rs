@@ -8,6 +8,7 @@ pub mod confine;
 pub mod conflict_markers;
 pub mod dates;
 pub mod demo;
+pub mod dir_handle;
 pub mod edit;
 pub mod error;
 pub mod findings;

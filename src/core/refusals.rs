@@ -7,15 +7,19 @@
 //! halves of lines. Past [`ROTATE_BYTES`] the log moves to `….1.jsonl` (the previous one
 //! is dropped), so it stays bounded. Records never hold the refused content: a refused
 //! secret is named by line and kind only.
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::dir_handle::Dir;
 use super::error::{CoreError, Result};
 use super::paths;
+
+/// The log's folder in mbank's data folder.
+const LOG_FOLDER: &str = "refusals";
 
 /// Size at which the log is rotated.
 pub const ROTATE_BYTES: u64 = 1024 * 1024;
@@ -58,7 +62,7 @@ fn log_name(project: &Path) -> String {
 /// The log of `project` under `data_dir` (`None`: no data folder known).
 pub fn log_path_in(data_dir: &Path, project: &Path) -> PathBuf {
     data_dir
-        .join("refusals")
+        .join(LOG_FOLDER)
         .join(format!("{}.jsonl", log_name(project)))
 }
 
@@ -81,26 +85,62 @@ pub fn append(record: &RefusalRecord) -> Result<()> {
     append_in(&data_dir, record)
 }
 
-/// [`append`] under an explicit data folder.
+/// The log folder under `data_dir`, opened without following a link planted in its
+/// place (created when `create`; `None` when absent and not created).
+fn log_folder(data_dir: &Path, create: bool) -> Result<Option<Dir>> {
+    if create {
+        fs::create_dir_all(data_dir).map_err(|e| CoreError::io(data_dir, e))?;
+    }
+    let data = match Dir::open_anchor(data_dir) {
+        Ok(data) => data,
+        Err(e) if !create && e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let folder = if create {
+        data.create_dir(LOG_FOLDER, 0o700)
+    } else {
+        data.open_dir(Path::new(LOG_FOLDER))
+    };
+    match folder {
+        Ok(folder) => Ok(Some(folder)),
+        Err(e) if !create && e.is_not_found() => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn file_name(path: &Path) -> &str {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+}
+
+/// [`append`] under an explicit data folder. The log's folder and file are opened
+/// relative to the data folder with no link followed: a symlink planted in place of
+/// either is refused, never appended through.
 pub fn append_in(data_dir: &Path, record: &RefusalRecord) -> Result<()> {
     let path = log_path_in(data_dir, &record.project);
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
-    }
-    if fs::metadata(&path).is_ok_and(|m| m.len() >= ROTATE_BYTES) {
+    let (name, rotated_path) = (file_name(&path), rotated(&path));
+    let Some(folder) = log_folder(data_dir, true)? else {
+        return Err(CoreError::io(
+            &path,
+            io::Error::new(io::ErrorKind::NotFound, "the log folder vanished"),
+        ));
+    };
+    if folder
+        .file_meta(Path::new(name))
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.len() >= ROTATE_BYTES)
+    {
         // Two servers may both rotate: the second rename finds nothing or a fresh log.
-        let _ = fs::rename(&path, rotated(&path));
+        let _ = folder.rename(name, file_name(&rotated_path));
     }
     let mut line = serde_json::to_string(record).map_err(|e| CoreError::Parse {
         path: path.clone(),
         message: e.to_string(),
     })?;
     line.push('\n');
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| CoreError::io(&path, e))?;
+    let mut file = folder.open_append(name, 0o600)?;
     file.write_all(line.as_bytes())
         .map_err(|e| CoreError::io(&path, e))
 }
@@ -118,9 +158,12 @@ pub fn read(project: &Path) -> Result<Vec<RefusalRecord>> {
 pub fn read_in(data_dir: &Path, project: &Path) -> Result<Vec<RefusalRecord>> {
     let path = log_path_in(data_dir, project);
     let mut out = Vec::new();
+    let Some(folder) = log_folder(data_dir, false)? else {
+        return Ok(out);
+    };
     for file in [rotated(&path), path] {
-        let text = match fs::File::open(&file) {
-            Ok(f) => {
+        let text = match folder.open_file(Path::new(file_name(&file))) {
+            Ok((f, _)) => {
                 let mut text = String::new();
                 // Twice the rotation size bounds a log another process keeps growing.
                 f.take(2 * ROTATE_BYTES)
@@ -128,8 +171,8 @@ pub fn read_in(data_dir: &Path, project: &Path) -> Result<Vec<RefusalRecord>> {
                     .map_err(|e| CoreError::io(&file, e))?;
                 text
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(CoreError::io(&file, e)),
+            Err(e) if e.is_not_found() => continue,
+            Err(e) => return Err(e.into()),
         };
         out.extend(
             text.lines()
@@ -150,6 +193,7 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
 
     #[test]
     fn records_round_trip_per_project_and_rotate() {
@@ -189,5 +233,37 @@ mod tests {
         append_in(data.path(), &first).unwrap();
         assert!(rotated(&path).exists());
         assert_eq!(read_in(data.path(), &a).unwrap().len(), 3);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_log_folder_or_file_replaced_by_a_link_is_not_followed() {
+        use std::os::unix::fs::symlink;
+        let data = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let project = outside.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let record = RefusalRecord::now(&project, "x.md", "path", "refused", "mcp:t");
+        // The log file itself a link to a file elsewhere.
+        let path = log_path_in(data.path(), &project);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let victim = outside.path().join("victim.txt");
+        fs::write(&victim, "theirs").unwrap();
+        symlink(&victim, &path).unwrap();
+        assert!(append_in(data.path(), &record).is_err());
+        assert!(read_in(data.path(), &project).is_err());
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "theirs");
+        // The log folder a link to a folder elsewhere.
+        fs::remove_dir_all(data.path().join(LOG_FOLDER)).unwrap();
+        let elsewhere = outside.path().join("logs");
+        fs::create_dir_all(&elsewhere).unwrap();
+        symlink(&elsewhere, data.path().join(LOG_FOLDER)).unwrap();
+        let err = append_in(data.path(), &record).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert!(
+            !err.to_string().contains(elsewhere.to_str().unwrap()),
+            "{err}"
+        );
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 }

@@ -18,6 +18,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
+use super::dir_handle::{Dir, FileId, HandleError};
 use super::error::{CoreError, Result};
 use super::formats::infinity;
 use super::formats::{self, hierarchical_file_name};
@@ -245,6 +246,19 @@ fn project_dir_of(bank: &Bank) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// `path` relative to `base` for a message (never an absolute path an agent could
+/// learn the layout from), or its last component when it is not below `base`.
+fn shown_in(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+        Ok(_) => ".".to_string(),
+        Err(_) => path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
+}
+
 /// Where a format lets mbank create a file that does not exist yet.
 fn may_create(format: Format, rel: &Path) -> bool {
     let folders: Vec<&str> = rel
@@ -338,10 +352,9 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
         return Err(confined(
             name,
             format!(
-                "the bank folder {} really is {}, outside its project {}",
-                bank.root.display(),
-                real_root.display(),
-                real_project.display()
+                "the bank folder {} leads outside its project through a symbolic link; \
+                 mbank refuses it",
+                shown_in(&bank.root, &project)
             ),
         ));
     }
@@ -352,13 +365,16 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(confined(
                 name,
-                format!("its folder {} does not exist", parent.display()),
+                format!("its folder {} does not exist", shown_in(parent, &bank.root)),
             ));
         }
         Err(e) => {
             return Err(confined(
                 name,
-                format!("cannot resolve its folder {}: {e}", parent.display()),
+                format!(
+                    "cannot resolve its folder {}: {e}",
+                    shown_in(parent, &bank.root)
+                ),
             ));
         }
     };
@@ -378,17 +394,14 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
     if !real.starts_with(&real_root) {
         return Err(confined(
             name,
-            format!(
-                "it really is {}, outside the bank's folder {}",
-                real.display(),
-                real_root.display()
-            ),
+            "it is, or passes through, a symbolic link leading outside the bank's folder; \
+             mbank refuses it",
         ));
     }
     if bank.format.is_markdown_only() && !has_md_extension(&real) {
         return Err(confined(
             name,
-            format!("it links to {}, which is not a .md file", real.display()),
+            "it is a symbolic link to a file that is not a .md file; mbank refuses it",
         ));
     }
     if real.is_dir() {
@@ -424,34 +437,35 @@ struct Existing {
     bom: bool,
 }
 
-/// Compares the disk with `expected`; `Ok(Some(existing))` when the file exists as
-/// expected, `Ok(None)` when it is absent as expected.
-fn check_expected(target: &Path, expected: &Expected) -> Result<Option<Existing>> {
-    let conflict = || CoreError::Conflict {
-        path: target.to_path_buf(),
-    };
-    let meta = match fs::symlink_metadata(target) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return match expected {
-                Expected::Missing => Ok(None),
-                Expected::Content(_) => Err(conflict()),
-            };
-        }
-        Err(e) => return Err(CoreError::io(target, e)),
-    };
+/// Compares the file `name` directly in `dir` with `expected`; `Ok(Some(existing))` when
+/// it exists as expected, `Ok(None)` when it is absent as expected. No link is followed
+/// (a symlink there is refused), and with `same_file` the file must also be that one
+/// (not another with the same content renamed in meanwhile).
+fn check_expected_in(
+    dir: &Dir,
+    name: &str,
+    expected: &Expected,
+    same_file: Option<FileId>,
+) -> Result<Option<Existing>> {
+    let path = dir.path().join(name);
+    let conflict = || CoreError::Conflict { path: path.clone() };
     let Expected::Content(fingerprint) = expected else {
-        return Err(conflict());
+        return match dir.entry_meta(OsStr::new(name))? {
+            None => Ok(None),
+            Some(entry) if entry.is_symlink => Err(HandleError::Symlink {
+                rel: PathBuf::from(name),
+            }
+            .into()),
+            Some(_) => Err(conflict()),
+        };
     };
-    if meta.is_dir() {
-        return Err(CoreError::io(
-            target,
-            io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
-        ));
-    }
-    if !meta.is_file() {
-        // Opening a FIFO would block; symlinks were resolved away by confinement.
-        return Err(not_a_regular_file(target));
+    let (file, meta) = match dir.open_file(Path::new(name)) {
+        Ok(opened) => opened,
+        Err(e) if e.is_not_found() => return Err(conflict()),
+        Err(e) => return Err(e.into()),
+    };
+    if same_file.is_some_and(|id| id != FileId::of(&meta)) {
+        return Err(conflict());
     }
     // Only the expected size (or that plus a BOM) can match: skip reading anything else.
     let size = meta.len();
@@ -459,12 +473,9 @@ fn check_expected(target: &Path, expected: &Expected) -> Result<Option<Existing>
         return Err(conflict());
     }
     let mut bytes = Vec::with_capacity(size as usize);
-    fs::File::open(target)
-        .and_then(|f| f.take(size + 1).read_to_end(&mut bytes))
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => conflict(),
-            _ => CoreError::io(target, e),
-        })?;
+    file.take(size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(&path, e))?;
     if expected.matches_bytes(&bytes) {
         Ok(Some(Existing {
             meta,
@@ -473,6 +484,55 @@ fn check_expected(target: &Path, expected: &Expected) -> Result<Option<Existing>
     } else {
         Err(conflict())
     }
+}
+
+/// A text file read through a folder handle: its text (a BOM dropped), and the file's
+/// identity and metadata, so a later write can insist on the same file.
+#[derive(Debug)]
+pub struct HandleRead {
+    pub text: String,
+    pub id: FileId,
+    pub meta: fs::Metadata,
+}
+
+impl HandleRead {
+    /// What a write replacing this file expects on disk.
+    pub fn expected(&self) -> Expected {
+        Expected::text(&self.text)
+    }
+}
+
+/// Reads the text file `rel` below `dir` with no link followed (`None`: nothing there);
+/// the read checks of [`super::text::read_text`].
+pub fn read_text_in(dir: &Dir, rel: &Path) -> Result<Option<HandleRead>> {
+    let path = dir.path().join(rel);
+    let (file, meta) = match dir.open_file(rel) {
+        Ok(opened) => opened,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let limit = super::text::MAX_READ_BYTES;
+    let too_large = |size: u64| CoreError::TooLarge {
+        path: path.clone(),
+        size,
+        limit,
+    };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // take() guards against a file that grows while it is read.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(&path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(Some(HandleRead {
+        text: super::text::decode_text(&path, bytes)?,
+        id: FileId::of(&meta),
+        meta,
+    }))
 }
 
 #[cfg(unix)]
@@ -484,18 +544,6 @@ fn sync_folder(dir: &Path) -> bool {
 fn sync_folder(_dir: &Path) -> bool {
     // Windows cannot open a folder as a file; NTFS journals the rename itself.
     true
-}
-
-#[cfg(unix)]
-fn new_file_permissions() -> Option<fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
-    // The umask applies at creation, giving the usual 0644 instead of a temp file's 0600.
-    Some(fs::Permissions::from_mode(0o666))
-}
-
-#[cfg(not(unix))]
-fn new_file_permissions() -> Option<fs::Permissions> {
-    None
 }
 
 /// Writes `new_text` to `target` only if the file on disk is still what the caller read.
@@ -511,12 +559,28 @@ fn new_file_permissions() -> Option<fs::Permissions> {
 /// `new_text` has none). Line endings are the caller's: [`crate::core::edit`] re-applies
 /// a file's own.
 ///
-/// A symlink at `target` is followed, so the link stays and its target is updated.
-/// On any error the target is untouched and no temp file is left behind; temp files
+/// A symlink at `target` is followed, so the link stays and its target is updated; the
+/// folder is then opened once (refused if it is itself a link) and the write is
+/// [`write_in`] relative to it. On any error the target is untouched and no temp file is left behind; temp files
 /// that an earlier, killed write left in the folder are removed once stale
 /// ([`STALE_TEMP_AGE`]).
 pub fn write_guarded(target: &Path, new_text: &str, expected: Expected) -> Result<WriteOutcome> {
     write_guarded_with_hook(target, new_text, expected, &mut |_| {})
+}
+
+/// Writes `new_text` to the file `name` directly in the folder `dir` only if it is still
+/// what the caller read ([`write_guarded`]'s checks), and, with `same_file`, still the
+/// very file read ([`HandleRead::id`]). Nothing is opened by path: the check, the temp
+/// file (`O_EXCL`, no link followed) and the rename are all relative to `dir`, and a
+/// symlink at `name` is refused, never followed.
+pub fn write_in(
+    dir: &Dir,
+    name: &str,
+    new_text: &str,
+    expected: Expected,
+    same_file: Option<FileId>,
+) -> Result<WriteOutcome> {
+    write_in_with_hook(dir, name, new_text, expected, same_file, &mut |_| {})
 }
 
 /// The suffix of every temp file a write makes: `.{name}.{8 random}.mbank-tmp`.
@@ -554,26 +618,33 @@ pub fn remove_stale_temp_files(dir: &Path) -> usize {
 }
 
 fn remove_temp_files_older_than(dir: &Path, age: std::time::Duration) -> usize {
-    let Ok(entries) = fs::read_dir(dir) else {
+    match Dir::open_anchor(dir) {
+        Ok(dir) => remove_temp_files_in(&dir, age),
+        Err(_) => 0,
+    }
+}
+
+/// [`remove_stale_temp_files`] in an open folder.
+fn remove_temp_files_in(dir: &Dir, age: std::time::Duration) -> usize {
+    let Ok(names) = dir.names() else {
         return 0;
     };
     let now = std::time::SystemTime::now();
     let mut removed = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
+    for name in names {
         if !name.to_str().is_some_and(is_temp_name) {
             continue;
         }
         // Never follows a link: a temp file is always a regular file.
-        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+        let Ok(Some(entry)) = dir.entry_meta(&name) else {
             continue;
         };
-        let stale = meta
-            .modified()
-            .ok()
+        let stale = entry
+            .modified
             .and_then(|m| now.duration_since(m).ok())
             .is_some_and(|elapsed| elapsed >= age);
-        if meta.is_file() && stale && fs::remove_file(entry.path()).is_ok() {
+        let is_file = entry.is_file;
+        if is_file && stale && dir.remove_file(&name).is_ok() {
             removed += 1;
         }
     }
@@ -621,69 +692,74 @@ fn write_guarded_with_hook(
     before_commit: &mut dyn FnMut(&Path),
 ) -> Result<WriteOutcome> {
     let target = follow_link(target)?;
-    let existing = check_expected(&target, &expected)?;
-    let dir = match target.parent() {
+    let dir_path = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| {
-            CoreError::io(
-                &target,
-                io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
-            )
-        })?;
-    remove_stale_temp_files(&dir);
+    let file_name = target.file_name().and_then(OsStr::to_str).ok_or_else(|| {
+        CoreError::io(
+            &target,
+            io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
+        )
+    })?;
+    // Links on the way were judged by the caller's confinement: the real folder is
+    // opened once (refused should a link replace it meanwhile), and all else is relative.
+    let real_dir = fs::canonicalize(&dir_path).map_err(|e| CoreError::io(&dir_path, e))?;
+    let dir = Dir::open_unlinked(&real_dir)?;
+    write_in_with_hook(&dir, file_name, new_text, expected, None, before_commit)
+}
+
+fn write_in_with_hook(
+    dir: &Dir,
+    name: &str,
+    new_text: &str,
+    expected: Expected,
+    same_file: Option<FileId>,
+    before_commit: &mut dyn FnMut(&Path),
+) -> Result<WriteOutcome> {
+    let target = dir.path().join(name);
+    if name.contains('/') || name == "." || name == ".." || name.is_empty() {
+        return Err(HandleError::Escape { rel: target }.into());
+    }
+    let existing = check_expected_in(dir, name, &expected, same_file)?;
+    remove_temp_files_in(dir, STALE_TEMP_AGE);
     let keep_bom = existing.as_ref().is_some_and(|e| e.bom) && !new_text.starts_with('\u{FEFF}');
     let bom: &[u8] = if keep_bom { UTF8_BOM } else { &[] };
     let bytes = new_text.as_bytes();
 
-    let prefix = format!(".{file_name}.");
-    let mut builder = tempfile::Builder::new();
-    builder
-        .prefix(&prefix)
-        .suffix(TEMP_SUFFIX)
-        .rand_bytes(TEMP_RANDOM_LEN);
-    if existing.is_none()
-        && let Some(p) = new_file_permissions()
-    {
-        builder.permissions(p);
-    }
-    // Dropping `temp` on any early return deletes the temp file.
-    let mut temp = builder
-        .tempfile_in(&dir)
-        .map_err(|e| CoreError::io(&dir, e))?;
-    temp.write_all(bom)
-        .and_then(|()| temp.write_all(bytes))
-        .and_then(|()| temp.as_file().sync_all())
+    // A replacement starts owner-only and gets the replaced file's mode below; a new
+    // file gets the usual mode the umask gives.
+    let mode = if existing.is_some() { 0o600 } else { 0o666 };
+    // Dropping `temp` on any early return removes the temp file.
+    let temp = dir.create_temp(&format!(".{name}."), TEMP_SUFFIX, mode)?;
+    let mut file = temp.file();
+    file.write_all(bom)
+        .and_then(|()| file.write_all(bytes))
+        .and_then(|()| file.sync_all())
         .map_err(|e| CoreError::io(temp.path(), e))?;
     let ownership_kept = match &existing {
-        Some(existing) => keep_identity(temp.as_file(), temp.path(), &existing.meta)?,
+        Some(existing) => keep_identity(temp.file(), &temp.path(), &existing.meta)?,
         None => true,
     };
 
     before_commit(&target);
-    match expected {
-        Expected::Missing => {
-            temp.persist_noclobber(&target).map_err(|e| {
-                if e.error.kind() == io::ErrorKind::AlreadyExists {
-                    CoreError::Conflict {
-                        path: target.clone(),
-                    }
-                } else {
-                    CoreError::io(&target, e.error)
+    match &existing {
+        None => temp.commit(name, false).map_err(|e| {
+            if e.kind() == Some(io::ErrorKind::AlreadyExists) {
+                CoreError::Conflict {
+                    path: target.clone(),
                 }
-            })?;
-        }
-        Expected::Content(_) => {
-            check_expected(&target, &expected)?;
-            temp.persist(&target)
-                .map_err(|e| CoreError::io(&target, e.error))?;
+            } else {
+                e.into()
+            }
+        })?,
+        Some(first) => {
+            // The same file as checked first, still holding what the caller read.
+            check_expected_in(dir, name, &expected, Some(FileId::of(&first.meta)))?;
+            temp.commit(name, true)?;
         }
     }
-    let folder_synced = sync_folder(&dir);
+    let folder_synced = dir.sync();
     let now = if keep_bom {
         Expected::bytes(&[UTF8_BOM, bytes].concat())
     } else {
@@ -699,6 +775,59 @@ fn write_guarded_with_hook(
     })
 }
 
+/// [`write_in`] for a caller that knows its anchor (a project folder) but holds no
+/// handle: `rel`'s folders are opened below `anchor` with no link followed, then the file
+/// is written relative to them. `rel` is a clean relative path ([`validate_name`]).
+pub fn write_beneath(
+    anchor: &Path,
+    rel: &Path,
+    new_text: &str,
+    expected: Expected,
+) -> Result<WriteOutcome> {
+    let (dir, name) = folder_beneath(anchor, rel)?;
+    write_in(&dir, &name, new_text, expected, None)
+}
+
+/// [`read_text_in`] below `anchor`, every step of `rel` without following a link.
+pub fn read_text_beneath(anchor: &Path, rel: &Path) -> Result<Option<HandleRead>> {
+    read_text_in(&Dir::open_anchor(anchor)?, rel)
+}
+
+/// The folder holding `rel` below `anchor` (opened with no link followed) and the name.
+fn folder_beneath(anchor: &Path, rel: &Path) -> Result<(Dir, String)> {
+    let not_a_file = || {
+        CoreError::from(HandleError::Escape {
+            rel: rel.to_path_buf(),
+        })
+    };
+    let name = rel
+        .file_name()
+        .and_then(OsStr::to_str)
+        .ok_or_else(not_a_file)?;
+    let root = Dir::open_anchor(anchor)?;
+    let dir = match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(folder) => root.open_dir(folder)?,
+        None => root,
+    };
+    Ok((dir, name.to_string()))
+}
+
+/// Deletes the file `name` directly in `dir` only if it still holds what the caller
+/// read and, with `same_file`, is still the file read; a symlink there is refused.
+pub fn remove_in(
+    dir: &Dir,
+    name: &str,
+    expected: Expected,
+    same_file: Option<FileId>,
+) -> Result<()> {
+    check_expected_in(dir, name, &expected, same_file)?;
+    if expected != Expected::Missing {
+        dir.remove_file(OsStr::new(name))?;
+        dir.sync();
+    }
+    Ok(())
+}
+
 /// Deletes `target` only if it still holds what the caller read (`Expected::Missing`:
 /// succeeds when nothing is there). A symlink is removed itself, after its target's
 /// content was checked. Used by review to drop a file the person confirmed to discard.
@@ -712,7 +841,18 @@ pub fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
         };
     }
     let real = follow_link(target)?;
-    check_expected(&real, &expected)?;
+    let (dir, name) = match (real.parent(), real.file_name().and_then(OsStr::to_str)) {
+        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => (parent, name),
+        (_, Some(name)) => (Path::new("."), name),
+        _ => {
+            return Err(CoreError::io(
+                &real,
+                io::Error::new(io::ErrorKind::InvalidInput, "does not name a file"),
+            ));
+        }
+    };
+    let real_dir = fs::canonicalize(dir).map_err(|e| CoreError::io(dir, e))?;
+    check_expected_in(&Dir::open_unlinked(&real_dir)?, name, &expected, None)?;
     fs::remove_file(target).map_err(|e| CoreError::io(target, e))?;
     if let Some(dir) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
         sync_folder(dir);
@@ -1078,6 +1218,110 @@ mod tests {
         .unwrap_err();
         assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
         assert_eq!(fs::read(&fresh).unwrap(), b"agent\n");
+        assert!(leftover_temp_files(dir.path()).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_through_a_folder_link_the_caller_confined_is_still_written() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("docs/bank")).unwrap();
+        std::os::unix::fs::symlink("docs/bank", dir.path().join("memory-bank")).unwrap();
+        let path = dir.path().join("memory-bank/new.md");
+        let outcome = write_guarded(&path, "x\n", Expected::Missing).unwrap();
+        assert_eq!(
+            fs::read(dir.path().join("docs/bank/new.md")).unwrap(),
+            b"x\n"
+        );
+        assert_eq!(
+            outcome.path,
+            fs::canonicalize(dir.path().join("docs/bank/new.md")).unwrap()
+        );
+        remove_guarded(&path, outcome.now).unwrap();
+        assert!(!dir.path().join("docs/bank/new.md").exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_beneath_an_anchor_refuse_a_folder_swapped_for_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        fs::create_dir_all(project.join(".infinity")).unwrap();
+        let rel = Path::new(".infinity/memories.json");
+        write_beneath(project, rel, "{}\n", Expected::Missing).unwrap();
+        let read = read_text_beneath(project, rel).unwrap().unwrap();
+        assert_eq!(read.text, "{}\n");
+        fs::rename(project.join(".infinity"), project.join("moved")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), project.join(".infinity")).unwrap();
+        let err = write_beneath(project, rel, "x", Expected::Missing).unwrap_err();
+        assert!(matches!(err, CoreError::Confined { .. }), "{err}");
+        assert!(read_text_beneath(project, rel).is_err());
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_write_insists_on_the_very_file_it_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("progress.md");
+        fs::write(&path, "same\n").unwrap();
+        let folder = Dir::open_anchor(dir.path()).unwrap();
+        let read = read_text_in(&folder, Path::new("progress.md"))
+            .unwrap()
+            .unwrap();
+        let swap_in_a_twin = |p: &Path| {
+            let twin = p.with_file_name("twin");
+            fs::write(&twin, "same\n").unwrap();
+            fs::rename(&twin, p).unwrap();
+        };
+        // Replaced by another file with the same content before the write…
+        swap_in_a_twin(&path);
+        let err = write_in(
+            &folder,
+            "progress.md",
+            "mine\n",
+            read.expected(),
+            Some(read.id),
+        )
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        // …or between the write's first check and its rename.
+        let read = read_text_in(&folder, Path::new("progress.md"))
+            .unwrap()
+            .unwrap();
+        let err = write_in_with_hook(
+            &folder,
+            "progress.md",
+            "mine\n",
+            read.expected(),
+            Some(read.id),
+            &mut |p| swap_in_a_twin(p),
+        )
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), b"same\n");
+        assert!(leftover_temp_files(dir.path()).is_empty());
+        // A symlink swapped in at the name is refused, and its target untouched.
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim.sh");
+        fs::write(&victim, "theirs").unwrap();
+        let read = read_text_in(&folder, Path::new("progress.md"))
+            .unwrap()
+            .unwrap();
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let err = write_in(
+            &folder,
+            "progress.md",
+            "mine\n",
+            read.expected(),
+            Some(read.id),
+        )
+        .unwrap_err();
+        assert!(matches!(err, CoreError::Confined { .. }), "{err}");
+        assert!(!err.to_string().contains(outside.path().to_str().unwrap()));
+        assert_eq!(fs::read(&victim).unwrap(), b"theirs");
         assert!(leftover_temp_files(dir.path()).is_empty());
     }
 

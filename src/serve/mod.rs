@@ -191,8 +191,8 @@ impl Shared {
     /// rereads, revalidates nor rehashes an unchanged file.
     pub fn read(&self, bank: &MarkdownBank, name: &str) -> AgentResult<Arc<CachedRead>> {
         let (path, _) = bank.resolve(name)?;
-        let stamp = std::fs::metadata(&path)
-            .ok()
+        let stamp = bank
+            .stat(name)
             .filter(|m| m.len() <= CACHED_FILE_BYTES)
             .and_then(|m| FileStamp::of(&m));
         if let Some(stamp) = stamp

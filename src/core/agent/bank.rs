@@ -1,9 +1,10 @@
 //! A project's `memory-bank/` as agents see it through the servers: read with a version,
 //! list, write (create / update / either), delete, and the dated entries of the Memory
 //! Bank MCP tools. Every write takes the folder lock, re-reads the file under it, checks
-//! `expectedVersion` and the guard rules, and goes through `write::write_guarded`.
+//! `expectedVersion` and the guard rules, and goes through `write::write_in`. Files are
+//! opened relative to the bank folder's handle, never by a path looked up again.
+use std::cell::RefCell;
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -14,6 +15,7 @@ use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
 use crate::core::analysis::decisions;
+use crate::core::dir_handle::Dir;
 use crate::core::error::CoreError;
 use crate::core::formats;
 use crate::core::guard::{self, GuardPolicy};
@@ -21,8 +23,7 @@ use crate::core::init::{self, InitFormat, InitReport};
 use crate::core::lock;
 use crate::core::model::{Bank, BankLocation, Format, Project, Role};
 use crate::core::scan::discovery;
-use crate::core::text;
-use crate::core::write::{self, Expected};
+use crate::core::write::{self, Expected, HandleRead};
 
 /// A file as a read returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,12 +101,41 @@ fn core_error(name: &str, error: CoreError) -> AgentError {
     }
 }
 
-/// Reads a file's text, `None` when nothing is there.
-fn read_existing(path: &Path) -> Result<Option<String>, CoreError> {
-    match text::read_text(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(CoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
+/// A bank file located for I/O: the folder holding it, opened from the project folder
+/// with no symlink followed, and its name in that folder.
+struct Located {
+    dir: Dir,
+    file: String,
+}
+
+impl Located {
+    /// The file's text, identity and metadata (`None`: nothing there).
+    fn read(&self, name: &str) -> AgentResult<Option<HandleRead>> {
+        write::read_text_in(&self.dir, Path::new(&self.file)).map_err(|e| core_error(name, e))
+    }
+
+    /// Writes `content` if the file is still `current` (the same file, same text).
+    fn commit(
+        &self,
+        name: &str,
+        current: Option<&HandleRead>,
+        content: &str,
+    ) -> AgentResult<WriteReport> {
+        let expected = current.map_or(Expected::Missing, HandleRead::expected);
+        let outcome = write::write_in(
+            &self.dir,
+            &self.file,
+            content,
+            expected,
+            current.map(|c| c.id),
+        )
+        .map_err(|e| core_error(name, e))?;
+        Ok(WriteReport {
+            path: outcome.path,
+            name: name.to_string(),
+            created: outcome.created,
+            version: guard::content_version(content),
+        })
     }
 }
 
@@ -164,8 +194,14 @@ impl MarkdownBank {
     }
 
     /// The real path `name` may be read from or written to, confined to the bank
-    /// (`write::resolve_target`), and the file's role.
+    /// (`write::resolve_target`), and the file's role. The path names the file in
+    /// messages and keys; reads and writes go through [`Self::locate`], never this path.
     pub fn resolve(&self, name: &str) -> AgentResult<(PathBuf, Role)> {
+        self.resolve_rel(name).map(|(path, _, role)| (path, role))
+    }
+
+    /// [`Self::resolve`], with the name's clean bank-relative path.
+    fn resolve_rel(&self, name: &str) -> AgentResult<(PathBuf, PathBuf, Role)> {
         let rel = write::validate_name(name).map_err(|e| core_error(name, e))?;
         if !has_md_extension(&rel) {
             return Err(AgentError::InvalidFormat {
@@ -178,30 +214,66 @@ impl MarkdownBank {
         let path =
             write::resolve_target(&self.bank(nested), name).map_err(|e| core_error(name, e))?;
         let role = formats::place(self.format, &rel).role;
-        Ok((path, role))
+        Ok((path, rel, role))
+    }
+
+    /// The bank folder, opened from the project folder (the anchor) with no symlink
+    /// followed: a `memory-bank/` swapped for a link is refused, and one renamed away
+    /// after this keeps being the folder written to.
+    fn open_root(&self, name: &str) -> AgentResult<Dir> {
+        let project = Dir::open_anchor(&self.project.path)
+            .map_err(|e| AgentError::Core(CoreError::from(e)))?;
+        match self.root.strip_prefix(&self.project.path) {
+            Ok(rel) if !rel.as_os_str().is_empty() => project
+                .open_dir(rel)
+                .map_err(|e| core_error(name, CoreError::from(e))),
+            _ => Ok(project),
+        }
+    }
+
+    /// Opens the folder holding the bank-relative `rel` (every step without following
+    /// a link).
+    fn locate(&self, name: &str, rel: &Path) -> AgentResult<Located> {
+        let root = self.open_root(name)?;
+        let file = rel
+            .file_name()
+            .and_then(|f| f.to_str())
+            .ok_or_else(|| AgentError::InvalidRequest(format!("{name:?} does not name a file")))?
+            .to_string();
+        let dir = match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(folder) => root
+                .open_dir(folder)
+                .map_err(|e| core_error(name, e.into()))?,
+            None => root,
+        };
+        Ok(Located { dir, file })
+    }
+
+    /// The metadata of `name` as it is now (`None`: nothing there, or not a regular
+    /// file reached without a link). Checks the name's spelling only: for callers that
+    /// [`resolve`](Self::resolve) it too.
+    pub fn stat(&self, name: &str) -> Option<fs::Metadata> {
+        let rel = write::validate_name(name).ok()?;
+        let located = self.locate(name, &rel).ok()?;
+        located
+            .dir
+            .file_meta(Path::new(&located.file))
+            .ok()
+            .flatten()
     }
 
     /// Reads `name`.
     pub fn read(&self, name: &str) -> AgentResult<FileRead> {
-        let (path, _) = self.resolve(name)?;
-        let meta = fs::metadata(&path).map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => AgentError::FileNotFound {
+        let (_, rel, _) = self.resolve_rel(name)?;
+        let Some(read) = self.locate(name, &rel)?.read(name)? else {
+            return Err(AgentError::FileNotFound {
                 name: name.to_string(),
-            },
-            _ => AgentError::Core(CoreError::io(&path, e)),
-        })?;
-        let content = match read_existing(&path).map_err(AgentError::Core)? {
-            Some(content) => content,
-            None => {
-                return Err(AgentError::FileNotFound {
-                    name: name.to_string(),
-                });
-            }
+            });
         };
         Ok(FileRead {
-            version: guard::content_version(&content),
-            content,
-            modified: meta.modified().ok(),
+            version: guard::content_version(&read.text),
+            modified: read.meta.modified().ok(),
+            content: read.text,
         })
     }
 
@@ -232,9 +304,11 @@ impl MarkdownBank {
         mode: WriteMode,
         expected_version: Option<&str>,
     ) -> AgentResult<WriteReport> {
-        let (path, role) = self.resolve(name)?;
+        let (path, rel, role) = self.resolve_rel(name)?;
         let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
-        let current = read_existing(&path).map_err(AgentError::Core)?;
+        let located = self.locate(name, &rel)?;
+        let current = located.read(name)?;
+        let current_text = current.as_ref().map(|c| c.text.as_str());
         match (mode, &current) {
             (WriteMode::Create, Some(_)) => {
                 return Err(AgentError::FileExists {
@@ -248,27 +322,9 @@ impl MarkdownBank {
             }
             _ => {}
         }
-        guard::check_version(policy, name, current.as_deref(), expected_version)?;
-        guard::check_replace(policy, name, &path, role, current.as_deref(), content)?;
-        self.commit(name, &path, current.as_deref(), content)
-    }
-
-    fn commit(
-        &self,
-        name: &str,
-        path: &Path,
-        current: Option<&str>,
-        content: &str,
-    ) -> AgentResult<WriteReport> {
-        let expected = current.map_or(Expected::Missing, Expected::text);
-        let outcome =
-            write::write_guarded(path, content, expected).map_err(|e| core_error(name, e))?;
-        Ok(WriteReport {
-            path: outcome.path,
-            name: name.to_string(),
-            created: outcome.created,
-            version: guard::content_version(content),
-        })
+        guard::check_version(policy, name, current_text, expected_version)?;
+        guard::check_replace(policy, name, &path, role, current_text, content)?;
+        located.commit(name, current.as_ref(), content)
     }
 
     /// Deletes `name` (the Memory Bank MCP spec `DELETE /memory-bank/file`): a decision log with entries
@@ -279,24 +335,33 @@ impl MarkdownBank {
         name: &str,
         expected_version: Option<&str>,
     ) -> AgentResult<()> {
-        let (path, role) = self.resolve(name)?;
+        let (path, rel, role) = self.resolve_rel(name)?;
         let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
-        let Some(current) = read_existing(&path).map_err(AgentError::Core)? else {
+        let located = self.locate(name, &rel)?;
+        let Some(current) = located.read(name)? else {
             return Err(AgentError::FileNotFound {
                 name: name.to_string(),
             });
         };
-        guard::check_version(policy, name, Some(&current), expected_version)?;
-        guard::check_removal(policy, name, &path, role, &current)?;
-        write::remove_guarded(&path, Expected::text(&current)).map_err(|e| core_error(name, e))
+        guard::check_version(policy, name, Some(&current.text), expected_version)?;
+        guard::check_removal(policy, name, &path, role, &current.text)?;
+        write::remove_in(
+            &located.dir,
+            &located.file,
+            current.expected(),
+            Some(current.id),
+        )
+        .map_err(|e| core_error(name, e))
     }
 
     /// The file of `role` in the bank, or the name a new one gets in this format.
     pub fn file_for(&self, role: Role) -> String {
-        let existing = fs::read_dir(&self.root).ok().and_then(|entries| {
-            let mut names: Vec<String> = entries
-                .flatten()
-                .filter_map(|e| e.file_name().into_string().ok())
+        let existing = self.open_root(".").ok().and_then(|root| {
+            let mut names: Vec<String> = root
+                .names()
+                .ok()?
+                .into_iter()
+                .filter_map(|n| n.into_string().ok())
                 .filter(|n| {
                     has_md_extension(Path::new(n)) && formats::role_for_name(n) == Some(role)
                 })
@@ -333,16 +398,31 @@ impl MarkdownBank {
         edit: impl FnOnce(&mut Option<String>) + Send + 'static,
     ) -> AgentResult<WriteReport> {
         let name = self.file_for(role);
-        let (path, _) = self.resolve(&name)?;
+        let (path, rel, _) = self.resolve_rel(&name)?;
         guard::check_added(policy, &name, added)?;
+        // What the batch's read found (the folder and the file), for its commit.
+        let seen: RefCell<Option<(Located, Option<HandleRead>)>> = RefCell::new(None);
         let version = batch::append(
             &path,
             Box::new(move |text: &mut Option<String>| {
                 edit(text);
                 Ok(())
             }),
-            &|| read_existing(&path).map_err(AgentError::Core),
-            &|current, new| self.commit(&name, &path, current, new).map(|r| r.version),
+            &|| {
+                let located = self.locate(&name, &rel)?;
+                let current = located.read(&name)?;
+                let text = current.as_ref().map(|c| c.text.clone());
+                *seen.borrow_mut() = Some((located, current));
+                Ok(text)
+            },
+            &|_, new| {
+                let (located, current) = seen.borrow_mut().take().ok_or_else(|| {
+                    AgentError::Storage("the append's file was not read first".into())
+                })?;
+                located
+                    .commit(&name, current.as_ref(), new)
+                    .map(|r| r.version)
+            },
         )?;
         Ok(WriteReport {
             path: path.clone(),
@@ -585,6 +665,47 @@ mod tests {
                 .unwrap_err();
             assert_eq!(err.code(), code, "{name}: {err}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_refused_without_naming_where_they_lead() {
+        use std::os::unix::fs::symlink;
+        let (dir, bank) = bank();
+        let policy = GuardPolicy::default();
+        let outside = dir.path().join("elsewhere-private");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("victim.md"), "outside\n").unwrap();
+        symlink(outside.join("victim.md"), bank.root.join("victim.md")).unwrap();
+        // A link that stays inside the bank is not followed either.
+        symlink("progress.md", bank.root.join("inner.md")).unwrap();
+        let check = |err: AgentError, name: &str| {
+            assert_eq!(err.code(), "forbidden_path", "{err}");
+            let message = err.to_string();
+            assert!(message.contains(name), "{message}");
+            assert!(message.contains("symbolic link"), "{message}");
+            assert!(!message.contains("elsewhere-private"), "{message}");
+            assert!(!message.contains(dir.path().to_str().unwrap()), "{message}");
+        };
+        for name in ["victim.md", "inner.md"] {
+            check(bank.read(name).unwrap_err(), name);
+            let write = bank.write(&policy, name, "# mine\n", WriteMode::Upsert, None);
+            check(write.unwrap_err(), name);
+            check(bank.delete(&policy, name, None).unwrap_err(), name);
+        }
+        assert_eq!(
+            fs::read_to_string(outside.join("victim.md")).unwrap(),
+            "outside\n"
+        );
+        assert!(fs::symlink_metadata(bank.root.join("inner.md")).is_ok());
+
+        // The bank folder itself swapped for a link after the bank was opened.
+        fs::rename(&bank.root, dir.path().join("moved")).unwrap();
+        symlink(&outside, &bank.root).unwrap();
+        check(bank.read("victim.md").unwrap_err(), "memory-bank");
+        let write = bank.write(&policy, "new.md", "# new\n", WriteMode::Create, None);
+        check(write.unwrap_err(), "memory-bank");
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
     }
 
     #[test]

@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::dir_handle::{Dir, HandleError};
 use crate::core::error::{CoreError, Result};
 use crate::core::git::{self, GitRepo, IndexEntries, Policy};
 use crate::core::hash_index::stable_hash;
-use crate::core::text;
+use crate::core::{text, write};
 
 pub use crate::core::git::IndexEntry;
 
@@ -323,6 +324,8 @@ fn os_bytes(text: &std::ffi::OsStr) -> Vec<u8> {
 const SNAPSHOT_SCHEMA: &str = "mbank.snapshot/1";
 const MANIFEST: &str = "manifest.json";
 const LOCK: &str = "lock";
+/// The folder of every project's snapshot folder, in mbank's data folder.
+const SNAPSHOTS: &str = "snapshots";
 /// Permissions of a copy whose source's are unknown, and of the manifest.
 const PRIVATE_FILE: u32 = 0o600;
 
@@ -359,77 +362,73 @@ pub(crate) struct Snapshot {
     broken: Option<String>,
 }
 
+fn generation_name(generation: u64) -> String {
+    format!("gen-{generation}")
+}
+
 fn copy_name(rel: &str) -> String {
     format!("{:016x}.md", stable_hash(rel.as_bytes()))
 }
 
-/// Reads a file of the store: `None` when absent; an error for anything but a regular
-/// file (a link, a FIFO, a device are never opened) or a file over the read cap.
-fn read_store_file(path: &Path) -> Result<Option<String>> {
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_file() => text::read_text(path).map(Some),
-        Ok(_) => Err(CoreError::io(
-            path,
+/// Reads a file of the store (`rel` below its folder's handle): `None` when absent (or
+/// no store); an error for anything but a regular file (a link, a FIFO, a device are
+/// never opened or followed) or a file over the read cap.
+fn read_store_file(store: Option<&Dir>, rel: &Path) -> Result<Option<String>> {
+    let Some(store) = store else {
+        return Ok(None);
+    };
+    match write::read_text_in(store, rel) {
+        Ok(read) => Ok(read.map(|r| r.text)),
+        Err(CoreError::Confined { .. }) => Err(CoreError::io(
+            store.path().join(rel),
             std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 "not a regular file (a link, FIFO or device) in mbank's snapshot store",
             ),
         )),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(CoreError::io(path, e)),
+        Err(e) => Err(e),
     }
 }
 
-/// Creates `dir` (and missing parents) readable by the owner only, and tightens it
-/// when it already exists.
-fn private_dir(dir: &Path) -> Result<()> {
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
+/// Opens (creating it owner-only when missing) the folder `name` below `parent`, no link
+/// followed, and makes it owner-only.
+fn private_dir(parent: &Dir, name: &str) -> Result<Dir> {
+    let dir = parent.create_dir(name, 0o700)?;
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        builder.mode(0o700);
-        builder.create(dir).map_err(|e| CoreError::io(dir, e))?;
-        let meta = fs::symlink_metadata(dir).map_err(|e| CoreError::io(dir, e))?;
-        if !meta.is_dir() {
-            return Err(CoreError::Snapshot {
-                path: dir.to_path_buf(),
-                message: "is not a folder".into(),
-            });
-        }
-        if meta.permissions().mode() & 0o777 != 0o700 {
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-                .map_err(|e| CoreError::io(dir, e))?;
-        }
-    }
-    #[cfg(not(unix))]
-    builder.create(dir).map_err(|e| CoreError::io(dir, e))?;
-    Ok(())
+    dir.ensure_mode(0o700)?;
+    Ok(dir)
 }
 
-/// Writes `text` to `path` atomically (temp file in the same folder, then rename) with
-/// permission bits `mode`; the temp file is created owner-only, so the text is never
-/// readable by others on the way.
-fn write_private(path: &Path, text: &str, mode: u32) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut temp = tempfile::Builder::new()
-        .prefix(".mbank-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| CoreError::io(dir, e))?;
-    temp.write_all(text.as_bytes())
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|e| CoreError::io(path, e))?;
+/// Writes `text` to `name` in `dir` atomically (temp file in the same folder handle,
+/// then rename) with permission bits `mode`; the temp file is created owner-only, so
+/// the text is never readable by others on the way, and no link is followed.
+fn write_private(dir: &Dir, name: &str, text: &str, mode: u32) -> Result<()> {
+    let temp = dir.create_temp(".mbank-", ".tmp", PRIVATE_FILE)?;
+    let path = dir.path().join(name);
+    let mut file = temp.file();
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| CoreError::io(&path, e))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode & 0o777))
-            .map_err(|e| CoreError::io(path, e))?;
+        temp.file()
+            .set_permissions(fs::Permissions::from_mode(mode & 0o777))
+            .map_err(|e| CoreError::io(&path, e))?;
     }
     #[cfg(not(unix))]
     let _ = mode;
-    temp.persist(path)
-        .map_err(|e| CoreError::io(path, e.error))?;
+    temp.commit(name, true)?;
+    Ok(())
+}
+
+/// Removes a generation folder (copies only) without following a link.
+fn remove_generation(store: &Dir, name: &str) -> Result<()> {
+    let generation = store.open_dir(Path::new(name))?;
+    for copy in generation.names()? {
+        generation.remove_file(&copy)?;
+    }
+    store.remove_dir(std::ffi::OsStr::new(name))?;
     Ok(())
 }
 
@@ -465,7 +464,7 @@ impl Snapshot {
             })?;
         let canonical = fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
         let hash = stable_hash(canonical.to_string_lossy().as_bytes());
-        Ok(data.join("snapshots").join(format!("{hash:016x}")))
+        Ok(data.join(SNAPSHOTS).join(format!("{hash:016x}")))
     }
 
     /// Opens the snapshot of a project. A store that cannot be trusted still opens (so
@@ -483,6 +482,40 @@ impl Snapshot {
         Ok(snapshot)
     }
 
+    /// The store's folder, opened from the data folder with no link followed (`snapshots`
+    /// and the project's folder below it): created owner-only with `create`, else `None`
+    /// when absent. A folder replaced by a symlink is an error, never written through.
+    fn store(&self, create: bool) -> Result<Option<Dir>> {
+        let (Some(snapshots), Some(name)) = (
+            self.dir.parent(),
+            self.dir.file_name().and_then(|n| n.to_str()),
+        ) else {
+            return Err(CoreError::Snapshot {
+                path: self.dir.clone(),
+                message: "is not a snapshot folder".into(),
+            });
+        };
+        let data = snapshots.parent().unwrap_or(Path::new("."));
+        let missing = |e: &HandleError| !create && e.is_not_found();
+        if create {
+            fs::create_dir_all(data).map_err(|e| CoreError::io(data, e))?;
+        }
+        let data = match Dir::open_anchor(data) {
+            Ok(dir) => dir,
+            Err(e) if missing(&e) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        if create {
+            let snapshots = private_dir(&data, SNAPSHOTS)?;
+            return private_dir(&snapshots, name).map(Some);
+        }
+        match data.open_dir(&Path::new(SNAPSHOTS).join(name)) {
+            Ok(dir) => Ok(Some(dir)),
+            Err(e) if missing(&e) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Reads the manifest afresh (under a shared lock when the folder exists).
     fn reload(&mut self) -> Result<()> {
         let _lock = self.lock(false)?;
@@ -494,8 +527,10 @@ impl Snapshot {
         self.manifest = None;
         self.manifest_text = None;
         self.broken = None;
-        let path = self.dir.join(MANIFEST);
-        match read_store_file(&path) {
+        let read = self
+            .store(false)
+            .and_then(|store| read_store_file(store.as_ref(), Path::new(MANIFEST)));
+        match read {
             Ok(Some(text)) => match parse_manifest(&text) {
                 Ok(manifest) => {
                     self.manifest = Some(manifest);
@@ -526,37 +561,23 @@ impl Snapshot {
     /// Takes the store's lock. A shared lock on a folder that does not exist yet is not
     /// needed (there is nothing to read) and creates nothing.
     fn lock(&self, exclusive: bool) -> Result<Option<StoreLock>> {
-        if exclusive {
-            private_dir(&self.dir)?;
-            if let Some(parent) = self.dir.parent() {
-                private_dir(parent)?;
-            }
-        } else if !self.dir.is_dir() {
+        let Some(store) = self.store(exclusive)? else {
             return Ok(None);
-        }
+        };
         let path = self.dir.join(LOCK);
-        if let Ok(meta) = fs::symlink_metadata(&path)
-            && !meta.is_file()
-        {
-            return Err(CoreError::Snapshot {
-                path,
-                message: "the lock is not a regular file".into(),
-            });
-        }
-        let mut options = fs::OpenOptions::new();
-        options.read(true).write(true).create(true).truncate(false);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(PRIVATE_FILE);
-        }
-        let file = match options.open(&path) {
+        let file = match store.open_lock_file(LOCK, PRIVATE_FILE) {
             Ok(file) => file,
             // A read-only store can still be read, without a lock.
-            Err(e) if !exclusive && e.kind() == std::io::ErrorKind::PermissionDenied => {
+            Err(e) if !exclusive && e.kind() == Some(std::io::ErrorKind::PermissionDenied) => {
                 return Ok(None);
             }
-            Err(e) => return Err(CoreError::io(&path, e)),
+            Err(HandleError::Symlink { .. }) => {
+                return Err(CoreError::Snapshot {
+                    path,
+                    message: "the lock is not a regular file".into(),
+                });
+            }
+            Err(e) => return Err(e.into()),
         };
         let locked = if exclusive {
             file.lock()
@@ -569,18 +590,17 @@ impl Snapshot {
 
     /// Generation numbers of the `gen-N` folders present.
     fn generations(&self) -> Vec<u64> {
-        let Ok(entries) = fs::read_dir(&self.dir) else {
+        let Some(names) = self
+            .store(false)
+            .ok()
+            .flatten()
+            .and_then(|store| store.names().ok())
+        else {
             return Vec::new();
         };
-        entries
-            .flatten()
-            .filter_map(|e| {
-                e.file_name()
-                    .to_str()?
-                    .strip_prefix("gen-")?
-                    .parse::<u64>()
-                    .ok()
-            })
+        names
+            .into_iter()
+            .filter_map(|name| name.to_str()?.strip_prefix("gen-")?.parse::<u64>().ok())
             .collect()
     }
 
@@ -603,14 +623,15 @@ impl Snapshot {
             .unwrap_or_default()
     }
 
-    fn generation_dir(&self, generation: u64) -> PathBuf {
-        self.dir.join(format!("gen-{generation}"))
+    fn copy_path(&self, rel: &str) -> Option<PathBuf> {
+        Some(self.dir.join(self.copy_rel(rel)?))
     }
 
-    fn copy_path(&self, rel: &str) -> Option<PathBuf> {
+    /// Where the copy of `rel` is, relative to the store's folder.
+    fn copy_rel(&self, rel: &str) -> Option<PathBuf> {
         let manifest = self.manifest.as_ref()?;
         let name = manifest.files.get(rel)?;
-        Some(self.generation_dir(manifest.generation).join(name))
+        Some(Path::new(&generation_name(manifest.generation)).join(name))
     }
 
     /// The reviewed text of `rel`; `None` when the snapshot does not hold it.
@@ -619,7 +640,11 @@ impl Snapshot {
             Err(CoreError::Snapshot { path, message }) if fs::symlink_metadata(&path).is_err() => {
                 // Replaced by another run since this session read the manifest?
                 let _lock = self.lock(false)?;
-                let now = read_store_file(&self.dir.join(MANIFEST)).ok().flatten();
+                let now = self
+                    .store(false)
+                    .and_then(|store| read_store_file(store.as_ref(), Path::new(MANIFEST)))
+                    .ok()
+                    .flatten();
                 if now != self.manifest_text {
                     return Err(CoreError::Conflict {
                         path: self.dir.join(MANIFEST),
@@ -636,10 +661,13 @@ impl Snapshot {
         if let Some(error) = self.broken() {
             return Err(error);
         }
-        let Some(path) = self.copy_path(rel) else {
+        let (Some(path), Some(copy)) = (self.copy_path(rel), self.copy_rel(rel)) else {
             return Ok(None);
         };
-        match read_store_file(&path) {
+        let read = self
+            .store(false)
+            .and_then(|store| read_store_file(store.as_ref(), &copy));
+        match read {
             Ok(Some(text)) => Ok(Some(text)),
             Ok(None) => Err(CoreError::Snapshot {
                 path,
@@ -664,7 +692,11 @@ impl Snapshot {
     fn write_manifest(&mut self, manifest: Manifest) -> Result<()> {
         let text = serde_json::to_string_pretty(&manifest)
             .map_err(|e| CoreError::Config(format!("cannot encode the snapshot: {e}")))?;
-        write_private(&self.dir.join(MANIFEST), &text, PRIVATE_FILE)?;
+        let store = self.store(true)?.ok_or_else(|| CoreError::Snapshot {
+            path: self.dir.clone(),
+            message: "the snapshot folder vanished".into(),
+        })?;
+        write_private(&store, MANIFEST, &text, PRIVATE_FILE)?;
         self.manifest = Some(manifest);
         self.manifest_text = Some(text);
         self.broken = None;
@@ -716,11 +748,15 @@ impl Snapshot {
                 self.empty_manifest(next)
             }
         };
-        let gen_dir = self.generation_dir(manifest.generation);
+        let store = self.store(true)?.ok_or_else(|| CoreError::Snapshot {
+            path: self.dir.clone(),
+            message: "the snapshot folder vanished".into(),
+        })?;
+        let gen_name = generation_name(manifest.generation);
         match new {
             Some(text) => {
-                private_dir(&gen_dir)?;
-                write_private(&gen_dir.join(copy_name(rel)), text, mode)?;
+                let gen_dir = private_dir(&store, &gen_name)?;
+                write_private(&gen_dir, &copy_name(rel), text, mode)?;
                 if !manifest.files.contains_key(rel) || self.manifest.is_none() {
                     manifest.files.insert(rel.to_string(), copy_name(rel));
                     self.write_manifest(manifest)?;
@@ -729,11 +765,11 @@ impl Snapshot {
             None => {
                 if manifest.files.remove(rel).is_some() {
                     self.write_manifest(manifest)?;
-                    let copy = gen_dir.join(copy_name(rel));
-                    match fs::remove_file(&copy) {
-                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                            return Err(CoreError::io(&copy, e));
-                        }
+                    let removed = store
+                        .open_dir(Path::new(&gen_name))
+                        .and_then(|gen_dir| gen_dir.remove_file(copy_name(rel).as_ref()));
+                    match removed {
+                        Err(e) if !e.is_not_found() => return Err(e.into()),
                         _ => {}
                     }
                 }
@@ -757,12 +793,15 @@ impl Snapshot {
             .max()
             .unwrap_or(0);
         let generation = newest + 1;
-        let gen_dir = self.generation_dir(generation);
-        private_dir(&gen_dir)?;
+        let store = self.store(true)?.ok_or_else(|| CoreError::Snapshot {
+            path: self.dir.clone(),
+            message: "the snapshot folder vanished".into(),
+        })?;
+        let gen_dir = private_dir(&store, &generation_name(generation))?;
         let mut manifest = self.empty_manifest(generation);
         for (rel, file) in files {
             let name = copy_name(rel);
-            write_private(&gen_dir.join(&name), &file.text, file.mode)?;
+            write_private(&gen_dir, &name, &file.text, file.mode)?;
             manifest.files.insert(rel.clone(), name);
         }
         manifest.reviewed_at =
@@ -771,7 +810,7 @@ impl Snapshot {
         for old in self.generations() {
             if old != generation {
                 // Failing to tidy up loses nothing: the manifest no longer points there.
-                let _ = fs::remove_dir_all(self.generation_dir(old));
+                let _ = remove_generation(&store, &generation_name(old));
             }
         }
         Ok(())
@@ -792,4 +831,91 @@ fn parse_manifest(text: &str) -> std::result::Result<Manifest, String> {
         return Err("the manifest names a copy outside its folder".into());
     }
     Ok(manifest)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn file(text: &str) -> SnapshotFile {
+        SnapshotFile {
+            text: text.into(),
+            mode: 0o644,
+        }
+    }
+
+    #[test]
+    fn a_snapshot_folder_replaced_by_a_symlink_gets_no_lock_or_copy_written_through_it() {
+        let data = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let project = data.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let dir = Snapshot::folder_for(&project, Some(data.path())).unwrap();
+        fs::create_dir_all(dir.parent().unwrap()).unwrap();
+        symlink(outside.path(), &dir).unwrap();
+        // Opening (a shared lock) and marking reviewed (the exclusive lock, copies, the
+        // manifest) are refused; nothing lands behind the link.
+        assert!(Snapshot::open(&project, Some(data.path())).is_err());
+        let mut snapshot = Snapshot {
+            dir: dir.clone(),
+            project: project.clone(),
+            manifest: None,
+            manifest_text: None,
+            broken: None,
+        };
+        let files = BTreeMap::from([("memory-bank/a.md".to_string(), file("a"))]);
+        let err = snapshot.replace_all(&files).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert!(
+            !err.to_string().contains(outside.path().to_str().unwrap()),
+            "{err}"
+        );
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+
+        // The same for the `snapshots` folder above it.
+        fs::remove_file(&dir).unwrap();
+        let snapshots = dir.parent().unwrap();
+        fs::remove_dir(snapshots).unwrap();
+        symlink(outside.path(), snapshots).unwrap();
+        assert!(snapshot.replace_all(&files).is_err());
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_generation_folder_replaced_by_a_symlink_is_neither_written_nor_read_through() {
+        let data = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let project = data.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let mut snapshot = Snapshot::open(&project, Some(data.path())).unwrap();
+        let files = BTreeMap::from([("memory-bank/a.md".to_string(), file("a"))]);
+        snapshot.replace_all(&files).unwrap();
+        assert_eq!(
+            snapshot.text("memory-bank/a.md").unwrap().as_deref(),
+            Some("a")
+        );
+        // A generation folder planted as a link out: skipped for the new generation, and
+        // tidying up removes nothing through it.
+        fs::write(outside.path().join("keep.md"), "theirs").unwrap();
+        symlink(outside.path(), snapshot.folder().join("gen-2")).unwrap();
+        snapshot.replace_all(&files).unwrap();
+        assert!(snapshot.folder().join("gen-3").is_dir());
+        let names: Vec<_> = fs::read_dir(outside.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1);
+        fs::remove_file(outside.path().join("keep.md")).unwrap();
+        fs::remove_file(snapshot.folder().join("gen-2")).unwrap();
+        // The current copy's folder swapped for a link: its text is not read through it.
+        let current = snapshot.folder().join("gen-3");
+        fs::rename(&current, snapshot.folder().join("gen-old")).unwrap();
+        fs::create_dir_all(outside.path().join("x")).unwrap();
+        symlink(outside.path().join("x"), &current).unwrap();
+        fs::write(
+            outside.path().join("x").join(copy_name("memory-bank/a.md")),
+            "outside",
+        )
+        .unwrap();
+        let snapshot = Snapshot::open(&project, Some(data.path())).unwrap();
+        assert!(snapshot.text("memory-bank/a.md").is_err());
+    }
 }
