@@ -30,6 +30,7 @@ mod review_snapshot;
 mod rule_formats;
 mod sanitize_output;
 mod save_fidelity;
+mod symlink_race;
 mod symlinks;
 mod tui_app;
 mod tui_editor;

@@ -5,7 +5,7 @@
 //! temp file may be left behind: the servers open files relative to the bank folder's
 //! handle, never by a name looked up again.
 #![cfg(target_os = "linux")]
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::{PermissionsExt, symlink};
