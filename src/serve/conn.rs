@@ -36,7 +36,7 @@ const BUSY_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
 content-type: application/json\r\n\
 retry-after: 1\r\n\
 connection: close\r\n\
-content-length: 103\r\n\r\n\
+content-length: 97\r\n\r\n\
 {\"status\":\"error\",\"error\":{\"code\":\"server_busy\",\"message\":\"too many connections; retry shortly\"}}";
 
 /// When a connection last moved a byte, and how many of its requests are being answered.
