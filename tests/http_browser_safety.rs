@@ -139,7 +139,13 @@ impl Answer {
 
 /// Sends `method path` with exactly `headers` (plus Content-Length and Connection:
 /// close) and reads the whole answer (status 0 when the server closed without one).
-fn raw(address: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+fn raw(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Answer {
     let mut stream = TcpStream::connect(address).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
@@ -271,7 +277,11 @@ fn a_foreign_host_is_refused_on_rest_and_mcp() {
     );
     assert_eq!(answer.status, 403, "{}", answer.body);
     assert_eq!(answer.error_code(), "forbidden_host");
-    assert!(!answer.body.contains("The alpha todo API"), "{}", answer.body);
+    assert!(
+        !answer.body.contains("The alpha todo API"),
+        "{}",
+        answer.body
+    );
     for host in [
         "attacker.example",
         "localhost:1",
@@ -279,7 +289,11 @@ fn a_foreign_host_is_refused_on_rest_and_mcp() {
         &format!("127.0.0.1:{}", server.port() + 1),
     ] {
         let answer = raw(server.address, "GET", "/status", &[("host", host)], "");
-        assert_eq!((answer.status, answer.error_code().as_str()), (403, "forbidden_host"), "{host}");
+        assert_eq!(
+            (answer.status, answer.error_code().as_str()),
+            (403, "forbidden_host"),
+            "{host}"
+        );
     }
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
     let answer = raw(
@@ -307,7 +321,10 @@ fn a_foreign_host_is_refused_on_rest_and_mcp() {
         ],
         &initialize,
     );
-    assert_eq!((answer.status, answer.error_code().as_str()), (403, "forbidden_origin"));
+    assert_eq!(
+        (answer.status, answer.error_code().as_str()),
+        (403, "forbidden_origin")
+    );
 }
 
 #[test]
@@ -320,7 +337,10 @@ fn a_cross_site_fetch_is_refused_even_without_origin() {
         &[("host", &server.host()), ("sec-fetch-site", "cross-site")],
         "",
     );
-    assert_eq!((answer.status, answer.error_code().as_str()), (403, "forbidden_origin"));
+    assert_eq!(
+        (answer.status, answer.error_code().as_str()),
+        (403, "forbidden_origin")
+    );
     let answer = raw(
         server.address,
         "GET",
@@ -389,8 +409,14 @@ fn same_origin_and_originless_json_requests_still_work() {
     let cases = [
         (format!("127.0.0.1:{port}"), None),
         (format!("localhost:{port}"), None),
-        (format!("localhost:{port}"), Some(format!("http://localhost:{port}"))),
-        (format!("127.0.0.1:{port}"), Some(format!("http://127.0.0.1:{port}"))),
+        (
+            format!("localhost:{port}"),
+            Some(format!("http://localhost:{port}")),
+        ),
+        (
+            format!("127.0.0.1:{port}"),
+            Some(format!("http://127.0.0.1:{port}")),
+        ),
     ];
     for (i, (host, origin)) in cases.iter().enumerate() {
         let mut headers = vec![
@@ -445,7 +471,8 @@ async fn the_sdk_client_and_inspector_headers_reach_mcp() {
     assert!(tools.iter().any(|t| t.name == "memory_bank_read"));
     client.cancel().await.unwrap();
     // The same over 127.0.0.1, as the SDK's client sends it.
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.host()));
+    let transport =
+        StreamableHttpClientTransport::from_uri(format!("http://{}/mcp", server.host()));
     let client = tokio::time::timeout(Duration::from_secs(30), ().serve(transport))
         .await
         .unwrap()
@@ -462,7 +489,13 @@ fn a_half_sent_header_is_closed_after_the_header_timeout() {
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     stream
-        .write_all(format!("GET /status HTTP/1.1\r\nhost: {}\r\nx-slow: ", server.host()).as_bytes())
+        .write_all(
+            format!(
+                "GET /status HTTP/1.1\r\nhost: {}\r\nx-slow: ",
+                server.host()
+            )
+            .as_bytes(),
+        )
         .unwrap();
     let started = Instant::now();
     let mut buffer = [0u8; 1024];
@@ -490,7 +523,13 @@ fn two_hundred_idle_connections_do_not_starve_a_request() {
         .collect();
     let started = Instant::now();
     loop {
-        let answer = raw(server.address, "GET", "/status", &[("host", &server.host())], "");
+        let answer = raw(
+            server.address,
+            "GET",
+            "/status",
+            &[("host", &server.host())],
+            "",
+        );
         if answer.status == 200 {
             break;
         }
@@ -517,7 +556,8 @@ fn connections_over_the_cap_are_closed_at_once() {
     extra
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    let _ = extra.write_all(format!("GET /status HTTP/1.1\r\nhost: {}\r\n\r\n", server.host()).as_bytes());
+    let _ = extra
+        .write_all(format!("GET /status HTTP/1.1\r\nhost: {}\r\n\r\n", server.host()).as_bytes());
     let mut answer = Vec::new();
     let _ = extra.read_to_end(&mut answer);
     assert!(
@@ -534,11 +574,21 @@ fn connections_over_the_cap_are_closed_at_once() {
     drop(held);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let answer = raw(server.address, "GET", "/status", &[("host", &server.host())], "");
+        let answer = raw(
+            server.address,
+            "GET",
+            "/status",
+            &[("host", &server.host())],
+            "",
+        );
         if answer.status == 200 {
             break;
         }
-        assert!(Instant::now() < deadline, "still refused: {}", answer.status);
+        assert!(
+            Instant::now() < deadline,
+            "still refused: {}",
+            answer.status
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -547,7 +597,9 @@ const KEY: &str = "a-long-enough-test-key";
 
 #[test]
 fn failed_authentication_is_locked_out_with_retry_after() {
-    let server = Server::start(&format!("[serve]\napi_keys = [\"{KEY}\"]\nrequire_key = true\n"));
+    let server = Server::start(&format!(
+        "[serve]\napi_keys = [\"{KEY}\"]\nrequire_key = true\n"
+    ));
     let request = |key: &str| {
         let bearer = format!("Bearer {key}");
         raw(
@@ -635,7 +687,10 @@ fn chat_request(server: &Server) -> Answer {
         server.address,
         "POST",
         "/chat?project=alpha",
-        &[("host", &server.host()), ("content-type", "application/json")],
+        &[
+            ("host", &server.host()),
+            ("content-type", "application/json"),
+        ],
         &json!({"messages": [{"role": "user", "content": "status?"}]}).to_string(),
     )
 }
@@ -682,5 +737,8 @@ async fn chat_does_not_follow_an_upstream_redirect() {
         answer.body
     );
     assert_eq!(first.lock().unwrap().len(), 1);
-    assert!(second.lock().unwrap().is_empty(), "the redirect was followed");
+    assert!(
+        second.lock().unwrap().is_empty(),
+        "the redirect was followed"
+    );
 }

@@ -503,8 +503,8 @@ async fn mcp_tools_over_streamable_http() {
         &[],
     );
     tls();
-    let config =
-        StreamableHttpClientTransportConfig::with_uri(server.url("/mcp")).auth_header("mcp-key-of-16-chars");
+    let config = StreamableHttpClientTransportConfig::with_uri(server.url("/mcp"))
+        .auth_header("mcp-key-of-16-chars");
     let transport = StreamableHttpClientTransport::from_config(config);
     let client = tokio::time::timeout(Duration::from_secs(30), ().serve(transport))
         .await

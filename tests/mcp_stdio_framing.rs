@@ -139,3 +139,28 @@ fn an_oversized_line_gets_an_error_reply_and_the_server_keeps_serving() {
     mcp.stdin = Some(writer.join().unwrap());
     mcp.list_tools(9);
 }
+
+#[test]
+fn closing_stdin_answers_the_last_line_and_ends_the_server() {
+    let mut mcp = Mcp::start();
+    // The last message has no newline: it is still a message.
+    let mut stdin = mcp.stdin.take().unwrap();
+    stdin
+        .write_all(br#"{"jsonrpc":"2.0","id":11,"method":"ping"}"#)
+        .unwrap();
+    drop(stdin);
+    let reply = mcp.reply();
+    assert_eq!(reply["id"], 11, "{reply}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = mcp.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "mbank mcp still runs 20 s after its stdin closed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+}

@@ -73,7 +73,10 @@ fn parse_origin(text: &str) -> Option<(String, Authority, u16)> {
     let scheme = uri.scheme_str()?.to_ascii_lowercase();
     let authority = parse_authority(uri.authority()?.as_str())?;
     // An origin is scheme and authority only.
-    if uri.path_and_query().is_some_and(|p| p.as_str() != "/" && !p.as_str().is_empty()) {
+    if uri
+        .path_and_query()
+        .is_some_and(|p| p.as_str() != "/" && !p.as_str().is_empty())
+    {
         return None;
     }
     let port = authority.port.or_else(|| default_port(&scheme))?;
@@ -265,11 +268,15 @@ impl BrowserPolicy {
         if matches!(*method, Method::POST | Method::PUT | Method::PATCH) && !json_body(headers) {
             let given = headers
                 .get(header::CONTENT_TYPE)
-                .map(|v| crate::core::sanitize::line(&String::from_utf8_lossy(v.as_bytes())).into_owned())
+                .map(|v| {
+                    crate::core::sanitize::line(&String::from_utf8_lossy(v.as_bytes())).into_owned()
+                })
                 .unwrap_or_else(|| "none".into());
             return Err(Refusal {
                 code: "unsupported_media_type",
-                message: format!("the body must be sent as Content-Type: application/json (got {given})"),
+                message: format!(
+                    "the body must be sent as Content-Type: application/json (got {given})"
+                ),
             });
         }
         Ok(Pass::Serve { cors_origin })
@@ -352,7 +359,12 @@ mod tests {
     #[test]
     fn only_the_listening_address_and_loopback_names_pass_as_host() {
         let p = policy("127.0.0.1:3000", &[], &[]);
-        for ok in ["127.0.0.1:3000", "localhost:3000", "LOCALHOST:3000", "localhost.:3000"] {
+        for ok in [
+            "127.0.0.1:3000",
+            "localhost:3000",
+            "LOCALHOST:3000",
+            "localhost.:3000",
+        ] {
             assert_eq!(code(&p, Method::GET, &[("host", ok)]), None, "{ok}");
         }
         for bad in [
@@ -374,14 +386,27 @@ mod tests {
         assert_eq!(code(&v6, Method::GET, &[("host", "[::1]:3000")]), None);
         assert_eq!(code(&v6, Method::GET, &[("host", "localhost:3000")]), None);
         let all = policy("0.0.0.0:8080", &[], &[]);
-        assert_eq!(code(&all, Method::GET, &[("host", "192.168.1.5:8080")]), None);
+        assert_eq!(
+            code(&all, Method::GET, &[("host", "192.168.1.5:8080")]),
+            None
+        );
         assert_eq!(
             code(&all, Method::GET, &[("host", "attacker.example:8080")]),
             Some("forbidden_host")
         );
-        let named = policy("0.0.0.0:8080", &["mbank.example.com", "other.example:9"], &[]);
-        assert_eq!(code(&named, Method::GET, &[("host", "mbank.example.com")]), None);
-        assert_eq!(code(&named, Method::GET, &[("host", "other.example:9")]), None);
+        let named = policy(
+            "0.0.0.0:8080",
+            &["mbank.example.com", "other.example:9"],
+            &[],
+        );
+        assert_eq!(
+            code(&named, Method::GET, &[("host", "mbank.example.com")]),
+            None
+        );
+        assert_eq!(
+            code(&named, Method::GET, &[("host", "other.example:9")]),
+            None
+        );
         assert_eq!(
             code(&named, Method::GET, &[("host", "other.example:10")]),
             Some("forbidden_host")
@@ -392,7 +417,11 @@ mod tests {
     fn foreign_origins_and_cross_site_fetches_are_refused() {
         let p = policy("127.0.0.1:3000", &[], &[]);
         let host = ("host", "127.0.0.1:3000");
-        for ok in ["http://localhost:3000", "http://127.0.0.1:3000", "https://localhost:3000"] {
+        for ok in [
+            "http://localhost:3000",
+            "http://127.0.0.1:3000",
+            "https://localhost:3000",
+        ] {
             assert_eq!(code(&p, Method::GET, &[host, ("origin", ok)]), None, "{ok}");
         }
         for bad in [
@@ -423,16 +452,27 @@ mod tests {
     fn bodies_must_be_json_and_options_grants_cors_only_when_configured() {
         let p = policy("127.0.0.1:3000", &[], &["http://localhost:5173"]);
         let host = ("host", "127.0.0.1:3000");
-        for bad in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+        for bad in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+        ] {
             assert_eq!(
                 code(&p, Method::POST, &[host, ("content-type", bad)]),
                 Some("unsupported_media_type"),
                 "{bad}"
             );
         }
-        assert_eq!(code(&p, Method::POST, &[host]), Some("unsupported_media_type"));
         assert_eq!(
-            code(&p, Method::POST, &[host, ("content-type", "Application/JSON; charset=utf-8")]),
+            code(&p, Method::POST, &[host]),
+            Some("unsupported_media_type")
+        );
+        assert_eq!(
+            code(
+                &p,
+                Method::POST,
+                &[host, ("content-type", "Application/JSON; charset=utf-8")]
+            ),
             None
         );
         assert_eq!(code(&p, Method::DELETE, &[host]), None);
@@ -443,7 +483,11 @@ mod tests {
         let configured = p
             .check(
                 &Method::OPTIONS,
-                &headers(&[host, ("origin", "http://localhost:5173"), ("sec-fetch-site", "cross-site")]),
+                &headers(&[
+                    host,
+                    ("origin", "http://localhost:5173"),
+                    ("sec-fetch-site", "cross-site"),
+                ]),
             )
             .unwrap();
         assert_eq!(
@@ -452,7 +496,14 @@ mod tests {
                 cors_origin: Some(HeaderValue::from_static("http://localhost:5173"))
             }
         );
-        assert!(BrowserPolicy::new("127.0.0.1:1".parse().unwrap(), &[], &["not an origin".into()]).is_err());
+        assert!(
+            BrowserPolicy::new(
+                "127.0.0.1:1".parse().unwrap(),
+                &[],
+                &["not an origin".into()]
+            )
+            .is_err()
+        );
         assert!(BrowserPolicy::new("127.0.0.1:1".parse().unwrap(), &["a b".into()], &[]).is_err());
     }
 }

@@ -144,7 +144,9 @@ pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value)
         let location = response
             .headers()
             .get(reqwest::header::LOCATION)
-            .map(|l| crate::core::sanitize::line(&String::from_utf8_lossy(l.as_bytes())).into_owned())
+            .map(|l| {
+                crate::core::sanitize::line(&String::from_utf8_lossy(l.as_bytes())).into_owned()
+            })
             .unwrap_or_default();
         return Err(upstream_error(format!(
             "the chat endpoint {} answered {status} (a redirect to {location:?}); mbank does not \
@@ -259,7 +261,10 @@ mod tests {
         )
         .unwrap();
         let text = session_text(dir.path());
-        assert!(text.contains("shown line") && text.contains("also shown"), "{text}");
+        assert!(
+            text.contains("shown line") && text.contains("also shown"),
+            "{text}"
+        );
         assert!(!text.contains("the hidden plan"), "{text}");
         assert!(!text.contains("<private>"), "{text}");
         assert!(!text.contains("whole file hidden"), "{text}");

@@ -196,7 +196,7 @@ pub async fn serve(
     limits: ConnLimits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+    let max = limits.max_connections.clamp(1, 1 << 20);
     let permits = Arc::new(Semaphore::new(max));
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut shutdown = std::pin::pin!(shutdown);
@@ -229,11 +229,7 @@ pub async fn serve(
     }
     let _ = stop_tx.send(true);
     drop(listener);
-    let _ = tokio::time::timeout(
-        Duration::from_secs(5),
-        permits.acquire_many(max as u32),
-    )
-    .await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), permits.acquire_many(max as u32)).await;
     Ok(())
 }
 
@@ -258,11 +254,16 @@ async fn serve_connection(
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let guard = BusyGuard::enter(&service_activity);
         let mut request = request.map(|inner| {
-            Body::new(StallLimitedBody {
-                inner,
-                timeout: body_timeout,
-                deadline: Box::pin(tokio::time::sleep(body_timeout)),
-            })
+            // Most requests have no body: no timer for them.
+            if hyper::body::Body::is_end_stream(&inner) {
+                Body::new(inner)
+            } else {
+                Body::new(StallLimitedBody {
+                    inner,
+                    timeout: body_timeout,
+                    deadline: Box::pin(tokio::time::sleep(body_timeout)),
+                })
+            }
         });
         request.extensions_mut().insert(ConnectInfo(peer));
         let answer = app.clone().oneshot(request);

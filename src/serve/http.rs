@@ -718,15 +718,15 @@ pub fn run(shared: Arc<Shared>, mut options: HttpOptions) -> std::io::Result<()>
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(options.listen).await?;
         let address = listener.local_addr()?;
-        let _ = writeln!(
-            std::io::stdout().lock(),
-            "mbank serve: listening on http://{address} (REST API; MCP at http://{address}/mcp); root {}; API key {}",
-            crate::core::sanitize::path(&shared.root.path),
-            if options.require_key { "required" } else { "not required (loopback)" }
-        );
         options.listen = address;
         let limits = options.limits;
+        let root = crate::core::sanitize::path(&shared.root.path);
+        let key = if options.require_key { "required" } else { "not required (loopback)" };
         let app = router(shared, options).map_err(std::io::Error::other)?;
+        let _ = writeln!(
+            std::io::stdout().lock(),
+            "mbank serve: listening on http://{address} (REST API; MCP at http://{address}/mcp); root {root}; API key {key}",
+        );
         conn::serve(listener, app, limits, async {
             let _ = tokio::signal::ctrl_c().await;
         })
@@ -782,8 +782,12 @@ mod tests {
 
     #[test]
     fn a_key_shorter_than_sixteen_characters_refuses_the_start() {
-        let err = HttpOptions::new(addr("0.0.0.0:3000"), &ServeConfig::default(), Some("k".into()))
-            .unwrap_err();
+        let err = HttpOptions::new(
+            addr("0.0.0.0:3000"),
+            &ServeConfig::default(),
+            Some("k".into()),
+        )
+        .unwrap_err();
         assert!(err.contains("at least 16"), "{err}");
         let configured = ServeConfig {
             api_keys: vec!["fifteen-chars-k".into()],
@@ -791,7 +795,10 @@ mod tests {
         };
         let err = HttpOptions::new(addr("127.0.0.1:3000"), &configured, None).unwrap_err();
         assert!(err.contains("15 characters"), "{err}");
-        assert!(!err.contains("fifteen-chars-k"), "the key is not shown: {err}");
+        assert!(
+            !err.contains("fifteen-chars-k"),
+            "the key is not shown: {err}"
+        );
     }
 
     #[test]

@@ -230,7 +230,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                 LineRead::Eof => return None,
                 LineRead::Io(e) => {
                     let message = crate::core::sanitize::line(&e.to_string()).into_owned();
-                    let _ = writeln!(std::io::stderr().lock(), "mbank mcp: reading stdin failed: {message}");
+                    let _ = writeln!(
+                        std::io::stderr().lock(),
+                        "mbank mcp: reading stdin failed: {message}"
+                    );
                     return None;
                 }
             }
@@ -267,7 +270,10 @@ mod tests {
         assert_eq!(reply["id"], Value::Null);
         let foreign = parse_line(br#"{"id": 3, "hello": true}"#).unwrap_err();
         let reply: Value = serde_json::from_slice(&foreign).unwrap();
-        assert_eq!((reply["error"]["code"].as_i64(), reply["id"].as_i64()), (Some(INVALID_REQUEST), Some(3)));
+        assert_eq!(
+            (reply["error"]["code"].as_i64(), reply["id"].as_i64()),
+            (Some(INVALID_REQUEST), Some(3))
+        );
         // Notifications are never answered, not even unknown ones.
         assert!(parse_line(br#"{"jsonrpc":"2.0","method":"$/lsp-thing"}"#).is_ok());
         assert!(parse_line(b"  \r").unwrap().is_none());
@@ -279,8 +285,7 @@ mod tests {
     async fn an_oversized_line_is_skipped_without_being_buffered() {
         let mut input = vec![b'x'; 100];
         input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
-        let (mut transport, writer) =
-            transport(std::io::Cursor::new(input), tokio::io::sink(), 50);
+        let (mut transport, writer) = transport(std::io::Cursor::new(input), tokio::io::sink(), 50);
         assert!(matches!(transport.read_line().await, LineRead::Oversized));
         assert!(transport.line.capacity() <= 50);
         assert!(transport.receive().await.is_some());
