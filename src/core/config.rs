@@ -359,6 +359,17 @@ pub struct ServeConfig {
     pub guard: super::guard::GuardPolicy,
     /// `POST /chat`: the OpenAI-compatible endpoint it forwards to.
     pub chat: Option<ChatConfig>,
+    /// Names besides the listening address that `Host` may carry (`mbank.example.com`
+    /// matches any port, `mbank.example.com:8443` that port only), e.g. behind a proxy.
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins (`https://app.example.com`) granted CORS; none by default.
+    pub allowed_origins: Vec<String>,
+    /// Connections served at once; more are closed at once.
+    pub max_connections: usize,
+    /// Seconds a client has to send a request's headers.
+    pub header_timeout_secs: u64,
+    /// Seconds a connection may stay without reading or writing a byte.
+    pub idle_timeout_secs: u64,
 }
 
 impl Default for ServeConfig {
@@ -374,6 +385,11 @@ impl Default for ServeConfig {
             tools: None,
             guard: super::guard::GuardPolicy::default(),
             chat: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            max_connections: 512,
+            header_timeout_secs: 10,
+            idle_timeout_secs: 60,
         }
     }
 }

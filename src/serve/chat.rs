@@ -1,6 +1,8 @@
 //! `POST /chat` (the Memory Bank MCP spec, "Chat Endpoints"): the caller's messages, with the project's
 //! session-start context (what `mbank context` shows) prepended as a system message,
-//! forwarded to the OpenAI-compatible endpoint of `[serve.chat]` in config.toml.
+//! forwarded to the OpenAI-compatible endpoint of `[serve.chat]` in config.toml. `<private>`
+//! blocks and `private: true` files are never sent, and a redirect is never followed (the
+//! memory would be posted to an address nobody configured).
 use std::path::Path;
 use std::time::Duration;
 
@@ -9,6 +11,7 @@ use serde_json::{Value, json};
 use super::reply::{ToolError, ToolResult};
 use crate::core::analysis::context;
 use crate::core::config::ChatConfig;
+use crate::core::markdown;
 use crate::core::scan::bank;
 use crate::core::scan::discovery;
 
@@ -40,12 +43,22 @@ pub fn session_text(project_dir: &Path) -> String {
         None,
     );
     for (bank, loaded) in banks.iter().zip(&contexts) {
-        for piece in loaded.pieces.iter().filter(|p| !p.text.trim().is_empty()) {
+        for piece in &loaded.pieces {
+            // What leaves the machine never holds what the user marked private, whatever
+            // the agent of the bank would load: `private: true` files and `<private>`
+            // blocks are dropped as ConKeeper drops them.
+            if markdown::is_private_file(&piece.text) {
+                continue;
+            }
+            let (text, _) = markdown::split_private(&piece.text);
+            if text.trim().is_empty() {
+                continue;
+            }
             out.push_str(&format!(
                 "\n\n## {} — {}\n\n{}",
                 bank.format.label(),
                 piece.display,
-                piece.text.trim_end()
+                text.trim_end()
             ));
         }
     }
@@ -90,6 +103,14 @@ pub fn upstream_body(
     Ok(json!({"model": config.model, "messages": all}))
 }
 
+/// The client `/chat` forwards with: it never follows a redirect.
+pub fn client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("cannot set up the chat client: {e}"))
+}
+
 /// Sends the chat to the configured endpoint and shapes the Memory Bank MCP spec's answer.
 pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value) -> ToolResult {
     let mut request = client
@@ -119,6 +140,20 @@ pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value)
         ))
     })?;
     let status = response.status();
+    if status.is_redirection() {
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|l| {
+                crate::core::sanitize::line(&String::from_utf8_lossy(l.as_bytes())).into_owned()
+            })
+            .unwrap_or_default();
+        return Err(upstream_error(format!(
+            "the chat endpoint {} answered {status} (a redirect to {location:?}); mbank does not \
+             follow redirects: set url under [serve.chat] to the final address",
+            config.url
+        )));
+    }
     let text = response
         .text()
         .await
@@ -203,6 +238,36 @@ mod tests {
         let log = text.find("memory-bank/decisionLog.md").unwrap();
         assert!(brief < log, "{text}");
         assert!(text.contains("A todo API"));
+    }
+
+    #[test]
+    fn private_blocks_and_private_files_never_reach_the_session_text() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::core::init::init_bank(
+            dir.path(),
+            crate::core::init::InitFormat::Cline,
+            Some("A todo API"),
+        )
+        .unwrap();
+        let bank = dir.path().join("memory-bank");
+        std::fs::write(
+            bank.join("activeContext.md"),
+            "# Active\nshown line\n<private>\nthe hidden plan\n</private>\nalso shown\n",
+        )
+        .unwrap();
+        std::fs::write(
+            bank.join("productContext.md"),
+            "---\nprivate: true\n---\n# Product\nwhole file hidden\n",
+        )
+        .unwrap();
+        let text = session_text(dir.path());
+        assert!(
+            text.contains("shown line") && text.contains("also shown"),
+            "{text}"
+        );
+        assert!(!text.contains("the hidden plan"), "{text}");
+        assert!(!text.contains("<private>"), "{text}");
+        assert!(!text.contains("whole file hidden"), "{text}");
     }
 
     #[test]

@@ -4,8 +4,12 @@
 //! Every response carries `X-API-Version` and the `X-RateLimit-*` headers; errors use
 //! the Memory Bank MCP spec's `{"status":"error","error":{"code","message"}}`. `Authorization: Bearer KEY`
 //! is required off loopback (the server refuses to start there without a key) and
-//! wherever `require_key = true`; a wrong key is refused everywhere. Bodies over
-//! `max_body_bytes` are refused with 413. One line per request goes to stdout.
+//! wherever `require_key = true`; a wrong key is refused everywhere, keys are at least
+//! [`MIN_KEY_CHARS`] long, and an address that fails to authenticate
+//! [`AUTH_FAILURES_PER_WINDOW`] times is answered 429 for the rest of the window. Bodies
+//! over `max_body_bytes` are refused with 413. Before all that, [`browser`] refuses what a
+//! web page could send (foreign Host or Origin, cross-site fetches, non-JSON bodies), for
+//! every route including `/mcp`. One line per request goes to stdout.
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -26,10 +30,12 @@ use serde_json::{Value, json};
 
 use super::Shared;
 use super::args::Args;
+use super::browser::{self, BrowserPolicy, Pass};
 use super::chat;
+use super::conn::{self, ConnLimits};
 use super::mcp::McpServer;
 use super::memory_bank_mcp;
-use super::ratelimit::RateLimiter;
+use super::ratelimit::{AuthFailures, RateLimiter};
 use super::reply::{Flavor, ToolError, ToolResult};
 use crate::core::agent::rfc3339;
 use crate::core::config::{ChatConfig, ServeConfig};
@@ -37,9 +43,18 @@ use crate::core::config::{ChatConfig, ServeConfig};
 /// The version of the Memory Bank MCP spec's API this server speaks.
 pub const API_VERSION: &str = "1.0.0";
 
+/// The shortest API key accepted: a short key is guessed in minutes.
+pub const MIN_KEY_CHARS: usize = 16;
+
+/// Failed authentications an address may make per window before it gets 429.
+pub const AUTH_FAILURES_PER_WINDOW: u32 = 10;
+/// The window of [`AUTH_FAILURES_PER_WINDOW`], in seconds.
+pub const AUTH_FAILURE_WINDOW_SECS: u64 = 60;
+
 /// How `mbank serve` was configured.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
+    /// The address to bind; once bound, the address really listened on (its port too).
     pub listen: SocketAddr,
     pub api_keys: Vec<String>,
     pub require_key: bool,
@@ -47,6 +62,9 @@ pub struct HttpOptions {
     pub per_hour: u32,
     pub max_body_bytes: usize,
     pub chat: Option<ChatConfig>,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub limits: ConnLimits,
 }
 
 impl HttpOptions {
@@ -66,6 +84,19 @@ impl HttpOptions {
         if let Some(key) = env_key.filter(|k| !k.trim().is_empty()) {
             api_keys.push(key);
         }
+        if let Some(short) = api_keys
+            .iter()
+            .map(|k| k.trim().chars().count())
+            .find(|n| *n < MIN_KEY_CHARS)
+        {
+            return Err(format!(
+                "refusing to serve with an API key of {short} characters: keys must have at \
+                 least {MIN_KEY_CHARS} (MBANK_API_KEY or api_keys under [serve]; e.g. the output \
+                 of `openssl rand -hex 24`)"
+            ));
+        }
+        // A malformed name is reported now rather than refusing every request later.
+        BrowserPolicy::new(listen, &config.allowed_hosts, &config.allowed_origins)?;
         let loopback = listen.ip().is_loopback();
         let require_key = match config.require_key {
             Some(false) if !loopback => {
@@ -91,6 +122,13 @@ impl HttpOptions {
             per_hour: config.rate_limit_per_hour.max(1),
             max_body_bytes: config.max_body_bytes.max(1024),
             chat: config.chat.clone(),
+            allowed_hosts: config.allowed_hosts.clone(),
+            allowed_origins: config.allowed_origins.clone(),
+            limits: ConnLimits {
+                max_connections: config.max_connections.max(1),
+                header_timeout: std::time::Duration::from_secs(config.header_timeout_secs.max(1)),
+                idle_timeout: std::time::Duration::from_secs(config.idle_timeout_secs.max(1)),
+            },
         })
     }
 }
@@ -100,6 +138,8 @@ struct App {
     shared: Arc<Shared>,
     options: HttpOptions,
     limiter: RateLimiter,
+    auth_failures: AuthFailures,
+    policy: BrowserPolicy,
     client: reqwest::Client,
 }
 
@@ -491,6 +531,39 @@ async fn guard_requests(
     let started = Instant::now();
     let method = request.method().clone();
     let uri = request.uri().clone();
+    let mut response = match app.policy.check(&method, request.headers()) {
+        Err(refusal) => error(refusal.code, refusal.message),
+        Ok(Pass::Options { cors_origin }) => {
+            let mut response = StatusCode::NO_CONTENT.into_response();
+            browser::options_headers(response.headers_mut(), cors_origin);
+            response
+        }
+        Ok(Pass::Serve { cors_origin }) => {
+            let mut response = authorized(&app, peer, request, next).await;
+            if let Some(origin) = cors_origin {
+                browser::cors_headers(response.headers_mut(), origin);
+            }
+            response
+        }
+    };
+    response
+        .headers_mut()
+        .insert("x-api-version", HeaderValue::from_static(API_VERSION));
+    // A closed stdout must not stop the server (println! would panic); what a client
+    // sent reaches the terminal only through the sanitiser.
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{} {peer} {method} {} {} {:.1}ms",
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        crate::core::sanitize::line(&uri.to_string()),
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}
+
+/// Auth (with failed attempts limited per address), rate limits and the size limit.
+async fn authorized(app: &App, peer: SocketAddr, request: Request, next: Next) -> Response {
     let bearer = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -500,10 +573,27 @@ async fn guard_requests(
                 .or_else(|| v.strip_prefix("bearer "))
         })
         .map(|k| k.trim().to_string());
+    let now = unix_now();
+    if (bearer.is_some() || app.options.require_key)
+        && let Some(wait) = app.auth_failures.locked_out(peer.ip(), now)
+    {
+        let mut response = error(
+            "rate_limited",
+            format!(
+                "over {AUTH_FAILURES_PER_WINDOW} failed authentications from this address; \
+                 retry in {wait} s"
+            ),
+        );
+        if let Ok(v) = HeaderValue::from_str(&wait.to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        return response;
+    }
     let key_ok = bearer
         .as_deref()
         .map(|given| app.options.api_keys.iter().any(|k| same_key(k, given)));
-    let mut response = if key_ok == Some(false) || (app.options.require_key && key_ok.is_none()) {
+    if key_ok == Some(false) || (app.options.require_key && key_ok.is_none()) {
+        app.auth_failures.failed(peer.ip(), now);
         let mut response = error(
             "unauthorized",
             if bearer.is_some() {
@@ -521,7 +611,7 @@ async fn guard_requests(
             Some(key) => format!("key:{key}"),
             None => format!("ip:{}", peer.ip()),
         };
-        let verdict = app.limiter.check(&caller, unix_now());
+        let verdict = app.limiter.check(&caller, now);
         let declared = request
             .headers()
             .get(header::CONTENT_LENGTH)
@@ -561,41 +651,23 @@ async fn guard_requests(
             }
         }
         response
-    };
-    response
-        .headers_mut()
-        .insert("x-api-version", HeaderValue::from_static(API_VERSION));
-    // A closed stdout must not stop the server (println! would panic); what a client
-    // sent reaches the terminal only through the sanitiser.
-    let _ = writeln!(
-        std::io::stdout().lock(),
-        "{} {peer} {method} {} {} {:.1}ms",
-        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        crate::core::sanitize::line(&uri.to_string()),
-        response.status().as_u16(),
-        started.elapsed().as_secs_f64() * 1000.0
-    );
-    response
+    }
 }
 
 /// The whole application: REST API, `/mcp`, `/chat`, behind [`guard_requests`].
-pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Router {
+/// `options.listen` must be the bound address: its port is part of every allowed Host.
+pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, String> {
     let mcp_shared = shared.clone();
-    let listen = options.listen;
-    let mut mcp_config =
-        StreamableHttpServerConfig::default().with_max_request_body_bytes(options.max_body_bytes);
-    if listen.ip().is_unspecified() {
-        // Any of the machine's names may reach it; the API key guards it instead.
-        mcp_config = mcp_config.disable_allowed_hosts();
-    } else if !listen.ip().is_loopback() {
-        let ip = listen.ip().to_string();
-        mcp_config = mcp_config.with_allowed_hosts([
-            "localhost".to_string(),
-            "127.0.0.1".into(),
-            "::1".into(),
-            ip,
-        ]);
-    }
+    let policy = BrowserPolicy::new(
+        options.listen,
+        &options.allowed_hosts,
+        &options.allowed_origins,
+    )?;
+    // Host and Origin are checked for every route, /mcp included, by guard_requests
+    // (with the listening port, which rmcp's own check does not know).
+    let mcp_config = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .disable_allowed_hosts();
     let mcp = StreamableHttpService::new(
         move || Ok(McpServer::new(mcp_shared.clone())),
         LocalSessionManager::default().into(),
@@ -604,10 +676,12 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Router {
     let app = Arc::new(App {
         shared,
         limiter: RateLimiter::new(options.per_minute, options.per_hour),
-        client: reqwest::Client::new(),
+        auth_failures: AuthFailures::new(AUTH_FAILURES_PER_WINDOW, AUTH_FAILURE_WINDOW_SECS),
+        policy,
+        client: chat::client()?,
         options,
     });
-    Router::new()
+    let router = Router::new()
         .route("/status", get(status))
         .route("/memory-bank/file", post(write_file))
         .route(
@@ -629,12 +703,13 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Router {
             app.options.max_body_bytes,
         ))
         .layer(middleware::from_fn_with_state(app.clone(), guard_requests))
-        .with_state(app)
+        .with_state(app);
+    Ok(router)
 }
 
 /// `mbank serve`: binds, says where, and serves until Ctrl-C. The runtime lives only for
 /// this call.
-pub fn run(shared: Arc<Shared>, options: HttpOptions) -> std::io::Result<()> {
+pub fn run(shared: Arc<Shared>, mut options: HttpOptions) -> std::io::Result<()> {
     // reqwest is built without a default TLS provider; ring is the one compiled in.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -643,18 +718,19 @@ pub fn run(shared: Arc<Shared>, options: HttpOptions) -> std::io::Result<()> {
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(options.listen).await?;
         let address = listener.local_addr()?;
+        options.listen = address;
+        let limits = options.limits;
+        let root = crate::core::sanitize::path(&shared.root.path);
+        let key = if options.require_key { "required" } else { "not required (loopback)" };
+        let app = router(shared, options).map_err(std::io::Error::other)?;
         let _ = writeln!(
             std::io::stdout().lock(),
-            "mbank serve: listening on http://{address} (REST API; MCP at http://{address}/mcp); root {}; API key {}",
-            crate::core::sanitize::path(&shared.root.path),
-            if options.require_key { "required" } else { "not required (loopback)" }
+            "mbank serve: listening on http://{address} (REST API; MCP at http://{address}/mcp); root {root}; API key {key}",
         );
-        let app = router(shared, options);
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
+        conn::serve(listener, app, limits, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
     })
 }
 
@@ -666,6 +742,8 @@ mod tests {
         s.parse().unwrap()
     }
 
+    const KEY: &str = "a-key-of-24-characters!!";
+
     #[test]
     fn keys_are_required_off_loopback() {
         let config = ServeConfig::default();
@@ -676,12 +754,12 @@ mod tests {
         let err =
             HttpOptions::new(addr("192.168.1.5:3000"), &config, Some(" ".into())).unwrap_err();
         assert!(err.contains("MBANK_API_KEY"), "{err}");
-        let public = HttpOptions::new(addr("0.0.0.0:3000"), &config, Some("k".into())).unwrap();
+        let public = HttpOptions::new(addr("0.0.0.0:3000"), &config, Some(KEY.into())).unwrap();
         assert!(public.require_key);
-        assert_eq!(public.api_keys, ["k"]);
+        assert_eq!(public.api_keys, [KEY]);
         let forced_off = ServeConfig {
             require_key: Some(false),
-            api_keys: vec!["k".into()],
+            api_keys: vec![KEY.into()],
             ..ServeConfig::default()
         };
         assert!(HttpOptions::new(addr("0.0.0.0:3000"), &forced_off, None).is_err());
@@ -696,9 +774,30 @@ mod tests {
         };
         assert!(HttpOptions::new(addr("127.0.0.1:3000"), &forced_on, None).is_err());
         assert!(
-            HttpOptions::new(addr("127.0.0.1:3000"), &forced_on, Some("k".into()))
+            HttpOptions::new(addr("127.0.0.1:3000"), &forced_on, Some(KEY.into()))
                 .unwrap()
                 .require_key
+        );
+    }
+
+    #[test]
+    fn a_key_shorter_than_sixteen_characters_refuses_the_start() {
+        let err = HttpOptions::new(
+            addr("0.0.0.0:3000"),
+            &ServeConfig::default(),
+            Some("k".into()),
+        )
+        .unwrap_err();
+        assert!(err.contains("at least 16"), "{err}");
+        let configured = ServeConfig {
+            api_keys: vec!["fifteen-chars-k".into()],
+            ..ServeConfig::default()
+        };
+        let err = HttpOptions::new(addr("127.0.0.1:3000"), &configured, None).unwrap_err();
+        assert!(err.contains("15 characters"), "{err}");
+        assert!(
+            !err.contains("fifteen-chars-k"),
+            "the key is not shown: {err}"
         );
     }
 

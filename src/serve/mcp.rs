@@ -259,14 +259,19 @@ pub fn run_stdio(shared: Arc<Shared>) -> std::io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
+        let (transport, writer) = super::stdio::transport(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            super::stdio::MAX_MESSAGE_BYTES,
+        );
         let service = McpServer::new(shared)
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .map_err(|e| std::io::Error::other(format!("MCP start-up failed: {e}")))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| std::io::Error::other(format!("MCP session failed: {e}")))?;
+        let ended = service.waiting().await;
+        // The transport is gone: the writer finishes what is queued, then stops.
+        let _ = writer.await;
+        ended.map_err(|e| std::io::Error::other(format!("MCP session failed: {e}")))?;
         Ok(())
     })
 }

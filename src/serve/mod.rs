@@ -4,16 +4,21 @@
 //!
 //! - [`cline`], [`memory_bank_mcp`], [`infinity`]: one file per tool surface.
 //! - [`mcp`]: the MCP server (tool list, dispatch, resources) and the stdio runner.
-//! - [`http`]: the REST API, auth, rate limits, `/mcp` and `/chat` ([`chat`]).
+//! - [`http`]: the REST API, auth, rate limits, `/mcp` and `/chat` ([`chat`]); [`browser`]
+//!   keeps web pages out, [`conn`] accepts connections with timeouts and a cap.
+//! - [`stdio`]: frames `mbank mcp`'s input lines, answering malformed and oversized ones.
 pub mod args;
+pub mod browser;
 pub mod chat;
 pub mod cline;
+pub mod conn;
 pub mod http;
 pub mod infinity;
 pub mod mcp;
 pub mod memory_bank_mcp;
 pub mod ratelimit;
 pub mod reply;
+pub mod stdio;
 
 use std::collections::HashMap;
 use std::io::Write as _;

@@ -2,6 +2,7 @@
 //! API key, or its address without keys), in fixed windows aligned to the clock, with
 //! the `X-RateLimit-*` figures every response carries.
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Mutex;
 
 /// What one request may do, and the figures for its headers.
@@ -91,9 +92,66 @@ impl RateLimiter {
     }
 }
 
+/// Failed authentications per client address: after `limit` failures within a window of
+/// `window` seconds (counted from the first), every request of that address is refused
+/// until the window ends, so keys cannot be guessed at speed.
+#[derive(Debug)]
+pub struct AuthFailures {
+    limit: u32,
+    window: u64,
+    clients: Mutex<HashMap<IpAddr, (u64, u32)>>,
+}
+
+impl AuthFailures {
+    pub fn new(limit: u32, window: u64) -> AuthFailures {
+        AuthFailures {
+            limit: limit.max(1),
+            window: window.max(1),
+            clients: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Seconds `client` must wait at Unix time `now`, when it is locked out.
+    pub fn locked_out(&self, client: IpAddr, now: u64) -> Option<u64> {
+        let clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        let (start, count) = *clients.get(&client)?;
+        let end = start + self.window;
+        (count >= self.limit && now < end).then(|| (end - now).max(1))
+    }
+
+    /// Counts one failed authentication of `client` at `now`.
+    pub fn failed(&self, client: IpAddr, now: u64) {
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if clients.len() >= PRUNE_AT && !clients.contains_key(&client) {
+            let window = self.window;
+            clients.retain(|_, (start, _)| *start + window > now);
+        }
+        let entry = clients.entry(client).or_insert((now, 0));
+        if now >= entry.0 + self.window {
+            *entry = (now, 0);
+        }
+        entry.1 = entry.1.saturating_add(1);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failed_authentications_lock_an_address_out_until_the_window_ends() {
+        let failures = AuthFailures::new(3, 60);
+        let (a, b): (IpAddr, IpAddr) = ("127.0.0.1".parse().unwrap(), "::1".parse().unwrap());
+        for t in 0..3 {
+            assert_eq!(failures.locked_out(a, 1000 + t), None);
+            failures.failed(a, 1000 + t);
+        }
+        assert_eq!(failures.locked_out(a, 1003), Some(57));
+        assert_eq!(failures.locked_out(b, 1003), None);
+        assert_eq!(failures.locked_out(a, 1060), None);
+        failures.failed(a, 1060);
+        assert_eq!(failures.locked_out(a, 1061), None);
+    }
 
     #[test]
     fn minute_and_hour_windows() {

@@ -39,11 +39,12 @@ pub fn status_of(code: &str) -> u16 {
         | "missing_required_field"
         | "invalid_memory_type" => 400,
         "unauthorized" => 401,
-        "read_only" | "forbidden_path" => 403,
+        "read_only" | "forbidden_path" | "forbidden_host" | "forbidden_origin" => 403,
         "file_not_found" | "project_not_found" | "mode_not_found" | "memory_not_found"
         | "not_found" => 404,
         "file_exists" | "version_conflict" | "not_initialized" | "project_not_activated" => 409,
         "payload_too_large" => 413,
+        "unsupported_media_type" => 415,
         "append_only_violation" | "secret_detected" | "elision_detected" | "version_required" => {
             422
         }

@@ -276,6 +276,7 @@ async fn every_rest_endpoint_with_its_errors() {
     assert_eq!((code, error_code(&body)), (400, "invalid_request"));
     let response = c
         .post(server.url("/memory-bank/file?project=alpha"))
+        .header("content-type", "application/json")
         .body("{not json")
         .send()
         .await
@@ -400,7 +401,7 @@ async fn every_rest_endpoint_with_its_errors() {
 const KEYED: &str = r#"
 [serve]
 require_key = true
-api_keys = ["test-key-1", "test-key-2"]
+api_keys = ["test-key-number-1", "test-key-number-2"]
 rate_limit_per_minute = 5
 max_body_bytes = 4096
 "#;
@@ -422,7 +423,7 @@ async fn keys_rate_limits_and_the_body_limit() {
     for left in (0..5).rev() {
         let response = c
             .get(&files)
-            .bearer_auth("test-key-1")
+            .bearer_auth("test-key-number-1")
             .send()
             .await
             .unwrap();
@@ -435,7 +436,7 @@ async fn keys_rate_limits_and_the_body_limit() {
     }
     let response = c
         .get(&files)
-        .bearer_auth("test-key-1")
+        .bearer_auth("test-key-number-1")
         .send()
         .await
         .unwrap();
@@ -452,7 +453,7 @@ async fn keys_rate_limits_and_the_body_limit() {
     // Another key has its own budget.
     let (code, _) = json_of(
         c.get(&files)
-            .bearer_auth("test-key-2")
+            .bearer_auth("test-key-number-2")
             .send()
             .await
             .unwrap(),
@@ -464,7 +465,7 @@ async fn keys_rate_limits_and_the_body_limit() {
     let big = json!({"filename": "big.md", "content": "x".repeat(5000)});
     let response = c
         .post(server.url("/memory-bank/file?project=alpha"))
-        .bearer_auth("test-key-2")
+        .bearer_auth("test-key-number-2")
         .json(&big)
         .send()
         .await
@@ -498,12 +499,12 @@ fn serve_refuses_to_start_when_a_key_is_required_but_none_is_set() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_tools_over_streamable_http() {
     let server = Server::start(
-        "[serve]\napi_keys = [\"mcp-key\"]\nrate_limit_per_minute = 1000\n",
+        "[serve]\napi_keys = [\"mcp-key-of-16-chars\"]\nrate_limit_per_minute = 1000\n",
         &[],
     );
     tls();
-    let config =
-        StreamableHttpClientTransportConfig::with_uri(server.url("/mcp")).auth_header("mcp-key");
+    let config = StreamableHttpClientTransportConfig::with_uri(server.url("/mcp"))
+        .auth_header("mcp-key-of-16-chars");
     let transport = StreamableHttpClientTransport::from_config(config);
     let client = tokio::time::timeout(Duration::from_secs(30), ().serve(transport))
         .await

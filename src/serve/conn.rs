@@ -1,0 +1,321 @@
+//! The accept loop of `mbank serve`, written out because `axum::serve` has no timeouts:
+//! a connection must send its headers within the header timeout, may not go without
+//! moving a byte for longer than the idle timeout (unless a request is being answered),
+//! a request body may not stall longer than the idle timeout either, and at most
+//! `max_connections` are served at once; one more is answered 503 and closed at once
+//! rather than queued. So slow or idle clients cannot starve the server of descriptors.
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::ConnectInfo;
+use hyper::body::{Frame, Incoming};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, watch};
+use tower::ServiceExt as _;
+
+/// How many connections, and how long they may dawdle.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnLimits {
+    pub max_connections: usize,
+    pub header_timeout: Duration,
+    pub idle_timeout: Duration,
+}
+
+/// What an over-the-cap connection reads before it is closed.
+const BUSY_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
+content-type: application/json\r\n\
+retry-after: 1\r\n\
+connection: close\r\n\
+content-length: 97\r\n\r\n\
+{\"status\":\"error\",\"error\":{\"code\":\"server_busy\",\"message\":\"too many connections; retry shortly\"}}";
+
+/// When a connection last moved a byte, and how many of its requests are being answered.
+struct Activity {
+    start: Instant,
+    last_ms: AtomicU64,
+    busy: AtomicUsize,
+}
+
+impl Activity {
+    fn touch(&self) {
+        let now = self.start.elapsed().as_millis() as u64;
+        self.last_ms.store(now, Ordering::Relaxed);
+    }
+
+    /// How long the connection has been idle, or zero while a request is answered.
+    fn idle_for(&self) -> Duration {
+        if self.busy.load(Ordering::Relaxed) > 0 {
+            return Duration::ZERO;
+        }
+        let now = self.start.elapsed().as_millis() as u64;
+        Duration::from_millis(now.saturating_sub(self.last_ms.load(Ordering::Relaxed)))
+    }
+}
+
+/// A socket that records every byte moved.
+struct Watched {
+    inner: TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let result = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(result, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.activity.touch();
+        }
+        result
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let result = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if matches!(result, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.touch();
+        }
+        result
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        if matches!(result, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.touch();
+        }
+        result
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// A request body that fails when no part of it arrives within `timeout`.
+struct StallLimitedBody {
+    inner: Incoming,
+    timeout: Duration,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl hyper::body::Body for StallLimitedBody {
+    type Data = Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        match Pin::new(&mut self.inner).poll_frame(cx) {
+            Poll::Ready(frame) => {
+                let next = tokio::time::Instant::now() + self.timeout;
+                self.deadline.as_mut().reset(next);
+                Poll::Ready(frame.map(|f| f.map_err(Into::into)))
+            }
+            Poll::Pending => match self.deadline.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Some(Err(format!(
+                    "the request body stalled for over {} s",
+                    self.timeout.as_secs()
+                )
+                .into()))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Counts a request as being answered until its response head is out.
+struct BusyGuard(Arc<Activity>);
+
+impl BusyGuard {
+    fn enter(activity: &Arc<Activity>) -> BusyGuard {
+        activity.busy.fetch_add(1, Ordering::Relaxed);
+        BusyGuard(activity.clone())
+    }
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.busy.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Whether an accept error concerns only the connection being accepted.
+fn is_connection_error(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionRefused | ConnectionAborted | ConnectionReset | Interrupted | WouldBlock
+    )
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then lets open connections
+/// finish their requests (for at most a few seconds).
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnLimits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let max = limits.max_connections.clamp(1, 1 << 20);
+    let permits = Arc::new(Semaphore::new(max));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) if is_connection_error(&e) => continue,
+                Err(_) => {
+                    // Out of descriptors or memory: wait for connections to close.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            // Best effort, never waiting: the point is to close it now.
+            let _ = stream.try_write(BUSY_RESPONSE);
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let app = app.clone();
+        let stop = stop_rx.clone();
+        tokio::spawn(async move {
+            serve_connection(stream, peer, app, limits, stop).await;
+            drop(permit);
+        });
+    }
+    let _ = stop_tx.send(true);
+    drop(listener);
+    let _ = tokio::time::timeout(Duration::from_secs(5), permits.acquire_many(max as u32)).await;
+    Ok(())
+}
+
+async fn serve_connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    app: Router,
+    limits: ConnLimits,
+    mut stop: watch::Receiver<bool>,
+) {
+    let activity = Arc::new(Activity {
+        start: Instant::now(),
+        last_ms: AtomicU64::new(0),
+        busy: AtomicUsize::new(0),
+    });
+    let io = TokioIo::new(Watched {
+        inner: stream,
+        activity: activity.clone(),
+    });
+    let body_timeout = limits.idle_timeout;
+    let service_activity = activity.clone();
+    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        let guard = BusyGuard::enter(&service_activity);
+        let mut request = request.map(|inner| {
+            // Most requests have no body: no timer for them.
+            if hyper::body::Body::is_end_stream(&inner) {
+                Body::new(inner)
+            } else {
+                Body::new(StallLimitedBody {
+                    inner,
+                    timeout: body_timeout,
+                    deadline: Box::pin(tokio::time::sleep(body_timeout)),
+                })
+            }
+        });
+        request.extensions_mut().insert(ConnectInfo(peer));
+        let answer = app.clone().oneshot(request);
+        async move {
+            let response = answer.await;
+            drop(guard);
+            Ok::<_, Infallible>(response.unwrap_or_else(|never| match never {}))
+        }
+    });
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    let connection = builder.serve_connection(io, service).with_upgrades();
+    let mut connection = std::pin::pin!(connection);
+    let mut stopping = false;
+    loop {
+        let check = limits.idle_timeout.saturating_sub(activity.idle_for());
+        tokio::select! {
+            _ = connection.as_mut() => return,
+            () = tokio::time::sleep(check.max(Duration::from_millis(10))) => {
+                if activity.idle_for() >= limits.idle_timeout {
+                    // Dropping the connection closes the socket.
+                    return;
+                }
+            }
+            changed = stop.changed(), if !stopping => {
+                stopping = true;
+                if changed.is_ok() {
+                    connection.as_mut().graceful_shutdown();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_busy_answer_declares_its_body_length() {
+        let text = std::str::from_utf8(BUSY_RESPONSE).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let declared: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(declared, body.len());
+        let value: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(value["error"]["code"], "server_busy");
+    }
+}
