@@ -1,7 +1,7 @@
 //! `mbank mcp`'s line framing with raw pipes: a malformed or truncated line gets a
 //! JSON-RPC parse error, an oversized one an error naming the limit, and the server goes
 //! on answering the requests after them. Bounded: every read waits at most 30 s.
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};

@@ -2,7 +2,7 @@
 //! binary on 127.0.0.1 (an ephemeral port), raw HTTP where headers must be exact, the
 //! MCP SDK's client for `/mcp`, and fake chat endpoints on 127.0.0.1 for `/chat`.
 //! Everything stays on loopback and is bounded in count and time.
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
