@@ -16,7 +16,7 @@ use super::{AgentError, AgentResult};
 use crate::core::analysis::decisions;
 use crate::core::error::CoreError;
 use crate::core::formats;
-use crate::core::guard::{self, GuardPolicy};
+use crate::core::guard::{self, GuardPolicy, TextPart};
 use crate::core::init::{self, InitFormat, InitReport};
 use crate::core::lock;
 use crate::core::model::{Bank, BankLocation, Format, Project, Role};
@@ -106,8 +106,16 @@ fn read_existing(path: &Path) -> Result<Option<String>, CoreError> {
 }
 
 /// Creates a Cline memory bank in `project_dir` (the Cline memory bank spec) through `core::init`,
-/// which never overwrites a file.
-pub fn initialize(project_dir: &Path, brief: Option<&str>) -> AgentResult<InitReport> {
+/// which never overwrites a file. The brief becomes `projectBrief.md`, so it passes the
+/// secret rule first.
+pub fn initialize(
+    policy: &GuardPolicy,
+    project_dir: &Path,
+    brief: Option<&str>,
+) -> AgentResult<InitReport> {
+    if let Some(brief) = brief {
+        guard::check_text(policy, "projectBrief.md", TextPart::Brief, brief)?;
+    }
     init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)
 }
 
@@ -228,6 +236,8 @@ impl MarkdownBank {
         mode: WriteMode,
         expected_version: Option<&str>,
     ) -> AgentResult<WriteReport> {
+        // Before anything echoes the name: it is listed to every agent.
+        guard::check_text(policy, "a file to write", TextPart::FileName, name)?;
         let (path, role) = self.resolve(name)?;
         let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
         let current = read_existing(&path).map_err(AgentError::Core)?;
@@ -320,7 +330,9 @@ impl MarkdownBank {
 
     /// Applies `edit` to the file of `role` under the lock (`None`: the file is new) and
     /// writes the result, batched with concurrent appends to the same file
-    /// ([`super::batch`]). `added` is the text the edit adds, checked for secrets.
+    /// ([`super::batch`]). `added` is the text the edit adds, checked for secrets alone
+    /// (so a refused entry fails without its batch), and the file each batch writes is
+    /// checked whole.
     fn edit_role(
         &self,
         policy: &GuardPolicy,
@@ -338,7 +350,10 @@ impl MarkdownBank {
                 Ok(())
             }),
             &|| read_existing(&path).map_err(AgentError::Core),
-            &|current, new| self.commit(&name, &path, current, new).map(|r| r.version),
+            &|current, new| {
+                guard::check_result(policy, &name, new)?;
+                self.commit(&name, &path, current, new).map(|r| r.version)
+            },
         )?;
         Ok(WriteReport {
             path: path.clone(),
@@ -495,7 +510,7 @@ mod tests {
     fn bank() -> (tempfile::TempDir, MarkdownBank) {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");
-        initialize(&project, Some("A todo API")).unwrap();
+        initialize(&GuardPolicy::default(), &project, Some("A todo API")).unwrap();
         let bank = MarkdownBank::open(&project).unwrap();
         (dir, bank)
     }
