@@ -17,6 +17,9 @@ use similar::{Algorithm, DiffOp};
 /// for them.
 pub const MIN_LINES_NEAR: usize = 3;
 
+/// How many changed stretches on each side of a placeholder still count as near it.
+const NEIGHBOURS: usize = 8;
+
 /// How long the line diff may take before it settles for a coarser answer.
 const DIFF_BUDGET: Duration = Duration::from_millis(200);
 
@@ -195,10 +198,9 @@ pub fn find_elision(old: &str, new: &str) -> Option<Elision> {
             continue;
         };
         let mut near = deleted(op);
-        for side in [
-            ops[..i].iter().rev().collect::<Vec<_>>(),
-            ops[i + 1..].iter().collect(),
-        ] {
+        let before = ops[..i].iter().rev().take(NEIGHBOURS);
+        let after = ops[i + 1..].iter().take(NEIGHBOURS);
+        for side in [before.collect::<Vec<_>>(), after.collect()] {
             for neighbour in side {
                 near += deleted(neighbour);
                 if !transparent(neighbour) && !matches!(neighbour, DiffOp::Delete { .. }) {

@@ -381,7 +381,7 @@ fn memchr_newline(bytes: &[u8], from: usize) -> Option<usize> {
 /// lines included. An unclosed `<private>` protects nothing.
 fn protected_lines(text: &str, lines: &[Range<usize>]) -> Vec<Range<usize>> {
     let code = code_lines(text, lines);
-    let in_code = |n: usize| code.iter().any(|r| r.contains(&n));
+    let in_code = |n: usize| within(&code, n);
     let mut protected = Vec::new();
     let mut open: Option<usize> = None;
     for (n, range) in lines.iter().enumerate() {
@@ -402,6 +402,13 @@ fn protected_lines(text: &str, lines: &[Range<usize>]) -> Vec<Range<usize>> {
         }
     }
     protected
+}
+
+/// True when `n` falls in one of `ranges` (sorted, not overlapping): a binary search,
+/// so a text of many blocks and tags stays linear-logarithmic.
+fn within(ranges: &[Range<usize>], n: usize) -> bool {
+    let after = ranges.partition_point(|r| r.start <= n);
+    after > 0 && ranges[after - 1].contains(&n)
 }
 
 /// 0-based line ranges of the text's code blocks (fenced or indented), as CommonMark
@@ -445,7 +452,7 @@ pub fn exposed_secrets(text: &str) -> Vec<ExposedLine> {
     }
     let lines = line_ranges(text);
     let protected = protected_lines(text, &lines);
-    hits.retain(|(n, _)| !protected.iter().any(|r| r.contains(n)));
+    hits.retain(|(n, _)| !within(&protected, *n));
     hits.into_iter()
         .map(|(n, kind)| ExposedLine { line: n + 1, kind })
         .collect()
