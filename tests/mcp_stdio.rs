@@ -1040,7 +1040,7 @@ async fn kill_9_during_writes_leaves_each_file_old_or_new() {
 const LEAKED_KEY: &str = "AKIAZ7QWERTYUIOPASDF";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn guard_bypasses_are_refused_end_to_end_and_never_logged() {
+async fn secrets_in_briefs_names_unwrapped_blocks_and_entries_are_refused_and_never_logged() {
     let setup = Setup::new();
     let client = setup.connect(&[]).await;
     let key = LEAKED_KEY;
@@ -1119,7 +1119,51 @@ async fn guard_bypasses_are_refused_end_to_end_and_never_logged() {
     // AWS's documented example keys and ordinary prose pass.
     ok(&client, "memory_bank_update", json!({"projectPath": "alpha", "fileName": "notes.md", "content": "# Notes\n\nAWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n- password reset flow\n- DATABASE_URL=\"file:../app.db\"\n"})).await;
 
-    // Elision in other words than the old word list knew.
+    // Entries the server appends are checked too.
+    ok(&client, "set_memory_bank_path", json!({"path": "alpha"})).await;
+    fails(
+        &client,
+        "log_decision",
+        json!({"title": "Deploy", "context": format!("key{key}"), "decision": "ship"}),
+        "secret_detected",
+    )
+    .await;
+    fails(
+        &client,
+        "track_progress",
+        json!({"action": "Setup", "description": "MY_API_TOKEN=a1b2c3d4e5f6g7h8"}),
+        "secret_detected",
+    )
+    .await;
+
+    // Nothing holding the key reached the bank or the refusal log.
+    for entry in std::fs::read_dir(&bank).unwrap() {
+        let entry = entry.unwrap();
+        assert!(!entry.file_name().to_string_lossy().contains(key));
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        assert!(!text.contains(key), "{}", entry.path().display());
+    }
+    let logged = refusals::read_in(&setup.data_dir(), &setup.root.join("alpha")).unwrap();
+    assert!(logged.iter().filter(|r| r.rule == "secret").count() >= 8);
+    assert!(
+        logged
+            .iter()
+            .all(|r| !r.file.contains(key) && !r.message.contains(key)),
+        "{logged:?}"
+    );
+    bounded(client.cancel()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elision_placeholders_in_any_wording_are_refused_and_a_genuine_rewrite_passes() {
+    let setup = Setup::new();
+    let client = setup.connect(&[]).await;
+    ok(
+        &client,
+        "initialize_memory_bank",
+        json!({"projectPath": "alpha"}),
+    )
+    .await;
     let thirteen = "# Active Context\n\n## Current Focus\n- auth rewrite\n- token refresh\n\n\
 ## Recent Changes\n- sessions in Redis\n- rate limits\n- login redirect\n\n## Next Steps\n- audit log\n- admin panel\n";
     ok(
@@ -1134,7 +1178,20 @@ async fn guard_bypasses_are_refused_end_to_end_and_never_logged() {
     // A genuine rewrite without placeholders passes.
     ok(&client, "memory_bank_update", json!({"projectPath": "alpha", "fileName": "activeContext.md", "content": "# Active Context\n\n## Current Focus\n- payments\n"})).await;
 
-    // Hiding the decision log is dropping it.
+    bounded(client.cancel()).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hiding_decision_entries_in_details_a_comment_or_a_private_file_is_refused() {
+    let setup = Setup::new();
+    let client = setup.connect(&[]).await;
+    ok(
+        &client,
+        "initialize_memory_bank",
+        json!({"projectPath": "alpha"}),
+    )
+    .await;
+    let bank = setup.root.join("alpha/memory-bank");
     ok(
         &client,
         "memory_bank_update",
@@ -1157,43 +1214,15 @@ async fn guard_bypasses_are_refused_end_to_end_and_never_logged() {
         assert!(message.contains("Cache in Redis"), "{message}");
     }
 
-    // Entries the server appends are checked too.
-    ok(&client, "set_memory_bank_path", json!({"path": "alpha"})).await;
-    fails(
-        &client,
-        "log_decision",
-        json!({"title": "Deploy", "context": format!("key{key}"), "decision": "ship"}),
-        "secret_detected",
-    )
-    .await;
-    fails(
-        &client,
-        "track_progress",
-        json!({"action": "Setup", "description": "MY_API_TOKEN=a1b2c3d4e5f6g7h8"}),
-        "secret_detected",
-    )
-    .await;
     let log = std::fs::read_to_string(bank.join("decisionLog.md")).unwrap();
     assert_eq!(log, LOG_WITH_TWO);
-
-    // Nothing holding the key reached the bank or the refusal log.
-    for entry in std::fs::read_dir(&bank).unwrap() {
-        let entry = entry.unwrap();
-        assert!(!entry.file_name().to_string_lossy().contains(key));
-        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        assert!(!text.contains(key), "{}", entry.path().display());
-    }
-    let logged = refusals::read_in(&setup.data_dir(), &setup.root.join("alpha")).unwrap();
-    assert!(logged.iter().filter(|r| r.rule == "secret").count() >= 8);
-    assert!(
-        logged
-            .iter()
-            .all(|r| !r.file.contains(key) && !r.message.contains(key)),
-        "{logged:?}"
-    );
     bounded(client.cancel()).await.unwrap();
+}
 
-    // An Infinity memory's title.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_an_infinity_memory_title_is_refused() {
+    let setup = Setup::new();
+    let key = LEAKED_KEY;
     let project = setup.sandbox.home().join("project-i");
     std::fs::create_dir_all(&project).unwrap();
     let (infinity, _) = setup.connect_in(&project, &["--tools", "infinity"]).await;

@@ -173,6 +173,12 @@ impl Refusal {
         }
     }
 
+    /// True when the refusal is about a name or title, so the name the agent sent holds
+    /// the secret and must not be logged ([`Refusal::file`] is safe to log instead).
+    pub fn withholds_name(&self) -> bool {
+        matches!(self, Refusal::Secret { part, .. } if part.is_name())
+    }
+
     /// What was refused and how to succeed, in one paragraph an agent can act on.
     pub fn message(&self) -> String {
         match self {
@@ -455,14 +461,6 @@ fn check_elision(file: &str, old: &str, new: &str) -> Result<(), Refusal> {
             kept_lines: found.kept_lines,
             old_lines: found.old_lines,
         }),
-    }
-}
-
-impl Refusal {
-    /// True when the refusal is about a name or title, so the name the agent sent holds
-    /// the secret and must not be logged ([`Refusal::file`] is safe to log instead).
-    pub fn withholds_name(&self) -> bool {
-        matches!(self, Refusal::Secret { part, .. } if part.is_name())
     }
 }
 
