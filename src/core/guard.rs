@@ -11,7 +11,9 @@
 //! Each rule can be relaxed in `[serve.guard]` of config.toml; the defaults protect.
 //! Everything here is a pure function of texts, so the servers, tests and any later
 //! writer share one definition.
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -430,6 +432,69 @@ fn check_append_only(
             lost,
         })
     }
+}
+
+/// Texts below this size are scanned whole every time; above it, the last clean text of
+/// a file is kept so an append to it scans the appended part only.
+const CLEAN_TEXT_MIN_BYTES: usize = 64 * 1024;
+/// Files whose last clean text is kept (a bound on the memory the shortcut takes).
+const CLEAN_TEXTS_MAX: usize = 16;
+
+/// The last text of each large file this process found free of exposed secrets.
+static CLEAN_TEXTS: LazyLock<Mutex<HashMap<PathBuf, Arc<str>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn clean_texts() -> std::sync::MutexGuard<'static, HashMap<PathBuf, Arc<str>>> {
+    CLEAN_TEXTS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// [`check_result`] for a text the server built by appending to `old` (a batch of
+/// logged decisions): the same verdict, but when `new` only extends a text of `path`
+/// this process already found clean, only the extension is scanned. The extension must
+/// start on a line of its own and hold no `<private>` tag, so the context of the old
+/// text cannot change what it exposes; anything else is scanned whole.
+pub fn check_appended_result(
+    policy: &GuardPolicy,
+    file: &str,
+    path: &Path,
+    old: Option<&str>,
+    new: &str,
+) -> Result<(), Refusal> {
+    if !policy.secrets {
+        return Ok(());
+    }
+    let old = old.unwrap_or("");
+    let extension = new
+        .strip_prefix(old)
+        .filter(|added| !old.is_empty() && old.ends_with('\n') && !added.contains("private>"));
+    let known_clean = extension.is_some()
+        && clean_texts()
+            .get(path)
+            .is_some_and(|clean| clean.as_ref() == old);
+    match extension {
+        Some(added) if known_clean => {
+            if let Err(mut refusal) = check_secrets(file, TextPart::Content, added) {
+                // Lines of the file, not of the extension.
+                let offset = old.bytes().filter(|b| *b == b'\n').count();
+                if let Refusal::Secret { hits, .. } = &mut refusal {
+                    hits.iter_mut().for_each(|h| h.line += offset);
+                }
+                return Err(refusal);
+            }
+        }
+        _ => check_secrets(file, TextPart::Content, new)?,
+    }
+    if new.len() >= CLEAN_TEXT_MIN_BYTES {
+        let mut texts = clean_texts();
+        if texts.len() >= CLEAN_TEXTS_MAX
+            && !texts.contains_key(path)
+            && let Some(evicted) = texts.keys().next().cloned()
+        {
+            texts.remove(&evicted);
+        }
+        texts.insert(path.to_path_buf(), Arc::from(new));
+    }
+    Ok(())
 }
 
 fn check_secrets(file: &str, part: TextPart, text: &str) -> Result<(), Refusal> {
@@ -897,5 +962,74 @@ AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n";
 ## Decision: Queue jobs\n- **Date**: 2025-03-04\n"
         );
         decisions(LOG, &appended).unwrap();
+    }
+
+    /// A clean log over the size from which its clean text is kept.
+    fn big_log() -> String {
+        let mut log = String::from("# Decision Log\n");
+        let mut i = 0;
+        while log.len() < CLEAN_TEXT_MIN_BYTES + 1024 {
+            log.push_str(&format!(
+                "\n## Decision: entry {i}\n- **Date**: 2025-01-01 10:00:00\n- **Selected**: append\n"
+            ));
+            i += 1;
+        }
+        log
+    }
+
+    #[test]
+    fn an_appended_batch_gets_the_verdict_of_the_whole_result() {
+        let policy = GuardPolicy::default();
+        let path = Path::new("/guard-test/appended/decisionLog.md");
+        let log = big_log();
+        check_appended_result(&policy, "decisionLog.md", path, None, &log).unwrap();
+        let clean = format!("{log}\n## Decision: next\n- **Selected**: ship\n");
+        check_appended_result(&policy, "decisionLog.md", path, Some(&log), &clean).unwrap();
+        // A key in the extension is refused on the file's own line number.
+        let leaked = format!("{clean}\n## Decision: deploy\n- **Context**: key{KEY}\n");
+        let whole = check_result(&policy, "decisionLog.md", &leaked).unwrap_err();
+        let appended =
+            check_appended_result(&policy, "decisionLog.md", path, Some(&clean), &leaked)
+                .unwrap_err();
+        assert_eq!(appended, whole);
+        assert!(
+            whole
+                .message()
+                .contains(&format!("line {}", leaked.lines().count()))
+        );
+    }
+
+    #[test]
+    fn an_append_to_a_log_changed_behind_the_guards_back_is_scanned_whole() {
+        let policy = GuardPolicy::default();
+        let path = Path::new("/guard-test/changed/decisionLog.md");
+        let log = big_log();
+        check_appended_result(&policy, "decisionLog.md", path, None, &log).unwrap();
+        // Someone else put a key in the log; the next append is refused for it.
+        let edited = log.replacen("- **Selected**: append", &format!("- {KEY}"), 1);
+        let appended = format!("{edited}\n## Decision: next\n");
+        let err = check_appended_result(&policy, "decisionLog.md", path, Some(&edited), &appended)
+            .unwrap_err();
+        assert!(
+            err.message().contains("line 5 (an AWS access key id)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn private_tags_in_an_appended_part_are_judged_in_the_whole_file() {
+        let policy = GuardPolicy::default();
+        let path = Path::new("/guard-test/fenced/notes.md");
+        // Clean, but ends inside an open code fence.
+        let log = format!("{}\n```\n", big_log());
+        check_appended_result(&policy, "notes.md", path, None, &log).unwrap();
+        // Alone, these tags would hide the key; in the file they sit in code.
+        let appended = format!("{log}<private>\n{KEY}\n</private>\n");
+        let err =
+            check_appended_result(&policy, "notes.md", path, Some(&log), &appended).unwrap_err();
+        assert_eq!(
+            err,
+            check_result(&policy, "notes.md", &appended).unwrap_err()
+        );
     }
 }

@@ -351,7 +351,7 @@ impl MarkdownBank {
             }),
             &|| read_existing(&path).map_err(AgentError::Core),
             &|current, new| {
-                guard::check_result(policy, &name, new)?;
+                guard::check_appended_result(policy, &name, &path, current, new)?;
                 self.commit(&name, &path, current, new).map(|r| r.version)
             },
         )?;

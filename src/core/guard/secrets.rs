@@ -85,11 +85,14 @@ fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| unreachable!("constant regex {pattern}: {e}"))
 }
 
+/// What a token format's match must also satisfy to count.
+type Accept = fn(&str) -> bool;
+
 /// A token format: what it is, its shape, and what a match must also satisfy.
 struct TokenFormat {
     what: &'static str,
     shape: Regex,
-    accept: fn(&str) -> bool,
+    accept: Accept,
 }
 
 fn always(_: &str) -> bool {
@@ -112,7 +115,7 @@ fn has_random_run(token: &str) -> bool {
 /// Token formats in the order they name a line (the first match wins). No leading word
 /// boundary: a key glued to a word is still a key.
 static TOKEN_FORMATS: LazyLock<Vec<TokenFormat>> = LazyLock::new(|| {
-    let formats: [(&str, &str, fn(&str) -> bool); 12] = [
+    let formats: [(&str, &str, Accept); 12] = [
         (
             "a private key block",
             r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
