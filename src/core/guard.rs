@@ -3,26 +3,29 @@
 //!
 //! | rule | refused when |
 //! |------|--------------|
-//! | `append-only` | a decision log loses or retitles an entry (the Cline memory bank spec) |
-//! | `secret` | an added line outside `<private>` holds a key, token or password (the review's detectors) |
-//! | `elision` | an elision placeholder (`[... rest unchanged ...]`, `// existing content`) replaces most of a file |
+//! | `append-only` | a decision log loses, retitles or hides an entry a reader saw (the Cline memory bank spec) |
+//! | `secret` | the file as it will be after the write, outside well-formed `<private>` blocks, or any name, title, brief or entry an agent sends, holds a key, token or password ([`secrets`]) |
+//! | `elision` | a placeholder-shaped line (`[...]`, `<!-- unchanged -->`, `// rest of code`) stands where most of a file was ([`elision`]) |
 //! | `version` | the caller's `expectedVersion` is not the file's current [`content_version`] |
 //!
 //! Each rule can be relaxed in `[serve.guard]` of config.toml; the defaults protect.
 //! Everything here is a pure function of texts, so the servers, tests and any later
 //! writer share one definition.
-use std::collections::HashSet;
-use std::path::Path;
-use std::sync::LazyLock;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
 
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::analysis::decisions;
-use super::markdown;
 use super::model::Role;
-use super::review::signals;
+
+pub mod elision;
+pub mod secrets;
+
+pub use elision::is_placeholder_line;
+pub use secrets::{DOCUMENTED_EXAMPLE_KEYS, secret_in_line};
 
 /// Which rules are on. `Default` protects: every rule on, `expectedVersion` optional.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -30,7 +33,8 @@ use super::review::signals;
 pub struct GuardPolicy {
     /// Decision logs only grow: entries may be added or re-marked, never dropped or retitled.
     pub append_only: bool,
-    /// Refuse added lines that look like secrets outside `<private>` blocks.
+    /// Refuse secrets in the written file outside `<private>` blocks, and in any name,
+    /// title, brief or entry an agent sends.
     pub secrets: bool,
     /// Refuse an elision placeholder standing in for most of a file.
     pub elisions: bool,
@@ -75,10 +79,44 @@ pub struct LostEntry {
 /// A line that looks like a secret. The secret itself is never repeated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SecretHit {
-    /// 1-based line in the text the agent sent.
+    /// 1-based line in the file as it would be after the write (or in the name, title,
+    /// brief or entry sent).
     pub line: usize,
     /// What it looks like ("an AWS access key", "a password or key assignment"…).
     pub kind: String,
+}
+
+/// Which text an agent sent a secret in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TextPart {
+    /// A file's (or an Infinity memory's) content as it would be after the write.
+    Content,
+    /// A decision, progress line or active-context item the server appends.
+    Entry,
+    /// The name of a file to write.
+    FileName,
+    /// The title of an Infinity memory.
+    Title,
+    /// `initialize_memory_bank`'s brief (the first `projectBrief.md`).
+    Brief,
+}
+
+impl TextPart {
+    fn describe(self) -> &'static str {
+        match self {
+            TextPart::Content => "the content",
+            TextPart::Entry => "the entry",
+            TextPart::FileName => "the file name",
+            TextPart::Title => "the memory title",
+            TextPart::Brief => "the project brief",
+        }
+    }
+
+    /// Names and titles are listed to every agent and cannot hold a `<private>` block.
+    fn is_name(self) -> bool {
+        matches!(self, TextPart::FileName | TextPart::Title)
+    }
 }
 
 /// Why a write was refused; `message()` says what to do instead.
@@ -90,7 +128,10 @@ pub enum Refusal {
         lost: Vec<LostEntry>,
     },
     Secret {
+        /// The file or memory written; for a refused name or title, what was named
+        /// (never the name itself, which holds the secret).
         file: String,
+        part: TextPart,
         hits: Vec<SecretHit>,
     },
     Elision {
@@ -134,6 +175,12 @@ impl Refusal {
         }
     }
 
+    /// True when the refusal is about a name or title, so the name the agent sent holds
+    /// the secret and must not be logged ([`Refusal::file`] is safe to log instead).
+    pub fn withholds_name(&self) -> bool {
+        matches!(self, Refusal::Secret { part, .. } if part.is_name())
+    }
+
     /// What was refused and how to succeed, in one paragraph an agent can act on.
     pub fn message(&self) -> String {
         match self {
@@ -160,16 +207,36 @@ impl Refusal {
                     names.join(", ")
                 )
             }
-            Refusal::Secret { file, hits } => {
+            Refusal::Secret { file, part, hits } if part.is_name() => {
+                let kinds: Vec<&str> = hits.iter().take(10).map(|h| h.kind.as_str()).collect();
+                format!(
+                    "{file}: {} holds what looks like a secret ({}). Names and titles are listed \
+                     to every agent: choose one without it.",
+                    part.describe(),
+                    kinds.join(", ")
+                )
+            }
+            Refusal::Secret { file, part, hits } => {
                 let lines: Vec<String> = hits
                     .iter()
                     .take(10)
                     .map(|h| format!("line {} ({})", h.line, h.kind))
                     .collect();
+                let more = if hits.len() > lines.len() {
+                    format!(" and {} more", hits.len() - lines.len())
+                } else {
+                    String::new()
+                };
+                let fix = if *part == TextPart::Entry {
+                    "leave it out of the entry"
+                } else {
+                    "remove it, or put it inside a <private> … </private> block (tags on their \
+                     own lines, outside code blocks)"
+                };
                 format!(
-                    "{file}: the content holds what looks like a secret on {}. Memory files are \
-                     read by every agent and often committed: remove it, or put it inside a \
-                     <private> … </private> block (tags on their own lines).",
+                    "{file}: {} holds what looks like a secret on {}{more}. Memory files are \
+                     read by every agent and often committed: {fix}.",
+                    part.describe(),
                     lines.join(", ")
                 )
             }
@@ -239,7 +306,9 @@ pub fn check_version(
 }
 
 /// The content rules for replacing `old` (or creating, when `None`) with `new`.
-/// `path` and `role` say whether the file is a decision log.
+/// `path` and `role` say whether the file is a decision log. Secrets are looked for in
+/// all of `new`, the file as it will be: a line that was already there counts too, so
+/// unwrapping a `<private>` block is refused like writing the secret.
 pub fn check_replace(
     policy: &GuardPolicy,
     file: &str,
@@ -259,11 +328,7 @@ pub fn check_replace(
     {
         check_elision(file, old, new)?;
     }
-    if policy.secrets {
-        let old_lines: HashSet<&str> = old.map(|o| o.lines().collect()).unwrap_or_default();
-        check_secrets(file, new, |line| !old_lines.contains(line))?;
-    }
-    Ok(())
+    check_result(policy, file, new)
 }
 
 /// The content rules for removing a file holding `old`.
@@ -280,13 +345,59 @@ pub fn check_removal(
     Ok(())
 }
 
-/// The content rules for text appended to a file by the server itself (a logged
-/// decision, a progress line): only the added text can hold a secret.
-pub fn check_added(policy: &GuardPolicy, file: &str, added: &str) -> Result<(), Refusal> {
+/// The secret rule for a file's whole text as it will be after a write.
+pub fn check_result(policy: &GuardPolicy, file: &str, text: &str) -> Result<(), Refusal> {
     if policy.secrets {
-        check_secrets(file, added, |_| true)?;
+        check_secrets(file, TextPart::Content, text)?;
     }
     Ok(())
+}
+
+/// The secret rule for an entry the server adds to a file on an agent's behalf (a
+/// logged decision, a progress line, a memory's first content), judged alone so that a
+/// refused entry fails without its neighbours.
+pub fn check_added(policy: &GuardPolicy, file: &str, added: &str) -> Result<(), Refusal> {
+    if policy.secrets {
+        check_secrets(file, TextPart::Entry, added)?;
+    }
+    Ok(())
+}
+
+/// The secret rule for a text an agent sends besides content: a file name, a memory
+/// title or a brief. `what` names the target in the refusal; for names and titles it
+/// must not be the text itself.
+pub fn check_text(
+    policy: &GuardPolicy,
+    what: &str,
+    part: TextPart,
+    text: &str,
+) -> Result<(), Refusal> {
+    if !policy.secrets {
+        return Ok(());
+    }
+    if !part.is_name() {
+        return check_secrets(what, part, text);
+    }
+    // A name has no `<private>` block to hide in: every line counts.
+    let hits: Vec<SecretHit> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            secret_in_line(line).map(|kind| SecretHit {
+                line: i + 1,
+                kind: kind.to_string(),
+            })
+        })
+        .collect();
+    if hits.is_empty() {
+        Ok(())
+    } else {
+        Err(Refusal::Secret {
+            file: what.to_string(),
+            part,
+            hits,
+        })
+    }
 }
 
 fn check_append_only(
@@ -296,12 +407,14 @@ fn check_append_only(
     old: &str,
     new: Option<&str>,
 ) -> Result<(), Refusal> {
-    let before = decisions::parse_file(path, role, old);
+    // Entries as a reader sees them: hiding an entry (a comment, `<details>`, a
+    // `<private>` block, `private: true`) drops it as surely as deleting it.
+    let before = decisions::visible_entries(path, role, old);
     if before.is_empty() {
         return Ok(());
     }
     let after = new
-        .map(|n| decisions::parse_file(path, role, n))
+        .map(|n| decisions::visible_entries(path, role, n))
         .unwrap_or_default();
     let lost: Vec<LostEntry> = decisions::lost_entries(&before, &after)
         .into_iter()
@@ -321,35 +434,75 @@ fn check_append_only(
     }
 }
 
-/// Lines (1-based) that automation never loads: a `private: true` file, `<private>` blocks.
-fn private_lines(text: &str) -> Option<HashSet<usize>> {
-    if markdown::is_private_file(text) {
-        return None;
-    }
-    let total = text.lines().count();
-    Some(
-        markdown::private_blocks(text)
-            .into_iter()
-            .flat_map(|b| b.start..=b.end.unwrap_or(total))
-            .collect(),
-    )
+/// Texts below this size are scanned whole every time; above it, the last clean text of
+/// a file is kept so an append to it scans the appended part only.
+const CLEAN_TEXT_MIN_BYTES: usize = 64 * 1024;
+/// Files whose last clean text is kept (a bound on the memory the shortcut takes).
+const CLEAN_TEXTS_MAX: usize = 16;
+
+/// The last text of each large file this process found free of exposed secrets.
+static CLEAN_TEXTS: LazyLock<Mutex<HashMap<PathBuf, Arc<str>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn clean_texts() -> std::sync::MutexGuard<'static, HashMap<PathBuf, Arc<str>>> {
+    CLEAN_TEXTS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn check_secrets(file: &str, text: &str, is_new: impl Fn(&str) -> bool) -> Result<(), Refusal> {
-    // A whole file marked private is hidden from automation: nothing to refuse.
-    let Some(private) = private_lines(text) else {
+/// [`check_result`] for a text the server built by appending to `old` (a batch of
+/// logged decisions): the same verdict, but when `new` only extends a text of `path`
+/// this process already found clean, only the extension is scanned. The extension must
+/// start on a line of its own and hold no `<private>` tag, so the context of the old
+/// text cannot change what it exposes; anything else is scanned whole.
+pub fn check_appended_result(
+    policy: &GuardPolicy,
+    file: &str,
+    path: &Path,
+    old: Option<&str>,
+    new: &str,
+) -> Result<(), Refusal> {
+    if !policy.secrets {
         return Ok(());
-    };
-    let hits: Vec<SecretHit> = text
-        .lines()
-        .enumerate()
-        .map(|(i, line)| (i + 1, line))
-        .filter(|(n, line)| !private.contains(n) && is_new(line))
-        .filter_map(|(line, text)| {
-            signals::secret_in_line(text).map(|kind| SecretHit {
-                line,
-                kind: kind.to_string(),
-            })
+    }
+    let old = old.unwrap_or("");
+    let extension = new
+        .strip_prefix(old)
+        .filter(|added| !old.is_empty() && old.ends_with('\n') && !added.contains("private>"));
+    let known_clean = extension.is_some()
+        && clean_texts()
+            .get(path)
+            .is_some_and(|clean| clean.as_ref() == old);
+    match extension {
+        Some(added) if known_clean => {
+            if let Err(mut refusal) = check_secrets(file, TextPart::Content, added) {
+                // Lines of the file, not of the extension.
+                let offset = old.bytes().filter(|b| *b == b'\n').count();
+                if let Refusal::Secret { hits, .. } = &mut refusal {
+                    hits.iter_mut().for_each(|h| h.line += offset);
+                }
+                return Err(refusal);
+            }
+        }
+        _ => check_secrets(file, TextPart::Content, new)?,
+    }
+    if new.len() >= CLEAN_TEXT_MIN_BYTES {
+        let mut texts = clean_texts();
+        if texts.len() >= CLEAN_TEXTS_MAX
+            && !texts.contains_key(path)
+            && let Some(evicted) = texts.keys().next().cloned()
+        {
+            texts.remove(&evicted);
+        }
+        texts.insert(path.to_path_buf(), Arc::from(new));
+    }
+    Ok(())
+}
+
+fn check_secrets(file: &str, part: TextPart, text: &str) -> Result<(), Refusal> {
+    let hits: Vec<SecretHit> = secrets::exposed_secrets(text)
+        .into_iter()
+        .map(|h| SecretHit {
+            line: h.line,
+            kind: h.kind.to_string(),
         })
         .collect();
     if hits.is_empty() {
@@ -357,79 +510,23 @@ fn check_secrets(file: &str, text: &str, is_new: impl Fn(&str) -> bool) -> Resul
     } else {
         Err(Refusal::Secret {
             file: file.to_string(),
+            part,
             hits,
         })
     }
 }
 
-/// What an elision placeholder says once its comment markers, brackets and dots are gone.
-static ELISION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    let pattern = r"(?x)^(?:
-        (?:the\s+)?rest(?:\s+of\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?)?(?:\s+(?:is|are|remains?|stays?|kept))?\s+(?:unchanged|the\s+same|as\s+before|omitted|as\s+is)
-      | (?:existing|previous|remaining|original|unchanged|other|prior|old)\s+(?:[a-z]+\s+){0,2}(?:content|code|sections?|entries|text|decisions?|items|notes|lines|file|rows)\b.*
-      | .*\b(?:omitted\s+for\s+brevity|truncated\s+for\s+brevity|unchanged\s+from\s+before|same\s+as\s+before|no\s+changes\s+(?:below|above|here))\b.*
-      | (?:content|file|section|everything\s+else)s?\s+(?:is\s+|are\s+)?(?:unchanged|omitted|truncated)
-    )$";
-    Regex::new(pattern).unwrap_or_else(|e| unreachable!("constant regex: {e}"))
-});
-
-/// True when a line is an elision placeholder: short, wrapped in brackets, a comment or
-/// dots, and saying that content was left out.
-pub fn is_elision_line(line: &str) -> bool {
-    let t = line.trim();
-    if t.is_empty() || t.chars().count() > 120 {
-        return false;
-    }
-    let has_dots = t.contains("...") || t.contains('…');
-    let wrapped = ["[", "(", "{", "//", "<!--", "/*", "--"]
-        .iter()
-        .any(|open| t.starts_with(open));
-    // A heading ("## Existing entries") is content unless it also carries dots.
-    if !(has_dots || wrapped) {
-        return false;
-    }
-    let lower = t.to_lowercase();
-    let core = lower
-        .trim_matches(|c: char| {
-            c.is_whitespace() || "[](){}<>!-/*#.…:>".contains(c) || c == '\u{2014}'
-        })
-        .replace("...", " ")
-        .replace('…', " ");
-    let core = core.split_whitespace().collect::<Vec<_>>().join(" ");
-    ELISION_WORDS.is_match(&core)
-}
-
 fn check_elision(file: &str, old: &str, new: &str) -> Result<(), Refusal> {
-    let old_placeholders: HashSet<&str> = old
-        .lines()
-        .filter(|l| is_elision_line(l))
-        .map(str::trim)
-        .collect();
-    let Some((index, placeholder)) = new
-        .lines()
-        .enumerate()
-        .find(|(_, l)| is_elision_line(l) && !old_placeholders.contains(l.trim()))
-    else {
-        return Ok(());
-    };
-    let new_lines: HashSet<&str> = new.lines().map(str::trim).collect();
-    let old_lines: Vec<&str> = old
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let kept = old_lines.iter().filter(|l| new_lines.contains(*l)).count();
-    // A placeholder beside most of the file is a quotation, not an elision.
-    if old_lines.is_empty() || kept * 2 > old_lines.len() {
-        return Ok(());
+    match elision::find_elision(old, new) {
+        None => Ok(()),
+        Some(found) => Err(Refusal::Elision {
+            file: file.to_string(),
+            line: found.line,
+            placeholder: found.placeholder,
+            kept_lines: found.kept_lines,
+            old_lines: found.old_lines,
+        }),
     }
-    Err(Refusal::Elision {
-        file: file.to_string(),
-        line: index + 1,
-        placeholder: placeholder.trim().to_string(),
-        kept_lines: kept,
-        old_lines: old_lines.len(),
-    })
 }
 
 #[cfg(test)]
@@ -541,8 +638,9 @@ mod tests {
         replace(None, &private, Role::Tech).unwrap();
         let private_file = format!("---\nprivate: true\n---\n- {key}\n");
         replace(None, &private_file, Role::Tech).unwrap();
-        // A secret already in the file is not what this write adds.
-        replace(Some(&new), &format!("{new}- more\n"), Role::Tech).unwrap();
+        // The file as it will be is judged: a secret already there is refused too.
+        let err = replace(Some(&new), &format!("{new}- more\n"), Role::Tech).unwrap_err();
+        assert!(err.message().contains("line 3"), "{}", err.message());
         let err = check_added(&GuardPolicy::default(), "progress.md", &new).unwrap_err();
         assert_eq!(err.rule(), "secret");
         let relaxed = GuardPolicy {
@@ -554,6 +652,7 @@ mod tests {
 
     #[test]
     fn elision_lines_are_recognised() {
+        let is_elision_line = is_placeholder_line;
         for yes in [
             "[... rest unchanged ...]",
             "[...rest of file unchanged...]",
@@ -619,5 +718,318 @@ mod tests {
         let policy: GuardPolicy = toml::from_str("secrets = false").unwrap();
         assert!(!policy.secrets && policy.append_only && policy.elisions);
         assert!(toml::from_str::<GuardPolicy>("secret = false").is_err());
+    }
+
+    const KEY: &str = "AKIAZ7QWERTYUIOPASDF";
+
+    fn tech(old: Option<&str>, new: &str) -> Result<(), Refusal> {
+        check_replace(
+            &GuardPolicy::default(),
+            "techContext.md",
+            Path::new("techContext.md"),
+            Role::Tech,
+            old,
+            new,
+        )
+    }
+
+    fn secret_kinds(result: Result<(), Refusal>) -> Vec<String> {
+        match result {
+            Err(Refusal::Secret { hits, .. }) => hits.into_iter().map(|h| h.kind).collect(),
+            other => panic!("expected a secret refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_key_unwrapped_from_a_private_block_by_a_second_write_is_refused() {
+        let wrapped = format!("# Tech\n\n<private>\n- deploy key {KEY}\n</private>\n");
+        tech(None, &wrapped).unwrap();
+        let unwrapped = format!("# Tech\n\n- deploy key {KEY}\n");
+        let err = tech(Some(&wrapped), &unwrapped).unwrap_err();
+        assert_eq!(err.rule(), "secret");
+        assert!(
+            err.message().contains("line 3 (an AWS access key id)"),
+            "{err}"
+        );
+        assert!(!err.message().contains(KEY), "{err}");
+        // Only the closing tag removed: the block no longer protects anything.
+        let unclosed = format!("# Tech\n\n<private>\n- deploy key {KEY}\n");
+        assert_eq!(
+            err.rule(),
+            tech(Some(&wrapped), &unclosed).unwrap_err().rule()
+        );
+    }
+
+    #[test]
+    fn a_key_under_an_unclosed_private_tag_is_refused() {
+        let new = format!("# Tech\n<private>\n- {KEY}\n");
+        assert_eq!(secret_kinds(tech(None, &new)), vec!["an AWS access key id"]);
+    }
+
+    #[test]
+    fn a_private_tag_inside_a_code_fence_protects_nothing() {
+        let fenced = format!("# Tech\n```\n<private>\n{KEY}\n</private>\n```\n");
+        assert_eq!(
+            secret_kinds(tech(None, &fenced)),
+            vec!["an AWS access key id"]
+        );
+        let tilde = format!("# Tech\n~~~\n<private>\n~~~\n{KEY}\n</private>\n");
+        // The opening tag is in code, so the closing one closes nothing.
+        assert_eq!(
+            secret_kinds(tech(None, &tilde)),
+            vec!["an AWS access key id"]
+        );
+    }
+
+    #[test]
+    fn keys_glued_to_words_are_refused() {
+        for line in [
+            format!("awskey{KEY}"),
+            format!("{KEY}_prod"),
+            "export GH=tokenghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789x".to_string(),
+        ] {
+            let err = tech(None, &format!("# Tech\n{line}\n")).unwrap_err();
+            assert_eq!(err.rule(), "secret", "{line}");
+        }
+    }
+
+    #[test]
+    fn prefixed_secret_assignments_and_google_keys_are_refused() {
+        for (line, kind) in [
+            (
+                "AWS_SECRET_ACCESS_KEY=Zx8yW7vU6tS5rQ4pO3nM2lK1jI0hG9fE8dC7bA6z",
+                "a password or key assignment",
+            ),
+            ("DB_PASSWORD=hunter2hunter2", "a password or key assignment"),
+            (
+                "MY_API_TOKEN=a1b2c3d4e5f6g7h8",
+                "a password or key assignment",
+            ),
+            (
+                "maps key AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
+                "a Google API key",
+            ),
+        ] {
+            let kinds = secret_kinds(tech(None, &format!("# Tech\n{line}\n")));
+            assert_eq!(kinds, vec![kind], "{line}");
+        }
+    }
+
+    #[test]
+    fn aws_documented_example_keys_are_allowed_and_listed() {
+        assert!(DOCUMENTED_EXAMPLE_KEYS.contains(&"AKIAIOSFODNN7EXAMPLE"));
+        assert!(DOCUMENTED_EXAMPLE_KEYS.contains(&"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
+        let docs = "# Tech\nAWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n\
+AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n";
+        tech(None, docs).unwrap();
+        // One character off the documented key is a key like any other.
+        let off = docs.replace("EXAMPLEKEY", "EXAMPLEKEX");
+        assert_eq!(
+            secret_kinds(tech(None, &off)),
+            vec!["a password or key assignment"]
+        );
+    }
+
+    #[test]
+    fn ordinary_memory_prose_passes_the_secret_rule() {
+        let prose = "# Tech\n\n- password reset flow sends a one-time link\n\
+- token counting uses o200k_base (max_tokens: 4096)\n\
+- DATABASE_URL=\"file:../app.db\"\n- the secret to fast CI: cache the registry\n\
+- task-management-system-overview-2024 lives in docs/\n";
+        tech(None, prose).unwrap();
+    }
+
+    #[test]
+    fn secrets_in_names_titles_and_briefs_are_refused_without_echoing_them() {
+        let policy = GuardPolicy::default();
+        for (part, text) in [
+            (TextPart::FileName, format!("notes-{KEY}.md")),
+            (TextPart::Title, format!("Deploy with {KEY}")),
+        ] {
+            let err = check_text(&policy, "a new file", part, &text).unwrap_err();
+            assert_eq!(err.rule(), "secret");
+            assert!(err.withholds_name());
+            assert!(!err.message().contains(KEY), "{err}");
+            assert!(err.message().contains("an AWS access key id"), "{err}");
+            check_text(&policy, "a new file", part, "decision-log.md").unwrap();
+        }
+        let brief = format!("A todo API.\nStaging key {KEY}\n");
+        let err = check_text(&policy, "projectBrief.md", TextPart::Brief, &brief).unwrap_err();
+        assert!(err.message().contains("the project brief holds"), "{err}");
+        assert!(err.message().contains("line 2"), "{err}");
+        assert!(!err.withholds_name());
+        let private = format!("A todo API.\n<private>\n{KEY}\n</private>\n");
+        check_text(&policy, "projectBrief.md", TextPart::Brief, &private).unwrap();
+        let relaxed = GuardPolicy {
+            secrets: false,
+            ..policy
+        };
+        check_text(&relaxed, "a new file", TextPart::FileName, KEY).unwrap();
+    }
+
+    /// A thirteen-line active context.
+    const ACTIVE: &str = "# Active Context\n\n## Current Focus\n- auth rewrite\n- token refresh\n\n\
+## Recent Changes\n- moved sessions to Redis\n- added rate limits\n- fixed login redirect\n\n\
+## Next Steps\n- audit logging\n- admin panel\n- docs\n";
+
+    #[test]
+    fn placeholders_worded_any_way_that_replace_most_of_a_file_are_refused() {
+        for placeholder in [
+            "<!-- unchanged -->",
+            "[rest of file]",
+            "[... 200 lines omitted ...]",
+            "[Keep existing content]",
+            "// rest of code",
+            "[...]",
+            "[truncated]",
+            "<snip>",
+        ] {
+            let lazy =
+                format!("# Active Context\n\n## Current Focus\n- payments\n\n{placeholder}\n");
+            let err = check_replace(
+                &GuardPolicy::default(),
+                "activeContext.md",
+                Path::new("activeContext.md"),
+                Role::Active,
+                Some(ACTIVE),
+                &lazy,
+            )
+            .unwrap_err();
+            assert_eq!(err.rule(), "elision", "{placeholder}");
+            assert!(
+                err.message()
+                    .contains("keeps only 2 of the file's 12 lines"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_genuine_rewrite_and_unchanged_bracketed_prose_pass_the_elision_rule() {
+        let active = |old: &str, new: &str| {
+            check_replace(
+                &GuardPolicy::default(),
+                "activeContext.md",
+                Path::new("activeContext.md"),
+                Role::Active,
+                Some(old),
+                new,
+            )
+        };
+        active(ACTIVE, "# Active Context\n\n## Current Focus\n- payments\n").unwrap();
+        let quoting = format!("{ACTIVE}\n## Style\n[...]\n- marks a cut in a quotation\n");
+        active(
+            &quoting,
+            "# Active Context\n\n## Style\n[...]\n- marks a cut in a quotation\n",
+        )
+        .unwrap();
+    }
+
+    fn decisions(old: &str, new: &str) -> Result<(), Refusal> {
+        check_replace(
+            &GuardPolicy::default(),
+            "decisionLog.md",
+            Path::new("decisionLog.md"),
+            Role::Decisions,
+            Some(old),
+            new,
+        )
+    }
+
+    fn lost_titles(result: Result<(), Refusal>) -> Vec<String> {
+        match result {
+            Err(Refusal::AppendOnly { lost, .. }) => lost.into_iter().map(|e| e.title).collect(),
+            other => panic!("expected an append-only refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn hiding_decision_entries_is_refused_like_dropping_them() {
+        let body = LOG.trim_start_matches("# Decision Log\n");
+        let both = vec!["Use Postgres".to_string(), "Cache in Redis".to_string()];
+        let private = format!("# Decision Log\n<private>\n{body}</private>\n");
+        assert_eq!(lost_titles(decisions(LOG, &private)), both);
+        let flagged = format!("---\nprivate: true\n---\n{LOG}");
+        assert_eq!(lost_titles(decisions(LOG, &flagged)), both);
+        let commented = format!("# Decision Log\n<!--\n{body}-->\n");
+        assert_eq!(lost_titles(decisions(LOG, &commented)), both);
+        let folded =
+            format!("# Decision Log\n\n<details>\n<summary>old</summary>\n{body}\n</details>\n");
+        assert_eq!(lost_titles(decisions(LOG, &folded)), both);
+        // Appending after a comment or a closed `<details>` hides nothing.
+        let appended = format!(
+            "{LOG}\n<!-- reviewed in March -->\n<details>\n<summary>notes</summary>\n\nx\n\n</details>\n\n\
+## Decision: Queue jobs\n- **Date**: 2025-03-04\n"
+        );
+        decisions(LOG, &appended).unwrap();
+    }
+
+    /// A clean log over the size from which its clean text is kept.
+    fn big_log() -> String {
+        let mut log = String::from("# Decision Log\n");
+        let mut i = 0;
+        while log.len() < CLEAN_TEXT_MIN_BYTES + 1024 {
+            log.push_str(&format!(
+                "\n## Decision: entry {i}\n- **Date**: 2025-01-01 10:00:00\n- **Selected**: append\n"
+            ));
+            i += 1;
+        }
+        log
+    }
+
+    #[test]
+    fn an_appended_batch_gets_the_verdict_of_the_whole_result() {
+        let policy = GuardPolicy::default();
+        let path = Path::new("/guard-test/appended/decisionLog.md");
+        let log = big_log();
+        check_appended_result(&policy, "decisionLog.md", path, None, &log).unwrap();
+        let clean = format!("{log}\n## Decision: next\n- **Selected**: ship\n");
+        check_appended_result(&policy, "decisionLog.md", path, Some(&log), &clean).unwrap();
+        // A key in the extension is refused on the file's own line number.
+        let leaked = format!("{clean}\n## Decision: deploy\n- **Context**: key{KEY}\n");
+        let whole = check_result(&policy, "decisionLog.md", &leaked).unwrap_err();
+        let appended =
+            check_appended_result(&policy, "decisionLog.md", path, Some(&clean), &leaked)
+                .unwrap_err();
+        assert_eq!(appended, whole);
+        assert!(
+            whole
+                .message()
+                .contains(&format!("line {}", leaked.lines().count()))
+        );
+    }
+
+    #[test]
+    fn an_append_to_a_log_changed_behind_the_guards_back_is_scanned_whole() {
+        let policy = GuardPolicy::default();
+        let path = Path::new("/guard-test/changed/decisionLog.md");
+        let log = big_log();
+        check_appended_result(&policy, "decisionLog.md", path, None, &log).unwrap();
+        // Someone else put a key in the log; the next append is refused for it.
+        let edited = log.replacen("- **Selected**: append", &format!("- {KEY}"), 1);
+        let appended = format!("{edited}\n## Decision: next\n");
+        let err = check_appended_result(&policy, "decisionLog.md", path, Some(&edited), &appended)
+            .unwrap_err();
+        assert!(
+            err.message().contains("line 5 (an AWS access key id)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn private_tags_in_an_appended_part_are_judged_in_the_whole_file() {
+        let policy = GuardPolicy::default();
+        let path = Path::new("/guard-test/fenced/notes.md");
+        // Clean, but ends inside an open code fence.
+        let log = format!("{}\n```\n", big_log());
+        check_appended_result(&policy, "notes.md", path, None, &log).unwrap();
+        // Alone, these tags would hide the key; in the file they sit in code.
+        let appended = format!("{log}<private>\n{KEY}\n</private>\n");
+        let err =
+            check_appended_result(&policy, "notes.md", path, Some(&log), &appended).unwrap_err();
+        assert_eq!(
+            err,
+            check_result(&policy, "notes.md", &appended).unwrap_err()
+        );
     }
 }

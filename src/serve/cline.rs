@@ -97,7 +97,10 @@ pub fn initialize(shared: &Shared, session: &Session, args: &Args) -> ToolResult
     let brief = args.opt_str(&["brief"])?;
     shared.writable()?;
     let dir = shared.root.project_dir(&spec)?;
-    let report = bank::initialize(&dir, brief.as_deref())?;
+    let report =
+        bank::initialize(&shared.options.policy, &dir, brief.as_deref()).inspect_err(|e| {
+            shared.log_refusal(&dir, "projectBrief.md", e, "mcp:initialize_memory_bank");
+        })?;
     shared.forget(&dir);
     *super::lock(&session.project) = Some(dir.clone());
     Ok(json!({

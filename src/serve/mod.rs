@@ -321,6 +321,11 @@ impl Shared {
         let Some(rule) = error.refusal_rule() else {
             return;
         };
+        // A refused name holds the secret: log what was named instead.
+        let file = match error {
+            AgentError::Refused(refusal) if refusal.withholds_name() => refusal.file(),
+            _ => file,
+        };
         self.log_refusal_rule(project, file, rule, &error.to_string(), via);
     }
 

@@ -18,7 +18,7 @@ use crate::core::analysis::decisions;
 use crate::core::dir_handle::Dir;
 use crate::core::error::CoreError;
 use crate::core::formats;
-use crate::core::guard::{self, GuardPolicy};
+use crate::core::guard::{self, GuardPolicy, TextPart};
 use crate::core::init::{self, InitFormat, InitReport};
 use crate::core::lock;
 use crate::core::model::{Bank, BankLocation, Format, Project, Role};
@@ -140,8 +140,16 @@ impl Located {
 }
 
 /// Creates a Cline memory bank in `project_dir` (the Cline memory bank spec) through `core::init`,
-/// which never overwrites a file.
-pub fn initialize(project_dir: &Path, brief: Option<&str>) -> AgentResult<InitReport> {
+/// which never overwrites a file. The brief becomes `projectBrief.md`, so it passes the
+/// secret rule first.
+pub fn initialize(
+    policy: &GuardPolicy,
+    project_dir: &Path,
+    brief: Option<&str>,
+) -> AgentResult<InitReport> {
+    if let Some(brief) = brief {
+        guard::check_text(policy, "projectBrief.md", TextPart::Brief, brief)?;
+    }
     init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)
 }
 
@@ -304,6 +312,8 @@ impl MarkdownBank {
         mode: WriteMode,
         expected_version: Option<&str>,
     ) -> AgentResult<WriteReport> {
+        // Before anything echoes the name: it is listed to every agent.
+        guard::check_text(policy, "a file to write", TextPart::FileName, name)?;
         let (path, rel, role) = self.resolve_rel(name)?;
         let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
         let located = self.locate(name, &rel)?;
@@ -389,7 +399,9 @@ impl MarkdownBank {
 
     /// Applies `edit` to the file of `role` under the lock (`None`: the file is new) and
     /// writes the result, batched with concurrent appends to the same file
-    /// ([`super::batch`]). `added` is the text the edit adds, checked for secrets.
+    /// ([`super::batch`]). `added` is the text the edit adds, checked for secrets alone
+    /// (so a refused entry fails without its batch), and the file each batch writes is
+    /// checked whole.
     fn edit_role(
         &self,
         policy: &GuardPolicy,
@@ -415,7 +427,8 @@ impl MarkdownBank {
                 *seen.borrow_mut() = Some((located, current));
                 Ok(text)
             },
-            &|_, new| {
+            &|read, new| {
+                guard::check_appended_result(policy, &name, &path, read, new)?;
                 let (located, current) = seen.borrow_mut().take().ok_or_else(|| {
                     AgentError::Storage("the append's file was not read first".into())
                 })?;
@@ -579,7 +592,7 @@ mod tests {
     fn bank() -> (tempfile::TempDir, MarkdownBank) {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");
-        initialize(&project, Some("A todo API")).unwrap();
+        initialize(&GuardPolicy::default(), &project, Some("A todo API")).unwrap();
         let bank = MarkdownBank::open(&project).unwrap();
         (dir, bank)
     }

@@ -111,6 +111,14 @@ fn write_batch(
                 Ok(version) => {
                     results.extend(applied.iter().map(|id| (*id, Ok(version.clone()))));
                 }
+                // A refused result (a secret already in the file) is every edit's refusal.
+                Err(AgentError::Refused(refusal)) => {
+                    results.extend(
+                        applied
+                            .iter()
+                            .map(|id| (*id, Err(AgentError::Refused(refusal.clone())))),
+                    );
+                }
                 Err(e) => {
                     let message = e.to_string();
                     results.extend(

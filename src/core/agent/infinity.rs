@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::core::error::CoreError;
 use crate::core::formats::infinity::store::{self, InfinityMemory, MEMORY_TYPES, NewMemory};
-use crate::core::guard::{self, GuardPolicy, Refusal};
+use crate::core::guard::{self, GuardPolicy, Refusal, TextPart};
 use crate::core::lock;
 use crate::core::text;
 use crate::core::write::{self, Expected};
@@ -241,7 +241,8 @@ impl InfinityProject {
         if !MEMORY_TYPES.contains(&kind) {
             return Err(InfinityError::InvalidMemoryType(kind.to_string()));
         }
-        guard::check_added(policy, title, content)?;
+        guard::check_text(policy, "a new memory", TextPart::Title, title)?;
+        guard::check_result(policy, title, content)?;
         let _lock = lock::for_folder(&self.dir).map_err(storage)?;
         let old = self.read_store()?;
         let id = uuid::Uuid::new_v4().to_string();

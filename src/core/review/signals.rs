@@ -16,9 +16,7 @@
 //! was added, `old_line` in the baseline for what was removed.
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde::Serialize;
 
 use super::diff::{FileDiff, HunkId, LineKind};
@@ -321,129 +319,8 @@ fn import_signals(
 // Secrets
 // ---------------------------------------------------------------------------------------
 
-fn regex(pattern: &str) -> Regex {
-    Regex::new(pattern).unwrap_or_else(|e| unreachable!("constant regex {pattern}: {e}"))
-}
-
-/// Token shapes with a fixed prefix: (what it is, pattern). Order matters: the first
-/// match names the line.
-static TOKEN_PATTERNS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
-    [
-        (
-            "a private key block",
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
-        ),
-        (
-            "an AWS access key id",
-            r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
-        ),
-        (
-            "a GitHub token",
-            r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b",
-        ),
-        ("a GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{50,}\b"),
-        ("a GitLab token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
-        ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-        (
-            "a Slack webhook",
-            r"https://hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]{16,}",
-        ),
-        (
-            "a Stripe key",
-            r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}\b",
-        ),
-        (
-            "an Anthropic API key",
-            r"\bsk-ant-[A-Za-z0-9]+-[A-Za-z0-9_\-]{20,}",
-        ),
-        (
-            "an OpenAI API key",
-            r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-        ),
-        (
-            "a JSON Web Token",
-            r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-        ),
-    ]
-    .into_iter()
-    .map(|(what, pattern)| (what, regex(pattern)))
-    .collect()
-});
-
-/// `password = value`, `api_key: value`, `"client_secret": "value"` …
-static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
-        r#"(?i)\b(password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|private[_-]?key|token)["']?\s*(?:=|:)\s*["']?([^\s"'`,;]+)"#,
-    )
-});
-
-/// `scheme://user:password@host`.
-static CONNECTION: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@[^\s/@]+"));
-
-/// Example and template values that are not secrets.
-fn is_placeholder_value(value: &str) -> bool {
-    let lower = value.to_lowercase();
-    const MARKERS: [&str; 16] = [
-        "example",
-        "placeholder",
-        "your",
-        "xxxx",
-        "changeme",
-        "change_me",
-        "dummy",
-        "redacted",
-        "sample",
-        "<",
-        "${",
-        "{{",
-        "***",
-        "...",
-        "env(",
-        "process.env",
-    ];
-    if MARKERS.iter().any(|m| lower.contains(m)) || lower.starts_with('$') {
-        return true;
-    }
-    let mut chars = value.chars();
-    let first = chars.next();
-    // One repeated character ("aaaaaaaa", "00000000").
-    first.is_some_and(|f| chars.all(|c| c == f))
-}
-
-/// A long value with letters and digits (or simply long) reads as a real credential.
-fn looks_like_credential(value: &str) -> bool {
-    let letters = value.chars().any(|c| c.is_ascii_alphabetic());
-    let digits_or_symbols = value.chars().any(|c| !c.is_ascii_alphabetic());
-    value.chars().count() >= 10 && letters && (digits_or_symbols || value.len() >= 20)
-}
-
-/// What kind of secret an added line seems to hold, if any.
-pub fn secret_in_line(line: &str) -> Option<&'static str> {
-    for (what, pattern) in TOKEN_PATTERNS.iter() {
-        if pattern
-            .find_iter(line)
-            .any(|m| !is_placeholder_value(m.as_str()))
-        {
-            return Some(what);
-        }
-    }
-    for capture in CONNECTION.captures_iter(line) {
-        let password = capture.get(1).map_or("", |m| m.as_str());
-        let trivial =
-            ["password", "pass", "pwd", "secret"].contains(&password.to_lowercase().as_str());
-        if !trivial && !is_placeholder_value(password) && password.len() >= 4 {
-            return Some("a connection string with a password");
-        }
-    }
-    for capture in ASSIGNMENT.captures_iter(line) {
-        let value = capture.get(2).map_or("", |m| m.as_str());
-        if looks_like_credential(value) && !is_placeholder_value(value) {
-            return Some("a password or key assignment");
-        }
-    }
-    None
-}
+/// One definition of a secret for the review and the write guard.
+pub use crate::core::guard::secret_in_line;
 
 /// Hidden characters of an added line, as the terminal sanitiser classes them
 /// ([`sanitize::hidden`]): bidi controls (which can reorder what a reader sees: an

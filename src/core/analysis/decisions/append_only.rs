@@ -1,14 +1,23 @@
 //! The append-only check: decision logs only grow (the Cline memory bank spec), so an
 //! entry present in the committed version and missing now is reported.
+//!
+//! Entries are compared as a reader of the file sees them ([`visible_entries`]): an
+//! entry inside an HTML comment, a `<details>` block or a `<private>` block, or in a file
+//! whose frontmatter says `private: true`, is not there, so hiding a log is losing it.
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
 
 use chrono::NaiveDate;
+use pulldown_cmark::{Event, Parser, Tag};
 
 use super::text::normalize_title;
 use super::{Decision, parse_file};
 use crate::core::findings::{Finding, Severity};
 use crate::core::limits;
-use crate::core::model::MemoryFile;
+use crate::core::markdown;
+use crate::core::model::{MemoryFile, Role};
 
 impl Decision {
     /// Identity used to tell whether an entry survived an edit: its title and date.
@@ -34,6 +43,110 @@ pub fn lost_entries<'a>(old: &'a [Decision], new: &[Decision]) -> Vec<&'a Decisi
             _ => true,
         })
         .collect()
+}
+
+/// Byte ranges of `text` a rendered view does not show: HTML comments (blocks and
+/// inline, as CommonMark reads them, so `<!--` in code is text), `<details>` blocks
+/// (collapsed; unclosed ones to the end), and `<private>` blocks as automation reads
+/// them (tag lines, unclosed ones to the end).
+fn hidden_ranges(text: &str) -> Vec<Range<usize>> {
+    let mut hidden = Vec::new();
+    let mut details_open: Option<usize> = None;
+    let mut details_depth = 0usize;
+    let mut tags = |range: Range<usize>, hidden: &mut Vec<Range<usize>>| {
+        let html = text[range.clone()].to_ascii_lowercase();
+        if html.trim_start().starts_with("<!--") {
+            hidden.push(range);
+            return;
+        }
+        let mut at = 0;
+        while let Some(found) = html[at..].find("details") {
+            let pos = at + found;
+            at = pos + "details".len();
+            let before = &html[..pos];
+            if before.ends_with("</") {
+                details_depth = details_depth.saturating_sub(1);
+                if details_depth == 0
+                    && let Some(start) = details_open.take()
+                {
+                    let end = html[at..].find('>').map_or(at, |p| at + p + 1);
+                    hidden.push(start..range.start + end);
+                }
+            } else if before.ends_with('<') {
+                if details_depth == 0 {
+                    details_open = Some(range.start + pos - 1);
+                }
+                details_depth += 1;
+            }
+        }
+    };
+    let mut block: Option<Range<usize>> = None;
+    for (event, range) in Parser::new(text).into_offset_iter() {
+        match event {
+            Event::Start(Tag::HtmlBlock) => block = Some(range),
+            Event::End(pulldown_cmark::TagEnd::HtmlBlock) => {
+                if let Some(range) = block.take() {
+                    tags(range, &mut hidden);
+                }
+            }
+            Event::InlineHtml(_) => tags(range, &mut hidden),
+            _ => {}
+        }
+    }
+    if let Some(start) = details_open {
+        hidden.push(start..text.len());
+    }
+    let blocks = markdown::private_blocks(text);
+    if !blocks.is_empty() {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let line_start = |n: usize| starts.get(n - 1).copied().unwrap_or(text.len());
+        for b in blocks {
+            let end = b.end.map_or(text.len(), |e| line_start(e + 1));
+            hidden.push(line_start(b.start)..end);
+        }
+    }
+    hidden
+}
+
+/// `text` as a reader sees it: hidden parts blanked with spaces, line breaks kept so
+/// line numbers still match the file.
+pub fn visible_text(text: &str) -> Cow<'_, str> {
+    if markdown::is_private_file(text) {
+        return Cow::Owned(text.chars().filter(|c| *c == '\n').collect());
+    }
+    // Only markup can hide anything: a text without `<` is all visible.
+    if !text.contains('<') {
+        return Cow::Borrowed(text);
+    }
+    let mut hidden = hidden_ranges(text);
+    if hidden.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    hidden.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(hidden.len());
+    for range in hidden {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut next = 0;
+    for (i, c) in text.char_indices() {
+        while merged.get(next).is_some_and(|r| r.end <= i) {
+            next += 1;
+        }
+        let is_hidden = merged.get(next).is_some_and(|r| r.start <= i);
+        out.push(if is_hidden && c != '\n' { ' ' } else { c });
+    }
+    Cow::Owned(out)
+}
+
+/// The decision entries a reader of the file sees ([`visible_text`] parsed as the
+/// file's role says).
+pub fn visible_entries(path: &Path, role: Role, text: &str) -> Vec<Decision> {
+    parse_file(path, role, &visible_text(text))
 }
 
 /// The append-only check: a decision log that lost entries since its committed version.
@@ -64,8 +177,8 @@ pub fn shrink_finding(
             ));
         }
     }
-    let old = parse_file(&file.path, file.role, committed_text);
-    let new = parse_file(&file.path, file.role, current_text);
+    let old = visible_entries(&file.path, file.role, committed_text);
+    let new = visible_entries(&file.path, file.role, current_text);
     let lost = lost_entries(&old, &new);
     if lost.is_empty() {
         return None;
@@ -143,5 +256,82 @@ mod tests {
             finding.message
         );
         assert!(shrink_finding(&file, committed, committed).is_none());
+    }
+
+    const LOG: &str = "# Decision Log\n\n## Decision: Use Postgres\n- **Date**: 2025-01-02\n\n\
+## Decision: Cache in Redis\n- **Date**: 2025-02-03\n";
+
+    fn titles(text: &str) -> Vec<String> {
+        visible_entries(&PathBuf::from("decisionLog.md"), Role::Decisions, text)
+            .into_iter()
+            .map(|d| d.title)
+            .collect()
+    }
+
+    fn lost_when_rewritten_as(new: &str) -> Vec<String> {
+        let path = PathBuf::from("decisionLog.md");
+        let old = visible_entries(&path, Role::Decisions, LOG);
+        let new = visible_entries(&path, Role::Decisions, new);
+        lost_entries(&old, &new)
+            .into_iter()
+            .map(|d| d.title.clone())
+            .collect()
+    }
+
+    #[test]
+    fn every_entry_of_a_plain_log_is_visible() {
+        assert_eq!(titles(LOG), vec!["Use Postgres", "Cache in Redis"]);
+        assert!(lost_when_rewritten_as(LOG).is_empty());
+    }
+
+    #[test]
+    fn entries_wrapped_in_private_blocks_count_as_dropped() {
+        let body = LOG.trim_start_matches("# Decision Log\n");
+        let wrapped = format!("# Decision Log\n<private>\n{body}</private>\n");
+        assert_eq!(lost_when_rewritten_as(&wrapped).len(), 2);
+        let unclosed = format!("# Decision Log\n<private>\n{body}");
+        assert_eq!(lost_when_rewritten_as(&unclosed).len(), 2);
+    }
+
+    #[test]
+    fn a_private_frontmatter_flag_counts_every_entry_as_dropped() {
+        let private = format!("---\nprivate: true\n---\n{LOG}");
+        assert_eq!(lost_when_rewritten_as(&private).len(), 2);
+        assert!(titles(&private).is_empty());
+    }
+
+    #[test]
+    fn entries_inside_an_html_comment_count_as_dropped() {
+        let commented = LOG.replace(
+            "## Decision: Cache in Redis",
+            "<!--\n## Decision: Cache in Redis",
+        ) + "-->\n";
+        assert_eq!(lost_when_rewritten_as(&commented), vec!["Cache in Redis"]);
+        // Only its date hidden: the entry a reader sees is not the same entry.
+        let date_hidden = LOG.replace("- **Date**: 2025-02-03", "<!-- - **Date**: 2025-02-03 -->");
+        assert_eq!(lost_when_rewritten_as(&date_hidden), vec!["Cache in Redis"]);
+    }
+
+    #[test]
+    fn entries_inside_details_count_as_dropped() {
+        let body = LOG.trim_start_matches("# Decision Log\n");
+        let folded = format!(
+            "# Decision Log\n\n<details>\n<summary>Old decisions</summary>\n{body}\n</details>\n"
+        );
+        assert_eq!(lost_when_rewritten_as(&folded).len(), 2);
+        // Closed before the entries: they stay visible.
+        let before = format!(
+            "# Decision Log\n\n<details>\n<summary>Notes</summary>\n\nx\n\n</details>\n{body}"
+        );
+        assert!(lost_when_rewritten_as(&before).is_empty());
+    }
+
+    #[test]
+    fn markup_inside_code_hides_nothing() {
+        let quoted = format!(
+            "{LOG}\nWrite `<!--` to start a comment, and:\n\n```html\n<details>\n<!--\n```\n"
+        );
+        assert!(lost_when_rewritten_as(&quoted).is_empty());
+        assert_eq!(titles(&quoted).len(), 2);
     }
 }

@@ -42,7 +42,7 @@ mod text;
 mod timeline;
 
 pub use adr::parse_adr;
-pub use append_only::{lost_entries, shrink_finding};
+pub use append_only::{lost_entries, shrink_finding, visible_entries, visible_text};
 pub use links::link_supersessions;
 pub use log::parse_log;
 pub use project::{
