@@ -10,12 +10,14 @@ use rmcp::model::{
     ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use super::args::Args;
 use super::reply::{Flavor, ToolError, ToolResult};
 use super::{Session, Shared, cline, infinity, memory_bank_mcp};
+use crate::core::formats::infinity::store::MAX_STORE_BYTES;
 
 /// One MCP session over the shared server state.
 #[derive(Clone)]
@@ -251,6 +253,12 @@ fn resource_error(error: &ToolError) -> McpError {
     McpError::resource_not_found(error.message.clone(), Some(error.to_json()))
 }
 
+/// The longest request line `mbank mcp` reads. The SDK drops a longer line without an
+/// answer (its caller then waits forever), so this sits well above the biggest memory a
+/// store may hold, JSON-escaped: a memory too big for the store still reaches its tool,
+/// which refuses it at once with an error naming the limit.
+pub const MAX_REQUEST_LINE: usize = 4 * MAX_STORE_BYTES;
+
 /// `mbank mcp`: serves MCP on stdin/stdout until the client closes it. The runtime lives
 /// only for this call.
 pub fn run_stdio(shared: Arc<Shared>) -> std::io::Result<()> {
@@ -259,8 +267,11 @@ pub fn run_stdio(shared: Arc<Shared>) -> std::io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let transport =
+            AsyncRwTransport::new_server(stdin, stdout).with_max_line_length(MAX_REQUEST_LINE);
         let service = McpServer::new(shared)
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .map_err(|e| std::io::Error::other(format!("MCP start-up failed: {e}")))?;
         service

@@ -136,10 +136,7 @@ fn plural(n: u64, word: &str) -> String {
 /// the newest, or the runner-up when it is the newest itself. Ties go to the later
 /// file. (Searching all files per file made a bank of 100,000 Infinity memories take
 /// 40 s.)
-fn newest_two_siblings(
-    bank: &Bank,
-    activity: &[FileActivity],
-) -> [Option<(SystemTime, usize)>; 2] {
+fn newest_two_siblings(bank: &Bank, activity: &[FileActivity]) -> [Option<(SystemTime, usize)>; 2] {
     let mut top: [Option<(SystemTime, usize)>; 2] = [None, None];
     for (index, (file, activity)) in bank.files.iter().zip(activity).enumerate() {
         if file.load == LoadKind::Never || file.is_virtual() {
