@@ -64,14 +64,15 @@ fn check_on_a_20k_memory_store_names_each_problem_on_its_memorys_own_line() {
         .filter(|f| f["code"] == "infinity-schema")
         .map(|f| (f["line"].as_u64().unwrap(), f["message"].as_str().unwrap()))
         .collect();
+    // Errors come before warnings.
     assert_eq!(
         schema,
         [
+            (line_of_memory(repeat), "duplicate memory id m-0"),
             (
                 line_of_memory(broken),
                 "memory \"m-12345\" has an empty or missing \"title\""
             ),
-            (line_of_memory(repeat), "duplicate memory id m-0"),
         ],
         "{}",
         run.stdout
