@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::core::error::CoreError;
 use crate::core::formats::infinity::store::{
-    self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreTooLarge,
+    self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError, StoreTooLarge,
 };
 use crate::core::guard::{self, GuardPolicy, Refusal};
 use crate::core::lock;
@@ -231,10 +231,17 @@ impl InfinityProject {
         Ok(parsed.memories)
     }
 
-    /// Writes `new` over `old`, unless it is bigger than the store may be: what mbank
-    /// writes it can always read back.
+    /// A change the store refused: too big for the store (nothing written), or malformed.
+    fn change_failed(&self, error: StoreChangeError) -> InfinityError {
+        match error {
+            StoreChangeError::TooLarge(too_large) => InfinityError::TooLarge(too_large),
+            StoreChangeError::Malformed(message) => {
+                storage(format!("{}: {message}", self.store_path().display()))
+            }
+        }
+    }
+
     fn write_store(&self, old: Option<&str>, new: &str) -> Result<(), InfinityError> {
-        store::check_store_size(new.len())?;
         let expected = old.map_or(Expected::Missing, Expected::text);
         write::write_guarded(&self.store_path(), new, expected)
             .map(|_| ())
@@ -273,7 +280,7 @@ impl InfinityProject {
                 created_at: &created_at,
             },
         )
-        .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?;
+        .map_err(|e| self.change_failed(e))?;
         self.write_store(old.as_deref(), &new)?;
         Ok(id)
     }
@@ -341,7 +348,8 @@ impl InfinityProject {
                 content,
             )?;
         }
-        let new = store::replace_content(text, id, content, &now_rfc3339()).map_err(storage)?;
+        let new = store::change_content(text, id, content, &now_rfc3339())
+            .map_err(|e| self.change_failed(e))?;
         self.write_store(old.as_deref(), &new)
     }
 
@@ -352,7 +360,7 @@ impl InfinityProject {
             return Err(InfinityError::MemoryNotFound(id.to_string()));
         };
         let new = store::remove_memory(&old, id)
-            .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?
+            .map_err(|e| self.change_failed(e))?
             .ok_or_else(|| InfinityError::MemoryNotFound(id.to_string()))?;
         self.write_store(Some(&old), &new)
     }

@@ -53,6 +53,36 @@ impl fmt::Display for StoreTooLarge {
     }
 }
 
+/// Why a store could not be changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreChangeError {
+    /// The store is not one mbank can change (malformed, or the memory is not in it).
+    Malformed(String),
+    /// The changed store would be bigger than the store may be.
+    TooLarge(StoreTooLarge),
+}
+
+impl fmt::Display for StoreChangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreChangeError::Malformed(message) => f.write_str(message),
+            StoreChangeError::TooLarge(too_large) => too_large.fmt(f),
+        }
+    }
+}
+
+impl From<String> for StoreChangeError {
+    fn from(message: String) -> Self {
+        StoreChangeError::Malformed(message)
+    }
+}
+
+impl From<&str> for StoreChangeError {
+    fn from(message: &str) -> Self {
+        StoreChangeError::Malformed(message.to_string())
+    }
+}
+
 /// Ok when a store of `bytes` bytes can be written (and read back).
 pub fn check_store_size(bytes: usize) -> Result<(), StoreTooLarge> {
     if bytes > MAX_STORE_BYTES {
@@ -332,12 +362,23 @@ pub fn parse_store(text: &str) -> Result<(InfinityStore, Vec<SchemaIssue>), Json
 
 /// Returns the store text with one memory's content replaced and `updated_at` set; id,
 /// type and title are never touched (the Infinity store spec). Key order and other fields stay.
+/// A store that would pass [`MAX_STORE_BYTES`] is refused.
 pub fn replace_content(
     text: &str,
     id: &str,
     content: &str,
     now_rfc3339: &str,
 ) -> Result<String, String> {
+    change_content(text, id, content, now_rfc3339).map_err(|e| e.to_string())
+}
+
+/// [`replace_content`], telling a store that would be too big from other failures.
+pub fn change_content(
+    text: &str,
+    id: &str,
+    content: &str,
+    now_rfc3339: &str,
+) -> Result<String, StoreChangeError> {
     within_limits(text).map_err(|e| e.to_string())?;
     let mut value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let memories = value
@@ -351,9 +392,7 @@ pub fn replace_content(
         .ok_or_else(|| format!("memory {id} not found"))?;
     memory.insert("content".into(), Value::String(content.to_string()));
     memory.insert("updated_at".into(), Value::String(now_rfc3339.to_string()));
-    let mut out = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-    out.push('\n');
-    Ok(out)
+    to_store_text(&value)
 }
 
 #[cfg(test)]
@@ -535,6 +574,25 @@ mod tests {
             "the store would be at least 47.6 MiB; the limit is 16 MiB"
         );
         assert!(check_memory_size("t", "x").is_ok());
+        // Every change is capped, the TUI's and the agents' alike.
+        let half = "x".repeat(MAX_STORE_BYTES / 2 + 1);
+        let grown = replace_content(STORE, "a", &format!("{half}{half}"), "t").unwrap_err();
+        assert!(grown.contains("; the limit is 16 MiB"), "{grown}");
+        let memory = NewMemory {
+            id: "c",
+            title: "C",
+            kind: "rules",
+            content: &half,
+            created_at: "2026-01-01T00:00:00Z",
+        };
+        let one = add_memory(Some(STORE), "p", &memory).unwrap();
+        assert!(matches!(
+            add_memory(Some(&one), "p", &NewMemory { id: "d", ..memory }),
+            Err(StoreChangeError::TooLarge(StoreTooLarge {
+                at_least: false,
+                ..
+            }))
+        ));
         // What the reader refuses, the writer never writes.
         let text = format!("{{\"project_id\": \"{}\"}}", "x".repeat(MAX_STORE_BYTES));
         assert!(check_store_size(text.len()).is_err());
@@ -570,9 +628,11 @@ pub struct NewMemory<'a> {
     pub created_at: &'a str,
 }
 
-fn to_store_text(value: &Value) -> Result<String, String> {
+/// The store's text as mbank writes it, refused when it is bigger than the store may be.
+fn to_store_text(value: &Value) -> Result<String, StoreChangeError> {
     let mut out = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     out.push('\n');
+    check_store_size(out.len()).map_err(StoreChangeError::TooLarge)?;
     Ok(out)
 }
 
@@ -582,7 +642,7 @@ pub fn add_memory(
     text: Option<&str>,
     project_id: &str,
     memory: &NewMemory,
-) -> Result<String, String> {
+) -> Result<String, StoreChangeError> {
     let mut value: Value = match text {
         Some(text) => serde_json::from_str(text).map_err(|e| e.to_string())?,
         None => serde_json::json!({ "project_id": project_id, "memories": [] }),
@@ -609,7 +669,7 @@ pub fn add_memory(
 }
 
 /// The store without memory `id`; `Ok(None)` when no memory has that id.
-pub fn remove_memory(text: &str, id: &str) -> Result<Option<String>, String> {
+pub fn remove_memory(text: &str, id: &str) -> Result<Option<String>, StoreChangeError> {
     let mut value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let memories = value
         .get_mut("memories")
