@@ -15,8 +15,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-/// The largest message accepted on stdin (as rmcp's default: what the HTTP client accepts).
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// The largest message accepted on stdin: well above the biggest memory an Infinity store
+/// may hold, JSON-escaped, so a memory too big for the store still reaches its tool, which
+/// refuses it at once naming the store's limit; anything longer is answered here.
+pub const MAX_MESSAGE_BYTES: usize = 4 * crate::core::formats::infinity::store::MAX_STORE_BYTES;
 
 /// Messages waiting for stdout; sending waits when the client does not read.
 const OUTPUT_QUEUE: usize = 64;

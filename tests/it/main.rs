@@ -21,6 +21,7 @@ mod git_integration;
 mod hostile_parsers;
 mod http_browser_safety;
 mod http_serve;
+mod infinity_store;
 mod list_cache;
 mod mcp_stdio;
 mod mcp_stdio_framing;

@@ -403,9 +403,11 @@ fn infinity_store_findings() {
     assert_eq!(
         rows,
         vec![
-            row("infinity-schema", Error, "memories.json", Some(4)),
-            row("infinity-schema", Warning, "memories.json", Some(4)),
-            row("infinity-schema", Warning, "memories.json", Some(4)),
+            // All three are the second memory's, which starts on line 6 (it repeats
+            // the first one's id).
+            row("infinity-schema", Error, "memories.json", Some(6)),
+            row("infinity-schema", Warning, "memories.json", Some(6)),
+            row("infinity-schema", Warning, "memories.json", Some(6)),
             row(
                 "infinity-project-id-mismatch",
                 Warning,

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::core::error::CoreError;
-use crate::core::formats::infinity::store::{self, InfinityMemory, MEMORY_TYPES, NewMemory};
+use crate::core::formats::infinity::store::{
+    self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError, StoreTooLarge,
+};
 use crate::core::guard::{self, GuardPolicy, Refusal, TextPart};
 use crate::core::lock;
 use crate::core::text;
@@ -30,6 +32,9 @@ pub enum InfinityError {
     MemoryNotFound(String),
     #[error("storage error: {0}")]
     Storage(String),
+    /// The change would make the store bigger than mbank reads back; nothing was written.
+    #[error("storage error: {0}; nothing was written")]
+    TooLarge(StoreTooLarge),
     #[error("malformed input: {0}")]
     InvalidJson(String),
     #[error("{0}")]
@@ -47,7 +52,7 @@ impl InfinityError {
             InfinityError::InvalidMemoryType(_) => "invalid_memory_type",
             InfinityError::MissingRequiredField(_) => "missing_required_field",
             InfinityError::MemoryNotFound(_) => "memory_not_found",
-            InfinityError::Storage(_) => "storage_error",
+            InfinityError::Storage(_) | InfinityError::TooLarge(_) => "storage_error",
             InfinityError::InvalidJson(_) => "invalid_json",
             InfinityError::Refused(r) => match r {
                 Refusal::Secret { .. } => "secret_detected",
@@ -58,6 +63,12 @@ impl InfinityError {
             },
             InfinityError::ReadOnly => "read_only",
         }
+    }
+}
+
+impl From<StoreTooLarge> for InfinityError {
+    fn from(too_large: StoreTooLarge) -> Self {
+        InfinityError::TooLarge(too_large)
     }
 }
 
@@ -202,7 +213,7 @@ impl InfinityProject {
         if !must_be_real(&path, false).map_err(InfinityError::Storage)? {
             return Ok(None);
         }
-        match text::read_text(&path) {
+        match text::read_text_limited(&path, MAX_STORE_BYTES as u64) {
             Ok(text) => Ok(Some(text)),
             Err(CoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
                 Ok(None)
@@ -218,6 +229,16 @@ impl InfinityProject {
         let (parsed, _) = store::parse_store(&text)
             .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?;
         Ok(parsed.memories)
+    }
+
+    /// A change the store refused: too big for the store (nothing written), or malformed.
+    fn change_failed(&self, error: StoreChangeError) -> InfinityError {
+        match error {
+            StoreChangeError::TooLarge(too_large) => InfinityError::TooLarge(too_large),
+            StoreChangeError::Malformed(message) => {
+                storage(format!("{}: {message}", self.store_path().display()))
+            }
+        }
     }
 
     fn write_store(&self, old: Option<&str>, new: &str) -> Result<(), InfinityError> {
@@ -241,6 +262,8 @@ impl InfinityProject {
         if !MEMORY_TYPES.contains(&kind) {
             return Err(InfinityError::InvalidMemoryType(kind.to_string()));
         }
+        // Before any work in proportion to the memory's size.
+        store::check_memory_size(title, content)?;
         guard::check_text(policy, "a new memory", TextPart::Title, title)?;
         guard::check_result(policy, title, content)?;
         let _lock = lock::for_folder(&self.dir).map_err(storage)?;
@@ -258,7 +281,7 @@ impl InfinityProject {
                 created_at: &created_at,
             },
         )
-        .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?;
+        .map_err(|e| self.change_failed(e))?;
         self.write_store(old.as_deref(), &new)?;
         Ok(id)
     }
@@ -299,6 +322,8 @@ impl InfinityProject {
         content: &str,
         expected_version: Option<&str>,
     ) -> Result<(), InfinityError> {
+        // Before any work in proportion to the content's size.
+        store::check_memory_size("", content)?;
         let _lock = lock::for_folder(&self.dir).map_err(storage)?;
         let old = self.read_store()?;
         let text = old.as_deref().unwrap_or("");
@@ -324,7 +349,8 @@ impl InfinityProject {
                 content,
             )?;
         }
-        let new = store::replace_content(text, id, content, &now_rfc3339()).map_err(storage)?;
+        let new = store::change_content(text, id, content, &now_rfc3339())
+            .map_err(|e| self.change_failed(e))?;
         self.write_store(old.as_deref(), &new)
     }
 
@@ -335,7 +361,7 @@ impl InfinityProject {
             return Err(InfinityError::MemoryNotFound(id.to_string()));
         };
         let new = store::remove_memory(&old, id)
-            .map_err(|e| storage(format!("{}: {e}", self.store_path().display())))?
+            .map_err(|e| self.change_failed(e))?
             .ok_or_else(|| InfinityError::MemoryNotFound(id.to_string()))?;
         self.write_store(Some(&old), &new)
     }
@@ -431,6 +457,80 @@ mod tests {
         let text = fs::read_to_string(dir.path().join(".infinity/memories.json")).unwrap();
         assert!(!text.contains(&a));
         assert!(text.contains(&project.project_id));
+    }
+
+    /// Markdown of about `bytes` bytes, in short lines.
+    fn markdown_of(bytes: usize) -> String {
+        "- a note of some length for the store\n".repeat(bytes / 38 + 1)
+    }
+
+    #[test]
+    fn a_write_that_would_pass_the_size_cap_is_refused_and_the_store_stays_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = activate(dir.path()).unwrap();
+        let policy = GuardPolicy::default();
+        let path = dir.path().join(".infinity/memories.json");
+        let small = project.store(&policy, "Small", "rules", "keep me").unwrap();
+        let half = markdown_of(MAX_STORE_BYTES / 2 + 4096);
+        project.store(&policy, "Half", "analysis", &half).unwrap();
+        let before = fs::read(&path).unwrap();
+
+        let refused = project
+            .store(&policy, "Half again", "analysis", &half)
+            .unwrap_err();
+        assert_eq!(refused.code(), "storage_error");
+        let InfinityError::TooLarge(too_large) = &refused else {
+            panic!("not refused for its size: {refused}");
+        };
+        assert!(too_large.bytes > MAX_STORE_BYTES as u64 && !too_large.at_least);
+        assert!(
+            refused.to_string().contains("; the limit is 16 MiB"),
+            "{refused}"
+        );
+
+        let refused = project.update(&policy, &small, &half, None).unwrap_err();
+        assert_eq!(refused.code(), "storage_error", "{refused}");
+        assert!(matches!(refused, InfinityError::TooLarge(_)), "{refused}");
+
+        assert_eq!(fs::read(&path).unwrap(), before, "the store changed");
+        assert_eq!(project.list(None).unwrap().len(), 2);
+        assert_eq!(project.get(&small).unwrap().content, "keep me");
+        // A change that fits is still written.
+        project.update(&policy, &small, "kept", None).unwrap();
+        assert_eq!(project.get(&small).unwrap().content, "kept");
+    }
+
+    #[test]
+    fn a_memory_bigger_than_the_store_may_be_is_refused_before_it_is_scanned() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = activate(dir.path()).unwrap();
+        let policy = GuardPolicy::default();
+        let id = project.store(&policy, "Plan", "rules", "one").unwrap();
+        let path = dir.path().join(".infinity/memories.json");
+        let before = fs::read(&path).unwrap();
+        // It starts with a secret the guard refuses: the size check comes first.
+        let secret = "token: ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n";
+        assert_eq!(
+            project
+                .store(&policy, "Key", "rules", secret)
+                .unwrap_err()
+                .code(),
+            "secret_detected"
+        );
+        let huge = format!("{secret}{}", "x".repeat(50 * 1_000_000));
+        for refused in [
+            project
+                .store(&policy, "Huge", "analysis", &huge)
+                .unwrap_err(),
+            project.update(&policy, &id, &huge, None).unwrap_err(),
+        ] {
+            assert_eq!(refused.code(), "storage_error", "{refused}");
+            let InfinityError::TooLarge(too_large) = &refused else {
+                panic!("not refused for its size: {refused}");
+            };
+            assert!(too_large.at_least, "{refused}");
+        }
+        assert_eq!(fs::read(&path).unwrap(), before);
     }
 
     #[test]

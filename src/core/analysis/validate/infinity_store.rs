@@ -40,7 +40,8 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
         ));
         return;
     }
-    let text = match text::read_text(&store) {
+    // Read up to the limit mbank also writes to, so what it wrote it reads back.
+    let text = match text::read_text_limited(&store, infinity::store::MAX_STORE_BYTES as u64) {
         Ok(t) => t,
         Err(e) => {
             out.push(Finding::new(

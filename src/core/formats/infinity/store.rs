@@ -1,9 +1,113 @@
 //! The Infinity structured store (`.infinity/memories.json`, the Infinity store spec): parsing with
 //! line/column errors, schema checks, and content updates that keep id, type and title.
-//! A store over [`limits::JSON_STORE`] (16 MiB, 64 levels of nesting) is not parsed.
+//! A store over [`limits::JSON_STORE`] (16 MiB, 64 levels of nesting) is not parsed, and
+//! no change that would make it bigger than that is written ([`MAX_STORE_BYTES`]).
+//!
+//! Parsing is linear in the store's size: each memory's line comes from the byte offset
+//! its object starts at (one pass that borrows the memories array's elements from the
+//! text) looked up in a [`LineIndex`] built once, never from a search of the text per memory.
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::core::limits::{self, LimitExceeded};
+
+/// The largest store mbank reads, and so the largest it writes: the reader's
+/// [`limits::JSON_STORE`] size. A change whose store would pass it is refused before
+/// anything is written, so a store mbank wrote can always be read back.
+pub const MAX_STORE_BYTES: usize = limits::JSON_STORE.max_bytes;
+
+/// A change refused because the store it makes would pass [`MAX_STORE_BYTES`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreTooLarge {
+    /// The store's size after the change, in bytes (a lower bound when `at_least`).
+    pub bytes: u64,
+    /// True when only a lower bound was measured: the new memory alone passes the limit,
+    /// so the store was never built.
+    pub at_least: bool,
+}
+
+impl fmt::Display for StoreTooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let limit = MAX_STORE_BYTES as u64;
+        let (found_words, limit_words) = (
+            limits::size_in_words(self.bytes),
+            limits::size_in_words(limit),
+        );
+        let at_least = if self.at_least { "at least " } else { "" };
+        if found_words == limit_words {
+            write!(
+                f,
+                "the store would be {at_least}{} bytes; the limit is {limit_words} ({limit} bytes)",
+                self.bytes
+            )
+        } else {
+            write!(
+                f,
+                "the store would be {at_least}{found_words}; the limit is {limit_words}"
+            )
+        }
+    }
+}
+
+/// Why a store could not be changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreChangeError {
+    /// The store is not one mbank can change (malformed, or the memory is not in it).
+    Malformed(String),
+    /// The changed store would be bigger than the store may be.
+    TooLarge(StoreTooLarge),
+}
+
+impl fmt::Display for StoreChangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreChangeError::Malformed(message) => f.write_str(message),
+            StoreChangeError::TooLarge(too_large) => too_large.fmt(f),
+        }
+    }
+}
+
+impl From<String> for StoreChangeError {
+    fn from(message: String) -> Self {
+        StoreChangeError::Malformed(message)
+    }
+}
+
+impl From<&str> for StoreChangeError {
+    fn from(message: &str) -> Self {
+        StoreChangeError::Malformed(message.to_string())
+    }
+}
+
+/// Ok when a store of `bytes` bytes can be written (and read back).
+pub fn check_store_size(bytes: usize) -> Result<(), StoreTooLarge> {
+    if bytes > MAX_STORE_BYTES {
+        Err(StoreTooLarge {
+            bytes: bytes as u64,
+            at_least: false,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses a new memory (or new content) whose own text already passes the limit,
+/// before any work in proportion to its size (secret scan, parse, serialisation).
+pub fn check_memory_size(title: &str, content: &str) -> Result<(), StoreTooLarge> {
+    let bytes = title.len().saturating_add(content.len());
+    if bytes > MAX_STORE_BYTES {
+        Err(StoreTooLarge {
+            bytes: bytes as u64,
+            at_least: true,
+        })
+    } else {
+        Ok(())
+    }
+}
 
 /// The memory types the reference implementation accepts.
 pub const MEMORY_TYPES: [&str; 8] = [
@@ -76,11 +180,75 @@ fn within_limits(text: &str) -> Result<(), JsonSyntaxError> {
     })
 }
 
-fn line_of_id(text: &str, id: &str) -> usize {
-    let needle = format!("\"{id}\"");
-    text.find(&needle)
-        .map(|at| text[..at].matches('\n').count() + 1)
-        .unwrap_or(1)
+/// The byte offset each line of a text starts at, built in one pass; the line of any
+/// offset is then a binary search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let breaks = text
+            .bytes()
+            .enumerate()
+            .filter(|&(_, byte)| byte == b'\n')
+            .map(|(at, _)| at + 1);
+        LineIndex {
+            starts: std::iter::once(0).chain(breaks).collect(),
+        }
+    }
+
+    /// The 1-based line holding byte `offset` (the last line for offsets past the end).
+    pub fn line_of(&self, offset: usize) -> usize {
+        // `starts[0]` is 0, so at least one start is at or before any offset.
+        self.starts.partition_point(|&start| start <= offset)
+    }
+}
+
+/// The elements of the root object's `memories` array, borrowed from the text (the last
+/// `memories` key wins, as in `serde_json::Value`); `None` when there is no such array.
+struct RawMemories<'a>(Option<Vec<&'a RawValue>>);
+
+impl<'de> Deserialize<'de> for RawMemories<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RootVisitor;
+        impl<'de> Visitor<'de> for RootVisitor {
+            type Value = RawMemories<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut memories = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "memories" {
+                        let raw: &'de RawValue = map.next_value()?;
+                        memories = serde_json::from_str::<Vec<&'de RawValue>>(raw.get()).ok();
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(RawMemories(memories))
+            }
+        }
+        deserializer.deserialize_map(RootVisitor)
+    }
+}
+
+/// The byte offset at which each element of the root's `memories` array starts, in
+/// order; empty when the text has no such array. One pass over the text.
+pub fn memory_offsets(text: &str) -> Vec<usize> {
+    let base = text.as_ptr() as usize;
+    match serde_json::from_str::<RawMemories<'_>>(text) {
+        Ok(RawMemories(Some(elements))) => elements
+            .iter()
+            // Every element is a slice of `text`, so its address lies within it.
+            .filter_map(|raw| (raw.get().as_ptr() as usize).checked_sub(base))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn string_field(object: &Map<String, Value>, key: &str) -> Option<String> {
@@ -120,21 +288,27 @@ pub fn parse_store(text: &str) -> Result<(InfinityStore, Vec<SchemaIssue>), Json
         });
         return Ok((store, issues));
     };
+    // Lines of the memories, from one pass for the offsets and one for the line starts.
+    let offsets = memory_offsets(text);
+    let offsets = (offsets.len() == memories.len()).then_some(offsets);
+    let line_index = LineIndex::new(text);
+    let line_of_memory = |index: usize| {
+        offsets
+            .as_ref()
+            .and_then(|offsets| offsets.get(index))
+            .map_or(1, |&offset| line_index.line_of(offset))
+    };
     let mut seen_ids = std::collections::HashSet::new();
     for (index, entry) in memories.iter().enumerate() {
+        let line = line_of_memory(index);
         let Some(object) = entry.as_object() else {
             issues.push(SchemaIssue {
-                line: 1,
+                line,
                 message: format!("memories[{index}] is not an object"),
             });
             continue;
         };
         let id = string_field(object, "id").unwrap_or_default();
-        let line = if id.is_empty() {
-            1
-        } else {
-            line_of_id(text, &id)
-        };
         let mut problem = |message: String| issues.push(SchemaIssue { line, message });
         if id.is_empty() {
             problem(format!("memories[{index}] has no string \"id\""));
@@ -188,12 +362,23 @@ pub fn parse_store(text: &str) -> Result<(InfinityStore, Vec<SchemaIssue>), Json
 
 /// Returns the store text with one memory's content replaced and `updated_at` set; id,
 /// type and title are never touched (the Infinity store spec). Key order and other fields stay.
+/// A store that would pass [`MAX_STORE_BYTES`] is refused.
 pub fn replace_content(
     text: &str,
     id: &str,
     content: &str,
     now_rfc3339: &str,
 ) -> Result<String, String> {
+    change_content(text, id, content, now_rfc3339).map_err(|e| e.to_string())
+}
+
+/// [`replace_content`], telling a store that would be too big from other failures.
+pub fn change_content(
+    text: &str,
+    id: &str,
+    content: &str,
+    now_rfc3339: &str,
+) -> Result<String, StoreChangeError> {
     within_limits(text).map_err(|e| e.to_string())?;
     let mut value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let memories = value
@@ -207,9 +392,7 @@ pub fn replace_content(
         .ok_or_else(|| format!("memory {id} not found"))?;
     memory.insert("content".into(), Value::String(content.to_string()));
     memory.insert("updated_at".into(), Value::String(now_rfc3339.to_string()));
-    let mut out = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-    out.push('\n');
-    Ok(out)
+    to_store_text(&value)
 }
 
 #[cfg(test)]
@@ -278,6 +461,145 @@ mod tests {
     }
 
     #[test]
+    fn line_index_gives_every_offset_its_line() {
+        let text = "ab\ncd\n\nlast";
+        let index = LineIndex::new(text);
+        let lines: Vec<usize> = (0..text.len()).map(|at| index.line_of(at)).collect();
+        // a b \n c d \n \n l a s t
+        assert_eq!(lines, [1, 1, 1, 2, 2, 2, 3, 4, 4, 4, 4]);
+        assert_eq!(index.line_of(text.len() + 10), 4);
+        assert_eq!(LineIndex::new("").line_of(0), 1);
+    }
+
+    #[test]
+    fn memory_offsets_point_at_each_element_of_the_root_memories_array() {
+        let text = "{\"memories\": [1, \"memories\"], \"x\": {\"memories\": [2]},\n \
+                    \"memor\\u0069es\": [ {\"memories\": []},\n  7 ,\"s\"]}";
+        let offsets = memory_offsets(text);
+        let at: Vec<&str> = offsets.iter().map(|&o| &text[o..o + 3]).collect();
+        // The last `memories` key (spelt with an escape) wins, as in serde_json's Value;
+        // arrays of that name elsewhere do not count.
+        assert_eq!(at, ["{\"m", "7 ,", "\"s\""]);
+        assert!(memory_offsets("[1, 2]").is_empty());
+        assert!(memory_offsets("{\"memories\": 5}").is_empty());
+        assert!(memory_offsets("{\"memories\": [").is_empty());
+    }
+
+    /// `n` memories, each on its own lines, each naming the next one's id in a field of
+    /// its own (so a search of the text for an id finds the memory before it first), and
+    /// each memory's expected line.
+    fn big_store(n: usize) -> (String, Vec<usize>) {
+        let mut text = String::from("{\n  \"project_id\": \"p\",\n  \"memories\": [\n");
+        let mut lines = Vec::with_capacity(n);
+        let mut line = 4;
+        for i in 0..n {
+            lines.push(line);
+            let next = (i + 1) % n;
+            text.push_str(&format!(
+                "    {{\n      \"id\": \"m-{i}\",\n      \"title\": \"Memory {i}\",\n      \
+                 \"type\": \"design_doc\",\n      \"content\": \"see below\\n\", \"next\": \"m-{next}\",\n      \
+                 \"created_at\": \"2026-01-01T00:00:00Z\"\n    }}{}\n",
+                if i + 1 == n { "" } else { "," }
+            ));
+            line += 7;
+        }
+        text.push_str("  ]\n}\n");
+        (text, lines)
+    }
+
+    #[test]
+    fn a_large_store_parses_with_every_memory_on_the_line_its_object_starts() {
+        let (text, lines) = big_store(20_000);
+        let (store, issues) = parse_store(&text).unwrap();
+        assert!(issues.is_empty(), "{:?}", &issues[..issues.len().min(3)]);
+        assert_eq!(store.memories.len(), 20_000);
+        for (i, (memory, line)) in store.memories.iter().zip(&lines).enumerate() {
+            assert_eq!(memory.id, format!("m-{i}"));
+            assert_eq!(memory.line, *line, "memory m-{i}");
+        }
+        // The line index holds one start per line, no more: each lookup is a binary search.
+        assert_eq!(
+            LineIndex::new(&text).starts.len(),
+            text.matches('\n').count() + 1
+        );
+    }
+
+    #[test]
+    fn schema_issues_of_a_repeated_id_point_at_the_repeat() {
+        let text = "{\"project_id\": \"p\", \"memories\": [\n\
+                    {\"id\": \"a\", \"title\": \"A\", \"type\": \"rules\", \"content\": \"\", \
+                    \"created_at\": \"2025-01-01T00:00:00Z\"},\n\
+                    {\"id\": \"a\", \"title\": \"\", \"type\": \"rules\", \"content\": \"\", \
+                    \"created_at\": \"2025-01-01T00:00:00Z\"},\n\
+                    42]}";
+        let (store, issues) = parse_store(text).unwrap();
+        assert_eq!(
+            store.memories.iter().map(|m| m.line).collect::<Vec<_>>(),
+            [2, 3]
+        );
+        let issues: Vec<(usize, &str)> = issues
+            .iter()
+            .map(|i| (i.line, i.message.as_str()))
+            .collect();
+        assert_eq!(
+            issues,
+            [
+                (3, "duplicate memory id a"),
+                (3, "memory \"a\" has an empty or missing \"title\""),
+                (4, "memories[2] is not an object"),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_size_cap_is_the_limit_the_reader_accepts() {
+        assert_eq!(MAX_STORE_BYTES, limits::JSON_STORE.max_bytes);
+        assert!(check_store_size(MAX_STORE_BYTES).is_ok());
+        let over = check_store_size(MAX_STORE_BYTES + 1).unwrap_err();
+        assert_eq!(
+            over.to_string(),
+            format!(
+                "the store would be {} bytes; the limit is 16 MiB ({MAX_STORE_BYTES} bytes)",
+                MAX_STORE_BYTES + 1
+            )
+        );
+        let big = check_store_size(MAX_STORE_BYTES + 1024 * 1024 + 1024 * 1024 / 2).unwrap_err();
+        assert_eq!(
+            big.to_string(),
+            "the store would be 17.5 MiB; the limit is 16 MiB"
+        );
+        let alone = check_memory_size("t", &"x".repeat(50 * 1_000_000)).unwrap_err();
+        assert_eq!(
+            alone.to_string(),
+            "the store would be at least 47.6 MiB; the limit is 16 MiB"
+        );
+        assert!(check_memory_size("t", "x").is_ok());
+        // Every change is capped, the TUI's and the agents' alike.
+        let half = "x".repeat(MAX_STORE_BYTES / 2 + 1);
+        let grown = replace_content(STORE, "a", &format!("{half}{half}"), "t").unwrap_err();
+        assert!(grown.contains("; the limit is 16 MiB"), "{grown}");
+        let memory = NewMemory {
+            id: "c",
+            title: "C",
+            kind: "rules",
+            content: &half,
+            created_at: "2026-01-01T00:00:00Z",
+        };
+        let one = add_memory(Some(STORE), "p", &memory).unwrap();
+        assert!(matches!(
+            add_memory(Some(&one), "p", &NewMemory { id: "d", ..memory }),
+            Err(StoreChangeError::TooLarge(StoreTooLarge {
+                at_least: false,
+                ..
+            }))
+        ));
+        // What the reader refuses, the writer never writes.
+        let text = format!("{{\"project_id\": \"{}\"}}", "x".repeat(MAX_STORE_BYTES));
+        assert!(check_store_size(text.len()).is_err());
+        assert!(parse_store(&text).unwrap_err().limit.is_some());
+    }
+
+    #[test]
     fn replace_content_keeps_identity() {
         let out = replace_content(STORE, "a", "new", "2025-02-02T00:00:00Z").unwrap();
         let (store, _) = parse_store(&out).unwrap();
@@ -306,9 +628,11 @@ pub struct NewMemory<'a> {
     pub created_at: &'a str,
 }
 
-fn to_store_text(value: &Value) -> Result<String, String> {
+/// The store's text as mbank writes it, refused when it is bigger than the store may be.
+fn to_store_text(value: &Value) -> Result<String, StoreChangeError> {
     let mut out = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     out.push('\n');
+    check_store_size(out.len()).map_err(StoreChangeError::TooLarge)?;
     Ok(out)
 }
 
@@ -318,7 +642,7 @@ pub fn add_memory(
     text: Option<&str>,
     project_id: &str,
     memory: &NewMemory,
-) -> Result<String, String> {
+) -> Result<String, StoreChangeError> {
     let mut value: Value = match text {
         Some(text) => serde_json::from_str(text).map_err(|e| e.to_string())?,
         None => serde_json::json!({ "project_id": project_id, "memories": [] }),
@@ -345,7 +669,7 @@ pub fn add_memory(
 }
 
 /// The store without memory `id`; `Ok(None)` when no memory has that id.
-pub fn remove_memory(text: &str, id: &str) -> Result<Option<String>, String> {
+pub fn remove_memory(text: &str, id: &str) -> Result<Option<String>, StoreChangeError> {
     let mut value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let memories = value
         .get_mut("memories")
