@@ -28,7 +28,7 @@ fn start_mbank(dir: &Path) -> (std::process::Child, String) {
     )
     .unwrap();
     let log = dir.join("requests.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mbank"))
+    let mut child = Command::new(mbank_binary())
         .arg("--root")
         .arg(dir.join("banks"))
         .arg("--config")
@@ -171,4 +171,10 @@ fn main() {
         if rate >= 1000.0 { "met" } else { "MISSED" },
         rate / peer_rate.max(1e-9)
     );
+}
+
+/// The binary under test: this build's, or another one named by `MBANK_BIN` (an older
+/// build, to compare two versions with the same client).
+fn mbank_binary() -> std::ffi::OsString {
+    std::env::var_os("MBANK_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_mbank").into())
 }

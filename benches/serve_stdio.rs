@@ -62,7 +62,7 @@ fn main() {
         .build()
         .unwrap();
     let mcp = runtime.block_on(async {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mbank"));
+        let mut command = tokio::process::Command::new(mbank_binary());
         command
             .arg("--root")
             .arg(&root)
@@ -141,4 +141,10 @@ fn main() {
         },
         floor_p50.as_secs_f64() * 1e3
     );
+}
+
+/// The binary under test: this build's, or another one named by `MBANK_BIN` (an older
+/// build, to compare two versions with the same client).
+fn mbank_binary() -> std::ffi::OsString {
+    std::env::var_os("MBANK_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_mbank").into())
 }

@@ -8,13 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::core::error::CoreError;
 use crate::core::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError, StoreTooLarge,
 };
 use crate::core::guard::{self, GuardPolicy, Refusal, TextPart};
 use crate::core::lock;
-use crate::core::text;
 use crate::core::write::{self, Expected};
 
 /// The errors of the Infinity store spec (plus the guard's refusals), by their `error` code.
@@ -128,6 +126,10 @@ pub struct InfinityProject {
     pub project_id: String,
 }
 
+/// The store and the project's id, relative to the project folder.
+const STORE: &str = ".infinity/memories.json";
+const PROJECT_ID: &str = ".infinity/project_id";
+
 fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
@@ -177,7 +179,10 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
     let _lock = lock::for_folder(&dir).map_err(storage)?;
     let id_path = dir.join("project_id");
     if must_be_real(&id_path, false).map_err(InfinityError::Storage)? {
-        let text = text::read_text_limited(&id_path, 4096).map_err(storage)?;
+        let text = write::read_text_beneath(project_dir, Path::new(PROJECT_ID))
+            .map_err(storage)?
+            .map(|read| read.text)
+            .unwrap_or_default();
         let project_id = valid_project_id(&text).ok_or_else(|| {
             storage(format!(
                 "{} does not hold a project id; remove it to start a new project",
@@ -189,16 +194,22 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
     // A store without its id file keeps the id it names.
     let store_path = dir.join("memories.json");
     let from_store = match must_be_real(&store_path, false) {
-        Ok(true) => text::read_text(&store_path)
+        Ok(true) => write::read_text_beneath(project_dir, Path::new(STORE))
             .ok()
-            .and_then(|t| store::parse_store(&t).ok())
+            .flatten()
+            .and_then(|read| store::parse_store(&read.text).ok())
             .and_then(|(s, _)| s.project_id)
             .and_then(|id| valid_project_id(&id)),
         _ => None,
     };
     let project_id = from_store.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    write::write_guarded(&id_path, &format!("{project_id}\n"), Expected::Missing)
-        .map_err(|e| InfinityError::CannotCreateProjectDir(e.to_string()))?;
+    write::write_beneath(
+        project_dir,
+        Path::new(PROJECT_ID),
+        &format!("{project_id}\n"),
+        Expected::Missing,
+    )
+    .map_err(|e| InfinityError::CannotCreateProjectDir(e.to_string()))?;
     Ok(InfinityProject { dir, project_id })
 }
 
@@ -207,18 +218,22 @@ impl InfinityProject {
         self.dir.join("memories.json")
     }
 
+    /// The project folder: every read and write of the store starts from it and opens
+    /// `.infinity/` and the file below it with no symlink followed.
+    fn project_dir(&self) -> &Path {
+        self.dir.parent().unwrap_or(Path::new("."))
+    }
+
     /// The store's text, `None` before the first memory.
     fn read_store(&self) -> Result<Option<String>, InfinityError> {
-        let path = self.store_path();
-        if !must_be_real(&path, false).map_err(InfinityError::Storage)? {
-            return Ok(None);
-        }
-        match text::read_text_limited(&path, MAX_STORE_BYTES as u64) {
-            Ok(text) => Ok(Some(text)),
-            Err(CoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
-                Ok(None)
-            }
-            Err(e) => Err(storage(e)),
+        let read =
+            write::read_text_beneath(self.project_dir(), Path::new(STORE)).map_err(storage)?;
+        match read {
+            Some(read) if read.text.len() > MAX_STORE_BYTES => Err(storage(format!(
+                "the store holds {} bytes, more than the {MAX_STORE_BYTES} mbank reads",
+                read.text.len()
+            ))),
+            read => Ok(read.map(|read| read.text)),
         }
     }
 
@@ -243,7 +258,7 @@ impl InfinityProject {
 
     fn write_store(&self, old: Option<&str>, new: &str) -> Result<(), InfinityError> {
         let expected = old.map_or(Expected::Missing, Expected::text);
-        write::write_guarded(&self.store_path(), new, expected)
+        write::write_beneath(self.project_dir(), Path::new(STORE), new, expected)
             .map(|_| ())
             .map_err(storage)
     }
@@ -380,6 +395,39 @@ mod tests {
         assert_eq!(stored.trim(), first.project_id);
         let second = activate(dir.path()).unwrap();
         assert_eq!(second.project_id, first.project_id);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_or_store_folder_swapped_for_a_link_after_activation_is_neither_read_nor_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir(&outside).unwrap();
+        let outside_store = outside.join("memories.json");
+        let planted = r#"{"memories":[{"id":"x","title":"planted","type":"note","content":"outside","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}]}"#;
+        fs::write(&outside_store, planted).unwrap();
+        let project_dir = dir.path().join("p");
+        fs::create_dir(&project_dir).unwrap();
+        let project = activate(&project_dir).unwrap();
+        let policy = GuardPolicy::default();
+        project
+            .store(&policy, "first", "design_doc", "inside")
+            .unwrap();
+        let store = project_dir.join(".infinity/memories.json");
+        // The store itself replaced by a link out of the project.
+        fs::remove_file(&store).unwrap();
+        std::os::unix::fs::symlink(&outside_store, &store).unwrap();
+        assert_eq!(project.list(None).unwrap_err().code(), "storage_error");
+        assert!(project.store(&policy, "second", "design_doc", "x").is_err());
+        // The whole folder exchanged for a linked one, after activation.
+        fs::remove_file(&store).unwrap();
+        let infinity = project_dir.join(".infinity");
+        fs::rename(&infinity, dir.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(&outside, &infinity).unwrap();
+        assert_eq!(project.list(None).unwrap_err().code(), "storage_error");
+        assert!(project.store(&policy, "third", "design_doc", "x").is_err());
+        assert_eq!(fs::read_to_string(&outside_store).unwrap(), planted);
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
     }
 
     #[cfg(unix)]
