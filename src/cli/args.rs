@@ -149,7 +149,7 @@ pub enum Command {
         #[arg(long, conflicts_with = "json")]
         mark_reviewed: bool,
     },
-    /// Exactly what an agent loads at session start, per bank, with the token total
+    /// Exactly what each agent loads at session start, per bank, with each session's token total
     Context {
         path: Option<PathBuf>,
         #[arg(long)]
@@ -164,6 +164,10 @@ pub enum Command {
         /// default: the format's default mode, code)
         #[arg(long, value_name = "NAME")]
         mode: Option<String>,
+        /// Only this agent's session start (claude-code, codex, gemini, cline, roo, kilo,
+        /// cursor, copilot, windsurf, kiro); without it, each agent's session is shown apart
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
         /// Leave out the user-level layer (~/.claude/CLAUDE.md, ~/.claude/rules/,
         /// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md): the project's files only
         #[arg(long)]

@@ -193,7 +193,7 @@ fn context_loads_a_file_once_and_shows_every_way_it_is_reached() {
     let json = context.json();
     let tokens = sandbox.run(&["tokens", s(&project), "--json"]).json();
     assert_eq!(
-        json["projects"][0]["total_tokens"], tokens["totals"]["loaded_tokens"],
+        json["projects"][0]["sessions"][0]["total_tokens"], tokens["totals"]["loaded_tokens"],
         "{json:#}"
     );
     let pieces: Vec<&Value> = json["projects"][0]["banks"]

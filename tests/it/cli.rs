@@ -794,7 +794,12 @@ fn context_shows_what_loads_in_read_order() {
         .iter()
         .map(|b| b["total_tokens"].as_u64().unwrap())
         .sum();
-    assert_eq!(project["total_tokens"], sum);
+    // CLAUDE.md and ConKeeper both load in Claude Code's session: one session, the sum.
+    let sessions = project["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions[0]["agent"], "claude-code");
+    assert_eq!(sessions[0]["total_tokens"], sum);
+    assert!(project.get("total_tokens").is_none());
     for bank in banks {
         let pieces_sum: u64 = bank["pieces"]
             .as_array()

@@ -349,7 +349,7 @@ fn the_active_modes_rule_files_load_at_start_and_context_mode_picks_another() {
         .json();
     assert_eq!(
         list["projects"][0]["loaded_tokens"].as_u64(),
-        context["projects"][0]["total_tokens"].as_u64()
+        context["projects"][0]["sessions"][0]["total_tokens"].as_u64()
     );
 }
 

@@ -7,6 +7,7 @@ mod bad_input;
 mod check_git_batching;
 mod cli;
 mod cli_agent_layers;
+mod cli_context_agents;
 mod cli_init;
 mod cli_leftovers_and_errors;
 mod cli_paths;

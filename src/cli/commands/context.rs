@@ -1,5 +1,7 @@
-//! `mbank context [PATH]`: exactly what an agent loads at session start for each bank, in
-//! read order, imports expanded, cut-offs applied, private blocks removed, with totals.
+//! `mbank context [PATH]`: exactly what each agent loads at session start, bank by bank,
+//! in read order, imports expanded, cut-offs applied, private blocks removed. Each agent's
+//! session is shown apart with its own total (`--agent NAME`: one agent's only); no
+//! total adds up several agents' loads, since no agent loads them together.
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::{Result, eyre};
@@ -7,7 +9,8 @@ use serde::Serialize;
 
 use crate::cli::style::{eprintln, line, print_text, println, thousands};
 use crate::cli::{Context, EXIT_ERROR, json};
-use crate::core::analysis::context::{self, BankContext};
+use crate::core::analysis::context::{self, AgentSession, BankContext};
+use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::modes;
 use crate::core::model::{Bank, Format};
 use crate::core::scan::bank;
@@ -23,12 +26,44 @@ struct ContextOutput {
     projects: Vec<ProjectContext>,
 }
 
+/// One project: its banks as a whole (each file once) and each agent's session start.
+/// There is no project total: it would add up loads of agents that never share a session.
 #[derive(Serialize)]
 struct ProjectContext {
     name: String,
     path: PathBuf,
+    /// Every bank shown (with `--agent`: that agent's), each file loaded once.
     banks: Vec<BankContext>,
-    total_tokens: usize,
+    /// Each agent that loads anything here, with only what it loads and its own total
+    /// (with `--agent`: that agent's session, even when empty).
+    sessions: Vec<AgentSession>,
+}
+
+/// Why `--agent NAME` cannot be shown: no such agent.
+#[derive(Serialize)]
+struct UnknownAgent {
+    code: &'static str,
+    message: String,
+    agent: String,
+    agents: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+struct UnknownAgentOutput<'a> {
+    schema: &'static str,
+    error: &'a UnknownAgent,
+}
+
+/// What `mbank context` was asked.
+pub struct Request<'a> {
+    pub path: Option<&'a Path>,
+    pub as_json: bool,
+    /// `--bank`: only this format.
+    pub only: Option<&'a str>,
+    pub summary: bool,
+    pub mode: Option<&'a str>,
+    pub agent: Option<&'a str>,
+    pub include_user_files: bool,
 }
 
 /// Why `--mode NAME` cannot be shown: no project scanned has that mode.
@@ -80,20 +115,44 @@ fn unknown_mode(mode: &str, projects: &[Vec<Bank>]) -> Option<UnknownMode> {
     })
 }
 
-pub fn run(
-    context: &Context,
-    path: Option<&Path>,
-    as_json: bool,
-    only: Option<&str>,
-    summary: bool,
-    mode: Option<&str>,
-    include_user_files: bool,
-) -> Result<u8> {
+pub fn run(context: &Context, request: &Request) -> Result<u8> {
+    let Request {
+        path,
+        as_json,
+        only,
+        summary,
+        mode,
+        agent,
+        include_user_files,
+    } = *request;
     let only = match only {
         Some(id) => Some(Format::from_id(id).ok_or_else(|| {
             let known: Vec<&str> = Format::ALL.iter().map(|f| f.id()).collect();
             eyre!("unknown bank format {id:?}; one of {}", known.join(", "))
         })?),
+        None => None,
+    };
+    let agent = match agent {
+        Some(id) => match Agent::from_id(id) {
+            Some(agent) => Some(agent),
+            None => {
+                let agents: Vec<&str> = Agent::ALL.iter().map(|a| a.id()).collect();
+                let unknown = UnknownAgent {
+                    code: "unknown-agent",
+                    message: format!("unknown agent {id:?}; one of {}", agents.join(", ")),
+                    agent: id.to_string(),
+                    agents,
+                };
+                if as_json {
+                    json::print(&UnknownAgentOutput {
+                        schema: "mbank.context/1",
+                        error: &unknown,
+                    })?;
+                }
+                eprintln(format!("mbank: {}", unknown.message));
+                return Ok(EXIT_ERROR);
+            }
+        },
         None => None,
     };
     let options = context::ContextOptions {
@@ -122,14 +181,22 @@ pub fn run(
             .iter()
             .filter(|b| only.is_none_or(|f| f == b.format))
             .collect();
-        let banks: Vec<BankContext> =
-            context::project_context(&project, &chosen, &count, &options, mode);
-        let total_tokens = banks.iter().map(|b| b.total_tokens).sum();
+        let (banks, sessions) = match agent {
+            Some(agent) => {
+                let session =
+                    context::agent_session(&project, &chosen, agent, &count, &options, mode);
+                (session.banks.clone(), vec![session])
+            }
+            None => (
+                context::project_context(&project, &chosen, &count, &options, mode),
+                context::agent_sessions(&project, &chosen, &count, &options, mode),
+            ),
+        };
         projects.push(ProjectContext {
             name: project.name.clone(),
             path: project.path.clone(),
             banks,
-            total_tokens,
+            sessions,
         });
     }
     if as_json {
@@ -142,114 +209,145 @@ pub fn run(
         return Ok(0);
     }
     let style = &context.style;
+    let print_bank = |bank: &BankContext| print_bank(context, bank, summary);
     for project in &projects {
         println(style.bold(format!("═══ {} ═══", project.name)));
-        for bank in &project.banks {
-            println(line![
-                style.cyan(format!("▌ {}", bank.format.label())),
-                " ",
-                style.dim(&bank.root)
-            ]);
-            for piece in &bank.pieces {
-                let via = if piece.via.is_empty() {
-                    String::new()
-                } else {
-                    let chain: Vec<String> = piece
-                        .via
-                        .iter()
-                        .map(|p| {
-                            p.file_name()
-                                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-                        })
-                        .collect();
-                    format!(" (imported via {})", chain.join(" → "))
-                };
-                let level = match piece.scope {
-                    context::Scope::User => " [user-level]",
-                    context::Scope::Ancestor => " [ancestor]",
-                    context::Scope::Project => "",
-                };
-                if summary {
-                    println(line![
-                        "   ",
-                        format!("{}{level}{via}", piece.display),
-                        style.dim(format!(" · {} tokens", thousands(piece.tokens as u64)))
-                    ]);
-                } else {
-                    println(style.bold(format!(
-                        "──── {}{level}{via} · {} tokens ────",
-                        piece.display,
-                        thousands(piece.tokens as u64)
-                    )));
-                    print_text(&piece.text);
-                    for note in &piece.notes {
-                        println(style.dim(format!("   note: {note}")));
-                    }
-                }
-                if piece.reached.len() > 1 {
-                    println(style.dim(format!(
-                        "   loaded once, reached {}: {}",
-                        counted_as(piece.reached.len(), "way", "ways"),
-                        piece.reached.join("; ")
-                    )));
-                }
-            }
-            for cut in &bank.cutoffs {
-                println(style.yellow(format!(
-                    "   cut off {}: {} — kept {} lines / {} bytes, dropped {} lines / {} bytes",
-                    cut.file.display(),
-                    cut.rule,
-                    cut.kept_lines,
-                    cut.kept_bytes,
-                    cut.dropped_lines,
-                    cut.dropped_bytes
-                )));
-            }
-            for skipped in &bank.skipped {
-                println(style.dim(format!(
-                    "   skipped {}: {}",
-                    skipped.file.display(),
-                    skipped.reason
-                )));
-            }
-            for later in &bank.deferred {
-                println(style.dim(format!(
-                    "   loads later ({}): {}",
-                    later.load.label(),
-                    later.display
-                )));
-            }
-            for finding in bank.findings.iter().chain(&bank.import_findings) {
-                println(line![
-                    "   ",
-                    style.status(finding.severity.id()),
-                    " ",
-                    &finding.message
-                ]);
-            }
-            for note in &bank.notes {
-                println(style.dim(format!("   {note}")));
+        if project.sessions.iter().all(|s| s.banks.is_empty()) && agent.is_some() {
+            let label = agent.map_or("", Agent::label);
+            println(style.dim(format!("{label} loads nothing from this project")));
+            println("");
+        }
+        for session in project.sessions.iter().filter(|s| !s.banks.is_empty()) {
+            println(style.bold(format!("▶ {} session start", session.label)));
+            println("");
+            for bank in &session.banks {
+                print_bank(bank);
             }
             println(line![
-                "   ",
-                style.bold("bank total:"),
+                style.bold(format!("{} total:", session.label)),
                 format!(
-                    " {} tokens ({})",
-                    thousands(bank.total_tokens as u64),
+                    " {} tokens at session start ({})",
+                    thousands(session.total_tokens as u64),
                     encoding.id()
                 )
             ]);
             println("");
         }
-        println(line![
-            style.bold(format!("{} total:", project.name)),
-            format!(
-                " {} tokens at session start ({})",
-                thousands(project.total_tokens as u64),
-                encoding.id()
-            )
-        ]);
-        println("");
+        // BEANS.md and Infinity: read through their own tools, in no agent's session.
+        let others: Vec<&BankContext> = project
+            .banks
+            .iter()
+            .filter(|b| agent.is_none() && !Agent::any_loads(b.format))
+            .collect();
+        if !others.is_empty() {
+            println(style.bold("▶ Read through their own tools, in no agent's session"));
+            println("");
+            for bank in others {
+                print_bank(bank);
+            }
+        }
     }
     Ok(0)
+}
+
+/// One bank's block: its pieces (text or, with `summary`, one line each), cut-offs,
+/// skipped and later files, findings, notes and the bank's total.
+fn print_bank(context: &Context, bank: &BankContext, summary: bool) {
+    let style = &context.style;
+    let encoding = context.encoding;
+    println(line![
+        style.cyan(format!("▌ {}", bank.format.label())),
+        " ",
+        style.dim(&bank.root)
+    ]);
+    for piece in &bank.pieces {
+        let via = if piece.via.is_empty() {
+            String::new()
+        } else {
+            let chain: Vec<String> = piece
+                .via
+                .iter()
+                .map(|p| {
+                    p.file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                })
+                .collect();
+            format!(" (imported via {})", chain.join(" → "))
+        };
+        let level = match piece.scope {
+            context::Scope::User => " [user-level]",
+            context::Scope::Ancestor => " [ancestor]",
+            context::Scope::Project => "",
+        };
+        if summary {
+            println(line![
+                "   ",
+                format!("{}{level}{via}", piece.display),
+                style.dim(format!(" · {} tokens", thousands(piece.tokens as u64)))
+            ]);
+        } else {
+            println(style.bold(format!(
+                "──── {}{level}{via} · {} tokens ────",
+                piece.display,
+                thousands(piece.tokens as u64)
+            )));
+            print_text(&piece.text);
+            for note in &piece.notes {
+                println(style.dim(format!("   note: {note}")));
+            }
+        }
+        if piece.reached.len() > 1 {
+            println(style.dim(format!(
+                "   loaded once, reached {}: {}",
+                counted_as(piece.reached.len(), "way", "ways"),
+                piece.reached.join("; ")
+            )));
+        }
+    }
+    for cut in &bank.cutoffs {
+        println(style.yellow(format!(
+            "   cut off {}: {} — kept {} lines / {} bytes, dropped {} lines / {} bytes",
+            cut.file.display(),
+            cut.rule,
+            cut.kept_lines,
+            cut.kept_bytes,
+            cut.dropped_lines,
+            cut.dropped_bytes
+        )));
+    }
+    for skipped in &bank.skipped {
+        println(style.dim(format!(
+            "   skipped {}: {}",
+            skipped.file.display(),
+            skipped.reason
+        )));
+    }
+    for later in &bank.deferred {
+        println(style.dim(format!(
+            "   loads later ({}): {}",
+            later.load.label(),
+            later.display
+        )));
+    }
+    for finding in bank.findings.iter().chain(&bank.import_findings) {
+        println(line![
+            "   ",
+            style.status(finding.severity.id()),
+            " ",
+            &finding.message
+        ]);
+    }
+    for note in &bank.notes {
+        println(style.dim(format!("   {note}")));
+    }
+    println(line![
+        "   ",
+        style.bold("bank total:"),
+        format!(
+            " {} tokens ({})",
+            thousands(bank.total_tokens as u64),
+            encoding.id()
+        )
+    ]);
+    println("");
 }

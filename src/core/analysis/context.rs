@@ -14,6 +14,8 @@
 //! - Claude Code auto memory (its own bank, in the home folder): `MEMORY.md` loads only its
 //!   first 200 lines / 25 KB; topic files are read on demand. Read confined to the home folder.
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
+//! - Windsurf: each rule file stops at 12,000 characters, and the rules loaded together
+//!   stop at 12,000 characters combined ([`windsurf_kept_bytes`]).
 //! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
 //!
 //!
@@ -31,8 +33,9 @@ use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
+use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::modes;
-use crate::core::formats::{self, agents_md, claude_auto_memory, memory_bank_mcp};
+use crate::core::formats::{self, agents_md, claude_auto_memory, memory_bank_mcp, windsurf};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
 use crate::core::paths;
@@ -44,6 +47,10 @@ pub const AUTO_MEMORY_MAX_LINES: usize = claude_auto_memory::MAX_LINES as usize;
 pub const AUTO_MEMORY_MAX_BYTES: usize = claude_auto_memory::MAX_BYTES as usize;
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
 pub const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
+/// Windsurf reads this many characters of one rule file…
+pub const WINDSURF_RULE_FILE_MAX_CHARS: usize = windsurf::RULE_FILE_MAX_CHARS as usize;
+/// …and this many of the rules it loads together.
+pub const WINDSURF_RULES_TOTAL_MAX_CHARS: usize = windsurf::RULES_TOTAL_MAX_CHARS as usize;
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
 pub const CLAUDE_MD_WARN_CHARS: usize = 40_000;
 
@@ -190,6 +197,20 @@ fn cut_lines_and_bytes(text: &str, max_lines: usize, max_bytes: usize) -> usize 
         kept += line.len();
     }
     kept
+}
+
+/// How much of a Windsurf rule survives its cuts, in bytes, when `used` characters of
+/// rules were loaded before it: at most 12,000 characters of the file, and no more than
+/// what is left of the 12,000 characters rules loaded together share. Also says which
+/// cut bit: `true` when it is the shared one.
+pub fn windsurf_kept_bytes(text: &str, used: usize) -> (usize, bool) {
+    let room = WINDSURF_RULES_TOTAL_MAX_CHARS.saturating_sub(used);
+    let limit = room.min(WINDSURF_RULE_FILE_MAX_CHARS);
+    let kept = text
+        .char_indices()
+        .nth(limit)
+        .map_or(text.len(), |(at, _)| at);
+    (kept, room < WINDSURF_RULE_FILE_MAX_CHARS)
 }
 
 fn floor_char_boundary(text: &str, at: usize) -> usize {
@@ -349,6 +370,7 @@ struct Builder<'a> {
     count_tokens: &'a dyn Fn(&str) -> usize,
     expander: Option<Expander>,
     codex_bytes_used: usize,
+    windsurf_chars_used: usize,
     out: BankContext,
 }
 
@@ -552,6 +574,28 @@ impl Builder<'_> {
             }
             self.codex_bytes_used += text.len();
         }
+        if self.format == Format::Windsurf {
+            let (kept, shared) = windsurf_kept_bytes(&text, self.windsurf_chars_used);
+            if kept < text.len() {
+                let rule = if shared {
+                    "Windsurf: rules loaded together stop at 12,000 characters"
+                } else {
+                    "Windsurf: a rule file stops at 12,000 characters"
+                };
+                self.record_cut(file, rule, &text, kept);
+                if kept == 0 {
+                    self.skip(
+                        file,
+                        "the 12,000 characters Windsurf's rules share are already used up",
+                    );
+                    return;
+                }
+                let chars = text[..kept].chars().count();
+                notes.push(format!("cut after {chars} characters ({rule})"));
+                text.truncate(kept);
+            }
+            self.windsurf_chars_used += text.chars().count();
+        }
         if self.format == Format::ClaudeMd
             && file
                 .file_name()
@@ -709,6 +753,71 @@ pub fn project_context(
     contexts
 }
 
+/// One agent's session start in a project: the banks it loads, each holding only the
+/// files that agent reads, each file loaded once, and the session's own total. Agents
+/// never share a session, so there is no total across them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentSession {
+    pub agent: Agent,
+    pub label: &'static str,
+    pub banks: Vec<BankContext>,
+    pub total_tokens: usize,
+    pub total_bytes: usize,
+}
+
+/// The banks `agent` loads (see [`Agent::reads`]), each cut down to the files it reads;
+/// a bank none of whose files it reads is left out.
+pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank> {
+    banks
+        .iter()
+        .filter(|bank| agent.formats().contains(&bank.format))
+        .filter_map(|bank| {
+            let mut mine = (*bank).clone();
+            mine.files.retain(|file| {
+                let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
+                agent.reads(bank.format, rel)
+            });
+            (!mine.files.is_empty() || bank.files.is_empty()).then_some(mine)
+        })
+        .collect()
+}
+
+/// What `agent` loads at session start from `banks` of the project.
+pub fn agent_session(
+    project: &Project,
+    banks: &[&Bank],
+    agent: Agent,
+    count_tokens: &dyn Fn(&str) -> usize,
+    options: &ContextOptions,
+    mode: Option<&str>,
+) -> AgentSession {
+    let mine = agent_banks(project, banks, agent);
+    let mine: Vec<&Bank> = mine.iter().collect();
+    let banks = project_context(project, &mine, count_tokens, options, mode);
+    AgentSession {
+        agent,
+        label: agent.label(),
+        total_tokens: banks.iter().map(|b| b.total_tokens).sum(),
+        total_bytes: banks.iter().map(|b| b.total_bytes).sum(),
+        banks,
+    }
+}
+
+/// Every agent's session that loads from the project's `banks`, in [`Agent::ALL`] order.
+pub fn agent_sessions(
+    project: &Project,
+    banks: &[&Bank],
+    count_tokens: &dyn Fn(&str) -> usize,
+    options: &ContextOptions,
+    mode: Option<&str>,
+) -> Vec<AgentSession> {
+    Agent::ALL
+        .into_iter()
+        .map(|agent| agent_session(project, banks, agent, count_tokens, options, mode))
+        .filter(|session| !session.banks.is_empty())
+        .collect()
+}
+
 /// Keeps one piece per file across a project's banks (see [`project_context`]); the
 /// others leave their bank's totals and are listed as skipped, naming where the file loads.
 pub fn load_once(contexts: &mut [BankContext]) {
@@ -821,6 +930,7 @@ pub fn session_context_in_mode(
         count_tokens,
         expander,
         codex_bytes_used: 0,
+        windsurf_chars_used: 0,
         out: BankContext {
             format,
             root: bank.root.clone(),
@@ -1182,6 +1292,99 @@ mod tests {
         // 150 lines of 200 bytes: the 25 KB limit stops at 128 whole lines.
         assert_eq!(cut_lines_and_bytes(&lines, 200, 25 * 1024), 128 * 200);
         assert_eq!(floor_char_boundary("aé", 2), 1);
+    }
+
+    #[test]
+    fn windsurf_cuts_a_rule_at_12000_characters_and_rules_share_12000() {
+        // Characters, not bytes: "é" is two bytes.
+        let rule = "é".repeat(20_000);
+        assert_eq!(windsurf_kept_bytes(&rule, 0), (24_000, false));
+        assert_eq!(windsurf_kept_bytes("short", 0), (5, false));
+        // 9,000 characters already loaded leave 3,000 for the next rule.
+        assert_eq!(
+            windsurf_kept_bytes(&"a".repeat(5_000), 9_000),
+            (3_000, true)
+        );
+        assert_eq!(windsurf_kept_bytes("more", 12_000), (0, true));
+    }
+
+    #[test]
+    fn windsurf_session_counts_only_what_survives_both_cuts() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = dir.path().join(".windsurf/rules");
+        let body = |n: usize| format!("---\ntrigger: always_on\n---\n{}", "w ".repeat(n));
+        write(&rules.join("a.md"), &body(10_000));
+        write(&rules.join("b.md"), &body(5_000));
+        write(&rules.join("c.md"), &body(10));
+        let ctx = context_of(dir.path(), Format::Windsurf, None);
+        let chars: Vec<(&str, usize)> = ctx
+            .pieces
+            .iter()
+            .map(|p| (p.display.as_str(), p.text.chars().count()))
+            .collect();
+        // a.md: 12,000 of its 20,026; b.md and c.md: nothing left of the shared room.
+        assert_eq!(chars, vec![(".windsurf/rules/a.md", 12_000)]);
+        assert_eq!(ctx.cutoffs.len(), 3, "{:?}", ctx.cutoffs);
+        assert!(ctx.cutoffs[0].rule.contains("a rule file"));
+        assert!(ctx.cutoffs[1].rule.contains("loaded together"));
+        assert_eq!(ctx.skipped.len(), 2, "{:?}", ctx.skipped);
+        assert_eq!(ctx.total_tokens, words(&ctx.pieces[0].text));
+        assert!(ctx.pieces[0].notes[0].contains("cut after 12000 characters"));
+    }
+
+    #[test]
+    fn each_agent_session_holds_only_its_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("CLAUDE.md"), "# Claude\none two\n");
+        write(&dir.path().join("AGENTS.md"), "# Codex\nthree four five\n");
+        write(&dir.path().join(".clinerules"), "# Cline rule\n");
+        write(&dir.path().join(".roorules-code"), "# Roo code rule\n");
+        for name in ["projectbrief.md", "productContext.md", "systemPatterns.md"] {
+            write(&dir.path().join("memory-bank").join(name), "# Core\n");
+        }
+        write(
+            &dir.path().join("memory-bank/activeContext.md"),
+            "# Active\n",
+        );
+        write(
+            &dir.path().join(".cursor/memory-bank/progress.md"),
+            "# Cursor progress\n",
+        );
+        let project = discovery::project_at(dir.path(), "p".into()).unwrap();
+        let listed = bank::list_banks(&project);
+        let banks: Vec<&Bank> = listed.iter().collect();
+        let sessions = agent_sessions(&project, &banks, &words, &ContextOptions::default(), None);
+        let shown: Vec<(&str, Vec<&str>, usize)> = sessions
+            .iter()
+            .map(|s| {
+                let files = s
+                    .banks
+                    .iter()
+                    .flat_map(|b| b.pieces.iter().map(|p| p.display.as_str()))
+                    .collect();
+                (s.agent.id(), files, s.total_tokens)
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("claude-code", vec!["CLAUDE.md"], 4),
+                ("codex", vec!["AGENTS.md"], 5),
+                (
+                    "cline",
+                    vec![
+                        "memory-bank/projectbrief.md",
+                        "memory-bank/productContext.md",
+                        "memory-bank/systemPatterns.md",
+                        "memory-bank/activeContext.md",
+                        ".clinerules",
+                    ],
+                    11
+                ),
+                ("roo", vec![".clinerules", ".roorules-code"], 7),
+                ("cursor", vec![".cursor/memory-bank/progress.md"], 3),
+            ]
+        );
     }
 
     #[test]

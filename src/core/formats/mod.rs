@@ -16,6 +16,7 @@
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
 //! | `kilo_code.rs` | Kilo Code's rules, mode rules and the memory bank it keeps among them |
+//! | `agents.rs` | which agent loads which formats at its session start (`mbank context --agent`) |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
 //! # How to add a format
@@ -54,6 +55,7 @@ pub use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
 pub use names::{adr_number, is_adr_name, name_key, role_for_name};
 pub use roo_rules::mode_of_rule_file;
 
+pub mod agents;
 pub mod agents_md;
 pub mod beans_md;
 pub mod claude_auto_memory;
