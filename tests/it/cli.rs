@@ -42,11 +42,19 @@ fn cline_with_warning(project: &Path) {
 }
 
 /// A Cline bank missing its required brief: an error.
+/// Four of Cline's own file names prove a Cline bank; it lacks the brief and progress.
 fn cline_with_error(project: &Path) {
-    write(
-        &project.join("memory-bank/activeContext.md"),
-        "# Active\n\nWorking on the parser.\n",
-    );
+    for (name, heading) in [
+        ("activeContext.md", "Active"),
+        ("productContext.md", "Product"),
+        ("systemPatterns.md", "Patterns"),
+        ("techContext.md", "Tech"),
+    ] {
+        write(
+            &project.join("memory-bank").join(name),
+            &format!("# {heading}\n\nWorking on the parser.\n"),
+        );
+    }
 }
 
 fn s(path: &Path) -> &str {

@@ -70,6 +70,10 @@ pub struct BudgetCheck {
     pub status: BudgetStatus,
     /// The agent silently drops what is past the limit (rather than merely warning).
     pub cuts_off: bool,
+    /// Another format's rule, applied where the format documents none (see
+    /// [`Budget::borrowed`](crate::core::formats::Budget::borrowed)): over it is information.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub borrowed: bool,
 }
 
 impl BudgetCheck {
@@ -89,7 +93,12 @@ impl BudgetCheck {
             value,
             status: BudgetStatus::of(value, limit),
             cuts_off,
+            borrowed: false,
         }
+    }
+
+    fn borrowed_if(self, borrowed: bool) -> Self {
+        BudgetCheck { borrowed, ..self }
     }
 
     /// Share of the limit used, in percent (for gauges).
@@ -164,14 +173,17 @@ fn measure_budgets(
             continue;
         }
         if let Some(value) = measure.in_unit(budget.unit) {
-            checks.push(BudgetCheck::new(
-                budget.rule,
-                budget.source,
-                budget.unit,
-                budget.limit,
-                value,
-                budget.cuts_off,
-            ));
+            checks.push(
+                BudgetCheck::new(
+                    budget.rule,
+                    budget.source,
+                    budget.unit,
+                    budget.limit,
+                    value,
+                    budget.cuts_off,
+                )
+                .borrowed_if(budget.borrowed),
+            );
         }
     }
 }

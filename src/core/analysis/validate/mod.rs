@@ -103,7 +103,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
     if bank.reaches_outside(&bank.root) {
         return out;
     }
-    check_required(bank, &mut out);
+    check_required(project, bank, &mut out);
     if bank.format == Format::Infinity {
         check_infinity(bank, &mut out);
     }
