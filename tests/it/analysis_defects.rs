@@ -354,7 +354,8 @@ fn non_memory_files_in_a_bank_are_classified_and_left_out() {
     let secrets = by_code("secret-in-bank");
     assert_eq!(secrets.len(), 1);
     assert!(
-        secrets[0].starts_with("error memory-bank/.env looks like a secret"),
+        secrets[0]
+            .starts_with("error memory-bank/.env holds a password or key assignment (line 1)"),
         "{secrets:?}"
     );
     let foreign = by_code("foreign-in-bank");

@@ -42,10 +42,11 @@ fn cline_with_warning(project: &Path) {
 }
 
 /// A Cline bank missing its required brief: an error.
-/// Four of Cline's own file names prove a Cline bank; it lacks the brief and progress.
+/// Four of Cline's own file names prove a Cline bank; it lacks the brief.
 fn cline_with_error(project: &Path) {
     for (name, heading) in [
         ("activeContext.md", "Active"),
+        ("progress.md", "Progress"),
         ("productContext.md", "Product"),
         ("systemPatterns.md", "Patterns"),
         ("techContext.md", "Tech"),

@@ -940,7 +940,7 @@ fn grouped_budget_findings(
 /// "214 of 200 lines (rule; source)", saying when the rule is borrowed from another format.
 fn describe_budget(check: &BudgetCheck) -> String {
     let borrowed = if check.borrowed {
-        "; a borrowed rule: this format documents no such limit of its own"
+        "; a borrowed rule, so information only"
     } else {
         ""
     };

@@ -77,6 +77,7 @@ impl FormatRules for ConKeeper {
         }
         bank.files.iter().any(|f| {
             !f.is_virtual()
+                && f.path.parent() == Some(bank.root.as_path())
                 && f.size <= TAG_SCAN_MAX_BYTES
                 && names::is_markdown(&f.file_name())
                 && crate::core::text::read_text(&f.path)

@@ -106,10 +106,12 @@ pub trait FormatRules: Send + Sync {
     }
 
     /// Whether the bank's contents (not its folder's name) prove it is of this format:
-    /// only then is a missing required file an error. Folder names such as
-    /// `memory-bank/` or `.claude/memory/` are shared by many tools and prove nothing.
+    /// only then is a missing required file an error and a budget of the format more than
+    /// information. Folder names such as `memory-bank/` or `.claude/memory/` are shared by
+    /// many tools and prove nothing; a format found by files of its own (`CLAUDE.md`,
+    /// `.cursor/rules/`) is proven by them, the default.
     fn contents_prove_format(&self, _bank: &Bank) -> bool {
-        false
+        true
     }
 
     /// The mode a session starts in, for formats whose loading depends on a mode:

@@ -127,11 +127,11 @@ const LOOKALIKE_STEMS: [(Role, &[&str]); 7] = [
 ];
 
 /// Roles whose file can stand in for a missing one: a project summary (the brief) says
-/// why the project exists as a product context would, and the other way round.
+/// why the project exists as a product context would. Not the other way round: a product
+/// context leaves out the brief's requirements and scope.
 pub fn stand_in_roles(role: Role) -> &'static [Role] {
     match role {
         Role::Product => &[Role::Brief],
-        Role::Brief => &[Role::Product],
         _ => &[],
     }
 }
