@@ -1094,3 +1094,38 @@ fn a_closed_pipe_ends_the_output_without_a_panic() {
         );
     }
 }
+
+#[test]
+fn config_rules_raise_lower_or_silence_a_check_finding() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let warned = root.path().join("warned");
+    cline_with_warning(&warned);
+    let config = sandbox.config_dir().join("config.toml");
+
+    write(&config, "[rules]\nno-heading = \"error\"\n");
+    let run = sandbox.run(&["check", s(&warned), "--json"]);
+    run.expect_code(1);
+    let json = run.json();
+    let raised = project(&json, "warned")["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "no-heading")
+        .cloned()
+        .expect("no-heading");
+    assert_eq!(raised["severity"], "error");
+
+    write(&config, "[rules]\nno-heading = \"off\"\n");
+    let run = sandbox.run(&["check", s(&warned), "--json", "--fail-on", "warning"]);
+    // The only warning is silenced: the check passes.
+    run.expect_code(0);
+    let json = run.json();
+    let codes: Vec<&Value> = project(&json, "warned")["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &f["code"])
+        .collect();
+    assert!(!codes.iter().any(|c| *c == "no-heading"), "{codes:?}");
+}
