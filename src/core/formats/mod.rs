@@ -311,9 +311,10 @@ pub fn count_own_names(bank: &Bank, names: &[&str]) -> usize {
 /// Core files a bank should hold, each role with the name a new file of it gets.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExpectedFiles {
-    /// Missing: an error (the agent's start-up reads them).
+    /// Missing: an error (the agent's start-up reads them) when the bank's contents prove
+    /// the format ([`FormatRules::contents_prove_format`]), else information.
     pub required: &'static [(Role, &'static str)],
-    /// Missing: a warning.
+    /// Missing: a warning, under the same proviso.
     pub recommended: &'static [(Role, &'static str)],
 }
 

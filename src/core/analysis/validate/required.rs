@@ -1,6 +1,10 @@
 //! A bank's structure: the required and recommended files of its format (present, held
-//! under a variant name, or missing), two spellings of one core file, ConKeeper's folders,
-//! and a folder that holds no markdown at its top at all.
+//! under a variant name, stood in for, or missing), two spellings of one core file,
+//! ConKeeper's folders, and a folder that holds no markdown at its top at all.
+//!
+//! The expected set is the project's own when one of its rule files names at least three
+//! of the bank's files; else the format's template, binding (errors, warnings) only when
+//! the bank's contents prove the format and information otherwise.
 
 use std::collections::HashMap;
 
