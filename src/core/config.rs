@@ -8,6 +8,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use super::error::{CoreError, Result};
+use super::findings::{Finding, Severity};
 use super::{limits, paths, text};
 
 /// Per-format budget override (tokens unless the format's rule counts something else).
@@ -65,12 +66,47 @@ struct RawConfig {
     budgets: BudgetOverrides,
     #[serde(default)]
     staleness: StalenessConfig,
+    #[serde(default)]
+    rules: BTreeMap<String, RuleLevel>,
     theme: Option<String>,
     keymap: Option<String>,
     #[serde(default)]
     review: ReviewConfig,
     #[serde(default)]
     serve: ServeConfig,
+}
+
+/// The level a user gives a finding code in `[rules]`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLevel {
+    /// The finding is not reported.
+    Off,
+    Info,
+    Warning,
+    Error,
+}
+
+impl Config {
+    /// Applies `[rules]` to findings: each listed code gets the user's severity, or is
+    /// dropped when set to `off`. A user knows their project; the defaults do not.
+    pub fn apply_rule_levels(&self, findings: &mut Vec<Finding>) {
+        if self.rules.is_empty() {
+            return;
+        }
+        findings.retain_mut(|finding| match self.rules.get(finding.code) {
+            None => true,
+            Some(RuleLevel::Off) => false,
+            Some(level) => {
+                finding.severity = match level {
+                    RuleLevel::Info => Severity::Info,
+                    RuleLevel::Warning => Severity::Warning,
+                    _ => Severity::Error,
+                };
+                true
+            }
+        });
+    }
 }
 
 /// The effective configuration.
@@ -85,6 +121,8 @@ pub struct Config {
     pub ignore_set: GlobSet,
     pub budgets: BudgetOverrides,
     pub staleness: StalenessConfig,
+    /// `[rules]`: a finding code raised, lowered or silenced (`budget-over = "off"`).
+    pub rules: BTreeMap<String, RuleLevel>,
     pub theme: Option<String>,
     pub keymap: Option<String>,
     pub review: ReviewConfig,
@@ -103,6 +141,7 @@ impl Default for Config {
             ignore_set: GlobSet::empty(),
             budgets: BudgetOverrides::default(),
             staleness: StalenessConfig::default(),
+            rules: BTreeMap::new(),
             theme: None,
             keymap: None,
             review: ReviewConfig::default(),
@@ -223,6 +262,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
         ignore_set,
         budgets: raw.budgets,
         staleness: raw.staleness,
+        rules: raw.rules,
         theme: raw.theme,
         keymap: raw.keymap,
         review: raw.review,
@@ -559,5 +599,40 @@ api_key_env = "OPENAI_API_KEY"
         assert_eq!(serve.chat.unwrap().model, "llama3");
         let err = parse("[serve]\nlisten_on = \"x\"\n", Path::new("c.toml")).unwrap_err();
         assert!(err.to_string().contains("listen_on"), "{err}");
+    }
+
+    #[test]
+    fn rules_table_raises_lowers_or_silences_a_finding_code() {
+        let config = parse(
+            "[rules]\nbudget-over = \"off\"\nno-heading = \"error\"\nstale = \"info\"\n",
+            Path::new("config.toml"),
+        )
+        .unwrap();
+        let finding = |code: &'static str| {
+            Finding::new(
+                Severity::Warning,
+                code,
+                Path::new("a.md"),
+                None,
+                "m".to_string(),
+            )
+        };
+        let mut findings = vec![
+            finding("budget-over"),
+            finding("no-heading"),
+            finding("stale"),
+            finding("empty-file"),
+        ];
+        config.apply_rule_levels(&mut findings);
+        let levels: Vec<(&str, Severity)> = findings.iter().map(|f| (f.code, f.severity)).collect();
+        assert_eq!(
+            levels,
+            vec![
+                ("no-heading", Severity::Error),
+                ("stale", Severity::Info),
+                ("empty-file", Severity::Warning),
+            ]
+        );
+        assert!(parse("[rules]\nstale = \"loud\"\n", Path::new("c.toml")).is_err());
     }
 }

@@ -286,7 +286,7 @@ fn non_memory_files_in_a_bank_are_classified_and_left_out() {
     write(&bank.join("progress.md.bak"), "# Progress\nolder\n");
     write(&bank.join("helper.py"), "print('not memory')\n");
     write(&bank.join("package-lock.json"), "{}\n");
-    write(&bank.join(".env"), "API_KEY=secret\n");
+    write(&bank.join(".env"), "API_KEY=Zx81kQ2mVtP0aLw9RbN3\n");
 
     let list = sandbox.run(&["list", "--root", s(root.path()), "--json"]);
     list.expect_code(0);
@@ -354,7 +354,8 @@ fn non_memory_files_in_a_bank_are_classified_and_left_out() {
     let secrets = by_code("secret-in-bank");
     assert_eq!(secrets.len(), 1);
     assert!(
-        secrets[0].starts_with("error memory-bank/.env looks like a secret"),
+        secrets[0]
+            .starts_with("error memory-bank/.env holds a password or key assignment (line 1)"),
         "{secrets:?}"
     );
     let foreign = by_code("foreign-in-bank");

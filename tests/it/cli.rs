@@ -42,11 +42,20 @@ fn cline_with_warning(project: &Path) {
 }
 
 /// A Cline bank missing its required brief: an error.
+/// Four of Cline's own file names prove a Cline bank; it lacks the brief.
 fn cline_with_error(project: &Path) {
-    write(
-        &project.join("memory-bank/activeContext.md"),
-        "# Active\n\nWorking on the parser.\n",
-    );
+    for (name, heading) in [
+        ("activeContext.md", "Active"),
+        ("progress.md", "Progress"),
+        ("productContext.md", "Product"),
+        ("systemPatterns.md", "Patterns"),
+        ("techContext.md", "Tech"),
+    ] {
+        write(
+            &project.join("memory-bank").join(name),
+            &format!("# {heading}\n\nWorking on the parser.\n"),
+        );
+    }
 }
 
 fn s(path: &Path) -> &str {
@@ -1089,4 +1098,39 @@ fn a_closed_pipe_ends_the_output_without_a_panic() {
             "json={json}: {stderr}"
         );
     }
+}
+
+#[test]
+fn config_rules_raise_lower_or_silence_a_check_finding() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let warned = root.path().join("warned");
+    cline_with_warning(&warned);
+    let config = sandbox.config_dir().join("config.toml");
+
+    write(&config, "[rules]\nno-heading = \"error\"\n");
+    let run = sandbox.run(&["check", s(&warned), "--json"]);
+    run.expect_code(1);
+    let json = run.json();
+    let raised = project(&json, "warned")["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "no-heading")
+        .cloned()
+        .expect("no-heading");
+    assert_eq!(raised["severity"], "error");
+
+    write(&config, "[rules]\nno-heading = \"off\"\n");
+    let run = sandbox.run(&["check", s(&warned), "--json", "--fail-on", "warning"]);
+    // The only warning is silenced: the check passes.
+    run.expect_code(0);
+    let json = run.json();
+    let codes: Vec<&Value> = project(&json, "warned")["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| &f["code"])
+        .collect();
+    assert!(!codes.iter().any(|c| *c == "no-heading"), "{codes:?}");
 }

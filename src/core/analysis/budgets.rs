@@ -70,6 +70,10 @@ pub struct BudgetCheck {
     pub status: BudgetStatus,
     /// The agent silently drops what is past the limit (rather than merely warning).
     pub cuts_off: bool,
+    /// Another format's rule, applied where the format documents none (see
+    /// [`Budget::borrowed`](crate::core::formats::Budget::borrowed)): over it is information.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub borrowed: bool,
 }
 
 impl BudgetCheck {
@@ -89,7 +93,12 @@ impl BudgetCheck {
             value,
             status: BudgetStatus::of(value, limit),
             cuts_off,
+            borrowed: false,
         }
+    }
+
+    fn borrowed_if(self, borrowed: bool) -> Self {
+        BudgetCheck { borrowed, ..self }
     }
 
     /// Share of the limit used, in percent (for gauges).
@@ -164,14 +173,17 @@ fn measure_budgets(
             continue;
         }
         if let Some(value) = measure.in_unit(budget.unit) {
-            checks.push(BudgetCheck::new(
-                budget.rule,
-                budget.source,
-                budget.unit,
-                budget.limit,
-                value,
-                budget.cuts_off,
-            ));
+            checks.push(
+                BudgetCheck::new(
+                    budget.rule,
+                    budget.source,
+                    budget.unit,
+                    budget.limit,
+                    value,
+                    budget.cuts_off,
+                )
+                .borrowed_if(budget.borrowed),
+            );
         }
     }
 }
@@ -262,16 +274,29 @@ pub fn evaluate(
     preset: Option<&str>,
     overrides: &BudgetOverrides,
 ) -> BankBudget {
-    let files = bank
+    let mut files: Vec<Vec<BudgetCheck>> = bank
         .files
         .iter()
         .zip(measures)
         .map(|(file, measure)| file_checks(bank, file, measure, preset, overrides))
         .collect();
-    BankBudget {
-        files,
-        bank: bank_checks(bank, measures, preset, overrides),
+    let mut whole = bank_checks(bank, measures, preset, overrides);
+    // A bank that is of the format by its folder's name only gets the format's rules as
+    // borrowed ones: at most information. The user's own limits stay theirs.
+    if !formats::rules(bank.format).contents_prove_format(bank) {
+        for check in files.iter_mut().flatten().chain(whole.iter_mut()) {
+            if check.source != CONFIG && !check.borrowed {
+                check.borrowed = true;
+                check.source = format!(
+                    "{}, applied by folder name: the bank's files do not prove a {}",
+                    check.source,
+                    bank.format.label()
+                )
+                .into();
+            }
+        }
     }
+    BankBudget { files, bank: whole }
 }
 
 #[cfg(test)]
@@ -300,7 +325,8 @@ mod tests {
     fn bank(format: Format, files: Vec<MemoryFile>) -> Bank {
         Bank {
             format,
-            root: PathBuf::from("."),
+            // The files' paths are bare names: their folder is the empty path.
+            root: PathBuf::from(""),
             files,
             project_id: None,
             modes: vec![],
@@ -326,11 +352,20 @@ mod tests {
                 file("activeContext.md", Role::Active, LoadKind::Startup),
                 file("progress.md", Role::Progress, LoadKind::Startup),
                 file("archive/old.md", Role::Other, LoadKind::Never),
+                // With the two above, four of Cline's own names: a proven Cline bank.
+                file("projectBrief.md", Role::Brief, LoadKind::Startup),
+                file("techContext.md", Role::Tech, LoadKind::Startup),
             ],
         );
         let result = evaluate(
             &b,
-            &[tokens(700), tokens(4500), tokens(9000)],
+            &[
+                tokens(700),
+                tokens(4500),
+                tokens(9000),
+                tokens(0),
+                tokens(0),
+            ],
             None,
             &Default::default(),
         );
@@ -343,6 +378,7 @@ mod tests {
             (5200, 5000, BudgetStatus::Over)
         );
         assert_eq!(total.source, formats::cline::GUIDELINES);
+        assert!(!total.borrowed);
         let near = evaluate(
             &b,
             &[tokens(800), tokens(10), tokens(0)],
@@ -350,6 +386,34 @@ mod tests {
             &Default::default(),
         );
         assert_eq!(near.file_status(0), Some(BudgetStatus::Near));
+    }
+
+    #[test]
+    fn a_bank_of_a_format_by_folder_name_only_gets_its_budgets_as_borrowed() {
+        let b = bank(
+            Format::Cline,
+            vec![
+                file("activeContext.md", Role::Active, LoadKind::Startup),
+                file("tasks.md", Role::Other, LoadKind::Startup),
+            ],
+        );
+        let result = evaluate(&b, &[tokens(4500), tokens(4500)], None, &Default::default());
+        let checks: Vec<&BudgetCheck> = result.files.iter().flatten().chain(&result.bank).collect();
+        assert!(!checks.is_empty());
+        for check in checks {
+            assert_eq!(check.status, BudgetStatus::Over);
+            assert!(check.borrowed, "{check:?}");
+            assert!(check.source.contains("applied by folder name"), "{check:?}");
+        }
+        // The user's own limit stays theirs.
+        let mut overrides = BudgetOverrides::default();
+        overrides.files.insert("tasks.md".into(), 100);
+        let result = evaluate(&b, &[tokens(4500), tokens(4500)], None, &overrides);
+        assert!(
+            result.files[1]
+                .iter()
+                .any(|c| c.source == CONFIG && !c.borrowed)
+        );
     }
 
     #[test]

@@ -1,14 +1,16 @@
 //! What a file inside a bank folder is: memory, a backup (`*.bak`, a nested `backup-*/`
 //! copy of the bank) or foreign (source code, lock files, `.env`, keys). Only memory is
 //! loaded and counted; the rest is summarised in one finding per bank, and a secret kept
-//! inside a bank is an error (agents and tools that read the folder read it too).
+//! inside a bank is an error (agents and tools that read the folder read it too). A file
+//! is a secret by what it holds (the write guard's detector), never by its name alone: a
+//! `.env` holding only a local database path is foreign, not a secret.
 use std::path::Path;
 
 use serde::Serialize;
 
 use crate::core::analysis::imports;
 use crate::core::findings::{Finding, Severity};
-use crate::core::model::Bank;
+use crate::core::model::{Bank, MemoryFile};
 use crate::core::text::counted;
 
 /// What a file in a bank is.
@@ -236,8 +238,49 @@ fn same_path(a: &Path, b: &Path) -> bool {
     a == b
 }
 
+/// Largest file whose text is searched for secrets.
+const SECRET_SCAN_MAX_BYTES: u64 = 1024 * 1024;
+
+/// The finding for a file whose name is a secret's (`.env`, a key): judged by what it
+/// holds, through the write guard's detector. A `.env` holding only a local database path
+/// is no secret; a line matching a secret pattern is an error naming that pattern; a
+/// binary key store, whose text cannot be read, is a warning that says so.
+fn secret_finding(file: &MemoryFile) -> Option<Finding> {
+    let text = match crate::core::text::read_text_limited(&file.path, SECRET_SCAN_MAX_BYTES) {
+        Ok(text) => text,
+        Err(_) => {
+            return Some(Finding::new(
+                Severity::Warning,
+                "secret-in-bank",
+                &file.path,
+                None,
+                format!(
+                    "{} is named like a key or credential store and its content cannot be read \
+                     as text to check: if it holds a key, move it out of the memory folder",
+                    file.display
+                ),
+            ));
+        }
+    };
+    let (line, kind) = text
+        .lines()
+        .enumerate()
+        .find_map(|(n, line)| crate::core::guard::secret_in_line(line).map(|kind| (n + 1, kind)))?;
+    Some(Finding::new(
+        Severity::Error,
+        "secret-in-bank",
+        &file.path,
+        Some(line),
+        format!(
+            "{} holds {kind} (line {line}) inside the memory folder: agents and tools that \
+             read the folder can read it; move it out and rotate what it holds",
+            file.display
+        ),
+    ))
+}
+
 /// One finding per kind of non-memory file in the bank ("301 files in 7 nested backups"),
-/// and an error per secret.
+/// and an error per file holding a secret (naming the pattern that matched).
 pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
     let mut out = Vec::new();
     if same_path(&bank.root, project) {
@@ -271,19 +314,10 @@ pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
                 }
             }
             FileClass::Foreign => {
-                if is_secret(rel) {
-                    out.push(Finding::new(
-                        Severity::Error,
-                        "secret-in-bank",
-                        &file.path,
-                        None,
-                        format!(
-                            "{} looks like a secret (environment file, credentials or key) kept \
-                             inside the memory folder: agents and tools that read the folder can \
-                             read it; move it out and rotate what it holds",
-                            file.display
-                        ),
-                    ));
+                if is_secret(rel)
+                    && let Some(finding) = secret_finding(file)
+                {
+                    out.push(finding);
                 } else {
                     foreign.push(file.display.clone());
                 }
@@ -414,5 +448,70 @@ mod tests {
         assert!(!is_secret(&PathBuf::from("keyboard.md")));
         assert!(!is_secret(&PathBuf::from("secrets.md")));
         assert!(is_secret(&PathBuf::from("secrets.yaml")));
+    }
+
+    fn bank_with_env(text: &str) -> (tempfile::TempDir, Bank) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("memory-bank");
+        std::fs::create_dir_all(&root).unwrap();
+        let path = root.join(".env");
+        std::fs::write(&path, text).unwrap();
+        let file = MemoryFile {
+            path,
+            display: "memory-bank/.env".into(),
+            role: crate::core::model::Role::Other,
+            layer: None,
+            order: 0,
+            group: None,
+            load: crate::core::model::LoadKind::Never,
+            size: text.len() as u64,
+            modified: None,
+            memory: None,
+            unreadable: None,
+        };
+        let bank = Bank {
+            format: crate::core::model::Format::Cline,
+            root,
+            files: vec![file],
+            project_id: None,
+            modes: Vec::new(),
+            problems: Vec::new(),
+            outside: Vec::new(),
+        };
+        (dir, bank)
+    }
+
+    #[test]
+    fn an_env_file_without_secret_content_is_not_a_secret_finding() {
+        let (dir, bank) = bank_with_env("DATABASE_URL=\"file:../app.db\"\n");
+        let findings = findings(&bank, dir.path());
+        assert!(
+            findings.iter().all(|f| f.code != "secret-in-bank"),
+            "{findings:?}"
+        );
+        // Still not memory: listed among the other files.
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.code == "foreign-in-bank" && f.message.contains(".env")),
+            "{findings:?}"
+        );
+    }
+
+    #[test]
+    fn a_secret_finding_names_the_pattern_that_matched() {
+        let (dir, bank) = bank_with_env("DEBUG=1\nAPI_KEY=Zx81kQ2mVtP0aLw9RbN3\n");
+        let findings = findings(&bank, dir.path());
+        let secret = findings
+            .iter()
+            .find(|f| f.code == "secret-in-bank")
+            .expect("a secret finding");
+        assert_eq!(secret.severity, Severity::Error);
+        assert_eq!(secret.line, Some(2));
+        assert!(
+            secret.message.contains("a password or key assignment"),
+            "{}",
+            secret.message
+        );
     }
 }

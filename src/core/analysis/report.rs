@@ -486,6 +486,7 @@ impl<'a> Analyzer<'a> {
         }
         decisions::link_supersessions(&mut decisions);
         decisions::sort_timeline(&mut decisions);
+        self.config.apply_rule_levels(&mut findings);
         findings.sort_by(|a, b| {
             b.severity
                 .cmp(&a.severity)
@@ -880,29 +881,22 @@ impl Analyzer<'_> {
 fn grouped_budget_findings(
     files: &[FileReport],
     status: BudgetStatus,
+    borrowed: bool,
     bank_root: &Path,
     out: &mut Vec<Finding>,
 ) {
-    let (severity, code, word) = match status {
-        BudgetStatus::Over => (Severity::Warning, "budget-over", "over"),
-        BudgetStatus::Near => (Severity::Info, "budget-near", "near"),
-        BudgetStatus::Ok => return,
+    let (severity, code, word) = match (status, borrowed) {
+        (BudgetStatus::Over, false) => (Severity::Warning, "budget-over", "over"),
+        (BudgetStatus::Over, true) => (Severity::Info, "budget-borrowed-over", "over"),
+        (BudgetStatus::Near, _) => (Severity::Info, "budget-near", "near"),
+        (BudgetStatus::Ok, _) => return,
     };
     let cases: Vec<(&FileReport, &BudgetCheck)> = files
         .iter()
         .flat_map(|f| f.budget.iter().map(move |c| (f, c)))
-        .filter(|(_, c)| c.status == status)
+        .filter(|(_, c)| c.status == status && c.borrowed == borrowed)
         .collect();
-    let describe = |check: &BudgetCheck| {
-        format!(
-            "{} of {} {} ({}; {})",
-            check.value,
-            check.limit,
-            check.unit.label(),
-            check.rule,
-            check.source
-        )
-    };
+    let describe = describe_budget;
     match cases.as_slice() {
         [] => {}
         [(file, check)] => out.push(Finding::new(
@@ -943,6 +937,23 @@ fn grouped_budget_findings(
     }
 }
 
+/// "214 of 200 lines (rule; source)", saying when the rule is borrowed from another format.
+fn describe_budget(check: &BudgetCheck) -> String {
+    let borrowed = if check.borrowed {
+        "; a borrowed rule, so information only"
+    } else {
+        ""
+    };
+    format!(
+        "{} of {} {} ({}; {}{borrowed})",
+        check.value,
+        check.limit,
+        check.unit.label(),
+        check.rule,
+        check.source
+    )
+}
+
 /// Budget and staleness verdicts as findings, next to the validator's own.
 fn verdict_findings(
     files: &[FileReport],
@@ -950,36 +961,23 @@ fn verdict_findings(
     bank_root: &Path,
     out: &mut Vec<Finding>,
 ) {
-    grouped_budget_findings(files, BudgetStatus::Over, bank_root, out);
-    grouped_budget_findings(files, BudgetStatus::Near, bank_root, out);
+    for borrowed in [false, true] {
+        grouped_budget_findings(files, BudgetStatus::Over, borrowed, bank_root, out);
+        grouped_budget_findings(files, BudgetStatus::Near, borrowed, bank_root, out);
+    }
     let budget_finding = |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
-        let severity = match check.status {
-            BudgetStatus::Over => Severity::Warning,
-            BudgetStatus::Near => Severity::Info,
-            BudgetStatus::Ok => return,
-        };
-        let word = if check.status == BudgetStatus::Over {
-            "over"
-        } else {
-            "near"
+        let (severity, code, word) = match (check.status, check.borrowed) {
+            (BudgetStatus::Over, false) => (Severity::Warning, "budget-over", "over"),
+            (BudgetStatus::Over, true) => (Severity::Info, "budget-borrowed-over", "over"),
+            (BudgetStatus::Near, _) => (Severity::Info, "budget-near", "near"),
+            (BudgetStatus::Ok, _) => return,
         };
         out.push(Finding::new(
             severity,
-            if check.status == BudgetStatus::Over {
-                "budget-over"
-            } else {
-                "budget-near"
-            },
+            code,
             file,
             None,
-            format!(
-                "{word} budget: {} of {} {} ({}; {})",
-                check.value,
-                check.limit,
-                check.unit.label(),
-                check.rule,
-                check.source
-            ),
+            format!("{word} budget: {}", describe_budget(check)),
         ));
     };
     for report in files {

@@ -58,6 +58,18 @@ impl FormatRules for Cline {
     fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
         EXPECTED
     }
+
+    /// Four of Cline's own file names prove a Cline bank; RooFlow, cursor-memory-bank and
+    /// hand-made banks share the folder name and a few of the names, not the set.
+    fn contents_prove_format(&self, bank: &Bank) -> bool {
+        let own: Vec<&str> = EXPECTED
+            .required
+            .iter()
+            .chain(EXPECTED.recommended)
+            .map(|(_, name)| *name)
+            .collect();
+        super::count_own_names(bank, &own) >= 4
+    }
 }
 
 /// Cline's read order: brief, product, patterns, tech, active, progress, decisions.
@@ -104,20 +116,28 @@ pub fn file_budgets(file: &MemoryFile, source: &'static str) -> Vec<Budget> {
     if file.load != LoadKind::Startup {
         return Vec::new();
     }
-    vec![Budget::new(
+    vec![family_budget(
         "500–1,000 tokens per file",
         source,
-        Unit::Tokens,
         PER_FILE_TOKENS,
     )]
 }
 
+/// A token budget of the family: Cline's own under [`GUIDELINES`], borrowed under any
+/// other source (a format of the family that documents no limit of its own).
+fn family_budget(rule: &'static str, source: &'static str, limit: u64) -> Budget {
+    if source == GUIDELINES {
+        Budget::new(rule, source, Unit::Tokens, limit)
+    } else {
+        Budget::borrowed(rule, source, Unit::Tokens, limit)
+    }
+}
+
 /// The family's whole-bank budget, with its source as in [`file_budgets`].
 pub fn bank_budgets(source: &'static str) -> Vec<Budget> {
-    vec![Budget::new(
+    vec![family_budget(
         "whole bank under 5,000 tokens",
         source,
-        Unit::Tokens,
         BANK_TOKENS,
     )]
 }

@@ -65,7 +65,29 @@ impl FormatRules for ConKeeper {
     fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
         EXPECTED
     }
+
+    /// ConKeeper's own markers: its settings file, its `decisions/` and `sessions/`
+    /// folders, or its `<!-- @category -->` tags. `.claude/memory/` alone is only a name
+    /// other tools use too.
+    fn contents_prove_format(&self, bank: &Bank) -> bool {
+        if bank.root.join(".memory-config.md").is_file()
+            || (bank.root.join("decisions").is_dir() && bank.root.join("sessions").is_dir())
+        {
+            return true;
+        }
+        bank.files.iter().any(|f| {
+            !f.is_virtual()
+                && f.path.parent() == Some(bank.root.as_path())
+                && f.size <= TAG_SCAN_MAX_BYTES
+                && names::is_markdown(&f.file_name())
+                && crate::core::text::read_text(&f.path)
+                    .is_ok_and(|text| text.contains("<!-- @category"))
+        })
+    }
 }
+
+/// Largest file looked into for ConKeeper's category tags.
+const TAG_SCAN_MAX_BYTES: u64 = 256 * 1024;
 
 /// ConKeeper's token presets: total target and per-role upper bounds.
 pub fn preset_budgets(name: &str) -> Option<(u64, [(Role, u64); 7])> {

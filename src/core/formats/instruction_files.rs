@@ -124,29 +124,24 @@ impl InstructionFiles {
         if file.load == LoadKind::Never {
             return Vec::new();
         }
-        vec![Budget::new(
-            "≤ 500 lines per file",
-            self.budget_source,
-            Unit::Lines,
-            500,
-        )]
+        vec![self.budget("≤ 500 lines per file", Unit::Lines, 500)]
+    }
+
+    /// A budget of the family: Beans-Code's own, borrowed by every other member (their
+    /// agents document no such limit).
+    fn budget(&self, rule: &'static str, unit: Unit, limit: u64) -> Budget {
+        if self.budget_source == GUIDELINES {
+            Budget::new(rule, self.budget_source, unit, limit)
+        } else {
+            Budget::borrowed(rule, self.budget_source, unit, limit)
+        }
     }
 
     /// The family's budgets of what loads at start-up.
     pub fn bank_budgets(&self) -> Vec<Budget> {
         vec![
-            Budget::new(
-                "≤ 10% of a 200K-token context",
-                self.budget_source,
-                Unit::Tokens,
-                20_000,
-            ),
-            Budget::new(
-                "≤ 200 lines loaded at start-up",
-                self.budget_source,
-                Unit::Lines,
-                200,
-            ),
+            self.budget("≤ 10% of a 200K-token context", Unit::Tokens, 20_000),
+            self.budget("≤ 200 lines loaded at start-up", Unit::Lines, 200),
         ]
     }
 }

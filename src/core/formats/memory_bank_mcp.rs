@@ -159,6 +159,18 @@ impl FormatRules for MemoryBankMcp {
             EXPECTED
         }
     }
+
+    /// Three of the protocol's kebab-case names prove a bank its server keeps; the
+    /// camelCase names of Cline and RooFlow banks do not.
+    fn contents_prove_format(&self, bank: &Bank) -> bool {
+        let own: Vec<&str> = EXPECTED
+            .required
+            .iter()
+            .chain(EXPECTED.recommended)
+            .map(|(_, name)| *name)
+            .collect();
+        super::count_own_names(bank, &own) >= 3
+    }
 }
 
 /// Roo / Memory Bank MCP read order: brief, product, active, patterns, tech, decisions,

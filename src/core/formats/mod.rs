@@ -107,6 +107,15 @@ pub trait FormatRules: Send + Sync {
         ExpectedFiles::default()
     }
 
+    /// Whether the bank's contents (not its folder's name) prove it is of this format:
+    /// only then is a missing required file an error and a budget of the format more than
+    /// information. Folder names such as `memory-bank/` or `.claude/memory/` are shared by
+    /// many tools and prove nothing; a format found by files of its own (`CLAUDE.md`,
+    /// `.cursor/rules/`) is proven by them, the default.
+    fn contents_prove_format(&self, _bank: &Bank) -> bool {
+        true
+    }
+
     /// The mode a session starts in, for formats whose loading depends on a mode:
     /// listings and loaded totals follow it; `mbank context --mode` picks another.
     fn default_mode(&self) -> Option<&'static str> {
@@ -242,6 +251,9 @@ pub struct Budget {
     pub limit: u64,
     /// The agent silently drops what is past the limit (rather than merely warning).
     pub cuts_off: bool,
+    /// The rule is another format's, applied here because this format documents no
+    /// limit of its own: going over it is at most information.
+    pub borrowed: bool,
 }
 
 impl Budget {
@@ -258,6 +270,20 @@ impl Budget {
             unit,
             limit,
             cuts_off: false,
+            borrowed: false,
+        }
+    }
+
+    /// Another format's rule, applied to a format that documents no such limit itself.
+    pub fn borrowed(
+        rule: impl Into<Cow<'static, str>>,
+        source: impl Into<Cow<'static, str>>,
+        unit: Unit,
+        limit: u64,
+    ) -> Budget {
+        Budget {
+            borrowed: true,
+            ..Budget::new(rule, source, unit, limit)
         }
     }
 
@@ -270,12 +296,27 @@ impl Budget {
     }
 }
 
+/// How many of `names` the bank holds at its top under exactly that name (case aside):
+/// a format's own spelling of its core files is evidence of the format, a synonym is not.
+pub fn count_own_names(bank: &Bank, names: &[&str]) -> usize {
+    names
+        .iter()
+        .filter(|name| {
+            bank.files.iter().any(|f| {
+                f.path.parent() == Some(bank.root.as_path())
+                    && f.file_name().eq_ignore_ascii_case(name)
+            })
+        })
+        .count()
+}
+
 /// Core files a bank should hold, each role with the name a new file of it gets.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExpectedFiles {
-    /// Missing: an error (the agent's start-up reads them).
+    /// Missing: an error (the agent's start-up reads them) when the bank's contents prove
+    /// the format ([`FormatRules::contents_prove_format`]), else information.
     pub required: &'static [(Role, &'static str)],
-    /// Missing: a warning.
+    /// Missing: a warning, under the same proviso.
     pub recommended: &'static [(Role, &'static str)],
 }
 
@@ -314,6 +355,71 @@ mod tests {
                 let words = format!("{} {}", budget.rule, budget.source);
                 assert!(!words.contains("seed") && !words.contains('§'), "{words}");
             }
+        }
+    }
+
+    fn startup_file(name: &str) -> MemoryFile {
+        MemoryFile {
+            path: name.into(),
+            display: name.into(),
+            role: Role::Active,
+            layer: Some(1),
+            order: 0,
+            group: None,
+            load: LoadKind::Startup,
+            size: 0,
+            modified: None,
+            memory: None,
+            unreadable: None,
+        }
+    }
+
+    #[test]
+    fn a_format_without_a_documented_limit_borrows_its_familys_budgets() {
+        let all_budgets = |format: Format, file: &str| {
+            let rules = rules(format);
+            rules
+                .file_budgets(&startup_file(file), None)
+                .into_iter()
+                .chain(rules.bank_budgets(None))
+                .collect::<Vec<Budget>>()
+        };
+        for (format, file) in [
+            (Format::MemoryBankMcp, "active-context.md"),
+            (Format::ClaudeMd, "CLAUDE.md"),
+            (Format::GeminiMd, "GEMINI.md"),
+        ] {
+            let budgets = all_budgets(format, file);
+            let family: Vec<&Budget> = budgets
+                .iter()
+                .filter(|b| {
+                    b.unit == Unit::Lines
+                        || b.source.contains("family")
+                        || b.source.contains("Beans-Code")
+                })
+                .collect();
+            assert!(!family.is_empty(), "{format:?}");
+            assert!(family.iter().all(|b| b.borrowed), "{format:?}: {family:?}");
+        }
+        // Claude Code's own 40,000-character warning and Codex's 32 KiB cut are their own.
+        let claude = all_budgets(Format::ClaudeMd, "CLAUDE.md");
+        assert!(
+            claude
+                .iter()
+                .any(|b| b.unit == Unit::Characters && !b.borrowed)
+        );
+        let agents = all_budgets(Format::AgentsMd, "AGENTS.md");
+        assert!(agents.iter().any(|b| b.cuts_off && !b.borrowed));
+        assert!(agents.iter().filter(|b| !b.cuts_off).all(|b| b.borrowed));
+        // The families' own formats keep their rules at full weight.
+        for (format, file) in [
+            (Format::Cline, "activeContext.md"),
+            (Format::BeansMd, "BEANS.md"),
+        ] {
+            assert!(
+                all_budgets(format, file).iter().all(|b| !b.borrowed),
+                "{format:?}"
+            );
         }
     }
 }

@@ -126,6 +126,31 @@ const LOOKALIKE_STEMS: [(Role, &[&str]); 7] = [
     (Role::Decisions, &["decisi", "entscheid", "adrlog"]),
 ];
 
+/// Roles whose file can stand in for a missing one: a project summary (the brief) says
+/// why the project exists as a product context would. Not the other way round: a product
+/// context leaves out the brief's requirements and scope.
+pub fn stand_in_roles(role: Role) -> &'static [Role] {
+    match role {
+        Role::Product => &[Role::Brief],
+        _ => &[],
+    }
+}
+
+/// The role a markdown heading names ("# Product Context", "## System Patterns: API"),
+/// read like a file name: its words before any `:`, dash or bracket.
+pub fn heading_role(heading: &str) -> Option<Role> {
+    let words = heading
+        .trim_start_matches('#')
+        .split([':', '—', '–', '(', '|'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    if words.is_empty() || words.len() > 60 {
+        return None;
+    }
+    role_for_name(words).filter(|role| *role != Role::Adr)
+}
+
 /// Markers of an old copy: such a file looks like no role's file.
 const OLD_COPY_MARKERS: [&str; 5] = ["deprecated", "backup", "archive", "old", "bak"];
 
@@ -229,5 +254,21 @@ mod tests {
         assert_eq!(adr_number("ADR-012-20250101-1200-x.md"), Some(12));
         assert_eq!(adr_number("adr_7.md"), Some(7));
         assert_eq!(adr_number("ADRIAN.md"), None);
+    }
+}
+
+#[cfg(test)]
+mod heading_tests {
+    use super::*;
+
+    #[test]
+    fn a_heading_names_a_role_by_its_words_before_a_colon() {
+        assert_eq!(
+            heading_role("# Product Context: the shop"),
+            Some(Role::Product)
+        );
+        assert_eq!(heading_role("## System Architecture"), Some(Role::Patterns));
+        assert_eq!(heading_role("# Notes"), None);
+        assert_eq!(heading_role("#"), None);
     }
 }

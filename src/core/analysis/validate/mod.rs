@@ -2,7 +2,8 @@
 //! a file and (where it points into the file) a line.
 //!
 //! Severity: *error* when the agent will load something wrong or nothing at all (a
-//! missing required file, a broken store, an import cycle, a sensitive import, an
+//! required file missing from a bank whose contents prove its format — a folder's name
+//! alone makes it information — a broken store, an import cycle, a sensitive import, an
 //! unparsable structured rule file); *warning* for a likely mistake (placeholders left in,
 //! an unclosed `<private>`, ADR gaps, a tracked `*.local.md`); *info* for style.
 //!
@@ -103,7 +104,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
     if bank.reaches_outside(&bank.root) {
         return out;
     }
-    check_required(bank, &mut out);
+    check_required(project, bank, &mut out);
     if bank.format == Format::Infinity {
         check_infinity(bank, &mut out);
     }
