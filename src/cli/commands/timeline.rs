@@ -16,7 +16,7 @@
 //!       "title": "Move sessions to Postgres",
 //!       "date": "2025-06-10",            // or null
 //!       "time": "14:03:00",              // or null
-//!       "status": "accepted",            // proposed|accepted|superseded|deprecated|rejected|unknown
+//!       "status": "accepted",            // proposed|accepted|superseded|deprecated|rejected|reverted|unknown
 //!       "supersedes": ["ADR-0001"],
 //!       "superseded_by": [],
 //!       "file": "/root/shop/memory-bank/decisionLog.md",

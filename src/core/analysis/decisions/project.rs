@@ -1,6 +1,11 @@
 //! Decisions of a bank or a project: its decision logs read (within the size limit,
-//! else a finding), parsed, linked and put in timeline order.
+//! else a finding) and parsed, the decision sections of its other memory files read,
+//! then all linked and put in timeline order.
+use std::collections::HashSet;
+
 use super::links::link_supersessions;
+use super::sections::parse_sections;
+use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
 use crate::core::error::CoreError;
@@ -64,6 +69,49 @@ pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
     found
 }
 
+/// Whether a memory file is markdown that may hold decision sections: not a decision log
+/// (those are parsed whole), not a virtual memory, readable.
+fn may_hold_sections(file: &MemoryFile) -> bool {
+    let name = file.file_name().to_ascii_lowercase();
+    !file.is_virtual()
+        && !file.role.is_decision_log()
+        && file.unreadable.is_none()
+        && [".md", ".markdown", ".mdc", ".mdx"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+}
+
+/// Decisions written in the decision sections ("## Key Decisions", "Recent Decisions" …)
+/// of a bank's memory files other than its decision logs. An entry that repeats one of
+/// `logged` (the same ADR number, or the same title) is left out: the log holds the
+/// record, the section only mentions it. A file over the decision-log size limit or
+/// unreadable is skipped (it is no log; validation reports unreadable files).
+pub fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
+    let ids: HashSet<u32> = logged
+        .iter()
+        .filter_map(|d| d.id.as_deref().and_then(adr_number))
+        .collect();
+    let titles: HashSet<String> = logged.iter().map(|d| normalize_title(&d.title)).collect();
+    let mut out = Vec::new();
+    for file in bank.files.iter().filter(|f| may_hold_sections(f)) {
+        let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) else {
+            continue;
+        };
+        out.extend(
+            parse_sections(&file.path, &file.display, &text)
+                .into_iter()
+                .filter(|d| {
+                    let repeats_id =
+                        d.id.as_deref()
+                            .and_then(adr_number)
+                            .is_some_and(|n| ids.contains(&n));
+                    !repeats_id && !titles.contains(&normalize_title(&d.title))
+                }),
+        );
+    }
+    out
+}
+
 /// A project's decisions and the logs left out of them.
 #[derive(Debug, Clone, Default)]
 pub struct ProjectDecisions {
@@ -73,16 +121,20 @@ pub struct ProjectDecisions {
     pub problems: Vec<Finding>,
 }
 
-/// Every decision of every bank of a project, in timeline order, with a finding for each
-/// log too large to parse.
+/// Every decision of every bank of a project (its logs' and its decision sections'), in
+/// timeline order, with a finding for each log too large to parse.
 pub fn project_decisions(project: &Project) -> ProjectDecisions {
     let mut out = ProjectDecisions::default();
     for bank in crate::core::scan::bank::list_banks(project) {
+        let mut logged = Vec::new();
         for file in decision_files(&bank) {
             if let Some(text) = read_log(file, &mut out.problems) {
-                out.decisions.extend(decisions_of_file(file, &text));
+                logged.extend(decisions_of_file(file, &text));
             }
         }
+        let sections = section_decisions(&bank, &logged);
+        out.decisions.extend(logged);
+        out.decisions.extend(sections);
     }
     link_supersessions(&mut out.decisions);
     sort_timeline(&mut out.decisions);
