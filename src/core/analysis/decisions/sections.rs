@@ -135,6 +135,9 @@ fn read_bullet(text: &str) -> Bullet {
             && !rest.is_empty();
         let title = if label_only {
             split_title(rest)
+        } else if heading.title.is_empty() {
+            // `**ADR-7**: Title` (or `**ADR-7**: ADR-7: Title`): the id is the label.
+            split_title(&read_heading(rest).title)
         } else {
             heading.title
         };
@@ -183,6 +186,23 @@ fn split_title(text: &str) -> String {
         }
     }
     clean_title(text)
+}
+
+/// The text of a line that is all bold (`**1. Use X**`), standing for a heading; a lead-in
+/// to a list (`**Future types could include:**`) is not one.
+fn bold_line(line: &str) -> Option<String> {
+    if line.starts_with([' ', '\t']) {
+        return None;
+    }
+    let inner = line
+        .trim_end()
+        .strip_prefix("**")?
+        .strip_suffix("**")?
+        .trim();
+    if inner.is_empty() || inner.contains("**") || inner.ends_with(':') {
+        return None;
+    }
+    Some(inner.to_string())
 }
 
 /// A sub-heading's title without its list number (`1. X`, `#2 X`).
@@ -260,10 +280,17 @@ impl Section<'_> {
         depth: usize,
     ) -> Vec<Decision> {
         let mut out = Vec::new();
-        let subs: Vec<(usize, usize, String)> = (from..to)
+        let mut subs: Vec<(usize, usize, String)> = (from..to)
             .filter_map(|i| heading_at(self.lines, self.mask, i).map(|(l, t)| (i, l, t)))
             .filter(|(_, l, _)| *l > level)
             .collect();
+        if subs.is_empty() {
+            // `**1. Use X**` on a line of its own stands for a sub-heading.
+            subs = (from..to)
+                .filter(|i| self.mask[*i])
+                .filter_map(|i| bold_line(self.lines[i]).map(|t| (i, level + 1, t)))
+                .collect();
+        }
         let first_sub = subs.first().map_or(to, |(i, _, _)| *i);
         out.extend(self.list_and_table_entries(from, first_sub, group));
         let Some(child_level) = subs.iter().map(|(_, l, _)| *l).min() else {
@@ -281,6 +308,12 @@ impl Section<'_> {
             if title.is_empty() || is_placeholder(&title) {
                 continue;
             }
+            // "## Accepted" over a list of entries: a status that groups them, never an
+            // entry (an empty one, `_None_`, yields nothing).
+            let status_group = title.split_whitespace().count() <= 3
+                && DecisionStatus::parse(&title).is_some()
+                && heading.id.is_none()
+                && heading.date.is_none();
             let grandchildren = (start + 1..end)
                 .find(|i| heading_at(self.lines, self.mask, *i).is_some())
                 .unwrap_or(end);
@@ -295,6 +328,36 @@ impl Section<'_> {
                     continue;
                 }
             }
+            // A heading whose body is only a list of entries (ADR references, stamped
+            // log lines), or a status heading, groups them too.
+            if status_group || self.only_a_list(start + 1, grandchildren) {
+                let mut inner = self.list_and_table_entries(start + 1, grandchildren, &title);
+                let all_entries = inner.iter().all(|d| d.id.is_some() || d.date.is_some());
+                if status_group || (!inner.is_empty() && all_entries) {
+                    if let Some(status) = status_group
+                        .then(|| DecisionStatus::parse(&title))
+                        .flatten()
+                    {
+                        for d in inner
+                            .iter_mut()
+                            .filter(|d| d.status == DecisionStatus::Unknown)
+                        {
+                            d.status = status;
+                        }
+                    }
+                    out.extend(inner);
+                    if grandchildren < end && depth < 4 {
+                        out.extend(self.entries(
+                            grandchildren,
+                            end,
+                            child_level,
+                            &title,
+                            depth + 1,
+                        ));
+                    }
+                    continue;
+                }
+            }
             let fields = self.fields(start + 1, end);
             let date = heading.date.or(fields.date);
             let mut decision = self.decision(*start, end, title, heading.id, heading.style, group);
@@ -306,6 +369,23 @@ impl Section<'_> {
             out.push(decision);
         }
         out
+    }
+
+    /// Whether the content lines of `from..to` are all list items or their indented
+    /// continuations (blank lines aside).
+    fn only_a_list(&self, from: usize, to: usize) -> bool {
+        let mut any = false;
+        for i in from..to.min(self.lines.len()) {
+            let line = self.lines[i];
+            if !self.mask[i] || line.trim().is_empty() || line.starts_with([' ', '\t']) {
+                continue;
+            }
+            if list_item_text(line).is_none() {
+                return false;
+            }
+            any = true;
+        }
+        any
     }
 
     /// Top-level bullets and table rows in `from..to` (no headings in between).
@@ -595,5 +675,68 @@ Plain prose about decisions.\n";
     fn files_without_decision_sections_yield_nothing() {
         assert!(sections("# Progress\n\n## Done\n- shipped\n").is_empty());
         assert!(sections("## Decision Engine\n- routes by cost\n").is_empty());
+    }
+
+    #[test]
+    fn status_headings_over_lists_of_adrs_are_groups_not_entries() {
+        let text = "# Decisions Index\n\n## Proposed\n\n_None_\n\n## Accepted\n\n\
+- **ADR-0001**: Eager view registration\n- [[ADR-0002]] — Restore the tree view\n\n\
+## Superseded\n\n- ADR-0003: Old layout (Superseded by ADR-0004)\n";
+        let d = sections(text);
+        let got: Vec<(Option<&str>, &str, DecisionStatus, Option<&str>)> = d
+            .iter()
+            .map(|d| {
+                (
+                    d.id.as_deref(),
+                    d.title.as_str(),
+                    d.status,
+                    d.group.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    Some("ADR-0001"),
+                    "Eager view registration",
+                    DecisionStatus::Accepted,
+                    Some("Accepted")
+                ),
+                (
+                    Some("ADR-0002"),
+                    "Restore the tree view",
+                    DecisionStatus::Accepted,
+                    Some("Accepted")
+                ),
+                (
+                    Some("ADR-0003"),
+                    "Old layout",
+                    DecisionStatus::Superseded,
+                    Some("Superseded")
+                ),
+            ]
+        );
+        assert_eq!(d[2].superseded_by, ["ADR-0004"]);
+    }
+
+    #[test]
+    fn bold_lines_stand_for_sub_headings_and_their_bullets_are_details() {
+        let text = "### Key Design Decisions\n\n**1. Extensibility for many devices**\n\n\
+Using polymorphism:\n\n**Future device types could include:**\n- Serial Modbus RTU\n- SNMP\n\n\
+**2. Following established patterns**\n- **Profile-based configuration** - named profiles\n\n\
+### Technical Considerations\n- not a decision\n";
+        let d = sections(text);
+        let got: Vec<(&str, usize, usize)> = d
+            .iter()
+            .map(|d| (d.title.as_str(), d.line, d.end_line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Extensibility for many devices", 3, 9),
+                ("Following established patterns", 11, 12),
+            ]
+        );
     }
 }
