@@ -205,6 +205,23 @@ fn bold_line(line: &str) -> Option<String> {
     Some(inner.to_string())
 }
 
+/// A title without a status marked after it (`Stateless API ✅ IMPLEMENTED`), and that
+/// status: the marker opens with a symbol (an emoji, `—`, `|`) and reads as a status.
+fn without_status_mark(title: &str) -> (String, Option<DecisionStatus>) {
+    let marker = title.char_indices().find(|(i, c)| {
+        *i > 0 && !c.is_alphanumeric() && !c.is_whitespace() && (*c as u32 >= 0x2000 || *c == '|')
+    });
+    if let Some((at, _)) = marker
+        && let Some(status) = DecisionStatus::parse(&title[at..])
+    {
+        let kept = clean_title(&title[..at]);
+        if !kept.is_empty() {
+            return (kept, Some(status));
+        }
+    }
+    (title.to_string(), None)
+}
+
 /// A sub-heading's title without its list number (`1. X`, `#2 X`).
 fn unnumbered(title: &str) -> String {
     let trimmed = title.trim_start_matches('#');
@@ -304,7 +321,7 @@ impl Section<'_> {
                 continue;
             }
             let heading = read_heading(text);
-            let title = unnumbered(&heading.title);
+            let (title, marked_status) = without_status_mark(&unnumbered(&heading.title));
             if title.is_empty() || is_placeholder(&title) {
                 continue;
             }
@@ -363,7 +380,10 @@ impl Section<'_> {
             let mut decision = self.decision(*start, end, title, heading.id, heading.style, group);
             decision.date = date.map(|d| d.0);
             decision.time = date.and_then(|d| d.1);
-            decision.status = fields.status.unwrap_or(DecisionStatus::Unknown);
+            decision.status = fields
+                .status
+                .or(marked_status)
+                .unwrap_or(DecisionStatus::Unknown);
             decision.supersedes = fields.supersedes;
             decision.superseded_by = fields.superseded_by;
             out.push(decision);
@@ -615,7 +635,7 @@ mod tests {
     fn a_decisions_section_yields_its_sub_headings_and_their_fields() {
         let text = "# System Patterns\n\n## Key Technical Decisions\n\n\
 ### 1. Stateless API Design\n\n**Decision**: REST\n**Status**: Accepted — pending load tests\n\n\
-### 2. Pluggable LLMs\n\n- factory pattern\n\n## Component relationships\n- a\n";
+### 2. Pluggable LLMs ✅ IMPLEMENTED\n\n- factory pattern\n\n## Component relationships\n- a\n";
         let d = sections(text);
         let got: Vec<(&str, usize, usize, DecisionStatus)> = d
             .iter()
@@ -625,7 +645,7 @@ mod tests {
             got,
             [
                 ("Stateless API Design", 5, 8, DecisionStatus::Accepted),
-                ("Pluggable LLMs", 10, 12, DecisionStatus::Unknown),
+                ("Pluggable LLMs", 10, 12, DecisionStatus::Accepted),
             ]
         );
     }
