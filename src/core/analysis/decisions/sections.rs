@@ -105,13 +105,21 @@ struct Bullet {
 fn read_bullet(text: &str) -> Bullet {
     let mut status = None;
     let mut superseded_by = Vec::new();
+    let mut referenced = None;
     let mut body = text.trim();
     if let Some(open) = body.rfind('(')
         && body.ends_with(')')
         && open > 0
     {
         let inner = &body[open + 1..body.len() - 1];
-        if let Some(found) = DecisionStatus::parse(inner) {
+        let plain = strip_markup(inner);
+        // `Use Zustand (ADR-004)`: the ADR that records this decision.
+        if let Some(m) = ADR_REF.find(plain.trim())
+            && m.as_str().len() == plain.trim().len()
+        {
+            referenced = Some(normalize_adr_id(m.as_str()));
+            body = body[..open].trim_end();
+        } else if let Some(found) = DecisionStatus::parse(inner) {
             status = Some(found);
             if found == DecisionStatus::Superseded {
                 superseded_by = ADR_REF
@@ -143,7 +151,7 @@ fn read_bullet(text: &str) -> Bullet {
         };
         return Bullet {
             title,
-            id: heading.id,
+            id: heading.id.or(referenced),
             status,
             superseded_by,
         };
@@ -169,7 +177,7 @@ fn read_bullet(text: &str) -> Bullet {
     };
     Bullet {
         title: split_title(&rest),
-        id,
+        id: id.or(referenced),
         status,
         superseded_by,
     }
@@ -597,6 +605,7 @@ mod tests {
 - [ ] decide on Redis\n\
 - [[ADR-0010]] — Integrate the graph tool (Superseded by [[ADR-0011]])\n\
 - 2025-07-31 07:01:19 - Seed the bank from the PRD\n\
+- Zustand replaces Redux for app state ([[ADR-004]])\n\
 \nA closing paragraph that is prose.\n\n## Next Steps\n- Build the VSIX\n";
         let d = sections(text);
         let got: Vec<(&str, usize, usize)> = d
@@ -611,8 +620,10 @@ mod tests {
                 ("tmux interactive mode", 9, 9),
                 ("Integrate the graph tool", 11, 11),
                 ("Seed the bank from the PRD", 12, 12),
+                ("Zustand replaces Redux for app state", 13, 13),
             ]
         );
+        assert_eq!(d[5].id.as_deref(), Some("ADR-004"));
         assert!(
             d.iter()
                 .all(|d| d.display == "memory-bank/activeContext.md")
