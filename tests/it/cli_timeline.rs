@@ -211,6 +211,8 @@ fn decisions_in_sections_of_other_files_join_the_timeline_with_their_file_and_li
         "# Active\n\nCheckout.\n\n## Key Decisions\n\
 - **Ship gift cards**: customers asked\n\
 - Keep prices in cents — repeated from the log\n\
+- Card payments only\n\
+- Search by tea name (see decisionLog.md)\n\
 \n```markdown\n- **Fenced example**: never an entry\n```\n\n## Next Steps\n- test\n",
     );
     let out = mbank(temp.path(), &["timeline", "--json"]);
@@ -223,7 +225,8 @@ fn decisions_in_sections_of_other_files_join_the_timeline_with_their_file_and_li
         .iter()
         .map(|d| d["title"].as_str().unwrap())
         .collect();
-    // The log's entry is not repeated; the fenced example is not an entry. Undated
+    // The log's entries are not repeated (by title, by a title inside the log's, or
+    // by a pointer to the log); the fenced example is not an entry. Undated
     // entries come last, by file then line.
     assert_eq!(
         titles,

@@ -69,6 +69,10 @@ pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
     found
 }
 
+/// Logs with more titles than this are matched against section entries by exact title
+/// only.
+const MAX_TITLES_COMPARED: usize = 2_000;
+
 /// Whether a memory file is markdown that may hold decision sections: not a decision log
 /// (those are parsed whole), not a virtual memory, readable.
 fn may_hold_sections(file: &MemoryFile) -> bool {
@@ -83,7 +87,8 @@ fn may_hold_sections(file: &MemoryFile) -> bool {
 
 /// Decisions written in the decision sections ("## Key Decisions", "Recent Decisions" …)
 /// of a bank's memory files other than its decision logs. An entry that repeats one of
-/// `logged` (the same ADR number, or the same title) is left out: the log holds the
+/// `logged` (the same ADR number, the same title, or a title of three words or more
+/// inside the other), is left out: the log holds the
 /// record, the section only mentions it. A file over the decision-log size limit or
 /// unreadable is skipped (it is no log; validation reports unreadable files).
 pub fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
@@ -92,6 +97,28 @@ pub fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
         .filter_map(|d| d.id.as_deref().and_then(adr_number))
         .collect();
     let titles: HashSet<String> = logged.iter().map(|d| normalize_title(&d.title)).collect();
+    // Titles of several words, for "PostGIS for nearest-cell lookup" against the log's
+    // "Use PostGIS for nearest-cell lookup" (padded with spaces, so whole words match).
+    let long_titles: Vec<String> = titles
+        .iter()
+        .filter(|t| t.split(' ').count() >= 3)
+        .map(|t| format!(" {t} "))
+        .collect();
+    let restates = |title: &str| {
+        let title = normalize_title(title);
+        if titles.contains(&title) {
+            return true;
+        }
+        // Compared with every logged title: bounded, so a huge log costs no more than
+        // the exact match above.
+        if title.split(' ').count() < 3 || long_titles.len() > MAX_TITLES_COMPARED {
+            return false;
+        }
+        let padded = format!(" {title} ");
+        long_titles
+            .iter()
+            .any(|t| t.contains(&padded) || padded.contains(t.as_str()))
+    };
     let mut out = Vec::new();
     for file in bank.files.iter().filter(|f| may_hold_sections(f)) {
         let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) else {
@@ -105,7 +132,7 @@ pub fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
                         d.id.as_deref()
                             .and_then(adr_number)
                             .is_some_and(|n| ids.contains(&n));
-                    !repeats_id && !titles.contains(&normalize_title(&d.title))
+                    !repeats_id && !restates(&d.title)
                 }),
         );
     }

@@ -102,7 +102,8 @@ struct Bullet {
     superseded_by: Vec<String>,
 }
 
-fn read_bullet(text: &str) -> Bullet {
+/// `None` for a bullet that points to where the decision is recorded.
+fn read_bullet(text: &str) -> Option<Bullet> {
     let mut status = None;
     let mut superseded_by = Vec::new();
     let mut referenced = None;
@@ -114,6 +115,11 @@ fn read_bullet(text: &str) -> Bullet {
         let inner = &body[open + 1..body.len() - 1];
         let plain = strip_markup(inner);
         // `Use Zustand (ADR-004)`: the ADR that records this decision.
+        let lower = plain.trim().to_lowercase();
+        if lower.starts_with("see ") && lower.contains("decision") {
+            // `X (see decisionLog.md)`: a pointer to the record, not the record.
+            return None;
+        }
         if let Some(m) = ADR_REF.find(plain.trim())
             && m.as_str().len() == plain.trim().len()
         {
@@ -149,12 +155,12 @@ fn read_bullet(text: &str) -> Bullet {
         } else {
             heading.title
         };
-        return Bullet {
+        return Some(Bullet {
             title,
             id: heading.id.or(referenced),
             status,
             superseded_by,
-        };
+        });
     }
     let heading = read_heading(body);
     let heading_has_id = heading.id.is_some();
@@ -175,12 +181,12 @@ fn read_bullet(text: &str) -> Bullet {
         }
         _ => heading.title,
     };
-    Bullet {
+    Some(Bullet {
         title: split_title(&rest),
         id: id.or(referenced),
         status,
         superseded_by,
-    }
+    })
 }
 
 /// The title part of `Title — rationale` / `Title - rationale`, else the whole text.
@@ -495,7 +501,9 @@ impl Section<'_> {
                 Some((date, rest)) => (Some(date), rest),
                 None => (None, text),
             };
-            let bullet = read_bullet(text);
+            let Some(bullet) = read_bullet(text) else {
+                continue;
+            };
             if bullet.title.is_empty() || is_placeholder(&bullet.title) {
                 continue;
             }
@@ -606,6 +614,7 @@ mod tests {
 - [[ADR-0010]] — Integrate the graph tool (Superseded by [[ADR-0011]])\n\
 - 2025-07-31 07:01:19 - Seed the bank from the PRD\n\
 - Zustand replaces Redux for app state ([[ADR-004]])\n\
+- Redis cache with stale-while-revalidate (see decisionLog.md)\n\
 \nA closing paragraph that is prose.\n\n## Next Steps\n- Build the VSIX\n";
         let d = sections(text);
         let got: Vec<(&str, usize, usize)> = d
