@@ -431,7 +431,10 @@ fn timeline_lists_decisions_in_date_order_with_links_filters_and_jumps() {
     // shown with the file it lives in.
     assert!(screen.contains("Decisions: 5 of 5"), "{screen}");
     assert!(screen.contains("Archive wins over concurrent"), "{screen}");
-    assert!(screen.contains(".claude/memory/sessions/2026-11-19"), "{screen}");
+    assert!(
+        screen.contains(".claude/memory/sessions/2026-11-19"),
+        "{screen}"
+    );
 
     // Status filter: accepted only.
     h.key(KeyCode::Char('s'));

@@ -38,10 +38,13 @@ fn is_bare_list_heading(text: &str) -> bool {
     cleaned.eq_ignore_ascii_case("decision") || cleaned.eq_ignore_ascii_case("decisions")
 }
 
+/// A date with the time of day when one is written.
+pub(super) type Stamp = (NaiveDate, Option<NaiveTime>);
+
 /// A RooFlow timestamp opening `text`, `[2025-05-22 14:03:11] - X` or
 /// `2025-05-22 14:03:11 - X` (a bare date needs a separator after it): the date and time
 /// and the text after it.
-pub(super) fn leading_stamp(text: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> {
+pub(super) fn leading_stamp(text: &str) -> Option<(Stamp, &str)> {
     if let Some(found) = quick_log_line(text) {
         return Some(found);
     }
@@ -63,7 +66,7 @@ pub(super) fn leading_stamp(text: &str) -> Option<((NaiveDate, Option<NaiveTime>
 /// whole text) and the date of a RooFlow timestamp opening it. `None` for an indented
 /// bullet (a detail of the entry above), an empty bullet (RooFlow's template `*`) or a
 /// placeholder.
-fn list_item(line: &str) -> Option<(String, Option<(NaiveDate, Option<NaiveTime>)>)> {
+fn list_item(line: &str) -> Option<(String, Option<Stamp>)> {
     let rest = line
         .strip_prefix("* ")
         .or_else(|| line.strip_prefix("- "))
@@ -100,7 +103,7 @@ pub(super) enum Event {
     /// A top-level bullet in a `## Decision` section (RooFlow's list format).
     ListItem {
         title: String,
-        date: Option<(NaiveDate, Option<NaiveTime>)>,
+        date: Option<Stamp>,
     },
 }
 

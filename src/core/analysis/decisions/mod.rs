@@ -4,14 +4,20 @@
 //! with or without a time), Memory Bank MCP blocks (`## X` + `- **Date:**`,
 //! `**Context:**`, `**Decision:**` …), Roo `[YYYY-MM-DD HH:MM:SS] - summary` lines, tables
 //! of decisions, and ADR files (`ADR-NNN-title.md`, `ADR-NNN-YYYYMMDD-HHMM-title.md`) with
-//! their status line and "Superseded by ADR-XXX".
+//! their status line and "Superseded by ADR-XXX". Other memory files (activeContext.md,
+//! systemPatterns.md, CLAUDE.md …) add the entries of their decision sections ("## Key
+//! Decisions", "Recent Decisions"): `sections`. A heading that only groups entries
+//! ("Phase 2 decisions" over `### X` blocks) is never an entry; its title is their group.
+//! A status is read from the leading words of its field ("Accepted — pending X" is
+//! accepted).
 //!
 //! This module holds the model ([`Decision`], its status and style) and the public API;
 //! the work lives in one module per concern: `text` (title and date helpers), `entry`
 //! (what a heading and a body say about an entry), `events` and `tables` (the lines of a
 //! log that open, close or group entries), `log` and `adr` (the two kinds of file),
-//! `links` (supersession), `timeline` (sorting), `project` (reading a bank's or a
-//! project's logs) and `append_only` (the check that no entry was lost).
+//! `sections` (decision sections of other files), `links` (supersession), `timeline`
+//! (sorting), `project` (reading a bank's or a project's logs and sections) and
+//! `append_only` (the check that no entry was lost).
 //!
 //! Parsing is lenient and line-based: headings inside code fences, tables of contents,
 //! templates and placeholders (`## [Date] - [Decision Topic]`) are not decisions.
