@@ -187,11 +187,25 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
     // list ends at a sub-heading: under "## Key Decisions" only the bullets before the
     // first sub-heading are entries (later ones are details of `### X` entries).
     let mut list_section: Option<(usize, bool)> = None;
+    // RooFlow's template opens with "This file records … decisions.\n<stamp> - Log of
+    // updates made.": stamped lines that continue the opening paragraph (before any
+    // section) note updates of the file, not decisions.
+    let mut in_opening_paragraph = false;
+    let mut seen_section = false;
     while index < lines.len() {
         let line = lines[index];
         if !mask[index] {
             index += 1;
             continue;
+        }
+        let continues_opening = in_opening_paragraph;
+        if line.trim().is_empty() {
+            in_opening_paragraph = false;
+        } else if !seen_section && !in_opening_paragraph && !line.starts_with('#') {
+            in_opening_paragraph = !matches!(
+                line.trim_start().as_bytes().first(),
+                Some(b'0'..=b'9' | b'[' | b'-' | b'*' | b'+')
+            );
         }
         // Log lines and footers start with a date, `[` or a list marker.
         let bytes = line.as_bytes();
@@ -237,9 +251,15 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
             && c.name("hh").is_some()
             && let Some(date) = date_from_captures(&c)
         {
+            if continues_opening {
+                index += 1;
+                continue;
+            }
             let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
             events.push((index, Event::LogLine { date, title }));
         } else if let Some((level, text)) = markdown::heading(line) {
+            seen_section |= level > 1;
+            in_opening_paragraph = false;
             // A level-1 "Decisions" is the file's title, not a section.
             if level > 1 && is_bare_list_heading(&text) {
                 list_section = Some((level, false));

@@ -636,7 +636,7 @@ This file records architectural and implementation decisions using a list format
     fn rooflow_timestamps_date_entries_with_or_without_brackets() {
         let text = "# Decision Log\n\n\
 This file records architectural and implementation decisions using a list format.\n\
-2025-07-31 07:01:19 - Log of updates made.\n\n*\n\n## Decision\n\n\
+2025-07-31 07:01:19 - Initialized the memory bank.\n\n*\n\n## Decision\n\n\
 * 2025-07-31 07:01:19 - Initialize the bank from the PRD\n\
 * [2025-08-01 10:15:00] - **Use Next.js**\n\
 * Undated choice\n\n## Rationale\n\n* because\n\n\
