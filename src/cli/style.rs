@@ -246,7 +246,9 @@ impl Style {
         match word {
             "ok" | "fresh" | "clean" | "accepted" => self.green(word),
             "near" | "aging" | "warning" | "proposed" => self.yellow(word),
-            "over" | "stale" | "error" | "superseded" | "deprecated" | "rejected" => self.red(word),
+            "over" | "stale" | "error" | "superseded" | "deprecated" | "rejected" | "reverted" => {
+                self.red(word)
+            }
             _ => Span::line(word),
         }
     }

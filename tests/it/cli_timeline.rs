@@ -201,3 +201,65 @@ fn bad_paths_exit_with_code_2() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("--json"));
 }
+
+#[test]
+fn decisions_in_sections_of_other_files_join_the_timeline_with_their_file_and_line() {
+    let temp = root();
+    let shop = temp.path().join("root/shop/memory-bank");
+    write(
+        &shop.join("activeContext.md"),
+        "# Active\n\nCheckout.\n\n## Key Decisions\n\
+- **Ship gift cards**: customers asked\n\
+- Keep prices in cents — repeated from the log\n\
+- Card payments only\n\
+- Search by tea name (see decisionLog.md)\n\
+\n```markdown\n- **Fenced example**: never an entry\n```\n\n## Next Steps\n- test\n",
+    );
+    let out = mbank(temp.path(), &["timeline", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let projects = json["projects"].as_array().unwrap();
+    let shop_json = projects.iter().find(|p| p["name"] == "shop").unwrap();
+    let decisions = shop_json["decisions"].as_array().unwrap();
+    let titles: Vec<&str> = decisions
+        .iter()
+        .map(|d| d["title"].as_str().unwrap())
+        .collect();
+    // The log's entries are not repeated (by title, by a title inside the log's, or
+    // by a pointer to the log); the fenced example is not an entry. Undated
+    // entries come last, by file then line.
+    assert_eq!(
+        titles,
+        [
+            "Start with a monolith",
+            "Take card payments only",
+            "Ship gift cards",
+            "Keep prices in cents"
+        ]
+    );
+    let gift = &decisions[2];
+    assert_eq!(gift["display"], "memory-bank/activeContext.md");
+    assert_eq!(
+        Path::new(gift["file"].as_str().unwrap()),
+        shop.join("activeContext.md")
+    );
+    assert_eq!(
+        (gift["line"].as_u64(), gift["end_line"].as_u64()),
+        (Some(6), Some(6))
+    );
+    assert_eq!(gift["group"], "Key Decisions");
+    assert_eq!(gift["style"], "list-item");
+    assert!(decisions[0]["group"].is_null());
+
+    // The text table says where it lives.
+    let out = mbank(
+        temp.path(),
+        &["timeline", shop.parent().unwrap().to_str().unwrap()],
+    );
+    let text = stdout(&out);
+    let row = text
+        .lines()
+        .find(|l| l.contains("Ship gift cards"))
+        .unwrap();
+    assert!(row.ends_with("memory-bank/activeContext.md:6"), "{text}");
+}

@@ -27,7 +27,7 @@ fn every_decision_log_in_the_corpus_yields_entries() {
         depth: 4,
         ..ScanOptions::default()
     };
-    let (mut logs, mut entries) = (0, 0);
+    let (mut logs, mut entries, mut sectioned) = (0, 0, 0);
     let mut empty = Vec::new();
     for folder in &folders {
         let mut projects = discovery::scan(folder, &options);
@@ -66,10 +66,28 @@ fn every_decision_log_in_the_corpus_yields_entries() {
                 if !d.superseded_by.is_empty() {
                     assert_ne!(d.status, DecisionStatus::Accepted, "{d:?}");
                 }
+                // Entries of decision sections in other files point into their file.
+                let Ok(text) = text::read_text(&d.file) else {
+                    panic!("{} is not readable: {d:?}", d.file.display());
+                };
+                assert!(d.line >= 1 && d.line <= d.end_line, "{d:?}");
+                assert!(d.end_line <= text.lines().count().max(1), "{d:?}");
+                assert!(!d.title.trim().is_empty(), "{d:?}");
+                assert!(
+                    d.file.ends_with(&d.display),
+                    "display {} is not the file {}",
+                    d.display,
+                    d.file.display()
+                );
+                if d.group.is_some() {
+                    sectioned += 1;
+                }
             }
         }
     }
-    eprintln!("corpus: {logs} decision files, {entries} entries");
+    eprintln!("corpus: {logs} decision files, {entries} entries, {sectioned} grouped entries");
+    // Banks of the corpus keep decisions in "Key Decisions" sections of other files.
+    assert!(sectioned > 0, "no entry of a decision section was read");
     assert!(logs > 0, "no decision log found in the corpus");
     assert!(
         empty.is_empty(),

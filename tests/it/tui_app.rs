@@ -427,16 +427,23 @@ fn timeline_lists_decisions_in_date_order_with_links_filters_and_jumps() {
     let last = screen.find("ADR-004").expect(&screen);
     assert!(first < last, "date order:\n{screen}");
     assert!(screen.contains("⇢ superseded by ADR-004"), "{screen}");
-    assert!(screen.contains("Decisions: 4 of 4"), "{screen}");
+    // The four ADRs and the informal decision of a session note ("## Decisions Made"),
+    // shown with the file it lives in.
+    assert!(screen.contains("Decisions: 5 of 5"), "{screen}");
+    assert!(screen.contains("Archive wins over concurrent"), "{screen}");
+    assert!(
+        screen.contains(".claude/memory/sessions/2026-11-19"),
+        "{screen}"
+    );
 
     // Status filter: accepted only.
     h.key(KeyCode::Char('s'));
     let screen = h.screen();
-    assert!(screen.contains("Decisions: 2 of 4 · accepted"), "{screen}");
+    assert!(screen.contains("Decisions: 2 of 5 · accepted"), "{screen}");
     assert!(!screen.contains("ADR-001 Redux"), "{screen}");
 
     h.key(KeyCode::Esc);
-    assert_eq!(h.app.timeline.visible_len(), 4);
+    assert_eq!(h.app.timeline.visible_len(), 5);
 
     // Text filter, typed after '/'.
     h.key(KeyCode::Char('/'));

@@ -82,7 +82,7 @@ fn the_main_area_shows_one_thing_and_closing_it_returns_to_the_document() {
         }
     );
     assert_eq!(h.app.focus, Focus::Timeline);
-    assert!(h.screen().contains("Decisions: 4 of 4"));
+    assert!(h.screen().contains("Decisions: 5 of 5"));
     // The review replaces the timeline; esc gives the document back as it was.
     h.keys("r");
     assert!(h.app.main.is_review());

@@ -1,5 +1,7 @@
 //! `mbank timeline [PATH] [--json]`: the decisions of one project (or of every project
 //! under PATH or the root) in date order; undated entries come last, in file order.
+//! Decisions come from decision logs and ADRs, and from the decision sections ("## Key
+//! Decisions" …) of the banks' other memory files; each names its file and line.
 //!
 //! Text: one table per project with date (and time when written), status, title and
 //! `file:line`; a decision log too large to parse is named on stderr. Exit 0 when it ran
@@ -16,13 +18,14 @@
 //!       "title": "Move sessions to Postgres",
 //!       "date": "2025-06-10",            // or null
 //!       "time": "14:03:00",              // or null
-//!       "status": "accepted",            // proposed|accepted|superseded|deprecated|rejected|unknown
+//!       "status": "accepted",            // proposed|accepted|superseded|deprecated|rejected|reverted|unknown
 //!       "supersedes": ["ADR-0001"],
 //!       "superseded_by": [],
-//!       "file": "/root/shop/memory-bank/decisionLog.md",
+//!       "file": "/root/shop/memory-bank/decisionLog.md",  // the file it lives in
 //!       "display": "memory-bank/decisionLog.md",
 //!       "line": 12, "end_line": 20,      // 1-based, inclusive
-//!       "style": "cline-block"           // cline-block|dated-heading|block|log-line|list-item|table-row|adr
+//!       "style": "cline-block",          // cline-block|dated-heading|block|log-line|list-item|table-row|adr
+//!       "group": "Key Decisions"         // the heading grouping it, or null
 //!     }],
 //!     "problems": [{                      // logs left out: over the 8 MiB parse limit
 //!       "severity": "warning", "code": "parse-limit",

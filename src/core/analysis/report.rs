@@ -603,6 +603,7 @@ impl<'a> Analyzer<'a> {
             staleness::unknown_because(&mut staleness, reason);
         }
 
+        let logged_from = decisions_out.len();
         for (file, text) in bank.files.iter().zip(&texts) {
             let Some(text) = text.as_deref().filter(|_| file.role.is_decision_log()) else {
                 continue;
@@ -633,6 +634,10 @@ impl<'a> Analyzer<'a> {
                     )),
                 }
             }
+        }
+        if depth.decisions {
+            let sections = decisions::section_decisions(&bank, &decisions_out[logged_from..]);
+            decisions_out.extend(sections);
         }
         // Validation needs the bank whole; the files then move into the report.
         let mut bank_findings = if depth.validate {

@@ -35,13 +35,14 @@ pub const COMMANDS: &[Command] = &[
 ];
 
 /// The status filter cycles through these; `None` shows every entry.
-const STATUS_CYCLE: [Option<DecisionStatus>; 7] = [
+const STATUS_CYCLE: [Option<DecisionStatus>; 8] = [
     None,
     Some(DecisionStatus::Accepted),
     Some(DecisionStatus::Proposed),
     Some(DecisionStatus::Superseded),
     Some(DecisionStatus::Deprecated),
     Some(DecisionStatus::Rejected),
+    Some(DecisionStatus::Reverted),
     Some(DecisionStatus::Unknown),
 ];
 
@@ -67,6 +68,7 @@ pub fn status_style(theme: &Theme, status: DecisionStatus) -> Style {
         DecisionStatus::Superseded => theme.muted().add_modifier(Modifier::CROSSED_OUT),
         DecisionStatus::Deprecated => theme.fg(theme.warning),
         DecisionStatus::Rejected => theme.fg(theme.error),
+        DecisionStatus::Reverted => theme.fg(theme.warning),
         DecisionStatus::Unknown => theme.muted(),
     }
 }

@@ -129,6 +129,7 @@ pub fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         line: start + 1,
         end_line: end.max(start) + 1,
         style: DecisionStyle::Adr,
+        group: None,
     })
 }
 

@@ -69,6 +69,11 @@ pub(super) struct Fields {
     pub(super) has_marker: bool,
 }
 
+/// A heading that is a section of a decision block (`### Context`, `### Decision`).
+pub(super) fn is_block_section(heading: &str) -> bool {
+    MARKER_KEYS.contains(&clean_title(heading).to_lowercase().as_str())
+}
+
 pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> Fields {
     let mut fields = Fields::default();
     for line in lines {

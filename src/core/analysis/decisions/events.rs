@@ -6,6 +6,7 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
+use super::sections::is_decision_section_heading;
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
 use super::text::{DATE_TIME, clean_title, date_from_captures, is_placeholder, may_match, regex};
 use crate::core::markdown;
@@ -16,6 +17,14 @@ static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
         r"^\s*(?:[-*+]\s+)?\[{DATE_TIME}\]\s*(?:[-–—:|]\s*)?(?P<rest>.*)$"
     ))
 });
+/// RooFlow's bare timestamp, `2025-05-22 14:03:11 - summary` (a list marker allowed): a
+/// log line when it opens a line, the date of a bullet in a `## Decision` list. The time
+/// is required on a line of its own, so a sentence opening with a date stays prose.
+static BARE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"^\s*(?P<bullet>[-*+]\s+)?{DATE_TIME}\s*(?:[-–—:|]\s*)(?P<rest>.*)$"
+    ))
+});
 /// Roo's footer `2025-05-22 14:03:11 - Log of updates made.`: not a decision.
 static LOG_FOOTER: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
@@ -24,19 +33,48 @@ static LOG_FOOTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A bare `Decision` / `Decisions` heading: RooFlow writes its log as bullets below one.
-fn is_list_section_heading(text: &str) -> bool {
+fn is_bare_list_heading(text: &str) -> bool {
     let cleaned = clean_title(text);
     cleaned.eq_ignore_ascii_case("decision") || cleaned.eq_ignore_ascii_case("decisions")
 }
 
-/// The title of a top-level bullet (`* **Title**`, `- text`): the bold part when the
-/// bullet opens with one, else the whole text. `None` for an indented bullet (a detail of
-/// the entry above), an empty bullet (RooFlow's template `*`) or a placeholder.
-fn list_item_title(line: &str) -> Option<String> {
+/// A date with the time of day when one is written.
+pub(super) type Stamp = (NaiveDate, Option<NaiveTime>);
+
+/// A RooFlow timestamp opening `text`, `[2025-05-22 14:03:11] - X` or
+/// `2025-05-22 14:03:11 - X` (a bare date needs a separator after it): the date and time
+/// and the text after it.
+pub(super) fn leading_stamp(text: &str) -> Option<(Stamp, &str)> {
+    if let Some(found) = quick_log_line(text) {
+        return Some(found);
+    }
+    let bytes = text.trim_start().as_bytes();
+    if !matches!(bytes.first(), Some(b'[' | b'0'..=b'9')) {
+        return None;
+    }
+    let c = LOG_LINE.captures(text).or_else(|| {
+        BARE_STAMP
+            .captures(text)
+            .filter(|c| c.name("bullet").is_none())
+    })?;
+    let date = date_from_captures(&c)?;
+    let rest = c.name("rest")?;
+    Some((date, &text[rest.start()..]))
+}
+
+/// A top-level bullet: its title (the bold part when the bullet opens with one, else the
+/// whole text) and the date of a RooFlow timestamp opening it. `None` for an indented
+/// bullet (a detail of the entry above), an empty bullet (RooFlow's template `*`) or a
+/// placeholder.
+fn list_item(line: &str) -> Option<(String, Option<Stamp>)> {
     let rest = line
         .strip_prefix("* ")
         .or_else(|| line.strip_prefix("- "))
         .or_else(|| line.strip_prefix("+ "))?;
+    let (date, rest) = match leading_stamp(rest.trim()) {
+        Some((date, after)) => (Some(date), after),
+        None => (None, rest),
+    };
     let rest = rest.trim();
     let title = match rest.strip_prefix("**") {
         Some(bold) => match bold.find("**") {
@@ -46,7 +84,7 @@ fn list_item_title(line: &str) -> Option<String> {
         None => rest,
     };
     let title = clean_title(title);
-    (!title.is_empty() && !is_placeholder(&title)).then_some(title)
+    (!title.is_empty() && !is_placeholder(&title)).then_some((title, date))
 }
 
 /// A line that may open an entry, close one, or group dated entries.
@@ -65,6 +103,7 @@ pub(super) enum Event {
     /// A top-level bullet in a `## Decision` section (RooFlow's list format).
     ListItem {
         title: String,
+        date: Option<Stamp>,
     },
 }
 
@@ -144,13 +183,29 @@ fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> 
 pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(usize, Event)> {
     let mut events = Vec::new();
     let mut index = 0;
-    // Level of the bare `## Decision` heading whose list we are in (RooFlow).
-    let mut list_section: Option<usize> = None;
+    // Level of the `## Decision` heading whose list we are in (RooFlow), and whether its
+    // list ends at a sub-heading: under "## Key Decisions" only the bullets before the
+    // first sub-heading are entries (later ones are details of `### X` entries).
+    let mut list_section: Option<(usize, bool)> = None;
+    // RooFlow's template opens with "This file records … decisions.\n<stamp> - Log of
+    // updates made.": stamped lines that continue the opening paragraph (before any
+    // section) note updates of the file, not decisions.
+    let mut in_opening_paragraph = false;
+    let mut seen_section = false;
     while index < lines.len() {
         let line = lines[index];
         if !mask[index] {
             index += 1;
             continue;
+        }
+        let continues_opening = in_opening_paragraph;
+        if line.trim().is_empty() {
+            in_opening_paragraph = false;
+        } else if !seen_section && !in_opening_paragraph && !line.starts_with('#') {
+            in_opening_paragraph = !matches!(
+                line.trim_start().as_bytes().first(),
+                Some(b'0'..=b'9' | b'[' | b'-' | b'*' | b'+')
+            );
         }
         // Log lines and footers start with a date, `[` or a list marker.
         let bytes = line.as_bytes();
@@ -190,18 +245,34 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
         {
             let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
             events.push((index, Event::LogLine { date, title }));
+        } else if may_be_log
+            && let Some(c) = BARE_STAMP.captures(line)
+            && c.name("bullet").is_none()
+            && c.name("hh").is_some()
+            && let Some(date) = date_from_captures(&c)
+        {
+            if continues_opening {
+                index += 1;
+                continue;
+            }
+            let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
+            events.push((index, Event::LogLine { date, title }));
         } else if let Some((level, text)) = markdown::heading(line) {
+            seen_section |= level > 1;
+            in_opening_paragraph = false;
             // A level-1 "Decisions" is the file's title, not a section.
-            if level > 1 && is_list_section_heading(&text) {
-                list_section = Some(level);
-            } else if list_section.is_some_and(|l| level <= l) {
+            if level > 1 && is_bare_list_heading(&text) {
+                list_section = Some((level, false));
+            } else if level > 1 && is_decision_section_heading(&text) {
+                list_section = Some((level, true));
+            } else if list_section.is_some_and(|(l, strict)| level <= l || strict) {
                 list_section = None;
             }
             events.push((index, Event::Heading { level, text }));
         } else if list_section.is_some()
-            && let Some(title) = list_item_title(line)
+            && let Some((title, date)) = list_item(line)
         {
-            events.push((index, Event::ListItem { title }));
+            events.push((index, Event::ListItem { title, date }));
         } else if let Some(header) = table_cells(line)
             && lines.get(index + 1).is_some_and(|l| is_separator_row(l))
             && let Some(columns) = table_columns(&header)

@@ -5,10 +5,12 @@ use std::path::Path;
 use chrono::{NaiveDate, NaiveTime};
 
 use super::entry::{
-    Fields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, read_fields, read_heading,
+    Fields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, is_block_section, read_fields,
+    read_heading,
 };
 use super::events::{Event, scan_events};
-use super::text::{is_placeholder, may_contain_word};
+use super::sections::is_decision_section_heading;
+use super::text::{clean_title, is_placeholder, may_contain_word};
 use super::{Decision, DecisionStatus, DecisionStyle};
 
 /// Headings that organise a log rather than record a decision.
@@ -66,19 +68,89 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         style: DecisionStyle,
         /// A dated heading with no title: a day grouping entries below it.
         group: bool,
+        /// Title of the heading that groups this entry with others.
+        category: Option<String>,
     }
     let mut drafts: Vec<Draft> = Vec::new();
+    // Where the body of the heading at `events[position]` (of `level`) ends: at the next
+    // heading of the same or a higher level, at a heading that is surely an entry, or at
+    // a log line, list item, table row or footer.
+    let body_end = |position: usize, level: usize| -> usize {
+        events[position + 1..]
+            .iter()
+            .find(|(_, e)| match e {
+                Event::Heading { level: l, text } => *l <= level || read_heading(text).certain,
+                Event::LogLine { .. }
+                | Event::ListItem { .. }
+                | Event::TableRow(_)
+                | Event::Footer => true,
+            })
+            .map_or(lines.len(), |(l, _)| *l)
+    };
+    // A plain heading is a decision when its own body carries decision fields.
+    let body_has_fields = |position: usize, level: usize| -> bool {
+        let start = events[position].0;
+        read_fields(
+            (start + 1..body_end(position, level))
+                .filter(|i| mask[*i])
+                .map(|i| lines[i]),
+        )
+        .has_marker
+    };
+    // A heading that only groups entries ("Phase 2 decisions" over `### Use X` blocks):
+    // no fields before its first sub-heading, and a sub-heading that is an entry itself
+    // (surely one, or a plain one with fields of its own). Sections of a block
+    // (`### Context`, `### Decision`) are not entries.
+    let only_groups = |position: usize, level: usize| -> bool {
+        let start = events[position].0;
+        let first_sub = events.get(position + 1).map_or(lines.len(), |(l, _)| *l);
+        let own = read_fields(
+            (start + 1..first_sub)
+                .filter(|i| mask[*i])
+                .map(|i| lines[i]),
+        );
+        if own.has_marker {
+            return false;
+        }
+        for (offset, (_, event)) in events[position + 1..].iter().enumerate() {
+            let Event::Heading { level: l, text } = event else {
+                if matches!(event, Event::Footer) {
+                    return false;
+                }
+                continue;
+            };
+            if *l <= level {
+                return false;
+            }
+            if is_block_section(text) {
+                continue;
+            }
+            let child = read_heading(text);
+            if child.certain
+                || (!child.title.is_empty() && body_has_fields(position + 1 + offset, *l))
+            {
+                return true;
+            }
+        }
+        false
+    };
+    // Headings that group the entries below them, innermost last: (level, title).
+    let mut groups: Vec<(usize, String)> = Vec::new();
     // Level of the entry whose body we are in: a plain heading below it is one of its
     // sections (`### Option 1` under a log line), not a decision of its own.
     let mut open: Option<usize> = None;
     // Whether that entry is a log line or a list bullet (whose peers are more bullets).
     let mut open_by_line = false;
     for (position, (line, event)) in events.iter().enumerate() {
-        if let Event::Heading { level, .. } = event
-            && open.is_some_and(|l| *level <= l)
-        {
-            open = None;
+        if let Event::Heading { level, .. } = event {
+            if open.is_some_and(|l| *level <= l) {
+                open = None;
+            }
+            while groups.last().is_some_and(|(l, _)| *level <= *l) {
+                groups.pop();
+            }
         }
+        let category = groups.last().map(|(_, title)| title.clone());
         match event {
             Event::Footer => {}
             Event::LogLine { date, title } => {
@@ -96,9 +168,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     status: None,
                     style: DecisionStyle::LogLine,
                     group: false,
+                    category,
                 });
             }
-            Event::ListItem { title } => {
+            Event::ListItem { title, date } => {
                 // Inside another entry's body a bullet is a detail of it.
                 if open.is_some() && !open_by_line {
                     continue;
@@ -110,10 +183,11 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     level: 7,
                     title: title.clone(),
                     id: None,
-                    date: None,
+                    date: *date,
                     status: None,
                     style: DecisionStyle::ListItem,
                     group: false,
+                    category,
                 });
             }
             Event::TableRow(row) => drafts.push(Draft {
@@ -125,6 +199,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 status: row.status,
                 style: DecisionStyle::TableRow,
                 group: false,
+                category,
             }),
             Event::Heading { level, text } => {
                 if is_structural_heading(text) || is_placeholder(text) {
@@ -134,30 +209,25 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 if is_placeholder(&heading.title) {
                     continue;
                 }
+                if !heading.certain && *level > 1 && is_decision_section_heading(text) {
+                    // "## Architecture Decisions": names the entries below it.
+                    groups.push((*level, clean_title(text)));
+                    continue;
+                }
                 let group = heading.date.is_some() && heading.title.is_empty();
                 let accept = if heading.certain {
                     *level > 1 || heading.style == DecisionStyle::Adr
                 } else if open.is_some() {
                     false
-                } else {
-                    // A plain heading is a decision when its own body (up to the next
-                    // heading of the same or a higher level) carries decision fields.
-                    *level > 1 && !heading.title.is_empty() && {
-                        let end = events[position + 1..]
-                            .iter()
-                            .find(|(_, e)| match e {
-                                Event::Heading { level: l, text } => {
-                                    *l <= *level || read_heading(text).certain
-                                }
-                                Event::LogLine { .. }
-                                | Event::ListItem { .. }
-                                | Event::TableRow(_) => true,
-                                Event::Footer => true,
-                            })
-                            .map_or(lines.len(), |(l, _)| *l);
-                        read_fields((line + 1..end).filter(|i| mask[*i]).map(|i| lines[i]))
-                            .has_marker
+                } else if *level > 1 && !heading.title.is_empty() {
+                    if only_groups(position, *level) {
+                        groups.push((*level, heading.title.clone()));
+                        false
+                    } else {
+                        body_has_fields(position, *level)
                     }
+                } else {
+                    false
                 };
                 if accept {
                     if !group {
@@ -173,6 +243,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                         status: None,
                         style: heading.style,
                         group,
+                        category,
                     });
                 }
             }
@@ -291,6 +362,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             line: draft.start + 1,
             end_line: end + 1,
             style: draft.style,
+            group: draft.category.clone(),
         });
     }
     out
@@ -519,5 +591,87 @@ This file records architectural and implementation decisions using a list format
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].title, "Use JWT for auth");
         assert_eq!((d[0].line, d[0].end_line), (2, 10));
+    }
+
+    #[test]
+    fn a_heading_that_groups_entries_is_not_an_entry() {
+        let text = "# Decision Log\n\n## Phase 2 decisions\n\n\
+### Use Postgres\n- **Date:** 2025-02-01\n- **Status:** Accepted — pending review of the pool size\n\n\
+### Use Redis for sessions\n**Decision:** Redis\n**Status:** Reverted\n\n\
+## Architecture Decisions\n\n### Drop the cron box\n**Status:** Superseded by ADR-7\n\n\
+## Use a queue\n**Context:** slow jobs\n### Background\nnotes\n";
+        let d = log(text);
+        let got: Vec<(&str, DecisionStatus, Option<&str>)> = d
+            .iter()
+            .map(|d| (d.title.as_str(), d.status, d.group.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "Use Postgres",
+                    DecisionStatus::Accepted,
+                    Some("Phase 2 decisions")
+                ),
+                (
+                    "Use Redis for sessions",
+                    DecisionStatus::Reverted,
+                    Some("Phase 2 decisions")
+                ),
+                (
+                    "Drop the cron box",
+                    DecisionStatus::Superseded,
+                    Some("Architecture Decisions")
+                ),
+                ("Use a queue", DecisionStatus::Unknown, None),
+            ]
+        );
+        assert_eq!((d[0].line, d[0].end_line), (5, 7));
+        assert_eq!(d[2].superseded_by, ["ADR-7"]);
+        // A block's own sub-sections do not make it a group.
+        assert_eq!((d[3].line, d[3].end_line), (18, 21));
+    }
+
+    #[test]
+    fn rooflow_timestamps_date_entries_with_or_without_brackets() {
+        let text = "# Decision Log\n\n\
+This file records architectural and implementation decisions using a list format.\n\
+2025-07-31 07:01:19 - Initialized the memory bank.\n\n*\n\n## Decision\n\n\
+* 2025-07-31 07:01:19 - Initialize the bank from the PRD\n\
+* [2025-08-01 10:15:00] - **Use Next.js**\n\
+* Undated choice\n\n## Rationale\n\n* because\n\n\
+[2025-08-02 19:37:55] - Layout responsibility change\n\
+2025-08-03 08:00:00 - Bare stamped decision\n\
+2025-08-04 was a sunny day and this line is prose.\n";
+        let d = log(text);
+        let got: Vec<(&str, Option<NaiveDate>, Option<NaiveTime>)> = d
+            .iter()
+            .map(|d| (d.title.as_str(), d.date, d.time))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "Initialize the bank from the PRD",
+                    date("2025-07-31"),
+                    time("07:01:19")
+                ),
+                ("Use Next.js", date("2025-08-01"), time("10:15:00")),
+                ("Undated choice", None, None),
+                (
+                    "Layout responsibility change",
+                    date("2025-08-02"),
+                    time("19:37:55")
+                ),
+                (
+                    "Bare stamped decision",
+                    date("2025-08-03"),
+                    time("08:00:00")
+                ),
+            ]
+        );
+        assert_eq!(d[0].style, DecisionStyle::ListItem);
+        assert_eq!(d[4].style, DecisionStyle::LogLine);
+        assert_eq!((d[4].line, d[4].end_line), (19, 20));
     }
 }

@@ -4,14 +4,20 @@
 //! with or without a time), Memory Bank MCP blocks (`## X` + `- **Date:**`,
 //! `**Context:**`, `**Decision:**` …), Roo `[YYYY-MM-DD HH:MM:SS] - summary` lines, tables
 //! of decisions, and ADR files (`ADR-NNN-title.md`, `ADR-NNN-YYYYMMDD-HHMM-title.md`) with
-//! their status line and "Superseded by ADR-XXX".
+//! their status line and "Superseded by ADR-XXX". Other memory files (activeContext.md,
+//! systemPatterns.md, CLAUDE.md …) add the entries of their decision sections ("## Key
+//! Decisions", "Recent Decisions"): `sections`. A heading that only groups entries
+//! ("Phase 2 decisions" over `### X` blocks) is never an entry; its title is their group.
+//! A status is read from the leading words of its field ("Accepted — pending X" is
+//! accepted).
 //!
 //! This module holds the model ([`Decision`], its status and style) and the public API;
 //! the work lives in one module per concern: `text` (title and date helpers), `entry`
 //! (what a heading and a body say about an entry), `events` and `tables` (the lines of a
 //! log that open, close or group entries), `log` and `adr` (the two kinds of file),
-//! `links` (supersession), `timeline` (sorting), `project` (reading a bank's or a
-//! project's logs) and `append_only` (the check that no entry was lost).
+//! `sections` (decision sections of other files), `links` (supersession), `timeline`
+//! (sorting), `project` (reading a bank's or a project's logs and sections) and
+//! `append_only` (the check that no entry was lost).
 //!
 //! Parsing is lenient and line-based: headings inside code fences, tables of contents,
 //! templates and placeholders (`## [Date] - [Decision Topic]`) are not decisions.
@@ -37,6 +43,7 @@ mod events;
 mod links;
 mod log;
 mod project;
+mod sections;
 mod tables;
 mod text;
 mod timeline;
@@ -46,8 +53,10 @@ pub use append_only::{lost_entries, shrink_finding, visible_entries, visible_tex
 pub use links::link_supersessions;
 pub use log::parse_log;
 pub use project::{
-    ProjectDecisions, decisions_of_file, decisions_of_project, project_decisions, too_large_finding,
+    ProjectDecisions, decisions_of_file, decisions_of_project, project_decisions,
+    section_decisions, too_large_finding,
 };
+pub use sections::{is_decision_section_heading, parse_sections};
 pub use timeline::sort_timeline;
 
 use text::{is_placeholder, strip_markup};
@@ -61,6 +70,8 @@ pub enum DecisionStatus {
     Superseded,
     Deprecated,
     Rejected,
+    /// Taken back after being applied ("Reverted", "Rolled back").
+    Reverted,
     Unknown,
 }
 
@@ -72,12 +83,16 @@ impl DecisionStatus {
             DecisionStatus::Superseded => "superseded",
             DecisionStatus::Deprecated => "deprecated",
             DecisionStatus::Rejected => "rejected",
+            DecisionStatus::Reverted => "reverted",
             DecisionStatus::Unknown => "unknown",
         }
     }
 
-    /// Reads a free-text status ("Accepted", "Superseded by ADR-012", "In Progress").
-    /// Placeholders (`[Accepted / Superseded]`) and unknown words give `None`.
+    /// Reads a free-text status ("Accepted", "Superseded by ADR-012", "In Progress") by
+    /// its leading words: the first status word decides, so "Accepted — pending review of
+    /// the API" is accepted and later words never override it. Emoji and markup before
+    /// the word are skipped; a negation ("not accepted") or an unknown first phrase gives
+    /// `None`, as do placeholders (`[Accepted / Superseded]`).
     pub fn parse(text: &str) -> Option<DecisionStatus> {
         let clean = strip_markup(text);
         let trimmed = clean.trim();
@@ -85,57 +100,51 @@ impl DecisionStatus {
             return None;
         }
         let lower = trimmed.to_lowercase();
-        // The usual single words, decided as the word lists below would decide them.
-        match lower.as_str() {
-            "accepted" => return Some(DecisionStatus::Accepted),
-            "proposed" => return Some(DecisionStatus::Proposed),
-            "superseded" => return Some(DecisionStatus::Superseded),
-            "deprecated" => return Some(DecisionStatus::Deprecated),
-            "rejected" => return Some(DecisionStatus::Rejected),
-            _ => {}
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .take(3)
+            .collect();
+        for (index, word) in words.iter().enumerate() {
+            let next = words.get(index + 1).copied().unwrap_or("");
+            if let Some(status) = status_word(word, next) {
+                return Some(status);
+            }
+            // Only a leading qualifier ("fully accepted", "now deprecated") is skipped.
+            if !matches!(
+                *word,
+                "fully" | "partially" | "now" | "status" | "currently" | "finally" | "mostly"
+            ) {
+                return None;
+            }
         }
-        let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-        Some(if has(&["supersed", "replaced by", "replaced with"]) {
-            DecisionStatus::Superseded
-        } else if has(&["deprecat", "obsolete", "retired"]) {
-            DecisionStatus::Deprecated
-        } else if has(&[
-            "reject",
-            "declin",
-            "withdrawn",
-            "abandon",
-            "won't do",
-            "wontfix",
-        ]) {
-            DecisionStatus::Rejected
-        } else if has(&[
-            "propos",
-            "draft",
-            "pending",
-            "in progress",
-            "review",
-            "discuss",
-            "open",
-            "consider",
-        ]) {
-            DecisionStatus::Proposed
-        } else if has(&[
-            "accept",
-            "approv",
-            "adopt",
-            "decided",
-            "implement",
-            "active",
-            "done",
-            "complete",
-            "final",
-            "agreed",
-        ]) {
-            DecisionStatus::Accepted
-        } else {
-            return None;
-        })
+        None
     }
+}
+
+/// The status a leading word (with the word after it, for two-word phrases) names.
+fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
+    use DecisionStatus::*;
+    Some(match word {
+        "superseded" | "supersedes" => Superseded,
+        "replaced" => Superseded,
+        "deprecated" | "obsolete" | "retired" | "sunset" => Deprecated,
+        "rejected" | "declined" | "withdrawn" | "abandoned" | "dropped" | "cancelled"
+        | "canceled" | "wontfix" | "won't" => Rejected,
+        "reverted" | "revert" | "undone" => Reverted,
+        "rolled" if next == "back" => Reverted,
+        "proposed" | "proposal" | "draft" | "pending" | "open" | "considering" | "considered"
+        | "discussing" | "discussion" | "review" | "reviewing" | "planned" | "tentative"
+        | "wip" | "exploring" | "investigating" | "todo" => Proposed,
+        "in" if matches!(next, "progress" | "review" | "discussion") => Proposed,
+        "under" if matches!(next, "review" | "discussion" | "consideration") => Proposed,
+        "accepted" | "accept" | "approved" | "adopted" | "decided" | "implemented" | "applied"
+        | "active" | "done" | "complete" | "completed" | "final" | "finalized" | "finalised"
+        | "agreed" | "chosen" | "shipped" | "deployed" | "enacted" | "merged" | "resolved"
+        | "live" | "operational" => Accepted,
+        "in" if next == "effect" => Accepted,
+        _ => return None,
+    })
 }
 
 impl std::fmt::Display for DecisionStatus {
@@ -168,8 +177,8 @@ pub enum DecisionStyle {
 /// One decision on the timeline.
 ///
 /// JSON shape (stable): `{id, title, date, time, status, supersedes, superseded_by, file,
-/// display, line, end_line, style}`; `id`, `date` (`YYYY-MM-DD`) and `time` (`HH:MM:SS`)
-/// are `null` when unknown.
+/// display, line, end_line, style, group}`; `id`, `date` (`YYYY-MM-DD`), `time`
+/// (`HH:MM:SS`) and `group` are `null` when unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Decision {
     /// `ADR-0011` when the entry has an ADR number.
@@ -189,6 +198,9 @@ pub struct Decision {
     pub line: usize,
     pub end_line: usize,
     pub style: DecisionStyle,
+    /// The heading that groups this entry with others ("Phase 2 decisions", "Key
+    /// Decisions" in activeContext.md), when one does.
+    pub group: Option<String>,
 }
 
 /// Decisions in one file's text, by role: an ADR file holds one, a log many.
@@ -222,7 +234,7 @@ mod tests {
     }
 
     #[test]
-    fn statuses_map_to_the_five_plus_rejected() {
+    fn a_status_is_read_from_its_leading_words_only() {
         use DecisionStatus::*;
         let cases = [
             ("Accepted", Some(Accepted)),
@@ -234,6 +246,24 @@ mod tests {
             ("Rejected", Some(Rejected)),
             ("[Accepted / Superseded / Deprecated]", None),
             ("banana", None),
+            (
+                "Accepted — pending review of the storage API",
+                Some(Accepted),
+            ),
+            ("Accepted (pending benchmarks)", Some(Accepted)),
+            ("✅ **IMPLEMENTED** and deployed", Some(Accepted)),
+            ("Applied", Some(Accepted)),
+            ("Pending — will be accepted after review", Some(Proposed)),
+            ("Reverted", Some(Reverted)),
+            ("Rolled back after the outage", Some(Reverted)),
+            ("Superseded by ADR-7", Some(Superseded)),
+            (
+                "Deprecated in favour of the accepted ADR-9",
+                Some(Deprecated),
+            ),
+            ("Rejected; superseded proposal", Some(Rejected)),
+            ("Not accepted", None),
+            ("We discussed it and it was accepted", None),
         ];
         for (text, want) in cases {
             assert_eq!(DecisionStatus::parse(text), want, "{text}");

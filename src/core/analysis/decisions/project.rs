@@ -1,6 +1,11 @@
 //! Decisions of a bank or a project: its decision logs read (within the size limit,
-//! else a finding), parsed, linked and put in timeline order.
+//! else a finding) and parsed, the decision sections of its other memory files read,
+//! then all linked and put in timeline order.
+use std::collections::HashSet;
+
 use super::links::link_supersessions;
+use super::sections::parse_sections;
+use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
 use crate::core::error::CoreError;
@@ -64,6 +69,76 @@ pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
     found
 }
 
+/// Logs with more titles than this are matched against section entries by exact title
+/// only.
+const MAX_TITLES_COMPARED: usize = 2_000;
+
+/// Whether a memory file is markdown that may hold decision sections: not a decision log
+/// (those are parsed whole), not a virtual memory, readable.
+fn may_hold_sections(file: &MemoryFile) -> bool {
+    let name = file.file_name().to_ascii_lowercase();
+    !file.is_virtual()
+        && !file.role.is_decision_log()
+        && file.unreadable.is_none()
+        && [".md", ".markdown", ".mdc", ".mdx"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+}
+
+/// Decisions written in the decision sections ("## Key Decisions", "Recent Decisions" …)
+/// of a bank's memory files other than its decision logs. An entry that repeats one of
+/// `logged` (the same ADR number, the same title, or a title of three words or more
+/// inside the other), is left out: the log holds the
+/// record, the section only mentions it. A file over the decision-log size limit or
+/// unreadable is skipped (it is no log; validation reports unreadable files).
+pub fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
+    let ids: HashSet<u32> = logged
+        .iter()
+        .filter_map(|d| d.id.as_deref().and_then(adr_number))
+        .collect();
+    let titles: HashSet<String> = logged.iter().map(|d| normalize_title(&d.title)).collect();
+    // Titles of several words, for "PostGIS for nearest-cell lookup" against the log's
+    // "Use PostGIS for nearest-cell lookup" (padded with spaces, so whole words match).
+    let long_titles: Vec<String> = titles
+        .iter()
+        .filter(|t| t.split(' ').count() >= 3)
+        .map(|t| format!(" {t} "))
+        .collect();
+    let restates = |title: &str| {
+        let title = normalize_title(title);
+        if titles.contains(&title) {
+            return true;
+        }
+        // Compared with every logged title: bounded, so a huge log costs no more than
+        // the exact match above.
+        if title.split(' ').count() < 3 || long_titles.len() > MAX_TITLES_COMPARED {
+            return false;
+        }
+        let padded = format!(" {title} ");
+        long_titles
+            .iter()
+            .any(|t| t.contains(&padded) || padded.contains(t.as_str()))
+    };
+    let mut out = Vec::new();
+    for file in bank.files.iter().filter(|f| may_hold_sections(f)) {
+        let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) else {
+            continue;
+        };
+        out.extend(
+            parse_sections(&file.path, &file.display, &text)
+                .into_iter()
+                .filter(|d| {
+                    let repeats_id =
+                        d.id.as_deref()
+                            .and_then(adr_number)
+                            .is_some_and(|n| ids.contains(&n));
+                    !repeats_id && !restates(&d.title)
+                }),
+        );
+    }
+    out
+}
+
 /// A project's decisions and the logs left out of them.
 #[derive(Debug, Clone, Default)]
 pub struct ProjectDecisions {
@@ -73,16 +148,20 @@ pub struct ProjectDecisions {
     pub problems: Vec<Finding>,
 }
 
-/// Every decision of every bank of a project, in timeline order, with a finding for each
-/// log too large to parse.
+/// Every decision of every bank of a project (its logs' and its decision sections'), in
+/// timeline order, with a finding for each log too large to parse.
 pub fn project_decisions(project: &Project) -> ProjectDecisions {
     let mut out = ProjectDecisions::default();
     for bank in crate::core::scan::bank::list_banks(project) {
+        let mut logged = Vec::new();
         for file in decision_files(&bank) {
             if let Some(text) = read_log(file, &mut out.problems) {
-                out.decisions.extend(decisions_of_file(file, &text));
+                logged.extend(decisions_of_file(file, &text));
             }
         }
+        let sections = section_decisions(&bank, &logged);
+        out.decisions.extend(logged);
+        out.decisions.extend(sections);
     }
     link_supersessions(&mut out.decisions);
     sort_timeline(&mut out.decisions);
