@@ -14,7 +14,9 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
 const ROWS: u16 = 40;
 const COLS: u16 = 140;
-const WAIT: Duration = Duration::from_secs(30);
+/// How long a screen may take to show what is awaited: a watchdog against a hang, generous
+/// because the whole suite shares two cores with this terminal.
+const WAIT: Duration = Duration::from_secs(60);
 
 struct Session {
     screen: Arc<Mutex<vt100::Parser>>,
