@@ -697,7 +697,11 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
             post(update_active_context),
         )
         .route("/chat", post(chat_handler))
-        .nest_service("/mcp", mcp)
+        .merge(
+            Router::new()
+                .nest_service("/mcp", mcp)
+                .layer(middleware::from_fn(session_closed_status)),
+        )
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(
             app.options.max_body_bytes,
@@ -705,6 +709,19 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
         .layer(middleware::from_fn_with_state(app.clone(), guard_requests))
         .with_state(app);
     Ok(router)
+}
+
+/// A closed MCP session is answered 204 No Content: the SDK answers DELETE with 202, and
+/// clients (the Python SDK among them) expect 200 or 204 and log a failure otherwise.
+async fn session_closed_status(request: Request, next: Next) -> Response {
+    let closing = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if closing && response.status() == StatusCode::ACCEPTED {
+        let (mut parts, _) = response.into_parts();
+        parts.status = StatusCode::NO_CONTENT;
+        return Response::from_parts(parts, axum::body::Body::empty());
+    }
+    response
 }
 
 /// `mbank serve`: binds, says where, and serves until Ctrl-C. The runtime lives only for

@@ -679,3 +679,45 @@ fn chat_reports_an_unreachable_endpoint() {
             .contains("did not answer")
     );
 }
+
+/// Closing an MCP session answers 204, what MCP clients (the Python SDK among them) expect;
+/// the SDK's own 202 made them log a failed termination on every close.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_an_mcp_session_is_answered_no_content() {
+    let server = Server::start("[serve]\nrate_limit_per_minute = 1000\n", &[]);
+    let client = client();
+    let initialize = json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}
+        }
+    });
+    let response = client
+        .post(server.url("/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .expect("a session id")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let closed = client
+        .delete(server.url("/mcp"))
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(closed.status().as_u16(), 204);
+    assert!(closed.bytes().await.unwrap().is_empty());
+}
