@@ -30,7 +30,7 @@ pub struct ToolError {
 
 pub type ToolResult = Result<Value, ToolError>;
 
-/// HTTP status of a the Memory Bank MCP spec error code.
+/// HTTP status of a Memory Bank MCP spec error code.
 pub fn status_of(code: &str) -> u16 {
     match code {
         "invalid_request"

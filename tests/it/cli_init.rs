@@ -1,4 +1,4 @@
-//! `mbank init` (hardening issue, items 2 and 10): a relative NAME is looked up under the
+//! `mbank init`: a relative NAME is looked up under the
 //! root as every command's PATH is, and init never writes through a bank folder that is a
 //! symlink leading out of the project.
 use crate::common;

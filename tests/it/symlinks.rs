@@ -1,4 +1,4 @@
-//! Memory paths never leave their project through a symlink (hardening issue, item 2):
+//! Memory paths never leave their project through a symlink:
 //! every shape of link is reported as `symlink-outside` by `check`, `list --json`,
 //! `tokens` and `context` and in the report the terminal UI shows, and what it points to
 //! is never printed, counted, snapshotted or written.

@@ -41,8 +41,7 @@
 //! adds an arm there too until they move here): what discovery looks for
 //! (`scan::discovery`), how a bank is listed (`scan::bank`), the content checks
 //! (`analysis::validate`), the session rules (`analysis::context`) and where guarded
-//! writes may create files (`write`). The previous draft of those methods is kept on
-//! branch `wt-core-wip-full-trait`.
+//! writes may create files (`write`).
 use std::borrow::Cow;
 use std::path::Path;
 
