@@ -1,8 +1,9 @@
 //! The text the Memory Bank MCP tools add to a bank, in the formats the timeline parses
 //! (`core::analysis::decisions`), dated:
 //! - `log_decision`: a Cline block (`## Decision: X` + `- **Date**: …` bullets, the Cline memory bank spec)
-//!   in a Cline bank, a Memory Bank MCP block (`## X` + `- **Date:** …`, FORMATS.md, section 2)
-//!   otherwise, appended after the last entry;
+//!   in a Cline bank, the Memory Bank MCP spec's entry (`## X - date` with `### Context`,
+//!   `### Decision`, `### Alternatives Considered`, `### Consequences`) otherwise, appended
+//!   after the last entry;
 //! - `track_progress`: `- [YYYY-MM-DD HH:MM:SS] - action: description` under
 //!   `## Update History`, newest first (FORMATS.md, section 2);
 //! - `update_active_context`: the `## Ongoing Tasks` / `## Known Issues` / `## Next Steps`
@@ -14,7 +15,8 @@ use chrono::NaiveDateTime;
 pub enum DecisionFormat {
     /// `## Decision: Title` with `- **Date**: …` bullets (the Cline memory bank spec).
     Cline,
-    /// `## Title` with `- **Date:** …` and bold labels (Memory Bank MCP).
+    /// `## Title - date` with `### Context` / `### Decision` / `### Alternatives
+    /// Considered` / `### Consequences` sections (the Memory Bank MCP spec's `decisionLog.md`).
     MemoryBankMcp,
 }
 
@@ -83,21 +85,24 @@ pub fn decision_block(format: DecisionFormat, now: NaiveDateTime, d: &NewDecisio
             }
         }
         DecisionFormat::MemoryBankMcp => {
-            out.push_str(&format!("## {title}\n"));
-            out.push_str(&format!("- **Date:** {}\n", stamp(now)));
-            out.push_str(&format!("- **Context:** {}\n", one_line(&d.context)));
-            out.push_str(&format!("- **Decision:** {}\n", one_line(&d.decision)));
-            if !d.alternatives.is_empty() {
-                out.push_str(&format!(
-                    "- **Alternatives Considered:**{}\n",
-                    list(&d.alternatives, false)
-                ));
-            }
-            if !d.consequences.is_empty() {
-                out.push_str(&format!(
-                    "- **Consequences:**{}\n",
-                    list(&d.consequences, false)
-                ));
+            out.push_str(&format!("## {title} - {}\n", stamp(now)));
+            out.push_str(&format!("### Context\n{}\n", one_line(&d.context)));
+            out.push_str(&format!("### Decision\n{}\n", one_line(&d.decision)));
+            for (heading, items) in [
+                ("Alternatives Considered", &d.alternatives),
+                ("Consequences", &d.consequences),
+            ] {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|i| one_line(i))
+                    .filter(|i| !i.is_empty())
+                    .collect();
+                if !items.is_empty() {
+                    out.push_str(&format!("### {heading}\n"));
+                    for item in items {
+                        out.push_str(&format!("- {item}\n"));
+                    }
+                }
             }
         }
     }
@@ -279,7 +284,7 @@ mod tests {
             (
                 DecisionFormat::MemoryBankMcp,
                 "decision-log.md",
-                DecisionStyle::Block,
+                DecisionStyle::DatedHeading,
             ),
         ] {
             let template = crate::core::init::CLINE_TEMPLATES[6].1;
@@ -304,6 +309,31 @@ mod tests {
         // A new log gets its heading.
         let fresh = append_block(None, "## X\n");
         assert!(fresh.starts_with("# Decision Log\n\n## X\n"));
+    }
+
+    #[test]
+    fn a_memory_bank_mcp_decision_is_written_in_the_specs_entry_format() {
+        let block = decision_block(
+            DecisionFormat::MemoryBankMcp,
+            at("2026-03-01 09:15:00"),
+            &sample(),
+        );
+        assert_eq!(
+            block,
+            "## Authentication Method - 2026-03-01 09:15:00\n\
+             ### Context\nWe need to choose ## not a heading\n\
+             ### Decision\nUse JWT\n\
+             ### Alternatives Considered\n- Sessions\n- OAuth 2.0\n\
+             ### Consequences\n- Stateless\n"
+        );
+        // Empty lists leave their sections out rather than writing empty ones.
+        let bare = NewDecision {
+            alternatives: Vec::new(),
+            consequences: vec![" ".into()],
+            ..sample()
+        };
+        let block = decision_block(DecisionFormat::MemoryBankMcp, at("2026-03-01 09:15:00"), &bare);
+        assert!(!block.contains("### Alternatives") && !block.contains("### Consequences"), "{block}");
     }
 
     #[test]
