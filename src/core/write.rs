@@ -267,7 +267,10 @@ fn may_create(format: Format, rel: &Path) -> bool {
         .unwrap_or_default();
     let file_name = rel.file_name().and_then(OsStr::to_str).unwrap_or("");
     match format {
-        Format::Cline | Format::MemoryBankMcp => folders.is_empty(),
+        // One folder deep: the specs keep sub-folders such as `archive/` (where the Cline
+        // spec has agents archive completed progress); the folder must exist (the caller
+        // creates `archive/` itself, see `agent::bank`).
+        Format::Cline | Format::MemoryBankMcp => folders.len() <= 1,
         Format::ConKeeper => matches!(folders.as_slice(), [] | ["decisions"] | ["sessions"]),
         Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd => {
             let Some(main) = hierarchical_file_name(format) else {
@@ -338,7 +341,7 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
         return Err(confined(
             name,
             format!(
-                "it is not a file of this {} bank, and new files may only be created where the format keeps them",
+                "it is not a known file of the {} format, and new files may only be created where the format keeps them",
                 bank.format.label()
             ),
         ));
@@ -1390,8 +1393,18 @@ mod tests {
             resolve_target(&bank, "sessionLog.md").unwrap(),
             real_root.join("sessionLog.md")
         );
+        // One folder deep where the folder exists (the spec's `archive/`), never deeper.
         let err = resolve_target(&bank, "archive/old.md").unwrap_err();
-        assert!(reason(err).contains("not a file of this"));
+        assert!(reason(err).contains("does not exist"));
+        fs::create_dir_all(root.join("archive/2025")).unwrap();
+        assert_eq!(
+            resolve_target(&bank, "archive/old.md").unwrap(),
+            real_root.join("archive/old.md")
+        );
+        let err = resolve_target(&bank, "archive/2025/old.md").unwrap_err();
+        let reason_text = reason(err);
+        assert!(reason_text.contains("not a known file of the Cline memory bank format"));
+        assert!(!reason_text.contains("bank bank"), "{reason_text}");
         let err = resolve_target(&bank, "notes.txt").unwrap_err();
         assert!(reason(err).contains("only .md"));
     }
@@ -1407,7 +1420,7 @@ mod tests {
         let err = resolve_target(&bank, "sessions/2026-11-01-x.md").unwrap_err();
         assert!(reason(err).contains("does not exist"));
         let err = resolve_target(&bank, "other/x.md").unwrap_err();
-        assert!(reason(err).contains("not a file of this"));
+        assert!(reason(err).contains("not a known file of the"));
     }
 
     #[test]
@@ -1432,7 +1445,7 @@ mod tests {
             ".claude/settings.md",
         ] {
             let err = resolve_target(&bank, refused).unwrap_err();
-            assert!(reason(err).contains("not a file of this"), "{refused}");
+            assert!(reason(err).contains("not a known file of the"), "{refused}");
         }
     }
 

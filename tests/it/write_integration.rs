@@ -189,7 +189,7 @@ fn rejections_name_the_reason() {
         ("/etc/hosts", "absolute"),
         ("a\0b.md", "NUL"),
         (".last-sync", "only .md"),
-        ("notes/x.md", "not a file of this"),
+        ("notes/x.md", "not a known file of the"),
     ];
     for (name, expected) in cases {
         let reason = confined_reason(resolve_target(&bank, name).unwrap_err());

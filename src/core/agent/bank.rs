@@ -73,6 +73,10 @@ const BANK_FOLDERS: [&str; 3] = [
     ".copilot-tracking/memory-bank",
 ];
 
+/// The sub-folder agents archive completed progress into (the Cline spec), created on
+/// the first write into it.
+const ARCHIVE_FOLDER: &str = "archive";
+
 /// One project's memory bank.
 #[derive(Debug, Clone)]
 pub struct MarkdownBank {
@@ -314,6 +318,49 @@ impl MarkdownBank {
     ) -> AgentResult<WriteReport> {
         // Before anything echoes the name: it is listed to every agent.
         guard::check_text(policy, "a file to write", TextPart::FileName, name)?;
+        let archive = self.create_archive_folder(name)?;
+        let written = self.write_resolved(policy, name, content, mode, expected_version);
+        if let (Err(_), Some(root)) = (&written, archive) {
+            // A refused first write leaves no empty folder behind (fails if not empty).
+            let _ = root.remove_dir(std::ffi::OsStr::new(ARCHIVE_FOLDER));
+        }
+        written
+    }
+
+    /// Creates the bank's `archive/` folder (through the bank folder's handle, no link
+    /// followed) when `name` is a file in it and it is missing: the Cline spec has agents
+    /// archive completed progress there. The bank folder's handle when it was created.
+    fn create_archive_folder(&self, name: &str) -> AgentResult<Option<Dir>> {
+        let Ok(rel) = write::validate_name(name) else {
+            return Ok(None);
+        };
+        let in_archive = rel
+            .parent()
+            .is_some_and(|folder| folder == Path::new(ARCHIVE_FOLDER));
+        if !in_archive || !matches!(self.format, Format::Cline | Format::MemoryBankMcp) {
+            return Ok(None);
+        }
+        let root = self.open_root(name)?;
+        if root
+            .entry_meta(std::ffi::OsStr::new(ARCHIVE_FOLDER))
+            .map_err(|e| core_error(name, e.into()))?
+            .is_some()
+        {
+            return Ok(None);
+        }
+        root.create_dir(ARCHIVE_FOLDER, 0o755)
+            .map_err(|e| core_error(name, e.into()))?;
+        Ok(Some(root))
+    }
+
+    fn write_resolved(
+        &self,
+        policy: &GuardPolicy,
+        name: &str,
+        content: &str,
+        mode: WriteMode,
+        expected_version: Option<&str>,
+    ) -> AgentResult<WriteReport> {
         let (path, rel, role) = self.resolve_rel(name)?;
         let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
         let located = self.locate(name, &rel)?;
@@ -662,6 +709,71 @@ mod tests {
     }
 
     #[test]
+    fn archive_and_existing_sub_folders_take_new_files_and_deeper_ones_do_not() {
+        let (_dir, bank) = bank();
+        let policy = GuardPolicy::default();
+        // A refused first write into archive/ leaves no folder behind.
+        let refused = bank.write(
+            &policy,
+            "archive/progress-2025.md",
+            "# Done\nDB_PASSWORD=hunter2hunter2\n",
+            WriteMode::Create,
+            None,
+        );
+        assert_eq!(refused.unwrap_err().code(), "secret_detected");
+        assert!(!bank.root.join("archive").exists());
+        let report = bank
+            .write(
+                &policy,
+                "archive/progress-2025.md",
+                "# Done in 2025\n- Cart\n",
+                WriteMode::Create,
+                None,
+            )
+            .unwrap();
+        assert!(report.created);
+        assert_eq!(
+            fs::read_to_string(bank.root.join("archive/progress-2025.md")).unwrap(),
+            "# Done in 2025\n- Cart\n"
+        );
+        assert_eq!(
+            bank.read("archive/progress-2025.md").unwrap().content,
+            "# Done in 2025\n- Cart\n"
+        );
+        // Another sub-folder is written when it exists, never created.
+        let missing = bank.write(&policy, "notes/api.md", "# API\n", WriteMode::Upsert, None);
+        let err = missing.unwrap_err();
+        assert_eq!(err.code(), "forbidden_path");
+        assert!(err.to_string().contains("does not exist"), "{err}");
+        assert!(!bank.root.join("notes").exists());
+        fs::create_dir(bank.root.join("notes")).unwrap();
+        bank.write(&policy, "notes/api.md", "# API\n", WriteMode::Upsert, None)
+            .unwrap();
+        let deep = bank.write(&policy, "notes/v1/api.md", "# API\n", WriteMode::Upsert, None);
+        assert_eq!(deep.unwrap_err().code(), "forbidden_path");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_archive_link_out_of_the_bank_is_refused_not_followed() {
+        let (dir, bank) = bank();
+        let outside = dir.path().join("outside");
+        fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, bank.root.join("archive")).unwrap();
+        let err = bank
+            .write(
+                &GuardPolicy::default(),
+                "archive/x.md",
+                "# X\n",
+                WriteMode::Create,
+                None,
+            )
+            .unwrap_err();
+        assert_eq!(err.code(), "forbidden_path", "{err}");
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+    }
+
+    #[test]
     fn names_are_confined_and_markdown_only() {
         let (_dir, bank) = bank();
         for (name, code) in [
@@ -669,7 +781,7 @@ mod tests {
             ("/etc/passwd.md", "forbidden_path"),
             ("../other/x.md", "forbidden_path"),
             ("script.sh", "invalid_format"),
-            ("archive/new.md", "forbidden_path"),
+            ("notes/deep/new.md", "forbidden_path"),
         ] {
             let err = bank.read(name).unwrap_err();
             assert_eq!(err.code(), code, "{name}: {err}");
