@@ -386,9 +386,11 @@ pub struct ServeConfig {
     /// Require a key even on loopback (`true`) or never (`false`, loopback only); unset:
     /// required whenever the address is not loopback.
     pub require_key: Option<bool>,
-    /// Requests per key (or per client address without keys) per minute and per hour.
-    pub rate_limit_per_minute: u32,
-    pub rate_limit_per_hour: u32,
+    /// Tool calls and REST requests per key (or per client address without keys) per
+    /// minute and per hour. Unset: no limit on loopback, else 60 and 1,000 (the Memory
+    /// Bank MCP spec's figures); setting either turns the limit on (0: off).
+    pub rate_limit_per_minute: Option<u32>,
+    pub rate_limit_per_hour: Option<u32>,
     /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
     /// Refuse every write (as `--read-only`).
@@ -418,8 +420,8 @@ impl Default for ServeConfig {
             listen: None,
             api_keys: Vec::new(),
             require_key: None,
-            rate_limit_per_minute: 60,
-            rate_limit_per_hour: 1000,
+            rate_limit_per_minute: None,
+            rate_limit_per_hour: None,
             max_body_bytes: 1024 * 1024,
             read_only: false,
             tools: None,
@@ -446,6 +448,9 @@ pub struct ChatConfig {
     pub api_key_env: Option<String>,
     /// Seconds to wait for the endpoint (default 120).
     pub timeout_secs: Option<u64>,
+    /// Most memory sent with a chat, in tokens (estimated at 4 bytes a token; default
+    /// 8,000): whole files in read order, the rest named as left out.
+    pub context_tokens: Option<usize>,
 }
 
 #[cfg(test)]
@@ -573,7 +578,7 @@ mod serve_tests {
     fn serve_table_parses_with_defaults_and_rejects_unknown_keys() {
         let config = parse("", Path::new("c.toml")).unwrap();
         assert_eq!(config.serve, ServeConfig::default());
-        assert_eq!(config.serve.rate_limit_per_minute, 60);
+        assert_eq!(config.serve.rate_limit_per_minute, None);
         let text = r#"
 [serve]
 listen = "0.0.0.0:8080"
@@ -593,8 +598,8 @@ api_key_env = "OPENAI_API_KEY"
         let serve = parse(text, Path::new("c.toml")).unwrap().serve;
         assert_eq!(serve.listen.as_deref(), Some("0.0.0.0:8080"));
         assert_eq!(serve.api_keys, ["k1"]);
-        assert_eq!(serve.rate_limit_per_minute, 5);
-        assert_eq!(serve.rate_limit_per_hour, 1000);
+        assert_eq!(serve.rate_limit_per_minute, Some(5));
+        assert_eq!(serve.rate_limit_per_hour, None);
         assert!(serve.read_only && !serve.guard.secrets && serve.guard.append_only);
         assert_eq!(serve.chat.unwrap().model, "llama3");
         let err = parse("[serve]\nlisten_on = \"x\"\n", Path::new("c.toml")).unwrap_err();

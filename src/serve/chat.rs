@@ -12,6 +12,7 @@ use super::reply::{ToolError, ToolResult};
 use crate::core::analysis::context;
 use crate::core::config::ChatConfig;
 use crate::core::markdown;
+use crate::core::model::Format;
 use crate::core::scan::bank;
 use crate::core::scan::discovery;
 
@@ -22,50 +23,81 @@ url = \"http://127.0.0.1:11434/v1/chat/completions\"  # any OpenAI-compatible en
 model = \"llama3.1\"\n\
 api_key_env = \"OPENAI_API_KEY\"  # optional: the variable holding its key";
 
-/// The session-start text of every bank of a project, in read order.
-pub fn session_text(project_dir: &Path) -> String {
+/// The most memory `/chat` sends when `[serve.chat]` sets no `context_tokens`: well
+/// above the 5,000 tokens the Cline spec asks a whole memory bank to stay under, and a
+/// small part of any chat model's window.
+pub const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
+
+/// Tokens are estimated, not counted: a byte budget is enough to keep a request bounded.
+const BYTES_PER_TOKEN: usize = 4;
+
+fn estimated_tokens(text: &str) -> usize {
+    text.len().div_ceil(BYTES_PER_TOKEN)
+}
+
+/// The session-start text of one agent's bank of a project: the memory bank mbank serves
+/// (Cline, Memory Bank MCP) when the project has one, else the first bank that loads
+/// anything. Whole files in read order while they fit in `budget_tokens`; the files after
+/// the first that does not fit are left out and named at the end.
+pub fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
     let home = crate::core::paths::home_dir();
     let Some(project) = discovery::project_at_home(project_dir, String::new(), home.as_deref())
     else {
         return String::new();
     };
-    // Tokens are not shown here; a cheap estimate keeps the context builder fast.
-    let count = |text: &str| text.len() / 4;
-    let mut out = String::new();
     let banks = bank::list_banks(&project);
-    let banks: Vec<&_> = banks.iter().collect();
-    // As `mbank context` shows it: a file two banks reach is sent once.
-    let contexts = context::project_context(
-        &project,
-        &banks,
-        &count,
-        &context::ContextOptions::from_env(),
-        None,
-    );
-    for (bank, loaded) in banks.iter().zip(&contexts) {
-        for piece in &loaded.pieces {
-            // What leaves the machine never holds what the user marked private, whatever
-            // the agent of the bank would load: `private: true` files and `<private>`
-            // blocks are dropped as ConKeeper drops them.
-            if markdown::is_private_file(&piece.text) {
-                continue;
-            }
-            let (text, _) = markdown::split_private(&piece.text);
-            if text.trim().is_empty() {
-                continue;
-            }
-            out.push_str(&format!(
-                "\n\n## {} — {}\n\n{}",
-                bank.format.label(),
-                piece.display,
-                text.trim_end()
-            ));
+    // One agent's load (imports included): summing several agents' would send the same
+    // memory twice over. The banks mbank serves come first, then the others in order.
+    let served = |format: Format| matches!(format, Format::Cline | Format::MemoryBankMcp);
+    let mut order: Vec<&_> = banks.iter().collect();
+    order.sort_by_key(|bank| !served(bank.format));
+    let options = context::ContextOptions::from_env();
+    let chosen = order.into_iter().find_map(|bank| {
+        let loaded =
+            context::project_context(&project, &[bank], &estimated_tokens, &options, None)
+                .into_iter()
+                .next()?;
+        (!loaded.pieces.is_empty()).then_some((bank, loaded))
+    });
+    let Some((bank, loaded)) = chosen else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let mut used = 0;
+    let mut left_out: Vec<&str> = Vec::new();
+    for piece in &loaded.pieces {
+        // What leaves the machine never holds what the user marked private, whatever
+        // the agent of the bank would load: `private: true` files and `<private>`
+        // blocks are dropped as ConKeeper drops them.
+        if markdown::is_private_file(&piece.text) {
+            continue;
         }
+        let (text, _) = markdown::split_private(&piece.text);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let section = format!("\n\n## {}\n\n{}", piece.display, text.trim_end());
+        let tokens = estimated_tokens(&section);
+        if !left_out.is_empty() || used + tokens > budget_tokens {
+            left_out.push(&piece.display);
+            continue;
+        }
+        used += tokens;
+        out.push_str(&section);
     }
-    if out.is_empty() {
+    if out.is_empty() && left_out.is_empty() {
         return out;
     }
-    format!("The project's memory bank, as the agent loads it at session start:{out}")
+    if !left_out.is_empty() {
+        out.push_str(&format!(
+            "\n\n[left out to keep the memory under {budget_tokens} tokens: {}]",
+            left_out.join(", ")
+        ));
+    }
+    format!(
+        "The project's {} as the agent loads it at session start, in read order:{out}",
+        bank.format.label()
+    )
 }
 
 /// The request to send upstream: the caller's messages after a system message with the
@@ -192,6 +224,7 @@ mod tests {
             model: "m".into(),
             api_key_env: None,
             timeout_secs: None,
+            context_tokens: None,
         }
     }
 
@@ -233,7 +266,7 @@ mod tests {
             Some("A todo API"),
         )
         .unwrap();
-        let text = session_text(dir.path());
+        let text = session_text(dir.path(), DEFAULT_CONTEXT_TOKENS);
         let brief = text.find("memory-bank/projectBrief.md").unwrap();
         let log = text.find("memory-bank/decisionLog.md").unwrap();
         assert!(brief < log, "{text}");
@@ -260,7 +293,7 @@ mod tests {
             "---\nprivate: true\n---\n# Product\nwhole file hidden\n",
         )
         .unwrap();
-        let text = session_text(dir.path());
+        let text = session_text(dir.path(), DEFAULT_CONTEXT_TOKENS);
         assert!(
             text.contains("shown line") && text.contains("also shown"),
             "{text}"
@@ -268,6 +301,62 @@ mod tests {
         assert!(!text.contains("the hidden plan"), "{text}");
         assert!(!text.contains("<private>"), "{text}");
         assert!(!text.contains("whole file hidden"), "{text}");
+    }
+
+    #[test]
+    fn the_memory_is_capped_by_whole_files_in_read_order_with_what_was_left_out_named() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::core::init::init_bank(
+            dir.path(),
+            crate::core::init::InitFormat::Cline,
+            Some("A todo API"),
+        )
+        .unwrap();
+        let bank = dir.path().join("memory-bank");
+        let huge = format!("# Active\n{}", "a line of context\n".repeat(60_000));
+        std::fs::write(bank.join("activeContext.md"), &huge).unwrap();
+        let text = session_text(dir.path(), DEFAULT_CONTEXT_TOKENS);
+        assert!(
+            text.len() <= DEFAULT_CONTEXT_TOKENS * BYTES_PER_TOKEN + 1_000,
+            "{} bytes",
+            text.len()
+        );
+        assert!(text.contains("A todo API"), "{text}");
+        assert!(!text.contains("a line of context"), "no file is cut in the middle");
+        let marker = text.rsplit("\n\n").next().unwrap();
+        assert!(
+            marker.starts_with("[left out to keep the memory under 8000 tokens: ")
+                && marker.contains("memory-bank/activeContext.md")
+                && marker.contains("memory-bank/progress.md")
+                && marker.contains("memory-bank/decisionLog.md"),
+            "{marker}"
+        );
+        // The files before the large one are all there, in read order.
+        let brief = text.find("memory-bank/projectBrief.md").unwrap();
+        let tech = text.find("memory-bank/techContext.md").unwrap();
+        assert!(brief < tech, "{text}");
+        // A small budget keeps nothing but says so.
+        let tiny = session_text(dir.path(), 10);
+        assert!(tiny.contains("memory-bank/projectBrief.md") && !tiny.contains("A todo API"));
+    }
+
+    #[test]
+    fn one_agents_files_are_sent_not_every_agents() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::core::init::init_bank(
+            dir.path(),
+            crate::core::init::InitFormat::Cline,
+            Some("A todo API"),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("CLAUDE.md"), "# Claude\nonly Claude Code reads this\n")
+            .unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "# Agents\nonly Codex reads this\n").unwrap();
+        let text = session_text(dir.path(), DEFAULT_CONTEXT_TOKENS);
+        assert!(text.contains("A todo API"), "{text}");
+        assert!(text.starts_with("The project's Cline memory bank "), "{text}");
+        assert!(!text.contains("only Claude Code reads this"), "{text}");
+        assert!(!text.contains("only Codex reads this"), "{text}");
     }
 
     #[test]
@@ -285,7 +374,7 @@ mod tests {
             "# Active\nthe one sentence\n",
         )
         .unwrap();
-        let text = session_text(dir.path());
+        let text = session_text(dir.path(), DEFAULT_CONTEXT_TOKENS);
         assert_eq!(text.matches("the one sentence").count(), 1, "{text}");
     }
 }

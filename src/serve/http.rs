@@ -35,7 +35,8 @@ use super::chat;
 use super::conn::{self, ConnLimits};
 use super::mcp::McpServer;
 use super::memory_bank_mcp;
-use super::ratelimit::{AuthFailures, RateLimiter};
+use super::jsonrpc;
+use super::ratelimit::{AuthFailures, RateLimiter, Verdict};
 use super::reply::{Flavor, ToolError, ToolResult};
 use crate::core::agent::rfc3339;
 use crate::core::config::{ChatConfig, ServeConfig};
@@ -51,6 +52,40 @@ pub const AUTH_FAILURES_PER_WINDOW: u32 = 10;
 /// The window of [`AUTH_FAILURES_PER_WINDOW`], in seconds.
 pub const AUTH_FAILURE_WINDOW_SECS: u64 = 60;
 
+/// Operations (MCP tool calls, REST requests) one caller may make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub per_minute: u32,
+    pub per_hour: u32,
+}
+
+/// The Memory Bank MCP spec's figures: the limit off loopback when config.toml sets none.
+pub const DEFAULT_RATE_LIMIT: RateLimit = RateLimit {
+    per_minute: 60,
+    per_hour: 1000,
+};
+
+impl RateLimit {
+    /// The limit `[serve]` asks for: none on loopback unless one is set (an agent's own
+    /// server should never stop it mid-session), the spec's figures elsewhere; either
+    /// figure set to 0 turns it off.
+    pub fn of(config: &ServeConfig, loopback: bool) -> Option<RateLimit> {
+        let (minute, hour) = (config.rate_limit_per_minute, config.rate_limit_per_hour);
+        if loopback && minute.is_none() && hour.is_none() {
+            return None;
+        }
+        let limit = RateLimit {
+            per_minute: minute.unwrap_or(DEFAULT_RATE_LIMIT.per_minute),
+            per_hour: hour.unwrap_or(DEFAULT_RATE_LIMIT.per_hour),
+        };
+        (limit.per_minute > 0 && limit.per_hour > 0).then_some(limit)
+    }
+}
+
+/// The largest message `/mcp` reads: the same as `mbank mcp` on stdin, so a tool call
+/// behaves alike on both transports (`max_body_bytes` is the REST API's limit).
+pub const MCP_MAX_MESSAGE_BYTES: usize = super::stdio::MAX_MESSAGE_BYTES;
+
 /// How `mbank serve` was configured.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -58,8 +93,8 @@ pub struct HttpOptions {
     pub listen: SocketAddr,
     pub api_keys: Vec<String>,
     pub require_key: bool,
-    pub per_minute: u32,
-    pub per_hour: u32,
+    /// `None`: no rate limit (the default on loopback).
+    pub rate_limit: Option<RateLimit>,
     pub max_body_bytes: usize,
     pub chat: Option<ChatConfig>,
     pub allowed_hosts: Vec<String>,
@@ -118,8 +153,7 @@ impl HttpOptions {
             listen,
             api_keys,
             require_key,
-            per_minute: config.rate_limit_per_minute.max(1),
-            per_hour: config.rate_limit_per_hour.max(1),
+            rate_limit: RateLimit::of(config, loopback),
             max_body_bytes: config.max_body_bytes.max(1024),
             chat: config.chat.clone(),
             allowed_hosts: config.allowed_hosts.clone(),
@@ -137,7 +171,8 @@ impl HttpOptions {
 struct App {
     shared: Arc<Shared>,
     options: HttpOptions,
-    limiter: RateLimiter,
+    /// `None`: no rate limit.
+    limiter: Option<RateLimiter>,
     auth_failures: AuthFailures,
     policy: BrowserPolicy,
     client: reqwest::Client,
@@ -228,13 +263,17 @@ async fn status(State(app): State<AppState>, query: ProjectQuery) -> Response {
     let shared = app.shared.clone();
     reply(
         blocking(move || {
-            let initialized = shared
-                .project(project.as_deref())
-                .and_then(|dir| shared.bank(&dir))
-                .is_ok();
-            let projects: Vec<String> = shared
-                .root
-                .memory_bank_projects()
+            let listed = shared.root.memory_bank_projects();
+            // A named project must exist (404 otherwise); without one, a root whose
+            // projects have banks is initialized even when no single default stands out.
+            let initialized = match project.as_deref() {
+                Some(spec) => shared.bank(&shared.project(Some(spec))?).is_ok(),
+                None => match shared.default_project() {
+                    Ok(dir) => shared.bank(&dir).is_ok(),
+                    Err(_) => !listed.is_empty(),
+                },
+            };
+            let projects: Vec<String> = listed
                 .iter()
                 .map(|p| {
                     let real = std::fs::canonicalize(&p.path).unwrap_or_else(|_| p.path.clone());
@@ -481,9 +520,12 @@ async fn chat_handler(
         (Err(e), _) | (_, Err(e)) => return reply(Err(e)),
     };
     let shared = app.shared.clone();
+    let budget = config
+        .context_tokens
+        .unwrap_or(chat::DEFAULT_CONTEXT_TOKENS);
     let memory = blocking(move || {
         let dir = shared.project(project.as_deref())?;
-        Ok(Value::String(chat::session_text(&dir)))
+        Ok(Value::String(chat::session_text(&dir, budget)))
     })
     .await;
     let memory = match memory {
@@ -546,6 +588,11 @@ async fn guard_requests(
             response
         }
     };
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && !response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        response = method_not_allowed(response, &method, uri.path());
+    }
     response
         .headers_mut()
         .insert("x-api-version", HeaderValue::from_static(API_VERSION));
@@ -560,6 +607,32 @@ async fn guard_requests(
         started.elapsed().as_secs_f64() * 1000.0
     );
     response
+}
+
+/// The router's bare 405 as the spec's JSON error, keeping its headers (`Allow`).
+fn method_not_allowed(bare: Response, method: &axum::http::Method, path: &str) -> Response {
+    let (parts, _) = bare.into_parts();
+    let allowed = parts
+        .headers
+        .get(header::ALLOW)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty())
+        .map(|v| format!("; it takes {v}"))
+        .unwrap_or_default();
+    let mut response = error(
+        "method_not_allowed",
+        format!(
+            "{path} does not take {method}{allowed}",
+            path = crate::core::sanitize::line(path)
+        ),
+    );
+    let status = response.status();
+    let headers = std::mem::take(response.headers_mut());
+    let (mut out, body) = response.into_parts();
+    out.headers = parts.headers;
+    out.headers.extend(headers);
+    out.status = status;
+    Response::from_parts(out, body)
 }
 
 /// Auth (with failed attempts limited per address), rate limits and the size limit.
@@ -611,47 +684,171 @@ async fn authorized(app: &App, peer: SocketAddr, request: Request, next: Next) -
             Some(key) => format!("key:{key}"),
             None => format!("ip:{}", peer.ip()),
         };
-        let verdict = app.limiter.check(&caller, now);
+        let path = request.uri().path();
+        if path == "/mcp" || path.starts_with("/mcp/") {
+            return mcp_request(app, &caller, now, request, next).await;
+        }
+        let verdict = app.limiter.as_ref().map(|l| l.check(&caller, now));
         let declared = request
             .headers()
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok());
-        let mut response = if !verdict.allowed {
-            let mut response = error(
-                "rate_limited",
-                format!(
-                    "over {} requests per minute or {} per hour; retry in {} s",
-                    app.options.per_minute, app.options.per_hour, verdict.retry_after
-                ),
-            );
-            if let Ok(v) = HeaderValue::from_str(&verdict.retry_after.to_string()) {
-                response.headers_mut().insert(header::RETRY_AFTER, v);
+        let mut response = match verdict {
+            Some(verdict) if !verdict.allowed => {
+                let mut response = error("rate_limited", over_the_limit(app, &verdict, "requests"));
+                retry_after(&mut response, verdict.retry_after);
+                response
             }
-            response
-        } else if declared.is_some_and(|n| n > app.options.max_body_bytes) {
-            error(
+            _ if declared.is_some_and(|n| n > app.options.max_body_bytes) => error(
                 "payload_too_large",
                 format!(
                     "the body is over {} bytes (max_body_bytes under [serve])",
                     app.options.max_body_bytes
                 ),
-            )
-        } else {
-            next.run(request).await
+            ),
+            _ => next.run(request).await,
         };
-        let headers = response.headers_mut();
-        for (name, value) in [
-            ("x-ratelimit-limit", verdict.limit.to_string()),
-            ("x-ratelimit-remaining", verdict.remaining.to_string()),
-            ("x-ratelimit-reset", verdict.reset.to_string()),
-        ] {
-            if let Ok(value) = HeaderValue::from_str(&value) {
-                headers.insert(name, value);
-            }
-        }
+        rate_headers(&mut response, verdict);
         response
     }
+}
+
+fn over_the_limit(app: &App, verdict: &Verdict, what: &str) -> String {
+    let limit = app.options.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT);
+    format!(
+        "rate limited: over {} {what} per minute or {} per hour for this caller; retry in {} s \
+         (rate_limit_per_minute / rate_limit_per_hour under [serve])",
+        limit.per_minute, limit.per_hour, verdict.retry_after
+    )
+}
+
+fn retry_after(response: &mut Response, seconds: u64) {
+    if let Ok(v) = HeaderValue::from_str(&seconds.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+}
+
+/// The `X-RateLimit-*` headers, when there is a limit to report.
+fn rate_headers(response: &mut Response, verdict: Option<Verdict>) {
+    let Some(verdict) = verdict else {
+        return;
+    };
+    let headers = response.headers_mut();
+    for (name, value) in [
+        ("x-ratelimit-limit", verdict.limit.to_string()),
+        ("x-ratelimit-remaining", verdict.remaining.to_string()),
+        ("x-ratelimit-reset", verdict.reset.to_string()),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
+}
+
+/// A JSON-RPC answer to an `/mcp` request that mbank gives itself.
+fn jsonrpc_response(status: StatusCode, value: &Value) -> Response {
+    json_response(status.as_u16(), value)
+}
+
+/// `/mcp`: only tool calls count against the rate limit (an MCP session's handshake,
+/// listings, notifications and streams are not operations), and one over it is answered
+/// with a JSON-RPC error the client reads ([`jsonrpc::RATE_LIMITED`], the wait in
+/// `data.retryAfter`); a tool call whose arguments are not an object gets -32602, a body
+/// that is not JSON -32700, and one over [`MCP_MAX_MESSAGE_BYTES`] -32600, as on stdio.
+async fn mcp_request(
+    app: &App,
+    caller: &str,
+    now: u64,
+    request: Request,
+    next: Next,
+) -> Response {
+    let figures = |n: u32| app.limiter.as_ref().map(|l| l.check_n(caller, now, n));
+    if request.method() != axum::http::Method::POST {
+        let mut response = next.run(request).await;
+        rate_headers(&mut response, figures(0));
+        return response;
+    }
+    let too_large = || {
+        jsonrpc_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &jsonrpc::error(
+                Value::Null,
+                jsonrpc::INVALID_REQUEST,
+                format!(
+                    "Invalid request: the message is over {MCP_MAX_MESSAGE_BYTES} bytes, the \
+                     most mbank reads from an MCP client (on stdio too)"
+                ),
+                None,
+            ),
+        )
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MCP_MAX_MESSAGE_BYTES) {
+        return too_large();
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MCP_MAX_MESSAGE_BYTES).await else {
+        return too_large();
+    };
+    let message = match serde_json::from_slice::<Value>(&bytes) {
+        Ok(message) => message,
+        Err(e) => {
+            return jsonrpc_response(
+                StatusCode::BAD_REQUEST,
+                &jsonrpc::error(
+                    Value::Null,
+                    jsonrpc::PARSE_ERROR,
+                    format!("Parse error: the body is not JSON ({e})"),
+                    None,
+                ),
+            );
+        }
+    };
+    if let Some(reply) = jsonrpc::invalid_tool_call(&message) {
+        return jsonrpc_response(StatusCode::OK, &reply);
+    }
+    let calls = jsonrpc::tool_call_ids(&message);
+    let verdict = figures(u32::try_from(calls.len()).unwrap_or(u32::MAX));
+    if let Some(verdict) = verdict
+        && !verdict.allowed
+    {
+        let limit = app.options.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT);
+        let refusals: Vec<Value> = calls
+            .into_iter()
+            .map(|id| {
+                jsonrpc::error(
+                    id,
+                    jsonrpc::RATE_LIMITED,
+                    over_the_limit(app, &verdict, "tool calls"),
+                    Some(json!({
+                        "code": "rate_limited",
+                        "retryAfter": verdict.retry_after,
+                        "limitPerMinute": limit.per_minute,
+                        "limitPerHour": limit.per_hour,
+                        "reset": verdict.reset,
+                    })),
+                )
+            })
+            .collect();
+        let body = match (message.is_array(), refusals.len()) {
+            (false, 1) => refusals.into_iter().next().unwrap_or(Value::Null),
+            _ => Value::Array(refusals),
+        };
+        let mut response = jsonrpc_response(StatusCode::OK, &body);
+        retry_after(&mut response, verdict.retry_after);
+        rate_headers(&mut response, Some(verdict));
+        return response;
+    }
+    let mut response = next
+        .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await;
+    rate_headers(&mut response, verdict);
+    response
 }
 
 /// The whole application: REST API, `/mcp`, `/chat`, behind [`guard_requests`].
@@ -666,7 +863,7 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
     // Host and Origin are checked for every route, /mcp included, by guard_requests
     // (with the listening port, which rmcp's own check does not know).
     let mcp_config = StreamableHttpServerConfig::default()
-        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_max_request_body_bytes(MCP_MAX_MESSAGE_BYTES)
         .disable_allowed_hosts();
     let mcp = StreamableHttpService::new(
         move || Ok(McpServer::new(mcp_shared.clone())),
@@ -675,7 +872,9 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
     );
     let app = Arc::new(App {
         shared,
-        limiter: RateLimiter::new(options.per_minute, options.per_hour),
+        limiter: options
+            .rate_limit
+            .map(|l| RateLimiter::new(l.per_minute, l.per_hour)),
         auth_failures: AuthFailures::new(AUTH_FAILURES_PER_WINDOW, AUTH_FAILURE_WINDOW_SECS),
         policy,
         client: chat::client()?,

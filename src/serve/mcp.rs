@@ -25,22 +25,73 @@ pub struct McpServer {
     tools: Arc<Vec<Tool>>,
 }
 
-/// Tools that only read, for the `readOnlyHint` annotation.
-const READ_ONLY_TOOLS: [&str; 13] = [
-    "list_projects",
-    "memory_bank_read",
-    "list_project_files",
-    "validate_project",
-    "set_memory_bank_path",
-    "read_memory_bank_file",
-    "list_memory_bank_files",
-    "get_memory_bank_status",
-    "switch_mode",
-    "get_current_mode",
-    "activate_project",
-    "get_memory",
-    "list_memories",
-];
+/// What a tool does to the files, for its annotations: a client may run a read-only tool
+/// without asking, so only tools that change nothing on disk say so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Effect {
+    read_only: bool,
+    /// May replace or remove what is there (not only add).
+    destructive: bool,
+    /// Repeating the same call changes nothing more.
+    idempotent: bool,
+}
+
+const READS: Effect = Effect {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+};
+
+/// Every tool's effect (`None`: a tool this table forgot, which a test catches).
+fn effect_of(name: &str) -> Option<Effect> {
+    let effect = |destructive, idempotent| Effect {
+        read_only: false,
+        destructive,
+        idempotent,
+    };
+    Some(match name {
+        // Reads, and tools that only change the session's own choice (project, mode).
+        "list_projects"
+        | "memory_bank_read"
+        | "list_project_files"
+        | "validate_project"
+        | "set_memory_bank_path"
+        | "read_memory_bank_file"
+        | "list_memory_bank_files"
+        | "get_memory_bank_status"
+        | "switch_mode"
+        | "get_current_mode"
+        | "get_memory"
+        | "list_memories" => READS,
+        // Creates memory-bank/ (or .infinity/) and its files, keeping what exists.
+        "initialize_memory_bank" | "activate_project" => effect(false, true),
+        // Creates a file and fails if it exists.
+        "memory_bank_write" => effect(false, false),
+        // Replace a whole file, a memory or sections with what is sent.
+        "memory_bank_update" | "write_memory_bank_file" | "update_memory" => effect(true, true),
+        // Replaces its sections, and adds a dated session note each time.
+        "update_active_context" => effect(true, false),
+        "delete_memory" => effect(true, true),
+        // Append a new entry each call; nothing is replaced.
+        "track_progress" | "log_decision" | "store_memory" => effect(false, false),
+        _ => return None,
+    })
+}
+
+fn annotations_of(name: &str) -> ToolAnnotations {
+    // An unknown tool is annotated as the most careful client would assume.
+    let effect = effect_of(name).unwrap_or(Effect {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+    });
+    // Every tool works on local files only: a closed world.
+    ToolAnnotations::new()
+        .read_only(effect.read_only)
+        .destructive(effect.destructive)
+        .idempotent(effect.idempotent)
+        .open_world(false)
+}
 
 /// The tool list of the surfaces `shared` offers (`initialize_memory_bank` once).
 pub fn tool_list(shared: &Shared) -> Vec<Tool> {
@@ -68,18 +119,7 @@ pub fn tool_list(shared: &Shared) -> Vec<Tool> {
                 Value::Object(map) => map,
                 _ => serde_json::Map::new(),
             };
-            let read_only = READ_ONLY_TOOLS.contains(&name);
-            Tool::new(name, description, Arc::new(schema)).annotate(
-                ToolAnnotations::new()
-                    .read_only(read_only)
-                    .destructive(matches!(
-                        name,
-                        "memory_bank_update"
-                            | "write_memory_bank_file"
-                            | "delete_memory"
-                            | "update_memory"
-                    )),
-            )
+            Tool::new(name, description, Arc::new(schema)).annotate(annotations_of(name))
         })
         .collect()
 }
@@ -274,4 +314,112 @@ pub fn run_stdio(shared: Arc<Shared>) -> std::io::Result<()> {
         ended.map_err(|e| std::io::Error::other(format!("MCP session failed: {e}")))?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::guard::GuardPolicy;
+    use crate::serve::{Options, Surfaces};
+
+    fn shared_over(root: &std::path::Path) -> Arc<Shared> {
+        Shared::new(Options {
+            root: root.to_path_buf(),
+            surfaces: Surfaces::default(),
+            read_only: false,
+            policy: GuardPolicy::default(),
+            infinity_project: root.to_path_buf(),
+            log_refusals: false,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn every_tool_states_what_it_does_to_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = tool_list(&shared_over(dir.path()));
+        assert_eq!(tools.len(), 23);
+        for tool in &tools {
+            assert!(effect_of(&tool.name).is_some(), "{} has no effect", tool.name);
+            let hints = tool.annotations.as_ref().unwrap();
+            assert_eq!(hints.open_world_hint, Some(false), "{}", tool.name);
+        }
+        let hints = |name: &str| {
+            let tool = tools.iter().find(|t| t.name == name).unwrap();
+            let a = tool.annotations.clone().unwrap();
+            (a.read_only_hint, a.destructive_hint, a.idempotent_hint)
+        };
+        // activate_project creates .infinity/: a client auto-approving read-only tools
+        // must not run it unasked.
+        assert_eq!(
+            hints("activate_project"),
+            (Some(false), Some(false), Some(true))
+        );
+        assert_eq!(
+            hints("initialize_memory_bank"),
+            (Some(false), Some(false), Some(true))
+        );
+        assert_eq!(hints("log_decision"), (Some(false), Some(false), Some(false)));
+        assert_eq!(hints("delete_memory"), (Some(false), Some(true), Some(true)));
+        assert_eq!(hints("memory_bank_read"), (Some(true), Some(false), Some(true)));
+    }
+
+    /// Calls every tool without arguments: each argument a tool reports missing must be
+    /// `required` in its schema (alternatives, "a or b", are spelled out in the
+    /// description instead: a top-level anyOf is refused by some clients).
+    #[test]
+    fn every_argument_a_tool_cannot_do_without_is_marked_required() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        crate::core::agent::bank::initialize(&GuardPolicy::default(), &root.join("p"), None)
+            .unwrap();
+        let shared = shared_over(root);
+        let session = Session::default();
+        let tools = tool_list(&shared);
+        assert!(
+            dispatch(&shared, &session, "activate_project", Default::default())
+                .unwrap()
+                .is_ok()
+        );
+        let mut checked = 0;
+        for tool in &tools {
+            let Some(Err(error)) = dispatch(&shared, &session, &tool.name, Default::default())
+            else {
+                continue;
+            };
+            let Some(named) = error
+                .message
+                .strip_prefix("missing argument ")
+                .or_else(|| error.message.strip_prefix("missing required field "))
+            else {
+                continue;
+            };
+            let required: Vec<&str> = tool
+                .input_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let keys: Vec<&str> = named.split(" or ").map(|k| k.trim_matches('"')).collect();
+            // Spellings of one key (`fileName`, `filename`): the schema's must be required.
+            let spellings = keys.iter().all(|k| k.eq_ignore_ascii_case(keys[0]));
+            if spellings {
+                assert!(
+                    keys.iter().any(|k| required.contains(k)),
+                    "{}: {keys:?} is needed but not required in {:?}",
+                    tool.name,
+                    tool.input_schema
+                );
+                checked += 1;
+            } else {
+                let description = tool.description.as_deref().unwrap_or("");
+                assert!(
+                    keys.iter().any(|k| description.contains(k)),
+                    "{}: the description does not say which of {keys:?} to send",
+                    tool.name
+                );
+            }
+        }
+        assert!(checked >= 10, "only {checked} tools checked");
+    }
 }

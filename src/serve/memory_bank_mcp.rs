@@ -302,6 +302,19 @@ fn track_progress(shared: &Shared, session: &Session, args: &Args, via: &str) ->
     track_progress_in(shared, &dir, args, via)
 }
 
+/// The items that replace a section: a list of strings. A single string is refused
+/// rather than taken as a list of one: the section it replaces would lose every other
+/// item, when the caller most likely meant several lines.
+fn section_items(args: &Args, key: &str) -> Result<Option<Vec<String>>, ToolError> {
+    if let Ok(Some(_)) = args.opt_str(&[key]) {
+        return Err(ToolError::memory_bank(
+            "invalid_request",
+            format!("argument {key:?} must be a list of strings, e.g. [\"first\", \"second\"], not a string"),
+        ));
+    }
+    args.opt_list(key)
+}
+
 /// `update_active_context` (also `POST /memory-bank/updateActiveContext`).
 pub fn update_active_context_in(
     shared: &Shared,
@@ -309,9 +322,9 @@ pub fn update_active_context_in(
     args: &Args,
     via: &str,
 ) -> ToolResult {
-    let tasks = args.opt_list("tasks")?;
-    let issues = args.opt_list("issues")?;
-    let next_steps = args.opt_list("nextSteps")?;
+    let tasks = section_items(args, "tasks")?;
+    let issues = section_items(args, "issues")?;
+    let next_steps = section_items(args, "nextSteps")?;
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = Local::now().naive_local();

@@ -7,6 +7,8 @@
 //! - [`http`]: the REST API, auth, rate limits, `/mcp` and `/chat` ([`chat`]); [`browser`]
 //!   keeps web pages out, [`conn`] accepts connections with timeouts and a cap.
 //! - [`stdio`]: frames `mbank mcp`'s input lines, answering malformed and oversized ones.
+//! - [`jsonrpc`]: the JSON-RPC errors both transports answer themselves (-32602 for a
+//!   malformed tool call, the rate limit's error).
 pub mod args;
 pub mod browser;
 pub mod chat;
@@ -14,6 +16,7 @@ pub mod cline;
 pub mod conn;
 pub mod http;
 pub mod infinity;
+pub mod jsonrpc;
 pub mod mcp;
 pub mod memory_bank_mcp;
 pub mod ratelimit;
@@ -290,8 +293,9 @@ impl Shared {
                         .map(|p| self.root.name_of(&fs_real(&p.path)))
                         .collect();
                     return Err(AgentError::InvalidRequest(format!(
-                        "{} projects are under the root ({}{}): name one (set_memory_bank_path, \
-                         projectPath, or ?project=NAME)",
+                        "{} projects are under the root ({}{}): name one (over MCP with \
+                         set_memory_bank_path or a tool's projectPath; over the REST API with \
+                         ?project=NAME)",
                         many.len(),
                         names.join(", "),
                         if many.len() > names.len() {

@@ -1,6 +1,6 @@
-//! the Memory Bank MCP spec's rate limits: so many requests per minute and per hour for each caller (its
-//! API key, or its address without keys), in fixed windows aligned to the clock, with
-//! the `X-RateLimit-*` figures every response carries.
+//! The Memory Bank MCP spec's rate limits: so many operations (REST requests, MCP tool
+//! calls) per minute and per hour for each caller (its API key, or its address without
+//! keys), in fixed windows aligned to the clock, with the `X-RateLimit-*` figures.
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
@@ -49,6 +49,12 @@ impl RateLimiter {
 
     /// Counts one request of `caller` at Unix time `now` (seconds).
     pub fn check(&self, caller: &str, now: u64) -> Verdict {
+        self.check_n(caller, now, 1)
+    }
+
+    /// Counts `n` operations of `caller` at once: all are allowed or none is. With `n` = 0
+    /// nothing is counted, and the verdict gives the figures for the headers.
+    pub fn check_n(&self, caller: &str, now: u64, n: u32) -> Verdict {
         let minute = now / 60;
         let hour = now / 3600;
         let mut callers = self.callers.lock().unwrap_or_else(|p| p.into_inner());
@@ -66,14 +72,18 @@ impl RateLimiter {
         }
         let minute_reset = (minute + 1) * 60;
         let hour_reset = (hour + 1) * 3600;
-        let allowed = windows.minute_count < self.per_minute && windows.hour_count < self.per_hour;
+        let fits = |count: u32, limit: u32| count.saturating_add(n) <= limit;
+        let minute_fits = fits(windows.minute_count, self.per_minute);
+        let hour_fits = fits(windows.hour_count, self.per_hour);
+        let allowed = minute_fits && hour_fits;
         if allowed {
-            windows.minute_count += 1;
-            windows.hour_count += 1;
+            windows.minute_count += n;
+            windows.hour_count += n;
         }
         let minute_left = self.per_minute.saturating_sub(windows.minute_count);
         let hour_left = self.per_hour.saturating_sub(windows.hour_count);
-        let reset = if hour_left == 0 {
+        // The window that limits next: the hour once it is used up (or is what refused).
+        let reset = if hour_left == 0 || (!allowed && !hour_fits) {
             hour_reset
         } else {
             minute_reset
@@ -174,5 +184,20 @@ mod tests {
         assert!(!refused.allowed);
         assert_eq!(refused.retry_after, 3600 - 130);
         assert!(limiter.check("k", t + 3600).allowed);
+    }
+
+    #[test]
+    fn several_operations_count_together_and_zero_only_reports() {
+        let limiter = RateLimiter::new(3, 100);
+        let t = 1_700_000_000 / 3600 * 3600;
+        let peek = limiter.check_n("k", t, 0);
+        assert!(peek.allowed && peek.remaining == 3);
+        assert!(limiter.check_n("k", t, 2).allowed);
+        // Two more do not fit in the one left: neither is counted.
+        let refused = limiter.check_n("k", t + 5, 2);
+        assert!(!refused.allowed);
+        assert_eq!((refused.remaining, refused.retry_after), (1, 55));
+        assert!(limiter.check_n("k", t + 5, 1).allowed);
+        assert_eq!(limiter.check_n("k", t + 6, 0).remaining, 0);
     }
 }

@@ -43,6 +43,7 @@ pub fn status_of(code: &str) -> u16 {
         "file_not_found" | "project_not_found" | "mode_not_found" | "memory_not_found"
         | "not_found" => 404,
         "file_exists" | "version_conflict" | "not_initialized" | "project_not_activated" => 409,
+        "method_not_allowed" => 405,
         "payload_too_large" => 413,
         "unsupported_media_type" => 415,
         "append_only_violation" | "secret_detected" | "elision_detected" | "version_required" => {

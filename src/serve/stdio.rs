@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::io::Write as _;
 
 use rmcp::RoleServer;
+use rmcp::model::{ClientRequest, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -23,8 +24,7 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * crate::core::formats::infinity::store::
 /// Messages waiting for stdout; sending waits when the client does not read.
 const OUTPUT_QUEUE: usize = 64;
 
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
+use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
 
 /// What one bounded read of a line found.
 enum LineRead {
@@ -105,6 +105,33 @@ fn error_line(id: Value, code: i64, message: String) -> Vec<u8> {
     line
 }
 
+fn reply_line(reply: &Value) -> Vec<u8> {
+    let mut line = reply.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// A `tools/call` rmcp could not type (its params or arguments not objects) reaches it as
+/// a custom request, which it answers -32601; it is answered -32602 here instead.
+fn checked_tool_call(
+    message: RxJsonRpcMessage<RoleServer>,
+) -> Result<Option<RxJsonRpcMessage<RoleServer>>, Vec<u8>> {
+    if let JsonRpcMessage::Request(request) = &message
+        && let ClientRequest::CustomRequest(custom) = &request.request
+        && custom.method == jsonrpc::TOOLS_CALL
+        && let Some(problem) = jsonrpc::tool_call_params_problem(custom.params.as_ref())
+    {
+        let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+        return Err(reply_line(&jsonrpc::error(
+            id,
+            jsonrpc::INVALID_PARAMS,
+            problem,
+            None,
+        )));
+    }
+    Ok(Some(message))
+}
+
 /// What a complete line holds: a message for rmcp, nothing (an ignored notification),
 /// or the error reply to send.
 fn parse_line(line: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleServer>>, Vec<u8>> {
@@ -115,7 +142,7 @@ fn parse_line(line: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleServer>>, Vec<u
         return Ok(None);
     }
     let error = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
-        Ok(message) => return Ok(Some(message)),
+        Ok(message) => return checked_tool_call(message),
         Err(e) => e,
     };
     let value = match serde_json::from_slice::<Value>(line) {
@@ -128,6 +155,9 @@ fn parse_line(line: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleServer>>, Vec<u
             ));
         }
     };
+    if let Some(reply) = jsonrpc::invalid_tool_call(&value) {
+        return Err(reply_line(&reply));
+    }
     let id = value.get("id").cloned();
     // A notification is never answered (JSON-RPC), and clients send some that are not
     // MCP's (rmcp ignores those too).
