@@ -213,28 +213,25 @@ fn validate(shared: &Shared, args: &Args) -> ToolResult {
             .iter()
             .find(|f| !f.name.contains('/') && formats::role_for_name(&f.name) == Some(role))
     };
+    let missing = |list: &[(Role, &str, &str)]| -> Vec<String> {
+        list.iter()
+            .filter(|(role, _, _)| found(*role).is_none())
+            .map(|(_, camel, kebab_name)| if kebab { kebab_name } else { camel }.to_string())
+            .collect()
+    };
+    let missing_required = missing(&REQUIRED);
+    let missing_recommended = missing(&RECOMMENDED);
+    // The spec: every file of the bank has at least one markdown heading.
     let mut problems = Vec::new();
-    let mut missing = |list: &[(Role, &str, &str)], check: bool| -> Vec<String> {
-        let mut out = Vec::new();
-        for (role, camel, kebab_name) in list {
-            match found(*role) {
-                None => out.push(if kebab { kebab_name } else { camel }.to_string()),
-                Some(file) if check => {
-                    if let Ok(read) = bank.read(&file.name) {
-                        if read.content.trim().is_empty() {
-                            problems.push(format!("{} is empty", file.name));
-                        } else if !crate::core::markdown::has_heading(&read.content) {
-                            problems.push(format!("{} has no markdown heading", file.name));
-                        }
-                    }
-                }
-                Some(_) => {}
+    for file in &files {
+        if let Ok(read) = bank.read(&file.name) {
+            if read.content.trim().is_empty() {
+                problems.push(format!("{} is empty", file.name));
+            } else if !crate::core::markdown::has_heading(&read.content) {
+                problems.push(format!("{} has no markdown heading", file.name));
             }
         }
-        out
-    };
-    let missing_required = missing(&REQUIRED, true);
-    let missing_recommended = missing(&RECOMMENDED, false);
+    }
     Ok(json!({
         "valid": missing_required.is_empty() && problems.is_empty(),
         "missingRequired": missing_required,

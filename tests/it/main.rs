@@ -24,6 +24,7 @@ mod http_browser_safety;
 mod http_serve;
 mod infinity_store;
 mod list_cache;
+mod mcp_gaps;
 mod mcp_stdio;
 mod mcp_stdio_framing;
 mod own_files;

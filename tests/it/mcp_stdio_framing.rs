@@ -164,3 +164,39 @@ fn closing_stdin_answers_the_last_line_and_ends_the_server() {
     };
     assert!(status.success(), "{status}");
 }
+
+/// A tool call whose `arguments` are a string or an array is answered -32602 (invalid
+/// params), as the Python SDK's servers answer it, not -32601 (which says the method
+/// `tools/call` does not exist), and the server keeps serving.
+#[test]
+fn tool_arguments_given_as_a_string_or_an_array_get_invalid_params() {
+    let mut mcp = Mcp::start();
+    for (id, arguments) in [
+        (20, json!("{\"projectPath\": \"p\"}")),
+        (21, json!(["p", "projectBrief.md"])),
+    ] {
+        mcp.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "memory_bank_read", "arguments": arguments}})
+            .to_string(),
+        );
+        let reply = mcp.reply();
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("\"arguments\" must be an object"),
+            "{reply}"
+        );
+    }
+    mcp.send(r#"{"jsonrpc":"2.0","id":22,"method":"tools/call","params":"memory_bank_read"}"#);
+    let reply = mcp.reply();
+    assert_eq!(
+        (reply["id"].as_i64(), reply["error"]["code"].as_i64()),
+        (Some(22), Some(-32602)),
+        "{reply}"
+    );
+    mcp.list_tools(23);
+}
