@@ -53,10 +53,9 @@ pub fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
     order.sort_by_key(|bank| !served(bank.format));
     let options = context::ContextOptions::from_env();
     let chosen = order.into_iter().find_map(|bank| {
-        let loaded =
-            context::project_context(&project, &[bank], &estimated_tokens, &options, None)
-                .into_iter()
-                .next()?;
+        let loaded = context::project_context(&project, &[bank], &estimated_tokens, &options, None)
+            .into_iter()
+            .next()?;
         (!loaded.pieces.is_empty()).then_some((bank, loaded))
     });
     let Some((bank, loaded)) = chosen else {
@@ -322,7 +321,10 @@ mod tests {
             text.len()
         );
         assert!(text.contains("A todo API"), "{text}");
-        assert!(!text.contains("a line of context"), "no file is cut in the middle");
+        assert!(
+            !text.contains("a line of context"),
+            "no file is cut in the middle"
+        );
         let marker = text.rsplit("\n\n").next().unwrap();
         assert!(
             marker.starts_with("[left out to keep the memory under 8000 tokens: ")
@@ -349,12 +351,22 @@ mod tests {
             Some("A todo API"),
         )
         .unwrap();
-        std::fs::write(dir.path().join("CLAUDE.md"), "# Claude\nonly Claude Code reads this\n")
-            .unwrap();
-        std::fs::write(dir.path().join("AGENTS.md"), "# Agents\nonly Codex reads this\n").unwrap();
+        std::fs::write(
+            dir.path().join("CLAUDE.md"),
+            "# Claude\nonly Claude Code reads this\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("AGENTS.md"),
+            "# Agents\nonly Codex reads this\n",
+        )
+        .unwrap();
         let text = session_text(dir.path(), DEFAULT_CONTEXT_TOKENS);
         assert!(text.contains("A todo API"), "{text}");
-        assert!(text.starts_with("The project's Cline memory bank "), "{text}");
+        assert!(
+            text.starts_with("The project's Cline memory bank "),
+            "{text}"
+        );
         assert!(!text.contains("only Claude Code reads this"), "{text}");
         assert!(!text.contains("only Codex reads this"), "{text}");
     }

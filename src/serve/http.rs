@@ -33,9 +33,9 @@ use super::args::Args;
 use super::browser::{self, BrowserPolicy, Pass};
 use super::chat;
 use super::conn::{self, ConnLimits};
+use super::jsonrpc;
 use super::mcp::McpServer;
 use super::memory_bank_mcp;
-use super::jsonrpc;
 use super::ratelimit::{AuthFailures, RateLimiter, Verdict};
 use super::reply::{Flavor, ToolError, ToolResult};
 use crate::core::agent::rfc3339;
@@ -756,13 +756,7 @@ fn jsonrpc_response(status: StatusCode, value: &Value) -> Response {
 /// with a JSON-RPC error the client reads ([`jsonrpc::RATE_LIMITED`], the wait in
 /// `data.retryAfter`); a tool call whose arguments are not an object gets -32602, a body
 /// that is not JSON -32700, and one over [`MCP_MAX_MESSAGE_BYTES`] -32600, as on stdio.
-async fn mcp_request(
-    app: &App,
-    caller: &str,
-    now: u64,
-    request: Request,
-    next: Next,
-) -> Response {
+async fn mcp_request(app: &App, caller: &str, now: u64, request: Request, next: Next) -> Response {
     let figures = |n: u32| app.limiter.as_ref().map(|l| l.check_n(caller, now, n));
     if request.method() != axum::http::Method::POST {
         let mut response = next.run(request).await;

@@ -65,7 +65,9 @@ pub fn tool_call_params_problem(params: Option<&Value>) -> Option<String> {
 /// The -32602 reply to one JSON-RPC message when it is a `tools/call` request with
 /// malformed parameters (`None` otherwise: notifications are never answered).
 pub fn invalid_tool_call(message: &Value) -> Option<Value> {
-    let id = message.get("id").filter(|id| id.is_string() || id.is_number())?;
+    let id = message
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())?;
     if message.get("method").and_then(Value::as_str) != Some(TOOLS_CALL) {
         return None;
     }
@@ -101,11 +103,15 @@ mod tests {
             assert_eq!(reply["id"], 4);
             assert_eq!(reply["error"]["code"], INVALID_PARAMS);
             let message = reply["error"]["message"].as_str().unwrap();
-            assert!(message.contains("\"arguments\" must be an object"), "{message}");
+            assert!(
+                message.contains("\"arguments\" must be an object"),
+                "{message}"
+            );
         }
         let no_params = json!({"jsonrpc": "2.0", "id": "a", "method": "tools/call"});
         assert_eq!(invalid_tool_call(&no_params).unwrap()["id"], "a");
-        let nameless = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}});
+        let nameless =
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}});
         assert_eq!(
             invalid_tool_call(&nameless).unwrap()["error"]["code"],
             INVALID_PARAMS
@@ -130,6 +136,8 @@ mod tests {
             {"jsonrpc": "2.0", "id": "x", "method": "tools/call", "params": {"name": "t"}}
         ]);
         assert_eq!(tool_call_ids(&batch), [json!(1), json!("x")]);
-        assert!(tool_call_ids(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"})).is_empty());
+        assert!(
+            tool_call_ids(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"})).is_empty()
+        );
     }
 }

@@ -340,7 +340,11 @@ mod tests {
         let tools = tool_list(&shared_over(dir.path()));
         assert_eq!(tools.len(), 23);
         for tool in &tools {
-            assert!(effect_of(&tool.name).is_some(), "{} has no effect", tool.name);
+            assert!(
+                effect_of(&tool.name).is_some(),
+                "{} has no effect",
+                tool.name
+            );
             let hints = tool.annotations.as_ref().unwrap();
             assert_eq!(hints.open_world_hint, Some(false), "{}", tool.name);
         }
@@ -359,9 +363,18 @@ mod tests {
             hints("initialize_memory_bank"),
             (Some(false), Some(false), Some(true))
         );
-        assert_eq!(hints("log_decision"), (Some(false), Some(false), Some(false)));
-        assert_eq!(hints("delete_memory"), (Some(false), Some(true), Some(true)));
-        assert_eq!(hints("memory_bank_read"), (Some(true), Some(false), Some(true)));
+        assert_eq!(
+            hints("log_decision"),
+            (Some(false), Some(false), Some(false))
+        );
+        assert_eq!(
+            hints("delete_memory"),
+            (Some(false), Some(true), Some(true))
+        );
+        assert_eq!(
+            hints("memory_bank_read"),
+            (Some(true), Some(false), Some(true))
+        );
     }
 
     /// Calls every tool without arguments: each argument a tool reports missing must be

@@ -309,7 +309,9 @@ fn section_items(args: &Args, key: &str) -> Result<Option<Vec<String>>, ToolErro
     if let Ok(Some(_)) = args.opt_str(&[key]) {
         return Err(ToolError::memory_bank(
             "invalid_request",
-            format!("argument {key:?} must be a list of strings, e.g. [\"first\", \"second\"], not a string"),
+            format!(
+                "argument {key:?} must be a list of strings, e.g. [\"first\", \"second\"], not a string"
+            ),
         ));
     }
     args.opt_list(key)

@@ -127,7 +127,12 @@ async fn annotations_say_which_tools_write_and_schemas_mark_what_is_required() {
 async fn agents_archive_into_the_banks_archive_folder_and_deeper_paths_are_refused() {
     let setup = Setup::new();
     let client = setup.connect().await;
-    ok(&client, "initialize_memory_bank", json!({"projectPath": "shop"})).await;
+    ok(
+        &client,
+        "initialize_memory_bank",
+        json!({"projectPath": "shop"}),
+    )
+    .await;
     let bank = setup.root.join("shop/memory-bank");
     ok(
         &client,
@@ -192,7 +197,10 @@ async fn log_decision_writes_the_memory_bank_mcp_entry_format_in_such_a_bank() {
     )
     .await;
     let log = std::fs::read_to_string(bank.join("decision-log.md")).unwrap();
-    let entry = log.split("\n\n## ").nth(2).expect("the new entry after the old one");
+    let entry = log
+        .split("\n\n## ")
+        .nth(2)
+        .expect("the new entry after the old one");
     let (heading, body) = entry.split_once('\n').unwrap();
     let date = heading
         .strip_prefix("Authentication Method - ")
@@ -218,7 +226,12 @@ async fn log_decision_writes_the_memory_bank_mcp_entry_format_in_such_a_bank() {
 async fn validate_project_wants_a_heading_in_every_file_and_sections_want_lists() {
     let setup = Setup::new();
     let client = setup.connect().await;
-    ok(&client, "initialize_memory_bank", json!({"projectPath": "shop"})).await;
+    ok(
+        &client,
+        "initialize_memory_bank",
+        json!({"projectPath": "shop"}),
+    )
+    .await;
     let checked = ok(&client, "validate_project", json!({"projectPath": "shop"})).await;
     assert_eq!(checked["valid"], true, "{checked}");
     let bank = setup.root.join("shop/memory-bank");
@@ -229,7 +242,10 @@ async fn validate_project_wants_a_heading_in_every_file_and_sections_want_lists(
     assert_eq!(checked["valid"], false, "{checked}");
     assert_eq!(
         checked["problems"],
-        json!(["productContext.md has no markdown heading", "notes.md is empty"]),
+        json!([
+            "productContext.md has no markdown heading",
+            "notes.md is empty"
+        ]),
         "{checked}"
     );
 
@@ -242,7 +258,10 @@ async fn validate_project_wants_a_heading_in_every_file_and_sections_want_lists(
         "invalid_request",
     )
     .await;
-    assert!(message.contains("\"tasks\" must be a list of strings"), "{message}");
+    assert!(
+        message.contains("\"tasks\" must be a list of strings"),
+        "{message}"
+    );
     assert_eq!(
         std::fs::read_to_string(bank.join("activeContext.md")).unwrap(),
         active

@@ -749,7 +749,13 @@ mod tests {
         fs::create_dir(bank.root.join("notes")).unwrap();
         bank.write(&policy, "notes/api.md", "# API\n", WriteMode::Upsert, None)
             .unwrap();
-        let deep = bank.write(&policy, "notes/v1/api.md", "# API\n", WriteMode::Upsert, None);
+        let deep = bank.write(
+            &policy,
+            "notes/v1/api.md",
+            "# API\n",
+            WriteMode::Upsert,
+            None,
+        );
         assert_eq!(deep.unwrap_err().code(), "forbidden_path");
     }
 

@@ -332,8 +332,15 @@ mod tests {
             consequences: vec![" ".into()],
             ..sample()
         };
-        let block = decision_block(DecisionFormat::MemoryBankMcp, at("2026-03-01 09:15:00"), &bare);
-        assert!(!block.contains("### Alternatives") && !block.contains("### Consequences"), "{block}");
+        let block = decision_block(
+            DecisionFormat::MemoryBankMcp,
+            at("2026-03-01 09:15:00"),
+            &bare,
+        );
+        assert!(
+            !block.contains("### Alternatives") && !block.contains("### Consequences"),
+            "{block}"
+        );
     }
 
     #[test]
