@@ -1,15 +1,20 @@
 //! `mbank serve`: the Memory Bank MCP spec's REST API over the same core operations as the MCP tools,
 //! the MCP tools themselves over Streamable HTTP at `/mcp`, and `/chat`.
 //!
-//! Every response carries `X-API-Version` and the `X-RateLimit-*` headers; errors use
+//! Every response carries `X-API-Version`, and the `X-RateLimit-*` headers when a rate
+//! limit applies; errors use
 //! the Memory Bank MCP spec's `{"status":"error","error":{"code","message"}}`. `Authorization: Bearer KEY`
 //! is required off loopback (the server refuses to start there without a key) and
 //! wherever `require_key = true`; a wrong key is refused everywhere, keys are at least
 //! [`MIN_KEY_CHARS`] long, and an address that fails to authenticate
-//! [`AUTH_FAILURES_PER_WINDOW`] times is answered 429 for the rest of the window. Bodies
-//! over `max_body_bytes` are refused with 413. Before all that, [`browser`] refuses what a
-//! web page could send (foreign Host or Origin, cross-site fetches, non-JSON bodies), for
-//! every route including `/mcp`. One line per request goes to stdout.
+//! [`AUTH_FAILURES_PER_WINDOW`] times is answered 429 for the rest of the window. The rate
+//! limit ([`RateLimit`]; none on loopback unless configured) counts REST requests and MCP
+//! tool calls per key, never an MCP session's own messages. REST bodies over
+//! `max_body_bytes` are refused with 413; `/mcp` reads messages up to
+//! [`MCP_MAX_MESSAGE_BYTES`], as `mbank mcp` does on stdin. Before all that, [`browser`]
+//! refuses what a web page could send (foreign Host or Origin, cross-site fetches,
+//! non-JSON bodies), for every route including `/mcp`. One line per request goes to
+//! stdout.
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -1009,6 +1014,35 @@ mod tests {
             !err.contains("fifteen-chars-k"),
             "the key is not shown: {err}"
         );
+    }
+
+    #[test]
+    fn the_rate_limit_is_off_on_loopback_unless_set_and_the_specs_elsewhere() {
+        let config = ServeConfig::default();
+        let local = HttpOptions::new(addr("127.0.0.1:3000"), &config, None).unwrap();
+        assert_eq!(local.rate_limit, None);
+        let public = HttpOptions::new(addr("0.0.0.0:3000"), &config, Some(KEY.into())).unwrap();
+        assert_eq!(public.rate_limit, Some(DEFAULT_RATE_LIMIT));
+        assert_eq!(
+            (DEFAULT_RATE_LIMIT.per_minute, DEFAULT_RATE_LIMIT.per_hour),
+            (60, 1000)
+        );
+        let minute_only = ServeConfig {
+            rate_limit_per_minute: Some(5),
+            ..ServeConfig::default()
+        };
+        assert_eq!(
+            RateLimit::of(&minute_only, true),
+            Some(RateLimit {
+                per_minute: 5,
+                per_hour: 1000
+            })
+        );
+        let off = ServeConfig {
+            rate_limit_per_hour: Some(0),
+            ..ServeConfig::default()
+        };
+        assert_eq!(RateLimit::of(&off, false), None);
     }
 
     #[test]

@@ -542,8 +542,17 @@ async fn mcp_tools_over_streamable_http() {
         ))
         .await
         .unwrap();
-    // Two projects and no current one: the session must choose first.
+    // Two projects and no current one: the session must choose first, the MCP way
+    // (/mcp has no ?project).
     assert_eq!(logged.is_error, Some(true));
+    let message = logged.structured_content.unwrap()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("over MCP with set_memory_bank_path or a tool's projectPath"),
+        "{message}"
+    );
     client
         .call_tool(call("set_memory_bank_path", json!({"path": "beta"})))
         .await
