@@ -937,10 +937,14 @@ pub fn run(shared: Arc<Shared>, mut options: HttpOptions) -> std::io::Result<()>
         let limits = options.limits;
         let root = crate::core::sanitize::path(&shared.root.path);
         let key = if options.require_key { "required" } else { "not required (loopback)" };
+        let limit = match options.rate_limit {
+            Some(l) => format!("{} tool calls or requests a minute, {} an hour, per key", l.per_minute, l.per_hour),
+            None => "none".to_string(),
+        };
         let app = router(shared, options).map_err(std::io::Error::other)?;
         let _ = writeln!(
             std::io::stdout().lock(),
-            "mbank serve: listening on http://{address} (REST API; MCP at http://{address}/mcp); root {root}; API key {key}",
+            "mbank serve: listening on http://{address} (REST API; MCP at http://{address}/mcp); root {root}; API key {key}; rate limit {limit}",
         );
         conn::serve(listener, app, limits, async {
             let _ = tokio::signal::ctrl_c().await;
