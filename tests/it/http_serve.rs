@@ -1047,3 +1047,38 @@ async fn chat_caps_the_memory_it_sends_by_whole_files() {
         "{memory}"
     );
 }
+
+/// A message over the limit both transports share is answered with the same JSON-RPC
+/// error as on stdio (-32600 naming the limit), at once, without reading the body.
+#[test]
+fn an_mcp_message_over_the_shared_limit_gets_a_json_rpc_error() {
+    use std::io::{Read, Write};
+    let server = Server::start("", &[]);
+    let address = server.base.trim_start_matches("http://").to_string();
+    let limit = mbank::serve::stdio::MAX_MESSAGE_BYTES;
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{{",
+        limit + 1
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let reply: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&limit.to_string()),
+        "{reply}"
+    );
+}
