@@ -143,12 +143,15 @@ fn plural(n: u64, word: &str) -> String {
 /// the newest, or the runner-up when it is the newest itself. Ties go to the later
 /// file. (Searching all files per file made a bank of 100,000 Infinity memories take
 /// 40 s.)
+/// The newest file and the runner-up, as (time, index in the bank).
+type NewestTwo = [Option<(SystemTime, usize)>; 2];
+
 fn newest_two_siblings(
     bank: &Bank,
     activity: &[FileActivity],
     same_bank: impl Fn(usize) -> bool,
-) -> [Option<(SystemTime, usize)>; 2] {
-    let mut top: [Option<(SystemTime, usize)>; 2] = [None, None];
+) -> NewestTwo {
+    let mut top: NewestTwo = [None, None];
     for (index, (file, activity)) in bank.files.iter().zip(activity).enumerate() {
         if file.load == LoadKind::Never || file.is_virtual() || !same_bank(index) {
             continue;
@@ -184,8 +187,7 @@ pub fn assess_bank(
             None
         }
     };
-    let mut newest_by_group: HashMap<Option<&str>, [Option<(SystemTime, usize)>; 2]> =
-        HashMap::new();
+    let mut newest_by_group: HashMap<Option<&str>, NewestTwo> = HashMap::new();
     for index in 0..bank.files.len() {
         let group = group_of(index);
         newest_by_group
