@@ -138,14 +138,14 @@ fn plural(n: u64, word: &str) -> String {
     }
 }
 
-/// The newest and the runner-up (time, index) of the files that count as a file's
-/// siblings (loaded, on disk), found once for the whole bank: a file's newest sibling is
-/// the newest, or the runner-up when it is the newest itself. Ties go to the later
-/// file. (Searching all files per file made a bank of 100,000 Infinity memories take
-/// 40 s.)
 /// The newest file and the runner-up, as (time, index in the bank).
 type NewestTwo = [Option<(SystemTime, usize)>; 2];
 
+/// The newest and the runner-up (time, index) of the files that count as a file's
+/// siblings (loaded, on disk, in the same bank as `same_bank` says), found once for the
+/// whole bank: a file's newest sibling is the newest, or the runner-up when it is the
+/// newest itself. Ties go to the later file. (Searching all files per file made a bank
+/// of 100,000 Infinity memories take 40 s.)
 fn newest_two_siblings(
     bank: &Bank,
     activity: &[FileActivity],
