@@ -15,6 +15,7 @@ mod cli_review;
 mod cli_timeline;
 mod corpus;
 mod corpus_decisions;
+mod corpus_labels;
 mod e2e_pty;
 mod format_evidence;
 mod git_hostile;

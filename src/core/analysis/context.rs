@@ -14,8 +14,8 @@
 //! - Claude Code auto memory (its own bank, in the home folder): `MEMORY.md` loads only its
 //!   first 200 lines / 25 KB; topic files are read on demand. Read confined to the home folder.
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
-//! - Windsurf: each rule file stops at 12,000 characters, and the rules loaded together
-//!   stop at 12,000 characters combined ([`windsurf_kept_bytes`]).
+//! - Windsurf: each rule file stops at 12,000 characters ([`windsurf_kept_bytes`]); its
+//!   documentation sets no limit on the rules loaded together.
 //! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
 //!
 //!
@@ -47,10 +47,8 @@ pub const AUTO_MEMORY_MAX_LINES: usize = claude_auto_memory::MAX_LINES as usize;
 pub const AUTO_MEMORY_MAX_BYTES: usize = claude_auto_memory::MAX_BYTES as usize;
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
 pub const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
-/// Windsurf reads this many characters of one rule file…
+/// Windsurf reads this many characters of one rule file.
 pub const WINDSURF_RULE_FILE_MAX_CHARS: usize = windsurf::RULE_FILE_MAX_CHARS as usize;
-/// …and this many of the rules it loads together.
-pub const WINDSURF_RULES_TOTAL_MAX_CHARS: usize = windsurf::RULES_TOTAL_MAX_CHARS as usize;
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
 pub const CLAUDE_MD_WARN_CHARS: usize = 40_000;
 
@@ -199,18 +197,11 @@ fn cut_lines_and_bytes(text: &str, max_lines: usize, max_bytes: usize) -> usize 
     kept
 }
 
-/// How much of a Windsurf rule survives its cuts, in bytes, when `used` characters of
-/// rules were loaded before it: at most 12,000 characters of the file, and no more than
-/// what is left of the 12,000 characters rules loaded together share. Also says which
-/// cut bit: `true` when it is the shared one.
-pub fn windsurf_kept_bytes(text: &str, used: usize) -> (usize, bool) {
-    let room = WINDSURF_RULES_TOTAL_MAX_CHARS.saturating_sub(used);
-    let limit = room.min(WINDSURF_RULE_FILE_MAX_CHARS);
-    let kept = text
-        .char_indices()
-        .nth(limit)
-        .map_or(text.len(), |(at, _)| at);
-    (kept, room < WINDSURF_RULE_FILE_MAX_CHARS)
+/// How much of a Windsurf rule survives its cut, in bytes: its first 12,000 characters.
+pub fn windsurf_kept_bytes(text: &str) -> usize {
+    text.char_indices()
+        .nth(WINDSURF_RULE_FILE_MAX_CHARS)
+        .map_or(text.len(), |(at, _)| at)
 }
 
 fn floor_char_boundary(text: &str, at: usize) -> usize {
@@ -370,7 +361,6 @@ struct Builder<'a> {
     count_tokens: &'a dyn Fn(&str) -> usize,
     expander: Option<Expander>,
     codex_bytes_used: usize,
-    windsurf_chars_used: usize,
     out: BankContext,
 }
 
@@ -575,26 +565,14 @@ impl Builder<'_> {
             self.codex_bytes_used += text.len();
         }
         if self.format == Format::Windsurf {
-            let (kept, shared) = windsurf_kept_bytes(&text, self.windsurf_chars_used);
+            let kept = windsurf_kept_bytes(&text);
             if kept < text.len() {
-                let rule = if shared {
-                    "Windsurf: rules loaded together stop at 12,000 characters"
-                } else {
-                    "Windsurf: a rule file stops at 12,000 characters"
-                };
+                let rule = "Windsurf: a rule file stops at 12,000 characters";
                 self.record_cut(file, rule, &text, kept);
-                if kept == 0 {
-                    self.skip(
-                        file,
-                        "the 12,000 characters Windsurf's rules share are already used up",
-                    );
-                    return;
-                }
                 let chars = text[..kept].chars().count();
                 notes.push(format!("cut after {chars} characters ({rule})"));
                 text.truncate(kept);
             }
-            self.windsurf_chars_used += text.chars().count();
         }
         if self.format == Format::ClaudeMd
             && file
@@ -930,7 +908,6 @@ pub fn session_context_in_mode(
         count_tokens,
         expander,
         codex_bytes_used: 0,
-        windsurf_chars_used: 0,
         out: BankContext {
             format,
             root: bank.root.clone(),
@@ -1295,21 +1272,15 @@ mod tests {
     }
 
     #[test]
-    fn windsurf_cuts_a_rule_at_12000_characters_and_rules_share_12000() {
+    fn windsurf_cuts_each_rule_at_12000_characters() {
         // Characters, not bytes: "é" is two bytes.
         let rule = "é".repeat(20_000);
-        assert_eq!(windsurf_kept_bytes(&rule, 0), (24_000, false));
-        assert_eq!(windsurf_kept_bytes("short", 0), (5, false));
-        // 9,000 characters already loaded leave 3,000 for the next rule.
-        assert_eq!(
-            windsurf_kept_bytes(&"a".repeat(5_000), 9_000),
-            (3_000, true)
-        );
-        assert_eq!(windsurf_kept_bytes("more", 12_000), (0, true));
+        assert_eq!(windsurf_kept_bytes(&rule), 24_000);
+        assert_eq!(windsurf_kept_bytes("short"), 5);
     }
 
     #[test]
-    fn windsurf_session_counts_only_what_survives_both_cuts() {
+    fn windsurf_session_cuts_each_rule_on_its_own_with_no_shared_limit() {
         let dir = tempfile::tempdir().unwrap();
         let rules = dir.path().join(".windsurf/rules");
         let body = |n: usize| format!("---\ntrigger: always_on\n---\n{}", "w ".repeat(n));
@@ -1322,13 +1293,21 @@ mod tests {
             .iter()
             .map(|p| (p.display.as_str(), p.text.chars().count()))
             .collect();
-        // a.md: 12,000 of its 20,026; b.md and c.md: nothing left of the shared room.
-        assert_eq!(chars, vec![(".windsurf/rules/a.md", 12_000)]);
-        assert_eq!(ctx.cutoffs.len(), 3, "{:?}", ctx.cutoffs);
+        // a.md: 12,000 of its 20,026; b.md and c.md whole, although together they pass
+        // 12,000: Windsurf documents the limit per file only.
+        let b_len = body(5_000).chars().count();
+        let c_len = body(10).chars().count();
+        assert_eq!(
+            chars,
+            vec![
+                (".windsurf/rules/a.md", 12_000),
+                (".windsurf/rules/b.md", b_len),
+                (".windsurf/rules/c.md", c_len)
+            ]
+        );
+        assert_eq!(ctx.cutoffs.len(), 1, "{:?}", ctx.cutoffs);
         assert!(ctx.cutoffs[0].rule.contains("a rule file"));
-        assert!(ctx.cutoffs[1].rule.contains("loaded together"));
-        assert_eq!(ctx.skipped.len(), 2, "{:?}", ctx.skipped);
-        assert_eq!(ctx.total_tokens, words(&ctx.pieces[0].text));
+        assert!(ctx.skipped.is_empty(), "{:?}", ctx.skipped);
         assert!(ctx.pieces[0].notes[0].contains("cut after 12000 characters"));
     }
 

@@ -1,12 +1,13 @@
 //! Staleness judged against the project's own activity, not the wall clock alone: a file
 //! is stale when the project moved on without it (newer commits, newer sibling files,
 //! newer dates written in sibling files), each role at its own cadence.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::SystemTime;
 
 use chrono::{DateTime, NaiveDate};
 use serde::Serialize;
 
+use crate::core::formats;
 use crate::core::model::{Bank, LoadKind, Role};
 
 /// Ordered from best to worst: a project's worst file names it. Unknown sits above
@@ -137,15 +138,22 @@ fn plural(n: u64, word: &str) -> String {
     }
 }
 
+/// The newest file and the runner-up, as (time, index in the bank).
+type NewestTwo = [Option<(SystemTime, usize)>; 2];
+
 /// The newest and the runner-up (time, index) of the files that count as a file's
-/// siblings (loaded, on disk), found once for the whole bank: a file's newest sibling is
-/// the newest, or the runner-up when it is the newest itself. Ties go to the later
-/// file. (Searching all files per file made a bank of 100,000 Infinity memories take
-/// 40 s.)
-fn newest_two_siblings(bank: &Bank, activity: &[FileActivity]) -> [Option<(SystemTime, usize)>; 2] {
-    let mut top: [Option<(SystemTime, usize)>; 2] = [None, None];
+/// siblings (loaded, on disk, in the same bank as `same_bank` says), found once for the
+/// whole bank: a file's newest sibling is the newest, or the runner-up when it is the
+/// newest itself. Ties go to the later file. (Searching all files per file made a bank
+/// of 100,000 Infinity memories take 40 s.)
+fn newest_two_siblings(
+    bank: &Bank,
+    activity: &[FileActivity],
+    same_bank: impl Fn(usize) -> bool,
+) -> NewestTwo {
+    let mut top: NewestTwo = [None, None];
     for (index, (file, activity)) in bank.files.iter().zip(activity).enumerate() {
-        if file.load == LoadKind::Never || file.is_virtual() {
+        if file.load == LoadKind::Never || file.is_virtual() || !same_bank(index) {
             continue;
         }
         let Some(time) = activity.updated else {
@@ -169,7 +177,23 @@ pub fn assess_bank(
     project: &ProjectActivity,
     settings: &StalenessSettings,
 ) -> Vec<Option<Staleness>> {
-    let newest_two = newest_two_siblings(bank, activity);
+    // Where the format keeps one bank per group (a git branch), siblings are the files
+    // of the same group; the newest two are found once per group.
+    let separate = formats::rules(bank.format).groups_are_separate_banks(bank);
+    let group_of = |index: usize| -> Option<&str> {
+        if separate {
+            bank.files[index].group.as_deref()
+        } else {
+            None
+        }
+    };
+    let mut newest_by_group: HashMap<Option<&str>, NewestTwo> = HashMap::new();
+    for index in 0..bank.files.len() {
+        let group = group_of(index);
+        newest_by_group
+            .entry(group)
+            .or_insert_with(|| newest_two_siblings(bank, activity, |i| group_of(i) == group));
+    }
     bank.files
         .iter()
         .enumerate()
@@ -190,6 +214,10 @@ pub fn assess_bank(
 
             // Sibling files of the bank that changed later.
             if let Some(updated) = mine.updated {
+                let newest_two = newest_by_group
+                    .get(&group_of(index))
+                    .copied()
+                    .unwrap_or_default();
                 let newest_sibling = match newest_two {
                     [Some((_, newest)), runner_up] if newest == index => runner_up,
                     [newest, _] => newest,
@@ -222,7 +250,9 @@ pub fn assess_bank(
                     .iter()
                     .zip(activity)
                     .enumerate()
-                    .filter(|(i, (f, _))| *i != index && f.load != LoadKind::Never)
+                    .filter(|(i, (f, _))| {
+                        *i != index && f.load != LoadKind::Never && group_of(*i) == group_of(index)
+                    })
                     .filter_map(|(_, (f, a))| a.content_date.map(|d| (d, f)))
                     .max_by_key(|(d, _)| *d);
                 if let Some((other, sibling)) = newest {
@@ -368,7 +398,7 @@ mod tests {
                 times /= 3;
             }
             let b = bank(files);
-            let top = newest_two_siblings(&b, &activity);
+            let top = newest_two_siblings(&b, &activity, |_| true);
             for index in 0..5 {
                 let searched = b
                     .files
@@ -387,6 +417,55 @@ mod tests {
                 assert_eq!(found, searched, "bank shape {shape}, file {index}");
             }
         }
+    }
+
+    #[test]
+    fn a_branch_bank_is_judged_against_its_own_branch_not_a_newer_branch() {
+        let in_branch = |name: &str, role: Role, branch: &str| MemoryFile {
+            group: Some(branch.to_string()),
+            ..file(&format!("{branch}/{name}"), role)
+        };
+        let mut b = bank(vec![
+            in_branch("activeContext.json", Role::Active, "feature-old"),
+            in_branch("progress.json", Role::Progress, "feature-old"),
+            in_branch("progress.json", Role::Progress, "feature-new"),
+        ]);
+        b.format = Format::MemoryBankMcp;
+        b.root = PathBuf::from("docs/branch-memory-bank");
+        let dated = |day: &str, when: u64| FileActivity {
+            updated: Some(super::tests::day(when)),
+            content_date: NaiveDate::parse_from_str(day, "%Y-%m-%d").ok(),
+            commits_since: None,
+        };
+        let activity = [
+            dated("2025-03-17", 0),
+            dated("2025-03-17", 0),
+            dated("2025-04-16", 30),
+        ];
+        let verdicts = assess_bank(
+            &b,
+            &activity,
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        let old_active = verdicts[0].as_ref().unwrap();
+        assert_eq!(old_active.level, Freshness::Fresh, "{}", old_active.reason);
+
+        // The same files in one bank (not a branch folder) are judged together.
+        b.root = PathBuf::from("memory-bank");
+        let verdicts = assess_bank(
+            &b,
+            &activity,
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        let together = verdicts[0].as_ref().unwrap();
+        assert!(together.level > Freshness::Fresh, "{}", together.reason);
+        assert!(
+            together.reason.contains("feature-new"),
+            "{}",
+            together.reason
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! placeholders are a finding.
 use std::path::Path;
 
-use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
+use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, names, split_rel};
 use crate::core::analysis::budgets::Unit;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
@@ -69,6 +69,25 @@ impl FormatRules for Cline {
             .map(|(_, name)| *name)
             .collect();
         super::count_own_names(bank, &own) >= 4
+    }
+
+    /// The memory bank specification validates that every file has at least one
+    /// heading; a bank that only shares the folder name is held to it as information.
+    fn heading_rule(&self, bank: &Bank, file: &MemoryFile) -> HeadingRule {
+        memory_file_heading_rule(file, || self.contents_prove_format(bank))
+    }
+}
+
+/// The heading rule of the memory-bank family for one file: rule files never, memory
+/// files as the specification says when `proven` says the bank is of that format, else
+/// as information.
+pub fn memory_file_heading_rule(file: &MemoryFile, proven: impl FnOnce() -> bool) -> HeadingRule {
+    if file.role == Role::Rules || file.load == LoadKind::Never {
+        HeadingRule::None
+    } else if proven() {
+        HeadingRule::Required
+    } else {
+        HeadingRule::Borrowed
     }
 }
 

@@ -134,13 +134,26 @@ impl FormatRules for CursorRules {
             }
             if load_of(fm) == LoadKind::Manual {
                 let line = fm.get("alwaysApply").map(|e| e.line);
-                out.push(rule_frontmatter::never_picked(
-                    &file.path,
-                    line,
-                    "the rule is not always applied and has no globs and no description: Cursor \
-                 never picks it by itself; it loads only when you @-mention it"
-                        .to_string(),
-                ));
+                if fm.flag("alwaysApply") == Some(Ok(false)) {
+                    // `alwaysApply: false` with nothing else is Cursor's documented Manual
+                    // rule type: a choice, so only said, not warned about.
+                    out.push(Finding::new(
+                        Severity::Info,
+                        "rule-never-picked",
+                        &file.path,
+                        line,
+                        "a Manual rule (alwaysApply: false, no globs, no description): Cursor \
+                         loads it only when you @-mention it",
+                    ));
+                } else {
+                    out.push(rule_frontmatter::never_picked(
+                        &file.path,
+                        line,
+                        "the rule is not always applied and has no globs and no description: \
+                         Cursor never picks it by itself; it loads only when you @-mention it"
+                            .to_string(),
+                    ));
+                }
             }
         })
     }

@@ -10,7 +10,7 @@
 //! source ([`BUDGET_SOURCE`]) rather than pass for its own rule or for Cline's.
 use std::path::Path;
 
-use super::{Budget, ExpectedFiles, FormatRules, Placement, cline, names};
+use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, cline, names};
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// Folder names of the JSON document banks of the `memory-bank-mcp-server` family:
@@ -170,6 +170,16 @@ impl FormatRules for MemoryBankMcp {
             .map(|(_, name)| *name)
             .collect();
         super::count_own_names(bank, &own) >= 3
+    }
+
+    /// The heading rule is the Cline memory bank specification's, so information here.
+    fn heading_rule(&self, _bank: &Bank, file: &MemoryFile) -> HeadingRule {
+        cline::memory_file_heading_rule(file, || false)
+    }
+
+    /// `branch-memory-bank/` holds one bank per git branch.
+    fn groups_are_separate_banks(&self, bank: &Bank) -> bool {
+        document_bank_dir(&bank.root) == Some("branch-memory-bank")
     }
 }
 

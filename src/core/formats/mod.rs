@@ -151,12 +151,38 @@ pub trait FormatRules: Send + Sync {
         Vec::new()
     }
 
-    /// The agent reads frontmatter leniently (Cursor's bare `globs: **/*.ts`), so a
+    /// Whether the bank's groups are banks of their own (one per git branch), so a
+    /// file's staleness is judged against its own group only: an old branch's notes
+    /// are not stale because another branch moved on.
+    fn groups_are_separate_banks(&self, _bank: &Bank) -> bool {
+        false
+    }
+
+    /// How strongly this format asks each memory file for a markdown heading: a rule
+    /// of the format's own specification, one borrowed from a sibling (information at
+    /// most), or none (rule files, which agents read whole and nobody navigates).
+    fn heading_rule(&self, _bank: &Bank, _file: &MemoryFile) -> HeadingRule {
+        HeadingRule::None
+    }
+
+    /// The agent reads frontmatter leniently (Cursor's bare `globs: **/*.ts`) or not at
+    /// all (Roo sends rule files whole), so a
     /// strict YAML error is not a finding; [`check_text`](FormatRules::check_text) says
     /// what the agent really cannot read.
     fn lenient_frontmatter(&self) -> bool {
         false
     }
+}
+
+/// Whether a format asks its files for a heading, and on whose authority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeadingRule {
+    /// Rule files and instructions: agents read them whole.
+    None,
+    /// A sibling format's rule, shown as information.
+    Borrowed,
+    /// The format's own specification requires one.
+    Required,
 }
 
 /// Where a rule-file format keeps its files, relative to the project folder.

@@ -127,11 +127,13 @@ const LOOKALIKE_STEMS: [(Role, &[&str]); 7] = [
 ];
 
 /// Roles whose file can stand in for a missing one: a project summary (the brief) says
-/// why the project exists as a product context would. Not the other way round: a product
-/// context leaves out the brief's requirements and scope.
+/// why the project exists as a product context would, and ADR files record the decisions
+/// a decision log would. Not the other way round: a product context leaves out the
+/// brief's requirements and scope.
 pub fn stand_in_roles(role: Role) -> &'static [Role] {
     match role {
         Role::Product => &[Role::Brief],
+        Role::Decisions => &[Role::Adr],
         _ => &[],
     }
 }
@@ -270,5 +272,84 @@ mod heading_tests {
         assert_eq!(heading_role("## System Architecture"), Some(Role::Patterns));
         assert_eq!(heading_role("# Notes"), None);
         assert_eq!(heading_role("#"), None);
+    }
+}
+
+/// `name` spelled as a bank's own files are (`system-patterns.md` for a bank of
+/// `activeContext.md` and `decisionLog.md` reads `systemPatterns.md`, and the other way
+/// round): a file a bank is told it lacks should be named the way the bank names files.
+/// Unchanged when the bank's names show no single style.
+pub fn spelled_like<S: AsRef<str>>(name: &str, bank_names: &[S]) -> String {
+    let stems = bank_names
+        .iter()
+        .filter_map(|n| n.as_ref().strip_suffix(".md"))
+        .filter(|stem| stem.chars().any(|c| c.is_ascii_alphabetic()));
+    let (mut kebab, mut camel) = (0, 0);
+    for stem in stems {
+        if stem.contains('-') {
+            kebab += 1;
+        } else if stem.chars().skip(1).any(|c| c.is_ascii_uppercase()) {
+            camel += 1;
+        }
+    }
+    let Some(stem) = name.strip_suffix(".md") else {
+        return name.to_string();
+    };
+    if camel > 0 && kebab == 0 && stem.contains('-') {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in stem.chars() {
+            if c == '-' {
+                upper = true;
+            } else if upper {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        return format!("{out}.md");
+    }
+    if kebab > 0 && camel == 0 && stem.chars().any(|c| c.is_ascii_uppercase()) {
+        let mut out = String::new();
+        for c in stem.chars() {
+            if c.is_ascii_uppercase() {
+                out.push('-');
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        return format!("{out}.md");
+    }
+    name.to_string()
+}
+
+#[cfg(test)]
+mod spelling_tests {
+    use super::spelled_like;
+
+    #[test]
+    fn a_missing_file_is_named_in_the_banks_own_spelling() {
+        let camel = ["activeContext.md", "decisionLog.md", "README.md"];
+        assert_eq!(
+            spelled_like("system-patterns.md", &camel),
+            "systemPatterns.md"
+        );
+        let kebab = ["active-context.md", "progress.md"];
+        assert_eq!(
+            spelled_like("systemPatterns.md", &kebab),
+            "system-patterns.md"
+        );
+        // Mixed or no evidence: the template's own name.
+        let mixed = ["activeContext.md", "decision-log.md"];
+        assert_eq!(
+            spelled_like("system-patterns.md", &mixed),
+            "system-patterns.md"
+        );
+        assert_eq!(
+            spelled_like("projectBrief.md", &["progress.md"]),
+            "projectBrief.md"
+        );
     }
 }

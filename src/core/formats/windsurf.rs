@@ -2,9 +2,9 @@
 //! (`always_on` at every session start, `glob` when a file matching its `globs` is in
 //! play, `model_decision` when Cascade judges its description relevant, `manual` only when
 //! @-mentioned), and the legacy `.windsurfrules` at the project's top, read at every start.
-//! Windsurf cuts each rule file at 12,000 characters; rules loaded together are cut at
-//! 12,000 characters too (global rules first), so the workspace's always-on rules share
-//! that room.
+//! Windsurf cuts each rule file at 12,000 characters. Its documentation sets no limit on
+//! the rules loaded together (an older one shared 12,000 characters between the global
+//! rules and `.windsurfrules`), so none is judged.
 use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
@@ -21,10 +21,8 @@ const PATHS: ProjectPaths = ProjectPaths {
 };
 const SOURCE: &str = "Windsurf rules documentation";
 
-/// Windsurf cuts one rule file here…
+/// Windsurf cuts one rule file here.
 pub const RULE_FILE_MAX_CHARS: u64 = 12_000;
-/// …and the rules it loads together here.
-pub const RULES_TOTAL_MAX_CHARS: u64 = 12_000;
 
 const TRIGGERS: [&str; 4] = ["always_on", "glob", "model_decision", "manual"];
 
@@ -88,18 +86,6 @@ impl FormatRules for Windsurf {
                 SOURCE,
                 Unit::Characters,
                 RULE_FILE_MAX_CHARS,
-            )
-            .cutting_off(),
-        ]
-    }
-
-    fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
-        vec![
-            Budget::new(
-                "≤ 12,000 characters of rules loaded together (global rules take their share first)",
-                SOURCE,
-                Unit::Characters,
-                RULES_TOTAL_MAX_CHARS,
             )
             .cutting_off(),
         ]

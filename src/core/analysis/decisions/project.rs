@@ -8,10 +8,11 @@ use super::sections::parse_sections;
 use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
+use crate::core::analysis::validate;
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::limits;
-use crate::core::model::{Bank, MemoryFile, Project};
+use crate::core::model::{Bank, MemoryFile, Project, Role};
 use crate::core::text;
 
 /// Decision files of a bank are those whose role is a decision log.
@@ -63,10 +64,35 @@ fn read_log(file: &MemoryFile, problems: &mut Vec<Finding>) -> Option<String> {
 /// Decisions of one file as listed in a bank (display names relative to the project).
 pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
     let mut found = parse_file(&file.path, file.role, text);
+    let mut unfilled = validate::placeholder_lines(text);
+    unfilled.sort_unstable();
+    found.retain(|d| !is_change_log_entry(d) && !is_unfilled_template(d, text, &unfilled));
     for d in &mut found {
         d.display = file.display.clone();
     }
     found
+}
+
+/// "Change Log Entry [2025-07-05]" in a decision log records an edit of the log, not a
+/// decision.
+fn is_change_log_entry(decision: &Decision) -> bool {
+    let title = decision.title.trim_start().to_lowercase();
+    title.starts_with("change log") || title.starts_with("changelog")
+}
+
+/// A template's example entry ("## Decision 1" with `[Date]`, `[Context]` …): every line
+/// of its body still holds a placeholder (`unfilled`, 1-based lines of the file).
+fn is_unfilled_template(decision: &Decision, text: &str, unfilled: &[usize]) -> bool {
+    let body: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+        .filter(|(number, line)| {
+            *number > decision.line && *number <= decision.end_line && !line.trim().is_empty()
+        })
+        .map(|(number, _)| number)
+        .collect();
+    !body.is_empty() && body.iter().all(|n| unfilled.binary_search(n).is_ok())
 }
 
 /// Logs with more titles than this are matched against section entries by exact title
@@ -77,7 +103,9 @@ const MAX_TITLES_COMPARED: usize = 2_000;
 /// (those are parsed whole), not a virtual memory, readable.
 fn may_hold_sections(file: &MemoryFile) -> bool {
     let name = file.file_name().to_ascii_lowercase();
+    // Rule files instruct the agent; their "decision" sections are workflow, not record.
     !file.is_virtual()
+        && file.role != Role::Rules
         && !file.role.is_decision_log()
         && file.unreadable.is_none()
         && [".md", ".markdown", ".mdc", ".mdx"]
@@ -171,4 +199,53 @@ pub fn project_decisions(project: &Project) -> ProjectDecisions {
 /// Every decision of every bank of a project, in timeline order.
 pub fn decisions_of_project(project: &Project) -> Vec<Decision> {
     project_decisions(project).decisions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::model::LoadKind;
+    use std::path::PathBuf;
+
+    fn log_file() -> MemoryFile {
+        MemoryFile {
+            path: PathBuf::from("memory-bank/decision-log.md"),
+            display: "memory-bank/decision-log.md".into(),
+            role: Role::Decisions,
+            layer: None,
+            order: 0,
+            group: None,
+            load: LoadKind::Startup,
+            size: 0,
+            modified: None,
+            memory: None,
+            unreadable: None,
+        }
+    }
+
+    fn titles(text: &str) -> Vec<String> {
+        decisions_of_file(&log_file(), text)
+            .into_iter()
+            .map(|d| d.title)
+            .collect()
+    }
+
+    #[test]
+    fn a_templates_unfilled_example_entries_are_not_decisions() {
+        let template = "# Decision Log\n\n## Decision 1\n- **Date:** [Date]\n- **Context:** [Context]\n\
+                        - **Decision:** [Decision]\n\n## Decision 2\n- **Date:** [Date]\n- **Context:** [Context]\n";
+        assert!(titles(template).is_empty(), "{:?}", titles(template));
+        // One filled field makes it an entry.
+        let filled = "# Decision Log\n\n## Decision 1\n- **Date:** 2025-03-02\n- **Context:** [Context]\n\
+                      - **Decision:** Use SQLite for the cache\n";
+        assert_eq!(titles(filled), ["Decision 1"]);
+    }
+
+    #[test]
+    fn change_log_entries_of_a_decision_log_are_not_decisions() {
+        let text = "# Decision Log\n\n## Architectural Decisions\n\n### AD-001: Use JOOQ\n\
+                    - **Decision**: JOOQ for database access\n\n### Change Log Entry [2025-07-05]\n\
+                    - **What**: Initial file creation\n- **Why**: Setting up the bank\n";
+        assert_eq!(titles(text), ["AD-001: Use JOOQ"]);
+    }
 }

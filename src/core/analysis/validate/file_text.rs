@@ -10,7 +10,7 @@ use super::memory_config::{frontmatter_line, parse_memory_config_detailed};
 use super::placeholders::placeholder_lines;
 use super::syntax::{check_conflict_markers, check_frontmatter, check_json_document};
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats;
+use crate::core::formats::{self, HeadingRule};
 use crate::core::limits::{self, Syntax};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile};
@@ -107,14 +107,29 @@ pub(super) fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &
             "the preview shows it as plain text",
         ));
     }
+    let heading_severity = match rules.heading_rule(bank, file) {
+        HeadingRule::None => None,
+        HeadingRule::Borrowed => Some(Severity::Info),
+        HeadingRule::Required => Some(Severity::Warning),
+    };
     let body = markdown::frontmatter(text).map_or(text, |fm| &text[fm.body_start..]);
-    if !markdown::has_heading(body) {
+    if let Some(severity) = heading_severity
+        && !markdown::has_heading(body)
+    {
+        let source = if severity == Severity::Info {
+            "the memory bank specification's rule, borrowed: information only"
+        } else {
+            "the memory bank specification validates one per file"
+        };
         out.push(Finding::new(
-            Severity::Warning,
+            severity,
             "no-heading",
             path,
             None,
-            "no markdown heading (#): agents and people navigate memory files by their headings",
+            format!(
+                "no markdown heading (#): agents and people navigate memory files by their \
+                 headings ({source})"
+            ),
         ));
     }
     let impossible = crate::core::analysis::staleness::impossible_dates(text);

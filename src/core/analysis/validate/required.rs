@@ -312,6 +312,13 @@ pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Findi
                             format!("{what} file {name} ({role}) is missing from the {label}"),
                         )
                     } else {
+                        // Named as the bank names its files: the template's spelling of
+                        // a format the bank is only guessed to be would mislead.
+                        let names: Vec<String> = top_files
+                            .iter()
+                            .map(|f| f.file_name().into_owned())
+                            .collect();
+                        let name = formats::names::spelled_like(name, &names);
                         (
                             Severity::Info,
                             format!(

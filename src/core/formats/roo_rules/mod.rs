@@ -27,6 +27,12 @@ impl FormatRules for RooRules {
         Format::RooRules
     }
 
+    /// Roo sends a rule file whole and reads no frontmatter, so YAML it would reject is
+    /// no finding: nothing in Roo parses it.
+    fn lenient_frontmatter(&self) -> bool {
+        true
+    }
+
     fn place(&self, rel: &Path) -> Placement {
         let (file_name, parents) = split_rel(rel);
         place(&file_name, &parents)

@@ -1,0 +1,228 @@
+//! Precision of `mbank check` on the shared corpus of real banks, against the labels in
+//! `corpus_labels.toml` (every finding read and labelled by hand), and each project's
+//! decision count against the count read through by hand. Fails on a finding nobody
+//! labelled, a label no finding answers, an error labelled anything but true, precision
+//! under 95 %, or a decision count that moved. Skipped with a notice without the corpus.
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// The least share of labelled findings that must be true.
+const MIN_PRECISION: f64 = 0.95;
+
+#[derive(Debug, Deserialize)]
+struct Labels {
+    finding: Vec<FindingLabel>,
+    decisions: Vec<DecisionCount>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FindingLabel {
+    project: String,
+    severity: String,
+    code: String,
+    file: String,
+    line: Option<u64>,
+    message: String,
+    label: Verdict,
+    why: String,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum Verdict {
+    True,
+    False,
+    WrongRule,
+    Artifact,
+}
+
+/// A project's timeline: `count` entries read, of which `decisions` are decisions when
+/// read by hand (every one of them among the entries).
+#[derive(Debug, Deserialize)]
+struct DecisionCount {
+    project: String,
+    count: usize,
+    decisions: usize,
+    why: String,
+}
+
+/// One finding of the check's JSON, with its file relative to its project.
+#[derive(Debug)]
+struct Seen {
+    project: String,
+    severity: String,
+    code: String,
+    file: String,
+    line: Option<u64>,
+    message: String,
+}
+
+fn labels() -> Labels {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/corpus_labels.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn matches(label: &FindingLabel, seen: &Seen) -> bool {
+    label.project == seen.project
+        && label.code == seen.code
+        && label.file == seen.file
+        && label.line == seen.line
+        && seen.message.contains(&label.message)
+}
+
+fn findings_of_check(root: &Path) -> Vec<Seen> {
+    let sandbox = common::Sandbox::new();
+    let check = sandbox.run(&["check", "--json", "--root", root.to_str().unwrap()]);
+    assert!(check.code == 0 || check.code == 1, "{}", check.stderr);
+    let json = check.json();
+    let mut out = Vec::new();
+    for project in json["projects"].as_array().unwrap() {
+        let name = project["name"].as_str().unwrap();
+        let path = project["path"].as_str().unwrap();
+        for f in project["findings"].as_array().unwrap() {
+            let file = f["file"].as_str().unwrap_or_default();
+            let file = if file == path {
+                ".".to_string()
+            } else {
+                file.strip_prefix(path)
+                    .map(|rel| rel.trim_start_matches('/').to_string())
+                    .unwrap_or_else(|| file.to_string())
+            };
+            out.push(Seen {
+                project: name.to_string(),
+                severity: f["severity"].as_str().unwrap().to_string(),
+                code: f["code"].as_str().unwrap().to_string(),
+                file,
+                line: f["line"].as_u64(),
+                message: f["message"].as_str().unwrap().to_string(),
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn every_corpus_finding_is_labelled_and_precision_holds() {
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let labels = labels();
+    for label in &labels.finding {
+        assert!(
+            !label.why.trim().is_empty(),
+            "a label without a reason: {label:?}"
+        );
+    }
+    let seen = findings_of_check(&root);
+    let mut unlabelled = Vec::new();
+    let mut answered = vec![0usize; labels.finding.len()];
+    let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut false_errors = Vec::new();
+    for finding in &seen {
+        let hits: Vec<usize> = (0..labels.finding.len())
+            .filter(|&i| matches(&labels.finding[i], finding))
+            .collect();
+        let [index] = hits[..] else {
+            unlabelled.push(format!("{finding:?} (labels matching: {})", hits.len()));
+            continue;
+        };
+        answered[index] += 1;
+        let label = &labels.finding[index];
+        assert_eq!(
+            label.severity, finding.severity,
+            "the severity changed for {finding:?}"
+        );
+        let verdict = match label.label {
+            Verdict::True => "true",
+            Verdict::False => "false",
+            Verdict::WrongRule => "wrong-rule",
+            Verdict::Artifact => "artifact",
+        };
+        *tally.entry(verdict).or_default() += 1;
+        if finding.severity == "error" && label.label != Verdict::True {
+            false_errors.push(format!("{finding:?}: {}", label.why));
+        }
+    }
+    assert!(
+        unlabelled.is_empty(),
+        "findings nobody labelled (read them, then label them in corpus_labels.toml):\n{}",
+        unlabelled.join("\n")
+    );
+    let unanswered: Vec<&FindingLabel> = labels
+        .finding
+        .iter()
+        .zip(&answered)
+        .filter(|(_, n)| **n == 0)
+        .map(|(l, _)| l)
+        .collect();
+    assert!(
+        unanswered.is_empty(),
+        "labels no finding answers any more (remove them if the finding is rightly gone):\n{unanswered:#?}"
+    );
+    assert!(
+        false_errors.is_empty(),
+        "errors not labelled true: {false_errors:#?}"
+    );
+    let count = |v: &str| tally.get(v).copied().unwrap_or(0);
+    let judged = count("true") + count("false") + count("wrong-rule");
+    let precision = count("true") as f64 / judged.max(1) as f64;
+    eprintln!(
+        "corpus precision: {} true of {judged} judged findings = {:.1} % ({} false, {} wrong-rule; {} artifacts of the corpus copy counted apart)",
+        count("true"),
+        precision * 100.0,
+        count("false"),
+        count("wrong-rule"),
+        count("artifact"),
+    );
+    assert!(
+        precision >= MIN_PRECISION,
+        "precision {:.1} % under {:.0} %: {tally:?}",
+        precision * 100.0,
+        MIN_PRECISION * 100.0
+    );
+}
+
+#[test]
+fn every_corpus_projects_decision_count_is_the_labelled_one() {
+    let Some(root) = common::corpus_root() else {
+        return;
+    };
+    let labels = labels();
+    let sandbox = common::Sandbox::new();
+    let timeline = sandbox.run(&["timeline", "--json", "--root", root.to_str().unwrap()]);
+    timeline.expect_code(0);
+    let found: BTreeMap<String, usize> = timeline.json()["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let name = p["name"].as_str().unwrap().to_string();
+            (name, p["decisions"].as_array().map_or(0, Vec::len))
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    let mut labelled = BTreeMap::new();
+    for d in &labels.decisions {
+        assert!(!d.why.trim().is_empty(), "a count without a reason: {d:?}");
+        assert!(
+            d.decisions <= d.count,
+            "{}: {} real decisions cannot exceed the {} entries read",
+            d.project,
+            d.decisions,
+            d.count
+        );
+        labelled.insert(d.project.clone(), d.count);
+    }
+    assert_eq!(
+        found, labelled,
+        "timeline entries per project (found, then labelled) differ: read the project's timeline and relabel"
+    );
+    let entries: usize = labels.decisions.iter().map(|d| d.count).sum();
+    let real: usize = labels.decisions.iter().map(|d| d.decisions).sum();
+    eprintln!("corpus timeline: {entries} entries read, {real} of them decisions by hand");
+}
