@@ -7,6 +7,7 @@ use super::reply::{Flavor, ToolError, ToolResult};
 use super::{Session, Shared, lock};
 use crate::core::agent::infinity::{self, InfinityError, InfinityProject};
 use crate::core::formats::infinity::store::MEMORY_TYPES;
+use crate::core::history::as_writer;
 
 pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
     let types: Vec<&str> = MEMORY_TYPES.to_vec();
@@ -62,6 +63,19 @@ fn active(session: &Session) -> Result<InfinityProject, ToolError> {
 fn writable(shared: &Shared) -> Result<(), ToolError> {
     if shared.options.read_only {
         Err(InfinityError::ReadOnly.into())
+    } else if shared
+        .options
+        .staging
+        .store_for(&shared.root.name_of(&shared.options.infinity_project))
+        .is_some()
+    {
+        // The Infinity store is one JSON file of many memories: refused rather than
+        // written without review.
+        Err(ToolError::new(
+            Flavor::Infinity,
+            "staging_unsupported",
+            "this server stages writes for a person to review, and Infinity memories cannot be staged yet: nothing was written; use the memory-bank tools, or ask the person to run mbank without --stage",
+        ))
     } else {
         Ok(())
     }
@@ -89,11 +103,11 @@ pub fn call(
     let args = Args::new(map, Flavor::Infinity);
     let result = match name {
         "activate_project" => activate(shared, session),
-        "store_memory" => store(shared, session, &args),
+        "store_memory" => as_writer("mcp:store_memory", || store(shared, session, &args)),
         "get_memory" => get(session, &args),
         "list_memories" => list(session, &args),
-        "update_memory" => update(shared, session, &args),
-        "delete_memory" => delete(shared, session, &args),
+        "update_memory" => as_writer("mcp:update_memory", || update(shared, session, &args)),
+        "delete_memory" => as_writer("mcp:delete_memory", || delete(shared, session, &args)),
         _ => return None,
     };
     Some(result)

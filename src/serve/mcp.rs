@@ -58,6 +58,9 @@ pub fn tool_list(shared: &Shared) -> Vec<Tool> {
     if surfaces.memory_bank_mcp {
         specs.extend(memory_bank_mcp::tools());
     }
+    if surfaces.cline || surfaces.memory_bank_mcp {
+        specs.extend(super::proposals::tools());
+    }
     if surfaces.infinity {
         specs.extend(infinity::tools());
     }
@@ -68,7 +71,7 @@ pub fn tool_list(shared: &Shared) -> Vec<Tool> {
                 Value::Object(map) => map,
                 _ => serde_json::Map::new(),
             };
-            let read_only = READ_ONLY_TOOLS.contains(&name);
+            let read_only = READ_ONLY_TOOLS.contains(&name) || name == "list_proposals";
             Tool::new(name, description, Arc::new(schema)).annotate(
                 ToolAnnotations::new()
                     .read_only(read_only)
@@ -105,6 +108,12 @@ pub fn dispatch(
     if surfaces.memory_bank_mcp {
         let args = Args::new(arguments.clone(), Flavor::MemoryBank);
         if let Some(result) = memory_bank_mcp::call(shared, session, name, &args) {
+            return Some(result);
+        }
+    }
+    if surfaces.cline || surfaces.memory_bank_mcp {
+        let args = Args::new(arguments.clone(), Flavor::MemoryBank);
+        if let Some(result) = super::proposals::call(shared, session, name, &args) {
             return Some(result);
         }
     }

@@ -257,6 +257,11 @@ impl InfinityProject {
     }
 
     fn write_store(&self, old: Option<&str>, new: &str) -> Result<(), InfinityError> {
+        if let Some(old) = old {
+            let writer = crate::core::history::current_writer();
+            crate::core::history::record_replaced(&self.store_path(), old, &writer)
+                .map_err(storage)?;
+        }
         let expected = old.map_or(Expected::Missing, Expected::text);
         write::write_beneath(self.project_dir(), Path::new(STORE), new, expected)
             .map(|_| ())

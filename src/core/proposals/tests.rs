@@ -1,0 +1,338 @@
+use std::fs;
+
+use chrono::NaiveDate;
+
+use super::*;
+use crate::core::agent::bank::WriteMode;
+use crate::core::agent::entries::NewDecision;
+use crate::core::init::{self, InitFormat};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    data: PathBuf,
+    project: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("app");
+        init::init_bank(&project, InitFormat::Cline, None).unwrap();
+        fs::write(
+            project.join("memory-bank/activeContext.md"),
+            "# Active Context\none\ntwo\nthree\nfour\nfive\n",
+        )
+        .unwrap();
+        Fixture {
+            data: dir.path().join("data"),
+            project: fs::canonicalize(&project).unwrap(),
+            _dir: dir,
+        }
+    }
+
+    fn store(&self) -> ProposalStore {
+        ProposalStore::new(&self.data)
+    }
+
+    fn staged_bank(&self, store: &ProposalStore) -> MarkdownBank {
+        MarkdownBank::open(&self.project)
+            .unwrap()
+            .with_staging(Some(store.clone()))
+    }
+
+    fn active(&self) -> String {
+        fs::read_to_string(self.project.join("memory-bank/activeContext.md")).unwrap()
+    }
+
+    fn set_active(&self, text: &str) {
+        fs::write(self.project.join("memory-bank/activeContext.md"), text).unwrap();
+    }
+}
+
+const EDITED: &str = "# Active Context\nONE\ntwo\nthree\nfour\nFIVE\n";
+
+fn now() -> chrono::NaiveDateTime {
+    NaiveDate::from_ymd_opt(2026, 4, 1)
+        .unwrap()
+        .and_hms_opt(12, 0, 0)
+        .unwrap()
+}
+
+fn stage_edit(fixture: &Fixture, store: &ProposalStore) -> u64 {
+    let report = fixture
+        .staged_bank(store)
+        .write(
+            &GuardPolicy::default(),
+            "activeContext.md",
+            EDITED,
+            WriteMode::Update,
+            None,
+        )
+        .unwrap();
+    report.proposal.expect("staged")
+}
+
+#[test]
+fn a_staged_write_leaves_the_file_alone_until_accepted() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let before = fixture.active();
+    let id = stage_edit(&fixture, &store);
+    assert_eq!(fixture.active(), before, "staging never touches the file");
+    let listed = store.list().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].state, State::Pending);
+    assert_eq!(listed[0].file, "activeContext.md");
+    assert_eq!(listed[0].hunks().len(), 2);
+    let (decided, report) = store.accept(&GuardPolicy::default(), id, None).unwrap();
+    assert_eq!(decided.state, State::Accepted);
+    assert_eq!(report.proposal, None);
+    assert_eq!(fixture.active(), EDITED);
+    assert!(matches!(
+        store.accept(&GuardPolicy::default(), id, None),
+        Err(ProposalError::Decided {
+            state: State::Accepted,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn proposals_survive_a_restart_and_ids_are_never_reused() {
+    let fixture = Fixture::new();
+    let first = stage_edit(&fixture, &fixture.store());
+    let second = stage_edit(&fixture, &fixture.store());
+    // A new store over the same folder: a restarted server or the CLI.
+    let again = ProposalStore::new(&fixture.data);
+    let ids: Vec<u64> = again.list().unwrap().iter().map(|p| p.id).collect();
+    assert_eq!(ids, [first, second]);
+    again.reject(second).unwrap();
+    assert_eq!(again.get(second).unwrap().state, State::Rejected);
+    // Once every file of the old ones is pruned, a new id is still new.
+    let bounded = ProposalStore::new(&fixture.data).with_bounds(Bounds {
+        keep_decided: 0,
+        ..Bounds::default()
+    });
+    bounded.reject(first).unwrap();
+    assert!(bounded.list().unwrap().is_empty());
+    let third = stage_edit(&fixture, &bounded);
+    assert!(third > second, "{third} after {second}");
+}
+
+#[test]
+fn bounds_refuse_new_proposals_and_never_drop_pending_ones() {
+    let fixture = Fixture::new();
+    let store = fixture.store().with_bounds(Bounds {
+        max_pending: 3,
+        max_proposal_bytes: 64 * 1024,
+        max_pending_bytes: 1024 * 1024,
+        keep_decided: 2,
+    });
+    let ids: Vec<u64> = (0..3).map(|_| stage_edit(&fixture, &store)).collect();
+    let bank = fixture.staged_bank(&store);
+    let err = bank
+        .write(
+            &GuardPolicy::default(),
+            "activeContext.md",
+            EDITED,
+            WriteMode::Update,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), "proposal_limit", "{err}");
+    assert_eq!(store.list().unwrap().len(), 3);
+    // A decision makes room again.
+    store.reject(ids[0]).unwrap();
+    stage_edit(&fixture, &store);
+    // One proposal over its size limit is refused whole.
+    let big = format!("# Active Context\n{}\n", "x".repeat(70 * 1024));
+    store.reject(ids[1]).unwrap();
+    let err = bank
+        .write(
+            &GuardPolicy::default(),
+            "activeContext.md",
+            &big,
+            WriteMode::Update,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), "proposal_limit", "{err}");
+    // Decided ones beyond keep_decided are pruned, oldest first; pending ones stay.
+    store.reject(ids[2]).unwrap();
+    let states: Vec<(u64, State)> = store
+        .list()
+        .unwrap()
+        .iter()
+        .map(|p| (p.id, p.state))
+        .collect();
+    assert_eq!(states.len(), 3, "{states:?}");
+    assert!(!states.iter().any(|(id, _)| *id == ids[0]), "{states:?}");
+    assert_eq!(
+        states.iter().filter(|(_, s)| *s == State::Pending).count(),
+        1
+    );
+}
+
+#[test]
+fn accepting_some_hunks_applies_only_those() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let id = stage_edit(&fixture, &store);
+    let (decided, _) = store
+        .accept(&GuardPolicy::default(), id, Some(&[2]))
+        .unwrap();
+    assert_eq!(decided.accepted_hunks, Some(vec![2]));
+    assert_eq!(
+        fixture.active(),
+        "# Active Context\none\ntwo\nthree\nfour\nFIVE\n"
+    );
+    let id = stage_edit(&fixture, &store);
+    assert!(matches!(
+        store.accept(&GuardPolicy::default(), id, Some(&[3])),
+        Err(ProposalError::NoSuchHunk { count: 1, .. })
+    ));
+}
+
+#[test]
+fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    // Someone changes another line meanwhile: the proposal merges in.
+    let id = stage_edit(&fixture, &store);
+    fixture.set_active("# Active Context\none\ntwo\nthree, edited by hand\nfour\nfive\n");
+    store.accept(&GuardPolicy::default(), id, None).unwrap();
+    assert_eq!(
+        fixture.active(),
+        "# Active Context\nONE\ntwo\nthree, edited by hand\nfour\nFIVE\n"
+    );
+    // Someone changes the very line the proposal changes: a conflict, nothing written.
+    fixture.set_active("# Active Context\none\ntwo\nthree\nfour\nfive\n");
+    let id = stage_edit(&fixture, &store);
+    let by_hand = "# Active Context\nuno\ntwo\nthree\nfour\nfive\n";
+    fixture.set_active(by_hand);
+    match store.accept(&GuardPolicy::default(), id, None) {
+        Err(ProposalError::Conflict {
+            conflicts, merged, ..
+        }) => {
+            assert_eq!(conflicts, 1);
+            assert!(merged.contains("uno") && merged.contains("ONE"), "{merged}");
+        }
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    assert_eq!(fixture.active(), by_hand);
+    assert_eq!(store.get(id).unwrap().state, State::Pending);
+}
+
+#[test]
+fn staged_entries_are_added_to_the_file_as_it_is_when_accepted() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let bank = fixture.staged_bank(&store);
+    let decision = |title: &str| NewDecision {
+        title: title.into(),
+        context: "c".into(),
+        decision: "d".into(),
+        ..NewDecision::default()
+    };
+    let policy = GuardPolicy::default();
+    let first = bank
+        .log_decision(&policy, now(), &decision("Use JWT"))
+        .unwrap();
+    let second = bank
+        .log_decision(&policy, now(), &decision("Use Postgres"))
+        .unwrap();
+    let progress = bank
+        .track_progress(&policy, now(), "Implementation", "Feature X", false)
+        .unwrap();
+    let log = fs::read_to_string(fixture.project.join("memory-bank/decisionLog.md")).unwrap();
+    assert!(!log.contains("Use JWT"), "nothing lands before acceptance");
+    // Accepted in the other order: both land, neither conflicts with the other.
+    for report in [&second, &first, &progress[0]] {
+        store
+            .accept(&policy, report.proposal.unwrap(), None)
+            .unwrap();
+    }
+    let log = fs::read_to_string(fixture.project.join("memory-bank/decisionLog.md")).unwrap();
+    assert!(
+        log.contains("Use JWT") && log.contains("Use Postgres"),
+        "{log}"
+    );
+    let progress = fs::read_to_string(fixture.project.join("memory-bank/progress.md")).unwrap();
+    assert!(progress.contains("Implementation: Feature X"), "{progress}");
+}
+
+#[test]
+fn accepting_runs_the_guard_again() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let path = fixture.project.join("memory-bank/activeContext.md");
+    let base = fixture.active();
+    // A proposal that never passed the guard (written into the store by hand).
+    let proposal = store
+        .stage(NewProposal {
+            project: fixture.project.clone(),
+            file: "activeContext.md".into(),
+            path,
+            via: "test".into(),
+            proposed: Some(format!(
+                "{base}token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n"
+            )),
+            base: Some(base.clone()),
+            change: Change::Replace,
+        })
+        .unwrap();
+    let err = store
+        .accept(&GuardPolicy::default(), proposal.id, None)
+        .unwrap_err();
+    assert!(
+        matches!(&err, ProposalError::Agent(e) if e.code() == "secret_detected"),
+        "{err}"
+    );
+    assert_eq!(fixture.active(), base);
+    assert_eq!(store.get(proposal.id).unwrap().state, State::Pending);
+}
+
+#[test]
+fn a_staged_deletion_removes_the_file_only_when_accepted() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let bank = fixture.staged_bank(&store);
+    let id = bank
+        .delete(&GuardPolicy::default(), "activeContext.md", None)
+        .unwrap()
+        .expect("staged");
+    assert!(
+        fixture
+            .project
+            .join("memory-bank/activeContext.md")
+            .exists()
+    );
+    store.accept(&GuardPolicy::default(), id, None).unwrap();
+    assert!(
+        !fixture
+            .project
+            .join("memory-bank/activeContext.md")
+            .exists()
+    );
+}
+
+#[test]
+fn a_proposal_file_replaced_by_a_link_is_not_followed() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let id = stage_edit(&fixture, &store);
+    let folder = fixture.data.join(FOLDER);
+    let name = file_name(id, State::Pending);
+    let outside = fixture.data.join("elsewhere.json");
+    fs::rename(folder.join(&name), &outside).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&outside, folder.join(&name)).unwrap();
+        assert!(store.list().is_err());
+        assert!(store.accept(&GuardPolicy::default(), id, None).is_err());
+        assert_eq!(
+            fixture.active(),
+            "# Active Context\none\ntwo\nthree\nfour\nfive\n"
+        );
+    }
+}
