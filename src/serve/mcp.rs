@@ -58,7 +58,7 @@ pub fn tool_list(shared: &Shared) -> Vec<Tool> {
     if surfaces.memory_bank_mcp {
         specs.extend(memory_bank_mcp::tools());
     }
-    if surfaces.cline || surfaces.memory_bank_mcp {
+    if (surfaces.cline || surfaces.memory_bank_mcp) && shared.options.staging.any() {
         specs.extend(super::proposals::tools());
     }
     if surfaces.infinity {
@@ -111,7 +111,7 @@ pub fn dispatch(
             return Some(result);
         }
     }
-    if surfaces.cline || surfaces.memory_bank_mcp {
+    if (surfaces.cline || surfaces.memory_bank_mcp) && shared.options.staging.any() {
         let args = Args::new(arguments.clone(), Flavor::MemoryBank);
         if let Some(result) = super::proposals::call(shared, session, name, &args) {
             return Some(result);

@@ -12,7 +12,7 @@ use crate::core::proposals::{Change, Proposal, ProposalStore, State};
 pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
     vec![(
         "list_proposals",
-        "List the writes this server staged for a person to review (when it runs with --stage): each one's id, file, tool, time and state (pending, accepted, rejected). A staged write is not in the file until a person accepts it.",
+        "List the writes this server staged for a person to review: each one's id, file, tool, time and state (pending, accepted, rejected). A staged write is not in the file until a person accepts it.",
         json!({"type": "object", "properties": {
             "projectPath": {"type": "string", "description": "Only this project's proposals (a project under the root)"},
             "state": {"type": "string", "enum": ["pending", "accepted", "rejected"], "description": "Only proposals in this state"}

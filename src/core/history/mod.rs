@@ -36,6 +36,8 @@ const INDEX_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// No file keeps more versions than this, whatever the retention says.
 pub const MAX_VERSIONS: usize = 1000;
+/// Versions dropped at once beyond [`MAX_VERSIONS`].
+const CAP_SLACK: usize = 50;
 
 /// How long versions are kept: `[history]` in config.toml.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -172,16 +174,26 @@ impl History {
             return Ok(None);
         };
         let _lock = files::lock(&dir)?;
-        let mut versions = Self::read_index(&dir, &key)?;
+        let index = files::read(&dir, INDEX, INDEX_LIMIT)?.unwrap_or_default();
+        let index = String::from_utf8_lossy(&index);
+        // Only the newest line (dedup, next number) and the oldest (retention) are
+        // parsed on the common path; the whole index only when a version must go.
+        let parse = |line: &str| {
+            serde_json::from_str::<Version>(line)
+                .ok()
+                .filter(|v| v.path == key)
+        };
+        let lines: Vec<&str> = index.lines().filter(|l| !l.trim().is_empty()).collect();
+        let newest = lines.iter().rev().find_map(|l| parse(l));
         let hash = files::content_hash(replaced.as_bytes());
-        if versions.last().is_some_and(|v| v.hash == hash) {
+        if newest.as_ref().is_some_and(|v| v.hash == hash) {
             return Ok(None);
         }
         let blob = blob_name(&hash);
         if dir.entry_meta(std::ffi::OsStr::new(&blob))?.is_none() {
             files::write_atomic(&dir, &blob, replaced.as_bytes(), false)?;
         }
-        let number = versions.last().map_or(1, |v| v.version + 1);
+        let number = newest.map_or(1, |v| v.version + 1);
         let version = Version {
             version: number,
             at: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
@@ -194,38 +206,57 @@ impl History {
             path: dir.path().join(INDEX),
             message: e.to_string(),
         })?;
+        let count = lines.len() + 1;
+        let oldest_expired = || {
+            lines
+                .iter()
+                .find_map(|l| parse(l))
+                .is_none_or(|v| !self.young(&v, now))
+        };
+        if count <= MAX_VERSIONS && (count <= self.retention.keep_versions || !oldest_expired()) {
+            files::append(&dir, INDEX, format!("{line}\n").as_bytes())?;
+            return Ok(Some(number));
+        }
+        let mut versions: Vec<Version> = lines.iter().filter_map(|l| parse(l)).collect();
         versions.push(version);
         let kept = self.kept(&versions, now);
-        if kept == versions.len() {
-            files::append(&dir, INDEX, format!("{line}\n").as_bytes())?;
-        } else {
-            let dropped: Vec<Version> = versions.drain(..versions.len() - kept).collect();
-            let mut text = String::new();
-            for v in &versions {
-                if let Ok(line) = serde_json::to_string(v) {
-                    text.push_str(&line);
-                    text.push('\n');
-                }
+        let dropped: Vec<Version> = versions.drain(..versions.len() - kept).collect();
+        let mut text = String::new();
+        for v in &versions {
+            if let Ok(line) = serde_json::to_string(v) {
+                text.push_str(&line);
+                text.push('\n');
             }
-            files::write_atomic(&dir, INDEX, text.as_bytes(), false)?;
-            for old in dropped {
-                if !versions.iter().any(|v| v.hash == old.hash) {
-                    let _ = dir.remove_file(std::ffi::OsStr::new(&blob_name(&old.hash)));
-                }
+        }
+        files::write_atomic(&dir, INDEX, text.as_bytes(), false)?;
+        for old in dropped {
+            if !versions.iter().any(|v| v.hash == old.hash) {
+                let _ = dir.remove_file(std::ffi::OsStr::new(&blob_name(&old.hash)));
             }
         }
         Ok(Some(number))
     }
 
-    /// How many of the newest `versions` (oldest first) the retention keeps at `now`.
-    fn kept(&self, versions: &[Version], now: DateTime<Utc>) -> usize {
+    /// Whether `version` is younger than the retention's days at `now`.
+    fn young(&self, version: &Version, now: DateTime<Utc>) -> bool {
         let max_age = chrono::Duration::days(i64::from(self.retention.keep_days));
+        parse_time(&version.at).is_some_and(|at| now - at <= max_age)
+    }
+
+    /// How many of the newest `versions` (oldest first) the retention keeps at `now`.
+    /// Past the cap, [`CAP_SLACK`] more go at once, so a file at the cap does not
+    /// rewrite its index on every write.
+    fn kept(&self, versions: &[Version], now: DateTime<Utc>) -> usize {
         let total = versions.len();
+        let cap = if total > MAX_VERSIONS {
+            MAX_VERSIONS - CAP_SLACK
+        } else {
+            MAX_VERSIONS
+        };
         let mut kept = 0;
         for (i, v) in versions.iter().enumerate().rev() {
             let newest_n = total - i <= self.retention.keep_versions;
-            let young = parse_time(&v.at).is_some_and(|at| now - at <= max_age);
-            if !(newest_n || young) || kept >= MAX_VERSIONS {
+            if !(newest_n || self.young(v, now)) || kept >= cap {
                 break;
             }
             kept += 1;
@@ -487,8 +518,15 @@ mod tests {
             history.record(&file, &format!("{i}\n"), "t").unwrap();
         }
         let versions = history.list(&file).unwrap();
-        assert_eq!(versions.len(), MAX_VERSIONS);
-        assert_eq!(versions[0].version, 6);
+        assert!(versions.len() <= MAX_VERSIONS, "{}", versions.len());
+        assert_eq!(versions.len(), MAX_VERSIONS - CAP_SLACK + 4);
+        assert_eq!(versions[0].version, (CAP_SLACK + 2) as u64);
+        let newest = versions.last().unwrap();
+        assert_eq!(newest.version, (MAX_VERSIONS + 5) as u64);
+        assert_eq!(
+            history.version(&file, newest.version).unwrap().1,
+            format!("{}\n", MAX_VERSIONS + 4)
+        );
     }
 
     #[test]
