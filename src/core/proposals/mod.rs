@@ -332,18 +332,22 @@ impl ProposalStore {
         Ok(files::folder(&self.data_dir, &[FOLDER], create)?)
     }
 
-    /// Every proposal file present: `(id, state, size)`, by id.
+    /// Every proposal file present: `(id, state, size)` (size of pending ones only), by id.
     fn entries(dir: &Dir) -> ProposalResult<Vec<(u64, State, u64)>> {
         let mut out = Vec::new();
         for name in dir.names()? {
             let Some((id, state)) = parse_name(&name) else {
                 continue;
             };
-            let size = dir
-                .file_meta(Path::new(&name))
-                .ok()
-                .flatten()
-                .map_or(0, |m| m.len());
+            // Only pending proposals count towards the size bound.
+            let size = match state {
+                State::Pending => dir
+                    .file_meta(Path::new(&name))
+                    .ok()
+                    .flatten()
+                    .map_or(0, |m| m.len()),
+                _ => 0,
+            };
             out.push((id, state, size));
         }
         out.sort_by_key(|(id, state, _)| (*id, *state != State::Pending));
@@ -365,7 +369,8 @@ impl ProposalStore {
             })
     }
 
-    fn write(&self, dir: &Dir, proposal: &Proposal) -> ProposalResult<()> {
+    /// Writes a proposal's file; `durable` flushes it and its folder to disk first.
+    fn write(&self, dir: &Dir, proposal: &Proposal, durable: bool) -> ProposalResult<()> {
         let name = file_name(proposal.id, proposal.state);
         let bytes = serde_json::to_vec(proposal).map_err(|e| CoreError::Parse {
             path: dir.path().join(&name),
@@ -378,9 +383,10 @@ impl ProposalStore {
                 bytes.len()
             )));
         }
-        // The proposal is the only copy of the agent's write: flushed before it counts.
-        files::write_atomic(dir, &name, &bytes, true)?;
-        dir.sync();
+        files::write_atomic(dir, &name, &bytes, durable)?;
+        if durable {
+            dir.sync();
+        }
         Ok(())
     }
 
@@ -436,7 +442,8 @@ impl ProposalStore {
             decided: None,
             accepted_hunks: None,
         };
-        self.write(&dir, &proposal)?;
+        // The proposal is the only copy of the agent's write: on disk before it counts.
+        self.write(&dir, &proposal, true)?;
         // Ids are never reused, even once the files of old ones are pruned.
         files::write_atomic(&dir, LAST_ID, id.to_string().as_bytes(), false)?;
         Ok(proposal)
@@ -486,7 +493,9 @@ impl ProposalStore {
         proposal.state = state;
         proposal.decided = Some(now());
         proposal.accepted_hunks = hunks;
-        self.write(dir, &proposal)?;
+        // Not flushed: the accepted write itself is, and a decision lost to a power cut
+        // leaves the proposal pending; accepting it again merges to the same text.
+        self.write(dir, &proposal, false)?;
         dir.remove_file(OsStr::new(&file_name(proposal.id, State::Pending)))?;
         self.prune(dir)?;
         Ok(proposal)
