@@ -6,8 +6,8 @@
 //! version: number, time, writer, size, content hash) and one `<content hash>.txt` per
 //! distinct text, so a text that comes back is stored once and a version equal to the
 //! newest one is not recorded again. Retention: a version goes once it is beyond the
-//! newest [`Retention::keep_versions`] *and* older than [`Retention::keep_days`]; never
-//! more than [`MAX_VERSIONS`] are kept. Everything is opened from the data folder with no
+//! newest [`Retention::keep_versions`] *and* older than [`Retention::keep_days`] or past
+//! the file's [`Retention::max_mib_per_file`]; never more than [`MAX_VERSIONS`] are kept. Everything is opened from the data folder with no
 //! link followed, written atomically and owner-only, under the folder's lock.
 //!
 //! Versions are written without an fsync: they are copies of text that was on disk a
@@ -45,8 +45,12 @@ const CAP_SLACK: usize = 50;
 pub struct Retention {
     /// The newest versions of each file always kept.
     pub keep_versions: usize,
-    /// Versions younger than this are kept too.
+    /// Versions younger than this are kept too, while the file's versions stay within
+    /// `max_mib_per_file`.
     pub keep_days: u32,
+    /// MiB of text one file's versions may hold (its newest `keep_versions` are kept even
+    /// past it).
+    pub max_mib_per_file: u64,
 }
 
 impl Default for Retention {
@@ -54,8 +58,28 @@ impl Default for Retention {
         Retention {
             keep_versions: 50,
             keep_days: 30,
+            max_mib_per_file: 64,
         }
     }
+}
+
+impl Retention {
+    fn max_bytes(&self) -> u64 {
+        self.max_mib_per_file.saturating_mul(1024 * 1024)
+    }
+}
+
+/// The `size` of an index line without parsing it whole (0 when there is none).
+fn size_of_line(line: &str) -> u64 {
+    line.split_once("\"size\":")
+        .map(|(_, rest)| {
+            rest.bytes()
+                .take_while(u8::is_ascii_digit)
+                .fold(0u64, |n, d| {
+                    n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                })
+        })
+        .unwrap_or(0)
 }
 
 /// One version of a file: the text a write replaced.
@@ -213,7 +237,13 @@ impl History {
                 .find_map(|l| parse(l))
                 .is_none_or(|v| !self.young(&v, now))
         };
-        if count <= MAX_VERSIONS && (count <= self.retention.keep_versions || !oldest_expired()) {
+        let within_budget = || {
+            let bytes: u64 = lines.iter().map(|l| size_of_line(l)).sum();
+            bytes + version.size <= self.retention.max_bytes()
+        };
+        if count <= MAX_VERSIONS
+            && (count <= self.retention.keep_versions || (!oldest_expired() && within_budget()))
+        {
             files::append(&dir, INDEX, format!("{line}\n").as_bytes())?;
             return Ok(Some(number));
         }
@@ -253,13 +283,15 @@ impl History {
         } else {
             MAX_VERSIONS
         };
-        let mut kept = 0;
+        let (mut kept, mut bytes) = (0, 0u64);
         for (i, v) in versions.iter().enumerate().rev() {
             let newest_n = total - i <= self.retention.keep_versions;
-            if !(newest_n || self.young(v, now)) || kept >= cap {
+            let young = self.young(v, now) && bytes + v.size <= self.retention.max_bytes();
+            if !(newest_n || young) || kept >= cap {
                 break;
             }
             kept += 1;
+            bytes += v.size;
         }
         kept
     }
@@ -474,6 +506,7 @@ mod tests {
             Retention {
                 keep_versions: 3,
                 keep_days: 30,
+                ..Retention::default()
             },
         );
         let start = Utc::now() - chrono::Duration::days(100);
@@ -524,6 +557,7 @@ mod tests {
             Retention {
                 keep_versions: usize::MAX,
                 keep_days: 10_000,
+                ..Retention::default()
             },
         );
         for i in 0..MAX_VERSIONS + 5 {
@@ -538,6 +572,36 @@ mod tests {
         assert_eq!(
             history.version(&file, newest.version).unwrap().1,
             format!("{}\n", MAX_VERSIONS + 4)
+        );
+    }
+
+    #[test]
+    fn young_versions_beyond_the_newest_stay_within_the_byte_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.md");
+        let history = History::new(
+            dir.path().join("data"),
+            Retention {
+                keep_versions: 2,
+                keep_days: 30,
+                max_mib_per_file: 1,
+            },
+        );
+        // Ten young versions of 300 KB: the newest two always, then what fits in 1 MiB.
+        for i in 0..10 {
+            let text = format!("{i}{}\n", "x".repeat(300 * 1024));
+            history.record(&file, &text, "t").unwrap();
+        }
+        let numbers: Vec<u64> = history
+            .list(&file)
+            .unwrap()
+            .iter()
+            .map(|v| v.version)
+            .collect();
+        assert_eq!(numbers, [8, 9, 10]);
+        assert_eq!(
+            size_of_line(r#"{"version":3,"size":1234,"hash":"x"}"#),
+            1234
         );
     }
 
