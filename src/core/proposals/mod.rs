@@ -543,27 +543,70 @@ impl ProposalStore {
         id: u64,
         hunks: Option<&[usize]>,
     ) -> ProposalResult<(Proposal, WriteReport)> {
+        let choice = match hunks {
+            Some(hunks) => Choice::Hunks(hunks),
+            None => Choice::Whole,
+        };
+        self.accept_choice(policy, id, choice)
+    }
+
+    /// Accepts a pending proposal as a person edited it: `edited` is the text they made
+    /// of the proposed one (merged three-way like the proposal when the file changed
+    /// since), through the same guarded write path.
+    pub fn accept_edited(
+        &self,
+        policy: &GuardPolicy,
+        id: u64,
+        edited: &str,
+    ) -> ProposalResult<(Proposal, WriteReport)> {
+        self.accept_choice(policy, id, Choice::Edited(edited))
+    }
+
+    fn accept_choice(
+        &self,
+        policy: &GuardPolicy,
+        id: u64,
+        choice: Choice<'_>,
+    ) -> ProposalResult<(Proposal, WriteReport)> {
         let dir = self.folder(false)?.ok_or(ProposalError::NotFound(id))?;
         let _lock = files::lock(&dir)?;
         let proposal = Self::pending(&dir, id)?;
-        let count = proposal.hunks().len();
-        if let Some(given) = hunks.and_then(|h| h.iter().find(|n| **n == 0 || **n > count)) {
-            return Err(ProposalError::NoSuchHunk {
-                id,
-                count,
-                given: *given,
-            });
+        if let Choice::Hunks(hunks) = choice {
+            let count = proposal.hunks().len();
+            if let Some(given) = hunks.iter().find(|n| **n == 0 || **n > count) {
+                return Err(ProposalError::NoSuchHunk {
+                    id,
+                    count,
+                    given: *given,
+                });
+            }
         }
         let bank = MarkdownBank::open(&proposal.project)?;
         let report = history::as_writer("accept", || {
             bank.apply_change(policy, &proposal.file, |current| {
-                accepted_text(&proposal, hunks, current)
+                chosen_text(&proposal, choice, current)
             })
         })?;
-        let hunks = hunks.map(<[usize]>::to_vec);
+        let hunks = match choice {
+            Choice::Hunks(hunks) => Some(hunks.to_vec()),
+            _ => None,
+        };
         let decided = self.decide(&dir, proposal, State::Accepted, hunks)?;
         Ok((decided, report))
     }
+
+    /// The folder proposals are kept in (for a UI to watch for new ones).
+    pub fn folder_path(&self) -> PathBuf {
+        self.data_dir.join(FOLDER)
+    }
+}
+
+/// What of a proposal a person accepts.
+#[derive(Debug, Clone, Copy)]
+enum Choice<'a> {
+    Whole,
+    Hunks(&'a [usize]),
+    Edited(&'a str),
 }
 
 /// The file's text once `proposal` (or its `hunks`) is accepted over `current`
@@ -573,18 +616,31 @@ pub fn accepted_text(
     hunks: Option<&[usize]>,
     current: Option<&str>,
 ) -> ProposalResult<Option<String>> {
-    if let (Change::Entry(entry), None) = (&proposal.change, hunks) {
+    let choice = match hunks {
+        Some(hunks) => Choice::Hunks(hunks),
+        None => Choice::Whole,
+    };
+    chosen_text(proposal, choice, current)
+}
+
+fn chosen_text(
+    proposal: &Proposal,
+    choice: Choice<'_>,
+    current: Option<&str>,
+) -> ProposalResult<Option<String>> {
+    if let (Change::Entry(entry), Choice::Whole) = (&proposal.change, choice) {
         let mut text = current.map(str::to_string);
         entry.apply(&mut text);
         return Ok(text);
     }
     let base = proposal.base.as_deref().unwrap_or("");
     let proposed = proposal.proposed.as_deref().unwrap_or("");
-    let chosen = match hunks {
-        Some(selected) => hunks::apply(base, proposed, selected),
-        None => proposed.to_string(),
+    let chosen = match choice {
+        Choice::Hunks(selected) => hunks::apply(base, proposed, selected),
+        Choice::Edited(text) => text.to_string(),
+        Choice::Whole => proposed.to_string(),
     };
-    let removing = proposal.change == Change::Delete && hunks.is_none();
+    let removing = proposal.change == Change::Delete && matches!(choice, Choice::Whole);
     if current == proposal.base.as_deref() {
         return Ok((!removing).then_some(chosen));
     }

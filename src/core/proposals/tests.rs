@@ -194,6 +194,29 @@ fn accepting_some_hunks_applies_only_those() {
 }
 
 #[test]
+fn a_person_may_edit_a_proposal_before_accepting_it_and_the_guard_still_applies() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let id = stage_edit(&fixture, &store);
+    let edited = "# Active Context\nONE, reworded\ntwo\nthree\nfour\nfive\n";
+    let (decided, _) = store
+        .accept_edited(&GuardPolicy::default(), id, edited)
+        .unwrap();
+    assert_eq!(decided.state, State::Accepted);
+    assert_eq!(fixture.active(), edited);
+    let id = stage_edit(&fixture, &store);
+    let leaky = format!("{edited}token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n");
+    let err = store
+        .accept_edited(&GuardPolicy::default(), id, &leaky)
+        .unwrap_err();
+    assert!(
+        matches!(&err, ProposalError::Agent(e) if e.code() == "secret_detected"),
+        "{err}"
+    );
+    assert_eq!(fixture.active(), edited);
+}
+
+#[test]
 fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() {
     let fixture = Fixture::new();
     let store = fixture.store();
