@@ -63,22 +63,34 @@ fn active(session: &Session) -> Result<InfinityProject, ToolError> {
 fn writable(shared: &Shared) -> Result<(), ToolError> {
     if shared.options.read_only {
         Err(InfinityError::ReadOnly.into())
-    } else if shared
-        .options
-        .staging
-        .store_for(&shared.root.name_of(&shared.options.infinity_project))
-        .is_some()
-    {
-        // The Infinity store is one JSON file of many memories: refused rather than
-        // written without review.
-        Err(ToolError::new(
-            Flavor::Infinity,
-            "staging_unsupported",
-            "this server stages writes for a person to review, and Infinity memories cannot be staged yet: nothing was written; use the memory-bank tools, or ask the person to run mbank without --stage",
-        ))
     } else {
         Ok(())
     }
+}
+
+/// The session's project, its writes staged when the server stages this project's.
+fn staging(shared: &Shared, project: InfinityProject) -> InfinityProject {
+    let name = shared.root.name_of(&shared.options.infinity_project);
+    let store = shared.options.staging.store_for(&name).cloned();
+    project.with_staging(store)
+}
+
+/// A staged write's answer in this surface's shape: its usual fields, and the
+/// proposal's beside them.
+fn staged(mut answer: Value, proposal: Option<u64>) -> Value {
+    if let (Some(id), Value::Object(map)) = (proposal, &mut answer) {
+        let report = crate::core::agent::bank::WriteReport {
+            path: Default::default(),
+            name: ".infinity/memories.json".into(),
+            created: false,
+            version: String::new(),
+            proposal: Some(id),
+        };
+        if let Value::Object(extra) = super::proposals::staged(&report, id) {
+            map.extend(extra);
+        }
+    }
+    answer
 }
 
 fn logged(shared: &Shared, tool: &str, id: &str, error: InfinityError) -> ToolError {
@@ -132,10 +144,13 @@ fn store(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     let kind = args.str(&["type"])?;
     let content = args.str(&["content"])?;
     writable(shared)?;
-    let id = project
+    let stored = staging(shared, project)
         .store(&shared.options.policy, &title, &kind, &content)
         .map_err(|e| logged(shared, "store_memory", "new", e))?;
-    Ok(json!({"success": true, "memory_id": id}))
+    Ok(staged(
+        json!({"success": true, "memory_id": stored.id}),
+        stored.proposal,
+    ))
 }
 
 fn get(session: &Session, args: &Args) -> ToolResult {
@@ -158,16 +173,16 @@ fn update(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     let content = args.str(&["content"])?;
     let expected = args.opt_str(&["expectedVersion"])?;
     writable(shared)?;
-    project
+    let proposal = staging(shared, project)
         .update(&shared.options.policy, &id, &content, expected.as_deref())
         .map_err(|e| logged(shared, "update_memory", &id, e))?;
-    Ok(json!({"success": true}))
+    Ok(staged(json!({"success": true}), proposal))
 }
 
 fn delete(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     let project = active(session)?;
     let id = args.str(&["memory_id"])?;
     writable(shared)?;
-    project.delete(&id)?;
-    Ok(json!({"success": true}))
+    let proposal = staging(shared, project).delete(&id)?;
+    Ok(staged(json!({"success": true}), proposal))
 }

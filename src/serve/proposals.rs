@@ -7,7 +7,7 @@ use super::args::Args;
 use super::reply::ToolResult;
 use super::{Session, Shared};
 use crate::core::agent::bank::WriteReport;
-use crate::core::proposals::{Change, Proposal, ProposalStore, State};
+use crate::core::proposals::{Proposal, ProposalStore, State};
 
 pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
     vec![(
@@ -78,12 +78,7 @@ fn summary(shared: &Shared, proposal: &Proposal) -> Value {
         "state": proposal.state.as_str(),
         "decided": proposal.decided,
         "acceptedHunks": proposal.accepted_hunks,
-        "kind": match proposal.change {
-            Change::Replace if proposal.base.is_none() => "create",
-            Change::Replace => "replace",
-            Change::Delete => "delete",
-            Change::Entry(_) => "entry",
-        },
+        "kind": proposal.kind(),
         "hunks": hunks.len(),
         "linesAdded": hunks.iter().map(|h| h.added.len()).sum::<usize>(),
         "linesRemoved": hunks.iter().map(|h| h.removed.len()).sum::<usize>(),

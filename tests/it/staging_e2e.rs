@@ -421,3 +421,27 @@ async fn serve_stages_the_projects_its_config_names_and_writes_the_others() {
     assert_eq!(versions.len(), 1, "{versions:?}");
     assert_eq!(versions[0]["writer"], "accept");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staged_infinity_memories_land_once_a_person_accepts_them() {
+    let setup = Setup::new(&["app"]);
+    let client = setup.connect(&["--stage"]).await;
+    ok(&client, "activate_project", json!({})).await;
+    let answer = ok(
+        &client,
+        "store_memory",
+        json!({"title": "Auth", "type": "design_doc", "content": "JWT in cookies"}),
+    )
+    .await;
+    assert_eq!(answer["success"], true, "{answer}");
+    let id = staged_id(&answer);
+    let memory = answer["memory_id"].as_str().unwrap().to_string();
+    let store = setup.root.join(".infinity/memories.json");
+    assert!(!store.exists(), "nothing lands before acceptance");
+    let listed = setup.mbank(&["proposals", "--json"]).json();
+    assert_eq!(listed["proposals"][0]["kind"], "memory", "{listed}");
+    setup.mbank(&["accept", &id.to_string()]).expect_code(0);
+    let got = ok(&client, "get_memory", json!({"memory_id": memory})).await;
+    assert_eq!(got["memory"]["content"], "JWT in cookies", "{got}");
+    bounded(client.cancel()).await.unwrap();
+}

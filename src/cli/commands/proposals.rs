@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::cli::Context;
 use crate::cli::style::{Span, Table, line, println};
-use crate::core::proposals::{Change, Hunk, Proposal, ProposalStore, State};
+use crate::core::proposals::{Hunk, Proposal, ProposalStore, State};
 
 /// Lines of each side of a hunk shown in the text listing.
 const SHOWN_LINES: usize = 3;
@@ -13,15 +13,6 @@ const SHOWN_LINES: usize = 3;
 fn store() -> Result<ProposalStore> {
     ProposalStore::in_data_dir()
         .ok_or_else(|| eyre!("no data folder for proposals (set MBANK_DATA_DIR or HOME)"))
-}
-
-fn kind(proposal: &Proposal) -> &'static str {
-    match proposal.change {
-        Change::Replace if proposal.base.is_none() => "create",
-        Change::Replace => "replace",
-        Change::Delete => "delete",
-        Change::Entry(_) => "entry",
-    }
 }
 
 #[derive(Serialize)]
@@ -74,7 +65,7 @@ pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
                     created: &p.created,
                     decided: p.decided.as_deref(),
                     accepted_hunks: p.accepted_hunks.as_deref(),
-                    kind: kind(p),
+                    kind: p.kind(),
                     hunks: p.hunks(),
                 })
                 .collect(),
@@ -111,7 +102,7 @@ pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
             Span::line(p.created.get(..19).unwrap_or(&p.created)),
             Span::line(&format!(
                 "{} {}, +{added} -{removed}",
-                kind(p),
+                p.kind(),
                 crate::core::text::counted(hunks.len(), "hunk")
             )),
         ]);

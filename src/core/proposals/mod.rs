@@ -141,6 +141,66 @@ impl EntryEdit {
     }
 }
 
+/// A change to an Infinity store (`.infinity/memories.json`), kept as what it does so
+/// accepting it later applies it to the store as it is then.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "memory", rename_all = "camelCase")]
+pub enum MemoryEdit {
+    /// `store_memory`: a new memory.
+    #[serde(rename_all = "camelCase")]
+    Add {
+        id: String,
+        title: String,
+        /// The memory's type (`design_doc`, `rules` …).
+        memory_type: String,
+        content: String,
+        created_at: String,
+    },
+    /// `update_memory`: a memory's new content.
+    Content { id: String, content: String },
+    /// `delete_memory`.
+    Remove { id: String },
+}
+
+impl MemoryEdit {
+    /// The store's text with the change applied (`None` in: no store yet).
+    pub fn apply(&self, text: Option<&str>, project_id: &str) -> Result<String, String> {
+        use crate::core::formats::infinity::store::{self, NewMemory};
+        let missing = |id: &str| format!("the memory {id} is no longer in the store");
+        match self {
+            MemoryEdit::Add {
+                id,
+                title,
+                memory_type,
+                content,
+                created_at,
+            } => store::add_memory(
+                text,
+                project_id,
+                &NewMemory {
+                    id,
+                    title,
+                    kind: memory_type,
+                    content,
+                    created_at,
+                },
+            )
+            .map_err(|e| e.to_string()),
+            MemoryEdit::Content { id, content } => {
+                let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                let text = text.ok_or_else(|| missing(id))?;
+                store::change_content(text, id, content, &now).map_err(|e| e.to_string())
+            }
+            MemoryEdit::Remove { id } => {
+                let text = text.ok_or_else(|| missing(id))?;
+                store::remove_memory(text, id)
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| missing(id))
+            }
+        }
+    }
+}
+
 /// What a proposal does to its file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -151,6 +211,8 @@ pub enum Change {
     Delete,
     /// An entry added to the file as it is when accepted.
     Entry(EntryEdit),
+    /// A memory added, changed or removed in an Infinity store as it is when accepted.
+    Memory(MemoryEdit),
 }
 
 /// Where a proposal stands.
@@ -209,6 +271,18 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// What it does: `create`, `replace`, `delete`, `entry` (a dated entry added),
+    /// `memory` (an Infinity memory stored, changed or removed).
+    pub fn kind(&self) -> &'static str {
+        match self.change {
+            Change::Replace if self.base.is_none() => "create",
+            Change::Replace => "replace",
+            Change::Delete => "delete",
+            Change::Entry(_) => "entry",
+            Change::Memory(_) => "memory",
+        }
+    }
+
     /// The changes from the base to the proposed text, numbered for `--hunks`.
     pub fn hunks(&self) -> Vec<Hunk> {
         hunks::hunks(
@@ -255,6 +329,8 @@ pub enum ProposalError {
     },
     #[error("{0}")]
     Agent(#[from] AgentError),
+    #[error("{0}")]
+    Infinity(#[from] crate::core::agent::infinity::InfinityError),
     #[error(transparent)]
     Core(#[from] CoreError),
 }
@@ -581,8 +657,26 @@ impl ProposalStore {
                 });
             }
         }
-        let bank = MarkdownBank::open(&proposal.project)?;
         let report = history::as_writer("accept", || {
+            if let Change::Memory(edit) = &proposal.change {
+                return crate::core::agent::infinity::apply_store_change(
+                    policy,
+                    &proposal.project,
+                    |current, project| match choice {
+                        Choice::Whole => edit
+                            .apply(current, &project.project_id)
+                            .map(Some)
+                            .map_err(|message| ProposalError::Conflict {
+                                id: proposal.id,
+                                file: proposal.file.clone(),
+                                conflicts: 1,
+                                merged: message,
+                            }),
+                        _ => chosen_text(&proposal, choice, current),
+                    },
+                );
+            }
+            let bank = MarkdownBank::open(&proposal.project)?;
             bank.apply_change(policy, &proposal.file, |current| {
                 chosen_text(&proposal, choice, current)
             })

@@ -359,3 +359,46 @@ fn a_proposal_file_replaced_by_a_link_is_not_followed() {
         );
     }
 }
+
+#[test]
+fn staged_infinity_memories_are_applied_to_the_store_as_it_is_when_accepted() {
+    use crate::core::agent::infinity;
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let policy = GuardPolicy::default();
+    let direct = infinity::activate(&fixture.project).unwrap();
+    let kept = direct
+        .store(&policy, "Kept", "rules", "keep me")
+        .unwrap()
+        .id;
+    let project = direct.clone().with_staging(Some(store.clone()));
+    let store_path = fixture.project.join(".infinity/memories.json");
+    let before = fs::read_to_string(&store_path).unwrap();
+    let first = project.store(&policy, "First", "analysis", "one").unwrap();
+    let second = project.store(&policy, "Second", "analysis", "two").unwrap();
+    let changed = project
+        .update(&policy, &kept, "kept, reworded", None)
+        .unwrap();
+    assert_eq!(fs::read_to_string(&store_path).unwrap(), before);
+    assert!(
+        direct.get(&first.id).is_err(),
+        "nothing lands before acceptance"
+    );
+    // Accepted out of order: each is applied to the store as it is then.
+    for id in [second.proposal, first.proposal, changed] {
+        let (decided, _) = store.accept(&policy, id.unwrap(), None).unwrap();
+        assert_eq!(decided.kind(), "memory");
+    }
+    assert_eq!(direct.get(&first.id).unwrap().content, "one");
+    assert_eq!(direct.get(&second.id).unwrap().content, "two");
+    assert_eq!(direct.get(&kept).unwrap().content, "kept, reworded");
+    // A memory removed meanwhile: its staged change conflicts, nothing is written.
+    let update = project.update(&policy, &first.id, "late", None).unwrap();
+    direct.delete(&first.id).unwrap();
+    let after_delete = fs::read_to_string(&store_path).unwrap();
+    assert!(matches!(
+        store.accept(&policy, update.unwrap(), None),
+        Err(ProposalError::Conflict { .. })
+    ));
+    assert_eq!(fs::read_to_string(&store_path).unwrap(), after_delete);
+}
