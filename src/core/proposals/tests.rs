@@ -402,3 +402,22 @@ fn staged_infinity_memories_are_applied_to_the_store_as_it_is_when_accepted() {
     ));
     assert_eq!(fs::read_to_string(&store_path).unwrap(), after_delete);
 }
+
+#[test]
+fn staging_is_chosen_for_the_root_and_overridden_per_project() {
+    let store = ProposalStore::new("/data");
+    let mut staging = Staging {
+        writes: Writes::Stage,
+        projects: BTreeMap::from([("scratch".to_string(), Writes::Direct)]),
+        store: Some(store.clone()),
+    };
+    assert_eq!(staging.store_for("app"), Some(&store));
+    assert_eq!(staging.store_for("scratch"), None);
+    staging.writes = Writes::Direct;
+    staging.projects = BTreeMap::from([("app".to_string(), Writes::Stage)]);
+    assert!(staging.any());
+    assert_eq!(staging.store_for("app"), Some(&store));
+    assert_eq!(staging.store_for("other"), None);
+    staging.projects.clear();
+    assert!(!staging.any());
+}
