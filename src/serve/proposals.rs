@@ -107,16 +107,21 @@ fn list(shared: &Shared, args: &Args) -> ToolResult {
             .map_err(|e| crate::core::agent::AgentError::Storage(e.to_string()))?,
         None => Vec::new(),
     };
+    // This server's: projects under its root, and its Infinity project.
+    let ours = |p: &&Proposal| {
+        p.project.starts_with(&shared.root.real) || p.project == shared.options.infinity_project
+    };
     let listed: Vec<Value> = proposals
         .iter()
-        .filter(|p| p.project.starts_with(&shared.root.real))
+        .filter(ours)
         .filter(|p| project.as_ref().is_none_or(|dir| &p.project == dir))
         .filter(|p| state.as_deref().is_none_or(|s| p.state.as_str() == s))
         .map(|p| summary(shared, p))
         .collect();
     let pending = proposals
         .iter()
-        .filter(|p| p.state == State::Pending && p.project.starts_with(&shared.root.real))
+        .filter(ours)
+        .filter(|p| p.state == State::Pending)
         .count();
     Ok(json!({
         "status": "success",
