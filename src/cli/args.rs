@@ -173,6 +173,47 @@ pub enum Command {
         #[arg(long)]
         no_user: bool,
     },
+    /// Agent writes staged for review (`mbank mcp --stage`): id, project, file, tool, state, hunks
+    Proposals {
+        /// Machine-readable output (schema mbank.proposals/1), with each proposal's hunks
+        #[arg(long)]
+        json: bool,
+        /// Decided proposals too (accepted, rejected), not only the pending ones
+        #[arg(long)]
+        all: bool,
+    },
+    /// Accept a staged write (through the guard), whole or some of its hunks; a file changed
+    /// since is merged three-way, and overlapping changes are refused as a conflict
+    Accept {
+        /// The proposal's id (`mbank proposals`)
+        id: u64,
+        /// Only these hunks, by number (`--hunks 1,3`)
+        #[arg(long, value_delimiter = ',', value_name = "N,…")]
+        hunks: Option<Vec<usize>>,
+    },
+    /// Reject a staged write: the file is left as it is
+    Reject {
+        /// The proposal's id (`mbank proposals`)
+        id: u64,
+    },
+    /// Earlier versions of a memory file mbank replaced: time, writer and size
+    History {
+        /// The memory file
+        file: PathBuf,
+        /// Machine-readable output (schema mbank.history/1)
+        #[arg(long)]
+        json: bool,
+        /// Show the diff from this version to the file now
+        #[arg(long, value_name = "VERSION")]
+        diff: Option<u64>,
+    },
+    /// Bring an earlier version of a memory file back (the version it replaces is kept too)
+    Restore {
+        /// The memory file
+        file: PathBuf,
+        /// The version number (`mbank history FILE`)
+        version: u64,
+    },
     /// Serve the memory banks to agents as an MCP server on stdin/stdout (every write guarded)
     Mcp {
         #[command(flatten)]
@@ -200,4 +241,8 @@ pub struct ServeArgs {
     /// The Infinity project folder (default: the working folder)
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// Stage every agent write as a proposal a person accepts or rejects (`mbank
+    /// proposals`) instead of writing the file (also: `writes = "stage"` in [serve])
+    #[arg(long)]
+    pub stage: bool,
 }

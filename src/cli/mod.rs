@@ -175,7 +175,7 @@ fn folder_name(path: &Path) -> String {
 /// The nearest folder above `path` that is a project with a bank holding `path`: its
 /// memory folder contains it, or (for file formats, whose bank is the project) it is one
 /// of the bank's own files or folders.
-fn enclosing_project(path: &Path) -> Option<Project> {
+pub(crate) fn enclosing_project(path: &Path) -> Option<Project> {
     path.ancestors().skip(1).find_map(|folder| {
         let home = crate::core::paths::home_dir();
         let project = discovery::project_at_home(folder, folder_name(folder), home.as_deref())?;
@@ -255,6 +255,13 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
 
 fn execute(cli: Cli) -> Result<u8> {
     let context = Context::new(&cli.global)?;
+    // Every write this process makes keeps the text it replaces (none without a data folder).
+    if let Some(data_dir) = crate::core::paths::data_dir() {
+        crate::core::history::install(crate::core::history::History::new(
+            data_dir,
+            context.config.history,
+        ));
+    }
     match cli.command {
         None => open_tui(&context, &cli.global),
         Some(Command::List { json, sort }) => commands::list::run(&context, json, sort),
@@ -299,19 +306,21 @@ fn execute(cli: Cli) -> Result<u8> {
                 include_user_files: !no_user,
             },
         ),
-        Some(Command::Mcp { serve }) => commands::mcp::run(
-            &context,
-            &serve.tools,
-            serve.read_only,
-            serve.project.as_deref(),
-        ),
-        Some(Command::Serve { listen, serve }) => commands::serve::run(
-            &context,
-            listen.as_deref(),
-            &serve.tools,
-            serve.read_only,
-            serve.project.as_deref(),
-        ),
+        Some(Command::Proposals { json, all }) => commands::proposals::list(&context, json, all),
+        Some(Command::Accept { id, hunks }) => {
+            commands::proposals::accept(&context, id, hunks.as_deref())
+        }
+        Some(Command::Reject { id }) => commands::proposals::reject(&context, id),
+        Some(Command::History { file, json, diff }) => {
+            commands::history::list(&context, &file, json, diff)
+        }
+        Some(Command::Restore { file, version }) => {
+            commands::history::restore(&context, &file, version)
+        }
+        Some(Command::Mcp { serve }) => commands::mcp::run(&context, &serve),
+        Some(Command::Serve { listen, serve }) => {
+            commands::serve::run(&context, listen.as_deref(), &serve)
+        }
     }
 }
 

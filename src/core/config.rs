@@ -74,6 +74,8 @@ struct RawConfig {
     review: ReviewConfig,
     #[serde(default)]
     serve: ServeConfig,
+    #[serde(default)]
+    history: super::history::Retention,
 }
 
 /// The level a user gives a finding code in `[rules]`.
@@ -128,6 +130,8 @@ pub struct Config {
     pub review: ReviewConfig,
     /// `[serve]`: the agent servers (`mbank mcp`, `mbank serve`).
     pub serve: ServeConfig,
+    /// `[history]`: how long replaced versions of memory files are kept.
+    pub history: super::history::Retention,
 }
 
 impl Default for Config {
@@ -146,6 +150,7 @@ impl Default for Config {
             keymap: None,
             review: ReviewConfig::default(),
             serve: ServeConfig::default(),
+            history: super::history::Retention::default(),
         }
     }
 }
@@ -253,6 +258,14 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
     let ignore_set = builder
         .build()
         .map_err(|e| config_error(path, line_of_key(text, "ignore"), e))?;
+    let most = super::history::MAX_VERSIONS;
+    if raw.history.keep_versions == 0 || raw.history.keep_versions > most {
+        return Err(config_error(
+            path,
+            line_of_key(text, "keep_versions"),
+            format!("[history] keep_versions must be between 1 and {most}"),
+        ));
+    }
     Ok(Config {
         source: Some(path.to_path_buf()),
         root: raw.root.as_deref().map(expand_tilde),
@@ -267,6 +280,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
         keymap: raw.keymap,
         review: raw.review,
         serve: raw.serve,
+        history: raw.history,
     })
 }
 
@@ -406,6 +420,11 @@ pub struct ServeConfig {
     pub allowed_hosts: Vec<String>,
     /// Browser origins (`https://app.example.com`) granted CORS; none by default.
     pub allowed_origins: Vec<String>,
+    /// How agent writes land: `"direct"` (the default) or `"stage"`, as proposals a
+    /// person accepts or rejects (`mbank proposals`).
+    pub writes: super::proposals::Writes,
+    /// Per project, by its name under the root: `[serve.projects.NAME] writes = "stage"`.
+    pub projects: BTreeMap<String, ProjectServeConfig>,
     /// Connections served at once; more are closed at once.
     pub max_connections: usize,
     /// Seconds a client has to send a request's headers.
@@ -429,11 +448,21 @@ impl Default for ServeConfig {
             chat: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
+            writes: super::proposals::Writes::Direct,
+            projects: BTreeMap::new(),
             max_connections: 512,
             header_timeout_secs: 10,
             idle_timeout_secs: 60,
         }
     }
+}
+
+/// `[serve.projects.NAME]`: one project's server settings.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectServeConfig {
+    /// `"direct"` or `"stage"`, over `[serve] writes` for this project.
+    pub writes: Option<super::proposals::Writes>,
 }
 
 /// `[serve.chat]`: an OpenAI-compatible chat completions endpoint.
@@ -604,6 +633,36 @@ api_key_env = "OPENAI_API_KEY"
         assert_eq!(serve.chat.unwrap().model, "llama3");
         let err = parse("[serve]\nlisten_on = \"x\"\n", Path::new("c.toml")).unwrap_err();
         assert!(err.to_string().contains("listen_on"), "{err}");
+    }
+
+    #[test]
+    fn staging_and_history_retention_parse_per_root_and_per_project() {
+        let config = parse("", Path::new("c.toml")).unwrap();
+        assert_eq!(config.serve.writes, crate::core::proposals::Writes::Direct);
+        assert_eq!(config.history.keep_versions, 50);
+        assert_eq!(config.history.keep_days, 30);
+        let text = r#"
+[serve]
+writes = "stage"
+[serve.projects.scratch]
+writes = "direct"
+
+[history]
+keep_versions = 80
+keep_days = 7
+"#;
+        let config = parse(text, Path::new("c.toml")).unwrap();
+        assert_eq!(config.serve.writes, crate::core::proposals::Writes::Stage);
+        assert_eq!(
+            config.serve.projects["scratch"].writes,
+            Some(crate::core::proposals::Writes::Direct)
+        );
+        assert_eq!(config.history.keep_versions, 80);
+        assert_eq!(config.history.keep_days, 7);
+        let err = parse("[serve]\nwrites = \"later\"\n", Path::new("c.toml")).unwrap_err();
+        assert!(err.to_string().starts_with("c.toml:2:"), "{err}");
+        let err = parse("[history]\nkeep_versions = 0\n", Path::new("c.toml")).unwrap_err();
+        assert!(err.to_string().contains("keep_versions"), "{err}");
     }
 
     #[test]

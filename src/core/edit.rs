@@ -410,6 +410,15 @@ pub fn save_resolved(target: &Path, original: &EditText, new_text: &str) -> Resu
     // One writer at a time in this folder: the servers and `mbank review` take the same lock.
     let _lock = lock::for_file(target)?;
     let file_text = original.file_text(target, new_text)?;
+    // The text the save replaces goes to the history first (a file still as loaded;
+    // a changed one fails the guarded write below anyway).
+    if crate::core::history::installed().is_some() {
+        match super::text::read_text(target) {
+            Ok(replaced) => crate::core::history::record_replaced(target, &replaced, "tui")?,
+            Err(e) if super::text::is_not_found(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
     let outcome = write::write_guarded(target, &file_text, original.expected)?;
     let mut bytes = Vec::with_capacity(file_text.len() + 3);
     // The BOM write_guarded kept (a text that starts with one gets no second).

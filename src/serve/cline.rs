@@ -97,6 +97,17 @@ pub fn initialize(shared: &Shared, session: &Session, args: &Args) -> ToolResult
     let brief = args.opt_str(&["brief"])?;
     shared.writable()?;
     let dir = shared.root.project_dir(&spec)?;
+    if shared
+        .options
+        .staging
+        .store_for(&shared.root.name_of(&dir))
+        .is_some()
+    {
+        return Err(AgentError::InvalidRequest(
+            "this server stages writes for a person to review, and a new memory bank cannot be staged: ask the person to run `mbank init` for this project".into(),
+        )
+        .into());
+    }
     let report =
         bank::initialize(&shared.options.policy, &dir, brief.as_deref()).inspect_err(|e| {
             shared.log_refusal(&dir, "projectBrief.md", e, "mcp:initialize_memory_bank");
@@ -145,18 +156,23 @@ fn write(shared: &Shared, args: &Args, mode: WriteMode, tool: &str) -> ToolResul
     shared.writable()?;
     let dir = shared.project(project_spec(args)?.as_deref())?;
     let bank = shared.bank(&dir)?;
-    match bank.write(
-        &shared.options.policy,
-        &file,
-        &content,
-        mode,
-        expected.as_deref(),
-    ) {
-        Ok(report) => Ok(json!({
-            "success": true,
-            "path": report.path,
-            "version": report.version,
-            "created": report.created,
+    let written = crate::core::history::as_writer(&format!("mcp:{tool}"), || {
+        bank.write(
+            &shared.options.policy,
+            &file,
+            &content,
+            mode,
+            expected.as_deref(),
+        )
+    });
+    match written {
+        Ok(report) => Ok(super::proposals::answer(&report, || {
+            json!({
+                "success": true,
+                "path": report.path,
+                "version": report.version,
+                "created": report.created,
+            })
         })),
         Err(e) => {
             shared.log_refusal(&dir, &file, &e, &format!("mcp:{tool}"));

@@ -394,8 +394,24 @@ async fn delete_file(
             shared.writable()?;
             let dir = shared.project(project.as_deref())?;
             let bank = shared.bank(&dir)?;
-            match bank.delete(&shared.options.policy, &file, if_match(&headers).as_deref()) {
-                Ok(()) => Ok(json!({"status": "success", "message": "File deleted successfully"})),
+            let via = "http:DELETE /memory-bank/file";
+            let deleted = crate::core::history::as_writer(via, || {
+                bank.delete(&shared.options.policy, &file, if_match(&headers).as_deref())
+            });
+            match deleted {
+                Ok(None) => {
+                    Ok(json!({"status": "success", "message": "File deleted successfully"}))
+                }
+                Ok(Some(id)) => {
+                    let report = crate::core::agent::bank::WriteReport {
+                        path: bank.root.join(&file),
+                        name: file.clone(),
+                        created: false,
+                        version: String::new(),
+                        proposal: Some(id),
+                    };
+                    Ok(super::proposals::staged(&report, id))
+                }
                 Err(e) => {
                     shared.log_refusal(&dir, &file, &e, "http:DELETE /memory-bank/file");
                     Err(e.into())

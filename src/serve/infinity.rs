@@ -7,6 +7,7 @@ use super::reply::{Flavor, ToolError, ToolResult};
 use super::{Session, Shared, lock};
 use crate::core::agent::infinity::{self, InfinityError, InfinityProject};
 use crate::core::formats::infinity::store::MEMORY_TYPES;
+use crate::core::history::as_writer;
 
 pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
     let types: Vec<&str> = MEMORY_TYPES.to_vec();
@@ -67,6 +68,31 @@ fn writable(shared: &Shared) -> Result<(), ToolError> {
     }
 }
 
+/// The session's project, its writes staged when the server stages this project's.
+fn staging(shared: &Shared, project: InfinityProject) -> InfinityProject {
+    let name = shared.root.name_of(&shared.options.infinity_project);
+    let store = shared.options.staging.store_for(&name).cloned();
+    project.with_staging(store)
+}
+
+/// A staged write's answer in this surface's shape: its usual fields, and the
+/// proposal's beside them.
+fn staged(mut answer: Value, proposal: Option<u64>) -> Value {
+    if let (Some(id), Value::Object(map)) = (proposal, &mut answer) {
+        let report = crate::core::agent::bank::WriteReport {
+            path: Default::default(),
+            name: ".infinity/memories.json".into(),
+            created: false,
+            version: String::new(),
+            proposal: Some(id),
+        };
+        if let Value::Object(extra) = super::proposals::staged(&report, id) {
+            map.extend(extra);
+        }
+    }
+    answer
+}
+
 fn logged(shared: &Shared, tool: &str, id: &str, error: InfinityError) -> ToolError {
     if let InfinityError::Refused(refusal) = &error {
         shared.log_refusal_rule(
@@ -89,11 +115,11 @@ pub fn call(
     let args = Args::new(map, Flavor::Infinity);
     let result = match name {
         "activate_project" => activate(shared, session),
-        "store_memory" => store(shared, session, &args),
+        "store_memory" => as_writer("mcp:store_memory", || store(shared, session, &args)),
         "get_memory" => get(session, &args),
         "list_memories" => list(session, &args),
-        "update_memory" => update(shared, session, &args),
-        "delete_memory" => delete(shared, session, &args),
+        "update_memory" => as_writer("mcp:update_memory", || update(shared, session, &args)),
+        "delete_memory" => as_writer("mcp:delete_memory", || delete(shared, session, &args)),
         _ => return None,
     };
     Some(result)
@@ -118,10 +144,13 @@ fn store(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     let kind = args.str(&["type"])?;
     let content = args.str(&["content"])?;
     writable(shared)?;
-    let id = project
+    let stored = staging(shared, project)
         .store(&shared.options.policy, &title, &kind, &content)
         .map_err(|e| logged(shared, "store_memory", "new", e))?;
-    Ok(json!({"success": true, "memory_id": id}))
+    Ok(staged(
+        json!({"success": true, "memory_id": stored.id}),
+        stored.proposal,
+    ))
 }
 
 fn get(session: &Session, args: &Args) -> ToolResult {
@@ -144,16 +173,16 @@ fn update(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     let content = args.str(&["content"])?;
     let expected = args.opt_str(&["expectedVersion"])?;
     writable(shared)?;
-    project
+    let proposal = staging(shared, project)
         .update(&shared.options.policy, &id, &content, expected.as_deref())
         .map_err(|e| logged(shared, "update_memory", &id, e))?;
-    Ok(json!({"success": true}))
+    Ok(staged(json!({"success": true}), proposal))
 }
 
 fn delete(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     let project = active(session)?;
     let id = args.str(&["memory_id"])?;
     writable(shared)?;
-    project.delete(&id)?;
-    Ok(json!({"success": true}))
+    let proposal = staging(shared, project).delete(&id)?;
+    Ok(staged(json!({"success": true}), proposal))
 }

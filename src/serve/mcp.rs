@@ -62,7 +62,8 @@ fn effect_of(name: &str) -> Option<Effect> {
         | "switch_mode"
         | "get_current_mode"
         | "get_memory"
-        | "list_memories" => READS,
+        | "list_memories"
+        | "list_proposals" => READS,
         // Creates memory-bank/ (or .infinity/) and its files, keeping what exists.
         "initialize_memory_bank" | "activate_project" => effect(false, true),
         // Creates a file and fails if it exists.
@@ -109,6 +110,9 @@ pub fn tool_list(shared: &Shared) -> Vec<Tool> {
     if surfaces.memory_bank_mcp {
         specs.extend(memory_bank_mcp::tools());
     }
+    if (surfaces.cline || surfaces.memory_bank_mcp) && shared.options.staging.any() {
+        specs.extend(super::proposals::tools());
+    }
     if surfaces.infinity {
         specs.extend(infinity::tools());
     }
@@ -145,6 +149,12 @@ pub fn dispatch(
     if surfaces.memory_bank_mcp {
         let args = Args::new(arguments.clone(), Flavor::MemoryBank);
         if let Some(result) = memory_bank_mcp::call(shared, session, name, &args) {
+            return Some(result);
+        }
+    }
+    if (surfaces.cline || surfaces.memory_bank_mcp) && shared.options.staging.any() {
+        let args = Args::new(arguments.clone(), Flavor::MemoryBank);
+        if let Some(result) = super::proposals::call(shared, session, name, &args) {
             return Some(result);
         }
     }
@@ -330,6 +340,7 @@ mod tests {
             policy: GuardPolicy::default(),
             infinity_project: root.to_path_buf(),
             log_refusals: false,
+            staging: Default::default(),
         })
         .unwrap()
     }

@@ -206,19 +206,24 @@ pub fn write_file(
     expected: Option<&str>,
     via: &str,
 ) -> ToolResult {
-    match bank.write(
-        &shared.options.policy,
-        file,
-        content,
-        WriteMode::Upsert,
-        expected,
-    ) {
-        Ok(report) => Ok(json!({
-            "status": "success",
-            "message": "File written successfully",
-            "path": report.path,
-            "version": report.version,
-            "created": report.created,
+    let written = crate::core::history::as_writer(via, || {
+        bank.write(
+            &shared.options.policy,
+            file,
+            content,
+            WriteMode::Upsert,
+            expected,
+        )
+    });
+    match written {
+        Ok(report) => Ok(super::proposals::answer(&report, || {
+            json!({
+                "status": "success",
+                "message": "File written successfully",
+                "path": report.path,
+                "version": report.version,
+                "created": report.created,
+            })
         })),
         Err(e) => {
             shared.log_refusal(dir, file, &e, via);
@@ -268,10 +273,12 @@ fn entry_result(
     via: &str,
 ) -> ToolResult {
     match result {
-        Ok(reports) => Ok(json!({
-            "status": "success",
-            "message": message,
-            "files": reports.iter().map(|r| json!({"name": r.name, "version": r.version})).collect::<Vec<_>>(),
+        Ok(reports) => Ok(super::proposals::answer_all(&reports, || {
+            json!({
+                "status": "success",
+                "message": message,
+                "files": reports.iter().map(|r| json!({"name": r.name, "version": r.version})).collect::<Vec<_>>(),
+            })
         })),
         Err(e) => {
             shared.log_refusal(dir, "", &e, via);
@@ -293,7 +300,9 @@ pub fn track_progress_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = Local::now().naive_local();
-    let result = bank.track_progress(&shared.options.policy, now, &action, &description, update);
+    let result = crate::core::history::as_writer(via, || {
+        bank.track_progress(&shared.options.policy, now, &action, &description, update)
+    });
     entry_result(shared, dir, result, "Progress tracked successfully", via)
 }
 
@@ -330,15 +339,16 @@ pub fn update_active_context_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = Local::now().naive_local();
-    let result = bank
-        .update_active_context(
+    let result = crate::core::history::as_writer(via, || {
+        bank.update_active_context(
             &shared.options.policy,
             now,
             tasks.as_deref(),
             issues.as_deref(),
             next_steps.as_deref(),
         )
-        .map(|r| vec![r]);
+    })
+    .map(|r| vec![r]);
     entry_result(
         shared,
         dir,
@@ -370,9 +380,10 @@ pub fn log_decision_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = Local::now().naive_local();
-    let result = bank
-        .log_decision(&shared.options.policy, now, &decision)
-        .map(|r| vec![r]);
+    let result = crate::core::history::as_writer(via, || {
+        bank.log_decision(&shared.options.policy, now, &decision)
+    })
+    .map(|r| vec![r]);
     entry_result(shared, dir, result, "Decision logged successfully", via)
 }
 

@@ -19,6 +19,7 @@ pub mod infinity;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod memory_bank_mcp;
+pub mod proposals;
 pub mod ratelimit;
 pub mod reply;
 pub mod stdio;
@@ -105,6 +106,8 @@ pub struct Options {
     pub infinity_project: PathBuf,
     /// Append refused writes to the refusal log (`core::refusals`).
     pub log_refusals: bool,
+    /// Which projects' writes are staged as proposals (`--stage`, `writes = "stage"`).
+    pub staging: crate::core::proposals::Staging,
 }
 
 /// What every session and request of one server shares.
@@ -250,7 +253,12 @@ impl Shared {
         {
             return Ok(bank.clone());
         }
-        let bank = Arc::new(MarkdownBank::open(project_dir)?);
+        let store = self
+            .options
+            .staging
+            .store_for(&self.root.name_of(project_dir))
+            .cloned();
+        let bank = Arc::new(MarkdownBank::open(project_dir)?.with_staging(store));
         self.banks
             .write()
             .unwrap_or_else(|p| p.into_inner())

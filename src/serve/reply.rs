@@ -50,6 +50,8 @@ pub fn status_of(code: &str) -> u16 {
             422
         }
         "rate_limited" => 429,
+        // The proposal store is full until a person decides on what waits.
+        "proposal_limit" => 507,
         _ => 500,
     }
 }

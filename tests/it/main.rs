@@ -36,6 +36,7 @@ mod review_snapshot;
 mod rule_formats;
 mod sanitize_output;
 mod save_fidelity;
+mod staging_e2e;
 mod symlink_race;
 mod symlinks;
 mod tui_app;

@@ -1,19 +1,39 @@
 //! `mbank mcp`: the memory banks as an MCP server on stdin/stdout, for agents to read and
 //! write through mbank's guarded write path.
-use std::path::Path;
-
 use color_eyre::eyre::{Result, WrapErr, eyre};
 
 use crate::cli::Context;
+use crate::cli::args::ServeArgs;
+use crate::core::proposals::{ProposalStore, Staging, Writes};
 use crate::serve::{self, Options, Shared, Surfaces};
 
+/// Which projects' writes are staged: `--stage` stages every one; else `[serve] writes`
+/// and `[serve.projects.NAME] writes`. Proposals go to mbank's data folder.
+fn staging(context: &Context, stage: bool) -> Result<Staging> {
+    let config = &context.config.serve;
+    let mut staging = Staging {
+        writes: if stage { Writes::Stage } else { config.writes },
+        projects: Default::default(),
+        store: ProposalStore::in_data_dir(),
+    };
+    if !stage {
+        staging.projects = config
+            .projects
+            .iter()
+            .filter_map(|(name, project)| Some((name.clone(), project.writes?)))
+            .collect();
+    }
+    if staging.any() && staging.store.is_none() {
+        return Err(eyre!(
+            "staged writes need a data folder to keep proposals in: set MBANK_DATA_DIR"
+        ));
+    }
+    Ok(staging)
+}
+
 /// The server options from the command line and `[serve]` of config.toml.
-pub fn options(
-    context: &Context,
-    tools: &[String],
-    read_only: bool,
-    project: Option<&Path>,
-) -> Result<Options> {
+pub fn options(context: &Context, args: &ServeArgs) -> Result<Options> {
+    let (tools, read_only, project) = (&args.tools, args.read_only, args.project.as_deref());
     let serve_config = &context.config.serve;
     let surfaces = if !tools.is_empty() {
         Surfaces::parse(tools).map_err(|e| eyre!(e))?
@@ -42,16 +62,12 @@ pub fn options(
         policy: serve_config.guard,
         infinity_project,
         log_refusals: true,
+        staging: staging(context, args.stage)?,
     })
 }
 
-pub fn run(
-    context: &Context,
-    tools: &[String],
-    read_only: bool,
-    project: Option<&Path>,
-) -> Result<u8> {
-    let options = options(context, tools, read_only, project)?;
+pub fn run(context: &Context, args: &ServeArgs) -> Result<u8> {
+    let options = options(context, args)?;
     let shared = Shared::new(options).map_err(|e| eyre!("{e}"))?;
     // stdout carries the protocol: anything for people goes to stderr.
     serve::mcp::run_stdio(shared).wrap_err("mbank mcp")?;

@@ -1,9 +1,11 @@
 //! One module per subcommand: gather with the core, then print text or JSON.
 pub mod check;
 pub mod context;
+pub mod history;
 pub mod init;
 pub mod list;
 pub mod mcp;
+pub mod proposals;
 pub mod review;
 pub mod serve;
 pub mod timeline;

@@ -1,11 +1,11 @@
 //! `mbank serve [--listen ADDR]`: the Memory Bank MCP spec's REST API and the MCP tools over Streamable
 //! HTTP at `/mcp`, every write through the same guarded path as `mbank mcp`.
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::path::Path;
 
 use color_eyre::eyre::{Result, WrapErr, eyre};
 
 use crate::cli::Context;
+use crate::cli::args::ServeArgs;
 use crate::serve::Shared;
 use crate::serve::http::{self, HttpOptions};
 
@@ -19,13 +19,7 @@ fn address(text: &str) -> Result<SocketAddr> {
         .ok_or_else(|| eyre!("{text:?} names no address to listen on"))
 }
 
-pub fn run(
-    context: &Context,
-    listen: Option<&str>,
-    tools: &[String],
-    read_only: bool,
-    project: Option<&Path>,
-) -> Result<u8> {
+pub fn run(context: &Context, listen: Option<&str>, args: &ServeArgs) -> Result<u8> {
     let config = &context.config.serve;
     let listen = address(
         listen
@@ -34,7 +28,7 @@ pub fn run(
     )?;
     let env_key = std::env::var("MBANK_API_KEY").ok();
     let http_options = HttpOptions::new(listen, config, env_key).map_err(|e| eyre!(e))?;
-    let options = super::mcp::options(context, tools, read_only, project)?;
+    let options = super::mcp::options(context, args)?;
     let shared = Shared::new(options).map_err(|e| eyre!("{e}"))?;
     http::run(shared, http_options).wrap_err_with(|| format!("mbank serve on {listen}"))?;
     Ok(0)

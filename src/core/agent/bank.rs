@@ -19,9 +19,11 @@ use crate::core::dir_handle::Dir;
 use crate::core::error::CoreError;
 use crate::core::formats;
 use crate::core::guard::{self, GuardPolicy, TextPart};
+use crate::core::history;
 use crate::core::init::{self, InitFormat, InitReport};
 use crate::core::lock;
 use crate::core::model::{Bank, BankLocation, Format, Project, Role};
+use crate::core::proposals::{Change, EntryEdit, NewProposal, ProposalError, ProposalStore};
 use crate::core::scan::discovery;
 use crate::core::write::{self, Expected, HandleRead};
 
@@ -62,8 +64,11 @@ pub struct WriteReport {
     /// The name relative to the bank folder.
     pub name: String,
     pub created: bool,
-    /// The new content's version.
+    /// The new content's version (for a staged write: the file's version, unchanged).
     pub version: String,
+    /// The proposal the write was staged as, when the bank stages writes: nothing was
+    /// written to the file.
+    pub proposal: Option<u64>,
 }
 
 /// The bank folders the memory-bank tools serve, in order of preference.
@@ -84,6 +89,8 @@ pub struct MarkdownBank {
     pub format: Format,
     /// The bank folder (as discovered, inside the project).
     pub root: PathBuf,
+    /// Where writes are staged as proposals instead of written (`None`: written).
+    pub staging: Option<ProposalStore>,
 }
 
 fn has_md_extension(path: &Path) -> bool {
@@ -110,12 +117,26 @@ fn core_error(name: &str, error: CoreError) -> AgentError {
 struct Located {
     dir: Dir,
     file: String,
+    /// Its real path: the key of its history.
+    path: PathBuf,
 }
 
 impl Located {
     /// The file's text, identity and metadata (`None`: nothing there).
     fn read(&self, name: &str) -> AgentResult<Option<HandleRead>> {
         write::read_text_in(&self.dir, Path::new(&self.file)).map_err(|e| core_error(name, e))
+    }
+
+    /// Records what the file holds now in the history (writer: the one named on this
+    /// thread), before a write replaces or removes it.
+    fn record(&self, name: &str, current: Option<&HandleRead>) -> AgentResult<()> {
+        match current {
+            Some(current) => {
+                history::record_replaced(&self.path, &current.text, &history::current_writer())
+                    .map_err(|e| core_error(name, e))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Writes `content` if the file is still `current` (the same file, same text).
@@ -125,6 +146,7 @@ impl Located {
         current: Option<&HandleRead>,
         content: &str,
     ) -> AgentResult<WriteReport> {
+        self.record(name, current)?;
         let expected = current.map_or(Expected::Missing, HandleRead::expected);
         let outcome = write::write_in(
             &self.dir,
@@ -139,6 +161,7 @@ impl Located {
             name: name.to_string(),
             created: outcome.created,
             version: guard::content_version(content),
+            proposal: None,
         })
     }
 }
@@ -182,6 +205,48 @@ impl MarkdownBank {
             format: location.format,
             root: location.root,
             project,
+            staging: None,
+        })
+    }
+
+    /// This bank with its writes staged into `store` (`None`: written).
+    pub fn with_staging(mut self, store: Option<ProposalStore>) -> MarkdownBank {
+        self.staging = store;
+        self
+    }
+
+    /// Stages a write as a proposal (the bank stages writes): the file is not touched.
+    fn stage(
+        &self,
+        name: &str,
+        path: &Path,
+        store: &ProposalStore,
+        current: Option<&str>,
+        proposed: Option<String>,
+        change: Change,
+    ) -> AgentResult<WriteReport> {
+        let proposal = store
+            .stage(NewProposal {
+                project: self.project.path.clone(),
+                file: name.to_string(),
+                path: path.to_path_buf(),
+                via: history::current_writer(),
+                base: current.map(str::to_string),
+                proposed,
+                change,
+            })
+            .map_err(|e| match e {
+                ProposalError::Full(message) => AgentError::ProposalLimit(message),
+                ProposalError::Agent(e) => e,
+                ProposalError::Core(e) => core_error(name, e),
+                other => AgentError::Storage(other.to_string()),
+            })?;
+        Ok(WriteReport {
+            path: path.to_path_buf(),
+            name: name.to_string(),
+            created: false,
+            version: current.map(guard::content_version).unwrap_or_default(),
+            proposal: Some(proposal.id),
         })
     }
 
@@ -258,7 +323,8 @@ impl MarkdownBank {
                 .map_err(|e| core_error(name, e.into()))?,
             None => root,
         };
-        Ok(Located { dir, file })
+        let path = self.root.join(rel);
+        Ok(Located { dir, file, path })
     }
 
     /// The metadata of `name` as it is now (`None`: nothing there, or not a regular
@@ -381,17 +447,22 @@ impl MarkdownBank {
         }
         guard::check_version(policy, name, current_text, expected_version)?;
         guard::check_replace(policy, name, &path, role, current_text, content)?;
+        if let Some(store) = &self.staging {
+            let proposed = Some(content.to_string());
+            return self.stage(name, &path, store, current_text, proposed, Change::Replace);
+        }
         located.commit(name, current.as_ref(), content)
     }
 
     /// Deletes `name` (the Memory Bank MCP spec `DELETE /memory-bank/file`): a decision log with entries
-    /// is refused by the append-only rule.
+    /// is refused by the append-only rule. Returns the proposal the deletion was staged as
+    /// when the bank stages writes (`None`: the file is gone).
     pub fn delete(
         &self,
         policy: &GuardPolicy,
         name: &str,
         expected_version: Option<&str>,
-    ) -> AgentResult<()> {
+    ) -> AgentResult<Option<u64>> {
         let (path, rel, role) = self.resolve_rel(name)?;
         let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
         let located = self.locate(name, &rel)?;
@@ -402,13 +473,74 @@ impl MarkdownBank {
         };
         guard::check_version(policy, name, Some(&current.text), expected_version)?;
         guard::check_removal(policy, name, &path, role, &current.text)?;
+        if let Some(store) = &self.staging {
+            let staged = self.stage(
+                name,
+                &path,
+                store,
+                Some(&current.text),
+                None,
+                Change::Delete,
+            )?;
+            return Ok(staged.proposal);
+        }
+        located.record(name, Some(&current))?;
         write::remove_in(
             &located.dir,
             &located.file,
             current.expected(),
             Some(current.id),
         )
-        .map_err(|e| core_error(name, e))
+        .map_err(|e| core_error(name, e))?;
+        Ok(None)
+    }
+
+    /// Changes `name` under the folder lock to what `change` makes of its current text
+    /// (`None` in: no file; `None` out: remove it), through the guard rules and the
+    /// history like every write, never staged: how an accepted proposal lands.
+    pub fn apply_change<E: From<AgentError>>(
+        &self,
+        policy: &GuardPolicy,
+        name: &str,
+        change: impl FnOnce(Option<&str>) -> Result<Option<String>, E>,
+    ) -> Result<WriteReport, E> {
+        let (path, rel, role) = self.resolve_rel(name)?;
+        let _lock = lock::for_file(&path).map_err(AgentError::Core)?;
+        let located = self.locate(name, &rel)?;
+        let current = located.read(name)?;
+        let current_text = current.as_ref().map(|c| c.text.as_str());
+        match change(current_text)? {
+            Some(text) => {
+                guard::check_replace(policy, name, &path, role, current_text, &text)
+                    .map_err(AgentError::from)?;
+                Ok(located.commit(name, current.as_ref(), &text)?)
+            }
+            None => {
+                let Some(current) = current else {
+                    return Err(AgentError::FileNotFound {
+                        name: name.to_string(),
+                    }
+                    .into());
+                };
+                guard::check_removal(policy, name, &path, role, &current.text)
+                    .map_err(AgentError::from)?;
+                located.record(name, Some(&current))?;
+                write::remove_in(
+                    &located.dir,
+                    &located.file,
+                    current.expected(),
+                    Some(current.id),
+                )
+                .map_err(|e| core_error(name, e))?;
+                Ok(WriteReport {
+                    path,
+                    name: name.to_string(),
+                    created: false,
+                    version: String::new(),
+                    proposal: None,
+                })
+            }
+        }
     }
 
     /// The file of `role` in the bank, or the name a new one gets in this format.
@@ -454,17 +586,35 @@ impl MarkdownBank {
         policy: &GuardPolicy,
         role: Role,
         added: &str,
-        edit: impl FnOnce(&mut Option<String>) + Send + 'static,
+        edit: EntryEdit,
     ) -> AgentResult<WriteReport> {
         let name = self.file_for(role);
         let (path, rel, _) = self.resolve_rel(&name)?;
         guard::check_added(policy, &name, added)?;
+        if let Some(store) = &self.staging {
+            // Staged: the entry as it would land on the file as it is now, kept as an
+            // entry so accepting it later adds it to the file as it is then.
+            let current = self.locate(&name, &rel)?.read(&name)?.map(|c| c.text);
+            let mut proposed = current.clone();
+            edit.apply(&mut proposed);
+            let proposed = proposed.unwrap_or_default();
+            guard::check_appended_result(policy, &name, &path, current.as_deref(), &proposed)?;
+            let change = Change::Entry(edit);
+            return self.stage(
+                &name,
+                &path,
+                store,
+                current.as_deref(),
+                Some(proposed),
+                change,
+            );
+        }
         // What the batch's read found (the folder and the file), for its commit.
         let seen: RefCell<Option<(Located, Option<HandleRead>)>> = RefCell::new(None);
         let version = batch::append(
             &path,
             Box::new(move |text: &mut Option<String>| {
-                edit(text);
+                edit.apply(text);
                 Ok(())
             }),
             &|| {
@@ -489,6 +639,7 @@ impl MarkdownBank {
             name,
             created: false,
             version,
+            proposal: None,
         })
     }
 
@@ -518,10 +669,10 @@ impl MarkdownBank {
                  title; name the decision in words"
             )));
         }
-        let appended = block.clone();
-        self.edit_role(policy, Role::Decisions, &block, move |text| {
-            entries::append_block_to(text, &appended)
-        })
+        let edit = EntryEdit::AppendBlock {
+            block: block.clone(),
+        };
+        self.edit_role(policy, Role::Decisions, &block, edit)
     }
 
     /// `track_progress`: a dated line under `## Update History` of the progress file, and
@@ -540,15 +691,12 @@ impl MarkdownBank {
             ));
         }
         let line = entries::progress_line(now, action, description);
-        let entry = line.clone();
-        let mut reports = vec![self.edit_role(policy, Role::Progress, &line, move |text| {
-            let base = text.as_deref().unwrap_or(entries::PROGRESS_HEADING);
-            *text = Some(entries::insert_first_in_section(
-                base,
-                "Update History",
-                &entry,
-            ));
-        })?];
+        let edit = EntryEdit::InsertFirst {
+            new_file: entries::PROGRESS_HEADING.to_string(),
+            section: "Update History".to_string(),
+            line: line.clone(),
+        };
+        let mut reports = vec![self.edit_role(policy, Role::Progress, &line, edit)?];
         if update_active_context {
             let note = entries::note_line(
                 now,
@@ -558,15 +706,12 @@ impl MarkdownBank {
                     entries::one_line(description)
                 ),
             );
-            let entry = note.clone();
-            reports.push(self.edit_role(policy, Role::Active, &note, move |text| {
-                let base = text.as_deref().unwrap_or(entries::ACTIVE_CONTEXT_HEADING);
-                *text = Some(entries::insert_first_in_section(
-                    base,
-                    "Current Session Notes",
-                    &entry,
-                ));
-            })?);
+            let edit = EntryEdit::InsertFirst {
+                new_file: entries::ACTIVE_CONTEXT_HEADING.to_string(),
+                section: "Current Session Notes".to_string(),
+                line: note.clone(),
+            };
+            reports.push(self.edit_role(policy, Role::Active, &note, edit)?);
         }
         Ok(reports)
     }
@@ -610,20 +755,16 @@ impl MarkdownBank {
             now,
             &format!("Active context updated: {}", updated.join(", ")),
         );
-        self.edit_role(policy, Role::Active, &added, move |current| {
-            let mut text = current
-                .as_deref()
-                .unwrap_or(entries::ACTIVE_CONTEXT_HEADING)
-                .to_string();
-            for (title, items) in &sections {
-                text = entries::replace_section(&text, title, items);
-            }
-            *current = Some(entries::insert_first_in_section(
-                &text,
-                "Current Session Notes",
-                &note,
-            ));
-        })
+        let edit = EntryEdit::ReplaceSections {
+            new_file: entries::ACTIVE_CONTEXT_HEADING.to_string(),
+            sections: sections
+                .into_iter()
+                .map(|(title, items)| (title.to_string(), items))
+                .collect(),
+            note_section: "Current Session Notes".to_string(),
+            note,
+        };
+        self.edit_role(policy, Role::Active, &added, edit)
     }
 }
 

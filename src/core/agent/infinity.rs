@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::core::agent::bank::WriteReport;
 use crate::core::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError, StoreTooLarge,
 };
 use crate::core::guard::{self, GuardPolicy, Refusal, TextPart};
 use crate::core::lock;
+use crate::core::proposals::{Change, MemoryEdit, NewProposal, ProposalStore};
 use crate::core::write::{self, Expected};
 
 /// The errors of the Infinity store spec (plus the guard's refusals), by their `error` code.
@@ -124,6 +126,48 @@ pub struct InfinityProject {
     /// The `.infinity` folder.
     pub dir: PathBuf,
     pub project_id: String,
+    /// Where writes are staged as proposals instead of written (`None`: written).
+    pub staging: Option<ProposalStore>,
+}
+
+/// What `store_memory` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The new memory's id (once accepted, when staged).
+    pub id: String,
+    /// The proposal the write was staged as (`None`: written).
+    pub proposal: Option<u64>,
+}
+
+/// Changes the store of the project at `project_dir` to what `change` makes of its
+/// text (given the project, for its id), under the store's lock, with the secret rule on
+/// the result and the text it replaces kept in the history: how an accepted proposal
+/// lands. The result must still be a store mbank reads.
+pub fn apply_store_change<E: From<InfinityError>>(
+    policy: &GuardPolicy,
+    project_dir: &Path,
+    change: impl FnOnce(Option<&str>, &InfinityProject) -> Result<Option<String>, E>,
+) -> Result<WriteReport, E> {
+    let project = activate(project_dir)?;
+    let _lock = lock::for_folder(&project.dir).map_err(storage)?;
+    let old = project.read_store()?;
+    let Some(new) = change(old.as_deref(), &project)? else {
+        return Err(storage("the Infinity store itself is never removed").into());
+    };
+    store::parse_store(&new).map_err(|e| {
+        storage(format!(
+            "the accepted store would not read back ({e}); nothing was written"
+        ))
+    })?;
+    guard::check_result(policy, STORE, &new).map_err(InfinityError::Refused)?;
+    project.write_store(old.as_deref(), &new)?;
+    Ok(WriteReport {
+        path: project.store_path(),
+        name: STORE.to_string(),
+        created: old.is_none(),
+        version: guard::content_version(&new),
+        proposal: None,
+    })
 }
 
 /// The store and the project's id, relative to the project folder.
@@ -189,7 +233,11 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
                 id_path.display()
             ))
         })?;
-        return Ok(InfinityProject { dir, project_id });
+        return Ok(InfinityProject {
+            dir,
+            project_id,
+            staging: None,
+        });
     }
     // A store without its id file keeps the id it names.
     let store_path = dir.join("memories.json");
@@ -210,10 +258,20 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
         Expected::Missing,
     )
     .map_err(|e| InfinityError::CannotCreateProjectDir(e.to_string()))?;
-    Ok(InfinityProject { dir, project_id })
+    Ok(InfinityProject {
+        dir,
+        project_id,
+        staging: None,
+    })
 }
 
 impl InfinityProject {
+    /// This project with its writes staged into `store` (`None`: written).
+    pub fn with_staging(mut self, store: Option<ProposalStore>) -> InfinityProject {
+        self.staging = store;
+        self
+    }
+
     fn store_path(&self) -> PathBuf {
         self.dir.join("memories.json")
     }
@@ -256,7 +314,39 @@ impl InfinityProject {
         }
     }
 
+    /// Writes the store, or stages `edit` (what made `new` of `old`) as a proposal when
+    /// the project stages writes: returns the proposal's id then.
+    fn write_or_stage(
+        &self,
+        old: Option<&str>,
+        new: &str,
+        edit: MemoryEdit,
+    ) -> Result<Option<u64>, InfinityError> {
+        let Some(store) = &self.staging else {
+            self.write_store(old, new)?;
+            return Ok(None);
+        };
+        let project = self.project_dir();
+        let proposal = store
+            .stage(NewProposal {
+                project: fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf()),
+                file: STORE.to_string(),
+                path: self.store_path(),
+                via: crate::core::history::current_writer(),
+                base: old.map(str::to_string),
+                proposed: Some(new.to_string()),
+                change: Change::Memory(edit),
+            })
+            .map_err(storage)?;
+        Ok(Some(proposal.id))
+    }
+
     fn write_store(&self, old: Option<&str>, new: &str) -> Result<(), InfinityError> {
+        if let Some(old) = old {
+            let writer = crate::core::history::current_writer();
+            crate::core::history::record_replaced(&self.store_path(), old, &writer)
+                .map_err(storage)?;
+        }
         let expected = old.map_or(Expected::Missing, Expected::text);
         write::write_beneath(self.project_dir(), Path::new(STORE), new, expected)
             .map(|_| ())
@@ -270,7 +360,7 @@ impl InfinityProject {
         title: &str,
         kind: &str,
         content: &str,
-    ) -> Result<String, InfinityError> {
+    ) -> Result<Stored, InfinityError> {
         if title.trim().is_empty() {
             return Err(InfinityError::MissingRequiredField("title"));
         }
@@ -297,8 +387,15 @@ impl InfinityProject {
             },
         )
         .map_err(|e| self.change_failed(e))?;
-        self.write_store(old.as_deref(), &new)?;
-        Ok(id)
+        let edit = MemoryEdit::Add {
+            id: id.clone(),
+            title: title.to_string(),
+            memory_type: kind.to_string(),
+            content: content.to_string(),
+            created_at,
+        };
+        let proposal = self.write_or_stage(old.as_deref(), &new, edit)?;
+        Ok(Stored { id, proposal })
     }
 
     /// `get_memory` (TC5).
@@ -336,7 +433,7 @@ impl InfinityProject {
         id: &str,
         content: &str,
         expected_version: Option<&str>,
-    ) -> Result<(), InfinityError> {
+    ) -> Result<Option<u64>, InfinityError> {
         // Before any work in proportion to the content's size.
         store::check_memory_size("", content)?;
         let _lock = lock::for_folder(&self.dir).map_err(storage)?;
@@ -366,11 +463,15 @@ impl InfinityProject {
         }
         let new = store::change_content(text, id, content, &now_rfc3339())
             .map_err(|e| self.change_failed(e))?;
-        self.write_store(old.as_deref(), &new)
+        let edit = MemoryEdit::Content {
+            id: id.to_string(),
+            content: content.to_string(),
+        };
+        self.write_or_stage(old.as_deref(), &new, edit)
     }
 
     /// `delete_memory` (TC9).
-    pub fn delete(&self, id: &str) -> Result<(), InfinityError> {
+    pub fn delete(&self, id: &str) -> Result<Option<u64>, InfinityError> {
         let _lock = lock::for_folder(&self.dir).map_err(storage)?;
         let Some(old) = self.read_store()? else {
             return Err(InfinityError::MemoryNotFound(id.to_string()));
@@ -378,7 +479,8 @@ impl InfinityProject {
         let new = store::remove_memory(&old, id)
             .map_err(|e| self.change_failed(e))?
             .ok_or_else(|| InfinityError::MemoryNotFound(id.to_string()))?;
-        self.write_store(Some(&old), &new)
+        let edit = MemoryEdit::Remove { id: id.to_string() };
+        self.write_or_stage(Some(&old), &new, edit)
     }
 }
 
@@ -451,10 +553,12 @@ mod tests {
         let policy = GuardPolicy::default();
         let a = project
             .store(&policy, "API", "design_doc", "# API\n")
-            .unwrap();
+            .unwrap()
+            .id;
         let b = project
             .store(&policy, "Plan", "implementation_plan", "")
-            .unwrap();
+            .unwrap()
+            .id;
         assert_eq!(
             project
                 .store(&policy, "x", "wishlist", "")
@@ -518,7 +622,10 @@ mod tests {
         let project = activate(dir.path()).unwrap();
         let policy = GuardPolicy::default();
         let path = dir.path().join(".infinity/memories.json");
-        let small = project.store(&policy, "Small", "rules", "keep me").unwrap();
+        let small = project
+            .store(&policy, "Small", "rules", "keep me")
+            .unwrap()
+            .id;
         let half = markdown_of(MAX_STORE_BYTES / 2 + 4096);
         project.store(&policy, "Half", "analysis", &half).unwrap();
         let before = fs::read(&path).unwrap();
@@ -553,7 +660,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let project = activate(dir.path()).unwrap();
         let policy = GuardPolicy::default();
-        let id = project.store(&policy, "Plan", "rules", "one").unwrap();
+        let id = project.store(&policy, "Plan", "rules", "one").unwrap().id;
         let path = dir.path().join(".infinity/memories.json");
         let before = fs::read(&path).unwrap();
         // It starts with a secret the guard refuses: the size check comes first.

@@ -47,6 +47,9 @@ pub enum AgentError {
     Conflict { name: String },
     #[error("this server is read-only (--read-only): nothing may be written")]
     ReadOnly,
+    /// A staged write past the proposal store's bounds: nothing was staged.
+    #[error("{0}")]
+    ProposalLimit(String),
     #[error("mode {mode:?} not found; available modes: {available}")]
     ModeNotFound { mode: String, available: String },
     #[error(transparent)]
@@ -76,6 +79,7 @@ impl AgentError {
             },
             AgentError::Conflict { .. } => "version_conflict",
             AgentError::ReadOnly => "read_only",
+            AgentError::ProposalLimit(_) => "proposal_limit",
             AgentError::ModeNotFound { .. } => "mode_not_found",
             AgentError::Core(_) | AgentError::Storage(_) => "server_error",
         }

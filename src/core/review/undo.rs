@@ -142,6 +142,10 @@ impl ReviewSession {
     ) -> Result<Step> {
         // One writer at a time in this folder, with the servers and the editor.
         let _lock = crate::core::lock::for_file(path)?;
+        // What the review replaces or removes is kept in the history first.
+        if let Some(replaced) = expected {
+            crate::core::history::record_replaced(path, replaced, "review")?;
+        }
         match new {
             Some(text) => {
                 if expected.is_none()

@@ -1,0 +1,641 @@
+//! Per-file history: before mbank replaces or removes a memory file (an agent's write, a
+//! TUI save, an accepted proposal, a restore), the text it replaces is kept here, so a
+//! person can always go back.
+//!
+//! `<data dir>/history/<hash of the file's real path>/` holds `index.jsonl` (one line a
+//! version: number, time, writer, size, content hash) and one `<content hash>.txt` per
+//! distinct text, so a text that comes back is stored once and a version equal to the
+//! newest one is not recorded again. Retention: a version goes once it is beyond the
+//! newest [`Retention::keep_versions`] *and* older than [`Retention::keep_days`] or past
+//! the file's [`Retention::max_mib_per_file`]; never more than [`MAX_VERSIONS`] are kept. Everything is opened from the data folder with no
+//! link followed, written atomically and owner-only, under the folder's lock.
+//!
+//! Versions are written without an fsync: they are copies of text that was on disk a
+//! moment ago, and an fsync each would double the cost of every agent write. A crash of
+//! mbank loses nothing (the rename is atomic); a power cut right after a write may lose
+//! that write's history entry, never the file.
+pub(crate) mod files;
+
+use std::cell::RefCell;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::error::{CoreError, Result};
+use super::model::Bank;
+use super::write::{self, Expected, WriteOutcome};
+
+/// The history's folder in mbank's data folder.
+const FOLDER: &str = "history";
+const INDEX: &str = "index.jsonl";
+/// An index never grows past this (a line is ~200 bytes, [`MAX_VERSIONS`] lines).
+const INDEX_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// No file keeps more versions than this, whatever the retention says.
+pub const MAX_VERSIONS: usize = 1000;
+/// Versions dropped at once beyond [`MAX_VERSIONS`].
+const CAP_SLACK: usize = 50;
+
+/// How long versions are kept: `[history]` in config.toml.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Retention {
+    /// The newest versions of each file always kept.
+    pub keep_versions: usize,
+    /// Versions younger than this are kept too, while the file's versions stay within
+    /// `max_mib_per_file`.
+    pub keep_days: u32,
+    /// MiB of text one file's versions may hold (its newest `keep_versions` are kept even
+    /// past it).
+    pub max_mib_per_file: u64,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention {
+            keep_versions: 50,
+            keep_days: 30,
+            max_mib_per_file: 64,
+        }
+    }
+}
+
+impl Retention {
+    fn max_bytes(&self) -> u64 {
+        self.max_mib_per_file.saturating_mul(1024 * 1024)
+    }
+}
+
+/// The `size` of an index line without parsing it whole (0 when there is none).
+fn size_of_line(line: &str) -> u64 {
+    line.split_once("\"size\":")
+        .map(|(_, rest)| {
+            rest.bytes()
+                .take_while(u8::is_ascii_digit)
+                .fold(0u64, |n, d| {
+                    n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                })
+        })
+        .unwrap_or(0)
+}
+
+/// One version of a file: the text a write replaced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Version {
+    /// 1 for the first version recorded, then one more each time.
+    pub version: u64,
+    /// When it was replaced (RFC 3339, UTC).
+    pub at: String,
+    /// Who replaced it: the tool (`mcp:memory_bank_update`), `tui`, `accept`, `restore`.
+    pub writer: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// SHA-256 of its text.
+    pub hash: String,
+    /// The file (its real path).
+    pub path: PathBuf,
+}
+
+/// A file compared with one of its versions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionDiff {
+    pub version: Version,
+    /// The version's text.
+    pub old: String,
+    /// The file's text now (`None`: the file is gone).
+    pub current: Option<String>,
+    /// A unified diff from the version to the file now (empty when they are equal).
+    pub unified: String,
+}
+
+/// The history kept in one data folder.
+#[derive(Debug, Clone)]
+pub struct History {
+    data_dir: PathBuf,
+    retention: Retention,
+}
+
+/// The file's key: its real path (a file not there yet: its real folder and its name).
+pub fn key_of(file: &Path) -> PathBuf {
+    if let Ok(real) = fs::canonicalize(file) {
+        return real;
+    }
+    match (file.parent(), file.file_name()) {
+        (Some(parent), Some(name)) => fs::canonicalize(parent)
+            .map(|p| p.join(name))
+            .unwrap_or_else(|_| file.to_path_buf()),
+        _ => file.to_path_buf(),
+    }
+}
+
+fn blob_name(hash: &str) -> String {
+    format!("{hash}.txt")
+}
+
+fn parse_time(at: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(at)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+impl History {
+    pub fn new(data_dir: impl Into<PathBuf>, retention: Retention) -> History {
+        History {
+            data_dir: data_dir.into(),
+            retention,
+        }
+    }
+
+    pub fn retention(&self) -> Retention {
+        self.retention
+    }
+
+    fn folder_name(key: &Path) -> String {
+        files::short_hash(key.to_string_lossy().as_bytes())
+    }
+
+    fn file_folder(
+        &self,
+        key: &Path,
+        create: bool,
+    ) -> Result<Option<crate::core::dir_handle::Dir>> {
+        files::folder(&self.data_dir, &[FOLDER, &Self::folder_name(key)], create)
+    }
+
+    fn read_index(dir: &crate::core::dir_handle::Dir, key: &Path) -> Result<Vec<Version>> {
+        let Some(bytes) = files::read(dir, INDEX, INDEX_LIMIT)? else {
+            return Ok(Vec::new());
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        // A torn last line (a crash mid-append) is skipped; so is another file's line
+        // (two paths whose hashes collide never mix).
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Version>(l).ok())
+            .filter(|v| v.path == key)
+            .collect())
+    }
+
+    /// Records `replaced`, the text `file` held before a write by `writer`. Returns the
+    /// version number, or `None` when it equals the newest version (nothing recorded).
+    pub fn record(&self, file: &Path, replaced: &str, writer: &str) -> Result<Option<u64>> {
+        self.record_at(file, replaced, writer, Utc::now())
+    }
+
+    /// [`History::record`] at a given time (retention is judged against it).
+    pub fn record_at(
+        &self,
+        file: &Path,
+        replaced: &str,
+        writer: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>> {
+        let key = key_of(file);
+        let Some(dir) = self.file_folder(&key, true)? else {
+            return Ok(None);
+        };
+        let _lock = files::lock(&dir)?;
+        let index = files::read(&dir, INDEX, INDEX_LIMIT)?.unwrap_or_default();
+        let index = String::from_utf8_lossy(&index);
+        // Only the newest line (dedup, next number) and the oldest (retention) are
+        // parsed on the common path; the whole index only when a version must go.
+        let parse = |line: &str| {
+            serde_json::from_str::<Version>(line)
+                .ok()
+                .filter(|v| v.path == key)
+        };
+        let lines: Vec<&str> = index.lines().filter(|l| !l.trim().is_empty()).collect();
+        let newest = lines.iter().rev().find_map(|l| parse(l));
+        let hash = files::content_hash(replaced.as_bytes());
+        if newest.as_ref().is_some_and(|v| v.hash == hash) {
+            return Ok(None);
+        }
+        let blob = blob_name(&hash);
+        if dir.entry_meta(std::ffi::OsStr::new(&blob))?.is_none() {
+            files::write_atomic(&dir, &blob, replaced.as_bytes(), false)?;
+        }
+        let number = newest.map_or(1, |v| v.version + 1);
+        let version = Version {
+            version: number,
+            at: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            writer: writer.to_string(),
+            size: replaced.len() as u64,
+            hash,
+            path: key.clone(),
+        };
+        let line = serde_json::to_string(&version).map_err(|e| CoreError::Parse {
+            path: dir.path().join(INDEX),
+            message: e.to_string(),
+        })?;
+        let count = lines.len() + 1;
+        let oldest_expired = || {
+            lines
+                .iter()
+                .find_map(|l| parse(l))
+                .is_none_or(|v| !self.young(&v, now))
+        };
+        let within_budget = || {
+            let bytes: u64 = lines.iter().map(|l| size_of_line(l)).sum();
+            bytes + version.size <= self.retention.max_bytes()
+        };
+        if count <= MAX_VERSIONS
+            && (count <= self.retention.keep_versions || (!oldest_expired() && within_budget()))
+        {
+            files::append(&dir, INDEX, format!("{line}\n").as_bytes())?;
+            return Ok(Some(number));
+        }
+        let mut versions: Vec<Version> = lines.iter().filter_map(|l| parse(l)).collect();
+        versions.push(version);
+        let kept = self.kept(&versions, now);
+        let dropped: Vec<Version> = versions.drain(..versions.len() - kept).collect();
+        let mut text = String::new();
+        for v in &versions {
+            if let Ok(line) = serde_json::to_string(v) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
+        files::write_atomic(&dir, INDEX, text.as_bytes(), false)?;
+        for old in dropped {
+            if !versions.iter().any(|v| v.hash == old.hash) {
+                let _ = dir.remove_file(std::ffi::OsStr::new(&blob_name(&old.hash)));
+            }
+        }
+        Ok(Some(number))
+    }
+
+    /// Whether `version` is younger than the retention's days at `now`.
+    fn young(&self, version: &Version, now: DateTime<Utc>) -> bool {
+        let max_age = chrono::Duration::days(i64::from(self.retention.keep_days));
+        parse_time(&version.at).is_some_and(|at| now - at <= max_age)
+    }
+
+    /// How many of the newest `versions` (oldest first) the retention keeps at `now`.
+    /// Past the cap, [`CAP_SLACK`] more go at once, so a file at the cap does not
+    /// rewrite its index on every write.
+    fn kept(&self, versions: &[Version], now: DateTime<Utc>) -> usize {
+        let total = versions.len();
+        let cap = if total > MAX_VERSIONS {
+            MAX_VERSIONS - CAP_SLACK
+        } else {
+            MAX_VERSIONS
+        };
+        let (mut kept, mut bytes) = (0, 0u64);
+        for (i, v) in versions.iter().enumerate().rev() {
+            let newest_n = total - i <= self.retention.keep_versions;
+            let young = self.young(v, now) && bytes + v.size <= self.retention.max_bytes();
+            if !(newest_n || young) || kept >= cap {
+                break;
+            }
+            kept += 1;
+            bytes += v.size;
+        }
+        kept
+    }
+
+    /// The versions of `file`, oldest first.
+    pub fn list(&self, file: &Path) -> Result<Vec<Version>> {
+        let key = key_of(file);
+        let Some(dir) = self.file_folder(&key, false)? else {
+            return Ok(Vec::new());
+        };
+        Self::read_index(&dir, &key)
+    }
+
+    /// Version `number` of `file` and its text.
+    pub fn version(&self, file: &Path, number: u64) -> Result<(Version, String)> {
+        let key = key_of(file);
+        let missing = || {
+            CoreError::Config(format!(
+                "{} has no version {number} in mbank's history (`mbank history {}` lists them)",
+                key.display(),
+                key.display()
+            ))
+        };
+        let dir = self.file_folder(&key, false)?.ok_or_else(missing)?;
+        let version = Self::read_index(&dir, &key)?
+            .into_iter()
+            .find(|v| v.version == number)
+            .ok_or_else(missing)?;
+        let blob = blob_name(&version.hash);
+        let bytes = files::read(&dir, &blob, super::text::MAX_READ_BYTES)?.ok_or_else(|| {
+            CoreError::Parse {
+                path: dir.path().join(&blob),
+                message: "the version's text is missing from mbank's history".into(),
+            }
+        })?;
+        let text = files::text_of(&dir.path().join(&blob), bytes)?;
+        if files::content_hash(text.as_bytes()) != version.hash {
+            return Err(CoreError::Parse {
+                path: dir.path().join(&blob),
+                message: "the version's text does not match its hash (changed on disk)".into(),
+            });
+        }
+        Ok((version, text))
+    }
+
+    /// `file` now compared with version `number`.
+    pub fn diff(&self, file: &Path, number: u64) -> Result<VersionDiff> {
+        let (version, old) = self.version(file, number)?;
+        let current = match super::text::read_text(&key_of(file)) {
+            Ok(text) => Some(text),
+            Err(e) if super::text::is_not_found(&e) => None,
+            Err(e) => return Err(e),
+        };
+        let new = current.as_deref().unwrap_or("");
+        let unified = if old == new {
+            String::new()
+        } else {
+            similar::TextDiff::from_lines(old.as_str(), new)
+                .unified_diff()
+                .context_radius(3)
+                .header(&format!("version {number}"), "now")
+                .to_string()
+        };
+        Ok(VersionDiff {
+            version,
+            old,
+            current,
+            unified,
+        })
+    }
+
+    /// Brings version `number` of the file `relative_name` of `bank` back: confined like
+    /// any write ([`write::resolve_target`]), under the folder lock, guarded against a
+    /// change made meanwhile, and the text it replaces recorded first (writer `restore`).
+    pub fn restore(&self, bank: &Bank, relative_name: &str, number: u64) -> Result<WriteOutcome> {
+        let target = write::resolve_target(bank, relative_name)?;
+        let (_, old) = self.version(&target, number)?;
+        let _lock = super::lock::for_file(&target)?;
+        let current = match super::text::read_text(&target) {
+            Ok(text) => Some(text),
+            Err(e) if super::text::is_not_found(&e) => None,
+            Err(e) => return Err(e),
+        };
+        if let Some(current) = &current {
+            self.record(&target, current, "restore")?;
+        }
+        let expected = match &current {
+            Some(_) => Expected::current(&target)?,
+            None => Expected::Missing,
+        };
+        write::write_guarded(&target, &old, expected)
+    }
+}
+
+static INSTALLED: OnceLock<History> = OnceLock::new();
+
+/// Makes `history` the one every write of this process records into (the binary does it
+/// at start; a library user or a test that installs none records nothing). Returns false
+/// when one was installed already.
+pub fn install(history: History) -> bool {
+    INSTALLED.set(history).is_ok()
+}
+
+/// The history writes record into, when one was installed.
+pub fn installed() -> Option<&'static History> {
+    INSTALLED.get()
+}
+
+thread_local! {
+    static WRITER: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Off while [`unrecorded`] runs (benchmarks compare writes with and without).
+    static RECORDING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Runs `f` with the history off on this thread: for benchmarks and tests that compare
+/// the same write with and without it.
+#[cfg(any(test, feature = "test-support"))]
+pub fn unrecorded<T>(f: impl FnOnce() -> T) -> T {
+    RECORDING.with(|r| r.set(false));
+    let result = f();
+    RECORDING.with(|r| r.set(true));
+    result
+}
+
+/// Runs `f` with `writer` named as the writer of every write it makes on this thread
+/// (the servers name the tool).
+pub fn as_writer<T>(writer: &str, f: impl FnOnce() -> T) -> T {
+    let previous = WRITER.with(|w| w.replace(Some(writer.to_string())));
+    let result = f();
+    WRITER.with(|w| *w.borrow_mut() = previous);
+    result
+}
+
+/// The writer [`as_writer`] named on this thread (`agent` when none was).
+pub fn current_writer() -> String {
+    WRITER.with(|w| w.borrow().clone().unwrap_or_else(|| "agent".to_string()))
+}
+
+/// Records `replaced` for `file` in the installed history (none installed: nothing).
+/// A write calls this before it replaces the file, and does not go ahead if it fails.
+pub fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> {
+    if let Some(history) = installed().filter(|_| RECORDING.with(|r| r.get())) {
+        history.record(file, replaced, writer)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, History, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("bank/notes.md");
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(&file, "now\n").unwrap();
+        let history = History::new(dir.path().join("data"), Retention::default());
+        (dir, history, file)
+    }
+
+    #[test]
+    fn versions_are_numbered_listed_and_read_back_with_writer_and_size() {
+        let (_dir, history, file) = setup();
+        assert_eq!(history.record(&file, "one\n", "tui").unwrap(), Some(1));
+        assert_eq!(
+            history
+                .record(&file, "two two\n", "mcp:memory_bank_update")
+                .unwrap(),
+            Some(2)
+        );
+        let versions = history.list(&file).unwrap();
+        let summary: Vec<(u64, &str, u64)> = versions
+            .iter()
+            .map(|v| (v.version, v.writer.as_str(), v.size))
+            .collect();
+        assert_eq!(summary, [(1, "tui", 4), (2, "mcp:memory_bank_update", 8)]);
+        assert_eq!(history.version(&file, 1).unwrap().1, "one\n");
+        let diff = history.diff(&file, 2).unwrap();
+        assert_eq!(diff.current.as_deref(), Some("now\n"));
+        assert!(
+            diff.unified.contains("-two two\n+now\n"),
+            "{}",
+            diff.unified
+        );
+        assert!(history.version(&file, 3).is_err());
+    }
+
+    #[test]
+    fn a_text_equal_to_the_newest_version_is_not_recorded_again_and_texts_are_stored_once() {
+        let (_dir, history, file) = setup();
+        history.record(&file, "same\n", "a").unwrap();
+        assert_eq!(history.record(&file, "same\n", "b").unwrap(), None);
+        history.record(&file, "other\n", "c").unwrap();
+        history.record(&file, "same\n", "d").unwrap();
+        assert_eq!(history.list(&file).unwrap().len(), 3);
+        let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
+        let blobs = fs::read_dir(folder.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
+            .count();
+        assert_eq!(blobs, 2, "one stored text per distinct content");
+    }
+
+    #[test]
+    fn retention_keeps_the_newest_versions_and_the_young_ones_and_drops_their_texts() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.md");
+        fs::write(&file, "x").unwrap();
+        let history = History::new(
+            dir.path().join("data"),
+            Retention {
+                keep_versions: 3,
+                keep_days: 30,
+                ..Retention::default()
+            },
+        );
+        let start = Utc::now() - chrono::Duration::days(100);
+        // Ten versions a day apart, 100 to 91 days ago: each young when recorded.
+        for i in 0..10 {
+            let at = start + chrono::Duration::days(i);
+            history
+                .record_at(&file, &format!("v{i}\n"), "t", at)
+                .unwrap();
+        }
+        assert_eq!(history.list(&file).unwrap().len(), 10);
+        // Today: of the old ones only those among the newest three stay.
+        history.record(&file, "today\n", "t").unwrap();
+        let numbers: Vec<u64> = history
+            .list(&file)
+            .unwrap()
+            .iter()
+            .map(|v| v.version)
+            .collect();
+        assert_eq!(numbers, [9, 10, 11]);
+        assert!(history.version(&file, 1).is_err());
+        // Young versions are all kept beyond the newest three.
+        for i in 0..4 {
+            history.record(&file, &format!("young{i}\n"), "t").unwrap();
+        }
+        let numbers: Vec<u64> = history
+            .list(&file)
+            .unwrap()
+            .iter()
+            .map(|v| v.version)
+            .collect();
+        assert_eq!(numbers, [11, 12, 13, 14, 15]);
+        let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
+        let blobs = fs::read_dir(folder.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
+            .count();
+        assert_eq!(blobs, 5, "dropped versions' texts are removed");
+    }
+
+    #[test]
+    fn no_file_keeps_more_than_the_hard_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.md");
+        let history = History::new(
+            dir.path().join("data"),
+            Retention {
+                keep_versions: usize::MAX,
+                keep_days: 10_000,
+                ..Retention::default()
+            },
+        );
+        for i in 0..MAX_VERSIONS + 5 {
+            history.record(&file, &format!("{i}\n"), "t").unwrap();
+        }
+        let versions = history.list(&file).unwrap();
+        assert!(versions.len() <= MAX_VERSIONS, "{}", versions.len());
+        assert_eq!(versions.len(), MAX_VERSIONS - CAP_SLACK + 4);
+        assert_eq!(versions[0].version, (CAP_SLACK + 2) as u64);
+        let newest = versions.last().unwrap();
+        assert_eq!(newest.version, (MAX_VERSIONS + 5) as u64);
+        assert_eq!(
+            history.version(&file, newest.version).unwrap().1,
+            format!("{}\n", MAX_VERSIONS + 4)
+        );
+    }
+
+    #[test]
+    fn young_versions_beyond_the_newest_stay_within_the_byte_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.md");
+        let history = History::new(
+            dir.path().join("data"),
+            Retention {
+                keep_versions: 2,
+                keep_days: 30,
+                max_mib_per_file: 1,
+            },
+        );
+        // Ten young versions of 300 KB: the newest two always, then what fits in 1 MiB.
+        for i in 0..10 {
+            let text = format!("{i}{}\n", "x".repeat(300 * 1024));
+            history.record(&file, &text, "t").unwrap();
+        }
+        let numbers: Vec<u64> = history
+            .list(&file)
+            .unwrap()
+            .iter()
+            .map(|v| v.version)
+            .collect();
+        assert_eq!(numbers, [8, 9, 10]);
+        assert_eq!(
+            size_of_line(r#"{"version":3,"size":1234,"hash":"x"}"#),
+            1234
+        );
+    }
+
+    #[test]
+    fn history_survives_a_new_instance_and_a_torn_index_line() {
+        let (dir, history, file) = setup();
+        history.record(&file, "one\n", "t").unwrap();
+        let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
+        let index = folder.path().join(INDEX);
+        let mut text = fs::read_to_string(&index).unwrap();
+        text.push_str("{\"version\":2,\"at\"");
+        fs::write(&index, text).unwrap();
+        let again = History::new(dir.path().join("data"), Retention::default());
+        assert_eq!(again.list(&file).unwrap().len(), 1);
+        assert_eq!(again.record(&file, "two\n", "t").unwrap(), Some(2));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_history_folder_replaced_by_a_link_is_never_written_through() {
+        let (dir, history, file) = setup();
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::create_dir_all(dir.path().join("data")).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.path().join("data").join(FOLDER)).unwrap();
+        assert!(history.record(&file, "one\n", "t").is_err());
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_writer_is_the_one_named_on_this_thread() {
+        assert_eq!(current_writer(), "agent");
+        let inner = as_writer("mcp:log_decision", current_writer);
+        assert_eq!(inner, "mcp:log_decision");
+        assert_eq!(current_writer(), "agent");
+    }
+}
