@@ -1,10 +1,12 @@
 //! Exact BPE counting: our pre-tokenizer cuts the text into pieces, and each piece is
-//! counted by `bpe-openai`'s byte-pair encoder, with a per-thread memo because pieces
+//! counted by the byte-pair encoder over the built-in tables (`bpe`), with a per-thread
+//! memo because pieces
 //! ("the", " memory", "\n\n", "##") repeat endlessly in markdown.
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::bpe::{self, Table};
 use super::pretokenize::{Grammar, pieces};
 
 /// Pieces up to this many bytes are remembered; longer ones are rare and counted directly.
@@ -197,11 +199,7 @@ struct PieceMemo {
 }
 
 impl PieceMemo {
-    fn count(
-        &mut self,
-        bpe: &bpe_openai::byte_pair_encoding::BytePairEncoding,
-        piece: &[u8],
-    ) -> usize {
+    fn count(&mut self, bpe: &Table, piece: &[u8]) -> usize {
         if piece.len() <= PACKED_MAX {
             let key = packed_key(piece);
             if let Some(count) = self.short.get(key) {
@@ -239,20 +237,19 @@ thread_local! {
     static MEMOS: RefCell<[PieceMemo; 2]> = RefCell::new([PieceMemo::default(), PieceMemo::default()]);
 }
 
-fn tokenizer(grammar: Grammar) -> &'static bpe_openai::Tokenizer {
+fn table(grammar: Grammar) -> &'static Table {
     match grammar {
-        Grammar::O200k => bpe_openai::o200k_base(),
-        Grammar::Cl100k => bpe_openai::cl100k_base(),
+        Grammar::O200k => &bpe::O200K,
+        Grammar::Cl100k => &bpe::CL100K,
     }
 }
 
-/// Exact token count of `text` under a BPE encoding. Builds the encoder tables on first
-/// use (tens of milliseconds), so callers on a warm-cache path must not get here.
+/// Exact token count of `text` under a BPE encoding.
 pub(crate) fn count_bpe(grammar: Grammar, text: &str) -> usize {
     if text.is_empty() {
         return 0;
     }
-    let bpe = &tokenizer(grammar).bpe;
+    let bpe = table(grammar);
     let slot = match grammar {
         Grammar::O200k => 0,
         Grammar::Cl100k => 1,
@@ -275,9 +272,9 @@ pub(crate) fn count_bpe(grammar: Grammar, text: &str) -> usize {
 /// Token ids of `text`, for tests that compare whole sequences with the reference.
 #[cfg(test)]
 pub(crate) fn encode_bpe(grammar: Grammar, text: &str) -> Vec<u32> {
-    let bpe = &tokenizer(grammar).bpe;
+    let bpe = table(grammar);
     pieces(grammar, text)
-        .flat_map(|piece| bpe.encode_via_backtracking(piece.as_bytes()))
+        .flat_map(|piece| bpe.encode(piece.as_bytes()))
         .collect()
 }
 

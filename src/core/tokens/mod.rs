@@ -3,15 +3,18 @@
 //! No tokenizer for current Claude models is published, so mbank offers OpenAI's BPE
 //! encodings (exact: `o200k_base` by default, `cl100k_base`) and the common `bytes/4`
 //! estimate. BPE counts are identical to OpenAI's reference tokenizer: a hand-written
-//! pre-tokenizer (`pretokenize`) feeds `bpe-openai`'s encoder (`counter`).
+//! pre-tokenizer (`pretokenize`) feeds a byte-pair encoder over tables built into the
+//! binary (`bpe`, laid out by build.rs), through a per-thread memo (`counter`).
 //!
 //! ConKeeper `<private>` blocks and `private: true` files are counted apart from what
 //! agents load. Counts are cached on disk (`cache`); callers count off the drawing thread
 //! (the TUI's workers), so listing a bank never waits for a tokenizer.
+mod bpe;
 mod cache;
 mod counter;
 mod files;
 mod pretokenize;
+mod table_hash;
 
 use std::str::FromStr;
 
@@ -94,8 +97,7 @@ impl<'de> Deserialize<'de> for Encoding {
     }
 }
 
-/// Number of tokens of `text` under `encoding`. The BPE encodings build their tables on
-/// first use (tens of milliseconds); the empty text and bytes/4 never do.
+/// Number of tokens of `text` under `encoding`.
 pub fn count(encoding: Encoding, text: &str) -> usize {
     match encoding {
         Encoding::O200k => counter::count_bpe(pretokenize::Grammar::O200k, text),

@@ -1,0 +1,332 @@
+//! Byte-pair encoding over the built-in tables (laid out by build.rs, see
+//! `table_hash`): the exact merge rules of OpenAI's tiktoken, on tables the binary holds
+//! ready to use. Nothing is decoded or built at start; a count touches only the pages
+//! of the tables it looks at.
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::table_hash::{RANK_BITS, RANK_MASK, slot_tag, token_hash};
+
+/// One encoding's tables, as build.rs wrote them (little-endian u32 arrays).
+pub(crate) struct Table {
+    /// Every token's bytes, in rank order.
+    tokens: &'static [u8],
+    /// Where each token ends in `tokens` (u32 per rank).
+    ends: &'static [u8],
+    /// Open-addressing hash table (u32 per slot: rank + 1, tag above).
+    slots: &'static [u8],
+}
+
+pub(crate) static O200K: Table = Table {
+    tokens: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.tokens")),
+    ends: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends")),
+    slots: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.slots")),
+};
+
+pub(crate) static CL100K: Table = Table {
+    tokens: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tokens")),
+    ends: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends")),
+    slots: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.slots")),
+};
+
+/// "No merge": larger than every rank.
+const NO_RANK: u32 = u32::MAX;
+/// Pieces at least this long merge through a heap (as the reference does from the same
+/// length): the simple scan is quadratic.
+const LARGE_PIECE: usize = 100;
+
+#[inline(always)]
+fn u32_at(bytes: &[u8], index: usize) -> Option<u32> {
+    let word = bytes.get(index * 4..index * 4 + 4)?;
+    Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+}
+
+impl Table {
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len() / 4
+    }
+
+    /// The bytes of the token of `rank`.
+    #[inline(always)]
+    pub(crate) fn token(&self, rank: u32) -> &'static [u8] {
+        let rank = rank as usize;
+        let start = match rank {
+            0 => 0,
+            _ => u32_at(self.ends, rank - 1).unwrap_or(0) as usize,
+        };
+        let end = u32_at(self.ends, rank).unwrap_or(0) as usize;
+        self.tokens.get(start..end).unwrap_or(&[])
+    }
+
+    /// The rank of the token whose bytes are `bytes`, if there is one.
+    #[inline(always)]
+    pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        let slot_count = self.slots.len() / 4;
+        if slot_count == 0 {
+            return None;
+        }
+        let mask = slot_count - 1;
+        let hash = token_hash(bytes);
+        let tag = slot_tag(hash);
+        let mut at = hash as usize & mask;
+        // At most half the slots are used, so an empty one ends every probe sequence;
+        // the bound only guards against a damaged table.
+        for _ in 0..slot_count {
+            let slot = u32_at(self.slots, at)?;
+            if slot == 0 {
+                return None;
+            }
+            if slot >> RANK_BITS == tag {
+                let rank = (slot & RANK_MASK) - 1;
+                if self.token(rank) == bytes {
+                    return Some(rank);
+                }
+            }
+            at = (at + 1) & mask;
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn rank_or_none(&self, bytes: &[u8]) -> u32 {
+        self.rank(bytes).unwrap_or(NO_RANK)
+    }
+
+    /// Number of tokens of one pre-tokenized piece.
+    pub(crate) fn count(&self, piece: &[u8]) -> usize {
+        if piece.len() <= 1 {
+            return piece.len();
+        }
+        if self.rank(piece).is_some() {
+            return 1;
+        }
+        if piece.len() < LARGE_PIECE {
+            self.merge(piece).len() - 1
+        } else {
+            self.merge_large(piece).len()
+        }
+    }
+
+    /// The ranks of one piece's tokens.
+    #[cfg(test)]
+    pub(crate) fn encode(&self, piece: &[u8]) -> Vec<u32> {
+        if piece.is_empty() {
+            return Vec::new();
+        }
+        if let Some(rank) = self.rank(piece) {
+            return vec![rank];
+        }
+        if piece.len() < LARGE_PIECE {
+            self.merge(piece)
+                .windows(2)
+                .map(|pair| self.rank_or_none(&piece[pair[0].0..pair[1].0]))
+                .collect()
+        } else {
+            let ends = self.merge_large(piece);
+            let mut start = 0;
+            ends.into_iter()
+                .map(|end| {
+                    let rank = self.rank_or_none(&piece[start..end]);
+                    start = end;
+                    rank
+                })
+                .collect()
+        }
+    }
+
+    /// tiktoken's merge loop: (start, rank of the pair starting there) per part, plus
+    /// the end; the lowest rank merges first, the leftmost among equals.
+    fn merge(&self, piece: &[u8]) -> Vec<(usize, u32)> {
+        let mut parts = Vec::with_capacity(piece.len() + 1);
+        let mut min_rank = (NO_RANK, usize::MAX);
+        for i in 0..piece.len() - 1 {
+            let rank = self.rank_or_none(&piece[i..i + 2]);
+            if rank < min_rank.0 {
+                min_rank = (rank, i);
+            }
+            parts.push((i, rank));
+        }
+        parts.push((piece.len() - 1, NO_RANK));
+        parts.push((piece.len(), NO_RANK));
+        let rank_after = |parts: &Vec<(usize, u32)>, i: usize| {
+            if i + 3 < parts.len() {
+                self.rank_or_none(&piece[parts[i].0..parts[i + 3].0])
+            } else {
+                NO_RANK
+            }
+        };
+        while min_rank.0 != NO_RANK {
+            let i = min_rank.1;
+            if i > 0 {
+                parts[i - 1].1 = rank_after(&parts, i - 1);
+            }
+            parts[i].1 = rank_after(&parts, i);
+            parts.remove(i + 1);
+            min_rank = (NO_RANK, usize::MAX);
+            for (i, &(_, rank)) in parts[..parts.len() - 1].iter().enumerate() {
+                if rank < min_rank.0 {
+                    min_rank = (rank, i);
+                }
+            }
+        }
+        parts
+    }
+
+    /// The same merges through a heap, O(n log n) for long pieces (a run of thousands of
+    /// spaces must not take quadratic time). Returns where each token ends.
+    fn merge_large(&self, piece: &[u8]) -> Vec<usize> {
+        struct Part {
+            prev: usize,
+            end: usize,
+            next_end: usize,
+            next_rank: u32,
+        }
+        let mut parts = Vec::with_capacity(piece.len());
+        let mut heap = BinaryHeap::with_capacity(piece.len());
+        parts.push(Part {
+            prev: usize::MAX,
+            end: 1,
+            next_end: 2,
+            next_rank: NO_RANK,
+        });
+        for i in 0..piece.len() - 1 {
+            let rank = self.rank_or_none(&piece[i..i + 2]);
+            if rank != NO_RANK {
+                heap.push(Merge { start: i, rank });
+                parts[i].next_rank = rank;
+            }
+            parts.push(Part {
+                prev: i,
+                end: i + 2,
+                next_end: i + 3,
+                next_rank: NO_RANK,
+            });
+        }
+        let potential_merge =
+            |parts: &mut Vec<Part>, heap: &mut BinaryHeap<Merge>, start: usize, next_end: usize| {
+                parts[start].next_end = next_end;
+                parts[start].next_rank = NO_RANK;
+                if next_end <= piece.len() {
+                    let rank = self.rank_or_none(&piece[start..next_end]);
+                    if rank != NO_RANK {
+                        heap.push(Merge { start, rank });
+                        parts[start].next_rank = rank;
+                    }
+                }
+            };
+        while let Some(left) = heap.pop() {
+            if left.rank != parts[left.start].next_rank {
+                // Superseded by a later merge.
+                continue;
+            }
+            let left_start = left.start;
+            let right_start = parts[left_start].end;
+            let right_end = parts[left_start].next_end;
+            let right_next_end = parts[right_start].next_end;
+            parts[left_start].end = right_end;
+            potential_merge(&mut parts, &mut heap, left_start, right_next_end);
+            if right_end < parts.len() {
+                parts[right_end].prev = left_start;
+            }
+            if left_start > 0 {
+                let prev_start = parts[left_start].prev;
+                potential_merge(&mut parts, &mut heap, prev_start, right_end);
+            }
+            parts[right_start].next_rank = NO_RANK;
+        }
+        let mut ends = Vec::new();
+        let mut at = 0;
+        while at < parts.len() {
+            at = parts[at].end;
+            ends.push(at);
+        }
+        ends
+    }
+}
+
+/// A possible merge of the part starting at `start` with the next one. The heap pops
+/// the lowest rank first, the leftmost among equals.
+#[derive(PartialEq, Eq)]
+struct Merge {
+    start: usize,
+    rank: u32,
+}
+
+impl Ord for Merge {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .rank
+            .cmp(&self.rank)
+            .then_with(|| other.start.cmp(&self.start))
+    }
+}
+
+impl PartialOrd for Merge {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(table: &Table) -> &'static tiktoken_rs::CoreBPE {
+        if std::ptr::eq(table, &O200K) {
+            tiktoken_rs::o200k_base_singleton()
+        } else {
+            tiktoken_rs::cl100k_base_singleton()
+        }
+    }
+
+    #[test]
+    fn every_token_is_found_at_its_own_rank() {
+        for table in [&O200K, &CL100K] {
+            for rank in 0..table.len() as u32 {
+                let token = table.token(rank);
+                assert!(!token.is_empty());
+                assert_eq!(table.rank(token), Some(rank), "{token:?}");
+            }
+            assert_eq!(table.rank(b""), None);
+        }
+        assert_eq!(O200K.len(), 199_998);
+        assert_eq!(CL100K.len(), 100_256);
+    }
+
+    #[test]
+    fn the_tables_hold_the_reference_vocabulary() {
+        for table in [&O200K, &CL100K] {
+            let reference = reference(table);
+            for rank in (0..table.len() as u32).step_by(97) {
+                assert_eq!(
+                    reference.decode_bytes(&[rank]).ok().as_deref(),
+                    Some(table.token(rank))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn long_pieces_merge_as_the_reference_does() {
+        // Each text is one pre-tokenizer piece, so the reference's tokens are the merge's.
+        // Long ones take the heap path, short ones the scan: both must agree with it.
+        let cases = [
+            " ".repeat(5_000),
+            "ab".repeat(300),
+            "=-".repeat(150),
+            "\u{1F600}".repeat(40),
+            "x".repeat(99),
+            "x".repeat(100),
+            "Supercalifragilisticexpialidocious".repeat(5),
+            "ununderstandablenesses".into(),
+        ];
+        for table in [&O200K, &CL100K] {
+            let reference = reference(table);
+            for piece in &cases {
+                let ranks = reference.encode_ordinary(piece);
+                assert_eq!(table.encode(piece.as_bytes()), ranks, "{} bytes", piece.len());
+                assert_eq!(table.count(piece.as_bytes()), ranks.len());
+            }
+        }
+    }
+}

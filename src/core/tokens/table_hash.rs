@@ -1,0 +1,44 @@
+// The hash that places tokens in the built-in BPE tables. build.rs includes this file
+// to lay the tables out, and the counter uses it to look them up: one definition, so
+// the two can never disagree. Plain std only, because build.rs includes it verbatim.
+
+/// Slots hold the token's rank plus one in their low bits (0 is an empty slot)...
+pub const RANK_BITS: u32 = 18;
+/// ...and a few more bits of the hash above it, so most probes of a wrong slot are
+/// turned away without reading the token's bytes.
+pub const TAG_BITS: u32 = 32 - RANK_BITS;
+pub const RANK_MASK: u32 = (1 << RANK_BITS) - 1;
+
+const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+#[inline(always)]
+fn fold_multiply(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// The hash of a token's bytes: eight bytes at a time, the length mixed in first.
+#[inline(always)]
+pub fn token_hash(bytes: &[u8]) -> u64 {
+    let mut hash = fold_multiply(bytes.len() as u64 ^ 0x243F_6A88_85A3_08D3, MULTIPLIER);
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        hash = fold_multiply(hash ^ u64::from_le_bytes(word), MULTIPLIER);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        hash = fold_multiply(hash ^ u64::from_le_bytes(word), MULTIPLIER);
+    }
+    hash
+}
+
+/// The tag bits a slot keeps for a hash (the hash's top bits; the slot index uses the
+/// low ones).
+#[inline(always)]
+pub fn slot_tag(hash: u64) -> u32 {
+    (hash >> (64 - TAG_BITS)) as u32
+}
