@@ -22,17 +22,25 @@ fn main() {
 }
 
 /// Writes `NAME.tokens` (every token's bytes, in rank order), `NAME.ends` (where each
-/// token ends in it, u32) and `NAME.slots` (an open-addressing hash table of u32 slots:
+/// token ends in it, u32), `NAME.slots` (an open-addressing hash table of u32 slots:
 /// rank + 1 in the low `RANK_BITS`, the hash's tag above; linear probing, at most half
-/// full).
+/// full) and `NAME.pairs` (the rank of every two-byte token by its bytes, u32::MAX for
+/// none).
 fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_tokens: usize) {
     let mut tokens: Vec<Vec<u8>> = Vec::new();
     // Ranks are dense from 0 up to the special tokens, which come after a gap.
     while let Ok(bytes) = bpe.decode_bytes(&[tokens.len() as u32]) {
         tokens.push(bytes);
     }
-    assert_eq!(tokens.len(), expected_tokens, "{name}: unexpected vocabulary");
-    assert!(tokens.len() < (1 << RANK_BITS) - 1, "{name}: ranks overflow a slot");
+    assert_eq!(
+        tokens.len(),
+        expected_tokens,
+        "{name}: unexpected vocabulary"
+    );
+    assert!(
+        tokens.len() < (1 << RANK_BITS) - 1,
+        "{name}: ranks overflow a slot"
+    );
     let mut all = Vec::new();
     let mut ends = Vec::with_capacity(tokens.len() * 4);
     for token in &tokens {
@@ -51,7 +59,20 @@ fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_toke
         slots[at] = (rank as u32 + 1) | slot_tag(hash) << RANK_BITS;
     }
     let slots: Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
-    for (extension, bytes) in [("tokens", &all), ("ends", &ends), ("slots", &slots)] {
+    // Every merge starts from byte pairs: their ranks by the pair's two bytes.
+    let mut pairs = vec![u32::MAX; 1 << 16];
+    for (rank, token) in tokens.iter().enumerate() {
+        if let [first, second] = token[..] {
+            pairs[usize::from(first) << 8 | usize::from(second)] = rank as u32;
+        }
+    }
+    let pairs: Vec<u8> = pairs.iter().flat_map(|s| s.to_le_bytes()).collect();
+    for (extension, bytes) in [
+        ("tokens", &all),
+        ("ends", &ends),
+        ("slots", &slots),
+        ("pairs", &pairs),
+    ] {
         std::fs::write(out.join(format!("{name}.{extension}")), bytes)
             .expect("OUT_DIR is writable");
     }

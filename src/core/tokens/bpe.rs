@@ -15,18 +15,22 @@ pub(crate) struct Table {
     ends: &'static [u8],
     /// Open-addressing hash table (u32 per slot: rank + 1, tag above).
     slots: &'static [u8],
+    /// The rank of each two-byte token, indexed by its bytes (`NO_RANK` for none).
+    pairs: &'static [u8],
 }
 
 pub(crate) static O200K: Table = Table {
     tokens: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.tokens")),
     ends: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends")),
     slots: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.slots")),
+    pairs: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.pairs")),
 };
 
 pub(crate) static CL100K: Table = Table {
     tokens: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tokens")),
     ends: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends")),
     slots: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.slots")),
+    pairs: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.pairs")),
 };
 
 /// "No merge": larger than every rank.
@@ -42,6 +46,7 @@ fn u32_at(bytes: &[u8], index: usize) -> Option<u32> {
 }
 
 impl Table {
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.ends.len() / 4
     }
@@ -85,6 +90,12 @@ impl Table {
             at = (at + 1) & mask;
         }
         None
+    }
+
+    /// The rank of the token made of the bytes `first` and `second`, or `NO_RANK`.
+    #[inline(always)]
+    fn pair_rank(&self, first: u8, second: u8) -> u32 {
+        u32_at(self.pairs, usize::from(first) << 8 | usize::from(second)).unwrap_or(NO_RANK)
     }
 
     #[inline(always)]
@@ -140,7 +151,7 @@ impl Table {
         let mut parts = Vec::with_capacity(piece.len() + 1);
         let mut min_rank = (NO_RANK, usize::MAX);
         for i in 0..piece.len() - 1 {
-            let rank = self.rank_or_none(&piece[i..i + 2]);
+            let rank = self.pair_rank(piece[i], piece[i + 1]);
             if rank < min_rank.0 {
                 min_rank = (rank, i);
             }
@@ -190,7 +201,7 @@ impl Table {
             next_rank: NO_RANK,
         });
         for i in 0..piece.len() - 1 {
-            let rank = self.rank_or_none(&piece[i..i + 2]);
+            let rank = self.pair_rank(piece[i], piece[i + 1]);
             if rank != NO_RANK {
                 heap.push(Merge { start: i, rank });
                 parts[i].next_rank = rank;
@@ -288,6 +299,12 @@ mod tests {
                 assert_eq!(table.rank(token), Some(rank), "{token:?}");
             }
             assert_eq!(table.rank(b""), None);
+            for first in 0..=255u8 {
+                for second in 0..=255u8 {
+                    let pair = [first, second];
+                    assert_eq!(table.pair_rank(first, second), table.rank_or_none(&pair));
+                }
+            }
         }
         assert_eq!(O200K.len(), 199_998);
         assert_eq!(CL100K.len(), 100_256);
@@ -324,7 +341,12 @@ mod tests {
             let reference = reference(table);
             for piece in &cases {
                 let ranks = reference.encode_ordinary(piece);
-                assert_eq!(table.encode(piece.as_bytes()), ranks, "{} bytes", piece.len());
+                assert_eq!(
+                    table.encode(piece.as_bytes()),
+                    ranks,
+                    "{} bytes",
+                    piece.len()
+                );
                 assert_eq!(table.count(piece.as_bytes()), ranks.len());
             }
         }
