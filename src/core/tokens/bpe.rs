@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::table_hash::{RANK_BITS, RANK_MASK, slot_tag, token_hash};
+use super::table_hash::{RANK_BITS, RANK_MASK, padded_word, slot_tag, token_hash};
 
 /// One encoding's tables, as build.rs wrote them (little-endian u32 arrays).
 pub(crate) struct Table {
@@ -83,7 +83,7 @@ impl Table {
             }
             if slot >> RANK_BITS == tag {
                 let rank = (slot & RANK_MASK) - 1;
-                if self.token(rank) == bytes {
+                if same_bytes(self.token(rank), bytes) {
                     return Some(rank);
                 }
             }
@@ -255,6 +255,25 @@ impl Table {
     }
 }
 
+/// Whether two byte strings are equal; short ones (nearly every token) are compared a
+/// word at a time, without a library call.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    match len {
+        0..=8 => padded_word(a) == padded_word(b),
+        // The first eight bytes and the last eight (overlapping) cover them all.
+        9..=16 => {
+            padded_word(a) == padded_word(b)
+                && padded_word(&a[len - 8..]) == padded_word(&b[len - 8..])
+        }
+        _ => a == b,
+    }
+}
+
 /// A possible merge of the part starting at `start` with the next one. The heap pops
 /// the lowest rank first, the leftmost among equals.
 #[derive(PartialEq, Eq)]
@@ -287,6 +306,46 @@ mod tests {
             tiktoken_rs::o200k_base_singleton()
         } else {
             tiktoken_rs::cl100k_base_singleton()
+        }
+    }
+
+    /// The obvious constructions: the bytes copied into zeroed words.
+    fn hash_by_copy(bytes: &[u8]) -> u64 {
+        let fold = |a: u64, b: u64| {
+            let product = u128::from(a) * u128::from(b);
+            (product as u64) ^ ((product >> 64) as u64)
+        };
+        let multiplier = 0x9E37_79B9_7F4A_7C15;
+        let mut hash = fold(bytes.len() as u64 ^ 0x243F_6A88_85A3_08D3, multiplier);
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            hash = fold(hash ^ u64::from_le_bytes(word), multiplier);
+        }
+        hash
+    }
+
+    #[test]
+    fn hashing_and_comparing_by_fixed_reads_match_the_plain_byte_loops() {
+        let source: Vec<u8> = (1..=60u8).map(|b| b.wrapping_mul(37)).collect();
+        for start in 0..8 {
+            for len in 0..=40 {
+                let bytes = &source[start..start + len];
+                assert_eq!(token_hash(bytes), hash_by_copy(bytes), "{bytes:?}");
+                if len <= 8 {
+                    let mut word = [0u8; 8];
+                    word[..len].copy_from_slice(bytes);
+                    assert_eq!(padded_word(bytes), u64::from_le_bytes(word));
+                }
+                let mut other = bytes.to_vec();
+                assert!(same_bytes(bytes, &other));
+                for at in 0..len {
+                    other[at] ^= 1;
+                    assert!(!same_bytes(bytes, &other), "{len} bytes, differing at {at}");
+                    other[at] ^= 1;
+                }
+                assert!(!same_bytes(bytes, &source[start..start + len + 1]));
+            }
         }
     }
 

@@ -17,21 +17,57 @@ fn fold_multiply(a: u64, b: u64) -> u64 {
     (product as u64) ^ ((product >> 64) as u64)
 }
 
+/// The little-endian word of up to eight bytes, zero-padded, from a few fixed-size
+/// (overlapping) reads: copying a variable length into a buffer is a library call, and
+/// this runs for every lookup.
+#[inline(always)]
+pub fn padded_word(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    let read4 = |at: usize| {
+        let mut word = [0u8; 4];
+        word.copy_from_slice(&bytes[at..at + 4]);
+        u64::from(u32::from_le_bytes(word))
+    };
+    match len {
+        0 => 0,
+        1..=3 => {
+            u64::from(bytes[0])
+                | u64::from(bytes[len / 2]) << (len / 2 * 8)
+                | u64::from(bytes[len - 1]) << ((len - 1) * 8)
+        }
+        // Overlapping reads OR the same bytes onto themselves.
+        4..=7 => read4(0) | read4(len - 4) << ((len - 4) * 8),
+        _ => {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&bytes[..8]);
+            u64::from_le_bytes(word)
+        }
+    }
+}
+
 /// The hash of a token's bytes: eight bytes at a time, the length mixed in first.
 #[inline(always)]
 pub fn token_hash(bytes: &[u8]) -> u64 {
-    let mut hash = fold_multiply(bytes.len() as u64 ^ 0x243F_6A88_85A3_08D3, MULTIPLIER);
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
+    let len = bytes.len();
+    let mut hash = fold_multiply(len as u64 ^ 0x243F_6A88_85A3_08D3, MULTIPLIER);
+    let mut at = 0;
+    while at + 8 <= len {
         let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
+        word.copy_from_slice(&bytes[at..at + 8]);
         hash = fold_multiply(hash ^ u64::from_le_bytes(word), MULTIPLIER);
+        at += 8;
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        hash = fold_multiply(hash ^ u64::from_le_bytes(word), MULTIPLIER);
+    let rest = len - at;
+    if rest > 0 {
+        let word = if len >= 8 {
+            // The last eight bytes, shifted to drop those already hashed.
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&bytes[len - 8..]);
+            u64::from_le_bytes(word) >> ((8 - rest) * 8)
+        } else {
+            padded_word(bytes)
+        };
+        hash = fold_multiply(hash ^ word, MULTIPLIER);
     }
     hash
 }
