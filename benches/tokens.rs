@@ -1,12 +1,17 @@
 //! Token counting speed against OpenAI's reference tokenizer (tiktoken-rs), on the same
-//! markdown text in the same run, one thread; and the cost of opening a warm token cache
-//! of 14,000 entries (the `mbank list` budget over 2,000 projects).
+//! markdown text in the same run (mbank cuts a text this long across the cores, the
+//! reference runs on one); the cost of opening a warm token cache
+//! of 14,000 entries (the `mbank list` budget over 2,000 projects); and, as whole
+//! processes with an empty token cache, `mbank tokens` over a bank of about 9 MB of real
+//! markdown and over one small file against programs counting the same files with
+//! goliajp's `tiktoken` (one thread, and on every core) and with tiktoken-rs.
 //!
 //! The text is every markdown file of the corpus (`$MBANK_CORPUS`, else
 //! `../shared/corpus`) concatenated, or a generated markdown text when there is no corpus.
 //! Counts must be identical; the run stops if they are not.
 //!
 //!     cargo bench --bench tokens
+//!     cargo bench --bench tokens -- --whole-process-only   (MBANK_BENCH_BANK=DIR: another bank)
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -300,15 +305,289 @@ fn bench_cache(criterion: &mut Criterion) {
     });
 }
 
+// ---- Whole process, cold: `mbank tokens` against the peers as programs -------------
+//
+// The peers run as this same bench binary started again with `MBANK_TOKENS_PEER` set:
+// it reads the files it is given, counts each with the peer's own API and prints the
+// total. Every run is a new process (start-up, table loading, reading, counting), the
+// runs of mbank and of each peer alternate, and mbank's token cache is emptied before
+// each of its runs.
+
+/// The peers, by the name `MBANK_TOKENS_PEER` takes.
+const PEERS: [&str; 3] = ["tiktoken", "tiktoken-threads", "tiktoken-rs"];
+
+/// Peer mode: `MBANK_TOKENS_PEER=NAME bench ENCODING FILE...` prints the total count.
+fn run_peer(peer: &str) -> ! {
+    let mut args = std::env::args().skip(1);
+    let encoding = args.next().unwrap_or_default();
+    let files: Vec<PathBuf> = args.map(PathBuf::from).collect();
+    let read = |path: &PathBuf| -> String {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        // mbank counts a file without its byte-order mark; so must the peer.
+        match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        }
+    };
+    let total: usize = match peer {
+        "tiktoken" | "tiktoken-threads" => {
+            let Some(bpe) = tiktoken::get_encoding(&encoding) else {
+                std::process::exit(2)
+            };
+            if peer == "tiktoken" {
+                files.iter().map(|f| bpe.count(&read(f))).sum()
+            } else {
+                // The same API on every core, files handed out in turn.
+                let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let next = std::sync::atomic::AtomicUsize::new(0);
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = (0..workers)
+                        .map(|_| {
+                            scope.spawn(|| {
+                                let mut sum = 0;
+                                loop {
+                                    let at =
+                                        next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                    let Some(file) = files.get(at) else {
+                                        return sum;
+                                    };
+                                    sum += bpe.count(&read(file));
+                                }
+                            })
+                        })
+                        .collect();
+                    handles.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+                })
+            }
+        }
+        "tiktoken-rs" => {
+            let bpe = match encoding.as_str() {
+                "cl100k_base" => tiktoken_rs::cl100k_base(),
+                _ => tiktoken_rs::o200k_base(),
+            };
+            let Ok(bpe) = bpe else { std::process::exit(2) };
+            files
+                .iter()
+                .map(|f| bpe.encode_ordinary(&read(f)).len())
+                .sum()
+        }
+        _ => std::process::exit(2),
+    };
+    println!("{total}");
+    std::process::exit(0)
+}
+
+/// A bank of real markdown for the whole-process runs: `MBANK_BENCH_BANK` when set, else
+/// every markdown file of the corpus copied three times (about 9 MB) into a temporary
+/// project's `memory-bank/`.
+fn bench_bank(scratch: &Path) -> Option<PathBuf> {
+    if let Some(bank) = std::env::var_os("MBANK_BENCH_BANK") {
+        return Some(PathBuf::from(bank));
+    }
+    let mut files = Vec::new();
+    markdown_files(&corpus_dir(), &mut files);
+    files.sort();
+    if files.is_empty() {
+        return None;
+    }
+    let project = scratch.join("bank");
+    let corpus = corpus_dir();
+    for copy in ["a", "b", "c"] {
+        let folder = project.join("memory-bank").join(copy);
+        std::fs::create_dir_all(&folder).ok()?;
+        for file in &files {
+            let name = file
+                .strip_prefix(&corpus)
+                .unwrap_or(file)
+                .to_string_lossy()
+                .replace('/', "__")
+                .replace(".mdc", ".md");
+            std::fs::copy(file, folder.join(name)).ok()?;
+        }
+    }
+    Some(project)
+}
+
+/// The total mbank counts (loaded and private) from `mbank tokens --json` output.
+fn mbank_total(json: &[u8]) -> Option<u64> {
+    let value: serde_json::Value = serde_json::from_slice(json).ok()?;
+    let totals = value.get("totals")?;
+    Some(
+        totals.get("loaded_tokens")?.as_u64()?
+            + totals.get("private_tokens")?.as_u64()?
+            + totals.get("not_loaded_tokens")?.as_u64()?,
+    )
+}
+
+struct Runner {
+    name: String,
+    command: std::process::Command,
+    /// Emptied before every run (mbank's token cache).
+    cache: Option<PathBuf>,
+    samples: Vec<Duration>,
+}
+
+impl Runner {
+    fn run(&mut self, capture: bool) -> Option<Vec<u8>> {
+        if let Some(cache) = &self.cache {
+            let _ = std::fs::remove_dir_all(cache);
+        }
+        self.command.stdout(if capture {
+            std::process::Stdio::piped()
+        } else {
+            std::process::Stdio::null()
+        });
+        let start = Instant::now();
+        let output = self.command.output().ok()?;
+        let elapsed = start.elapsed();
+        if !output.status.success() {
+            eprintln!(
+                "{} failed: {}",
+                self.name,
+                String::from_utf8_lossy(&output.stderr)
+            );
+            return None;
+        }
+        if !capture {
+            self.samples.push(elapsed);
+        }
+        Some(output.stdout)
+    }
+}
+
+/// Runs `mbank tokens TARGET` and each peer over the same files, alternating, `runs`
+/// times; checks the totals are identical, then prints medians and ratios.
+fn whole_process_report(title: &str, target: &Path, files: &[PathBuf], runs: usize) {
+    let Ok(scratch) = tempfile::tempdir() else {
+        return;
+    };
+    let cache = scratch.path().join("cache");
+    let me = std::env::current_exe().unwrap_or_default();
+    let mut runners = Vec::new();
+    let mut mbank = std::process::Command::new(env!("CARGO_BIN_EXE_mbank"));
+    mbank
+        .args(["tokens", "--json"])
+        .arg(target)
+        .env("MBANK_CACHE_DIR", &cache)
+        .env("MBANK_CONFIG_DIR", scratch.path().join("config"));
+    runners.push(Runner {
+        name: "mbank tokens".into(),
+        command: mbank,
+        cache: Some(cache.clone()),
+        samples: Vec::new(),
+    });
+    for peer in PEERS {
+        let mut command = std::process::Command::new(&me);
+        command
+            .env("MBANK_TOKENS_PEER", peer)
+            .arg("o200k_base")
+            .args(files);
+        runners.push(Runner {
+            name: peer.into(),
+            command,
+            cache: None,
+            samples: Vec::new(),
+        });
+    }
+    // Identical totals first (this also warms the OS's file cache).
+    let mut totals = Vec::new();
+    for runner in &mut runners {
+        let Some(out) = runner.run(true) else { return };
+        let total = if runner.cache.is_some() {
+            mbank_total(&out)
+        } else {
+            String::from_utf8_lossy(&out).trim().parse().ok()
+        };
+        totals.push(total);
+    }
+    assert!(
+        totals.iter().all(|t| t.is_some() && *t == totals[0]),
+        "{title}: totals differ: {totals:?}"
+    );
+    for _ in 0..runs {
+        for runner in &mut runners {
+            runner.run(false);
+        }
+    }
+    let ours = median(runners[0].samples.clone());
+    println!(
+        "{title}: {} files, {} tokens (o200k_base), identical; medians of {runs} alternating runs, whole process",
+        files.len(),
+        totals[0].unwrap_or(0)
+    );
+    println!("  {:<22} {:>10.2?}", runners[0].name, ours);
+    for runner in &runners[1..] {
+        let theirs = median(runner.samples.clone());
+        println!(
+            "  {:<22} {:>10.2?}  mbank is {:.1}x faster",
+            runner.name,
+            theirs,
+            theirs.as_secs_f64() / ours.as_secs_f64()
+        );
+    }
+}
+
+fn whole_process(runs: usize) {
+    let Ok(scratch) = tempfile::tempdir() else {
+        return;
+    };
+    let Some(bank) = bench_bank(scratch.path()) else {
+        println!("whole-process runs skipped: no corpus");
+        return;
+    };
+    let mut files = Vec::new();
+    markdown_files(&bank, &mut files);
+    files.sort();
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "\nbank {} ({} files, {bytes} bytes)",
+        bank.display(),
+        files.len()
+    );
+    whole_process_report("cold bulk count of a bank", &bank, &files, runs);
+    // One small file: the activeContext.md closest to 4 KB.
+    let small = files
+        .iter()
+        .filter_map(|f| Some((f, std::fs::metadata(f).ok()?.len())))
+        .min_by_key(|(_, len)| len.abs_diff(4096))
+        .map(|(f, _)| f.clone());
+    if let Some(small) = small {
+        whole_process_report(
+            "one small file, cold",
+            &small,
+            std::slice::from_ref(&small),
+            runs * 2,
+        );
+    }
+}
+
 fn main() {
+    if let Ok(peer) = std::env::var("MBANK_TOKENS_PEER") {
+        run_peer(&peer);
+    }
+    // `-- --whole-process-only` skips the in-process benchmarks.
+    if std::env::args().any(|a| a == "--whole-process-only") {
+        whole_process(WHOLE_PROCESS_RUNS);
+        return;
+    }
     let (text, source) = bench_text();
     println!("bench text: {source}, {} bytes", text.len());
     let mut criterion = Criterion::default().configure_from_args();
     bench_counting(&mut criterion, &text);
     bench_cache(&mut criterion);
     criterion.final_summary();
-    println!("\nMedians of 15 interleaved runs, one thread, same text:");
+    println!(
+        "\nMedians of 15 interleaved runs, same text (mbank on every core, the reference on one):"
+    );
     for encoding in [Encoding::O200k, Encoding::Cl100k] {
         ratio_report(&text, encoding);
     }
+    whole_process(WHOLE_PROCESS_RUNS);
 }
+
+/// Alternating runs of each program in the whole-process comparisons.
+const WHOLE_PROCESS_RUNS: usize = 11;

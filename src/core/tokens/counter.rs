@@ -1,10 +1,13 @@
 //! Exact BPE counting: our pre-tokenizer cuts the text into pieces, and each piece is
-//! counted by `bpe-openai`'s byte-pair encoder, with a per-thread memo because pieces
+//! counted by the byte-pair encoder over the built-in tables (`bpe`), with a per-thread
+//! memo because pieces
 //! ("the", " memory", "\n\n", "##") repeat endlessly in markdown.
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
+use super::bpe::{self, Table};
 use super::pretokenize::{Grammar, pieces};
 
 /// Pieces up to this many bytes are remembered; longer ones are rare and counted directly.
@@ -197,11 +200,7 @@ struct PieceMemo {
 }
 
 impl PieceMemo {
-    fn count(
-        &mut self,
-        bpe: &bpe_openai::byte_pair_encoding::BytePairEncoding,
-        piece: &[u8],
-    ) -> usize {
+    fn count(&mut self, bpe: &Table, piece: &[u8]) -> usize {
         if piece.len() <= PACKED_MAX {
             let key = packed_key(piece);
             if let Some(count) = self.short.get(key) {
@@ -239,20 +238,98 @@ thread_local! {
     static MEMOS: RefCell<[PieceMemo; 2]> = RefCell::new([PieceMemo::default(), PieceMemo::default()]);
 }
 
-fn tokenizer(grammar: Grammar) -> &'static bpe_openai::Tokenizer {
+fn table(grammar: Grammar) -> &'static Table {
     match grammar {
-        Grammar::O200k => bpe_openai::o200k_base(),
-        Grammar::Cl100k => bpe_openai::cl100k_base(),
+        Grammar::O200k => &bpe::O200K,
+        Grammar::Cl100k => &bpe::CL100K,
     }
 }
 
-/// Exact token count of `text` under a BPE encoding. Builds the encoder tables on first
-/// use (tens of milliseconds), so callers on a warm-cache path must not get here.
+/// Texts at least this long are cut in parts counted on several threads at once.
+pub(crate) const SPLIT_MIN_BYTES: usize = 512 * 1024;
+
+/// How many threads counting may use: the machine's cores, at most eight.
+pub(crate) fn worker_count() -> usize {
+    static COUNT: OnceLock<usize> = OnceLock::new();
+    *COUNT.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
+    })
+}
+
+/// Exact token count of `text` under a BPE encoding; a long text is cut where a piece
+/// must begin and its parts are counted on the machine's cores.
 pub(crate) fn count_bpe(grammar: Grammar, text: &str) -> usize {
+    let workers = worker_count();
+    if workers < 2 || text.len() < SPLIT_MIN_BYTES {
+        return count_on_this_thread(grammar, text);
+    }
+    let parts = split_at_piece_starts(text, workers);
+    let Some((first, rest)) = parts.split_first() else {
+        return 0;
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = rest
+            .iter()
+            .map(|&part| {
+                (
+                    part,
+                    scope.spawn(move || count_on_this_thread(grammar, part)),
+                )
+            })
+            .collect();
+        let mut total = count_on_this_thread(grammar, first);
+        for (part, handle) in handles {
+            // A worker that panicked is counted again here, where the same panic
+            // reaches the caller as it would have without threads.
+            total += handle
+                .join()
+                .unwrap_or_else(|_| count_on_this_thread(grammar, part));
+        }
+        total
+    })
+}
+
+/// Cuts `text` into at most `parts` parts, each cut just after a line break that an
+/// ASCII letter follows. Both grammars start a piece there: no alternative runs over a
+/// line break into a letter (the whitespace and punctuation rules end at or after the
+/// line breaks, the letter rules' optional prefix is never a line break), so the parts'
+/// counts add up to the whole's.
+pub(crate) fn split_at_piece_starts(text: &str, parts: usize) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let step = text.len() / parts.max(1);
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    for part in 1..parts {
+        let mut at = (part * step).max(start + 1);
+        let cut = loop {
+            let Some(offset) = bytes
+                .get(at..)
+                .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+            else {
+                break None;
+            };
+            let after = at + offset + 1;
+            if bytes.get(after).is_some_and(u8::is_ascii_alphabetic) {
+                break Some(after);
+            }
+            at = after;
+        };
+        // `cut` follows an ASCII line break, so it is a character boundary.
+        let Some(cut) = cut else { break };
+        out.push(&text[start..cut]);
+        start = cut;
+    }
+    out.push(&text[start..]);
+    out
+}
+
+fn count_on_this_thread(grammar: Grammar, text: &str) -> usize {
     if text.is_empty() {
         return 0;
     }
-    let bpe = &tokenizer(grammar).bpe;
+    let bpe = table(grammar);
     let slot = match grammar {
         Grammar::O200k => 0,
         Grammar::Cl100k => 1,
@@ -275,9 +352,9 @@ pub(crate) fn count_bpe(grammar: Grammar, text: &str) -> usize {
 /// Token ids of `text`, for tests that compare whole sequences with the reference.
 #[cfg(test)]
 pub(crate) fn encode_bpe(grammar: Grammar, text: &str) -> Vec<u32> {
-    let bpe = &tokenizer(grammar).bpe;
+    let bpe = table(grammar);
     pieces(grammar, text)
-        .flat_map(|piece| bpe.encode_via_backtracking(piece.as_bytes()))
+        .flat_map(|piece| bpe.encode(piece.as_bytes()))
         .collect()
 }
 
@@ -291,6 +368,31 @@ mod tests {
         key[..piece.len()].copy_from_slice(piece);
         key[15] = piece.len() as u8;
         u128::from_le_bytes(key)
+    }
+
+    #[test]
+    fn a_long_text_counted_in_parallel_parts_counts_as_a_whole() {
+        let paragraph = "## Decisions\n\n- We keep `SQLite` because it's simple.\n  indented\n\n\
+                         Résumé: naïve café 日本語 — 😀\n!!! ...\n/path/to\n\r\nTail words  \n";
+        let text = paragraph.repeat(SPLIT_MIN_BYTES / paragraph.len() + 50);
+        for parts in [2, 3, 7] {
+            let cut = split_at_piece_starts(&text, parts);
+            assert!(cut.len() > 1 && cut.len() <= parts);
+            assert_eq!(cut.concat(), text);
+            for grammar in [Grammar::O200k, Grammar::Cl100k] {
+                let whole: Vec<&str> = pieces(grammar, &text).collect();
+                let by_parts: Vec<&str> = cut.iter().flat_map(|p| pieces(grammar, p)).collect();
+                assert_eq!(whole, by_parts, "{grammar:?} in {parts} parts");
+            }
+        }
+        for grammar in [Grammar::O200k, Grammar::Cl100k] {
+            assert_eq!(
+                count_bpe(grammar, &text),
+                count_on_this_thread(grammar, &text)
+            );
+        }
+        // No line break followed by a letter: one part, never a cut inside a piece.
+        assert_eq!(split_at_piece_starts(&" \n1".repeat(1000), 4).len(), 1);
     }
 
     #[test]

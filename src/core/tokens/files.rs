@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::cache::{FileKey, TokenCache};
+use super::counter::{SPLIT_MIN_BYTES, worker_count};
 use super::{Encoding, TextStats, analyze};
 use crate::core::error::{CoreError, Result};
 use crate::core::formats::infinity;
@@ -106,9 +107,11 @@ pub fn stats_for_file(
         })
 }
 
-/// Figures of many files, in input order, on the calling thread. Cache hits cost no
-/// read and never build a tokenizer. A file that cannot be read gets its own error and
-/// the batch goes on. The cache is only used when it is `encoding`'s; call
+/// Figures of many files, in input order. Cache hits cost no read and never count; the
+/// files the cache does not hold are read and counted on worker threads (real files; an
+/// Infinity store is parsed once, on the calling thread), and their figures enter the
+/// cache on the calling thread at the end. A file that cannot be read gets its own error
+/// and the batch goes on. The cache is only used when it is `encoding`'s; call
 /// `TokenCache::save` afterwards to keep what was counted.
 pub fn stats_for_files(
     files: &[MemoryFile],
@@ -116,21 +119,102 @@ pub fn stats_for_files(
     cache: &mut TokenCache,
 ) -> Vec<Result<TextStats>> {
     let use_cache = cache.encoding() == encoding;
-    let mut batch = Batch::default();
-    files
+    let mut results: Vec<Option<Result<TextStats>>> = files
         .iter()
         .map(|file| {
-            let key = FileKey::of(file);
-            if use_cache && let Some(stats) = cache.get(&key) {
-                return Ok(stats);
-            }
-            let measured = batch.measure(file, encoding);
+            use_cache
+                .then(|| cache.get(&FileKey::of(file)))
+                .flatten()
+                .map(Ok)
+        })
+        .collect();
+    let mut batch = Batch::default();
+    let mut real_misses = Vec::new();
+    for (index, file) in files.iter().enumerate() {
+        if results[index].is_some() {
+            continue;
+        }
+        if file.is_virtual() {
+            results[index] = Some(batch.measure(file, encoding));
+        } else {
+            real_misses.push(index);
+        }
+    }
+    for (index, measured) in measure_in_parallel(files, &real_misses, encoding) {
+        results[index] = Some(measured);
+    }
+    files
+        .iter()
+        .zip(results)
+        .map(|(file, result)| {
+            let measured = result.unwrap_or_else(|| {
+                Err(CoreError::Parse {
+                    path: file.path.clone(),
+                    message: "no figures were computed".into(),
+                })
+            });
             if use_cache && let Ok(stats) = &measured {
-                cache.insert(&key, stats);
+                cache.insert(&FileKey::of(file), stats);
             }
             measured
         })
         .collect()
+}
+
+/// Below this many bytes to count, starting threads costs more than it saves.
+const PARALLEL_MIN_BYTES: u64 = 256 * 1024;
+
+/// Reads and measures the real files at `indices`, spread over the machine's cores:
+/// each worker takes the next file, largest first, so no core idles at the end while
+/// another counts a big file. Files big enough to be split are counted one at a time,
+/// each cut across the cores by the counter itself.
+fn measure_in_parallel(
+    files: &[MemoryFile],
+    indices: &[usize],
+    encoding: Encoding,
+) -> Vec<(usize, Result<TextStats>)> {
+    let measure_one = |index: usize| {
+        let measured = text::read_text(&files[index].path).map(|text| analyze(&text, encoding));
+        (index, measured)
+    };
+    let workers = worker_count();
+    let total: u64 = indices.iter().map(|&i| files[i].size).sum();
+    if workers < 2 || indices.len() < 2 || total < PARALLEL_MIN_BYTES {
+        return indices.iter().map(|&i| measure_one(i)).collect();
+    }
+    let (large, mut small): (Vec<usize>, Vec<usize>) = indices
+        .iter()
+        .partition(|&&i| files[i].size >= SPLIT_MIN_BYTES as u64);
+    let mut measured: Vec<(usize, Result<TextStats>)> =
+        large.into_iter().map(measure_one).collect();
+    small.sort_by_key(|&i| std::cmp::Reverse(files[i].size));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let small = &small;
+    let next = &next;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers.min(small.len()))
+            .map(|_| {
+                scope.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&index) = small.get(at) else {
+                            return done;
+                        };
+                        done.push(measure_one(index));
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            // A worker that panicked leaves its files without figures: they get an
+            // error of their own below rather than taking the batch down.
+            if let Ok(done) = handle.join() {
+                measured.extend(done);
+            }
+        }
+    });
+    measured
 }
 
 #[cfg(test)]

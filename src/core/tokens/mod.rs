@@ -3,15 +3,18 @@
 //! No tokenizer for current Claude models is published, so mbank offers OpenAI's BPE
 //! encodings (exact: `o200k_base` by default, `cl100k_base`) and the common `bytes/4`
 //! estimate. BPE counts are identical to OpenAI's reference tokenizer: a hand-written
-//! pre-tokenizer (`pretokenize`) feeds `bpe-openai`'s encoder (`counter`).
+//! pre-tokenizer (`pretokenize`) feeds a byte-pair encoder over tables built into the
+//! binary (`bpe`, laid out by build.rs), through a per-thread memo (`counter`).
 //!
 //! ConKeeper `<private>` blocks and `private: true` files are counted apart from what
 //! agents load. Counts are cached on disk (`cache`); callers count off the drawing thread
 //! (the TUI's workers), so listing a bank never waits for a tokenizer.
+mod bpe;
 mod cache;
 mod counter;
 mod files;
 mod pretokenize;
+mod table_hash;
 
 use std::str::FromStr;
 
@@ -94,8 +97,7 @@ impl<'de> Deserialize<'de> for Encoding {
     }
 }
 
-/// Number of tokens of `text` under `encoding`. The BPE encodings build their tables on
-/// first use (tens of milliseconds); the empty text and bytes/4 never do.
+/// Number of tokens of `text` under `encoding`.
 pub fn count(encoding: Encoding, text: &str) -> usize {
     match encoding {
         Encoding::O200k => counter::count_bpe(pretokenize::Grammar::O200k, text),
@@ -146,7 +148,13 @@ pub fn analyze(text: &str, encoding: Encoding) -> TextStats {
 pub fn measure(text: &str, encoding: Encoding) -> TextStats {
     let (lines, chars) = text::line_and_char_counts(text);
     let private_file = markdown::is_private_file(text);
-    let private_blocks = markdown::private_blocks(text).len();
+    // An opening tag is a line reading `<private>`: a text without the word has no
+    // block, and one substring search is far cheaper than walking its lines.
+    let private_blocks = if text.contains("<private>") {
+        markdown::private_blocks(text).len()
+    } else {
+        0
+    };
     let (loaded_tokens, private_tokens) = if private_file {
         (0, count(encoding, text))
     } else if private_blocks == 0 {

@@ -1,0 +1,413 @@
+//! Byte-pair encoding over the built-in tables (laid out by build.rs, see
+//! `table_hash`): the exact merge rules of OpenAI's tiktoken, on tables the binary holds
+//! ready to use. Nothing is decoded or built at start; a count touches only the pages
+//! of the tables it looks at.
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::table_hash::{RANK_BITS, RANK_MASK, padded_word, slot_tag, token_hash};
+
+/// One encoding's tables, as build.rs wrote them (little-endian u32 arrays).
+pub(crate) struct Table {
+    /// Every token's bytes, in rank order.
+    tokens: &'static [u8],
+    /// Where each token ends in `tokens` (u32 per rank).
+    ends: &'static [u8],
+    /// Open-addressing hash table (u32 per slot: rank + 1, tag above).
+    slots: &'static [u8],
+    /// The rank of each two-byte token, indexed by its bytes (`NO_RANK` for none).
+    pairs: &'static [u8],
+}
+
+pub(crate) static O200K: Table = Table {
+    tokens: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.tokens")),
+    ends: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends")),
+    slots: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.slots")),
+    pairs: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.pairs")),
+};
+
+pub(crate) static CL100K: Table = Table {
+    tokens: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tokens")),
+    ends: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends")),
+    slots: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.slots")),
+    pairs: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.pairs")),
+};
+
+/// "No merge": larger than every rank.
+const NO_RANK: u32 = u32::MAX;
+/// Pieces at least this long merge through a heap (as the reference does from the same
+/// length): the simple scan is quadratic.
+const LARGE_PIECE: usize = 100;
+
+#[inline(always)]
+fn u32_at(bytes: &[u8], index: usize) -> Option<u32> {
+    let word = bytes.get(index * 4..index * 4 + 4)?;
+    Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+}
+
+impl Table {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len() / 4
+    }
+
+    /// The bytes of the token of `rank`.
+    #[inline(always)]
+    pub(crate) fn token(&self, rank: u32) -> &'static [u8] {
+        let rank = rank as usize;
+        let start = match rank {
+            0 => 0,
+            _ => u32_at(self.ends, rank - 1).unwrap_or(0) as usize,
+        };
+        let end = u32_at(self.ends, rank).unwrap_or(0) as usize;
+        self.tokens.get(start..end).unwrap_or(&[])
+    }
+
+    /// The rank of the token whose bytes are `bytes`, if there is one.
+    #[inline(always)]
+    pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        let slot_count = self.slots.len() / 4;
+        if slot_count == 0 {
+            return None;
+        }
+        let mask = slot_count - 1;
+        let hash = token_hash(bytes);
+        let tag = slot_tag(hash);
+        let mut at = hash as usize & mask;
+        // At most half the slots are used, so an empty one ends every probe sequence;
+        // the bound only guards against a damaged table.
+        for _ in 0..slot_count {
+            let slot = u32_at(self.slots, at)?;
+            if slot == 0 {
+                return None;
+            }
+            if slot >> RANK_BITS == tag {
+                let rank = (slot & RANK_MASK) - 1;
+                if same_bytes(self.token(rank), bytes) {
+                    return Some(rank);
+                }
+            }
+            at = (at + 1) & mask;
+        }
+        None
+    }
+
+    /// The rank of the token made of the bytes `first` and `second`, or `NO_RANK`.
+    #[inline(always)]
+    fn pair_rank(&self, first: u8, second: u8) -> u32 {
+        u32_at(self.pairs, usize::from(first) << 8 | usize::from(second)).unwrap_or(NO_RANK)
+    }
+
+    #[inline(always)]
+    fn rank_or_none(&self, bytes: &[u8]) -> u32 {
+        self.rank(bytes).unwrap_or(NO_RANK)
+    }
+
+    /// Number of tokens of one pre-tokenized piece.
+    pub(crate) fn count(&self, piece: &[u8]) -> usize {
+        if piece.len() <= 1 {
+            return piece.len();
+        }
+        if self.rank(piece).is_some() {
+            return 1;
+        }
+        if piece.len() < LARGE_PIECE {
+            self.merge(piece).len() - 1
+        } else {
+            self.merge_large(piece).len()
+        }
+    }
+
+    /// The ranks of one piece's tokens.
+    #[cfg(test)]
+    pub(crate) fn encode(&self, piece: &[u8]) -> Vec<u32> {
+        if piece.is_empty() {
+            return Vec::new();
+        }
+        if let Some(rank) = self.rank(piece) {
+            return vec![rank];
+        }
+        if piece.len() < LARGE_PIECE {
+            self.merge(piece)
+                .windows(2)
+                .map(|pair| self.rank_or_none(&piece[pair[0].0..pair[1].0]))
+                .collect()
+        } else {
+            let ends = self.merge_large(piece);
+            let mut start = 0;
+            ends.into_iter()
+                .map(|end| {
+                    let rank = self.rank_or_none(&piece[start..end]);
+                    start = end;
+                    rank
+                })
+                .collect()
+        }
+    }
+
+    /// tiktoken's merge loop: (start, rank of the pair starting there) per part, plus
+    /// the end; the lowest rank merges first, the leftmost among equals.
+    fn merge(&self, piece: &[u8]) -> Vec<(usize, u32)> {
+        let mut parts = Vec::with_capacity(piece.len() + 1);
+        let mut min_rank = (NO_RANK, usize::MAX);
+        for i in 0..piece.len() - 1 {
+            let rank = self.pair_rank(piece[i], piece[i + 1]);
+            if rank < min_rank.0 {
+                min_rank = (rank, i);
+            }
+            parts.push((i, rank));
+        }
+        parts.push((piece.len() - 1, NO_RANK));
+        parts.push((piece.len(), NO_RANK));
+        let rank_after = |parts: &Vec<(usize, u32)>, i: usize| {
+            if i + 3 < parts.len() {
+                self.rank_or_none(&piece[parts[i].0..parts[i + 3].0])
+            } else {
+                NO_RANK
+            }
+        };
+        while min_rank.0 != NO_RANK {
+            let i = min_rank.1;
+            if i > 0 {
+                parts[i - 1].1 = rank_after(&parts, i - 1);
+            }
+            parts[i].1 = rank_after(&parts, i);
+            parts.remove(i + 1);
+            min_rank = (NO_RANK, usize::MAX);
+            for (i, &(_, rank)) in parts[..parts.len() - 1].iter().enumerate() {
+                if rank < min_rank.0 {
+                    min_rank = (rank, i);
+                }
+            }
+        }
+        parts
+    }
+
+    /// The same merges through a heap, O(n log n) for long pieces (a run of thousands of
+    /// spaces must not take quadratic time). Returns where each token ends.
+    fn merge_large(&self, piece: &[u8]) -> Vec<usize> {
+        struct Part {
+            prev: usize,
+            end: usize,
+            next_end: usize,
+            next_rank: u32,
+        }
+        let mut parts = Vec::with_capacity(piece.len());
+        let mut heap = BinaryHeap::with_capacity(piece.len());
+        parts.push(Part {
+            prev: usize::MAX,
+            end: 1,
+            next_end: 2,
+            next_rank: NO_RANK,
+        });
+        for i in 0..piece.len() - 1 {
+            let rank = self.pair_rank(piece[i], piece[i + 1]);
+            if rank != NO_RANK {
+                heap.push(Merge { start: i, rank });
+                parts[i].next_rank = rank;
+            }
+            parts.push(Part {
+                prev: i,
+                end: i + 2,
+                next_end: i + 3,
+                next_rank: NO_RANK,
+            });
+        }
+        let potential_merge =
+            |parts: &mut Vec<Part>, heap: &mut BinaryHeap<Merge>, start: usize, next_end: usize| {
+                parts[start].next_end = next_end;
+                parts[start].next_rank = NO_RANK;
+                if next_end <= piece.len() {
+                    let rank = self.rank_or_none(&piece[start..next_end]);
+                    if rank != NO_RANK {
+                        heap.push(Merge { start, rank });
+                        parts[start].next_rank = rank;
+                    }
+                }
+            };
+        while let Some(left) = heap.pop() {
+            if left.rank != parts[left.start].next_rank {
+                // Superseded by a later merge.
+                continue;
+            }
+            let left_start = left.start;
+            let right_start = parts[left_start].end;
+            let right_end = parts[left_start].next_end;
+            let right_next_end = parts[right_start].next_end;
+            parts[left_start].end = right_end;
+            potential_merge(&mut parts, &mut heap, left_start, right_next_end);
+            if right_end < parts.len() {
+                parts[right_end].prev = left_start;
+            }
+            if left_start > 0 {
+                let prev_start = parts[left_start].prev;
+                potential_merge(&mut parts, &mut heap, prev_start, right_end);
+            }
+            parts[right_start].next_rank = NO_RANK;
+        }
+        let mut ends = Vec::new();
+        let mut at = 0;
+        while at < parts.len() {
+            at = parts[at].end;
+            ends.push(at);
+        }
+        ends
+    }
+}
+
+/// Whether two byte strings are equal; short ones (nearly every token) are compared a
+/// word at a time, without a library call.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    match len {
+        0..=8 => padded_word(a) == padded_word(b),
+        // The first eight bytes and the last eight (overlapping) cover them all.
+        9..=16 => {
+            padded_word(a) == padded_word(b)
+                && padded_word(&a[len - 8..]) == padded_word(&b[len - 8..])
+        }
+        _ => a == b,
+    }
+}
+
+/// A possible merge of the part starting at `start` with the next one. The heap pops
+/// the lowest rank first, the leftmost among equals.
+#[derive(PartialEq, Eq)]
+struct Merge {
+    start: usize,
+    rank: u32,
+}
+
+impl Ord for Merge {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .rank
+            .cmp(&self.rank)
+            .then_with(|| other.start.cmp(&self.start))
+    }
+}
+
+impl PartialOrd for Merge {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(table: &Table) -> &'static tiktoken_rs::CoreBPE {
+        if std::ptr::eq(table, &O200K) {
+            tiktoken_rs::o200k_base_singleton()
+        } else {
+            tiktoken_rs::cl100k_base_singleton()
+        }
+    }
+
+    /// The obvious constructions: the bytes copied into zeroed words.
+    fn hash_by_copy(bytes: &[u8]) -> u64 {
+        let fold = |a: u64, b: u64| {
+            let product = u128::from(a) * u128::from(b);
+            (product as u64) ^ ((product >> 64) as u64)
+        };
+        let multiplier = 0x9E37_79B9_7F4A_7C15;
+        let mut hash = fold(bytes.len() as u64 ^ 0x243F_6A88_85A3_08D3, multiplier);
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            hash = fold(hash ^ u64::from_le_bytes(word), multiplier);
+        }
+        hash
+    }
+
+    #[test]
+    fn hashing_and_comparing_by_fixed_reads_match_the_plain_byte_loops() {
+        let source: Vec<u8> = (1..=60u8).map(|b| b.wrapping_mul(37)).collect();
+        for start in 0..8 {
+            for len in 0..=40 {
+                let bytes = &source[start..start + len];
+                assert_eq!(token_hash(bytes), hash_by_copy(bytes), "{bytes:?}");
+                if len <= 8 {
+                    let mut word = [0u8; 8];
+                    word[..len].copy_from_slice(bytes);
+                    assert_eq!(padded_word(bytes), u64::from_le_bytes(word));
+                }
+                let mut other = bytes.to_vec();
+                assert!(same_bytes(bytes, &other));
+                for at in 0..len {
+                    other[at] ^= 1;
+                    assert!(!same_bytes(bytes, &other), "{len} bytes, differing at {at}");
+                    other[at] ^= 1;
+                }
+                assert!(!same_bytes(bytes, &source[start..start + len + 1]));
+            }
+        }
+    }
+
+    #[test]
+    fn every_token_is_found_at_its_own_rank() {
+        for table in [&O200K, &CL100K] {
+            for rank in 0..table.len() as u32 {
+                let token = table.token(rank);
+                assert!(!token.is_empty());
+                assert_eq!(table.rank(token), Some(rank), "{token:?}");
+            }
+            assert_eq!(table.rank(b""), None);
+            for first in 0..=255u8 {
+                for second in 0..=255u8 {
+                    let pair = [first, second];
+                    assert_eq!(table.pair_rank(first, second), table.rank_or_none(&pair));
+                }
+            }
+        }
+        assert_eq!(O200K.len(), 199_998);
+        assert_eq!(CL100K.len(), 100_256);
+    }
+
+    #[test]
+    fn the_tables_hold_the_reference_vocabulary() {
+        for table in [&O200K, &CL100K] {
+            let reference = reference(table);
+            for rank in (0..table.len() as u32).step_by(97) {
+                assert_eq!(
+                    reference.decode_bytes(&[rank]).ok().as_deref(),
+                    Some(table.token(rank))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn long_pieces_merge_as_the_reference_does() {
+        // Each text is one pre-tokenizer piece, so the reference's tokens are the merge's.
+        // Long ones take the heap path, short ones the scan: both must agree with it.
+        let cases = [
+            " ".repeat(5_000),
+            "ab".repeat(300),
+            "=-".repeat(150),
+            "\u{1F600}".repeat(40),
+            "x".repeat(99),
+            "x".repeat(100),
+            "Supercalifragilisticexpialidocious".repeat(5),
+            "ununderstandablenesses".into(),
+        ];
+        for table in [&O200K, &CL100K] {
+            let reference = reference(table);
+            for piece in &cases {
+                let ranks = reference.encode_ordinary(piece);
+                assert_eq!(
+                    table.encode(piece.as_bytes()),
+                    ranks,
+                    "{} bytes",
+                    piece.len()
+                );
+                assert_eq!(table.count(piece.as_bytes()), ranks.len());
+            }
+        }
+    }
+}
