@@ -4,7 +4,7 @@
 For every server, in alternating order run by run (the first server of one run is the last
 of the next), on a fresh temporary root holding one 10 KB memory file:
 
-- start-up: spawn to the answer to `initialize` (median over the runs);
+- start-up: spawn to the answer to `initialize` (median of every start-up, 5 a run by default);
 - read: one tool call reading the 10 KB file, one call at a time (p50 over every timed call
   of every run); the first reply must contain the file's last line, else the figure is
   flagged, because a server answering "not found" quickly measures nothing;
@@ -66,6 +66,9 @@ try:
 except ImportError as error:  # pragma: no cover - the prerequisite is documented
     sys.exit(f"this benchmark needs the MCP Python SDK: pip install mcp ({error})")
 
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup  # anyio's dependency before 3.11
+
 try:
     import psutil  # type: ignore
 except ImportError:
@@ -113,7 +116,7 @@ class Server:
 
 @dataclass
 class RunResult:
-    startup_s: float | None = None
+    startups_s: list[float] = field(default_factory=list)
     reads_s: list[float] = field(default_factory=list)
     read_checked: bool = False
     peak_rss_kib: int | None = None
@@ -289,6 +292,13 @@ def tree_peak_rss(pids: list[int]) -> tuple[int | None, bool]:
 # ---------------------------------------------------------------- one server, one run
 
 
+def describe(error: BaseException) -> str:
+    """The error's type and message, the first inner one for a task group's group."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"
+
+
 def reply_text(result: Any) -> str:
     try:
         return json.dumps(result.model_dump(mode="json", by_alias=True))
@@ -323,29 +333,46 @@ async def read_phase(server: Server, root: Path, data: Path, log, opts, result: 
             async with ClientSession(read, write) as session:
                 with anyio.fail_after(opts.startup_timeout):
                     await session.initialize()
-                result.startup_s = time.perf_counter() - started
+                result.startups_s.append(time.perf_counter() - started)
                 # The server is this process's only child while this session lives.
                 pids = descendants(os.getpid())
-                await setup_session(session, server, places, opts.call_timeout)
-                if server.read is not None:
-                    arguments = substitute(server.read.arguments, places)
-                    first = await session.call_tool(server.read.name, arguments, read_timeout_seconds=opts.call_timeout)
-                    if is_error(first):
-                        raise RuntimeError(f"read {server.read.name} failed: {reply_text(first)[:300]}")
-                    result.read_checked = marker in reply_text(first)
-                    for _ in range(opts.warmup):
-                        await session.call_tool(server.read.name, arguments, read_timeout_seconds=opts.call_timeout)
-                    deadline = time.perf_counter() + opts.read_seconds
-                    for _ in range(opts.calls):
-                        t0 = time.perf_counter()
-                        reply = await session.call_tool(server.read.name, arguments, read_timeout_seconds=opts.call_timeout)
-                        result.reads_s.append(time.perf_counter() - t0)
-                        if is_error(reply):
-                            raise RuntimeError(f"read {server.read.name} failed: {reply_text(reply)[:300]}")
-                        if time.perf_counter() > deadline:
-                            break
-                pids = sorted(set(pids) | set(descendants(os.getpid())))
-                result.peak_rss_kib, result.rss_is_peak = tree_peak_rss(pids)
+                try:
+                    await setup_session(session, server, places, opts.call_timeout)
+                    if server.read is not None:
+                        await timed_reads(session, server.read, places, opts, result, marker)
+                finally:
+                    pids = sorted(set(pids) | set(descendants(os.getpid())))
+                    result.peak_rss_kib, result.rss_is_peak = tree_peak_rss(pids)
+
+
+async def startup_only(server: Server, root: Path, data: Path, log, opts, result: RunResult) -> None:
+    """One more start-up: spawn, initialize, close (a steadier median on a busy machine)."""
+    started = time.perf_counter()
+    with anyio.fail_after(opts.startup_timeout + 3 * opts.call_timeout):
+        async with stdio_client(parameters(server, root, data), errlog=log) as (read, write):
+            async with ClientSession(read, write) as session:
+                with anyio.fail_after(opts.startup_timeout):
+                    await session.initialize()
+                result.startups_s.append(time.perf_counter() - started)
+
+
+async def timed_reads(session: Any, call: ToolCall, places: dict[str, str], opts, result: RunResult, marker: str) -> None:
+    arguments = substitute(call.arguments, places)
+    first = await session.call_tool(call.name, arguments, read_timeout_seconds=opts.call_timeout)
+    if is_error(first):
+        raise RuntimeError(f"read {call.name} failed: {reply_text(first)[:300]}")
+    result.read_checked = marker in reply_text(first)
+    for _ in range(opts.warmup):
+        await session.call_tool(call.name, arguments, read_timeout_seconds=opts.call_timeout)
+    deadline = time.perf_counter() + opts.read_seconds
+    for _ in range(opts.calls):
+        started = time.perf_counter()
+        reply = await session.call_tool(call.name, arguments, read_timeout_seconds=opts.call_timeout)
+        result.reads_s.append(time.perf_counter() - started)
+        if is_error(reply):
+            raise RuntimeError(f"read {call.name} failed: {reply_text(reply)[:300]}")
+        if time.perf_counter() > deadline:
+            break
 
 
 def count_entries(root: Path, pattern: str, regex: str) -> int:
@@ -382,7 +409,7 @@ async def append_phase(server: Server, root: Path, data: Path, log, opts, result
                         else:
                             result.acknowledged += 1
         except Exception as error:  # one client failing must not hide the others' figures
-            failures.append(f"client {number}: {type(error).__name__}: {error}"[:300])
+            failures.append(f"client {number}: {describe(error)}"[:300])
 
     started = time.perf_counter()
     with anyio.move_on_after(opts.append_timeout) as scope:
@@ -409,15 +436,29 @@ async def run_once(server: Server, opts, run: int) -> RunResult:
     log_path = base / "server-stderr.log"
     try:
         with open(log_path, "w", encoding="utf-8") as log:
+            errors = []
+            try:
+                for _ in range(opts.startups - 1):
+                    await startup_only(server, root, data, log, opts, result)
+            except Exception as error:
+                errors.append(f"start-up: {describe(error)}")
             try:
                 await read_phase(server, root, data, log, opts, result, marker)
-                if server.append is not None and opts.clients > 0 and opts.appends > 0:
-                    await append_phase(server, root, data, log, opts, result)
             except Exception as error:
-                result.error = f"{type(error).__name__}: {error}"
+                errors.append(f"read session: {describe(error)}")
+            # A misconfigured read leaves the concurrency figure worth having.
+            wants_appends = server.append is not None and opts.clients > 0 and opts.appends > 0
+            if wants_appends and result.startups_s:
+                try:
+                    await append_phase(server, root, data, log, opts, result)
+                except Exception as error:
+                    errors.append(f"appends: {describe(error)}")
+            result.error = "; ".join(errors) or None
         if result.error:
-            tail = log_path.read_text(encoding="utf-8", errors="replace")[-600:]
-            print(f"  {server.name} run {run + 1}: {result.error}\n  server stderr: {tail}", file=sys.stderr)
+            tail = log_path.read_text(encoding="utf-8", errors="replace")[-600:].strip()
+            print(f"  {server.name} run {run + 1}: {result.error}", file=sys.stderr)
+            if tail:
+                print(f"  its stderr ends: {tail}", file=sys.stderr)
     finally:
         if opts.keep_roots:
             print(f"  {server.name} run {run + 1}: kept {base}", file=sys.stderr)
@@ -443,20 +484,19 @@ def table(servers: list[Server], results: dict[str, list[RunResult]], opts) -> s
     notes: list[str] = []
     for server in servers:
         runs = results[server.name]
-        ok = [r for r in runs if r.error is None]
-        startups = [r.startup_s for r in runs if r.startup_s is not None]
+        startups = [t for r in runs for t in r.startups_s]
         startup = f"{statistics.median(startups) * 1e3:.1f} ms" if startups else "—"
-        reads = [t for r in ok for t in r.reads_s]
+        reads = [t for r in runs for t in r.reads_s]
         read = f"{percentile(reads, 0.5) * 1e3:.3f} ms" if reads else "—"
-        if reads and not all(r.read_checked for r in ok if r.reads_s):
+        if reads and not all(r.read_checked for r in runs if r.reads_s):
             read += " ¹"
             notes.append(f"¹ {server.name}: the read's reply did not contain the file's last line.")
-        rss = [r.peak_rss_kib for r in ok if r.peak_rss_kib is not None]
+        rss = [r.peak_rss_kib for r in runs if r.peak_rss_kib is not None]
         peak = f"{statistics.median(rss) / 1024:.1f} MiB" if rss else "—"
-        if rss and not all(r.rss_is_peak for r in ok if r.peak_rss_kib is not None):
+        if rss and not all(r.rss_is_peak for r in runs if r.peak_rss_kib is not None):
             peak += " ²"
             notes.append(f"² {server.name}: RSS at the end of the reads (no kernel peak here).")
-        appended = [r for r in ok if r.kept is not None]
+        appended = [r for r in runs if r.kept is not None]
         if appended:
             worst = min(appended, key=lambda r: (r.kept - r.sent, r.kept))
             kept = f"{worst.kept} / {worst.sent}"
@@ -469,8 +509,8 @@ def table(servers: list[Server], results: dict[str, list[RunResult]], opts) -> s
                 notes.append(f"⁴ {server.name}: up to {refused} appends a run answered with an error.")
         else:
             kept = "—"
-        failed = len(runs) - len(ok)
-        name = server.name + (f" ({failed} of {len(runs)} runs failed)" if failed else "")
+        failed = sum(1 for r in runs if r.error is not None)
+        name = server.name + (f" ({failed} of {len(runs)} runs had errors)" if failed else "")
         lines.append(f"| {name} | {startup} | {read} | {peak} | {kept} |")
     return "\n".join(lines + ([""] + notes if notes else []))
 
@@ -480,7 +520,7 @@ def details(servers: list[Server], results: dict[str, list[RunResult]]) -> str:
     for server in servers:
         for number, r in enumerate(results[server.name], 1):
             reads = f"read p50 {percentile(r.reads_s, 0.5) * 1e3:.3f} ms n={len(r.reads_s)}" if r.reads_s else "no reads"
-            startup = f"{r.startup_s * 1e3:.1f} ms" if r.startup_s is not None else "—"
+            startup = f"{statistics.median(r.startups_s) * 1e3:.1f} ms" if r.startups_s else "—"
             rss = f"{r.peak_rss_kib / 1024:.1f} MiB" if r.peak_rss_kib is not None else "—"
             appends = ""
             if r.kept is not None and r.append_wall_s:
@@ -509,7 +549,7 @@ async def main_async(opts) -> int:
             results[server.name].append(await run_once(server, opts, run))
     print(details(servers, results), file=sys.stderr)
     print(
-        f"\n{opts.runs} runs per server, alternating; read: {opts.calls} calls a run after {opts.warmup} "
+        f"\n{opts.runs} runs per server, alternating; {opts.startups} start-ups a run; read: {opts.calls} calls a run after {opts.warmup} "
         f"warm-up; appends: {opts.clients} clients × {opts.appends}, each client its own server process.\n"
     )
     print(table(servers, results, opts))
@@ -530,6 +570,7 @@ def main() -> int:
     parser.add_argument("--decisions", action="append", metavar="NAME=GLOB", help=f"the decision file(s) under the root (default {DEFAULT_DECISIONS})")
     parser.add_argument("--count", action="append", metavar="NAME=REGEX", help=f"what one entry looks like, multiline (default {DEFAULT_COUNT!r}; with a group: distinct captures)")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--startups", type=int, default=5, help="start-ups a run (the read session's is one; default 5)")
     parser.add_argument("--calls", type=int, default=500, help="timed reads a run (default 500)")
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--read-seconds", type=float, default=30, help="time bound of the timed reads a run")
@@ -540,11 +581,11 @@ def main() -> int:
     parser.add_argument("--call-timeout", type=float, default=30)
     parser.add_argument("--keep-roots", action="store_true", help="keep the temporary roots to look at")
     opts = parser.parse_args()
-    for name in ("runs", "calls", "clients", "appends"):
+    for name in ("runs", "startups", "calls", "clients", "appends"):
         if not 0 <= getattr(opts, name) <= 100_000:
             sys.exit(f"--{name} must be between 0 and 100000")
-    if opts.runs < 1:
-        sys.exit("--runs must be at least 1")
+    if opts.runs < 1 or opts.startups < 1:
+        sys.exit("--runs and --startups must be at least 1")
     return anyio.run(main_async, opts)
 
 
