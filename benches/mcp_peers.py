@@ -37,8 +37,10 @@ With servers named on the command line (each NAME=VALUE option belongs to server
       --server 'peer=npx --offline some-memory-server {root}' \\
       --read 'peer=...' --append 'peer=...' --decisions 'peer=**/decisions*.md'
 
-Placeholders: {root} (the run's root, holding the memory file) and {data} (an empty folder
-beside it, for the server's own state) in commands, environment values and tool arguments;
+Placeholders: {root} (the run's root, holding the memory file; each server starts in it) and
+{data} (an empty folder beside it, for the server's own state) in commands, environment
+values and tool arguments; {python} (this interpreter) and {cwd} (the folder this script was
+started in) in commands and environment values;
 {client}, {seq} and {n} (the append's client, its number within the client, and its number
 in the run) in the append's arguments.
 """
@@ -311,7 +313,8 @@ def is_error(result: Any) -> bool:
 
 
 def parameters(server: Server, root: Path, data: Path) -> StdioServerParameters:
-    places = {"root": str(root), "data": str(data)}
+    # The server starts in its root: {cwd} names a file beside the caller instead.
+    places = {"root": str(root), "data": str(data), "python": sys.executable, "cwd": os.getcwd()}
     env = {**OFFLINE_ENV, **{k: substitute(v, places) for k, v in server.env.items()}}
     command = [substitute(word, places) for word in server.command]
     return StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(root))
