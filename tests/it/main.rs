@@ -37,6 +37,7 @@ mod save_fidelity;
 mod symlink_race;
 mod symlinks;
 mod tui_app;
+mod tui_defects;
 mod tui_editor;
 mod tui_keys;
 mod tui_live;

@@ -597,6 +597,10 @@ impl DocumentController {
                 // One undo step takes the merge back to the buffer as it was.
                 doc.replace_text(&merged);
                 doc.disk = *theirs_disk;
+                // Start where there is something to resolve, not at the top.
+                if let Some(row) = merged.lines().position(|l| l.starts_with("<<<<<<<")) {
+                    doc.jump_to_line(row + 1);
+                }
                 let toast = if conflicts > 0 {
                     format!(
                         "merged with {} marked <<<<<<< … >>>>>>>: resolve them, then save",

@@ -28,10 +28,16 @@ pub const GLOBAL_COMMANDS: &[Command] = &[
     hint(Action::Zoom),
     hint(Action::NextTheme),
     quiet(Action::OpenExternal),
+    quiet(Action::Messages),
 ];
 
 /// The global keys that do something on the picker screen.
-const PICKER_GLOBALS: [Action; 3] = [Action::Help, Action::Quit, Action::NextTheme];
+const PICKER_GLOBALS: [Action; 4] = [
+    Action::Help,
+    Action::Quit,
+    Action::NextTheme,
+    Action::Messages,
+];
 
 impl App {
     /// The global commands that work on the current screen.
@@ -115,6 +121,9 @@ impl App {
             Action::Help => self
                 .overlays
                 .push(Overlay::Help(Help::new(self.key_context()))),
+            Action::Messages => self
+                .overlays
+                .push(Overlay::Help(Help::messages(self.messages.clone()))),
             Action::NextTheme => {
                 // From the theme asked for last, so quick presses each move on.
                 let from = self.theme_asked.as_deref().unwrap_or(&self.theme.name);

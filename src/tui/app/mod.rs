@@ -46,6 +46,7 @@ use super::theme::Theme;
 use super::watcher::Watcher;
 use super::workers::{AnalysisWorker, Outbox};
 
+pub use super::overlays::help::Logged;
 pub use super::pane::Focus;
 pub use chrome::Toast;
 pub use document::DocumentController;
@@ -155,6 +156,8 @@ pub struct App {
     pending_reject: Option<Box<FileReview>>,
     pub overlays: Vec<Overlay>,
     pub toasts: Vec<Toast>,
+    /// Every message shown this session, whole (the message history).
+    pub messages: Vec<Logged>,
     pub quit: bool,
     pub external: Option<External>,
     scan_generation: u64,
@@ -228,6 +231,7 @@ impl App {
             pending_reject: None,
             overlays: Vec::new(),
             toasts: Vec::new(),
+            messages: Vec::new(),
             quit: false,
             external: None,
             scan_generation: 0,
@@ -282,6 +286,17 @@ impl App {
     }
 
     pub fn update(&mut self, message: Message) {
+        let focus_before = self.focus;
+        self.route(message);
+        // Zoom is not carried into the editor: there typed letters are text, so the
+        // letter that zoomed would type into the file. Arriving there shows the tree
+        // again; the editor zooms by its own (non-text) key.
+        if self.zoomed && self.focus == Focus::Editor && focus_before != Focus::Editor {
+            self.zoomed = false;
+        }
+    }
+
+    fn route(&mut self, message: Message) {
         match message {
             Message::Key(key) => {
                 if key.kind != KeyEventKind::Release {

@@ -336,9 +336,20 @@ impl Pane for Timeline {
         KeyContext::Timeline
     }
 
+    fn prompt_hints(&self) -> Option<&'static [(&'static str, &'static str)]> {
+        const FILTER: &[(&str, &str)] = &[("enter", "done"), ("esc", "done")];
+        self.typing.then_some(FILTER)
+    }
+
     fn handle(&mut self, input: Input) -> Outcome {
         let len = self.visible.len();
         match input {
+            Input::Paste(text) if self.typing => {
+                self.text
+                    .extend(text.chars().filter(|c| !c.is_control()).take(200));
+                self.refresh();
+                Outcome::done()
+            }
             // While the filter is typed, characters are text, whatever they are bound to.
             Input::Key(key) if self.typing && key.typed().is_some() => {
                 self.text.extend(key.typed());

@@ -1,0 +1,258 @@
+//! What a newcomer trips on, driven as a person would: key strings through the app's real
+//! loop on the TestBackend, then the screen and the files checked. Each test is named for
+//! the promise it keeps (a prompt does what its hint says, global letters never reach a
+//! file, the status bar keeps the keys that leave, messages are kept whole, ...).
+use crate::common;
+
+use common::tui::{DemoBanks, Tui};
+use mbank::tui::Message;
+use mbank::tui::app::Focus;
+use mbank::tui::overlays::Overlay;
+
+/// The status bar: the screen's last line.
+fn status(h: &mut Tui) -> String {
+    h.screen().lines().last().unwrap_or_default().to_string()
+}
+
+/// Types `MINE ` into progress.md, then an agent appends to it on disk: the conflict
+/// prompt opens.
+fn conflict_on_progress(h: &mut Tui, demo: &DemoBanks, appended: &str) -> String {
+    h.open_project("weather");
+    h.open_file("progress.md");
+    h.keys("M I N E space");
+    let path = demo.file("weather-api/memory-bank/progress.md");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let theirs = format!("{original}{appended}\n");
+    std::fs::write(&path, &theirs).unwrap();
+    h.app.update(Message::FilesChanged(vec![path]));
+    h.pump_until("the conflict prompt", |app| {
+        matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+    });
+    theirs
+}
+
+#[test]
+fn esc_on_the_conflict_prompt_goes_back_to_the_edits_and_saving_asks_again() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).start();
+    let theirs = conflict_on_progress(&mut h, &demo, "- [x] an agent's line");
+    let path = demo.file("weather-api/memory-bank/progress.md");
+    let screen = h.screen();
+    assert!(
+        screen.contains("esc back"),
+        "the prompt offers esc:\n{screen}"
+    );
+    h.keys("esc");
+    assert!(h.app.overlays.is_empty(), "esc closes the prompt");
+    assert_eq!(h.app.focus, Focus::Editor);
+    // Nothing was decided: the edits stay in the buffer, their version on disk.
+    assert!(h.doc().text().starts_with("MINE # Progress"));
+    assert!(h.is_dirty());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
+    assert!(h.toasts().contains("your edits stay"), "{}", h.toasts());
+    // Saving while they differ asks again, and writes nothing.
+    h.keys("ctrl-s");
+    h.pump_until("the prompt again", |app| {
+        matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+    });
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
+}
+
+#[test]
+fn the_conflict_prompt_wraps_a_change_at_the_end_of_a_long_line() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    let tail = "THE-END-OF-THE-LINE";
+    let long = format!("- {} {tail}", "words of an agent ".repeat(8));
+    conflict_on_progress(&mut h, &demo, &long);
+    let screen = h.screen();
+    assert!(screen.contains(tail), "{screen}");
+}
+
+#[test]
+fn the_merge_view_starts_at_the_first_conflict() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).start();
+    h.open_project("weather");
+    h.open_file("progress.md");
+    let path = demo.file("weather-api/memory-bank/progress.md");
+    let original = std::fs::read_to_string(&path).unwrap();
+    // Both sides change the same line, far from the top.
+    let line = original.lines().count() - 2;
+    h.keys("ctrl-end up up end");
+    h.keys("space m i n e");
+    let mut theirs: Vec<String> = original.lines().map(String::from).collect();
+    theirs[line] = format!("{} theirs", theirs[line]);
+    std::fs::write(&path, theirs.join("\n") + "\n").unwrap();
+    h.app.update(Message::FilesChanged(vec![path]));
+    h.pump_until("the conflict prompt", |app| {
+        matches!(app.overlays.last(), Some(Overlay::Conflict(_)))
+    });
+    h.keys("v");
+    let first_marker = h
+        .doc()
+        .text()
+        .lines()
+        .position(|l| l.starts_with("<<<<<<<"))
+        .expect("a conflict is marked");
+    assert_eq!(
+        h.doc().cursor().0,
+        first_marker,
+        "the cursor is on the first conflict"
+    );
+    let screen = h.screen();
+    assert!(screen.contains("<<<<<<<"), "and it is on screen:\n{screen}");
+}
+
+#[test]
+fn zoom_ends_when_a_file_is_opened_so_no_global_letter_reaches_the_file() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.open_project("weather");
+    let path = demo.file("weather-api/memory-bank/projectBrief.md");
+    let before = std::fs::read_to_string(&path).unwrap();
+    h.keys("z");
+    assert!(h.app.zoomed);
+    assert!(status(&mut h).contains("z zoom"), "{}", status(&mut h));
+    h.keys("enter");
+    assert_eq!(h.app.focus, Focus::Editor);
+    assert!(!h.app.zoomed, "the zoom stays with the tree");
+    // In the editor the status bar names the way out, and the zoom only by a key that is
+    // not text; both work.
+    let bar = status(&mut h);
+    assert!(bar.contains("esc tree"), "{bar}");
+    assert!(!bar.contains(" z zoom"), "{bar}");
+    h.keys("f8");
+    assert!(h.app.zoomed);
+    let bar = status(&mut h);
+    assert!(bar.contains("F8 zoom") && bar.contains("esc tree"), "{bar}");
+    h.keys("f8 esc");
+    assert!(!h.app.zoomed && h.app.focus == Focus::Tree);
+    assert!(!h.is_dirty(), "nothing was typed into the file");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+}
+
+#[test]
+fn typing_the_timeline_filter_takes_global_letters_and_the_status_bar_names_only_its_keys() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.open_project("weather");
+    h.keys("t /");
+    let bar = status(&mut h);
+    assert!(bar.contains("enter done"), "{bar}");
+    for gone in ["q quit", "p projects", "s status"] {
+        assert!(
+            !bar.contains(gone),
+            "{gone} would go into the filter: {bar}"
+        );
+    }
+    h.keys("p o s t q");
+    assert!(!h.app.quit);
+    assert_eq!(h.app.timeline.text, "postq");
+    assert_eq!(h.app.screen, mbank::tui::app::Screen::Project);
+    h.keys("backspace enter");
+    assert_eq!(h.app.timeline.text, "post");
+    assert_eq!(h.app.timeline.visible_len(), 1, "{}", h.screen());
+}
+
+#[test]
+fn at_80_columns_the_status_bar_keeps_the_keys_that_leave_the_mode() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.open_project("weather");
+    h.keys("enter");
+    let bar = status(&mut h);
+    assert!(bar.contains("esc tree"), "{bar}");
+    h.keys("esc r");
+    h.pump_until("the review", |app| {
+        app.review.review.is_some() && !app.review.busy
+    });
+    let bar = status(&mut h);
+    for key in [
+        "esc back", "a accept", "x reject", "z zoom", "? help", "q quit",
+    ] {
+        assert!(bar.contains(key), "{key}: {bar}");
+    }
+}
+
+#[test]
+fn help_keeps_long_key_lists_out_of_the_descriptions() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(160, 45).start();
+    h.open_project("weather");
+    h.keys("enter f1");
+    let mut seen = String::new();
+    for _ in 0..4 {
+        seen.push_str(&h.screen());
+        h.keys("pagedown");
+    }
+    let column = |keys: &str, does: &str| -> usize {
+        let line = seen
+            .lines()
+            .find(|l| l.contains(keys) && l.contains(does))
+            .unwrap_or_else(|| panic!("{keys} {does}:\n{seen}"));
+        line.chars().count() - line[line.find(does).unwrap_or(0)..].chars().count()
+    };
+    // Every description starts in one column, after the longest chord list.
+    let save = column("ctrl-s", "save");
+    assert_eq!(
+        column(
+            "ctrl-w alt-backspace ctrl-backspace",
+            "delete the word before the cursor"
+        ),
+        save
+    );
+    assert_eq!(
+        column("ctrl-del alt-del alt-d", "delete to the end of the word"),
+        save
+    );
+}
+
+#[test]
+fn the_message_history_keeps_every_message_whole() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.open_project("weather");
+    let long = format!(
+        "a long message naming /a/very/long/path/{}/backup.md and why",
+        "deep/".repeat(20)
+    );
+    h.app.toast_error(long.clone());
+    h.app.toast("second");
+    h.app.toast("third");
+    let bar = status(&mut h);
+    assert!(
+        bar.contains("(+2, M)"),
+        "the status bar says where the rest is: {bar}"
+    );
+    assert!(!bar.contains("and why"), "the status line cuts it: {bar}");
+    h.keys("M");
+    let screen = h.screen();
+    assert!(screen.contains("Messages"), "{screen}");
+    // Wrapped, nothing lost: the message's pieces joined give it back.
+    let body: String = screen
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' '))
+        .collect();
+    assert!(
+        body.replace(' ', "").contains(&long.replace(' ', "")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("third") && screen.contains("second"),
+        "{screen}"
+    );
+    h.keys("esc");
+    assert!(h.app.overlays.is_empty());
+    // Help names the key.
+    h.keys("?");
+    let mut help = h.screen();
+    for _ in 0..3 {
+        h.keys("pagedown");
+        help.push_str(&h.screen());
+    }
+    assert!(
+        help.contains("M F9") && help.contains("messages: every one shown this session"),
+        "{help}"
+    );
+}
