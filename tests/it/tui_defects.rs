@@ -256,3 +256,157 @@ fn the_message_history_keeps_every_message_whole() {
         "{help}"
     );
 }
+
+/// A root for the picker's figures: `split` has two banks each at 60 % of its own
+/// budget (together past one bank's), `blocked` is 35 times over its budget with one
+/// file that cannot be read, `a-project-with-a-rather-long-name-indeed` has a long name.
+fn write_budget_root(root: &std::path::Path) {
+    let cline = |project: &str, sizes: &[(&str, usize)]| {
+        let bank = root.join(project).join("memory-bank");
+        std::fs::create_dir_all(&bank).unwrap();
+        for (name, words) in sizes {
+            let body = "budget ".repeat(*words);
+            std::fs::write(
+                bank.join(format!("{name}.md")),
+                format!("# {name}\n\n{body}\n"),
+            )
+            .unwrap();
+        }
+    };
+    let core = |words| {
+        [
+            ("projectbrief", words),
+            ("productContext", words),
+            ("systemPatterns", words),
+            ("techContext", words),
+            ("activeContext", words),
+            ("progress", words),
+        ]
+    };
+    cline("split", &core(500));
+    let rules = root.join("split/.clinerules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(
+        rules.join("rules.md"),
+        format!("# rules\n{}", "rule ".repeat(3000)),
+    )
+    .unwrap();
+    cline("blocked", &core(35_000)[..5]);
+    std::fs::write(
+        root.join("blocked/memory-bank/progress.md"),
+        b"# Progress\n\x00\x01binary",
+    )
+    .unwrap();
+    cline("a-project-with-a-rather-long-name-indeed", &core(20));
+}
+
+/// The picker's row of `project`, and its cells by column (split at the header's words).
+fn picker_row(screen: &str, project: &str) -> String {
+    screen
+        .lines()
+        .find(|l| l.contains(&format!(" {project} ")))
+        .unwrap_or_else(|| panic!("no row for {project}:\n{screen}"))
+        .to_string()
+}
+
+#[test]
+fn the_picker_figure_gauge_and_verdict_say_what_mbank_list_says() {
+    let root = tempfile::tempdir().unwrap();
+    write_budget_root(root.path());
+    let sandbox = common::Sandbox::new();
+    let list = sandbox
+        .run(&["--root", root.path().to_str().unwrap(), "list", "--json"])
+        .json();
+    let mut h = Tui::options(root.path()).size(160, 45).start();
+    h.pump_until("the figures", |app| app.picker.counted == 3);
+    h.settled_screen();
+    let buffer = h.draw().unwrap().clone();
+    let screen = mbank::tui::driver::buffer_text(&buffer);
+    let theme = mbank::tui::theme::Theme::default();
+    for project in list["projects"].as_array().unwrap() {
+        let name = project["name"].as_str().unwrap();
+        let tokens = project["loaded_tokens"].as_u64().unwrap();
+        let complete = project["complete"].as_bool().unwrap();
+        let verdict = project["budget"].as_str().unwrap_or("—");
+        let row = picker_row(&screen, name);
+        let figure = format!(
+            "{}{}",
+            mbank::tui::widgets::compact(tokens),
+            if complete { "" } else { "+" }
+        );
+        assert!(
+            row.contains(&format!("{figure} {verdict}"))
+                || row.contains(&format!("{figure}/")) && row.contains(&format!(" {verdict} ")),
+            "{name}: list says {figure} {verdict}:\n{row}"
+        );
+        // The gauge and the figure are drawn in the verdict's colour.
+        let y = screen.lines().position(|l| l == row).unwrap() as u16;
+        let x = row.chars().count() - row[row.find(&figure).unwrap()..].chars().count();
+        let colour = match verdict {
+            "over" => theme.over,
+            "near" => theme.near,
+            _ => theme.ok,
+        };
+        assert_eq!(buffer[(x as u16, y)].fg, colour, "{name}: {row}");
+    }
+    // Two banks each at 60 %: `ok`, and the gauge is not the project's total over one
+    // bank's budget.
+    let split = picker_row(&screen, "split");
+    assert!(split.contains(" ok "), "{split}");
+    assert!(!split.contains("/5.0k"), "{split}");
+    // 35 times over with a file that cannot be read: still over, full, and coloured so.
+    let blocked = picker_row(&screen, "blocked");
+    assert!(
+        blocked.contains("+ over") && blocked.contains("▰▰▰▰▰▰▰▰"),
+        "{blocked}"
+    );
+}
+
+#[test]
+fn picker_columns_size_to_the_terminal_and_stay_in_line() {
+    let root = tempfile::tempdir().unwrap();
+    write_budget_root(root.path());
+    let long = "a-project-with-a-rather-long-name-indeed";
+    for (width, height) in [(160, 45), (80, 24)] {
+        let mut h = Tui::options(root.path()).size(width, height).start();
+        h.pump_until("the figures", |app| app.picker.counted == 3);
+        let screen = h.settled_screen();
+        let rows: Vec<String> = ["split", "blocked", &long[..12]]
+            .iter()
+            .map(|p| {
+                let line = screen.lines().find(|l| l.contains(&format!(" {p}")));
+                line.unwrap_or_else(|| panic!("{p}:\n{screen}")).to_string()
+            })
+            .collect();
+        if width == 160 {
+            assert!(rows[2].contains(long), "not cut at 160 columns:\n{screen}");
+            assert!(rows[0].contains("cline,roo-rules"), "{screen}");
+        }
+        // Staleness and findings are there at every width.
+        for row in &rows {
+            assert!(
+                row.contains("fresh") || row.contains("stale") || row.contains("aging"),
+                "{width}: {row}"
+            );
+            assert!(
+                row.contains('✔') || row.contains('✖') || row.contains('▲'),
+                "{width}: {row}"
+            );
+        }
+        // The verdicts, the staleness and the last write start in one column each.
+        let column = |row: &str, words: &[&str]| -> usize {
+            let at = words.iter().filter_map(|w| row.find(w)).min().unwrap();
+            row[..at].chars().count()
+        };
+        for words in [
+            &["fresh", "stale", "aging"][..],
+            &[" ok ", " over ", " near "][..],
+        ] {
+            let columns: Vec<usize> = rows.iter().map(|r| column(r, words)).collect();
+            assert!(
+                columns.windows(2).all(|w| w[0] == w[1]),
+                "{width}: {words:?} {columns:?}\n{screen}"
+            );
+        }
+    }
+}

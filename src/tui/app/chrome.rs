@@ -44,14 +44,10 @@ pub fn hints<'a>(
 }
 
 /// The hints that fit in `width` columns, in their order: the essential ones (help, quit,
-/// the keys that leave) always stay, the others go from the last (the least useful: the pane's own keys come first, the
-/// global ones after them) until the rest fit; a hint is shown whole or not at all.
-pub fn fit_hints(hints: Vec<(String, &'static str)>, width: usize) -> Vec<(String, &'static str)> {
-    fit_hints_keeping(hints, width, false)
-}
-
-/// [`fit_hints`], keeping the zoom's hint too when `zoom_matters`.
-fn fit_hints_keeping(
+/// the keys that leave; the zoom too when `zoom_matters`) always stay, the others go from
+/// the last (the least useful: the pane's own keys come first, the global ones after
+/// them) until the rest fit; a hint is shown whole or not at all.
+fn fit_hints(
     mut hints: Vec<(String, &'static str)>,
     width: usize,
     zoom_matters: bool,
@@ -276,7 +272,7 @@ impl App {
                 (text, theme.muted().bg(theme.status_bg), width)
             }
         };
-        let hints = fit_hints_keeping(
+        let hints = fit_hints(
             all,
             area.width.saturating_sub(right_width) as usize,
             zoom_matters,
@@ -342,12 +338,12 @@ mod tests {
         .collect();
         let width =
             |h: &[(String, &str)]| -> usize { h.iter().map(|(k, w)| k.len() + w.len() + 3).sum() };
-        assert_eq!(fit_hints(all.clone(), 200), all);
-        let fitted = fit_hints(all.clone(), 40);
+        assert_eq!(fit_hints(all.clone(), 200, false), all);
+        let fitted = fit_hints(all.clone(), 40, false);
         assert!(width(&fitted) <= 40, "{fitted:?}");
         let words: Vec<&str> = fitted.iter().map(|(_, w)| *w).collect();
         assert_eq!(words, ["open", "fold", "help", "quit"]);
-        let words: Vec<&str> = fit_hints(all, 5).iter().map(|(_, w)| *w).collect();
+        let words: Vec<&str> = fit_hints(all, 5, false).iter().map(|(_, w)| *w).collect();
         assert_eq!(words, ["help", "quit"]);
     }
 
