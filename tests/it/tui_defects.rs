@@ -410,3 +410,29 @@ fn picker_columns_size_to_the_terminal_and_stay_in_line() {
         }
     }
 }
+
+#[test]
+fn the_editor_names_bidi_zero_width_and_c1_characters_as_the_preview_does() {
+    let demo = DemoBanks::new();
+    let path = demo.file("weather-api/memory-bank/projectBrief.md");
+    std::fs::write(&path, "# Brief\nabc\u{202E}def\u{200B}ghi\u{9B}jkl\n").unwrap();
+    let mut h = Tui::demo(&demo).start();
+    h.open_project("weather");
+    h.keys("enter");
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains("abc"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(
+        row.contains("abc⟨U+202E⟩def⟨U+200B⟩ghi⟨U+009B⟩jkl"),
+        "{row}"
+    );
+    assert!(!screen.contains('\u{FFFD}'), "{screen}");
+    // Each is one character of the buffer: the cursor steps over it once, and text typed
+    // after it lands after it; the file keeps the characters.
+    h.keys("down right right right right x ctrl-s");
+    h.idle();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    assert!(saved.contains("abc\u{202E}xdef\u{200B}ghi"), "{saved:?}");
+}

@@ -437,10 +437,16 @@ fn folding_near_the_end_never_leaves_the_tree_scrolled_past_its_rows() {
     let mut h = bank.start(80, 12);
     // Every folder open, then to the last row and fold its way up.
     for _ in 0..40 {
-        let folded = rows(&h).iter().position(|r| r.trim_start().starts_with('▸'));
+        let folded = rows(&h)
+            .iter()
+            .position(|r| r.trim_start().starts_with('▸'));
         let Some(index) = folded else { break };
         while h.app.tree.cursor.selected != index {
-            h.keys(if h.app.tree.cursor.selected < index { "down" } else { "up" });
+            h.keys(if h.app.tree.cursor.selected < index {
+                "down"
+            } else {
+                "up"
+            });
         }
         h.keys("space");
     }

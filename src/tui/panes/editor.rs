@@ -1801,7 +1801,7 @@ fn visible_spans(
             }
         }
         // The buffer keeps the character; only the view shows it, reversed.
-        let glyph = sanitize::glyph(c).filter(|_| c != '\t');
+        let glyph = wrap::stand_in(c);
         if glyph.is_some() {
             style = style.add_modifier(Modifier::REVERSED);
         }
@@ -1811,7 +1811,7 @@ fn visible_spans(
         current_style = style;
         match glyph {
             _ if c == '\t' => current.push_str("    "),
-            Some(glyph) => current.push(glyph),
+            Some(glyph) => current.push_str(&glyph),
             None => current.push(c),
         }
         column += w;
