@@ -436,3 +436,67 @@ fn the_editor_names_bidi_zero_width_and_c1_characters_as_the_preview_does() {
     let saved = std::fs::read_to_string(&path).unwrap();
     assert!(saved.contains("abc\u{202E}xdef\u{200B}ghi"), "{saved:?}");
 }
+
+#[test]
+fn a_deleted_bank_folder_leaves_the_screen_and_the_open_file_says_it_was_deleted() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(120, 30).start();
+    h.open_project("billing");
+    assert!(h.doc().path.ends_with("memory-bank/project-brief.md"));
+    let screen = h.settled_screen();
+    assert!(screen.contains("Memory Bank MCP"), "{screen}");
+    let folder = demo.file("billing-roo/memory-bank");
+    std::fs::remove_dir_all(&folder).unwrap();
+    // A folder deleted whole is reported as the folder.
+    h.app.update(Message::FilesChanged(vec![folder]));
+    h.pump_until("the report without the bank", |app| {
+        app.tree.report.as_ref().is_some_and(|r| r.banks.len() == 1)
+    });
+    let screen = h.settled_screen();
+    assert!(
+        !screen.contains("Memory Bank MCP"),
+        "the bank's rows are gone:\n{screen}"
+    );
+    assert!(
+        !screen.contains("memory-bank-mcp"),
+        "and its format in the header:\n{screen}"
+    );
+    assert!(
+        h.app
+            .messages
+            .iter()
+            .any(|m| m.text.contains("project-brief.md was deleted on disk")),
+        "the open file says so: {}",
+        h.toasts()
+    );
+}
+
+#[test]
+fn a_file_that_becomes_readable_again_is_shown_without_reselecting_it() {
+    let demo = DemoBanks::new();
+    let path = demo.file("weather-api/memory-bank/progress.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, b"# Progress\n\x00\x01 not text").unwrap();
+    let mut h = Tui::demo(&demo).start();
+    h.open_project("weather");
+    h.keys("end up");
+    assert!(
+        h.app
+            .tree
+            .selected_file()
+            .is_some_and(|(p, _)| p.ends_with("progress.md")),
+        "{}",
+        h.screen()
+    );
+    assert!(
+        h.app.document.doc().is_none(),
+        "it cannot be opened as text"
+    );
+    assert!(h.app.document.editor.problem.is_some());
+    std::fs::write(&path, &text).unwrap();
+    h.app.update(Message::FilesChanged(vec![path.clone()]));
+    h.idle();
+    assert!(h.app.document.editor.problem.is_none());
+    assert_eq!(h.doc().text(), text);
+    assert!(h.screen().contains("# Progress"));
+}

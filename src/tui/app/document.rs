@@ -72,6 +72,8 @@ pub struct DocumentController {
     backup_dir: PathBuf,
     /// The file asked for last, while it loads.
     pending: Option<Pending>,
+    /// The file the editor shows as unreadable: read again when it changes on disk.
+    unreadable: Option<(PathBuf, Option<String>)>,
     /// Reads of the open file (reload, conflict) and backups not answered yet.
     jobs: usize,
     sessions: HashMap<PathBuf, Session>,
@@ -181,6 +183,7 @@ impl DocumentController {
             highlighter: None,
             backup_dir,
             pending: None,
+            unreadable: None,
             jobs: 0,
             sessions: HashMap::new(),
             snapshot: None,
@@ -314,9 +317,11 @@ impl DocumentController {
                 tree.changed.remove(&path);
                 self.editor.doc = None;
                 self.editor.problem = Some(problem.to_string());
+                self.unreadable = Some((path, pending.memory_id));
                 return Vec::new();
             }
         };
+        self.unreadable = None;
         tree.open = Some(path.clone());
         tree.changed.remove(&path);
         let mut doc = Document::new(path.clone(), pending.memory_id.clone(), editable.edit);
@@ -369,6 +374,22 @@ impl DocumentController {
 
     /// The open file changed on disk: read it again (a job), then reload a clean buffer
     /// in place or ask about a dirty one.
+    /// Files changed on disk: the open file is read again when it or a folder above it
+    /// changed (a deleted bank folder); a file shown as unreadable is opened again.
+    pub fn on_disk_changed(&mut self, paths: &[PathBuf]) {
+        let touches = |file: &Path| paths.iter().any(|p| file.starts_with(p));
+        if let Some((path, memory_id)) = self.unreadable.clone()
+            && touches(&path)
+            && self.pending.is_none()
+        {
+            self.open(path, memory_id, false, None);
+            return;
+        }
+        if self.doc().is_some_and(|d| touches(&d.path)) {
+            self.reload_from_disk();
+        }
+    }
+
     pub fn reload_from_disk(&mut self) {
         if let Some((path, id)) = self.doc().map(|d| (d.path.clone(), d.memory_id.clone())) {
             self.jobs += 1;
