@@ -204,6 +204,7 @@ pub enum Action {
     ToggleSideBySide,
     Commit,
     CommitNow,
+    CommandLine,
 }
 
 impl Action {
@@ -312,6 +313,7 @@ impl Action {
             Action::ToggleSideBySide => "unified / side by side",
             Action::Commit => "commit accepted memory (git) / mark reviewed (outside git)",
             Action::CommitNow => "commit with this message",
+            Action::CommandLine => "command line: :w saves, :q quits, :q! quits without saving",
         }
     }
 
@@ -371,6 +373,7 @@ impl Action {
             Action::ToggleSideBySide => "side by side",
             Action::Commit => "commit",
             Action::CommitNow => "commit",
+            Action::CommandLine => "command",
             other => other.describe(),
         }
     }

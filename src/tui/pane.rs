@@ -166,6 +166,8 @@ pub enum Effect {
     Resolve(conflict::Choice),
     /// The open project changed (a save): analyse it again.
     Reanalyse,
+    /// Quit (asks first over unsaved edits).
+    Quit,
 }
 
 /// One thing a key does in a context, in the order the status bar and help show them.

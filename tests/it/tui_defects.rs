@@ -500,3 +500,57 @@ fn a_file_that_becomes_readable_again_is_shown_without_reselecting_it() {
     assert_eq!(h.doc().text(), text);
     assert!(h.screen().contains("# Progress"));
 }
+
+#[test]
+fn vim_colon_w_saves_colon_q_quits_and_anything_else_says_what_works() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).vim().size(80, 24).start();
+    h.pump_until("the scan", |app| app.picker.visible_len() == 6);
+    h.keys("w e a t h e r enter enter");
+    assert_eq!(h.app.focus, Focus::Editor);
+    h.keys("i N o t e : space esc");
+    assert!(h.is_dirty());
+    // `:` opens the command line: the status bar names its keys, typed letters are text.
+    h.keys(":");
+    let bar = status(&mut h);
+    assert!(
+        bar.contains("enter run") && bar.contains("esc cancel"),
+        "{bar}"
+    );
+    assert!(h.screen().contains(" :"), "{}", h.screen());
+    h.keys("w enter");
+    h.idle();
+    assert!(!h.app.quit);
+    assert!(!h.is_dirty(), ":w saved");
+    let saved =
+        std::fs::read_to_string(demo.file("weather-api/memory-bank/projectBrief.md")).unwrap();
+    assert!(saved.starts_with("Note: # Project Brief"), "{saved}");
+    h.keys(": z z enter");
+    assert!(!h.app.quit);
+    assert!(
+        h.toasts().contains("not an editor command: :zz"),
+        "{}",
+        h.toasts()
+    );
+    h.keys(": q enter");
+    assert!(h.app.quit, ":q quits a saved buffer");
+}
+
+#[test]
+fn the_picker_says_the_filter_text_names_a_new_bank_and_creating_it_uses_that_name() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(120, 30).start();
+    h.pump_until("the scan", |app| app.picker.visible_len() == 6);
+    assert!(!h.screen().contains("new bank in"), "{}", h.screen());
+    h.keys("n o t e s");
+    let screen = h.screen();
+    assert!(screen.contains("ctrl-n: new bank in notes/"), "{screen}");
+    h.keys("ctrl-n");
+    assert!(
+        h.screen().contains("notes"),
+        "the prompt names the folder too"
+    );
+    h.keys("y");
+    h.idle();
+    assert!(demo.file("notes/memory-bank").is_dir());
+}

@@ -217,7 +217,7 @@ impl App {
         self.focus = Focus::Tree;
     }
 
-    fn request_quit(&mut self) {
+    pub(super) fn request_quit(&mut self) {
         if self.document.is_dirty() {
             let name = self.document.file_name();
             self.overlays.push(Overlay::Confirm(Confirm::new(

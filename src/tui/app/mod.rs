@@ -484,6 +484,7 @@ impl App {
                     .resolve_conflict(choice, self.project.as_ref());
                 self.apply(effects);
             }
+            Effect::Quit => self.request_quit(),
             Effect::Reanalyse => {
                 if let Some(project) = self.project.clone() {
                     self.analysis.full(project);

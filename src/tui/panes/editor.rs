@@ -282,6 +282,7 @@ pub const NORMAL_COMMANDS: &[Command] = &[
     hint(Action::Undo),
     hint(Action::Save),
     hint(Action::Leave),
+    quiet(Action::CommandLine),
     quiet(Action::Append),
     quiet(Action::AppendLineEnd),
     quiet(Action::InsertLineStart),
@@ -427,6 +428,8 @@ pub enum Msg {
 pub struct SearchPrompt {
     pub query: String,
     origin: Pos,
+    /// Vim's command line (`:w`, `:q`), not a search.
+    pub command: bool,
 }
 
 /// Where the last search stands: its query, the match at the cursor and the count.
@@ -687,6 +690,14 @@ impl Editor {
                 self.search = Some(SearchPrompt {
                     query: String::new(),
                     origin: doc.buffer.cursor(),
+                    command: false,
+                });
+            }
+            Action::CommandLine => {
+                self.search = Some(SearchPrompt {
+                    query: String::new(),
+                    origin: doc.buffer.cursor(),
+                    command: true,
                 });
             }
             Action::SearchNext | Action::SearchPrev => {
@@ -1087,6 +1098,25 @@ impl Editor {
         let Some(prompt) = self.search.as_mut() else {
             return;
         };
+        if prompt.command {
+            match key.code {
+                KeyCode::Esc => self.search = None,
+                KeyCode::Enter => {
+                    let command = std::mem::take(&mut prompt.query);
+                    self.search = None;
+                    effects.extend(ex_command(command.trim()));
+                }
+                KeyCode::Backspace if prompt.query.is_empty() => self.search = None,
+                KeyCode::Backspace => {
+                    prompt.query.pop();
+                }
+                KeyCode::Char(c) if KeyChord::from_event(&key).is_printable() => {
+                    prompt.query.push(c);
+                }
+                _ => {}
+            }
+            return;
+        }
         match key.code {
             KeyCode::Esc => {
                 let origin = prompt.origin;
@@ -1278,8 +1308,9 @@ impl Editor {
         }
         if let Some(prompt) = &self.search {
             let y = text_area.y + text_area.height;
+            let label = if prompt.command { " :" } else { " search: " };
             let mut spans = vec![
-                Span::styled(" search: ", theme.key()),
+                Span::styled(label, theme.key()),
                 Span::styled(prompt.query.clone(), theme.fg(theme.text)),
                 Span::styled("▏", theme.fg(theme.accent)),
             ];
@@ -1288,7 +1319,12 @@ impl Editor {
             {
                 spans.push(Span::styled(format!(" {}", found.count()), theme.key()));
             }
-            spans.push(Span::styled("  enter find · esc cancel", theme.muted()));
+            let keys = if prompt.command {
+                "  enter run · esc cancel"
+            } else {
+                "  enter find · esc cancel"
+            };
+            spans.push(Span::styled(keys, theme.muted()));
             frame.render_widget(
                 Paragraph::new(Line::from(spans)),
                 Rect {
@@ -1298,7 +1334,7 @@ impl Editor {
                 },
             );
             let x = inner.x
-                + 9
+                + label.chars().count() as u16
                 + prompt
                     .query
                     .chars()
@@ -1592,7 +1628,35 @@ fn delete_lines(buffer: &mut Buffer, first: usize, last: usize, now: Instant) {
     buffer.set_cursor(buffer.first_non_blank(row));
 }
 
+/// What vim's command line runs: `:w` saves, `:q` quits (asking over unsaved edits),
+/// `:q!` quits, `:wq` / `:x` save (quitting is then `:q`); anything else says so.
+fn ex_command(command: &str) -> Vec<Effect> {
+    match command {
+        "" => Vec::new(),
+        "w" | "write" => vec![Effect::Save],
+        "q" | "quit" => vec![Effect::Quit],
+        "q!" | "quit!" => vec![Effect::Confirmed(
+            crate::tui::overlays::confirm::Confirmed::Quit,
+        )],
+        "wq" | "x" => vec![
+            Effect::Save,
+            Effect::Toast("saving; :q quits once it is saved".into()),
+        ],
+        other => vec![Effect::ToastError(format!(
+            "not an editor command: :{} (:w saves, :q quits, :q! quits without saving)",
+            sanitize::line(other)
+        ))],
+    }
+}
+
 impl Pane for Editor {
+    fn prompt_hints(&self) -> Option<&'static [(&'static str, &'static str)]> {
+        const SEARCH: &[(&str, &str)] = &[("enter", "find"), ("esc", "cancel")];
+        const COMMAND: &[(&str, &str)] = &[("enter", "run"), ("esc", "cancel")];
+        let prompt = self.search.as_ref()?;
+        Some(if prompt.command { COMMAND } else { SEARCH })
+    }
+
     fn context(&self) -> KeyContext {
         if !self.modal {
             return KeyContext::Editor;

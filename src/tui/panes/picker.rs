@@ -422,6 +422,19 @@ impl Picker {
                 theme.muted(),
             ),
         ]);
+        // The filter's text also names a new bank's folder: say so while it is typed.
+        let mut filter = filter;
+        if !self.filter.trim().is_empty()
+            && let Some(key) = keymap.key_for(KeyContext::Picker, Action::InitBank)
+        {
+            filter.spans.push(Span::styled(
+                format!(
+                    " · {key}: new bank in {}/",
+                    widgets::shown(&self.folder_for_new_bank())
+                ),
+                theme.muted(),
+            ));
+        }
         frame.render_widget(Paragraph::new(filter), filter_area);
 
         if self.rows.is_empty() {
