@@ -1,7 +1,7 @@
 //! Key bindings from TOML: the bundled default, the vim preset on top when chosen, and
 //! the user's `<config>/keymap.toml` last. Each action carries a description; the status
 //! bar and the help overlay show the keys bound here for what each pane declares it does
-//! (`crate::tui::pane::commands`), so they never drift.
+//! (the command registry, `commands`), so they never drift.
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;

@@ -22,12 +22,12 @@ use crate::tui::jobs::{self, SaveJob};
 use crate::tui::keymap::Keymap;
 use crate::tui::message::{BackupSide, LoadError, LoadPurpose, LoadedFile, Message, SaveError};
 use crate::tui::overlays::Overlay;
-use crate::tui::overlays::confirm::{Confirm, Confirmed};
-use crate::tui::overlays::conflict::{Choice, Conflict};
-use crate::tui::pane::{Effect, Pane, ViewContext};
+use crate::tui::overlays::confirm::Confirm;
+use crate::tui::pane::{Pane, ViewContext};
 use crate::tui::panes::editor::{self, Document, Editor};
 use crate::tui::panes::preview::{self, Preview};
 use crate::tui::panes::tree::Tree;
+use crate::tui::protocol::{Ask, Choice, Confirmed, Effect};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 use crate::tui::workers::{BufferCounter, Outbox, PreviewWorker};
@@ -434,12 +434,12 @@ impl DocumentController {
     /// The prompt for the buffer against `theirs`, the file as it is on disk now.
     fn conflict_with(&self, theirs: crate::core::edit::EditText) -> Option<Effect> {
         let doc = self.doc()?;
-        Some(Effect::Overlay(Overlay::Conflict(Box::new(Conflict::new(
-            doc.path.clone(),
-            doc.base_text.clone(),
-            doc.text(),
+        Some(Effect::Ask(Ask::Conflict {
+            path: doc.path.clone(),
+            base: doc.base_text.clone(),
+            mine: doc.text(),
             theirs,
-        )))))
+        }))
     }
 
     fn on_conflict_read(&mut self, loaded: LoadedFile) -> Vec<Effect> {
@@ -501,17 +501,17 @@ impl DocumentController {
                     .first_line
                     .map(|l| format!(", the first at line {l}"))
                     .unwrap_or_default();
-                return vec![Effect::Overlay(Overlay::Confirm(Confirm::new(
-                    "Save with conflict markers?",
-                    format!(
+                return vec![Effect::Ask(Ask::Confirm {
+                    title: "Save with conflict markers?".into(),
+                    body: format!(
                         "{} still holds {} (<<<<<<< … ======= … >>>>>>> lines{line}). An agent would read both sides as memory. Save it anyway?",
                         self.file_name(),
                         markers.describe()
                     ),
-                    Confirmed::SaveWithMarkers {
+                    on_yes: Confirmed::SaveWithMarkers {
                         version: doc.version,
                     },
-                )))];
+                })];
             }
         }
         self.save_now(project)

@@ -11,25 +11,10 @@ use crate::tui::keymap::{Action, KeyChord};
 use crate::tui::overlays::Overlay;
 use crate::tui::overlays::confirm::{Confirm, Confirmed};
 use crate::tui::overlays::help::Help;
-use crate::tui::pane::{Command, Input, KeyInput, Outcome, Pane, hint, quiet};
+use crate::tui::pane::{Command, Input, KeyInput, Outcome, Pane};
 use crate::tui::theme::Theme;
 
-/// The keys that work everywhere, in the order the status bar names them.
-pub const GLOBAL_COMMANDS: &[Command] = &[
-    hint(Action::Help),
-    hint(Action::Quit),
-    hint(Action::OpenPicker),
-    hint(Action::FocusNext),
-    quiet(Action::FocusPrev),
-    hint(Action::CycleView),
-    hint(Action::ShowTimeline),
-    hint(Action::ShowReview),
-    hint(Action::ToggleFindings),
-    hint(Action::Zoom),
-    hint(Action::NextTheme),
-    quiet(Action::OpenExternal),
-    quiet(Action::Messages),
-];
+pub use crate::tui::commands::GLOBAL as GLOBAL_COMMANDS;
 
 /// The global keys that do something on the picker screen.
 const PICKER_GLOBALS: [Action; 4] = [

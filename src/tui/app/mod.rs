@@ -38,8 +38,9 @@ use crate::core::tokens::Encoding;
 use super::keymap::{KeyContext, Keymap};
 use super::message::Message;
 use super::overlays::Overlay;
-use super::overlays::confirm::Confirmed;
-use super::pane::{Effect, Input, Pane, ViewContext};
+use super::overlays::confirm::{Confirm, Confirmed};
+use super::overlays::conflict::Conflict;
+use super::pane::{Ask, Effect, Input, Pane, ViewContext};
 use super::panes::{findings, picker, review as review_pane, timeline, tree};
 use super::review_worker::{ReviewRequest, ReviewWorker};
 use super::theme::Theme;
@@ -447,7 +448,19 @@ impl App {
             Effect::Close(pane) => self.close(pane),
             Effect::Review(request) => self.ask_review(request),
             Effect::AskCommit => self.ask_commit(),
-            Effect::Overlay(overlay) => self.push_overlay(overlay),
+            Effect::Ask(ask) => self.push_overlay(match ask {
+                Ask::Confirm {
+                    title,
+                    body,
+                    on_yes,
+                } => Overlay::Confirm(Confirm::new(title, body, on_yes)),
+                Ask::Conflict {
+                    path,
+                    base,
+                    mine,
+                    theirs,
+                } => Overlay::Conflict(Box::new(Conflict::new(path, base, mine, theirs))),
+            }),
             Effect::CloseOverlay => {
                 self.overlays.pop();
             }

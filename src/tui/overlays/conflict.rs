@@ -14,17 +14,12 @@ use crate::core::edit::EditText;
 use crate::core::merge;
 use crate::core::sanitize;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
-use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint};
+use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::theme::Theme;
 
-/// The prompt's keys. Esc closes it and changes nothing: the edits stay in the buffer,
-/// the disk keeps theirs, and the next save (refused while they differ) asks again.
-pub const COMMANDS: &[Command] = &[
-    hint(Action::Back),
-    hint(Action::KeepMine),
-    hint(Action::TakeTheirs),
-    hint(Action::MergeView),
-];
+pub use crate::tui::commands::CONFLICT as COMMANDS;
+
+pub use crate::tui::protocol::Choice;
 
 #[derive(Debug)]
 pub struct Conflict {
@@ -38,21 +33,6 @@ pub struct Conflict {
     pub scroll: usize,
     page: usize,
     area: Rect,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Choice {
-    KeepMine {
-        theirs_disk: Box<EditText>,
-    },
-    TakeTheirs {
-        theirs_disk: Box<EditText>,
-    },
-    Merge {
-        merged: String,
-        theirs_disk: Box<EditText>,
-        conflicts: usize,
-    },
 }
 
 impl Conflict {

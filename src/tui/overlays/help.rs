@@ -7,18 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
-use crate::tui::pane::{self, Command, Effect, Input, Outcome, Pane, ViewContext, hint, quiet};
+use crate::tui::pane::{self, Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-/// Help's keys: it scrolls and closes.
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    hint(Action::Back),
-];
+pub use crate::tui::commands::HELP as COMMANDS;
 
 /// The widest the box is.
 const POPUP_WIDTH: u16 = 90;

@@ -18,7 +18,7 @@ use crate::core::model::Project;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::list::ListCursor;
-use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint, offers, quiet};
+use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
 
@@ -72,20 +72,7 @@ impl Row {
     }
 }
 
-/// The picker's keys (typed characters filter).
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::Top),
-    quiet(Action::Bottom),
-    hint(Action::Open),
-    hint(Action::Back),
-    hint(Action::CycleSort),
-    hint(Action::OpenDemo),
-    hint(Action::InitBank),
-];
+pub use crate::tui::commands::PICKER as COMMANDS;
 
 pub struct Picker {
     pub rows: Vec<Row>,

@@ -14,25 +14,11 @@ use crate::core::findings::Finding;
 
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
-use crate::tui::pane::{
-    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
-};
+use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-/// The timeline's keys (while the text filter is typed, characters go to it).
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::Top),
-    quiet(Action::Bottom),
-    hint(Action::Open),
-    hint(Action::Back),
-    hint(Action::Filter),
-    hint(Action::CycleStatus),
-];
+pub use crate::tui::commands::TIMELINE as COMMANDS;
 
 /// The status filter cycles through these; `None` shows every entry.
 const STATUS_CYCLE: [Option<DecisionStatus>; 8] = [

@@ -36,9 +36,7 @@ use crate::core::tokens::TextStats;
 
 use crate::tui::highlight::HighlightCache;
 use crate::tui::keymap::{Action, KeyChord, KeyContext, Keymap};
-use crate::tui::pane::{
-    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
-};
+use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
@@ -97,135 +95,13 @@ pub fn is_modal(keymap: &Keymap) -> bool {
     !keymap.bindings(KeyContext::EditorNormal).is_empty()
 }
 
-/// The modeless editor's keys (the default keymap); with the vim preset, insert mode
-/// has them too. A typed character no key is bound to is text.
-pub const COMMANDS: &[Command] = &[
-    hint(Action::Save),
-    hint(Action::Undo),
-    hint(Action::Redo),
-    hint(Action::Search),
-    hint(Action::SearchNext),
-    hint(Action::SearchPrev),
-    hint(Action::Leave),
-    quiet(Action::Copy),
-    quiet(Action::Cut),
-    quiet(Action::Paste),
-    quiet(Action::ToggleWrap),
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::Left),
-    quiet(Action::Right),
-    quiet(Action::WordLeft),
-    quiet(Action::WordRight),
-    quiet(Action::LineStart),
-    quiet(Action::LineEnd),
-    quiet(Action::FileStart),
-    quiet(Action::FileEnd),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::ParagraphUp),
-    quiet(Action::ParagraphDown),
-    quiet(Action::SelectLeft),
-    quiet(Action::SelectRight),
-    quiet(Action::SelectUp),
-    quiet(Action::SelectDown),
-    quiet(Action::SelectWordLeft),
-    quiet(Action::SelectWordRight),
-    quiet(Action::SelectLineStart),
-    quiet(Action::SelectLineEnd),
-    quiet(Action::SelectFileStart),
-    quiet(Action::SelectFileEnd),
-    quiet(Action::SelectAll),
-    quiet(Action::Newline),
-    quiet(Action::DeleteBack),
-    quiet(Action::DeleteForward),
-    quiet(Action::DeleteWordBack),
-    quiet(Action::DeleteWordForward),
-    quiet(Action::DeleteToLineEnd),
-];
+pub use crate::tui::commands::EDITOR as COMMANDS;
 
-/// Vim's insert mode: its own key, and the editor's keys it shares (the status bar's
-/// hints; help lists the rest under the editor).
-pub const INSERT_COMMANDS: &[Command] = &[
-    hint(Action::NormalMode),
-    hint(Action::Save),
-    hint(Action::Undo),
-    hint(Action::Search),
-];
+pub use crate::tui::commands::EDITOR_INSERT as INSERT_COMMANDS;
 
-/// Vim's normal mode: keys are commands.
-pub const NORMAL_COMMANDS: &[Command] = &[
-    hint(Action::InsertMode),
-    hint(Action::VisualMode),
-    hint(Action::Search),
-    hint(Action::Undo),
-    hint(Action::Save),
-    hint(Action::Leave),
-    quiet(Action::CommandLine),
-    quiet(Action::Append),
-    quiet(Action::AppendLineEnd),
-    quiet(Action::InsertLineStart),
-    quiet(Action::OpenBelow),
-    quiet(Action::OpenAbove),
-    quiet(Action::VisualLineMode),
-    quiet(Action::Left),
-    quiet(Action::Down),
-    quiet(Action::Up),
-    quiet(Action::Right),
-    quiet(Action::WordRight),
-    quiet(Action::WordLeft),
-    quiet(Action::WordEnd),
-    quiet(Action::LineStart),
-    quiet(Action::FirstNonBlank),
-    quiet(Action::LineEnd),
-    quiet(Action::GotoPrefix),
-    quiet(Action::FileStart),
-    quiet(Action::FileEnd),
-    quiet(Action::ParagraphUp),
-    quiet(Action::ParagraphDown),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::DeleteForward),
-    quiet(Action::DeleteOp),
-    quiet(Action::YankOp),
-    quiet(Action::ChangeOp),
-    quiet(Action::PasteAfter),
-    quiet(Action::PasteBefore),
-    quiet(Action::Redo),
-    quiet(Action::SearchNext),
-    quiet(Action::SearchPrev),
-    quiet(Action::NormalMode),
-    quiet(Action::ToggleWrap),
-];
+pub use crate::tui::commands::EDITOR_NORMAL as NORMAL_COMMANDS;
 
-/// Vim's visual modes: motions extend the selection, operators act on it.
-pub const VISUAL_COMMANDS: &[Command] = &[
-    hint(Action::YankOp),
-    hint(Action::DeleteOp),
-    hint(Action::ChangeOp),
-    hint(Action::NormalMode),
-    quiet(Action::PasteAfter),
-    quiet(Action::VisualMode),
-    quiet(Action::VisualLineMode),
-    quiet(Action::Left),
-    quiet(Action::Down),
-    quiet(Action::Up),
-    quiet(Action::Right),
-    quiet(Action::WordRight),
-    quiet(Action::WordLeft),
-    quiet(Action::WordEnd),
-    quiet(Action::LineStart),
-    quiet(Action::FirstNonBlank),
-    quiet(Action::LineEnd),
-    quiet(Action::GotoPrefix),
-    quiet(Action::FileStart),
-    quiet(Action::FileEnd),
-    quiet(Action::ParagraphUp),
-    quiet(Action::ParagraphDown),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::Save),
-];
+pub use crate::tui::commands::EDITOR_VISUAL as VISUAL_COMMANDS;
 
 /// Where a movement key goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

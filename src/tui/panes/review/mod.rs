@@ -25,36 +25,12 @@ use crate::core::sanitize;
 
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
-use crate::tui::pane::{
-    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
-};
+use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::review_worker::ReviewRequest;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-/// The review's keys.
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::Top),
-    quiet(Action::Bottom),
-    hint(Action::Back),
-    hint(Action::AcceptHunk),
-    hint(Action::RejectHunk),
-    hint(Action::NextHunk),
-    quiet(Action::PrevHunk),
-    hint(Action::NextFile),
-    quiet(Action::PrevFile),
-    hint(Action::Undo),
-    hint(Action::AcceptLine),
-    hint(Action::RejectLine),
-    hint(Action::AcceptFile),
-    hint(Action::RejectFile),
-    hint(Action::ToggleSideBySide),
-    hint(Action::Commit),
-];
+pub use crate::tui::commands::REVIEW as COMMANDS;
 
 /// One row of the diff, as the cursor moves over it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -28,9 +28,7 @@ use crate::core::model::LoadKind;
 
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
-use crate::tui::pane::{
-    Command, Effect, Input, KeyInput, Outcome, Pane, ViewContext, hint, offers, quiet,
-};
+use crate::tui::pane::{Effect, Input, KeyInput, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
 
@@ -76,23 +74,7 @@ pub struct Row {
     pub indent: usize,
 }
 
-/// The tree's keys. Moving the selection shows the file under it; Enter moves the
-/// keyboard into it (on a folder it folds or unfolds it). While the filter is typed,
-/// characters go to it, whatever they are bound to.
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::Top),
-    quiet(Action::Bottom),
-    hint(Action::Open),
-    hint(Action::Filter),
-    hint(Action::Toggle),
-    quiet(Action::Expand),
-    quiet(Action::Collapse),
-    quiet(Action::Back),
-];
+pub use crate::tui::commands::TREE as COMMANDS;
 
 /// A bank with more files than this starts with every sub-folder folded: its top files
 /// (the ones agents load) stay in view, and the rest is a folder list to open.
