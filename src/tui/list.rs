@@ -111,8 +111,10 @@ mod tests {
 
     #[test]
     fn a_list_that_shrinks_below_its_scroll_shows_the_rows_above_again() {
-        let mut cursor = ListCursor::default();
-        cursor.selected = 19;
+        let mut cursor = ListCursor {
+            selected: 19,
+            ..ListCursor::default()
+        };
         assert_eq!(cursor.layout(5, 20), 15..20);
         // Folded to 8 rows with the selection on the folder, row 6.
         cursor.selected = 6;
