@@ -12,17 +12,24 @@ use crate::core::sanitize;
 /// Cells a character takes on screen: four for a tab, one for a C0 control (its Control
 /// Pictures glyph), the width of its named marker for a C1 control, bidi or invisible
 /// character (`⟨U+202E⟩`, as the preview names it; [`stand_in`]).
+#[inline]
 pub fn cells(c: char) -> usize {
     // Most text is printable ASCII: one cell, no table lookups (a 500 KB line is walked
-    // for the cursor's column on every frame).
+    // for the cursor's column on every frame), and inlined into those walks.
     if (' '..='~').contains(&c) {
         1
     } else if c == '\t' {
         4
-    } else if let Some(shown) = stand_in(c) {
-        shown.chars().count()
     } else {
-        c.width().unwrap_or(0)
+        other_cells(c)
+    }
+}
+
+/// [`cells`] for the rest: a stood-in character's marker, else its width.
+fn other_cells(c: char) -> usize {
+    match stand_in(c) {
+        Some(shown) => shown.chars().count(),
+        None => c.width().unwrap_or(0),
     }
 }
 
