@@ -1,7 +1,7 @@
 //! Key bindings from TOML: the bundled default, the vim preset on top when chosen, and
 //! the user's `<config>/keymap.toml` last. Each action carries a description; the status
 //! bar and the help overlay show the keys bound here for what each pane declares it does
-//! (`crate::tui::pane::commands`), so they never drift.
+//! (the command registry, `commands`), so they never drift.
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
@@ -114,6 +114,7 @@ pub enum Action {
     Zoom,
     NextTheme,
     OpenExternal,
+    Messages,
     Up,
     Down,
     PageUp,
@@ -203,6 +204,7 @@ pub enum Action {
     ToggleSideBySide,
     Commit,
     CommitNow,
+    CommandLine,
 }
 
 impl Action {
@@ -221,6 +223,7 @@ impl Action {
             Action::Zoom => "zoom: the focused pane takes the whole width (again: back)",
             Action::NextTheme => "next theme",
             Action::OpenExternal => "open in $EDITOR",
+            Action::Messages => "messages: every one shown this session, whole",
             Action::Up => "up",
             Action::Down => "down",
             Action::PageUp => "page up",
@@ -310,6 +313,7 @@ impl Action {
             Action::ToggleSideBySide => "unified / side by side",
             Action::Commit => "commit accepted memory (git) / mark reviewed (outside git)",
             Action::CommitNow => "commit with this message",
+            Action::CommandLine => "command line: :w saves, :q quits, :q! quits without saving",
         }
     }
 
@@ -326,6 +330,7 @@ impl Action {
             Action::ToggleFindings => "findings",
             Action::Zoom => "zoom",
             Action::OpenExternal => "$EDITOR",
+            Action::Messages => "messages",
             Action::Open => "open",
             Action::Back => "back",
             Action::CycleSort => "sort",
@@ -368,6 +373,7 @@ impl Action {
             Action::ToggleSideBySide => "side by side",
             Action::Commit => "commit",
             Action::CommitNow => "commit",
+            Action::CommandLine => "command",
             other => other.describe(),
         }
     }

@@ -62,7 +62,9 @@ impl ListCursor {
         } else if self.selected >= self.offset + self.page {
             self.offset = self.selected + 1 - self.page;
         }
-        self.offset = self.offset.min(len.saturating_sub(1));
+        // A list that shrank (a folder folded) is not left scrolled past its end: the
+        // rows above come back rather than blank rows below.
+        self.offset = self.offset.min(len.saturating_sub(self.page));
         self.offset..(self.offset + self.page).min(len)
     }
 }
@@ -105,5 +107,18 @@ mod tests {
         cursor.selected = 0;
         assert_eq!(cursor.layout(5, 20), 0..5);
         assert_eq!(cursor.layout(5, 0), 0..0);
+    }
+
+    #[test]
+    fn a_list_that_shrinks_below_its_scroll_shows_the_rows_above_again() {
+        let mut cursor = ListCursor {
+            selected: 19,
+            ..ListCursor::default()
+        };
+        assert_eq!(cursor.layout(5, 20), 15..20);
+        // Folded to 8 rows with the selection on the folder, row 6.
+        cursor.selected = 6;
+        assert_eq!(cursor.layout(5, 8), 3..8);
+        assert_eq!(cursor.layout(5, 3), 0..3);
     }
 }

@@ -14,7 +14,7 @@ use crate::core::tokens::TextStats;
 
 use super::highlight::HighlightDone;
 use super::markdown_view::Rendered;
-use super::panes::preview::RenderKey;
+use super::protocol::RenderKey;
 use super::theme::Theme;
 
 /// Everything the event loop can be told.
@@ -74,7 +74,7 @@ pub enum Message {
     WatchOverflow,
     WatchProblem(String),
     /// How many of the wanted folders are watched, when not all are (or all are again).
-    WatchCoverage(super::watcher::Coverage),
+    WatchCoverage(Coverage),
     /// An answer of the review worker.
     Review(ReviewEvent),
     /// A side of a conflict was saved as a backup (or could not be).
@@ -198,4 +198,45 @@ pub enum ReviewEvent {
     Committed(Result<CommitOutcome, String>),
     /// How many files the new snapshot holds.
     MarkedReviewed(Result<usize, String>),
+}
+
+/// At most this many folders are watched.
+pub const MAX_WATCHES: usize = 16_384;
+
+/// How many folders are watched of how many were asked for, and why not all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coverage {
+    pub watched: usize,
+    pub wanted: usize,
+    /// The system's limit on watches, when known (Linux: `max_user_watches`).
+    pub system_limit: Option<usize>,
+    /// The kernel refused a watch: the user's watches are used up (by us and others).
+    pub exhausted: bool,
+}
+
+impl Coverage {
+    pub fn is_complete(&self) -> bool {
+        self.watched >= self.wanted
+    }
+
+    /// The note the picker shows while not every folder is watched.
+    pub fn note(&self) -> Option<String> {
+        if self.is_complete() {
+            return None;
+        }
+        let why = match (self.exhausted, self.system_limit) {
+            (true, Some(limit)) => {
+                format!("the system's limit, fs.inotify.max_user_watches = {limit}, is used up")
+            }
+            (true, None) => "the system's watch limit is used up".to_string(),
+            (false, Some(limit)) => {
+                format!("mbank keeps to 3/4 of fs.inotify.max_user_watches = {limit}")
+            }
+            (false, None) => format!("mbank watches at most {MAX_WATCHES}"),
+        };
+        Some(format!(
+            "live refresh watches {} of {} folders ({why}); the others refresh when opened",
+            self.watched, self.wanted
+        ))
+    }
 }

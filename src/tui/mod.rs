@@ -5,6 +5,7 @@
 //! through messages (`workers`, `jobs`, `watcher`, `highlight`, `review_worker`).
 //! Everything it shows is computed by `crate::core`, which knows nothing of terminals.
 pub mod app;
+pub mod commands;
 pub mod highlight;
 pub mod jobs;
 pub mod keymap;
@@ -14,6 +15,7 @@ pub mod message;
 pub mod overlays;
 pub mod pane;
 pub mod panes;
+pub mod protocol;
 pub mod review_worker;
 pub mod terminal;
 pub mod theme;

@@ -7,54 +7,12 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 
 use crate::core::error::CoreError;
-use crate::core::model::Project;
-use crate::core::review::{FileReview, ReviewAction, ReviewOptions, ReviewSession};
+use crate::core::review::{ReviewOptions, ReviewSession};
 
 use super::message::{ActError, Message, ReviewEvent};
 use super::workers::Outbox;
 
-/// What the worker is asked to do.
-#[derive(Debug)]
-pub enum ReviewRequest {
-    /// Opens a session for `project` (replacing any other) and computes its review.
-    Open {
-        project: Project,
-    },
-    /// Recomputes the whole review (files appeared or vanished).
-    Compute,
-    /// Re-diffs one file after the watcher reported a change.
-    Refresh(PathBuf),
-    /// The watcher saw these paths change (`true`: the review lists it): re-diff the
-    /// listed files that are still files, or recompute it all when one appeared or
-    /// vanished.
-    FilesChanged(Vec<(PathBuf, bool)>),
-    /// An action on the file as the view last showed it (the session refuses it when
-    /// the disk no longer matches).
-    Act {
-        action: ReviewAction,
-        file: Box<FileReview>,
-    },
-    /// What rejecting the whole file would lose, for the confirm prompt.
-    RejectLoss(Box<FileReview>),
-    Undo,
-    CommitMessage,
-    Commit(String),
-    MarkReviewed,
-}
-
-impl ReviewRequest {
-    /// Whether the request changes files or the accepted side: the view waits for the
-    /// fresh review that follows before taking another action.
-    pub fn changes_files(&self) -> bool {
-        matches!(
-            self,
-            ReviewRequest::Act { .. }
-                | ReviewRequest::Undo
-                | ReviewRequest::Commit(_)
-                | ReviewRequest::MarkReviewed
-        )
-    }
-}
+pub use super::protocol::ReviewRequest;
 
 pub struct ReviewWorker {
     requests: Sender<ReviewRequest>,

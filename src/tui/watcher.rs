@@ -24,52 +24,13 @@ use std::time::{Duration, Instant};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use super::message::Message;
+pub use super::message::{Coverage, MAX_WATCHES};
 use super::workers::Outbox;
 
 /// A batch goes out once no event came for this long…
 const QUIET: Duration = Duration::from_millis(30);
 /// …or this long after its first event, whichever is first.
 const MAX_DELAY: Duration = Duration::from_millis(200);
-/// At most this many folders are watched.
-pub const MAX_WATCHES: usize = 16_384;
-
-/// How many folders are watched of how many were asked for, and why not all.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Coverage {
-    pub watched: usize,
-    pub wanted: usize,
-    /// The system's limit on watches, when known (Linux: `max_user_watches`).
-    pub system_limit: Option<usize>,
-    /// The kernel refused a watch: the user's watches are used up (by us and others).
-    pub exhausted: bool,
-}
-
-impl Coverage {
-    pub fn is_complete(&self) -> bool {
-        self.watched >= self.wanted
-    }
-
-    /// The note the picker shows while not every folder is watched.
-    pub fn note(&self) -> Option<String> {
-        if self.is_complete() {
-            return None;
-        }
-        let why = match (self.exhausted, self.system_limit) {
-            (true, Some(limit)) => {
-                format!("the system's limit, fs.inotify.max_user_watches = {limit}, is used up")
-            }
-            (true, None) => "the system's watch limit is used up".to_string(),
-            (false, Some(limit)) => {
-                format!("mbank keeps to 3/4 of fs.inotify.max_user_watches = {limit}")
-            }
-            (false, None) => format!("mbank watches at most {MAX_WATCHES}"),
-        };
-        Some(format!(
-            "live refresh watches {} of {} folders ({why}); the others refresh when opened",
-            self.watched, self.wanted
-        ))
-    }
-}
 
 /// What the watcher's thread is told.
 enum Input {

@@ -6,7 +6,7 @@ use std::path::Path;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
-use crate::core::analysis::budgets::{BudgetCheck, BudgetStatus};
+use crate::core::analysis::budgets::{BudgetCheck, BudgetStatus, Unit};
 use crate::core::analysis::staleness::Freshness;
 use crate::core::findings::Severity;
 
@@ -106,6 +106,81 @@ pub struct Total<'a> {
     /// The worst budget status of the total and its files: the gauge's colour, as
     /// `mbank list`'s budget column says it.
     pub worst: Option<BudgetStatus>,
+}
+
+/// A project's budget as `mbank list` gives it: its loaded tokens and its verdict (the
+/// worst status of its banks and files), with the check that decides the verdict.
+pub struct Verdict<'a> {
+    pub tokens: u64,
+    pub complete: bool,
+    pub verdict: Option<BudgetStatus>,
+    /// The check the gauge fills to: one whose status is the verdict (the fullest).
+    pub deciding: Option<&'a BudgetCheck>,
+    /// The deciding check measures the figure itself (a one-bank project's total): the
+    /// figure then names its limit.
+    pub of_the_figure: bool,
+}
+
+impl<'a> Verdict<'a> {
+    pub fn of(report: &'a crate::core::analysis::report::ProjectReport) -> Verdict<'a> {
+        let (tokens, verdict) = (report.loaded_tokens(), report.worst_budget());
+        let bank_checks = report.banks.iter().flat_map(|b| b.budget.iter());
+        let file_checks = report
+            .banks
+            .iter()
+            .flat_map(|b| b.files.iter().flat_map(|f| f.budget.iter()));
+        // A bank's own check before a file's, tokens before other units, the fullest.
+        let deciding = bank_checks
+            .clone()
+            .map(|c| (true, c))
+            .chain(file_checks.map(|c| (false, c)))
+            .filter(|(_, c)| Some(c.status) == verdict)
+            .max_by_key(|(of_bank, c)| (*of_bank, c.unit == Unit::Tokens, c.percent()));
+        let of_the_figure = report.banks.len() == 1
+            && deciding
+                .is_some_and(|(of_bank, d)| of_bank && d.unit == Unit::Tokens && d.value == tokens);
+        let deciding = deciding.map(|(_, c)| c);
+        Verdict {
+            tokens,
+            complete: report.banks.iter().all(|b| b.complete),
+            verdict,
+            deciding,
+            of_the_figure,
+        }
+    }
+}
+
+/// Columns [`verdict_gauge`] takes with a bar of `bar` cells.
+pub fn verdict_gauge_width(bar: usize) -> usize {
+    if bar > 0 {
+        bar + 1 + 12 + 1 + 4
+    } else {
+        12 + 1 + 4
+    }
+}
+
+/// `▰▰▰▱▱▱▱▱   5.9k over`: the bar filled to the deciding check, the figure, the verdict
+/// word; all in the verdict's colour, so the three say what `mbank list` says.
+pub fn verdict_gauge(verdict: &Verdict, bar_width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let style = budget_color(theme, verdict.verdict);
+    let suffix = if verdict.complete { "" } else { "+" };
+    let mut figure = format!("{}{suffix}", compact(verdict.tokens));
+    if verdict.of_the_figure
+        && let Some(check) = verdict.deciding
+    {
+        figure = format!("{figure}/{}", compact(check.limit));
+    }
+    let word = verdict.verdict.map_or("—", BudgetStatus::id);
+    let mut spans = Vec::new();
+    if bar_width > 0 {
+        match verdict.deciding {
+            Some(check) => spans.extend(bar(check.percent(), bar_width, style, theme)),
+            None => spans.push(Span::styled("·".repeat(bar_width), theme.muted())),
+        }
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled(format!("{figure:>12} {word:<4}"), style));
+    spans
 }
 
 /// A gauge for a bank's or project's total: never "counting…" once counted, `+` when a

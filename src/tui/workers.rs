@@ -2,7 +2,7 @@
 //! (token counts, budgets, staleness, validation, decisions), count an edited buffer and
 //! render the preview. Each runs off the drawing thread and reports back as a
 //! [`Message`] through the one channel the event loop reads; nothing here touches the
-//! terminal. One-shot file jobs (read, save, back up) are in [`super::jobs`].
+//! terminal. One-shot file jobs (read, save, back up) are in the `jobs` module.
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use crate::core::tokens::{self, Encoding, TokenCache};
 
 use super::markdown_view;
 use super::message::Message;
-use super::panes::preview::RenderKey;
+use super::protocol::RenderKey;
 use super::theme::Theme;
 
 /// Where workers send their results: the event loop's channel.

@@ -95,6 +95,37 @@ impl Session {
         }
     }
 
+    /// Waits until `text` is off the screen.
+    fn wait_gone(&self, text: &str) {
+        let deadline = Instant::now() + WAIT;
+        while self.contents().contains(text) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {text:?} to go; the screen shows:\n{}",
+                self.contents()
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+
+    /// The screen's last row: the status bar.
+    fn status_bar(&self) -> String {
+        self.contents()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    fn quit(&mut self) {
+        self.send(b"\x11"); // ctrl-q
+        let deadline = Instant::now() + WAIT;
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "mbank did not quit");
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+
     fn send(&mut self, bytes: &[u8]) {
         self.writer.write_all(bytes).unwrap();
         self.writer.flush().unwrap();
@@ -191,4 +222,89 @@ fn open_in_editor_suspends_the_ui_and_picks_up_what_the_editor_wrote() {
         assert!(Instant::now() < deadline, "mbank did not quit");
         std::thread::sleep(Duration::from_millis(40));
     }
+}
+
+#[test]
+fn zoom_in_the_tree_does_not_carry_into_the_editor_in_a_real_terminal() {
+    let demo = mbank::core::demo::create().unwrap();
+    let brief = demo.path().join("weather-api/memory-bank/projectBrief.md");
+    let before = std::fs::read_to_string(&brief).unwrap();
+    let sandbox = Sandbox::new();
+    let mut session = Session::start(demo.path(), &sandbox);
+    session.wait_for("sorted by recent activity");
+    session.send(b"weather");
+    session.wait_for("1 of 6");
+    session.send(b"\r");
+    session.wait_for("# Project Brief");
+    // z: the tree takes the width (the editor's title is gone).
+    session.send(b"z");
+    session.wait_gone("1:1");
+    // Enter: the keyboard goes to the file, and the tree shows again beside it.
+    session.send(b"\r");
+    session.wait_for("1:1");
+    session.wait_for("techContext.md");
+    session.wait_for("esc tree");
+    // F8 zooms the editor and leaves it; esc goes back to the tree; nothing was typed.
+    session.send(b"\x1b[19~");
+    session.wait_gone("techContext.md");
+    assert!(
+        session.status_bar().contains("F8 zoom"),
+        "{}",
+        session.status_bar()
+    );
+    session.send(b"\x1b[19~");
+    session.wait_for("techContext.md");
+    session.send(b"\x1b");
+    session.wait_for("enter open");
+    assert!(
+        !session.contents().contains("projectBrief.md ●"),
+        "{}",
+        session.contents()
+    );
+    session.quit();
+    assert_eq!(std::fs::read_to_string(&brief).unwrap(), before);
+}
+
+#[test]
+fn esc_on_the_conflict_prompt_goes_back_to_the_edits_in_a_real_terminal() {
+    let demo = mbank::core::demo::create().unwrap();
+    let progress = demo.path().join("weather-api/memory-bank/progress.md");
+    let sandbox = Sandbox::new();
+    let mut session = Session::start(demo.path(), &sandbox);
+    session.wait_for("sorted by recent activity");
+    session.send(b"weather");
+    session.wait_for("1 of 6");
+    session.send(b"\r");
+    session.wait_for("# Project Brief");
+    for _ in 0..5 {
+        session.send(b"\x1b[B");
+    }
+    session.wait_for("# Progress");
+    session.send(b"\r");
+    session.send(b"MINE ");
+    session.wait_for("progress.md ●");
+    // An agent appends to the file: the watcher brings the prompt.
+    let theirs = format!(
+        "{}- [x] an agent's line\n",
+        std::fs::read_to_string(&progress).unwrap()
+    );
+    std::fs::write(&progress, &theirs).unwrap();
+    session.wait_for("changed on disk while you were editing");
+    session.wait_for("esc back");
+    session.send(b"\x1b");
+    session.wait_gone("changed on disk while you were editing");
+    // Back in the edits, which are kept; the disk keeps theirs.
+    session.wait_for("progress.md ●");
+    session.wait_for("MINE # Progress");
+    assert_eq!(std::fs::read_to_string(&progress).unwrap(), theirs);
+    // Quitting asks first over the edits; say yes.
+    session.send(b"\x11");
+    session.wait_for("Quit?");
+    session.send(b"y");
+    let deadline = Instant::now() + WAIT;
+    while session.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "mbank did not quit");
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    assert_eq!(std::fs::read_to_string(&progress).unwrap(), theirs);
 }

@@ -34,10 +34,12 @@ fn picker_lists_every_demo_project_with_figures_and_filters_as_you_type() {
     ] {
         assert!(screen.contains(name), "{name} missing:\n{screen}");
     }
+    // A one-bank project's figure names the bank's budget; the verdict follows it.
     assert!(
-        screen.contains("/5.0k"),
-        "token gauge against the 5,000 budget:\n{screen}"
+        screen.contains("/3.0k ok"),
+        "token gauge against the ConKeeper bank's 3,000 budget:\n{screen}"
     );
+    assert!(screen.contains("3.8k over"), "{screen}");
     assert!(screen.contains("stale"), "{screen}");
     h.type_text("wthr");
     let screen = h.screen();

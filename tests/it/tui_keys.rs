@@ -380,7 +380,7 @@ fn toasts_sit_in_the_status_line_never_over_a_title_or_text() {
     assert_eq!(before[..before.len() - 1], after[..after.len() - 1]);
     let status = after.last().unwrap();
     assert!(
-        status.contains("an error that must be read first (+2)"),
+        status.contains("an error that must be read first (+2, F9)"),
         "{status}"
     );
     assert!(

@@ -499,8 +499,29 @@ fn commit_from_the_overlay_holds_only_memory_files() {
 fn a_commit_git_refuses_shows_why_in_the_overlay() {
     let f = Fixture::new(true);
     f.write("memory-bank/progress.md", PROGRESS_APPENDED);
-    let mut h = f.open_review();
-    // Nothing accepted yet.
+    // The user's pre-commit hook refuses every commit (hooks run when configured to).
+    let hook = f.path(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho refused by the pre-commit hook >&2\nexit 1\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let review = ReviewOptions {
+        run_git_hooks: true,
+        ..f.review_options()
+    };
+    let mut h = Tui::options(&f.root).review(review).start();
+    h.open_project("shop");
+    h.key(KeyCode::Char('r'));
+    settle(&mut h, "the review");
+    select_file(&mut h, "progress.md");
+    h.key(KeyCode::Char('a'));
+    settle(&mut h, "the accept");
     h.key(KeyCode::Char('c'));
     h.pump_until("the commit overlay", |app| !app.overlays.is_empty());
     h.ctrl('s');
@@ -509,7 +530,10 @@ fn a_commit_git_refuses_shows_why_in_the_overlay() {
         |app| matches!(app.overlays.last(), Some(Overlay::Commit(e)) if e.error.is_some()),
     );
     let screen = h.screen();
-    assert!(screen.contains("nothing accepted to commit"), "{screen}");
+    assert!(
+        screen.contains("refused by the pre-commit hook"),
+        "{screen}"
+    );
     h.key(KeyCode::Esc);
     assert!(h.app.overlays.is_empty());
     assert_eq!(f.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
@@ -688,4 +712,28 @@ fn writes_the_agent_servers_refused_are_listed_under_the_changed_files() {
     // They are listed, not selected: moving goes from file to file only.
     h.keys("down down down");
     assert!(h.app.review.file().is_some());
+}
+
+#[test]
+fn commit_with_nothing_accepted_says_so_instead_of_opening_the_editor() {
+    let f = Fixture::new(true);
+    f.write("memory-bank/progress.md", PROGRESS_APPENDED);
+    let mut h = f.open_review();
+    h.key(KeyCode::Char('c'));
+    h.idle();
+    assert!(h.app.overlays.is_empty(), "no commit editor for nothing");
+    assert!(
+        h.toasts()
+            .contains("nothing accepted to commit yet: a accepts a hunk"),
+        "{}",
+        h.toasts()
+    );
+    // Once something is accepted, c opens it.
+    select_file(&mut h, "progress.md");
+    h.key(KeyCode::Char('a'));
+    settle(&mut h, "the accept");
+    h.key(KeyCode::Char('c'));
+    h.pump_until("the commit overlay", |app| {
+        matches!(app.overlays.last(), Some(Overlay::Commit(_)))
+    });
 }

@@ -430,3 +430,37 @@ fn a_click_on_a_folder_folds_and_unfolds_it() {
     assert!(h.screen().contains("▸ archive/2024/ (2)"));
     assert_eq!(h.app.focus, Focus::Tree);
 }
+
+#[test]
+fn folding_near_the_end_never_leaves_the_tree_scrolled_past_its_rows() {
+    let bank = NestedBank::new();
+    let mut h = bank.start(80, 12);
+    // Every folder open, then to the last row and fold its way up.
+    for _ in 0..40 {
+        let folded = rows(&h)
+            .iter()
+            .position(|r| r.trim_start().starts_with('▸'));
+        let Some(index) = folded else { break };
+        while h.app.tree.cursor.selected != index {
+            h.keys(if h.app.tree.cursor.selected < index {
+                "down"
+            } else {
+                "up"
+            });
+        }
+        h.keys("space");
+    }
+    h.keys("end");
+    let before = h.app.tree.rows.len();
+    for _ in 0..4 {
+        h.keys("left");
+    }
+    let after = h.app.tree.rows.len();
+    assert!(after < before, "a folder folded: {before} -> {after}");
+    let page = h.app.tree.cursor.page;
+    let offset = h.app.tree.cursor.offset;
+    assert!(
+        offset + page <= after.max(page),
+        "scrolled past the end: offset {offset}, page {page}, rows {after}"
+    );
+}

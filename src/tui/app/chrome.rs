@@ -11,6 +11,7 @@ use ratatui::widgets::Paragraph;
 
 use super::{App, Screen};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::overlays::help::Logged;
 use crate::tui::pane::{self, Command};
 use crate::tui::widgets;
 
@@ -20,6 +21,9 @@ pub struct Toast {
     pub error: bool,
     pub until: Instant,
 }
+
+/// How many messages the history keeps (the oldest go first).
+const HISTORY: usize = 500;
 
 /// "key word" pairs for the status bar: the commands that are hints, each with its first
 /// key usable in `context` (commands without one are left out).
@@ -39,18 +43,20 @@ pub fn hints<'a>(
         .collect()
 }
 
-/// The hints that fit in `width` columns, in their order: `help` and `quit` always stay,
-/// the others go from the last (the least useful: the pane's own keys come first, the
-/// global ones after them) until the rest fit; a hint is shown whole or not at all.
-pub fn fit_hints(
+/// The hints that fit in `width` columns, in their order: the essential ones (help, quit,
+/// the keys that leave; the zoom too when `zoom_matters`) always stay, the others go from
+/// the last (the least useful: the pane's own keys come first, the global ones after
+/// them) until the rest fit; a hint is shown whole or not at all.
+fn fit_hints(
     mut hints: Vec<(String, &'static str)>,
     width: usize,
+    zoom_matters: bool,
 ) -> Vec<(String, &'static str)> {
     let mut total: usize = hints.iter().map(hint_cost).sum();
     let mut index = hints.len();
     while total > width && index > 0 {
         index -= 1;
-        if !is_essential(hints[index].1) {
+        if !is_essential(hints[index].1) && !keeps_zoom(hints[index].1, zoom_matters) {
             total -= hint_cost(&hints[index]);
             hints.remove(index);
         }
@@ -63,9 +69,18 @@ fn hint_cost((key, word): &(String, &str)) -> usize {
     key.chars().count() + word.chars().count() + 3
 }
 
-/// The hints the status bar never drops.
+/// The hints the status bar never drops: help, quit, and the keys that leave where the
+/// keyboard is (back, back to the tree).
 fn is_essential(word: &str) -> bool {
-    word == Action::Help.short() || word == Action::Quit.short()
+    [Action::Help, Action::Quit, Action::Back, Action::Leave]
+        .iter()
+        .any(|action| action.short() == word)
+}
+
+/// The zoom's hint, when it is essential: zoomed (it is the way out) or in the review
+/// (whose diff needs the width at 80 columns).
+fn keeps_zoom(word: &str, zoom_matters: bool) -> bool {
+    zoom_matters && word == Action::Zoom.short()
 }
 
 /// `text` in at most `width` columns, its end kept: `…/mbank-demo-x1`.
@@ -91,18 +106,29 @@ impl App {
     /// A short message in the corner; names in it are drawn with their hidden characters
     /// shown (every toast passes [`widgets::shown`] here).
     pub fn toast(&mut self, text: impl Into<String>) {
-        self.toasts.push(Toast {
-            text: widgets::shown(&text.into()).into_owned(),
-            error: false,
-            until: Instant::now() + Duration::from_secs(4),
-        });
+        self.push_toast(text.into(), false, Duration::from_secs(4));
     }
 
     pub fn toast_error(&mut self, text: impl Into<String>) {
+        self.push_toast(text.into(), true, Duration::from_secs(8));
+    }
+
+    /// Shows a message in the status line and keeps it, whole, in the history (the
+    /// status line cuts it at the screen's width; the history wraps it).
+    fn push_toast(&mut self, text: String, error: bool, shown_for: Duration) {
+        let text = widgets::shown(&text).into_owned();
+        if self.messages.len() >= HISTORY {
+            self.messages.remove(0);
+        }
+        self.messages.push(Logged {
+            text: text.clone(),
+            error,
+            at: widgets::now_epoch(),
+        });
         self.toasts.push(Toast {
-            text: widgets::shown(&text.into()).into_owned(),
-            error: true,
-            until: Instant::now() + Duration::from_secs(8),
+            text,
+            error,
+            until: Instant::now() + shown_for,
         });
     }
 
@@ -198,9 +224,10 @@ impl App {
             Some(keys) => keys.iter().map(|(k, w)| (k.to_string(), *w)).collect(),
             None => hints(&self.keymap, self.key_context(), self.status_commands()),
         };
+        let zoom_matters = self.zoomed || self.key_context() == KeyContext::Review;
         let essential: usize = all
             .iter()
-            .filter(|h| is_essential(h.1))
+            .filter(|h| is_essential(h.1) || keeps_zoom(h.1, zoom_matters))
             .map(hint_cost)
             .sum();
         // A toast takes the root's place (never a pane's title or text): the newest error
@@ -213,11 +240,19 @@ impl App {
             .or(self.toasts.last());
         let (right, right_style, right_width) = match toast {
             Some(toast) => {
+                // More waiting, or a message cut: say where the whole of them is.
                 let more = self.toasts.len() - 1;
-                let more = if more > 0 {
-                    format!(" (+{more})")
-                } else {
-                    String::new()
+                let history_key = self
+                    .keymap
+                    .key_for(self.key_context(), Action::Messages)
+                    .map(|k| k.to_string())
+                    .unwrap_or_default();
+                let room = (area.width as usize).saturating_sub(essential + 2);
+                let cut = unicode_width::UnicodeWidthStr::width(toast.text.as_str()) + 2 > room;
+                let more = match (more, cut) {
+                    (0, false) => String::new(),
+                    (0, true) => format!(" ({history_key} all)"),
+                    (more, _) => format!(" (+{more}, {history_key})"),
                 };
                 let room = (area.width as usize)
                     .saturating_sub(essential + more.chars().count() + 2)
@@ -237,7 +272,11 @@ impl App {
                 (text, theme.muted().bg(theme.status_bg), width)
             }
         };
-        let hints = fit_hints(all, area.width.saturating_sub(right_width) as usize);
+        let hints = fit_hints(
+            all,
+            area.width.saturating_sub(right_width) as usize,
+            zoom_matters,
+        );
         let mut spans = Vec::new();
         for (key, word) in hints {
             spans.push(Span::styled(
@@ -299,12 +338,12 @@ mod tests {
         .collect();
         let width =
             |h: &[(String, &str)]| -> usize { h.iter().map(|(k, w)| k.len() + w.len() + 3).sum() };
-        assert_eq!(fit_hints(all.clone(), 200), all);
-        let fitted = fit_hints(all.clone(), 40);
+        assert_eq!(fit_hints(all.clone(), 200, false), all);
+        let fitted = fit_hints(all.clone(), 40, false);
         assert!(width(&fitted) <= 40, "{fitted:?}");
         let words: Vec<&str> = fitted.iter().map(|(_, w)| *w).collect();
         assert_eq!(words, ["open", "fold", "help", "quit"]);
-        let words: Vec<&str> = fit_hints(all, 5).iter().map(|(_, w)| *w).collect();
+        let words: Vec<&str> = fit_hints(all, 5, false).iter().map(|(_, w)| *w).collect();
         assert_eq!(words, ["help", "quit"]);
     }
 

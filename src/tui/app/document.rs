@@ -22,12 +22,12 @@ use crate::tui::jobs::{self, SaveJob};
 use crate::tui::keymap::Keymap;
 use crate::tui::message::{BackupSide, LoadError, LoadPurpose, LoadedFile, Message, SaveError};
 use crate::tui::overlays::Overlay;
-use crate::tui::overlays::confirm::{Confirm, Confirmed};
-use crate::tui::overlays::conflict::{Choice, Conflict};
-use crate::tui::pane::{Effect, Pane, ViewContext};
+use crate::tui::overlays::confirm::Confirm;
+use crate::tui::pane::{Pane, ViewContext};
 use crate::tui::panes::editor::{self, Document, Editor};
 use crate::tui::panes::preview::{self, Preview};
 use crate::tui::panes::tree::Tree;
+use crate::tui::protocol::{Ask, Choice, Confirmed, Effect};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 use crate::tui::workers::{BufferCounter, Outbox, PreviewWorker};
@@ -72,6 +72,8 @@ pub struct DocumentController {
     backup_dir: PathBuf,
     /// The file asked for last, while it loads.
     pending: Option<Pending>,
+    /// The file the editor shows as unreadable: read again when it changes on disk.
+    unreadable: Option<(PathBuf, Option<String>)>,
     /// Reads of the open file (reload, conflict) and backups not answered yet.
     jobs: usize,
     sessions: HashMap<PathBuf, Session>,
@@ -181,6 +183,7 @@ impl DocumentController {
             highlighter: None,
             backup_dir,
             pending: None,
+            unreadable: None,
             jobs: 0,
             sessions: HashMap::new(),
             snapshot: None,
@@ -314,9 +317,11 @@ impl DocumentController {
                 tree.changed.remove(&path);
                 self.editor.doc = None;
                 self.editor.problem = Some(problem.to_string());
+                self.unreadable = Some((path, pending.memory_id));
                 return Vec::new();
             }
         };
+        self.unreadable = None;
         tree.open = Some(path.clone());
         tree.changed.remove(&path);
         let mut doc = Document::new(path.clone(), pending.memory_id.clone(), editable.edit);
@@ -369,6 +374,22 @@ impl DocumentController {
 
     /// The open file changed on disk: read it again (a job), then reload a clean buffer
     /// in place or ask about a dirty one.
+    /// Files changed on disk: the open file is read again when it or a folder above it
+    /// changed (a deleted bank folder); a file shown as unreadable is opened again.
+    pub fn on_disk_changed(&mut self, paths: &[PathBuf]) {
+        let touches = |file: &Path| paths.iter().any(|p| file.starts_with(p));
+        if let Some((path, memory_id)) = self.unreadable.clone()
+            && touches(&path)
+            && self.pending.is_none()
+        {
+            self.open(path, memory_id, false, None);
+            return;
+        }
+        if self.doc().is_some_and(|d| touches(&d.path)) {
+            self.reload_from_disk();
+        }
+    }
+
     pub fn reload_from_disk(&mut self) {
         if let Some((path, id)) = self.doc().map(|d| (d.path.clone(), d.memory_id.clone())) {
             self.jobs += 1;
@@ -413,12 +434,12 @@ impl DocumentController {
     /// The prompt for the buffer against `theirs`, the file as it is on disk now.
     fn conflict_with(&self, theirs: crate::core::edit::EditText) -> Option<Effect> {
         let doc = self.doc()?;
-        Some(Effect::Overlay(Overlay::Conflict(Box::new(Conflict::new(
-            doc.path.clone(),
-            doc.base_text.clone(),
-            doc.text(),
+        Some(Effect::Ask(Ask::Conflict {
+            path: doc.path.clone(),
+            base: doc.base_text.clone(),
+            mine: doc.text(),
             theirs,
-        )))))
+        }))
     }
 
     fn on_conflict_read(&mut self, loaded: LoadedFile) -> Vec<Effect> {
@@ -480,17 +501,17 @@ impl DocumentController {
                     .first_line
                     .map(|l| format!(", the first at line {l}"))
                     .unwrap_or_default();
-                return vec![Effect::Overlay(Overlay::Confirm(Confirm::new(
-                    "Save with conflict markers?",
-                    format!(
+                return vec![Effect::Ask(Ask::Confirm {
+                    title: "Save with conflict markers?".into(),
+                    body: format!(
                         "{} still holds {} (<<<<<<< … ======= … >>>>>>> lines{line}). An agent would read both sides as memory. Save it anyway?",
                         self.file_name(),
                         markers.describe()
                     ),
-                    Confirmed::SaveWithMarkers {
+                    on_yes: Confirmed::SaveWithMarkers {
                         version: doc.version,
                     },
-                )))];
+                })];
             }
         }
         self.save_now(project)
@@ -597,6 +618,10 @@ impl DocumentController {
                 // One undo step takes the merge back to the buffer as it was.
                 doc.replace_text(&merged);
                 doc.disk = *theirs_disk;
+                // Start where there is something to resolve, not at the top.
+                if let Some(row) = merged.lines().position(|l| l.starts_with("<<<<<<<")) {
+                    doc.jump_to_line(row + 1);
+                }
                 let toast = if conflicts > 0 {
                     format!(
                         "merged with {} marked <<<<<<< … >>>>>>>: resolve them, then save",

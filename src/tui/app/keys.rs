@@ -11,27 +11,18 @@ use crate::tui::keymap::{Action, KeyChord};
 use crate::tui::overlays::Overlay;
 use crate::tui::overlays::confirm::{Confirm, Confirmed};
 use crate::tui::overlays::help::Help;
-use crate::tui::pane::{Command, Input, KeyInput, Outcome, Pane, hint, quiet};
+use crate::tui::pane::{Command, Input, KeyInput, Outcome, Pane};
 use crate::tui::theme::Theme;
 
-/// The keys that work everywhere, in the order the status bar names them.
-pub const GLOBAL_COMMANDS: &[Command] = &[
-    hint(Action::Help),
-    hint(Action::Quit),
-    hint(Action::OpenPicker),
-    hint(Action::FocusNext),
-    quiet(Action::FocusPrev),
-    hint(Action::CycleView),
-    hint(Action::ShowTimeline),
-    hint(Action::ShowReview),
-    hint(Action::ToggleFindings),
-    hint(Action::Zoom),
-    hint(Action::NextTheme),
-    quiet(Action::OpenExternal),
-];
+pub use crate::tui::commands::GLOBAL as GLOBAL_COMMANDS;
 
 /// The global keys that do something on the picker screen.
-const PICKER_GLOBALS: [Action; 3] = [Action::Help, Action::Quit, Action::NextTheme];
+const PICKER_GLOBALS: [Action; 4] = [
+    Action::Help,
+    Action::Quit,
+    Action::NextTheme,
+    Action::Messages,
+];
 
 impl App {
     /// The global commands that work on the current screen.
@@ -115,6 +106,9 @@ impl App {
             Action::Help => self
                 .overlays
                 .push(Overlay::Help(Help::new(self.key_context()))),
+            Action::Messages => self
+                .overlays
+                .push(Overlay::Help(Help::messages(self.messages.clone()))),
             Action::NextTheme => {
                 // From the theme asked for last, so quick presses each move on.
                 let from = self.theme_asked.as_deref().unwrap_or(&self.theme.name);
@@ -208,7 +202,7 @@ impl App {
         self.focus = Focus::Tree;
     }
 
-    fn request_quit(&mut self) {
+    pub(super) fn request_quit(&mut self) {
         if self.document.is_dirty() {
             let name = self.document.file_name();
             self.overlays.push(Overlay::Confirm(Confirm::new(

@@ -38,14 +38,16 @@ use crate::core::tokens::Encoding;
 use super::keymap::{KeyContext, Keymap};
 use super::message::Message;
 use super::overlays::Overlay;
-use super::overlays::confirm::Confirmed;
-use super::pane::{Effect, Input, Pane, ViewContext};
+use super::overlays::confirm::{Confirm, Confirmed};
+use super::overlays::conflict::Conflict;
+use super::pane::{Ask, Effect, Input, Pane, ViewContext};
 use super::panes::{findings, picker, review as review_pane, timeline, tree};
 use super::review_worker::{ReviewRequest, ReviewWorker};
 use super::theme::Theme;
 use super::watcher::Watcher;
 use super::workers::{AnalysisWorker, Outbox};
 
+pub use super::overlays::help::Logged;
 pub use super::pane::Focus;
 pub use chrome::Toast;
 pub use document::DocumentController;
@@ -155,6 +157,8 @@ pub struct App {
     pending_reject: Option<Box<FileReview>>,
     pub overlays: Vec<Overlay>,
     pub toasts: Vec<Toast>,
+    /// Every message shown this session, whole (the message history).
+    pub messages: Vec<Logged>,
     pub quit: bool,
     pub external: Option<External>,
     scan_generation: u64,
@@ -228,6 +232,7 @@ impl App {
             pending_reject: None,
             overlays: Vec::new(),
             toasts: Vec::new(),
+            messages: Vec::new(),
             quit: false,
             external: None,
             scan_generation: 0,
@@ -282,6 +287,17 @@ impl App {
     }
 
     pub fn update(&mut self, message: Message) {
+        let focus_before = self.focus;
+        self.route(message);
+        // Zoom is not carried into the editor: there typed letters are text, so the
+        // letter that zoomed would type into the file. Arriving there shows the tree
+        // again; the editor zooms by its own (non-text) key.
+        if self.zoomed && self.focus == Focus::Editor && focus_before != Focus::Editor {
+            self.zoomed = false;
+        }
+    }
+
+    fn route(&mut self, message: Message) {
         match message {
             Message::Key(key) => {
                 if key.kind != KeyEventKind::Release {
@@ -432,7 +448,19 @@ impl App {
             Effect::Close(pane) => self.close(pane),
             Effect::Review(request) => self.ask_review(request),
             Effect::AskCommit => self.ask_commit(),
-            Effect::Overlay(overlay) => self.push_overlay(overlay),
+            Effect::Ask(ask) => self.push_overlay(match ask {
+                Ask::Confirm {
+                    title,
+                    body,
+                    on_yes,
+                } => Overlay::Confirm(Confirm::new(title, body, on_yes)),
+                Ask::Conflict {
+                    path,
+                    base,
+                    mine,
+                    theirs,
+                } => Overlay::Conflict(Box::new(Conflict::new(path, base, mine, theirs))),
+            }),
             Effect::CloseOverlay => {
                 self.overlays.pop();
             }
@@ -469,6 +497,7 @@ impl App {
                     .resolve_conflict(choice, self.project.as_ref());
                 self.apply(effects);
             }
+            Effect::Quit => self.request_quit(),
             Effect::Reanalyse => {
                 if let Some(project) = self.project.clone() {
                     self.analysis.full(project);

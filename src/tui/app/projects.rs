@@ -208,9 +208,10 @@ impl App {
             self.refresh_review(project, &paths);
         }
         let open_path = self.document.path().map(Path::to_path_buf);
+        self.document.on_disk_changed(&paths);
         for path in paths {
             if Some(&path) == open_path.as_ref() {
-                self.document.reload_from_disk();
+                continue;
             } else if open_project.as_ref().is_some_and(|p| path.starts_with(p)) {
                 // Marks the file's row (a folder or a deleted file has none).
                 self.tree.changed.insert(path);

@@ -64,6 +64,28 @@ impl App {
     /// Commit (git) or mark reviewed (outside git).
     pub(super) fn ask_commit(&mut self) {
         if self.review.is_git {
+            // A commit of nothing would open an editor for an empty commit.
+            let accepted = self.review.review.as_ref().is_some_and(|review| {
+                review
+                    .files
+                    .iter()
+                    .any(|f| f.accepted_added + f.accepted_removed > 0 || f.accepted != f.baseline)
+            });
+            if !accepted {
+                let key = |action| {
+                    self.keymap
+                        .key_for(crate::tui::keymap::KeyContext::Review, action)
+                        .map(|k| k.to_string())
+                        .unwrap_or_default()
+                };
+                let text = format!(
+                    "nothing accepted to commit yet: {} accepts a hunk, {} a whole file",
+                    key(crate::tui::keymap::Action::AcceptHunk),
+                    key(crate::tui::keymap::Action::AcceptFile)
+                );
+                self.toast(text);
+                return;
+            }
             self.ask_review(ReviewRequest::CommitMessage);
             return;
         }

@@ -9,13 +9,12 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui_textarea::TextArea;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
-use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint};
+use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::review_worker::ReviewRequest;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-/// The commit editor's keys; every other key edits the message.
-pub const COMMANDS: &[Command] = &[hint(Action::Back), hint(Action::CommitNow)];
+pub use crate::tui::commands::COMMIT_MESSAGE as COMMANDS;
 
 pub struct CommitEditor {
     pub textarea: TextArea<'static>,

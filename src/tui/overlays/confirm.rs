@@ -6,36 +6,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
-use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint};
+use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-/// The prompt's keys.
-pub const COMMANDS: &[Command] = &[hint(Action::Yes), hint(Action::No)];
+pub use crate::tui::commands::CONFIRM as COMMANDS;
 
-/// What "yes" does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Confirmed {
-    Quit,
-    /// Leave the open project (unsaved edits dropped) for another.
-    SwitchProject(std::path::PathBuf),
-    /// Open another file in the editor, dropping the unsaved buffer (and go to `line`).
-    OpenFile {
-        path: std::path::PathBuf,
-        memory_id: Option<String>,
-        line: Option<usize>,
-    },
-    /// Create a bank in this folder.
-    InitBank(std::path::PathBuf),
-    /// Reject the whole file the review showed at this path (the prompt named the loss).
-    RejectFile(std::path::PathBuf),
-    /// Outside git: take the current memory as reviewed.
-    MarkReviewed,
-    /// Save the buffer (at this version) although it holds conflict markers.
-    SaveWithMarkers {
-        version: u64,
-    },
-}
+pub use crate::tui::protocol::Confirmed;
 
 #[derive(Debug)]
 pub struct Confirm {

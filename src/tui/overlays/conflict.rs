@@ -7,23 +7,19 @@ use std::path::PathBuf;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use similar::{ChangeTag, TextDiff};
 
 use crate::core::edit::EditText;
 use crate::core::merge;
 use crate::core::sanitize;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
-use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint};
+use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::theme::Theme;
 
-/// The prompt's keys. Esc does not close it: the buffer and the disk still disagree.
-pub const COMMANDS: &[Command] = &[
-    hint(Action::Back),
-    hint(Action::KeepMine),
-    hint(Action::TakeTheirs),
-    hint(Action::MergeView),
-];
+pub use crate::tui::commands::CONFLICT as COMMANDS;
+
+pub use crate::tui::protocol::Choice;
 
 #[derive(Debug)]
 pub struct Conflict {
@@ -37,21 +33,6 @@ pub struct Conflict {
     pub scroll: usize,
     page: usize,
     area: Rect,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Choice {
-    KeepMine {
-        theirs_disk: Box<EditText>,
-    },
-    TakeTheirs {
-        theirs_disk: Box<EditText>,
-    },
-    Merge {
-        merged: String,
-        theirs_disk: Box<EditText>,
-        conflicts: usize,
-    },
 }
 
 impl Conflict {
@@ -100,7 +81,6 @@ impl Conflict {
                 self.scroll += self.page;
                 None
             }
-            // Esc keeps the prompt's question open: the buffer and disk still disagree.
             _ => None,
         }
     }
@@ -153,7 +133,9 @@ impl Conflict {
                 theme.fg(theme.warning),
             ))
             .title_bottom(Line::from(vec![
-                Span::styled(format!(" {} ", key(Action::KeepMine)), theme.key()),
+                Span::styled(format!(" {} ", key(Action::Back)), theme.key()),
+                Span::raw("back  "),
+                Span::styled(format!("{} ", key(Action::KeepMine)), theme.key()),
                 Span::raw("keep mine  "),
                 Span::styled(format!("{} ", key(Action::TakeTheirs)), theme.key()),
                 Span::raw("take theirs  "),
@@ -173,8 +155,11 @@ impl Conflict {
         lines.extend(self.disk_changes(theme));
         self.page = inner.height.max(1) as usize;
         self.scroll = self.scroll.min(lines.len().saturating_sub(1));
+        // Wrapped, so a change at the end of a long line is on screen too.
         frame.render_widget(
-            Paragraph::new(lines).scroll((self.scroll.min(u16::MAX as usize) as u16, 0)),
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((self.scroll.min(u16::MAX as usize) as u16, 0)),
             inner,
         );
     }
@@ -189,6 +174,19 @@ impl Pane for Conflict {
         let Input::Key(key) = input else {
             return Outcome::done();
         };
+        if key.action == Some(Action::Back) {
+            let name = self
+                .path
+                .file_name()
+                .map(sanitize::os_str)
+                .unwrap_or_default();
+            return Outcome::Consumed(vec![
+                Effect::CloseOverlay,
+                Effect::Toast(format!(
+                    "your edits stay in the editor; {name} on disk is theirs until you choose (saving asks again)"
+                )),
+            ]);
+        }
         match key.action.and_then(|action| self.update(action)) {
             Some(choice) => Outcome::Consumed(vec![Effect::CloseOverlay, Effect::Resolve(choice)]),
             None => Outcome::done(),

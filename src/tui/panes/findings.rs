@@ -11,19 +11,11 @@ use crate::core::findings::{Finding, Severity};
 
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
-use crate::tui::pane::{
-    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
-};
+use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-/// The panel's keys.
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    hint(Action::Open),
-    hint(Action::Back),
-];
+pub use crate::tui::commands::FINDINGS as COMMANDS;
 
 #[derive(Default)]
 pub struct Findings {

@@ -18,7 +18,7 @@ use crate::core::model::Project;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::list::ListCursor;
-use crate::tui::pane::{Command, Effect, Input, Outcome, Pane, ViewContext, hint, offers, quiet};
+use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
 
@@ -72,20 +72,7 @@ impl Row {
     }
 }
 
-/// The picker's keys (typed characters filter).
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::Top),
-    quiet(Action::Bottom),
-    hint(Action::Open),
-    hint(Action::Back),
-    hint(Action::CycleSort),
-    hint(Action::OpenDemo),
-    hint(Action::InitBank),
-];
+pub use crate::tui::commands::PICKER as COMMANDS;
 
 pub struct Picker {
     pub rows: Vec<Row>,
@@ -422,25 +409,40 @@ impl Picker {
                 theme.muted(),
             ),
         ]);
+        // The filter's text also names a new bank's folder: say so while it is typed.
+        let mut filter = filter;
+        if !self.filter.trim().is_empty()
+            && let Some(key) = keymap.key_for(KeyContext::Picker, Action::InitBank)
+        {
+            filter.spans.push(Span::styled(
+                format!(
+                    " · {key}: new bank in {}/",
+                    widgets::shown(&self.folder_for_new_bank())
+                ),
+                theme.muted(),
+            ));
+        }
         frame.render_widget(Paragraph::new(filter), filter_area);
 
         if self.rows.is_empty() {
             self.view_empty(frame, list_area, theme, keymap);
             return;
         }
-        let columns = Line::from(Span::styled(
-            format!(
-                "  {:<28} {:<18} {:>5}  {:<22} {:<8} {:<9} {:>8}",
-                "project", "formats", "files", "tokens / budget", "stale", "findings", "written"
-            ),
+        let now = widgets::now_epoch();
+        let columns = Columns::fit(
+            inner.width as usize,
+            self.visible.iter().map(|&i| &self.rows[i]),
+            now,
+        );
+        let header = Line::from(Span::styled(
+            columns.header(),
             theme.muted().add_modifier(Modifier::UNDERLINED),
         ));
-        frame.render_widget(Paragraph::new(columns), header_area);
+        frame.render_widget(Paragraph::new(header), header_area);
 
         let shown = self
             .cursor
             .layout(list_area.height as usize, self.visible.len());
-        let now = widgets::now_epoch();
         let lines: Vec<Line> = self
             .visible
             .iter()
@@ -450,7 +452,7 @@ impl Picker {
             .map(|(position, &index)| {
                 let row = &self.rows[index];
                 let selected = position == self.cursor.selected;
-                self.row_line(row, selected, now, theme)
+                self.row_line(row, selected, now, &columns, theme)
             })
             .collect();
         frame.render_widget(Paragraph::new(lines), list_area);
@@ -477,7 +479,14 @@ impl Picker {
         frame.render_widget(Paragraph::new(Line::from(footer)), footer_area);
     }
 
-    fn row_line(&self, row: &Row, selected: bool, now: u64, theme: &Theme) -> Line<'static> {
+    fn row_line(
+        &self,
+        row: &Row,
+        selected: bool,
+        now: u64,
+        columns: &Columns,
+        theme: &Theme,
+    ) -> Line<'static> {
         let report = row.report.as_deref();
         let marker = if self.current.as_deref() == Some(row.project.path.as_path()) {
             "▸ "
@@ -488,11 +497,14 @@ impl Picker {
         let mut spans = vec![
             Span::styled(marker.to_string(), theme.fg(theme.accent)),
             Span::styled(
-                widgets::fit(&row.project.name, 28),
+                widgets::fit(&row.project.name, columns.name),
                 theme.fg(theme.text).add_modifier(Modifier::BOLD),
             ),
             Span::raw(" "),
-            Span::styled(widgets::fit(&formats.join(","), 18), theme.fg(theme.accent)),
+            Span::styled(
+                widgets::fit(&formats.join(","), columns.formats),
+                theme.fg(theme.accent),
+            ),
             Span::raw(" "),
         ];
         match report {
@@ -502,30 +514,34 @@ impl Picker {
                     theme.fg(theme.text),
                 ));
                 spans.push(Span::raw("  "));
-                let checks: Vec<_> = report
-                    .banks
-                    .iter()
-                    .flat_map(|b| b.budget.iter().cloned())
-                    .collect();
-                let total = widgets::Total {
-                    tokens: report.loaded_tokens(),
-                    complete: report.banks.iter().all(|b| b.complete),
-                    checks: &checks,
-                    worst: report.worst_budget(),
-                };
-                spans.extend(widgets::total_gauge(&total, 8, theme));
+                spans.extend(widgets::verdict_gauge(
+                    &widgets::Verdict::of(report),
+                    columns.bar,
+                    theme,
+                ));
                 spans.push(Span::raw("  "));
                 spans.push(widgets::freshness_badge(report.worst_staleness(), theme));
                 spans.push(Span::raw("  "));
                 spans.push(findings_badge(report, theme));
             }
             None => spans.push(Span::styled(
-                format!("{:>5}  {:<22} {:<8} {:<9}", "·", "counting…", "", ""),
+                format!(
+                    "{:>5}  {:<gauge$}  {:<7}  {:<9}",
+                    "·",
+                    "counting…",
+                    "",
+                    "",
+                    gauge = columns.gauge()
+                ),
                 theme.muted(),
             )),
         }
         spans.push(Span::styled(
-            format!(" {:>8}", widgets::ago(row.last_write(), now)),
+            format!(
+                " {:>width$}",
+                widgets::ago(row.last_write(), now),
+                width = columns.written
+            ),
             theme.muted(),
         ));
         let mut line = Line::from(spans);
@@ -660,4 +676,75 @@ pub fn tokens_label(report: &ProjectReport) -> String {
         compact(report.loaded_tokens()),
         report.encoding
     )
+}
+
+/// The picker's column widths for a width and the rows shown: names and formats share
+/// what the fixed columns leave (each no wider than its longest entry), the gauge's bar
+/// goes first when the screen is narrow, staleness and findings always stay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Columns {
+    pub name: usize,
+    pub formats: usize,
+    /// The gauge's bar (0: the figure and verdict only).
+    pub bar: usize,
+    pub written: usize,
+}
+
+impl Columns {
+    /// The bar a wide screen draws.
+    const BAR: usize = 8;
+
+    pub fn fit<'a>(width: usize, rows: impl Iterator<Item = &'a Row>, now: u64) -> Columns {
+        let (mut longest_name, mut longest_formats, mut written) = (7, 7, 7);
+        for row in rows {
+            longest_name = longest_name.max(unicode_width::UnicodeWidthStr::width(
+                widgets::shown(&row.project.name).as_ref(),
+            ));
+            let formats: Vec<&str> = row.project.formats().iter().map(|f| f.id()).collect();
+            longest_formats = longest_formats.max(formats.join(",").chars().count());
+            written = written.max(widgets::ago(row.last_write(), now).chars().count());
+        }
+        let mut columns = Columns {
+            name: 0,
+            formats: 0,
+            bar: Self::BAR,
+            written,
+        };
+        // Marker, gaps, files, gauge, staleness, findings, written.
+        let fixed = |c: &Columns| 2 + 1 + 1 + 5 + 2 + c.gauge() + 2 + 7 + 2 + 9 + 1 + c.written;
+        if width < fixed(&columns) + 30 {
+            columns.bar = 0;
+        }
+        let room = width.saturating_sub(fixed(&columns));
+        // The name first (up to its longest), then the formats, then the name again.
+        let name = longest_name.min(room.saturating_sub(longest_formats.min(room / 3)));
+        let name = name.max(room.min(8));
+        let formats = longest_formats.min(room.saturating_sub(name));
+        let name = (name + room.saturating_sub(name + formats)).min(longest_name.max(name));
+        columns.name = name;
+        columns.formats = formats;
+        columns
+    }
+
+    /// The gauge's width: bar, figure and verdict.
+    pub fn gauge(&self) -> usize {
+        widgets::verdict_gauge_width(self.bar)
+    }
+
+    pub fn header(&self) -> String {
+        format!(
+            "  {:<name$} {:<formats$} {:>5}  {:<gauge$}  {:<7}  {:<9} {:>written$}",
+            "project",
+            "formats",
+            "files",
+            "tokens · budget",
+            "stale",
+            "findings",
+            "written",
+            name = self.name,
+            formats = self.formats,
+            gauge = self.gauge(),
+            written = self.written,
+        )
+    }
 }

@@ -10,26 +10,10 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::markdown_view::Rendered;
-use crate::tui::pane::{Command, Input, Outcome, Pane, ViewContext, offers, quiet};
+use crate::tui::pane::{Input, Outcome, Pane, ViewContext, offers};
 
-/// Which buffer, at which version, for which width and theme a rendering is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderKey {
-    pub document: u64,
-    pub version: u64,
-    pub width: u16,
-    pub theme: String,
-}
-
-/// The preview's keys: it scrolls.
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::Top),
-    quiet(Action::Bottom),
-];
+pub use crate::tui::commands::PREVIEW as COMMANDS;
+pub use crate::tui::protocol::RenderKey;
 
 /// What the preview shows: a version of the open buffer, and where the editor's cursor
 /// is when the preview should follow it (beside the editor).

@@ -14,25 +14,11 @@ use crate::core::findings::Finding;
 
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
-use crate::tui::pane::{
-    Command, Effect, Focus, Input, Outcome, Pane, ViewContext, hint, offers, quiet,
-};
+use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-/// The timeline's keys (while the text filter is typed, characters go to it).
-pub const COMMANDS: &[Command] = &[
-    quiet(Action::Up),
-    quiet(Action::Down),
-    quiet(Action::PageUp),
-    quiet(Action::PageDown),
-    quiet(Action::Top),
-    quiet(Action::Bottom),
-    hint(Action::Open),
-    hint(Action::Back),
-    hint(Action::Filter),
-    hint(Action::CycleStatus),
-];
+pub use crate::tui::commands::TIMELINE as COMMANDS;
 
 /// The status filter cycles through these; `None` shows every entry.
 const STATUS_CYCLE: [Option<DecisionStatus>; 8] = [
@@ -336,9 +322,20 @@ impl Pane for Timeline {
         KeyContext::Timeline
     }
 
+    fn prompt_hints(&self) -> Option<&'static [(&'static str, &'static str)]> {
+        const FILTER: &[(&str, &str)] = &[("enter", "done"), ("esc", "done")];
+        self.typing.then_some(FILTER)
+    }
+
     fn handle(&mut self, input: Input) -> Outcome {
         let len = self.visible.len();
         match input {
+            Input::Paste(text) if self.typing => {
+                self.text
+                    .extend(text.chars().filter(|c| !c.is_control()).take(200));
+                self.refresh();
+                Outcome::done()
+            }
             // While the filter is typed, characters are text, whatever they are bound to.
             Input::Key(key) if self.typing && key.typed().is_some() => {
                 self.text.extend(key.typed());

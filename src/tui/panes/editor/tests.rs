@@ -89,18 +89,26 @@ fn visible_spans_cut_the_window_and_apply_marks() {
 }
 
 #[test]
-fn hidden_characters_show_as_one_reversed_cell_and_the_cursor_agrees() {
+fn hidden_characters_show_reversed_and_named_as_in_the_preview_and_the_cursor_agrees() {
     let text = "a\u{1b}[2J\u{202E}b";
     let spans = visible_spans(text, 0..text.len(), 0, 20, &[], &[], Style::new());
     let shown: String = spans.iter().map(|s| s.content.to_string()).collect();
-    assert_eq!(shown, "a␛[2J\u{FFFD}b");
+    assert_eq!(shown, "a␛[2J⟨U+202E⟩b");
     assert!(
         spans
             .iter()
             .any(|s| s.content == "␛" && s.style.add_modifier.contains(Modifier::REVERSED))
     );
-    assert_eq!(display_column(text, 6), 6);
+    assert!(
+        spans
+            .iter()
+            .any(|s| s.content == "⟨U+202E⟩" && s.style.add_modifier.contains(Modifier::REVERSED))
+    );
+    // The marker is eight cells of one character: `b` starts after it.
+    assert_eq!(display_column(text, 5), 5);
+    assert_eq!(display_column(text, 6), 13);
     assert_eq!(char_at_column(text, 5), 5);
+    assert_eq!(char_at_column(text, 13), 6);
 }
 
 #[test]

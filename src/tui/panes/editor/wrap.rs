@@ -9,19 +9,42 @@ use unicode_width::UnicodeWidthChar;
 
 use crate::core::sanitize;
 
-/// Cells a character takes on screen: four for a tab, one for a control, bidi or
-/// invisible character (drawn as a one-cell stand-in, [`sanitize::glyph`]).
+/// Cells a character takes on screen: four for a tab, one for a C0 control (its Control
+/// Pictures glyph), the width of its named marker for a C1 control, bidi or invisible
+/// character (`⟨U+202E⟩`, as the preview names it; [`stand_in`]).
+#[inline]
 pub fn cells(c: char) -> usize {
     // Most text is printable ASCII: one cell, no table lookups (a 500 KB line is walked
-    // for the cursor's column on every frame).
+    // for the cursor's column on every frame), and inlined into those walks.
     if (' '..='~').contains(&c) {
         1
     } else if c == '\t' {
         4
-    } else if sanitize::glyph(c).is_some() {
-        1
     } else {
-        c.width().unwrap_or(0)
+        other_cells(c)
+    }
+}
+
+/// [`cells`] for the rest: a stood-in character's marker, else its width.
+fn other_cells(c: char) -> usize {
+    match stand_in(c) {
+        Some(shown) => shown.chars().count(),
+        None => c.width().unwrap_or(0),
+    }
+}
+
+/// What the editor draws for a character the terminal must not get raw (the buffer keeps
+/// the character): a C0 control's one-cell glyph (`␛`), else its marker (`⟨U+202E⟩`).
+/// Tabs are not stood in for: they are spaces on screen.
+pub fn stand_in(c: char) -> Option<std::borrow::Cow<'static, str>> {
+    let glyph = sanitize::glyph(c)?;
+    if c == '\t' {
+        return None;
+    }
+    if glyph == '\u{FFFD}' {
+        Some(sanitize::marker(c).into())
+    } else {
+        Some(glyph.to_string().into())
     }
 }
 

@@ -1,0 +1,586 @@
+//! The review pane: what agents changed in the open project's memory since the baseline
+//! (git HEAD or the "last reviewed" snapshot). A file list grouped by bank with totals,
+//! and the selected file's diff, unified or side by side, changed words highlighted,
+//! signals above their hunk and file-level signals at the top. Actions name the hunk and
+//! line under the cursor and the file as it was shown; the review worker applies them.
+mod view;
+
+pub use view::diff_rows;
+
+use std::path::{Path, PathBuf};
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use unicode_width::UnicodeWidthChar;
+
+use crate::core::findings::Severity;
+use crate::core::refusals::RefusalRecord;
+use crate::core::review::{
+    Baseline, DiffLine, FileReview, HunkId, LineKind, Review, ReviewAction, Signal,
+};
+use crate::core::sanitize;
+
+use crate::tui::keymap::{Action, KeyContext};
+use crate::tui::list::ListCursor;
+use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
+use crate::tui::review_worker::ReviewRequest;
+use crate::tui::theme::Theme;
+use crate::tui::widgets;
+
+pub use crate::tui::commands::REVIEW as COMMANDS;
+
+/// One row of the diff, as the cursor moves over it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Row {
+    /// Why the file cannot be diffed.
+    Problem,
+    /// A file-level signal (index into `FileReview::signals`).
+    FileSignal(usize),
+    /// A hunk's `@@` header.
+    Header(usize),
+    /// A signal of a hunk: hunk index, signal index.
+    HunkSignal(usize, usize),
+    /// Unified: hunk index, line index.
+    Line(usize, usize),
+    /// Side by side: the old line on the left, the new on the right.
+    Pair {
+        hunk: usize,
+        left: Option<usize>,
+        right: Option<usize>,
+    },
+}
+
+impl Row {
+    fn hunk(self) -> Option<usize> {
+        match self {
+            Row::Header(h) | Row::HunkSignal(h, _) | Row::Line(h, _) => Some(h),
+            Row::Pair { hunk, .. } => Some(hunk),
+            Row::Problem | Row::FileSignal(_) => None,
+        }
+    }
+}
+
+/// A row of the file list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListRow {
+    Bank(usize),
+    File(usize),
+    /// "N writes refused by the agent servers since the baseline", then one row each.
+    RefusedHeader,
+    Refused(usize),
+}
+
+/// How many refused writes the list names (the newest), as `mbank review` does.
+const REFUSED_SHOWN: usize = 10;
+
+/// Where the cursor was, to find it again after a re-diff.
+#[derive(Debug, Clone)]
+struct Anchor {
+    path: PathBuf,
+    position: usize,
+    hunk: Option<(HunkId, usize, usize)>,
+    row: usize,
+}
+
+#[derive(Default)]
+pub struct ReviewPane {
+    pub review: Option<Box<Review>>,
+    /// The project the review is of.
+    pub project: Option<PathBuf>,
+    pub is_git: bool,
+    /// A review was asked for and has not arrived yet.
+    pub loading: bool,
+    /// An action was sent and its fresh review has not arrived yet.
+    pub busy: bool,
+    /// Why the review could not be computed.
+    pub problem: Option<String>,
+    pub side_by_side: bool,
+    /// Over the file list's rows (bank headers and files); always on a file row.
+    list: ListCursor,
+    list_rows: Vec<ListRow>,
+    /// Over the selected file's diff rows.
+    pub cursor: ListCursor,
+    rows: Vec<Row>,
+    area: Rect,
+    list_area: Rect,
+    diff_area: Rect,
+}
+
+fn severity_glyph(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "✖",
+        Severity::Warning => "▲",
+        Severity::Info => "●",
+    }
+}
+
+fn signed(value: i64) -> String {
+    match value {
+        0 => "±0".into(),
+        v if v > 0 => format!("+{v}"),
+        v => format!("−{}", v.unsigned_abs()),
+    }
+}
+
+/// "since git HEAD 1a2b3c4d", "since last reviewed 2 h ago", …
+pub fn baseline_label(baseline: &Baseline) -> String {
+    match baseline {
+        Baseline::Git {
+            head: Some(head), ..
+        } => {
+            format!("since git HEAD {}", head.get(..8).unwrap_or(head))
+        }
+        Baseline::Git { head: None, .. } => "git, no commit yet: every memory file is new".into(),
+        Baseline::Snapshot {
+            exists: true,
+            reviewed_at,
+            ..
+        } => match widgets::ago(*reviewed_at, widgets::now_epoch()).as_str() {
+            "just now" => "since last reviewed (just now)".into(),
+            "—" => "since last reviewed".into(),
+            ago => format!("since last reviewed ({ago} ago)"),
+        },
+        Baseline::Snapshot { exists: false, .. } => {
+            "outside git, never marked reviewed: every memory file is new".into()
+        }
+    }
+}
+
+impl ReviewPane {
+    /// The file under the cursor.
+    pub fn file(&self) -> Option<&FileReview> {
+        let review = self.review.as_ref()?;
+        match self.list_rows.get(self.list.selected)? {
+            ListRow::File(index) => review.files.get(*index),
+            ListRow::Bank(_) | ListRow::RefusedHeader | ListRow::Refused(_) => None,
+        }
+    }
+
+    /// The rows of the selected file's diff.
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
+    /// The hunk under the cursor (its index in the selected file's diff).
+    pub fn hunk_index(&self) -> Option<usize> {
+        self.rows.get(self.cursor.selected).and_then(|r| r.hunk())
+    }
+
+    /// A review of `project` will follow: forget one of another project.
+    pub fn expect(&mut self, project: &Path) {
+        if self.project.as_deref() != Some(project) {
+            *self = ReviewPane {
+                side_by_side: self.side_by_side,
+                ..ReviewPane::default()
+            };
+            self.project = Some(project.to_path_buf());
+        }
+        self.loading = true;
+    }
+
+    fn anchor(&self) -> Option<Anchor> {
+        let file = self.file()?;
+        let position = self
+            .list_rows
+            .iter()
+            .take(self.list.selected)
+            .filter(|r| matches!(r, ListRow::File(_)))
+            .count();
+        let hunk = self.hunk_index().and_then(|h| {
+            let id = file.diff.hunks.get(h)?.id;
+            let start = self.rows.iter().position(|r| r.hunk() == Some(h))?;
+            Some((id, h, self.cursor.selected.saturating_sub(start)))
+        });
+        Some(Anchor {
+            path: file.path.clone(),
+            position,
+            hunk,
+            row: self.cursor.selected,
+        })
+    }
+
+    /// Shows a fresh review, keeping the cursor on the same file and hunk when they
+    /// still exist (else the nearest).
+    pub fn set_review(&mut self, review: Box<Review>, is_git: bool) {
+        let anchor = self.anchor();
+        self.review = Some(review);
+        self.is_git = is_git;
+        self.loading = false;
+        self.busy = false;
+        self.problem = None;
+        self.restore(anchor);
+    }
+
+    /// One file re-diffed (or gone from the review when `file` is `None`).
+    pub fn set_file(&mut self, path: &Path, file: Option<FileReview>) {
+        let anchor = self.anchor();
+        let Some(review) = &mut self.review else {
+            return;
+        };
+        let old = review.files.iter().position(|f| f.path == path);
+        let delta = |f: &FileReview, sign: i64| {
+            (
+                sign * f.added as i64,
+                sign * f.removed as i64,
+                sign * f.tokens_before as i64,
+                sign * f.tokens_after as i64,
+            )
+        };
+        let mut changes = Vec::new();
+        match (old, file) {
+            (Some(index), Some(file)) => {
+                changes.push((delta(&review.files[index], -1), 0));
+                changes.push((delta(&file, 1), 0));
+                review.files[index] = file;
+            }
+            (Some(index), None) => {
+                changes.push((delta(&review.files[index], -1), -1));
+                review.files.remove(index);
+            }
+            (None, Some(file)) => {
+                changes.push((delta(&file, 1), 1));
+                review.files.push(file);
+                review.files.sort_by(|a, b| a.display.cmp(&b.display));
+            }
+            (None, None) => {}
+        }
+        // Keep the bank totals in step (the bank whose root holds the path, deepest first).
+        if let Some(bank) = review
+            .banks
+            .iter_mut()
+            .filter(|b| path.starts_with(&b.root))
+            .max_by_key(|b| b.root.as_os_str().len())
+        {
+            for ((added, removed, before, after), files) in changes {
+                let add = |value: usize, by: i64| (value as i64 + by).max(0) as usize;
+                bank.added = add(bank.added, added);
+                bank.removed = add(bank.removed, removed);
+                bank.tokens_before = (bank.tokens_before as i64 + before).max(0) as u64;
+                bank.tokens_after = (bank.tokens_after as i64 + after).max(0) as u64;
+                bank.files = add(bank.files, files);
+            }
+        }
+        self.restore(anchor);
+    }
+
+    fn bank_of(review: &Review, file: &FileReview) -> Option<usize> {
+        review
+            .banks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| file.path.starts_with(&b.root))
+            .max_by_key(|(_, b)| b.root.as_os_str().len())
+            .map(|(i, _)| i)
+    }
+
+    fn rebuild_list(&mut self) {
+        self.list_rows.clear();
+        let Some(review) = &self.review else {
+            return;
+        };
+        let mut placed = vec![false; review.files.len()];
+        for (b, _) in review.banks.iter().enumerate() {
+            let files: Vec<usize> = review
+                .files
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| Self::bank_of(review, f) == Some(b))
+                .map(|(i, _)| i)
+                .collect();
+            if files.is_empty() {
+                continue;
+            }
+            self.list_rows.push(ListRow::Bank(b));
+            for index in files {
+                placed[index] = true;
+                self.list_rows.push(ListRow::File(index));
+            }
+        }
+        for (index, placed) in placed.into_iter().enumerate() {
+            if !placed {
+                self.list_rows.push(ListRow::File(index));
+            }
+        }
+        // What the agent servers refused: listed, never selected (nothing changed on disk).
+        if !review.refused.is_empty() {
+            self.list_rows.push(ListRow::RefusedHeader);
+            let hidden = review.refused.len().saturating_sub(REFUSED_SHOWN);
+            self.list_rows
+                .extend((hidden..review.refused.len()).map(ListRow::Refused));
+        }
+    }
+
+    fn file_rows(&self) -> Vec<usize> {
+        self.list_rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| matches!(r, ListRow::File(_)))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    fn restore(&mut self, anchor: Option<Anchor>) {
+        self.rebuild_list();
+        let file_rows = self.file_rows();
+        let by_path = anchor.as_ref().and_then(|a| {
+            let review = self.review.as_ref()?;
+            file_rows.iter().copied().find(|&row| {
+                matches!(self.list_rows[row], ListRow::File(i) if review.files[i].path == a.path)
+            })
+        });
+        let same_file = by_path.is_some();
+        self.list.selected = by_path
+            .or_else(|| {
+                let position = anchor.as_ref().map_or(0, |a| a.position);
+                file_rows
+                    .get(position.min(file_rows.len().saturating_sub(1)))
+                    .copied()
+            })
+            .unwrap_or(0);
+        self.rebuild_rows();
+        self.cursor.selected = match (&anchor, same_file) {
+            (Some(anchor), true) => self.find_row(anchor),
+            _ => self.first_hunk_row(),
+        };
+        self.cursor.clamp(self.rows.len());
+    }
+
+    fn find_row(&self, anchor: &Anchor) -> usize {
+        let Some((id, index, offset)) = anchor.hunk else {
+            return anchor.row.min(self.first_hunk_row());
+        };
+        let Some(file) = self.file() else {
+            return 0;
+        };
+        let hunk = file
+            .diff
+            .hunks
+            .iter()
+            .position(|h| h.id == id)
+            .map(|h| (h, offset))
+            .or_else(|| {
+                let last = file.diff.hunks.len().checked_sub(1)?;
+                Some((index.min(last), 0))
+            });
+        let Some((hunk, offset)) = hunk else {
+            return 0;
+        };
+        let start = self.rows.iter().position(|r| r.hunk() == Some(hunk));
+        let len = self.rows.iter().filter(|r| r.hunk() == Some(hunk)).count();
+        start.map_or(0, |s| s + offset.min(len.saturating_sub(1)))
+    }
+
+    fn first_hunk_row(&self) -> usize {
+        self.rows
+            .iter()
+            .position(|r| matches!(r, Row::Header(_)))
+            .unwrap_or(0)
+    }
+
+    fn rebuild_rows(&mut self) {
+        let rows = match self.file() {
+            Some(file) => diff_rows(file, self.side_by_side),
+            None => Vec::new(),
+        };
+        self.rows = rows;
+        self.cursor.clamp(self.rows.len());
+    }
+
+    fn select_file(&mut self, forward: bool) {
+        let file_rows = self.file_rows();
+        let position = file_rows.iter().position(|&r| r == self.list.selected);
+        let next = match (position, forward) {
+            (Some(p), true) => file_rows.get(p + 1),
+            (Some(p), false) => p.checked_sub(1).and_then(|p| file_rows.get(p)),
+            (None, _) => file_rows.first(),
+        };
+        if let Some(&row) = next {
+            self.list.selected = row;
+            self.rebuild_rows();
+            self.cursor.selected = self.first_hunk_row();
+            self.cursor.offset = 0;
+        }
+    }
+
+    fn jump_hunk(&mut self, forward: bool) {
+        let current = self.hunk_index();
+        let headers: Vec<(usize, usize)> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r {
+                Row::Header(h) => Some((i, *h)),
+                _ => None,
+            })
+            .collect();
+        let target = if forward {
+            headers
+                .iter()
+                .find(|(row, h)| current.is_none_or(|c| *h > c) && *row > self.cursor.selected)
+        } else {
+            let on_header = matches!(self.rows.get(self.cursor.selected), Some(Row::Header(_)));
+            // From inside a hunk, go to its header first; from a header, to the previous one.
+            headers.iter().rev().find(|(row, h)| {
+                *row < self.cursor.selected && (!on_header || current.is_none_or(|c| *h < c))
+            })
+        };
+        if let Some((row, _)) = target {
+            self.cursor.selected = *row;
+        }
+    }
+
+    /// The changed line under the cursor: (hunk index, line index).
+    fn line_under_cursor(&self) -> Option<(usize, usize)> {
+        let file = self.file()?;
+        let changed = |h: usize, l: usize| {
+            file.diff
+                .hunks
+                .get(h)
+                .and_then(|hunk| hunk.lines.get(l))
+                .is_some_and(|line| line.kind != LineKind::Context)
+        };
+        match *self.rows.get(self.cursor.selected)? {
+            Row::Line(h, l) if changed(h, l) => Some((h, l)),
+            Row::Pair { hunk, left, right } => right
+                .filter(|&l| changed(hunk, l))
+                .or(left.filter(|&l| changed(hunk, l)))
+                .map(|l| (hunk, l)),
+            _ => None,
+        }
+    }
+
+    fn click(&mut self, position: Position) {
+        if self.list_area.contains(position) {
+            let row = self.list.offset + (position.y - self.list_area.y) as usize;
+            if matches!(self.list_rows.get(row), Some(ListRow::File(_))) {
+                self.list.selected = row;
+                self.rebuild_rows();
+                self.cursor.selected = self.first_hunk_row();
+            }
+        } else if self.diff_area.contains(position) {
+            let row = self.cursor.offset + (position.y - self.diff_area.y) as usize;
+            if row < self.rows.len() {
+                self.cursor.selected = row;
+            }
+        }
+    }
+
+    fn on_action(&mut self, action: Action) -> Option<Effect> {
+        match action {
+            Action::Back => return Some(Effect::Close(Focus::Review)),
+            Action::NextFile => self.select_file(true),
+            Action::PrevFile => self.select_file(false),
+            Action::NextHunk => self.jump_hunk(true),
+            Action::PrevHunk => self.jump_hunk(false),
+            Action::ToggleSideBySide => {
+                let anchor = self.anchor();
+                self.side_by_side = !self.side_by_side;
+                self.rebuild_rows();
+                if let Some(anchor) = anchor {
+                    self.cursor.selected = self.find_row(&anchor);
+                }
+            }
+            Action::Undo => return Some(Effect::Review(ReviewRequest::Undo)),
+            Action::Commit => return Some(Effect::AskCommit),
+            Action::AcceptHunk
+            | Action::RejectHunk
+            | Action::AcceptLine
+            | Action::RejectLine
+            | Action::AcceptFile
+            | Action::RejectFile => return Some(self.act(action)),
+            other => {
+                self.cursor.navigate(other, self.rows.len());
+            }
+        }
+        None
+    }
+
+    /// An action on the hunk, line or file under the cursor, as the worker's request.
+    fn act(&self, action: Action) -> Effect {
+        if self.busy {
+            return Effect::Toast("still applying the last action…".into());
+        }
+        let Some(file) = self.file() else {
+            return Effect::Toast("nothing to review".into());
+        };
+        if let Some(error) = &file.error {
+            return Effect::Toast(format!("{} cannot be reviewed here: {error}", file.display));
+        }
+        let hunk_id = self
+            .hunk_index()
+            .and_then(|h| file.diff.hunks.get(h))
+            .map(|h| h.id);
+        let line = self
+            .line_under_cursor()
+            .and_then(|(h, l)| Some((file.diff.hunks.get(h)?.id, l)));
+        let action = match action {
+            Action::AcceptFile => ReviewAction::AcceptFile,
+            Action::RejectFile => {
+                // Ask the worker what would be lost first; a confirm prompt follows.
+                return Effect::Review(ReviewRequest::RejectLoss(Box::new(file.clone())));
+            }
+            Action::AcceptHunk | Action::RejectHunk => {
+                let Some(id) = hunk_id else {
+                    return Effect::Toast("move the cursor onto a hunk".into());
+                };
+                if action == Action::AcceptHunk {
+                    ReviewAction::AcceptHunk(id)
+                } else {
+                    ReviewAction::RejectHunk(id)
+                }
+            }
+            _ => {
+                let Some((id, line)) = line else {
+                    return Effect::Toast("move the cursor onto an added or removed line".into());
+                };
+                if action == Action::AcceptLine {
+                    ReviewAction::AcceptLine(id, line)
+                } else {
+                    ReviewAction::RejectLine(id, line)
+                }
+            }
+        };
+        Effect::Review(ReviewRequest::Act {
+            action,
+            file: Box::new(file.clone()),
+        })
+    }
+}
+
+impl Pane for ReviewPane {
+    fn context(&self) -> KeyContext {
+        KeyContext::Review
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        match input {
+            Input::Key(key) => match key.action {
+                Some(action) if offers(COMMANDS, action) => Outcome::maybe(self.on_action(action)),
+                _ => Outcome::Ignored,
+            },
+            Input::Scroll(delta) => {
+                self.cursor.scroll(delta, self.rows.len());
+                Outcome::done()
+            }
+            Input::Click(position) => {
+                self.click(position);
+                Outcome::done()
+            }
+            Input::Paste(_) => Outcome::Ignored,
+        }
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.draw(frame, area, cx.theme, cx.focused);
+    }
+
+    fn area(&self) -> Rect {
+        self.area
+    }
+}
+
+#[cfg(test)]
+mod tests;

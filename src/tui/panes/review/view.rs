@@ -1,0 +1,617 @@
+//! Drawing the review: the file list by bank, the diff (unified or side by side) with its
+//! signals, and the refusals.
+use super::*;
+
+impl ReviewPane {
+    pub(super) fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
+        self.area = area;
+        let mut title = vec![Span::styled(" Review ", theme.title())];
+        if let Some(review) = &self.review {
+            title.push(Span::styled(
+                format!("· {} ", baseline_label(&review.baseline)),
+                theme.fg(theme.accent),
+            ));
+            let added: usize = review.files.iter().map(|f| f.added).sum();
+            let removed: usize = review.files.iter().map(|f| f.removed).sum();
+            title.push(Span::styled(
+                format!(
+                    "· {} ",
+                    crate::core::text::counted(review.files.len(), "file")
+                ),
+                theme.fg(theme.text),
+            ));
+            title.push(Span::styled(format!("+{added} "), theme.fg(theme.added)));
+            title.push(Span::styled(
+                format!("−{removed} "),
+                theme.fg(theme.removed),
+            ));
+        }
+        if self.side_by_side {
+            title.push(Span::styled("· side by side ", theme.muted()));
+        }
+        if self.loading || self.busy {
+            title.push(Span::styled("· working… ", theme.muted()));
+        }
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(focused))
+            .title(Line::from(title));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        if let Some(problem) = &self.problem {
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    format!(" cannot review: {problem}"),
+                    theme.fg(theme.error),
+                ))
+                .wrap(Wrap { trim: false }),
+                inner,
+            );
+            return;
+        }
+        let Some(review) = &self.review else {
+            frame.render_widget(
+                Paragraph::new(Span::styled(" computing the review…", theme.muted())),
+                inner,
+            );
+            return;
+        };
+        if review.files.is_empty() {
+            let mut lines = vec![Line::from(Span::styled(
+                format!(
+                    " ✔ Nothing to review: no memory file changed {}.",
+                    baseline_label(&review.baseline)
+                ),
+                theme.fg(theme.ok),
+            ))];
+            for problem in &review.problems {
+                lines.push(Line::from(Span::styled(
+                    format!(" ▲ {problem}"),
+                    theme.fg(theme.warning),
+                )));
+            }
+            if !review.refused.is_empty() {
+                lines.push(Line::from(""));
+                lines.push(refused_header(review, theme));
+                let hidden = review.refused.len().saturating_sub(REFUSED_SHOWN);
+                for record in &review.refused[hidden..] {
+                    lines.push(refused_line(record, theme));
+                }
+            }
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+            return;
+        }
+        let list_height = (self.list_rows.len() as u16).min(inner.height / 3).max(2);
+        let [list_area, rule, diff_area] = Layout::vertical([
+            Constraint::Length(list_height),
+            Constraint::Length(1),
+            Constraint::Min(1),
+        ])
+        .areas(inner);
+        self.list_area = list_area;
+        self.diff_area = diff_area;
+        self.view_list(frame, list_area, theme, focused);
+        let name = self
+            .file()
+            .map(|f| match &f.renamed_from_display {
+                Some(from) => format!(
+                    " {} → {} ",
+                    widgets::shown(from),
+                    widgets::shown(&f.display)
+                ),
+                None => format!(" {} ", widgets::shown(&f.display)),
+            })
+            .unwrap_or_default();
+        let fill = (rule.width as usize).saturating_sub(name.chars().count() + 2);
+        frame.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::styled("──", theme.border(false)),
+                Span::styled(name, theme.title()),
+                Span::styled("─".repeat(fill), theme.border(false)),
+            ])),
+            rule,
+        );
+        self.view_diff(frame, diff_area, theme, focused);
+    }
+
+    pub(super) fn view_list(
+        &mut self,
+        frame: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        focused: bool,
+    ) {
+        let Some(review) = &self.review else {
+            return;
+        };
+        let range = self.list.layout(area.height as usize, self.list_rows.len());
+        let width = area.width as usize;
+        // Under its bank's row, a file is named from the bank's folder.
+        let in_bank = |file: &crate::core::review::FileReview| -> String {
+            review
+                .banks
+                .iter()
+                .filter_map(|b| file.path.strip_prefix(&b.root).ok())
+                .min_by_key(|rel| rel.as_os_str().len())
+                .map(widgets::shown_path)
+                .filter(|rel| !rel.is_empty())
+                .unwrap_or_else(|| file.display.clone())
+        };
+        // Names take what the figures and the badge leave, no more than the longest needs.
+        let longest = review
+            .files
+            .iter()
+            .map(|f| {
+                in_bank(f).chars().count()
+                    + f.renamed_from_display
+                        .as_ref()
+                        .map_or(0, |from| from.chars().count() + 3)
+            })
+            .max()
+            .unwrap_or(0);
+        // Narrow (beside the tree at 80 columns), the name keeps two fifths of the width
+        // and the badge at the end may be cut; `z` (zoom) gives the list the whole width.
+        let name_width = longest
+            .min(width.saturating_sub(48).max(width * 2 / 5))
+            .max(8);
+        let mut lines = Vec::new();
+        for (index, row) in self
+            .list_rows
+            .iter()
+            .enumerate()
+            .skip(range.start)
+            .take(range.len())
+        {
+            match *row {
+                ListRow::Bank(b) => {
+                    let bank = &review.banks[b];
+                    let root = bank
+                        .root
+                        .strip_prefix(&review.project)
+                        .map(widgets::shown_path)
+                        .unwrap_or_else(|_| widgets::shown_path(&bank.root));
+                    let root = if root.is_empty() { ".".into() } else { root };
+                    let delta = bank.tokens_after as i64 - bank.tokens_before as i64;
+                    lines.push(Line::from(vec![
+                        Span::styled(
+                            format!("▾ {} ", bank.format.id()),
+                            theme.fg(theme.accent).add_modifier(Modifier::BOLD),
+                        ),
+                        Span::styled(format!("{root}  "), theme.fg(theme.text)),
+                        Span::styled(
+                            format!(
+                                "{} file{}  ",
+                                bank.files,
+                                if bank.files == 1 { "" } else { "s" }
+                            ),
+                            theme.muted(),
+                        ),
+                        Span::styled(format!("+{} ", bank.added), theme.fg(theme.added)),
+                        Span::styled(format!("−{}  ", bank.removed), theme.fg(theme.removed)),
+                        Span::styled(format!("{} tok", signed(delta)), theme.fg(theme.changed)),
+                    ]));
+                }
+                ListRow::RefusedHeader => lines.push(refused_header(review, theme)),
+                ListRow::Refused(r) => lines.push(refused_line(&review.refused[r], theme)),
+                ListRow::File(f) => {
+                    let file = &review.files[f];
+                    let selected = index == self.list.selected;
+                    let letter_style = match file.change.letter() {
+                        'A' => theme.fg(theme.added),
+                        'D' => theme.fg(theme.removed),
+                        _ => theme.fg(theme.changed),
+                    };
+                    let name = match &file.renamed_from_display {
+                        Some(from) => format!("{from} → {}", in_bank(file)),
+                        None => in_bank(file),
+                    };
+                    let mut spans = vec![
+                        Span::styled(if selected { "▶ " } else { "  " }, theme.fg(theme.accent)),
+                        Span::styled(format!("{} ", file.change.letter()), letter_style),
+                        Span::styled(
+                            format!(
+                                "{:<w$} ",
+                                widgets::truncate_start(&name, name_width),
+                                w = name_width
+                            ),
+                            theme.fg(theme.text),
+                        ),
+                        Span::styled(
+                            format!("{:>5} ", format!("+{}", file.added)),
+                            theme.fg(theme.added),
+                        ),
+                        Span::styled(
+                            format!("{:<5} ", format!("−{}", file.removed)),
+                            theme.fg(theme.removed),
+                        ),
+                        Span::styled(
+                            format!("{:>7} tok ", signed(file.token_delta())),
+                            theme.fg(theme.changed),
+                        ),
+                    ];
+                    if let Some(worst) = file.worst_signal() {
+                        let count = file.signals.iter().filter(|s| s.severity == worst).count();
+                        spans.push(Span::styled(
+                            format!("{} {count} {}", severity_glyph(worst), severity_word(worst)),
+                            widgets::severity_color(theme, worst),
+                        ));
+                    } else if file.error.is_some() {
+                        spans.push(Span::styled("✖ unreadable", theme.fg(theme.error)));
+                    } else if file.fully_accepted() {
+                        spans.push(Span::styled("✔ accepted", theme.fg(theme.ok)));
+                    }
+                    let mut line = Line::from(spans);
+                    if selected && focused {
+                        line = line.patch_style(theme.selected());
+                    }
+                    lines.push(line);
+                }
+            }
+        }
+        frame.render_widget(Paragraph::new(lines), area);
+    }
+
+    pub(super) fn view_diff(
+        &mut self,
+        frame: &mut Frame,
+        area: Rect,
+        theme: &Theme,
+        focused: bool,
+    ) {
+        // Lay out first: the file is borrowed, never cloned (it holds three whole texts).
+        let range = self.cursor.layout(area.height as usize, self.rows.len());
+        let cursor = self.cursor.selected;
+        let Some(file) = self.file() else {
+            return;
+        };
+        if self.rows.is_empty() {
+            let text = if file.fully_accepted() {
+                " ✔ every change in this file is accepted"
+            } else {
+                " (no lines to show)"
+            };
+            frame.render_widget(Paragraph::new(Span::styled(text, theme.fg(theme.ok))), area);
+            return;
+        }
+        let width = area.width as usize;
+        let mut lines = Vec::new();
+        for index in range {
+            let selected = index == cursor;
+            let marker = Span::styled(
+                if selected { "▶" } else { " " },
+                if selected && focused {
+                    theme.selected()
+                } else {
+                    theme.fg(theme.accent)
+                },
+            );
+            let mut spans = vec![marker];
+            match self.rows[index] {
+                Row::Problem => spans.push(Span::styled(
+                    format!(
+                        " cannot diff: {}",
+                        file.error.as_deref().unwrap_or("unknown problem")
+                    ),
+                    theme.fg(theme.error),
+                )),
+                Row::FileSignal(s) => spans.extend(signal_spans(&file.signals[s], theme, width)),
+                Row::HunkSignal(_, s) => {
+                    spans.push(Span::raw("  "));
+                    spans.extend(signal_spans(&file.signals[s], theme, width - 2));
+                }
+                Row::Header(h) => {
+                    let hunk = &file.diff.hunks[h];
+                    let style = theme.fg(theme.accent).add_modifier(Modifier::BOLD);
+                    spans.push(Span::styled(format!(" {}", hunk.header()), style));
+                    spans.push(Span::styled(
+                        format!("  +{}", hunk.added),
+                        theme.fg(theme.added),
+                    ));
+                    spans.push(Span::styled(
+                        format!(" −{}", hunk.removed),
+                        theme.fg(theme.removed),
+                    ));
+                    spans.push(Span::styled(
+                        format!("  hunk {} of {}", h + 1, file.diff.hunks.len()),
+                        theme.muted(),
+                    ));
+                }
+                Row::Line(h, l) => {
+                    let line = &file.diff.hunks[h].lines[l];
+                    spans.extend(unified_line(line, theme, width.saturating_sub(1)));
+                }
+                Row::Pair { hunk, left, right } => {
+                    let half = width.saturating_sub(2) / 2;
+                    let lines = &file.diff.hunks[hunk].lines;
+                    spans.extend(side_line(left.map(|i| &lines[i]), true, theme, half));
+                    spans.push(Span::styled("│", theme.border(false)));
+                    spans.extend(side_line(right.map(|i| &lines[i]), false, theme, half));
+                }
+            }
+            lines.push(Line::from(spans));
+        }
+        frame.render_widget(Paragraph::new(lines), area);
+    }
+}
+
+pub(super) fn severity_word(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    }
+}
+
+pub(super) fn signal_spans(signal: &Signal, theme: &Theme, width: usize) -> Vec<Span<'static>> {
+    let place = match (signal.new_line, signal.old_line) {
+        (Some(line), _) => format!(" (line {line})"),
+        (None, Some(line)) => format!(" (was line {line})"),
+        _ => String::new(),
+    };
+    let text = format!(
+        " {} {}: {}{place}",
+        severity_glyph(signal.severity),
+        signal.code,
+        signal.message
+    );
+    vec![Span::styled(
+        widgets::truncate(&text, width),
+        widgets::severity_color(theme, signal.severity),
+    )]
+}
+
+/// The rows of one file's diff.
+pub fn diff_rows(file: &FileReview, side_by_side: bool) -> Vec<Row> {
+    let mut rows = Vec::new();
+    if file.error.is_some() {
+        rows.push(Row::Problem);
+    }
+    for (index, signal) in file.signals.iter().enumerate() {
+        if signal.hunk.is_none() {
+            rows.push(Row::FileSignal(index));
+        }
+    }
+    for (h, hunk) in file.diff.hunks.iter().enumerate() {
+        rows.push(Row::Header(h));
+        for (index, signal) in file.signals.iter().enumerate() {
+            if signal.hunk == Some(hunk.id) {
+                rows.push(Row::HunkSignal(h, index));
+            }
+        }
+        if !side_by_side {
+            rows.extend((0..hunk.lines.len()).map(|l| Row::Line(h, l)));
+            continue;
+        }
+        // Runs of removed lines pair with the added lines that follow them, row by row.
+        let mut removed: Vec<usize> = Vec::new();
+        let mut added: Vec<usize> = Vec::new();
+        let flush = |removed: &mut Vec<usize>, added: &mut Vec<usize>, rows: &mut Vec<Row>| {
+            for k in 0..removed.len().max(added.len()) {
+                rows.push(Row::Pair {
+                    hunk: h,
+                    left: removed.get(k).copied(),
+                    right: added.get(k).copied(),
+                });
+            }
+            removed.clear();
+            added.clear();
+        };
+        for (l, line) in hunk.lines.iter().enumerate() {
+            match line.kind {
+                LineKind::Removed => {
+                    if !added.is_empty() {
+                        flush(&mut removed, &mut added, &mut rows);
+                    }
+                    removed.push(l);
+                }
+                LineKind::Added => added.push(l),
+                LineKind::Context => {
+                    flush(&mut removed, &mut added, &mut rows);
+                    rows.push(Row::Pair {
+                        hunk: h,
+                        left: Some(l),
+                        right: Some(l),
+                    });
+                }
+            }
+        }
+        flush(&mut removed, &mut added, &mut rows);
+    }
+    rows
+}
+
+/// Styles of a diff line: the line, and its changed words.
+pub(super) fn line_styles(kind: LineKind, theme: &Theme) -> (Style, Style) {
+    match kind {
+        LineKind::Added => (
+            theme.fg(theme.added),
+            theme
+                .fg(theme.background)
+                .bg(theme.added)
+                .add_modifier(Modifier::BOLD),
+        ),
+        LineKind::Removed => (
+            theme.fg(theme.removed),
+            theme
+                .fg(theme.background)
+                .bg(theme.removed)
+                .add_modifier(Modifier::BOLD),
+        ),
+        LineKind::Context => (theme.fg(theme.text), theme.fg(theme.text)),
+    }
+}
+
+pub(super) fn unified_line(line: &DiffLine, theme: &Theme, width: usize) -> Vec<Span<'static>> {
+    let number = |n: Option<usize>| n.map_or_else(|| "    ".to_string(), |n| format!("{n:>4}"));
+    let sign = match line.kind {
+        LineKind::Added => "+",
+        LineKind::Removed => "-",
+        LineKind::Context => " ",
+    };
+    let (base, _) = line_styles(line.kind, theme);
+    let mut spans = vec![
+        Span::styled(
+            format!("{} {} ", number(line.old_line), number(line.new_line)),
+            theme.muted(),
+        ),
+        Span::styled(sign.to_string(), base),
+    ];
+    spans.extend(text_spans(line, theme, width.saturating_sub(11)));
+    spans
+}
+
+pub(super) fn side_line(
+    line: Option<&DiffLine>,
+    left: bool,
+    theme: &Theme,
+    width: usize,
+) -> Vec<Span<'static>> {
+    let Some(line) = line else {
+        return vec![Span::raw(" ".repeat(width))];
+    };
+    let number = if left { line.old_line } else { line.new_line };
+    let sign = match line.kind {
+        LineKind::Added => "+",
+        LineKind::Removed => "-",
+        LineKind::Context => " ",
+    };
+    let (base, _) = line_styles(line.kind, theme);
+    let mut spans = vec![
+        Span::styled(
+            number.map_or_else(|| "     ".to_string(), |n| format!("{n:>4} ")),
+            theme.muted(),
+        ),
+        Span::styled(sign.to_string(), base),
+    ];
+    let text_width = width.saturating_sub(6);
+    let text = text_spans(line, theme, text_width);
+    let used: usize = text.iter().map(|s| s.width()).sum();
+    spans.extend(text);
+    spans.push(Span::raw(" ".repeat(text_width.saturating_sub(used))));
+    spans
+}
+
+/// A line's text cut to `width` cells, changed words highlighted, tabs as four spaces,
+/// and control, bidi and invisible characters shown by the core's sanitiser's markers
+/// ([`sanitize::push_marker`]), reversed so a review sees them.
+pub(super) fn text_spans(line: &DiffLine, theme: &Theme, width: usize) -> Vec<Span<'static>> {
+    let (base, highlight) = line_styles(line.kind, theme);
+    let text = line.text.as_str();
+    // Split into (range, highlighted) segments.
+    let mut segments: Vec<(usize, usize, bool)> = Vec::new();
+    let mut at = 0;
+    let mut ranges = line.changed.clone();
+    ranges.sort_by_key(|r| r.start);
+    for range in ranges {
+        let start = range.start.clamp(at, text.len());
+        let end = range.end.clamp(start, text.len());
+        if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+            continue;
+        }
+        if start > at {
+            segments.push((at, start, false));
+        }
+        if end > start {
+            segments.push((start, end, true));
+        }
+        at = end;
+    }
+    if at < text.len() {
+        segments.push((at, text.len(), false));
+    }
+    let mut spans = Vec::new();
+    let mut used = 0;
+    'segments: for (start, end, marked) in segments {
+        let style = if marked { highlight } else { base };
+        let mut out = String::new();
+        for (offset, c) in text[start..end].char_indices() {
+            // Keep a cell for the "…" unless this is the line's last character.
+            let last = start + offset + c.len_utf8() == text.len();
+            let limit = if last { width } else { width.saturating_sub(1) };
+            let (piece, piece_style) = if c == '\t' {
+                ("    ".to_string(), None)
+            } else if sanitize::hidden(c).is_some() {
+                (
+                    sanitize::marker(c),
+                    Some(theme.fg(theme.error).add_modifier(Modifier::REVERSED)),
+                )
+            } else {
+                (c.to_string(), None)
+            };
+            let piece_width: usize = piece.chars().map(|c| c.width().unwrap_or(0)).sum();
+            if used + piece_width > limit {
+                if !out.is_empty() {
+                    spans.push(Span::styled(std::mem::take(&mut out), style));
+                }
+                if used < width {
+                    spans.push(Span::styled("…", theme.muted()));
+                }
+                break 'segments;
+            }
+            used += piece_width;
+            match piece_style {
+                Some(s) => {
+                    if !out.is_empty() {
+                        spans.push(Span::styled(std::mem::take(&mut out), style));
+                    }
+                    spans.push(Span::styled(piece, s));
+                }
+                None => out.push_str(&piece),
+            }
+        }
+        if !out.is_empty() {
+            spans.push(Span::styled(out, style));
+        }
+    }
+    // git's words, so nobody wonders what "(no final newline)" meant.
+    let note = "  \\ No newline at end of file";
+    if line.no_newline && used + note.chars().count() <= width {
+        spans.push(Span::styled(note, theme.muted()));
+    }
+    spans
+}
+
+/// "⊘ 2 writes refused by the agent servers since the baseline (1 older not shown)".
+pub(super) fn refused_header(review: &Review, theme: &Theme) -> Line<'static> {
+    let count = review.refused.len();
+    let hidden = count.saturating_sub(REFUSED_SHOWN);
+    Line::from(Span::styled(
+        format!(
+            "⊘ {count} write{} refused by the agent servers since the baseline{}",
+            if count == 1 { "" } else { "s" },
+            if hidden > 0 {
+                format!(" ({hidden} older not shown; `mbank review --json` lists every one)")
+            } else {
+                String::new()
+            }
+        ),
+        theme.fg(theme.warning).add_modifier(Modifier::BOLD),
+    ))
+}
+
+/// One refused write: the file the agent named, the rule, why, through what, when.
+pub(super) fn refused_line(record: &RefusalRecord, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled("  ⊘ ", theme.fg(theme.warning)),
+        Span::styled(
+            format!("{} ", widgets::shown(&record.file)),
+            theme.fg(theme.text),
+        ),
+        Span::styled(
+            format!("[{}] ", widgets::shown(&record.rule)),
+            theme.fg(theme.warning),
+        ),
+        Span::styled(
+            format!("{} ", widgets::shown(&record.message)),
+            theme.fg(theme.text),
+        ),
+        Span::styled(
+            format!(
+                "via {} · {}",
+                widgets::shown(&record.via),
+                widgets::shown(&record.at)
+            ),
+            theme.muted(),
+        ),
+    ])
+}
