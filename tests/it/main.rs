@@ -13,6 +13,7 @@ mod cli_leftovers_and_errors;
 mod cli_paths;
 mod cli_review;
 mod cli_timeline;
+mod core_imports;
 mod corpus;
 mod corpus_decisions;
 mod e2e_pty;

@@ -6,12 +6,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats::roo_rules::modes;
+use crate::core::formats::roo_rules::{BUILT_IN_MODES as BUILT_IN_ROO_MODES, modes};
 use crate::core::model::{Bank, Format, LoadKind};
 use crate::core::text;
-
-/// Roo Code's built-in modes.
-pub const BUILT_IN_ROO_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
 
 /// Largest file compared for duplicates.
 const MAX_COMPARED_BYTES: u64 = 1024 * 1024;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::instruction_files::InstructionFiles;
 use super::{Budget, FormatRules, Placement};
-use crate::core::analysis::budgets::Unit;
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile};
 
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::instruction_files::InstructionFiles;
 use super::{Budget, FormatRules, Placement};
-use crate::core::analysis::budgets::Unit;
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile};
 
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.

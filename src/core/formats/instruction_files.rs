@@ -5,9 +5,9 @@
 //! Each member (`claude_md.rs` …) describes itself with an [`InstructionFiles`].
 use std::path::Path;
 
-use super::{Budget, Placement, agents_md, beans_md, claude_md, gemini_md, split_rel};
-use crate::core::analysis::budgets::Unit;
+use super::{Budget, Placement, instruction_family, split_rel};
 use crate::core::findings::{Finding, Severity};
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
 /// Where the family's budgets come from: Beans-Code's spec; the other members' agents
@@ -35,9 +35,6 @@ pub struct InstructionFiles {
     /// only"): such a file is listed, loads never, and says so in a finding.
     pub local_ignored: Option<&'static str>,
 }
-
-/// The members whose agents read a `rules/` folder in their own folder.
-const RULE_READERS: [InstructionFiles; 2] = [claude_md::FILES, beans_md::FILES];
 
 impl InstructionFiles {
     /// Places a file of the family, given its path relative to the project.
@@ -94,8 +91,8 @@ impl InstructionFiles {
         let mut components = rel.components().map(|c| c.as_os_str());
         let first = components.next();
         let in_rules = components.next().is_some_and(|c| c == "rules")
-            && RULE_READERS
-                .iter()
+            && instruction_family()
+                .filter(|member| member.reads_dot_dir)
                 .any(|member| first.is_some_and(|f| f == member.dot_dir));
         name == self.main || name == self.local || in_rules
     }
@@ -146,26 +143,15 @@ impl InstructionFiles {
     }
 }
 
-/// The member of the family a format is.
-fn member(format: Format) -> Option<&'static InstructionFiles> {
-    match format {
-        Format::ClaudeMd => Some(&claude_md::FILES),
-        Format::AgentsMd => Some(&agents_md::FILES),
-        Format::GeminiMd => Some(&gemini_md::FILES),
-        Format::BeansMd => Some(&beans_md::FILES),
-        _ => None,
-    }
-}
-
 /// A bank's private `.local.md` its agent never loads, as a finding (see
 /// [`InstructionFiles::local_ignored`]).
 pub fn local_ignored_finding(format: Format, file: &MemoryFile) -> Option<Finding> {
-    member(format)?.local_ignored_finding(file)
+    super::instruction_member(format)?.local_ignored_finding(file)
 }
 
 /// The instruction file name of a member of the family (`CLAUDE.md`).
 pub fn hierarchical_file_name(format: Format) -> Option<&'static str> {
-    member(format).map(|files| files.main)
+    super::instruction_member(format).map(|files| files.main)
 }
 
 #[cfg(test)]

@@ -45,7 +45,6 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::core::analysis::budgets::Unit;
 use crate::core::findings::Finding;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
@@ -53,6 +52,7 @@ pub use instruction_files::hierarchical_file_name;
 pub use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
 pub use names::{adr_number, is_adr_name, name_key, role_for_name};
 pub use roo_rules::mode_of_rule_file;
+pub use units::Unit;
 
 pub mod agents;
 pub mod agents_md;
@@ -72,6 +72,7 @@ pub mod memory_bank_mcp;
 pub mod names;
 pub mod roo_rules;
 pub mod rule_frontmatter;
+pub mod units;
 pub mod windsurf;
 
 /// The rules of one memory format: where its files sit and when they load, which
@@ -200,6 +201,22 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::KiloCode => &kilo_code::KiloCode,
         Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
     }
+}
+
+/// The member of the instruction-file family a format is (see `instruction_files.rs`).
+pub fn instruction_member(format: Format) -> Option<&'static instruction_files::InstructionFiles> {
+    match format {
+        Format::ClaudeMd => Some(&claude_md::FILES),
+        Format::AgentsMd => Some(&agents_md::FILES),
+        Format::GeminiMd => Some(&gemini_md::FILES),
+        Format::BeansMd => Some(&beans_md::FILES),
+        _ => None,
+    }
+}
+
+/// Every member of the instruction-file family.
+pub fn instruction_family() -> impl Iterator<Item = &'static instruction_files::InstructionFiles> {
+    Format::ALL.into_iter().filter_map(instruction_member)
 }
 
 /// Every registered format, in [`Format::ALL`] order.

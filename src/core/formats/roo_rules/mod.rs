@@ -18,6 +18,9 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 /// The mode a Roo Code session starts in unless the user picks another.
 pub const DEFAULT_MODE: &str = "code";
 
+/// Roo Code's built-in modes.
+pub const BUILT_IN_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
+
 pub mod modes;
 
 pub struct RooRules;

@@ -10,13 +10,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::core::analysis::rule_files::BUILT_IN_ROO_MODES;
 use crate::core::findings::{Finding, Severity};
 use crate::core::limits::{self, LimitExceeded};
 use crate::core::model::{Bank, Format, ModeRule};
 use crate::core::text;
 
-use super::{is_mode_file, mode_of_rule_file};
+use super::{BUILT_IN_MODES as BUILT_IN_ROO_MODES, is_mode_file, mode_of_rule_file};
 
 /// A structured mode file that none of JSON, YAML or TOML could parse, or one over the
 /// parse limits ([`limits::MODE_FILE`]), which is not parsed at all.
