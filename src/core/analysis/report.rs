@@ -19,6 +19,7 @@ use crate::core::analysis::staleness::{
 use crate::core::config::Config;
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
+use crate::core::formats::agents::Agent;
 use crate::core::git::{self, Facts, GitRepo, RepoFinder};
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
 use crate::core::scan::bank;
@@ -149,12 +150,92 @@ impl ProjectReport {
             .filter(|f| f.class != FileClass::Memory)
     }
 
+    /// Tokens of every bank's start-up files together. Several agents' files may be in
+    /// it (CLAUDE.md and AGENTS.md), which no session loads together: a session's figure
+    /// is [`ProjectReport::session_tokens`].
     pub fn loaded_tokens(&self) -> u64 {
         self.banks.iter().map(|b| b.loaded_tokens).sum()
     }
 
     pub fn private_tokens(&self) -> u64 {
         self.banks.iter().map(|b| b.private_tokens).sum()
+    }
+
+    /// The start-up files of each agent's session that loads any here, in [`Agent::ALL`]
+    /// order: each agent counts only the files it reads ([`Agent::reads`]), each start-up
+    /// file whole as the token cache counted it (imports, the user's own files and the
+    /// agents' cut-offs are `mbank context`'s).
+    pub fn agent_tokens(&self) -> Vec<SessionTokens> {
+        Agent::ALL
+            .into_iter()
+            .filter_map(|agent| self.tokens_of(Some(agent)))
+            .collect()
+    }
+
+    /// The one session-start figure of the project that `mbank list` shows in its token
+    /// column and the TUI shows in its project label and gauge, so the three agree: the
+    /// heaviest agent's session start ([`ProjectReport::agent_tokens`]; on a tie, the first
+    /// in [`Agent::ALL`] order), naming that agent. A project whose banks no agent loads
+    /// (BEANS.md, Infinity: read through their own tools) gets their start-up files'
+    /// figure with no agent. Never a sum of several agents' loads.
+    pub fn session_tokens(&self) -> SessionTokens {
+        let mut heaviest: Option<SessionTokens> = None;
+        for session in self.agent_tokens() {
+            if heaviest.is_none_or(|h| session.tokens > h.tokens) {
+                heaviest = Some(session);
+            }
+        }
+        heaviest
+            .or_else(|| self.tokens_of(None))
+            .unwrap_or(SessionTokens {
+                agent: None,
+                tokens: 0,
+                private_tokens: 0,
+                complete: self.banks.iter().all(|b| b.complete),
+            })
+    }
+
+    /// What `agent` loads at start from the banks (`None`: the banks no agent loads);
+    /// `None` when it loads from none of them.
+    fn tokens_of(&self, agent: Option<Agent>) -> Option<SessionTokens> {
+        let mut session = SessionTokens {
+            agent,
+            tokens: 0,
+            private_tokens: 0,
+            complete: true,
+        };
+        let mut loads_any = false;
+        for bank in &self.banks {
+            let mine = match agent {
+                Some(agent) => agent.formats().contains(&bank.format),
+                None => !Agent::any_loads(bank.format),
+            };
+            if !mine {
+                continue;
+            }
+            for file in &bank.files {
+                if let Some(agent) = agent {
+                    let rel = file
+                        .file
+                        .path
+                        .strip_prefix(&self.path)
+                        .unwrap_or(&file.file.path);
+                    if !agent.reads(bank.format, rel) {
+                        continue;
+                    }
+                }
+                loads_any = true;
+                match &file.stats {
+                    Some(stats) if file.file.load == LoadKind::Startup => {
+                        session.tokens += stats.loaded_tokens as u64;
+                        session.private_tokens += stats.private_tokens as u64;
+                    }
+                    Some(_) => {}
+                    None => session.complete = false,
+                }
+            }
+        }
+        loads_any.then_some(session)
     }
 
     pub fn worst_budget(&self) -> Option<BudgetStatus> {
@@ -167,6 +248,20 @@ impl ProjectReport {
             .filter_map(BankReport::worst_staleness)
             .max()
     }
+}
+
+/// One agent's session start in a project, as `list` counts it (see
+/// [`ProjectReport::session_tokens`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SessionTokens {
+    /// Whose session it is; `None` for banks no agent loads (read through their own tools).
+    pub agent: Option<Agent>,
+    /// Tokens of the start-up files the agent reads, private blocks excluded.
+    pub tokens: u64,
+    /// Tokens inside `<private>` blocks of those files.
+    pub private_tokens: u64,
+    /// False when some of those files could not be counted.
+    pub complete: bool,
 }
 
 pub fn epoch_seconds(time: SystemTime) -> Option<u64> {
