@@ -2,6 +2,7 @@
 //! once for all of them. Each module is one area; `common` holds the shared harness.
 mod common;
 
+mod agent_loads;
 mod analysis_defects;
 mod bad_input;
 mod check_git_batching;

@@ -3,9 +3,12 @@
 //!
 //! Rules by format:
 //! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole. Roo rules load
-//!   by mode: the session's mode's rule files and `.roomodes` at start, other modes' not
-//!   ([`session_context_in_mode`]; default: the format's default mode). A Memory Bank MCP
-//!   bank in a chosen mode is read in the order of that mode's `files_to_read`.
+//!   by mode: the session's mode's rule files at start, other modes' not
+//!   ([`session_context_in_mode`]; default: the format's default mode). Of `.roomodes`
+//!   Roo Code sends the session mode's definition in full and one line per custom mode
+//!   (`modes::roomodes_as_sent`); a `.roo/system-prompt-{mode}` override loads in its
+//!   mode's sessions and leaves the list of modes out. A Memory Bank MCP bank in a chosen
+//!   mode is read in the order of that mode's `files_to_read`.
 //! - ConKeeper: `<private>` blocks are stripped and `private: true` files skipped (its
 //!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
 //!   block loads and the piece says so.
@@ -34,7 +37,7 @@ use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::agents::Agent;
-use crate::core::formats::roo_rules::modes;
+use crate::core::formats::roo_rules::{self, modes};
 use crate::core::formats::{self, agents_md, claude_auto_memory, memory_bank_mcp, windsurf};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
@@ -371,7 +374,16 @@ struct Builder<'a> {
     expander: Option<Expander>,
     codex_bytes_used: usize,
     windsurf_chars_used: usize,
+    /// A Roo Code session: its mode, and whether a system prompt override replaces the
+    /// mode's system prompt.
+    roo: Option<RooSession>,
     out: BankContext,
+}
+
+/// The mode of a Roo Code session over a rules bank.
+struct RooSession {
+    mode: String,
+    overridden: bool,
 }
 
 impl Builder<'_> {
@@ -518,6 +530,74 @@ impl Builder<'_> {
             }
         };
         let mut notes = Vec::new();
+        if let Some(roo) = &self.roo
+            && scope == Scope::Project
+        {
+            let rel = file.strip_prefix(self.project).unwrap_or(file);
+            if roo_rules::is_roomodes(rel) {
+                let defined = match modes::parse_mode_definitions(file, &text) {
+                    Ok(defined) => defined,
+                    Err(e) => {
+                        self.skip(
+                            file,
+                            format!("Roo Code cannot read its custom modes, so none loads: {e}"),
+                        );
+                        return;
+                    }
+                };
+                let sent = modes::roomodes_as_sent(&defined, &roo.mode, roo.overridden);
+                if sent.trim().is_empty() {
+                    self.skip(
+                        file,
+                        format!(
+                            "nothing of it is sent in mode {}: it does not define that mode{}",
+                            roo.mode,
+                            if roo.overridden {
+                                ", and the system prompt override leaves the list of modes out"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                    return;
+                }
+                let how = if roo.overridden {
+                    format!(
+                        "only the {} mode's definition is sent: the system prompt override \
+                         leaves the list of modes out",
+                        roo.mode
+                    )
+                } else if defined.iter().any(|m| m.slug == roo.mode) {
+                    format!(
+                        "Roo Code sends the {} mode's definition in full and one line for each \
+                         of the {} in its list of modes, not the whole file",
+                        roo.mode,
+                        text::counted(defined.len(), "custom mode")
+                    )
+                } else {
+                    format!(
+                        "the {} mode is not defined here: Roo Code sends one line for each of \
+                         the {} in its list of modes, not the whole file",
+                        roo.mode,
+                        text::counted(defined.len(), "custom mode")
+                    )
+                };
+                notes.push(format!("{how} ({} of {} bytes)", sent.len(), text.len()));
+                text = sent;
+            } else if roo_rules::system_prompt_override(rel) == Some(roo.mode.as_str()) {
+                if text.trim().is_empty() {
+                    self.skip(file, "empty: Roo Code keeps its own system prompt");
+                    return;
+                }
+                notes.push(format!(
+                    "replaces Roo Code's system prompt in mode {}: sent with the mode's role \
+                     definition and custom instructions; the tool descriptions, Roo's own rules \
+                     and the list of modes are not",
+                    roo.mode
+                ));
+                text = text.trim().to_string();
+            }
+        }
         if self.format == Format::ConKeeper {
             if markdown::is_private_file(&text) {
                 self.skip(file, "private: true — ConKeeper never injects this file");
@@ -666,6 +746,22 @@ impl Builder<'_> {
             ),
         ))
     }
+}
+
+/// The mode of a session over a Roo rules bank, and whether its `.roo/system-prompt-{mode}`
+/// override (read confined to the project, trimmed as Roo reads it) is there and not empty.
+fn roo_session(project: &Project, bank: &Bank, mode: Option<&str>) -> Option<RooSession> {
+    let mode = mode.filter(|_| bank.format == Format::RooRules)?;
+    let folder = ProjectFolder::new(&project.path);
+    let overridden = bank.files.iter().any(|file| {
+        let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
+        roo_rules::system_prompt_override(rel) == Some(mode)
+            && confine::read_text(&folder, &file.path).is_ok_and(|t| !t.trim().is_empty())
+    });
+    Some(RooSession {
+        mode: mode.to_string(),
+        overridden,
+    })
 }
 
 /// What `mode`'s rule files in the project say to read (see [`modes::reads_of_mode`]),
@@ -931,6 +1027,7 @@ pub fn session_context_in_mode(
         expander,
         codex_bytes_used: 0,
         windsurf_chars_used: 0,
+        roo: roo_session(project, bank, mode),
         out: BankContext {
             format,
             root: bank.root.clone(),

@@ -1,0 +1,147 @@
+//! What each agent loads at session start, as its own documentation says: Roo Code's
+//! `.roomodes` as Roo sends it and its per-mode system prompt overrides, Cursor's `.md`
+//! rules, Gemini CLI's sub-folder and extension context files, Copilot memory banks
+//! under `.github/instructions/`, a Cline bank read whole.
+use crate::common;
+
+use std::path::Path;
+
+use common::{Sandbox, write};
+use serde_json::Value;
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn session(sandbox: &Sandbox, project: &Path, agent: &str, more: &[&str]) -> Value {
+    let mut args = vec!["context", s(project), "--json", "--agent", agent];
+    args.extend_from_slice(more);
+    let json = sandbox.run(&args).expect_code(0).json();
+    json["projects"][0]["sessions"][0].clone()
+}
+
+/// Each piece loaded: its display path and text.
+fn pieces(session: &Value) -> Vec<(String, String)> {
+    session["banks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| b["pieces"].as_array().unwrap().iter())
+        .map(|p| {
+            (
+                p["display"].as_str().unwrap().to_string(),
+                p["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn shown(session: &Value) -> Vec<String> {
+    pieces(session).into_iter().map(|(d, _)| d).collect()
+}
+
+const ROOMODES: &str = r#"{"customModes": [
+  {"slug": "docs", "name": "Docs Writer", "roleDefinition": "You write docs. Carefully.",
+   "customInstructions": "Keep it short.", "groups": ["read"]},
+  {"slug": "review", "name": "Reviewer", "roleDefinition": "You review code. Strictly.",
+   "whenToUse": "Use for reviews.", "customInstructions": "LONG REVIEW INSTRUCTIONS", "groups": ["read"]}
+]}"#;
+
+#[test]
+fn roomodes_counts_what_roo_sends_and_a_system_prompt_override_loads_in_its_mode() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join(".roomodes"), ROOMODES);
+    write(&p.join(".roo/rules/style.md"), "# Style\n\nTabs.\n");
+    write(
+        &p.join(".roo/system-prompt-docs"),
+        "\n  You are the docs prompt.  \n\n",
+    );
+    write(&p.join(".roo/system-prompt-review"), "  \n");
+
+    // Code mode (the default): the list of custom modes only; no override of its own.
+    let code = session(&sandbox, &p, "roo", &["--no-user"]);
+    let list = "  * \"Docs Writer\" mode (docs) - You write docs\n  * \"Reviewer\" mode (review) - Use for reviews.";
+    let loaded = pieces(&code);
+    assert_eq!(shown(&code), [".roo/rules/style.md", ".roomodes"]);
+    assert_eq!(loaded[1].1, list);
+    let deferred: Vec<&str> = code["banks"][0]["deferred"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["display"].as_str().unwrap())
+        .collect();
+    assert!(
+        deferred.contains(&".roo/system-prompt-docs"),
+        "{deferred:?}"
+    );
+
+    // Review mode: its definition in full, the list, and no override (the file is blank).
+    let review = session(&sandbox, &p, "roo", &["--no-user", "--mode", "review"]);
+    let loaded = pieces(&review);
+    assert_eq!(
+        loaded[1].1,
+        format!("You review code. Strictly.\n\n{list}\n\nLONG REVIEW INSTRUCTIONS")
+    );
+    let skipped = review["banks"][0]["skipped"].to_string();
+    assert!(skipped.contains("system-prompt-review"), "{skipped}");
+    assert!(skipped.contains("keeps its own system prompt"), "{skipped}");
+
+    // Docs mode: the override loads, trimmed, and leaves the list of modes out.
+    let docs = session(&sandbox, &p, "roo", &["--no-user", "--mode", "docs"]);
+    let loaded = pieces(&docs);
+    assert_eq!(
+        shown(&docs),
+        [
+            ".roo/rules/style.md",
+            ".roomodes",
+            ".roo/system-prompt-docs"
+        ]
+    );
+    assert_eq!(loaded[1].1, "You write docs. Carefully.\n\nKeep it short.");
+    assert_eq!(loaded[2].1, "You are the docs prompt.");
+    assert!(!loaded.iter().any(|(_, t)| t.contains("LONG REVIEW")));
+}
+
+#[test]
+fn an_unreadable_roomodes_loads_nothing_and_says_why() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join(".roomodes"), "{\"customModes\": [\n");
+    write(&p.join(".clinerules"), "# Rules\n");
+    let roo = session(&sandbox, &p, "roo", &["--no-user"]);
+    assert_eq!(shown(&roo), [".clinerules"]);
+    let skipped = roo["banks"][0]["skipped"].to_string();
+    assert!(
+        skipped.contains("cannot read its custom modes"),
+        "{skipped}"
+    );
+}
+
+#[test]
+fn cursor_md_rules_load_by_their_frontmatter_like_mdc_rules() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(
+        &p.join(".cursor/rules/always.md"),
+        "---\nalwaysApply: true\n---\n# Always\n",
+    );
+    write(
+        &p.join(".cursor/rules/scoped.md"),
+        "---\nglobs: src/**/*.ts\nalwaysApply: false\n---\n# Scoped\n",
+    );
+    write(
+        &p.join(".cursor/rules/old.mdc"),
+        "---\nalwaysApply: true\n---\n# Old\n",
+    );
+    let cursor = session(&sandbox, &p, "cursor", &["--no-user"]);
+    assert_eq!(
+        shown(&cursor),
+        [".cursor/rules/always.md", ".cursor/rules/old.mdc"]
+    );
+    let deferred = cursor["banks"][0]["deferred"].to_string();
+    assert!(deferred.contains(".cursor/rules/scoped.md"), "{deferred}");
+}
