@@ -145,3 +145,34 @@ fn cursor_md_rules_load_by_their_frontmatter_like_mdc_rules() {
     let deferred = cursor["banks"][0]["deferred"].to_string();
     assert!(deferred.contains(".cursor/rules/scoped.md"), "{deferred}");
 }
+
+#[test]
+fn gemini_loads_sub_folder_gemini_md_and_extension_context_files_at_start() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("GEMINI.md"), "# Top\n");
+    write(&p.join("packages/api/GEMINI.md"), "# Api\n");
+    write(&p.join("CLAUDE.md"), "# Claude\n");
+    write(&p.join("packages/api/CLAUDE.md"), "# Claude api\n");
+    let ext = sandbox.home().join(".gemini/extensions/helper");
+    write(
+        &ext.join("gemini-extension.json"),
+        r#"{"name": "helper", "contextFileName": "HELPER.md"}"#,
+    );
+    write(&ext.join("HELPER.md"), "# Helper extension\n");
+    let gemini = session(&sandbox, &p, "gemini", &[]);
+    assert_eq!(
+        shown(&gemini),
+        [
+            "~/.gemini/extensions/helper/HELPER.md",
+            "GEMINI.md",
+            "packages/api/GEMINI.md"
+        ]
+    );
+    // Without the user layer, the extension is left out; Claude Code's sub-folder file waits.
+    let gemini = session(&sandbox, &p, "gemini", &["--no-user"]);
+    assert_eq!(shown(&gemini), ["GEMINI.md", "packages/api/GEMINI.md"]);
+    let claude = session(&sandbox, &p, "claude-code", &["--no-user"]);
+    assert_eq!(shown(&claude), ["CLAUDE.md"]);
+}

@@ -13,7 +13,9 @@
 //!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
 //!   block loads and the piece says so.
 //! - CLAUDE.md, GEMINI.md, BEANS.md: `@imports` expanded, each imported file following its
-//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first.
+//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first;
+//!   Gemini CLI's also hold its installed extensions' context files. Gemini CLI loads the
+//!   GEMINI.md of sub-folders at start too; Claude Code's sub-folder files wait.
 //! - Claude Code auto memory (its own bank, in the home folder): `MEMORY.md` loads only its
 //!   first 200 lines / 25 KB; topic files are read on demand. Read confined to the home folder.
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
@@ -38,7 +40,9 @@ use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::{self, modes};
-use crate::core::formats::{self, agents_md, claude_auto_memory, memory_bank_mcp, windsurf};
+use crate::core::formats::{
+    self, agents_md, claude_auto_memory, gemini_md, memory_bank_mcp, windsurf,
+};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
 use crate::core::paths;
@@ -254,7 +258,10 @@ fn user_files(format: Format, home: &Path, codex_home: Option<&Path>) -> Vec<Pat
                 before.extend(rules);
             }
         }
-        Format::GeminiMd => before.push(home.join(".gemini/GEMINI.md")),
+        Format::GeminiMd => {
+            before.push(home.join(".gemini/GEMINI.md"));
+            before.extend(gemini_md::extension_context_files(home));
+        }
         Format::AgentsMd => {
             // Codex uses the first non-empty one of the two.
             let codex = codex_home.map_or_else(|| home.join(".codex"), Path::to_path_buf);

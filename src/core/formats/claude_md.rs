@@ -17,6 +17,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     dot_dir: ".claude",
     reads_dot_dir: true,
     rules_load: LoadKind::Startup,
+    subfolders_load: LoadKind::OnDemand,
     budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to CLAUDE.md",
     local_ignored: None,
 };

@@ -28,6 +28,10 @@ pub struct InstructionFiles {
     pub reads_dot_dir: bool,
     /// When a rule in `<dot_dir>/rules/` without a `paths:` scope loads.
     pub rules_load: LoadKind,
+    /// When the instruction file of a sub-folder loads: just in time when the agent works
+    /// there (Claude Code, Codex launched there), or at session start (Gemini CLI's
+    /// discovery reads those below the folder it starts in).
+    pub subfolders_load: LoadKind,
     /// The family's budgets as this member's files get them, their source in words.
     pub budget_source: &'static str,
     /// `None` when the agent loads the private `.local.md` (Claude Code, Beans-Code);
@@ -64,12 +68,12 @@ impl InstructionFiles {
             Some(_) if in_dot_dir && parents.get(1).map(String::as_str) == Some("rules") => {
                 (Role::Rules, Some(2), Some("rules".into()), self.rules_load)
             }
-            // A sub-folder's instruction file loads just in time, when the agent works there.
+            // A sub-folder's instruction file: just in time or at start, as the member says.
             Some(_) => (
                 Role::Instructions,
                 Some(4),
                 Some("subfolders".into()),
-                LoadKind::OnDemand,
+                self.subfolders_load,
             ),
             None => (Role::Other, None, None, LoadKind::Never),
         };
