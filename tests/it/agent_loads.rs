@@ -176,3 +176,84 @@ fn gemini_loads_sub_folder_gemini_md_and_extension_context_files_at_start() {
     let claude = session(&sandbox, &p, "claude-code", &["--no-user"]);
     assert_eq!(shown(&claude), ["CLAUDE.md"]);
 }
+
+#[test]
+fn copilot_reads_the_cline_bank_its_memory_bank_instructions_point_to() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(
+        &p.join(".github/instructions/memory-bank.instructions.md"),
+        "---\napplyTo: '**'\n---\n# Memory Bank\n\nI MUST read ALL memory bank files at the start of EVERY task.\n",
+    );
+    write(
+        &p.join("memory-bank/projectbrief.md"),
+        "# Brief\n\nA shop.\n",
+    );
+    write(
+        &p.join("memory-bank/activeContext.md"),
+        "# Active\n\nCheckout.\n",
+    );
+    let copilot = session(&sandbox, &p, "copilot", &["--no-user"]);
+    assert_eq!(
+        shown(&copilot),
+        [
+            "memory-bank/projectbrief.md",
+            "memory-bank/activeContext.md",
+            ".github/instructions/memory-bank.instructions.md"
+        ]
+    );
+    let notes = copilot["banks"].to_string();
+    assert!(
+        notes.contains("tells it to read all memory bank files"),
+        "{notes}"
+    );
+    // Cline reads its bank as before.
+    let cline = session(&sandbox, &p, "cline", &["--no-user"]);
+    assert_eq!(
+        shown(&cline),
+        [
+            "memory-bank/projectbrief.md",
+            "memory-bank/activeContext.md"
+        ]
+    );
+
+    // Instructions that only mention the bank do not make Copilot read it.
+    write(
+        &p.join(".github/instructions/memory-bank.instructions.md"),
+        "---\napplyTo: '**'\n---\n# Memory Bank\n\nNotes live in memory-bank/.\n",
+    );
+    let copilot = session(&sandbox, &p, "copilot", &["--no-user"]);
+    assert_eq!(
+        shown(&copilot),
+        [".github/instructions/memory-bank.instructions.md"]
+    );
+}
+
+#[test]
+fn cline_reads_every_markdown_file_of_its_bank_at_start_sub_folders_included() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("memory-bank/projectbrief.md"), "# Brief\n");
+    write(&p.join("memory-bank/tasks/_index.md"), "# Tasks\n");
+    write(&p.join("memory-bank/tasks/TASK001.md"), "# Task one\n");
+    write(&p.join("memory-bank/tasks/board.json"), "{}\n");
+    write(
+        &p.join("memory-bank/backup-2025/projectbrief.md"),
+        "# Old\n",
+    );
+    let cline = session(&sandbox, &p, "cline", &["--no-user"]);
+    // The core files first, then the sub-folders' files; backups and JSON never.
+    let loaded = shown(&cline);
+    assert_eq!(loaded[0], "memory-bank/projectbrief.md");
+    let mut rest = loaded[1..].to_vec();
+    rest.sort();
+    assert_eq!(
+        rest,
+        [
+            "memory-bank/tasks/TASK001.md",
+            "memory-bank/tasks/_index.md"
+        ]
+    );
+}

@@ -38,7 +38,7 @@ use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats::agents::Agent;
+use crate::core::formats::agents::{self, Agent};
 use crate::core::formats::roo_rules::{self, modes};
 use crate::core::formats::{
     self, agents_md, claude_auto_memory, gemini_md, memory_bank_mcp, windsurf,
@@ -869,8 +869,10 @@ pub struct AgentSession {
 }
 
 /// The banks `agent` loads (see [`Agent::reads`]), each cut down to the files it reads;
-/// a bank none of whose files it reads is left out.
+/// a bank none of whose files it reads is left out. A memory bank the agent's own start-up
+/// instructions tell it to read joins them ([`directing_file`]).
 pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank> {
+    let directed = directing_file(project, banks, agent).is_some();
     banks
         .iter()
         .filter(|bank| agent.formats().contains(&bank.format))
@@ -879,10 +881,35 @@ pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank
             mine.files.retain(|file| {
                 let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
                 agent.reads(bank.format, rel)
+                    || (directed && agent.reads_when_directed(bank.format, rel))
             });
             (!mine.files.is_empty() || bank.files.is_empty()).then_some(mine)
         })
         .collect()
+}
+
+/// The start-up instruction file of `agent` in the project that tells it to read the
+/// memory bank at the start of every task (see [`agents::directs_to_memory_bank`]), read
+/// confined to the project; `None` for agents that never take such a direction.
+pub fn directing_file(project: &Project, banks: &[&Bank], agent: Agent) -> Option<PathBuf> {
+    if !agent.takes_memory_bank_directions() {
+        return None;
+    }
+    let folder = ProjectFolder::new(&project.path);
+    banks
+        .iter()
+        .filter(|bank| agent.formats().contains(&bank.format))
+        .flat_map(|bank| bank.files.iter().map(move |file| (bank.format, file)))
+        .filter(|(format, file)| {
+            let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
+            file.load == LoadKind::Startup && agent.reads(*format, rel) && !file.is_virtual()
+        })
+        .map(|(_, file)| file)
+        .find(|file| {
+            confine::read_text(&folder, &file.path)
+                .is_ok_and(|text| agents::directs_to_memory_bank(&text))
+        })
+        .map(|file| file.path.clone())
 }
 
 /// What `agent` loads at session start from `banks` of the project.
@@ -896,7 +923,27 @@ pub fn agent_session(
 ) -> AgentSession {
     let mine = agent_banks(project, banks, agent);
     let mine: Vec<&Bank> = mine.iter().collect();
-    let banks = project_context(project, &mine, count_tokens, options, mode);
+    let mut banks = project_context(project, &mine, count_tokens, options, mode);
+    if let Some(directing) = directing_file(project, &mine, agent) {
+        let shown = directing
+            .strip_prefix(&project.path)
+            .unwrap_or(&directing)
+            .display()
+            .to_string();
+        for bank in &mut banks {
+            let read_when_directed = bank.pieces.iter().any(|p| {
+                let rel = p.file.strip_prefix(&project.path).unwrap_or(&p.file);
+                !agent.reads(bank.format, rel) && agent.reads_when_directed(bank.format, rel)
+            });
+            if read_when_directed {
+                bank.notes.push(format!(
+                    "{} reads this bank because {shown}, one of its start-up instructions, \
+                     tells it to read all memory bank files at the start of every task",
+                    agent.label()
+                ));
+            }
+        }
+    }
     AgentSession {
         agent,
         label: agent.label(),

@@ -20,6 +20,7 @@ use crate::core::config::Config;
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::agents::Agent;
+use crate::core::formats::roo_rules::{self, modes};
 use crate::core::git::{self, Facts, GitRepo, RepoFinder};
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
 use crate::core::scan::bank;
@@ -163,8 +164,10 @@ impl ProjectReport {
 
     /// The start-up files of each agent's session that loads any here, in [`Agent::ALL`]
     /// order: each agent counts only the files it reads ([`Agent::reads`]), each start-up
-    /// file whole as the token cache counted it (imports, the user's own files and the
-    /// agents' cut-offs are `mbank context`'s).
+    /// file as the token cache counted it (`.roomodes` as Roo Code sends it in the default
+    /// mode). Imports, the user's own files, the agents' cut-offs and a bank an agent's
+    /// instructions direct it to read (Copilot given Cline's instructions) are `mbank
+    /// context`'s, which reads the texts.
     pub fn agent_tokens(&self) -> Vec<SessionTokens> {
         Agent::ALL
             .into_iter()
@@ -303,6 +306,57 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
         listings.put_fact(CONKEEPER_FACT, &path, file.size, file.modified, &settings);
     }
     settings
+}
+
+/// Remembered per version of `.roomodes`, under the session it was counted for.
+const ROOMODES_SENT_FACT: &str = "roomodes-sent";
+
+/// What Roo Code sends of a rules bank's `.roomodes` in a session of the format's default
+/// mode (see [`modes::roomodes_as_sent`]), in tokens, so the loaded figures count that
+/// rather than the whole file, as `mbank context` does; `None` when the bank has no
+/// `.roomodes` loading at start. A file Roo Code cannot parse sends nothing. With `store`,
+/// remembered for this version of the file.
+fn roomodes_sent_tokens(
+    project: &Project,
+    bank: &Bank,
+    encoding: Encoding,
+    store: &Listings,
+) -> Option<(PathBuf, usize)> {
+    if bank.format != Format::RooRules {
+        return None;
+    }
+    let mode = crate::core::formats::rules(bank.format).default_mode()?;
+    let rel = |file: &MemoryFile| {
+        file.path
+            .strip_prefix(&project.path)
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    };
+    let file = bank.files.iter().find(|f| {
+        roo_rules::is_roomodes(&rel(f)) && f.load == LoadKind::Startup && !f.is_virtual()
+    })?;
+    let overridden = bank.files.iter().any(|f| {
+        roo_rules::system_prompt_override(&rel(f)) == Some(mode)
+            && f.size > 0
+            && crate::core::text::read_text_limited(&f.path, MAX_READ_BYTES)
+                .is_ok_and(|t| !t.trim().is_empty())
+    });
+    let kind = format!("{ROOMODES_SENT_FACT}:{}:{mode}:{overridden}", encoding.id());
+    if let Some(known) = store.fact(&kind, &file.path, file.size, file.modified) {
+        return Some((file.path.clone(), known));
+    }
+    let sent = crate::core::text::read_text_limited(&file.path, MAX_READ_BYTES)
+        .ok()
+        .and_then(|text| modes::parse_mode_definitions(&file.path, &text).ok())
+        .map(|defined| {
+            tokens::count(
+                encoding,
+                &modes::roomodes_as_sent(&defined, mode, overridden),
+            )
+        })
+        .unwrap_or(0);
+    store.put_fact(&kind, &file.path, file.size, file.modified, &sent);
+    Some((file.path.clone(), sent))
 }
 
 /// What git says about one project, gathered once for all its banks.
@@ -613,7 +667,16 @@ impl<'a> Analyzer<'a> {
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
         let evidence = evidence_of_project.known();
-        let results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
+        let mut results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
+        let store = self.listings.unwrap_or(&self.own_facts);
+        if let Some((roomodes, sent)) = roomodes_sent_tokens(project, &bank, self.encoding, store) {
+            for (file, result) in bank.files.iter().zip(results.iter_mut()) {
+                if let (true, Ok(stats)) = (file.path == roomodes, result) {
+                    stats.loaded_tokens = sent;
+                    stats.private_tokens = 0;
+                }
+            }
+        }
         // Texts read once for decisions and the append-only check; token figures and
         // the dates written in files usually come from the caches and read nothing.
         let texts: Vec<Option<String>> = bank
