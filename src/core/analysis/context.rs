@@ -41,7 +41,7 @@ use crate::core::findings::{Finding, Severity};
 use crate::core::formats::agents::{self, Agent};
 use crate::core::formats::roo_rules::{self, modes};
 use crate::core::formats::{
-    self, agents_md, claude_auto_memory, gemini_md, memory_bank_mcp, windsurf,
+    self, agents_md, claude_auto_memory, claude_md, layers, memory_bank_mcp, windsurf,
 };
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
@@ -241,48 +241,6 @@ fn has_paths_scope(text: &str) -> bool {
     })
 }
 
-/// User-level files, which load before the project's. Codex's live in `codex_home`
-/// (`$CODEX_HOME`), else in `~/.codex`.
-fn user_files(format: Format, home: &Path, codex_home: Option<&Path>) -> Vec<PathBuf> {
-    let mut before = Vec::new();
-    match format {
-        Format::ClaudeMd => {
-            before.push(home.join(".claude/CLAUDE.md"));
-            if let Ok(entries) = std::fs::read_dir(home.join(".claude/rules")) {
-                let mut rules: Vec<PathBuf> = entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "md"))
-                    .collect();
-                rules.sort();
-                before.extend(rules);
-            }
-        }
-        Format::GeminiMd => {
-            before.push(home.join(".gemini/GEMINI.md"));
-            before.extend(gemini_md::extension_context_files(home));
-        }
-        Format::AgentsMd => {
-            // Codex uses the first non-empty one of the two.
-            let codex = codex_home.map_or_else(|| home.join(".codex"), Path::to_path_buf);
-            let first_non_empty = [agents_md::OVERRIDE, agents_md::FILES.main]
-                .into_iter()
-                .map(|name| codex.join(name))
-                .find(|file| {
-                    read_user_file(file).is_ok_and(|t| !agents_md::is_empty_for_codex(&t))
-                });
-            before.extend(first_non_empty);
-        }
-        Format::BeansMd => {
-            before.push(home.join(".beans/BEANS.md"));
-            before.push(home.join(".beans/BEANS.local.md"));
-        }
-        _ => {}
-    }
-    before.retain(|p| p.is_file());
-    before
-}
-
 /// Reads a user-level file (`~/.claude/CLAUDE.md`, a user rule, auto memory). The user's
 /// own files may link anywhere (dotfile managers keep them elsewhere), but never to a
 /// sensitive file: a link to `~/.ssh/id_rsa` does not put a key into the context.
@@ -300,75 +258,7 @@ fn read_user_file(file: &Path) -> Result<String, CoreError> {
     text::read_text(&real)
 }
 
-/// The instruction files an agent inherits from the folders above the project, outermost
-/// first; they load after the user layer and before the project's files.
-/// - Claude Code: `CLAUDE.md` then `CLAUDE.local.md` of every folder above the project up
-///   to, not including, `/`; when the project is under the home folder the walk stops
-///   below it (the home folder's own files are the user layer's business).
-/// - Codex: `AGENTS.override.md`, else `AGENTS.md`, of every folder from the git root (the
-///   nearest folder above holding `.git`) down to the project; none outside a repository
-///   or when the project is the repository's top. Empty files are skipped when loading.
-/// - Gemini CLI: `GEMINI.md` of every folder above the project up to the project root
-///   (the nearest folder holding `.git`, included) or, outside a repository, up to the
-///   home folder (not included) or `/`; none when the project is the repository's top.
-pub fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
-    let above: Vec<&Path> = project.ancestors().skip(1).collect();
-    let folders: Vec<&Path> = match format {
-        Format::ClaudeMd => above
-            .into_iter()
-            .take_while(|dir| dir.parent().is_some() && Some(*dir) != home)
-            .collect(),
-        Format::AgentsMd => {
-            if project.join(".git").exists() {
-                return Vec::new();
-            }
-            match above.iter().position(|dir| dir.join(".git").exists()) {
-                Some(root) => above[..=root].to_vec(),
-                None => return Vec::new(),
-            }
-        }
-        Format::GeminiMd => {
-            if project.join(".git").exists() {
-                return Vec::new();
-            }
-            let mut folders = Vec::new();
-            for dir in above {
-                if dir.parent().is_none() || Some(dir) == home {
-                    break;
-                }
-                folders.push(dir);
-                if dir.join(".git").exists() {
-                    break;
-                }
-            }
-            folders
-        }
-        _ => return Vec::new(),
-    };
-    let mut files = Vec::new();
-    // Outermost first, as the agents join them.
-    for dir in folders.into_iter().rev() {
-        match format {
-            Format::ClaudeMd => {
-                files.extend(
-                    ["CLAUDE.md", "CLAUDE.local.md"]
-                        .into_iter()
-                        .map(|name| dir.join(name))
-                        .filter(|file| file.is_file()),
-                );
-            }
-            Format::GeminiMd => {
-                files.extend(Some(dir.join("GEMINI.md")).filter(|file| file.is_file()));
-            }
-            _ => {
-                let codex_override = dir.join(agents_md::OVERRIDE);
-                let main = dir.join(agents_md::FILES.main);
-                files.extend([codex_override, main].into_iter().find(|f| f.is_file()));
-            }
-        }
-    }
-    files
-}
+pub use crate::core::formats::layers::ancestor_files;
 
 struct Builder<'a> {
     project: &'a Path,
@@ -686,7 +576,7 @@ impl Builder<'_> {
         if self.format == Format::ClaudeMd
             && file
                 .file_name()
-                .is_some_and(|n| n == "CLAUDE.md" || n == "CLAUDE.local.md")
+                .is_some_and(|n| n == claude_md::FILES.main || n == claude_md::FILES.local)
         {
             let chars = text.chars().count();
             if chars > CLAUDE_MD_WARN_CHARS {
@@ -736,9 +626,12 @@ impl Builder<'_> {
         if self.format != Format::ClaudeMd || scope != Scope::Project {
             return None;
         }
-        let bridge = imported
-            .iter()
-            .find(|i| i.depth() == 1 && i.path.file_name().is_some_and(|n| n == "AGENTS.md"))?;
+        let bridge = imported.iter().find(|i| {
+            i.depth() == 1
+                && i.path
+                    .file_name()
+                    .is_some_and(|n| n == agents_md::FILES.main)
+        })?;
         Some(Finding::new(
             Severity::Info,
             "import-not-expanded-in-subfolders",
@@ -1113,7 +1006,13 @@ pub fn session_context_in_mode(
         return builder.out;
     }
     let user_before = match (&options.home, options.include_user_files) {
-        (Some(home), true) => user_files(format, home, options.codex_home.as_deref()),
+        (Some(home), true) => {
+            // Codex uses the first of its files that is not empty.
+            let non_empty = |file: &Path| {
+                read_user_file(file).is_ok_and(|t| !agents_md::is_empty_for_codex(&t))
+            };
+            layers::user_files(format, home, options.codex_home.as_deref(), &non_empty)
+        }
         _ => Vec::new(),
     };
     for file in &user_before {
@@ -1349,14 +1248,16 @@ mod tests {
             .iter()
             .map(|p| (p.display.as_str(), p.tokens))
             .collect();
+        // Cline reads ALL memory bank files: the sub-folder's after the core files.
         assert_eq!(
             shown,
             vec![
                 ("memory-bank/projectbrief.md", 6),
-                ("memory-bank/progress.md", 4)
+                ("memory-bank/progress.md", 4),
+                ("memory-bank/archive/old.md", 2)
             ]
         );
-        assert_eq!(ctx.total_tokens, 10);
+        assert_eq!(ctx.total_tokens, 12);
         assert_eq!(ctx.pieces[0].notes.len(), 1);
         assert!(ctx.cutoffs.is_empty());
     }

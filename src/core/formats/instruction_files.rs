@@ -10,6 +10,9 @@ use crate::core::findings::{Finding, Severity};
 use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
+/// The folder of rules inside a member's own folder (`.claude/rules/`).
+pub const RULES_FOLDER: &str = "rules";
+
 /// Where the family's budgets come from: Beans-Code's spec; the other members' agents
 /// document no line or token budget of their own, so theirs say they borrow it
 /// ([`InstructionFiles::budget_source`]).
@@ -65,7 +68,7 @@ impl InstructionFiles {
                 (Role::Instructions, Some(3), None, LoadKind::Startup)
             }
             // Rules without `paths:` load at start; listing refines this from frontmatter.
-            Some(_) if in_dot_dir && parents.get(1).map(String::as_str) == Some("rules") => {
+            Some(_) if in_dot_dir && parents.get(1).map(String::as_str) == Some(RULES_FOLDER) => {
                 (Role::Rules, Some(2), Some("rules".into()), self.rules_load)
             }
             // A sub-folder's instruction file: just in time or at start, as the member says.
@@ -94,7 +97,7 @@ impl InstructionFiles {
             .unwrap_or_default();
         let mut components = rel.components().map(|c| c.as_os_str());
         let first = components.next();
-        let in_rules = components.next().is_some_and(|c| c == "rules")
+        let in_rules = components.next().is_some_and(|c| c == RULES_FOLDER)
             && instruction_family()
                 .filter(|member| member.reads_dot_dir)
                 .any(|member| first.is_some_and(|f| f == member.dot_dir));

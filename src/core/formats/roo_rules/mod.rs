@@ -62,6 +62,8 @@ impl FormatRules for RooRules {
 
 /// The name of the file holding Roo Code's custom modes, at the project's top.
 pub const ROOMODES: &str = ".roomodes";
+/// Roo Code's folder of rules, mode rules and system prompt overrides.
+pub const ROO_DIR: &str = ".roo";
 
 /// `.roo/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
 pub fn system_prompt_override(rel: &Path) -> Option<&str> {
