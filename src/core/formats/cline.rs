@@ -52,9 +52,8 @@ impl FormatRules for Cline {
         // "Read ALL memory bank files at the start of EVERY task": sub-folders included.
         let (file_name, parents) = split_rel(rel);
         if !parents.is_empty() && names::is_markdown(&file_name) {
+            // No layer: read after the core files and the bank's other top files.
             placement.load = LoadKind::Startup;
-            // Read after the core files, whose hierarchy they build on.
-            placement.layer = Some(SUB_FOLDER_LAYER);
         }
         placement
     }
@@ -83,9 +82,6 @@ impl FormatRules for Cline {
         super::count_own_names(bank, &own) >= 4
     }
 }
-
-/// The read-order layer of the files in the bank's sub-folders: after every core file.
-const SUB_FOLDER_LAYER: u8 = 8;
 
 /// Cline's read order: brief, product, patterns, tech, active, progress, decisions.
 fn layer(role: Role) -> Option<u8> {
@@ -175,7 +171,7 @@ mod tests {
         let p = Cline.place(&PathBuf::from("tasks/TASK001-search.md"));
         assert_eq!(
             (p.role, p.layer, p.load),
-            (Role::Other, Some(SUB_FOLDER_LAYER), LoadKind::Startup)
+            (Role::Other, None, LoadKind::Startup)
         );
         assert_eq!(p.group.as_deref(), Some("tasks"));
         let p = Cline.place(&PathBuf::from("notes.json"));

@@ -481,6 +481,9 @@ fn parse_roomodes_as<T: for<'de> Deserialize<'de> + Default>(
     })
 }
 
+/// The formats whose sessions start in a mode.
+pub const FORMATS_WITH_MODES: [Format; 2] = [Format::RooRules, Format::MemoryBankMcp];
+
 /// Modes every Memory Bank MCP bank has (its spec's `/memory-bank/modes`).
 pub const MEMORY_BANK_MCP_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
 
@@ -488,7 +491,7 @@ pub const MEMORY_BANK_MCP_MODES: [&str; 5] = ["architect", "code", "ask", "debug
 /// mode the rule files of its banks declare, and with a Memory Bank MCP bank its spec's
 /// five. `None` when no bank of the project has modes.
 pub fn modes_of_project(banks: &[Bank]) -> Option<Vec<String>> {
-    let with_modes = |f: Format| matches!(f, Format::RooRules | Format::MemoryBankMcp);
+    let with_modes = |f: Format| FORMATS_WITH_MODES.contains(&f);
     if !banks.iter().any(|b| with_modes(b.format)) {
         return None;
     }
