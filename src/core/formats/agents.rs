@@ -7,12 +7,12 @@
 //! |---|---|
 //! | Claude Code | CLAUDE.md family (`.claude/rules/` too), its auto memory, ConKeeper (injected by its SessionStart hook) |
 //! | Codex | AGENTS.md |
-//! | Gemini CLI | GEMINI.md |
-//! | Cline | the Cline memory bank at `memory-bank/`, and `.clinerules` (file or folder) |
-//! | Roo Code | the Memory Bank MCP / Roo bank, Roo rules and modes (`.roo/`, `.roorules*`, `.roomodes`, and the `.clinerules*` it falls back to) |
+//! | Gemini CLI | GEMINI.md (sub-folders' too, and installed extensions' context files) |
+//! | Cline | the Cline memory bank at `memory-bank/` (every markdown file), and `.clinerules` (file or folder) |
+//! | Roo Code | the Memory Bank MCP / Roo bank, Roo rules and modes (`.roo/`, `.roorules*`, `.roomodes` as Roo sends it, `.roo/system-prompt-{mode}`, and the `.clinerules*` it falls back to) |
 //! | Kilo Code | `.kilocode/` rules, mode rules and memory bank |
-//! | Cursor | Cursor rules, and a Cline-format bank kept for it in `.cursor/memory-bank/` |
-//! | GitHub Copilot | Copilot instructions, and a Cline-format bank kept for it in `.copilot-tracking/memory-bank/` |
+//! | Cursor | Cursor rules (`.mdc` and `.md`), and a Cline-format bank kept for it in `.cursor/memory-bank/` |
+//! | GitHub Copilot | Copilot instructions, a Cline-format bank kept for it in `.copilot-tracking/memory-bank/`, and the Cline bank in `memory-bank/` when its start-up instructions say to read all memory bank files |
 //! | Windsurf | Windsurf rules |
 //! | Kiro | Kiro steering |
 //!
