@@ -169,10 +169,39 @@ impl ProjectReport {
     /// instructions direct it to read (Copilot given Cline's instructions) are `mbank
     /// context`'s, which reads the texts.
     pub fn agent_tokens(&self) -> Vec<SessionTokens> {
-        Agent::ALL
-            .into_iter()
-            .filter_map(|agent| self.tokens_of(Some(agent)))
-            .collect()
+        // One pass over the files, each asked only of the agents loading its format.
+        let mut sessions: [Option<SessionTokens>; Agent::ALL.len()] = [None; Agent::ALL.len()];
+        for bank in &self.banks {
+            let loading: Vec<usize> = Agent::ALL
+                .iter()
+                .enumerate()
+                .filter(|(_, agent)| agent.formats().contains(&bank.format))
+                .map(|(index, _)| index)
+                .collect();
+            if loading.is_empty() {
+                continue;
+            }
+            for file in &bank.files {
+                let rel = file
+                    .file
+                    .path
+                    .strip_prefix(&self.path)
+                    .unwrap_or(&file.file.path);
+                for &index in &loading {
+                    let agent = Agent::ALL[index];
+                    if agent.reads(bank.format, rel) {
+                        let session = sessions[index].get_or_insert(SessionTokens {
+                            agent: Some(agent),
+                            tokens: 0,
+                            private_tokens: 0,
+                            complete: true,
+                        });
+                        session.add(file);
+                    }
+                }
+            }
+        }
+        sessions.into_iter().flatten().collect()
     }
 
     /// The one session-start figure of the project that `mbank list` shows in its token
@@ -189,56 +218,13 @@ impl ProjectReport {
             }
         }
         heaviest
-            .or_else(|| self.tokens_of(None))
+            .or_else(|| self.own_tools_tokens())
             .unwrap_or(SessionTokens {
                 agent: None,
                 tokens: 0,
                 private_tokens: 0,
                 complete: self.banks.iter().all(|b| b.complete),
             })
-    }
-
-    /// What `agent` loads at start from the banks (`None`: the banks no agent loads);
-    /// `None` when it loads from none of them.
-    fn tokens_of(&self, agent: Option<Agent>) -> Option<SessionTokens> {
-        let mut session = SessionTokens {
-            agent,
-            tokens: 0,
-            private_tokens: 0,
-            complete: true,
-        };
-        let mut loads_any = false;
-        for bank in &self.banks {
-            let mine = match agent {
-                Some(agent) => agent.formats().contains(&bank.format),
-                None => !Agent::any_loads(bank.format),
-            };
-            if !mine {
-                continue;
-            }
-            for file in &bank.files {
-                if let Some(agent) = agent {
-                    let rel = file
-                        .file
-                        .path
-                        .strip_prefix(&self.path)
-                        .unwrap_or(&file.file.path);
-                    if !agent.reads(bank.format, rel) {
-                        continue;
-                    }
-                }
-                loads_any = true;
-                match &file.stats {
-                    Some(stats) if file.file.load == LoadKind::Startup => {
-                        session.tokens += stats.loaded_tokens as u64;
-                        session.private_tokens += stats.private_tokens as u64;
-                    }
-                    Some(_) => {}
-                    None => session.complete = false,
-                }
-            }
-        }
-        loads_any.then_some(session)
     }
 
     pub fn worst_budget(&self) -> Option<BudgetStatus> {
@@ -250,6 +236,25 @@ impl ProjectReport {
             .iter()
             .filter_map(BankReport::worst_staleness)
             .max()
+    }
+
+    /// What the banks no agent loads (BEANS.md, Infinity) load at start, by their own
+    /// tools; `None` when there are none.
+    fn own_tools_tokens(&self) -> Option<SessionTokens> {
+        let mut session: Option<SessionTokens> = None;
+        for bank in self.banks.iter().filter(|b| !Agent::any_loads(b.format)) {
+            for file in &bank.files {
+                session
+                    .get_or_insert(SessionTokens {
+                        agent: None,
+                        tokens: 0,
+                        private_tokens: 0,
+                        complete: true,
+                    })
+                    .add(file);
+            }
+        }
+        session
     }
 }
 
@@ -265,6 +270,20 @@ pub struct SessionTokens {
     pub private_tokens: u64,
     /// False when some of those files could not be counted.
     pub complete: bool,
+}
+
+impl SessionTokens {
+    /// Counts a file the session reads: its figures when it loads at start.
+    fn add(&mut self, file: &FileReport) {
+        match &file.stats {
+            Some(stats) if file.file.load == LoadKind::Startup => {
+                self.tokens += stats.loaded_tokens as u64;
+                self.private_tokens += stats.private_tokens as u64;
+            }
+            Some(_) => {}
+            None => self.complete = false,
+        }
+    }
 }
 
 pub fn epoch_seconds(time: SystemTime) -> Option<u64> {
