@@ -172,13 +172,8 @@ impl ProjectReport {
         // One pass over the files, each asked only of the agents loading its format.
         let mut sessions: [Option<SessionTokens>; Agent::ALL.len()] = [None; Agent::ALL.len()];
         for bank in &self.banks {
-            let loading: Vec<usize> = Agent::ALL
-                .iter()
-                .enumerate()
-                .filter(|(_, agent)| agent.formats().contains(&bank.format))
-                .map(|(index, _)| index)
-                .collect();
-            if loading.is_empty() {
+            let loading = Agent::ALL.map(|agent| agent.formats().contains(&bank.format));
+            if !loading.contains(&true) {
                 continue;
             }
             for file in &bank.files {
@@ -187,9 +182,8 @@ impl ProjectReport {
                     .path
                     .strip_prefix(&self.path)
                     .unwrap_or(&file.file.path);
-                for &index in &loading {
-                    let agent = Agent::ALL[index];
-                    if agent.reads(bank.format, rel) {
+                for (index, agent) in Agent::ALL.into_iter().enumerate() {
+                    if loading[index] && agent.reads(bank.format, rel) {
                         let session = sessions[index].get_or_insert(SessionTokens {
                             agent: Some(agent),
                             tokens: 0,

@@ -50,8 +50,12 @@ impl FormatRules for Cline {
     fn place(&self, rel: &Path) -> Placement {
         let mut placement = place_memory_bank(rel, layer);
         // "Read ALL memory bank files at the start of EVERY task": sub-folders included.
-        let (file_name, parents) = split_rel(rel);
-        if !parents.is_empty() && names::is_markdown(&file_name) {
+        let in_sub_folder = rel.parent().is_some_and(|p| !p.as_os_str().is_empty());
+        if in_sub_folder
+            && rel
+                .file_name()
+                .is_some_and(|n| names::is_markdown(&n.to_string_lossy()))
+        {
             // No layer: read after the core files and the bank's other top files.
             placement.load = LoadKind::Startup;
         }
