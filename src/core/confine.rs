@@ -19,22 +19,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use serde::{Deserialize, Serialize};
-
 use super::error::{CoreError, Result};
 use super::findings::{Finding, Severity};
 
 /// The finding code of a memory path that leaves its project through a symlink.
 pub const SYMLINK_OUTSIDE: &str = "symlink-outside";
 
-/// A symlink inside a project whose real location is outside it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct OutsideLink {
-    /// The link, as found inside the project.
-    pub link: PathBuf,
-    /// Where it really leads (every symlink resolved).
-    pub target: PathBuf,
-}
+pub use super::model::OutsideLink;
 
 /// Where a path really is, judged against a project's real folder.
 #[derive(Debug, Clone, PartialEq, Eq)]

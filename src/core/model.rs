@@ -2,9 +2,16 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::confine::OutsideLink;
+/// A symlink inside a project whose real location is outside it (see `confine`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct OutsideLink {
+    /// The link, as found inside the project.
+    pub link: PathBuf,
+    /// Where it really leads (every symlink resolved).
+    pub target: PathBuf,
+}
 
 /// A memory system whose files mbank understands. A project may hold several.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -550,11 +550,15 @@ fn gemini_reads_the_gemini_md_of_the_folders_above_up_to_the_project_root() {
     );
     assert!(!run.stdout.contains("OUTSIDE-THE-REPO"), "{}", run.stdout);
 
-    // At the repository's top there is nothing above to inherit.
+    // At the repository's top there is nothing above to inherit; Gemini CLI's discovery
+    // reads the sub-folders' GEMINI.md below it at start.
     let top = sandbox
         .run(&["context", s(&repo), "--json", "--no-user"])
         .json();
-    assert_eq!(displays(bank(&top, "gemini-md")), vec!["GEMINI.md"]);
+    assert_eq!(
+        displays(bank(&top, "gemini-md")),
+        vec!["GEMINI.md", "packages/GEMINI.md", "packages/web/GEMINI.md"]
+    );
 }
 
 #[test]

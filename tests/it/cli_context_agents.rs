@@ -244,3 +244,82 @@ fn an_unknown_agent_exits_2_naming_the_agents() {
     assert_eq!(error["agent"], "vim");
     assert_eq!(error["agents"].as_array().unwrap().len(), 10);
 }
+
+#[test]
+fn list_shows_one_agents_session_start_and_names_that_agent() {
+    let sandbox = Sandbox::new();
+    let (dir, p) = project();
+    let list = sandbox
+        .run(&["list", "--root", s(dir.path()), "--json"])
+        .expect_code(0)
+        .json();
+    let row = &list["projects"][0];
+    let sessions: Vec<(&str, u64)> = row["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["agent"].as_str().unwrap(), s["tokens"].as_u64().unwrap()))
+        .collect();
+    let agents: Vec<&str> = sessions.iter().map(|(a, _)| *a).collect();
+    assert_eq!(agents, ["claude-code", "codex", "cline", "windsurf"]);
+    // Each agent's figure is what it loads: its files alone, counted whole.
+    for agent in ["claude-code", "codex", "cline"] {
+        let json = context(&sandbox, &p, &["--agent", agent]);
+        let total = json["projects"][0]["sessions"][0]["total_tokens"].as_u64();
+        let listed = sessions.iter().find(|(a, _)| *a == agent).map(|(_, t)| *t);
+        assert_eq!(listed, total, "{agent}");
+    }
+    let windsurf = sessions.iter().find(|(a, _)| *a == "windsurf").unwrap().1;
+    assert_eq!(windsurf, tokens_of(&big_rule()));
+    // The column shows the heaviest session, names it, and never adds sessions up.
+    let heaviest = sessions.iter().map(|(_, t)| *t).max().unwrap();
+    assert_eq!(row["agent"], "windsurf");
+    assert_eq!(row["loaded_tokens"].as_u64(), Some(heaviest));
+    let sum: u64 = sessions.iter().map(|(_, t)| *t).sum();
+    assert!(heaviest < sum);
+
+    let text = sandbox.run(&["list", "--root", s(dir.path()), "--no-color"]);
+    text.expect_code(0);
+    let header = text.stdout.lines().next().unwrap();
+    assert!(
+        header.contains("tokens") && header.contains("session"),
+        "{header}"
+    );
+    let line = text.stdout.lines().find(|l| l.starts_with("app")).unwrap();
+    let figure = heaviest.to_string();
+    let with_commas = if figure.len() > 3 {
+        format!(
+            "{},{}",
+            &figure[..figure.len() - 3],
+            &figure[figure.len() - 3..]
+        )
+    } else {
+        figure
+    };
+    assert!(
+        line.contains(&format!("{with_commas}  windsurf")),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn list_names_no_agent_for_banks_read_through_their_own_tools() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("beans/BEANS.md"),
+        "# Beans\n\nPlain notes.\n",
+    );
+    let list = sandbox
+        .run(&["list", "--root", s(dir.path()), "--json"])
+        .expect_code(0)
+        .json();
+    let row = &list["projects"][0];
+    assert_eq!(row["agent"], Value::Null);
+    assert_eq!(row["sessions"], serde_json::json!([]));
+    assert_eq!(
+        row["loaded_tokens"].as_u64(),
+        Some(tokens_of("# Beans\n\nPlain notes.\n"))
+    );
+}

@@ -2,6 +2,7 @@
 //! once for all of them. Each module is one area; `common` holds the shared harness.
 mod common;
 
+mod agent_loads;
 mod analysis_defects;
 mod bad_input;
 mod check_git_batching;
@@ -13,6 +14,7 @@ mod cli_leftovers_and_errors;
 mod cli_paths;
 mod cli_review;
 mod cli_timeline;
+mod core_imports;
 mod corpus;
 mod corpus_decisions;
 mod corpus_labels;

@@ -149,11 +149,11 @@ fn sub_folders_are_a_tree_with_paths_and_archives_start_folded() {
             "  productContext.md",
             "  activeContext.md",
             "  progress.md",
+            // Cline reads every memory file at start, sub-folders too; backups never,
+            // so they come last.
             "  ▸ archive/2024/ (2)",
-            "  ▸ backup-2025-01-01/ (1)",
             "  ▾ guides/ops/runbook/ (1)",
             "    guides/ops/runbook/index.md",
-            "  ▸ memory.bak/ (1)",
             "  ▾ notes/ (4)",
             "    notes/index.md",
             "    ▾ design/ (2)",
@@ -161,6 +161,8 @@ fn sub_folders_are_a_tree_with_paths_and_archives_start_folded() {
             "      notes/design/queue.md",
             "    ▾ research/ (1)",
             "      notes/research/index.md",
+            "  ▸ backup-2025-01-01/ (1)",
+            "  ▸ memory.bak/ (1)",
         ]
     );
 }

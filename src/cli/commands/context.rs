@@ -100,9 +100,13 @@ fn unknown_mode(mode: &str, projects: &[Vec<Bank>]) -> Option<UnknownMode> {
         format!("these {} projects", projects.len())
     };
     let message = if modes.is_empty() {
+        let with_modes: Vec<&str> = modes::FORMATS_WITH_MODES
+            .iter()
+            .map(|f| f.label())
+            .collect();
         format!(
-            "no mode {mode} in {place}: none of its banks has modes (Roo/Cline mode rules, \
-             Memory Bank MCP)"
+            "no mode {mode} in {place}: none of its banks has modes ({})",
+            with_modes.join(", ")
         )
     } else {
         format!("no mode {mode} in {place}; modes: {}", modes.join(", "))

@@ -1,4 +1,7 @@
 //! `mbank list`: projects with formats, file count, tokens, budget status, worst staleness.
+//! The token figure is one agent's session start, named beside it: the heaviest session
+//! of the project ([`ProjectReport::session_tokens`], the function the TUI's label and
+//! gauge use too), never several agents' loads added up.
 use std::path::PathBuf;
 
 use color_eyre::eyre::Result;
@@ -9,9 +12,10 @@ use crate::cli::style::{Table, eprintln, line, println, thousands};
 use crate::cli::{Context, json};
 use crate::core::analysis::budgets::BudgetStatus;
 use crate::core::analysis::membership::FileClass;
-use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
+use crate::core::analysis::report::{Analyzer, Depth, ProjectReport, SessionTokens};
 use crate::core::analysis::staleness::Freshness;
 use crate::core::findings::Finding;
+use crate::core::formats::agents::Agent;
 use crate::core::model::{Bank, Format, Project};
 use crate::core::scan::listings::Listings;
 use crate::core::tokens::{Encoding, TokenCache};
@@ -30,10 +34,15 @@ struct ProjectRow {
     path: PathBuf,
     formats: Vec<Format>,
     files: usize,
+    /// The agent whose session start `loaded_tokens` and `private_tokens` are (the
+    /// heaviest here); `null` when no agent loads the banks (BEANS.md, Infinity).
+    agent: Option<Agent>,
     loaded_tokens: u64,
     private_tokens: u64,
     /// False when some file could not be counted (its tokens are missing from the totals).
     complete: bool,
+    /// Each agent's session start that loads anything here, one figure per agent.
+    sessions: Vec<SessionTokens>,
     budget: Option<BudgetStatus>,
     staleness: Option<Freshness>,
     last_write: Option<u64>,
@@ -53,14 +62,18 @@ struct NotMemory {
 }
 
 fn row(report: &ProjectReport) -> ProjectRow {
+    let sessions = report.agent_tokens();
+    let session = report.session_tokens();
     ProjectRow {
         name: report.name.clone(),
         path: report.path.clone(),
         formats: report.formats(),
         files: report.file_count(),
-        loaded_tokens: report.loaded_tokens(),
-        private_tokens: report.private_tokens(),
-        complete: report.banks.iter().all(|b| b.complete),
+        agent: session.agent,
+        loaded_tokens: session.tokens,
+        private_tokens: session.private_tokens,
+        complete: session.complete,
+        sessions,
         budget: report.worst_budget(),
         staleness: report.worst_staleness(),
         last_write: report.last_write,
@@ -226,6 +239,7 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
         "formats",
         "files",
         "tokens",
+        "session",
         "budget",
         "staleness",
         "last write",
@@ -243,6 +257,7 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
             formats.join(",").into(),
             r.files.to_string().into(),
             tokens.into(),
+            style.dim(r.agent.map_or("own tools", Agent::id)),
             style.status(r.budget.map_or("—", BudgetStatus::id)),
             style.status(r.staleness.map_or("—", Freshness::id)),
             ago(r.last_write).into(),
@@ -250,7 +265,8 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     }
     table.print(style);
     println(style.dim(format!(
-        "{} under {} · tokens: {} (loaded at session start, private excluded)",
+        "{} under {} · tokens: {} (each the start of one session, the heaviest, named under \
+         session; private excluded)",
         crate::core::text::counted(rows.len(), "project"),
         context.root.display(),
         context.encoding.label()

@@ -8,26 +8,8 @@ use crate::core::config::BudgetOverrides;
 use crate::core::formats::{self, Budget};
 use crate::core::model::{Bank, LoadKind, MemoryFile};
 
-/// What a limit counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Unit {
-    Tokens,
-    Characters,
-    Lines,
-    Bytes,
-}
-
-impl Unit {
-    pub fn label(self) -> &'static str {
-        match self {
-            Unit::Tokens => "tokens",
-            Unit::Characters => "characters",
-            Unit::Lines => "lines",
-            Unit::Bytes => "bytes",
-        }
-    }
-}
+/// What a limit counts; defined with the formats, whose rules are stated in it.
+pub use crate::core::formats::Unit;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]

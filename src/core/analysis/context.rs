@@ -3,14 +3,19 @@
 //!
 //! Rules by format:
 //! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole. Roo rules load
-//!   by mode: the session's mode's rule files and `.roomodes` at start, other modes' not
-//!   ([`session_context_in_mode`]; default: the format's default mode). A Memory Bank MCP
-//!   bank in a chosen mode is read in the order of that mode's `files_to_read`.
+//!   by mode: the session's mode's rule files at start, other modes' not
+//!   ([`session_context_in_mode`]; default: the format's default mode). Of `.roomodes`
+//!   Roo Code sends the session mode's definition in full and one line per custom mode
+//!   (`modes::roomodes_as_sent`); a `.roo/system-prompt-{mode}` override loads in its
+//!   mode's sessions and leaves the list of modes out. A Memory Bank MCP bank in a chosen
+//!   mode is read in the order of that mode's `files_to_read`.
 //! - ConKeeper: `<private>` blocks are stripped and `private: true` files skipped (its
 //!   SessionStart hook does this). Other agents do not honour `<private>`; for them the
 //!   block loads and the piece says so.
 //! - CLAUDE.md, GEMINI.md, BEANS.md: `@imports` expanded, each imported file following its
-//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first.
+//!   importer (see imports.rs). User-level files (`~/.claude/CLAUDE.md`…) load first;
+//!   Gemini CLI's also hold its installed extensions' context files. Gemini CLI loads the
+//!   GEMINI.md of sub-folders at start too; Claude Code's sub-folder files wait.
 //! - Claude Code auto memory (its own bank, in the home folder): `MEMORY.md` loads only its
 //!   first 200 lines / 25 KB; topic files are read on demand. Read confined to the home folder.
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
@@ -33,9 +38,11 @@ use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats::agents::Agent;
-use crate::core::formats::roo_rules::modes;
-use crate::core::formats::{self, agents_md, claude_auto_memory, memory_bank_mcp, windsurf};
+use crate::core::formats::agents::{self, Agent};
+use crate::core::formats::roo_rules::{self, modes};
+use crate::core::formats::{
+    self, agents_md, claude_auto_memory, claude_md, layers, memory_bank_mcp, windsurf,
+};
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
 use crate::core::paths;
@@ -225,45 +232,6 @@ fn has_paths_scope(text: &str) -> bool {
     })
 }
 
-/// User-level files, which load before the project's. Codex's live in `codex_home`
-/// (`$CODEX_HOME`), else in `~/.codex`.
-fn user_files(format: Format, home: &Path, codex_home: Option<&Path>) -> Vec<PathBuf> {
-    let mut before = Vec::new();
-    match format {
-        Format::ClaudeMd => {
-            before.push(home.join(".claude/CLAUDE.md"));
-            if let Ok(entries) = std::fs::read_dir(home.join(".claude/rules")) {
-                let mut rules: Vec<PathBuf> = entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "md"))
-                    .collect();
-                rules.sort();
-                before.extend(rules);
-            }
-        }
-        Format::GeminiMd => before.push(home.join(".gemini/GEMINI.md")),
-        Format::AgentsMd => {
-            // Codex uses the first non-empty one of the two.
-            let codex = codex_home.map_or_else(|| home.join(".codex"), Path::to_path_buf);
-            let first_non_empty = [agents_md::OVERRIDE, agents_md::FILES.main]
-                .into_iter()
-                .map(|name| codex.join(name))
-                .find(|file| {
-                    read_user_file(file).is_ok_and(|t| !agents_md::is_empty_for_codex(&t))
-                });
-            before.extend(first_non_empty);
-        }
-        Format::BeansMd => {
-            before.push(home.join(".beans/BEANS.md"));
-            before.push(home.join(".beans/BEANS.local.md"));
-        }
-        _ => {}
-    }
-    before.retain(|p| p.is_file());
-    before
-}
-
 /// Reads a user-level file (`~/.claude/CLAUDE.md`, a user rule, auto memory). The user's
 /// own files may link anywhere (dotfile managers keep them elsewhere), but never to a
 /// sensitive file: a link to `~/.ssh/id_rsa` does not put a key into the context.
@@ -281,75 +249,7 @@ fn read_user_file(file: &Path) -> Result<String, CoreError> {
     text::read_text(&real)
 }
 
-/// The instruction files an agent inherits from the folders above the project, outermost
-/// first; they load after the user layer and before the project's files.
-/// - Claude Code: `CLAUDE.md` then `CLAUDE.local.md` of every folder above the project up
-///   to, not including, `/`; when the project is under the home folder the walk stops
-///   below it (the home folder's own files are the user layer's business).
-/// - Codex: `AGENTS.override.md`, else `AGENTS.md`, of every folder from the git root (the
-///   nearest folder above holding `.git`) down to the project; none outside a repository
-///   or when the project is the repository's top. Empty files are skipped when loading.
-/// - Gemini CLI: `GEMINI.md` of every folder above the project up to the project root
-///   (the nearest folder holding `.git`, included) or, outside a repository, up to the
-///   home folder (not included) or `/`; none when the project is the repository's top.
-pub fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
-    let above: Vec<&Path> = project.ancestors().skip(1).collect();
-    let folders: Vec<&Path> = match format {
-        Format::ClaudeMd => above
-            .into_iter()
-            .take_while(|dir| dir.parent().is_some() && Some(*dir) != home)
-            .collect(),
-        Format::AgentsMd => {
-            if project.join(".git").exists() {
-                return Vec::new();
-            }
-            match above.iter().position(|dir| dir.join(".git").exists()) {
-                Some(root) => above[..=root].to_vec(),
-                None => return Vec::new(),
-            }
-        }
-        Format::GeminiMd => {
-            if project.join(".git").exists() {
-                return Vec::new();
-            }
-            let mut folders = Vec::new();
-            for dir in above {
-                if dir.parent().is_none() || Some(dir) == home {
-                    break;
-                }
-                folders.push(dir);
-                if dir.join(".git").exists() {
-                    break;
-                }
-            }
-            folders
-        }
-        _ => return Vec::new(),
-    };
-    let mut files = Vec::new();
-    // Outermost first, as the agents join them.
-    for dir in folders.into_iter().rev() {
-        match format {
-            Format::ClaudeMd => {
-                files.extend(
-                    ["CLAUDE.md", "CLAUDE.local.md"]
-                        .into_iter()
-                        .map(|name| dir.join(name))
-                        .filter(|file| file.is_file()),
-                );
-            }
-            Format::GeminiMd => {
-                files.extend(Some(dir.join("GEMINI.md")).filter(|file| file.is_file()));
-            }
-            _ => {
-                let codex_override = dir.join(agents_md::OVERRIDE);
-                let main = dir.join(agents_md::FILES.main);
-                files.extend([codex_override, main].into_iter().find(|f| f.is_file()));
-            }
-        }
-    }
-    files
-}
+pub use crate::core::formats::layers::ancestor_files;
 
 struct Builder<'a> {
     project: &'a Path,
@@ -361,7 +261,16 @@ struct Builder<'a> {
     count_tokens: &'a dyn Fn(&str) -> usize,
     expander: Option<Expander>,
     codex_bytes_used: usize,
+    /// A Roo Code session: its mode, and whether a system prompt override replaces the
+    /// mode's system prompt.
+    roo: Option<RooSession>,
     out: BankContext,
+}
+
+/// The mode of a Roo Code session over a rules bank.
+struct RooSession {
+    mode: String,
+    overridden: bool,
 }
 
 impl Builder<'_> {
@@ -508,6 +417,74 @@ impl Builder<'_> {
             }
         };
         let mut notes = Vec::new();
+        if let Some(roo) = &self.roo
+            && scope == Scope::Project
+        {
+            let rel = file.strip_prefix(self.project).unwrap_or(file);
+            if roo_rules::is_roomodes(rel) {
+                let defined = match modes::parse_mode_definitions(file, &text) {
+                    Ok(defined) => defined,
+                    Err(e) => {
+                        self.skip(
+                            file,
+                            format!("Roo Code cannot read its custom modes, so none loads: {e}"),
+                        );
+                        return;
+                    }
+                };
+                let sent = modes::roomodes_as_sent(&defined, &roo.mode, roo.overridden);
+                if sent.trim().is_empty() {
+                    self.skip(
+                        file,
+                        format!(
+                            "nothing of it is sent in mode {}: it does not define that mode{}",
+                            roo.mode,
+                            if roo.overridden {
+                                ", and the system prompt override leaves the list of modes out"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                    return;
+                }
+                let how = if roo.overridden {
+                    format!(
+                        "only the {} mode's definition is sent: the system prompt override \
+                         leaves the list of modes out",
+                        roo.mode
+                    )
+                } else if defined.iter().any(|m| m.slug == roo.mode) {
+                    format!(
+                        "Roo Code sends the {} mode's definition in full and one line for each \
+                         of the {} in its list of modes, not the whole file",
+                        roo.mode,
+                        text::counted(defined.len(), "custom mode")
+                    )
+                } else {
+                    format!(
+                        "the {} mode is not defined here: Roo Code sends one line for each of \
+                         the {} in its list of modes, not the whole file",
+                        roo.mode,
+                        text::counted(defined.len(), "custom mode")
+                    )
+                };
+                notes.push(format!("{how} ({} of {} bytes)", sent.len(), text.len()));
+                text = sent;
+            } else if roo_rules::system_prompt_override(rel) == Some(roo.mode.as_str()) {
+                if text.trim().is_empty() {
+                    self.skip(file, "empty: Roo Code keeps its own system prompt");
+                    return;
+                }
+                notes.push(format!(
+                    "replaces Roo Code's system prompt in mode {}: sent with the mode's role \
+                     definition and custom instructions; the tool descriptions, Roo's own rules \
+                     and the list of modes are not",
+                    roo.mode
+                ));
+                text = text.trim().to_string();
+            }
+        }
         if self.format == Format::ConKeeper {
             if markdown::is_private_file(&text) {
                 self.skip(file, "private: true — ConKeeper never injects this file");
@@ -577,7 +554,7 @@ impl Builder<'_> {
         if self.format == Format::ClaudeMd
             && file
                 .file_name()
-                .is_some_and(|n| n == "CLAUDE.md" || n == "CLAUDE.local.md")
+                .is_some_and(|n| n == claude_md::FILES.main || n == claude_md::FILES.local)
         {
             let chars = text.chars().count();
             if chars > CLAUDE_MD_WARN_CHARS {
@@ -627,9 +604,12 @@ impl Builder<'_> {
         if self.format != Format::ClaudeMd || scope != Scope::Project {
             return None;
         }
-        let bridge = imported
-            .iter()
-            .find(|i| i.depth() == 1 && i.path.file_name().is_some_and(|n| n == "AGENTS.md"))?;
+        let bridge = imported.iter().find(|i| {
+            i.depth() == 1
+                && i.path
+                    .file_name()
+                    .is_some_and(|n| n == agents_md::FILES.main)
+        })?;
         Some(Finding::new(
             Severity::Info,
             "import-not-expanded-in-subfolders",
@@ -644,6 +624,22 @@ impl Builder<'_> {
             ),
         ))
     }
+}
+
+/// The mode of a session over a Roo rules bank, and whether its `.roo/system-prompt-{mode}`
+/// override (read confined to the project, trimmed as Roo reads it) is there and not empty.
+fn roo_session(project: &Project, bank: &Bank, mode: Option<&str>) -> Option<RooSession> {
+    let mode = mode.filter(|_| bank.format == Format::RooRules)?;
+    let folder = ProjectFolder::new(&project.path);
+    let overridden = bank.files.iter().any(|file| {
+        let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
+        roo_rules::system_prompt_override(rel) == Some(mode)
+            && confine::read_text(&folder, &file.path).is_ok_and(|t| !t.trim().is_empty())
+    });
+    Some(RooSession {
+        mode: mode.to_string(),
+        overridden,
+    })
 }
 
 /// What `mode`'s rule files in the project say to read (see [`modes::reads_of_mode`]),
@@ -744,8 +740,10 @@ pub struct AgentSession {
 }
 
 /// The banks `agent` loads (see [`Agent::reads`]), each cut down to the files it reads;
-/// a bank none of whose files it reads is left out.
+/// a bank none of whose files it reads is left out. A memory bank the agent's own start-up
+/// instructions tell it to read joins them ([`directing_file`]).
 pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank> {
+    let directed = directing_file(project, banks, agent).is_some();
     banks
         .iter()
         .filter(|bank| agent.formats().contains(&bank.format))
@@ -754,10 +752,35 @@ pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank
             mine.files.retain(|file| {
                 let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
                 agent.reads(bank.format, rel)
+                    || (directed && agent.reads_when_directed(bank.format, rel))
             });
             (!mine.files.is_empty() || bank.files.is_empty()).then_some(mine)
         })
         .collect()
+}
+
+/// The start-up instruction file of `agent` in the project that tells it to read the
+/// memory bank at the start of every task (see [`agents::directs_to_memory_bank`]), read
+/// confined to the project; `None` for agents that never take such a direction.
+pub fn directing_file(project: &Project, banks: &[&Bank], agent: Agent) -> Option<PathBuf> {
+    if !agent.takes_memory_bank_directions() {
+        return None;
+    }
+    let folder = ProjectFolder::new(&project.path);
+    banks
+        .iter()
+        .filter(|bank| agent.formats().contains(&bank.format))
+        .flat_map(|bank| bank.files.iter().map(move |file| (bank.format, file)))
+        .filter(|(format, file)| {
+            let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
+            file.load == LoadKind::Startup && agent.reads(*format, rel) && !file.is_virtual()
+        })
+        .map(|(_, file)| file)
+        .find(|file| {
+            confine::read_text(&folder, &file.path)
+                .is_ok_and(|text| agents::directs_to_memory_bank(&text))
+        })
+        .map(|file| file.path.clone())
 }
 
 /// What `agent` loads at session start from `banks` of the project.
@@ -771,7 +794,27 @@ pub fn agent_session(
 ) -> AgentSession {
     let mine = agent_banks(project, banks, agent);
     let mine: Vec<&Bank> = mine.iter().collect();
-    let banks = project_context(project, &mine, count_tokens, options, mode);
+    let mut banks = project_context(project, &mine, count_tokens, options, mode);
+    if let Some(directing) = directing_file(project, &mine, agent) {
+        let shown = directing
+            .strip_prefix(&project.path)
+            .unwrap_or(&directing)
+            .display()
+            .to_string();
+        for bank in &mut banks {
+            let read_when_directed = bank.pieces.iter().any(|p| {
+                let rel = p.file.strip_prefix(&project.path).unwrap_or(&p.file);
+                !agent.reads(bank.format, rel) && agent.reads_when_directed(bank.format, rel)
+            });
+            if read_when_directed {
+                bank.notes.push(format!(
+                    "{} reads this bank because {shown}, one of its start-up instructions, \
+                     tells it to read all memory bank files at the start of every task",
+                    agent.label()
+                ));
+            }
+        }
+    }
     AgentSession {
         agent,
         label: agent.label(),
@@ -908,6 +951,7 @@ pub fn session_context_in_mode(
         count_tokens,
         expander,
         codex_bytes_used: 0,
+        roo: roo_session(project, bank, mode),
         out: BankContext {
             format,
             root: bank.root.clone(),
@@ -939,7 +983,13 @@ pub fn session_context_in_mode(
         return builder.out;
     }
     let user_before = match (&options.home, options.include_user_files) {
-        (Some(home), true) => user_files(format, home, options.codex_home.as_deref()),
+        (Some(home), true) => {
+            // Codex uses the first of its files that is not empty.
+            let non_empty = |file: &Path| {
+                read_user_file(file).is_ok_and(|t| !agents_md::is_empty_for_codex(&t))
+            };
+            layers::user_files(format, home, options.codex_home.as_deref(), &non_empty)
+        }
         _ => Vec::new(),
     };
     for file in &user_before {
@@ -1175,14 +1225,16 @@ mod tests {
             .iter()
             .map(|p| (p.display.as_str(), p.tokens))
             .collect();
+        // Cline reads ALL memory bank files: the sub-folder's after the core files.
         assert_eq!(
             shown,
             vec![
                 ("memory-bank/projectbrief.md", 6),
-                ("memory-bank/progress.md", 4)
+                ("memory-bank/progress.md", 4),
+                ("memory-bank/archive/old.md", 2)
             ]
         );
-        assert_eq!(ctx.total_tokens, 10);
+        assert_eq!(ctx.total_tokens, 12);
         assert_eq!(ctx.pieces[0].notes.len(), 1);
         assert!(ctx.cutoffs.is_empty());
     }

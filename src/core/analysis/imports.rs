@@ -29,8 +29,11 @@ const MAX_IMPORTED_FILES: usize = 1_000;
 /// Total text read through imports of one expander.
 const MAX_IMPORTED_BYTES: usize = 16 * 1024 * 1024;
 
-/// Folders under the home folder that hold an agent's own memory and may be imported from.
-pub const HOME_MEMORY_DIRS: [&str; 4] = [".claude", ".codex", ".gemini", ".beans"];
+/// Folders under the home folder that hold an agent's own memory and may be imported
+/// from: the instruction-file family's own folders (`~/.claude`, `~/.codex`…).
+pub fn home_memory_dirs() -> impl Iterator<Item = &'static str> {
+    crate::core::formats::instruction_family().map(|member| member.dot_dir)
+}
 
 /// Whether an agent of this format expands `@path` imports. Codex reads AGENTS.md verbatim,
 /// so an `@` there is plain text.
@@ -309,7 +312,7 @@ impl ImportPolicy {
     pub fn new(project: &Path, home: Option<&Path>) -> Self {
         let mut allowed_roots = vec![canonical_or_self(project)];
         if let Some(home) = home {
-            for dir in HOME_MEMORY_DIRS {
+            for dir in home_memory_dirs() {
                 allowed_roots.push(canonical_or_self(&home.join(dir)));
             }
         }

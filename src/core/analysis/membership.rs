@@ -65,7 +65,7 @@ const LOCK_FILES: &[&str] = &[
 const KEY_FILES: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"];
 
 /// Whether a folder name marks a backup: `backup`, `backups`, `backup-2025-01-02`,
-/// `memory-bank-backup`, `bak`, `.bak` (any case).
+/// `memory-bank-backup`, `bak`, `.bak`, `memory.bak` (any case).
 fn is_backup_folder(name: &str) -> bool {
     let name = name.trim_start_matches('.').as_bytes();
     let starts = |prefix: &str| {
@@ -73,9 +73,11 @@ fn is_backup_folder(name: &str) -> bool {
     };
     name.eq_ignore_ascii_case(b"bak")
         || starts("backup")
-        || ["-backup", "_backup", ".backup", "-backups", "_backups"]
-            .iter()
-            .any(|suffix| ends_with_ignoring_case(name, suffix))
+        || [
+            "-backup", "_backup", ".backup", "-backups", "_backups", ".bak", "-bak", "_bak",
+        ]
+        .iter()
+        .any(|suffix| ends_with_ignoring_case(name, suffix))
 }
 
 fn ends_with_ignoring_case(bytes: &[u8], suffix: &str) -> bool {
@@ -436,6 +438,9 @@ mod tests {
         assert_eq!(class("progress.md.bak"), FileClass::Backup);
         assert_eq!(class("progress.bak.md"), FileClass::Backup);
         assert_eq!(class("progress.md~"), FileClass::Backup);
+        assert_eq!(class("memory.bak/progress.md"), FileClass::Backup);
+        assert_eq!(class("bank_bak/progress.md"), FileClass::Backup);
+        assert_eq!(class("kebab/progress.md"), FileClass::Memory);
         assert_eq!(class("main.rs"), FileClass::Foreign);
         assert_eq!(class("package-lock.json"), FileClass::Foreign);
         assert_eq!(class("yarn.lock"), FileClass::Foreign);

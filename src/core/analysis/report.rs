@@ -19,6 +19,8 @@ use crate::core::analysis::staleness::{
 use crate::core::config::Config;
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
+use crate::core::formats::agents::Agent;
+use crate::core::formats::roo_rules::{self, modes};
 use crate::core::git::{self, Facts, GitRepo, RepoFinder};
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
 use crate::core::scan::bank;
@@ -149,12 +151,74 @@ impl ProjectReport {
             .filter(|f| f.class != FileClass::Memory)
     }
 
+    /// Tokens of every bank's start-up files together. Several agents' files may be in
+    /// it (CLAUDE.md and AGENTS.md), which no session loads together: a session's figure
+    /// is [`ProjectReport::session_tokens`].
     pub fn loaded_tokens(&self) -> u64 {
         self.banks.iter().map(|b| b.loaded_tokens).sum()
     }
 
     pub fn private_tokens(&self) -> u64 {
         self.banks.iter().map(|b| b.private_tokens).sum()
+    }
+
+    /// The start-up files of each agent's session that loads any here, in [`Agent::ALL`]
+    /// order: each agent counts only the files it reads ([`Agent::reads`]), each start-up
+    /// file as the token cache counted it (`.roomodes` as Roo Code sends it in the default
+    /// mode). Imports, the user's own files, the agents' cut-offs and a bank an agent's
+    /// instructions direct it to read (Copilot given Cline's instructions) are `mbank
+    /// context`'s, which reads the texts.
+    pub fn agent_tokens(&self) -> Vec<SessionTokens> {
+        // One pass over the files, each asked only of the agents loading its format.
+        let mut sessions: [Option<SessionTokens>; Agent::ALL.len()] = [None; Agent::ALL.len()];
+        for bank in &self.banks {
+            let loading = Agent::ALL.map(|agent| agent.formats().contains(&bank.format));
+            if !loading.contains(&true) {
+                continue;
+            }
+            for file in &bank.files {
+                let rel = file
+                    .file
+                    .path
+                    .strip_prefix(&self.path)
+                    .unwrap_or(&file.file.path);
+                for (index, agent) in Agent::ALL.into_iter().enumerate() {
+                    if loading[index] && agent.reads(bank.format, rel) {
+                        let session = sessions[index].get_or_insert(SessionTokens {
+                            agent: Some(agent),
+                            tokens: 0,
+                            private_tokens: 0,
+                            complete: true,
+                        });
+                        session.add(file);
+                    }
+                }
+            }
+        }
+        sessions.into_iter().flatten().collect()
+    }
+
+    /// The one session-start figure of the project that `mbank list` shows in its token
+    /// column and the TUI shows in its project label and gauge, so the three agree: the
+    /// heaviest agent's session start ([`ProjectReport::agent_tokens`]; on a tie, the first
+    /// in [`Agent::ALL`] order), naming that agent. A project whose banks no agent loads
+    /// (BEANS.md, Infinity: read through their own tools) gets their start-up files'
+    /// figure with no agent. Never a sum of several agents' loads.
+    pub fn session_tokens(&self) -> SessionTokens {
+        let mut heaviest: Option<SessionTokens> = None;
+        for session in self.agent_tokens() {
+            if heaviest.is_none_or(|h| session.tokens > h.tokens) {
+                heaviest = Some(session);
+            }
+        }
+        heaviest
+            .or_else(|| self.own_tools_tokens())
+            .unwrap_or(SessionTokens {
+                agent: None,
+                tokens: 0,
+                private_tokens: 0,
+                complete: self.banks.iter().all(|b| b.complete),
+            })
     }
 
     pub fn worst_budget(&self) -> Option<BudgetStatus> {
@@ -166,6 +230,53 @@ impl ProjectReport {
             .iter()
             .filter_map(BankReport::worst_staleness)
             .max()
+    }
+
+    /// What the banks no agent loads (BEANS.md, Infinity) load at start, by their own
+    /// tools; `None` when there are none.
+    fn own_tools_tokens(&self) -> Option<SessionTokens> {
+        let mut session: Option<SessionTokens> = None;
+        for bank in self.banks.iter().filter(|b| !Agent::any_loads(b.format)) {
+            for file in &bank.files {
+                session
+                    .get_or_insert(SessionTokens {
+                        agent: None,
+                        tokens: 0,
+                        private_tokens: 0,
+                        complete: true,
+                    })
+                    .add(file);
+            }
+        }
+        session
+    }
+}
+
+/// One agent's session start in a project, as `list` counts it (see
+/// [`ProjectReport::session_tokens`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SessionTokens {
+    /// Whose session it is; `None` for banks no agent loads (read through their own tools).
+    pub agent: Option<Agent>,
+    /// Tokens of the start-up files the agent reads, private blocks excluded.
+    pub tokens: u64,
+    /// Tokens inside `<private>` blocks of those files.
+    pub private_tokens: u64,
+    /// False when some of those files could not be counted.
+    pub complete: bool,
+}
+
+impl SessionTokens {
+    /// Counts a file the session reads: its figures when it loads at start.
+    fn add(&mut self, file: &FileReport) {
+        match &file.stats {
+            Some(stats) if file.file.load == LoadKind::Startup => {
+                self.tokens += stats.loaded_tokens as u64;
+                self.private_tokens += stats.private_tokens as u64;
+            }
+            Some(_) => {}
+            None => self.complete = false,
+        }
     }
 }
 
@@ -208,6 +319,57 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
         listings.put_fact(CONKEEPER_FACT, &path, file.size, file.modified, &settings);
     }
     settings
+}
+
+/// Remembered per version of `.roomodes`, under the session it was counted for.
+const ROOMODES_SENT_FACT: &str = "roomodes-sent";
+
+/// What Roo Code sends of a rules bank's `.roomodes` in a session of the format's default
+/// mode (see [`modes::roomodes_as_sent`]), in tokens, so the loaded figures count that
+/// rather than the whole file, as `mbank context` does; `None` when the bank has no
+/// `.roomodes` loading at start. A file Roo Code cannot parse sends nothing. With `store`,
+/// remembered for this version of the file.
+fn roomodes_sent_tokens(
+    project: &Project,
+    bank: &Bank,
+    encoding: Encoding,
+    store: &Listings,
+) -> Option<(PathBuf, usize)> {
+    if bank.format != Format::RooRules {
+        return None;
+    }
+    let mode = crate::core::formats::rules(bank.format).default_mode()?;
+    let rel = |file: &MemoryFile| {
+        file.path
+            .strip_prefix(&project.path)
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    };
+    let file = bank.files.iter().find(|f| {
+        roo_rules::is_roomodes(&rel(f)) && f.load == LoadKind::Startup && !f.is_virtual()
+    })?;
+    let overridden = bank.files.iter().any(|f| {
+        roo_rules::system_prompt_override(&rel(f)) == Some(mode)
+            && f.size > 0
+            && crate::core::text::read_text_limited(&f.path, MAX_READ_BYTES)
+                .is_ok_and(|t| !t.trim().is_empty())
+    });
+    let kind = format!("{ROOMODES_SENT_FACT}:{}:{mode}:{overridden}", encoding.id());
+    if let Some(known) = store.fact(&kind, &file.path, file.size, file.modified) {
+        return Some((file.path.clone(), known));
+    }
+    let sent = crate::core::text::read_text_limited(&file.path, MAX_READ_BYTES)
+        .ok()
+        .and_then(|text| modes::parse_mode_definitions(&file.path, &text).ok())
+        .map(|defined| {
+            tokens::count(
+                encoding,
+                &modes::roomodes_as_sent(&defined, mode, overridden),
+            )
+        })
+        .unwrap_or(0);
+    store.put_fact(&kind, &file.path, file.size, file.modified, &sent);
+    Some((file.path.clone(), sent))
 }
 
 /// What git says about one project, gathered once for all its banks.
@@ -518,7 +680,16 @@ impl<'a> Analyzer<'a> {
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
         let evidence = evidence_of_project.known();
-        let results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
+        let mut results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
+        let store = self.listings.unwrap_or(&self.own_facts);
+        if let Some((roomodes, sent)) = roomodes_sent_tokens(project, &bank, self.encoding, store) {
+            for (file, result) in bank.files.iter().zip(results.iter_mut()) {
+                if let (true, Ok(stats)) = (file.path == roomodes, result) {
+                    stats.loaded_tokens = sent;
+                    stats.private_tokens = 0;
+                }
+            }
+        }
         // Texts read once for decisions and the append-only check; token figures and
         // the dates written in files usually come from the caches and read nothing.
         let texts: Vec<Option<String>> = bank

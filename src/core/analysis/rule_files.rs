@@ -6,12 +6,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats::roo_rules::modes;
+use crate::core::formats::roo_rules::{self, BUILT_IN_MODES as BUILT_IN_ROO_MODES, modes};
 use crate::core::model::{Bank, Format, LoadKind};
 use crate::core::text;
-
-/// Roo Code's built-in modes.
-pub const BUILT_IN_ROO_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
 
 /// Largest file compared for duplicates.
 const MAX_COMPARED_BYTES: u64 = 1024 * 1024;
@@ -84,9 +81,9 @@ fn unknown_mode_folders(bank: &Bank) -> Vec<Finding> {
     let custom: Vec<String> = bank
         .files
         .iter()
-        .filter(|f| f.path == bank.root.join(".roomodes"))
+        .filter(|f| f.path == bank.root.join(roo_rules::ROOMODES))
         .filter_map(|f| text::read_text_limited(&f.path, MAX_COMPARED_BYTES).ok())
-        .filter_map(|t| modes::parse_roomodes(&bank.root.join(".roomodes"), &t).ok())
+        .filter_map(|t| modes::parse_roomodes(&bank.root.join(roo_rules::ROOMODES), &t).ok())
         .flatten()
         .map(|m| m.slug)
         .collect();
@@ -98,7 +95,7 @@ fn unknown_mode_folders(bank: &Bank) -> Vec<Finding> {
         let mut parts = rel
             .components()
             .map(|c| c.as_os_str().to_str().unwrap_or_default());
-        let (Some(".roo"), Some(folder)) = (parts.next(), parts.next()) else {
+        let (Some(roo_rules::ROO_DIR), Some(folder)) = (parts.next(), parts.next()) else {
             continue;
         };
         let Some(mode) = folder.strip_prefix("rules-").filter(|m| !m.is_empty()) else {
@@ -112,7 +109,7 @@ fn unknown_mode_folders(bank: &Bank) -> Vec<Finding> {
             continue;
         }
         seen.push(folder);
-        let shown = Path::new(".roo").join(folder);
+        let shown = Path::new(roo_rules::ROO_DIR).join(folder);
         out.push(Finding::new(
             Severity::Warning,
             "unknown-mode-rules",

@@ -7,12 +7,12 @@
 //! |---|---|
 //! | Claude Code | CLAUDE.md family (`.claude/rules/` too), its auto memory, ConKeeper (injected by its SessionStart hook) |
 //! | Codex | AGENTS.md |
-//! | Gemini CLI | GEMINI.md |
-//! | Cline | the Cline memory bank at `memory-bank/`, and `.clinerules` (file or folder) |
-//! | Roo Code | the Memory Bank MCP / Roo bank, Roo rules and modes (`.roo/`, `.roorules*`, `.roomodes`, and the `.clinerules*` it falls back to) |
+//! | Gemini CLI | GEMINI.md (sub-folders' too, and installed extensions' context files) |
+//! | Cline | the Cline memory bank at `memory-bank/` (every markdown file), and `.clinerules` (file or folder) |
+//! | Roo Code | the Memory Bank MCP / Roo bank, Roo rules and modes (`.roo/`, `.roorules*`, `.roomodes` as Roo sends it, `.roo/system-prompt-{mode}`, and the `.clinerules*` it falls back to) |
 //! | Kilo Code | `.kilocode/` rules, mode rules and memory bank |
-//! | Cursor | Cursor rules, and a Cline-format bank kept for it in `.cursor/memory-bank/` |
-//! | GitHub Copilot | Copilot instructions, and a Cline-format bank kept for it in `.copilot-tracking/memory-bank/` |
+//! | Cursor | Cursor rules (`.mdc` and `.md`), and a Cline-format bank kept for it in `.cursor/memory-bank/` |
+//! | GitHub Copilot | Copilot instructions, a Cline-format bank kept for it in `.copilot-tracking/memory-bank/`, and the Cline bank in `memory-bank/` when its start-up instructions say to read all memory bank files |
 //! | Windsurf | Windsurf rules |
 //! | Kiro | Kiro steering |
 //!
@@ -138,10 +138,36 @@ impl Agent {
         }
     }
 
+    /// Whether this agent also reads a memory bank it does not own at `rel` when one of its
+    /// start-up instruction files tells it to ([`directs_to_memory_bank`]): GitHub Copilot
+    /// given Cline's custom instructions as `.github/instructions/*.instructions.md` reads
+    /// the Cline bank in `memory-bank/` at the start of every task, as Cline would.
+    pub fn reads_when_directed(self, format: Format, rel: &Path) -> bool {
+        self.takes_memory_bank_directions()
+            && format == Format::Cline
+            && Agent::Cline.reads(format, rel)
+    }
+
+    /// Whether this agent's instruction files may tell it to read a memory bank it does not
+    /// own (see [`Agent::reads_when_directed`]).
+    pub fn takes_memory_bank_directions(self) -> bool {
+        self == Agent::Copilot
+    }
+
     /// Whether some agent loads files of `format` (BEANS.md and Infinity: none).
     pub fn any_loads(format: Format) -> bool {
         Agent::ALL.iter().any(|a| a.formats().contains(&format))
     }
+}
+
+/// Whether an instruction file tells its agent to read the project's memory bank at the
+/// start of every task, as Cline's custom instructions do ("I MUST read ALL memory bank
+/// files at the start of EVERY task"), judged from its text.
+pub fn directs_to_memory_bank(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    ["read all memory bank files", "read all memory-bank files"]
+        .iter()
+        .any(|phrase| lower.contains(phrase))
 }
 
 #[cfg(test)]
@@ -221,6 +247,24 @@ mod tests {
         assert_eq!(owners(Format::Kiro, ".kiro/steering/a.md"), ["kiro"]);
         assert!(owners(Format::BeansMd, "BEANS.md").is_empty());
         assert!(owners(Format::Infinity, ".infinity/memories.json").is_empty());
+    }
+
+    #[test]
+    fn copilot_reads_a_cline_bank_only_when_its_instructions_say_so() {
+        let bank = Path::new("memory-bank/activeContext.md");
+        assert!(Agent::Copilot.reads_when_directed(Format::Cline, bank));
+        assert!(!Agent::Copilot.reads(Format::Cline, bank));
+        assert!(!Agent::Cursor.reads_when_directed(Format::Cline, bank));
+        assert!(!Agent::Copilot.reads_when_directed(
+            Format::Cline,
+            Path::new(".cursor/memory-bank/activeContext.md")
+        ));
+        assert!(directs_to_memory_bank(
+            "---\napplyTo: '**'\n---\nI MUST read ALL memory bank files at the start of EVERY task"
+        ));
+        assert!(!directs_to_memory_bank(
+            "# Memory Bank\nKeep notes in memory-bank/."
+        ));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::instruction_files::InstructionFiles;
 use super::{Budget, FormatRules, Placement};
-use crate::core::analysis::budgets::Unit;
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile};
 
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
@@ -29,6 +29,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     dot_dir: ".codex",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
+    subfolders_load: LoadKind::OnDemand,
     budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to AGENTS.md",
     local_ignored: Some("Codex reads AGENTS.override.md and AGENTS.md only, no AGENTS.local.md"),
 };

@@ -12,6 +12,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     dot_dir: ".beans",
     reads_dot_dir: true,
     rules_load: LoadKind::OnDemand,
+    subfolders_load: LoadKind::OnDemand,
     budget_source: super::instruction_files::GUIDELINES,
     local_ignored: None,
 };

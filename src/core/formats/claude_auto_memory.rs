@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Budget, FormatRules, Placement, split_rel};
-use crate::core::analysis::budgets::Unit;
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
 /// Claude Code loads only this many lines of `MEMORY.md`…

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::instruction_files::InstructionFiles;
 use super::{Budget, FormatRules, Placement};
-use crate::core::analysis::budgets::Unit;
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile};
 
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
@@ -17,6 +17,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     dot_dir: ".claude",
     reads_dot_dir: true,
     rules_load: LoadKind::Startup,
+    subfolders_load: LoadKind::OnDemand,
     budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to CLAUDE.md",
     local_ignored: None,
 };

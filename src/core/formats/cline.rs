@@ -1,15 +1,19 @@
 //! The Cline memory bank: a `memory-bank/` folder (or `.cursor/memory-bank/`, or
 //! `.copilot-tracking/memory-bank/` where it is kept for GitHub Copilot) of camelCase
-//! markdown files read whole at every session start, in a fixed order.
+//! markdown files read whole at every session start, in a fixed order. Cline's custom
+//! instructions say "I MUST read ALL memory bank files at the start of EVERY task", so
+//! every markdown file of the bank loads at start, those of its sub-folders (`tasks/`,
+//! feature notes) after the core files; backups and foreign files are not memory and
+//! never load (see `analysis::membership`).
 //!
 //! Also what the memory-bank family shares with Memory Bank MCP / Roo
 //! (`memory_bank_mcp.rs`): top-level markdown files load, sub-folders (archives,
-//! backups) never do; the per-file and whole-bank token budgets; unfilled template
-//! placeholders are a finding.
+//! backups) do not unless the format says otherwise; the per-file and whole-bank token
+//! budgets; unfilled template placeholders are a finding.
 use std::path::Path;
 
 use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, names, split_rel};
-use crate::core::analysis::budgets::Unit;
+use crate::core::formats::Unit;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// Editor folders that may hold a `memory-bank/` of this format.
@@ -44,7 +48,18 @@ impl FormatRules for Cline {
     }
 
     fn place(&self, rel: &Path) -> Placement {
-        place_memory_bank(rel, layer)
+        let mut placement = place_memory_bank(rel, layer);
+        // "Read ALL memory bank files at the start of EVERY task": sub-folders included.
+        let in_sub_folder = rel.parent().is_some_and(|p| !p.as_os_str().is_empty());
+        if in_sub_folder
+            && rel
+                .file_name()
+                .is_some_and(|n| names::is_markdown(&n.to_string_lossy()))
+        {
+            // No layer: read after the core files and the bank's other top files.
+            placement.load = LoadKind::Startup;
+        }
+        placement
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
@@ -167,7 +182,7 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
-    fn cline_layers_follow_the_spec_and_archives_never_load() {
+    fn cline_layers_follow_the_spec_and_every_markdown_file_loads() {
         let p = Cline.place(&PathBuf::from("projectbrief.md"));
         assert_eq!(
             (p.role, p.layer, p.load),
@@ -175,10 +190,20 @@ mod tests {
         );
         let p = Cline.place(&PathBuf::from("decisionLog.md"));
         assert_eq!(p.layer, Some(7));
-        let p = Cline.place(&PathBuf::from("archive/progress-2024.md"));
-        assert_eq!((p.role, p.load), (Role::Other, LoadKind::Never));
-        assert_eq!(p.group.as_deref(), Some("archive"));
+        // Cline reads ALL memory bank files at the start of every task.
+        let p = Cline.place(&PathBuf::from("tasks/TASK001-search.md"));
+        assert_eq!(
+            (p.role, p.layer, p.load),
+            (Role::Other, None, LoadKind::Startup)
+        );
+        assert_eq!(p.group.as_deref(), Some("tasks"));
         let p = Cline.place(&PathBuf::from("notes.json"));
         assert_eq!(p.load, LoadKind::Never);
+        let p = Cline.place(&PathBuf::from("tasks/board.json"));
+        assert_eq!(p.load, LoadKind::Never);
+        // Memory Bank MCP / Roo banks keep the family's rule: sub-folders do not load.
+        let p = crate::core::formats::memory_bank_mcp::MemoryBankMcp
+            .place(&PathBuf::from("archive/progress-2024.md"));
+        assert_eq!((p.role, p.load), (Role::Other, LoadKind::Never));
     }
 }

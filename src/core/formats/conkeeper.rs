@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
-use crate::core::analysis::budgets::Unit;
+use crate::core::formats::Unit;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// Where ConKeeper's budgets come from.

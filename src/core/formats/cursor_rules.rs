@@ -1,4 +1,5 @@
-//! Cursor's rules: `.cursor/rules/**/*.mdc`, each loaded as its frontmatter says
+//! Cursor's rules: `.cursor/rules/**/*.mdc` and `*.md` (Cursor's rules documentation takes
+//! both extensions; a `.md` rule carries the same frontmatter), each loaded as its frontmatter says
 //! (`alwaysApply: true` at every session start, `globs` when a matching file is in play,
 //! a `description` alone when the agent asks for it, nothing at all only when the user
 //! @-mentions it), and the legacy `.cursorrules` at the project's top, read at every start.
@@ -9,8 +10,8 @@ use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
 use super::{Budget, FormatRules, Placement, ProjectPaths};
-use crate::core::analysis::budgets::Unit;
 use crate::core::findings::{Finding, Severity};
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
 pub const LEGACY_FILE: &str = ".cursorrules";
@@ -22,10 +23,16 @@ const PATHS: ProjectPaths = ProjectPaths {
 
 pub struct CursorRules;
 
-/// A rule file Cursor reads: `.mdc` under `.cursor/rules/`, at the project's top or in a
-/// sub-folder.
+/// The extensions of the rule files Cursor reads.
+const RULE_EXTENSIONS: [&str; 2] = ["mdc", "md"];
+
+/// A rule file Cursor reads: `.mdc` or `.md` under `.cursor/rules/`, at the project's top
+/// or in a sub-folder.
 fn is_rule(rel: &Path) -> bool {
-    rules_folder_depth(rel).is_some() && rel.extension().is_some_and(|e| e == "mdc")
+    rules_folder_depth(rel).is_some()
+        && rel
+            .extension()
+            .is_some_and(|e| RULE_EXTENSIONS.iter().any(|x| e == *x))
 }
 
 /// How many folders above the `.cursor/rules/` folder holding `rel` are: 0 at the project's
@@ -188,6 +195,19 @@ mod tests {
         assert_eq!((legacy.layer, legacy.load), (Some(1), LoadKind::Startup));
         let stray = CursorRules.place(Path::new(".cursor/rules/notes.txt"));
         assert_eq!(stray.load, LoadKind::Never);
+    }
+
+    #[test]
+    fn a_md_rule_is_a_rule_like_a_mdc_one() {
+        let md = Path::new(".cursor/rules/style.md");
+        assert!(is_rule(md) && CursorRules.reads_frontmatter(md));
+        assert_eq!(CursorRules.place(md).role, Role::Rules);
+        assert_eq!(
+            CursorRules.frontmatter_load(md, "---\nalwaysApply: true\n---\n# Style\n"),
+            Some(LoadKind::Startup)
+        );
+        assert!(CursorRules.keeps(md));
+        assert!(!is_rule(Path::new(".cursor/rules/notes.txt")));
     }
 
     #[test]

@@ -5,10 +5,13 @@
 //! Each member (`claude_md.rs` …) describes itself with an [`InstructionFiles`].
 use std::path::Path;
 
-use super::{Budget, Placement, agents_md, beans_md, claude_md, gemini_md, split_rel};
-use crate::core::analysis::budgets::Unit;
+use super::{Budget, Placement, instruction_family, split_rel};
 use crate::core::findings::{Finding, Severity};
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
+
+/// The folder of rules inside a member's own folder (`.claude/rules/`).
+pub const RULES_FOLDER: &str = "rules";
 
 /// Where the family's budgets come from: Beans-Code's spec; the other members' agents
 /// document no line or token budget of their own, so theirs say they borrow it
@@ -28,6 +31,10 @@ pub struct InstructionFiles {
     pub reads_dot_dir: bool,
     /// When a rule in `<dot_dir>/rules/` without a `paths:` scope loads.
     pub rules_load: LoadKind,
+    /// When the instruction file of a sub-folder loads: just in time when the agent works
+    /// there (Claude Code, Codex launched there), or at session start (Gemini CLI's
+    /// discovery reads those below the folder it starts in).
+    pub subfolders_load: LoadKind,
     /// The family's budgets as this member's files get them, their source in words.
     pub budget_source: &'static str,
     /// `None` when the agent loads the private `.local.md` (Claude Code, Beans-Code);
@@ -35,9 +42,6 @@ pub struct InstructionFiles {
     /// only"): such a file is listed, loads never, and says so in a finding.
     pub local_ignored: Option<&'static str>,
 }
-
-/// The members whose agents read a `rules/` folder in their own folder.
-const RULE_READERS: [InstructionFiles; 2] = [claude_md::FILES, beans_md::FILES];
 
 impl InstructionFiles {
     /// Places a file of the family, given its path relative to the project.
@@ -64,15 +68,15 @@ impl InstructionFiles {
                 (Role::Instructions, Some(3), None, LoadKind::Startup)
             }
             // Rules without `paths:` load at start; listing refines this from frontmatter.
-            Some(_) if in_dot_dir && parents.get(1).map(String::as_str) == Some("rules") => {
+            Some(_) if in_dot_dir && parents.get(1).map(String::as_str) == Some(RULES_FOLDER) => {
                 (Role::Rules, Some(2), Some("rules".into()), self.rules_load)
             }
-            // A sub-folder's instruction file loads just in time, when the agent works there.
+            // A sub-folder's instruction file: just in time or at start, as the member says.
             Some(_) => (
                 Role::Instructions,
                 Some(4),
                 Some("subfolders".into()),
-                LoadKind::OnDemand,
+                self.subfolders_load,
             ),
             None => (Role::Other, None, None, LoadKind::Never),
         };
@@ -93,9 +97,9 @@ impl InstructionFiles {
             .unwrap_or_default();
         let mut components = rel.components().map(|c| c.as_os_str());
         let first = components.next();
-        let in_rules = components.next().is_some_and(|c| c == "rules")
-            && RULE_READERS
-                .iter()
+        let in_rules = components.next().is_some_and(|c| c == RULES_FOLDER)
+            && instruction_family()
+                .filter(|member| member.reads_dot_dir)
                 .any(|member| first.is_some_and(|f| f == member.dot_dir));
         name == self.main || name == self.local || in_rules
     }
@@ -146,26 +150,15 @@ impl InstructionFiles {
     }
 }
 
-/// The member of the family a format is.
-fn member(format: Format) -> Option<&'static InstructionFiles> {
-    match format {
-        Format::ClaudeMd => Some(&claude_md::FILES),
-        Format::AgentsMd => Some(&agents_md::FILES),
-        Format::GeminiMd => Some(&gemini_md::FILES),
-        Format::BeansMd => Some(&beans_md::FILES),
-        _ => None,
-    }
-}
-
 /// A bank's private `.local.md` its agent never loads, as a finding (see
 /// [`InstructionFiles::local_ignored`]).
 pub fn local_ignored_finding(format: Format, file: &MemoryFile) -> Option<Finding> {
-    member(format)?.local_ignored_finding(file)
+    super::instruction_member(format)?.local_ignored_finding(file)
 }
 
 /// The instruction file name of a member of the family (`CLAUDE.md`).
 pub fn hierarchical_file_name(format: Format) -> Option<&'static str> {
-    member(format).map(|files| files.main)
+    super::instruction_member(format).map(|files| files.main)
 }
 
 #[cfg(test)]

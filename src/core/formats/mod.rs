@@ -10,6 +10,7 @@
 //! | `roo_rules/` | Cline/Roo rule and mode files (`.clinerules*`, `.roorules-*`, `.roomodes`, `.roo/`) and their parser |
 //! | `instruction_files.rs` | what the instruction-file family shares (`X.md`, `X.local.md`, rules, sub-folders) |
 //! | `claude_md.rs`, `agents_md.rs`, `gemini_md.rs`, `beans_md.rs` | that family's members |
+//! | `layers.rs` | the user's and the folders-above files those agents load around the project |
 //! | `infinity/` | the Infinity structured JSON store and its parser |
 //! | `claude_auto_memory.rs` | Claude Code's auto memory (`~/.claude/projects/<project>/memory/`) |
 //! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
@@ -45,7 +46,6 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use crate::core::analysis::budgets::Unit;
 use crate::core::findings::Finding;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
@@ -53,6 +53,7 @@ pub use instruction_files::hierarchical_file_name;
 pub use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
 pub use names::{adr_number, is_adr_name, name_key, role_for_name};
 pub use roo_rules::mode_of_rule_file;
+pub use units::Unit;
 
 pub mod agents;
 pub mod agents_md;
@@ -68,10 +69,12 @@ pub mod infinity;
 pub mod instruction_files;
 pub mod kilo_code;
 pub mod kiro;
+pub mod layers;
 pub mod memory_bank_mcp;
 pub mod names;
 pub mod roo_rules;
 pub mod rule_frontmatter;
+pub mod units;
 pub mod windsurf;
 
 /// The rules of one memory format: where its files sit and when they load, which
@@ -226,6 +229,40 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::KiloCode => &kilo_code::KiloCode,
         Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
     }
+}
+
+/// Rule files of the agents that keep a memory bank, relative to the project, where a
+/// project may declare its bank's own file set (a `.clinerules` listing the files).
+pub const DECLARING_RULE_FILES: [&str; 4] = [
+    ".clinerules",
+    copilot::MAIN_FILE,
+    claude_md::FILES.main,
+    agents_md::FILES.main,
+];
+/// Folders whose files (one level; in `.roo/`, its `rules*` folders) are such rules.
+pub const DECLARING_RULE_FOLDERS: [&str; 6] = [
+    ".clinerules",
+    windsurf::RULES_DIR,
+    kilo_code::RULES_DIR,
+    copilot::INSTRUCTIONS_DIR,
+    cursor_rules::RULES_DIR,
+    roo_rules::ROO_DIR,
+];
+
+/// The member of the instruction-file family a format is (see `instruction_files.rs`).
+pub fn instruction_member(format: Format) -> Option<&'static instruction_files::InstructionFiles> {
+    match format {
+        Format::ClaudeMd => Some(&claude_md::FILES),
+        Format::AgentsMd => Some(&agents_md::FILES),
+        Format::GeminiMd => Some(&gemini_md::FILES),
+        Format::BeansMd => Some(&beans_md::FILES),
+        _ => None,
+    }
+}
+
+/// Every member of the instruction-file family.
+pub fn instruction_family() -> impl Iterator<Item = &'static instruction_files::InstructionFiles> {
+    Format::ALL.into_iter().filter_map(instruction_member)
 }
 
 /// Every registered format, in [`Format::ALL`] order.

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
 use super::{Budget, FormatRules, Placement, ProjectPaths};
-use crate::core::analysis::budgets::Unit;
 use crate::core::findings::{Finding, Severity};
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
 pub const LEGACY_FILE: &str = ".windsurfrules";

@@ -866,7 +866,8 @@ mod tests {
                 "memory-bank/archive/old.md",
             ]
         );
-        assert_eq!(banks[0].files[5].load, LoadKind::Never);
+        // Cline's instructions: read ALL memory bank files at the start of every task.
+        assert_eq!(banks[0].files[5].load, LoadKind::Startup);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::core::analysis::validate;
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::limits;
-use crate::core::model::{Bank, MemoryFile, Project, Role};
+use crate::core::model::{Bank, MemoryFile, Role};
 use crate::core::text;
 
 /// Decision files of a bank are those whose role is a decision log.
@@ -176,18 +176,19 @@ pub struct ProjectDecisions {
     pub problems: Vec<Finding>,
 }
 
-/// Every decision of every bank of a project (its logs' and its decision sections'), in
-/// timeline order, with a finding for each log too large to parse.
-pub fn project_decisions(project: &Project) -> ProjectDecisions {
+/// Every decision of a project's banks as listed (its logs' and its decision sections'),
+/// in timeline order, with a finding for each log too large to parse. The caller lists
+/// the banks, so the analysis stays above the scan that lists them.
+pub fn project_decisions(banks: &[Bank]) -> ProjectDecisions {
     let mut out = ProjectDecisions::default();
-    for bank in crate::core::scan::bank::list_banks(project) {
+    for bank in banks {
         let mut logged = Vec::new();
-        for file in decision_files(&bank) {
+        for file in decision_files(bank) {
             if let Some(text) = read_log(file, &mut out.problems) {
                 logged.extend(decisions_of_file(file, &text));
             }
         }
-        let sections = section_decisions(&bank, &logged);
+        let sections = section_decisions(bank, &logged);
         out.decisions.extend(logged);
         out.decisions.extend(sections);
     }
@@ -196,9 +197,9 @@ pub fn project_decisions(project: &Project) -> ProjectDecisions {
     out
 }
 
-/// Every decision of every bank of a project, in timeline order.
-pub fn decisions_of_project(project: &Project) -> Vec<Decision> {
-    project_decisions(project).decisions
+/// Every decision of a project's banks, in timeline order.
+pub fn decisions_of_project(banks: &[Bank]) -> Vec<Decision> {
+    project_decisions(banks).decisions
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ pub(super) fn wants_content_checks(bank: &Bank, file: &MemoryFile) -> bool {
     let name = file.file_name();
     if bank.format == Format::RooRules
         && at_bank_top(bank, file)
-        && (name == ".roomodes" || formats::mode_of_rule_file(&name).is_some())
+        && (name == formats::roo_rules::ROOMODES || formats::mode_of_rule_file(&name).is_some())
     {
         return false;
     }

@@ -10,7 +10,10 @@ use std::collections::HashMap;
 
 use super::at_bank_top;
 use crate::core::findings::{Finding, Severity};
-use crate::core::formats::{self, ExpectedFiles};
+use crate::core::formats::{
+    self, DECLARING_RULE_FILES as RULE_FILES, DECLARING_RULE_FOLDERS as RULE_FOLDERS,
+    ExpectedFiles, roo_rules,
+};
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project, Role};
 use crate::core::text;
 
@@ -114,23 +117,6 @@ struct DeclaredSet {
 /// Fewest of the bank's own files a rule file must name to be taken as its declared set.
 const DECLARED_MIN_FILES: usize = 3;
 
-/// Rule files of the agents that keep a memory bank, relative to the project: single
-/// files, and folders whose files (one level) are rules.
-const RULE_FILES: [&str; 4] = [
-    ".clinerules",
-    ".github/copilot-instructions.md",
-    "CLAUDE.md",
-    "AGENTS.md",
-];
-const RULE_FOLDERS: [&str; 6] = [
-    ".clinerules",
-    ".windsurf/rules",
-    ".kilocode/rules",
-    ".github/instructions",
-    ".cursor/rules",
-    ".roo",
-];
-
 /// The set of the bank's files the project's own rules declare: the rule file naming the
 /// most of the bank's top files, when it names at least [`DECLARED_MIN_FILES`].
 fn declared_file_set(
@@ -149,7 +135,7 @@ fn declared_file_set(
         for entry in entries.flatten().take(200) {
             let path = entry.path();
             // `.roo/` holds its rules in `rules/` and `rules-{mode}/`.
-            if folder == ".roo" {
+            if folder == roo_rules::ROO_DIR {
                 if entry.file_name().to_string_lossy().starts_with("rules")
                     && let Ok(inner) = std::fs::read_dir(&path)
                 {

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::{Budget, FormatRules, Placement};
-use crate::core::analysis::budgets::Unit;
+use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
 pub mod store;

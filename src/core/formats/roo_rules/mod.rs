@@ -6,6 +6,14 @@
 //! ([`DEFAULT_MODE`]); `mbank context --mode NAME` shows another ([`load_in_mode`]).
 //! `modes` parses the mode files.
 //!
+//! What Roo Code sends of them (its prompt builder, `docs.roocode.com`): `.roomodes` not
+//! whole but the active mode's definition in full and one line per other mode in the
+//! list of modes ([`modes::roomodes_as_sent`]); a `.roo/system-prompt-{mode}` file
+//! ([`system_prompt_override`]) replaces the system prompt of its mode: its text is sent
+//! with the mode's role definition and custom instructions, and the list of modes, the
+//! tool descriptions and Roo's own rules are not. Listings count a `.roomodes` whole;
+//! `mbank context` counts what is sent.
+//!
 //! Budgets: Roo Code and Cline document no size limit for rule files (they go into the
 //! system prompt whole), so this format has none of its own; the memory bank's budget
 //! (Cline memory bank guidelines) is not theirs. `config.toml` may set one under
@@ -17,6 +25,9 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// The mode a Roo Code session starts in unless the user picks another.
 pub const DEFAULT_MODE: &str = "code";
+
+/// Roo Code's built-in modes.
+pub const BUILT_IN_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
 
 pub mod modes;
 
@@ -55,9 +66,34 @@ impl FormatRules for RooRules {
     }
 }
 
+/// The name of the file holding Roo Code's custom modes, at the project's top.
+pub const ROOMODES: &str = ".roomodes";
+/// Roo Code's folder of rules, mode rules and system prompt overrides.
+pub const ROO_DIR: &str = ".roo";
+
+/// `.roo/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
+pub fn system_prompt_override(rel: &Path) -> Option<&str> {
+    let mut parts = rel.components().map(|c| c.as_os_str().to_str());
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(Some(".roo")), Some(Some(name)), None) => name
+            .strip_prefix("system-prompt-")
+            .filter(|mode| !mode.is_empty()),
+        _ => None,
+    }
+}
+
+/// Whether a path relative to the project is its `.roomodes`.
+pub fn is_roomodes(rel: &Path) -> bool {
+    rel == Path::new(ROOMODES)
+}
+
 /// The mode a rule file belongs to, from its path relative to the project folder:
-/// `.clinerules-code` and `.roorules-code` at the top, files under `.roo/rules-code/`.
+/// `.clinerules-code` and `.roorules-code` at the top, files under `.roo/rules-code/`,
+/// and the system prompt override `.roo/system-prompt-code`.
 pub fn mode_of_path(rel: &Path) -> Option<String> {
+    if let Some(mode) = system_prompt_override(rel) {
+        return Some(mode.to_string());
+    }
     let (file_name, parents) = split_rel(rel);
     match parents.as_slice() {
         [] => mode_of_rule_file(&file_name).map(str::to_string),
@@ -141,9 +177,13 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
                     mode_load(&s["rules-".len()..]),
                 ),
                 Some(s) => (Role::Other, None, Some(s.to_string()), LoadKind::Never),
-                None if file_name.starts_with("system-prompt-") => {
-                    (Role::Instructions, Some(3), None, LoadKind::OnDemand)
-                }
+                // Replaces the system prompt of its mode, at the start of its sessions.
+                None if file_name.starts_with("system-prompt-") => (
+                    Role::Instructions,
+                    Some(3),
+                    None,
+                    mode_load(&file_name["system-prompt-".len()..]),
+                ),
                 None => (Role::Config, None, None, LoadKind::Never),
             }
         }
@@ -210,6 +250,45 @@ mod tests {
         assert_eq!(
             load_in_mode(root, &file(".roomodes"), "debug"),
             LoadKind::Startup
+        );
+    }
+
+    #[test]
+    fn a_system_prompt_override_loads_in_its_modes_sessions() {
+        let code = Path::new(".roo/system-prompt-code");
+        let debug = Path::new(".roo/system-prompt-debug");
+        assert_eq!(system_prompt_override(code), Some("code"));
+        assert_eq!(
+            system_prompt_override(Path::new(".roo/rules/system-prompt-x")),
+            None
+        );
+        assert_eq!(
+            system_prompt_override(Path::new(".roo/system-prompt-")),
+            None
+        );
+        assert_eq!(mode_of_path(debug).as_deref(), Some("debug"));
+        assert_eq!(RooRules.place(code).load, LoadKind::Startup);
+        assert_eq!(RooRules.place(debug).load, LoadKind::OnDemand);
+        let file = MemoryFile {
+            path: Path::new("/p").join(debug),
+            display: ".roo/system-prompt-debug".into(),
+            role: Role::Instructions,
+            layer: Some(3),
+            order: 0,
+            group: None,
+            load: LoadKind::OnDemand,
+            size: 0,
+            modified: None,
+            memory: None,
+            unreadable: None,
+        };
+        assert_eq!(
+            load_in_mode(Path::new("/p"), &file, "debug"),
+            LoadKind::Startup
+        );
+        assert_eq!(
+            load_in_mode(Path::new("/p"), &file, "code"),
+            LoadKind::OnDemand
         );
     }
 

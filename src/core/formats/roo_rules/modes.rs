@@ -10,13 +10,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::core::analysis::rule_files::BUILT_IN_ROO_MODES;
 use crate::core::findings::{Finding, Severity};
 use crate::core::limits::{self, LimitExceeded};
 use crate::core::model::{Bank, Format, ModeRule};
 use crate::core::text;
 
-use super::{is_mode_file, mode_of_rule_file};
+use super::{BUILT_IN_MODES as BUILT_IN_ROO_MODES, is_mode_file, mode_of_rule_file};
 
 /// A structured mode file that none of JSON, YAML or TOML could parse, or one over the
 /// parse limits ([`limits::MODE_FILE`]), which is not parsed at all.
@@ -334,7 +333,7 @@ pub fn parse_mode_file(path: &Path, text: &str) -> Result<Vec<ModeRule>, ModePar
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct RooModesFile {
     #[serde(rename = "customModes", default)]
     custom_modes: Vec<RawMode>,
@@ -351,38 +350,7 @@ struct RawMode {
 /// Lists the custom modes of a `.roomodes` file (JSON, or YAML as newer Roo writes it).
 /// Modes without a slug are skipped: Roo cannot select them either.
 pub fn parse_roomodes(path: &Path, text: &str) -> Result<Vec<CustomMode>, ModeParseError> {
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    let is_json = text.trim_start().starts_with('{');
-    let syntax = if is_json {
-        limits::Syntax::Json
-    } else {
-        limits::Syntax::Yaml
-    };
-    if let Err(limit) = limits::check(text, syntax, limits::MODE_FILE) {
-        return Err(ModeParseError::over_limit(path, syntax, limit));
-    }
-    let parsed: Result<RooModesFile, Located> = if is_json {
-        serde_json::from_str(text).map_err(|e| (Some(e.line()), Some(e.column()), e.to_string()))
-    } else {
-        serde_norway::from_str(text).map_err(|e| {
-            let location = e.location();
-            (
-                location.as_ref().map(|l| l.line()),
-                location.as_ref().map(|l| l.column()),
-                e.to_string(),
-            )
-        })
-    };
-    let file = parsed.map_err(|(line, column, message)| ModeParseError {
-        path: path.to_path_buf(),
-        format: if is_json { "JSON" } else { "YAML" },
-        line,
-        column,
-        message,
-        limit: None,
-    })?;
+    let file: RooModesFile = parse_roomodes_as(path, text)?;
     Ok(file
         .custom_modes
         .into_iter()
@@ -396,6 +364,126 @@ pub fn parse_roomodes(path: &Path, text: &str) -> Result<Vec<CustomMode>, ModePa
         .collect())
 }
 
+/// A custom mode of `.roomodes` with the fields Roo Code puts into the system prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ModeDefinition {
+    pub slug: String,
+    pub name: String,
+    pub role_definition: String,
+    pub when_to_use: String,
+    pub custom_instructions: String,
+}
+
+#[derive(Deserialize, Default)]
+struct RooModeDefinitions {
+    #[serde(rename = "customModes", default)]
+    custom_modes: Vec<ModeDefinition>,
+}
+
+/// The custom modes of a `.roomodes` file with their definitions (slug-less ones skipped).
+pub fn parse_mode_definitions(
+    path: &Path,
+    text: &str,
+) -> Result<Vec<ModeDefinition>, ModeParseError> {
+    let file: RooModeDefinitions = parse_roomodes_as(path, text)?;
+    Ok(file
+        .custom_modes
+        .into_iter()
+        .filter(|m| !m.slug.trim().is_empty())
+        .map(|m| ModeDefinition {
+            name: if m.name.trim().is_empty() {
+                m.slug.clone()
+            } else {
+                m.name
+            },
+            ..m
+        })
+        .collect())
+}
+
+/// What of `.roomodes` Roo Code sends in a session of `mode`: the active mode's definition
+/// in full (its role definition opens the system prompt, its custom instructions close
+/// it) and, in the system prompt's list of modes, one line per custom mode, `"Name" mode
+/// (slug) - ` and its `whenToUse`, else the first sentence of its role definition. With a
+/// `.roo/system-prompt-{mode}` override (`overridden`) the list of modes is not sent, only
+/// the active mode's role definition and custom instructions. Empty when nothing is sent.
+pub fn roomodes_as_sent(modes: &[ModeDefinition], mode: &str, overridden: bool) -> String {
+    let active = modes.iter().find(|m| m.slug == mode);
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(active) = active
+        && !active.role_definition.trim().is_empty()
+    {
+        parts.push(active.role_definition.clone());
+    }
+    if !overridden && !modes.is_empty() {
+        let lines: Vec<String> = modes
+            .iter()
+            .map(|m| {
+                let description = if m.when_to_use.trim().is_empty() {
+                    m.role_definition
+                        .split('.')
+                        .next()
+                        .unwrap_or_default()
+                        .to_string()
+                } else {
+                    m.when_to_use.replace('\n', "\n    ")
+                };
+                format!("  * \"{}\" mode ({}) - {description}", m.name, m.slug)
+            })
+            .collect();
+        parts.push(lines.join("\n"));
+    }
+    if let Some(active) = active
+        && !active.custom_instructions.trim().is_empty()
+    {
+        parts.push(active.custom_instructions.clone());
+    }
+    parts.join("\n\n")
+}
+
+/// Reads a `.roomodes` file (JSON, or YAML) into `T`, within the parse limits.
+fn parse_roomodes_as<T: for<'de> Deserialize<'de> + Default>(
+    path: &Path,
+    text: &str,
+) -> Result<T, ModeParseError> {
+    if text.trim().is_empty() {
+        return Ok(T::default());
+    }
+    let is_json = text.trim_start().starts_with('{');
+    let syntax = if is_json {
+        limits::Syntax::Json
+    } else {
+        limits::Syntax::Yaml
+    };
+    if let Err(limit) = limits::check(text, syntax, limits::MODE_FILE) {
+        return Err(ModeParseError::over_limit(path, syntax, limit));
+    }
+    let parsed: Result<T, Located> = if is_json {
+        serde_json::from_str(text).map_err(|e| (Some(e.line()), Some(e.column()), e.to_string()))
+    } else {
+        serde_norway::from_str(text).map_err(|e| {
+            let location = e.location();
+            (
+                location.as_ref().map(|l| l.line()),
+                location.as_ref().map(|l| l.column()),
+                e.to_string(),
+            )
+        })
+    };
+    parsed.map_err(|(line, column, message)| ModeParseError {
+        path: path.to_path_buf(),
+        format: if is_json { "JSON" } else { "YAML" },
+        line,
+        column,
+        message,
+        limit: None,
+    })
+}
+
+/// The formats whose sessions start in a mode.
+pub const FORMATS_WITH_MODES: [Format; 2] = [Format::RooRules, Format::MemoryBankMcp];
+
 /// Modes every Memory Bank MCP bank has (its spec's `/memory-bank/modes`).
 pub const MEMORY_BANK_MCP_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
 
@@ -403,7 +491,7 @@ pub const MEMORY_BANK_MCP_MODES: [&str; 5] = ["architect", "code", "ask", "debug
 /// mode the rule files of its banks declare, and with a Memory Bank MCP bank its spec's
 /// five. `None` when no bank of the project has modes.
 pub fn modes_of_project(banks: &[Bank]) -> Option<Vec<String>> {
-    let with_modes = |f: Format| matches!(f, Format::RooRules | Format::MemoryBankMcp);
+    let with_modes = |f: Format| FORMATS_WITH_MODES.contains(&f);
     if !banks.iter().any(|b| with_modes(b.format)) {
         return None;
     }
@@ -610,6 +698,34 @@ mod tests {
             err.to_string().contains("not valid TOML at line 3"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn roo_sends_the_active_modes_definition_and_one_line_per_mode() {
+        let yaml = "customModes:\n  - slug: docs\n    name: Docs Writer\n    roleDefinition: You write docs. Carefully.\n    customInstructions: Keep it short.\n    groups: [read]\n  - slug: review\n    name: Reviewer\n    roleDefinition: You review code. Strictly.\n    whenToUse: |-\n      Use for reviews.\n      Not for writing.\n    customInstructions: A very long text that only the review mode sends.\n";
+        let modes = parse_mode_definitions(Path::new(".roomodes"), yaml).unwrap();
+        assert_eq!(modes.len(), 2);
+        let list = "  * \"Docs Writer\" mode (docs) - You write docs\n  * \"Reviewer\" mode (review) - Use for reviews.\n    Not for writing.";
+        assert_eq!(
+            roomodes_as_sent(&modes, "docs", false),
+            format!("You write docs. Carefully.\n\n{list}\n\nKeep it short.")
+        );
+        // A built-in mode the file does not redefine: only the list.
+        assert_eq!(roomodes_as_sent(&modes, "code", false), list);
+        // An override leaves the list out; the active mode's definition stays.
+        assert_eq!(
+            roomodes_as_sent(&modes, "docs", true),
+            "You write docs. Carefully.\n\nKeep it short."
+        );
+        assert_eq!(roomodes_as_sent(&modes, "code", true), "");
+        // Slug-less modes cannot be chosen and are not listed; a nameless one shows its slug.
+        let json = r#"{"customModes":[{"name":"x"},{"slug":"bare","roleDefinition":"Plain"}]}"#;
+        let modes = parse_mode_definitions(Path::new(".roomodes"), json).unwrap();
+        assert_eq!(
+            roomodes_as_sent(&modes, "code", false),
+            "  * \"bare\" mode (bare) - Plain"
+        );
+        assert!(parse_mode_definitions(Path::new(".roomodes"), "{\"customModes\": [").is_err());
     }
 
     #[test]
