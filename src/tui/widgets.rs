@@ -123,7 +123,7 @@ pub struct Verdict<'a> {
 
 impl<'a> Verdict<'a> {
     pub fn of(report: &'a crate::core::analysis::report::ProjectReport) -> Verdict<'a> {
-        let (tokens, verdict) = (report.loaded_tokens(), report.worst_budget());
+        let (tokens, verdict) = (report.session_tokens().tokens, report.worst_budget());
         let bank_checks = report.banks.iter().flat_map(|b| b.budget.iter());
         let file_checks = report
             .banks
