@@ -5,6 +5,7 @@ mod common;
 mod analysis_defects;
 mod bad_input;
 mod check_git_batching;
+mod check_sarif;
 mod cli;
 mod cli_agent_layers;
 mod cli_context_agents;
