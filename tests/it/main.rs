@@ -6,6 +6,8 @@ mod analysis_defects;
 mod bad_input;
 mod check_git_batching;
 mod check_sarif;
+mod claims;
+mod claims_corpus;
 mod cli;
 mod cli_agent_layers;
 mod cli_context_agents;

@@ -11,7 +11,7 @@
 //! | `claim-missing-script` | a script, target or recipe no manifest defines |
 //! | `claim-missing-symbol` | a symbol or environment variable found in no tracked file |
 //! | `claim-missing-dependency` | a dependency no manifest or lock file names |
-//! | `claims-not-checked` (info) | the project's repository holds no code beside the memory |
+//! | `claims-not-checked` (info) | the memory makes claims, but its repository holds no code beside it |
 //!
 //! Outside any git repository nothing is checked (like every git check). Decision logs,
 //! ADRs and session logs are history, so they make no claims about the code as it is.
@@ -33,26 +33,152 @@ const MAX_MEMORY_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Cargo's own commands and widely installed subcommands.
 const CARGO_COMMANDS: &[&str] = &[
-    "add", "bench", "build", "check", "clean", "clippy", "config", "doc", "fetch", "fix",
-    "fmt", "generate-lockfile", "help", "info", "init", "install", "locate-project", "login",
-    "logout", "metadata", "miri", "new", "owner", "package", "pkgid", "publish", "remove",
-    "report", "run", "rustc", "rustdoc", "search", "test", "tree", "uninstall", "update",
-    "vendor", "verify-project", "version", "yank", "b", "c", "d", "r", "t", "nextest", "watch",
-    "tauri", "expand", "audit", "deny", "llvm-cov", "tarpaulin", "make", "insta", "udeps",
-    "outdated", "edit", "machete", "release", "dist", "binstall", "leptos", "shuttle",
-    "lambda", "sweep", "flamegraph", "criterion", "hack", "msrv", "semver-checks", "mutants",
-    "fuzz", "ndk", "apk", "bundle", "xtask", "component", "upgrade", "set-version", "workspaces",
-    "sort", "about", "zigbuild", "xwin", "cross", "wasi", "component", "near", "contract",
-    "stylus", "risczero", "sqlx", "dioxus", "dx", "bloat", "asm", "geiger", "vet", "careful",
-    "public-api", "readme", "modules", "cache", "chef", "pgrx", "ws", "lipo", "mobile",
+    "add",
+    "bench",
+    "build",
+    "check",
+    "clean",
+    "clippy",
+    "config",
+    "doc",
+    "fetch",
+    "fix",
+    "fmt",
+    "generate-lockfile",
+    "help",
+    "info",
+    "init",
+    "install",
+    "locate-project",
+    "login",
+    "logout",
+    "metadata",
+    "miri",
+    "new",
+    "owner",
+    "package",
+    "pkgid",
+    "publish",
+    "remove",
+    "report",
+    "run",
+    "rustc",
+    "rustdoc",
+    "search",
+    "test",
+    "tree",
+    "uninstall",
+    "update",
+    "vendor",
+    "verify-project",
+    "version",
+    "yank",
+    "b",
+    "c",
+    "d",
+    "r",
+    "t",
+    "nextest",
+    "watch",
+    "tauri",
+    "expand",
+    "audit",
+    "deny",
+    "llvm-cov",
+    "tarpaulin",
+    "make",
+    "insta",
+    "udeps",
+    "outdated",
+    "edit",
+    "machete",
+    "release",
+    "dist",
+    "binstall",
+    "leptos",
+    "shuttle",
+    "lambda",
+    "sweep",
+    "flamegraph",
+    "criterion",
+    "hack",
+    "msrv",
+    "semver-checks",
+    "mutants",
+    "fuzz",
+    "ndk",
+    "apk",
+    "bundle",
+    "xtask",
+    "component",
+    "upgrade",
+    "set-version",
+    "workspaces",
+    "sort",
+    "about",
+    "zigbuild",
+    "xwin",
+    "cross",
+    "wasi",
+    "component",
+    "near",
+    "contract",
+    "stylus",
+    "risczero",
+    "sqlx",
+    "dioxus",
+    "dx",
+    "bloat",
+    "asm",
+    "geiger",
+    "vet",
+    "careful",
+    "public-api",
+    "readme",
+    "modules",
+    "cache",
+    "chef",
+    "pgrx",
+    "ws",
+    "lipo",
+    "mobile",
 ];
 
 /// Programs `poetry|uv|pdm run` commonly runs that a project need not declare.
 const PYTHON_TOOLS: &[&str] = &[
-    "python", "python3", "pytest", "ruff", "mypy", "black", "isort", "flake8", "pylint",
-    "uvicorn", "gunicorn", "alembic", "flask", "django-admin", "streamlit", "celery",
-    "pre-commit", "jupyter", "ipython", "pip", "coverage", "tox", "nox", "hypercorn", "fastapi",
-    "pyright", "bandit", "sphinx-build", "mkdocs", "gradio", "hatch", "twine", "manage.py",
+    "python",
+    "python3",
+    "pytest",
+    "ruff",
+    "mypy",
+    "black",
+    "isort",
+    "flake8",
+    "pylint",
+    "uvicorn",
+    "gunicorn",
+    "alembic",
+    "flask",
+    "django-admin",
+    "streamlit",
+    "celery",
+    "pre-commit",
+    "jupyter",
+    "ipython",
+    "pip",
+    "coverage",
+    "tox",
+    "nox",
+    "hypercorn",
+    "fastapi",
+    "pyright",
+    "bandit",
+    "sphinx-build",
+    "mkdocs",
+    "gradio",
+    "hatch",
+    "twine",
+    "manage.py",
 ];
 
 /// One memory file of the project.
@@ -104,26 +230,12 @@ impl ClaimChecker {
         if docs.is_empty() {
             return Vec::new();
         }
-        let Some(index) = self.index(repo) else {
-            return Vec::new();
-        };
-        let memory = MemorySide::of(repo, project, bank_roots, docs);
-        if !memory.has_code(&index) {
-            return vec![Finding::new(
-                Severity::Info,
-                "claims-not-checked",
-                project,
-                None,
-                "no code beside this bank (git tracks nothing but memory here), so the paths, scripts and symbols its memory names are not checked",
-            )];
-        }
         let mut made: Vec<Made<'_>> = Vec::new();
         for doc in docs {
             if !states_the_present(*doc) {
                 continue;
             }
-            let Ok(text) = crate::core::text::read_text_limited(doc.path, MAX_MEMORY_BYTES)
-            else {
+            let Ok(text) = crate::core::text::read_text_limited(doc.path, MAX_MEMORY_BYTES) else {
                 continue;
             };
             let kind = file_kind(*doc);
@@ -142,6 +254,26 @@ impl ClaimChecker {
                     }
                 }
             }
+        }
+        // Memory that names nothing in the code costs no look at the repository.
+        if made.is_empty() {
+            return Vec::new();
+        }
+        let Some(index) = self.index(repo) else {
+            return Vec::new();
+        };
+        let memory = MemorySide::of(repo, project, bank_roots, docs);
+        if !memory.has_code(&index) {
+            return vec![Finding::new(
+                Severity::Info,
+                "claims-not-checked",
+                project,
+                None,
+                format!(
+                    "no code beside this bank (git tracks nothing but memory here), so the {} its memory makes about code (paths, scripts, symbols) are not checked",
+                    crate::core::text::counted(made.len(), "claim")
+                ),
+            )];
         }
         verify(&index, &memory, &made)
     }
@@ -194,15 +326,48 @@ impl ClaimChecker {
 
 /// Folders whose files are history or plans, not a description of the code as it is.
 const HISTORY_FOLDERS: &[&str] = &[
-    "journal", "journals", "session", "sessions", "log", "logs", "archive", "archives",
-    "archived", "history", "plans", "plan", "tasks", "task", "reports", "retro", "retros",
-    "changelog", "decisions", "adr", "adrs", "meetings", "notes-archive", "old",
+    "journal",
+    "journals",
+    "session",
+    "sessions",
+    "log",
+    "logs",
+    "archive",
+    "archives",
+    "archived",
+    "history",
+    "plans",
+    "plan",
+    "tasks",
+    "task",
+    "reports",
+    "retro",
+    "retros",
+    "changelog",
+    "decisions",
+    "adr",
+    "adrs",
+    "meetings",
+    "notes-archive",
+    "old",
 ];
 
 /// File names (without extension) of history and plans.
 const HISTORY_FILES: &[&str] = &[
-    "tasks", "todo", "changelog", "history", "plan", "plans", "roadmap", "backlog", "journal",
-    "log", "sessions", "decisionlog", "decision-log", "decisions",
+    "tasks",
+    "todo",
+    "changelog",
+    "history",
+    "plan",
+    "plans",
+    "roadmap",
+    "backlog",
+    "journal",
+    "log",
+    "sessions",
+    "decisionlog",
+    "decision-log",
+    "decisions",
 ];
 
 /// Whether a memory file describes the code as it is: markdown, not a decision log,
@@ -215,7 +380,11 @@ fn states_the_present(doc: MemoryDoc<'_>) -> bool {
     ) {
         return false;
     }
-    let Some(name) = doc.path.file_name().map(|n| n.to_string_lossy().to_lowercase()) else {
+    let Some(name) = doc
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+    else {
         return false;
     };
     let Some((stem, ext)) = name.rsplit_once('.') else {
@@ -227,10 +396,14 @@ fn states_the_present(doc: MemoryDoc<'_>) -> bool {
     if has_date(stem) {
         return false;
     }
-    !doc.path.parent().into_iter().flat_map(Path::components).any(|c| {
-        let part = c.as_os_str().to_string_lossy().to_lowercase();
-        HISTORY_FOLDERS.contains(&part.as_str()) || has_date(&part)
-    })
+    !doc.path
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .any(|c| {
+            let part = c.as_os_str().to_string_lossy().to_lowercase();
+            HISTORY_FOLDERS.contains(&part.as_str()) || has_date(&part)
+        })
 }
 
 fn file_kind(doc: MemoryDoc<'_>) -> FileKind {
@@ -311,10 +484,10 @@ impl MemorySide {
 
     fn in_bank(&self, rel: &str) -> bool {
         self.memory_files.contains(rel)
-            || self
-                .bank_dirs
-                .iter()
-                .any(|dir| rel.strip_prefix(dir.as_str()).is_some_and(|r| r.starts_with('/')))
+            || self.bank_dirs.iter().any(|dir| {
+                rel.strip_prefix(dir.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+            })
     }
 
     /// Git tracks something under the project that is neither memory nor prose.

@@ -21,9 +21,9 @@ pub const HISTORY_COMMITS: usize = 2000;
 /// Extensions never searched for symbols: binary or generated data.
 const NOT_SEARCHED: &[&str] = &[
     "png", "jpg", "jpeg", "gif", "ico", "webp", "bmp", "pdf", "zip", "gz", "tgz", "xz", "bz2",
-    "7z", "jar", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4", "wav", "ogg", "webm",
-    "mov", "avi", "so", "dylib", "dll", "exe", "bin", "wasm", "pyc", "class", "o", "a", "lock",
-    "lockb", "sqlite", "db", "psd", "ai", "sketch", "fig", "map",
+    "7z", "jar", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4", "wav", "ogg", "webm", "mov",
+    "avi", "so", "dylib", "dll", "exe", "bin", "wasm", "pyc", "class", "o", "a", "lock", "lockb",
+    "sqlite", "db", "psd", "ai", "sketch", "fig", "map",
 ];
 
 /// Where a path went: renamed to another (`to`) or removed (`None`), in `commit`.
