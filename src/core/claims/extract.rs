@@ -52,9 +52,12 @@ pub struct Claim {
 pub struct FileKind {
     /// The tech context: dependencies named there are claims.
     pub tech: bool,
-    /// The brief or product context: they say what the product should do, so the
-    /// names in them are not claims about the code (paths and scripts still are).
-    pub aspirational: bool,
+    /// Whether backticked names are claims about the project's own code: true for the
+    /// files that describe it (patterns, tech and active context, progress, agent
+    /// instructions); false for the brief and product context (what the product should
+    /// do) and for other notes, which often document a library's API. Paths and
+    /// scripts are claims everywhere.
+    pub names_code: bool,
 }
 
 /// Extensions of files a path claim may name.
@@ -678,7 +681,7 @@ fn code_claims(
         });
         return;
     }
-    if kind.aspirational {
+    if !kind.names_code {
         return;
     }
     if let Some((kind, symbol)) = symbol_candidate(code) {
@@ -1003,10 +1006,12 @@ fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
         .count();
     let camel = last.starts_with(|c: char| c.is_ascii_lowercase()) && humps >= 1;
     let pascal = last.starts_with(|c: char| c.is_ascii_uppercase()) && humps >= 1 && has_lower;
+    // One underscore is as often a config key, scope or table (`offline_access`) as a
+    // function: it takes a call or a third word.
     let snake = last.contains('_')
         && !has_upper
         && !last.starts_with('_')
-        && last.split('_').filter(|s| !s.is_empty()).count() >= 2;
+        && (called || last.split('_').filter(|s| !s.is_empty()).count() >= 3);
     if camel || pascal || snake || (called && body == last) {
         return Some((ClaimKind::Symbol, last.to_string()));
     }
@@ -1022,7 +1027,7 @@ mod tests {
             text,
             FileKind {
                 tech: true,
-                aspirational: false,
+                names_code: true,
             },
         )
         .into_iter()

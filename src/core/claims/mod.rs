@@ -407,16 +407,12 @@ fn states_the_present(doc: MemoryDoc<'_>) -> bool {
 }
 
 fn file_kind(doc: MemoryDoc<'_>) -> FileKind {
-    let name = doc
-        .path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
     FileKind {
         tech: doc.role == Role::Tech,
-        aspirational: matches!(doc.role, Role::Brief | Role::Product)
-            || name.contains("product")
-            || name.contains("brief"),
+        names_code: matches!(
+            doc.role,
+            Role::Patterns | Role::Tech | Role::Active | Role::Progress | Role::Instructions
+        ),
     }
 }
 
