@@ -297,3 +297,58 @@ fn paths_ignored_by_gitignore_are_not_claims_about_the_code() {
     let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
     assert_eq!(claim_findings(&json, &repo.dir), vec![]);
 }
+
+#[test]
+fn review_signals_a_change_that_introduces_a_claim_the_code_contradicts() {
+    let (repo, renamed, _) = project_with_history();
+    // The committed memory is right; the agent's change adds one line naming the old
+    // file and one naming what exists.
+    // `src/ghost.rs` is missing, but the baseline already said so: not the change's.
+    let base = "# System Patterns\n\nRefunds are handled in `src/api/refunds.rs`, retries in `src/ghost.rs`.\n";
+    repo.write("memory-bank/systemPatterns.md", base);
+    repo.commit_all("memory up to date");
+    let text = format!(
+        "{base}The refund webhook is in `src/api/refunds_v1.rs` too.\nAnd `src/main.rs` starts it.\n"
+    );
+    repo.write("memory-bank/systemPatterns.md", &text);
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["review", "--json", s(&repo.dir)]).json();
+    let files = json["projects"][0]["files"].as_array().unwrap();
+    let patterns = files
+        .iter()
+        .find(|f| f["display"] == "memory-bank/systemPatterns.md")
+        .expect("the changed file");
+    let claims: Vec<(String, u64, String)> = patterns["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["code"].as_str().unwrap().starts_with("claim"))
+        .map(|s| {
+            (
+                s["code"].as_str().unwrap().to_string(),
+                s["new_line"].as_u64().unwrap(),
+                s["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Only the added claim: what the baseline already claimed is `check`'s to report.
+    let added_line = 4;
+    assert_eq!(
+        claims,
+        vec![(
+            "claim-missing-path".to_string(),
+            added_line,
+            format!(
+                "`src/api/refunds_v1.rs` was renamed to `src/api/refunds.rs` in {renamed}: update the memory"
+            ),
+        )],
+        "{patterns:#}"
+    );
+    let signal = patterns["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["code"] == "claim-missing-path")
+        .unwrap();
+    assert_eq!(signal["severity"], "warning");
+}

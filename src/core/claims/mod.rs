@@ -290,9 +290,6 @@ impl ClaimChecker {
         if !states_the_present(doc) {
             return Vec::new();
         }
-        let Some(index) = self.index(repo) else {
-            return Vec::new();
-        };
         let kind = file_kind(doc);
         let before: HashSet<(ClaimKind, String)> = baseline
             .map(|text| {
@@ -302,11 +299,6 @@ impl ClaimChecker {
                     .collect()
             })
             .unwrap_or_default();
-        let project = repo.base().to_path_buf();
-        let memory = MemorySide::of(repo, &project, &[], &[doc]);
-        if !memory.has_code(&index) {
-            return Vec::new();
-        }
         let mut made: Vec<Made<'_>> = Vec::new();
         let mut seen: HashSet<(ClaimKind, String)> = HashSet::new();
         for claim in extract::claims(current, kind) {
@@ -319,6 +311,18 @@ impl ClaimChecker {
                 lines: vec![claim.line],
                 claim,
             });
+        }
+        // A change that claims nothing new costs no look at the repository.
+        if made.is_empty() {
+            return Vec::new();
+        }
+        let Some(index) = self.index(repo) else {
+            return Vec::new();
+        };
+        let project = repo.base().to_path_buf();
+        let memory = MemorySide::of(repo, &project, &[], &[doc]);
+        if !memory.has_code(&index) {
+            return Vec::new();
         }
         verify(&index, &memory, &made)
     }
