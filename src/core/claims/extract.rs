@@ -1110,4 +1110,29 @@ mod tests {
         let found = texts("# Patterns\n\nUses `config`, `TypeScript`, `Refund` and `useEffect`.\n");
         assert_eq!(found, vec![]);
     }
+
+    #[test]
+    fn hostile_markdown_never_panics_and_claims_stay_on_their_lines() {
+        let hostile = [
+            "`",
+            "``` unclosed\n`src/a.rs`",
+            "é`src/é.rs`é [x](é/ü.rs) `@/x` `..` `/` `./` `:1` `#L3`",
+            "`npm run` `make` `cargo ` `uv run` `just -x`",
+            "# \u{202e}`src/rtl.rs`\n\u{200b}`A_B_C_D`",
+            "[a](<src/b c.rs>) [b]( ) [c](#x) [d](mailto:x@y.z)",
+        ];
+        for text in hostile {
+            for claim in claims(
+                text,
+                FileKind {
+                    tech: true,
+                    names_code: true,
+                },
+            ) {
+                assert!(claim.line >= 1 && claim.line <= text.lines().count().max(1));
+            }
+        }
+        let long = format!("`src/{}.rs` {}", "a".repeat(10_000), "x/".repeat(50_000));
+        assert!(claims(&long, FileKind::default()).is_empty());
+    }
 }

@@ -21,6 +21,7 @@ pub mod tree;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::core::findings::{Finding, Severity};
 use crate::core::git::GitRepo;
@@ -188,10 +189,15 @@ pub struct MemoryDoc<'a> {
     pub role: Role,
 }
 
-/// Checks projects' claims, building each repository's index once.
+/// How long a repository's index is reused: long enough for one `check` of many
+/// projects in one repository to list it once, short enough that a long-lived analyzer
+/// (the TUI's) sees files added, renamed or removed since.
+const INDEX_REUSE: Duration = Duration::from_secs(5);
+
+/// Checks projects' claims, building each repository's index once per [`INDEX_REUSE`].
 #[derive(Debug, Default)]
 pub struct ClaimChecker {
-    indexes: HashMap<PathBuf, Option<Arc<CodeIndex>>>,
+    indexes: HashMap<PathBuf, (Instant, Option<Arc<CodeIndex>>)>,
 }
 
 /// A claim of one memory file with every line it is made on.
@@ -209,9 +215,13 @@ impl ClaimChecker {
     /// The index of `repo`'s repository (`None` when git cannot list it: that failure is
     /// git's own finding).
     pub fn index(&mut self, repo: &GitRepo) -> Option<Arc<CodeIndex>> {
+        let now = Instant::now();
+        self.indexes
+            .retain(|_, (built, _)| now.duration_since(*built) < INDEX_REUSE);
         self.indexes
             .entry(repo.root().to_path_buf())
-            .or_insert_with(|| CodeIndex::build(repo).ok().map(Arc::new))
+            .or_insert_with(|| (now, CodeIndex::build(repo).ok().map(Arc::new)))
+            .1
             .clone()
     }
 
