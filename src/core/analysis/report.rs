@@ -477,7 +477,12 @@ impl<'a> Analyzer<'a> {
         if depth.validate
             && let Some(git) = git
         {
-            findings.extend(claim_findings(&mut self.claims, project, &git.repo, &reports));
+            findings.extend(claim_findings(
+                &mut self.claims,
+                project,
+                &git.repo,
+                &reports,
+            ));
         }
         // Whatever the depth: staleness said "unknown" because of it, and a check that
         // could not run is never a silent pass.

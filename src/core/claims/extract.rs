@@ -1002,7 +1002,9 @@ fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
     let humps = last
         .as_bytes()
         .windows(2)
-        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .filter(|w| {
+            (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase()
+        })
         .count();
     let camel = last.starts_with(|c: char| c.is_ascii_lowercase()) && humps >= 1;
     let pascal = last.starts_with(|c: char| c.is_ascii_uppercase()) && humps >= 1 && has_lower;
