@@ -875,7 +875,7 @@ fn path_candidate(token: &str, in_code: bool) -> Option<String> {
     let name = token.trim_end_matches('/').rsplit('/').next()?;
     let is_dir = token.ends_with('/');
     let has_folder = token.trim_end_matches('/').contains('/');
-    let extension = name.rsplit_once('.').map(|(stem, ext)| (stem, ext));
+    let extension = name.rsplit_once('.');
     let known_file = match extension {
         Some((stem, ext)) => {
             !stem.is_empty()
