@@ -57,7 +57,7 @@ for n, i in enumerate(range(0, count, step)):
     symbol = f"Widget{i}Service" if n % 10 else f"Gadget{i}Service"
     lines.append(f"- `{path}` holds `{symbol}` and `handle_widget_{i}_event()`.")
     symbols += [symbol, f"handle_widget_{i}_event"]
-lines.append("- The old entry point is `src/legacy/main.rs`; build with `npm run build`, ship with `make deploy`.")
+lines.append("- The entry point is `src/legacy/main.rs`; build with `npm run build`, ship with `make deploy`.")
 for name in ["projectbrief.md", "activeContext.md", "progress.md", "productContext.md", "techContext.md"]:
     with open(os.path.join(bank, name), "w") as f:
         f.write(f"# {name}\n\nFilled in.\n")
