@@ -80,6 +80,14 @@ pub enum InitFormat {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    /// SARIF 2.1.0, paths relative to the working folder
+    Sarif,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListSort {
     /// Most recently written first
     Activity,
@@ -102,8 +110,13 @@ pub enum Command {
     Check {
         /// A project folder (or a folder of projects); default: the whole root
         path: Option<PathBuf>,
-        #[arg(long)]
+        /// Machine-readable output (the same as `--format json`)
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// Output format: text, json (schema mbank.check/1) or sarif (SARIF 2.1.0, for
+        /// code scanning)
+        #[arg(long, value_enum)]
+        format: Option<CheckFormat>,
         /// Exit 1 when a finding is at or above this severity
         #[arg(long, value_enum, default_value_t = SeverityArg::Error)]
         fail_on: SeverityArg,

@@ -8,6 +8,7 @@
 mod args;
 mod commands;
 mod json;
+mod sarif;
 mod style;
 
 use std::path::{Path, PathBuf};
@@ -268,9 +269,16 @@ fn execute(cli: Cli) -> Result<u8> {
         Some(Command::Check {
             path,
             json,
+            format,
             fail_on,
             verbose,
-        }) => commands::check::run(&context, path.as_deref(), json, fail_on, verbose),
+        }) => {
+            let format = match (json, format) {
+                (true, _) => args::CheckFormat::Json,
+                (false, format) => format.unwrap_or(args::CheckFormat::Text),
+            };
+            commands::check::run(&context, path.as_deref(), format, fail_on, verbose)
+        }
         Some(Command::Tokens { path, json }) => commands::tokens::run(&context, &path, json),
         Some(Command::Timeline { path, json }) => {
             commands::timeline::run(&context, path.as_deref(), json)

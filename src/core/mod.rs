@@ -3,6 +3,7 @@
 pub mod analysis;
 pub mod backup;
 pub mod cache_file;
+pub mod claims;
 pub mod config;
 pub mod confine;
 pub mod conflict_markers;

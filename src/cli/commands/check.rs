@@ -2,15 +2,16 @@
 //! CI: exit 1 when a finding is at or above `--fail-on`. A check that cannot run is an
 //! error finding, never a pass: a repository git refuses (`git-refused`, e.g. "detected
 //! dubious ownership") or fails on (`git-failed`) loses its git checks, and says so.
-//! Git runs only for projects inside a repository, once per repository.
+//! Git runs only for projects inside a repository, once per repository. `--format sarif`
+//! writes SARIF 2.1.0 for code scanning ([`crate::cli::sarif`]).
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use crate::cli::args::SeverityArg;
+use crate::cli::args::{CheckFormat, SeverityArg};
 use crate::cli::style::{line, pad, println};
-use crate::cli::{Context, EXIT_FINDINGS, json};
+use crate::cli::{Context, EXIT_FINDINGS, json, sarif};
 use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::{Finding, Severity};
 use crate::core::text::counted;
@@ -61,7 +62,7 @@ fn short(path: &Path, project: &Path) -> String {
 pub fn run(
     context: &Context,
     path: Option<&Path>,
-    as_json: bool,
+    format: CheckFormat,
     fail_on: SeverityArg,
     verbose: bool,
 ) -> Result<u8> {
@@ -91,7 +92,11 @@ pub fn run(
         .iter()
         .flat_map(|p| &p.findings)
         .any(|f| f.severity >= fail_on);
-    if as_json {
+    if format == CheckFormat::Sarif {
+        // Relative to where the check runs: in CI, the repository's top.
+        let base = std::env::current_dir().unwrap_or_else(|_| context.root.clone());
+        json::print(&sarif::log(results.iter().flat_map(|p| &p.findings), &base))?;
+    } else if format == CheckFormat::Json {
         json::print(&CheckOutput {
             schema: "mbank.check/1",
             encoding: context.encoding,

@@ -48,7 +48,8 @@
 //!
 //! Signal codes: `decision-removed`, `decision-rewritten`, `stable-layer-changed`,
 //! `budget-crossed`, `secret-added`, `hidden-unicode`, `placeholder-added`,
-//! `import-outside-project`, `import-sensitive`; and errors for a changed file that could
+//! `import-outside-project`, `import-sensitive`, `claim-missing-path|script|symbol|dependency`
+//! (an added line names what the work tree contradicts); and errors for a changed file that could
 //! not be reviewed: `unreadable` (binary, invalid UTF-8, too large, permission denied),
 //! `snapshot-lost`, `snapshot-unreadable`, `git-failed`. Project error codes:
 //! `git-refused`, `git-failed`, `snapshot-corrupt`, `snapshot-lost` (the snapshot folder

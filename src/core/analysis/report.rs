@@ -490,6 +490,8 @@ pub struct Analyzer<'a> {
     /// Git evidence found by [`Analyzer::prefetch_git_evidence`] for projects about to
     /// be analysed, taken by their analysis.
     prefetched: HashMap<PathBuf, Evidence>,
+    /// Each repository's code, listed once for the claims of all its projects.
+    claims: crate::core::claims::ClaimChecker,
 }
 
 impl<'a> Analyzer<'a> {
@@ -503,6 +505,7 @@ impl<'a> Analyzer<'a> {
             own_facts: Listings::in_memory(),
             repo_stamps: RepoStamps::new(),
             prefetched: HashMap::new(),
+            claims: crate::core::claims::ClaimChecker::new(),
         }
     }
 
@@ -631,6 +634,16 @@ impl<'a> Analyzer<'a> {
                 (git, &evidence),
                 &mut findings,
                 &mut decisions,
+            ));
+        }
+        if depth.validate
+            && let Some(git) = git
+        {
+            findings.extend(claim_findings(
+                &mut self.claims,
+                project,
+                &git.repo,
+                &reports,
             ));
         }
         // Whatever the depth: staleness said "unknown" because of it, and a check that
@@ -1049,6 +1062,26 @@ impl Analyzer<'_> {
             None => stats?.dates.newest_by(self.today),
         }
     }
+}
+
+/// What the memory of `project` claims about its code that the code contradicts.
+fn claim_findings(
+    checker: &mut crate::core::claims::ClaimChecker,
+    project: &Project,
+    repo: &GitRepo,
+    reports: &[BankReport],
+) -> Vec<Finding> {
+    let roots: Vec<&Path> = reports.iter().map(|b| b.root.as_path()).collect();
+    let docs: Vec<crate::core::claims::MemoryDoc<'_>> = reports
+        .iter()
+        .flat_map(|b| &b.files)
+        .filter(|f| f.class == FileClass::Memory && !f.file.is_virtual())
+        .map(|f| crate::core::claims::MemoryDoc {
+            path: &f.file.path,
+            role: f.file.role,
+        })
+        .collect();
+    checker.check_project(&project.path, Some(repo), &roots, &docs)
 }
 
 /// Per-file budget verdicts of one status: one finding for a single file, else one

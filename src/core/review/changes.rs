@@ -271,7 +271,7 @@ impl ReviewSession {
             .home
             .clone()
             .or_else(crate::core::paths::home_dir);
-        let mut found = signals::content_signals(&signals::ChangeContext {
+        let context = signals::ChangeContext {
             project: &self.project.path,
             path: &path,
             display: &display,
@@ -281,7 +281,11 @@ impl ReviewSession {
             current: current.as_deref(),
             diff: &full,
             home: home.as_deref(),
-        });
+        };
+        let mut found = signals::content_signals(&context);
+        if let Store::Git(git) = &self.store {
+            found.extend(signals::claim_signals(&context, &git.repo));
+        }
         found.sort_by(|a, b| {
             b.severity
                 .cmp(&a.severity)

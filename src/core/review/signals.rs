@@ -11,6 +11,7 @@
 //! | `placeholder-added` | warning | an added line is an unfilled template placeholder |
 //! | `import-outside-project` | warning | an added `@import` resolves outside the project |
 //! | `import-sensitive` | error | an added `@import` names a sensitive file (`.env`, `.ssh/` …) |
+//! | `claim-missing-path`, `-script`, `-symbol`, `-dependency` | warning | an added line names a path, script, symbol or dependency the work tree contradicts (see `core::claims`) |
 //!
 //! Every signal carries the line it comes from: `new_line` in the current text for what
 //! was added, `old_line` in the baseline for what was removed.
@@ -165,6 +166,30 @@ pub fn content_signals(change: &ChangeContext<'_>) -> Vec<Signal> {
         }
     }
     out
+}
+
+/// Claims the change adds that the code of `repo`'s work tree contradicts: a path that is
+/// not there (or was renamed, said to what), a script no manifest defines, a symbol
+/// found nowhere. Claims the baseline already made are `check`'s, not the change's.
+pub fn claim_signals(change: &ChangeContext<'_>, repo: &crate::core::git::GitRepo) -> Vec<Signal> {
+    let Some(current) = change.current else {
+        return Vec::new();
+    };
+    let doc = crate::core::claims::MemoryDoc {
+        path: change.path,
+        role: change.role,
+    };
+    crate::core::claims::ClaimChecker::new()
+        .check_change(repo, doc, change.baseline, current)
+        .into_iter()
+        .map(|finding| {
+            let signal = Signal::new(finding.severity, finding.code, finding.message);
+            match finding.line {
+                Some(line) => signal.at_new(line),
+                None => signal,
+            }
+        })
+        .collect()
 }
 
 fn private_lines(text: &str) -> HashSet<usize> {

@@ -1,0 +1,354 @@
+//! Claims in memory checked against the code: a repository built here with renamed,
+//! removed and existing paths, scripts, symbols, variables and dependencies gives exactly
+//! the expected findings (none for what exists), with the rename said; a central root of
+//! banks gets one info instead; SARIF carries them.
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::git::GitRepo;
+use crate::common::{self, Sandbox};
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// `(code, file relative to the project, line, message)` of each claim finding.
+fn claim_findings(json: &Value, project: &Path) -> Vec<(String, String, u64, String)> {
+    json["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["findings"].as_array().unwrap())
+        .filter(|f| f["code"].as_str().unwrap().starts_with("claim"))
+        .map(|f| {
+            let file = Path::new(f["file"].as_str().unwrap());
+            (
+                f["code"].as_str().unwrap().to_string(),
+                file.strip_prefix(project)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|_| file.display().to_string()),
+                f["line"].as_u64().unwrap_or(0),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const PATTERNS: &str = "# System Patterns
+
+Refunds are handled in `src/api/refunds_v1.rs`; the entry point is `src/main.rs`.
+Helpers live in `src/legacy.rs`. Routes sit under `src/api/` and src/api/mod.rs.
+The [ghost module](src/ghost.rs) holds retries.
+`RefundService` calls `process_refund()`, then `calculateTax()`.
+It reads `STRIPE_API_KEY` and `PAYPAL_SECRET` at start.
+Build with `npm run build`, lint with `npm run lint`.
+Ship with `make deploy` or `make release`.
+
+```sh
+cat src/in_a_code_block.rs
+npm run in-a-block
+```
+";
+
+const TECH: &str = "# Tech Context
+
+## Dependencies
+
+- `zod` for validation
+- `lodash` for collections
+";
+
+const ACTIVE: &str = "# Active Context
+
+## Next steps
+
+- Create `src/future.rs` for webhooks.
+
+We will move `src/api/refunds.rs` into `src/refunds/` later.
+";
+
+const DECISIONS: &str = "# Decision Log
+
+## 2025-01-10 - Drop the legacy helpers
+
+`src/legacy.rs` is gone; `oldHelper` with it.
+";
+
+fn project_with_history() -> (GitRepo, String, String) {
+    let repo = GitRepo::folder("shop");
+    repo.init();
+    repo.write(
+        "src/main.rs",
+        "struct RefundService;\nfn process_refund() {}\nfn main() { std::env::var(\"STRIPE_API_KEY\").ok(); }\n",
+    );
+    repo.write("src/api/mod.rs", "pub mod refunds_v1;\n");
+    repo.write("src/api/refunds_v1.rs", "pub fn refund() {}\n");
+    repo.write("src/legacy.rs", "pub fn old_helper() {}\n");
+    repo.write(
+        "package.json",
+        "{\"name\": \"shop\", \"scripts\": {\"build\": \"tsc\", \"test\": \"vitest\"}, \"dependencies\": {\"zod\": \"^3\"}}\n",
+    );
+    repo.write("Makefile", ".PHONY: deploy\ndeploy:\n\t./deploy.sh\n");
+    repo.write("memory-bank/projectbrief.md", "# Brief\n\nA shop.\n");
+    repo.write("memory-bank/systemPatterns.md", PATTERNS);
+    repo.write("memory-bank/techContext.md", TECH);
+    repo.write("memory-bank/activeContext.md", ACTIVE);
+    repo.write("memory-bank/decisionLog.md", DECISIONS);
+    repo.commit_all("first");
+    repo.git(&["mv", "src/api/refunds_v1.rs", "src/api/refunds.rs"]);
+    repo.write("src/api/mod.rs", "pub mod refunds;\n");
+    repo.commit_all("rename refunds");
+    let renamed = repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
+    repo.git(&["rm", "-q", "src/legacy.rs"]);
+    repo.commit_all("drop legacy");
+    let removed = repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
+    (repo, renamed, removed)
+}
+
+#[test]
+fn a_repository_with_renamed_removed_and_existing_code_gives_exactly_the_expected_findings() {
+    let (repo, renamed, removed) = project_with_history();
+    let sandbox = Sandbox::new();
+    let run = sandbox.run(&["check", "--json", s(&repo.dir)]);
+    let json = run.json();
+    let found = claim_findings(&json, &repo.dir);
+    let patterns = "memory-bank/systemPatterns.md".to_string();
+    let expected: Vec<(String, String, u64, String)> = vec![
+        (
+            "claim-missing-path".into(),
+            patterns.clone(),
+            3,
+            format!("`src/api/refunds_v1.rs` was renamed to `src/api/refunds.rs` in {renamed}: update the memory"),
+        ),
+        (
+            "claim-missing-path".into(),
+            patterns.clone(),
+            4,
+            format!("`src/legacy.rs` was removed in {removed} and is not in the work tree"),
+        ),
+        (
+            "claim-missing-path".into(),
+            patterns.clone(),
+            5,
+            "`src/ghost.rs` is not in the work tree (git tracks no file or folder by that path, and history does not say where it went)".into(),
+        ),
+        (
+            "claim-missing-symbol".into(),
+            patterns.clone(),
+            6,
+            "`calculateTax` occurs in no tracked file outside the memory (5 files searched): renamed or removed?".into(),
+        ),
+        (
+            "claim-missing-symbol".into(),
+            patterns.clone(),
+            7,
+            "environment variable `PAYPAL_SECRET` occurs in no tracked file outside the memory (not read by the code, nor in an example env file)".into(),
+        ),
+        (
+            "claim-missing-script".into(),
+            patterns.clone(),
+            8,
+            "`npm run lint`: no package.json defines a script `lint` (defined: build, test)".into(),
+        ),
+        (
+            "claim-missing-script".into(),
+            patterns.clone(),
+            9,
+            "`make release`: no Makefile has a target `release` (defined: deploy)".into(),
+        ),
+        (
+            "claim-missing-dependency".into(),
+            "memory-bank/techContext.md".into(),
+            6,
+            "dependency `lodash` is declared in no manifest or lock file (package.json)".into(),
+        ),
+    ];
+    assert_eq!(found, expected, "{json:#}");
+    // Warnings at most, so a default check does not fail on them.
+    for finding in json["projects"][0]["findings"].as_array().unwrap() {
+        if finding["code"].as_str().unwrap().starts_with("claim") {
+            assert_eq!(finding["severity"], "warning");
+        }
+    }
+    // The text output says the same, with file and line.
+    let text = sandbox.run(&["check", s(&repo.dir)]);
+    assert!(
+        text.stdout.contains(&format!(
+            "memory-bank/systemPatterns.md:3: `src/api/refunds_v1.rs` was renamed to `src/api/refunds.rs` in {renamed}"
+        )),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("[claim-missing-path]"),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn claim_findings_go_into_sarif_with_rule_help_file_and_line() {
+    let (repo, renamed, _) = project_with_history();
+    let sandbox = Sandbox::new();
+    let mut command = sandbox.mbank();
+    command
+        .args(["check", "--format", "sarif", "."])
+        .current_dir(&repo.dir);
+    let run = common::run_command(command);
+    let log = run.json();
+    crate::check_sarif::assert_valid_sarif(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let rename = results
+        .iter()
+        .find(|r| {
+            r["message"]["text"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("renamed to `src/api/refunds.rs` in {renamed}"))
+        })
+        .expect("the rename result");
+    assert_eq!(rename["ruleId"], "claim-missing-path");
+    assert_eq!(rename["level"], "warning");
+    let location = &rename["locations"][0]["physicalLocation"];
+    assert_eq!(
+        location["artifactLocation"]["uri"],
+        "memory-bank/systemPatterns.md"
+    );
+    assert_eq!(location["region"]["startLine"], 3);
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let rule = rules
+        .iter()
+        .find(|r| r["id"] == "claim-missing-script")
+        .expect("the script rule");
+    assert!(
+        rule["help"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("package.json")
+    );
+}
+
+#[test]
+fn a_central_root_of_banks_gets_one_info_and_no_claim_findings() {
+    let repo = GitRepo::folder("banks");
+    repo.init();
+    repo.write("shop/memory-bank/projectbrief.md", "# Brief\n\nA shop.\n");
+    repo.write(
+        "shop/memory-bank/systemPatterns.md",
+        "# Patterns\n\nRefunds live in `src/api/refunds.rs`; run `npm run build`.\n",
+    );
+    repo.write("README.md", "# Our banks\n");
+    repo.commit_all("banks");
+    let sandbox = Sandbox::new();
+    let project = repo.dir.join("shop");
+    let json = sandbox.run(&["check", "--json", s(&project)]).json();
+    let findings = json["projects"][0]["findings"].as_array().unwrap();
+    let claims: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["code"].as_str().unwrap().starts_with("claim"))
+        .collect();
+    assert_eq!(claims.len(), 1, "{findings:#?}");
+    assert_eq!(claims[0]["code"], "claims-not-checked");
+    assert_eq!(claims[0]["severity"], "info");
+    assert!(
+        claims[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no code beside this bank"),
+        "{}",
+        claims[0]["message"]
+    );
+}
+
+#[test]
+fn memory_outside_any_repository_is_not_checked_for_claims() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("shop");
+    common::write(
+        &project.join("memory-bank/systemPatterns.md"),
+        "# Patterns\n\nRefunds live in `src/api/refunds.rs`.\n",
+    );
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["check", "--json", s(&project)]).json();
+    let findings = json["projects"][0]["findings"].as_array().unwrap();
+    assert!(
+        !findings
+            .iter()
+            .any(|f| f["code"].as_str().unwrap().starts_with("claim")),
+        "{findings:#?}"
+    );
+}
+
+#[test]
+fn paths_ignored_by_gitignore_are_not_claims_about_the_code() {
+    let repo = GitRepo::folder("app");
+    repo.init();
+    repo.write("src/main.rs", "fn main() {}\n");
+    repo.write(".gitignore", "generated/\n");
+    repo.write(
+        "memory-bank/systemPatterns.md",
+        "# Patterns\n\nBuild output goes to `generated/schema.rs`; code in `src/main.rs`.\n",
+    );
+    repo.commit_all("app");
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    assert_eq!(claim_findings(&json, &repo.dir), vec![]);
+}
+
+#[test]
+fn review_signals_a_change_that_introduces_a_claim_the_code_contradicts() {
+    let (repo, renamed, _) = project_with_history();
+    // The committed memory is right; the agent's change adds one line naming the old
+    // file and one naming what exists.
+    // `src/ghost.rs` is missing, but the baseline already said so: not the change's.
+    let base = "# System Patterns\n\nRefunds are handled in `src/api/refunds.rs`, retries in `src/ghost.rs`.\n";
+    repo.write("memory-bank/systemPatterns.md", base);
+    repo.commit_all("memory up to date");
+    let text = format!(
+        "{base}The refund webhook is in `src/api/refunds_v1.rs` too.\nAnd `src/main.rs` starts it.\n"
+    );
+    repo.write("memory-bank/systemPatterns.md", &text);
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["review", "--json", s(&repo.dir)]).json();
+    let files = json["projects"][0]["files"].as_array().unwrap();
+    let patterns = files
+        .iter()
+        .find(|f| f["display"] == "memory-bank/systemPatterns.md")
+        .expect("the changed file");
+    let claims: Vec<(String, u64, String)> = patterns["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["code"].as_str().unwrap().starts_with("claim"))
+        .map(|s| {
+            (
+                s["code"].as_str().unwrap().to_string(),
+                s["new_line"].as_u64().unwrap(),
+                s["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Only the added claim: what the baseline already claimed is `check`'s to report.
+    let added_line = 4;
+    assert_eq!(
+        claims,
+        vec![(
+            "claim-missing-path".to_string(),
+            added_line,
+            format!(
+                "`src/api/refunds_v1.rs` was renamed to `src/api/refunds.rs` in {renamed}: update the memory"
+            ),
+        )],
+        "{patterns:#}"
+    );
+    let signal = patterns["signals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["code"] == "claim-missing-path")
+        .unwrap();
+    assert_eq!(signal["severity"], "warning");
+}
