@@ -15,9 +15,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mbank::core::agent::bank::{MarkdownBank, WriteMode};
+use mbank::core::agent::proposals::{MAX_PENDING, ProposalStore};
 use mbank::core::guard::GuardPolicy;
 use mbank::core::history::{self, History, Retention};
-use mbank::core::proposals::{MAX_PENDING, ProposalStore};
 
 fn ten_kb() -> String {
     let mut text = String::from("# Active Context\n\n## Current Focus\n");

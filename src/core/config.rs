@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::error::{CoreError, Result};
 use super::findings::{Finding, Severity};
@@ -422,7 +422,7 @@ pub struct ServeConfig {
     pub allowed_origins: Vec<String>,
     /// How agent writes land: `"direct"` (the default) or `"stage"`, as proposals a
     /// person accepts or rejects (`mbank proposals`).
-    pub writes: super::proposals::Writes,
+    pub writes: Writes,
     /// Per project, by its name under the root: `[serve.projects.NAME] writes = "stage"`.
     pub projects: BTreeMap<String, ProjectServeConfig>,
     /// Connections served at once; more are closed at once.
@@ -448,7 +448,7 @@ impl Default for ServeConfig {
             chat: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
-            writes: super::proposals::Writes::Direct,
+            writes: Writes::Direct,
             projects: BTreeMap::new(),
             max_connections: 512,
             header_timeout_secs: 10,
@@ -462,7 +462,7 @@ impl Default for ServeConfig {
 #[serde(deny_unknown_fields)]
 pub struct ProjectServeConfig {
     /// `"direct"` or `"stage"`, over `[serve] writes` for this project.
-    pub writes: Option<super::proposals::Writes>,
+    pub writes: Option<Writes>,
 }
 
 /// `[serve.chat]`: an OpenAI-compatible chat completions endpoint.
@@ -480,6 +480,17 @@ pub struct ChatConfig {
     /// Most memory sent with a chat, in tokens (estimated at 4 bytes a token; default
     /// 8,000): whole files in read order, the rest named as left out.
     pub context_tokens: Option<usize>,
+}
+
+/// How agent writes land: `writes = "direct" | "stage"` in config.toml.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Writes {
+    /// Straight into the file (through the guard).
+    #[default]
+    Direct,
+    /// As a proposal a person accepts or rejects.
+    Stage,
 }
 
 #[cfg(test)]
@@ -638,7 +649,7 @@ api_key_env = "OPENAI_API_KEY"
     #[test]
     fn staging_and_history_retention_parse_per_root_and_per_project() {
         let config = parse("", Path::new("c.toml")).unwrap();
-        assert_eq!(config.serve.writes, crate::core::proposals::Writes::Direct);
+        assert_eq!(config.serve.writes, Writes::Direct);
         assert_eq!(config.history.keep_versions, 50);
         assert_eq!(config.history.keep_days, 30);
         let text = r#"
@@ -652,10 +663,10 @@ keep_versions = 80
 keep_days = 7
 "#;
         let config = parse(text, Path::new("c.toml")).unwrap();
-        assert_eq!(config.serve.writes, crate::core::proposals::Writes::Stage);
+        assert_eq!(config.serve.writes, Writes::Stage);
         assert_eq!(
             config.serve.projects["scratch"].writes,
-            Some(crate::core::proposals::Writes::Direct)
+            Some(Writes::Direct)
         );
         assert_eq!(config.history.keep_versions, 80);
         assert_eq!(config.history.keep_days, 7);

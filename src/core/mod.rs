@@ -24,7 +24,6 @@ pub mod memory_folders;
 pub mod merge;
 pub mod model;
 pub mod paths;
-pub mod proposals;
 pub mod review;
 pub mod sanitize;
 pub mod scan;

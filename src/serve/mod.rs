@@ -107,7 +107,7 @@ pub struct Options {
     /// Append refused writes to the refusal log (`core::refusals`).
     pub log_refusals: bool,
     /// Which projects' writes are staged as proposals (`--stage`, `writes = "stage"`).
-    pub staging: crate::core::proposals::Staging,
+    pub staging: crate::core::agent::proposals::Staging,
 }
 
 /// What every session and request of one server shares.

@@ -7,7 +7,7 @@ use super::args::Args;
 use super::reply::ToolResult;
 use super::{Session, Shared};
 use crate::core::agent::bank::WriteReport;
-use crate::core::proposals::{Proposal, ProposalStore, State};
+use crate::core::agent::proposals::{Proposal, ProposalStore, State};
 
 pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
     vec![(

@@ -4,7 +4,7 @@ use color_eyre::eyre::{Result, WrapErr, eyre};
 
 use crate::cli::Context;
 use crate::cli::args::ServeArgs;
-use crate::core::proposals::{ProposalStore, Staging, Writes};
+use crate::core::agent::proposals::{ProposalStore, Staging, Writes};
 use crate::serve::{self, Options, Shared, Surfaces};
 
 /// Which projects' writes are staged: `--stage` stages every one; else `[serve] writes`

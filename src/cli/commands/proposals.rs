@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::cli::Context;
 use crate::cli::style::{Span, Table, line, println};
-use crate::core::proposals::{Hunk, Proposal, ProposalStore, State};
+use crate::core::agent::proposals::{Hunk, Proposal, ProposalStore, State};
 
 /// Lines of each side of a hunk shown in the text listing.
 const SHOWN_LINES: usize = 3;

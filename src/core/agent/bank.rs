@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
+use crate::core::agent::proposals::{Change, EntryEdit, NewProposal, ProposalError, ProposalStore};
 use crate::core::analysis::decisions;
 use crate::core::dir_handle::Dir;
 use crate::core::error::CoreError;
@@ -23,7 +24,6 @@ use crate::core::history;
 use crate::core::init::{self, InitFormat, InitReport};
 use crate::core::lock;
 use crate::core::model::{Bank, BankLocation, Format, Project, Role};
-use crate::core::proposals::{Change, EntryEdit, NewProposal, ProposalError, ProposalStore};
 use crate::core::scan::discovery;
 use crate::core::write::{self, Expected, HandleRead};
 

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::core::agent::bank::WriteReport;
+use crate::core::agent::proposals::{Change, MemoryEdit, NewProposal, ProposalStore};
 use crate::core::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError, StoreTooLarge,
 };
 use crate::core::guard::{self, GuardPolicy, Refusal, TextPart};
 use crate::core::lock;
-use crate::core::proposals::{Change, MemoryEdit, NewProposal, ProposalStore};
 use crate::core::write::{self, Expected};
 
 /// The errors of the Infinity store spec (plus the guard's refusals), by their `error` code.

@@ -12,6 +12,7 @@ pub mod batch;
 pub mod entries;
 pub mod infinity;
 pub mod projects;
+pub mod proposals;
 
 use std::path::PathBuf;
 

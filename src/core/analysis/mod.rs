@@ -7,6 +7,7 @@ pub mod decisions;
 pub mod git_evidence;
 pub mod imports;
 pub mod membership;
+pub mod placeholders;
 pub mod report;
 pub mod rule_files;
 pub mod staleness;

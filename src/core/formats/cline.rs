@@ -62,6 +62,20 @@ impl FormatRules for Cline {
         placement
     }
 
+    /// A folder with no markdown file at its top is another tool's data that shares the
+    /// name (a workflow store, a model cache): Cline reads none of it, sub-folders
+    /// included.
+    fn settle_loads(&self, bank_root: &Path, files: &mut [MemoryFile]) {
+        let has_top_markdown = files
+            .iter()
+            .any(|f| f.path.parent() == Some(bank_root) && names::is_markdown(&f.file_name()));
+        if !has_top_markdown {
+            for file in files {
+                file.load = LoadKind::Never;
+            }
+        }
+    }
+
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
         file_budgets(file, GUIDELINES)
     }
@@ -205,5 +219,34 @@ mod tests {
         let p = crate::core::formats::memory_bank_mcp::MemoryBankMcp
             .place(&PathBuf::from("archive/progress-2024.md"));
         assert_eq!((p.role, p.load), (Role::Other, LoadKind::Never));
+    }
+
+    #[test]
+    fn a_folder_with_no_markdown_at_its_top_loads_nothing_sub_folders_included() {
+        let root = PathBuf::from("/p/.cursor/memory-bank");
+        let file = |rel: &str| {
+            let placed = Cline.place(&PathBuf::from(rel));
+            MemoryFile {
+                path: root.join(rel),
+                display: format!(".cursor/memory-bank/{rel}"),
+                role: placed.role,
+                layer: placed.layer,
+                order: 0,
+                group: placed.group,
+                load: placed.load,
+                size: 0,
+                modified: None,
+                memory: None,
+                unreadable: None,
+            }
+        };
+        let mut store = vec![file("workflow/tasks.json"), file("models/cache/README.md")];
+        assert_eq!(store[1].load, LoadKind::Startup);
+        Cline.settle_loads(&root, &mut store);
+        assert!(store.iter().all(|f| f.load == LoadKind::Never));
+        // A bank with its files at the top keeps its sub-folders loading.
+        let mut bank = vec![file("activeContext.md"), file("tasks/TASK001.md")];
+        Cline.settle_loads(&root, &mut bank);
+        assert!(bank.iter().all(|f| f.load == LoadKind::Startup));
     }
 }

@@ -154,6 +154,10 @@ pub trait FormatRules: Send + Sync {
         Vec::new()
     }
 
+    /// Settles what loads once the whole bank is listed, for rules a single path cannot
+    /// decide (`bank_root` is the bank's folder).
+    fn settle_loads(&self, _bank_root: &Path, _files: &mut [MemoryFile]) {}
+
     /// Whether the bank's groups are banks of their own (one per git branch), so a
     /// file's staleness is judged against its own group only: an old branch's notes
     /// are not stale because another branch moved on.

@@ -797,6 +797,7 @@ fn list_bank_in(
             file.display = root.join(&file.display).display().to_string();
         }
     }
+    formats::rules(location.format).settle_loads(&location.root, &mut files);
     sort_read_order(location.format, &mut files);
     Bank {
         format: location.format,

@@ -8,7 +8,7 @@ use super::sections::parse_sections;
 use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
-use crate::core::analysis::validate;
+use crate::core::analysis::placeholders::placeholder_lines;
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::limits;
@@ -64,7 +64,7 @@ fn read_log(file: &MemoryFile, problems: &mut Vec<Finding>) -> Option<String> {
 /// Decisions of one file as listed in a bank (display names relative to the project).
 pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
     let mut found = parse_file(&file.path, file.role, text);
-    let mut unfilled = validate::placeholder_lines(text);
+    let mut unfilled = placeholder_lines(text);
     unfilled.sort_unstable();
     found.retain(|d| !is_change_log_entry(d) && !is_unfilled_template(d, text, &unfilled));
     for d in &mut found {

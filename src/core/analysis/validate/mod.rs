@@ -23,7 +23,6 @@ mod conkeeper_tags;
 mod file_text;
 mod infinity_store;
 mod memory_config;
-mod placeholders;
 mod required;
 mod syntax;
 
@@ -40,11 +39,11 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
 use crate::core::paths;
 use crate::core::text;
 
+pub use crate::core::analysis::placeholders::placeholder_lines;
 pub use memory_config::{
     ConfigIssue, MemoryConfig, TOKEN_BUDGET_PRESETS, parse_memory_config,
     parse_memory_config_detailed,
 };
-pub use placeholders::placeholder_lines;
 
 use adrs::check_adrs;
 use file_text::{check_file_text, is_markdown_path, wants_content_checks};

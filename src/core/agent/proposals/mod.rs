@@ -48,16 +48,7 @@ pub const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
 /// Decided proposals kept (the oldest go first).
 pub const KEEP_DECIDED: usize = 200;
 
-/// How agent writes land: `writes = "direct" | "stage"` in config.toml.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Writes {
-    /// Straight into the file (through the guard).
-    #[default]
-    Direct,
-    /// As a proposal a person accepts or rejects.
-    Stage,
-}
+pub use crate::core::config::Writes;
 
 /// Which projects a server stages writes for.
 #[derive(Debug, Clone, Default)]
