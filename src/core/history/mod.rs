@@ -443,6 +443,26 @@ pub fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> 
 mod tests {
     use super::*;
 
+    /// The version numbers `history` lists for `file`, oldest first.
+    fn version_numbers(history: &History, file: &Path) -> Vec<u64> {
+        history
+            .list(file)
+            .unwrap()
+            .iter()
+            .map(|v| v.version)
+            .collect()
+    }
+
+    /// How many texts `history` stores for `file`.
+    fn stored_texts(history: &History, file: &Path) -> usize {
+        let folder = history.file_folder(&key_of(file), false).unwrap().unwrap();
+        fs::read_dir(folder.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
+            .count()
+    }
+
     fn setup() -> (tempfile::TempDir, History, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("bank/notes.md");
@@ -487,12 +507,7 @@ mod tests {
         history.record(&file, "other\n", "c").unwrap();
         history.record(&file, "same\n", "d").unwrap();
         assert_eq!(history.list(&file).unwrap().len(), 3);
-        let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
-        let blobs = fs::read_dir(folder.path())
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
-            .count();
+        let blobs = stored_texts(&history, &file);
         assert_eq!(blobs, 2, "one stored text per distinct content");
     }
 
@@ -520,31 +535,16 @@ mod tests {
         assert_eq!(history.list(&file).unwrap().len(), 10);
         // Today: of the old ones only those among the newest three stay.
         history.record(&file, "today\n", "t").unwrap();
-        let numbers: Vec<u64> = history
-            .list(&file)
-            .unwrap()
-            .iter()
-            .map(|v| v.version)
-            .collect();
+        let numbers = version_numbers(&history, &file);
         assert_eq!(numbers, [9, 10, 11]);
         assert!(history.version(&file, 1).is_err());
         // Young versions are all kept beyond the newest three.
         for i in 0..4 {
             history.record(&file, &format!("young{i}\n"), "t").unwrap();
         }
-        let numbers: Vec<u64> = history
-            .list(&file)
-            .unwrap()
-            .iter()
-            .map(|v| v.version)
-            .collect();
+        let numbers = version_numbers(&history, &file);
         assert_eq!(numbers, [11, 12, 13, 14, 15]);
-        let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
-        let blobs = fs::read_dir(folder.path())
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
-            .count();
+        let blobs = stored_texts(&history, &file);
         assert_eq!(blobs, 5, "dropped versions' texts are removed");
     }
 
@@ -592,12 +592,7 @@ mod tests {
             let text = format!("{i}{}\n", "x".repeat(300 * 1024));
             history.record(&file, &text, "t").unwrap();
         }
-        let numbers: Vec<u64> = history
-            .list(&file)
-            .unwrap()
-            .iter()
-            .map(|v| v.version)
-            .collect();
+        let numbers = version_numbers(&history, &file);
         assert_eq!(numbers, [8, 9, 10]);
         assert_eq!(
             size_of_line(r#"{"version":3,"size":1234,"hash":"x"}"#),
