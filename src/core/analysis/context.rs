@@ -1219,19 +1219,21 @@ mod tests {
             "# Brief\n<private>\nkept anyway\n</private>\n",
         );
         write(&b.join("archive/old.md"), "# Old\n");
+        write(&b.join("tasks/TASK001.md"), "# Task\n");
         let ctx = context_of(dir.path(), Format::Cline, None);
         let shown: Vec<_> = ctx
             .pieces
             .iter()
             .map(|p| (p.display.as_str(), p.tokens))
             .collect();
-        // Cline reads ALL memory bank files: the sub-folder's after the core files.
+        // Cline reads ALL memory bank files: the sub-folder's after the core files, but
+        // not the archive, which the specification keeps out of the session.
         assert_eq!(
             shown,
             vec![
                 ("memory-bank/projectbrief.md", 6),
                 ("memory-bank/progress.md", 4),
-                ("memory-bank/archive/old.md", 2)
+                ("memory-bank/tasks/TASK001.md", 2)
             ]
         );
         assert_eq!(ctx.total_tokens, 12);

@@ -19,6 +19,9 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 /// Editor folders that may hold a `memory-bank/` of this format.
 pub const EDITOR_FOLDERS: [&str; 2] = [".cursor", ".copilot-tracking"];
 
+/// The folder the memory bank specification archives completed progress into.
+pub const ARCHIVE_DIR: &str = "archive";
+
 /// Where the memory-bank family's budgets come from.
 pub const GUIDELINES: &str = "Cline memory bank guidelines";
 /// Per-file token budget of a start-up file.
@@ -49,9 +52,16 @@ impl FormatRules for Cline {
 
     fn place(&self, rel: &Path) -> Placement {
         let mut placement = place_memory_bank(rel, layer);
-        // "Read ALL memory bank files at the start of EVERY task": sub-folders included.
+        // "Read ALL memory bank files at the start of EVERY task": sub-folders included,
+        // but not `archive/`: the memory bank specification moves completed progress
+        // there to keep it out of the session's tokens.
         let in_sub_folder = rel.parent().is_some_and(|p| !p.as_os_str().is_empty());
+        let archived = rel
+            .components()
+            .next()
+            .is_some_and(|c| c.as_os_str().eq_ignore_ascii_case(ARCHIVE_DIR));
         if in_sub_folder
+            && !archived
             && rel
                 .file_name()
                 .is_some_and(|n| names::is_markdown(&n.to_string_lossy()))
@@ -211,6 +221,9 @@ mod tests {
             (Role::Other, None, LoadKind::Startup)
         );
         assert_eq!(p.group.as_deref(), Some("tasks"));
+        // …except what the specification archives to keep it out of the session.
+        let p = Cline.place(&PathBuf::from("archive/progress-2025-q1.md"));
+        assert_eq!(p.load, LoadKind::Never);
         let p = Cline.place(&PathBuf::from("notes.json"));
         assert_eq!(p.load, LoadKind::Never);
         let p = Cline.place(&PathBuf::from("tasks/board.json"));

@@ -867,8 +867,9 @@ mod tests {
                 "memory-bank/archive/old.md",
             ]
         );
-        // Cline's instructions: read ALL memory bank files at the start of every task.
-        assert_eq!(banks[0].files[5].load, LoadKind::Startup);
+        // Cline's instructions read ALL memory bank files at the start of every task, but
+        // the specification archives completed work to keep it out of the session.
+        assert_eq!(banks[0].files[5].load, LoadKind::Never);
     }
 
     #[test]
