@@ -51,6 +51,43 @@ pub struct Finding {
     /// 1,000 tokens"), shown by `check --verbose` and always in JSON.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<String>,
+    /// An edit of the finding's file that resolves it, offered to the user to apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+}
+
+/// Replace `replace` with `with` on one line of the finding's file (each occurrence on
+/// that line, none elsewhere).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// 1-based line.
+    pub line: usize,
+    pub replace: String,
+    pub with: String,
+}
+
+impl Fix {
+    /// `text` with the fix applied, or `None` when its line is not there or no longer
+    /// holds `replace` (the file changed since the finding).
+    pub fn apply(&self, text: &str) -> Option<String> {
+        if self.replace.is_empty() || self.line == 0 {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len() + self.with.len());
+        let mut applied = false;
+        for (index, line) in text.split_inclusive('\n').enumerate() {
+            if index + 1 == self.line {
+                if !line.contains(&self.replace) {
+                    return None;
+                }
+                out.push_str(&line.replace(&self.replace, &self.with));
+                applied = true;
+            } else {
+                out.push_str(line);
+            }
+        }
+        applied.then_some(out)
+    }
 }
 
 impl Finding {
@@ -68,11 +105,49 @@ impl Finding {
             line,
             message: message.into(),
             details: Vec::new(),
+            fix: None,
         }
     }
 
     /// The same finding standing for these single cases.
     pub fn with_details(self, details: Vec<String>) -> Self {
         Finding { details, ..self }
+    }
+
+    /// The same finding offering `fix`.
+    pub fn with_fix(self, fix: Fix) -> Self {
+        Finding {
+            fix: Some(fix),
+            ..self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(line: usize, replace: &str, with: &str) -> Fix {
+        Fix {
+            line,
+            replace: replace.into(),
+            with: with.into(),
+        }
+    }
+
+    #[test]
+    fn a_fix_replaces_only_on_its_own_line() {
+        let text = "a `x.rs`\nb `x.rs` and `x.rs`\r\nc `x.rs`";
+        assert_eq!(
+            fix(2, "x.rs", "y.rs").apply(text).as_deref(),
+            Some("a `x.rs`\nb `y.rs` and `y.rs`\r\nc `x.rs`")
+        );
+    }
+
+    #[test]
+    fn a_fix_whose_line_no_longer_holds_the_text_applies_nothing() {
+        assert_eq!(fix(1, "x.rs", "y.rs").apply("z.rs\nx.rs\n"), None);
+        assert_eq!(fix(3, "x.rs", "y.rs").apply("x.rs\nx.rs\n"), None);
+        assert_eq!(fix(1, "", "y.rs").apply("x.rs\n"), None);
     }
 }
