@@ -40,6 +40,18 @@ impl Findings {
         })
     }
 
+    /// The selected finding's fix, to apply; a note when it has none.
+    fn fix(&self) -> Option<Effect> {
+        let finding = self.items.get(self.cursor.selected)?;
+        Some(match &finding.fix {
+            Some(fix) => Effect::ApplyFix {
+                path: finding.file.clone(),
+                fix: fix.clone(),
+            },
+            None => Effect::Toast("this finding offers no fix to apply".into()),
+        })
+    }
+
     fn row_at(&self, position: Position) -> usize {
         position.y.saturating_sub(self.area.y + 1) as usize
     }
@@ -99,6 +111,12 @@ impl Findings {
                     ),
                     Span::styled(format!("  [{}]", finding.code), theme.muted()),
                 ]);
+                if let Some(fix) = &finding.fix {
+                    line.push_span(Span::styled(
+                        format!("  fix: `{}`", widgets::shown(&fix.with)),
+                        theme.fg(theme.ok),
+                    ));
+                }
                 if index == self.cursor.selected && focused {
                     line = line.patch_style(theme.selected());
                 }
@@ -119,6 +137,7 @@ impl Pane for Findings {
         match input {
             Input::Key(key) => match key.action {
                 Some(Action::Open) => Outcome::maybe(self.jump()),
+                Some(Action::ApplyFix) => Outcome::maybe(self.fix()),
                 Some(Action::Back) => Outcome::effect(Effect::Close(Focus::Findings)),
                 Some(action) if offers(COMMANDS, action) => {
                     self.cursor.navigate(action, len);
