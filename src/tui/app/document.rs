@@ -461,6 +461,9 @@ impl DocumentController {
         if let Some(report) = tree.file_report(&doc.path, doc.memory_id.as_deref()) {
             doc.budget = report.budget.clone();
         }
+        if let Some(report) = &tree.report {
+            doc.set_finding_lines(&report.findings);
+        }
     }
 
     fn request_count(&mut self) {
@@ -815,6 +818,10 @@ impl DocumentController {
             });
             self.preview.name = self.doc().map(shown_name).unwrap_or_default();
             self.preview.problem = self.editor.problem.clone();
+            self.preview.finding_lines = self
+                .doc()
+                .map(|d| d.finding_lines.clone())
+                .unwrap_or_default();
             self.preview.view(frame, part, &cx(Focus::Preview));
         }
     }

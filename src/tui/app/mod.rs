@@ -503,9 +503,7 @@ impl App {
             }
             Effect::Quit => self.request_quit(),
             Effect::ApplyFix { path, fix } => {
-                let effects = self
-                    .document
-                    .apply_fix(self.project.as_ref(), path, fix);
+                let effects = self.document.apply_fix(self.project.as_ref(), path, fix);
                 self.apply(effects);
             }
             Effect::Reanalyse => {
