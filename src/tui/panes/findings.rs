@@ -105,18 +105,22 @@ impl Findings {
                         format!("{:<32} ", widgets::truncate(&place, 32)),
                         theme.fg(theme.accent),
                     ),
+                    // A fix the apply key takes, named before the message (which says
+                    // what it changes) so a narrow panel still shows it.
+                    Span::styled(
+                        if finding.fix.is_some() {
+                            "fix ▸ "
+                        } else {
+                            ""
+                        },
+                        theme.fg(theme.ok),
+                    ),
                     Span::styled(
                         widgets::shown(&finding.message).into_owned(),
                         theme.fg(theme.text),
                     ),
                     Span::styled(format!("  [{}]", finding.code), theme.muted()),
                 ]);
-                if let Some(fix) = &finding.fix {
-                    line.push_span(Span::styled(
-                        format!("  fix: `{}`", widgets::shown(&fix.with)),
-                        theme.fg(theme.ok),
-                    ));
-                }
                 if index == self.cursor.selected && focused {
                     line = line.patch_style(theme.selected());
                 }
