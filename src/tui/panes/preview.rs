@@ -210,28 +210,6 @@ fn marked_lines(
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_finding_marks_the_first_rendered_line_of_its_block() {
-        let rendered = Rendered {
-            lines: vec![Line::from("a"); 5],
-            source_lines: vec![1, 3, 3, 6, 6],
-        };
-        let findings = BTreeMap::from([
-            (3, Severity::Warning),
-            (4, Severity::Error),
-            (7, Severity::Info),
-        ]);
-        assert_eq!(
-            marked_lines(&rendered, &findings),
-            BTreeMap::from([(1, Severity::Error), (3, Severity::Info)])
-        );
-    }
-}
-
 impl Pane for Preview {
     fn context(&self) -> KeyContext {
         KeyContext::Preview
@@ -262,5 +240,27 @@ impl Pane for Preview {
 
     fn area(&self) -> Rect {
         self.area
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_marks_the_first_rendered_line_of_its_block() {
+        let rendered = Rendered {
+            lines: vec![Line::from("a"); 5],
+            source_lines: vec![1, 3, 3, 6, 6],
+        };
+        let findings = BTreeMap::from([
+            (3, Severity::Warning),
+            (4, Severity::Error),
+            (7, Severity::Info),
+        ]);
+        assert_eq!(
+            marked_lines(&rendered, &findings),
+            BTreeMap::from([(1, Severity::Error), (3, Severity::Info)])
+        );
     }
 }
