@@ -56,8 +56,8 @@ pub struct Finding {
     pub fix: Option<Fix>,
 }
 
-/// Replace `replace` with `with` on one line of the finding's file (each occurrence on
-/// that line, none elsewhere).
+/// Replace `replace` with `with` on one line of the finding's file: each occurrence on
+/// that line that stands alone (not part of a longer name or path), none elsewhere.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fix {
     /// 1-based line.
@@ -77,17 +77,48 @@ impl Fix {
         let mut applied = false;
         for (index, line) in text.split_inclusive('\n').enumerate() {
             if index + 1 == self.line {
-                if !line.contains(&self.replace) {
+                let mut rest = 0;
+                for (at, _) in line.match_indices(&self.replace) {
+                    let end = at + self.replace.len();
+                    if at < rest || !stands_alone(line, at, end) {
+                        continue;
+                    }
+                    out.push_str(&line[rest..at]);
+                    out.push_str(&self.with);
+                    rest = end;
+                    applied = true;
+                }
+                if !applied {
                     return None;
                 }
-                out.push_str(&line.replace(&self.replace, &self.with));
-                applied = true;
+                out.push_str(&line[rest..]);
             } else {
                 out.push_str(line);
             }
         }
         applied.then_some(out)
     }
+}
+
+/// Whether `line[start..end]` is a whole name: not continued by a name or path character
+/// on either side (a leading `./` and a trailing sentence dot are not continuations).
+fn stands_alone(line: &str, start: usize, end: usize) -> bool {
+    let continues = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '.');
+    let before = &line[..start];
+    let left_alone = match before.chars().next_back() {
+        None => true,
+        Some('/') => before
+            .strip_suffix("./")
+            .is_some_and(|head| head.chars().next_back().is_none_or(|c| !continues(c))),
+        Some(c) => !continues(c),
+    };
+    let mut after = line[end..].chars();
+    let right_alone = match after.next() {
+        None => true,
+        Some('.') => after.next().is_none_or(|c| !c.is_alphanumeric()),
+        Some(c) => !continues(c),
+    };
+    left_alone && right_alone
 }
 
 impl Finding {
@@ -142,6 +173,16 @@ mod tests {
             fix(2, "x.rs", "y.rs").apply(text).as_deref(),
             Some("a `x.rs`\nb `y.rs` and `y.rs`\r\nc `x.rs`")
         );
+    }
+
+    #[test]
+    fn a_fix_replaces_whole_paths_not_parts_of_longer_ones() {
+        let text = "`x.rs`, ./x.rs. lib/x.rs x.rsx x.rs.bak my_x.rs (x.rs)\n";
+        assert_eq!(
+            fix(1, "x.rs", "y.rs").apply(text).as_deref(),
+            Some("`y.rs`, ./y.rs. lib/x.rs x.rsx x.rs.bak my_x.rs (y.rs)\n")
+        );
+        assert_eq!(fix(1, "x.rs", "y.rs").apply("lib/x.rs and x.rsx\n"), None);
     }
 
     #[test]
