@@ -215,6 +215,7 @@ pub const FINDINGS: &[Command] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     hint(Action::Open),
+    hint(Action::ApplyFix),
     hint(Action::Back),
 ];
 

@@ -7,6 +7,7 @@ use std::thread;
 
 use crate::core::edit::{self, EditText};
 use crate::core::error::CoreError;
+use crate::core::findings::Fix;
 use crate::core::model::Project;
 
 use super::message::{BackupSide, LoadError, LoadPurpose, LoadedFile, Message, SaveError};
@@ -64,6 +65,35 @@ pub fn save(job: SaveJob, outbox: Outbox) {
             result,
         });
     });
+}
+
+/// Applies a finding's fix to the file at `path` of `project`: read for editing, the fix's
+/// line changed, saved through the same guarded write as the editor's save (so a file
+/// changed on disk since it was read is never overwritten); sends [`Message::FixApplied`].
+pub fn apply_fix(project: Project, path: PathBuf, fix: Fix, outbox: Outbox) {
+    thread::spawn(move || {
+        let result = fix_file(&project, &path, &fix).map(Box::new);
+        let _ = outbox.send(Message::FixApplied { path, fix, result });
+    });
+}
+
+fn fix_file(project: &Project, path: &Path, fix: &Fix) -> Result<edit::Saved, String> {
+    let editable = edit::open_for_edit(path, None).map_err(|e| e.to_string())?;
+    if let Some(why) = editable.read_only {
+        return Err(why);
+    }
+    let fixed = fix.apply(&editable.edit.text).ok_or_else(|| {
+        format!(
+            "line {} no longer holds `{}` (the file changed since it was checked)",
+            fix.line, fix.replace
+        )
+    })?;
+    edit::save_in_project(project, path, &editable.edit, &fixed).map_err(|e| match e {
+        CoreError::Conflict { .. } => {
+            "the file changed on disk while the fix was applied; nothing was written".to_string()
+        }
+        other => other.to_string(),
+    })
 }
 
 /// Saves one side of a conflict under `dir` ([`crate::core::backup`]); sends

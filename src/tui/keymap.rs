@@ -205,6 +205,7 @@ pub enum Action {
     Commit,
     CommitNow,
     CommandLine,
+    ApplyFix,
 }
 
 impl Action {
@@ -314,6 +315,7 @@ impl Action {
             Action::Commit => "commit accepted memory (git) / mark reviewed (outside git)",
             Action::CommitNow => "commit with this message",
             Action::CommandLine => "command line: :w saves, :q quits, :q! quits without saving",
+            Action::ApplyFix => "apply the finding's fix (a renamed path): saved like an edit",
         }
     }
 
@@ -374,6 +376,7 @@ impl Action {
             Action::Commit => "commit",
             Action::CommitNow => "commit",
             Action::CommandLine => "command",
+            Action::ApplyFix => "fix",
             other => other.describe(),
         }
     }

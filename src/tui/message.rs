@@ -59,6 +59,12 @@ pub enum Message {
         text: String,
         result: Result<Box<Saved>, SaveError>,
     },
+    /// A finding's fix was applied to `path` and saved, or why not.
+    FixApplied {
+        path: PathBuf,
+        fix: crate::core::findings::Fix,
+        result: Result<Box<Saved>, String>,
+    },
     BufferCounted {
         document: u64,
         version: u64,

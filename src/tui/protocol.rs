@@ -132,6 +132,11 @@ pub enum Effect {
     Confirmed(Confirmed),
     /// How the user settled a conflict between the buffer and the disk.
     Resolve(Choice),
+    /// Apply a finding's fix to `path` and save it like an edit.
+    ApplyFix {
+        path: PathBuf,
+        fix: crate::core::findings::Fix,
+    },
     /// The open project changed (a save): analyse it again.
     Reanalyse,
     /// Quit (asks first over unsaved edits).

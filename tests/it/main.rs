@@ -45,6 +45,7 @@ mod staging_e2e;
 mod symlink_race;
 mod symlinks;
 mod tui_app;
+mod tui_claims;
 mod tui_defects;
 mod tui_editor;
 mod tui_keys;

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, Fix, Severity};
 use crate::core::git::GitRepo;
 use crate::core::model::Role;
 use extract::{Claim, ClaimKind, FileKind, Runner};
@@ -601,8 +601,16 @@ fn verify(index: &CodeIndex, memory: &MemorySide, made: &[Made<'_>]) -> Vec<Find
         if candidates.iter().any(|c| ignored.contains(c)) {
             continue;
         }
-        if let Some(message) = path_message(index, &m.claim.text, &candidates) {
-            out.push(finding(m, message));
+        if let Some((message, renamed_to)) = path_message(index, &m.claim.text, &candidates) {
+            let found = finding(m, message);
+            out.push(match (renamed_to, m.lines.first()) {
+                (Some(with), Some(&line)) => found.with_fix(Fix {
+                    line,
+                    replace: m.claim.text.clone(),
+                    with,
+                }),
+                _ => found,
+            });
         }
     }
     out.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
@@ -643,27 +651,49 @@ fn listed(items: &[String], most: usize) -> String {
 
 /// What to say of a path claim the work tree does not hold: where history says it went;
 /// else, only when its first folder is in the tree (so it names this repository, not
-/// another project, a package or a runtime file), that it is not there.
-fn path_message(index: &CodeIndex, claim: &str, candidates: &[String]) -> Option<String> {
+/// another project, a package or a runtime file), that it is not there. With the message
+/// comes, for a rename, the new path spelled as the claim spells the old one (relative to
+/// the same folder), which the memory can be fixed to.
+fn path_message(
+    index: &CodeIndex,
+    claim: &str,
+    candidates: &[String],
+) -> Option<(String, Option<String>)> {
     for candidate in candidates {
         if let Some(step) = index.moved(candidate) {
             return Some(match step.to {
-                Some(to) => format!(
-                    "`{claim}` was renamed to `{to}` in {}: update the memory",
-                    step.commit
+                Some(to) => (
+                    format!(
+                        "`{claim}` was renamed to `{to}` in {}: update the memory",
+                        step.commit
+                    ),
+                    respelled(candidate, claim, &to),
                 ),
-                None => format!(
-                    "`{claim}` was removed in {} and is not in the work tree",
-                    step.commit
+                None => (
+                    format!(
+                        "`{claim}` was removed in {} and is not in the work tree",
+                        step.commit
+                    ),
+                    None,
                 ),
             });
         }
         if let Some(step) = index.moved_dir(candidate)
             && let Some(to) = step.to
         {
-            return Some(format!(
-                "`{claim}` was moved to `{to}/` in {}: update the memory",
-                step.commit
+            let slash = if claim.ends_with('/') { "/" } else { "" };
+            let new = respelled(
+                candidate.trim_end_matches('/'),
+                claim.trim_end_matches('/'),
+                &to,
+            )
+            .map(|new| format!("{new}{slash}"));
+            return Some((
+                format!(
+                    "`{claim}` was moved to `{to}/` in {}: update the memory",
+                    step.commit
+                ),
+                new,
             ));
         }
     }
@@ -679,13 +709,19 @@ fn path_message(index: &CodeIndex, claim: &str, candidates: &[String]) -> Option
         && let Some(step) = index.moved(from)
     {
         return Some(match step.to {
-            Some(to) => format!(
-                "`{claim}` was renamed to `{to}` in {}: update the memory",
-                step.commit
+            Some(to) => (
+                format!(
+                    "`{claim}` was renamed to `{to}` in {}: update the memory",
+                    step.commit
+                ),
+                respelled(from, claim, &to),
             ),
-            None => format!(
-                "`{claim}` was removed in {} and is not in the work tree",
-                step.commit
+            None => (
+                format!(
+                    "`{claim}` was removed in {} and is not in the work tree",
+                    step.commit
+                ),
+                None,
             ),
         });
     }
@@ -697,14 +733,24 @@ fn path_message(index: &CodeIndex, claim: &str, candidates: &[String]) -> Option
     if !anchored {
         return None;
     }
-    Some(match candidates.first().and_then(|c| index.similar(c)) {
+    let message = match candidates.first().and_then(|c| index.similar(c)) {
         Some(similar) => format!(
             "`{claim}` is not in the work tree (git tracks no file or folder by that path); did it become `{similar}`?"
         ),
         None => format!(
             "`{claim}` is not in the work tree (git tracks no file or folder by that path, and history does not say where it went)"
         ),
-    })
+    };
+    Some((message, None))
+}
+
+/// `to` (root-relative) spelled relative to the folder `claim` is relative to, `from`
+/// being the root-relative path `claim` stands for; `None` when `to` left that folder
+/// (a root-relative rewrite would point elsewhere from where the claim is read).
+fn respelled(from: &str, claim: &str, to: &str) -> Option<String> {
+    let folder = from.strip_suffix(claim)?;
+    let new = to.strip_prefix(folder)?;
+    (!new.is_empty() && new != claim).then(|| new.to_string())
 }
 
 fn script_message(index: &CodeIndex, runner: Runner, command: &str, name: &str) -> Option<String> {
@@ -757,5 +803,102 @@ fn script_message(index: &CodeIndex, runner: Runner, command: &str, name: &str) 
                 defined(&m.python_scripts)
             )
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    #[test]
+    fn a_path_renamed_in_history_offers_the_new_path_as_a_fix_on_its_line() {
+        let temp = tempfile::tempdir().expect("temp");
+        let dir = temp.path();
+        git(dir, &["init", "-q"]);
+        write(dir, "src/api/mod.rs", "pub mod refunds_v1;\n");
+        write(dir, "src/api/refunds_v1.rs", "pub fn refund() {}\n");
+        let patterns = "# Patterns\n\nRefunds live in `src/api/refunds_v1.rs`.\nThe API is in `api/refunds_v1.rs` under src.\nStill there: `src/api/mod.rs`.\n";
+        write(dir, "memory-bank/systemPatterns.md", patterns);
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", "first"]);
+        git(dir, &["mv", "src/api/refunds_v1.rs", "src/api/refunds.rs"]);
+        git(dir, &["commit", "-q", "-m", "rename"]);
+        let Some(repo) = GitRepo::discover(dir) else {
+            panic!("no repository at {}", dir.display());
+        };
+        let doc_path = dir.join("memory-bank/systemPatterns.md");
+        let docs = [MemoryDoc {
+            path: &doc_path,
+            role: Role::Patterns,
+        }];
+        let bank = dir.join("memory-bank");
+        let found = ClaimChecker::new().check_project(dir, Some(&repo), &[&bank], &docs);
+        let fixes: Vec<(Option<usize>, Option<Fix>)> = found
+            .iter()
+            .filter(|f| f.code == "claim-missing-path")
+            .map(|f| (f.line, f.fix.clone()))
+            .collect();
+        let fix = |line: usize, replace: &str, with: &str| Fix {
+            line,
+            replace: replace.into(),
+            with: with.into(),
+        };
+        assert_eq!(
+            fixes,
+            vec![
+                (
+                    Some(3),
+                    Some(fix(3, "src/api/refunds_v1.rs", "src/api/refunds.rs"))
+                ),
+                (Some(4), Some(fix(4, "api/refunds_v1.rs", "api/refunds.rs"))),
+            ],
+            "{found:#?}"
+        );
+        let fixed = found[0].fix.as_ref().and_then(|f| f.apply(patterns));
+        assert_eq!(
+            fixed.as_deref(),
+            Some(
+                "# Patterns\n\nRefunds live in `src/api/refunds.rs`.\nThe API is in `api/refunds_v1.rs` under src.\nStill there: `src/api/mod.rs`.\n"
+            )
+        );
+    }
+
+    #[test]
+    fn a_rename_is_respelled_relative_to_the_folder_the_claim_is_written_from() {
+        assert_eq!(
+            respelled("src/api/a.rs", "api/a.rs", "src/api/b.rs").as_deref(),
+            Some("api/b.rs")
+        );
+        assert_eq!(respelled("src/api/a.rs", "api/a.rs", "lib/b.rs"), None);
+        assert_eq!(
+            respelled("a.rs", "a.rs", "lib/b.rs").as_deref(),
+            Some("lib/b.rs")
+        );
     }
 }

@@ -15,6 +15,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use super::{App, Focus, ViewMode};
 use crate::core::conflict_markers;
 use crate::core::edit::Saved;
+use crate::core::findings::Fix;
 use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
 use crate::tui::highlight::{DocId, HighlightCache, HighlightDone, HighlightWorker};
@@ -460,6 +461,9 @@ impl DocumentController {
         if let Some(report) = tree.file_report(&doc.path, doc.memory_id.as_deref()) {
             doc.budget = report.budget.clone();
         }
+        if let Some(report) = &tree.report {
+            doc.set_finding_lines(&report.findings);
+        }
     }
 
     fn request_count(&mut self) {
@@ -549,6 +553,61 @@ impl DocumentController {
         };
         jobs::save(job, self.outbox.clone());
         Vec::new()
+    }
+
+    /// Applies a finding's fix to the file at `path`, saved by a job like the editor's
+    /// save. Refused while the editor holds unsaved edits of that file (the fix would
+    /// turn them into a conflict).
+    pub fn apply_fix(&mut self, project: Option<&Project>, path: PathBuf, fix: Fix) -> Vec<Effect> {
+        let Some(project) = project else {
+            return vec![Effect::ToastError("not fixed: no project is open".into())];
+        };
+        if let Some(doc) = self.doc()
+            && doc.path == path
+            && (doc.is_dirty() || doc.saving)
+        {
+            return vec![Effect::ToastError(format!(
+                "not fixed: {} has unsaved edits in the editor; save or undo them first",
+                self.file_name()
+            ))];
+        }
+        self.jobs += 1;
+        jobs::apply_fix(project.clone(), path, fix, self.outbox.clone());
+        Vec::new()
+    }
+
+    /// A fix was saved (the open file, if it is the one, shows it) or refused.
+    pub fn on_fix_applied(
+        &mut self,
+        path: PathBuf,
+        fix: Fix,
+        result: Result<Box<Saved>, String>,
+    ) -> Vec<Effect> {
+        self.jobs = self.jobs.saturating_sub(1);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match result {
+            Ok(saved) => {
+                if let Some(doc) = &mut self.editor.doc
+                    && doc.path == path
+                    && doc.memory_id.is_none()
+                    && !doc.is_dirty()
+                {
+                    doc.reload(saved.now);
+                    self.request_count();
+                }
+                vec![
+                    Effect::Toast(format!(
+                        "fixed {name}:{}: `{}` is now `{}`",
+                        fix.line, fix.replace, fix.with
+                    )),
+                    Effect::Reanalyse,
+                ]
+            }
+            Err(problem) => vec![Effect::ToastError(format!("{name} not fixed: {problem}"))],
+        }
     }
 
     pub fn on_saved(
@@ -759,6 +818,10 @@ impl DocumentController {
             });
             self.preview.name = self.doc().map(shown_name).unwrap_or_default();
             self.preview.problem = self.editor.problem.clone();
+            self.preview.finding_lines = self
+                .doc()
+                .map(|d| d.finding_lines.clone())
+                .unwrap_or_default();
             self.preview.view(frame, part, &cx(Focus::Preview));
         }
     }

@@ -349,6 +349,10 @@ impl App {
                 let effects = self.document.on_saved(path, version, text, result);
                 self.apply(effects);
             }
+            Message::FixApplied { path, fix, result } => {
+                let effects = self.document.on_fix_applied(path, fix, result);
+                self.apply(effects);
+            }
             Message::BufferCounted {
                 document,
                 version,
@@ -498,6 +502,10 @@ impl App {
                 self.apply(effects);
             }
             Effect::Quit => self.request_quit(),
+            Effect::ApplyFix { path, fix } => {
+                let effects = self.document.apply_fix(self.project.as_ref(), path, fix);
+                self.apply(effects);
+            }
             Effect::Reanalyse => {
                 if let Some(project) = self.project.clone() {
                     self.analysis.full(project);

@@ -40,6 +40,18 @@ impl Findings {
         })
     }
 
+    /// The selected finding's fix, to apply; a note when it has none.
+    fn fix(&self) -> Option<Effect> {
+        let finding = self.items.get(self.cursor.selected)?;
+        Some(match &finding.fix {
+            Some(fix) => Effect::ApplyFix {
+                path: finding.file.clone(),
+                fix: fix.clone(),
+            },
+            None => Effect::Toast("this finding offers no fix to apply".into()),
+        })
+    }
+
     fn row_at(&self, position: Position) -> usize {
         position.y.saturating_sub(self.area.y + 1) as usize
     }
@@ -93,6 +105,16 @@ impl Findings {
                         format!("{:<32} ", widgets::truncate(&place, 32)),
                         theme.fg(theme.accent),
                     ),
+                    // A fix the apply key takes, named before the message (which says
+                    // what it changes) so a narrow panel still shows it.
+                    Span::styled(
+                        if finding.fix.is_some() {
+                            "fix ▸ "
+                        } else {
+                            ""
+                        },
+                        theme.fg(theme.ok),
+                    ),
                     Span::styled(
                         widgets::shown(&finding.message).into_owned(),
                         theme.fg(theme.text),
@@ -119,6 +141,7 @@ impl Pane for Findings {
         match input {
             Input::Key(key) => match key.action {
                 Some(Action::Open) => Outcome::maybe(self.jump()),
+                Some(Action::ApplyFix) => Outcome::maybe(self.fix()),
                 Some(Action::Back) => Outcome::effect(Effect::Close(Focus::Findings)),
                 Some(action) if offers(COMMANDS, action) => {
                     self.cursor.navigate(action, len);

@@ -3,11 +3,14 @@
 //! a worker; the pane draws the newest result it has of the file shown (never another
 //! file's) and says when it is behind; its title names the file. Beside the editor it
 //! follows the cursor; scrolled by hand, it stays where it was put.
+use std::collections::BTreeMap;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use crate::core::findings::Severity;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::markdown_view::Rendered;
 use crate::tui::pane::{Input, Outcome, Pane, ViewContext, offers};
@@ -41,6 +44,9 @@ pub struct Preview {
     pub name: String,
     /// Why no file is shown (it could not be read), set with `source`.
     pub problem: Option<String>,
+    /// 1-based source lines the project's findings point at, set with `source`: the
+    /// rendered block holding each is marked at the right edge.
+    pub finding_lines: BTreeMap<usize, Severity>,
     page: usize,
     area: Rect,
 }
@@ -154,7 +160,54 @@ impl Preview {
             .cloned()
             .collect();
         frame.render_widget(Paragraph::new(lines), inner);
+        let shown = self.scroll..self.scroll + self.page;
+        for (index, severity) in marked_lines(rendered, &self.finding_lines) {
+            if !shown.contains(&index) || inner.width == 0 {
+                continue;
+            }
+            let symbol = if severity == Severity::Error {
+                "▲"
+            } else {
+                "●"
+            };
+            let at = Rect {
+                x: inner.right() - 1,
+                y: inner.y + (index - self.scroll) as u16,
+                width: 1,
+                height: 1,
+            };
+            frame.render_widget(
+                Paragraph::new(Span::styled(
+                    symbol,
+                    crate::tui::widgets::severity_color(theme, severity),
+                )),
+                at,
+            );
+        }
     }
+}
+
+/// The rendered lines to mark for findings on these source lines: the first rendered
+/// line of the block each source line belongs to (the last one starting at or before it),
+/// with the worst severity when blocks share a line.
+fn marked_lines(
+    rendered: &Rendered,
+    finding_lines: &BTreeMap<usize, Severity>,
+) -> BTreeMap<usize, Severity> {
+    let mut out: BTreeMap<usize, Severity> = BTreeMap::new();
+    for (&line, &severity) in finding_lines {
+        let after = rendered.source_lines.partition_point(|&s| s <= line);
+        let Some(&start) = after
+            .checked_sub(1)
+            .and_then(|last| rendered.source_lines.get(last))
+        else {
+            continue;
+        };
+        let index = rendered.source_lines.partition_point(|&s| s < start);
+        let worst = out.entry(index).or_insert(severity);
+        *worst = (*worst).max(severity);
+    }
+    out
 }
 
 impl Pane for Preview {
@@ -187,5 +240,27 @@ impl Pane for Preview {
 
     fn area(&self) -> Rect {
         self.area
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_marks_the_first_rendered_line_of_its_block() {
+        let rendered = Rendered {
+            lines: vec![Line::from("a"); 5],
+            source_lines: vec![1, 3, 3, 6, 6],
+        };
+        let findings = BTreeMap::from([
+            (3, Severity::Warning),
+            (4, Severity::Error),
+            (7, Severity::Info),
+        ]);
+        assert_eq!(
+            marked_lines(&rendered, &findings),
+            BTreeMap::from([(1, Severity::Error), (3, Severity::Info)])
+        );
     }
 }

@@ -19,12 +19,28 @@ impl Document {
             saving: false,
             stats: None,
             budget: Vec::new(),
+            finding_lines: BTreeMap::new(),
             top: 0,
             top_row: 0,
             left: 0,
             mode: Mode::Normal,
             pending: None,
             goal: None,
+        }
+    }
+
+    /// Takes the lines `findings` point at in this file (the worst severity per line).
+    pub fn set_finding_lines(&mut self, findings: &[Finding]) {
+        self.finding_lines.clear();
+        if self.memory_id.is_some() {
+            // An Infinity memory's lines are not the store file's.
+            return;
+        }
+        for finding in findings.iter().filter(|f| f.file == self.path) {
+            if let Some(line) = finding.line {
+                let worst = self.finding_lines.entry(line).or_insert(finding.severity);
+                *worst = (*worst).max(finding.severity);
+            }
         }
     }
 

@@ -15,6 +15,7 @@ mod document;
 mod search;
 mod view;
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,6 +32,7 @@ use unicode_width::UnicodeWidthChar;
 
 use crate::core::analysis::budgets::BudgetCheck;
 use crate::core::edit::EditText;
+use crate::core::findings::{Finding, Severity};
 use crate::core::sanitize;
 use crate::core::tokens::TextStats;
 
@@ -77,6 +79,9 @@ pub struct Document {
     /// Live figures of the buffer, and the version they were counted for.
     pub stats: Option<(u64, TextStats)>,
     pub budget: Vec<BudgetCheck>,
+    /// 1-based lines the project's findings point at, with the worst severity on each:
+    /// marked in the gutter and the preview.
+    pub finding_lines: BTreeMap<usize, Severity>,
     /// First visible line; with soft wrap, its first visible row; without, the first
     /// visible column.
     pub top: usize,

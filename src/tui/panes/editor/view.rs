@@ -209,7 +209,8 @@ impl Editor {
         let pattern = doc.buffer.search_pattern();
         let mut out = Vec::with_capacity(height);
         for (index, text) in lines.iter().enumerate().skip(doc.top).take(height) {
-            let mut spans = vec![line_number(index, index == row, gutter, theme)];
+            let mark = doc.finding_lines.get(&(index + 1)).copied();
+            let mut spans = line_number(index, index == row, gutter, mark, theme);
             // A long line is drawn from the window's first character, not walked from
             // its start again.
             let (window, window_column) = if text.len() > PLAIN_LINE_CAP {
@@ -329,7 +330,8 @@ impl Editor {
             let text = &lines[screen.line];
             let segment = screen.segment;
             let mut spans = if segment.start == 0 {
-                vec![line_number(screen.line, screen.line == row, gutter, theme)]
+                let mark = doc.finding_lines.get(&(screen.line + 1)).copied();
+                line_number(screen.line, screen.line == row, gutter, mark, theme)
             } else {
                 vec![Span::raw(" ".repeat(gutter))]
             };
@@ -440,18 +442,47 @@ pub fn gutter_width(lines: usize) -> usize {
     lines.max(1).to_string().len().max(3) + 1
 }
 
+/// The gutter of line `index`: its number; on a line a finding points at, `●` (or `▲`
+/// for an error) in the finding's colour where the number leaves room, and the number
+/// in that colour.
 pub(super) fn line_number(
     index: usize,
     current: bool,
     gutter: usize,
+    mark: Option<Severity>,
     theme: &Theme,
-) -> Span<'static> {
-    let style = if current {
-        theme.fg(theme.accent)
-    } else {
-        theme.muted()
+) -> Vec<Span<'static>> {
+    let number = (index + 1).to_string();
+    let Some(severity) = mark else {
+        let style = if current {
+            theme.fg(theme.accent)
+        } else {
+            theme.muted()
+        };
+        return vec![Span::styled(
+            format!("{number:>w$} ", w = gutter - 1),
+            style,
+        )];
     };
-    Span::styled(format!("{:>w$} ", index + 1, w = gutter - 1), style)
+    let style = widgets::severity_color(theme, severity);
+    let style = if current {
+        style.add_modifier(Modifier::BOLD)
+    } else {
+        style
+    };
+    let width = gutter - 1;
+    if number.len() >= width {
+        return vec![Span::styled(format!("{number} "), style)];
+    }
+    let symbol = if severity == Severity::Error {
+        "▲"
+    } else {
+        "●"
+    };
+    vec![
+        Span::styled(symbol, style),
+        Span::styled(format!("{number:>w$} ", w = width - 1), style),
+    ]
 }
 
 /// The highlighter's styles for a line (none for very long lines).
