@@ -117,14 +117,20 @@ fn selected(h: &Tui) -> Option<String> {
     Some(path.strip_prefix(bank).ok()?.to_string_lossy().into_owned())
 }
 
-/// Moves the selection to the row naming `what` (as `rows` writes it) with the keys.
+/// Moves the selection to the row naming `what` (as `rows` writes it) with the keys:
+/// down from where it is, else down from the top.
 fn go_to(h: &mut Tui, what: &str) {
-    for _ in 0..60 {
-        let current = rows(h)[h.app.tree.cursor.selected].trim().to_string();
-        if current == what {
-            return;
+    for from_the_top in [false, true] {
+        if from_the_top {
+            h.keys("home");
         }
-        h.keys("down");
+        for _ in 0..60 {
+            let current = rows(h)[h.app.tree.cursor.selected].trim().to_string();
+            if current == what {
+                return;
+            }
+            h.keys("down");
+        }
     }
     panic!("no row {what:?} in {:#?}", rows(h));
 }
@@ -149,9 +155,8 @@ fn sub_folders_are_a_tree_with_paths_and_archives_start_folded() {
             "  productContext.md",
             "  activeContext.md",
             "  progress.md",
-            // Cline reads every memory file at start, sub-folders too; backups never,
-            // so they come last.
-            "  ▸ archive/2024/ (2)",
+            // Cline reads every memory file at start, sub-folders too; the archive and
+            // backups never, so they come last.
             "  ▾ guides/ops/runbook/ (1)",
             "    guides/ops/runbook/index.md",
             "  ▾ notes/ (4)",
@@ -161,6 +166,7 @@ fn sub_folders_are_a_tree_with_paths_and_archives_start_folded() {
             "      notes/design/queue.md",
             "    ▾ research/ (1)",
             "      notes/research/index.md",
+            "  ▸ archive/2024/ (2)",
             "  ▸ backup-2025-01-01/ (1)",
             "  ▸ memory.bak/ (1)",
         ]
