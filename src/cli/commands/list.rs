@@ -63,7 +63,7 @@ struct NotMemory {
 
 fn row(report: &ProjectReport) -> ProjectRow {
     let sessions = report.agent_tokens();
-    let session = report.session_tokens();
+    let session = report.session_of(&sessions);
     ProjectRow {
         name: report.name.clone(),
         path: report.path.clone(),

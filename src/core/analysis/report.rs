@@ -177,6 +177,10 @@ impl ProjectReport {
                 continue;
             }
             for file in &bank.files {
+                // A counted file that does not load at start adds nothing to any session.
+                if file.stats.is_some() && file.file.load != LoadKind::Startup {
+                    continue;
+                }
                 let rel = file
                     .file
                     .path
@@ -205,8 +209,14 @@ impl ProjectReport {
     /// (BEANS.md, Infinity: read through their own tools) gets their start-up files'
     /// figure with no agent. Never a sum of several agents' loads.
     pub fn session_tokens(&self) -> SessionTokens {
+        self.session_of(&self.agent_tokens())
+    }
+
+    /// [`ProjectReport::session_tokens`] from the sessions
+    /// [`ProjectReport::agent_tokens`] gave, for a caller that shows both.
+    pub fn session_of(&self, sessions: &[SessionTokens]) -> SessionTokens {
         let mut heaviest: Option<SessionTokens> = None;
-        for session in self.agent_tokens() {
+        for &session in sessions {
             if heaviest.is_none_or(|h| session.tokens > h.tokens) {
                 heaviest = Some(session);
             }
