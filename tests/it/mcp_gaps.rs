@@ -2,86 +2,16 @@
 //! real binary's stdin/stdout: the annotations a client decides approval on, the
 //! required arguments, writes into the bank's `archive/`, the Memory Bank MCP spec's
 //! decision entry, the heading rule of `validate_project`, and section lists.
-use crate::common;
 
-use std::path::PathBuf;
-use std::process::Stdio;
-use std::time::Duration;
-
-use common::Sandbox;
 use mbank::core::analysis::decisions;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::json;
 
-type Client = RunningService<RoleClient, ()>;
-
-struct Setup {
-    sandbox: Sandbox,
-    root: PathBuf,
-}
-
-impl Setup {
-    fn new() -> Setup {
-        let sandbox = Sandbox::new();
-        let root = sandbox.home().join("banks");
-        std::fs::create_dir_all(&root).unwrap();
-        Setup { sandbox, root }
-    }
-
-    async fn connect(&self) -> Client {
-        let mut command = self.sandbox.mbank();
-        command
-            .arg("--root")
-            .arg(&self.root)
-            .arg("mcp")
-            .env("MBANK_DATA_DIR", self.sandbox.home().join("data-mbank"))
-            .current_dir(&self.root);
-        let (transport, _) = TokioChildProcess::builder(tokio::process::Command::from(command))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        bounded(().serve(transport)).await.unwrap()
-    }
-}
-
-async fn bounded<T>(future: impl std::future::Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(60), future)
-        .await
-        .expect("the server did not answer within 60 s")
-}
-
-/// Calls a tool: (is the result an error, the JSON it carries).
-async fn call(client: &Client, name: &str, args: Value) -> (bool, Value) {
-    let args = args.as_object().cloned().unwrap_or_default();
-    let params = CallToolRequestParams::new(name.to_string()).with_arguments(args);
-    let result = bounded(client.call_tool(params)).await.unwrap();
-    let text = result.content[0].as_text().unwrap().text.clone();
-    (
-        result.is_error == Some(true),
-        serde_json::from_str(&text).unwrap(),
-    )
-}
-
-async fn ok(client: &Client, name: &str, args: Value) -> Value {
-    let (is_error, value) = call(client, name, args.clone()).await;
-    assert!(!is_error, "{name} {args} failed: {value}");
-    value
-}
-
-async fn fails(client: &Client, name: &str, args: Value, code: &str) -> String {
-    let (is_error, value) = call(client, name, args.clone()).await;
-    assert!(is_error, "{name} {args} should fail: {value}");
-    assert_eq!(value["error"]["code"], code, "{name} {args}: {value}");
-    value["error"]["message"].as_str().unwrap().to_string()
-}
+use crate::mcp_stdio::{Setup, bounded, fails, ok};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn annotations_say_which_tools_write_and_schemas_mark_what_is_required() {
     let setup = Setup::new();
-    let client = setup.connect().await;
+    let client = setup.connect(&[]).await;
     let tools = bounded(client.list_all_tools()).await.unwrap();
     let find = |name: &str| tools.iter().find(|t| t.name == name).unwrap().clone();
     // activate_project creates .infinity/: a client that runs read-only tools without
@@ -126,7 +56,7 @@ async fn annotations_say_which_tools_write_and_schemas_mark_what_is_required() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agents_archive_into_the_banks_archive_folder_and_deeper_paths_are_refused() {
     let setup = Setup::new();
-    let client = setup.connect().await;
+    let client = setup.connect(&[]).await;
     ok(
         &client,
         "initialize_memory_bank",
@@ -182,7 +112,7 @@ async fn log_decision_writes_the_memory_bank_mcp_entry_format_in_such_a_bank() {
         "# Decision Log\n\n## Use Postgres - 2026-01-02\n### Context\nWe need a database.\n### Decision\nPostgres.\n",
     )
     .unwrap();
-    let client = setup.connect().await;
+    let client = setup.connect(&[]).await;
     ok(&client, "set_memory_bank_path", json!({"path": "mcp"})).await;
     ok(
         &client,
@@ -225,7 +155,7 @@ async fn log_decision_writes_the_memory_bank_mcp_entry_format_in_such_a_bank() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn validate_project_wants_a_heading_in_every_file_and_sections_want_lists() {
     let setup = Setup::new();
-    let client = setup.connect().await;
+    let client = setup.connect(&[]).await;
     ok(
         &client,
         "initialize_memory_bank",

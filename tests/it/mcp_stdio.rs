@@ -19,16 +19,16 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// A sandboxed HOME with a root of projects.
-struct Setup {
-    sandbox: Sandbox,
-    root: PathBuf,
+pub(crate) struct Setup {
+    pub(crate) sandbox: Sandbox,
+    pub(crate) root: PathBuf,
 }
 
 impl Setup {
-    fn new() -> Setup {
+    pub(crate) fn new() -> Setup {
         let sandbox = Sandbox::new();
         let root = sandbox.home().join("banks");
         std::fs::create_dir_all(&root).unwrap();
@@ -62,7 +62,7 @@ impl Setup {
         (client, pid)
     }
 
-    async fn connect(&self, flags: &[&str]) -> Client {
+    pub(crate) async fn connect(&self, flags: &[&str]) -> Client {
         self.connect_in(&self.root, flags).await.0
     }
 
@@ -78,14 +78,14 @@ impl Setup {
     }
 }
 
-async fn bounded<T>(future: impl std::future::Future<Output = T>) -> T {
+pub(crate) async fn bounded<T>(future: impl std::future::Future<Output = T>) -> T {
     tokio::time::timeout(Duration::from_secs(60), future)
         .await
         .expect("the server did not answer within 60 s")
 }
 
 /// Calls a tool: (is the result an error, the JSON it carries).
-async fn call(client: &Client, name: &str, args: Value) -> (bool, Value) {
+pub(crate) async fn call(client: &Client, name: &str, args: Value) -> (bool, Value) {
     let args = match args {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),
@@ -99,14 +99,14 @@ async fn call(client: &Client, name: &str, args: Value) -> (bool, Value) {
     )
 }
 
-async fn ok(client: &Client, name: &str, args: Value) -> Value {
+pub(crate) async fn ok(client: &Client, name: &str, args: Value) -> Value {
     let (is_error, value) = call(client, name, args.clone()).await;
     assert!(!is_error, "{name} {args} failed: {value}");
     value
 }
 
 /// Calls a tool that must fail with the Memory Bank MCP spec's error `code`; returns the message.
-async fn fails(client: &Client, name: &str, args: Value, code: &str) -> String {
+pub(crate) async fn fails(client: &Client, name: &str, args: Value, code: &str) -> String {
     let (is_error, value) = call(client, name, args.clone()).await;
     assert!(is_error, "{name} {args} should fail: {value}");
     assert_eq!(value["status"], "error", "{value}");
