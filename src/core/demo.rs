@@ -82,14 +82,90 @@ fn extract(dir: &Dir<'_>, target: &Path, ages: &Ages, now: SystemTime) -> Result
     Ok(())
 }
 
-/// Copies the embedded demo banks into a new temporary folder.
+/// How every demo copy's folder name starts.
+const COPY_PREFIX: &str = "mbank-demo-";
+/// The file in a demo copy naming the process that made it, so a copy left behind by a
+/// killed process can be told from one still in use.
+const OWNER_FILE: &str = ".mbank-demo-owner";
+
+/// Copies the embedded demo banks into a new temporary folder (removed when the
+/// [`DemoRoot`] is dropped), after removing the copies of mbank processes that ended
+/// without removing theirs.
 pub fn create() -> Result<DemoRoot> {
+    create_in(&std::env::temp_dir())
+}
+
+/// [`create`] in `temp` instead of the system's temporary folder.
+pub fn create_in(temp: &Path) -> Result<DemoRoot> {
+    remove_abandoned_copies(temp);
     let dir = tempfile::Builder::new()
-        .prefix("mbank-demo-")
-        .tempdir()
-        .map_err(|e| CoreError::io(std::env::temp_dir(), e))?;
+        .prefix(COPY_PREFIX)
+        .tempdir_in(temp)
+        .map_err(|e| CoreError::io(temp, e))?;
+    let owner = dir.path().join(OWNER_FILE);
+    fs::write(&owner, std::process::id().to_string()).map_err(|e| CoreError::io(&owner, e))?;
     copy_to(dir.path())?;
     Ok(DemoRoot { dir })
+}
+
+/// Removes the demo copies in `temp` whose owner file names a process that no longer
+/// runs (killed, or crashed before it could clean up). A copy without an owner file, or
+/// whose owner may still run (alive, or another user's), is left alone: it may be in use.
+/// Returns how many were removed.
+pub fn remove_abandoned_copies(temp: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(temp) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let is_copy = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.starts_with(COPY_PREFIX));
+        // `file_type` does not follow a link: a link named like a copy is never entered.
+        if !is_copy || !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            continue;
+        }
+        let copy = entry.path();
+        if owner_has_ended(&copy) && fs::remove_dir_all(&copy).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether `copy`'s owner file names a process that has ended.
+fn owner_has_ended(copy: &Path) -> bool {
+    let owner = copy.join(OWNER_FILE);
+    let is_file = fs::symlink_metadata(&owner).is_ok_and(|meta| meta.is_file());
+    let Some(pid) = is_file
+        .then(|| fs::read_to_string(&owner).ok())
+        .flatten()
+        .and_then(|text| text.trim().parse::<i32>().ok())
+    else {
+        return false;
+    };
+    process_has_ended(pid)
+}
+
+#[cfg(unix)]
+fn process_has_ended(pid: i32) -> bool {
+    if pid == std::process::id() as i32 {
+        return false;
+    }
+    let Some(pid) = rustix::process::Pid::from_raw(pid) else {
+        return false;
+    };
+    // Signal 0 only asks whether the process exists; "not permitted" means it does.
+    matches!(
+        rustix::process::test_kill_process(pid),
+        Err(rustix::io::Errno::SRCH)
+    )
+}
+
+#[cfg(not(unix))]
+fn process_has_ended(_pid: i32) -> bool {
+    false
 }
 
 /// Copies the embedded demo banks into `target` (created if needed), with aged times.
@@ -221,6 +297,53 @@ mod tests {
                 / 86_400;
             assert!(age == *days || age + 1 == *days, "{rel}: {age} vs {days}");
         }
+    }
+
+    /// The pid of a process that has run and ended.
+    fn ended_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    fn copy_owned_by(temp: &Path, name: &str, pid: Option<u32>) -> PathBuf {
+        let copy = temp.join(name);
+        fs::create_dir_all(copy.join("project/memory-bank")).unwrap();
+        fs::write(copy.join("project/memory-bank/progress.md"), "# Progress\n").unwrap();
+        if let Some(pid) = pid {
+            fs::write(copy.join(OWNER_FILE), pid.to_string()).unwrap();
+        }
+        copy
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_demo_removes_the_copies_of_ended_processes_and_keeps_every_other() {
+        let temp = tempfile::tempdir().unwrap();
+        let abandoned = copy_owned_by(temp.path(), "mbank-demo-killed", Some(ended_pid()));
+        let in_use = copy_owned_by(temp.path(), "mbank-demo-live", Some(std::process::id()));
+        let unmarked = copy_owned_by(temp.path(), "mbank-demo-old", None);
+        let not_a_copy = copy_owned_by(temp.path(), "my-notes", Some(ended_pid()));
+        // A link named like a copy, to a folder whose owner ended: never entered.
+        let target = copy_owned_by(temp.path(), "elsewhere", Some(ended_pid()));
+        std::os::unix::fs::symlink(&target, temp.path().join("mbank-demo-link")).unwrap();
+
+        let demo = create_in(temp.path()).unwrap();
+
+        assert!(!abandoned.exists());
+        for kept in [&in_use, &unmarked, &not_a_copy, &target] {
+            assert!(
+                kept.join("project/memory-bank/progress.md").exists(),
+                "{kept:?}"
+            );
+        }
+        assert!(temp.path().join("mbank-demo-link").exists());
+        let owner = fs::read_to_string(demo.path().join(OWNER_FILE)).unwrap();
+        assert_eq!(owner, std::process::id().to_string());
+        let path = demo.path().to_path_buf();
+        drop(demo);
+        assert!(!path.exists(), "a dropped demo root removes its copy");
     }
 
     #[test]

@@ -127,13 +127,11 @@ pub fn load_theme(name: String, config_dir: Option<PathBuf>, outbox: Outbox) {
     });
 }
 
-/// Copies the demo banks to a fresh folder, kept until the user deletes it (they may
-/// keep editing it); sends [`Message::DemoReady`].
+/// Copies the demo banks to a fresh folder, removed when the app ends; sends
+/// [`Message::DemoReady`].
 pub fn create_demo(outbox: Outbox) {
     thread::spawn(move || {
-        let result = crate::core::demo::create()
-            .map(|demo| demo.keep())
-            .map_err(|e| e.to_string());
+        let result = crate::core::demo::create().map_err(|e| e.to_string());
         let _ = outbox.send(Message::DemoReady(result));
     });
 }

@@ -93,8 +93,8 @@ pub enum Message {
         name: String,
         result: Result<Box<Theme>, String>,
     },
-    /// A fresh copy of the demo banks, to become the root.
-    DemoReady(Result<PathBuf, String>),
+    /// A fresh copy of the demo banks, to become the root (removed when dropped).
+    DemoReady(Result<crate::core::demo::DemoRoot, String>),
     /// A bank was created in this folder (or why not).
     BankCreated {
         path: PathBuf,

@@ -363,6 +363,21 @@ fn an_empty_root_explains_how_to_set_one() {
 }
 
 #[test]
+fn a_demo_copy_made_with_ctrl_d_is_removed_when_the_app_ends() {
+    let empty = tempfile::tempdir().unwrap();
+    let mut h = Tui::start(empty.path());
+    h.pump_until("the scan", |app| !app.picker.scanning);
+    h.keys("ctrl-d");
+    h.pump_until("the demo copy", |app| app.demo_path.is_some());
+    let copy = h.app.demo_path.clone().unwrap();
+    h.pump_until("the demo's scan", |app| !app.picker.scanning);
+    assert!(copy.join("weather-api").is_dir(), "{copy:?}");
+    assert!(h.toasts().contains("removed when mbank exits"), "{}", h.toasts());
+    drop(h);
+    assert!(!copy.exists(), "{copy:?} is left behind");
+}
+
+#[test]
 fn infinity_memories_open_with_type_and_title_locked() {
     let demo = demo_root();
     let mut h = Tui::start(demo.path());

@@ -136,6 +136,9 @@ pub struct App {
     config_dir: Option<PathBuf>,
     pub root: PathBuf,
     pub demo_path: Option<PathBuf>,
+    /// The demo copies made in the app (ctrl-d), removed when the app ends (not before:
+    /// an earlier one may still hold a buffer the user is editing).
+    demo_copies: Vec<crate::core::demo::DemoRoot>,
     home: Option<PathBuf>,
     pub encoding: Encoding,
     pub screen: Screen,
@@ -209,6 +212,7 @@ impl App {
             config_dir: options.config_dir,
             root: options.root,
             demo_path: options.demo_path,
+            demo_copies: Vec::new(),
             home: options.home,
             encoding: options.encoding,
             screen: Screen::Picker,

@@ -272,16 +272,21 @@ impl App {
     }
 
     /// A fresh copy of the demo banks becomes the root.
-    pub(super) fn on_demo_ready(&mut self, result: Result<PathBuf, String>) {
+    pub(super) fn on_demo_ready(&mut self, result: Result<crate::core::demo::DemoRoot, String>) {
         match result {
-            Ok(path) => {
+            Ok(copy) => {
+                let path = copy.path().to_path_buf();
+                self.demo_copies.push(copy);
                 self.root = path.clone();
                 self.demo_path = Some(path.clone());
                 let label = super::chrome::path_label(&path, self.home.as_deref());
-                self.picker = picker::Picker::new(path, label);
+                self.picker = picker::Picker::new(path.clone(), label);
                 self.project = None;
                 self.rescan();
-                self.toast("opened a fresh copy of the demo banks");
+                self.toast(format!(
+                    "opened a fresh copy of the demo banks in {} (removed when mbank exits)",
+                    path.display()
+                ));
             }
             Err(e) => self.toast_error(format!("cannot create the demo: {e}")),
         }
