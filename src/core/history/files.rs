@@ -14,28 +14,30 @@ const PRIVATE_FOLDER: u32 = 0o700;
 const LOCK: &str = ".lock";
 
 /// Opens `names` below `data_dir`, one folder after the other, no link followed; with
-/// `create`, missing ones are created owner-only (`None`: absent and not created).
+/// `create`, missing ones are created owner-only (`None`: absent and not created). Each
+/// folder is opened first and created only when missing: every write of an agent passes
+/// here, and the folders exist after the first.
 pub(crate) fn folder(data_dir: &Path, names: &[&str], create: bool) -> Result<Option<Dir>> {
-    if create {
-        fs::create_dir_all(data_dir).map_err(|e| CoreError::io(data_dir, e))?;
-    }
     let mut dir = match Dir::open_anchor(data_dir) {
         Ok(dir) => dir,
-        Err(e) if !create && e.is_not_found() => return Ok(None),
+        Err(e) if e.is_not_found() && create => {
+            fs::create_dir_all(data_dir).map_err(|e| CoreError::io(data_dir, e))?;
+            Dir::open_anchor(data_dir)?
+        }
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => return Err(e.into()),
     };
     for name in names {
-        dir = if create {
-            let sub = dir.create_dir(name, PRIVATE_FOLDER)?;
-            #[cfg(unix)]
-            sub.ensure_mode(PRIVATE_FOLDER)?;
-            sub
-        } else {
-            match dir.open_dir(Path::new(name)) {
-                Ok(sub) => sub,
-                Err(e) if e.is_not_found() => return Ok(None),
-                Err(e) => return Err(e.into()),
+        dir = match dir.open_dir(Path::new(name)) {
+            Ok(sub) => sub,
+            Err(e) if e.is_not_found() && create => {
+                let sub = dir.create_dir(name, PRIVATE_FOLDER)?;
+                #[cfg(unix)]
+                sub.ensure_mode(PRIVATE_FOLDER)?;
+                sub
             }
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(e) => return Err(e.into()),
         };
     }
     Ok(Some(dir))
