@@ -17,6 +17,7 @@ mod cli_leftovers_and_errors;
 mod cli_paths;
 mod cli_review;
 mod cli_timeline;
+mod context_labels;
 mod core_imports;
 mod corpus;
 mod corpus_decisions;

@@ -372,7 +372,11 @@ fn a_demo_copy_made_with_ctrl_d_is_removed_when_the_app_ends() {
     let copy = h.app.demo_path.clone().unwrap();
     h.pump_until("the demo's scan", |app| !app.picker.scanning);
     assert!(copy.join("weather-api").is_dir(), "{copy:?}");
-    assert!(h.toasts().contains("removed when mbank exits"), "{}", h.toasts());
+    assert!(
+        h.toasts().contains("removed when mbank exits"),
+        "{}",
+        h.toasts()
+    );
     drop(h);
     assert!(!copy.exists(), "{copy:?} is left behind");
 }
