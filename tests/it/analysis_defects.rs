@@ -214,7 +214,7 @@ fn context_loads_a_file_once_and_shows_every_way_it_is_reached() {
         .map(|w| w.as_str().unwrap())
         .collect();
     assert_eq!(reached.len(), 2, "{reached:?}");
-    assert_eq!(reached[0], "start-up file of the ConKeeper bank");
+    assert_eq!(reached[0], "start-up file (ConKeeper)");
     assert!(
         reached[1].starts_with("imported through CLAUDE.md"),
         "{reached:?}"

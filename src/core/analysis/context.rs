@@ -84,8 +84,8 @@ pub struct LoadedPiece {
     pub lines: usize,
     pub bytes: usize,
     pub notes: Vec<String>,
-    /// Every way the agent reaches the file, in words ("start-up file of the ConKeeper
-    /// bank", "imported by @x.md in CLAUDE.md, line 3"): a file reached several ways
+    /// Every way the agent reaches the file, in words ("start-up file (ConKeeper)",
+    /// "imported by @x.md in CLAUDE.md, line 3"): a file reached several ways
     /// loads once (see [`load_once`]).
     pub reached: Vec<String>,
 }
@@ -334,7 +334,7 @@ impl Builder<'_> {
             (None, Scope::Ancestor) => {
                 "inherited from a folder above the project, loaded before its files".to_string()
             }
-            (None, Scope::Project) => format!("start-up file of the {} bank", self.format.label()),
+            (None, Scope::Project) => format!("start-up file ({})", self.format.label()),
         };
         self.out.pieces.push(LoadedPiece {
             file: file.to_path_buf(),
@@ -1202,7 +1202,7 @@ mod tests {
         assert_eq!(
             active.reached,
             vec![
-                "start-up file of the ConKeeper bank".to_string(),
+                "start-up file (ConKeeper)".to_string(),
                 "imported through CLAUDE.md by @.claude/memory/active-context.md (line 2), depth 1"
                     .to_string()
             ]

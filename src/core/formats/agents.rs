@@ -106,7 +106,7 @@ impl Agent {
             Agent::Kilo => &[Format::KiloCode],
             Agent::Cursor => &[Format::CursorRules, Format::Cline],
             Agent::Copilot => &[Format::Copilot, Format::Cline],
-            Agent::Windsurf => &[Format::Windsurf],
+            Agent::Windsurf => &[Format::Windsurf, Format::Cline],
             Agent::Kiro => &[Format::Kiro],
         }
     }
@@ -140,8 +140,9 @@ impl Agent {
 
     /// Whether this agent also reads a memory bank it does not own at `rel` when one of its
     /// start-up instruction files tells it to ([`directs_to_memory_bank`]): GitHub Copilot
-    /// given Cline's custom instructions as `.github/instructions/*.instructions.md` reads
-    /// the Cline bank in `memory-bank/` at the start of every task, as Cline would.
+    /// given Cline's custom instructions as `.github/instructions/*.instructions.md`, or
+    /// Windsurf and Cursor given them as an always-on rule, read the Cline bank in
+    /// `memory-bank/` at the start of every task, as Cline would.
     pub fn reads_when_directed(self, format: Format, rel: &Path) -> bool {
         self.takes_memory_bank_directions()
             && format == Format::Cline
@@ -151,7 +152,7 @@ impl Agent {
     /// Whether this agent's instruction files may tell it to read a memory bank it does not
     /// own (see [`Agent::reads_when_directed`]).
     pub fn takes_memory_bank_directions(self) -> bool {
-        self == Agent::Copilot
+        matches!(self, Agent::Copilot | Agent::Windsurf | Agent::Cursor)
     }
 
     /// Whether some agent loads files of `format` (BEANS.md and Infinity: none).
@@ -250,11 +251,15 @@ mod tests {
     }
 
     #[test]
-    fn copilot_reads_a_cline_bank_only_when_its_instructions_say_so() {
+    fn copilot_windsurf_and_cursor_read_a_cline_bank_only_when_their_instructions_say_so() {
         let bank = Path::new("memory-bank/activeContext.md");
-        assert!(Agent::Copilot.reads_when_directed(Format::Cline, bank));
-        assert!(!Agent::Copilot.reads(Format::Cline, bank));
-        assert!(!Agent::Cursor.reads_when_directed(Format::Cline, bank));
+        for agent in [Agent::Copilot, Agent::Windsurf, Agent::Cursor] {
+            assert!(agent.reads_when_directed(Format::Cline, bank), "{agent:?}");
+            assert!(!agent.reads(Format::Cline, bank), "{agent:?}");
+        }
+        for agent in [Agent::ClaudeCode, Agent::Codex, Agent::Kilo, Agent::Kiro] {
+            assert!(!agent.reads_when_directed(Format::Cline, bank), "{agent:?}");
+        }
         assert!(!Agent::Copilot.reads_when_directed(
             Format::Cline,
             Path::new(".cursor/memory-bank/activeContext.md")

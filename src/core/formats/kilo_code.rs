@@ -85,13 +85,14 @@ impl FormatRules for KiloCode {
                 load,
             )
         } else if rel.starts_with(RULES_DIR) {
-            // Kilo reads the rules folder recursively, archives included.
-            (
-                Role::Rules,
-                Some(7),
-                Some("rules".into()),
-                LoadKind::Startup,
-            )
+            // Kilo reads the rules folder recursively, archives included, but leaves out
+            // the cache and backup files Roo's loader, which it shares, skips.
+            let load = if super::roo_rules::skipped_by_the_rule_loader(&file_name) {
+                LoadKind::Never
+            } else {
+                LoadKind::Startup
+            };
+            (Role::Rules, Some(7), Some("rules".into()), load)
         } else if let Some(mode) = mode_folder(rel) {
             (
                 Role::Rules,
@@ -168,6 +169,10 @@ mod tests {
         assert_eq!(
             placed(".kilocode/mcp.json"),
             (Role::Other, None, LoadKind::Never)
+        );
+        assert_eq!(
+            placed(".kilocode/rules/old/notes.md.bak"),
+            (Role::Rules, Some(7), LoadKind::Never)
         );
     }
 }

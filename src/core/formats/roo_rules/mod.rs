@@ -110,6 +110,9 @@ pub fn mode_of_path(rel: &Path) -> Option<String> {
 /// user switches), everything else as listed.
 pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
     let rel = file.path.strip_prefix(root).unwrap_or(&file.path);
+    if file.load == LoadKind::Never {
+        return LoadKind::Never;
+    }
     match mode_of_path(rel) {
         Some(m) if m == mode => LoadKind::Startup,
         Some(_) => LoadKind::OnDemand,
@@ -134,6 +137,49 @@ pub fn is_mode_file(bank: &Bank, file: &MemoryFile) -> bool {
 
 /// A mode's rule files load at start in the default mode's sessions, which listings and
 /// totals follow.
+/// File name endings of the cache, backup and system files Roo Code's rule loader leaves
+/// out of its rule folders (Kilo Code's, a fork of it, too): `notes.md.old` is never sent.
+const SKIPPED_BY_THE_RULE_LOADER: [&str; 21] = [
+    ".DS_Store",
+    ".bak",
+    ".cache",
+    ".crdownload",
+    ".db",
+    ".dmp",
+    ".dump",
+    ".eslintcache",
+    ".lock",
+    ".log",
+    ".old",
+    ".part",
+    ".partial",
+    ".pyc",
+    ".pyo",
+    ".stackdump",
+    ".swo",
+    ".swp",
+    ".temp",
+    ".tmp",
+    "Thumbs.db",
+];
+
+/// Whether the rule loader of Roo Code (and Kilo Code) leaves `file_name` out of a rule
+/// folder it reads.
+pub fn skipped_by_the_rule_loader(file_name: &str) -> bool {
+    SKIPPED_BY_THE_RULE_LOADER
+        .iter()
+        .any(|ending| file_name.ends_with(ending))
+}
+
+/// What a file in one of `.roo`'s rule folders loads as: `load`, unless the loader skips it.
+fn rule_folder_load(file_name: &str, load: LoadKind) -> LoadKind {
+    if skipped_by_the_rule_loader(file_name) {
+        LoadKind::Never
+    } else {
+        load
+    }
+}
+
 fn mode_load(mode: &str) -> LoadKind {
     if mode == DEFAULT_MODE {
         LoadKind::Startup
@@ -168,13 +214,13 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
                     Role::Rules,
                     Some(1),
                     Some("rules".into()),
-                    LoadKind::Startup,
+                    rule_folder_load(file_name, LoadKind::Startup),
                 ),
                 Some(s) if s.starts_with("rules-") => (
                     Role::Rules,
                     Some(3),
                     Some(s.to_string()),
-                    mode_load(&s["rules-".len()..]),
+                    rule_folder_load(file_name, mode_load(&s["rules-".len()..])),
                 ),
                 Some(s) => (Role::Other, None, Some(s.to_string()), LoadKind::Never),
                 // Replaces the system prompt of its mode, at the start of its sessions.
@@ -249,6 +295,44 @@ mod tests {
         );
         assert_eq!(
             load_in_mode(root, &file(".roomodes"), "debug"),
+            LoadKind::Startup
+        );
+    }
+
+    #[test]
+    fn backup_and_cache_files_in_rule_folders_never_load_in_any_mode() {
+        for rel in [
+            ".roo/rules/notes.md.old",
+            ".roo/rules/sub/x.md.bak",
+            ".roo/rules/.DS_Store",
+            ".roo/rules-debug/trace.log",
+            ".roo/rules-code/draft.md.swp",
+        ] {
+            let placed = RooRules.place(Path::new(rel));
+            assert_eq!(placed.load, LoadKind::Never, "{rel}");
+            let file = MemoryFile {
+                path: Path::new("/p").join(rel),
+                display: rel.into(),
+                role: placed.role,
+                layer: placed.layer,
+                order: 0,
+                group: placed.group,
+                load: placed.load,
+                size: 0,
+                modified: None,
+                memory: None,
+                unreadable: None,
+            };
+            for mode in ["code", "debug"] {
+                assert_eq!(
+                    load_in_mode(Path::new("/p"), &file, mode),
+                    LoadKind::Never,
+                    "{rel} in {mode}"
+                );
+            }
+        }
+        assert_eq!(
+            RooRules.place(Path::new(".roo/rules/old-notes.md")).load,
             LoadKind::Startup
         );
     }
