@@ -296,7 +296,7 @@ impl HistoryView {
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
         let theme = cx.theme;
-        let popup = super::popup_area(frame, area, 140, area.height, 1);
+        let popup = super::popup_area(frame, area, 140, area.height, 2);
         self.area = popup;
         let count = self.versions().len();
         let mut title = vec![Span::styled(
@@ -393,7 +393,7 @@ impl HistoryView {
         let mut lines = vec![Line::from(Span::styled(
             format!(
                 "  {:<number_width$} {:<time_width$} {:<writer_width$} {:>size_width$}  {}",
-                "", "replaced", "by", "size", "the write changed"
+                "", "replaced", "by", "size", "lines ±"
             ),
             theme.muted(),
         ))];
@@ -607,9 +607,18 @@ fn line_styles(kind: LineKind, theme: &Theme) -> (Style, Style) {
     }
 }
 
-/// One diff line as rows: the line numbers and sign, then its text wrapped under them;
-/// tabs as four spaces, control, bidi and invisible characters as the sanitiser's
-/// markers (reversed, so a reader sees them).
+/// One piece of a line as drawn: a character (a tab as four spaces, a hidden character
+/// as its marker), its width and style.
+struct Piece {
+    text: String,
+    width: usize,
+    style: Style,
+    space: bool,
+}
+
+/// One diff line as rows: the line numbers and sign, then its text wrapped under them at
+/// spaces (a word longer than a row is cut); tabs as four spaces, control, bidi and
+/// invisible characters as the sanitiser's markers (reversed, so a reader sees them).
 fn wrapped_line(line: &DiffLine, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let number = |n: Option<usize>| n.map_or_else(|| "    ".to_string(), |n| format!("{n:>4}"));
     let sign = match line.kind {
@@ -620,58 +629,106 @@ fn wrapped_line(line: &DiffLine, width: usize, theme: &Theme) -> Vec<Line<'stati
     let (base, highlight) = line_styles(line.kind, theme);
     let marker_style = theme.fg(theme.error).add_modifier(Modifier::REVERSED);
     let text_width = width.saturating_sub(GUTTER).max(1);
-    let text = line.text.as_str();
-    let mut ranges = line.changed.clone();
-    ranges.sort_by_key(|r| r.start);
-    let changed_at = |offset: usize| ranges.iter().any(|r| r.contains(&offset));
-
-    let mut rows: Vec<Vec<Span<'static>>> = vec![vec![
-        Span::styled(
-            format!("{} {} ", number(line.old_line), number(line.new_line)),
-            theme.muted(),
-        ),
-        Span::styled(format!("{sign} "), base),
-    ]];
-    let mut used = 0;
-    let mut run = String::new();
-    let mut run_style = base;
-    for (offset, c) in text.char_indices() {
-        let (piece, style) = if c == '\t' {
-            ("    ".to_string(), None)
-        } else if sanitize::hidden(c).is_some() {
-            (sanitize::marker(c), Some(marker_style))
-        } else {
-            (c.to_string(), None)
-        };
-        let style = style.unwrap_or(if changed_at(offset) { highlight } else { base });
-        let piece_width: usize = piece.chars().map(|c| c.width().unwrap_or(0)).sum();
-        if used + piece_width > text_width && used > 0 {
-            if !run.is_empty() {
-                rows.last_mut()
-                    .map(|row| row.push(Span::styled(std::mem::take(&mut run), run_style)));
+    let changed_at = |offset: usize| line.changed.iter().any(|r| r.contains(&offset));
+    let pieces: Vec<Piece> = line
+        .text
+        .char_indices()
+        .map(|(offset, c)| {
+            let style = if changed_at(offset) { highlight } else { base };
+            let (text, style) = if c == '\t' {
+                ("    ".to_string(), style)
+            } else if sanitize::hidden(c).is_some() {
+                (sanitize::marker(c), marker_style)
+            } else {
+                (c.to_string(), style)
+            };
+            let width = text.chars().map(|c| c.width().unwrap_or(0)).sum();
+            Piece {
+                text,
+                width,
+                style,
+                space: c == ' ' || c == '\t',
             }
-            rows.push(vec![Span::raw(" ".repeat(GUTTER))]);
+        })
+        .collect();
+
+    // Where each row starts: greedy, breaking after a space when the next word does not
+    // fit, inside a word only when it is longer than a row.
+    let mut starts = vec![0];
+    let mut used = 0;
+    let mut index = 0;
+    while index < pieces.len() {
+        let word_end = (index..pieces.len())
+            .find(|&i| pieces[i].space)
+            .map_or(pieces.len(), |i| i + 1);
+        let word_width: usize = pieces[index..word_end].iter().map(|p| p.width).sum();
+        // Trailing spaces may hang past the edge rather than start a row.
+        let visible: usize = pieces[index..word_end]
+            .iter()
+            .filter(|p| !p.space)
+            .map(|p| p.width)
+            .sum();
+        if used > 0 && used + visible > text_width {
+            starts.push(index);
             used = 0;
         }
-        if style != run_style && !run.is_empty() {
-            rows.last_mut()
-                .map(|row| row.push(Span::styled(std::mem::take(&mut run), run_style)));
+        if used + word_width <= text_width || visible <= text_width.saturating_sub(used) {
+            used += word_width;
+            index = word_end;
+            continue;
         }
-        run_style = style;
-        run.push_str(&piece);
-        used += piece_width;
+        // A word longer than a row: as much as fits, then the rest on the next.
+        while index < word_end {
+            if used > 0 && used + pieces[index].width > text_width {
+                starts.push(index);
+                used = 0;
+            }
+            used += pieces[index].width;
+            index += 1;
+        }
     }
-    if !run.is_empty() {
-        rows.last_mut()
-            .map(|row| row.push(Span::styled(run, run_style)));
+    starts.push(pieces.len());
+
+    let mut rows = Vec::new();
+    for (row, bounds) in starts.windows(2).enumerate() {
+        let mut spans = if row == 0 {
+            vec![
+                Span::styled(
+                    format!("{} {} ", number(line.old_line), number(line.new_line)),
+                    theme.muted(),
+                ),
+                Span::styled(format!("{sign} "), base),
+            ]
+        } else {
+            vec![Span::raw(" ".repeat(GUTTER))]
+        };
+        let mut run = String::new();
+        let mut run_style = base;
+        let mut row_width = 0;
+        for piece in &pieces[bounds[0]..bounds[1]] {
+            // Spaces hanging past the edge are not drawn (a row's first piece always is).
+            if row_width > 0 && row_width + piece.width > text_width {
+                break;
+            }
+            row_width += piece.width;
+            if piece.style != run_style && !run.is_empty() {
+                spans.push(Span::styled(std::mem::take(&mut run), run_style));
+            }
+            run_style = piece.style;
+            run.push_str(&piece.text);
+        }
+        if !run.is_empty() {
+            spans.push(Span::styled(run, run_style));
+        }
+        rows.push(spans);
     }
-    if line.no_newline {
-        rows.last_mut().map(|row| {
-            row.push(Span::styled(
-                "  \\ No newline at end of file",
-                theme.muted(),
-            ))
-        });
+    if line.no_newline
+        && let Some(last) = rows.last_mut()
+    {
+        last.push(Span::styled(
+            "  \\ No newline at end of file",
+            theme.muted(),
+        ));
     }
     rows.into_iter().map(Line::from).collect()
 }
