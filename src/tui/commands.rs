@@ -16,12 +16,12 @@ pub const GLOBAL: &[Command] = &[
     hint(Action::CycleView),
     hint(Action::ShowTimeline),
     hint(Action::ShowReview),
+    hint(Action::History),
     hint(Action::ToggleFindings),
     hint(Action::Zoom),
     hint(Action::NextTheme),
     quiet(Action::OpenExternal),
     quiet(Action::Messages),
-    hint(Action::History),
 ];
 
 /// The picker's keys (typed characters filter).
