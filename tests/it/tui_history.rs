@@ -162,6 +162,16 @@ fn three_saves_are_listed_diffed_against_any_version_and_the_first_restored() {
     assert_eq!(h.doc().text(), first, "the editor shows it");
     assert!(!h.is_dirty());
     assert!(h.toasts().contains("restored version 1"), "{}", h.toasts());
+    // The tree's figures (and the gauges drawn from them) are of the restored file,
+    // with the watcher off: the restore itself asks for them.
+    let restored_bytes = first.len() as u64;
+    let path = file.clone();
+    h.pump_until("the tree's figures of the restored file", move |app| {
+        app.tree
+            .file_report(&path, None)
+            .and_then(|f| f.stats.as_ref())
+            .is_some_and(|stats| stats.bytes == restored_bytes)
+    });
     assert_eq!(
         writers(&h),
         [

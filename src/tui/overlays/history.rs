@@ -879,6 +879,69 @@ mod tests {
         assert_eq!(text, format!("{}⟨U+202E⟩end", "x".repeat(30)));
     }
 
+    /// The overlay drawn on a 100x30 screen, as text.
+    fn drawn(view: &mut HistoryView) -> String {
+        use ratatui::backend::TestBackend;
+        let theme = Theme::default();
+        let keymap = crate::tui::keymap::Keymap::load(None, None).unwrap();
+        let mut terminal = ratatui::Terminal::new(TestBackend::new(100, 30)).unwrap();
+        let cx = ViewContext {
+            theme: &theme,
+            keymap: &keymap,
+            focused: true,
+        };
+        terminal
+            .draw(|frame| view.view(frame, frame.area(), &cx))
+            .unwrap();
+        crate::tui::driver::buffer_text(terminal.backend().buffer())
+    }
+
+    #[test]
+    fn a_history_that_cannot_be_read_says_why_instead_of_listing() {
+        let mut view = view();
+        let asked = view.on_listed(Err("cannot read the history: permission denied".into()));
+        assert!(asked.is_none());
+        let screen = drawn(&mut view);
+        assert!(
+            screen.contains("cannot read the history: permission denied"),
+            "{screen}"
+        );
+        // A restore has no version to name.
+        assert!(matches!(
+            view.update(Action::Restore),
+            Outcome::Consumed(effects) if matches!(effects.as_slice(), [Effect::Toast(_)])
+        ));
+    }
+
+    #[test]
+    fn a_version_whose_diff_failed_shows_the_reason() {
+        let mut view = view();
+        let key = asked(view.on_listed(Ok(listing(&[2, 1])))).unwrap();
+        let _ = view.on_diffed(key, Err("the version's text is missing".into()));
+        let screen = drawn(&mut view);
+        assert!(
+            screen.contains("cannot compare: the version's text is missing"),
+            "{screen}"
+        );
+    }
+
+    #[test]
+    fn an_infinity_store_is_not_restored_from_here_and_says_how() {
+        let mut view = HistoryView::new(
+            "/bank/memories.json".into(),
+            "memories.json (the whole store)".into(),
+            Some("restore it with `mbank restore`".into()),
+        );
+        let _ = view.on_listed(Ok(listing(&[1])));
+        match view.update(Action::Restore) {
+            Outcome::Consumed(effects) => assert!(
+                matches!(effects.as_slice(), [Effect::ToastError(why)] if why.contains("mbank restore")),
+                "{effects:?}"
+            ),
+            Outcome::Ignored => panic!("the overlay keeps its keys"),
+        }
+    }
+
     #[test]
     fn sizes_read_as_people_write_them() {
         assert_eq!(size_label(0), "0 B");
