@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 
 use chrono::{DateTime, FixedOffset, Utc};
 use common::tui::{DemoBanks, Tui};
+use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use mbank::core::history::{self, History, Retention};
+use mbank::tui::Message;
 use mbank::tui::app::Focus;
 use mbank::tui::overlays::Overlay;
 use mbank::tui::overlays::history::{Clock, HistoryView};
@@ -125,6 +127,19 @@ fn three_saves_are_listed_diffed_against_any_version_and_the_first_restored() {
     for row in ["v3", "v2", "v1", "version 3 → now", "one two three"] {
         assert!(screen.contains(row), "{row} not on screen:\n{screen}");
     }
+
+    // A click on a version chooses it.
+    let screen = h.screen();
+    let row = screen.lines().position(|l| l.contains(" v2 ")).unwrap();
+    let column = screen.lines().nth(row).unwrap().find(" v2 ").unwrap();
+    h.app.update(Message::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: column as u16,
+        row: row as u16,
+        modifiers: KeyModifiers::NONE,
+    }));
+    h.idle();
+    assert_eq!(overlay(&h).wanted().map(|key| key.version), Some(2));
 
     // The first version against the file now.
     h.keys("end");
