@@ -190,42 +190,70 @@ fn line_changes(old: &str, new: &str) -> (usize, usize) {
         })
 }
 
-/// Lists the versions of the file at `path`, newest first, with what each write that
-/// replaced one changed; sends [`HistoryEvent::Listed`].
+/// Lists the versions of the file at `path`, newest first, and sends them
+/// ([`HistoryEvent::Listed`]); then works out what each write that replaced one changed
+/// and sends that ([`HistoryEvent::Counted`], always, even after an error), so a long
+/// history is on screen before every version is read back.
 pub fn list_history(path: PathBuf, outbox: Outbox) {
     thread::spawn(move || {
-        let result = history_listing(&path);
-        let _ = outbox.send(Message::History(HistoryEvent::Listed { path, result }));
+        let versions = installed_history().and_then(|history| {
+            history
+                .list(&path)
+                .map_err(|e| format!("cannot read the history: {e}"))
+        });
+        let current = current_text(&path).ok().flatten();
+        let result = versions
+            .as_ref()
+            .map_err(Clone::clone)
+            .map(|versions| HistoryListing {
+                versions: versions
+                    .iter()
+                    .rev()
+                    .map(|version| ListedVersion {
+                        version: version.clone(),
+                        lines: None,
+                    })
+                    .collect(),
+                current_size: current.as_ref().map(|t| t.len() as u64),
+            });
+        let listed = HistoryEvent::Listed {
+            path: path.clone(),
+            result,
+        };
+        if outbox.send(Message::History(listed)).is_err() {
+            return;
+        }
+        let changes = match (installed_history(), versions) {
+            (Ok(history), Ok(versions)) => line_changes_of(history, &path, &versions, current),
+            _ => Vec::new(),
+        };
+        let _ = outbox.send(Message::History(HistoryEvent::Counted { path, changes }));
     });
 }
 
-fn history_listing(path: &Path) -> Result<HistoryListing, String> {
-    let history = installed_history()?;
-    let versions = history
-        .list(path)
-        .map_err(|e| format!("cannot read the history: {e}"))?;
-    let current = current_text(path).ok().flatten();
-    let current_size = current.as_ref().map(|t| t.len() as u64);
-    // Newest first, each compared with the text that replaced it (the newest with the
-    // file now; a file gone counts as empty).
+/// For the newest versions (oldest first in `versions`), the lines added and removed
+/// by the write that replaced each: compared with the next version's text, the newest
+/// with `current` (a file gone counts as empty). A version whose text, or the next
+/// one's, cannot be read gets none.
+fn line_changes_of(
+    history: &History,
+    path: &Path,
+    versions: &[crate::core::history::Version],
+    current: Option<String>,
+) -> Vec<(u64, (usize, usize))> {
     let mut newer = Some(current.unwrap_or_default());
-    let mut listed = Vec::with_capacity(versions.len());
-    for (index, version) in versions.into_iter().rev().enumerate() {
-        let text = (index < HISTORY_LINE_CHANGES)
-            .then(|| history.version(path, version.version).ok())
-            .flatten()
+    let mut changes = Vec::new();
+    for version in versions.iter().rev().take(HISTORY_LINE_CHANGES) {
+        let text = history
+            .version(path, version.version)
+            .ok()
             .map(|(_, text)| text);
-        let lines = match (&text, &newer) {
-            (Some(old), Some(new)) => Some(line_changes(old, new)),
-            _ => None,
-        };
+        if let (Some(old), Some(new)) = (&text, &newer) {
+            changes.push((version.version, line_changes(old, new)));
+        }
         newer = text;
-        listed.push(ListedVersion { version, lines });
     }
-    Ok(HistoryListing {
-        versions: listed,
-        current_size,
-    })
+    changes
 }
 
 /// Compares two texts of the file at `path` as `key` says; sends [`HistoryEvent::Diffed`].

@@ -112,6 +112,13 @@ pub enum HistoryEvent {
         path: PathBuf,
         result: Result<HistoryListing, String>,
     },
+    /// What the writes that replaced the listed versions changed: version number, lines
+    /// added and removed (after [`HistoryEvent::Listed`]; the versions not named have
+    /// no figures).
+    Counted {
+        path: PathBuf,
+        changes: Vec<(u64, (usize, usize))>,
+    },
     /// One comparison the overlay asked for.
     Diffed {
         path: PathBuf,
@@ -139,8 +146,8 @@ pub struct HistoryListing {
 #[derive(Debug, Clone)]
 pub struct ListedVersion {
     pub version: crate::core::history::Version,
-    /// Lines added and removed by the write that replaced it (`None`: not worked out,
-    /// its text or the next one's could not be read, or the list is long).
+    /// Lines added and removed by the write that replaced it (`None`: not worked out
+    /// yet, its text or the next one's could not be read, or the list is long).
     pub lines: Option<(usize, usize)>,
 }
 

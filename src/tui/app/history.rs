@@ -17,7 +17,7 @@ use crate::tui::protocol::{DiffKey, HistoryRequest};
 /// The history jobs the app waits on.
 #[derive(Debug, Default)]
 pub struct HistoryJobs {
-    /// Listings and restores not answered yet.
+    /// Listings (until their line counts arrive) and restores not answered yet.
     running: usize,
     /// A diff is being computed.
     diffing: bool,
@@ -150,12 +150,17 @@ impl App {
     pub(super) fn on_history_event(&mut self, event: HistoryEvent) {
         match event {
             HistoryEvent::Listed { path, result } => {
-                self.history_jobs.running = self.history_jobs.running.saturating_sub(1);
                 if let Some(effect) = self
                     .history_view(&path)
                     .and_then(|view| view.on_listed(result))
                 {
                     self.apply_one(effect);
+                }
+            }
+            HistoryEvent::Counted { path, changes } => {
+                self.history_jobs.running = self.history_jobs.running.saturating_sub(1);
+                if let Some(view) = self.history_view(&path) {
+                    view.on_counted(&changes);
                 }
             }
             HistoryEvent::Diffed { path, key, result } => {

@@ -204,6 +204,18 @@ impl HistoryView {
         self.diff_request()
     }
 
+    /// What the writes that replaced the listed versions changed, by version number.
+    pub fn on_counted(&mut self, changes: &[(u64, (usize, usize))]) {
+        if let Some(Ok(listing)) = &mut self.listing {
+            for listed in &mut listing.versions {
+                if let Some((_, lines)) = changes.iter().find(|(n, _)| *n == listed.version.version)
+                {
+                    listed.lines = Some(*lines);
+                }
+            }
+        }
+    }
+
     /// A comparison arrived; one no longer wanted is dropped. Returns the one still to
     /// ask for when it is not this one.
     pub fn on_diffed(
@@ -303,11 +315,16 @@ impl HistoryView {
             format!(" History of {} ", widgets::shown(&self.name)),
             theme.title(),
         )];
-        if count > 0 {
+        if let Some(Ok(listing)) = &self.listing {
             title.push(Span::styled(
                 format!("· {} ", crate::core::text::counted(count, "version")),
                 theme.fg(theme.text),
             ));
+            let now = match listing.current_size {
+                Some(size) => format!("· now {} ", size_label(size)),
+                None => "· gone now ".to_string(),
+            };
+            title.push(Span::styled(now, theme.muted()));
         }
         let block = Block::default()
             .borders(Borders::ALL)
