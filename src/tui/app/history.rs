@@ -32,11 +32,12 @@ impl HistoryJobs {
 }
 
 impl App {
-    /// Opens the history of the file selected in the tree (when the tree has the
-    /// keyboard) or else of the open file.
+    /// Opens the history of the file selected in the tree or the review (when it has the
+    /// keyboard), or else of the open file.
     pub(super) fn open_history(&mut self) {
         let selected = match self.focus {
             Focus::Tree => self.tree.selected_file(),
+            Focus::Review => self.review.file().map(|f| (f.path.clone(), None)),
             _ => None,
         };
         let Some((path, memory_id)) = selected.or_else(|| {

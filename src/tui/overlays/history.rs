@@ -55,8 +55,8 @@ impl Clock {
         }
     }
 
-    /// "2026-11-25 14:05 · 2 h ago" for an RFC 3339 time (shown as written when it does
-    /// not parse).
+    /// An RFC 3339 time as ("2026-11-25 14:05", "2 h ago"); one that does not parse is
+    /// shown as written, with no age.
     fn describe(&self, at: &str) -> (String, String) {
         let Ok(time) = DateTime::parse_from_rfc3339(at) else {
             return (widgets::shown(at).into_owned(), String::new());
@@ -81,7 +81,7 @@ fn size_label(bytes: u64) -> String {
             let digits = bytes.to_string();
             let mut out = String::new();
             for (i, c) in digits.chars().enumerate() {
-                if i > 0 && (digits.len() - i) % 3 == 0 {
+                if i > 0 && (digits.len() - i).is_multiple_of(3) {
                     out.push(',');
                 }
                 out.push(c);
