@@ -205,6 +205,34 @@ fn three_saves_are_listed_diffed_against_any_version_and_the_first_restored() {
 }
 
 #[test]
+fn with_the_watcher_on_a_restore_reloads_the_editor_once_and_asks_nothing() {
+    installed_history();
+    let demo = DemoBanks::new();
+    let file = demo.file(ACTIVE);
+    let first = read(&file);
+    let mut h = Tui::demo(&demo).watch().start();
+    h.open_project("weather");
+    h.open_file("activeContext.md");
+    append_and_save(&mut h, "one");
+    h.keys("f12 r y");
+    assert_eq!(read(&file), first);
+    // The watcher's own report of the write comes too: still no prompt, the same text.
+    h.driver
+        .settle(std::time::Duration::from_millis(300))
+        .unwrap();
+    h.idle();
+    assert!(
+        !h.app
+            .overlays
+            .iter()
+            .any(|o| matches!(o, Overlay::Conflict(_) | Overlay::Confirm(_))),
+        "no prompt after a restore"
+    );
+    assert_eq!(h.doc().text(), first);
+    assert!(!h.is_dirty());
+}
+
+#[test]
 fn a_restore_is_refused_while_the_editor_holds_unsaved_edits_of_the_file() {
     let demo = DemoBanks::new();
     let file = demo.file(ACTIVE);
