@@ -161,7 +161,14 @@ fn three_saves_are_listed_diffed_against_any_version_and_the_first_restored() {
     assert_eq!((compare.diff.added, compare.diff.removed), (1, 0));
     // The oldest has nothing before it, and says so.
     h.keys("down");
-    assert!(h.screen().contains("is the oldest kept"));
+    let screen = h.screen();
+    assert!(screen.contains("is the oldest kept"), "{screen}");
+    // The rule names no figures then (not those of the comparison shown before).
+    let rule = screen
+        .lines()
+        .find(|l| l.contains("(the oldest kept)"))
+        .unwrap();
+    assert!(!rule.contains('+'), "{rule}");
     h.keys("p");
 
     // Restore the first version: asked first, then written, and itself a version.

@@ -474,7 +474,10 @@ impl HistoryView {
             Span::styled("── ", theme.border(false)),
             Span::styled(format!("{} ", self.comparison_label()), theme.title()),
         ];
-        if let Some((_, Ok(compare))) = &self.diff {
+        // The figures of the comparison shown, not of one chosen before.
+        if let Some((shown, Ok(compare))) = &self.diff
+            && Some(*shown) == self.wanted()
+        {
             spans.push(Span::styled(
                 format!("+{}", compare.diff.added),
                 theme.fg(theme.added),
