@@ -963,6 +963,26 @@ mod tests {
     }
 
     #[test]
+    fn changed_words_are_marked_and_the_rest_of_the_line_is_not() {
+        let theme = Theme::default();
+        let diff = diff_texts("Wiring the adapter\n", "Adding the adapter\n");
+        let (_, marked) = line_styles(LineKind::Added, &theme);
+        let added = diff.hunks[0]
+            .lines
+            .iter()
+            .find(|l| l.kind == LineKind::Added)
+            .unwrap();
+        let row = &wrapped_line(added, 80, &theme)[0];
+        let marked_text: String = row
+            .spans
+            .iter()
+            .filter(|s| s.style == marked)
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(marked_text, "Adding");
+    }
+
+    #[test]
     fn sizes_read_as_people_write_them() {
         assert_eq!(size_label(0), "0 B");
         assert_eq!(size_label(1234), "1,234 B");
