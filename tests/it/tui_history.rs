@@ -212,7 +212,7 @@ fn three_saves_are_listed_diffed_against_any_version_and_the_first_restored() {
 }
 
 #[test]
-fn with_the_watcher_on_a_restore_reloads_the_editor_once_and_asks_nothing() {
+fn with_the_watcher_on_a_restore_reloads_the_editor_and_a_write_elsewhere_refreshes_the_diff() {
     installed_history();
     let demo = DemoBanks::new();
     let file = demo.file(ACTIVE);
@@ -237,6 +237,24 @@ fn with_the_watcher_on_a_restore_reloads_the_editor_once_and_asks_nothing() {
     );
     assert_eq!(h.doc().text(), first);
     assert!(!h.is_dirty());
+
+    // Another writer changes the file while the history is open: the chosen version is
+    // compared with the file as it is now.
+    std::fs::write(&file, format!("{first}written elsewhere\n")).unwrap();
+    h.pump_until("the diff against the file written elsewhere", |app| {
+        app.overlays.iter().any(|o| match o {
+            Overlay::History(view) => view.diff.as_ref().is_some_and(|(_, compare)| {
+                compare.as_ref().is_ok_and(|c| {
+                    c.diff
+                        .hunks
+                        .iter()
+                        .flat_map(|h| &h.lines)
+                        .any(|l| l.text == "written elsewhere")
+                })
+            }),
+            _ => false,
+        })
+    });
 }
 
 #[test]

@@ -23,6 +23,9 @@ pub struct HistoryJobs {
     diffing: bool,
     /// The diff wanted next, asked for while another was computed.
     queued: Option<(PathBuf, DiffKey)>,
+    /// The diff being computed was asked for before the file or its history changed:
+    /// its answer is not shown.
+    stale: bool,
 }
 
 impl HistoryJobs {
@@ -70,6 +73,24 @@ impl App {
                 refusal,
             ))));
         self.list_history(path);
+    }
+
+    /// The watcher saw these paths change: a history open on one of them is read again
+    /// (a write adds a version, and the file now is what diffs compare with).
+    pub(super) fn refresh_history(&mut self, paths: &[PathBuf]) {
+        let open: Vec<PathBuf> = self
+            .overlays
+            .iter()
+            .filter_map(|o| match o {
+                Overlay::History(view) if paths.iter().any(|p| view.path.starts_with(p)) => {
+                    Some(view.path.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        for path in open {
+            self.list_history(path);
+        }
     }
 
     fn list_history(&mut self, path: PathBuf) {
@@ -151,6 +172,7 @@ impl App {
     pub(super) fn on_history_event(&mut self, event: HistoryEvent) {
         match event {
             HistoryEvent::Listed { path, result } => {
+                self.history_jobs.stale |= self.history_jobs.diffing;
                 if let Some(effect) = self
                     .history_view(&path)
                     .and_then(|view| view.on_listed(result))
@@ -166,7 +188,14 @@ impl App {
             }
             HistoryEvent::Diffed { path, key, result } => {
                 self.history_jobs.diffing = false;
-                if let Some(effect) = self
+                if std::mem::take(&mut self.history_jobs.stale) {
+                    // Computed from texts that may have changed since: ask again.
+                    if self.history_jobs.queued.is_none()
+                        && let Some(wanted) = self.history_view(&path).and_then(|v| v.wanted())
+                    {
+                        self.history_jobs.queued = Some((path.clone(), wanted));
+                    }
+                } else if let Some(effect) = self
                     .history_view(&path)
                     .and_then(|view| view.on_diffed(key, result))
                 {

@@ -372,7 +372,10 @@ impl App {
                 let effects = self.document.on_backed_up(side, result);
                 self.apply(effects);
             }
-            Message::FilesChanged(paths) => self.on_files_changed(paths),
+            Message::FilesChanged(paths) => {
+                self.refresh_history(&paths);
+                self.on_files_changed(paths);
+            }
             Message::WatchOverflow => self.on_watch_overflow(),
             Message::WatchProblem(problem) => {
                 self.toast_error(format!("live refresh: {problem}"));
