@@ -28,12 +28,35 @@ const ACTIVE: &str = "weather-api/memory-bank/activeContext.md";
 fn data_dir() -> &'static Path {
     static DATA: OnceLock<PathBuf> = OnceLock::new();
     DATA.get_or_init(|| {
+        remove_old_data_dirs();
         tempfile::Builder::new()
             .prefix("tui-history-")
             .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
             .unwrap()
             .keep()
     })
+}
+
+/// Removes the data folders earlier runs left (kept for the whole run, they outlive it);
+/// one younger than an hour may belong to a run still going.
+fn remove_old_data_dirs() {
+    let Ok(entries) = std::fs::read_dir(env!("CARGO_TARGET_TMPDIR")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() > 3_600));
+        if old
+            && entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("tui-history-")
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The history this process's writes record into.
