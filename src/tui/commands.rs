@@ -16,6 +16,7 @@ pub const GLOBAL: &[Command] = &[
     hint(Action::CycleView),
     hint(Action::ShowTimeline),
     hint(Action::ShowReview),
+    hint(Action::History),
     hint(Action::ToggleFindings),
     hint(Action::Zoom),
     hint(Action::NextTheme),
@@ -267,6 +268,20 @@ pub const HELP: &[Command] = &[
     hint(Action::Back),
 ];
 
+/// The history overlay's keys: up and down choose a version, the page keys scroll its
+/// diff.
+pub const HISTORY: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::Top),
+    quiet(Action::Bottom),
+    hint(Action::Back),
+    hint(Action::ToggleDiffBase),
+    hint(Action::Restore),
+];
+
 /// The commands of a context.
 pub fn commands(context: KeyContext) -> &'static [Command] {
     match context {
@@ -285,6 +300,7 @@ pub fn commands(context: KeyContext) -> &'static [Command] {
         KeyContext::Conflict => CONFLICT,
         KeyContext::CommitMessage => COMMIT_MESSAGE,
         KeyContext::Help => HELP,
+        KeyContext::History => HISTORY,
     }
 }
 

@@ -8,9 +8,14 @@ use std::thread;
 use crate::core::edit::{self, EditText};
 use crate::core::error::CoreError;
 use crate::core::findings::Fix;
+use crate::core::history::{self, History};
 use crate::core::model::Project;
 
-use super::message::{BackupSide, LoadError, LoadPurpose, LoadedFile, Message, SaveError};
+use super::message::{
+    BackupSide, HistoryEvent, HistoryListing, ListedVersion, LoadError, LoadPurpose, LoadedFile,
+    Message, SaveError, VersionCompare,
+};
+use super::protocol::{DiffBase, DiffKey};
 use super::theme::Theme;
 use super::workers::Outbox;
 
@@ -145,4 +150,187 @@ pub fn create_bank(path: PathBuf, outbox: Outbox) {
                 .map_err(|e| e.to_string());
         let _ = outbox.send(Message::BankCreated { path, result });
     });
+}
+
+/// How many of a file's newest versions the history list gives line changes for: each
+/// costs a read and a diff, and a list of a thousand versions must still come quickly.
+const HISTORY_LINE_CHANGES: usize = 200;
+/// Longest one version's line count may take (a pathological text gets none).
+const LINE_CHANGES_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The history every write of this process records into, or why there is none.
+fn installed_history() -> Result<&'static History, String> {
+    history::installed().ok_or_else(|| {
+        "mbank keeps no history in this session: it has no data folder (set MBANK_DATA_DIR or HOME)"
+            .to_string()
+    })
+}
+
+/// The file's text now: `None` when it is gone.
+fn current_text(path: &Path) -> Result<Option<String>, String> {
+    match crate::core::text::read_text(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if crate::core::text::is_not_found(&e) => Ok(None),
+        Err(e) => Err(format!("cannot read the file now: {e}")),
+    }
+}
+
+/// Lines added and removed from `old` to `new`.
+fn line_changes(old: &str, new: &str) -> (usize, usize) {
+    let diff = similar::TextDiff::configure()
+        .timeout(LINE_CHANGES_TIMEOUT)
+        .diff_lines(old, new);
+    diff.iter_all_changes()
+        .fold((0, 0), |(added, removed), change| match change.tag() {
+            similar::ChangeTag::Insert => (added + 1, removed),
+            similar::ChangeTag::Delete => (added, removed + 1),
+            similar::ChangeTag::Equal => (added, removed),
+        })
+}
+
+/// Lists the versions of the file at `path`, newest first, and sends them
+/// ([`HistoryEvent::Listed`]); then works out what each write that replaced one changed
+/// and sends that ([`HistoryEvent::Counted`], always, even after an error), so a long
+/// history is on screen before every version is read back.
+pub fn list_history(path: PathBuf, outbox: Outbox) {
+    thread::spawn(move || {
+        let versions = installed_history().and_then(|history| {
+            history
+                .list(&path)
+                .map_err(|e| format!("cannot read the history: {e}"))
+        });
+        let current = current_text(&path).ok().flatten();
+        let result = versions
+            .as_ref()
+            .map_err(Clone::clone)
+            .map(|versions| HistoryListing {
+                versions: versions
+                    .iter()
+                    .rev()
+                    .map(|version| ListedVersion {
+                        version: version.clone(),
+                        lines: None,
+                    })
+                    .collect(),
+                current_size: current.as_ref().map(|t| t.len() as u64),
+            });
+        let listed = HistoryEvent::Listed {
+            path: path.clone(),
+            result,
+        };
+        if outbox.send(Message::History(listed)).is_err() {
+            return;
+        }
+        let changes = match (installed_history(), versions) {
+            (Ok(history), Ok(versions)) => line_changes_of(history, &path, &versions, current),
+            _ => Vec::new(),
+        };
+        let _ = outbox.send(Message::History(HistoryEvent::Counted { path, changes }));
+    });
+}
+
+/// For the newest versions (oldest first in `versions`), the lines added and removed
+/// by the write that replaced each: compared with the next version's text, the newest
+/// with `current` (a file gone counts as empty). A version whose text, or the next
+/// one's, cannot be read gets none.
+fn line_changes_of(
+    history: &History,
+    path: &Path,
+    versions: &[crate::core::history::Version],
+    current: Option<String>,
+) -> Vec<(u64, (usize, usize))> {
+    let mut newer = Some(current.unwrap_or_default());
+    let mut changes = Vec::new();
+    for version in versions.iter().rev().take(HISTORY_LINE_CHANGES) {
+        let text = history
+            .version(path, version.version)
+            .ok()
+            .map(|(_, text)| text);
+        if let (Some(old), Some(new)) = (&text, &newer) {
+            changes.push((version.version, line_changes(old, new)));
+        }
+        newer = text;
+    }
+    changes
+}
+
+/// Compares two texts of the file at `path` as `key` says; sends [`HistoryEvent::Diffed`].
+pub fn diff_history(path: PathBuf, key: DiffKey, outbox: Outbox) {
+    thread::spawn(move || {
+        let result = compare_versions(&path, key).map(Box::new);
+        let _ = outbox.send(Message::History(HistoryEvent::Diffed { path, key, result }));
+    });
+}
+
+fn compare_versions(path: &Path, key: DiffKey) -> Result<VersionCompare, String> {
+    let history = installed_history()?;
+    let text_of = |number: u64| {
+        history
+            .version(path, number)
+            .map(|(_, text)| text)
+            .map_err(|e| e.to_string())
+    };
+    let chosen = text_of(key.version)?;
+    let compare = match key.base {
+        DiffBase::Now => {
+            let (now, note) = match current_text(path)? {
+                Some(text) => (text, None),
+                None => (
+                    String::new(),
+                    Some("the file is gone now: restoring brings it back".to_string()),
+                ),
+            };
+            VersionCompare {
+                diff: crate::core::review::diff_texts(&chosen, &now),
+                old_label: format!("version {}", key.version),
+                new_label: "now".into(),
+                note,
+            }
+        }
+        DiffBase::Version(base) => VersionCompare {
+            diff: crate::core::review::diff_texts(&text_of(base)?, &chosen),
+            old_label: format!("version {base}"),
+            new_label: format!("version {}", key.version),
+            note: None,
+        },
+    };
+    Ok(compare)
+}
+
+/// Brings version `version` of the file at `path` back through the history's guarded
+/// restore, confined to the innermost bank of `project` that holds it (the text it
+/// replaces is recorded first); sends [`HistoryEvent::Restored`].
+pub fn restore_version(project: Project, path: PathBuf, version: u64, outbox: Outbox) {
+    thread::spawn(move || {
+        let result = restore_in_project(&project, &path, version);
+        let _ = outbox.send(Message::History(HistoryEvent::Restored {
+            path,
+            version,
+            result,
+        }));
+    });
+}
+
+fn restore_in_project(project: &Project, path: &Path, version: u64) -> Result<(), String> {
+    let history = installed_history()?;
+    let banks = crate::core::scan::bank::list_banks(project);
+    let bank = banks
+        .iter()
+        .filter(|b| path.starts_with(&b.root))
+        .max_by_key(|b| b.root.components().count())
+        .ok_or_else(|| {
+            format!(
+                "{} belongs to no memory bank of {}",
+                path.display(),
+                project.name
+            )
+        })?;
+    let relative = path
+        .strip_prefix(&bank.root)
+        .ok()
+        .and_then(Path::to_str)
+        .ok_or_else(|| format!("{} is not a UTF-8 name inside its bank", path.display()))?;
+    history::as_writer("restore", || history.restore(bank, relative, version))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }

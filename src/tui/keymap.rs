@@ -33,10 +33,12 @@ pub enum KeyContext {
     Conflict,
     CommitMessage,
     Help,
+    /// A file's history overlay.
+    History,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 15] = [
+    pub const ALL: [KeyContext; 16] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Tree,
@@ -52,6 +54,7 @@ impl KeyContext {
         KeyContext::Conflict,
         KeyContext::CommitMessage,
         KeyContext::Help,
+        KeyContext::History,
     ];
 
     pub fn title(self) -> &'static str {
@@ -71,6 +74,7 @@ impl KeyContext {
             KeyContext::CommitMessage => "Commit message",
             KeyContext::Conflict => "Conflict",
             KeyContext::Help => "Help",
+            KeyContext::History => "File history",
         }
     }
 
@@ -206,6 +210,9 @@ pub enum Action {
     CommitNow,
     CommandLine,
     ApplyFix,
+    History,
+    ToggleDiffBase,
+    Restore,
 }
 
 impl Action {
@@ -316,6 +323,9 @@ impl Action {
             Action::CommitNow => "commit with this message",
             Action::CommandLine => "command line: :w saves, :q quits, :q! quits without saving",
             Action::ApplyFix => "apply the finding's fix (a renamed path): saved like an edit",
+            Action::History => "the file's history: its earlier versions, diffs, restore",
+            Action::ToggleDiffBase => "diff against the file now / against the previous version",
+            Action::Restore => "restore the selected version (asks first; the file now is kept)",
         }
     }
 
@@ -377,6 +387,9 @@ impl Action {
             Action::CommitNow => "commit",
             Action::CommandLine => "command",
             Action::ApplyFix => "fix",
+            Action::History => "history",
+            Action::ToggleDiffBase => "now / previous",
+            Action::Restore => "restore",
             other => other.describe(),
         }
     }

@@ -14,7 +14,7 @@ use crate::core::tokens::TextStats;
 
 use super::highlight::HighlightDone;
 use super::markdown_view::Rendered;
-use super::protocol::RenderKey;
+use super::protocol::{DiffKey, RenderKey};
 use super::theme::Theme;
 
 /// Everything the event loop can be told.
@@ -100,6 +100,66 @@ pub enum Message {
         path: PathBuf,
         result: Result<(), String>,
     },
+    /// An answer of a file history job.
+    History(HistoryEvent),
+}
+
+/// What the file history jobs report, each about the file at `path`.
+#[derive(Debug)]
+pub enum HistoryEvent {
+    /// The file's versions, or why they cannot be read.
+    Listed {
+        path: PathBuf,
+        result: Result<HistoryListing, String>,
+    },
+    /// What the writes that replaced the listed versions changed: version number, lines
+    /// added and removed (after [`HistoryEvent::Listed`]; the versions not named have
+    /// no figures).
+    Counted {
+        path: PathBuf,
+        changes: Vec<(u64, (usize, usize))>,
+    },
+    /// One comparison the overlay asked for.
+    Diffed {
+        path: PathBuf,
+        key: DiffKey,
+        result: Result<Box<VersionCompare>, String>,
+    },
+    /// A version was brought back (or why not).
+    Restored {
+        path: PathBuf,
+        version: u64,
+        result: Result<(), String>,
+    },
+}
+
+/// A file's history as the overlay lists it.
+#[derive(Debug, Clone)]
+pub struct HistoryListing {
+    /// Newest first.
+    pub versions: Vec<ListedVersion>,
+    /// The file's size now (`None`: it is gone).
+    pub current_size: Option<u64>,
+}
+
+/// One version, with what the write that replaced it changed.
+#[derive(Debug, Clone)]
+pub struct ListedVersion {
+    pub version: crate::core::history::Version,
+    /// Lines added and removed by the write that replaced it (`None`: not worked out
+    /// yet, its text or the next one's could not be read, or the list is long).
+    pub lines: Option<(usize, usize)>,
+}
+
+/// Two texts of a file compared, for the history overlay.
+#[derive(Debug, Clone)]
+pub struct VersionCompare {
+    pub diff: crate::core::review::FileDiff,
+    /// What each side is ("version 3", "now").
+    pub old_label: String,
+    pub new_label: String,
+    /// Something to say above the diff (the file is gone now).
+    pub note: Option<String>,
 }
 
 /// Which side of a conflict a backup holds, and why it was saved.

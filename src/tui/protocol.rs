@@ -139,6 +139,8 @@ pub enum Effect {
     },
     /// The open project changed (a save): analyse it again.
     Reanalyse,
+    /// Something for the file history overlay (a diff to compute, a restore to ask).
+    History(HistoryRequest),
     /// Quit (asks first over unsaved edits).
     Quit,
 }
@@ -185,6 +187,42 @@ pub enum Confirmed {
     /// Save the buffer (at this version) although it holds conflict markers.
     SaveWithMarkers {
         version: u64,
+    },
+    /// Bring version `version` of the file at `path` back from its history.
+    RestoreVersion {
+        path: std::path::PathBuf,
+        version: u64,
+    },
+}
+
+/// What a history diff compares the chosen version with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffBase {
+    /// The file as it is on disk now.
+    Now,
+    /// An older version (the one before it in the history).
+    Version(u64),
+}
+
+/// One diff the history overlay shows: `base` on the old side, or version `version` on
+/// the old side and the file now on the new side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiffKey {
+    pub version: u64,
+    pub base: DiffBase,
+}
+
+/// What the history overlay asks of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryRequest {
+    /// Compute this diff of the file at `path` (off the drawing thread).
+    Diff { path: PathBuf, key: DiffKey },
+    /// Ask whether to restore `version` of the file at `path` (refused over unsaved edits).
+    AskRestore {
+        path: PathBuf,
+        version: u64,
+        /// What the prompt says about the version (its time and writer).
+        label: String,
     },
 }
 

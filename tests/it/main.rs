@@ -49,6 +49,7 @@ mod tui_app;
 mod tui_claims;
 mod tui_defects;
 mod tui_editor;
+mod tui_history;
 mod tui_keys;
 mod tui_live;
 mod tui_names;

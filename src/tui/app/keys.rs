@@ -136,6 +136,7 @@ impl App {
                 };
             }
             Action::OpenExternal if project => self.open_external(),
+            Action::History if project => self.open_history(),
             Action::Zoom if project => self.zoomed = !self.zoomed,
             Action::ShowReview if project => {
                 if self.main.is_review() {

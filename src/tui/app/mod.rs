@@ -13,9 +13,11 @@
 //!   worker requests each frame needs (highlighting, preview);
 //! - `projects`: scanning, opening and switching projects, live refresh;
 //! - `review`: the review worker's requests and answers;
+//! - `history`: a file's history overlay, its jobs and restoring a version;
 //! - `chrome`: header, status bar and toasts.
 mod chrome;
 mod document;
+mod history;
 mod keys;
 mod mouse;
 mod projects;
@@ -172,6 +174,7 @@ pub struct App {
     outbox: Outbox,
     analysis: AnalysisWorker,
     watcher: Option<Watcher>,
+    history_jobs: history::HistoryJobs,
 }
 
 impl App {
@@ -245,6 +248,7 @@ impl App {
             outbox,
             analysis,
             watcher,
+            history_jobs: history::HistoryJobs::default(),
         }
     }
 
@@ -266,13 +270,15 @@ impl App {
     }
 
     /// True when no answer the next key depends on is outstanding: the scan, the open
-    /// project's report, a file being read or saved, a backup, a theme, the review.
+    /// project's report, a file being read or saved, a backup, a theme, the review, a
+    /// file's history.
     pub fn is_idle(&self) -> bool {
         self.shows_projects()
             && self.jobs == 0
             && (self.project.is_none() || self.tree.report.is_some())
             && self.document.is_idle()
             && !(self.main.is_review() && (self.review.loading || self.review.busy))
+            && self.history_jobs.is_idle()
     }
 
     /// When the loop must wake up without input (a toast to expire, deferred work due).
@@ -370,7 +376,10 @@ impl App {
                 let effects = self.document.on_backed_up(side, result);
                 self.apply(effects);
             }
-            Message::FilesChanged(paths) => self.on_files_changed(paths),
+            Message::FilesChanged(paths) => {
+                self.refresh_history(&paths);
+                self.on_files_changed(paths);
+            }
             Message::WatchOverflow => self.on_watch_overflow(),
             Message::WatchProblem(problem) => {
                 self.toast_error(format!("live refresh: {problem}"));
@@ -400,6 +409,7 @@ impl App {
                 self.jobs = self.jobs.saturating_sub(1);
                 self.on_demo_ready(result);
             }
+            Message::History(event) => self.on_history_event(event),
             Message::BankCreated { path, result } => {
                 self.jobs = self.jobs.saturating_sub(1);
                 match result {
@@ -498,6 +508,7 @@ impl App {
                     self.jobs += 1;
                     super::jobs::create_bank(path, self.outbox.clone());
                 }
+                Confirmed::RestoreVersion { path, version } => self.restore_version(path, version),
             },
             Effect::Resolve(choice) => {
                 let effects = self
@@ -515,6 +526,7 @@ impl App {
                     self.analysis.full(project);
                 }
             }
+            Effect::History(request) => self.on_history_request(request),
         }
     }
 

@@ -4,6 +4,7 @@ use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 
 use super::{App, Screen};
+use crate::tui::overlays::Overlay;
 use crate::tui::pane::{Input, Pane};
 
 /// Rows one notch of the wheel scrolls.
@@ -11,9 +12,6 @@ const WHEEL_ROWS: i32 = 3;
 
 impl App {
     pub(super) fn on_mouse(&mut self, mouse: MouseEvent) {
-        if !self.overlays.is_empty() {
-            return;
-        }
         let position = Position::new(mouse.column, mouse.row);
         let input = match mouse.kind {
             MouseEventKind::ScrollDown => Input::Scroll(WHEEL_ROWS),
@@ -21,6 +19,17 @@ impl App {
             MouseEventKind::Down(MouseButton::Left) => Input::Click(position),
             _ => return,
         };
+        // Under an overlay the panes get nothing; the history overlay takes the wheel
+        // (its diff) and clicks (its versions).
+        match self.overlays.last_mut() {
+            None => {}
+            Some(overlay @ Overlay::History(_)) => {
+                let outcome = overlay.handle(input);
+                self.apply_outcome(outcome);
+                return;
+            }
+            Some(_) => return,
+        }
         let outcome = match self.screen {
             // The picker fills the screen: the wheel scrolls it wherever it turns.
             Screen::Picker => self.picker.handle(input),

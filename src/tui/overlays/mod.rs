@@ -4,6 +4,7 @@ pub mod commit;
 pub mod confirm;
 pub mod conflict;
 pub mod help;
+pub mod history;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -34,6 +35,7 @@ pub enum Overlay {
     Confirm(confirm::Confirm),
     Conflict(Box<conflict::Conflict>),
     Commit(Box<commit::CommitEditor>),
+    History(Box<history::HistoryView>),
 }
 
 impl Overlay {
@@ -43,6 +45,7 @@ impl Overlay {
             Overlay::Confirm(confirm) => confirm,
             Overlay::Conflict(conflict) => conflict.as_mut(),
             Overlay::Commit(editor) => editor.as_mut(),
+            Overlay::History(history) => history.as_mut(),
         }
     }
 }
@@ -54,6 +57,7 @@ impl Pane for Overlay {
             Overlay::Confirm(_) => KeyContext::Confirm,
             Overlay::Conflict(_) => KeyContext::Conflict,
             Overlay::Commit(_) => KeyContext::CommitMessage,
+            Overlay::History(_) => KeyContext::History,
         }
     }
 
@@ -75,6 +79,7 @@ impl Pane for Overlay {
             Overlay::Confirm(confirm) => confirm.area(),
             Overlay::Conflict(conflict) => conflict.area(),
             Overlay::Commit(editor) => editor.area(),
+            Overlay::History(history) => history.area(),
         }
     }
 }
