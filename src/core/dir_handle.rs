@@ -97,6 +97,11 @@ pub struct EntryMeta {
     pub is_symlink: bool,
     pub is_file: bool,
     pub modified: Option<std::time::SystemTime>,
+    /// Size in bytes.
+    pub len: u64,
+    /// The file's identity on its filesystem (inode; 0 where there is none), to tell a
+    /// file replaced by a rename from the same file grown.
+    pub inode: u64,
 }
 
 /// A regular file read through a handle.
@@ -370,6 +375,8 @@ mod imp {
                         is_symlink: kind == rustix::fs::FileType::Symlink,
                         is_file: kind == rustix::fs::FileType::RegularFile,
                         modified,
+                        len: u64::try_from(stat.st_size).unwrap_or(0),
+                        inode: stat.st_ino as u64,
                     }))
                 }
                 Err(e) if e == rustix::io::Errno::NOENT => Ok(None),
@@ -627,6 +634,8 @@ mod imp {
                     is_symlink: meta.file_type().is_symlink(),
                     is_file: meta.is_file(),
                     modified: meta.modified().ok(),
+                    len: meta.len(),
+                    inode: 0,
                 })),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
                 Err(e) => Err(io_error(&path, e)),

@@ -141,6 +141,117 @@ fn parse_time(at: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// One line of an index as a version of `key` (`None`: torn, or another file's).
+fn parse_line(line: &str, key: &Path) -> Option<Version> {
+    serde_json::from_str::<Version>(line)
+        .ok()
+        .filter(|v| v.path == key)
+}
+
+/// An index file as it is on disk now: which file (a rewrite renames a new one in) and how
+/// long (an append grows it). `None` where the filesystem gives no identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IndexStamp {
+    inode: u64,
+    len: u64,
+}
+
+impl IndexStamp {
+    fn of(dir: &crate::core::dir_handle::Dir) -> Result<Option<IndexStamp>> {
+        Ok(dir
+            .entry_meta(std::ffi::OsStr::new(INDEX))?
+            .filter(|meta| meta.is_file && meta.inode != 0)
+            .map(|meta| IndexStamp {
+                inode: meta.inode,
+                len: meta.len,
+            }))
+    }
+
+    fn grown_by(self, bytes: u64) -> IndexStamp {
+        IndexStamp {
+            len: self.len + bytes,
+            ..self
+        }
+    }
+}
+
+/// What recording needs of a file's index: its newest version (the next number, and
+/// whether the text is new), its oldest (retention), how many lines and their sizes.
+#[derive(Debug, Clone, Default)]
+struct IndexSummary {
+    lines: usize,
+    sizes: u64,
+    newest: Option<Version>,
+    oldest: Option<Version>,
+}
+
+impl IndexSummary {
+    /// Reads the index and sums it up: only its newest and oldest lines are parsed.
+    fn read(dir: &crate::core::dir_handle::Dir, key: &Path) -> Result<IndexSummary> {
+        let Some(bytes) = files::read(dir, INDEX, INDEX_LIMIT)? else {
+            return Ok(IndexSummary::default());
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        Ok(IndexSummary {
+            lines: lines.len(),
+            sizes: lines.iter().map(|l| size_of_line(l)).sum(),
+            newest: lines.iter().rev().find_map(|l| parse_line(l, key)),
+            oldest: lines.iter().find_map(|l| parse_line(l, key)),
+        })
+    }
+
+    fn appended(self, version: Version) -> IndexSummary {
+        IndexSummary {
+            lines: self.lines + 1,
+            sizes: self.sizes + version.size,
+            oldest: self.oldest.or_else(|| Some(version.clone())),
+            newest: Some(version),
+        }
+    }
+}
+
+/// The summaries of the indexes this process wrote last, so an agent writing the same
+/// file again and again neither reads nor parses its index each time: one is used only
+/// while the index on disk is still the very file, of the very length, it was left at.
+mod summaries {
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, PoisonError};
+
+    use super::{IndexStamp, IndexSummary};
+
+    /// Summaries kept at most (past it, all are dropped and built again as needed).
+    const MAX: usize = 256;
+
+    static KEPT: Mutex<Option<HashMap<PathBuf, (IndexStamp, IndexSummary)>>> =
+        Mutex::new(None);
+
+    pub(super) fn get(folder: &Path, stamp: IndexStamp) -> Option<IndexSummary> {
+        let kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.as_ref()?
+            .get(folder)
+            .filter(|(kept_stamp, _)| *kept_stamp == stamp)
+            .map(|(_, summary)| summary.clone())
+    }
+
+    pub(super) fn put(folder: PathBuf, stamp: IndexStamp, summary: IndexSummary) {
+        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let map = kept.get_or_insert_with(HashMap::new);
+        if map.len() >= MAX && !map.contains_key(&folder) {
+            map.clear();
+        }
+        map.insert(folder, (stamp, summary));
+    }
+
+    pub(super) fn forget(folder: &Path) {
+        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(map) = kept.as_mut() {
+            map.remove(folder);
+        }
+    }
+}
+
 impl History {
     pub fn new(data_dir: impl Into<PathBuf>, retention: Retention) -> History {
         History {
@@ -198,26 +309,21 @@ impl History {
             return Ok(None);
         };
         let _lock = files::lock(&dir)?;
-        let index = files::read(&dir, INDEX, INDEX_LIMIT)?.unwrap_or_default();
-        let index = String::from_utf8_lossy(&index);
-        // Only the newest line (dedup, next number) and the oldest (retention) are
-        // parsed on the common path; the whole index only when a version must go.
-        let parse = |line: &str| {
-            serde_json::from_str::<Version>(line)
-                .ok()
-                .filter(|v| v.path == key)
+        let folder = dir.path().to_path_buf();
+        let stamp = IndexStamp::of(&dir)?;
+        let summary = match stamp.and_then(|stamp| summaries::get(&folder, stamp)) {
+            Some(summary) => summary,
+            None => IndexSummary::read(&dir, &key)?,
         };
-        let lines: Vec<&str> = index.lines().filter(|l| !l.trim().is_empty()).collect();
-        let newest = lines.iter().rev().find_map(|l| parse(l));
         let hash = files::content_hash(replaced.as_bytes());
-        if newest.as_ref().is_some_and(|v| v.hash == hash) {
+        if summary.newest.as_ref().is_some_and(|v| v.hash == hash) {
             return Ok(None);
         }
         let blob = blob_name(&hash);
         if dir.entry_meta(std::ffi::OsStr::new(&blob))?.is_none() {
             files::write_atomic(&dir, &blob, replaced.as_bytes(), false)?;
         }
-        let number = newest.map_or(1, |v| v.version + 1);
+        let number = summary.newest.as_ref().map_or(1, |v| v.version + 1);
         let version = Version {
             version: number,
             at: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
@@ -230,24 +336,35 @@ impl History {
             path: dir.path().join(INDEX),
             message: e.to_string(),
         })?;
-        let count = lines.len() + 1;
-        let oldest_expired = || {
-            lines
-                .iter()
-                .find_map(|l| parse(l))
-                .is_none_or(|v| !self.young(&v, now))
-        };
-        let within_budget = || {
-            let bytes: u64 = lines.iter().map(|l| size_of_line(l)).sum();
-            bytes + version.size <= self.retention.max_bytes()
-        };
+        let count = summary.lines + 1;
+        let oldest_expired = summary
+            .oldest
+            .as_ref()
+            .is_none_or(|v| !self.young(v, now));
+        let within_budget = summary.sizes + version.size <= self.retention.max_bytes();
         if count <= MAX_VERSIONS
-            && (count <= self.retention.keep_versions || (!oldest_expired() && within_budget()))
+            && (count <= self.retention.keep_versions || (!oldest_expired && within_budget))
         {
-            files::append(&dir, INDEX, format!("{line}\n").as_bytes())?;
+            let appended = format!("{line}\n");
+            files::append(&dir, INDEX, appended.as_bytes())?;
+            // Under the folder's lock nothing else wrote the index meanwhile, so its stamp
+            // after this append is known without asking again.
+            if let Some(stamp) = stamp {
+                summaries::put(
+                    folder,
+                    stamp.grown_by(appended.len() as u64),
+                    summary.appended(version),
+                );
+            }
             return Ok(Some(number));
         }
-        let mut versions: Vec<Version> = lines.iter().filter_map(|l| parse(l)).collect();
+        summaries::forget(&folder);
+        let index = files::read(&dir, INDEX, INDEX_LIMIT)?.unwrap_or_default();
+        let index = String::from_utf8_lossy(&index);
+        let mut versions: Vec<Version> = index
+            .lines()
+            .filter_map(|line| parse_line(line, &key))
+            .collect();
         versions.push(version);
         let kept = self.kept(&versions, now);
         let dropped: Vec<Version> = versions.drain(..versions.len() - kept).collect();
@@ -598,6 +715,46 @@ mod tests {
             size_of_line(r#"{"version":3,"size":1234,"hash":"x"}"#),
             1234
         );
+    }
+
+    #[test]
+    fn a_version_another_process_recorded_between_two_of_ours_is_counted() {
+        let (_dir, history, file) = setup();
+        assert_eq!(history.record(&file, "one\n", "tui").unwrap(), Some(1));
+        // Another process (its own summaries, none of ours) appends version 2.
+        let other_line = {
+            let (_, first) = history.version(&file, 1).unwrap();
+            assert_eq!(first, "one\n");
+            let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
+            let index = folder.path().join(INDEX);
+            let mut line = fs::read_to_string(&index).unwrap().replace(
+                "\"version\":1,",
+                "\"version\":2,",
+            );
+            line = line.replace("\"writer\":\"tui\"", "\"writer\":\"other\"");
+            let mut text = fs::read_to_string(&index).unwrap();
+            text.push_str(&line);
+            fs::write(&index, text).unwrap();
+            line
+        };
+        assert!(other_line.contains("\"version\":2,"));
+        // Same text as version 2 (the other's): not recorded again; a new one is 3.
+        assert_eq!(history.record(&file, "one\n", "tui").unwrap(), None);
+        assert_eq!(history.record(&file, "three\n", "tui").unwrap(), Some(3));
+        assert_eq!(version_numbers(&history, &file), [1, 2, 3]);
+        // The index rewritten in place of ours (a new file renamed in) is read again.
+        let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
+        let index = folder.path().join(INDEX);
+        let kept: String = fs::read_to_string(&index)
+            .unwrap()
+            .lines()
+            .take(1)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let temp = folder.path().join("index.new");
+        fs::write(&temp, kept).unwrap();
+        fs::rename(&temp, &index).unwrap();
+        assert_eq!(history.record(&file, "four\n", "tui").unwrap(), Some(2));
     }
 
     #[test]
