@@ -376,7 +376,7 @@ mod imp {
                         is_file: kind == rustix::fs::FileType::RegularFile,
                         modified,
                         len: u64::try_from(stat.st_size).unwrap_or(0),
-                        inode: stat.st_ino as u64,
+                        inode: stat.st_ino,
                     }))
                 }
                 Err(e) if e == rustix::io::Errno::NOENT => Ok(None),
