@@ -206,6 +206,8 @@ pub enum Action {
     CommitNow,
     CommandLine,
     ApplyFix,
+    EditProposal,
+    ToggleDetails,
 }
 
 impl Action {
@@ -305,17 +307,25 @@ impl Action {
             Action::PrevHunk => "previous hunk",
             Action::NextFile => "next changed file",
             Action::PrevFile => "previous changed file",
-            Action::AcceptHunk => "accept the hunk (git: stage it; else: into the snapshot)",
-            Action::RejectHunk => "reject the hunk (revert it in the file)",
+            Action::AcceptHunk => {
+                "accept the hunk (git: stage it; else: into the snapshot; a proposal's hunk: take it)"
+            }
+            Action::RejectHunk => {
+                "reject the hunk (revert it in the file; a proposal's hunk: leave it out)"
+            }
             Action::AcceptLine => "accept the line under the cursor",
             Action::RejectLine => "reject the line under the cursor",
-            Action::AcceptFile => "accept the whole file",
-            Action::RejectFile => "reject the whole file (asks first, naming the loss)",
+            Action::AcceptFile => "accept the whole file (a proposal: all of it)",
+            Action::RejectFile => {
+                "reject the whole file (asks first, naming the loss; a proposal: reject it)"
+            }
             Action::ToggleSideBySide => "unified / side by side",
             Action::Commit => "commit accepted memory (git) / mark reviewed (outside git)",
             Action::CommitNow => "commit with this message",
             Action::CommandLine => "command line: :w saves, :q quits, :q! quits without saving",
             Action::ApplyFix => "apply the finding's fix (a renamed path): saved like an edit",
+            Action::EditProposal => "edit an agent's proposal, then accept it as edited",
+            Action::ToggleDetails => "show / hide a proposal's or refused write's details",
         }
     }
 
@@ -377,6 +387,8 @@ impl Action {
             Action::CommitNow => "commit",
             Action::CommandLine => "command",
             Action::ApplyFix => "fix",
+            Action::EditProposal => "edit proposal",
+            Action::ToggleDetails => "details",
             other => other.describe(),
         }
     }

@@ -4,6 +4,7 @@ pub mod commit;
 pub mod confirm;
 pub mod conflict;
 pub mod help;
+pub mod proposal;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -34,6 +35,7 @@ pub enum Overlay {
     Confirm(confirm::Confirm),
     Conflict(Box<conflict::Conflict>),
     Commit(Box<commit::CommitEditor>),
+    Proposal(Box<proposal::ProposalEditor>),
 }
 
 impl Overlay {
@@ -43,6 +45,7 @@ impl Overlay {
             Overlay::Confirm(confirm) => confirm,
             Overlay::Conflict(conflict) => conflict.as_mut(),
             Overlay::Commit(editor) => editor.as_mut(),
+            Overlay::Proposal(editor) => editor.as_mut(),
         }
     }
 }
@@ -53,7 +56,7 @@ impl Pane for Overlay {
             Overlay::Help(_) => KeyContext::Help,
             Overlay::Confirm(_) => KeyContext::Confirm,
             Overlay::Conflict(_) => KeyContext::Conflict,
-            Overlay::Commit(_) => KeyContext::CommitMessage,
+            Overlay::Commit(_) | Overlay::Proposal(_) => KeyContext::CommitMessage,
         }
     }
 
@@ -75,6 +78,7 @@ impl Pane for Overlay {
             Overlay::Confirm(confirm) => confirm.area(),
             Overlay::Conflict(conflict) => conflict.area(),
             Overlay::Commit(editor) => editor.area(),
+            Overlay::Proposal(editor) => editor.area(),
         }
     }
 }
