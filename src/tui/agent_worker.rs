@@ -135,8 +135,16 @@ struct Worker {
     policy: GuardPolicy,
     /// Diffed proposals by id (a pending proposal never changes).
     views: HashMap<u64, Arc<ProposalView>>,
-    /// The listed projects of the last scan, with their real paths.
-    projects: Vec<(PathBuf, PathBuf)>,
+    /// The listed projects of the last scan.
+    projects: Vec<Listed>,
+}
+
+/// A listed project: its folder as the picker names it, its real path, and the file
+/// name of its refusal log (worked out once per list, not at every read).
+struct Listed {
+    path: PathBuf,
+    real: PathBuf,
+    log: Option<std::ffi::OsString>,
 }
 
 fn agent_loop(
@@ -166,10 +174,17 @@ fn agent_loop(
                     if Some(index) != last_scan {
                         continue;
                     }
-                    state.projects = projects
-                        .into_iter()
-                        .map(|p| (std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone()), p))
-                        .collect();
+                    let same = projects.len() == state.projects.len()
+                        && projects
+                            .iter()
+                            .zip(&state.projects)
+                            .all(|(p, known)| *p == known.path);
+                    if !same {
+                        state.projects = projects
+                            .into_iter()
+                            .map(|path| listed_project(state.data_dir.as_deref(), path))
+                            .collect();
+                    }
                     continue;
                 }
                 AgentRequest::Decide(decision) => decide(&state, decision),
@@ -231,60 +246,75 @@ fn decide(state: &Worker, decision: ProposalDecision) -> AgentEvent {
     }
 }
 
-/// The listed project a proposal or a log belongs to.
-fn listed(projects: &[(PathBuf, PathBuf)], project: &Path) -> Option<PathBuf> {
+fn listed_project(data_dir: Option<&Path>, path: PathBuf) -> Listed {
+    let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let log = data_dir.and_then(|dir| {
+        refusals::log_path_in(dir, &real)
+            .file_name()
+            .map(|n| n.to_os_string())
+    });
+    Listed { path, real, log }
+}
+
+/// The listed project a proposal belongs to.
+fn listed(projects: &[Listed], project: &Path) -> Option<PathBuf> {
     projects
         .iter()
-        .find(|(real, listed)| real == project || listed == project)
-        .map(|(_, listed)| listed.clone())
+        .find(|p| p.real == project || p.path == project)
+        .map(|p| p.path.clone())
 }
 
 fn scan(state: &mut Worker) -> AgentEvent {
     let mut proposals = Vec::new();
     let mut refusals = HashMap::new();
     if let Some(dir) = &state.data_dir {
-        let pending: Vec<Proposal> = ProposalStore::new(dir)
-            .list()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|p| p.state == State::Pending)
-            .collect();
-        state
-            .views
-            .retain(|id, _| pending.iter().any(|p| p.id == *id));
-        for proposal in pending {
-            let Some(project) = listed(&state.projects, &proposal.project) else {
-                continue;
+        let store = ProposalStore::new(dir);
+        let pending = store.pending_ids().unwrap_or_default();
+        state.views.retain(|id, _| pending.contains(id));
+        for id in pending {
+            // A pending proposal never changes: each is read and diffed once.
+            let view = match state.views.get(&id) {
+                Some(view) => view.clone(),
+                None => {
+                    let Ok(proposal) = store.get(id) else {
+                        continue;
+                    };
+                    let Some(project) = listed(&state.projects, &proposal.project) else {
+                        continue;
+                    };
+                    if proposal.state != State::Pending {
+                        continue;
+                    }
+                    let view = Arc::new(view_of(proposal, project));
+                    state.views.insert(id, view.clone());
+                    view
+                }
             };
-            let view = state
-                .views
-                .entry(proposal.id)
-                .or_insert_with(|| Arc::new(view_of(proposal, project)));
-            proposals.push(view.clone());
+            proposals.push(view);
         }
         // Only logs that exist are read (most projects have none).
-        let present: Vec<String> = std::fs::read_dir(refusal_folder(dir))
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok())
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        for (real, listed) in &state.projects {
-            let log = refusals::log_path_in(dir, real);
-            let name = log
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
+        let present: std::collections::HashSet<std::ffi::OsString> =
+            std::fs::read_dir(refusal_folder(dir))
+                .map(|entries| {
+                    entries
+                        .filter_map(|e| e.ok())
+                        .map(|e| e.file_name())
+                        .collect()
+                })
                 .unwrap_or_default();
-            let stem = name.trim_end_matches(".jsonl");
-            if !present.iter().any(|p| p.starts_with(stem)) {
+        for project in &state.projects {
+            let Some(log) = &project.log else {
+                continue;
+            };
+            // The log, or its rotated half (`<name>.1.jsonl`).
+            let rotated = Path::new(log).with_extension("1.jsonl").into_os_string();
+            if !present.contains(log) && !present.contains(&rotated) {
                 continue;
             }
-            if let Ok(records) = refusals::read_in(dir, real)
+            if let Ok(records) = refusals::read_in(dir, &project.real)
                 && !records.is_empty()
             {
-                refusals.insert(listed.clone(), records);
+                refusals.insert(project.path.clone(), records);
             }
         }
     }

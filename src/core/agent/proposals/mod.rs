@@ -534,6 +534,26 @@ impl ProposalStore {
         Ok(out)
     }
 
+    /// The ids of the pending proposals, oldest first, from the folder listing alone
+    /// (nothing is read: a UI that keeps what it read asks only for the new ones).
+    pub fn pending_ids(&self) -> ProposalResult<Vec<u64>> {
+        let Some(dir) = self.folder(false)? else {
+            return Ok(Vec::new());
+        };
+        let entries = Self::entries(&dir)?;
+        // A decision interrupted between its two files leaves both: it counts as decided.
+        let decided: std::collections::HashSet<u64> = entries
+            .iter()
+            .filter(|(_, s, _)| *s != State::Pending)
+            .map(|(id, _, _)| *id)
+            .collect();
+        Ok(entries
+            .into_iter()
+            .filter(|(id, s, _)| *s == State::Pending && !decided.contains(id))
+            .map(|(id, _, _)| id)
+            .collect())
+    }
+
     /// One proposal.
     pub fn get(&self, id: u64) -> ProposalResult<Proposal> {
         let dir = self.folder(false)?.ok_or(ProposalError::NotFound(id))?;

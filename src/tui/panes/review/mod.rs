@@ -713,9 +713,9 @@ impl ReviewPane {
                 }));
             }
             Action::EditProposal => {
-                let text = match (&view.proposal.proposed, &view.proposal.change) {
-                    (Some(text), _) => text.clone(),
-                    (None, _) => {
+                let text = match &view.proposal.proposed {
+                    Some(text) => text.clone(),
+                    None => {
                         return Some(Effect::Toast(format!(
                             "proposal {id} removes {file}: there is no text to edit"
                         )));
