@@ -456,6 +456,7 @@ mod tests {
             file: "notes.md".into(),
             path: PathBuf::from("/p/memory-bank/notes.md"),
             via: "mcp:memory_bank_update".into(),
+            client: None,
             base: Some(base.into()),
             proposed: Some(proposed.into()),
             change: Change::Replace,

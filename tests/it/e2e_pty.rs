@@ -430,6 +430,10 @@ fn an_agent_stages_three_changes_while_the_tui_is_open_and_a_person_accepts_one_
     }
     session.wait_for("▶ ⧗ #1 activeContext.md");
     session.wait_for("hunk 1 of 3");
+    // Its details name the tool and the agent's client.
+    session.send(b"\r");
+    session.wait_for("tool: mcp:memory_bank_update");
+    session.wait_for("client: rmcp");
     // Take the first hunk, leave out the other two.
     session.send(b"a");
     session.wait_for("2 left to decide");

@@ -12,10 +12,13 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use mbank::core::agent::bank::{MarkdownBank, WriteMode};
 use mbank::core::agent::proposals::{ProposalStore, State};
 use mbank::core::guard::GuardPolicy;
+use mbank::core::history::{as_client, as_writer};
 use mbank::core::refusals::{self, RefusalRecord};
 use mbank::core::review::ReviewOptions;
 use mbank::tui::overlays::Overlay;
 
+/// The client the agent's MCP session named.
+const CLIENT: &str = "test-agent 1.0";
 const BRIEF: &str = "# Project Brief\n\nA tea shop.\n";
 const PROGRESS: &str = "# Progress\n\n## Done\n\n- Cart\n";
 /// Three paragraphs far enough apart that each change is its own hunk.
@@ -84,18 +87,21 @@ impl Setup {
     /// An agent's `memory_bank_update` of activeContext.md, staged as a server with
     /// `--stage` stages it; returns the proposal's id.
     fn stage(&self, content: &str) -> u64 {
-        mbank::core::history::as_writer("mcp:memory_bank_update", || {
-            MarkdownBank::open(&self.project())
-                .unwrap()
-                .with_staging(Some(self.store()))
-                .write(
-                    &GuardPolicy::default(),
-                    "activeContext.md",
-                    content,
-                    WriteMode::Update,
-                    None,
-                )
-                .unwrap()
+        let bank = MarkdownBank::open(&self.project())
+            .unwrap()
+            .with_staging(Some(self.store()));
+        let write = || {
+            bank.write(
+                &GuardPolicy::default(),
+                "activeContext.md",
+                content,
+                WriteMode::Update,
+                None,
+            )
+            .unwrap()
+        };
+        as_client(Some(CLIENT.into()), || {
+            as_writer("mcp:memory_bank_update", write)
         });
         self.store()
             .list()
@@ -108,13 +114,10 @@ impl Setup {
     }
 
     fn refuse(&self, file: &str, rule: &str, message: &str) -> RefusalRecord {
-        let record = RefusalRecord::now(
-            &self.project(),
-            file,
-            rule,
-            message,
-            "mcp:memory_bank_update",
-        );
+        let via = "mcp:memory_bank_update";
+        let record = as_client(Some(CLIENT.into()), || {
+            RefusalRecord::now(&self.project(), file, rule, message, via)
+        });
         refusals::append_in(&self.data, &record).unwrap();
         record
     }
@@ -239,6 +242,7 @@ fn a_refused_write_row_is_selected_and_expands_to_its_tool_time_and_whole_reason
     assert!(screen.contains("tool: mcp:memory_bank_update"), "{screen}");
     assert!(screen.contains(&format!("time: {}", record.at)), "{screen}");
     assert!(screen.contains("rule: append-only"), "{screen}");
+    assert!(screen.contains("client: test-agent 1.0"), "{screen}");
     // The whole reason, wrapped: every word of it on screen, in order, none cut.
     let words: Vec<&str> = screen
         .lines()

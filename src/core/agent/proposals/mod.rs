@@ -249,6 +249,9 @@ pub struct Proposal {
     pub path: PathBuf,
     /// The tool that staged it (`mcp:memory_bank_update`, `http:POST /memory-bank/file`).
     pub via: String,
+    /// The agent's client as it named itself, when the server knew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// The file's text when staged (`None`: there was no file).
     pub base: Option<String>,
     /// The file's text the write would have made (`None`: removed).
@@ -502,6 +505,7 @@ impl ProposalStore {
             file: new.file,
             path: new.path,
             via: new.via,
+            client: history::current_client(),
             base: new.base,
             proposed: new.proposed,
             change: new.change,

@@ -821,7 +821,7 @@ pub(super) fn proposal_details(
     let proposal = &view.proposal;
     let mut details = vec![
         ("tool", proposal.via.clone()),
-        ("client", "not recorded by the server".to_string()),
+        ("client", client_words(proposal.client.as_deref())),
         ("staged", proposal.created.clone()),
         (
             "file",
@@ -848,11 +848,18 @@ pub(super) fn proposal_details(
     details
 }
 
+fn client_words(client: Option<&str>) -> String {
+    client.map_or_else(
+        || "not named (a REST call, or an older server)".to_string(),
+        str::to_string,
+    )
+}
+
 /// A refused write's details: label and value pairs, the reason whole.
 pub(super) fn refusal_details(record: &RefusalRecord) -> Vec<(&'static str, String)> {
     vec![
         ("tool", record.via.clone()),
-        ("client", "not recorded by the server".to_string()),
+        ("client", client_words(record.client.as_deref())),
         ("time", record.at.clone()),
         ("file", record.file.clone()),
         ("rule", record.rule.clone()),
