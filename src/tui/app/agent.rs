@@ -15,6 +15,9 @@ use crate::tui::overlays::Overlay;
 use crate::tui::overlays::proposal::ProposalEditor;
 use crate::tui::protocol::ProposalDecision;
 
+/// Notices said one by one for the writes of one read; the rest are counted.
+const MAX_NOTICES: usize = 3;
+
 /// What the agent servers did, as last read.
 #[derive(Default)]
 pub struct AgentLive {
@@ -180,8 +183,16 @@ impl App {
         self.agent.proposals = proposals;
         self.agent.refusals = refusals;
         self.agent.loaded = true;
-        for notice in notices {
+        // A burst (an agent's batch) is said in a few lines, not one per write.
+        let more = notices.len().saturating_sub(MAX_NOTICES);
+        for notice in notices.into_iter().take(MAX_NOTICES) {
             self.toast(notice);
+        }
+        if more > 0 {
+            self.toast(format!(
+                "… and {more} more agent write{} — {key} to review",
+                if more == 1 { "" } else { "s" }
+            ));
         }
         self.show_agent_writes_in_review();
         if let Some(project) = self.project.clone()
