@@ -30,7 +30,7 @@ const FIRST_HUNK_ONLY: &str = "# Active Context\n\n## Focus\n- password reset\n\
 /// A root with one project, `shop` (a Cline bank outside git), and a data folder for the
 /// proposal store, the refusal logs and the review's snapshot.
 struct Setup {
-    _temp: tempfile::TempDir,
+    temp: tempfile::TempDir,
     root: PathBuf,
     data: PathBuf,
 }
@@ -45,11 +45,7 @@ impl Setup {
         std::fs::write(bank.join("progress.md"), PROGRESS).unwrap();
         std::fs::write(bank.join("activeContext.md"), ACTIVE).unwrap();
         let data = temp.path().join("data");
-        Setup {
-            _temp: temp,
-            root,
-            data,
-        }
+        Setup { temp, root, data }
     }
 
     fn project(&self) -> PathBuf {
@@ -67,7 +63,7 @@ impl Setup {
     /// The app, watching, over the root at `width` x `height`, every figure and watch in.
     fn start(&self, width: u16, height: u16) -> Tui {
         let mut h = Tui::options(&self.root)
-            .home(self._temp.path())
+            .home(self.temp.path())
             .watch()
             .size(width, height)
             .review(ReviewOptions {
@@ -425,7 +421,7 @@ fn snapshot(name: &str, keys: &str) {
             "line 4 holds an AWS access key",
         );
         let mut h = Tui::options(&setup.root)
-            .home(setup._temp.path())
+            .home(setup.temp.path())
             .size(width, height)
             .review(ReviewOptions {
                 data_dir: Some(setup.data.clone()),

@@ -199,7 +199,7 @@ impl ReviewPane {
                 ListRow::Note(0) => lines.push((
                     Line::from(Span::styled(
                         format!(
-                            " ✔ Nothing to review: no memory file changed {}.",
+                            " ✔ No memory file changed {}.",
                             baseline_label(&review.baseline)
                         ),
                         theme.fg(theme.ok),
