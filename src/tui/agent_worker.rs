@@ -324,6 +324,13 @@ fn scan(state: &mut Worker) -> AgentEvent {
     }
 }
 
+impl ProposalView {
+    /// A pending proposal of the listed project `project`, diffed for the review.
+    pub fn new(proposal: Proposal, project: PathBuf) -> ProposalView {
+        view_of(proposal, project)
+    }
+}
+
 fn view_of(proposal: Proposal, project: PathBuf) -> ProposalView {
     let base = proposal.base.as_deref().unwrap_or("");
     let diff = diff_per_change(&proposal, base);

@@ -456,3 +456,44 @@ fn snapshot_of_a_selected_proposal_and_its_first_hunk_marked() {
 fn snapshot_of_a_refused_write_expanded() {
     snapshot("review_refusal_expanded", "] ] ] ] ] enter");
 }
+
+#[test]
+fn a_burst_of_agent_writes_is_announced_in_three_notices_and_a_count() {
+    use mbank::tui::Message;
+    use mbank::tui::agent_worker::{AgentEvent, ProposalView};
+    let setup = Setup::new();
+    let mut h = setup.start(120, 30);
+    let project = h.app.picker.projects().next().unwrap().path.clone();
+    let proposal = |id: u64| mbank::core::agent::proposals::Proposal {
+        id,
+        created: "2026-11-25T10:00:00.000Z".into(),
+        project: project.clone(),
+        file: format!("note-{id}.md"),
+        path: project.join(format!("memory-bank/note-{id}.md")),
+        via: "mcp:memory_bank_write".into(),
+        client: None,
+        base: None,
+        proposed: Some(format!("# Note {id}\n")),
+        change: mbank::core::agent::proposals::Change::Replace,
+        state: State::Pending,
+        decided: None,
+        accepted_hunks: None,
+    };
+    let proposals = (1..=5)
+        .map(|id| std::sync::Arc::new(ProposalView::new(proposal(id), project.clone())))
+        .collect();
+    h.app.toasts.clear();
+    h.app.update(Message::Agent(AgentEvent::Scanned {
+        proposals,
+        refusals: Default::default(),
+    }));
+    let notices: Vec<&str> = h.app.toasts.iter().map(|t| t.text.as_str()).collect();
+    assert_eq!(notices.len(), 4, "{notices:?}");
+    assert!(
+        notices[..3]
+            .iter()
+            .all(|n| n.starts_with("agent proposed a change to note-"))
+    );
+    assert_eq!(notices[3], "… and 2 more agent writes — r to review");
+    assert_eq!(badge(&h, &project), Some((5, 0)));
+}
