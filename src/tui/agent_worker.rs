@@ -36,9 +36,11 @@ pub struct ProposalView {
 /// What the worker is asked.
 #[derive(Debug)]
 pub enum AgentRequest {
-    /// Read the store and the refusal logs again for these listed projects.
+    /// Read the store again, and the refusal logs of these listed projects: those the
+    /// watcher saw change among `changed` (`None`: every log).
     Scan {
         projects: Vec<PathBuf>,
+        changed: Option<Vec<PathBuf>>,
     },
     Decide(ProposalDecision),
 }
@@ -46,11 +48,13 @@ pub enum AgentRequest {
 /// What the worker reports.
 #[derive(Debug)]
 pub enum AgentEvent {
-    /// Every pending proposal of a listed project, and every listed project's refusals
-    /// (oldest first).
+    /// Every pending proposal of a listed project, and the refusals (oldest first) of
+    /// the listed projects whose logs were read: every project with any when `all`, else
+    /// those whose log changed (an empty list: it has none now).
     Scanned {
         proposals: Vec<Arc<ProposalView>>,
         refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
+        all: bool,
     },
     /// A decision was carried out (`Ok`: what was done) or not.
     Decided {
@@ -137,6 +141,10 @@ struct Worker {
     views: HashMap<u64, Arc<ProposalView>>,
     /// The listed projects of the last scan.
     projects: Vec<Listed>,
+    /// Every log is to be read at the next scan (the first, a new project list).
+    read_all: bool,
+    /// Names of the logs the watcher saw change since the last scan.
+    changed_logs: std::collections::HashSet<std::ffi::OsString>,
 }
 
 /// A listed project: its folder as the picker names it, its real path, and the file
@@ -158,6 +166,8 @@ fn agent_loop(
         policy,
         views: HashMap::new(),
         projects: Vec::new(),
+        read_all: true,
+        changed_logs: Default::default(),
     };
     while let Ok(request) = inbox.recv() {
         // Scans queued behind a slow one collapse into one.
@@ -165,14 +175,14 @@ fn agent_loop(
         while let Ok(more) = inbox.try_recv() {
             batch.push(more);
         }
-        let last_scan = batch
-            .iter()
-            .rposition(|r| matches!(r, AgentRequest::Scan { .. }));
-        for (index, request) in batch.into_iter().enumerate() {
+        for request in batch {
             let event = match request {
-                AgentRequest::Scan { projects } => {
-                    if Some(index) != last_scan {
-                        continue;
+                AgentRequest::Scan { projects, changed } => {
+                    match changed {
+                        None => state.read_all = true,
+                        Some(paths) => state
+                            .changed_logs
+                            .extend(paths.iter().filter_map(|p| p.file_name()).map(Into::into)),
                     }
                     let same = projects.len() == state.projects.len()
                         && projects
@@ -180,6 +190,7 @@ fn agent_loop(
                             .zip(&state.projects)
                             .all(|(p, known)| *p == known.path);
                     if !same {
+                        state.read_all = true;
                         state.projects = projects
                             .into_iter()
                             .map(|path| listed_project(state.data_dir.as_deref(), path))
@@ -267,6 +278,8 @@ fn listed(projects: &[Listed], project: &Path) -> Option<PathBuf> {
 fn scan(state: &mut Worker) -> AgentEvent {
     let mut proposals = Vec::new();
     let mut refusals = HashMap::new();
+    let all = std::mem::take(&mut state.read_all);
+    let changed = std::mem::take(&mut state.changed_logs);
     if let Some(dir) = &state.data_dir {
         let store = ProposalStore::new(dir);
         let pending = store.pending_ids().unwrap_or_default();
@@ -308,12 +321,16 @@ fn scan(state: &mut Worker) -> AgentEvent {
             };
             // The log, or its rotated half (`<name>.1.jsonl`).
             let rotated = Path::new(log).with_extension("1.jsonl").into_os_string();
-            if !present.contains(log) && !present.contains(&rotated) {
+            if !all && !changed.contains(log) && !changed.contains(&rotated) {
                 continue;
             }
-            if let Ok(records) = refusals::read_in(dir, &project.real)
-                && !records.is_empty()
-            {
+            if !present.contains(log) && !present.contains(&rotated) {
+                if !all {
+                    refusals.insert(project.path.clone(), Vec::new());
+                }
+                continue;
+            }
+            if let Ok(records) = refusals::read_in(dir, &project.real) {
                 refusals.insert(project.path.clone(), records);
             }
         }
@@ -321,6 +338,7 @@ fn scan(state: &mut Worker) -> AgentEvent {
     AgentEvent::Scanned {
         proposals,
         refusals,
+        all,
     }
 }
 

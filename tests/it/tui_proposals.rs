@@ -486,6 +486,7 @@ fn a_burst_of_agent_writes_is_announced_in_three_notices_and_a_count() {
     h.app.update(Message::Agent(AgentEvent::Scanned {
         proposals,
         refusals: Default::default(),
+        all: false,
     }));
     let notices: Vec<&str> = h.app.toasts.iter().map(|t| t.text.as_str()).collect();
     assert_eq!(notices.len(), 4, "{notices:?}");
@@ -496,4 +497,32 @@ fn a_burst_of_agent_writes_is_announced_in_three_notices_and_a_count() {
     );
     assert_eq!(notices[3], "… and 2 more agent writes — r to review");
     assert_eq!(badge(&h, &project), Some((5, 0)));
+}
+
+#[test]
+fn refusals_of_two_projects_are_counted_apart_as_each_log_changes() {
+    let setup = Setup::new();
+    let tea = setup.root.join("tea");
+    std::fs::create_dir_all(tea.join("memory-bank")).unwrap();
+    std::fs::write(tea.join("memory-bank/projectbrief.md"), BRIEF).unwrap();
+    let mut h = setup.start(120, 30);
+    let tea = h.app.picker.project(&tea).map(|p| p.path.clone()).unwrap();
+    setup.refuse("decisionLog.md", "append-only", "would drop 1 entry");
+    h.pump_until("shop's refusal", |app| {
+        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
+    });
+    // Only tea's log changes now: shop's count stays.
+    let record = as_client(None, || {
+        RefusalRecord::now(&tea, "x.md", "secret", "line 1 holds a key", "mcp:t")
+    });
+    refusals::append_in(&setup.data, &record).unwrap();
+    h.pump_until("tea's refusal", |app| {
+        app.picker.agent_badges.get(&tea) == Some(&(0, 1))
+    });
+    assert_eq!(badge(&h, &setup.project()), Some((0, 1)));
+    setup.refuse("progress.md", "format", "not markdown");
+    h.pump_until("shop's second refusal", |app| {
+        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 2))
+    });
+    assert_eq!(badge(&h, &tea), Some((0, 1)));
 }

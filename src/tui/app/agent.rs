@@ -48,19 +48,23 @@ impl AgentLive {
 }
 
 impl App {
-    /// Asks the agent worker to read the store and the logs again.
-    pub(super) fn scan_agent_writes(&mut self) {
+    /// Asks the agent worker to read the store again, and the refusal logs among
+    /// `changed` (`None`: every log).
+    pub(super) fn scan_agent_writes(&mut self, changed: Option<Vec<PathBuf>>) {
         let projects: Vec<PathBuf> = self.picker.projects().map(|p| p.path.clone()).collect();
-        self.agent_worker.send(AgentRequest::Scan { projects });
+        self.agent_worker
+            .send(AgentRequest::Scan { projects, changed });
     }
 
     /// Paths the watcher reported that belong to the store or a log: taken out of
     /// `paths`, and a new read asked for when there were any.
     pub(super) fn take_agent_paths(&mut self, paths: &mut Vec<PathBuf>) {
-        let before = paths.len();
-        paths.retain(|p| !self.agent_worker.owns(p));
-        if paths.len() != before {
-            self.scan_agent_writes();
+        let (agent, other): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(paths)
+            .into_iter()
+            .partition(|p| self.agent_worker.owns(p));
+        *paths = other;
+        if !agent.is_empty() {
+            self.scan_agent_writes(Some(agent));
         }
     }
 
@@ -101,7 +105,8 @@ impl App {
             AgentEvent::Scanned {
                 proposals,
                 refusals,
-            } => self.on_agent_scanned(proposals, refusals),
+                all,
+            } => self.on_agent_scanned(proposals, refusals, all),
             AgentEvent::Decided { id, result } => {
                 if self.review.deciding == Some(id) {
                     self.review.deciding = None;
@@ -146,6 +151,7 @@ impl App {
         &mut self,
         proposals: Vec<Arc<ProposalView>>,
         refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
+        all: bool,
     ) {
         let first = !self.agent.loaded;
         let key = self.review_key();
@@ -181,7 +187,16 @@ impl App {
             }
         }
         self.agent.proposals = proposals;
-        self.agent.refusals = refusals;
+        if all {
+            self.agent.refusals.clear();
+        }
+        for (project, records) in refusals {
+            if records.is_empty() {
+                self.agent.refusals.remove(&project);
+            } else {
+                self.agent.refusals.insert(project, records);
+            }
+        }
         self.agent.loaded = true;
         // A burst (an agent's batch) is said in a few lines, not one per write.
         let more = notices.len().saturating_sub(MAX_NOTICES);

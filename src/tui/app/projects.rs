@@ -61,7 +61,7 @@ impl App {
             }
         }
         self.picker.set_projects(projects);
-        self.scan_agent_writes();
+        self.scan_agent_writes(None);
         self.update_watches();
     }
 
