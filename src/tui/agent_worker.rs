@@ -365,9 +365,10 @@ fn view_of(proposal: Proposal, project: PathBuf) -> ProposalView {
         renamed_from_display: None,
         format: Format::Cline,
         role: Role::Other,
-        baseline: proposal.base.clone(),
-        accepted: proposal.base.clone(),
-        current: proposal.proposed.clone(),
+        // The texts stay in the proposal: the view needs only the diff.
+        baseline: None,
+        accepted: None,
+        current: None,
         added: diff.added,
         removed: diff.removed,
         diff,
