@@ -110,6 +110,7 @@ impl AgentWorker {
     }
 }
 
+/// The refusal logs' folder, where [`refusals::log_path_in`] places them.
 fn refusal_folder(data_dir: &Path) -> PathBuf {
     refusals::log_path_in(data_dir, Path::new("/"))
         .parent()
@@ -306,14 +307,15 @@ fn scan(state: &mut Worker) -> AgentEvent {
             proposals.push(view);
         }
         // Only logs that exist are read (most projects have none).
+        // Listed through the data folder's handle, no link followed (as the logs are read).
         let present: std::collections::HashSet<std::ffi::OsString> =
-            std::fs::read_dir(refusal_folder(dir))
-                .map(|entries| {
-                    entries
-                        .filter_map(|e| e.ok())
-                        .map(|e| e.file_name())
-                        .collect()
+            crate::core::dir_handle::Dir::open_anchor(dir)
+                .and_then(|data| {
+                    let folder = refusal_folder(dir);
+                    data.open_dir(folder.strip_prefix(dir).unwrap_or(&folder))
                 })
+                .and_then(|folder| folder.names())
+                .map(|names| names.into_iter().collect())
                 .unwrap_or_default();
         for project in &state.projects {
             let Some(log) = &project.log else {
