@@ -163,8 +163,9 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
     h.pump_until("the proposal's badge", |app| {
         app.picker.agent_badges.get(&setup.project()) == Some(&(1, 0))
     });
+    // On the picker `r` would be typed into the filter: the notice says how to get there.
     let notice = format!(
-        "agent proposed a change to activeContext.md in shop (proposal {id}) — r to review"
+        "agent proposed a change to activeContext.md in shop (proposal {id}) — open shop, then r to review"
     );
     assert!(h.toasts().contains(&notice), "{}", h.toasts());
     assert!(
@@ -185,7 +186,7 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
     });
     assert!(
         h.toasts()
-            .contains("agent write refused: decisionLog.md in shop [append-only] — r to review"),
+            .contains("agent write refused: decisionLog.md in shop [append-only] — open shop, then r to review"),
         "{}",
         h.toasts()
     );
@@ -204,6 +205,13 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
     assert_eq!(badge(&h, &setup.project()), Some((1, 0)));
     let title = h.screen();
     assert!(title.contains("1 proposal"), "{title}");
+
+    // In the open project, the notice is short.
+    let next = setup.stage(ACTIVE);
+    h.pump_until("the second proposal", |app| app.review.proposals.len() == 2);
+    let notice =
+        format!("agent proposed a change to activeContext.md (proposal {next}) — r to review");
+    assert!(h.toasts().contains(&notice), "{}", h.toasts());
 }
 
 #[test]

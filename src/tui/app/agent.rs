@@ -93,6 +93,22 @@ impl App {
             .unwrap_or_else(|| "review".into())
     }
 
+    /// Where the write was and how to see it: " — r to review" for the open project;
+    /// for another, its name and how to get there (in the picker `r` is typed text).
+    fn review_hint(&self, project: &Path, key: &str) -> (String, String) {
+        let open = self.screen == super::Screen::Project
+            && self.project.as_ref().is_some_and(|p| p.path == project);
+        if open {
+            (String::new(), format!(" — {key} to review"))
+        } else {
+            let name = self.project_name(project);
+            (
+                format!(" in {name}"),
+                format!(" — open {name}, then {key} to review"),
+            )
+        }
+    }
+
     fn project_name(&self, project: &Path) -> String {
         self.picker
             .project(project)
@@ -158,11 +174,10 @@ impl App {
         let mut notices = Vec::new();
         for view in &proposals {
             if self.agent.announced.insert(view.proposal.id) && !first {
+                let (place, hint) = self.review_hint(&view.project, &key);
                 notices.push(format!(
-                    "agent proposed a change to {} in {} (proposal {}) — {key} to review",
-                    view.proposal.file,
-                    self.project_name(&view.project),
-                    view.proposal.id
+                    "agent proposed a change to {}{place} (proposal {}){hint}",
+                    view.proposal.file, view.proposal.id
                 ));
             }
         }
@@ -178,11 +193,10 @@ impl App {
                 refusals_changed |= self.project.as_ref().is_some_and(|p| &p.path == project);
             }
             for record in records.iter().skip(before) {
+                let (place, hint) = self.review_hint(project, &key);
                 notices.push(format!(
-                    "agent write refused: {} in {} [{}] — {key} to review",
-                    record.file,
-                    self.project_name(project),
-                    record.rule
+                    "agent write refused: {}{place} [{}]{hint}",
+                    record.file, record.rule
                 ));
             }
         }
