@@ -43,18 +43,63 @@ pub enum AgentRequest {
         changed: Option<Vec<PathBuf>>,
     },
     Decide(ProposalDecision),
+    /// The person looked at a listed project's refusals up to this mark: kept in the
+    /// data folder, so the next session's badges count only what came after.
+    Seen {
+        project: PathBuf,
+        mark: SeenMark,
+    },
 }
+
+/// How far a person looked at a project's refusals: the time of the newest one seen,
+/// and how many with that very time (several can share a second).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SeenMark {
+    pub at: String,
+    pub same: usize,
+}
+
+impl SeenMark {
+    /// The mark after looking at `records` (oldest first).
+    pub fn of(records: &[RefusalRecord]) -> SeenMark {
+        let Some(newest) = records.iter().map(|r| r.at.as_str()).max() else {
+            return SeenMark::default();
+        };
+        SeenMark {
+            at: newest.to_string(),
+            same: records.iter().filter(|r| r.at == newest).count(),
+        }
+    }
+
+    /// How many of `records` came after the mark.
+    pub fn unseen(&self, records: &[RefusalRecord]) -> usize {
+        let later = records
+            .iter()
+            .filter(|r| r.at.as_str() > self.at.as_str())
+            .count();
+        let same = records.iter().filter(|r| r.at == self.at).count();
+        later + same.saturating_sub(self.same)
+    }
+}
+
+/// Where the marks are kept: `<data dir>/tui/refusals-seen.json`, by real project path.
+const SEEN_FOLDER: &str = "tui";
+const SEEN_FILE: &str = "refusals-seen.json";
+/// The marks file is read up to this size (one mark a project looked at).
+const SEEN_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// What the worker reports.
 #[derive(Debug)]
 pub enum AgentEvent {
     /// Every pending proposal of a listed project, and the refusals (oldest first) of
     /// the listed projects whose logs were read: every project with any when `all`, else
-    /// those whose log changed (an empty list: it has none now).
+    /// those whose log changed (an empty list: it has none now). With `all`, the marks
+    /// of what the person looked at, kept from earlier sessions.
     Scanned {
         proposals: Vec<Arc<ProposalView>>,
         refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
         all: bool,
+        seen: HashMap<PathBuf, SeenMark>,
     },
     /// A decision was carried out (`Ok`: what was done) or not.
     Decided {
@@ -146,6 +191,8 @@ struct Worker {
     read_all: bool,
     /// Names of the logs the watcher saw change since the last scan.
     changed_logs: std::collections::HashSet<std::ffi::OsString>,
+    /// The marks of what the person looked at, by real project path.
+    seen: HashMap<PathBuf, SeenMark>,
 }
 
 /// A listed project: its folder as the picker names it, its real path, and the file
@@ -169,7 +216,11 @@ fn agent_loop(
         projects: Vec::new(),
         read_all: true,
         changed_logs: Default::default(),
+        seen: HashMap::new(),
     };
+    if let Some(dir) = &state.data_dir {
+        state.seen = read_seen(dir);
+    }
     while let Ok(request) = inbox.recv() {
         // Scans queued behind a slow one collapse into one.
         let mut batch = vec![request];
@@ -200,6 +251,17 @@ fn agent_loop(
                     continue;
                 }
                 AgentRequest::Decide(decision) => decide(&state, decision),
+                AgentRequest::Seen { project, mark } => {
+                    let real = std::fs::canonicalize(&project).unwrap_or(project);
+                    if state.seen.get(&real) != Some(&mark) {
+                        state.seen.insert(real, mark);
+                        if let Some(dir) = &state.data_dir {
+                            // Lost, the marks only make old refusals count again.
+                            let _ = write_seen(dir, &state.seen);
+                        }
+                    }
+                    continue;
+                }
             };
             if outbox.send(Message::Agent(event)).is_err() {
                 return;
@@ -337,11 +399,43 @@ fn scan(state: &mut Worker) -> AgentEvent {
             }
         }
     }
+    let seen = if all {
+        state
+            .projects
+            .iter()
+            .filter_map(|p| Some((p.path.clone(), state.seen.get(&p.real)?.clone())))
+            .collect()
+    } else {
+        HashMap::new()
+    };
     AgentEvent::Scanned {
         proposals,
         refusals,
         all,
+        seen,
     }
+}
+
+fn read_seen(data_dir: &Path) -> HashMap<PathBuf, SeenMark> {
+    use crate::core::history::files;
+    let bytes = files::folder(data_dir, &[SEEN_FOLDER], false)
+        .ok()
+        .flatten()
+        .and_then(|dir| files::read(&dir, SEEN_FILE, SEEN_LIMIT).ok().flatten());
+    // A file that does not parse counts as no marks: old refusals show again, no more.
+    bytes
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Writes the marks atomically (temp file and rename in the folder, no link followed).
+fn write_seen(data_dir: &Path, seen: &HashMap<PathBuf, SeenMark>) -> Result<(), String> {
+    use crate::core::history::files;
+    let bytes = serde_json::to_vec(seen).map_err(|e| e.to_string())?;
+    let dir = files::folder(data_dir, &[SEEN_FOLDER], true)
+        .map_err(|e| e.to_string())?
+        .ok_or("no folder for the marks")?;
+    files::write_atomic(&dir, SEEN_FILE, &bytes, false).map_err(|e| e.to_string())
 }
 
 impl ProposalView {

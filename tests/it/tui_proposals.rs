@@ -495,6 +495,7 @@ fn a_burst_of_agent_writes_is_announced_in_three_notices_and_a_count() {
         proposals,
         refusals: Default::default(),
         all: false,
+        seen: Default::default(),
     }));
     let notices: Vec<&str> = h.app.toasts.iter().map(|t| t.text.as_str()).collect();
     assert_eq!(notices.len(), 4, "{notices:?}");
@@ -533,4 +534,42 @@ fn refusals_of_two_projects_are_counted_apart_as_each_log_changes() {
         app.picker.agent_badges.get(&setup.project()) == Some(&(0, 2))
     });
     assert_eq!(badge(&h, &tea), Some((0, 1)));
+}
+
+#[test]
+fn refusals_from_before_the_session_count_until_looked_at_and_looking_is_kept_across_sessions() {
+    let setup = Setup::new();
+    setup.refuse("decisionLog.md", "append-only", "would drop 1 entry");
+    setup.refuse("activeContext.md", "secret", "line 2 holds a key");
+    let mut h = setup.start(120, 30);
+    assert_eq!(
+        badge(&h, &setup.project()),
+        Some((0, 2)),
+        "not looked at yet"
+    );
+    assert!(
+        !h.toasts().contains("agent write refused"),
+        "what came before the session is counted, not announced: {}",
+        h.toasts()
+    );
+    h.open_project("shop");
+    h.keys("r");
+    h.idle();
+    assert_eq!(badge(&h, &setup.project()), None);
+    drop(h);
+    // The mark is written by the agent worker, off the drawing thread.
+    let marks = setup.data.join("tui/refusals-seen.json");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !marks.exists() {
+        assert!(std::time::Instant::now() < deadline, "no marks file");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+
+    // The next session remembers what was looked at.
+    let mut h = setup.start(120, 30);
+    assert_eq!(badge(&h, &setup.project()), None);
+    setup.refuse("progress.md", "format", "not markdown");
+    h.pump_until("the new refusal", |app| {
+        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
+    });
 }

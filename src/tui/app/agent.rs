@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::App;
 use crate::core::refusals::RefusalRecord;
-use crate::tui::agent_worker::{AgentEvent, AgentRequest, DecideError, ProposalView};
+use crate::tui::agent_worker::{AgentEvent, AgentRequest, DecideError, ProposalView, SeenMark};
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::overlays::Overlay;
 use crate::tui::overlays::proposal::ProposalEditor;
@@ -25,8 +25,9 @@ pub struct AgentLive {
     pub proposals: Vec<Arc<ProposalView>>,
     /// Refused writes by listed project, oldest first.
     pub refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
-    /// Per project, how many of its refusals the person has looked at (in its review).
-    seen: HashMap<PathBuf, usize>,
+    /// Per project, how far the person looked at its refusals (in its review), this
+    /// session or an earlier one.
+    seen: HashMap<PathBuf, SeenMark>,
     /// Proposal ids already announced.
     announced: HashSet<u64>,
     /// The first read is in: what it found was there before, not news.
@@ -41,9 +42,12 @@ impl AgentLive {
             .iter()
             .filter(|p| p.project == project)
             .count();
-        let refused = self.refusals.get(project).map_or(0, Vec::len);
-        let seen = self.seen.get(project).copied().unwrap_or(0);
-        (pending, refused.saturating_sub(seen))
+        let refused = match (self.refusals.get(project), self.seen.get(project)) {
+            (Some(records), Some(mark)) => mark.unseen(records),
+            (Some(records), None) => records.len(),
+            (None, _) => 0,
+        };
+        (pending, refused)
     }
 }
 
@@ -70,8 +74,17 @@ impl App {
 
     /// The person looked at the review of `project`: its refusals are no longer news.
     pub(super) fn mark_refusals_seen(&mut self, project: &Path) {
-        let count = self.agent.refusals.get(project).map_or(0, Vec::len);
-        self.agent.seen.insert(project.to_path_buf(), count);
+        let Some(records) = self.agent.refusals.get(project) else {
+            return;
+        };
+        let mark = SeenMark::of(records);
+        if self.agent.seen.get(project) != Some(&mark) {
+            self.agent.seen.insert(project.to_path_buf(), mark.clone());
+            self.agent_worker.send(AgentRequest::Seen {
+                project: project.to_path_buf(),
+                mark,
+            });
+        }
         self.update_agent_badges();
     }
 
@@ -122,7 +135,11 @@ impl App {
                 proposals,
                 refusals,
                 all,
-            } => self.on_agent_scanned(proposals, refusals, all),
+                seen,
+            } => {
+                self.agent.seen.extend(seen);
+                self.on_agent_scanned(proposals, refusals, all)
+            }
             AgentEvent::Decided { id, result } => {
                 if self.review.deciding == Some(id) {
                     self.review.deciding = None;
@@ -185,8 +202,8 @@ impl App {
         for (project, records) in &refusals {
             let before = self.agent.refusals.get(project).map_or(0, Vec::len);
             if first {
-                // What was refused before this session is in the review already.
-                self.agent.seen.insert(project.clone(), records.len());
+                // Refused before this session: counted on the badge (unless looked at in
+                // an earlier one), not announced.
                 continue;
             }
             if records.len() != before {
