@@ -242,6 +242,7 @@ impl App {
         }
         self.show_agent_writes_in_review();
         if let Some(project) = self.project.clone()
+            && self.screen == super::Screen::Project
             && self.main.is_review()
         {
             // The review is on screen: what it lists is looked at.
