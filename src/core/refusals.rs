@@ -38,6 +38,9 @@ pub struct RefusalRecord {
     pub message: String,
     /// Which server and tool: `mcp:memory_bank_update`, `http:POST /memory-bank/file`.
     pub via: String,
+    /// The agent's client as it named itself (`claude-code 2.1`), when the server knew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
 }
 
 impl RefusalRecord {
@@ -49,6 +52,7 @@ impl RefusalRecord {
             rule: rule.to_string(),
             message: message.to_string(),
             via: via.to_string(),
+            client: super::history::current_client(),
         }
     }
 }

@@ -229,16 +229,27 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
         let (shared, session) = (self.shared.clone(), self.session.clone());
         let tool = name.clone();
-        let result =
-            tokio::task::spawn_blocking(move || dispatch(&shared, &session, &tool, arguments))
-                .await
-                .map_err(task_failed)?;
+        // Proposals and refusals name the client, so a person can tell agents apart.
+        let client = context.peer.peer_info().map(|info| {
+            let client = &info.client_info;
+            crate::core::sanitize::line(&format!("{} {}", client.name, client.version))
+                .chars()
+                .take(80)
+                .collect::<String>()
+        });
+        let result = tokio::task::spawn_blocking(move || {
+            crate::core::history::as_client(client, || {
+                dispatch(&shared, &session, &tool, arguments)
+            })
+        })
+        .await
+        .map_err(task_failed)?;
         match result {
             Some(result) => Ok(to_call_result(result).into()),
             None => Err(McpError::invalid_params(

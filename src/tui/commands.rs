@@ -242,6 +242,8 @@ pub const REVIEW: &[Command] = &[
     hint(Action::RejectFile),
     hint(Action::ToggleSideBySide),
     hint(Action::Commit),
+    hint(Action::ToggleDetails),
+    hint(Action::EditProposal),
 ];
 
 /// The prompt's keys.

@@ -213,6 +213,8 @@ pub enum Action {
     History,
     ToggleDiffBase,
     Restore,
+    EditProposal,
+    ToggleDetails,
 }
 
 impl Action {
@@ -312,12 +314,18 @@ impl Action {
             Action::PrevHunk => "previous hunk",
             Action::NextFile => "next changed file",
             Action::PrevFile => "previous changed file",
-            Action::AcceptHunk => "accept the hunk (git: stage it; else: into the snapshot)",
-            Action::RejectHunk => "reject the hunk (revert it in the file)",
+            Action::AcceptHunk => {
+                "accept the hunk (git: stage it; else: into the snapshot; a proposal's hunk: take it)"
+            }
+            Action::RejectHunk => {
+                "reject the hunk (revert it in the file; a proposal's hunk: leave it out)"
+            }
             Action::AcceptLine => "accept the line under the cursor",
             Action::RejectLine => "reject the line under the cursor",
-            Action::AcceptFile => "accept the whole file",
-            Action::RejectFile => "reject the whole file (asks first, naming the loss)",
+            Action::AcceptFile => "accept the whole file (a proposal: all of it)",
+            Action::RejectFile => {
+                "reject the whole file (asks first, naming the loss; a proposal: reject it)"
+            }
             Action::ToggleSideBySide => "unified / side by side",
             Action::Commit => "commit accepted memory (git) / mark reviewed (outside git)",
             Action::CommitNow => "commit with this message",
@@ -326,6 +334,8 @@ impl Action {
             Action::History => "the file's history: its earlier versions, diffs, restore",
             Action::ToggleDiffBase => "diff against the file now / against the previous version",
             Action::Restore => "restore the selected version (asks first; the file now is kept)",
+            Action::EditProposal => "edit an agent's proposal, then accept it as edited",
+            Action::ToggleDetails => "show / hide a proposal's or refused write's details",
         }
     }
 
@@ -390,6 +400,8 @@ impl Action {
             Action::History => "history",
             Action::ToggleDiffBase => "now / previous",
             Action::Restore => "restore",
+            Action::EditProposal => "edit proposal",
+            Action::ToggleDetails => "details",
             other => other.describe(),
         }
     }

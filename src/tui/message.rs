@@ -83,6 +83,8 @@ pub enum Message {
     WatchCoverage(Coverage),
     /// An answer of the review worker.
     Review(ReviewEvent),
+    /// What the agent servers staged or were refused, or a decision on a proposal.
+    Agent(super::agent_worker::AgentEvent),
     /// A side of a conflict was saved as a backup (or could not be).
     BackedUp {
         side: BackupSide,

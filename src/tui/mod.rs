@@ -2,8 +2,10 @@
 //! router over its jobs), one module per pane (`panes`), overlays on a stack that gets
 //! keys first (`overlays`), all behind one interface (`pane`: context, `handle` ->
 //! effects, `view`); background workers and one-shot jobs that talk to the loop only
-//! through messages (`workers`, `jobs`, `watcher`, `highlight`, `review_worker`).
+//! through messages (`workers`, `jobs`, `watcher`, `highlight`, `review_worker`,
+//! `agent_worker`).
 //! Everything it shows is computed by `crate::core`, which knows nothing of terminals.
+pub mod agent_worker;
 pub mod app;
 pub mod commands;
 pub mod highlight;

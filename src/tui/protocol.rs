@@ -141,6 +141,14 @@ pub enum Effect {
     Reanalyse,
     /// Something for the file history overlay (a diff to compute, a restore to ask).
     History(HistoryRequest),
+    /// A person's decision on an agent's proposal, for the agent worker.
+    Decide(ProposalDecision),
+    /// Open a proposal's text for editing; saving it accepts it as edited.
+    EditProposal {
+        id: u64,
+        file: String,
+        text: String,
+    },
     /// Quit (asks first over unsaved edits).
     Quit,
 }
@@ -193,6 +201,7 @@ pub enum Confirmed {
         path: std::path::PathBuf,
         version: u64,
     },
+    RejectProposal(u64),
 }
 
 /// What a history diff compares the chosen version with.
@@ -224,6 +233,34 @@ pub enum HistoryRequest {
         /// What the prompt says about the version (its time and writer).
         label: String,
     },
+}
+
+/// What a person decided about a proposal an agent staged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProposalDecision {
+    /// Accept it whole (`None`), or only the hunks numbered (from 1).
+    Accept {
+        id: u64,
+        hunks: Option<Vec<usize>>,
+    },
+    /// Accept it as the person edited it.
+    AcceptEdited {
+        id: u64,
+        text: String,
+    },
+    Reject {
+        id: u64,
+    },
+}
+
+impl ProposalDecision {
+    pub fn id(&self) -> u64 {
+        match self {
+            ProposalDecision::Accept { id, .. }
+            | ProposalDecision::AcceptEdited { id, .. }
+            | ProposalDecision::Reject { id } => *id,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -30,6 +30,16 @@ impl Session {
     }
 
     fn start_with(root: &Path, sandbox: &Sandbox, editor: Option<&Path>) -> Session {
+        Session::start_env(root, sandbox, editor, &[])
+    }
+
+    /// With more variables set (`MBANK_DATA_DIR` shared with an agent server).
+    fn start_env(
+        root: &Path,
+        sandbox: &Sandbox,
+        editor: Option<&Path>,
+        env: &[(&str, &Path)],
+    ) -> Session {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -48,6 +58,9 @@ impl Session {
             command.env(var, value);
         }
         command.cwd(sandbox.home());
+        for (var, value) in env {
+            command.env(var, value);
+        }
         command.env("TERM", "xterm-256color");
         command.env_remove("VISUAL");
         match editor {
@@ -307,4 +320,157 @@ fn esc_on_the_conflict_prompt_goes_back_to_the_edits_in_a_real_terminal() {
         std::thread::sleep(Duration::from_millis(40));
     }
     assert_eq!(std::fs::read_to_string(&progress).unwrap(), theirs);
+}
+
+const ACTIVE: &str = "# Active Context\n\n## Focus\n- login form\n\n## Notes\n- one\n- two\n- three\n- four\n- five\n- six\n\n## Risks\n- none known\n- still none\n- really none\n- none at all\n\n## Next\n- ship it\n";
+/// The agent's rewrite: three separate hunks.
+const REWRITE: &str = "# Active Context\n\n## Focus\n- password reset\n\n## Notes\n- one\n- two\n- three\n- four\n- five\n- six\n\n## Risks\n- none known\n- e-mail delivery\n- really none\n- none at all\n\n## Next\n- write the e-mail template\n";
+const FIRST_HUNK_ONLY: &str = "# Active Context\n\n## Focus\n- password reset\n\n## Notes\n- one\n- two\n- three\n- four\n- five\n- six\n\n## Risks\n- none known\n- still none\n- really none\n- none at all\n\n## Next\n- ship it\n";
+
+/// An MCP session over `mbank mcp --stage` (the rmcp client): calls each tool, which
+/// must answer that it staged the write.
+fn agent_stages(root: &Path, sandbox: &Sandbox, data: &Path, calls: &[(&str, serde_json::Value)]) {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut command = sandbox.mbank();
+        command
+            .arg("--root")
+            .arg(root)
+            .args(["mcp", "--stage"])
+            .env("MBANK_DATA_DIR", data)
+            .current_dir(root);
+        let (transport, _) =
+            rmcp::transport::TokioChildProcess::builder(tokio::process::Command::from(command))
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+        let client = tokio::time::timeout(WAIT, ().serve(transport))
+            .await
+            .unwrap()
+            .unwrap();
+        for (name, args) in calls {
+            let serde_json::Value::Object(map) = args.clone() else {
+                panic!("arguments must be an object");
+            };
+            let params = CallToolRequestParams::new(name.to_string()).with_arguments(map);
+            let result = tokio::time::timeout(WAIT, client.call_tool(params))
+                .await
+                .unwrap()
+                .unwrap();
+            let text = result.content[0].as_text().unwrap().text.clone();
+            assert_ne!(result.is_error, Some(true), "{name}: {text}");
+            assert!(text.contains("\"staged\""), "{name}: {text}");
+        }
+        tokio::time::timeout(WAIT, client.cancel())
+            .await
+            .unwrap()
+            .unwrap();
+    });
+}
+
+#[test]
+fn an_agent_stages_three_changes_while_the_tui_is_open_and_a_person_accepts_one_hunk_with_keys() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.home().join("banks");
+    let project = root.join("app");
+    sandbox
+        .run(&["init", project.to_str().unwrap()])
+        .expect_code(0);
+    let active = project.join("memory-bank/activeContext.md");
+    std::fs::write(&active, ACTIVE).unwrap();
+    let decisions = project.join("memory-bank/decisionLog.md");
+    let decisions_before = std::fs::read_to_string(&decisions).ok();
+    let data = sandbox.home().join("data-mbank");
+    let mut session = Session::start_env(&root, &sandbox, None, &[("MBANK_DATA_DIR", &data)]);
+    session.wait_for("sorted by recent activity");
+    session.wait_for("app");
+
+    // The agent, in another process, while the TUI is open.
+    agent_stages(
+        &root,
+        &sandbox,
+        &data,
+        &[
+            (
+                "memory_bank_update",
+                serde_json::json!({"projectPath": "app", "fileName": "activeContext.md", "content": REWRITE}),
+            ),
+            (
+                "log_decision",
+                serde_json::json!({"projectPath": "app", "title": "Use signed reset links", "context": "c", "decision": "d"}),
+            ),
+            (
+                "memory_bank_write",
+                serde_json::json!({"projectPath": "app", "fileName": "ideas.md", "content": "# Ideas\n- dark mode\n"}),
+            ),
+        ],
+    );
+    // Live, without a key: the picker row's badge and the notice.
+    session.wait_for("⧗3");
+    session.wait_for("agent proposed a change to");
+    assert_eq!(std::fs::read_to_string(&active).unwrap(), ACTIVE);
+
+    // Into the project's review, onto the rewrite.
+    session.send(b"app");
+    session.send(b"\r");
+    session.wait_for("activeContext.md");
+    session.send(b"r");
+    session.wait_for("3 proposals");
+    for _ in 0..12 {
+        if session.contents().contains("▶ ⧗ #1 activeContext.md") {
+            break;
+        }
+        session.send(b"]");
+    }
+    session.wait_for("▶ ⧗ #1 activeContext.md");
+    session.wait_for("hunk 1 of 3");
+    // Its details name the tool and the agent's client.
+    session.send(b"\r");
+    session.wait_for("tool: mcp:memory_bank_update");
+    session.wait_for("client: rmcp");
+    // Take the first hunk, leave out the other two.
+    session.send(b"a");
+    session.wait_for("2 left to decide");
+    session.send(b"x");
+    session.send(b"x");
+    session.wait_for("accepted hunk 1 of proposal 1 into activeContext.md");
+    session.wait_for("2 proposals");
+    // Reject the decision and the new file: each after its prompt.
+    for id in [2, 3] {
+        let row = format!("▶ ⧗ #{id} ");
+        for _ in 0..12 {
+            if session.contents().contains(&row) {
+                break;
+            }
+            session.send(b"]");
+        }
+        session.wait_for(&row);
+        session.send(b"\x18"); // ctrl-x
+        session.wait_for("Reject the proposal?");
+        session.send(b"y");
+        session.wait_for(&format!("rejected proposal {id}"));
+    }
+    session.wait_gone("⧗ #");
+
+    assert_eq!(std::fs::read_to_string(&active).unwrap(), FIRST_HUNK_ONLY);
+    assert_eq!(std::fs::read_to_string(&decisions).ok(), decisions_before);
+    assert!(!project.join("memory-bank/ideas.md").exists());
+    // The version the accept replaced is in the history.
+    let history = sandbox.run_env(
+        &["history", active.to_str().unwrap(), "--json"],
+        "MBANK_DATA_DIR",
+        &data,
+    );
+    history.expect_code(0);
+    let versions = history.json()["versions"].as_array().unwrap().clone();
+    assert_eq!(versions.len(), 1, "{versions:?}");
+    assert_eq!(versions[0]["writer"], "accept");
+    assert_eq!(versions[0]["size"].as_u64(), Some(ACTIVE.len() as u64));
+    session.quit();
 }

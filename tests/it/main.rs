@@ -53,6 +53,7 @@ mod tui_history;
 mod tui_keys;
 mod tui_live;
 mod tui_names;
+mod tui_proposals;
 mod tui_review;
 mod tui_snapshots;
 mod tui_tree;

@@ -709,7 +709,8 @@ fn writes_the_agent_servers_refused_are_listed_under_the_changed_files() {
         "{line}"
     );
     assert!(screen.contains("⊘ activeContext.md [secret]"), "{screen}");
-    // They are listed, not selected: moving goes from file to file only.
+    // Moving in the diff keeps the file selected (the refused writes are rows of the
+    // list, reached with ] and [).
     h.keys("down down down");
     assert!(h.app.review.file().is_some());
 }

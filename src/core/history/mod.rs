@@ -519,6 +519,8 @@ pub fn installed() -> Option<&'static History> {
 
 thread_local! {
     static WRITER: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The agent's client, as it named itself (MCP's `clientInfo`).
+    static CLIENT: RefCell<Option<String>> = const { RefCell::new(None) };
     /// Off while [`unrecorded`] runs (benchmarks compare writes with and without).
     static RECORDING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
@@ -540,6 +542,20 @@ pub fn as_writer<T>(writer: &str, f: impl FnOnce() -> T) -> T {
     let result = f();
     WRITER.with(|w| *w.borrow_mut() = previous);
     result
+}
+
+/// Runs `f` with `client` named as the client every write, proposal and refusal it
+/// makes on this thread comes from (an MCP server names the client it serves).
+pub fn as_client<T>(client: Option<String>, f: impl FnOnce() -> T) -> T {
+    let previous = CLIENT.with(|c| c.replace(client));
+    let result = f();
+    CLIENT.with(|c| *c.borrow_mut() = previous);
+    result
+}
+
+/// The client [`as_client`] named on this thread, if any.
+pub fn current_client() -> Option<String> {
+    CLIENT.with(|c| c.borrow().clone())
 }
 
 /// The writer [`as_writer`] named on this thread (`agent` when none was).

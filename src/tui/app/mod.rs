@@ -14,7 +14,9 @@
 //! - `projects`: scanning, opening and switching projects, live refresh;
 //! - `review`: the review worker's requests and answers;
 //! - `history`: a file's history overlay, its jobs and restoring a version;
+//! - `agent`: the proposals and refusals of the agent servers, live, and decisions on them;
 //! - `chrome`: header, status bar and toasts.
+mod agent;
 mod chrome;
 mod document;
 mod history;
@@ -37,6 +39,7 @@ use crate::core::model::Project;
 use crate::core::review::{FileReview, ReviewOptions};
 use crate::core::tokens::Encoding;
 
+use super::agent_worker::AgentWorker;
 use super::keymap::{KeyContext, Keymap};
 use super::message::Message;
 use super::overlays::Overlay;
@@ -51,6 +54,7 @@ use super::workers::{AnalysisWorker, Outbox};
 
 pub use super::overlays::help::Logged;
 pub use super::pane::Focus;
+pub use agent::AgentLive;
 pub use chrome::Toast;
 pub use document::DocumentController;
 pub use keys::GLOBAL_COMMANDS;
@@ -158,6 +162,9 @@ pub struct App {
     pub timeline: timeline::Timeline,
     pub review: review_pane::ReviewPane,
     review_worker: ReviewWorker,
+    /// What the agent servers staged and were refused, as last read.
+    pub agent: AgentLive,
+    agent_worker: AgentWorker,
     /// The file a "reject file" prompt is about, as it was shown.
     pending_reject: Option<Box<FileReview>>,
     pub overlays: Vec<Overlay>,
@@ -202,7 +209,12 @@ impl App {
             budgets: options.config.budgets.clone(),
             ..options.review
         };
+        let data_dir = review_options
+            .data_dir
+            .clone()
+            .or_else(crate::core::paths::data_dir);
         let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
+        let agent_worker = AgentWorker::spawn(data_dir, options.config.serve.guard, outbox.clone());
         let root_label = chrome::path_label(&options.root, options.home.as_deref());
         let modal_editor = options.keymap.is_modal();
         let mut picker = picker::Picker::new(options.root.clone(), root_label);
@@ -236,6 +248,8 @@ impl App {
             timeline: timeline::Timeline::default(),
             review: review_pane::ReviewPane::default(),
             review_worker,
+            agent: AgentLive::default(),
+            agent_worker,
             pending_reject: None,
             overlays: Vec::new(),
             toasts: Vec::new(),
@@ -277,8 +291,9 @@ impl App {
             && self.jobs == 0
             && (self.project.is_none() || self.tree.report.is_some())
             && self.document.is_idle()
-            && !(self.main.is_review() && (self.review.loading || self.review.busy))
             && self.history_jobs.is_idle()
+            && !(self.main.is_review()
+                && (self.review.loading || self.review.busy || self.review.deciding.is_some()))
     }
 
     /// When the loop must wake up without input (a toast to expire, deferred work due).
@@ -391,6 +406,7 @@ impl App {
                 }
             }
             Message::Review(event) => self.on_review_event(event),
+            Message::Agent(event) => self.on_agent_event(event),
             Message::ThemeLoaded { name, result } => {
                 self.jobs = self.jobs.saturating_sub(1);
                 if self.theme_asked.as_deref() == Some(name.as_str()) {
@@ -498,6 +514,9 @@ impl App {
                 }
                 Confirmed::RejectFile(path) => self.reject_file(&path),
                 Confirmed::MarkReviewed => self.ask_review(ReviewRequest::MarkReviewed),
+                Confirmed::RejectProposal(id) => {
+                    self.decide(super::protocol::ProposalDecision::Reject { id })
+                }
                 Confirmed::SaveWithMarkers { version } => {
                     let effects = self
                         .document
@@ -521,6 +540,8 @@ impl App {
                 let effects = self.document.apply_fix(self.project.as_ref(), path, fix);
                 self.apply(effects);
             }
+            Effect::Decide(decision) => self.decide(decision),
+            Effect::EditProposal { id, file, text } => self.edit_proposal(id, file, text),
             Effect::Reanalyse => {
                 if let Some(project) = self.project.clone() {
                     self.analysis.full(project);

@@ -61,6 +61,7 @@ impl App {
             }
         }
         self.picker.set_projects(projects);
+        self.scan_agent_writes(None);
         self.update_watches();
     }
 
@@ -173,7 +174,11 @@ impl App {
     /// remove a project: the root is scanned again. Any other change belongs to a listed
     /// project, found again and analysed again (its banks may have changed too): the open
     /// project in full, the others for their picker rows.
-    pub(super) fn on_files_changed(&mut self, paths: Vec<PathBuf>) {
+    pub(super) fn on_files_changed(&mut self, mut paths: Vec<PathBuf>) {
+        self.take_agent_paths(&mut paths);
+        if paths.is_empty() {
+            return;
+        }
         let mut rescan = false;
         let mut touched: Vec<PathBuf> = Vec::new();
         {
@@ -236,7 +241,10 @@ impl App {
         let Some(watcher) = &self.watcher else {
             return;
         };
+        // The root (projects appear there), then the agent servers' proposal store and
+        // refusal logs (a handful of folders, and what a person must not miss).
         let mut folders = vec![self.root.clone()];
+        folders.extend(self.agent_worker.folders());
         if let Some(project) = &self.project {
             if let Some(row) = self
                 .picker

@@ -23,6 +23,8 @@ impl App {
         self.focus = Focus::Review;
         let same = self.review.project.as_deref() == Some(project.path.as_path());
         self.review.expect(&project.path);
+        self.show_agent_writes_in_review();
+        self.mark_refusals_seen(&project.path);
         if same {
             self.ask_review(ReviewRequest::Compute);
         } else {

@@ -5,6 +5,7 @@ pub mod confirm;
 pub mod conflict;
 pub mod help;
 pub mod history;
+pub mod proposal;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -36,6 +37,7 @@ pub enum Overlay {
     Conflict(Box<conflict::Conflict>),
     Commit(Box<commit::CommitEditor>),
     History(Box<history::HistoryView>),
+    Proposal(Box<proposal::ProposalEditor>),
 }
 
 impl Overlay {
@@ -46,6 +48,7 @@ impl Overlay {
             Overlay::Conflict(conflict) => conflict.as_mut(),
             Overlay::Commit(editor) => editor.as_mut(),
             Overlay::History(history) => history.as_mut(),
+            Overlay::Proposal(editor) => editor.as_mut(),
         }
     }
 }
@@ -56,8 +59,8 @@ impl Pane for Overlay {
             Overlay::Help(_) => KeyContext::Help,
             Overlay::Confirm(_) => KeyContext::Confirm,
             Overlay::Conflict(_) => KeyContext::Conflict,
-            Overlay::Commit(_) => KeyContext::CommitMessage,
             Overlay::History(_) => KeyContext::History,
+            Overlay::Commit(_) | Overlay::Proposal(_) => KeyContext::CommitMessage,
         }
     }
 
@@ -80,6 +83,7 @@ impl Pane for Overlay {
             Overlay::Conflict(conflict) => conflict.area(),
             Overlay::Commit(editor) => editor.area(),
             Overlay::History(history) => history.area(),
+            Overlay::Proposal(editor) => editor.area(),
         }
     }
 }

@@ -94,6 +94,9 @@ pub struct Picker {
     pub root_label: String,
     /// The open project, to mark it in the list and allow "back".
     pub current: Option<PathBuf>,
+    /// Per project: agent proposals waiting for a decision, and refused agent writes
+    /// not looked at yet (only projects with either).
+    pub agent_badges: std::collections::HashMap<PathBuf, (usize, usize)>,
     matcher: Matcher,
     /// Figures arrived since the last sort: re-sort once before the rows are next used,
     /// not once per project (2,000 sorts of 2,000 rows while figures fill in).
@@ -118,6 +121,7 @@ impl Picker {
             root,
             root_label,
             current: None,
+            agent_badges: std::collections::HashMap::new(),
             matcher: Matcher::new(MatcherConfig::DEFAULT),
             order_stale: false,
             area: Rect::default(),
@@ -494,12 +498,17 @@ impl Picker {
             "  "
         };
         let formats: Vec<&str> = row.project.formats().iter().map(|f| f.id()).collect();
+        // The agent badge takes the end of the name's column, so no other column moves.
+        let badge = agent_badge(self.agent_badges.get(&row.project.path).copied());
+        let badge_width = unicode_width::UnicodeWidthStr::width(badge.as_str());
+        let name_width = columns.name.saturating_sub(badge_width).max(4);
         let mut spans = vec![
             Span::styled(marker.to_string(), theme.fg(theme.accent)),
             Span::styled(
-                widgets::fit(&row.project.name, columns.name),
+                widgets::fit(&row.project.name, name_width),
                 theme.fg(theme.text).add_modifier(Modifier::BOLD),
             ),
+            Span::styled(badge, theme.fg(theme.warning).add_modifier(Modifier::BOLD)),
             Span::raw(" "),
             Span::styled(
                 widgets::fit(&formats.join(","), columns.formats),
@@ -747,4 +756,19 @@ impl Columns {
             written = self.written,
         )
     }
+}
+
+/// " ⧗2 ⊘1": proposals waiting for a decision, refused writes not looked at yet.
+fn agent_badge(counts: Option<(usize, usize)>) -> String {
+    let Some((pending, refused)) = counts else {
+        return String::new();
+    };
+    let mut badge = String::new();
+    if pending > 0 {
+        badge.push_str(&format!(" ⧗{pending}"));
+    }
+    if refused > 0 {
+        badge.push_str(&format!(" ⊘{refused}"));
+    }
+    badge
 }

@@ -249,6 +249,9 @@ pub struct Proposal {
     pub path: PathBuf,
     /// The tool that staged it (`mcp:memory_bank_update`, `http:POST /memory-bank/file`).
     pub via: String,
+    /// The agent's client as it named itself, when the server knew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// The file's text when staged (`None`: there was no file).
     pub base: Option<String>,
     /// The file's text the write would have made (`None`: removed).
@@ -502,6 +505,7 @@ impl ProposalStore {
             file: new.file,
             path: new.path,
             via: new.via,
+            client: history::current_client(),
             base: new.base,
             proposed: new.proposed,
             change: new.change,
@@ -532,6 +536,26 @@ impl ProposalStore {
             }
         }
         Ok(out)
+    }
+
+    /// The ids of the pending proposals, oldest first, from the folder listing alone
+    /// (nothing is read: a UI that keeps what it read asks only for the new ones).
+    pub fn pending_ids(&self) -> ProposalResult<Vec<u64>> {
+        let Some(dir) = self.folder(false)? else {
+            return Ok(Vec::new());
+        };
+        let entries = Self::entries(&dir)?;
+        // A decision interrupted between its two files leaves both: it counts as decided.
+        let decided: std::collections::HashSet<u64> = entries
+            .iter()
+            .filter(|(_, s, _)| *s != State::Pending)
+            .map(|(id, _, _)| *id)
+            .collect();
+        Ok(entries
+            .into_iter()
+            .filter(|(id, s, _)| *s == State::Pending && !decided.contains(id))
+            .map(|(id, _, _)| id)
+            .collect())
     }
 
     /// One proposal.

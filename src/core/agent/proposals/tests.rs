@@ -421,3 +421,34 @@ fn staging_is_chosen_for_the_root_and_overridden_per_project() {
     staging.projects.clear();
     assert!(!staging.any());
 }
+
+#[test]
+fn pending_ids_come_from_the_listing_and_leave_out_decided_and_half_decided_ones() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let ids: Vec<u64> = (0..3).map(|_| stage_edit(&fixture, &store)).collect();
+    assert_eq!(store.pending_ids().unwrap(), ids);
+    store.reject(ids[1]).unwrap();
+    assert_eq!(store.pending_ids().unwrap(), [ids[0], ids[2]]);
+    // A decision cut short after its decided file was written: both files are there.
+    let folder = store.folder_path();
+    let decided = store.get(ids[1]).unwrap();
+    let mut copy = decided.clone();
+    copy.id = ids[2];
+    fs::write(
+        folder.join(file_name(ids[2], State::Rejected)),
+        serde_json::to_vec(&copy).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(store.pending_ids().unwrap(), [ids[0]]);
+    assert_eq!(
+        store
+            .list()
+            .unwrap()
+            .iter()
+            .filter(|p| p.state == State::Pending)
+            .count(),
+        1,
+        "the listing agrees with list()"
+    );
+}

@@ -3,11 +3,18 @@
 //! and the selected file's diff, unified or side by side, changed words highlighted,
 //! signals above their hunk and file-level signals at the top. Actions name the hunk and
 //! line under the cursor and the file as it was shown; the review worker applies them.
+//!
+//! Below the files: the agent servers' pending proposals (each selectable, its diff shown
+//! hunk by hunk; a person marks each hunk taken or left out, or takes or rejects it all,
+//! or edits it first, and the agent worker decides it through the core) and the writes
+//! they were refused (selectable; expanding one shows its tool, time and whole reason).
 mod view;
 
 pub use view::diff_rows;
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
@@ -23,9 +30,11 @@ use crate::core::review::{
 };
 use crate::core::sanitize;
 
+use crate::tui::agent_worker::ProposalView;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::ListCursor;
-use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
+use crate::tui::pane::{Ask, Confirmed, Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
+use crate::tui::protocol::ProposalDecision;
 use crate::tui::review_worker::ReviewRequest;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
@@ -66,8 +75,13 @@ impl Row {
 /// A row of the file list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ListRow {
+    /// Nothing changed on disk (0), or a problem of the review (1 and on).
+    Note(usize),
     Bank(usize),
     File(usize),
+    /// "N proposals staged by the agent servers", then one row each.
+    ProposalHeader,
+    Proposal(usize),
     /// "N writes refused by the agent servers since the baseline", then one row each.
     RefusedHeader,
     Refused(usize),
@@ -75,6 +89,14 @@ enum ListRow {
 
 /// How many refused writes the list names (the newest), as `mbank review` does.
 const REFUSED_SHOWN: usize = 10;
+
+/// A proposal or refused write, known again after the list is rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum RowKey {
+    Proposal(u64),
+    /// Time, file and reason.
+    Refused(String, String, String),
+}
 
 /// Where the cursor was, to find it again after a re-diff.
 #[derive(Debug, Clone)]
@@ -107,6 +129,20 @@ pub struct ReviewPane {
     area: Rect,
     list_area: Rect,
     diff_area: Rect,
+    /// The open project's pending proposals, oldest first.
+    pub proposals: Vec<Arc<ProposalView>>,
+    /// A person's choice per hunk of a proposal (by id): taken (true) or left out.
+    pub marks: HashMap<u64, Vec<Option<bool>>>,
+    /// Proposals an accept found in conflict with the file, and why.
+    pub conflicts: HashMap<u64, String>,
+    /// A decision was sent to the agent worker and not answered yet.
+    pub deciding: Option<u64>,
+    /// The proposal or refused write shown with its details (one at a time; moving to
+    /// another row closes it).
+    expanded: Option<RowKey>,
+    /// The row each drawn line of the list belongs to, and the first line shown.
+    list_lines: Vec<usize>,
+    list_scroll: usize,
 }
 
 fn severity_glyph(severity: Severity) -> &'static str {
@@ -155,8 +191,81 @@ impl ReviewPane {
         let review = self.review.as_ref()?;
         match self.list_rows.get(self.list.selected)? {
             ListRow::File(index) => review.files.get(*index),
-            ListRow::Bank(_) | ListRow::RefusedHeader | ListRow::Refused(_) => None,
+            ListRow::Proposal(index) => self.proposals.get(*index).map(|p| &p.review),
+            _ => None,
         }
+    }
+
+    /// The changed file under the cursor (not a proposal).
+    fn changed_file(&self) -> Option<&FileReview> {
+        match self.list_rows.get(self.list.selected)? {
+            ListRow::File(index) => self.review.as_ref()?.files.get(*index),
+            _ => None,
+        }
+    }
+
+    /// The proposal under the cursor.
+    pub fn proposal(&self) -> Option<&ProposalView> {
+        match self.list_rows.get(self.list.selected)? {
+            ListRow::Proposal(index) => self.proposals.get(*index).map(|p| p.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// The refused write under the cursor.
+    pub fn refusal(&self) -> Option<&RefusalRecord> {
+        match self.list_rows.get(self.list.selected)? {
+            ListRow::Refused(index) => self.review.as_ref()?.refused.get(*index),
+            _ => None,
+        }
+    }
+
+    /// Whether the row under the cursor shows its details.
+    pub fn is_expanded(&self) -> bool {
+        self.selected_key()
+            .is_some_and(|key| self.expanded.as_ref() == Some(&key))
+    }
+
+    fn row_key(&self, row: ListRow) -> Option<RowKey> {
+        match row {
+            ListRow::Proposal(i) => Some(RowKey::Proposal(self.proposals.get(i)?.proposal.id)),
+            ListRow::Refused(i) => {
+                let record = self.review.as_ref()?.refused.get(i)?;
+                Some(RowKey::Refused(
+                    record.at.clone(),
+                    record.file.clone(),
+                    record.message.clone(),
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    fn selected_key(&self) -> Option<RowKey> {
+        self.row_key(*self.list_rows.get(self.list.selected)?)
+    }
+
+    /// Shows these pending proposals (the open project's), keeping the cursor where it
+    /// was when it still can.
+    pub fn set_proposals(&mut self, proposals: Vec<Arc<ProposalView>>) {
+        let anchor = self.anchor();
+        let key = self.selected_key();
+        self.proposals = proposals;
+        let ids: HashSet<u64> = self.proposals.iter().map(|p| p.proposal.id).collect();
+        self.marks.retain(|id, _| ids.contains(id));
+        self.conflicts.retain(|id, _| ids.contains(id));
+        self.restore_with(anchor, key);
+    }
+
+    /// A proposal was decided: it leaves the list at once (the store's next read agrees).
+    pub fn forget_proposal(&mut self, id: u64) {
+        let rest: Vec<Arc<ProposalView>> = self
+            .proposals
+            .iter()
+            .filter(|p| p.proposal.id != id)
+            .cloned()
+            .collect();
+        self.set_proposals(rest);
     }
 
     /// The rows of the selected file's diff.
@@ -182,7 +291,7 @@ impl ReviewPane {
     }
 
     fn anchor(&self) -> Option<Anchor> {
-        let file = self.file()?;
+        let file = self.changed_file()?;
         let position = self
             .list_rows
             .iter()
@@ -206,17 +315,19 @@ impl ReviewPane {
     /// still exist (else the nearest).
     pub fn set_review(&mut self, review: Box<Review>, is_git: bool) {
         let anchor = self.anchor();
+        let key = self.selected_key();
         self.review = Some(review);
         self.is_git = is_git;
         self.loading = false;
         self.busy = false;
         self.problem = None;
-        self.restore(anchor);
+        self.restore_with(anchor, key);
     }
 
     /// One file re-diffed (or gone from the review when `file` is `None`).
     pub fn set_file(&mut self, path: &Path, file: Option<FileReview>) {
         let anchor = self.anchor();
+        let key = self.selected_key();
         let Some(review) = &mut self.review else {
             return;
         };
@@ -263,7 +374,7 @@ impl ReviewPane {
                 bank.files = add(bank.files, files);
             }
         }
-        self.restore(anchor);
+        self.restore_with(anchor, key);
     }
 
     fn bank_of(review: &Review, file: &FileReview) -> Option<usize> {
@@ -281,6 +392,11 @@ impl ReviewPane {
         let Some(review) = &self.review else {
             return;
         };
+        if review.files.is_empty() && !(self.proposals.is_empty() && review.refused.is_empty()) {
+            self.list_rows.push(ListRow::Note(0));
+            self.list_rows
+                .extend((1..=review.problems.len()).map(ListRow::Note));
+        }
         let mut placed = vec![false; review.files.len()];
         for (b, _) in review.banks.iter().enumerate() {
             let files: Vec<usize> = review
@@ -304,7 +420,12 @@ impl ReviewPane {
                 self.list_rows.push(ListRow::File(index));
             }
         }
-        // What the agent servers refused: listed, never selected (nothing changed on disk).
+        if !self.proposals.is_empty() {
+            self.list_rows.push(ListRow::ProposalHeader);
+            self.list_rows
+                .extend((0..self.proposals.len()).map(ListRow::Proposal));
+        }
+        // What the agent servers refused (nothing changed on disk): selectable, to read.
         if !review.refused.is_empty() {
             self.list_rows.push(ListRow::RefusedHeader);
             let hidden = review.refused.len().saturating_sub(REFUSED_SHOWN);
@@ -320,6 +441,40 @@ impl ReviewPane {
             .filter(|(_, r)| matches!(r, ListRow::File(_)))
             .map(|(i, _)| i)
             .collect()
+    }
+
+    /// Rows the cursor stops on: files, proposals, refused writes.
+    fn selectable_rows(&self) -> Vec<usize> {
+        self.list_rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                matches!(
+                    r,
+                    ListRow::File(_) | ListRow::Proposal(_) | ListRow::Refused(_)
+                )
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Rebuilds the list and puts the cursor back on the proposal or refused write it
+    /// was on, else on the same file (or the nearest).
+    fn restore_with(&mut self, anchor: Option<Anchor>, key: Option<RowKey>) {
+        if let Some(key) = key {
+            self.rebuild_list();
+            let found = (0..self.list_rows.len())
+                .find(|&i| self.row_key(self.list_rows[i]).as_ref() == Some(&key));
+            if let Some(row) = found {
+                let keep = self.cursor.selected;
+                self.list.selected = row;
+                self.rebuild_rows();
+                self.cursor.selected = keep;
+                self.cursor.clamp(self.rows.len());
+                return;
+            }
+        }
+        self.restore(anchor);
     }
 
     fn restore(&mut self, anchor: Option<Anchor>) {
@@ -339,6 +494,7 @@ impl ReviewPane {
                     .get(position.min(file_rows.len().saturating_sub(1)))
                     .copied()
             })
+            .or_else(|| self.selectable_rows().first().copied())
             .unwrap_or(0);
         self.rebuild_rows();
         self.cursor.selected = match (&anchor, same_file) {
@@ -390,7 +546,7 @@ impl ReviewPane {
     }
 
     fn select_file(&mut self, forward: bool) {
-        let file_rows = self.file_rows();
+        let file_rows = self.selectable_rows();
         let position = file_rows.iter().position(|&r| r == self.list.selected);
         let next = match (position, forward) {
             (Some(p), true) => file_rows.get(p + 1),
@@ -399,6 +555,7 @@ impl ReviewPane {
         };
         if let Some(&row) = next {
             self.list.selected = row;
+            self.expanded = None;
             self.rebuild_rows();
             self.cursor.selected = self.first_hunk_row();
             self.cursor.offset = 0;
@@ -454,8 +611,10 @@ impl ReviewPane {
 
     fn click(&mut self, position: Position) {
         if self.list_area.contains(position) {
-            let row = self.list.offset + (position.y - self.list_area.y) as usize;
-            if matches!(self.list_rows.get(row), Some(ListRow::File(_))) {
+            let line = self.list_scroll + (position.y - self.list_area.y) as usize;
+            let row = self.list_lines.get(line).copied().unwrap_or(usize::MAX);
+            if self.selectable_rows().contains(&row) && row != self.list.selected {
+                self.expanded = None;
                 self.list.selected = row;
                 self.rebuild_rows();
                 self.cursor.selected = self.first_hunk_row();
@@ -469,10 +628,41 @@ impl ReviewPane {
     }
 
     fn on_action(&mut self, action: Action) -> Option<Effect> {
+        let key = self.selected_key();
+        let expanded = key.is_some() && self.expanded == key;
+        if self.proposal().is_some()
+            && matches!(
+                action,
+                Action::AcceptHunk
+                    | Action::RejectHunk
+                    | Action::AcceptLine
+                    | Action::RejectLine
+                    | Action::AcceptFile
+                    | Action::RejectFile
+                    | Action::Undo
+                    | Action::EditProposal
+            )
+        {
+            return self.act_on_proposal(action);
+        }
         match action {
             Action::Back => return Some(Effect::Close(Focus::Review)),
+            Action::ToggleDetails => match key {
+                Some(_) => self.expanded = if expanded { None } else { key },
+                None => {
+                    return Some(Effect::Toast(
+                        "only proposals and refused writes expand".into(),
+                    ));
+                }
+            },
+            // → opens a row's details first, ← closes them first.
+            Action::NextFile if key.is_some() && !expanded => self.expanded = key,
+            Action::PrevFile if expanded => self.expanded = None,
             Action::NextFile => self.select_file(true),
             Action::PrevFile => self.select_file(false),
+            Action::EditProposal => {
+                return Some(Effect::Toast("move onto a proposal to edit it".into()));
+            }
             Action::NextHunk => self.jump_hunk(true),
             Action::PrevHunk => self.jump_hunk(false),
             Action::ToggleSideBySide => {
@@ -498,12 +688,100 @@ impl ReviewPane {
         None
     }
 
+    /// A decision on the proposal under the cursor: a hunk taken or left out (once every
+    /// hunk has a mark the proposal is decided), all of it taken or rejected, the marks
+    /// cleared, or its text opened for editing.
+    fn act_on_proposal(&mut self, action: Action) -> Option<Effect> {
+        let view = self.proposal()?;
+        let id = view.proposal.id;
+        if self.deciding.is_some() {
+            return Some(Effect::Toast("still deciding the last proposal…".into()));
+        }
+        let count = view.review.diff.hunks.len();
+        let file = view.proposal.file.clone();
+        match action {
+            Action::AcceptFile => {
+                return Some(Effect::Decide(ProposalDecision::Accept { id, hunks: None }));
+            }
+            Action::RejectFile => {
+                return Some(Effect::Ask(Ask::Confirm {
+                    title: "Reject the proposal?".into(),
+                    body: format!(
+                        "Reject proposal {id} to {file}? The file stays as it is; the agent sees the proposal as rejected."
+                    ),
+                    on_yes: Confirmed::RejectProposal(id),
+                }));
+            }
+            Action::EditProposal => {
+                let text = match &view.proposal.proposed {
+                    Some(text) => text.clone(),
+                    None => {
+                        return Some(Effect::Toast(format!(
+                            "proposal {id} removes {file}: there is no text to edit"
+                        )));
+                    }
+                };
+                return Some(Effect::EditProposal { id, file, text });
+            }
+            Action::Undo => {
+                self.marks.remove(&id);
+                return Some(Effect::Toast(format!("proposal {id}: marks cleared")));
+            }
+            _ => {}
+        }
+        let Some(hunk) = self.hunk_index() else {
+            return Some(Effect::Toast("move the cursor onto a hunk".into()));
+        };
+        let take = matches!(action, Action::AcceptHunk | Action::AcceptLine);
+        let marks = self.marks.entry(id).or_insert_with(|| vec![None; count]);
+        marks.resize(count, None);
+        marks[hunk] = Some(take);
+        if marks.iter().all(Option::is_some) {
+            let taken: Vec<usize> = marks
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| **m == Some(true))
+                .map(|(i, _)| i + 1)
+                .collect();
+            return Some(Effect::Decide(if taken.is_empty() {
+                ProposalDecision::Reject { id }
+            } else if taken.len() == count {
+                ProposalDecision::Accept { id, hunks: None }
+            } else {
+                ProposalDecision::Accept {
+                    id,
+                    hunks: Some(taken),
+                }
+            }));
+        }
+        let left = marks.iter().filter(|m| m.is_none()).count();
+        // On to the next hunk still to decide.
+        let next = (hunk + 1..count)
+            .chain(0..hunk)
+            .find(|&h| marks[h].is_none());
+        if let Some(next) = next
+            && let Some(row) = self.rows.iter().position(|r| *r == Row::Header(next))
+        {
+            self.cursor.selected = row;
+        }
+        Some(Effect::Toast(format!(
+            "proposal {id}, hunk {} of {count}: {}; {left} left to decide",
+            hunk + 1,
+            if take { "taken" } else { "left out" }
+        )))
+    }
+
     /// An action on the hunk, line or file under the cursor, as the worker's request.
     fn act(&self, action: Action) -> Effect {
         if self.busy {
             return Effect::Toast("still applying the last action…".into());
         }
-        let Some(file) = self.file() else {
+        if self.refusal().is_some() {
+            return Effect::Toast(
+                "a refused write changed nothing on disk: nothing to accept or reject".into(),
+            );
+        }
+        let Some(file) = self.changed_file() else {
             return Effect::Toast("nothing to review".into());
         };
         if let Some(error) = &file.error {

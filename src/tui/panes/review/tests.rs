@@ -109,3 +109,22 @@ fn a_last_line_without_newline_says_so_as_git_does() {
     ));
     assert!(!text.contains("newline"), "{text}");
 }
+
+#[test]
+fn details_wrap_at_spaces_and_never_lose_a_character() {
+    use super::view::wrap_text;
+    let text = "the write would drop 3 entries: ADR-001, ADR-002 and a-very-long-word-without-any-space-in-it end";
+    for width in [1, 5, 12, 30, 200] {
+        let pieces = wrap_text(text, width);
+        assert!(
+            pieces.iter().all(|p| p.chars().count() <= width.max(1)),
+            "{width}: {pieces:?}"
+        );
+        // Joined back (a break at a space took that space), the text is whole.
+        let words: Vec<&str> = text.split(' ').collect();
+        let rejoined: String = pieces.concat();
+        assert_eq!(rejoined.replace(' ', ""), words.concat(), "{width}");
+    }
+    assert_eq!(wrap_text("one two three", 7), ["one two", "three"]);
+    assert_eq!(wrap_text("", 10), [""]);
+}

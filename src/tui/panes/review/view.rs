@@ -1,11 +1,29 @@
 //! Drawing the review: the file list by bank, the diff (unified or side by side) with its
-//! signals, and the refusals.
+//! signals, the proposals agents staged and the writes they were refused.
 use super::*;
 
 impl ReviewPane {
     pub(super) fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
         self.area = area;
         let mut title = vec![Span::styled(" Review ", theme.title())];
+        // What waits on a person first: a narrow title keeps it.
+        if !self.proposals.is_empty() {
+            title.push(Span::styled(
+                format!(
+                    "· {} ",
+                    crate::core::text::counted(self.proposals.len(), "proposal")
+                ),
+                theme.fg(theme.warning),
+            ));
+        }
+        if let Some(review) = &self.review
+            && !review.refused.is_empty()
+        {
+            title.push(Span::styled(
+                format!("· {} refused ", review.refused.len()),
+                theme.fg(theme.warning),
+            ));
+        }
         if let Some(review) = &self.review {
             title.push(Span::styled(
                 format!("· {} ", baseline_label(&review.baseline)),
@@ -29,7 +47,7 @@ impl ReviewPane {
         if self.side_by_side {
             title.push(Span::styled("· side by side ", theme.muted()));
         }
-        if self.loading || self.busy {
+        if self.loading || self.busy || self.deciding.is_some() {
             title.push(Span::styled("· working… ", theme.muted()));
         }
         let block = Block::default()
@@ -56,7 +74,7 @@ impl ReviewPane {
             );
             return;
         };
-        if review.files.is_empty() {
+        if review.files.is_empty() && self.proposals.is_empty() && review.refused.is_empty() {
             let mut lines = vec![Line::from(Span::styled(
                 format!(
                     " ✔ Nothing to review: no memory file changed {}.",
@@ -70,18 +88,21 @@ impl ReviewPane {
                     theme.fg(theme.warning),
                 )));
             }
-            if !review.refused.is_empty() {
-                lines.push(Line::from(""));
-                lines.push(refused_header(review, theme));
-                let hidden = review.refused.len().saturating_sub(REFUSED_SHOWN);
-                for record in &review.refused[hidden..] {
-                    lines.push(refused_line(record, theme));
-                }
-            }
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
             return;
         }
-        let list_height = (self.list_rows.len() as u16).min(inner.height / 3).max(2);
+        let list_lines = self.list_lines(review, theme, focused, inner.width as usize);
+        // A refused write has no diff: its details take what the list needs. An open
+        // proposal may take half the height (its diff needs the rest), the list otherwise
+        // a third.
+        let room = if self.refusal().is_some() {
+            inner.height.saturating_sub(3)
+        } else if self.is_expanded() {
+            inner.height / 2
+        } else {
+            inner.height / 3
+        };
+        let list_height = (list_lines.len() as u16).min(room).max(2);
         let [list_area, rule, diff_area] = Layout::vertical([
             Constraint::Length(list_height),
             Constraint::Length(1),
@@ -90,16 +111,29 @@ impl ReviewPane {
         .areas(inner);
         self.list_area = list_area;
         self.diff_area = diff_area;
-        self.view_list(frame, list_area, theme, focused);
-        let name = self
-            .file()
-            .map(|f| match &f.renamed_from_display {
-                Some(from) => format!(
-                    " {} → {} ",
-                    widgets::shown(from),
-                    widgets::shown(&f.display)
-                ),
-                None => format!(" {} ", widgets::shown(&f.display)),
+        self.view_list(frame, list_area, list_lines);
+        let name = if let Some(view) = self.proposal() {
+            Some(format!(
+                " proposal {} · {} · {} ",
+                view.proposal.id,
+                widgets::shown(&view.proposal.file),
+                view.proposal.kind()
+            ))
+        } else if self.refusal().is_some() {
+            Some(" refused write: nothing changed on disk ".to_string())
+        } else {
+            None
+        };
+        let name = name
+            .or_else(|| {
+                self.file().map(|f| match &f.renamed_from_display {
+                    Some(from) => format!(
+                        " {} → {} ",
+                        widgets::shown(from),
+                        widgets::shown(&f.display)
+                    ),
+                    None => format!(" {} ", widgets::shown(&f.display)),
+                })
             })
             .unwrap_or_default();
         let fill = (rule.width as usize).saturating_sub(name.chars().count() + 2);
@@ -114,18 +148,15 @@ impl ReviewPane {
         self.view_diff(frame, diff_area, theme, focused);
     }
 
-    pub(super) fn view_list(
-        &mut self,
-        frame: &mut Frame,
-        area: Rect,
+    /// Every line of the list, each with the row it belongs to: a row is one line, an
+    /// expanded proposal or refused write adds its details, wrapped to `width`.
+    fn list_lines(
+        &self,
+        review: &Review,
         theme: &Theme,
         focused: bool,
-    ) {
-        let Some(review) = &self.review else {
-            return;
-        };
-        let range = self.list.layout(area.height as usize, self.list_rows.len());
-        let width = area.width as usize;
+        width: usize,
+    ) -> Vec<(Line<'static>, usize)> {
         // Under its bank's row, a file is named from the bank's folder.
         let in_bank = |file: &crate::core::review::FileReview| -> String {
             review
@@ -155,14 +186,36 @@ impl ReviewPane {
             .min(width.saturating_sub(48).max(width * 2 / 5))
             .max(8);
         let mut lines = Vec::new();
-        for (index, row) in self
-            .list_rows
-            .iter()
-            .enumerate()
-            .skip(range.start)
-            .take(range.len())
-        {
+        for (index, row) in self.list_rows.iter().enumerate() {
+            let selected = index == self.list.selected;
+            let mark = |line: Line<'static>| {
+                if selected && focused {
+                    line.patch_style(theme.selected())
+                } else {
+                    line
+                }
+            };
             match *row {
+                ListRow::Note(0) => lines.push((
+                    Line::from(Span::styled(
+                        format!(
+                            " ✔ No memory file changed {}.",
+                            baseline_label(&review.baseline)
+                        ),
+                        theme.fg(theme.ok),
+                    )),
+                    index,
+                )),
+                ListRow::Note(n) => {
+                    let problem = review.problems.get(n - 1).map_or("", String::as_str);
+                    lines.push((
+                        Line::from(Span::styled(
+                            format!(" ▲ {}", widgets::shown(problem)),
+                            theme.fg(theme.warning),
+                        )),
+                        index,
+                    ));
+                }
                 ListRow::Bank(b) => {
                     let bank = &review.banks[b];
                     let root = bank
@@ -172,30 +225,58 @@ impl ReviewPane {
                         .unwrap_or_else(|_| widgets::shown_path(&bank.root));
                     let root = if root.is_empty() { ".".into() } else { root };
                     let delta = bank.tokens_after as i64 - bank.tokens_before as i64;
-                    lines.push(Line::from(vec![
-                        Span::styled(
-                            format!("▾ {} ", bank.format.id()),
-                            theme.fg(theme.accent).add_modifier(Modifier::BOLD),
-                        ),
-                        Span::styled(format!("{root}  "), theme.fg(theme.text)),
-                        Span::styled(
-                            format!(
-                                "{} file{}  ",
-                                bank.files,
-                                if bank.files == 1 { "" } else { "s" }
+                    lines.push((
+                        Line::from(vec![
+                            Span::styled(
+                                format!("▾ {} ", bank.format.id()),
+                                theme.fg(theme.accent).add_modifier(Modifier::BOLD),
                             ),
-                            theme.muted(),
-                        ),
-                        Span::styled(format!("+{} ", bank.added), theme.fg(theme.added)),
-                        Span::styled(format!("−{}  ", bank.removed), theme.fg(theme.removed)),
-                        Span::styled(format!("{} tok", signed(delta)), theme.fg(theme.changed)),
-                    ]));
+                            Span::styled(format!("{root}  "), theme.fg(theme.text)),
+                            Span::styled(
+                                format!(
+                                    "{} file{}  ",
+                                    bank.files,
+                                    if bank.files == 1 { "" } else { "s" }
+                                ),
+                                theme.muted(),
+                            ),
+                            Span::styled(format!("+{} ", bank.added), theme.fg(theme.added)),
+                            Span::styled(format!("−{}  ", bank.removed), theme.fg(theme.removed)),
+                            Span::styled(format!("{} tok", signed(delta)), theme.fg(theme.changed)),
+                        ]),
+                        index,
+                    ));
                 }
-                ListRow::RefusedHeader => lines.push(refused_header(review, theme)),
-                ListRow::Refused(r) => lines.push(refused_line(&review.refused[r], theme)),
+                ListRow::ProposalHeader => {
+                    lines.push((proposal_header(self.proposals.len(), theme), index))
+                }
+                ListRow::Proposal(p) => {
+                    let view = &self.proposals[p];
+                    let marks = self.marks.get(&view.proposal.id);
+                    let conflict = self.conflicts.contains_key(&view.proposal.id);
+                    lines.push((
+                        mark(proposal_line(view, marks, conflict, selected, theme)),
+                        index,
+                    ));
+                    if self.expanded.is_some() && self.row_key(*row) == self.expanded {
+                        let details = proposal_details(view, self.conflicts.get(&view.proposal.id));
+                        for line in detail_lines(&details, width, theme) {
+                            lines.push((line, index));
+                        }
+                    }
+                }
+                ListRow::RefusedHeader => lines.push((refused_header(review, theme), index)),
+                ListRow::Refused(r) => {
+                    let record = &review.refused[r];
+                    lines.push((mark(refused_line(record, selected, theme)), index));
+                    if self.expanded.is_some() && self.row_key(*row) == self.expanded {
+                        for line in detail_lines(&refusal_details(record), width, theme) {
+                            lines.push((line, index));
+                        }
+                    }
+                }
                 ListRow::File(f) => {
                     let file = &review.files[f];
-                    let selected = index == self.list.selected;
                     let letter_style = match file.change.letter() {
                         'A' => theme.fg(theme.added),
                         'D' => theme.fg(theme.removed),
@@ -240,15 +321,47 @@ impl ReviewPane {
                     } else if file.fully_accepted() {
                         spans.push(Span::styled("✔ accepted", theme.fg(theme.ok)));
                     }
-                    let mut line = Line::from(spans);
-                    if selected && focused {
-                        line = line.patch_style(theme.selected());
-                    }
-                    lines.push(line);
+                    lines.push((mark(Line::from(spans)), index));
                 }
             }
         }
-        frame.render_widget(Paragraph::new(lines), area);
+        lines
+    }
+
+    /// Draws the list, scrolled so the selected row (and its details, as far as they
+    /// fit) is on screen.
+    pub(super) fn view_list(
+        &mut self,
+        frame: &mut Frame,
+        area: Rect,
+        lines: Vec<(Line<'static>, usize)>,
+    ) {
+        let height = area.height as usize;
+        let first = lines
+            .iter()
+            .position(|(_, row)| *row == self.list.selected)
+            .unwrap_or(0);
+        let last = lines
+            .iter()
+            .rposition(|(_, row)| *row == self.list.selected)
+            .unwrap_or(first);
+        if first < self.list_scroll {
+            self.list_scroll = first;
+        } else if last >= self.list_scroll + height {
+            // Show the row's end, but never scroll its first line away.
+            self.list_scroll = (last + 1).saturating_sub(height).min(first);
+        }
+        self.list_scroll = self
+            .list_scroll
+            .min(lines.len().saturating_sub(height.max(1)));
+        self.list_lines = lines.iter().map(|(_, row)| *row).collect();
+        let shown: Vec<Line> = lines
+            .into_iter()
+            .skip(self.list_scroll)
+            .take(height)
+            .map(|(line, _)| line)
+            .collect();
+        frame.render_widget(Paragraph::new(shown), area);
     }
 
     pub(super) fn view_diff(
@@ -261,6 +374,21 @@ impl ReviewPane {
         // Lay out first: the file is borrowed, never cloned (it holds three whole texts).
         let range = self.cursor.layout(area.height as usize, self.rows.len());
         let cursor = self.cursor.selected;
+        if self.refusal().is_some() {
+            let text = if self.is_expanded() {
+                " The agent's write was refused: no file was changed."
+            } else {
+                " The agent's write was refused: no file was changed. Its details: enter."
+            };
+            frame.render_widget(
+                Paragraph::new(Span::styled(text, theme.muted())).wrap(Wrap { trim: false }),
+                area,
+            );
+            return;
+        }
+        let marks = self
+            .proposal()
+            .and_then(|view| self.marks.get(&view.proposal.id));
         let Some(file) = self.file() else {
             return;
         };
@@ -315,6 +443,13 @@ impl ReviewPane {
                         format!("  hunk {} of {}", h + 1, file.diff.hunks.len()),
                         theme.muted(),
                     ));
+                    match marks.and_then(|m| m.get(h).copied().flatten()) {
+                        Some(true) => spans.push(Span::styled("  ✔ take", theme.fg(theme.ok))),
+                        Some(false) => {
+                            spans.push(Span::styled("  ✘ leave out", theme.fg(theme.removed)))
+                        }
+                        None => {}
+                    }
                 }
                 Row::Line(h, l) => {
                     let line = &file.diff.hunks[h].lines[l];
@@ -590,9 +725,10 @@ pub(super) fn refused_header(review: &Review, theme: &Theme) -> Line<'static> {
 }
 
 /// One refused write: the file the agent named, the rule, why, through what, when.
-pub(super) fn refused_line(record: &RefusalRecord, theme: &Theme) -> Line<'static> {
+pub(super) fn refused_line(record: &RefusalRecord, selected: bool, theme: &Theme) -> Line<'static> {
     Line::from(vec![
-        Span::styled("  ⊘ ", theme.fg(theme.warning)),
+        Span::styled(if selected { "▶ " } else { "  " }, theme.fg(theme.accent)),
+        Span::styled("⊘ ", theme.fg(theme.warning)),
         Span::styled(
             format!("{} ", widgets::shown(&record.file)),
             theme.fg(theme.text),
@@ -614,4 +750,184 @@ pub(super) fn refused_line(record: &RefusalRecord, theme: &Theme) -> Line<'stati
             theme.muted(),
         ),
     ])
+}
+
+/// "⧗ 2 proposals staged by the agent servers, waiting for a decision".
+pub(super) fn proposal_header(count: usize, theme: &Theme) -> Line<'static> {
+    Line::from(Span::styled(
+        format!(
+            "⧗ {} staged by the agent servers, waiting for a decision",
+            crate::core::text::counted(count, "proposal")
+        ),
+        theme.fg(theme.warning).add_modifier(Modifier::BOLD),
+    ))
+}
+
+/// One pending proposal: its number, file, what it does, its size, the marks so far.
+pub(super) fn proposal_line(
+    view: &ProposalView,
+    marks: Option<&Vec<Option<bool>>>,
+    conflict: bool,
+    selected: bool,
+    theme: &Theme,
+) -> Line<'static> {
+    let proposal = &view.proposal;
+    let hunks = view.review.diff.hunks.len();
+    let mut spans = vec![
+        Span::styled(if selected { "▶ " } else { "  " }, theme.fg(theme.accent)),
+        Span::styled("⧗ ", theme.fg(theme.warning)),
+        Span::styled(format!("#{} ", proposal.id), theme.fg(theme.accent)),
+        Span::styled(
+            format!("{} ", widgets::shown(&proposal.file)),
+            theme.fg(theme.text),
+        ),
+        Span::styled(format!("[{}] ", proposal.kind()), theme.fg(theme.warning)),
+        Span::styled(format!("+{} ", view.review.added), theme.fg(theme.added)),
+        Span::styled(
+            format!("−{} ", view.review.removed),
+            theme.fg(theme.removed),
+        ),
+        Span::styled(
+            format!("{} ", crate::core::text::counted(hunks, "hunk")),
+            theme.muted(),
+        ),
+    ];
+    let decided = marks.map_or(0, |m| m.iter().filter(|m| m.is_some()).count());
+    if decided > 0 {
+        spans.push(Span::styled(
+            format!("{decided}/{hunks} marked "),
+            theme.fg(theme.ok),
+        ));
+    }
+    if conflict {
+        spans.push(Span::styled("⚠ conflict ", theme.fg(theme.error)));
+    }
+    spans.push(Span::styled(
+        format!(
+            "via {} · {}",
+            widgets::shown(&proposal.via),
+            widgets::shown(&proposal.created)
+        ),
+        theme.muted(),
+    ));
+    Line::from(spans)
+}
+
+/// A proposal's details: label and value pairs.
+pub(super) fn proposal_details(
+    view: &ProposalView,
+    conflict: Option<&String>,
+) -> Vec<(&'static str, String)> {
+    let proposal = &view.proposal;
+    let mut details = vec![
+        ("tool", proposal.via.clone()),
+        ("client", client_words(proposal.client.as_deref())),
+        ("staged", proposal.created.clone()),
+        (
+            "file",
+            proposal
+                .path
+                .strip_prefix(&view.project)
+                .map(widgets::shown_path)
+                .unwrap_or_else(|_| proposal.file.clone()),
+        ),
+        (
+            "change",
+            format!(
+                "{}: {} (+{} −{})",
+                proposal.kind(),
+                crate::core::text::counted(view.review.diff.hunks.len(), "hunk"),
+                view.review.added,
+                view.review.removed
+            ),
+        ),
+    ];
+    if let Some(conflict) = conflict {
+        details.push(("conflict", conflict.clone()));
+    }
+    details
+}
+
+fn client_words(client: Option<&str>) -> String {
+    client.map_or_else(
+        || "not named (a REST call, or an older server)".to_string(),
+        str::to_string,
+    )
+}
+
+/// A refused write's details: label and value pairs, the reason whole.
+pub(super) fn refusal_details(record: &RefusalRecord) -> Vec<(&'static str, String)> {
+    vec![
+        ("tool", record.via.clone()),
+        ("client", client_words(record.client.as_deref())),
+        ("time", record.at.clone()),
+        ("file", record.file.clone()),
+        ("rule", record.rule.clone()),
+        ("reason", record.message.clone()),
+    ]
+}
+
+/// Details as lines: the label, then the value wrapped to `width` (never cut), the
+/// continuation lines indented under the value.
+pub(super) fn detail_lines(
+    details: &[(&'static str, String)],
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    const INDENT: usize = 14;
+    let room = width.saturating_sub(INDENT).max(10);
+    let mut lines = Vec::new();
+    for (label, value) in details {
+        let value = widgets::shown(value).into_owned();
+        for (i, piece) in wrap_text(&value, room).into_iter().enumerate() {
+            let lead = if i == 0 {
+                format!("{:>w$}: ", label, w = INDENT - 2)
+            } else {
+                " ".repeat(INDENT)
+            };
+            lines.push(Line::from(vec![
+                Span::styled(lead, theme.muted()),
+                Span::styled(piece, theme.fg(theme.text)),
+            ]));
+        }
+    }
+    lines
+}
+
+/// `text` in pieces of at most `width` cells, broken at spaces where it can be and
+/// inside a word only when the word alone is wider.
+pub(super) fn wrap_text(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    for word in text.split(' ') {
+        let word_width: usize = word.chars().map(|c| c.width().unwrap_or(0)).sum();
+        let gap = usize::from(!line.is_empty());
+        if used + gap + word_width <= width {
+            if gap == 1 {
+                line.push(' ');
+            }
+            line.push_str(word);
+            used += gap + word_width;
+            continue;
+        }
+        if !line.is_empty() {
+            out.push(std::mem::take(&mut line));
+            used = 0;
+        }
+        for c in word.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > width && !line.is_empty() {
+                out.push(std::mem::take(&mut line));
+                used = 0;
+            }
+            line.push(c);
+            used += w;
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
 }

@@ -1,0 +1,289 @@
+//! Agent writes, live: the proposals agent servers staged and the writes they were
+//! refused, as the agent worker reads them when the watcher sees the store or a log
+//! change. New ones are announced (status line and message history), counted on their
+//! project's picker row, and listed in the review; a person's decisions go back to the
+//! worker, which writes through the core.
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::App;
+use crate::core::refusals::RefusalRecord;
+use crate::tui::agent_worker::{AgentEvent, AgentRequest, DecideError, ProposalView, SeenMark};
+use crate::tui::keymap::{Action, KeyContext};
+use crate::tui::overlays::Overlay;
+use crate::tui::overlays::proposal::ProposalEditor;
+use crate::tui::protocol::ProposalDecision;
+
+/// Notices said one by one for the writes of one read; the rest are counted.
+const MAX_NOTICES: usize = 3;
+
+/// What the agent servers did, as last read.
+#[derive(Default)]
+pub struct AgentLive {
+    /// Pending proposals of listed projects, oldest first.
+    pub proposals: Vec<Arc<ProposalView>>,
+    /// Refused writes by listed project, oldest first.
+    pub refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
+    /// Per project, how far the person looked at its refusals (in its review), this
+    /// session or an earlier one.
+    seen: HashMap<PathBuf, SeenMark>,
+    /// Proposal ids already announced.
+    announced: HashSet<u64>,
+    /// The first read is in: what it found was there before, not news.
+    pub loaded: bool,
+}
+
+impl AgentLive {
+    /// Pending proposals and refusals not looked at yet, of one project.
+    pub fn badge(&self, project: &Path) -> (usize, usize) {
+        let pending = self
+            .proposals
+            .iter()
+            .filter(|p| p.project == project)
+            .count();
+        let refused = match (self.refusals.get(project), self.seen.get(project)) {
+            (Some(records), Some(mark)) => mark.unseen(records),
+            (Some(records), None) => records.len(),
+            (None, _) => 0,
+        };
+        (pending, refused)
+    }
+}
+
+impl App {
+    /// Asks the agent worker to read the store again, and the refusal logs among
+    /// `changed` (`None`: every log).
+    pub(super) fn scan_agent_writes(&mut self, changed: Option<Vec<PathBuf>>) {
+        let projects: Vec<PathBuf> = self.picker.projects().map(|p| p.path.clone()).collect();
+        self.agent_worker
+            .send(AgentRequest::Scan { projects, changed });
+    }
+
+    /// Paths the watcher reported that belong to the store or a log: taken out of
+    /// `paths`, and a new read asked for when there were any.
+    pub(super) fn take_agent_paths(&mut self, paths: &mut Vec<PathBuf>) {
+        let (agent, other): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(paths)
+            .into_iter()
+            .partition(|p| self.agent_worker.owns(p));
+        *paths = other;
+        if !agent.is_empty() {
+            self.scan_agent_writes(Some(agent));
+        }
+    }
+
+    /// The person looked at the review of `project`: its refusals are no longer news.
+    pub(super) fn mark_refusals_seen(&mut self, project: &Path) {
+        let Some(records) = self.agent.refusals.get(project) else {
+            return;
+        };
+        let mark = SeenMark::of(records);
+        if self.agent.seen.get(project) != Some(&mark) {
+            self.agent.seen.insert(project.to_path_buf(), mark.clone());
+            self.agent_worker.send(AgentRequest::Seen {
+                project: project.to_path_buf(),
+                mark,
+            });
+        }
+        self.update_agent_badges();
+    }
+
+    fn update_agent_badges(&mut self) {
+        let mut badges = HashMap::new();
+        for project in self.picker.projects().map(|p| p.path.clone()) {
+            let badge = self.agent.badge(&project);
+            if badge != (0, 0) {
+                badges.insert(project, badge);
+            }
+        }
+        self.picker.agent_badges = badges;
+    }
+
+    fn review_key(&self) -> String {
+        self.keymap
+            .key_for(KeyContext::Global, Action::ShowReview)
+            .map(|k| k.to_string())
+            .unwrap_or_else(|| "review".into())
+    }
+
+    /// Where the write was and how to see it: " — r to review" for the open project;
+    /// for another, its name and how to get there (in the picker `r` is typed text).
+    fn review_hint(&self, project: &Path, key: &str) -> (String, String) {
+        let open = self.screen == super::Screen::Project
+            && self.project.as_ref().is_some_and(|p| p.path == project);
+        if open {
+            (String::new(), format!(" — {key} to review"))
+        } else {
+            let name = self.project_name(project);
+            (
+                format!(" in {name}"),
+                format!(" — open {name}, then {key} to review"),
+            )
+        }
+    }
+
+    fn project_name(&self, project: &Path) -> String {
+        self.picker
+            .project(project)
+            .map(|p| p.name.clone())
+            .unwrap_or_else(|| project.display().to_string())
+    }
+
+    pub(super) fn on_agent_event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::Scanned {
+                proposals,
+                refusals,
+                all,
+                seen,
+            } => {
+                self.agent.seen.extend(seen);
+                self.on_agent_scanned(proposals, refusals, all)
+            }
+            AgentEvent::Decided { id, result } => {
+                if self.review.deciding == Some(id) {
+                    self.review.deciding = None;
+                }
+                let editing = matches!(
+                    self.overlays.last(),
+                    Some(Overlay::Proposal(editor)) if editor.id == id
+                );
+                match result {
+                    Ok(done) => {
+                        if editing {
+                            self.overlays.pop();
+                        }
+                        self.review.forget_proposal(id);
+                        self.toast(done);
+                    }
+                    Err(error) => {
+                        let problem = match error {
+                            DecideError::Conflict(problem) => {
+                                self.review.conflicts.insert(id, problem.clone());
+                                problem
+                            }
+                            DecideError::Other(problem) => {
+                                format!("proposal {id} not decided: {problem}")
+                            }
+                        };
+                        // The edited text stays in the editor with the reason.
+                        if let Some(Overlay::Proposal(editor)) = self.overlays.last_mut()
+                            && editing
+                        {
+                            editor.busy = false;
+                            editor.error = Some(problem.clone());
+                        }
+                        self.toast_error(problem);
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_agent_scanned(
+        &mut self,
+        proposals: Vec<Arc<ProposalView>>,
+        refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
+        all: bool,
+    ) {
+        let first = !self.agent.loaded;
+        let key = self.review_key();
+        let mut notices = Vec::new();
+        for view in &proposals {
+            if self.agent.announced.insert(view.proposal.id) && !first {
+                let (place, hint) = self.review_hint(&view.project, &key);
+                notices.push(format!(
+                    "agent proposed a change to {}{place} (proposal {}){hint}",
+                    view.proposal.file, view.proposal.id
+                ));
+            }
+        }
+        let mut refusals_changed = false;
+        for (project, records) in &refusals {
+            let before = self.agent.refusals.get(project).map_or(0, Vec::len);
+            if first {
+                // Refused before this session: counted on the badge (unless looked at in
+                // an earlier one), not announced.
+                continue;
+            }
+            if records.len() != before {
+                refusals_changed |= self.project.as_ref().is_some_and(|p| &p.path == project);
+            }
+            for record in records.iter().skip(before) {
+                let (place, hint) = self.review_hint(project, &key);
+                notices.push(format!(
+                    "agent write refused: {}{place} [{}]{hint}",
+                    record.file, record.rule
+                ));
+            }
+        }
+        self.agent.proposals = proposals;
+        if all {
+            self.agent.refusals.clear();
+        }
+        for (project, records) in refusals {
+            if records.is_empty() {
+                self.agent.refusals.remove(&project);
+            } else {
+                self.agent.refusals.insert(project, records);
+            }
+        }
+        self.agent.loaded = true;
+        // A burst (an agent's batch) is said in a few lines, not one per write.
+        let more = notices.len().saturating_sub(MAX_NOTICES);
+        for notice in notices.into_iter().take(MAX_NOTICES) {
+            self.toast(notice);
+        }
+        if more > 0 {
+            self.toast(format!(
+                "… and {more} more agent write{} — {key} to review",
+                if more == 1 { "" } else { "s" }
+            ));
+        }
+        self.show_agent_writes_in_review();
+        if let Some(project) = self.project.clone()
+            && self.screen == super::Screen::Project
+            && self.main.is_review()
+        {
+            // The review is on screen: what it lists is looked at.
+            self.mark_refusals_seen(&project.path);
+            if refusals_changed {
+                self.ask_review(crate::tui::review_worker::ReviewRequest::Compute);
+            }
+        }
+        self.update_agent_badges();
+        if first {
+            // The store's and the logs' folders exist now: watch them.
+            self.update_watches();
+        }
+    }
+
+    /// The review pane lists the open project's pending proposals.
+    pub(super) fn show_agent_writes_in_review(&mut self) {
+        let Some(project) = &self.project else {
+            return;
+        };
+        let mine: Vec<Arc<ProposalView>> = self
+            .agent
+            .proposals
+            .iter()
+            .filter(|p| p.project == project.path)
+            .cloned()
+            .collect();
+        self.review.set_proposals(mine);
+    }
+
+    /// A decision the review pane asked for.
+    pub(super) fn decide(&mut self, decision: ProposalDecision) {
+        self.review.deciding = Some(decision.id());
+        self.review.conflicts.remove(&decision.id());
+        self.agent_worker.send(AgentRequest::Decide(decision));
+    }
+
+    pub(super) fn edit_proposal(&mut self, id: u64, file: String, text: String) {
+        self.overlays
+            .push(Overlay::Proposal(Box::new(ProposalEditor::new(
+                id, &file, &text,
+            ))));
+    }
+}
