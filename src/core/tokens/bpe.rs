@@ -112,7 +112,8 @@ impl Table {
             return 1;
         }
         if piece.len() < LARGE_PIECE {
-            self.merge(piece).len() - 1
+            let mut parts = [(0, 0); LARGE_PIECE + 1];
+            self.merge(piece, &mut parts) - 1
         } else {
             self.merge_large(piece).len()
         }
@@ -128,9 +129,11 @@ impl Table {
             return vec![rank];
         }
         if piece.len() < LARGE_PIECE {
-            self.merge(piece)
+            let mut parts = [(0, 0); LARGE_PIECE + 1];
+            let count = self.merge(piece, &mut parts);
+            parts[..count]
                 .windows(2)
-                .map(|pair| self.rank_or_none(&piece[pair[0].0..pair[1].0]))
+                .map(|pair| self.rank_or_none(&piece[pair[0].0 as usize..pair[1].0 as usize]))
                 .collect()
         } else {
             let ends = self.merge_large(piece);
@@ -145,42 +148,45 @@ impl Table {
         }
     }
 
-    /// tiktoken's merge loop: (start, rank of the pair starting there) per part, plus
-    /// the end; the lowest rank merges first, the leftmost among equals.
-    fn merge(&self, piece: &[u8]) -> Vec<(usize, u32)> {
-        let mut parts = Vec::with_capacity(piece.len() + 1);
+    /// tiktoken's merge loop, on the stack: fills `parts` with (start, rank of the pair
+    /// starting there) per part, plus the end, and returns how many it holds. The lowest
+    /// rank merges first, the leftmost among equals. `piece` is 2 to `LARGE_PIECE - 1`
+    /// bytes long.
+    fn merge(&self, piece: &[u8], parts: &mut [(u32, u32); LARGE_PIECE + 1]) -> usize {
+        let len = piece.len();
+        debug_assert!((2..LARGE_PIECE).contains(&len));
         let mut min_rank = (NO_RANK, usize::MAX);
-        for i in 0..piece.len() - 1 {
+        for i in 0..len - 1 {
             let rank = self.pair_rank(piece[i], piece[i + 1]);
             if rank < min_rank.0 {
                 min_rank = (rank, i);
             }
-            parts.push((i, rank));
+            parts[i] = (i as u32, rank);
         }
-        parts.push((piece.len() - 1, NO_RANK));
-        parts.push((piece.len(), NO_RANK));
-        let rank_after = |parts: &Vec<(usize, u32)>, i: usize| {
-            if i + 3 < parts.len() {
-                self.rank_or_none(&piece[parts[i].0..parts[i + 3].0])
-            } else {
-                NO_RANK
-            }
+        parts[len - 1] = ((len - 1) as u32, NO_RANK);
+        parts[len] = (len as u32, NO_RANK);
+        let mut count = len + 1;
+        // The rank of the pair that part `i` would form with the next once merged.
+        let rank_after = |live: &[(u32, u32)], i: usize| match live.get(i + 3) {
+            Some(&(end, _)) => self.rank_or_none(&piece[live[i].0 as usize..end as usize]),
+            None => NO_RANK,
         };
         while min_rank.0 != NO_RANK {
             let i = min_rank.1;
             if i > 0 {
-                parts[i - 1].1 = rank_after(&parts, i - 1);
+                parts[i - 1].1 = rank_after(&parts[..count], i - 1);
             }
-            parts[i].1 = rank_after(&parts, i);
-            parts.remove(i + 1);
+            parts[i].1 = rank_after(&parts[..count], i);
+            parts.copy_within(i + 2..count, i + 1);
+            count -= 1;
             min_rank = (NO_RANK, usize::MAX);
-            for (i, &(_, rank)) in parts[..parts.len() - 1].iter().enumerate() {
+            for (i, &(_, rank)) in parts[..count - 1].iter().enumerate() {
                 if rank < min_rank.0 {
                     min_rank = (rank, i);
                 }
             }
         }
-        parts
+        count
     }
 
     /// The same merges through a heap, O(n log n) for long pieces (a run of thousands of

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use super::bpe::{self, Table};
 use super::pretokenize::{Grammar, pieces};
@@ -193,43 +193,98 @@ impl ShortPieces {
     }
 }
 
+/// Token counts of pieces, short ones packed into their own table.
 #[derive(Default)]
-struct PieceMemo {
+struct PieceCounts {
     short: ShortPieces,
     long: FastMap<Box<[u8]>, u32>,
 }
 
-impl PieceMemo {
-    fn count(&mut self, bpe: &Table, piece: &[u8]) -> usize {
-        if piece.len() <= PACKED_MAX {
-            let key = packed_key(piece);
-            if let Some(count) = self.short.get(key) {
-                return count;
-            }
-            let count = bpe.count(piece);
-            self.make_room();
-            if count <= 15 {
-                self.short.insert(key, count);
-            }
-            count
-        } else if piece.len() <= MEMO_MAX_PIECE {
-            if let Some(&count) = self.long.get(piece) {
-                return count as usize;
-            }
-            let count = bpe.count(piece);
-            self.make_room();
-            self.long.insert(piece.into(), count as u32);
-            count
-        } else {
-            bpe.count(piece)
+impl PieceCounts {
+    const fn new() -> Self {
+        PieceCounts {
+            short: ShortPieces {
+                slots: Vec::new(),
+                len: 0,
+            },
+            long: HashMap::with_hasher(BuildHasherDefault::new()),
         }
     }
 
-    fn make_room(&mut self) {
+    /// The remembered count of a piece of at most `MEMO_MAX_PIECE` bytes.
+    #[inline(always)]
+    fn get(&self, piece: &[u8]) -> Option<usize> {
+        if piece.len() <= PACKED_MAX {
+            self.short.get(packed_key(piece))
+        } else {
+            self.long.get(piece).map(|&count| count as usize)
+        }
+    }
+
+    /// Remembers a piece's count (of at most `MEMO_MAX_PIECE` bytes) that `get` did not
+    /// find; emptied first when full, which bounds memory on adversarial input.
+    fn insert(&mut self, piece: &[u8], count: usize) {
         if self.short.len + self.long.len() >= MEMO_MAX_ENTRIES {
             self.short.clear();
             self.long.clear();
         }
+        if piece.len() <= PACKED_MAX {
+            // A slot holds counts up to 15; a piece of at most 15 bytes has no more tokens.
+            if count <= 15 {
+                self.short.insert(packed_key(piece), count);
+            }
+        } else {
+            self.long.insert(piece.into(), count as u32);
+        }
+    }
+}
+
+/// Counts worked out by the encoder, shared by the threads counting at once: they meet
+/// the same new pieces ("the" in every file), and a lookup under a lock costs far less
+/// than encoding the piece again. Consulted only when a thread's own memo misses.
+static SHARED_COUNTS: [Mutex<PieceCounts>; 2] =
+    [Mutex::new(PieceCounts::new()), Mutex::new(PieceCounts::new())];
+
+/// A poisoned lock only means a thread panicked between two whole updates.
+fn lock_counts(shared: &Mutex<PieceCounts>) -> MutexGuard<'_, PieceCounts> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One thread's memo, in front of the shared one.
+#[derive(Default)]
+struct PieceMemo {
+    own: PieceCounts,
+}
+
+impl PieceMemo {
+    #[inline(always)]
+    fn count(&mut self, bpe: &Table, shared: &Mutex<PieceCounts>, piece: &[u8]) -> usize {
+        if piece.len() > MEMO_MAX_PIECE {
+            return bpe.count(piece);
+        }
+        if let Some(count) = self.own.get(piece) {
+            return count;
+        }
+        self.count_missed(bpe, shared, piece)
+    }
+
+    #[inline(never)]
+    fn count_missed(&mut self, bpe: &Table, shared: &Mutex<PieceCounts>, piece: &[u8]) -> usize {
+        let known = lock_counts(shared).get(piece);
+        let count = match known {
+            Some(count) => count,
+            None => {
+                let count = bpe.count(piece);
+                let mut shared = lock_counts(shared);
+                // Another thread may have counted it meanwhile: the same count.
+                if shared.get(piece).is_none() {
+                    shared.insert(piece, count);
+                }
+                count
+            }
+        };
+        self.own.insert(piece, count);
+        count
     }
 }
 
@@ -337,8 +392,9 @@ fn count_on_this_thread(grammar: Grammar, text: &str) -> usize {
     MEMOS.with(|memos| match memos.try_borrow_mut() {
         Ok(mut memos) => {
             let memo = &mut memos[slot];
+            let shared = &SHARED_COUNTS[slot];
             pieces(grammar, text)
-                .map(|piece| memo.count(bpe, piece.as_bytes()))
+                .map(|piece| memo.count(bpe, shared, piece.as_bytes()))
                 .sum()
         }
         // Unreachable (counting never re-enters itself), but a memo-less count is
