@@ -350,6 +350,11 @@ struct PieceMemo {
 impl PieceMemo {
     #[inline(always)]
     fn count(&mut self, bpe: &Table, shared: &Mutex<PieceCounts>, piece: &[u8]) -> usize {
+        // Every byte is a token of its own (punctuation, a line break, a space): no
+        // lookup needed for the commonest pieces of markdown.
+        if piece.len() <= 1 {
+            return piece.len();
+        }
         if piece.len() > MEMO_MAX_PIECE {
             return bpe.count(piece);
         }
