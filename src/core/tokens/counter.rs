@@ -1,15 +1,16 @@
 //! Exact BPE counting: our pre-tokenizer cuts the text into pieces, and each piece is
 //! counted by the byte-pair encoder over the built-in tables (`bpe`), with a per-thread
-//! memo because pieces
-//! ("the", " memory", "\n\n", "##") repeat endlessly in markdown.
+//! memo because pieces ("the", " memory", "\n\n", "##") repeat endlessly in markdown;
+//! behind it, one memo the counting threads share, so a new piece is encoded once per
+//! process rather than once per thread.
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use super::bpe::{self, Table};
-use super::table_hash::padded_word;
 use super::pretokenize::{Grammar, pieces};
+use super::table_hash::padded_word;
 
 /// Pieces up to this many bytes are remembered; longer ones are rare and counted directly.
 const MEMO_MAX_PIECE: usize = 64;
@@ -333,8 +334,10 @@ impl PieceCounts {
 /// Counts worked out by the encoder, shared by the threads counting at once: they meet
 /// the same new pieces ("the" in every file), and a lookup under a lock costs far less
 /// than encoding the piece again. Consulted only when a thread's own memo misses.
-static SHARED_COUNTS: [Mutex<PieceCounts>; 2] =
-    [Mutex::new(PieceCounts::new()), Mutex::new(PieceCounts::new())];
+static SHARED_COUNTS: [Mutex<PieceCounts>; 2] = [
+    Mutex::new(PieceCounts::new()),
+    Mutex::new(PieceCounts::new()),
+];
 
 /// A poisoned lock only means a thread panicked between two whole updates.
 fn lock_counts(shared: &Mutex<PieceCounts>) -> MutexGuard<'_, PieceCounts> {
