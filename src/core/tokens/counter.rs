@@ -1,12 +1,10 @@
 //! Exact BPE counting: our pre-tokenizer cuts the text into pieces, and each piece is
 //! counted by the byte-pair encoder over the built-in tables (`bpe`), with a per-thread
-//! memo because pieces ("the", " memory", "\n\n", "##") repeat endlessly in markdown;
-//! behind it, one memo the counting threads share, so a new piece is encoded once per
-//! process rather than once per thread.
+//! memo because pieces ("the", " memory", "\n\n", "##") repeat endlessly in markdown.
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::OnceLock;
 
 use super::bpe::{self, Table};
 use super::pretokenize::{Grammar, pieces};
@@ -289,14 +287,6 @@ struct PieceCounts {
 }
 
 impl PieceCounts {
-    const fn new() -> Self {
-        PieceCounts {
-            tiny: PackedTable::new(),
-            short: PackedTable::new(),
-            long: HashMap::with_hasher(BuildHasherDefault::new()),
-        }
-    }
-
     /// The remembered count of a piece of at most `MEMO_MAX_PIECE` bytes.
     #[inline(always)]
     fn get(&self, piece: &[u8]) -> Option<usize> {
@@ -331,28 +321,15 @@ impl PieceCounts {
     }
 }
 
-/// Counts worked out by the encoder, shared by the threads counting at once: they meet
-/// the same new pieces ("the" in every file), and a lookup under a lock costs far less
-/// than encoding the piece again. Consulted only when a thread's own memo misses.
-static SHARED_COUNTS: [Mutex<PieceCounts>; 2] = [
-    Mutex::new(PieceCounts::new()),
-    Mutex::new(PieceCounts::new()),
-];
-
-/// A poisoned lock only means a thread panicked between two whole updates.
-fn lock_counts(shared: &Mutex<PieceCounts>) -> MutexGuard<'_, PieceCounts> {
-    shared.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// One thread's memo, in front of the shared one.
+/// One thread's memo.
 #[derive(Default)]
 struct PieceMemo {
-    own: PieceCounts,
+    counts: PieceCounts,
 }
 
 impl PieceMemo {
     #[inline(always)]
-    fn count(&mut self, bpe: &Table, shared: &Mutex<PieceCounts>, piece: &[u8]) -> usize {
+    fn count(&mut self, bpe: &Table, piece: &[u8]) -> usize {
         // Every byte is a token of its own (punctuation, a line break, a space): no
         // lookup needed for the commonest pieces of markdown.
         if piece.len() <= 1 {
@@ -361,28 +338,11 @@ impl PieceMemo {
         if piece.len() > MEMO_MAX_PIECE {
             return bpe.count(piece);
         }
-        if let Some(count) = self.own.get(piece) {
+        if let Some(count) = self.counts.get(piece) {
             return count;
         }
-        self.count_missed(bpe, shared, piece)
-    }
-
-    #[inline(never)]
-    fn count_missed(&mut self, bpe: &Table, shared: &Mutex<PieceCounts>, piece: &[u8]) -> usize {
-        let known = lock_counts(shared).get(piece);
-        let count = match known {
-            Some(count) => count,
-            None => {
-                let count = bpe.count(piece);
-                let mut shared = lock_counts(shared);
-                // Another thread may have counted it meanwhile: the same count.
-                if shared.get(piece).is_none() {
-                    shared.insert(piece, count);
-                }
-                count
-            }
-        };
-        self.own.insert(piece, count);
+        let count = bpe.count(piece);
+        self.counts.insert(piece, count);
         count
     }
 }
@@ -491,9 +451,8 @@ fn count_on_this_thread(grammar: Grammar, text: &str) -> usize {
     MEMOS.with(|memos| match memos.try_borrow_mut() {
         Ok(mut memos) => {
             let memo = &mut memos[slot];
-            let shared = &SHARED_COUNTS[slot];
             pieces(grammar, text)
-                .map(|piece| memo.count(bpe, shared, piece.as_bytes()))
+                .map(|piece| memo.count(bpe, piece.as_bytes()))
                 .sum()
         }
         // Unreachable (counting never re-enters itself), but a memo-less count is
@@ -596,7 +555,7 @@ mod tests {
     #[test]
     fn piece_counts_keep_pieces_of_every_length_apart() {
         let source: Vec<u8> = (0..MEMO_MAX_PIECE as u8).map(|b| b'a' + b % 26).collect();
-        let mut counts = PieceCounts::new();
+        let mut counts = PieceCounts::default();
         for len in 1..=MEMO_MAX_PIECE {
             assert_eq!(counts.get(&source[..len]), None, "{len} bytes");
             counts.insert(&source[..len], len % 8);

@@ -4,8 +4,7 @@
 //! encodings (exact: `o200k_base` by default, `cl100k_base`) and the common `bytes/4`
 //! estimate. BPE counts are identical to OpenAI's reference tokenizer: a hand-written
 //! pre-tokenizer (`pretokenize`) feeds a byte-pair encoder over tables built into the
-//! binary (`bpe`, laid out by build.rs), through per-thread memos backed by a
-//! shared one (`counter`).
+//! binary (`bpe`, laid out by build.rs), through a per-thread memo (`counter`).
 //!
 //! ConKeeper `<private>` blocks and `private: true` files are counted apart from what
 //! agents load. Counts are cached on disk (`cache`); callers count off the drawing thread
