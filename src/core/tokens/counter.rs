@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use super::bpe::{self, Table};
+use super::bpe::{self, RankCache, Table};
 use super::pretokenize::{Grammar, pieces};
 use super::table_hash::padded_word;
 
@@ -325,6 +325,7 @@ impl PieceCounts {
 #[derive(Default)]
 struct PieceMemo {
     counts: PieceCounts,
+    ranks: RankCache,
 }
 
 impl PieceMemo {
@@ -336,12 +337,12 @@ impl PieceMemo {
             return piece.len();
         }
         if piece.len() > MEMO_MAX_PIECE {
-            return bpe.count(piece);
+            return bpe.count_with(piece, &mut self.ranks);
         }
         if let Some(count) = self.counts.get(piece) {
             return count;
         }
-        let count = bpe.count(piece);
+        let count = bpe.count_with(piece, &mut self.ranks);
         self.counts.insert(piece, count);
         count
     }
@@ -457,9 +458,12 @@ fn count_on_this_thread(grammar: Grammar, text: &str) -> usize {
         }
         // Unreachable (counting never re-enters itself), but a memo-less count is
         // always a correct fallback.
-        Err(_) => pieces(grammar, text)
-            .map(|piece| bpe.count(piece.as_bytes()))
-            .sum(),
+        Err(_) => {
+            let mut ranks = RankCache::default();
+            pieces(grammar, text)
+                .map(|piece| bpe.count_with(piece.as_bytes(), &mut ranks))
+                .sum()
+        }
     })
 }
 
