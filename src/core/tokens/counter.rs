@@ -321,7 +321,7 @@ impl PieceCounts {
     }
 }
 
-/// One thread's memo.
+/// One thread's memo: the counts of pieces, and the ranks its merges looked up lately.
 #[derive(Default)]
 struct PieceMemo {
     counts: PieceCounts,
