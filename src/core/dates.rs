@@ -78,17 +78,40 @@ fn date_shape(
     Some((position, values))
 }
 
+/// Where the first ASCII digit at or after `from` is. Eight bytes are tested at a time:
+/// most of a text has no digit, and this runs over every text counted.
+fn next_digit(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // A digit becomes a byte below 10; of the bytes the test flags, the lowest is
+        // always a true one (a borrow only runs upwards from a byte that is below 10).
+        let offsets = u64::from_le_bytes(word) ^ (ONES * u64::from(b'0'));
+        let below_ten = offsets.wrapping_sub(ONES * 10) & !offsets & HIGHS;
+        if below_ten != 0 {
+            return Some(at + (below_ten.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    bytes
+        .get(at..)?
+        .iter()
+        .position(u8::is_ascii_digit)
+        .map(|offset| at + offset)
+}
+
 /// Every date-shaped word in a text, left to right, without overlaps. A byte scan: the
 /// text is walked once, and only a digit that starts a word is looked at more closely.
 fn date_matches(text: &str) -> impl Iterator<Item = DateMatch> + '_ {
     let bytes = text.as_bytes();
     let mut at = 0;
     std::iter::from_fn(move || {
-        while at < bytes.len() {
-            let start = at;
-            at += 1;
-            if !bytes[start].is_ascii_digit() || char_before(text, start).is_some_and(is_word_char)
-            {
+        while let Some(start) = next_digit(bytes, at) {
+            at = start + 1;
+            if char_before(text, start).is_some_and(is_word_char) {
                 continue;
             }
             let iso = date_shape(text, start, [4..=4, 1..=2, 1..=2], b"-/")
@@ -282,6 +305,31 @@ mod tests {
         date_matches(text)
             .map(|m| (m.start, m.end, m.year, m.month, m.day))
             .collect()
+    }
+
+    #[test]
+    fn the_word_at_a_time_digit_search_finds_the_first_digit() {
+        // Every byte value at every place of a word, and the bytes around the digits.
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for value in 0..=255u8 {
+            for at in 0..19 {
+                let mut text = vec![b'x'; 19];
+                text[at] = value;
+                texts.push(text);
+            }
+        }
+        texts.push(b"/:/:\xb0\xb9\x30\x39 9".to_vec());
+        texts.push(Vec::new());
+        for text in &texts {
+            for from in 0..=text.len() {
+                let naive = text[from..]
+                    .iter()
+                    .position(u8::is_ascii_digit)
+                    .map(|offset| from + offset);
+                assert_eq!(next_digit(text, from), naive, "{text:?} from {from}");
+            }
+        }
+        assert_eq!(next_digit(b"abc", 7), None);
     }
 
     #[test]

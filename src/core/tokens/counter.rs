@@ -1,14 +1,14 @@
 //! Exact BPE counting: our pre-tokenizer cuts the text into pieces, and each piece is
 //! counted by the byte-pair encoder over the built-in tables (`bpe`), with a per-thread
-//! memo because pieces
-//! ("the", " memory", "\n\n", "##") repeat endlessly in markdown.
+//! memo because pieces ("the", " memory", "\n\n", "##") repeat endlessly in markdown.
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use super::bpe::{self, Table};
+use super::bpe::{self, RankCache, Table};
 use super::pretokenize::{Grammar, pieces};
+use super::table_hash::padded_word;
 
 /// Pieces up to this many bytes are remembered; longer ones are rare and counted directly.
 const MEMO_MAX_PIECE: usize = 64;
@@ -118,70 +118,155 @@ fn packed_key(piece: &[u8]) -> u128 {
     u128::from(low) | u128::from(high | (len as u64) << 56) << 64
 }
 
-/// Token counts of short pieces: an open-addressing table (linear probing, at most half
-/// full) of packed keys, each slot holding its count in the top bits. One slot is 16
-/// bytes and most lookups touch one cache line: this lookup runs once per piece of
-/// every text, so it is worth a table of its own.
-#[derive(Default)]
-struct ShortPieces {
-    /// 0 is an empty slot: no key is 0, since a key holds its (non-zero) length.
-    slots: Vec<u128>,
-    len: usize,
+/// A packed key with room for a token count in its top four bits: `u128` for pieces of
+/// up to `PACKED_MAX` bytes, `u64` for those of up to `TINY_MAX`.
+trait PackedWord: Copy + Eq {
+    const EMPTY: Self;
+    fn home(self, mask: usize) -> usize;
+    /// The key without its count.
+    fn key(self) -> Self;
+    fn with_count(self, count: usize) -> Self;
+    fn count(self) -> usize;
 }
 
-impl ShortPieces {
-    const FIRST_SIZE: usize = 4096;
+impl PackedWord for u128 {
+    const EMPTY: Self = 0;
 
     #[inline(always)]
-    fn home(key: u128, mask: usize) -> usize {
+    fn home(self, mask: usize) -> usize {
         fold(
-            key as u64 ^ MULTIPLIER,
-            ((key >> 64) as u64) ^ MULTIPLIER.rotate_left(32),
+            self as u64 ^ MULTIPLIER,
+            ((self >> 64) as u64) ^ MULTIPLIER.rotate_left(32),
         ) as usize
             & mask
     }
 
     #[inline(always)]
-    fn get(&self, key: u128) -> Option<usize> {
+    fn key(self) -> Self {
+        self & !(0xF << COUNT_SHIFT)
+    }
+
+    #[inline(always)]
+    fn with_count(self, count: usize) -> Self {
+        self | (count as u128) << COUNT_SHIFT
+    }
+
+    #[inline(always)]
+    fn count(self) -> usize {
+        (self >> COUNT_SHIFT) as usize
+    }
+}
+
+impl PackedWord for u64 {
+    const EMPTY: Self = 0;
+
+    #[inline(always)]
+    fn home(self, mask: usize) -> usize {
+        fold(self ^ MULTIPLIER, MULTIPLIER) as usize & mask
+    }
+
+    #[inline(always)]
+    fn key(self) -> Self {
+        self & !(0xF << TINY_COUNT_SHIFT)
+    }
+
+    #[inline(always)]
+    fn with_count(self, count: usize) -> Self {
+        self | (count as u64) << TINY_COUNT_SHIFT
+    }
+
+    #[inline(always)]
+    fn count(self) -> usize {
+        (self >> TINY_COUNT_SHIFT) as usize
+    }
+}
+
+/// Pieces up to this length pack into a `u64` key (the length in bits 56 to 58).
+const TINY_MAX: usize = 7;
+/// Where a tiny piece's token count sits: above its seven bytes and length.
+const TINY_COUNT_SHIFT: u32 = 60;
+
+/// A piece of at most `TINY_MAX` bytes as a number: its bytes, zero-padded, then the
+/// length.
+#[inline(always)]
+fn tiny_key(piece: &[u8]) -> u64 {
+    debug_assert!(piece.len() <= TINY_MAX);
+    padded_word(piece) | (piece.len() as u64) << 56
+}
+
+/// Token counts of short pieces: an open-addressing table (linear probing, at most half
+/// full) of packed keys, each slot holding its count in the top bits. Most lookups touch
+/// one cache line: this lookup runs once per piece of every text, so it is worth a table
+/// of its own, and the commonest pieces (up to seven bytes) get one of 8-byte slots,
+/// small enough to stay in the processor's cache.
+struct PackedTable<W> {
+    /// `EMPTY` is an empty slot: no key is, since a key holds its (non-zero) length.
+    slots: Vec<W>,
+    len: usize,
+}
+
+type ShortPieces = PackedTable<u128>;
+type TinyPieces = PackedTable<u64>;
+
+impl<W> Default for PackedTable<W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<W> PackedTable<W> {
+    const fn new() -> Self {
+        PackedTable {
+            slots: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<W: PackedWord> PackedTable<W> {
+    const FIRST_SIZE: usize = 4096;
+
+    #[inline(always)]
+    fn get(&self, key: W) -> Option<usize> {
         if self.slots.is_empty() {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let mut at = Self::home(key, mask);
+        let mut at = key.home(mask);
         loop {
             let slot = self.slots[at];
-            if slot == 0 {
+            if slot == W::EMPTY {
                 return None;
             }
-            if slot & !(0xF << COUNT_SHIFT) == key {
-                return Some((slot >> COUNT_SHIFT) as usize);
+            if slot.key() == key {
+                return Some(slot.count());
             }
             at = (at + 1) & mask;
         }
     }
 
     /// Remembers a key that `get` did not find.
-    fn insert(&mut self, key: u128, count: usize) {
-        debug_assert!(key != 0 && count <= 15);
+    fn insert(&mut self, key: W, count: usize) {
+        debug_assert!(key != W::EMPTY && count <= 15);
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let mask = self.slots.len() - 1;
-        let mut at = Self::home(key, mask);
-        while self.slots[at] != 0 {
+        let mut at = key.home(mask);
+        while self.slots[at] != W::EMPTY {
             at = (at + 1) & mask;
         }
-        self.slots[at] = key | (count as u128) << COUNT_SHIFT;
+        self.slots[at] = key.with_count(count);
         self.len += 1;
     }
 
     fn grow(&mut self) {
         let size = (self.slots.len() * 2).max(Self::FIRST_SIZE);
-        let old = std::mem::replace(&mut self.slots, vec![0; size]);
+        let old = std::mem::replace(&mut self.slots, vec![W::EMPTY; size]);
         let mask = size - 1;
-        for slot in old.into_iter().filter(|&slot| slot != 0) {
-            let mut at = Self::home(slot & !(0xF << COUNT_SHIFT), mask);
-            while self.slots[at] != 0 {
+        for slot in old.into_iter().filter(|&slot| slot != W::EMPTY) {
+            let mut at = slot.key().home(mask);
+            while self.slots[at] != W::EMPTY {
                 at = (at + 1) & mask;
             }
             self.slots[at] = slot;
@@ -189,47 +274,77 @@ impl ShortPieces {
     }
 
     fn clear(&mut self) {
-        *self = ShortPieces::default();
+        *self = PackedTable::new();
     }
 }
 
+/// Token counts of pieces, short ones packed into tables of their own.
 #[derive(Default)]
-struct PieceMemo {
+struct PieceCounts {
+    tiny: TinyPieces,
     short: ShortPieces,
     long: FastMap<Box<[u8]>, u32>,
 }
 
-impl PieceMemo {
-    fn count(&mut self, bpe: &Table, piece: &[u8]) -> usize {
-        if piece.len() <= PACKED_MAX {
-            let key = packed_key(piece);
-            if let Some(count) = self.short.get(key) {
-                return count;
-            }
-            let count = bpe.count(piece);
-            self.make_room();
-            if count <= 15 {
-                self.short.insert(key, count);
-            }
-            count
-        } else if piece.len() <= MEMO_MAX_PIECE {
-            if let Some(&count) = self.long.get(piece) {
-                return count as usize;
-            }
-            let count = bpe.count(piece);
-            self.make_room();
-            self.long.insert(piece.into(), count as u32);
-            count
+impl PieceCounts {
+    /// The remembered count of a piece of at most `MEMO_MAX_PIECE` bytes.
+    #[inline(always)]
+    fn get(&self, piece: &[u8]) -> Option<usize> {
+        if piece.len() <= TINY_MAX {
+            self.tiny.get(tiny_key(piece))
+        } else if piece.len() <= PACKED_MAX {
+            self.short.get(packed_key(piece))
         } else {
-            bpe.count(piece)
+            self.long.get(piece).map(|&count| count as usize)
         }
     }
 
-    fn make_room(&mut self) {
-        if self.short.len + self.long.len() >= MEMO_MAX_ENTRIES {
+    /// Remembers a piece's count (of at most `MEMO_MAX_PIECE` bytes) that `get` did not
+    /// find; emptied first when full, which bounds memory on adversarial input.
+    fn insert(&mut self, piece: &[u8], count: usize) {
+        if self.tiny.len + self.short.len + self.long.len() >= MEMO_MAX_ENTRIES {
+            self.tiny.clear();
             self.short.clear();
             self.long.clear();
         }
+        if piece.len() <= TINY_MAX {
+            // A piece has at most as many tokens as bytes: the four bits hold it.
+            self.tiny.insert(tiny_key(piece), count);
+        } else if piece.len() <= PACKED_MAX {
+            // A slot holds counts up to 15; a piece of at most 15 bytes has no more tokens.
+            if count <= 15 {
+                self.short.insert(packed_key(piece), count);
+            }
+        } else {
+            self.long.insert(piece.into(), count as u32);
+        }
+    }
+}
+
+/// One thread's memo: the counts of pieces, and the ranks its merges looked up lately.
+#[derive(Default)]
+struct PieceMemo {
+    counts: PieceCounts,
+    ranks: RankCache,
+}
+
+impl PieceMemo {
+    #[inline(always)]
+    fn count(&mut self, bpe: &Table, piece: &[u8]) -> usize {
+        // Every byte is a token of its own (punctuation, a line break, a space): no
+        // lookup needed for the commonest pieces of markdown.
+        if piece.len() <= 1 {
+            return piece.len();
+        }
+        if piece.len() > MEMO_MAX_PIECE {
+            return bpe.count_with(piece, &mut self.ranks);
+        }
+        if let Some(count) = self.counts.get(piece) {
+            return count;
+        }
+        let count = bpe.count_with(piece, &mut self.ranks);
+        self.counts.insert(piece, count);
+        count
     }
 }
 
@@ -343,9 +458,12 @@ fn count_on_this_thread(grammar: Grammar, text: &str) -> usize {
         }
         // Unreachable (counting never re-enters itself), but a memo-less count is
         // always a correct fallback.
-        Err(_) => pieces(grammar, text)
-            .map(|piece| bpe.count(piece.as_bytes()))
-            .sum(),
+        Err(_) => {
+            let mut ranks = RankCache::default();
+            pieces(grammar, text)
+                .map(|piece| bpe.count_with(piece.as_bytes(), &mut ranks))
+                .sum()
+        }
     })
 }
 
@@ -417,6 +535,59 @@ mod tests {
         assert_eq!(table.get(packed_key(b"w1\0")), None);
         table.clear();
         assert_eq!(table.get(keys[0].0), None);
+    }
+
+    #[test]
+    fn tiny_pieces_remember_counts_through_growth_and_clearing() {
+        let mut table = TinyPieces::default();
+        let keys: Vec<(u64, usize)> = (0..20_000u32)
+            .map(|n| (tiny_key(format!("w{n}").as_bytes()), (n % 16) as usize))
+            .collect();
+        for &(key, count) in &keys {
+            assert_eq!(table.get(key), None);
+            table.insert(key, count);
+        }
+        assert!(table.slots.len() >= 2 * keys.len());
+        for &(key, count) in &keys {
+            assert_eq!(table.get(key), Some(count));
+        }
+        assert_eq!(table.get(tiny_key(b"w1\0")), None);
+        table.clear();
+        assert_eq!(table.get(keys[0].0), None);
+    }
+
+    #[test]
+    fn piece_counts_keep_pieces_of_every_length_apart() {
+        let source: Vec<u8> = (0..MEMO_MAX_PIECE as u8).map(|b| b'a' + b % 26).collect();
+        let mut counts = PieceCounts::default();
+        for len in 1..=MEMO_MAX_PIECE {
+            assert_eq!(counts.get(&source[..len]), None, "{len} bytes");
+            counts.insert(&source[..len], len % 8);
+        }
+        for len in 1..=MEMO_MAX_PIECE {
+            assert_eq!(counts.get(&source[..len]), Some(len % 8), "{len} bytes");
+        }
+        // A trailing zero byte is part of a piece, in each table.
+        for len in [1, TINY_MAX, PACKED_MAX] {
+            let mut longer = source[..len - 1].to_vec();
+            longer.push(0);
+            assert_eq!(counts.get(&longer), None, "{len} bytes");
+        }
+    }
+
+    #[test]
+    fn tiny_keys_hold_every_byte_and_the_length() {
+        let source: Vec<u8> = (1..=20u8).map(|b| b.wrapping_mul(37)).collect();
+        for start in 0..8 {
+            for len in 0..=TINY_MAX {
+                let piece = &source[start..start + len];
+                let mut key = [0u8; 8];
+                key[..len].copy_from_slice(piece);
+                key[7] = len as u8;
+                assert_eq!(tiny_key(piece), u64::from_le_bytes(key), "{piece:?}");
+            }
+        }
+        assert_ne!(tiny_key(b"a\0"), tiny_key(b"a"));
     }
 
     #[test]

@@ -201,10 +201,17 @@ impl<'a> Scanner<'a> {
     }
 
     /// `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` after `at`: the end with the suffix if present.
+    #[inline(always)]
     fn contraction(&self, at: usize) -> usize {
-        let Some(('\'', _, 1)) = self.at(at) else {
+        // Nearly every word is followed by something else than an apostrophe.
+        if self.bytes.get(at) != Some(&b'\'') {
             return at;
-        };
+        }
+        self.contraction_after_apostrophe(at)
+    }
+
+    /// [`Scanner::contraction`] where byte `at` is an apostrophe.
+    fn contraction_after_apostrophe(&self, at: usize) -> usize {
         let first = at + 1;
         let Some((c1, _, len1)) = self.at(first) else {
             return at;
