@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
+pub use super::WriteReport;
 use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
@@ -55,20 +56,6 @@ pub enum WriteMode {
     Update,
     /// Either (`write_memory_bank_file`, `POST /memory-bank/file`).
     Upsert,
-}
-
-/// What a successful write did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteReport {
-    pub path: PathBuf,
-    /// The name relative to the bank folder.
-    pub name: String,
-    pub created: bool,
-    /// The new content's version (for a staged write: the file's version, unchanged).
-    pub version: String,
-    /// The proposal the write was staged as, when the bank stages writes: nothing was
-    /// written to the file.
-    pub proposal: Option<u64>,
 }
 
 /// The bank folders the memory-bank tools serve, in order of preference.
