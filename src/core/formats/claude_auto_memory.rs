@@ -212,6 +212,10 @@ impl FormatRules for ClaudeAutoMemory {
         Format::ClaudeAutoMemory
     }
 
+    fn read_only(&self) -> Option<&'static str> {
+        Some("Claude Code's auto memory belongs to Claude Code: mbank reads it, never writes it")
+    }
+
     fn place(&self, rel: &Path) -> Placement {
         let (file_name, parents) = split_rel(rel);
         let is_md = file_name.ends_with(".md");

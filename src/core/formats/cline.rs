@@ -10,7 +10,7 @@
 //! (`memory_bank_mcp.rs`): top-level markdown files load, sub-folders (archives,
 //! backups) do not unless the format says otherwise; the per-file and whole-bank token
 //! budgets; unfilled template placeholders are a finding.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, names, split_rel};
 use crate::core::formats::Unit;
@@ -18,6 +18,9 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// Editor folders that may hold a `memory-bank/` of this format.
 pub const EDITOR_FOLDERS: [&str; 2] = [".cursor", ".copilot-tracking"];
+
+/// The bank's own folder.
+pub const BANK_DIR: &str = "memory-bank";
 
 /// The folder the memory bank specification archives completed progress into.
 pub const ARCHIVE_DIR: &str = "archive";
@@ -45,9 +48,45 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
 
 pub struct Cline;
 
+/// The project a memory folder of the family belongs to: the folder above it, or the one
+/// above its container (`.cursor/memory-bank/`, `.claude/memory/`, `docs/global-memory-bank/`).
+pub fn project_of_memory_folder(root: &Path) -> Option<PathBuf> {
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let parent_name = root.parent().map(name_of).unwrap_or_default();
+    let name = name_of(root);
+    let in_container = (name == BANK_DIR && EDITOR_FOLDERS.contains(&parent_name.as_str()))
+        || (name == super::conkeeper::FOLDER
+            && super::conkeeper::CONTAINERS.contains(&parent_name.as_str()))
+        || (super::memory_bank_mcp::DOCUMENT_BANK_DIRS.contains(&name.as_str())
+            && parent_name == super::memory_bank_mcp::DOCUMENT_BANKS_PARENT);
+    if in_container {
+        root.parent().and_then(Path::parent).map(Path::to_path_buf)
+    } else {
+        root.parent().map(Path::to_path_buf)
+    }
+}
+
+/// New files go at the bank's top or one folder down: the specs keep sub-folders such as
+/// `archive/` (the folder must exist; the agent layer creates `archive/` itself).
+pub fn may_create_in_bank(rel: &Path) -> bool {
+    rel.parent().map_or(0, |p| p.iter().count()) <= 1
+}
+
 impl FormatRules for Cline {
     fn format(&self) -> Format {
         Format::Cline
+    }
+
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        project_of_memory_folder(bank_root)
+    }
+
+    fn may_create(&self, rel: &Path) -> bool {
+        may_create_in_bank(rel)
     }
 
     fn place(&self, rel: &Path) -> Placement {

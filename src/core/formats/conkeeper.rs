@@ -2,11 +2,18 @@
 //! a fixed order (stable context, then state, then history), ADRs in `decisions/` and
 //! session logs in `sessions/` on demand, settings in `.memory-config.md`, and token
 //! budgets from the preset the bank names there.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
 use crate::core::formats::Unit;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
+
+/// The bank's folder…
+pub const FOLDER: &str = "memory";
+/// …inside one of these project folders.
+pub const CONTAINERS: [&str; 2] = [".claude", ".ai"];
+/// Sub-folders of the bank where new files go (ADRs, session logs).
+const CREATES_IN: [&str; 2] = ["decisions", "sessions"];
 
 /// Where ConKeeper's budgets come from.
 const PRESETS: &str = "ConKeeper token budget presets";
@@ -26,6 +33,22 @@ pub struct ConKeeper;
 impl FormatRules for ConKeeper {
     fn format(&self) -> Format {
         Format::ConKeeper
+    }
+
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        super::cline::project_of_memory_folder(bank_root)
+    }
+
+    fn may_create(&self, rel: &Path) -> bool {
+        let folders: Vec<&str> = rel
+            .parent()
+            .map(|p| p.iter().filter_map(|c| c.to_str()).collect())
+            .unwrap_or_default();
+        match folders.as_slice() {
+            [] => true,
+            [folder] => CREATES_IN.contains(folder),
+            _ => false,
+        }
     }
 
     fn place(&self, rel: &Path) -> Placement {

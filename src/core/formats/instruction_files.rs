@@ -44,6 +44,24 @@ pub struct InstructionFiles {
 }
 
 impl InstructionFiles {
+    /// Whether mbank may create a new file of the member at `rel` (relative to the
+    /// project): the main or local file at the top or in the agent's folder (when the agent
+    /// reads it), or a rule under that folder's `rules/`.
+    pub fn may_create(&self, rel: &Path) -> bool {
+        let folders: Vec<&str> = rel
+            .parent()
+            .map(|p| p.iter().filter_map(|c| c.to_str()).collect())
+            .unwrap_or_default();
+        let file_name = rel.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let dot_dir = self.reads_dot_dir.then_some(self.dot_dir);
+        let known_name = file_name == self.main || file_name == self.local;
+        match folders.as_slice() {
+            [] => known_name,
+            [dot] => Some(*dot) == dot_dir && known_name,
+            [dot, rules, ..] => Some(*dot) == dot_dir && *rules == RULES_FOLDER,
+        }
+    }
+
     /// Places a file of the family, given its path relative to the project.
     pub fn place(&self, rel: &Path) -> Placement {
         let (file_name, parents) = split_rel(rel);

@@ -44,7 +44,7 @@
 //! (`analysis::validate`), the session rules (`analysis::context`) and where guarded
 //! writes may create files (`write`).
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::core::findings::Finding;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
@@ -170,6 +170,24 @@ pub trait FormatRules: Send + Sync {
     /// most), or none (rule files, which agents read whole and nobody navigates).
     fn heading_rule(&self, _bank: &Bank, _file: &MemoryFile) -> HeadingRule {
         HeadingRule::None
+    }
+
+    /// The project folder a bank rooted at `bank_root` belongs to: the folder itself for
+    /// formats found at the project's top (or outside it, like auto memory).
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        Some(bank_root.to_path_buf())
+    }
+
+    /// Whether mbank may create a file that does not exist yet at `rel` (relative to the
+    /// bank root): only where the format keeps files of its own. Rule files are edited
+    /// where they are, never created; an instruction-file member creates its known names.
+    fn may_create(&self, rel: &Path) -> bool {
+        instruction_member(self.format()).is_some_and(|files| files.may_create(rel))
+    }
+
+    /// Why mbank never writes this format's files, when it never does (the agent owns them).
+    fn read_only(&self) -> Option<&'static str> {
+        None
     }
 
     /// The agent reads frontmatter leniently (Cursor's bare `globs: **/*.ts`) or not at

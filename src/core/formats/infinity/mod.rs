@@ -1,7 +1,7 @@
 //! The Infinity structured store: `.infinity/memories.json`, one JSON file of typed
 //! memories that the agent asks for through its server (nothing loads at start).
 //! `store` parses it; bank listing turns each memory into a virtual file.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Budget, FormatRules, Placement};
 use crate::core::formats::Unit;
@@ -14,9 +14,17 @@ const SOURCE: &str = "mbank default (the Infinity store sets no size limit)";
 
 pub struct Infinity;
 
+/// The store's file, in the `.infinity/` folder.
+pub const STORE_FILE: &str = "memories.json";
+
 impl FormatRules for Infinity {
     fn format(&self) -> Format {
         Format::Infinity
+    }
+
+    /// The store's folder sits at the project's top.
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        bank_root.parent().map(Path::to_path_buf)
     }
 
     fn place(&self, _rel: &Path) -> Placement {
@@ -30,7 +38,7 @@ impl FormatRules for Infinity {
 
     /// Only the store itself; its memories are virtual files.
     fn keeps(&self, rel: &Path) -> bool {
-        rel.components().count() == 1 && rel.file_name().is_some_and(|n| n == "memories.json")
+        rel.components().count() == 1 && rel.file_name().is_some_and(|n| n == STORE_FILE)
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
