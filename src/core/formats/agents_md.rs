@@ -26,6 +26,7 @@ pub const CODEX_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "AGENTS.md",
     local: "AGENTS.local.md",
+    override_file: Some(OVERRIDE),
     dot_dir: ".codex",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,

@@ -9,6 +9,7 @@ use crate::core::model::{Format, LoadKind, MemoryFile};
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "BEANS.md",
     local: "BEANS.local.md",
+    override_file: None,
     dot_dir: ".beans",
     reads_dot_dir: true,
     rules_load: LoadKind::OnDemand,

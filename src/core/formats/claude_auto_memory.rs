@@ -212,6 +212,24 @@ impl FormatRules for ClaudeAutoMemory {
         Format::ClaudeAutoMemory
     }
 
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
+    fn outside_project(&self, bank_root: &Path) -> Option<super::OutsideProject> {
+        Some(super::OutsideProject {
+            allowed_root: allowed_root(bank_root).to_path_buf(),
+            home: home_of(bank_root).map(Path::to_path_buf),
+        })
+    }
+
+    fn listing_problems(&self, bank_root: &Path) -> Vec<String> {
+        home_of(bank_root)
+            .and_then(settings_problem)
+            .into_iter()
+            .collect()
+    }
+
     fn read_only(&self) -> Option<&'static str> {
         Some("Claude Code's auto memory belongs to Claude Code: mbank reads it, never writes it")
     }

@@ -14,6 +14,7 @@ pub const CLAUDE_MD_WARN_CHARS: u64 = 40_000;
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "CLAUDE.md",
     local: "CLAUDE.local.md",
+    override_file: None,
     dot_dir: ".claude",
     reads_dot_dir: true,
     rules_load: LoadKind::Startup,

@@ -48,28 +48,6 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
 
 pub struct Cline;
 
-/// The project a memory folder of the family belongs to: the folder above it, or the one
-/// above its container (`.cursor/memory-bank/`, `.claude/memory/`, `docs/global-memory-bank/`).
-pub fn project_of_memory_folder(root: &Path) -> Option<PathBuf> {
-    let name_of = |p: &Path| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    let parent_name = root.parent().map(name_of).unwrap_or_default();
-    let name = name_of(root);
-    let in_container = (name == BANK_DIR && EDITOR_FOLDERS.contains(&parent_name.as_str()))
-        || (name == super::conkeeper::FOLDER
-            && super::conkeeper::CONTAINERS.contains(&parent_name.as_str()))
-        || (super::memory_bank_mcp::DOCUMENT_BANK_DIRS.contains(&name.as_str())
-            && parent_name == super::memory_bank_mcp::DOCUMENT_BANKS_PARENT);
-    if in_container {
-        root.parent().and_then(Path::parent).map(Path::to_path_buf)
-    } else {
-        root.parent().map(Path::to_path_buf)
-    }
-}
-
 /// New files go at the bank's top or one folder down: the specs keep sub-folders such as
 /// `archive/` (the folder must exist; the agent layer creates `archive/` itself).
 pub fn may_create_in_bank(rel: &Path) -> bool {
@@ -81,8 +59,12 @@ impl FormatRules for Cline {
         Format::Cline
     }
 
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
     fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
-        project_of_memory_folder(bank_root)
+        super::project_of_memory_folder(bank_root)
     }
 
     fn may_create(&self, rel: &Path) -> bool {

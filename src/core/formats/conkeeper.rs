@@ -35,8 +35,12 @@ impl FormatRules for ConKeeper {
         Format::ConKeeper
     }
 
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
     fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
-        super::cline::project_of_memory_folder(bank_root)
+        super::project_of_memory_folder(bank_root)
     }
 
     fn may_create(&self, rel: &Path) -> bool {

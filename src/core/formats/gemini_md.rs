@@ -14,6 +14,7 @@ use crate::core::model::{Format, LoadKind, MemoryFile};
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "GEMINI.md",
     local: "GEMINI.local.md",
+    override_file: None,
     dot_dir: ".gemini",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,

@@ -25,6 +25,8 @@ pub struct InstructionFiles {
     pub main: &'static str,
     /// Its private counterpart: `CLAUDE.local.md`.
     pub local: &'static str,
+    /// A file read before the main one in each folder (Codex's `AGENTS.override.md`).
+    pub override_file: Option<&'static str>,
     /// The agent's own folder in the project: `.claude`.
     pub dot_dir: &'static str,
     /// Whether the agent reads its folder (the main and local files and `rules/` there).

@@ -141,8 +141,18 @@ impl FormatRules for MemoryBankMcp {
         Format::MemoryBankMcp
     }
 
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
+    /// A Roo memory bank is read in the order its modes' rules list (a document bank of
+    /// the MCP server is handed out on request, in no order).
+    fn reads_in_mode_order(&self, bank_root: &Path) -> bool {
+        document_bank_dir(bank_root).is_none()
+    }
+
     fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
-        super::cline::project_of_memory_folder(bank_root)
+        super::project_of_memory_folder(bank_root)
     }
 
     fn may_create(&self, rel: &Path) -> bool {

@@ -190,6 +190,33 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
+    /// How bank listing finds the bank's files.
+    fn listing(&self) -> Listing {
+        match instruction_member(self.format()) {
+            Some(files) => Listing::Instructions(files),
+            None => Listing::ProjectPaths(self.project_paths()),
+        }
+    }
+
+    /// For a bank kept outside the project (in the home folder): the folder its files must
+    /// stay in, and the home folder its paths are shown from (`~/…`) when it sits at the
+    /// agent's default place there.
+    fn outside_project(&self, _bank_root: &Path) -> Option<OutsideProject> {
+        None
+    }
+
+    /// Problems of the bank's setting up that listing reports (a settings file the agent
+    /// cannot read, say).
+    fn listing_problems(&self, _bank_root: &Path) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Whether the bank's top files are read in the order its modes' rule files list them
+    /// (`files_to_read`), before the format's own order.
+    fn reads_in_mode_order(&self, _bank_root: &Path) -> bool {
+        false
+    }
+
     /// The agent reads frontmatter leniently (Cursor's bare `globs: **/*.ts`) or not at
     /// all (Roo sends rule files whole), so a
     /// strict YAML error is not a finding; [`check_text`](FormatRules::check_text) says
@@ -197,6 +224,34 @@ pub trait FormatRules: Send + Sync {
     fn lenient_frontmatter(&self) -> bool {
         false
     }
+}
+
+/// How bank listing finds a format's files.
+#[derive(Debug, Clone, Copy)]
+pub enum Listing {
+    /// Every file of the bank's own folder, walked.
+    Folder,
+    /// Entries at the project's top: files whose name `is_rule_file` accepts, and the
+    /// folders named in `folders` walked whole (a name in both is either).
+    TopEntries {
+        is_rule_file: fn(&str) -> bool,
+        folders: &'static [&'static str],
+    },
+    /// One structured store file in the bank's folder, each record a virtual file.
+    Store,
+    /// An instruction-file member's files at the top, in its folder and in sub-folders.
+    Instructions(&'static instruction_files::InstructionFiles),
+    /// Files and rule folders at fixed places in the project.
+    ProjectPaths(ProjectPaths),
+}
+
+/// A bank kept outside the project (see [`FormatRules::outside_project`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutsideProject {
+    /// The folder the bank's files must stay in.
+    pub allowed_root: PathBuf,
+    /// The home folder paths are shown from, when the bank is at its default place.
+    pub home: Option<PathBuf>,
 }
 
 /// Whether a format asks its files for a heading, and on whose authority.
@@ -270,6 +325,28 @@ pub const DECLARING_RULE_FOLDERS: [&str; 6] = [
     cursor_rules::RULES_DIR,
     roo_rules::ROO_DIR,
 ];
+
+/// The project a memory folder (Cline, Memory Bank MCP, ConKeeper) belongs to: the folder above it, or the one
+/// above its container (`.cursor/memory-bank/`, `.claude/memory/`, `docs/global-memory-bank/`).
+pub fn project_of_memory_folder(root: &Path) -> Option<PathBuf> {
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let parent_name = root.parent().map(name_of).unwrap_or_default();
+    let name = name_of(root);
+    let in_container = (name == cline::BANK_DIR
+        && cline::EDITOR_FOLDERS.contains(&parent_name.as_str()))
+        || (name == conkeeper::FOLDER && conkeeper::CONTAINERS.contains(&parent_name.as_str()))
+        || (memory_bank_mcp::DOCUMENT_BANK_DIRS.contains(&name.as_str())
+            && parent_name == memory_bank_mcp::DOCUMENT_BANKS_PARENT);
+    if in_container {
+        root.parent().and_then(Path::parent).map(Path::to_path_buf)
+    } else {
+        root.parent().map(Path::to_path_buf)
+    }
+}
 
 /// The member of the instruction-file family a format is (see `instruction_files.rs`).
 pub fn instruction_member(format: Format) -> Option<&'static instruction_files::InstructionFiles> {

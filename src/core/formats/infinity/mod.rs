@@ -14,12 +14,28 @@ const SOURCE: &str = "mbank default (the Infinity store sets no size limit)";
 
 pub struct Infinity;
 
+/// The role of a memory, by its type.
+pub fn role_of_kind(kind: &str) -> Role {
+    match kind {
+        "project_overview" => Role::Brief,
+        "design_doc" => Role::Patterns,
+        "implementation_plan" | "progress_tracker" => Role::Progress,
+        "instructions" => Role::Instructions,
+        "rules" => Role::Rules,
+        _ => Role::Other,
+    }
+}
+
 /// The store's file, in the `.infinity/` folder.
 pub const STORE_FILE: &str = "memories.json";
 
 impl FormatRules for Infinity {
     fn format(&self) -> Format {
         Format::Infinity
+    }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::Store
     }
 
     /// The store's folder sits at the project's top.

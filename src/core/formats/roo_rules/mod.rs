@@ -64,6 +64,22 @@ impl FormatRules for RooRules {
     fn default_mode(&self) -> Option<&'static str> {
         Some(DEFAULT_MODE)
     }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::TopEntries {
+            is_rule_file: is_top_rule_file,
+            folders: &[CLINERULES, ROO_DIR],
+        }
+    }
+}
+
+/// Cline's rules at the project's top: a file, or (newer Cline) a folder of rule files.
+pub const CLINERULES: &str = ".clinerules";
+
+/// Whether a file at the project's top is one of Roo's (or Cline's) rule files:
+/// `.clinerules`, `.roomodes`, or a mode's `.clinerules-{mode}` / `.roorules-{mode}`.
+pub fn is_top_rule_file(name: &str) -> bool {
+    name == CLINERULES || name == ROOMODES || mode_of_rule_file(name).is_some()
 }
 
 /// The name of the file holding Roo Code's custom modes, at the project's top.
