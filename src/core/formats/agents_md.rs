@@ -27,6 +27,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     main: "AGENTS.md",
     local: "AGENTS.local.md",
     override_file: Some(OVERRIDE),
+    top_markers: &["AGENTS.md", OVERRIDE],
     dot_dir: ".codex",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,

@@ -10,6 +10,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     main: "BEANS.md",
     local: "BEANS.local.md",
     override_file: None,
+    top_markers: &["BEANS.md", "BEANS.local.md", ".beans"],
     dot_dir: ".beans",
     reads_dot_dir: true,
     rules_load: LoadKind::OnDemand,

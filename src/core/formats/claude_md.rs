@@ -15,6 +15,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     main: "CLAUDE.md",
     local: "CLAUDE.local.md",
     override_file: None,
+    top_markers: &["CLAUDE.md", "CLAUDE.local.md"],
     dot_dir: ".claude",
     reads_dot_dir: true,
     rules_load: LoadKind::Startup,

@@ -15,6 +15,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     main: "GEMINI.md",
     local: "GEMINI.local.md",
     override_file: None,
+    top_markers: &["GEMINI.md"],
     dot_dir: ".gemini",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,

@@ -27,6 +27,9 @@ pub struct InstructionFiles {
     pub local: &'static str,
     /// A file read before the main one in each folder (Codex's `AGENTS.override.md`).
     pub override_file: Option<&'static str>,
+    /// Names at a folder's top that make it a project of this member (its folder's
+    /// contents are looked into separately).
+    pub top_markers: &'static [&'static str],
     /// The agent's own folder in the project: `.claude`.
     pub dot_dir: &'static str,
     /// Whether the agent reads its folder (the main and local files and `rules/` there).

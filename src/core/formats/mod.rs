@@ -190,6 +190,14 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
+    /// Whether an entry of this name at a folder's top makes the folder a project holding
+    /// a bank of this format (rooted at the folder). Memory folders and rule folders at
+    /// fixed places are found through [`project_paths`](FormatRules::project_paths) and
+    /// the memory-folder markers instead.
+    fn is_top_marker(&self, name: &str) -> bool {
+        instruction_member(self.format()).is_some_and(|files| files.top_markers.contains(&name))
+    }
+
     /// How bank listing finds the bank's files.
     fn listing(&self) -> Listing {
         match instruction_member(self.format()) {

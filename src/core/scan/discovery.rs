@@ -14,6 +14,9 @@ use globset::GlobSet;
 use crate::core::confine::{Confinement, ProjectFolder};
 use crate::core::formats;
 use crate::core::formats::claude_auto_memory::AutoMemoryPlace;
+use crate::core::formats::{
+    claude_md, cline, conkeeper, infinity, instruction_files, memory_bank_mcp, roo_rules,
+};
 use crate::core::model::{BankLocation, Format, Project};
 use crate::core::scan::listings::{Entry, Kind, Listings};
 
@@ -106,8 +109,8 @@ fn memory_bank_format(listings: &Listings, dir: &Path, entries: &[Entry], bank: 
         && evidence.protocol_files > 0
         && entries
             .iter()
-            .any(|e| e.name == ".roo" && e.kind == Kind::Dir)
-        && let Ok(roo) = listings.list(&dir.join(".roo"))
+            .any(|e| e.name == roo_rules::ROO_DIR && e.kind == Kind::Dir)
+        && let Ok(roo) = listings.list(&dir.join(roo_rules::ROO_DIR))
     {
         evidence.mode_rules = roo
             .iter()
@@ -199,7 +202,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
         let path = || dir.join(name);
         let file_marker = |format| (format, dir.to_path_buf(), modified(&path(), entry.kind));
         let found = match name {
-            "memory-bank" => {
+            cline::BANK_DIR => {
                 let path = path();
                 match probe(folder, &path, entry.kind) {
                     Probe::Inside { is_dir: true } => {
@@ -222,15 +225,9 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
                     _ => None,
                 }
             }
-            "CLAUDE.md" | "CLAUDE.local.md" => Some(file_marker(Format::ClaudeMd)),
-            "AGENTS.md" | "AGENTS.override.md" => Some(file_marker(Format::AgentsMd)),
-            "GEMINI.md" => Some(file_marker(Format::GeminiMd)),
-            "BEANS.md" | "BEANS.local.md" | ".beans" => Some(file_marker(Format::BeansMd)),
-            ".roomodes" | ".roo" | ".clinerules" => Some(file_marker(Format::RooRules)),
-            n if n.starts_with(".clinerules-") || n.starts_with(".roorules-") => {
-                Some(file_marker(Format::RooRules))
-            }
-            _ => None,
+            n => formats::all()
+                .find(|rules| rules.is_top_marker(n))
+                .map(|rules| file_marker(rules.format())),
         };
         if let Some((format, root, when)) = found {
             markers.add(format, root, when);
@@ -264,17 +261,23 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
     // Banks kept for Cursor and for GitHub Copilot (`.copilot-tracking/`) are Cline's.
     for editor_folder in formats::cline::EDITOR_FOLDERS {
         if let Some((editor, true)) = container(editor_folder)
-            && let Some((bank, when)) = bank_in(&editor, "memory-bank")
+            && let Some((bank, when)) = bank_in(&editor, cline::BANK_DIR)
         {
             markers.add(Format::Cline, bank, when);
         }
     }
-    match container(".claude") {
+    let claude_dir = claude_md::FILES.dot_dir;
+    match container(claude_dir) {
         Some((claude, true)) => {
-            if let Some((memory, when)) = bank_in(&claude, "memory") {
+            if let Some((memory, when)) = bank_in(&claude, conkeeper::FOLDER) {
                 markers.add(Format::ConKeeper, memory, when);
             }
-            for marker in ["CLAUDE.md", "CLAUDE.local.md", "rules"] {
+            let claude_markers = [
+                claude_md::FILES.main,
+                claude_md::FILES.local,
+                instruction_files::RULES_FOLDER,
+            ];
+            for marker in claude_markers {
                 let path = claude.join(marker);
                 let when = match probe_child(listings, folder, &claude, marker) {
                     None | Some(Probe::Broken) => continue,
@@ -291,7 +294,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
         Some((_, false)) => markers.add(Format::ClaudeMd, dir.to_path_buf(), None),
         None => {}
     }
-    if let Some((docs, true)) = container("docs") {
+    if let Some((docs, true)) = container(memory_bank_mcp::DOCUMENT_BANKS_PARENT) {
         // memory-bank-mcp-server keeps its document banks under docs/ by default.
         for name in formats::DOCUMENT_BANK_DIRS {
             if let Some((bank, when)) = bank_in(&docs, name) {
@@ -299,30 +302,38 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
             }
         }
     }
-    match container(".ai") {
-        Some((ai, true)) => {
-            if let Some((memory, when)) = bank_in(&ai, "memory") {
-                markers.add(Format::ConKeeper, memory, when);
-            }
-        }
-        Some((ai, false)) => markers.add(Format::ConKeeper, ai.join("memory"), None),
-        None => {}
-    }
-    match container(".infinity") {
-        Some((infinity, true)) => match probe_child(listings, folder, &infinity, "memories.json") {
-            Some(Probe::Inside { is_dir: false }) => {
-                let when = fs::metadata(infinity.join("memories.json"))
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map(|m| m.modified().ok());
-                if let Some(when) = when {
-                    markers.add(Format::Infinity, infinity, when);
+    // ConKeeper's other containers (`.ai/`); in Claude's folder it was looked for above.
+    for ai_dir in conkeeper::CONTAINERS
+        .into_iter()
+        .filter(|c| *c != claude_dir)
+    {
+        match container(ai_dir) {
+            Some((ai, true)) => {
+                if let Some((memory, when)) = bank_in(&ai, conkeeper::FOLDER) {
+                    markers.add(Format::ConKeeper, memory, when);
                 }
             }
-            Some(Probe::Outside) => markers.add(Format::Infinity, infinity, None),
-            _ => {}
-        },
-        Some((infinity, false)) => markers.add(Format::Infinity, infinity, None),
+            Some((ai, false)) => markers.add(Format::ConKeeper, ai.join(conkeeper::FOLDER), None),
+            None => {}
+        }
+    }
+    match container(infinity::DIR) {
+        Some((store_dir, true)) => {
+            match probe_child(listings, folder, &store_dir, infinity::STORE_FILE) {
+                Some(Probe::Inside { is_dir: false }) => {
+                    let when = fs::metadata(store_dir.join(infinity::STORE_FILE))
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.modified().ok());
+                    if let Some(when) = when {
+                        markers.add(Format::Infinity, store_dir, when);
+                    }
+                }
+                Some(Probe::Outside) => markers.add(Format::Infinity, store_dir, None),
+                _ => {}
+            }
+        }
+        Some((store_dir, false)) => markers.add(Format::Infinity, store_dir, None),
         None => {}
     }
     rule_file_markers(listings, folder, entries, &mut markers);
@@ -391,7 +402,7 @@ fn rule_file_markers(
 fn is_skipped_name(name: &str) -> bool {
     name.starts_with('.')
         || ALWAYS_SKIPPED.contains(&name)
-        || name == "memory-bank"
+        || name == cline::BANK_DIR
         || formats::DOCUMENT_BANK_DIRS.contains(&name)
 }
 

@@ -26,6 +26,8 @@ pub fn role_of_kind(kind: &str) -> Role {
     }
 }
 
+/// The store's folder, at the project's top.
+pub const DIR: &str = ".infinity";
 /// The store's file, in the `.infinity/` folder.
 pub const STORE_FILE: &str = "memories.json";
 

@@ -65,6 +65,13 @@ impl FormatRules for RooRules {
         Some(DEFAULT_MODE)
     }
 
+    fn is_top_marker(&self, name: &str) -> bool {
+        name == ROOMODES
+            || name == ROO_DIR
+            || name == CLINERULES
+            || MODE_RULE_PREFIXES.iter().any(|p| name.starts_with(p))
+    }
+
     fn listing(&self) -> super::Listing {
         super::Listing::TopEntries {
             is_rule_file: is_top_rule_file,
@@ -72,6 +79,9 @@ impl FormatRules for RooRules {
         }
     }
 }
+
+/// A mode's rule file at the project's top: `.clinerules-{mode}`, `.roorules-{mode}`.
+pub const MODE_RULE_PREFIXES: [&str; 2] = [".clinerules-", ".roorules-"];
 
 /// Cline's rules at the project's top: a file, or (newer Cline) a folder of rule files.
 pub const CLINERULES: &str = ".clinerules";
@@ -135,9 +145,9 @@ pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
 
 /// `.clinerules-code` → `code`, `.roorules-debug` → `debug`.
 pub fn mode_of_rule_file(file_name: &str) -> Option<&str> {
-    file_name
-        .strip_prefix(".clinerules-")
-        .or_else(|| file_name.strip_prefix(".roorules-"))
+    MODE_RULE_PREFIXES
+        .iter()
+        .find_map(|prefix| file_name.strip_prefix(prefix))
         .filter(|m| !m.is_empty())
 }
 
