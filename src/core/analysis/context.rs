@@ -256,6 +256,9 @@ struct Builder<'a> {
     /// The project, its real path resolved once: every project file loaded is checked
     /// against it right before it is read.
     folder: ProjectFolder<'a>,
+    /// The bank lives outside the project (in the home or the agent's data folder): its
+    /// files are read confined to its own allowed root.
+    outside_project: bool,
     home: Option<PathBuf>,
     format: Format,
     count_tokens: &'a dyn Fn(&str) -> usize,
@@ -393,7 +396,7 @@ impl Builder<'_> {
     }
 
     /// Loads one top-level file: privacy, cut-offs, then its imports.
-    fn load(&mut self, file: &Path, scope: Scope, auto_memory: bool) {
+    fn load(&mut self, file: &Path, scope: Scope, cut: Option<formats::SessionCut>) {
         if let Some(expander) = &self.expander
             && expander.is_loaded(file)
         {
@@ -403,9 +406,7 @@ impl Builder<'_> {
         let read = match scope {
             // Auto memory's folder is the home folder: links out of it are refused.
             Scope::Project => confine::read_text(&self.folder, file),
-            Scope::User if self.format == Format::ClaudeAutoMemory => {
-                confine::read_text(&self.folder, file)
-            }
+            Scope::User if self.outside_project => confine::read_text(&self.folder, file),
             // Files above the project are the agent's to read, like the user's own.
             Scope::User | Scope::Ancestor => read_user_file(file),
         };
@@ -504,15 +505,10 @@ impl Builder<'_> {
                 self.format.label()
             ));
         }
-        if auto_memory {
-            let kept = cut_lines_and_bytes(&text, AUTO_MEMORY_MAX_LINES, AUTO_MEMORY_MAX_BYTES);
+        if let Some(cut) = cut {
+            let kept = cut_lines_and_bytes(&text, cut.max_lines, cut.max_bytes);
             if kept < text.len() {
-                self.record_cut(
-                    file,
-                    "Claude Code auto memory: first 200 lines or 25 KB",
-                    &text,
-                    kept,
-                );
+                self.record_cut(file, cut.rule, &text, kept);
                 notes.push(format!("cut after {} bytes", kept));
                 text.truncate(kept);
             }
@@ -939,13 +935,13 @@ pub fn session_context_in_mode(
     let expander = imports::format_expands_imports(format)
         .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
     // Claude Code's auto memory is read confined to the home folder it lives in.
-    let auto_memory_home = match format {
-        Format::ClaudeAutoMemory => Some(claude_auto_memory::allowed_root(&bank.root)),
-        _ => None,
-    };
+    let rules = formats::rules(format);
+    let outside = rules.outside_project(&bank.root);
+    let auto_memory_home = outside.as_ref().map(|o| o.allowed_root.as_path());
     let mut builder = Builder {
         project: &project.path,
         folder: ProjectFolder::new(auto_memory_home.unwrap_or(&project.path)),
+        outside_project: outside.is_some(),
         home: options.home.clone(),
         format,
         count_tokens,
@@ -999,11 +995,11 @@ pub fn session_context_in_mode(
         {
             continue;
         }
-        builder.load(file, Scope::User, false);
+        builder.load(file, Scope::User, None);
     }
     if options.include_ancestors {
         for file in ancestor_files(format, &project.path, options.home.as_deref()) {
-            builder.load(&file, Scope::Ancestor, false);
+            builder.load(&file, Scope::Ancestor, None);
         }
     }
     if let Some(mode) = mode {
@@ -1068,10 +1064,11 @@ pub fn session_context_in_mode(
                     );
                     continue;
                 }
-                if format == Format::ClaudeAutoMemory {
-                    builder.load(&file.path, Scope::User, true);
+                if builder.outside_project {
+                    let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
+                    builder.load(&file.path, Scope::User, rules.session_cut(rel));
                 } else {
-                    builder.load(&file.path, Scope::Project, false);
+                    builder.load(&file.path, Scope::Project, None);
                 }
             }
             LoadKind::Never => {}
@@ -1098,11 +1095,11 @@ pub fn session_context_in_mode(
         later_kinds(LoadKind::AgentRequested),
         later_kinds(LoadKind::Manual),
     );
-    if on_demand > 0 && format == Format::ClaudeAutoMemory {
-        builder.out.notes.push(format!(
-            "{on_demand} topic file(s) are read on demand, when Claude Code looks them up, \
-             and are not counted here"
-        ));
+    if let Some(note) = (on_demand > 0)
+        .then(|| rules.on_demand_note(on_demand))
+        .flatten()
+    {
+        builder.out.notes.push(note);
     } else if agent_requested + manual > 0 {
         let on_demand = on_demand - agent_requested - manual;
         builder.out.notes.push(format!(

@@ -230,6 +230,21 @@ impl FormatRules for ClaudeAutoMemory {
             .collect()
     }
 
+    fn session_cut(&self, _rel: &Path) -> Option<super::SessionCut> {
+        Some(super::SessionCut {
+            max_lines: MAX_LINES as usize,
+            max_bytes: MAX_BYTES as usize,
+            rule: "Claude Code auto memory: first 200 lines or 25 KB",
+        })
+    }
+
+    fn on_demand_note(&self, count: usize) -> Option<String> {
+        Some(format!(
+            "{count} topic file(s) are read on demand, when Claude Code looks them up, and are \
+             not counted here"
+        ))
+    }
+
     fn read_only(&self) -> Option<&'static str> {
         Some("Claude Code's auto memory belongs to Claude Code: mbank reads it, never writes it")
     }

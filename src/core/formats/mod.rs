@@ -16,7 +16,7 @@
 //! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
-//! | `kilo_code.rs` | Kilo Code's rules, mode rules and the memory bank it keeps among them |
+//! | `kilo_code.rs` | Kilo Code's rules, mode rules, system prompt overrides and the memory bank it keeps among them; Kilo Memory in Kilo's data folder |
 //! | `agents.rs` | which agent loads which formats at its session start (`mbank context --agent`) |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
@@ -185,6 +185,17 @@ pub trait FormatRules: Send + Sync {
         instruction_member(self.format()).is_some_and(|files| files.may_create(rel))
     }
 
+    /// What the session's note says of the bank's files read on demand (`count` of them),
+    /// for a format whose agent looks them up itself.
+    fn on_demand_note(&self, _count: usize) -> Option<String> {
+        None
+    }
+
+    /// The cut the agent applies to a file it loads at start (`rel` relative to the bank).
+    fn session_cut(&self, _rel: &Path) -> Option<SessionCut> {
+        None
+    }
+
     /// Why mbank never writes this format's files, when it never does (the agent owns them).
     fn read_only(&self) -> Option<&'static str> {
         None
@@ -253,6 +264,16 @@ pub enum Listing {
     ProjectPaths(ProjectPaths),
 }
 
+/// What of a file the agent loads at start: its first lines and bytes, whichever limit
+/// comes first (see [`FormatRules::session_cut`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionCut {
+    pub max_lines: usize,
+    pub max_bytes: usize,
+    /// The rule in words, with its source.
+    pub rule: &'static str,
+}
+
 /// A bank kept outside the project (see [`FormatRules::outside_project`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutsideProject {
@@ -312,6 +333,7 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::Windsurf => &windsurf::Windsurf,
         Format::Kiro => &kiro::Kiro,
         Format::KiloCode => &kilo_code::KiloCode,
+        Format::KiloMemory => &kilo_code::KiloMemory,
         Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
     }
 }

@@ -14,10 +14,12 @@ use globset::GlobSet;
 use crate::core::confine::{Confinement, ProjectFolder};
 use crate::core::formats;
 use crate::core::formats::claude_auto_memory::AutoMemoryPlace;
+use crate::core::formats::kilo_code::{self, KiloMemoryPlace};
 use crate::core::formats::{
     claude_md, cline, conkeeper, infinity, instruction_files, memory_bank_mcp, roo_rules,
 };
 use crate::core::model::{BankLocation, Format, Project};
+use crate::core::paths;
 use crate::core::scan::listings::{Entry, Kind, Listings};
 
 /// Folders never descended into, whatever the configuration says.
@@ -416,6 +418,25 @@ fn auto_memory_place(home: Option<&Path>) -> Option<AutoMemoryPlace> {
     home.map(AutoMemoryPlace::of_home)
 }
 
+/// Where Kilo keeps project memory for this home folder, listed once per scan. The
+/// user's `XDG_DATA_HOME` moves it only for the user's own home folder (a scan given
+/// another home, as tests are, looks below that home alone).
+fn kilo_memory_place(home: Option<&Path>) -> Option<KiloMemoryPlace> {
+    let home = home?;
+    let xdg_data_home = (paths::home_dir().as_deref() == Some(home))
+        .then(|| std::env::var_os("XDG_DATA_HOME").map(PathBuf::from))
+        .flatten();
+    let root = kilo_code::memory_root(home, xdg_data_home.as_deref());
+    Some(KiloMemoryPlace::of_root(&root))
+}
+
+/// Adds the project's Kilo Memory (kept in Kilo's data folder) to a project.
+fn add_kilo_memory(markers: &mut Markers, project: &Path, place: Option<&KiloMemoryPlace>) {
+    if let Some(folder) = place.and_then(|place| place.find(project)) {
+        markers.add(Format::KiloMemory, folder, None);
+    }
+}
+
 /// Adds the project's Claude Code auto memory (kept in the home folder, or where the
 /// user's `autoMemoryDirectory` says) to a project.
 fn add_auto_memory(markers: &mut Markers, project: &Path, place: Option<&AutoMemoryPlace>) {
@@ -446,6 +467,9 @@ pub fn project_at_with(
 ) -> Option<Project> {
     let mut markers = markers_of(listings, path);
     add_auto_memory(&mut markers, path, auto_memory_place(home).as_ref());
+    if !markers.banks.is_empty() {
+        add_kilo_memory(&mut markers, path, kilo_memory_place(home).as_ref());
+    }
     (!markers.banks.is_empty()).then(|| Project {
         name,
         path: path.to_path_buf(),
@@ -475,6 +499,7 @@ struct Walk<'a> {
     visited: &'a Visited,
     listings: &'a Listings,
     auto_memory: Option<&'a AutoMemoryPlace>,
+    kilo_memory: Option<&'a KiloMemoryPlace>,
 }
 
 impl Walk<'_> {
@@ -547,6 +572,9 @@ impl Walk<'_> {
             }
         }
         if is_project {
+            // Kilo Memory is matched by the folder's name alone: it joins a project found
+            // by its own memory, never makes one.
+            add_kilo_memory(&mut markers, &dir, self.kilo_memory);
             let rel = dir.strip_prefix(self.root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
                 self.root
@@ -627,6 +655,7 @@ pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec
     let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let visited = Visited::new(HashSet::from([canonical_root.clone()]));
     let auto_memory = auto_memory_place(options.home.as_deref());
+    let kilo_memory = kilo_memory_place(options.home.as_deref());
     let walk = Walk {
         root,
         canonical_root: &canonical_root,
@@ -634,6 +663,7 @@ pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec
         visited: &visited,
         listings,
         auto_memory: auto_memory.as_ref(),
+        kilo_memory: kilo_memory.as_ref(),
     };
     let mut top = Vec::new();
     let mut claimed = HashSet::new();
