@@ -126,20 +126,20 @@ impl Format {
         }
     }
 
-    /// Instruction-file formats that load as a hierarchy with `@imports`.
-    pub fn is_hierarchical(self) -> bool {
-        matches!(
-            self,
-            Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd
-        )
-    }
-
-    /// Formats whose specs allow markdown files only (the Cline memory bank spec, the ConKeeper schema).
+    /// Formats whose specs allow markdown files only (the Cline memory bank spec, the
+    /// ConKeeper schema, the instruction files).
     pub fn is_markdown_only(self) -> bool {
         matches!(
             self,
-            Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::ClaudeAutoMemory
-        ) || self.is_hierarchical()
+            Format::Cline
+                | Format::MemoryBankMcp
+                | Format::ConKeeper
+                | Format::ClaudeAutoMemory
+                | Format::ClaudeMd
+                | Format::AgentsMd
+                | Format::GeminiMd
+                | Format::BeansMd
+        )
     }
 }
 

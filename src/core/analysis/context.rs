@@ -866,7 +866,10 @@ pub fn load_once(contexts: &mut [BankContext]) {
             // Instruction files of two different agents (a CLAUDE.md importing AGENTS.md,
             // which Codex reads on its own) load in two sessions, not twice in one.
             let (mine, theirs) = (contexts[b].format, contexts[owner.0].format);
-            if mine != theirs && mine.is_hierarchical() && theirs.is_hierarchical() {
+            if mine != theirs
+                && formats::is_instruction_file(mine)
+                && formats::is_instruction_file(theirs)
+            {
                 continue;
             }
             let reached = contexts[b].pieces[p].reached.clone();

@@ -46,6 +46,38 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
     ],
 };
 
+/// Cline's seven core files in read order (the Cline memory bank spec).
+pub const TEMPLATES: [(&str, &str); 7] = [
+    (
+        "projectBrief.md",
+        include_str!("../../../assets/templates/cline/projectBrief.md"),
+    ),
+    (
+        "productContext.md",
+        include_str!("../../../assets/templates/cline/productContext.md"),
+    ),
+    (
+        "systemPatterns.md",
+        include_str!("../../../assets/templates/cline/systemPatterns.md"),
+    ),
+    (
+        "techContext.md",
+        include_str!("../../../assets/templates/cline/techContext.md"),
+    ),
+    (
+        "activeContext.md",
+        include_str!("../../../assets/templates/cline/activeContext.md"),
+    ),
+    (
+        "progress.md",
+        include_str!("../../../assets/templates/cline/progress.md"),
+    ),
+    (
+        "decisionLog.md",
+        include_str!("../../../assets/templates/cline/decisionLog.md"),
+    ),
+];
+
 pub struct Cline;
 
 /// New files go at the bank's top or one folder down: the specs keep sub-folders such as

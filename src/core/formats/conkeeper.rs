@@ -12,8 +12,11 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 pub const FOLDER: &str = "memory";
 /// …inside one of these project folders.
 pub const CONTAINERS: [&str; 2] = [".claude", ".ai"];
-/// Sub-folders of the bank where new files go (ADRs, session logs).
-const CREATES_IN: [&str; 2] = ["decisions", "sessions"];
+/// The bank's folder as `mbank init` creates it, relative to the project.
+pub const BANK_DIR: &str = ".claude/memory";
+/// Sub-folders of the bank where new files go (ADRs, session logs); they exist even
+/// when empty.
+pub const FOLDERS: [&str; 2] = ["decisions", "sessions"];
 
 /// Where ConKeeper's budgets come from.
 const PRESETS: &str = "ConKeeper token budget presets";
@@ -28,11 +31,45 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
     recommended: &[],
 };
 
+/// ConKeeper's files (the ConKeeper schema, "Directory Structure"); the configuration is written as
+/// `.memory-config.md`.
+pub const TEMPLATES: [(&str, &str); 6] = [
+    (
+        "active-context.md",
+        include_str!("../../../assets/templates/conkeeper/active-context.md"),
+    ),
+    (
+        "product-context.md",
+        include_str!("../../../assets/templates/conkeeper/product-context.md"),
+    ),
+    (
+        "progress.md",
+        include_str!("../../../assets/templates/conkeeper/progress.md"),
+    ),
+    (
+        "patterns.md",
+        include_str!("../../../assets/templates/conkeeper/patterns.md"),
+    ),
+    (
+        "glossary.md",
+        include_str!("../../../assets/templates/conkeeper/glossary.md"),
+    ),
+    (
+        ".memory-config.md",
+        include_str!("../../../assets/templates/conkeeper/memory-config.md"),
+    ),
+];
+
 pub struct ConKeeper;
 
 impl FormatRules for ConKeeper {
     fn format(&self) -> Format {
         Format::ConKeeper
+    }
+
+    /// ConKeeper's injection strips `<private>` blocks.
+    fn session_text_differs(&self) -> bool {
+        true
     }
 
     fn listing(&self) -> super::Listing {
@@ -50,7 +87,7 @@ impl FormatRules for ConKeeper {
             .unwrap_or_default();
         match folders.as_slice() {
             [] => true,
-            [folder] => CREATES_IN.contains(folder),
+            [folder] => FOLDERS.contains(folder),
             _ => false,
         }
     }

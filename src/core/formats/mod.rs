@@ -196,6 +196,12 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
+    /// Whether what the agent loads differs from the listed files' text (imports expanded,
+    /// `<private>` blocks stripped), so a view computes the session's context to show it.
+    fn session_text_differs(&self) -> bool {
+        instruction_member(self.format()).is_some()
+    }
+
     /// Why mbank never writes this format's files, when it never does (the agent owns them).
     fn read_only(&self) -> Option<&'static str> {
         None
@@ -387,6 +393,27 @@ pub fn instruction_member(format: Format) -> Option<&'static instruction_files::
         Format::BeansMd => Some(&beans_md::FILES),
         _ => None,
     }
+}
+
+/// Whether a format is an instruction-file member (loads as a hierarchy with `@imports`).
+pub fn is_instruction_file(format: Format) -> bool {
+    instruction_member(format).is_some()
+}
+
+/// The main places discovery looks for, in words for a message ("memory-bank/,
+/// .claude/memory/, CLAUDE.md, …"); folders end in `/`.
+pub fn looked_for() -> String {
+    let places = [
+        format!("{}/", cline::BANK_DIR),
+        format!("{}/{}/", conkeeper::CONTAINERS[0], conkeeper::FOLDER),
+        claude_md::FILES.main.to_string(),
+        agents_md::FILES.main.to_string(),
+        gemini_md::FILES.main.to_string(),
+        format!("{}/", infinity::DIR),
+        roo_rules::CLINERULES.to_string(),
+        format!("{}/", roo_rules::ROO_DIR),
+    ];
+    places.join(", ")
 }
 
 /// Every member of the instruction-file family.

@@ -84,7 +84,8 @@ impl Markers {
     /// project of its own.
     fn has_memory_folder(&self) -> bool {
         self.banks.iter().any(|b| {
-            !b.format.is_hierarchical() && formats::rules(b.format).project_paths().is_empty()
+            !formats::is_instruction_file(b.format)
+                && formats::rules(b.format).project_paths().is_empty()
         })
     }
 }
