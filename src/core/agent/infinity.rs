@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::WriteReport;
 pub use super::infinity_error::InfinityError;
 use crate::core::agent::proposals::{Change, MemoryEdit, NewProposal, ProposalStore};
+use crate::core::formats;
 use crate::core::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError,
 };
@@ -111,8 +112,8 @@ pub fn apply_store_change<E: From<InfinityError>>(
 }
 
 /// The store and the project's id, relative to the project folder.
-const STORE: &str = ".infinity/memories.json";
-const PROJECT_ID: &str = ".infinity/project_id";
+const STORE: &str = formats::infinity::STORE_PATH;
+const PROJECT_ID: &str = formats::infinity::PROJECT_ID_PATH;
 
 fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
@@ -147,7 +148,7 @@ fn valid_project_id(text: &str) -> Option<String> {
 /// `activate_project` (the Infinity store spec): loads `.infinity/project_id` in `project_dir`, or
 /// creates the folder and a new v4 id. TC1, TC2.
 pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
-    let dir = project_dir.join(".infinity");
+    let dir = project_dir.join(formats::infinity::DIR);
     let exists = must_be_real(&dir, true).map_err(InfinityError::CannotCreateProjectDir)?;
     if !exists {
         fs::create_dir(&dir).or_else(|e| match e.kind() {
@@ -161,7 +162,7 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
         must_be_real(&dir, true).map_err(InfinityError::CannotCreateProjectDir)?;
     }
     let _lock = lock::for_folder(&dir).map_err(storage)?;
-    let id_path = dir.join("project_id");
+    let id_path = dir.join(formats::infinity::PROJECT_ID_FILE);
     if must_be_real(&id_path, false).map_err(InfinityError::Storage)? {
         let text = write::read_text_beneath(project_dir, Path::new(PROJECT_ID))
             .map_err(storage)?
@@ -180,7 +181,7 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
         });
     }
     // A store without its id file keeps the id it names.
-    let store_path = dir.join("memories.json");
+    let store_path = dir.join(formats::infinity::STORE_FILE);
     let from_store = match must_be_real(&store_path, false) {
         Ok(true) => write::read_text_beneath(project_dir, Path::new(STORE))
             .ok()
@@ -213,7 +214,7 @@ impl InfinityProject {
     }
 
     fn store_path(&self) -> PathBuf {
-        self.dir.join("memories.json")
+        self.dir.join(formats::infinity::STORE_FILE)
     }
 
     /// The project folder: every read and write of the store starts from it and opens

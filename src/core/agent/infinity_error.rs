@@ -6,7 +6,7 @@ use crate::core::guard::Refusal;
 /// The errors of the Infinity store spec (plus the guard's refusals), by their `error` code.
 #[derive(Debug, thiserror::Error)]
 pub enum InfinityError {
-    #[error("cannot create the .infinity folder: {0}")]
+    #[error("cannot create the {dir} folder: {0}", dir = crate::core::formats::infinity::DIR)]
     CannotCreateProjectDir(String),
     #[error("call activate_project first: it scopes every other tool to this project")]
     ProjectNotActivated,

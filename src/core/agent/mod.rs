@@ -42,7 +42,10 @@ pub enum AgentError {
     InvalidRequest(String),
     #[error("no project {name:?} under the root {root}; list_projects shows the projects there")]
     ProjectNotFound { name: String, root: PathBuf },
-    #[error("{project} has no memory-bank/ folder yet; call initialize_memory_bank first")]
+    #[error(
+        "{project} has no {dir}/ folder yet; call initialize_memory_bank first",
+        dir = crate::core::formats::cline::BANK_DIR
+    )]
     NotInitialized { project: PathBuf },
     #[error("{name} does not exist in the memory bank")]
     FileNotFound { name: String },

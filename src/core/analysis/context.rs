@@ -625,7 +625,7 @@ impl Builder<'_> {
 /// The mode of a session over a Roo rules bank, and whether its `.roo/system-prompt-{mode}`
 /// override (read confined to the project, trimmed as Roo reads it) is there and not empty.
 fn roo_session(project: &Project, bank: &Bank, mode: Option<&str>) -> Option<RooSession> {
-    let mode = mode.filter(|_| bank.format == Format::RooRules)?;
+    let mode = mode.filter(|_| formats::rules(bank.format).holds_mode_rules())?;
     let folder = ProjectFolder::new(&project.path);
     let overridden = bank.files.iter().any(|file| {
         let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
@@ -645,7 +645,7 @@ fn mode_reads(project: &Project, mode: &str) -> Option<(PathBuf, Vec<String>)> {
     project
         .banks
         .iter()
-        .filter(|location| location.format == Format::RooRules)
+        .filter(|location| formats::rules(location.format).holds_mode_rules())
         .find_map(|location| {
             let rules = crate::core::scan::bank::list_bank(project, location);
             modes::reads_of_mode(&rules, mode, |file| confine::read_text(&folder, file).ok())

@@ -345,10 +345,11 @@ fn roomodes_sent_tokens(
     encoding: Encoding,
     store: &Listings,
 ) -> Option<(PathBuf, usize)> {
-    if bank.format != Format::RooRules {
+    let rules = crate::core::formats::rules(bank.format);
+    if !rules.holds_mode_rules() {
         return None;
     }
-    let mode = crate::core::formats::rules(bank.format).default_mode()?;
+    let mode = rules.default_mode()?;
     let rel = |file: &MemoryFile| {
         file.path
             .strip_prefix(&project.path)

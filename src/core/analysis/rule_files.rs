@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::roo_rules::{self, BUILT_IN_MODES as BUILT_IN_ROO_MODES, modes};
-use crate::core::model::{Bank, Format, LoadKind};
+use crate::core::model::{Bank, LoadKind};
 use crate::core::text;
 
 /// Largest file compared for duplicates.
@@ -75,7 +75,7 @@ fn duplicate_findings(bank: &Bank) -> Vec<Finding> {
 /// `.roo/rules-{mode}/` folders whose mode is neither built in nor in `.roomodes`.
 fn unknown_mode_folders(bank: &Bank) -> Vec<Finding> {
     let mut out = Vec::new();
-    if bank.format != Format::RooRules {
+    if !crate::core::formats::rules(bank.format).holds_mode_rules() {
         return out;
     }
     let custom: Vec<String> = bank
@@ -156,7 +156,7 @@ mod tests {
         let listed = bank::list_banks(&project);
         let roo = listed
             .iter()
-            .find(|b| b.format == Format::RooRules)
+            .find(|b| crate::core::formats::rules(b.format).holds_mode_rules())
             .unwrap();
         let found: Vec<(&str, String)> = findings(roo)
             .into_iter()

@@ -22,6 +22,13 @@ pub const EDITOR_FOLDERS: [&str; 2] = [".cursor", ".copilot-tracking"];
 /// The bank's own folder.
 pub const BANK_DIR: &str = "memory-bank";
 
+/// The bank folders the memory-bank tools serve, in order of preference.
+pub const SERVED_FOLDERS: [&str; 3] = [
+    BANK_DIR,
+    ".cursor/memory-bank",
+    ".copilot-tracking/memory-bank",
+];
+
 /// The folder the memory bank specification archives completed progress into.
 pub const ARCHIVE_DIR: &str = "archive";
 
@@ -80,6 +87,25 @@ pub const TEMPLATES: [(&str, &str); 7] = [
 
 pub struct Cline;
 
+/// The name of the core file of `role` in a Cline bank (`activeContext.md`).
+pub fn file_for(role: Role) -> Option<&'static str> {
+    EXPECTED
+        .required
+        .iter()
+        .chain(EXPECTED.recommended)
+        .find(|(r, _)| *r == role)
+        .map(|(_, name)| *name)
+}
+
+/// The roles the memory-bank tools add entries to.
+pub const ENTRY_ROLES: [Role; 5] = [
+    Role::Active,
+    Role::Decisions,
+    Role::Product,
+    Role::Patterns,
+    Role::Progress,
+];
+
 /// New files go at the bank's top or one folder down: the specs keep sub-folders such as
 /// `archive/` (the folder must exist; the agent layer creates `archive/` itself).
 pub fn may_create_in_bank(rel: &Path) -> bool {
@@ -97,6 +123,17 @@ impl FormatRules for Cline {
 
     fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
         super::project_of_memory_folder(bank_root)
+    }
+
+    fn serves_memory_bank_tools(&self) -> bool {
+        true
+    }
+
+    fn entry_file(&self, role: Role) -> Option<&'static str> {
+        ENTRY_ROLES
+            .contains(&role)
+            .then(|| file_for(role))
+            .flatten()
     }
 
     fn may_create(&self, rel: &Path) -> bool {

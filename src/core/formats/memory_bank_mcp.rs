@@ -155,6 +155,26 @@ impl FormatRules for MemoryBankMcp {
         super::project_of_memory_folder(bank_root)
     }
 
+    fn serves_memory_bank_tools(&self) -> bool {
+        true
+    }
+
+    /// The server's kebab-case names; progress is `progress.md` in both spellings.
+    fn entry_file(&self, role: Role) -> Option<&'static str> {
+        Some(match role {
+            Role::Active => "active-context.md",
+            Role::Decisions => "decision-log.md",
+            Role::Product => "product-context.md",
+            Role::Patterns => "system-patterns.md",
+            Role::Progress => "progress.md",
+            _ => return None,
+        })
+    }
+
+    fn entry_style(&self) -> super::EntryStyle {
+        super::EntryStyle::MemoryBankMcp
+    }
+
     fn may_create(&self, rel: &Path) -> bool {
         super::cline::may_create_in_bank(rel)
     }

@@ -196,6 +196,30 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
+    /// Whether the bank is made of the project's mode rule files (`.roomodes`,
+    /// `.clinerules-{mode}`, `.roo/rules-{mode}/`), which say which modes exist and what
+    /// each reads.
+    fn holds_mode_rules(&self) -> bool {
+        false
+    }
+
+    /// Whether the memory-bank servers (Cline's and Memory Bank MCP's tools) read and
+    /// write banks of this format.
+    fn serves_memory_bank_tools(&self) -> bool {
+        false
+    }
+
+    /// The file the memory-bank tools add an entry of `role` to when the bank has none
+    /// of that role yet (a decision, a progress line, a session note).
+    fn entry_file(&self, _role: Role) -> Option<&'static str> {
+        None
+    }
+
+    /// How the memory-bank tools write entries into this format's files.
+    fn entry_style(&self) -> EntryStyle {
+        EntryStyle::Cline
+    }
+
     /// Whether what the agent loads differs from the listed files' text (imports expanded,
     /// `<private>` blocks stripped), so a view computes the session's context to show it.
     fn session_text_differs(&self) -> bool {
@@ -249,6 +273,15 @@ pub trait FormatRules: Send + Sync {
     fn lenient_frontmatter(&self) -> bool {
         false
     }
+}
+
+/// How entries (decisions, progress lines) are written into a format's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryStyle {
+    /// The Cline memory bank's: `## [date] Title` decision blocks.
+    Cline,
+    /// The Memory Bank MCP server's own decision format.
+    MemoryBankMcp,
 }
 
 /// How bank listing finds a format's files.

@@ -30,6 +30,11 @@ pub fn role_of_kind(kind: &str) -> Role {
 pub const DIR: &str = ".infinity";
 /// The store's file, in the `.infinity/` folder.
 pub const STORE_FILE: &str = "memories.json";
+/// The file holding the project's id, beside the store.
+pub const PROJECT_ID_FILE: &str = "project_id";
+/// The store and the project's id, relative to the project folder.
+pub const STORE_PATH: &str = ".infinity/memories.json";
+pub const PROJECT_ID_PATH: &str = ".infinity/project_id";
 
 impl FormatRules for Infinity {
     fn format(&self) -> Format {

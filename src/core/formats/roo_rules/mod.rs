@@ -65,6 +65,10 @@ impl FormatRules for RooRules {
         Some(DEFAULT_MODE)
     }
 
+    fn holds_mode_rules(&self) -> bool {
+        true
+    }
+
     fn is_top_marker(&self, name: &str) -> bool {
         name == ROOMODES
             || name == ROO_DIR
