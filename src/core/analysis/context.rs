@@ -486,7 +486,7 @@ impl Builder<'_> {
                 text = text.trim().to_string();
             }
         }
-        if self.format == Format::ConKeeper {
+        if formats::rules(self.format).honours_private_blocks() {
             if markdown::is_private_file(&text) {
                 self.skip(file, "private: true — ConKeeper never injects this file");
                 return;
@@ -966,7 +966,7 @@ pub fn session_context_in_mode(
             total_bytes: 0,
         },
     };
-    if format == Format::Infinity {
+    if rules.is_store() {
         let listing = infinity_listing(bank, count_tokens);
         builder.out.notes.push(format!(
             "Infinity loads nothing at session start: the agent calls list_memories, which \

@@ -302,10 +302,10 @@ const CONKEEPER_FACT: &str = "conkeeper-settings";
 /// Reads a ConKeeper bank's `token_budget` preset and `staleness_commits`; with
 /// `listings`, remembered for this version of `.memory-config.md`.
 fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<String>, Option<u32>) {
-    if bank.format != Format::ConKeeper {
+    let Some(settings) = crate::core::formats::rules(bank.format).settings_file() else {
         return (None, None);
-    }
-    let path = bank.root.join(".memory-config.md");
+    };
+    let path = bank.root.join(settings);
     // The listing already knows whether the file exists and which version it is, and
     // only what it lists is confined to the project: nothing else is read.
     let Some(file) = bank

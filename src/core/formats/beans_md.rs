@@ -26,6 +26,10 @@ impl FormatRules for BeansMd {
         Format::BeansMd
     }
 
+    fn expands_imports(&self) -> bool {
+        true
+    }
+
     fn place(&self, rel: &Path) -> Placement {
         FILES.place(rel)
     }

@@ -31,6 +31,10 @@ impl FormatRules for ClaudeMd {
         Format::ClaudeMd
     }
 
+    fn expands_imports(&self) -> bool {
+        true
+    }
+
     fn place(&self, rel: &Path) -> Placement {
         FILES.place(rel)
     }

@@ -129,6 +129,10 @@ impl FormatRules for Cline {
         true
     }
 
+    fn is_memory_folder(&self) -> bool {
+        true
+    }
+
     fn entry_file(&self, role: Role) -> Option<&'static str> {
         ENTRY_ROLES
             .contains(&role)

@@ -12,6 +12,8 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 pub const FOLDER: &str = "memory";
 /// …inside one of these project folders.
 pub const CONTAINERS: [&str; 2] = [".claude", ".ai"];
+/// The bank's settings (token budget preset, staleness), at its top.
+pub const SETTINGS_FILE: &str = ".memory-config.md";
 /// The bank's folder as `mbank init` creates it, relative to the project.
 pub const BANK_DIR: &str = ".claude/memory";
 /// Sub-folders of the bank where new files go (ADRs, session logs); they exist even
@@ -74,6 +76,27 @@ impl FormatRules for ConKeeper {
 
     fn listing(&self) -> super::Listing {
         super::Listing::Folder
+    }
+
+    fn is_memory_folder(&self) -> bool {
+        true
+    }
+
+    fn settings_file(&self) -> Option<&'static str> {
+        Some(SETTINGS_FILE)
+    }
+
+    /// ConKeeper's SessionStart hook strips them.
+    fn honours_private_blocks(&self) -> bool {
+        true
+    }
+
+    fn names_adr_files(&self) -> bool {
+        true
+    }
+
+    fn required_folders(&self) -> &'static [&'static str] {
+        &FOLDERS
     }
 
     fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {

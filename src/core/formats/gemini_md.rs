@@ -91,6 +91,10 @@ impl FormatRules for GeminiMd {
         Format::GeminiMd
     }
 
+    fn expands_imports(&self) -> bool {
+        true
+    }
+
     fn place(&self, rel: &Path) -> Placement {
         FILES.place(rel)
     }

@@ -159,6 +159,10 @@ impl FormatRules for MemoryBankMcp {
         true
     }
 
+    fn is_memory_folder(&self) -> bool {
+        true
+    }
+
     /// The server's kebab-case names; progress is `progress.md` in both spellings.
     fn entry_file(&self, role: Role) -> Option<&'static str> {
         Some(match role {

@@ -196,6 +196,46 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
+    /// Whether the bank is a memory folder of the memory-bank family (Cline, Memory Bank
+    /// MCP, ConKeeper): a folder in the project whose every file is memory the agent keeps.
+    fn is_memory_folder(&self) -> bool {
+        false
+    }
+
+    /// Whether the bank is one structured store file whose records are virtual files.
+    fn is_store(&self) -> bool {
+        matches!(self.listing(), Listing::Store)
+    }
+
+    /// The bank's settings file at its top (ConKeeper's `.memory-config.md`): its content
+    /// is checked though it never loads, and budgets and staleness read it.
+    fn settings_file(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether the agent strips `<private>` blocks (and whole `private: true` files) from
+    /// what it loads.
+    fn honours_private_blocks(&self) -> bool {
+        false
+    }
+
+    /// Whether the format's specification names its ADR files (`NNNN-title.md`), so
+    /// another name is a finding.
+    fn names_adr_files(&self) -> bool {
+        false
+    }
+
+    /// Sub-folders a bank proven of this format must have, even when empty.
+    fn required_folders(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether the agent expands `@path` imports in this format's files (Codex reads
+    /// AGENTS.md verbatim, so an `@` there is plain text).
+    fn expands_imports(&self) -> bool {
+        false
+    }
+
     /// Whether the bank is made of the project's mode rule files (`.roomodes`,
     /// `.clinerules-{mode}`, `.roo/rules-{mode}/`), which say which modes exist and what
     /// each reads.
