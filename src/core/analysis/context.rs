@@ -41,7 +41,7 @@ use crate::core::findings::{Finding, Severity};
 use crate::core::formats::agents::{self, Agent};
 use crate::core::formats::roo_rules::{self, modes};
 use crate::core::formats::{
-    self, agents_md, claude_auto_memory, claude_md, layers, memory_bank_mcp, windsurf,
+    self, CombinedLimit, agents_md, claude_auto_memory, layers, memory_bank_mcp, windsurf,
 };
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
@@ -206,9 +206,7 @@ fn cut_lines_and_bytes(text: &str, max_lines: usize, max_bytes: usize) -> usize 
 
 /// How much of a Windsurf rule survives its cut, in bytes: its first 12,000 characters.
 pub fn windsurf_kept_bytes(text: &str) -> usize {
-    text.char_indices()
-        .nth(WINDSURF_RULE_FILE_MAX_CHARS)
-        .map_or(text.len(), |(at, _)| at)
+    windsurf::kept_bytes(text)
 }
 
 fn floor_char_boundary(text: &str, at: usize) -> usize {
@@ -263,7 +261,7 @@ struct Builder<'a> {
     format: Format,
     count_tokens: &'a dyn Fn(&str) -> usize,
     expander: Option<Expander>,
-    codex_bytes_used: usize,
+    combined_bytes_used: usize,
     /// A Roo Code session: its mode, and whether a system prompt override replaces the
     /// mode's system prompt.
     roo: Option<RooSession>,
@@ -365,30 +363,21 @@ impl Builder<'_> {
         });
     }
 
-    /// Codex's 32 KiB cut-off dropped text of `file`: where, and how much.
-    fn codex_cut_finding(&mut self, file: &Path, text: &str, kept: usize) {
+    /// A combined limit's cut dropped text of `file`: where, and how much.
+    fn combined_cut_finding(
+        &mut self,
+        limit: &CombinedLimit,
+        file: &Path,
+        text: &str,
+        kept: usize,
+    ) {
         let (head, tail) = text.split_at(kept);
         let line = head.matches('\n').count() + 1;
-        let message = if kept == 0 {
-            format!(
-                "Codex never loads {}: the files before it already fill the 32 KiB \
-                 AGENTS.md budget (project_doc_max_bytes); {} lines / {} bytes dropped",
-                self.display(file),
-                count_lines(tail),
-                tail.len()
-            )
-        } else {
-            format!(
-                "Codex stops AGENTS.md files at 32 KiB combined (project_doc_max_bytes): {} \
-                 is cut in line {line}, after byte {kept}; {} lines / {} bytes dropped",
-                self.display(file),
-                count_lines(tail),
-                tail.len()
-            )
-        };
+        let shown = self.display(file);
+        let message = (limit.message)(&shown, line, kept, count_lines(tail), tail.len());
         self.out.findings.push(Finding::new(
             Severity::Warning,
-            "codex-cutoff",
+            limit.code,
             file,
             Some(line),
             message,
@@ -513,52 +502,37 @@ impl Builder<'_> {
                 text.truncate(kept);
             }
         }
-        if self.format == Format::AgentsMd && agents_md::is_empty_for_codex(&text) {
-            self.skip(file, "empty: Codex skips empty files");
+        let rules = formats::rules(self.format);
+        if let Some(why) = rules.skips_text(&text) {
+            self.skip(file, why);
             return;
         }
-        if self.format == Format::AgentsMd && scope != Scope::User {
-            let remaining = CODEX_PROJECT_DOC_MAX_BYTES.saturating_sub(self.codex_bytes_used);
+        if let Some(limit) = rules.combined_limit().filter(|_| scope != Scope::User) {
+            let remaining = limit.max_bytes.saturating_sub(self.combined_bytes_used);
             if text.len() > remaining {
                 let kept = floor_char_boundary(&text, remaining);
-                self.record_cut(
-                    file,
-                    "Codex: AGENTS.md files stop at 32 KiB combined",
-                    &text,
-                    kept,
-                );
-                self.codex_cut_finding(file, &text, kept);
+                self.record_cut(file, limit.rule, &text, kept);
+                self.combined_cut_finding(&limit, file, &text, kept);
                 if kept == 0 {
-                    self.skip(file, "the 32 KiB AGENTS.md budget is already used up");
+                    self.skip(file, limit.used_up);
                     return;
                 }
-                notes.push(format!("cut after {kept} bytes (32 KiB combined limit)"));
+                notes.push(format!("cut after {kept} bytes ({})", limit.note));
                 text.truncate(kept);
             }
-            self.codex_bytes_used += text.len();
+            self.combined_bytes_used += text.len();
         }
-        if self.format == Format::Windsurf {
-            let kept = windsurf_kept_bytes(&text);
-            if kept < text.len() {
-                let rule = "Windsurf: a rule file stops at 12,000 characters";
-                self.record_cut(file, rule, &text, kept);
-                let chars = text[..kept].chars().count();
-                notes.push(format!("cut after {chars} characters ({rule})"));
-                text.truncate(kept);
-            }
+        if let Some((kept, rule)) = rules.text_cut(&text) {
+            self.record_cut(file, rule, &text, kept);
+            let chars = text[..kept].chars().count();
+            notes.push(format!("cut after {chars} characters ({rule})"));
+            text.truncate(kept);
         }
-        if self.format == Format::ClaudeMd
-            && file
-                .file_name()
-                .is_some_and(|n| n == claude_md::FILES.main || n == claude_md::FILES.local)
-        {
-            let chars = text.chars().count();
-            if chars > CLAUDE_MD_WARN_CHARS {
-                notes.push(format!(
-                    "{chars} characters: Claude Code warns above {CLAUDE_MD_WARN_CHARS}"
-                ));
-            }
-        }
+        let file_name = file
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        notes.extend(rules.size_note(&file_name, &text));
         // Claude Code does not expand the imports of a CLAUDE.md it loads as an ancestor.
         let expansion = self
             .expander
@@ -597,28 +571,28 @@ impl Builder<'_> {
         scope: Scope,
         imported: &[imports::ImportedFile],
     ) -> Option<Finding> {
-        if self.format != Format::ClaudeMd || scope != Scope::Project {
+        if scope != Scope::Project {
             return None;
         }
-        let bridge = imported.iter().find(|i| {
-            i.depth() == 1
-                && i.path
-                    .file_name()
-                    .is_some_and(|n| n == agents_md::FILES.main)
-        })?;
-        Some(Finding::new(
-            Severity::Info,
-            "import-not-expanded-in-subfolders",
-            file,
-            Some(bridge.line),
-            format!(
-                "@{} loads only when Claude Code is launched in this folder: launched in a \
-                 sub-folder, Claude Code reads {} as an ancestor without expanding its \
-                 imports, so AGENTS.md is not loaded there",
-                bridge.written,
-                self.display(file)
-            ),
-        ))
+        let rules = formats::rules(self.format);
+        let shown = self.display(file);
+        imported
+            .iter()
+            .filter(|i| i.depth() == 1)
+            .find_map(|i| {
+                let name = i.path.file_name()?.to_string_lossy();
+                let note = rules.ancestor_import_note(&name, &i.written, &shown)?;
+                Some((i.line, note))
+            })
+            .map(|(line, note)| {
+                Finding::new(
+                    Severity::Info,
+                    "import-not-expanded-in-subfolders",
+                    file,
+                    Some(line),
+                    note,
+                )
+            })
     }
 }
 
@@ -949,7 +923,7 @@ pub fn session_context_in_mode(
         format,
         count_tokens,
         expander,
-        codex_bytes_used: 0,
+        combined_bytes_used: 0,
         roo: roo_session(project, bank, mode),
         out: BankContext {
             format,
@@ -1045,24 +1019,20 @@ pub fn session_context_in_mode(
         if file.is_virtual() {
             continue;
         }
-        let load = match (format, mode) {
-            (Format::RooRules, Some(mode)) => {
-                crate::core::formats::roo_rules::load_in_mode(&bank.root, file, mode)
-            }
-            _ => file.load,
+        let load = match mode.filter(|_| rules.holds_mode_rules()) {
+            Some(mode) => crate::core::formats::roo_rules::load_in_mode(&bank.root, file, mode),
+            None => file.load,
         };
         match load {
             LoadKind::Startup => {
-                if format == Format::AgentsMd
-                    && let Some(codex_override) = agents_md::superseding_override(&file.path, |p| {
-                        bank.files.iter().any(|f| f.path == p)
-                    })
+                if let Some((superseding, why)) =
+                    rules.superseded_by(&file.path, &|p| bank.files.iter().any(|f| f.path == p))
                 {
                     builder.skip(
                         &file.path,
                         format!(
-                            "{} in the same folder takes its place (Codex reads one file per folder)",
-                            builder.display(&codex_override)
+                            "{} in the same folder takes its place ({why})",
+                            builder.display(&superseding)
                         ),
                     );
                     continue;

@@ -117,10 +117,11 @@ fn unknown_mode_folders(bank: &Bank) -> Vec<Finding> {
             None,
             format!(
                 "{}/ holds rules for mode \"{mode}\", which neither Roo Code's built-in modes \
-                 ({}) nor .roomodes define: they load only if a mode with that slug exists in \
+                 ({}) nor {} define: they load only if a mode with that slug exists in \
                  your global settings",
                 shown.display(),
-                BUILT_IN_ROO_MODES.join(", ")
+                BUILT_IN_ROO_MODES.join(", "),
+                roo_rules::ROOMODES
             ),
         ));
     }

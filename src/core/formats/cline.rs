@@ -97,6 +97,20 @@ pub fn file_for(role: Role) -> Option<&'static str> {
         .map(|(_, name)| *name)
 }
 
+/// What the memory bank tools' validation asks of a bank (the Cline memory bank spec):
+/// required and recommended files by role, named in camelCase and in kebab-case.
+pub const TOOL_REQUIRED: [(Role, &str, &str); 3] = [
+    (Role::Brief, "projectBrief.md", "project-brief.md"),
+    (Role::Active, "activeContext.md", "active-context.md"),
+    (Role::Progress, "progress.md", "progress.md"),
+];
+pub const TOOL_RECOMMENDED: [(Role, &str, &str); 4] = [
+    (Role::Product, "productContext.md", "product-context.md"),
+    (Role::Patterns, "systemPatterns.md", "system-patterns.md"),
+    (Role::Tech, "techContext.md", "tech-context.md"),
+    (Role::Decisions, "decisionLog.md", "decision-log.md"),
+];
+
 /// The roles the memory-bank tools add entries to.
 pub const ENTRY_ROLES: [Role; 5] = [
     Role::Active,

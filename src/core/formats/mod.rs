@@ -196,6 +196,51 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
+    /// What the files of this format load together at most (Codex stops AGENTS.md files
+    /// at 32 KiB combined), counted over the project's files, not the user's.
+    fn combined_limit(&self) -> Option<CombinedLimit> {
+        None
+    }
+
+    /// Why the agent skips a file it would load, judged by its text (Codex skips empty
+    /// files).
+    fn skips_text(&self, _text: &str) -> Option<&'static str> {
+        None
+    }
+
+    /// Where the agent cuts one file's text (bytes kept) and the rule in words, when it
+    /// cuts it (Windsurf reads 12,000 characters of a rule file).
+    fn text_cut(&self, _text: &str) -> Option<(usize, &'static str)> {
+        None
+    }
+
+    /// A note on a loaded file's size the agent warns about (`file_name` is its name).
+    fn size_note(&self, _file_name: &str, _text: &str) -> Option<String> {
+        None
+    }
+
+    /// The file that takes this one's place, when `listed` says it is there, and why
+    /// (Codex reads `AGENTS.override.md` instead of the `AGENTS.md` beside it).
+    fn superseded_by(
+        &self,
+        _file: &Path,
+        _listed: &dyn Fn(&Path) -> bool,
+    ) -> Option<(PathBuf, &'static str)> {
+        None
+    }
+
+    /// A note on a direct `@import` of `imported_name` (written `written`) in a project
+    /// file shown as `shown`, when the agent does not expand it everywhere it loads the
+    /// file (Claude Code loading a CLAUDE.md as an ancestor): the finding's message.
+    fn ancestor_import_note(
+        &self,
+        _imported_name: &str,
+        _written: &str,
+        _shown: &str,
+    ) -> Option<String> {
+        None
+    }
+
     /// Whether the bank is a memory folder of the memory-bank family (Cline, Memory Bank
     /// MCP, ConKeeper): a folder in the project whose every file is memory the agent keeps.
     fn is_memory_folder(&self) -> bool {
@@ -343,6 +388,24 @@ pub enum Listing {
     ProjectPaths(ProjectPaths),
 }
 
+/// What the files of a format load together at most (see
+/// [`FormatRules::combined_limit`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CombinedLimit {
+    pub max_bytes: usize,
+    /// The rule in words, for the cut's record.
+    pub rule: &'static str,
+    /// Why a file past the limit loads nothing.
+    pub used_up: &'static str,
+    /// What the note on a cut file adds: "32 KiB combined limit".
+    pub note: &'static str,
+    /// The code of the finding on a cut file.
+    pub code: &'static str,
+    /// Its message: the file as shown, the line of the cut, the bytes kept, and the
+    /// lines and bytes dropped.
+    pub message: fn(&str, usize, usize, usize, usize) -> String,
+}
+
 /// What of a file the agent loads at start: its first lines and bytes, whichever limit
 /// comes first (see [`FormatRules::session_cut`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -456,6 +519,14 @@ pub fn project_of_memory_folder(root: &Path) -> Option<PathBuf> {
         root.parent().map(Path::to_path_buf)
     }
 }
+
+/// Agents' own folders in a project, whose files are tracked configuration: Claude's,
+/// Cursor's and Roo's.
+pub const AGENT_FOLDERS: [&str; 3] = [
+    claude_md::FILES.dot_dir,
+    cline::EDITOR_FOLDERS[0],
+    roo_rules::ROO_DIR,
+];
 
 /// The member of the instruction-file family a format is (see `instruction_files.rs`).
 pub fn instruction_member(format: Format) -> Option<&'static instruction_files::InstructionFiles> {
