@@ -241,8 +241,7 @@ fn lex(text: &str) -> (String, Vec<(usize, String)>) {
                 let start_line = line;
                 let mut literal = String::new();
                 j += 1;
-                loop {
-                    let Some(&ch) = chars.get(j) else { break };
+                while let Some(&ch) = chars.get(j) {
                     if ch == '"' && (1..=hashes).all(|h| chars.get(j + h) == Some(&'#')) {
                         j += 1 + hashes;
                         break;

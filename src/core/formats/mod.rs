@@ -29,7 +29,9 @@
 //!    every other method has a default meaning "this format has no such rule". Give
 //!    each [`Budget`] its source in words ("Cline memory bank guidelines"), never a
 //!    document number.
-//! 3. Register it: one arm in [`rules`] (the compiler points there).
+//! 3. Register it: one arm in [`rules`] (the compiler points there), and give each
+//!    method whose default does not fit it an answer (where it lives, how it is listed,
+//!    what its agent cuts).
 //! 4. Add fixtures and tests: a project folder of that shape under a temp dir.
 //!
 //! A format whose files sit at fixed places in the project (rule files and rule
@@ -38,11 +40,18 @@
 //! them; [`frontmatter_load`](FormatRules::frontmatter_load) decides when each loads and
 //! [`check_text`](FormatRules::check_text) adds its own findings.
 //!
-//! Still outside this interface (each engine matches on the format, so a new format
-//! adds an arm there too until they move here): what discovery looks for
-//! (`scan::discovery`), how a bank is listed (`scan::bank`), the content checks
-//! (`analysis::validate`), the session rules (`analysis::context`) and where guarded
-//! writes may create files (`write`).
+//! Every engine asks this interface and never matches on a format: discovery
+//! ([`is_top_marker`](FormatRules::is_top_marker), the memory folders' constants), bank
+//! listing ([`listing`](FormatRules::listing),
+//! [`outside_project`](FormatRules::outside_project)), the content checks
+//! ([`settings_file`](FormatRules::settings_file),
+//! [`honours_private_blocks`](FormatRules::honours_private_blocks) …), the session rules
+//! ([`session_cut`](FormatRules::session_cut),
+//! [`combined_limit`](FormatRules::combined_limit), [`text_cut`](FormatRules::text_cut) …),
+//! guarded writes ([`may_create`](FormatRules::may_create),
+//! [`read_only`](FormatRules::read_only)) and the memory-bank servers
+//! ([`entry_file`](FormatRules::entry_file)). `tests/it/format_names.rs` fails on a
+//! format's file name spelled, or a format picked by its variant, anywhere else.
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
