@@ -218,6 +218,9 @@ impl KiloMemoryPlace {
     /// The project's memory folder: the one folder whose slug is the project folder's
     /// name, when it is a folder.
     pub fn find(&self, project: &Path) -> Option<PathBuf> {
+        if self.folders.is_empty() {
+            return None;
+        }
         let name = project.file_name()?.to_str()?;
         match self.folders.get(&name_key(name))?.as_slice() {
             [only] if only.is_dir() => Some(only.clone()),

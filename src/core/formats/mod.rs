@@ -41,7 +41,7 @@
 //! [`check_text`](FormatRules::check_text) adds its own findings.
 //!
 //! Every engine asks this interface and never matches on a format: discovery
-//! ([`is_top_marker`](FormatRules::is_top_marker), the memory folders' constants), bank
+//! ([`top_markers`](FormatRules::top_markers), the memory folders' constants), bank
 //! listing ([`listing`](FormatRules::listing),
 //! [`outside_project`](FormatRules::outside_project)), the content checks
 //! ([`settings_file`](FormatRules::settings_file),
@@ -325,12 +325,15 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
-    /// Whether an entry of this name at a folder's top makes the folder a project holding
-    /// a bank of this format (rooted at the folder). Memory folders and rule folders at
-    /// fixed places are found through [`project_paths`](FormatRules::project_paths) and
-    /// the memory-folder markers instead.
-    fn is_top_marker(&self, name: &str) -> bool {
-        instruction_member(self.format()).is_some_and(|files| files.top_markers.contains(&name))
+    /// Names of entries at a folder's top that make the folder a project holding a bank
+    /// of this format (rooted at the folder). Memory folders and rule folders at fixed
+    /// places are found through [`project_paths`](FormatRules::project_paths) and the
+    /// memory-folder markers instead.
+    fn top_markers(&self) -> TopMarkers {
+        TopMarkers {
+            names: instruction_member(self.format()).map_or(&[], |files| files.top_markers),
+            prefixes: &[],
+        }
     }
 
     /// How bank listing finds the bank's files.
@@ -376,6 +379,31 @@ pub enum EntryStyle {
     Cline,
     /// The Memory Bank MCP server's own decision format.
     MemoryBankMcp,
+}
+
+/// Entries at a folder's top that mark a format's bank (see [`FormatRules::top_markers`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TopMarkers {
+    /// Whole names: `CLAUDE.md`, `.roomodes`.
+    pub names: &'static [&'static str],
+    /// Beginnings of names: `.clinerules-` (a mode's rule file).
+    pub prefixes: &'static [&'static str],
+}
+
+/// Every format's top markers, gathered once: which format an entry named `name` at a
+/// folder's top marks, if any.
+pub fn top_marker_format(name: &str) -> Option<Format> {
+    static MARKERS: std::sync::LazyLock<Vec<(Format, TopMarkers)>> =
+        std::sync::LazyLock::new(|| {
+            all()
+                .map(|rules| (rules.format(), rules.top_markers()))
+                .filter(|(_, m)| !m.names.is_empty() || !m.prefixes.is_empty())
+                .collect()
+        });
+    MARKERS.iter().find_map(|(format, markers)| {
+        (markers.names.contains(&name) || markers.prefixes.iter().any(|p| name.starts_with(p)))
+            .then_some(*format)
+    })
 }
 
 /// How bank listing finds a format's files.
@@ -699,6 +727,34 @@ mod tests {
     fn every_format_is_registered_under_its_own_variant() {
         for (format, rules) in Format::ALL.into_iter().zip(all()) {
             assert_eq!(rules.format(), format);
+        }
+    }
+
+    #[test]
+    fn top_markers_name_their_formats_and_nothing_else() {
+        for files in instruction_family() {
+            assert!(files.top_markers.contains(&files.main), "{files:?}");
+        }
+        assert_eq!(top_marker_format("CLAUDE.local.md"), Some(Format::ClaudeMd));
+        assert_eq!(
+            top_marker_format("AGENTS.override.md"),
+            Some(Format::AgentsMd)
+        );
+        assert_eq!(top_marker_format(".beans"), Some(Format::BeansMd));
+        assert_eq!(
+            top_marker_format(".clinerules-code"),
+            Some(Format::RooRules)
+        );
+        assert_eq!(top_marker_format(".roorules-"), Some(Format::RooRules));
+        assert_eq!(top_marker_format(".roo"), Some(Format::RooRules));
+        for other in [
+            "README.md",
+            "GEMINI.local.md",
+            ".claude",
+            "memory-bank",
+            "src",
+        ] {
+            assert_eq!(top_marker_format(other), None, "{other}");
         }
     }
 

@@ -228,9 +228,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
                     _ => None,
                 }
             }
-            n => formats::all()
-                .find(|rules| rules.is_top_marker(n))
-                .map(|rules| file_marker(rules.format())),
+            n => formats::top_marker_format(n).map(file_marker),
         };
         if let Some((format, root, when)) = found {
             markers.add(format, root, when);

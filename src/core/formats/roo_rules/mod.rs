@@ -69,11 +69,11 @@ impl FormatRules for RooRules {
         true
     }
 
-    fn is_top_marker(&self, name: &str) -> bool {
-        name == ROOMODES
-            || name == ROO_DIR
-            || name == CLINERULES
-            || MODE_RULE_PREFIXES.iter().any(|p| name.starts_with(p))
+    fn top_markers(&self) -> super::TopMarkers {
+        super::TopMarkers {
+            names: &[ROOMODES, ROO_DIR, CLINERULES],
+            prefixes: &MODE_RULE_PREFIXES,
+        }
     }
 
     fn listing(&self) -> super::Listing {
