@@ -157,8 +157,9 @@ impl Context {
         }
         if projects.is_empty() {
             return Err(eyre!(
-                "no memory bank found in {} (looked for memory-bank/, .claude/memory/, CLAUDE.md, AGENTS.md, GEMINI.md, .infinity/, .clinerules, .roo/ …)",
-                path.display()
+                "no memory bank found in {} (looked for {} …)",
+                path.display(),
+                crate::core::formats::looked_for()
             ));
         }
         Ok(projects)

@@ -400,11 +400,14 @@ pub fn save_in_project(
 /// [`save_edit`] for a path already returned by [`write::resolve_target`].
 pub fn save_resolved(target: &Path, original: &EditText, new_text: &str) -> Result<Saved> {
     if original.memory_id.is_some()
-        && target.file_name() != Some(std::ffi::OsStr::new("memories.json"))
+        && target.file_name() != Some(std::ffi::OsStr::new(infinity::STORE_FILE))
     {
         return Err(CoreError::Confined {
             name: target.display().to_string(),
-            reason: "Infinity memories live in a file named memories.json".into(),
+            reason: format!(
+                "Infinity memories live in a file named {}",
+                infinity::STORE_FILE
+            ),
         });
     }
     // One writer at a time in this folder: the servers and `mbank review` take the same lock.

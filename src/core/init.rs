@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::confine::ProjectFolder;
 use super::error::{CoreError, Result};
+use super::formats;
 use super::model::Format;
 use super::write::{Expected, write_guarded};
 
@@ -37,75 +38,18 @@ impl InitFormat {
     /// The bank folder, relative to the project.
     pub fn bank_dir(self) -> &'static str {
         match self {
-            InitFormat::Cline => "memory-bank",
-            InitFormat::ConKeeper => ".claude/memory",
+            InitFormat::Cline => formats::cline::BANK_DIR,
+            InitFormat::ConKeeper => formats::conkeeper::BANK_DIR,
         }
     }
 }
 
 /// Cline's seven core files in read order (the Cline memory bank spec).
-pub const CLINE_TEMPLATES: [(&str, &str); 7] = [
-    (
-        "projectBrief.md",
-        include_str!("../../assets/templates/cline/projectBrief.md"),
-    ),
-    (
-        "productContext.md",
-        include_str!("../../assets/templates/cline/productContext.md"),
-    ),
-    (
-        "systemPatterns.md",
-        include_str!("../../assets/templates/cline/systemPatterns.md"),
-    ),
-    (
-        "techContext.md",
-        include_str!("../../assets/templates/cline/techContext.md"),
-    ),
-    (
-        "activeContext.md",
-        include_str!("../../assets/templates/cline/activeContext.md"),
-    ),
-    (
-        "progress.md",
-        include_str!("../../assets/templates/cline/progress.md"),
-    ),
-    (
-        "decisionLog.md",
-        include_str!("../../assets/templates/cline/decisionLog.md"),
-    ),
-];
-
-/// ConKeeper's files (the ConKeeper schema, "Directory Structure"); the configuration is written as
-/// `.memory-config.md`.
-pub const CONKEEPER_TEMPLATES: [(&str, &str); 6] = [
-    (
-        "active-context.md",
-        include_str!("../../assets/templates/conkeeper/active-context.md"),
-    ),
-    (
-        "product-context.md",
-        include_str!("../../assets/templates/conkeeper/product-context.md"),
-    ),
-    (
-        "progress.md",
-        include_str!("../../assets/templates/conkeeper/progress.md"),
-    ),
-    (
-        "patterns.md",
-        include_str!("../../assets/templates/conkeeper/patterns.md"),
-    ),
-    (
-        "glossary.md",
-        include_str!("../../assets/templates/conkeeper/glossary.md"),
-    ),
-    (
-        ".memory-config.md",
-        include_str!("../../assets/templates/conkeeper/memory-config.md"),
-    ),
-];
-
+pub use crate::core::formats::cline::TEMPLATES as CLINE_TEMPLATES;
 /// ConKeeper's folders, which must exist even when empty.
-pub const CONKEEPER_FOLDERS: [&str; 2] = ["decisions", "sessions"];
+pub use crate::core::formats::conkeeper::FOLDERS as CONKEEPER_FOLDERS;
+/// ConKeeper's files; the configuration is written as `.memory-config.md`.
+pub use crate::core::formats::conkeeper::TEMPLATES as CONKEEPER_TEMPLATES;
 
 /// The placeholder lines `--brief` and the project name replace.
 const CLINE_NAME_PLACEHOLDER: &str = "[Project name]";

@@ -51,10 +51,7 @@ pub fn of(project: &Project, report: Option<&ProjectReport>) -> Vec<PathBuf> {
 
 /// Banks whose every file lives in one folder tree.
 fn is_folder_of_files(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper
-    )
+    crate::core::formats::rules(format).is_memory_folder()
 }
 
 fn walk(dir: &Path, depth: usize, budget: &mut usize, out: &mut BTreeSet<PathBuf>) {

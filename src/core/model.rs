@@ -53,10 +53,13 @@ pub enum Format {
     /// Claude Code's auto memory: `~/.claude/projects/<project>/memory/` (MEMORY.md and
     /// topic files), kept in the home folder and shown under its project.
     ClaudeAutoMemory,
+    /// Kilo Memory: `project.md`, `environment.md`, `corrections.md` and session digests
+    /// in Kilo's data folder (`~/.local/share/kilo/memory/<project>-<hash>/`).
+    KiloMemory,
 }
 
 impl Format {
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -72,6 +75,7 @@ impl Format {
         Format::Kiro,
         Format::KiloCode,
         Format::ClaudeAutoMemory,
+        Format::KiloMemory,
     ];
 
     /// Stable identifier used in JSON output and configuration.
@@ -92,6 +96,7 @@ impl Format {
             Format::Kiro => "kiro",
             Format::KiloCode => "kilo-code",
             Format::ClaudeAutoMemory => "claude-auto-memory",
+            Format::KiloMemory => "kilo-memory",
         }
     }
 
@@ -117,23 +122,24 @@ impl Format {
             Format::Kiro => "Kiro steering",
             Format::KiloCode => "Kilo Code rules and memory bank",
             Format::ClaudeAutoMemory => "Claude Code auto memory",
+            Format::KiloMemory => "Kilo Memory",
         }
     }
 
-    /// Instruction-file formats that load as a hierarchy with `@imports`.
-    pub fn is_hierarchical(self) -> bool {
-        matches!(
-            self,
-            Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd
-        )
-    }
-
-    /// Formats whose specs allow markdown files only (the Cline memory bank spec, the ConKeeper schema).
+    /// Formats whose specs allow markdown files only (the Cline memory bank spec, the
+    /// ConKeeper schema, the instruction files).
     pub fn is_markdown_only(self) -> bool {
         matches!(
             self,
-            Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::ClaudeAutoMemory
-        ) || self.is_hierarchical()
+            Format::Cline
+                | Format::MemoryBankMcp
+                | Format::ConKeeper
+                | Format::ClaudeAutoMemory
+                | Format::ClaudeMd
+                | Format::AgentsMd
+                | Format::GeminiMd
+                | Format::BeansMd
+        )
     }
 }
 

@@ -20,8 +20,8 @@ use std::path::{Component, Path, PathBuf};
 
 use super::dir_handle::{Dir, FileId, HandleError};
 use super::error::{CoreError, Result};
+use super::formats;
 use super::formats::infinity;
-use super::formats::{self, hierarchical_file_name};
 use super::hash_index::BuildPathHasher;
 use super::model::{Bank, Format};
 
@@ -205,44 +205,11 @@ fn has_md_extension(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("md"))
 }
 
-/// The project folder a bank belongs to, from the layouts discovery recognises.
+/// The project folder a bank belongs to, as its format places it.
 fn project_dir_of(bank: &Bank) -> PathBuf {
-    let root = &bank.root;
-    let parent = || root.parent().map(Path::to_path_buf);
-    let name_of = |p: &Path| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    let dir = match bank.format {
-        Format::ClaudeMd
-        | Format::AgentsMd
-        | Format::GeminiMd
-        | Format::BeansMd
-        | Format::RooRules
-        | Format::CursorRules
-        | Format::Copilot
-        | Format::Windsurf
-        | Format::Kiro
-        | Format::KiloCode
-        | Format::ClaudeAutoMemory => Some(root.clone()),
-        Format::Infinity => parent(),
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper => {
-            let parent_name = root.parent().map(name_of).unwrap_or_default();
-            let in_container = match name_of(root).as_str() {
-                "memory-bank" => formats::cline::EDITOR_FOLDERS.contains(&parent_name.as_str()),
-                "memory" => parent_name == ".claude" || parent_name == ".ai",
-                "global-memory-bank" | "branch-memory-bank" => parent_name == "docs",
-                _ => false,
-            };
-            if in_container {
-                root.parent().and_then(Path::parent).map(Path::to_path_buf)
-            } else {
-                parent()
-            }
-        }
-    };
-    dir.filter(|d| !d.as_os_str().is_empty())
+    formats::rules(bank.format)
+        .project_of(&bank.root)
+        .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
@@ -261,45 +228,7 @@ fn shown_in(path: &Path, base: &Path) -> String {
 
 /// Where a format lets mbank create a file that does not exist yet.
 fn may_create(format: Format, rel: &Path) -> bool {
-    let folders: Vec<&str> = rel
-        .parent()
-        .map(|p| p.iter().filter_map(OsStr::to_str).collect())
-        .unwrap_or_default();
-    let file_name = rel.file_name().and_then(OsStr::to_str).unwrap_or("");
-    match format {
-        // One folder deep: the specs keep sub-folders such as `archive/` (where the Cline
-        // spec has agents archive completed progress); the folder must exist (the caller
-        // creates `archive/` itself, see `agent::bank`).
-        Format::Cline | Format::MemoryBankMcp => folders.len() <= 1,
-        Format::ConKeeper => matches!(folders.as_slice(), [] | ["decisions"] | ["sessions"]),
-        Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd => {
-            let Some(main) = hierarchical_file_name(format) else {
-                return false;
-            };
-            let local = main.replace(".md", ".local.md");
-            let dot_dir = match format {
-                Format::ClaudeMd => Some(".claude"),
-                Format::BeansMd => Some(".beans"),
-                _ => None,
-            };
-            let known_name = file_name == main || file_name == local;
-            match folders.as_slice() {
-                [] => known_name,
-                [dot] => Some(*dot) == dot_dir && known_name,
-                [dot, "rules", ..] => Some(*dot) == dot_dir,
-                _ => false,
-            }
-        }
-        // Rule files are edited where they are, never created here.
-        Format::RooRules
-        | Format::Infinity
-        | Format::CursorRules
-        | Format::Copilot
-        | Format::Windsurf
-        | Format::Kiro
-        | Format::KiloCode
-        | Format::ClaudeAutoMemory => false,
-    }
+    formats::rules(format).may_create(rel)
 }
 
 fn canonical(path: &Path, name: &str, what: &str) -> Result<PathBuf> {
@@ -323,11 +252,8 @@ fn canonical(path: &Path, name: &str, what: &str) -> Result<PathBuf> {
 pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
     let name = relative_name;
     let rel = validate_name(name)?;
-    if bank.format == Format::ClaudeAutoMemory {
-        return Err(confined(
-            name,
-            "Claude Code's auto memory belongs to Claude Code: mbank reads it, never writes it",
-        ));
+    if let Some(reason) = formats::rules(bank.format).read_only() {
+        return Err(confined(name, reason));
     }
     if bank.format.is_markdown_only() && !has_md_extension(&rel) {
         return Err(confined(
@@ -884,10 +810,13 @@ pub fn write_infinity_content_at(
     expected_store_text: &str,
     now_rfc3339: &str,
 ) -> Result<WriteOutcome> {
-    if store.file_name() != Some(OsStr::new("memories.json")) {
+    if store.file_name() != Some(OsStr::new(infinity::STORE_FILE)) {
         return Err(confined(
             &store.display().to_string(),
-            "Infinity memories live in a file named memories.json",
+            format!(
+                "Infinity memories live in a file named {}",
+                infinity::STORE_FILE
+            ),
         ));
     }
     let new_text =

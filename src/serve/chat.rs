@@ -48,7 +48,7 @@ pub fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
     let banks = bank::list_banks(&project);
     // One agent's load (imports included): summing several agents' would send the same
     // memory twice over. The banks mbank serves come first, then the others in order.
-    let served = |format: Format| matches!(format, Format::Cline | Format::MemoryBankMcp);
+    let served = |format: Format| crate::core::formats::rules(format).serves_memory_bank_tools();
     let mut order: Vec<&_> = banks.iter().collect();
     order.sort_by_key(|bank| !served(bank.format));
     let options = context::ContextOptions::from_env();

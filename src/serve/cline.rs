@@ -10,7 +10,7 @@ use super::{Session, Shared};
 use crate::core::agent::bank::{self, WriteMode};
 use crate::core::agent::{AgentError, rfc3339};
 use crate::core::formats;
-use crate::core::model::{Format, Role};
+use crate::core::model::Role;
 
 /// The tools of this surface: name, description, input schema.
 pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
@@ -193,17 +193,8 @@ fn list_files(shared: &Shared, args: &Args) -> ToolResult {
 }
 
 /// the Cline memory bank spec: required and recommended files, by role (any spelling counts).
-const REQUIRED: [(Role, &str, &str); 3] = [
-    (Role::Brief, "projectBrief.md", "project-brief.md"),
-    (Role::Active, "activeContext.md", "active-context.md"),
-    (Role::Progress, "progress.md", "progress.md"),
-];
-const RECOMMENDED: [(Role, &str, &str); 4] = [
-    (Role::Product, "productContext.md", "product-context.md"),
-    (Role::Patterns, "systemPatterns.md", "system-patterns.md"),
-    (Role::Tech, "techContext.md", "tech-context.md"),
-    (Role::Decisions, "decisionLog.md", "decision-log.md"),
-];
+const REQUIRED: [(Role, &str, &str); 3] = formats::cline::TOOL_REQUIRED;
+const RECOMMENDED: [(Role, &str, &str); 4] = formats::cline::TOOL_RECOMMENDED;
 
 fn validate(shared: &Shared, args: &Args) -> ToolResult {
     let dir = shared.project(project_spec(args)?.as_deref())?;
@@ -217,13 +208,13 @@ fn validate(shared: &Shared, args: &Args) -> ToolResult {
                 "valid": false,
                 "missingRequired": names(&REQUIRED),
                 "missingRecommended": names(&RECOMMENDED),
-                "problems": ["the project has no memory-bank/ folder"],
+                "problems": [format!("the project has no {}/ folder", formats::cline::BANK_DIR)],
             }));
         }
         Err(e) => return Err(e.into()),
     };
     let files = bank.list();
-    let kebab = bank.format == Format::MemoryBankMcp;
+    let kebab = formats::rules(bank.format).entry_style() == formats::EntryStyle::MemoryBankMcp;
     let found = |role: Role| {
         files
             .iter()

@@ -1,5 +1,6 @@
 //! The Infinity tools (the Infinity store spec): six tools over `.infinity/` in the server's project
 //! folder, every answer a JSON object, every error `{"error": code}` (as the spec says).
+use crate::core::formats::infinity as store_format;
 use serde_json::{Value, json};
 
 use super::args::Args;
@@ -81,7 +82,7 @@ fn staged(mut answer: Value, proposal: Option<u64>) -> Value {
     if let (Some(id), Value::Object(map)) = (proposal, &mut answer) {
         let report = crate::core::agent::bank::WriteReport {
             path: Default::default(),
-            name: ".infinity/memories.json".into(),
+            name: store_format::STORE_PATH.into(),
             created: false,
             version: String::new(),
             proposal: Some(id),
@@ -97,7 +98,7 @@ fn logged(shared: &Shared, tool: &str, id: &str, error: InfinityError) -> ToolEr
     if let InfinityError::Refused(refusal) = &error {
         shared.log_refusal_rule(
             &shared.options.infinity_project,
-            &format!(".infinity/memories.json#{id}"),
+            &format!("{}#{id}", store_format::STORE_PATH),
             refusal.rule(),
             &refusal.message(),
             &format!("mcp:{tool}"),
@@ -128,8 +129,11 @@ pub fn call(
 fn activate(shared: &Shared, session: &Session) -> ToolResult {
     // Activation writes `.infinity/` only when it is missing; a read-only server may
     // still load an existing project.
-    let dir = shared.options.infinity_project.join(".infinity");
-    if shared.options.read_only && !dir.join("project_id").is_file() {
+    let id_file = shared
+        .options
+        .infinity_project
+        .join(store_format::PROJECT_ID_PATH);
+    if shared.options.read_only && !id_file.is_file() {
         return Err(InfinityError::ReadOnly.into());
     }
     let project = infinity::activate(&shared.options.infinity_project)?;

@@ -279,7 +279,7 @@ impl Shared {
     /// else the only project with one under it.
     pub fn default_project(&self) -> AgentResult<PathBuf> {
         if let Some(dir) = lock(&self.default_project).as_ref()
-            && dir.join("memory-bank").is_dir()
+            && dir.join(crate::core::formats::cline::BANK_DIR).is_dir()
         {
             return Ok(dir.clone());
         }
@@ -370,13 +370,12 @@ fn fs_real(path: &Path) -> PathBuf {
 /// The modes a project declares in its rule files (`.clinerules-*`, `.roomodes`,
 /// `.roorules-*`, `.roo/rules-*`), else the five of the Memory Bank MCP spec.
 pub fn modes_of(project_dir: &Path) -> Vec<String> {
-    use crate::core::model::Format;
     let mut modes: Vec<String> = Vec::new();
     if let Some(project) = crate::core::scan::discovery::project_at(project_dir, String::new()) {
         for location in project
             .banks
             .iter()
-            .filter(|b| b.format == Format::RooRules)
+            .filter(|b| crate::core::formats::rules(b.format).holds_mode_rules())
         {
             let bank = crate::core::scan::bank::list_bank(&project, location);
             let (rules, _) = crate::core::formats::roo_rules::modes::modes_of_bank(&bank);

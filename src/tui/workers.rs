@@ -309,9 +309,7 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
     let listed = crate::core::scan::bank::list_banks(project);
     let banks: Vec<&crate::core::model::Bank> = listed
         .iter()
-        .filter(|bank| {
-            bank.format.is_hierarchical() || bank.format == crate::core::model::Format::ConKeeper
-        })
+        .filter(|bank| crate::core::formats::rules(bank.format).session_text_differs())
         .collect();
     // Each file once, as `mbank context` shows it.
     context::project_context(

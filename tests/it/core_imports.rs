@@ -2,7 +2,8 @@
 //! `src/core` (its top-level modules, and the sub-modules of `analysis` and `formats`)
 //! read from the `crate::core::…` and `super::…` paths of the sources, tests left out.
 //! Formats are the bottom layer the analysis judges with, so a circle between them means
-//! shared vocabulary sits in the wrong place.
+//! shared vocabulary sits in the wrong place. The same holds between the files of one
+//! room: each file is a module, and no two of them may need each other.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -163,6 +164,38 @@ fn core_graph(core: &Path) -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
+/// Edges between the core's files (each a module: `agent/bank.rs` is `agent::bank`, a
+/// `mod.rs` its folder's module), a path resolved to the longest module it names. As in
+/// [`core_graph`], a module's edges into its own sub-modules are the module tree, not
+/// imports.
+fn file_graph(core: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(core, &mut files);
+    let known: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(core, f)).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let module = module_of(core, file);
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        for path in referenced(&module, &code) {
+            let Some(to) = (1..=path.len())
+                .rev()
+                .map(|len| path[..len].to_vec())
+                .find(|prefix| known.contains(prefix))
+            else {
+                continue;
+            };
+            if to.starts_with(&module) {
+                continue;
+            }
+            graph
+                .entry(module.join("::"))
+                .or_default()
+                .insert(to.join("::"));
+        }
+    }
+    graph
+}
+
 /// Every circle of the graph, as its strongly connected components of two or more nodes.
 fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     let reach = |start: &String| -> BTreeSet<String> {
@@ -204,8 +237,13 @@ fn the_core_modules_import_one_another_without_circles() {
     // The reader sees the modules it must: formats use the model, analysis uses formats.
     assert!(graph["analysis::budgets"].contains("formats"), "{graph:?}");
     assert!(graph["formats::cline"].contains("model"), "{graph:?}");
-    let found = circles(&graph);
-    let shown: Vec<String> = found
+    let shown = shown_circles(&graph);
+    assert!(shown.is_empty(), "import circles in src/core: {shown:#?}");
+}
+
+/// The circles of a graph, each shown as its edges.
+fn shown_circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    circles(graph)
         .iter()
         .map(|component| {
             let edges: Vec<String> = component
@@ -219,8 +257,54 @@ fn the_core_modules_import_one_another_without_circles() {
                 .collect();
             edges.join(", ")
         })
-        .collect();
-    assert!(found.is_empty(), "import circles in src/core: {shown:#?}");
+        .collect()
+}
+
+#[test]
+fn the_core_files_import_one_another_without_circles() {
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let graph = file_graph(&core);
+    // The reader resolves files inside a room and up to a room's top.
+    assert!(graph["analysis::budgets"].contains("formats"), "{graph:?}");
+    assert!(graph["formats::cline"].contains("model"), "{graph:?}");
+    let shown = shown_circles(&graph);
+    assert!(
+        shown.is_empty(),
+        "import circles between files of src/core: {shown:#?}"
+    );
+}
+
+#[test]
+fn the_file_reader_finds_circles_between_files_of_one_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "agent/mod.rs",
+        "pub mod bank;\npub mod store;\nuse bank::X;\n",
+    );
+    write(
+        "agent/bank.rs",
+        "use super::store::{Y, Z};\npub struct X;\n",
+    );
+    write(
+        "agent/store.rs",
+        "use crate::core::agent::bank::X;\nuse super::W;\n",
+    );
+    write("agent/quiet.rs", "use super::bank::X;\n");
+    let graph = file_graph(dir.path());
+    assert_eq!(
+        graph["agent::store"],
+        BTreeSet::from(["agent".to_string(), "agent::bank".to_string()])
+    );
+    assert!(!graph.contains_key("agent"), "{graph:?}");
+    assert_eq!(
+        circles(&graph),
+        vec![vec!["agent::bank".to_string(), "agent::store".to_string()]]
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
+pub use super::WriteReport;
 use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
@@ -57,30 +58,15 @@ pub enum WriteMode {
     Upsert,
 }
 
-/// What a successful write did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteReport {
-    pub path: PathBuf,
-    /// The name relative to the bank folder.
-    pub name: String,
-    pub created: bool,
-    /// The new content's version (for a staged write: the file's version, unchanged).
-    pub version: String,
-    /// The proposal the write was staged as, when the bank stages writes: nothing was
-    /// written to the file.
-    pub proposal: Option<u64>,
-}
-
 /// The bank folders the memory-bank tools serve, in order of preference.
-const BANK_FOLDERS: [&str; 3] = [
-    "memory-bank",
-    ".cursor/memory-bank",
-    ".copilot-tracking/memory-bank",
-];
+const BANK_FOLDERS: [&str; 3] = formats::cline::SERVED_FOLDERS;
 
 /// The sub-folder agents archive completed progress into (the Cline spec), created on
 /// the first write into it.
-const ARCHIVE_FOLDER: &str = "archive";
+const ARCHIVE_FOLDER: &str = formats::cline::ARCHIVE_DIR;
+
+/// Where an entry goes when the format names no file for its role.
+const NOTES_FILE: &str = "notes.md";
 
 /// One project's memory bank.
 #[derive(Debug, Clone)]
@@ -195,9 +181,10 @@ impl MarkdownBank {
             .iter()
             .find_map(|folder| {
                 let root = project_dir.join(folder);
-                project.banks.iter().find(|b| {
-                    b.root == root && matches!(b.format, Format::Cline | Format::MemoryBankMcp)
-                })
+                project
+                    .banks
+                    .iter()
+                    .find(|b| b.root == root && formats::rules(b.format).serves_memory_bank_tools())
             })
             .cloned()
             .ok_or_else(not_initialized)?;
@@ -403,7 +390,7 @@ impl MarkdownBank {
         let in_archive = rel
             .parent()
             .is_some_and(|folder| folder == Path::new(ARCHIVE_FOLDER));
-        if !in_archive || !matches!(self.format, Format::Cline | Format::MemoryBankMcp) {
+        if !in_archive || !formats::rules(self.format).serves_memory_bank_tools() {
             return Ok(None);
         }
         let root = self.open_root(name)?;
@@ -559,20 +546,10 @@ impl MarkdownBank {
             names.into_iter().next()
         });
         existing.unwrap_or_else(|| {
-            let kebab = self.format == Format::MemoryBankMcp;
-            match role {
-                Role::Active if kebab => "active-context.md",
-                Role::Active => "activeContext.md",
-                Role::Decisions if kebab => "decision-log.md",
-                Role::Decisions => "decisionLog.md",
-                Role::Product if kebab => "product-context.md",
-                Role::Product => "productContext.md",
-                Role::Patterns if kebab => "system-patterns.md",
-                Role::Patterns => "systemPatterns.md",
-                Role::Progress => "progress.md",
-                _ => "notes.md",
-            }
-            .to_string()
+            formats::rules(self.format)
+                .entry_file(role)
+                .unwrap_or(NOTES_FILE)
+                .to_string()
         })
     }
 
@@ -656,13 +633,14 @@ impl MarkdownBank {
                 "the decision needs a title".into(),
             ));
         }
-        let format = match self.format {
-            Format::MemoryBankMcp => DecisionFormat::MemoryBankMcp,
-            _ => DecisionFormat::Cline,
+        let format = match formats::rules(self.format).entry_style() {
+            formats::EntryStyle::MemoryBankMcp => DecisionFormat::MemoryBankMcp,
+            formats::EntryStyle::Cline => DecisionFormat::Cline,
         };
         let block = entries::decision_block(format, now, decision);
         // What is appended must come back from the timeline with its title and date.
-        let parsed = decisions::parse_log(Path::new("decisionLog.md"), &block);
+        let log_name = formats::cline::file_for(Role::Decisions).unwrap_or_default();
+        let parsed = decisions::parse_log(Path::new(log_name), &block);
         if parsed.len() != 1 || parsed[0].title != title || parsed[0].date.is_none() {
             return Err(AgentError::InvalidRequest(format!(
                 "the title {title:?} reads as a template placeholder or a date, not a decision \

@@ -8,75 +8,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::core::agent::bank::WriteReport;
+use super::WriteReport;
+pub use super::infinity_error::InfinityError;
 use crate::core::agent::proposals::{Change, MemoryEdit, NewProposal, ProposalStore};
+use crate::core::formats;
 use crate::core::formats::infinity::store::{
-    self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError, StoreTooLarge,
+    self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError,
 };
-use crate::core::guard::{self, GuardPolicy, Refusal, TextPart};
+use crate::core::guard::{self, GuardPolicy, TextPart};
 use crate::core::lock;
 use crate::core::write::{self, Expected};
-
-/// The errors of the Infinity store spec (plus the guard's refusals), by their `error` code.
-#[derive(Debug, thiserror::Error)]
-pub enum InfinityError {
-    #[error("cannot create the .infinity folder: {0}")]
-    CannotCreateProjectDir(String),
-    #[error("call activate_project first: it scopes every other tool to this project")]
-    ProjectNotActivated,
-    #[error("type {0:?} is not one of {types}", types = MEMORY_TYPES.join(", "))]
-    InvalidMemoryType(String),
-    #[error("missing required field {0:?}")]
-    MissingRequiredField(&'static str),
-    #[error("no memory with id {0:?} in this project")]
-    MemoryNotFound(String),
-    #[error("storage error: {0}")]
-    Storage(String),
-    /// The change would make the store bigger than mbank reads back; nothing was written.
-    #[error("storage error: {0}; nothing was written")]
-    TooLarge(StoreTooLarge),
-    #[error("malformed input: {0}")]
-    InvalidJson(String),
-    #[error("{0}")]
-    Refused(Refusal),
-    #[error("this server is read-only (--read-only): nothing may be written")]
-    ReadOnly,
-}
-
-impl InfinityError {
-    /// The machine-readable `error` value.
-    pub fn code(&self) -> &'static str {
-        match self {
-            InfinityError::CannotCreateProjectDir(_) => "cannot_create_project_dir",
-            InfinityError::ProjectNotActivated => "project_not_activated",
-            InfinityError::InvalidMemoryType(_) => "invalid_memory_type",
-            InfinityError::MissingRequiredField(_) => "missing_required_field",
-            InfinityError::MemoryNotFound(_) => "memory_not_found",
-            InfinityError::Storage(_) | InfinityError::TooLarge(_) => "storage_error",
-            InfinityError::InvalidJson(_) => "invalid_json",
-            InfinityError::Refused(r) => match r {
-                Refusal::Secret { .. } => "secret_detected",
-                Refusal::Elision { .. } => "elision_detected",
-                Refusal::Version { .. } => "version_conflict",
-                Refusal::MissingVersion { .. } => "version_required",
-                Refusal::AppendOnly { .. } => "append_only_violation",
-            },
-            InfinityError::ReadOnly => "read_only",
-        }
-    }
-}
-
-impl From<StoreTooLarge> for InfinityError {
-    fn from(too_large: StoreTooLarge) -> Self {
-        InfinityError::TooLarge(too_large)
-    }
-}
-
-impl From<Refusal> for InfinityError {
-    fn from(refusal: Refusal) -> Self {
-        InfinityError::Refused(refusal)
-    }
-}
 
 fn storage(error: impl std::fmt::Display) -> InfinityError {
     InfinityError::Storage(error.to_string())
@@ -171,8 +112,8 @@ pub fn apply_store_change<E: From<InfinityError>>(
 }
 
 /// The store and the project's id, relative to the project folder.
-const STORE: &str = ".infinity/memories.json";
-const PROJECT_ID: &str = ".infinity/project_id";
+const STORE: &str = formats::infinity::STORE_PATH;
+const PROJECT_ID: &str = formats::infinity::PROJECT_ID_PATH;
 
 fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
@@ -207,7 +148,7 @@ fn valid_project_id(text: &str) -> Option<String> {
 /// `activate_project` (the Infinity store spec): loads `.infinity/project_id` in `project_dir`, or
 /// creates the folder and a new v4 id. TC1, TC2.
 pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
-    let dir = project_dir.join(".infinity");
+    let dir = project_dir.join(formats::infinity::DIR);
     let exists = must_be_real(&dir, true).map_err(InfinityError::CannotCreateProjectDir)?;
     if !exists {
         fs::create_dir(&dir).or_else(|e| match e.kind() {
@@ -221,7 +162,7 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
         must_be_real(&dir, true).map_err(InfinityError::CannotCreateProjectDir)?;
     }
     let _lock = lock::for_folder(&dir).map_err(storage)?;
-    let id_path = dir.join("project_id");
+    let id_path = dir.join(formats::infinity::PROJECT_ID_FILE);
     if must_be_real(&id_path, false).map_err(InfinityError::Storage)? {
         let text = write::read_text_beneath(project_dir, Path::new(PROJECT_ID))
             .map_err(storage)?
@@ -240,7 +181,7 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
         });
     }
     // A store without its id file keeps the id it names.
-    let store_path = dir.join("memories.json");
+    let store_path = dir.join(formats::infinity::STORE_FILE);
     let from_store = match must_be_real(&store_path, false) {
         Ok(true) => write::read_text_beneath(project_dir, Path::new(STORE))
             .ok()
@@ -273,7 +214,7 @@ impl InfinityProject {
     }
 
     fn store_path(&self) -> PathBuf {
-        self.dir.join("memories.json")
+        self.dir.join(formats::infinity::STORE_FILE)
     }
 
     /// The project folder: every read and write of the store starts from it and opens

@@ -11,6 +11,7 @@ pub mod bank;
 pub mod batch;
 pub mod entries;
 pub mod infinity;
+mod infinity_error;
 pub mod projects;
 pub mod proposals;
 
@@ -18,6 +19,20 @@ use std::path::PathBuf;
 
 use super::error::CoreError;
 use super::guard::Refusal;
+
+/// What a successful write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteReport {
+    pub path: PathBuf,
+    /// The name relative to the bank folder.
+    pub name: String,
+    pub created: bool,
+    /// The new content's version (for a staged write: the file's version, unchanged).
+    pub version: String,
+    /// The proposal the write was staged as, when the bank stages writes: nothing was
+    /// written to the file.
+    pub proposal: Option<u64>,
+}
 
 /// Why an agent operation did not happen. `code()` is the Memory Bank MCP spec's error code the
 /// servers answer with.
@@ -27,7 +42,10 @@ pub enum AgentError {
     InvalidRequest(String),
     #[error("no project {name:?} under the root {root}; list_projects shows the projects there")]
     ProjectNotFound { name: String, root: PathBuf },
-    #[error("{project} has no memory-bank/ folder yet; call initialize_memory_bank first")]
+    #[error(
+        "{project} has no {dir}/ folder yet; call initialize_memory_bank first",
+        dir = crate::core::formats::cline::BANK_DIR
+    )]
     NotInitialized { project: PathBuf },
     #[error("{name} does not exist in the memory bank")]
     FileNotFound { name: String },

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::{AgentError, AgentResult};
-use crate::core::model::{Format, Project};
+use crate::core::model::Project;
 use crate::core::scan::discovery::{self, ScanOptions};
 
 /// The root every project of a server lives under.
@@ -77,7 +77,9 @@ impl Root {
             }
             path
         };
-        if candidate.file_name().is_some_and(|n| n == "memory-bank")
+        if candidate
+            .file_name()
+            .is_some_and(|n| n == crate::core::formats::cline::BANK_DIR)
             && let Some(parent) = candidate.parent()
         {
             candidate = parent.to_path_buf();
@@ -121,7 +123,7 @@ impl Root {
             .filter(|p| {
                 p.banks
                     .iter()
-                    .any(|b| matches!(b.format, Format::Cline | Format::MemoryBankMcp))
+                    .any(|b| crate::core::formats::rules(b.format).serves_memory_bank_tools())
             })
             .collect();
         projects.sort_by(|a, b| a.name.cmp(&b.name));

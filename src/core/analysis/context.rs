@@ -41,7 +41,7 @@ use crate::core::findings::{Finding, Severity};
 use crate::core::formats::agents::{self, Agent};
 use crate::core::formats::roo_rules::{self, modes};
 use crate::core::formats::{
-    self, agents_md, claude_auto_memory, claude_md, layers, memory_bank_mcp, windsurf,
+    self, CombinedLimit, agents_md, claude_auto_memory, layers, memory_bank_mcp, windsurf,
 };
 use crate::core::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
@@ -206,9 +206,7 @@ fn cut_lines_and_bytes(text: &str, max_lines: usize, max_bytes: usize) -> usize 
 
 /// How much of a Windsurf rule survives its cut, in bytes: its first 12,000 characters.
 pub fn windsurf_kept_bytes(text: &str) -> usize {
-    text.char_indices()
-        .nth(WINDSURF_RULE_FILE_MAX_CHARS)
-        .map_or(text.len(), |(at, _)| at)
+    windsurf::kept_bytes(text)
 }
 
 fn floor_char_boundary(text: &str, at: usize) -> usize {
@@ -256,11 +254,14 @@ struct Builder<'a> {
     /// The project, its real path resolved once: every project file loaded is checked
     /// against it right before it is read.
     folder: ProjectFolder<'a>,
+    /// The bank lives outside the project (in the home or the agent's data folder): its
+    /// files are read confined to its own allowed root.
+    outside_project: bool,
     home: Option<PathBuf>,
     format: Format,
     count_tokens: &'a dyn Fn(&str) -> usize,
     expander: Option<Expander>,
-    codex_bytes_used: usize,
+    combined_bytes_used: usize,
     /// A Roo Code session: its mode, and whether a system prompt override replaces the
     /// mode's system prompt.
     roo: Option<RooSession>,
@@ -362,30 +363,21 @@ impl Builder<'_> {
         });
     }
 
-    /// Codex's 32 KiB cut-off dropped text of `file`: where, and how much.
-    fn codex_cut_finding(&mut self, file: &Path, text: &str, kept: usize) {
+    /// A combined limit's cut dropped text of `file`: where, and how much.
+    fn combined_cut_finding(
+        &mut self,
+        limit: &CombinedLimit,
+        file: &Path,
+        text: &str,
+        kept: usize,
+    ) {
         let (head, tail) = text.split_at(kept);
         let line = head.matches('\n').count() + 1;
-        let message = if kept == 0 {
-            format!(
-                "Codex never loads {}: the files before it already fill the 32 KiB \
-                 AGENTS.md budget (project_doc_max_bytes); {} lines / {} bytes dropped",
-                self.display(file),
-                count_lines(tail),
-                tail.len()
-            )
-        } else {
-            format!(
-                "Codex stops AGENTS.md files at 32 KiB combined (project_doc_max_bytes): {} \
-                 is cut in line {line}, after byte {kept}; {} lines / {} bytes dropped",
-                self.display(file),
-                count_lines(tail),
-                tail.len()
-            )
-        };
+        let shown = self.display(file);
+        let message = (limit.message)(&shown, line, kept, count_lines(tail), tail.len());
         self.out.findings.push(Finding::new(
             Severity::Warning,
-            "codex-cutoff",
+            limit.code,
             file,
             Some(line),
             message,
@@ -393,7 +385,7 @@ impl Builder<'_> {
     }
 
     /// Loads one top-level file: privacy, cut-offs, then its imports.
-    fn load(&mut self, file: &Path, scope: Scope, auto_memory: bool) {
+    fn load(&mut self, file: &Path, scope: Scope, cut: Option<formats::SessionCut>) {
         if let Some(expander) = &self.expander
             && expander.is_loaded(file)
         {
@@ -403,9 +395,7 @@ impl Builder<'_> {
         let read = match scope {
             // Auto memory's folder is the home folder: links out of it are refused.
             Scope::Project => confine::read_text(&self.folder, file),
-            Scope::User if self.format == Format::ClaudeAutoMemory => {
-                confine::read_text(&self.folder, file)
-            }
+            Scope::User if self.outside_project => confine::read_text(&self.folder, file),
             // Files above the project are the agent's to read, like the user's own.
             Scope::User | Scope::Ancestor => read_user_file(file),
         };
@@ -485,7 +475,7 @@ impl Builder<'_> {
                 text = text.trim().to_string();
             }
         }
-        if self.format == Format::ConKeeper {
+        if formats::rules(self.format).honours_private_blocks() {
             if markdown::is_private_file(&text) {
                 self.skip(file, "private: true — ConKeeper never injects this file");
                 return;
@@ -504,65 +494,45 @@ impl Builder<'_> {
                 self.format.label()
             ));
         }
-        if auto_memory {
-            let kept = cut_lines_and_bytes(&text, AUTO_MEMORY_MAX_LINES, AUTO_MEMORY_MAX_BYTES);
+        if let Some(cut) = cut {
+            let kept = cut_lines_and_bytes(&text, cut.max_lines, cut.max_bytes);
             if kept < text.len() {
-                self.record_cut(
-                    file,
-                    "Claude Code auto memory: first 200 lines or 25 KB",
-                    &text,
-                    kept,
-                );
+                self.record_cut(file, cut.rule, &text, kept);
                 notes.push(format!("cut after {} bytes", kept));
                 text.truncate(kept);
             }
         }
-        if self.format == Format::AgentsMd && agents_md::is_empty_for_codex(&text) {
-            self.skip(file, "empty: Codex skips empty files");
+        let rules = formats::rules(self.format);
+        if let Some(why) = rules.skips_text(&text) {
+            self.skip(file, why);
             return;
         }
-        if self.format == Format::AgentsMd && scope != Scope::User {
-            let remaining = CODEX_PROJECT_DOC_MAX_BYTES.saturating_sub(self.codex_bytes_used);
+        if let Some(limit) = rules.combined_limit().filter(|_| scope != Scope::User) {
+            let remaining = limit.max_bytes.saturating_sub(self.combined_bytes_used);
             if text.len() > remaining {
                 let kept = floor_char_boundary(&text, remaining);
-                self.record_cut(
-                    file,
-                    "Codex: AGENTS.md files stop at 32 KiB combined",
-                    &text,
-                    kept,
-                );
-                self.codex_cut_finding(file, &text, kept);
+                self.record_cut(file, limit.rule, &text, kept);
+                self.combined_cut_finding(&limit, file, &text, kept);
                 if kept == 0 {
-                    self.skip(file, "the 32 KiB AGENTS.md budget is already used up");
+                    self.skip(file, limit.used_up);
                     return;
                 }
-                notes.push(format!("cut after {kept} bytes (32 KiB combined limit)"));
+                notes.push(format!("cut after {kept} bytes ({})", limit.note));
                 text.truncate(kept);
             }
-            self.codex_bytes_used += text.len();
+            self.combined_bytes_used += text.len();
         }
-        if self.format == Format::Windsurf {
-            let kept = windsurf_kept_bytes(&text);
-            if kept < text.len() {
-                let rule = "Windsurf: a rule file stops at 12,000 characters";
-                self.record_cut(file, rule, &text, kept);
-                let chars = text[..kept].chars().count();
-                notes.push(format!("cut after {chars} characters ({rule})"));
-                text.truncate(kept);
-            }
+        if let Some((kept, rule)) = rules.text_cut(&text) {
+            self.record_cut(file, rule, &text, kept);
+            let chars = text[..kept].chars().count();
+            notes.push(format!("cut after {chars} characters ({rule})"));
+            text.truncate(kept);
         }
-        if self.format == Format::ClaudeMd
-            && file
-                .file_name()
-                .is_some_and(|n| n == claude_md::FILES.main || n == claude_md::FILES.local)
-        {
-            let chars = text.chars().count();
-            if chars > CLAUDE_MD_WARN_CHARS {
-                notes.push(format!(
-                    "{chars} characters: Claude Code warns above {CLAUDE_MD_WARN_CHARS}"
-                ));
-            }
-        }
+        let file_name = file
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        notes.extend(rules.size_note(&file_name, &text));
         // Claude Code does not expand the imports of a CLAUDE.md it loads as an ancestor.
         let expansion = self
             .expander
@@ -601,35 +571,35 @@ impl Builder<'_> {
         scope: Scope,
         imported: &[imports::ImportedFile],
     ) -> Option<Finding> {
-        if self.format != Format::ClaudeMd || scope != Scope::Project {
+        if scope != Scope::Project {
             return None;
         }
-        let bridge = imported.iter().find(|i| {
-            i.depth() == 1
-                && i.path
-                    .file_name()
-                    .is_some_and(|n| n == agents_md::FILES.main)
-        })?;
-        Some(Finding::new(
-            Severity::Info,
-            "import-not-expanded-in-subfolders",
-            file,
-            Some(bridge.line),
-            format!(
-                "@{} loads only when Claude Code is launched in this folder: launched in a \
-                 sub-folder, Claude Code reads {} as an ancestor without expanding its \
-                 imports, so AGENTS.md is not loaded there",
-                bridge.written,
-                self.display(file)
-            ),
-        ))
+        let rules = formats::rules(self.format);
+        let shown = self.display(file);
+        imported
+            .iter()
+            .filter(|i| i.depth() == 1)
+            .find_map(|i| {
+                let name = i.path.file_name()?.to_string_lossy();
+                let note = rules.ancestor_import_note(&name, &i.written, &shown)?;
+                Some((i.line, note))
+            })
+            .map(|(line, note)| {
+                Finding::new(
+                    Severity::Info,
+                    "import-not-expanded-in-subfolders",
+                    file,
+                    Some(line),
+                    note,
+                )
+            })
     }
 }
 
 /// The mode of a session over a Roo rules bank, and whether its `.roo/system-prompt-{mode}`
 /// override (read confined to the project, trimmed as Roo reads it) is there and not empty.
 fn roo_session(project: &Project, bank: &Bank, mode: Option<&str>) -> Option<RooSession> {
-    let mode = mode.filter(|_| bank.format == Format::RooRules)?;
+    let mode = mode.filter(|_| formats::rules(bank.format).holds_mode_rules())?;
     let folder = ProjectFolder::new(&project.path);
     let overridden = bank.files.iter().any(|file| {
         let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
@@ -649,7 +619,7 @@ fn mode_reads(project: &Project, mode: &str) -> Option<(PathBuf, Vec<String>)> {
     project
         .banks
         .iter()
-        .filter(|location| location.format == Format::RooRules)
+        .filter(|location| formats::rules(location.format).holds_mode_rules())
         .find_map(|location| {
             let rules = crate::core::scan::bank::list_bank(project, location);
             modes::reads_of_mode(&rules, mode, |file| confine::read_text(&folder, file).ok())
@@ -870,7 +840,10 @@ pub fn load_once(contexts: &mut [BankContext]) {
             // Instruction files of two different agents (a CLAUDE.md importing AGENTS.md,
             // which Codex reads on its own) load in two sessions, not twice in one.
             let (mine, theirs) = (contexts[b].format, contexts[owner.0].format);
-            if mine != theirs && mine.is_hierarchical() && theirs.is_hierarchical() {
+            if mine != theirs
+                && formats::is_instruction_file(mine)
+                && formats::is_instruction_file(theirs)
+            {
                 continue;
             }
             let reached = contexts[b].pieces[p].reached.clone();
@@ -939,18 +912,18 @@ pub fn session_context_in_mode(
     let expander = imports::format_expands_imports(format)
         .then(|| Expander::new(ImportPolicy::new(&project.path, options.home.as_deref())));
     // Claude Code's auto memory is read confined to the home folder it lives in.
-    let auto_memory_home = match format {
-        Format::ClaudeAutoMemory => Some(claude_auto_memory::allowed_root(&bank.root)),
-        _ => None,
-    };
+    let rules = formats::rules(format);
+    let outside = rules.outside_project(&bank.root);
+    let auto_memory_home = outside.as_ref().map(|o| o.allowed_root.as_path());
     let mut builder = Builder {
         project: &project.path,
         folder: ProjectFolder::new(auto_memory_home.unwrap_or(&project.path)),
+        outside_project: outside.is_some(),
         home: options.home.clone(),
         format,
         count_tokens,
         expander,
-        codex_bytes_used: 0,
+        combined_bytes_used: 0,
         roo: roo_session(project, bank, mode),
         out: BankContext {
             format,
@@ -967,7 +940,7 @@ pub fn session_context_in_mode(
             total_bytes: 0,
         },
     };
-    if format == Format::Infinity {
+    if rules.is_store() {
         let listing = infinity_listing(bank, count_tokens);
         builder.out.notes.push(format!(
             "Infinity loads nothing at session start: the agent calls list_memories, which \
@@ -999,11 +972,11 @@ pub fn session_context_in_mode(
         {
             continue;
         }
-        builder.load(file, Scope::User, false);
+        builder.load(file, Scope::User, None);
     }
     if options.include_ancestors {
         for file in ancestor_files(format, &project.path, options.home.as_deref()) {
-            builder.load(&file, Scope::Ancestor, false);
+            builder.load(&file, Scope::Ancestor, None);
         }
     }
     if let Some(mode) = mode {
@@ -1046,32 +1019,29 @@ pub fn session_context_in_mode(
         if file.is_virtual() {
             continue;
         }
-        let load = match (format, mode) {
-            (Format::RooRules, Some(mode)) => {
-                crate::core::formats::roo_rules::load_in_mode(&bank.root, file, mode)
-            }
-            _ => file.load,
+        let load = match mode.filter(|_| rules.holds_mode_rules()) {
+            Some(mode) => crate::core::formats::roo_rules::load_in_mode(&bank.root, file, mode),
+            None => file.load,
         };
         match load {
             LoadKind::Startup => {
-                if format == Format::AgentsMd
-                    && let Some(codex_override) = agents_md::superseding_override(&file.path, |p| {
-                        bank.files.iter().any(|f| f.path == p)
-                    })
+                if let Some((superseding, why)) =
+                    rules.superseded_by(&file.path, &|p| bank.files.iter().any(|f| f.path == p))
                 {
                     builder.skip(
                         &file.path,
                         format!(
-                            "{} in the same folder takes its place (Codex reads one file per folder)",
-                            builder.display(&codex_override)
+                            "{} in the same folder takes its place ({why})",
+                            builder.display(&superseding)
                         ),
                     );
                     continue;
                 }
-                if format == Format::ClaudeAutoMemory {
-                    builder.load(&file.path, Scope::User, true);
+                if builder.outside_project {
+                    let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
+                    builder.load(&file.path, Scope::User, rules.session_cut(rel));
                 } else {
-                    builder.load(&file.path, Scope::Project, false);
+                    builder.load(&file.path, Scope::Project, None);
                 }
             }
             LoadKind::Never => {}
@@ -1098,11 +1068,11 @@ pub fn session_context_in_mode(
         later_kinds(LoadKind::AgentRequested),
         later_kinds(LoadKind::Manual),
     );
-    if on_demand > 0 && format == Format::ClaudeAutoMemory {
-        builder.out.notes.push(format!(
-            "{on_demand} topic file(s) are read on demand, when Claude Code looks them up, \
-             and are not counted here"
-        ));
+    if let Some(note) = (on_demand > 0)
+        .then(|| rules.on_demand_note(on_demand))
+        .flatten()
+    {
+        builder.out.notes.push(note);
     } else if agent_requested + manual > 0 {
         let on_demand = on_demand - agent_requested - manual;
         builder.out.notes.push(format!(

@@ -38,10 +38,7 @@ pub fn home_memory_dirs() -> impl Iterator<Item = &'static str> {
 /// Whether an agent of this format expands `@path` imports. Codex reads AGENTS.md verbatim,
 /// so an `@` there is plain text.
 pub fn format_expands_imports(format: Format) -> bool {
-    matches!(
-        format,
-        Format::ClaudeMd | Format::GeminiMd | Format::BeansMd
-    )
+    crate::core::formats::rules(format).expands_imports()
 }
 
 /// One `@path` token found in a text.

@@ -302,10 +302,10 @@ const CONKEEPER_FACT: &str = "conkeeper-settings";
 /// Reads a ConKeeper bank's `token_budget` preset and `staleness_commits`; with
 /// `listings`, remembered for this version of `.memory-config.md`.
 fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<String>, Option<u32>) {
-    if bank.format != Format::ConKeeper {
+    let Some(settings) = crate::core::formats::rules(bank.format).settings_file() else {
         return (None, None);
-    }
-    let path = bank.root.join(".memory-config.md");
+    };
+    let path = bank.root.join(settings);
     // The listing already knows whether the file exists and which version it is, and
     // only what it lists is confined to the project: nothing else is read.
     let Some(file) = bank
@@ -345,10 +345,11 @@ fn roomodes_sent_tokens(
     encoding: Encoding,
     store: &Listings,
 ) -> Option<(PathBuf, usize)> {
-    if bank.format != Format::RooRules {
+    let rules = crate::core::formats::rules(bank.format);
+    if !rules.holds_mode_rules() {
         return None;
     }
-    let mode = crate::core::formats::rules(bank.format).default_mode()?;
+    let mode = rules.default_mode()?;
     let rel = |file: &MemoryFile| {
         file.path
             .strip_prefix(&project.path)

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::roo_rules::{self, BUILT_IN_MODES as BUILT_IN_ROO_MODES, modes};
-use crate::core::model::{Bank, Format, LoadKind};
+use crate::core::model::{Bank, LoadKind};
 use crate::core::text;
 
 /// Largest file compared for duplicates.
@@ -75,7 +75,7 @@ fn duplicate_findings(bank: &Bank) -> Vec<Finding> {
 /// `.roo/rules-{mode}/` folders whose mode is neither built in nor in `.roomodes`.
 fn unknown_mode_folders(bank: &Bank) -> Vec<Finding> {
     let mut out = Vec::new();
-    if bank.format != Format::RooRules {
+    if !crate::core::formats::rules(bank.format).holds_mode_rules() {
         return out;
     }
     let custom: Vec<String> = bank
@@ -117,10 +117,11 @@ fn unknown_mode_folders(bank: &Bank) -> Vec<Finding> {
             None,
             format!(
                 "{}/ holds rules for mode \"{mode}\", which neither Roo Code's built-in modes \
-                 ({}) nor .roomodes define: they load only if a mode with that slug exists in \
+                 ({}) nor {} define: they load only if a mode with that slug exists in \
                  your global settings",
                 shown.display(),
-                BUILT_IN_ROO_MODES.join(", ")
+                BUILT_IN_ROO_MODES.join(", "),
+                roo_rules::ROOMODES
             ),
         ));
     }
@@ -156,7 +157,7 @@ mod tests {
         let listed = bank::list_banks(&project);
         let roo = listed
             .iter()
-            .find(|b| b.format == Format::RooRules)
+            .find(|b| crate::core::formats::rules(b.format).holds_mode_rules())
             .unwrap();
         let found: Vec<(&str, String)> = findings(roo)
             .into_iter()

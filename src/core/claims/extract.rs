@@ -929,20 +929,21 @@ fn path_candidate(token: &str, in_code: bool) -> Option<String> {
 /// A dot-folder path that names tracked configuration (`.github/workflows/ci.yml`,
 /// `.cargo/config.toml`), as opposed to a dotfile that is usually untracked.
 fn is_dot_path(token: &str) -> bool {
-    [
-        ".github/",
-        ".cargo/",
-        ".vscode/",
-        ".devcontainer/",
-        ".husky/",
-        ".claude/",
-        ".cursor/",
-        ".roo/",
-        ".clinerules",
-    ]
-    .iter()
-    .any(|p| token.starts_with(p))
+    let in_folder = |dir: &str| {
+        token
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+    };
+    TRACKED_DOT_FOLDERS.iter().any(|dir| in_folder(dir))
+        || crate::core::formats::AGENT_FOLDERS
+            .iter()
+            .any(|dir| in_folder(dir))
+        || token.starts_with(crate::core::formats::roo_rules::CLINERULES)
 }
+
+/// Tool folders whose files are tracked configuration (the agents' own come from the
+/// format model).
+const TRACKED_DOT_FOLDERS: [&str; 5] = [".github", ".cargo", ".vscode", ".devcontainer", ".husky"];
 
 /// A backticked package name in the tech context (`zod`, `@tanstack/react-query`,
 /// `serde@1`): the name without its version.

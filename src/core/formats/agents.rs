@@ -10,7 +10,7 @@
 //! | Gemini CLI | GEMINI.md (sub-folders' too, and installed extensions' context files) |
 //! | Cline | the Cline memory bank at `memory-bank/` (every markdown file), and `.clinerules` (file or folder) |
 //! | Roo Code | the Memory Bank MCP / Roo bank, Roo rules and modes (`.roo/`, `.roorules*`, `.roomodes` as Roo sends it, `.roo/system-prompt-{mode}`, and the `.clinerules*` it falls back to) |
-//! | Kilo Code | `.kilocode/` rules, mode rules and memory bank |
+//! | Kilo Code | `.kilocode/` rules, mode rules, system prompt overrides and memory bank; Kilo Memory in its data folder |
 //! | Cursor | Cursor rules (`.mdc` and `.md`), and a Cline-format bank kept for it in `.cursor/memory-bank/` |
 //! | GitHub Copilot | Copilot instructions, a Cline-format bank kept for it in `.copilot-tracking/memory-bank/`, and the Cline bank in `memory-bank/` when its start-up instructions say to read all memory bank files |
 //! | Windsurf | Windsurf rules |
@@ -103,7 +103,7 @@ impl Agent {
             Agent::Gemini => &[Format::GeminiMd],
             Agent::Cline => &[Format::Cline, Format::RooRules],
             Agent::Roo => &[Format::MemoryBankMcp, Format::RooRules],
-            Agent::Kilo => &[Format::KiloCode],
+            Agent::Kilo => &[Format::KiloCode, Format::KiloMemory],
             Agent::Cursor => &[Format::CursorRules, Format::Cline],
             Agent::Copilot => &[Format::Copilot, Format::Cline],
             Agent::Windsurf => &[Format::Windsurf, Format::Cline],

@@ -26,6 +26,8 @@ pub const CODEX_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "AGENTS.md",
     local: "AGENTS.local.md",
+    override_file: Some(OVERRIDE),
+    top_markers: &["AGENTS.md", OVERRIDE],
     dot_dir: ".codex",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
@@ -52,11 +54,60 @@ pub fn is_empty_for_codex(text: &str) -> bool {
     text.trim().is_empty()
 }
 
+/// The finding on an AGENTS.md file Codex cuts at its combined limit.
+pub fn cut_message(
+    shown: &str,
+    line: usize,
+    kept: usize,
+    dropped_lines: usize,
+    dropped_bytes: usize,
+) -> String {
+    if kept == 0 {
+        format!(
+            "Codex never loads {shown}: the files before it already fill the 32 KiB \
+             AGENTS.md budget (project_doc_max_bytes); {dropped_lines} lines / {dropped_bytes} \
+             bytes dropped"
+        )
+    } else {
+        format!(
+            "Codex stops AGENTS.md files at 32 KiB combined (project_doc_max_bytes): {shown} \
+             is cut in line {line}, after byte {kept}; {dropped_lines} lines / {dropped_bytes} \
+             bytes dropped"
+        )
+    }
+}
+
+/// Codex's `project_doc_max_bytes` as a combined limit.
+pub const COMBINED_LIMIT: super::CombinedLimit = super::CombinedLimit {
+    max_bytes: CODEX_PROJECT_DOC_MAX_BYTES as usize,
+    rule: "Codex: AGENTS.md files stop at 32 KiB combined",
+    used_up: "the 32 KiB AGENTS.md budget is already used up",
+    note: "32 KiB combined limit",
+    code: "codex-cutoff",
+    message: cut_message,
+};
+
 pub struct AgentsMd;
 
 impl FormatRules for AgentsMd {
     fn format(&self) -> Format {
         Format::AgentsMd
+    }
+
+    fn combined_limit(&self) -> Option<super::CombinedLimit> {
+        Some(COMBINED_LIMIT)
+    }
+
+    fn skips_text(&self, text: &str) -> Option<&'static str> {
+        is_empty_for_codex(text).then_some("empty: Codex skips empty files")
+    }
+
+    fn superseded_by(
+        &self,
+        file: &Path,
+        listed: &dyn Fn(&Path) -> bool,
+    ) -> Option<(PathBuf, &'static str)> {
+        superseding_override(file, listed).map(|p| (p, "Codex reads one file per folder"))
     }
 
     fn place(&self, rel: &Path) -> Placement {

@@ -9,6 +9,8 @@ use crate::core::model::{Format, LoadKind, MemoryFile};
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "BEANS.md",
     local: "BEANS.local.md",
+    override_file: None,
+    top_markers: &["BEANS.md", "BEANS.local.md", ".beans"],
     dot_dir: ".beans",
     reads_dot_dir: true,
     rules_load: LoadKind::OnDemand,
@@ -22,6 +24,10 @@ pub struct BeansMd;
 impl FormatRules for BeansMd {
     fn format(&self) -> Format {
         Format::BeansMd
+    }
+
+    fn expands_imports(&self) -> bool {
+        true
     }
 
     fn place(&self, rel: &Path) -> Placement {

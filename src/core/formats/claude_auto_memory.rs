@@ -212,6 +212,43 @@ impl FormatRules for ClaudeAutoMemory {
         Format::ClaudeAutoMemory
     }
 
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
+    fn outside_project(&self, bank_root: &Path) -> Option<super::OutsideProject> {
+        Some(super::OutsideProject {
+            allowed_root: allowed_root(bank_root).to_path_buf(),
+            home: home_of(bank_root).map(Path::to_path_buf),
+        })
+    }
+
+    fn listing_problems(&self, bank_root: &Path) -> Vec<String> {
+        home_of(bank_root)
+            .and_then(settings_problem)
+            .into_iter()
+            .collect()
+    }
+
+    fn session_cut(&self, _rel: &Path) -> Option<super::SessionCut> {
+        Some(super::SessionCut {
+            max_lines: MAX_LINES as usize,
+            max_bytes: MAX_BYTES as usize,
+            rule: "Claude Code auto memory: first 200 lines or 25 KB",
+        })
+    }
+
+    fn on_demand_note(&self, count: usize) -> Option<String> {
+        Some(format!(
+            "{count} topic file(s) are read on demand, when Claude Code looks them up, and are \
+             not counted here"
+        ))
+    }
+
+    fn read_only(&self) -> Option<&'static str> {
+        Some("Claude Code's auto memory belongs to Claude Code: mbank reads it, never writes it")
+    }
+
     fn place(&self, rel: &Path) -> Placement {
         let (file_name, parents) = split_rel(rel);
         let is_md = file_name.ends_with(".md");

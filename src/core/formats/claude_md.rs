@@ -14,6 +14,8 @@ pub const CLAUDE_MD_WARN_CHARS: u64 = 40_000;
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "CLAUDE.md",
     local: "CLAUDE.local.md",
+    override_file: None,
+    top_markers: &["CLAUDE.md", "CLAUDE.local.md"],
     dot_dir: ".claude",
     reads_dot_dir: true,
     rules_load: LoadKind::Startup,
@@ -27,6 +29,36 @@ pub struct ClaudeMd;
 impl FormatRules for ClaudeMd {
     fn format(&self) -> Format {
         Format::ClaudeMd
+    }
+
+    fn size_note(&self, file_name: &str, text: &str) -> Option<String> {
+        if file_name != FILES.main && file_name != FILES.local {
+            return None;
+        }
+        let chars = text.chars().count();
+        (chars as u64 > CLAUDE_MD_WARN_CHARS)
+            .then(|| format!("{chars} characters: Claude Code warns above {CLAUDE_MD_WARN_CHARS}"))
+    }
+
+    /// Launched in a sub-folder, Claude Code reads a CLAUDE.md above as an ancestor
+    /// without expanding its imports: an `@AGENTS.md` bridge there loads nothing.
+    fn ancestor_import_note(
+        &self,
+        imported_name: &str,
+        written: &str,
+        shown: &str,
+    ) -> Option<String> {
+        (imported_name == super::agents_md::FILES.main).then(|| {
+            format!(
+                "@{written} loads only when Claude Code is launched in this folder: launched \
+                 in a sub-folder, Claude Code reads {shown} as an ancestor without expanding \
+                 its imports, so AGENTS.md is not loaded there"
+            )
+        })
+    }
+
+    fn expands_imports(&self) -> bool {
+        true
     }
 
     fn place(&self, rel: &Path) -> Placement {

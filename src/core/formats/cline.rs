@@ -10,7 +10,7 @@
 //! (`memory_bank_mcp.rs`): top-level markdown files load, sub-folders (archives,
 //! backups) do not unless the format says otherwise; the per-file and whole-bank token
 //! budgets; unfilled template placeholders are a finding.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, names, split_rel};
 use crate::core::formats::Unit;
@@ -18,6 +18,16 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// Editor folders that may hold a `memory-bank/` of this format.
 pub const EDITOR_FOLDERS: [&str; 2] = [".cursor", ".copilot-tracking"];
+
+/// The bank's own folder.
+pub const BANK_DIR: &str = "memory-bank";
+
+/// The bank folders the memory-bank tools serve, in order of preference.
+pub const SERVED_FOLDERS: [&str; 3] = [
+    BANK_DIR,
+    ".cursor/memory-bank",
+    ".copilot-tracking/memory-bank",
+];
 
 /// The folder the memory bank specification archives completed progress into.
 pub const ARCHIVE_DIR: &str = "archive";
@@ -43,11 +53,109 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
     ],
 };
 
+/// Cline's seven core files in read order (the Cline memory bank spec).
+pub const TEMPLATES: [(&str, &str); 7] = [
+    (
+        "projectBrief.md",
+        include_str!("../../../assets/templates/cline/projectBrief.md"),
+    ),
+    (
+        "productContext.md",
+        include_str!("../../../assets/templates/cline/productContext.md"),
+    ),
+    (
+        "systemPatterns.md",
+        include_str!("../../../assets/templates/cline/systemPatterns.md"),
+    ),
+    (
+        "techContext.md",
+        include_str!("../../../assets/templates/cline/techContext.md"),
+    ),
+    (
+        "activeContext.md",
+        include_str!("../../../assets/templates/cline/activeContext.md"),
+    ),
+    (
+        "progress.md",
+        include_str!("../../../assets/templates/cline/progress.md"),
+    ),
+    (
+        "decisionLog.md",
+        include_str!("../../../assets/templates/cline/decisionLog.md"),
+    ),
+];
+
 pub struct Cline;
+
+/// The name of the core file of `role` in a Cline bank (`activeContext.md`).
+pub fn file_for(role: Role) -> Option<&'static str> {
+    EXPECTED
+        .required
+        .iter()
+        .chain(EXPECTED.recommended)
+        .find(|(r, _)| *r == role)
+        .map(|(_, name)| *name)
+}
+
+/// What the memory bank tools' validation asks of a bank (the Cline memory bank spec):
+/// required and recommended files by role, named in camelCase and in kebab-case.
+pub const TOOL_REQUIRED: [(Role, &str, &str); 3] = [
+    (Role::Brief, "projectBrief.md", "project-brief.md"),
+    (Role::Active, "activeContext.md", "active-context.md"),
+    (Role::Progress, "progress.md", "progress.md"),
+];
+pub const TOOL_RECOMMENDED: [(Role, &str, &str); 4] = [
+    (Role::Product, "productContext.md", "product-context.md"),
+    (Role::Patterns, "systemPatterns.md", "system-patterns.md"),
+    (Role::Tech, "techContext.md", "tech-context.md"),
+    (Role::Decisions, "decisionLog.md", "decision-log.md"),
+];
+
+/// The roles the memory-bank tools add entries to.
+pub const ENTRY_ROLES: [Role; 5] = [
+    Role::Active,
+    Role::Decisions,
+    Role::Product,
+    Role::Patterns,
+    Role::Progress,
+];
+
+/// New files go at the bank's top or one folder down: the specs keep sub-folders such as
+/// `archive/` (the folder must exist; the agent layer creates `archive/` itself).
+pub fn may_create_in_bank(rel: &Path) -> bool {
+    rel.parent().map_or(0, |p| p.iter().count()) <= 1
+}
 
 impl FormatRules for Cline {
     fn format(&self) -> Format {
         Format::Cline
+    }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        super::project_of_memory_folder(bank_root)
+    }
+
+    fn serves_memory_bank_tools(&self) -> bool {
+        true
+    }
+
+    fn is_memory_folder(&self) -> bool {
+        true
+    }
+
+    fn entry_file(&self, role: Role) -> Option<&'static str> {
+        ENTRY_ROLES
+            .contains(&role)
+            .then(|| file_for(role))
+            .flatten()
+    }
+
+    fn may_create(&self, rel: &Path) -> bool {
+        may_create_in_bank(rel)
     }
 
     fn place(&self, rel: &Path) -> Placement {

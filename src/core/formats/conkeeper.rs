@@ -2,11 +2,23 @@
 //! a fixed order (stable context, then state, then history), ADRs in `decisions/` and
 //! session logs in `sessions/` on demand, settings in `.memory-config.md`, and token
 //! budgets from the preset the bank names there.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
 use crate::core::formats::Unit;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
+
+/// The bank's folder…
+pub const FOLDER: &str = "memory";
+/// …inside one of these project folders.
+pub const CONTAINERS: [&str; 2] = [".claude", ".ai"];
+/// The bank's settings (token budget preset, staleness), at its top.
+pub const SETTINGS_FILE: &str = ".memory-config.md";
+/// The bank's folder as `mbank init` creates it, relative to the project.
+pub const BANK_DIR: &str = ".claude/memory";
+/// Sub-folders of the bank where new files go (ADRs, session logs); they exist even
+/// when empty.
+pub const FOLDERS: [&str; 2] = ["decisions", "sessions"];
 
 /// Where ConKeeper's budgets come from.
 const PRESETS: &str = "ConKeeper token budget presets";
@@ -21,11 +33,86 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
     recommended: &[],
 };
 
+/// ConKeeper's files (the ConKeeper schema, "Directory Structure"); the configuration is written as
+/// `.memory-config.md`.
+pub const TEMPLATES: [(&str, &str); 6] = [
+    (
+        "active-context.md",
+        include_str!("../../../assets/templates/conkeeper/active-context.md"),
+    ),
+    (
+        "product-context.md",
+        include_str!("../../../assets/templates/conkeeper/product-context.md"),
+    ),
+    (
+        "progress.md",
+        include_str!("../../../assets/templates/conkeeper/progress.md"),
+    ),
+    (
+        "patterns.md",
+        include_str!("../../../assets/templates/conkeeper/patterns.md"),
+    ),
+    (
+        "glossary.md",
+        include_str!("../../../assets/templates/conkeeper/glossary.md"),
+    ),
+    (
+        ".memory-config.md",
+        include_str!("../../../assets/templates/conkeeper/memory-config.md"),
+    ),
+];
+
 pub struct ConKeeper;
 
 impl FormatRules for ConKeeper {
     fn format(&self) -> Format {
         Format::ConKeeper
+    }
+
+    /// ConKeeper's injection strips `<private>` blocks.
+    fn session_text_differs(&self) -> bool {
+        true
+    }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
+    fn is_memory_folder(&self) -> bool {
+        true
+    }
+
+    fn settings_file(&self) -> Option<&'static str> {
+        Some(SETTINGS_FILE)
+    }
+
+    /// ConKeeper's SessionStart hook strips them.
+    fn honours_private_blocks(&self) -> bool {
+        true
+    }
+
+    fn names_adr_files(&self) -> bool {
+        true
+    }
+
+    fn required_folders(&self) -> &'static [&'static str] {
+        &FOLDERS
+    }
+
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        super::project_of_memory_folder(bank_root)
+    }
+
+    fn may_create(&self, rel: &Path) -> bool {
+        let folders: Vec<&str> = rel
+            .parent()
+            .map(|p| p.iter().filter_map(|c| c.to_str()).collect())
+            .unwrap_or_default();
+        match folders.as_slice() {
+            [] => true,
+            [folder] => FOLDERS.contains(folder),
+            _ => false,
+        }
     }
 
     fn place(&self, rel: &Path) -> Placement {

@@ -14,6 +14,8 @@ use crate::core::model::{Format, LoadKind, MemoryFile};
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "GEMINI.md",
     local: "GEMINI.local.md",
+    override_file: None,
+    top_markers: &["GEMINI.md"],
     dot_dir: ".gemini",
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
@@ -87,6 +89,10 @@ pub struct GeminiMd;
 impl FormatRules for GeminiMd {
     fn format(&self) -> Format {
         Format::GeminiMd
+    }
+
+    fn expands_imports(&self) -> bool {
+        true
     }
 
     fn place(&self, rel: &Path) -> Placement {

@@ -25,6 +25,11 @@ pub struct InstructionFiles {
     pub main: &'static str,
     /// Its private counterpart: `CLAUDE.local.md`.
     pub local: &'static str,
+    /// A file read before the main one in each folder (Codex's `AGENTS.override.md`).
+    pub override_file: Option<&'static str>,
+    /// Names at a folder's top that make it a project of this member (its folder's
+    /// contents are looked into separately).
+    pub top_markers: &'static [&'static str],
     /// The agent's own folder in the project: `.claude`.
     pub dot_dir: &'static str,
     /// Whether the agent reads its folder (the main and local files and `rules/` there).
@@ -44,6 +49,24 @@ pub struct InstructionFiles {
 }
 
 impl InstructionFiles {
+    /// Whether mbank may create a new file of the member at `rel` (relative to the
+    /// project): the main or local file at the top or in the agent's folder (when the agent
+    /// reads it), or a rule under that folder's `rules/`.
+    pub fn may_create(&self, rel: &Path) -> bool {
+        let folders: Vec<&str> = rel
+            .parent()
+            .map(|p| p.iter().filter_map(|c| c.to_str()).collect())
+            .unwrap_or_default();
+        let file_name = rel.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let dot_dir = self.reads_dot_dir.then_some(self.dot_dir);
+        let known_name = file_name == self.main || file_name == self.local;
+        match folders.as_slice() {
+            [] => known_name,
+            [dot] => Some(*dot) == dot_dir && known_name,
+            [dot, rules, ..] => Some(*dot) == dot_dir && *rules == RULES_FOLDER,
+        }
+    }
+
     /// Places a file of the family, given its path relative to the project.
     pub fn place(&self, rel: &Path) -> Placement {
         let (file_name, parents) = split_rel(rel);

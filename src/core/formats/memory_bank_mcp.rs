@@ -8,7 +8,7 @@
 //! Budgets and the placeholder check are the memory-bank family's (`cline.rs`): the
 //! Memory Bank MCP spec sets no size limit of its own, so its budgets say so in their
 //! source ([`BUDGET_SOURCE`]) rather than pass for its own rule or for Cline's.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, cline, names};
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
@@ -16,6 +16,8 @@ use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
 /// Folder names of the JSON document banks of the `memory-bank-mcp-server` family:
 /// one global bank and one bank folder per git branch.
 pub const DOCUMENT_BANK_DIRS: [&str; 2] = ["global-memory-bank", "branch-memory-bank"];
+/// The project folder that holds the document banks.
+pub const DOCUMENT_BANKS_PARENT: &str = "docs";
 
 /// Where this format's budgets come from, in words.
 pub const BUDGET_SOURCE: &str =
@@ -137,6 +139,48 @@ pub struct MemoryBankMcp;
 impl FormatRules for MemoryBankMcp {
     fn format(&self) -> Format {
         Format::MemoryBankMcp
+    }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
+    /// A Roo memory bank is read in the order its modes' rules list (a document bank of
+    /// the MCP server is handed out on request, in no order).
+    fn reads_in_mode_order(&self, bank_root: &Path) -> bool {
+        document_bank_dir(bank_root).is_none()
+    }
+
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        super::project_of_memory_folder(bank_root)
+    }
+
+    fn serves_memory_bank_tools(&self) -> bool {
+        true
+    }
+
+    fn is_memory_folder(&self) -> bool {
+        true
+    }
+
+    /// The server's kebab-case names; progress is `progress.md` in both spellings.
+    fn entry_file(&self, role: Role) -> Option<&'static str> {
+        Some(match role {
+            Role::Active => "active-context.md",
+            Role::Decisions => "decision-log.md",
+            Role::Product => "product-context.md",
+            Role::Patterns => "system-patterns.md",
+            Role::Progress => "progress.md",
+            _ => return None,
+        })
+    }
+
+    fn entry_style(&self) -> super::EntryStyle {
+        super::EntryStyle::MemoryBankMcp
+    }
+
+    fn may_create(&self, rel: &Path) -> bool {
+        super::cline::may_create_in_bank(rel)
     }
 
     fn place(&self, rel: &Path) -> Placement {

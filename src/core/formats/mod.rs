@@ -16,7 +16,7 @@
 //! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
-//! | `kilo_code.rs` | Kilo Code's rules, mode rules and the memory bank it keeps among them |
+//! | `kilo_code.rs` | Kilo Code's rules, mode rules, system prompt overrides and the memory bank it keeps among them; Kilo Memory in Kilo's data folder |
 //! | `agents.rs` | which agent loads which formats at its session start (`mbank context --agent`) |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
@@ -29,7 +29,9 @@
 //!    every other method has a default meaning "this format has no such rule". Give
 //!    each [`Budget`] its source in words ("Cline memory bank guidelines"), never a
 //!    document number.
-//! 3. Register it: one arm in [`rules`] (the compiler points there).
+//! 3. Register it: one arm in [`rules`] (the compiler points there), and give each
+//!    method whose default does not fit it an answer (where it lives, how it is listed,
+//!    what its agent cuts).
 //! 4. Add fixtures and tests: a project folder of that shape under a temp dir.
 //!
 //! A format whose files sit at fixed places in the project (rule files and rule
@@ -38,13 +40,20 @@
 //! them; [`frontmatter_load`](FormatRules::frontmatter_load) decides when each loads and
 //! [`check_text`](FormatRules::check_text) adds its own findings.
 //!
-//! Still outside this interface (each engine matches on the format, so a new format
-//! adds an arm there too until they move here): what discovery looks for
-//! (`scan::discovery`), how a bank is listed (`scan::bank`), the content checks
-//! (`analysis::validate`), the session rules (`analysis::context`) and where guarded
-//! writes may create files (`write`).
+//! Every engine asks this interface and never matches on a format: discovery
+//! ([`top_markers`](FormatRules::top_markers), the memory folders' constants), bank
+//! listing ([`listing`](FormatRules::listing),
+//! [`outside_project`](FormatRules::outside_project)), the content checks
+//! ([`settings_file`](FormatRules::settings_file),
+//! [`honours_private_blocks`](FormatRules::honours_private_blocks) …), the session rules
+//! ([`session_cut`](FormatRules::session_cut),
+//! [`combined_limit`](FormatRules::combined_limit), [`text_cut`](FormatRules::text_cut) …),
+//! guarded writes ([`may_create`](FormatRules::may_create),
+//! [`read_only`](FormatRules::read_only)) and the memory-bank servers
+//! ([`entry_file`](FormatRules::entry_file)). `tests/it/format_names.rs` fails on a
+//! format's file name spelled, or a format picked by its variant, anywhere else.
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::core::findings::Finding;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Role};
@@ -172,6 +181,188 @@ pub trait FormatRules: Send + Sync {
         HeadingRule::None
     }
 
+    /// The project folder a bank rooted at `bank_root` belongs to: the folder itself for
+    /// formats found at the project's top (or outside it, like auto memory).
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        Some(bank_root.to_path_buf())
+    }
+
+    /// Whether mbank may create a file that does not exist yet at `rel` (relative to the
+    /// bank root): only where the format keeps files of its own. Rule files are edited
+    /// where they are, never created; an instruction-file member creates its known names.
+    fn may_create(&self, rel: &Path) -> bool {
+        instruction_member(self.format()).is_some_and(|files| files.may_create(rel))
+    }
+
+    /// What the session's note says of the bank's files read on demand (`count` of them),
+    /// for a format whose agent looks them up itself.
+    fn on_demand_note(&self, _count: usize) -> Option<String> {
+        None
+    }
+
+    /// The cut the agent applies to a file it loads at start (`rel` relative to the bank).
+    fn session_cut(&self, _rel: &Path) -> Option<SessionCut> {
+        None
+    }
+
+    /// What the files of this format load together at most (Codex stops AGENTS.md files
+    /// at 32 KiB combined), counted over the project's files, not the user's.
+    fn combined_limit(&self) -> Option<CombinedLimit> {
+        None
+    }
+
+    /// Why the agent skips a file it would load, judged by its text (Codex skips empty
+    /// files).
+    fn skips_text(&self, _text: &str) -> Option<&'static str> {
+        None
+    }
+
+    /// Where the agent cuts one file's text (bytes kept) and the rule in words, when it
+    /// cuts it (Windsurf reads 12,000 characters of a rule file).
+    fn text_cut(&self, _text: &str) -> Option<(usize, &'static str)> {
+        None
+    }
+
+    /// A note on a loaded file's size the agent warns about (`file_name` is its name).
+    fn size_note(&self, _file_name: &str, _text: &str) -> Option<String> {
+        None
+    }
+
+    /// The file that takes this one's place, when `listed` says it is there, and why
+    /// (Codex reads `AGENTS.override.md` instead of the `AGENTS.md` beside it).
+    fn superseded_by(
+        &self,
+        _file: &Path,
+        _listed: &dyn Fn(&Path) -> bool,
+    ) -> Option<(PathBuf, &'static str)> {
+        None
+    }
+
+    /// A note on a direct `@import` of `imported_name` (written `written`) in a project
+    /// file shown as `shown`, when the agent does not expand it everywhere it loads the
+    /// file (Claude Code loading a CLAUDE.md as an ancestor): the finding's message.
+    fn ancestor_import_note(
+        &self,
+        _imported_name: &str,
+        _written: &str,
+        _shown: &str,
+    ) -> Option<String> {
+        None
+    }
+
+    /// Whether the bank is a memory folder of the memory-bank family (Cline, Memory Bank
+    /// MCP, ConKeeper): a folder in the project whose every file is memory the agent keeps.
+    fn is_memory_folder(&self) -> bool {
+        false
+    }
+
+    /// Whether the bank is one structured store file whose records are virtual files.
+    fn is_store(&self) -> bool {
+        matches!(self.listing(), Listing::Store)
+    }
+
+    /// The bank's settings file at its top (ConKeeper's `.memory-config.md`): its content
+    /// is checked though it never loads, and budgets and staleness read it.
+    fn settings_file(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether the agent strips `<private>` blocks (and whole `private: true` files) from
+    /// what it loads.
+    fn honours_private_blocks(&self) -> bool {
+        false
+    }
+
+    /// Whether the format's specification names its ADR files (`NNNN-title.md`), so
+    /// another name is a finding.
+    fn names_adr_files(&self) -> bool {
+        false
+    }
+
+    /// Sub-folders a bank proven of this format must have, even when empty.
+    fn required_folders(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether the agent expands `@path` imports in this format's files (Codex reads
+    /// AGENTS.md verbatim, so an `@` there is plain text).
+    fn expands_imports(&self) -> bool {
+        false
+    }
+
+    /// Whether the bank is made of the project's mode rule files (`.roomodes`,
+    /// `.clinerules-{mode}`, `.roo/rules-{mode}/`), which say which modes exist and what
+    /// each reads.
+    fn holds_mode_rules(&self) -> bool {
+        false
+    }
+
+    /// Whether the memory-bank servers (Cline's and Memory Bank MCP's tools) read and
+    /// write banks of this format.
+    fn serves_memory_bank_tools(&self) -> bool {
+        false
+    }
+
+    /// The file the memory-bank tools add an entry of `role` to when the bank has none
+    /// of that role yet (a decision, a progress line, a session note).
+    fn entry_file(&self, _role: Role) -> Option<&'static str> {
+        None
+    }
+
+    /// How the memory-bank tools write entries into this format's files.
+    fn entry_style(&self) -> EntryStyle {
+        EntryStyle::Cline
+    }
+
+    /// Whether what the agent loads differs from the listed files' text (imports expanded,
+    /// `<private>` blocks stripped), so a view computes the session's context to show it.
+    fn session_text_differs(&self) -> bool {
+        instruction_member(self.format()).is_some()
+    }
+
+    /// Why mbank never writes this format's files, when it never does (the agent owns them).
+    fn read_only(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Names of entries at a folder's top that make the folder a project holding a bank
+    /// of this format (rooted at the folder). Memory folders and rule folders at fixed
+    /// places are found through [`project_paths`](FormatRules::project_paths) and the
+    /// memory-folder markers instead.
+    fn top_markers(&self) -> TopMarkers {
+        TopMarkers {
+            names: instruction_member(self.format()).map_or(&[], |files| files.top_markers),
+            prefixes: &[],
+        }
+    }
+
+    /// How bank listing finds the bank's files.
+    fn listing(&self) -> Listing {
+        match instruction_member(self.format()) {
+            Some(files) => Listing::Instructions(files),
+            None => Listing::ProjectPaths(self.project_paths()),
+        }
+    }
+
+    /// For a bank kept outside the project (in the home folder): the folder its files must
+    /// stay in, and the home folder its paths are shown from (`~/…`) when it sits at the
+    /// agent's default place there.
+    fn outside_project(&self, _bank_root: &Path) -> Option<OutsideProject> {
+        None
+    }
+
+    /// Problems of the bank's setting up that listing reports (a settings file the agent
+    /// cannot read, say).
+    fn listing_problems(&self, _bank_root: &Path) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Whether the bank's top files are read in the order its modes' rule files list them
+    /// (`files_to_read`), before the format's own order.
+    fn reads_in_mode_order(&self, _bank_root: &Path) -> bool {
+        false
+    }
+
     /// The agent reads frontmatter leniently (Cursor's bare `globs: **/*.ts`) or not at
     /// all (Roo sends rule files whole), so a
     /// strict YAML error is not a finding; [`check_text`](FormatRules::check_text) says
@@ -179,6 +370,96 @@ pub trait FormatRules: Send + Sync {
     fn lenient_frontmatter(&self) -> bool {
         false
     }
+}
+
+/// How entries (decisions, progress lines) are written into a format's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryStyle {
+    /// The Cline memory bank's: `## [date] Title` decision blocks.
+    Cline,
+    /// The Memory Bank MCP server's own decision format.
+    MemoryBankMcp,
+}
+
+/// Entries at a folder's top that mark a format's bank (see [`FormatRules::top_markers`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TopMarkers {
+    /// Whole names: `CLAUDE.md`, `.roomodes`.
+    pub names: &'static [&'static str],
+    /// Beginnings of names: `.clinerules-` (a mode's rule file).
+    pub prefixes: &'static [&'static str],
+}
+
+/// Every format's top markers, gathered once: which format an entry named `name` at a
+/// folder's top marks, if any.
+pub fn top_marker_format(name: &str) -> Option<Format> {
+    static MARKERS: std::sync::LazyLock<Vec<(Format, TopMarkers)>> =
+        std::sync::LazyLock::new(|| {
+            all()
+                .map(|rules| (rules.format(), rules.top_markers()))
+                .filter(|(_, m)| !m.names.is_empty() || !m.prefixes.is_empty())
+                .collect()
+        });
+    MARKERS.iter().find_map(|(format, markers)| {
+        (markers.names.contains(&name) || markers.prefixes.iter().any(|p| name.starts_with(p)))
+            .then_some(*format)
+    })
+}
+
+/// How bank listing finds a format's files.
+#[derive(Debug, Clone, Copy)]
+pub enum Listing {
+    /// Every file of the bank's own folder, walked.
+    Folder,
+    /// Entries at the project's top: files whose name `is_rule_file` accepts, and the
+    /// folders named in `folders` walked whole (a name in both is either).
+    TopEntries {
+        is_rule_file: fn(&str) -> bool,
+        folders: &'static [&'static str],
+    },
+    /// One structured store file in the bank's folder, each record a virtual file.
+    Store,
+    /// An instruction-file member's files at the top, in its folder and in sub-folders.
+    Instructions(&'static instruction_files::InstructionFiles),
+    /// Files and rule folders at fixed places in the project.
+    ProjectPaths(ProjectPaths),
+}
+
+/// What the files of a format load together at most (see
+/// [`FormatRules::combined_limit`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CombinedLimit {
+    pub max_bytes: usize,
+    /// The rule in words, for the cut's record.
+    pub rule: &'static str,
+    /// Why a file past the limit loads nothing.
+    pub used_up: &'static str,
+    /// What the note on a cut file adds: "32 KiB combined limit".
+    pub note: &'static str,
+    /// The code of the finding on a cut file.
+    pub code: &'static str,
+    /// Its message: the file as shown, the line of the cut, the bytes kept, and the
+    /// lines and bytes dropped.
+    pub message: fn(&str, usize, usize, usize, usize) -> String,
+}
+
+/// What of a file the agent loads at start: its first lines and bytes, whichever limit
+/// comes first (see [`FormatRules::session_cut`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionCut {
+    pub max_lines: usize,
+    pub max_bytes: usize,
+    /// The rule in words, with its source.
+    pub rule: &'static str,
+}
+
+/// A bank kept outside the project (see [`FormatRules::outside_project`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutsideProject {
+    /// The folder the bank's files must stay in.
+    pub allowed_root: PathBuf,
+    /// The home folder paths are shown from, when the bank is at its default place.
+    pub home: Option<PathBuf>,
 }
 
 /// Whether a format asks its files for a heading, and on whose authority.
@@ -231,6 +512,7 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::Windsurf => &windsurf::Windsurf,
         Format::Kiro => &kiro::Kiro,
         Format::KiloCode => &kilo_code::KiloCode,
+        Format::KiloMemory => &kilo_code::KiloMemory,
         Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
     }
 }
@@ -253,6 +535,36 @@ pub const DECLARING_RULE_FOLDERS: [&str; 6] = [
     roo_rules::ROO_DIR,
 ];
 
+/// The project a memory folder (Cline, Memory Bank MCP, ConKeeper) belongs to: the folder above it, or the one
+/// above its container (`.cursor/memory-bank/`, `.claude/memory/`, `docs/global-memory-bank/`).
+pub fn project_of_memory_folder(root: &Path) -> Option<PathBuf> {
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let parent_name = root.parent().map(name_of).unwrap_or_default();
+    let name = name_of(root);
+    let in_container = (name == cline::BANK_DIR
+        && cline::EDITOR_FOLDERS.contains(&parent_name.as_str()))
+        || (name == conkeeper::FOLDER && conkeeper::CONTAINERS.contains(&parent_name.as_str()))
+        || (memory_bank_mcp::DOCUMENT_BANK_DIRS.contains(&name.as_str())
+            && parent_name == memory_bank_mcp::DOCUMENT_BANKS_PARENT);
+    if in_container {
+        root.parent().and_then(Path::parent).map(Path::to_path_buf)
+    } else {
+        root.parent().map(Path::to_path_buf)
+    }
+}
+
+/// Agents' own folders in a project, whose files are tracked configuration: Claude's,
+/// Cursor's and Roo's.
+pub const AGENT_FOLDERS: [&str; 3] = [
+    claude_md::FILES.dot_dir,
+    cline::EDITOR_FOLDERS[0],
+    roo_rules::ROO_DIR,
+];
+
 /// The member of the instruction-file family a format is (see `instruction_files.rs`).
 pub fn instruction_member(format: Format) -> Option<&'static instruction_files::InstructionFiles> {
     match format {
@@ -262,6 +574,27 @@ pub fn instruction_member(format: Format) -> Option<&'static instruction_files::
         Format::BeansMd => Some(&beans_md::FILES),
         _ => None,
     }
+}
+
+/// Whether a format is an instruction-file member (loads as a hierarchy with `@imports`).
+pub fn is_instruction_file(format: Format) -> bool {
+    instruction_member(format).is_some()
+}
+
+/// The main places discovery looks for, in words for a message ("memory-bank/,
+/// .claude/memory/, CLAUDE.md, …"); folders end in `/`.
+pub fn looked_for() -> String {
+    let places = [
+        format!("{}/", cline::BANK_DIR),
+        format!("{}/{}/", conkeeper::CONTAINERS[0], conkeeper::FOLDER),
+        claude_md::FILES.main.to_string(),
+        agents_md::FILES.main.to_string(),
+        gemini_md::FILES.main.to_string(),
+        format!("{}/", infinity::DIR),
+        roo_rules::CLINERULES.to_string(),
+        format!("{}/", roo_rules::ROO_DIR),
+    ];
+    places.join(", ")
 }
 
 /// Every member of the instruction-file family.
@@ -394,6 +727,34 @@ mod tests {
     fn every_format_is_registered_under_its_own_variant() {
         for (format, rules) in Format::ALL.into_iter().zip(all()) {
             assert_eq!(rules.format(), format);
+        }
+    }
+
+    #[test]
+    fn top_markers_name_their_formats_and_nothing_else() {
+        for files in instruction_family() {
+            assert!(files.top_markers.contains(&files.main), "{files:?}");
+        }
+        assert_eq!(top_marker_format("CLAUDE.local.md"), Some(Format::ClaudeMd));
+        assert_eq!(
+            top_marker_format("AGENTS.override.md"),
+            Some(Format::AgentsMd)
+        );
+        assert_eq!(top_marker_format(".beans"), Some(Format::BeansMd));
+        assert_eq!(
+            top_marker_format(".clinerules-code"),
+            Some(Format::RooRules)
+        );
+        assert_eq!(top_marker_format(".roorules-"), Some(Format::RooRules));
+        assert_eq!(top_marker_format(".roo"), Some(Format::RooRules));
+        for other in [
+            "README.md",
+            "GEMINI.local.md",
+            ".claude",
+            "memory-bank",
+            "src",
+        ] {
+            assert_eq!(top_marker_format(other), None, "{other}");
         }
     }
 

@@ -24,6 +24,13 @@ const SOURCE: &str = "Windsurf rules documentation";
 /// Windsurf cuts one rule file here.
 pub const RULE_FILE_MAX_CHARS: u64 = 12_000;
 
+/// The bytes of a rule file Windsurf reads: its first 12,000 characters.
+pub fn kept_bytes(text: &str) -> usize {
+    text.char_indices()
+        .nth(RULE_FILE_MAX_CHARS as usize)
+        .map_or(text.len(), |(at, _)| at)
+}
+
 const TRIGGERS: [&str; 4] = ["always_on", "glob", "model_decision", "manual"];
 
 pub struct Windsurf;
@@ -49,6 +56,11 @@ fn load_of(fm: &RuleFrontmatter) -> LoadKind {
 impl FormatRules for Windsurf {
     fn format(&self) -> Format {
         Format::Windsurf
+    }
+
+    fn text_cut(&self, text: &str) -> Option<(usize, &'static str)> {
+        let kept = kept_bytes(text);
+        (kept < text.len()).then_some((kept, "Windsurf: a rule file stops at 12,000 characters"))
     }
 
     fn place(&self, rel: &Path) -> Placement {

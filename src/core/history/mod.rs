@@ -224,8 +224,7 @@ mod summaries {
     /// Summaries kept at most (past it, all are dropped and built again as needed).
     const MAX: usize = 256;
 
-    static KEPT: Mutex<Option<HashMap<PathBuf, (IndexStamp, IndexSummary)>>> =
-        Mutex::new(None);
+    static KEPT: Mutex<Option<HashMap<PathBuf, (IndexStamp, IndexSummary)>>> = Mutex::new(None);
 
     pub(super) fn get(folder: &Path, stamp: IndexStamp) -> Option<IndexSummary> {
         let kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
@@ -337,10 +336,7 @@ impl History {
             message: e.to_string(),
         })?;
         let count = summary.lines + 1;
-        let oldest_expired = summary
-            .oldest
-            .as_ref()
-            .is_none_or(|v| !self.young(v, now));
+        let oldest_expired = summary.oldest.as_ref().is_none_or(|v| !self.young(v, now));
         let within_budget = summary.sizes + version.size <= self.retention.max_bytes();
         if count <= MAX_VERSIONS
             && (count <= self.retention.keep_versions || (!oldest_expired && within_budget))
@@ -743,10 +739,9 @@ mod tests {
             assert_eq!(first, "one\n");
             let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
             let index = folder.path().join(INDEX);
-            let mut line = fs::read_to_string(&index).unwrap().replace(
-                "\"version\":1,",
-                "\"version\":2,",
-            );
+            let mut line = fs::read_to_string(&index)
+                .unwrap()
+                .replace("\"version\":1,", "\"version\":2,");
             line = line.replace("\"writer\":\"tui\"", "\"writer\":\"other\"");
             let mut text = fs::read_to_string(&index).unwrap();
             text.push_str(&line);

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::listing::Listing;
 use super::{FileReview, ReviewSession, signals};
 use crate::core::analysis::budgets::Measure;
-use crate::core::model::{Bank, Format};
+use crate::core::model::Bank;
 use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 
@@ -97,11 +97,9 @@ impl ReviewSession {
 }
 
 fn conkeeper_preset(bank: &Bank) -> Option<String> {
-    if bank.format != Format::ConKeeper {
-        return None;
-    }
+    let settings = crate::core::formats::rules(bank.format).settings_file()?;
     // Only what the (confined) listing shows is read: a config linked out is never opened.
-    let path = bank.root.join(".memory-config.md");
+    let path = bank.root.join(settings);
     if !bank.files.iter().any(|f| f.path == path) {
         return None;
     }

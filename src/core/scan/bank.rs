@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::core::formats::infinity;
-use crate::core::formats::{self, claude_auto_memory, hierarchical_file_name};
+use crate::core::formats::instruction_files::{self, InstructionFiles};
+use crate::core::formats::{self, Listing};
 use crate::core::model::{
     Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
@@ -279,7 +280,7 @@ fn sub_folders(lister: &Lister<'_>, dir: &Path) -> Vec<PathBuf> {
             let name = e.name.to_string_lossy();
             !name.starts_with('.')
                 && !ALWAYS_SKIPPED.contains(&name.as_ref())
-                && name != "memory-bank"
+                && name != formats::cline::BANK_DIR
         })
         .map(|e| dir.join(&e.name))
         .collect();
@@ -336,23 +337,17 @@ fn frontmatter_is_conditional(text: &str) -> bool {
     })
 }
 
-fn list_hierarchical(lister: &mut Lister<'_>) {
+fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
     let project = lister.project.to_path_buf();
-    let Some(main) = hierarchical_file_name(lister.format) else {
-        return;
-    };
-    let local = main.replace(".md", ".local.md");
+    let main = member.main;
+    let local = member.local;
     lister.push_child_if_file(&project, main);
-    let dot_dir = match lister.format {
-        Format::ClaudeMd => Some(".claude"),
-        Format::BeansMd => Some(".beans"),
-        _ => None,
-    };
+    let dot_dir = member.reads_dot_dir.then_some(member.dot_dir);
     if let Some(dot) = dot_dir
         && let Some(dot_path) = lister.child_dir(&project, dot)
     {
         lister.push_child_if_file(&dot_path, main);
-        if let Some(rules) = lister.child_dir(&dot_path, "rules") {
+        if let Some(rules) = lister.child_dir(&dot_path, instruction_files::RULES_FOLDER) {
             let before = lister.files.len();
             lister.walk(&rules, 1);
             // Only markdown rules load; conditional ones only on demand.
@@ -368,18 +363,17 @@ fn list_hierarchical(lister: &mut Lister<'_>) {
                 }
             }
         }
-        lister.push_child_if_file(&dot_path, &local);
+        lister.push_child_if_file(&dot_path, local);
     }
-    lister.push_child_if_file(&project, &local);
+    lister.push_child_if_file(&project, local);
     nested_instruction_files(lister, &project, main, 0);
-    if lister.format == Format::AgentsMd {
-        let codex_override = crate::core::formats::agents_md::OVERRIDE;
-        lister.push_child_if_file(&project, codex_override);
-        nested_instruction_files(lister, &project, codex_override, 0);
+    if let Some(override_file) = member.override_file {
+        lister.push_child_if_file(&project, override_file);
+        nested_instruction_files(lister, &project, override_file, 0);
     }
 }
 
-fn list_roo(lister: &mut Lister<'_>) {
+fn list_top_entries(lister: &mut Lister<'_>, is_rule_file: fn(&str) -> bool, folders: &[&str]) {
     let project = lister.project.to_path_buf();
     let Ok(listed) = lister.listings.list(&project) else {
         return;
@@ -390,10 +384,9 @@ fn list_roo(lister: &mut Lister<'_>) {
         let Some(name) = entry.name.to_str() else {
             continue;
         };
-        let is_rule_name = name == ".clinerules"
-            || name == ".roomodes"
-            || formats::mode_of_rule_file(name).is_some();
-        if !is_rule_name && name != ".roo" {
+        let is_rule_name = is_rule_file(name);
+        let is_folder_name = folders.contains(&name);
+        if !is_rule_name && !is_folder_name {
             continue;
         }
         let path = project.join(name);
@@ -404,7 +397,7 @@ fn list_roo(lister: &mut Lister<'_>) {
         if is_rule_name && !is_dir {
             // Pushed only when it is a file (a dangling link is not).
             lister.push_if_file(path);
-        } else if (name == ".clinerules" || name == ".roo") && is_dir {
+        } else if is_folder_name && is_dir {
             lister.walk(&path, 1);
         }
     }
@@ -523,17 +516,6 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
     }
 }
 
-fn infinity_role(kind: &str) -> Role {
-    match kind {
-        "project_overview" => Role::Brief,
-        "design_doc" => Role::Patterns,
-        "implementation_plan" | "progress_tracker" => Role::Progress,
-        "instructions" => Role::Instructions,
-        "rules" => Role::Rules,
-        _ => Role::Other,
-    }
-}
-
 /// What `list` needs of an Infinity store: its memories without their content.
 #[derive(Debug, Serialize, Deserialize)]
 struct StoreListing {
@@ -613,9 +595,12 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
     if !lister.confined_way(&store_dir) {
         return;
     }
-    let store_path = store_dir.join("memories.json");
-    if let Some(kind) = kind_of(lister.listings, &store_dir, OsStr::new("memories.json"))
-        && !lister.confined(&store_path, kind)
+    let store_path = store_dir.join(infinity::STORE_FILE);
+    if let Some(kind) = kind_of(
+        lister.listings,
+        &store_dir,
+        OsStr::new(infinity::STORE_FILE),
+    ) && !lister.confined(&store_path, kind)
     {
         return;
     }
@@ -655,7 +640,7 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
         lister.files.push(MemoryFile {
             path: store_path.clone(),
             display: format!("{store_display}#{}", memory.id),
-            role: infinity_role(&memory.kind),
+            role: infinity::role_of_kind(&memory.kind),
             layer: None,
             order: 0,
             group: Some(memory.kind.clone()),
@@ -686,20 +671,17 @@ fn load_rank(load: LoadKind) -> u8 {
 
 /// Sorts files into read order: layer, then startup before on-demand before never, then
 /// group and name; and numbers them.
-fn sort_read_order(format: Format, files: &mut [MemoryFile]) {
+fn sort_read_order(files: &mut [MemoryFile]) {
     // Keys are built once per file, not twice per comparison.
     files.sort_by_cached_key(|f| {
         (
             f.layer.unwrap_or(u8::MAX),
             load_rank(f.load),
             f.group.clone().unwrap_or_default(),
-            if format == Format::Infinity {
-                f.memory
-                    .as_ref()
-                    .map(|m| m.title.to_lowercase())
-                    .unwrap_or_default()
-            } else {
-                f.display.to_lowercase()
+            // A store's memories by title; files by name.
+            match &f.memory {
+                Some(memory) => memory.title.to_lowercase(),
+                None => f.display.to_lowercase(),
             },
         )
     });
@@ -732,13 +714,11 @@ fn list_bank_in(
     folder: &ProjectFolder<'_>,
     location: &BankLocation,
 ) -> Bank {
-    // Claude Code's auto memory lives in the home folder, which is its allowed root (or
-    // in the folder `autoMemoryDirectory` names, its own).
-    let auto_root = match location.format {
-        Format::ClaudeAutoMemory => Some(claude_auto_memory::allowed_root(&location.root)),
-        _ => None,
-    };
-    let home = auto_root.and_then(|_| claude_auto_memory::home_of(&location.root));
+    // A bank kept in the home folder (Claude Code's auto memory) has its own allowed root.
+    let rules = formats::rules(location.format);
+    let outside = rules.outside_project(&location.root);
+    let auto_root = outside.as_ref().map(|o| o.allowed_root.as_path());
+    let home = outside.as_ref().and_then(|o| o.home.as_deref());
     let auto_folder = auto_root.map(ProjectFolder::new);
     let (base, folder) = match (auto_root, &auto_folder) {
         (Some(root), Some(auto_folder)) => (root, auto_folder),
@@ -756,29 +736,26 @@ fn list_bank_in(
         outside: Vec::new(),
     };
     let mut project_id = None;
-    match location.format {
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::ClaudeAutoMemory => {
+    match rules.listing() {
+        Listing::Folder => {
             let root = location.root.clone();
             if lister.confined_way(&root) {
                 lister.walk(&root, 0);
             }
-            // A Roo memory bank is read in the order its modes' rules list.
-            if location.format == Format::MemoryBankMcp
-                && formats::memory_bank_mcp::document_bank_dir(&root).is_none()
-            {
+            if rules.reads_in_mode_order(&root) {
                 let reads = mode_read_order(&lister);
                 if !reads.is_empty() {
                     apply_read_order(&root, &mut lister.files, &reads);
                 }
             }
         }
-        Format::RooRules => list_roo(&mut lister),
-        Format::Infinity => list_infinity(&mut lister, &mut project_id),
-        Format::ClaudeMd | Format::AgentsMd | Format::GeminiMd | Format::BeansMd => {
-            list_hierarchical(&mut lister)
-        }
-        // Rule-file formats (Cursor, Copilot, Windsurf, Kiro) name their own paths.
-        _ => list_project_paths(&mut lister, formats::rules(location.format).project_paths()),
+        Listing::TopEntries {
+            is_rule_file,
+            folders,
+        } => list_top_entries(&mut lister, is_rule_file, folders),
+        Listing::Store => list_infinity(&mut lister, &mut project_id),
+        Listing::Instructions(member) => list_hierarchical(&mut lister, member),
+        Listing::ProjectPaths(paths) => list_project_paths(&mut lister, paths),
     }
     let Lister {
         mut files,
@@ -786,11 +763,11 @@ fn list_bank_in(
         outside,
         ..
     } = lister;
-    if let Some(home) = home {
+    if home.is_some() {
         for file in &mut files {
             file.display = format!("~/{}", file.display);
         }
-        problems.extend(claude_auto_memory::settings_problem(home));
+        problems.extend(rules.listing_problems(&location.root));
     } else if let Some(root) = auto_root {
         // A folder of the user's choice: shown where it is.
         for file in &mut files {
@@ -798,7 +775,7 @@ fn list_bank_in(
         }
     }
     formats::rules(location.format).settle_loads(&location.root, &mut files);
-    sort_read_order(location.format, &mut files);
+    sort_read_order(&mut files);
     Bank {
         format: location.format,
         root: location.root.clone(),

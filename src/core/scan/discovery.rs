@@ -14,7 +14,12 @@ use globset::GlobSet;
 use crate::core::confine::{Confinement, ProjectFolder};
 use crate::core::formats;
 use crate::core::formats::claude_auto_memory::AutoMemoryPlace;
+use crate::core::formats::kilo_code::{self, KiloMemoryPlace};
+use crate::core::formats::{
+    claude_md, cline, conkeeper, infinity, instruction_files, memory_bank_mcp, roo_rules,
+};
 use crate::core::model::{BankLocation, Format, Project};
+use crate::core::paths;
 use crate::core::scan::listings::{Entry, Kind, Listings};
 
 /// Folders never descended into, whatever the configuration says.
@@ -79,7 +84,8 @@ impl Markers {
     /// project of its own.
     fn has_memory_folder(&self) -> bool {
         self.banks.iter().any(|b| {
-            !b.format.is_hierarchical() && formats::rules(b.format).project_paths().is_empty()
+            !formats::is_instruction_file(b.format)
+                && formats::rules(b.format).project_paths().is_empty()
         })
     }
 }
@@ -106,8 +112,8 @@ fn memory_bank_format(listings: &Listings, dir: &Path, entries: &[Entry], bank: 
         && evidence.protocol_files > 0
         && entries
             .iter()
-            .any(|e| e.name == ".roo" && e.kind == Kind::Dir)
-        && let Ok(roo) = listings.list(&dir.join(".roo"))
+            .any(|e| e.name == roo_rules::ROO_DIR && e.kind == Kind::Dir)
+        && let Ok(roo) = listings.list(&dir.join(roo_rules::ROO_DIR))
     {
         evidence.mode_rules = roo
             .iter()
@@ -199,7 +205,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
         let path = || dir.join(name);
         let file_marker = |format| (format, dir.to_path_buf(), modified(&path(), entry.kind));
         let found = match name {
-            "memory-bank" => {
+            cline::BANK_DIR => {
                 let path = path();
                 match probe(folder, &path, entry.kind) {
                     Probe::Inside { is_dir: true } => {
@@ -222,15 +228,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
                     _ => None,
                 }
             }
-            "CLAUDE.md" | "CLAUDE.local.md" => Some(file_marker(Format::ClaudeMd)),
-            "AGENTS.md" | "AGENTS.override.md" => Some(file_marker(Format::AgentsMd)),
-            "GEMINI.md" => Some(file_marker(Format::GeminiMd)),
-            "BEANS.md" | "BEANS.local.md" | ".beans" => Some(file_marker(Format::BeansMd)),
-            ".roomodes" | ".roo" | ".clinerules" => Some(file_marker(Format::RooRules)),
-            n if n.starts_with(".clinerules-") || n.starts_with(".roorules-") => {
-                Some(file_marker(Format::RooRules))
-            }
-            _ => None,
+            n => formats::top_marker_format(n).map(file_marker),
         };
         if let Some((format, root, when)) = found {
             markers.add(format, root, when);
@@ -264,17 +262,23 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
     // Banks kept for Cursor and for GitHub Copilot (`.copilot-tracking/`) are Cline's.
     for editor_folder in formats::cline::EDITOR_FOLDERS {
         if let Some((editor, true)) = container(editor_folder)
-            && let Some((bank, when)) = bank_in(&editor, "memory-bank")
+            && let Some((bank, when)) = bank_in(&editor, cline::BANK_DIR)
         {
             markers.add(Format::Cline, bank, when);
         }
     }
-    match container(".claude") {
+    let claude_dir = claude_md::FILES.dot_dir;
+    match container(claude_dir) {
         Some((claude, true)) => {
-            if let Some((memory, when)) = bank_in(&claude, "memory") {
+            if let Some((memory, when)) = bank_in(&claude, conkeeper::FOLDER) {
                 markers.add(Format::ConKeeper, memory, when);
             }
-            for marker in ["CLAUDE.md", "CLAUDE.local.md", "rules"] {
+            let claude_markers = [
+                claude_md::FILES.main,
+                claude_md::FILES.local,
+                instruction_files::RULES_FOLDER,
+            ];
+            for marker in claude_markers {
                 let path = claude.join(marker);
                 let when = match probe_child(listings, folder, &claude, marker) {
                     None | Some(Probe::Broken) => continue,
@@ -291,7 +295,7 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
         Some((_, false)) => markers.add(Format::ClaudeMd, dir.to_path_buf(), None),
         None => {}
     }
-    if let Some((docs, true)) = container("docs") {
+    if let Some((docs, true)) = container(memory_bank_mcp::DOCUMENT_BANKS_PARENT) {
         // memory-bank-mcp-server keeps its document banks under docs/ by default.
         for name in formats::DOCUMENT_BANK_DIRS {
             if let Some((bank, when)) = bank_in(&docs, name) {
@@ -299,30 +303,38 @@ fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]
             }
         }
     }
-    match container(".ai") {
-        Some((ai, true)) => {
-            if let Some((memory, when)) = bank_in(&ai, "memory") {
-                markers.add(Format::ConKeeper, memory, when);
-            }
-        }
-        Some((ai, false)) => markers.add(Format::ConKeeper, ai.join("memory"), None),
-        None => {}
-    }
-    match container(".infinity") {
-        Some((infinity, true)) => match probe_child(listings, folder, &infinity, "memories.json") {
-            Some(Probe::Inside { is_dir: false }) => {
-                let when = fs::metadata(infinity.join("memories.json"))
-                    .ok()
-                    .filter(|m| m.is_file())
-                    .map(|m| m.modified().ok());
-                if let Some(when) = when {
-                    markers.add(Format::Infinity, infinity, when);
+    // ConKeeper's other containers (`.ai/`); in Claude's folder it was looked for above.
+    for ai_dir in conkeeper::CONTAINERS
+        .into_iter()
+        .filter(|c| *c != claude_dir)
+    {
+        match container(ai_dir) {
+            Some((ai, true)) => {
+                if let Some((memory, when)) = bank_in(&ai, conkeeper::FOLDER) {
+                    markers.add(Format::ConKeeper, memory, when);
                 }
             }
-            Some(Probe::Outside) => markers.add(Format::Infinity, infinity, None),
-            _ => {}
-        },
-        Some((infinity, false)) => markers.add(Format::Infinity, infinity, None),
+            Some((ai, false)) => markers.add(Format::ConKeeper, ai.join(conkeeper::FOLDER), None),
+            None => {}
+        }
+    }
+    match container(infinity::DIR) {
+        Some((store_dir, true)) => {
+            match probe_child(listings, folder, &store_dir, infinity::STORE_FILE) {
+                Some(Probe::Inside { is_dir: false }) => {
+                    let when = fs::metadata(store_dir.join(infinity::STORE_FILE))
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.modified().ok());
+                    if let Some(when) = when {
+                        markers.add(Format::Infinity, store_dir, when);
+                    }
+                }
+                Some(Probe::Outside) => markers.add(Format::Infinity, store_dir, None),
+                _ => {}
+            }
+        }
+        Some((store_dir, false)) => markers.add(Format::Infinity, store_dir, None),
         None => {}
     }
     rule_file_markers(listings, folder, entries, &mut markers);
@@ -391,7 +403,7 @@ fn rule_file_markers(
 fn is_skipped_name(name: &str) -> bool {
     name.starts_with('.')
         || ALWAYS_SKIPPED.contains(&name)
-        || name == "memory-bank"
+        || name == cline::BANK_DIR
         || formats::DOCUMENT_BANK_DIRS.contains(&name)
 }
 
@@ -403,6 +415,25 @@ fn may_descend(name: &str, rel: &Path, options: &ScanOptions) -> bool {
 /// Where the home folder keeps Claude Code's auto memory, read once per scan.
 fn auto_memory_place(home: Option<&Path>) -> Option<AutoMemoryPlace> {
     home.map(AutoMemoryPlace::of_home)
+}
+
+/// Where Kilo keeps project memory for this home folder, listed once per scan. The
+/// user's `XDG_DATA_HOME` moves it only for the user's own home folder (a scan given
+/// another home, as tests are, looks below that home alone).
+fn kilo_memory_place(home: Option<&Path>) -> Option<KiloMemoryPlace> {
+    let home = home?;
+    let xdg_data_home = (paths::home_dir().as_deref() == Some(home))
+        .then(|| std::env::var_os("XDG_DATA_HOME").map(PathBuf::from))
+        .flatten();
+    let root = kilo_code::memory_root(home, xdg_data_home.as_deref());
+    Some(KiloMemoryPlace::of_root(&root))
+}
+
+/// Adds the project's Kilo Memory (kept in Kilo's data folder) to a project.
+fn add_kilo_memory(markers: &mut Markers, project: &Path, place: Option<&KiloMemoryPlace>) {
+    if let Some(folder) = place.and_then(|place| place.find(project)) {
+        markers.add(Format::KiloMemory, folder, None);
+    }
 }
 
 /// Adds the project's Claude Code auto memory (kept in the home folder, or where the
@@ -435,6 +466,9 @@ pub fn project_at_with(
 ) -> Option<Project> {
     let mut markers = markers_of(listings, path);
     add_auto_memory(&mut markers, path, auto_memory_place(home).as_ref());
+    if !markers.banks.is_empty() {
+        add_kilo_memory(&mut markers, path, kilo_memory_place(home).as_ref());
+    }
     (!markers.banks.is_empty()).then(|| Project {
         name,
         path: path.to_path_buf(),
@@ -464,6 +498,7 @@ struct Walk<'a> {
     visited: &'a Visited,
     listings: &'a Listings,
     auto_memory: Option<&'a AutoMemoryPlace>,
+    kilo_memory: Option<&'a KiloMemoryPlace>,
 }
 
 impl Walk<'_> {
@@ -536,6 +571,9 @@ impl Walk<'_> {
             }
         }
         if is_project {
+            // Kilo Memory is matched by the folder's name alone: it joins a project found
+            // by its own memory, never makes one.
+            add_kilo_memory(&mut markers, &dir, self.kilo_memory);
             let rel = dir.strip_prefix(self.root).unwrap_or(&dir);
             let name = if rel.as_os_str().is_empty() {
                 self.root
@@ -616,6 +654,7 @@ pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec
     let canonical_root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let visited = Visited::new(HashSet::from([canonical_root.clone()]));
     let auto_memory = auto_memory_place(options.home.as_deref());
+    let kilo_memory = kilo_memory_place(options.home.as_deref());
     let walk = Walk {
         root,
         canonical_root: &canonical_root,
@@ -623,6 +662,7 @@ pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec
         visited: &visited,
         listings,
         auto_memory: auto_memory.as_ref(),
+        kilo_memory: kilo_memory.as_ref(),
     };
     let mut top = Vec::new();
     let mut claimed = HashSet::new();

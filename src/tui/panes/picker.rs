@@ -577,8 +577,9 @@ impl Picker {
             let headline = match &self.root_problem {
                 Some(problem) => widgets::shown(problem).into_owned(),
                 None if self.filter.is_empty() => format!(
-                    "No memory banks under {} (looked for memory-bank/, .claude/memory/, CLAUDE.md, AGENTS.md, GEMINI.md, .infinity/, .clinerules, .roo/).",
-                    widgets::shown(&self.root_label)
+                    "No memory banks under {} (looked for {}).",
+                    widgets::shown(&self.root_label),
+                    crate::core::formats::looked_for()
                 ),
                 None => format!("No project matches {:?}.", self.filter),
             };

@@ -11,12 +11,14 @@
 //! fsync, rename) below the data folder's handle with no link followed, under the
 //! folder's lock, so proposals survive restarts and concurrent servers.
 //!
-//! Accepting goes through the bank's guarded write path ([`MarkdownBank::apply_change`]):
+//! Accepting (`accept.rs`) goes through the bank's guarded write path
+//! ([`MarkdownBank::apply_change`](crate::core::agent::bank::MarkdownBank::apply_change)):
 //! the name confined, the folder locked, the guard rules (secrets, append-only, elisions)
 //! checked on the result, the replaced text recorded in the history. A file changed since
 //! the proposal was made is merged three-way ([`crate::core::merge`]); overlapping
 //! changes are reported as a conflict and nothing is written. Entries (decisions,
 //! progress lines, session notes) are re-applied to the file as it is when accepted.
+mod accept;
 pub mod hunks;
 
 use std::collections::BTreeMap;
@@ -26,12 +28,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::core::agent::AgentError;
-use crate::core::agent::bank::{MarkdownBank, WriteReport};
 use crate::core::agent::entries;
 use crate::core::dir_handle::Dir;
 use crate::core::error::CoreError;
-use crate::core::guard::GuardPolicy;
-use crate::core::history::{self, files};
+use crate::core::history::files;
 use crate::core::merge;
 
 pub use hunks::Hunk;
@@ -324,7 +324,7 @@ pub enum ProposalError {
     #[error("{0}")]
     Agent(#[from] AgentError),
     #[error("{0}")]
-    Infinity(#[from] crate::core::agent::infinity::InfinityError),
+    Infinity(#[from] crate::core::agent::infinity_error::InfinityError),
     #[error(transparent)]
     Core(#[from] CoreError),
 }
@@ -505,7 +505,7 @@ impl ProposalStore {
             file: new.file,
             path: new.path,
             via: new.via,
-            client: history::current_client(),
+            client: crate::core::history::current_client(),
             base: new.base,
             proposed: new.proposed,
             change: new.change,
@@ -625,85 +625,6 @@ impl ProposalStore {
         self.decide(&dir, proposal, State::Rejected, None)
     }
 
-    /// Accepts a pending proposal, whole or only the hunks numbered in `hunks`, through
-    /// the bank's guarded write path (writer `accept` in the history). Returns the
-    /// decided proposal and the write's report.
-    pub fn accept(
-        &self,
-        policy: &GuardPolicy,
-        id: u64,
-        hunks: Option<&[usize]>,
-    ) -> ProposalResult<(Proposal, WriteReport)> {
-        let choice = match hunks {
-            Some(hunks) => Choice::Hunks(hunks),
-            None => Choice::Whole,
-        };
-        self.accept_choice(policy, id, choice)
-    }
-
-    /// Accepts a pending proposal as a person edited it: `edited` is the text they made
-    /// of the proposed one (merged three-way like the proposal when the file changed
-    /// since), through the same guarded write path.
-    pub fn accept_edited(
-        &self,
-        policy: &GuardPolicy,
-        id: u64,
-        edited: &str,
-    ) -> ProposalResult<(Proposal, WriteReport)> {
-        self.accept_choice(policy, id, Choice::Edited(edited))
-    }
-
-    fn accept_choice(
-        &self,
-        policy: &GuardPolicy,
-        id: u64,
-        choice: Choice<'_>,
-    ) -> ProposalResult<(Proposal, WriteReport)> {
-        let dir = self.folder(false)?.ok_or(ProposalError::NotFound(id))?;
-        let _lock = files::lock(&dir)?;
-        let proposal = Self::pending(&dir, id)?;
-        if let Choice::Hunks(hunks) = choice {
-            let count = proposal.hunks().len();
-            if let Some(given) = hunks.iter().find(|n| **n == 0 || **n > count) {
-                return Err(ProposalError::NoSuchHunk {
-                    id,
-                    count,
-                    given: *given,
-                });
-            }
-        }
-        let report = history::as_writer("accept", || {
-            if let Change::Memory(edit) = &proposal.change {
-                return crate::core::agent::infinity::apply_store_change(
-                    policy,
-                    &proposal.project,
-                    |current, project| match choice {
-                        Choice::Whole => edit
-                            .apply(current, &project.project_id)
-                            .map(Some)
-                            .map_err(|message| ProposalError::Conflict {
-                                id: proposal.id,
-                                file: proposal.file.clone(),
-                                conflicts: 1,
-                                merged: message,
-                            }),
-                        _ => chosen_text(&proposal, choice, current),
-                    },
-                );
-            }
-            let bank = MarkdownBank::open(&proposal.project)?;
-            bank.apply_change(policy, &proposal.file, |current| {
-                chosen_text(&proposal, choice, current)
-            })
-        })?;
-        let hunks = match choice {
-            Choice::Hunks(hunks) => Some(hunks.to_vec()),
-            _ => None,
-        };
-        let decided = self.decide(&dir, proposal, State::Accepted, hunks)?;
-        Ok((decided, report))
-    }
-
     /// The folder proposals are kept in (for a UI to watch for new ones).
     pub fn folder_path(&self) -> PathBuf {
         self.data_dir.join(FOLDER)
@@ -712,7 +633,7 @@ impl ProposalStore {
 
 /// What of a proposal a person accepts.
 #[derive(Debug, Clone, Copy)]
-enum Choice<'a> {
+pub(super) enum Choice<'a> {
     Whole,
     Hunks(&'a [usize]),
     Edited(&'a str),
@@ -732,7 +653,7 @@ pub fn accepted_text(
     chosen_text(proposal, choice, current)
 }
 
-fn chosen_text(
+pub(super) fn chosen_text(
     proposal: &Proposal,
     choice: Choice<'_>,
     current: Option<&str>,

@@ -3,8 +3,9 @@ use std::fs;
 use chrono::NaiveDate;
 
 use super::*;
-use crate::core::agent::bank::WriteMode;
+use crate::core::agent::bank::{MarkdownBank, WriteMode};
 use crate::core::agent::entries::NewDecision;
+use crate::core::guard::GuardPolicy;
 use crate::core::init::{self, InitFormat};
 
 struct Fixture {

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
-use super::sections::is_decision_section_heading;
+use super::entry::is_decision_section_heading;
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
 use super::text::{DATE_TIME, clean_title, date_from_captures, is_placeholder, may_match, regex};
 use crate::core::markdown;

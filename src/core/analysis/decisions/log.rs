@@ -4,12 +4,12 @@ use std::path::Path;
 
 use chrono::{NaiveDate, NaiveTime};
 
+use super::entry::is_decision_section_heading;
 use super::entry::{
     Fields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, is_block_section, read_fields,
     read_heading,
 };
 use super::events::{Event, scan_events};
-use super::sections::is_decision_section_heading;
 use super::text::{clean_title, is_placeholder, may_contain_word};
 use super::{Decision, DecisionStatus, DecisionStyle};
 

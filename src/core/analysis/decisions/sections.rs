@@ -10,7 +10,9 @@ use std::path::Path;
 
 use chrono::{NaiveDate, NaiveTime};
 
-use super::entry::{content_mask, is_block_section, read_fields, read_heading};
+use super::entry::{
+    content_mask, is_block_section, is_decision_section_heading, read_fields, read_heading,
+};
 use super::events::leading_stamp;
 use super::tables::{is_separator_row, row_of, table_cells, table_columns};
 use super::text::{
@@ -18,28 +20,6 @@ use super::text::{
 };
 use super::{Decision, DecisionStatus, DecisionStyle};
 use crate::core::markdown;
-
-/// Whether a heading names a section of decisions: its words hold "decisions" (or
-/// "decision log", "decision records", "ADRs"). The singular "Decision" names one
-/// decision's part ("### Decision" in a block, "Decision Engine"), not a list of them; a
-/// heading that is itself an entry (`## Decision: X`, `## ADR-3 …`) is not a section.
-pub fn is_decision_section_heading(text: &str) -> bool {
-    if !may_contain_word(text, &[b"decision", b"adr"]) {
-        return false;
-    }
-    let lower = strip_markup(text).to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let names_decisions = words.iter().enumerate().any(|(i, word)| {
-        let next = words.get(i + 1).copied().unwrap_or("");
-        *word == "decisions"
-            || *word == "adrs"
-            || (*word == "decision" && matches!(next, "log" | "logs" | "records" | "history"))
-    });
-    names_decisions && !read_heading(text).certain
-}
 
 /// A line's heading, when the line is content.
 fn heading_at(lines: &[&str], mask: &[bool], index: usize) -> Option<(usize, String)> {

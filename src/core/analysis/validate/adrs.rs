@@ -9,7 +9,7 @@ use regex::Regex;
 
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats;
-use crate::core::model::{Bank, Format, Role};
+use crate::core::model::{Bank, Role};
 
 fn adr_name_regex() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -39,7 +39,7 @@ pub(super) fn check_adrs(bank: &Bank, out: &mut Vec<Finding>) {
         };
         let captures = adr_name_regex().captures(&name);
         let timestamped = captures.as_ref().is_some_and(|c| c.get(2).is_some());
-        if bank.format == Format::ConKeeper && captures.is_none() {
+        if formats::rules(bank.format).names_adr_files() && captures.is_none() {
             out.push(Finding::new(
                 Severity::Info,
                 "adr-naming",

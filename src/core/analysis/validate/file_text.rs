@@ -22,27 +22,25 @@ pub(super) fn is_markdown_path(path: &Path) -> bool {
 }
 
 fn is_memory_bank_format(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper
-    )
+    formats::rules(format).is_memory_folder()
 }
 
 /// Files whose content validation reads: everything that loads, plus ConKeeper's
 /// `.memory-config.md`. Mode rule files are modes.rs's; virtual files live in the store.
 pub(super) fn wants_content_checks(bank: &Bank, file: &MemoryFile) -> bool {
     // The Infinity store is checked as a whole by `check_infinity`.
-    if file.is_virtual() || bank.format == Format::Infinity {
+    let rules = formats::rules(bank.format);
+    if file.is_virtual() || rules.is_store() {
         return false;
     }
     let name = file.file_name();
-    if bank.format == Format::RooRules
+    if rules.holds_mode_rules()
         && at_bank_top(bank, file)
         && (name == formats::roo_rules::ROOMODES || formats::mode_of_rule_file(&name).is_some())
     {
         return false;
     }
-    if bank.format == Format::ConKeeper && name == ".memory-config.md" {
+    if rules.settings_file() == Some(name.as_ref()) {
         return true;
     }
     file.load != LoadKind::Never
@@ -53,7 +51,8 @@ pub(super) fn wants_content_checks(bank: &Bank, file: &MemoryFile) -> bool {
 pub(super) fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Finding>) {
     let path = file.path.as_path();
     let name = file.file_name();
-    if bank.format == Format::ConKeeper && name == ".memory-config.md" && at_bank_top(bank, file) {
+    let rules = formats::rules(bank.format);
+    if rules.settings_file() == Some(name.as_ref()) && at_bank_top(bank, file) {
         if let Some(fm) = markdown::frontmatter(text)
             && let Err(limit) = limits::check(fm.yaml, Syntax::Yaml, limits::FRONTMATTER)
         {
@@ -173,7 +172,7 @@ pub(super) fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &
             ));
         }
     }
-    if bank.format == Format::ConKeeper {
+    if rules.honours_private_blocks() {
         for block in markdown::private_blocks(text) {
             if block.end.is_none() {
                 out.push(Finding::new(

@@ -25,7 +25,7 @@ fn infinity_issue_severity(message: &str) -> Severity {
 }
 
 pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
-    let store = bank.root.join("memories.json");
+    let store = bank.root.join(infinity::STORE_FILE);
     // A store behind a link out of the project is never read (its finding says so).
     if bank.reaches_outside(&store) {
         return;
@@ -36,7 +36,10 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
             "infinity-store-missing",
             &bank.root,
             None,
-            "memories.json is missing: the agent finds no memories",
+            format!(
+                "{} is missing: the agent finds no memories",
+                infinity::STORE_FILE
+            ),
         ));
         return;
     }
@@ -89,7 +92,7 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
             issue.message,
         ));
     }
-    let id_file = bank.root.join("project_id");
+    let id_file = bank.root.join(infinity::PROJECT_ID_FILE);
     if bank.reaches_outside(&id_file) {
         return;
     }
@@ -104,7 +107,11 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
                     "infinity-project-id-mismatch",
                     &id_file,
                     Some(1),
-                    format!("project_id file says {id:?} but memories.json says {store_id:?}"),
+                    format!(
+                        "{} file says {id:?} but {} says {store_id:?}",
+                        infinity::PROJECT_ID_FILE,
+                        infinity::STORE_FILE
+                    ),
                 ));
             }
         }

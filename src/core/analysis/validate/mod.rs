@@ -35,7 +35,7 @@ use crate::core::findings::{Finding, Severity};
 use crate::core::formats;
 use crate::core::formats::roo_rules::modes;
 use crate::core::limits;
-use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
+use crate::core::model::{Bank, LoadKind, MemoryFile, Project};
 use crate::core::paths;
 use crate::core::text;
 
@@ -88,7 +88,8 @@ fn is_tracked(ctx: &ValidationContext, project: &Path, path: &Path) -> bool {
 /// Validates one bank. Never panics on bad input; every problem is a finding.
 pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) -> Vec<Finding> {
     let mut out = Vec::new();
-    if bank.format != Format::Infinity {
+    let is_store = crate::core::formats::rules(bank.format).is_store();
+    if !is_store {
         for problem in &bank.problems {
             out.push(Finding::new(
                 Severity::Warning,
@@ -104,7 +105,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         return out;
     }
     check_required(project, bank, &mut out);
-    if bank.format == Format::Infinity {
+    if is_store {
         check_infinity(bank, &mut out);
     }
 

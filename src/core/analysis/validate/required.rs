@@ -14,7 +14,7 @@ use crate::core::formats::{
     self, DECLARING_RULE_FILES as RULE_FILES, DECLARING_RULE_FOLDERS as RULE_FOLDERS,
     ExpectedFiles, roo_rules,
 };
-use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project, Role};
+use crate::core::model::{Bank, LoadKind, MemoryFile, Project, Role};
 use crate::core::text;
 
 /// Largest file read for its heading or for the file names it declares.
@@ -346,8 +346,9 @@ pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Findi
             seen.insert(file.role, file);
         }
     }
-    if bank.format == Format::ConKeeper && formats::rules(bank.format).contents_prove_format(bank) {
-        for dir in ["decisions", "sessions"] {
+    let rules = formats::rules(bank.format);
+    if rules.contents_prove_format(bank) {
+        for dir in rules.required_folders() {
             if !bank.root.join(dir).is_dir() {
                 out.push(Finding::new(
                     Severity::Warning,

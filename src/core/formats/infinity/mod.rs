@@ -1,7 +1,7 @@
 //! The Infinity structured store: `.infinity/memories.json`, one JSON file of typed
 //! memories that the agent asks for through its server (nothing loads at start).
 //! `store` parses it; bank listing turns each memory into a virtual file.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Budget, FormatRules, Placement};
 use crate::core::formats::Unit;
@@ -14,9 +14,40 @@ const SOURCE: &str = "mbank default (the Infinity store sets no size limit)";
 
 pub struct Infinity;
 
+/// The role of a memory, by its type.
+pub fn role_of_kind(kind: &str) -> Role {
+    match kind {
+        "project_overview" => Role::Brief,
+        "design_doc" => Role::Patterns,
+        "implementation_plan" | "progress_tracker" => Role::Progress,
+        "instructions" => Role::Instructions,
+        "rules" => Role::Rules,
+        _ => Role::Other,
+    }
+}
+
+/// The store's folder, at the project's top.
+pub const DIR: &str = ".infinity";
+/// The store's file, in the `.infinity/` folder.
+pub const STORE_FILE: &str = "memories.json";
+/// The file holding the project's id, beside the store.
+pub const PROJECT_ID_FILE: &str = "project_id";
+/// The store and the project's id, relative to the project folder.
+pub const STORE_PATH: &str = ".infinity/memories.json";
+pub const PROJECT_ID_PATH: &str = ".infinity/project_id";
+
 impl FormatRules for Infinity {
     fn format(&self) -> Format {
         Format::Infinity
+    }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::Store
+    }
+
+    /// The store's folder sits at the project's top.
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        bank_root.parent().map(Path::to_path_buf)
     }
 
     fn place(&self, _rel: &Path) -> Placement {
@@ -30,7 +61,7 @@ impl FormatRules for Infinity {
 
     /// Only the store itself; its memories are virtual files.
     fn keeps(&self, rel: &Path) -> bool {
-        rel.components().count() == 1 && rel.file_name().is_some_and(|n| n == "memories.json")
+        rel.components().count() == 1 && rel.file_name().is_some_and(|n| n == STORE_FILE)
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {

@@ -64,6 +64,36 @@ impl FormatRules for RooRules {
     fn default_mode(&self) -> Option<&'static str> {
         Some(DEFAULT_MODE)
     }
+
+    fn holds_mode_rules(&self) -> bool {
+        true
+    }
+
+    fn top_markers(&self) -> super::TopMarkers {
+        super::TopMarkers {
+            names: &[ROOMODES, ROO_DIR, CLINERULES],
+            prefixes: &MODE_RULE_PREFIXES,
+        }
+    }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::TopEntries {
+            is_rule_file: is_top_rule_file,
+            folders: &[CLINERULES, ROO_DIR],
+        }
+    }
+}
+
+/// A mode's rule file at the project's top: `.clinerules-{mode}`, `.roorules-{mode}`.
+pub const MODE_RULE_PREFIXES: [&str; 2] = [".clinerules-", ".roorules-"];
+
+/// Cline's rules at the project's top: a file, or (newer Cline) a folder of rule files.
+pub const CLINERULES: &str = ".clinerules";
+
+/// Whether a file at the project's top is one of Roo's (or Cline's) rule files:
+/// `.clinerules`, `.roomodes`, or a mode's `.clinerules-{mode}` / `.roorules-{mode}`.
+pub fn is_top_rule_file(name: &str) -> bool {
+    name == CLINERULES || name == ROOMODES || mode_of_rule_file(name).is_some()
 }
 
 /// The name of the file holding Roo Code's custom modes, at the project's top.
@@ -122,9 +152,9 @@ pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
 
 /// `.clinerules-code` → `code`, `.roorules-debug` → `debug`.
 pub fn mode_of_rule_file(file_name: &str) -> Option<&str> {
-    file_name
-        .strip_prefix(".clinerules-")
-        .or_else(|| file_name.strip_prefix(".roorules-"))
+    MODE_RULE_PREFIXES
+        .iter()
+        .find_map(|prefix| file_name.strip_prefix(prefix))
         .filter(|m| !m.is_empty())
 }
 
