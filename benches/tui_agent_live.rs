@@ -20,7 +20,7 @@ use crossterm::event::KeyCode;
 use mbank::core::agent::bank::{MarkdownBank, WriteMode};
 use mbank::core::agent::proposals::ProposalStore;
 use mbank::core::guard::GuardPolicy;
-use mbank::core::refusals::{self, RefusalRecord};
+use mbank::core::guard::refusals::{self, RefusalRecord};
 use mbank::tui::driver::{Driver, DriverOptions};
 
 /// Projects in the root.

@@ -86,7 +86,7 @@ impl Context {
         ScanOptions {
             depth: self.config.scan_depth,
             ignore: self.config.ignore_set.clone(),
-            home: crate::core::paths::home_dir(),
+            home: crate::core::io::paths::home_dir(),
         }
     }
 
@@ -144,7 +144,7 @@ impl Context {
                     )
                 });
         }
-        let home = crate::core::paths::home_dir();
+        let home = crate::core::io::paths::home_dir();
         if let Some(project) = discovery::project_at_home(path, folder_name(path), home.as_deref())
         {
             return Ok(vec![project]);
@@ -179,7 +179,7 @@ fn folder_name(path: &Path) -> String {
 /// of the bank's own files or folders.
 pub(crate) fn enclosing_project(path: &Path) -> Option<Project> {
     path.ancestors().skip(1).find_map(|folder| {
-        let home = crate::core::paths::home_dir();
+        let home = crate::core::io::paths::home_dir();
         let project = discovery::project_at_home(folder, folder_name(folder), home.as_deref())?;
         let holds = project.banks.iter().any(|bank| {
             path.starts_with(&bank.root)
@@ -210,7 +210,7 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
             "--simulate-agent writes into the root: use it with --demo only"
         ));
     }
-    let config_dir = crate::core::paths::config_dir();
+    let config_dir = crate::core::io::paths::config_dir();
     let theme_name = global
         .theme
         .clone()
@@ -235,10 +235,10 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
         theme,
         keymap,
         demo_path: context._demo.as_ref().map(|d| d.path().to_path_buf()),
-        home: crate::core::paths::home_dir(),
+        home: crate::core::io::paths::home_dir(),
         watch: true,
         config_dir,
-        backup_dir: crate::core::paths::data_dir()
+        backup_dir: crate::core::io::paths::data_dir()
             .unwrap_or_else(std::env::temp_dir)
             .join("conflicts"),
         review: crate::core::review::ReviewOptions {
@@ -258,7 +258,7 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
 fn execute(cli: Cli) -> Result<u8> {
     let context = Context::new(&cli.global)?;
     // Every write this process makes keeps the text it replaces (none without a data folder).
-    if let Some(data_dir) = crate::core::paths::data_dir() {
+    if let Some(data_dir) = crate::core::io::paths::data_dir() {
         crate::core::history::install(crate::core::history::History::new(
             data_dir,
             context.config.history,

@@ -2,7 +2,7 @@
 //!
 //! Every byte the text commands print goes through this module, and every piece of text
 //! becomes a [`Span`] first, which passes the core's sanitiser
-//! ([`crate::core::sanitize`]): names, paths, titles, messages and file content reach the
+//! ([`crate::core::markup::sanitize`]): names, paths, titles, messages and file content reach the
 //! terminal with control characters, escape sequences and bidi or invisible characters
 //! shown as visible markers. The only escape sequences printed are the colours [`Style`]
 //! adds. The commands may not print any other way (`clippy::print_stdout` and
@@ -13,7 +13,7 @@ use std::path::Path;
 
 use unicode_width::UnicodeWidthStr;
 
-use crate::core::sanitize;
+use crate::core::markup::sanitize;
 
 /// A run of text to print, already made safe for a terminal, with an optional colour.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
-use super::error::{CoreError, Result};
-use super::findings::{Finding, Severity};
-use super::{limits, paths, text};
+use crate::core::error::{CoreError, Result};
+use crate::core::findings::{Finding, Severity};
+use crate::core::io::paths;
+use crate::core::io::text;
+use crate::core::markup::limits;
 
 /// Per-format budget override (tokens unless the format's rule counts something else).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
@@ -75,7 +77,7 @@ struct RawConfig {
     #[serde(default)]
     serve: ServeConfig,
     #[serde(default)]
-    history: super::history::Retention,
+    history: crate::core::history::Retention,
 }
 
 /// The level a user gives a finding code in `[rules]`.
@@ -131,7 +133,7 @@ pub struct Config {
     /// `[serve]`: the agent servers (`mbank mcp`, `mbank serve`).
     pub serve: ServeConfig,
     /// `[history]`: how long replaced versions of memory files are kept.
-    pub history: super::history::Retention,
+    pub history: crate::core::history::Retention,
 }
 
 impl Default for Config {
@@ -150,7 +152,7 @@ impl Default for Config {
             keymap: None,
             review: ReviewConfig::default(),
             serve: ServeConfig::default(),
-            history: super::history::Retention::default(),
+            history: crate::core::history::Retention::default(),
         }
     }
 }
@@ -227,7 +229,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
         ));
     }
     for id in raw.budgets.formats.keys() {
-        if super::model::Format::from_id(id).is_none() {
+        if crate::core::model::Format::from_id(id).is_none() {
             return Err(config_error(
                 path,
                 line_of_key(text, &format!("[budgets.formats.{id}")).max(1),
@@ -236,7 +238,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
         }
     }
     for role in raw.staleness.cadence_days.keys() {
-        if super::model::Role::from_id(role).is_none() {
+        if crate::core::model::Role::from_id(role).is_none() {
             return Err(config_error(
                 path,
                 line_of_key(text, role),
@@ -258,7 +260,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
     let ignore_set = builder
         .build()
         .map_err(|e| config_error(path, line_of_key(text, "ignore"), e))?;
-    let most = super::history::MAX_VERSIONS;
+    let most = crate::core::history::MAX_VERSIONS;
     if raw.history.keep_versions == 0 || raw.history.keep_versions > most {
         return Err(config_error(
             path,
@@ -412,7 +414,7 @@ pub struct ServeConfig {
     /// Tool surfaces when `--tools` is not given: `cline`, `memory-bank-mcp`, `infinity`.
     pub tools: Option<Vec<String>>,
     /// Which write rules apply (all on by default).
-    pub guard: super::guard::GuardPolicy,
+    pub guard: crate::core::guard::GuardPolicy,
     /// `POST /chat`: the OpenAI-compatible endpoint it forwards to.
     pub chat: Option<ChatConfig>,
     /// Names besides the listening address that `Host` may carry (`mbank.example.com`
@@ -444,7 +446,7 @@ impl Default for ServeConfig {
             max_body_bytes: 1024 * 1024,
             read_only: false,
             tools: None,
-            guard: super::guard::GuardPolicy::default(),
+            guard: crate::core::guard::GuardPolicy::default(),
             chat: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use include_dir::{Dir, include_dir};
 use serde::Deserialize;
 
-use super::error::{CoreError, Result};
+use crate::core::error::{CoreError, Result};
 
 static DEMO: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/assets/demo");
 

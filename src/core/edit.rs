@@ -22,13 +22,13 @@ use std::path::Path;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
 
-use super::error::{CoreError, Result};
-use super::formats::infinity;
-use super::lock;
-use super::model::{Bank, Project};
-use super::scan::bank;
-use super::text;
-use super::write::{self, Expected, WriteOutcome};
+use crate::core::error::{CoreError, Result};
+use crate::core::formats::infinity;
+use crate::core::io::lock;
+use crate::core::io::text;
+use crate::core::model::{Bank, Project};
+use crate::core::scan::bank;
+use crate::core::write::{self, Expected, WriteOutcome};
 
 const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
@@ -416,9 +416,9 @@ pub fn save_resolved(target: &Path, original: &EditText, new_text: &str) -> Resu
     // The text the save replaces goes to the history first (a file still as loaded;
     // a changed one fails the guarded write below anyway).
     if crate::core::history::installed().is_some() {
-        match super::text::read_text(target) {
+        match crate::core::io::text::read_text(target) {
             Ok(replaced) => crate::core::history::record_replaced(target, &replaced, "tui")?,
-            Err(e) if super::text::is_not_found(&e) => {}
+            Err(e) if crate::core::io::text::is_not_found(&e) => {}
             Err(e) => return Err(e),
         }
     }

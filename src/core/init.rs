@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::confine::ProjectFolder;
-use super::error::{CoreError, Result};
-use super::formats;
-use super::model::Format;
-use super::write::{Expected, write_guarded};
+use crate::core::error::{CoreError, Result};
+use crate::core::formats;
+use crate::core::io::confine::ProjectFolder;
+use crate::core::model::Format;
+use crate::core::write::{Expected, write_guarded};
 
 /// The memory formats `mbank init` can create.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -293,7 +293,7 @@ mod tests {
         let active = fs::read_to_string(memory.join("active-context.md")).unwrap();
         assert!(active.contains("*Session: 2026-11-22*"));
         let config = fs::read_to_string(memory.join(".memory-config.md")).unwrap();
-        let fm = crate::core::markdown::frontmatter(&config).unwrap();
+        let fm = crate::core::markup::markdown::frontmatter(&config).unwrap();
         let yaml: serde_norway::Value = serde_norway::from_str(fm.yaml).unwrap();
         assert_eq!(yaml["token_budget"].as_str(), Some("standard"));
         assert_eq!(yaml["auto_sync_threshold"].as_u64(), Some(60));

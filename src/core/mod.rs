@@ -1,37 +1,41 @@
 //! The UI-free core. Nothing here imports ratatui or crossterm: every view (CLI, TUI)
 //! is computed from these modules and can be tested without a terminal.
+//!
+//! | folder | what it holds |
+//! |---|---|
+//! | `formats/` | every memory format: its evidence, files, roles, loads, limits (the only place that knows one) |
+//! | `scan/` | finding projects and listing their banks |
+//! | `analysis/` | findings, budgets, staleness, decisions, what each agent loads (`context`) |
+//! | `tokens/` | token counting and its cache |
+//! | `claims/` | what memory says about the code, checked against the repository |
+//! | `io/` | files on disk, read and written defensively: folder handles, confinement, locks, capped reads, mbank's own folders and caches |
+//! | `markup/` | what the text says: markdown, dates, parser limits, conflict markers, three-way merge, terminal-safe strings |
+//! | `write/` | guarded, atomic saves confined to one bank |
+//! | `guard/` | the rules an agent's write must pass, and the log of refused writes |
+//! | `agent/` | the operations the servers offer agents, and staged proposals |
+//! | `history/` | every version a write replaced, and restoring one |
+//! | `review/` | what agents changed since a baseline, and accepting or rejecting it |
+//! | `git/` | git facts through the command line, with nothing the repository configures run |
+//!
+//! Beside them: the shared vocabulary (`model`), findings, errors, `config.toml`, edits
+//! that change only the edit (`edit`, recorded in the history), `mbank init` and the demo.
+pub mod agent;
 pub mod analysis;
-pub mod backup;
-pub mod cache_file;
 pub mod claims;
 pub mod config;
-pub mod confine;
-pub mod conflict_markers;
-pub mod dates;
 pub mod demo;
-pub mod dir_handle;
 pub mod edit;
 pub mod error;
 pub mod findings;
 pub mod formats;
 pub mod git;
-pub mod hash_index;
+pub mod guard;
 pub mod history;
 pub mod init;
-pub mod limits;
-pub mod markdown;
-pub mod memory_folders;
-pub mod merge;
+pub mod io;
+pub mod markup;
 pub mod model;
-pub mod paths;
 pub mod review;
-pub mod sanitize;
 pub mod scan;
-pub mod text;
 pub mod tokens;
 pub mod write;
-// Serving agents (`mbank mcp`, `mbank serve`): the rules and operations, UI- and async-free.
-pub mod agent;
-pub mod guard;
-pub mod lock;
-pub mod refusals;

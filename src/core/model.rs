@@ -2,16 +2,9 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// A symlink inside a project whose real location is outside it (see `confine`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct OutsideLink {
-    /// The link, as found inside the project.
-    pub link: PathBuf,
-    /// Where it really leads (every symlink resolved).
-    pub target: PathBuf,
-}
+pub use crate::core::io::confine::OutsideLink;
 
 /// A memory system whose files mbank understands. A project may hold several.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -321,7 +314,7 @@ impl MemoryFile {
     }
 
     pub fn file_name(&self) -> std::borrow::Cow<'_, str> {
-        super::paths::file_name(&self.path)
+        crate::core::io::paths::file_name(&self.path)
             .map(|n| n.to_string_lossy())
             .unwrap_or_default()
     }

@@ -247,7 +247,7 @@ impl BrowserPolicy {
                         message: format!(
                             "Origin {} is not this server; web pages may not call it \
                              (add the origin to allowed_origins under [serve] to allow it)",
-                            crate::core::sanitize::line(text)
+                            crate::core::markup::sanitize::line(text)
                         ),
                     });
                 }
@@ -269,7 +269,8 @@ impl BrowserPolicy {
             let given = headers
                 .get(header::CONTENT_TYPE)
                 .map(|v| {
-                    crate::core::sanitize::line(&String::from_utf8_lossy(v.as_bytes())).into_owned()
+                    crate::core::markup::sanitize::line(&String::from_utf8_lossy(v.as_bytes()))
+                        .into_owned()
                 })
                 .unwrap_or_else(|| "none".into());
             return Err(Refusal {
@@ -284,7 +285,7 @@ impl BrowserPolicy {
 }
 
 fn show(authority: &Authority) -> String {
-    let host = crate::core::sanitize::line(&authority.host).into_owned();
+    let host = crate::core::markup::sanitize::line(&authority.host).into_owned();
     match authority.port {
         Some(port) => format!("{host}:{port}"),
         None => host,

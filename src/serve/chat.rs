@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::reply::{ToolError, ToolResult};
 use crate::core::analysis::context;
 use crate::core::config::ChatConfig;
-use crate::core::markdown;
+use crate::core::markup::markdown;
 use crate::core::model::Format;
 use crate::core::scan::bank;
 use crate::core::scan::discovery;
@@ -40,7 +40,7 @@ fn estimated_tokens(text: &str) -> usize {
 /// anything. Whole files in read order while they fit in `budget_tokens`; the files after
 /// the first that does not fit are left out and named at the end.
 pub fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
-    let home = crate::core::paths::home_dir();
+    let home = crate::core::io::paths::home_dir();
     let Some(project) = discovery::project_at_home(project_dir, String::new(), home.as_deref())
     else {
         return String::new();
@@ -176,7 +176,8 @@ pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value)
             .headers()
             .get(reqwest::header::LOCATION)
             .map(|l| {
-                crate::core::sanitize::line(&String::from_utf8_lossy(l.as_bytes())).into_owned()
+                crate::core::markup::sanitize::line(&String::from_utf8_lossy(l.as_bytes()))
+                    .into_owned()
             })
             .unwrap_or_default();
         return Err(upstream_error(format!(

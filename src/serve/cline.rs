@@ -234,7 +234,7 @@ fn validate(shared: &Shared, args: &Args) -> ToolResult {
         if let Ok(read) = bank.read(&file.name) {
             if read.content.trim().is_empty() {
                 problems.push(format!("{} is empty", file.name));
-            } else if !crate::core::markdown::has_heading(&read.content) {
+            } else if !crate::core::markup::markdown::has_heading(&read.content) {
                 problems.push(format!("{} has no markdown heading", file.name));
             }
         }

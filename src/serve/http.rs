@@ -623,7 +623,7 @@ async fn guard_requests(
         std::io::stdout().lock(),
         "{} {peer} {method} {} {} {:.1}ms",
         chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        crate::core::sanitize::line(&uri.to_string()),
+        crate::core::markup::sanitize::line(&uri.to_string()),
         response.status().as_u16(),
         started.elapsed().as_secs_f64() * 1000.0
     );
@@ -644,7 +644,7 @@ fn method_not_allowed(bare: Response, method: &axum::http::Method, path: &str) -
         "method_not_allowed",
         format!(
             "{path} does not take {method}{allowed}",
-            path = crate::core::sanitize::line(path)
+            path = crate::core::markup::sanitize::line(path)
         ),
     );
     let status = response.status();
@@ -951,7 +951,7 @@ pub fn run(shared: Arc<Shared>, mut options: HttpOptions) -> std::io::Result<()>
         let address = listener.local_addr()?;
         options.listen = address;
         let limits = options.limits;
-        let root = crate::core::sanitize::path(&shared.root.path);
+        let root = crate::core::markup::sanitize::path(&shared.root.path);
         let key = if options.require_key { "required" } else { "not required (loopback)" };
         let limit = match options.rate_limit {
             Some(l) => format!("{} tool calls or requests a minute, {} an hour, per key", l.per_minute, l.per_hour),

@@ -238,7 +238,7 @@ impl ServerHandler for McpServer {
         // Proposals and refusals name the client, so a person can tell agents apart.
         let client = context.peer.peer_info().map(|info| {
             let client = &info.client_info;
-            crate::core::sanitize::line(&format!("{} {}", client.name, client.version))
+            crate::core::markup::sanitize::line(&format!("{} {}", client.name, client.version))
                 .chars()
                 .take(80)
                 .collect::<String>()

@@ -34,7 +34,7 @@ use crate::core::agent::infinity::InfinityProject;
 use crate::core::agent::projects::Root;
 use crate::core::agent::{AgentError, AgentResult};
 use crate::core::guard::GuardPolicy;
-use crate::core::refusals::{self, RefusalRecord};
+use crate::core::guard::refusals::{self, RefusalRecord};
 
 /// Which tool surfaces a server offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -354,7 +354,7 @@ impl Shared {
         }
         let record = RefusalRecord::now(project, file, rule, message, via);
         if let Err(e) = refusals::append(&record) {
-            let message = crate::core::sanitize::line(&e.to_string()).into_owned();
+            let message = crate::core::markup::sanitize::line(&e.to_string()).into_owned();
             let _ = writeln!(
                 std::io::stderr().lock(),
                 "mbank: cannot log a refused write: {message}"

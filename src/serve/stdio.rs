@@ -261,7 +261,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                 LineRead::Eof if !self.line.is_empty() => self.eof = true,
                 LineRead::Eof => return None,
                 LineRead::Io(e) => {
-                    let message = crate::core::sanitize::line(&e.to_string()).into_owned();
+                    let message = crate::core::markup::sanitize::line(&e.to_string()).into_owned();
                     let _ = writeln!(
                         std::io::stderr().lock(),
                         "mbank mcp: reading stdin failed: {message}"

@@ -11,8 +11,8 @@ use std::thread;
 
 use crate::core::agent::proposals::{Proposal, ProposalError, ProposalStore, State};
 use crate::core::guard::GuardPolicy;
+use crate::core::guard::refusals::{self, RefusalRecord};
 use crate::core::model::{Format, Role};
-use crate::core::refusals::{self, RefusalRecord};
 use crate::core::review::{ChangeKind, DiffLine, FileDiff, FileReview, Hunk, HunkId, LineKind};
 
 use super::message::Message;
@@ -371,7 +371,7 @@ fn scan(state: &mut Worker) -> AgentEvent {
         // Only logs that exist are read (most projects have none).
         // Listed through the data folder's handle, no link followed (as the logs are read).
         let present: std::collections::HashSet<std::ffi::OsString> =
-            crate::core::dir_handle::Dir::open_anchor(dir)
+            crate::core::io::dir_handle::Dir::open_anchor(dir)
                 .and_then(|data| {
                     let folder = refusal_folder(dir);
                     data.open_dir(folder.strip_prefix(dir).unwrap_or(&folder))

@@ -101,7 +101,7 @@ fn fix_file(project: &Project, path: &Path, fix: &Fix) -> Result<edit::Saved, St
     })
 }
 
-/// Saves one side of a conflict under `dir` ([`crate::core::backup`]); sends
+/// Saves one side of a conflict under `dir` ([`crate::core::io::backup`]); sends
 /// [`Message::BackedUp`].
 pub fn back_up(
     dir: PathBuf,
@@ -116,7 +116,7 @@ pub fn back_up(
         BackupSide::MineBeforeTakingTheirs | BackupSide::MineBeforeMerging => "mine",
     };
     thread::spawn(move || {
-        let result = crate::core::backup::save(&dir, &project, &source, &bytes, label)
+        let result = crate::core::io::backup::save(&dir, &project, &source, &bytes, label)
             .map_err(|e| e.to_string());
         let _ = outbox.send(Message::BackedUp { side, result });
     });
@@ -168,9 +168,9 @@ fn installed_history() -> Result<&'static History, String> {
 
 /// The file's text now: `None` when it is gone.
 fn current_text(path: &Path) -> Result<Option<String>, String> {
-    match crate::core::text::read_text(path) {
+    match crate::core::io::text::read_text(path) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if crate::core::text::is_not_found(&e) => Ok(None),
+        Err(e) if crate::core::io::text::is_not_found(&e) => Ok(None),
         Err(e) => Err(format!("cannot read the file now: {e}")),
     }
 }

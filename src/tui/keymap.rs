@@ -580,7 +580,7 @@ impl Keymap {
             // A regular file within the settings limits; a missing file is no keymap.
             match crate::core::config::read_settings_file(path) {
                 Ok(text) => keymap.apply(&text, &path.display().to_string())?,
-                Err(e) if crate::core::text::is_not_found(&e) => {}
+                Err(e) if crate::core::io::text::is_not_found(&e) => {}
                 Err(e) => {
                     return Err(KeymapError {
                         source_name: "keymap file".into(),

@@ -145,7 +145,7 @@ impl Theme {
             // A regular file within the settings limits; a missing one means bundled.
             match crate::core::config::read_settings_file(&path) {
                 Ok(text) => return Theme::parse(&text, &path.display().to_string()),
-                Err(e) if crate::core::text::is_not_found(&e) => {}
+                Err(e) if crate::core::io::text::is_not_found(&e) => {}
                 Err(e) => {
                     return Err(ThemeError::Invalid {
                         source_name: "file".into(),

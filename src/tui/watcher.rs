@@ -1,5 +1,5 @@
 //! Live refresh: notify watching the root, each project folder and every memory folder
-//! of every listed project ([`crate::core::memory_folders`]), each non-recursively —
+//! of every listed project ([`crate::core::analysis::memory_folders`]), each non-recursively —
 //! never whole trees. Paths are filtered (our own temp files, `.git`) and de-duplicated
 //! before anything reaches the event loop.
 //!

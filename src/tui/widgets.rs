@@ -29,7 +29,7 @@ pub fn compact(n: u64) -> String {
 
 /// "just now", "5 min", "3 h", "12 d": time since a Unix time.
 pub fn ago(epoch: Option<u64>, now: u64) -> String {
-    crate::core::text::age_in_words(epoch, now)
+    crate::core::io::text::age_in_words(epoch, now)
 }
 
 pub fn now_epoch() -> u64 {
@@ -246,14 +246,14 @@ pub fn freshness_badge(level: Option<Freshness>, theme: &Theme) -> Span<'static>
 }
 
 /// A name, title or message as drawn: control, bidi and invisible characters shown as
-/// visible markers ([`crate::core::sanitize`]), never drawn raw or silently dropped.
+/// visible markers ([`crate::core::markup::sanitize`]), never drawn raw or silently dropped.
 pub fn shown(text: &str) -> Cow<'_, str> {
-    crate::core::sanitize::line(text)
+    crate::core::markup::sanitize::line(text)
 }
 
 /// A path as drawn: lossy for bytes that are not UTF-8, then [`shown`].
 pub fn shown_path(path: &Path) -> String {
-    crate::core::sanitize::path(path)
+    crate::core::markup::sanitize::path(path)
 }
 
 /// Truncates to `width` display cells, ending in `…` when cut; the text is [`shown`]

@@ -10,9 +10,9 @@ use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::thread;
 
 use crate::core::analysis::context::{self, BankContext, ContextOptions};
+use crate::core::analysis::memory_folders;
 use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
 use crate::core::config::Config;
-use crate::core::memory_folders;
 use crate::core::model::Project;
 use crate::core::scan::discovery::{self, ScanOptions};
 use crate::core::scan::listings::Listings;
@@ -257,7 +257,7 @@ fn analysis_loop(
 /// The project as its folder holds it now (its banks found again), or `None` when it holds
 /// no memory bank any more.
 fn rediscover(project: &Project) -> Option<Project> {
-    let home = crate::core::paths::home_dir();
+    let home = crate::core::io::paths::home_dir();
     discovery::project_at_home(&project.path, project.name.clone(), home.as_deref())
 }
 
@@ -301,7 +301,7 @@ fn summary_depth() -> Depth {
 /// What a session start loads from each instruction-file bank (imports, cut-offs).
 fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
     let options = ContextOptions {
-        home: crate::core::paths::home_dir(),
+        home: crate::core::io::paths::home_dir(),
         include_user_files: false,
         include_ancestors: false,
         codex_home: None,

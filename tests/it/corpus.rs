@@ -765,7 +765,7 @@ fn cursor_rules_in_the_corpus_load_by_their_frontmatter() {
 #[test]
 fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
     use chrono::{Datelike, NaiveDate};
-    use mbank::core::dates::{WrittenDates, dated_text, impossible_dates};
+    use mbank::core::markup::dates::{WrittenDates, dated_text, impossible_dates};
     let Some(root) = corpus_root() else { return };
     let pattern =
         regex::Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
@@ -803,7 +803,7 @@ fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
             .collect();
         future.sort_unstable();
         future.dedup();
-        future.truncate(mbank::core::dates::FUTURE_DATES_KEPT);
+        future.truncate(mbank::core::markup::dates::FUTURE_DATES_KEPT);
         let newest = dates
             .iter()
             .filter(|d| **d <= today)

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use mbank::core::analysis::decisions::{self, DecisionStatus};
 use mbank::core::analysis::validate;
+use mbank::core::io::text;
 use mbank::core::scan::bank::list_banks;
 use mbank::core::scan::discovery::{self, ScanOptions};
-use mbank::core::text;
 
 #[test]
 fn every_decision_log_in_the_corpus_yields_entries() {

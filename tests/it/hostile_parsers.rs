@@ -6,7 +6,7 @@
 //! padded "billion laughs", hours for a log of 100k decisions) and the limit must be
 //! reported: a `parse-limit` finding naming the file, the limit and what was found.
 //!
-//! The limits themselves are documented in `src/core/limits.rs`; the numbers below are
+//! The limits themselves are documented in `src/core/markup/limits.rs`; the numbers below are
 //! the documented ones on purpose, so a change of a limit shows up here.
 use crate::common;
 
@@ -18,7 +18,7 @@ use common::{Sandbox, git_output, within, write};
 use mbank::core::analysis::decisions;
 use mbank::core::analysis::validate;
 use mbank::core::formats::roo_rules::modes;
-use mbank::core::markdown;
+use mbank::core::markup::markdown;
 
 /// The nesting limit of every structured format (`limits.rs`), and ten times it.
 const DEPTH_LIMIT: usize = 64;
@@ -573,7 +573,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_file_of_the_corpus_is_within_the_limits() {
-    use mbank::core::limits::{self, Syntax};
+    use mbank::core::markup::limits::{self, Syntax};
     let _serial = serial();
     let Some(corpus) = common::corpus_root() else {
         return;

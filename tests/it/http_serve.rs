@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::Sandbox;
 use mbank::core::analysis::decisions;
-use mbank::core::refusals;
+use mbank::core::guard::refusals;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;

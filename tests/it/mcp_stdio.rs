@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use common::Sandbox;
 use mbank::core::analysis::decisions;
-use mbank::core::lock;
-use mbank::core::refusals;
+use mbank::core::guard::refusals;
+use mbank::core::io::lock;
 use mbank::core::write::{self, Expected};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use rmcp::service::RunningService;

@@ -5,7 +5,7 @@ use crate::common;
 use std::path::Path;
 
 use common::{Sandbox, write};
-use mbank::core::refusals::{self, RefusalRecord};
+use mbank::core::guard::refusals::{self, RefusalRecord};
 
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()

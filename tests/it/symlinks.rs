@@ -14,7 +14,7 @@ use common::{Sandbox, write};
 use mbank::core::analysis::context::{self, ContextOptions};
 use mbank::core::analysis::report::{Analyzer, Depth};
 use mbank::core::config::Config;
-use mbank::core::confine::SYMLINK_OUTSIDE;
+use mbank::core::io::confine::SYMLINK_OUTSIDE;
 use mbank::core::scan::{bank, discovery};
 use mbank::core::tokens::{Encoding, TokenCache};
 use mbank::core::write as core_write;

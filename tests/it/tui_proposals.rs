@@ -12,8 +12,8 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use mbank::core::agent::bank::{MarkdownBank, WriteMode};
 use mbank::core::agent::proposals::{ProposalStore, State};
 use mbank::core::guard::GuardPolicy;
+use mbank::core::guard::refusals::{self, RefusalRecord};
 use mbank::core::history::{as_client, as_writer};
-use mbank::core::refusals::{self, RefusalRecord};
 use mbank::core::review::ReviewOptions;
 use mbank::tui::overlays::Overlay;
 

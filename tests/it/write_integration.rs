@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use mbank::core::error::CoreError;
 use mbank::core::init::{InitFormat, init_bank};
+use mbank::core::io::text::read_text;
 use mbank::core::model::{Bank, Format, Project};
 use mbank::core::scan::bank::list_banks;
 use mbank::core::scan::discovery::{self, ScanOptions};
-use mbank::core::text::read_text;
 use mbank::core::write::{Expected, resolve_target, write_guarded, write_infinity_content};
 
 fn write(path: &Path, text: &str) {

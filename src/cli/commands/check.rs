@@ -14,7 +14,7 @@ use crate::cli::style::{line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json, sarif};
 use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::{Finding, Severity};
-use crate::core::text::counted;
+use crate::core::io::text::counted;
 use crate::core::tokens::{Encoding, TokenCache};
 
 #[derive(Serialize)]

@@ -12,9 +12,9 @@ use crate::cli::{Context, EXIT_ERROR, json};
 use crate::core::analysis::context::{self, AgentSession, BankContext};
 use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::modes;
+use crate::core::io::text::counted_as;
 use crate::core::model::{Bank, Format};
 use crate::core::scan::bank;
-use crate::core::text::counted_as;
 use crate::core::tokens::{self, Encoding};
 
 #[derive(Serialize)]

@@ -12,7 +12,7 @@ use crate::core::history::{self, History, Version};
 fn history(context: &Context) -> Result<History> {
     match history::installed() {
         Some(history) => Ok(history.clone()),
-        None => crate::core::paths::data_dir()
+        None => crate::core::io::paths::data_dir()
             .map(|dir| History::new(dir, context.config.history))
             .ok_or_else(|| eyre!("no data folder for the history (set MBANK_DATA_DIR or HOME)")),
     }

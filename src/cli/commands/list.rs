@@ -92,7 +92,7 @@ fn row(report: &ProjectReport) -> ProjectRow {
 pub fn ago(epoch: Option<u64>) -> String {
     let now =
         crate::core::analysis::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(0);
-    match crate::core::text::age_in_words(epoch, now) {
+    match crate::core::io::text::age_in_words(epoch, now) {
         words if epoch.is_none() || words == "just now" => words,
         words => format!("{words} ago"),
     }
@@ -267,7 +267,7 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     println(style.dim(format!(
         "{} under {} · tokens: {} (each the start of one session, the heaviest, named under \
          session; private excluded)",
-        crate::core::text::counted(rows.len(), "project"),
+        crate::core::io::text::counted(rows.len(), "project"),
         context.root.display(),
         context.encoding.label()
     )));

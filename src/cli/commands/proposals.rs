@@ -103,7 +103,7 @@ pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
             Span::line(&format!(
                 "{} {}, +{added} -{removed}",
                 p.kind(),
-                crate::core::text::counted(hunks.len(), "hunk")
+                crate::core::io::text::counted(hunks.len(), "hunk")
             )),
         ]);
         if p.state == State::Pending {

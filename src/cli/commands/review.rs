@@ -65,8 +65,8 @@ use crate::cli::style::{Span, line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json};
 use crate::core::error::CoreError;
 use crate::core::findings::Severity;
+use crate::core::guard::refusals::RefusalRecord;
 use crate::core::model::{Format, Project, Role};
-use crate::core::refusals::RefusalRecord;
 use crate::core::review::{
     self, BankTotals, Baseline, ChangeKind, FileReview, Review, ReviewOptions, ReviewSession,
     Signal,
@@ -229,7 +229,7 @@ fn mark_reviewed(context: &Context, path: Option<&Path>) -> Result<u8> {
             context.style.bold(&project.name),
             format!(
                 ": marked {} reviewed",
-                crate::core::text::counted(count, "memory file")
+                crate::core::io::text::counted(count, "memory file")
             )
         ]);
     }
@@ -375,7 +375,7 @@ fn print_refused(context: &Context, refused: &[RefusalRecord]) {
         "  ",
         style.yellow(format!(
             "{} refused by the agent servers since the baseline{}",
-            crate::core::text::counted(refused.len(), "write"),
+            crate::core::io::text::counted(refused.len(), "write"),
             if hidden > 0 {
                 format!(" ({hidden} older not shown; --json lists every one)")
             } else {
@@ -479,14 +479,14 @@ fn print_summary(context: &Context, summary: &Summary, fail_on: Severity, failed
     println(line![
         format!(
             "{} changed, +{} -{} lines, tokens {} → {} ({}) · {}, {}, {} info · failing on {} and above: ",
-            crate::core::text::counted(summary.files, "file"),
+            crate::core::io::text::counted(summary.files, "file"),
             summary.added,
             summary.removed,
             summary.tokens_before,
             summary.tokens_after,
             signed(summary.tokens_after as i64 - summary.tokens_before as i64),
-            crate::core::text::counted(summary.error, "error"),
-            crate::core::text::counted(summary.warning, "warning"),
+            crate::core::io::text::counted(summary.error, "error"),
+            crate::core::io::text::counted(summary.warning, "warning"),
             summary.info,
             fail_on,
         ),

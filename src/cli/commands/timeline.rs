@@ -44,7 +44,7 @@ use crate::cli::style::{Table, eprintln, line, println};
 use crate::cli::{Context, json};
 use crate::core::analysis::decisions::{self, Decision};
 use crate::core::findings::Finding;
-use crate::core::text::counted;
+use crate::core::io::text::counted;
 
 #[derive(Serialize)]
 struct TimelineOutput {

@@ -12,8 +12,8 @@ use crate::cli::{Context, EXIT_ERROR, json};
 use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::Finding;
+use crate::core::io::text::counted;
 use crate::core::model::{Format, LoadKind, Role};
-use crate::core::text::counted;
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 #[derive(Serialize)]
@@ -71,7 +71,7 @@ struct Totals {
 }
 
 fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
-    let text = crate::core::text::read_text(path).wrap_err("cannot count tokens")?;
+    let text = crate::core::io::text::read_text(path).wrap_err("cannot count tokens")?;
     let stats = tokens::analyze(&text, context.encoding);
     let file = FileTokens {
         path: path.to_path_buf(),

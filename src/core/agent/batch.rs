@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard};
 
 use super::{AgentError, AgentResult};
-use crate::core::lock;
+use crate::core::io::lock;
 
 /// Changes the file's text in place (`None`: no file yet), so an append costs the entry,
 /// not a copy of the file. An edit that fails must leave the text as it was.

@@ -16,7 +16,7 @@ use crate::core::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError,
 };
 use crate::core::guard::{self, GuardPolicy, TextPart};
-use crate::core::lock;
+use crate::core::io::lock;
 use crate::core::write::{self, Expected};
 
 fn storage(error: impl std::fmt::Display) -> InfinityError {

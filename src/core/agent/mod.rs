@@ -17,8 +17,8 @@ pub mod proposals;
 
 use std::path::PathBuf;
 
-use super::error::CoreError;
-use super::guard::Refusal;
+use crate::core::error::CoreError;
+use crate::core::guard::Refusal;
 
 /// What a successful write did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -35,7 +35,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::core::analysis::imports::{self, Expander, ImportPolicy};
-use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::agents::{self, Agent};
@@ -43,10 +42,11 @@ use crate::core::formats::roo_rules::{self, modes};
 use crate::core::formats::{
     self, CombinedLimit, agents_md, claude_auto_memory, layers, memory_bank_mcp, windsurf,
 };
-use crate::core::markdown;
+use crate::core::io::confine::{self, ProjectFolder};
+use crate::core::io::paths;
+use crate::core::io::text;
+use crate::core::markup::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, Project};
-use crate::core::paths;
-use crate::core::text;
 
 /// Claude Code loads only this many lines of its auto memory `MEMORY.md`…
 pub const AUTO_MEMORY_MAX_LINES: usize = claude_auto_memory::MAX_LINES as usize;

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::core::git::Facts;
-use crate::core::hash_index::StableHasher;
+use crate::core::io::hash_index::StableHasher;
 use crate::core::model::Bank;
 use crate::core::scan::listings::Listings;
 
@@ -256,7 +256,7 @@ fn nanos(time: SystemTime) -> i128 {
 const SMALL_FILE: u64 = 4096;
 
 fn read_small(path: &Path) -> Option<String> {
-    crate::core::text::read_text_limited(path, SMALL_FILE).ok()
+    crate::core::io::text::read_text_limited(path, SMALL_FILE).ok()
 }
 
 /// The state of the repository whose `.git` entry is in `marker`: `HEAD`'s text, the

@@ -17,9 +17,9 @@ use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
 use crate::core::findings::{Finding, Severity};
-use crate::core::markdown;
+use crate::core::io::text;
+use crate::core::markup::markdown;
 use crate::core::model::Format;
-use crate::core::text;
 
 /// Claude Code follows imports at most four hops deep (its memory documentation today; older
 /// versions and the Beans-Code recommendations said five).

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::core::analysis::imports;
 use crate::core::findings::{Finding, Severity};
+use crate::core::io::text::counted;
 use crate::core::model::{Bank, MemoryFile};
-use crate::core::text::counted;
 
 /// What a file in a bank is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -248,7 +248,7 @@ const SECRET_SCAN_MAX_BYTES: u64 = 1024 * 1024;
 /// is no secret; a line matching a secret pattern is an error naming that pattern; a
 /// binary key store, whose text cannot be read, is a warning that says so.
 fn secret_finding(file: &MemoryFile) -> Option<Finding> {
-    let text = match crate::core::text::read_text_limited(&file.path, SECRET_SCAN_MAX_BYTES) {
+    let text = match crate::core::io::text::read_text_limited(&file.path, SECRET_SCAN_MAX_BYTES) {
         Ok(text) => text,
         Err(_) => {
             return Some(Finding::new(
@@ -335,7 +335,7 @@ pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
         ));
     }
     if loose_copies > 0 {
-        kept.push(crate::core::text::counted_as(
+        kept.push(crate::core::io::text::counted_as(
             loose_copies,
             "backup copy",
             "backup copies",

@@ -1,12 +1,13 @@
 //! Judging what was found: budgets, staleness, validation, decisions, what a session
 //! loads (`context`, `imports`), and the report that gathers them for `list`, `check`
-//! and the TUI.
+//! and the TUI, with the folders a watcher must see to follow it (`memory_folders`).
 pub mod budgets;
 pub mod context;
 pub mod decisions;
 pub mod git_evidence;
 pub mod imports;
 pub mod membership;
+pub mod memory_folders;
 pub mod placeholders;
 pub mod report;
 pub mod rule_files;

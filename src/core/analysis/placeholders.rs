@@ -2,7 +2,7 @@
 //! lines still show a template rather than fill one in. Validation reports them for the
 //! Memory Bank formats; review flags new ones in a change.
 
-use crate::core::markdown;
+use crate::core::markup::markdown;
 
 /// `YYYY-MM-DD`, `HH:MM`, `YYYY-MM-DD HH:MM:SS`: date-format tokens left from a template.
 fn is_format_token(content: &str) -> bool {

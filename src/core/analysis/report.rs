@@ -320,7 +320,7 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
     {
         return known;
     }
-    let Ok(text) = crate::core::text::read_text_limited(&path, 256 * 1024) else {
+    let Ok(text) = crate::core::io::text::read_text_limited(&path, 256 * 1024) else {
         return (None, None);
     };
     let (config, _) = crate::core::analysis::validate::parse_memory_config(&text);
@@ -362,14 +362,14 @@ fn roomodes_sent_tokens(
     let overridden = bank.files.iter().any(|f| {
         roo_rules::system_prompt_override(&rel(f)) == Some(mode)
             && f.size > 0
-            && crate::core::text::read_text_limited(&f.path, MAX_READ_BYTES)
+            && crate::core::io::text::read_text_limited(&f.path, MAX_READ_BYTES)
                 .is_ok_and(|t| !t.trim().is_empty())
     });
     let kind = format!("{ROOMODES_SENT_FACT}:{}:{mode}:{overridden}", encoding.id());
     if let Some(known) = store.fact(&kind, &file.path, file.size, file.modified) {
         return Some((file.path.clone(), known));
     }
-    let sent = crate::core::text::read_text_limited(&file.path, MAX_READ_BYTES)
+    let sent = crate::core::io::text::read_text_limited(&file.path, MAX_READ_BYTES)
         .ok()
         .and_then(|text| modes::parse_mode_definitions(&file.path, &text).ok())
         .map(|defined| {
@@ -632,7 +632,7 @@ impl<'a> Analyzer<'a> {
             .or(project.last_write)
             .and_then(epoch_seconds);
         // Whatever the depth: a memory path leading out of the project is a security signal.
-        findings.extend(crate::core::confine::findings(
+        findings.extend(crate::core::io::confine::findings(
             banks.iter().flat_map(|b| &b.outside),
             &project.path,
         ));
@@ -728,11 +728,11 @@ impl<'a> Analyzer<'a> {
                 // Decision logs up to their own limit; a bigger one is a finding of
                 // validation's (`parse-limit`), never silently left out.
                 let limit = if file.role.is_decision_log() {
-                    crate::core::limits::DECISION_LOG_MAX_BYTES
+                    crate::core::markup::limits::DECISION_LOG_MAX_BYTES
                 } else {
                     MAX_READ_BYTES
                 };
-                crate::core::text::read_text_limited(&file.path, limit).ok()
+                crate::core::io::text::read_text_limited(&file.path, limit).ok()
             })
             .collect();
         let measures: Vec<Measure> = bank
@@ -838,7 +838,7 @@ impl<'a> Analyzer<'a> {
         let mut bank_findings = if depth.validate {
             let validation = crate::core::analysis::validate::ValidationContext {
                 tracked_by_git: git.map(|g| g.facts.tracked.clone()),
-                home: crate::core::paths::home_dir(),
+                home: crate::core::io::paths::home_dir(),
             };
             crate::core::analysis::validate::validate_bank(project, &bank, &validation)
         } else {
@@ -1143,7 +1143,7 @@ fn grouped_budget_findings(
                     None,
                     format!(
                         "{} {word} their budget, largest {largest}",
-                        crate::core::text::counted(files_seen.len(), "file")
+                        crate::core::io::text::counted(files_seen.len(), "file")
                     ),
                 )
                 .with_details(

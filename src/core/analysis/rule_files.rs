@@ -7,8 +7,8 @@ use std::path::Path;
 
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::roo_rules::{self, BUILT_IN_MODES as BUILT_IN_ROO_MODES, modes};
+use crate::core::io::text;
 use crate::core::model::{Bank, LoadKind};
-use crate::core::text;
 
 /// Largest file compared for duplicates.
 const MAX_COMPARED_BYTES: u64 = 1024 * 1024;

@@ -551,13 +551,13 @@ static PACKAGE_NAME: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Every claim of one memory file, in line order.
 pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
-    let ranges = crate::core::markdown::non_prose_ranges(text);
+    let ranges = crate::core::markup::markdown::non_prose_ranges(text);
     let spans: Vec<Range<usize>> = ranges
         .iter()
         .filter(|r| is_inline_code(&text[(*r).clone()]))
         .cloned()
         .collect();
-    let prose = crate::core::markdown::prose_only(text);
+    let prose = crate::core::markup::markdown::prose_only(text);
     let mut out = Vec::new();
     let mut line_start = 0;
     // The headings above the line, outermost first: a plan's subsections are plans too.
@@ -568,7 +568,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         let range = line_start..line_start + line.len();
         line_start = range.end;
         let trimmed = line.trim_start();
-        if let Some((level, title)) = crate::core::markdown::heading(line.trim_end()) {
+        if let Some((level, title)) = crate::core::markup::markdown::heading(line.trim_end()) {
             while headings.last().is_some_and(|(l, _)| *l >= level) {
                 headings.pop();
             }

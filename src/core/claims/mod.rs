@@ -245,7 +245,8 @@ impl ClaimChecker {
             if !states_the_present(*doc) {
                 continue;
             }
-            let Ok(text) = crate::core::text::read_text_limited(doc.path, MAX_MEMORY_BYTES) else {
+            let Ok(text) = crate::core::io::text::read_text_limited(doc.path, MAX_MEMORY_BYTES)
+            else {
                 continue;
             };
             let kind = file_kind(*doc);
@@ -281,7 +282,7 @@ impl ClaimChecker {
                 None,
                 format!(
                     "no code beside this bank (git tracks nothing but memory here), so the {} its memory makes about code (paths, scripts, symbols) are not checked",
-                    crate::core::text::counted(made.len(), "claim")
+                    crate::core::io::text::counted(made.len(), "claim")
                 ),
             )];
         }
@@ -570,7 +571,7 @@ fn verify(index: &CodeIndex, memory: &MemorySide, made: &[Made<'_>]) -> Vec<Find
             ClaimKind::Symbol => (!found_names.contains(text)).then(|| {
                 format!(
                     "`{text}` occurs in no tracked file outside the memory ({} searched): renamed or removed?",
-                    crate::core::text::counted(index.files().len() - skip.len(), "file")
+                    crate::core::io::text::counted(index.files().len() - skip.len(), "file")
                 )
             }),
             ClaimKind::EnvVar => (!found_names.contains(text)).then(|| {

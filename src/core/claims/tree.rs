@@ -331,7 +331,7 @@ impl CodeIndex {
     }
 
     fn read(&self, rel: &str) -> Option<String> {
-        crate::core::text::read_text_limited(&self.root.join(rel), MAX_FILE_BYTES).ok()
+        crate::core::io::text::read_text_limited(&self.root.join(rel), MAX_FILE_BYTES).ok()
     }
 
     fn read_manifests(&self) -> Manifests {

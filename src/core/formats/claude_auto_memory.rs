@@ -165,9 +165,9 @@ pub fn settings_problem(home: &Path) -> Option<String> {
 /// is not a path.
 fn read_directory_setting(home: &Path) -> Result<Option<PathBuf>, String> {
     let file = home.join(SETTINGS);
-    let text = match crate::core::text::read_text_limited(&file, SETTINGS_MAX_BYTES) {
+    let text = match crate::core::io::text::read_text_limited(&file, SETTINGS_MAX_BYTES) {
         Ok(text) => text,
-        Err(e) if crate::core::text::is_not_found(&e) => return Ok(None),
+        Err(e) if crate::core::io::text::is_not_found(&e) => return Ok(None),
         Err(e) => return Err(format!("~/{SETTINGS} cannot be read ({e}): {}", fallback())),
     };
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {

@@ -167,7 +167,7 @@ impl FormatRules for ConKeeper {
                 && f.path.parent() == Some(bank.root.as_path())
                 && f.size <= TAG_SCAN_MAX_BYTES
                 && names::is_markdown(&f.file_name())
-                && crate::core::text::read_text(&f.path)
+                && crate::core::io::text::read_text(&f.path)
                     .is_ok_and(|text| text.contains("<!-- @category"))
         })
     }

@@ -625,7 +625,7 @@ pub struct Placement {
 
 /// The file name of a path relative to a bank root, and the folders above it.
 pub fn split_rel(rel: &Path) -> (Cow<'_, str>, Vec<String>) {
-    let file_name = crate::core::paths::file_name(rel)
+    let file_name = crate::core::io::paths::file_name(rel)
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
     let parents = rel

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::core::findings::{Finding, Severity};
-use crate::core::markdown;
+use crate::core::markup::markdown;
 use crate::core::model::MemoryFile;
 
 /// One `key: value` line, with the list items under it.

@@ -20,7 +20,7 @@ use aho_corasick::AhoCorasick;
 use pulldown_cmark::{Event, Parser, Tag};
 use regex::Regex;
 
-use crate::core::markdown;
+use crate::core::markup::markdown;
 
 /// Keys published in vendors' documentation as examples, allowed wherever they appear:
 /// AWS's example access key id and secret access key, Stripe's documented test key, and

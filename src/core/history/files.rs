@@ -6,8 +6,8 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::core::dir_handle::{Dir, HandleError};
 use crate::core::error::{CoreError, Result};
+use crate::core::io::dir_handle::{Dir, HandleError};
 
 pub(crate) const PRIVATE_FILE: u32 = 0o600;
 const PRIVATE_FOLDER: u32 = 0o700;

@@ -24,9 +24,9 @@ use std::sync::OnceLock;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::error::{CoreError, Result};
-use super::model::Bank;
-use super::write::{self, Expected, WriteOutcome};
+use crate::core::error::{CoreError, Result};
+use crate::core::model::Bank;
+use crate::core::write::{self, Expected, WriteOutcome};
 
 /// The history's folder in mbank's data folder.
 const FOLDER: &str = "history";
@@ -157,7 +157,7 @@ struct IndexStamp {
 }
 
 impl IndexStamp {
-    fn of(dir: &crate::core::dir_handle::Dir) -> Result<Option<IndexStamp>> {
+    fn of(dir: &crate::core::io::dir_handle::Dir) -> Result<Option<IndexStamp>> {
         Ok(dir
             .entry_meta(std::ffi::OsStr::new(INDEX))?
             .filter(|meta| meta.is_file && meta.inode != 0)
@@ -187,7 +187,7 @@ struct IndexSummary {
 
 impl IndexSummary {
     /// Reads the index and sums it up: only its newest and oldest lines are parsed.
-    fn read(dir: &crate::core::dir_handle::Dir, key: &Path) -> Result<IndexSummary> {
+    fn read(dir: &crate::core::io::dir_handle::Dir, key: &Path) -> Result<IndexSummary> {
         let Some(bytes) = files::read(dir, INDEX, INDEX_LIMIT)? else {
             return Ok(IndexSummary::default());
         };
@@ -271,11 +271,11 @@ impl History {
         &self,
         key: &Path,
         create: bool,
-    ) -> Result<Option<crate::core::dir_handle::Dir>> {
+    ) -> Result<Option<crate::core::io::dir_handle::Dir>> {
         files::folder(&self.data_dir, &[FOLDER, &Self::folder_name(key)], create)
     }
 
-    fn read_index(dir: &crate::core::dir_handle::Dir, key: &Path) -> Result<Vec<Version>> {
+    fn read_index(dir: &crate::core::io::dir_handle::Dir, key: &Path) -> Result<Vec<Version>> {
         let Some(bytes) = files::read(dir, INDEX, INDEX_LIMIT)? else {
             return Ok(Vec::new());
         };
@@ -434,12 +434,13 @@ impl History {
             .find(|v| v.version == number)
             .ok_or_else(missing)?;
         let blob = blob_name(&version.hash);
-        let bytes = files::read(&dir, &blob, super::text::MAX_READ_BYTES)?.ok_or_else(|| {
-            CoreError::Parse {
-                path: dir.path().join(&blob),
-                message: "the version's text is missing from mbank's history".into(),
-            }
-        })?;
+        let bytes =
+            files::read(&dir, &blob, crate::core::io::text::MAX_READ_BYTES)?.ok_or_else(|| {
+                CoreError::Parse {
+                    path: dir.path().join(&blob),
+                    message: "the version's text is missing from mbank's history".into(),
+                }
+            })?;
         let text = files::text_of(&dir.path().join(&blob), bytes)?;
         if files::content_hash(text.as_bytes()) != version.hash {
             return Err(CoreError::Parse {
@@ -453,9 +454,9 @@ impl History {
     /// `file` now compared with version `number`.
     pub fn diff(&self, file: &Path, number: u64) -> Result<VersionDiff> {
         let (version, old) = self.version(file, number)?;
-        let current = match super::text::read_text(&key_of(file)) {
+        let current = match crate::core::io::text::read_text(&key_of(file)) {
             Ok(text) => Some(text),
-            Err(e) if super::text::is_not_found(&e) => None,
+            Err(e) if crate::core::io::text::is_not_found(&e) => None,
             Err(e) => return Err(e),
         };
         let new = current.as_deref().unwrap_or("");
@@ -482,10 +483,10 @@ impl History {
     pub fn restore(&self, bank: &Bank, relative_name: &str, number: u64) -> Result<WriteOutcome> {
         let target = write::resolve_target(bank, relative_name)?;
         let (_, old) = self.version(&target, number)?;
-        let _lock = super::lock::for_file(&target)?;
-        let current = match super::text::read_text(&target) {
+        let _lock = crate::core::io::lock::for_file(&target)?;
+        let current = match crate::core::io::text::read_text(&target) {
             Ok(text) => Some(text),
-            Err(e) if super::text::is_not_found(&e) => None,
+            Err(e) if crate::core::io::text::is_not_found(&e) => None,
             Err(e) => return Err(e),
         };
         if let Some(current) = &current {

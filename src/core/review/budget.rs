@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use super::listing::Listing;
 use super::{FileReview, ReviewSession, signals};
 use crate::core::analysis::budgets::Measure;
+use crate::core::io::text;
 use crate::core::model::Bank;
-use crate::core::text;
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 pub(super) fn measure_of(text: Option<&str>, encoding: Encoding) -> Measure {

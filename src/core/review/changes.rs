@@ -14,7 +14,7 @@ use super::{
     signals,
 };
 use crate::core::error::Result;
-use crate::core::refusals::{self, RefusalRecord};
+use crate::core::guard::refusals::{self, RefusalRecord};
 
 /// A changed path as found: where it sits and its texts (or why they cannot be read).
 type Found = (PathBuf, Placement, std::result::Result<Texts, Unreadable>);
@@ -270,7 +270,7 @@ impl ReviewSession {
             .options
             .home
             .clone()
-            .or_else(crate::core::paths::home_dir);
+            .or_else(crate::core::io::paths::home_dir);
         let context = signals::ChangeContext {
             project: &self.project.path,
             path: &path,

@@ -4,7 +4,7 @@
 //!
 //! Everything here works on texts in memory and never touches the disk, so the TUI can
 //! diff on a worker thread and tests can check every edit exactly.
-use crate::core::hash_index::StableHasher;
+use crate::core::io::hash_index::StableHasher;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};

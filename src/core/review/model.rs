@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::{FileDiff, HunkId, Signal};
 use crate::core::findings::Severity;
+use crate::core::guard::refusals::RefusalRecord;
 use crate::core::model::{Format, Role};
-use crate::core::refusals::RefusalRecord;
 use crate::core::tokens::Encoding;
 
 /// What a review compares against.

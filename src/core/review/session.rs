@@ -6,9 +6,9 @@ use std::path::Path;
 
 use super::store::{Git, Snapshot};
 use super::{Baseline, ReviewOptions, ReviewSession, Store};
-use crate::core::confine::{self, ProjectFolder};
 use crate::core::error::{CoreError, Result};
 use crate::core::git::{GitRepo, Policy};
+use crate::core::io::confine::{self, ProjectFolder};
 use crate::core::model::Project;
 
 pub(super) fn rel_string(project: &Path, path: &Path) -> String {

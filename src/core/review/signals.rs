@@ -26,9 +26,9 @@ use crate::core::analysis::decisions::{self, Decision};
 use crate::core::analysis::imports::{self, ImportPolicy, Resolution};
 use crate::core::analysis::validate;
 use crate::core::findings::Severity;
-use crate::core::markdown;
+use crate::core::markup::markdown;
+use crate::core::markup::sanitize::{self, Hidden};
 use crate::core::model::{Bank, Format, Role};
-use crate::core::sanitize::{self, Hidden};
 
 /// One thing a reviewer should look at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

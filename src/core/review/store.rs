@@ -16,11 +16,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::dir_handle::{Dir, HandleError};
 use crate::core::error::{CoreError, Result};
 use crate::core::git::{self, GitRepo, IndexEntries, Policy};
-use crate::core::hash_index::stable_hash;
-use crate::core::{text, write};
+use crate::core::io::dir_handle::{Dir, HandleError};
+use crate::core::io::hash_index::stable_hash;
+use crate::core::io::text;
+use crate::core::write;
 
 pub use crate::core::git::IndexEntry;
 
@@ -456,7 +457,7 @@ impl Snapshot {
     pub(crate) fn folder_for(project: &Path, data_dir: Option<&Path>) -> Result<PathBuf> {
         let data = data_dir
             .map(Path::to_path_buf)
-            .or_else(crate::core::paths::data_dir)
+            .or_else(crate::core::io::paths::data_dir)
             .ok_or_else(|| {
                 CoreError::Config(
                     "no data folder for review snapshots (set MBANK_DATA_DIR or HOME)".into(),

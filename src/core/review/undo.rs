@@ -141,7 +141,7 @@ impl ReviewSession {
         new: Option<&str>,
     ) -> Result<Step> {
         // One writer at a time in this folder, with the servers and the editor.
-        let _lock = crate::core::lock::for_file(path)?;
+        let _lock = crate::core::io::lock::for_file(path)?;
         // What the review replaces or removes is kept in the history first.
         if let Some(replaced) = expected {
             crate::core::history::record_replaced(path, replaced, "review")?;

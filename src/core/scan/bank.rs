@@ -8,17 +8,17 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::core::formats::infinity;
 use crate::core::formats::instruction_files::{self, InstructionFiles};
 use crate::core::formats::{self, Listing};
+use crate::core::io::confine::{Confinement, OutsideLink, ProjectFolder};
+use crate::core::io::paths;
+use crate::core::io::text;
 use crate::core::model::{
     Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
-use crate::core::paths;
 use crate::core::scan::discovery::ALWAYS_SKIPPED;
 use crate::core::scan::listings::{Entry, Kind, Listings};
-use crate::core::text;
 
 /// A bank folder with more entries than this is listed up to the cap, with a problem noted.
 const MAX_FILES_PER_BANK: usize = 5_000;
@@ -329,7 +329,7 @@ fn rule_is_conditional(listings: &Listings, file: &MemoryFile) -> bool {
 }
 
 fn frontmatter_is_conditional(text: &str) -> bool {
-    crate::core::markdown::frontmatter(text).is_some_and(|fm| {
+    crate::core::markup::markdown::frontmatter(text).is_some_and(|fm| {
         fm.yaml.lines().any(|l| {
             let l = l.trim_start();
             (l.starts_with("paths:") || l.starts_with("globs:")) && !l.contains("alwaysApply: true")

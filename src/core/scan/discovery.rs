@@ -11,15 +11,15 @@ use std::time::SystemTime;
 
 use globset::GlobSet;
 
-use crate::core::confine::{Confinement, ProjectFolder};
 use crate::core::formats;
 use crate::core::formats::claude_auto_memory::AutoMemoryPlace;
 use crate::core::formats::kilo_code::{self, KiloMemoryPlace};
 use crate::core::formats::{
     claude_md, cline, conkeeper, infinity, instruction_files, memory_bank_mcp, roo_rules,
 };
+use crate::core::io::confine::{Confinement, ProjectFolder};
+use crate::core::io::paths;
 use crate::core::model::{BankLocation, Format, Project};
-use crate::core::paths;
 use crate::core::scan::listings::{Entry, Kind, Listings};
 
 /// Folders never descended into, whatever the configuration says.
@@ -604,7 +604,7 @@ impl Walk<'_> {
                 continue;
             }
             let path = dir.join(&entry.name);
-            let rel = crate::core::paths::relative_to(&path, self.root).unwrap_or(&path);
+            let rel = crate::core::io::paths::relative_to(&path, self.root).unwrap_or(&path);
             if !may_descend(&name, rel, self.options) {
                 continue;
             }

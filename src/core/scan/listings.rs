@@ -29,9 +29,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::core::cache_file;
 use crate::core::error::Result;
-use crate::core::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash, stable_hash};
+use crate::core::io::cache_file;
+use crate::core::io::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash, stable_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
 /// 3: CRC-32 checksums.
@@ -325,7 +325,7 @@ impl Listings {
     /// The listing cache of `root` in mbank's cache folder (`paths::cache_dir`), or an
     /// in-memory one when the platform has no cache folder.
     pub fn open_default(root: &Path) -> Listings {
-        match crate::core::paths::cache_dir() {
+        match crate::core::io::paths::cache_dir() {
             Some(dir) => Self::open_at(&dir, root),
             None => Self::in_memory(),
         }

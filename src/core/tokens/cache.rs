@@ -16,11 +16,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Encoding, TextStats};
-use crate::core::dates::{FUTURE_DATES_KEPT, WrittenDates};
 use crate::core::error::Result;
-use crate::core::hash_index::{ByHash, HashIndex, checksum, key_hash};
+use crate::core::io::cache_file;
+use crate::core::io::hash_index::{ByHash, HashIndex, checksum, key_hash};
+use crate::core::io::paths;
+use crate::core::markup::dates::{FUTURE_DATES_KEPT, WrittenDates};
+use crate::core::markup::limits;
 use crate::core::model::MemoryFile;
-use crate::core::{cache_file, limits, paths};
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
 /// 3: CRC-32 checksums. 5: written dates are those of prose only (not code or comments).

@@ -10,8 +10,8 @@ use super::counter::{SPLIT_MIN_BYTES, worker_count};
 use super::{Encoding, TextStats, analyze};
 use crate::core::error::{CoreError, Result};
 use crate::core::formats::infinity;
+use crate::core::io::text;
 use crate::core::model::MemoryFile;
-use crate::core::text;
 
 /// Why a store's memories cannot be read; kept so every memory of the store gets the
 /// same error without reading the store again.

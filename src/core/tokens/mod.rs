@@ -20,8 +20,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::markdown;
-use super::text;
+use crate::core::io::text;
+use crate::core::markup::markdown;
 
 pub use cache::{FileKey, TokenCache};
 pub use files::{stats_for_file, stats_for_files};
@@ -124,7 +124,7 @@ pub struct TextStats {
     /// The dates written in the text, for staleness: found with the figures and cached
     /// with them, so a warm run reads no file for them.
     #[serde(skip)]
-    pub dates: crate::core::dates::WrittenDates,
+    pub dates: crate::core::markup::dates::WrittenDates,
 }
 
 impl TextStats {
@@ -137,7 +137,10 @@ impl TextStats {
 /// Measures a text and finds the dates written in it (for staleness).
 pub fn analyze(text: &str, encoding: Encoding) -> TextStats {
     TextStats {
-        dates: crate::core::dates::WrittenDates::of(text, crate::core::dates::today()),
+        dates: crate::core::markup::dates::WrittenDates::of(
+            text,
+            crate::core::markup::dates::today(),
+        ),
         ..measure(text, encoding)
     }
 }
@@ -172,7 +175,7 @@ pub fn measure(text: &str, encoding: Encoding) -> TextStats {
         private_blocks,
         private_file,
         encoding,
-        dates: crate::core::dates::WrittenDates::default(),
+        dates: crate::core::markup::dates::WrittenDates::default(),
     }
 }
 

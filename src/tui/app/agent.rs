@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::App;
-use crate::core::refusals::RefusalRecord;
+use crate::core::guard::refusals::RefusalRecord;
 use crate::tui::agent_worker::{AgentEvent, AgentRequest, DecideError, ProposalView, SeenMark};
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::overlays::Overlay;

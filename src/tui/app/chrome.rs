@@ -210,7 +210,7 @@ impl App {
             Some(path) => {
                 let name = path
                     .file_name()
-                    .map(crate::core::sanitize::os_str)
+                    .map(crate::core::markup::sanitize::os_str)
                     .unwrap_or_default();
                 format!("demo {}", keep_end(&name, room.saturating_sub(5)))
             }

@@ -13,9 +13,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use super::{App, Focus, ViewMode};
-use crate::core::conflict_markers;
 use crate::core::edit::Saved;
 use crate::core::findings::Fix;
+use crate::core::markup::conflict_markers;
 use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
 use crate::tui::highlight::{DocId, HighlightCache, HighlightDone, HighlightWorker};
@@ -159,7 +159,7 @@ fn shown_name(doc: &Document) -> String {
     let name = doc
         .path
         .file_name()
-        .map(crate::core::sanitize::os_str)
+        .map(crate::core::markup::sanitize::os_str)
         .unwrap_or_default();
     match &doc.memory_id {
         Some(id) => format!("{name}#{}", widgets::shown(id)),
@@ -684,7 +684,7 @@ impl DocumentController {
                 let toast = if conflicts > 0 {
                     format!(
                         "merged with {} marked <<<<<<< … >>>>>>>: resolve them, then save",
-                        crate::core::text::counted(conflicts, "conflict")
+                        crate::core::io::text::counted(conflicts, "conflict")
                     )
                 } else {
                     "merged cleanly: review, then save".to_string()

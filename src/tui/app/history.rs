@@ -53,7 +53,7 @@ impl App {
         };
         let file_name = path
             .file_name()
-            .map(crate::core::sanitize::os_str)
+            .map(crate::core::markup::sanitize::os_str)
             .unwrap_or_default();
         // An Infinity memory lives in its store, which the history keeps whole.
         let (name, refusal) = match memory_id {
@@ -131,7 +131,7 @@ impl App {
                 }
                 let name = path
                     .file_name()
-                    .map(crate::core::sanitize::os_str)
+                    .map(crate::core::markup::sanitize::os_str)
                     .unwrap_or_default();
                 let body = format!(
                     "Restore {label} of {name}? The file as it is now is replaced by it, and kept in the history as a new version (so this can be undone the same way)."
@@ -220,7 +220,7 @@ impl App {
                 self.history_jobs.running = self.history_jobs.running.saturating_sub(1);
                 let name = path
                     .file_name()
-                    .map(crate::core::sanitize::os_str)
+                    .map(crate::core::markup::sanitize::os_str)
                     .unwrap_or_default();
                 match result {
                     Ok(()) => {

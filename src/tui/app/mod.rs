@@ -212,7 +212,7 @@ impl App {
         let data_dir = review_options
             .data_dir
             .clone()
-            .or_else(crate::core::paths::data_dir);
+            .or_else(crate::core::io::paths::data_dir);
         let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
         let agent_worker = AgentWorker::spawn(data_dir, options.config.serve.guard, outbox.clone());
         let root_label = chrome::path_label(&options.root, options.home.as_deref());

@@ -31,7 +31,7 @@ impl App {
         let options = ScanOptions {
             depth: self.config.scan_depth,
             ignore: self.config.ignore_set.clone(),
-            home: crate::core::paths::home_dir(),
+            home: crate::core::io::paths::home_dir(),
         };
         workers::scan(
             self.root.clone(),

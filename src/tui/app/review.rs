@@ -105,7 +105,7 @@ impl App {
             "Mark reviewed?",
             format!(
                 "Take the memory of {name} as it is now as reviewed? The {} (+{added} −{removed} lines) stop showing here, and the review's undo history is cleared. The files themselves are not touched.",
-                crate::core::text::counted(review.files.len(), "changed file")
+                crate::core::io::text::counted(review.files.len(), "changed file")
             ),
             Confirmed::MarkReviewed,
         )));
@@ -179,14 +179,14 @@ impl App {
                     format!(
                         "{} is new since the baseline: rejecting it deletes the file, and its {} ({} bytes) are lost.",
                         loss.display,
-                        crate::core::text::counted(loss.lines_lost, "line"),
+                        crate::core::io::text::counted(loss.lines_lost, "line"),
                         loss.bytes
                     )
                 } else if loss.lines_lost > 0 {
                     format!(
                         "{} goes back to the baseline: the {} the change added are lost (accepted ones too).",
                         loss.display,
-                        crate::core::text::counted(loss.lines_lost, "line")
+                        crate::core::io::text::counted(loss.lines_lost, "line")
                     )
                 } else {
                     format!(
@@ -236,7 +236,7 @@ impl App {
             ReviewEvent::MarkedReviewed(result) => match result {
                 Ok(count) => self.toast(format!(
                     "marked reviewed: the snapshot holds {}",
-                    crate::core::text::counted(count, "memory file")
+                    crate::core::io::text::counted(count, "memory file")
                 )),
                 Err(problem) => self.toast_error(format!("not marked reviewed: {problem}")),
             },

@@ -26,8 +26,8 @@ use regex::Regex;
 use unicode_width::UnicodeWidthChar;
 
 use super::theme::Theme;
-use crate::core::limits::{self, LimitExceeded, Syntax};
-use crate::core::sanitize;
+use crate::core::markup::limits::{self, LimitExceeded, Syntax};
+use crate::core::markup::sanitize;
 
 /// The preview of one document.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -1,7 +1,7 @@
 //! The conflict prompt: the open file changed on disk while the buffer has unsaved
 //! edits. It shows what changed on disk and offers keep mine / take theirs / merge.
 //! Whichever is chosen, the side not kept is saved as a backup file
-//! ([`crate::core::backup`]), so nothing is lost either way.
+//! ([`crate::core::io::backup`]), so nothing is lost either way.
 use std::path::PathBuf;
 
 use ratatui::Frame;
@@ -11,8 +11,8 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use similar::{ChangeTag, TextDiff};
 
 use crate::core::edit::EditText;
-use crate::core::merge;
-use crate::core::sanitize;
+use crate::core::markup::merge;
+use crate::core::markup::sanitize;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::theme::Theme;

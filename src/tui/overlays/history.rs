@@ -16,8 +16,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use unicode_width::UnicodeWidthChar;
 
+use crate::core::markup::sanitize;
 use crate::core::review::{DiffLine, LineKind};
-use crate::core::sanitize;
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::message::{HistoryListing, ListedVersion, VersionCompare};
 use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
@@ -317,7 +317,7 @@ impl HistoryView {
         )];
         if let Some(Ok(listing)) = &self.listing {
             title.push(Span::styled(
-                format!("· {} ", crate::core::text::counted(count, "version")),
+                format!("· {} ", crate::core::io::text::counted(count, "version")),
                 theme.fg(theme.text),
             ));
             let now = match listing.current_size {

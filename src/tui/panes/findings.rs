@@ -61,8 +61,8 @@ impl Findings {
         let count = |s| self.items.iter().filter(|f| f.severity == s).count();
         let title = format!(
             " Findings: {}, {}, {} info ",
-            crate::core::text::counted(count(Severity::Error), "error"),
-            crate::core::text::counted(count(Severity::Warning), "warning"),
+            crate::core::io::text::counted(count(Severity::Error), "error"),
+            crate::core::io::text::counted(count(Severity::Warning), "warning"),
             count(Severity::Info)
         );
         let block = Block::default()

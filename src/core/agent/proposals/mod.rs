@@ -15,7 +15,7 @@
 //! ([`MarkdownBank::apply_change`](crate::core::agent::bank::MarkdownBank::apply_change)):
 //! the name confined, the folder locked, the guard rules (secrets, append-only, elisions)
 //! checked on the result, the replaced text recorded in the history. A file changed since
-//! the proposal was made is merged three-way ([`crate::core::merge`]); overlapping
+//! the proposal was made is merged three-way ([`crate::core::markup::merge`]); overlapping
 //! changes are reported as a conflict and nothing is written. Entries (decisions,
 //! progress lines, session notes) are re-applied to the file as it is when accepted.
 mod accept;
@@ -29,10 +29,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::agent::AgentError;
 use crate::core::agent::entries;
-use crate::core::dir_handle::Dir;
 use crate::core::error::CoreError;
 use crate::core::history::files;
-use crate::core::merge;
+use crate::core::io::dir_handle::Dir;
+use crate::core::markup::merge;
 
 pub use hunks::Hunk;
 
@@ -329,8 +329,8 @@ pub enum ProposalError {
     Core(#[from] CoreError),
 }
 
-impl From<crate::core::dir_handle::HandleError> for ProposalError {
-    fn from(e: crate::core::dir_handle::HandleError) -> Self {
+impl From<crate::core::io::dir_handle::HandleError> for ProposalError {
+    fn from(e: crate::core::io::dir_handle::HandleError) -> Self {
         ProposalError::Core(e.into())
     }
 }
@@ -395,7 +395,7 @@ impl ProposalStore {
 
     /// The store in mbank's data folder (`None`: no data folder known).
     pub fn in_data_dir() -> Option<ProposalStore> {
-        crate::core::paths::data_dir().map(ProposalStore::new)
+        crate::core::io::paths::data_dir().map(ProposalStore::new)
     }
 
     fn folder(&self, create: bool) -> ProposalResult<Option<Dir>> {

@@ -10,7 +10,7 @@ use super::entry::{ADR_TITLE, Fields, content_mask, read_fields, read_heading};
 use super::text::{clean_title, find_date, links_in, regex};
 use super::{Decision, DecisionStatus, DecisionStyle};
 use crate::core::formats;
-use crate::core::markdown;
+use crate::core::markup::markdown;
 
 /// `ADR-012-20250522-1403-title.md`: the timestamp ConKeeper adds for concurrent sessions.
 static ADR_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {

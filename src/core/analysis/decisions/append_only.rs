@@ -15,8 +15,8 @@ use pulldown_cmark::{Event, Parser, Tag};
 use super::text::normalize_title;
 use super::{Decision, parse_file};
 use crate::core::findings::{Finding, Severity};
-use crate::core::limits;
-use crate::core::markdown;
+use crate::core::markup::limits;
+use crate::core::markup::markdown;
 use crate::core::model::{MemoryFile, Role};
 
 impl Decision {
@@ -206,7 +206,7 @@ pub fn shrink_finding(
              append-only (restore with `git show HEAD:<path>` and mark old entries superseded \
              instead of deleting them)",
             file.display,
-            crate::core::text::counted(lost.len(), "decision"),
+            crate::core::io::text::counted(lost.len(), "decision"),
             titles.join(", ")
         ),
     ))

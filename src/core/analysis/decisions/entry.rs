@@ -11,7 +11,7 @@ use super::text::{
     may_contain_word, may_match, normalize_adr_id, regex, strip_markup,
 };
 use super::{DecisionStatus, DecisionStyle};
-use crate::core::markdown;
+use crate::core::markup::markdown;
 
 /// Date at the start of a heading's text, optionally in brackets, then the title.
 static DATE_FIRST: LazyLock<Regex> = LazyLock::new(|| {

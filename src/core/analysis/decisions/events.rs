@@ -9,7 +9,7 @@ use regex::Regex;
 use super::entry::is_decision_section_heading;
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
 use super::text::{DATE_TIME, clean_title, date_from_captures, is_placeholder, may_match, regex};
-use crate::core::markdown;
+use crate::core::markup::markdown;
 
 /// Roo log line: `[2025-05-22 14:03:11] - summary`, also as a list item.
 static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {

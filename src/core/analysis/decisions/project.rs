@@ -11,9 +11,9 @@ use super::{Decision, parse_file};
 use crate::core::analysis::placeholders::placeholder_lines;
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
-use crate::core::limits;
+use crate::core::io::text;
+use crate::core::markup::limits;
 use crate::core::model::{Bank, MemoryFile, Role};
-use crate::core::text;
 
 /// Decision files of a bank are those whose role is a decision log.
 fn decision_files(bank: &Bank) -> impl Iterator<Item = &MemoryFile> {

@@ -19,7 +19,7 @@ use super::text::{
     ADR_REF, clean_title, is_placeholder, may_contain_word, normalize_adr_id, strip_markup,
 };
 use super::{Decision, DecisionStatus, DecisionStyle};
-use crate::core::markdown;
+use crate::core::markup::markdown;
 
 /// A line's heading, when the line is content.
 fn heading_at(lines: &[&str], mask: &[bool], index: usize) -> Option<(usize, String)> {

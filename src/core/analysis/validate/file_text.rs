@@ -11,8 +11,8 @@ use super::syntax::{check_conflict_markers, check_frontmatter, check_json_docume
 use crate::core::analysis::placeholders::placeholder_lines;
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::{self, HeadingRule};
-use crate::core::limits::{self, Syntax};
-use crate::core::markdown;
+use crate::core::markup::limits::{self, Syntax};
+use crate::core::markup::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile};
 
 pub(super) fn is_markdown_path(path: &Path) -> bool {
@@ -137,7 +137,7 @@ pub(super) fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &
             0 => String::new(),
             n => format!(
                 " ({} more in the file)",
-                crate::core::text::counted(n, "other")
+                crate::core::io::text::counted(n, "other")
             ),
         };
         out.push(Finding::new(

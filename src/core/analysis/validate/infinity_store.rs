@@ -3,8 +3,8 @@
 
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::infinity;
+use crate::core::io::text;
 use crate::core::model::Bank;
-use crate::core::text;
 
 fn infinity_issue_severity(message: &str) -> Severity {
     // Problems that make a memory unreachable or the store unusable are errors; cosmetic

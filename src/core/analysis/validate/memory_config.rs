@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use serde_norway::Value as YamlValue;
 
 use crate::core::findings::Severity;
-use crate::core::limits::{self, Syntax};
-use crate::core::markdown;
+use crate::core::markup::limits::{self, Syntax};
+use crate::core::markup::markdown;
 
 /// ConKeeper's token presets (the ConKeeper schema); the schema's config comment also names `compact`.
 pub const TOKEN_BUDGET_PRESETS: [&str; 5] = ["economy", "light", "standard", "detailed", "compact"];

@@ -34,10 +34,10 @@ use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats;
 use crate::core::formats::roo_rules::modes;
-use crate::core::limits;
+use crate::core::io::paths;
+use crate::core::io::text;
+use crate::core::markup::limits;
 use crate::core::model::{Bank, LoadKind, MemoryFile, Project};
-use crate::core::paths;
-use crate::core::text;
 
 pub use crate::core::analysis::placeholders::placeholder_lines;
 pub use memory_config::{

@@ -14,8 +14,8 @@ use crate::core::formats::{
     self, DECLARING_RULE_FILES as RULE_FILES, DECLARING_RULE_FOLDERS as RULE_FOLDERS,
     ExpectedFiles, roo_rules,
 };
+use crate::core::io::text;
 use crate::core::model::{Bank, LoadKind, MemoryFile, Project, Role};
-use crate::core::text;
 
 /// Largest file read for its heading or for the file names it declares.
 const READ_MAX_BYTES: u64 = 256 * 1024;

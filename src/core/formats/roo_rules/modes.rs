@@ -11,9 +11,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::core::findings::{Finding, Severity};
-use crate::core::limits::{self, LimitExceeded};
+use crate::core::io::text;
+use crate::core::markup::limits::{self, LimitExceeded};
 use crate::core::model::{Bank, Format, ModeRule};
-use crate::core::text;
 
 use super::{BUILT_IN_MODES as BUILT_IN_ROO_MODES, is_mode_file, mode_of_rule_file};
 

@@ -33,7 +33,7 @@ use unicode_width::UnicodeWidthChar;
 use crate::core::analysis::budgets::BudgetCheck;
 use crate::core::edit::EditText;
 use crate::core::findings::{Finding, Severity};
-use crate::core::sanitize;
+use crate::core::markup::sanitize;
 use crate::core::tokens::TextStats;
 
 use crate::tui::highlight::HighlightCache;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use unicode_width::UnicodeWidthChar;
 
-use crate::core::sanitize;
+use crate::core::markup::sanitize;
 
 /// Cells a character takes on screen: four for a tab, one for a C0 control (its Control
 /// Pictures glyph), the width of its named marker for a C1 control, bidi or invisible

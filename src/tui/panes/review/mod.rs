@@ -24,11 +24,11 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use unicode_width::UnicodeWidthChar;
 
 use crate::core::findings::Severity;
-use crate::core::refusals::RefusalRecord;
+use crate::core::guard::refusals::RefusalRecord;
+use crate::core::markup::sanitize;
 use crate::core::review::{
     Baseline, DiffLine, FileReview, HunkId, LineKind, Review, ReviewAction, Signal,
 };
-use crate::core::sanitize;
 
 use crate::tui::agent_worker::ProposalView;
 use crate::tui::keymap::{Action, KeyContext};

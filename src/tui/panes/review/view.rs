@@ -11,7 +11,7 @@ impl ReviewPane {
             title.push(Span::styled(
                 format!(
                     "· {} ",
-                    crate::core::text::counted(self.proposals.len(), "proposal")
+                    crate::core::io::text::counted(self.proposals.len(), "proposal")
                 ),
                 theme.fg(theme.warning),
             ));
@@ -34,7 +34,7 @@ impl ReviewPane {
             title.push(Span::styled(
                 format!(
                     "· {} ",
-                    crate::core::text::counted(review.files.len(), "file")
+                    crate::core::io::text::counted(review.files.len(), "file")
                 ),
                 theme.fg(theme.text),
             ));
@@ -757,7 +757,7 @@ pub(super) fn proposal_header(count: usize, theme: &Theme) -> Line<'static> {
     Line::from(Span::styled(
         format!(
             "⧗ {} staged by the agent servers, waiting for a decision",
-            crate::core::text::counted(count, "proposal")
+            crate::core::io::text::counted(count, "proposal")
         ),
         theme.fg(theme.warning).add_modifier(Modifier::BOLD),
     ))
@@ -788,7 +788,7 @@ pub(super) fn proposal_line(
             theme.fg(theme.removed),
         ),
         Span::styled(
-            format!("{} ", crate::core::text::counted(hunks, "hunk")),
+            format!("{} ", crate::core::io::text::counted(hunks, "hunk")),
             theme.muted(),
         ),
     ];
@@ -836,7 +836,7 @@ pub(super) fn proposal_details(
             format!(
                 "{}: {} (+{} −{})",
                 proposal.kind(),
-                crate::core::text::counted(view.review.diff.hunks.len(), "hunk"),
+                crate::core::io::text::counted(view.review.diff.hunks.len(), "hunk"),
                 view.review.added,
                 view.review.removed
             ),

@@ -140,8 +140,8 @@ pub(super) fn push_context_rows(
                 path: cut.file.clone(),
                 text: format!(
                     "{} / {} cut off ({})",
-                    crate::core::text::counted(cut.dropped_lines, "line"),
-                    crate::core::text::counted(cut.dropped_bytes, "byte"),
+                    crate::core::io::text::counted(cut.dropped_lines, "line"),
+                    crate::core::io::text::counted(cut.dropped_bytes, "byte"),
                     cut.rule
                 ),
             },

@@ -11,6 +11,7 @@
 //!   failed write leaves the target byte-identical with no temp file behind.
 //!
 //! There is deliberately no unguarded overwrite: every write states what it expects.
+
 use std::collections::hash_map::DefaultHasher;
 use std::ffi::OsStr;
 use std::fs;
@@ -18,12 +19,15 @@ use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 
-use super::dir_handle::{Dir, FileId, HandleError};
-use super::error::{CoreError, Result};
-use super::formats;
-use super::formats::infinity;
-use super::hash_index::BuildPathHasher;
-use super::model::{Bank, Format};
+use crate::core::error::{CoreError, Result};
+use crate::core::formats;
+use crate::core::formats::infinity;
+use crate::core::io::dir_handle::{Dir, FileId, HandleError};
+use crate::core::io::hash_index::BuildPathHasher;
+use crate::core::model::{Bank, Format};
+
+/// Read through a folder handle (in `io::text`); a write replacing it expects it unchanged.
+pub use crate::core::io::text::{HandleRead, read_text_in};
 
 /// A file's identity by content: length plus two independent 64-bit hashes.
 ///
@@ -94,7 +98,7 @@ impl Expected {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Expected::Missing),
             Err(e) => return Err(CoreError::io(path, e)),
         };
-        let limit = super::text::MAX_READ_BYTES;
+        let limit = crate::core::io::text::MAX_READ_BYTES;
         let mut bytes = Vec::new();
         file.take(limit + 1)
             .read_to_end(&mut bytes)
@@ -415,53 +419,11 @@ fn check_expected_in(
     }
 }
 
-/// A text file read through a folder handle: its text (a BOM dropped), and the file's
-/// identity and metadata, so a later write can insist on the same file.
-#[derive(Debug)]
-pub struct HandleRead {
-    pub text: String,
-    pub id: FileId,
-    pub meta: fs::Metadata,
-}
-
 impl HandleRead {
     /// What a write replacing this file expects on disk.
     pub fn expected(&self) -> Expected {
         Expected::text(&self.text)
     }
-}
-
-/// Reads the text file `rel` below `dir` with no link followed (`None`: nothing there);
-/// the read checks of [`super::text::read_text`].
-pub fn read_text_in(dir: &Dir, rel: &Path) -> Result<Option<HandleRead>> {
-    let path = dir.path().join(rel);
-    let (file, meta) = match dir.open_file(rel) {
-        Ok(opened) => opened,
-        Err(e) if e.is_not_found() => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let limit = super::text::MAX_READ_BYTES;
-    let too_large = |size: u64| CoreError::TooLarge {
-        path: path.clone(),
-        size,
-        limit,
-    };
-    if meta.len() > limit {
-        return Err(too_large(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // take() guards against a file that grows while it is read.
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| CoreError::io(&path, e))?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok(Some(HandleRead {
-        text: super::text::decode_text(&path, bytes)?,
-        id: FileId::of(&meta),
-        meta,
-    }))
 }
 
 #[cfg(unix)]
@@ -518,7 +480,7 @@ const TEMP_SUFFIX: &str = ".mbank-tmp";
 const TEMP_RANDOM_LEN: usize = 8;
 
 /// A temp file this old is an orphan of a killed write, never one in progress: a write
-/// (at most [`super::text::MAX_READ_BYTES`], fsynced) takes seconds even on a slow disk,
+/// (at most [`crate::core::io::text::MAX_READ_BYTES`], fsynced) takes seconds even on a slow disk,
 /// and a writer whose temp file was removed under it fails before the rename, leaving
 /// the target untouched.
 pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
@@ -951,7 +913,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bom.md");
         fs::write(&path, b"\xEF\xBB\xBF# Title\n").unwrap();
-        let read = crate::core::text::read_text(&path).unwrap();
+        let read = crate::core::io::text::read_text(&path).unwrap();
         assert_eq!(read, "# Title\n");
         let outcome = write_guarded(&path, "# Title 2\n", Expected::text(&read)).unwrap();
         // The file keeps its byte-order mark, and the outcome says what is on disk.

@@ -17,7 +17,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
-use super::error::CoreError;
+use crate::core::error::CoreError;
 
 /// Why a handle-relative operation did not happen.
 #[derive(Debug, thiserror::Error)]

@@ -5,7 +5,7 @@ use chrono::{Datelike, NaiveDate, Utc};
 use serde::Serialize;
 use std::borrow::Cow;
 
-use crate::core::markdown;
+use crate::core::markup::markdown;
 
 /// One date-shaped run of digits in a text: `YYYY-MM-DD` or `YYYY/MM/DD` (either
 /// separator at either place), or `M/D/YYYY`, standing as a word of its own.

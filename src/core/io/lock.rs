@@ -16,7 +16,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::error::{CoreError, Result};
+use crate::core::error::{CoreError, Result};
 
 /// How long a writer waits for another before giving up with an error (a holder only
 /// keeps the lock for one read-check-rename, a few milliseconds).

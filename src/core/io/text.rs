@@ -1,9 +1,11 @@
 //! Reading memory files defensively: size caps, binary detection and UTF-8 checks,
 //! so bad input becomes a clear error instead of a panic or a hang.
+use std::fs;
 use std::io::Read;
 use std::path::Path;
 
-use super::error::{CoreError, Result};
+use crate::core::error::{CoreError, Result};
+use crate::core::io::dir_handle::{Dir, FileId};
 
 /// Files above this are reported, not read: no real memory file comes near it,
 /// and a runaway agent log must not stall a scan.
@@ -141,6 +143,48 @@ pub fn age_in_words(then: Option<u64>, now: u64) -> String {
         3600..86_400 => format!("{} h", seconds / 3600),
         _ => format!("{} d", seconds / 86_400),
     }
+}
+
+/// A text file read through a folder handle: its text (a BOM dropped), and the file's
+/// identity and metadata, so a later write can insist on the same file.
+#[derive(Debug)]
+pub struct HandleRead {
+    pub text: String,
+    pub id: FileId,
+    pub meta: fs::Metadata,
+}
+
+/// Reads the text file `rel` below `dir` with no link followed (`None`: nothing there);
+/// the read checks of [`crate::core::io::text::read_text`].
+pub fn read_text_in(dir: &Dir, rel: &Path) -> Result<Option<HandleRead>> {
+    let path = dir.path().join(rel);
+    let (file, meta) = match dir.open_file(rel) {
+        Ok(opened) => opened,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let limit = crate::core::io::text::MAX_READ_BYTES;
+    let too_large = |size: u64| CoreError::TooLarge {
+        path: path.clone(),
+        size,
+        limit,
+    };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // take() guards against a file that grows while it is read.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CoreError::io(&path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(Some(HandleRead {
+        text: crate::core::io::text::decode_text(&path, bytes)?,
+        id: FileId::of(&meta),
+        meta,
+    }))
 }
 
 #[cfg(test)]

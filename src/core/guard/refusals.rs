@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::dir_handle::Dir;
-use super::error::{CoreError, Result};
-use super::paths;
+use crate::core::error::{CoreError, Result};
+use crate::core::io::dir_handle::Dir;
+use crate::core::io::paths;
 
 /// The log's folder in mbank's data folder.
 const LOG_FOLDER: &str = "refusals";
@@ -52,7 +52,7 @@ impl RefusalRecord {
             rule: rule.to_string(),
             message: message.to_string(),
             via: via.to_string(),
-            client: super::history::current_client(),
+            client: crate::core::history::current_client(),
         }
     }
 }

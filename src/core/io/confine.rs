@@ -19,13 +19,20 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::error::{CoreError, Result};
-use super::findings::{Finding, Severity};
+use crate::core::error::{CoreError, Result};
+use crate::core::findings::{Finding, Severity};
 
 /// The finding code of a memory path that leaves its project through a symlink.
 pub const SYMLINK_OUTSIDE: &str = "symlink-outside";
 
-pub use super::model::OutsideLink;
+/// A symlink inside a project whose real location is outside it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct OutsideLink {
+    /// The link, as found inside the project.
+    pub link: PathBuf,
+    /// Where it really leads (every symlink resolved).
+    pub target: PathBuf,
+}
 
 /// Where a path really is, judged against a project's real folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,13 +220,13 @@ pub fn read_text(project: &ProjectFolder<'_>, path: &Path) -> Result<String> {
         project.real(),
         project.real().and_then(|f| real.strip_prefix(f).ok()),
     ) else {
-        return super::text::read_text(&real);
+        return crate::core::io::text::read_text(&real);
     };
     if rel.as_os_str().is_empty() {
-        return super::text::read_text(&real);
+        return crate::core::io::text::read_text(&real);
     }
-    let dir = super::dir_handle::Dir::open_anchor(folder)?;
-    match super::write::read_text_in(&dir, rel)? {
+    let dir = crate::core::io::dir_handle::Dir::open_anchor(folder)?;
+    match crate::core::io::text::read_text_in(&dir, rel)? {
         Some(read) => Ok(read.text),
         None => Err(CoreError::io(
             path,

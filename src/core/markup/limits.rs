@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::findings::{Finding, Severity};
+use crate::core::findings::{Finding, Severity};
 
 /// The finding code for a file mbank did not parse because it exceeds a limit.
 pub const PARSE_LIMIT: &str = "parse-limit";

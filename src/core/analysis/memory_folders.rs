@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::analysis::report::ProjectReport;
-use super::model::{Format, Project};
+use crate::core::analysis::report::ProjectReport;
+use crate::core::model::{Format, Project};
 
 /// How deep the walk goes below a bank's root (the bank listing's own bound).
 const MAX_DEPTH: usize = 6;

@@ -3,14 +3,14 @@
 //! file that does not check out, is an empty cache), and saved to a temporary file in the
 //! same folder renamed over the old one, so a crash or a concurrent reader never sees
 //! half a file. Each cache frames its contents with a magic, a version and a
-//! [`checksum`](crate::core::hash_index::checksum).
+//! [`checksum`](crate::core::io::hash_index::checksum).
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::core::dir_handle::Dir;
 use crate::core::error::{CoreError, Result};
-use crate::core::limits;
+use crate::core::io::dir_handle::Dir;
+use crate::core::markup::limits;
 
 /// The folder of `file`, opened without following a link in its place, and the file's
 /// name in it.

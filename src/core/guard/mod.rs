@@ -18,10 +18,11 @@ use std::sync::{Arc, LazyLock, Mutex};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::analysis::decisions;
-use super::model::Role;
+use crate::core::analysis::decisions;
+use crate::core::model::Role;
 
 pub mod elision;
+pub mod refusals;
 pub mod secrets;
 
 pub use elision::is_placeholder_line;
