@@ -134,7 +134,7 @@ fn main() -> Result<()> {
     d.open_project("weather").map_err(|e| eyre!("{e}"))?;
     d.key(KeyCode::Char('r'));
     let settled = |app: &mbank::tui::App| {
-        app.review.review.is_some() && !app.review.loading && !app.review.busy
+        app.review.pane.review.is_some() && !app.review.pane.loading && !app.review.pane.busy
     };
     wait(&mut d, "the review", &settled)?;
     d.key(KeyCode::Char('c'));
@@ -143,6 +143,7 @@ fn main() -> Result<()> {
         settled(app)
             && app
                 .review
+                .pane
                 .review
                 .as_ref()
                 .is_some_and(|r| r.files.is_empty())
@@ -173,6 +174,7 @@ fn main() -> Result<()> {
         settled(app)
             && app
                 .review
+                .pane
                 .review
                 .as_ref()
                 .is_some_and(|r| r.files.len() == 2)

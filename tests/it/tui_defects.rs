@@ -165,7 +165,7 @@ fn at_80_columns_the_status_bar_keeps_the_keys_that_leave_the_mode() {
     assert!(bar.contains("esc tree"), "{bar}");
     h.keys("esc r");
     h.pump_until("the review", |app| {
-        app.review.review.is_some() && !app.review.busy
+        app.review.pane.review.is_some() && !app.review.pane.busy
     });
     let bar = status(&mut h);
     for key in [

@@ -294,10 +294,11 @@ fn at_80x24_zoom_gives_the_review_the_whole_width_and_the_status_bar_keeps_help_
         .update(mbank::tui::Message::FilesChanged(vec![active.clone()]));
     h.pump_until("the review", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.len() == 1)
-            && !app.review.busy
+            && !app.review.pane.busy
     });
     assert_eq!(h.app.focus, Focus::Review);
     let screen = h.settled_screen();

@@ -74,7 +74,7 @@ impl Setup {
         h.pump_until("the projects, the agent writes and the watches", |app| {
             app.shows_projects()
                 && app.picker.counted == app.picker.rows.len()
-                && app.agent.loaded
+                && app.review.agent.loaded
                 && app.watches_settled()
         });
         h
@@ -128,10 +128,11 @@ fn open_review_marked(h: &mut Tui) {
     h.keys("c y");
     h.pump_until("the review marked reviewed", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.is_empty())
-            && !app.review.busy
+            && !app.review.pane.busy
     });
 }
 
@@ -139,7 +140,12 @@ fn open_review_marked(h: &mut Tui) {
 fn select_proposal(h: &mut Tui, id: u64) {
     for key in [']', '['] {
         for _ in 0..20 {
-            if h.app.review.proposal().is_some_and(|p| p.proposal.id == id) {
+            if h.app
+                .review
+                .pane
+                .proposal()
+                .is_some_and(|p| p.proposal.id == id)
+            {
                 return;
             }
             h.key(KeyCode::Char(key));
@@ -208,7 +214,9 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
 
     // In the open project, the notice is short.
     let next = setup.stage(ACTIVE);
-    h.pump_until("the second proposal", |app| app.review.proposals.len() == 2);
+    h.pump_until("the second proposal", |app| {
+        app.review.pane.proposals.len() == 2
+    });
     let notice =
         format!("agent proposed a change to activeContext.md (proposal {next}) — r to review");
     assert!(h.toasts().contains(&notice), "{}", h.toasts());
@@ -223,14 +231,15 @@ fn a_refused_write_row_is_selected_and_expands_to_its_tool_time_and_whole_reason
     let record = setup.refuse("decisionLog.md", "append-only", reason);
     h.pump_until("the refusal in the review", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.refused.len() == 1)
-            && !app.review.loading
+            && !app.review.pane.loading
     });
     h.idle();
     assert_eq!(
-        h.app.review.refusal().map(|r| r.message.as_str()),
+        h.app.review.pane.refusal().map(|r| r.message.as_str()),
         Some(reason),
         "the refused write is the selected row"
     );
@@ -241,7 +250,7 @@ fn a_refused_write_row_is_selected_and_expands_to_its_tool_time_and_whole_reason
     );
 
     h.keys("enter");
-    assert!(h.app.review.is_expanded());
+    assert!(h.app.review.pane.is_expanded());
     let screen = h.screen();
     assert!(screen.contains("tool: mcp:memory_bank_update"), "{screen}");
     assert!(screen.contains(&format!("time: {}", record.at)), "{screen}");
@@ -271,9 +280,9 @@ fn a_refused_write_row_is_selected_and_expands_to_its_tool_time_and_whole_reason
 
     // → on an open row moves on, ← closes it again.
     h.keys("left");
-    assert!(!h.app.review.is_expanded());
+    assert!(!h.app.review.pane.is_expanded());
     h.keys("right");
-    assert!(h.app.review.is_expanded(), "→ opens a closed row");
+    assert!(h.app.review.pane.is_expanded(), "→ opens a closed row");
 }
 
 #[test]
@@ -283,10 +292,10 @@ fn accepting_one_hunk_of_a_three_hunk_proposal_and_leaving_out_the_rest_writes_e
     open_review_marked(&mut h);
     let id = setup.stage(REWRITE);
     h.pump_until("the proposal in the review", |app| {
-        app.review.proposals.len() == 1
+        app.review.pane.proposals.len() == 1
     });
     select_proposal(&mut h, id);
-    let view = h.app.review.proposal().unwrap();
+    let view = h.app.review.pane.proposal().unwrap();
     assert_eq!(view.review.diff.hunks.len(), 3);
     assert_eq!(view.proposal.hunks().len(), 3);
     let screen = h.screen();
@@ -311,7 +320,7 @@ fn accepting_one_hunk_of_a_three_hunk_proposal_and_leaving_out_the_rest_writes_e
     h.keys("x");
     h.keys("x");
     h.pump_until("the decision", |app| {
-        app.review.deciding.is_none() && app.review.proposals.is_empty()
+        app.review.pane.deciding.is_none() && app.review.pane.proposals.is_empty()
     });
     assert_eq!(
         std::fs::read_to_string(setup.active()).unwrap(),
@@ -339,12 +348,12 @@ fn a_proposal_whose_lines_changed_since_is_shown_as_a_conflict_and_nothing_is_wr
     let theirs = ACTIVE.replace("- login form", "- login form, with SSO");
     std::fs::write(setup.active(), &theirs).unwrap();
     h.pump_until("the proposal in the review", |app| {
-        app.review.proposals.len() == 1
+        app.review.pane.proposals.len() == 1
     });
     select_proposal(&mut h, id);
     h.press(KeyCode::Char('a'), KeyModifiers::CONTROL);
     h.pump_until("the refused accept", |app| {
-        app.review.deciding.is_none() && app.review.conflicts.contains_key(&id)
+        app.review.pane.deciding.is_none() && app.review.pane.conflicts.contains_key(&id)
     });
     assert_eq!(std::fs::read_to_string(setup.active()).unwrap(), theirs);
     assert_eq!(setup.store().get(id).unwrap().state, State::Pending);
@@ -363,7 +372,9 @@ fn a_proposal_edited_before_accepting_writes_the_edited_text_and_reject_leaves_t
     let mut h = setup.start(120, 36);
     open_review_marked(&mut h);
     let first = setup.stage(REWRITE);
-    h.pump_until("the first proposal", |app| app.review.proposals.len() == 1);
+    h.pump_until("the first proposal", |app| {
+        app.review.pane.proposals.len() == 1
+    });
     select_proposal(&mut h, first);
     h.keys("E");
     assert!(
@@ -373,7 +384,7 @@ fn a_proposal_edited_before_accepting_writes_the_edited_text_and_reject_leaves_t
     h.type_text("Edited: ");
     h.keys("ctrl-s");
     h.pump_until("the edited accept", |app| {
-        app.overlays.is_empty() && app.review.deciding.is_none()
+        app.overlays.is_empty() && app.review.pane.deciding.is_none()
     });
     let edited = format!("Edited: {REWRITE}");
     assert_eq!(std::fs::read_to_string(setup.active()).unwrap(), edited);
@@ -382,13 +393,17 @@ fn a_proposal_edited_before_accepting_writes_the_edited_text_and_reject_leaves_t
     // A second proposal, rejected whole after the prompt: the file stays.
     let second = setup.stage(ACTIVE);
     h.pump_until("the second proposal", |app| {
-        app.review.proposals.iter().any(|p| p.proposal.id == second)
+        app.review
+            .pane
+            .proposals
+            .iter()
+            .any(|p| p.proposal.id == second)
     });
     select_proposal(&mut h, second);
     h.press(KeyCode::Char('x'), KeyModifiers::CONTROL);
     h.keys("y");
     h.pump_until("the rejection", |app| {
-        app.review.deciding.is_none() && app.review.proposals.is_empty()
+        app.review.pane.deciding.is_none() && app.review.pane.proposals.is_empty()
     });
     assert_eq!(std::fs::read_to_string(setup.active()).unwrap(), edited);
     assert_eq!(setup.store().get(second).unwrap().state, State::Rejected);
@@ -437,17 +452,18 @@ fn snapshot(name: &str, keys: &str) {
             })
             .start();
         h.pump_until("the agent writes", |app| {
-            app.shows_projects() && app.agent.loaded && app.agent.proposals.len() == 1
+            app.shows_projects() && app.review.agent.loaded && app.review.agent.proposals.len() == 1
         });
         h.open_project("shop");
         h.keys("r");
         h.pump_until("the review with the agent rows", |app| {
             app.review
+                .pane
                 .review
                 .as_ref()
                 .is_some_and(|r| r.refused.len() == 2)
-                && app.review.proposals.len() == 1
-                && !app.review.loading
+                && app.review.pane.proposals.len() == 1
+                && !app.review.pane.loading
         });
         h.keys(keys);
         let screen = without_times(&h.settled_screen());

@@ -107,11 +107,12 @@ fn reach_review(h: &mut Tui, demo: &DemoBanks) {
     h.app.update(Message::FilesChanged(vec![active, progress]));
     h.pump_until("the agent's edits in the review", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.len() == 2)
-            && !app.review.loading
-            && !app.review.busy
+            && !app.review.pane.loading
+            && !app.review.pane.busy
     });
 }
 

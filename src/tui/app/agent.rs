@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::App;
+use super::{App, ReviewController};
 use crate::core::refusals::RefusalRecord;
 use crate::tui::agent_worker::{AgentEvent, AgentRequest, DecideError, ProposalView, SeenMark};
 use crate::tui::keymap::{Action, KeyContext};
@@ -51,29 +51,31 @@ impl AgentLive {
     }
 }
 
-impl App {
-    /// Asks the agent worker to read the store again, and the refusal logs among
-    /// `changed` (`None`: every log).
-    pub(super) fn scan_agent_writes(&mut self, changed: Option<Vec<PathBuf>>) {
-        let projects: Vec<PathBuf> = self.picker.projects().map(|p| p.path.clone()).collect();
+impl ReviewController {
+    /// Asks the agent worker to read the store again for `projects`, and the refusal
+    /// logs among `changed` (`None`: every log).
+    pub fn scan_agent_writes(&mut self, projects: Vec<PathBuf>, changed: Option<Vec<PathBuf>>) {
         self.agent_worker
             .send(AgentRequest::Scan { projects, changed });
     }
 
-    /// Paths the watcher reported that belong to the store or a log: taken out of
-    /// `paths`, and a new read asked for when there were any.
-    pub(super) fn take_agent_paths(&mut self, paths: &mut Vec<PathBuf>) {
+    /// Paths the watcher reported that belong to the store or a log, taken out of
+    /// `paths`.
+    pub fn take_agent_paths(&self, paths: &mut Vec<PathBuf>) -> Vec<PathBuf> {
         let (agent, other): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(paths)
             .into_iter()
             .partition(|p| self.agent_worker.owns(p));
         *paths = other;
-        if !agent.is_empty() {
-            self.scan_agent_writes(Some(agent));
-        }
+        agent
+    }
+
+    /// The folders the agent worker reads: the store's and the logs'.
+    pub fn agent_folders(&self) -> Vec<PathBuf> {
+        self.agent_worker.folders()
     }
 
     /// The person looked at the review of `project`: its refusals are no longer news.
-    pub(super) fn mark_refusals_seen(&mut self, project: &Path) {
+    pub fn mark_refusals_seen(&mut self, project: &Path) {
         let Some(records) = self.agent.refusals.get(project) else {
             return;
         };
@@ -85,18 +87,71 @@ impl App {
                 mark,
             });
         }
+    }
+
+    /// The picker's badges for `projects`: those with pending proposals or refusals
+    /// not looked at.
+    pub fn agent_badges(&self, projects: Vec<PathBuf>) -> HashMap<PathBuf, (usize, usize)> {
+        projects
+            .into_iter()
+            .map(|project| {
+                let badge = self.agent.badge(&project);
+                (project, badge)
+            })
+            .filter(|(_, badge)| *badge != (0, 0))
+            .collect()
+    }
+
+    /// The review pane lists `project`'s pending proposals.
+    pub fn show_agent_writes(&mut self, project: &Path) {
+        let mine: Vec<Arc<ProposalView>> = self
+            .agent
+            .proposals
+            .iter()
+            .filter(|p| p.project == project)
+            .cloned()
+            .collect();
+        self.pane.set_proposals(mine);
+    }
+
+    /// A decision the review pane asked for.
+    pub fn decide(&mut self, decision: ProposalDecision) {
+        self.pane.deciding = Some(decision.id());
+        self.pane.conflicts.remove(&decision.id());
+        self.agent_worker.send(AgentRequest::Decide(decision));
+    }
+}
+
+impl App {
+    fn listed_projects(&self) -> Vec<PathBuf> {
+        self.picker.projects().map(|p| p.path.clone()).collect()
+    }
+
+    /// Asks the agent worker to read the store again, and the refusal logs among
+    /// `changed` (`None`: every log).
+    pub(super) fn scan_agent_writes(&mut self, changed: Option<Vec<PathBuf>>) {
+        let projects = self.listed_projects();
+        self.review.scan_agent_writes(projects, changed);
+    }
+
+    /// Paths the watcher reported that belong to the store or a log: taken out of
+    /// `paths`, and a new read asked for when there were any.
+    pub(super) fn take_agent_paths(&mut self, paths: &mut Vec<PathBuf>) {
+        let agent = self.review.take_agent_paths(paths);
+        if !agent.is_empty() {
+            self.scan_agent_writes(Some(agent));
+        }
+    }
+
+    /// The person looked at the review of `project`: its refusals are no longer news.
+    pub(super) fn mark_refusals_seen(&mut self, project: &Path) {
+        self.review.mark_refusals_seen(project);
         self.update_agent_badges();
     }
 
     fn update_agent_badges(&mut self) {
-        let mut badges = HashMap::new();
-        for project in self.picker.projects().map(|p| p.path.clone()) {
-            let badge = self.agent.badge(&project);
-            if badge != (0, 0) {
-                badges.insert(project, badge);
-            }
-        }
-        self.picker.agent_badges = badges;
+        let projects = self.listed_projects();
+        self.picker.agent_badges = self.review.agent_badges(projects);
     }
 
     fn review_key(&self) -> String {
@@ -137,12 +192,12 @@ impl App {
                 all,
                 seen,
             } => {
-                self.agent.seen.extend(seen);
+                self.review.agent.seen.extend(seen);
                 self.on_agent_scanned(proposals, refusals, all)
             }
             AgentEvent::Decided { id, result } => {
-                if self.review.deciding == Some(id) {
-                    self.review.deciding = None;
+                if self.review.pane.deciding == Some(id) {
+                    self.review.pane.deciding = None;
                 }
                 let editing = matches!(
                     self.overlays.last(),
@@ -153,13 +208,13 @@ impl App {
                         if editing {
                             self.overlays.pop();
                         }
-                        self.review.forget_proposal(id);
+                        self.review.pane.forget_proposal(id);
                         self.toast(done);
                     }
                     Err(error) => {
                         let problem = match error {
                             DecideError::Conflict(problem) => {
-                                self.review.conflicts.insert(id, problem.clone());
+                                self.review.pane.conflicts.insert(id, problem.clone());
                                 problem
                             }
                             DecideError::Other(problem) => {
@@ -186,11 +241,11 @@ impl App {
         refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
         all: bool,
     ) {
-        let first = !self.agent.loaded;
+        let first = !self.review.agent.loaded;
         let key = self.review_key();
         let mut notices = Vec::new();
         for view in &proposals {
-            if self.agent.announced.insert(view.proposal.id) && !first {
+            if self.review.agent.announced.insert(view.proposal.id) && !first {
                 let (place, hint) = self.review_hint(&view.project, &key);
                 notices.push(format!(
                     "agent proposed a change to {}{place} (proposal {}){hint}",
@@ -200,7 +255,7 @@ impl App {
         }
         let mut refusals_changed = false;
         for (project, records) in &refusals {
-            let before = self.agent.refusals.get(project).map_or(0, Vec::len);
+            let before = self.review.agent.refusals.get(project).map_or(0, Vec::len);
             if first {
                 // Refused before this session: counted on the badge (unless looked at in
                 // an earlier one), not announced.
@@ -217,18 +272,18 @@ impl App {
                 ));
             }
         }
-        self.agent.proposals = proposals;
+        self.review.agent.proposals = proposals;
         if all {
-            self.agent.refusals.clear();
+            self.review.agent.refusals.clear();
         }
         for (project, records) in refusals {
             if records.is_empty() {
-                self.agent.refusals.remove(&project);
+                self.review.agent.refusals.remove(&project);
             } else {
-                self.agent.refusals.insert(project, records);
+                self.review.agent.refusals.insert(project, records);
             }
         }
-        self.agent.loaded = true;
+        self.review.agent.loaded = true;
         // A burst (an agent's batch) is said in a few lines, not one per write.
         let more = notices.len().saturating_sub(MAX_NOTICES);
         for notice in notices.into_iter().take(MAX_NOTICES) {
@@ -248,7 +303,8 @@ impl App {
             // The review is on screen: what it lists is looked at.
             self.mark_refusals_seen(&project.path);
             if refusals_changed {
-                self.ask_review(crate::tui::review_worker::ReviewRequest::Compute);
+                self.review
+                    .ask(crate::tui::review_worker::ReviewRequest::Compute);
             }
         }
         self.update_agent_badges();
@@ -260,24 +316,9 @@ impl App {
 
     /// The review pane lists the open project's pending proposals.
     pub(super) fn show_agent_writes_in_review(&mut self) {
-        let Some(project) = &self.project else {
-            return;
-        };
-        let mine: Vec<Arc<ProposalView>> = self
-            .agent
-            .proposals
-            .iter()
-            .filter(|p| p.project == project.path)
-            .cloned()
-            .collect();
-        self.review.set_proposals(mine);
-    }
-
-    /// A decision the review pane asked for.
-    pub(super) fn decide(&mut self, decision: ProposalDecision) {
-        self.review.deciding = Some(decision.id());
-        self.review.conflicts.remove(&decision.id());
-        self.agent_worker.send(AgentRequest::Decide(decision));
+        if let Some(project) = &self.project {
+            self.review.show_agent_writes(&project.path);
+        }
     }
 
     pub(super) fn edit_proposal(&mut self, id: u64, file: String, text: String) {

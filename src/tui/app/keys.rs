@@ -67,7 +67,7 @@ impl App {
             Focus::Preview => &self.document.preview,
             Focus::Timeline => &self.timeline,
             Focus::Findings => &self.findings,
-            Focus::Review => &self.review,
+            Focus::Review => &self.review.pane,
         }
     }
 
@@ -78,7 +78,7 @@ impl App {
             Focus::Preview => &mut self.document.preview,
             Focus::Timeline => &mut self.timeline,
             Focus::Findings => &mut self.findings,
-            Focus::Review => &mut self.review,
+            Focus::Review => &mut self.review.pane,
         }
     }
 

@@ -36,7 +36,7 @@ use ratatui::widgets::Block;
 
 use crate::core::config::Config;
 use crate::core::model::Project;
-use crate::core::review::{FileReview, ReviewOptions};
+use crate::core::review::ReviewOptions;
 use crate::core::tokens::Encoding;
 
 use super::agent_worker::AgentWorker;
@@ -46,7 +46,7 @@ use super::overlays::Overlay;
 use super::overlays::confirm::{Confirm, Confirmed};
 use super::overlays::conflict::Conflict;
 use super::pane::{Ask, Effect, Input, Pane, ViewContext};
-use super::panes::{findings, picker, review as review_pane, timeline, tree};
+use super::panes::{findings, picker, timeline, tree};
 use super::review_worker::{ReviewRequest, ReviewWorker};
 use super::theme::Theme;
 use super::watcher::Watcher;
@@ -58,6 +58,7 @@ pub use agent::AgentLive;
 pub use chrome::Toast;
 pub use document::DocumentController;
 pub use keys::GLOBAL_COMMANDS;
+pub use review::ReviewController;
 
 /// How the open file is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,13 +161,8 @@ pub struct App {
     pub document: DocumentController,
     pub findings: findings::Findings,
     pub timeline: timeline::Timeline,
-    pub review: review_pane::ReviewPane,
-    review_worker: ReviewWorker,
-    /// What the agent servers staged and were refused, as last read.
-    pub agent: AgentLive,
-    agent_worker: AgentWorker,
-    /// The file a "reject file" prompt is about, as it was shown.
-    pending_reject: Option<Box<FileReview>>,
+    /// The review pane, its worker, and the agent writes it lists.
+    pub review: ReviewController,
     pub overlays: Vec<Overlay>,
     pub toasts: Vec<Toast>,
     /// Every message shown this session, whole (the message history).
@@ -246,11 +242,7 @@ impl App {
             ),
             findings: findings::Findings::default(),
             timeline: timeline::Timeline::default(),
-            review: review_pane::ReviewPane::default(),
-            review_worker,
-            agent: AgentLive::default(),
-            agent_worker,
-            pending_reject: None,
+            review: ReviewController::new(review_worker, agent_worker),
             overlays: Vec::new(),
             toasts: Vec::new(),
             messages: Vec::new(),
@@ -293,7 +285,9 @@ impl App {
             && self.document.is_idle()
             && self.history_jobs.is_idle()
             && !(self.main.is_review()
-                && (self.review.loading || self.review.busy || self.review.deciding.is_some()))
+                && (self.review.pane.loading
+                    || self.review.pane.busy
+                    || self.review.pane.deciding.is_some()))
     }
 
     /// When the loop must wake up without input (a toast to expire, deferred work due).
@@ -480,7 +474,7 @@ impl App {
             }
             Effect::Focus(focus) => self.focus = focus,
             Effect::Close(pane) => self.close(pane),
-            Effect::Review(request) => self.ask_review(request),
+            Effect::Review(request) => self.review.ask(request),
             Effect::AskCommit => self.ask_commit(),
             Effect::Ask(ask) => self.push_overlay(match ask {
                 Ask::Confirm {
@@ -513,10 +507,10 @@ impl App {
                     self.show_file(path, memory_id, true, line);
                 }
                 Confirmed::RejectFile(path) => self.reject_file(&path),
-                Confirmed::MarkReviewed => self.ask_review(ReviewRequest::MarkReviewed),
-                Confirmed::RejectProposal(id) => {
-                    self.decide(super::protocol::ProposalDecision::Reject { id })
-                }
+                Confirmed::MarkReviewed => self.review.ask(ReviewRequest::MarkReviewed),
+                Confirmed::RejectProposal(id) => self
+                    .review
+                    .decide(super::protocol::ProposalDecision::Reject { id }),
                 Confirmed::SaveWithMarkers { version } => {
                     let effects = self
                         .document
@@ -540,7 +534,7 @@ impl App {
                 let effects = self.document.apply_fix(self.project.as_ref(), path, fix);
                 self.apply(effects);
             }
-            Effect::Decide(decision) => self.decide(decision),
+            Effect::Decide(decision) => self.review.decide(decision),
             Effect::EditProposal { id, file, text } => self.edit_proposal(id, file, text),
             Effect::Reanalyse => {
                 if let Some(project) = self.project.clone() {
@@ -630,7 +624,7 @@ impl App {
         };
         self.tree.view(frame, tree_area, &cx(Focus::Tree));
         match self.main {
-            Main::Review { .. } => self.review.view(frame, main_area, &cx(Focus::Review)),
+            Main::Review { .. } => self.review.pane.view(frame, main_area, &cx(Focus::Review)),
             Main::Timeline { .. } => self.timeline.view(frame, main_area, &cx(Focus::Timeline)),
             Main::Document(mode) => {
                 let focus = keyboard.then_some(self.focus);

@@ -160,7 +160,7 @@ impl App {
         self.document.reset();
         self.findings = findings::Findings::default();
         self.timeline = timeline::Timeline::default();
-        self.review = review_pane::ReviewPane::default();
+        self.review.pane = review_pane::ReviewPane::default();
         self.main = Main::Document(self.main.view_mode());
         self.document.restore(&project.path);
         self.analysis.full(project.clone());
@@ -210,7 +210,7 @@ impl App {
         if let Some(project) = &open_project
             && self.main.is_review()
         {
-            self.refresh_review(project, &paths);
+            self.review.refresh(project, &paths);
         }
         let open_path = self.document.path().map(Path::to_path_buf);
         self.document.on_disk_changed(&paths);
@@ -244,7 +244,7 @@ impl App {
         // The root (projects appear there), then the agent servers' proposal store and
         // refusal logs (a handful of folders, and what a person must not miss).
         let mut folders = vec![self.root.clone()];
-        folders.extend(self.agent_worker.folders());
+        folders.extend(self.review.agent_folders());
         if let Some(project) = &self.project {
             if let Some(row) = self
                 .picker
