@@ -122,7 +122,9 @@ fn main() {
         .pump_until(
             "every row's figures, the agent writes and every watch",
             |app| {
-                app.picker.counted == PROJECTS && app.review.agent.loaded && app.watches_settled()
+                app.projects.picker.counted == PROJECTS
+                    && app.review.agent.loaded
+                    && app.watches_settled()
             },
         )
         .unwrap();
@@ -134,6 +136,7 @@ fn main() {
         let project = &projects[1 + (iteration * 37) % (PROJECTS - 1)];
         let before = driver
             .app
+            .projects
             .picker
             .agent_badges
             .get(project)
@@ -149,7 +152,8 @@ fn main() {
         };
         driver
             .pump_until("the badge", |app| {
-                app.picker.agent_badges.get(project) == Some(&expected) && !app.toasts.is_empty()
+                app.projects.picker.agent_badges.get(project) == Some(&expected)
+                    && !app.toasts.is_empty()
             })
             .unwrap();
         driver.draw().unwrap();

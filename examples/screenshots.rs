@@ -64,7 +64,8 @@ fn main() -> Result<()> {
 
     let mut d = driver(&root, backups.path());
     wait(&mut d, "every project's figures", &|app| {
-        app.picker.visible_len() > 0 && app.picker.counted == app.picker.visible_len()
+        app.projects.picker.visible_len() > 0
+            && app.projects.picker.counted == app.projects.picker.visible_len()
     })?;
     save(&mut d, &out, "picker", "mbank — project picker")?;
 

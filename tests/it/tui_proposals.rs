@@ -73,7 +73,7 @@ impl Setup {
             .start();
         h.pump_until("the projects, the agent writes and the watches", |app| {
             app.shows_projects()
-                && app.picker.counted == app.picker.rows.len()
+                && app.projects.picker.counted == app.projects.picker.rows.len()
                 && app.review.agent.loaded
                 && app.watches_settled()
         });
@@ -155,7 +155,7 @@ fn select_proposal(h: &mut Tui, id: u64) {
 }
 
 fn badge(h: &Tui, project: &Path) -> Option<(usize, usize)> {
-    h.app.picker.agent_badges.get(project).copied()
+    h.app.projects.picker.agent_badges.get(project).copied()
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
     // No key from here on: the watcher and the agent worker bring it in.
     let id = setup.stage(REWRITE);
     h.pump_until("the proposal's badge", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(1, 0))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(1, 0))
     });
     // On the picker `r` would be typed into the filter: the notice says how to get there.
     let notice = format!(
@@ -188,7 +188,7 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
 
     setup.refuse("decisionLog.md", "append-only", "would drop 1 entry");
     h.pump_until("the refusal's badge", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(1, 1))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(1, 1))
     });
     assert!(
         h.toasts()
@@ -487,7 +487,15 @@ fn a_burst_of_agent_writes_is_announced_in_three_notices_and_a_count() {
     use mbank::tui::agent_worker::{AgentEvent, ProposalView};
     let setup = Setup::new();
     let mut h = setup.start(120, 30);
-    let project = h.app.picker.projects().next().unwrap().path.clone();
+    let project = h
+        .app
+        .projects
+        .picker
+        .projects()
+        .next()
+        .unwrap()
+        .path
+        .clone();
     let proposal = |id: u64| mbank::core::agent::proposals::Proposal {
         id,
         created: "2026-11-25T10:00:00.000Z".into(),
@@ -531,10 +539,16 @@ fn refusals_of_two_projects_are_counted_apart_as_each_log_changes() {
     std::fs::create_dir_all(tea.join("memory-bank")).unwrap();
     std::fs::write(tea.join("memory-bank/projectbrief.md"), BRIEF).unwrap();
     let mut h = setup.start(120, 30);
-    let tea = h.app.picker.project(&tea).map(|p| p.path.clone()).unwrap();
+    let tea = h
+        .app
+        .projects
+        .picker
+        .project(&tea)
+        .map(|p| p.path.clone())
+        .unwrap();
     setup.refuse("decisionLog.md", "append-only", "would drop 1 entry");
     h.pump_until("shop's refusal", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
     });
     // Only tea's log changes now: shop's count stays.
     let record = as_client(None, || {
@@ -542,12 +556,12 @@ fn refusals_of_two_projects_are_counted_apart_as_each_log_changes() {
     });
     refusals::append_in(&setup.data, &record).unwrap();
     h.pump_until("tea's refusal", |app| {
-        app.picker.agent_badges.get(&tea) == Some(&(0, 1))
+        app.projects.picker.agent_badges.get(&tea) == Some(&(0, 1))
     });
     assert_eq!(badge(&h, &setup.project()), Some((0, 1)));
     setup.refuse("progress.md", "format", "not markdown");
     h.pump_until("shop's second refusal", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 2))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(0, 2))
     });
     assert_eq!(badge(&h, &tea), Some((0, 1)));
 }
@@ -586,6 +600,6 @@ fn refusals_from_before_the_session_count_until_looked_at_and_looking_is_kept_ac
     assert_eq!(badge(&h, &setup.project()), None);
     setup.refuse("progress.md", "format", "not markdown");
     h.pump_until("the new refusal", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
     });
 }

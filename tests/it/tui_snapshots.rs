@@ -41,7 +41,7 @@ fn snapshot(name: &str, reach: impl Fn(&mut Tui, &DemoBanks)) {
 fn picker() {
     snapshot("picker", |h, _| {
         h.pump_until("every project's figures", |app| {
-            app.picker.visible_len() == 6 && app.picker.counted == 6
+            app.projects.picker.visible_len() == 6 && app.projects.picker.counted == 6
         });
     });
 }

@@ -124,7 +124,11 @@ impl ReviewController {
 
 impl App {
     fn listed_projects(&self) -> Vec<PathBuf> {
-        self.picker.projects().map(|p| p.path.clone()).collect()
+        self.projects
+            .picker
+            .projects()
+            .map(|p| p.path.clone())
+            .collect()
     }
 
     /// Asks the agent worker to read the store again, and the refusal logs among
@@ -151,7 +155,7 @@ impl App {
 
     fn update_agent_badges(&mut self) {
         let projects = self.listed_projects();
-        self.picker.agent_badges = self.review.agent_badges(projects);
+        self.projects.picker.agent_badges = self.review.agent_badges(projects);
     }
 
     fn review_key(&self) -> String {
@@ -165,7 +169,11 @@ impl App {
     /// for another, its name and how to get there (in the picker `r` is typed text).
     fn review_hint(&self, project: &Path, key: &str) -> (String, String) {
         let open = self.screen == super::Screen::Project
-            && self.project.as_ref().is_some_and(|p| p.path == project);
+            && self
+                .projects
+                .open
+                .as_ref()
+                .is_some_and(|p| p.path == project);
         if open {
             (String::new(), format!(" — {key} to review"))
         } else {
@@ -178,7 +186,8 @@ impl App {
     }
 
     fn project_name(&self, project: &Path) -> String {
-        self.picker
+        self.projects
+            .picker
             .project(project)
             .map(|p| p.name.clone())
             .unwrap_or_else(|| project.display().to_string())
@@ -262,7 +271,11 @@ impl App {
                 continue;
             }
             if records.len() != before {
-                refusals_changed |= self.project.as_ref().is_some_and(|p| &p.path == project);
+                refusals_changed |= self
+                    .projects
+                    .open
+                    .as_ref()
+                    .is_some_and(|p| &p.path == project);
             }
             for record in records.iter().skip(before) {
                 let (place, hint) = self.review_hint(project, &key);
@@ -296,7 +309,7 @@ impl App {
             ));
         }
         self.show_agent_writes_in_review();
-        if let Some(project) = self.project.clone()
+        if let Some(project) = self.projects.open.clone()
             && self.screen == super::Screen::Project
             && self.main.is_review()
         {
@@ -316,7 +329,7 @@ impl App {
 
     /// The review pane lists the open project's pending proposals.
     pub(super) fn show_agent_writes_in_review(&mut self) {
-        if let Some(project) = &self.project {
+        if let Some(project) = &self.projects.open {
             self.review.show_agent_writes(&project.path);
         }
     }

@@ -169,7 +169,7 @@ impl App {
                 ));
             }
             (Screen::Project, None) => {
-                if let Some(project) = &self.project {
+                if let Some(project) = &self.projects.open {
                     spans.push(Span::styled(
                         format!(" {} ", widgets::shown(&project.name)),
                         theme.title(),
@@ -206,7 +206,7 @@ impl App {
         // The root on the right, its end kept when it is long (a demo copy's temp path).
         // A demo copy lives in a temporary folder: its name is enough.
         let room = (area.width / 3).max(12) as usize;
-        let label = match &self.demo_path {
+        let label = match &self.projects.demo_path {
             Some(path) => {
                 let name = path
                     .file_name()
@@ -214,7 +214,10 @@ impl App {
                     .unwrap_or_default();
                 format!("demo {}", keep_end(&name, room.saturating_sub(5)))
             }
-            None => keep_end(&path_label(&self.root, self.home.as_deref()), room),
+            None => keep_end(
+                &path_label(&self.projects.root, self.projects.home.as_deref()),
+                room,
+            ),
         };
         let prompt = match (&self.screen, self.overlays.is_empty()) {
             (Screen::Project, true) => self.pane(self.focus).prompt_hints(),

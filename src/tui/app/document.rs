@@ -148,8 +148,8 @@ impl App {
             self.toast_error(problem);
         }
         self.document.reload_from_disk();
-        if let Some(project) = self.project.clone() {
-            self.analysis.full(project);
+        if let Some(project) = self.projects.open.clone() {
+            self.projects.analysis.full(project);
         }
     }
 }

@@ -161,7 +161,7 @@ impl App {
             self.toast_error(refusal);
             return;
         }
-        let Some(project) = self.project.clone() else {
+        let Some(project) = self.projects.open.clone() else {
             self.toast_error("not restored: no project is open".to_string());
             return;
         };

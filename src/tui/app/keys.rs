@@ -55,7 +55,7 @@ impl App {
     /// The pane that has the keyboard when no overlay does.
     pub(super) fn active_pane(&mut self) -> &mut dyn Pane {
         match self.screen {
-            Screen::Picker => &mut self.picker,
+            Screen::Picker => &mut self.projects.picker,
             Screen::Project => self.pane_mut(self.focus),
         }
     }
@@ -119,9 +119,9 @@ impl App {
             }
             Action::OpenPicker if project => {
                 self.screen = Screen::Picker;
-                self.picker.clear_filter();
-                if let Some(project) = &self.project {
-                    self.picker.select_path(&project.path.clone());
+                self.projects.picker.clear_filter();
+                if let Some(project) = &self.projects.open {
+                    self.projects.picker.select_path(&project.path.clone());
                 }
             }
             Action::FocusNext | Action::FocusPrev if project => {

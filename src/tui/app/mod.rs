@@ -35,7 +35,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Block;
 
 use crate::core::config::Config;
-use crate::core::model::Project;
+
 use crate::core::review::ReviewOptions;
 use crate::core::tokens::Encoding;
 
@@ -46,7 +46,7 @@ use super::overlays::Overlay;
 use super::overlays::confirm::{Confirm, Confirmed};
 use super::overlays::conflict::Conflict;
 use super::pane::{Ask, Effect, Input, Pane, ViewContext};
-use super::panes::{findings, picker, timeline, tree};
+use super::panes::{findings, timeline, tree};
 use super::review_worker::{ReviewRequest, ReviewWorker};
 use super::theme::Theme;
 use super::watcher::Watcher;
@@ -58,6 +58,7 @@ pub use agent::AgentLive;
 pub use chrome::Toast;
 pub use document::DocumentController;
 pub use keys::GLOBAL_COMMANDS;
+pub use projects::ProjectsController;
 pub use review::ReviewController;
 
 /// How the open file is shown.
@@ -141,12 +142,8 @@ pub struct App {
     pub keymap: Keymap,
     config: Arc<Config>,
     config_dir: Option<PathBuf>,
-    pub root: PathBuf,
-    pub demo_path: Option<PathBuf>,
-    /// The demo copies made in the app (ctrl-d), removed when the app ends (not before:
-    /// an earlier one may still hold a buffer the user is editing).
-    demo_copies: Vec<crate::core::demo::DemoRoot>,
-    home: Option<PathBuf>,
+    /// The root, its projects and the open one, and the workers that keep them fresh.
+    pub projects: ProjectsController,
     pub encoding: Encoding,
     pub screen: Screen,
     pub main: Main,
@@ -154,8 +151,6 @@ pub struct App {
     pub show_findings: bool,
     /// The focused pane (the tree, or what the main area shows) takes the whole width.
     pub zoomed: bool,
-    pub project: Option<Project>,
-    pub picker: picker::Picker,
     pub tree: tree::Tree,
     /// The open file: the editor and preview panes and their cycle.
     pub document: DocumentController,
@@ -169,14 +164,11 @@ pub struct App {
     pub messages: Vec<Logged>,
     pub quit: bool,
     pub external: Option<External>,
-    scan_generation: u64,
     /// One-shot jobs the app waits on besides the document's (theme, demo, new bank).
     jobs: usize,
     /// The theme asked for last, while it loads.
     theme_asked: Option<String>,
     outbox: Outbox,
-    analysis: AnalysisWorker,
-    watcher: Option<Watcher>,
     history_jobs: history::HistoryJobs,
 }
 
@@ -211,28 +203,27 @@ impl App {
             .or_else(crate::core::paths::data_dir);
         let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
         let agent_worker = AgentWorker::spawn(data_dir, options.config.serve.guard, outbox.clone());
-        let root_label = chrome::path_label(&options.root, options.home.as_deref());
         let modal_editor = options.keymap.is_modal();
-        let mut picker = picker::Picker::new(options.root.clone(), root_label);
-        picker.root_problem = options.root_problem.clone();
-        picker.scanning = options.root_problem.is_none();
+        let projects = ProjectsController::new(
+            options.root,
+            options.root_problem,
+            options.demo_path,
+            options.home,
+            analysis,
+            watcher,
+        );
         App {
             theme: options.theme,
             keymap: options.keymap,
             config: options.config,
             config_dir: options.config_dir,
-            root: options.root,
-            demo_path: options.demo_path,
-            demo_copies: Vec::new(),
-            home: options.home,
+            projects,
             encoding: options.encoding,
             screen: Screen::Picker,
             main: Main::Document(ViewMode::Editor),
             focus: Focus::Tree,
             show_findings: false,
             zoomed: false,
-            project: None,
-            picker,
             tree: tree::Tree::default(),
             document: DocumentController::new(
                 options.encoding,
@@ -248,31 +239,28 @@ impl App {
             messages: Vec::new(),
             quit: false,
             external: None,
-            scan_generation: 0,
             jobs: 0,
             theme_asked: None,
             outbox,
-            analysis,
-            watcher,
             history_jobs: history::HistoryJobs::default(),
         }
     }
 
     /// Starts the first scan (unless the root is unusable).
     pub fn start(&mut self) {
-        if self.picker.root_problem.is_none() {
+        if self.projects.picker.root_problem.is_none() {
             self.rescan();
         }
     }
 
     /// True once the picker shows the scan's result (projects, or why there are none).
     pub fn shows_projects(&self) -> bool {
-        !self.picker.scanning
+        !self.projects.picker.scanning
     }
 
     /// True when live refresh is off or watches every folder asked for so far.
     pub fn watches_settled(&self) -> bool {
-        self.watcher.as_ref().is_none_or(Watcher::is_settled)
+        self.projects.watches_settled()
     }
 
     /// True when no answer the next key depends on is outstanding: the scan, the open
@@ -281,7 +269,7 @@ impl App {
     pub fn is_idle(&self) -> bool {
         self.shows_projects()
             && self.jobs == 0
-            && (self.project.is_none() || self.tree.report.is_some())
+            && (self.projects.open.is_none() || self.tree.report.is_some())
             && self.document.is_idle()
             && self.history_jobs.is_idle()
             && !(self.main.is_review()
@@ -394,8 +382,8 @@ impl App {
                 self.toast_error(format!("live refresh: {problem}"));
             }
             Message::WatchCoverage(coverage) => {
-                self.picker.watch_note = coverage.note();
-                if let Some(note) = &self.picker.watch_note {
+                self.projects.picker.watch_note = coverage.note();
+                if let Some(note) = &self.projects.picker.watch_note {
                     self.toast_error(note.clone());
                 }
             }
@@ -452,7 +440,7 @@ impl App {
             Effect::ToastError(text) => self.toast_error(text),
             Effect::OpenProject(path) => self.open_project(&path),
             Effect::BackToProject => {
-                if self.project.is_some() {
+                if self.projects.open.is_some() {
                     self.screen = Screen::Project;
                 }
             }
@@ -469,7 +457,7 @@ impl App {
             Effect::GoTo { path, line } => self.go_to(path, line),
             Effect::BufferChanged => self.document.on_edited(),
             Effect::Save => {
-                let effects = self.document.save(self.project.as_ref());
+                let effects = self.document.save(self.projects.open.as_ref());
                 self.apply(effects);
             }
             Effect::Focus(focus) => self.focus = focus,
@@ -514,7 +502,7 @@ impl App {
                 Confirmed::SaveWithMarkers { version } => {
                     let effects = self
                         .document
-                        .save_with_markers(self.project.as_ref(), version);
+                        .save_with_markers(self.projects.open.as_ref(), version);
                     self.apply(effects);
                 }
                 Confirmed::InitBank(path) => {
@@ -526,19 +514,21 @@ impl App {
             Effect::Resolve(choice) => {
                 let effects = self
                     .document
-                    .resolve_conflict(choice, self.project.as_ref());
+                    .resolve_conflict(choice, self.projects.open.as_ref());
                 self.apply(effects);
             }
             Effect::Quit => self.request_quit(),
             Effect::ApplyFix { path, fix } => {
-                let effects = self.document.apply_fix(self.project.as_ref(), path, fix);
+                let effects = self
+                    .document
+                    .apply_fix(self.projects.open.as_ref(), path, fix);
                 self.apply(effects);
             }
             Effect::Decide(decision) => self.review.decide(decision),
             Effect::EditProposal { id, file, text } => self.edit_proposal(id, file, text),
             Effect::Reanalyse => {
-                if let Some(project) = self.project.clone() {
-                    self.analysis.full(project);
+                if let Some(project) = self.projects.open.clone() {
+                    self.projects.analysis.full(project);
                 }
             }
             Effect::History(request) => self.on_history_request(request),
@@ -585,7 +575,7 @@ impl App {
                     keymap: &self.keymap,
                     focused: keyboard,
                 };
-                self.picker.view(frame, body, &cx);
+                self.projects.picker.view(frame, body, &cx);
             }
             Screen::Project => self.view_project(frame, body),
         }

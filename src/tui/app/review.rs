@@ -101,7 +101,7 @@ impl ReviewController {
 impl App {
     /// Shows the review of the open project in the main area and asks for it.
     pub(super) fn open_review(&mut self) {
-        let Some(project) = self.project.clone() else {
+        let Some(project) = self.projects.open.clone() else {
             return;
         };
         self.main = Main::Review {
@@ -146,7 +146,8 @@ impl App {
             return;
         };
         let name = self
-            .project
+            .projects
+            .open
             .as_ref()
             .map(|p| p.name.clone())
             .unwrap_or_default();
