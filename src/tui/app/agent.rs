@@ -3,124 +3,19 @@
 //! change. New ones are announced (status line and message history), counted on their
 //! project's picker row, and listed in the review; a person's decisions go back to the
 //! worker, which writes through the core.
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{App, ReviewController};
+use super::App;
 use crate::core::refusals::RefusalRecord;
-use crate::tui::agent_worker::{AgentEvent, AgentRequest, DecideError, ProposalView, SeenMark};
+use crate::tui::agent_worker::{AgentEvent, DecideError, ProposalView};
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::overlays::Overlay;
 use crate::tui::overlays::proposal::ProposalEditor;
-use crate::tui::protocol::ProposalDecision;
 
 /// Notices said one by one for the writes of one read; the rest are counted.
 const MAX_NOTICES: usize = 3;
-
-/// What the agent servers did, as last read.
-#[derive(Default)]
-pub struct AgentLive {
-    /// Pending proposals of listed projects, oldest first.
-    pub proposals: Vec<Arc<ProposalView>>,
-    /// Refused writes by listed project, oldest first.
-    pub refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
-    /// Per project, how far the person looked at its refusals (in its review), this
-    /// session or an earlier one.
-    seen: HashMap<PathBuf, SeenMark>,
-    /// Proposal ids already announced.
-    announced: HashSet<u64>,
-    /// The first read is in: what it found was there before, not news.
-    pub loaded: bool,
-}
-
-impl AgentLive {
-    /// Pending proposals and refusals not looked at yet, of one project.
-    pub fn badge(&self, project: &Path) -> (usize, usize) {
-        let pending = self
-            .proposals
-            .iter()
-            .filter(|p| p.project == project)
-            .count();
-        let refused = match (self.refusals.get(project), self.seen.get(project)) {
-            (Some(records), Some(mark)) => mark.unseen(records),
-            (Some(records), None) => records.len(),
-            (None, _) => 0,
-        };
-        (pending, refused)
-    }
-}
-
-impl ReviewController {
-    /// Asks the agent worker to read the store again for `projects`, and the refusal
-    /// logs among `changed` (`None`: every log).
-    pub fn scan_agent_writes(&mut self, projects: Vec<PathBuf>, changed: Option<Vec<PathBuf>>) {
-        self.agent_worker
-            .send(AgentRequest::Scan { projects, changed });
-    }
-
-    /// Paths the watcher reported that belong to the store or a log, taken out of
-    /// `paths`.
-    pub fn take_agent_paths(&self, paths: &mut Vec<PathBuf>) -> Vec<PathBuf> {
-        let (agent, other): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(paths)
-            .into_iter()
-            .partition(|p| self.agent_worker.owns(p));
-        *paths = other;
-        agent
-    }
-
-    /// The folders the agent worker reads: the store's and the logs'.
-    pub fn agent_folders(&self) -> Vec<PathBuf> {
-        self.agent_worker.folders()
-    }
-
-    /// The person looked at the review of `project`: its refusals are no longer news.
-    pub fn mark_refusals_seen(&mut self, project: &Path) {
-        let Some(records) = self.agent.refusals.get(project) else {
-            return;
-        };
-        let mark = SeenMark::of(records);
-        if self.agent.seen.get(project) != Some(&mark) {
-            self.agent.seen.insert(project.to_path_buf(), mark.clone());
-            self.agent_worker.send(AgentRequest::Seen {
-                project: project.to_path_buf(),
-                mark,
-            });
-        }
-    }
-
-    /// The picker's badges for `projects`: those with pending proposals or refusals
-    /// not looked at.
-    pub fn agent_badges(&self, projects: Vec<PathBuf>) -> HashMap<PathBuf, (usize, usize)> {
-        projects
-            .into_iter()
-            .map(|project| {
-                let badge = self.agent.badge(&project);
-                (project, badge)
-            })
-            .filter(|(_, badge)| *badge != (0, 0))
-            .collect()
-    }
-
-    /// The review pane lists `project`'s pending proposals.
-    pub fn show_agent_writes(&mut self, project: &Path) {
-        let mine: Vec<Arc<ProposalView>> = self
-            .agent
-            .proposals
-            .iter()
-            .filter(|p| p.project == project)
-            .cloned()
-            .collect();
-        self.pane.set_proposals(mine);
-    }
-
-    /// A decision the review pane asked for.
-    pub fn decide(&mut self, decision: ProposalDecision) {
-        self.pane.deciding = Some(decision.id());
-        self.pane.conflicts.remove(&decision.id());
-        self.agent_worker.send(AgentRequest::Decide(decision));
-    }
-}
 
 impl App {
     fn listed_projects(&self) -> Vec<PathBuf> {

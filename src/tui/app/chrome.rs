@@ -1,7 +1,6 @@
 //! The chrome around the panes: the header (project, formats, tokens), the status bar
 //! (the keys of the layer that has the keyboard, from its declared commands) and the
 //! toasts it shows in place of the root.
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ratatui::Frame;
@@ -13,7 +12,7 @@ use super::{App, Screen};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::overlays::help::Logged;
 use crate::tui::pane::{self, Command};
-use crate::tui::widgets;
+use crate::tui::widgets::{self, path_label};
 
 /// A transient message, shown in the status line.
 pub struct Toast {
@@ -91,15 +90,6 @@ fn keep_end(text: &str, width: usize) -> String {
     }
     let tail: String = text.chars().skip(count + 1 - width.max(1)).collect();
     format!("…{tail}")
-}
-
-/// A path as the chrome names it: `~/…` under the home folder, drawn safely.
-pub fn path_label(path: &Path, home: Option<&Path>) -> String {
-    match home.and_then(|home| path.strip_prefix(home).ok()) {
-        Some(rest) if rest.as_os_str().is_empty() => "~".into(),
-        Some(rest) => format!("~/{}", widgets::shown_path(rest)),
-        None => widgets::shown_path(path),
-    }
 }
 
 impl App {
@@ -355,24 +345,5 @@ mod tests {
         assert_eq!(keep_end("~/banks", 12), "~/banks");
         assert_eq!(keep_end("/tmp/mbank-demo-x1y2z3", 12), "…demo-x1y2z3");
         assert_eq!(keep_end("/tmp/mbank-demo-x1y2z3", 12).chars().count(), 12);
-    }
-
-    #[test]
-    fn paths_under_home_are_named_from_it() {
-        let home = Path::new("/home/ada");
-        assert_eq!(
-            path_label(Path::new("/home/ada/banks"), Some(home)),
-            "~/banks"
-        );
-        assert_eq!(path_label(home, Some(home)), "~");
-        assert_eq!(
-            path_label(Path::new("/srv/banks"), Some(home)),
-            "/srv/banks"
-        );
-        assert_eq!(
-            path_label(Path::new("/home/adam"), Some(home)),
-            "/home/adam"
-        );
-        assert_eq!(path_label(Path::new("/srv/banks"), None), "/srv/banks");
     }
 }

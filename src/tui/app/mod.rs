@@ -18,6 +18,7 @@
 //! - `chrome`: header, status bar and toasts.
 mod agent;
 mod chrome;
+mod controllers;
 mod document;
 mod history;
 mod keys;
@@ -54,21 +55,11 @@ use super::workers::{AnalysisWorker, Outbox};
 
 pub use super::overlays::help::Logged;
 pub use super::pane::Focus;
-pub use agent::AgentLive;
 pub use chrome::Toast;
-pub use document::DocumentController;
+pub use controllers::{
+    AgentLive, DocumentController, ProjectsController, ReviewController, ViewMode,
+};
 pub use keys::GLOBAL_COMMANDS;
-pub use projects::ProjectsController;
-pub use review::ReviewController;
-
-/// How the open file is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ViewMode {
-    Editor,
-    /// Editor and preview side by side.
-    Split,
-    Preview,
-}
 
 /// What the right-hand area of the project screen shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,101 +2,14 @@
 //! session, [`crate::core::review`]) acts, and its answers come back here as toasts,
 //! prompts and fresh reviews. Everything that can lose work is confirmed first, naming
 //! what is lost.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::{AgentLive, App, Focus, Main};
-use crate::core::review::FileReview;
-use crate::tui::agent_worker::AgentWorker;
+use super::{App, Focus, Main};
 use crate::tui::message::{ActError, ReviewEvent};
 use crate::tui::overlays::Overlay;
 use crate::tui::overlays::commit::CommitEditor;
 use crate::tui::overlays::confirm::{Confirm, Confirmed};
-use crate::tui::panes::review::ReviewPane;
-use crate::tui::review_worker::{ReviewRequest, ReviewWorker};
-
-/// The review: its pane, the worker that owns the review session, and what the
-/// agent servers staged and were refused, which the review lists.
-pub struct ReviewController {
-    pub pane: ReviewPane,
-    worker: ReviewWorker,
-    /// What the agent servers staged and were refused, as last read.
-    pub agent: AgentLive,
-    pub(super) agent_worker: AgentWorker,
-    /// The file a "reject file" prompt is about, as it was shown.
-    pending_reject: Option<Box<FileReview>>,
-}
-
-impl ReviewController {
-    pub fn new(worker: ReviewWorker, agent_worker: AgentWorker) -> Self {
-        Self {
-            pane: ReviewPane::default(),
-            worker,
-            agent: AgentLive::default(),
-            agent_worker,
-            pending_reject: None,
-        }
-    }
-
-    /// Whether the review shown is of `project`.
-    fn shows(&self, project: &Path) -> bool {
-        self.pane.project.as_deref() == Some(project)
-    }
-
-    /// Sends the review worker a request; one that changes files holds further actions
-    /// until the fresh review it is followed by arrives.
-    pub fn ask(&mut self, request: ReviewRequest) {
-        if request.changes_files() {
-            self.pane.busy = true;
-        }
-        self.worker.send(request);
-    }
-
-    /// The watcher saw `paths` change while the review shows `project`: the worker
-    /// re-diffs the files the view lists, or recomputes it all when files appeared or
-    /// vanished.
-    pub fn refresh(&mut self, project: &Path, paths: &[PathBuf]) {
-        let changed: Vec<(PathBuf, bool)> = paths
-            .iter()
-            .filter(|p| p.starts_with(project))
-            .map(|path| {
-                let listed = self
-                    .pane
-                    .review
-                    .as_ref()
-                    .is_some_and(|r| r.file(path).is_some());
-                (path.clone(), listed)
-            })
-            .collect();
-        if !changed.is_empty() {
-            self.ask(ReviewRequest::FilesChanged(changed));
-        }
-    }
-
-    /// Whether anything is accepted that a commit would record.
-    fn anything_accepted(&self) -> bool {
-        self.pane.review.as_ref().is_some_and(|review| {
-            review
-                .files
-                .iter()
-                .any(|f| f.accepted_added + f.accepted_removed > 0 || f.accepted != f.baseline)
-        })
-    }
-
-    /// "Yes" to rejecting the file at `path`: sent as the prompt showed it; false when
-    /// the review changed since and nothing was sent.
-    fn reject_file(&mut self, path: &Path) -> bool {
-        match self.pending_reject.take() {
-            Some(file) if file.path == path => {
-                self.ask(ReviewRequest::Act {
-                    action: crate::core::review::ReviewAction::RejectFile,
-                    file,
-                });
-                true
-            }
-            _ => false,
-        }
-    }
-}
+use crate::tui::review_worker::ReviewRequest;
 
 impl App {
     /// Shows the review of the open project in the main area and asks for it.
@@ -242,7 +155,7 @@ impl App {
                     )
                 };
                 let path = file.path.clone();
-                self.review.pending_reject = Some(file);
+                self.review.hold_reject(file);
                 self.overlays.push(Overlay::Confirm(Confirm::new(
                     "Reject the whole file?",
                     message,
