@@ -8,18 +8,12 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::toast::Toast;
 use super::{App, Screen};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::overlays::help::Logged;
 use crate::tui::pane::{self, Command};
 use crate::tui::widgets::{self, path_label};
-
-/// A transient message, shown in the status line.
-pub struct Toast {
-    pub text: String,
-    pub error: bool,
-    pub until: Instant,
-}
 
 /// How many messages the history keeps (the oldest go first).
 const HISTORY: usize = 500;
@@ -291,7 +285,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::app::GLOBAL_COMMANDS;
+    use crate::tui::commands::GLOBAL as GLOBAL_COMMANDS;
     use crate::tui::keymap::Action;
 
     #[test]

@@ -14,7 +14,7 @@ use crate::tui::overlays::help::Help;
 use crate::tui::pane::{Command, Input, KeyInput, Outcome, Pane};
 use crate::tui::theme::Theme;
 
-pub use crate::tui::commands::GLOBAL as GLOBAL_COMMANDS;
+use crate::tui::commands::GLOBAL as GLOBAL_COMMANDS;
 
 /// The global keys that do something on the picker screen.
 const PICKER_GLOBALS: [Action; 4] = [

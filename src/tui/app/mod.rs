@@ -25,6 +25,7 @@ mod keys;
 mod mouse;
 mod projects;
 mod review;
+mod toast;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,13 +54,13 @@ use super::theme::Theme;
 use super::watcher::Watcher;
 use super::workers::{AnalysisWorker, Outbox};
 
+pub use super::commands::GLOBAL as GLOBAL_COMMANDS;
 pub use super::overlays::help::Logged;
 pub use super::pane::Focus;
-pub use chrome::Toast;
 pub use controllers::{
     AgentLive, DocumentController, ProjectsController, ReviewController, ViewMode,
 };
-pub use keys::GLOBAL_COMMANDS;
+pub use toast::Toast;
 
 /// What the right-hand area of the project screen shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,7 +194,10 @@ impl App {
             .clone()
             .or_else(crate::core::paths::data_dir);
         let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
-        let agent_worker = AgentWorker::spawn(data_dir, options.config.serve.guard, outbox.clone());
+        let agent_outbox = outbox.clone();
+        let agent_worker = AgentWorker::spawn(data_dir, options.config.serve.guard, move |event| {
+            agent_outbox.send(Message::Agent(event)).is_ok()
+        });
         let modal_editor = options.keymap.is_modal();
         let projects = ProjectsController::new(
             options.root,
