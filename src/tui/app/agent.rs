@@ -3,13 +3,11 @@
 //! change. New ones are announced (status line and message history), counted on their
 //! project's picker row, and listed in the review; a person's decisions go back to the
 //! worker, which writes through the core.
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::App;
-use crate::core::refusals::RefusalRecord;
-use crate::tui::agent_worker::{AgentEvent, DecideError, ProposalView};
+use super::controllers::AgentNews;
+use crate::tui::agent_worker::{AgentEvent, DecideError};
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::overlays::Overlay;
 use crate::tui::overlays::proposal::ProposalEditor;
@@ -96,8 +94,8 @@ impl App {
                 all,
                 seen,
             } => {
-                self.review.agent.seen.extend(seen);
-                self.on_agent_scanned(proposals, refusals, all)
+                let news = self.review.agent.take_scan(proposals, refusals, all, seen);
+                self.on_agent_news(news);
             }
             AgentEvent::Decided { id, result } => {
                 if self.review.pane.deciding == Some(id) {
@@ -139,40 +137,20 @@ impl App {
         }
     }
 
-    fn on_agent_scanned(
-        &mut self,
-        proposals: Vec<Arc<ProposalView>>,
-        refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
-        all: bool,
-    ) {
-        let first = !self.review.agent.loaded;
+    /// Announces what a read of the agent writes brought, and brings the review, the
+    /// badges and (after the first read) the watches up to date.
+    fn on_agent_news(&mut self, news: AgentNews) {
         let key = self.review_key();
         let mut notices = Vec::new();
-        for view in &proposals {
-            if self.review.agent.announced.insert(view.proposal.id) && !first {
-                let (place, hint) = self.review_hint(&view.project, &key);
-                notices.push(format!(
-                    "agent proposed a change to {}{place} (proposal {}){hint}",
-                    view.proposal.file, view.proposal.id
-                ));
-            }
+        for view in &news.proposals {
+            let (place, hint) = self.review_hint(&view.project, &key);
+            notices.push(format!(
+                "agent proposed a change to {}{place} (proposal {}){hint}",
+                view.proposal.file, view.proposal.id
+            ));
         }
-        let mut refusals_changed = false;
-        for (project, records) in &refusals {
-            let before = self.review.agent.refusals.get(project).map_or(0, Vec::len);
-            if first {
-                // Refused before this session: counted on the badge (unless looked at in
-                // an earlier one), not announced.
-                continue;
-            }
-            if records.len() != before {
-                refusals_changed |= self
-                    .projects
-                    .open
-                    .as_ref()
-                    .is_some_and(|p| &p.path == project);
-            }
-            for record in records.iter().skip(before) {
+        for (project, records) in &news.refusals {
+            for record in records {
                 let (place, hint) = self.review_hint(project, &key);
                 notices.push(format!(
                     "agent write refused: {}{place} [{}]{hint}",
@@ -180,18 +158,11 @@ impl App {
                 ));
             }
         }
-        self.review.agent.proposals = proposals;
-        if all {
-            self.review.agent.refusals.clear();
-        }
-        for (project, records) in refusals {
-            if records.is_empty() {
-                self.review.agent.refusals.remove(&project);
-            } else {
-                self.review.agent.refusals.insert(project, records);
-            }
-        }
-        self.review.agent.loaded = true;
+        let refusals_changed = self
+            .projects
+            .open
+            .as_ref()
+            .is_some_and(|open| news.changed.contains(&open.path));
         // A burst (an agent's batch) is said in a few lines, not one per write.
         let more = notices.len().saturating_sub(MAX_NOTICES);
         for notice in notices.into_iter().take(MAX_NOTICES) {
@@ -216,7 +187,7 @@ impl App {
             }
         }
         self.update_agent_badges();
-        if first {
+        if news.first {
             // The store's and the logs' folders exist now: watch them.
             self.update_watches();
         }

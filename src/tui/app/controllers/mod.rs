@@ -7,4 +7,4 @@ mod review;
 
 pub use document::{DocumentController, ViewMode};
 pub use projects::ProjectsController;
-pub use review::{AgentLive, ReviewController};
+pub use review::{AgentLive, AgentNews, ReviewController};

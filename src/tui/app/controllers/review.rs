@@ -21,11 +21,25 @@ pub struct AgentLive {
     pub refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
     /// Per project, how far the person looked at its refusals (in its review), this
     /// session or an earlier one.
-    pub seen: HashMap<PathBuf, SeenMark>,
+    seen: HashMap<PathBuf, SeenMark>,
     /// Proposal ids already announced.
-    pub announced: HashSet<u64>,
+    announced: HashSet<u64>,
     /// The first read is in: what it found was there before, not news.
     pub loaded: bool,
+}
+
+/// What a read of the agent writes brought that was not there before (nothing on the
+/// first read: what it finds was there before, not news).
+#[derive(Default)]
+pub struct AgentNews {
+    /// Proposals not announced yet.
+    pub proposals: Vec<Arc<ProposalView>>,
+    /// Per project, the refusals that came after the last read.
+    pub refusals: Vec<(PathBuf, Vec<RefusalRecord>)>,
+    /// The projects whose count of refusals changed.
+    pub changed: Vec<PathBuf>,
+    /// This was the first read.
+    pub first: bool,
 }
 
 impl AgentLive {
@@ -42,6 +56,57 @@ impl AgentLive {
             (None, _) => 0,
         };
         (pending, refused)
+    }
+
+    /// Takes in a read of the worker (see [`AgentEvent::Scanned`]) and says what it
+    /// brought that was not there before.
+    ///
+    /// [`AgentEvent::Scanned`]: crate::tui::agent_worker::AgentEvent::Scanned
+    pub fn take_scan(
+        &mut self,
+        proposals: Vec<Arc<ProposalView>>,
+        refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
+        all: bool,
+        seen: HashMap<PathBuf, SeenMark>,
+    ) -> AgentNews {
+        self.seen.extend(seen);
+        let first = !self.loaded;
+        let mut news = AgentNews {
+            first,
+            ..AgentNews::default()
+        };
+        for view in &proposals {
+            if self.announced.insert(view.proposal.id) && !first {
+                news.proposals.push(view.clone());
+            }
+        }
+        // Refused before this session: counted on the badge (unless looked at in an
+        // earlier one), not announced.
+        if !first {
+            for (project, records) in &refusals {
+                let before = self.refusals.get(project).map_or(0, Vec::len);
+                if records.len() != before {
+                    news.changed.push(project.clone());
+                }
+                if records.len() > before {
+                    news.refusals
+                        .push((project.clone(), records[before..].to_vec()));
+                }
+            }
+        }
+        self.proposals = proposals;
+        if all {
+            self.refusals.clear();
+        }
+        for (project, records) in refusals {
+            if records.is_empty() {
+                self.refusals.remove(&project);
+            } else {
+                self.refusals.insert(project, records);
+            }
+        }
+        self.loaded = true;
+        news
     }
 }
 
@@ -202,5 +267,45 @@ impl ReviewController {
         self.pane.deciding = Some(decision.id());
         self.pane.conflicts.remove(&decision.id());
         self.agent_worker.send(AgentRequest::Decide(decision));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(project: &Path, file: &str) -> RefusalRecord {
+        RefusalRecord::now(project, file, "secret", "looks like a key", "mcp:test")
+    }
+
+    #[test]
+    fn a_first_read_is_not_news_and_later_ones_name_only_the_refusals_that_came_after() {
+        let project = PathBuf::from("/banks/weather");
+        let mut live = AgentLive::default();
+        let read = |records: Vec<RefusalRecord>| HashMap::from([(project.clone(), records)]);
+
+        let news = live.take_scan(
+            Vec::new(),
+            read(vec![refused(&project, "a.md")]),
+            true,
+            HashMap::new(),
+        );
+        assert!(news.first);
+        assert!(news.refusals.is_empty() && news.changed.is_empty());
+        assert_eq!(live.badge(&project), (0, 1));
+
+        let both = vec![refused(&project, "a.md"), refused(&project, "b.md")];
+        let news = live.take_scan(Vec::new(), read(both), false, HashMap::new());
+        assert!(!news.first);
+        assert_eq!(news.changed, [project.clone()]);
+        let files: Vec<&str> = news.refusals[0].1.iter().map(|r| r.file.as_str()).collect();
+        assert_eq!(files, ["b.md"]);
+        assert_eq!(live.badge(&project), (0, 2));
+
+        // A log read empty: the project has none now, which is a change but not news.
+        let news = live.take_scan(Vec::new(), read(Vec::new()), false, HashMap::new());
+        assert_eq!(news.changed, [project.clone()]);
+        assert!(news.refusals.is_empty());
+        assert_eq!(live.badge(&project), (0, 0));
     }
 }
