@@ -82,13 +82,13 @@ impl Preview {
         })
     }
 
-    /// Scrolls by hand (keys or wheel); the preview then stays where it was put.
     /// The furthest the view scrolls: the last page shows the last line.
     fn last_scroll(&self) -> usize {
         let total = self.rendered.as_ref().map_or(0, |(_, r)| r.lines.len());
         total.saturating_sub(self.page.max(1))
     }
 
+    /// Scrolls by a key; the preview then stays where it was put (as by the wheel).
     fn scroll_by(&mut self, action: Action) {
         let last = self.last_scroll();
         self.pinned = true;
