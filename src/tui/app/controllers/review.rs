@@ -297,14 +297,14 @@ mod tests {
         let both = vec![refused(&project, "a.md"), refused(&project, "b.md")];
         let news = live.take_scan(Vec::new(), read(both), false, HashMap::new());
         assert!(!news.first);
-        assert_eq!(news.changed, [project.clone()]);
+        assert_eq!(news.changed, std::slice::from_ref(&project));
         let files: Vec<&str> = news.refusals[0].1.iter().map(|r| r.file.as_str()).collect();
         assert_eq!(files, ["b.md"]);
         assert_eq!(live.badge(&project), (0, 2));
 
         // A log read empty: the project has none now, which is a change but not news.
         let news = live.take_scan(Vec::new(), read(Vec::new()), false, HashMap::new());
-        assert_eq!(news.changed, [project.clone()]);
+        assert_eq!(news.changed, std::slice::from_ref(&project));
         assert!(news.refusals.is_empty());
         assert_eq!(live.badge(&project), (0, 0));
     }
