@@ -117,10 +117,11 @@ fn main() {
         driver
             .pump_until("the review", |app| {
                 app.review
+                    .pane
                     .review
                     .as_ref()
                     .is_some_and(|r| r.files.iter().any(|f| f.diff.hunks.len() > 1))
-                    && !app.review.loading
+                    && !app.review.pane.loading
             })
             .expect("the review arrives");
         driver.draw().expect("a frame");

@@ -121,7 +121,11 @@ fn main() {
     driver
         .pump_until(
             "every row's figures, the agent writes and every watch",
-            |app| app.picker.counted == PROJECTS && app.agent.loaded && app.watches_settled(),
+            |app| {
+                app.projects.picker.counted == PROJECTS
+                    && app.review.agent.loaded
+                    && app.watches_settled()
+            },
         )
         .unwrap();
     driver.settle(Duration::from_millis(100)).unwrap();
@@ -132,6 +136,7 @@ fn main() {
         let project = &projects[1 + (iteration * 37) % (PROJECTS - 1)];
         let before = driver
             .app
+            .projects
             .picker
             .agent_badges
             .get(project)
@@ -147,7 +152,8 @@ fn main() {
         };
         driver
             .pump_until("the badge", |app| {
-                app.picker.agent_badges.get(project) == Some(&expected) && !app.toasts.is_empty()
+                app.projects.picker.agent_badges.get(project) == Some(&expected)
+                    && !app.toasts.is_empty()
             })
             .unwrap();
         driver.draw().unwrap();
@@ -174,11 +180,11 @@ fn main() {
         stage_elsewhere(target, &data, 1000 + round);
         driver
             .pump_until("the proposal in the review", |app| {
-                app.review.proposals.len() == 1
+                app.review.pane.proposals.len() == 1
             })
             .unwrap();
         for _ in 0..20 {
-            if driver.app.review.proposal().is_some() {
+            if driver.app.review.pane.proposal().is_some() {
                 break;
             }
             driver.key(KeyCode::Char(']'));
@@ -188,7 +194,7 @@ fn main() {
         driver.key(KeyCode::Char('x'));
         driver
             .pump_until("the decision", |app| {
-                app.review.deciding.is_none() && app.review.proposals.is_empty()
+                app.review.pane.deciding.is_none() && app.review.pane.proposals.is_empty()
             })
             .unwrap();
         driver.draw().unwrap();

@@ -186,7 +186,7 @@ impl Bench {
 
     fn open_project(&mut self) {
         self.driver
-            .pump_until("the scan", |app| app.picker.visible_len() > 0)
+            .pump_until("the scan", |app| app.projects.picker.visible_len() > 0)
             .unwrap();
         self.key(KeyCode::Enter, KeyModifiers::NONE);
         self.driver

@@ -98,7 +98,7 @@ fn open_file(iterations: usize) {
     options.watch = true;
     let mut driver = Driver::start(options);
     driver
-        .pump_until("the scan", |app| app.picker.visible_len() > 0)
+        .pump_until("the scan", |app| app.projects.picker.visible_len() > 0)
         .unwrap();
     driver.key(KeyCode::Enter);
     driver
@@ -198,7 +198,8 @@ fn write_many(root: &Path) -> Vec<PathBuf> {
 
 /// The size the picker's row knows for `path`.
 fn row_size(app: &mbank::tui::App, path: &Path) -> Option<u64> {
-    app.picker
+    app.projects
+        .picker
         .rows
         .iter()
         .find(|r| path.starts_with(&r.project.path))?
@@ -220,7 +221,9 @@ fn picker_rows(iterations: usize) {
     options.watch = true;
     let mut driver = Driver::start(options);
     driver
-        .pump_until("the scan", |app| app.picker.visible_len() == PROJECTS)
+        .pump_until("the scan", |app| {
+            app.projects.picker.visible_len() == PROJECTS
+        })
         .unwrap();
     driver.key(KeyCode::Enter);
     driver
@@ -229,11 +232,18 @@ fn picker_rows(iterations: usize) {
     driver.key(KeyCode::Char('p'));
     driver
         .pump_until("every row's figures and every watch", |app| {
-            app.picker.counted == PROJECTS && app.watches_settled()
+            app.projects.picker.counted == PROJECTS && app.watches_settled()
         })
         .unwrap();
     driver.settle(Duration::from_millis(100)).unwrap();
-    let watched: usize = driver.app.picker.rows.iter().map(|r| r.folders.len()).sum();
+    let watched: usize = driver
+        .app
+        .projects
+        .picker
+        .rows
+        .iter()
+        .map(|r| r.folders.len())
+        .sum();
 
     let (raw_tx, raw_rx) = mpsc::channel();
     let mut raw = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {

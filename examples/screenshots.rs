@@ -64,7 +64,8 @@ fn main() -> Result<()> {
 
     let mut d = driver(&root, backups.path());
     wait(&mut d, "every project's figures", &|app| {
-        app.picker.visible_len() > 0 && app.picker.counted == app.picker.visible_len()
+        app.projects.picker.visible_len() > 0
+            && app.projects.picker.counted == app.projects.picker.visible_len()
     })?;
     save(&mut d, &out, "picker", "mbank — project picker")?;
 
@@ -134,7 +135,7 @@ fn main() -> Result<()> {
     d.open_project("weather").map_err(|e| eyre!("{e}"))?;
     d.key(KeyCode::Char('r'));
     let settled = |app: &mbank::tui::App| {
-        app.review.review.is_some() && !app.review.loading && !app.review.busy
+        app.review.pane.review.is_some() && !app.review.pane.loading && !app.review.pane.busy
     };
     wait(&mut d, "the review", &settled)?;
     d.key(KeyCode::Char('c'));
@@ -143,6 +144,7 @@ fn main() -> Result<()> {
         settled(app)
             && app
                 .review
+                .pane
                 .review
                 .as_ref()
                 .is_some_and(|r| r.files.is_empty())
@@ -173,6 +175,7 @@ fn main() -> Result<()> {
         settled(app)
             && app
                 .review
+                .pane
                 .review
                 .as_ref()
                 .is_some_and(|r| r.files.len() == 2)

@@ -39,8 +39,10 @@ fn the_picker_calls_a_refused_repositorys_staleness_unknown_never_fresh() {
     }
 
     let mut h = Tui::start(&root);
-    h.pump_until("the project's figures", |app| app.picker.counted == 1);
-    let report = h.app.picker.rows[0].report.as_ref().unwrap();
+    h.pump_until("the project's figures", |app| {
+        app.projects.picker.counted == 1
+    });
+    let report = h.app.projects.picker.rows[0].report.as_ref().unwrap();
     assert_eq!(report.worst_staleness(), Some(Freshness::Unknown));
     let finding = report
         .findings

@@ -15,9 +15,7 @@ use crate::core::guard::refusals::{self, RefusalRecord};
 use crate::core::model::{Format, Role};
 use crate::core::review::{ChangeKind, DiffLine, FileDiff, FileReview, Hunk, HunkId, LineKind};
 
-use super::message::Message;
 use super::protocol::ProposalDecision;
-use super::workers::Outbox;
 
 /// Context lines shown around each change of a proposal.
 const CONTEXT: usize = 3;
@@ -124,15 +122,21 @@ pub struct AgentWorker {
 
 impl AgentWorker {
     /// `data_dir` holds the proposal store and the refusal logs (`None`: none known,
-    /// nothing to show).
-    pub fn spawn(data_dir: Option<PathBuf>, policy: GuardPolicy, outbox: Outbox) -> AgentWorker {
+    /// nothing to show). Each event goes to `report`, which says false once nobody
+    /// listens any more (the worker then ends); the worker knows nothing of the app's
+    /// messages.
+    pub fn spawn(
+        data_dir: Option<PathBuf>,
+        policy: GuardPolicy,
+        report: impl Fn(AgentEvent) -> bool + Send + 'static,
+    ) -> AgentWorker {
         let (requests, inbox) = mpsc::channel();
         let dir = data_dir.clone();
         thread::spawn(move || {
             if let Some(dir) = &dir {
                 make_folders(dir);
             }
-            agent_loop(dir, policy, &inbox, &outbox)
+            agent_loop(dir, policy, &inbox, &report)
         });
         AgentWorker { requests, data_dir }
     }
@@ -207,7 +211,7 @@ fn agent_loop(
     data_dir: Option<PathBuf>,
     policy: GuardPolicy,
     inbox: &Receiver<AgentRequest>,
-    outbox: &Outbox,
+    report: &dyn Fn(AgentEvent) -> bool,
 ) {
     let mut state = Worker {
         data_dir,
@@ -263,11 +267,11 @@ fn agent_loop(
                     continue;
                 }
             };
-            if outbox.send(Message::Agent(event)).is_err() {
+            if !report(event) {
                 return;
             }
         }
-        if outbox.send(Message::Agent(scan(&mut state))).is_err() {
+        if !report(scan(&mut state)) {
             return;
         }
     }

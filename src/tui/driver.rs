@@ -212,7 +212,7 @@ impl Driver {
     /// Waits for the scan, filters the picker by `filter`, opens the first match and
     /// waits until its report and first file are shown.
     pub fn open_project(&mut self, filter: &str) -> Result<(), DriverError> {
-        self.pump_until("the scan", |app| app.picker.visible_len() > 0)?;
+        self.pump_until("the scan", |app| app.projects.picker.visible_len() > 0)?;
         self.type_text(filter);
         self.key(KeyCode::Enter);
         self.pump_until("the project's report", |app| app.tree.report.is_some())?;

@@ -1,8 +1,56 @@
 //! The selection and scroll state every list pane shares (picker, tree, findings,
-//! timeline): keys, wheel and clicks move it the same way everywhere.
+//! timeline, review): keys, wheel, clicks and pastes move it the same way everywhere.
 use std::ops::Range;
 
+use ratatui::layout::{Position, Rect};
+
 use super::keymap::Action;
+use super::protocol::{Input, KeyInput};
+
+/// What a pane's input did to its list, once wheel, clicks and pastes are applied;
+/// keys stay the pane's own.
+#[derive(Debug)]
+pub enum ListInput {
+    /// A key, for the pane to handle.
+    Key(KeyInput),
+    /// A click selected a row; `again` when it was already selected (a second click
+    /// activates it).
+    Selected { again: bool },
+    /// A click that landed on no row.
+    Missed,
+    /// The wheel moved the selection.
+    Scrolled,
+    /// Pasted text went into the filter, which must be applied again.
+    Filtered,
+    /// Pasted text with no filter being typed: not the list's.
+    Ignored,
+}
+
+/// The row of a bordered list's `area` under `position` (0: the first row inside the border).
+pub fn row_inside_border(area: Rect, position: Position) -> usize {
+    position.y.saturating_sub(area.y + 1) as usize
+}
+
+/// How much of a paste a filter line keeps (control characters never go in).
+#[derive(Debug, Clone, Copy)]
+pub enum PasteRule {
+    /// Up to the first line break.
+    FirstLine,
+    /// At most this many characters of the whole paste.
+    UpTo(usize),
+}
+
+impl PasteRule {
+    fn append(self, filter: &mut String, text: &str) {
+        let printable = |c: &char| !c.is_control();
+        match self {
+            Self::FirstLine => {
+                filter.extend(text.chars().take_while(|c| *c != '\n').filter(printable));
+            }
+            Self::UpTo(limit) => filter.extend(text.chars().filter(printable).take(limit)),
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ListCursor {
@@ -46,6 +94,36 @@ impl ListCursor {
         let again = index == self.selected;
         self.selected = index;
         Some(again)
+    }
+
+    /// Applies a wheel, click or paste to a list of `len` rows. `row_at` names the
+    /// visible row under a click (`None`: off the rows); `filter` is the filter line
+    /// being typed, if any, which takes pastes.
+    pub fn apply(
+        &mut self,
+        input: Input,
+        len: usize,
+        row_at: impl FnOnce(Position) -> Option<usize>,
+        filter: Option<(&mut String, PasteRule)>,
+    ) -> ListInput {
+        match input {
+            Input::Key(key) => ListInput::Key(key),
+            Input::Click(position) => match row_at(position).and_then(|row| self.click(row, len)) {
+                Some(again) => ListInput::Selected { again },
+                None => ListInput::Missed,
+            },
+            Input::Scroll(delta) => {
+                self.scroll(delta, len);
+                ListInput::Scrolled
+            }
+            Input::Paste(text) => match filter {
+                Some((filter, rule)) => {
+                    rule.append(filter, &text);
+                    ListInput::Filtered
+                }
+                None => ListInput::Ignored,
+            },
+        }
     }
 
     /// Keeps the selection inside a list that changed length.
@@ -120,5 +198,66 @@ mod tests {
         cursor.selected = 6;
         assert_eq!(cursor.layout(5, 8), 3..8);
         assert_eq!(cursor.layout(5, 3), 0..3);
+    }
+
+    #[test]
+    fn wheel_clicks_and_pastes_move_the_list_and_fill_only_a_typed_filter() {
+        let mut cursor = ListCursor {
+            page: 5,
+            ..ListCursor::default()
+        };
+        let on_row = |position: Position| Some(usize::from(position.y));
+        let at = |y| Input::Click(Position { x: 0, y });
+        assert!(matches!(
+            cursor.apply(Input::Scroll(3), 10, on_row, None),
+            ListInput::Scrolled
+        ));
+        assert_eq!(cursor.selected, 3);
+        assert!(matches!(
+            cursor.apply(at(1), 10, on_row, None),
+            ListInput::Selected { again: false }
+        ));
+        assert!(matches!(
+            cursor.apply(at(1), 10, on_row, None),
+            ListInput::Selected { again: true }
+        ));
+        assert!(matches!(
+            cursor.apply(at(20), 10, on_row, None),
+            ListInput::Missed
+        ));
+        assert!(matches!(
+            cursor.apply(at(2), 10, |_| None, None),
+            ListInput::Missed
+        ));
+        assert_eq!(cursor.selected, 1);
+
+        let paste = || Input::Paste("ab\u{1b}c\nde".into());
+        assert!(matches!(
+            cursor.apply(paste(), 10, on_row, None),
+            ListInput::Ignored
+        ));
+        let mut filter = String::from("x");
+        let kept = Some((&mut filter, PasteRule::FirstLine));
+        assert!(matches!(
+            cursor.apply(paste(), 10, on_row, kept),
+            ListInput::Filtered
+        ));
+        assert_eq!(filter, "xabc");
+        let mut filter = String::new();
+        let kept = Some((&mut filter, PasteRule::UpTo(4)));
+        assert!(matches!(
+            cursor.apply(paste(), 10, on_row, kept),
+            ListInput::Filtered
+        ));
+        assert_eq!(filter, "abcd");
+        assert_eq!(cursor.selected, 1);
+    }
+
+    #[test]
+    fn rows_inside_a_border_count_from_the_first_inner_row() {
+        let area = Rect::new(0, 4, 10, 6);
+        assert_eq!(row_inside_border(area, Position { x: 1, y: 5 }), 0);
+        assert_eq!(row_inside_border(area, Position { x: 1, y: 8 }), 3);
+        assert_eq!(row_inside_border(area, Position { x: 1, y: 2 }), 0);
     }
 }

@@ -314,6 +314,15 @@ pub fn truncate(text: &str, width: usize) -> String {
     out
 }
 
+/// A path as the chrome names it: `~/…` under the home folder, drawn safely.
+pub fn path_label(path: &Path, home: Option<&Path>) -> String {
+    match home.and_then(|home| path.strip_prefix(home).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => "~".into(),
+        Some(rest) => format!("~/{}", shown_path(rest)),
+        None => shown_path(path),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,5 +385,24 @@ mod tests {
         assert_eq!(truncate("日本語テキスト", 7), "日本語…");
         assert_eq!(truncate("a\u{1b}[2Jb", 10), "a␛[2Jb");
         assert_eq!(truncate("x\u{202E}yz", 6), "x⟨U+2…");
+    }
+
+    #[test]
+    fn paths_under_home_are_named_from_it() {
+        let home = Path::new("/home/ada");
+        assert_eq!(
+            path_label(Path::new("/home/ada/banks"), Some(home)),
+            "~/banks"
+        );
+        assert_eq!(path_label(home, Some(home)), "~");
+        assert_eq!(
+            path_label(Path::new("/srv/banks"), Some(home)),
+            "/srv/banks"
+        );
+        assert_eq!(
+            path_label(Path::new("/home/adam"), Some(home)),
+            "/home/adam"
+        );
+        assert_eq!(path_label(Path::new("/srv/banks"), None), "/srv/banks");
     }
 }

@@ -162,7 +162,7 @@ fn the_tui_draws_names_and_titles_with_markers() {
     let temp = tempfile::tempdir().unwrap();
     let (root, _) = hostile_root(temp.path());
     let mut driver = Tui::start(&root);
-    driver.pump_until("the scan", |app| app.picker.visible_len() == 1);
+    driver.pump_until("the scan", |app| app.projects.picker.visible_len() == 1);
     let picker = driver.screen();
     assert_clean("the picker", &picker);
     assert!(picker.contains("evil␛]0;pwned␇"), "{picker}");

@@ -21,7 +21,7 @@ fn picker_lists_every_demo_project_with_figures_and_filters_as_you_type() {
     let demo = demo_root();
     let mut h = Tui::start(demo.path());
     h.pump_until("every project's figures", |app| {
-        app.picker.visible_len() == 6 && app.picker.counted == 6
+        app.projects.picker.visible_len() == 6 && app.projects.picker.counted == 6
     });
     let screen = h.screen();
     for name in [
@@ -49,8 +49,8 @@ fn picker_lists_every_demo_project_with_figures_and_filters_as_you_type() {
         "{screen}"
     );
     h.key(KeyCode::Esc);
-    assert!(h.app.picker.filter.is_empty());
-    assert_eq!(h.app.picker.visible_len(), 6);
+    assert!(h.app.projects.picker.filter.is_empty());
+    assert_eq!(h.app.projects.picker.visible_len(), 6);
 }
 
 #[test]
@@ -355,7 +355,7 @@ fn findings_panel_jumps_to_file_and_line() {
 fn an_empty_root_explains_how_to_set_one() {
     let empty = tempfile::tempdir().unwrap();
     let mut h = Tui::start(empty.path());
-    h.pump_until("the scan", |app| !app.picker.scanning);
+    h.pump_until("the scan", |app| !app.projects.picker.scanning);
     let screen = h.screen();
     assert!(screen.contains("No memory banks under"), "{screen}");
     assert!(screen.contains("MEMORY_BANK_ROOT"), "{screen}");
@@ -366,11 +366,11 @@ fn an_empty_root_explains_how_to_set_one() {
 fn a_demo_copy_made_with_ctrl_d_is_removed_when_the_app_ends() {
     let empty = tempfile::tempdir().unwrap();
     let mut h = Tui::start(empty.path());
-    h.pump_until("the scan", |app| !app.picker.scanning);
+    h.pump_until("the scan", |app| !app.projects.picker.scanning);
     h.keys("ctrl-d");
-    h.pump_until("the demo copy", |app| app.demo_path.is_some());
-    let copy = h.app.demo_path.clone().unwrap();
-    h.pump_until("the demo's scan", |app| !app.picker.scanning);
+    h.pump_until("the demo copy", |app| app.projects.demo_path.is_some());
+    let copy = h.app.projects.demo_path.clone().unwrap();
+    h.pump_until("the demo's scan", |app| !app.projects.picker.scanning);
     assert!(copy.join("weather-api").is_dir(), "{copy:?}");
     assert!(
         h.toasts().contains("removed when mbank exits"),
@@ -422,7 +422,7 @@ fn switching_projects_remembers_the_open_file_and_cursor() {
     });
     h.ctrl('p');
     assert!(
-        h.app.picker.filter.is_empty(),
+        h.app.projects.picker.filter.is_empty(),
         "the picker opens unfiltered"
     );
     h.type_text("weather");
@@ -659,7 +659,7 @@ fn read_only_files_are_marked_and_not_edited() {
 fn themes_switch_live() {
     let demo = demo_root();
     let mut h = Tui::start(demo.path());
-    h.pump_until("the scan", |app| app.picker.visible_len() > 0);
+    h.pump_until("the scan", |app| app.projects.picker.visible_len() > 0);
     h.screen();
     let before = h.terminal.backend().buffer()[(0, 0)].bg;
     h.keys("F5");
@@ -684,7 +684,7 @@ fn switching_projects_with_unsaved_edits_asks_first() {
     assert!(h.screen().contains("Switch project?"));
     h.key(KeyCode::Char('n'));
     assert!(h.is_dirty(), "no keeps the edits");
-    assert_eq!(h.app.project.as_ref().unwrap().name, "weather-api");
+    assert_eq!(h.app.projects.open.as_ref().unwrap().name, "weather-api");
 }
 
 #[test]

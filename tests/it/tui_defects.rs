@@ -165,7 +165,7 @@ fn at_80_columns_the_status_bar_keeps_the_keys_that_leave_the_mode() {
     assert!(bar.contains("esc tree"), "{bar}");
     h.keys("esc r");
     h.pump_until("the review", |app| {
-        app.review.review.is_some() && !app.review.busy
+        app.review.pane.review.is_some() && !app.review.pane.busy
     });
     let bar = status(&mut h);
     for key in [
@@ -318,7 +318,7 @@ fn the_picker_figure_gauge_and_verdict_say_what_mbank_list_says() {
         .run(&["--root", root.path().to_str().unwrap(), "list", "--json"])
         .json();
     let mut h = Tui::options(root.path()).size(160, 45).start();
-    h.pump_until("the figures", |app| app.picker.counted == 3);
+    h.pump_until("the figures", |app| app.projects.picker.counted == 3);
     h.settled_screen();
     let buffer = h.draw().unwrap().clone();
     let screen = mbank::tui::driver::buffer_text(&buffer);
@@ -369,7 +369,7 @@ fn picker_columns_size_to_the_terminal_and_stay_in_line() {
     let long = "a-project-with-a-rather-long-name-indeed";
     for (width, height) in [(160, 45), (80, 24)] {
         let mut h = Tui::options(root.path()).size(width, height).start();
-        h.pump_until("the figures", |app| app.picker.counted == 3);
+        h.pump_until("the figures", |app| app.projects.picker.counted == 3);
         let screen = h.settled_screen();
         let rows: Vec<String> = ["split", "blocked", &long[..12]]
             .iter()
@@ -505,7 +505,7 @@ fn a_file_that_becomes_readable_again_is_shown_without_reselecting_it() {
 fn vim_colon_w_saves_colon_q_quits_and_anything_else_says_what_works() {
     let demo = DemoBanks::new();
     let mut h = Tui::demo(&demo).vim().size(80, 24).start();
-    h.pump_until("the scan", |app| app.picker.visible_len() == 6);
+    h.pump_until("the scan", |app| app.projects.picker.visible_len() == 6);
     h.keys("w e a t h e r enter enter");
     assert_eq!(h.app.focus, Focus::Editor);
     h.keys("i N o t e : space esc");
@@ -540,7 +540,7 @@ fn vim_colon_w_saves_colon_q_quits_and_anything_else_says_what_works() {
 fn the_picker_says_the_filter_text_names_a_new_bank_and_creating_it_uses_that_name() {
     let demo = DemoBanks::new();
     let mut h = Tui::demo(&demo).size(120, 30).start();
-    h.pump_until("the scan", |app| app.picker.visible_len() == 6);
+    h.pump_until("the scan", |app| app.projects.picker.visible_len() == 6);
     assert!(!h.screen().contains("new bank in"), "{}", h.screen());
     h.keys("n o t e s");
     let screen = h.screen();

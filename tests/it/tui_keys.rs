@@ -16,7 +16,7 @@ fn status(h: &mut Tui) -> String {
 fn typing_a_filter_opening_moving_editing_and_saving_with_vim_keys() {
     let demo = DemoBanks::new();
     let mut h = Tui::demo(&demo).vim().start();
-    h.pump_until("the scan", |app| app.picker.visible_len() == 6);
+    h.pump_until("the scan", |app| app.projects.picker.visible_len() == 6);
     // Typed letters filter the picker, even those bound elsewhere (q, p, t).
     h.keys("w e a t h e r enter");
     assert_eq!(h.app.screen, Screen::Project);
@@ -156,12 +156,12 @@ fn a_filter_being_typed_takes_characters_bound_to_global_keys() {
 fn keys_that_do_nothing_here_change_nothing() {
     let demo = DemoBanks::new();
     let mut h = Tui::demo(&demo).start();
-    h.pump_until("the scan", |app| app.picker.visible_len() == 6);
+    h.pump_until("the scan", |app| app.projects.picker.visible_len() == 6);
     // On the picker, the project-only global keys are off and typed text is a filter.
     h.keys("tab F2 F3 F7 F4 ctrl-e");
     assert_eq!(h.app.screen, Screen::Picker);
     assert!(h.app.overlays.is_empty());
-    assert!(h.app.picker.filter.is_empty());
+    assert!(h.app.projects.picker.filter.is_empty());
     h.keys("esc");
     assert_eq!(h.app.screen, Screen::Picker, "no project to go back to");
 }
@@ -294,10 +294,11 @@ fn at_80x24_zoom_gives_the_review_the_whole_width_and_the_status_bar_keeps_help_
         .update(mbank::tui::Message::FilesChanged(vec![active.clone()]));
     h.pump_until("the review", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.len() == 1)
-            && !app.review.busy
+            && !app.review.pane.busy
     });
     assert_eq!(h.app.focus, Focus::Review);
     let screen = h.settled_screen();
@@ -350,7 +351,7 @@ fn at_80x24_zoom_gives_the_review_the_whole_width_and_the_status_bar_keeps_help_
 fn the_demo_path_is_shortened_in_the_status_bar() {
     let demo = DemoBanks::new();
     let mut h = Tui::demo(&demo).size(80, 24).start();
-    h.app.demo_path = Some(std::path::PathBuf::from(
+    h.app.projects.demo_path = Some(std::path::PathBuf::from(
         "/tmp/a-very-long-temporary-folder-name/for/the/demo/mbank-demo-x1y2z3",
     ));
     let status = status(&mut h);

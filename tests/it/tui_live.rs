@@ -13,7 +13,12 @@ use mbank::tui::app::Screen;
 
 /// The size the picker's row of `project` knows for the file at `path`, once counted.
 fn row_size(app: &App, project: &str, path: &Path) -> Option<u64> {
-    let row = app.picker.rows.iter().find(|r| r.project.name == project)?;
+    let row = app
+        .projects
+        .picker
+        .rows
+        .iter()
+        .find(|r| r.project.name == project)?;
     row.report
         .as_ref()?
         .banks
@@ -24,7 +29,12 @@ fn row_size(app: &App, project: &str, path: &Path) -> Option<u64> {
 }
 
 fn row_files(app: &App, project: &str) -> Option<usize> {
-    let row = app.picker.rows.iter().find(|r| r.project.name == project)?;
+    let row = app
+        .projects
+        .picker
+        .rows
+        .iter()
+        .find(|r| r.project.name == project)?;
     row.report.as_ref().map(|r| r.file_count())
 }
 
@@ -35,7 +45,7 @@ fn on_the_picker_with_weather_open(demo: &DemoBanks) -> Tui {
     h.keys("esc p");
     assert_eq!(h.app.screen, Screen::Picker);
     h.pump_until("every project's figures and watches", |app| {
-        app.picker.counted == app.picker.rows.len() && app.watches_settled()
+        app.projects.picker.counted == app.projects.picker.rows.len() && app.watches_settled()
     });
     h
 }
@@ -92,9 +102,9 @@ fn writes_inside_another_projects_memory_folders_refresh_its_row() {
         row_files(app, "mobile-app") == Some(files + 1)
     });
     assert!(
-        h.app.picker.watch_note.is_none(),
+        h.app.projects.picker.watch_note.is_none(),
         "{:?}",
-        h.app.picker.watch_note
+        h.app.projects.picker.watch_note
     );
 }
 
@@ -102,7 +112,7 @@ fn writes_inside_another_projects_memory_folders_refresh_its_row() {
 fn sorted_by_recent_activity_a_written_project_moves_up_and_the_selection_stays() {
     let demo = DemoBanks::new();
     let mut h = on_the_picker_with_weather_open(&demo);
-    assert_eq!(h.app.picker.sort.label(), "recent activity");
+    assert_eq!(h.app.projects.picker.sort.label(), "recent activity");
     let first_row = |h: &mut Tui| {
         let screen = h.screen();
         screen
@@ -113,14 +123,15 @@ fn sorted_by_recent_activity_a_written_project_moves_up_and_the_selection_stays(
             .to_string()
     };
     assert!(!first_row(&mut h).contains("storefront"));
-    let selected = h.app.picker.selected_path().unwrap();
+    let selected = h.app.projects.picker.selected_path().unwrap();
     assert!(selected.ends_with("weather-api"), "{selected:?}");
 
     let text = "# API routes\n\nWritten just now.\n";
     std::fs::write(demo.file("storefront/.claude/rules/api-routes.md"), text).unwrap();
     let size = text.len() as u64;
     h.pump_until("storefront's fresh figures", |app| {
-        app.picker
+        app.projects
+            .picker
             .rows
             .iter()
             .find(|r| r.project.name == "storefront")
@@ -135,7 +146,7 @@ fn sorted_by_recent_activity_a_written_project_moves_up_and_the_selection_stays(
     let top = first_row(&mut h);
     assert!(top.contains("storefront"), "{top}");
     assert!(top.contains("just now"), "{top}");
-    assert_eq!(h.app.picker.selected_path(), Some(selected));
+    assert_eq!(h.app.projects.picker.selected_path(), Some(selected));
     let screen = h.screen();
     let marked = screen
         .lines()
@@ -152,9 +163,11 @@ fn a_watch_limit_too_small_for_every_folder_is_said_in_the_picker() {
     let demo = DemoBanks::new();
     let mut h = Tui::demo(&demo).watch().start();
     h.app.limit_watches(3);
-    h.pump_until("the coverage note", |app| app.picker.watch_note.is_some());
+    h.pump_until("the coverage note", |app| {
+        app.projects.picker.watch_note.is_some()
+    });
     h.pump_until("every project's figures", |app| {
-        app.picker.counted == app.picker.rows.len() && app.watches_settled()
+        app.projects.picker.counted == app.projects.picker.rows.len() && app.watches_settled()
     });
     let screen = h.screen();
     assert!(screen.contains("live refresh watches 3 of"), "{screen}");
@@ -165,5 +178,5 @@ fn a_watch_limit_too_small_for_every_folder_is_said_in_the_picker() {
     std::fs::create_dir_all(staging.join("memory-bank")).unwrap();
     std::fs::write(staging.join("memory-bank/projectbrief.md"), "# New\n").unwrap();
     std::fs::rename(&staging, demo.file("new-project")).unwrap();
-    h.pump_until("the new project", |app| app.picker.rows.len() == 7);
+    h.pump_until("the new project", |app| app.projects.picker.rows.len() == 7);
 }

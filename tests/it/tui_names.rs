@@ -19,7 +19,7 @@ fn odd_project_names_keep_the_picker_columns_aligned() {
         std::fs::write(bank.join("projectbrief.md"), "# Brief\n\ntext\n").unwrap();
     }
     let mut h = Tui::options(root.path()).size(120, 20).start();
-    h.pump_until("figures", |app| app.picker.counted == names.len());
+    h.pump_until("figures", |app| app.projects.picker.counted == names.len());
     let screen = h.settled_screen();
     assert!(
         !screen.contains('\u{1b}') && !screen.contains('\u{202E}'),

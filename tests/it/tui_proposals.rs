@@ -73,8 +73,8 @@ impl Setup {
             .start();
         h.pump_until("the projects, the agent writes and the watches", |app| {
             app.shows_projects()
-                && app.picker.counted == app.picker.rows.len()
-                && app.agent.loaded
+                && app.projects.picker.counted == app.projects.picker.rows.len()
+                && app.review.agent.loaded
                 && app.watches_settled()
         });
         h
@@ -128,10 +128,11 @@ fn open_review_marked(h: &mut Tui) {
     h.keys("c y");
     h.pump_until("the review marked reviewed", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.is_empty())
-            && !app.review.busy
+            && !app.review.pane.busy
     });
 }
 
@@ -139,7 +140,12 @@ fn open_review_marked(h: &mut Tui) {
 fn select_proposal(h: &mut Tui, id: u64) {
     for key in [']', '['] {
         for _ in 0..20 {
-            if h.app.review.proposal().is_some_and(|p| p.proposal.id == id) {
+            if h.app
+                .review
+                .pane
+                .proposal()
+                .is_some_and(|p| p.proposal.id == id)
+            {
                 return;
             }
             h.key(KeyCode::Char(key));
@@ -149,7 +155,7 @@ fn select_proposal(h: &mut Tui, id: u64) {
 }
 
 fn badge(h: &Tui, project: &Path) -> Option<(usize, usize)> {
-    h.app.picker.agent_badges.get(project).copied()
+    h.app.projects.picker.agent_badges.get(project).copied()
 }
 
 #[test]
@@ -161,7 +167,7 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
     // No key from here on: the watcher and the agent worker bring it in.
     let id = setup.stage(REWRITE);
     h.pump_until("the proposal's badge", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(1, 0))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(1, 0))
     });
     // On the picker `r` would be typed into the filter: the notice says how to get there.
     let notice = format!(
@@ -182,7 +188,7 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
 
     setup.refuse("decisionLog.md", "append-only", "would drop 1 entry");
     h.pump_until("the refusal's badge", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(1, 1))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(1, 1))
     });
     assert!(
         h.toasts()
@@ -208,7 +214,9 @@ fn a_proposal_and_a_refusal_from_another_process_show_a_badge_and_a_notice_witho
 
     // In the open project, the notice is short.
     let next = setup.stage(ACTIVE);
-    h.pump_until("the second proposal", |app| app.review.proposals.len() == 2);
+    h.pump_until("the second proposal", |app| {
+        app.review.pane.proposals.len() == 2
+    });
     let notice =
         format!("agent proposed a change to activeContext.md (proposal {next}) — r to review");
     assert!(h.toasts().contains(&notice), "{}", h.toasts());
@@ -223,14 +231,15 @@ fn a_refused_write_row_is_selected_and_expands_to_its_tool_time_and_whole_reason
     let record = setup.refuse("decisionLog.md", "append-only", reason);
     h.pump_until("the refusal in the review", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.refused.len() == 1)
-            && !app.review.loading
+            && !app.review.pane.loading
     });
     h.idle();
     assert_eq!(
-        h.app.review.refusal().map(|r| r.message.as_str()),
+        h.app.review.pane.refusal().map(|r| r.message.as_str()),
         Some(reason),
         "the refused write is the selected row"
     );
@@ -241,7 +250,7 @@ fn a_refused_write_row_is_selected_and_expands_to_its_tool_time_and_whole_reason
     );
 
     h.keys("enter");
-    assert!(h.app.review.is_expanded());
+    assert!(h.app.review.pane.is_expanded());
     let screen = h.screen();
     assert!(screen.contains("tool: mcp:memory_bank_update"), "{screen}");
     assert!(screen.contains(&format!("time: {}", record.at)), "{screen}");
@@ -271,9 +280,9 @@ fn a_refused_write_row_is_selected_and_expands_to_its_tool_time_and_whole_reason
 
     // → on an open row moves on, ← closes it again.
     h.keys("left");
-    assert!(!h.app.review.is_expanded());
+    assert!(!h.app.review.pane.is_expanded());
     h.keys("right");
-    assert!(h.app.review.is_expanded(), "→ opens a closed row");
+    assert!(h.app.review.pane.is_expanded(), "→ opens a closed row");
 }
 
 #[test]
@@ -283,10 +292,10 @@ fn accepting_one_hunk_of_a_three_hunk_proposal_and_leaving_out_the_rest_writes_e
     open_review_marked(&mut h);
     let id = setup.stage(REWRITE);
     h.pump_until("the proposal in the review", |app| {
-        app.review.proposals.len() == 1
+        app.review.pane.proposals.len() == 1
     });
     select_proposal(&mut h, id);
-    let view = h.app.review.proposal().unwrap();
+    let view = h.app.review.pane.proposal().unwrap();
     assert_eq!(view.review.diff.hunks.len(), 3);
     assert_eq!(view.proposal.hunks().len(), 3);
     let screen = h.screen();
@@ -311,7 +320,7 @@ fn accepting_one_hunk_of_a_three_hunk_proposal_and_leaving_out_the_rest_writes_e
     h.keys("x");
     h.keys("x");
     h.pump_until("the decision", |app| {
-        app.review.deciding.is_none() && app.review.proposals.is_empty()
+        app.review.pane.deciding.is_none() && app.review.pane.proposals.is_empty()
     });
     assert_eq!(
         std::fs::read_to_string(setup.active()).unwrap(),
@@ -339,12 +348,12 @@ fn a_proposal_whose_lines_changed_since_is_shown_as_a_conflict_and_nothing_is_wr
     let theirs = ACTIVE.replace("- login form", "- login form, with SSO");
     std::fs::write(setup.active(), &theirs).unwrap();
     h.pump_until("the proposal in the review", |app| {
-        app.review.proposals.len() == 1
+        app.review.pane.proposals.len() == 1
     });
     select_proposal(&mut h, id);
     h.press(KeyCode::Char('a'), KeyModifiers::CONTROL);
     h.pump_until("the refused accept", |app| {
-        app.review.deciding.is_none() && app.review.conflicts.contains_key(&id)
+        app.review.pane.deciding.is_none() && app.review.pane.conflicts.contains_key(&id)
     });
     assert_eq!(std::fs::read_to_string(setup.active()).unwrap(), theirs);
     assert_eq!(setup.store().get(id).unwrap().state, State::Pending);
@@ -363,7 +372,9 @@ fn a_proposal_edited_before_accepting_writes_the_edited_text_and_reject_leaves_t
     let mut h = setup.start(120, 36);
     open_review_marked(&mut h);
     let first = setup.stage(REWRITE);
-    h.pump_until("the first proposal", |app| app.review.proposals.len() == 1);
+    h.pump_until("the first proposal", |app| {
+        app.review.pane.proposals.len() == 1
+    });
     select_proposal(&mut h, first);
     h.keys("E");
     assert!(
@@ -373,7 +384,7 @@ fn a_proposal_edited_before_accepting_writes_the_edited_text_and_reject_leaves_t
     h.type_text("Edited: ");
     h.keys("ctrl-s");
     h.pump_until("the edited accept", |app| {
-        app.overlays.is_empty() && app.review.deciding.is_none()
+        app.overlays.is_empty() && app.review.pane.deciding.is_none()
     });
     let edited = format!("Edited: {REWRITE}");
     assert_eq!(std::fs::read_to_string(setup.active()).unwrap(), edited);
@@ -382,13 +393,17 @@ fn a_proposal_edited_before_accepting_writes_the_edited_text_and_reject_leaves_t
     // A second proposal, rejected whole after the prompt: the file stays.
     let second = setup.stage(ACTIVE);
     h.pump_until("the second proposal", |app| {
-        app.review.proposals.iter().any(|p| p.proposal.id == second)
+        app.review
+            .pane
+            .proposals
+            .iter()
+            .any(|p| p.proposal.id == second)
     });
     select_proposal(&mut h, second);
     h.press(KeyCode::Char('x'), KeyModifiers::CONTROL);
     h.keys("y");
     h.pump_until("the rejection", |app| {
-        app.review.deciding.is_none() && app.review.proposals.is_empty()
+        app.review.pane.deciding.is_none() && app.review.pane.proposals.is_empty()
     });
     assert_eq!(std::fs::read_to_string(setup.active()).unwrap(), edited);
     assert_eq!(setup.store().get(second).unwrap().state, State::Rejected);
@@ -437,17 +452,18 @@ fn snapshot(name: &str, keys: &str) {
             })
             .start();
         h.pump_until("the agent writes", |app| {
-            app.shows_projects() && app.agent.loaded && app.agent.proposals.len() == 1
+            app.shows_projects() && app.review.agent.loaded && app.review.agent.proposals.len() == 1
         });
         h.open_project("shop");
         h.keys("r");
         h.pump_until("the review with the agent rows", |app| {
             app.review
+                .pane
                 .review
                 .as_ref()
                 .is_some_and(|r| r.refused.len() == 2)
-                && app.review.proposals.len() == 1
-                && !app.review.loading
+                && app.review.pane.proposals.len() == 1
+                && !app.review.pane.loading
         });
         h.keys(keys);
         let screen = without_times(&h.settled_screen());
@@ -471,7 +487,15 @@ fn a_burst_of_agent_writes_is_announced_in_three_notices_and_a_count() {
     use mbank::tui::agent_worker::{AgentEvent, ProposalView};
     let setup = Setup::new();
     let mut h = setup.start(120, 30);
-    let project = h.app.picker.projects().next().unwrap().path.clone();
+    let project = h
+        .app
+        .projects
+        .picker
+        .projects()
+        .next()
+        .unwrap()
+        .path
+        .clone();
     let proposal = |id: u64| mbank::core::agent::proposals::Proposal {
         id,
         created: "2026-11-25T10:00:00.000Z".into(),
@@ -515,10 +539,16 @@ fn refusals_of_two_projects_are_counted_apart_as_each_log_changes() {
     std::fs::create_dir_all(tea.join("memory-bank")).unwrap();
     std::fs::write(tea.join("memory-bank/projectbrief.md"), BRIEF).unwrap();
     let mut h = setup.start(120, 30);
-    let tea = h.app.picker.project(&tea).map(|p| p.path.clone()).unwrap();
+    let tea = h
+        .app
+        .projects
+        .picker
+        .project(&tea)
+        .map(|p| p.path.clone())
+        .unwrap();
     setup.refuse("decisionLog.md", "append-only", "would drop 1 entry");
     h.pump_until("shop's refusal", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
     });
     // Only tea's log changes now: shop's count stays.
     let record = as_client(None, || {
@@ -526,12 +556,12 @@ fn refusals_of_two_projects_are_counted_apart_as_each_log_changes() {
     });
     refusals::append_in(&setup.data, &record).unwrap();
     h.pump_until("tea's refusal", |app| {
-        app.picker.agent_badges.get(&tea) == Some(&(0, 1))
+        app.projects.picker.agent_badges.get(&tea) == Some(&(0, 1))
     });
     assert_eq!(badge(&h, &setup.project()), Some((0, 1)));
     setup.refuse("progress.md", "format", "not markdown");
     h.pump_until("shop's second refusal", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 2))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(0, 2))
     });
     assert_eq!(badge(&h, &tea), Some((0, 1)));
 }
@@ -570,6 +600,6 @@ fn refusals_from_before_the_session_count_until_looked_at_and_looking_is_kept_ac
     assert_eq!(badge(&h, &setup.project()), None);
     setup.refuse("progress.md", "format", "not markdown");
     h.pump_until("the new refusal", |app| {
-        app.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
+        app.projects.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
     });
 }

@@ -78,7 +78,7 @@ impl Fixture {
 /// Waits until the review has arrived and no action is in flight.
 fn settle(h: &mut Tui, what: &str) {
     h.pump_until(what, |app| {
-        app.review.review.is_some() && !app.review.loading && !app.review.busy
+        app.review.pane.review.is_some() && !app.review.pane.loading && !app.review.pane.busy
     });
 }
 
@@ -88,6 +88,7 @@ fn select_file(h: &mut Tui, name: &str) {
         for _ in 0..20 {
             if h.app
                 .review
+                .pane
                 .file()
                 .is_some_and(|f| f.display.ends_with(name))
             {
@@ -103,7 +104,7 @@ fn select_file(h: &mut Tui, name: &str) {
 fn cursor_to_line(h: &mut Tui, kind: LineKind, text: &str) {
     h.key(KeyCode::Home);
     for _ in 0..200 {
-        let pane = &h.app.review;
+        let pane = &h.app.review.pane;
         let file = pane.file().unwrap();
         let on_it = match pane.rows().get(pane.cursor.selected) {
             Some(Row::Line(hunk, l)) => {
@@ -138,7 +139,7 @@ fn the_review_lists_changed_files_by_bank_with_counts_and_signals() {
     );
     f.write("src/lib.rs", "pub fn b() {}\n");
     let mut h = f.open_review();
-    let review = h.app.review.review.as_ref().unwrap();
+    let review = h.app.review.pane.review.as_ref().unwrap();
     let names: Vec<&str> = review.files.iter().map(|f| f.display.as_str()).collect();
     assert_eq!(
         names.len(),
@@ -200,7 +201,7 @@ fn a_decision_log_shrink_and_a_secret_show_their_signal_on_the_hunk() {
             lines[header + 1].contains(code) && lines[header + 1].contains("✖"),
             "{code} right under the hunk header:\n{screen}"
         );
-        let pane = &h.app.review;
+        let pane = &h.app.review.pane;
         let file = pane.file().unwrap();
         let hunk = file.diff.hunks[0].id;
         assert!(
@@ -257,7 +258,7 @@ fn accepting_a_hunk_stages_it_and_leaves_the_file_alone() {
         "{}",
         h.toasts()
     );
-    assert_eq!(h.app.review.file().unwrap().diff.hunks.len(), 1);
+    assert_eq!(h.app.review.pane.file().unwrap().diff.hunks.len(), 1);
 }
 
 #[test]
@@ -329,19 +330,19 @@ fn the_cursor_stays_on_its_hunk_after_an_action_elsewhere() {
     );
     let mut h = f.open_review();
     select_file(&mut h, "progress.md");
-    assert_eq!(h.app.review.file().unwrap().diff.hunks.len(), 2);
+    assert_eq!(h.app.review.pane.file().unwrap().diff.hunks.len(), 2);
     h.key(KeyCode::Char('n'));
-    assert_eq!(h.app.review.hunk_index(), Some(1));
-    let second = h.app.review.file().unwrap().diff.hunks[1].id;
+    assert_eq!(h.app.review.pane.hunk_index(), Some(1));
+    let second = h.app.review.pane.file().unwrap().diff.hunks[1].id;
     h.key(KeyCode::Char('N'));
-    assert_eq!(h.app.review.hunk_index(), Some(0));
+    assert_eq!(h.app.review.pane.hunk_index(), Some(0));
     h.key(KeyCode::Char('a'));
     settle(&mut h, "the accept");
     // The first hunk is gone; the cursor lands on what is left, the old second hunk.
-    let file = h.app.review.file().unwrap();
+    let file = h.app.review.pane.file().unwrap();
     assert_eq!(file.diff.hunks.len(), 1);
     assert_eq!(file.diff.hunks[0].id, second, "hunk ids survive a re-diff");
-    assert_eq!(h.app.review.hunk_index(), Some(0));
+    assert_eq!(h.app.review.pane.hunk_index(), Some(0));
 }
 
 #[test]
@@ -372,7 +373,7 @@ fn rejecting_a_whole_new_file_asks_first_and_names_the_loss() {
     h.key(KeyCode::Char('y'));
     settle(&mut h, "the reject");
     assert!(!f.path("memory-bank/techContext.md").exists());
-    assert!(h.app.review.review.as_ref().unwrap().files.is_empty());
+    assert!(h.app.review.pane.review.as_ref().unwrap().files.is_empty());
 }
 
 #[test]
@@ -406,7 +407,7 @@ fn side_by_side_shows_old_left_and_new_right_with_changed_words() {
     let removed = unified.lines().find(|l| l.contains("-- Payments")).unwrap();
     assert!(!removed.contains("Stripe"), "unified: one side per row");
     h.key(KeyCode::Char('s'));
-    assert!(h.app.review.side_by_side);
+    assert!(h.app.review.pane.side_by_side);
     let screen = h.screen();
     let row = screen
         .lines()
@@ -485,6 +486,7 @@ fn commit_from_the_overlay_holds_only_memory_files() {
     let names: Vec<String> = h
         .app
         .review
+        .pane
         .review
         .as_ref()
         .unwrap()
@@ -561,7 +563,7 @@ fn an_external_write_under_the_cursor_is_re_diffed_never_applied_stale() {
         Some(PROGRESS),
         "nothing staged"
     );
-    let file = h.app.review.file().unwrap();
+    let file = h.app.review.pane.file().unwrap();
     assert_eq!(file.current.as_deref(), Some(newer.as_str()), "re-diffed");
     assert_eq!(file.diff.added, 2);
 
@@ -572,7 +574,7 @@ fn an_external_write_under_the_cursor_is_re_diffed_never_applied_stale() {
         f.path("memory-bank/progress.md"),
     ]));
     h.pump_until("the live re-diff", |app| {
-        app.review.file().is_some_and(|f| f.diff.added == 3)
+        app.review.pane.file().is_some_and(|f| f.diff.added == 3)
     });
     let screen = h.screen();
     assert!(screen.contains("Loyalty points"), "{screen}");
@@ -583,6 +585,7 @@ fn an_external_write_under_the_cursor_is_re_diffed_never_applied_stale() {
     ]));
     h.pump_until("the new file", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.len() == 2)
@@ -595,8 +598,8 @@ fn outside_git_mark_reviewed_empties_the_review() {
     let mut h = f.open_review();
     let screen = h.screen();
     assert!(screen.contains("never marked reviewed"), "{screen}");
-    assert_eq!(h.app.review.review.as_ref().unwrap().files.len(), 4);
-    assert!(!h.app.review.is_git);
+    assert_eq!(h.app.review.pane.review.as_ref().unwrap().files.len(), 4);
+    assert!(!h.app.review.pane.is_git);
     h.key(KeyCode::Char('c'));
     let screen = h.screen();
     assert!(
@@ -616,13 +619,14 @@ fn outside_git_mark_reviewed_empties_the_review() {
     ]));
     h.pump_until("the edit", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.len() == 1)
     });
     h.key(KeyCode::Char('a'));
     settle(&mut h, "the accept");
-    assert!(h.app.review.review.as_ref().unwrap().files.is_empty());
+    assert!(h.app.review.pane.review.as_ref().unwrap().files.is_empty());
     assert_eq!(
         f.read("memory-bank/progress.md").as_deref(),
         Some(PROGRESS_APPENDED)
@@ -691,10 +695,11 @@ fn writes_the_agent_servers_refused_are_listed_under_the_changed_files() {
         .update(mbank::tui::Message::FilesChanged(vec![progress]));
     h.pump_until("the review with the refusals", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.len() == 1 && r.refused.len() == 2)
-            && !app.review.busy
+            && !app.review.pane.busy
     });
     let screen = h.settled_screen();
     assert!(
@@ -713,7 +718,7 @@ fn writes_the_agent_servers_refused_are_listed_under_the_changed_files() {
     // Moving in the diff keeps the file selected (the refused writes are rows of the
     // list, reached with ] and [).
     h.keys("down down down");
-    assert!(h.app.review.file().is_some());
+    assert!(h.app.review.pane.file().is_some());
 }
 
 #[test]

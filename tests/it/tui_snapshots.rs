@@ -41,7 +41,7 @@ fn snapshot(name: &str, reach: impl Fn(&mut Tui, &DemoBanks)) {
 fn picker() {
     snapshot("picker", |h, _| {
         h.pump_until("every project's figures", |app| {
-            app.picker.visible_len() == 6 && app.picker.counted == 6
+            app.projects.picker.visible_len() == 6 && app.projects.picker.counted == 6
         });
     });
 }
@@ -107,11 +107,12 @@ fn reach_review(h: &mut Tui, demo: &DemoBanks) {
     h.app.update(Message::FilesChanged(vec![active, progress]));
     h.pump_until("the agent's edits in the review", |app| {
         app.review
+            .pane
             .review
             .as_ref()
             .is_some_and(|r| r.files.len() == 2)
-            && !app.review.loading
-            && !app.review.busy
+            && !app.review.pane.loading
+            && !app.review.pane.busy
     });
 }
 

@@ -39,7 +39,7 @@ fn unreadable_files_leave_a_plus_the_budget_colour_and_one_error_each() {
     let root = tempfile::tempdir().unwrap();
     write_bank(root.path());
     let mut h = Tui::options(root.path()).size(160, 45).start();
-    h.pump_until("the figures", |app| app.picker.counted == 1);
+    h.pump_until("the figures", |app| app.projects.picker.counted == 1);
     h.settled_screen();
     let over = Theme::default().over;
     let buffer = h.draw().unwrap().clone();

@@ -3,70 +3,38 @@
 //! change. New ones are announced (status line and message history), counted on their
 //! project's picker row, and listed in the review; a person's decisions go back to the
 //! worker, which writes through the core.
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::App;
-use crate::core::guard::refusals::RefusalRecord;
-use crate::tui::agent_worker::{AgentEvent, AgentRequest, DecideError, ProposalView, SeenMark};
+use super::controllers::AgentNews;
+use crate::tui::agent_worker::{AgentEvent, DecideError};
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::overlays::Overlay;
 use crate::tui::overlays::proposal::ProposalEditor;
-use crate::tui::protocol::ProposalDecision;
 
 /// Notices said one by one for the writes of one read; the rest are counted.
 const MAX_NOTICES: usize = 3;
 
-/// What the agent servers did, as last read.
-#[derive(Default)]
-pub struct AgentLive {
-    /// Pending proposals of listed projects, oldest first.
-    pub proposals: Vec<Arc<ProposalView>>,
-    /// Refused writes by listed project, oldest first.
-    pub refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
-    /// Per project, how far the person looked at its refusals (in its review), this
-    /// session or an earlier one.
-    seen: HashMap<PathBuf, SeenMark>,
-    /// Proposal ids already announced.
-    announced: HashSet<u64>,
-    /// The first read is in: what it found was there before, not news.
-    pub loaded: bool,
-}
-
-impl AgentLive {
-    /// Pending proposals and refusals not looked at yet, of one project.
-    pub fn badge(&self, project: &Path) -> (usize, usize) {
-        let pending = self
-            .proposals
-            .iter()
-            .filter(|p| p.project == project)
-            .count();
-        let refused = match (self.refusals.get(project), self.seen.get(project)) {
-            (Some(records), Some(mark)) => mark.unseen(records),
-            (Some(records), None) => records.len(),
-            (None, _) => 0,
-        };
-        (pending, refused)
-    }
-}
-
 impl App {
+    fn listed_projects(&self) -> Vec<PathBuf> {
+        self.projects
+            .picker
+            .projects()
+            .map(|p| p.path.clone())
+            .collect()
+    }
+
     /// Asks the agent worker to read the store again, and the refusal logs among
     /// `changed` (`None`: every log).
     pub(super) fn scan_agent_writes(&mut self, changed: Option<Vec<PathBuf>>) {
-        let projects: Vec<PathBuf> = self.picker.projects().map(|p| p.path.clone()).collect();
-        self.agent_worker
-            .send(AgentRequest::Scan { projects, changed });
+        let projects = self.listed_projects();
+        self.review.scan_agent_writes(projects, changed);
     }
 
     /// Paths the watcher reported that belong to the store or a log: taken out of
     /// `paths`, and a new read asked for when there were any.
     pub(super) fn take_agent_paths(&mut self, paths: &mut Vec<PathBuf>) {
-        let (agent, other): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(paths)
-            .into_iter()
-            .partition(|p| self.agent_worker.owns(p));
-        *paths = other;
+        let agent = self.review.take_agent_paths(paths);
         if !agent.is_empty() {
             self.scan_agent_writes(Some(agent));
         }
@@ -74,29 +42,13 @@ impl App {
 
     /// The person looked at the review of `project`: its refusals are no longer news.
     pub(super) fn mark_refusals_seen(&mut self, project: &Path) {
-        let Some(records) = self.agent.refusals.get(project) else {
-            return;
-        };
-        let mark = SeenMark::of(records);
-        if self.agent.seen.get(project) != Some(&mark) {
-            self.agent.seen.insert(project.to_path_buf(), mark.clone());
-            self.agent_worker.send(AgentRequest::Seen {
-                project: project.to_path_buf(),
-                mark,
-            });
-        }
+        self.review.mark_refusals_seen(project);
         self.update_agent_badges();
     }
 
     fn update_agent_badges(&mut self) {
-        let mut badges = HashMap::new();
-        for project in self.picker.projects().map(|p| p.path.clone()) {
-            let badge = self.agent.badge(&project);
-            if badge != (0, 0) {
-                badges.insert(project, badge);
-            }
-        }
-        self.picker.agent_badges = badges;
+        let projects = self.listed_projects();
+        self.projects.picker.agent_badges = self.review.agent_badges(projects);
     }
 
     fn review_key(&self) -> String {
@@ -110,7 +62,11 @@ impl App {
     /// for another, its name and how to get there (in the picker `r` is typed text).
     fn review_hint(&self, project: &Path, key: &str) -> (String, String) {
         let open = self.screen == super::Screen::Project
-            && self.project.as_ref().is_some_and(|p| p.path == project);
+            && self
+                .projects
+                .open
+                .as_ref()
+                .is_some_and(|p| p.path == project);
         if open {
             (String::new(), format!(" — {key} to review"))
         } else {
@@ -123,7 +79,8 @@ impl App {
     }
 
     fn project_name(&self, project: &Path) -> String {
-        self.picker
+        self.projects
+            .picker
             .project(project)
             .map(|p| p.name.clone())
             .unwrap_or_else(|| project.display().to_string())
@@ -137,12 +94,12 @@ impl App {
                 all,
                 seen,
             } => {
-                self.agent.seen.extend(seen);
-                self.on_agent_scanned(proposals, refusals, all)
+                let news = self.review.agent.take_scan(proposals, refusals, all, seen);
+                self.on_agent_news(news);
             }
             AgentEvent::Decided { id, result } => {
-                if self.review.deciding == Some(id) {
-                    self.review.deciding = None;
+                if self.review.pane.deciding == Some(id) {
+                    self.review.pane.deciding = None;
                 }
                 let editing = matches!(
                     self.overlays.last(),
@@ -153,13 +110,13 @@ impl App {
                         if editing {
                             self.overlays.pop();
                         }
-                        self.review.forget_proposal(id);
+                        self.review.pane.forget_proposal(id);
                         self.toast(done);
                     }
                     Err(error) => {
                         let problem = match error {
                             DecideError::Conflict(problem) => {
-                                self.review.conflicts.insert(id, problem.clone());
+                                self.review.pane.conflicts.insert(id, problem.clone());
                                 problem
                             }
                             DecideError::Other(problem) => {
@@ -180,36 +137,20 @@ impl App {
         }
     }
 
-    fn on_agent_scanned(
-        &mut self,
-        proposals: Vec<Arc<ProposalView>>,
-        refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
-        all: bool,
-    ) {
-        let first = !self.agent.loaded;
+    /// Announces what a read of the agent writes brought, and brings the review, the
+    /// badges and (after the first read) the watches up to date.
+    fn on_agent_news(&mut self, news: AgentNews) {
         let key = self.review_key();
         let mut notices = Vec::new();
-        for view in &proposals {
-            if self.agent.announced.insert(view.proposal.id) && !first {
-                let (place, hint) = self.review_hint(&view.project, &key);
-                notices.push(format!(
-                    "agent proposed a change to {}{place} (proposal {}){hint}",
-                    view.proposal.file, view.proposal.id
-                ));
-            }
+        for view in &news.proposals {
+            let (place, hint) = self.review_hint(&view.project, &key);
+            notices.push(format!(
+                "agent proposed a change to {}{place} (proposal {}){hint}",
+                view.proposal.file, view.proposal.id
+            ));
         }
-        let mut refusals_changed = false;
-        for (project, records) in &refusals {
-            let before = self.agent.refusals.get(project).map_or(0, Vec::len);
-            if first {
-                // Refused before this session: counted on the badge (unless looked at in
-                // an earlier one), not announced.
-                continue;
-            }
-            if records.len() != before {
-                refusals_changed |= self.project.as_ref().is_some_and(|p| &p.path == project);
-            }
-            for record in records.iter().skip(before) {
+        for (project, records) in &news.refusals {
+            for record in records {
                 let (place, hint) = self.review_hint(project, &key);
                 notices.push(format!(
                     "agent write refused: {}{place} [{}]{hint}",
@@ -217,18 +158,11 @@ impl App {
                 ));
             }
         }
-        self.agent.proposals = proposals;
-        if all {
-            self.agent.refusals.clear();
-        }
-        for (project, records) in refusals {
-            if records.is_empty() {
-                self.agent.refusals.remove(&project);
-            } else {
-                self.agent.refusals.insert(project, records);
-            }
-        }
-        self.agent.loaded = true;
+        let refusals_changed = self
+            .projects
+            .open
+            .as_ref()
+            .is_some_and(|open| news.changed.contains(&open.path));
         // A burst (an agent's batch) is said in a few lines, not one per write.
         let more = notices.len().saturating_sub(MAX_NOTICES);
         for notice in notices.into_iter().take(MAX_NOTICES) {
@@ -241,18 +175,19 @@ impl App {
             ));
         }
         self.show_agent_writes_in_review();
-        if let Some(project) = self.project.clone()
+        if let Some(project) = self.projects.open.clone()
             && self.screen == super::Screen::Project
             && self.main.is_review()
         {
             // The review is on screen: what it lists is looked at.
             self.mark_refusals_seen(&project.path);
             if refusals_changed {
-                self.ask_review(crate::tui::review_worker::ReviewRequest::Compute);
+                self.review
+                    .ask(crate::tui::review_worker::ReviewRequest::Compute);
             }
         }
         self.update_agent_badges();
-        if first {
+        if news.first {
             // The store's and the logs' folders exist now: watch them.
             self.update_watches();
         }
@@ -260,24 +195,9 @@ impl App {
 
     /// The review pane lists the open project's pending proposals.
     pub(super) fn show_agent_writes_in_review(&mut self) {
-        let Some(project) = &self.project else {
-            return;
-        };
-        let mine: Vec<Arc<ProposalView>> = self
-            .agent
-            .proposals
-            .iter()
-            .filter(|p| p.project == project.path)
-            .cloned()
-            .collect();
-        self.review.set_proposals(mine);
-    }
-
-    /// A decision the review pane asked for.
-    pub(super) fn decide(&mut self, decision: ProposalDecision) {
-        self.review.deciding = Some(decision.id());
-        self.review.conflicts.remove(&decision.id());
-        self.agent_worker.send(AgentRequest::Decide(decision));
+        if let Some(project) = &self.projects.open {
+            self.review.show_agent_writes(&project.path);
+        }
     }
 
     pub(super) fn edit_proposal(&mut self, id: u64, file: String, text: String) {

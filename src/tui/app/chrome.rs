@@ -1,7 +1,6 @@
 //! The chrome around the panes: the header (project, formats, tokens), the status bar
 //! (the keys of the layer that has the keyboard, from its declared commands) and the
 //! toasts it shows in place of the root.
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ratatui::Frame;
@@ -9,18 +8,12 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::toast::Toast;
 use super::{App, Screen};
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::overlays::help::Logged;
 use crate::tui::pane::{self, Command};
-use crate::tui::widgets;
-
-/// A transient message, shown in the status line.
-pub struct Toast {
-    pub text: String,
-    pub error: bool,
-    pub until: Instant,
-}
+use crate::tui::widgets::{self, path_label};
 
 /// How many messages the history keeps (the oldest go first).
 const HISTORY: usize = 500;
@@ -93,15 +86,6 @@ fn keep_end(text: &str, width: usize) -> String {
     format!("…{tail}")
 }
 
-/// A path as the chrome names it: `~/…` under the home folder, drawn safely.
-pub fn path_label(path: &Path, home: Option<&Path>) -> String {
-    match home.and_then(|home| path.strip_prefix(home).ok()) {
-        Some(rest) if rest.as_os_str().is_empty() => "~".into(),
-        Some(rest) => format!("~/{}", widgets::shown_path(rest)),
-        None => widgets::shown_path(path),
-    }
-}
-
 impl App {
     /// A short message in the corner; names in it are drawn with their hidden characters
     /// shown (every toast passes [`widgets::shown`] here).
@@ -169,7 +153,7 @@ impl App {
                 ));
             }
             (Screen::Project, None) => {
-                if let Some(project) = &self.project {
+                if let Some(project) = &self.projects.open {
                     spans.push(Span::styled(
                         format!(" {} ", widgets::shown(&project.name)),
                         theme.title(),
@@ -206,7 +190,7 @@ impl App {
         // The root on the right, its end kept when it is long (a demo copy's temp path).
         // A demo copy lives in a temporary folder: its name is enough.
         let room = (area.width / 3).max(12) as usize;
-        let label = match &self.demo_path {
+        let label = match &self.projects.demo_path {
             Some(path) => {
                 let name = path
                     .file_name()
@@ -214,7 +198,10 @@ impl App {
                     .unwrap_or_default();
                 format!("demo {}", keep_end(&name, room.saturating_sub(5)))
             }
-            None => keep_end(&path_label(&self.root, self.home.as_deref()), room),
+            None => keep_end(
+                &path_label(&self.projects.root, self.projects.home.as_deref()),
+                room,
+            ),
         };
         let prompt = match (&self.screen, self.overlays.is_empty()) {
             (Screen::Project, true) => self.pane(self.focus).prompt_hints(),
@@ -298,7 +285,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::app::GLOBAL_COMMANDS;
+    use crate::tui::commands::GLOBAL as GLOBAL_COMMANDS;
     use crate::tui::keymap::Action;
 
     #[test]
@@ -352,24 +339,5 @@ mod tests {
         assert_eq!(keep_end("~/banks", 12), "~/banks");
         assert_eq!(keep_end("/tmp/mbank-demo-x1y2z3", 12), "…demo-x1y2z3");
         assert_eq!(keep_end("/tmp/mbank-demo-x1y2z3", 12).chars().count(), 12);
-    }
-
-    #[test]
-    fn paths_under_home_are_named_from_it() {
-        let home = Path::new("/home/ada");
-        assert_eq!(
-            path_label(Path::new("/home/ada/banks"), Some(home)),
-            "~/banks"
-        );
-        assert_eq!(path_label(home, Some(home)), "~");
-        assert_eq!(
-            path_label(Path::new("/srv/banks"), Some(home)),
-            "/srv/banks"
-        );
-        assert_eq!(
-            path_label(Path::new("/home/adam"), Some(home)),
-            "/home/adam"
-        );
-        assert_eq!(path_label(Path::new("/srv/banks"), None), "/srv/banks");
     }
 }

@@ -40,7 +40,7 @@ impl App {
     pub(super) fn open_history(&mut self) {
         let selected = match self.focus {
             Focus::Tree => self.tree.selected_file(),
-            Focus::Review => self.review.file().map(|f| (f.path.clone(), None)),
+            Focus::Review => self.review.pane.file().map(|f| (f.path.clone(), None)),
             _ => None,
         };
         let Some((path, memory_id)) = selected.or_else(|| {
@@ -161,7 +161,7 @@ impl App {
             self.toast_error(refusal);
             return;
         }
-        let Some(project) = self.project.clone() else {
+        let Some(project) = self.projects.open.clone() else {
             self.toast_error("not restored: no project is open".to_string());
             return;
         };

@@ -14,7 +14,7 @@ use crate::tui::overlays::help::Help;
 use crate::tui::pane::{Command, Input, KeyInput, Outcome, Pane};
 use crate::tui::theme::Theme;
 
-pub use crate::tui::commands::GLOBAL as GLOBAL_COMMANDS;
+use crate::tui::commands::GLOBAL as GLOBAL_COMMANDS;
 
 /// The global keys that do something on the picker screen.
 const PICKER_GLOBALS: [Action; 4] = [
@@ -55,7 +55,7 @@ impl App {
     /// The pane that has the keyboard when no overlay does.
     pub(super) fn active_pane(&mut self) -> &mut dyn Pane {
         match self.screen {
-            Screen::Picker => &mut self.picker,
+            Screen::Picker => &mut self.projects.picker,
             Screen::Project => self.pane_mut(self.focus),
         }
     }
@@ -67,7 +67,7 @@ impl App {
             Focus::Preview => &self.document.preview,
             Focus::Timeline => &self.timeline,
             Focus::Findings => &self.findings,
-            Focus::Review => &self.review,
+            Focus::Review => &self.review.pane,
         }
     }
 
@@ -78,7 +78,7 @@ impl App {
             Focus::Preview => &mut self.document.preview,
             Focus::Timeline => &mut self.timeline,
             Focus::Findings => &mut self.findings,
-            Focus::Review => &mut self.review,
+            Focus::Review => &mut self.review.pane,
         }
     }
 
@@ -119,9 +119,9 @@ impl App {
             }
             Action::OpenPicker if project => {
                 self.screen = Screen::Picker;
-                self.picker.clear_filter();
-                if let Some(project) = &self.project {
-                    self.picker.select_path(&project.path.clone());
+                self.projects.picker.clear_filter();
+                if let Some(project) = &self.projects.open {
+                    self.projects.picker.select_path(&project.path.clone());
                 }
             }
             Action::FocusNext | Action::FocusPrev if project => {

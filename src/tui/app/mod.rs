@@ -18,12 +18,14 @@
 //! - `chrome`: header, status bar and toasts.
 mod agent;
 mod chrome;
+mod controllers;
 mod document;
 mod history;
 mod keys;
 mod mouse;
 mod projects;
 mod review;
+mod toast;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -35,8 +37,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Block;
 
 use crate::core::config::Config;
-use crate::core::model::Project;
-use crate::core::review::{FileReview, ReviewOptions};
+
+use crate::core::review::ReviewOptions;
 use crate::core::tokens::Encoding;
 
 use super::agent_worker::AgentWorker;
@@ -46,27 +48,19 @@ use super::overlays::Overlay;
 use super::overlays::confirm::{Confirm, Confirmed};
 use super::overlays::conflict::Conflict;
 use super::pane::{Ask, Effect, Input, Pane, ViewContext};
-use super::panes::{findings, picker, review as review_pane, timeline, tree};
+use super::panes::{findings, timeline, tree};
 use super::review_worker::{ReviewRequest, ReviewWorker};
 use super::theme::Theme;
 use super::watcher::Watcher;
 use super::workers::{AnalysisWorker, Outbox};
 
+pub use super::commands::GLOBAL as GLOBAL_COMMANDS;
 pub use super::overlays::help::Logged;
 pub use super::pane::Focus;
-pub use agent::AgentLive;
-pub use chrome::Toast;
-pub use document::DocumentController;
-pub use keys::GLOBAL_COMMANDS;
-
-/// How the open file is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ViewMode {
-    Editor,
-    /// Editor and preview side by side.
-    Split,
-    Preview,
-}
+pub use controllers::{
+    AgentLive, DocumentController, ProjectsController, ReviewController, ViewMode,
+};
+pub use toast::Toast;
 
 /// What the right-hand area of the project screen shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,12 +134,8 @@ pub struct App {
     pub keymap: Keymap,
     config: Arc<Config>,
     config_dir: Option<PathBuf>,
-    pub root: PathBuf,
-    pub demo_path: Option<PathBuf>,
-    /// The demo copies made in the app (ctrl-d), removed when the app ends (not before:
-    /// an earlier one may still hold a buffer the user is editing).
-    demo_copies: Vec<crate::core::demo::DemoRoot>,
-    home: Option<PathBuf>,
+    /// The root, its projects and the open one, and the workers that keep them fresh.
+    pub projects: ProjectsController,
     pub encoding: Encoding,
     pub screen: Screen,
     pub main: Main,
@@ -153,34 +143,24 @@ pub struct App {
     pub show_findings: bool,
     /// The focused pane (the tree, or what the main area shows) takes the whole width.
     pub zoomed: bool,
-    pub project: Option<Project>,
-    pub picker: picker::Picker,
     pub tree: tree::Tree,
     /// The open file: the editor and preview panes and their cycle.
     pub document: DocumentController,
     pub findings: findings::Findings,
     pub timeline: timeline::Timeline,
-    pub review: review_pane::ReviewPane,
-    review_worker: ReviewWorker,
-    /// What the agent servers staged and were refused, as last read.
-    pub agent: AgentLive,
-    agent_worker: AgentWorker,
-    /// The file a "reject file" prompt is about, as it was shown.
-    pending_reject: Option<Box<FileReview>>,
+    /// The review pane, its worker, and the agent writes it lists.
+    pub review: ReviewController,
     pub overlays: Vec<Overlay>,
     pub toasts: Vec<Toast>,
     /// Every message shown this session, whole (the message history).
     pub messages: Vec<Logged>,
     pub quit: bool,
     pub external: Option<External>,
-    scan_generation: u64,
     /// One-shot jobs the app waits on besides the document's (theme, demo, new bank).
     jobs: usize,
     /// The theme asked for last, while it loads.
     theme_asked: Option<String>,
     outbox: Outbox,
-    analysis: AnalysisWorker,
-    watcher: Option<Watcher>,
     history_jobs: history::HistoryJobs,
 }
 
@@ -214,29 +194,31 @@ impl App {
             .clone()
             .or_else(crate::core::io::paths::data_dir);
         let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
-        let agent_worker = AgentWorker::spawn(data_dir, options.config.serve.guard, outbox.clone());
-        let root_label = chrome::path_label(&options.root, options.home.as_deref());
+        let agent_outbox = outbox.clone();
+        let agent_worker = AgentWorker::spawn(data_dir, options.config.serve.guard, move |event| {
+            agent_outbox.send(Message::Agent(event)).is_ok()
+        });
         let modal_editor = options.keymap.is_modal();
-        let mut picker = picker::Picker::new(options.root.clone(), root_label);
-        picker.root_problem = options.root_problem.clone();
-        picker.scanning = options.root_problem.is_none();
+        let projects = ProjectsController::new(
+            options.root,
+            options.root_problem,
+            options.demo_path,
+            options.home,
+            analysis,
+            watcher,
+        );
         App {
             theme: options.theme,
             keymap: options.keymap,
             config: options.config,
             config_dir: options.config_dir,
-            root: options.root,
-            demo_path: options.demo_path,
-            demo_copies: Vec::new(),
-            home: options.home,
+            projects,
             encoding: options.encoding,
             screen: Screen::Picker,
             main: Main::Document(ViewMode::Editor),
             focus: Focus::Tree,
             show_findings: false,
             zoomed: false,
-            project: None,
-            picker,
             tree: tree::Tree::default(),
             document: DocumentController::new(
                 options.encoding,
@@ -246,41 +228,34 @@ impl App {
             ),
             findings: findings::Findings::default(),
             timeline: timeline::Timeline::default(),
-            review: review_pane::ReviewPane::default(),
-            review_worker,
-            agent: AgentLive::default(),
-            agent_worker,
-            pending_reject: None,
+            review: ReviewController::new(review_worker, agent_worker),
             overlays: Vec::new(),
             toasts: Vec::new(),
             messages: Vec::new(),
             quit: false,
             external: None,
-            scan_generation: 0,
             jobs: 0,
             theme_asked: None,
             outbox,
-            analysis,
-            watcher,
             history_jobs: history::HistoryJobs::default(),
         }
     }
 
     /// Starts the first scan (unless the root is unusable).
     pub fn start(&mut self) {
-        if self.picker.root_problem.is_none() {
+        if self.projects.picker.root_problem.is_none() {
             self.rescan();
         }
     }
 
     /// True once the picker shows the scan's result (projects, or why there are none).
     pub fn shows_projects(&self) -> bool {
-        !self.picker.scanning
+        !self.projects.picker.scanning
     }
 
     /// True when live refresh is off or watches every folder asked for so far.
     pub fn watches_settled(&self) -> bool {
-        self.watcher.as_ref().is_none_or(Watcher::is_settled)
+        self.projects.watches_settled()
     }
 
     /// True when no answer the next key depends on is outstanding: the scan, the open
@@ -289,11 +264,13 @@ impl App {
     pub fn is_idle(&self) -> bool {
         self.shows_projects()
             && self.jobs == 0
-            && (self.project.is_none() || self.tree.report.is_some())
+            && (self.projects.open.is_none() || self.tree.report.is_some())
             && self.document.is_idle()
             && self.history_jobs.is_idle()
             && !(self.main.is_review()
-                && (self.review.loading || self.review.busy || self.review.deciding.is_some()))
+                && (self.review.pane.loading
+                    || self.review.pane.busy
+                    || self.review.pane.deciding.is_some()))
     }
 
     /// When the loop must wake up without input (a toast to expire, deferred work due).
@@ -400,8 +377,8 @@ impl App {
                 self.toast_error(format!("live refresh: {problem}"));
             }
             Message::WatchCoverage(coverage) => {
-                self.picker.watch_note = coverage.note();
-                if let Some(note) = &self.picker.watch_note {
+                self.projects.picker.watch_note = coverage.note();
+                if let Some(note) = &self.projects.picker.watch_note {
                     self.toast_error(note.clone());
                 }
             }
@@ -458,7 +435,7 @@ impl App {
             Effect::ToastError(text) => self.toast_error(text),
             Effect::OpenProject(path) => self.open_project(&path),
             Effect::BackToProject => {
-                if self.project.is_some() {
+                if self.projects.open.is_some() {
                     self.screen = Screen::Project;
                 }
             }
@@ -475,12 +452,12 @@ impl App {
             Effect::GoTo { path, line } => self.go_to(path, line),
             Effect::BufferChanged => self.document.on_edited(),
             Effect::Save => {
-                let effects = self.document.save(self.project.as_ref());
+                let effects = self.document.save(self.projects.open.as_ref());
                 self.apply(effects);
             }
             Effect::Focus(focus) => self.focus = focus,
             Effect::Close(pane) => self.close(pane),
-            Effect::Review(request) => self.ask_review(request),
+            Effect::Review(request) => self.review.ask(request),
             Effect::AskCommit => self.ask_commit(),
             Effect::Ask(ask) => self.push_overlay(match ask {
                 Ask::Confirm {
@@ -513,14 +490,14 @@ impl App {
                     self.show_file(path, memory_id, true, line);
                 }
                 Confirmed::RejectFile(path) => self.reject_file(&path),
-                Confirmed::MarkReviewed => self.ask_review(ReviewRequest::MarkReviewed),
-                Confirmed::RejectProposal(id) => {
-                    self.decide(super::protocol::ProposalDecision::Reject { id })
-                }
+                Confirmed::MarkReviewed => self.review.ask(ReviewRequest::MarkReviewed),
+                Confirmed::RejectProposal(id) => self
+                    .review
+                    .decide(super::protocol::ProposalDecision::Reject { id }),
                 Confirmed::SaveWithMarkers { version } => {
                     let effects = self
                         .document
-                        .save_with_markers(self.project.as_ref(), version);
+                        .save_with_markers(self.projects.open.as_ref(), version);
                     self.apply(effects);
                 }
                 Confirmed::InitBank(path) => {
@@ -532,19 +509,21 @@ impl App {
             Effect::Resolve(choice) => {
                 let effects = self
                     .document
-                    .resolve_conflict(choice, self.project.as_ref());
+                    .resolve_conflict(choice, self.projects.open.as_ref());
                 self.apply(effects);
             }
             Effect::Quit => self.request_quit(),
             Effect::ApplyFix { path, fix } => {
-                let effects = self.document.apply_fix(self.project.as_ref(), path, fix);
+                let effects = self
+                    .document
+                    .apply_fix(self.projects.open.as_ref(), path, fix);
                 self.apply(effects);
             }
-            Effect::Decide(decision) => self.decide(decision),
+            Effect::Decide(decision) => self.review.decide(decision),
             Effect::EditProposal { id, file, text } => self.edit_proposal(id, file, text),
             Effect::Reanalyse => {
-                if let Some(project) = self.project.clone() {
-                    self.analysis.full(project);
+                if let Some(project) = self.projects.open.clone() {
+                    self.projects.analysis.full(project);
                 }
             }
             Effect::History(request) => self.on_history_request(request),
@@ -591,7 +570,7 @@ impl App {
                     keymap: &self.keymap,
                     focused: keyboard,
                 };
-                self.picker.view(frame, body, &cx);
+                self.projects.picker.view(frame, body, &cx);
             }
             Screen::Project => self.view_project(frame, body),
         }
@@ -630,7 +609,7 @@ impl App {
         };
         self.tree.view(frame, tree_area, &cx(Focus::Tree));
         match self.main {
-            Main::Review { .. } => self.review.view(frame, main_area, &cx(Focus::Review)),
+            Main::Review { .. } => self.review.pane.view(frame, main_area, &cx(Focus::Review)),
             Main::Timeline { .. } => self.timeline.view(frame, main_area, &cx(Focus::Timeline)),
             Main::Document(mode) => {
                 let focus = keyboard.then_some(self.focus);

@@ -32,7 +32,7 @@ impl App {
         }
         let outcome = match self.screen {
             // The picker fills the screen: the wheel scrolls it wherever it turns.
-            Screen::Picker => self.picker.handle(input),
+            Screen::Picker => self.projects.picker.handle(input),
             Screen::Project => {
                 let Some(pane) = self
                     .visible_panes()

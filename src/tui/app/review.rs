@@ -2,7 +2,7 @@
 //! session, [`crate::core::review`]) acts, and its answers come back here as toasts,
 //! prompts and fresh reviews. Everything that can lose work is confirmed first, naming
 //! what is lost.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{App, Focus, Main};
 use crate::tui::message::{ActError, ReviewEvent};
@@ -14,66 +14,30 @@ use crate::tui::review_worker::ReviewRequest;
 impl App {
     /// Shows the review of the open project in the main area and asks for it.
     pub(super) fn open_review(&mut self) {
-        let Some(project) = self.project.clone() else {
+        let Some(project) = self.projects.open.clone() else {
             return;
         };
         self.main = Main::Review {
             back: self.main.view_mode(),
         };
         self.focus = Focus::Review;
-        let same = self.review.project.as_deref() == Some(project.path.as_path());
-        self.review.expect(&project.path);
+        let same = self.review.pane.project.as_deref() == Some(project.path.as_path());
+        self.review.pane.expect(&project.path);
         self.show_agent_writes_in_review();
         self.mark_refusals_seen(&project.path);
         if same {
-            self.ask_review(ReviewRequest::Compute);
+            self.review.ask(ReviewRequest::Compute);
         } else {
             // A new session: its undo history starts empty.
-            self.ask_review(ReviewRequest::Open { project });
-        }
-    }
-
-    /// Sends the review worker a request; one that changes files holds further actions
-    /// until the fresh review it is followed by arrives.
-    pub(super) fn ask_review(&mut self, request: ReviewRequest) {
-        if request.changes_files() {
-            self.review.busy = true;
-        }
-        self.review_worker.send(request);
-    }
-
-    /// The watcher saw `paths` change while the review shows `project`: the worker
-    /// re-diffs the files the view lists, or recomputes it all when files appeared or
-    /// vanished.
-    pub(super) fn refresh_review(&mut self, project: &Path, paths: &[PathBuf]) {
-        let changed: Vec<(PathBuf, bool)> = paths
-            .iter()
-            .filter(|p| p.starts_with(project))
-            .map(|path| {
-                let listed = self
-                    .review
-                    .review
-                    .as_ref()
-                    .is_some_and(|r| r.file(path).is_some());
-                (path.clone(), listed)
-            })
-            .collect();
-        if !changed.is_empty() {
-            self.ask_review(ReviewRequest::FilesChanged(changed));
+            self.review.ask(ReviewRequest::Open { project });
         }
     }
 
     /// Commit (git) or mark reviewed (outside git).
     pub(super) fn ask_commit(&mut self) {
-        if self.review.is_git {
+        if self.review.pane.is_git {
             // A commit of nothing would open an editor for an empty commit.
-            let accepted = self.review.review.as_ref().is_some_and(|review| {
-                review
-                    .files
-                    .iter()
-                    .any(|f| f.accepted_added + f.accepted_removed > 0 || f.accepted != f.baseline)
-            });
-            if !accepted {
+            if !self.review.anything_accepted() {
                 let key = |action| {
                     self.keymap
                         .key_for(crate::tui::keymap::KeyContext::Review, action)
@@ -88,14 +52,15 @@ impl App {
                 self.toast(text);
                 return;
             }
-            self.ask_review(ReviewRequest::CommitMessage);
+            self.review.ask(ReviewRequest::CommitMessage);
             return;
         }
-        let Some(review) = &self.review.review else {
+        let Some(review) = &self.review.pane.review else {
             return;
         };
         let name = self
-            .project
+            .projects
+            .open
             .as_ref()
             .map(|p| p.name.clone())
             .unwrap_or_default();
@@ -113,32 +78,27 @@ impl App {
 
     /// "Yes" to rejecting the file at `path`: sent as the prompt showed it.
     pub(super) fn reject_file(&mut self, path: &Path) {
-        match self.pending_reject.take() {
-            Some(file) if file.path == path => self.ask_review(ReviewRequest::Act {
-                action: crate::core::review::ReviewAction::RejectFile,
-                file,
-            }),
-            _ => self.toast_error("the review changed since you were asked; nothing was rejected"),
+        if !self.review.reject_file(path) {
+            self.toast_error("the review changed since you were asked; nothing was rejected");
         }
     }
 
     pub(super) fn on_review_event(&mut self, event: ReviewEvent) {
-        let ours = |app: &App, project: &Path| app.review.project.as_deref() == Some(project);
         match event {
             ReviewEvent::Computed {
                 project,
                 is_git,
                 result,
             } => {
-                if !ours(self, &project) {
+                if !self.review.shows(&project) {
                     return;
                 }
                 match result {
-                    Ok(review) => self.review.set_review(review, is_git),
+                    Ok(review) => self.review.pane.set_review(review, is_git),
                     Err(problem) => {
-                        self.review.loading = false;
-                        self.review.busy = false;
-                        self.review.problem = Some(problem);
+                        self.review.pane.loading = false;
+                        self.review.pane.busy = false;
+                        self.review.pane.problem = Some(problem);
                     }
                 }
             }
@@ -147,11 +107,11 @@ impl App {
                 path,
                 result,
             } => {
-                if !ours(self, &project) {
+                if !self.review.shows(&project) {
                     return;
                 }
                 match result {
-                    Ok(file) => self.review.set_file(&path, file.map(|f| *f)),
+                    Ok(file) => self.review.pane.set_file(&path, file.map(|f| *f)),
                     Err(problem) => self.toast_error(format!("cannot re-diff: {problem}")),
                 }
             }
@@ -161,7 +121,7 @@ impl App {
                 display,
                 result,
             } => {
-                if !ours(self, &project) {
+                if !self.review.shows(&project) {
                     return;
                 }
                 match result {
@@ -195,7 +155,7 @@ impl App {
                     )
                 };
                 let path = file.path.clone();
-                self.pending_reject = Some(file);
+                self.review.hold_reject(file);
                 self.overlays.push(Overlay::Confirm(Confirm::new(
                     "Reject the whole file?",
                     message,

@@ -3,14 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use ratatui::Frame;
-use ratatui::layout::{Position, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::core::findings::{Finding, Severity};
 
 use crate::tui::keymap::{Action, KeyContext};
-use crate::tui::list::ListCursor;
+use crate::tui::list::{ListCursor, ListInput, row_inside_border};
 use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
@@ -50,10 +50,6 @@ impl Findings {
             },
             None => Effect::Toast("this finding offers no fix to apply".into()),
         })
-    }
-
-    fn row_at(&self, position: Position) -> usize {
-        position.y.saturating_sub(self.area.y + 1) as usize
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
@@ -138,8 +134,10 @@ impl Pane for Findings {
 
     fn handle(&mut self, input: Input) -> Outcome {
         let len = self.items.len();
-        match input {
-            Input::Key(key) => match key.action {
+        let area = self.area;
+        let row_at = |position| Some(row_inside_border(area, position));
+        match self.cursor.apply(input, len, row_at, None) {
+            ListInput::Key(key) => match key.action {
                 Some(Action::Open) => Outcome::maybe(self.jump()),
                 Some(Action::ApplyFix) => Outcome::maybe(self.fix()),
                 Some(Action::Back) => Outcome::effect(Effect::Close(Focus::Findings)),
@@ -149,19 +147,11 @@ impl Pane for Findings {
                 }
                 _ => Outcome::Ignored,
             },
-            Input::Click(position) => {
-                let row = self.row_at(position);
-                if self.cursor.click(row, len) == Some(true) {
-                    Outcome::maybe(self.jump())
-                } else {
-                    Outcome::done()
-                }
-            }
-            Input::Scroll(delta) => {
-                self.cursor.scroll(delta, len);
+            ListInput::Selected { again: true } => Outcome::maybe(self.jump()),
+            ListInput::Selected { again: false } | ListInput::Missed | ListInput::Scrolled => {
                 Outcome::done()
             }
-            Input::Paste(_) => Outcome::Ignored,
+            ListInput::Filtered | ListInput::Ignored => Outcome::Ignored,
         }
     }
 

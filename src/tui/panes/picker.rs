@@ -17,7 +17,7 @@ use crate::core::findings::Severity;
 use crate::core::model::Project;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
-use crate::tui::list::ListCursor;
+use crate::tui::list::{ListCursor, ListInput};
 use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
@@ -364,11 +364,11 @@ impl Picker {
         self.refresh();
     }
 
-    /// The row under a click, when the click is on the list.
-    fn row_at(&self, position: Position) -> Option<usize> {
-        self.list_area
+    /// The row of `list_area` under a click, when the click is on the list.
+    fn row_at(list_area: Rect, position: Position) -> Option<usize> {
+        list_area
             .contains(position)
-            .then(|| (position.y - self.list_area.y) as usize)
+            .then(|| (position.y - list_area.y) as usize)
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
@@ -609,8 +609,11 @@ impl Pane for Picker {
     fn handle(&mut self, input: Input) -> Outcome {
         self.settle();
         let len = self.visible.len();
-        match input {
-            Input::Key(key) => match key.action {
+        let list_area = self.list_area;
+        let row_at = |position| Self::row_at(list_area, position);
+        // Pastes do not go into the picker's filter.
+        match self.cursor.apply(input, len, row_at, None) {
+            ListInput::Key(key) => match key.action {
                 Some(action) if offers(COMMANDS, action) => Outcome::maybe(self.on_action(action)),
                 // A global key: not the picker's.
                 Some(_) => Outcome::Ignored,
@@ -627,22 +630,13 @@ impl Pane for Picker {
                     _ => Outcome::Ignored,
                 },
             },
-            Input::Click(position) => {
-                let opened = self
-                    .row_at(position)
-                    .and_then(|row| self.cursor.click(row, len))
-                    == Some(true);
-                Outcome::maybe(
-                    opened
-                        .then(|| self.selected_path().map(Effect::OpenProject))
-                        .flatten(),
-                )
+            ListInput::Selected { again: true } => {
+                Outcome::maybe(self.selected_path().map(Effect::OpenProject))
             }
-            Input::Scroll(delta) => {
-                self.cursor.scroll(delta, len);
+            ListInput::Selected { again: false } | ListInput::Missed | ListInput::Scrolled => {
                 Outcome::done()
             }
-            Input::Paste(_) => Outcome::Ignored,
+            ListInput::Filtered | ListInput::Ignored => Outcome::Ignored,
         }
     }
 

@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::core::findings::Severity;
 use crate::tui::keymap::{Action, KeyContext};
+use crate::tui::list::{ListCursor, ListInput};
 use crate::tui::markdown_view::Rendered;
 use crate::tui::pane::{Input, Outcome, Pane, ViewContext, offers};
 
@@ -81,19 +82,24 @@ impl Preview {
         })
     }
 
-    /// Scrolls by hand (keys or wheel); the preview then stays where it was put.
-    fn scroll_by(&mut self, action: Option<Action>, delta: i64) {
+    /// The furthest the view scrolls: the last page shows the last line.
+    fn last_scroll(&self) -> usize {
         let total = self.rendered.as_ref().map_or(0, |(_, r)| r.lines.len());
-        let last = total.saturating_sub(self.page.max(1));
+        total.saturating_sub(self.page.max(1))
+    }
+
+    /// Scrolls by a key; the preview then stays where it was put (as by the wheel).
+    fn scroll_by(&mut self, action: Action) {
+        let last = self.last_scroll();
         self.pinned = true;
         self.scroll = match action {
-            Some(Action::Up) => self.scroll.saturating_sub(1),
-            Some(Action::Down) => (self.scroll + 1).min(last),
-            Some(Action::PageUp) => self.scroll.saturating_sub(self.page),
-            Some(Action::PageDown) => (self.scroll + self.page).min(last),
-            Some(Action::Top) => 0,
-            Some(Action::Bottom) => last,
-            _ => (self.scroll as i64 + delta).clamp(0, last as i64) as usize,
+            Action::Up => self.scroll.saturating_sub(1),
+            Action::Down => (self.scroll + 1).min(last),
+            Action::PageUp => self.scroll.saturating_sub(self.page),
+            Action::PageDown => (self.scroll + self.page).min(last),
+            Action::Top => 0,
+            Action::Bottom => last,
+            _ => self.scroll.min(last),
         };
     }
 
@@ -216,21 +222,29 @@ impl Pane for Preview {
     }
 
     fn handle(&mut self, input: Input) -> Outcome {
-        match input {
-            Input::Key(key) => match key.action {
+        // The wheel moves the first line shown as it moves a list's selection, over
+        // the scroll positions there are.
+        let mut view = ListCursor {
+            selected: self.scroll,
+            ..ListCursor::default()
+        };
+        // A click only focuses it.
+        let no_row = |_| None;
+        match view.apply(input, self.last_scroll() + 1, no_row, None) {
+            ListInput::Key(key) => match key.action {
                 Some(action) if offers(COMMANDS, action) => {
-                    self.scroll_by(Some(action), 0);
+                    self.scroll_by(action);
                     Outcome::done()
                 }
                 _ => Outcome::Ignored,
             },
-            Input::Scroll(delta) => {
-                self.scroll_by(None, i64::from(delta));
+            ListInput::Scrolled => {
+                self.scroll = view.selected;
+                self.pinned = true;
                 Outcome::done()
             }
-            // A click only focuses it.
-            Input::Click(_) => Outcome::done(),
-            Input::Paste(_) => Outcome::Ignored,
+            ListInput::Selected { .. } | ListInput::Missed => Outcome::done(),
+            ListInput::Filtered | ListInput::Ignored => Outcome::Ignored,
         }
     }
 

@@ -13,7 +13,7 @@ use crate::core::analysis::decisions::{Decision, DecisionStatus};
 use crate::core::findings::Finding;
 
 use crate::tui::keymap::{Action, KeyContext};
-use crate::tui::list::ListCursor;
+use crate::tui::list::{ListCursor, ListInput, PasteRule, row_inside_border};
 use crate::tui::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
@@ -139,8 +139,9 @@ impl Timeline {
     }
 
     /// The entry under a click: rows are two lines tall.
-    fn entry_at(&self, position: Position) -> usize {
-        position.y.saturating_sub(self.area.y + 1) as usize / 2
+    /// The entry under a click: each takes two rows.
+    fn entry_at(area: Rect, position: Position) -> usize {
+        row_inside_border(area, position) / 2
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
@@ -329,43 +330,38 @@ impl Pane for Timeline {
 
     fn handle(&mut self, input: Input) -> Outcome {
         let len = self.visible.len();
-        match input {
-            Input::Paste(text) if self.typing => {
-                self.text
-                    .extend(text.chars().filter(|c| !c.is_control()).take(200));
+        let area = self.area;
+        let entry_at = |position| Some(Self::entry_at(area, position));
+        let filter = self
+            .typing
+            .then_some((&mut self.text, PasteRule::UpTo(200)));
+        match self.cursor.apply(input, len, entry_at, filter) {
+            ListInput::Filtered => {
                 self.refresh();
                 Outcome::done()
             }
             // While the filter is typed, characters are text, whatever they are bound to.
-            Input::Key(key) if self.typing && key.typed().is_some() => {
+            ListInput::Key(key) if self.typing && key.typed().is_some() => {
                 self.text.extend(key.typed());
                 self.refresh();
                 Outcome::done()
             }
-            Input::Key(key) if self.typing && key.event.code == KeyCode::Backspace => {
+            ListInput::Key(key) if self.typing && key.event.code == KeyCode::Backspace => {
                 self.text.pop();
                 self.refresh();
                 Outcome::done()
             }
-            Input::Key(key) => match key.action {
+            ListInput::Key(key) => match key.action {
                 Some(action) if offers(COMMANDS, action) => {
                     Outcome::Consumed(self.on_action(action))
                 }
                 _ => Outcome::Ignored,
             },
-            Input::Click(position) => {
-                let entry = self.entry_at(position);
-                if self.cursor.click(entry, len) == Some(true) {
-                    Outcome::Consumed(self.jump())
-                } else {
-                    Outcome::done()
-                }
-            }
-            Input::Scroll(delta) => {
-                self.cursor.scroll(delta, len);
+            ListInput::Selected { again: true } => Outcome::Consumed(self.jump()),
+            ListInput::Selected { again: false } | ListInput::Missed | ListInput::Scrolled => {
                 Outcome::done()
             }
-            Input::Paste(_) => Outcome::Ignored,
+            ListInput::Ignored => Outcome::Ignored,
         }
     }
 

@@ -32,7 +32,7 @@ use crate::core::review::{
 
 use crate::tui::agent_worker::ProposalView;
 use crate::tui::keymap::{Action, KeyContext};
-use crate::tui::list::ListCursor;
+use crate::tui::list::{ListCursor, ListInput};
 use crate::tui::pane::{Ask, Confirmed, Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::tui::protocol::ProposalDecision;
 use crate::tui::review_worker::ReviewRequest;
@@ -609,21 +609,15 @@ impl ReviewPane {
         }
     }
 
-    fn click(&mut self, position: Position) {
-        if self.list_area.contains(position) {
-            let line = self.list_scroll + (position.y - self.list_area.y) as usize;
-            let row = self.list_lines.get(line).copied().unwrap_or(usize::MAX);
-            if self.selectable_rows().contains(&row) && row != self.list.selected {
-                self.expanded = None;
-                self.list.selected = row;
-                self.rebuild_rows();
-                self.cursor.selected = self.first_hunk_row();
-            }
-        } else if self.diff_area.contains(position) {
-            let row = self.cursor.offset + (position.y - self.diff_area.y) as usize;
-            if row < self.rows.len() {
-                self.cursor.selected = row;
-            }
+    /// A click on the file list selects that file (its first hunk).
+    fn click_list(&mut self, position: Position) {
+        let line = self.list_scroll + (position.y - self.list_area.y) as usize;
+        let row = self.list_lines.get(line).copied().unwrap_or(usize::MAX);
+        if self.selectable_rows().contains(&row) && row != self.list.selected {
+            self.expanded = None;
+            self.list.selected = row;
+            self.rebuild_rows();
+            self.cursor.selected = self.first_hunk_row();
         }
     }
 
@@ -834,20 +828,26 @@ impl Pane for ReviewPane {
     }
 
     fn handle(&mut self, input: Input) -> Outcome {
-        match input {
-            Input::Key(key) => match key.action {
+        if let Input::Click(position) = input
+            && self.list_area.contains(position)
+        {
+            self.click_list(position);
+            return Outcome::done();
+        }
+        // Everything else moves through the diff's rows.
+        let diff_area = self.diff_area;
+        let row_at = |position: Position| {
+            diff_area
+                .contains(position)
+                .then(|| (position.y - diff_area.y) as usize)
+        };
+        match self.cursor.apply(input, self.rows.len(), row_at, None) {
+            ListInput::Key(key) => match key.action {
                 Some(action) if offers(COMMANDS, action) => Outcome::maybe(self.on_action(action)),
                 _ => Outcome::Ignored,
             },
-            Input::Scroll(delta) => {
-                self.cursor.scroll(delta, self.rows.len());
-                Outcome::done()
-            }
-            Input::Click(position) => {
-                self.click(position);
-                Outcome::done()
-            }
-            Input::Paste(_) => Outcome::Ignored,
+            ListInput::Selected { .. } | ListInput::Missed | ListInput::Scrolled => Outcome::done(),
+            ListInput::Filtered | ListInput::Ignored => Outcome::Ignored,
         }
     }
 

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crossterm::event::KeyCode;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -27,7 +27,7 @@ use crate::core::findings::Severity;
 use crate::core::model::LoadKind;
 
 use crate::tui::keymap::{Action, KeyContext};
-use crate::tui::list::ListCursor;
+use crate::tui::list::{ListCursor, ListInput, PasteRule, row_inside_border};
 use crate::tui::pane::{Effect, Input, KeyInput, Outcome, Pane, ViewContext, offers};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::{self, compact};
@@ -446,11 +446,6 @@ impl Tree {
         Outcome::done()
     }
 
-    /// The row under a click (inside the border), when there is one.
-    fn row_at(&self, position: Position) -> usize {
-        position.y.saturating_sub(self.area.y + 1) as usize
-    }
-
     /// Opens the selected file, or folds / unfolds the selected bank or folder.
     fn activate(&mut self, focus: bool) -> Option<Effect> {
         let row = self.rows.get(self.cursor.selected)?;
@@ -537,9 +532,15 @@ impl Pane for Tree {
     fn handle(&mut self, input: Input) -> Outcome {
         let len = self.rows.len();
         let before = self.selected_file();
-        let outcome = match input {
-            Input::Key(key) if self.typing => self.on_filter_key(key),
-            Input::Key(key) => match key.action {
+        let (area, page) = (self.area, self.cursor.page);
+        // Below the rows (the filter's line) is no row.
+        let row_at = |position| Some(row_inside_border(area, position)).filter(|row| *row < page);
+        let filter = self
+            .typing
+            .then_some((&mut self.filter, PasteRule::FirstLine));
+        let outcome = match self.cursor.apply(input, len, row_at, filter) {
+            ListInput::Key(key) if self.typing => self.on_filter_key(key),
+            ListInput::Key(key) => match key.action {
                 // Esc clears a kept filter; without one it is not the tree's.
                 Some(Action::Back) if self.filtering() => {
                     self.filter.clear();
@@ -550,45 +551,25 @@ impl Pane for Tree {
                 Some(action) if offers(COMMANDS, action) => Outcome::maybe(self.on_action(action)),
                 _ => return Outcome::Ignored,
             },
-            Input::Click(position) => {
-                let row = self.row_at(position);
-                // Below the rows (the filter's line) is no row.
-                let clicked = if row < self.cursor.page {
-                    self.cursor.click(row, len)
+            // A click on a bank or folder folds or unfolds it; a second click on a
+            // file opens it.
+            ListInput::Selected { again } => {
+                let fold = self
+                    .rows
+                    .get(self.cursor.selected)
+                    .is_some_and(|r| self.fold_key(r).is_some());
+                if fold || again {
+                    Outcome::maybe(self.activate(true))
                 } else {
-                    None
-                };
-                match clicked {
-                    // A click on a bank or folder folds or unfolds it; a second click on
-                    // a file opens it.
-                    Some(again) => {
-                        let fold = self
-                            .rows
-                            .get(self.cursor.selected)
-                            .is_some_and(|r| self.fold_key(r).is_some());
-                        if fold || again {
-                            Outcome::maybe(self.activate(true))
-                        } else {
-                            Outcome::done()
-                        }
-                    }
-                    None => Outcome::done(),
+                    Outcome::done()
                 }
             }
-            Input::Scroll(delta) => {
-                self.cursor.scroll(delta, len);
-                Outcome::done()
-            }
-            Input::Paste(text) if self.typing => {
-                self.filter.extend(
-                    text.chars()
-                        .take_while(|c| *c != '\n')
-                        .filter(|c| !c.is_control()),
-                );
+            ListInput::Missed | ListInput::Scrolled => Outcome::done(),
+            ListInput::Filtered => {
                 self.refilter();
                 Outcome::done()
             }
-            Input::Paste(_) => return Outcome::Ignored,
+            ListInput::Ignored => return Outcome::Ignored,
         };
         // Moving through the tree (or filtering it) shows each file it lands on.
         match outcome {
