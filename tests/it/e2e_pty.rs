@@ -472,5 +472,26 @@ fn an_agent_stages_three_changes_while_the_tui_is_open_and_a_person_accepts_one_
     assert_eq!(versions.len(), 1, "{versions:?}");
     assert_eq!(versions[0]["writer"], "accept");
     assert_eq!(versions[0]["size"].as_u64(), Some(ACTIVE.len() as u64));
+    // `mbank restore` brings the first version back, and keeps what it replaced.
+    sandbox
+        .run_env(
+            &["restore", active.to_str().unwrap(), "1"],
+            "MBANK_DATA_DIR",
+            &data,
+        )
+        .expect_code(0);
+    assert_eq!(std::fs::read_to_string(&active).unwrap(), ACTIVE);
+    let history = sandbox.run_env(
+        &["history", active.to_str().unwrap(), "--json"],
+        "MBANK_DATA_DIR",
+        &data,
+    );
+    let writers: Vec<String> = history.json()["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["writer"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(writers, ["accept", "restore"]);
     session.quit();
 }
