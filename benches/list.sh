@@ -46,8 +46,12 @@ echo "projects: $("$bin" list --root "$root" --json | grep -c '"name"')"
 
 baseline=()
 if [ -n "${MBANK_BASELINE:-}" ]; then
-  "$MBANK_BASELINE" list --root "$root" >/dev/null
-  baseline=(-n "baseline list" "$MBANK_BASELINE list --root $root")
+  # Its own cache: an older build may keep another cache format, and two builds sharing
+  # one would each find the other's cache stale.
+  mkdir -p "$work/baseline-cache"
+  MBANK_CACHE_DIR=$work/baseline-cache "$MBANK_BASELINE" list --root "$root" >/dev/null
+  MBANK_CACHE_DIR=$work/baseline-cache "$MBANK_BASELINE" list --root "$root" >/dev/null
+  baseline=(-n "baseline list" "env MBANK_CACHE_DIR=$work/baseline-cache $MBANK_BASELINE list --root $root")
 fi
 
 hyperfine --warmup 5 --min-runs 30 -N \
