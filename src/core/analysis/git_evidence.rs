@@ -8,16 +8,17 @@
 //! and each memory file's size and modification time. Anything that moves history, the
 //! index or a file changes the stamp and git is asked again. Reading the stamp costs a
 //! few `stat`s per repository and none per project outside any repository.
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::git::Facts;
+use crate::core::error::CoreError;
+use crate::core::git::{self, Facts, GitRepo, RepoFinder};
 use crate::core::io::hash_index::StableHasher;
-use crate::core::model::Bank;
+use crate::core::model::{Bank, Project};
 use crate::core::scan::listings::Listings;
 
 /// Remembered per project in the listing cache, under the project's stamp.
@@ -321,6 +322,104 @@ fn file_stamp(path: &Path) -> Option<(u64, i128, i128, u64)> {
         ctime,
         ino,
     ))
+}
+
+/// What git says about one project, gathered once for all its banks.
+pub(crate) struct GitFacts {
+    pub(crate) repo: GitRepo,
+    pub(crate) facts: Facts,
+}
+
+/// A project's git side for one analysis.
+pub(crate) enum GitState {
+    /// Not in a repository (or git not asked): no git facts, nothing wrong.
+    Absent,
+    Ready(Box<GitFacts>),
+    /// A repository git refuses or fails on: an error finding instead of facts, so a
+    /// check that could not run never passes silently.
+    Failed {
+        code: &'static str,
+        reason: String,
+    },
+}
+
+impl GitState {
+    fn failed(error: &CoreError) -> GitState {
+        GitState::Failed {
+            code: match error {
+                CoreError::GitRefused { .. } => "git-refused",
+                _ => "git-failed",
+            },
+            reason: error.to_string(),
+        }
+    }
+
+    /// The evidence of a repository git refused or failed on.
+    pub(crate) fn failure(&self) -> Option<Evidence> {
+        match self {
+            GitState::Failed { code, reason } => Some(Evidence::Failed {
+                code,
+                reason: reason.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn facts(&self) -> Option<&GitFacts> {
+        match self {
+            GitState::Ready(facts) => Some(facts),
+            _ => None,
+        }
+    }
+}
+
+/// The files git is asked about: every listed file on disk.
+pub(crate) fn git_files(banks: &[Bank]) -> Vec<&Path> {
+    banks
+        .iter()
+        .flat_map(|b| b.files.iter())
+        .filter(|f| !f.is_virtual())
+        .map(|f| f.path.as_path())
+        .collect()
+}
+
+/// Finds the repositories of `projects` (a `stat` per folder; git only where a `.git`
+/// entry is) and gathers each repository's facts in one pass for all its projects.
+pub(crate) fn gather_git(projects: &[(&Project, &[Bank])]) -> Vec<GitState> {
+    let mut finder = RepoFinder::new();
+    let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
+    let mut repositories: BTreeMap<PathBuf, Vec<(usize, GitRepo)>> = BTreeMap::new();
+    for (i, (project, _)) in projects.iter().enumerate() {
+        match finder.find(&project.path) {
+            Ok(None) => {}
+            Ok(Some(repo)) => repositories
+                .entry(repo.root().to_path_buf())
+                .or_default()
+                .push((i, repo)),
+            Err(e) => states[i] = GitState::failed(&e),
+        }
+    }
+    for members in repositories.into_values() {
+        let requests: Vec<(&GitRepo, Vec<&Path>)> = members
+            .iter()
+            .map(|(i, repo)| (repo, git_files(projects[*i].1)))
+            .collect();
+        let gathered = git::gather_facts(&requests);
+        drop(requests);
+        match gathered {
+            Ok(all) => {
+                for ((i, repo), facts) in members.into_iter().zip(all) {
+                    states[i] = GitState::Ready(Box::new(GitFacts { repo, facts }));
+                }
+            }
+            Err(e) => {
+                for (i, _) in members {
+                    states[i] = GitState::failed(&e);
+                }
+            }
+        }
+    }
+    states
 }
 
 #[cfg(test)]

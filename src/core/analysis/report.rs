@@ -1,7 +1,7 @@
 //! One project's full picture, computed from the core modules: banks and files in read
 //! order, token figures, budgets, staleness, and on request validation findings and
 //! decisions. The CLI prints it; the TUI builds it off the drawing thread.
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -10,18 +10,18 @@ use serde::Serialize;
 use crate::core::analysis::budgets::{self, BudgetCheck, BudgetStatus, Measure};
 use crate::core::analysis::decisions::{self, Decision};
 use crate::core::analysis::git_evidence::{
-    Evidence, GIT_EVIDENCE_FACT, GitEvidence, RepoPlace, RepoStamps,
+    Evidence, GIT_EVIDENCE_FACT, GitEvidence, GitFacts, GitState, RepoPlace, RepoStamps,
+    gather_git, git_files,
 };
 use crate::core::analysis::membership::{self, FileClass};
 use crate::core::analysis::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
 };
 use crate::core::config::Config;
-use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::{self, modes};
-use crate::core::git::{self, Facts, GitRepo, RepoFinder};
+use crate::core::git::GitRepo;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
 use crate::core::scan::bank;
 use crate::core::scan::listings::Listings;
@@ -381,104 +381,6 @@ fn roomodes_sent_tokens(
         .unwrap_or(0);
     store.put_fact(&kind, &file.path, file.size, file.modified, &sent);
     Some((file.path.clone(), sent))
-}
-
-/// What git says about one project, gathered once for all its banks.
-struct GitFacts {
-    repo: GitRepo,
-    facts: Facts,
-}
-
-/// A project's git side for one analysis.
-enum GitState {
-    /// Not in a repository (or git not asked): no git facts, nothing wrong.
-    Absent,
-    Ready(Box<GitFacts>),
-    /// A repository git refuses or fails on: an error finding instead of facts, so a
-    /// check that could not run never passes silently.
-    Failed {
-        code: &'static str,
-        reason: String,
-    },
-}
-
-impl GitState {
-    fn failed(error: &CoreError) -> GitState {
-        GitState::Failed {
-            code: match error {
-                CoreError::GitRefused { .. } => "git-refused",
-                _ => "git-failed",
-            },
-            reason: error.to_string(),
-        }
-    }
-
-    /// The evidence of a repository git refused or failed on.
-    fn failure(&self) -> Option<Evidence> {
-        match self {
-            GitState::Failed { code, reason } => Some(Evidence::Failed {
-                code,
-                reason: reason.clone(),
-            }),
-            _ => None,
-        }
-    }
-
-    fn facts(&self) -> Option<&GitFacts> {
-        match self {
-            GitState::Ready(facts) => Some(facts),
-            _ => None,
-        }
-    }
-}
-
-/// The files git is asked about: every listed file on disk.
-fn git_files(banks: &[Bank]) -> Vec<&Path> {
-    banks
-        .iter()
-        .flat_map(|b| b.files.iter())
-        .filter(|f| !f.is_virtual())
-        .map(|f| f.path.as_path())
-        .collect()
-}
-
-/// Finds the repositories of `projects` (a `stat` per folder; git only where a `.git`
-/// entry is) and gathers each repository's facts in one pass for all its projects.
-fn gather_git(projects: &[(&Project, &[Bank])]) -> Vec<GitState> {
-    let mut finder = RepoFinder::new();
-    let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
-    let mut repositories: BTreeMap<PathBuf, Vec<(usize, GitRepo)>> = BTreeMap::new();
-    for (i, (project, _)) in projects.iter().enumerate() {
-        match finder.find(&project.path) {
-            Ok(None) => {}
-            Ok(Some(repo)) => repositories
-                .entry(repo.root().to_path_buf())
-                .or_default()
-                .push((i, repo)),
-            Err(e) => states[i] = GitState::failed(&e),
-        }
-    }
-    for members in repositories.into_values() {
-        let requests: Vec<(&GitRepo, Vec<&Path>)> = members
-            .iter()
-            .map(|(i, repo)| (repo, git_files(projects[*i].1)))
-            .collect();
-        let gathered = git::gather_facts(&requests);
-        drop(requests);
-        match gathered {
-            Ok(all) => {
-                for ((i, repo), facts) in members.into_iter().zip(all) {
-                    states[i] = GitState::Ready(Box::new(GitFacts { repo, facts }));
-                }
-            }
-            Err(e) => {
-                for (i, _) in members {
-                    states[i] = GitState::failed(&e);
-                }
-            }
-        }
-    }
-    states
 }
 
 /// Largest file read for dates and decisions.
