@@ -3,16 +3,15 @@
 //! the reason stays in the overlay with the message, so nothing typed is lost.
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::review_worker::ReviewRequest;
 use crate::tui::theme::Theme;
-use crate::tui::widgets;
+
+use super::text_popup::{self, TextPopup};
 
 pub use crate::tui::commands::COMMIT_MESSAGE as COMMANDS;
 
@@ -86,59 +85,15 @@ impl CommitEditor {
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
-        let popup = super::popup_area(frame, area, 90, 22, 2);
-        self.area = popup;
-        let key = |action| {
-            keymap
-                .key_for(KeyContext::CommitMessage, action)
-                .map(|k| k.to_string())
-                .unwrap_or_default()
+        let popup = TextPopup {
+            title: " Commit accepted memory changes ".to_string(),
+            confirm: "commit",
+            cancel: "cancel",
+            busy_label: "committing…",
+            busy: self.busy,
+            error: self.error.as_deref(),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .style(theme.base())
-            .title(Span::styled(
-                " Commit accepted memory changes ",
-                theme.title(),
-            ))
-            .title_bottom(
-                Line::from(vec![
-                    Span::styled(format!(" {} ", key(Action::CommitNow)), theme.key()),
-                    Span::styled("commit  ", theme.muted()),
-                    Span::styled(format!("{} ", key(Action::Back)), theme.key()),
-                    Span::styled("cancel ", theme.muted()),
-                ])
-                .right_aligned(),
-            );
-        let inner = block.inner(popup);
-        frame.render_widget(block, popup);
-        let error_height = match &self.error {
-            Some(error) => (error.lines().count() as u16 + 1).min(inner.height / 2),
-            None => u16::from(self.busy),
-        };
-        let [text_area, note] =
-            Layout::vertical([Constraint::Min(3), Constraint::Length(error_height)]).areas(inner);
-        self.textarea.set_style(theme.fg(theme.text));
-        self.textarea.set_cursor_line_style(theme.base());
-        frame.render_widget(&self.textarea, text_area);
-        if let Some(error) = &self.error {
-            let lines: Vec<Line> = error
-                .lines()
-                .map(|l| {
-                    Line::from(Span::styled(
-                        format!("✖ {}", widgets::shown(l)),
-                        theme.fg(theme.error),
-                    ))
-                })
-                .collect();
-            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), note);
-        } else if self.busy {
-            frame.render_widget(
-                Paragraph::new(Span::styled("committing…", theme.muted())),
-                note,
-            );
-        }
+        self.area = text_popup::draw(frame, area, theme, keymap, &mut self.textarea, &popup);
     }
 }
 

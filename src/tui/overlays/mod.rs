@@ -6,6 +6,7 @@ pub mod conflict;
 pub mod help;
 pub mod history;
 pub mod proposal;
+mod text_popup;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;

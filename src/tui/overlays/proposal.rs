@@ -5,9 +5,7 @@
 //! reason stays in the overlay with the text, so nothing typed is lost.
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
@@ -15,6 +13,8 @@ use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::protocol::ProposalDecision;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
+
+use super::text_popup::{self, TextPopup};
 
 pub struct ProposalEditor {
     pub id: u64,
@@ -90,63 +90,19 @@ impl ProposalEditor {
     }
 
     fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
-        let popup = super::popup_area(frame, area, 90, 22, 2);
-        self.area = popup;
-        let key = |action| {
-            keymap
-                .key_for(KeyContext::CommitMessage, action)
-                .map(|k| k.to_string())
-                .unwrap_or_default()
+        let popup = TextPopup {
+            title: format!(
+                " Proposal {} · {} · edit, then accept ",
+                self.id,
+                widgets::shown(&self.file)
+            ),
+            confirm: "accept this text",
+            cancel: "cancel (it stays pending)",
+            busy_label: "accepting…",
+            busy: self.busy,
+            error: self.error.as_deref(),
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(true))
-            .style(theme.base())
-            .title(Span::styled(
-                format!(
-                    " Proposal {} · {} · edit, then accept ",
-                    self.id,
-                    widgets::shown(&self.file)
-                ),
-                theme.title(),
-            ))
-            .title_bottom(
-                Line::from(vec![
-                    Span::styled(format!(" {} ", key(Action::CommitNow)), theme.key()),
-                    Span::styled("accept this text  ", theme.muted()),
-                    Span::styled(format!("{} ", key(Action::Back)), theme.key()),
-                    Span::styled("cancel (it stays pending) ", theme.muted()),
-                ])
-                .right_aligned(),
-            );
-        let inner = block.inner(popup);
-        frame.render_widget(block, popup);
-        let error_height = match &self.error {
-            Some(error) => (error.lines().count() as u16 + 1).min(inner.height / 2),
-            None => u16::from(self.busy),
-        };
-        let [text_area, note] =
-            Layout::vertical([Constraint::Min(3), Constraint::Length(error_height)]).areas(inner);
-        self.textarea.set_style(theme.fg(theme.text));
-        self.textarea.set_cursor_line_style(theme.base());
-        frame.render_widget(&self.textarea, text_area);
-        if let Some(error) = &self.error {
-            let lines: Vec<Line> = error
-                .lines()
-                .map(|l| {
-                    Line::from(Span::styled(
-                        format!("✖ {}", widgets::shown(l)),
-                        theme.fg(theme.error),
-                    ))
-                })
-                .collect();
-            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), note);
-        } else if self.busy {
-            frame.render_widget(
-                Paragraph::new(Span::styled("accepting…", theme.muted())),
-                note,
-            );
-        }
+        self.area = text_popup::draw(frame, area, theme, keymap, &mut self.textarea, &popup);
     }
 }
 
