@@ -4,26 +4,13 @@
 //! Formats are the bottom layer the analysis judges with, so a circle between them means
 //! shared vocabulary sits in the wrong place. The same holds between the files of one
 //! room: each file is a module, and no two of them may need each other.
+use crate::common;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Families whose sub-modules are nodes of their own.
 const SPLIT: [&str; 2] = ["analysis", "formats"];
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The module path of a source file below `src/core`: `analysis/budgets.rs` →
 /// `[analysis, budgets]`, `formats/mod.rs` → `[formats]`.
@@ -138,7 +125,7 @@ fn path_prefix(text: &str) -> Vec<String> {
 /// to its family's top (`super::FormatRules`) stays.
 fn core_graph(core: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
-    rust_files(core, &mut files);
+    common::rust_files(core, &mut files);
     let known: BTreeSet<String> = files
         .iter()
         .filter_map(|f| node(&module_of(core, f)))
@@ -170,7 +157,7 @@ fn core_graph(core: &Path) -> BTreeMap<String, BTreeSet<String>> {
 /// imports.
 fn file_graph(core: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
-    rust_files(core, &mut files);
+    common::rust_files(core, &mut files);
     let known: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(core, f)).collect();
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in &files {

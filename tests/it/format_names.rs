@@ -3,6 +3,8 @@
 //! comparison. Engines ask the model (`formats::rules`, `Format::ALL`) instead, so a new
 //! format is one file, and a rule of one format cannot leak into another's code path.
 //! Test modules and comments are left out: tests build fixtures by name, docs explain.
+use crate::common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -106,21 +108,6 @@ fn format_names() -> BTreeSet<String> {
     names.extend(formats::DECLARING_RULE_FILES.map(String::from));
     names.extend(formats::DECLARING_RULE_FOLDERS.map(String::from));
     names
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The source up to its inline test module, and the files it declares as test modules
@@ -395,7 +382,7 @@ fn variant_matches(code: &str) -> Vec<(usize, String)> {
 /// Every place outside `src/core/formats/` that names a format, as `file:line: what`.
 fn offences(src: &Path, names: &BTreeSet<String>) -> Vec<String> {
     let mut files = Vec::new();
-    rust_files(src, &mut files);
+    common::rust_files(src, &mut files);
     let formats_dir = src.join("core").join("formats");
     let mut test_files: Vec<PathBuf> = Vec::new();
     let mut sources = Vec::new();
