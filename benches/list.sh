@@ -9,7 +9,8 @@
 # listing and no file content, and only `stat`s each folder (to validate its remembered
 # entries) and each memory file (size and mtime key the token cache). `find` still reads
 # every folder, which is why it is no longer the floor. Set MBANK_BASELINE=/path/to/mbank
-# to time an older build in the same run (noise on a shared machine cancels out).
+# to time an older build in the same run. LIST_ROUNDS (default 5) rounds of 10 runs each,
+# the order of the commands alternating between rounds.
 #
 #   benches/list.sh [N_PROJECTS]        (default 2000)
 #
@@ -54,15 +55,34 @@ if [ -n "${MBANK_BASELINE:-}" ]; then
   baseline=(-n "baseline list" "env MBANK_CACHE_DIR=$work/baseline-cache $MBANK_BASELINE list --root $root")
 fi
 
-hyperfine --warmup 5 --min-runs 30 -N \
-  --export-json "$work/list.json" \
-  -n "mbank list" "$bin list --root $root" \
-  "${baseline[@]}" \
-  -n "find -name '*.md' -ls" "find $root -name '*.md' -ls"
+mbank=(-n "mbank list" "$bin list --root $root")
+peer=(-n "find -name '*.md' -ls" "find $root -name '*.md' -ls")
 
-# Medians, which hyperfine's summary does not print.
-python3 - "$work/list.json" <<'EOF' 2>/dev/null || true
-import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    print(f"median {r['command']}: {r['median'] * 1000:.1f} ms")
+# Rounds with the commands in turn first, so load that drifts during a run (a shared
+# machine) falls on every command alike rather than on whichever hyperfine ran last.
+rounds=${LIST_ROUNDS:-5}
+for round in $(seq 1 "$rounds"); do
+  if [ $((round % 2)) -eq 1 ]; then
+    order=("${mbank[@]}" "${baseline[@]}" "${peer[@]}")
+  else
+    order=("${peer[@]}" "${baseline[@]}" "${mbank[@]}")
+  fi
+  hyperfine --warmup 3 --runs 10 -N --style basic \
+    --export-json "$work/list-$round.json" "${order[@]}" >/dev/null
+done
+
+# Medians over every round, which hyperfine's summary does not print, and the ratios.
+python3 - "$work"/list-*.json <<'EOF'
+import json, statistics, sys
+times = {}
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["results"]:
+        times.setdefault(r["command"], []).extend(r["times"])
+medians = {name: statistics.median(t) * 1000 for name, t in times.items()}
+for name, median in medians.items():
+    print(f"median {name}: {median:.1f} ms  ({len(times[name])} runs)")
+mbank = medians.get("mbank list")
+for name, median in medians.items():
+    if name != "mbank list" and mbank:
+        print(f"mbank list / {name}: {mbank / median:.3f}")
 EOF
