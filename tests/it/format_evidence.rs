@@ -1,4 +1,4 @@
-//! Issue 12's evidence defects on fixtures of their shape: a RooFlow / Memory Bank MCP bank
+//! Format evidence defects on fixtures of their shape: a RooFlow / Memory Bank MCP bank
 //! next to `.clinerules-{mode}` files is judged by its own format (no Cline "required
 //! projectBrief.md" error) and read in its modes' `files_to_read` order; RooFlow decision
 //! logs (`## Decision` + bullets) give entries, undated ones undated; Roo rule files are not
