@@ -23,9 +23,10 @@ use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use parking_lot::{Mutex, MutexGuard};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -186,51 +187,28 @@ type FactKey = (String, OsString);
 /// several times slower).
 type Map<K, V> = HashMap<K, V, BuildPathHasher>;
 
-/// Folders listed (or found unchanged) in this run, in shards by path so that walkers
-/// on several threads seldom wait for one another's lock.
-struct DirShards([Mutex<Map<OsString, Dir>>; DIR_SHARDS]);
+/// A map in shards by path, so that threads seldom wait for one another's lock: the
+/// walkers list folders at once, and the workers of `list` look up every memory file's
+/// facts at once.
+struct Shards<K, V>([Mutex<Map<K, V>>; SHARDS]);
 
-const DIR_SHARDS: usize = 16;
+const SHARDS: usize = 16;
 
-impl DirShards {
+impl<K, V> Shards<K, V> {
     fn with_capacity(per_shard: usize) -> Self {
-        DirShards(std::array::from_fn(|_| {
+        Shards(std::array::from_fn(|_| {
             Mutex::new(Map::with_capacity_and_hasher(per_shard, Default::default()))
         }))
     }
 
-    fn shard(&self, dir: &OsStr) -> MutexGuard<'_, Map<OsString, Dir>> {
-        let hash = std::hash::BuildHasher::hash_one(&BuildPathHasher::default(), dir);
-        lock(&self.0[(hash >> 60) as usize % DIR_SHARDS])
-    }
-
-    fn len(&self) -> usize {
-        self.0.iter().map(|shard| lock(shard).len()).sum()
-    }
-}
-
-/// Facts looked up or computed in this run, in shards by path like [`DirShards`]: every
-/// memory file's facts are looked up by the workers of `list` at once.
-struct FactShards([Mutex<Map<FactKey, Fact>>; DIR_SHARDS]);
-
-impl FactShards {
-    fn new() -> Self {
-        FactShards(std::array::from_fn(|_| Mutex::new(Map::default())))
-    }
-
-    fn shard(&self, path: &OsStr) -> MutexGuard<'_, Map<FactKey, Fact>> {
+    fn shard(&self, path: &OsStr) -> MutexGuard<'_, Map<K, V>> {
         let hash = std::hash::BuildHasher::hash_one(&BuildPathHasher::default(), path);
-        lock(&self.0[(hash >> 60) as usize % DIR_SHARDS])
+        self.0[(hash >> 60) as usize % SHARDS].lock()
     }
 
     fn len(&self) -> usize {
-        self.0.iter().map(|shard| lock(shard).len()).sum()
+        self.0.iter().map(|shard| shard.lock().len()).sum()
     }
-}
-
-/// A poisoned lock only means another thread panicked; the maps are still valid.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[derive(Default)]
@@ -252,8 +230,9 @@ pub struct Listings {
     previous_dirs: PreviousDirs,
     previous_facts: Map<FactKey, Fact>,
     /// Facts looked up or computed in this run.
-    facts: FactShards,
-    dirs: DirShards,
+    facts: Shards<FactKey, Fact>,
+    /// Folders listed (or found unchanged) in this run.
+    dirs: Shards<OsString, Dir>,
     state: Mutex<State>,
 }
 
@@ -316,8 +295,8 @@ impl Listings {
             started: nanos(SystemTime::now()),
             previous_dirs: PreviousDirs::default(),
             previous_facts: Map::default(),
-            facts: FactShards::new(),
-            dirs: DirShards::with_capacity(0),
+            facts: Shards::with_capacity(0),
+            dirs: Shards::with_capacity(0),
             state: Mutex::new(State::default()),
         }
     }
@@ -342,7 +321,7 @@ impl Listings {
             && let Some((dirs, facts)) = decode(bytes, root)
         {
             // This run will most likely list the same folders again.
-            listings.dirs = DirShards::with_capacity(dirs.count / DIR_SHARDS + 1);
+            listings.dirs = Shards::with_capacity(dirs.count / SHARDS + 1);
             listings.previous_dirs = dirs;
             listings.previous_facts = facts;
         }
@@ -373,7 +352,7 @@ impl Listings {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        lock(&self.state)
+        self.state.lock()
     }
 
     /// A folder's entries in the order the platform returned them: from this run's
@@ -581,9 +560,9 @@ impl Listings {
     /// The payload as a run that began at `started` would write it.
     fn encode_as_of(&self, started: i128) -> Vec<u8> {
         let shards: Vec<MutexGuard<'_, Map<OsString, Dir>>> =
-            self.dirs.0.iter().map(lock).collect();
+            self.dirs.0.iter().map(Mutex::lock).collect();
         let facts: Vec<MutexGuard<'_, Map<FactKey, Fact>>> =
-            self.facts.0.iter().map(lock).collect();
+            self.facts.0.iter().map(Mutex::lock).collect();
         encode(
             shards.iter().flat_map(|shard| shard.iter()),
             facts.iter().flat_map(|shard| shard.iter()),
@@ -922,6 +901,35 @@ mod tests {
         let reopened = Listings::open_at(&cache, &root);
         assert_eq!(reopened.previous_dirs.count, 0);
         assert!(reopened.previous_facts.is_empty());
+    }
+
+    #[test]
+    fn a_thread_that_panics_holding_the_locks_leaves_the_listings_usable() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a.md"), "x").unwrap();
+        let listings = Listings::open_at(&dir.path().join("cache"), &root);
+        listings.list(&root).unwrap();
+        let path = root.join("a.md");
+        let walker = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let _dirs = listings.dirs.shard(root.as_os_str());
+                    let _facts = listings.facts.shard(path.as_os_str());
+                    let _state = listings.state();
+                    panic!("a walker fails while holding every lock");
+                })
+                .join()
+        });
+        assert!(walker.is_err());
+        // The other walkers carry on with what was there.
+        assert_eq!(names(&listings.list(&root).unwrap()), vec!["a.md"]);
+        let t = UNIX_EPOCH + Duration::from_secs(1_000);
+        listings.put_fact("rule", &path, 1, Some(t), &true);
+        assert_eq!(listings.fact::<bool>("rule", &path, 1, Some(t)), Some(true));
+        assert_eq!(listings.folders_read(), 1);
+        listings.save().unwrap();
     }
 
     #[test]
