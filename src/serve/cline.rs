@@ -113,7 +113,7 @@ pub fn initialize(shared: &Shared, session: &Session, args: &Args) -> ToolResult
             shared.log_refusal(&dir, "projectBrief.md", e, "mcp:initialize_memory_bank");
         })?;
     shared.forget(&dir);
-    *super::lock(&session.project) = Some(dir.clone());
+    *session.project.lock() = Some(dir.clone());
     Ok(json!({
         "success": true,
         "path": report.bank,

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::args::Args;
 use super::reply::{Flavor, ToolError, ToolResult};
-use super::{Session, Shared, lock};
+use super::{Session, Shared};
 use crate::core::agent::infinity::{self, InfinityError, InfinityProject};
 use crate::core::formats::infinity::store::MEMORY_TYPES;
 use crate::core::history::as_writer;
@@ -56,7 +56,9 @@ pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
 }
 
 fn active(session: &Session) -> Result<InfinityProject, ToolError> {
-    lock(&session.infinity)
+    session
+        .infinity
+        .lock()
         .clone()
         .ok_or_else(|| InfinityError::ProjectNotActivated.into())
 }
@@ -138,7 +140,7 @@ fn activate(shared: &Shared, session: &Session) -> ToolResult {
     }
     let project = infinity::activate(&shared.options.infinity_project)?;
     let id = project.project_id.clone();
-    *lock(&session.infinity) = Some(project);
+    *session.infinity.lock() = Some(project);
     Ok(json!({"success": true, "project_id": id}))
 }
 

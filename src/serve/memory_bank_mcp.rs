@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::args::Args;
 use super::reply::{ToolError, ToolResult};
-use super::{Session, Shared, lock};
+use super::{Session, Shared};
 use crate::core::agent::bank::{MarkdownBank, WriteMode, WriteReport};
 use crate::core::agent::entries::NewDecision;
 use crate::core::agent::{AgentError, rfc3339};
@@ -117,7 +117,7 @@ pub const RESOURCES: [(&str, &str, Role); 5] = [
 
 /// The session's project, or the default one.
 pub fn current_project(shared: &Shared, session: &Session) -> Result<PathBuf, AgentError> {
-    if let Some(dir) = lock(&session.project).clone() {
+    if let Some(dir) = session.project.lock().clone() {
         return Ok(dir);
     }
     shared.default_project()
@@ -157,7 +157,7 @@ fn set_path(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
         None => shared.default_project()?,
     };
     let initialized = shared.bank(&dir).is_ok();
-    *lock(&session.project) = Some(dir.clone());
+    *session.project.lock() = Some(dir.clone());
     Ok(json!({
         "success": true,
         "path": dir,
@@ -240,7 +240,7 @@ fn list(shared: &Shared, session: &Session) -> ToolResult {
 
 fn status(shared: &Shared, session: &Session) -> ToolResult {
     let dir = current_project(shared, session)?;
-    let mode = lock(&session.mode).clone();
+    let mode = session.mode.lock().clone();
     match shared.bank(&dir) {
         Ok(bank) => Ok(json!({
             "status": "ok",
@@ -402,14 +402,14 @@ fn switch_mode(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
             available: modes.join(", "),
         }));
     };
-    *lock(&session.mode) = Some(found.clone());
+    *session.mode.lock() = Some(found.clone());
     Ok(json!({"status": "success", "mode": found, "message": format!("Switched to {found} mode")}))
 }
 
 fn current_mode(shared: &Shared, session: &Session) -> ToolResult {
     let dir = current_project(shared, session)?;
     Ok(json!({
-        "mode": lock(&session.mode).clone(),
+        "mode": session.mode.lock().clone(),
         "available": super::modes_of(&dir),
     }))
 }

@@ -27,7 +27,9 @@ pub mod stdio;
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
 
 use crate::core::agent::bank::{FileRead, MarkdownBank};
 use crate::core::agent::infinity::InfinityProject;
@@ -178,13 +180,6 @@ pub struct Session {
     pub infinity: Mutex<Option<InfinityProject>>,
 }
 
-/// Locks a mutex whose holder may have panicked: the state is plain data, still usable.
-pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 impl Shared {
     pub fn new(options: Options) -> AgentResult<Arc<Shared>> {
         let root = Root::new(&options.root)?;
@@ -207,11 +202,7 @@ impl Shared {
             .filter(|m| m.len() <= CACHED_FILE_BYTES)
             .and_then(|m| FileStamp::of(&m));
         if let Some(stamp) = stamp
-            && let Some((cached_stamp, cached)) = self
-                .reads
-                .read()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(&path)
+            && let Some((cached_stamp, cached)) = self.reads.read().get(&path)
             && *cached_stamp == stamp
         {
             return Ok(cached.clone());
@@ -224,7 +215,7 @@ impl Shared {
         // The stamp taken before the read: if the file changed in between, the next
         // request sees a different stamp and reads again.
         if let Some(stamp) = stamp {
-            let mut reads = self.reads.write().unwrap_or_else(|p| p.into_inner());
+            let mut reads = self.reads.write();
             if reads.len() >= CACHED_FILES {
                 reads.clear();
             }
@@ -244,11 +235,7 @@ impl Shared {
 
     /// The memory bank of a project folder, opened once and kept while its folder exists.
     pub fn bank(&self, project_dir: &Path) -> AgentResult<Arc<MarkdownBank>> {
-        if let Some(bank) = self
-            .banks
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(project_dir)
+        if let Some(bank) = self.banks.read().get(project_dir)
             && bank.root.is_dir()
         {
             return Ok(bank.clone());
@@ -261,24 +248,20 @@ impl Shared {
         let bank = Arc::new(MarkdownBank::open(project_dir)?.with_staging(store));
         self.banks
             .write()
-            .unwrap_or_else(|p| p.into_inner())
             .insert(project_dir.to_path_buf(), bank.clone());
         Ok(bank)
     }
 
     /// Forgets what is known about a project (after `initialize_memory_bank`).
     pub fn forget(&self, project_dir: &Path) {
-        self.banks
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(project_dir);
-        lock(&self.default_project).take();
+        self.banks.write().remove(project_dir);
+        self.default_project.lock().take();
     }
 
     /// The project a request without one means: the root when it holds a memory bank,
     /// else the only project with one under it.
     pub fn default_project(&self) -> AgentResult<PathBuf> {
-        if let Some(dir) = lock(&self.default_project).as_ref()
+        if let Some(dir) = self.default_project.lock().as_ref()
             && dir.join(crate::core::formats::cline::BANK_DIR).is_dir()
         {
             return Ok(dir.clone());
@@ -315,7 +298,7 @@ impl Shared {
                 }
             }
         };
-        *lock(&self.default_project) = Some(chosen.clone());
+        *self.default_project.lock() = Some(chosen.clone());
         Ok(chosen)
     }
 

@@ -3,7 +3,8 @@
 //! keys), in fixed windows aligned to the clock, with the `X-RateLimit-*` figures.
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+
+use parking_lot::Mutex;
 
 /// What one request may do, and the figures for its headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +58,7 @@ impl RateLimiter {
     pub fn check_n(&self, caller: &str, now: u64, n: u32) -> Verdict {
         let minute = now / 60;
         let hour = now / 3600;
-        let mut callers = self.callers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut callers = self.callers.lock();
         if callers.len() >= PRUNE_AT && !callers.contains_key(caller) {
             callers.retain(|_, w| w.hour == hour);
         }
@@ -123,7 +124,7 @@ impl AuthFailures {
 
     /// Seconds `client` must wait at Unix time `now`, when it is locked out.
     pub fn locked_out(&self, client: IpAddr, now: u64) -> Option<u64> {
-        let clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        let clients = self.clients.lock();
         let (start, count) = *clients.get(&client)?;
         let end = start + self.window;
         (count >= self.limit && now < end).then(|| (end - now).max(1))
@@ -131,7 +132,7 @@ impl AuthFailures {
 
     /// Counts one failed authentication of `client` at `now`.
     pub fn failed(&self, client: IpAddr, now: u64) {
-        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        let mut clients = self.clients.lock();
         if clients.len() >= PRUNE_AT && !clients.contains_key(&client) {
             let window = self.window;
             clients.retain(|_, (start, _)| *start + window > now);
@@ -161,6 +162,31 @@ mod tests {
         assert_eq!(failures.locked_out(a, 1060), None);
         failures.failed(a, 1060);
         assert_eq!(failures.locked_out(a, 1061), None);
+    }
+
+    #[test]
+    fn a_request_that_panics_holding_the_counts_leaves_them_usable() {
+        let limiter = RateLimiter::new(2, 100);
+        let failures = AuthFailures::new(1, 60);
+        let a: IpAddr = "127.0.0.1".parse().unwrap();
+        let t = 1_700_000_000 / 3600 * 3600;
+        assert!(limiter.check("k", t).allowed);
+        let request = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let _callers = limiter.callers.lock();
+                    let _clients = failures.clients.lock();
+                    panic!("a request fails while holding the counts");
+                })
+                .join()
+        });
+        assert!(request.is_err());
+        // The counts made before the panic still hold.
+        let last = limiter.check("k", t + 1);
+        assert!(last.allowed && last.remaining == 0);
+        assert!(!limiter.check("k", t + 2).allowed);
+        failures.failed(a, t);
+        assert_eq!(failures.locked_out(a, t + 1), Some(59));
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! alone; the others still land. Other processes still serialise on the folder lock.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, LazyLock, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock};
+
+use parking_lot::{Condvar, Mutex};
 
 use super::{AgentError, AgentResult};
 use crate::core::io::lock;
@@ -38,10 +40,6 @@ struct FileQueue {
 static QUEUES: LazyLock<Mutex<HashMap<PathBuf, Arc<FileQueue>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
-fn guard<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// Reads the file's current text (`None`: no file yet).
 pub type Read<'a> = &'a dyn Fn() -> AgentResult<Option<String>>;
 
@@ -49,11 +47,8 @@ pub type Read<'a> = &'a dyn Fn() -> AgentResult<Option<String>>;
 /// Under the folder lock of `path`, `read` gives the current text and `commit` writes.
 /// Returns what `commit` returned for the write holding this edit (its version).
 pub fn append(path: &Path, edit: Edit, read: Read<'_>, commit: Commit<'_>) -> AgentResult<String> {
-    let queue = guard(&QUEUES)
-        .entry(path.to_path_buf())
-        .or_default()
-        .clone();
-    let mut state = guard(&queue.state);
+    let queue = QUEUES.lock().entry(path.to_path_buf()).or_default().clone();
+    let mut state = queue.state.lock();
     let id = state.next_id;
     state.next_id += 1;
     state.waiting.push((id, edit));
@@ -64,7 +59,7 @@ pub fn append(path: &Path, edit: Edit, read: Read<'_>, commit: Commit<'_>) -> Ag
         if !state.writing {
             break;
         }
-        state = queue.done.wait(state).unwrap_or_else(|p| p.into_inner());
+        queue.done.wait(&mut state);
     }
     // Leader: write batches until the queue is empty (this caller's edit is in the first).
     state.writing = true;
@@ -72,7 +67,7 @@ pub fn append(path: &Path, edit: Edit, read: Read<'_>, commit: Commit<'_>) -> Ag
         let batch = std::mem::take(&mut state.waiting);
         drop(state);
         let results = write_batch(path, batch, read, commit);
-        state = guard(&queue.state);
+        state = queue.state.lock();
         state.results.extend(results);
         queue.done.notify_all();
     }

@@ -13,8 +13,9 @@
 //! writer share one definition.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock};
 
+use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -445,10 +446,6 @@ const CLEAN_TEXTS_MAX: usize = 16;
 static CLEAN_TEXTS: LazyLock<Mutex<HashMap<PathBuf, Arc<str>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
-fn clean_texts() -> std::sync::MutexGuard<'static, HashMap<PathBuf, Arc<str>>> {
-    CLEAN_TEXTS.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// [`check_result`] for a text the server built by appending to `old` (a batch of
 /// logged decisions): the same verdict, but when `new` only extends a text of `path`
 /// this process already found clean, only the extension is scanned. The extension must
@@ -469,7 +466,8 @@ pub fn check_appended_result(
         .strip_prefix(old)
         .filter(|added| !old.is_empty() && old.ends_with('\n') && !added.contains("private>"));
     let known_clean = extension.is_some()
-        && clean_texts()
+        && CLEAN_TEXTS
+            .lock()
             .get(path)
             .is_some_and(|clean| clean.as_ref() == old);
     match extension {
@@ -486,7 +484,7 @@ pub fn check_appended_result(
         _ => check_secrets(file, TextPart::Content, new)?,
     }
     if new.len() >= CLEAN_TEXT_MIN_BYTES {
-        let mut texts = clean_texts();
+        let mut texts = CLEAN_TEXTS.lock();
         if texts.len() >= CLEAN_TEXTS_MAX
             && !texts.contains_key(path)
             && let Some(evicted) = texts.keys().next().cloned()

@@ -217,7 +217,8 @@ impl IndexSummary {
 mod summaries {
     use std::collections::HashMap;
     use std::path::{Path, PathBuf};
-    use std::sync::{Mutex, PoisonError};
+
+    use parking_lot::Mutex;
 
     use super::{IndexStamp, IndexSummary};
 
@@ -227,7 +228,7 @@ mod summaries {
     static KEPT: Mutex<Option<HashMap<PathBuf, (IndexStamp, IndexSummary)>>> = Mutex::new(None);
 
     pub(super) fn get(folder: &Path, stamp: IndexStamp) -> Option<IndexSummary> {
-        let kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept = KEPT.lock();
         kept.as_ref()?
             .get(folder)
             .filter(|(kept_stamp, _)| *kept_stamp == stamp)
@@ -235,7 +236,7 @@ mod summaries {
     }
 
     pub(super) fn put(folder: PathBuf, stamp: IndexStamp, summary: IndexSummary) {
-        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut kept = KEPT.lock();
         let map = kept.get_or_insert_with(HashMap::new);
         if map.len() >= MAX && !map.contains_key(&folder) {
             map.clear();
@@ -244,7 +245,7 @@ mod summaries {
     }
 
     pub(super) fn forget(folder: &Path) {
-        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut kept = KEPT.lock();
         if let Some(map) = kept.as_mut() {
             map.remove(folder);
         }

@@ -488,7 +488,7 @@ struct Pending {
 }
 
 /// Folders reached through more than one path (symlinks), shared by the walkers.
-type Visited = std::sync::Mutex<HashSet<PathBuf>>;
+type Visited = parking_lot::Mutex<HashSet<PathBuf>>;
 
 /// What one walker needs to know about the whole scan.
 struct Walk<'a> {
@@ -502,14 +502,9 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// First visit of a real folder? (A poisoned lock only means another walker
-    /// panicked; its set is still valid.)
+    /// First visit of a real folder?
     fn first_visit(&self, real: PathBuf) -> bool {
-        let mut visited = self
-            .visited
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        visited.insert(real)
+        self.visited.lock().insert(real)
     }
 
     /// Scans `stack` depth-first; returns the projects found and pushes nothing outside.
@@ -684,13 +679,8 @@ pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec
     } else {
         // Workers take one top-level folder at a time, so a worker on a busy core does
         // less instead of holding everyone up.
-        let queue = std::sync::Mutex::new(top);
-        let next = || {
-            queue
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .pop()
-        };
+        let queue = parking_lot::Mutex::new(top);
+        let next = || queue.lock().pop();
         let found: Vec<Vec<Project>> = std::thread::scope(|scope| {
             let walk = &walk;
             let next = &next;

@@ -23,9 +23,12 @@ use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use dashmap::DashMap;
+use dashmap::mapref::entry::Entry as MapEntry;
+use parking_lot::{Mutex, MutexGuard};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -186,52 +189,9 @@ type FactKey = (String, OsString);
 /// several times slower).
 type Map<K, V> = HashMap<K, V, BuildPathHasher>;
 
-/// Folders listed (or found unchanged) in this run, in shards by path so that walkers
-/// on several threads seldom wait for one another's lock.
-struct DirShards([Mutex<Map<OsString, Dir>>; DIR_SHARDS]);
-
-const DIR_SHARDS: usize = 16;
-
-impl DirShards {
-    fn with_capacity(per_shard: usize) -> Self {
-        DirShards(std::array::from_fn(|_| {
-            Mutex::new(Map::with_capacity_and_hasher(per_shard, Default::default()))
-        }))
-    }
-
-    fn shard(&self, dir: &OsStr) -> MutexGuard<'_, Map<OsString, Dir>> {
-        let hash = std::hash::BuildHasher::hash_one(&BuildPathHasher::default(), dir);
-        lock(&self.0[(hash >> 60) as usize % DIR_SHARDS])
-    }
-
-    fn len(&self) -> usize {
-        self.0.iter().map(|shard| lock(shard).len()).sum()
-    }
-}
-
-/// Facts looked up or computed in this run, in shards by path like [`DirShards`]: every
-/// memory file's facts are looked up by the workers of `list` at once.
-struct FactShards([Mutex<Map<FactKey, Fact>>; DIR_SHARDS]);
-
-impl FactShards {
-    fn new() -> Self {
-        FactShards(std::array::from_fn(|_| Mutex::new(Map::default())))
-    }
-
-    fn shard(&self, path: &OsStr) -> MutexGuard<'_, Map<FactKey, Fact>> {
-        let hash = std::hash::BuildHasher::hash_one(&BuildPathHasher::default(), path);
-        lock(&self.0[(hash >> 60) as usize % DIR_SHARDS])
-    }
-
-    fn len(&self) -> usize {
-        self.0.iter().map(|shard| lock(shard).len()).sum()
-    }
-}
-
-/// A poisoned lock only means another thread panicked; the maps are still valid.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+/// A map that threads share, locked in shards: the walkers list folders at once, and the
+/// workers of `list` look up every memory file's facts at once.
+type SharedMap<K, V> = DashMap<K, V, BuildPathHasher>;
 
 #[derive(Default)]
 struct State {
@@ -252,8 +212,9 @@ pub struct Listings {
     previous_dirs: PreviousDirs,
     previous_facts: Map<FactKey, Fact>,
     /// Facts looked up or computed in this run.
-    facts: FactShards,
-    dirs: DirShards,
+    facts: SharedMap<FactKey, Fact>,
+    /// Folders listed (or found unchanged) in this run.
+    dirs: SharedMap<OsString, Dir>,
     state: Mutex<State>,
 }
 
@@ -316,8 +277,8 @@ impl Listings {
             started: nanos(SystemTime::now()),
             previous_dirs: PreviousDirs::default(),
             previous_facts: Map::default(),
-            facts: FactShards::new(),
-            dirs: DirShards::with_capacity(0),
+            facts: SharedMap::default(),
+            dirs: SharedMap::default(),
             state: Mutex::new(State::default()),
         }
     }
@@ -342,7 +303,7 @@ impl Listings {
             && let Some((dirs, facts)) = decode(bytes, root)
         {
             // This run will most likely list the same folders again.
-            listings.dirs = DirShards::with_capacity(dirs.count / DIR_SHARDS + 1);
+            listings.dirs = SharedMap::with_capacity_and_hasher(dirs.count, Default::default());
             listings.previous_dirs = dirs;
             listings.previous_facts = facts;
         }
@@ -373,13 +334,13 @@ impl Listings {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        lock(&self.state)
+        self.state.lock()
     }
 
     /// A folder's entries in the order the platform returned them: from this run's
     /// memory, else from the cache when the folder is unchanged, else read now.
     pub fn list(&self, dir: &Path) -> io::Result<Entries> {
-        if let Some(known) = self.dirs.shard(dir.as_os_str()).get(dir.as_os_str()) {
+        if let Some(known) = self.dirs.get(dir.as_os_str()) {
             return Ok(known.entries.clone());
         }
         let (stamp, modified) = if self.file.is_some() {
@@ -422,9 +383,7 @@ impl Listings {
             state.changed = true;
             state.read += 1;
         }
-        self.dirs
-            .shard(dir.as_os_str())
-            .insert(dir.as_os_str().to_os_string(), dir_entry);
+        self.dirs.insert(dir.as_os_str().to_os_string(), dir_entry);
         Ok(entries)
     }
 
@@ -439,8 +398,7 @@ impl Listings {
 
     /// The entries of `dir` when this run has listed it already (never reads a folder).
     pub fn listed(&self, dir: &Path) -> Option<Entries> {
-        let shard = self.dirs.shard(dir.as_os_str());
-        shard
+        self.dirs
             .get(dir.as_os_str())
             .map(|known| known.entries.clone())
     }
@@ -472,7 +430,7 @@ impl Listings {
     /// Modification time of a path; a folder listed in this run answers without a
     /// `stat`.
     pub fn modified(&self, path: &Path) -> Option<SystemTime> {
-        if let Some(known) = self.dirs.shard(path.as_os_str()).get(path.as_os_str())
+        if let Some(known) = self.dirs.get(path.as_os_str())
             && known.modified.is_some()
         {
             return known.modified;
@@ -533,19 +491,16 @@ impl Listings {
         mtime: i128,
     ) -> Option<T> {
         let key = (kind.to_string(), path.as_os_str().to_os_string());
-        let mut facts = self.facts.shard(path.as_os_str());
-        let fact = match facts.get(&key) {
-            Some(fact) => fact.clone(),
-            None => {
-                let fact = self.previous_facts.get(&key)?.clone();
+        let fact = match self.facts.entry(key) {
+            MapEntry::Occupied(known) => known.get().clone(),
+            MapEntry::Vacant(unknown) => {
+                let fact = self.previous_facts.get(unknown.key())?.clone();
                 if fact.len != len || fact.mtime != mtime {
                     return None;
                 }
-                facts.insert(key, fact.clone());
-                fact
+                unknown.insert(fact).clone()
             }
         };
-        drop(facts);
         if fact.len != len || fact.mtime != mtime {
             return None;
         }
@@ -569,7 +524,6 @@ impl Listings {
             json: json.into(),
         };
         self.facts
-            .shard(path.as_os_str())
             .insert((kind.to_string(), path.as_os_str().to_os_string()), fact);
         self.state().changed = true;
     }
@@ -580,13 +534,11 @@ impl Listings {
 
     /// The payload as a run that began at `started` would write it.
     fn encode_as_of(&self, started: i128) -> Vec<u8> {
-        let shards: Vec<MutexGuard<'_, Map<OsString, Dir>>> =
-            self.dirs.0.iter().map(lock).collect();
-        let facts: Vec<MutexGuard<'_, Map<FactKey, Fact>>> =
-            self.facts.0.iter().map(lock).collect();
+        let dirs: Vec<_> = self.dirs.iter().collect();
+        let facts: Vec<_> = self.facts.iter().collect();
         encode(
-            shards.iter().flat_map(|shard| shard.iter()),
-            facts.iter().flat_map(|shard| shard.iter()),
+            dirs.iter().map(|dir| dir.pair()),
+            facts.iter().map(|fact| fact.pair()),
             started,
         )
     }
@@ -922,6 +874,41 @@ mod tests {
         let reopened = Listings::open_at(&cache, &root);
         assert_eq!(reopened.previous_dirs.count, 0);
         assert!(reopened.previous_facts.is_empty());
+    }
+
+    #[test]
+    fn a_thread_that_panics_holding_the_locks_leaves_the_listings_usable() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a.md"), "x").unwrap();
+        let listings = Listings::open_at(&dir.path().join("cache"), &root);
+        listings.list(&root).unwrap();
+        let path = root.join("a.md");
+        let t = UNIX_EPOCH + Duration::from_secs(1_000);
+        listings.put_fact("rule", &path, 1, Some(t), &true);
+        let walker = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let _dir = listings.dirs.get_mut(root.as_os_str());
+                    let key = ("rule".to_string(), path.as_os_str().to_os_string());
+                    let _fact = listings.facts.get_mut(&key);
+                    let _state = listings.state();
+                    panic!("a walker fails while holding every lock");
+                })
+                .join()
+        });
+        assert!(walker.is_err());
+        // The other walkers carry on with what was there.
+        assert_eq!(names(&listings.list(&root).unwrap()), vec!["a.md"]);
+        assert_eq!(listings.fact::<bool>("rule", &path, 1, Some(t)), Some(true));
+        listings.put_fact("rule", &path, 2, Some(t), &false);
+        assert_eq!(
+            listings.fact::<bool>("rule", &path, 2, Some(t)),
+            Some(false)
+        );
+        assert_eq!(listings.folders_read(), 1);
+        listings.save().unwrap();
     }
 
     #[test]
