@@ -66,7 +66,21 @@ pub fn append(path: &Path, edit: Edit, read: Read<'_>, commit: Commit<'_>) -> Ag
     while !state.waiting.is_empty() {
         let batch = std::mem::take(&mut state.waiting);
         drop(state);
-        let results = write_batch(path, batch, read, commit);
+        let ids: Vec<u64> = batch.iter().map(|(id, _)| *id).collect();
+        // A panic in an edit or the commit must not leave `writing` set: every later
+        // append to this file would wait for a leader that is gone.
+        let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            write_batch(path, batch, read, commit)
+        }))
+        .unwrap_or_else(|_| {
+            ids.into_iter()
+                .map(|id| {
+                    let message = "the write holding this entry stopped unexpectedly; \
+                                   read the file to see whether it landed";
+                    (id, Err(AgentError::Storage(message.into())))
+                })
+                .collect()
+        });
         state = queue.state.lock();
         state.results.extend(results);
         queue.done.notify_all();
@@ -200,5 +214,32 @@ mod tests {
             }
         }
         assert_eq!(text.lines().count(), 8 * 39);
+    }
+
+    #[test]
+    fn an_edit_that_panics_fails_its_batch_and_later_appends_still_land() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.md");
+        let panicked = append(
+            &path,
+            Box::new(|_| panic!("an edit that panics")),
+            &|| Ok(None),
+            &|_, new| Ok(new.len().to_string()),
+        );
+        assert!(
+            matches!(panicked, Err(AgentError::Storage(_))),
+            "{panicked:?}"
+        );
+        // Run on another thread with a deadline: a queue left "writing" would hang here.
+        let later = path.clone();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(append_line(&later, "after the panic".into()));
+        });
+        let result = receiver
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("an append after a panicking edit must not wait forever");
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "after the panic\n");
     }
 }
