@@ -303,7 +303,17 @@ impl History {
         writer: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<u64>> {
-        let key = key_of(file);
+        self.record_key_at(key_of(file), replaced, writer, now)
+    }
+
+    /// [`History::record_at`] for the file whose key ([`key_of`]) is `key`.
+    fn record_key_at(
+        &self,
+        key: PathBuf,
+        replaced: &str,
+        writer: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>> {
         let Some(dir) = self.file_folder(&key, true)? else {
             return Ok(None);
         };
@@ -318,10 +328,7 @@ impl History {
         if summary.newest.as_ref().is_some_and(|v| v.hash == hash) {
             return Ok(None);
         }
-        let blob = blob_name(&hash);
-        if dir.entry_meta(std::ffi::OsStr::new(&blob))?.is_none() {
-            files::write_atomic(&dir, &blob, replaced.as_bytes(), false)?;
-        }
+        files::store_blob(&dir, &blob_name(&hash), replaced.as_bytes(), &hash)?;
         let number = summary.newest.as_ref().map_or(1, |v| v.version + 1);
         let version = Version {
             version: number,
@@ -569,6 +576,16 @@ pub fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> 
     Ok(())
 }
 
+/// [`record_replaced`] for a file whose real path the write resolved already: `real` is
+/// what [`crate::core::write::resolve_target`] returned for it, which is its key, so it
+/// is not resolved a second time.
+pub fn record_replaced_resolved(real: &Path, replaced: &str, writer: &str) -> Result<()> {
+    if let Some(history) = installed().filter(|_| RECORDING.with(|r| r.get())) {
+        history.record_key_at(real.to_path_buf(), replaced, writer, Utc::now())?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -793,6 +810,92 @@ mod tests {
         std::os::unix::fs::symlink(&outside, dir.path().join("data").join(FOLDER)).unwrap();
         assert!(history.record(&file, "one\n", "t").is_err());
         assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+    }
+
+    /// The stored text of `hash` in `file`'s history folder.
+    fn text_path(history: &History, file: &Path, hash: &str) -> PathBuf {
+        let folder = history.file_folder(&key_of(file), false).unwrap().unwrap();
+        folder.path().join(blob_name(hash))
+    }
+
+    #[test]
+    fn a_torn_version_text_is_never_restored_and_recording_the_text_again_repairs_it() {
+        let (_dir, history, file) = setup();
+        let text = "one\n".repeat(100);
+        assert_eq!(history.record(&file, &text, "t").unwrap(), Some(1));
+        let hash = history.list(&file).unwrap()[0].hash.clone();
+        let stored = text_path(&history, &file, &hash);
+        assert_eq!(fs::read_to_string(&stored).unwrap(), text);
+        // What a crash while the text was being written leaves: its name, part of it.
+        fs::write(&stored, &text[..50]).unwrap();
+        let err = history.version(&file, 1).unwrap_err();
+        assert!(err.to_string().contains("does not match its hash"), "{err}");
+        assert!(history.diff(&file, 1).is_err());
+        // Same length, other bytes: caught by the hash, not only the length.
+        fs::write(&stored, "x".repeat(text.len())).unwrap();
+        assert!(history.version(&file, 1).is_err());
+        // The same text recorded again is not deduplicated against the torn one.
+        assert_eq!(history.record(&file, "two\n", "t").unwrap(), Some(2));
+        assert_eq!(history.record(&file, &text, "t").unwrap(), Some(3));
+        assert_eq!(fs::read_to_string(&stored).unwrap(), text);
+        assert_eq!(history.version(&file, 3).unwrap().1, text);
+        assert_eq!(history.version(&file, 1).unwrap().1, text);
+        assert_eq!(stored_texts(&history, &file), 2);
+    }
+
+    #[test]
+    fn a_text_stored_already_is_not_written_again() {
+        let (_dir, history, file) = setup();
+        history.record(&file, "same\n", "t").unwrap();
+        let hash = history.list(&file).unwrap()[0].hash.clone();
+        let stored = text_path(&history, &file, &hash);
+        let before = fs::metadata(&stored).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        history.record(&file, "other\n", "t").unwrap();
+        history.record(&file, "same\n", "t").unwrap();
+        let after = fs::metadata(&stored).unwrap();
+        assert_eq!(
+            (before.modified().unwrap(), file_id(&before)),
+            (after.modified().unwrap(), file_id(&after)),
+            "the stored text was rewritten"
+        );
+        assert_eq!(history.version(&file, 3).unwrap().1, "same\n");
+    }
+
+    #[cfg(unix)]
+    fn file_id(meta: &fs::Metadata) -> u64 {
+        std::os::unix::fs::MetadataExt::ino(meta)
+    }
+
+    #[cfg(not(unix))]
+    fn file_id(_meta: &fs::Metadata) -> u64 {
+        0
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_a_version_texts_name_is_replaced_never_written_through() {
+        let (dir, history, file) = setup();
+        history.record(&file, "first\n", "t").unwrap();
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, "keep\n").unwrap();
+        let hash = files::content_hash(b"planted\n");
+        let stored = text_path(&history, &file, &hash);
+        std::os::unix::fs::symlink(&outside, &stored).unwrap();
+        assert_eq!(history.record(&file, "planted\n", "t").unwrap(), Some(2));
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "keep\n");
+        assert!(!fs::symlink_metadata(&stored).unwrap().is_symlink());
+        assert_eq!(history.version(&file, 2).unwrap().1, "planted\n");
+    }
+
+    #[test]
+    fn recording_by_the_resolved_path_lands_under_the_files_key() {
+        let (_dir, history, file) = setup();
+        history
+            .record_key_at(key_of(&file), "one\n", "t", Utc::now())
+            .unwrap();
+        assert_eq!(history.version(&file, 1).unwrap().1, "one\n");
+        assert_eq!(history.record(&file, "one\n", "t").unwrap(), None);
     }
 
     #[test]
