@@ -142,11 +142,14 @@ impl Located {
             current.map(|c| c.id),
         )
         .map_err(|e| core_error(name, e))?;
+        // One SHA-256 for the agent's version and the history's next record.
+        let hash = history::content_hash(content);
+        history::remember_written(real, content, &hash);
         Ok(WriteReport {
             path: outcome.path,
             name: name.to_string(),
             created: outcome.created,
-            version: guard::content_version(content),
+            version: hash[..32].to_string(),
             proposal: None,
         })
     }

@@ -15,6 +15,7 @@
 //! mbank loses nothing (the rename is atomic); a power cut right after a write may lose
 //! that write's history entry, never the file.
 pub(crate) mod files;
+mod written;
 
 use std::cell::RefCell;
 use std::fs;
@@ -324,7 +325,8 @@ impl History {
             Some(summary) => summary,
             None => IndexSummary::read(&dir, &key)?,
         };
-        let hash = files::content_hash(replaced.as_bytes());
+        let hash = written::hash_of(&key, replaced)
+            .unwrap_or_else(|| files::content_hash(replaced.as_bytes()));
         if summary.newest.as_ref().is_some_and(|v| v.hash == hash) {
             return Ok(None);
         }
@@ -574,6 +576,21 @@ pub fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> 
         history.record(file, replaced, writer)?;
     }
     Ok(())
+}
+
+/// The SHA-256 of `text` in hex: a version's identity by content. Its first 32 digits are
+/// [`crate::core::guard::content_version`], so a write that needs both hashes once.
+pub fn content_hash(text: &str) -> String {
+    files::content_hash(text.as_bytes())
+}
+
+/// Tells the installed history that `real` (as for [`record_replaced_resolved`]) now
+/// holds `text`, whose [`content_hash`] is `hash`: the next write of the file records
+/// that text without hashing it again. Nothing is kept while nothing is recorded.
+pub fn remember_written(real: &Path, text: &str, hash: &str) {
+    if installed().is_some() && RECORDING.with(|r| r.get()) {
+        written::put(real, text, hash);
+    }
 }
 
 /// [`record_replaced`] for a file whose real path the write resolved already: `real` is
@@ -896,6 +913,17 @@ mod tests {
             .unwrap();
         assert_eq!(history.version(&file, 1).unwrap().1, "one\n");
         assert_eq!(history.record(&file, "one\n", "t").unwrap(), None);
+    }
+
+    #[test]
+    fn a_writes_content_version_is_the_start_of_its_content_hash() {
+        for text in ["", "one\n", "# Title\n\n- é ✓\n", &"x".repeat(70_000)] {
+            assert_eq!(
+                crate::core::guard::content_version(text),
+                content_hash(text)[..32],
+                "{text:.20}"
+            );
+        }
     }
 
     #[test]
