@@ -927,6 +927,43 @@ mod tests {
     }
 
     #[test]
+    fn writers_recording_at_once_number_every_version_once_and_keep_every_text() {
+        let (_dir, history, file) = setup();
+        let writers: Vec<_> = (0..4)
+            .map(|w| {
+                let (history, file) = (history.clone(), file.clone());
+                std::thread::spawn(move || {
+                    for i in 0..25 {
+                        // Every fifth text is the same for all writers: stored once.
+                        let text = if i % 5 == 0 {
+                            format!("shared {i}\n")
+                        } else {
+                            format!("writer {w} text {i}\n")
+                        };
+                        history.record(&file, &text, "t").unwrap();
+                    }
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        let versions = history.list(&file).unwrap();
+        let numbers: Vec<u64> = versions.iter().map(|v| v.version).collect();
+        let expected: Vec<u64> = (1..=versions.len() as u64).collect();
+        assert_eq!(numbers, expected);
+        // Only a text equal to the newest one is skipped: at most the shared ones.
+        assert!(versions.len() >= 4 * 20, "{}", versions.len());
+        for v in &versions {
+            let (_, text) = history.version(&file, v.version).unwrap();
+            assert_eq!(files::content_hash(text.as_bytes()), v.hash);
+        }
+        let distinct: std::collections::HashSet<&str> =
+            versions.iter().map(|v| v.hash.as_str()).collect();
+        assert_eq!(stored_texts(&history, &file), distinct.len());
+    }
+
+    #[test]
     fn the_writer_is_the_one_named_on_this_thread() {
         assert_eq!(current_writer(), "agent");
         let inner = as_writer("mcp:log_decision", current_writer);
