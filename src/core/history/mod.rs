@@ -7,13 +7,19 @@
 //! distinct text, so a text that comes back is stored once and a version equal to the
 //! newest one is not recorded again. Retention: a version goes once it is beyond the
 //! newest [`Retention::keep_versions`] *and* older than [`Retention::keep_days`] or past
-//! the file's [`Retention::max_mib_per_file`]; never more than [`MAX_VERSIONS`] are kept. Everything is opened from the data folder with no
-//! link followed, written atomically and owner-only, under the folder's lock.
+//! the file's [`Retention::max_mib_per_file`]; never more than [`MAX_VERSIONS`] are kept.
+//! Everything is opened from the data folder with no link followed, owner-only, under
+//! the folder's lock. A text is created under its final name (`O_EXCL`) before its index
+//! line is appended, and every read checks it against its hash: one torn by a crash is
+//! never restored, and is rewritten atomically when the same text is recorded again. The
+//! index is appended to, and rewritten atomically when retention drops versions.
 //!
 //! Versions are written without an fsync: they are copies of text that was on disk a
-//! moment ago, and an fsync each would double the cost of every agent write. A crash of
-//! mbank loses nothing (the rename is atomic); a power cut right after a write may lose
-//! that write's history entry, never the file.
+//! moment ago, and an fsync each would double the cost of every agent write. The file
+//! itself is fsynced by its write as always. A crash of mbank loses nothing (a torn
+//! text is detected, a torn index line skipped); a power cut right after a write may
+//! lose that write's history entry (or leave it listed with a text that fails its
+//! check and is refused), never the file.
 pub(crate) mod files;
 mod written;
 
