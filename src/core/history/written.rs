@@ -10,6 +10,9 @@ use std::sync::{Mutex, PoisonError};
 const MAX_FILES: usize = 64;
 /// A longer text is not kept: hashing it again is cheaper than holding it.
 const MAX_TEXT: usize = 1024 * 1024;
+/// Bytes of text kept at most over all files (past it, all are dropped), so a server's
+/// memory stays small whatever its agents write.
+const MAX_TOTAL: usize = 4 * 1024 * 1024;
 
 static KEPT: Mutex<Option<HashMap<PathBuf, (String, String)>>> = Mutex::new(None);
 
@@ -21,7 +24,12 @@ pub(super) fn put(key: &Path, text: &str, hash: &str) {
     }
     let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
     let map = kept.get_or_insert_with(HashMap::new);
-    if map.len() >= MAX_FILES && !map.contains_key(key) {
+    let others: usize = map
+        .iter()
+        .filter(|(k, _)| k.as_path() != key)
+        .map(|(_, (t, _))| t.len())
+        .sum();
+    if (map.len() >= MAX_FILES && !map.contains_key(key)) || others + text.len() > MAX_TOTAL {
         map.clear();
     }
     match map.get_mut(key) {
@@ -69,6 +77,14 @@ mod tests {
         put(key, "two\n", "h2");
         assert_eq!(hash_of(key, "one\n"), None);
         assert_eq!(hash_of(key, "two\n").as_deref(), Some("h2"));
+        // Past the total, what was kept for other files goes.
+        let other = Path::new("/written-tests/c.md");
+        put(other, "three\n", "h3");
+        let big = "y".repeat(MAX_TEXT);
+        for i in 0..MAX_TOTAL / MAX_TEXT {
+            put(Path::new(&format!("/written-tests/big{i}.md")), &big, "hb");
+        }
+        assert_eq!(hash_of(other, "three\n"), None);
         let long = "x".repeat(MAX_TEXT + 1);
         put(key, &long, "h3");
         assert_eq!(hash_of(key, &long), None);
