@@ -3,7 +3,10 @@
 //! - direct: `memory_bank_update` written straight to the file, history off (the peer);
 //! - direct + history: the same with the per-file history on (every write records the
 //!   text it replaces; every text distinct, so each one stores a new version), the two
-//!   alternating write by write;
+//!   alternating write by write, each on its own 10 KB file of the same folder: with one
+//!   file, every recorded write would replace the text of an unrecorded one, which no
+//!   real sequence of writes does (the history takes the hash of the text a write
+//!   replaces from the write that made it);
 //! - staged: the write stored as a proposal (the store near its pending bound);
 //! - accept: a staged proposal accepted through the guarded write path (history on).
 //!
@@ -45,21 +48,15 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// Times `writes` direct updates, each with distinct content.
-fn direct(bank: &MarkdownBank, base: &str, writes: usize, tag: &str) -> Vec<Duration> {
+/// Times `writes` direct updates of `file`, each with distinct content.
+fn direct(bank: &MarkdownBank, file: &str, base: &str, writes: usize, tag: &str) -> Vec<Duration> {
     let policy = GuardPolicy::default();
     (0..writes)
         .map(|i| {
             let content = format!("{base}- {tag} {i}\n");
             let started = Instant::now();
-            bank.write(
-                &policy,
-                "activeContext.md",
-                &content,
-                WriteMode::Update,
-                None,
-            )
-            .unwrap();
+            bank.write(&policy, file, &content, WriteMode::Update, None)
+                .unwrap();
             started.elapsed()
         })
         .collect()
@@ -92,19 +89,29 @@ fn main() {
     let active = project.join("memory-bank/activeContext.md");
     let base = ten_kb();
     std::fs::write(&active, &base).unwrap();
+    // The unrecorded writes' file, beside it.
+    let plain_file = "productContext.md";
+    std::fs::write(project.join("memory-bank").join(plain_file), &base).unwrap();
     let data = dir.path().join("data");
     let bank = MarkdownBank::open(&project).unwrap();
 
     // History on; direct writes alternate between unrecorded and recorded, so both
     // sample sets see the same disk and the same neighbours.
     assert!(history::install(History::new(&data, Retention::default())));
-    direct(&bank, &base, 30, "warm");
+    direct(&bank, "activeContext.md", &base, 30, "warm");
+    history::unrecorded(|| direct(&bank, plain_file, &base, 30, "warm"));
     let (mut plain, mut with_history) = (Vec::new(), Vec::new());
     for i in 0..writes {
         plain.extend(history::unrecorded(|| {
-            direct(&bank, &base, 1, &format!("plain {i}"))
+            direct(&bank, plain_file, &base, 1, &format!("plain {i}"))
         }));
-        with_history.extend(direct(&bank, &base, 1, &format!("history {i}")));
+        with_history.extend(direct(
+            &bank,
+            "activeContext.md",
+            &base,
+            1,
+            &format!("history {i}"),
+        ));
     }
 
     // Staged: as many as the store holds (the bound), each write timed.

@@ -103,8 +103,6 @@ fn core_error(name: &str, error: CoreError) -> AgentError {
 struct Located {
     dir: Dir,
     file: String,
-    /// Its real path: the key of its history.
-    path: PathBuf,
 }
 
 impl Located {
@@ -114,11 +112,12 @@ impl Located {
     }
 
     /// Records what the file holds now in the history (writer: the one named on this
-    /// thread), before a write replaces or removes it.
-    fn record(&self, name: &str, current: Option<&HandleRead>) -> AgentResult<()> {
+    /// thread), before a write replaces or removes it. `real` is the file's real path as
+    /// [`MarkdownBank::resolve`] gave it: the key of its history.
+    fn record(&self, name: &str, real: &Path, current: Option<&HandleRead>) -> AgentResult<()> {
         match current {
             Some(current) => {
-                history::record_replaced(&self.path, &current.text, &history::current_writer())
+                history::record_replaced_resolved(real, &current.text, &history::current_writer())
                     .map_err(|e| core_error(name, e))
             }
             None => Ok(()),
@@ -129,10 +128,11 @@ impl Located {
     fn commit(
         &self,
         name: &str,
+        real: &Path,
         current: Option<&HandleRead>,
         content: &str,
     ) -> AgentResult<WriteReport> {
-        self.record(name, current)?;
+        self.record(name, real, current)?;
         let expected = current.map_or(Expected::Missing, HandleRead::expected);
         let outcome = write::write_in(
             &self.dir,
@@ -142,11 +142,14 @@ impl Located {
             current.map(|c| c.id),
         )
         .map_err(|e| core_error(name, e))?;
+        // One SHA-256 for the agent's version and the history's next record.
+        let hash = history::content_hash(content);
+        history::remember_written(real, content, &hash);
         Ok(WriteReport {
             path: outcome.path,
             name: name.to_string(),
             created: outcome.created,
-            version: guard::content_version(content),
+            version: hash[..32].to_string(),
             proposal: None,
         })
     }
@@ -310,8 +313,7 @@ impl MarkdownBank {
                 .map_err(|e| core_error(name, e.into()))?,
             None => root,
         };
-        let path = self.root.join(rel);
-        Ok(Located { dir, file, path })
+        Ok(Located { dir, file })
     }
 
     /// The metadata of `name` as it is now (`None`: nothing there, or not a regular
@@ -438,7 +440,7 @@ impl MarkdownBank {
             let proposed = Some(content.to_string());
             return self.stage(name, &path, store, current_text, proposed, Change::Replace);
         }
-        located.commit(name, current.as_ref(), content)
+        located.commit(name, &path, current.as_ref(), content)
     }
 
     /// Deletes `name` (the Memory Bank MCP spec `DELETE /memory-bank/file`): a decision log with entries
@@ -471,7 +473,7 @@ impl MarkdownBank {
             )?;
             return Ok(staged.proposal);
         }
-        located.record(name, Some(&current))?;
+        located.record(name, &path, Some(&current))?;
         write::remove_in(
             &located.dir,
             &located.file,
@@ -500,7 +502,7 @@ impl MarkdownBank {
             Some(text) => {
                 guard::check_replace(policy, name, &path, role, current_text, &text)
                     .map_err(AgentError::from)?;
-                Ok(located.commit(name, current.as_ref(), &text)?)
+                Ok(located.commit(name, &path, current.as_ref(), &text)?)
             }
             None => {
                 let Some(current) = current else {
@@ -511,7 +513,7 @@ impl MarkdownBank {
                 };
                 guard::check_removal(policy, name, &path, role, &current.text)
                     .map_err(AgentError::from)?;
-                located.record(name, Some(&current))?;
+                located.record(name, &path, Some(&current))?;
                 write::remove_in(
                     &located.dir,
                     &located.file,
@@ -607,7 +609,7 @@ impl MarkdownBank {
                     AgentError::Storage("the append's file was not read first".into())
                 })?;
                 located
-                    .commit(&name, current.as_ref(), new)
+                    .commit(&name, &path, current.as_ref(), new)
                     .map(|r| r.version)
             },
         )?;

@@ -7,14 +7,21 @@
 //! distinct text, so a text that comes back is stored once and a version equal to the
 //! newest one is not recorded again. Retention: a version goes once it is beyond the
 //! newest [`Retention::keep_versions`] *and* older than [`Retention::keep_days`] or past
-//! the file's [`Retention::max_mib_per_file`]; never more than [`MAX_VERSIONS`] are kept. Everything is opened from the data folder with no
-//! link followed, written atomically and owner-only, under the folder's lock.
+//! the file's [`Retention::max_mib_per_file`]; never more than [`MAX_VERSIONS`] are kept.
+//! Everything is opened from the data folder with no link followed, owner-only, under
+//! the folder's lock. A text is created under its final name (`O_EXCL`) before its index
+//! line is appended, and every read checks it against its hash: one torn by a crash is
+//! never restored, and is rewritten atomically when the same text is recorded again. The
+//! index is appended to, and rewritten atomically when retention drops versions.
 //!
 //! Versions are written without an fsync: they are copies of text that was on disk a
-//! moment ago, and an fsync each would double the cost of every agent write. A crash of
-//! mbank loses nothing (the rename is atomic); a power cut right after a write may lose
-//! that write's history entry, never the file.
+//! moment ago, and an fsync each would double the cost of every agent write. The file
+//! itself is fsynced by its write as always. A crash of mbank loses nothing (a torn
+//! text is detected, a torn index line skipped); a power cut right after a write may
+//! lose that write's history entry (or leave it listed with a text that fails its
+//! check and is refused), never the file.
 pub(crate) mod files;
+mod written;
 
 use std::cell::RefCell;
 use std::fs;
@@ -304,7 +311,17 @@ impl History {
         writer: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<u64>> {
-        let key = key_of(file);
+        self.record_key_at(key_of(file), replaced, writer, now)
+    }
+
+    /// [`History::record_at`] for the file whose key ([`key_of`]) is `key`.
+    fn record_key_at(
+        &self,
+        key: PathBuf,
+        replaced: &str,
+        writer: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>> {
         let Some(dir) = self.file_folder(&key, true)? else {
             return Ok(None);
         };
@@ -315,14 +332,12 @@ impl History {
             Some(summary) => summary,
             None => IndexSummary::read(&dir, &key)?,
         };
-        let hash = files::content_hash(replaced.as_bytes());
+        let hash = written::hash_of(&key, replaced)
+            .unwrap_or_else(|| files::content_hash(replaced.as_bytes()));
         if summary.newest.as_ref().is_some_and(|v| v.hash == hash) {
             return Ok(None);
         }
-        let blob = blob_name(&hash);
-        if dir.entry_meta(std::ffi::OsStr::new(&blob))?.is_none() {
-            files::write_atomic(&dir, &blob, replaced.as_bytes(), false)?;
-        }
+        files::store_blob(&dir, &blob_name(&hash), replaced.as_bytes(), &hash)?;
         let number = summary.newest.as_ref().map_or(1, |v| v.version + 1);
         let version = Version {
             version: number,
@@ -570,6 +585,31 @@ pub fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> 
     Ok(())
 }
 
+/// The SHA-256 of `text` in hex: a version's identity by content. Its first 32 digits are
+/// [`crate::core::guard::content_version`], so a write that needs both hashes once.
+pub fn content_hash(text: &str) -> String {
+    files::content_hash(text.as_bytes())
+}
+
+/// Tells the installed history that `real` (as for [`record_replaced_resolved`]) now
+/// holds `text`, whose [`content_hash`] is `hash`: the next write of the file records
+/// that text without hashing it again. Nothing is kept while nothing is recorded.
+pub fn remember_written(real: &Path, text: &str, hash: &str) {
+    if installed().is_some() && RECORDING.with(|r| r.get()) {
+        written::put(real, text, hash);
+    }
+}
+
+/// [`record_replaced`] for a file whose real path the write resolved already: `real` is
+/// what [`crate::core::write::resolve_target`] returned for it, which is its key, so it
+/// is not resolved a second time.
+pub fn record_replaced_resolved(real: &Path, replaced: &str, writer: &str) -> Result<()> {
+    if let Some(history) = installed().filter(|_| RECORDING.with(|r| r.get())) {
+        history.record_key_at(real.to_path_buf(), replaced, writer, Utc::now())?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -794,6 +834,140 @@ mod tests {
         std::os::unix::fs::symlink(&outside, dir.path().join("data").join(FOLDER)).unwrap();
         assert!(history.record(&file, "one\n", "t").is_err());
         assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+    }
+
+    /// The stored text of `hash` in `file`'s history folder.
+    fn text_path(history: &History, file: &Path, hash: &str) -> PathBuf {
+        let folder = history.file_folder(&key_of(file), false).unwrap().unwrap();
+        folder.path().join(blob_name(hash))
+    }
+
+    #[test]
+    fn a_torn_version_text_is_never_restored_and_recording_the_text_again_repairs_it() {
+        let (_dir, history, file) = setup();
+        let text = "one\n".repeat(100);
+        assert_eq!(history.record(&file, &text, "t").unwrap(), Some(1));
+        let hash = history.list(&file).unwrap()[0].hash.clone();
+        let stored = text_path(&history, &file, &hash);
+        assert_eq!(fs::read_to_string(&stored).unwrap(), text);
+        // What a crash while the text was being written leaves: its name, part of it.
+        fs::write(&stored, &text[..50]).unwrap();
+        let err = history.version(&file, 1).unwrap_err();
+        assert!(err.to_string().contains("does not match its hash"), "{err}");
+        assert!(history.diff(&file, 1).is_err());
+        // Same length, other bytes: caught by the hash, not only the length.
+        fs::write(&stored, "x".repeat(text.len())).unwrap();
+        assert!(history.version(&file, 1).is_err());
+        // The same text recorded again is not deduplicated against the torn one.
+        assert_eq!(history.record(&file, "two\n", "t").unwrap(), Some(2));
+        assert_eq!(history.record(&file, &text, "t").unwrap(), Some(3));
+        assert_eq!(fs::read_to_string(&stored).unwrap(), text);
+        assert_eq!(history.version(&file, 3).unwrap().1, text);
+        assert_eq!(history.version(&file, 1).unwrap().1, text);
+        assert_eq!(stored_texts(&history, &file), 2);
+    }
+
+    #[test]
+    fn a_text_stored_already_is_not_written_again() {
+        let (_dir, history, file) = setup();
+        history.record(&file, "same\n", "t").unwrap();
+        let hash = history.list(&file).unwrap()[0].hash.clone();
+        let stored = text_path(&history, &file, &hash);
+        let before = fs::metadata(&stored).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        history.record(&file, "other\n", "t").unwrap();
+        history.record(&file, "same\n", "t").unwrap();
+        let after = fs::metadata(&stored).unwrap();
+        assert_eq!(
+            (before.modified().unwrap(), file_id(&before)),
+            (after.modified().unwrap(), file_id(&after)),
+            "the stored text was rewritten"
+        );
+        assert_eq!(history.version(&file, 3).unwrap().1, "same\n");
+    }
+
+    #[cfg(unix)]
+    fn file_id(meta: &fs::Metadata) -> u64 {
+        std::os::unix::fs::MetadataExt::ino(meta)
+    }
+
+    #[cfg(not(unix))]
+    fn file_id(_meta: &fs::Metadata) -> u64 {
+        0
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_a_version_texts_name_is_replaced_never_written_through() {
+        let (dir, history, file) = setup();
+        history.record(&file, "first\n", "t").unwrap();
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, "keep\n").unwrap();
+        let hash = files::content_hash(b"planted\n");
+        let stored = text_path(&history, &file, &hash);
+        std::os::unix::fs::symlink(&outside, &stored).unwrap();
+        assert_eq!(history.record(&file, "planted\n", "t").unwrap(), Some(2));
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "keep\n");
+        assert!(!fs::symlink_metadata(&stored).unwrap().is_symlink());
+        assert_eq!(history.version(&file, 2).unwrap().1, "planted\n");
+    }
+
+    #[test]
+    fn recording_by_the_resolved_path_lands_under_the_files_key() {
+        let (_dir, history, file) = setup();
+        history
+            .record_key_at(key_of(&file), "one\n", "t", Utc::now())
+            .unwrap();
+        assert_eq!(history.version(&file, 1).unwrap().1, "one\n");
+        assert_eq!(history.record(&file, "one\n", "t").unwrap(), None);
+    }
+
+    #[test]
+    fn a_writes_content_version_is_the_start_of_its_content_hash() {
+        for text in ["", "one\n", "# Title\n\n- é ✓\n", &"x".repeat(70_000)] {
+            assert_eq!(
+                crate::core::guard::content_version(text),
+                content_hash(text)[..32],
+                "{text:.20}"
+            );
+        }
+    }
+
+    #[test]
+    fn writers_recording_at_once_number_every_version_once_and_keep_every_text() {
+        let (_dir, history, file) = setup();
+        let writers: Vec<_> = (0..4)
+            .map(|w| {
+                let (history, file) = (history.clone(), file.clone());
+                std::thread::spawn(move || {
+                    for i in 0..25 {
+                        // Every fifth text is the same for all writers: stored once.
+                        let text = if i % 5 == 0 {
+                            format!("shared {i}\n")
+                        } else {
+                            format!("writer {w} text {i}\n")
+                        };
+                        history.record(&file, &text, "t").unwrap();
+                    }
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        let versions = history.list(&file).unwrap();
+        let numbers: Vec<u64> = versions.iter().map(|v| v.version).collect();
+        let expected: Vec<u64> = (1..=versions.len() as u64).collect();
+        assert_eq!(numbers, expected);
+        // Only a text equal to the newest one is skipped: at most the shared ones.
+        assert!(versions.len() >= 4 * 20, "{}", versions.len());
+        for v in &versions {
+            let (_, text) = history.version(&file, v.version).unwrap();
+            assert_eq!(files::content_hash(text.as_bytes()), v.hash);
+        }
+        let distinct: std::collections::HashSet<&str> =
+            versions.iter().map(|v| v.hash.as_str()).collect();
+        assert_eq!(stored_texts(&history, &file), distinct.len());
     }
 
     #[test]

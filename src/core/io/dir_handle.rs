@@ -342,6 +342,15 @@ mod imp {
                 .map(File::from)
         }
 
+        /// Creates the file `name` directly below this folder for writing, with `mode`
+        /// (less the umask), only if nothing is there (`AlreadyExists` otherwise; a link
+        /// there counts as something and is never followed).
+        pub fn create_new(&self, name: &str, mode: u32) -> HandleResult<File> {
+            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
+            self.open_beneath(Path::new(name), flags, Mode::from_raw_mode(mode as _))
+                .map(File::from)
+        }
+
         /// Opens (creating, never truncating) `name` directly below this folder for
         /// reading and writing: a lock file.
         pub fn open_lock_file(&self, name: &str, mode: u32) -> HandleResult<File> {
@@ -612,6 +621,15 @@ mod imp {
             fs::OpenOptions::new()
                 .create(true)
                 .append(true)
+                .open(&path)
+                .map_err(|e| io_error(&path, e))
+        }
+
+        pub fn create_new(&self, name: &str, _mode: u32) -> HandleResult<File> {
+            let path = self.beneath(Path::new(name))?;
+            fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
                 .open(&path)
                 .map_err(|e| io_error(&path, e))
         }
