@@ -24,7 +24,7 @@ use crate::core::io::text;
 use crate::core::markup::markdown;
 
 pub use cache::{FileKey, TokenCache};
-pub use files::{stats_for_file, stats_for_files};
+pub use files::{figures_for_files, stats_for_file, stats_for_files};
 
 /// How tokens are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
