@@ -5,9 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::table_hash::{
-    INLINE_MAX, LONG_TOKEN, RANK_MASK, padded_word, slot_check, token_hash,
-};
+use super::table_hash::{INLINE_MAX, LONG_TOKEN, RANK_MASK, padded_word, slot_check, token_hash};
 
 /// One encoding's tables, as build.rs wrote them (little-endian u32 arrays).
 pub(crate) struct Table {

@@ -471,10 +471,18 @@ fn ascii_word_end(bytes: &[u8], at: usize, grammar: Grammar) -> Option<usize> {
 /// |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 /// |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 /// ```
+#[inline(always)]
 fn o200k_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
-    if let Some(end) = ascii_piece_end(scanner, at, Grammar::O200k) {
-        return end;
+    match ascii_piece_end(scanner, at, Grammar::O200k) {
+        Some(end) => end,
+        None => o200k_general_piece_end(scanner, at),
     }
+}
+
+/// [`o200k_piece_end`] by the general rules, out of line so that the ASCII fast path
+/// stays small enough to live in the counting loop.
+#[inline(never)]
+fn o200k_general_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
     let prefix = scanner.prefix_end(at);
     let starts = [prefix, Some(at)];
     for start in starts.into_iter().flatten() {
@@ -505,10 +513,17 @@ fn o200k_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
 /// '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
 /// |\s++$|\s*[\r\n]|\s+(?!\S)|\s
 /// ```
+#[inline(always)]
 fn cl100k_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
-    if let Some(end) = ascii_piece_end(scanner, at, Grammar::Cl100k) {
-        return end;
+    match ascii_piece_end(scanner, at, Grammar::Cl100k) {
+        Some(end) => end,
+        None => cl100k_general_piece_end(scanner, at),
     }
+}
+
+/// [`cl100k_piece_end`] by the general rules, out of line.
+#[inline(never)]
+fn cl100k_general_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
     let contraction = scanner.contraction(at);
     if contraction > at {
         return contraction;
@@ -575,6 +590,7 @@ pub(crate) struct Pieces<'a> {
 impl<'a> Iterator for Pieces<'a> {
     type Item = &'a str;
 
+    #[inline(always)]
     fn next(&mut self) -> Option<&'a str> {
         let text = self.scanner.text;
         if self.at >= text.len() {
