@@ -7,8 +7,10 @@
 //! must load it in a few milliseconds: opening reads the file, checks it and indexes the
 //! records where they lie, and a record is decoded only when it is looked up. Threads
 //! share one loaded file ([`TokenCache::fork`]) and each keeps what it counts to itself
-//! until [`TokenCache::absorb`] gathers it. A file that is truncated, corrupt, from
-//! another version or for another encoding is ignored and the cache starts empty.
+//! until [`TokenCache::absorb`] gathers it. A record counted for its figures alone
+//! (`mbank tokens`) says it holds no dates, and only answers callers that need none.
+//! A file that is truncated, corrupt, from another version or for another encoding is
+//! ignored and the cache starts empty.
 //! Saving writes a temporary file in the same folder and renames it over the old one.
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -122,7 +122,8 @@ pub struct TextStats {
     pub private_file: bool,
     pub encoding: Encoding,
     /// The dates written in the text, for staleness: found with the figures and cached
-    /// with them, so a warm run reads no file for them.
+    /// with them, so a warm run reads no file for them. Empty when the text was counted
+    /// for its figures alone ([`measure`]).
     #[serde(skip)]
     pub dates: crate::core::markup::dates::WrittenDates,
 }
