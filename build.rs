@@ -22,10 +22,10 @@ fn main() {
 }
 
 /// Writes `NAME.tokens` (every token's bytes, in rank order), `NAME.ends` (where each
-/// token ends in it, u32), `NAME.slots` (an open-addressing hash table of u32 slots:
-/// rank + 1 in the low `RANK_BITS`, the hash's tag above; linear probing, at most half
-/// full) and `NAME.pairs` (the rank of every two-byte token by its bytes, u32::MAX for
-/// none).
+/// token ends in it, u32), `NAME.slots` (an open-addressing hash table of u64 slots,
+/// laid out as `table_hash` says: rank + 1, length and tag in the low word, the token
+/// or where it starts in the high word; linear probing, at most half full) and
+/// `NAME.pairs` (the rank of every two-byte token by its bytes, u32::MAX for none).
 fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_tokens: usize) {
     let mut tokens: Vec<Vec<u8>> = Vec::new();
     // Ranks are dense from 0 up to the special tokens, which come after a gap.
@@ -49,14 +49,17 @@ fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_toke
     }
     let size = (tokens.len() * 2).next_power_of_two();
     let mask = size - 1;
-    let mut slots = vec![0u32; size];
+    let mut slots = vec![0u64; size];
+    let mut start = 0u32;
     for (rank, token) in tokens.iter().enumerate() {
         let hash = token_hash(token);
         let mut at = hash as usize & mask;
         while slots[at] != 0 {
             at = (at + 1) & mask;
         }
-        slots[at] = (rank as u32 + 1) | slot_tag(hash) << RANK_BITS;
+        let low = (rank as u32 + 1) | slot_check(hash, token.len());
+        slots[at] = u64::from(low) | u64::from(slot_high_word(token, start)) << 32;
+        start += token.len() as u32;
     }
     let slots: Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
     // Every merge starts from byte pairs: their ranks by the pair's two bytes.

@@ -75,6 +75,36 @@ fn list_and_check_judge_staleness_alike() {
     assert_eq!(again.json()["projects"][0]["staleness"], "stale");
 }
 
+#[test]
+fn list_after_tokens_still_judges_staleness_by_the_dates_written() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let bank = root.path().join("dated/memory-bank");
+    cline_bank(&bank);
+    write(
+        &bank.join("activeContext.md"),
+        "# Active\nLast updated: 2025-01-02\n",
+    );
+    write(
+        &bank.join("progress.md"),
+        "# Progress\n## 2025-03-20\nShipped.\n",
+    );
+    // `tokens` counts (and caches) the files without looking for dates.
+    let tokens = sandbox.run(&["tokens", "--json", s(&root.path().join("dated"))]);
+    tokens.expect_code(0);
+    assert!(tokens.json()["totals"]["files"].as_u64().unwrap() >= 6);
+    let list = sandbox.run(&["list", "--root", s(root.path()), "--json"]);
+    list.expect_code(0);
+    assert_eq!(
+        list.json()["projects"][0]["staleness"],
+        "stale",
+        "{}",
+        list.stdout
+    );
+    let again = sandbox.run(&["list", "--root", s(root.path()), "--json"]);
+    assert_eq!(again.json()["projects"][0]["staleness"], "stale");
+}
+
 /// Commits everything in `dir` at `at` (seconds since the epoch) with a fixed identity.
 fn commit_all(dir: &Path, home: &Path, at: u64, message: &str) {
     let date = format!("@{at} +0000");

@@ -72,7 +72,7 @@ struct Totals {
 
 fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
     let text = crate::core::io::text::read_text(path).wrap_err("cannot count tokens")?;
-    let stats = tokens::analyze(&text, context.encoding);
+    let stats = tokens::measure(&text, context.encoding);
     let file = FileTokens {
         path: path.to_path_buf(),
         display: path.display().to_string(),
@@ -118,7 +118,8 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
 fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
     let projects = context.projects_at(Some(path))?;
     let cache = TokenCache::open_default(context.encoding);
-    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
+    // Figures alone: staleness is not shown here.
+    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache).figures_only();
     let mut banks = Vec::new();
     let mut totals = Totals::default();
     let mut findings = Vec::new();

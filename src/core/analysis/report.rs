@@ -405,6 +405,9 @@ pub struct Analyzer<'a> {
     prefetched: HashMap<PathBuf, Evidence>,
     /// Each repository's code, listed once for the claims of all its projects.
     claims: crate::core::claims::ClaimChecker,
+    /// Whether files counted for their figures are also searched for the dates written
+    /// in them; off for a caller that shows no staleness.
+    written_dates: bool,
 }
 
 impl<'a> Analyzer<'a> {
@@ -419,7 +422,17 @@ impl<'a> Analyzer<'a> {
             repo_stamps: RepoStamps::new(),
             prefetched: HashMap::new(),
             claims: crate::core::claims::ClaimChecker::new(),
+            written_dates: true,
         }
+    }
+
+    /// Counts files without looking for the dates written in them, for a caller that
+    /// shows figures and no staleness (`mbank tokens`): the date search parses the
+    /// markdown and costs more than the count. Staleness is then judged by file times
+    /// alone.
+    pub fn figures_only(mut self) -> Self {
+        self.written_dates = false;
+        self
     }
 
     /// Reads folders and small facts through `listings` (see `core::scan::listings`).
@@ -606,7 +619,11 @@ impl<'a> Analyzer<'a> {
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
         let evidence = evidence_of_project.known();
-        let mut results = tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache);
+        let mut results = if self.written_dates {
+            tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache)
+        } else {
+            tokens::figures_for_files(&bank.files, self.encoding, &mut self.cache)
+        };
         let store = self.listings.unwrap_or(&self.own_facts);
         if let Some((roomodes, sent)) = roomodes_sent_tokens(project, &bank, self.encoding, store) {
             for (file, result) in bank.files.iter().zip(results.iter_mut()) {

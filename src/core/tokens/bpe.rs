@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::table_hash::{RANK_BITS, RANK_MASK, padded_word, slot_tag, token_hash};
+use super::table_hash::{INLINE_MAX, LONG_TOKEN, RANK_MASK, padded_word, slot_check, token_hash};
 
 /// One encoding's tables, as build.rs wrote them (little-endian u32 arrays).
 pub(crate) struct Table {
@@ -13,7 +13,7 @@ pub(crate) struct Table {
     tokens: &'static [u8],
     /// Where each token ends in `tokens` (u32 per rank).
     ends: &'static [u8],
-    /// Open-addressing hash table (u32 per slot: rank + 1, tag above).
+    /// Open-addressing hash table (u64 per slot, see `table_hash`).
     slots: &'static [u8],
     /// The rank of each two-byte token, indexed by its bytes (`NO_RANK` for none).
     pairs: &'static [u8],
@@ -65,6 +65,14 @@ const NO_RANK: u32 = u32::MAX;
 const LARGE_PIECE: usize = 100;
 
 #[inline(always)]
+fn u64_at(bytes: &[u8], index: usize) -> Option<u64> {
+    let word = bytes.get(index * 8..index * 8 + 8)?;
+    let mut array = [0u8; 8];
+    array.copy_from_slice(word);
+    Some(u64::from_le_bytes(array))
+}
+
+#[inline(always)]
 fn u32_at(bytes: &[u8], index: usize) -> Option<u32> {
     let word = bytes.get(index * 4..index * 4 + 4)?;
     Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
@@ -91,24 +99,36 @@ impl Table {
     /// The rank of the token whose bytes are `bytes`, if there is one.
     #[inline(always)]
     pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
-        let slot_count = self.slots.len() / 4;
+        let slot_count = self.slots.len() / 8;
         if slot_count == 0 {
             return None;
         }
         let mask = slot_count - 1;
         let hash = token_hash(bytes);
-        let tag = slot_tag(hash);
+        let check = slot_check(hash, bytes.len());
         let mut at = hash as usize & mask;
         // At most half the slots are used, so an empty one ends every probe sequence;
         // the bound only guards against a damaged table.
         for _ in 0..slot_count {
-            let slot = u32_at(self.slots, at)?;
+            let slot = u64_at(self.slots, at)?;
             if slot == 0 {
                 return None;
             }
-            if slot >> RANK_BITS == tag {
-                let rank = (slot & RANK_MASK) - 1;
-                if same_bytes(self.token(rank), bytes) {
+            let (low, high) = (slot as u32, (slot >> 32) as u32);
+            if low & !RANK_MASK == check {
+                let rank = (low & RANK_MASK).wrapping_sub(1);
+                // The length matched (or both are long): short tokens are in the slot.
+                let same = if bytes.len() <= INLINE_MAX {
+                    high == padded_word(bytes) as u32
+                } else if bytes.len() < LONG_TOKEN {
+                    let start = high as usize;
+                    self.tokens
+                        .get(start..start + bytes.len())
+                        .is_some_and(|token| same_bytes(token, bytes))
+                } else {
+                    same_bytes(self.token(rank), bytes)
+                };
+                if same {
                     return Some(rank);
                 }
             }
@@ -434,6 +454,31 @@ mod tests {
         }
         assert_eq!(O200K.len(), 199_998);
         assert_eq!(CL100K.len(), 100_256);
+    }
+
+    #[test]
+    fn near_misses_of_tokens_are_found_only_when_they_are_tokens() {
+        // A token's slot holds its bytes (short tokens), where they start, or only a
+        // length class (long ones): strings one byte shorter, longer or different
+        // must still be told apart from it.
+        for table in [&O200K, &CL100K] {
+            let all: std::collections::HashMap<&[u8], u32> = (0..table.len() as u32)
+                .map(|rank| (table.token(rank), rank))
+                .collect();
+            for rank in (0..table.len() as u32).step_by(7) {
+                let token = table.token(rank);
+                let mut longer = token.to_vec();
+                longer.push(b'e');
+                let mut changed = token.to_vec();
+                if let Some(last) = changed.last_mut() {
+                    *last ^= 1;
+                }
+                let shorter = &token[..token.len() - 1];
+                for near in [&longer[..], &changed[..], shorter] {
+                    assert_eq!(table.rank(near), all.get(near).copied(), "{near:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,8 +7,10 @@
 //! must load it in a few milliseconds: opening reads the file, checks it and indexes the
 //! records where they lie, and a record is decoded only when it is looked up. Threads
 //! share one loaded file ([`TokenCache::fork`]) and each keeps what it counts to itself
-//! until [`TokenCache::absorb`] gathers it. A file that is truncated, corrupt, from
-//! another version or for another encoding is ignored and the cache starts empty.
+//! until [`TokenCache::absorb`] gathers it. A record counted for its figures alone
+//! (`mbank tokens`) says it holds no dates, and only answers callers that need none.
+//! A file that is truncated, corrupt, from another version or for another encoding is
+//! ignored and the cache starts empty.
 //! Saving writes a temporary file in the same folder and renames it over the old one.
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,13 +28,14 @@ use crate::core::model::MemoryFile;
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
 /// 3: CRC-32 checksums. 5: written dates are those of prose only (not code or comments).
-const VERSION: u32 = 5;
+/// 6: a record may be without dates (counted for figures alone).
+const VERSION: u32 = 6;
 /// magic, version, encoding, entry count, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).
 const NO_ID: u32 = u32::MAX;
 /// A record's figures at their smallest: six u64, the i128 modification time, a u32, a
-/// flag, the newest past day (i32) and the count of later days (each an i32 more).
+/// flags byte, the newest past day (i32) and the count of later days (each an i32 more).
 const FIGURES_LEN: usize = 6 * 8 + 16 + 4 + 1 + 4 + 1;
 /// The smallest record: two lengths and the figures.
 const MIN_RECORD_LEN: usize = 4 + 4 + FIGURES_LEN;
@@ -82,6 +85,9 @@ struct Figures {
     private_tokens: u64,
     private_blocks: u32,
     private_file: bool,
+    /// Whether the dates below were looked for: figures counted for `mbank tokens` skip
+    /// the date search, and a caller that needs dates counts such a file again.
+    dates_known: bool,
     /// The text's written dates ([`WrittenDates::days`]): the newest up to the day of
     /// counting (`NO_DAY` for none) and up to [`FUTURE_DATES_KEPT`] later ones.
     newest_past_day: i32,
@@ -91,9 +97,13 @@ struct Figures {
 
 /// No date written.
 const NO_DAY: i32 = i32::MIN;
+/// Flags byte: the file is `private: true`.
+const PRIVATE_FILE: u8 = 1;
+/// Flags byte: the text was not searched for dates (counted for its figures alone).
+const WITHOUT_DATES: u8 = 1 << 1;
 
 impl Figures {
-    fn of(key_size: u64, modified_nanos: i128, stats: &TextStats) -> Figures {
+    fn of(key_size: u64, modified_nanos: i128, stats: &TextStats, dates_known: bool) -> Figures {
         let (newest_past, future) = stats.dates.days();
         let future = &future[..future.len().min(FUTURE_DATES_KEPT)];
         let mut future_days = [0; FUTURE_DATES_KEPT];
@@ -108,6 +118,7 @@ impl Figures {
             private_tokens: stats.private_tokens as u64,
             private_blocks: u32::try_from(stats.private_blocks).unwrap_or(u32::MAX),
             private_file: stats.private_file,
+            dates_known,
             newest_past_day: newest_past.unwrap_or(NO_DAY),
             future_days,
             future_count: future.len() as u8,
@@ -148,7 +159,14 @@ impl Figures {
         }
         out.extend_from_slice(&self.modified_nanos.to_le_bytes());
         out.extend_from_slice(&self.private_blocks.to_le_bytes());
-        out.push(u8::from(self.private_file));
+        let mut flags = 0;
+        if self.private_file {
+            flags |= PRIVATE_FILE;
+        }
+        if !self.dates_known {
+            flags |= WITHOUT_DATES;
+        }
+        out.push(flags);
         out.extend_from_slice(&self.newest_past_day.to_le_bytes());
         out.push(self.future_count);
         for day in &self.future_days[..usize::from(self.future_count)] {
@@ -165,11 +183,10 @@ impl Figures {
         let private_tokens = reader.u64()?;
         let modified_nanos = i128::from_le_bytes(reader.array()?);
         let private_blocks = reader.u32()?;
-        let private_file = match reader.take(1)? {
-            [0] => false,
-            [1] => true,
-            _ => return None,
-        };
+        let flags = *reader.take(1)?.first()?;
+        if flags & !(PRIVATE_FILE | WITHOUT_DATES) != 0 {
+            return None;
+        }
         let newest_past_day = i32::from_le_bytes(reader.array()?);
         let future_count = *reader.take(1)?.first()?;
         if usize::from(future_count) > FUTURE_DATES_KEPT {
@@ -188,7 +205,8 @@ impl Figures {
             loaded_tokens,
             private_tokens,
             private_blocks,
-            private_file,
+            private_file: flags & PRIVATE_FILE != 0,
+            dates_known: flags & WITHOUT_DATES == 0,
             newest_past_day,
             future_days,
             future_count,
@@ -529,10 +547,23 @@ impl TokenCache {
         self.misses
     }
 
-    /// The remembered figures for this exact version of the file. A file without a
-    /// modification time or with a non-UTF-8 path is never cached.
+    /// The remembered figures and written dates for this exact version of the file. A
+    /// file without a modification time or with a non-UTF-8 path is never cached.
     pub fn get(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
-        let found = self.lookup(key);
+        self.get_as(key, true)
+    }
+
+    /// [`TokenCache::get`] for a caller that uses no dates (`mbank tokens`): figures
+    /// counted without looking for dates are found too, with no dates.
+    pub fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
+        self.get_as(key, false)
+    }
+
+    fn get_as(&mut self, key: &FileKey<'_>, with_dates: bool) -> Option<TextStats> {
+        let found = self
+            .lookup(key)
+            .filter(|figures| figures.dates_known || !with_dates)
+            .map(|figures| figures.stats(self.encoding));
         if found.is_some() {
             self.hits += 1;
         } else {
@@ -561,7 +592,7 @@ impl TokenCache {
             .find(|e| e.is_for(path, memory_id))
     }
 
-    fn lookup(&self, key: &FileKey<'_>) -> Option<TextStats> {
+    fn lookup(&self, key: &FileKey<'_>) -> Option<Figures> {
         let path = key.path.to_str()?;
         let modified = nanos_since_epoch(key.modified?);
         let hash = self.hash(path, key.memory_id);
@@ -570,19 +601,33 @@ impl TokenCache {
             return entry
                 .figures
                 .is_version(key.size, modified)
-                .then(|| entry.figures.stats(self.encoding));
+                .then_some(entry.figures);
         }
         let (number, figures) = self.stored.find_hashed(hash, path, key.memory_id)?;
         if !figures.is_version(key.size, modified) {
             return None;
         }
         self.stored.mark_used(number);
-        Some(figures.stats(self.encoding))
+        Some(figures)
     }
 
-    /// Remembers the figures of a file version, replacing those of older versions.
-    /// Figures of another encoding are refused (they would poison this file).
+    /// Remembers the figures and written dates of a file version, replacing those of
+    /// older versions. Figures of another encoding are refused (they would poison this
+    /// file).
     pub fn insert(&mut self, key: &FileKey<'_>, stats: &TextStats) {
+        self.insert_as(key, stats, true);
+    }
+
+    /// Remembers figures counted without looking for dates ([`super::measure`]); what
+    /// the cache holds for the same version with its dates is kept instead.
+    pub fn insert_figures(&mut self, key: &FileKey<'_>, stats: &TextStats) {
+        if self.lookup(key).is_some_and(|figures| figures.dates_known) {
+            return;
+        }
+        self.insert_as(key, stats, false);
+    }
+
+    fn insert_as(&mut self, key: &FileKey<'_>, stats: &TextStats, dates_known: bool) {
         if stats.encoding != self.encoding {
             return;
         }
@@ -592,7 +637,7 @@ impl TokenCache {
         self.remember(Entry {
             path: path.into(),
             memory_id: key.memory_id.map(Into::into),
-            figures: Figures::of(key.size, nanos_since_epoch(modified), stats),
+            figures: Figures::of(key.size, nanos_since_epoch(modified), stats, dates_known),
         });
     }
 
@@ -987,6 +1032,38 @@ mod tests {
         assert!(cache.is_empty());
         assert!(!cache.is_dirty());
         assert!(cache.get(&no_time).is_none());
+    }
+
+    #[test]
+    fn figures_counted_without_dates_never_answer_a_caller_that_needs_dates() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.md"), dir.path().join("b.md"));
+        let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
+        let dated = TextStats {
+            dates: WrittenDates::of("Updated 2026-11-02", today),
+            ..stats(5, Encoding::O200k)
+        };
+        let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+        cache.insert_figures(&key(&a, None, 40, 1), &stats(5, Encoding::O200k));
+        cache.insert(&key(&b, None, 40, 1), &dated);
+        // What has its dates is kept over the same figures without them.
+        cache.insert_figures(&key(&b, None, 40, 1), &stats(5, Encoding::O200k));
+        cache.save().unwrap();
+
+        let mut reopened = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert_eq!(reopened.get(&key(&a, None, 40, 1)), None);
+        assert_eq!(
+            reopened.get_figures(&key(&a, None, 40, 1)),
+            Some(stats(5, Encoding::O200k))
+        );
+        assert_eq!(reopened.get(&key(&b, None, 40, 1)), Some(dated.clone()));
+        assert_eq!(reopened.get_figures(&key(&b, None, 40, 1)), Some(dated));
+        assert_eq!((reopened.hits(), reopened.misses()), (3, 1));
+        // Counted again with its dates, the file answers both.
+        reopened.insert(&key(&a, None, 40, 1), &stats(5, Encoding::O200k));
+        assert!(reopened.get(&key(&a, None, 40, 1)).is_some());
+        // Another version without dates is not the dated one.
+        assert_eq!(reopened.get_figures(&key(&a, None, 41, 1)), None);
     }
 
     #[test]

@@ -10,8 +10,12 @@ use super::bpe::{self, RankCache, Table};
 use super::pretokenize::{Grammar, pieces};
 use super::table_hash::padded_word;
 
-/// Pieces up to this many bytes are remembered; longer ones are rare and counted directly.
-const MEMO_MAX_PIECE: usize = 64;
+/// Pieces up to this many bytes are remembered; longer ones are rare and counted
+/// directly. Long pieces (table rules, runs of `=` or spaces) recur from file to file
+/// and are the costliest to encode.
+const MEMO_MAX_PIECE: usize = 1024;
+/// The memo is emptied when its long pieces hold this many bytes.
+const MEMO_MAX_LONG_BYTES: usize = 4 * 1024 * 1024;
 /// A memo over this many entries is emptied, bounding memory on adversarial input.
 const MEMO_MAX_ENTRIES: usize = 256 * 1024;
 /// Pieces up to this length pack into a `u128` key (the last byte holds the length).
@@ -284,6 +288,8 @@ struct PieceCounts {
     tiny: TinyPieces,
     short: ShortPieces,
     long: FastMap<Box<[u8]>, u32>,
+    /// The bytes of the keys of `long`.
+    long_bytes: usize,
 }
 
 impl PieceCounts {
@@ -302,10 +308,13 @@ impl PieceCounts {
     /// Remembers a piece's count (of at most `MEMO_MAX_PIECE` bytes) that `get` did not
     /// find; emptied first when full, which bounds memory on adversarial input.
     fn insert(&mut self, piece: &[u8], count: usize) {
-        if self.tiny.len + self.short.len + self.long.len() >= MEMO_MAX_ENTRIES {
+        if self.tiny.len + self.short.len + self.long.len() >= MEMO_MAX_ENTRIES
+            || self.long_bytes + piece.len() > MEMO_MAX_LONG_BYTES
+        {
             self.tiny.clear();
             self.short.clear();
             self.long.clear();
+            self.long_bytes = 0;
         }
         if piece.len() <= TINY_MAX {
             // A piece has at most as many tokens as bytes: the four bits hold it.
@@ -317,6 +326,7 @@ impl PieceCounts {
             }
         } else {
             self.long.insert(piece.into(), count as u32);
+            self.long_bytes += piece.len();
         }
     }
 }
@@ -558,7 +568,7 @@ mod tests {
 
     #[test]
     fn piece_counts_keep_pieces_of_every_length_apart() {
-        let source: Vec<u8> = (0..MEMO_MAX_PIECE as u8).map(|b| b'a' + b % 26).collect();
+        let source: Vec<u8> = (0..MEMO_MAX_PIECE).map(|b| b'a' + (b % 26) as u8).collect();
         let mut counts = PieceCounts::default();
         for len in 1..=MEMO_MAX_PIECE {
             assert_eq!(counts.get(&source[..len]), None, "{len} bytes");
@@ -573,6 +583,29 @@ mod tests {
             longer.push(0);
             assert_eq!(counts.get(&longer), None, "{len} bytes");
         }
+    }
+
+    #[test]
+    fn long_pieces_fill_the_memo_up_to_a_byte_budget() {
+        let mut counts = PieceCounts::default();
+        let pieces: Vec<Vec<u8>> = (0..MEMO_MAX_LONG_BYTES / MEMO_MAX_PIECE + 1)
+            .map(|n| {
+                let mut piece = vec![b'='; MEMO_MAX_PIECE];
+                piece[..8].copy_from_slice(&(n as u64).to_le_bytes());
+                piece
+            })
+            .collect();
+        let (last, first) = pieces.split_last().unwrap();
+        for piece in first {
+            counts.insert(piece, 3);
+        }
+        assert_eq!(counts.long_bytes, MEMO_MAX_LONG_BYTES);
+        assert!(first.iter().all(|piece| counts.get(piece) == Some(3)));
+        // One more would pass the budget: the memo starts again.
+        counts.insert(last, 4);
+        assert_eq!(counts.long_bytes, MEMO_MAX_PIECE);
+        assert_eq!(counts.get(&first[0]), None);
+        assert_eq!(counts.get(last), Some(4));
     }
 
     #[test]

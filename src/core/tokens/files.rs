@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::cache::{FileKey, TokenCache};
 use super::counter::{SPLIT_MIN_BYTES, worker_count};
-use super::{Encoding, TextStats, analyze};
+use super::{Encoding, TextStats, analyze, measure};
 use crate::core::error::{CoreError, Result};
 use crate::core::formats::infinity;
 use crate::core::io::text;
@@ -85,9 +85,47 @@ impl Batch {
     }
 
     /// Reads and measures a file, without the cache.
-    pub(super) fn measure(&mut self, file: &MemoryFile, encoding: Encoding) -> Result<TextStats> {
+    pub(super) fn measure(
+        &mut self,
+        file: &MemoryFile,
+        encoding: Encoding,
+        detail: Detail,
+    ) -> Result<TextStats> {
         let text = self.text_of(file)?;
-        Ok(analyze(&text, encoding))
+        Ok(detail.measure(&text, encoding))
+    }
+}
+
+/// What a batch finds in each text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Detail {
+    /// Figures and the dates written (for staleness).
+    WithDates,
+    /// Figures alone: looking for dates parses the markdown, which costs more than
+    /// counting its tokens.
+    Figures,
+}
+
+impl Detail {
+    fn measure(self, text: &str, encoding: Encoding) -> TextStats {
+        match self {
+            Detail::WithDates => analyze(text, encoding),
+            Detail::Figures => measure(text, encoding),
+        }
+    }
+
+    fn cached(self, cache: &mut TokenCache, file: &MemoryFile) -> Option<TextStats> {
+        match self {
+            Detail::WithDates => cache.get(&FileKey::of(file)),
+            Detail::Figures => cache.get_figures(&FileKey::of(file)),
+        }
+    }
+
+    fn remember(self, cache: &mut TokenCache, file: &MemoryFile, stats: &TextStats) {
+        match self {
+            Detail::WithDates => cache.insert(&FileKey::of(file), stats),
+            Detail::Figures => cache.insert_figures(&FileKey::of(file), stats),
+        }
     }
 }
 
@@ -118,12 +156,33 @@ pub fn stats_for_files(
     encoding: Encoding,
     cache: &mut TokenCache,
 ) -> Vec<Result<TextStats>> {
+    stats_for_files_as(files, encoding, cache, Detail::WithDates)
+}
+
+/// [`stats_for_files`] without the dates written in the files, for a caller that shows
+/// no staleness (`mbank tokens`): figures the cache holds with or without dates serve,
+/// and what is counted here is cached without dates (a caller that needs them counts
+/// those files again).
+pub fn figures_for_files(
+    files: &[MemoryFile],
+    encoding: Encoding,
+    cache: &mut TokenCache,
+) -> Vec<Result<TextStats>> {
+    stats_for_files_as(files, encoding, cache, Detail::Figures)
+}
+
+fn stats_for_files_as(
+    files: &[MemoryFile],
+    encoding: Encoding,
+    cache: &mut TokenCache,
+    detail: Detail,
+) -> Vec<Result<TextStats>> {
     let use_cache = cache.encoding() == encoding;
     let mut results: Vec<Option<Result<TextStats>>> = files
         .iter()
         .map(|file| {
             use_cache
-                .then(|| cache.get(&FileKey::of(file)))
+                .then(|| detail.cached(cache, file))
                 .flatten()
                 .map(Ok)
         })
@@ -135,12 +194,12 @@ pub fn stats_for_files(
             continue;
         }
         if file.is_virtual() {
-            results[index] = Some(batch.measure(file, encoding));
+            results[index] = Some(batch.measure(file, encoding, detail));
         } else {
             real_misses.push(index);
         }
     }
-    for (index, measured) in measure_in_parallel(files, &real_misses, encoding) {
+    for (index, measured) in measure_in_parallel(files, &real_misses, encoding, detail) {
         results[index] = Some(measured);
     }
     files
@@ -154,7 +213,7 @@ pub fn stats_for_files(
                 })
             });
             if use_cache && let Ok(stats) = &measured {
-                cache.insert(&FileKey::of(file), stats);
+                detail.remember(cache, file, stats);
             }
             measured
         })
@@ -172,9 +231,11 @@ fn measure_in_parallel(
     files: &[MemoryFile],
     indices: &[usize],
     encoding: Encoding,
+    detail: Detail,
 ) -> Vec<(usize, Result<TextStats>)> {
     let measure_one = |index: usize| {
-        let measured = text::read_text(&files[index].path).map(|text| analyze(&text, encoding));
+        let measured =
+            text::read_text(&files[index].path).map(|text| detail.measure(&text, encoding));
         (index, measured)
     };
     let workers = worker_count();
@@ -315,7 +376,9 @@ mod tests {
         let files = vec![virtual_file(&store, "a", 1), virtual_file(&store, "b", 1)];
         let mut batch = Batch::default();
         for file in &files {
-            let err = batch.measure(file, Encoding::Bytes4).unwrap_err();
+            let err = batch
+                .measure(file, Encoding::Bytes4, Detail::WithDates)
+                .unwrap_err();
             assert!(err.to_string().contains("malformed JSON"), "{err}");
         }
         assert_eq!(batch.stores.len(), 1);
@@ -369,6 +432,39 @@ mod tests {
             results[2].as_ref().unwrap().loaded_tokens,
             count(Encoding::Cl100k, "# File 2\ntext 2 changed\n")
         );
+    }
+
+    #[test]
+    fn figures_alone_skip_the_dates_and_a_caller_needing_dates_counts_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("progress.md");
+        std::fs::write(&path, "# Progress\nShipped on 2024-05-06.\n").unwrap();
+        let files = [real_file(&path)];
+        let mut cache = TokenCache::in_memory(Encoding::O200k);
+
+        let figures = figures_for_files(&files, Encoding::O200k, &mut cache);
+        let figures = figures[0].as_ref().unwrap();
+        assert_eq!(figures.dates, Default::default());
+        assert_eq!((cache.hits(), cache.misses()), (0, 1));
+        // Figures alone come from the cache the second time.
+        let again = figures_for_files(&files, Encoding::O200k, &mut cache);
+        assert_eq!(again[0].as_ref().unwrap(), figures);
+        assert_eq!((cache.hits(), cache.misses()), (1, 1));
+
+        // Staleness needs the dates: the file is counted again, and then found with them.
+        let full = stats_for_files(&files, Encoding::O200k, &mut cache);
+        let full = full[0].as_ref().unwrap();
+        assert_eq!((cache.hits(), cache.misses()), (1, 2));
+        let written = chrono::NaiveDate::from_ymd_opt(2024, 5, 6);
+        assert_eq!(
+            full.dates
+                .newest_by(chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap()),
+            written
+        );
+        assert_eq!(full.loaded_tokens, figures.loaded_tokens);
+        let cached = figures_for_files(&files, Encoding::O200k, &mut cache);
+        assert_eq!(cached[0].as_ref().unwrap(), full);
+        assert_eq!((cache.hits(), cache.misses()), (2, 2));
     }
 
     #[test]

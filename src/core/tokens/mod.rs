@@ -24,7 +24,7 @@ use crate::core::io::text;
 use crate::core::markup::markdown;
 
 pub use cache::{FileKey, TokenCache};
-pub use files::{stats_for_file, stats_for_files};
+pub use files::{figures_for_files, stats_for_file, stats_for_files};
 
 /// How tokens are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -122,7 +122,8 @@ pub struct TextStats {
     pub private_file: bool,
     pub encoding: Encoding,
     /// The dates written in the text, for staleness: found with the figures and cached
-    /// with them, so a warm run reads no file for them.
+    /// with them, so a warm run reads no file for them. Empty when the text was counted
+    /// for its figures alone ([`measure`]).
     #[serde(skip)]
     pub dates: crate::core::markup::dates::WrittenDates,
 }

@@ -375,6 +375,63 @@ fn ascii_whitespace_end(scanner: &Scanner<'_>, at: usize, grammar: Grammar) -> O
     Some(whitespace_end(scanner, at, &space, grammar))
 }
 
+/// Bytes that are one of a few ASCII ranges.
+#[derive(Clone, Copy)]
+struct ByteRanges(&'static [(u8, u8)]);
+
+const UPPER: ByteRanges = ByteRanges(&[(b'A', b'Z')]);
+const LOWER: ByteRanges = ByteRanges(&[(b'a', b'z')]);
+const LETTERS: ByteRanges = ByteRanges(&[(b'A', b'Z'), (b'a', b'z')]);
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+impl ByteRanges {
+    /// The high bit of each of the eight bytes of `word` that is in a range, every byte
+    /// tested at once: a byte's low seven bits plus a constant reach its high bit
+    /// exactly when they are at least the bound, and no sum carries into the next
+    /// byte. Non-ASCII bytes are in no range.
+    #[inline(always)]
+    fn in_word(self, word: u64) -> u64 {
+        let ascii = !word & HIGHS;
+        let low = word & !HIGHS;
+        let mut found = 0;
+        for &(first, last) in self.0 {
+            let at_least_first = low + ONES * u64::from(0x80 - first);
+            let above_last = low + ONES * u64::from(0x7F - last);
+            found |= at_least_first & !above_last;
+        }
+        found & ascii
+    }
+
+    #[inline(always)]
+    fn contains(self, byte: u8) -> bool {
+        self.0
+            .iter()
+            .any(|&(first, last)| (first..=last).contains(&byte))
+    }
+}
+
+/// The end of the run of bytes in `ranges` that starts at `at`: eight bytes at a time,
+/// so a word costs one or two tests instead of a test (and a hard-to-predict branch)
+/// per letter.
+#[inline(always)]
+fn byte_run(bytes: &[u8], mut at: usize, ranges: ByteRanges) -> usize {
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let outside = !ranges.in_word(u64::from_le_bytes(word)) & HIGHS;
+        if outside != 0 {
+            return at + (outside.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while bytes.get(at).is_some_and(|&byte| ranges.contains(byte)) {
+        at += 1;
+    }
+    at
+}
+
 /// Fast path for the commonest piece, an ASCII word with an optional ASCII prefix
 /// (`" memory"`, `"API"`, `"(see"`). ASCII letters are upper or lower, never both, so
 /// no backtracking is involved. `None` when the piece is something else or its letters
@@ -396,23 +453,11 @@ fn ascii_word_end(bytes: &[u8], at: usize, grammar: Grammar) -> Option<usize> {
         }
         at + 1
     };
-    let mut end = start;
-    match grammar {
-        Grammar::O200k => {
-            // `[A-Z]*[a-z]+` or else `[A-Z]+`: either way the match ends where both runs do.
-            while bytes.get(end).is_some_and(u8::is_ascii_uppercase) {
-                end += 1;
-            }
-            while bytes.get(end).is_some_and(u8::is_ascii_lowercase) {
-                end += 1;
-            }
-        }
-        Grammar::Cl100k => {
-            while bytes.get(end).is_some_and(u8::is_ascii_alphabetic) {
-                end += 1;
-            }
-        }
-    }
+    let end = match grammar {
+        // `[A-Z]*[a-z]+` or else `[A-Z]+`: either way the match ends where both runs do.
+        Grammar::O200k => byte_run(bytes, byte_run(bytes, start, UPPER), LOWER),
+        Grammar::Cl100k => byte_run(bytes, start, LETTERS),
+    };
     match bytes.get(end) {
         Some(&next) if next >= 128 => None,
         _ => Some(end),
@@ -426,10 +471,18 @@ fn ascii_word_end(bytes: &[u8], at: usize, grammar: Grammar) -> Option<usize> {
 /// |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 /// |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 /// ```
+#[inline(always)]
 fn o200k_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
-    if let Some(end) = ascii_piece_end(scanner, at, Grammar::O200k) {
-        return end;
+    match ascii_piece_end(scanner, at, Grammar::O200k) {
+        Some(end) => end,
+        None => o200k_general_piece_end(scanner, at),
     }
+}
+
+/// [`o200k_piece_end`] by the general rules, out of line so that the ASCII fast path
+/// stays small enough to live in the counting loop.
+#[inline(never)]
+fn o200k_general_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
     let prefix = scanner.prefix_end(at);
     let starts = [prefix, Some(at)];
     for start in starts.into_iter().flatten() {
@@ -460,10 +513,17 @@ fn o200k_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
 /// '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
 /// |\s++$|\s*[\r\n]|\s+(?!\S)|\s
 /// ```
+#[inline(always)]
 fn cl100k_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
-    if let Some(end) = ascii_piece_end(scanner, at, Grammar::Cl100k) {
-        return end;
+    match ascii_piece_end(scanner, at, Grammar::Cl100k) {
+        Some(end) => end,
+        None => cl100k_general_piece_end(scanner, at),
     }
+}
+
+/// [`cl100k_piece_end`] by the general rules, out of line.
+#[inline(never)]
+fn cl100k_general_piece_end(scanner: &Scanner<'_>, at: usize) -> usize {
     let contraction = scanner.contraction(at);
     if contraction > at {
         return contraction;
@@ -530,6 +590,7 @@ pub(crate) struct Pieces<'a> {
 impl<'a> Iterator for Pieces<'a> {
     type Item = &'a str;
 
+    #[inline(always)]
     fn next(&mut self) -> Option<&'a str> {
         let text = self.scanner.text;
         if self.at >= text.len() {
@@ -619,6 +680,37 @@ mod tests {
                     folds_to(c, letter),
                     "{c:?} vs {letter}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn byte_runs_end_where_a_byte_by_byte_scan_ends() {
+        let mut bytes: Vec<u8> = (0u8..=255).collect();
+        bytes.extend_from_slice(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@[`{");
+        bytes.extend_from_slice("Wörter été ÀZaz".as_bytes());
+        for ranges in [UPPER, LOWER, LETTERS] {
+            for byte in 0u8..=255 {
+                let expected = ranges.contains(byte);
+                assert_eq!(
+                    ranges.in_word(u64::from(byte)) & 0x80 != 0,
+                    expected,
+                    "{byte:#x}"
+                );
+                // Every position of the eight, whatever the neighbours.
+                for shift in 0..8 {
+                    let word = (u64::from(byte) << (shift * 8))
+                        | (0x41_7A_80_FF_00_5B_60_7B & !(0xFF << (shift * 8)));
+                    let found = ranges.in_word(word) >> (shift * 8) & 0x80 != 0;
+                    assert_eq!(found, expected, "{byte:#x} at {shift}");
+                }
+            }
+            for start in 0..bytes.len() {
+                let mut end = start;
+                while bytes.get(end).is_some_and(|&b| ranges.contains(b)) {
+                    end += 1;
+                }
+                assert_eq!(byte_run(&bytes, start, ranges), end, "from {start}");
             }
         }
     }

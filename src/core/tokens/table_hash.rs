@@ -2,12 +2,21 @@
 // to lay the tables out, and the counter uses it to look them up: one definition, so
 // the two can never disagree. Plain std only, because build.rs includes it verbatim.
 
-/// Slots hold the token's rank plus one in their low bits (0 is an empty slot)...
+/// A slot is a little-endian u64. Its low word holds the token's rank plus one in its
+/// low bits (0 is an empty slot)...
 pub const RANK_BITS: u32 = 18;
-/// ...and a few more bits of the hash above it, so most probes of a wrong slot are
-/// turned away without reading the token's bytes.
-pub const TAG_BITS: u32 = 32 - RANK_BITS;
 pub const RANK_MASK: u32 = (1 << RANK_BITS) - 1;
+/// ...then the token's length (`LONG_TOKEN` for that many bytes or more)...
+const LENGTH_BITS: u32 = 4;
+pub const LONG_TOKEN: usize = (1 << LENGTH_BITS) - 1;
+/// ...and a few bits of the hash above it, so most probes of a wrong slot are turned
+/// away by the low word alone.
+const TAG_BITS: u32 = 32 - RANK_BITS - LENGTH_BITS;
+/// The high word holds a token of up to `INLINE_MAX` bytes itself (zero-padded), so
+/// finding it reads nothing but the slot; for a longer token, where its bytes start
+/// in the token list. Each other read is a likely cache miss, and lookups are most
+/// of what encoding a new piece costs.
+pub const INLINE_MAX: usize = 4;
 
 const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -72,9 +81,24 @@ pub fn token_hash(bytes: &[u8]) -> u64 {
     hash
 }
 
-/// The tag bits a slot keeps for a hash (the hash's top bits; the slot index uses the
-/// low ones).
+/// What a slot's low word holds besides the rank, for a token of `len` bytes with
+/// hash `hash`: its length and the hash's top bits (the slot index uses the low ones).
 #[inline(always)]
-pub fn slot_tag(hash: u64) -> u32 {
-    (hash >> (64 - TAG_BITS)) as u32
+pub fn slot_check(hash: u64, len: usize) -> u32 {
+    let length = len.min(LONG_TOKEN) as u32;
+    let tag = (hash >> (64 - TAG_BITS)) as u32;
+    length << RANK_BITS | tag << (RANK_BITS + LENGTH_BITS)
+}
+
+/// The high word of a token's slot: the token itself when it is short, else where it
+/// starts in the token list.
+// Only build.rs lays slots out; the counter reads them.
+#[allow(dead_code)]
+#[inline(always)]
+pub fn slot_high_word(token: &[u8], start: u32) -> u32 {
+    if token.len() <= INLINE_MAX {
+        padded_word(token) as u32
+    } else {
+        start
+    }
 }
