@@ -977,4 +977,35 @@ mod tests {
         assert_eq!(inner, "mcp:log_decision");
         assert_eq!(current_writer(), "agent");
     }
+
+    /// The history keys a file by its real path ([`key_of`]); the agents' writes hand it
+    /// the path [`write::resolve_target`] resolved instead of resolving it again, so the
+    /// two must agree wherever links lead.
+    #[cfg(unix)]
+    #[test]
+    fn the_resolved_target_is_the_files_history_key_through_links() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        fs::create_dir_all(real.join("p/docs/bank")).unwrap();
+        symlink("docs/bank", real.join("p/memory-bank")).unwrap();
+        fs::write(real.join("p/docs/bank/notes.md"), "n\n").unwrap();
+        symlink("notes.md", real.join("p/docs/bank/alias.md")).unwrap();
+        // The project reached through a linked folder, as a root given by a link is.
+        symlink(&real, dir.path().join("via")).unwrap();
+        let root = dir.path().join("via/p/memory-bank");
+        let bank = write::tests::bank_with(
+            crate::core::model::Format::Cline,
+            &root,
+            &["notes.md", "alias.md"],
+        );
+        for name in ["notes.md", "alias.md", "new.md"] {
+            let resolved = write::resolve_target(&bank, name).unwrap();
+            assert_eq!(resolved, key_of(&root.join(name)), "{name}");
+        }
+        assert_eq!(
+            write::resolve_target(&bank, "alias.md").unwrap(),
+            fs::canonicalize(real.join("p/docs/bank/notes.md")).unwrap()
+        );
+    }
 }

@@ -791,4 +791,4 @@ pub fn write_infinity_content_at(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

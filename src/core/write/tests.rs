@@ -10,7 +10,7 @@ fn leftover_temp_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-fn bank_with(format: Format, root: &Path, listed: &[&str]) -> Bank {
+pub(crate) fn bank_with(format: Format, root: &Path, listed: &[&str]) -> Bank {
     Bank {
         format,
         root: root.to_path_buf(),
@@ -674,35 +674,4 @@ fn claude_auto_memory_is_never_written() {
         let err = resolve_target(&bank, name).unwrap_err();
         assert!(err.to_string().contains("never writes it"), "{err}");
     }
-}
-
-/// The history keys a file by its real path ([`crate::core::history::key_of`]); the
-/// agents' writes hand it the path resolved here instead of resolving it again, so the
-/// two must agree wherever links lead.
-#[cfg(unix)]
-#[test]
-fn the_resolved_target_is_the_files_history_key_through_links() {
-    use std::os::unix::fs::symlink;
-    let dir = tempfile::tempdir().unwrap();
-    let real = dir.path().join("real");
-    fs::create_dir_all(real.join("p/docs/bank")).unwrap();
-    symlink("docs/bank", real.join("p/memory-bank")).unwrap();
-    fs::write(real.join("p/docs/bank/notes.md"), "n\n").unwrap();
-    symlink("notes.md", real.join("p/docs/bank/alias.md")).unwrap();
-    // The project reached through a linked folder, as a root given by a link is.
-    symlink(&real, dir.path().join("via")).unwrap();
-    let root = dir.path().join("via/p/memory-bank");
-    let bank = bank_with(Format::Cline, &root, &["notes.md", "alias.md"]);
-    for name in ["notes.md", "alias.md", "new.md"] {
-        let resolved = resolve_target(&bank, name).unwrap();
-        assert_eq!(
-            resolved,
-            crate::core::history::key_of(&root.join(name)),
-            "{name}"
-        );
-    }
-    assert_eq!(
-        resolve_target(&bank, "alias.md").unwrap(),
-        fs::canonicalize(real.join("p/docs/bank/notes.md")).unwrap()
-    );
 }
