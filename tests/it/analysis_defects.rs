@@ -38,13 +38,12 @@ fn cline_bank(bank: &Path) {
     write(&bank.join("progress.md"), "# Progress\nHalf done.\n");
 }
 
-#[test]
-fn list_and_check_judge_staleness_alike() {
-    let sandbox = Sandbox::new();
+/// A root with one Cline bank whose files share modification times but whose written
+/// dates make it stale: activeContext.md was last updated before progress.md's entry.
+fn dated_bank() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     let bank = root.path().join("dated/memory-bank");
     cline_bank(&bank);
-    // Same modification times, but the dates written in the files tell the story.
     write(
         &bank.join("activeContext.md"),
         "# Active\nLast updated: 2025-01-02\n",
@@ -53,6 +52,13 @@ fn list_and_check_judge_staleness_alike() {
         &bank.join("progress.md"),
         "# Progress\n## 2025-03-20\nShipped.\n",
     );
+    root
+}
+
+#[test]
+fn list_and_check_judge_staleness_alike() {
+    let sandbox = Sandbox::new();
+    let root = dated_bank();
     let list = sandbox.run(&["list", "--root", s(root.path()), "--json"]);
     list.expect_code(0);
     let listed = list.json()["projects"][0]["staleness"].clone();
@@ -78,17 +84,7 @@ fn list_and_check_judge_staleness_alike() {
 #[test]
 fn list_after_tokens_still_judges_staleness_by_the_dates_written() {
     let sandbox = Sandbox::new();
-    let root = tempfile::tempdir().unwrap();
-    let bank = root.path().join("dated/memory-bank");
-    cline_bank(&bank);
-    write(
-        &bank.join("activeContext.md"),
-        "# Active\nLast updated: 2025-01-02\n",
-    );
-    write(
-        &bank.join("progress.md"),
-        "# Progress\n## 2025-03-20\nShipped.\n",
-    );
+    let root = dated_bank();
     // `tokens` counts (and caches) the files without looking for dates.
     let tokens = sandbox.run(&["tokens", "--json", s(&root.path().join("dated"))]);
     tokens.expect_code(0);
