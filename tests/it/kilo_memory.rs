@@ -4,29 +4,11 @@ use crate::common;
 
 use std::path::Path;
 
+use common::context::{bank, displays};
 use common::{Sandbox, write};
-use serde_json::Value;
 
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()
-}
-
-fn bank<'a>(json: &'a Value, format: &str) -> &'a Value {
-    json["projects"][0]["banks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["format"] == format)
-        .unwrap_or_else(|| panic!("no {format} bank in {json:#}"))
-}
-
-fn displays(bank: &Value) -> Vec<&str> {
-    bank["pieces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["display"].as_str().unwrap())
-        .collect()
 }
 
 /// A Kilo project and its memory where the sandbox's `XDG_DATA_HOME` puts Kilo's data.

@@ -4,6 +4,7 @@
 //! ([`git`]) and the TUI harness ([`tui`]).
 #![allow(dead_code)]
 
+pub mod context;
 pub mod git;
 pub mod tui;
 
