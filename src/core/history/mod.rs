@@ -441,7 +441,9 @@ impl History {
         }
         files::write_atomic(&dir, INDEX, text.as_bytes(), false)?;
         if let Some(new_generation) = compacted {
-            pack::remove_all_but(&dir, new_generation)?;
+            // The index names only the new pack now: one left over is removed at the next
+            // compaction, so failing to remove it does not fail the write.
+            let _ = pack::remove_all_but(&dir, new_generation);
         }
         // Texts older builds stored in their own files.
         for old in dropped.iter().filter(|v| v.text_at.is_none()) {
