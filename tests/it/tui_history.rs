@@ -316,10 +316,9 @@ fn a_version_whose_text_is_gone_shows_why_and_is_not_restored() {
     append_and_save(&mut h, "one");
     append_and_save(&mut h, " two");
     let now = read(&file);
-    // The first version's text is deleted from the history folder.
+    // The first version's text is cut from the history folder's pack.
     let versions = installed_history().list(&file).unwrap();
-    let blob = format!("{}.txt", versions[0].hash);
-    let removed = remove_stored_text(&file, &blob);
+    let removed = remove_stored_text(&file, &versions[0]);
     assert!(removed, "the version's text was found and removed");
 
     h.keys("f12 end");
@@ -346,9 +345,14 @@ fn a_file_with_no_history_says_so() {
     assert!(h.app.overlays.is_empty());
 }
 
-/// Removes the stored text `name` of `file`'s history (texts are stored per file, so
-/// only the folder whose index names this file is searched).
-fn remove_stored_text(file: &Path, name: &str) -> bool {
+/// Cuts the stored text of `version` of `file` from its history's pack, and all after
+/// it (texts are stored per file, so only the folder whose index names this file is
+/// searched).
+fn remove_stored_text(file: &Path, version: &history::Version) -> bool {
+    let name = format!("texts-{}.pack", version.pack);
+    let Some(at) = version.text_at else {
+        return false;
+    };
     let key = history::key_of(file);
     let key = serde_json::to_string(&key).unwrap();
     for folder in std::fs::read_dir(data_dir().join("history"))
@@ -356,9 +360,12 @@ fn remove_stored_text(file: &Path, name: &str) -> bool {
         .flatten()
     {
         let index = std::fs::read_to_string(folder.path().join("index.jsonl")).unwrap_or_default();
-        let text = folder.path().join(name);
-        if index.contains(&key) && text.is_file() {
-            std::fs::remove_file(text).unwrap();
+        let pack = folder.path().join(&name);
+        if index.contains(&key) && pack.is_file() {
+            let bytes = std::fs::read(&pack).unwrap();
+            let cut = usize::try_from(at).unwrap();
+            assert!(cut < bytes.len());
+            std::fs::write(&pack, &bytes[..cut]).unwrap();
             return true;
         }
     }

@@ -80,50 +80,6 @@ pub(crate) fn write_atomic(dir: &Dir, name: &str, bytes: &[u8], sync: bool) -> R
     Ok(())
 }
 
-/// Stores `bytes` as the content-addressed file `name` in `dir`, whose name says its
-/// SHA-256 is `hash`. A new one is created under its final name with `O_EXCL` (no temp
-/// file, no rename): nothing lists it before it is complete, since its index line is
-/// appended only after this returns, and a read checks the text against its hash, so a
-/// file torn by a crash is never taken for the text. One already there is kept when it
-/// holds exactly `bytes` (deduplicated: nothing written) and replaced atomically when it
-/// does not (torn by a crash, or not a regular file).
-pub(crate) fn store_blob(dir: &Dir, name: &str, bytes: &[u8], hash: &str) -> Result<()> {
-    let path = dir.path().join(name);
-    match dir.create_new(name, PRIVATE_FILE) {
-        Ok(mut file) => {
-            if let Err(e) = file.write_all(bytes) {
-                // Nothing half-written is left behind for a later record to inspect.
-                let _ = dir.remove_file(std::ffi::OsStr::new(name));
-                return Err(CoreError::io(&path, e));
-            }
-            Ok(())
-        }
-        Err(e) if e.kind() == Some(std::io::ErrorKind::AlreadyExists) => {
-            if holds(dir, name, bytes.len() as u64, hash)? {
-                Ok(())
-            } else {
-                write_atomic(dir, name, bytes, false)
-            }
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Whether `name` in `dir` is a regular file of `len` bytes whose SHA-256 is `hash`.
-fn holds(dir: &Dir, name: &str, len: u64, hash: &str) -> Result<bool> {
-    match dir.entry_meta(std::ffi::OsStr::new(name))? {
-        Some(meta) if meta.is_file && meta.len == len => {}
-        _ => return Ok(false),
-    }
-    match dir.read(Path::new(name), len) {
-        Ok(Some(read)) => Ok(content_hash(&read.bytes) == hash),
-        // Gone meanwhile, grown past its length, or swapped for something else.
-        Ok(None) | Err(HandleError::Symlink { .. }) => Ok(false),
-        Err(e) if e.kind() == Some(std::io::ErrorKind::FileTooLarge) => Ok(false),
-        Err(e) => Err(e.into()),
-    }
-}
-
 /// Reads the regular file `name` in `dir` whole, up to `limit` bytes (`None`: absent).
 /// A link, FIFO or device there is an error, never followed or waited on.
 pub(crate) fn read(dir: &Dir, name: &str, limit: u64) -> Result<Option<Vec<u8>>> {

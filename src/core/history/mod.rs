@@ -3,16 +3,19 @@
 //! person can always go back.
 //!
 //! `<data dir>/history/<hash of the file's real path>/` holds `index.jsonl` (one line a
-//! version: number, time, writer, size, content hash) and one `<content hash>.txt` per
-//! distinct text, so a text that comes back is stored once and a version equal to the
-//! newest one is not recorded again. Retention: a version goes once it is beyond the
-//! newest [`Retention::keep_versions`] *and* older than [`Retention::keep_days`] or past
-//! the file's [`Retention::max_mib_per_file`]; never more than [`MAX_VERSIONS`] are kept.
+//! version: number, time, writer, size, content hash, where its text is) and the texts,
+//! appended one after the other to one pack file (`texts-<generation>.pack`, see
+//! [`pack`]), each distinct text stored once, so a text that comes back is not stored
+//! again and a version equal to the newest one is not recorded again. Histories written
+//! by older builds keep a `<content hash>.txt` per text, still read. Retention: a version
+//! goes once it is beyond the newest [`Retention::keep_versions`] *and* older than
+//! [`Retention::keep_days`] or past the file's [`Retention::max_mib_per_file`]; never more
+//! than [`MAX_VERSIONS`] are kept; dropped texts leave the pack when it is compacted.
 //! Everything is opened from the data folder with no link followed, owner-only, under
-//! the folder's lock. A text is created under its final name (`O_EXCL`) before its index
-//! line is appended, and every read checks it against its hash: one torn by a crash is
-//! never restored, and is rewritten atomically when the same text is recorded again. The
-//! index is appended to, and rewritten atomically when retention drops versions.
+//! the folder's lock. A text is appended to the pack before its index line is appended,
+//! and every read checks it against its hash: one torn by a crash is never restored, and
+//! a fresh copy is appended when the same text is recorded again. The index is appended
+//! to, and rewritten atomically when retention drops versions.
 //!
 //! Versions are written without an fsync: they are copies of text that was on disk a
 //! moment ago, and an fsync each would double the cost of every agent write. The file
@@ -21,9 +24,11 @@
 //! lose that write's history entry (or leave it listed with a text that fails its
 //! check and is refused), never the file.
 pub(crate) mod files;
+mod pack;
 mod written;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -104,6 +109,17 @@ pub struct Version {
     pub hash: String,
     /// The file (its real path).
     pub path: PathBuf,
+    /// The generation of the pack its text is in (see `text_at`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pack: u64,
+    /// Where its text starts in the history folder's pack (`size` bytes long); `None`:
+    /// in its own `<hash>.txt`, as older builds stored it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_at: Option<u64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A file compared with one of its versions.
@@ -183,37 +199,56 @@ impl IndexStamp {
 }
 
 /// What recording needs of a file's index: its newest version (the next number, and
-/// whether the text is new), its oldest (retention), how many lines and their sizes.
+/// whether the text is new), its oldest (retention), how many lines and their sizes, the
+/// pack texts are appended to, and where each text is in it (to store a text once).
 #[derive(Debug, Clone, Default)]
 struct IndexSummary {
     lines: usize,
     sizes: u64,
     newest: Option<Version>,
     oldest: Option<Version>,
+    /// The newest pack generation the index names (texts are appended to it).
+    pack: u64,
+    /// Content hash → (pack generation, offset) of its newest copy.
+    texts: HashMap<String, (u64, u64)>,
 }
 
 impl IndexSummary {
-    /// Reads the index and sums it up: only its newest and oldest lines are parsed.
+    /// Reads the index and sums it up.
     fn read(dir: &crate::core::io::dir_handle::Dir, key: &Path) -> Result<IndexSummary> {
         let Some(bytes) = files::read(dir, INDEX, INDEX_LIMIT)? else {
             return Ok(IndexSummary::default());
         };
         let text = String::from_utf8_lossy(&bytes);
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let versions: Vec<Version> = lines.iter().filter_map(|l| parse_line(l, key)).collect();
+        let mut texts = HashMap::new();
+        for v in &versions {
+            if let Some(at) = v.text_at {
+                texts.insert(v.hash.clone(), (v.pack, at));
+            }
+        }
         Ok(IndexSummary {
             lines: lines.len(),
             sizes: lines.iter().map(|l| size_of_line(l)).sum(),
-            newest: lines.iter().rev().find_map(|l| parse_line(l, key)),
-            oldest: lines.iter().find_map(|l| parse_line(l, key)),
+            pack: versions.iter().map(|v| v.pack).max().unwrap_or(0),
+            newest: versions.last().cloned(),
+            oldest: versions.first().cloned(),
+            texts,
         })
     }
 
-    fn appended(self, version: Version) -> IndexSummary {
+    fn appended(mut self, version: Version) -> IndexSummary {
+        if let Some(at) = version.text_at {
+            self.texts.insert(version.hash.clone(), (version.pack, at));
+        }
         IndexSummary {
             lines: self.lines + 1,
             sizes: self.sizes + version.size,
             oldest: self.oldest.or_else(|| Some(version.clone())),
+            pack: self.pack.max(version.pack),
             newest: Some(version),
+            texts: self.texts,
         }
     }
 }
@@ -234,12 +269,15 @@ mod summaries {
 
     static KEPT: Mutex<Option<HashMap<PathBuf, (IndexStamp, IndexSummary)>>> = Mutex::new(None);
 
-    pub(super) fn get(folder: &Path, stamp: IndexStamp) -> Option<IndexSummary> {
-        let kept = KEPT.lock();
-        kept.as_ref()?
-            .get(folder)
-            .filter(|(kept_stamp, _)| *kept_stamp == stamp)
-            .map(|(_, summary)| summary.clone())
+    /// The summary kept for `folder` when its index is still at `stamp`, taken out (the
+    /// caller holds the folder's lock and puts the updated one back).
+    pub(super) fn take(folder: &Path, stamp: IndexStamp) -> Option<IndexSummary> {
+        let mut kept = KEPT.lock();
+        let map = kept.as_mut()?;
+        match map.remove(folder) {
+            Some((kept_stamp, summary)) if kept_stamp == stamp => Some(summary),
+            _ => None,
+        }
     }
 
     pub(super) fn put(folder: PathBuf, stamp: IndexStamp, summary: IndexSummary) {
@@ -328,7 +366,7 @@ impl History {
         let _lock = files::lock(&dir)?;
         let folder = dir.path().to_path_buf();
         let stamp = IndexStamp::of(&dir)?;
-        let summary = match stamp.and_then(|stamp| summaries::get(&folder, stamp)) {
+        let summary = match stamp.and_then(|stamp| summaries::take(&folder, stamp)) {
             Some(summary) => summary,
             None => IndexSummary::read(&dir, &key)?,
         };
@@ -337,15 +375,28 @@ impl History {
         if summary.newest.as_ref().is_some_and(|v| v.hash == hash) {
             return Ok(None);
         }
-        files::store_blob(&dir, &blob_name(&hash), replaced.as_bytes(), &hash)?;
+        let size = replaced.len() as u64;
+        let generation = summary.pack;
+        // A copy there already is reused only when its bytes still hash right: a torn
+        // one gets a fresh copy after it.
+        let reusable = match summary.texts.get(&hash) {
+            Some(&(g, at)) if g == generation && pack::holds(&dir, g, at, size, &hash)? => Some(at),
+            _ => None,
+        };
+        let text_at = match reusable {
+            Some(at) => at,
+            None => pack::append(&dir, generation, replaced.as_bytes())?,
+        };
         let number = summary.newest.as_ref().map_or(1, |v| v.version + 1);
         let version = Version {
             version: number,
             at: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             writer: writer.to_string(),
-            size: replaced.len() as u64,
+            size,
             hash,
             path: key.clone(),
+            pack: generation,
+            text_at: Some(text_at),
         };
         let line = serde_json::to_string(&version).map_err(|e| CoreError::Parse {
             path: dir.path().join(INDEX),
@@ -380,6 +431,7 @@ impl History {
         versions.push(version);
         let kept = self.kept(&versions, now);
         let dropped: Vec<Version> = versions.drain(..versions.len() - kept).collect();
+        let compacted = Self::compact_if_mostly_dead(&dir, generation, &mut versions)?;
         let mut text = String::new();
         for v in &versions {
             if let Ok(line) = serde_json::to_string(v) {
@@ -388,12 +440,72 @@ impl History {
             }
         }
         files::write_atomic(&dir, INDEX, text.as_bytes(), false)?;
-        for old in dropped {
-            if !versions.iter().any(|v| v.hash == old.hash) {
+        if let Some(new_generation) = compacted {
+            // The index names only the new pack now: one left over is removed at the next
+            // compaction, so failing to remove it does not fail the write.
+            let _ = pack::remove_all_but(&dir, new_generation);
+        }
+        // Texts older builds stored in their own files.
+        for old in dropped.iter().filter(|v| v.text_at.is_none()) {
+            if !versions
+                .iter()
+                .any(|v| v.text_at.is_none() && v.hash == old.hash)
+            {
                 let _ = dir.remove_file(std::ffi::OsStr::new(&blob_name(&old.hash)));
             }
         }
         Ok(Some(number))
+    }
+
+    /// When the dropped texts in the pack of `generation` outweigh the kept ones, copies
+    /// the kept ones (each once) to a new pack of the next generation and points
+    /// `versions` at it; returns that generation. Amortised: a pack is copied only once
+    /// it is more than half dead, so each byte is copied a bounded number of times.
+    fn compact_if_mostly_dead(
+        dir: &crate::core::io::dir_handle::Dir,
+        generation: u64,
+        versions: &mut [Version],
+    ) -> Result<Option<u64>> {
+        let mut live = 0u64;
+        let mut seen = std::collections::HashSet::new();
+        for v in versions.iter() {
+            if let Some(at) = v.text_at
+                && seen.insert((v.pack, at))
+            {
+                live += v.size;
+            }
+        }
+        let total = pack::len(dir, generation)?;
+        if total.saturating_sub(live) <= live {
+            return Ok(None);
+        }
+        let next = versions
+            .iter()
+            .map(|v| v.pack)
+            .max()
+            .unwrap_or(0)
+            .max(generation)
+            + 1;
+        let mut bytes = Vec::with_capacity(usize::try_from(live).unwrap_or(0));
+        let mut moved: HashMap<(u64, u64), u64> = HashMap::new();
+        for v in versions.iter_mut() {
+            let Some(at) = v.text_at else { continue };
+            let new_at = match moved.get(&(v.pack, at)) {
+                Some(&new_at) => new_at,
+                None => {
+                    // Copied as it is: a torn copy stays torn (and refused when read).
+                    let text = pack::read(dir, v.pack, at, v.size)?.unwrap_or_default();
+                    let new_at = bytes.len() as u64;
+                    bytes.extend_from_slice(&text);
+                    moved.insert((v.pack, at), new_at);
+                    new_at
+                }
+            };
+            v.pack = next;
+            v.text_at = Some(new_at);
+        }
+        pack::write_new(dir, next, &bytes)?;
+        Ok(Some(next))
     }
 
     /// Whether `version` is younger than the retention's days at `now`.
@@ -445,10 +557,15 @@ impl History {
             ))
         };
         let dir = self.file_folder(&key, false)?.ok_or_else(missing)?;
-        let version = Self::read_index(&dir, &key)?
-            .into_iter()
+        let versions = Self::read_index(&dir, &key)?;
+        let version = versions
+            .iter()
             .find(|v| v.version == number)
+            .cloned()
             .ok_or_else(missing)?;
+        if let Some(at) = version.text_at {
+            return Self::packed_text(&dir, &versions, version, at);
+        }
         let blob = blob_name(&version.hash);
         let bytes =
             files::read(&dir, &blob, crate::core::io::text::MAX_READ_BYTES)?.ok_or_else(|| {
@@ -465,6 +582,48 @@ impl History {
             });
         }
         Ok((version, text))
+    }
+
+    /// The text of `version`, which starts at `at` in its pack. When that copy no longer
+    /// hashes right, another copy of the same text the index names (recorded again after
+    /// a crash tore the first) is read instead; none right: refused.
+    fn packed_text(
+        dir: &crate::core::io::dir_handle::Dir,
+        versions: &[Version],
+        version: Version,
+        at: u64,
+    ) -> Result<(Version, String)> {
+        let path = dir.path().join(pack::name(version.pack));
+        if version.size > crate::core::io::text::MAX_READ_BYTES {
+            return Err(CoreError::Parse {
+                path,
+                message: "the version's text is larger than mbank reads".into(),
+            });
+        }
+        let copies = std::iter::once((version.pack, at)).chain(
+            versions
+                .iter()
+                .filter(|v| v.hash == version.hash && v.size == version.size)
+                .filter_map(|v| v.text_at.map(|other| (v.pack, other)))
+                .filter(|&copy| copy != (version.pack, at)),
+        );
+        let mut tried = std::collections::HashSet::new();
+        for (generation, offset) in copies {
+            if !tried.insert((generation, offset)) {
+                continue;
+            }
+            let Some(bytes) = pack::read(dir, generation, offset, version.size)? else {
+                continue;
+            };
+            if bytes.len() as u64 == version.size && files::content_hash(&bytes) == version.hash {
+                let text = files::text_of(&path, bytes)?;
+                return Ok((version, text));
+            }
+        }
+        Err(CoreError::Parse {
+            path,
+            message: "the version's text does not match its hash (changed on disk)".into(),
+        })
     }
 
     /// `file` now compared with version `number`.
@@ -624,14 +783,56 @@ mod tests {
             .collect()
     }
 
-    /// How many texts `history` stores for `file`.
+    /// How many good copies of texts `history` stores for `file`: the distinct places in
+    /// its packs that its index names and whose bytes hash right, and the `.txt` files
+    /// older builds wrote.
     fn stored_texts(history: &History, file: &Path) -> usize {
         let folder = history.file_folder(&key_of(file), false).unwrap().unwrap();
-        fs::read_dir(folder.path())
+        let mut places = std::collections::HashSet::new();
+        for v in history.list(file).unwrap() {
+            if let Some(at) = v.text_at
+                && pack::holds(&folder, v.pack, at, v.size, &v.hash).unwrap()
+            {
+                places.insert((v.pack, at));
+            }
+        }
+        let blobs = fs::read_dir(folder.path())
             .unwrap()
             .flatten()
             .filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
-            .count()
+            .count();
+        places.len() + blobs
+    }
+
+    /// The pack files in `file`'s history folder, by name, with their lengths.
+    fn packs(history: &History, file: &Path) -> Vec<(String, u64)> {
+        let folder = history.file_folder(&key_of(file), false).unwrap().unwrap();
+        let mut packs: Vec<(String, u64)> = fs::read_dir(folder.path())
+            .unwrap()
+            .flatten()
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e))
+            .filter(|(name, _)| name.ends_with(".pack"))
+            .map(|(name, e)| (name, e.metadata().unwrap().len()))
+            .collect();
+        packs.sort();
+        packs
+    }
+
+    /// The bytes all of `file`'s packs hold.
+    fn pack_bytes(history: &History, file: &Path) -> u64 {
+        packs(history, file).iter().map(|(_, len)| len).sum()
+    }
+
+    /// The bytes of the distinct texts `file`'s versions hold.
+    fn distinct_text_bytes(history: &History, file: &Path) -> u64 {
+        let mut seen = std::collections::HashSet::new();
+        history
+            .list(file)
+            .unwrap()
+            .into_iter()
+            .filter(|v| seen.insert(v.hash.clone()))
+            .map(|v| v.size)
+            .sum()
     }
 
     fn setup() -> (tempfile::TempDir, History, PathBuf) {
@@ -680,6 +881,11 @@ mod tests {
         assert_eq!(history.list(&file).unwrap().len(), 3);
         let blobs = stored_texts(&history, &file);
         assert_eq!(blobs, 2, "one stored text per distinct content");
+        assert_eq!(
+            pack_bytes(&history, &file),
+            ("same\n".len() + "other\n".len()) as u64,
+            "nothing stored twice"
+        );
     }
 
     #[test]
@@ -709,6 +915,16 @@ mod tests {
         let numbers = version_numbers(&history, &file);
         assert_eq!(numbers, [9, 10, 11]);
         assert!(history.version(&file, 1).is_err());
+        // Eight of eleven texts dropped: the pack was compacted to exactly the kept ones.
+        assert_eq!(stored_texts(&history, &file), 3);
+        assert_eq!(
+            packs(&history, &file),
+            [(
+                "texts-1.pack".to_string(),
+                distinct_text_bytes(&history, &file)
+            )],
+            "dropped versions' texts are removed"
+        );
         // Young versions are all kept beyond the newest three.
         for i in 0..4 {
             history.record(&file, &format!("young{i}\n"), "t").unwrap();
@@ -716,7 +932,88 @@ mod tests {
         let numbers = version_numbers(&history, &file);
         assert_eq!(numbers, [11, 12, 13, 14, 15]);
         let blobs = stored_texts(&history, &file);
-        assert_eq!(blobs, 5, "dropped versions' texts are removed");
+        assert_eq!(blobs, 5);
+        // Two more texts dropped since: left in the pack until they outweigh the kept ones.
+        let live = distinct_text_bytes(&history, &file);
+        assert_eq!(pack_bytes(&history, &file), live + 2 * "v8\n".len() as u64);
+        for number in 11..=15 {
+            history.version(&file, number).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_mostly_dead_pack_is_compacted_into_a_new_generation_and_left_overs_of_a_crash_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.md");
+        let history = History::new(
+            dir.path().join("data"),
+            Retention {
+                keep_versions: 2,
+                keep_days: 1,
+                ..Retention::default()
+            },
+        );
+        // Two days apart: each version is old by the time the next is recorded.
+        let start = Utc::now() - chrono::Duration::days(100);
+        let at = |i: usize| start + chrono::Duration::days(2 * i as i64);
+        let text = |i: usize| format!("text {i:04}\n");
+        for i in 0..4 {
+            history.record_at(&file, &text(i), "t", at(i)).unwrap();
+        }
+        // Two of four texts dropped: as many dead bytes as live ones, not compacted yet.
+        assert_eq!(version_numbers(&history, &file), [3, 4]);
+        assert_eq!(packs(&history, &file), [("texts-0.pack".to_string(), 40)]);
+        history.record_at(&file, &text(4), "t", at(4)).unwrap();
+        assert_eq!(version_numbers(&history, &file), [4, 5]);
+        assert_eq!(packs(&history, &file), [("texts-1.pack".to_string(), 20)]);
+        for (number, i) in [(4, 3), (5, 4)] {
+            assert_eq!(history.version(&file, number).unwrap().1, text(i));
+        }
+        // What crashes during a compaction leave: the old pack (index renamed in, pack not
+        // yet removed) and a next pack whose index was never renamed in.
+        let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
+        fs::write(folder.path().join("texts-0.pack"), "stale").unwrap();
+        fs::write(folder.path().join("texts-2.pack"), "torn").unwrap();
+        for (number, i) in [(4, 3), (5, 4)] {
+            assert_eq!(history.version(&file, number).unwrap().1, text(i));
+        }
+        for i in 5..8 {
+            history.record_at(&file, &text(i), "t", at(i)).unwrap();
+        }
+        assert_eq!(version_numbers(&history, &file), [7, 8]);
+        assert_eq!(packs(&history, &file), [("texts-2.pack".to_string(), 20)]);
+        for (number, i) in [(7, 6), (8, 7)] {
+            assert_eq!(history.version(&file, number).unwrap().1, text(i));
+        }
+        assert_eq!(stored_texts(&history, &file), 2);
+    }
+
+    #[test]
+    fn versions_older_builds_stored_in_their_own_files_are_still_read_and_checked() {
+        let (_dir, history, file) = setup();
+        history.record(&file, "one\n", "t").unwrap();
+        let folder = history.file_folder(&key_of(&file), false).unwrap().unwrap();
+        let text = "an older build's text\n";
+        let hash = files::content_hash(text.as_bytes());
+        let line = format!(
+            "{{\"version\":2,\"at\":\"{}\",\"writer\":\"tui\",\"size\":{},\"hash\":\"{hash}\",\"path\":{}}}\n",
+            Utc::now().to_rfc3339(),
+            text.len(),
+            serde_json::to_string(&key_of(&file)).unwrap()
+        );
+        let index = folder.path().join(INDEX);
+        let mut lines = fs::read_to_string(&index).unwrap();
+        lines.push_str(&line);
+        fs::write(&index, lines).unwrap();
+        fs::write(folder.path().join(blob_name(&hash)), text).unwrap();
+        let (version, read) = history.version(&file, 2).unwrap();
+        assert_eq!((version.text_at, read.as_str()), (None, text));
+        assert_eq!(history.version(&file, 1).unwrap().1, "one\n");
+        fs::write(folder.path().join(blob_name(&hash)), "altered\n").unwrap();
+        let err = history.version(&file, 2).unwrap_err();
+        assert!(err.to_string().contains("does not match its hash"), "{err}");
+        assert_eq!(history.record(&file, "three\n", "t").unwrap(), Some(3));
+        assert_eq!(history.version(&file, 3).unwrap().1, "three\n");
     }
 
     #[test]
@@ -836,10 +1133,18 @@ mod tests {
         assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
     }
 
-    /// The stored text of `hash` in `file`'s history folder.
-    fn text_path(history: &History, file: &Path, hash: &str) -> PathBuf {
+    /// The pack holding version `number` of `file` and where its text starts there.
+    fn text_place(history: &History, file: &Path, number: u64) -> (PathBuf, usize) {
         let folder = history.file_folder(&key_of(file), false).unwrap().unwrap();
-        folder.path().join(blob_name(hash))
+        let (version, _) = history
+            .list(file)
+            .unwrap()
+            .into_iter()
+            .find(|v| v.version == number)
+            .map(|v| (v.clone(), v))
+            .unwrap();
+        let at = usize::try_from(version.text_at.unwrap()).unwrap();
+        (folder.path().join(pack::name(version.pack)), at)
     }
 
     #[test]
@@ -847,21 +1152,28 @@ mod tests {
         let (_dir, history, file) = setup();
         let text = "one\n".repeat(100);
         assert_eq!(history.record(&file, &text, "t").unwrap(), Some(1));
-        let hash = history.list(&file).unwrap()[0].hash.clone();
-        let stored = text_path(&history, &file, &hash);
-        assert_eq!(fs::read_to_string(&stored).unwrap(), text);
-        // What a crash while the text was being written leaves: its name, part of it.
-        fs::write(&stored, &text[..50]).unwrap();
+        let (stored, at) = text_place(&history, &file, 1);
+        let pack = fs::read(&stored).unwrap();
+        assert_eq!(&pack[at..at + text.len()], text.as_bytes());
+        // What a crash while the text was being appended leaves: part of it.
+        fs::write(&stored, &pack[..at + 50]).unwrap();
         let err = history.version(&file, 1).unwrap_err();
         assert!(err.to_string().contains("does not match its hash"), "{err}");
         assert!(history.diff(&file, 1).is_err());
         // Same length, other bytes: caught by the hash, not only the length.
-        fs::write(&stored, "x".repeat(text.len())).unwrap();
-        assert!(history.version(&file, 1).is_err());
-        // The same text recorded again is not deduplicated against the torn one.
+        let mut altered = pack[..at].to_vec();
+        altered.extend("x".repeat(text.len()).bytes());
+        fs::write(&stored, &altered).unwrap();
+        let err = history.version(&file, 1).unwrap_err();
+        assert!(err.to_string().contains("does not match its hash"), "{err}");
+        // The same text recorded again is not deduplicated against the torn copy.
         assert_eq!(history.record(&file, "two\n", "t").unwrap(), Some(2));
         assert_eq!(history.record(&file, &text, "t").unwrap(), Some(3));
-        assert_eq!(fs::read_to_string(&stored).unwrap(), text);
+        let (stored_again, at_again) = text_place(&history, &file, 3);
+        assert_eq!(stored_again, stored);
+        assert_ne!(at_again, at);
+        let pack = fs::read(&stored).unwrap();
+        assert_eq!(&pack[at_again..at_again + text.len()], text.as_bytes());
         assert_eq!(history.version(&file, 3).unwrap().1, text);
         assert_eq!(history.version(&file, 1).unwrap().1, text);
         assert_eq!(stored_texts(&history, &file), 2);
@@ -871,18 +1183,17 @@ mod tests {
     fn a_text_stored_already_is_not_written_again() {
         let (_dir, history, file) = setup();
         history.record(&file, "same\n", "t").unwrap();
-        let hash = history.list(&file).unwrap()[0].hash.clone();
-        let stored = text_path(&history, &file, &hash);
-        let before = fs::metadata(&stored).unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(20));
         history.record(&file, "other\n", "t").unwrap();
+        let (stored, at) = text_place(&history, &file, 1);
+        let before = fs::metadata(&stored).unwrap();
         history.record(&file, "same\n", "t").unwrap();
         let after = fs::metadata(&stored).unwrap();
         assert_eq!(
-            (before.modified().unwrap(), file_id(&before)),
-            (after.modified().unwrap(), file_id(&after)),
-            "the stored text was rewritten"
+            (before.len(), file_id(&before)),
+            (after.len(), file_id(&after)),
+            "the stored text was written again"
         );
+        assert_eq!(text_place(&history, &file, 3), (stored, at));
         assert_eq!(history.version(&file, 3).unwrap().1, "same\n");
     }
 
@@ -898,17 +1209,22 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn a_link_planted_at_a_version_texts_name_is_replaced_never_written_through() {
+    fn a_link_planted_at_the_pack_is_never_written_through_nor_read() {
         let (dir, history, file) = setup();
         history.record(&file, "first\n", "t").unwrap();
         let outside = dir.path().join("outside.txt");
         fs::write(&outside, "keep\n").unwrap();
-        let hash = files::content_hash(b"planted\n");
-        let stored = text_path(&history, &file, &hash);
+        let (stored, _) = text_place(&history, &file, 1);
+        let pack = fs::read(&stored).unwrap();
+        fs::remove_file(&stored).unwrap();
         std::os::unix::fs::symlink(&outside, &stored).unwrap();
-        assert_eq!(history.record(&file, "planted\n", "t").unwrap(), Some(2));
+        assert!(history.record(&file, "planted\n", "t").is_err());
+        assert!(history.version(&file, 1).is_err());
         assert_eq!(fs::read_to_string(&outside).unwrap(), "keep\n");
-        assert!(!fs::symlink_metadata(&stored).unwrap().is_symlink());
+        assert!(fs::symlink_metadata(&stored).unwrap().is_symlink());
+        fs::remove_file(&stored).unwrap();
+        fs::write(&stored, pack).unwrap();
+        assert_eq!(history.record(&file, "planted\n", "t").unwrap(), Some(2));
         assert_eq!(history.version(&file, 2).unwrap().1, "planted\n");
     }
 
@@ -968,6 +1284,10 @@ mod tests {
         let distinct: std::collections::HashSet<&str> =
             versions.iter().map(|v| v.hash.as_str()).collect();
         assert_eq!(stored_texts(&history, &file), distinct.len());
+        assert_eq!(
+            pack_bytes(&history, &file),
+            distinct_text_bytes(&history, &file)
+        );
     }
 
     #[test]

@@ -804,6 +804,8 @@ mod tests {
                         size: 10,
                         hash: String::new(),
                         path: PathBuf::from("/bank/notes.md"),
+                        pack: 0,
+                        text_at: None,
                     },
                     lines: Some((1, 1)),
                 })
