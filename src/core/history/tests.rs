@@ -466,17 +466,6 @@ fn recording_by_the_resolved_path_lands_under_the_files_key() {
 }
 
 #[test]
-fn a_writes_content_version_is_the_start_of_its_content_hash() {
-    for text in ["", "one\n", "# Title\n\n- é ✓\n", &"x".repeat(70_000)] {
-        assert_eq!(
-            crate::core::guard::content_version(text),
-            content_hash(text)[..32],
-            "{text:.20}"
-        );
-    }
-}
-
-#[test]
 fn writers_recording_at_once_number_every_version_once_and_keep_every_text() {
     let (_dir, history, file) = setup();
     let writers: Vec<_> = (0..4)
