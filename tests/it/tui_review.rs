@@ -529,7 +529,7 @@ fn a_commit_git_refuses_shows_why_in_the_overlay() {
     h.ctrl('s');
     h.pump_until(
         "the refusal",
-        |app| matches!(app.overlays.last(), Some(Overlay::Commit(e)) if e.error.is_some()),
+        |app| matches!(app.overlays.last(), Some(Overlay::Commit(e)) if e.form.error.is_some()),
     );
     let screen = h.screen();
     assert!(

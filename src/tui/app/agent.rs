@@ -127,8 +127,7 @@ impl App {
                         if let Some(Overlay::Proposal(editor)) = self.overlays.last_mut()
                             && editing
                         {
-                            editor.busy = false;
-                            editor.error = Some(problem.clone());
+                            editor.form.failed(problem.clone());
                         }
                         self.toast_error(problem);
                     }

@@ -187,8 +187,7 @@ impl App {
                         self.toast(format!("committed {short}: {}", outcome.files.join(", ")));
                     }
                     (Err(problem), Some(editor)) => {
-                        editor.busy = false;
-                        editor.error = Some(problem);
+                        editor.form.failed(problem);
                     }
                     (Err(problem), None) => self.toast_error(format!("not committed: {problem}")),
                 }

@@ -6,7 +6,6 @@
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui_textarea::TextArea;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
@@ -14,78 +13,46 @@ use crate::tui::protocol::ProposalDecision;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
-use super::text_popup::{self, TextPopup};
+use super::text_popup::{FormKey, TextForm, TextPopup};
 
 pub struct ProposalEditor {
     pub id: u64,
     file: String,
-    pub textarea: TextArea<'static>,
-    /// Why the last attempt failed.
-    pub error: Option<String>,
-    /// The accept was sent and has not been answered yet.
-    pub busy: bool,
-    area: Rect,
+    /// The proposed text as edited; its error is why the accept was refused.
+    pub form: TextForm,
 }
 
 impl std::fmt::Debug for ProposalEditor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProposalEditor")
             .field("id", &self.id)
-            .field("text", &self.text())
-            .field("error", &self.error)
-            .field("busy", &self.busy)
+            .field("text", &self.form.text())
+            .field("error", &self.form.error)
+            .field("busy", &self.form.busy)
             .finish()
     }
 }
 
 impl ProposalEditor {
     pub fn new(id: u64, file: &str, text: &str) -> ProposalEditor {
-        let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let mut textarea = TextArea::new(if lines.is_empty() {
-            vec![String::new()]
-        } else {
-            lines
-        });
-        textarea.set_max_histories(100);
         ProposalEditor {
             id,
             file: file.to_string(),
-            textarea,
-            error: None,
-            busy: false,
-            area: Rect::default(),
+            form: TextForm::new(text),
         }
     }
 
-    /// The text as edited (a final newline, as memory files end).
-    pub fn text(&self) -> String {
-        let mut text = self.textarea.lines().join("\n");
-        text.push('\n');
-        text
-    }
-
-    /// `action` is what the key means here; keys that are not the editor's own are typed
-    /// (a global key too: this is text).
     fn update(&mut self, action: Option<Action>, key: KeyEvent) -> Option<Effect> {
-        match action {
-            Some(Action::Back) => Some(Effect::CloseOverlay),
-            Some(Action::CommitNow) => {
-                if self.busy {
-                    return None;
-                }
-                self.error = None;
-                self.busy = true;
+        match self.form.key(action, key) {
+            FormKey::Close => Some(Effect::CloseOverlay),
+            FormKey::Submit => {
+                self.form.start();
                 Some(Effect::Decide(ProposalDecision::AcceptEdited {
                     id: self.id,
-                    text: self.text(),
+                    text: self.form.text(),
                 }))
             }
-            _ => {
-                if !self.busy {
-                    self.textarea.input(key);
-                }
-                None
-            }
+            FormKey::Edited => None,
         }
     }
 
@@ -99,10 +66,8 @@ impl ProposalEditor {
             confirm: "accept this text",
             cancel: "cancel (it stays pending)",
             busy_label: "accepting…",
-            busy: self.busy,
-            error: self.error.as_deref(),
         };
-        self.area = text_popup::draw(frame, area, theme, keymap, &mut self.textarea, &popup);
+        self.form.draw(frame, area, theme, keymap, &popup);
     }
 }
 
@@ -123,6 +88,6 @@ impl Pane for ProposalEditor {
     }
 
     fn area(&self) -> Rect {
-        self.area
+        self.form.area()
     }
 }
