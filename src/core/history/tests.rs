@@ -62,6 +62,19 @@ fn distinct_text_bytes(history: &History, file: &Path) -> u64 {
         .sum()
 }
 
+/// A history in `dir`'s data folder keeping a file's newest `versions` and those younger
+/// than `days`, within the default byte budget.
+fn keeping(dir: &Path, versions: usize, days: u32) -> History {
+    History::new(
+        dir.join("data"),
+        Retention {
+            keep_versions: versions,
+            keep_days: days,
+            ..Retention::default()
+        },
+    )
+}
+
 fn setup() -> (tempfile::TempDir, History, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("bank/notes.md");
@@ -120,14 +133,7 @@ fn retention_keeps_the_newest_versions_and_the_young_ones_and_drops_their_texts(
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("f.md");
     fs::write(&file, "x").unwrap();
-    let history = History::new(
-        dir.path().join("data"),
-        Retention {
-            keep_versions: 3,
-            keep_days: 30,
-            ..Retention::default()
-        },
-    );
+    let history = keeping(dir.path(), 3, 30);
     let start = Utc::now() - chrono::Duration::days(100);
     // Ten versions a day apart, 100 to 91 days ago: each young when recorded.
     for i in 0..10 {
@@ -172,14 +178,7 @@ fn retention_keeps_the_newest_versions_and_the_young_ones_and_drops_their_texts(
 fn a_mostly_dead_pack_is_compacted_into_a_new_generation_and_left_overs_of_a_crash_go() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("f.md");
-    let history = History::new(
-        dir.path().join("data"),
-        Retention {
-            keep_versions: 2,
-            keep_days: 1,
-            ..Retention::default()
-        },
-    );
+    let history = keeping(dir.path(), 2, 1);
     // Two days apart: each version is old by the time the next is recorded.
     let start = Utc::now() - chrono::Duration::days(100);
     let at = |i: usize| start + chrono::Duration::days(2 * i as i64);
@@ -247,14 +246,7 @@ fn versions_older_builds_stored_in_their_own_files_are_still_read_and_checked() 
 fn no_file_keeps_more_than_the_hard_cap() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("f.md");
-    let history = History::new(
-        dir.path().join("data"),
-        Retention {
-            keep_versions: usize::MAX,
-            keep_days: 10_000,
-            ..Retention::default()
-        },
-    );
+    let history = keeping(dir.path(), usize::MAX, 10_000);
     for i in 0..MAX_VERSIONS + 5 {
         history.record(&file, &format!("{i}\n"), "t").unwrap();
     }
