@@ -38,19 +38,9 @@ fn not_a_file(path: PathBuf) -> CoreError {
 pub(super) fn append(dir: &Dir, generation: u64, bytes: &[u8]) -> Result<u64> {
     let name = name(generation);
     let path = dir.path().join(&name);
-    // Opening a FIFO for writing would wait for a reader: anything but a regular file
-    // there is refused first (a link is never followed by the open either).
-    if let Some(meta) = dir.entry_meta(std::ffi::OsStr::new(&name))?
-        && !meta.is_file
-    {
-        return Err(not_a_file(path));
-    }
+    // The open follows no link and refuses anything but a regular file without waiting.
     let mut file = dir.open_append(&name, files::PRIVATE_FILE)?;
-    let meta = file.metadata().map_err(|e| CoreError::io(&path, e))?;
-    if !meta.is_file() {
-        return Err(not_a_file(path));
-    }
-    let offset = meta.len();
+    let offset = file.metadata().map_err(|e| CoreError::io(&path, e))?.len();
     file.write_all(bytes).map_err(|e| CoreError::io(&path, e))?;
     Ok(offset)
 }

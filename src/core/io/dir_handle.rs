@@ -334,12 +334,28 @@ mod imp {
             Ok((file, meta))
         }
 
-        /// Opens `name` directly below this folder for appending, creating it with
-        /// `mode` when missing.
+        /// Opens the regular file `name` directly below this folder for appending,
+        /// creating it with `mode` when missing. A FIFO or device there is never waited
+        /// on (opened non-blocking, which a regular file's writes ignore) and is refused.
         pub fn open_append(&self, name: &str, mode: u32) -> HandleResult<File> {
-            let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE;
-            self.open_beneath(Path::new(name), flags, Mode::from_raw_mode(mode as _))
-                .map(File::from)
+            let rel = Path::new(name);
+            let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::NONBLOCK;
+            let file = File::from(self.open_beneath(rel, flags, Mode::from_raw_mode(mode as _))?);
+            let meta = file.metadata().map_err(|e| HandleError::Io {
+                path: self.path.join(rel),
+                source: e,
+            })?;
+            if !meta.is_file() {
+                return Err(HandleError::Io {
+                    path: self.path.join(rel),
+                    source: io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "not a regular file (a FIFO, socket, device or folder); mbank does not \
+                         write through those",
+                    ),
+                });
+            }
+            Ok(file)
         }
 
         /// Creates the file `name` directly below this folder for writing, with `mode`
@@ -995,5 +1011,20 @@ mod tests {
         let dir = Dir::open_anchor(&bank).unwrap();
         let err = dir.read(Path::new("pipe.md"), 1024).unwrap_err();
         assert_eq!(err.kind(), Some(io::ErrorKind::InvalidInput), "{err}");
+        // Appending (a log, a history pack): no reader, so the open itself fails at once.
+        assert!(dir.open_append("pipe.md", 0o600).is_err());
+        // With a reader holding it open the open succeeds, and is then refused.
+        use std::os::unix::fs::OpenOptionsExt;
+        let reader = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(bank.join("pipe.md"))
+            .unwrap();
+        let err = dir.open_append("pipe.md", 0o600).unwrap_err();
+        assert_eq!(err.kind(), Some(io::ErrorKind::InvalidInput), "{err}");
+        drop(reader);
+        // A folder is no file to append to either.
+        fs::create_dir(bank.join("folder.md")).unwrap();
+        assert!(dir.open_append("folder.md", 0o600).is_err());
     }
 }
