@@ -4,11 +4,12 @@
 # peer measured in the same run: `find` walking the same root and stat-ing every
 # markdown file (what any listing must at least do). Target: median <= 50 ms.
 #
-# The runs are warm: the token cache and the listing cache (`listing-<hash>.bin`, see the
-# README's caches section) were written by the first runs, so `mbank list` reads no folder
-# listing and no file content, and only `stat`s each folder (to validate its remembered
-# entries) and each memory file (size and mtime key the token cache). `find` still reads
-# every folder, which is why it is no longer the floor. Set MBANK_BASELINE=/path/to/mbank
+# The runs are warm: the first runs wrote the caches (see the README's caches section),
+# among them the remembered rows (`rows-<hash>.bin`), so `mbank list` reads no folder
+# listing and no file content and analyses no project: it `stat`s each folder and memory
+# file a row was derived from (an edit in place changes no folder) and prints the rows.
+# `find` still reads every folder, which is why it is no longer the floor. The 20,000
+# project target is 0.25 x `find`: `benches/list.sh 20000`. Set MBANK_BASELINE=/path/to/mbank
 # to time an older build in the same run. LIST_ROUNDS (default 5) rounds of 10 runs each,
 # the order of the commands alternating between rounds.
 #

@@ -55,7 +55,12 @@ impl Span {
 
     /// Display width in terminal cells.
     pub fn width(&self) -> usize {
-        UnicodeWidthStr::width(self.text.as_str())
+        // Printable ASCII is one cell a byte; a table measures every cell twice.
+        if self.text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+            self.text.len()
+        } else {
+            UnicodeWidthStr::width(self.text.as_str())
+        }
     }
 
     fn write_to(&self, out: &mut String) {

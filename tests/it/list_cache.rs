@@ -73,7 +73,7 @@ fn listing_files(cache: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-fn build_tree(root: &Path) {
+pub(crate) fn build_tree(root: &Path) {
     for name in ["projectbrief.md", "activeContext.md", "progress.md"] {
         write(
             &root.join("cline/memory-bank").join(name),
@@ -104,7 +104,7 @@ fn build_tree(root: &Path) {
 }
 
 /// Lets every folder of the tree age past the racy window, so the next run may keep it.
-fn let_settle() {
+pub(crate) fn let_settle() {
     std::thread::sleep(RACY_WINDOW + Duration::from_millis(200));
 }
 

@@ -33,6 +33,7 @@ mod http_serve;
 mod infinity_store;
 mod kilo_memory;
 mod list_cache;
+mod list_rows;
 mod mcp_gaps;
 mod mcp_stdio;
 mod mcp_stdio_framing;

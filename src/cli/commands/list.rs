@@ -2,31 +2,32 @@
 //! The token figure is one agent's session start, named beside it: the heaviest session
 //! of the project ([`ProjectReport::session_tokens`], the function the TUI's label and
 //! gauge use too), never several agents' loads added up.
-use std::path::PathBuf;
+//!
+//! Rows are remembered between runs with what each was derived from
+//! ([`crate::core::analysis::rows`]): a warm run checks those inputs and analyses only the
+//! projects where something changed; a row printed from memory is byte for byte the row
+//! an analysis would print.
+use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
+use crate::cli::Context;
 use crate::cli::args::ListSort;
 use crate::cli::style::{Table, eprintln, line, println, thousands};
-use crate::cli::{Context, json};
 use crate::core::analysis::budgets::BudgetStatus;
+use crate::core::analysis::git_evidence::{Evidence, Repository};
 use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth, ProjectReport, SessionTokens};
+use crate::core::analysis::rows::{Checked, Observed, RememberedRows, RowSource, RowsKey};
 use crate::core::analysis::staleness::Freshness;
 use crate::core::findings::Finding;
 use crate::core::formats::agents::Agent;
+use crate::core::io::bytes::{Reader, Writer, os_bytes};
+use crate::core::io::confine::SYMLINK_OUTSIDE;
 use crate::core::model::{Bank, Format, Project};
-use crate::core::scan::listings::Listings;
+use crate::core::scan::listings::{Listings, Stamp};
 use crate::core::tokens::{Encoding, TokenCache};
-
-#[derive(Serialize)]
-struct ListOutput {
-    schema: &'static str,
-    root: PathBuf,
-    encoding: Encoding,
-    projects: Vec<ProjectRow>,
-}
 
 #[derive(Serialize)]
 struct ProjectRow {
@@ -88,6 +89,266 @@ fn row(report: &ProjectReport) -> ProjectRow {
     }
 }
 
+/// A row ready to print as a table line or as JSON, made once from its project's report
+/// and remembered as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ListedRow {
+    /// The row's JSON, compact (see [`write_pretty`]); empty when it was not read back.
+    json: String,
+    name: String,
+    formats: String,
+    files: u64,
+    loaded_tokens: u64,
+    complete: bool,
+    /// The session's agent, or "own tools".
+    agent: String,
+    /// Worst budget and staleness ids, or "—".
+    budget: String,
+    staleness: String,
+    last_write: Option<u64>,
+    /// (severity, message, code) of each finding.
+    findings: Vec<(String, String, String)>,
+}
+
+/// Nesting depth of a row inside the output's `projects` array.
+const ROW_DEPTH: usize = 2;
+
+/// Writes compact JSON (serde_json's, with no whitespace outside strings) as serde_json's
+/// pretty printer writes the same value nested `depth` levels deep: rows are remembered
+/// compact, at half the size, and printed pretty only when JSON is asked for.
+fn write_pretty(compact: &str, depth: usize, out: &mut String) {
+    fn newline(out: &mut String, level: usize) {
+        out.push('\n');
+        for _ in 0..level {
+            out.push_str("  ");
+        }
+    }
+    let mut level = depth;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = compact.chars().peekable();
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    chars.next();
+                    out.push(close);
+                } else {
+                    level += 1;
+                    newline(out, level);
+                }
+            }
+            '}' | ']' => {
+                level = level.saturating_sub(1);
+                newline(out, level);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(out, level);
+            }
+            ':' => out.push_str(": "),
+            _ => out.push(c),
+        }
+    }
+}
+
+impl ListedRow {
+    fn of(report: &ProjectReport) -> Result<ListedRow> {
+        let row = row(report);
+        let json = serde_json::to_string(&row)?;
+        Ok(ListedRow {
+            json,
+            formats: row
+                .formats
+                .iter()
+                .map(|f| f.id())
+                .collect::<Vec<_>>()
+                .join(","),
+            files: row.files as u64,
+            loaded_tokens: row.loaded_tokens,
+            complete: row.complete,
+            agent: row.agent.map_or("own tools", Agent::id).to_string(),
+            budget: row.budget.map_or("—", BudgetStatus::id).to_string(),
+            staleness: row.staleness.map_or("—", Freshness::id).to_string(),
+            last_write: row.last_write,
+            findings: row
+                .findings
+                .iter()
+                .map(|f| {
+                    (
+                        f.severity.id().to_string(),
+                        f.message.clone(),
+                        f.code.to_string(),
+                    )
+                })
+                .collect(),
+            name: row.name,
+        })
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Writer(Vec::with_capacity(self.json.len() + 128));
+        for text in [
+            &self.json,
+            &self.name,
+            &self.formats,
+            &self.agent,
+            &self.budget,
+            &self.staleness,
+        ] {
+            out.bytes(text.as_bytes());
+        }
+        out.u64(self.files);
+        out.u64(self.loaded_tokens);
+        out.u8(u8::from(self.complete));
+        match self.last_write {
+            Some(time) => {
+                out.u8(1);
+                out.u64(time);
+            }
+            None => out.u8(0),
+        }
+        out.u32(self.findings.len() as u32);
+        for (severity, message, code) in &self.findings {
+            out.bytes(severity.as_bytes());
+            out.bytes(message.as_bytes());
+            out.bytes(code.as_bytes());
+        }
+        out.0
+    }
+
+    /// The row `encode` wrote; its JSON only `with_json` (a table does not print it).
+    fn decode(bytes: &[u8], with_json: bool) -> Option<ListedRow> {
+        let mut r = Reader(bytes);
+        let json = r.bytes()?;
+        let json = if with_json {
+            String::from_utf8(json.to_vec()).ok()?
+        } else {
+            std::str::from_utf8(json).ok()?;
+            String::new()
+        };
+        let mut text = || String::from_utf8(r.bytes()?.to_vec()).ok();
+        let (name, formats, agent, budget, staleness) =
+            (text()?, text()?, text()?, text()?, text()?);
+        let files = r.u64()?;
+        let loaded_tokens = r.u64()?;
+        let complete = r.u8()? == 1;
+        let last_write = match r.u8()? {
+            0 => None,
+            _ => Some(r.u64()?),
+        };
+        let count = r.u32()? as usize;
+        let mut findings = Vec::with_capacity(count.min(1024));
+        for _ in 0..count {
+            let mut text = || String::from_utf8(r.bytes()?.to_vec()).ok();
+            findings.push((text()?, text()?, text()?));
+        }
+        r.0.is_empty().then_some(ListedRow {
+            json,
+            name,
+            formats,
+            files,
+            loaded_tokens,
+            complete,
+            agent,
+            budget,
+            staleness,
+            last_write,
+            findings,
+        })
+    }
+}
+
+/// What a report's row was derived from, for remembering it.
+fn observed(
+    report: &ProjectReport,
+    repository: Repository,
+    git_failed: bool,
+    payload: Vec<u8>,
+) -> Observed {
+    let home = crate::core::io::paths::home_dir();
+    let outside = crate::core::scan::discovery::outside_folders_of(&report.path, home.as_deref());
+    let inside = |path: &Path| path.starts_with(&report.path);
+    let mut checkable = !git_failed
+        && !report.findings.iter().any(|f| f.code == SYMLINK_OUTSIDE)
+        && report
+            .banks
+            .iter()
+            .all(|b| b.problems.is_empty() && inside(&b.root));
+    let mut files = Vec::new();
+    for file in report.banks.iter().flat_map(|b| &b.files) {
+        checkable &= file.error.is_none() && inside(&file.file.path);
+        // A store of virtual memories is vouched for by the fact read from it.
+        let version = (!file.file.is_virtual()).then_some((file.file.size, file.file.modified));
+        files.push((file.file.path.clone(), version));
+    }
+    Observed {
+        files,
+        repository,
+        outside,
+        checkable,
+        payload,
+    }
+}
+
+/// What every row of this run shares: the build, the encoding, the configuration that
+/// analysis reads, the home folder and the day. `None` when the build cannot be stamped.
+fn rows_key(context: &Context) -> Option<u64> {
+    let mut key = RowsKey::of_this_build()?;
+    let config = &context.config;
+    let home = crate::core::io::paths::home_dir();
+    // Where memory kept outside the projects is found: a change there may give any
+    // project a bank.
+    for place in crate::core::scan::discovery::outside_places(home.as_deref()) {
+        let digest = std::fs::metadata(&place)
+            .ok()
+            .and_then(|meta| Stamp::of(&meta))
+            .map_or(0, |stamp| stamp.digest());
+        key.part(place.as_os_str().as_encoded_bytes())
+            .part(&digest.to_le_bytes());
+    }
+    key.part(context.encoding.label().as_bytes())
+        .part(
+            format!(
+                "{:?}",
+                (
+                    &config.tokenizer,
+                    config.scan_depth,
+                    &config.ignore,
+                    &config.budgets,
+                    &config.staleness,
+                    &config.rules,
+                )
+            )
+            .as_bytes(),
+        )
+        .part(format!("{home:?}").as_bytes())
+        .part(
+            crate::core::analysis::staleness::today()
+                .to_string()
+                .as_bytes(),
+        );
+    Some(key.finish())
+}
+
 /// "3 days ago" for a Unix time.
 pub fn ago(epoch: Option<u64>) -> String {
     let now =
@@ -106,59 +367,70 @@ const PARALLEL_MIN_PROJECTS: usize = 64;
 /// evidence is not remembered ask git few times (once per repository and batch).
 const BATCH: usize = 64;
 
-/// Rows for every project, in input order. Large roots are shared across the machine's
-/// cores: each worker has its own analyzer and fork of the token cache and takes the next
-/// batch of projects when it is done with one; what the workers learned is merged into
-/// the cache and saved once.
+/// A fresh row and what it was derived from, by the project's index.
+type Fresh = (usize, ListedRow, Observed);
+
+/// Rows for the projects at `wanted`, with what each was derived from. Large sets are
+/// shared across the machine's cores: each worker has its own analyzer and fork of the
+/// token cache and takes the next batch of projects when it is done with one; what the
+/// workers learned is merged into the cache and saved once.
 fn rows_of(
     context: &Context,
     projects: &[Project],
+    wanted: &[usize],
     listings: &Listings,
     cache: &mut TokenCache,
-) -> Vec<ProjectRow> {
+) -> Result<Vec<Fresh>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     let encoding = context.encoding;
     let config = &context.config;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let workers = if projects.len() < PARALLEL_MIN_PROJECTS {
+    let workers = if wanted.len() < PARALLEL_MIN_PROJECTS {
         1
     } else {
         threads
     };
     let next = AtomicUsize::new(0);
     let shared = &*cache;
-    let work = || {
+    let work = || -> (Result<Vec<Fresh>>, TokenCache) {
         let mut analyzer = Analyzer::new(config, encoding, shared.fork()).with_listings(listings);
         let mut rows = Vec::new();
         loop {
             let start = next.fetch_add(BATCH, Ordering::Relaxed);
-            let Some(batch) = projects.get(start..projects.len().min(start + BATCH)) else {
+            let Some(batch) = wanted.get(start..wanted.len().min(start + BATCH)) else {
                 break;
             };
             if batch.is_empty() {
                 break;
             }
             // Listed first so git, where a batch needs it, runs once per repository.
-            let listed: Vec<Vec<Bank>> = batch.iter().map(|p| analyzer.list(p)).collect();
+            let listed: Vec<Vec<Bank>> =
+                batch.iter().map(|&i| analyzer.list(&projects[i])).collect();
             let pairs: Vec<(&Project, &[Bank])> = batch
                 .iter()
                 .zip(&listed)
-                .map(|(p, b)| (p, b.as_slice()))
+                .map(|(&i, b)| (&projects[i], b.as_slice()))
                 .collect();
             let evidence = analyzer.git_evidence_of(&pairs);
             drop(pairs);
-            for (offset, ((project, banks), evidence)) in
-                batch.iter().zip(listed).zip(evidence).enumerate()
-            {
+            for ((&index, banks), evidence) in batch.iter().zip(listed).zip(evidence) {
+                let project = &projects[index];
+                let git_failed = matches!(evidence, Evidence::Failed { .. });
                 let report =
                     analyzer.analyze_listed_with(project, banks, Depth::default(), evidence);
-                rows.push((start + offset, row(&report)));
+                let repository = analyzer.repository(&project.path);
+                let listed = match ListedRow::of(&report) {
+                    Ok(listed) => listed,
+                    Err(problem) => return (Err(problem), analyzer.cache),
+                };
+                let seen = observed(&report, repository, git_failed, listed.encode());
+                rows.push((index, listed, seen));
             }
         }
-        (rows, analyzer.cache)
+        (Ok(rows), analyzer.cache)
     };
-    let results: Vec<(Vec<(usize, ProjectRow)>, TokenCache)> = if workers == 1 {
+    let results: Vec<(Result<Vec<Fresh>>, TokenCache)> = if workers == 1 {
         vec![work()]
     } else {
         std::thread::scope(|scope| {
@@ -172,9 +444,13 @@ fn rows_of(
                 .collect()
         })
     };
-    let mut indexed = Vec::with_capacity(projects.len());
+    let mut fresh = Vec::with_capacity(wanted.len());
+    let mut failure = None;
     for (rows, worker_cache) in results {
-        indexed.extend(rows);
+        match rows {
+            Ok(rows) => fresh.extend(rows),
+            Err(problem) => failure = Some(problem),
+        }
         cache.absorb(worker_cache);
     }
     if let Err(problem) = cache.save() {
@@ -182,21 +458,116 @@ fn rows_of(
             "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
         ));
     }
-    indexed.sort_by_key(|(index, _)| *index);
-    indexed.into_iter().map(|(_, row)| row).collect()
+    if let Some(problem) = failure {
+        return Err(problem);
+    }
+    Ok(fresh)
 }
 
-pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
-    // The token cache loads on another thread while the root is scanned.
+/// Every project's row, in discovery's order: remembered rows that still hold, the rest
+/// analysed (and remembered for the next run).
+fn rows(context: &Context, with_json: bool) -> Result<Vec<ListedRow>> {
+    let remembered = RememberedRows::open_default(&context.root, rows_key(context));
+    let checked = remembered.check();
+    let rows = if checked.all_hold()
+        && let Some(rows) = (0..remembered.len())
+            .map(|i| ListedRow::decode(remembered.payload(i)?, with_json))
+            .collect::<Option<Vec<_>>>()
+    {
+        rows
+    } else {
+        analysed(context, &remembered, &checked, with_json)?
+    };
+    // Freeing the remembered file's bytes would only delay the process's exit.
+    std::mem::forget(remembered);
+    Ok(rows)
+}
+
+/// At most this many projects to analyse again, with every other row remembered, are
+/// analysed with caches of their own: loading and saving the root's token and listing
+/// caches would cost more than counting their files afresh.
+const FEW_PROJECTS: usize = 64;
+
+fn analysed(
+    context: &Context,
+    remembered: &RememberedRows,
+    checked: &Checked,
+    with_json: bool,
+) -> Result<Vec<ListedRow>> {
     let encoding = context.encoding;
-    let cache = std::thread::spawn(move || TokenCache::open_default(encoding));
-    // One set of folder listings for discovery and bank listing, remembered between runs.
-    let listings = Listings::open_default(&context.root);
-    let projects = context.projects_under_root_with(&listings)?;
-    let mut cache = cache
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    let mut rows = rows_of(context, &projects, &listings, &mut cache);
+    let open_listings = || {
+        // One set of folder listings for discovery and bank listing, remembered between runs.
+        let mut listings = Listings::open_default(&context.root);
+        if !remembered.is_empty() {
+            // Projects whose rows are kept list nothing: their folders stay in the file.
+            listings.keep_unvisited();
+        }
+        listings
+    };
+    let reused = checked
+        .discovery_holds
+        .then(|| remembered.projects())
+        .flatten();
+    let discovered = reused.is_none();
+    let (projects, caches) = match reused {
+        Some(projects) => (projects, None),
+        None => {
+            // The token cache loads on another thread while the root is scanned.
+            let cache = std::thread::spawn(move || TokenCache::open_default(encoding));
+            let listings = open_listings();
+            let projects = context.projects_under_root_with(&listings)?;
+            (projects, Some((listings, cache)))
+        }
+    };
+    let indices = remembered.indices();
+    let mut rows: Vec<Option<ListedRow>> = Vec::with_capacity(projects.len());
+    let mut sources: Vec<Option<RowSource>> = Vec::with_capacity(projects.len());
+    let mut wanted = Vec::new();
+    for (position, project) in projects.iter().enumerate() {
+        let kept = os_bytes(project.path.as_os_str())
+            .and_then(|path| indices.get(path).copied())
+            .filter(|&index| checked.row_holds(index))
+            .and_then(|index| {
+                let row = ListedRow::decode(remembered.payload(index)?, with_json)?;
+                Some((index, row))
+            });
+        match kept {
+            Some((index, row)) => {
+                rows.push(Some(row));
+                sources.push(Some(RowSource::Kept(index)));
+            }
+            None => {
+                rows.push(None);
+                sources.push(None);
+                wanted.push(position);
+            }
+        }
+    }
+    drop(indices);
+    let (listings, mut cache) = match caches {
+        Some((listings, cache)) => (
+            listings,
+            cache
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        ),
+        None if wanted.len() <= FEW_PROJECTS => {
+            (Listings::stamping(), TokenCache::in_memory(encoding))
+        }
+        None => (open_listings(), TokenCache::open_default(encoding)),
+    };
+    for (index, row, seen) in rows_of(context, &projects, &wanted, &listings, &mut cache)? {
+        rows[index] = Some(row);
+        sources[index] = Some(RowSource::Fresh(seen));
+    }
+    let sources: Vec<RowSource> = sources.into_iter().flatten().collect();
+    if sources.len() == projects.len()
+        && let Err(problem) = remembered.save(&projects, &sources, &listings, discovered)
+    {
+        eprintln(format!(
+            "mbank: rows not remembered ({problem}); they are right, the next run analyses again"
+        ));
+    }
     if let Err(problem) = listings.save() {
         eprintln(format!(
             "mbank: listing cache not saved ({problem}); the next run reads every folder"
@@ -206,6 +577,37 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     // projects (tens of thousands of small allocations, ~2 ms) would only delay its exit.
     std::mem::forget(listings);
     std::mem::forget(projects);
+    Ok(rows.into_iter().flatten().collect())
+}
+
+/// The `mbank.list/1` envelope around the rows' own JSON: what `json::print` writes
+/// for the same rows.
+fn json_output(root: &Path, encoding: Encoding, rows: &[ListedRow]) -> Result<String> {
+    let mut out = String::with_capacity(rows.iter().map(|r| r.json.len() * 2).sum::<usize>() + 256);
+    out.push_str("{\n  \"schema\": \"mbank.list/1\",\n  \"root\": ");
+    out.push_str(&serde_json::to_string(root)?);
+    out.push_str(",\n  \"encoding\": ");
+    out.push_str(&serde_json::to_string(&encoding)?);
+    out.push_str(",\n  \"projects\": ");
+    if rows.is_empty() {
+        out.push_str("[]");
+    } else {
+        out.push_str("[\n");
+        for (index, row) in rows.iter().enumerate() {
+            if index > 0 {
+                out.push_str(",\n");
+            }
+            out.push_str("    ");
+            write_pretty(&row.json, ROW_DEPTH, &mut out);
+        }
+        out.push_str("\n  ]");
+    }
+    out.push_str("\n}\n");
+    Ok(out)
+}
+
+pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
+    let mut rows = rows(context, as_json)?;
     match sort {
         ListSort::Name => rows.sort_by(|a, b| a.name.cmp(&b.name)),
         ListSort::Activity => {
@@ -218,12 +620,9 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
         }),
     }
     if as_json {
-        json::print(&ListOutput {
-            schema: "mbank.list/1",
-            root: context.root.clone(),
-            encoding: context.encoding,
-            projects: rows,
-        })?;
+        let output = json_output(&context.root, context.encoding, &rows)?;
+        crate::cli::style::write_out(std::io::stdout().lock(), &output);
+        std::mem::forget(rows);
         return Ok(0);
     }
     let style = &context.style;
@@ -246,7 +645,6 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     ])
     .right(&[2, 3]);
     for r in &rows {
-        let formats: Vec<&str> = r.formats.iter().map(|f| f.id()).collect();
         let tokens = if r.complete {
             thousands(r.loaded_tokens)
         } else {
@@ -254,12 +652,12 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
         };
         table.row(vec![
             style.bold(&r.name),
-            formats.join(",").into(),
+            r.formats.clone().into(),
             r.files.to_string().into(),
             tokens.into(),
-            style.dim(r.agent.map_or("own tools", Agent::id)),
-            style.status(r.budget.map_or("—", BudgetStatus::id)),
-            style.status(r.staleness.map_or("—", Freshness::id)),
+            style.dim(&r.agent),
+            style.status(&r.budget),
+            style.status(&r.staleness),
             ago(r.last_write).into(),
         ]);
     }
@@ -271,14 +669,109 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
         context.root.display(),
         context.encoding.label()
     )));
-    for (row, finding) in rows
+    for (row, (severity, message, code)) in rows
         .iter()
         .flat_map(|r| r.findings.iter().map(move |f| (r, f)))
     {
         println(line![
-            style.status(finding.severity.id()),
-            format!(" {}: {} [{}]", row.name, finding.message, finding.code)
+            style.status(severity),
+            format!(" {}: {} [{}]", row.name, message, code)
         ]);
     }
+    // Tens of thousands of small strings: freeing them would only delay the exit.
+    std::mem::forget(table);
+    std::mem::forget(rows);
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct ListOutput<'a> {
+        schema: &'static str,
+        root: &'a Path,
+        encoding: Encoding,
+        projects: &'a [ProjectRow],
+    }
+
+    fn demo_reports() -> (crate::core::demo::DemoRoot, Vec<ProjectReport>) {
+        let demo = crate::core::demo::create().unwrap();
+        let root = demo.path().to_path_buf();
+        let projects = crate::core::scan::discovery::scan(&root, &Default::default());
+        let config = crate::core::config::Config::default();
+        let mut analyzer = Analyzer::new(
+            &config,
+            Encoding::O200k,
+            TokenCache::in_memory(Encoding::O200k),
+        );
+        let reports = projects
+            .iter()
+            .map(|p| analyzer.analyze(p, Depth::default()))
+            .collect();
+        (demo, reports)
+    }
+
+    #[test]
+    fn rows_printed_from_their_own_json_equal_the_envelope_serde_prints() {
+        let (_demo, reports) = demo_reports();
+        assert!(reports.len() >= 2, "the demo has several projects");
+        let rows: Vec<ListedRow> = reports.iter().map(|r| ListedRow::of(r).unwrap()).collect();
+        let project_rows: Vec<ProjectRow> = reports.iter().map(row).collect();
+        let root = PathBuf::from("/some/root \"quoted\"");
+        for count in [0, 1, rows.len()] {
+            let expected = serde_json::to_string_pretty(&ListOutput {
+                schema: "mbank.list/1",
+                root: &root,
+                encoding: Encoding::Cl100k,
+                projects: &project_rows[..count],
+            })
+            .unwrap()
+                + "\n";
+            let printed = json_output(&root, Encoding::Cl100k, &rows[..count]).unwrap();
+            assert_eq!(printed, expected);
+        }
+    }
+
+    #[test]
+    fn a_row_read_back_from_its_bytes_is_the_row() {
+        let (_demo, reports) = demo_reports();
+        for report in &reports {
+            let row = ListedRow::of(report).unwrap();
+            let bytes = row.encode();
+            assert_eq!(ListedRow::decode(&bytes, true), Some(row.clone()));
+            let without_json = ListedRow::decode(&bytes, false).unwrap();
+            assert_eq!(without_json.json, "");
+            assert_eq!(
+                ListedRow {
+                    json: row.json.clone(),
+                    ..without_json
+                },
+                row
+            );
+            assert_eq!(
+                ListedRow::decode(&bytes[..bytes.len() - 1], true),
+                None,
+                "a cut row is refused"
+            );
+        }
+    }
+
+    #[test]
+    fn compact_json_is_printed_as_serde_pretty_prints_it() {
+        let value = serde_json::json!({
+            "name": "a \"quoted\" {name}, [with] : marks \\",
+            "empty_list": [],
+            "empty_object": {},
+            "nested": [{"a": [1, 2, {"b": null}]}, [], "x,y"],
+            "unicode": "héllo – ✓",
+            "number": -1.5e3,
+            "flag": true,
+        });
+        let compact = serde_json::to_string(&value).unwrap();
+        let mut printed = String::new();
+        write_pretty(&compact, 0, &mut printed);
+        assert_eq!(printed, serde_json::to_string_pretty(&value).unwrap());
+    }
 }

@@ -134,6 +134,22 @@ pub enum RepoPlace {
     Stamped(u64),
 }
 
+/// The repository a project is in, as far as can be told without running git.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Repository {
+    /// No `.git` entry at or above the project.
+    Outside,
+    /// `marker` holds the `.git` entry; `state` is [`repository_state`] of it.
+    At { marker: PathBuf, state: Option<u64> },
+}
+
+/// The stamp of the state of the repository whose `.git` entry is in `marker`: `HEAD`,
+/// the ref it names, `packed-refs`, the index and `shallow`, each by size, times and
+/// inode. `None` when the layout is not one this reads (then git is asked every time).
+pub fn repository_state(marker: &Path) -> Option<u64> {
+    repo_stamp(marker)
+}
+
 /// Finds the folder holding the `.git` entry above a project without asking git, and
 /// stamps that repository's state; both remembered for the finder's life, so a root of
 /// many projects costs a lookup per project and a few `stat`s per repository.
@@ -177,18 +193,13 @@ impl RepoStamps {
     /// Where `project` stands in git, with the stamp of its state when it is in a
     /// repository whose state can be read without git.
     pub fn place(&mut self, project: &Path, banks: &[Bank], listings: &Listings) -> RepoPlace {
-        let Some(folder) = self.resolve(project, listings) else {
-            return RepoPlace::Outside;
-        };
-        let Some(marker) = self.marker_of_project(&folder, listings) else {
-            return RepoPlace::Outside;
-        };
-        let repo = *self
-            .stamps
-            .entry(marker.clone())
-            .or_insert_with(|| repo_stamp(&marker));
-        let Some(repo) = repo else {
-            return RepoPlace::Unstamped;
+        let (marker, repo) = match self.repository(project, listings) {
+            Repository::Outside => return RepoPlace::Outside,
+            Repository::At { state: None, .. } => return RepoPlace::Unstamped,
+            Repository::At {
+                marker,
+                state: Some(repo),
+            } => (marker, repo),
         };
         let mut hasher = StableHasher::default();
         repo.hash(&mut hasher);
@@ -202,6 +213,22 @@ impl RepoStamps {
             file.modified.map(nanos).hash(&mut hasher);
         }
         RepoPlace::Stamped(hasher.finish())
+    }
+
+    /// The repository `project` is in and the stamp of its state, before the project's
+    /// own files are summed into it (see [`RepoStamps::place`]).
+    pub fn repository(&mut self, project: &Path, listings: &Listings) -> Repository {
+        let Some(folder) = self.resolve(project, listings) else {
+            return Repository::Outside;
+        };
+        let Some(marker) = self.marker_of_project(&folder, listings) else {
+            return Repository::Outside;
+        };
+        let state = *self
+            .stamps
+            .entry(marker.clone())
+            .or_insert_with(|| repo_stamp(&marker));
+        Repository::At { marker, state }
     }
 
     /// `project` with its folders resolved as git sees them: the parent resolved once for

@@ -964,6 +964,18 @@ impl Analyzer<'_> {
         found
     }
 
+    /// The repository `project` is in, as its git evidence is stamped.
+    pub fn repository(
+        &mut self,
+        project: &Path,
+    ) -> crate::core::analysis::git_evidence::Repository {
+        let store = match self.listings {
+            Some(listings) => listings,
+            None => &self.own_facts,
+        };
+        self.repo_stamps.repository(project, store)
+    }
+
     /// Drops what [`Analyzer::prefetch_git_evidence`] found: a write since may have
     /// changed it.
     pub fn forget_prefetched(&mut self) {

@@ -148,6 +148,27 @@ impl AutoMemoryPlace {
     }
 }
 
+/// What a scan reads in `home` for every project alike: the folder of per-project
+/// folders, the settings, and the `autoMemoryDirectory` folder they may name.
+pub fn places_read(home: &Path) -> Vec<PathBuf> {
+    let mut places = vec![home.join(PROJECTS_DIR), home.join(SETTINGS)];
+    places.extend(read_directory_setting(home).ok().flatten());
+    places
+}
+
+/// The per-project folders Claude Code keeps for `project` (under the path as given and
+/// its resolved path) that exist: a `memory` folder made in one changes it.
+pub fn own_folders(home: &Path, project: &Path) -> Vec<PathBuf> {
+    let real = std::fs::canonicalize(project).ok();
+    let mut folders: Vec<PathBuf> = std::iter::once(project)
+        .chain(real.as_deref().filter(|real| *real != project))
+        .filter_map(|path| memory_folder(home, path).parent().map(Path::to_path_buf))
+        .filter(|folder| folder.is_dir())
+        .collect();
+    folders.dedup();
+    folders
+}
+
 /// The project's auto memory folder under `home`, when it exists (see
 /// [`AutoMemoryPlace::find`]; a scan reads the settings once instead).
 pub fn find_memory_folder(home: &Path, project: &Path) -> Option<PathBuf> {

@@ -2,6 +2,7 @@
 //! name), confinement to a project, per-folder locks, capped text reads, where mbank keeps
 //! its own files, the caches' shared file format and the backups of conflicts.
 pub mod backup;
+pub mod bytes;
 pub mod cache_file;
 pub mod confine;
 pub mod dir_handle;

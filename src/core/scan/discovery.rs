@@ -429,6 +429,29 @@ fn kilo_memory_place(home: Option<&Path>) -> Option<KiloMemoryPlace> {
     Some(KiloMemoryPlace::of_root(&root))
 }
 
+/// What a scan with `home` reads outside every project for all projects alike (where
+/// Claude Code and Kilo keep per-project memory): a change there may give any project a
+/// bank. Files and folders, existing or not.
+pub fn outside_places(home: Option<&Path>) -> Vec<PathBuf> {
+    let Some(home) = home else {
+        return Vec::new();
+    };
+    let mut places = formats::claude_auto_memory::places_read(home);
+    let xdg_data_home = (paths::home_dir().as_deref() == Some(home))
+        .then(|| std::env::var_os("XDG_DATA_HOME").map(PathBuf::from))
+        .flatten();
+    places.push(kilo_code::memory_root(home, xdg_data_home.as_deref()));
+    places
+}
+
+/// The folders outside `project` whose contents decide whether it has memory kept
+/// elsewhere (a folder Claude Code keeps for it, before any memory is made there), of
+/// those that exist: one appearing changes a place of [`outside_places`].
+pub fn outside_folders_of(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    home.map(|home| formats::claude_auto_memory::own_folders(home, project))
+        .unwrap_or_default()
+}
+
 /// Adds the project's Kilo Memory (kept in Kilo's data folder) to a project.
 fn add_kilo_memory(markers: &mut Markers, project: &Path, place: Option<&KiloMemoryPlace>) {
     if let Some(folder) = place.and_then(|place| place.find(project)) {

@@ -19,7 +19,7 @@
 //! is ignored, and deleting it is always safe. Saving writes a temporary file in the
 //! same folder and renames it over the old one.
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -33,6 +33,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::core::error::Result;
+use crate::core::io::bytes::{Reader, Writer, os_bytes, os_string};
 use crate::core::io::cache_file;
 use crate::core::io::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash, stable_hash};
 
@@ -129,9 +130,10 @@ fn nanos(time: SystemTime) -> i128 {
     }
 }
 
-/// What says a folder is unchanged: inode, size, modification and change times.
+/// What says a folder (or a file) is unchanged: inode, size, modification and change
+/// times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
+pub struct Stamp {
     ino: u64,
     len: u64,
     mtime: i128,
@@ -139,7 +141,7 @@ struct Stamp {
 }
 
 impl Stamp {
-    fn of(meta: &fs::Metadata) -> Option<Stamp> {
+    pub fn of(meta: &fs::Metadata) -> Option<Stamp> {
         let mtime = nanos(meta.modified().ok()?);
         #[cfg(unix)]
         let (ino, ctime) = {
@@ -159,16 +161,60 @@ impl Stamp {
         })
     }
 
+    /// A stamp from a `stat`'s own fields (times in nanoseconds since the epoch).
+    pub fn from_parts(ino: u64, len: u64, mtime: i128, ctime: i128) -> Stamp {
+        Stamp {
+            ino,
+            len,
+            mtime,
+            ctime,
+        }
+    }
+
     /// Changed so shortly before `read_at` that a later change could keep these times.
-    fn is_racy(&self, read_at: i128) -> bool {
+    pub fn is_racy(&self, read_at: i128) -> bool {
         self.mtime.max(self.ctime) >= read_at - RACY_WINDOW.as_nanos() as i128
     }
+
+    /// The four fields in one number, for a cache that keeps many stamps and only asks
+    /// whether they are the same.
+    pub fn digest(&self) -> u64 {
+        let mut bytes = [0u8; 48];
+        bytes[..8].copy_from_slice(&self.ino.to_le_bytes());
+        bytes[8..16].copy_from_slice(&self.len.to_le_bytes());
+        bytes[16..32].copy_from_slice(&self.mtime.to_le_bytes());
+        bytes[32..].copy_from_slice(&self.ctime.to_le_bytes());
+        stable_hash(&bytes)
+    }
+
+    /// Size and modification time, as a file's figures and facts are keyed.
+    pub fn version(&self) -> (u64, i128) {
+        (self.len, self.mtime)
+    }
+}
+
+/// A time in nanoseconds since the epoch, as [`Listings::fact_files`] gives it.
+pub fn time_nanos(time: SystemTime) -> i128 {
+    nanos(time)
+}
+
+/// A folder this run consulted (listed, or found unchanged), for a caller that remembers
+/// what it derived from folders and checks them again later.
+#[derive(Debug, Clone)]
+pub struct Consulted {
+    pub path: OsString,
+    /// [`Stamp::digest`] of the folder when it was read; `None` without a stamp (no cache
+    /// file) or when it changed within the racy window of this run.
+    pub digest: Option<u64>,
+    /// Some entry is a link (or of a type the listing could not say): what it leads to
+    /// can change without this folder changing.
+    pub links: bool,
 }
 
 /// A remembered listing.
 #[derive(Debug, Clone)]
 struct Dir {
-    /// `None` without a cache file: nothing is validated or saved.
+    /// `None` without a cache file (unless stamping): nothing is validated or saved.
     stamp: Option<Stamp>,
     modified: Option<SystemTime>,
     entries: Entries,
@@ -216,6 +262,11 @@ pub struct Listings {
     /// Folders listed (or found unchanged) in this run.
     dirs: SharedMap<OsString, Dir>,
     state: Mutex<State>,
+    /// Saving keeps the previous file's folders and facts this run did not consult.
+    keep_unvisited: bool,
+    /// Folders are `stat`ed when listed even without a cache file (see
+    /// [`Listings::stamping`]).
+    stamps: bool,
 }
 
 /// The folders of the cache file, indexed where they lie in its bytes: a folder's
@@ -226,6 +277,8 @@ struct PreviousDirs {
     bytes: Vec<u8>,
     /// Hash of a folder's path to the offset of its record in `bytes`.
     index: HashIndex,
+    /// Every record's offset, in file order.
+    offsets: Vec<u32>,
     count: usize,
 }
 
@@ -280,6 +333,18 @@ impl Listings {
             facts: SharedMap::default(),
             dirs: SharedMap::default(),
             state: Mutex::new(State::default()),
+            keep_unvisited: false,
+            stamps: false,
+        }
+    }
+
+    /// Listings for this run only that still stamp every folder they list, for a caller
+    /// that remembers what it derived from them ([`Listings::consulted`]) without the
+    /// cost of the cache file (a few projects analysed again).
+    pub fn stamping() -> Listings {
+        Listings {
+            stamps: true,
+            ..Self::in_memory()
         }
     }
 
@@ -343,7 +408,7 @@ impl Listings {
         if let Some(known) = self.dirs.get(dir.as_os_str()) {
             return Ok(known.entries.clone());
         }
-        let (stamp, modified) = if self.file.is_some() {
+        let (stamp, modified) = if self.file.is_some() || self.stamps {
             let meta = fs::metadata(dir)?;
             (Stamp::of(&meta), meta.modified().ok())
         } else {
@@ -543,13 +608,99 @@ impl Listings {
         )
     }
 
+    /// When this run began, in nanoseconds since the epoch.
+    pub fn started(&self) -> i128 {
+        self.started
+    }
+
+    /// Every folder consulted in this run, with the stamp it had when it was read.
+    pub fn consulted(&self) -> Vec<Consulted> {
+        self.dirs
+            .iter()
+            .map(|dir| Consulted {
+                path: dir.key().clone(),
+                digest: dir
+                    .stamp
+                    .filter(|stamp| !stamp.is_racy(self.started))
+                    .map(|stamp| stamp.digest()),
+                links: dir
+                    .entries
+                    .iter()
+                    .any(|e| matches!(e.kind, Kind::Symlink | Kind::Unknown)),
+            })
+            .collect()
+    }
+
+    /// The files whose content facts this run used, with the size and modification time
+    /// (nanoseconds) each fact holds for.
+    pub fn fact_files(&self) -> Vec<(OsString, u64, i128)> {
+        self.facts
+            .iter()
+            .filter(|fact| fact.mtime != STAMPED)
+            .map(|fact| (fact.key().1.clone(), fact.len, fact.mtime))
+            .collect()
+    }
+
+    /// Keeps, when saving, the folders and facts of the cache file that this run did not
+    /// consult: a run that took most answers from elsewhere (remembered rows) would
+    /// otherwise leave them out, and the next run that needs them would read every one of
+    /// those folders again. A folder kept so that no longer exists is dropped by the next
+    /// run that consults the whole root.
+    pub fn keep_unvisited(&mut self) {
+        self.keep_unvisited = true;
+    }
+
+    /// Brings the previous file's unconsulted folders and facts into this run's (see
+    /// [`Listings::keep_unvisited`]).
+    fn take_in_unvisited(&self) {
+        let previous = &self.previous_dirs;
+        for &offset in &previous.offsets {
+            let Some(mut record) = previous.bytes.get(offset as usize..).map(Reader) else {
+                continue;
+            };
+            let Some(path) = record.bytes().and_then(os_string) else {
+                continue;
+            };
+            if self.dirs.contains_key(&path) {
+                continue;
+            }
+            let Some(stamp) = read_stamp(&mut record) else {
+                continue;
+            };
+            let Some(entries) = os_bytes(&path).and_then(|bytes| previous.listing(bytes, stamp))
+            else {
+                continue;
+            };
+            self.dirs.insert(
+                path,
+                Dir {
+                    stamp: Some(stamp),
+                    modified: None,
+                    entries: entries.into(),
+                },
+            );
+        }
+        for (key, fact) in &self.previous_facts {
+            if !self.facts.contains_key(key) {
+                self.facts.insert(key.clone(), fact.clone());
+            }
+        }
+    }
+
     /// Writes what this run saw, when it differs from what the cache file held: folders
-    /// and facts not used in this run are dropped, racy ones are left out. Failures only
-    /// cost a re-read next time.
+    /// and facts not used in this run are dropped (unless [`Listings::keep_unvisited`]),
+    /// racy ones are left out. Failures only cost a re-read next time.
     pub fn save(&self) -> Result<()> {
         let Some(file) = &self.file else {
             return Ok(());
         };
+        if self.keep_unvisited {
+            // Nothing new: the file already holds all it would keep.
+            if !self.state().changed {
+                return Ok(());
+            }
+            self.take_in_unvisited();
+        }
         let changed = self.state().changed;
         let unchanged = !changed
             && self.dirs.len() == self.previous_dirs.count
@@ -564,28 +715,6 @@ impl Listings {
 
 /// Names a root's cache file (not its checksum): left as it was when the contents'
 /// checksum changed, so a new version overwrites a root's old file instead of orphaning it.
-#[cfg(unix)]
-fn os_bytes(name: &OsStr) -> Option<&[u8]> {
-    use std::os::unix::ffi::OsStrExt;
-    Some(name.as_bytes())
-}
-
-#[cfg(not(unix))]
-fn os_bytes(name: &OsStr) -> Option<&[u8]> {
-    name.to_str().map(str::as_bytes)
-}
-
-#[cfg(unix)]
-fn os_string(bytes: &[u8]) -> Option<OsString> {
-    use std::os::unix::ffi::OsStrExt;
-    Some(OsStr::from_bytes(bytes).to_os_string())
-}
-
-#[cfg(not(unix))]
-fn os_string(bytes: &[u8]) -> Option<OsString> {
-    std::str::from_utf8(bytes).ok().map(OsString::from)
-}
-
 /// Whether [`os_string`] accepts these bytes (every byte string on Unix, UTF-8 elsewhere).
 fn is_os_bytes(bytes: &[u8]) -> bool {
     cfg!(unix) || std::str::from_utf8(bytes).is_ok()
@@ -595,56 +724,6 @@ fn path_bytes(path: &Path) -> Vec<u8> {
     os_bytes(path.as_os_str())
         .map(<[u8]>::to_vec)
         .unwrap_or_else(|| path.to_string_lossy().into_owned().into_bytes())
-}
-
-struct Writer(Vec<u8>);
-
-impl Writer {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn i128(&mut self, v: i128) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn bytes(&mut self, v: &[u8]) {
-        self.u32(v.len() as u32);
-        self.0.extend_from_slice(v);
-    }
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Some(head)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn i128(&mut self) -> Option<i128> {
-        Some(i128::from_le_bytes(self.take(16)?.try_into().ok()?))
-    }
-    fn bytes(&mut self) -> Option<&'a [u8]> {
-        let len = self.u32()? as usize;
-        self.take(len)
-    }
 }
 
 /// The payload: the root, then folders (path, stamp, entries), then facts.
@@ -733,6 +812,7 @@ fn decode(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
     // A folder record takes at least 56 bytes: the claimed count cannot force a huge
     // allocation.
     let mut index = HashIndex::with_capacity(dir_count.min(r.0.len() / 56 + 1));
+    let mut offsets = Vec::with_capacity(dir_count.min(r.0.len() / 56 + 1));
     for _ in 0..dir_count {
         let offset = (bytes.len() - r.0.len()) as u32;
         let path = r.bytes()?;
@@ -747,6 +827,7 @@ fn decode(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
             }
         }
         index.insert(key_hash(&[path]), offset);
+        offsets.push(offset);
     }
     let fact_count = r.u32()? as usize;
     let mut facts = Map::with_capacity_and_hasher(fact_count.min(1 << 20), Default::default());
@@ -771,6 +852,7 @@ fn decode(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
     let dirs = PreviousDirs {
         bytes,
         index,
+        offsets,
         count: dir_count,
     };
     Some((dirs, facts))
