@@ -40,7 +40,7 @@ pub struct Context {
     pub encoding: Encoding,
     pub style: Style,
     /// Keeps the demo copy alive for the command's duration.
-    _demo: Option<DemoRoot>,
+    demo: Option<DemoRoot>,
 }
 
 impl Context {
@@ -78,7 +78,7 @@ impl Context {
             root_source,
             encoding,
             style: Style::detect(global.no_color),
-            _demo: demo,
+            demo,
         })
     }
 
@@ -88,6 +88,12 @@ impl Context {
             ignore: self.config.ignore_set.clone(),
             home: crate::core::io::paths::home_dir(),
         }
+    }
+
+    /// Whether the root is a fresh copy of the demo banks (gone when the command ends, so
+    /// nothing about it is worth remembering on disk).
+    pub fn is_demo(&self) -> bool {
+        self.demo.is_some()
     }
 
     /// All projects under the root; a missing or unreadable root is an error naming where
@@ -234,7 +240,7 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
         encoding: context.encoding,
         theme,
         keymap,
-        demo_path: context._demo.as_ref().map(|d| d.path().to_path_buf()),
+        demo_path: context.demo.as_ref().map(|d| d.path().to_path_buf()),
         home: crate::core::io::paths::home_dir(),
         watch: true,
         config_dir,

@@ -331,3 +331,23 @@ fn memory_kept_for_a_project_in_the_home_folder_shows_as_soon_as_it_is_made() {
     let last = list_both_ways(&sandbox, &root);
     assert_eq!(last.matches("claude-auto-memory").count(), 2, "{last}");
 }
+
+#[test]
+fn the_demo_leaves_no_listing_or_rows_of_its_passing_copy_behind() {
+    let sandbox = Sandbox::new();
+    for _ in 0..2 {
+        let run = sandbox.run(&["--demo", "list"]);
+        run.expect_code(0);
+        assert!(run.stdout.contains("projects under"), "{}", run.stdout);
+    }
+    let left: Vec<String> = fs::read_dir(sandbox.cache_dir())
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| name.starts_with("listing-") || name.starts_with("rows-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}

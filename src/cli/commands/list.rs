@@ -467,7 +467,9 @@ fn rows_of(
 /// Every project's row, in discovery's order: remembered rows that still hold, the rest
 /// analysed (and remembered for the next run).
 fn rows(context: &Context, with_json: bool) -> Result<Vec<ListedRow>> {
-    let remembered = RememberedRows::open_default(&context.root, rows_key(context));
+    // A demo copy's root is new on every run: caches of it would only pile up.
+    let key = (!context.is_demo()).then(|| rows_key(context)).flatten();
+    let remembered = RememberedRows::open_default(&context.root, key);
     let checked = remembered.check();
     let rows = if checked.all_hold()
         && let Some(rows) = (0..remembered.len())
@@ -497,7 +499,11 @@ fn analysed(
     let encoding = context.encoding;
     let open_listings = || {
         // One set of folder listings for discovery and bank listing, remembered between runs.
-        let mut listings = Listings::open_default(&context.root);
+        let mut listings = if context.is_demo() {
+            Listings::in_memory()
+        } else {
+            Listings::open_default(&context.root)
+        };
         if !remembered.is_empty() {
             // Projects whose rows are kept list nothing: their folders stay in the file.
             listings.keep_unvisited();
