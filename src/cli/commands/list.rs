@@ -26,6 +26,7 @@ use crate::core::formats::agents::Agent;
 use crate::core::io::bytes::{Reader, Writer, os_bytes};
 use crate::core::io::confine::SYMLINK_OUTSIDE;
 use crate::core::model::{Bank, Format, Project};
+use crate::core::scan::discovery::OutsideFolders;
 use crate::core::scan::listings::{Listings, Stamp};
 use crate::core::tokens::{Encoding, TokenCache};
 
@@ -277,15 +278,16 @@ impl ListedRow {
     }
 }
 
-/// What a report's row was derived from, for remembering it.
+/// What a report's row was derived from, for remembering it; its files are `stat`ed
+/// here, on the analysing thread.
 fn observed(
     report: &ProjectReport,
     repository: Repository,
     git_failed: bool,
+    started: i128,
+    outside: &OutsideFolders,
     payload: Vec<u8>,
 ) -> Observed {
-    let home = crate::core::io::paths::home_dir();
-    let outside = crate::core::scan::discovery::outside_folders_of(&report.path, home.as_deref());
     let inside = |path: &Path| path.starts_with(&report.path);
     let mut checkable = !git_failed
         && !report.findings.iter().any(|f| f.code == SYMLINK_OUTSIDE)
@@ -293,20 +295,22 @@ fn observed(
             .banks
             .iter()
             .all(|b| b.problems.is_empty() && inside(&b.root));
-    let mut files = Vec::new();
-    for file in report.banks.iter().flat_map(|b| &b.files) {
+    let files = report.banks.iter().flat_map(|b| &b.files).map(|file| {
         checkable &= file.error.is_none() && inside(&file.file.path);
         // A store of virtual memories is vouched for by the fact read from it.
         let version = (!file.file.is_virtual()).then_some((file.file.size, file.file.modified));
-        files.push((file.file.path.clone(), version));
-    }
-    Observed {
+        (file.file.path.as_path(), version)
+    });
+    let files: Vec<_> = files.collect();
+    Observed::new(
+        &report.path,
         files,
+        started,
         repository,
-        outside,
+        outside.folders_of(&report.path),
         checkable,
         payload,
-    }
+    )
 }
 
 /// What every row of this run shares: the build, the encoding, the configuration that
@@ -380,6 +384,7 @@ fn rows_of(
     wanted: &[usize],
     listings: &Listings,
     cache: &mut TokenCache,
+    with_json: bool,
 ) -> Result<Vec<Fresh>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -393,6 +398,9 @@ fn rows_of(
     };
     let next = AtomicUsize::new(0);
     let shared = &*cache;
+    let started = listings.started();
+    let home = crate::core::io::paths::home_dir();
+    let outside = &OutsideFolders::of_home(home.as_deref());
     let work = || -> (Result<Vec<Fresh>>, TokenCache) {
         let mut analyzer = Analyzer::new(config, encoding, shared.fork()).with_listings(listings);
         let mut rows = Vec::new();
@@ -420,11 +428,16 @@ fn rows_of(
                 let report =
                     analyzer.analyze_listed_with(project, banks, Depth::default(), evidence);
                 let repository = analyzer.repository(&project.path);
-                let listed = match ListedRow::of(&report) {
+                let mut listed = match ListedRow::of(&report) {
                     Ok(listed) => listed,
                     Err(problem) => return (Err(problem), analyzer.cache),
                 };
-                let seen = observed(&report, repository, git_failed, listed.encode());
+                let payload = listed.encode();
+                let seen = observed(&report, repository, git_failed, started, outside, payload);
+                if !with_json {
+                    // Remembered with the row; a table does not print it.
+                    listed.json = String::new();
+                }
                 rows.push((index, listed, seen));
             }
         }
@@ -562,7 +575,9 @@ fn analysed(
         }
         None => (open_listings(), TokenCache::open_default(encoding)),
     };
-    for (index, row, seen) in rows_of(context, &projects, &wanted, &listings, &mut cache)? {
+    for (index, row, seen) in rows_of(
+        context, &projects, &wanted, &listings, &mut cache, with_json,
+    )? {
         rows[index] = Some(row);
         sources[index] = Some(RowSource::Fresh(seen));
     }

@@ -123,11 +123,12 @@ pub enum RowSource {
 
 /// What an analysis of a project read, as its caller saw it, with the row it made.
 pub struct Observed {
-    /// Every file the row was derived from, with the size and modification time it was
-    /// read at; `None` for a file read through a content fact of the run's listings (a
-    /// store of virtual memories), which must then be among those facts.
-    #[allow(clippy::type_complexity)]
-    pub files: Vec<(PathBuf, Option<(u64, Option<SystemTime>)>)>,
+    /// The digests of the files the row was derived from, by path relative to the
+    /// project; `None` when one of them cannot vouch for the row (see [`Observed::files`]).
+    files: Option<Vec<(Vec<u8>, u64)>>,
+    /// Files read through a content fact of the run's listings (a store of virtual
+    /// memories): they must be among those facts.
+    through_facts: Vec<Vec<u8>>,
     pub repository: Repository,
     /// Folders outside the project whose change may change the row (see
     /// `discovery::outside_folders_of`).
@@ -137,6 +138,54 @@ pub struct Observed {
     pub checkable: bool,
     /// The row, as the caller encodes it.
     pub payload: Vec<u8>,
+}
+
+/// A file a row was derived from, with the size and modification time it was read at;
+/// `None` for a file read through a content fact (a store of virtual memories).
+pub type ReadFile<'a> = (&'a Path, Option<(u64, Option<SystemTime>)>);
+
+impl Observed {
+    /// What the analysis of the project at `project` read: `files` are `stat`ed now, on
+    /// the analysing thread, and each must still be the version that was read and older
+    /// than the racy window of the run that began at `started`.
+    pub fn new<'a>(
+        project: &Path,
+        files: impl IntoIterator<Item = ReadFile<'a>>,
+        started: i128,
+        repository: Repository,
+        outside: Vec<PathBuf>,
+        checkable: bool,
+        payload: Vec<u8>,
+    ) -> Observed {
+        // A project that is itself a link: what its folder is can change with no stamp
+        // of it changing.
+        let linked = fs::symlink_metadata(project).is_ok_and(|m| m.file_type().is_symlink());
+        let mut stamped = (!linked).then(Vec::new);
+        let mut through_facts = Vec::new();
+        for (path, version) in files {
+            let Some(list) = stamped.as_mut() else {
+                break;
+            };
+            let stamp = match version {
+                Some((size, Some(modified))) => {
+                    stamp_file(list, project, path, (size, time_nanos(modified)), started)
+                }
+                Some((_, None)) => None,
+                None => relative(path.as_os_str(), project).map(|rel| through_facts.push(rel)),
+            };
+            if stamp.is_none() {
+                stamped = None;
+            }
+        }
+        Observed {
+            files: stamped,
+            through_facts,
+            repository,
+            outside,
+            checkable,
+            payload,
+        }
+    }
 }
 
 impl RememberedRows {
@@ -351,10 +400,26 @@ impl RememberedRows {
         fact_files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut attributed = vec![false; consulted.len()];
         let mut trusted = true;
-        let mut body = Writer(Vec::with_capacity(self.bytes.len().max(64 * 1024)));
-        body.bytes(os_bytes(self.root.as_os_str()).unwrap_or_default());
-        body.u64(self.key);
-        let mut records = Writer(Vec::with_capacity(self.bytes.len().max(64 * 1024)));
+        // One buffer, the header filled in at the end: the file is written from it as is.
+        // Sized for what it will hold, so growing it never holds two copies at once.
+        let capacity: usize = projects
+            .iter()
+            .zip(sources)
+            .map(|(project, source)| match source {
+                RowSource::Kept(index) => self.records.get(*index).map_or(0, |r| r.end - r.start),
+                RowSource::Fresh(observed) => {
+                    let inputs =
+                        observed.files.as_ref().map_or(0, Vec::len) + observed.outside.len();
+                    observed.payload.len()
+                        + 64 * (inputs + project.banks.len() + 8)
+                        + project.path.as_os_str().len()
+                }
+            })
+            .sum();
+        let mut records = Writer(Vec::with_capacity(HEADER_LEN + capacity + 64 * 1024));
+        records.0.resize(HEADER_LEN, 0);
+        records.bytes(os_bytes(self.root.as_os_str()).unwrap_or_default());
+        records.u64(self.key);
         records.u32(projects.len() as u32);
         let indices = if discovered {
             HashMap::new()
@@ -416,11 +481,6 @@ impl RememberedRows {
                     }
                     if !dirs.iter().any(|(rel, _)| rel.is_empty()) {
                         // Its own folder unchecked: a bank created in it would go unseen.
-                        checkable = false;
-                        trusted = false;
-                    }
-                    if fs::symlink_metadata(&project.path).is_ok_and(|m| m.file_type().is_symlink())
-                    {
                         checkable = false;
                         trusted = false;
                     }
@@ -489,14 +549,22 @@ impl RememberedRows {
                 .map(|&(start, len, digest)| (self.bytes[start..start + len].to_vec(), digest))
                 .collect()
         };
-        body.u8(u8::from(trusted && (discovered || self.discovery_trusted)));
-        body.u32(global.len() as u32);
+        records.u8(u8::from(trusted && (discovered || self.discovery_trusted)));
+        records.u32(global.len() as u32);
         for (path, digest) in &global {
-            body.bytes(path);
-            body.u64(*digest);
+            records.bytes(path);
+            records.u64(*digest);
         }
-        body.0.extend_from_slice(&records.0);
-        cache_file::save(file, &frame(&body.0))
+        let mut bytes = records.0;
+        let body_len = (bytes.len() - HEADER_LEN) as u64;
+        let body_checksum = checksum(&bytes[HEADER_LEN..]);
+        let mut header = Writer(Vec::with_capacity(HEADER_LEN));
+        header.0.extend_from_slice(MAGIC);
+        header.u32(VERSION);
+        header.u64(body_len);
+        header.u64(body_checksum);
+        bytes[..HEADER_LEN].copy_from_slice(&header.0);
+        cache_file::save(file, &bytes)
     }
 
     /// The index of the project remembered at `path` (a linear search: see
@@ -701,30 +769,22 @@ fn file_inputs(
     fact_files: &[(OsString, u64, i128)],
     started: i128,
 ) -> Option<Vec<(Vec<u8>, u64)>> {
-    let mut files: Vec<(Vec<u8>, u64)> = Vec::with_capacity(observed.files.len());
+    let mut files = observed.files.clone()?;
     for index in under(fact_files, |(path, _, _)| path.as_os_str(), &project.path) {
         let (path, len, mtime) = &fact_files[index];
         stamp_file(
             &mut files,
-            project,
+            &project.path,
             Path::new(path),
             (*len, *mtime),
             started,
         )?;
     }
-    for (path, version) in &observed.files {
-        match version {
-            Some((size, modified)) => {
-                let version = (*size, time_nanos((*modified)?));
-                stamp_file(&mut files, project, path, version, started)?;
-            }
-            None => {
-                let rel = relative(path.as_os_str(), &project.path)?;
-                files.iter().any(|(known, _)| *known == rel).then_some(())?;
-            }
-        }
-    }
-    Some(files)
+    observed
+        .through_facts
+        .iter()
+        .all(|rel| files.iter().any(|(known, _)| known == rel))
+        .then_some(files)
 }
 
 /// Adds the digest of `path` (relative to the project) unless it is there already;
@@ -732,12 +792,12 @@ fn file_inputs(
 /// time) or changed within the racy window of the run.
 fn stamp_file(
     files: &mut Vec<(Vec<u8>, u64)>,
-    project: &Project,
+    project: &Path,
     path: &Path,
     version: (u64, i128),
     started: i128,
 ) -> Option<()> {
-    let rel = relative(path.as_os_str(), &project.path)?;
+    let rel = relative(path.as_os_str(), project)?;
     if files.iter().any(|(known, _)| *known == rel) {
         return Some(());
     }
@@ -837,16 +897,6 @@ fn encode_project(
     }
 }
 
-fn frame(body: &[u8]) -> Vec<u8> {
-    let mut out = Writer(Vec::with_capacity(HEADER_LEN + body.len()));
-    out.0.extend_from_slice(MAGIC);
-    out.u32(VERSION);
-    out.u64(body.len() as u64);
-    out.u64(checksum(body));
-    out.0.extend_from_slice(body);
-    out.0
-}
-
 type Decoded = (Vec<(usize, usize, u64)>, Vec<RecordAt>, bool);
 
 /// Checks a file and indexes its records; `None` for anything that is not this
@@ -865,14 +915,6 @@ fn decode(bytes: &[u8], root: &Path, key: u64) -> Option<Decoded> {
     let at = |r: &Reader<'_>| bytes.len() - r.0.len();
     if r.bytes()? != os_bytes(root.as_os_str())? || r.u64()? != key {
         return None;
-    }
-    let trusted = r.u8()? == 1;
-    let global_count = r.u32()? as usize;
-    let mut global = Vec::with_capacity(global_count.min(r.0.len() / 12 + 1));
-    for _ in 0..global_count {
-        let start = at(&r) + 4;
-        let path = r.bytes()?;
-        global.push((start, path.len(), r.u64()?));
     }
     let count = r.u32()? as usize;
     let mut records = Vec::with_capacity(count.min(r.0.len() / 32 + 1));
@@ -917,6 +959,14 @@ fn decode(bytes: &[u8], root: &Path, key: u64) -> Option<Decoded> {
             payload,
         });
     }
+    let trusted = r.u8()? == 1;
+    let global_count = r.u32()? as usize;
+    let mut global = Vec::with_capacity(global_count.min(r.0.len() / 12 + 1));
+    for _ in 0..global_count {
+        let start = at(&r) + 4;
+        let path = r.bytes()?;
+        global.push((start, path.len(), r.u64()?));
+    }
     r.0.is_empty().then_some((global, records, trusted))
 }
 
@@ -944,6 +994,7 @@ fn from_nanos(nanos: i128) -> SystemTime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::model::MemoryFile;
     use crate::core::scan::bank::list_banks_with;
     use crate::core::scan::discovery::{ScanOptions, scan_with};
     use crate::core::scan::listings::RACY_WINDOW;
@@ -993,18 +1044,21 @@ mod tests {
         let sources: Vec<RowSource> = projects
             .iter()
             .map(|project| {
-                let files = list_banks_with(&listings, project)
+                let files: Vec<MemoryFile> = list_banks_with(&listings, project)
                     .into_iter()
                     .flat_map(|bank| bank.files)
-                    .map(|file| (file.path, Some((file.size, file.modified))))
                     .collect();
-                RowSource::Fresh(Observed {
-                    files,
-                    repository: Repository::Outside,
-                    outside: Vec::new(),
-                    checkable: true,
-                    payload: project.name.as_bytes().to_vec(),
-                })
+                RowSource::Fresh(Observed::new(
+                    &project.path,
+                    files
+                        .iter()
+                        .map(|file| (file.path.as_path(), Some((file.size, file.modified)))),
+                    listings.started(),
+                    Repository::Outside,
+                    Vec::new(),
+                    true,
+                    project.name.as_bytes().to_vec(),
+                ))
             })
             .collect();
         rows.save(&projects, &sources, &listings, true).unwrap();

@@ -128,6 +128,23 @@ impl AutoMemoryPlace {
         })
     }
 
+    /// The per-project folders Claude Code keeps for `project` (under the path as given
+    /// and its resolved path) that exist: a `memory` folder made in one changes it. None
+    /// when `autoMemoryDirectory` is set (that folder serves every project alike).
+    pub fn own_folders(&self, project: &Path) -> Vec<PathBuf> {
+        if self.directory.is_some() || self.folders.is_empty() {
+            return Vec::new();
+        }
+        let real = std::fs::canonicalize(project).ok();
+        let mut folders: Vec<PathBuf> = std::iter::once(project)
+            .chain(real.as_deref().filter(|real| *real != project))
+            .filter(|path| self.folders.contains(&project_folder_name(path)))
+            .map(|path| self.home.join(PROJECTS_DIR).join(project_folder_name(path)))
+            .collect();
+        folders.dedup();
+        folders
+    }
+
     /// The project's auto memory folder when it exists: the `autoMemoryDirectory` folder
     /// when one is set; else the default place under the path as given, else under its
     /// real path (Claude Code names the folder after the path it was started in).
@@ -154,19 +171,6 @@ pub fn places_read(home: &Path) -> Vec<PathBuf> {
     let mut places = vec![home.join(PROJECTS_DIR), home.join(SETTINGS)];
     places.extend(read_directory_setting(home).ok().flatten());
     places
-}
-
-/// The per-project folders Claude Code keeps for `project` (under the path as given and
-/// its resolved path) that exist: a `memory` folder made in one changes it.
-pub fn own_folders(home: &Path, project: &Path) -> Vec<PathBuf> {
-    let real = std::fs::canonicalize(project).ok();
-    let mut folders: Vec<PathBuf> = std::iter::once(project)
-        .chain(real.as_deref().filter(|real| *real != project))
-        .filter_map(|path| memory_folder(home, path).parent().map(Path::to_path_buf))
-        .filter(|folder| folder.is_dir())
-        .collect();
-    folders.dedup();
-    folders
 }
 
 /// The project's auto memory folder under `home`, when it exists (see

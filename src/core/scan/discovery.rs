@@ -444,12 +444,23 @@ pub fn outside_places(home: Option<&Path>) -> Vec<PathBuf> {
     places
 }
 
-/// The folders outside `project` whose contents decide whether it has memory kept
+/// The folders outside a project whose contents decide whether it has memory kept
 /// elsewhere (a folder Claude Code keeps for it, before any memory is made there), of
-/// those that exist: one appearing changes a place of [`outside_places`].
-pub fn outside_folders_of(project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
-    home.map(|home| formats::claude_auto_memory::own_folders(home, project))
-        .unwrap_or_default()
+/// those that exist: one appearing changes a place of [`outside_places`]. Reads the
+/// home folder once.
+pub struct OutsideFolders(Option<AutoMemoryPlace>);
+
+impl OutsideFolders {
+    pub fn of_home(home: Option<&Path>) -> OutsideFolders {
+        OutsideFolders(auto_memory_place(home))
+    }
+
+    pub fn folders_of(&self, project: &Path) -> Vec<PathBuf> {
+        self.0
+            .as_ref()
+            .map(|place| place.own_folders(project))
+            .unwrap_or_default()
+    }
 }
 
 /// Adds the project's Kilo Memory (kept in Kilo's data folder) to a project.
