@@ -5,10 +5,12 @@
 //! A row depends on the folders listed for its project (inode, size and times: a file
 //! added, removed or renamed changes its folder), on the files it counted or read (the
 //! same four: an edit in place changes no folder), on the repository the project is in
-//! (as [`repository_state`] stamps it), and on what is the same for every row of a run,
-//! summed up by the caller in a [`RowsKey`]: mbank's own build, the configuration, the
-//! encoding, the home folder and the day (staleness counts days). Which projects there
-//! are depends on the folders discovery listed, inside the projects and between them.
+//! (as [`repository_state`] stamps it), on the folders outside it where memory may be
+//! kept for it (Claude Code's per-project folder), and on what is the same for every row
+//! of a run, summed up by the caller in a [`RowsKey`]: mbank's own build, the
+//! configuration, the encoding, the home folder's memory places and the day (staleness
+//! counts days). Which projects there are, and their banks, depends on the folders
+//! discovery listed, inside the projects and between them, and on those outside ones.
 //!
 //! A row is remembered only when all it read can be checked so: a project whose memory
 //! goes through a link, leaves the project, meets a folder or file that cannot be read, or
@@ -124,14 +126,14 @@ pub enum RowSource {
 /// What an analysis of a project read, as its caller saw it, with the row it made.
 pub struct Observed {
     /// The digests of the files the row was derived from, by path relative to the
-    /// project; `None` when one of them cannot vouch for the row (see [`Observed::files`]).
+    /// project; `None` when one of them cannot vouch for the row (see [`Observed::new`]).
     files: Option<Vec<(Vec<u8>, u64)>>,
     /// Files read through a content fact of the run's listings (a store of virtual
     /// memories): they must be among those facts.
     through_facts: Vec<Vec<u8>>,
     pub repository: Repository,
     /// Folders outside the project whose change may change the row (see
-    /// `discovery::outside_folders_of`).
+    /// `discovery::OutsideFolders`).
     pub outside: Vec<PathBuf>,
     /// False when the row depends on something the inputs above cannot vouch for (see
     /// the module comment); it is then not remembered.
@@ -158,9 +160,9 @@ impl Observed {
         payload: Vec<u8>,
     ) -> Observed {
         // A project that is itself a link: what its folder is can change with no stamp
-        // of it changing.
-        let linked = fs::symlink_metadata(project).is_ok_and(|m| m.file_type().is_symlink());
-        let mut stamped = (!linked).then(Vec::new);
+        // of it changing. A row that is not remembered needs no stamps at all.
+        let linked = || fs::symlink_metadata(project).is_ok_and(|m| m.file_type().is_symlink());
+        let mut stamped = (checkable && !linked()).then(Vec::new);
         let mut through_facts = Vec::new();
         for (path, version) in files {
             let Some(list) = stamped.as_mut() else {
