@@ -904,7 +904,12 @@ mod tests {
             .filter(|f| !f.is_virtual())
             .map(|f| (f.path.clone(), f.size, f.modified))
             .collect();
-        assert!(banks.iter().flat_map(|b| &b.files).any(MemoryFile::is_virtual));
+        assert!(
+            banks
+                .iter()
+                .flat_map(|b| &b.files)
+                .any(MemoryFile::is_virtual)
+        );
         let mut fed = fed.into_inner();
         listed.sort();
         fed.sort();

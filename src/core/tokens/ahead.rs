@@ -424,8 +424,12 @@ mod tests {
     fn a_fifo_listed_as_a_file_is_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("pipe.md");
-        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o644))
-            .unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+        )
+        .unwrap();
         let file = real_file(&fifo);
         let ahead = CountAhead::new(Encoding::O200k, false);
         let mut cache = TokenCache::in_memory(Encoding::O200k);

@@ -297,8 +297,7 @@ fn measure_in_parallel(
     encoding: Encoding,
     detail: Detail,
 ) -> Vec<(usize, Result<TextStats>)> {
-    let measure_one =
-        |index: usize| (index, measure_listed(&files[index].path, encoding, detail));
+    let measure_one = |index: usize| (index, measure_listed(&files[index].path, encoding, detail));
     let workers = worker_count();
     let total: u64 = indices.iter().map(|&i| files[i].size).sum();
     if workers < 2 || indices.len() < 2 || total < PARALLEL_MIN_BYTES {
