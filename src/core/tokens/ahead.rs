@@ -64,7 +64,7 @@ impl Shared {
 }
 
 /// Counts listed files on worker threads while the listing goes on (see the module).
-/// Workers start with the first file offered; dropping the counter stops them.
+/// Workers start with the first file offered; dropping the counter tells them to stop.
 pub struct CountAhead {
     encoding: Encoding,
     detail: Detail,
@@ -196,18 +196,12 @@ impl CountAhead {
 }
 
 impl Drop for CountAhead {
+    /// Tells the workers to stop without waiting for them: each is idle or finishing a
+    /// file nobody will take, and waiting while each frees its memo on the way out
+    /// would only hold the caller up (a process that exits meanwhile ends them).
     fn drop(&mut self) {
         self.shared.lock().closed = true;
         self.shared.queued.notify_all();
-        let workers = std::mem::take(
-            self.workers
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        for worker in workers {
-            // A worker that panicked has nothing left to give back.
-            let _ = worker.join();
-        }
     }
 }
 
