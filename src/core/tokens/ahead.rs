@@ -280,7 +280,10 @@ mod tests {
     fn shown(results: &[Result<TextStats>]) -> Vec<std::result::Result<TextStats, String>> {
         results
             .iter()
-            .map(|r| r.as_ref().map(Clone::clone).map_err(ToString::to_string))
+            .map(|r| match r {
+                Ok(stats) => Ok(stats.clone()),
+                Err(error) => Err(error.to_string()),
+            })
             .collect()
     }
 
