@@ -4,24 +4,36 @@
 //! ([`CountAhead::stats_for_files`]) then takes the figures counted ahead and counts
 //! only what was not offered.
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::path::PathBuf;
+use std::collections::BinaryHeap;
+use std::ffi::OsString;
+use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::SystemTime;
 
 use super::cache::{FileKey, TokenCache};
-use super::counter::{SPLIT_MIN_BYTES, worker_count};
+use super::counter::{FastMap, SPLIT_MIN_BYTES, worker_count};
 use super::files::{Detail, measure_listed, stats_for_files_as};
 use super::{Encoding, TextStats};
 use crate::core::error::Result;
 use crate::core::model::MemoryFile;
 
-/// One version of one listed file, as the listing saw it.
-type Version = (PathBuf, u64, Option<SystemTime>);
+/// One version of one listed file, as the listing saw it. Its path is kept as bytes:
+/// hashing a `Path` walks its components, which cost more than the rest of this
+/// bookkeeping; two spellings of one path are then two files, each counted for itself.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Version {
+    path: OsString,
+    size: u64,
+    modified: Option<SystemTime>,
+}
 
 fn version_of(file: &MemoryFile) -> Version {
-    (file.path.clone(), file.size, file.modified)
+    Version {
+        path: file.path.as_os_str().to_owned(),
+        size: file.size,
+        modified: file.modified,
+    }
 }
 
 /// A queued file: the largest is counted first, so no worker is left counting a big
@@ -35,7 +47,7 @@ struct State {
     /// How many files were queued so far (the listing order of the next).
     queued_count: u64,
     /// Every offered file not yet taken: its figures once counted.
-    offered: HashMap<Version, Option<Result<TextStats>>>,
+    offered: FastMap<Version, Option<Result<TextStats>>>,
     /// Set when the counter is dropped: workers stop.
     closed: bool,
     /// Workers waiting for a file, and the files whose figures the batch waits for: a
@@ -246,13 +258,13 @@ fn work(shared: &Shared, encoding: Encoding, detail: Detail) {
 /// same panic where it would have without counting ahead) rather than waiting forever.
 fn count_one<'a>(
     shared: &'a Shared,
-    (path, size, modified): Version,
+    version: Version,
     encoding: Encoding,
     detail: Detail,
 ) -> MutexGuard<'a, State> {
-    let measured = std::panic::catch_unwind(|| measure_listed(&path, encoding, detail)).ok();
+    let path = Path::new(&version.path);
+    let measured = std::panic::catch_unwind(|| measure_listed(path, encoding, detail)).ok();
     let mut state = shared.lock();
-    let version = (path, size, modified);
     match measured {
         Some(measured) => {
             if let Some(slot) = state.offered.get_mut(&version) {

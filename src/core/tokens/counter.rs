@@ -28,7 +28,7 @@ const COUNT_SHIFT: u32 = 124;
 /// memo whose keys are not attacker-chosen in any way that matters: the worst case is
 /// a slower count, bounded by `MEMO_MAX_ENTRIES`.
 #[derive(Default, Clone, Copy)]
-struct FoldHasher {
+pub(super) struct FoldHasher {
     state: u64,
 }
 
@@ -74,7 +74,7 @@ impl Hasher for FoldHasher {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
+pub(super) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 
 fn u32_at(bytes: &[u8], at: usize) -> u64 {
     let mut word = [0u8; 4];
