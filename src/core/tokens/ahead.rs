@@ -162,7 +162,7 @@ impl CountAhead {
     /// finish. With no worker running, the calling thread counts what is queued: a
     /// worker's memo has learnt the pieces of the files it counted, and a memo starting
     /// empty on this thread would learn them all again.
-    pub(super) fn take(&self, file: &MemoryFile) -> Option<Result<TextStats>> {
+    fn take(&self, file: &MemoryFile) -> Option<Result<TextStats>> {
         let version = version_of(file);
         let mut state = self.shared.lock();
         loop {
@@ -203,7 +203,14 @@ impl CountAhead {
         files: &[MemoryFile],
         cache: &mut TokenCache,
     ) -> Vec<Result<TextStats>> {
-        stats_for_files_as(files, self.encoding, cache, self.detail, Some(self))
+        let counted_ahead = |file: &MemoryFile| self.take(file);
+        stats_for_files_as(
+            files,
+            self.encoding,
+            cache,
+            self.detail,
+            Some(&counted_ahead),
+        )
     }
 }
 
@@ -285,8 +292,39 @@ fn count_one<'a>(
 mod tests {
     use super::*;
     use crate::core::error::CoreError;
-    use crate::core::tokens::files::tests::{real_file, virtual_file};
+    use crate::core::model::{LoadKind, Role, VirtualMemory};
     use crate::core::tokens::{count, figures_for_files, stats_for_files};
+
+    fn real_file(path: &std::path::Path) -> MemoryFile {
+        let meta = std::fs::metadata(path).ok();
+        MemoryFile {
+            path: path.to_path_buf(),
+            display: path.display().to_string(),
+            role: Role::Other,
+            layer: None,
+            order: 0,
+            group: None,
+            load: LoadKind::Startup,
+            size: meta.as_ref().map_or(0, |m| m.len()),
+            modified: meta.and_then(|m| m.modified().ok()),
+            memory: None,
+            unreadable: None,
+        }
+    }
+
+    /// A memory of an Infinity store.
+    fn virtual_file(store: &std::path::Path, id: &str, size: u64) -> MemoryFile {
+        let mut file = real_file(store);
+        file.size = size;
+        file.memory = Some(VirtualMemory {
+            id: id.to_string(),
+            title: id.to_string(),
+            kind: "rules".into(),
+            created_at: None,
+            updated_at: None,
+        });
+        file
+    }
 
     /// The figures or the error, as a caller shows them.
     fn shown(results: &[Result<TextStats>]) -> Vec<std::result::Result<TextStats, String>> {
@@ -320,7 +358,7 @@ mod tests {
         std::fs::write(&bom, "\u{feff}# Title\nbody\n").unwrap();
         let folder = dir.path().join("folder.md");
         std::fs::create_dir(&folder).unwrap();
-        let store = dir.path().join("memories.json");
+        let store = dir.path().join("store.json");
         std::fs::write(
             &store,
             r#"{"memories": [{"id": "m-1", "title": "One", "type": "rules", "content": "first memory"}]}"#,
@@ -397,7 +435,7 @@ mod tests {
     #[test]
     fn a_file_listed_twice_is_counted_for_each_listing() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("CLAUDE.md");
+        let path = dir.path().join("shared.md");
         std::fs::write(&path, "# Shared\nread by two banks\n").unwrap();
         let file = real_file(&path);
         let ahead = CountAhead::new(Encoding::O200k, false);

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::ahead::CountAhead;
 use super::cache::{FileKey, TokenCache};
 use super::counter::{SPLIT_MIN_BYTES, worker_count};
 use super::{Encoding, TextStats, analyze, measure};
@@ -172,14 +171,18 @@ pub fn figures_for_files(
     stats_for_files_as(files, encoding, cache, Detail::Figures, None)
 }
 
-/// The batch behind [`stats_for_files`] and [`figures_for_files`]; with `ahead`, real
-/// files it counted while they were listed are taken from it rather than read again.
+/// Figures a real file already has, counted elsewhere (while it was listed); `None` for a
+/// file to read and count here.
+pub(super) type CountedAhead<'a> = &'a dyn Fn(&MemoryFile) -> Option<Result<TextStats>>;
+
+/// The batch behind [`stats_for_files`] and [`figures_for_files`]; real files that
+/// `counted_ahead` has figures for are not read again.
 pub(super) fn stats_for_files_as(
     files: &[MemoryFile],
     encoding: Encoding,
     cache: &mut TokenCache,
     detail: Detail,
-    ahead: Option<&CountAhead>,
+    counted_ahead: Option<CountedAhead<'_>>,
 ) -> Vec<Result<TextStats>> {
     let use_cache = cache.encoding() == encoding;
     let mut results: Vec<Option<Result<TextStats>>> = files
@@ -199,7 +202,7 @@ pub(super) fn stats_for_files_as(
         }
         if file.is_virtual() {
             results[index] = Some(batch.measure(file, encoding, detail));
-        } else if let Some(counted) = ahead.and_then(|ahead| ahead.take(file)) {
+        } else if let Some(counted) = counted_ahead.and_then(|counted| counted(file)) {
             results[index] = Some(counted);
         } else {
             real_misses.push(index);
@@ -339,7 +342,7 @@ fn measure_in_parallel(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use std::time::SystemTime;
 
     use super::*;
