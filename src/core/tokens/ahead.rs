@@ -13,7 +13,7 @@ use std::time::SystemTime;
 
 use super::cache::{FileKey, TokenCache};
 use super::counter::{FastMap, SPLIT_MIN_BYTES, worker_count};
-use super::files::{Detail, measure_listed, stats_for_files_as};
+use super::files::{Detail, PARALLEL_MIN_BYTES, measure_listed, stats_for_files_as};
 use super::{Encoding, TextStats};
 use crate::core::error::Result;
 use crate::core::model::MemoryFile;
@@ -46,6 +46,8 @@ struct State {
     queue: BinaryHeap<Queued>,
     /// How many files were queued so far (the listing order of the next).
     queued_count: u64,
+    /// The bytes of every file queued so far.
+    queued_bytes: u64,
     /// Every offered file not yet taken: its figures once counted.
     offered: FastMap<Version, Option<Result<TextStats>>>,
     /// Set when the counter is dropped: workers stop.
@@ -117,7 +119,7 @@ impl CountAhead {
             return;
         }
         let version = version_of(file);
-        let wake = {
+        let (wake, enough_to_share) = {
             let mut state = self.shared.lock();
             if state.offered.contains_key(&version) {
                 return;
@@ -126,18 +128,26 @@ impl CountAhead {
             let order = Reverse(state.queued_count);
             state.queued_count += 1;
             state.queue.push((file.size, order, version));
-            state.idle_workers > 0
+            state.queued_bytes += file.size;
+            (
+                state.idle_workers > 0,
+                state.queued_bytes >= PARALLEL_MIN_BYTES,
+            )
         };
         if wake {
             self.shared.queued.notify_one();
         }
-        self.start_workers();
+        if enough_to_share {
+            self.start_workers();
+        }
     }
 
-    /// Starts the workers, once. Should none start, the batch counts what was offered.
+    /// Starts the workers, once, on a machine with cores to share the count. Until they
+    /// start (below `PARALLEL_MIN_BYTES` queued, where starting threads costs more than
+    /// it saves), or should none start, the batch counts what was offered itself.
     fn start_workers(&self) {
         let mut workers = self.workers.lock().unwrap_or_else(PoisonError::into_inner);
-        if !workers.is_empty() {
+        if !workers.is_empty() || worker_count() < 2 {
             return;
         }
         for _ in 0..worker_count() {
@@ -341,6 +351,10 @@ mod tests {
         ahead.shared.lock().offered.len()
     }
 
+    fn workers(ahead: &CountAhead) -> usize {
+        ahead.workers.lock().unwrap().len()
+    }
+
     #[test]
     fn files_counted_while_listed_equal_the_batch_counted_after_errors_included() {
         let dir = tempfile::tempdir().unwrap();
@@ -384,6 +398,8 @@ mod tests {
             for file in &files {
                 ahead.offer(file, &cache);
             }
+            // Enough bytes to share: workers count them, on a machine with cores to share.
+            assert_eq!(workers(&ahead) > 0, worker_count() > 1);
             // Every real file is offered; the memory is left to the batch.
             assert_eq!(offered(&ahead), files.len() - 1);
             let results = ahead.stats_for_files(&files, &mut cache);
@@ -443,6 +459,8 @@ mod tests {
         ahead.offer(&file, &cache);
         ahead.offer(&file, &cache);
         assert_eq!(offered(&ahead), 1);
+        // Too little to share: no thread starts, the batch counts it.
+        assert_eq!(workers(&ahead), 0);
         let expected = count(Encoding::O200k, "# Shared\nread by two banks\n");
         for _ in 0..2 {
             let mut cache = TokenCache::in_memory(Encoding::O200k);

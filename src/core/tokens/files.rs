@@ -288,7 +288,7 @@ pub(super) fn measure_listed(path: &Path, encoding: Encoding, detail: Detail) ->
 }
 
 /// Below this many bytes to count, starting threads costs more than it saves.
-const PARALLEL_MIN_BYTES: u64 = 256 * 1024;
+pub(super) const PARALLEL_MIN_BYTES: u64 = 256 * 1024;
 
 /// Reads and measures the real files at `indices`, spread over the machine's cores:
 /// each worker takes the next file, largest first, so no core idles at the end while
