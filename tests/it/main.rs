@@ -48,6 +48,7 @@ mod save_fidelity;
 mod staging_e2e;
 mod symlink_race;
 mod symlinks;
+mod tokens_ahead;
 mod tui_app;
 mod tui_claims;
 mod tui_defects;

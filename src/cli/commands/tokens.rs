@@ -118,8 +118,11 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
 fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
     let projects = context.projects_at(Some(path))?;
     let cache = TokenCache::open_default(context.encoding);
-    // Figures alone: staleness is not shown here.
-    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache).figures_only();
+    // Figures alone: staleness is not shown here. Files are counted while they are
+    // listed, so counting a cold bank starts with its first file.
+    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache)
+        .figures_only()
+        .counting_while_listing();
     let mut banks = Vec::new();
     let mut totals = Totals::default();
     let mut findings = Vec::new();

@@ -408,6 +408,10 @@ pub struct Analyzer<'a> {
     /// Whether files counted for their figures are also searched for the dates written
     /// in them; off for a caller that shows no staleness.
     written_dates: bool,
+    /// Whether [`Analyzer::analyze`] counts files while it lists them.
+    count_while_listing: bool,
+    /// The counter doing it, made at the first analysis and kept for the next.
+    count_ahead: Option<tokens::CountAhead>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -423,6 +427,8 @@ impl<'a> Analyzer<'a> {
             prefetched: HashMap::new(),
             claims: crate::core::claims::ClaimChecker::new(),
             written_dates: true,
+            count_while_listing: false,
+            count_ahead: None,
         }
     }
 
@@ -432,6 +438,14 @@ impl<'a> Analyzer<'a> {
     /// alone.
     pub fn figures_only(mut self) -> Self {
         self.written_dates = false;
+        self
+    }
+
+    /// [`Analyzer::analyze`] counts the files the token cache does not hold while the
+    /// banks are still being listed, on the machine's cores (for a caller counting many
+    /// files cold, `mbank tokens`), rather than after the listing.
+    pub fn counting_while_listing(mut self) -> Self {
+        self.count_while_listing = true;
         self
     }
 
@@ -447,8 +461,26 @@ impl<'a> Analyzer<'a> {
     }
 
     pub fn analyze(&mut self, project: &Project, depth: Depth) -> ProjectReport {
-        let banks = self.list(project);
+        let banks = if self.count_while_listing {
+            self.list_counting(project)
+        } else {
+            self.list(project)
+        };
         self.analyze_listed(project, banks, depth)
+    }
+
+    /// [`Analyzer::list`], each listed file handed to the counter as it is found.
+    fn list_counting(&mut self, project: &Project) -> Vec<Bank> {
+        let (encoding, with_dates) = (self.encoding, self.written_dates);
+        let ahead = self
+            .count_ahead
+            .get_or_insert_with(|| tokens::CountAhead::new(encoding, with_dates));
+        let cache = &self.cache;
+        let feed = |file: &MemoryFile| ahead.offer(file, cache);
+        match self.listings {
+            Some(listings) => bank::list_banks_feeding(listings, project, &feed),
+            None => bank::list_banks_feeding(&Listings::in_memory(), project, &feed),
+        }
     }
 
     /// The banks of `project`, through the shared listings when there are some.
@@ -619,10 +651,12 @@ impl<'a> Analyzer<'a> {
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
         let evidence = evidence_of_project.known();
-        let mut results = if self.written_dates {
-            tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache)
-        } else {
-            tokens::figures_for_files(&bank.files, self.encoding, &mut self.cache)
+        let mut results = match &self.count_ahead {
+            Some(ahead) => ahead.stats_for_files(&bank.files, &mut self.cache),
+            None if self.written_dates => {
+                tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache)
+            }
+            None => tokens::figures_for_files(&bank.files, self.encoding, &mut self.cache),
         };
         let store = self.listings.unwrap_or(&self.own_facts);
         if let Some((roomodes, sent)) = roomodes_sent_tokens(project, &bank, self.encoding, store) {

@@ -14,7 +14,7 @@ pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 /// Why a path cannot be read as a text file, judged from its metadata alone: folders,
 /// FIFOs, sockets and devices are refused before they are opened, because opening a
 /// FIFO blocks until something writes to it.
-fn refuse_non_file(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+pub(crate) fn refuse_non_file(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
     if meta.is_dir() {
         return Err(CoreError::io(
             path,

@@ -39,6 +39,8 @@ struct Lister<'a> {
     files: Vec<MemoryFile>,
     problems: Vec<String>,
     outside: Vec<OutsideLink>,
+    /// Given each real file as soon as it is listed (see [`list_banks_feeding`]).
+    feed: Option<&'a dyn Fn(&MemoryFile)>,
 }
 
 /// Whether a listed entry may be used (see [`Lister::admit`]).
@@ -108,6 +110,9 @@ impl Lister<'_> {
             memory: None,
             unreadable: None,
         });
+        if let (Some(feed), Some(file)) = (self.feed, self.files.last()) {
+            feed(file);
+        }
     }
 
     /// Pushes `path` when it is a file. Only for paths known to be confined: a plain file
@@ -702,6 +707,7 @@ pub fn list_bank_with(listings: &Listings, project: &Project, location: &BankLoc
         project,
         &ProjectFolder::new(&project.path),
         location,
+        None,
     )
 }
 
@@ -713,6 +719,7 @@ fn list_bank_in(
     project: &Project,
     folder: &ProjectFolder<'_>,
     location: &BankLocation,
+    feed: Option<&dyn Fn(&MemoryFile)>,
 ) -> Bank {
     // A bank kept in the home folder (Claude Code's auto memory) has its own allowed root.
     let rules = formats::rules(location.format);
@@ -734,6 +741,7 @@ fn list_bank_in(
         files: Vec::new(),
         problems: Vec::new(),
         outside: Vec::new(),
+        feed,
     };
     let mut project_id = None;
     match rules.listing() {
@@ -795,11 +803,31 @@ pub fn list_banks(project: &Project) -> Vec<Bank> {
 /// [`list_banks`] reading folders and small facts through `listings`, so a folder that
 /// discovery already read is not read again.
 pub fn list_banks_with(listings: &Listings, project: &Project) -> Vec<Bank> {
+    list_banks_in(listings, project, None)
+}
+
+/// [`list_banks_with`], handing each real file to `feed` as soon as it is listed, so
+/// work on it (counting its tokens) starts while the rest is still listed. What `feed`
+/// is given is the file's path and version as listed; its place in the read order and
+/// its load may still change before the banks are returned.
+pub fn list_banks_feeding(
+    listings: &Listings,
+    project: &Project,
+    feed: &dyn Fn(&MemoryFile),
+) -> Vec<Bank> {
+    list_banks_in(listings, project, Some(feed))
+}
+
+fn list_banks_in(
+    listings: &Listings,
+    project: &Project,
+    feed: Option<&dyn Fn(&MemoryFile)>,
+) -> Vec<Bank> {
     let folder = ProjectFolder::new(&project.path);
     project
         .banks
         .iter()
-        .map(|location| list_bank_in(listings, project, &folder, location))
+        .map(|location| list_bank_in(listings, project, &folder, location, feed))
         .collect()
 }
 
@@ -847,6 +875,56 @@ mod tests {
         // Cline's instructions read ALL memory bank files at the start of every task, but
         // the specification archives completed work to keep it out of the session.
         assert_eq!(banks[0].files[5].load, LoadKind::Never);
+    }
+
+    #[test]
+    fn every_real_file_listed_is_fed_once_and_nothing_else_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(&d.join("memory-bank/activeContext.md"), "# x\n");
+        write(&d.join("memory-bank/archive/old.md"), "# old\n");
+        write(&d.join("CLAUDE.md"), "# Main\n");
+        write(&d.join(".claude/rules/always.md"), "# Always\n");
+        write(&d.join("sub/CLAUDE.md"), "# Sub\n");
+        write(
+            &d.join(".infinity/memories.json"),
+            r#"{"memories": [{"id": "m-1", "title": "One", "type": "rules", "content": "x"}]}"#,
+        );
+        let project = project(d);
+        let fed = std::cell::RefCell::new(Vec::new());
+        let feed = |file: &MemoryFile| {
+            assert!(!file.is_virtual(), "{}", file.display);
+            fed.borrow_mut()
+                .push((file.path.clone(), file.size, file.modified));
+        };
+        let banks = list_banks_feeding(&Listings::in_memory(), &project, &feed);
+        let mut listed: Vec<_> = banks
+            .iter()
+            .flat_map(|b| &b.files)
+            .filter(|f| !f.is_virtual())
+            .map(|f| (f.path.clone(), f.size, f.modified))
+            .collect();
+        assert!(
+            banks
+                .iter()
+                .flat_map(|b| &b.files)
+                .any(MemoryFile::is_virtual)
+        );
+        let mut fed = fed.into_inner();
+        listed.sort();
+        fed.sort();
+        assert_eq!(fed, listed);
+        assert!(fed.len() >= 4, "{fed:?}");
+        // The same banks as a listing that feeds nothing.
+        let plain = list_banks(&project);
+        let rows = |banks: &[Bank]| -> Vec<(String, Option<u8>, LoadKind)> {
+            banks
+                .iter()
+                .flat_map(|b| &b.files)
+                .map(|f| (f.display.clone(), f.layer, f.load))
+                .collect()
+        };
+        assert_eq!(rows(&banks), rows(&plain));
     }
 
     #[test]

@@ -559,6 +559,13 @@ impl TokenCache {
         self.get_as(key, false)
     }
 
+    /// Whether [`TokenCache::get`] (`with_dates`) or [`TokenCache::get_figures`] would
+    /// find figures for this version of the file; not counted as a hit or a miss.
+    pub fn holds(&self, key: &FileKey<'_>, with_dates: bool) -> bool {
+        self.lookup(key)
+            .is_some_and(|figures| figures.dates_known || !with_dates)
+    }
+
     fn get_as(&mut self, key: &FileKey<'_>, with_dates: bool) -> Option<TextStats> {
         let found = self
             .lookup(key)

@@ -28,7 +28,7 @@ const COUNT_SHIFT: u32 = 124;
 /// memo whose keys are not attacker-chosen in any way that matters: the worst case is
 /// a slower count, bounded by `MEMO_MAX_ENTRIES`.
 #[derive(Default, Clone, Copy)]
-struct FoldHasher {
+pub(super) struct FoldHasher {
     state: u64,
 }
 
@@ -74,7 +74,7 @@ impl Hasher for FoldHasher {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
+pub(super) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 
 fn u32_at(bytes: &[u8], at: usize) -> u64 {
     let mut word = [0u8; 4];
@@ -266,7 +266,7 @@ impl<W: PackedWord> PackedTable<W> {
 
     fn grow(&mut self) {
         let size = (self.slots.len() * 2).max(Self::FIRST_SIZE);
-        let old = std::mem::replace(&mut self.slots, vec![W::EMPTY; size]);
+        let old = std::mem::replace(&mut self.slots, written_empty(size));
         let mask = size - 1;
         for slot in old.into_iter().filter(|&slot| slot != W::EMPTY) {
             let mut at = slot.key().home(mask);
@@ -280,6 +280,16 @@ impl<W: PackedWord> PackedTable<W> {
     fn clear(&mut self) {
         *self = PackedTable::new();
     }
+}
+
+/// `size` empty slots, each written. A zeroed allocation (`vec![0; n]`) of this size is
+/// fresh memory mapped lazily: a lookup's read maps the shared zero page, and the first
+/// insert into that page then copies it and flushes every core's view of it, which
+/// costs more than writing the slots up front.
+fn written_empty<W: PackedWord>(size: usize) -> Vec<W> {
+    let mut slots = Vec::with_capacity(size);
+    slots.resize(size, W::EMPTY);
+    slots
 }
 
 /// Token counts of pieces, short ones packed into tables of their own.

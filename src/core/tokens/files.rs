@@ -156,7 +156,7 @@ pub fn stats_for_files(
     encoding: Encoding,
     cache: &mut TokenCache,
 ) -> Vec<Result<TextStats>> {
-    stats_for_files_as(files, encoding, cache, Detail::WithDates)
+    stats_for_files_as(files, encoding, cache, Detail::WithDates, None)
 }
 
 /// [`stats_for_files`] without the dates written in the files, for a caller that shows
@@ -168,14 +168,21 @@ pub fn figures_for_files(
     encoding: Encoding,
     cache: &mut TokenCache,
 ) -> Vec<Result<TextStats>> {
-    stats_for_files_as(files, encoding, cache, Detail::Figures)
+    stats_for_files_as(files, encoding, cache, Detail::Figures, None)
 }
 
-fn stats_for_files_as(
+/// Figures a real file already has, counted elsewhere (while it was listed); `None` for a
+/// file to read and count here.
+pub(super) type CountedAhead<'a> = &'a dyn Fn(&MemoryFile) -> Option<Result<TextStats>>;
+
+/// The batch behind [`stats_for_files`] and [`figures_for_files`]; real files that
+/// `counted_ahead` has figures for are not read again.
+pub(super) fn stats_for_files_as(
     files: &[MemoryFile],
     encoding: Encoding,
     cache: &mut TokenCache,
     detail: Detail,
+    counted_ahead: Option<CountedAhead<'_>>,
 ) -> Vec<Result<TextStats>> {
     let use_cache = cache.encoding() == encoding;
     let mut results: Vec<Option<Result<TextStats>>> = files
@@ -195,6 +202,8 @@ fn stats_for_files_as(
         }
         if file.is_virtual() {
             results[index] = Some(batch.measure(file, encoding, detail));
+        } else if let Some(counted) = counted_ahead.and_then(|counted| counted(file)) {
+            results[index] = Some(counted);
         } else {
             real_misses.push(index);
         }
@@ -220,8 +229,66 @@ fn stats_for_files_as(
         .collect()
 }
 
+/// Reads a listed file for counting, as [`text::read_text`] does with one `stat` fewer:
+/// the file is opened without blocking (so a FIFO swapped in cannot make the open wait)
+/// and judged by its open handle rather than by its path before opening, and the size
+/// the handle reports is read in one go. A path that cannot be opened is left to
+/// [`text::read_text`], so every error reads exactly as it always has.
+pub(super) fn read_listed(path: &Path) -> Result<String> {
+    #[cfg(unix)]
+    {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+
+        let limit = text::MAX_READ_BYTES;
+        let Ok(mut file) = std::fs::File::options()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(path)
+        else {
+            return text::read_text(path);
+        };
+        let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
+        text::refuse_non_file(path, &meta)?;
+        if meta.len() > limit {
+            return Err(CoreError::TooLarge {
+                path: path.to_path_buf(),
+                size: meta.len(),
+                limit,
+            });
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        // The size the handle reported, read whole: no further read to find the end.
+        // A size of zero may not be the truth (files of virtual file systems), so such
+        // a file is read to its end, within the limit.
+        let wanted = match meta.len() {
+            0 => limit + 1,
+            size => size,
+        };
+        file.by_ref()
+            .take(wanted)
+            .read_to_end(&mut bytes)
+            .map_err(|e| CoreError::io(path, e))?;
+        if bytes.len() as u64 > limit {
+            return Err(CoreError::TooLarge {
+                path: path.to_path_buf(),
+                size: bytes.len() as u64,
+                limit,
+            });
+        }
+        text::decode_text(path, bytes)
+    }
+    #[cfg(not(unix))]
+    text::read_text(path)
+}
+
+/// Reads and measures one listed real file.
+pub(super) fn measure_listed(path: &Path, encoding: Encoding, detail: Detail) -> Result<TextStats> {
+    read_listed(path).map(|text| detail.measure(&text, encoding))
+}
+
 /// Below this many bytes to count, starting threads costs more than it saves.
-const PARALLEL_MIN_BYTES: u64 = 256 * 1024;
+pub(super) const PARALLEL_MIN_BYTES: u64 = 256 * 1024;
 
 /// Reads and measures the real files at `indices`, spread over the machine's cores:
 /// each worker takes the next file, largest first, so no core idles at the end while
@@ -233,11 +300,7 @@ fn measure_in_parallel(
     encoding: Encoding,
     detail: Detail,
 ) -> Vec<(usize, Result<TextStats>)> {
-    let measure_one = |index: usize| {
-        let measured =
-            text::read_text(&files[index].path).map(|text| detail.measure(&text, encoding));
-        (index, measured)
-    };
+    let measure_one = |index: usize| (index, measure_listed(&files[index].path, encoding, detail));
     let workers = worker_count();
     let total: u64 = indices.iter().map(|&i| files[i].size).sum();
     if workers < 2 || indices.len() < 2 || total < PARALLEL_MIN_BYTES {
@@ -366,6 +429,47 @@ mod tests {
         assert_eq!(results[6].as_ref().unwrap().lines, 2);
         // Only successes are cached: good.md, m-1, m-2.
         assert_eq!(cache.len(), 3);
+    }
+
+    #[test]
+    fn reading_a_listed_file_gives_what_read_text_gives_errors_included() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let mut paths = vec![
+            write("plain.md", "# Plain\ncafé 日本語\n".as_bytes()),
+            write("empty.md", b""),
+            write("bom.md", "\u{feff}# Title\n".as_bytes()),
+            write("binary.md", b"ab\0cd"),
+            write("latin1.md", b"caf\xE9\n"),
+            dir.path().join("vanished.md"),
+            dir.path().to_path_buf(),
+        ];
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.md");
+            std::os::unix::fs::symlink(dir.path().join("plain.md"), &link).unwrap();
+            paths.push(link);
+            let dangling = dir.path().join("dangling.md");
+            std::os::unix::fs::symlink(dir.path().join("nothing.md"), &dangling).unwrap();
+            paths.push(dangling);
+        }
+        // A file whose size reads as zero though it holds text.
+        let zero_sized = Path::new("/proc/version");
+        if zero_sized.is_file() {
+            paths.push(zero_sized.to_path_buf());
+        }
+        for path in &paths {
+            let ours = read_listed(path).map_err(|e| e.to_string());
+            let theirs = text::read_text(path).map_err(|e| e.to_string());
+            assert_eq!(ours, theirs, "{}", path.display());
+        }
+        if zero_sized.is_file() {
+            assert!(!read_listed(zero_sized).unwrap().is_empty());
+        }
     }
 
     #[test]

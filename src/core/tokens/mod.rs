@@ -9,6 +9,7 @@
 //! ConKeeper `<private>` blocks and `private: true` files are counted apart from what
 //! agents load. Counts are cached on disk (`cache`); callers count off the drawing thread
 //! (the TUI's workers), so listing a bank never waits for a tokenizer.
+mod ahead;
 mod bpe;
 mod cache;
 mod counter;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::core::io::text;
 use crate::core::markup::markdown;
 
+pub use ahead::CountAhead;
 pub use cache::{FileKey, TokenCache};
 pub use files::{figures_for_files, stats_for_file, stats_for_files};
 

@@ -26,32 +26,61 @@ const KNOWN: u8 = 1 << 7;
 /// zero-initialised static memory: untouched pages cost nothing.
 static CLASS_TABLE: [AtomicU8; 0x11_0000] = [const { AtomicU8::new(0) }; 0x11_0000];
 
-/// The reference patterns' Unicode classes, used once per distinct non-ASCII character.
-/// Built from the same `regex-syntax` tables as the reference tokenizer.
-fn class_patterns() -> Option<&'static regex::RegexSet> {
-    static SET: OnceLock<Option<regex::RegexSet>> = OnceLock::new();
-    SET.get_or_init(|| {
-        regex::RegexSet::new([
-            r"\A\p{L}\z",
-            r"\A\p{N}\z",
-            r"\A[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]\z",
-            r"\A[\p{Ll}\p{Lm}\p{Lo}\p{M}]\z",
-            r"\A\s\z",
-        ])
-        .ok()
+/// The reference patterns' Unicode classes as sorted code point ranges, in the order of
+/// the class bits (`LETTER`, `NUMBER`, `UPPERISH`, `LOWERISH`, `SPACE`), looked up once
+/// per distinct non-ASCII character. Parsed by `regex-syntax`, whose tables the reference
+/// tokenizer's regex uses; parsing the classes is all a lookup needs (compiling them into
+/// a regex cost more than a small file's whole count).
+fn class_ranges() -> &'static [Vec<(char, char)>] {
+    static RANGES: OnceLock<Vec<Vec<(char, char)>>> = OnceLock::new();
+    RANGES.get_or_init(|| {
+        [
+            r"\p{L}",
+            r"\p{N}",
+            r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]",
+            r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]",
+            r"\s",
+        ]
+        .iter()
+        .map(|pattern| unicode_ranges(pattern))
+        .collect()
     })
-    .as_ref()
+}
+
+/// The code point ranges of a Unicode class pattern; empty should it not parse as one
+/// (the patterns are constant and valid: that would only make every non-ASCII character
+/// "other", a wrong split, never a crash).
+fn unicode_ranges(pattern: &str) -> Vec<(char, char)> {
+    use regex_syntax::hir::{Class, HirKind};
+    let Ok(hir) = regex_syntax::Parser::new().parse(pattern) else {
+        return Vec::new();
+    };
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(class)) => class
+            .ranges()
+            .iter()
+            .map(|range| (range.start(), range.end()))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn compute_class(c: char) -> u8 {
-    let mut buffer = [0u8; 4];
-    let text = c.encode_utf8(&mut buffer);
     let mut class = KNOWN;
-    // The patterns are constant and valid; `None` cannot happen, and would only make
-    // every non-ASCII character "other" (a wrong split, never a crash).
-    if let Some(set) = class_patterns() {
-        for index in set.matches(text).iter() {
-            class |= 1 << index;
+    for (bit, ranges) in class_ranges().iter().enumerate() {
+        let within = ranges
+            .binary_search_by(|&(start, end)| {
+                if end < c {
+                    std::cmp::Ordering::Less
+                } else if start > c {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok();
+        if within {
+            class |= 1 << bit;
         }
     }
     class
@@ -664,6 +693,34 @@ mod tests {
                 "byte {byte:#x}"
             );
         }
+    }
+
+    #[test]
+    fn every_character_has_the_classes_the_reference_patterns_match() {
+        let set = regex::RegexSet::new([
+            r"\A\p{L}\z",
+            r"\A\p{N}\z",
+            r"\A[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]\z",
+            r"\A[\p{Ll}\p{Lm}\p{Lo}\p{M}]\z",
+            r"\A\s\z",
+        ])
+        .unwrap();
+        assert!(class_ranges().iter().all(|ranges| !ranges.is_empty()));
+        let mut classes_met = std::collections::HashSet::new();
+        for code in 0..=0x10_FFFFu32 {
+            let Some(c) = char::from_u32(code) else {
+                continue;
+            };
+            let mut buffer = [0u8; 4];
+            let matched = set
+                .matches(c.encode_utf8(&mut buffer))
+                .iter()
+                .fold(KNOWN, |class, index| class | 1 << index);
+            assert_eq!(compute_class(c), matched, "{c:?} (U+{code:04X})");
+            classes_met.insert(matched);
+        }
+        // Letters of each case, numbers, spaces and the rest all occur.
+        assert!(classes_met.len() >= 5, "{classes_met:?}");
     }
 
     #[test]
