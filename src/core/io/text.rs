@@ -35,8 +35,8 @@ pub(crate) fn refuse_non_file(path: &Path, meta: &std::fs::Metadata) -> Result<(
 
 /// Reads a file whole as bytes, refusing files over `limit` and anything that is not a
 /// regular file once symlinks are followed (folders, FIFOs, sockets, devices such as
-/// `/dev/zero`): those are refused from their metadata, before opening. The read itself
-/// stops after `limit + 1` bytes, so a file that grows meanwhile cannot exhaust memory.
+/// `/dev/zero`): those are refused from their metadata, before opening (opening a FIFO
+/// would wait for a writer), and again from the open handle ([`read_opened`]).
 /// For mbank's own files (config, caches) as much as for memory files.
 pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
     let before = std::fs::metadata(path).map_err(|e| CoreError::io(path, e))?;
@@ -49,8 +49,17 @@ pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
         });
     }
     let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
+    read_opened(path, file, limit)
+}
+
+/// Reads an open file whole, judged by the handle's own metadata (the path may have been
+/// swapped since it was checked): anything but a regular file and files over `limit` are
+/// refused. The size the handle reports is read in one go, with no further read to find
+/// the end; a size of zero may not be the truth (files of virtual file systems), so such
+/// a file is read to its end. The read stops after `limit + 1` bytes either way, so a
+/// file that grows meanwhile cannot exhaust memory.
+pub fn read_opened(path: &Path, mut file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
     let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
-    // The path may have been swapped between the check and the open.
     refuse_non_file(path, &meta)?;
     if meta.len() > limit {
         return Err(CoreError::TooLarge {
@@ -60,8 +69,12 @@ pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
         });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // take() guards against a file that grows while we read it.
-    file.take(limit + 1)
+    let wanted = match meta.len() {
+        0 => limit + 1,
+        size => size,
+    };
+    file.by_ref()
+        .take(wanted)
         .read_to_end(&mut bytes)
         .map_err(|e| CoreError::io(path, e))?;
     if bytes.len() as u64 > limit {

@@ -237,46 +237,16 @@ pub(super) fn stats_for_files_as(
 pub(super) fn read_listed(path: &Path) -> Result<String> {
     #[cfg(unix)]
     {
-        use std::io::Read;
         use std::os::unix::fs::OpenOptionsExt;
 
-        let limit = text::MAX_READ_BYTES;
-        let Ok(mut file) = std::fs::File::options()
+        let Ok(file) = std::fs::File::options()
             .read(true)
             .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
             .open(path)
         else {
             return text::read_text(path);
         };
-        let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
-        text::refuse_non_file(path, &meta)?;
-        if meta.len() > limit {
-            return Err(CoreError::TooLarge {
-                path: path.to_path_buf(),
-                size: meta.len(),
-                limit,
-            });
-        }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        // The size the handle reported, read whole: no further read to find the end.
-        // A size of zero may not be the truth (files of virtual file systems), so such
-        // a file is read to its end, within the limit.
-        let wanted = match meta.len() {
-            0 => limit + 1,
-            size => size,
-        };
-        file.by_ref()
-            .take(wanted)
-            .read_to_end(&mut bytes)
-            .map_err(|e| CoreError::io(path, e))?;
-        if bytes.len() as u64 > limit {
-            return Err(CoreError::TooLarge {
-                path: path.to_path_buf(),
-                size: bytes.len() as u64,
-                limit,
-            });
-        }
-        text::decode_text(path, bytes)
+        text::decode_text(path, text::read_opened(path, file, text::MAX_READ_BYTES)?)
     }
     #[cfg(not(unix))]
     text::read_text(path)

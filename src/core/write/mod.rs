@@ -98,18 +98,8 @@ impl Expected {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Expected::Missing),
             Err(e) => return Err(CoreError::io(path, e)),
         };
-        let limit = crate::core::io::text::MAX_READ_BYTES;
-        let mut bytes = Vec::new();
-        file.take(limit + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| CoreError::io(path, e))?;
-        if bytes.len() as u64 > limit {
-            return Err(CoreError::TooLarge {
-                path: path.to_path_buf(),
-                size: bytes.len() as u64,
-                limit,
-            });
-        }
+        let bytes =
+            crate::core::io::text::read_opened(path, file, crate::core::io::text::MAX_READ_BYTES)?;
         Ok(Expected::bytes(&bytes))
     }
 
