@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::Result;
 use serde::Serialize;
 
-use crate::cli::Context;
 use crate::cli::args::ListSort;
 use crate::cli::style::{Table, eprintln, line, println, thousands};
+use crate::cli::{Context, json};
 use crate::core::analysis::budgets::BudgetStatus;
 use crate::core::analysis::git_evidence::{Evidence, Repository};
 use crate::core::analysis::membership::FileClass;
@@ -94,7 +94,8 @@ fn row(report: &ProjectReport) -> ProjectRow {
 /// and remembered as it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct ListedRow {
-    /// The row's JSON, compact (see [`write_pretty`]); empty when it was not read back.
+    /// The row's JSON, compact (see [`json::write_pretty`]); empty when it was not read
+    /// back.
     json: String,
     name: String,
     formats: String,
@@ -113,63 +114,6 @@ struct ListedRow {
 
 /// Nesting depth of a row inside the output's `projects` array.
 const ROW_DEPTH: usize = 2;
-
-/// Writes compact JSON (serde_json's, with no whitespace outside strings) as serde_json's
-/// pretty printer writes the same value nested `depth` levels deep: rows are remembered
-/// compact, at half the size, and printed pretty only when JSON is asked for.
-fn write_pretty(compact: &str, depth: usize, out: &mut String) {
-    fn newline(out: &mut String, level: usize) {
-        out.push('\n');
-        for _ in 0..level {
-            out.push_str("  ");
-        }
-    }
-    let mut level = depth;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut chars = compact.chars().peekable();
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '{' | '[' => {
-                out.push(c);
-                let close = if c == '{' { '}' } else { ']' };
-                if chars.peek() == Some(&close) {
-                    chars.next();
-                    out.push(close);
-                } else {
-                    level += 1;
-                    newline(out, level);
-                }
-            }
-            '}' | ']' => {
-                level = level.saturating_sub(1);
-                newline(out, level);
-                out.push(c);
-            }
-            ',' => {
-                out.push(c);
-                newline(out, level);
-            }
-            ':' => out.push_str(": "),
-            _ => out.push(c),
-        }
-    }
-}
 
 impl ListedRow {
     fn of(report: &ProjectReport) -> Result<ListedRow> {
@@ -619,7 +563,7 @@ fn json_output(root: &Path, encoding: Encoding, rows: &[ListedRow]) -> Result<St
                 out.push_str(",\n");
             }
             out.push_str("    ");
-            write_pretty(&row.json, ROW_DEPTH, &mut out);
+            json::write_pretty(&row.json, ROW_DEPTH, &mut out);
         }
         out.push_str("\n  ]");
     }
@@ -777,22 +721,5 @@ mod tests {
                 "a cut row is refused"
             );
         }
-    }
-
-    #[test]
-    fn compact_json_is_printed_as_serde_pretty_prints_it() {
-        let value = serde_json::json!({
-            "name": "a \"quoted\" {name}, [with] : marks \\",
-            "empty_list": [],
-            "empty_object": {},
-            "nested": [{"a": [1, 2, {"b": null}]}, [], "x,y"],
-            "unicode": "héllo – ✓",
-            "number": -1.5e3,
-            "flag": true,
-        });
-        let compact = serde_json::to_string(&value).unwrap();
-        let mut printed = String::new();
-        write_pretty(&compact, 0, &mut printed);
-        assert_eq!(printed, serde_json::to_string_pretty(&value).unwrap());
     }
 }
