@@ -435,7 +435,7 @@ impl RememberedRows {
                     .iter()
                     .all(|bank| os_bytes(bank.root.as_os_str()).is_some());
             if !encodable {
-                // Remembered it could not be read back as it is.
+                // Its paths would not read back as they are: discovery must run again.
                 trusted = false;
             }
             let inside = under(&consulted, |f| f.path.as_os_str(), &project.path);
