@@ -302,39 +302,8 @@ fn count_one<'a>(
 mod tests {
     use super::*;
     use crate::core::error::CoreError;
-    use crate::core::model::{LoadKind, Role, VirtualMemory};
+    use crate::core::tokens::files::tests::{real_file, virtual_file};
     use crate::core::tokens::{count, figures_for_files, stats_for_files};
-
-    fn real_file(path: &std::path::Path) -> MemoryFile {
-        let meta = std::fs::metadata(path).ok();
-        MemoryFile {
-            path: path.to_path_buf(),
-            display: path.display().to_string(),
-            role: Role::Other,
-            layer: None,
-            order: 0,
-            group: None,
-            load: LoadKind::Startup,
-            size: meta.as_ref().map_or(0, |m| m.len()),
-            modified: meta.and_then(|m| m.modified().ok()),
-            memory: None,
-            unreadable: None,
-        }
-    }
-
-    /// A memory of an Infinity store.
-    fn virtual_file(store: &std::path::Path, id: &str, size: u64) -> MemoryFile {
-        let mut file = real_file(store);
-        file.size = size;
-        file.memory = Some(VirtualMemory {
-            id: id.to_string(),
-            title: id.to_string(),
-            kind: "rules".into(),
-            created_at: None,
-            updated_at: None,
-        });
-        file
-    }
 
     /// The figures or the error, as a caller shows them.
     fn shown(results: &[Result<TextStats>]) -> Vec<std::result::Result<TextStats, String>> {

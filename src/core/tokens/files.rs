@@ -312,7 +312,7 @@ fn measure_in_parallel(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::time::SystemTime;
 
     use super::*;
