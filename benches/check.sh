@@ -11,6 +11,10 @@
 # check then runs git a handful of times for all 2,000 projects (once per repository,
 # not once per project).
 #
+# A second comparison checks one Cline bank of 3,000 files (MBANK_BENCH_BIG_BANK=N for
+# another size) against listing it: work per file must not grow with the bank's size
+# (asking per file whether the bank's contents prove its format once made it quadratic).
+#
 # Set MBANK_BASELINE=/path/to/mbank to time an older build in the same run.
 #
 #   benches/check.sh [N_PROJECTS]        (default 2000)
@@ -69,6 +73,35 @@ EOF
 hyperfine --warmup 1 --min-runs 10 -N -i --prepare "$cold" \
   --export-json "$work/check.json" "${commands[@]}"
 medians "$work/check.json"
+
+# One big bank: the six core files of a Cline bank and thousands of notes beside them.
+bigroot=$work/bigroot
+big=$bigroot/project
+mkdir -p "$big/memory-bank"
+for name in projectbrief productContext systemPatterns techContext activeContext progress; do
+  printf '# %s\n\nWhat the agent knows.\n' "$name" >"$big/memory-bank/$name.md"
+done
+for i in $(seq 1 "${MBANK_BENCH_BIG_BANK:-3000}"); do
+  printf '# Note %s\n\nA line the agent wrote.\n' "$i" >"$big/memory-bank/note-$i.md"
+done
+big_commands=(
+  -n "mbank list, one big bank (cold)" "$bin list --root $bigroot"
+  -n "mbank check, one big bank (cold)" "$bin check $big"
+)
+if [ -n "${MBANK_BASELINE:-}" ]; then
+  big_commands+=(-n "baseline check, one big bank (cold)" "$MBANK_BASELINE check $big")
+fi
+hyperfine --warmup 1 --min-runs 10 -N -i --prepare "$cold" \
+  --export-json "$work/check-big.json" "${big_commands[@]}"
+python3 - "$work/check-big.json" <<'EOF' 2>/dev/null || true
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+by_name = {r["command"]: r["median"] for r in results}
+list_median = by_name["mbank list, one big bank (cold)"]
+for r in results:
+    print(f"median {r['command']}: {r['median'] * 1000:.1f} ms "
+          f"({r['median'] / list_median:.2f}x list)")
+EOF
 
 if [ "${MBANK_BENCH_GIT:-0}" = 1 ]; then
   git -C "$root" init -q -b main

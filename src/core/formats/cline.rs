@@ -220,18 +220,18 @@ impl FormatRules for Cline {
 
     /// The memory bank specification validates that every file has at least one
     /// heading; a bank that only shares the folder name is held to it as information.
-    fn heading_rule(&self, bank: &Bank, file: &MemoryFile) -> HeadingRule {
-        memory_file_heading_rule(file, || self.contents_prove_format(bank))
+    fn heading_rule(&self, file: &MemoryFile, bank_proven: bool) -> HeadingRule {
+        memory_file_heading_rule(file, bank_proven)
     }
 }
 
 /// The heading rule of the memory-bank family for one file: rule files never, memory
 /// files as the specification says when `proven` says the bank is of that format, else
 /// as information.
-pub fn memory_file_heading_rule(file: &MemoryFile, proven: impl FnOnce() -> bool) -> HeadingRule {
+pub fn memory_file_heading_rule(file: &MemoryFile, proven: bool) -> HeadingRule {
     if file.role == Role::Rules || file.load == LoadKind::Never {
         HeadingRule::None
-    } else if proven() {
+    } else if proven {
         HeadingRule::Required
     } else {
         HeadingRule::Borrowed

@@ -217,8 +217,8 @@ impl FormatRules for MemoryBankMcp {
     }
 
     /// The heading rule is the Cline memory bank specification's, so information here.
-    fn heading_rule(&self, _bank: &Bank, file: &MemoryFile) -> HeadingRule {
-        cline::memory_file_heading_rule(file, || false)
+    fn heading_rule(&self, file: &MemoryFile, _bank_proven: bool) -> HeadingRule {
+        cline::memory_file_heading_rule(file, false)
     }
 
     /// `branch-memory-bank/` holds one bank per git branch.

@@ -177,7 +177,9 @@ pub trait FormatRules: Send + Sync {
     /// How strongly this format asks each memory file for a markdown heading: a rule
     /// of the format's own specification, one borrowed from a sibling (information at
     /// most), or none (rule files, which agents read whole and nobody navigates).
-    fn heading_rule(&self, _bank: &Bank, _file: &MemoryFile) -> HeadingRule {
+    /// `bank_proven` is [`FormatRules::contents_prove_format`] of the file's bank, worked
+    /// out once per bank (asked per file, checking a bank would be quadratic in its files).
+    fn heading_rule(&self, _file: &MemoryFile, _bank_proven: bool) -> HeadingRule {
         HeadingRule::None
     }
 
@@ -701,9 +703,10 @@ pub fn count_own_names(bank: &Bank, names: &[&str]) -> usize {
     names
         .iter()
         .filter(|name| {
+            // The name first: finding a path's parent parses it, and most names differ.
             bank.files.iter().any(|f| {
-                f.path.parent() == Some(bank.root.as_path())
-                    && f.file_name().eq_ignore_ascii_case(name)
+                f.file_name().eq_ignore_ascii_case(name)
+                    && f.path.parent() == Some(bank.root.as_path())
             })
         })
         .count()

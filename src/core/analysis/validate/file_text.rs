@@ -48,7 +48,15 @@ pub(super) fn wants_content_checks(bank: &Bank, file: &MemoryFile) -> bool {
             && name.to_ascii_lowercase().ends_with(".json"))
 }
 
-pub(super) fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Finding>) {
+/// `bank_proven`: whether the bank's contents prove its format
+/// ([`formats::FormatRules::contents_prove_format`]), worked out once per bank.
+pub(super) fn check_file_text(
+    bank: &Bank,
+    file: &MemoryFile,
+    text: &str,
+    bank_proven: bool,
+    out: &mut Vec<Finding>,
+) {
     let path = file.path.as_path();
     let name = file.file_name();
     let rules = formats::rules(bank.format);
@@ -106,7 +114,7 @@ pub(super) fn check_file_text(bank: &Bank, file: &MemoryFile, text: &str, out: &
             "the preview shows it as plain text",
         ));
     }
-    let heading_severity = match rules.heading_rule(bank, file) {
+    let heading_severity = match rules.heading_rule(file, bank_proven) {
         HeadingRule::None => None,
         HeadingRule::Borrowed => Some(Severity::Info),
         HeadingRule::Required => Some(Severity::Warning),

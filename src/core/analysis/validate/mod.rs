@@ -109,6 +109,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         check_infinity(bank, &mut out);
     }
 
+    let bank_proven = formats::rules(bank.format).contents_prove_format(bank);
     let expands = imports::format_expands_imports(bank.format);
     let mut expander =
         expands.then(|| Expander::new(ImportPolicy::new(&project.path, ctx.home.as_deref())));
@@ -161,7 +162,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
                 continue;
             }
         };
-        check_file_text(bank, file, &text, &mut out);
+        check_file_text(bank, file, &text, bank_proven, &mut out);
         if let Some(expander) = expander.as_mut()
             && is_markdown_path(&file.path)
             && !expander.is_loaded(&file.path)
