@@ -270,6 +270,7 @@ fn bench_cache(criterion: &mut Criterion) {
         memory_id: None,
         size: 1_000 + i as u64,
         modified: Some(stamp(i)),
+        changed: Some(stamp(i)),
     };
     let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
     for i in 0..paths.len() {

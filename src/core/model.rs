@@ -292,6 +292,11 @@ pub struct MemoryFile {
     pub size: u64,
     #[serde(skip)]
     pub modified: Option<SystemTime>,
+    /// When the file's inode last changed ([`crate::core::io::paths::change_time`]):
+    /// with the size and modification time, what tells one version of a file from the
+    /// next.
+    #[serde(skip)]
+    pub changed: Option<SystemTime>,
     /// Infinity memory this file stands for.
     pub memory: Option<VirtualMemory>,
     /// Why the file cannot be read, when it cannot (it is still listed).

@@ -1134,3 +1134,39 @@ fn config_rules_raise_lower_or_silence_a_check_finding() {
         .collect();
     assert!(!codes.iter().any(|c| *c == "no-heading"), "{codes:?}");
 }
+
+/// An edit that keeps a file's size and sets its modification time back (as `rsync -t`,
+/// `touch -r` or an editor restoring times can) is still a new version: a warm token
+/// cache must not answer for it.
+#[test]
+fn tokens_recount_a_file_edited_in_place_with_its_modification_time_restored() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    let file = project.join("memory-bank/activeContext.md");
+    write(&file, "# Active context\n\nShipping release candidate.\n");
+    let total = |sandbox: &Sandbox| {
+        let run = sandbox.run(&["tokens", "--json", s(&project)]);
+        run.expect_code(0);
+        let json: Value = serde_json::from_str(&run.stdout).unwrap();
+        json["totals"]["loaded_tokens"].as_u64().unwrap()
+            + json["totals"]["not_loaded_tokens"].as_u64().unwrap()
+    };
+    let before = total(&sandbox);
+    let time = fs::metadata(&file).unwrap().modified().unwrap();
+    // The same number of bytes, many more tokens.
+    let edited = "# Active context\n\nS;h;i;p;p;i;n;g;r;e;l;e;a;s\n";
+    assert_eq!(edited.len() as u64, fs::metadata(&file).unwrap().len());
+    write(&file, edited);
+    fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+    assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), time);
+    let after = total(&sandbox);
+    let fresh = total(&Sandbox::new());
+    assert_eq!(after, fresh, "the warm cache answered for the old text");
+    assert!(after > before, "{before} -> {after}");
+}

@@ -233,7 +233,11 @@ fn an_edit_that_keeps_size_and_modification_time_still_fails_the_check() {
     let file = root.join("cline/memory-bank/progress.md");
     let time = fs::metadata(&file).unwrap().modified().unwrap();
     let text = fs::read_to_string(&file).unwrap();
-    write(&file, &text.replace("Updated", "Changed"));
+    // As many bytes, more tokens: the row printed after the edit must be the one a
+    // fresh analysis prints.
+    let edited = text.replace("Text.", "T;e;x");
+    assert_ne!(edited, text);
+    write(&file, &edited);
     fs::File::options()
         .write(true)
         .open(&file)
@@ -245,6 +249,7 @@ fn an_edit_that_keeps_size_and_modification_time_still_fails_the_check() {
         !row_holds(&sandbox, &root, "cline"),
         "the change time differs"
     );
+    list_both_ways(&sandbox, &root);
 }
 
 #[cfg(unix)]

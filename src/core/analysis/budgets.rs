@@ -299,6 +299,7 @@ mod tests {
             load,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         }

@@ -471,6 +471,7 @@ mod tests {
             load: crate::core::model::LoadKind::Never,
             size: text.len() as u64,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         };

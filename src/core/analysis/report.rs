@@ -316,7 +316,13 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
         return (None, None);
     };
     if let Some(listings) = listings
-        && let Some(known) = listings.fact(CONKEEPER_FACT, &path, file.size, file.modified)
+        && let Some(known) = listings.fact(
+            CONKEEPER_FACT,
+            &path,
+            file.size,
+            file.modified,
+            file.changed,
+        )
     {
         return known;
     }
@@ -326,7 +332,14 @@ fn conkeeper_settings(bank: &Bank, listings: Option<&Listings>) -> (Option<Strin
     let (config, _) = crate::core::analysis::validate::parse_memory_config(&text);
     let settings = (config.token_budget, config.staleness_commits);
     if let Some(listings) = listings {
-        listings.put_fact(CONKEEPER_FACT, &path, file.size, file.modified, &settings);
+        listings.put_fact(
+            CONKEEPER_FACT,
+            &path,
+            file.size,
+            file.modified,
+            file.changed,
+            &settings,
+        );
     }
     settings
 }
@@ -366,7 +379,7 @@ fn roomodes_sent_tokens(
                 .is_ok_and(|t| !t.trim().is_empty())
     });
     let kind = format!("{ROOMODES_SENT_FACT}:{}:{mode}:{overridden}", encoding.id());
-    if let Some(known) = store.fact(&kind, &file.path, file.size, file.modified) {
+    if let Some(known) = store.fact(&kind, &file.path, file.size, file.modified, file.changed) {
         return Some((file.path.clone(), known));
     }
     let sent = crate::core::io::text::read_text_limited(&file.path, MAX_READ_BYTES)
@@ -379,7 +392,14 @@ fn roomodes_sent_tokens(
             )
         })
         .unwrap_or(0);
-    store.put_fact(&kind, &file.path, file.size, file.modified, &sent);
+    store.put_fact(
+        &kind,
+        &file.path,
+        file.size,
+        file.modified,
+        file.changed,
+        &sent,
+    );
     Some((file.path.clone(), sent))
 }
 

@@ -346,6 +346,7 @@ mod tests {
             load: LoadKind::Startup,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         }

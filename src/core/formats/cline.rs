@@ -357,6 +357,7 @@ mod tests {
                 load: placed.load,
                 size: 0,
                 modified: None,
+                changed: None,
                 memory: None,
                 unreadable: None,
             }

@@ -773,6 +773,7 @@ mod tests {
             load: LoadKind::Startup,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         };
@@ -799,6 +800,7 @@ mod tests {
             load: LoadKind::Startup,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         }

@@ -244,6 +244,7 @@ mod tests {
             load: crate::core::model::LoadKind::Manual,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         };

@@ -2,6 +2,7 @@
 //! variable, which tests and sandboxed CI use to stay hermetic.
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 fn project_dirs() -> Option<directories::ProjectDirs> {
     directories::ProjectDirs::from("", "", "mbank")
@@ -83,6 +84,30 @@ pub fn file_name(path: &Path) -> Option<&OsStr> {
     path.file_name()
 }
 
+/// When a file's inode last changed (unix `ctime`). Unlike the modification time, no
+/// program can set it back, so an edit that keeps a file's size and restores its
+/// modification time still moves it. `None` where the platform keeps no such time.
+pub fn change_time(meta: &std::fs::Metadata) -> Option<SystemTime> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        use std::time::{Duration, UNIX_EPOCH};
+        let nanos = Duration::from_nanos(u64::try_from(meta.ctime_nsec()).ok()?);
+        let seconds = Duration::from_secs(meta.ctime().unsigned_abs());
+        let whole = if meta.ctime() >= 0 {
+            UNIX_EPOCH.checked_add(seconds)
+        } else {
+            UNIX_EPOCH.checked_sub(seconds)
+        };
+        whole?.checked_add(nanos)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +154,26 @@ mod tests {
             let path = Path::new(path);
             assert_eq!(file_name(path), path.file_name(), "{path:?}");
         }
+    }
+    #[cfg(unix)]
+    #[test]
+    fn the_change_time_is_the_inodes_and_moves_when_the_modification_time_is_set_back() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "one").unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        let changed = change_time(&meta).unwrap();
+        let since_epoch = changed.duration_since(std::time::UNIX_EPOCH).unwrap();
+        assert_eq!(since_epoch.as_secs() as i64, meta.ctime());
+        assert_eq!(i64::from(since_epoch.subsec_nanos()), meta.ctime_nsec());
+        let modified = meta.modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&path, "two").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(modified).unwrap();
+        let after = std::fs::metadata(&path).unwrap();
+        assert_eq!(after.modified().unwrap(), modified);
+        assert!(change_time(&after).unwrap() > changed);
     }
 }

@@ -705,6 +705,7 @@ mod tests {
             load: LoadKind::Startup,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         };

@@ -107,6 +107,7 @@ impl Lister<'_> {
             },
             size: meta.len(),
             modified: meta.modified().ok(),
+            changed: paths::change_time(meta),
             memory: None,
             unreadable: None,
         });
@@ -316,7 +317,13 @@ const RULE_FACT: &str = "rule-conditional";
 /// A `.claude/rules` file whose frontmatter scopes it with `paths:`/`globs:` loads only
 /// when matching files are touched.
 fn rule_is_conditional(listings: &Listings, file: &MemoryFile) -> bool {
-    if let Some(known) = listings.fact(RULE_FACT, &file.path, file.size, file.modified) {
+    if let Some(known) = listings.fact(
+        RULE_FACT,
+        &file.path,
+        file.size,
+        file.modified,
+        file.changed,
+    ) {
         return known;
     }
     let Ok(text) = text::read_text_limited(&file.path, 1024 * 1024) else {
@@ -328,6 +335,7 @@ fn rule_is_conditional(listings: &Listings, file: &MemoryFile) -> bool {
         &file.path,
         file.size,
         file.modified,
+        file.changed,
         &conditional,
     );
     conditional
@@ -508,11 +516,24 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
         if !rules.reads_frontmatter(rel) {
             continue;
         }
-        let known = listings.fact(RULE_LOAD_FACT, &file.path, file.size, file.modified);
+        let known = listings.fact(
+            RULE_LOAD_FACT,
+            &file.path,
+            file.size,
+            file.modified,
+            file.changed,
+        );
         let load = known.or_else(|| {
             let text = text::read_text_limited(&file.path, 1024 * 1024).ok()?;
             let load = rules.frontmatter_load(rel, &text)?;
-            listings.put_fact(RULE_LOAD_FACT, &file.path, file.size, file.modified, &load);
+            listings.put_fact(
+                RULE_LOAD_FACT,
+                &file.path,
+                file.size,
+                file.modified,
+                file.changed,
+                &load,
+            );
             Some(load)
         });
         if let Some(load) = load {
@@ -549,10 +570,14 @@ fn store_listing(
     path: &Path,
     meta: &fs::Metadata,
 ) -> Result<StoreListing, String> {
-    let modified = meta.modified().ok();
-    if let Some(known) =
-        listings.fact::<Result<StoreListing, String>>(STORE_FACT, path, meta.len(), modified)
-    {
+    let (modified, changed) = (meta.modified().ok(), paths::change_time(meta));
+    if let Some(known) = listings.fact::<Result<StoreListing, String>>(
+        STORE_FACT,
+        path,
+        meta.len(),
+        modified,
+        changed,
+    ) {
         return known;
     }
     let text = text::read_text(path).map_err(|e| e.to_string())?;
@@ -573,7 +598,7 @@ fn store_listing(
                 .collect(),
         })
         .map_err(|e| e.to_string());
-    listings.put_fact(STORE_FACT, path, meta.len(), modified, &parsed);
+    listings.put_fact(STORE_FACT, path, meta.len(), modified, changed, &parsed);
     parsed
 }
 
@@ -582,8 +607,8 @@ fn project_id_of(lister: &mut Lister<'_>, store_dir: &Path) -> Option<String> {
     let path = lister.confined_child(store_dir, "project_id")?;
     let listings = lister.listings;
     let meta = fs::metadata(&path).ok()?;
-    let modified = meta.modified().ok();
-    if let Some(known) = listings.fact(PROJECT_ID_FACT, &path, meta.len(), modified) {
+    let (modified, changed) = (meta.modified().ok(), paths::change_time(&meta));
+    if let Some(known) = listings.fact(PROJECT_ID_FACT, &path, meta.len(), modified, changed) {
         return known;
     }
     let id = text::read_text_limited(&path, 4096)
@@ -591,7 +616,7 @@ fn project_id_of(lister: &mut Lister<'_>, store_dir: &Path) -> Option<String> {
         .trim()
         .to_string();
     let id = (!id.is_empty()).then_some(id);
-    listings.put_fact(PROJECT_ID_FACT, &path, meta.len(), modified, &id);
+    listings.put_fact(PROJECT_ID_FACT, &path, meta.len(), modified, changed, &id);
     id
 }
 
@@ -652,6 +677,7 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
             load: LoadKind::OnDemand,
             size: memory.content_len,
             modified: meta.modified().ok(),
+            changed: paths::change_time(&meta),
             memory: Some(VirtualMemory {
                 id: memory.id,
                 title: memory.title,

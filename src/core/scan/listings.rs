@@ -38,8 +38,8 @@ use crate::core::io::cache_file;
 use crate::core::io::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash, stable_hash};
 
 const MAGIC: &[u8; 8] = b"MBLIST\0\0";
-/// 3: CRC-32 checksums.
-const VERSION: u32 = 3;
+/// 3: CRC-32 checksums. 4: a content fact holds its file's change time too.
+const VERSION: u32 = 4;
 /// magic, version, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 /// A folder or file whose times are this close to the run that read it may still change
@@ -121,6 +121,9 @@ pub type Entries = Arc<[Entry]>;
 /// The version slot of a stamped fact: no file time is this value (`i128::MIN`
 /// nanoseconds is long before any clock), so a stamp never matches a file version.
 const STAMPED: i128 = i128::MIN;
+/// The change time of a fact whose file has none (a platform without `ctime`), or of a
+/// stamped fact.
+const NO_CHANGE_TIME: i128 = i128::MIN;
 
 /// Nanoseconds since the Unix epoch (negative before it).
 fn nanos(time: SystemTime) -> i128 {
@@ -225,6 +228,9 @@ struct Dir {
 struct Fact {
     len: u64,
     mtime: i128,
+    /// The file's change time: an edit can keep its size and set its modification time
+    /// back, never this.
+    ctime: i128,
     /// Shared: a fact used in a run is copied from the previous facts to this run's.
     json: Arc<str>,
 }
@@ -511,8 +517,10 @@ impl Listings {
         path: &Path,
         size: u64,
         modified: Option<SystemTime>,
+        changed: Option<SystemTime>,
     ) -> Option<T> {
-        self.versioned_fact(kind, path, size, nanos(modified?))
+        let changed = changed.map_or(NO_CHANGE_TIME, nanos);
+        self.versioned_fact(kind, path, size, (nanos(modified?), changed))
     }
 
     /// Remembers a fact derived from a file's content; only facts read from the file
@@ -524,10 +532,12 @@ impl Listings {
         path: &Path,
         size: u64,
         modified: Option<SystemTime>,
+        changed: Option<SystemTime>,
         value: &T,
     ) {
         if let Some(modified) = modified {
-            self.put_versioned_fact(kind, path, size, nanos(modified), value);
+            let changed = changed.map_or(NO_CHANGE_TIME, nanos);
+            self.put_versioned_fact(kind, path, size, (nanos(modified), changed), value);
         }
     }
 
@@ -540,12 +550,12 @@ impl Listings {
         path: &Path,
         stamp: u64,
     ) -> Option<T> {
-        self.versioned_fact(kind, path, stamp, STAMPED)
+        self.versioned_fact(kind, path, stamp, (STAMPED, NO_CHANGE_TIME))
     }
 
     /// Remembers a fact under a caller's `stamp` (see [`Listings::stamped_fact`]).
     pub fn put_stamped_fact<T: Serialize>(&self, kind: &str, path: &Path, stamp: u64, value: &T) {
-        self.put_versioned_fact(kind, path, stamp, STAMPED, value);
+        self.put_versioned_fact(kind, path, stamp, (STAMPED, NO_CHANGE_TIME), value);
     }
 
     fn versioned_fact<T: DeserializeOwned>(
@@ -553,20 +563,20 @@ impl Listings {
         kind: &str,
         path: &Path,
         len: u64,
-        mtime: i128,
+        (mtime, ctime): (i128, i128),
     ) -> Option<T> {
         let key = (kind.to_string(), path.as_os_str().to_os_string());
         let fact = match self.facts.entry(key) {
             MapEntry::Occupied(known) => known.get().clone(),
             MapEntry::Vacant(unknown) => {
                 let fact = self.previous_facts.get(unknown.key())?.clone();
-                if fact.len != len || fact.mtime != mtime {
+                if fact.len != len || fact.mtime != mtime || fact.ctime != ctime {
                     return None;
                 }
                 unknown.insert(fact).clone()
             }
         };
-        if fact.len != len || fact.mtime != mtime {
+        if fact.len != len || fact.mtime != mtime || fact.ctime != ctime {
             return None;
         }
         serde_json::from_str(&fact.json).ok()
@@ -577,7 +587,7 @@ impl Listings {
         kind: &str,
         path: &Path,
         len: u64,
-        mtime: i128,
+        (mtime, ctime): (i128, i128),
         value: &T,
     ) {
         let Ok(json) = serde_json::to_string(value) else {
@@ -586,6 +596,7 @@ impl Listings {
         let fact = Fact {
             len,
             mtime,
+            ctime,
             json: json.into(),
         };
         self.facts
@@ -758,7 +769,8 @@ fn encode<'a>(
         .filter_map(|(key, fact)| {
             let path = os_bytes(&key.1)?;
             // A file changed this close to the run may change again within its tick.
-            (fact.mtime < started - RACY_WINDOW.as_nanos() as i128).then_some((key, fact, path))
+            (fact.mtime.max(fact.ctime) < started - RACY_WINDOW.as_nanos() as i128)
+                .then_some((key, fact, path))
         })
         .collect();
     body.u32(facts.len() as u32);
@@ -767,6 +779,7 @@ fn encode<'a>(
         body.bytes(path);
         body.u64(fact.len);
         body.i128(fact.mtime);
+        body.i128(fact.ctime);
         body.bytes(fact.json.as_bytes());
     }
     body.0
@@ -836,12 +849,14 @@ fn decode(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
         let path = os_string(r.bytes()?)?;
         let len = r.u64()?;
         let mtime = r.i128()?;
+        let ctime = r.i128()?;
         let json = String::from_utf8(r.bytes()?.to_vec()).ok()?;
         facts.insert(
             (kind, path),
             Fact {
                 len,
                 mtime,
+                ctime,
                 json: json.into(),
             },
         );
@@ -949,13 +964,60 @@ mod tests {
             &root.join("a.md"),
             meta.len(),
             meta.modified().ok(),
+            crate::core::io::paths::change_time(&meta),
             &1,
+        );
+        // Modified long ago by its times, but changed a moment ago: as racy.
+        let old = UNIX_EPOCH + Duration::from_secs(1_000);
+        listings.put_fact(
+            "t",
+            &root.join("b.md"),
+            1,
+            Some(old),
+            Some(SystemTime::now()),
+            &2,
         );
         listings.save().unwrap();
         // Everything was changed a moment ago: nothing is trusted next time.
         let reopened = Listings::open_at(&cache, &root);
         assert_eq!(reopened.previous_dirs.count, 0);
         assert!(reopened.previous_facts.is_empty());
+    }
+
+    #[test]
+    fn a_fact_holds_for_its_files_size_and_both_times_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let root = dir.path().join("root");
+        fs::create_dir_all(&root).unwrap();
+        let path = root.join("a.md");
+        let (modified, changed) = (
+            UNIX_EPOCH + Duration::from_secs(1_000),
+            UNIX_EPOCH + Duration::from_secs(2_000),
+        );
+        let listings = Listings::open_at(&cache, &root);
+        listings.put_fact("rule", &path, 1, Some(modified), Some(changed), &true);
+        listings.save().unwrap();
+        let reopened = Listings::open_at(&cache, &root);
+        assert_eq!(
+            reopened.fact::<bool>("rule", &path, 1, Some(modified), Some(changed)),
+            Some(true)
+        );
+        // Rewritten with the same size and its modification time set back: only the
+        // change time says so.
+        let later = changed + Duration::from_secs(1);
+        assert_eq!(
+            reopened.fact::<bool>("rule", &path, 1, Some(modified), Some(later)),
+            None
+        );
+        assert_eq!(
+            reopened.fact::<bool>("rule", &path, 1, Some(modified), None),
+            None
+        );
+        assert_eq!(
+            reopened.fact::<bool>("rule", &path, 2, Some(modified), Some(changed)),
+            None
+        );
     }
 
     #[test]
@@ -968,7 +1030,7 @@ mod tests {
         listings.list(&root).unwrap();
         let path = root.join("a.md");
         let t = UNIX_EPOCH + Duration::from_secs(1_000);
-        listings.put_fact("rule", &path, 1, Some(t), &true);
+        listings.put_fact("rule", &path, 1, Some(t), Some(t), &true);
         let walker = std::thread::scope(|scope| {
             scope
                 .spawn(|| {
@@ -983,10 +1045,13 @@ mod tests {
         assert!(walker.is_err());
         // The other walkers carry on with what was there.
         assert_eq!(names(&listings.list(&root).unwrap()), vec!["a.md"]);
-        assert_eq!(listings.fact::<bool>("rule", &path, 1, Some(t)), Some(true));
-        listings.put_fact("rule", &path, 2, Some(t), &false);
         assert_eq!(
-            listings.fact::<bool>("rule", &path, 2, Some(t)),
+            listings.fact::<bool>("rule", &path, 1, Some(t), Some(t)),
+            Some(true)
+        );
+        listings.put_fact("rule", &path, 2, Some(t), Some(t), &false);
+        assert_eq!(
+            listings.fact::<bool>("rule", &path, 2, Some(t), Some(t)),
             Some(false)
         );
         assert_eq!(listings.folders_read(), 1);
@@ -998,11 +1063,27 @@ mod tests {
         let listings = Listings::in_memory();
         let path = Path::new("/x/rule.md");
         let t = UNIX_EPOCH + Duration::from_secs(1_000);
-        listings.put_fact("rule", path, 10, Some(t), &true);
-        assert_eq!(listings.fact::<bool>("rule", path, 10, Some(t)), Some(true));
-        assert_eq!(listings.fact::<bool>("rule", path, 11, Some(t)), None);
+        listings.put_fact("rule", path, 10, Some(t), Some(t), &true);
+        assert_eq!(
+            listings.fact::<bool>("rule", path, 10, Some(t), Some(t)),
+            Some(true)
+        );
+        assert_eq!(
+            listings.fact::<bool>("rule", path, 11, Some(t), Some(t)),
+            None
+        );
         let later = t + Duration::from_nanos(1);
-        assert_eq!(listings.fact::<bool>("rule", path, 10, Some(later)), None);
-        assert_eq!(listings.fact::<bool>("other", path, 10, Some(t)), None);
+        assert_eq!(
+            listings.fact::<bool>("rule", path, 10, Some(later), Some(t)),
+            None
+        );
+        assert_eq!(
+            listings.fact::<bool>("rule", path, 10, Some(t), Some(later)),
+            None
+        );
+        assert_eq!(
+            listings.fact::<bool>("other", path, 10, Some(t), Some(t)),
+            None
+        );
     }
 }

@@ -28,15 +28,17 @@ use crate::core::model::MemoryFile;
 
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
 /// 3: CRC-32 checksums. 5: written dates are those of prose only (not code or comments).
-/// 6: a record may be without dates (counted for figures alone).
-const VERSION: u32 = 6;
+/// 6: a record may be without dates (counted for figures alone). 7: the change time
+/// is part of a file's version.
+const VERSION: u32 = 7;
 /// magic, version, encoding, entry count, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).
 const NO_ID: u32 = u32::MAX;
-/// A record's figures at their smallest: six u64, the i128 modification time, a u32, a
-/// flags byte, the newest past day (i32) and the count of later days (each an i32 more).
-const FIGURES_LEN: usize = 6 * 8 + 16 + 4 + 1 + 4 + 1;
+/// A record's figures at their smallest: six u64, the i128 modification and change
+/// times, a u32, a flags byte, the newest past day (i32) and the count of later days
+/// (each an i32 more).
+const FIGURES_LEN: usize = 6 * 8 + 2 * 16 + 4 + 1 + 4 + 1;
 /// The smallest record: two lengths and the figures.
 const MIN_RECORD_LEN: usize = 4 + 4 + FIGURES_LEN;
 /// Above this many entries, saving keeps only those used since opening, so entries of
@@ -44,13 +46,14 @@ const MIN_RECORD_LEN: usize = 4 + 4 + FIGURES_LEN;
 const MAX_SAVED_ENTRIES: usize = 200_000;
 
 /// What identifies one version of one file: path (and memory id for an Infinity
-/// memory), size and modification time.
+/// memory), size, modification time and change time (an edit can keep the first two).
 #[derive(Debug, Clone, Copy)]
 pub struct FileKey<'a> {
     pub path: &'a Path,
     pub memory_id: Option<&'a str>,
     pub size: u64,
     pub modified: Option<SystemTime>,
+    pub changed: Option<SystemTime>,
 }
 
 impl<'a> FileKey<'a> {
@@ -61,9 +64,21 @@ impl<'a> FileKey<'a> {
             memory_id: file.memory.as_ref().map(|m| m.id.as_str()),
             size: file.size,
             modified: file.modified,
+            changed: file.changed,
         }
     }
 }
+
+/// The version of a file a key names, as records hold it: size, modification time and
+/// change time in nanoseconds since the epoch (`NO_CHANGE_TIME` where the platform
+/// keeps none). `None` without a modification time: such a file is never cached.
+fn version_of(key: &FileKey<'_>) -> Option<(u64, i128, i128)> {
+    let changed = key.changed.map_or(NO_CHANGE_TIME, nanos_since_epoch);
+    Some((key.size, nanos_since_epoch(key.modified?), changed))
+}
+
+/// A change time no file has: the platform keeps none.
+const NO_CHANGE_TIME: i128 = i128::MIN;
 
 /// Nanoseconds since the Unix epoch (negative before it).
 fn nanos_since_epoch(time: SystemTime) -> i128 {
@@ -78,6 +93,7 @@ fn nanos_since_epoch(time: SystemTime) -> i128 {
 struct Figures {
     size: u64,
     modified_nanos: i128,
+    changed_nanos: i128,
     bytes: u64,
     lines: u64,
     chars: u64,
@@ -103,14 +119,19 @@ const PRIVATE_FILE: u8 = 1;
 const WITHOUT_DATES: u8 = 1 << 1;
 
 impl Figures {
-    fn of(key_size: u64, modified_nanos: i128, stats: &TextStats, dates_known: bool) -> Figures {
+    fn of(
+        (size, modified_nanos, changed_nanos): (u64, i128, i128),
+        stats: &TextStats,
+        dates_known: bool,
+    ) -> Figures {
         let (newest_past, future) = stats.dates.days();
         let future = &future[..future.len().min(FUTURE_DATES_KEPT)];
         let mut future_days = [0; FUTURE_DATES_KEPT];
         future_days[..future.len()].copy_from_slice(future);
         Figures {
-            size: key_size,
+            size,
             modified_nanos,
+            changed_nanos,
             bytes: stats.bytes,
             lines: stats.lines as u64,
             chars: stats.chars as u64,
@@ -125,8 +146,10 @@ impl Figures {
         }
     }
 
-    fn is_version(&self, size: u64, modified_nanos: i128) -> bool {
-        self.size == size && self.modified_nanos == modified_nanos
+    fn is_version(&self, (size, modified_nanos, changed_nanos): (u64, i128, i128)) -> bool {
+        self.size == size
+            && self.modified_nanos == modified_nanos
+            && self.changed_nanos == changed_nanos
     }
 
     fn stats(&self, encoding: Encoding) -> TextStats {
@@ -158,6 +181,7 @@ impl Figures {
             out.extend_from_slice(&value.to_le_bytes());
         }
         out.extend_from_slice(&self.modified_nanos.to_le_bytes());
+        out.extend_from_slice(&self.changed_nanos.to_le_bytes());
         out.extend_from_slice(&self.private_blocks.to_le_bytes());
         let mut flags = 0;
         if self.private_file {
@@ -182,6 +206,7 @@ impl Figures {
         let loaded_tokens = reader.u64()?;
         let private_tokens = reader.u64()?;
         let modified_nanos = i128::from_le_bytes(reader.array()?);
+        let changed_nanos = i128::from_le_bytes(reader.array()?);
         let private_blocks = reader.u32()?;
         let flags = *reader.take(1)?.first()?;
         if flags & !(PRIVATE_FILE | WITHOUT_DATES) != 0 {
@@ -199,6 +224,7 @@ impl Figures {
         Some(Figures {
             size,
             modified_nanos,
+            changed_nanos,
             bytes,
             lines,
             chars,
@@ -601,17 +627,14 @@ impl TokenCache {
 
     fn lookup(&self, key: &FileKey<'_>) -> Option<Figures> {
         let path = key.path.to_str()?;
-        let modified = nanos_since_epoch(key.modified?);
+        let version = version_of(key)?;
         let hash = self.hash(path, key.memory_id);
         // Figures counted in this process replace whatever the file held.
         if let Some(entry) = self.added_entry_hashed(hash, path, key.memory_id) {
-            return entry
-                .figures
-                .is_version(key.size, modified)
-                .then_some(entry.figures);
+            return entry.figures.is_version(version).then_some(entry.figures);
         }
         let (number, figures) = self.stored.find_hashed(hash, path, key.memory_id)?;
-        if !figures.is_version(key.size, modified) {
+        if !figures.is_version(version) {
             return None;
         }
         self.stored.mark_used(number);
@@ -638,13 +661,13 @@ impl TokenCache {
         if stats.encoding != self.encoding {
             return;
         }
-        let (Some(path), Some(modified)) = (key.path.to_str(), key.modified) else {
+        let (Some(path), Some(version)) = (key.path.to_str(), version_of(key)) else {
             return;
         };
         self.remember(Entry {
             path: path.into(),
             memory_id: key.memory_id.map(Into::into),
-            figures: Figures::of(key.size, nanos_since_epoch(modified), stats, dates_known),
+            figures: Figures::of(version, stats, dates_known),
         });
     }
 
@@ -856,12 +879,14 @@ mod tests {
         }
     }
 
+    /// A key whose file changed (ctime) when it was last modified.
     fn key<'a>(path: &'a Path, id: Option<&'a str>, size: u64, nanos: u64) -> FileKey<'a> {
         FileKey {
             path,
             memory_id: id,
             size,
             modified: Some(UNIX_EPOCH + Duration::from_nanos(nanos)),
+            changed: Some(UNIX_EPOCH + Duration::from_nanos(nanos)),
         }
     }
 
@@ -1025,6 +1050,33 @@ mod tests {
     }
 
     #[test]
+    fn a_change_that_keeps_size_and_mtime_is_a_miss_through_the_change_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        let mut cache = TokenCache::open_at(dir.path(), Encoding::O200k);
+        let before = key(&path, None, 40, 1000);
+        cache.insert(&before, &stats(10, Encoding::O200k));
+        cache.save().unwrap();
+        let mut reopened = TokenCache::open_at(dir.path(), Encoding::O200k);
+        assert!(reopened.get(&before).is_some());
+        // Rewritten with the same size, its modification time set back: only the
+        // change time moved.
+        let after = FileKey {
+            changed: Some(UNIX_EPOCH + Duration::from_nanos(5000)),
+            ..before
+        };
+        assert!(reopened.get(&after).is_none());
+        // A platform without change times is a version of its own, never a match.
+        let timeless = FileKey {
+            changed: None,
+            ..before
+        };
+        assert!(reopened.get(&timeless).is_none());
+        reopened.insert(&timeless, &stats(12, Encoding::O200k));
+        assert_eq!(reopened.get(&timeless).unwrap().loaded_tokens, 12);
+    }
+
+    #[test]
     fn files_without_mtime_and_foreign_stats_are_not_cached() {
         let mut cache = TokenCache::in_memory(Encoding::O200k);
         let path = Path::new("/p/a.md");
@@ -1033,6 +1085,7 @@ mod tests {
             memory_id: None,
             size: 1,
             modified: None,
+            changed: None,
         };
         cache.insert(&no_time, &stats(1, Encoding::O200k));
         cache.insert(&key(path, None, 1, 1), &stats(1, Encoding::Bytes4));

@@ -330,7 +330,8 @@ pub(crate) mod tests {
             group: None,
             load: LoadKind::Startup,
             size: meta.as_ref().map_or(0, |m| m.len()),
-            modified: meta.and_then(|m| m.modified().ok()),
+            modified: meta.as_ref().and_then(|m| m.modified().ok()),
+            changed: meta.as_ref().and_then(crate::core::io::paths::change_time),
             memory: None,
             unreadable: None,
         }

@@ -26,6 +26,7 @@ pub(crate) fn bank_with(format: Format, root: &Path, listed: &[&str]) -> Bank {
                 load: crate::core::model::LoadKind::Startup,
                 size: 0,
                 modified: None,
+                changed: None,
                 memory: None,
                 unreadable: None,
             })

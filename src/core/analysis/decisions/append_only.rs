@@ -243,6 +243,7 @@ mod tests {
             load: crate::core::model::LoadKind::Startup,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         };

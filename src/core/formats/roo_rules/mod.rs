@@ -311,6 +311,7 @@ mod tests {
             load: RooRules.place(Path::new(rel)).load,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         };
@@ -350,6 +351,7 @@ mod tests {
                 load: placed.load,
                 size: 0,
                 modified: None,
+                changed: None,
                 memory: None,
                 unreadable: None,
             };
@@ -393,6 +395,7 @@ mod tests {
             load: LoadKind::OnDemand,
             size: 0,
             modified: None,
+            changed: None,
             memory: None,
             unreadable: None,
         };

@@ -48,6 +48,7 @@ fn file(root: &Path, rel: &str, group: Option<&str>, memory: Option<&str>) -> Fi
             load: LoadKind::Never,
             size: 0,
             modified: None,
+            changed: None,
             memory: memory.map(|title| VirtualMemory {
                 id: title.to_lowercase(),
                 title: title.to_string(),
