@@ -1153,18 +1153,11 @@ fn tokens_recount_a_file_edited_in_place_with_its_modification_time_restored() {
             + json["totals"]["not_loaded_tokens"].as_u64().unwrap()
     };
     let before = total(&sandbox);
-    let time = fs::metadata(&file).unwrap().modified().unwrap();
     // The same number of bytes, many more tokens.
-    let edited = "# Active context\n\nS;h;i;p;p;i;n;g;r;e;l;e;a;s\n";
-    assert_eq!(edited.len() as u64, fs::metadata(&file).unwrap().len());
-    write(&file, edited);
-    fs::File::options()
-        .write(true)
-        .open(&file)
-        .unwrap()
-        .set_modified(time)
-        .unwrap();
-    assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), time);
+    common::rewrite_keeping_size_and_modification_time(
+        &file,
+        "# Active context\n\nS;h;i;p;p;i;n;g;r;e;l;e;a;s\n",
+    );
     let after = total(&sandbox);
     let fresh = total(&Sandbox::new());
     assert_eq!(after, fresh, "the warm cache answered for the old text");

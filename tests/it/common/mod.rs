@@ -205,6 +205,22 @@ pub fn write(path: &Path, text: &str) {
     fs::write(path, text).unwrap();
 }
 
+/// Rewrites an existing file with as many bytes and sets its modification time back, as
+/// `rsync -t`, `touch -r` or an editor keeping times does: only its change time moves.
+pub fn rewrite_keeping_size_and_modification_time(path: &Path, text: &str) {
+    let before = fs::metadata(path).unwrap();
+    assert_eq!(text.len() as u64, before.len(), "not as many bytes");
+    let time = before.modified().unwrap();
+    fs::write(path, text).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+    assert_eq!(fs::metadata(path).unwrap().modified().unwrap(), time);
+}
+
 /// The shared corpus of real banks, or `None` (with a printed notice) when it is absent.
 pub fn corpus_root() -> Option<PathBuf> {
     let root = std::env::var_os("MBANK_CORPUS")
