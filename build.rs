@@ -25,7 +25,8 @@ fn main() {
 /// token ends in it, u32), `NAME.slots` (an open-addressing hash table of u64 slots,
 /// laid out as `table_hash` says: rank + 1, length and tag in the low word, the token
 /// or where it starts in the high word; linear probing, at most half full) and
-/// `NAME.pairs` (the rank of every two-byte token by its bytes, u32::MAX for none).
+/// `NAME.pairs` (the rank of every two-byte token by its bytes, u32::MAX for none) and
+/// `NAME.filter` (`FILTER_WORDS` u64 words, each token's two bits set, see `filter_bits`).
 fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_tokens: usize) {
     let mut tokens: Vec<Vec<u8>> = Vec::new();
     // Ranks are dense from 0 up to the special tokens, which come after a gap.
@@ -62,6 +63,12 @@ fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_toke
         start += token.len() as u32;
     }
     let slots: Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
+    let mut filter = vec![0u64; FILTER_WORDS];
+    for token in &tokens {
+        let (word, bits) = filter_bits(token_hash(token));
+        filter[word] |= bits;
+    }
+    let filter: Vec<u8> = filter.iter().flat_map(|w| w.to_le_bytes()).collect();
     // Every merge starts from byte pairs: their ranks by the pair's two bytes.
     let mut pairs = vec![u32::MAX; 1 << 16];
     for (rank, token) in tokens.iter().enumerate() {
@@ -75,6 +82,7 @@ fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_toke
         ("ends", &ends),
         ("slots", &slots),
         ("pairs", &pairs),
+        ("filter", &filter),
     ] {
         std::fs::write(out.join(format!("{name}.{extension}")), bytes)
             .expect("OUT_DIR is writable");

@@ -5,7 +5,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::table_hash::{INLINE_MAX, LONG_TOKEN, RANK_MASK, padded_word, slot_check, token_hash};
+use super::table_hash::{
+    INLINE_MAX, LONG_TOKEN, RANK_MASK, filter_bits, padded_word, slot_check, token_hash,
+};
 
 /// One encoding's tables, as build.rs wrote them (little-endian u32 arrays).
 pub(crate) struct Table {
@@ -17,6 +19,9 @@ pub(crate) struct Table {
     slots: &'static [u8],
     /// The rank of each two-byte token, indexed by its bytes (`NO_RANK` for none).
     pairs: &'static [u8],
+    /// Bits every token sets (u64 per word, see `table_hash::filter_bits`): a byte
+    /// string missing one of its bits is no token, known without reading a slot.
+    filter: &'static [u8],
 }
 
 pub(crate) static O200K: Table = Table {
@@ -24,6 +29,7 @@ pub(crate) static O200K: Table = Table {
     ends: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends")),
     slots: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.slots")),
     pairs: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.pairs")),
+    filter: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.filter")),
 };
 
 pub(crate) static CL100K: Table = Table {
@@ -31,6 +37,7 @@ pub(crate) static CL100K: Table = Table {
     ends: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends")),
     slots: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.slots")),
     pairs: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.pairs")),
+    filter: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.filter")),
 };
 
 /// Ranks of short byte strings (up to seven bytes) looked up lately, in a small
@@ -105,6 +112,9 @@ impl Table {
         }
         let mask = slot_count - 1;
         let hash = token_hash(bytes);
+        if !self.filter_admits(hash) {
+            return None;
+        }
         let check = slot_check(hash, bytes.len());
         let mut at = hash as usize & mask;
         // At most half the slots are used, so an empty one ends every probe sequence;
@@ -135,6 +145,15 @@ impl Table {
             at = (at + 1) & mask;
         }
         None
+    }
+
+    /// Whether a byte string with this hash may be a token: every token is admitted,
+    /// nearly every other string turned away. A filter cut short (a damaged table)
+    /// admits everything, leaving the answer to the slots.
+    #[inline(always)]
+    fn filter_admits(&self, hash: u64) -> bool {
+        let (word, bits) = filter_bits(hash);
+        u64_at(self.filter, word).is_none_or(|filter| filter & bits == bits)
     }
 
     /// The rank of the token made of the bytes `first` and `second`, or `NO_RANK`.
@@ -454,6 +473,45 @@ mod tests {
         }
         assert_eq!(O200K.len(), 199_998);
         assert_eq!(CL100K.len(), 100_256);
+    }
+
+    #[test]
+    fn the_filter_admits_every_token_and_turns_away_nearly_every_other_string() {
+        use super::super::table_hash::FILTER_WORDS;
+        for table in [&O200K, &CL100K] {
+            assert_eq!(table.filter.len(), FILTER_WORDS * 8);
+            let tokens: std::collections::HashSet<&[u8]> = (0..table.len() as u32)
+                .map(|rank| table.token(rank))
+                .collect();
+            assert!(
+                tokens
+                    .iter()
+                    .all(|token| table.filter_admits(token_hash(token)))
+            );
+            // Strings a merge asks about: word fragments of every length, most no token.
+            let words = [
+                "memory",
+                " context",
+                "ation",
+                "Decisions",
+                "_bank",
+                "42",
+                "é",
+            ];
+            let (mut others, mut admitted) = (0, 0);
+            for (n, word) in (0..40_000).zip(words.iter().cycle()) {
+                let candidate = format!("{word}{}", n * 7919 % 100_003);
+                if !tokens.contains(candidate.as_bytes()) {
+                    others += 1;
+                    admitted += usize::from(table.filter_admits(token_hash(candidate.as_bytes())));
+                }
+            }
+            assert!(others > 35_000);
+            assert!(
+                admitted * 100 < others * 8,
+                "{admitted} of {others} admitted"
+            );
+        }
     }
 
     #[test]

@@ -102,3 +102,20 @@ pub fn slot_high_word(token: &[u8], start: u32) -> u32 {
         start
     }
 }
+
+/// Words (u64) in the filter every lookup asks first: 2^15 words, 256 KiB, small enough
+/// to stay in a core's cache where the slots (MiBs) do not. Each token sets two bits of
+/// one word, so a byte string that is no token is turned away by one read nearly always
+/// (about 4 % of them pass with o200k_base's 200,000 tokens), and most strings a merge
+/// asks about are no token.
+pub const FILTER_WORDS: usize = 1 << 15;
+
+/// The filter word of a hash, and the two bits of it a token with this hash sets. The
+/// slot index takes the hash's low bits and the slot tag its top ones; the filter takes
+/// bits in between.
+#[inline(always)]
+pub fn filter_bits(hash: u64) -> (usize, u64) {
+    let word = (hash >> 20) as usize & (FILTER_WORDS - 1);
+    let bits = 1 << ((hash >> 35) & 63) | 1 << ((hash >> 41) & 63);
+    (word, bits)
+}
