@@ -700,16 +700,25 @@ impl Budget {
 /// How many of `names` the bank holds at its top under exactly that name (case aside):
 /// a format's own spelling of its core files is evidence of the format, a synonym is not.
 pub fn count_own_names(bank: &Bank, names: &[&str]) -> usize {
-    names
-        .iter()
-        .filter(|name| {
-            // The name first: finding a path's parent parses it, and most names differ.
-            bank.files.iter().any(|f| {
-                f.file_name().eq_ignore_ascii_case(name)
-                    && f.path.parent() == Some(bank.root.as_path())
-            })
-        })
-        .count()
+    // One pass over the files, each name compared as bytes (the names are ASCII): the
+    // file's parent is found only for a file named like one of them.
+    let mut held = vec![false; names.len()];
+    for file in &bank.files {
+        let Some(file_name) = crate::core::io::paths::file_name(&file.path) else {
+            continue;
+        };
+        let file_name = file_name.as_encoded_bytes();
+        let mut at_top = None;
+        for (name, held) in names.iter().zip(held.iter_mut()) {
+            if !*held
+                && file_name.eq_ignore_ascii_case(name.as_bytes())
+                && *at_top.get_or_insert_with(|| file.path.parent() == Some(bank.root.as_path()))
+            {
+                *held = true;
+            }
+        }
+    }
+    held.into_iter().filter(|&held| held).count()
 }
 
 /// Core files a bank should hold, each role with the name a new file of it gets.
@@ -804,6 +813,39 @@ mod tests {
             memory: None,
             unreadable: None,
         }
+    }
+
+    #[test]
+    fn own_names_count_once_each_at_the_banks_top_whatever_their_case() {
+        let bank = Bank {
+            format: Format::Cline,
+            root: "/p/memory-bank".into(),
+            files: [
+                "/p/memory-bank/projectbrief.md",
+                "/p/memory-bank/PROGRESS.md",
+                "/p/memory-bank/Progress.md",
+                "/p/memory-bank/old/activeContext.md",
+                "/p/memory-bank-2/techContext.md",
+                "/p/memory-bank/productContext.md.bak",
+            ]
+            .into_iter()
+            .map(startup_file)
+            .collect(),
+            project_id: None,
+            modes: Vec::new(),
+            problems: Vec::new(),
+            outside: Vec::new(),
+        };
+        let names = [
+            "projectbrief.md",
+            "progress.md",
+            "activeContext.md",
+            "techContext.md",
+            "productContext.md",
+        ];
+        assert_eq!(count_own_names(&bank, &names), 2);
+        assert_eq!(count_own_names(&bank, &names[2..]), 0);
+        assert_eq!(count_own_names(&bank, &[]), 0);
     }
 
     #[test]
