@@ -156,6 +156,17 @@ impl Table {
         u64_at(self.filter, word).is_none_or(|filter| filter & bits == bits)
     }
 
+    /// Number of tokens of the two bytes `first` and `second`: one when they make a
+    /// token, else one each.
+    #[inline(always)]
+    pub(crate) fn two_byte_count(&self, first: u8, second: u8) -> usize {
+        if self.pair_rank(first, second) == NO_RANK {
+            2
+        } else {
+            1
+        }
+    }
+
     /// The rank of the token made of the bytes `first` and `second`, or `NO_RANK`.
     #[inline(always)]
     fn pair_rank(&self, first: u8, second: u8) -> u32 {

@@ -356,6 +356,11 @@ impl PieceMemo {
         if piece.len() <= 1 {
             return piece.len();
         }
+        // Two bytes are one token or two: the table of pairs says which in one read,
+        // cheaper than the memo.
+        if let [first, second] = *piece {
+            return bpe.two_byte_count(first, second);
+        }
         if piece.len() > MEMO_MAX_PIECE {
             return bpe.count_with(piece, &mut self.ranks);
         }
