@@ -477,9 +477,12 @@ fn count_on_this_thread(grammar: Grammar, text: &str) -> usize {
     MEMOS.with(|memos| match memos.try_borrow_mut() {
         Ok(mut memos) => {
             let memo = &mut memos[slot];
-            pieces(grammar, text)
-                .map(|piece| memo.count(bpe, piece.as_bytes()))
-                .sum()
+            let mut pieces = pieces(grammar, text);
+            let mut total = 0;
+            while let Some(piece) = pieces.next_bytes() {
+                total += memo.count(bpe, piece);
+            }
+            total
         }
         // Unreachable (counting never re-enters itself), but a memo-less count is
         // always a correct fallback.

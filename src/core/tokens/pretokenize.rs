@@ -616,11 +616,18 @@ pub(crate) struct Pieces<'a> {
     at: usize,
 }
 
-impl<'a> Iterator for Pieces<'a> {
-    type Item = &'a str;
-
+impl<'a> Pieces<'a> {
+    /// The next piece's bytes: the counter needs no `str`, and slicing one checks
+    /// that both ends fall on character boundaries, which every piece's ends do.
     #[inline(always)]
-    fn next(&mut self) -> Option<&'a str> {
+    pub(crate) fn next_bytes(&mut self) -> Option<&'a [u8]> {
+        let (start, end) = self.next_range()?;
+        self.scanner.bytes.get(start..end)
+    }
+
+    /// Where the next piece starts and ends.
+    #[inline(always)]
+    fn next_range(&mut self) -> Option<(usize, usize)> {
         let text = self.scanner.text;
         if self.at >= text.len() {
             return None;
@@ -638,7 +645,17 @@ impl<'a> Iterator for Pieces<'a> {
             next_char_end(&self.scanner, start)
         };
         self.at = end;
-        text.get(start..end)
+        Some((start, end))
+    }
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = &'a str;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<&'a str> {
+        let (start, end) = self.next_range()?;
+        self.scanner.text.get(start..end)
     }
 }
 
