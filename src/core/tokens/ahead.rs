@@ -247,6 +247,7 @@ impl Drop for Stopping<'_> {
 
 /// A worker: counts queued files until the counter closes.
 fn work(shared: &Shared, encoding: Encoding, detail: Detail) {
+    super::reserve_for_bulk(encoding);
     let mut state = shared.lock();
     loop {
         if state.closed {

@@ -265,7 +265,11 @@ impl<W: PackedWord> PackedTable<W> {
     }
 
     fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(Self::FIRST_SIZE);
+        self.grow_to((self.slots.len() * 2).max(Self::FIRST_SIZE));
+    }
+
+    /// Rebuilds the table with `size` slots (a power of two, more than it has).
+    fn grow_to(&mut self, size: usize) {
         let old = std::mem::replace(&mut self.slots, written_empty(size));
         let mask = size - 1;
         for slot in old.into_iter().filter(|&slot| slot != W::EMPTY) {
@@ -341,6 +345,11 @@ impl PieceCounts {
     }
 }
 
+/// Slots a counting thread of a bulk count starts its tables with (`reserve_for_bulk`):
+/// about what a few MB of markdown fill, so the tables are not rebuilt on the way.
+const BULK_TINY_SLOTS: usize = 1 << 16;
+const BULK_SHORT_SLOTS: usize = 1 << 15;
+
 /// One thread's memo: the counts of pieces, and the ranks its merges looked up lately.
 #[derive(Default)]
 struct PieceMemo {
@@ -370,6 +379,31 @@ impl PieceMemo {
         let count = bpe.count_with(piece, &mut self.ranks);
         self.counts.insert(piece, count);
         count
+    }
+}
+
+/// Sizes this thread's memo for a bulk count in `grammar` up front: a thread that will
+/// count many files learns tens of thousands of pieces, and growing its tables there
+/// rebuilds them several times, each on fresh pages.
+pub(crate) fn reserve_for_bulk(grammar: Grammar) {
+    MEMOS.with(|memos| {
+        if let Ok(mut memos) = memos.try_borrow_mut() {
+            let counts = &mut memos[memo_slot(grammar)].counts;
+            if counts.tiny.slots.len() < BULK_TINY_SLOTS {
+                counts.tiny.grow_to(BULK_TINY_SLOTS);
+            }
+            if counts.short.slots.len() < BULK_SHORT_SLOTS {
+                counts.short.grow_to(BULK_SHORT_SLOTS);
+            }
+        }
+    });
+}
+
+/// Which of a thread's memos counts `grammar`'s encoding.
+fn memo_slot(grammar: Grammar) -> usize {
+    match grammar {
+        Grammar::O200k => 0,
+        Grammar::Cl100k => 1,
     }
 }
 
@@ -470,10 +504,7 @@ fn count_on_this_thread(grammar: Grammar, text: &str) -> usize {
         return 0;
     }
     let bpe = table(grammar);
-    let slot = match grammar {
-        Grammar::O200k => 0,
-        Grammar::Cl100k => 1,
-    };
+    let slot = memo_slot(grammar);
     MEMOS.with(|memos| match memos.try_borrow_mut() {
         Ok(mut memos) => {
             let memo = &mut memos[slot];
@@ -539,6 +570,35 @@ mod tests {
         }
         // No line break followed by a letter: one part, never a cut inside a piece.
         assert_eq!(split_at_piece_starts(&" \n1".repeat(1000), 4).len(), 1);
+    }
+
+    #[test]
+    fn a_thread_readied_for_a_bulk_count_counts_as_any_other() {
+        let text =
+            "## Decisions\n\n- We keep `SQLite` because it's simple. Résumé 😀\n".repeat(200);
+        for grammar in [Grammar::O200k, Grammar::Cl100k] {
+            let plain = std::thread::scope(|s| {
+                s.spawn(|| count_on_this_thread(grammar, &text))
+                    .join()
+                    .unwrap()
+            });
+            let (readied, sizes) = std::thread::scope(|s| {
+                s.spawn(|| {
+                    reserve_for_bulk(grammar);
+                    let count = count_on_this_thread(grammar, &text);
+                    let sizes = MEMOS.with(|memos| {
+                        let memos = memos.borrow();
+                        let counts = &memos[memo_slot(grammar)].counts;
+                        (counts.tiny.slots.len(), counts.short.slots.len())
+                    });
+                    (count, sizes)
+                })
+                .join()
+                .unwrap()
+            });
+            assert_eq!(readied, plain, "{grammar:?}");
+            assert_eq!(sizes, (BULK_TINY_SLOTS, BULK_SHORT_SLOTS));
+        }
     }
 
     #[test]

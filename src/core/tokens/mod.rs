@@ -108,6 +108,16 @@ pub fn count(encoding: Encoding, text: &str) -> usize {
     }
 }
 
+/// Readies this thread to count many texts under `encoding` (see
+/// [`counter::reserve_for_bulk`]).
+fn reserve_for_bulk(encoding: Encoding) {
+    match encoding {
+        Encoding::O200k => counter::reserve_for_bulk(pretokenize::Grammar::O200k),
+        Encoding::Cl100k => counter::reserve_for_bulk(pretokenize::Grammar::Cl100k),
+        Encoding::Bytes4 => {}
+    }
+}
+
 /// Size and token figures of one text.
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
 pub struct TextStats {
