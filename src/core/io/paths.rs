@@ -168,7 +168,8 @@ mod tests {
         assert_eq!(since_epoch.as_secs() as i64, meta.ctime());
         assert_eq!(i64::from(since_epoch.subsec_nanos()), meta.ctime_nsec());
         let modified = meta.modified().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        // Past the coarsest tick a file system keeps times in.
+        std::thread::sleep(std::time::Duration::from_millis(50));
         std::fs::write(&path, "two").unwrap();
         let file = std::fs::File::options().write(true).open(&path).unwrap();
         file.set_modified(modified).unwrap();
