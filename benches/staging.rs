@@ -97,7 +97,11 @@ fn main() {
 
     // History on; direct writes alternate between unrecorded and recorded, so both
     // sample sets see the same disk and the same neighbours.
-    assert!(history::install(History::new(&data, Retention::default())));
+    assert!(history::install(History::new(
+        &data,
+        Retention::default(),
+        mbank::core::clock::Clock::system(),
+    )));
     direct(&bank, "activeContext.md", &base, 30, "warm");
     history::unrecorded(|| direct(&bank, plain_file, &base, 30, "warm"));
     let (mut plain, mut with_history) = (Vec::new(), Vec::new());

@@ -49,6 +49,7 @@ fn main() {
             keep_versions: history::MAX_VERSIONS,
             ..Retention::default()
         },
+        mbank::core::clock::Clock::system(),
     ));
     let history = history::installed().expect("installed");
     for versions in [50, 1_000] {

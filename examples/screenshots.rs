@@ -56,7 +56,9 @@ fn main() -> Result<()> {
     if root.exists() {
         std::fs::remove_dir_all(&root)?;
     }
-    demo::copy_to(&root)?;
+    // Dated as of the day the demo was written, the clock the driver judges time by: the
+    // screenshots come out the same on every day.
+    demo::copy_to(&root, &demo::clock_of_writing()?)?;
     let backups = tempfile::tempdir()?;
     let wait = |d: &mut Driver, what: &str, f: &dyn Fn(&mbank::tui::App) -> bool| {
         d.pump_until(what, f).map_err(|e| eyre!("{e}"))

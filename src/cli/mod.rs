@@ -19,6 +19,7 @@ use color_eyre::eyre::{Result, WrapErr, eyre};
 pub use args::Cli;
 use args::{Command, EncodingArg};
 
+use crate::core::clock::Clock;
 use crate::core::config::{self, Config};
 use crate::core::demo::DemoRoot;
 use crate::core::model::Project;
@@ -41,13 +42,17 @@ pub struct Context {
     pub style: Style,
     /// Keeps the demo copy alive for the command's duration.
     demo: Option<DemoRoot>,
+    /// What every judgement of time asks: the system clock, or the instant `MBANK_NOW`
+    /// names.
+    pub clock: Clock,
 }
 
 impl Context {
     fn new(global: &args::GlobalArgs) -> Result<Context> {
         let config = config::load(global.config.as_deref())?;
+        let clock = Clock::from_environment().map_err(|message| eyre!(message))?;
         let demo = if global.demo {
-            Some(crate::core::demo::create().wrap_err("cannot create the demo root")?)
+            Some(crate::core::demo::create(&clock).wrap_err("cannot create the demo root")?)
         } else {
             None
         };
@@ -79,6 +84,7 @@ impl Context {
             encoding,
             style: Style::detect(global.no_color),
             demo,
+            clock,
         })
     }
 
@@ -252,6 +258,7 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
             run_git_hooks: context.config.review.run_git_hooks,
             ..crate::core::review::ReviewOptions::default()
         },
+        clock: context.clock,
     };
     let mode = crate::tui::RunMode {
         simulate_agent: global.simulate_agent,
@@ -268,6 +275,7 @@ fn execute(cli: Cli) -> Result<u8> {
         crate::core::history::install(crate::core::history::History::new(
             data_dir,
             context.config.history,
+            context.clock,
         ));
     }
     match cli.command {

@@ -1,23 +1,32 @@
 //! The bundled demo root: `mbank --demo` works on a fresh writable copy in a temporary
-//! folder, with modification times aged per `assets/demo/ages.toml` so staleness and
-//! activity look like a real history.
+//! folder that looks the same on every day it is made. Its banks were written as of one day
+//! (`written_on` in `assets/demo/ages.toml`); a copy moves every date written in them, and
+//! in their file names, by the days since then, and sets each file's modification time to
+//! its age in that table, so staleness, activity and the timeline tell the story they were
+//! built to tell whatever the date.
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::sync::LazyLock;
+use std::time::Duration;
 
+use chrono::NaiveDate;
 use include_dir::{Dir, include_dir};
+use regex::Regex;
 use serde::Deserialize;
 
+use crate::core::clock::Clock;
 use crate::core::error::{CoreError, Result};
 
 static DEMO: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/assets/demo");
 
 const AGES_FILE: &str = "ages.toml";
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Ages {
+    /// The day the demo's banks were written as of.
+    written_on: NaiveDate,
     #[serde(default)]
     default_days: u64,
     #[serde(default)]
@@ -42,28 +51,91 @@ impl DemoRoot {
 }
 
 fn parse_ages() -> Result<Ages> {
-    let Some(file) = DEMO.get_file(AGES_FILE) else {
-        return Ok(Ages::default());
-    };
-    let text = file.contents_utf8().unwrap_or_default();
-    toml::from_str(text).map_err(|e| CoreError::Parse {
+    let parse_error = |message: String| CoreError::Parse {
         path: PathBuf::from("assets/demo/ages.toml"),
-        message: e.to_string(),
-    })
+        message,
+    };
+    let text = DEMO
+        .get_file(AGES_FILE)
+        .and_then(|file| file.contents_utf8())
+        .ok_or_else(|| parse_error("missing from the build".to_string()))?;
+    toml::from_str(text).map_err(|e| parse_error(e.to_string()))
 }
 
-fn extract(dir: &Dir<'_>, target: &Path, ages: &Ages, now: SystemTime) -> Result<()> {
+/// A date written in a demo file: a day (`2026-11-20`, also the day of a timestamp) or a
+/// month (`2026-11`), standing apart from other digits.
+static WRITTEN_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(^|[^0-9])(20[0-9]{2})-([01][0-9])(?:-([0-3][0-9]))?([^0-9]|$)")
+        .expect("static regex")
+});
+
+/// `text` with every written day moved by `days` (and every month by the month its 15th
+/// falls in once moved): what a demo copy does to its files, and what a test undoes to
+/// compare a later copy's screens with the demo as written.
+pub fn shift_dates(text: &str, days: i64) -> String {
+    if days == 0 {
+        return text.to_string();
+    }
+    let moved = |year: &str, month: &str, day: Option<&str>| -> Option<String> {
+        let year = year.parse().ok()?;
+        let month = month.parse().ok()?;
+        let date = NaiveDate::from_ymd_opt(year, month, day.map_or(Some(15), |d| d.parse().ok())?)?;
+        let date = date.checked_add_signed(chrono::TimeDelta::try_days(days)?)?;
+        Some(match day {
+            Some(_) => date.format("%Y-%m-%d").to_string(),
+            None => date.format("%Y-%m").to_string(),
+        })
+    };
+    // One match at a time, the next searched after the date just moved: two dates may share
+    // the character between them ("2026-11-20/2026-11-21").
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(found) = WRITTEN_DATE.captures(rest) {
+        let (Some(before), Some(year), Some(month)) = (found.get(1), found.get(2), found.get(3))
+        else {
+            break;
+        };
+        let day = found.get(4);
+        let date_end = day.unwrap_or(month).end();
+        out.push_str(&rest[..before.end()]);
+        match moved(year.as_str(), month.as_str(), day.map(|d| d.as_str())) {
+            Some(date) => out.push_str(&date),
+            None => out.push_str(&rest[year.start()..date_end]),
+        }
+        rest = &rest[date_end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// How a copy made at `now` moves the demo's dates: whole days since it was written.
+fn days_since_written(ages: &Ages, clock: &Clock) -> i64 {
+    (clock.today() - ages.written_on).num_days()
+}
+
+/// How many days a copy made at `clock`'s now moves the demo's dates.
+pub fn days_moved(clock: &Clock) -> Result<i64> {
+    Ok(days_since_written(&parse_ages()?, clock))
+}
+
+fn extract(dir: &Dir<'_>, target: &Path, ages: &Ages, clock: &Clock) -> Result<()> {
+    let shift = days_since_written(ages, clock);
+    let now = clock.now();
     for file in dir.files() {
         let rel = file.path();
         if rel == Path::new(AGES_FILE) {
             continue;
         }
-        let path = target.join(rel);
+        let key = rel.to_string_lossy().replace('\\', "/");
+        let path = target.join(shift_dates(&key, shift));
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
         }
-        fs::write(&path, file.contents()).map_err(|e| CoreError::io(&path, e))?;
-        let key = rel.to_string_lossy().replace('\\', "/");
+        match file.contents_utf8() {
+            Some(text) => fs::write(&path, shift_dates(text, shift)),
+            None => fs::write(&path, file.contents()),
+        }
+        .map_err(|e| CoreError::io(&path, e))?;
         let days = ages.files.get(&key).copied().unwrap_or(ages.default_days);
         let when = now
             .checked_sub(Duration::from_secs(days * 86_400))
@@ -77,7 +149,7 @@ fn extract(dir: &Dir<'_>, target: &Path, ages: &Ages, now: SystemTime) -> Result
             .map_err(|e| CoreError::io(&path, e))?;
     }
     for sub in dir.dirs() {
-        extract(sub, target, ages, now)?;
+        extract(sub, target, ages, clock)?;
     }
     Ok(())
 }
@@ -90,13 +162,13 @@ const OWNER_FILE: &str = ".mbank-demo-owner";
 
 /// Copies the embedded demo banks into a new temporary folder (removed when the
 /// [`DemoRoot`] is dropped), after removing the copies of mbank processes that ended
-/// without removing theirs.
-pub fn create() -> Result<DemoRoot> {
-    create_in(&std::env::temp_dir())
+/// without removing theirs. Dated as of `clock`.
+pub fn create(clock: &Clock) -> Result<DemoRoot> {
+    create_in(&std::env::temp_dir(), clock)
 }
 
 /// [`create`] in `temp` instead of the system's temporary folder.
-pub fn create_in(temp: &Path) -> Result<DemoRoot> {
+pub fn create_in(temp: &Path, clock: &Clock) -> Result<DemoRoot> {
     remove_abandoned_copies(temp);
     let dir = tempfile::Builder::new()
         .prefix(COPY_PREFIX)
@@ -104,7 +176,7 @@ pub fn create_in(temp: &Path) -> Result<DemoRoot> {
         .map_err(|e| CoreError::io(temp, e))?;
     let owner = dir.path().join(OWNER_FILE);
     fs::write(&owner, std::process::id().to_string()).map_err(|e| CoreError::io(&owner, e))?;
-    copy_to(dir.path())?;
+    copy_to(dir.path(), clock)?;
     Ok(DemoRoot { dir })
 }
 
@@ -168,11 +240,30 @@ fn process_has_ended(_pid: i32) -> bool {
     false
 }
 
-/// Copies the embedded demo banks into `target` (created if needed), with aged times.
-pub fn copy_to(target: &Path) -> Result<()> {
+/// Copies the embedded demo banks into `target` (created if needed), dated and aged as
+/// of `clock`.
+pub fn copy_to(target: &Path, clock: &Clock) -> Result<()> {
     fs::create_dir_all(target).map_err(|e| CoreError::io(target, e))?;
     let ages = parse_ages()?;
-    extract(&DEMO, target, &ages, SystemTime::now())
+    extract(&DEMO, target, &ages, clock)
+}
+
+/// The day the demo's banks were written as of: a copy made on that day holds them as
+/// they are in `assets/demo`.
+pub fn written_on() -> Result<NaiveDate> {
+    Ok(parse_ages()?.written_on)
+}
+
+/// A clock fixed at noon UTC of the day the demo was written as of: what tests judge the
+/// demo by when they compare it with the files in `assets/demo`.
+pub fn clock_of_writing() -> Result<Clock> {
+    let day = written_on()?;
+    day.and_hms_opt(12, 0, 0)
+        .map(|noon| Clock::fixed(noon.and_utc().into()))
+        .ok_or_else(|| CoreError::Parse {
+            path: PathBuf::from("assets/demo/ages.toml"),
+            message: format!("{day} has no noon"),
+        })
 }
 
 /// A background "agent" writing plausible updates into a demo root every few seconds,
@@ -188,12 +279,13 @@ impl Drop for AgentSimulation {
     }
 }
 
-/// Starts the simulated agent on `root` (a demo copy), one write every four seconds.
-pub fn simulate_agent(root: PathBuf) -> AgentSimulation {
-    simulate_agent_every(root, Duration::from_secs(4))
+/// Starts the simulated agent on `root` (a demo copy), one write every four seconds, each
+/// stamped by `clock`.
+pub fn simulate_agent(root: PathBuf, clock: Clock) -> AgentSimulation {
+    simulate_agent_every(root, Duration::from_secs(4), clock)
 }
 
-pub fn simulate_agent_every(root: PathBuf, period: Duration) -> AgentSimulation {
+pub fn simulate_agent_every(root: PathBuf, period: Duration, clock: Clock) -> AgentSimulation {
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = stop.clone();
     std::thread::spawn(move || {
@@ -204,7 +296,7 @@ pub fn simulate_agent_every(root: PathBuf, period: Duration) -> AgentSimulation 
                 break;
             }
             // A failed write (the user deleted the folder) just skips a beat.
-            let _ = agent_step(&root, step);
+            let _ = agent_step(&root, step, &clock);
             step += 1;
         }
     });
@@ -221,8 +313,8 @@ const AGENT_TASKS: [&str; 6] = [
 ];
 
 /// One simulated agent write; returns the file it touched. Public for tests.
-pub fn agent_step(root: &Path, step: u64) -> Result<PathBuf> {
-    let now = chrono::Local::now();
+pub fn agent_step(root: &Path, step: u64, clock: &Clock) -> Result<PathBuf> {
+    let now = clock.local();
     let stamp = now.format("%Y-%m-%d %H:%M:%S");
     let task = AGENT_TASKS[(step as usize / 4) % AGENT_TASKS.len()];
     match step % 4 {
@@ -280,23 +372,74 @@ pub fn agent_step(root: &Path, step: u64) -> Result<PathBuf> {
 mod tests {
     use super::*;
 
+    /// Noon UTC of a day, as a fixed clock.
+    fn noon_on(year: i32, month: u32, day: u32) -> Clock {
+        let at = NaiveDate::from_ymd_opt(year, month, day)
+            .and_then(|date| date.and_hms_opt(12, 0, 0))
+            .unwrap()
+            .and_utc();
+        Clock::fixed(at.into())
+    }
+
     #[test]
-    fn demo_copy_holds_every_project_with_aged_files() {
-        let demo = create().unwrap();
-        let projects = crate::core::scan::discovery::scan(demo.path(), &Default::default());
-        assert!(projects.len() >= 6, "{projects:?}");
-        assert!(!demo.path().join(AGES_FILE).exists());
-        let ages = parse_ages().unwrap();
-        for (rel, days) in ages.files.iter().take(5) {
-            let path = demo.path().join(rel);
-            let modified = fs::metadata(&path).unwrap().modified().unwrap();
-            let age = SystemTime::now()
-                .duration_since(modified)
-                .unwrap()
-                .as_secs()
-                / 86_400;
-            assert!(age == *days || age + 1 == *days, "{rel}: {age} vs {days}");
+    fn demo_copy_holds_every_project_with_files_aged_by_the_clock() {
+        for clock in [noon_on(2026, 11, 28), noon_on(2030, 1, 1)] {
+            let demo = create(&clock).unwrap();
+            let projects = crate::core::scan::discovery::scan(demo.path(), &Default::default());
+            assert!(projects.len() >= 6, "{projects:?}");
+            assert!(!demo.path().join(AGES_FILE).exists());
+            let ages = parse_ages().unwrap();
+            let shift = days_since_written(&ages, &clock);
+            for (rel, days) in &ages.files {
+                let path = demo.path().join(shift_dates(rel, shift));
+                let modified = fs::metadata(&path).unwrap().modified().unwrap();
+                let age = clock.now().duration_since(modified).unwrap().as_secs();
+                assert_eq!(age, days * 86_400, "{rel}");
+            }
         }
+    }
+
+    #[test]
+    fn a_copy_made_later_moves_every_written_date_by_the_days_since() {
+        let written = written_on().unwrap();
+        let same_day = create(&clock_of_writing().unwrap()).unwrap();
+        let progress = "billing-roo/memory-bank/progress.md";
+        let as_written = DEMO.get_file(progress).unwrap().contents_utf8().unwrap();
+        assert_eq!(
+            fs::read_to_string(same_day.path().join(progress)).unwrap(),
+            as_written
+        );
+
+        let later = noon_on(2030, 1, 1);
+        let shift = (NaiveDate::from_ymd_opt(2030, 1, 1).unwrap() - written).num_days();
+        let moved = create(&later).unwrap();
+        let text = fs::read_to_string(moved.path().join(progress)).unwrap();
+        assert_eq!(text, shift_dates(as_written, shift));
+        assert!(!text.contains("2026-"), "{text}");
+        let sessions = moved.path().join("mobile-app/.claude/memory/sessions");
+        let names: Vec<String> = fs::read_dir(&sessions)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().all(|name| !name.starts_with("2026-")),
+            "{names:?}"
+        );
+        assert_eq!(names.len(), 2);
+    }
+
+    #[test]
+    fn shifting_moves_days_months_and_timestamps_and_leaves_other_numbers() {
+        let text = "[2026-11-20 16:42:10] 2026-11-20/2026-11-21 (2026-11) ts>2026-11-01T00:00Z \
+            v12026-11-20 2026-13-45 1,2026 build 20261120";
+        assert_eq!(
+            shift_dates(text, 12),
+            "[2026-12-02 16:42:10] 2026-12-02/2026-12-03 (2026-11) ts>2026-11-13T00:00Z \
+            v12026-11-20 2026-13-45 1,2026 build 20261120"
+        );
+        assert_eq!(shift_dates("due 2026-12-31", 1), "due 2027-01-01");
+        assert_eq!(shift_dates("in 2026-11", 20), "in 2026-12");
+        assert_eq!(shift_dates(text, 0), text);
     }
 
     /// The pid of a process that has run and ended.
@@ -329,7 +472,7 @@ mod tests {
         let target = copy_owned_by(temp.path(), "elsewhere", Some(ended_pid()));
         std::os::unix::fs::symlink(&target, temp.path().join("mbank-demo-link")).unwrap();
 
-        let demo = create_in(temp.path()).unwrap();
+        let demo = create_in(temp.path(), &Clock::system()).unwrap();
 
         assert!(!abandoned.exists());
         for kept in [&in_use, &unmarked, &not_a_copy, &target] {
@@ -348,14 +491,19 @@ mod tests {
 
     #[test]
     fn agent_steps_write_every_kind_of_update() {
-        let demo = create().unwrap();
+        let clock = noon_on(2027, 6, 1);
+        let demo = create(&clock).unwrap();
         let mut touched = Vec::new();
         for step in 0..4 {
-            let before = agent_step(demo.path(), step).unwrap();
+            let before = agent_step(demo.path(), step, &clock).unwrap();
             touched.push(before);
         }
         let progress = fs::read_to_string(&touched[0]).unwrap();
         assert!(progress.contains(AGENT_TASKS[0]), "{progress}");
+        assert!(
+            progress.contains("2027-06-01"),
+            "stamped by the clock: {progress}"
+        );
         let active = fs::read_to_string(&touched[1]).unwrap();
         assert!(active.starts_with("# Active Context"));
         assert!(!touched[1].with_extension("md.agent-tmp").exists());
@@ -369,6 +517,6 @@ mod tests {
         assert!(touched[3].starts_with(demo.path().join("mobile-app/.claude/memory/sessions")));
         // A missing folder is an error, never a panic.
         let empty = tempfile::tempdir().unwrap();
-        assert!(agent_step(empty.path(), 0).is_err());
+        assert!(agent_step(empty.path(), 0, &clock).is_err());
     }
 }

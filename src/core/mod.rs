@@ -17,11 +17,13 @@
 //! | `review/` | what agents changed since a baseline, and accepting or rejecting it |
 //! | `git/` | git facts through the command line, with nothing the repository configures run |
 //!
-//! Beside them: the shared vocabulary (`model`), findings, errors, `config.toml`, edits
+//! Beside them: the shared vocabulary (`model`), the clock every judgement of time asks,
+//! findings, errors, `config.toml`, edits
 //! that change only the edit (`edit`, recorded in the history), `mbank init` and the demo.
 pub mod agent;
 pub mod analysis;
 pub mod claims;
+pub mod clock;
 pub mod config;
 pub mod demo;
 pub mod edit;
@@ -30,6 +32,8 @@ pub mod findings;
 pub mod formats;
 pub mod git;
 pub mod guard;
+#[cfg(test)]
+pub(crate) mod hang_guard;
 pub mod history;
 pub mod init;
 pub mod io;

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -568,13 +568,6 @@ async fn not_found(request: Request) -> Response {
     )
 }
 
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 /// Constant-time comparison, so a key cannot be guessed byte by byte from timings.
 fn same_key(a: &str, b: &str) -> bool {
     a.len() == b.len()
@@ -622,7 +615,11 @@ async fn guard_requests(
     let _ = writeln!(
         std::io::stdout().lock(),
         "{} {peer} {method} {} {} {:.1}ms",
-        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        app.shared
+            .options
+            .clock
+            .utc()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         crate::core::markup::sanitize::line(&uri.to_string()),
         response.status().as_u16(),
         started.elapsed().as_secs_f64() * 1000.0
@@ -667,7 +664,7 @@ async fn authorized(app: &App, peer: SocketAddr, request: Request, next: Next) -
                 .or_else(|| v.strip_prefix("bearer "))
         })
         .map(|k| k.trim().to_string());
-    let now = unix_now();
+    let now = app.shared.options.clock.epoch_seconds();
     if (bearer.is_some() || app.options.require_key)
         && let Some(wait) = app.auth_failures.locked_out(peer.ip(), now)
     {

@@ -352,6 +352,7 @@ mod tests {
             infinity_project: root.to_path_buf(),
             log_refusals: false,
             staging: Default::default(),
+            clock: crate::core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
         })
         .unwrap()
     }

@@ -3,7 +3,6 @@
 //! the root's default project (the root itself, or its only project with a bank).
 use std::path::PathBuf;
 
-use chrono::Local;
 use serde_json::{Value, json};
 
 use super::args::Args;
@@ -299,7 +298,7 @@ pub fn track_progress_in(
     let update = args.opt_bool("updateActiveContext")?.unwrap_or(false);
     shared.writable()?;
     let bank = shared.bank(dir)?;
-    let now = Local::now().naive_local();
+    let now = shared.options.clock.local().naive_local();
     let result = crate::core::history::as_writer(via, || {
         bank.track_progress(&shared.options.policy, now, &action, &description, update)
     });
@@ -338,7 +337,7 @@ pub fn update_active_context_in(
     let next_steps = section_items(args, "nextSteps")?;
     shared.writable()?;
     let bank = shared.bank(dir)?;
-    let now = Local::now().naive_local();
+    let now = shared.options.clock.local().naive_local();
     let result = crate::core::history::as_writer(via, || {
         bank.update_active_context(
             &shared.options.policy,
@@ -379,7 +378,7 @@ pub fn log_decision_in(
     };
     shared.writable()?;
     let bank = shared.bank(dir)?;
-    let now = Local::now().naive_local();
+    let now = shared.options.clock.local().naive_local();
     let result = crate::core::history::as_writer(via, || {
         bank.log_decision(&shared.options.policy, now, &decision)
     })

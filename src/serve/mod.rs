@@ -110,6 +110,8 @@ pub struct Options {
     pub log_refusals: bool,
     /// Which projects' writes are staged as proposals (`--stage`, `writes = "stage"`).
     pub staging: crate::core::agent::proposals::Staging,
+    /// What stamps entries written for agents and counts rate-limit windows.
+    pub clock: crate::core::clock::Clock,
 }
 
 /// What every session and request of one server shares.
@@ -144,12 +146,12 @@ struct FileStamp {
 
 impl FileStamp {
     #[cfg(unix)]
-    fn of(meta: &std::fs::Metadata) -> Option<FileStamp> {
+    fn of(meta: &std::fs::Metadata, now: std::time::SystemTime) -> Option<FileStamp> {
         use std::os::unix::fs::MetadataExt;
         // A file changed within the racy window may change again without its times
         // changing (coarse timestamps): such a file is read every time.
         let modified = meta.modified().ok()?;
-        let age = std::time::SystemTime::now().duration_since(modified).ok()?;
+        let age = now.duration_since(modified).ok()?;
         if age < crate::core::scan::listings::RACY_WINDOW || !meta.is_file() {
             return None;
         }
@@ -200,7 +202,7 @@ impl Shared {
         let stamp = bank
             .stat(name)
             .filter(|m| m.len() <= CACHED_FILE_BYTES)
-            .and_then(|m| FileStamp::of(&m));
+            .and_then(|m| FileStamp::of(&m, self.options.clock.now()));
         if let Some(stamp) = stamp
             && let Some((cached_stamp, cached)) = self.reads.read().get(&path)
             && *cached_stamp == stamp

@@ -100,7 +100,7 @@ fn list(shared: &Shared, args: &Args) -> ToolResult {
         .staging
         .store
         .clone()
-        .or_else(ProposalStore::in_data_dir);
+        .or_else(|| ProposalStore::in_data_dir(shared.options.clock));
     let proposals = match store {
         Some(store) => store
             .list()

@@ -128,6 +128,7 @@ impl AgentWorker {
     pub fn spawn(
         data_dir: Option<PathBuf>,
         policy: GuardPolicy,
+        clock: crate::core::clock::Clock,
         report: impl Fn(AgentEvent) -> bool + Send + 'static,
     ) -> AgentWorker {
         let (requests, inbox) = mpsc::channel();
@@ -136,7 +137,7 @@ impl AgentWorker {
             if let Some(dir) = &dir {
                 make_folders(dir);
             }
-            agent_loop(dir, policy, &inbox, &report)
+            agent_loop(dir, policy, clock, &inbox, &report)
         });
         AgentWorker { requests, data_dir }
     }
@@ -187,6 +188,8 @@ fn make_folders(data_dir: &Path) {
 struct Worker {
     data_dir: Option<PathBuf>,
     policy: GuardPolicy,
+    /// What dates a decision on a proposal.
+    clock: crate::core::clock::Clock,
     /// Diffed proposals by id (a pending proposal never changes).
     views: HashMap<u64, Arc<ProposalView>>,
     /// The listed projects of the last scan.
@@ -210,12 +213,14 @@ struct Listed {
 fn agent_loop(
     data_dir: Option<PathBuf>,
     policy: GuardPolicy,
+    clock: crate::core::clock::Clock,
     inbox: &Receiver<AgentRequest>,
     report: &dyn Fn(AgentEvent) -> bool,
 ) {
     let mut state = Worker {
         data_dir,
         policy,
+        clock,
         views: HashMap::new(),
         projects: Vec::new(),
         read_all: true,
@@ -302,7 +307,7 @@ fn decide(state: &Worker, decision: ProposalDecision) -> AgentEvent {
             result: Err(DecideError::Other("no data folder for proposals".into())),
         };
     };
-    let store = ProposalStore::new(dir);
+    let store = ProposalStore::new(dir).with_clock(state.clock);
     let policy = &state.policy;
     let result = match decision {
         ProposalDecision::Accept { hunks, .. } => store

@@ -1,6 +1,7 @@
 //! Drives the app without a terminal: keys in, worker messages pumped, frames drawn on
 //! ratatui's TestBackend. The UI tests, the screenshot generator and the benchmarks all
 //! use it, so they exercise the same loop a person does, minus the terminal.
+use crate::core::clock::Clock;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
@@ -41,6 +42,8 @@ pub struct Driver {
     inbox: Receiver<Message>,
     pub terminal: Terminal<TestBackend>,
     pub wait: Duration,
+    /// How far the app's time is ahead of the real one ([`Driver::pass_time`]).
+    time_passed: Duration,
 }
 
 /// What a driven app starts with; defaults suit tests (no watcher, in-memory cache).
@@ -57,6 +60,8 @@ pub struct DriverOptions {
     pub keymap: Keymap,
     /// Review sessions open with this (tests set a hermetic git environment).
     pub review: crate::core::review::ReviewOptions,
+    /// What the app judges time by: fixed, so a test draws the same on every day.
+    pub clock: Clock,
 }
 
 impl DriverOptions {
@@ -72,6 +77,7 @@ impl DriverOptions {
             home: None,
             keymap: Keymap::load(None, None).unwrap_or_default(),
             review: crate::core::review::ReviewOptions::default(),
+            clock: crate::core::demo::clock_of_writing().unwrap_or_default(),
         }
     }
 }
@@ -94,10 +100,12 @@ impl Driver {
             config_dir: None,
             backup_dir: options.backup_dir,
             review: options.review,
+            clock: options.clock,
         };
         let worker = AnalysisWorker::spawn_with_cache(
             config,
             encoding,
+            options.clock,
             TokenCache::in_memory(encoding),
             outbox.clone(),
         );
@@ -110,7 +118,14 @@ impl Driver {
             // A TestBackend cannot fail to open.
             terminal: Terminal::new(backend).unwrap_or_else(|e| match e {}),
             wait: DEFAULT_WAIT,
+            time_passed: Duration::ZERO,
         }
+    }
+
+    /// Lets `by` pass for the app without waiting for it: what it does after a draw (a
+    /// pause in typing, say) is judged that much later from now on.
+    pub fn pass_time(&mut self, by: Duration) {
+        self.time_passed += by;
     }
 
     /// Feeds worker messages to the app until `done` holds.
@@ -199,7 +214,7 @@ impl Driver {
         self.terminal
             .draw(|frame| self.app.view(frame))
             .map_err(|e| DriverError::Draw(e.to_string()))?;
-        self.app.after_draw();
+        self.app.after_draw(Instant::now() + self.time_passed);
         Ok(self.terminal.backend().buffer())
     }
 

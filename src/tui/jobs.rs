@@ -133,10 +133,10 @@ pub fn load_theme(name: String, config_dir: Option<PathBuf>, outbox: Outbox) {
 }
 
 /// Copies the demo banks to a fresh folder, removed when the app ends; sends
-/// [`Message::DemoReady`].
-pub fn create_demo(outbox: Outbox) {
+/// [`Message::DemoReady`]. Dated as of `clock`.
+pub fn create_demo(clock: crate::core::clock::Clock, outbox: Outbox) {
     thread::spawn(move || {
-        let result = crate::core::demo::create().map_err(|e| e.to_string());
+        let result = crate::core::demo::create(&clock).map_err(|e| e.to_string());
         let _ = outbox.send(Message::DemoReady(result));
     });
 }

@@ -15,6 +15,7 @@ pub use super::protocol::{
     Ask, Choice, Command, Confirmed, Effect, Focus, Input, KeyInput, Outcome, ReviewRequest, hint,
     quiet,
 };
+use crate::core::clock::Clock;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
@@ -27,6 +28,8 @@ pub struct ViewContext<'a> {
     pub keymap: &'a Keymap,
     /// The pane has the keyboard (no overlay above it, and it is focused).
     pub focused: bool,
+    /// What "… ago" is measured from.
+    pub clock: Clock,
 }
 
 /// A pane or an overlay.

@@ -122,14 +122,15 @@ fn run_loop(options: Options, mode: RunMode) -> Result<()> {
     let paused = Arc::new(AtomicBool::new(false));
     spawn_input(outbox.clone(), paused.clone());
     let agent_root = mode.simulate_agent.then(|| options.root.clone());
+    let clock = options.clock;
     let mut app = App::new(options, outbox);
     app.start();
-    let _agent = agent_root.map(crate::core::demo::simulate_agent);
+    let _agent = agent_root.map(|root| crate::core::demo::simulate_agent(root, clock));
     let mut redraw = true;
     loop {
         if redraw {
             terminal.draw(|frame| app.view(frame))?;
-            app.after_draw();
+            app.after_draw(Instant::now());
             if mode.exit_after_first_frame && app.shows_projects() {
                 break;
             }

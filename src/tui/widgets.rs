@@ -32,10 +32,6 @@ pub fn ago(epoch: Option<u64>, now: u64) -> String {
     crate::core::io::text::age_in_words(epoch, now)
 }
 
-pub fn now_epoch() -> u64 {
-    crate::core::analysis::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(0)
-}
-
 pub fn budget_color(theme: &Theme, status: Option<BudgetStatus>) -> Style {
     match status {
         Some(BudgetStatus::Ok) => theme.fg(theme.ok),

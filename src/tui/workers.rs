@@ -3,6 +3,7 @@
 //! render the preview. Each runs off the drawing thread and reports back as a
 //! [`Message`] through the one channel the event loop reads; nothing here touches the
 //! terminal. One-shot file jobs (read, save, back up) are in the `jobs` module.
+use crate::core::clock::Clock;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,11 +28,11 @@ use super::theme::Theme;
 pub type Outbox = Sender<Message>;
 
 /// Scans the root on a new thread and sends [`Message::Scanned`].
-pub fn scan(root: PathBuf, options: ScanOptions, generation: u64, outbox: Outbox) {
+pub fn scan(root: PathBuf, options: ScanOptions, generation: u64, clock: Clock, outbox: Outbox) {
     thread::spawn(move || {
         // The folder listings remembered by the last run (CLI or TUI) spare re-reading
         // every unchanged folder; each remembered folder is still checked with a stat.
-        let listings = Listings::open_default(&root);
+        let listings = Listings::open_default(&root, &clock);
         let projects = discovery::scan_with(&root, &options, &listings);
         let _ = outbox.send(Message::Scanned {
             generation,
@@ -64,12 +65,18 @@ pub struct AnalysisWorker {
 }
 
 impl AnalysisWorker {
-    pub fn spawn(config: Arc<Config>, encoding: Encoding, outbox: Outbox) -> AnalysisWorker {
+    pub fn spawn(
+        config: Arc<Config>,
+        encoding: Encoding,
+        clock: Clock,
+        outbox: Outbox,
+    ) -> AnalysisWorker {
         // The cache file (megabytes on a big root) is read on the worker's thread, so
         // it never delays the first frame.
         Self::spawn_opening(
             config,
             encoding,
+            clock,
             move || TokenCache::open_default(encoding),
             outbox,
         )
@@ -79,15 +86,17 @@ impl AnalysisWorker {
     pub fn spawn_with_cache(
         config: Arc<Config>,
         encoding: Encoding,
+        clock: Clock,
         cache: TokenCache,
         outbox: Outbox,
     ) -> AnalysisWorker {
-        Self::spawn_opening(config, encoding, move || cache, outbox)
+        Self::spawn_opening(config, encoding, clock, move || cache, outbox)
     }
 
     fn spawn_opening(
         config: Arc<Config>,
         encoding: Encoding,
+        clock: Clock,
         open_cache: impl FnOnce() -> TokenCache + Send + 'static,
         outbox: Outbox,
     ) -> AnalysisWorker {
@@ -99,7 +108,7 @@ impl AnalysisWorker {
                 return;
             };
             let cache = open_cache();
-            analysis_loop(&config, encoding, cache, first, &inbox, &outbox)
+            analysis_loop(&config, encoding, &clock, cache, first, &inbox, &outbox)
         });
         AnalysisWorker { requests }
     }
@@ -165,12 +174,13 @@ impl Queue {
 fn analysis_loop(
     config: &Config,
     encoding: Encoding,
+    clock: &Clock,
     cache: TokenCache,
     first: AnalysisRequest,
     inbox: &Receiver<AnalysisRequest>,
     outbox: &Outbox,
 ) {
-    let mut analyzer = Analyzer::new(config, encoding, cache);
+    let mut analyzer = Analyzer::new(config, encoding, cache, clock);
     let mut queue = Queue::default();
     queue.take(first);
     loop {
@@ -398,7 +408,12 @@ impl PreviewWorker {
 }
 
 /// Convenience for tests: the report of one project, computed on this thread.
-pub fn analyze_now(config: &Config, encoding: Encoding, project: &Project) -> ProjectReport {
-    let mut analyzer = Analyzer::new(config, encoding, TokenCache::in_memory(encoding));
+pub fn analyze_now(
+    config: &Config,
+    encoding: Encoding,
+    project: &Project,
+    clock: &Clock,
+) -> ProjectReport {
+    let mut analyzer = Analyzer::new(config, encoding, TokenCache::in_memory(encoding), clock);
     analyzer.analyze(project, full_depth())
 }

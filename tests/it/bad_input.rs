@@ -60,6 +60,7 @@ fn analyze_bounded(project_dir: &Path) -> ProjectReport {
                 &config,
                 Encoding::O200k,
                 TokenCache::in_memory(Encoding::O200k),
+                &common::test_clock(),
             );
             let report = analyzer.analyze(&project, Depth::full());
             let options = ContextOptions::default();
@@ -447,7 +448,12 @@ fn a_file_deleted_between_listing_and_reading_is_named() {
     fs::remove_file(&victim).unwrap();
     let within_limit = within(LIMIT, "reading a vanished file", move || {
         let mut cache = TokenCache::in_memory(Encoding::O200k);
-        let results = tokens::stats_for_files(&banks[0].files, Encoding::O200k, &mut cache);
+        let results = tokens::stats_for_files(
+            &banks[0].files,
+            Encoding::O200k,
+            &mut cache,
+            common::test_clock().today(),
+        );
         let errors: Vec<String> = banks[0]
             .files
             .iter()
@@ -503,6 +509,7 @@ fn a_bank_folder_vanishing_mid_scan_is_survived() {
             &config,
             Encoding::O200k,
             TokenCache::in_memory(Encoding::O200k),
+            &common::test_clock(),
         );
         analyzer.analyze(&project, Depth::full())
     });

@@ -142,14 +142,16 @@ impl Session {
     fn send(&mut self, bytes: &[u8]) {
         self.writer.write_all(bytes).unwrap();
         self.writer.flush().unwrap();
-        // Give the input thread a moment, as a typist would.
+        // Keys come at a typist's pace, not as one burst: an escape followed at once by a
+        // letter is how a terminal spells alt+letter, so a burst would be read as other keys.
         std::thread::sleep(Duration::from_millis(60));
     }
 }
 
 #[test]
 fn open_the_demo_navigate_edit_save_and_quit_in_a_real_terminal() {
-    let demo = mbank::core::demo::create().unwrap();
+    // The real binary judges by the system clock: the copy is dated as of it too.
+    let demo = mbank::core::demo::create(&mbank::core::clock::Clock::system()).unwrap();
     let sandbox = Sandbox::new();
     let mut session = Session::start(demo.path(), &sandbox);
 
@@ -193,17 +195,18 @@ fn open_the_demo_navigate_edit_save_and_quit_in_a_real_terminal() {
         std::thread::sleep(Duration::from_millis(40));
     };
     assert!(status.success(), "{status:?}");
-    std::thread::sleep(Duration::from_millis(100));
-    let parser = session.screen.lock().unwrap();
-    assert!(
-        !parser.screen().alternate_screen(),
-        "the terminal was restored"
-    );
+    // The reader thread may still be passing on the last bytes it wrote.
+    let deadline = Instant::now() + WAIT;
+    while session.screen.lock().unwrap().screen().alternate_screen() {
+        assert!(Instant::now() < deadline, "the terminal was not restored");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 #[test]
 fn open_in_editor_suspends_the_ui_and_picks_up_what_the_editor_wrote() {
-    let demo = mbank::core::demo::create().unwrap();
+    // The real binary judges by the system clock: the copy is dated as of it too.
+    let demo = mbank::core::demo::create(&mbank::core::clock::Clock::system()).unwrap();
     let sandbox = Sandbox::new();
     // A stand-in for $EDITOR that appends a line and exits.
     let editor = sandbox.home().join("fake-editor.sh");
@@ -239,7 +242,8 @@ fn open_in_editor_suspends_the_ui_and_picks_up_what_the_editor_wrote() {
 
 #[test]
 fn zoom_in_the_tree_does_not_carry_into_the_editor_in_a_real_terminal() {
-    let demo = mbank::core::demo::create().unwrap();
+    // The real binary judges by the system clock: the copy is dated as of it too.
+    let demo = mbank::core::demo::create(&mbank::core::clock::Clock::system()).unwrap();
     let brief = demo.path().join("weather-api/memory-bank/projectBrief.md");
     let before = std::fs::read_to_string(&brief).unwrap();
     let sandbox = Sandbox::new();
@@ -280,7 +284,8 @@ fn zoom_in_the_tree_does_not_carry_into_the_editor_in_a_real_terminal() {
 
 #[test]
 fn esc_on_the_conflict_prompt_goes_back_to_the_edits_in_a_real_terminal() {
-    let demo = mbank::core::demo::create().unwrap();
+    // The real binary judges by the system clock: the copy is dated as of it too.
+    let demo = mbank::core::demo::create(&mbank::core::clock::Clock::system()).unwrap();
     let progress = demo.path().join("weather-api/memory-bank/progress.md");
     let sandbox = Sandbox::new();
     let mut session = Session::start(demo.path(), &sandbox);

@@ -369,7 +369,12 @@ fn hostile_repository_configuration_never_runs() {
     let config = Config::default();
     for dir in [&alpha, &beta, &gamma] {
         let project = discovery::project_at(dir, "p".into()).unwrap();
-        let report = mbank::tui::workers::analyze_now(&config, Encoding::Bytes4, &project);
+        let report = mbank::tui::workers::analyze_now(
+            &config,
+            Encoding::Bytes4,
+            &project,
+            &common::test_clock(),
+        );
         assert!(!report.banks.is_empty());
     }
     hostile.assert_nothing_ran("the TUI's project analysis");

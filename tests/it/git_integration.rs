@@ -5,6 +5,8 @@
 //!
 //! Commits are made with a fixed identity and fixed dates, with the system config off
 //! and HOME pointing at the temp folder, so the user's git setup cannot leak in.
+use crate::common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -104,6 +106,7 @@ fn analyze(project: &Project, depth: Depth) -> ProjectReport {
         &config,
         Encoding::Bytes4,
         TokenCache::in_memory(Encoding::Bytes4),
+        &common::test_clock(),
     );
     analyzer.analyze(project, depth)
 }

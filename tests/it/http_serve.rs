@@ -386,9 +386,12 @@ async fn every_rest_endpoint_with_its_errors() {
     let (code, body) = get(&c, server.url("/nowhere")).await;
     assert_eq!((code, error_code(&body)), (404, "not_found"));
 
-    // One log line per request, with method, path and status.
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let log = server.log.lock().unwrap().clone();
+    // One log line per request, with method, path and status: the last is printed after
+    // its response is sent, so it is waited for.
+    let log = common::poll_until(Duration::from_secs(10), "every request's log line", || {
+        let lines = server.log.lock().unwrap().clone();
+        (lines.len() >= 26).then_some(lines)
+    });
     assert!(
         log.iter().any(|l| l.contains(" GET /status 200 ")),
         "{log:?}"
@@ -800,18 +803,6 @@ async fn client_get(server: &Server, path: &str) -> reqwest::Response {
     client().get(server.url(path)).send().await.unwrap()
 }
 
-/// Waits, at most 16 s, until the clock's minute has time left for a few requests, so a
-/// test of the per-minute limit never straddles two windows.
-async fn early_in_a_minute() {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    if now % 60 > 45 {
-        tokio::time::sleep(Duration::from_secs(61 - now % 60)).await;
-    }
-}
-
 /// Over the limit, a tool call gets a JSON-RPC error the client reads: a code, and the
 /// seconds to wait in `data.retryAfter` (HTTP's Retry-After too). The session's own
 /// messages (initialize, tools/list) are not counted, and each key has its own budget.
@@ -819,9 +810,9 @@ async fn early_in_a_minute() {
 async fn tool_calls_over_the_rate_limit_get_a_json_rpc_error_with_retry_after() {
     let server = Server::start(
         "[serve]\napi_keys = [\"limit-key-of-16-chars\", \"other-key-of-16-chars\"]\nrate_limit_per_minute = 3\n",
-        &[],
+        // The server's clock starts on a whole minute: the test has the window to itself.
+        &[("MBANK_NOW", "2026-11-28T10:00:00Z")],
     );
-    early_in_a_minute().await;
     let client = mcp_client(&server, Some("limit-key-of-16-chars")).await;
     for _ in 0..3 {
         assert_eq!(client.list_all_tools().await.unwrap().len(), 23);

@@ -1,17 +1,17 @@
 //! The listing cache (`core::listings`) behind `mbank list`: every change to the tree
 //! shows on the next run exactly as a run without the cache sees it, and unchanged
 //! folders really come from the cache. Folders changed less than two seconds before a
-//! run are never trusted, so the tree is built, then left alone that long once.
+//! run are never trusted, so once the tree is built the runs' clock is moved that far
+//! ahead (`Sandbox::settle`).
 use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use common::{Sandbox, write};
 use mbank::core::scan::bank;
 use mbank::core::scan::discovery::{self, ScanOptions};
-use mbank::core::scan::listings::{Listings, RACY_WINDOW};
+use mbank::core::scan::listings::Listings;
 use serde_json::Value;
 
 fn s(path: &Path) -> &str {
@@ -103,18 +103,13 @@ pub(crate) fn build_tree(root: &Path) {
     write(&root.join("plain/src/main.rs"), "fn main() {}\n");
 }
 
-/// Lets every folder of the tree age past the racy window, so the next run may keep it.
-pub(crate) fn let_settle() {
-    std::thread::sleep(RACY_WINDOW + Duration::from_millis(200));
-}
-
 #[test]
 fn every_change_shows_on_the_next_run_as_without_the_cache() {
     let sandbox = Sandbox::new();
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().join("root");
     build_tree(&root);
-    let_settle();
+    sandbox.settle();
 
     // Cold run writes the cache; the warm run must read no folder at all.
     let first = list_both_ways(&sandbox, &root);
@@ -122,7 +117,7 @@ fn every_change_shows_on_the_next_run_as_without_the_cache() {
     assert!(project(&first, "plain").is_none());
     let cache = sandbox.cache_dir();
     assert_eq!(listing_files(&cache).len(), 1, "one listing cache per root");
-    let listings = Listings::open_at(&cache, &root);
+    let listings = Listings::open_at(&cache, &root, &sandbox.clock());
     assert!(listings.remembers(&root.join("cline/memory-bank")));
     let projects = discovery::scan_with(&root, &ScanOptions::default(), &listings);
     for p in &projects {
@@ -196,7 +191,7 @@ fn a_corrupt_or_truncated_cache_is_ignored() {
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().join("root");
     build_tree(&root);
-    let_settle();
+    sandbox.settle();
     let good = list_both_ways(&sandbox, &root);
     let cache = sandbox.cache_dir();
     let file = listing_files(&cache).pop().expect("the cache was written");
@@ -221,23 +216,23 @@ fn racy_folders_are_read_again() {
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().join("root");
     build_tree(&root);
-    let_settle();
+    sandbox.settle();
     list_both_ways(&sandbox, &root);
     let bank_dir = root.join("cline/memory-bank");
     let cache = sandbox.cache_dir();
-    assert!(Listings::open_at(&cache, &root).remembers(&bank_dir));
+    assert!(Listings::open_at(&cache, &root, &sandbox.clock()).remembers(&bank_dir));
 
     // Changed just now: listed correctly, but not trusted by the next run.
     write(&bank_dir.join("techContext.md"), "# Tech\n");
     assert_eq!(files_of(&list_both_ways(&sandbox, &root), "cline"), 4);
-    assert!(!Listings::open_at(&cache, &root).remembers(&bank_dir));
+    assert!(!Listings::open_at(&cache, &root, &sandbox.clock()).remembers(&bank_dir));
 
     // A change that leaves the folder's modification time as it was (a coarse clock, or
     // a tool restoring times) is still seen.
     let old_time = fs::metadata(&bank_dir).unwrap().modified().unwrap();
-    let_settle();
+    sandbox.settle();
     list_both_ways(&sandbox, &root);
-    assert!(Listings::open_at(&cache, &root).remembers(&bank_dir));
+    assert!(Listings::open_at(&cache, &root, &sandbox.clock()).remembers(&bank_dir));
     write(&bank_dir.join("progress2.md"), "# More\n");
     fs::File::open(&bank_dir)
         .unwrap()

@@ -2,14 +2,13 @@
 //! prints exactly what an analysis prints, every input a row was derived from is checked
 //! (a change anywhere makes that row be analysed again), and rows that depend on
 //! something the checks cannot vouch for are never remembered. Files changed less than
-//! two seconds before a run are never trusted, so the tree is left alone that long
-//! before each run that should remember.
+//! two seconds before a run are never trusted, so the runs' clock is moved that far ahead
+//! before each run that should remember (`Sandbox::settle`).
 use crate::common;
 
 use std::fs;
 use std::path::Path;
 
-use crate::list_cache::let_settle;
 use common::{Run, Sandbox, git_output, git_stdout, write};
 use mbank::core::analysis::rows::RememberedRows;
 
@@ -82,7 +81,7 @@ fn a_warm_list_prints_its_remembered_rows_exactly_as_an_analysis_would() {
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().join("root");
     build_tree(&root, sandbox.home());
-    let_settle();
+    sandbox.settle();
 
     let analysed = list(&sandbox, &root, true).stdout;
     let table = list(&sandbox, &root, false).stdout;
@@ -115,7 +114,7 @@ fn every_input_of_a_row_is_checked_and_a_change_shows_as_an_analysis_shows_it() 
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().join("root");
     build_tree(&root, &home);
-    let_settle();
+    sandbox.settle();
     list(&sandbox, &root, true);
 
     type Change<'a> = (&'a str, Box<dyn Fn() + 'a>);
@@ -181,7 +180,7 @@ fn every_input_of_a_row_is_checked_and_a_change_shows_as_an_analysis_shows_it() 
         ),
     ];
     for (name, change) in &changes {
-        let_settle();
+        sandbox.settle();
         list(&sandbox, &root, true);
         assert!(row_holds(&sandbox, &root, name), "{name} is remembered");
         let before = list_both_ways(&sandbox, &root);
@@ -202,7 +201,7 @@ fn every_input_of_a_row_is_checked_and_a_change_shows_as_an_analysis_shows_it() 
     }
 
     // A folder with no memory gains some: discovery's own folders are checked too.
-    let_settle();
+    sandbox.settle();
     list(&sandbox, &root, true);
     write(&root.join("plain/CLAUDE.md"), "# Plain has memory now\n");
     assert!(
@@ -213,7 +212,7 @@ fn every_input_of_a_row_is_checked_and_a_change_shows_as_an_analysis_shows_it() 
     assert!(list_both_ways(&sandbox, &root).contains("\"name\": \"plain\""));
 
     // A repository made above the projects: each project's place in git is checked.
-    let_settle();
+    sandbox.settle();
     list(&sandbox, &root, true);
     assert!(row_holds(&sandbox, &root, "cline"));
     git(&root, &home, &["init", "-q", "-b", "main"]);
@@ -227,7 +226,7 @@ fn an_edit_that_keeps_size_and_modification_time_still_fails_the_check() {
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().join("root");
     build_tree(&root, sandbox.home());
-    let_settle();
+    sandbox.settle();
     list(&sandbox, &root, true);
     assert!(row_holds(&sandbox, &root, "cline"));
     let file = root.join("cline/memory-bank/progress.md");
@@ -256,7 +255,7 @@ fn a_row_whose_memory_leads_through_a_link_is_never_remembered() {
     let target = root.join("linked/docs/bank");
     write(&target.join("progress.md"), "# Progress\n\nKept in docs.\n");
     std::os::unix::fs::symlink("docs/bank", root.join("linked/memory-bank")).unwrap();
-    let_settle();
+    sandbox.settle();
     let before = list_both_ways(&sandbox, &root);
     assert!(before.contains("\"path\": \"") && before.contains("/root/linked\""));
     list(&sandbox, &root, true);
@@ -275,7 +274,7 @@ fn a_broken_rows_file_remembers_nothing() {
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().join("root");
     build_tree(&root, sandbox.home());
-    let_settle();
+    sandbox.settle();
     let good = list_both_ways(&sandbox, &root);
     let file = sandbox.cache_dir().join(RememberedRows::file_name(&root));
     let bytes = fs::read(&file).expect("the rows were remembered");
@@ -304,7 +303,7 @@ fn memory_kept_for_a_project_in_the_home_folder_shows_as_soon_as_it_is_made() {
     // Claude Code keeps a folder for a project it has run in before it keeps memory.
     let cline_memory = memory_folder(sandbox.home(), &root.join("cline"));
     fs::create_dir_all(cline_memory.parent().unwrap()).unwrap();
-    let_settle();
+    sandbox.settle();
     let before = list_both_ways(&sandbox, &root);
     list(&sandbox, &root, true);
     assert!(row_holds(&sandbox, &root, "cline"));
@@ -318,7 +317,7 @@ fn memory_kept_for_a_project_in_the_home_folder_shows_as_soon_as_it_is_made() {
     assert!(after.contains("claude-auto-memory"));
 
     // A project Claude Code had no folder for: the folder of folders changes.
-    let_settle();
+    sandbox.settle();
     list(&sandbox, &root, true);
     let keeper_memory = memory_folder(sandbox.home(), &root.join("keeper"));
     write(

@@ -302,7 +302,8 @@ fn the_core_lists_reads_and_writes_nothing_behind_a_link() {
         let config = Config::default();
         for depth in [Depth::full(), Depth::default()] {
             let cache = TokenCache::in_memory(Encoding::Bytes4);
-            let report = Analyzer::new(&config, Encoding::Bytes4, cache).analyze(project, depth);
+            let report = Analyzer::new(&config, Encoding::Bytes4, cache, &common::test_clock())
+                .analyze(project, depth);
             let codes: Vec<_> = report.findings.iter().map(|f| f.code).collect();
             assert!(codes.contains(&SYMLINK_OUTSIDE), "{shape}: {codes:?}");
             let json = serde_json::to_string(&report).unwrap();

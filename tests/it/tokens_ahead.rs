@@ -33,6 +33,7 @@ fn both_ways(config: &Config, project: &Project) -> [(Rows, Rows); 2] {
                 config,
                 Encoding::O200k,
                 TokenCache::in_memory(Encoding::O200k),
+                &common::test_clock(),
             );
             let analyzer = if with_dates {
                 analyzer
@@ -106,7 +107,7 @@ fn a_second_run_counting_while_listing_reads_nothing_the_cache_holds() {
     let config = Config::default();
     let run = || {
         let cache = TokenCache::open_at(&cache_dir, Encoding::O200k);
-        let mut analyzer = Analyzer::new(&config, Encoding::O200k, cache)
+        let mut analyzer = Analyzer::new(&config, Encoding::O200k, cache, &common::test_clock())
             .figures_only()
             .counting_while_listing();
         let report = analyzer.analyze(&project, Depth::default());

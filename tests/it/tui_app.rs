@@ -12,8 +12,9 @@ use mbank::tui::Message;
 use mbank::tui::app::{Focus, Main, Screen, ViewMode};
 use mbank::tui::overlays::Overlay;
 
+/// A demo copy dated as of the harness's clock.
 fn demo_root() -> DemoRoot {
-    demo::create().unwrap()
+    demo::create(&common::test_clock()).unwrap()
 }
 
 #[test]
@@ -723,7 +724,7 @@ fn the_open_file_replaced_by_temp_file_and_rename_reloads() {
     let mut h = Tui::options(demo.path()).watch().start();
     h.open_project("weather");
     h.open_file("activeContext.md");
-    mbank::core::demo::agent_step(demo.path(), 1).unwrap();
+    mbank::core::demo::agent_step(demo.path(), 1, &common::test_clock()).unwrap();
     h.pump_until("the reload after the rename", |app| {
         app.document
             .doc()
@@ -784,8 +785,9 @@ fn a_big_buffer_is_rehighlighted_after_a_pause_in_typing_not_on_every_key() {
         !h.app.take_due_work(std::time::Instant::now()),
         "not yet due"
     );
-    std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
-    assert!(h.app.take_due_work(std::time::Instant::now()));
+    // Time is an input: the pause passes for the app without the test waiting for it.
+    h.pass_time(due.saturating_duration_since(std::time::Instant::now()));
+    assert!(h.app.take_due_work(due));
     h.screen();
     h.pump_until("the edited line highlighted", |app| {
         app.document.doc().is_some_and(|doc| {

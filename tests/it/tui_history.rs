@@ -61,7 +61,11 @@ fn remove_old_data_dirs() {
 
 /// The history this process's writes record into.
 fn installed_history() -> &'static History {
-    history::install(History::new(data_dir(), Retention::default()));
+    history::install(History::new(
+        data_dir(),
+        Retention::default(),
+        common::test_clock(),
+    ));
     history::installed().expect("a history is installed")
 }
 

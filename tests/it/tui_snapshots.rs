@@ -16,6 +16,19 @@ use mbank::tui::overlays::Overlay;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
 
+/// Days each screen is also drawn on, from a copy of the demo made that day: with the
+/// dates the copy moved moved back, it must draw as the demo as written does.
+const LATER_DAYS: [(i32, u32, u32); 3] = [(2026, 11, 28), (2027, 6, 1), (2030, 1, 1)];
+
+/// Noon UTC of a day, as a fixed clock.
+fn noon_on((year, month, day): (i32, u32, u32)) -> mbank::core::clock::Clock {
+    let at = chrono::NaiveDate::from_ymd_opt(year, month, day)
+        .and_then(|date| date.and_hms_opt(12, 0, 0))
+        .unwrap()
+        .and_utc();
+    mbank::core::clock::Clock::fixed(at.into())
+}
+
 /// The screen without trailing blanks (the snapshot files stay readable).
 fn trimmed(screen: &str) -> String {
     screen
@@ -25,15 +38,49 @@ fn trimmed(screen: &str) -> String {
         .join("\n")
 }
 
+/// `line` with every digit turned into `#`.
+fn digits_masked(line: &str) -> String {
+    line.chars()
+        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+        .collect()
+}
+
+/// The screen `reach` brings a harness over `demo` to, at one size.
+fn screen_of(
+    demo: &DemoBanks,
+    (width, height): (u16, u16),
+    reach: &impl Fn(&mut Tui, &DemoBanks),
+) -> String {
+    let mut h = Tui::demo(demo).size(width, height).start();
+    reach(&mut h, demo);
+    trimmed(&h.settled_screen())
+}
+
 /// Takes `name` at both sizes: `reach` gets a harness over a fresh demo copy and brings
-/// it to the screen.
+/// it to the screen. The same screen is drawn from copies made on each of
+/// [`LATER_DAYS`], so no screen changes with the day it is drawn on.
 fn snapshot(name: &str, reach: impl Fn(&mut Tui, &DemoBanks)) {
-    for (width, height) in SIZES {
-        let demo = DemoBanks::new();
-        let mut h = Tui::demo(&demo).size(width, height).start();
-        reach(&mut h, &demo);
-        let screen = trimmed(&h.settled_screen());
+    for size in SIZES {
+        let (width, height) = size;
+        let screen = screen_of(&DemoBanks::new(), size, &reach);
         insta::assert_snapshot!(format!("{name}_{width}x{height}"), screen);
+        for day in LATER_DAYS {
+            let later = DemoBanks::as_of(noon_on(day));
+            let drawn = screen_of(&later, size, &reach);
+            let moved_back = mbank::core::demo::shift_dates(&drawn, -later.days_moved());
+            // A date cut short by an edge ("…1-15", "…5") cannot be moved back: a line
+            // holding one may differ in its digits alone; every other line is the same.
+            for (drawn_line, line) in moved_back.lines().zip(screen.lines()) {
+                if drawn_line != line {
+                    assert_eq!(
+                        digits_masked(drawn_line),
+                        digits_masked(line),
+                        "{name} at {width}x{height} drawn on {day:?} (dates moved back)"
+                    );
+                }
+            }
+            assert_eq!(moved_back.lines().count(), screen.lines().count());
+        }
     }
 }
 
@@ -93,17 +140,19 @@ fn reach_review(h: &mut Tui, demo: &DemoBanks) {
             "Blending the GeoSphere Austria nowcast into the first 6 hours.",
         )
         .replace(
-            "- 2026-10-12: Quota counters moved to a single Redis pipeline\n",
-            "- 2026-10-12: Quota counters moved to a single Redis pipeline\n- Staging DB: postgres://weather:tr0ub4dor-staging@db.internal/weather\n",
+            &demo.dated("- 2026-10-12: Quota counters moved to a single Redis pipeline\n"),
+            &demo.dated("- 2026-10-12: Quota counters moved to a single Redis pipeline\n- Staging DB: postgres://weather:tr0ub4dor-staging@db.internal/weather\n"),
         );
-    std::fs::write(&active, text).unwrap();
+    demo.write(&active, &text);
     let progress = demo.file("weather-api/memory-bank/progress.md");
     let text = std::fs::read_to_string(&progress).unwrap();
-    std::fs::write(
+    demo.write(
         &progress,
-        format!("{text}- [x] GeoSphere nowcast blended for the first 6 hours — 2026-10-20\n"),
-    )
-    .unwrap();
+        &format!(
+            "{text}{}",
+            demo.dated("- [x] GeoSphere nowcast blended for the first 6 hours — 2026-10-20\n")
+        ),
+    );
     h.app.update(Message::FilesChanged(vec![active, progress]));
     h.pump_until("the agent's edits in the review", |app| {
         app.review
@@ -137,11 +186,13 @@ fn conflict() {
         h.type_text("Reviewed with the pilot customers. ");
         let path = demo.file("weather-api/memory-bank/progress.md");
         let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(
+        demo.write(
             &path,
-            format!("{text}- [x] Pyrenees calibration report published — 2026-11-21\n"),
-        )
-        .unwrap();
+            &format!(
+                "{text}{}",
+                demo.dated("- [x] Pyrenees calibration report published — 2026-11-21\n")
+            ),
+        );
         h.app.update(Message::FilesChanged(vec![path]));
         h.pump_until("the conflict prompt", |app| {
             matches!(app.overlays.last(), Some(Overlay::Conflict(_)))

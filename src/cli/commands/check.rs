@@ -69,7 +69,7 @@ pub fn run(
     let fail_on = severity(fail_on);
     let projects = context.projects_at(path)?;
     let cache = TokenCache::open_default(context.encoding);
-    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache);
+    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock);
     let depth = Depth::full();
     let mut summary = Summary::default();
     let mut results = Vec::new();

@@ -13,7 +13,7 @@ fn history(context: &Context) -> Result<History> {
     match history::installed() {
         Some(history) => Ok(history.clone()),
         None => crate::core::io::paths::data_dir()
-            .map(|dir| History::new(dir, context.config.history))
+            .map(|dir| History::new(dir, context.config.history, context.clock))
             .ok_or_else(|| eyre!("no data folder for the history (set MBANK_DATA_DIR or HOME)")),
     }
 }

@@ -289,18 +289,12 @@ fn rows_key(context: &Context) -> Option<u64> {
             .as_bytes(),
         )
         .part(format!("{home:?}").as_bytes())
-        .part(
-            crate::core::analysis::staleness::today()
-                .to_string()
-                .as_bytes(),
-        );
+        .part(context.clock.today().to_string().as_bytes());
     Some(key.finish())
 }
 
-/// "3 days ago" for a Unix time.
-pub fn ago(epoch: Option<u64>) -> String {
-    let now =
-        crate::core::analysis::report::epoch_seconds(std::time::SystemTime::now()).unwrap_or(0);
+/// "3 days ago" for a Unix time, `now` being the clock's.
+pub fn ago(epoch: Option<u64>, now: u64) -> String {
     match crate::core::io::text::age_in_words(epoch, now) {
         words if epoch.is_none() || words == "just now" => words,
         words => format!("{words} ago"),
@@ -346,7 +340,8 @@ fn rows_of(
     let home = crate::core::io::paths::home_dir();
     let outside = &OutsideFolders::of_home(home.as_deref());
     let work = || -> (Result<Vec<Fresh>>, TokenCache) {
-        let mut analyzer = Analyzer::new(config, encoding, shared.fork()).with_listings(listings);
+        let mut analyzer =
+            Analyzer::new(config, encoding, shared.fork(), &context.clock).with_listings(listings);
         let mut rows = Vec::new();
         loop {
             let start = next.fetch_add(BATCH, Ordering::Relaxed);
@@ -457,9 +452,9 @@ fn analysed(
     let open_listings = || {
         // One set of folder listings for discovery and bank listing, remembered between runs.
         let mut listings = if context.is_demo() {
-            Listings::in_memory()
+            Listings::in_memory_as_of(&context.clock)
         } else {
-            Listings::open_default(&context.root)
+            Listings::open_default(&context.root, &context.clock)
         };
         if !remembered.is_empty() {
             // Projects whose rows are kept list nothing: their folders stay in the file.
@@ -514,9 +509,10 @@ fn analysed(
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
         ),
-        None if wanted.len() <= FEW_PROJECTS => {
-            (Listings::stamping(), TokenCache::in_memory(encoding))
-        }
+        None if wanted.len() <= FEW_PROJECTS => (
+            Listings::stamping(&context.clock),
+            TokenCache::in_memory(encoding),
+        ),
         None => (open_listings(), TokenCache::open_default(encoding)),
     };
     for (index, row, seen) in rows_of(
@@ -623,7 +619,7 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
             style.dim(&r.agent),
             style.status(&r.budget),
             style.status(&r.staleness),
-            ago(r.last_write).into(),
+            ago(r.last_write, context.clock.epoch_seconds()).into(),
         ]);
     }
     table.print(style);
@@ -662,7 +658,8 @@ mod tests {
     }
 
     fn demo_reports() -> (crate::core::demo::DemoRoot, Vec<ProjectReport>) {
-        let demo = crate::core::demo::create().unwrap();
+        let clock = crate::core::demo::clock_of_writing().unwrap();
+        let demo = crate::core::demo::create(&clock).unwrap();
         let root = demo.path().to_path_buf();
         let projects = crate::core::scan::discovery::scan(&root, &Default::default());
         let config = crate::core::config::Config::default();
@@ -670,6 +667,7 @@ mod tests {
             &config,
             Encoding::O200k,
             TokenCache::in_memory(Encoding::O200k),
+            &clock,
         );
         let reports = projects
             .iter()

@@ -14,7 +14,7 @@ fn staging(context: &Context, stage: bool) -> Result<Staging> {
     let mut staging = Staging {
         writes: if stage { Writes::Stage } else { config.writes },
         projects: Default::default(),
-        store: ProposalStore::in_data_dir(),
+        store: ProposalStore::in_data_dir(context.clock),
     };
     if !stage {
         staging.projects = config
@@ -63,6 +63,7 @@ pub fn options(context: &Context, args: &ServeArgs) -> Result<Options> {
         infinity_project,
         log_refusals: true,
         staging: staging(context, args.stage)?,
+        clock: context.clock,
     })
 }
 

@@ -10,8 +10,8 @@ use crate::core::agent::proposals::{Hunk, Proposal, ProposalStore, State};
 /// Lines of each side of a hunk shown in the text listing.
 const SHOWN_LINES: usize = 3;
 
-fn store() -> Result<ProposalStore> {
-    ProposalStore::in_data_dir()
+fn store(context: &Context) -> Result<ProposalStore> {
+    ProposalStore::in_data_dir(context.clock)
         .ok_or_else(|| eyre!("no data folder for proposals (set MBANK_DATA_DIR or HOME)"))
 }
 
@@ -39,7 +39,7 @@ struct JsonList<'a> {
 }
 
 pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
-    let proposals: Vec<Proposal> = store()?
+    let proposals: Vec<Proposal> = store(context)?
         .list()
         .map_err(|e| eyre!("{e}"))?
         .into_iter()
@@ -141,7 +141,7 @@ pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
 
 pub fn accept(context: &Context, id: u64, hunks: Option<&[usize]>) -> Result<u8> {
     let policy = context.config.serve.guard;
-    match store()?.accept(&policy, id, hunks) {
+    match store(context)?.accept(&policy, id, hunks) {
         Ok((proposal, report)) => {
             let which = match &proposal.accepted_hunks {
                 Some(hunks) => format!(
@@ -166,7 +166,7 @@ pub fn accept(context: &Context, id: u64, hunks: Option<&[usize]>) -> Result<u8>
 }
 
 pub fn reject(context: &Context, id: u64) -> Result<u8> {
-    let proposal = store()?.reject(id).map_err(|e| eyre!("{e}"))?;
+    let proposal = store(context)?.reject(id).map_err(|e| eyre!("{e}"))?;
     println(line![
         context.style.yellow("rejected"),
         format!(" proposal {id}: "),

@@ -188,6 +188,7 @@ fn options(context: &Context) -> ReviewOptions {
         encoding: context.encoding,
         budgets: context.config.budgets.clone(),
         disk_token_cache: true,
+        clock: context.clock,
         ..ReviewOptions::default()
     }
 }

@@ -120,7 +120,7 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
     let cache = TokenCache::open_default(context.encoding);
     // Figures alone: staleness is not shown here. Files are counted while they are
     // listed, so counting a cold bank starts with its first file.
-    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache)
+    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock)
         .figures_only()
         .counting_while_listing();
     let mut banks = Vec::new();

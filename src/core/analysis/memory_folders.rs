@@ -125,6 +125,7 @@ mod tests {
             &crate::core::config::Config::default(),
             crate::core::tokens::Encoding::O200k,
             crate::core::tokens::TokenCache::in_memory(crate::core::tokens::Encoding::O200k),
+            &crate::core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
         )
         .analyze(&project, crate::core::analysis::report::Depth::default());
         let folders = of(&project, Some(&report));

@@ -287,8 +287,9 @@ mod tests {
     #[test]
     fn placeholder_scan_is_linear_on_huge_lines() {
         let line = "[".repeat(300_000) + &"[Task] x ".repeat(20_000);
-        let started = std::time::Instant::now();
-        assert_eq!(placeholder_lines(&line), Vec::<usize>::new());
-        assert!(started.elapsed().as_secs() < 3);
+        let found = crate::core::hang_guard::finishes("the placeholder scan", move || {
+            placeholder_lines(&line)
+        });
+        assert_eq!(found, Vec::<usize>::new());
     }
 }

@@ -411,6 +411,9 @@ pub struct Analyzer<'a> {
     pub config: &'a Config,
     pub encoding: Encoding,
     pub cache: TokenCache,
+    /// What judges time; [`Analyzer::analyze`] takes the day from it.
+    clock: crate::core::clock::Clock,
+    /// The day staleness is judged on in the analysis under way.
     today: chrono::NaiveDate,
     /// Folder listings and small facts shared with discovery (and remembered between
     /// runs by `list`); without them each analysis reads what it needs afresh.
@@ -435,12 +438,19 @@ pub struct Analyzer<'a> {
 }
 
 impl<'a> Analyzer<'a> {
-    pub fn new(config: &'a Config, encoding: Encoding, cache: TokenCache) -> Self {
+    /// An analyzer judging time by `clock`.
+    pub fn new(
+        config: &'a Config,
+        encoding: Encoding,
+        cache: TokenCache,
+        clock: &crate::core::clock::Clock,
+    ) -> Self {
         Analyzer {
             config,
             encoding,
             cache,
-            today: staleness::today(),
+            clock: *clock,
+            today: clock.today(),
             listings: None,
             own_facts: Listings::in_memory(),
             repo_stamps: RepoStamps::new(),
@@ -481,6 +491,8 @@ impl<'a> Analyzer<'a> {
     }
 
     pub fn analyze(&mut self, project: &Project, depth: Depth) -> ProjectReport {
+        // A long-lived analyzer (the TUI's) goes on judging by the day it is.
+        self.today = self.clock.today();
         let banks = if self.count_while_listing {
             self.list_counting(project)
         } else {
@@ -491,7 +503,7 @@ impl<'a> Analyzer<'a> {
 
     /// [`Analyzer::list`], each listed file handed to the counter as it is found.
     fn list_counting(&mut self, project: &Project) -> Vec<Bank> {
-        let (encoding, with_dates) = (self.encoding, self.written_dates);
+        let (encoding, with_dates) = (self.encoding, self.written_dates.then_some(self.today));
         let ahead = self
             .count_ahead
             .get_or_insert_with(|| tokens::CountAhead::new(encoding, with_dates));
@@ -674,7 +686,7 @@ impl<'a> Analyzer<'a> {
         let mut results = match &self.count_ahead {
             Some(ahead) => ahead.stats_for_files(&bank.files, &mut self.cache),
             None if self.written_dates => {
-                tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache)
+                tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache, self.today)
             }
             None => tokens::figures_for_files(&bank.files, self.encoding, &mut self.cache),
         };

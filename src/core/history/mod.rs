@@ -139,6 +139,8 @@ pub struct VersionDiff {
 pub struct History {
     data_dir: PathBuf,
     retention: Retention,
+    /// What dates each version and judges retention.
+    clock: crate::core::clock::Clock,
 }
 
 /// The file's key: its real path (a file not there yet: its real folder and its name).
@@ -298,10 +300,15 @@ mod summaries {
 }
 
 impl History {
-    pub fn new(data_dir: impl Into<PathBuf>, retention: Retention) -> History {
+    pub fn new(
+        data_dir: impl Into<PathBuf>,
+        retention: Retention,
+        clock: crate::core::clock::Clock,
+    ) -> History {
         History {
             data_dir: data_dir.into(),
             retention,
+            clock,
         }
     }
 
@@ -338,7 +345,7 @@ impl History {
     /// Records `replaced`, the text `file` held before a write by `writer`. Returns the
     /// version number, or `None` when it equals the newest version (nothing recorded).
     pub fn record(&self, file: &Path, replaced: &str, writer: &str) -> Result<Option<u64>> {
-        self.record_at(file, replaced, writer, Utc::now())
+        self.record_at(file, replaced, writer, self.clock.utc())
     }
 
     /// [`History::record`] at a given time (retention is judged against it).
@@ -764,7 +771,7 @@ pub fn remember_written(real: &Path, text: &str, hash: &str) {
 /// is not resolved a second time.
 pub fn record_replaced_resolved(real: &Path, replaced: &str, writer: &str) -> Result<()> {
     if let Some(history) = installed().filter(|_| RECORDING.with(|r| r.get())) {
-        history.record_key_at(real.to_path_buf(), replaced, writer, Utc::now())?;
+        history.record_key_at(real.to_path_buf(), replaced, writer, history.clock.utc())?;
     }
     Ok(())
 }

@@ -1,4 +1,10 @@
 use super::*;
+use crate::core::clock::Clock;
+
+/// The time every version in these tests is recorded at, unless a test gives one.
+fn test_clock() -> Clock {
+    Clock::fixed_on(2026, 11, 28).unwrap()
+}
 
 /// The version numbers `history` lists for `file`, oldest first.
 fn version_numbers(history: &History, file: &Path) -> Vec<u64> {
@@ -72,6 +78,7 @@ fn keeping(dir: &Path, versions: usize, days: u32) -> History {
             keep_days: days,
             ..Retention::default()
         },
+        test_clock(),
     )
 }
 
@@ -80,7 +87,7 @@ fn setup() -> (tempfile::TempDir, History, PathBuf) {
     let file = dir.path().join("bank/notes.md");
     fs::create_dir_all(file.parent().unwrap()).unwrap();
     fs::write(&file, "now\n").unwrap();
-    let history = History::new(dir.path().join("data"), Retention::default());
+    let history = History::new(dir.path().join("data"), Retention::default(), test_clock());
     (dir, history, file)
 }
 
@@ -134,7 +141,7 @@ fn retention_keeps_the_newest_versions_and_the_young_ones_and_drops_their_texts(
     let file = dir.path().join("f.md");
     fs::write(&file, "x").unwrap();
     let history = keeping(dir.path(), 3, 30);
-    let start = Utc::now() - chrono::Duration::days(100);
+    let start = test_clock().utc() - chrono::Duration::days(100);
     // Ten versions a day apart, 100 to 91 days ago: each young when recorded.
     for i in 0..10 {
         let at = start + chrono::Duration::days(i);
@@ -180,7 +187,7 @@ fn a_mostly_dead_pack_is_compacted_into_a_new_generation_and_left_overs_of_a_cra
     let file = dir.path().join("f.md");
     let history = keeping(dir.path(), 2, 1);
     // Two days apart: each version is old by the time the next is recorded.
-    let start = Utc::now() - chrono::Duration::days(100);
+    let start = test_clock().utc() - chrono::Duration::days(100);
     let at = |i: usize| start + chrono::Duration::days(2 * i as i64);
     let text = |i: usize| format!("text {i:04}\n");
     for i in 0..4 {
@@ -223,7 +230,7 @@ fn versions_older_builds_stored_in_their_own_files_are_still_read_and_checked() 
     let hash = files::content_hash(text.as_bytes());
     let line = format!(
         "{{\"version\":2,\"at\":\"{}\",\"writer\":\"tui\",\"size\":{},\"hash\":\"{hash}\",\"path\":{}}}\n",
-        Utc::now().to_rfc3339(),
+        test_clock().utc().to_rfc3339(),
         text.len(),
         serde_json::to_string(&key_of(&file)).unwrap()
     );
@@ -273,6 +280,7 @@ fn young_versions_beyond_the_newest_stay_within_the_byte_budget() {
             keep_days: 30,
             max_mib_per_file: 1,
         },
+        test_clock(),
     );
     // Ten young versions of 300 KB: the newest two always, then what fits in 1 MiB.
     for i in 0..10 {
@@ -335,7 +343,7 @@ fn history_survives_a_new_instance_and_a_torn_index_line() {
     let mut text = fs::read_to_string(&index).unwrap();
     text.push_str("{\"version\":2,\"at\"");
     fs::write(&index, text).unwrap();
-    let again = History::new(dir.path().join("data"), Retention::default());
+    let again = History::new(dir.path().join("data"), Retention::default(), test_clock());
     assert_eq!(again.list(&file).unwrap().len(), 1);
     assert_eq!(again.record(&file, "two\n", "t").unwrap(), Some(2));
 }
@@ -451,7 +459,7 @@ fn a_link_planted_at_the_pack_is_never_written_through_nor_read() {
 fn recording_by_the_resolved_path_lands_under_the_files_key() {
     let (_dir, history, file) = setup();
     history
-        .record_key_at(key_of(&file), "one\n", "t", Utc::now())
+        .record_key_at(key_of(&file), "one\n", "t", test_clock().utc())
         .unwrap();
     assert_eq!(history.version(&file, 1).unwrap().1, "one\n");
     assert_eq!(history.record(&file, "one\n", "t").unwrap(), None);

@@ -1,11 +1,11 @@
 //! Dates written in memory files ("Last updated: 2026-11-02", dated entries): found once
 //! per file version, when its tokens are counted, and remembered with its figures, so a
 //! warm run judges staleness by them without reading the file.
-use chrono::{Datelike, NaiveDate, Utc};
+use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 use std::borrow::Cow;
 
-use crate::core::markup::markdown;
+use crate::core::markup::{markdown, plans};
 
 /// One date-shaped run of digits in a text: `YYYY-MM-DD` or `YYYY/MM/DD` (either
 /// separator at either place), or `M/D/YYYY`, standing as a word of its own.
@@ -152,30 +152,49 @@ pub fn dated_text(text: &str) -> Cow<'_, str> {
     markdown::prose_only(text)
 }
 
-/// The date-shaped words of [`dated_text`]. The text is parsed only when it holds a date
-/// and a code marker, so plain prose costs one scan.
-fn prose_date_matches(text: &str) -> Vec<DateMatch> {
+/// The date-shaped words of [`dated_text`], with the text they were found in. The text is
+/// parsed only when it holds a date and a code marker, so plain prose costs one scan.
+fn prose_date_matches(text: &str) -> (Cow<'_, str>, Vec<DateMatch>) {
     let all: Vec<DateMatch> = date_matches(text).collect();
     if all.is_empty() {
-        return all;
+        return (Cow::Borrowed(text), all);
     }
     match dated_text(text) {
-        Cow::Borrowed(_) => all,
+        Cow::Borrowed(_) => (Cow::Borrowed(text), all),
         // Code turned to spaces keeps a date's neighbours non-word characters, as the
         // backticks, fences and `-->` were, so prose dates match as they did.
-        Cow::Owned(prose) => date_matches(&prose).collect(),
+        Cow::Owned(prose) => {
+            let matches = date_matches(&prose).collect();
+            (Cow::Owned(prose), matches)
+        }
     }
 }
 
+/// The prose dates that tell when the text was written: those that name a plan (a due
+/// date, a milestone ahead) are left out. Judged on the prose, so a `#` line in a code
+/// block is no heading.
+fn written_date_matches(text: &str) -> Vec<DateMatch> {
+    let (prose, matches) = prose_date_matches(text);
+    let spans: Vec<(usize, usize)> = matches.iter().map(|m| (m.start, m.end)).collect();
+    let planned = plans::planned_at(&prose, &spans);
+    matches
+        .into_iter()
+        .zip(planned)
+        .filter_map(|(date, planned)| (!planned).then_some(date))
+        .collect()
+}
+
 /// The newest plausible date written in a text's prose (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
-/// ignoring dates after `today` (templates and typos) and before 2000.
+/// ignoring dates after `today` (templates and typos), before 2000, and those that name a
+/// plan rather than a write ([`plans`]).
 pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
     dates_in(text).filter(|d| *d <= today).max()
 }
 
-/// Every valid date from 2000 on written in a text's prose (ISO, `YYYY/MM/DD`, `M/D/YYYY`).
+/// Every valid date from 2000 on written in a text's prose (ISO, `YYYY/MM/DD`, `M/D/YYYY`)
+/// that is evidence of a write.
 fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> {
-    prose_date_matches(text)
+    written_date_matches(text)
         .into_iter()
         .filter_map(|m| NaiveDate::from_ymd_opt(i32::try_from(m.year).ok()?, m.month, m.day))
         .filter(|d| d.year_ce().1 >= 2000)
@@ -187,7 +206,7 @@ pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut line = 1;
     let mut counted_to = 0;
-    for m in prose_date_matches(text) {
+    for m in prose_date_matches(text).1 {
         if !(2000..=2100).contains(&m.year) {
             continue;
         }
@@ -270,11 +289,6 @@ impl WrittenDates {
             .max()
             .and_then(NaiveDate::from_num_days_from_ce_opt)
     }
-}
-
-/// Today's date in UTC, for `newest_date_in`.
-pub fn today() -> NaiveDate {
-    Utc::now().date_naive()
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::core::tokens::{self, Encoding, TokenCache};
 pub(super) fn measure_of(text: Option<&str>, encoding: Encoding) -> Measure {
     match text {
         Some(text) => {
-            let stats = tokens::analyze(text, encoding);
+            let stats = tokens::measure(text, encoding);
             Measure {
                 tokens: Some(stats.loaded_tokens as u64),
                 lines: stats.lines as u64,
@@ -53,7 +53,7 @@ impl ReviewSession {
         }
         for (b, changed) in by_bank {
             let bank = &listing.banks[b];
-            let now: Vec<Measure> = tokens::stats_for_files(&bank.files, encoding, &mut cache)
+            let now: Vec<Measure> = tokens::figures_for_files(&bank.files, encoding, &mut cache)
                 .into_iter()
                 .map(|r| match r {
                     Ok(s) => Measure {

@@ -30,7 +30,7 @@ impl ReviewSession {
                 );
             }
         }
-        snapshot.replace_all(&files)?;
+        snapshot.replace_all(&files, self.options.clock.now())?;
         // Best effort (see `ledger`): the next review records it again if this fails.
         let _ = ledger::record(snapshot.folder(), &self.project.path);
         self.undo.clear();

@@ -87,6 +87,8 @@ pub struct ReviewOptions {
     /// (`[review] run_git_hooks = true`). Off: the commit runs nothing the repository
     /// configures. Every other git command runs nothing configured either way.
     pub run_git_hooks: bool,
+    /// What dates a review (the time a snapshot is marked reviewed).
+    pub clock: crate::core::clock::Clock,
 }
 
 #[derive(Debug)]

@@ -783,7 +783,12 @@ impl Snapshot {
     /// permissions): under the store's lock, a new generation folder is written, then
     /// the manifest switches to it, then every other generation is removed. An
     /// interruption leaves the old snapshot intact; a concurrent run waits its turn.
-    pub(crate) fn replace_all(&mut self, files: &BTreeMap<String, SnapshotFile>) -> Result<()> {
+    /// The manifest says it was reviewed at `reviewed_at`.
+    pub(crate) fn replace_all(
+        &mut self,
+        files: &BTreeMap<String, SnapshotFile>,
+        reviewed_at: std::time::SystemTime,
+    ) -> Result<()> {
         let _lock = self.lock(true)?;
         // What is on disk now, not what this session read earlier.
         self.read_manifest();
@@ -805,8 +810,7 @@ impl Snapshot {
             write_private(&gen_dir, &name, &file.text, file.mode)?;
             manifest.files.insert(rel.clone(), name);
         }
-        manifest.reviewed_at =
-            crate::core::analysis::report::epoch_seconds(std::time::SystemTime::now());
+        manifest.reviewed_at = crate::core::analysis::report::epoch_seconds(reviewed_at);
         self.write_manifest(manifest)?;
         for old in self.generations() {
             if old != generation {
@@ -866,7 +870,9 @@ mod tests {
             broken: None,
         };
         let files = BTreeMap::from([("memory-bank/a.md".to_string(), file("a"))]);
-        let err = snapshot.replace_all(&files).unwrap_err();
+        let err = snapshot
+            .replace_all(&files, std::time::SystemTime::UNIX_EPOCH)
+            .unwrap_err();
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert!(
             !err.to_string().contains(outside.path().to_str().unwrap()),
@@ -879,7 +885,11 @@ mod tests {
         let snapshots = dir.parent().unwrap();
         fs::remove_dir(snapshots).unwrap();
         symlink(outside.path(), snapshots).unwrap();
-        assert!(snapshot.replace_all(&files).is_err());
+        assert!(
+            snapshot
+                .replace_all(&files, std::time::SystemTime::UNIX_EPOCH)
+                .is_err()
+        );
         assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 
@@ -891,7 +901,9 @@ mod tests {
         fs::create_dir_all(&project).unwrap();
         let mut snapshot = Snapshot::open(&project, Some(data.path())).unwrap();
         let files = BTreeMap::from([("memory-bank/a.md".to_string(), file("a"))]);
-        snapshot.replace_all(&files).unwrap();
+        snapshot
+            .replace_all(&files, std::time::SystemTime::UNIX_EPOCH)
+            .unwrap();
         assert_eq!(
             snapshot.text("memory-bank/a.md").unwrap().as_deref(),
             Some("a")
@@ -900,7 +912,9 @@ mod tests {
         // tidying up removes nothing through it.
         fs::write(outside.path().join("keep.md"), "theirs").unwrap();
         symlink(outside.path(), snapshot.folder().join("gen-2")).unwrap();
-        snapshot.replace_all(&files).unwrap();
+        snapshot
+            .replace_all(&files, std::time::SystemTime::UNIX_EPOCH)
+            .unwrap();
         assert!(snapshot.folder().join("gen-3").is_dir());
         let names: Vec<_> = fs::read_dir(outside.path()).unwrap().flatten().collect();
         assert_eq!(names.len(), 1);

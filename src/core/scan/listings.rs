@@ -32,6 +32,7 @@ use parking_lot::{Mutex, MutexGuard};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::core::clock::Clock;
 use crate::core::error::Result;
 use crate::core::io::bytes::{Reader, Writer, os_bytes, os_string};
 use crate::core::io::cache_file;
@@ -328,12 +329,20 @@ fn read_stamp(reader: &mut Reader<'_>) -> Option<Stamp> {
 }
 
 impl Listings {
-    /// Listings remembered for this run only: each folder is read once.
+    /// Listings remembered for this run only: each folder is read once. What is racy is
+    /// judged by the system clock; a caller that keeps what it derived passes its clock to
+    /// [`Listings::in_memory_as_of`].
     pub fn in_memory() -> Listings {
+        Self::in_memory_as_of(&Clock::system())
+    }
+
+    /// [`Listings::in_memory`] for a run that began at `clock`'s now: a folder or file
+    /// changed within [`RACY_WINDOW`] before it is not vouched for by its times.
+    pub fn in_memory_as_of(clock: &Clock) -> Listings {
         Listings {
             file: None,
             root: PathBuf::new(),
-            started: nanos(SystemTime::now()),
+            started: nanos(clock.now()),
             previous_dirs: PreviousDirs::default(),
             previous_facts: Map::default(),
             facts: SharedMap::default(),
@@ -347,19 +356,19 @@ impl Listings {
     /// Listings for this run only that still stamp every folder they list, for a caller
     /// that remembers what it derived from them ([`Listings::consulted`]) without the
     /// cost of the cache file (a few projects analysed again).
-    pub fn stamping() -> Listings {
+    pub fn stamping(clock: &Clock) -> Listings {
         Listings {
             stamps: true,
-            ..Self::in_memory()
+            ..Self::in_memory_as_of(clock)
         }
     }
 
     /// The listing cache of `root` in mbank's cache folder (`paths::cache_dir`), or an
     /// in-memory one when the platform has no cache folder.
-    pub fn open_default(root: &Path) -> Listings {
+    pub fn open_default(root: &Path, clock: &Clock) -> Listings {
         match crate::core::io::paths::cache_dir() {
-            Some(dir) => Self::open_at(&dir, root),
-            None => Self::in_memory(),
+            Some(dir) => Self::open_at(&dir, root, clock),
+            None => Self::in_memory_as_of(clock),
         }
     }
 
@@ -367,9 +376,9 @@ impl Listings {
     /// cache; so does anything but a regular file (a FIFO, a device such as `/dev/zero`,
     /// a folder) or a file over [`limits::CACHE_MAX_BYTES`], refused before reading.
     /// `save` replaces such a file; the folder is created there.
-    pub fn open_at(dir: &Path, root: &Path) -> Listings {
+    pub fn open_at(dir: &Path, root: &Path, clock: &Clock) -> Listings {
         let file = dir.join(Self::file_name(root));
-        let mut listings = Self::in_memory();
+        let mut listings = Self::in_memory_as_of(clock);
         if let Some(bytes) = cache_file::read(&file)
             && let Some((dirs, facts)) = decode(bytes, root)
         {
@@ -893,7 +902,7 @@ mod tests {
         let bank = root.join("memory-bank");
         fs::create_dir_all(&bank).unwrap();
         fs::write(bank.join("progress.md"), "x").unwrap();
-        let listings = Listings::open_at(&dir.path().join("cache"), &root);
+        let listings = Listings::open_at(&dir.path().join("cache"), &root, &Clock::system());
         let expected = fs::metadata(&bank).unwrap().modified().ok();
         assert!(expected.is_some());
         assert_eq!(listings.folder_modified(&bank), expected);
@@ -915,7 +924,7 @@ mod tests {
         let root = dir.path().join("root");
         fs::create_dir_all(root.join("sub")).unwrap();
         fs::write(root.join("a.md"), "x").unwrap();
-        let listings = Listings::open_at(&dir.path().join("cache"), &root);
+        let listings = Listings::open_at(&dir.path().join("cache"), &root, &Clock::system());
         listings.list(&root).unwrap();
         // As if the run started long after the folder changed, so nothing is racy.
         let bytes = frame(
@@ -956,7 +965,7 @@ mod tests {
         let root = dir.path().join("root");
         fs::create_dir_all(&root).unwrap();
         fs::write(root.join("a.md"), "x").unwrap();
-        let listings = Listings::open_at(&cache, &root);
+        let listings = Listings::open_at(&cache, &root, &Clock::system());
         listings.list(&root).unwrap();
         let meta = fs::metadata(root.join("a.md")).unwrap();
         listings.put_fact(
@@ -979,7 +988,7 @@ mod tests {
         );
         listings.save().unwrap();
         // Everything was changed a moment ago: nothing is trusted next time.
-        let reopened = Listings::open_at(&cache, &root);
+        let reopened = Listings::open_at(&cache, &root, &Clock::system());
         assert_eq!(reopened.previous_dirs.count, 0);
         assert!(reopened.previous_facts.is_empty());
     }
@@ -995,10 +1004,10 @@ mod tests {
             UNIX_EPOCH + Duration::from_secs(1_000),
             UNIX_EPOCH + Duration::from_secs(2_000),
         );
-        let listings = Listings::open_at(&cache, &root);
+        let listings = Listings::open_at(&cache, &root, &Clock::system());
         listings.put_fact("rule", &path, 1, Some(modified), Some(changed), &true);
         listings.save().unwrap();
-        let reopened = Listings::open_at(&cache, &root);
+        let reopened = Listings::open_at(&cache, &root, &Clock::system());
         assert_eq!(
             reopened.fact::<bool>("rule", &path, 1, Some(modified), Some(changed)),
             Some(true)
@@ -1026,7 +1035,7 @@ mod tests {
         let root = dir.path().join("root");
         fs::create_dir_all(&root).unwrap();
         fs::write(root.join("a.md"), "x").unwrap();
-        let listings = Listings::open_at(&dir.path().join("cache"), &root);
+        let listings = Listings::open_at(&dir.path().join("cache"), &root, &Clock::system());
         listings.list(&root).unwrap();
         let path = root.join("a.md");
         let t = UNIX_EPOCH + Duration::from_secs(1_000);

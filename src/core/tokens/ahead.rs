@@ -3,6 +3,7 @@
 //! counting starts with the listing's first file instead of after its last. The batch
 //! ([`CountAhead::stats_for_files`]) then takes the figures counted ahead and counts
 //! only what was not offered.
+use chrono::NaiveDate;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ffi::OsString;
@@ -87,16 +88,15 @@ pub struct CountAhead {
 }
 
 impl CountAhead {
-    /// A counter of `encoding` figures, with the dates written in the files when
-    /// `with_dates` (as [`super::stats_for_files`]), else figures alone (as
+    /// A counter of `encoding` figures, with the dates written in the files judged on
+    /// the day `with_dates` gives (as [`super::stats_for_files`]), else figures alone (as
     /// [`super::figures_for_files`]).
-    pub fn new(encoding: Encoding, with_dates: bool) -> Self {
+    pub fn new(encoding: Encoding, with_dates: Option<NaiveDate>) -> Self {
         CountAhead {
             encoding,
-            detail: if with_dates {
-                Detail::WithDates
-            } else {
-                Detail::Figures
+            detail: match with_dates {
+                Some(today) => Detail::WithDates(today),
+                None => Detail::Figures,
             },
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
@@ -114,7 +114,10 @@ impl CountAhead {
         if file.is_virtual()
             || file.size >= SPLIT_MIN_BYTES as u64
             || (cache.encoding() == self.encoding
-                && cache.holds(&FileKey::of(file), self.detail == Detail::WithDates))
+                && cache.holds(
+                    &FileKey::of(file),
+                    matches!(self.detail, Detail::WithDates(_)),
+                ))
         {
             return;
         }
@@ -303,7 +306,7 @@ fn count_one<'a>(
 mod tests {
     use super::*;
     use crate::core::error::CoreError;
-    use crate::core::tokens::files::tests::{real_file, virtual_file};
+    use crate::core::tokens::files::tests::{real_file, test_day, virtual_file};
     use crate::core::tokens::{count, figures_for_files, stats_for_files};
 
     /// The figures or the error, as a caller shows them.
@@ -359,11 +362,11 @@ mod tests {
         for with_dates in [true, false] {
             let mut plain = TokenCache::in_memory(Encoding::O200k);
             let expected = if with_dates {
-                stats_for_files(&files, Encoding::O200k, &mut plain)
+                stats_for_files(&files, Encoding::O200k, &mut plain, test_day())
             } else {
                 figures_for_files(&files, Encoding::O200k, &mut plain)
             };
-            let ahead = CountAhead::new(Encoding::O200k, with_dates);
+            let ahead = CountAhead::new(Encoding::O200k, with_dates.then(test_day));
             let mut cache = TokenCache::in_memory(Encoding::O200k);
             for file in &files {
                 ahead.offer(file, &cache);
@@ -381,7 +384,7 @@ mod tests {
             );
         }
         let mut cache = TokenCache::in_memory(Encoding::O200k);
-        let results = CountAhead::new(Encoding::O200k, false).stats_for_files(&files, &mut cache);
+        let results = CountAhead::new(Encoding::O200k, None).stats_for_files(&files, &mut cache);
         assert!(matches!(results[40], Err(CoreError::Binary { .. })));
         assert!(matches!(results[41], Err(CoreError::InvalidUtf8 { .. })));
         assert_eq!(
@@ -402,18 +405,18 @@ mod tests {
         let figures = figures_for_files(&files, Encoding::O200k, &mut cache);
 
         // Figures alone are held: a counter of figures has nothing to do.
-        let figures_ahead = CountAhead::new(Encoding::O200k, false);
+        let figures_ahead = CountAhead::new(Encoding::O200k, None);
         figures_ahead.offer(&files[0], &cache);
         assert_eq!(offered(&figures_ahead), 0);
         let again = figures_ahead.stats_for_files(&files, &mut cache);
         assert_eq!(shown(&again), shown(&figures));
         // A counter needing the dates counts the file, which the cache held without them.
-        let dates_ahead = CountAhead::new(Encoding::O200k, true);
+        let dates_ahead = CountAhead::new(Encoding::O200k, Some(test_day()));
         dates_ahead.offer(&files[0], &cache);
         assert_eq!(offered(&dates_ahead), 1);
         // A cache of another encoding holds nothing for this counter.
         let other = TokenCache::in_memory(Encoding::Cl100k);
-        let cl100k_ahead = CountAhead::new(Encoding::O200k, false);
+        let cl100k_ahead = CountAhead::new(Encoding::O200k, None);
         cl100k_ahead.offer(&files[0], &other);
         assert_eq!(offered(&cl100k_ahead), 1);
     }
@@ -424,7 +427,7 @@ mod tests {
         let path = dir.path().join("shared.md");
         std::fs::write(&path, "# Shared\nread by two banks\n").unwrap();
         let file = real_file(&path);
-        let ahead = CountAhead::new(Encoding::O200k, false);
+        let ahead = CountAhead::new(Encoding::O200k, None);
         let cache = TokenCache::in_memory(Encoding::O200k);
         ahead.offer(&file, &cache);
         ahead.offer(&file, &cache);
@@ -445,7 +448,7 @@ mod tests {
         let path = dir.path().join("a.md");
         std::fs::write(&path, "one").unwrap();
         let listed = real_file(&path);
-        let ahead = CountAhead::new(Encoding::O200k, false);
+        let ahead = CountAhead::new(Encoding::O200k, None);
         ahead.offer(&listed, &TokenCache::in_memory(Encoding::O200k));
         // Listed again with another version: what was counted for the first is not it.
         let mut relisted = listed.clone();
@@ -466,7 +469,7 @@ mod tests {
         )
         .unwrap();
         let file = real_file(&fifo);
-        let ahead = CountAhead::new(Encoding::O200k, false);
+        let ahead = CountAhead::new(Encoding::O200k, None);
         let mut cache = TokenCache::in_memory(Encoding::O200k);
         ahead.offer(&file, &cache);
         let results = ahead.stats_for_files(std::slice::from_ref(&file), &mut cache);

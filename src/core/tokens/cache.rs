@@ -29,8 +29,8 @@ use crate::core::model::MemoryFile;
 const MAGIC: &[u8; 8] = b"MBTOKEN\0";
 /// 3: CRC-32 checksums. 5: written dates are those of prose only (not code or comments).
 /// 6: a record may be without dates (counted for figures alone). 7: the change time
-/// is part of a file's version.
-const VERSION: u32 = 7;
+/// is part of a file's version. 8: dates that name a plan (a due date) are not written dates.
+const VERSION: u32 = 8;
 /// magic, version, encoding, entry count, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
 /// A memory id length that means "no id" (a real file).

@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use chrono::NaiveDate;
+
 use super::cache::{FileKey, TokenCache};
 use super::counter::{SPLIT_MIN_BYTES, worker_count};
 use super::{Encoding, TextStats, analyze, measure};
@@ -99,8 +101,9 @@ impl Batch {
 /// What a batch finds in each text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Detail {
-    /// Figures and the dates written (for staleness).
-    WithDates,
+    /// Figures and the dates written (for staleness), judged on the day given: dates after
+    /// it are kept apart, for the days they come.
+    WithDates(NaiveDate),
     /// Figures alone: looking for dates parses the markdown, which costs more than
     /// counting its tokens.
     Figures,
@@ -109,21 +112,21 @@ pub(super) enum Detail {
 impl Detail {
     fn measure(self, text: &str, encoding: Encoding) -> TextStats {
         match self {
-            Detail::WithDates => analyze(text, encoding),
+            Detail::WithDates(today) => analyze(text, encoding, today),
             Detail::Figures => measure(text, encoding),
         }
     }
 
     fn cached(self, cache: &mut TokenCache, file: &MemoryFile) -> Option<TextStats> {
         match self {
-            Detail::WithDates => cache.get(&FileKey::of(file)),
+            Detail::WithDates(_) => cache.get(&FileKey::of(file)),
             Detail::Figures => cache.get_figures(&FileKey::of(file)),
         }
     }
 
     fn remember(self, cache: &mut TokenCache, file: &MemoryFile, stats: &TextStats) {
         match self {
-            Detail::WithDates => cache.insert(&FileKey::of(file), stats),
+            Detail::WithDates(_) => cache.insert(&FileKey::of(file), stats),
             Detail::Figures => cache.insert_figures(&FileKey::of(file), stats),
         }
     }
@@ -134,8 +137,9 @@ pub fn stats_for_file(
     file: &MemoryFile,
     encoding: Encoding,
     cache: &mut TokenCache,
+    today: NaiveDate,
 ) -> Result<TextStats> {
-    stats_for_files(std::slice::from_ref(file), encoding, cache)
+    stats_for_files(std::slice::from_ref(file), encoding, cache, today)
         .pop()
         .unwrap_or_else(|| {
             Err(CoreError::Parse {
@@ -150,13 +154,14 @@ pub fn stats_for_file(
 /// Infinity store is parsed once, on the calling thread), and their figures enter the
 /// cache on the calling thread at the end. A file that cannot be read gets its own error
 /// and the batch goes on. The cache is only used when it is `encoding`'s; call
-/// `TokenCache::save` afterwards to keep what was counted.
+/// `TokenCache::save` afterwards to keep what was counted. Dates are judged on `today`.
 pub fn stats_for_files(
     files: &[MemoryFile],
     encoding: Encoding,
     cache: &mut TokenCache,
+    today: NaiveDate,
 ) -> Vec<Result<TextStats>> {
-    stats_for_files_as(files, encoding, cache, Detail::WithDates, None)
+    stats_for_files_as(files, encoding, cache, Detail::WithDates(today), None)
 }
 
 /// [`stats_for_files`] without the dates written in the files, for a caller that shows
@@ -313,6 +318,11 @@ fn measure_in_parallel(
 
 #[cfg(test)]
 pub(crate) mod tests {
+    /// The day dates are judged on in these tests.
+    pub(crate) fn test_day() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 28).unwrap_or_default()
+    }
+
     use std::time::SystemTime;
 
     use super::*;
@@ -378,7 +388,7 @@ pub(crate) mod tests {
             virtual_file(&store, "m-1", 18),
         ];
         let mut cache = TokenCache::in_memory(Encoding::O200k);
-        let results = stats_for_files(&files, Encoding::O200k, &mut cache);
+        let results = stats_for_files(&files, Encoding::O200k, &mut cache, test_day());
         assert_eq!(results.len(), 7);
         assert!(matches!(results[0], Err(CoreError::Binary { .. })));
         assert_eq!(
@@ -452,7 +462,7 @@ pub(crate) mod tests {
         let mut batch = Batch::default();
         for file in &files {
             let err = batch
-                .measure(file, Encoding::Bytes4, Detail::WithDates)
+                .measure(file, Encoding::Bytes4, Detail::WithDates(test_day()))
                 .unwrap_err();
             assert!(err.to_string().contains("malformed JSON"), "{err}");
         }
@@ -478,13 +488,13 @@ pub(crate) mod tests {
         };
 
         let mut first = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
-        let results = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut first);
+        let results = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut first, test_day());
         assert!(results.iter().all(Result::is_ok));
         assert_eq!((first.hits(), first.misses()), (0, 5));
         first.save().unwrap();
 
         let mut second = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
-        let again = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut second);
+        let again = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut second, test_day());
         assert_eq!((second.hits(), second.misses()), (5, 0));
         let same: Vec<_> = again.into_iter().map(Result::unwrap).collect();
         let before: Vec<_> = results.into_iter().map(Result::unwrap).collect();
@@ -501,7 +511,7 @@ pub(crate) mod tests {
             .unwrap();
         drop(f3);
         let mut third = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
-        let results = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut third);
+        let results = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut third, test_day());
         assert_eq!((third.hits(), third.misses()), (3, 2));
         assert_eq!(
             results[2].as_ref().unwrap().loaded_tokens,
@@ -527,7 +537,7 @@ pub(crate) mod tests {
         assert_eq!((cache.hits(), cache.misses()), (1, 1));
 
         // Staleness needs the dates: the file is counted again, and then found with them.
-        let full = stats_for_files(&files, Encoding::O200k, &mut cache);
+        let full = stats_for_files(&files, Encoding::O200k, &mut cache, test_day());
         let full = full[0].as_ref().unwrap();
         assert_eq!((cache.hits(), cache.misses()), (1, 2));
         let written = chrono::NaiveDate::from_ymd_opt(2024, 5, 6);
@@ -548,7 +558,12 @@ pub(crate) mod tests {
         let path = dir.path().join("a.md");
         std::fs::write(&path, "abcdefgh").unwrap();
         let mut cache = TokenCache::in_memory(Encoding::O200k);
-        let results = stats_for_files(&[real_file(&path)], Encoding::Bytes4, &mut cache);
+        let results = stats_for_files(
+            &[real_file(&path)],
+            Encoding::Bytes4,
+            &mut cache,
+            test_day(),
+        );
         assert_eq!(results[0].as_ref().unwrap().loaded_tokens, 2);
         assert_eq!(results[0].as_ref().unwrap().encoding, Encoding::Bytes4);
         assert!(cache.is_empty());

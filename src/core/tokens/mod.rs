@@ -147,13 +147,10 @@ impl TextStats {
     }
 }
 
-/// Measures a text and finds the dates written in it (for staleness).
-pub fn analyze(text: &str, encoding: Encoding) -> TextStats {
+/// Measures a text and finds the dates written in it (for staleness), judged on `today`.
+pub fn analyze(text: &str, encoding: Encoding, today: chrono::NaiveDate) -> TextStats {
     TextStats {
-        dates: crate::core::markup::dates::WrittenDates::of(
-            text,
-            crate::core::markup::dates::today(),
-        ),
+        dates: crate::core::markup::dates::WrittenDates::of(text, today),
         ..measure(text, encoding)
     }
 }
@@ -235,7 +232,7 @@ mod tests {
     fn private_blocks_are_counted_apart() {
         let text =
             "# Patterns\nshared line\n<private>\nsecret key material here\n</private>\nmore\n";
-        let stats = analyze(text, Encoding::O200k);
+        let stats = analyze(text, Encoding::O200k, chrono::NaiveDate::default());
         assert_eq!(stats.private_blocks, 1);
         assert!(!stats.private_file);
         assert_eq!(
@@ -255,7 +252,7 @@ mod tests {
     #[test]
     fn unclosed_private_block_hides_to_the_end() {
         let text = "visible\n<private>\nhidden one\nhidden two\n";
-        let stats = analyze(text, Encoding::Bytes4);
+        let stats = analyze(text, Encoding::Bytes4, chrono::NaiveDate::default());
         assert_eq!(stats.loaded_tokens, count(Encoding::Bytes4, "visible\n"));
         assert_eq!(
             stats.private_tokens,
@@ -266,7 +263,7 @@ mod tests {
     #[test]
     fn private_file_loads_nothing() {
         let text = "---\nprivate: true\n---\n# Secrets\nthe whole file is private\n";
-        let stats = analyze(text, Encoding::Cl100k);
+        let stats = analyze(text, Encoding::Cl100k, chrono::NaiveDate::default());
         assert!(stats.private_file);
         assert_eq!(stats.loaded_tokens, 0);
         assert_eq!(stats.private_tokens, count(Encoding::Cl100k, text));
@@ -275,7 +272,11 @@ mod tests {
 
     #[test]
     fn plain_text_is_all_loaded() {
-        let stats = analyze("# Title\nbody\n", Encoding::O200k);
+        let stats = analyze(
+            "# Title\nbody\n",
+            Encoding::O200k,
+            chrono::NaiveDate::default(),
+        );
         assert_eq!(stats.private_tokens, 0);
         assert_eq!(stats.private_blocks, 0);
         assert_eq!(

@@ -107,7 +107,7 @@ impl App {
         self.messages.push(Logged {
             text: text.clone(),
             error,
-            at: widgets::now_epoch(),
+            at: self.clock.epoch_seconds(),
         });
         self.toasts.push(Toast {
             text,

@@ -27,6 +27,7 @@ mod projects;
 mod review;
 mod toast;
 
+use crate::core::clock::Clock;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -120,6 +121,8 @@ pub struct Options {
     /// What review sessions open with (encoding and budgets come from the config; tests
     /// give a hermetic git environment and data folder).
     pub review: ReviewOptions,
+    /// What every judgement of time asks (tests fix it).
+    pub clock: Clock,
 }
 
 /// What the loop must do outside `update` (it needs the terminal).
@@ -162,12 +165,17 @@ pub struct App {
     theme_asked: Option<String>,
     outbox: Outbox,
     history_jobs: history::HistoryJobs,
+    pub clock: Clock,
 }
 
 impl App {
     pub fn new(options: Options, outbox: Outbox) -> App {
-        let analysis =
-            AnalysisWorker::spawn(options.config.clone(), options.encoding, outbox.clone());
+        let analysis = AnalysisWorker::spawn(
+            options.config.clone(),
+            options.encoding,
+            options.clock,
+            outbox.clone(),
+        );
         Self::with_worker(options, outbox, analysis)
     }
 
@@ -187,6 +195,7 @@ impl App {
         let review_options = ReviewOptions {
             encoding: options.encoding,
             budgets: options.config.budgets.clone(),
+            clock: options.clock,
             ..options.review
         };
         let data_dir = review_options
@@ -195,9 +204,12 @@ impl App {
             .or_else(crate::core::io::paths::data_dir);
         let review_worker = ReviewWorker::spawn(review_options, outbox.clone());
         let agent_outbox = outbox.clone();
-        let agent_worker = AgentWorker::spawn(data_dir, options.config.serve.guard, move |event| {
-            agent_outbox.send(Message::Agent(event)).is_ok()
-        });
+        let agent_worker = AgentWorker::spawn(
+            data_dir,
+            options.config.serve.guard,
+            options.clock,
+            move |event| agent_outbox.send(Message::Agent(event)).is_ok(),
+        );
         let modal_editor = options.keymap.is_modal();
         let projects = ProjectsController::new(
             options.root,
@@ -206,6 +218,7 @@ impl App {
             options.home,
             analysis,
             watcher,
+            options.clock,
         );
         App {
             theme: options.theme,
@@ -238,6 +251,7 @@ impl App {
             theme_asked: None,
             outbox,
             history_jobs: history::HistoryJobs::default(),
+            clock: options.clock,
         }
     }
 
@@ -441,7 +455,7 @@ impl App {
             }
             Effect::OpenDemo => {
                 self.jobs += 1;
-                super::jobs::create_demo(self.outbox.clone());
+                super::jobs::create_demo(self.clock, self.outbox.clone());
             }
             Effect::AskInitBank(name) => self.ask_init_bank(&name),
             Effect::ShowFile {
@@ -569,6 +583,7 @@ impl App {
                     theme: &self.theme,
                     keymap: &self.keymap,
                     focused: keyboard,
+                    clock: self.clock,
                 };
                 self.projects.picker.view(frame, body, &cx);
             }
@@ -579,6 +594,7 @@ impl App {
             theme: &self.theme,
             keymap: &self.keymap,
             focused: true,
+            clock: self.clock,
         };
         for overlay in &mut self.overlays {
             overlay.view(frame, area, &cx);
@@ -606,6 +622,7 @@ impl App {
             theme: &self.theme,
             keymap: &self.keymap,
             focused: keyboard && self.focus == focus,
+            clock: self.clock,
         };
         self.tree.view(frame, tree_area, &cx(Focus::Tree));
         match self.main {
@@ -613,9 +630,13 @@ impl App {
             Main::Timeline { .. } => self.timeline.view(frame, main_area, &cx(Focus::Timeline)),
             Main::Document(mode) => {
                 let focus = keyboard.then_some(self.focus);
-                let (theme, keymap) = (&self.theme, &self.keymap);
-                self.document
-                    .view(frame, main_area, mode, theme, keymap, focus);
+                let base = ViewContext {
+                    theme: &self.theme,
+                    keymap: &self.keymap,
+                    focused: false,
+                    clock: self.clock,
+                };
+                self.document.view(frame, main_area, mode, &base, focus);
             }
         }
         if let Some(findings_area) = findings_area {
@@ -624,13 +645,13 @@ impl App {
         }
     }
 
-    /// After a draw, when the visible region is known: ask the workers for what the
-    /// next frame will want (highlighting of the lines on screen, the preview).
-    pub fn after_draw(&mut self) {
+    /// After a draw at `now`, when the visible region is known: ask the workers for what
+    /// the next frame will want (highlighting of the lines on screen, the preview).
+    pub fn after_draw(&mut self, now: std::time::Instant) {
         let showing = match (self.screen, self.main) {
             (Screen::Project, Main::Document(mode)) => Some(mode),
             _ => None,
         };
-        self.document.after_draw(showing, &self.theme);
+        self.document.after_draw(showing, &self.theme, now);
     }
 }

@@ -59,11 +59,16 @@ impl Help {
     }
 
     /// The history's lines, newest first, each message wrapped to `width` columns.
-    fn history_lines(history: &[Logged], width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    /// `now` (Unix seconds) dates each message.
+    fn history_lines(
+        history: &[Logged],
+        width: usize,
+        theme: &Theme,
+        now: u64,
+    ) -> Vec<Line<'static>> {
         if history.is_empty() {
             return vec![Line::from(Span::styled("No messages yet.", theme.muted()))];
         }
-        let now = widgets::now_epoch();
         let mut lines = Vec::new();
         for message in history.iter().rev() {
             let style = if message.error {
@@ -174,7 +179,7 @@ impl Help {
         lines
     }
 
-    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap, now: u64) {
         let popup = super::popup_area(frame, area, POPUP_WIDTH, area.height, 2);
         self.area = popup;
         let title = if self.history.is_some() {
@@ -193,7 +198,7 @@ impl Help {
         let inner = block.inner(popup);
         frame.render_widget(block, popup);
         let lines = match &self.history {
-            Some(history) => Self::history_lines(history, inner.width as usize, theme),
+            Some(history) => Self::history_lines(history, inner.width as usize, theme, now),
             None => self.lines_within(keymap, theme, inner.width as usize),
         };
         self.page = inner.height.max(1) as usize;
@@ -221,7 +226,7 @@ impl Pane for Help {
     }
 
     fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
-        self.draw(frame, area, cx.theme, cx.keymap);
+        self.draw(frame, area, cx.theme, cx.keymap, cx.clock.epoch_seconds());
     }
 
     fn area(&self) -> Rect {

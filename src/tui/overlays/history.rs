@@ -911,6 +911,7 @@ mod tests {
             theme: &theme,
             keymap: &keymap,
             focused: true,
+            clock: crate::core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
         };
         terminal
             .draw(|frame| view.view(frame, frame.area(), &cx))

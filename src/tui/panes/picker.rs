@@ -371,7 +371,8 @@ impl Picker {
             .then(|| (position.y - list_area.y) as usize)
     }
 
-    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    /// Draws the picker; `now` (Unix seconds) dates each project's last write.
+    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap, now: u64) {
         self.settle();
         self.area = area;
         let block = Block::default()
@@ -432,7 +433,6 @@ impl Picker {
             self.view_empty(frame, list_area, theme, keymap);
             return;
         }
-        let now = widgets::now_epoch();
         let columns = Columns::fit(
             inner.width as usize,
             self.visible.iter().map(|&i| &self.rows[i]),
@@ -641,7 +641,7 @@ impl Pane for Picker {
     }
 
     fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
-        self.draw(frame, area, cx.theme, cx.keymap);
+        self.draw(frame, area, cx.theme, cx.keymap, cx.clock.epoch_seconds());
     }
 
     fn area(&self) -> Rect {

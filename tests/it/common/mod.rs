@@ -15,7 +15,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// Environment variables that would let the caller's setup change what mbank does.
-const LEAKY_VARS: [&str; 8] = [
+const LEAKY_VARS: [&str; 9] = [
+    "MBANK_NOW",
     "MEMORY_BANK_ROOT",
     "MBANK_CONFIG_DIR",
     "MBANK_CACHE_DIR",
@@ -26,9 +27,18 @@ const LEAKY_VARS: [&str; 8] = [
     "XDG_DATA_DIRS",
 ];
 
+/// The clock tests judge time by unless they say otherwise: noon of the day the demo banks
+/// were written as of (what the TUI harness uses too), so no result depends on today.
+pub fn test_clock() -> mbank::core::clock::Clock {
+    mbank::core::demo::clock_of_writing().unwrap()
+}
+
 /// A private HOME with its XDG folders; every command run through it sees only these.
+/// Its runs' clocks can be moved ahead of the real one ([`Sandbox::settle`]).
 pub struct Sandbox {
     dir: tempfile::TempDir,
+    /// When [`Sandbox::settle`] was last called.
+    settled_at: std::sync::Mutex<Option<std::time::SystemTime>>,
 }
 
 impl Sandbox {
@@ -40,7 +50,35 @@ impl Sandbox {
         for sub in ["config", "cache", "data", "state"] {
             fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
-        Sandbox { dir }
+        Sandbox {
+            dir,
+            settled_at: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Runs here from now on start as if what was written so far had aged past the
+    /// caches' racy window, while what is written later is as new as it is: their clocks
+    /// start no earlier than the window after this call. What a test would otherwise
+    /// sleep for, so that a run trusts the files' times.
+    pub fn settle(&self) {
+        *self.settled_at.lock().unwrap() = Some(std::time::SystemTime::now());
+    }
+
+    /// The instant a run started now begins at: the real one, or the end of the racy
+    /// window after [`Sandbox::settle`] when that is later. Just past the window, so what
+    /// was written before the call is trusted and anything written after it is not yet.
+    fn start_of_run(&self) -> Option<std::time::SystemTime> {
+        let window = mbank::core::scan::listings::RACY_WINDOW + Duration::from_millis(1);
+        let settled = (*self.settled_at.lock().unwrap())?;
+        Some((settled + window).max(std::time::SystemTime::now()))
+    }
+
+    /// The clock a run here starts with ([`Sandbox::settle`]).
+    pub fn clock(&self) -> mbank::core::clock::Clock {
+        match self.start_of_run() {
+            Some(start) => mbank::core::clock::Clock::starting_at(start),
+            None => mbank::core::clock::Clock::system(),
+        }
     }
 
     pub fn home(&self) -> &Path {
@@ -80,6 +118,13 @@ impl Sandbox {
             command.env_remove(var);
         }
         command.envs(self.env()).current_dir(self.home());
+        if let Some(start) = self.start_of_run() {
+            let start: chrono::DateTime<chrono::Utc> = start.into();
+            command.env(
+                mbank::core::clock::NOW_VARIABLE,
+                start.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true),
+            );
+        }
         command
     }
 
@@ -129,6 +174,22 @@ impl Run {
 
 /// How long one command may run before the test calls it a hang.
 pub const COMMAND_LIMIT: Duration = Duration::from_secs(60);
+
+/// Asks `check` until it answers, at most for `limit` (a condition that never holds fails
+/// the test, naming `what`); between asks the thread rests a few milliseconds.
+pub fn poll_until<T>(limit: Duration, what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what} did not happen within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
 
 /// Runs a command to completion; a command still running after [`COMMAND_LIMIT`] is
 /// killed and the test fails (a hang must fail, not stall CI).

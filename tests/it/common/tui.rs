@@ -3,26 +3,61 @@
 //! instead of returning errors, and roots that draw the same on every machine.
 use std::path::{Path, PathBuf};
 
+use mbank::core::clock::Clock;
 use mbank::core::review::ReviewOptions;
 use mbank::tui::App;
 use mbank::tui::driver::{Driver, DriverOptions};
 use mbank::tui::keymap::Keymap;
 use mbank::tui::panes::editor::Document;
 
-/// A copy of the demo banks at `<temp>/demo`, with the ages `assets/demo/ages.toml`
-/// gives. The harness names `<temp>` the home folder, so the root draws as `~/demo`
-/// whatever the machine's temp folder is.
+/// A copy of the demo banks at `<temp>/demo`, dated and aged as of a clock (the dates and
+/// ages `assets/demo/ages.toml` gives, by default). The harness names `<temp>` the home
+/// folder, so the root draws as `~/demo` whatever the machine's temp folder is.
 pub struct DemoBanks {
     temp: tempfile::TempDir,
     root: PathBuf,
+    clock: Clock,
 }
 
 impl DemoBanks {
+    /// The demo as written, judged on the day it was written as of.
     pub fn new() -> DemoBanks {
+        DemoBanks::as_of(super::test_clock())
+    }
+
+    /// The demo as a copy made at `clock`'s now holds it (its dates moved to that day).
+    pub fn as_of(clock: Clock) -> DemoBanks {
         let temp = tempfile::tempdir().unwrap();
         let root = temp.path().join("demo");
-        mbank::core::demo::copy_to(&root).unwrap();
-        DemoBanks { temp, root }
+        mbank::core::demo::copy_to(&root, &clock).unwrap();
+        DemoBanks { temp, root, clock }
+    }
+
+    /// The clock the copy was made at: a harness over it judges time by it.
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// How many days this copy moved the demo's dates.
+    pub fn days_moved(&self) -> i64 {
+        mbank::core::demo::days_moved(&self.clock).unwrap()
+    }
+
+    /// Writes `text` to `path` as an agent would at this copy's clock: the file's
+    /// modification time is the clock's now, not the real one.
+    pub fn write(&self, path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(self.clock.now())
+            .unwrap();
+    }
+
+    /// `text` (dated as the demo is written) with its dates moved as this copy's are.
+    pub fn dated(&self, text: &str) -> String {
+        mbank::core::demo::shift_dates(text, self.days_moved())
     }
 
     pub fn path(&self) -> &Path {
@@ -48,6 +83,7 @@ pub struct TuiOptions {
     size: (u16, u16),
     review: Option<ReviewOptions>,
     keymap: Option<Keymap>,
+    clock: Option<Clock>,
 }
 
 impl TuiOptions {
@@ -73,6 +109,12 @@ impl TuiOptions {
         self
     }
 
+    /// Judge time by `clock` (the default: the day the demo was written as of).
+    pub fn clock(mut self, clock: Clock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
     /// The vim preset's keys.
     pub fn vim(mut self) -> Self {
         self.keymap = Some(Keymap::load(Some("vim"), None).unwrap());
@@ -94,6 +136,9 @@ impl TuiOptions {
         });
         if let Some(keymap) = self.keymap {
             options.keymap = keymap;
+        }
+        if let Some(clock) = self.clock {
+            options.clock = clock;
         }
         Tui {
             driver: Driver::start(options),
@@ -133,6 +178,7 @@ impl Tui {
             size: (140, 36),
             review: None,
             keymap: None,
+            clock: None,
         }
     }
 
@@ -142,7 +188,9 @@ impl Tui {
 
     /// Over the demo banks, drawn the same on every machine.
     pub fn demo(demo: &DemoBanks) -> TuiOptions {
-        Tui::options(demo.path()).home(demo.home())
+        Tui::options(demo.path())
+            .home(demo.home())
+            .clock(demo.clock())
     }
 
     pub fn pump_until(&mut self, what: &str, done: impl Fn(&App) -> bool) {

@@ -21,6 +21,7 @@
 mod accept;
 pub mod hunks;
 
+use crate::core::clock::Clock;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -362,6 +363,8 @@ impl Default for Bounds {
 pub struct ProposalStore {
     data_dir: PathBuf,
     bounds: Bounds,
+    /// What dates a proposal's creation and decision.
+    clock: Clock,
 }
 
 fn file_name(id: u64, state: State) -> String {
@@ -375,8 +378,10 @@ fn parse_name(name: &OsStr) -> Option<(u64, State)> {
     Some((id.parse().ok()?, State::parse(state)?))
 }
 
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+fn stamp(clock: &Clock) -> String {
+    clock
+        .utc()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 impl ProposalStore {
@@ -384,7 +389,14 @@ impl ProposalStore {
         ProposalStore {
             data_dir: data_dir.into(),
             bounds: Bounds::default(),
+            clock: Clock::system(),
         }
+    }
+
+    /// This store dating proposals by `clock`.
+    pub fn with_clock(mut self, clock: Clock) -> ProposalStore {
+        self.clock = clock;
+        self
     }
 
     /// This store with other bounds.
@@ -394,8 +406,8 @@ impl ProposalStore {
     }
 
     /// The store in mbank's data folder (`None`: no data folder known).
-    pub fn in_data_dir() -> Option<ProposalStore> {
-        crate::core::io::paths::data_dir().map(ProposalStore::new)
+    pub fn in_data_dir(clock: Clock) -> Option<ProposalStore> {
+        crate::core::io::paths::data_dir().map(|dir| ProposalStore::new(dir).with_clock(clock))
     }
 
     fn folder(&self, create: bool) -> ProposalResult<Option<Dir>> {
@@ -500,7 +512,7 @@ impl ProposalStore {
             + 1;
         let proposal = Proposal {
             id,
-            created: now(),
+            created: stamp(&self.clock),
             project: new.project,
             file: new.file,
             path: new.path,
@@ -582,7 +594,7 @@ impl ProposalStore {
         hunks: Option<Vec<usize>>,
     ) -> ProposalResult<Proposal> {
         proposal.state = state;
-        proposal.decided = Some(now());
+        proposal.decided = Some(stamp(&self.clock));
         proposal.accepted_hunks = hunks;
         // Not flushed: the accepted write itself is, and a decision lost to a power cut
         // leaves the proposal pending; accepting it again merges to the same text.

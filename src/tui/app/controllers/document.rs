@@ -19,7 +19,6 @@ use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
 use crate::tui::highlight::{DocId, HighlightCache, HighlightDone, HighlightWorker};
 use crate::tui::jobs::{self, SaveJob};
-use crate::tui::keymap::Keymap;
 use crate::tui::message::{BackupSide, LoadError, LoadPurpose, LoadedFile, Message, SaveError};
 use crate::tui::pane::{Pane, ViewContext};
 use crate::tui::panes::editor::{self, Document, Editor};
@@ -718,14 +717,14 @@ impl DocumentController {
     }
 
     /// Draws the document as `mode` says: the editor, the preview, or both side by side.
-    /// `focus` is the pane with the keyboard (none under an overlay).
+    /// `focus` is the pane with the keyboard (none under an overlay); `base` gives the
+    /// theme, keys and clock.
     pub fn view(
         &mut self,
         frame: &mut Frame,
         area: Rect,
         mode: ViewMode,
-        theme: &Theme,
-        keymap: &Keymap,
+        base: &ViewContext,
         focus: Option<Focus>,
     ) {
         let (editor_area, preview_area) = match mode {
@@ -739,9 +738,8 @@ impl DocumentController {
             }
         };
         let cx = |pane| ViewContext {
-            theme,
-            keymap,
             focused: focus == Some(pane),
+            ..*base
         };
         if let Some(part) = editor_area {
             self.editor.view(frame, part, &cx(Focus::Editor));
@@ -795,7 +793,7 @@ impl DocumentController {
 
     /// After a draw that showed the document as `showing` (none: it was not shown), ask
     /// the workers for what the next frame will want.
-    pub fn after_draw(&mut self, showing: Option<ViewMode>, theme: &Theme) {
+    pub fn after_draw(&mut self, showing: Option<ViewMode>, theme: &Theme, now: Instant) {
         let Some(mode) = showing else {
             return;
         };
@@ -809,7 +807,7 @@ impl DocumentController {
         // for a pause (unchanged lines keep their colours meanwhile).
         if let Some(edited) = self.last_edit
             && lines > BIG_BUFFER_LINES
-            && edited.elapsed() < TYPING_PAUSE
+            && now.saturating_duration_since(edited) < TYPING_PAUSE
             && self
                 .highlight_asked
                 .as_ref()

@@ -1,5 +1,6 @@
 //! The root and its projects: the picker, the open project, the scans and analyses that
 //! fill them in, the watches that keep them fresh, and the demo copies made.
+use crate::core::clock::Clock;
 use std::path::{Path, PathBuf};
 
 use crate::core::analysis::report::ProjectReport;
@@ -38,6 +39,8 @@ pub struct ProjectsController {
     scan_generation: u64,
     pub analysis: AnalysisWorker,
     watcher: Option<Watcher>,
+    /// What the listing cache judges a racy change by.
+    clock: Clock,
 }
 
 impl ProjectsController {
@@ -48,6 +51,7 @@ impl ProjectsController {
         home: Option<PathBuf>,
         analysis: AnalysisWorker,
         watcher: Option<Watcher>,
+        clock: Clock,
     ) -> Self {
         let root_label = path_label(&root, home.as_deref());
         let mut picker = picker::Picker::new(root.clone(), root_label);
@@ -63,6 +67,7 @@ impl ProjectsController {
             scan_generation: 0,
             analysis,
             watcher,
+            clock,
         }
     }
 
@@ -78,6 +83,7 @@ impl ProjectsController {
             self.root.clone(),
             options,
             self.scan_generation,
+            self.clock,
             outbox.clone(),
         );
     }

@@ -143,6 +143,8 @@ pub struct ReviewPane {
     /// The row each drawn line of the list belongs to, and the first line shown.
     list_lines: Vec<usize>,
     list_scroll: usize,
+    /// The clock's time at the frame being drawn (Unix seconds), for "reviewed … ago".
+    drawn_at: u64,
 }
 
 fn severity_glyph(severity: Severity) -> &'static str {
@@ -162,7 +164,8 @@ fn signed(value: i64) -> String {
 }
 
 /// "since git HEAD 1a2b3c4d", "since last reviewed 2 h ago", …
-pub fn baseline_label(baseline: &Baseline) -> String {
+/// The baseline in words; `now` (Unix seconds) dates the last review.
+pub fn baseline_label(baseline: &Baseline, now: u64) -> String {
     match baseline {
         Baseline::Git {
             head: Some(head), ..
@@ -174,7 +177,7 @@ pub fn baseline_label(baseline: &Baseline) -> String {
             exists: true,
             reviewed_at,
             ..
-        } => match widgets::ago(*reviewed_at, widgets::now_epoch()).as_str() {
+        } => match widgets::ago(*reviewed_at, now).as_str() {
             "just now" => "since last reviewed (just now)".into(),
             "—" => "since last reviewed".into(),
             ago => format!("since last reviewed ({ago} ago)"),
@@ -852,6 +855,7 @@ impl Pane for ReviewPane {
     }
 
     fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        self.drawn_at = cx.clock.epoch_seconds();
         self.draw(frame, area, cx.theme, cx.focused);
     }
 

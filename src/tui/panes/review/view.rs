@@ -26,7 +26,7 @@ impl ReviewPane {
         }
         if let Some(review) = &self.review {
             title.push(Span::styled(
-                format!("· {} ", baseline_label(&review.baseline)),
+                format!("· {} ", baseline_label(&review.baseline, self.drawn_at)),
                 theme.fg(theme.accent),
             ));
             let added: usize = review.files.iter().map(|f| f.added).sum();
@@ -78,7 +78,7 @@ impl ReviewPane {
             let mut lines = vec![Line::from(Span::styled(
                 format!(
                     " ✔ Nothing to review: no memory file changed {}.",
-                    baseline_label(&review.baseline)
+                    baseline_label(&review.baseline, self.drawn_at)
                 ),
                 theme.fg(theme.ok),
             ))];
@@ -200,7 +200,7 @@ impl ReviewPane {
                     Line::from(Span::styled(
                         format!(
                             " ✔ No memory file changed {}.",
-                            baseline_label(&review.baseline)
+                            baseline_label(&review.baseline, self.drawn_at)
                         ),
                         theme.fg(theme.ok),
                     )),
