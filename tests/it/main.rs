@@ -23,6 +23,7 @@ mod corpus;
 mod corpus_decisions;
 mod corpus_labels;
 mod e2e_pty;
+mod findings_doc;
 mod format_evidence;
 mod format_names;
 mod git_hostile;

@@ -7,6 +7,7 @@ use std::path::Path;
 use super::store::{Git, Snapshot};
 use super::{Baseline, ReviewOptions, ReviewSession, Store};
 use crate::core::error::{CoreError, Result};
+use crate::core::findings::FindingCode;
 use crate::core::git::{GitRepo, Policy};
 use crate::core::io::confine::{self, ProjectFolder};
 use crate::core::model::Project;
@@ -126,7 +127,7 @@ impl ReviewSession {
     pub(super) fn texts(&self, path: &Path) -> std::result::Result<Texts, Unreadable> {
         let current = read_worktree(&self.project.path, path).map_err(|e| {
             let code = match e {
-                CoreError::NotConfined { .. } => confine::SYMLINK_OUTSIDE,
+                CoreError::NotConfined { .. } => FindingCode::SymlinkOutside.id(),
                 _ => "unreadable",
             };
             Unreadable::new(code, e)

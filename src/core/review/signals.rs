@@ -183,7 +183,7 @@ pub fn claim_signals(change: &ChangeContext<'_>, repo: &crate::core::git::GitRep
         .check_change(repo, doc, change.baseline, current)
         .into_iter()
         .map(|finding| {
-            let signal = Signal::new(finding.severity, finding.code, finding.message);
+            let signal = Signal::new(finding.severity, finding.code.id(), finding.message);
             match finding.line {
                 Some(line) => signal.at_new(line),
                 None => signal,
