@@ -22,7 +22,7 @@ use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::{self, modes};
 use crate::core::git::GitRepo;
-use crate::core::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
+use crate::core::model::{Bank, BankProblem, Format, LoadKind, MemoryFile, ModeRule, Project};
 use crate::core::scan::bank;
 use crate::core::scan::listings::Listings;
 use crate::core::tokens::{self, Encoding, TextStats, TokenCache};
@@ -88,7 +88,7 @@ pub struct BankReport {
     pub private_tokens: u64,
     /// Every file counted (false while figures are missing for some).
     pub complete: bool,
-    pub problems: Vec<String>,
+    pub problems: Vec<BankProblem>,
 }
 
 impl BankReport {

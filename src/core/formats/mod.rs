@@ -355,7 +355,7 @@ pub trait FormatRules: Send + Sync {
 
     /// Problems of the bank's setting up that listing reports (a settings file the agent
     /// cannot read, say).
-    fn listing_problems(&self, _bank_root: &Path) -> Vec<String> {
+    fn listing_problems(&self, _bank_root: &Path) -> Vec<crate::core::model::BankProblem> {
         Vec::new()
     }
 

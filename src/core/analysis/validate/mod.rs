@@ -96,7 +96,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
                 FindingCode::ListingProblem,
                 &bank.root,
                 None,
-                problem.clone(),
+                problem.to_string(),
             ));
         }
     }
