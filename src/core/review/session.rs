@@ -57,8 +57,8 @@ impl Unreadable {
 /// git failing to produce it is a git failure.
 fn committed_code(error: &CoreError) -> &'static str {
     match error {
-        CoreError::Git(_) | CoreError::GitRefused { .. } => "git-failed",
-        _ => "unreadable",
+        CoreError::Git(_) | CoreError::GitRefused { .. } => FindingCode::GitFailed.id(),
+        _ => FindingCode::Unreadable.id(),
     }
 }
 
@@ -128,13 +128,13 @@ impl ReviewSession {
         let current = read_worktree(&self.project.path, path).map_err(|e| {
             let code = match e {
                 CoreError::NotConfined { .. } => FindingCode::SymlinkOutside.id(),
-                _ => "unreadable",
+                _ => FindingCode::Unreadable.id(),
             };
             Unreadable::new(code, e)
         })?;
         match &self.store {
             Store::Git(git) => {
-                let failed = |e| Unreadable::new("git-failed", e);
+                let failed = |e| Unreadable::new(FindingCode::GitFailed.id(), e);
                 let head = git.head_entry(path).map_err(failed)?;
                 let index = git.index_entry(path).map_err(failed)?;
                 let baseline = git

@@ -25,7 +25,7 @@ use crate::core::analysis::budgets::{self, BudgetStatus, Measure};
 use crate::core::analysis::decisions::{self, Decision};
 use crate::core::analysis::imports::{self, ImportPolicy, Resolution};
 use crate::core::analysis::validate;
-use crate::core::findings::Severity;
+use crate::core::findings::{FindingCode, Severity};
 use crate::core::markup::markdown;
 use crate::core::markup::sanitize::{self, Hidden};
 use crate::core::model::{Bank, Format, Role};
@@ -310,7 +310,7 @@ fn import_signals(
                 ),
                 Resolution::Sensitive(path) => (
                     Severity::Error,
-                    "import-sensitive",
+                    FindingCode::ImportSensitive.id(),
                     path.display().to_string(),
                 ),
                 Resolution::Missing(path)
