@@ -129,7 +129,7 @@ finding_codes! {
         "The format's file is missing and a related file covers its role. Create the file if the project needs it apart.";
     DuplicateCoreFile = "duplicate-core-file", Warning..=Warning, Mbank,
         "One core file is kept under two names",
-        "Two spellings of one core file (activeContext.md and active-context.md) are both in the bank: the agent reads one and the other drifts. Merge them into one.";
+        "Two spellings of one core file (camelCase and kebab-case, say) are both in the bank: the agent reads one and the other drifts. Merge them into one.";
     NotAMemoryBank = "not-a-memory-bank", Info..=Info, Mbank,
         "A folder named like a bank holds no markdown at its top",
         "Nothing in the folder loads at session start. If it is not a memory bank, ignore this or switch the code off in `[rules]`.";
@@ -217,7 +217,7 @@ finding_codes! {
         "The file is private memory: add it to .gitignore and `git rm --cached` it.";
     UnknownModeRules = "unknown-mode-rules", Warning..=Warning, RooCode,
         "Rules for a mode no one defines",
-        "The folder holds rules for a mode that neither Roo Code's built-in modes nor the project's .roomodes define: they load only if your global settings define that mode.";
+        "The folder holds rules for a mode that neither Roo Code's built-in modes nor the project's custom modes define: they load only if your global settings define that mode.";
     ModeFileUnreadable = "mode-file-unreadable", Error..=Error, MemoryBankMcp,
         "A mode rule file cannot be read",
         "Fix the file's permissions or encoding so the agent and mbank can read the mode's rules.";
@@ -225,8 +225,8 @@ finding_codes! {
         "A mode rule file does not parse",
         "Fix the JSON, YAML or TOML at the place the message names: the agent cannot use this mode's rules.";
     CodexCutoff = "codex-cutoff", Warning..=Warning, Codex,
-        "AGENTS.md text past Codex's combined limit",
-        "Codex loads AGENTS.md files up to 32 KiB combined and drops the rest: shorten the files or move detail into files read on demand.";
+        "Instruction text past Codex's combined limit",
+        "Codex loads its instruction files up to 32 KiB combined and drops the rest: shorten the files or move detail into files read on demand.";
 
     // @imports.
     ImportMissing = "import-missing", Warning..=Warning, AgentDocumentation,
