@@ -47,7 +47,7 @@ fn the_picker_calls_a_refused_repositorys_staleness_unknown_never_fresh() {
     let finding = report
         .findings
         .iter()
-        .find(|f| f.code == "git-refused")
+        .find(|f| f.code.id() == "git-refused")
         .unwrap_or_else(|| panic!("no git-refused finding: {:?}", report.findings));
     assert!(
         finding.message.contains("dubious ownership"),

@@ -1,12 +1,12 @@
-//! SARIF 2.1.0 output of `check --format sarif`: one run, one rule per finding code that
-//! occurs (with its help text), one result per finding with its file and line. Paths
+//! SARIF 2.1.0 output of `check --format sarif`: one run, one rule per finding code mbank
+//! declares (with its help text), one result per finding with its file and line. Paths
 //! inside the working folder are relative to it under `%SRCROOT%`, which is how GitHub
 //! code scanning places them when the check runs at the repository's top.
 use std::path::{Component, Path};
 
 use serde_json::{Value, json};
 
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, RULES, Severity};
 
 /// The schema the log names (the OASIS errata 01 text, vendored in tests/sarif/).
 pub const SCHEMA_URI: &str =
@@ -18,132 +18,6 @@ pub fn level(severity: Severity) -> &'static str {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Info => "note",
-    }
-}
-
-/// What a finding code checks and what to do about it: (short description, help).
-/// A code missing here still gets a rule, with a generic help text.
-pub fn rule_text(code: &str) -> (&'static str, &'static str) {
-    match code {
-        "claim-missing-path" => (
-            "Memory names a file or folder that is not in the work tree",
-            "A memory file names a path that git does not track and that is not on disk. Where git history shows it was renamed or removed, the message says to what and in which commit. Correct the memory (or restore the file) so agents do not act on a path that is gone.",
-        ),
-        "claim-missing-script" => (
-            "Memory names a script or task that no manifest defines",
-            "A command in a memory file (npm/pnpm/yarn/bun run, make, just, cargo, poetry/uv/pdm run) names a script, target or recipe that package.json, the Makefile, the justfile, Cargo aliases or pyproject.toml do not define. Update the memory to the script's current name.",
-        ),
-        "claim-missing-symbol" => (
-            "Memory names a code symbol or environment variable found nowhere in the code",
-            "A function, type, constant or environment variable named in backticks in a memory file occurs in no tracked source or configuration file. It was probably renamed or removed: update the memory.",
-        ),
-        "claim-missing-dependency" => (
-            "Tech context names a dependency no manifest declares",
-            "A dependency named in the tech context is declared in no manifest or lock file (package.json, Cargo.toml, pyproject.toml, requirements, go.mod, Gemfile, composer.json). Remove it from the memory or declare it.",
-        ),
-        "claims-not-checked" => (
-            "Claims about code were not checked",
-            "The bank has no code beside it (no git work tree holding source outside the memory files), so the paths, scripts and symbols it names could not be checked.",
-        ),
-        "missing-required-file" => (
-            "A file the bank's format requires is missing",
-            "Create the file from the format's template (`mbank init` never overwrites) or remove the format's markers if the folder is not that kind of bank.",
-        ),
-        "missing-recommended-file" => (
-            "A file the bank's format recommends is missing",
-            "Agents of this format expect the file; create it when the project needs it.",
-        ),
-        "missing-declared-file" => (
-            "A file the project's rules list is missing",
-            "The project's agent rules name this memory file, but it does not exist: create it or drop it from the rules.",
-        ),
-        "missing-required-dir" => (
-            "A folder the bank's format requires is missing",
-            "Create the folder the format expects.",
-        ),
-        "empty-file" => (
-            "A memory file is empty",
-            "Fill the file or delete it; an empty file costs a read and tells the agent nothing.",
-        ),
-        "no-heading" => (
-            "A memory file has no heading",
-            "Start the file with a heading that names its role so agents and people can tell what it holds.",
-        ),
-        "unfilled-placeholder" => (
-            "Template placeholders were never filled",
-            "Replace the placeholders ([Date], [Task 1]…) with real content or remove them.",
-        ),
-        "budget-over" => (
-            "A memory file or bank is over its size budget",
-            "Agents load this at every session start: summarise, archive old entries or split the file.",
-        ),
-        "budget-borrowed-over" => (
-            "Over a budget borrowed from another format",
-            "Information only: the limit comes from another format's guideline.",
-        ),
-        "budget-near" => (
-            "Near the size budget",
-            "The file or bank is close to its budget; plan a summary before it grows past it.",
-        ),
-        "stale" => (
-            "A memory file is stale",
-            "The file is far behind the project's activity; update it before agents rely on it.",
-        ),
-        "aging" => (
-            "A memory file is aging",
-            "The file lags behind the rest of the bank; check that it still holds.",
-        ),
-        "unreadable" | "unreadable-file" => (
-            "A memory file cannot be read",
-            "Fix the file's permissions, encoding or size so agents and mbank can read it.",
-        ),
-        "git-refused" => (
-            "Git refused the repository",
-            "Git's checks (history, staleness by commits, the append-only check) did not run. Fix what git names, e.g. mark the folder safe with `git config --global --add safe.directory`.",
-        ),
-        "git-failed" => (
-            "Git failed in the repository",
-            "Git's checks did not run; the message has git's reason.",
-        ),
-        "secret-in-bank" => (
-            "A secret is kept inside a memory folder",
-            "Agents read memory folders: move the secret out and rotate it.",
-        ),
-        "symlink-outside" => (
-            "A memory path leads out of the project",
-            "A symlink in the bank points outside the project; agents following it read files they should not.",
-        ),
-        "conflict-markers" => (
-            "Unresolved merge-conflict markers",
-            "Resolve the conflict: agents read both sides as memory.",
-        ),
-        "decision-log-shrunk" => (
-            "Entries were removed from an append-only decision log",
-            "Decision logs are append-only: restore the removed entries or mark them superseded.",
-        ),
-        "impossible-date" => (
-            "A date that cannot exist",
-            "Correct the date so staleness and timelines read it.",
-        ),
-        "duplicate-loaded" => (
-            "Two identical files both load at session start",
-            "Remove one copy: the agent pays for the same text twice.",
-        ),
-        "import-cycle"
-        | "import-missing"
-        | "import-outside-project"
-        | "import-unreadable"
-        | "import-too-deep"
-        | "import-no-home"
-        | "import-limit"
-        | "import-sensitive" => (
-            "An @import cannot be followed as intended",
-            "Fix the @import so the agent loads what the file means it to load.",
-        ),
-        _ => (
-            "An mbank check",
-            "See `mbank check` in mbank's README for what this finding means.",
-        ),
     }
 }
 
@@ -202,25 +76,20 @@ fn encode_segment(segment: &str) -> String {
 
 /// The SARIF log of `findings`, paths relative to `base` where they are inside it.
 pub fn log<'f>(findings: impl IntoIterator<Item = &'f Finding>, base: &Path) -> Value {
-    let findings: Vec<&Finding> = findings.into_iter().collect();
-    let mut codes: Vec<&'static str> = findings.iter().map(|f| f.code).collect();
-    codes.sort_unstable();
-    codes.dedup();
-    let rules: Vec<Value> = codes
+    let rules: Vec<Value> = RULES
         .iter()
-        .map(|code| {
-            let (short, help) = rule_text(code);
+        .map(|rule| {
             json!({
-                "id": code,
-                "name": code,
-                "shortDescription": { "text": short },
-                "fullDescription": { "text": help },
-                "help": { "text": help },
+                "id": rule.id,
+                "name": rule.id,
+                "shortDescription": { "text": rule.summary },
+                "fullDescription": { "text": rule.help },
+                "help": { "text": rule.help },
             })
         })
         .collect();
     let results: Vec<Value> = findings
-        .iter()
+        .into_iter()
         .map(|finding| {
             let (uri, relative) = location_uri(&finding.file, base);
             let mut artifact = json!({ "uri": uri });
@@ -242,7 +111,8 @@ pub fn log<'f>(findings: impl IntoIterator<Item = &'f Finding>, base: &Path) -> 
             }
             json!({
                 "ruleId": finding.code,
-                "ruleIndex": codes.binary_search(&finding.code).unwrap_or(0),
+                // The rules are the declaration table, in its order.
+                "ruleIndex": finding.code.index(),
                 "level": level(finding.severity),
                 "message": { "text": message },
                 "locations": [{ "physicalLocation": physical }],

@@ -98,7 +98,7 @@ impl Config {
         if self.rules.is_empty() {
             return;
         }
-        findings.retain_mut(|finding| match self.rules.get(finding.code) {
+        findings.retain_mut(|finding| match self.rules.get(finding.code.id()) {
             None => true,
             Some(RuleLevel::Off) => false,
             Some(level) => {
@@ -615,6 +615,7 @@ active = 2
 #[cfg(test)]
 mod serve_tests {
     use super::*;
+    use crate::core::findings::FindingCode;
 
     #[test]
     fn serve_table_parses_with_defaults_and_rejects_unknown_keys() {
@@ -685,7 +686,7 @@ keep_days = 7
             Path::new("config.toml"),
         )
         .unwrap();
-        let finding = |code: &'static str| {
+        let finding = |code: FindingCode| {
             Finding::new(
                 Severity::Warning,
                 code,
@@ -695,13 +696,14 @@ keep_days = 7
             )
         };
         let mut findings = vec![
-            finding("budget-over"),
-            finding("no-heading"),
-            finding("stale"),
-            finding("empty-file"),
+            finding(FindingCode::BudgetOver),
+            finding(FindingCode::NoHeading),
+            finding(FindingCode::Stale),
+            finding(FindingCode::EmptyFile),
         ];
         config.apply_rule_levels(&mut findings);
-        let levels: Vec<(&str, Severity)> = findings.iter().map(|f| (f.code, f.severity)).collect();
+        let levels: Vec<(&str, Severity)> =
+            findings.iter().map(|f| (f.code.id(), f.severity)).collect();
         assert_eq!(
             levels,
             vec![

@@ -344,15 +344,134 @@ pub struct Bank {
     pub project_id: Option<String>,
     pub modes: Vec<ModeRule>,
     /// Problems met while listing the bank (a broken store, an unreadable folder).
-    pub problems: Vec<String>,
+    pub problems: Vec<BankProblem>,
     /// Symlinks met while listing whose real location is outside the project: nothing
     /// behind them is listed (see `confine`).
     pub outside: Vec<OutsideLink>,
+}
+
+/// A problem met while listing a bank. It reads (and serializes) as a sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BankProblem {
+    /// A symlink that points to nothing, loops or cannot be resolved: not listed.
+    SymlinkNotFollowed { link: PathBuf, reason: String },
+    /// A folder that could not be listed: the files in it are missing.
+    FolderUnlisted { folder: PathBuf, error: String },
+    /// A bank with more files than listing takes: the rest are missing.
+    TooManyFiles { bank: PathBuf, limit: usize },
+    /// Infinity's store file, which cannot be read.
+    StoreUnreadable { store: PathBuf, error: String },
+    /// Infinity's store, which cannot be parsed; the store is listed as one unreadable
+    /// file. The text says what is wrong with it.
+    StoreBroken(String),
+    /// The agent's settings, which cannot be read: the text says which and what applies
+    /// instead.
+    Settings(String),
+}
+
+impl BankProblem {
+    /// Whether files are missing from the listing because of it (a dangling link or a
+    /// broken store is listed and shown on its own instead).
+    pub fn leaves_files_out(&self) -> bool {
+        matches!(
+            self,
+            BankProblem::FolderUnlisted { .. } | BankProblem::TooManyFiles { .. }
+        )
+    }
+}
+
+impl std::fmt::Display for BankProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BankProblem::SymlinkNotFollowed { link, reason } => {
+                write!(f, "cannot follow the symlink {}: {reason}", link.display())
+            }
+            BankProblem::FolderUnlisted { folder, error } => {
+                write!(f, "cannot list {}: {error}", folder.display())
+            }
+            BankProblem::TooManyFiles { bank, limit } => write!(
+                f,
+                "{} holds more than {limit} files; the rest are not listed",
+                bank.display()
+            ),
+            BankProblem::StoreUnreadable { store, error } => {
+                write!(f, "cannot read {}: {error}", store.display())
+            }
+            BankProblem::StoreBroken(text) | BankProblem::Settings(text) => f.write_str(text),
+        }
+    }
+}
+
+impl Serialize for BankProblem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 impl Bank {
     /// Whether `path` lies behind one of the bank's outside links (never to be read).
     pub fn reaches_outside(&self, path: &std::path::Path) -> bool {
         self.outside.iter().any(|l| path.starts_with(&l.link))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bank_problem_reads_and_serializes_as_its_sentence() {
+        let cases = [
+            (
+                BankProblem::SymlinkNotFollowed {
+                    link: PathBuf::from("/p/memory-bank/x.md"),
+                    reason: "it points to nothing".into(),
+                },
+                "cannot follow the symlink /p/memory-bank/x.md: it points to nothing",
+                false,
+            ),
+            (
+                BankProblem::FolderUnlisted {
+                    folder: PathBuf::from("/p/memory-bank"),
+                    error: "Permission denied (os error 13)".into(),
+                },
+                "cannot list /p/memory-bank: Permission denied (os error 13)",
+                true,
+            ),
+            (
+                BankProblem::TooManyFiles {
+                    bank: PathBuf::from("/p/memory-bank"),
+                    limit: 5_000,
+                },
+                "/p/memory-bank holds more than 5000 files; the rest are not listed",
+                true,
+            ),
+            (
+                BankProblem::StoreUnreadable {
+                    store: PathBuf::from("/p/.infinity/memories.json"),
+                    error: "Permission denied (os error 13)".into(),
+                },
+                "cannot read /p/.infinity/memories.json: Permission denied (os error 13)",
+                false,
+            ),
+            (
+                BankProblem::StoreBroken("the store is not JSON".into()),
+                "the store is not JSON",
+                false,
+            ),
+            (
+                BankProblem::Settings("~/.claude/settings.json is not valid JSON".into()),
+                "~/.claude/settings.json is not valid JSON",
+                false,
+            ),
+        ];
+        for (problem, text, leaves_out) in cases {
+            assert_eq!(problem.to_string(), text);
+            assert_eq!(
+                serde_json::to_value(&problem).unwrap(),
+                serde_json::json!(text)
+            );
+            assert_eq!(problem.leaves_files_out(), leaves_out, "{text}");
+        }
     }
 }

@@ -215,7 +215,7 @@ fn a_500_kb_single_line_is_counted_in_bounded_time() {
     assert!(
         findings_about(&report, &run_file)
             .iter()
-            .any(|f| f.code == "budget-over"),
+            .any(|f| f.code.id() == "budget-over"),
         "{:?}",
         report.findings
     );
@@ -260,7 +260,9 @@ fn broken_yaml_in_rule_frontmatter_and_mode_files_is_reported() {
     let report = analyze_bounded(&project);
     let mode_findings = findings_about(&report, &mode);
     assert!(
-        mode_findings.iter().any(|f| f.code == "mode-file-parse"),
+        mode_findings
+            .iter()
+            .any(|f| f.code.id() == "mode-file-parse"),
         "{:?}",
         report.findings
     );

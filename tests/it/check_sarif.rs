@@ -1,9 +1,10 @@
 //! `check --format sarif`: every finding as a SARIF 2.1.0 result, valid against the
 //! official schema (vendored in tests/sarif/), with rule ids, help text, file, line and
-//! level.
+//! level; a rule with its own help for every finding code.
 use std::fs;
 use std::path::Path;
 
+use mbank::core::findings::RULES;
 use serde_json::Value;
 
 use crate::common::{self, Sandbox};
@@ -36,6 +37,33 @@ pub fn assert_valid_sarif(log: &Value) {
         "invalid SARIF:\n{}\n{log:#}",
         errors.join("\n")
     );
+}
+
+/// Asserts the log's rules are every declared finding code, in the table's order, each
+/// with its own summary and help.
+fn assert_a_rule_per_code(log: &Value) {
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let declared: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+    assert_eq!(ids, declared);
+    for (rule, declared) in rules.iter().zip(RULES) {
+        assert_eq!(rule["name"], declared.id);
+        assert_eq!(rule["shortDescription"]["text"], declared.summary);
+        assert_eq!(rule["fullDescription"]["text"], declared.help);
+        assert_eq!(rule["help"]["text"], declared.help);
+    }
+    // No generic fallback: the import codes each say what is wrong with the import.
+    let help_of = |id: &str| {
+        rules.iter().find(|r| r["id"] == id).unwrap()["help"]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_ne!(help_of("import-cycle"), help_of("import-missing"));
+    assert!(help_of("import-cycle").contains("cycle"));
+    assert!(help_of("parse-limit").contains("too large"));
 }
 
 /// A Cline bank with an error (no brief), a warning on a line (a placeholder) and a
@@ -120,11 +148,39 @@ fn check_format_sarif_is_valid_sarif_2_1_0_with_every_finding() {
         .find(|r| r["ruleId"] == "missing-required-file")
         .expect("a missing-required-file result");
     assert_eq!(missing["level"], "error");
-    // Rules are listed once each.
+    // Rules are listed once each, one per finding code.
     let mut ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    ids.sort_unstable();
     let count = ids.len();
     ids.dedup();
     assert_eq!(ids.len(), count);
+    assert_a_rule_per_code(&log);
+}
+
+#[test]
+fn an_import_cycle_has_its_own_rule() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("app");
+    common::write(&project.join("CLAUDE.md"), "# App\n\n@notes.md\n");
+    common::write(&project.join("notes.md"), "# Notes\n\n@CLAUDE.md\n");
+    let mut command = sandbox.mbank();
+    command
+        .args(["check", "--format", "sarif", s(&project)])
+        .current_dir(root.path());
+    let log = common::run_command(command).json();
+    assert_valid_sarif(&log);
+    let sarif_run = &log["runs"][0];
+    let cycle = sarif_run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "import-cycle")
+        .unwrap_or_else(|| panic!("an import-cycle result: {log:#}"));
+    assert_eq!(cycle["level"], "error");
+    let rule = &sarif_run["tool"]["driver"]["rules"][cycle["ruleIndex"].as_u64().unwrap() as usize];
+    assert_eq!(rule["id"], "import-cycle");
+    assert!(rule["help"]["text"].as_str().unwrap().contains("cycle"));
 }
 
 #[test]
@@ -151,6 +207,7 @@ fn a_clean_check_is_a_valid_sarif_log_with_no_results() {
     let log = run.json();
     assert_valid_sarif(&log);
     assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
+    assert_a_rule_per_code(&log);
 }
 
 #[test]

@@ -257,7 +257,7 @@ fn tracked_claude_local_md_is_reported_and_ignored_one_is_not() {
     let tracked: Vec<_> = report
         .findings
         .iter()
-        .filter(|f| f.code == "local-file-tracked")
+        .filter(|f| f.code.id() == "local-file-tracked")
         .collect();
     assert_eq!(tracked.len(), 1, "{:#?}", report.findings);
     assert!(tracked[0].file.ends_with("CLAUDE.local.md"));
@@ -270,7 +270,7 @@ fn tracked_claude_local_md_is_reported_and_ignored_one_is_not() {
         report
             .findings
             .iter()
-            .all(|f| f.code != "local-file-tracked"),
+            .all(|f| f.code.id() != "local-file-tracked"),
         "{:#?}",
         report.findings
     );
@@ -292,7 +292,7 @@ fn a_decision_log_that_lost_an_entry_since_head_is_an_error() {
         report
             .findings
             .iter()
-            .filter(|f| f.code == "decision-log-shrunk")
+            .filter(|f| f.code.id() == "decision-log-shrunk")
             .cloned()
             .collect::<Vec<_>>()
     };
@@ -347,7 +347,12 @@ fn empty_repository_and_detached_head() {
     assert!(gitrepo.tracked().unwrap().is_empty());
     let report = analyze(&project, Depth::full());
     assert_eq!(file(&report, "activeContext.md").last_commit, None);
-    assert!(report.findings.iter().all(|f| f.code != "git-unavailable"));
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.code.id() != "git-unavailable")
+    );
 
     repo.commit_all("bank", T0);
     repo.code_commits(2, T0 + 60);
@@ -407,7 +412,7 @@ fn a_folder_outside_git_has_no_git_facts() {
         report
             .findings
             .iter()
-            .all(|f| f.code != "git-unavailable" && f.code != "local-file-tracked")
+            .all(|f| f.code.id() != "git-unavailable" && f.code.id() != "local-file-tracked")
     );
 }
 

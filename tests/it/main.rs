@@ -24,6 +24,7 @@ mod corpus_decisions;
 mod corpus_labels;
 mod demo_dates;
 mod e2e_pty;
+mod findings_doc;
 mod format_evidence;
 mod format_names;
 mod git_hostile;

@@ -14,10 +14,11 @@ use common::{Sandbox, write};
 use mbank::core::analysis::context::{self, ContextOptions};
 use mbank::core::analysis::report::{Analyzer, Depth};
 use mbank::core::config::Config;
-use mbank::core::io::confine::SYMLINK_OUTSIDE;
 use mbank::core::scan::{bank, discovery};
 use mbank::core::tokens::{Encoding, TokenCache};
 use mbank::core::write as core_write;
+
+const SYMLINK_OUTSIDE: &str = "symlink-outside";
 
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()
@@ -304,7 +305,7 @@ fn the_core_lists_reads_and_writes_nothing_behind_a_link() {
             let cache = TokenCache::in_memory(Encoding::Bytes4);
             let report = Analyzer::new(&config, Encoding::Bytes4, cache, &common::test_clock())
                 .analyze(project, depth);
-            let codes: Vec<_> = report.findings.iter().map(|f| f.code).collect();
+            let codes: Vec<_> = report.findings.iter().map(|f| f.code.id()).collect();
             assert!(codes.contains(&SYMLINK_OUTSIDE), "{shape}: {codes:?}");
             let json = serde_json::to_string(&report).unwrap();
             assert_no_secret(&format!("{shape} report"), &json, false);

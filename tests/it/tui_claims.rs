@@ -33,7 +33,7 @@ fn has_rename_finding(app: &mbank::tui::App) -> bool {
     app.findings
         .items
         .iter()
-        .any(|f| f.code == "claim-missing-path" && f.fix.is_some())
+        .any(|f| f.code.id() == "claim-missing-path" && f.fix.is_some())
 }
 
 /// Opens the shop and waits for its claim finding.
@@ -121,7 +121,7 @@ fn the_findings_panel_applies_the_rename_to_the_file_and_the_finding_goes() {
         !app.findings
             .items
             .iter()
-            .any(|f| f.code.starts_with("claim-"))
+            .any(|f| f.code.id().starts_with("claim-"))
     });
     assert!(
         h.toasts().contains("fixed systemPatterns.md:3"),

@@ -73,7 +73,7 @@ fn unreadable_files_leave_a_plus_the_budget_colour_and_one_error_each() {
     for name in ["progress.md", "activeContext.md"] {
         let about: Vec<_> = findings
             .iter()
-            .filter(|f| f.file.ends_with(name) && f.code.starts_with("unreadable"))
+            .filter(|f| f.file.ends_with(name) && f.code.id().starts_with("unreadable"))
             .collect();
         assert_eq!(about.len(), 1, "{name}: {findings:#?}");
     }

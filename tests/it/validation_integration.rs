@@ -54,7 +54,7 @@ fn summary(
                 .strip_prefix(&base)
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|_| f.file.display().to_string());
-            (f.code, f.severity, rel, f.line)
+            (f.code.id(), f.severity, rel, f.line)
         })
         .collect()
 }
@@ -348,19 +348,22 @@ fn claude_md_imports_local_files_and_frontmatter() {
             row("import-cycle", Error, "docs/b.md", Some(2)),
         ]
     );
-    let cycle = findings.iter().find(|f| f.code == "import-cycle").unwrap();
+    let cycle = findings
+        .iter()
+        .find(|f| f.code.id() == "import-cycle")
+        .unwrap();
     assert_eq!(
         cycle.message,
         "import cycle: CLAUDE.md → docs/a.md → docs/b.md → CLAUDE.md"
     );
     let deep = findings
         .iter()
-        .find(|f| f.code == "import-too-deep")
+        .find(|f| f.code.id() == "import-too-deep")
         .unwrap();
     assert!(deep.message.contains("5 imports deep"), "{}", deep.message);
     let sensitive = findings
         .iter()
-        .find(|f| f.code == "import-sensitive")
+        .find(|f| f.code.id() == "import-sensitive")
         .unwrap();
     assert!(!sensitive.message.contains("TOKEN"));
 }

@@ -21,10 +21,9 @@ use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth, ProjectReport, SessionTokens};
 use crate::core::analysis::rows::{Checked, Observed, RememberedRows, RowSource, RowsKey};
 use crate::core::analysis::staleness::Freshness;
-use crate::core::findings::Finding;
+use crate::core::findings::{Finding, FindingCode};
 use crate::core::formats::agents::Agent;
 use crate::core::io::bytes::{Reader, Writer, os_bytes};
-use crate::core::io::confine::SYMLINK_OUTSIDE;
 use crate::core::model::{Bank, Format, Project};
 use crate::core::scan::discovery::OutsideFolders;
 use crate::core::scan::listings::{Listings, Stamp};
@@ -234,7 +233,10 @@ fn observed(
 ) -> Observed {
     let inside = |path: &Path| path.starts_with(&report.path);
     let mut checkable = !git_failed
-        && !report.findings.iter().any(|f| f.code == SYMLINK_OUTSIDE)
+        && !report
+            .findings
+            .iter()
+            .any(|f| f.code == FindingCode::SymlinkOutside)
         && report
             .banks
             .iter()

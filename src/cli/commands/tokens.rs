@@ -13,7 +13,7 @@ use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::Finding;
 use crate::core::io::text::counted;
-use crate::core::model::{Format, LoadKind, Role};
+use crate::core::model::{BankProblem, Format, LoadKind, Role};
 use crate::core::tokens::{self, Encoding, TokenCache};
 
 #[derive(Serialize)]
@@ -38,7 +38,7 @@ struct BankTokens {
     private_tokens: u64,
     /// Problems met while listing the bank (a folder that cannot be listed, a dangling
     /// link). A folder that cannot be listed leaves files out of the figures: exit 2.
-    problems: Vec<String>,
+    problems: Vec<BankProblem>,
 }
 
 #[derive(Serialize)]
@@ -197,11 +197,11 @@ pub fn run(context: &Context, path: &Path, as_json: bool) -> Result<u8> {
         project_tokens(context, path)?
     };
     // A bank that could not be listed whole leaves figures out: an error, with why.
-    let problems: Vec<(&Path, &String)> = output
+    let problems: Vec<(&Path, &BankProblem)> = output
         .banks
         .iter()
         .flat_map(|b| b.problems.iter().map(|p| (b.root.as_path(), p)))
-        .filter(|(_, problem)| leaves_files_out(problem))
+        .filter(|(_, problem)| problem.leaves_files_out())
         .collect();
     let code = if problems.is_empty() { 0 } else { EXIT_ERROR };
     if as_json {
@@ -216,14 +216,6 @@ pub fn run(context: &Context, path: &Path, as_json: bool) -> Result<u8> {
         ));
     }
     Ok(code)
-}
-
-/// Whether a bank listing problem means files are missing from the figures: a folder
-/// that could not be listed, or a bank over the listing limit. (A dangling link or a
-/// broken Infinity store is listed and shown on its own row instead.) The listing's
-/// problems are words for now, so this reads them.
-fn leaves_files_out(problem: &str) -> bool {
-    problem.starts_with("cannot list ") || problem.ends_with("the rest are not listed")
 }
 
 fn print_tables(context: &Context, output: &TokensOutput) {

@@ -36,7 +36,7 @@ use serde::Serialize;
 
 use crate::core::analysis::imports::{self, Expander, ImportPolicy};
 use crate::core::error::CoreError;
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::agents::{self, Agent};
 use crate::core::formats::roo_rules::{self, modes};
 use crate::core::formats::{
@@ -587,7 +587,7 @@ impl Builder<'_> {
             .map(|(line, note)| {
                 Finding::new(
                     Severity::Info,
-                    "import-not-expanded-in-subfolders",
+                    FindingCode::ImportNotExpandedInSubfolders,
                     file,
                     Some(line),
                     note,

@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::CoreError;
+use crate::core::findings::FindingCode;
 use crate::core::git::{self, Facts, GitRepo, RepoFinder};
 use crate::core::io::hash_index::StableHasher;
 use crate::core::model::{Bank, Project};
@@ -94,7 +95,7 @@ pub enum Evidence {
     /// by default), and `code` (`git-refused`, `git-failed`) with `reason` is reported
     /// as an error finding, as `check` does.
     Failed {
-        code: &'static str,
+        code: FindingCode,
         reason: String,
     },
 }
@@ -365,7 +366,7 @@ pub(crate) enum GitState {
     /// A repository git refuses or fails on: an error finding instead of facts, so a
     /// check that could not run never passes silently.
     Failed {
-        code: &'static str,
+        code: FindingCode,
         reason: String,
     },
 }
@@ -374,8 +375,8 @@ impl GitState {
     fn failed(error: &CoreError) -> GitState {
         GitState::Failed {
             code: match error {
-                CoreError::GitRefused { .. } => "git-refused",
-                _ => "git-failed",
+                CoreError::GitRefused { .. } => FindingCode::GitRefused,
+                _ => FindingCode::GitFailed,
             },
             reason: error.to_string(),
         }
@@ -385,7 +386,7 @@ impl GitState {
     pub(crate) fn failure(&self) -> Option<Evidence> {
         match self {
             GitState::Failed { code, reason } => Some(Evidence::Failed {
-                code,
+                code: *code,
                 reason: reason.clone(),
             }),
             _ => None,

@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::io::text;
 use crate::core::markup::markdown;
 use crate::core::model::Format;
@@ -512,7 +512,7 @@ impl Expander {
                 Resolution::Missing(path) => {
                     out.findings.push(finding(
                         Severity::Warning,
-                        "import-missing",
+                        FindingCode::ImportMissing,
                         format!(
                             "@{} points to {}, which does not exist; the agent skips it",
                             import.target,
@@ -524,7 +524,7 @@ impl Expander {
                 Resolution::Sensitive(path) => {
                     out.findings.push(finding(
                         Severity::Error,
-                        "import-sensitive",
+                        FindingCode::ImportSensitive,
                         format!(
                             "@{} imports {}, a sensitive file (secrets, credentials or keys); \
                              it was not read — remove the import",
@@ -537,7 +537,7 @@ impl Expander {
                 Resolution::Outside(path) => {
                     out.findings.push(finding(
                         Severity::Warning,
-                        "import-outside",
+                        FindingCode::ImportOutside,
                         format!(
                             "@{} resolves to {}, outside the project and the home memory \
                              folders; it was not read",
@@ -550,7 +550,7 @@ impl Expander {
                 Resolution::NoHome => {
                     out.findings.push(finding(
                         Severity::Warning,
-                        "import-no-home",
+                        FindingCode::ImportNoHome,
                         format!(
                             "@{} needs the home folder, which is unknown (HOME is not set)",
                             import.target
@@ -562,7 +562,7 @@ impl Expander {
             if chain.contains(&target) {
                 out.findings.push(finding(
                     Severity::Error,
-                    "import-cycle",
+                    FindingCode::ImportCycle,
                     format!("import cycle: {}", self.chain_text(chain, &target)),
                 ));
                 continue;
@@ -576,7 +576,7 @@ impl Expander {
             if depth > self.policy.max_depth {
                 out.findings.push(finding(
                     Severity::Warning,
-                    "import-too-deep",
+                    FindingCode::ImportTooDeep,
                     format!(
                         "@{} is {depth} imports deep, past the limit of {}; the agent does \
                          not load it ({})",
@@ -592,7 +592,7 @@ impl Expander {
                     self.limit_reported = true;
                     out.findings.push(finding(
                         Severity::Warning,
-                        "import-limit",
+                        FindingCode::ImportLimit,
                         format!(
                             "imports stopped after {} files / {} bytes; the rest were not read",
                             self.files_read, self.bytes_read
@@ -606,7 +606,7 @@ impl Expander {
                 Err(e) => {
                     out.findings.push(finding(
                         Severity::Warning,
-                        "import-unreadable",
+                        FindingCode::ImportUnreadable,
                         format!("@{} cannot be loaded: {e}", import.target),
                     ));
                     continue;
@@ -740,7 +740,7 @@ mod tests {
         let codes: Vec<_> = exp
             .findings
             .iter()
-            .map(|f| (f.code, f.severity, f.line))
+            .map(|f| (f.code.id(), f.severity, f.line))
             .collect();
         assert_eq!(
             codes,
@@ -778,7 +778,7 @@ mod tests {
         let root = project.join("CLAUDE.md");
         let exp = expander.expand(&root, &fs::read_to_string(&root).unwrap());
         assert_eq!(exp.files.len(), 4);
-        let codes: Vec<_> = exp.findings.iter().map(|f| (f.code, f.line)).collect();
+        let codes: Vec<_> = exp.findings.iter().map(|f| (f.code.id(), f.line)).collect();
         assert_eq!(
             codes,
             vec![
@@ -816,10 +816,10 @@ mod tests {
         assert_eq!(exp.files.len(), 1);
         assert_eq!(exp.files[0].text, "prefs\n");
         assert_eq!(exp.findings.len(), 1);
-        assert_eq!(exp.findings[0].code, "import-outside");
+        assert_eq!(exp.findings[0].code.id(), "import-outside");
         let mut no_home = Expander::new(ImportPolicy::new(&project, None));
         let exp = no_home.expand(&root, "@~/x.md\n");
-        assert_eq!(exp.findings[0].code, "import-no-home");
+        assert_eq!(exp.findings[0].code.id(), "import-no-home");
     }
 
     #[test]
@@ -829,7 +829,7 @@ mod tests {
         fs::write(p.join("bin.md"), [0u8, 1, 2, 3]).unwrap();
         let mut expander = Expander::new(ImportPolicy::new(p, None));
         let exp = expander.expand(&p.join("CLAUDE.md"), "@bin.md\n");
-        assert_eq!(exp.findings[0].code, "import-unreadable");
+        assert_eq!(exp.findings[0].code.id(), "import-unreadable");
         assert!(
             exp.findings[0].message.contains("binary"),
             "{}",
@@ -900,7 +900,7 @@ mod tests {
         let mut expander = Expander::new(ImportPolicy::new(&project, Some(&home)));
         let root = project.join("CLAUDE.md");
         let exp = expander.expand(&root, "@~/.claude/key.md\n@env.md\n@docs/notes.md\n");
-        let codes: Vec<_> = exp.findings.iter().map(|f| f.code).collect();
+        let codes: Vec<_> = exp.findings.iter().map(|f| f.code.id()).collect();
         assert_eq!(
             codes,
             vec!["import-sensitive", "import-sensitive", "import-outside"]

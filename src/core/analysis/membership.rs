@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::core::analysis::imports;
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::io::text::counted;
 use crate::core::model::{Bank, MemoryFile};
 
@@ -253,7 +253,7 @@ fn secret_finding(file: &MemoryFile) -> Option<Finding> {
         Err(_) => {
             return Some(Finding::new(
                 Severity::Warning,
-                "secret-in-bank",
+                FindingCode::SecretInBank,
                 &file.path,
                 None,
                 format!(
@@ -270,7 +270,7 @@ fn secret_finding(file: &MemoryFile) -> Option<Finding> {
         .find_map(|(n, line)| crate::core::guard::secret_in_line(line).map(|kind| (n + 1, kind)))?;
     Some(Finding::new(
         Severity::Error,
-        "secret-in-bank",
+        FindingCode::SecretInBank,
         &file.path,
         Some(line),
         format!(
@@ -344,7 +344,7 @@ pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
     if !kept.is_empty() {
         out.push(Finding::new(
             Severity::Info,
-            "backup-in-bank",
+            FindingCode::BackupInBank,
             &bank.root,
             None,
             format!(
@@ -357,7 +357,7 @@ pub fn findings(bank: &Bank, project: &Path) -> Vec<Finding> {
     if let Some(first) = foreign.first() {
         out.push(Finding::new(
             Severity::Warning,
-            "foreign-in-bank",
+            FindingCode::ForeignInBank,
             &bank.root,
             None,
             format!(
@@ -492,14 +492,14 @@ mod tests {
         let (dir, bank) = bank_with_env("DATABASE_URL=\"file:../app.db\"\n");
         let findings = findings(&bank, dir.path());
         assert!(
-            findings.iter().all(|f| f.code != "secret-in-bank"),
+            findings.iter().all(|f| f.code.id() != "secret-in-bank"),
             "{findings:?}"
         );
         // Still not memory: listed among the other files.
         assert!(
             findings
                 .iter()
-                .any(|f| f.code == "foreign-in-bank" && f.message.contains(".env")),
+                .any(|f| f.code.id() == "foreign-in-bank" && f.message.contains(".env")),
             "{findings:?}"
         );
     }
@@ -510,7 +510,7 @@ mod tests {
         let findings = findings(&bank, dir.path());
         let secret = findings
             .iter()
-            .find(|f| f.code == "secret-in-bank")
+            .find(|f| f.code.id() == "secret-in-bank")
             .expect("a secret finding");
         assert_eq!(secret.severity, Severity::Error);
         assert_eq!(secret.line, Some(2));

@@ -18,14 +18,17 @@ use crate::core::analysis::staleness::{
     self, FileActivity, Freshness, ProjectActivity, Staleness, StalenessSettings,
 };
 use crate::core::config::Config;
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::{self, modes};
 use crate::core::git::GitRepo;
-use crate::core::model::{Bank, Format, LoadKind, MemoryFile, ModeRule, Project};
+use crate::core::model::{Bank, BankProblem, Format, LoadKind, MemoryFile, ModeRule, Project};
 use crate::core::scan::bank;
 use crate::core::scan::listings::Listings;
 use crate::core::tokens::{self, Encoding, TextStats, TokenCache};
+
+mod verdicts;
+use verdicts::verdict_findings;
 
 /// What to compute beyond the listing, figures, budgets and staleness.
 #[derive(Debug, Clone, Copy, Default)]
@@ -85,7 +88,7 @@ pub struct BankReport {
     pub private_tokens: u64,
     /// Every file counted (false while figures are missing for some).
     pub complete: bool,
-    pub problems: Vec<String>,
+    pub problems: Vec<BankProblem>,
 }
 
 impl BankReport {
@@ -641,7 +644,7 @@ impl<'a> Analyzer<'a> {
         if let Evidence::Failed { code, reason } = &evidence {
             findings.push(Finding::new(
                 Severity::Error,
-                code,
+                *code,
                 &project.path,
                 None,
                 format!(
@@ -805,7 +808,7 @@ impl<'a> Analyzer<'a> {
                     Ok(None) => {}
                     Err(e) => findings.push(Finding::new(
                         Severity::Error,
-                        "git-failed",
+                        FindingCode::GitFailed,
                         &file.path,
                         None,
                         format!(
@@ -835,18 +838,20 @@ impl<'a> Analyzer<'a> {
         if depth.validate {
             // A folder judged not to be a memory bank at all gets no summary of what in
             // it is not memory; a secret is still reported.
-            let not_a_bank = bank_findings.iter().any(|f| f.code == "not-a-memory-bank");
+            let not_a_bank = bank_findings
+                .iter()
+                .any(|f| f.code == FindingCode::NotAMemoryBank);
             bank_findings.extend(
                 membership
                     .into_iter()
-                    .filter(|f| !not_a_bank || f.code == "secret-in-bank"),
+                    .filter(|f| !not_a_bank || f.code == FindingCode::SecretInBank),
             );
             bank_findings.extend(crate::core::analysis::rule_files::findings(&bank));
         } else {
             findings.extend(
                 membership
                     .into_iter()
-                    .filter(|f| f.code == "secret-in-bank"),
+                    .filter(|f| f.code == FindingCode::SecretInBank),
             );
         }
         let modes = crate::core::formats::roo_rules::modes::modes_of_bank(&bank).0;
@@ -1090,146 +1095,4 @@ fn claim_findings(
         })
         .collect();
     checker.check_project(&project.path, Some(repo), &roots, &docs)
-}
-
-/// Per-file budget verdicts of one status: one finding for a single file, else one
-/// finding for the bank ("37 files over their budget, largest …") whose details list
-/// every file.
-fn grouped_budget_findings(
-    files: &[FileReport],
-    status: BudgetStatus,
-    borrowed: bool,
-    bank_root: &Path,
-    out: &mut Vec<Finding>,
-) {
-    let (severity, code, word) = match (status, borrowed) {
-        (BudgetStatus::Over, false) => (Severity::Warning, "budget-over", "over"),
-        (BudgetStatus::Over, true) => (Severity::Info, "budget-borrowed-over", "over"),
-        (BudgetStatus::Near, _) => (Severity::Info, "budget-near", "near"),
-        (BudgetStatus::Ok, _) => return,
-    };
-    let cases: Vec<(&FileReport, &BudgetCheck)> = files
-        .iter()
-        .flat_map(|f| f.budget.iter().map(move |c| (f, c)))
-        .filter(|(_, c)| c.status == status && c.borrowed == borrowed)
-        .collect();
-    let describe = describe_budget;
-    match cases.as_slice() {
-        [] => {}
-        [(file, check)] => out.push(Finding::new(
-            severity,
-            code,
-            &file.file.path,
-            None,
-            format!("{word} budget: {}", describe(check)),
-        )),
-        _ => {
-            let mut files_seen: Vec<&Path> =
-                cases.iter().map(|(f, _)| f.file.path.as_path()).collect();
-            files_seen.dedup();
-            let largest = cases
-                .iter()
-                .max_by_key(|(_, c)| c.value.saturating_mul(1000) / c.limit.max(1))
-                .map(|(f, c)| format!("{}: {}", f.file.display, describe(c)))
-                .unwrap_or_default();
-            out.push(
-                Finding::new(
-                    severity,
-                    code,
-                    bank_root,
-                    None,
-                    format!(
-                        "{} {word} their budget, largest {largest}",
-                        crate::core::io::text::counted(files_seen.len(), "file")
-                    ),
-                )
-                .with_details(
-                    cases
-                        .iter()
-                        .map(|(f, c)| format!("{}: {}", f.file.display, describe(c)))
-                        .collect(),
-                ),
-            );
-        }
-    }
-}
-
-/// "214 of 200 lines (rule; source)", saying when the rule is borrowed from another format.
-fn describe_budget(check: &BudgetCheck) -> String {
-    let borrowed = if check.borrowed {
-        "; a borrowed rule, so information only"
-    } else {
-        ""
-    };
-    format!(
-        "{} of {} {} ({}; {}{borrowed})",
-        check.value,
-        check.limit,
-        check.unit.label(),
-        check.rule,
-        check.source
-    )
-}
-
-/// Budget and staleness verdicts as findings, next to the validator's own.
-fn verdict_findings(
-    files: &[FileReport],
-    bank_budget: &[BudgetCheck],
-    bank_root: &Path,
-    out: &mut Vec<Finding>,
-) {
-    for borrowed in [false, true] {
-        grouped_budget_findings(files, BudgetStatus::Over, borrowed, bank_root, out);
-        grouped_budget_findings(files, BudgetStatus::Near, borrowed, bank_root, out);
-    }
-    let budget_finding = |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
-        let (severity, code, word) = match (check.status, check.borrowed) {
-            (BudgetStatus::Over, false) => (Severity::Warning, "budget-over", "over"),
-            (BudgetStatus::Over, true) => (Severity::Info, "budget-borrowed-over", "over"),
-            (BudgetStatus::Near, _) => (Severity::Info, "budget-near", "near"),
-            (BudgetStatus::Ok, _) => return,
-        };
-        out.push(Finding::new(
-            severity,
-            code,
-            file,
-            None,
-            format!("{word} budget: {}", describe_budget(check)),
-        ));
-    };
-    for report in files {
-        if let Some(s) = &report.staleness {
-            let verdict = match s.level {
-                Freshness::Stale => Some((Severity::Warning, "stale")),
-                Freshness::Aging => Some((Severity::Info, "aging")),
-                // Unknown because git failed: that is its own error finding.
-                Freshness::Fresh | Freshness::Unknown => None,
-            };
-            if let Some((severity, code)) = verdict {
-                out.push(Finding::new(
-                    severity,
-                    code,
-                    &report.file.path,
-                    None,
-                    format!("{} is {}: {}", report.file.role, s.level.id(), s.reason),
-                ));
-            }
-        }
-        // A file the validator already found unreadable is reported once, by it.
-        let reported = out.iter().any(|f| {
-            f.file == report.file.path && matches!(f.code, "unreadable-file" | "infinity-json")
-        });
-        if let Some(error) = report.error.as_ref().filter(|_| !reported) {
-            out.push(Finding::new(
-                Severity::Error,
-                "unreadable",
-                &report.file.path,
-                None,
-                error.clone(),
-            ));
-        }
-    }
-    for check in bank_budget {
-        budget_finding(check, bank_root, out);
-    }
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::roo_rules::{self, BUILT_IN_MODES as BUILT_IN_ROO_MODES, modes};
 use crate::core::io::text;
 use crate::core::model::{Bank, LoadKind};
@@ -55,7 +55,7 @@ fn duplicate_findings(bank: &Bank) -> Vec<Finding> {
                 let (original, copy) = (&bank.files[*first], &bank.files[*second]);
                 out.push(Finding::new(
                     Severity::Warning,
-                    "duplicate-loaded",
+                    FindingCode::DuplicateLoaded,
                     &copy.path,
                     None,
                     format!(
@@ -112,7 +112,7 @@ fn unknown_mode_folders(bank: &Bank) -> Vec<Finding> {
         let shown = Path::new(roo_rules::ROO_DIR).join(folder);
         out.push(Finding::new(
             Severity::Warning,
-            "unknown-mode-rules",
+            FindingCode::UnknownModeRules,
             bank.root.join(&shown),
             None,
             format!(
@@ -163,7 +163,7 @@ mod tests {
             .into_iter()
             .map(|f| {
                 let rel = f.file.strip_prefix(root).unwrap().display().to_string();
-                (f.code, rel)
+                (f.code.id(), rel)
             })
             .collect();
         assert_eq!(

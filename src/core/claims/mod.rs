@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::core::findings::{Finding, Fix, Severity};
+use crate::core::findings::{Finding, FindingCode, Fix, Severity};
 use crate::core::git::GitRepo;
 use crate::core::model::Role;
 use extract::{Claim, ClaimKind, FileKind, Runner};
@@ -277,7 +277,7 @@ impl ClaimChecker {
         if !memory.has_code(&index) {
             return vec![Finding::new(
                 Severity::Info,
-                "claims-not-checked",
+                FindingCode::ClaimsNotChecked,
                 project,
                 None,
                 format!(
@@ -620,10 +620,10 @@ fn verify(index: &CodeIndex, memory: &MemorySide, made: &[Made<'_>]) -> Vec<Find
 
 fn finding(m: &Made<'_>, message: String) -> Finding {
     let code = match m.claim.kind {
-        ClaimKind::Path => "claim-missing-path",
-        ClaimKind::Script { .. } => "claim-missing-script",
-        ClaimKind::Symbol | ClaimKind::EnvVar => "claim-missing-symbol",
-        ClaimKind::Dependency => "claim-missing-dependency",
+        ClaimKind::Path => FindingCode::ClaimMissingPath,
+        ClaimKind::Script { .. } => FindingCode::ClaimMissingScript,
+        ClaimKind::Symbol | ClaimKind::EnvVar => FindingCode::ClaimMissingSymbol,
+        ClaimKind::Dependency => FindingCode::ClaimMissingDependency,
     };
     let mut message = message;
     if m.lines.len() > 1 {
@@ -862,7 +862,7 @@ mod tests {
         let found = ClaimChecker::new().check_project(dir, Some(&repo), &[&bank], &docs);
         let fixes: Vec<(Option<usize>, Option<Fix>)> = found
             .iter()
-            .filter(|f| f.code == "claim-missing-path")
+            .filter(|f| f.code.id() == "claim-missing-path")
             .map(|f| (f.line, f.fix.clone()))
             .collect();
         let fix = |line: usize, replace: &str, with: &str| Fix {

@@ -83,7 +83,7 @@ pub const COMBINED_LIMIT: super::CombinedLimit = super::CombinedLimit {
     rule: "Codex: AGENTS.md files stop at 32 KiB combined",
     used_up: "the 32 KiB AGENTS.md budget is already used up",
     note: "32 KiB combined limit",
-    code: "codex-cutoff",
+    code: crate::core::findings::FindingCode::CodexCutoff,
     message: cut_message,
 };
 

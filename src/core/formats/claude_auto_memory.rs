@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Budget, FormatRules, Placement, split_rel};
 use crate::core::formats::Unit;
-use crate::core::model::{Format, LoadKind, MemoryFile, Role};
+use crate::core::model::{BankProblem, Format, LoadKind, MemoryFile, Role};
 
 /// Claude Code loads only this many lines of `MEMORY.md`…
 pub const MAX_LINES: u64 = 200;
@@ -248,9 +248,10 @@ impl FormatRules for ClaudeAutoMemory {
         })
     }
 
-    fn listing_problems(&self, bank_root: &Path) -> Vec<String> {
+    fn listing_problems(&self, bank_root: &Path) -> Vec<BankProblem> {
         home_of(bank_root)
             .and_then(settings_problem)
+            .map(BankProblem::Settings)
             .into_iter()
             .collect()
     }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
 use super::{Budget, FormatRules, Placement, ProjectPaths};
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
@@ -130,7 +130,7 @@ impl FormatRules for CursorRules {
             if let Some(Err(value)) = fm.flag("alwaysApply") {
                 out.push(Finding::new(
                     Severity::Warning,
-                    "rule-frontmatter-value",
+                    FindingCode::RuleFrontmatterValue,
                     &file.path,
                     fm.get("alwaysApply").map(|e| e.line),
                     format!(
@@ -146,7 +146,7 @@ impl FormatRules for CursorRules {
                     // rule type: a choice, so only said, not warned about.
                     out.push(Finding::new(
                         Severity::Info,
-                        "rule-never-picked",
+                        FindingCode::RuleNeverPicked,
                         &file.path,
                         line,
                         "a Manual rule (alwaysApply: false, no globs, no description): Cursor \

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::{Budget, Placement, instruction_family, split_rel};
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
@@ -134,7 +134,7 @@ impl InstructionFiles {
         (file.file_name() == self.local).then(|| {
             Finding::new(
                 Severity::Info,
-                "local-file-not-loaded",
+                FindingCode::LocalFileNotLoaded,
                 &file.path,
                 None,
                 format!(

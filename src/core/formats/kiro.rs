@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
 use super::{FormatRules, Placement, ProjectPaths};
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
 pub const STEERING_DIR: &str = ".kiro/steering";
@@ -76,7 +76,7 @@ impl FormatRules for Kiro {
             match fm.text("inclusion") {
             Some(inclusion) if !INCLUSIONS.contains(&inclusion) => out.push(Finding::new(
                 Severity::Warning,
-                "rule-frontmatter-value",
+                FindingCode::RuleFrontmatterValue,
                 &file.path,
                 line,
                 format!(

@@ -355,7 +355,7 @@ pub trait FormatRules: Send + Sync {
 
     /// Problems of the bank's setting up that listing reports (a settings file the agent
     /// cannot read, say).
-    fn listing_problems(&self, _bank_root: &Path) -> Vec<String> {
+    fn listing_problems(&self, _bank_root: &Path) -> Vec<crate::core::model::BankProblem> {
         Vec::new()
     }
 
@@ -439,7 +439,7 @@ pub struct CombinedLimit {
     /// What the note on a cut file adds: "32 KiB combined limit".
     pub note: &'static str,
     /// The code of the finding on a cut file.
-    pub code: &'static str,
+    pub code: crate::core::findings::FindingCode,
     /// Its message: the file as shown, the line of the cut, the bytes kept, and the
     /// lines and bytes dropped.
     pub message: fn(&str, usize, usize, usize, usize) -> String,

@@ -5,7 +5,7 @@
 //! Linear in the text; nothing here can fail, problems are collected.
 use std::path::Path;
 
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::markup::markdown;
 use crate::core::model::MemoryFile;
 
@@ -175,7 +175,7 @@ pub fn structure_findings(fm: &RuleFrontmatter, path: &Path, tool: &str) -> Vec<
     if fm.unclosed {
         return vec![Finding::new(
             Severity::Error,
-            "frontmatter-unclosed",
+            FindingCode::FrontmatterUnclosed,
             path,
             Some(1),
             format!(
@@ -189,7 +189,7 @@ pub fn structure_findings(fm: &RuleFrontmatter, path: &Path, tool: &str) -> Vec<
         .map(|&line| {
             Finding::new(
                 Severity::Warning,
-                "frontmatter-invalid",
+                FindingCode::FrontmatterInvalid,
                 path,
                 Some(line),
                 format!(
@@ -225,7 +225,13 @@ pub fn check_rule(
 
 /// A rule that loads only when named, because nothing lets the agent pick it.
 pub fn never_picked(path: &Path, line: Option<usize>, why: String) -> Finding {
-    Finding::new(Severity::Warning, "rule-never-picked", path, line, why)
+    Finding::new(
+        Severity::Warning,
+        FindingCode::RuleNeverPicked,
+        path,
+        line,
+        why,
+    )
 }
 
 #[cfg(test)]
@@ -258,7 +264,7 @@ mod tests {
                 ))
             })
             .into_iter()
-            .map(|f| (f.code, f.message))
+            .map(|f| (f.code.id(), f.message))
             .collect::<Vec<_>>()
         };
         assert!(check("notes.md", "---\nk: v\n---\n").is_empty());

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
 use super::{Budget, FormatRules, Placement, ProjectPaths};
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::Unit;
 use crate::core::model::{Format, LoadKind, MemoryFile, Role};
 
@@ -121,7 +121,7 @@ impl FormatRules for Windsurf {
             match fm.text("trigger") {
             Some(trigger) if !TRIGGERS.contains(&trigger) => out.push(Finding::new(
                 Severity::Warning,
-                "rule-frontmatter-value",
+                FindingCode::RuleFrontmatterValue,
                 &file.path,
                 line,
                 format!(

@@ -20,10 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::core::error::{CoreError, Result};
-use crate::core::findings::{Finding, Severity};
-
-/// The finding code of a memory path that leaves its project through a symlink.
-pub const SYMLINK_OUTSIDE: &str = "symlink-outside";
+use crate::core::findings::{Finding, FindingCode, Severity};
 
 /// A symlink inside a project whose real location is outside it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -257,7 +254,7 @@ fn outside_message(link: &OutsideLink, project: &Path) -> String {
 pub fn finding(link: &OutsideLink, project: &Path) -> Finding {
     Finding::new(
         Severity::Error,
-        SYMLINK_OUTSIDE,
+        FindingCode::SymlinkOutside,
         &link.link,
         None,
         outside_message(link, project),
@@ -350,7 +347,7 @@ mod tests {
         let found = finding(&link, &root.join("a"));
         assert_eq!(
             (found.code, found.severity),
-            (SYMLINK_OUTSIDE, Severity::Error)
+            (FindingCode::SymlinkOutside, Severity::Error)
         );
         assert!(
             found

@@ -4,7 +4,7 @@
 //! The parsers are not all linear: serde_norway (libyaml) spends time in proportion to
 //! the nesting on every token, so 200 KB of `[[[[` takes seconds to minutes, and a few
 //! dozen YAML aliases can expand a small file into billions of nodes. A file over a
-//! limit is not parsed; callers report it as a [`PARSE_LIMIT`] finding (or, for mbank's
+//! limit is not parsed; callers report it as a [`FindingCode::ParseLimit`] finding (or, for mbank's
 //! own settings files, an error) that names the file, the limit and what was found.
 //!
 //! | what | parser | size | depth |
@@ -25,10 +25,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::core::findings::{Finding, Severity};
-
-/// The finding code for a file mbank did not parse because it exceeds a limit.
-pub const PARSE_LIMIT: &str = "parse-limit";
+use crate::core::findings::{Finding, FindingCode, Severity};
 
 /// Size and nesting limits of one kind of file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,7 +139,7 @@ impl LimitExceeded {
         }
     }
 
-    /// The finding for `file`: code [`PARSE_LIMIT`], the file's name, what was found and
+    /// The finding for `file`: code [`FindingCode::ParseLimit`], the file's name, what was found and
     /// the limit, and `consequence` (what mbank skipped because of it).
     pub fn finding(&self, severity: Severity, file: &Path, consequence: &str) -> Finding {
         let name = file
@@ -151,7 +148,7 @@ impl LimitExceeded {
             .unwrap_or_else(|| file.display().to_string());
         Finding::new(
             severity,
-            PARSE_LIMIT,
+            FindingCode::ParseLimit,
             file,
             self.line(),
             format!("{name} was not parsed: {self}; {consequence}"),
@@ -1090,7 +1087,10 @@ mod tests {
             "its JSON nests 100 levels deep (past the limit on line 1), over the limit of 64 levels"
         );
         let finding = err.finding(Severity::Error, Path::new("/p/.roomodes"), "modes skipped");
-        assert_eq!((finding.code, finding.line), (PARSE_LIMIT, Some(1)));
+        assert_eq!(
+            (finding.code, finding.line),
+            (FindingCode::ParseLimit, Some(1))
+        );
         assert!(
             finding
                 .message

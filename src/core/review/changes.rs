@@ -75,7 +75,7 @@ impl ReviewSession {
         let mut problems: Vec<String> = listing
             .banks
             .iter()
-            .flat_map(|b| b.problems.iter().cloned())
+            .flat_map(|b| b.problems.iter().map(ToString::to_string))
             .collect();
         let mut raw = Vec::new();
         for path in self.candidates(&listing)? {

@@ -53,6 +53,7 @@ use std::path::PathBuf;
 
 use crate::core::config::BudgetOverrides;
 use crate::core::error::CoreError;
+use crate::core::findings::FindingCode;
 use crate::core::model::Project;
 use crate::core::tokens::Encoding;
 
@@ -112,8 +113,8 @@ pub struct ReviewSession {
 /// `snapshot-lost`, or `review-failed` for anything else.
 pub fn failure_code(error: &CoreError) -> &'static str {
     match error {
-        CoreError::GitRefused { .. } => "git-refused",
-        CoreError::Git(_) => "git-failed",
+        CoreError::GitRefused { .. } => FindingCode::GitRefused.id(),
+        CoreError::Git(_) => FindingCode::GitFailed.id(),
         CoreError::Snapshot { .. } => "snapshot-corrupt",
         CoreError::SnapshotLost { .. } => "snapshot-lost",
         _ => "review-failed",

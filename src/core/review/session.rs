@@ -7,6 +7,7 @@ use std::path::Path;
 use super::store::{Git, Snapshot};
 use super::{Baseline, ReviewOptions, ReviewSession, Store};
 use crate::core::error::{CoreError, Result};
+use crate::core::findings::FindingCode;
 use crate::core::git::{GitRepo, Policy};
 use crate::core::io::confine::{self, ProjectFolder};
 use crate::core::model::Project;
@@ -56,8 +57,8 @@ impl Unreadable {
 /// git failing to produce it is a git failure.
 fn committed_code(error: &CoreError) -> &'static str {
     match error {
-        CoreError::Git(_) | CoreError::GitRefused { .. } => "git-failed",
-        _ => "unreadable",
+        CoreError::Git(_) | CoreError::GitRefused { .. } => FindingCode::GitFailed.id(),
+        _ => FindingCode::Unreadable.id(),
     }
 }
 
@@ -126,14 +127,14 @@ impl ReviewSession {
     pub(super) fn texts(&self, path: &Path) -> std::result::Result<Texts, Unreadable> {
         let current = read_worktree(&self.project.path, path).map_err(|e| {
             let code = match e {
-                CoreError::NotConfined { .. } => confine::SYMLINK_OUTSIDE,
-                _ => "unreadable",
+                CoreError::NotConfined { .. } => FindingCode::SymlinkOutside.id(),
+                _ => FindingCode::Unreadable.id(),
             };
             Unreadable::new(code, e)
         })?;
         match &self.store {
             Store::Git(git) => {
-                let failed = |e| Unreadable::new("git-failed", e);
+                let failed = |e| Unreadable::new(FindingCode::GitFailed.id(), e);
                 let head = git.head_entry(path).map_err(failed)?;
                 let index = git.index_entry(path).map_err(failed)?;
                 let baseline = git

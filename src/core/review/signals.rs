@@ -25,7 +25,7 @@ use crate::core::analysis::budgets::{self, BudgetStatus, Measure};
 use crate::core::analysis::decisions::{self, Decision};
 use crate::core::analysis::imports::{self, ImportPolicy, Resolution};
 use crate::core::analysis::validate;
-use crate::core::findings::Severity;
+use crate::core::findings::{FindingCode, Severity};
 use crate::core::markup::markdown;
 use crate::core::markup::sanitize::{self, Hidden};
 use crate::core::model::{Bank, Format, Role};
@@ -183,7 +183,7 @@ pub fn claim_signals(change: &ChangeContext<'_>, repo: &crate::core::git::GitRep
         .check_change(repo, doc, change.baseline, current)
         .into_iter()
         .map(|finding| {
-            let signal = Signal::new(finding.severity, finding.code, finding.message);
+            let signal = Signal::new(finding.severity, finding.code.id(), finding.message);
             match finding.line {
                 Some(line) => signal.at_new(line),
                 None => signal,
@@ -310,7 +310,7 @@ fn import_signals(
                 ),
                 Resolution::Sensitive(path) => (
                     Severity::Error,
-                    "import-sensitive",
+                    FindingCode::ImportSensitive.id(),
                     path.display().to_string(),
                 ),
                 Resolution::Missing(path)

@@ -15,7 +15,7 @@ use crate::core::io::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::core::io::paths;
 use crate::core::io::text;
 use crate::core::model::{
-    Bank, BankLocation, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
+    Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
 };
 use crate::core::scan::discovery::ALWAYS_SKIPPED;
 use crate::core::scan::listings::{Entry, Kind, Listings};
@@ -37,7 +37,7 @@ struct Lister<'a> {
     /// The bank folder's real path, resolved only when a first symlink is met.
     bank_real: OnceLock<Option<PathBuf>>,
     files: Vec<MemoryFile>,
-    problems: Vec<String>,
+    problems: Vec<BankProblem>,
     outside: Vec<OutsideLink>,
     /// Given each real file as soon as it is listed (see [`list_banks_feeding`]).
     feed: Option<&'a dyn Fn(&MemoryFile)>,
@@ -148,10 +148,10 @@ impl Lister<'_> {
             Confinement::Loop => "it is a symlink loop".to_string(),
             Confinement::Unresolvable(reason) => reason,
         };
-        self.problems.push(format!(
-            "cannot follow the symlink {}: {problem}",
-            path.display()
-        ));
+        self.problems.push(BankProblem::SymlinkNotFollowed {
+            link: path.to_path_buf(),
+            reason: problem,
+        });
         Admit::Refused
     }
 
@@ -221,8 +221,10 @@ impl Lister<'_> {
         let listed = match self.listings.list(dir) {
             Ok(entries) => entries,
             Err(e) => {
-                self.problems
-                    .push(format!("cannot list {}: {e}", dir.display()));
+                self.problems.push(BankProblem::FolderUnlisted {
+                    folder: dir.to_path_buf(),
+                    error: e.to_string(),
+                });
                 return;
             }
         };
@@ -230,10 +232,10 @@ impl Lister<'_> {
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         for entry in entries {
             if self.files.len() >= MAX_FILES_PER_BANK {
-                self.problems.push(format!(
-                    "{} holds more than {MAX_FILES_PER_BANK} files; the rest are not listed",
-                    self.bank_root.display()
-                ));
+                self.problems.push(BankProblem::TooManyFiles {
+                    bank: self.bank_root.clone(),
+                    limit: MAX_FILES_PER_BANK,
+                });
                 return;
             }
             let path = dir.join(&entry.name);
@@ -637,9 +639,10 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
     let meta = match fs::metadata(&store_path) {
         Ok(meta) => meta,
         Err(e) => {
-            lister
-                .problems
-                .push(format!("cannot read {}: {e}", store_path.display()));
+            lister.problems.push(BankProblem::StoreUnreadable {
+                store: store_path,
+                error: e.to_string(),
+            });
             return;
         }
     };
@@ -654,7 +657,7 @@ fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
                 file.role = Role::Other;
                 file.unreadable = Some(message.clone());
             }
-            lister.problems.push(message);
+            lister.problems.push(BankProblem::StoreBroken(message));
             return;
         }
     };

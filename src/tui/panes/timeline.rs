@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::core::analysis::decisions::{Decision, DecisionStatus};
-use crate::core::findings::Finding;
+use crate::core::findings::{Finding, FindingCode};
 
 use crate::tui::keymap::{Action, KeyContext};
 use crate::tui::list::{ListCursor, ListInput, PasteRule, row_inside_border};
@@ -64,7 +64,7 @@ impl Timeline {
         self.decisions = decisions;
         self.shrunk = findings
             .iter()
-            .filter(|f| f.code == "decision-log-shrunk")
+            .filter(|f| f.code == FindingCode::DecisionLogShrunk)
             .cloned()
             .collect();
         self.refresh();

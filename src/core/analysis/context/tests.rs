@@ -166,7 +166,7 @@ fn claude_imports_follow_their_importer_and_user_files_load_first() {
         ]
     );
     assert_eq!(ctx.import_findings.len(), 1);
-    assert_eq!(ctx.import_findings[0].code, "import-sensitive");
+    assert_eq!(ctx.import_findings[0].code.id(), "import-sensitive");
     assert!(ctx.cutoffs.is_empty());
 }
 
@@ -331,7 +331,7 @@ fn links_out_of_the_project_or_home_never_load() {
             .all(|p| !p.text.contains("SECRET") && !p.text.contains("KEY"))
     );
     assert_eq!(ctx.findings.len(), 1);
-    assert_eq!(ctx.findings[0].code, "symlink-outside");
+    assert_eq!(ctx.findings[0].code.id(), "symlink-outside");
     assert!(ctx.findings[0].message.contains("secret.txt"));
     let skipped = &ctx.skipped[0];
     assert!(skipped.file.ends_with(".claude/CLAUDE.md"));

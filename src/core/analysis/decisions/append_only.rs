@@ -14,7 +14,7 @@ use pulldown_cmark::{Event, Parser, Tag};
 
 use super::text::normalize_title;
 use super::{Decision, parse_file};
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::markup::limits;
 use crate::core::markup::markdown;
 use crate::core::model::{MemoryFile, Role};
@@ -164,7 +164,7 @@ pub fn shrink_finding(
         if size > limits::DECISION_LOG_MAX_BYTES {
             return Some(Finding::new(
                 Severity::Error,
-                limits::PARSE_LIMIT,
+                FindingCode::ParseLimit,
                 &file.path,
                 None,
                 format!(
@@ -198,7 +198,7 @@ pub fn shrink_finding(
     };
     Some(Finding::new(
         Severity::Error,
-        "decision-log-shrunk",
+        FindingCode::DecisionLogShrunk,
         &file.path,
         None,
         format!(
@@ -249,7 +249,7 @@ mod tests {
         };
         let committed = "## Decision: Keep A\n- **Date**: 2025-01-01\n## Decision: Keep B\n";
         let finding = shrink_finding(&file, committed, "## Decision: Keep B\n").unwrap();
-        assert_eq!(finding.code, "decision-log-shrunk");
+        assert_eq!(finding.code.id(), "decision-log-shrunk");
         assert_eq!(finding.severity, Severity::Error);
         assert!(
             finding.message.contains("\"Keep A\" (2025-01-01)"),

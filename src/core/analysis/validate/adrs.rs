@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats;
 use crate::core::model::{Bank, Role};
 
@@ -42,7 +42,7 @@ pub(super) fn check_adrs(bank: &Bank, out: &mut Vec<Finding>) {
         if formats::rules(bank.format).names_adr_files() && captures.is_none() {
             out.push(Finding::new(
                 Severity::Info,
-                "adr-naming",
+                FindingCode::AdrNaming,
                 &file.path,
                 None,
                 format!(
@@ -68,7 +68,7 @@ pub(super) fn check_adrs(bank: &Bank, out: &mut Vec<Finding>) {
             for adr in &group[1..] {
                 out.push(Finding::new(
                     Severity::Warning,
-                    "adr-duplicate-number",
+                    FindingCode::AdrDuplicateNumber,
                     adr.path,
                     None,
                     format!(
@@ -91,7 +91,7 @@ pub(super) fn check_adrs(bank: &Bank, out: &mut Vec<Finding>) {
             let next = by_number.get(&high).and_then(|g| g.first());
             out.push(Finding::new(
                 Severity::Warning,
-                "adr-numbering-gap",
+                FindingCode::AdrNumberingGap,
                 next.map_or(bank.root.as_path(), |a| a.path),
                 None,
                 format!("ADR {missing} missing between ADR-{low:03} and ADR-{high:03}"),

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::core::analysis::imports;
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 
 const MEMORY_CATEGORIES: [&str; 5] = ["decision", "pattern", "bugfix", "convention", "learning"];
 const RETRO_CATEGORIES: [&str; 5] = ["efficiency", "quality", "ux", "knowledge", "architecture"];
@@ -44,7 +44,7 @@ pub(super) fn check_tags(path: &Path, text: &str, out: &mut Vec<Finding>) {
         if trimmed.chars().count() > MAX_TAG_LINE_CHARS {
             out.push(Finding::new(
                 Severity::Warning,
-                "tag-line-too-long",
+                FindingCode::TagLineTooLong,
                 path,
                 number,
                 format!(
@@ -56,7 +56,7 @@ pub(super) fn check_tags(path: &Path, text: &str, out: &mut Vec<Finding>) {
         let Some(captures) = tag_line_regex().captures(line) else {
             out.push(Finding::new(
                 Severity::Warning,
-                "tag-syntax",
+                FindingCode::TagSyntax,
                 path,
                 number,
                 "tag line must be exactly `<!-- @category: value -->` or `<!-- @tag: value -->`, \
@@ -69,7 +69,7 @@ pub(super) fn check_tags(path: &Path, text: &str, out: &mut Vec<Finding>) {
         if value.contains("-->") || !tag_value_regex().is_match(value) {
             out.push(Finding::new(
                 Severity::Warning,
-                "tag-syntax",
+                FindingCode::TagSyntax,
                 path,
                 number,
                 format!(
@@ -83,7 +83,7 @@ pub(super) fn check_tags(path: &Path, text: &str, out: &mut Vec<Finding>) {
         {
             out.push(Finding::new(
                 Severity::Warning,
-                "unknown-category",
+                FindingCode::UnknownCategory,
                 path,
                 number,
                 format!(
@@ -108,7 +108,7 @@ mod tests {
                     <!-- @tag: this-is-a-very-long-tag-name-that-goes-on-and-on-and-on-and-on-and-on-forever -->\n";
         let mut out = Vec::new();
         check_tags(Path::new("p.md"), text, &mut out);
-        let got: Vec<_> = out.iter().map(|f| (f.code, f.line)).collect();
+        let got: Vec<_> = out.iter().map(|f| (f.code.id(), f.line)).collect();
         assert_eq!(
             got,
             vec![

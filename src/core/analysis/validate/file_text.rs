@@ -9,7 +9,7 @@ use super::conkeeper_tags::check_tags;
 use super::memory_config::{frontmatter_line, parse_memory_config_detailed};
 use super::syntax::{check_conflict_markers, check_frontmatter, check_json_document};
 use crate::core::analysis::placeholders::placeholder_lines;
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::{self, HeadingRule};
 use crate::core::markup::limits::{self, Syntax};
 use crate::core::markup::markdown;
@@ -76,7 +76,7 @@ pub(super) fn check_file_text(
         for issue in parse_memory_config_detailed(text).1 {
             out.push(Finding::new(
                 issue.severity,
-                "memory-config",
+                FindingCode::MemoryConfig,
                 path,
                 Some(issue.line),
                 issue.message,
@@ -91,7 +91,7 @@ pub(super) fn check_file_text(
     if text.trim().is_empty() {
         out.push(Finding::new(
             Severity::Warning,
-            "empty-file",
+            FindingCode::EmptyFile,
             path,
             None,
             "the file is empty: the agent loads nothing from it",
@@ -130,7 +130,7 @@ pub(super) fn check_file_text(
         };
         out.push(Finding::new(
             severity,
-            "no-heading",
+            FindingCode::NoHeading,
             path,
             None,
             format!(
@@ -150,7 +150,7 @@ pub(super) fn check_file_text(
         };
         out.push(Finding::new(
             Severity::Warning,
-            "impossible-date",
+            FindingCode::ImpossibleDate,
             path,
             Some(*line),
             format!(
@@ -164,7 +164,7 @@ pub(super) fn check_file_text(
         if let Some(&first) = lines.first() {
             out.push(Finding::new(
                 Severity::Warning,
-                "unfilled-placeholder",
+                FindingCode::UnfilledPlaceholder,
                 path,
                 Some(first),
                 format!(
@@ -185,7 +185,7 @@ pub(super) fn check_file_text(
             if block.end.is_none() {
                 out.push(Finding::new(
                     Severity::Warning,
-                    "unclosed-private",
+                    FindingCode::UnclosedPrivate,
                     path,
                     Some(block.start),
                     format!(

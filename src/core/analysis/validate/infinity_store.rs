@@ -1,7 +1,7 @@
 //! The Infinity format's store, checked as a whole: `memories.json` present, readable,
 //! well-formed and within the schema, and the `project_id` file agreeing with it.
 
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::infinity;
 use crate::core::io::text;
 use crate::core::model::Bank;
@@ -33,7 +33,7 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
     if !store.exists() {
         out.push(Finding::new(
             Severity::Error,
-            "infinity-store-missing",
+            FindingCode::InfinityStoreMissing,
             &bank.root,
             None,
             format!(
@@ -49,7 +49,7 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
         Err(e) => {
             out.push(Finding::new(
                 Severity::Error,
-                "unreadable-file",
+                FindingCode::UnreadableFile,
                 &store,
                 None,
                 format!("the store cannot be read: {e}"),
@@ -72,7 +72,7 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
         Err(e) => {
             out.push(Finding::new(
                 Severity::Error,
-                "infinity-json",
+                FindingCode::InfinityJson,
                 &store,
                 Some(e.line),
                 format!(
@@ -86,7 +86,7 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
     for issue in issues {
         out.push(Finding::new(
             infinity_issue_severity(&issue.message),
-            "infinity-schema",
+            FindingCode::InfinitySchema,
             &store,
             Some(issue.line),
             issue.message,
@@ -104,7 +104,7 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
             {
                 out.push(Finding::new(
                     Severity::Warning,
-                    "infinity-project-id-mismatch",
+                    FindingCode::InfinityProjectIdMismatch,
                     &id_file,
                     Some(1),
                     format!(
@@ -117,7 +117,7 @@ pub(super) fn check_infinity(bank: &Bank, out: &mut Vec<Finding>) {
         }
         Err(_) => out.push(Finding::new(
             Severity::Warning,
-            "infinity-project-id-missing",
+            FindingCode::InfinityProjectIdMissing,
             &bank.root,
             None,
             "project_id is missing or unreadable: activate_project will mint a new project id",

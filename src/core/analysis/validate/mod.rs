@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use crate::core::analysis::decisions;
 use crate::core::analysis::imports::{self, Expander, ImportPolicy};
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats;
 use crate::core::formats::roo_rules::modes;
 use crate::core::io::paths;
@@ -93,10 +93,10 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         for problem in &bank.problems {
             out.push(Finding::new(
                 Severity::Warning,
-                "listing-problem",
+                FindingCode::ListingProblem,
                 &bank.root,
                 None,
-                problem.clone(),
+                problem.to_string(),
             ));
         }
     }
@@ -124,7 +124,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         {
             out.push(Finding::new(
                 Severity::Warning,
-                "local-file-tracked",
+                FindingCode::LocalFileTracked,
                 &file.path,
                 None,
                 format!(
@@ -154,7 +154,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
                 };
                 out.push(Finding::new(
                     severity,
-                    "unreadable-file",
+                    FindingCode::UnreadableFile,
                     &file.path,
                     None,
                     format!("cannot be loaded: {e}"),

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::at_bank_top;
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::{
     self, DECLARING_RULE_FILES as RULE_FILES, DECLARING_RULE_FOLDERS as RULE_FOLDERS,
     ExpectedFiles, roo_rules,
@@ -36,7 +36,7 @@ fn check_expected_file(
         if formats::name_key(&file.file_name()) != expected_key {
             out.push(Finding::new(
                 Severity::Info,
-                "variant-file-name",
+                FindingCode::VariantFileName,
                 &file.path,
                 None,
                 format!(
@@ -53,7 +53,7 @@ fn check_expected_file(
     {
         out.push(Finding::new(
             Severity::Info,
-            "variant-file-name",
+            FindingCode::VariantFileName,
             &lookalike.path,
             None,
             format!(
@@ -66,7 +66,7 @@ fn check_expected_file(
     if let Some(titled) = others().find(|f| first_heading_role(f) == Some(role)) {
         out.push(Finding::new(
             Severity::Info,
-            "variant-file-name",
+            FindingCode::VariantFileName,
             &titled.path,
             None,
             format!(
@@ -82,7 +82,7 @@ fn check_expected_file(
     if let Some(file) = stand_in {
         out.push(Finding::new(
             Severity::Info,
-            "stand-in-file",
+            FindingCode::StandInFile,
             &file.path,
             None,
             format!(
@@ -239,7 +239,7 @@ pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Findi
     {
         out.push(Finding::new(
             Severity::Info,
-            "not-a-memory-bank",
+            FindingCode::NotAMemoryBank,
             &bank.root,
             None,
             format!(
@@ -262,7 +262,7 @@ pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Findi
         for name in &declared.missing {
             out.push(Finding::new(
                 Severity::Warning,
-                "missing-declared-file",
+                FindingCode::MissingDeclaredFile,
                 &bank.root,
                 None,
                 format!(
@@ -279,13 +279,13 @@ pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Findi
             (
                 required,
                 Severity::Error,
-                "missing-required-file",
+                FindingCode::MissingRequiredFile,
                 "required",
             ),
             (
                 recommended,
                 Severity::Warning,
-                "missing-recommended-file",
+                FindingCode::MissingRecommendedFile,
                 "recommended",
             ),
         ] {
@@ -332,7 +332,7 @@ pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Findi
         if let Some(first) = seen.get(&file.role) {
             out.push(Finding::new(
                 Severity::Warning,
-                "duplicate-core-file",
+                FindingCode::DuplicateCoreFile,
                 &file.path,
                 None,
                 format!(
@@ -352,7 +352,7 @@ pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Findi
             if !bank.root.join(dir).is_dir() {
                 out.push(Finding::new(
                     Severity::Warning,
-                    "missing-required-dir",
+                    FindingCode::MissingRequiredDir,
                     &bank.root,
                     None,
                     format!("required folder {dir}/ is missing (it may be empty, but must exist)"),
@@ -389,7 +389,7 @@ mod tests {
     }
 
     fn of_code<'a>(findings: &'a [Finding], code: &str) -> Vec<&'a Finding> {
-        findings.iter().filter(|f| f.code == code).collect()
+        findings.iter().filter(|f| f.code.id() == code).collect()
     }
 
     #[test]
@@ -492,7 +492,7 @@ mod tests {
         assert!(
             findings
                 .iter()
-                .any(|f| f.code == "variant-file-name" && f.message.contains("why.md")),
+                .any(|f| f.code.id() == "variant-file-name" && f.message.contains("why.md")),
             "{findings:?}"
         );
         // The proven bank still misses systemPatterns.md, as a warning.

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_norway::Value as YamlValue;
 
 use super::memory_config::{frontmatter_line, yaml_error_line};
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::markup::conflict_markers;
 use crate::core::markup::limits::{self, Syntax};
 use crate::core::markup::markdown;
@@ -24,7 +24,7 @@ pub(super) fn check_frontmatter(path: &Path, text: &str, out: &mut Vec<Finding>)
     if markdown::has_unclosed_frontmatter(text) {
         out.push(Finding::new(
             Severity::Error,
-            "frontmatter-unclosed",
+            FindingCode::FrontmatterUnclosed,
             path,
             Some(1),
             "frontmatter opened with --- is never closed: the whole file reads as metadata",
@@ -47,7 +47,7 @@ pub(super) fn check_frontmatter(path: &Path, text: &str, out: &mut Vec<Finding>)
     if let Err(e) = serde_norway::from_str::<YamlValue>(fm.yaml) {
         out.push(Finding::new(
             Severity::Warning,
-            "frontmatter-invalid",
+            FindingCode::FrontmatterInvalid,
             path,
             Some(yaml_error_line(&e, fm.first_line)),
             format!("frontmatter is not valid YAML: {e}{}", yaml_hint(&e)),
@@ -67,7 +67,7 @@ pub(super) fn check_json_document(path: &Path, text: &str, out: &mut Vec<Finding
     if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         out.push(Finding::new(
             Severity::Error,
-            "json-malformed",
+            FindingCode::JsonMalformed,
             path,
             Some(e.line()),
             format!(
@@ -96,7 +96,7 @@ pub(super) fn check_conflict_markers(path: &Path, text: &str, out: &mut Vec<Find
         .unwrap_or_default();
     out.push(Finding::new(
         severity,
-        "conflict-markers",
+        FindingCode::ConflictMarkers,
         path,
         markers.first_line,
         format!(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::core::findings::{Finding, Severity};
+use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::io::text;
 use crate::core::markup::limits::{self, LimitExceeded};
 use crate::core::model::{Bank, Format, ModeRule};
@@ -552,7 +552,7 @@ pub fn modes_of_bank(bank: &Bank) -> (Vec<ModeRule>, Vec<Finding>) {
                 Err(e) => {
                     findings.push(Finding::new(
                         Severity::Error,
-                        "mode-file-unreadable",
+                        FindingCode::ModeFileUnreadable,
                         &file.path,
                         None,
                         format!("mode rule file cannot be read: {e}"),
@@ -571,7 +571,7 @@ pub fn modes_of_bank(bank: &Bank) -> (Vec<ModeRule>, Vec<Finding>) {
                 )),
                 Err(e) => findings.push(Finding::new(
                     Severity::Error,
-                    "mode-file-parse",
+                    FindingCode::ModeFileParse,
                     &file.path,
                     e.line,
                     format!(
@@ -790,7 +790,11 @@ mod tests {
         assert_eq!(modes, vec!["code", "test", "van"]);
         assert_eq!(findings.len(), 1);
         assert_eq!(
-            (findings[0].code, findings[0].severity, findings[0].line),
+            (
+                findings[0].code.id(),
+                findings[0].severity,
+                findings[0].line
+            ),
             ("mode-file-parse", Severity::Error, Some(1))
         );
     }

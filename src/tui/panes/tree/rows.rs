@@ -99,7 +99,7 @@ impl Tree {
             if needle.is_empty() {
                 for problem in &bank.problems {
                     rows.push(Row {
-                        kind: RowKind::Note(problem.clone()),
+                        kind: RowKind::Note(problem.to_string()),
                         indent: 1,
                     });
                 }

@@ -4,6 +4,12 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+mod codes;
+mod reference;
+
+pub use codes::{FindingCode, RULES, Rule, RuleSource};
+pub use reference::{REFERENCE_PATH, reference_markdown};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -40,8 +46,9 @@ impl std::fmt::Display for Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub severity: Severity,
-    /// Stable machine name of the check, e.g. `missing-required-file`, `import-cycle`.
-    pub code: &'static str,
+    /// Which check reported it; printed and serialized as its id, e.g.
+    /// `missing-required-file`.
+    pub code: FindingCode,
     /// The file the finding is about (the bank folder when it is about a missing file).
     pub file: PathBuf,
     /// 1-based line, when the finding points into the file.
@@ -124,11 +131,17 @@ fn stands_alone(line: &str, start: usize, end: usize) -> bool {
 impl Finding {
     pub fn new(
         severity: Severity,
-        code: &'static str,
+        code: FindingCode,
         file: impl Into<PathBuf>,
         line: Option<usize>,
         message: impl Into<String>,
     ) -> Self {
+        debug_assert!(
+            code.allows(severity),
+            "{code} is declared from {} to {}, reported at {severity}",
+            code.rule().lowest,
+            code.rule().highest
+        );
         Finding {
             severity,
             code,
