@@ -2,99 +2,120 @@
 //! `projectPath` may also be sent as `projectName` (the widely used memory-bank server's
 //! key); either is a project under the root. Reads return `version` beside the spec's
 //! fields; writes take an optional `expectedVersion`.
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::Args;
-use super::reply::{ToolError, ToolResult};
+use super::args::{NoArgs, ToolArgs};
+use super::reply::ToolResult;
 use super::{Session, Shared};
 use crate::core::agent::bank::{self, WriteMode};
 use crate::core::agent::{AgentError, rfc3339};
 use crate::core::formats;
 use crate::core::model::Role;
 
-/// The tools of this surface: name, description, input schema.
-pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
-    let project = json!({
-        "type": "string",
-        "description": "A project under the memory bank root: its name, a path relative to the root, or an absolute path inside it (projectName is accepted too)"
-    });
-    let file_name = json!({
-        "type": "string",
-        "description": "A .md file in the project's memory-bank/ folder, e.g. activeContext.md (no .., no absolute paths)"
-    });
-    let version = json!({
-        "type": "string",
-        "description": "Optional: the version a read returned; the write is refused if the file changed since"
-    });
-    vec![
-        (
-            "initialize_memory_bank",
-            "Create memory-bank/ with the seven template files in a project (existing files are kept). Takes projectPath (Cline) or path (Memory Bank MCP); brief fills projectBrief.md.",
-            json!({"type": "object", "properties": {
-                "projectPath": project,
-                "path": {"type": "string", "description": "Same as projectPath (Memory Bank MCP spelling)"},
-                "brief": {"type": "string", "description": "Optional one-paragraph project brief"}
-            }}),
-        ),
-        (
-            "list_projects",
-            "List the projects under the memory bank root that have a memory-bank/ folder.",
-            json!({"type": "object", "properties": {}}),
-        ),
-        (
-            "memory_bank_read",
-            "Read a file of a project's memory bank. Returns content, lastModified and version.",
-            json!({"type": "object", "properties": {"projectPath": project, "fileName": file_name}, "required": ["fileName"]}),
-        ),
-        (
-            "memory_bank_write",
-            "Create a new file in a project's memory bank (fails if it exists). Decision logs are append-only; secrets outside <private> blocks are refused.",
-            json!({"type": "object", "properties": {"projectPath": project, "fileName": file_name, "content": {"type": "string"}}, "required": ["fileName", "content"]}),
-        ),
-        (
-            "memory_bank_update",
-            "Replace an existing file of a project's memory bank with the complete new content (no \"[... rest unchanged ...]\" placeholders). Pass expectedVersion from your read to avoid overwriting someone else's change.",
-            json!({"type": "object", "properties": {"projectPath": project, "fileName": file_name, "content": {"type": "string"}, "expectedVersion": version}, "required": ["fileName", "content"]}),
-        ),
-        (
-            "list_project_files",
-            "List the files of a project's memory bank with size and lastModified.",
-            json!({"type": "object", "properties": {"projectPath": project}}),
-        ),
-        (
-            "validate_project",
-            "Check a project's memory bank for the required and recommended files (the Cline memory bank spec).",
-            json!({"type": "object", "properties": {"projectPath": project}}),
-        ),
-    ]
+/// What `projectPath` names, in every tool of this surface.
+const PROJECT: &str = "A project under the memory bank root: its name, a path relative to the root, or an absolute path inside it (projectName is accepted too)";
+const FILE_NAME: &str = "A .md file in the project's memory-bank/ folder, e.g. activeContext.md (no .., no absolute paths)";
+const VERSION: &str =
+    "Optional: the version a read returned; the write is refused if the file changed since";
+
+/// `initialize_memory_bank`, which the Memory Bank MCP surface shares.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeArgs {
+    // Needed, but sent as projectPath (Cline), path (Memory Bank MCP) or projectName: the
+    // schema cannot require one of them (some clients refuse a top-level anyOf), the
+    // description says which.
+    #[schemars(with = "Option<String>", description = PROJECT)]
+    pub project_path: String,
+    // Advertised for Memory Bank MCP clients; read as a spelling of projectPath.
+    #[schemars(description = "Same as projectPath (Memory Bank MCP spelling)")]
+    pub path: Option<String>,
+    #[schemars(description = "Optional one-paragraph project brief")]
+    pub brief: Option<String>,
 }
 
-const PROJECT_KEYS: [&str; 2] = ["projectPath", "projectName"];
-
-fn project_spec(args: &Args) -> Result<Option<String>, ToolError> {
-    args.opt_str(&PROJECT_KEYS)
+impl ToolArgs for InitializeArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
+        &[("projectPath", &["path", "projectName"])];
 }
 
-/// Runs one tool of this surface (`None`: not one of its tools).
-pub fn call(shared: &Shared, session: &Session, name: &str, args: &Args) -> Option<ToolResult> {
-    let result = match name {
-        "initialize_memory_bank" => initialize(shared, session, args),
-        "list_projects" => Ok(list_projects(shared)),
-        "memory_bank_read" => read(shared, args),
-        "memory_bank_write" => write(shared, args, WriteMode::Create, name),
-        "memory_bank_update" => write(shared, args, WriteMode::Update, name),
-        "list_project_files" => list_files(shared, args),
-        "validate_project" => validate(shared, args),
-        _ => return None,
-    };
-    Some(result)
+const PROJECT_SPELLINGS: (&str, &[&str]) = ("projectPath", &["projectName"]);
+const FILE_SPELLINGS: (&str, &[&str]) = ("fileName", &["filename"]);
+
+/// `list_project_files`, `validate_project`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectArgs {
+    #[schemars(description = PROJECT)]
+    pub project_path: Option<String>,
+}
+
+impl ToolArgs for ProjectArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] = &[PROJECT_SPELLINGS];
+}
+
+/// `memory_bank_read`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadArgs {
+    #[schemars(description = FILE_NAME)]
+    pub file_name: String,
+    #[schemars(description = PROJECT)]
+    pub project_path: Option<String>,
+}
+
+impl ToolArgs for ReadArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
+        &[FILE_SPELLINGS, PROJECT_SPELLINGS];
+}
+
+/// `memory_bank_write`: creates a file, so a version is not advertised (one sent is still
+/// checked).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateArgs {
+    #[schemars(description = FILE_NAME)]
+    pub file_name: String,
+    pub content: String,
+    #[schemars(skip)]
+    pub expected_version: Option<String>,
+    #[schemars(description = PROJECT)]
+    pub project_path: Option<String>,
+}
+
+impl ToolArgs for CreateArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
+        &[FILE_SPELLINGS, PROJECT_SPELLINGS];
+}
+
+/// `memory_bank_update`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateArgs {
+    #[schemars(description = FILE_NAME)]
+    pub file_name: String,
+    pub content: String,
+    #[schemars(description = VERSION)]
+    pub expected_version: Option<String>,
+    #[schemars(description = PROJECT)]
+    pub project_path: Option<String>,
+}
+
+impl ToolArgs for UpdateArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
+        &[FILE_SPELLINGS, PROJECT_SPELLINGS];
 }
 
 /// `initialize_memory_bank`, shared with the Memory Bank MCP surface (`path`), which also
 /// makes the project the session's current one.
-pub fn initialize(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
-    let spec = args.str(&["projectPath", "path", "projectName"])?;
-    let brief = args.opt_str(&["brief"])?;
+pub fn initialize(shared: &Shared, session: &Session, args: InitializeArgs) -> ToolResult {
+    let InitializeArgs {
+        project_path: spec,
+        brief,
+        ..
+    } = args;
     shared.writable()?;
     let dir = shared.root.project_dir(&spec)?;
     if shared
@@ -123,7 +144,7 @@ pub fn initialize(shared: &Shared, session: &Session, args: &Args) -> ToolResult
     }))
 }
 
-fn list_projects(shared: &Shared) -> Value {
+pub fn list_projects(shared: &Shared, _: &Session, _: NoArgs) -> ToolResult {
     let projects: Vec<Value> = shared
         .root
         .memory_bank_projects()
@@ -133,14 +154,13 @@ fn list_projects(shared: &Shared) -> Value {
             json!({"name": shared.root.name_of(&real), "path": real})
         })
         .collect();
-    Value::Array(projects)
+    Ok(Value::Array(projects))
 }
 
-fn read(shared: &Shared, args: &Args) -> ToolResult {
-    let file = args.str(&["fileName", "filename"])?;
-    let dir = shared.project(project_spec(args)?.as_deref())?;
+pub fn read(shared: &Shared, _: &Session, args: ReadArgs) -> ToolResult {
+    let dir = shared.project(args.project_path.as_deref())?;
     let bank = shared.bank(&dir)?;
-    let cached = shared.read(&bank, &file)?;
+    let cached = shared.read(&bank, &args.file_name)?;
     let read = &cached.read;
     Ok(json!({
         "content": read.content,
@@ -149,12 +169,29 @@ fn read(shared: &Shared, args: &Args) -> ToolResult {
     }))
 }
 
-fn write(shared: &Shared, args: &Args, mode: WriteMode, tool: &str) -> ToolResult {
-    let file = args.str(&["fileName", "filename"])?;
-    let content = args.str(&["content"])?;
-    let expected = args.opt_str(&["expectedVersion"])?;
+pub fn create(shared: &Shared, _: &Session, args: CreateArgs) -> ToolResult {
+    let args = UpdateArgs {
+        file_name: args.file_name,
+        content: args.content,
+        expected_version: args.expected_version,
+        project_path: args.project_path,
+    };
+    write(shared, args, WriteMode::Create, "memory_bank_write")
+}
+
+pub fn update(shared: &Shared, _: &Session, args: UpdateArgs) -> ToolResult {
+    write(shared, args, WriteMode::Update, "memory_bank_update")
+}
+
+fn write(shared: &Shared, args: UpdateArgs, mode: WriteMode, tool: &str) -> ToolResult {
+    let UpdateArgs {
+        file_name: file,
+        content,
+        expected_version: expected,
+        project_path: project,
+    } = args;
     shared.writable()?;
-    let dir = shared.project(project_spec(args)?.as_deref())?;
+    let dir = shared.project(project.as_deref())?;
     let bank = shared.bank(&dir)?;
     let written = crate::core::history::as_writer(&format!("mcp:{tool}"), || {
         bank.write(
@@ -181,8 +218,8 @@ fn write(shared: &Shared, args: &Args, mode: WriteMode, tool: &str) -> ToolResul
     }
 }
 
-fn list_files(shared: &Shared, args: &Args) -> ToolResult {
-    let dir = shared.project(project_spec(args)?.as_deref())?;
+pub fn list_files(shared: &Shared, _: &Session, args: ProjectArgs) -> ToolResult {
+    let dir = shared.project(args.project_path.as_deref())?;
     let files: Vec<Value> = shared
         .bank(&dir)?
         .list()
@@ -196,8 +233,8 @@ fn list_files(shared: &Shared, args: &Args) -> ToolResult {
 const REQUIRED: [(Role, &str, &str); 3] = formats::cline::TOOL_REQUIRED;
 const RECOMMENDED: [(Role, &str, &str); 4] = formats::cline::TOOL_RECOMMENDED;
 
-fn validate(shared: &Shared, args: &Args) -> ToolResult {
-    let dir = shared.project(project_spec(args)?.as_deref())?;
+pub fn validate(shared: &Shared, _: &Session, args: ProjectArgs) -> ToolResult {
+    let dir = shared.project(args.project_path.as_deref())?;
     let bank = match shared.bank(&dir) {
         Ok(bank) => bank,
         Err(AgentError::NotInitialized { .. }) => {

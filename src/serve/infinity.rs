@@ -1,61 +1,66 @@
 //! The Infinity tools (the Infinity store spec): six tools over `.infinity/` in the server's project
 //! folder, every answer a JSON object, every error `{"error": code}` (as the spec says).
 use crate::core::formats::infinity as store_format;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::Args;
-use super::reply::{Flavor, ToolError, ToolResult};
+use super::args::{NoArgs, ToolArgs};
+use super::reply::{ToolError, ToolResult};
 use super::{Session, Shared};
 use crate::core::agent::infinity::{self, InfinityError, InfinityProject};
 use crate::core::formats::infinity::store::MEMORY_TYPES;
 use crate::core::history::as_writer;
 
-pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
-    let types: Vec<&str> = MEMORY_TYPES.to_vec();
-    let id = json!({"type": "string", "description": "The memory's UUID"});
-    vec![
-        (
-            "activate_project",
-            "Scope every other tool to this project (the server's working folder). Call it first in every session.",
-            json!({"type": "object", "properties": {}}),
-        ),
-        (
-            "store_memory",
-            "Create a memory. Returns its memory_id.",
-            json!({"type": "object", "properties": {
-                "title": {"type": "string"},
-                "type": {"type": "string", "enum": types},
-                "content": {"type": "string", "description": "Markdown; may be empty"}
-            }, "required": ["title", "type", "content"]}),
-        ),
-        (
-            "get_memory",
-            "Get one memory, content included.",
-            json!({"type": "object", "properties": {"memory_id": id}, "required": ["memory_id"]}),
-        ),
-        (
-            "list_memories",
-            "List memories (id, title, type; no content), optionally of one type.",
-            json!({"type": "object", "properties": {"type": {"type": "string", "enum": types}}}),
-        ),
-        (
-            "update_memory",
-            "Replace a memory's content (title and type never change). expectedVersion (from get_memory) refuses the update if the memory changed since.",
-            json!({"type": "object", "properties": {
-                "memory_id": id,
-                "content": {"type": "string"},
-                "expectedVersion": {"type": "string"}
-            }, "required": ["memory_id", "content"]}),
-        ),
-        (
-            "delete_memory",
-            "Remove a memory permanently.",
-            json!({"type": "object", "properties": {"memory_id": id}, "required": ["memory_id"]}),
-        ),
-    ]
+const MEMORY_ID: &str = "The memory's UUID";
+
+/// `store_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct StoreArgs {
+    pub title: String,
+    #[serde(rename = "type")]
+    #[schemars(extend("enum" = MEMORY_TYPES))]
+    pub kind: String,
+    #[schemars(description = "Markdown; may be empty")]
+    pub content: String,
 }
 
-fn active(session: &Session) -> Result<InfinityProject, ToolError> {
+impl ToolArgs for StoreArgs {}
+
+/// `get_memory`, `delete_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MemoryArgs {
+    #[schemars(description = MEMORY_ID)]
+    pub memory_id: String,
+}
+
+impl ToolArgs for MemoryArgs {}
+
+/// `list_memories`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    #[serde(rename = "type")]
+    #[schemars(extend("enum" = MEMORY_TYPES))]
+    pub kind: Option<String>,
+}
+
+impl ToolArgs for ListArgs {}
+
+/// `update_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UpdateArgs {
+    #[schemars(description = MEMORY_ID)]
+    pub memory_id: String,
+    pub content: String,
+    #[serde(rename = "expectedVersion")]
+    pub expected_version: Option<String>,
+}
+
+impl ToolArgs for UpdateArgs {}
+
+/// The session's activated project: every tool but `activate_project` needs one, and
+/// says so before it looks at its arguments.
+pub fn active(session: &Session) -> Result<InfinityProject, ToolError> {
     session
         .infinity
         .lock()
@@ -109,26 +114,7 @@ fn logged(shared: &Shared, tool: &str, id: &str, error: InfinityError) -> ToolEr
     error.into()
 }
 
-pub fn call(
-    shared: &Shared,
-    session: &Session,
-    name: &str,
-    map: serde_json::Map<String, Value>,
-) -> Option<ToolResult> {
-    let args = Args::new(map, Flavor::Infinity);
-    let result = match name {
-        "activate_project" => activate(shared, session),
-        "store_memory" => as_writer("mcp:store_memory", || store(shared, session, &args)),
-        "get_memory" => get(session, &args),
-        "list_memories" => list(session, &args),
-        "update_memory" => as_writer("mcp:update_memory", || update(shared, session, &args)),
-        "delete_memory" => as_writer("mcp:delete_memory", || delete(shared, session, &args)),
-        _ => return None,
-    };
-    Some(result)
-}
-
-fn activate(shared: &Shared, session: &Session) -> ToolResult {
+pub fn activate(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
     // Activation writes `.infinity/` only when it is missing; a read-only server may
     // still load an existing project.
     let id_file = shared
@@ -144,51 +130,51 @@ fn activate(shared: &Shared, session: &Session) -> ToolResult {
     Ok(json!({"success": true, "project_id": id}))
 }
 
-fn store(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
-    let project = active(session)?;
-    let title = args.str(&["title"])?;
-    let kind = args.str(&["type"])?;
-    let content = args.str(&["content"])?;
+pub fn store(shared: &Shared, project: InfinityProject, args: StoreArgs) -> ToolResult {
     writable(shared)?;
-    let stored = staging(shared, project)
-        .store(&shared.options.policy, &title, &kind, &content)
-        .map_err(|e| logged(shared, "store_memory", "new", e))?;
+    let stored = as_writer("mcp:store_memory", || {
+        staging(shared, project).store(
+            &shared.options.policy,
+            &args.title,
+            &args.kind,
+            &args.content,
+        )
+    })
+    .map_err(|e| logged(shared, "store_memory", "new", e))?;
     Ok(staged(
         json!({"success": true, "memory_id": stored.id}),
         stored.proposal,
     ))
 }
 
-fn get(session: &Session, args: &Args) -> ToolResult {
-    let project = active(session)?;
-    let id = args.str(&["memory_id"])?;
-    let memory = project.get(&id)?;
+pub fn get(_: &Shared, project: InfinityProject, args: MemoryArgs) -> ToolResult {
+    let memory = project.get(&args.memory_id)?;
     Ok(json!({"success": true, "memory": memory}))
 }
 
-fn list(session: &Session, args: &Args) -> ToolResult {
-    let project = active(session)?;
-    let kind = args.opt_str(&["type"])?;
-    let memories = project.list(kind.as_deref())?;
+pub fn list(_: &Shared, project: InfinityProject, args: ListArgs) -> ToolResult {
+    let memories = project.list(args.kind.as_deref())?;
     Ok(json!({"success": true, "memories": memories}))
 }
 
-fn update(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
-    let project = active(session)?;
-    let id = args.str(&["memory_id"])?;
-    let content = args.str(&["content"])?;
-    let expected = args.opt_str(&["expectedVersion"])?;
+pub fn update(shared: &Shared, project: InfinityProject, args: UpdateArgs) -> ToolResult {
+    let UpdateArgs {
+        memory_id: id,
+        content,
+        expected_version: expected,
+    } = args;
     writable(shared)?;
-    let proposal = staging(shared, project)
-        .update(&shared.options.policy, &id, &content, expected.as_deref())
-        .map_err(|e| logged(shared, "update_memory", &id, e))?;
+    let proposal = as_writer("mcp:update_memory", || {
+        staging(shared, project).update(&shared.options.policy, &id, &content, expected.as_deref())
+    })
+    .map_err(|e| logged(shared, "update_memory", &id, e))?;
     Ok(staged(json!({"success": true}), proposal))
 }
 
-fn delete(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
-    let project = active(session)?;
-    let id = args.str(&["memory_id"])?;
+pub fn delete(shared: &Shared, project: InfinityProject, args: MemoryArgs) -> ToolResult {
     writable(shared)?;
-    let proposal = staging(shared, project).delete(&id)?;
+    let proposal = as_writer("mcp:delete_memory", || {
+        staging(shared, project).delete(&args.memory_id)
+    })?;
     Ok(staged(json!({"success": true}), proposal))
 }

@@ -1,21 +1,20 @@
-//! The MCP server: the tools of the chosen surfaces, dispatched by hand so every argument
-//! problem gets the spec's own error object, the five `memory-bank://` resources, and the
-//! stdio runner (`mbank mcp`). The same handler serves `/mcp` over Streamable HTTP.
+//! The MCP server: the tools of the chosen surfaces (their table is [`super::tools`]), the
+//! five `memory-bank://` resources, and the stdio runner (`mbank mcp`). The same handler
+//! serves `/mcp` over Streamable HTTP.
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use super::args::Args;
-use super::reply::{Flavor, ToolError, ToolResult};
-use super::{Session, Shared, cline, infinity, memory_bank_mcp};
+use super::reply::{ToolError, ToolResult};
+use super::{Session, Shared, memory_bank_mcp, tools};
 
 /// One MCP session over the shared server state.
 #[derive(Clone)]
@@ -25,143 +24,22 @@ pub struct McpServer {
     tools: Arc<Vec<Tool>>,
 }
 
-/// What a tool does to the files, for its annotations: a client may run a read-only tool
-/// without asking, so only tools that change nothing on disk say so.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Effect {
-    read_only: bool,
-    /// May replace or remove what is there (not only add).
-    destructive: bool,
-    /// Repeating the same call changes nothing more.
-    idempotent: bool,
-}
-
-const READS: Effect = Effect {
-    read_only: true,
-    destructive: false,
-    idempotent: true,
-};
-
-/// Every tool's effect (`None`: a tool this table forgot, which a test catches).
-fn effect_of(name: &str) -> Option<Effect> {
-    let effect = |destructive, idempotent| Effect {
-        read_only: false,
-        destructive,
-        idempotent,
-    };
-    Some(match name {
-        // Reads, and tools that only change the session's own choice (project, mode).
-        "list_projects"
-        | "memory_bank_read"
-        | "list_project_files"
-        | "validate_project"
-        | "set_memory_bank_path"
-        | "read_memory_bank_file"
-        | "list_memory_bank_files"
-        | "get_memory_bank_status"
-        | "switch_mode"
-        | "get_current_mode"
-        | "get_memory"
-        | "list_memories"
-        | "list_proposals" => READS,
-        // Creates memory-bank/ (or .infinity/) and its files, keeping what exists.
-        "initialize_memory_bank" | "activate_project" => effect(false, true),
-        // Creates a file and fails if it exists.
-        "memory_bank_write" => effect(false, false),
-        // Replace a whole file, a memory or sections with what is sent.
-        "memory_bank_update" | "write_memory_bank_file" | "update_memory" => effect(true, true),
-        // Replaces its sections, and adds a dated session note each time.
-        "update_active_context" => effect(true, false),
-        "delete_memory" => effect(true, true),
-        // Append a new entry each call; nothing is replaced.
-        "track_progress" | "log_decision" | "store_memory" => effect(false, false),
-        _ => return None,
-    })
-}
-
-fn annotations_of(name: &str) -> ToolAnnotations {
-    // An unknown tool is annotated as the most careful client would assume.
-    let effect = effect_of(name).unwrap_or(Effect {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-    });
-    // Every tool works on local files only: a closed world.
-    ToolAnnotations::new()
-        .read_only(effect.read_only)
-        .destructive(effect.destructive)
-        .idempotent(effect.idempotent)
-        .open_world(false)
-}
-
-/// The tool list of the surfaces `shared` offers (`initialize_memory_bank` once).
+/// The tool list of the surfaces `shared` offers.
 pub fn tool_list(shared: &Shared) -> Vec<Tool> {
-    let surfaces = shared.options.surfaces;
-    let mut specs = Vec::new();
-    if surfaces.cline {
-        specs.extend(cline::tools());
-    } else if surfaces.memory_bank_mcp {
-        specs.extend(
-            cline::tools()
-                .into_iter()
-                .filter(|(name, _, _)| *name == "initialize_memory_bank"),
-        );
-    }
-    if surfaces.memory_bank_mcp {
-        specs.extend(memory_bank_mcp::tools());
-    }
-    if (surfaces.cline || surfaces.memory_bank_mcp) && shared.options.staging.any() {
-        specs.extend(super::proposals::tools());
-    }
-    if surfaces.infinity {
-        specs.extend(infinity::tools());
-    }
-    specs
-        .into_iter()
-        .map(|(name, description, schema)| {
-            let schema = match schema {
-                Value::Object(map) => map,
-                _ => serde_json::Map::new(),
-            };
-            Tool::new(name, description, Arc::new(schema)).annotate(annotations_of(name))
-        })
+    tools::offered(shared)
+        .map(|tool| tool.listed().clone())
         .collect()
 }
 
-/// Runs one tool call on the calling thread (blocking); `None` for an unknown tool.
+/// Runs one tool call on the calling thread (blocking); `None` for a tool the server does
+/// not offer.
 pub fn dispatch(
     shared: &Shared,
     session: &Session,
     name: &str,
     arguments: serde_json::Map<String, Value>,
 ) -> Option<ToolResult> {
-    let surfaces = shared.options.surfaces;
-    if name == "initialize_memory_bank" && (surfaces.cline || surfaces.memory_bank_mcp) {
-        let args = Args::new(arguments, Flavor::MemoryBank);
-        return Some(cline::initialize(shared, session, &args));
-    }
-    if surfaces.cline {
-        let args = Args::new(arguments.clone(), Flavor::MemoryBank);
-        if let Some(result) = cline::call(shared, session, name, &args) {
-            return Some(result);
-        }
-    }
-    if surfaces.memory_bank_mcp {
-        let args = Args::new(arguments.clone(), Flavor::MemoryBank);
-        if let Some(result) = memory_bank_mcp::call(shared, session, name, &args) {
-            return Some(result);
-        }
-    }
-    if (surfaces.cline || surfaces.memory_bank_mcp) && shared.options.staging.any() {
-        let args = Args::new(arguments.clone(), Flavor::MemoryBank);
-        if let Some(result) = super::proposals::call(shared, session, name, &args) {
-            return Some(result);
-        }
-    }
-    if surfaces.infinity {
-        return infinity::call(shared, session, name, arguments);
-    }
-    None
+    tools::find(shared, name).map(|tool| tool.call(shared, session, arguments))
 }
 
 /// A tool's answer as MCP carries it: the JSON as text (the spec's shape, arrays
@@ -363,12 +241,25 @@ mod tests {
         let tools = tool_list(&shared_over(dir.path()));
         assert_eq!(tools.len(), 23);
         for tool in &tools {
-            assert!(
-                effect_of(&tool.name).is_some(),
-                "{} has no effect",
+            let rows: Vec<_> = tools::TOOLS
+                .iter()
+                .filter(|t| t.name == tool.name)
+                .collect();
+            assert_eq!(rows.len(), 1, "{} has one row", tool.name);
+            let effect = rows[0].effect;
+            let hints = tool.annotations.as_ref().unwrap();
+            assert_eq!(
+                (hints.read_only_hint, hints.destructive_hint),
+                (Some(effect.read_only), Some(effect.destructive)),
+                "{}",
                 tool.name
             );
-            let hints = tool.annotations.as_ref().unwrap();
+            assert_eq!(
+                hints.idempotent_hint,
+                Some(effect.idempotent),
+                "{}",
+                tool.name
+            );
             assert_eq!(hints.open_world_hint, Some(false), "{}", tool.name);
         }
         let hints = |name: &str| {

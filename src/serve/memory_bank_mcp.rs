@@ -3,9 +3,11 @@
 //! the root's default project (the root itself, or its only project with a bank).
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
 
-use super::args::Args;
+use super::args::{Flag, Items, List, NoArgs, ToolArgs};
 use super::reply::{ToolError, ToolResult};
 use super::{Session, Shared};
 use crate::core::agent::bank::{MarkdownBank, WriteMode, WriteReport};
@@ -13,81 +15,90 @@ use crate::core::agent::entries::NewDecision;
 use crate::core::agent::{AgentError, rfc3339};
 use crate::core::model::Role;
 
-pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
-    let none = json!({"type": "object", "properties": {}});
-    let list =
-        |what: &str| json!({"type": "array", "items": {"type": "string"}, "description": what});
-    vec![
-        (
-            "set_memory_bank_path",
-            "Choose the project whose memory bank the other tools use (a project under the root); without path, the default project.",
-            json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-        ),
-        (
-            "read_memory_bank_file",
-            "Read a file of the current memory bank. Returns content, lastModified and version.",
-            json!({"type": "object", "properties": {"filename": {"type": "string"}}, "required": ["filename"]}),
-        ),
-        (
-            "write_memory_bank_file",
-            "Create or replace a file of the current memory bank with its complete content. Decision logs are append-only; pass expectedVersion from your read to avoid overwriting a change.",
-            json!({"type": "object", "properties": {
-                "filename": {"type": "string"},
-                "content": {"type": "string"},
-                "expectedVersion": {"type": "string"}
-            }, "required": ["filename", "content"]}),
-        ),
-        (
-            "list_memory_bank_files",
-            "List the files of the current memory bank.",
-            none.clone(),
-        ),
-        (
-            "get_memory_bank_status",
-            "The current memory bank: its path, whether it is initialized, its files and the mode.",
-            none.clone(),
-        ),
-        (
-            "track_progress",
-            "Add a dated line to progress.md's Update History (and, with updateActiveContext, a session note to the active context).",
-            json!({"type": "object", "properties": {
-                "action": {"type": "string", "description": "What kind of work, e.g. Implementation"},
-                "description": {"type": "string"},
-                "updateActiveContext": {"type": "boolean"}
-            }, "required": ["action", "description"]}),
-        ),
-        (
-            "update_active_context",
-            "Replace the Ongoing Tasks, Known Issues and/or Next Steps sections of the active context.",
-            json!({"type": "object", "properties": {
-                "tasks": list("Ongoing tasks"),
-                "issues": list("Known issues"),
-                "nextSteps": list("Next steps")
-            }}),
-        ),
-        (
-            "log_decision",
-            "Append a dated decision to the decision log (never rewrites old entries).",
-            json!({"type": "object", "properties": {
-                "title": {"type": "string"},
-                "context": {"type": "string"},
-                "decision": {"type": "string"},
-                "alternatives": list("Alternatives considered"),
-                "consequences": list("Consequences")
-            }, "required": ["title", "context", "decision"]}),
-        ),
-        (
-            "switch_mode",
-            "Switch to a mode declared by the project's rule files (.clinerules-*, .roomodes), or architect/code/ask/debug/test.",
-            json!({"type": "object", "properties": {"mode": {"type": "string"}}, "required": ["mode"]}),
-        ),
-        (
-            "get_current_mode",
-            "The current mode and the modes available.",
-            none,
-        ),
-    ]
+const FILE_SPELLINGS: (&str, &[&str]) = ("filename", &["fileName"]);
+
+/// `set_memory_bank_path`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SetPathArgs {
+    pub path: Option<String>,
 }
+
+impl ToolArgs for SetPathArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
+        &[("path", &["projectPath", "projectName"])];
+}
+
+/// `read_memory_bank_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub filename: String,
+}
+
+impl ToolArgs for ReadArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] = &[FILE_SPELLINGS];
+}
+
+/// `write_memory_bank_file`, and the body of `POST /memory-bank/file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteArgs {
+    pub filename: String,
+    pub content: String,
+    pub expected_version: Option<String>,
+}
+
+impl ToolArgs for WriteArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] = &[FILE_SPELLINGS];
+}
+
+/// `track_progress`, and the body of `POST /memory-bank/trackProgress`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrackProgressArgs {
+    #[schemars(description = "What kind of work, e.g. Implementation")]
+    pub action: String,
+    pub description: String,
+    pub update_active_context: Option<Flag>,
+}
+
+impl ToolArgs for TrackProgressArgs {}
+
+/// `update_active_context`, and the body of `POST /memory-bank/updateActiveContext`: each
+/// list replaces its section.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveContextArgs {
+    #[schemars(description = "Ongoing tasks")]
+    pub tasks: Option<Items>,
+    #[schemars(description = "Known issues")]
+    pub issues: Option<Items>,
+    #[schemars(description = "Next steps")]
+    pub next_steps: Option<Items>,
+}
+
+impl ToolArgs for ActiveContextArgs {}
+
+/// `log_decision`, and the body of `POST /memory-bank/logDecision`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DecisionArgs {
+    pub title: String,
+    pub context: String,
+    pub decision: String,
+    #[schemars(description = "Alternatives considered")]
+    pub alternatives: Option<List>,
+    #[schemars(description = "Consequences")]
+    pub consequences: Option<List>,
+}
+
+impl ToolArgs for DecisionArgs {}
+
+/// `switch_mode`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SwitchModeArgs {
+    pub mode: String,
+}
+
+impl ToolArgs for SwitchModeArgs {}
 
 /// The five resources: URI, name, the role of the file they show.
 pub const RESOURCES: [(&str, &str, Role); 5] = [
@@ -131,27 +142,8 @@ fn current_bank(
     Ok((dir, bank))
 }
 
-pub fn call(shared: &Shared, session: &Session, name: &str, args: &Args) -> Option<ToolResult> {
-    let result = match name {
-        "set_memory_bank_path" => set_path(shared, session, args),
-        "read_memory_bank_file" => read(shared, session, args),
-        "write_memory_bank_file" => write(shared, session, args),
-        "list_memory_bank_files" => list(shared, session),
-        "get_memory_bank_status" => status(shared, session),
-        "track_progress" => track_progress(shared, session, args, "mcp:track_progress"),
-        "update_active_context" => {
-            update_active_context(shared, session, args, "mcp:update_active_context")
-        }
-        "log_decision" => log_decision(shared, session, args, "mcp:log_decision"),
-        "switch_mode" => switch_mode(shared, session, args),
-        "get_current_mode" => current_mode(shared, session),
-        _ => return None,
-    };
-    Some(result)
-}
-
-fn set_path(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
-    let dir = match args.opt_str(&["path", "projectPath", "projectName"])? {
+pub fn set_path(shared: &Shared, session: &Session, args: SetPathArgs) -> ToolResult {
+    let dir = match args.path {
         Some(spec) => shared.root.existing_project_dir(&spec)?,
         None => shared.default_project()?,
     };
@@ -165,10 +157,9 @@ fn set_path(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     }))
 }
 
-fn read(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
-    let file = args.str(&["filename", "fileName"])?;
+pub fn read(shared: &Shared, session: &Session, args: ReadArgs) -> ToolResult {
     let (_, bank) = current_bank(shared, session)?;
-    let cached = shared.read(&bank, &file)?;
+    let cached = shared.read(&bank, &args.filename)?;
     let read = &cached.read;
     Ok(json!({
         "content": read.content,
@@ -178,19 +169,16 @@ fn read(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     }))
 }
 
-fn write(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
-    let file = args.str(&["filename", "fileName"])?;
-    let content = args.str(&["content"])?;
-    let expected = args.opt_str(&["expectedVersion"])?;
+pub fn write(shared: &Shared, session: &Session, args: WriteArgs) -> ToolResult {
     shared.writable()?;
     let (dir, bank) = current_bank(shared, session)?;
     write_file(
         shared,
         &dir,
         &bank,
-        &file,
-        &content,
-        expected.as_deref(),
+        &args.filename,
+        &args.content,
+        args.expected_version.as_deref(),
         "mcp:write_memory_bank_file",
     )
 }
@@ -231,13 +219,13 @@ pub fn write_file(
     }
 }
 
-fn list(shared: &Shared, session: &Session) -> ToolResult {
+pub fn list(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
     let (_, bank) = current_bank(shared, session)?;
     let files: Vec<String> = bank.list().into_iter().map(|f| f.name).collect();
     Ok(json!({"files": files, "status": "success"}))
 }
 
-fn status(shared: &Shared, session: &Session) -> ToolResult {
+pub fn status(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
     let dir = current_project(shared, session)?;
     let mode = session.mode.lock().clone();
     match shared.bank(&dir) {
@@ -290,12 +278,15 @@ fn entry_result(
 pub fn track_progress_in(
     shared: &Shared,
     dir: &std::path::Path,
-    args: &Args,
+    args: TrackProgressArgs,
     via: &str,
 ) -> ToolResult {
-    let action = args.str(&["action"])?;
-    let description = args.str(&["description"])?;
-    let update = args.opt_bool("updateActiveContext")?.unwrap_or(false);
+    let TrackProgressArgs {
+        action,
+        description,
+        update_active_context,
+    } = args;
+    let update = update_active_context.is_some_and(|flag| flag.0);
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = shared.options.clock.local().naive_local();
@@ -305,36 +296,17 @@ pub fn track_progress_in(
     entry_result(shared, dir, result, "Progress tracked successfully", via)
 }
 
-fn track_progress(shared: &Shared, session: &Session, args: &Args, via: &str) -> ToolResult {
-    let dir = current_project(shared, session)?;
-    track_progress_in(shared, &dir, args, via)
-}
-
-/// The items that replace a section: a list of strings. A single string is refused
-/// rather than taken as a list of one: the section it replaces would lose every other
-/// item, when the caller most likely meant several lines.
-fn section_items(args: &Args, key: &str) -> Result<Option<Vec<String>>, ToolError> {
-    if let Ok(Some(_)) = args.opt_str(&[key]) {
-        return Err(ToolError::memory_bank(
-            "invalid_request",
-            format!(
-                "argument {key:?} must be a list of strings, e.g. [\"first\", \"second\"], not a string"
-            ),
-        ));
-    }
-    args.opt_list(key)
-}
-
 /// `update_active_context` (also `POST /memory-bank/updateActiveContext`).
 pub fn update_active_context_in(
     shared: &Shared,
     dir: &std::path::Path,
-    args: &Args,
+    args: ActiveContextArgs,
     via: &str,
 ) -> ToolResult {
-    let tasks = section_items(args, "tasks")?;
-    let issues = section_items(args, "issues")?;
-    let next_steps = section_items(args, "nextSteps")?;
+    let items = |list: Option<Items>| list.map(|items| items.0);
+    let tasks = items(args.tasks);
+    let issues = items(args.issues);
+    let next_steps = items(args.next_steps);
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = shared.options.clock.local().naive_local();
@@ -357,24 +329,20 @@ pub fn update_active_context_in(
     )
 }
 
-fn update_active_context(shared: &Shared, session: &Session, args: &Args, via: &str) -> ToolResult {
-    let dir = current_project(shared, session)?;
-    update_active_context_in(shared, &dir, args, via)
-}
-
 /// `log_decision` (also `POST /memory-bank/logDecision`).
 pub fn log_decision_in(
     shared: &Shared,
     dir: &std::path::Path,
-    args: &Args,
+    args: DecisionArgs,
     via: &str,
 ) -> ToolResult {
+    let list = |list: Option<List>| list.map(|list| list.0).unwrap_or_default();
     let decision = NewDecision {
-        title: args.str(&["title"])?,
-        context: args.str(&["context"])?,
-        decision: args.str(&["decision"])?,
-        alternatives: args.opt_list("alternatives")?.unwrap_or_default(),
-        consequences: args.opt_list("consequences")?.unwrap_or_default(),
+        title: args.title,
+        context: args.context,
+        decision: args.decision,
+        alternatives: list(args.alternatives),
+        consequences: list(args.consequences),
     };
     shared.writable()?;
     let bank = shared.bank(dir)?;
@@ -386,13 +354,8 @@ pub fn log_decision_in(
     entry_result(shared, dir, result, "Decision logged successfully", via)
 }
 
-fn log_decision(shared: &Shared, session: &Session, args: &Args, via: &str) -> ToolResult {
-    let dir = current_project(shared, session)?;
-    log_decision_in(shared, &dir, args, via)
-}
-
-fn switch_mode(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
-    let mode = args.str(&["mode"])?;
+pub fn switch_mode(shared: &Shared, session: &Session, args: SwitchModeArgs) -> ToolResult {
+    let mode = args.mode;
     let dir = current_project(shared, session)?;
     let modes = super::modes_of(&dir);
     let Some(found) = modes.iter().find(|m| m.eq_ignore_ascii_case(mode.trim())) else {
@@ -405,7 +368,7 @@ fn switch_mode(shared: &Shared, session: &Session, args: &Args) -> ToolResult {
     Ok(json!({"status": "success", "mode": found, "message": format!("Switched to {found} mode")}))
 }
 
-fn current_mode(shared: &Shared, session: &Session) -> ToolResult {
+pub fn current_mode(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
     let dir = current_project(shared, session)?;
     Ok(json!({
         "mode": session.mode.lock().clone(),

@@ -2,7 +2,10 @@
 //! (the REST API of the Memory Bank MCP spec and MCP over Streamable HTTP). Async lives here only; every
 //! tool calls the blocking core (`core::agent`) on tokio's blocking pool.
 //!
-//! - [`cline`], [`memory_bank_mcp`], [`infinity`]: one file per tool surface.
+//! - [`cline`], [`memory_bank_mcp`], [`infinity`]: one file per tool surface: the typed
+//!   arguments of its tools and their handlers.
+//! - [`tools`]: the table of every tool (name, description, annotations, handler), and
+//!   [`args`], which reads a call's arguments into their struct and generates its schema.
 //! - [`mcp`]: the MCP server (tool list, dispatch, resources) and the stdio runner.
 //! - [`http`]: the REST API, auth, rate limits, `/mcp` and `/chat` ([`chat`]); [`browser`]
 //!   keeps web pages out, [`conn`] accepts connections with timeouts and a cap.
@@ -23,6 +26,7 @@ pub mod proposals;
 pub mod ratelimit;
 pub mod reply;
 pub mod stdio;
+pub mod tools;
 
 use std::collections::HashMap;
 use std::io::Write as _;

@@ -1,23 +1,32 @@
 //! Staged writes as agents see them: the answer a staged write gets (the proposal's id,
 //! and that the file does not hold the change yet), and `list_proposals`, so an agent can
 //! tell its user what waits for review and what became of its earlier writes.
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::Args;
-use super::reply::ToolResult;
+use super::args::ToolArgs;
+use super::reply::{ToolError, ToolResult};
 use super::{Session, Shared};
 use crate::core::agent::bank::WriteReport;
 use crate::core::agent::proposals::{Proposal, ProposalStore, State};
 
-pub fn tools() -> Vec<(&'static str, &'static str, Value)> {
-    vec![(
-        "list_proposals",
-        "List the writes this server staged for a person to review: each one's id, file, tool, time and state (pending, accepted, rejected). A staged write is not in the file until a person accepts it.",
-        json!({"type": "object", "properties": {
-            "projectPath": {"type": "string", "description": "Only this project's proposals (a project under the root)"},
-            "state": {"type": "string", "enum": ["pending", "accepted", "rejected"], "description": "Only proposals in this state"}
-        }}),
+/// `list_proposals`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListArgs {
+    #[schemars(description = "Only this project's proposals (a project under the root)")]
+    pub project_path: Option<String>,
+    #[schemars(
+        description = "Only proposals in this state",
+        extend("enum" = [State::Pending.as_str(), State::Accepted.as_str(), State::Rejected.as_str()])
     )]
+    pub state: Option<String>,
+}
+
+impl ToolArgs for ListArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
+        &[("projectPath", &["projectName", "path"])];
 }
 
 /// What a staged write answers instead of its usual success: structured, so an agent can
@@ -85,16 +94,20 @@ fn summary(shared: &Shared, proposal: &Proposal) -> Value {
     })
 }
 
-pub fn call(shared: &Shared, _session: &Session, name: &str, args: &Args) -> Option<ToolResult> {
-    (name == "list_proposals").then(|| list(shared, args))
+/// The project `list_proposals` names must exist: said before a problem with `state`.
+pub fn check_project(shared: &Shared, args: &ListArgs) -> Result<(), ToolError> {
+    if let Some(spec) = &args.project_path {
+        shared.root.existing_project_dir(spec)?;
+    }
+    Ok(())
 }
 
-fn list(shared: &Shared, args: &Args) -> ToolResult {
-    let project = match args.opt_str(&["projectPath", "projectName", "path"])? {
+pub fn list(shared: &Shared, _: &Session, args: ListArgs) -> ToolResult {
+    let project = match args.project_path {
         Some(spec) => Some(shared.root.existing_project_dir(&spec)?),
         None => None,
     };
-    let state = args.opt_str(&["state"])?;
+    let state = args.state;
     let store = shared
         .options
         .staging

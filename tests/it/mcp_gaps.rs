@@ -204,3 +204,28 @@ async fn validate_project_wants_a_heading_in_every_file_and_sections_want_lists(
     .await;
     client.cancel().await.unwrap();
 }
+
+/// The tool list as clients know it (every surface, and `list_proposals` of a staging
+/// server): names, descriptions, annotations and input schemas, pinned whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_advertised_tool_list_is_pinned() {
+    let setup = Setup::new();
+    let client = setup.connect(&["--stage"]).await;
+    let tools = bounded(client.list_all_tools()).await.unwrap();
+    let listed: Vec<serde_json::Value> = tools
+        .iter()
+        .map(|tool| {
+            json!({
+                "name": tool.name,
+                "description": tool.description,
+                "annotations": tool.annotations,
+                "inputSchema": tool.input_schema,
+            })
+        })
+        .collect();
+    insta::assert_snapshot!(
+        "mcp_tool_list",
+        serde_json::to_string_pretty(&listed).unwrap()
+    );
+    client.cancel().await.unwrap();
+}
