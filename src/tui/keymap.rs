@@ -732,9 +732,8 @@ mod tests {
 
     #[test]
     fn the_guide_documents_exactly_the_default_keys() {
-        let guide =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/GUIDE.md"))
-                .expect("docs/GUIDE.md");
+        let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/GUIDE.md"))
+            .expect("docs/GUIDE.md");
         let start =
             "<!-- keys:start (generated from assets/keymaps/default.toml; a test checks it) -->\n";
         let end = "<!-- keys:end -->";
