@@ -1,10 +1,10 @@
 // The demo banks and templates are embedded with include_dir!/include_str!; rebuild when
 // they change (cargo scans the folder recursively).
 //
-// The BPE tables of o200k_base and cl100k_base are laid out here, once, from the
-// vocabularies the reference tokenizer ships (tiktoken-rs), as flat little-endian arrays
-// the binary includes as they are: counting needs no deserialisation pass at start, and
-// only the pages a count touches are ever read.
+// The BPE tables of o200k_base and (with the `cl100k` feature) cl100k_base are laid out
+// here, once, from the vocabularies the reference tokenizer ships (tiktoken-rs), as flat
+// little-endian arrays the binary includes as they are: counting needs no deserialisation
+// pass at start, and only the pages a count touches are ever read.
 use std::path::Path;
 
 include!("src/core/tokens/table_hash.rs");
@@ -16,9 +16,13 @@ fn main() {
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");
     let out = Path::new(&out);
     let o200k = tiktoken_rs::o200k_base().expect("tiktoken-rs ships o200k_base");
-    let cl100k = tiktoken_rs::cl100k_base().expect("tiktoken-rs ships cl100k_base");
     write_table(out, "o200k_base", &o200k, 199_998);
-    write_table(out, "cl100k_base", &cl100k, 100_256);
+    // The second encoding only when the `cl100k` feature asks for it (cargo sets this
+    // variable for each enabled feature).
+    if std::env::var_os("CARGO_FEATURE_CL100K").is_some() {
+        let cl100k = tiktoken_rs::cl100k_base().expect("tiktoken-rs ships cl100k_base");
+        write_table(out, "cl100k_base", &cl100k, 100_256);
+    }
 }
 
 /// Writes `NAME.tokens` (every token's bytes, in rank order), `NAME.ends` (where each

@@ -4,7 +4,7 @@
 # peer measured in the same run: `find` walking the same root and stat-ing every
 # markdown file (what any listing must at least do). Target: median <= 50 ms.
 #
-# The runs are warm: the first runs wrote the caches (see the README's caches section),
+# The runs are warm: the first runs wrote the caches (see docs/CONFIGURATION.md's caches),
 # among them the remembered rows (`rows-<hash>.bin`), so `mbank list` reads no folder
 # listing and no file content and analyses no project: it `stat`s each folder and memory
 # file a row was derived from (an edit in place changes no folder) and prints the rows.

@@ -100,7 +100,7 @@ pub enum ListSort {
 pub enum Command {
     /// List projects with formats, file count, tokens, budget status and worst staleness
     List {
-        /// Machine-readable output (schema in the README)
+        /// Machine-readable output (schema in docs/JSON.md)
         #[arg(long)]
         json: bool,
         #[arg(long, value_enum, default_value_t = ListSort::Activity)]

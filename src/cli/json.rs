@@ -1,6 +1,6 @@
 //! JSON output: one envelope per command with a versioned `schema` name. Field names and
-//! meanings are documented in the README; additions are backwards compatible, renames
-//! and removals bump the version.
+//! meanings are documented in docs/JSON.md (schemas in docs/schemas/); additions are
+//! backwards compatible, renames and removals bump the version.
 use serde::Serialize;
 
 /// Prints a value as pretty JSON on stdout: exact, never sanitised (serde escapes every

@@ -73,10 +73,11 @@ impl Context {
             None => match &config.tokenizer {
                 Some(name) => name
                     .parse()
-                    .map_err(|_| eyre!("unknown tokenizer {name:?} in config"))?,
+                    .map_err(|e| eyre!("tokenizer {name:?} in config: {e}"))?,
                 None => Encoding::default(),
             },
         };
+        let encoding = encoding.built_in().map_err(|e| eyre!("--encoding: {e}"))?;
         Ok(Context {
             config,
             root,

@@ -221,6 +221,17 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
             format!("tokenizer {t:?} is not one of o200k, cl100k, bytes4"),
         ));
     }
+    if let Some(Err(e)) = raw
+        .tokenizer
+        .as_deref()
+        .map(str::parse::<crate::core::tokens::Encoding>)
+    {
+        return Err(config_error(
+            path,
+            line_of_key(text, "tokenizer"),
+            format!("tokenizer: {e}"),
+        ));
+    }
     if raw.scan_depth == Some(0) || raw.scan_depth.is_some_and(|d| d > 16) {
         return Err(config_error(
             path,

@@ -3,12 +3,18 @@
 //! forwarded to the OpenAI-compatible endpoint of `[serve.chat]` in config.toml. `<private>`
 //! blocks and `private: true` files are never sent, and a redirect is never followed (the
 //! memory would be posted to an address nobody configured).
+//!
+//! Forwarding (the HTTPS client) comes with the `chat` cargo feature; a build without it
+//! answers every chat with [`not_built_in`].
 use std::path::Path;
+#[cfg(feature = "chat")]
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::reply::{ToolError, ToolResult};
+use super::reply::ToolError;
+#[cfg(feature = "chat")]
+use super::reply::ToolResult;
 use crate::core::analysis::context;
 use crate::core::config::ChatConfig;
 use crate::core::markup::markdown;
@@ -22,6 +28,18 @@ pub const NOT_CONFIGURED: &str = "no chat endpoint is configured. Add to config.
 url = \"http://127.0.0.1:11434/v1/chat/completions\"  # any OpenAI-compatible endpoint\n\
 model = \"llama3.1\"\n\
 api_key_env = \"OPENAI_API_KEY\"  # optional: the variable holding its key";
+
+/// Why a build without the `chat` feature cannot answer `/chat`.
+pub const NOT_BUILT_IN: &str = "POST /chat is not built into this mbank: it was built without \
+the `chat` cargo feature, which forwards chats to the endpoint of [serve.chat] (rebuild with \
+default features to use it)";
+
+/// The answer of a build without the `chat` feature: 501 Not Implemented, saying why.
+pub fn not_built_in() -> ToolError {
+    let mut error = ToolError::memory_bank("not_implemented", NOT_BUILT_IN);
+    error.status = 501;
+    error
+}
 
 /// The most memory `/chat` sends when `[serve.chat]` sets no `context_tokens`: well
 /// above the 5,000 tokens the Cline spec asks a whole memory bank to stay under, and a
@@ -135,6 +153,7 @@ pub fn upstream_body(
 }
 
 /// The client `/chat` forwards with: it never follows a redirect.
+#[cfg(feature = "chat")]
 pub fn client() -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -143,6 +162,7 @@ pub fn client() -> Result<reqwest::Client, String> {
 }
 
 /// Sends the chat to the configured endpoint and shapes the Memory Bank MCP spec's answer.
+#[cfg(feature = "chat")]
 pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value) -> ToolResult {
     let mut request = client
         .post(&config.url)
@@ -226,6 +246,17 @@ mod tests {
             timeout_secs: None,
             context_tokens: None,
         }
+    }
+
+    #[test]
+    fn a_build_without_chat_says_so_with_501() {
+        let error = not_built_in();
+        assert_eq!((error.code, error.status), ("not_implemented", 501));
+        assert!(
+            error.message.contains("`chat` cargo feature"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]

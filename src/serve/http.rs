@@ -178,11 +178,20 @@ struct App {
     limiter: Option<RateLimiter>,
     auth_failures: AuthFailures,
     policy: BrowserPolicy,
+    #[cfg(feature = "chat")]
     client: reqwest::Client,
 }
 
 type AppState = Arc<App>;
 
+/// Without the `chat` feature the route stays, behind the same guards, and says why it
+/// cannot answer.
+#[cfg(not(feature = "chat"))]
+async fn chat_handler() -> Response {
+    reply(Err(chat::not_built_in()))
+}
+
+#[cfg(feature = "chat")]
 async fn chat_handler(
     State(app): State<AppState>,
     query: ProjectQuery,
@@ -544,6 +553,7 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
             .map(|l| RateLimiter::new(l.per_minute, l.per_hour)),
         auth_failures: AuthFailures::new(AUTH_FAILURES_PER_WINDOW, AUTH_FAILURE_WINDOW_SECS),
         policy,
+        #[cfg(feature = "chat")]
         client: chat::client()?,
         options,
     });
@@ -594,6 +604,7 @@ async fn session_closed_status(request: Request, next: Next) -> Response {
 /// this call.
 pub fn run(shared: Arc<Shared>, mut options: HttpOptions) -> std::io::Result<()> {
     // reqwest is built without a default TLS provider; ring is the one compiled in.
+    #[cfg(feature = "chat")]
     let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

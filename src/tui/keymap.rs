@@ -704,8 +704,8 @@ impl Keymap {
     }
 }
 
-/// The bindings as a markdown table (where, keys, what), for the README: a test keeps
-/// the README's copy equal to this, so the documented keys are the real ones.
+/// The bindings as a markdown table (where, keys, what), for the guide: a test keeps
+/// the copy in docs/GUIDE.md equal to this, so the documented keys are the real ones.
 pub fn markdown_table(keymap: &Keymap) -> String {
     let mut out = String::from("| where | keys | does |\n|---|---|---|\n");
     for context in KeyContext::ALL {
@@ -731,21 +731,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_readme_documents_exactly_the_default_keys() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-            .expect("README.md");
+    fn the_guide_documents_exactly_the_default_keys() {
+        let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/GUIDE.md"))
+            .expect("docs/GUIDE.md");
         let start =
             "<!-- keys:start (generated from assets/keymaps/default.toml; a test checks it) -->\n";
         let end = "<!-- keys:end -->";
         let expected = markdown_table(&Keymap::load(None, None).unwrap());
-        let documented = readme
+        let documented = guide
             .split_once(start)
             .and_then(|(_, rest)| rest.split_once(end))
             .map(|(table, _)| table);
         assert_eq!(
             documented,
             Some(expected.as_str()),
-            "README.md's key table is out of date; between the markers it should read:\n{start}{expected}{end}"
+            "docs/GUIDE.md's key table is out of date; between the markers it should read:\n{start}{expected}{end}"
         );
     }
 

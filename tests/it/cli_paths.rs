@@ -1,5 +1,5 @@
 //! A relative PATH is resolved against the current folder before anything is built on
-//! it: `mbank review .` — the README's own pre-commit hook —
+//! it: `mbank review .` — the guide's own pre-commit hook —
 //! and `check .` / `context .` see imports that leave the project exactly as an
 //! absolute PATH does.
 use crate::common;

@@ -28,6 +28,12 @@ pub fn run(context: &Context, listen: Option<&str>, args: &ServeArgs) -> Result<
     )?;
     let env_key = std::env::var("MBANK_API_KEY").ok();
     let http_options = HttpOptions::new(listen, config, env_key).map_err(|e| eyre!(e))?;
+    if config.chat.is_some() && !cfg!(feature = "chat") {
+        crate::cli::style::eprintln(format!(
+            "mbank serve: [serve.chat] is set, but {}",
+            crate::serve::chat::NOT_BUILT_IN
+        ));
+    }
     let options = super::mcp::options(context, args)?;
     let shared = Shared::new(options).map_err(|e| eyre!("{e}"))?;
     http::run(shared, http_options).wrap_err_with(|| format!("mbank serve on {listen}"))?;

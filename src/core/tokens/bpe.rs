@@ -32,6 +32,7 @@ pub(crate) static O200K: Table = Table {
     filter: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.filter")),
 };
 
+#[cfg(feature = "cl100k")]
 pub(crate) static CL100K: Table = Table {
     tokens: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tokens")),
     ends: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends")),

@@ -415,7 +415,11 @@ thread_local! {
 fn table(grammar: Grammar) -> &'static Table {
     match grammar {
         Grammar::O200k => &bpe::O200K,
+        #[cfg(feature = "cl100k")]
         Grammar::Cl100k => &bpe::CL100K,
+        // Without the cl100k tables `tokens::count` never counts with this grammar.
+        #[cfg(not(feature = "cl100k"))]
+        Grammar::Cl100k => &bpe::O200K,
     }
 }
 

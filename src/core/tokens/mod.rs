@@ -1,8 +1,8 @@
 //! Token counts of memory files, labelled with the encoding that produced them.
 //!
 //! No tokenizer for current Claude models is published, so mbank offers OpenAI's BPE
-//! encodings (exact: `o200k_base` by default, `cl100k_base`) and the common `bytes/4`
-//! estimate. BPE counts are identical to OpenAI's reference tokenizer: a hand-written
+//! encodings (exact: `o200k_base` by default, `cl100k_base` with the `cl100k` feature) and
+//! the common `bytes/4` estimate. BPE counts are identical to OpenAI's reference tokenizer: a hand-written
 //! pre-tokenizer (`pretokenize`) feeds a byte-pair encoder over tables built into the
 //! binary (`bpe`, laid out by build.rs), through a per-thread memo (`counter`).
 //!
@@ -73,16 +73,52 @@ impl std::fmt::Display for Encoding {
 #[error("unknown token encoding {0:?} (use o200k_base, cl100k_base or bytes/4)")]
 pub struct UnknownEncoding(pub String);
 
+/// Why an encoding name cannot be counted with by this build.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EncodingError {
+    #[error(transparent)]
+    Unknown(#[from] UnknownEncoding),
+    /// A known encoding whose tables this build left out (`cl100k_base` without the
+    /// `cl100k` cargo feature).
+    #[error(
+        "{} is not built into this mbank: it was built without the `cl100k` cargo feature \
+         (rebuild with default features, or use o200k or bytes4)",
+        .0.id()
+    )]
+    NotBuiltIn(Encoding),
+}
+
+impl Encoding {
+    /// Whether this build holds what counting with it needs: `cl100k_base`'s tables come
+    /// with the `cl100k` feature.
+    pub fn is_built_in(self) -> bool {
+        match self {
+            Encoding::Cl100k => cfg!(feature = "cl100k"),
+            Encoding::O200k | Encoding::Bytes4 => true,
+        }
+    }
+
+    /// This encoding when the build can count with it, else why not.
+    pub fn built_in(self) -> Result<Encoding, EncodingError> {
+        if self.is_built_in() {
+            Ok(self)
+        } else {
+            Err(EncodingError::NotBuiltIn(self))
+        }
+    }
+}
+
 impl FromStr for Encoding {
-    type Err = UnknownEncoding;
+    type Err = EncodingError;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "o200k" | "o200k_base" => Ok(Encoding::O200k),
-            "cl100k" | "cl100k_base" => Ok(Encoding::Cl100k),
-            "bytes4" | "bytes/4" => Ok(Encoding::Bytes4),
-            _ => Err(UnknownEncoding(name.to_string())),
-        }
+        let encoding = match name.trim().to_ascii_lowercase().as_str() {
+            "o200k" | "o200k_base" => Encoding::O200k,
+            "cl100k" | "cl100k_base" => Encoding::Cl100k,
+            "bytes4" | "bytes/4" => Encoding::Bytes4,
+            _ => return Err(UnknownEncoding(name.to_string()).into()),
+        };
+        encoding.built_in()
     }
 }
 
@@ -100,10 +136,17 @@ impl<'de> Deserialize<'de> for Encoding {
 }
 
 /// Number of tokens of `text` under `encoding`.
+///
+/// In a build without the `cl100k` feature, `cl100k_base` is refused wherever a user or a
+/// file names it ([`Encoding::built_in`]), so it never reaches here; should it, the count
+/// is the `bytes/4` estimate rather than a panic.
 pub fn count(encoding: Encoding, text: &str) -> usize {
     match encoding {
         Encoding::O200k => counter::count_bpe(pretokenize::Grammar::O200k, text),
+        #[cfg(feature = "cl100k")]
         Encoding::Cl100k => counter::count_bpe(pretokenize::Grammar::Cl100k, text),
+        #[cfg(not(feature = "cl100k"))]
+        Encoding::Cl100k => text.len().div_ceil(4),
         Encoding::Bytes4 => text.len().div_ceil(4),
     }
 }
@@ -113,7 +156,10 @@ pub fn count(encoding: Encoding, text: &str) -> usize {
 fn reserve_for_bulk(encoding: Encoding) {
     match encoding {
         Encoding::O200k => counter::reserve_for_bulk(pretokenize::Grammar::O200k),
+        #[cfg(feature = "cl100k")]
         Encoding::Cl100k => counter::reserve_for_bulk(pretokenize::Grammar::Cl100k),
+        #[cfg(not(feature = "cl100k"))]
+        Encoding::Cl100k => {}
         Encoding::Bytes4 => {}
     }
 }
@@ -208,6 +254,18 @@ mod tests {
         assert_eq!(Encoding::default(), Encoding::O200k);
         let err = "gpt2".parse::<Encoding>().unwrap_err();
         assert!(err.to_string().contains("gpt2"), "{err}");
+    }
+
+    #[test]
+    fn an_encoding_left_out_of_the_build_is_refused_by_name() {
+        assert!(Encoding::O200k.is_built_in() && Encoding::Bytes4.is_built_in());
+        assert_eq!(Encoding::Cl100k.is_built_in(), cfg!(feature = "cl100k"));
+        let message = EncodingError::NotBuiltIn(Encoding::Cl100k).to_string();
+        assert!(
+            message.starts_with("cl100k_base is not built into this mbank")
+                && message.contains("`cl100k` cargo feature"),
+            "{message}"
+        );
     }
 
     #[test]

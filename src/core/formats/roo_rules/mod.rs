@@ -17,7 +17,7 @@
 //! Budgets: Roo Code and Cline document no size limit for rule files (they go into the
 //! system prompt whole), so this format has none of its own; the memory bank's budget
 //! (Cline memory bank guidelines) is not theirs. `config.toml` may set one under
-//! `[budgets.roo-rules]`.
+//! `[budgets.formats.roo-rules]`.
 use std::path::Path;
 
 use super::{FormatRules, Placement, split_rel};
