@@ -7,9 +7,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
-use ratatui_textarea::TextArea;
 
 use crate::tui::keymap::{Action, KeyContext, Keymap};
+use crate::tui::panes::editor::input::TextInput;
 use crate::tui::theme::Theme;
 use crate::tui::widgets;
 
@@ -26,7 +26,7 @@ pub struct TextPopup<'a> {
 
 /// The text being edited, why the last attempt failed, and whether one is running.
 pub struct TextForm {
-    pub textarea: TextArea<'static>,
+    pub input: TextInput,
     /// Why the last attempt failed, shown under the text until the next one.
     pub error: Option<String>,
     /// The text was sent and has not been answered yet: keys are not typed meanwhile.
@@ -47,15 +47,8 @@ pub enum FormKey {
 
 impl TextForm {
     pub fn new(text: &str) -> TextForm {
-        let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let mut textarea = TextArea::new(if lines.is_empty() {
-            vec![String::new()]
-        } else {
-            lines
-        });
-        textarea.set_max_histories(100);
         TextForm {
-            textarea,
+            input: TextInput::new(text),
             error: None,
             busy: false,
             area: Rect::default(),
@@ -64,7 +57,7 @@ impl TextForm {
 
     /// The text as edited, with a final newline.
     pub fn text(&self) -> String {
-        let mut text = self.textarea.lines().join("\n");
+        let mut text = self.input.lines().join("\n");
         text.push('\n');
         text
     }
@@ -78,7 +71,7 @@ impl TextForm {
             Some(Action::CommitNow) => FormKey::Edited,
             _ => {
                 if !self.busy {
-                    self.textarea.input(key);
+                    self.input.key(key);
                 }
                 FormKey::Edited
             }
@@ -153,9 +146,8 @@ fn draw(
     };
     let [text_area, note] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(note_height)]).areas(inner);
-    form.textarea.set_style(theme.fg(theme.text));
-    form.textarea.set_cursor_line_style(theme.base());
-    frame.render_widget(&form.textarea, text_area);
+    form.input
+        .draw(frame, text_area, theme.base(), theme.selected());
     if let Some(error) = form.error.as_deref() {
         let lines: Vec<Line> = error
             .lines()

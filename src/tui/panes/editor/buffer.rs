@@ -6,7 +6,8 @@
 //! grouping can be built on it), places the cursor only through `Jump(u16, u16)` (no row
 //! or column past 65,535: the soft-wrapped 500 KB line and 60,000-line files need both),
 //! and rebuilds a map of every line on each edit (most of a keystroke's time in a 1.4 MB
-//! buffer). This one is small and does exactly what the editor asks.
+//! buffer). This one is small and does exactly what the editor asks; the text popups
+//! (a commit message, an agent's proposal) edit through it too ([`super::input`]).
 //!
 //! Positions are (row, column) with the column counted in characters.
 use std::time::{Duration, Instant};
@@ -291,10 +292,11 @@ impl Buffer {
         self.erase_to(target, now)
     }
 
-    /// Deletes from the cursor back to the start of the word (or the line break).
-    pub fn delete_word_back(&mut self, now: Instant) -> bool {
-        if self.delete_selection(now).is_some() {
-            return true;
+    /// Deletes from the cursor back to the start of the word (or the line break); returns
+    /// what went (`None`: nothing did).
+    pub fn delete_word_back(&mut self, now: Instant) -> Option<String> {
+        if let Some(selected) = self.delete_selection(now) {
+            return Some(selected);
         }
         let (row, col) = self.cursor;
         let target = if col == 0 {
@@ -305,10 +307,11 @@ impl Buffer {
         self.cut_to(target, now)
     }
 
-    /// Deletes from the cursor to the end of the word (or the line break).
-    pub fn delete_word_forward(&mut self, now: Instant) -> bool {
-        if self.delete_selection(now).is_some() {
-            return true;
+    /// Deletes from the cursor to the end of the word (or the line break); returns what
+    /// went.
+    pub fn delete_word_forward(&mut self, now: Instant) -> Option<String> {
+        if let Some(selected) = self.delete_selection(now) {
+            return Some(selected);
         }
         let (row, col) = self.cursor;
         let len = self.line_len(row);
@@ -323,10 +326,11 @@ impl Buffer {
         self.cut_to(target, now)
     }
 
-    /// Deletes to the end of the line (joining the next line when already there).
-    pub fn delete_to_line_end(&mut self, now: Instant) -> bool {
-        if self.delete_selection(now).is_some() {
-            return true;
+    /// Deletes to the end of the line (joining the next line when already there); returns
+    /// what went.
+    pub fn delete_to_line_end(&mut self, now: Instant) -> Option<String> {
+        if let Some(selected) = self.delete_selection(now) {
+            return Some(selected);
         }
         let (row, col) = self.cursor;
         let len = self.line_len(row);
@@ -334,6 +338,21 @@ impl Buffer {
             self.step_forward(self.cursor)
         } else {
             (row, len)
+        };
+        self.cut_to(target, now)
+    }
+
+    /// Deletes back to the start of the line (joining the previous line when already
+    /// there); returns what went.
+    pub fn delete_to_line_start(&mut self, now: Instant) -> Option<String> {
+        if let Some(selected) = self.delete_selection(now) {
+            return Some(selected);
+        }
+        let (row, col) = self.cursor;
+        let target = if col == 0 {
+            self.step_back(self.cursor)
+        } else {
+            (row, 0)
         };
         self.cut_to(target, now)
     }
@@ -346,12 +365,8 @@ impl Buffer {
         true
     }
 
-    fn cut_to(&mut self, target: Pos, now: Instant) -> bool {
-        if target == self.cursor {
-            return false;
-        }
-        self.replace(self.cursor, target, "", Undo::Own, now);
-        true
+    fn cut_to(&mut self, target: Pos, now: Instant) -> Option<String> {
+        (target != self.cursor).then(|| self.replace(self.cursor, target, "", Undo::Own, now))
     }
 
     /// Replaces everything (a merge result): one undo step.
@@ -864,15 +879,37 @@ mod tests {
         let now = Instant::now();
         let mut b = buffer("alpha beta.gamma");
         b.move_to((0, 16), false);
-        assert!(b.delete_word_back(now));
+        assert_eq!(b.delete_word_back(now).as_deref(), Some("gamma"));
         assert_eq!(text(&b), "alpha beta.");
-        assert!(b.delete_word_back(now));
+        assert_eq!(b.delete_word_back(now).as_deref(), Some("."));
         assert_eq!(text(&b), "alpha beta");
         b.move_to((0, 0), false);
-        assert!(b.delete_word_forward(now));
+        assert_eq!(b.delete_word_forward(now).as_deref(), Some("alpha"));
         assert_eq!(text(&b), " beta");
-        assert!(b.delete_to_line_end(now));
+        assert_eq!(b.delete_to_line_end(now).as_deref(), Some(" beta"));
         assert_eq!(text(&b), "");
+        assert_eq!(b.delete_to_line_end(now), None);
+    }
+
+    #[test]
+    fn deleting_to_the_line_start_joins_the_line_above_from_its_start() {
+        let now = Instant::now();
+        let mut b = buffer(
+            "one
+two three",
+        );
+        b.move_to((1, 4), false);
+        assert_eq!(b.delete_to_line_start(now).as_deref(), Some("two "));
+        assert_eq!(
+            text(&b),
+            "one
+three"
+        );
+        assert_eq!(b.delete_to_line_start(now).as_deref(), Some("\n"));
+        assert_eq!(text(&b), "onethree");
+        assert_eq!(b.cursor(), (0, 3));
+        b.move_to((0, 0), false);
+        assert_eq!(b.delete_to_line_start(now), None);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! file changed on disk while the buffer is dirty is never overwritten.
 pub mod buffer;
 pub mod clipboard;
+pub mod input;
 mod vim;
 pub mod wrap;
 
