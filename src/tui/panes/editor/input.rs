@@ -12,29 +12,13 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::Motion;
 use super::buffer::{Buffer, Pos, Undo, byte_of};
 use super::view::visible_spans;
 use super::wrap::{cells, char_at_column, display_column};
 
 /// Spaces a tab key inserts up to the next multiple of.
 const TAB_STOP: usize = 4;
-
-/// Where a movement key goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Move {
-    Left,
-    Right,
-    Up,
-    Down,
-    WordLeft,
-    WordRight,
-    LineStart,
-    LineEnd,
-    Top,
-    Bottom,
-    ParagraphUp,
-    ParagraphDown,
-}
 
 /// The text, its cursor, what the kill keys took, and the part of it on screen.
 #[derive(Debug, Clone)]
@@ -103,31 +87,33 @@ impl TextInput {
                 self.kill(Buffer::delete_word_back, now)
             }
             (K::Delete | K::Char('d'), false, true) => self.kill(Buffer::delete_word_forward, now),
-            (K::Char('n'), true, false) | (K::Down, false, false) => self.go(Move::Down, shift),
-            (K::Char('p'), true, false) | (K::Up, false, false) => self.go(Move::Up, shift),
-            (K::Char('f'), true, false) | (K::Right, false, false) => self.go(Move::Right, shift),
-            (K::Char('b'), true, false) | (K::Left, false, false) => self.go(Move::Left, shift),
+            (K::Char('n'), true, false) | (K::Down, false, false) => self.go(Motion::Down, shift),
+            (K::Char('p'), true, false) | (K::Up, false, false) => self.go(Motion::Up, shift),
+            (K::Char('f'), true, false) | (K::Right, false, false) => self.go(Motion::Right, shift),
+            (K::Char('b'), true, false) | (K::Left, false, false) => self.go(Motion::Left, shift),
             (K::Char('a'), true, false) | (K::Home, ..) | (K::Left | K::Char('b'), true, true) => {
-                self.go(Move::LineStart, shift)
+                self.go(Motion::LineStart, shift)
             }
             (K::Char('e'), true, false) | (K::End, ..) | (K::Right | K::Char('f'), true, true) => {
-                self.go(Move::LineEnd, shift)
+                self.go(Motion::LineEnd, shift)
             }
             (K::Char('<'), false, true) | (K::Up | K::Char('p'), true, true) => {
-                self.go(Move::Top, shift)
+                self.go(Motion::FileStart, shift)
             }
             (K::Char('>'), false, true) | (K::Down | K::Char('n'), true, true) => {
-                self.go(Move::Bottom, shift)
+                self.go(Motion::FileEnd, shift)
             }
             (K::Char('f'), false, true) | (K::Right, true, false) => {
-                self.go(Move::WordRight, shift)
+                self.go(Motion::WordRight, shift)
             }
-            (K::Char('b'), false, true) | (K::Left, true, false) => self.go(Move::WordLeft, shift),
+            (K::Char('b'), false, true) | (K::Left, true, false) => {
+                self.go(Motion::WordLeft, shift)
+            }
             (K::Char(']' | 'n'), false, true) | (K::Down, true, false) => {
-                self.go(Move::ParagraphDown, shift)
+                self.go(Motion::ParagraphDown, shift)
             }
             (K::Char('[' | 'p'), false, true) | (K::Up, true, false) => {
-                self.go(Move::ParagraphUp, shift)
+                self.go(Motion::ParagraphUp, shift)
             }
             (K::Char('u'), true, false) => {
                 buffer.undo();
@@ -147,8 +133,8 @@ impl TextInput {
                     buffer.cancel_selection();
                 }
             }
-            (K::Char('v'), true, false) | (K::PageDown, ..) => self.page(true, shift),
-            (K::Char('v'), false, true) | (K::PageUp, ..) => self.page(false, shift),
+            (K::Char('v'), true, false) | (K::PageDown, ..) => self.go(Motion::PageDown, shift),
+            (K::Char('v'), false, true) | (K::PageUp, ..) => self.go(Motion::PageUp, shift),
             _ => {}
         }
     }
@@ -165,24 +151,29 @@ impl TextInput {
         }
     }
 
-    fn go(&mut self, motion: Move, select: bool) {
+    fn go(&mut self, motion: Motion, select: bool) {
         let buffer = &self.buffer;
         let cursor = buffer.cursor();
         let (row, col) = cursor;
         let last = buffer.last_row();
         let target = match motion {
-            Move::Left => buffer.step_back(cursor),
-            Move::Right => buffer.step_forward(cursor),
-            Move::Up => self.row_at_same_column(row.saturating_sub(1)),
-            Move::Down => self.row_at_same_column((row + 1).min(last)),
-            Move::WordLeft => buffer.word_back(cursor),
-            Move::WordRight => buffer.word_forward(cursor),
-            Move::LineStart => (row, 0),
-            Move::LineEnd => (row, buffer.line_len(row)),
-            Move::Top => (0, col),
-            Move::Bottom => (last, col),
-            Move::ParagraphUp => buffer.paragraph_back(cursor),
-            Move::ParagraphDown => buffer.paragraph_forward(cursor),
+            Motion::Left => buffer.step_back(cursor),
+            Motion::Right => buffer.step_forward(cursor),
+            Motion::Up => self.row_at_same_column(row.saturating_sub(1)),
+            Motion::Down => self.row_at_same_column((row + 1).min(last)),
+            Motion::WordLeft => buffer.word_back(cursor),
+            Motion::WordRight => buffer.word_forward(cursor),
+            Motion::LineStart => (row, 0),
+            Motion::LineEnd => (row, buffer.line_len(row)),
+            // The first and last lines keep the column, as these popups always have.
+            Motion::FileStart => (0, col),
+            Motion::FileEnd => (last, col),
+            Motion::ParagraphUp => buffer.paragraph_back(cursor),
+            Motion::ParagraphDown => buffer.paragraph_forward(cursor),
+            Motion::FirstNonBlank => buffer.first_non_blank(row),
+            Motion::WordEnd => buffer.word_end(cursor),
+            Motion::PageDown => return self.page(true, select),
+            Motion::PageUp => return self.page(false, select),
         };
         self.buffer.move_to(target, select);
     }
@@ -330,6 +321,21 @@ mod tests {
         press(&mut input, KeyCode::Char('>'), KeyModifiers::ALT);
         ctrl(&mut input, 'y');
         assert_eq!(text(&input), "one \nthree\n\nfourtwo");
+    }
+
+    #[test]
+    fn up_and_down_keep_the_display_column_across_wide_characters() {
+        let mut input = TextInput::new("日本語\nabcdef\nx");
+        press(&mut input, KeyCode::Right, KeyModifiers::NONE);
+        press(&mut input, KeyCode::Right, KeyModifiers::NONE);
+        press(&mut input, KeyCode::Down, KeyModifiers::NONE);
+        assert_eq!(input.cursor(), (1, 4));
+        press(&mut input, KeyCode::Char('f'), KeyModifiers::CONTROL);
+        ctrl(&mut input, 'p');
+        assert_eq!(input.cursor(), (0, 2), "cell 5 is the second half of 語");
+        ctrl(&mut input, 'n');
+        ctrl(&mut input, 'n');
+        assert_eq!(input.cursor(), (2, 1));
     }
 
     #[test]
