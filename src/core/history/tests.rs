@@ -507,11 +507,38 @@ fn writers_recording_at_once_number_every_version_once_and_keep_every_text() {
 }
 
 #[test]
-fn the_writer_is_the_one_named_on_this_thread() {
-    assert_eq!(current_writer(), "agent");
-    let inner = as_writer("mcp:log_decision", current_writer);
-    assert_eq!(inner, "mcp:log_decision");
-    assert_eq!(current_writer(), "agent");
+fn a_write_is_credited_to_the_writer_its_context_names_and_only_with_a_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path().join("data"), Retention::default(), test_clock());
+    let file = dir.path().join("notes.md");
+    fs::write(&file, "one\n").unwrap();
+    let write = |ctx: &write::WriteContext, old: &str, new: &str| {
+        write::apply(
+            ctx,
+            write::WriteRequest {
+                key: &key_of(&file),
+                target: write::Target::Path(&file),
+                replaced: Some(old),
+                expected: Expected::text(old),
+                change: write::Change::Write(new),
+            },
+        )
+        .unwrap()
+    };
+    let unrecorded = write::WriteContext::new("mcp:log_decision", test_clock());
+    write(&unrecorded, "one\n", "two\n");
+    assert!(history.list(&file).unwrap().is_empty());
+    let recorded = unrecorded.with_history(Some(history.clone()));
+    write(&recorded, "two\n", "three\n");
+    write(&recorded.for_writer("tui"), "three\n", "four\n");
+    let writers: Vec<String> = history
+        .list(&file)
+        .unwrap()
+        .into_iter()
+        .map(|v| v.writer)
+        .collect();
+    assert_eq!(writers, ["mcp:log_decision", "tui"]);
+    assert_eq!(history.version(&file, 2).unwrap().1, "three\n");
 }
 
 /// The history keys a file by its real path ([`key_of`]); the agents' writes hand it

@@ -90,6 +90,8 @@ pub struct ReviewOptions {
     pub run_git_hooks: bool,
     /// What dates a review (the time a snapshot is marked reviewed).
     pub clock: crate::core::clock::Clock,
+    /// Where the texts the review's writes replace are kept (`None`: nowhere).
+    pub history: Option<crate::core::history::History>,
 }
 
 #[derive(Debug)]

@@ -655,12 +655,33 @@ fn infinity_edit_keeps_identity_and_detects_conflicts() {
     );
     assert_eq!(m.updated_at.as_deref(), Some("2026-11-22T10:00:00Z"));
     // The stale text the caller read no longer matches: nothing written.
-    let err = write_infinity_content(&store, "m1", "again", text).unwrap_err();
+    let err = write_infinity_content(
+        &store,
+        "m1",
+        "again",
+        text,
+        crate::core::clock::Clock::system(),
+    )
+    .unwrap_err();
     assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
     assert_eq!(fs::read_to_string(&store).unwrap(), written);
-    let err = write_infinity_content(&store, "nope", "x", &written).unwrap_err();
+    let err = write_infinity_content(
+        &store,
+        "nope",
+        "x",
+        &written,
+        crate::core::clock::Clock::system(),
+    )
+    .unwrap_err();
     assert!(matches!(err, CoreError::Parse { .. }), "{err}");
-    let err = write_infinity_content(&dir.path().join("other.json"), "m1", "x", text).unwrap_err();
+    let err = write_infinity_content(
+        &dir.path().join("other.json"),
+        "m1",
+        "x",
+        text,
+        crate::core::clock::Clock::system(),
+    )
+    .unwrap_err();
     assert!(matches!(err, CoreError::Confined { .. }), "{err}");
 }
 

@@ -294,6 +294,8 @@ pub struct NewProposal {
     pub file: String,
     pub path: PathBuf,
     pub via: String,
+    /// The agent's client as it named itself, when known.
+    pub client: Option<String>,
     pub base: Option<String>,
     pub proposed: Option<String>,
     pub change: Change,
@@ -517,7 +519,7 @@ impl ProposalStore {
             file: new.file,
             path: new.path,
             via: new.via,
-            client: crate::core::history::current_client(),
+            client: new.client,
             base: new.base,
             proposed: new.proposed,
             change: new.change,
