@@ -528,3 +528,66 @@ fn private_tags_in_an_appended_part_are_judged_in_the_whole_file() {
         check_result(&policy, "notes.md", &appended).unwrap_err()
     );
 }
+
+#[test]
+fn one_check_chooses_its_rules_by_what_the_write_does() {
+    let guard = Guard::new(GuardPolicy {
+        require_expected_version: true,
+        ..GuardPolicy::default()
+    });
+    let path = Path::new("decisionLog.md");
+    let shrunk = "# Decision Log\n";
+    let check_kind = |kind| {
+        check(
+            &guard,
+            &GuardRequest {
+                file: "decisionLog.md",
+                kind,
+            },
+        )
+    };
+    // An agent's replace is judged by its version first, then by the content rules.
+    let replace = |version| GuardKind::Replace {
+        path,
+        role: Role::Decisions,
+        old: Some(LOG),
+        new: shrunk,
+        version,
+    };
+    let missing = check_kind(replace(ExpectedVersion::Sent(None))).unwrap_err();
+    assert_eq!(missing.rule(), "missing-version");
+    let stale = check_kind(replace(ExpectedVersion::Sent(Some("0123")))).unwrap_err();
+    assert_eq!(stale.rule(), "version");
+    let current = content_version(LOG);
+    let dropped = check_kind(replace(ExpectedVersion::Sent(Some(&current)))).unwrap_err();
+    assert_eq!(dropped.rule(), "append-only");
+    // A person's accepted change is not asked for a version, only the content rules.
+    let accepted = check_kind(replace(ExpectedVersion::Unchecked)).unwrap_err();
+    assert_eq!(accepted.rule(), "append-only");
+    let removed = check_kind(GuardKind::Remove {
+        path,
+        role: Role::Decisions,
+        old: LOG,
+        version: ExpectedVersion::Unchecked,
+    })
+    .unwrap_err();
+    assert_eq!(removed.rule(), "append-only");
+    // An entry and a name are judged alone, for secrets only.
+    let (added, named) = (format!("- key {KEY}\n"), format!("{KEY}.md"));
+    let entry = check_kind(GuardKind::Entry { added: &added }).unwrap_err();
+    assert!(entry.message().contains("the entry holds"), "{entry}");
+    let name = check_kind(GuardKind::Text {
+        part: TextPart::FileName,
+        text: &named,
+    })
+    .unwrap_err();
+    assert!(name.withholds_name());
+    check_kind(GuardKind::Whole { text: shrunk }).unwrap();
+    let appended = format!("{LOG}\n## Decision: Queue jobs\n");
+    check_kind(GuardKind::Append {
+        path,
+        old: Some(LOG),
+        new: &appended,
+    })
+    .unwrap();
+}

@@ -1,8 +1,10 @@
 //! A project's `memory-bank/` as agents see it through the servers: read with a version,
 //! list, write (create / update / either), delete, and the dated entries of the Memory
 //! Bank MCP tools. Every write takes the folder lock, re-reads the file under it, checks
-//! `expectedVersion` and the guard rules, and goes through `write::write_in`. Files are
-//! opened relative to the bank folder's handle, never by a path looked up again.
+//! `expectedVersion` and the guard rules (`guard::check`), and goes through
+//! `write::apply` with the caller's `WriteContext`, which says who writes and whether the
+//! write is staged. Files are opened relative to the bank folder's handle, never by a
+//! path looked up again.
 use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -62,16 +62,15 @@ impl ProposalStore {
         let ctx = ctx.for_writer("accept").staged_into(None);
         let report = if let Change::Memory(edit) = &proposal.change {
             apply_store_change(&ctx, &proposal.project, |current, project| match choice {
-                Choice::Whole => {
-                    edit.apply(current, &project.project_id)
-                        .map(Some)
-                        .map_err(|message| ProposalError::Conflict {
-                            id: proposal.id,
-                            file: proposal.file.clone(),
-                            conflicts: 1,
-                            merged: message,
-                        })
-                }
+                Choice::Whole => edit
+                    .apply(current, &project.project_id, &ctx.stamp())
+                    .map(Some)
+                    .map_err(|message| ProposalError::Conflict {
+                        id: proposal.id,
+                        file: proposal.file.clone(),
+                        conflicts: 1,
+                        merged: message,
+                    }),
                 _ => chosen_text(&proposal, choice, current),
             })?
         } else {
