@@ -270,7 +270,6 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
         review: crate::core::review::ReviewOptions {
             disk_token_cache: true,
             run_git_hooks: context.config.review.run_git_hooks,
-            history: context.history.clone(),
             ..crate::core::review::ReviewOptions::default()
         },
         clock: context.clock,
