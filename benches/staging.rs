@@ -133,8 +133,10 @@ fn main() {
 
     // Staged: as many as the store holds (the bound), each write timed.
     let store = ProposalStore::new(&data);
-    let staged_bank = MarkdownBank::open(&project).unwrap();
-    let policy = recorded.clone().staged_into(Some(store.clone()));
+    let staged_bank = MarkdownBank::open(&project)
+        .unwrap()
+        .with_staging(Some(store.clone()));
+    let policy = recorded.clone();
     let staged_writes = writes.min(MAX_PENDING);
     let staged: Vec<Duration> = (0..staged_writes)
         .map(|i| {

@@ -70,10 +70,10 @@ fn stage_elsewhere(project: &Path, data: &Path, marker: usize) {
         let text = ACTIVE
             .replace("- login form", &format!("- focus #{marker}"))
             .replace("- ship it", &format!("- next #{marker}"));
-        let ctx = WriteContext::new("mcp:memory_bank_update", Clock::system())
-            .staged_into(Some(ProposalStore::new(&data)));
+        let ctx = WriteContext::new("mcp:memory_bank_update", Clock::system());
         MarkdownBank::open(&project)
             .unwrap()
+            .with_staging(Some(ProposalStore::new(&data)))
             .write(&ctx, "activeContext.md", &text, WriteMode::Update, None)
             .unwrap();
     })

@@ -129,7 +129,7 @@ pub fn initialize(shared: &Shared, session: &Session, args: InitializeArgs) -> T
         )
         .into());
     }
-    let ctx = shared.write_context(&session.caller("mcp:initialize_memory_bank"), &dir);
+    let ctx = shared.write_context(&session.caller("mcp:initialize_memory_bank"));
     let report = bank::initialize(&ctx, &dir, brief.as_deref()).inspect_err(|e| {
         shared.log_refusal(&ctx, &dir, "projectBrief.md", e);
     })?;
@@ -211,7 +211,7 @@ fn write(
     shared.writable()?;
     let dir = shared.project(project.as_deref())?;
     let bank = shared.bank(&dir)?;
-    let ctx = shared.write_context(&session.caller(&format!("mcp:{tool}")), &dir);
+    let ctx = shared.write_context(&session.caller(&format!("mcp:{tool}")));
     let written = bank.write(&ctx, &file, &content, mode, expected.as_deref());
     match written {
         Ok(report) => Ok(super::proposals::answer(&report, || {

@@ -76,10 +76,11 @@ fn writable(shared: &Shared) -> Result<(), ToolError> {
     }
 }
 
-/// The context of `caller`'s write to the server's Infinity project: staged when the
-/// server stages this project's writes.
-fn write_context(shared: &Shared, caller: &Caller) -> WriteContext {
-    shared.write_context(caller, &shared.options.infinity_project)
+/// The session's project, its writes staged when the server stages this project's.
+fn staging(shared: &Shared, project: InfinityProject) -> InfinityProject {
+    let name = shared.root.name_of(&shared.options.infinity_project);
+    let store = shared.options.staging.store_for(&name).cloned();
+    project.with_staging(store)
 }
 
 /// A staged write's answer in this surface's shape: its usual fields, and the
@@ -136,8 +137,8 @@ pub fn store(
     args: StoreArgs,
 ) -> ToolResult {
     writable(shared)?;
-    let ctx = write_context(shared, caller);
-    let stored = project
+    let ctx = shared.write_context(caller);
+    let stored = staging(shared, project)
         .store(&ctx, &args.title, &args.kind, &args.content)
         .map_err(|e| logged(shared, &ctx, "new", e))?;
     Ok(staged(
@@ -168,8 +169,8 @@ pub fn update(
         expected_version: expected,
     } = args;
     writable(shared)?;
-    let ctx = write_context(shared, caller);
-    let proposal = project
+    let ctx = shared.write_context(caller);
+    let proposal = staging(shared, project)
         .update(&ctx, &id, &content, expected.as_deref())
         .map_err(|e| logged(shared, &ctx, &id, e))?;
     Ok(staged(json!({"success": true}), proposal))
@@ -182,7 +183,7 @@ pub fn delete(
     args: MemoryArgs,
 ) -> ToolResult {
     writable(shared)?;
-    let ctx = write_context(shared, caller);
-    let proposal = project.delete(&ctx, &args.memory_id)?;
+    let ctx = shared.write_context(caller);
+    let proposal = staging(shared, project).delete(&ctx, &args.memory_id)?;
     Ok(staged(json!({"success": true}), proposal))
 }

@@ -194,7 +194,7 @@ pub fn write_file(
     expected: Option<&str>,
     caller: &Caller,
 ) -> ToolResult {
-    let ctx = shared.write_context(caller, dir);
+    let ctx = shared.write_context(caller);
     let written = bank.write(&ctx, file, content, WriteMode::Upsert, expected);
     match written {
         Ok(report) => Ok(super::proposals::answer(&report, || {
@@ -284,7 +284,7 @@ pub fn track_progress_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = shared.options.clock.local().naive_local();
-    let ctx = shared.write_context(caller, dir);
+    let ctx = shared.write_context(caller);
     let result = bank.track_progress(&ctx, now, &action, &description, update);
     entry_result(shared, &ctx, dir, result, "Progress tracked successfully")
 }
@@ -303,7 +303,7 @@ pub fn update_active_context_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = shared.options.clock.local().naive_local();
-    let ctx = shared.write_context(caller, dir);
+    let ctx = shared.write_context(caller);
     let result = bank
         .update_active_context(
             &ctx,
@@ -340,7 +340,7 @@ pub fn log_decision_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = shared.options.clock.local().naive_local();
-    let ctx = shared.write_context(caller, dir);
+    let ctx = shared.write_context(caller);
     let result = bank.log_decision(&ctx, now, &decision).map(|r| vec![r]);
     entry_result(shared, &ctx, dir, result, "Decision logged successfully")
 }

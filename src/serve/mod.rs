@@ -283,7 +283,12 @@ impl Shared {
         {
             return Ok(bank.clone());
         }
-        let bank = Arc::new(MarkdownBank::open(project_dir)?);
+        let store = self
+            .options
+            .staging
+            .store_for(&self.root.name_of(project_dir))
+            .cloned();
+        let bank = Arc::new(MarkdownBank::open(project_dir)?.with_staging(store));
         self.banks
             .write()
             .insert(project_dir.to_path_buf(), bank.clone());
@@ -348,20 +353,13 @@ impl Shared {
         }
     }
 
-    /// The context of a write `caller` asks for in the project at `project_dir`: its
-    /// writer and client, this server's history, guard and clock, and the project's
-    /// proposal store when its writes are staged.
-    pub fn write_context(&self, caller: &Caller, project_dir: &Path) -> WriteContext {
-        let store = self
-            .options
-            .staging
-            .store_for(&self.root.name_of(project_dir))
-            .cloned();
+    /// The context of a write `caller` asks for: its writer and client, this server's
+    /// history, guard and clock. (Whether it is staged is the bank's, [`Shared::bank`].)
+    pub fn write_context(&self, caller: &Caller) -> WriteContext {
         WriteContext::new(caller.via.clone(), self.options.clock)
             .with_client(caller.client.clone())
             .with_history(self.options.history.clone())
             .with_guard(self.guard.clone())
-            .staged_into(store)
     }
 
     /// Appends a refused write to the refusal log (failures to log go to stderr, never
@@ -389,7 +387,11 @@ impl Shared {
         if !self.options.log_refusals {
             return;
         }
-        let record = RefusalRecord::of(ctx, project, file, rule, message);
+        // The writer is the tool or route, the client the one the session serves.
+        let record = RefusalRecord {
+            client: ctx.client.clone(),
+            ..RefusalRecord::at(&ctx.clock, project, file, rule, message, &ctx.writer)
+        };
         if let Err(e) = refusals::append(&record) {
             let message = crate::core::markup::sanitize::line(&e.to_string()).into_owned();
             let _ = writeln!(

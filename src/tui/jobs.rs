@@ -354,8 +354,7 @@ fn restore_in_project(
         .ok()
         .and_then(Path::to_str)
         .ok_or_else(|| format!("{} is not a UTF-8 name inside its bank", path.display()))?;
-    history
-        .restore(bank, relative, version)
+    crate::core::write::restore(history, bank, relative, version)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

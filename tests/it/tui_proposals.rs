@@ -83,10 +83,11 @@ impl Setup {
     /// An agent's `memory_bank_update` of activeContext.md, staged as a server with
     /// `--stage` stages it; returns the proposal's id.
     fn stage(&self, content: &str) -> u64 {
-        let bank = MarkdownBank::open(&self.project()).unwrap();
+        let bank = MarkdownBank::open(&self.project())
+            .unwrap()
+            .with_staging(Some(self.store()));
         let ctx = WriteContext::new("mcp:memory_bank_update", Clock::system())
-            .with_client(Some(CLIENT.into()))
-            .staged_into(Some(self.store()));
+            .with_client(Some(CLIENT.into()));
         bank.write(&ctx, "activeContext.md", content, WriteMode::Update, None)
             .unwrap();
         self.store()

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::WriteReport;
 pub use super::infinity_error::InfinityError;
-use crate::core::agent::proposals::{Change, MemoryEdit, NewProposal};
+use crate::core::agent::proposals::{Change, MemoryEdit, NewProposal, ProposalStore};
 use crate::core::formats;
 use crate::core::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError,
@@ -69,6 +69,8 @@ pub struct InfinityProject {
     /// The `.infinity` folder.
     pub dir: PathBuf,
     pub project_id: String,
+    /// Where writes are staged as proposals instead of written (`None`: written).
+    pub staging: Option<ProposalStore>,
 }
 
 /// What `store_memory` did.
@@ -172,7 +174,11 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
                 id_path.display()
             ))
         })?;
-        return Ok(InfinityProject { dir, project_id });
+        return Ok(InfinityProject {
+            dir,
+            project_id,
+            staging: None,
+        });
     }
     // A store without its id file keeps the id it names.
     let store_path = dir.join(formats::infinity::STORE_FILE);
@@ -193,10 +199,20 @@ pub fn activate(project_dir: &Path) -> Result<InfinityProject, InfinityError> {
         Expected::Missing,
     )
     .map_err(|e| InfinityError::CannotCreateProjectDir(e.to_string()))?;
-    Ok(InfinityProject { dir, project_id })
+    Ok(InfinityProject {
+        dir,
+        project_id,
+        staging: None,
+    })
 }
 
 impl InfinityProject {
+    /// This project with its writes staged into `store` (`None`: written).
+    pub fn with_staging(mut self, store: Option<ProposalStore>) -> InfinityProject {
+        self.staging = store;
+        self
+    }
+
     fn store_path(&self) -> PathBuf {
         self.dir.join(formats::infinity::STORE_FILE)
     }
@@ -248,7 +264,7 @@ impl InfinityProject {
         new: &str,
         edit: MemoryEdit,
     ) -> Result<Option<u64>, InfinityError> {
-        let Some(store) = ctx.staging() else {
+        let Some(store) = &self.staging else {
             self.write_store(ctx, old, new)?;
             return Ok(None);
         };

@@ -65,20 +65,6 @@ impl RefusalRecord {
             client: None,
         }
     }
-
-    /// A refusal of the write `ctx` describes: its writer, client and clock.
-    pub fn of(
-        ctx: &crate::core::write::WriteContext,
-        project: &Path,
-        file: &str,
-        rule: &str,
-        message: &str,
-    ) -> Self {
-        RefusalRecord {
-            client: ctx.client.clone(),
-            ..Self::at(&ctx.clock, project, file, rule, message, &ctx.writer)
-        }
-    }
 }
 
 fn log_name(project: &Path) -> String {

@@ -1,18 +1,5 @@
 use super::*;
 
-/// The history reuses a write's SHA-256 for both hashes, which holds only while the
-/// version an agent sees is the start of the history's content hash.
-#[test]
-fn a_writes_content_version_is_the_start_of_its_content_hash() {
-    for text in ["", "one\n", "# Title\n\n- é ✓\n", &"x".repeat(70_000)] {
-        assert_eq!(
-            content_version(text),
-            crate::core::history::content_hash(text)[..32],
-            "{text:.20}"
-        );
-    }
-}
-
 const LOG: &str = "# Decision Log\n\n\
 ## Decision: Use Postgres\n- **Date**: 2025-01-02\n- **Status**: Accepted\n\n\
 ## Decision: Cache in Redis\n- **Date**: 2025-02-03\n- **Status**: Accepted\n";

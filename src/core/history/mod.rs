@@ -36,8 +36,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::{CoreError, Result};
-use crate::core::model::Bank;
-use crate::core::write::{self, Expected, WriteOutcome};
 
 /// The history's folder in mbank's data folder.
 const FOLDER: &str = "history";
@@ -323,6 +321,11 @@ impl History {
 
     pub fn retention(&self) -> Retention {
         self.retention
+    }
+
+    /// What dates the versions it records.
+    pub fn clock(&self) -> crate::core::clock::Clock {
+        self.clock
     }
 
     fn folder_name(key: &Path) -> String {
@@ -669,39 +672,6 @@ impl History {
             current,
             unified,
         })
-    }
-
-    /// Brings version `number` of the file `relative_name` of `bank` back: confined like
-    /// any write ([`write::resolve_target`]), under the folder lock, guarded against a
-    /// change made meanwhile, and the text it replaces recorded first (writer `restore`).
-    pub fn restore(&self, bank: &Bank, relative_name: &str, number: u64) -> Result<WriteOutcome> {
-        let target = write::resolve_target(bank, relative_name)?;
-        let (_, old) = self.version(&target, number)?;
-        let _lock = crate::core::io::lock::for_file(&target)?;
-        let current = match crate::core::io::text::read_text(&target) {
-            Ok(text) => Some(text),
-            Err(e) if crate::core::io::text::is_not_found(&e) => None,
-            Err(e) => return Err(e),
-        };
-        let expected = match &current {
-            Some(_) => Expected::current(&target)?,
-            None => Expected::Missing,
-        };
-        let ctx = write::WriteContext::new("restore", self.clock).with_history(Some(self.clone()));
-        let applied = write::apply(
-            &ctx,
-            write::WriteRequest {
-                key: &key_of(&target),
-                target: write::Target::Path(&target),
-                replaced: current.as_deref(),
-                expected,
-                change: write::Change::Write(&old),
-            },
-        )?;
-        match applied {
-            write::Applied::Written { outcome, .. } => Ok(outcome),
-            write::Applied::Removed => Err(CoreError::Conflict { path: target }),
-        }
     }
 
     /// Records `replaced` for the file whose key ([`key_of`]) is `key`, now, before a

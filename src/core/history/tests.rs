@@ -506,68 +506,15 @@ fn writers_recording_at_once_number_every_version_once_and_keep_every_text() {
     );
 }
 
+/// The history reuses a write's SHA-256 for both hashes, which holds only while the
+/// version an agent sees is the start of the history's content hash.
 #[test]
-fn a_write_is_credited_to_the_writer_its_context_names_and_only_with_a_history() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path().join("data"), Retention::default(), test_clock());
-    let file = dir.path().join("notes.md");
-    fs::write(&file, "one\n").unwrap();
-    let write = |ctx: &write::WriteContext, old: &str, new: &str| {
-        write::apply(
-            ctx,
-            write::WriteRequest {
-                key: &key_of(&file),
-                target: write::Target::Path(&file),
-                replaced: Some(old),
-                expected: Expected::text(old),
-                change: write::Change::Write(new),
-            },
-        )
-        .unwrap()
-    };
-    let unrecorded = write::WriteContext::new("mcp:log_decision", test_clock());
-    write(&unrecorded, "one\n", "two\n");
-    assert!(history.list(&file).unwrap().is_empty());
-    let recorded = unrecorded.with_history(Some(history.clone()));
-    write(&recorded, "two\n", "three\n");
-    write(&recorded.for_writer("tui"), "three\n", "four\n");
-    let writers: Vec<String> = history
-        .list(&file)
-        .unwrap()
-        .into_iter()
-        .map(|v| v.writer)
-        .collect();
-    assert_eq!(writers, ["mcp:log_decision", "tui"]);
-    assert_eq!(history.version(&file, 2).unwrap().1, "three\n");
-}
-
-/// The history keys a file by its real path ([`key_of`]); the agents' writes hand it
-/// the path [`write::resolve_target`] resolved instead of resolving it again, so the
-/// two must agree wherever links lead.
-#[cfg(unix)]
-#[test]
-fn the_resolved_target_is_the_files_history_key_through_links() {
-    use std::os::unix::fs::symlink;
-    let dir = tempfile::tempdir().unwrap();
-    let real = dir.path().join("real");
-    fs::create_dir_all(real.join("p/docs/bank")).unwrap();
-    symlink("docs/bank", real.join("p/memory-bank")).unwrap();
-    fs::write(real.join("p/docs/bank/notes.md"), "n\n").unwrap();
-    symlink("notes.md", real.join("p/docs/bank/alias.md")).unwrap();
-    // The project reached through a linked folder, as a root given by a link is.
-    symlink(&real, dir.path().join("via")).unwrap();
-    let root = dir.path().join("via/p/memory-bank");
-    let bank = write::tests::bank_with(
-        crate::core::model::Format::Cline,
-        &root,
-        &["notes.md", "alias.md"],
-    );
-    for name in ["notes.md", "alias.md", "new.md"] {
-        let resolved = write::resolve_target(&bank, name).unwrap();
-        assert_eq!(resolved, key_of(&root.join(name)), "{name}");
+fn a_writes_content_version_is_the_start_of_its_content_hash() {
+    for text in ["", "one\n", "# Title\n\n- é ✓\n", &"x".repeat(70_000)] {
+        assert_eq!(
+            crate::core::guard::content_version(text),
+            content_hash(text)[..32],
+            "{text:.20}"
+        );
     }
-    assert_eq!(
-        write::resolve_target(&bank, "alias.md").unwrap(),
-        fs::canonicalize(real.join("p/docs/bank/notes.md")).unwrap()
-    );
 }

@@ -6,10 +6,14 @@
 use std::path::Path;
 
 use super::context::WriteContext;
-use super::{Expected, WriteOutcome, folder_beneath, remove_guarded, remove_in, write_guarded};
-use crate::core::error::Result;
-use crate::core::history;
+use super::{
+    Expected, WriteOutcome, folder_beneath, remove_guarded, remove_in, resolve_target,
+    write_guarded,
+};
+use crate::core::error::{CoreError, Result};
+use crate::core::history::{self, History};
 use crate::core::io::dir_handle::{Dir, FileId};
+use crate::core::model::Bank;
 
 /// Where the file is.
 #[derive(Debug, Clone, Copy)]
@@ -109,5 +113,43 @@ fn remove(target: Target<'_>, expected: Expected) -> Result<()> {
             let (dir, name) = folder_beneath(anchor, rel)?;
             remove_in(&dir, &name, expected, None)
         }
+    }
+}
+
+/// Brings version `number` of the file `relative_name` of `bank` back from `history`:
+/// confined like any write ([`resolve_target`]), under the folder lock, guarded against
+/// a change made meanwhile, and the text it replaces recorded first (writer `restore`).
+pub fn restore(
+    history: &History,
+    bank: &Bank,
+    relative_name: &str,
+    number: u64,
+) -> Result<WriteOutcome> {
+    let target = resolve_target(bank, relative_name)?;
+    let (_, old) = history.version(&target, number)?;
+    let _lock = crate::core::io::lock::for_file(&target)?;
+    let current = match crate::core::io::text::read_text(&target) {
+        Ok(text) => Some(text),
+        Err(e) if crate::core::io::text::is_not_found(&e) => None,
+        Err(e) => return Err(e),
+    };
+    let expected = match &current {
+        Some(_) => Expected::current(&target)?,
+        None => Expected::Missing,
+    };
+    let ctx = WriteContext::new("restore", history.clock()).with_history(Some(history.clone()));
+    let applied = apply(
+        &ctx,
+        WriteRequest {
+            key: &history::key_of(&target),
+            target: Target::Path(&target),
+            replaced: current.as_deref(),
+            expected,
+            change: Change::Write(&old),
+        },
+    )?;
+    match applied {
+        Applied::Written { outcome, .. } => Ok(outcome),
+        Applied::Removed => Err(CoreError::Conflict { path: target }),
     }
 }

@@ -1,20 +1,10 @@
 //! Who writes, for whom, and under which rules: what every write of mbank is given
 //! explicitly, so nothing about a write depends on which thread or process makes it.
-use crate::core::agent::proposals::ProposalStore;
+//! Whether an agent's write is staged as a proposal instead is a property of the bank or
+//! Infinity project it writes to (`with_staging`), which sits above this module.
 use crate::core::clock::Clock;
 use crate::core::guard::{Guard, GuardPolicy};
 use crate::core::history::History;
-
-/// What a write does with the change it is given.
-#[derive(Debug, Clone, Default)]
-pub enum Commit {
-    /// Writes the file.
-    #[default]
-    Write,
-    /// Stages the change as a proposal in this store for a person to review; the file is
-    /// not touched.
-    Stage(ProposalStore),
-}
 
 /// Everything a write needs besides its file and its text.
 #[derive(Debug, Clone)]
@@ -25,8 +15,6 @@ pub struct WriteContext {
     pub writer: String,
     /// The agent's client as it named itself (MCP's `clientInfo`), when one is known.
     pub client: Option<String>,
-    /// Write, or stage as a proposal.
-    pub commit: Commit,
     /// Where the text a write replaces is kept (`None`: nowhere).
     pub history: Option<History>,
     /// The rules an agent's write must pass.
@@ -36,13 +24,12 @@ pub struct WriteContext {
 }
 
 impl WriteContext {
-    /// A write by `writer`: no client, written (not staged), no history, the default
-    /// guard rules with a clean-text memory of its own.
+    /// A write by `writer`: no client, no history, the default guard rules with a
+    /// clean-text memory of its own.
     pub fn new(writer: impl Into<String>, clock: Clock) -> WriteContext {
         WriteContext {
             writer: writer.into(),
             client: None,
-            commit: Commit::Write,
             history: None,
             guard: Guard::new(GuardPolicy::default()),
             clock,
@@ -70,12 +57,6 @@ impl WriteContext {
         self.with_guard(Guard::new(policy))
     }
 
-    /// This context staging its writes into `store` (`None`: written).
-    pub fn staged_into(mut self, store: Option<ProposalStore>) -> WriteContext {
-        self.commit = store.map_or(Commit::Write, Commit::Stage);
-        self
-    }
-
     /// The same context for another writer (what `accept` or `restore` does with the
     /// rules a person's session has).
     pub fn for_writer(&self, writer: impl Into<String>) -> WriteContext {
@@ -88,14 +69,6 @@ impl WriteContext {
     /// The rules on.
     pub fn policy(&self) -> &GuardPolicy {
         &self.guard.policy
-    }
-
-    /// The store writes are staged into (`None`: they are written).
-    pub fn staging(&self) -> Option<&ProposalStore> {
-        match &self.commit {
-            Commit::Write => None,
-            Commit::Stage(store) => Some(store),
-        }
     }
 
     /// The time now, RFC 3339 to the second in UTC: how stores and refusals stamp.

@@ -32,8 +32,8 @@ pub use crate::core::io::text::{HandleRead, read_text_in};
 mod apply;
 mod context;
 
-pub use apply::{Applied, Change, Target, WriteRequest, apply};
-pub use context::{Commit, WriteContext};
+pub use apply::{Applied, Change, Target, WriteRequest, apply, restore};
+pub use context::WriteContext;
 
 /// A file's identity by content: length plus two independent 64-bit hashes.
 ///

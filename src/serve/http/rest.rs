@@ -221,8 +221,7 @@ pub(super) async fn delete_file(
             shared.writable()?;
             let dir = shared.project(project.as_deref())?;
             let bank = shared.bank(&dir)?;
-            let ctx =
-                shared.write_context(&Caller::anonymous("http:DELETE /memory-bank/file"), &dir);
+            let ctx = shared.write_context(&Caller::anonymous("http:DELETE /memory-bank/file"));
             let deleted = bank.delete(&ctx, &file, if_match(&headers).as_deref());
             match deleted {
                 Ok(None) => {

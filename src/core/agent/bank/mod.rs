@@ -2,8 +2,8 @@
 //! list, write (create / update / either), delete, and the dated entries of the Memory
 //! Bank MCP tools. Every write takes the folder lock, re-reads the file under it, checks
 //! `expectedVersion` and the guard rules (`guard::check`), and goes through
-//! `write::apply` with the caller's `WriteContext`, which says who writes and whether the
-//! write is staged. Files are opened relative to the bank folder's handle, never by a
+//! `write::apply` with the caller's `WriteContext`, which says who writes (or is staged
+//! as a proposal when the bank stages writes). Files are opened relative to the bank folder's handle, never by a
 //! path looked up again.
 use std::cell::RefCell;
 use std::fs;
@@ -17,7 +17,7 @@ pub use super::WriteReport;
 use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
-use crate::core::agent::proposals::{Change, EntryEdit, NewProposal, ProposalError};
+use crate::core::agent::proposals::{Change, EntryEdit, NewProposal, ProposalError, ProposalStore};
 use crate::core::analysis::decisions;
 use crate::core::error::CoreError;
 use crate::core::formats;
@@ -78,6 +78,8 @@ pub struct MarkdownBank {
     pub format: Format,
     /// The bank folder (as discovered, inside the project).
     pub root: PathBuf,
+    /// Where writes are staged as proposals instead of written (`None`: written).
+    pub staging: Option<ProposalStore>,
 }
 
 fn has_md_extension(path: &Path) -> bool {
@@ -208,10 +210,17 @@ impl MarkdownBank {
             format: location.format,
             root: location.root,
             project,
+            staging: None,
         })
     }
 
-    /// Stages a write as a proposal (the context stages writes): the file is not touched.
+    /// This bank with its writes staged into `store` (`None`: written).
+    pub fn with_staging(mut self, store: Option<ProposalStore>) -> MarkdownBank {
+        self.staging = store;
+        self
+    }
+
+    /// Stages a write as a proposal (the bank stages writes): the file is not touched.
     fn stage(
         &self,
         ctx: &WriteContext,
@@ -221,9 +230,10 @@ impl MarkdownBank {
         proposed: Option<String>,
         change: Change,
     ) -> AgentResult<WriteReport> {
-        let store = ctx
-            .staging()
-            .ok_or_else(|| AgentError::Storage("this write is not one to stage".into()))?;
+        let store = self
+            .staging
+            .as_ref()
+            .ok_or_else(|| AgentError::Storage("this bank does not stage writes".into()))?;
         let proposal = store
             .stage(NewProposal {
                 project: self.project.path.clone(),
@@ -462,7 +472,7 @@ impl MarkdownBank {
             version: ExpectedVersion::Sent(expected_version),
         };
         guard::check(&ctx.guard, &GuardRequest { file: name, kind })?;
-        if ctx.staging().is_some() {
+        if self.staging.is_some() {
             let proposed = Some(content.to_string());
             return self.stage(ctx, name, &path, current_text, proposed, Change::Replace);
         }
@@ -493,7 +503,7 @@ impl MarkdownBank {
             version: ExpectedVersion::Sent(expected_version),
         };
         guard::check(&ctx.guard, &GuardRequest { file: name, kind })?;
-        if ctx.staging().is_some() {
+        if self.staging.is_some() {
             let staged = self.stage(ctx, name, &path, Some(&current.text), None, Change::Delete)?;
             return Ok(staged.proposal);
         }
@@ -586,7 +596,7 @@ impl MarkdownBank {
                 kind: entry,
             },
         )?;
-        if ctx.staging().is_some() {
+        if self.staging.is_some() {
             // Staged: the entry as it would land on the file as it is now, kept as an
             // entry so accepting it later adds it to the file as it is then.
             let current = self.locate(&name, &rel)?.read(&name)?.map(|c| c.text);

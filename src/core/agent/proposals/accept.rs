@@ -58,8 +58,8 @@ impl ProposalStore {
                 });
             }
         }
-        // Written, never staged again, whatever the context says of agents' writes.
-        let ctx = ctx.for_writer("accept").staged_into(None);
+        // The bank and the store are opened afresh here: written, never staged again.
+        let ctx = ctx.for_writer("accept");
         let report = if let Change::Memory(edit) = &proposal.change {
             apply_store_change(&ctx, &proposal.project, |current, project| match choice {
                 Choice::Whole => edit

@@ -35,8 +35,10 @@ impl Fixture {
         ProposalStore::new(&self.data)
     }
 
-    fn bank(&self) -> MarkdownBank {
-        MarkdownBank::open(&self.project).unwrap()
+    fn staged_bank(&self, store: &ProposalStore) -> MarkdownBank {
+        MarkdownBank::open(&self.project)
+            .unwrap()
+            .with_staging(Some(store.clone()))
     }
 
     fn active(&self) -> String {
@@ -48,14 +50,9 @@ impl Fixture {
     }
 }
 
-/// An agent's write, written.
+/// An agent's write.
 fn agent() -> WriteContext {
     WriteContext::new("mcp:test", crate::core::clock::Clock::system())
-}
-
-/// An agent's write, staged into `store`.
-fn staged(store: &ProposalStore) -> WriteContext {
-    agent().staged_into(Some(store.clone()))
 }
 
 const EDITED: &str = "# Active Context\nONE\ntwo\nthree\nfour\nFIVE\n";
@@ -69,9 +66,9 @@ fn now() -> chrono::NaiveDateTime {
 
 fn stage_edit(fixture: &Fixture, store: &ProposalStore) -> u64 {
     let report = fixture
-        .bank()
+        .staged_bank(store)
         .write(
-            &staged(store),
+            &agent(),
             "activeContext.md",
             EDITED,
             WriteMode::Update,
@@ -93,12 +90,12 @@ fn a_staged_write_leaves_the_file_alone_until_accepted() {
     assert_eq!(listed[0].state, State::Pending);
     assert_eq!(listed[0].file, "activeContext.md");
     assert_eq!(listed[0].hunks().len(), 2);
-    let (decided, report) = store.accept(&staged(&store), id, None).unwrap();
+    let (decided, report) = store.accept(&agent(), id, None).unwrap();
     assert_eq!(decided.state, State::Accepted);
     assert_eq!(report.proposal, None);
     assert_eq!(fixture.active(), EDITED);
     assert!(matches!(
-        store.accept(&staged(&store), id, None),
+        store.accept(&agent(), id, None),
         Err(ProposalError::Decided {
             state: State::Accepted,
             ..
@@ -138,10 +135,10 @@ fn bounds_refuse_new_proposals_and_never_drop_pending_ones() {
         keep_decided: 2,
     });
     let ids: Vec<u64> = (0..3).map(|_| stage_edit(&fixture, &store)).collect();
-    let bank = fixture.bank();
+    let bank = fixture.staged_bank(&store);
     let err = bank
         .write(
-            &staged(&store),
+            &agent(),
             "activeContext.md",
             EDITED,
             WriteMode::Update,
@@ -157,13 +154,7 @@ fn bounds_refuse_new_proposals_and_never_drop_pending_ones() {
     let big = format!("# Active Context\n{}\n", "x".repeat(70 * 1024));
     store.reject(ids[1]).unwrap();
     let err = bank
-        .write(
-            &staged(&store),
-            "activeContext.md",
-            &big,
-            WriteMode::Update,
-            None,
-        )
+        .write(&agent(), "activeContext.md", &big, WriteMode::Update, None)
         .unwrap_err();
     assert_eq!(err.code(), "proposal_limit", "{err}");
     // Decided ones beyond keep_decided are pruned, oldest first; pending ones stay.
@@ -187,7 +178,7 @@ fn accepting_some_hunks_applies_only_those() {
     let fixture = Fixture::new();
     let store = fixture.store();
     let id = stage_edit(&fixture, &store);
-    let (decided, _) = store.accept(&staged(&store), id, Some(&[2])).unwrap();
+    let (decided, _) = store.accept(&agent(), id, Some(&[2])).unwrap();
     assert_eq!(decided.accepted_hunks, Some(vec![2]));
     assert_eq!(
         fixture.active(),
@@ -195,7 +186,7 @@ fn accepting_some_hunks_applies_only_those() {
     );
     let id = stage_edit(&fixture, &store);
     assert!(matches!(
-        store.accept(&staged(&store), id, Some(&[3])),
+        store.accept(&agent(), id, Some(&[3])),
         Err(ProposalError::NoSuchHunk { count: 1, .. })
     ));
 }
@@ -206,14 +197,12 @@ fn a_person_may_edit_a_proposal_before_accepting_it_and_the_guard_still_applies(
     let store = fixture.store();
     let id = stage_edit(&fixture, &store);
     let edited = "# Active Context\nONE, reworded\ntwo\nthree\nfour\nfive\n";
-    let (decided, _) = store.accept_edited(&staged(&store), id, edited).unwrap();
+    let (decided, _) = store.accept_edited(&agent(), id, edited).unwrap();
     assert_eq!(decided.state, State::Accepted);
     assert_eq!(fixture.active(), edited);
     let id = stage_edit(&fixture, &store);
     let leaky = format!("{edited}token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n");
-    let err = store
-        .accept_edited(&staged(&store), id, &leaky)
-        .unwrap_err();
+    let err = store.accept_edited(&agent(), id, &leaky).unwrap_err();
     assert!(
         matches!(&err, ProposalError::Agent(e) if e.code() == "secret_detected"),
         "{err}"
@@ -228,7 +217,7 @@ fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() 
     // Someone changes another line meanwhile: the proposal merges in.
     let id = stage_edit(&fixture, &store);
     fixture.set_active("# Active Context\none\ntwo\nthree, edited by hand\nfour\nfive\n");
-    store.accept(&staged(&store), id, None).unwrap();
+    store.accept(&agent(), id, None).unwrap();
     assert_eq!(
         fixture.active(),
         "# Active Context\nONE\ntwo\nthree, edited by hand\nfour\nFIVE\n"
@@ -238,7 +227,7 @@ fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() 
     let id = stage_edit(&fixture, &store);
     let by_hand = "# Active Context\nuno\ntwo\nthree\nfour\nfive\n";
     fixture.set_active(by_hand);
-    match store.accept(&staged(&store), id, None) {
+    match store.accept(&agent(), id, None) {
         Err(ProposalError::Conflict {
             conflicts, merged, ..
         }) => {
@@ -255,14 +244,14 @@ fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() 
 fn staged_entries_are_added_to_the_file_as_it_is_when_accepted() {
     let fixture = Fixture::new();
     let store = fixture.store();
-    let bank = fixture.bank();
+    let bank = fixture.staged_bank(&store);
     let decision = |title: &str| NewDecision {
         title: title.into(),
         context: "c".into(),
         decision: "d".into(),
         ..NewDecision::default()
     };
-    let policy = staged(&store);
+    let policy = agent();
     let first = bank
         .log_decision(&policy, now(), &decision("Use JWT"))
         .unwrap();
@@ -310,9 +299,7 @@ fn accepting_runs_the_guard_again() {
             change: Change::Replace,
         })
         .unwrap();
-    let err = store
-        .accept(&staged(&store), proposal.id, None)
-        .unwrap_err();
+    let err = store.accept(&agent(), proposal.id, None).unwrap_err();
     assert!(
         matches!(&err, ProposalError::Agent(e) if e.code() == "secret_detected"),
         "{err}"
@@ -325,9 +312,9 @@ fn accepting_runs_the_guard_again() {
 fn a_staged_deletion_removes_the_file_only_when_accepted() {
     let fixture = Fixture::new();
     let store = fixture.store();
-    let bank = fixture.bank();
+    let bank = fixture.staged_bank(&store);
     let id = bank
-        .delete(&staged(&store), "activeContext.md", None)
+        .delete(&agent(), "activeContext.md", None)
         .unwrap()
         .expect("staged");
     assert!(
@@ -336,7 +323,7 @@ fn a_staged_deletion_removes_the_file_only_when_accepted() {
             .join("memory-bank/activeContext.md")
             .exists()
     );
-    store.accept(&staged(&store), id, None).unwrap();
+    store.accept(&agent(), id, None).unwrap();
     assert!(
         !fixture
             .project
@@ -358,7 +345,7 @@ fn a_proposal_file_replaced_by_a_link_is_not_followed() {
     {
         std::os::unix::fs::symlink(&outside, folder.join(&name)).unwrap();
         assert!(store.list().is_err());
-        assert!(store.accept(&staged(&store), id, None).is_err());
+        assert!(store.accept(&agent(), id, None).is_err());
         assert_eq!(
             fixture.active(),
             "# Active Context\none\ntwo\nthree\nfour\nfive\n"
@@ -372,21 +359,18 @@ fn staged_infinity_memories_are_applied_to_the_store_as_it_is_when_accepted() {
     let fixture = Fixture::new();
     let store = fixture.store();
     let policy = agent();
-    let staging = staged(&store);
     let direct = infinity::activate(&fixture.project).unwrap();
     let kept = direct
         .store(&policy, "Kept", "rules", "keep me")
         .unwrap()
         .id;
-    let project = direct.clone();
+    let project = direct.clone().with_staging(Some(store.clone()));
     let store_path = fixture.project.join(".infinity/memories.json");
     let before = fs::read_to_string(&store_path).unwrap();
-    let first = project.store(&staging, "First", "analysis", "one").unwrap();
-    let second = project
-        .store(&staging, "Second", "analysis", "two")
-        .unwrap();
+    let first = project.store(&policy, "First", "analysis", "one").unwrap();
+    let second = project.store(&policy, "Second", "analysis", "two").unwrap();
     let changed = project
-        .update(&staging, &kept, "kept, reworded", None)
+        .update(&policy, &kept, "kept, reworded", None)
         .unwrap();
     assert_eq!(fs::read_to_string(&store_path).unwrap(), before);
     assert!(
@@ -402,7 +386,7 @@ fn staged_infinity_memories_are_applied_to_the_store_as_it_is_when_accepted() {
     assert_eq!(direct.get(&second.id).unwrap().content, "two");
     assert_eq!(direct.get(&kept).unwrap().content, "kept, reworded");
     // A memory removed meanwhile: its staged change conflicts, nothing is written.
-    let update = project.update(&staging, &first.id, "late", None).unwrap();
+    let update = project.update(&policy, &first.id, "late", None).unwrap();
     direct.delete(&policy, &first.id).unwrap();
     let after_delete = fs::read_to_string(&store_path).unwrap();
     assert!(matches!(
