@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use mbank::core::agent::bank::{MarkdownBank, WriteMode};
 use mbank::core::agent::proposals::{MAX_PENDING, ProposalStore};
-use mbank::core::guard::GuardPolicy;
-use mbank::core::history::{self, History, Retention};
+use mbank::core::history::{History, Retention};
+use mbank::core::write::WriteContext;
 
 fn ten_kb() -> String {
     let mut text = String::from("# Active Context\n\n## Current Focus\n");
@@ -49,13 +49,19 @@ fn ms(d: Duration) -> String {
 }
 
 /// Times `writes` direct updates of `file`, each with distinct content.
-fn direct(bank: &MarkdownBank, file: &str, base: &str, writes: usize, tag: &str) -> Vec<Duration> {
-    let policy = GuardPolicy::default();
+fn direct(
+    ctx: &WriteContext,
+    bank: &MarkdownBank,
+    file: &str,
+    base: &str,
+    writes: usize,
+    tag: &str,
+) -> Vec<Duration> {
     (0..writes)
         .map(|i| {
             let content = format!("{base}- {tag} {i}\n");
             let started = Instant::now();
-            bank.write(&policy, file, &content, WriteMode::Update, None)
+            bank.write(ctx, file, &content, WriteMode::Update, None)
                 .unwrap();
             started.elapsed()
         })
@@ -97,19 +103,26 @@ fn main() {
 
     // History on; direct writes alternate between unrecorded and recorded, so both
     // sample sets see the same disk and the same neighbours.
-    assert!(history::install(History::new(
-        &data,
-        Retention::default(),
-        mbank::core::clock::Clock::system(),
-    )));
-    direct(&bank, "activeContext.md", &base, 30, "warm");
-    history::unrecorded(|| direct(&bank, plain_file, &base, 30, "warm"));
+    let clock = mbank::core::clock::Clock::system();
+    let unrecorded = WriteContext::new("mcp:memory_bank_update", clock);
+    let recorded =
+        unrecorded
+            .clone()
+            .with_history(Some(History::new(&data, Retention::default(), clock)));
+    direct(&recorded, &bank, "activeContext.md", &base, 30, "warm");
+    direct(&unrecorded, &bank, plain_file, &base, 30, "warm");
     let (mut plain, mut with_history) = (Vec::new(), Vec::new());
     for i in 0..writes {
-        plain.extend(history::unrecorded(|| {
-            direct(&bank, plain_file, &base, 1, &format!("plain {i}"))
-        }));
+        plain.extend(direct(
+            &unrecorded,
+            &bank,
+            plain_file,
+            &base,
+            1,
+            &format!("plain {i}"),
+        ));
         with_history.extend(direct(
+            &recorded,
             &bank,
             "activeContext.md",
             &base,
@@ -123,7 +136,7 @@ fn main() {
     let staged_bank = MarkdownBank::open(&project)
         .unwrap()
         .with_staging(Some(store.clone()));
-    let policy = GuardPolicy::default();
+    let policy = recorded.clone();
     let staged_writes = writes.min(MAX_PENDING);
     let staged: Vec<Duration> = (0..staged_writes)
         .map(|i| {

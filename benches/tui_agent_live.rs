@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 use crossterm::event::KeyCode;
 use mbank::core::agent::bank::{MarkdownBank, WriteMode};
 use mbank::core::agent::proposals::ProposalStore;
-use mbank::core::guard::GuardPolicy;
+use mbank::core::clock::Clock;
 use mbank::core::guard::refusals::{self, RefusalRecord};
+use mbank::core::write::WriteContext;
 use mbank::tui::driver::{Driver, DriverOptions};
 
 /// Projects in the root.
@@ -69,19 +70,12 @@ fn stage_elsewhere(project: &Path, data: &Path, marker: usize) {
         let text = ACTIVE
             .replace("- login form", &format!("- focus #{marker}"))
             .replace("- ship it", &format!("- next #{marker}"));
-        mbank::core::history::as_writer("mcp:memory_bank_update", || {
-            MarkdownBank::open(&project)
-                .unwrap()
-                .with_staging(Some(ProposalStore::new(&data)))
-                .write(
-                    &GuardPolicy::default(),
-                    "activeContext.md",
-                    &text,
-                    WriteMode::Update,
-                    None,
-                )
-                .unwrap()
-        });
+        let ctx = WriteContext::new("mcp:memory_bank_update", Clock::system());
+        MarkdownBank::open(&project)
+            .unwrap()
+            .with_staging(Some(ProposalStore::new(&data)))
+            .write(&ctx, "activeContext.md", &text, WriteMode::Update, None)
+            .unwrap();
     })
     .join()
     .unwrap();
@@ -90,7 +84,8 @@ fn stage_elsewhere(project: &Path, data: &Path, marker: usize) {
 fn refuse_elsewhere(project: &Path, data: &Path, marker: usize) {
     let (project, data) = (project.to_path_buf(), data.to_path_buf());
     std::thread::spawn(move || {
-        let record = RefusalRecord::now(
+        let record = RefusalRecord::at(
+            &Clock::system(),
             &project,
             "decisionLog.md",
             "append-only",

@@ -43,15 +43,14 @@ fn main() {
         .find_map(|a| a.parse().ok())
         .unwrap_or(15);
     let temp = tempfile::tempdir().expect("a temp folder");
-    history::install(History::new(
+    let history = History::new(
         temp.path().join("data"),
         Retention {
             keep_versions: history::MAX_VERSIONS,
             ..Retention::default()
         },
         mbank::core::clock::Clock::system(),
-    ));
-    let history = history::installed().expect("installed");
+    );
     for versions in [50, 1_000] {
         let root = temp.path().join(format!("root-{versions}"));
         let bank = root.join("shop").join("memory-bank");
@@ -68,6 +67,7 @@ fn main() {
         std::fs::write(&file, text(versions)).expect("the file now");
 
         let mut options = DriverOptions::new(&root, &temp.path().join("backups"));
+        options.history = Some(history.clone());
         options.width = 160;
         options.height = 45;
         let mut driver = Driver::start(options);

@@ -45,6 +45,9 @@ pub struct Context {
     /// What every judgement of time asks: the system clock, or the instant `MBANK_NOW`
     /// names.
     pub clock: Clock,
+    /// Where every write of this process keeps the text it replaces (none without a
+    /// data folder).
+    pub history: Option<crate::core::history::History>,
 }
 
 impl Context {
@@ -78,6 +81,8 @@ impl Context {
             },
         };
         let encoding = encoding.built_in().map_err(|e| eyre!("--encoding: {e}"))?;
+        let history = crate::core::io::paths::data_dir()
+            .map(|dir| crate::core::history::History::new(dir, config.history, clock));
         Ok(Context {
             config,
             root,
@@ -86,7 +91,16 @@ impl Context {
             style: Style::detect(global.no_color),
             demo,
             clock,
+            history,
         })
+    }
+
+    /// A write by `writer` of this process: its history, the configured guard rules and
+    /// its clock.
+    pub fn write_context(&self, writer: &str) -> crate::core::write::WriteContext {
+        crate::core::write::WriteContext::new(writer, self.clock)
+            .with_history(self.history.clone())
+            .with_policy(self.config.serve.guard)
     }
 
     pub fn scan_options(&self) -> ScanOptions {
@@ -260,6 +274,7 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
             ..crate::core::review::ReviewOptions::default()
         },
         clock: context.clock,
+        history: context.history.clone(),
     };
     let mode = crate::tui::RunMode {
         simulate_agent: global.simulate_agent,
@@ -271,14 +286,6 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
 
 fn execute(cli: Cli) -> Result<u8> {
     let context = Context::new(&cli.global)?;
-    // Every write this process makes keeps the text it replaces (none without a data folder).
-    if let Some(data_dir) = crate::core::io::paths::data_dir() {
-        crate::core::history::install(crate::core::history::History::new(
-            data_dir,
-            context.config.history,
-            context.clock,
-        ));
-    }
     match cli.command {
         None => open_tui(&context, &cli.global),
         Some(Command::List { json, sort }) => commands::list::run(&context, json, sort),

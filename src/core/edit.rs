@@ -28,7 +28,9 @@ use crate::core::io::lock;
 use crate::core::io::text;
 use crate::core::model::{Bank, Project};
 use crate::core::scan::bank;
-use crate::core::write::{self, Expected, WriteOutcome};
+use crate::core::write::{
+    self, Applied, Change, Expected, Target, WriteContext, WriteOutcome, WriteRequest,
+};
 
 const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
@@ -289,18 +291,16 @@ impl EditText {
     }
 
     /// The whole file to write for `new_text`, BOM excluded.
-    fn file_text(&self, path: &Path, new_text: &str) -> Result<String> {
+    fn file_text(&self, path: &Path, new_text: &str, stamp: &str) -> Result<String> {
         let encoded = self.encode(new_text);
         let Some(id) = &self.memory_id else {
             return Ok(encoded);
         };
-        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let store = infinity::store::replace_content(&self.disk_text, id, &encoded, &now).map_err(
-            |message| CoreError::Parse {
+        let store = infinity::store::replace_content(&self.disk_text, id, &encoded, stamp)
+            .map_err(|message| CoreError::Parse {
                 path: path.to_path_buf(),
                 message,
-            },
-        )?;
+            })?;
         // The store is written pretty-printed with `\n`: give it the file's endings back.
         let (_, store_breaks) = split_endings(&self.disk_text);
         Ok(match self.store_line_ending {
@@ -351,13 +351,14 @@ pub fn open_for_edit(path: &Path, memory_id: Option<&str>) -> Result<Editable> {
 /// permissions, owner and group kept. For an Infinity memory, name the store
 /// (`memories.json`): the memory's content is replaced, its id, type and title kept.
 pub fn save_edit(
+    ctx: &WriteContext,
     bank: &Bank,
     relative_name: &str,
     original: &EditText,
     new_text: &str,
 ) -> Result<Saved> {
     let target = write::resolve_target(bank, relative_name)?;
-    save_resolved(&target, original, new_text)
+    save_resolved(ctx, &target, original, new_text)
 }
 
 /// [`save_edit`] for a file of `project` named by its path (the TUI's editor): the bank
@@ -365,6 +366,7 @@ pub fn save_edit(
 /// relative to that bank's folder goes through [`write::resolve_target`] like any other.
 /// A path no bank lists is refused ([`CoreError::Confined`]).
 pub fn save_in_project(
+    ctx: &WriteContext,
     project: &Project,
     path: &Path,
     original: &EditText,
@@ -394,11 +396,16 @@ pub fn save_in_project(
                 bank.root.display()
             ))
         })?;
-    save_edit(bank, relative, original, new_text)
+    save_edit(ctx, bank, relative, original, new_text)
 }
 
 /// [`save_edit`] for a path already returned by [`write::resolve_target`].
-pub fn save_resolved(target: &Path, original: &EditText, new_text: &str) -> Result<Saved> {
+pub fn save_resolved(
+    ctx: &WriteContext,
+    target: &Path,
+    original: &EditText,
+    new_text: &str,
+) -> Result<Saved> {
     if original.memory_id.is_some()
         && target.file_name() != Some(std::ffi::OsStr::new(infinity::STORE_FILE))
     {
@@ -412,17 +419,32 @@ pub fn save_resolved(target: &Path, original: &EditText, new_text: &str) -> Resu
     }
     // One writer at a time in this folder: the servers and `mbank review` take the same lock.
     let _lock = lock::for_file(target)?;
-    let file_text = original.file_text(target, new_text)?;
+    let file_text = original.file_text(target, new_text, &ctx.stamp())?;
     // The text the save replaces goes to the history first (a file still as loaded;
     // a changed one fails the guarded write below anyway).
-    if crate::core::history::installed().is_some() {
-        match crate::core::io::text::read_text(target) {
-            Ok(replaced) => crate::core::history::record_replaced(target, &replaced, "tui")?,
-            Err(e) if crate::core::io::text::is_not_found(&e) => {}
+    let replaced = match &ctx.history {
+        None => None,
+        Some(_) => match crate::core::io::text::read_text(target) {
+            Ok(replaced) => Some(replaced),
+            Err(e) if crate::core::io::text::is_not_found(&e) => None,
             Err(e) => return Err(e),
-        }
-    }
-    let outcome = write::write_guarded(target, &file_text, original.expected)?;
+        },
+    };
+    let applied = write::apply(
+        ctx,
+        WriteRequest {
+            key: &crate::core::history::key_of(target),
+            target: Target::Path(target),
+            replaced: replaced.as_deref(),
+            expected: original.expected,
+            change: Change::Write(&file_text),
+        },
+    )?;
+    let Applied::Written { outcome, .. } = applied else {
+        return Err(CoreError::Conflict {
+            path: target.to_path_buf(),
+        });
+    };
     let mut bytes = Vec::with_capacity(file_text.len() + 3);
     // The BOM write_guarded kept (a text that starts with one gets no second).
     if original.bom && !file_text.starts_with('\u{FEFF}') {
@@ -442,6 +464,13 @@ mod tests {
     use super::*;
     use crate::core::model::{Format, LoadKind, MemoryFile, Role};
     use std::fs;
+
+    fn tui() -> WriteContext {
+        WriteContext::new(
+            "tui",
+            crate::core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+        )
+    }
 
     fn bank_of(root: &Path, names: &[&str]) -> Bank {
         Bank {
@@ -537,7 +566,7 @@ mod tests {
         let bank = bank_of(&root, &["progress.md"]);
         let edit = load_for_edit(&path).unwrap();
         let new_text = edit.text.replace("- one", "- ONE");
-        let saved = save_edit(&bank, "progress.md", &edit, &new_text).unwrap();
+        let saved = save_edit(&tui(), &bank, "progress.md", &edit, &new_text).unwrap();
         assert_eq!(
             fs::read(&path).unwrap(),
             b"\xEF\xBB\xBF# Progress\r\n- ONE\r\n- two\r\n"
@@ -546,16 +575,16 @@ mod tests {
         assert_eq!(saved.now.text, new_text);
         assert_eq!(saved.now, load_for_edit(&path).unwrap());
         let again = saved.now.text.replace("- two", "- TWO");
-        save_edit(&bank, "progress.md", &saved.now, &again).unwrap();
+        save_edit(&tui(), &bank, "progress.md", &saved.now, &again).unwrap();
         assert_eq!(
             fs::read(&path).unwrap(),
             b"\xEF\xBB\xBF# Progress\r\n- ONE\r\n- TWO\r\n"
         );
         // A stale original is a conflict; nothing is written.
-        let err = save_edit(&bank, "progress.md", &edit, "lost\n").unwrap_err();
+        let err = save_edit(&tui(), &bank, "progress.md", &edit, "lost\n").unwrap_err();
         assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
         // Confinement comes first.
-        let err = save_edit(&bank, "../outside.md", &edit, "x").unwrap_err();
+        let err = save_edit(&tui(), &bank, "../outside.md", &edit, "x").unwrap_err();
         assert!(matches!(err, CoreError::Confined { .. }), "{err}");
     }
 
@@ -572,7 +601,7 @@ mod tests {
             (edit.text.as_str(), edit.line_ending, edit.bom),
             ("a\nb\n", LineEnding::CrLf, true)
         );
-        let saved = save_resolved(&store, &edit, "a\nB\n").unwrap();
+        let saved = save_resolved(&tui(), &store, &edit, "a\nB\n").unwrap();
         let written = fs::read(&store).unwrap();
         assert!(written.starts_with(UTF8_BOM));
         let written = String::from_utf8(written[3..].to_vec()).unwrap();
@@ -581,7 +610,7 @@ mod tests {
         assert_eq!(parsed.memories[0].content, "a\r\nB\r\n");
         assert_eq!(parsed.memories[0].title, "Plan");
         assert_eq!(saved.now.text, "a\nB\n");
-        let err = save_resolved(&dir.path().join("other.json"), &edit, "x").unwrap_err();
+        let err = save_resolved(&tui(), &dir.path().join("other.json"), &edit, "x").unwrap_err();
         assert!(matches!(err, CoreError::Confined { .. }), "{err}");
     }
 

@@ -129,10 +129,10 @@ pub fn initialize(shared: &Shared, session: &Session, args: InitializeArgs) -> T
         )
         .into());
     }
-    let report =
-        bank::initialize(&shared.options.policy, &dir, brief.as_deref()).inspect_err(|e| {
-            shared.log_refusal(&dir, "projectBrief.md", e, "mcp:initialize_memory_bank");
-        })?;
+    let ctx = shared.write_context(&session.caller("mcp:initialize_memory_bank"));
+    let report = bank::initialize(&ctx, &dir, brief.as_deref()).inspect_err(|e| {
+        shared.log_refusal(&ctx, &dir, "projectBrief.md", e);
+    })?;
     shared.forget(&dir);
     *session.project.lock() = Some(dir.clone());
     Ok(json!({
@@ -169,21 +169,39 @@ pub fn read(shared: &Shared, _: &Session, args: ReadArgs) -> ToolResult {
     }))
 }
 
-pub fn create(shared: &Shared, _: &Session, args: CreateArgs) -> ToolResult {
+pub fn create(shared: &Shared, session: &Session, args: CreateArgs) -> ToolResult {
     let args = UpdateArgs {
         file_name: args.file_name,
         content: args.content,
         expected_version: args.expected_version,
         project_path: args.project_path,
     };
-    write(shared, args, WriteMode::Create, "memory_bank_write")
+    write(
+        shared,
+        session,
+        args,
+        WriteMode::Create,
+        "memory_bank_write",
+    )
 }
 
-pub fn update(shared: &Shared, _: &Session, args: UpdateArgs) -> ToolResult {
-    write(shared, args, WriteMode::Update, "memory_bank_update")
+pub fn update(shared: &Shared, session: &Session, args: UpdateArgs) -> ToolResult {
+    write(
+        shared,
+        session,
+        args,
+        WriteMode::Update,
+        "memory_bank_update",
+    )
 }
 
-fn write(shared: &Shared, args: UpdateArgs, mode: WriteMode, tool: &str) -> ToolResult {
+fn write(
+    shared: &Shared,
+    session: &Session,
+    args: UpdateArgs,
+    mode: WriteMode,
+    tool: &str,
+) -> ToolResult {
     let UpdateArgs {
         file_name: file,
         content,
@@ -193,15 +211,8 @@ fn write(shared: &Shared, args: UpdateArgs, mode: WriteMode, tool: &str) -> Tool
     shared.writable()?;
     let dir = shared.project(project.as_deref())?;
     let bank = shared.bank(&dir)?;
-    let written = crate::core::history::as_writer(&format!("mcp:{tool}"), || {
-        bank.write(
-            &shared.options.policy,
-            &file,
-            &content,
-            mode,
-            expected.as_deref(),
-        )
-    });
+    let ctx = shared.write_context(&session.caller(&format!("mcp:{tool}")));
+    let written = bank.write(&ctx, &file, &content, mode, expected.as_deref());
     match written {
         Ok(report) => Ok(super::proposals::answer(&report, || {
             json!({
@@ -212,7 +223,7 @@ fn write(shared: &Shared, args: UpdateArgs, mode: WriteMode, tool: &str) -> Tool
             })
         })),
         Err(e) => {
-            shared.log_refusal(&dir, &file, &e, &format!("mcp:{tool}"));
+            shared.log_refusal(&ctx, &dir, &file, &e);
             Err(e.into())
         }
     }

@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 
 use super::args::{NoArgs, ToolArgs};
 use super::reply::{ToolError, ToolResult};
-use super::{Session, Shared};
+use super::{Caller, Session, Shared};
 use crate::core::agent::infinity::{self, InfinityError, InfinityProject};
 use crate::core::formats::infinity::store::MEMORY_TYPES;
-use crate::core::history::as_writer;
+use crate::core::write::WriteContext;
 
 const MEMORY_ID: &str = "The memory's UUID";
 
@@ -101,14 +101,14 @@ fn staged(mut answer: Value, proposal: Option<u64>) -> Value {
     answer
 }
 
-fn logged(shared: &Shared, tool: &str, id: &str, error: InfinityError) -> ToolError {
+fn logged(shared: &Shared, ctx: &WriteContext, id: &str, error: InfinityError) -> ToolError {
     if let InfinityError::Refused(refusal) = &error {
         shared.log_refusal_rule(
+            ctx,
             &shared.options.infinity_project,
             &format!("{}#{id}", store_format::STORE_PATH),
             refusal.rule(),
             &refusal.message(),
-            &format!("mcp:{tool}"),
         );
     }
     error.into()
@@ -130,51 +130,60 @@ pub fn activate(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
     Ok(json!({"success": true, "project_id": id}))
 }
 
-pub fn store(shared: &Shared, project: InfinityProject, args: StoreArgs) -> ToolResult {
+pub fn store(
+    shared: &Shared,
+    caller: &Caller,
+    project: InfinityProject,
+    args: StoreArgs,
+) -> ToolResult {
     writable(shared)?;
-    let stored = as_writer("mcp:store_memory", || {
-        staging(shared, project).store(
-            &shared.options.policy,
-            &args.title,
-            &args.kind,
-            &args.content,
-        )
-    })
-    .map_err(|e| logged(shared, "store_memory", "new", e))?;
+    let ctx = shared.write_context(caller);
+    let stored = staging(shared, project)
+        .store(&ctx, &args.title, &args.kind, &args.content)
+        .map_err(|e| logged(shared, &ctx, "new", e))?;
     Ok(staged(
         json!({"success": true, "memory_id": stored.id}),
         stored.proposal,
     ))
 }
 
-pub fn get(_: &Shared, project: InfinityProject, args: MemoryArgs) -> ToolResult {
+pub fn get(_: &Shared, _: &Caller, project: InfinityProject, args: MemoryArgs) -> ToolResult {
     let memory = project.get(&args.memory_id)?;
     Ok(json!({"success": true, "memory": memory}))
 }
 
-pub fn list(_: &Shared, project: InfinityProject, args: ListArgs) -> ToolResult {
+pub fn list(_: &Shared, _: &Caller, project: InfinityProject, args: ListArgs) -> ToolResult {
     let memories = project.list(args.kind.as_deref())?;
     Ok(json!({"success": true, "memories": memories}))
 }
 
-pub fn update(shared: &Shared, project: InfinityProject, args: UpdateArgs) -> ToolResult {
+pub fn update(
+    shared: &Shared,
+    caller: &Caller,
+    project: InfinityProject,
+    args: UpdateArgs,
+) -> ToolResult {
     let UpdateArgs {
         memory_id: id,
         content,
         expected_version: expected,
     } = args;
     writable(shared)?;
-    let proposal = as_writer("mcp:update_memory", || {
-        staging(shared, project).update(&shared.options.policy, &id, &content, expected.as_deref())
-    })
-    .map_err(|e| logged(shared, "update_memory", &id, e))?;
+    let ctx = shared.write_context(caller);
+    let proposal = staging(shared, project)
+        .update(&ctx, &id, &content, expected.as_deref())
+        .map_err(|e| logged(shared, &ctx, &id, e))?;
     Ok(staged(json!({"success": true}), proposal))
 }
 
-pub fn delete(shared: &Shared, project: InfinityProject, args: MemoryArgs) -> ToolResult {
+pub fn delete(
+    shared: &Shared,
+    caller: &Caller,
+    project: InfinityProject,
+    args: MemoryArgs,
+) -> ToolResult {
     writable(shared)?;
-    let proposal = as_writer("mcp:delete_memory", || {
-        staging(shared, project).delete(&args.memory_id)
-    })?;
+    let ctx = shared.write_context(caller);
+    let proposal = staging(shared, project).delete(&ctx, &args.memory_id)?;
     Ok(staged(json!({"success": true}), proposal))
 }

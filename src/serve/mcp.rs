@@ -121,13 +121,11 @@ impl ServerHandler for McpServer {
                 .take(80)
                 .collect::<String>()
         });
-        let result = tokio::task::spawn_blocking(move || {
-            crate::core::history::as_client(client, || {
-                dispatch(&shared, &session, &tool, arguments)
-            })
-        })
-        .await
-        .map_err(task_failed)?;
+        *session.client.lock() = client;
+        let result =
+            tokio::task::spawn_blocking(move || dispatch(&shared, &session, &tool, arguments))
+                .await
+                .map_err(task_failed)?;
         match result {
             Some(result) => Ok(to_call_result(result).into()),
             None => Err(McpError::invalid_params(
@@ -231,6 +229,7 @@ mod tests {
             log_refusals: false,
             staging: Default::default(),
             clock: crate::core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+            history: None,
         })
         .unwrap()
     }
@@ -298,8 +297,11 @@ mod tests {
     fn every_argument_a_tool_cannot_do_without_is_marked_required() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        crate::core::agent::bank::initialize(&GuardPolicy::default(), &root.join("p"), None)
-            .unwrap();
+        let ctx = crate::core::write::WriteContext::new(
+            "mcp:initialize_memory_bank",
+            crate::core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+        );
+        crate::core::agent::bank::initialize(&ctx, &root.join("p"), None).unwrap();
         let shared = shared_over(root);
         let session = Session::default();
         let tools = tool_list(&shared);

@@ -9,11 +9,12 @@ use serde_json::json;
 
 use super::args::{Flag, Items, List, NoArgs, ToolArgs};
 use super::reply::{ToolError, ToolResult};
-use super::{Session, Shared};
+use super::{Caller, Session, Shared};
 use crate::core::agent::bank::{MarkdownBank, WriteMode, WriteReport};
 use crate::core::agent::entries::NewDecision;
 use crate::core::agent::{AgentError, rfc3339};
 use crate::core::model::Role;
+use crate::core::write::WriteContext;
 
 const FILE_SPELLINGS: (&str, &[&str]) = ("filename", &["fileName"]);
 
@@ -179,7 +180,7 @@ pub fn write(shared: &Shared, session: &Session, args: WriteArgs) -> ToolResult 
         &args.filename,
         &args.content,
         args.expected_version.as_deref(),
-        "mcp:write_memory_bank_file",
+        &session.caller("mcp:write_memory_bank_file"),
     )
 }
 
@@ -191,17 +192,10 @@ pub fn write_file(
     file: &str,
     content: &str,
     expected: Option<&str>,
-    via: &str,
+    caller: &Caller,
 ) -> ToolResult {
-    let written = crate::core::history::as_writer(via, || {
-        bank.write(
-            &shared.options.policy,
-            file,
-            content,
-            WriteMode::Upsert,
-            expected,
-        )
-    });
+    let ctx = shared.write_context(caller);
+    let written = bank.write(&ctx, file, content, WriteMode::Upsert, expected);
     match written {
         Ok(report) => Ok(super::proposals::answer(&report, || {
             json!({
@@ -213,7 +207,7 @@ pub fn write_file(
             })
         })),
         Err(e) => {
-            shared.log_refusal(dir, file, &e, via);
+            shared.log_refusal(&ctx, dir, file, &e);
             Err(e.into())
         }
     }
@@ -254,10 +248,10 @@ pub fn status(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
 
 fn entry_result(
     shared: &Shared,
+    ctx: &WriteContext,
     dir: &std::path::Path,
     result: Result<Vec<WriteReport>, AgentError>,
     message: &str,
-    via: &str,
 ) -> ToolResult {
     match result {
         Ok(reports) => Ok(super::proposals::answer_all(&reports, || {
@@ -268,7 +262,7 @@ fn entry_result(
             })
         })),
         Err(e) => {
-            shared.log_refusal(dir, "", &e, via);
+            shared.log_refusal(ctx, dir, "", &e);
             Err(e.into())
         }
     }
@@ -279,7 +273,7 @@ pub fn track_progress_in(
     shared: &Shared,
     dir: &std::path::Path,
     args: TrackProgressArgs,
-    via: &str,
+    caller: &Caller,
 ) -> ToolResult {
     let TrackProgressArgs {
         action,
@@ -290,10 +284,9 @@ pub fn track_progress_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = shared.options.clock.local().naive_local();
-    let result = crate::core::history::as_writer(via, || {
-        bank.track_progress(&shared.options.policy, now, &action, &description, update)
-    });
-    entry_result(shared, dir, result, "Progress tracked successfully", via)
+    let ctx = shared.write_context(caller);
+    let result = bank.track_progress(&ctx, now, &action, &description, update);
+    entry_result(shared, &ctx, dir, result, "Progress tracked successfully")
 }
 
 /// `update_active_context` (also `POST /memory-bank/updateActiveContext`).
@@ -301,7 +294,7 @@ pub fn update_active_context_in(
     shared: &Shared,
     dir: &std::path::Path,
     args: ActiveContextArgs,
-    via: &str,
+    caller: &Caller,
 ) -> ToolResult {
     let items = |list: Option<Items>| list.map(|items| items.0);
     let tasks = items(args.tasks);
@@ -310,22 +303,22 @@ pub fn update_active_context_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = shared.options.clock.local().naive_local();
-    let result = crate::core::history::as_writer(via, || {
-        bank.update_active_context(
-            &shared.options.policy,
+    let ctx = shared.write_context(caller);
+    let result = bank
+        .update_active_context(
+            &ctx,
             now,
             tasks.as_deref(),
             issues.as_deref(),
             next_steps.as_deref(),
         )
-    })
-    .map(|r| vec![r]);
+        .map(|r| vec![r]);
     entry_result(
         shared,
+        &ctx,
         dir,
         result,
         "Active context updated successfully",
-        via,
     )
 }
 
@@ -334,7 +327,7 @@ pub fn log_decision_in(
     shared: &Shared,
     dir: &std::path::Path,
     args: DecisionArgs,
-    via: &str,
+    caller: &Caller,
 ) -> ToolResult {
     let list = |list: Option<List>| list.map(|list| list.0).unwrap_or_default();
     let decision = NewDecision {
@@ -347,11 +340,9 @@ pub fn log_decision_in(
     shared.writable()?;
     let bank = shared.bank(dir)?;
     let now = shared.options.clock.local().naive_local();
-    let result = crate::core::history::as_writer(via, || {
-        bank.log_decision(&shared.options.policy, now, &decision)
-    })
-    .map(|r| vec![r]);
-    entry_result(shared, dir, result, "Decision logged successfully", via)
+    let ctx = shared.write_context(caller);
+    let result = bank.log_decision(&ctx, now, &decision).map(|r| vec![r]);
+    entry_result(shared, &ctx, dir, result, "Decision logged successfully")
 }
 
 pub fn switch_mode(shared: &Shared, session: &Session, args: SwitchModeArgs) -> ToolResult {

@@ -39,8 +39,9 @@ use crate::core::agent::bank::{FileRead, MarkdownBank};
 use crate::core::agent::infinity::InfinityProject;
 use crate::core::agent::projects::Root;
 use crate::core::agent::{AgentError, AgentResult};
-use crate::core::guard::GuardPolicy;
 use crate::core::guard::refusals::{self, RefusalRecord};
+use crate::core::guard::{Guard, GuardPolicy};
+use crate::core::write::WriteContext;
 
 /// Which tool surfaces a server offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +117,8 @@ pub struct Options {
     pub staging: crate::core::agent::proposals::Staging,
     /// What stamps entries written for agents and counts rate-limit windows.
     pub clock: crate::core::clock::Clock,
+    /// Where agents' writes keep the text they replace (`None`: nowhere).
+    pub history: Option<crate::core::history::History>,
 }
 
 /// What every session and request of one server shares.
@@ -123,6 +126,8 @@ pub struct Options {
 pub struct Shared {
     pub options: Options,
     pub root: Root,
+    /// The guard rules, and the clean texts every request's appends share.
+    guard: Guard,
     /// Banks by project folder: opened once, so a request does not rediscover them.
     banks: RwLock<HashMap<PathBuf, Arc<MarkdownBank>>>,
     default_project: Mutex<Option<PathBuf>>,
@@ -178,18 +183,50 @@ impl FileStamp {
 const CACHED_FILE_BYTES: u64 = 1024 * 1024;
 const CACHED_FILES: usize = 4096;
 
-/// One MCP session's state: the Memory Bank MCP project and mode, the Infinity project.
+/// One MCP session's state: the Memory Bank MCP project and mode, the Infinity project,
+/// the client it serves.
 #[derive(Debug, Default)]
 pub struct Session {
     pub project: Mutex<Option<PathBuf>>,
     pub mode: Mutex<Option<String>>,
     pub infinity: Mutex<Option<InfinityProject>>,
+    /// The agent's client as it named itself (MCP's `clientInfo`), when it did.
+    pub client: Mutex<Option<String>>,
+}
+
+impl Session {
+    /// A call of the tool or route `via` in this session.
+    pub fn caller(&self, via: &str) -> Caller {
+        Caller {
+            via: via.to_string(),
+            client: self.client.lock().clone(),
+        }
+    }
+}
+
+/// Who asks for a write: the tool or route (`mcp:log_decision`, `http:POST
+/// /memory-bank/file`), and the client when the session knows it.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub via: String,
+    pub client: Option<String>,
+}
+
+impl Caller {
+    /// A call that names no client (the REST API).
+    pub fn anonymous(via: &str) -> Caller {
+        Caller {
+            via: via.to_string(),
+            client: None,
+        }
+    }
 }
 
 impl Shared {
     pub fn new(options: Options) -> AgentResult<Arc<Shared>> {
         let root = Root::new(&options.root)?;
         Ok(Arc::new(Shared {
+            guard: Guard::new(options.policy),
             options,
             root,
             banks: RwLock::new(HashMap::new()),
@@ -316,9 +353,18 @@ impl Shared {
         }
     }
 
+    /// The context of a write `caller` asks for: its writer and client, this server's
+    /// history, guard and clock. (Whether it is staged is the bank's, [`Shared::bank`].)
+    pub fn write_context(&self, caller: &Caller) -> WriteContext {
+        WriteContext::new(caller.via.clone(), self.options.clock)
+            .with_client(caller.client.clone())
+            .with_history(self.options.history.clone())
+            .with_guard(self.guard.clone())
+    }
+
     /// Appends a refused write to the refusal log (failures to log go to stderr, never
     /// to the agent: the refusal itself is what it must see).
-    pub fn log_refusal(&self, project: &Path, file: &str, error: &AgentError, via: &str) {
+    pub fn log_refusal(&self, ctx: &WriteContext, project: &Path, file: &str, error: &AgentError) {
         let Some(rule) = error.refusal_rule() else {
             return;
         };
@@ -327,21 +373,25 @@ impl Shared {
             AgentError::Refused(refusal) if refusal.withholds_name() => refusal.file(),
             _ => file,
         };
-        self.log_refusal_rule(project, file, rule, &error.to_string(), via);
+        self.log_refusal_rule(ctx, project, file, rule, &error.to_string());
     }
 
     pub fn log_refusal_rule(
         &self,
+        ctx: &WriteContext,
         project: &Path,
         file: &str,
         rule: &str,
         message: &str,
-        via: &str,
     ) {
         if !self.options.log_refusals {
             return;
         }
-        let record = RefusalRecord::now(project, file, rule, message, via);
+        // The writer is the tool or route, the client the one the session serves.
+        let record = RefusalRecord {
+            client: ctx.client.clone(),
+            ..RefusalRecord::at(&ctx.clock, project, file, rule, message, &ctx.writer)
+        };
         if let Err(e) = refusals::append(&record) {
             let message = crate::core::markup::sanitize::line(&e.to_string()).into_owned();
             let _ = writeln!(

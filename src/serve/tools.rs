@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::args::{self, ToolArgs};
 use super::reply::{Flavor, ToolError, ToolResult};
-use super::{Session, Shared, cline, infinity, memory_bank_mcp, proposals};
+use super::{Caller, Session, Shared, cline, infinity, memory_bank_mcp, proposals};
 use crate::core::agent::infinity::InfinityProject;
 
 /// Which tool surface a tool belongs to.
@@ -153,7 +153,7 @@ impl ToolDef {
         name: &'static str,
         effect: Effect,
         description: &'static str,
-        handler: fn(&Shared, &Path, A, &str) -> ToolResult,
+        handler: fn(&Shared, &Path, A, &Caller) -> ToolResult,
     ) -> ToolDef {
         let surface = Surface::MemoryBankMcp;
         let flavor = surface.flavor();
@@ -165,7 +165,8 @@ impl ToolDef {
             description,
             Box::new(move |shared, session, arguments| {
                 let dir = memory_bank_mcp::current_project(shared, session)?;
-                handler(shared, &dir, args::parse(arguments, flavor)?, &via)
+                let caller = session.caller(&via);
+                handler(shared, &dir, args::parse(arguments, flavor)?, &caller)
             }),
         )
     }
@@ -175,10 +176,11 @@ impl ToolDef {
         name: &'static str,
         effect: Effect,
         description: &'static str,
-        handler: fn(&Shared, InfinityProject, A) -> ToolResult,
+        handler: fn(&Shared, &Caller, InfinityProject, A) -> ToolResult,
     ) -> ToolDef {
         let surface = Surface::Infinity;
         let flavor = surface.flavor();
+        let via = format!("mcp:{name}");
         ToolDef::with_handler::<A>(
             surface,
             name,
@@ -186,7 +188,8 @@ impl ToolDef {
             description,
             Box::new(move |shared, session, arguments| {
                 let project = infinity::active(session)?;
-                handler(shared, project, args::parse(arguments, flavor)?)
+                let caller = session.caller(&via);
+                handler(shared, &caller, project, args::parse(arguments, flavor)?)
             }),
         )
     }

@@ -10,10 +10,10 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
 
 use crate::core::agent::proposals::{Proposal, ProposalError, ProposalStore, State};
-use crate::core::guard::GuardPolicy;
 use crate::core::guard::refusals::{self, RefusalRecord};
 use crate::core::model::{Format, Role};
 use crate::core::review::{ChangeKind, DiffLine, FileDiff, FileReview, Hunk, HunkId, LineKind};
+use crate::core::write::WriteContext;
 
 use super::protocol::ProposalDecision;
 
@@ -127,8 +127,7 @@ impl AgentWorker {
     /// messages.
     pub fn spawn(
         data_dir: Option<PathBuf>,
-        policy: GuardPolicy,
-        clock: crate::core::clock::Clock,
+        accept: WriteContext,
         report: impl Fn(AgentEvent) -> bool + Send + 'static,
     ) -> AgentWorker {
         let (requests, inbox) = mpsc::channel();
@@ -137,7 +136,7 @@ impl AgentWorker {
             if let Some(dir) = &dir {
                 make_folders(dir);
             }
-            agent_loop(dir, policy, clock, &inbox, &report)
+            agent_loop(dir, accept, &inbox, &report)
         });
         AgentWorker { requests, data_dir }
     }
@@ -187,9 +186,9 @@ fn make_folders(data_dir: &Path) {
 
 struct Worker {
     data_dir: Option<PathBuf>,
-    policy: GuardPolicy,
-    /// What dates a decision on a proposal.
-    clock: crate::core::clock::Clock,
+    /// How an accepted proposal is written (its rules, history and clock, which also
+    /// dates a decision on a proposal).
+    accept: WriteContext,
     /// Diffed proposals by id (a pending proposal never changes).
     views: HashMap<u64, Arc<ProposalView>>,
     /// The listed projects of the last scan.
@@ -212,15 +211,13 @@ struct Listed {
 
 fn agent_loop(
     data_dir: Option<PathBuf>,
-    policy: GuardPolicy,
-    clock: crate::core::clock::Clock,
+    accept: WriteContext,
     inbox: &Receiver<AgentRequest>,
     report: &dyn Fn(AgentEvent) -> bool,
 ) {
     let mut state = Worker {
         data_dir,
-        policy,
-        clock,
+        accept,
         views: HashMap::new(),
         projects: Vec::new(),
         read_all: true,
@@ -307,14 +304,14 @@ fn decide(state: &Worker, decision: ProposalDecision) -> AgentEvent {
             result: Err(DecideError::Other("no data folder for proposals".into())),
         };
     };
-    let store = ProposalStore::new(dir).with_clock(state.clock);
-    let policy = &state.policy;
+    let store = ProposalStore::new(dir).with_clock(state.accept.clock);
+    let ctx = &state.accept;
     let result = match decision {
         ProposalDecision::Accept { hunks, .. } => store
-            .accept(policy, id, hunks.as_deref())
+            .accept(ctx, id, hunks.as_deref())
             .map(|(p, _)| accepted_words(&p)),
         ProposalDecision::AcceptEdited { text, .. } => store
-            .accept_edited(policy, id, &text)
+            .accept_edited(ctx, id, &text)
             .map(|(p, _)| format!("accepted proposal {id} as edited into {}", p.file)),
         ProposalDecision::Reject { .. } => store
             .reject(id)

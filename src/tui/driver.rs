@@ -62,6 +62,8 @@ pub struct DriverOptions {
     pub review: crate::core::review::ReviewOptions,
     /// What the app judges time by: fixed, so a test draws the same on every day.
     pub clock: Clock,
+    /// Where the app's writes keep the text they replace (`None`: nowhere).
+    pub history: Option<crate::core::history::History>,
 }
 
 impl DriverOptions {
@@ -78,6 +80,7 @@ impl DriverOptions {
             keymap: Keymap::load(None, None).unwrap_or_default(),
             review: crate::core::review::ReviewOptions::default(),
             clock: crate::core::demo::clock_of_writing().unwrap_or_default(),
+            history: None,
         }
     }
 }
@@ -101,6 +104,7 @@ impl Driver {
             backup_dir: options.backup_dir,
             review: options.review,
             clock: options.clock,
+            history: options.history,
         };
         let worker = AnalysisWorker::spawn_with_cache(
             config,

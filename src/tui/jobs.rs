@@ -8,8 +8,9 @@ use std::thread;
 use crate::core::edit::{self, EditText};
 use crate::core::error::CoreError;
 use crate::core::findings::Fix;
-use crate::core::history::{self, History};
+use crate::core::history::History;
 use crate::core::model::Project;
+use crate::core::write::WriteContext;
 
 use super::message::{
     BackupSide, HistoryEvent, HistoryListing, ListedVersion, LoadError, LoadPurpose, LoadedFile,
@@ -50,6 +51,8 @@ pub struct SaveJob {
     pub disk: EditText,
     pub text: String,
     pub version: u64,
+    /// How the save writes (writer `tui`, the session's history).
+    pub ctx: WriteContext,
 }
 
 /// Saves through the core's guarded write, confined to the bank that lists the file; the
@@ -57,7 +60,7 @@ pub struct SaveJob {
 /// type and title). Sends [`Message::Saved`].
 pub fn save(job: SaveJob, outbox: Outbox) {
     thread::spawn(move || {
-        let result = edit::save_in_project(&job.project, &job.path, &job.disk, &job.text)
+        let result = edit::save_in_project(&job.ctx, &job.project, &job.path, &job.disk, &job.text)
             .map(Box::new)
             .map_err(|e| match e {
                 CoreError::Conflict { .. } => SaveError::Conflict,
@@ -75,14 +78,19 @@ pub fn save(job: SaveJob, outbox: Outbox) {
 /// Applies a finding's fix to the file at `path` of `project`: read for editing, the fix's
 /// line changed, saved through the same guarded write as the editor's save (so a file
 /// changed on disk since it was read is never overwritten); sends [`Message::FixApplied`].
-pub fn apply_fix(project: Project, path: PathBuf, fix: Fix, outbox: Outbox) {
+pub fn apply_fix(ctx: WriteContext, project: Project, path: PathBuf, fix: Fix, outbox: Outbox) {
     thread::spawn(move || {
-        let result = fix_file(&project, &path, &fix).map(Box::new);
+        let result = fix_file(&ctx, &project, &path, &fix).map(Box::new);
         let _ = outbox.send(Message::FixApplied { path, fix, result });
     });
 }
 
-fn fix_file(project: &Project, path: &Path, fix: &Fix) -> Result<edit::Saved, String> {
+fn fix_file(
+    ctx: &WriteContext,
+    project: &Project,
+    path: &Path,
+    fix: &Fix,
+) -> Result<edit::Saved, String> {
     let editable = edit::open_for_edit(path, None).map_err(|e| e.to_string())?;
     if let Some(why) = editable.read_only {
         return Err(why);
@@ -93,7 +101,7 @@ fn fix_file(project: &Project, path: &Path, fix: &Fix) -> Result<edit::Saved, St
             fix.line, fix.replace
         )
     })?;
-    edit::save_in_project(project, path, &editable.edit, &fixed).map_err(|e| match e {
+    edit::save_in_project(ctx, project, path, &editable.edit, &fixed).map_err(|e| match e {
         CoreError::Conflict { .. } => {
             "the file changed on disk while the fix was applied; nothing was written".to_string()
         }
@@ -109,6 +117,7 @@ pub fn back_up(
     source: PathBuf,
     bytes: Vec<u8>,
     side: BackupSide,
+    clock: crate::core::clock::Clock,
     outbox: Outbox,
 ) {
     let label = match side {
@@ -116,7 +125,7 @@ pub fn back_up(
         BackupSide::MineBeforeTakingTheirs | BackupSide::MineBeforeMerging => "mine",
     };
     thread::spawn(move || {
-        let result = crate::core::io::backup::save(&dir, &project, &source, &bytes, label)
+        let result = crate::core::io::backup::save(&dir, &project, &source, &bytes, label, &clock)
             .map_err(|e| e.to_string());
         let _ = outbox.send(Message::BackedUp { side, result });
     });
@@ -158,9 +167,9 @@ const HISTORY_LINE_CHANGES: usize = 200;
 /// Longest one version's line count may take (a pathological text gets none).
 const LINE_CHANGES_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// The history every write of this process records into, or why there is none.
-fn installed_history() -> Result<&'static History, String> {
-    history::installed().ok_or_else(|| {
+/// The history this session's writes record into, or why there is none.
+fn session_history(history: Option<&History>) -> Result<&History, String> {
+    history.ok_or_else(|| {
         "mbank keeps no history in this session: it has no data folder (set MBANK_DATA_DIR or HOME)"
             .to_string()
     })
@@ -192,9 +201,9 @@ fn line_changes(old: &str, new: &str) -> (usize, usize) {
 /// ([`HistoryEvent::Listed`]); then works out what each write that replaced one changed
 /// and sends that ([`HistoryEvent::Counted`], always, even after an error), so a long
 /// history is on screen before every version is read back.
-pub fn list_history(path: PathBuf, outbox: Outbox) {
+pub fn list_history(path: PathBuf, history: Option<History>, outbox: Outbox) {
     thread::spawn(move || {
-        let versions = installed_history().and_then(|history| {
+        let versions = session_history(history.as_ref()).and_then(|history| {
             history
                 .list(&path)
                 .map_err(|e| format!("cannot read the history: {e}"))
@@ -221,7 +230,7 @@ pub fn list_history(path: PathBuf, outbox: Outbox) {
         if outbox.send(Message::History(listed)).is_err() {
             return;
         }
-        let changes = match (installed_history(), versions) {
+        let changes = match (session_history(history.as_ref()), versions) {
             (Ok(history), Ok(versions)) => line_changes_of(history, &path, &versions, current),
             _ => Vec::new(),
         };
@@ -255,15 +264,19 @@ fn line_changes_of(
 }
 
 /// Compares two texts of the file at `path` as `key` says; sends [`HistoryEvent::Diffed`].
-pub fn diff_history(path: PathBuf, key: DiffKey, outbox: Outbox) {
+pub fn diff_history(path: PathBuf, key: DiffKey, history: Option<History>, outbox: Outbox) {
     thread::spawn(move || {
-        let result = compare_versions(&path, key).map(Box::new);
+        let result = compare_versions(history.as_ref(), &path, key).map(Box::new);
         let _ = outbox.send(Message::History(HistoryEvent::Diffed { path, key, result }));
     });
 }
 
-fn compare_versions(path: &Path, key: DiffKey) -> Result<VersionCompare, String> {
-    let history = installed_history()?;
+fn compare_versions(
+    history: Option<&History>,
+    path: &Path,
+    key: DiffKey,
+) -> Result<VersionCompare, String> {
+    let history = session_history(history)?;
     let text_of = |number: u64| {
         history
             .version(path, number)
@@ -300,9 +313,15 @@ fn compare_versions(path: &Path, key: DiffKey) -> Result<VersionCompare, String>
 /// Brings version `version` of the file at `path` back through the history's guarded
 /// restore, confined to the innermost bank of `project` that holds it (the text it
 /// replaces is recorded first); sends [`HistoryEvent::Restored`].
-pub fn restore_version(project: Project, path: PathBuf, version: u64, outbox: Outbox) {
+pub fn restore_version(
+    project: Project,
+    path: PathBuf,
+    version: u64,
+    history: Option<History>,
+    outbox: Outbox,
+) {
     thread::spawn(move || {
-        let result = restore_in_project(&project, &path, version);
+        let result = restore_in_project(history.as_ref(), &project, &path, version);
         let _ = outbox.send(Message::History(HistoryEvent::Restored {
             path,
             version,
@@ -311,8 +330,13 @@ pub fn restore_version(project: Project, path: PathBuf, version: u64, outbox: Ou
     });
 }
 
-fn restore_in_project(project: &Project, path: &Path, version: u64) -> Result<(), String> {
-    let history = installed_history()?;
+fn restore_in_project(
+    history: Option<&History>,
+    project: &Project,
+    path: &Path,
+    version: u64,
+) -> Result<(), String> {
+    let history = session_history(history)?;
     let banks = crate::core::scan::bank::list_banks(project);
     let bank = banks
         .iter()
@@ -330,7 +354,7 @@ fn restore_in_project(project: &Project, path: &Path, version: u64) -> Result<()
         .ok()
         .and_then(Path::to_str)
         .ok_or_else(|| format!("{} is not a UTF-8 name inside its bank", path.display()))?;
-    history::as_writer("restore", || history.restore(bank, relative, version))
+    crate::core::write::restore(history, bank, relative, version)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

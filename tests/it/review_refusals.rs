@@ -30,7 +30,8 @@ fn review_lists_refused_writes_since_the_baseline_only() {
         )
         .expect_code(0);
 
-    let mut before = RefusalRecord::now(
+    let mut before = RefusalRecord::at(
+        &mbank::core::clock::Clock::system(),
         &project,
         "decisionLog.md",
         "append-only",
@@ -39,7 +40,8 @@ fn review_lists_refused_writes_since_the_baseline_only() {
     );
     before.at = "2000-01-01T00:00:00Z".into();
     refusals::append_in(&data, &before).unwrap();
-    let after = RefusalRecord::now(
+    let after = RefusalRecord::at(
+        &mbank::core::clock::Clock::system(),
         &project,
         "activeContext.md",
         "secret",

@@ -4,9 +4,9 @@
 //! over unsaved edits; a version whose text is gone shows as a message. Snapshots show
 //! the overlay at 80x24 and 160x45.
 //!
-//! Every write of this test binary records into one history (the binary installs one at
-//! start; here it is installed once, in a folder under cargo's target tmp dir): versions
-//! are kept per file, and each test writes only its own temp copy of the demo banks.
+//! Every app these tests start records into one history (made once, in a folder under
+//! cargo's target tmp dir): versions are kept per file, and each test writes only its own
+//! temp copy of the demo banks.
 use crate::common;
 
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ use mbank::tui::protocol::{DiffBase, DiffKey};
 
 const ACTIVE: &str = "weather-api/memory-bank/activeContext.md";
 
-/// The data folder of the history this process's writes record into.
+/// The data folder of the history these tests' writes record into.
 fn data_dir() -> &'static Path {
     static DATA: OnceLock<PathBuf> = OnceLock::new();
     DATA.get_or_init(|| {
@@ -59,20 +59,15 @@ fn remove_old_data_dirs() {
     }
 }
 
-/// The history this process's writes record into.
-fn installed_history() -> &'static History {
-    history::install(History::new(
-        data_dir(),
-        Retention::default(),
-        common::test_clock(),
-    ));
-    history::installed().expect("a history is installed")
+/// The history these tests' apps record into.
+fn test_history() -> &'static History {
+    static HISTORY: OnceLock<History> = OnceLock::new();
+    HISTORY.get_or_init(|| History::new(data_dir(), Retention::default(), common::test_clock()))
 }
 
 /// The weather project with activeContext.md open in the editor, the keyboard in it.
 fn editing(demo: &DemoBanks) -> Tui {
-    installed_history();
-    let mut h = Tui::demo(demo).start();
+    let mut h = Tui::demo(demo).history(test_history().clone()).start();
     h.open_project("weather");
     h.open_file("activeContext.md");
     assert_eq!(h.app.focus, Focus::Editor);
@@ -231,20 +226,22 @@ fn three_saves_are_listed_diffed_against_any_version_and_the_first_restored() {
         ]
     );
     // The version the restore replaced is the text the three saves made.
-    let (_, replaced) = installed_history().version(&file, 4).unwrap();
+    let (_, replaced) = test_history().version(&file, 4).unwrap();
     assert_eq!(replaced, format!("{third} three"));
-    assert_eq!(installed_history().version(&file, 2).unwrap().1, second);
+    assert_eq!(test_history().version(&file, 2).unwrap().1, second);
     // The chosen version stays chosen, now compared with the restored file: the same.
     assert!(h.screen().contains("version 1 and now are the same"));
 }
 
 #[test]
 fn with_the_watcher_on_a_restore_reloads_the_editor_and_a_write_elsewhere_refreshes_the_diff() {
-    installed_history();
     let demo = DemoBanks::new();
     let file = demo.file(ACTIVE);
     let first = read(&file);
-    let mut h = Tui::demo(&demo).watch().start();
+    let mut h = Tui::demo(&demo)
+        .history(test_history().clone())
+        .watch()
+        .start();
     h.open_project("weather");
     h.open_file("activeContext.md");
     append_and_save(&mut h, "one");
@@ -321,7 +318,7 @@ fn a_version_whose_text_is_gone_shows_why_and_is_not_restored() {
     append_and_save(&mut h, " two");
     let now = read(&file);
     // The first version's text is cut from the history folder's pack.
-    let versions = installed_history().list(&file).unwrap();
+    let versions = test_history().list(&file).unwrap();
     let removed = remove_stored_text(&file, &versions[0]);
     assert!(removed, "the version's text was found and removed");
 
@@ -389,7 +386,7 @@ fn history_overlay_snapshots() {
         let file = demo.file(ACTIVE);
         let now = read(&file);
         // Three versions by three writers, an hour, a day and a week before "now".
-        let history = installed_history();
+        let history = test_history();
         let older = now.replace(
             "Adding the GeoSphere Austria nowcast adapter",
             "Wiring the GeoSphere Austria nowcast adapter",
@@ -409,7 +406,10 @@ fn history_overlay_snapshots() {
         );
         std::fs::write(&file, &current).unwrap();
 
-        let mut h = Tui::demo(&demo).size(width, height).start();
+        let mut h = Tui::demo(&demo)
+            .history(test_history().clone())
+            .size(width, height)
+            .start();
         h.open_project("weather");
         h.open_file("activeContext.md");
         h.keys("f12 down");

@@ -11,10 +11,10 @@ use common::tui::Tui;
 use crossterm::event::{KeyCode, KeyModifiers};
 use mbank::core::agent::bank::{MarkdownBank, WriteMode};
 use mbank::core::agent::proposals::{ProposalStore, State};
-use mbank::core::guard::GuardPolicy;
+use mbank::core::clock::Clock;
 use mbank::core::guard::refusals::{self, RefusalRecord};
-use mbank::core::history::{as_client, as_writer};
 use mbank::core::review::ReviewOptions;
+use mbank::core::write::WriteContext;
 use mbank::tui::overlays::Overlay;
 
 /// The client the agent's MCP session named.
@@ -86,19 +86,10 @@ impl Setup {
         let bank = MarkdownBank::open(&self.project())
             .unwrap()
             .with_staging(Some(self.store()));
-        let write = || {
-            bank.write(
-                &GuardPolicy::default(),
-                "activeContext.md",
-                content,
-                WriteMode::Update,
-                None,
-            )
-            .unwrap()
-        };
-        as_client(Some(CLIENT.into()), || {
-            as_writer("mcp:memory_bank_update", write)
-        });
+        let ctx = WriteContext::new("mcp:memory_bank_update", Clock::system())
+            .with_client(Some(CLIENT.into()));
+        bank.write(&ctx, "activeContext.md", content, WriteMode::Update, None)
+            .unwrap();
         self.store()
             .list()
             .unwrap()
@@ -111,9 +102,10 @@ impl Setup {
 
     fn refuse(&self, file: &str, rule: &str, message: &str) -> RefusalRecord {
         let via = "mcp:memory_bank_update";
-        let record = as_client(Some(CLIENT.into()), || {
-            RefusalRecord::now(&self.project(), file, rule, message, via)
-        });
+        let record = RefusalRecord {
+            client: Some(CLIENT.into()),
+            ..RefusalRecord::at(&Clock::system(), &self.project(), file, rule, message, via)
+        };
         refusals::append_in(&self.data, &record).unwrap();
         record
     }
@@ -551,9 +543,14 @@ fn refusals_of_two_projects_are_counted_apart_as_each_log_changes() {
         app.projects.picker.agent_badges.get(&setup.project()) == Some(&(0, 1))
     });
     // Only tea's log changes now: shop's count stays.
-    let record = as_client(None, || {
-        RefusalRecord::now(&tea, "x.md", "secret", "line 1 holds a key", "mcp:t")
-    });
+    let record = RefusalRecord::at(
+        &Clock::system(),
+        &tea,
+        "x.md",
+        "secret",
+        "line 1 holds a key",
+        "mcp:t",
+    );
     refusals::append_in(&setup.data, &record).unwrap();
     h.pump_until("tea's refusal", |app| {
         app.projects.picker.agent_badges.get(&tea) == Some(&(0, 1))

@@ -684,8 +684,14 @@ fn writes_the_agent_servers_refused_are_listed_under_the_changed_files() {
         ),
     ];
     for (file, rule, message, via) in refused {
-        let record =
-            mbank::core::guard::refusals::RefusalRecord::now(&project, file, rule, message, via);
+        let record = mbank::core::guard::refusals::RefusalRecord::at(
+            &mbank::core::clock::Clock::system(),
+            &project,
+            file,
+            rule,
+            message,
+            via,
+        );
         mbank::core::guard::refusals::append_in(data.path(), &record).unwrap();
     }
     let progress = demo.file("weather-api/memory-bank/progress.md");

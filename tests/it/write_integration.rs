@@ -255,7 +255,14 @@ fn every_listed_demo_file_is_editable_and_infinity_edits_keep_identity() {
     let memory = bank.files[0].memory.clone().unwrap();
     let store = resolve_target(&bank, "memories.json").unwrap();
     let before = read_text(&store).unwrap();
-    write_infinity_content(&store, &memory.id, "# Rewritten\n", &before).unwrap();
+    write_infinity_content(
+        &store,
+        &memory.id,
+        "# Rewritten\n",
+        &before,
+        mbank::core::clock::Clock::system(),
+    )
+    .unwrap();
     let after = list_banks(ml)
         .into_iter()
         .find(|b| b.format == Format::Infinity)

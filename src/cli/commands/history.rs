@@ -10,12 +10,10 @@ use crate::cli::style::{Span, Table, line, print_text, println};
 use crate::core::history::{self, History, Version};
 
 fn history(context: &Context) -> Result<History> {
-    match history::installed() {
-        Some(history) => Ok(history.clone()),
-        None => crate::core::io::paths::data_dir()
-            .map(|dir| History::new(dir, context.config.history, context.clock))
-            .ok_or_else(|| eyre!("no data folder for the history (set MBANK_DATA_DIR or HOME)")),
-    }
+    context
+        .history
+        .clone()
+        .ok_or_else(|| eyre!("no data folder for the history (set MBANK_DATA_DIR or HOME)"))
 }
 
 /// FILE as the user means it: here, else under the root; absolute.
@@ -95,8 +93,8 @@ pub fn restore(context: &Context, file: &Path, version: u64) -> Result<u8> {
         .ok()
         .and_then(Path::to_str)
         .ok_or_else(|| eyre!("{} is not a UTF-8 name inside its bank", path.display()))?;
-    let outcome = history::as_writer("restore", || history.restore(bank, relative, version))
-        .map_err(|e| eyre!("{e}"))?;
+    let outcome =
+        crate::core::write::restore(&history, bank, relative, version).map_err(|e| eyre!("{e}"))?;
     println(line![
         context.style.green("restored"),
         format!(" version {version} of "),

@@ -64,6 +64,7 @@ pub fn options(context: &Context, args: &ServeArgs) -> Result<Options> {
         log_refusals: true,
         staging: staging(context, args.stage)?,
         clock: context.clock,
+        history: context.history.clone(),
     })
 }
 

@@ -140,8 +140,8 @@ pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
 }
 
 pub fn accept(context: &Context, id: u64, hunks: Option<&[usize]>) -> Result<u8> {
-    let policy = context.config.serve.guard;
-    match store(context)?.accept(&policy, id, hunks) {
+    let ctx = context.write_context("accept");
+    match store(context)?.accept(&ctx, id, hunks) {
         Ok((proposal, report)) => {
             let which = match &proposal.accepted_hunks {
                 Some(hunks) => format!(

@@ -189,6 +189,7 @@ fn options(context: &Context) -> ReviewOptions {
         budgets: context.config.budgets.clone(),
         disk_token_cache: true,
         clock: context.clock,
+        history: context.history.clone(),
         ..ReviewOptions::default()
     }
 }

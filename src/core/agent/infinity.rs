@@ -15,9 +15,11 @@ use crate::core::formats;
 use crate::core::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError,
 };
-use crate::core::guard::{self, GuardPolicy, TextPart};
+use crate::core::guard::{self, ExpectedVersion, GuardKind, GuardRequest, TextPart};
 use crate::core::io::lock;
-use crate::core::write::{self, Expected};
+use crate::core::write::{
+    self, Change as WriteChange, Expected, Target, WriteContext, WriteRequest,
+};
 
 fn storage(error: impl std::fmt::Display) -> InfinityError {
     InfinityError::Storage(error.to_string())
@@ -85,7 +87,7 @@ pub struct Stored {
 /// the result and the text it replaces kept in the history: how an accepted proposal
 /// lands. The result must still be a store mbank reads.
 pub fn apply_store_change<E: From<InfinityError>>(
-    policy: &GuardPolicy,
+    ctx: &WriteContext,
     project_dir: &Path,
     change: impl FnOnce(Option<&str>, &InfinityProject) -> Result<Option<String>, E>,
 ) -> Result<WriteReport, E> {
@@ -100,8 +102,10 @@ pub fn apply_store_change<E: From<InfinityError>>(
             "the accepted store would not read back ({e}); nothing was written"
         ))
     })?;
-    guard::check_result(policy, STORE, &new).map_err(InfinityError::Refused)?;
-    project.write_store(old.as_deref(), &new)?;
+    let kind = GuardKind::Whole { text: &new };
+    guard::check(&ctx.guard, &GuardRequest { file: STORE, kind })
+        .map_err(InfinityError::Refused)?;
+    project.write_store(ctx, old.as_deref(), &new)?;
     Ok(WriteReport {
         path: project.store_path(),
         name: STORE.to_string(),
@@ -114,10 +118,6 @@ pub fn apply_store_change<E: From<InfinityError>>(
 /// The store and the project's id, relative to the project folder.
 const STORE: &str = formats::infinity::STORE_PATH;
 const PROJECT_ID: &str = formats::infinity::PROJECT_ID_PATH;
-
-fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
 
 /// Refuses a path that exists as anything but a regular file (or, for `want_dir`, a
 /// real folder): a symlink would send the store somewhere else.
@@ -259,12 +259,13 @@ impl InfinityProject {
     /// the project stages writes: returns the proposal's id then.
     fn write_or_stage(
         &self,
+        ctx: &WriteContext,
         old: Option<&str>,
         new: &str,
         edit: MemoryEdit,
     ) -> Result<Option<u64>, InfinityError> {
         let Some(store) = &self.staging else {
-            self.write_store(old, new)?;
+            self.write_store(ctx, old, new)?;
             return Ok(None);
         };
         let project = self.project_dir();
@@ -273,7 +274,8 @@ impl InfinityProject {
                 project: fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf()),
                 file: STORE.to_string(),
                 path: self.store_path(),
-                via: crate::core::history::current_writer(),
+                via: ctx.writer.clone(),
+                client: ctx.client.clone(),
                 base: old.map(str::to_string),
                 proposed: Some(new.to_string()),
                 change: Change::Memory(edit),
@@ -282,22 +284,29 @@ impl InfinityProject {
         Ok(Some(proposal.id))
     }
 
-    fn write_store(&self, old: Option<&str>, new: &str) -> Result<(), InfinityError> {
-        if let Some(old) = old {
-            let writer = crate::core::history::current_writer();
-            crate::core::history::record_replaced(&self.store_path(), old, &writer)
-                .map_err(storage)?;
-        }
-        let expected = old.map_or(Expected::Missing, Expected::text);
-        write::write_beneath(self.project_dir(), Path::new(STORE), new, expected)
-            .map(|_| ())
-            .map_err(storage)
+    fn write_store(
+        &self,
+        ctx: &WriteContext,
+        old: Option<&str>,
+        new: &str,
+    ) -> Result<(), InfinityError> {
+        let request = WriteRequest {
+            key: &crate::core::history::key_of(&self.store_path()),
+            target: Target::Beneath {
+                anchor: self.project_dir(),
+                rel: Path::new(STORE),
+            },
+            replaced: old,
+            expected: old.map_or(Expected::Missing, Expected::text),
+            change: WriteChange::Write(new),
+        };
+        write::apply(ctx, request).map(|_| ()).map_err(storage)
     }
 
     /// `store_memory` (TC3, TC4): returns the new memory's id.
     pub fn store(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         title: &str,
         kind: &str,
         content: &str,
@@ -310,12 +319,29 @@ impl InfinityProject {
         }
         // Before any work in proportion to the memory's size.
         store::check_memory_size(title, content)?;
-        guard::check_text(policy, "a new memory", TextPart::Title, title)?;
-        guard::check_result(policy, title, content)?;
+        let named = GuardKind::Text {
+            part: TextPart::Title,
+            text: title,
+        };
+        guard::check(
+            &ctx.guard,
+            &GuardRequest {
+                file: "a new memory",
+                kind: named,
+            },
+        )?;
+        let content_kind = GuardKind::Whole { text: content };
+        guard::check(
+            &ctx.guard,
+            &GuardRequest {
+                file: title,
+                kind: content_kind,
+            },
+        )?;
         let _lock = lock::for_folder(&self.dir).map_err(storage)?;
         let old = self.read_store()?;
         let id = uuid::Uuid::new_v4().to_string();
-        let created_at = now_rfc3339();
+        let created_at = ctx.stamp();
         let new = store::add_memory(
             old.as_deref(),
             &self.project_id,
@@ -335,7 +361,7 @@ impl InfinityProject {
             content: content.to_string(),
             created_at,
         };
-        let proposal = self.write_or_stage(old.as_deref(), &new, edit)?;
+        let proposal = self.write_or_stage(ctx, old.as_deref(), &new, edit)?;
         Ok(Stored { id, proposal })
     }
 
@@ -370,7 +396,7 @@ impl InfinityProject {
     /// `update_memory` (TC8): content only; id, type and title never change.
     pub fn update(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         id: &str,
         content: &str,
         expected_version: Option<&str>,
@@ -391,28 +417,25 @@ impl InfinityProject {
             .find(|m| m.id == id)
             .ok_or_else(|| InfinityError::MemoryNotFound(id.to_string()))?;
         let label = format!("memory {id}");
-        guard::check_version(policy, &label, Some(&memory.content), expected_version)?;
-        if policy.elisions || policy.secrets {
-            guard::check_replace(
-                policy,
-                &label,
-                Path::new("memory.md"),
-                crate::core::model::Role::Other,
-                Some(&memory.content),
-                content,
-            )?;
-        }
-        let new = store::change_content(text, id, content, &now_rfc3339())
+        let kind = GuardKind::Replace {
+            path: Path::new("memory.md"),
+            role: crate::core::model::Role::Other,
+            old: Some(&memory.content),
+            new: content,
+            version: ExpectedVersion::Sent(expected_version),
+        };
+        guard::check(&ctx.guard, &GuardRequest { file: &label, kind })?;
+        let new = store::change_content(text, id, content, &ctx.stamp())
             .map_err(|e| self.change_failed(e))?;
         let edit = MemoryEdit::Content {
             id: id.to_string(),
             content: content.to_string(),
         };
-        self.write_or_stage(old.as_deref(), &new, edit)
+        self.write_or_stage(ctx, old.as_deref(), &new, edit)
     }
 
     /// `delete_memory` (TC9).
-    pub fn delete(&self, id: &str) -> Result<Option<u64>, InfinityError> {
+    pub fn delete(&self, ctx: &WriteContext, id: &str) -> Result<Option<u64>, InfinityError> {
         let _lock = lock::for_folder(&self.dir).map_err(storage)?;
         let Some(old) = self.read_store()? else {
             return Err(InfinityError::MemoryNotFound(id.to_string()));
@@ -421,7 +444,7 @@ impl InfinityProject {
             .map_err(|e| self.change_failed(e))?
             .ok_or_else(|| InfinityError::MemoryNotFound(id.to_string()))?;
         let edit = MemoryEdit::Remove { id: id.to_string() };
-        self.write_or_stage(Some(&old), &new, edit)
+        self.write_or_stage(ctx, Some(&old), &new, edit)
     }
 }
 
@@ -452,7 +475,7 @@ mod tests {
         let project_dir = dir.path().join("p");
         fs::create_dir(&project_dir).unwrap();
         let project = activate(&project_dir).unwrap();
-        let policy = GuardPolicy::default();
+        let policy = WriteContext::new("mcp:test", crate::core::clock::Clock::system());
         project
             .store(&policy, "first", "design_doc", "inside")
             .unwrap();
@@ -491,7 +514,7 @@ mod tests {
     fn store_get_list_update_delete() {
         let dir = tempfile::tempdir().unwrap();
         let project = activate(dir.path()).unwrap();
-        let policy = GuardPolicy::default();
+        let policy = WriteContext::new("mcp:test", crate::core::clock::Clock::system());
         let a = project
             .store(&policy, "API", "design_doc", "# API\n")
             .unwrap()
@@ -545,8 +568,11 @@ mod tests {
                 .code(),
             "memory_not_found"
         );
-        project.delete(&a).unwrap();
-        assert_eq!(project.delete(&a).unwrap_err().code(), "memory_not_found");
+        project.delete(&policy, &a).unwrap();
+        assert_eq!(
+            project.delete(&policy, &a).unwrap_err().code(),
+            "memory_not_found"
+        );
         let text = fs::read_to_string(dir.path().join(".infinity/memories.json")).unwrap();
         assert!(!text.contains(&a));
         assert!(text.contains(&project.project_id));
@@ -561,7 +587,7 @@ mod tests {
     fn a_write_that_would_pass_the_size_cap_is_refused_and_the_store_stays_readable() {
         let dir = tempfile::tempdir().unwrap();
         let project = activate(dir.path()).unwrap();
-        let policy = GuardPolicy::default();
+        let policy = WriteContext::new("mcp:test", crate::core::clock::Clock::system());
         let path = dir.path().join(".infinity/memories.json");
         let small = project
             .store(&policy, "Small", "rules", "keep me")
@@ -600,7 +626,7 @@ mod tests {
     fn a_memory_bigger_than_the_store_may_be_is_refused_before_it_is_scanned() {
         let dir = tempfile::tempdir().unwrap();
         let project = activate(dir.path()).unwrap();
-        let policy = GuardPolicy::default();
+        let policy = WriteContext::new("mcp:test", crate::core::clock::Clock::system());
         let id = project.store(&policy, "Plan", "rules", "one").unwrap().id;
         let path = dir.path().join(".infinity/memories.json");
         let before = fs::read(&path).unwrap();
@@ -635,7 +661,7 @@ mod tests {
         let project = activate(dir.path()).unwrap();
         let path = dir.path().join(".infinity/memories.json");
         fs::write(&path, "{ broken").unwrap();
-        let policy = GuardPolicy::default();
+        let policy = WriteContext::new("mcp:test", crate::core::clock::Clock::system());
         assert_eq!(
             project
                 .store(&policy, "t", "rules", "x")

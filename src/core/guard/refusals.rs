@@ -44,15 +44,25 @@ pub struct RefusalRecord {
 }
 
 impl RefusalRecord {
-    pub fn now(project: &Path, file: &str, rule: &str, message: &str, via: &str) -> Self {
+    /// A refusal of a write by `via` (no client named), stamped by `clock`.
+    pub fn at(
+        clock: &crate::core::clock::Clock,
+        project: &Path,
+        file: &str,
+        rule: &str,
+        message: &str,
+        via: &str,
+    ) -> Self {
         RefusalRecord {
-            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            at: clock
+                .utc()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             project: project.to_path_buf(),
             file: file.to_string(),
             rule: rule.to_string(),
             message: message.to_string(),
             via: via.to_string(),
-            client: crate::core::history::current_client(),
+            client: None,
         }
     }
 }
@@ -207,11 +217,25 @@ mod tests {
         let b = projects.path().join("b");
         fs::create_dir_all(&a).unwrap();
         fs::create_dir_all(&b).unwrap();
-        let first = RefusalRecord::now(&a, "decisionLog.md", "append-only", "dropped X", "mcp:t");
+        let first = RefusalRecord::at(
+            &crate::core::clock::Clock::system(),
+            &a,
+            "decisionLog.md",
+            "append-only",
+            "dropped X",
+            "mcp:t",
+        );
         append_in(data.path(), &first).unwrap();
         append_in(
             data.path(),
-            &RefusalRecord::now(&b, "x.md", "secret", "line 2", "http:POST"),
+            &RefusalRecord::at(
+                &crate::core::clock::Clock::system(),
+                &b,
+                "x.md",
+                "secret",
+                "line 2",
+                "http:POST",
+            ),
         )
         .unwrap();
         assert_eq!(read_in(data.path(), &a).unwrap(), vec![first.clone()]);
@@ -247,7 +271,14 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         let project = outside.path().join("p");
         fs::create_dir_all(&project).unwrap();
-        let record = RefusalRecord::now(&project, "x.md", "path", "refused", "mcp:t");
+        let record = RefusalRecord::at(
+            &crate::core::clock::Clock::system(),
+            &project,
+            "x.md",
+            "path",
+            "refused",
+            "mcp:t",
+        );
         // The log file itself a link to a file elsewhere.
         let path = log_path_in(data.path(), &project);
         fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -27,18 +27,15 @@ pub(crate) mod files;
 mod pack;
 mod written;
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::{CoreError, Result};
-use crate::core::model::Bank;
-use crate::core::write::{self, Expected, WriteOutcome};
 
 /// The history's folder in mbank's data folder.
 const FOLDER: &str = "history";
@@ -134,13 +131,23 @@ pub struct VersionDiff {
     pub unified: String,
 }
 
-/// The history kept in one data folder.
+/// The history kept in one data folder. Clones share what they remember of the files
+/// written (see [`Memo`]), so a server hands one to every request.
 #[derive(Debug, Clone)]
 pub struct History {
     data_dir: PathBuf,
     retention: Retention,
     /// What dates each version and judges retention.
     clock: crate::core::clock::Clock,
+    memo: Arc<Memo>,
+}
+
+/// What one history remembers between writes so a file written again and again costs
+/// neither a parse of its index nor a second hash of its text.
+#[derive(Debug, Default)]
+struct Memo {
+    summaries: summaries::Summaries,
+    written: written::Written,
 }
 
 /// The file's key: its real path (a file not there yet: its real folder and its name).
@@ -255,7 +262,7 @@ impl IndexSummary {
     }
 }
 
-/// The summaries of the indexes this process wrote last, so an agent writing the same
+/// The summaries of the indexes a history wrote last, so an agent writing the same
 /// file again and again neither reads nor parses its index each time: one is used only
 /// while the index on disk is still the very file, of the very length, it was left at.
 mod summaries {
@@ -269,32 +276,31 @@ mod summaries {
     /// Summaries kept at most (past it, all are dropped and built again as needed).
     const MAX: usize = 256;
 
-    static KEPT: Mutex<Option<HashMap<PathBuf, (IndexStamp, IndexSummary)>>> = Mutex::new(None);
-
-    /// The summary kept for `folder` when its index is still at `stamp`, taken out (the
-    /// caller holds the folder's lock and puts the updated one back).
-    pub(super) fn take(folder: &Path, stamp: IndexStamp) -> Option<IndexSummary> {
-        let mut kept = KEPT.lock();
-        let map = kept.as_mut()?;
-        match map.remove(folder) {
-            Some((kept_stamp, summary)) if kept_stamp == stamp => Some(summary),
-            _ => None,
-        }
+    #[derive(Debug, Default)]
+    pub(super) struct Summaries {
+        kept: Mutex<HashMap<PathBuf, (IndexStamp, IndexSummary)>>,
     }
 
-    pub(super) fn put(folder: PathBuf, stamp: IndexStamp, summary: IndexSummary) {
-        let mut kept = KEPT.lock();
-        let map = kept.get_or_insert_with(HashMap::new);
-        if map.len() >= MAX && !map.contains_key(&folder) {
-            map.clear();
+    impl Summaries {
+        /// The summary kept for `folder` when its index is still at `stamp`, taken out
+        /// (the caller holds the folder's lock and puts the updated one back).
+        pub(super) fn take(&self, folder: &Path, stamp: IndexStamp) -> Option<IndexSummary> {
+            match self.kept.lock().remove(folder) {
+                Some((kept_stamp, summary)) if kept_stamp == stamp => Some(summary),
+                _ => None,
+            }
         }
-        map.insert(folder, (stamp, summary));
-    }
 
-    pub(super) fn forget(folder: &Path) {
-        let mut kept = KEPT.lock();
-        if let Some(map) = kept.as_mut() {
-            map.remove(folder);
+        pub(super) fn put(&self, folder: PathBuf, stamp: IndexStamp, summary: IndexSummary) {
+            let mut map = self.kept.lock();
+            if map.len() >= MAX && !map.contains_key(&folder) {
+                map.clear();
+            }
+            map.insert(folder, (stamp, summary));
+        }
+
+        pub(super) fn forget(&self, folder: &Path) {
+            self.kept.lock().remove(folder);
         }
     }
 }
@@ -309,11 +315,17 @@ impl History {
             data_dir: data_dir.into(),
             retention,
             clock,
+            memo: Arc::default(),
         }
     }
 
     pub fn retention(&self) -> Retention {
         self.retention
+    }
+
+    /// What dates the versions it records.
+    pub fn clock(&self) -> crate::core::clock::Clock {
+        self.clock
     }
 
     fn folder_name(key: &Path) -> String {
@@ -373,11 +385,14 @@ impl History {
         let _lock = files::lock(&dir)?;
         let folder = dir.path().to_path_buf();
         let stamp = IndexStamp::of(&dir)?;
-        let summary = match stamp.and_then(|stamp| summaries::take(&folder, stamp)) {
+        let summary = match stamp.and_then(|stamp| self.memo.summaries.take(&folder, stamp)) {
             Some(summary) => summary,
             None => IndexSummary::read(&dir, &key)?,
         };
-        let hash = written::hash_of(&key, replaced)
+        let hash = self
+            .memo
+            .written
+            .hash_of(&key, replaced)
             .unwrap_or_else(|| files::content_hash(replaced.as_bytes()));
         if summary.newest.as_ref().is_some_and(|v| v.hash == hash) {
             return Ok(None);
@@ -420,7 +435,7 @@ impl History {
             // Under the folder's lock nothing else wrote the index meanwhile, so its stamp
             // after this append is known without asking again.
             if let Some(stamp) = stamp {
-                summaries::put(
+                self.memo.summaries.put(
                     folder,
                     stamp.grown_by(appended.len() as u64),
                     summary.appended(version),
@@ -428,7 +443,7 @@ impl History {
             }
             return Ok(Some(number));
         }
-        summaries::forget(&folder);
+        self.memo.summaries.forget(&folder);
         let index = files::read(&dir, INDEX, INDEX_LIMIT)?.unwrap_or_default();
         let index = String::from_utf8_lossy(&index);
         let mut versions: Vec<Version> = index
@@ -659,121 +674,25 @@ impl History {
         })
     }
 
-    /// Brings version `number` of the file `relative_name` of `bank` back: confined like
-    /// any write ([`write::resolve_target`]), under the folder lock, guarded against a
-    /// change made meanwhile, and the text it replaces recorded first (writer `restore`).
-    pub fn restore(&self, bank: &Bank, relative_name: &str, number: u64) -> Result<WriteOutcome> {
-        let target = write::resolve_target(bank, relative_name)?;
-        let (_, old) = self.version(&target, number)?;
-        let _lock = crate::core::io::lock::for_file(&target)?;
-        let current = match crate::core::io::text::read_text(&target) {
-            Ok(text) => Some(text),
-            Err(e) if crate::core::io::text::is_not_found(&e) => None,
-            Err(e) => return Err(e),
-        };
-        if let Some(current) = &current {
-            self.record(&target, current, "restore")?;
-        }
-        let expected = match &current {
-            Some(_) => Expected::current(&target)?,
-            None => Expected::Missing,
-        };
-        write::write_guarded(&target, &old, expected)
+    /// Records `replaced` for the file whose key ([`key_of`]) is `key`, now, before a
+    /// write replaces it: the write does not go ahead if this fails.
+    pub fn record_resolved(&self, key: &Path, replaced: &str, writer: &str) -> Result<()> {
+        self.record_key_at(key.to_path_buf(), replaced, writer, self.clock.utc())?;
+        Ok(())
     }
-}
 
-static INSTALLED: OnceLock<History> = OnceLock::new();
-
-/// Makes `history` the one every write of this process records into (the binary does it
-/// at start; a library user or a test that installs none records nothing). Returns false
-/// when one was installed already.
-pub fn install(history: History) -> bool {
-    INSTALLED.set(history).is_ok()
-}
-
-/// The history writes record into, when one was installed.
-pub fn installed() -> Option<&'static History> {
-    INSTALLED.get()
-}
-
-thread_local! {
-    static WRITER: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// The agent's client, as it named itself (MCP's `clientInfo`).
-    static CLIENT: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// Off while [`unrecorded`] runs (benchmarks compare writes with and without).
-    static RECORDING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-}
-
-/// Runs `f` with the history off on this thread: for benchmarks and tests that compare
-/// the same write with and without it.
-#[cfg(any(test, feature = "test-support"))]
-pub fn unrecorded<T>(f: impl FnOnce() -> T) -> T {
-    RECORDING.with(|r| r.set(false));
-    let result = f();
-    RECORDING.with(|r| r.set(true));
-    result
-}
-
-/// Runs `f` with `writer` named as the writer of every write it makes on this thread
-/// (the servers name the tool).
-pub fn as_writer<T>(writer: &str, f: impl FnOnce() -> T) -> T {
-    let previous = WRITER.with(|w| w.replace(Some(writer.to_string())));
-    let result = f();
-    WRITER.with(|w| *w.borrow_mut() = previous);
-    result
-}
-
-/// Runs `f` with `client` named as the client every write, proposal and refusal it
-/// makes on this thread comes from (an MCP server names the client it serves).
-pub fn as_client<T>(client: Option<String>, f: impl FnOnce() -> T) -> T {
-    let previous = CLIENT.with(|c| c.replace(client));
-    let result = f();
-    CLIENT.with(|c| *c.borrow_mut() = previous);
-    result
-}
-
-/// The client [`as_client`] named on this thread, if any.
-pub fn current_client() -> Option<String> {
-    CLIENT.with(|c| c.borrow().clone())
-}
-
-/// The writer [`as_writer`] named on this thread (`agent` when none was).
-pub fn current_writer() -> String {
-    WRITER.with(|w| w.borrow().clone().unwrap_or_else(|| "agent".to_string()))
-}
-
-/// Records `replaced` for `file` in the installed history (none installed: nothing).
-/// A write calls this before it replaces the file, and does not go ahead if it fails.
-pub fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> {
-    if let Some(history) = installed().filter(|_| RECORDING.with(|r| r.get())) {
-        history.record(file, replaced, writer)?;
+    /// Tells the history that the file whose key is `key` now holds `text`, whose
+    /// [`content_hash`] is `hash`: the next write of the file records that text without
+    /// hashing it again.
+    pub fn remember_written(&self, key: &Path, text: &str, hash: &str) {
+        self.memo.written.put(key, text, hash);
     }
-    Ok(())
 }
 
 /// The SHA-256 of `text` in hex: a version's identity by content. Its first 32 digits are
 /// [`crate::core::guard::content_version`], so a write that needs both hashes once.
 pub fn content_hash(text: &str) -> String {
     files::content_hash(text.as_bytes())
-}
-
-/// Tells the installed history that `real` (as for [`record_replaced_resolved`]) now
-/// holds `text`, whose [`content_hash`] is `hash`: the next write of the file records
-/// that text without hashing it again. Nothing is kept while nothing is recorded.
-pub fn remember_written(real: &Path, text: &str, hash: &str) {
-    if installed().is_some() && RECORDING.with(|r| r.get()) {
-        written::put(real, text, hash);
-    }
-}
-
-/// [`record_replaced`] for a file whose real path the write resolved already: `real` is
-/// what [`crate::core::write::resolve_target`] returned for it, which is its key, so it
-/// is not resolved a second time.
-pub fn record_replaced_resolved(real: &Path, replaced: &str, writer: &str) -> Result<()> {
-    if let Some(history) = installed().filter(|_| RECORDING.with(|r| r.get())) {
-        history.record_key_at(real.to_path_buf(), replaced, writer, history.clock.utc())?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -506,41 +506,15 @@ fn writers_recording_at_once_number_every_version_once_and_keep_every_text() {
     );
 }
 
+/// The history reuses a write's SHA-256 for both hashes, which holds only while the
+/// version an agent sees is the start of the history's content hash.
 #[test]
-fn the_writer_is_the_one_named_on_this_thread() {
-    assert_eq!(current_writer(), "agent");
-    let inner = as_writer("mcp:log_decision", current_writer);
-    assert_eq!(inner, "mcp:log_decision");
-    assert_eq!(current_writer(), "agent");
-}
-
-/// The history keys a file by its real path ([`key_of`]); the agents' writes hand it
-/// the path [`write::resolve_target`] resolved instead of resolving it again, so the
-/// two must agree wherever links lead.
-#[cfg(unix)]
-#[test]
-fn the_resolved_target_is_the_files_history_key_through_links() {
-    use std::os::unix::fs::symlink;
-    let dir = tempfile::tempdir().unwrap();
-    let real = dir.path().join("real");
-    fs::create_dir_all(real.join("p/docs/bank")).unwrap();
-    symlink("docs/bank", real.join("p/memory-bank")).unwrap();
-    fs::write(real.join("p/docs/bank/notes.md"), "n\n").unwrap();
-    symlink("notes.md", real.join("p/docs/bank/alias.md")).unwrap();
-    // The project reached through a linked folder, as a root given by a link is.
-    symlink(&real, dir.path().join("via")).unwrap();
-    let root = dir.path().join("via/p/memory-bank");
-    let bank = write::tests::bank_with(
-        crate::core::model::Format::Cline,
-        &root,
-        &["notes.md", "alias.md"],
-    );
-    for name in ["notes.md", "alias.md", "new.md"] {
-        let resolved = write::resolve_target(&bank, name).unwrap();
-        assert_eq!(resolved, key_of(&root.join(name)), "{name}");
+fn a_writes_content_version_is_the_start_of_its_content_hash() {
+    for text in ["", "one\n", "# Title\n\n- é ✓\n", &"x".repeat(70_000)] {
+        assert_eq!(
+            crate::core::guard::content_version(text),
+            content_hash(text)[..32],
+            "{text:.20}"
+        );
     }
-    assert_eq!(
-        write::resolve_target(&bank, "alias.md").unwrap(),
-        fs::canonicalize(real.join("p/docs/bank/notes.md")).unwrap()
-    );
 }

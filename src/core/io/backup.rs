@@ -8,13 +8,15 @@ use std::path::{Path, PathBuf};
 /// Saves `bytes` outside the project, in `dir` (mbank's data folder, made 0700), named
 /// after the project, the file `source`, the side and the time
 /// (`weather-api.progress.md.mine.20261123-151200`: two projects' `progress.md` are told
-/// apart), with `source`'s permissions (0600 when it is gone). Returns the backup's path.
+/// apart), with `source`'s permissions (0600 when it is gone), the time `clock`'s local
+/// time. Returns the backup's path.
 pub fn save(
     dir: &Path,
     project: &str,
     source: &Path,
     bytes: &[u8],
     side: &str,
+    clock: &crate::core::clock::Clock,
 ) -> std::io::Result<PathBuf> {
     create_private_dir(dir)?;
     let file = source
@@ -27,7 +29,7 @@ pub fn save(
     } else {
         format!("{project}.{file}")
     };
-    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    let stamp = clock.local().format("%Y%m%d-%H%M%S");
     let mut n = 1;
     loop {
         let target = match n {
@@ -116,8 +118,24 @@ mod tests {
         std::fs::write(&source, "x").unwrap();
         std::fs::set_permissions(&source, std::fs::Permissions::from_mode(0o600)).unwrap();
         let backups = dir.path().join("data/conflicts");
-        let first = save(&backups, "shop", &source, b"theirs\r\n", "theirs").unwrap();
-        let second = save(&backups, "shop", &source, b"again", "theirs").unwrap();
+        let first = save(
+            &backups,
+            "shop",
+            &source,
+            b"theirs\r\n",
+            "theirs",
+            &crate::core::clock::Clock::system(),
+        )
+        .unwrap();
+        let second = save(
+            &backups,
+            "shop",
+            &source,
+            b"again",
+            "theirs",
+            &crate::core::clock::Clock::system(),
+        )
+        .unwrap();
         assert_ne!(first, second);
         let name = first.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with("shop.secrets.md.theirs."), "{name}");
@@ -128,12 +146,30 @@ mod tests {
         assert_eq!(mode(&backups), 0o700);
         // A readable source gives a readable backup; the folder stays private.
         std::fs::set_permissions(&source, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let open = save(&backups, "shop", &source, b"x", "mine").unwrap();
+        let open = save(
+            &backups,
+            "shop",
+            &source,
+            b"x",
+            "mine",
+            &crate::core::clock::Clock::system(),
+        )
+        .unwrap();
         assert_eq!(mode(&open), 0o644);
         // A source that is gone gives a private backup.
         let gone = dir.path().join("gone.md");
         assert_eq!(
-            mode(&save(&backups, "shop", &gone, b"x", "mine").unwrap()),
+            mode(
+                &save(
+                    &backups,
+                    "shop",
+                    &gone,
+                    b"x",
+                    "mine",
+                    &crate::core::clock::Clock::system()
+                )
+                .unwrap()
+            ),
             0o600
         );
     }

@@ -118,7 +118,7 @@ impl ReviewSession {
         let old = file.accepted.as_deref().unwrap_or("");
         let new = file.current.as_deref().unwrap_or("");
         let reverted = revert_in_new(old, new, h, selection);
-        let step = Self::write_worktree(&file.path, file.current.as_deref(), Some(&reverted))?;
+        let step = self.write_worktree(&file.path, file.current.as_deref(), Some(&reverted))?;
         self.record(
             format!("reject {} in {}", chosen(h, selection), file.display),
             vec![step],
@@ -190,12 +190,8 @@ impl ReviewSession {
                 if old_now.is_some() {
                     return Err(CoreError::Conflict { path: from.clone() });
                 }
-                steps.push(Self::write_worktree(from, None, baseline)?);
-                steps.push(Self::write_worktree(
-                    &file.path,
-                    file.current.as_deref(),
-                    None,
-                )?);
+                steps.push(self.write_worktree(from, None, baseline)?);
+                steps.push(self.write_worktree(&file.path, file.current.as_deref(), None)?);
                 let state = self.accepted_state(from)?;
                 let from_accepted = self.accepted_text(from, &state)?;
                 if from_accepted.as_deref() != baseline {
@@ -209,7 +205,7 @@ impl ReviewSession {
             }
             None => {
                 if file.current.as_deref() != baseline {
-                    steps.push(Self::write_worktree(
+                    steps.push(self.write_worktree(
                         &file.path,
                         file.current.as_deref(),
                         baseline,

@@ -20,8 +20,8 @@
 //! the work tree and the accepted side still hold exactly those texts; otherwise it
 //! returns [`CoreError::Conflict`] and writes nothing, so the caller re-diffs
 //! ([`ReviewSession::refresh_file`]) instead of applying a stale hunk. Every work-tree
-//! write goes through [`crate::core::write::write_guarded`] /
-//! [`crate::core::write::remove_guarded`].
+//! write goes through [`crate::core::write::apply`] (writer `review`, the replaced text
+//! kept in [`ReviewOptions::history`]), a guarded write or removal.
 //!
 //! **Threads.** [`diff::diff_texts`] is pure and fast (a 1 MB file in well under 100 ms,
 //! see `benches/review_diff.rs`); a session holds no borrowed state and is `Send`, so a
@@ -90,6 +90,8 @@ pub struct ReviewOptions {
     pub run_git_hooks: bool,
     /// What dates a review (the time a snapshot is marked reviewed).
     pub clock: crate::core::clock::Clock,
+    /// Where the texts the review's writes replace are kept (`None`: nowhere).
+    pub history: Option<crate::core::history::History>,
 }
 
 #[derive(Debug)]

@@ -136,27 +136,32 @@ impl ReviewSession {
     }
 
     pub(super) fn write_worktree(
+        &self,
         path: &Path,
         expected: Option<&str>,
         new: Option<&str>,
     ) -> Result<Step> {
         // One writer at a time in this folder, with the servers and the editor.
         let _lock = crate::core::io::lock::for_file(path)?;
+        if new.is_some()
+            && expected.is_none()
+            && let Some(parent) = path.parent()
+        {
+            std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
+        }
+        let ctx = write::WriteContext::new("review", self.options.clock)
+            .with_history(self.options.history.clone());
         // What the review replaces or removes is kept in the history first.
-        if let Some(replaced) = expected {
-            crate::core::history::record_replaced(path, replaced, "review")?;
-        }
-        match new {
-            Some(text) => {
-                if expected.is_none()
-                    && let Some(parent) = path.parent()
-                {
-                    std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
-                }
-                write::write_guarded(path, text, expected_of(expected))?;
-            }
-            None => write::remove_guarded(path, expected_of(expected))?,
-        }
+        write::apply(
+            &ctx,
+            write::WriteRequest {
+                key: &crate::core::history::key_of(path),
+                target: write::Target::Path(path),
+                replaced: expected,
+                expected: expected_of(expected),
+                change: new.map_or(write::Change::Remove, write::Change::Write),
+            },
+        )?;
         Ok(Step::Worktree {
             path: path.to_path_buf(),
             before: expected.map(str::to_string),
@@ -192,7 +197,9 @@ impl ReviewSession {
                     path,
                     before,
                     after,
-                } => Self::write_worktree(path, after.as_deref(), before.as_deref()).map(|_| ()),
+                } => self
+                    .write_worktree(path, after.as_deref(), before.as_deref())
+                    .map(|_| ()),
                 Step::Accepted {
                     path,
                     before,

@@ -29,6 +29,12 @@ use crate::core::model::{Bank, Format};
 /// Read through a folder handle (in `io::text`); a write replacing it expects it unchanged.
 pub use crate::core::io::text::{HandleRead, read_text_in};
 
+mod apply;
+mod context;
+
+pub use apply::{Applied, Change, Target, WriteRequest, apply, restore};
+pub use context::WriteContext;
+
 /// A file's identity by content: length plus two independent 64-bit hashes.
 ///
 /// Fingerprints compare what a caller read with what is on disk now, inside one process;
@@ -749,8 +755,11 @@ pub fn write_infinity_content(
     id: &str,
     new_content: &str,
     expected_store_text: &str,
+    clock: crate::core::clock::Clock,
 ) -> Result<WriteOutcome> {
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let now = clock
+        .utc()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     write_infinity_content_at(store, id, new_content, expected_store_text, &now)
 }
 

@@ -655,12 +655,33 @@ fn infinity_edit_keeps_identity_and_detects_conflicts() {
     );
     assert_eq!(m.updated_at.as_deref(), Some("2026-11-22T10:00:00Z"));
     // The stale text the caller read no longer matches: nothing written.
-    let err = write_infinity_content(&store, "m1", "again", text).unwrap_err();
+    let err = write_infinity_content(
+        &store,
+        "m1",
+        "again",
+        text,
+        crate::core::clock::Clock::system(),
+    )
+    .unwrap_err();
     assert!(matches!(err, CoreError::Conflict { .. }), "{err}");
     assert_eq!(fs::read_to_string(&store).unwrap(), written);
-    let err = write_infinity_content(&store, "nope", "x", &written).unwrap_err();
+    let err = write_infinity_content(
+        &store,
+        "nope",
+        "x",
+        &written,
+        crate::core::clock::Clock::system(),
+    )
+    .unwrap_err();
     assert!(matches!(err, CoreError::Parse { .. }), "{err}");
-    let err = write_infinity_content(&dir.path().join("other.json"), "m1", "x", text).unwrap_err();
+    let err = write_infinity_content(
+        &dir.path().join("other.json"),
+        "m1",
+        "x",
+        text,
+        crate::core::clock::Clock::system(),
+    )
+    .unwrap_err();
     assert!(matches!(err, CoreError::Confined { .. }), "{err}");
 }
 
@@ -675,4 +696,81 @@ fn claude_auto_memory_is_never_written() {
         let err = resolve_target(&bank, name).unwrap_err();
         assert!(err.to_string().contains("never writes it"), "{err}");
     }
+}
+
+#[test]
+fn a_write_is_credited_to_the_writer_its_context_names_and_only_with_a_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = crate::core::history::History::new(
+        dir.path().join("data"),
+        crate::core::history::Retention::default(),
+        crate::core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+    );
+    let file = dir.path().join("notes.md");
+    fs::write(&file, "one\n").unwrap();
+    let write = |ctx: &WriteContext, old: &str, new: &str| {
+        apply(
+            ctx,
+            WriteRequest {
+                key: &crate::core::history::key_of(&file),
+                target: Target::Path(&file),
+                replaced: Some(old),
+                expected: Expected::text(old),
+                change: Change::Write(new),
+            },
+        )
+        .unwrap()
+    };
+    let unrecorded = WriteContext::new(
+        "mcp:log_decision",
+        crate::core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+    );
+    write(&unrecorded, "one\n", "two\n");
+    assert!(history.list(&file).unwrap().is_empty());
+    let recorded = unrecorded.with_history(Some(history.clone()));
+    write(&recorded, "two\n", "three\n");
+    write(&recorded.for_writer("tui"), "three\n", "four\n");
+    let writers: Vec<String> = history
+        .list(&file)
+        .unwrap()
+        .into_iter()
+        .map(|v| v.writer)
+        .collect();
+    assert_eq!(writers, ["mcp:log_decision", "tui"]);
+    assert_eq!(history.version(&file, 2).unwrap().1, "three\n");
+}
+
+/// The history keys a file by its real path ([`key_of`]); the agents' writes hand it
+/// the path [`resolve_target`] resolved instead of resolving it again, so the
+/// two must agree wherever links lead.
+#[cfg(unix)]
+#[test]
+fn the_resolved_target_is_the_files_history_key_through_links() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real");
+    fs::create_dir_all(real.join("p/docs/bank")).unwrap();
+    symlink("docs/bank", real.join("p/memory-bank")).unwrap();
+    fs::write(real.join("p/docs/bank/notes.md"), "n\n").unwrap();
+    symlink("notes.md", real.join("p/docs/bank/alias.md")).unwrap();
+    // The project reached through a linked folder, as a root given by a link is.
+    symlink(&real, dir.path().join("via")).unwrap();
+    let root = dir.path().join("via/p/memory-bank");
+    let bank = bank_with(
+        crate::core::model::Format::Cline,
+        &root,
+        &["notes.md", "alias.md"],
+    );
+    for name in ["notes.md", "alias.md", "new.md"] {
+        let resolved = resolve_target(&bank, name).unwrap();
+        assert_eq!(
+            resolved,
+            crate::core::history::key_of(&root.join(name)),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        resolve_target(&bank, "alias.md").unwrap(),
+        fs::canonicalize(real.join("p/docs/bank/notes.md")).unwrap()
+    );
 }

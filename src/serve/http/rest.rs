@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 
 use super::{API_VERSION, AppState};
 use crate::core::agent::rfc3339;
-use crate::serve::Shared;
 use crate::serve::args::{self, ToolArgs};
 use crate::serve::memory_bank_mcp::{self, WriteArgs};
 use crate::serve::reply::{Flavor, ToolError, ToolResult};
+use crate::serve::{Caller, Shared};
 
 pub(super) fn json_response(status: u16, value: &Value) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -197,7 +197,7 @@ pub(super) async fn write_file(
                 &args.filename,
                 &args.content,
                 expected.as_deref(),
-                "http:POST /memory-bank/file",
+                &Caller::anonymous("http:POST /memory-bank/file"),
             )
         })
         .await,
@@ -221,10 +221,8 @@ pub(super) async fn delete_file(
             shared.writable()?;
             let dir = shared.project(project.as_deref())?;
             let bank = shared.bank(&dir)?;
-            let via = "http:DELETE /memory-bank/file";
-            let deleted = crate::core::history::as_writer(via, || {
-                bank.delete(&shared.options.policy, &file, if_match(&headers).as_deref())
-            });
+            let ctx = shared.write_context(&Caller::anonymous("http:DELETE /memory-bank/file"));
+            let deleted = bank.delete(&ctx, &file, if_match(&headers).as_deref());
             match deleted {
                 Ok(None) => {
                     Ok(json!({"status": "success", "message": "File deleted successfully"}))
@@ -240,7 +238,7 @@ pub(super) async fn delete_file(
                     Ok(crate::serve::proposals::staged(&report, id))
                 }
                 Err(e) => {
-                    shared.log_refusal(&dir, &file, &e, "http:DELETE /memory-bank/file");
+                    shared.log_refusal(&ctx, &dir, &file, &e);
                     Err(e.into())
                 }
             }
@@ -291,7 +289,7 @@ async fn entry<A: ToolArgs>(
     app: AppState,
     query: ProjectQuery,
     body: Result<Bytes, BytesRejection>,
-    tool: fn(&Shared, &std::path::Path, A, &str) -> ToolResult,
+    tool: fn(&Shared, &std::path::Path, A, &Caller) -> ToolResult,
     via: &'static str,
 ) -> Response {
     let (project, map) = match (project_of(query), object_body(body)) {
@@ -302,7 +300,12 @@ async fn entry<A: ToolArgs>(
     reply(
         blocking(move || {
             let dir = shared.project(project.as_deref())?;
-            tool(&shared, &dir, args::parse(map, Flavor::MemoryBank)?, via)
+            tool(
+                &shared,
+                &dir,
+                args::parse(map, Flavor::MemoryBank)?,
+                &Caller::anonymous(via),
+            )
         })
         .await,
     )

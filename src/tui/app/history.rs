@@ -95,7 +95,7 @@ impl App {
 
     fn list_history(&mut self, path: PathBuf) {
         self.history_jobs.running += 1;
-        jobs::list_history(path, self.outbox.clone());
+        jobs::list_history(path, self.file_history.clone(), self.outbox.clone());
     }
 
     /// The history overlay open on `path`, if one is.
@@ -150,7 +150,7 @@ impl App {
             self.history_jobs.queued = Some((path, key));
         } else {
             self.history_jobs.diffing = true;
-            jobs::diff_history(path, key, self.outbox.clone());
+            jobs::diff_history(path, key, self.file_history.clone(), self.outbox.clone());
         }
     }
 
@@ -166,7 +166,8 @@ impl App {
             return;
         };
         self.history_jobs.running += 1;
-        jobs::restore_version(project, path, version, self.outbox.clone());
+        let history = self.file_history.clone();
+        jobs::restore_version(project, path, version, history, self.outbox.clone());
     }
 
     pub(super) fn on_history_event(&mut self, event: HistoryEvent) {

@@ -123,6 +123,9 @@ pub struct Options {
     pub review: ReviewOptions,
     /// What every judgement of time asks (tests fix it).
     pub clock: Clock,
+    /// Where saves, restores and accepted proposals keep the text they replace (`None`:
+    /// nowhere, and the history overlay says there is none).
+    pub history: Option<crate::core::history::History>,
 }
 
 /// What the loop must do outside `update` (it needs the terminal).
@@ -166,6 +169,8 @@ pub struct App {
     outbox: Outbox,
     history_jobs: history::HistoryJobs,
     pub clock: Clock,
+    /// Where this session's writes keep the text they replace.
+    file_history: Option<crate::core::history::History>,
 }
 
 impl App {
@@ -196,6 +201,7 @@ impl App {
             encoding: options.encoding,
             budgets: options.config.budgets.clone(),
             clock: options.clock,
+            history: options.history.clone(),
             ..options.review
         };
         let data_dir = review_options
@@ -206,8 +212,9 @@ impl App {
         let agent_outbox = outbox.clone();
         let agent_worker = AgentWorker::spawn(
             data_dir,
-            options.config.serve.guard,
-            options.clock,
+            crate::core::write::WriteContext::new("accept", options.clock)
+                .with_history(options.history.clone())
+                .with_policy(options.config.serve.guard),
             move |event| agent_outbox.send(Message::Agent(event)).is_ok(),
         );
         let modal_editor = options.keymap.is_modal();
@@ -237,6 +244,8 @@ impl App {
                 options.encoding,
                 options.backup_dir,
                 modal_editor,
+                crate::core::write::WriteContext::new("tui", options.clock)
+                    .with_history(options.history.clone()),
                 outbox.clone(),
             ),
             findings: findings::Findings::default(),
@@ -252,6 +261,7 @@ impl App {
             outbox,
             history_jobs: history::HistoryJobs::default(),
             clock: options.clock,
+            file_history: options.history,
         }
     }
 

@@ -84,6 +84,7 @@ pub struct TuiOptions {
     review: Option<ReviewOptions>,
     keymap: Option<Keymap>,
     clock: Option<Clock>,
+    history: Option<mbank::core::history::History>,
 }
 
 impl TuiOptions {
@@ -115,6 +116,12 @@ impl TuiOptions {
         self
     }
 
+    /// Keep what the app's writes replace in `history`.
+    pub fn history(mut self, history: mbank::core::history::History) -> Self {
+        self.history = Some(history);
+        self
+    }
+
     /// The vim preset's keys.
     pub fn vim(mut self) -> Self {
         self.keymap = Some(Keymap::load(Some("vim"), None).unwrap());
@@ -140,6 +147,7 @@ impl TuiOptions {
         if let Some(clock) = self.clock {
             options.clock = clock;
         }
+        options.history = self.history;
         Tui {
             driver: Driver::start(options),
             _backups: backups,
@@ -179,6 +187,7 @@ impl Tui {
             review: None,
             keymap: None,
             clock: None,
+            history: None,
         }
     }
 

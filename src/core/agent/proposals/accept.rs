@@ -8,16 +8,15 @@ use super::{
 use crate::core::agent::WriteReport;
 use crate::core::agent::bank::MarkdownBank;
 use crate::core::agent::infinity::apply_store_change;
-use crate::core::guard::GuardPolicy;
-use crate::core::history;
+use crate::core::write::WriteContext;
 
 impl ProposalStore {
     /// Accepts a pending proposal, whole or only the hunks numbered in `hunks`, through
-    /// the bank's guarded write path (writer `accept` in the history). Returns the
-    /// decided proposal and the write's report.
+    /// the bank's guarded write path with `ctx`'s rules and history (writer `accept`).
+    /// Returns the decided proposal and the write's report.
     pub fn accept(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         id: u64,
         hunks: Option<&[usize]>,
     ) -> ProposalResult<(Proposal, WriteReport)> {
@@ -25,7 +24,7 @@ impl ProposalStore {
             Some(hunks) => Choice::Hunks(hunks),
             None => Choice::Whole,
         };
-        self.accept_choice(policy, id, choice)
+        self.accept_choice(ctx, id, choice)
     }
 
     /// Accepts a pending proposal as a person edited it: `edited` is the text they made
@@ -33,16 +32,16 @@ impl ProposalStore {
     /// since), through the same guarded write path.
     pub fn accept_edited(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         id: u64,
         edited: &str,
     ) -> ProposalResult<(Proposal, WriteReport)> {
-        self.accept_choice(policy, id, Choice::Edited(edited))
+        self.accept_choice(ctx, id, Choice::Edited(edited))
     }
 
     fn accept_choice(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         id: u64,
         choice: Choice<'_>,
     ) -> ProposalResult<(Proposal, WriteReport)> {
@@ -59,29 +58,27 @@ impl ProposalStore {
                 });
             }
         }
-        let report =
-            history::as_writer("accept", || {
-                if let Change::Memory(edit) = &proposal.change {
-                    return apply_store_change(policy, &proposal.project, |current, project| {
-                        match choice {
-                            Choice::Whole => edit
-                                .apply(current, &project.project_id)
-                                .map(Some)
-                                .map_err(|message| ProposalError::Conflict {
-                                    id: proposal.id,
-                                    file: proposal.file.clone(),
-                                    conflicts: 1,
-                                    merged: message,
-                                }),
-                            _ => chosen_text(&proposal, choice, current),
-                        }
-                    });
-                }
-                let bank = MarkdownBank::open(&proposal.project)?;
-                bank.apply_change(policy, &proposal.file, |current| {
-                    chosen_text(&proposal, choice, current)
-                })
-            })?;
+        // The bank and the store are opened afresh here: written, never staged again.
+        let ctx = ctx.for_writer("accept");
+        let report = if let Change::Memory(edit) = &proposal.change {
+            apply_store_change(&ctx, &proposal.project, |current, project| match choice {
+                Choice::Whole => edit
+                    .apply(current, &project.project_id, &ctx.stamp())
+                    .map(Some)
+                    .map_err(|message| ProposalError::Conflict {
+                        id: proposal.id,
+                        file: proposal.file.clone(),
+                        conflicts: 1,
+                        merged: message,
+                    }),
+                _ => chosen_text(&proposal, choice, current),
+            })?
+        } else {
+            let bank = MarkdownBank::open(&proposal.project)?;
+            bank.apply_change(&ctx, &proposal.file, |current| {
+                chosen_text(&proposal, choice, current)
+            })?
+        };
         let hunks = match choice {
             Choice::Hunks(hunks) => Some(hunks.to_vec()),
             _ => None,

@@ -155,8 +155,9 @@ pub enum MemoryEdit {
 }
 
 impl MemoryEdit {
-    /// The store's text with the change applied (`None` in: no store yet).
-    pub fn apply(&self, text: Option<&str>, project_id: &str) -> Result<String, String> {
+    /// The store's text with the change applied (`None` in: no store yet); a changed
+    /// memory's `updated_at` is `now` (RFC 3339).
+    pub fn apply(&self, text: Option<&str>, project_id: &str, now: &str) -> Result<String, String> {
         use crate::core::formats::infinity::store::{self, NewMemory};
         let missing = |id: &str| format!("the memory {id} is no longer in the store");
         match self {
@@ -179,9 +180,8 @@ impl MemoryEdit {
             )
             .map_err(|e| e.to_string()),
             MemoryEdit::Content { id, content } => {
-                let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
                 let text = text.ok_or_else(|| missing(id))?;
-                store::change_content(text, id, content, &now).map_err(|e| e.to_string())
+                store::change_content(text, id, content, now).map_err(|e| e.to_string())
             }
             MemoryEdit::Remove { id } => {
                 let text = text.ok_or_else(|| missing(id))?;
@@ -294,6 +294,8 @@ pub struct NewProposal {
     pub file: String,
     pub path: PathBuf,
     pub via: String,
+    /// The agent's client as it named itself, when known.
+    pub client: Option<String>,
     pub base: Option<String>,
     pub proposed: Option<String>,
     pub change: Change,
@@ -517,7 +519,7 @@ impl ProposalStore {
             file: new.file,
             path: new.path,
             via: new.via,
-            client: crate::core::history::current_client(),
+            client: new.client,
             base: new.base,
             proposed: new.proposed,
             change: new.change,

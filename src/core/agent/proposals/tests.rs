@@ -5,8 +5,8 @@ use chrono::NaiveDate;
 use super::*;
 use crate::core::agent::bank::{MarkdownBank, WriteMode};
 use crate::core::agent::entries::NewDecision;
-use crate::core::guard::GuardPolicy;
 use crate::core::init::{self, InitFormat};
+use crate::core::write::WriteContext;
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -50,6 +50,11 @@ impl Fixture {
     }
 }
 
+/// An agent's write.
+fn agent() -> WriteContext {
+    WriteContext::new("mcp:test", crate::core::clock::Clock::system())
+}
+
 const EDITED: &str = "# Active Context\nONE\ntwo\nthree\nfour\nFIVE\n";
 
 fn now() -> chrono::NaiveDateTime {
@@ -63,7 +68,7 @@ fn stage_edit(fixture: &Fixture, store: &ProposalStore) -> u64 {
     let report = fixture
         .staged_bank(store)
         .write(
-            &GuardPolicy::default(),
+            &agent(),
             "activeContext.md",
             EDITED,
             WriteMode::Update,
@@ -85,12 +90,12 @@ fn a_staged_write_leaves_the_file_alone_until_accepted() {
     assert_eq!(listed[0].state, State::Pending);
     assert_eq!(listed[0].file, "activeContext.md");
     assert_eq!(listed[0].hunks().len(), 2);
-    let (decided, report) = store.accept(&GuardPolicy::default(), id, None).unwrap();
+    let (decided, report) = store.accept(&agent(), id, None).unwrap();
     assert_eq!(decided.state, State::Accepted);
     assert_eq!(report.proposal, None);
     assert_eq!(fixture.active(), EDITED);
     assert!(matches!(
-        store.accept(&GuardPolicy::default(), id, None),
+        store.accept(&agent(), id, None),
         Err(ProposalError::Decided {
             state: State::Accepted,
             ..
@@ -133,7 +138,7 @@ fn bounds_refuse_new_proposals_and_never_drop_pending_ones() {
     let bank = fixture.staged_bank(&store);
     let err = bank
         .write(
-            &GuardPolicy::default(),
+            &agent(),
             "activeContext.md",
             EDITED,
             WriteMode::Update,
@@ -149,13 +154,7 @@ fn bounds_refuse_new_proposals_and_never_drop_pending_ones() {
     let big = format!("# Active Context\n{}\n", "x".repeat(70 * 1024));
     store.reject(ids[1]).unwrap();
     let err = bank
-        .write(
-            &GuardPolicy::default(),
-            "activeContext.md",
-            &big,
-            WriteMode::Update,
-            None,
-        )
+        .write(&agent(), "activeContext.md", &big, WriteMode::Update, None)
         .unwrap_err();
     assert_eq!(err.code(), "proposal_limit", "{err}");
     // Decided ones beyond keep_decided are pruned, oldest first; pending ones stay.
@@ -179,9 +178,7 @@ fn accepting_some_hunks_applies_only_those() {
     let fixture = Fixture::new();
     let store = fixture.store();
     let id = stage_edit(&fixture, &store);
-    let (decided, _) = store
-        .accept(&GuardPolicy::default(), id, Some(&[2]))
-        .unwrap();
+    let (decided, _) = store.accept(&agent(), id, Some(&[2])).unwrap();
     assert_eq!(decided.accepted_hunks, Some(vec![2]));
     assert_eq!(
         fixture.active(),
@@ -189,7 +186,7 @@ fn accepting_some_hunks_applies_only_those() {
     );
     let id = stage_edit(&fixture, &store);
     assert!(matches!(
-        store.accept(&GuardPolicy::default(), id, Some(&[3])),
+        store.accept(&agent(), id, Some(&[3])),
         Err(ProposalError::NoSuchHunk { count: 1, .. })
     ));
 }
@@ -200,16 +197,12 @@ fn a_person_may_edit_a_proposal_before_accepting_it_and_the_guard_still_applies(
     let store = fixture.store();
     let id = stage_edit(&fixture, &store);
     let edited = "# Active Context\nONE, reworded\ntwo\nthree\nfour\nfive\n";
-    let (decided, _) = store
-        .accept_edited(&GuardPolicy::default(), id, edited)
-        .unwrap();
+    let (decided, _) = store.accept_edited(&agent(), id, edited).unwrap();
     assert_eq!(decided.state, State::Accepted);
     assert_eq!(fixture.active(), edited);
     let id = stage_edit(&fixture, &store);
     let leaky = format!("{edited}token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n");
-    let err = store
-        .accept_edited(&GuardPolicy::default(), id, &leaky)
-        .unwrap_err();
+    let err = store.accept_edited(&agent(), id, &leaky).unwrap_err();
     assert!(
         matches!(&err, ProposalError::Agent(e) if e.code() == "secret_detected"),
         "{err}"
@@ -224,7 +217,7 @@ fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() 
     // Someone changes another line meanwhile: the proposal merges in.
     let id = stage_edit(&fixture, &store);
     fixture.set_active("# Active Context\none\ntwo\nthree, edited by hand\nfour\nfive\n");
-    store.accept(&GuardPolicy::default(), id, None).unwrap();
+    store.accept(&agent(), id, None).unwrap();
     assert_eq!(
         fixture.active(),
         "# Active Context\nONE\ntwo\nthree, edited by hand\nfour\nFIVE\n"
@@ -234,7 +227,7 @@ fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() 
     let id = stage_edit(&fixture, &store);
     let by_hand = "# Active Context\nuno\ntwo\nthree\nfour\nfive\n";
     fixture.set_active(by_hand);
-    match store.accept(&GuardPolicy::default(), id, None) {
+    match store.accept(&agent(), id, None) {
         Err(ProposalError::Conflict {
             conflicts, merged, ..
         }) => {
@@ -258,7 +251,7 @@ fn staged_entries_are_added_to_the_file_as_it_is_when_accepted() {
         decision: "d".into(),
         ..NewDecision::default()
     };
-    let policy = GuardPolicy::default();
+    let policy = agent();
     let first = bank
         .log_decision(&policy, now(), &decision("Use JWT"))
         .unwrap();
@@ -298,6 +291,7 @@ fn accepting_runs_the_guard_again() {
             file: "activeContext.md".into(),
             path,
             via: "test".into(),
+            client: None,
             proposed: Some(format!(
                 "{base}token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n"
             )),
@@ -305,9 +299,7 @@ fn accepting_runs_the_guard_again() {
             change: Change::Replace,
         })
         .unwrap();
-    let err = store
-        .accept(&GuardPolicy::default(), proposal.id, None)
-        .unwrap_err();
+    let err = store.accept(&agent(), proposal.id, None).unwrap_err();
     assert!(
         matches!(&err, ProposalError::Agent(e) if e.code() == "secret_detected"),
         "{err}"
@@ -322,7 +314,7 @@ fn a_staged_deletion_removes_the_file_only_when_accepted() {
     let store = fixture.store();
     let bank = fixture.staged_bank(&store);
     let id = bank
-        .delete(&GuardPolicy::default(), "activeContext.md", None)
+        .delete(&agent(), "activeContext.md", None)
         .unwrap()
         .expect("staged");
     assert!(
@@ -331,7 +323,7 @@ fn a_staged_deletion_removes_the_file_only_when_accepted() {
             .join("memory-bank/activeContext.md")
             .exists()
     );
-    store.accept(&GuardPolicy::default(), id, None).unwrap();
+    store.accept(&agent(), id, None).unwrap();
     assert!(
         !fixture
             .project
@@ -353,7 +345,7 @@ fn a_proposal_file_replaced_by_a_link_is_not_followed() {
     {
         std::os::unix::fs::symlink(&outside, folder.join(&name)).unwrap();
         assert!(store.list().is_err());
-        assert!(store.accept(&GuardPolicy::default(), id, None).is_err());
+        assert!(store.accept(&agent(), id, None).is_err());
         assert_eq!(
             fixture.active(),
             "# Active Context\none\ntwo\nthree\nfour\nfive\n"
@@ -366,7 +358,7 @@ fn staged_infinity_memories_are_applied_to_the_store_as_it_is_when_accepted() {
     use crate::core::agent::infinity;
     let fixture = Fixture::new();
     let store = fixture.store();
-    let policy = GuardPolicy::default();
+    let policy = agent();
     let direct = infinity::activate(&fixture.project).unwrap();
     let kept = direct
         .store(&policy, "Kept", "rules", "keep me")
@@ -395,7 +387,7 @@ fn staged_infinity_memories_are_applied_to_the_store_as_it_is_when_accepted() {
     assert_eq!(direct.get(&kept).unwrap().content, "kept, reworded");
     // A memory removed meanwhile: its staged change conflicts, nothing is written.
     let update = project.update(&policy, &first.id, "late", None).unwrap();
-    direct.delete(&first.id).unwrap();
+    direct.delete(&policy, &first.id).unwrap();
     let after_delete = fs::read_to_string(&store_path).unwrap();
     assert!(matches!(
         store.accept(&policy, update.unwrap(), None),

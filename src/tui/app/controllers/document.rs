@@ -17,6 +17,7 @@ use crate::core::findings::Fix;
 use crate::core::markup::conflict_markers;
 use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
+use crate::core::write::WriteContext;
 use crate::tui::highlight::{DocId, HighlightCache, HighlightDone, HighlightWorker};
 use crate::tui::jobs::{self, SaveJob};
 use crate::tui::message::{BackupSide, LoadError, LoadPurpose, LoadedFile, Message, SaveError};
@@ -77,6 +78,8 @@ pub struct DocumentController {
     highlighter: Option<HighlightWorker>,
     /// Where the side not kept in a conflict is saved.
     backup_dir: PathBuf,
+    /// How a save writes: writer `tui`, the session's history and clock.
+    writes: WriteContext,
     /// The file asked for last, while it loads.
     pending: Option<Pending>,
     /// The file the editor shows as unreadable: read again when it changes on disk.
@@ -112,6 +115,7 @@ impl DocumentController {
         encoding: Encoding,
         backup_dir: PathBuf,
         modal_editor: bool,
+        writes: WriteContext,
         outbox: Outbox,
     ) -> DocumentController {
         DocumentController {
@@ -122,6 +126,7 @@ impl DocumentController {
             outbox,
             highlighter: None,
             backup_dir,
+            writes,
             pending: None,
             unreadable: None,
             jobs: 0,
@@ -489,6 +494,7 @@ impl DocumentController {
             disk: doc.disk.clone(),
             text: doc.text(),
             version: doc.version,
+            ctx: self.writes.clone(),
         };
         jobs::save(job, self.outbox.clone());
         Vec::new()
@@ -511,7 +517,8 @@ impl DocumentController {
             ))];
         }
         self.jobs += 1;
-        jobs::apply_fix(project.clone(), path, fix, self.outbox.clone());
+        let ctx = self.writes.clone();
+        jobs::apply_fix(ctx, project.clone(), path, fix, self.outbox.clone());
         Vec::new()
     }
 
@@ -639,6 +646,7 @@ impl DocumentController {
             path,
             bytes,
             side,
+            self.writes.clock,
             self.outbox.clone(),
         );
         if side != BackupSide::Theirs {

@@ -275,7 +275,14 @@ mod tests {
     use super::*;
 
     fn refused(project: &Path, file: &str) -> RefusalRecord {
-        RefusalRecord::now(project, file, "secret", "looks like a key", "mcp:test")
+        RefusalRecord::at(
+            &crate::core::clock::Clock::system(),
+            project,
+            file,
+            "secret",
+            "looks like a key",
+            "mcp:test",
+        )
     }
 
     #[test]

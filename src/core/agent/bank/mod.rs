@@ -1,8 +1,10 @@
 //! A project's `memory-bank/` as agents see it through the servers: read with a version,
 //! list, write (create / update / either), delete, and the dated entries of the Memory
 //! Bank MCP tools. Every write takes the folder lock, re-reads the file under it, checks
-//! `expectedVersion` and the guard rules, and goes through `write::write_in`. Files are
-//! opened relative to the bank folder's handle, never by a path looked up again.
+//! `expectedVersion` and the guard rules (`guard::check`), and goes through
+//! `write::apply` with the caller's `WriteContext`, which says who writes (or is staged
+//! as a proposal when the bank stages writes). Files are opened relative to the bank folder's handle, never by a
+//! path looked up again.
 use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -19,14 +21,15 @@ use crate::core::agent::proposals::{Change, EntryEdit, NewProposal, ProposalErro
 use crate::core::analysis::decisions;
 use crate::core::error::CoreError;
 use crate::core::formats;
-use crate::core::guard::{self, GuardPolicy, TextPart};
-use crate::core::history;
+use crate::core::guard::{self, ExpectedVersion, GuardKind, GuardRequest, TextPart};
 use crate::core::init::{self, InitFormat, InitReport};
 use crate::core::io::dir_handle::Dir;
 use crate::core::io::lock;
 use crate::core::model::{Bank, BankLocation, Format, Project, Role};
 use crate::core::scan::discovery;
-use crate::core::write::{self, Expected, HandleRead};
+use crate::core::write::{
+    self, Applied, Change as WriteChange, Expected, HandleRead, Target, WriteContext, WriteRequest,
+};
 
 /// A file as a read returns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,46 +114,48 @@ impl Located {
         write::read_text_in(&self.dir, Path::new(&self.file)).map_err(|e| core_error(name, e))
     }
 
-    /// Records what the file holds now in the history (writer: the one named on this
-    /// thread), before a write replaces or removes it. `real` is the file's real path as
+    /// Writes `content` (`None`: removes the file) if the file is still `current` (the
+    /// same file, same text), through [`write::apply`]: what it holds now goes to the
+    /// context's history first. `real` is the file's real path as
     /// [`MarkdownBank::resolve`] gave it: the key of its history.
-    fn record(&self, name: &str, real: &Path, current: Option<&HandleRead>) -> AgentResult<()> {
-        match current {
-            Some(current) => {
-                history::record_replaced_resolved(real, &current.text, &history::current_writer())
-                    .map_err(|e| core_error(name, e))
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Writes `content` if the file is still `current` (the same file, same text).
     fn commit(
         &self,
+        ctx: &WriteContext,
         name: &str,
         real: &Path,
         current: Option<&HandleRead>,
-        content: &str,
+        content: Option<&str>,
     ) -> AgentResult<WriteReport> {
-        self.record(name, real, current)?;
-        let expected = current.map_or(Expected::Missing, HandleRead::expected);
-        let outcome = write::write_in(
-            &self.dir,
-            &self.file,
-            content,
-            expected,
-            current.map(|c| c.id),
+        let applied = write::apply(
+            ctx,
+            WriteRequest {
+                key: real,
+                target: Target::In {
+                    dir: &self.dir,
+                    name: &self.file,
+                    same_file: current.map(|c| c.id),
+                },
+                replaced: current.map(|c| c.text.as_str()),
+                expected: current.map_or(Expected::Missing, HandleRead::expected),
+                change: content.map_or(WriteChange::Remove, WriteChange::Write),
+            },
         )
         .map_err(|e| core_error(name, e))?;
-        // One SHA-256 for the agent's version and the history's next record.
-        let hash = history::content_hash(content);
-        history::remember_written(real, content, &hash);
-        Ok(WriteReport {
-            path: outcome.path,
-            name: name.to_string(),
-            created: outcome.created,
-            version: hash[..32].to_string(),
-            proposal: None,
+        Ok(match applied {
+            Applied::Written { outcome, hash } => WriteReport {
+                path: outcome.path,
+                name: name.to_string(),
+                created: outcome.created,
+                version: hash[..32].to_string(),
+                proposal: None,
+            },
+            Applied::Removed => WriteReport {
+                path: real.to_path_buf(),
+                name: name.to_string(),
+                created: false,
+                version: String::new(),
+                proposal: None,
+            },
         })
     }
 }
@@ -159,12 +164,22 @@ impl Located {
 /// which never overwrites a file. The brief becomes `projectBrief.md`, so it passes the
 /// secret rule first.
 pub fn initialize(
-    policy: &GuardPolicy,
+    ctx: &WriteContext,
     project_dir: &Path,
     brief: Option<&str>,
 ) -> AgentResult<InitReport> {
     if let Some(brief) = brief {
-        guard::check_text(policy, "projectBrief.md", TextPart::Brief, brief)?;
+        let kind = GuardKind::Text {
+            part: TextPart::Brief,
+            text: brief,
+        };
+        guard::check(
+            &ctx.guard,
+            &GuardRequest {
+                file: "projectBrief.md",
+                kind,
+            },
+        )?;
     }
     init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)
 }
@@ -208,19 +223,24 @@ impl MarkdownBank {
     /// Stages a write as a proposal (the bank stages writes): the file is not touched.
     fn stage(
         &self,
+        ctx: &WriteContext,
         name: &str,
         path: &Path,
-        store: &ProposalStore,
         current: Option<&str>,
         proposed: Option<String>,
         change: Change,
     ) -> AgentResult<WriteReport> {
+        let store = self
+            .staging
+            .as_ref()
+            .ok_or_else(|| AgentError::Storage("this bank does not stage writes".into()))?;
         let proposal = store
             .stage(NewProposal {
                 project: self.project.path.clone(),
                 file: name.to_string(),
                 path: path.to_path_buf(),
-                via: history::current_writer(),
+                via: ctx.writer.clone(),
+                client: ctx.client.clone(),
                 base: current.map(str::to_string),
                 proposed,
                 change,
@@ -365,16 +385,26 @@ impl MarkdownBank {
     /// guard rules.
     pub fn write(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         name: &str,
         content: &str,
         mode: WriteMode,
         expected_version: Option<&str>,
     ) -> AgentResult<WriteReport> {
         // Before anything echoes the name: it is listed to every agent.
-        guard::check_text(policy, "a file to write", TextPart::FileName, name)?;
+        let kind = GuardKind::Text {
+            part: TextPart::FileName,
+            text: name,
+        };
+        guard::check(
+            &ctx.guard,
+            &GuardRequest {
+                file: "a file to write",
+                kind,
+            },
+        )?;
         let archive = self.create_archive_folder(name)?;
-        let written = self.write_resolved(policy, name, content, mode, expected_version);
+        let written = self.write_resolved(ctx, name, content, mode, expected_version);
         if let (Err(_), Some(root)) = (&written, archive) {
             // A refused first write leaves no empty folder behind (fails if not empty).
             let _ = root.remove_dir(std::ffi::OsStr::new(ARCHIVE_FOLDER));
@@ -410,7 +440,7 @@ impl MarkdownBank {
 
     fn write_resolved(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         name: &str,
         content: &str,
         mode: WriteMode,
@@ -434,13 +464,19 @@ impl MarkdownBank {
             }
             _ => {}
         }
-        guard::check_version(policy, name, current_text, expected_version)?;
-        guard::check_replace(policy, name, &path, role, current_text, content)?;
-        if let Some(store) = &self.staging {
+        let kind = GuardKind::Replace {
+            path: &path,
+            role,
+            old: current_text,
+            new: content,
+            version: ExpectedVersion::Sent(expected_version),
+        };
+        guard::check(&ctx.guard, &GuardRequest { file: name, kind })?;
+        if self.staging.is_some() {
             let proposed = Some(content.to_string());
-            return self.stage(name, &path, store, current_text, proposed, Change::Replace);
+            return self.stage(ctx, name, &path, current_text, proposed, Change::Replace);
         }
-        located.commit(name, &path, current.as_ref(), content)
+        located.commit(ctx, name, &path, current.as_ref(), Some(content))
     }
 
     /// Deletes `name` (the Memory Bank MCP spec `DELETE /memory-bank/file`): a decision log with entries
@@ -448,7 +484,7 @@ impl MarkdownBank {
     /// when the bank stages writes (`None`: the file is gone).
     pub fn delete(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         name: &str,
         expected_version: Option<&str>,
     ) -> AgentResult<Option<u64>> {
@@ -460,27 +496,18 @@ impl MarkdownBank {
                 name: name.to_string(),
             });
         };
-        guard::check_version(policy, name, Some(&current.text), expected_version)?;
-        guard::check_removal(policy, name, &path, role, &current.text)?;
-        if let Some(store) = &self.staging {
-            let staged = self.stage(
-                name,
-                &path,
-                store,
-                Some(&current.text),
-                None,
-                Change::Delete,
-            )?;
+        let kind = GuardKind::Remove {
+            path: &path,
+            role,
+            old: &current.text,
+            version: ExpectedVersion::Sent(expected_version),
+        };
+        guard::check(&ctx.guard, &GuardRequest { file: name, kind })?;
+        if self.staging.is_some() {
+            let staged = self.stage(ctx, name, &path, Some(&current.text), None, Change::Delete)?;
             return Ok(staged.proposal);
         }
-        located.record(name, &path, Some(&current))?;
-        write::remove_in(
-            &located.dir,
-            &located.file,
-            current.expected(),
-            Some(current.id),
-        )
-        .map_err(|e| core_error(name, e))?;
+        located.commit(ctx, name, &path, Some(&current), None)?;
         Ok(None)
     }
 
@@ -489,7 +516,7 @@ impl MarkdownBank {
     /// history like every write, never staged: how an accepted proposal lands.
     pub fn apply_change<E: From<AgentError>>(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         name: &str,
         change: impl FnOnce(Option<&str>) -> Result<Option<String>, E>,
     ) -> Result<WriteReport, E> {
@@ -498,38 +525,30 @@ impl MarkdownBank {
         let located = self.locate(name, &rel)?;
         let current = located.read(name)?;
         let current_text = current.as_ref().map(|c| c.text.as_str());
-        match change(current_text)? {
-            Some(text) => {
-                guard::check_replace(policy, name, &path, role, current_text, &text)
-                    .map_err(AgentError::from)?;
-                Ok(located.commit(name, &path, current.as_ref(), &text)?)
-            }
-            None => {
-                let Some(current) = current else {
-                    return Err(AgentError::FileNotFound {
-                        name: name.to_string(),
-                    }
-                    .into());
-                };
-                guard::check_removal(policy, name, &path, role, &current.text)
-                    .map_err(AgentError::from)?;
-                located.record(name, &path, Some(&current))?;
-                write::remove_in(
-                    &located.dir,
-                    &located.file,
-                    current.expected(),
-                    Some(current.id),
-                )
-                .map_err(|e| core_error(name, e))?;
-                Ok(WriteReport {
-                    path,
+        let new = change(current_text)?;
+        let kind = match (&new, current_text) {
+            (Some(text), _) => GuardKind::Replace {
+                path: &path,
+                role,
+                old: current_text,
+                new: text,
+                version: ExpectedVersion::Unchecked,
+            },
+            (None, Some(old)) => GuardKind::Remove {
+                path: &path,
+                role,
+                old,
+                version: ExpectedVersion::Unchecked,
+            },
+            (None, None) => {
+                return Err(AgentError::FileNotFound {
                     name: name.to_string(),
-                    created: false,
-                    version: String::new(),
-                    proposal: None,
-                })
+                }
+                .into());
             }
-        }
+        };
+        guard::check(&ctx.guard, &GuardRequest { file: name, kind }).map_err(AgentError::from)?;
+        Ok(located.commit(ctx, name, &path, current.as_ref(), new.as_deref())?)
     }
 
     /// The file of `role` in the bank, or the name a new one gets in this format.
@@ -562,27 +581,39 @@ impl MarkdownBank {
     /// checked whole.
     fn edit_role(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         role: Role,
         added: &str,
         edit: EntryEdit,
     ) -> AgentResult<WriteReport> {
         let name = self.file_for(role);
         let (path, rel, _) = self.resolve_rel(&name)?;
-        guard::check_added(policy, &name, added)?;
-        if let Some(store) = &self.staging {
+        let entry = GuardKind::Entry { added };
+        guard::check(
+            &ctx.guard,
+            &GuardRequest {
+                file: &name,
+                kind: entry,
+            },
+        )?;
+        if self.staging.is_some() {
             // Staged: the entry as it would land on the file as it is now, kept as an
             // entry so accepting it later adds it to the file as it is then.
             let current = self.locate(&name, &rel)?.read(&name)?.map(|c| c.text);
             let mut proposed = current.clone();
             edit.apply(&mut proposed);
             let proposed = proposed.unwrap_or_default();
-            guard::check_appended_result(policy, &name, &path, current.as_deref(), &proposed)?;
+            let kind = GuardKind::Append {
+                path: &path,
+                old: current.as_deref(),
+                new: &proposed,
+            };
+            guard::check(&ctx.guard, &GuardRequest { file: &name, kind })?;
             let change = Change::Entry(edit);
             return self.stage(
+                ctx,
                 &name,
                 &path,
-                store,
                 current.as_deref(),
                 Some(proposed),
                 change,
@@ -604,12 +635,17 @@ impl MarkdownBank {
                 Ok(text)
             },
             &|read, new| {
-                guard::check_appended_result(policy, &name, &path, read, new)?;
+                let kind = GuardKind::Append {
+                    path: &path,
+                    old: read,
+                    new,
+                };
+                guard::check(&ctx.guard, &GuardRequest { file: &name, kind })?;
                 let (located, current) = seen.borrow_mut().take().ok_or_else(|| {
                     AgentError::Storage("the append's file was not read first".into())
                 })?;
                 located
-                    .commit(&name, &path, current.as_ref(), new)
+                    .commit(ctx, &name, &path, current.as_ref(), Some(new))
                     .map(|r| r.version)
             },
         )?;
@@ -625,7 +661,7 @@ impl MarkdownBank {
     /// `log_decision`: appends a dated decision block to the decision log.
     pub fn log_decision(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         now: NaiveDateTime,
         decision: &NewDecision,
     ) -> AgentResult<WriteReport> {
@@ -652,14 +688,14 @@ impl MarkdownBank {
         let edit = EntryEdit::AppendBlock {
             block: block.clone(),
         };
-        self.edit_role(policy, Role::Decisions, &block, edit)
+        self.edit_role(ctx, Role::Decisions, &block, edit)
     }
 
     /// `track_progress`: a dated line under `## Update History` of the progress file, and
     /// with `update_active_context` a session note in the active context too.
     pub fn track_progress(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         now: NaiveDateTime,
         action: &str,
         description: &str,
@@ -676,7 +712,7 @@ impl MarkdownBank {
             section: "Update History".to_string(),
             line: line.clone(),
         };
-        let mut reports = vec![self.edit_role(policy, Role::Progress, &line, edit)?];
+        let mut reports = vec![self.edit_role(ctx, Role::Progress, &line, edit)?];
         if update_active_context {
             let note = entries::note_line(
                 now,
@@ -691,7 +727,7 @@ impl MarkdownBank {
                 section: "Current Session Notes".to_string(),
                 line: note.clone(),
             };
-            reports.push(self.edit_role(policy, Role::Active, &note, edit)?);
+            reports.push(self.edit_role(ctx, Role::Active, &note, edit)?);
         }
         Ok(reports)
     }
@@ -699,7 +735,7 @@ impl MarkdownBank {
     /// `update_active_context`: replaces the given sections and notes the update.
     pub fn update_active_context(
         &self,
-        policy: &GuardPolicy,
+        ctx: &WriteContext,
         now: NaiveDateTime,
         tasks: Option<&[String]>,
         issues: Option<&[String]>,
@@ -744,304 +780,9 @@ impl MarkdownBank {
             note_section: "Current Session Notes".to_string(),
             note,
         };
-        self.edit_role(policy, Role::Active, &added, edit)
+        self.edit_role(ctx, Role::Active, &added, edit)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::guard::Refusal;
-
-    fn now() -> NaiveDateTime {
-        NaiveDateTime::parse_from_str("2026-04-01 12:00:00", "%Y-%m-%d %H:%M:%S").unwrap()
-    }
-
-    fn bank() -> (tempfile::TempDir, MarkdownBank) {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("p");
-        initialize(&GuardPolicy::default(), &project, Some("A todo API")).unwrap();
-        let bank = MarkdownBank::open(&project).unwrap();
-        (dir, bank)
-    }
-
-    #[test]
-    fn open_needs_a_memory_bank() {
-        let dir = tempfile::tempdir().unwrap();
-        assert!(matches!(
-            MarkdownBank::open(dir.path()),
-            Err(AgentError::NotInitialized { .. })
-        ));
-        let (_dir, bank) = bank();
-        assert_eq!(bank.format, Format::Cline);
-        let names: Vec<String> = bank.list().into_iter().map(|f| f.name).collect();
-        assert!(names.contains(&"projectBrief.md".to_string()), "{names:?}");
-    }
-
-    #[test]
-    fn reads_write_and_versions() {
-        let (_dir, bank) = bank();
-        let policy = GuardPolicy::default();
-        let read = bank.read("activeContext.md").unwrap();
-        assert_eq!(read.version, guard::content_version(&read.content));
-        let err = bank.read("missing.md").unwrap_err();
-        assert_eq!(err.code(), "file_not_found");
-        let err = bank
-            .write(
-                &policy,
-                "activeContext.md",
-                "# x\n",
-                WriteMode::Create,
-                None,
-            )
-            .unwrap_err();
-        assert_eq!(err.code(), "file_exists");
-        let err = bank
-            .write(&policy, "new.md", "# x\n", WriteMode::Update, None)
-            .unwrap_err();
-        assert_eq!(err.code(), "file_not_found");
-        let created = bank
-            .write(&policy, "new.md", "# New\n", WriteMode::Create, None)
-            .unwrap();
-        assert!(created.created);
-        let updated = bank
-            .write(
-                &policy,
-                "new.md",
-                "# Newer\n",
-                WriteMode::Update,
-                Some(&created.version),
-            )
-            .unwrap();
-        assert_eq!(bank.read("new.md").unwrap().version, updated.version);
-        // The version read before the last write is stale now.
-        let err = bank
-            .write(
-                &policy,
-                "new.md",
-                "# Mine\n",
-                WriteMode::Update,
-                Some(&created.version),
-            )
-            .unwrap_err();
-        assert_eq!(err.code(), "version_conflict");
-        assert!(err.to_string().contains(&updated.version), "{err}");
-        assert_eq!(bank.read("new.md").unwrap().content, "# Newer\n");
-    }
-
-    #[test]
-    fn archive_and_existing_sub_folders_take_new_files_and_deeper_ones_do_not() {
-        let (_dir, bank) = bank();
-        let policy = GuardPolicy::default();
-        // A refused first write into archive/ leaves no folder behind.
-        let refused = bank.write(
-            &policy,
-            "archive/progress-2025.md",
-            "# Done\nDB_PASSWORD=hunter2hunter2\n",
-            WriteMode::Create,
-            None,
-        );
-        assert_eq!(refused.unwrap_err().code(), "secret_detected");
-        assert!(!bank.root.join("archive").exists());
-        let report = bank
-            .write(
-                &policy,
-                "archive/progress-2025.md",
-                "# Done in 2025\n- Cart\n",
-                WriteMode::Create,
-                None,
-            )
-            .unwrap();
-        assert!(report.created);
-        assert_eq!(
-            fs::read_to_string(bank.root.join("archive/progress-2025.md")).unwrap(),
-            "# Done in 2025\n- Cart\n"
-        );
-        assert_eq!(
-            bank.read("archive/progress-2025.md").unwrap().content,
-            "# Done in 2025\n- Cart\n"
-        );
-        // Another sub-folder is written when it exists, never created.
-        let missing = bank.write(&policy, "notes/api.md", "# API\n", WriteMode::Upsert, None);
-        let err = missing.unwrap_err();
-        assert_eq!(err.code(), "forbidden_path");
-        assert!(err.to_string().contains("does not exist"), "{err}");
-        assert!(!bank.root.join("notes").exists());
-        fs::create_dir(bank.root.join("notes")).unwrap();
-        bank.write(&policy, "notes/api.md", "# API\n", WriteMode::Upsert, None)
-            .unwrap();
-        let deep = bank.write(
-            &policy,
-            "notes/v1/api.md",
-            "# API\n",
-            WriteMode::Upsert,
-            None,
-        );
-        assert_eq!(deep.unwrap_err().code(), "forbidden_path");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn an_archive_link_out_of_the_bank_is_refused_not_followed() {
-        let (dir, bank) = bank();
-        let outside = dir.path().join("outside");
-        fs::create_dir(&outside).unwrap();
-        std::os::unix::fs::symlink(&outside, bank.root.join("archive")).unwrap();
-        let err = bank
-            .write(
-                &GuardPolicy::default(),
-                "archive/x.md",
-                "# X\n",
-                WriteMode::Create,
-                None,
-            )
-            .unwrap_err();
-        assert_eq!(err.code(), "forbidden_path", "{err}");
-        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn names_are_confined_and_markdown_only() {
-        let (_dir, bank) = bank();
-        for (name, code) in [
-            ("../../etc/passwd", "forbidden_path"),
-            ("/etc/passwd.md", "forbidden_path"),
-            ("../other/x.md", "forbidden_path"),
-            ("script.sh", "invalid_format"),
-            ("notes/deep/new.md", "forbidden_path"),
-        ] {
-            let err = bank.read(name).unwrap_err();
-            assert_eq!(err.code(), code, "{name}: {err}");
-            let err = bank
-                .write(&GuardPolicy::default(), name, "x", WriteMode::Upsert, None)
-                .unwrap_err();
-            assert_eq!(err.code(), code, "{name}: {err}");
-        }
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn links_are_refused_without_naming_where_they_lead() {
-        use std::os::unix::fs::symlink;
-        let (dir, bank) = bank();
-        let policy = GuardPolicy::default();
-        let outside = dir.path().join("elsewhere-private");
-        fs::create_dir_all(&outside).unwrap();
-        fs::write(outside.join("victim.md"), "outside\n").unwrap();
-        symlink(outside.join("victim.md"), bank.root.join("victim.md")).unwrap();
-        // A link that stays inside the bank is not followed either.
-        symlink("progress.md", bank.root.join("inner.md")).unwrap();
-        let check = |err: AgentError, name: &str| {
-            assert_eq!(err.code(), "forbidden_path", "{err}");
-            let message = err.to_string();
-            assert!(message.contains(name), "{message}");
-            assert!(message.contains("symbolic link"), "{message}");
-            assert!(!message.contains("elsewhere-private"), "{message}");
-            assert!(!message.contains(dir.path().to_str().unwrap()), "{message}");
-        };
-        for name in ["victim.md", "inner.md"] {
-            check(bank.read(name).unwrap_err(), name);
-            let write = bank.write(&policy, name, "# mine\n", WriteMode::Upsert, None);
-            check(write.unwrap_err(), name);
-            check(bank.delete(&policy, name, None).unwrap_err(), name);
-        }
-        assert_eq!(
-            fs::read_to_string(outside.join("victim.md")).unwrap(),
-            "outside\n"
-        );
-        assert!(fs::symlink_metadata(bank.root.join("inner.md")).is_ok());
-
-        // The bank folder itself swapped for a link after the bank was opened.
-        fs::rename(&bank.root, dir.path().join("moved")).unwrap();
-        symlink(&outside, &bank.root).unwrap();
-        check(bank.read("victim.md").unwrap_err(), "memory-bank");
-        let write = bank.write(&policy, "new.md", "# new\n", WriteMode::Create, None);
-        check(write.unwrap_err(), "memory-bank");
-        assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
-    }
-
-    #[test]
-    fn decision_log_stays_append_only_and_logged_decisions_parse() {
-        let (_dir, bank) = bank();
-        let policy = GuardPolicy::default();
-        let decision = |title: &str| NewDecision {
-            title: title.into(),
-            context: "c".into(),
-            decision: "d".into(),
-            ..NewDecision::default()
-        };
-        bank.log_decision(&policy, now(), &decision("Use JWT"))
-            .unwrap();
-        bank.log_decision(&policy, now(), &decision("Use Postgres"))
-            .unwrap();
-        let log = bank.read("decisionLog.md").unwrap();
-        let titles: Vec<String> = decisions::parse_log(Path::new("decisionLog.md"), &log.content)
-            .into_iter()
-            .map(|d| d.title)
-            .collect();
-        assert_eq!(titles, ["Use JWT", "Use Postgres"]);
-        let shrunk = "# Decision Log\n\n## Decision: Use JWT\n- **Date**: 2026-04-01 12:00:00\n";
-        let err = bank
-            .write(&policy, "decisionLog.md", shrunk, WriteMode::Update, None)
-            .unwrap_err();
-        assert_eq!(err.code(), "append_only_violation");
-        assert!(err.to_string().contains("Use Postgres"), "{err}");
-        let err = bank.delete(&policy, "decisionLog.md", None).unwrap_err();
-        assert!(matches!(
-            err,
-            AgentError::Refused(Refusal::AppendOnly { .. })
-        ));
-        let err = bank
-            .log_decision(&policy, now(), &decision("[Decision title]"))
-            .unwrap_err();
-        assert_eq!(err.code(), "invalid_request");
-        let err = bank
-            .log_decision(&policy, now(), &decision(" "))
-            .unwrap_err();
-        assert_eq!(err.code(), "invalid_request");
-    }
-
-    #[test]
-    fn progress_and_active_context_entries() {
-        let (_dir, bank) = bank();
-        let policy = GuardPolicy::default();
-        let reports = bank
-            .track_progress(&policy, now(), "Implementation", "Feature X", true)
-            .unwrap();
-        assert_eq!(reports.len(), 2);
-        let progress = bank.read("progress.md").unwrap().content;
-        assert!(
-            progress.contains(
-                "## Update History\n- [2026-04-01 12:00:00] - Implementation: Feature X\n"
-            ),
-            "{progress}"
-        );
-        bank.update_active_context(
-            &policy,
-            now(),
-            Some(&["Auth".to_string()]),
-            None,
-            Some(&["Ship".to_string()]),
-        )
-        .unwrap();
-        let active = bank.read("activeContext.md").unwrap().content;
-        assert!(active.contains("## Ongoing Tasks\n- Auth\n"), "{active}");
-        assert!(active.contains("## Next Steps\n- Ship\n"), "{active}");
-        assert!(active.contains("- [2026-04-01 12:00:00] - Implementation: Feature X"));
-        assert!(active.contains("Active context updated: tasks, next steps"));
-        let err = bank
-            .update_active_context(&policy, now(), None, None, None)
-            .unwrap_err();
-        assert_eq!(err.code(), "invalid_request");
-        let err = bank
-            .track_progress(
-                &policy,
-                now(),
-                "Deploy",
-                "token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
-                false,
-            )
-            .unwrap_err();
-        assert_eq!(err.code(), "secret_detected");
-    }
-}
+mod tests;
