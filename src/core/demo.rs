@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use chrono::NaiveDate;
 use include_dir::{Dir, include_dir};
@@ -118,9 +118,9 @@ pub fn days_moved(clock: &Clock) -> Result<i64> {
     Ok(days_since_written(&parse_ages()?, clock))
 }
 
-fn extract(dir: &Dir<'_>, target: &Path, ages: &Ages, clock: &Clock) -> Result<()> {
-    let shift = days_since_written(ages, clock);
-    let now = clock.now();
+/// Writes the files under `dir` into `target`, dates moved by `shift` days, each aged from
+/// the one instant `now` (a clock read once per copy: files of one age share one time).
+fn extract(dir: &Dir<'_>, target: &Path, ages: &Ages, shift: i64, now: SystemTime) -> Result<()> {
     for file in dir.files() {
         let rel = file.path();
         if rel == Path::new(AGES_FILE) {
@@ -149,7 +149,7 @@ fn extract(dir: &Dir<'_>, target: &Path, ages: &Ages, clock: &Clock) -> Result<(
             .map_err(|e| CoreError::io(&path, e))?;
     }
     for sub in dir.dirs() {
-        extract(sub, target, ages, clock)?;
+        extract(sub, target, ages, shift, now)?;
     }
     Ok(())
 }
@@ -245,7 +245,8 @@ fn process_has_ended(_pid: i32) -> bool {
 pub fn copy_to(target: &Path, clock: &Clock) -> Result<()> {
     fs::create_dir_all(target).map_err(|e| CoreError::io(target, e))?;
     let ages = parse_ages()?;
-    extract(&DEMO, target, &ages, clock)
+    let shift = days_since_written(&ages, clock);
+    extract(&DEMO, target, &ages, shift, clock.now())
 }
 
 /// The day the demo's banks were written as of: a copy made on that day holds them as
