@@ -573,7 +573,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_file_of_the_corpus_is_within_the_limits() {
-    use mbank::core::markup::limits::{self, Syntax};
+    use mbank::core::limits::{self, Syntax};
     let _serial = serial();
     let Some(corpus) = common::corpus_root() else {
         return;

@@ -716,7 +716,7 @@ impl<'a> Analyzer<'a> {
                 // Decision logs up to their own limit; a bigger one is a finding of
                 // validation's (`parse-limit`), never silently left out.
                 let limit = if file.role.is_decision_log() {
-                    crate::core::markup::limits::DECISION_LOG_MAX_BYTES
+                    crate::core::limits::DECISION_LOG_MAX_BYTES
                 } else {
                     MAX_READ_BYTES
                 };

@@ -26,7 +26,7 @@ use regex::Regex;
 use unicode_width::UnicodeWidthChar;
 
 use super::theme::Theme;
-use crate::core::markup::limits::{self, LimitExceeded, Syntax};
+use crate::core::limits::{self, LimitExceeded, Syntax};
 use crate::core::markup::sanitize;
 
 /// The preview of one document.

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::io::text;
-use crate::core::markup::limits::{self, LimitExceeded};
+use crate::core::limits::{self, LimitExceeded};
 use crate::core::model::{Bank, Format, ModeRule};
 
 use super::{BUILT_IN_MODES as BUILT_IN_ROO_MODES, is_mode_file, mode_of_rule_file};

@@ -14,7 +14,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 
 use crate::core::edit::Saved;
 use crate::core::findings::Fix;
-use crate::core::markup::conflict_markers;
+use crate::core::merge::conflict_markers;
 use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
 use crate::tui::highlight::{DocId, HighlightCache, HighlightDone, HighlightWorker};

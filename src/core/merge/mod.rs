@@ -1,7 +1,11 @@
 //! Line-based three-way merge: the user's edits and an agent's write, both made on the
 //! same base text. Changes to different lines combine; changes to the same (or
 //! adjacent) lines become a conflict block with git-style markers, so nothing is lost.
+//!
+//! [`conflict_markers`] finds such markers, whoever wrote them, in a text about to be saved.
 use similar::{DiffOp, TextDiff};
+
+pub mod conflict_markers;
 
 /// The merged text and how many conflict blocks it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
