@@ -9,8 +9,7 @@
 //! | `tokens/` | token counting and its cache |
 //! | `claims/` | what memory says about the code, checked against the repository |
 //! | `io/` | files on disk, read and written defensively: folder handles, confinement, locks, capped reads, mbank's own folders and caches |
-//! | `markup/` | text as markup: markdown (frontmatter, code and prose, headings) and terminal-safe strings |
-//! | `dates/` | dates written in memory files, and which of them name plans rather than writes |
+//! | `markup/` | memory text read as markdown: frontmatter, code and prose, headings, the dates in its prose (and which name plans); terminal-safe strings |
 //! | `limits/` | limits on every parser run over files found on disk, and the pre-scans that enforce them |
 //! | `merge/` | three-way merge of the user's edits and an agent's write, and conflict markers |
 //! | `write/` | guarded, atomic saves confined to one bank |
@@ -28,7 +27,6 @@ pub mod analysis;
 pub mod claims;
 pub mod clock;
 pub mod config;
-pub mod dates;
 pub mod demo;
 pub mod edit;
 pub mod error;

@@ -766,7 +766,7 @@ fn cursor_rules_in_the_corpus_load_by_their_frontmatter() {
 #[test]
 fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
     use chrono::{Datelike, NaiveDate};
-    use mbank::core::dates::{WrittenDates, dated_text, impossible_dates};
+    use mbank::core::markup::dates::{WrittenDates, dated_text, impossible_dates};
     let Some(root) = corpus_root() else { return };
     let pattern =
         regex::Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
@@ -795,7 +795,7 @@ fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
             .filter_map(|c| c.get(0).map(|m| (m.start(), m.end())))
             .collect();
         // Dates that name a plan (a due date, a milestone ahead) are no evidence of a write.
-        let planned = mbank::core::dates::plans::planned_at(&prose, &spans);
+        let planned = mbank::core::markup::dates::plans::planned_at(&prose, &spans);
         planned_dates += planned.iter().filter(|p| **p).count();
         let dates: Vec<NaiveDate> = found
             .iter()
@@ -814,7 +814,7 @@ fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
             .collect();
         future.sort_unstable();
         future.dedup();
-        future.truncate(mbank::core::dates::FUTURE_DATES_KEPT);
+        future.truncate(mbank::core::markup::dates::FUTURE_DATES_KEPT);
         let newest = dates
             .iter()
             .filter(|d| **d <= today)

@@ -319,7 +319,7 @@ pub fn unknown_because(verdicts: &mut [Option<Staleness>], why: &str) {
     }
 }
 
-pub use crate::core::dates::{WrittenDates, impossible_dates, newest_date_in};
+pub use crate::core::markup::dates::{WrittenDates, impossible_dates, newest_date_in};
 
 /// Parses an RFC 3339 timestamp (Infinity's `updated_at`) into a system time.
 pub fn parse_timestamp(text: &str) -> Option<SystemTime> {

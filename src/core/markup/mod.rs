@@ -1,8 +1,11 @@
-//! Text as markup: markdown (frontmatter, code and prose, headings) as agents and readers
-//! see it, and the characters a terminal would act on, made visible (`sanitize`).
+//! Memory text read as markdown: its structure (frontmatter, code and prose, headings),
+//! the dates written in its prose and which of them name plans rather than writes, and
+//! text made safe for a terminal.
+pub mod dates;
 pub mod markdown;
 pub mod sanitize;
 
-// The paths these modules had when they lived here, kept for the token cache and the
-// proposals, which are being reworked and move to the new paths with that work.
-pub use crate::core::{dates, limits, merge};
+// The paths the parser limits and the three-way merge had when they lived here, kept for
+// the token cache and the proposals, which are being reworked and move to the new paths
+// with that work.
+pub use crate::core::{limits, merge};
