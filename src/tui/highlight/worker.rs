@@ -30,7 +30,7 @@ pub struct HighlightDone {
     pub lines: Vec<HighlightedLine>,
 }
 
-struct Request {
+struct HighlightRequest {
     doc: DocId,
     version: u64,
     lines: Arc<Vec<String>>,
@@ -39,13 +39,13 @@ struct Request {
 
 #[derive(Default)]
 struct Inbox {
-    request: Option<Request>,
+    request: Option<HighlightRequest>,
     theme: Option<String>,
     forget: Vec<DocId>,
     shutdown: bool,
 }
 
-struct Shared {
+struct WorkerMailbox {
     inbox: Mutex<Inbox>,
     wake: Condvar,
 }
@@ -63,7 +63,7 @@ const MAX_DOCS: usize = 8;
 
 /// The background highlighter. Dropping it stops the thread.
 pub struct HighlightWorker {
-    shared: Arc<Shared>,
+    shared: Arc<WorkerMailbox>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -74,7 +74,7 @@ impl HighlightWorker {
         syntax_theme: &str,
         notify: impl Fn(HighlightDone) + Send + 'static,
     ) -> std::io::Result<HighlightWorker> {
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(WorkerMailbox {
             inbox: Mutex::new(Inbox::default()),
             wake: Condvar::new(),
         });
@@ -99,7 +99,7 @@ impl HighlightWorker {
         visible: Range<usize>,
     ) {
         self.with_inbox(|inbox| {
-            inbox.request = Some(Request {
+            inbox.request = Some(HighlightRequest {
                 doc,
                 version,
                 lines,
@@ -136,7 +136,7 @@ impl Drop for HighlightWorker {
     }
 }
 
-fn run_worker(shared: &Shared, mut theme: String, notify: impl Fn(HighlightDone)) {
+fn run_worker(shared: &WorkerMailbox, mut theme: String, notify: impl Fn(HighlightDone)) {
     assets();
     let mut docs: HashMap<DocId, DocEntry> = HashMap::new();
     let mut clock = 0u64;

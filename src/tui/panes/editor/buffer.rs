@@ -662,19 +662,19 @@ fn first_non_blank(line: &str) -> usize {
 /// What kind of character, for word motions: blanks, punctuation and word characters
 /// make separate words (as in vim).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum CharClass {
     Blank,
     Punctuation,
     Word,
 }
 
-fn kind(c: char) -> Kind {
+fn kind(c: char) -> CharClass {
     if c.is_whitespace() {
-        Kind::Blank
+        CharClass::Blank
     } else if c != '_' && c.is_ascii_punctuation() {
-        Kind::Punctuation
+        CharClass::Punctuation
     } else {
-        Kind::Word
+        CharClass::Word
     }
 }
 
@@ -684,7 +684,7 @@ fn word_start_forward(line: &str, col: usize) -> Option<usize> {
     let mut previous = kind(chars.next()?.1);
     for (index, c) in chars {
         let current = kind(c);
-        if current != Kind::Blank && current != previous {
+        if current != CharClass::Blank && current != previous {
             return Some(index);
         }
         previous = current;
@@ -698,7 +698,7 @@ fn word_exclusive_end_forward(line: &str, col: usize) -> Option<usize> {
     let mut previous = kind(chars.next()?.1);
     for (index, c) in chars {
         let current = kind(c);
-        if previous != Kind::Blank && current != previous {
+        if previous != CharClass::Blank && current != previous {
             return Some(index);
         }
         previous = current;
@@ -713,13 +713,13 @@ fn word_inclusive_end_forward(line: &str, col: usize) -> Option<usize> {
     let mut previous = kind(c);
     for (index, c) in chars {
         let current = kind(c);
-        if previous != Kind::Blank && current != previous {
+        if previous != CharClass::Blank && current != previous {
             return Some(index - 1);
         }
         previous = current;
         last = index;
     }
-    (previous != Kind::Blank).then_some(last)
+    (previous != CharClass::Blank).then_some(last)
 }
 
 /// The column of the start of the word before `col`.
@@ -727,7 +727,7 @@ fn word_start_backward(line: &str, col: usize) -> Option<usize> {
     let before: Vec<char> = line.chars().take(col).collect();
     let mut index = before.len();
     // Back over blanks, then over the word's own kind.
-    while index > 0 && kind(before[index - 1]) == Kind::Blank {
+    while index > 0 && kind(before[index - 1]) == CharClass::Blank {
         index -= 1;
     }
     if index == 0 {
