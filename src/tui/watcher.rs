@@ -114,7 +114,7 @@ impl Watcher {
         let done = pending.clone();
         let limit = system_limit();
         thread::spawn(move || {
-            let mut state = State {
+            let mut state = WatcherState {
                 watcher,
                 watched: HashSet::new(),
                 budget: budget_for(limit),
@@ -154,7 +154,7 @@ impl Watcher {
 }
 
 /// The watcher's thread: what it watches and what it is gathering.
-struct State {
+struct WatcherState {
     watcher: RecommendedWatcher,
     watched: HashSet<PathBuf>,
     budget: usize,
@@ -167,7 +167,7 @@ struct State {
     done: Arc<AtomicUsize>,
 }
 
-impl State {
+impl WatcherState {
     fn run(&mut self, inbox: &Receiver<WatcherCommand>) {
         // Paths changed in the batch being gathered, and when its first event came.
         let mut batch: BTreeSet<PathBuf> = BTreeSet::new();

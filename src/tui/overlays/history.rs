@@ -36,12 +36,12 @@ const GUTTER: usize = 12;
 /// Where times are read and shown: the system's clock and time zone, unless a test fixes
 /// them (a snapshot must draw the same on every machine, any day).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Clock {
+pub struct DisplayClock {
     pub now: Option<DateTime<Utc>>,
     pub utc_offset: Option<FixedOffset>,
 }
 
-impl Clock {
+impl DisplayClock {
     fn now(&self) -> DateTime<Utc> {
         self.now.unwrap_or_else(Utc::now)
     }
@@ -120,7 +120,7 @@ pub struct HistoryView {
     pub diff: Option<(DiffKey, Result<Box<VersionCompare>, String>)>,
     /// The first diff row on screen.
     pub scroll: usize,
-    pub clock: Clock,
+    pub clock: DisplayClock,
     /// The first version row on screen.
     list_top: usize,
     page: usize,
@@ -140,7 +140,7 @@ impl HistoryView {
             against_previous: false,
             diff: None,
             scroll: 0,
-            clock: Clock::default(),
+            clock: DisplayClock::default(),
             list_top: 0,
             page: 10,
             rendered: None,

@@ -54,7 +54,7 @@ struct Group {
 }
 
 #[derive(Debug, Clone, Default)]
-struct History {
+struct UndoHistory {
     undo: Vec<Group>,
     redo: Vec<Group>,
     /// The last group may still take more typing.
@@ -64,7 +64,7 @@ struct History {
     pause: Option<Duration>,
 }
 
-impl History {
+impl UndoHistory {
     fn record(&mut self, edit: Edit, undo: Undo, before: Pos, after: Pos, now: Instant) {
         self.redo.clear();
         let typed_space = edit.inserted.chars().all(char::is_whitespace);
@@ -120,7 +120,7 @@ pub struct Buffer {
     cursor: Pos,
     /// Where the selection started; the cursor is its other end.
     anchor: Option<Pos>,
-    history: History,
+    history: UndoHistory,
     search: Option<Regex>,
     /// Bumped by every change to the text.
     revision: u64,
@@ -136,7 +136,7 @@ impl Buffer {
             lines,
             cursor: (0, 0),
             anchor: None,
-            history: History::default(),
+            history: UndoHistory::default(),
             search: None,
             revision: 0,
         }
