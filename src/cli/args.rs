@@ -74,7 +74,7 @@ pub enum SeverityArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InitFormat {
+pub enum InitFormatArg {
     Cline,
     Conkeeper,
 }
@@ -141,8 +141,8 @@ pub enum Command {
     Init {
         /// The project folder
         path: PathBuf,
-        #[arg(long, value_enum, default_value_t = InitFormat::Cline)]
-        format: InitFormat,
+        #[arg(long, value_enum, default_value_t = InitFormatArg::Cline)]
+        format: InitFormatArg,
         /// One-paragraph project brief written into the brief file
         #[arg(long, value_name = "TEXT")]
         brief: Option<String>,

@@ -12,7 +12,7 @@ use chrono::{DateTime, Local, NaiveDate, Utc};
 pub const NOW_VARIABLE: &str = "MBANK_NOW";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Kind {
+enum ClockKind {
     #[default]
     System,
     /// Always the same instant.
@@ -24,18 +24,20 @@ enum Kind {
 /// Where the time comes from. Cheap to copy: pass it by value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Clock {
-    kind: Kind,
+    kind: ClockKind,
 }
 
 impl Clock {
     pub fn system() -> Clock {
-        Clock { kind: Kind::System }
+        Clock {
+            kind: ClockKind::System,
+        }
     }
 
     /// A clock that always says `at`.
     pub fn fixed(at: SystemTime) -> Clock {
         Clock {
-            kind: Kind::Fixed(at),
+            kind: ClockKind::Fixed(at),
         }
     }
 
@@ -50,8 +52,8 @@ impl Clock {
     pub fn starting_at(at: SystemTime) -> Clock {
         let real = SystemTime::now();
         let kind = match at.duration_since(real) {
-            Ok(by) => Kind::Shifted { by, ahead: true },
-            Err(behind) => Kind::Shifted {
+            Ok(by) => ClockKind::Shifted { by, ahead: true },
+            Err(behind) => ClockKind::Shifted {
                 by: behind.duration(),
                 ahead: false,
             },
@@ -79,12 +81,12 @@ impl Clock {
 
     pub fn now(&self) -> SystemTime {
         match self.kind {
-            Kind::System => SystemTime::now(),
-            Kind::Fixed(at) => at,
-            Kind::Shifted { by, ahead: true } => SystemTime::now()
+            ClockKind::System => SystemTime::now(),
+            ClockKind::Fixed(at) => at,
+            ClockKind::Shifted { by, ahead: true } => SystemTime::now()
                 .checked_add(by)
                 .unwrap_or_else(SystemTime::now),
-            Kind::Shifted { by, ahead: false } => SystemTime::now()
+            ClockKind::Shifted { by, ahead: false } => SystemTime::now()
                 .checked_sub(by)
                 .unwrap_or_else(SystemTime::now),
         }

@@ -11,7 +11,7 @@ use crate::core::error::{CoreError, Result};
 use crate::core::findings::{Finding, Severity};
 use crate::core::io::paths;
 use crate::core::io::text;
-use crate::core::markup::limits;
+use crate::core::limits;
 
 /// Per-format budget override (tokens unless the format's rule counts something else).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]

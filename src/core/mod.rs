@@ -9,7 +9,9 @@
 //! | `tokens/` | token counting and its cache |
 //! | `claims/` | what memory says about the code, checked against the repository |
 //! | `io/` | files on disk, read and written defensively: folder handles, confinement, locks, capped reads, mbank's own folders and caches |
-//! | `markup/` | what the text says: markdown, dates, parser limits, conflict markers, three-way merge, terminal-safe strings |
+//! | `markup/` | memory text read as markdown: frontmatter, code and prose, headings, the dates in its prose (and which name plans); terminal-safe strings |
+//! | `limits/` | limits on every parser run over files found on disk, and the pre-scans that enforce them |
+//! | `merge/` | three-way merge of the user's edits and an agent's write, and conflict markers |
 //! | `write/` | guarded, atomic saves confined to one bank |
 //! | `guard/` | the rules an agent's write must pass, and the log of refused writes |
 //! | `agent/` | the operations the servers offer agents, and staged proposals |
@@ -37,7 +39,9 @@ pub(crate) mod hang_guard;
 pub mod history;
 pub mod init;
 pub mod io;
+pub mod limits;
 pub mod markup;
+pub mod merge;
 pub mod model;
 pub mod review;
 pub mod scan;

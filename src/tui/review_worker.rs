@@ -32,12 +32,12 @@ impl ReviewWorker {
     }
 }
 
-struct State {
+struct ReviewWorkerState {
     session: Option<ReviewSession>,
 }
 
 fn review_loop(options: &ReviewOptions, inbox: &Receiver<ReviewRequest>, outbox: &Outbox) {
-    let mut state = State { session: None };
+    let mut state = ReviewWorkerState { session: None };
     while let Ok(request) = inbox.recv() {
         // Several refreshes queued behind a slow one collapse into one full review.
         let mut batch = expand(request);
@@ -87,7 +87,7 @@ fn expand(request: ReviewRequest) -> Vec<ReviewRequest> {
         .collect()
 }
 
-fn project_path(state: &State) -> PathBuf {
+fn project_path(state: &ReviewWorkerState) -> PathBuf {
     state
         .session
         .as_ref()
@@ -95,7 +95,7 @@ fn project_path(state: &State) -> PathBuf {
         .unwrap_or_default()
 }
 
-fn compute(state: &State) -> ReviewEvent {
+fn compute(state: &ReviewWorkerState) -> ReviewEvent {
     let project = project_path(state);
     let result = match &state.session {
         Some(session) => session.review().map(Box::new).map_err(|e| e.to_string()),
@@ -108,7 +108,11 @@ fn compute(state: &State) -> ReviewEvent {
     }
 }
 
-fn handle(state: &mut State, options: &ReviewOptions, request: ReviewRequest) -> Vec<ReviewEvent> {
+fn handle(
+    state: &mut ReviewWorkerState,
+    options: &ReviewOptions,
+    request: ReviewRequest,
+) -> Vec<ReviewEvent> {
     match request {
         ReviewRequest::Open { project } => {
             match ReviewSession::open(&project, options.clone()) {

@@ -33,7 +33,7 @@ const QUIET: Duration = Duration::from_millis(30);
 const MAX_DELAY: Duration = Duration::from_millis(200);
 
 /// What the watcher's thread is told.
-enum Input {
+enum WatcherCommand {
     /// Watch exactly these folders, the most wanted first.
     Watch(Vec<PathBuf>),
     /// Watch at most this many folders (tests; the system's limit applies too).
@@ -47,7 +47,7 @@ enum Input {
 /// first frame or the keyboard). The app hands it the wanted list and hears back through
 /// messages.
 pub struct Watcher {
-    inputs: Sender<Input>,
+    inputs: Sender<WatcherCommand>,
     /// Lists sent and not yet registered.
     pending: Arc<AtomicUsize>,
 }
@@ -104,17 +104,17 @@ fn budget_for(system_limit: Option<usize>) -> usize {
 
 impl Watcher {
     pub fn spawn(outbox: Outbox) -> Result<Watcher, String> {
-        let (inputs, inbox) = mpsc::channel::<Input>();
+        let (inputs, inbox) = mpsc::channel::<WatcherCommand>();
         let events = inputs.clone();
         let watcher = notify::recommended_watcher(move |event| {
-            let _ = events.send(Input::Event(event));
+            let _ = events.send(WatcherCommand::Event(event));
         })
         .map_err(|e| e.to_string())?;
         let pending = Arc::new(AtomicUsize::new(0));
         let done = pending.clone();
         let limit = system_limit();
         thread::spawn(move || {
-            let mut state = State {
+            let mut state = WatcherState {
                 watcher,
                 watched: HashSet::new(),
                 budget: budget_for(limit),
@@ -134,7 +134,7 @@ impl Watcher {
     /// [`Message::WatchCoverage`] when not all are (or all are again).
     pub fn watch_exactly(&self, folders: Vec<PathBuf>) {
         self.pending.fetch_add(1, Ordering::AcqRel);
-        if self.inputs.send(Input::Watch(folders)).is_err() {
+        if self.inputs.send(WatcherCommand::Watch(folders)).is_err() {
             self.pending.fetch_sub(1, Ordering::AcqRel);
         }
     }
@@ -142,7 +142,7 @@ impl Watcher {
     /// Watches at most `budget` folders from now on (the system's limit still applies).
     pub fn limit(&self, budget: usize) {
         self.pending.fetch_add(1, Ordering::AcqRel);
-        if self.inputs.send(Input::Budget(budget)).is_err() {
+        if self.inputs.send(WatcherCommand::Budget(budget)).is_err() {
             self.pending.fetch_sub(1, Ordering::AcqRel);
         }
     }
@@ -154,7 +154,7 @@ impl Watcher {
 }
 
 /// The watcher's thread: what it watches and what it is gathering.
-struct State {
+struct WatcherState {
     watcher: RecommendedWatcher,
     watched: HashSet<PathBuf>,
     budget: usize,
@@ -167,8 +167,8 @@ struct State {
     done: Arc<AtomicUsize>,
 }
 
-impl State {
-    fn run(&mut self, inbox: &Receiver<Input>) {
+impl WatcherState {
+    fn run(&mut self, inbox: &Receiver<WatcherCommand>) {
         // Paths changed in the batch being gathered, and when its first event came.
         let mut batch: BTreeSet<PathBuf> = BTreeSet::new();
         let mut rescan = false;
@@ -196,21 +196,21 @@ impl State {
                 }
             };
             match input {
-                Input::Watch(wanted) => {
+                WatcherCommand::Watch(wanted) => {
                     // Only the newest list matters.
                     let mut wanted = wanted;
                     let mut taken = 1;
                     while let Ok(newer) = inbox.try_recv() {
                         match newer {
-                            Input::Watch(newer) => {
+                            WatcherCommand::Watch(newer) => {
                                 wanted = newer;
                                 taken += 1;
                             }
-                            Input::Budget(budget) => {
+                            WatcherCommand::Budget(budget) => {
                                 self.budget = budget.min(budget_for(self.system_limit));
                                 taken += 1;
                             }
-                            Input::Event(event) => {
+                            WatcherCommand::Event(event) => {
                                 rescan |= self.take_event(event, &mut batch);
                             }
                         }
@@ -222,7 +222,7 @@ impl State {
                         return;
                     }
                 }
-                Input::Budget(budget) => {
+                WatcherCommand::Budget(budget) => {
                     self.budget = budget.min(budget_for(self.system_limit));
                     let alive = self.apply();
                     self.done.fetch_sub(1, Ordering::AcqRel);
@@ -230,7 +230,7 @@ impl State {
                         return;
                     }
                 }
-                Input::Event(event) => rescan |= self.take_event(event, &mut batch),
+                WatcherCommand::Event(event) => rescan |= self.take_event(event, &mut batch),
             }
             if (!batch.is_empty() || rescan) && started.is_none() {
                 started = Some(Instant::now());

@@ -106,7 +106,7 @@ pub struct Total<'a> {
 
 /// A project's budget as `mbank list` gives it: its loaded tokens and its verdict (the
 /// worst status of its banks and files), with the check that decides the verdict.
-pub struct Verdict<'a> {
+pub struct BudgetVerdict<'a> {
     pub tokens: u64,
     pub complete: bool,
     pub verdict: Option<BudgetStatus>,
@@ -117,8 +117,8 @@ pub struct Verdict<'a> {
     pub of_the_figure: bool,
 }
 
-impl<'a> Verdict<'a> {
-    pub fn of(report: &'a crate::core::analysis::report::ProjectReport) -> Verdict<'a> {
+impl<'a> BudgetVerdict<'a> {
+    pub fn of(report: &'a crate::core::analysis::report::ProjectReport) -> BudgetVerdict<'a> {
         let (tokens, verdict) = (report.session_tokens().tokens, report.worst_budget());
         let bank_checks = report.banks.iter().flat_map(|b| b.budget.iter());
         let file_checks = report
@@ -136,7 +136,7 @@ impl<'a> Verdict<'a> {
             && deciding
                 .is_some_and(|(of_bank, d)| of_bank && d.unit == Unit::Tokens && d.value == tokens);
         let deciding = deciding.map(|(_, c)| c);
-        Verdict {
+        BudgetVerdict {
             tokens,
             complete: report.banks.iter().all(|b| b.complete),
             verdict,
@@ -157,7 +157,11 @@ pub fn verdict_gauge_width(bar: usize) -> usize {
 
 /// `▰▰▰▱▱▱▱▱   5.9k over`: the bar filled to the deciding check, the figure, the verdict
 /// word; all in the verdict's colour, so the three say what `mbank list` says.
-pub fn verdict_gauge(verdict: &Verdict, bar_width: usize, theme: &Theme) -> Vec<Span<'static>> {
+pub fn verdict_gauge(
+    verdict: &BudgetVerdict,
+    bar_width: usize,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
     let style = budget_color(theme, verdict.verdict);
     let suffix = if verdict.complete { "" } else { "+" };
     let mut figure = format!("{}{suffix}", compact(verdict.tokens));

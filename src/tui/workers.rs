@@ -132,14 +132,14 @@ impl AnalysisWorker {
 /// Work waiting for the analysis worker: opened projects, then projects written to, then
 /// picker summaries.
 #[derive(Default)]
-struct Queue {
+struct AnalysisQueue {
     full: VecDeque<Project>,
     refresh: VecDeque<Project>,
     summaries: VecDeque<(u64, usize, Project)>,
     total: usize,
 }
 
-impl Queue {
+impl AnalysisQueue {
     fn is_empty(&self) -> bool {
         self.full.is_empty() && self.refresh.is_empty() && self.summaries.is_empty()
     }
@@ -181,7 +181,7 @@ fn analysis_loop(
     outbox: &Outbox,
 ) {
     let mut analyzer = Analyzer::new(config, encoding, cache, clock);
-    let mut queue = Queue::default();
+    let mut queue = AnalysisQueue::default();
     queue.take(first);
     loop {
         if queue.is_empty() {

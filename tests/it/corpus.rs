@@ -795,7 +795,7 @@ fn dates_found_over_the_corpus_equal_the_date_pattern_they_replaced() {
             .filter_map(|c| c.get(0).map(|m| (m.start(), m.end())))
             .collect();
         // Dates that name a plan (a due date, a milestone ahead) are no evidence of a write.
-        let planned = mbank::core::markup::plans::planned_at(&prose, &spans);
+        let planned = mbank::core::markup::dates::plans::planned_at(&prose, &spans);
         planned_dates += planned.iter().filter(|p| **p).count();
         let dates: Vec<NaiveDate> = found
             .iter()

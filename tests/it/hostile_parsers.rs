@@ -6,7 +6,7 @@
 //! padded "billion laughs", hours for a log of 100k decisions) and the limit must be
 //! reported: a `parse-limit` finding naming the file, the limit and what was found.
 //!
-//! The limits themselves are documented in `src/core/markup/limits.rs`; the numbers below are
+//! The limits themselves are documented in `src/core/limits/mod.rs`; the numbers below are
 //! the documented ones on purpose, so a change of a limit shows up here.
 use crate::common;
 
@@ -20,7 +20,7 @@ use mbank::core::analysis::validate;
 use mbank::core::formats::roo_rules::modes;
 use mbank::core::markup::markdown;
 
-/// The nesting limit of every structured format (`limits.rs`), and ten times it.
+/// The nesting limit of every structured format (`core::limits`), and ten times it.
 const DEPTH_LIMIT: usize = 64;
 const TEN_TIMES_DEPTH: usize = 10 * DEPTH_LIMIT;
 /// Mode files and `.roomodes`: 512 KiB.
@@ -573,7 +573,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_file_of_the_corpus_is_within_the_limits() {
-    use mbank::core::markup::limits::{self, Syntax};
+    use mbank::core::limits::{self, Syntax};
     let _serial = serial();
     let Some(corpus) = common::corpus_root() else {
         return;

@@ -22,9 +22,9 @@ use mbank::tui::theme::Theme;
 /// Address space one `mbank` run may use: far more than it needs, far less than the
 /// gigabytes an unbounded read of `/dev/zero` takes.
 const MEMORY_LIMIT_KIB: u64 = 3 * 1024 * 1024;
-/// `config.toml`, keymaps and themes (limits.rs: 256 KiB), ten times over.
+/// `config.toml`, keymaps and themes (`core::limits`: 256 KiB), ten times over.
 const TEN_TIMES_SETTINGS: u64 = 10 * 256 * 1024;
-/// Caches (limits.rs: 128 MiB), ten times over (a sparse file: nothing is written).
+/// Caches (`core::limits`: 128 MiB), ten times over (a sparse file: nothing is written).
 const TEN_TIMES_CACHE: u64 = 10 * 128 * 1024 * 1024;
 
 /// Runs `mbank ARGS` in the sandbox under the memory limit.

@@ -19,7 +19,7 @@ use mbank::core::history::{self, History, Retention};
 use mbank::tui::Message;
 use mbank::tui::app::Focus;
 use mbank::tui::overlays::Overlay;
-use mbank::tui::overlays::history::{Clock, HistoryView};
+use mbank::tui::overlays::history::{DisplayClock, HistoryView};
 use mbank::tui::protocol::{DiffBase, DiffKey};
 
 const ACTIVE: &str = "weather-api/memory-bank/activeContext.md";
@@ -413,7 +413,7 @@ fn history_overlay_snapshots() {
         h.open_project("weather");
         h.open_file("activeContext.md");
         h.keys("f12 down");
-        overlay_mut(&mut h).clock = Clock {
+        overlay_mut(&mut h).clock = DisplayClock {
             now: Some(at("2026-11-25T14:12:00Z")),
             utc_offset: FixedOffset::east_opt(0),
         };

@@ -23,12 +23,12 @@ struct CheckOutput {
     encoding: Encoding,
     fail_on: Severity,
     failed: bool,
-    summary: Summary,
+    summary: CheckSummary,
     projects: Vec<ProjectFindings>,
 }
 
 #[derive(Serialize, Default)]
-struct Summary {
+struct CheckSummary {
     error: usize,
     warning: usize,
     info: usize,
@@ -71,7 +71,7 @@ pub fn run(
     let cache = TokenCache::open_default(context.encoding);
     let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock);
     let depth = Depth::full();
-    let mut summary = Summary::default();
+    let mut summary = CheckSummary::default();
     let mut results = Vec::new();
     for report in analyzer.analyze_all(&projects, depth) {
         for finding in &report.findings {

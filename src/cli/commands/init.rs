@@ -5,14 +5,19 @@ use std::path::Path;
 use color_eyre::eyre::{Result, WrapErr};
 
 use crate::cli::Context;
-use crate::cli::args::InitFormat;
+use crate::cli::args::InitFormatArg;
 use crate::cli::style::{line, println};
 use crate::core::init::{self, InitFormat as CoreFormat};
 
-pub fn run(context: &Context, path: &Path, format: InitFormat, brief: Option<&str>) -> Result<u8> {
+pub fn run(
+    context: &Context,
+    path: &Path,
+    format: InitFormatArg,
+    brief: Option<&str>,
+) -> Result<u8> {
     let format = match format {
-        InitFormat::Cline => CoreFormat::Cline,
-        InitFormat::Conkeeper => CoreFormat::ConKeeper,
+        InitFormatArg::Cline => CoreFormat::Cline,
+        InitFormatArg::Conkeeper => CoreFormat::ConKeeper,
     };
     // NAME as every command reads a PATH: ./NAME when it exists, else ROOT/NAME when
     // that exists; a NAME found in neither place is created here, as ./NAME.

@@ -74,17 +74,17 @@ use crate::core::review::{
 use crate::core::tokens::Encoding;
 
 #[derive(Serialize)]
-struct Output {
+struct ReviewOutput {
     schema: &'static str,
     encoding: Encoding,
     fail_on: Severity,
     failed: bool,
-    summary: Summary,
+    summary: ReviewSummary,
     projects: Vec<ProjectOutput>,
 }
 
 #[derive(Serialize, Default)]
-struct Summary {
+struct ReviewSummary {
     files: usize,
     added: usize,
     removed: usize,
@@ -251,7 +251,7 @@ fn for_each_review<T>(
     }
 }
 
-impl Summary {
+impl ReviewSummary {
     /// Adds one project's figures: a project that could not be reviewed counts as an error.
     fn add(&mut self, reviewed: &Reviewed) {
         let review = match &reviewed.review {
@@ -329,7 +329,7 @@ pub fn run(
     }
     let fail_on = severity(fail_on);
     let projects = context.projects_at(path)?;
-    let mut summary = Summary::default();
+    let mut summary = ReviewSummary::default();
     let mut failed = false;
     // JSON keeps each project's figures (no texts) for the one document printed at the
     // end; text prints each project as soon as it is reviewed.
@@ -348,7 +348,7 @@ pub fn run(
         },
     );
     if as_json {
-        json::print(&Output {
+        json::print(&ReviewOutput {
             schema: "mbank.review/1",
             encoding: context.encoding,
             fail_on,
@@ -476,7 +476,7 @@ fn print_project(context: &Context, reviewed: &Reviewed) {
 }
 
 /// The last line of the text output: totals over every project and the verdict.
-fn print_summary(context: &Context, summary: &Summary, fail_on: Severity, failed: bool) {
+fn print_summary(context: &Context, summary: &ReviewSummary, fail_on: Severity, failed: bool) {
     let style = &context.style;
     println(line![
         format!(

@@ -20,19 +20,19 @@ pub(super) struct RepoInfo {
 
 /// Why a repository could not be used, kept so every folder inside it gets the same.
 #[derive(Debug, Clone)]
-pub(super) enum Refusal {
+pub(super) enum RepoRefusal {
     Refused { path: PathBuf, reason: String },
     Failed(String),
 }
 
-impl Refusal {
+impl RepoRefusal {
     fn error(&self) -> CoreError {
         match self {
-            Refusal::Refused { path, reason } => CoreError::GitRefused {
+            RepoRefusal::Refused { path, reason } => CoreError::GitRefused {
                 path: path.clone(),
                 reason: reason.clone(),
             },
-            Refusal::Failed(message) => CoreError::Git(message.clone()),
+            RepoRefusal::Failed(message) => CoreError::Git(message.clone()),
         }
     }
 }
@@ -44,7 +44,7 @@ pub struct RepoFinder {
     /// Resolved folder → the nearest folder at or above it holding a `.git` entry.
     markers: HashMap<PathBuf, Option<PathBuf>>,
     /// Folder holding a `.git` entry → git's answer there.
-    repos: HashMap<PathBuf, std::result::Result<Option<RepoInfo>, Refusal>>,
+    repos: HashMap<PathBuf, std::result::Result<Option<RepoInfo>, RepoRefusal>>,
 }
 
 impl RepoFinder {
@@ -60,9 +60,9 @@ impl RepoFinder {
     }
 
     /// Asks git about the repository whose `.git` entry is in `marker`.
-    fn ask(marker: &Path) -> std::result::Result<Option<RepoInfo>, Refusal> {
+    fn ask(marker: &Path) -> std::result::Result<Option<RepoInfo>, RepoRefusal> {
         let out = run_bare(marker, &os(&["rev-parse", "--show-toplevel"]))
-            .map_err(|e| Refusal::Failed(e.to_string()))?;
+            .map_err(|e| RepoRefusal::Failed(e.to_string()))?;
         if !out.success {
             let reason = out.stderr;
             // git skips a `.git` that is no repository and found none above it either;
@@ -72,7 +72,7 @@ impl RepoFinder {
             {
                 return Ok(None);
             }
-            return Err(Refusal::Refused {
+            return Err(RepoRefusal::Refused {
                 path: marker.to_path_buf(),
                 reason: if reason.is_empty() {
                     format!("git rev-parse exited with {:?}", out.code)
@@ -88,8 +88,8 @@ impl RepoFinder {
         }
         let canonical_root = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
         let overrides = driver_overrides(&root).map_err(|e| match e {
-            CoreError::GitRefused { path, reason } => Refusal::Refused { path, reason },
-            other => Refusal::Failed(other.to_string()),
+            CoreError::GitRefused { path, reason } => RepoRefusal::Refused { path, reason },
+            other => RepoRefusal::Failed(other.to_string()),
         })?;
         Ok(Some(RepoInfo {
             root,

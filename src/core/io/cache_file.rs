@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::core::error::{CoreError, Result};
 use crate::core::io::dir_handle::Dir;
-use crate::core::markup::limits;
+use crate::core::limits;
 
 /// The folder of `file`, opened without following a link in its place, and the file's
 /// name in it.

@@ -155,10 +155,10 @@ pub fn may_hold_non_prose(text: &str) -> bool {
 /// preview's: its size, and quotes and lists nested at most 64 deep). A text past them is
 /// read by [`fence_line_scan`] instead.
 fn within_parse_limits(text: &str) -> bool {
-    crate::core::markup::limits::check(
+    crate::core::limits::check(
         text,
-        crate::core::markup::limits::Syntax::Markdown,
-        crate::core::markup::limits::MARKDOWN,
+        crate::core::limits::Syntax::Markdown,
+        crate::core::limits::MARKDOWN,
     )
     .is_ok()
 }

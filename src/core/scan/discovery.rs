@@ -56,12 +56,12 @@ impl Default for ScanOptions {
 
 /// What a folder's own listing says about the memory it holds.
 #[derive(Debug, Default)]
-struct Markers {
+struct FolderMarkers {
     banks: Vec<BankLocation>,
     last_write: Option<SystemTime>,
 }
 
-impl Markers {
+impl FolderMarkers {
     fn add(&mut self, format: Format, root: PathBuf, modified: Option<SystemTime>) {
         if !self
             .banks
@@ -123,10 +123,10 @@ fn memory_bank_format(listings: &Listings, dir: &Path, entries: &[Entry], bank: 
 }
 
 /// Reads one folder's listing and recognises every memory format it holds.
-fn markers_of(listings: &Listings, dir: &Path) -> Markers {
+fn markers_of(listings: &Listings, dir: &Path) -> FolderMarkers {
     match listings.list(dir) {
         Ok(entries) => markers_in(listings, &ProjectFolder::new(dir), &entries),
-        Err(_) => Markers::default(),
+        Err(_) => FolderMarkers::default(),
     }
 }
 
@@ -186,9 +186,9 @@ fn probe_child(
 /// from the listing of their parent. A marker that is a symlink is resolved once: one
 /// leading out of `folder` stays a marker (so listing reports it) but is neither listed
 /// nor `stat`ed through.
-fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]) -> Markers {
+fn markers_in(listings: &Listings, folder: &ProjectFolder<'_>, entries: &[Entry]) -> FolderMarkers {
     let dir = folder.path();
-    let mut markers = Markers::default();
+    let mut markers = FolderMarkers::default();
     let kind_of = |n: &str| entries.iter().find(|e| e.name == n).map(|e| e.kind);
     // A file marker's time; a link's own, so nothing outside is `stat`ed.
     let modified = |path: &Path, kind: Kind| match kind {
@@ -350,7 +350,7 @@ fn rule_file_markers(
     listings: &Listings,
     folder: &ProjectFolder<'_>,
     entries: &[Entry],
-    markers: &mut Markers,
+    markers: &mut FolderMarkers,
 ) {
     let dir = folder.path();
     for entry in entries {
@@ -464,7 +464,7 @@ impl OutsideFolders {
 }
 
 /// Adds the project's Kilo Memory (kept in Kilo's data folder) to a project.
-fn add_kilo_memory(markers: &mut Markers, project: &Path, place: Option<&KiloMemoryPlace>) {
+fn add_kilo_memory(markers: &mut FolderMarkers, project: &Path, place: Option<&KiloMemoryPlace>) {
     if let Some(folder) = place.and_then(|place| place.find(project)) {
         markers.add(Format::KiloMemory, folder, None);
     }
@@ -472,7 +472,7 @@ fn add_kilo_memory(markers: &mut Markers, project: &Path, place: Option<&KiloMem
 
 /// Adds the project's Claude Code auto memory (kept in the home folder, or where the
 /// user's `autoMemoryDirectory` says) to a project.
-fn add_auto_memory(markers: &mut Markers, project: &Path, place: Option<&AutoMemoryPlace>) {
+fn add_auto_memory(markers: &mut FolderMarkers, project: &Path, place: Option<&AutoMemoryPlace>) {
     if let Some(folder) = place.and_then(|place| place.find(project)) {
         markers.add(Format::ClaudeAutoMemory, folder, None);
     }
@@ -512,7 +512,7 @@ pub fn project_at_with(
 }
 
 /// A folder waiting to be scanned.
-struct Pending {
+struct PendingFolder {
     dir: PathBuf,
     /// Its real path: the root's canonical path plus real folder names, or a resolved
     /// symlink. Carried along so the walk never calls `canonicalize` per folder.
@@ -544,7 +544,7 @@ impl Walk<'_> {
     /// Scans `stack` depth-first; returns the projects found and pushes nothing outside.
     /// `claimed` holds bank folders already reported by an enclosing project
     /// (docs/global-memory-bank), which only matters below that project.
-    fn run(&self, mut stack: Vec<Pending>, mut claimed: HashSet<PathBuf>) -> Vec<Project> {
+    fn run(&self, mut stack: Vec<PendingFolder>, mut claimed: HashSet<PathBuf>) -> Vec<Project> {
         let mut projects = Vec::new();
         while let Some(pending) = stack.pop() {
             self.visit(pending, &mut stack, &mut claimed, &mut projects);
@@ -554,12 +554,12 @@ impl Walk<'_> {
 
     fn visit(
         &self,
-        pending: Pending,
-        stack: &mut Vec<Pending>,
+        pending: PendingFolder,
+        stack: &mut Vec<PendingFolder>,
         claimed: &mut HashSet<PathBuf>,
         projects: &mut Vec<Project>,
     ) {
-        let Pending {
+        let PendingFolder {
             dir,
             real,
             depth,
@@ -654,7 +654,7 @@ impl Walk<'_> {
             if !self.first_visit(real_path.clone()) {
                 continue;
             }
-            stack.push(Pending {
+            stack.push(PendingFolder {
                 dir: path,
                 real: real_path,
                 depth: depth + 1,
@@ -697,7 +697,7 @@ pub fn scan_with(root: &Path, options: &ScanOptions, listings: &Listings) -> Vec
     let mut claimed = HashSet::new();
     let mut projects = Vec::new();
     walk.visit(
-        Pending {
+        PendingFolder {
             dir: root.to_path_buf(),
             real: canonical_root.clone(),
             depth: 0,

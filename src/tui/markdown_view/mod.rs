@@ -26,7 +26,7 @@ use regex::Regex;
 use unicode_width::UnicodeWidthChar;
 
 use super::theme::Theme;
-use crate::core::markup::limits::{self, LimitExceeded, Syntax};
+use crate::core::limits::{self, LimitExceeded, Syntax};
 use crate::core::markup::sanitize;
 
 /// The preview of one document.
@@ -161,7 +161,7 @@ fn frontmatter(text: &str) -> Option<(usize, Vec<(usize, &str)>)> {
 }
 
 /// A run of the document that is either inside a `<private>` block or not.
-struct Segment {
+struct PrivacySegment {
     private: bool,
     start: usize,
     end: usize,
@@ -171,7 +171,7 @@ struct Segment {
 
 /// Splits `text[from..]` at `<private>` / `</private>` lines (outside code fences). Tag lines
 /// belong to no segment.
-fn private_segments(text: &str, from: usize) -> Vec<Segment> {
+fn private_segments(text: &str, from: usize) -> Vec<PrivacySegment> {
     let mut segments = Vec::new();
     let mut start = from;
     let mut offset = from;
@@ -193,7 +193,7 @@ fn private_segments(text: &str, from: usize) -> Vec<Segment> {
                 if (marker == b'`' || marker == b'~') && run >= 3 {
                     fence = Some((marker, run));
                 } else if line == "<private>" && private_tag.is_none() {
-                    segments.push(Segment {
+                    segments.push(PrivacySegment {
                         private: false,
                         start,
                         end: offset,
@@ -204,7 +204,7 @@ fn private_segments(text: &str, from: usize) -> Vec<Segment> {
                 } else if line == "</private>"
                     && let Some(tag_offset) = private_tag.take()
                 {
-                    segments.push(Segment {
+                    segments.push(PrivacySegment {
                         private: true,
                         start,
                         end: offset,
@@ -216,7 +216,7 @@ fn private_segments(text: &str, from: usize) -> Vec<Segment> {
         }
         offset = next;
     }
-    segments.push(Segment {
+    segments.push(PrivacySegment {
         private: private_tag.is_some(),
         start,
         end: text.len(),
@@ -266,7 +266,7 @@ struct ListState {
     next_number: Option<u64>,
 }
 
-struct Table {
+struct MarkdownTable {
     alignments: Vec<Alignment>,
     rows: Vec<Vec<Vec<Frag>>>,
     header_rows: usize,
@@ -292,7 +292,7 @@ struct Renderer<'t> {
     inline: Vec<Frag>,
     styles: Vec<Style>,
     links: Vec<String>,
-    table: Option<Table>,
+    table: Option<MarkdownTable>,
     code: Option<CodeBlock>,
     html: Option<(String, usize)>,
     /// A blank line goes before the next block.
@@ -663,7 +663,7 @@ impl<'t> Renderer<'t> {
             }
             Tag::Table(alignments) => {
                 self.block_start(line);
-                self.table = Some(Table {
+                self.table = Some(MarkdownTable {
                     alignments,
                     rows: Vec::new(),
                     header_rows: 0,

@@ -11,8 +11,8 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use similar::{ChangeTag, TextDiff};
 
 use crate::core::edit::EditText;
-use crate::core::markup::merge;
 use crate::core::markup::sanitize;
+use crate::core::merge;
 use crate::tui::keymap::{Action, KeyContext, Keymap};
 use crate::tui::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::tui::theme::Theme;

@@ -36,12 +36,12 @@ const GUTTER: usize = 12;
 /// Where times are read and shown: the system's clock and time zone, unless a test fixes
 /// them (a snapshot must draw the same on every machine, any day).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Clock {
+pub struct DisplayClock {
     pub now: Option<DateTime<Utc>>,
     pub utc_offset: Option<FixedOffset>,
 }
 
-impl Clock {
+impl DisplayClock {
     fn now(&self) -> DateTime<Utc> {
         self.now.unwrap_or_else(Utc::now)
     }
@@ -95,7 +95,7 @@ fn size_label(bytes: u64) -> String {
 
 /// The diff's lines as drawn last, for one comparison, width and theme.
 #[derive(Debug)]
-struct Rendered {
+struct RenderedDiff {
     key: DiffKey,
     width: usize,
     theme: String,
@@ -120,11 +120,11 @@ pub struct HistoryView {
     pub diff: Option<(DiffKey, Result<Box<VersionCompare>, String>)>,
     /// The first diff row on screen.
     pub scroll: usize,
-    pub clock: Clock,
+    pub clock: DisplayClock,
     /// The first version row on screen.
     list_top: usize,
     page: usize,
-    rendered: Option<Rendered>,
+    rendered: Option<RenderedDiff>,
     area: Rect,
     list_area: Rect,
 }
@@ -140,7 +140,7 @@ impl HistoryView {
             against_previous: false,
             diff: None,
             scroll: 0,
-            clock: Clock::default(),
+            clock: DisplayClock::default(),
             list_top: 0,
             page: 10,
             rendered: None,
@@ -538,7 +538,7 @@ impl HistoryView {
             .as_ref()
             .is_none_or(|r| r.key != key || r.width != width || r.theme != theme.name);
         if stale {
-            self.rendered = Some(Rendered {
+            self.rendered = Some(RenderedDiff {
                 key,
                 width,
                 theme: theme.name.clone(),
@@ -629,7 +629,7 @@ fn line_styles(kind: LineKind, theme: &Theme) -> (Style, Style) {
 
 /// One piece of a line as drawn: a character (a tab as four spaces, a hidden character
 /// as its marker), its width and style.
-struct Piece {
+struct DrawnPiece {
     text: String,
     width: usize,
     style: Style,
@@ -650,7 +650,7 @@ fn wrapped_line(line: &DiffLine, width: usize, theme: &Theme) -> Vec<Line<'stati
     let marker_style = theme.fg(theme.error).add_modifier(Modifier::REVERSED);
     let text_width = width.saturating_sub(GUTTER).max(1);
     let changed_at = |offset: usize| line.changed.iter().any(|r| r.contains(&offset));
-    let pieces: Vec<Piece> = line
+    let pieces: Vec<DrawnPiece> = line
         .text
         .char_indices()
         .map(|(offset, c)| {
@@ -663,7 +663,7 @@ fn wrapped_line(line: &DiffLine, width: usize, theme: &Theme) -> Vec<Line<'stati
                 (c.to_string(), style)
             };
             let width = text.chars().map(|c| c.width().unwrap_or(0)).sum();
-            Piece {
+            DrawnPiece {
                 text,
                 width,
                 style,

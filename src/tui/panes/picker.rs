@@ -524,7 +524,7 @@ impl Picker {
                 ));
                 spans.push(Span::raw("  "));
                 spans.extend(widgets::verdict_gauge(
-                    &widgets::Verdict::of(report),
+                    &widgets::BudgetVerdict::of(report),
                     columns.bar,
                     theme,
                 ));

@@ -22,7 +22,7 @@ pub use crate::tui::protocol::RenderKey;
 /// What the preview shows: a version of the open buffer, and where the editor's cursor
 /// is when the preview should follow it (beside the editor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Source {
+pub struct PreviewSource {
     pub document: u64,
     pub version: u64,
     /// The editor's 1-based cursor line, to keep in view.
@@ -40,7 +40,7 @@ pub struct Preview {
     /// Text width at the last draw.
     pub width: u16,
     /// The buffer to show, set by the document before each draw.
-    pub source: Option<Source>,
+    pub source: Option<PreviewSource>,
     /// The file shown, as the title names it (set with `source`).
     pub name: String,
     /// Why no file is shown (it could not be read), set with `source`.

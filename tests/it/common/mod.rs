@@ -282,6 +282,16 @@ pub fn rewrite_keeping_size_and_modification_time(path: &Path, text: &str) {
     assert_eq!(fs::metadata(path).unwrap().modified().unwrap(), time);
 }
 
+/// Sets a file's modification time `by` into the past.
+pub fn age(path: &Path, by: std::time::Duration) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - by)
+        .unwrap();
+}
+
 /// The shared corpus of real banks, or `None` (with a printed notice) when it is absent.
 pub fn corpus_root() -> Option<PathBuf> {
     let root = std::env::var_os("MBANK_CORPUS")

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
-use super::entry::{ADR_TITLE, Fields, content_mask, read_fields, read_heading};
+use super::entry::{ADR_TITLE, EntryFields, content_mask, read_fields, read_heading};
 use super::text::{clean_title, find_date, links_in, regex};
 use super::{Decision, DecisionStatus, DecisionStyle};
 use crate::core::formats;
@@ -32,7 +32,7 @@ pub fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         return None;
     }
     let mask = content_mask(text, lines.len());
-    let mut front = Fields::default();
+    let mut front = EntryFields::default();
     let mut front_title = None;
     if let Some(fm) = markdown::frontmatter(text) {
         for line in fm.yaml.lines() {

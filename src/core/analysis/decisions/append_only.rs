@@ -15,7 +15,7 @@ use pulldown_cmark::{Event, Parser, Tag};
 use super::text::normalize_title;
 use super::{Decision, parse_file};
 use crate::core::findings::{Finding, FindingCode, Severity};
-use crate::core::markup::limits;
+use crate::core::limits;
 use crate::core::markup::markdown;
 use crate::core::model::{MemoryFile, Role};
 

@@ -60,7 +60,7 @@ const MARKER_KEYS: [&str; 11] = [
 
 /// What a body says about its entry.
 #[derive(Default)]
-pub(super) struct Fields {
+pub(super) struct EntryFields {
     pub(super) date: Option<(NaiveDate, Option<NaiveTime>)>,
     pub(super) status: Option<DecisionStatus>,
     pub(super) supersedes: Vec<String>,
@@ -74,8 +74,8 @@ pub(super) fn is_block_section(heading: &str) -> bool {
     MARKER_KEYS.contains(&clean_title(heading).to_lowercase().as_str())
 }
 
-pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> Fields {
-    let mut fields = Fields::default();
+pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFields {
+    let mut fields = EntryFields::default();
     for line in lines {
         // Nothing below matches a blank line.
         if line.trim().is_empty() {

@@ -6,7 +6,7 @@ use chrono::{NaiveDate, NaiveTime};
 
 use super::entry::is_decision_section_heading;
 use super::entry::{
-    Fields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, is_block_section, read_fields,
+    EntryFields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, is_block_section, read_fields,
     read_heading,
 };
 use super::events::{Event, scan_events};
@@ -321,7 +321,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             }
         }
         let fields = if draft.style == DecisionStyle::TableRow {
-            Fields::default()
+            EntryFields::default()
         } else {
             read_fields(
                 (draft.start + 1..=end)

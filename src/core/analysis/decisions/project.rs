@@ -12,7 +12,7 @@ use crate::core::analysis::placeholders::placeholder_lines;
 use crate::core::error::CoreError;
 use crate::core::findings::{Finding, Severity};
 use crate::core::io::text;
-use crate::core::markup::limits;
+use crate::core::limits;
 use crate::core::model::{Bank, MemoryFile, Role};
 
 /// Decision files of a bank are those whose role is a decision log.

@@ -273,7 +273,7 @@ impl Section<'_> {
         }
     }
 
-    fn fields(&self, from: usize, to: usize) -> super::entry::Fields {
+    fn fields(&self, from: usize, to: usize) -> super::entry::EntryFields {
         read_fields(
             (from..to.min(self.lines.len()))
                 .filter(|i| self.mask[*i])

@@ -11,7 +11,7 @@ use super::syntax::{check_conflict_markers, check_frontmatter, check_json_docume
 use crate::core::analysis::placeholders::placeholder_lines;
 use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::formats::{self, HeadingRule};
-use crate::core::markup::limits::{self, Syntax};
+use crate::core::limits::{self, Syntax};
 use crate::core::markup::markdown;
 use crate::core::model::{Bank, Format, LoadKind, MemoryFile};
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_norway::Value as YamlValue;
 
 use crate::core::findings::Severity;
-use crate::core::markup::limits::{self, Syntax};
+use crate::core::limits::{self, Syntax};
 use crate::core::markup::markdown;
 
 /// ConKeeper's token presets (the ConKeeper schema); the schema's config comment also names `compact`.

@@ -36,7 +36,7 @@ use crate::core::formats;
 use crate::core::formats::roo_rules::modes;
 use crate::core::io::paths;
 use crate::core::io::text;
-use crate::core::markup::limits;
+use crate::core::limits;
 use crate::core::model::{Bank, LoadKind, MemoryFile, Project};
 
 pub use crate::core::analysis::placeholders::placeholder_lines;

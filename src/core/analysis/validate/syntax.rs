@@ -7,9 +7,9 @@ use serde_norway::Value as YamlValue;
 
 use super::memory_config::{frontmatter_line, yaml_error_line};
 use crate::core::findings::{Finding, FindingCode, Severity};
-use crate::core::markup::conflict_markers;
-use crate::core::markup::limits::{self, Syntax};
+use crate::core::limits::{self, Syntax};
 use crate::core::markup::markdown;
+use crate::core::merge::conflict_markers;
 
 /// Cursor-style `globs: **/*` is the usual culprit: YAML reads a leading `*` as an alias.
 fn yaml_hint(error: &serde_norway::Error) -> &'static str {

@@ -13,7 +13,7 @@ use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::core::markup::limits::{self, LimitExceeded};
+use crate::core::limits::{self, LimitExceeded};
 
 /// The largest store mbank reads, and so the largest it writes: the reader's
 /// [`limits::JSON_STORE`] size. A change whose store would pass it is refused before

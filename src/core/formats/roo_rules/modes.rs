@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::core::findings::{Finding, FindingCode, Severity};
 use crate::core::io::text;
-use crate::core::markup::limits::{self, LimitExceeded};
+use crate::core::limits::{self, LimitExceeded};
 use crate::core::model::{Bank, Format, ModeRule};
 
 use super::{BUILT_IN_MODES as BUILT_IN_ROO_MODES, is_mode_file, mode_of_rule_file};
@@ -79,22 +79,22 @@ pub struct CustomMode {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Syntax {
+enum ModeFileSyntax {
     Json,
     Yaml,
     Toml,
 }
 
-impl Syntax {
+impl ModeFileSyntax {
     fn label(self) -> &'static str {
         self.limits_syntax().label()
     }
 
     fn limits_syntax(self) -> limits::Syntax {
         match self {
-            Syntax::Json => limits::Syntax::Json,
-            Syntax::Yaml => limits::Syntax::Yaml,
-            Syntax::Toml => limits::Syntax::Toml,
+            ModeFileSyntax::Json => limits::Syntax::Json,
+            ModeFileSyntax::Yaml => limits::Syntax::Yaml,
+            ModeFileSyntax::Toml => limits::Syntax::Toml,
         }
     }
 
@@ -106,16 +106,16 @@ impl Syntax {
 
 /// What the first meaningful line suggests. Comment lines (`#`, which also covers
 /// markdown headings) and blank lines are skipped; `None` means prose.
-fn sniff(text: &str) -> Option<Syntax> {
+fn sniff(text: &str) -> Option<ModeFileSyntax> {
     let first = text
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with('#') && *l != "---" && !l.starts_with("//"))?;
     if is_toml_table_header(first) {
-        return Some(Syntax::Toml);
+        return Some(ModeFileSyntax::Toml);
     }
     if first.starts_with('{') || first.starts_with('[') {
-        return Some(Syntax::Json);
+        return Some(ModeFileSyntax::Json);
     }
     let key_end = first
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
@@ -123,12 +123,12 @@ fn sniff(text: &str) -> Option<Syntax> {
     if key_end > 0 {
         let after = first[key_end..].trim_start();
         if after.starts_with('=') {
-            return Some(Syntax::Toml);
+            return Some(ModeFileSyntax::Toml);
         }
         if let Some(rest) = first[key_end..].strip_prefix(':')
             && (rest.is_empty() || rest.starts_with([' ', '\t']))
         {
-            return Some(Syntax::Yaml);
+            return Some(ModeFileSyntax::Yaml);
         }
     }
     None
@@ -181,11 +181,11 @@ fn line_column_of_offset(text: &str, offset: usize) -> (usize, usize) {
 
 type Located = (Option<usize>, Option<usize>, String);
 
-fn parse_value(text: &str, syntax: Syntax) -> Result<Value, Located> {
+fn parse_value(text: &str, syntax: ModeFileSyntax) -> Result<Value, Located> {
     match syntax {
-        Syntax::Json => serde_json::from_str(text)
+        ModeFileSyntax::Json => serde_json::from_str(text)
             .map_err(|e| (Some(e.line()), Some(e.column()), e.to_string())),
-        Syntax::Yaml => serde_norway::from_str(text).map_err(|e| {
+        ModeFileSyntax::Yaml => serde_norway::from_str(text).map_err(|e| {
             let location = e.location();
             (
                 location.as_ref().map(|l| l.line()),
@@ -193,7 +193,7 @@ fn parse_value(text: &str, syntax: Syntax) -> Result<Value, Located> {
                 e.to_string(),
             )
         }),
-        Syntax::Toml => toml::from_str(text).map_err(|e| {
+        ModeFileSyntax::Toml => toml::from_str(text).map_err(|e| {
             let position = e.span().map(|s| line_column_of_offset(text, s.start));
             (
                 position.map(|p| p.0),
@@ -284,9 +284,9 @@ pub fn parse_mode_file(path: &Path, text: &str) -> Result<Vec<ModeRule>, ModePar
             limit,
         ));
     }
-    let intends_structure =
-        matches!(sniffed, Some(Syntax::Json | Syntax::Toml)) || has_schema_keys(text);
-    let Some(primary) = sniffed.or(intends_structure.then_some(Syntax::Yaml)) else {
+    let intends_structure = matches!(sniffed, Some(ModeFileSyntax::Json | ModeFileSyntax::Toml))
+        || has_schema_keys(text);
+    let Some(primary) = sniffed.or(intends_structure.then_some(ModeFileSyntax::Yaml)) else {
         return Ok(prose());
     };
     // Hostile nesting makes the YAML parser quadratic: nothing over the limits is parsed.
@@ -310,7 +310,11 @@ pub fn parse_mode_file(path: &Path, text: &str) -> Result<Vec<ModeRule>, ModePar
         ),
         Err(located) => located,
     };
-    for other in [Syntax::Json, Syntax::Yaml, Syntax::Toml] {
+    for other in [
+        ModeFileSyntax::Json,
+        ModeFileSyntax::Yaml,
+        ModeFileSyntax::Toml,
+    ] {
         if other != primary
             && other.within_limits(text).is_ok()
             && let Ok(value) = parse_value(text, other)

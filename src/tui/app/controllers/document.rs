@@ -14,7 +14,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 
 use crate::core::edit::Saved;
 use crate::core::findings::Fix;
-use crate::core::markup::conflict_markers;
+use crate::core::merge::conflict_markers;
 use crate::core::model::Project;
 use crate::core::tokens::{Encoding, TextStats};
 use crate::core::write::WriteContext;
@@ -51,7 +51,7 @@ type Snapshot = ((u64, u64), Arc<Vec<String>>);
 
 /// Where the user was in a project, kept for the session.
 #[derive(Debug, Clone)]
-struct Session {
+struct ProjectPlace {
     path: PathBuf,
     memory_id: Option<String>,
     cursor: (usize, usize),
@@ -60,7 +60,7 @@ struct Session {
 
 /// A file asked for and not read yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Pending {
+struct PendingRead {
     path: PathBuf,
     memory_id: Option<String>,
     /// Move the keyboard to it once shown.
@@ -81,12 +81,12 @@ pub struct DocumentController {
     /// How a save writes: writer `tui`, the session's history and clock.
     writes: WriteContext,
     /// The file asked for last, while it loads.
-    pending: Option<Pending>,
+    pending: Option<PendingRead>,
     /// The file the editor shows as unreadable: read again when it changes on disk.
     unreadable: Option<(PathBuf, Option<String>)>,
     /// Reads of the open file (reload, conflict) and backups not answered yet.
     jobs: usize,
-    sessions: HashMap<PathBuf, Session>,
+    sessions: HashMap<PathBuf, ProjectPlace>,
     /// The open buffer's lines as last handed to the workers, by (document, version).
     snapshot: Option<Snapshot>,
     /// The last highlight request: document, version, visible lines.
@@ -181,7 +181,7 @@ impl DocumentController {
         focus: bool,
         line: Option<usize>,
     ) {
-        self.pending = Some(Pending {
+        self.pending = Some(PendingRead {
             path: path.clone(),
             memory_id: memory_id.clone(),
             focus,
@@ -204,7 +204,7 @@ impl DocumentController {
     /// Remembers where the user is in `project`'s open file, for coming back.
     pub fn remember(&mut self, project: &Path) {
         if let Some(doc) = self.doc() {
-            let session = Session {
+            let session = ProjectPlace {
                 path: doc.path.clone(),
                 memory_id: doc.memory_id.clone(),
                 cursor: doc.cursor(),
@@ -757,7 +757,7 @@ impl DocumentController {
             let follow = (mode == ViewMode::Split)
                 .then(|| self.doc().map(|d| d.cursor().0 + 1))
                 .flatten();
-            self.preview.source = self.doc().map(|d| preview::Source {
+            self.preview.source = self.doc().map(|d| preview::PreviewSource {
                 document: d.id,
                 version: d.version,
                 follow,

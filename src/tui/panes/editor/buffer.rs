@@ -55,7 +55,7 @@ struct Group {
 }
 
 #[derive(Debug, Clone, Default)]
-struct History {
+struct UndoHistory {
     undo: Vec<Group>,
     redo: Vec<Group>,
     /// The last group may still take more typing.
@@ -65,7 +65,7 @@ struct History {
     pause: Option<Duration>,
 }
 
-impl History {
+impl UndoHistory {
     fn record(&mut self, edit: Edit, undo: Undo, before: Pos, after: Pos, now: Instant) {
         self.redo.clear();
         let typed_space = edit.inserted.chars().all(char::is_whitespace);
@@ -121,7 +121,7 @@ pub struct Buffer {
     cursor: Pos,
     /// Where the selection started; the cursor is its other end.
     anchor: Option<Pos>,
-    history: History,
+    history: UndoHistory,
     search: Option<Regex>,
     /// Bumped by every change to the text.
     revision: u64,
@@ -137,7 +137,7 @@ impl Buffer {
             lines,
             cursor: (0, 0),
             anchor: None,
-            history: History::default(),
+            history: UndoHistory::default(),
             search: None,
             revision: 0,
         }
@@ -677,19 +677,19 @@ fn first_non_blank(line: &str) -> usize {
 /// What kind of character, for word motions: blanks, punctuation and word characters
 /// make separate words (as in vim).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum CharClass {
     Blank,
     Punctuation,
     Word,
 }
 
-fn kind(c: char) -> Kind {
+fn kind(c: char) -> CharClass {
     if c.is_whitespace() {
-        Kind::Blank
+        CharClass::Blank
     } else if c != '_' && c.is_ascii_punctuation() {
-        Kind::Punctuation
+        CharClass::Punctuation
     } else {
-        Kind::Word
+        CharClass::Word
     }
 }
 
@@ -699,7 +699,7 @@ fn word_start_forward(line: &str, col: usize) -> Option<usize> {
     let mut previous = kind(chars.next()?.1);
     for (index, c) in chars {
         let current = kind(c);
-        if current != Kind::Blank && current != previous {
+        if current != CharClass::Blank && current != previous {
             return Some(index);
         }
         previous = current;
@@ -713,7 +713,7 @@ fn word_exclusive_end_forward(line: &str, col: usize) -> Option<usize> {
     let mut previous = kind(chars.next()?.1);
     for (index, c) in chars {
         let current = kind(c);
-        if previous != Kind::Blank && current != previous {
+        if previous != CharClass::Blank && current != previous {
             return Some(index);
         }
         previous = current;
@@ -728,13 +728,13 @@ fn word_inclusive_end_forward(line: &str, col: usize) -> Option<usize> {
     let mut previous = kind(c);
     for (index, c) in chars {
         let current = kind(c);
-        if previous != Kind::Blank && current != previous {
+        if previous != CharClass::Blank && current != previous {
             return Some(index - 1);
         }
         previous = current;
         last = index;
     }
-    (previous != Kind::Blank).then_some(last)
+    (previous != CharClass::Blank).then_some(last)
 }
 
 /// The column of the start of the word before `col`.
@@ -742,7 +742,7 @@ fn word_start_backward(line: &str, col: usize) -> Option<usize> {
     let before: Vec<char> = line.chars().take(col).collect();
     let mut index = before.len();
     // Back over blanks, then over the word's own kind.
-    while index > 0 && kind(before[index - 1]) == Kind::Blank {
+    while index > 0 && kind(before[index - 1]) == CharClass::Blank {
         index -= 1;
     }
     if index == 0 {

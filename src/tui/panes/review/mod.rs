@@ -100,7 +100,7 @@ enum RowKey {
 
 /// Where the cursor was, to find it again after a re-diff.
 #[derive(Debug, Clone)]
-struct Anchor {
+struct CursorAnchor {
     path: PathBuf,
     position: usize,
     hunk: Option<(HunkId, usize, usize)>,
@@ -293,7 +293,7 @@ impl ReviewPane {
         self.loading = true;
     }
 
-    fn anchor(&self) -> Option<Anchor> {
+    fn anchor(&self) -> Option<CursorAnchor> {
         let file = self.changed_file()?;
         let position = self
             .list_rows
@@ -306,7 +306,7 @@ impl ReviewPane {
             let start = self.rows.iter().position(|r| r.hunk() == Some(h))?;
             Some((id, h, self.cursor.selected.saturating_sub(start)))
         });
-        Some(Anchor {
+        Some(CursorAnchor {
             path: file.path.clone(),
             position,
             hunk,
@@ -463,7 +463,7 @@ impl ReviewPane {
 
     /// Rebuilds the list and puts the cursor back on the proposal or refused write it
     /// was on, else on the same file (or the nearest).
-    fn restore_with(&mut self, anchor: Option<Anchor>, key: Option<RowKey>) {
+    fn restore_with(&mut self, anchor: Option<CursorAnchor>, key: Option<RowKey>) {
         if let Some(key) = key {
             self.rebuild_list();
             let found = (0..self.list_rows.len())
@@ -480,7 +480,7 @@ impl ReviewPane {
         self.restore(anchor);
     }
 
-    fn restore(&mut self, anchor: Option<Anchor>) {
+    fn restore(&mut self, anchor: Option<CursorAnchor>) {
         self.rebuild_list();
         let file_rows = self.file_rows();
         let by_path = anchor.as_ref().and_then(|a| {
@@ -507,7 +507,7 @@ impl ReviewPane {
         self.cursor.clamp(self.rows.len());
     }
 
-    fn find_row(&self, anchor: &Anchor) -> usize {
+    fn find_row(&self, anchor: &CursorAnchor) -> usize {
         let Some((id, index, offset)) = anchor.hunk else {
             return anchor.row.min(self.first_hunk_row());
         };

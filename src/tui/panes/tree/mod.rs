@@ -111,7 +111,7 @@ struct BankTree {
 
 /// What the selection stands for, to find it again after the rows change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Anchor {
+enum SelectionAnchor {
     Fold(String),
     File(PathBuf, Option<String>),
     Row(RowKind),
@@ -292,29 +292,33 @@ impl Tree {
     }
 
     /// What the selected row stands for.
-    fn anchor(&self) -> Option<Anchor> {
+    fn anchor(&self) -> Option<SelectionAnchor> {
         let row = self.rows.get(self.cursor.selected)?;
         Some(match &row.kind {
-            RowKind::Bank { bank } => Anchor::Fold(self.banks.get(*bank)?.folders[0].key.clone()),
-            RowKind::Folder { key, .. } => Anchor::Fold(key.clone()),
+            RowKind::Bank { bank } => {
+                SelectionAnchor::Fold(self.banks.get(*bank)?.folders[0].key.clone())
+            }
+            RowKind::Folder { key, .. } => SelectionAnchor::Fold(key.clone()),
             RowKind::File { bank, file } => {
                 let report = self.file(*bank, *file)?;
-                Anchor::File(
+                SelectionAnchor::File(
                     report.file.path.clone(),
                     report.file.memory.as_ref().map(|m| m.id.clone()),
                 )
             }
-            other => Anchor::Row(other.clone()),
+            other => SelectionAnchor::Row(other.clone()),
         })
     }
 
     /// Selects the row `anchor` stands for; false when it is gone. A file in a folded
     /// folder is revealed.
-    fn restore(&mut self, anchor: Option<Anchor>) -> bool {
+    fn restore(&mut self, anchor: Option<SelectionAnchor>) -> bool {
         match anchor {
             None => false,
-            Some(Anchor::File(path, memory_id)) => self.select_file(&path, memory_id.as_deref()),
-            Some(Anchor::Fold(key)) => match self
+            Some(SelectionAnchor::File(path, memory_id)) => {
+                self.select_file(&path, memory_id.as_deref())
+            }
+            Some(SelectionAnchor::Fold(key)) => match self
                 .rows
                 .iter()
                 .position(|row| self.fold_key(row).is_some_and(|k| *k == key))
@@ -325,13 +329,15 @@ impl Tree {
                 }
                 None => false,
             },
-            Some(Anchor::Row(kind)) => match self.rows.iter().position(|row| row.kind == kind) {
-                Some(index) => {
-                    self.cursor.selected = index;
-                    true
+            Some(SelectionAnchor::Row(kind)) => {
+                match self.rows.iter().position(|row| row.kind == kind) {
+                    Some(index) => {
+                        self.cursor.selected = index;
+                        true
+                    }
+                    None => false,
                 }
-                None => false,
-            },
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-//! Defects seen on real banks, each on a fixture of that shape: `list` and `check` judge
+//! Fixtures shaped like real banks, through the real binary: `list` and `check` judge
 //! staleness alike, `context` loads a file once, placeholders shown as documentation,
 //! non-memory files inside a bank, PATH inside a bank, and grouped, well-worded findings.
 use crate::common;

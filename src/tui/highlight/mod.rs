@@ -8,20 +8,19 @@
 //!   language's own syntax, because syntect's bundled Markdown does not embed languages.
 //!   A line longer than [`LONG_LINE_CAP`] bytes is left plain and does not advance the state,
 //!   so a 500 KB line can neither hang the parser nor poison the lines after it.
-//! - [`HighlightWorker`]: a background thread owning one engine per open document. The pane
+//! - [`HighlightWorker`] (`worker`): a background thread owning one engine per open document. The pane
 //!   sends [`HighlightWorker::request`] (newest wins, stale ones are dropped) and the loop
 //!   receives a [`HighlightDone`] through the `notify` callback.
-//! - [`HighlightCache`]: what the pane keeps between frames. [`HighlightCache::styles_for`]
+//! - [`HighlightCache`] (`cache`): what the pane keeps between frames. [`HighlightCache::styles_for`]
 //!   answers only while the cached text still equals the line on screen, so an edited line
 //!   shows plain until the worker answers, never colours meant for a shifted line.
 //! - [`styled_line`]: turns a line and its spans into a ratatui [`Line`].
 //!
 //! Loading syntect's syntax and theme sets takes a noticeable fraction of a second, so they
 //! are loaded once ([`assets`]) and the worker (or [`preload_assets`]) does it at start.
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::thread::JoinHandle;
+use std::sync::OnceLock;
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -29,6 +28,12 @@ use syntect::highlighting::{
     FontStyle, HighlightState, Highlighter, RangedHighlightIterator, Theme as SyntaxTheme, ThemeSet,
 };
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
+
+mod cache;
+mod worker;
+
+pub use cache::HighlightCache;
+pub use worker::{DocId, HighlightDone, HighlightWorker, HighlightedLine};
 
 /// Lines longer than this many bytes are shown plain and skipped by the parser.
 pub const LONG_LINE_CAP: usize = 2_000;
@@ -531,288 +536,10 @@ fn parse_and_style(
     spans
 }
 
-/// Which document a request or answer is about; the pane chooses the numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DocId(pub u64);
-
-/// One highlighted line as it was when highlighted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HighlightedLine {
-    /// The text the spans were computed for; `None` for a line left plain for its length
-    /// (its text is not copied).
-    pub text: Option<String>,
-    pub spans: LineSpans,
-}
-
-/// The worker's answer to a [`HighlightWorker::request`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct HighlightDone {
-    pub doc: DocId,
-    pub version: u64,
-    /// The index of `lines[0]` in the document.
-    pub first_line: usize,
-    pub lines: Vec<HighlightedLine>,
-}
-
-struct Request {
-    doc: DocId,
-    version: u64,
-    lines: Arc<Vec<String>>,
-    visible: Range<usize>,
-}
-
-#[derive(Default)]
-struct Inbox {
-    request: Option<Request>,
-    theme: Option<String>,
-    forget: Vec<DocId>,
-    shutdown: bool,
-}
-
-struct Shared {
-    inbox: Mutex<Inbox>,
-    wake: Condvar,
-}
-
-/// A document the worker knows: its engine and the text the checkpoints were made from.
-struct DocEntry {
-    engine: DocHighlighter,
-    version: u64,
-    lines: Arc<Vec<String>>,
-    last_used: u64,
-}
-
-/// At most this many documents keep checkpoints; the least recently used is dropped.
-const MAX_DOCS: usize = 8;
-
-/// The background highlighter. Dropping it stops the thread.
-pub struct HighlightWorker {
-    shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl HighlightWorker {
-    /// Starts the worker thread; it loads syntect's sets first if nobody has. `notify` is
-    /// called on the worker thread with each answer (send it to the app loop from there).
-    pub fn spawn(
-        syntax_theme: &str,
-        notify: impl Fn(HighlightDone) + Send + 'static,
-    ) -> std::io::Result<HighlightWorker> {
-        let shared = Arc::new(Shared {
-            inbox: Mutex::new(Inbox::default()),
-            wake: Condvar::new(),
-        });
-        let worker_shared = Arc::clone(&shared);
-        let theme = syntax_theme.to_string();
-        let thread = std::thread::Builder::new()
-            .name("highlight".into())
-            .spawn(move || run_worker(&worker_shared, theme, notify))?;
-        Ok(HighlightWorker {
-            shared,
-            thread: Some(thread),
-        })
-    }
-
-    /// Asks for `visible` lines of `doc` at `version`. Replaces any request not yet started;
-    /// one in progress is abandoned at its next checkpoint (its checkpoints are kept).
-    pub fn request(
-        &self,
-        doc: DocId,
-        version: u64,
-        lines: Arc<Vec<String>>,
-        visible: Range<usize>,
-    ) {
-        self.with_inbox(|inbox| {
-            inbox.request = Some(Request {
-                doc,
-                version,
-                lines,
-                visible,
-            })
-        });
-    }
-
-    /// Switches the syntect theme (live theme switching); every document starts over.
-    pub fn set_syntax_theme(&self, name: &str) {
-        self.with_inbox(|inbox| inbox.theme = Some(name.to_string()));
-    }
-
-    /// Drops a closed document's checkpoints.
-    pub fn forget(&self, doc: DocId) {
-        self.with_inbox(|inbox| inbox.forget.push(doc));
-    }
-
-    fn with_inbox(&self, change: impl FnOnce(&mut Inbox)) {
-        // A poisoned lock means the worker panicked; the editor then simply stays plain.
-        if let Ok(mut inbox) = self.shared.inbox.lock() {
-            change(&mut inbox);
-            self.shared.wake.notify_one();
-        }
-    }
-}
-
-impl Drop for HighlightWorker {
-    fn drop(&mut self) {
-        self.with_inbox(|inbox| inbox.shutdown = true);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-fn run_worker(shared: &Shared, mut theme: String, notify: impl Fn(HighlightDone)) {
-    assets();
-    let mut docs: HashMap<DocId, DocEntry> = HashMap::new();
-    let mut clock = 0u64;
-    loop {
-        let request = {
-            let Ok(mut inbox) = shared.inbox.lock() else {
-                return;
-            };
-            loop {
-                if inbox.shutdown {
-                    return;
-                }
-                if let Some(new_theme) = inbox.theme.take() {
-                    theme = new_theme;
-                    docs.clear();
-                }
-                for doc in inbox.forget.drain(..) {
-                    docs.remove(&doc);
-                }
-                if let Some(request) = inbox.request.take() {
-                    break request;
-                }
-                inbox = match shared.wake.wait(inbox) {
-                    Ok(inbox) => inbox,
-                    Err(_) => return,
-                };
-            }
-        };
-        clock += 1;
-        if !docs.contains_key(&request.doc)
-            && docs.len() >= MAX_DOCS
-            && let Some(oldest) = docs
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(d, _)| *d)
-        {
-            docs.remove(&oldest);
-        }
-        let entry = docs.entry(request.doc).or_insert_with(|| DocEntry {
-            engine: DocHighlighter::new(&theme),
-            version: request.version,
-            lines: Arc::clone(&request.lines),
-            last_used: clock,
-        });
-        entry.last_used = clock;
-        if !Arc::ptr_eq(&entry.lines, &request.lines) {
-            if let Some(changed) = first_difference(&entry.lines, &request.lines) {
-                entry.engine.invalidate_from(changed);
-            }
-            entry.lines = Arc::clone(&request.lines);
-        }
-        entry.version = request.version;
-        let newer_waiting = || {
-            shared
-                .inbox
-                .lock()
-                .map(|inbox| inbox.request.is_some() || inbox.shutdown)
-                .unwrap_or(true)
-        };
-        let Some(spans) =
-            entry
-                .engine
-                .highlight_until(&request.lines, request.visible.clone(), &newer_waiting)
-        else {
-            continue;
-        };
-        let first_line = request.visible.start.min(request.lines.len());
-        let lines = spans
-            .into_iter()
-            .zip(&request.lines[first_line..])
-            .map(|(spans, text)| HighlightedLine {
-                text: (text.len() <= LONG_LINE_CAP).then(|| text.clone()),
-                spans,
-            })
-            .collect();
-        notify(HighlightDone {
-            doc: request.doc,
-            version: request.version,
-            first_line,
-            lines,
-        });
-    }
-}
-
-/// The first line index where two versions of a document differ, `None` if equal.
-fn first_difference(old: &[String], new: &[String]) -> Option<usize> {
-    let common = old.iter().zip(new).position(|(a, b)| a != b);
-    match common {
-        Some(index) => Some(index),
-        None if old.len() != new.len() => Some(old.len().min(new.len())),
-        None => None,
-    }
-}
-
-/// The editor pane's copy of the worker's answers for its document.
-#[derive(Debug, Clone)]
-pub struct HighlightCache {
-    doc: DocId,
-    newest_version: u64,
-    lines: HashMap<usize, HighlightedLine>,
-}
-
-/// How many lines the cache keeps before trimming to the neighbourhood of the latest answer.
-const CACHE_LINES: usize = 4_096;
-
-impl HighlightCache {
-    pub fn new(doc: DocId) -> HighlightCache {
-        HighlightCache {
-            doc,
-            newest_version: 0,
-            lines: HashMap::new(),
-        }
-    }
-
-    pub fn doc(&self) -> DocId {
-        self.doc
-    }
-
-    /// Takes in an answer. Returns false (and ignores it) when it is for another document or
-    /// older than an answer already taken.
-    pub fn apply(&mut self, done: HighlightDone) -> bool {
-        if done.doc != self.doc || done.version < self.newest_version {
-            return false;
-        }
-        self.newest_version = done.version;
-        let range = done.first_line..done.first_line + done.lines.len();
-        for (offset, line) in done.lines.into_iter().enumerate() {
-            self.lines.insert(done.first_line + offset, line);
-        }
-        if self.lines.len() > CACHE_LINES {
-            let keep = range.start.saturating_sub(CACHE_LINES / 4)..range.end + CACHE_LINES / 4;
-            self.lines.retain(|index, _| keep.contains(index));
-        }
-        true
-    }
-
-    /// The spans for line `index`, only if they were computed for exactly `text`.
-    pub fn styles_for(&self, index: usize, text: &str) -> Option<&[(Style, Range<usize>)]> {
-        let cached = self.lines.get(&index)?;
-        (cached.text.as_deref() == Some(text)).then_some(cached.spans.as_slice())
-    }
-
-    pub fn clear(&mut self) {
-        self.lines.clear();
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::worker::first_difference;
     use super::*;
-    use std::sync::mpsc;
-    use std::time::Duration;
 
     fn lines(text: &str) -> Vec<String> {
         text.lines().map(str::to_string).collect()
@@ -978,73 +705,5 @@ mod tests {
         assert_eq!(line.spans.len(), 1);
         let line = styled_line("hi", Some(&[(red, 0..9)]), base);
         assert_eq!(line.spans.len(), 1);
-    }
-
-    #[test]
-    fn cache_answers_only_for_matching_text() {
-        let mut cache = HighlightCache::new(DocId(1));
-        let red = Style::new().fg(Color::Red);
-        let done = HighlightDone {
-            doc: DocId(1),
-            version: 2,
-            first_line: 10,
-            lines: vec![HighlightedLine {
-                text: Some("# a".into()),
-                spans: vec![(red, 0..3)],
-            }],
-        };
-        assert!(!cache.apply(HighlightDone {
-            doc: DocId(2),
-            ..done.clone()
-        }));
-        assert!(cache.apply(done.clone()));
-        assert!(cache.styles_for(10, "# a").is_some());
-        assert!(cache.styles_for(10, "# ab").is_none());
-        assert!(cache.styles_for(11, "# a").is_none());
-        assert!(!cache.apply(HighlightDone { version: 1, ..done }));
-    }
-
-    #[test]
-    fn worker_drops_stale_requests() {
-        let (tx, rx) = mpsc::channel();
-        let worker = HighlightWorker::spawn("base16-ocean.dark", move |done| {
-            let _ = tx.send(done);
-        })
-        .unwrap();
-        let doc = Arc::new(lines(&"# heading\n*text*\n".repeat(5_000)));
-        for version in 1..=50 {
-            worker.request(DocId(1), version, Arc::clone(&doc), 9_000..9_060);
-        }
-        let mut seen = Vec::new();
-        while seen.last() != Some(&50) {
-            seen.push(rx.recv_timeout(Duration::from_secs(30)).unwrap().version);
-        }
-        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
-        assert!(seen.len() < 50, "every request was answered: {seen:?}");
-    }
-
-    #[test]
-    fn worker_answers_the_newest_request() {
-        let (tx, rx) = mpsc::channel();
-        let worker = HighlightWorker::spawn("base16-ocean.dark", move |done| {
-            let _ = tx.send(done);
-        })
-        .unwrap();
-        let doc = Arc::new(lines("# one\ntext\n"));
-        worker.request(DocId(7), 1, Arc::clone(&doc), 0..2);
-        let mut done = rx.recv_timeout(Duration::from_secs(30)).unwrap();
-        // Keep reading until the answer to this version arrives (an earlier one may be dropped).
-        while done.version != 1 {
-            done = rx.recv_timeout(Duration::from_secs(30)).unwrap();
-        }
-        assert_eq!(done.doc, DocId(7));
-        assert_eq!(done.lines.len(), 2);
-        let mut edited = (*doc).clone();
-        edited[1] = "*changed*".into();
-        worker.request(DocId(7), 2, Arc::new(edited), 1..2);
-        let done = rx.recv_timeout(Duration::from_secs(30)).unwrap();
-        assert_eq!(done.version, 2);
-        assert_eq!(done.first_line, 1);
-        assert_eq!(done.lines[0].text.as_deref(), Some("*changed*"));
     }
 }

@@ -1,24 +1,28 @@
 //! Listing a bank's files in its format's read order. Reads metadata, plus the little
 //! content that decides placement: rule frontmatter (`paths:`) and the Infinity store.
-//! Only paths confined to the project are listed (see `confine`).
+//! Only paths confined to the project are listed (see `confine`). An Infinity store's
+//! memories are listed in `infinity_store`, the read order is decided in `read_order`.
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use serde::{Deserialize, Serialize};
-
-use crate::core::formats::infinity;
 use crate::core::formats::instruction_files::{self, InstructionFiles};
 use crate::core::formats::{self, Listing};
 use crate::core::io::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::core::io::paths;
 use crate::core::io::text;
 use crate::core::model::{
-    Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project, Role, VirtualMemory,
+    Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project, Role,
 };
 use crate::core::scan::discovery::ALWAYS_SKIPPED;
 use crate::core::scan::listings::{Entry, Kind, Listings};
+
+mod infinity_store;
+mod read_order;
+
+use infinity_store::list_infinity;
+use read_order::{apply_read_order, mode_read_order, sort_read_order};
 
 /// A bank folder with more entries than this is listed up to the cap, with a problem noted.
 const MAX_FILES_PER_BANK: usize = 5_000;
@@ -418,65 +422,6 @@ fn list_top_entries(lister: &mut Lister<'_>, is_rule_file: fn(&str) -> bool, fol
     }
 }
 
-/// The files a Memory Bank MCP / Roo bank's mode rules say to read, in their order: the
-/// `files_to_read` of the default mode's `.clinerules-{mode}` / `.roorules-{mode}`, else
-/// of the first other mode that lists any. Only confined mode files are read; one that
-/// does not parse gives nothing here (validation reports it).
-fn mode_read_order(lister: &Lister<'_>) -> Vec<String> {
-    let Ok(entries) = lister.listings.list(lister.project) else {
-        return Vec::new();
-    };
-    let default_mode = formats::roo_rules::DEFAULT_MODE;
-    let mut mode_files: Vec<(bool, String)> = entries
-        .iter()
-        .filter(|e| e.kind != Kind::Dir)
-        .filter_map(|e| {
-            let name = e.name.to_str()?;
-            let mode = formats::mode_of_rule_file(name)?;
-            Some((mode != default_mode, name.to_string()))
-        })
-        .collect();
-    mode_files.sort();
-    for (_, name) in mode_files {
-        let path = lister.project.join(&name);
-        if !matches!(lister.folder.check(&path), Confinement::Inside(_)) {
-            continue;
-        }
-        let Ok(text) = text::read_text(&path) else {
-            continue;
-        };
-        if let Ok(rules) = formats::roo_rules::modes::parse_mode_file(&path, &text)
-            && let Some(rule) = rules.into_iter().find(|r| !r.reads.is_empty())
-        {
-            return rule.reads;
-        }
-    }
-    Vec::new()
-}
-
-/// Puts the bank's top files named in `reads` first, in that order (layers 1…), the
-/// format's own order after them.
-fn apply_read_order(bank_root: &Path, files: &mut [MemoryFile], reads: &[String]) {
-    let keys: Vec<String> = reads
-        .iter()
-        .map(|r| {
-            let name = r.rsplit(['/', '\\']).next().unwrap_or(r);
-            formats::name_key(name)
-        })
-        .collect();
-    let shift = u8::try_from(keys.len()).unwrap_or(u8::MAX);
-    for file in files
-        .iter_mut()
-        .filter(|f| f.path.parent() == Some(bank_root))
-    {
-        let key = formats::name_key(&file.file_name());
-        file.layer = match keys.iter().position(|k| *k == key) {
-            Some(i) => Some(u8::try_from(i + 1).unwrap_or(u8::MAX)),
-            None => file.layer.map(|l| l.saturating_add(shift)),
-        };
-    }
-}
-
 /// Remembered per file version in the listing cache: when a rule file loads, by its
 /// frontmatter.
 const RULE_LOAD_FACT: &str = "rule-load";
@@ -541,186 +486,6 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
         if let Some(load) = load {
             file.load = load;
         }
-    }
-}
-
-/// What `list` needs of an Infinity store: its memories without their content.
-#[derive(Debug, Serialize, Deserialize)]
-struct StoreListing {
-    project_id: Option<String>,
-    memories: Vec<ListedMemory>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct ListedMemory {
-    id: String,
-    title: String,
-    kind: String,
-    content_len: u64,
-    created_at: Option<String>,
-    updated_at: Option<String>,
-}
-
-/// Remembered per file version in the listing cache.
-const STORE_FACT: &str = "infinity-store";
-const PROJECT_ID_FACT: &str = "infinity-project-id";
-
-/// The store's memories, or why it cannot be read. A parse result is remembered for this
-/// version of the file; a read error is not (it may go away without the file changing).
-fn store_listing(
-    listings: &Listings,
-    path: &Path,
-    meta: &fs::Metadata,
-) -> Result<StoreListing, String> {
-    let (modified, changed) = (meta.modified().ok(), paths::change_time(meta));
-    if let Some(known) = listings.fact::<Result<StoreListing, String>>(
-        STORE_FACT,
-        path,
-        meta.len(),
-        modified,
-        changed,
-    ) {
-        return known;
-    }
-    let text = text::read_text(path).map_err(|e| e.to_string())?;
-    let parsed = infinity::store::parse_store(&text)
-        .map(|(store, _)| StoreListing {
-            project_id: store.project_id,
-            memories: store
-                .memories
-                .into_iter()
-                .map(|m| ListedMemory {
-                    content_len: m.content.len() as u64,
-                    id: m.id,
-                    title: m.title,
-                    kind: m.kind,
-                    created_at: m.created_at,
-                    updated_at: m.updated_at,
-                })
-                .collect(),
-        })
-        .map_err(|e| e.to_string());
-    listings.put_fact(STORE_FACT, path, meta.len(), modified, changed, &parsed);
-    parsed
-}
-
-/// The store's `project_id` file, trimmed, when it exists and is not empty.
-fn project_id_of(lister: &mut Lister<'_>, store_dir: &Path) -> Option<String> {
-    let path = lister.confined_child(store_dir, "project_id")?;
-    let listings = lister.listings;
-    let meta = fs::metadata(&path).ok()?;
-    let (modified, changed) = (meta.modified().ok(), paths::change_time(&meta));
-    if let Some(known) = listings.fact(PROJECT_ID_FACT, &path, meta.len(), modified, changed) {
-        return known;
-    }
-    let id = text::read_text_limited(&path, 4096)
-        .ok()?
-        .trim()
-        .to_string();
-    let id = (!id.is_empty()).then_some(id);
-    listings.put_fact(PROJECT_ID_FACT, &path, meta.len(), modified, changed, &id);
-    id
-}
-
-fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
-    let store_dir = lister.bank_root.clone();
-    if !lister.confined_way(&store_dir) {
-        return;
-    }
-    let store_path = store_dir.join(infinity::STORE_FILE);
-    if let Some(kind) = kind_of(
-        lister.listings,
-        &store_dir,
-        OsStr::new(infinity::STORE_FILE),
-    ) && !lister.confined(&store_path, kind)
-    {
-        return;
-    }
-    let meta = match fs::metadata(&store_path) {
-        Ok(meta) => meta,
-        Err(e) => {
-            lister.problems.push(BankProblem::StoreUnreadable {
-                store: store_path,
-                error: e.to_string(),
-            });
-            return;
-        }
-    };
-    *project_id = project_id_of(lister, &store_dir);
-    let parsed = store_listing(lister.listings, &store_path, &meta);
-    let store = match parsed {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            // The store is still listed, as one unreadable file, so nothing disappears.
-            lister.push(store_path.clone(), &meta);
-            if let Some(file) = lister.files.last_mut() {
-                file.role = Role::Other;
-                file.unreadable = Some(message.clone());
-            }
-            lister.problems.push(BankProblem::StoreBroken(message));
-            return;
-        }
-    };
-    if project_id.is_none() {
-        *project_id = store.project_id.clone();
-    }
-    let store_display = store_path
-        .strip_prefix(lister.project)
-        .unwrap_or(&store_path)
-        .to_string_lossy()
-        .into_owned();
-    for memory in store.memories {
-        lister.files.push(MemoryFile {
-            path: store_path.clone(),
-            display: format!("{store_display}#{}", memory.id),
-            role: infinity::role_of_kind(&memory.kind),
-            layer: None,
-            order: 0,
-            group: Some(memory.kind.clone()),
-            load: LoadKind::OnDemand,
-            size: memory.content_len,
-            modified: meta.modified().ok(),
-            changed: paths::change_time(&meta),
-            memory: Some(VirtualMemory {
-                id: memory.id,
-                title: memory.title,
-                kind: memory.kind,
-                created_at: memory.created_at,
-                updated_at: memory.updated_at,
-            }),
-            unreadable: None,
-        });
-    }
-}
-
-fn load_rank(load: LoadKind) -> u8 {
-    match load {
-        LoadKind::Startup => 0,
-        LoadKind::OnDemand => 1,
-        LoadKind::AgentRequested => 2,
-        LoadKind::Manual => 3,
-        LoadKind::Never => 4,
-    }
-}
-
-/// Sorts files into read order: layer, then startup before on-demand before never, then
-/// group and name; and numbers them.
-fn sort_read_order(files: &mut [MemoryFile]) {
-    // Keys are built once per file, not twice per comparison.
-    files.sort_by_cached_key(|f| {
-        (
-            f.layer.unwrap_or(u8::MAX),
-            load_rank(f.load),
-            f.group.clone().unwrap_or_default(),
-            // A store's memories by title; files by name.
-            match &f.memory {
-                Some(memory) => memory.title.to_lowercase(),
-                None => f.display.to_lowercase(),
-            },
-        )
-    });
-    for (order, file) in files.iter_mut().enumerate() {
-        file.order = order;
     }
 }
 
@@ -874,6 +639,25 @@ mod tests {
         discovery::project_at(dir, "p".into()).unwrap()
     }
 
+    /// Lists the project at `dir` and returns every file listed (display names) and
+    /// every outside link (relative to `dir`).
+    #[cfg(unix)]
+    fn listed(dir: &Path) -> (Vec<String>, Vec<String>) {
+        let banks = list_banks(&project(dir));
+        let files = banks
+            .iter()
+            .flat_map(|b| b.files.iter().map(|f| f.display.clone()))
+            .collect();
+        let mut outside: Vec<String> = banks
+            .iter()
+            .flat_map(|b| b.outside.iter())
+            .map(|l| l.link.strip_prefix(dir).unwrap().display().to_string())
+            .collect();
+        outside.sort();
+        outside.dedup();
+        (files, outside)
+    }
+
     #[test]
     fn cline_bank_is_in_read_order_with_extras_last() {
         let dir = tempfile::tempdir().unwrap();
@@ -984,50 +768,6 @@ mod tests {
                 ("sub/CLAUDE.md", Some(4), LoadKind::OnDemand),
             ]
         );
-    }
-
-    #[test]
-    fn infinity_memories_become_virtual_files_and_broken_store_stays_listed() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        write(
-            &d.join(".infinity/memories.json"),
-            r##"{"project_id":"pid","memories":[{"id":"m1","title":"Plan","type":"implementation_plan","content":"# Plan","created_at":"2025-01-01T00:00:00Z"}]}"##,
-        );
-        let banks = list_banks(&project(d));
-        assert_eq!(banks[0].project_id.as_deref(), Some("pid"));
-        let file = &banks[0].files[0];
-        assert_eq!(file.display, ".infinity/memories.json#m1");
-        assert_eq!(file.memory.as_ref().unwrap().title, "Plan");
-        write(&d.join(".infinity/memories.json"), "{ broken");
-        let banks = list_banks(&project(d));
-        assert_eq!(banks[0].files.len(), 1);
-        assert!(
-            banks[0].files[0]
-                .unreadable
-                .as_deref()
-                .unwrap()
-                .contains("line 1")
-        );
-    }
-
-    /// Lists the project at `dir` and returns every file listed (display names) and
-    /// every outside link (relative to `dir`).
-    #[cfg(unix)]
-    fn listed(dir: &Path) -> (Vec<String>, Vec<String>) {
-        let banks = list_banks(&project(dir));
-        let files = banks
-            .iter()
-            .flat_map(|b| b.files.iter().map(|f| f.display.clone()))
-            .collect();
-        let mut outside: Vec<String> = banks
-            .iter()
-            .flat_map(|b| b.outside.iter())
-            .map(|l| l.link.strip_prefix(dir).unwrap().display().to_string())
-            .collect();
-        outside.sort();
-        outside.dedup();
-        (files, outside)
     }
 
     #[cfg(unix)]

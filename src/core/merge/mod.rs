@@ -1,7 +1,11 @@
 //! Line-based three-way merge: the user's edits and an agent's write, both made on the
 //! same base text. Changes to different lines combine; changes to the same (or
 //! adjacent) lines become a conflict block with git-style markers, so nothing is lost.
+//!
+//! [`conflict_markers`] finds such markers, whoever wrote them, in a text about to be saved.
 use similar::{DiffOp, TextDiff};
+
+pub mod conflict_markers;
 
 /// The merged text and how many conflict blocks it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,7 +20,7 @@ pub const THEIRS_MARKER: &str = ">>>>>>> theirs (on disk now)";
 
 /// `base[start..end]` replaced by `lines`.
 #[derive(Debug, Clone)]
-struct Hunk<'a> {
+struct Replacement<'a> {
     start: usize,
     end: usize,
     lines: Vec<&'a str>,
@@ -26,7 +30,7 @@ fn lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
-fn hunks<'a>(base: &[&str], other: &'a [&'a str]) -> Vec<Hunk<'a>> {
+fn hunks<'a>(base: &[&str], other: &'a [&'a str]) -> Vec<Replacement<'a>> {
     let diff = TextDiff::configure()
         .timeout(std::time::Duration::from_secs(2))
         .diff_slices(base, other);
@@ -36,7 +40,7 @@ fn hunks<'a>(base: &[&str], other: &'a [&'a str]) -> Vec<Hunk<'a>> {
             DiffOp::Equal { .. } => None,
             DiffOp::Delete {
                 old_index, old_len, ..
-            } => Some(Hunk {
+            } => Some(Replacement {
                 start: old_index,
                 end: old_index + old_len,
                 lines: Vec::new(),
@@ -45,7 +49,7 @@ fn hunks<'a>(base: &[&str], other: &'a [&'a str]) -> Vec<Hunk<'a>> {
                 old_index,
                 new_index,
                 new_len,
-            } => Some(Hunk {
+            } => Some(Replacement {
                 start: old_index,
                 end: old_index,
                 lines: other[new_index..new_index + new_len].to_vec(),
@@ -55,7 +59,7 @@ fn hunks<'a>(base: &[&str], other: &'a [&'a str]) -> Vec<Hunk<'a>> {
                 old_len,
                 new_index,
                 new_len,
-            } => Some(Hunk {
+            } => Some(Replacement {
                 start: old_index,
                 end: old_index + old_len,
                 lines: other[new_index..new_index + new_len].to_vec(),
@@ -69,7 +73,7 @@ fn side_version<'a>(
     base: &[&'a str],
     start: usize,
     end: usize,
-    hunks: &[&Hunk<'a>],
+    hunks: &[&Replacement<'a>],
 ) -> Vec<&'a str> {
     let mut out = Vec::new();
     let mut at = start;
@@ -128,8 +132,8 @@ pub fn three_way(base: &str, mine: &str, theirs: &str) -> Merge {
             (None, None) => break,
         };
         let mut end = first;
-        let mut mine_in: Vec<&Hunk> = Vec::new();
-        let mut theirs_in: Vec<&Hunk> = Vec::new();
+        let mut mine_in: Vec<&Replacement> = Vec::new();
+        let mut theirs_in: Vec<&Replacement> = Vec::new();
         // Grow the region while a hunk of either side starts inside it or touches it.
         loop {
             let mut grew = false;

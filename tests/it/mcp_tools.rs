@@ -1,4 +1,4 @@
-//! What a real MCP client met at `mbank mcp`, each through the SDK's client over the
+//! The tools `mbank mcp` offers, as a real MCP client meets them through the SDK over the
 //! real binary's stdin/stdout: the annotations a client decides approval on, the
 //! required arguments, writes into the bank's `archive/`, the Memory Bank MCP spec's
 //! decision entry, the heading rule of `validate_project`, and section lists.

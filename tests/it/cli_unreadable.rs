@@ -1,53 +1,14 @@
-//! The small hardening items, through the real binary: a temp file a killed write left
-//! behind is removed by the next write to its folder (a recent one, possibly another
-//! process's write in progress, is not); `tokens` on a bank it cannot list exits 2 and
-//! says why; an unreadable file is one finding, not two; a long error never widens the
-//! `tokens` table.
+//! Files and folders mbank cannot read, through the real binary: `tokens` on a bank it
+//! cannot list exits 2 and says why; an unreadable file is one finding, not two; a long
+//! error never widens the `tokens` table.
 use crate::common;
 
 use std::fs;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use common::{Sandbox, run_command, write};
-
-fn age(path: &Path, by: Duration) {
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(SystemTime::now() - by)
-        .unwrap();
-}
-
-#[test]
-fn the_next_write_to_a_folder_removes_stale_temp_files_only() {
-    let temp = tempfile::tempdir().unwrap();
-    let bank = temp.path().join("shop/memory-bank");
-    let orphan = bank.join(".progress.md.Ab12Cd34.mbank-tmp");
-    let in_progress = bank.join(".activeContext.md.Zz98Yx76.mbank-tmp");
-    let foreign = bank.join("draft.mbank-tmp");
-    write(&orphan, "half a write, then kill -9");
-    write(&in_progress, "another process is writing this");
-    write(&foreign, "not mbank's naming");
-    age(&orphan, Duration::from_secs(3600));
-    age(&foreign, Duration::from_secs(3600));
-    // `init` writes the missing core files into the folder.
-    Sandbox::new()
-        .run(&["init", temp.path().join("shop").to_str().unwrap()])
-        .expect_code(0);
-    assert!(bank.join("progress.md").is_file());
-    assert!(!orphan.exists(), "the orphan of a killed write is removed");
-    assert!(
-        in_progress.exists(),
-        "a recent temp file may be a write in progress"
-    );
-    assert!(
-        foreign.exists(),
-        "only mbank's own naming pattern is touched"
-    );
-}
+use common::{Sandbox, age, run_command, write};
 
 /// Runs `args` as an unprivileged user: as root, through `setpriv` as nobody (root reads
 /// any folder); `None` with a printed notice when that is not possible.

@@ -1,11 +1,15 @@
 //! Dates written in memory files ("Last updated: 2026-11-02", dated entries): found once
 //! per file version, when its tokens are counted, and remembered with its figures, so a
 //! warm run judges staleness by them without reading the file.
+//!
+//! [`plans`] tells which of them name a plan (a due date, a milestone) rather than a write.
 use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 use std::borrow::Cow;
 
-use crate::core::markup::{markdown, plans};
+use crate::core::markup::markdown;
+
+pub mod plans;
 
 /// One date-shaped run of digits in a text: `YYYY-MM-DD` or `YYYY/MM/DD` (either
 /// separator at either place), or `M/D/YYYY`, standing as a word of its own.
