@@ -8,7 +8,8 @@
 //! | `analysis/` | findings, budgets, staleness, decisions, what each agent loads (`context`) |
 //! | `tokens/` | token counting and its cache |
 //! | `claims/` | what memory says about the code, checked against the repository |
-//! | `io/` | files on disk, read and written defensively: folder handles, confinement, locks, capped reads, mbank's own folders and caches |
+//! | `io/` | files on disk, read and written defensively: folder handles, confinement, locks, capped reads, mbank's own folders |
+//! | `cache_store/` | the one on-disk format of mbank's caches (token counts, folder listings, remembered rows) |
 //! | `markup/` | what the text says: markdown, dates, parser limits, conflict markers, three-way merge, terminal-safe strings |
 //! | `write/` | guarded, atomic saves confined to one bank |
 //! | `guard/` | the rules an agent's write must pass, and the log of refused writes |
@@ -22,6 +23,7 @@
 //! that change only the edit (`edit`, recorded in the history), `mbank init` and the demo.
 pub mod agent;
 pub mod analysis;
+pub mod cache_store;
 pub mod claims;
 pub mod clock;
 pub mod config;

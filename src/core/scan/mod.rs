@@ -4,3 +4,4 @@
 pub mod bank;
 pub mod discovery;
 pub mod listings;
+mod stamp;
