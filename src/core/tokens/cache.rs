@@ -2,10 +2,11 @@
 //! folder, so a second start recounts nothing that did not change.
 //!
 //! An entry is keyed by path, Infinity memory id (for virtual files), size and
-//! modification time in nanoseconds; the encoding is the file's. The format is a
-//! checksummed list of records, because a warm `mbank list` over thousands of projects
-//! must load it in a few milliseconds: opening reads the file, checks it and indexes the
-//! records where they lie, and a record is decoded only when it is looked up. Threads
+//! modification time in nanoseconds; the encoding is the file's. The file is a section
+//! of mbank's cache store (`cache_store::tokens`), because a warm `mbank list` over
+//! thousands of projects must load it in a few milliseconds: opening reads the file,
+//! checks it and indexes the records where they lie, and a record is decoded only when it
+//! is looked up. Threads
 //! share one loaded file ([`TokenCache::fork`]) and each keeps what it counts to itself
 //! until [`TokenCache::absorb`] gathers it. A record counted for its figures alone
 //! (`mbank tokens`) says it holds no dates, and only answers callers that need none.
