@@ -6,16 +6,14 @@
 //! the payload's length and [`checksum`]) and a payload in postcard, serde's compact
 //! binary format: the section's scope (the token encoding, or the root the file is for)
 //! and its tables, each a list of records. A record is itself postcard of the section's
-//! record type (see [`tokens`], [`listing`], [`rows`]), kept as a byte string, so
+//! record type (`tokens::stored`, `scan::listing_store`, [`rows`]), kept as a byte string, so
 //! opening a file checks it and finds where its records lie without decoding them: a
 //! record is decoded when it is looked up, and one kept from the previous run is copied
 //! as it is. A file that is not a regular file, is over [`limits::CACHE_MAX_BYTES`], is
 //! truncated, corrupt, of another version or section or for another scope is an empty
 //! cache; deleting any of them is always safe.
 pub mod file;
-pub mod listing;
 pub mod rows;
-pub mod tokens;
 
 use std::path::Path;
 

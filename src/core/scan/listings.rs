@@ -15,7 +15,7 @@
 //! and modification time under the same racy rule. Cached facts are raw observations of
 //! the file system, so configuration (depth, ignore globs) does not invalidate them.
 //!
-//! The file is a section of mbank's cache store (`cache_store::listing`); a missing,
+//! The file is a section of mbank's cache store (`scan::listing_store`); a missing,
 //! truncated, corrupt or foreign file is ignored, and deleting it is always safe.
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -28,10 +28,10 @@ use std::time::SystemTime;
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry as MapEntry;
 use parking_lot::{Mutex, MutexGuard};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
-use crate::core::cache_store::listing::{self as section, FACTS, FOLDERS};
+use super::listing_store::{self as section, FACTS, FOLDERS};
 use crate::core::cache_store::{self, Loaded, Raw, Section};
 use crate::core::clock::Clock;
 use crate::core::error::Result;
@@ -41,53 +41,7 @@ use crate::core::io::hash_index::{BuildPathHasher, HashIndex, key_hash, stable_h
 use super::stamp::nanos;
 pub use super::stamp::{RACY_WINDOW, Stamp, time_nanos};
 
-/// What a folder listing says an entry is, without following symlinks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Kind {
-    Dir,
-    File,
-    Symlink,
-    /// A fifo, socket or device.
-    Other,
-    /// The platform could not say.
-    Unknown,
-}
-
-impl Kind {
-    fn of(file_type: io::Result<fs::FileType>) -> Kind {
-        match file_type {
-            Ok(t) if t.is_dir() => Kind::Dir,
-            Ok(t) if t.is_file() => Kind::File,
-            Ok(t) if t.is_symlink() => Kind::Symlink,
-            Ok(_) => Kind::Other,
-            Err(_) => Kind::Unknown,
-        }
-    }
-}
-
-/// One entry of a folder listing.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    pub name: OsString,
-    pub kind: Kind,
-}
-
-impl Entry {
-    /// A real folder, or a symlink to one (the link is resolved only then).
-    pub fn is_dir(&self, parent: &Path) -> bool {
-        match self.kind {
-            Kind::Dir => true,
-            Kind::File | Kind::Other => false,
-            Kind::Symlink | Kind::Unknown => fs::metadata(parent.join(&self.name))
-                .map(|m| m.is_dir())
-                .unwrap_or(false),
-        }
-    }
-
-    pub fn is_symlink(&self) -> bool {
-        self.kind == Kind::Symlink
-    }
-}
+pub use super::entry::{Entry, Kind};
 
 /// A folder's entries, shared between the walkers that ask for it.
 pub type Entries = Arc<[Entry]>;

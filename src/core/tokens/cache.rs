@@ -3,7 +3,7 @@
 //!
 //! An entry is keyed by path, Infinity memory id (for virtual files), size and
 //! modification time in nanoseconds; the encoding is the file's. The file is a section
-//! of mbank's cache store (`cache_store::tokens`), because a warm `mbank list` over
+//! of mbank's cache store (`tokens::stored`), because a warm `mbank list` over
 //! thousands of projects must load it in a few milliseconds: opening reads the file,
 //! checks it and indexes the records where they lie, and a record is decoded only when it
 //! is looked up. Threads
@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::stored::{self as section, Figures, RECORDS, Record};
 use super::{Encoding, TextStats};
-use crate::core::cache_store::tokens::{self as section, Figures, RECORDS, Record};
 use crate::core::cache_store::{self, Loaded, MAX_PAYLOAD, Raw, Section};
 use crate::core::error::Result;
 use crate::core::io::hash_index::{ByHash, HashIndex, key_hash};

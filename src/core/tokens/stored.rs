@@ -1,4 +1,4 @@
-//! The token section: one file per encoding (its scope is the encoding's id), one table
+//! The token section of the cache store: one file per encoding (its scope is the encoding's id), one table
 //! of records, each a file version's key (path, Infinity memory id) and the figures
 //! counted in it. The key comes first, so opening a file reads only the keys to index
 //! them; the figures are decoded when a lookup finds their record.
@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Loaded, Section, decode, decode_prefix, encode_into};
+use super::{Encoding, TextStats};
+use crate::core::cache_store::{Loaded, Section, decode, decode_prefix, encode_into};
 use crate::core::markup::dates::{FUTURE_DATES_KEPT, WrittenDates};
-use crate::core::tokens::{Encoding, TextStats};
 
 /// The one table of the section.
 pub const RECORDS: usize = 0;
@@ -23,6 +23,7 @@ pub fn scope(encoding: Encoding) -> &'static [u8] {
 }
 
 /// The token cache of `encoding` these bytes hold, when they are one.
+#[cfg(test)]
 pub fn parse(bytes: Vec<u8>, encoding: Encoding) -> Option<Loaded> {
     Loaded::parse(bytes, Section::Tokens).filter(|loaded| loaded.scope() == scope(encoding))
 }

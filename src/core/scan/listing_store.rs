@@ -1,4 +1,4 @@
-//! The listing section: one file per root (its scope is the root's path), with two
+//! The listing section of the cache store: one file per root (its scope is the root's path), with two
 //! tables: folders (path, the stamp the folder had when it was listed, its entries) and
 //! content facts (kind, path, the file version it holds for, the fact as JSON). A
 //! folder's path comes first, so opening a file indexes folders by path without decoding
@@ -7,9 +7,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::{Loaded, Raw, Section, decode, decode_prefix, encode_into};
+use super::entry::{Entry, Kind};
+use super::stamp::Stamp;
+use crate::core::cache_store::{Loaded, Raw, Section, decode, decode_prefix, encode_into};
 use crate::core::io::bytes::os_bytes;
-use crate::core::scan::listings::{Entry, Kind, Stamp};
 
 /// The table of folders.
 pub const FOLDERS: usize = 0;
