@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cli::args::ListSort;
 use crate::cli::style::{Table, eprintln, line, println, thousands};
@@ -21,9 +21,10 @@ use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth, ProjectReport, SessionTokens};
 use crate::core::analysis::rows::{Checked, Observed, RememberedRows, RowSource, RowsKey};
 use crate::core::analysis::staleness::Freshness;
+use crate::core::cache_store;
 use crate::core::findings::{Finding, FindingCode};
 use crate::core::formats::agents::Agent;
-use crate::core::io::bytes::{Reader, Writer, os_bytes};
+use crate::core::io::bytes::os_bytes;
 use crate::core::model::{Bank, Format, Project};
 use crate::core::scan::discovery::OutsideFolders;
 use crate::core::scan::listings::{Listings, Stamp};
@@ -111,6 +112,23 @@ struct ListedRow {
     findings: Vec<(String, String, String)>,
 }
 
+/// A [`ListedRow`] as the remembered rows keep it, its text borrowed from the cache file.
+#[derive(Serialize, Deserialize)]
+struct StoredRow<'a> {
+    json: &'a str,
+    name: &'a str,
+    formats: &'a str,
+    files: u64,
+    loaded_tokens: u64,
+    complete: bool,
+    agent: &'a str,
+    budget: &'a str,
+    staleness: &'a str,
+    last_write: Option<u64>,
+    #[serde(borrow)]
+    findings: Vec<(&'a str, &'a str, &'a str)>,
+}
+
 /// Nesting depth of a row inside the output's `projects` array.
 const ROW_DEPTH: usize = 2;
 
@@ -149,74 +167,46 @@ impl ListedRow {
     }
 
     fn encode(&self) -> Vec<u8> {
-        let mut out = Writer(Vec::with_capacity(self.json.len() + 128));
-        for text in [
-            &self.json,
-            &self.name,
-            &self.formats,
-            &self.agent,
-            &self.budget,
-            &self.staleness,
-        ] {
-            out.bytes(text.as_bytes());
-        }
-        out.u64(self.files);
-        out.u64(self.loaded_tokens);
-        out.u8(u8::from(self.complete));
-        match self.last_write {
-            Some(time) => {
-                out.u8(1);
-                out.u64(time);
-            }
-            None => out.u8(0),
-        }
-        out.u32(self.findings.len() as u32);
-        for (severity, message, code) in &self.findings {
-            out.bytes(severity.as_bytes());
-            out.bytes(message.as_bytes());
-            out.bytes(code.as_bytes());
-        }
-        out.0
+        let findings = self.findings.iter();
+        let stored = StoredRow {
+            json: &self.json,
+            name: &self.name,
+            formats: &self.formats,
+            files: self.files,
+            loaded_tokens: self.loaded_tokens,
+            complete: self.complete,
+            agent: &self.agent,
+            budget: &self.budget,
+            staleness: &self.staleness,
+            last_write: self.last_write,
+            findings: findings.map(|(s, m, c)| (&**s, &**m, &**c)).collect(),
+        };
+        // An empty row is never taken back (`decode` refuses it).
+        cache_store::encode(&stored).unwrap_or_default()
     }
 
     /// The row `encode` wrote; its JSON only `with_json` (a table does not print it).
     fn decode(bytes: &[u8], with_json: bool) -> Option<ListedRow> {
-        let mut r = Reader(bytes);
-        let json = r.bytes()?;
-        let json = if with_json {
-            String::from_utf8(json.to_vec()).ok()?
-        } else {
-            std::str::from_utf8(json).ok()?;
-            String::new()
-        };
-        let mut text = || String::from_utf8(r.bytes()?.to_vec()).ok();
-        let (name, formats, agent, budget, staleness) =
-            (text()?, text()?, text()?, text()?, text()?);
-        let files = r.u64()?;
-        let loaded_tokens = r.u64()?;
-        let complete = r.u8()? == 1;
-        let last_write = match r.u8()? {
-            0 => None,
-            _ => Some(r.u64()?),
-        };
-        let count = r.u32()? as usize;
-        let mut findings = Vec::with_capacity(count.min(1024));
-        for _ in 0..count {
-            let mut text = || String::from_utf8(r.bytes()?.to_vec()).ok();
-            findings.push((text()?, text()?, text()?));
-        }
-        r.0.is_empty().then_some(ListedRow {
-            json,
-            name,
-            formats,
-            files,
-            loaded_tokens,
-            complete,
-            agent,
-            budget,
-            staleness,
-            last_write,
-            findings,
+        let stored: StoredRow<'_> = cache_store::decode(bytes)?;
+        let findings = stored.findings.iter();
+        Some(ListedRow {
+            json: if with_json {
+                stored.json.to_string()
+            } else {
+                String::new()
+            },
+            name: stored.name.to_string(),
+            formats: stored.formats.to_string(),
+            files: stored.files,
+            loaded_tokens: stored.loaded_tokens,
+            complete: stored.complete,
+            agent: stored.agent.to_string(),
+            budget: stored.budget.to_string(),
+            staleness: stored.staleness.to_string(),
+            last_write: stored.last_write,
+            findings: findings
+                .map(|&(s, m, c)| (s.to_string(), m.to_string(), c.to_string()))
+                .collect(),
         })
     }
 }

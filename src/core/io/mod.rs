@@ -1,9 +1,8 @@
 //! Files on disk, read and written defensively: folder handles (nothing reopened by
 //! name), confinement to a project, per-folder locks, capped text reads, where mbank keeps
-//! its own files, the caches' shared file format and the backups of conflicts.
+//! its own files and the backups of conflicts.
 pub mod backup;
 pub mod bytes;
-pub mod cache_file;
 pub mod confine;
 pub mod dir_handle;
 pub mod hash_index;

@@ -15,16 +15,15 @@
 //! and modification time under the same racy rule. Cached facts are raw observations of
 //! the file system, so configuration (depth, ignore globs) does not invalidate them.
 //!
-//! The file is versioned and checksummed; a missing, truncated, corrupt or foreign file
-//! is ignored, and deleting it is always safe. Saving writes a temporary file in the
-//! same folder and renames it over the old one.
+//! The file is a section of mbank's cache store (`scan::listing_store`); a missing,
+//! truncated, corrupt or foreign file is ignored, and deleting it is always safe.
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry as MapEntry;
@@ -32,89 +31,17 @@ use parking_lot::{Mutex, MutexGuard};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::listing_store::{self as section, FACTS, FOLDERS};
+use crate::core::cache_store::{self, Loaded, Raw, Section};
 use crate::core::clock::Clock;
 use crate::core::error::Result;
-use crate::core::io::bytes::{Reader, Writer, os_bytes, os_string};
-use crate::core::io::cache_file;
-use crate::core::io::hash_index::{BuildPathHasher, HashIndex, checksum, key_hash, stable_hash};
+use crate::core::io::bytes::{os_bytes, os_str, os_string};
+use crate::core::io::hash_index::{BuildPathHasher, HashIndex, key_hash, stable_hash};
 
-const MAGIC: &[u8; 8] = b"MBLIST\0\0";
-/// 3: CRC-32 checksums. 4: a content fact holds its file's change time too.
-const VERSION: u32 = 4;
-/// magic, version, payload length, checksum.
-const HEADER_LEN: usize = 8 + 4 + 8 + 8;
-/// A folder or file whose times are this close to the run that read it may still change
-/// without its times changing (coarse timestamps), so it is read again next run.
-pub const RACY_WINDOW: Duration = Duration::from_secs(2);
+use super::stamp::nanos;
+pub use super::stamp::{RACY_WINDOW, Stamp, time_nanos};
 
-/// What a folder listing says an entry is, without following symlinks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Dir,
-    File,
-    Symlink,
-    /// A fifo, socket or device.
-    Other,
-    /// The platform could not say.
-    Unknown,
-}
-
-impl Kind {
-    fn of(file_type: io::Result<fs::FileType>) -> Kind {
-        match file_type {
-            Ok(t) if t.is_dir() => Kind::Dir,
-            Ok(t) if t.is_file() => Kind::File,
-            Ok(t) if t.is_symlink() => Kind::Symlink,
-            Ok(_) => Kind::Other,
-            Err(_) => Kind::Unknown,
-        }
-    }
-
-    fn code(self) -> u8 {
-        match self {
-            Kind::Dir => 0,
-            Kind::File => 1,
-            Kind::Symlink => 2,
-            Kind::Other => 3,
-            Kind::Unknown => 4,
-        }
-    }
-
-    fn from_code(code: u8) -> Option<Kind> {
-        Some(match code {
-            0 => Kind::Dir,
-            1 => Kind::File,
-            2 => Kind::Symlink,
-            3 => Kind::Other,
-            4 => Kind::Unknown,
-            _ => return None,
-        })
-    }
-}
-
-/// One entry of a folder listing.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    pub name: OsString,
-    pub kind: Kind,
-}
-
-impl Entry {
-    /// A real folder, or a symlink to one (the link is resolved only then).
-    pub fn is_dir(&self, parent: &Path) -> bool {
-        match self.kind {
-            Kind::Dir => true,
-            Kind::File | Kind::Other => false,
-            Kind::Symlink | Kind::Unknown => fs::metadata(parent.join(&self.name))
-                .map(|m| m.is_dir())
-                .unwrap_or(false),
-        }
-    }
-
-    pub fn is_symlink(&self) -> bool {
-        self.kind == Kind::Symlink
-    }
-}
+pub use super::entry::{Entry, Kind};
 
 /// A folder's entries, shared between the walkers that ask for it.
 pub type Entries = Arc<[Entry]>;
@@ -125,82 +52,6 @@ const STAMPED: i128 = i128::MIN;
 /// The change time of a fact whose file has none (a platform without `ctime`), or of a
 /// stamped fact.
 const NO_CHANGE_TIME: i128 = i128::MIN;
-
-/// Nanoseconds since the Unix epoch (negative before it).
-fn nanos(time: SystemTime) -> i128 {
-    match time.duration_since(UNIX_EPOCH) {
-        Ok(after) => after.as_nanos() as i128,
-        Err(before) => -(before.duration().as_nanos() as i128),
-    }
-}
-
-/// What says a folder (or a file) is unchanged: inode, size, modification and change
-/// times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    ino: u64,
-    len: u64,
-    mtime: i128,
-    ctime: i128,
-}
-
-impl Stamp {
-    pub fn of(meta: &fs::Metadata) -> Option<Stamp> {
-        let mtime = nanos(meta.modified().ok()?);
-        #[cfg(unix)]
-        let (ino, ctime) = {
-            use std::os::unix::fs::MetadataExt;
-            (
-                meta.ino(),
-                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
-            )
-        };
-        #[cfg(not(unix))]
-        let (ino, ctime) = (0, mtime);
-        Some(Stamp {
-            ino,
-            len: meta.len(),
-            mtime,
-            ctime,
-        })
-    }
-
-    /// A stamp from a `stat`'s own fields (times in nanoseconds since the epoch).
-    pub fn from_parts(ino: u64, len: u64, mtime: i128, ctime: i128) -> Stamp {
-        Stamp {
-            ino,
-            len,
-            mtime,
-            ctime,
-        }
-    }
-
-    /// Changed so shortly before `read_at` that a later change could keep these times.
-    pub fn is_racy(&self, read_at: i128) -> bool {
-        self.mtime.max(self.ctime) >= read_at - RACY_WINDOW.as_nanos() as i128
-    }
-
-    /// The four fields in one number, for a cache that keeps many stamps and only asks
-    /// whether they are the same.
-    pub fn digest(&self) -> u64 {
-        let mut bytes = [0u8; 48];
-        bytes[..8].copy_from_slice(&self.ino.to_le_bytes());
-        bytes[8..16].copy_from_slice(&self.len.to_le_bytes());
-        bytes[16..32].copy_from_slice(&self.mtime.to_le_bytes());
-        bytes[32..].copy_from_slice(&self.ctime.to_le_bytes());
-        stable_hash(&bytes)
-    }
-
-    /// Size and modification time, as a file's figures and facts are keyed.
-    pub fn version(&self) -> (u64, i128) {
-        (self.len, self.mtime)
-    }
-}
-
-/// A time in nanoseconds since the epoch, as [`Listings::fact_files`] gives it.
-pub fn time_nanos(time: SystemTime) -> i128 {
-    nanos(time)
-}
 
 /// A folder this run consulted (listed, or found unchanged), for a caller that remembers
 /// what it derived from folders and checks them again later.
@@ -276,56 +127,56 @@ pub struct Listings {
     stamps: bool,
 }
 
-/// The folders of the cache file, indexed where they lie in its bytes: a folder's
-/// entries are decoded only when this run lists it (on whichever thread asks), so
-/// opening the cache costs one read, one checksum and one pass.
+/// The folders of the cache file, indexed by path where they lie in its bytes: a
+/// folder's entries are decoded only when this run lists it (on whichever thread asks),
+/// so opening the cache costs one read, one checksum and one pass over the paths.
 #[derive(Default)]
 struct PreviousDirs {
-    bytes: Vec<u8>,
-    /// Hash of a folder's path to the offset of its record in `bytes`.
+    file: Loaded,
+    /// Hash of a folder's path to its record number.
     index: HashIndex,
-    /// Every record's offset, in file order.
-    offsets: Vec<u32>,
     count: usize,
 }
 
 impl PreviousDirs {
-    /// The stamp of folder `path` and a reader at its entries.
-    fn find(&self, path: &[u8]) -> Option<(Stamp, Reader<'_>)> {
-        self.index.candidates(key_hash(&[path])).find_map(|offset| {
-            let mut record = Reader(self.bytes.get(offset as usize..)?);
-            if record.bytes()? != path {
-                return None;
-            }
-            let stamp = read_stamp(&mut record)?;
-            Some((stamp, record))
+    fn index(file: Loaded) -> Option<PreviousDirs> {
+        let count = file.len(FOLDERS);
+        let mut index = HashIndex::with_capacity(count);
+        for (number, record) in file.records(FOLDERS).enumerate() {
+            index.insert(key_hash(&[section::folder_path(record)?.0]), number as u32);
+        }
+        Some(PreviousDirs { file, index, count })
+    }
+
+    /// The record number and stamp of folder `path`.
+    fn find(&self, path: &[u8]) -> Option<(usize, Stamp)> {
+        self.index.candidates(key_hash(&[path])).find_map(|number| {
+            let (stored, stamp) = section::folder_head(self.file.record(FOLDERS, number as usize))?;
+            (stored.0 == path).then_some((number as usize, stamp))
         })
     }
 
     /// The entries of `path` when it was remembered with this very stamp.
     fn listing(&self, path: &[u8], stamp: Stamp) -> Option<Vec<Entry>> {
-        let (remembered, mut record) = self.find(path)?;
+        let (number, remembered) = self.find(path)?;
         if remembered != stamp {
             return None;
         }
-        let count = record.u32()? as usize;
-        let mut entries = Vec::with_capacity(count.min(1 << 16));
-        for _ in 0..count {
-            let kind = Kind::from_code(record.u8()?)?;
-            let name = os_string(record.bytes()?)?;
-            entries.push(Entry { name, kind });
-        }
-        Some(entries)
+        entries_of(&section::folder(self.file.record(FOLDERS, number))?)
     }
 }
 
-fn read_stamp(reader: &mut Reader<'_>) -> Option<Stamp> {
-    Some(Stamp {
-        ino: reader.u64()?,
-        len: reader.u64()?,
-        mtime: reader.i128()?,
-        ctime: reader.i128()?,
-    })
+fn entries_of(folder: &section::Folder<'_>) -> Option<Vec<Entry>> {
+    folder
+        .entries
+        .iter()
+        .map(|&(kind, name)| {
+            Some(Entry {
+                name: os_string(name.0)?,
+                kind,
+            })
+        })
+        .collect()
 }
 
 impl Listings {
@@ -379,8 +230,8 @@ impl Listings {
     pub fn open_at(dir: &Path, root: &Path, clock: &Clock) -> Listings {
         let file = dir.join(Self::file_name(root));
         let mut listings = Self::in_memory_as_of(clock);
-        if let Some(bytes) = cache_file::read(&file)
-            && let Some((dirs, facts)) = decode(bytes, root)
+        if let Some(loaded) = section::read(&file, &path_bytes(root))
+            && let Some((dirs, facts)) = decode(loaded)
         {
             // This run will most likely list the same folders again.
             listings.dirs = SharedMap::with_capacity_and_hasher(dirs.count, Default::default());
@@ -617,11 +468,12 @@ impl Listings {
         self.encode_as_of(self.started)
     }
 
-    /// The payload as a run that began at `started` would write it.
+    /// The cache file as a run that began at `started` would write it.
     fn encode_as_of(&self, started: i128) -> Vec<u8> {
         let dirs: Vec<_> = self.dirs.iter().collect();
         let facts: Vec<_> = self.facts.iter().collect();
         encode(
+            &self.root,
             dirs.iter().map(|dir| dir.pair()),
             facts.iter().map(|fact| fact.pair()),
             started,
@@ -673,28 +525,23 @@ impl Listings {
     /// Brings the previous file's unconsulted folders and facts into this run's (see
     /// [`Listings::keep_unvisited`]).
     fn take_in_unvisited(&self) {
-        let previous = &self.previous_dirs;
-        for &offset in &previous.offsets {
-            let Some(mut record) = previous.bytes.get(offset as usize..).map(Reader) else {
+        for record in self.previous_dirs.file.records(FOLDERS) {
+            let Some(folder) = section::folder(record) else {
                 continue;
             };
-            let Some(path) = record.bytes().and_then(os_string) else {
+            let Some(path) = os_str(folder.path.0) else {
                 continue;
             };
-            if self.dirs.contains_key(&path) {
+            if self.dirs.contains_key(path) {
                 continue;
             }
-            let Some(stamp) = read_stamp(&mut record) else {
-                continue;
-            };
-            let Some(entries) = os_bytes(&path).and_then(|bytes| previous.listing(bytes, stamp))
-            else {
+            let Some(entries) = entries_of(&folder) else {
                 continue;
             };
             self.dirs.insert(
-                path,
+                path.to_os_string(),
                 Dir {
-                    stamp: Some(stamp),
+                    stamp: Some(folder.stamp),
                     modified: None,
                     entries: entries.into(),
                 },
@@ -729,15 +576,8 @@ impl Listings {
             return Ok(());
         }
         // Over the size cap it is not written: the next run lists folders again.
-        cache_file::save(file, &frame(&self.root, &self.encode()))
+        cache_store::file::save(file, &self.encode())
     }
-}
-
-/// Names a root's cache file (not its checksum): left as it was when the contents'
-/// checksum changed, so a new version overwrites a root's old file instead of orphaning it.
-/// Whether [`os_string`] accepts these bytes (every byte string on Unix, UTF-8 elsewhere).
-fn is_os_bytes(bytes: &[u8]) -> bool {
-    cfg!(unix) || std::str::from_utf8(bytes).is_ok()
 }
 
 fn path_bytes(path: &Path) -> Vec<u8> {
@@ -746,145 +586,92 @@ fn path_bytes(path: &Path) -> Vec<u8> {
         .unwrap_or_else(|| path.to_string_lossy().into_owned().into_bytes())
 }
 
-/// The payload: the root, then folders (path, stamp, entries), then facts.
+/// The cache file of `root`: its folders (path, stamp, entries), then its facts, leaving
+/// out what changed within the racy window of the run that began at `started`.
 fn encode<'a>(
+    root: &Path,
     dirs: impl Iterator<Item = (&'a OsString, &'a Dir)>,
     facts: impl Iterator<Item = (&'a FactKey, &'a Fact)>,
     started: i128,
 ) -> Vec<u8> {
-    let mut body = Writer(Vec::with_capacity(64 * 1024));
-    let dirs: Vec<(&[u8], &Stamp, &Dir)> = dirs
-        .filter_map(|(path, dir)| {
-            let stamp = dir.stamp.as_ref()?;
-            let path = os_bytes(path)?;
-            let names_ok = dir.entries.iter().all(|e| os_bytes(&e.name).is_some());
-            (names_ok && !stamp.is_racy(started)).then_some((path, stamp, dir))
-        })
-        .collect();
-    body.u32(dirs.len() as u32);
-    for (path, stamp, dir) in dirs {
-        body.bytes(path);
-        body.u64(stamp.ino);
-        body.u64(stamp.len);
-        body.i128(stamp.mtime);
-        body.i128(stamp.ctime);
-        body.u32(dir.entries.len() as u32);
-        for entry in dir.entries.iter() {
-            body.u8(entry.kind.code());
-            body.bytes(os_bytes(&entry.name).unwrap_or_default());
+    let mut records = Vec::with_capacity(64 * 1024);
+    let mut folders = Vec::new();
+    for (path, dir) in dirs {
+        let (Some(stamp), Some(path)) = (dir.stamp.as_ref(), os_bytes(path)) else {
+            continue;
+        };
+        let names_ok = dir.entries.iter().all(|e| os_bytes(&e.name).is_some());
+        let start = records.len();
+        if names_ok
+            && !stamp.is_racy(started)
+            && section::write_folder(path, stamp, &dir.entries, &mut records)
+        {
+            folders.push((start, records.len()));
         }
     }
-    let facts: Vec<(&FactKey, &Fact, &[u8])> = facts
-        .filter_map(|(key, fact)| {
-            let path = os_bytes(&key.1)?;
-            // A file changed this close to the run may change again within its tick.
-            (fact.mtime.max(fact.ctime) < started - RACY_WINDOW.as_nanos() as i128)
-                .then_some((key, fact, path))
-        })
-        .collect();
-    body.u32(facts.len() as u32);
-    for ((kind, _), fact, path) in facts {
-        body.bytes(kind.as_bytes());
-        body.bytes(path);
-        body.u64(fact.len);
-        body.i128(fact.mtime);
-        body.i128(fact.ctime);
-        body.bytes(fact.json.as_bytes());
+    let mut fact_spans = Vec::new();
+    for ((kind, path), fact) in facts {
+        let Some(path) = os_bytes(path) else {
+            continue;
+        };
+        // A file changed this close to the run may change again within its tick.
+        if fact.mtime.max(fact.ctime) >= started - RACY_WINDOW.as_nanos() as i128 {
+            continue;
+        }
+        let start = records.len();
+        let record = section::Fact {
+            kind,
+            path: Raw(path),
+            len: fact.len,
+            mtime: fact.mtime,
+            ctime: fact.ctime,
+            json: &fact.json,
+        };
+        if record.write_to(&mut records) {
+            fact_spans.push((start, records.len()));
+        }
     }
-    body.0
-}
-
-/// Wraps a payload for `root` in the header.
-fn frame(root: &Path, payload: &[u8]) -> Vec<u8> {
-    let mut body = Writer(Vec::with_capacity(payload.len() + 256));
-    body.bytes(&path_bytes(root));
-    body.0.extend_from_slice(payload);
-    let mut out = Writer(Vec::with_capacity(HEADER_LEN + body.0.len()));
-    out.0.extend_from_slice(MAGIC);
-    out.u32(VERSION);
-    out.u64(body.0.len() as u64);
-    out.u64(checksum(&body.0));
-    out.0.extend_from_slice(&body.0);
-    out.0
+    let table = |spans: &[(usize, usize)]| -> Vec<Raw<'_>> {
+        spans.iter().map(|&(a, b)| Raw(&records[a..b])).collect()
+    };
+    let tables = [table(&folders), table(&fact_spans)];
+    cache_store::frame(Section::Listing, &path_bytes(root), &tables)
 }
 
 type Decoded = (PreviousDirs, Map<FactKey, Fact>);
 
-/// Checks a cache file and indexes its folders (see [`PreviousDirs`]); facts, few and
-/// small, are decoded at once. `None` for anything that is not a valid cache of `root`.
-fn decode(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
-    let mut header = Reader(&bytes);
-    if header.take(MAGIC.len())? != MAGIC || header.u32()? != VERSION {
-        return None;
-    }
-    let len = usize::try_from(header.u64()?).ok()?;
-    let expected_checksum = header.u64()?;
-    // Offsets are u32: a larger file is not one this module wrote.
-    if header.0.len() != len
-        || u32::try_from(bytes.len()).is_err()
-        || checksum(header.0) != expected_checksum
-    {
-        return None;
-    }
-    let mut r = Reader(header.0);
-    if r.bytes()? != path_bytes(root).as_slice() {
-        return None;
-    }
-    let dir_count = r.u32()? as usize;
-    // A folder record takes at least 56 bytes: the claimed count cannot force a huge
-    // allocation.
-    let mut index = HashIndex::with_capacity(dir_count.min(r.0.len() / 56 + 1));
-    let mut offsets = Vec::with_capacity(dir_count.min(r.0.len() / 56 + 1));
-    for _ in 0..dir_count {
-        let offset = (bytes.len() - r.0.len()) as u32;
-        let path = r.bytes()?;
-        if !is_os_bytes(path) {
-            return None;
-        }
-        read_stamp(&mut r)?;
-        for _ in 0..r.u32()? {
-            Kind::from_code(r.u8()?)?;
-            if !is_os_bytes(r.bytes()?) {
-                return None;
-            }
-        }
-        index.insert(key_hash(&[path]), offset);
-        offsets.push(offset);
-    }
-    let fact_count = r.u32()? as usize;
-    let mut facts = Map::with_capacity_and_hasher(fact_count.min(1 << 20), Default::default());
-    for _ in 0..fact_count {
-        let kind = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-        let path = os_string(r.bytes()?)?;
-        let len = r.u64()?;
-        let mtime = r.i128()?;
-        let ctime = r.i128()?;
-        let json = String::from_utf8(r.bytes()?.to_vec()).ok()?;
+/// Indexes a cache file's folders (see [`PreviousDirs`]); facts, few and small, are
+/// decoded at once. `None` when a record does not read back.
+fn decode(loaded: Loaded) -> Option<Decoded> {
+    let mut facts = Map::with_capacity_and_hasher(loaded.len(FACTS), Default::default());
+    for record in loaded.records(FACTS) {
+        let fact = section::fact(record)?;
         facts.insert(
-            (kind, path),
+            (fact.kind.to_string(), os_string(fact.path.0)?),
             Fact {
-                len,
-                mtime,
-                ctime,
-                json: json.into(),
+                len: fact.len,
+                mtime: fact.mtime,
+                ctime: fact.ctime,
+                json: fact.json.into(),
             },
         );
     }
-    if !r.0.is_empty() {
-        return None;
-    }
-    let dirs = PreviousDirs {
-        bytes,
-        index,
-        offsets,
-        count: dir_count,
-    };
-    Some((dirs, facts))
+    Some((PreviousDirs::index(loaded)?, facts))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, UNIX_EPOCH};
+
     use super::*;
+    use crate::core::cache_store::HEADER_LEN;
+
+    /// The cache of `root` these bytes hold.
+    fn decode_bytes(bytes: Vec<u8>, root: &Path) -> Option<Decoded> {
+        let loaded = Loaded::parse(bytes, Section::Listing)?;
+        (loaded.scope() == path_bytes(root)).then_some(())?;
+        decode(loaded)
+    }
 
     fn names(entries: &Entries) -> Vec<String> {
         let mut names: Vec<String> = entries
@@ -927,11 +714,8 @@ mod tests {
         let listings = Listings::open_at(&dir.path().join("cache"), &root, &Clock::system());
         listings.list(&root).unwrap();
         // As if the run started long after the folder changed, so nothing is racy.
-        let bytes = frame(
-            &root,
-            &listings.encode_as_of(listings.started + 10_000_000_000),
-        );
-        let (dirs, _) = decode(bytes.clone(), &root).unwrap();
+        let bytes = listings.encode_as_of(listings.started + 10_000_000_000);
+        let (dirs, _) = decode_bytes(bytes.clone(), &root).unwrap();
         let stamp = Stamp::of(&fs::metadata(&root).unwrap()).unwrap();
         let entries: Entries = dirs.listing(&path_bytes(&root), stamp).unwrap().into();
         assert_eq!(names(&entries), vec!["a.md", "sub"]);
@@ -945,17 +729,17 @@ mod tests {
             dirs.listing(&path_bytes(&root.join("sub")), stamp)
                 .is_none()
         );
-        assert!(decode(bytes.clone(), &dir.path().join("other")).is_none());
+        assert!(decode_bytes(bytes.clone(), &dir.path().join("other")).is_none());
         for cut in [0, 10, HEADER_LEN, bytes.len() - 1] {
             assert!(
-                decode(bytes[..cut].to_vec(), &root).is_none(),
+                decode_bytes(bytes[..cut].to_vec(), &root).is_none(),
                 "cut at {cut}"
             );
         }
         let mut flipped = bytes.clone();
         let last = flipped.len() - 1;
         flipped[last] ^= 0xff;
-        assert!(decode(flipped, &root).is_none());
+        assert!(decode_bytes(flipped, &root).is_none());
     }
 
     #[test]

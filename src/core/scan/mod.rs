@@ -3,4 +3,7 @@
 //! between runs (`listings`). Metadata and the few bytes that decide placement only.
 pub mod bank;
 pub mod discovery;
+mod entry;
+mod listing_store;
 pub mod listings;
+mod stamp;

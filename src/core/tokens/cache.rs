@@ -2,10 +2,11 @@
 //! folder, so a second start recounts nothing that did not change.
 //!
 //! An entry is keyed by path, Infinity memory id (for virtual files), size and
-//! modification time in nanoseconds; the encoding is the file's. The format is a
-//! checksummed list of records, because a warm `mbank list` over thousands of projects
-//! must load it in a few milliseconds: opening reads the file, checks it and indexes the
-//! records where they lie, and a record is decoded only when it is looked up. Threads
+//! modification time in nanoseconds; the encoding is the file's. The file is a section
+//! of mbank's cache store (`tokens::stored`), because a warm `mbank list` over
+//! thousands of projects must load it in a few milliseconds: opening reads the file,
+//! checks it and indexes the records where they lie, and a record is decoded only when it
+//! is looked up. Threads
 //! share one loaded file ([`TokenCache::fork`]) and each keeps what it counts to itself
 //! until [`TokenCache::absorb`] gathers it. A record counted for its figures alone
 //! (`mbank tokens`) says it holds no dates, and only answers callers that need none.
@@ -17,30 +18,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::stored::{self as section, Figures, RECORDS, Record};
 use super::{Encoding, TextStats};
+use crate::core::cache_store::{self, Loaded, MAX_PAYLOAD, Raw, Section};
 use crate::core::error::Result;
-use crate::core::io::cache_file;
-use crate::core::io::hash_index::{ByHash, HashIndex, checksum, key_hash};
+use crate::core::io::hash_index::{ByHash, HashIndex, key_hash};
 use crate::core::io::paths;
-use crate::core::markup::dates::{FUTURE_DATES_KEPT, WrittenDates};
-use crate::core::markup::limits;
 use crate::core::model::MemoryFile;
 
-const MAGIC: &[u8; 8] = b"MBTOKEN\0";
-/// 3: CRC-32 checksums. 5: written dates are those of prose only (not code or comments).
-/// 6: a record may be without dates (counted for figures alone). 7: the change time
-/// is part of a file's version. 8: dates that name a plan (a due date) are not written dates.
-const VERSION: u32 = 8;
-/// magic, version, encoding, entry count, payload length, checksum.
-const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 8;
-/// A memory id length that means "no id" (a real file).
-const NO_ID: u32 = u32::MAX;
-/// A record's figures at their smallest: six u64, the i128 modification and change
-/// times, a u32, a flags byte, the newest past day (i32) and the count of later days
-/// (each an i32 more).
-const FIGURES_LEN: usize = 6 * 8 + 2 * 16 + 4 + 1 + 4 + 1;
-/// The smallest record: two lengths and the figures.
-const MIN_RECORD_LEN: usize = 4 + 4 + FIGURES_LEN;
 /// Above this many entries, saving keeps only those used since opening, so entries of
 /// deleted or renamed files cannot grow the file forever.
 const MAX_SAVED_ENTRIES: usize = 200_000;
@@ -88,158 +73,6 @@ fn nanos_since_epoch(time: SystemTime) -> i128 {
     }
 }
 
-/// The file version a record is for, and what was counted in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Figures {
-    size: u64,
-    modified_nanos: i128,
-    changed_nanos: i128,
-    bytes: u64,
-    lines: u64,
-    chars: u64,
-    loaded_tokens: u64,
-    private_tokens: u64,
-    private_blocks: u32,
-    private_file: bool,
-    /// Whether the dates below were looked for: figures counted for `mbank tokens` skip
-    /// the date search, and a caller that needs dates counts such a file again.
-    dates_known: bool,
-    /// The text's written dates ([`WrittenDates::days`]): the newest up to the day of
-    /// counting (`NO_DAY` for none) and up to [`FUTURE_DATES_KEPT`] later ones.
-    newest_past_day: i32,
-    future_days: [i32; FUTURE_DATES_KEPT],
-    future_count: u8,
-}
-
-/// No date written.
-const NO_DAY: i32 = i32::MIN;
-/// Flags byte: the file is `private: true`.
-const PRIVATE_FILE: u8 = 1;
-/// Flags byte: the text was not searched for dates (counted for its figures alone).
-const WITHOUT_DATES: u8 = 1 << 1;
-
-impl Figures {
-    fn of(
-        (size, modified_nanos, changed_nanos): (u64, i128, i128),
-        stats: &TextStats,
-        dates_known: bool,
-    ) -> Figures {
-        let (newest_past, future) = stats.dates.days();
-        let future = &future[..future.len().min(FUTURE_DATES_KEPT)];
-        let mut future_days = [0; FUTURE_DATES_KEPT];
-        future_days[..future.len()].copy_from_slice(future);
-        Figures {
-            size,
-            modified_nanos,
-            changed_nanos,
-            bytes: stats.bytes,
-            lines: stats.lines as u64,
-            chars: stats.chars as u64,
-            loaded_tokens: stats.loaded_tokens as u64,
-            private_tokens: stats.private_tokens as u64,
-            private_blocks: u32::try_from(stats.private_blocks).unwrap_or(u32::MAX),
-            private_file: stats.private_file,
-            dates_known,
-            newest_past_day: newest_past.unwrap_or(NO_DAY),
-            future_days,
-            future_count: future.len() as u8,
-        }
-    }
-
-    fn is_version(&self, (size, modified_nanos, changed_nanos): (u64, i128, i128)) -> bool {
-        self.size == size
-            && self.modified_nanos == modified_nanos
-            && self.changed_nanos == changed_nanos
-    }
-
-    fn stats(&self, encoding: Encoding) -> TextStats {
-        TextStats {
-            bytes: self.bytes,
-            lines: self.lines as usize,
-            chars: self.chars as usize,
-            loaded_tokens: self.loaded_tokens as usize,
-            private_tokens: self.private_tokens as usize,
-            private_blocks: self.private_blocks as usize,
-            private_file: self.private_file,
-            encoding,
-            dates: WrittenDates::from_days(
-                (self.newest_past_day != NO_DAY).then_some(self.newest_past_day),
-                &self.future_days[..usize::from(self.future_count)],
-            ),
-        }
-    }
-
-    fn write_to(&self, out: &mut Vec<u8>) {
-        for value in [
-            self.size,
-            self.bytes,
-            self.lines,
-            self.chars,
-            self.loaded_tokens,
-            self.private_tokens,
-        ] {
-            out.extend_from_slice(&value.to_le_bytes());
-        }
-        out.extend_from_slice(&self.modified_nanos.to_le_bytes());
-        out.extend_from_slice(&self.changed_nanos.to_le_bytes());
-        out.extend_from_slice(&self.private_blocks.to_le_bytes());
-        let mut flags = 0;
-        if self.private_file {
-            flags |= PRIVATE_FILE;
-        }
-        if !self.dates_known {
-            flags |= WITHOUT_DATES;
-        }
-        out.push(flags);
-        out.extend_from_slice(&self.newest_past_day.to_le_bytes());
-        out.push(self.future_count);
-        for day in &self.future_days[..usize::from(self.future_count)] {
-            out.extend_from_slice(&day.to_le_bytes());
-        }
-    }
-
-    fn read_from(reader: &mut Reader<'_>) -> Option<Figures> {
-        let size = reader.u64()?;
-        let bytes = reader.u64()?;
-        let lines = reader.u64()?;
-        let chars = reader.u64()?;
-        let loaded_tokens = reader.u64()?;
-        let private_tokens = reader.u64()?;
-        let modified_nanos = i128::from_le_bytes(reader.array()?);
-        let changed_nanos = i128::from_le_bytes(reader.array()?);
-        let private_blocks = reader.u32()?;
-        let flags = *reader.take(1)?.first()?;
-        if flags & !(PRIVATE_FILE | WITHOUT_DATES) != 0 {
-            return None;
-        }
-        let newest_past_day = i32::from_le_bytes(reader.array()?);
-        let future_count = *reader.take(1)?.first()?;
-        if usize::from(future_count) > FUTURE_DATES_KEPT {
-            return None;
-        }
-        let mut future_days = [0; FUTURE_DATES_KEPT];
-        for day in future_days.iter_mut().take(usize::from(future_count)) {
-            *day = i32::from_le_bytes(reader.array()?);
-        }
-        Some(Figures {
-            size,
-            modified_nanos,
-            changed_nanos,
-            bytes,
-            lines,
-            chars,
-            loaded_tokens,
-            private_tokens,
-            private_blocks,
-            private_file: flags & PRIVATE_FILE != 0,
-            dates_known: flags & WITHOUT_DATES == 0,
-            newest_past_day,
-            future_days,
-            future_count,
-        })
-    }
-}
-
 /// Figures counted in this process, not yet saved.
 #[derive(Debug, Clone)]
 struct Entry {
@@ -253,52 +86,11 @@ impl Entry {
         &*self.path == path && self.memory_id.as_deref() == memory_id
     }
 
-    /// The record as the cache file stores it; `None` when a length does not fit.
-    fn write_to(&self, out: &mut Vec<u8>) -> Option<()> {
-        let path_len = u32::try_from(self.path.len()).ok()?;
-        let id_len = match &self.memory_id {
-            Some(id) => u32::try_from(id.len()).ok().filter(|&len| len != NO_ID)?,
-            None => NO_ID,
-        };
-        out.extend_from_slice(&path_len.to_le_bytes());
-        out.extend_from_slice(self.path.as_bytes());
-        out.extend_from_slice(&id_len.to_le_bytes());
-        if let Some(id) = &self.memory_id {
-            out.extend_from_slice(id.as_bytes());
-        }
-        self.figures.write_to(out);
-        Some(())
-    }
-}
-
-/// One record read from the cache file, borrowing its text.
-struct Record<'a> {
-    path: &'a str,
-    memory_id: Option<&'a str>,
-    figures: Figures,
-}
-
-impl<'a> Record<'a> {
-    fn read_from(reader: &mut Reader<'a>) -> Option<Record<'a>> {
-        let path_len = reader.u32()?;
-        let path = reader.str(path_len)?;
-        let memory_id = match reader.u32()? {
-            NO_ID => None,
-            id_len => Some(reader.str(id_len)?),
-        };
-        let figures = Figures::read_from(reader)?;
-        Some(Record {
-            path,
-            memory_id,
-            figures,
-        })
-    }
-
-    fn to_entry(&self) -> Entry {
+    fn of(record: &Record<'_>) -> Entry {
         Entry {
-            path: self.path.into(),
-            memory_id: self.memory_id.map(Into::into),
-            figures: self.figures,
+            path: record.path.into(),
+            memory_id: record.memory_id.map(Into::into),
+            figures: record.figures,
         }
     }
 }
@@ -317,9 +109,7 @@ type KeyHash = fn(&str, Option<&str>) -> u64;
 /// The cache file as it was read, shared read-only by every fork of a cache. Records
 /// stay in the file's bytes; only their places are indexed.
 struct Stored {
-    bytes: Vec<u8>,
-    /// Where each record starts and ends in `bytes`, in file order.
-    spans: Vec<(u32, u32)>,
+    file: Loaded,
     /// Hash of (path, memory id) to the records with that hash.
     index: HashIndex,
     /// Which records were looked up or confirmed since opening, by any fork.
@@ -330,8 +120,8 @@ struct Stored {
 impl std::fmt::Debug for Stored {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Stored")
-            .field("records", &self.spans.len())
-            .field("bytes", &self.bytes.len())
+            .field("records", &self.len())
+            .field("bytes", &self.file.size())
             .finish()
     }
 }
@@ -339,55 +129,30 @@ impl std::fmt::Debug for Stored {
 impl Stored {
     fn empty() -> Stored {
         Stored {
-            bytes: Vec::new(),
-            spans: Vec::new(),
+            file: Loaded::default(),
             index: HashIndex::default(),
             used: Vec::new(),
             key_hash: identity_hash,
         }
     }
 
-    /// Checks and indexes a cache file; `None` for anything that is not a valid cache of
-    /// `encoding`.
+    /// Checks a cache file and indexes its records by key; `None` for anything that is
+    /// not a valid cache of `encoding`.
+    #[cfg(test)]
     fn parse(bytes: Vec<u8>, encoding: Encoding, key_hash: KeyHash) -> Option<Stored> {
-        let mut header = Reader { bytes: &bytes };
-        if header.take(MAGIC.len())? != MAGIC
-            || header.u32()? != VERSION
-            || header.u32()? != encoding_code(encoding)
-        {
-            return None;
+        Self::index(section::parse(bytes, encoding)?, key_hash)
+    }
+
+    fn index(file: Loaded, key_hash: KeyHash) -> Option<Stored> {
+        let count = file.len(RECORDS);
+        let mut index = HashIndex::with_capacity(count);
+        for (number, record) in file.records(RECORDS).enumerate() {
+            let (path, memory_id) = section::key(record)?;
+            index.insert(key_hash(path, memory_id), number as u32);
         }
-        let count = header.u32()?;
-        let payload_len = usize::try_from(header.u64()?).ok()?;
-        let expected_checksum = header.u64()?;
-        let payload = header.take(payload_len)?;
-        // Spans are u32 offsets: a larger file is not one this module wrote.
-        if !header.bytes.is_empty()
-            || u32::try_from(bytes.len()).is_err()
-            || checksum(payload) != expected_checksum
-        {
-            return None;
-        }
-        // The claimed count cannot force a huge allocation: records have a minimum size.
-        let capacity = (count as usize).min(payload_len / MIN_RECORD_LEN + 1);
-        let mut spans = Vec::with_capacity(capacity);
-        let mut index = HashIndex::with_capacity(capacity);
-        let mut reader = Reader { bytes: payload };
-        for number in 0..count {
-            let start = bytes.len() - reader.bytes.len();
-            let record = Record::read_from(&mut reader)?;
-            let end = bytes.len() - reader.bytes.len();
-            let hash = key_hash(record.path, record.memory_id);
-            index.insert(hash, number);
-            spans.push((start as u32, end as u32));
-        }
-        if !reader.bytes.is_empty() {
-            return None;
-        }
-        let used = spans.iter().map(|_| AtomicBool::new(false)).collect();
+        let used = (0..count).map(|_| AtomicBool::new(false)).collect();
         Some(Stored {
-            bytes,
-            spans,
+            file,
             index,
             used,
             key_hash,
@@ -395,18 +160,15 @@ impl Stored {
     }
 
     fn len(&self) -> usize {
-        self.spans.len()
+        self.file.len(RECORDS)
     }
 
     fn raw(&self, number: usize) -> &[u8] {
-        let (start, end) = self.spans[number];
-        &self.bytes[start as usize..end as usize]
+        self.file.record(RECORDS, number)
     }
 
     fn record(&self, number: usize) -> Option<Record<'_>> {
-        Record::read_from(&mut Reader {
-            bytes: self.raw(number),
-        })
+        section::record(self.raw(number))
     }
 
     /// The number and figures of the record for (path, memory id).
@@ -424,33 +186,10 @@ impl Stored {
     ) -> Option<(usize, Figures)> {
         self.index.candidates(hash).find_map(|number| {
             let number = number as usize;
-            Some((number, self.figures_if_for(number, path, memory_id)?))
+            let record = self.record(number)?;
+            (record.path == path && record.memory_id == memory_id)
+                .then_some((number, record.figures))
         })
-    }
-
-    /// The figures of record `number` when it is for (path, memory id). Text was
-    /// checked when the file was opened: here bytes are only compared.
-    fn figures_if_for(
-        &self,
-        number: usize,
-        path: &str,
-        memory_id: Option<&str>,
-    ) -> Option<Figures> {
-        let mut reader = Reader {
-            bytes: self.raw(number),
-        };
-        let path_len = reader.u32()?;
-        if reader.take(usize::try_from(path_len).ok()?)? != path.as_bytes() {
-            return None;
-        }
-        let stored_id = match reader.u32()? {
-            NO_ID => None,
-            id_len => Some(reader.take(usize::try_from(id_len).ok()?)?),
-        };
-        if stored_id != memory_id.map(str::as_bytes) {
-            return None;
-        }
-        Figures::read_from(&mut reader)
     }
 
     fn mark_used(&self, number: usize) {
@@ -512,8 +251,8 @@ impl TokenCache {
     pub fn open_at(dir: &Path, encoding: Encoding) -> Self {
         let file = dir.join(Self::file_name(encoding));
         let mut cache = Self::in_memory(encoding);
-        if let Some(bytes) = cache_file::read(&file)
-            && let Some(stored) = Stored::parse(bytes, encoding, identity_hash)
+        if let Some(loaded) = section::read(&file, encoding)
+            && let Some(stored) = Stored::index(loaded, identity_hash)
         {
             cache.len = stored.len();
             cache.stored = Arc::new(stored);
@@ -723,7 +462,7 @@ impl TokenCache {
                     continue;
                 };
                 if other.added_entry(record.path, record.memory_id).is_none() {
-                    self.remember(record.to_entry());
+                    self.remember(Entry::of(&record));
                 }
             }
         }
@@ -747,7 +486,7 @@ impl TokenCache {
         if !self.dirty {
             return Ok(());
         }
-        cache_file::save(&file, &self.encode())?;
+        cache_store::file::save(&file, &self.encode())?;
         self.dirty = false;
         Ok(())
     }
@@ -757,105 +496,54 @@ impl TokenCache {
     /// Records are sorted by path: a run looks files up in about that order, so its
     /// lookups walk the loaded file front to back instead of jumping around it.
     fn encode(&self) -> Vec<u8> {
-        enum Source<'a> {
+        enum Source {
             Stored(usize),
-            Added(&'a Entry),
+            Added(usize, usize),
+        }
+        // The records of this process, encoded first so the list below can borrow them.
+        let mut added = Vec::new();
+        let mut records: Vec<(&str, Option<&str>, Source)> = Vec::with_capacity(self.len);
+        for entry in self.added.values().flatten() {
+            let start = added.len();
+            let record = Record {
+                path: &entry.path,
+                memory_id: entry.memory_id.as_deref(),
+                figures: entry.figures,
+            };
+            if record.write_to(&mut added) {
+                let key = (&*entry.path, entry.memory_id.as_deref());
+                records.push((key.0, key.1, Source::Added(start, added.len())));
+            }
         }
         let keep_unused = self.len <= MAX_SAVED_ENTRIES;
-        let mut records: Vec<(&str, Option<&str>, Source<'_>)> = Vec::with_capacity(self.len);
         for number in 0..self.stored.len() {
             if !keep_unused && !self.stored.is_used(number) {
                 continue;
             }
-            let Some(record) = self.stored.record(number) else {
+            let Some((path, memory_id)) = section::key(self.stored.raw(number)) else {
                 continue;
             };
-            if self.added_entry(record.path, record.memory_id).is_none() {
-                records.push((record.path, record.memory_id, Source::Stored(number)));
+            if self.added_entry(path, memory_id).is_none() {
+                records.push((path, memory_id, Source::Stored(number)));
             }
-        }
-        for entry in self.added.values().flatten() {
-            records.push((
-                &entry.path,
-                entry.memory_id.as_deref(),
-                Source::Added(entry),
-            ));
         }
         records.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let mut payload = Vec::with_capacity(self.stored.bytes.len());
-        let mut count: u32 = 0;
-        // A file over the size limit would be ignored when read back: stop short of it.
-        let max_payload = limits::CACHE_MAX_BYTES as usize - HEADER_LEN;
+        let mut table = Vec::with_capacity(records.len());
+        // A file over the size limit would be ignored when read back: stop short of it
+        // (each record also takes its length, at most ten bytes).
+        let mut size = 64;
         for (_, _, source) in records {
-            if count == u32::MAX {
+            let record = match source {
+                Source::Stored(number) => self.stored.raw(number),
+                Source::Added(start, end) => &added[start..end],
+            };
+            size += record.len() + 10;
+            if size > MAX_PAYLOAD {
                 break;
             }
-            let before = payload.len();
-            match source {
-                Source::Stored(number) => payload.extend_from_slice(self.stored.raw(number)),
-                Source::Added(entry) => {
-                    if entry.write_to(&mut payload).is_none() {
-                        payload.truncate(before);
-                        continue;
-                    }
-                }
-            }
-            if payload.len() > max_payload {
-                payload.truncate(before);
-                break;
-            }
-            count += 1;
+            table.push(Raw(record));
         }
-        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&encoding_code(self.encoding).to_le_bytes());
-        out.extend_from_slice(&count.to_le_bytes());
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&checksum(&payload).to_le_bytes());
-        out.extend_from_slice(&payload);
-        out
-    }
-}
-
-fn encoding_code(encoding: Encoding) -> u32 {
-    match encoding {
-        Encoding::O200k => 1,
-        Encoding::Cl100k => 2,
-        Encoding::Bytes4 => 3,
-    }
-}
-
-/// Reads fields from a byte slice; every read is bounds-checked.
-struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, len: usize) -> Option<&'a [u8]> {
-        if len > self.bytes.len() {
-            return None;
-        }
-        let (head, tail) = self.bytes.split_at(len);
-        self.bytes = tail;
-        Some(head)
-    }
-
-    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
-        self.take(N)?.try_into().ok()
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        self.array().map(u32::from_le_bytes)
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        self.array().map(u64::from_le_bytes)
-    }
-
-    fn str(&mut self, len: u32) -> Option<&'a str> {
-        let bytes = self.take(usize::try_from(len).ok()?)?;
-        std::str::from_utf8(bytes).ok()
+        cache_store::frame(Section::Tokens, section::scope(self.encoding), &[table])
     }
 }
 
@@ -864,6 +552,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::core::cache_store::HEADER_LEN;
+    use crate::core::markup::dates::WrittenDates;
 
     fn stats(tokens: usize, encoding: Encoding) -> TextStats {
         TextStats {

@@ -15,6 +15,7 @@ mod cache;
 mod counter;
 mod files;
 mod pretokenize;
+mod stored;
 mod table_hash;
 
 use std::str::FromStr;

@@ -16,27 +16,26 @@
 //! goes through a link, leaves the project, meets a folder or file that cannot be read, or
 //! lies in a repository whose state cannot be stamped is analysed on every run. So is
 //! anything that changed within the racy window of the run that saw it (see
-//! `scan::listings`). The file is versioned and checksummed like the other caches; a
-//! missing, corrupt or foreign file remembers nothing, and deleting it is always safe.
+//! `scan::listings`). The file is a section of mbank's cache store (`cache_store::rows`);
+//! a missing, corrupt or foreign file remembers nothing, and deleting it is always safe.
+mod check;
+
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::core::analysis::git_evidence::{Repository, repository_state};
+use check::{Base, RepoProbe, Verdict, digest_of, git_holds, inputs_hold, outside_holds};
+
+use crate::core::analysis::git_evidence::Repository;
+use crate::core::cache_store::rows::{self as section, DISCOVERY, Derived, PROJECTS};
+use crate::core::cache_store::{self, Loaded, Raw, Section};
 use crate::core::error::Result;
-use crate::core::io::bytes::{Reader, Writer, os_bytes, os_str, os_string};
-use crate::core::io::cache_file;
-use crate::core::io::hash_index::{StableHasher, checksum, stable_hash};
+use crate::core::io::bytes::{os_bytes, os_str, os_string};
+use crate::core::io::hash_index::{StableHasher, stable_hash};
 use crate::core::model::{BankLocation, Format, Project};
 use crate::core::scan::listings::{Consulted, Listings, Stamp, time_nanos};
-
-const MAGIC: &[u8; 8] = b"MBROWS\0\0";
-/// 2: rows judged with dates that name a plan left out of the written dates.
-const VERSION: u32 = 2;
-/// magic, version, payload length, checksum.
-const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 
 /// What every row of a run shares, in one number: rows remembered under another key
 /// are not used.
@@ -68,32 +67,18 @@ impl RowsKey {
     }
 }
 
-/// Where one remembered project's parts lie in the file's bytes.
-#[derive(Debug, Clone, Copy)]
-struct RecordAt {
-    /// The whole record, copied as it is when the row is kept.
-    start: usize,
-    end: usize,
-    path: (usize, usize),
-    dirs: usize,
-    files: usize,
-    outside: usize,
-    git: usize,
-    payload: Option<(usize, usize)>,
-}
-
 /// The rows remembered for a root, and what they were derived from.
 pub struct RememberedRows {
     /// `None`: nothing is read or saved (no cache folder, or no key).
     file: Option<PathBuf>,
     root: PathBuf,
     key: u64,
-    bytes: Vec<u8>,
+    /// The file as read: one record per remembered project.
+    loaded: Loaded,
     /// Discovery's answer may be reused when its folders are unchanged.
     discovery_trusted: bool,
-    /// Folders discovery listed outside every project: (offset of the path, digest).
-    global: Vec<(usize, usize, u64)>,
-    records: Vec<RecordAt>,
+    /// Folders discovery listed outside every project, with their digests.
+    global: Vec<(Vec<u8>, u64)>,
 }
 
 /// What [`RememberedRows::check`] found on disk.
@@ -205,14 +190,10 @@ impl RememberedRows {
     /// file remembers none.
     pub fn open_at(dir: &Path, root: &Path, key: u64) -> RememberedRows {
         let file = dir.join(Self::file_name(root));
-        let mut rows = Self::empty(Some(file.clone()), root, key);
-        if let Some(bytes) = cache_file::read(&file)
-            && let Some((global, records, trusted)) = decode(&bytes, root, key)
-        {
-            rows.bytes = bytes;
-            rows.global = global;
-            rows.records = records;
-            rows.discovery_trusted = trusted;
+        let loaded = section::read(&file);
+        let mut rows = Self::empty(Some(file), root, key);
+        if let Some(loaded) = loaded {
+            rows.take(loaded);
         }
         rows
     }
@@ -220,17 +201,32 @@ impl RememberedRows {
     /// The rows remembered for `root` in `dir` under whatever key they were saved with,
     /// for looking at what a run left (nothing is saved through it).
     pub fn inspect(dir: &Path, root: &Path) -> RememberedRows {
-        let file = dir.join(Self::file_name(root));
-        let key = cache_file::read(&file)
-            .and_then(|bytes| {
-                let mut r = Reader(bytes.get(HEADER_LEN..)?);
-                r.bytes()?;
-                r.u64()
-            })
-            .unwrap_or_default();
-        let mut rows = Self::open_at(dir, root, key);
-        rows.file = None;
+        let mut rows = Self::empty(None, root, 0);
+        if let Some(loaded) = section::read(&dir.join(Self::file_name(root)))
+            && let Some((_, key)) = section::scope_of(loaded.scope())
+        {
+            rows.key = key;
+            rows.take(loaded);
+        }
         rows
+    }
+
+    /// Takes in a file when it is for this root and key, and reads back.
+    fn take(&mut self, loaded: Loaded) {
+        let scope = os_bytes(self.root.as_os_str()).and_then(|root| section::scope(root, self.key));
+        if scope.as_deref() != Some(loaded.scope()) || loaded.len(DISCOVERY) != 1 {
+            return;
+        }
+        let Some(discovery) = section::discovery(loaded.record(DISCOVERY, 0)) else {
+            return;
+        };
+        self.discovery_trusted = discovery.trusted;
+        self.global = discovery
+            .folders
+            .iter()
+            .map(|(path, digest)| (path.0.to_vec(), *digest))
+            .collect();
+        self.loaded = loaded;
     }
 
     fn empty(file: Option<PathBuf>, root: &Path, key: u64) -> RememberedRows {
@@ -238,10 +234,9 @@ impl RememberedRows {
             file,
             root: root.to_path_buf(),
             key,
-            bytes: Vec::new(),
+            loaded: Loaded::default(),
             discovery_trusted: false,
             global: Vec::new(),
-            records: Vec::new(),
         }
     }
 
@@ -254,44 +249,40 @@ impl RememberedRows {
     }
 
     pub fn len(&self) -> usize {
-        self.records.len()
+        self.loaded.len(PROJECTS)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.len() == 0
     }
 
     /// Checks every remembered input against the disk, spread over the machine's cores.
     pub fn check(&self) -> Checked {
-        if self.records.is_empty() {
+        let count = self.len();
+        if count == 0 {
             return Checked::default();
         }
         let global_holds = self.discovery_trusted
-            && self.global.iter().all(|&(start, len, digest)| {
-                path_at(&self.bytes, start, len).is_some_and(|path| digest_of(path) == Some(digest))
+            && self.global.iter().all(|(path, digest)| {
+                os_str(path).is_some_and(|path| digest_of(Path::new(path)) == Some(*digest))
             });
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, 8)
-            .min(self.records.len().div_ceil(256));
-        let chunk = self.records.len().div_ceil(workers.max(1));
+            .min(count.div_ceil(256));
+        let chunk = count.div_ceil(workers.max(1));
         let verdicts: Vec<Verdict> = if workers <= 1 {
             let mut probe = RepoProbe::default();
-            self.records
-                .iter()
-                .map(|r| self.verdict(r, &mut probe))
-                .collect()
+            (0..count).map(|n| self.verdict(n, &mut probe)).collect()
         } else {
             std::thread::scope(|scope| {
-                let handles: Vec<_> = self
-                    .records
-                    .chunks(chunk)
-                    .map(|records| {
+                let handles: Vec<_> = (0..count)
+                    .step_by(chunk)
+                    .map(|first| {
                         scope.spawn(move || {
                             let mut probe = RepoProbe::default();
-                            records
-                                .iter()
-                                .map(|r| self.verdict(r, &mut probe))
+                            (first..count.min(first + chunk))
+                                .map(|n| self.verdict(n, &mut probe))
                                 .collect::<Vec<_>>()
                         })
                     })
@@ -305,7 +296,7 @@ impl RememberedRows {
                     .collect()
             })
         };
-        if verdicts.len() != self.records.len() {
+        if verdicts.len() != count {
             return Checked::default();
         }
         Checked {
@@ -314,67 +305,79 @@ impl RememberedRows {
         }
     }
 
-    fn verdict(&self, record: &RecordAt, probe: &mut RepoProbe) -> Verdict {
-        let bytes = &self.bytes;
-        let Some(project) = path_at(bytes, record.path.0, record.path.1) else {
+    fn verdict(&self, number: usize, probe: &mut RepoProbe) -> Verdict {
+        let Some(record) = section::project(self.loaded.record(PROJECTS, number)) else {
+            return Verdict::default();
+        };
+        let Some(project) = os_str(record.path.0).map(Path::new) else {
             return Verdict::default();
         };
         let Some(base) = Base::open(project) else {
             return Verdict::default();
         };
         // Folders outside the project decide its banks as much as its own do.
-        let folders =
-            inputs_hold(bytes, record.dirs, &base) && outside_holds(bytes, record.outside);
-        let row = record.payload.is_some()
+        let folders = inputs_hold(&record.dirs, &base) && outside_holds(&record.outside);
+        let row = record.row.is_some()
             && folders
-            && inputs_hold(bytes, record.files, &base)
-            && git_holds(bytes, record.git, project, probe);
+            && inputs_hold(&record.files, &base)
+            && git_holds(record.git, project, probe);
         Verdict { folders, row }
     }
 
     /// The project remembered at `index`, as discovery found it.
     pub fn project(&self, index: usize) -> Option<Project> {
-        let record = self.records.get(index)?;
-        let mut r = Reader(self.bytes.get(record.start..record.end)?);
-        let path = PathBuf::from(os_string(r.bytes()?)?);
-        let name = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-        let last_write = match r.u8()? {
-            0 => None,
-            _ => Some(from_nanos(r.i128()?)),
-        };
-        let bank_count = r.u32()? as usize;
-        let mut banks = Vec::with_capacity(bank_count.min(64));
-        for _ in 0..bank_count {
-            let format = Format::from_id(std::str::from_utf8(r.bytes()?).ok()?)?;
-            let root = PathBuf::from(os_string(r.bytes()?)?);
-            banks.push(BankLocation { format, root });
+        if index >= self.len() {
+            return None;
         }
+        let record = section::project(self.loaded.record(PROJECTS, index))?;
+        let banks = record
+            .banks
+            .iter()
+            .map(|&(format, root)| {
+                Some(BankLocation {
+                    format: Format::from_id(format)?,
+                    root: PathBuf::from(os_string(root.0)?),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
         Some(Project {
-            name,
-            path,
+            name: record.name.to_string(),
+            path: PathBuf::from(os_string(record.path.0)?),
             banks,
-            last_write,
+            last_write: record.last_write.map(from_nanos),
         })
     }
 
     /// Every remembered project in the order discovery found them (for a run whose
     /// discovery holds); `None` when one cannot be read back.
     pub fn projects(&self) -> Option<Vec<Project>> {
-        (0..self.records.len()).map(|i| self.project(i)).collect()
+        (0..self.len()).map(|i| self.project(i)).collect()
     }
 
     /// The row remembered for the project at `index`.
     pub fn payload(&self, index: usize) -> Option<&[u8]> {
-        let (start, len) = self.records.get(index)?.payload?;
-        self.bytes.get(start..start + len)
+        if index >= self.len() {
+            return None;
+        }
+        Some(
+            section::project(self.loaded.record(PROJECTS, index))?
+                .row?
+                .0,
+        )
+    }
+
+    /// The path of the project remembered at `index`, as bytes.
+    fn path_bytes(&self, index: usize) -> Option<&[u8]> {
+        if index >= self.len() {
+            return None;
+        }
+        section::project_path(self.loaded.record(PROJECTS, index)).map(|path| path.0)
     }
 
     /// Index of each remembered project by its path.
     pub fn indices(&self) -> HashMap<&[u8], usize> {
-        self.records
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| Some((self.bytes.get(r.path.0..r.path.0 + r.path.1)?, i)))
+        (0..self.len())
+            .filter_map(|i| Some((self.path_bytes(i)?, i)))
             .collect()
     }
 
@@ -403,13 +406,13 @@ impl RememberedRows {
         fact_files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut attributed = vec![false; consulted.len()];
         let mut trusted = true;
-        // One buffer, the header filled in at the end: the file is written from it as is.
-        // Sized for what it will hold, so growing it never holds two copies at once.
+        // Fresh records in one buffer, sized for what it will hold, so growing it never
+        // holds two copies at once; kept records are copied from the file as they are.
         let capacity: usize = projects
             .iter()
             .zip(sources)
             .map(|(project, source)| match source {
-                RowSource::Kept(index) => self.records.get(*index).map_or(0, |r| r.end - r.start),
+                RowSource::Kept(_) => 0,
                 RowSource::Fresh(observed) => {
                     let inputs =
                         observed.files.as_ref().map_or(0, Vec::len) + observed.outside.len();
@@ -419,11 +422,11 @@ impl RememberedRows {
                 }
             })
             .sum();
-        let mut records = Writer(Vec::with_capacity(HEADER_LEN + capacity + 64 * 1024));
-        records.0.resize(HEADER_LEN, 0);
-        records.bytes(os_bytes(self.root.as_os_str()).unwrap_or_default());
-        records.u64(self.key);
-        records.u32(projects.len() as u32);
+        let mut records = Records {
+            fresh: Vec::with_capacity(capacity + 64 * 1024),
+            placed: Vec::with_capacity(projects.len()),
+            whole: true,
+        };
         let indices = if discovered {
             HashMap::new()
         } else {
@@ -449,14 +452,12 @@ impl RememberedRows {
             }
             match source {
                 RowSource::Kept(index) => {
-                    let Some(record) = self.records.get(*index) else {
+                    if *index >= self.len() {
                         trusted = false;
                         encode_project(&mut records, project, [&[], &[], &[]], None, None);
                         continue;
-                    };
-                    records
-                        .0
-                        .extend_from_slice(&self.bytes[record.start..record.end]);
+                    }
+                    records.placed.push(Placed::Kept(*index));
                 }
                 RowSource::Fresh(observed) => {
                     let mut dirs: Vec<(Vec<u8>, u64)> = Vec::new();
@@ -547,220 +548,69 @@ impl RememberedRows {
                 })
                 .collect()
         } else {
-            self.global
-                .iter()
-                .map(|&(start, len, digest)| (self.bytes[start..start + len].to_vec(), digest))
-                .collect()
+            self.global.clone()
         };
-        records.u8(u8::from(trusted && (discovered || self.discovery_trusted)));
-        records.u32(global.len() as u32);
-        for (path, digest) in &global {
-            records.bytes(path);
-            records.u64(*digest);
-        }
-        let mut bytes = records.0;
-        let body_len = (bytes.len() - HEADER_LEN) as u64;
-        let body_checksum = checksum(&bytes[HEADER_LEN..]);
-        let mut header = Writer(Vec::with_capacity(HEADER_LEN));
-        header.0.extend_from_slice(MAGIC);
-        header.u32(VERSION);
-        header.u64(body_len);
-        header.u64(body_checksum);
-        bytes[..HEADER_LEN].copy_from_slice(&header.0);
-        cache_file::save(file, &bytes)
+        let trusted = trusted && (discovered || self.discovery_trusted);
+        let (Some(discovery), true) = (section::write_discovery(trusted, &global), records.whole)
+        else {
+            // A record that cannot be written: the next run analyses and discovers anew.
+            return Ok(());
+        };
+        let Some(scope) =
+            os_bytes(self.root.as_os_str()).and_then(|root| section::scope(root, self.key))
+        else {
+            return Ok(());
+        };
+        let projects: Vec<Raw<'_>> = records
+            .placed
+            .iter()
+            .map(|placed| match *placed {
+                Placed::Kept(index) => Raw(self.loaded.record(PROJECTS, index)),
+                Placed::Fresh(start, end) => Raw(&records.fresh[start..end]),
+            })
+            .collect();
+        cache_store::save(
+            file,
+            Section::Rows,
+            &scope,
+            &[projects, vec![Raw(&discovery)]],
+        )
     }
 
     /// The index of the project remembered at `path` (a linear search: see
     /// [`RememberedRows::indices`] for many).
     pub fn index_of(&self, path: &Path) -> Option<usize> {
         let wanted = os_bytes(path.as_os_str())?;
-        self.records
-            .iter()
-            .position(|r| self.bytes.get(r.path.0..r.path.0 + r.path.1) == Some(wanted))
+        (0..self.len()).position(|i| self.path_bytes(i) == Some(wanted))
     }
 
     /// The folder inputs of the record at `index`: (path relative to the project, digest).
     fn dirs_of(&self, index: usize) -> Vec<(Vec<u8>, u64)> {
-        let Some(record) = self.records.get(index) else {
+        if index >= self.len() {
             return Vec::new();
-        };
-        let mut r = Reader(&self.bytes[record.dirs..]);
-        let Some(count) = r.u32() else {
-            return Vec::new();
-        };
-        (0..count)
-            .map_while(|_| Some((r.bytes()?.to_vec(), r.u64()?)))
-            .collect()
-    }
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Verdict {
-    /// The folders it remembers (in the project and outside it) are unchanged.
-    folders: bool,
-    /// Its row still holds.
-    row: bool,
-}
-
-/// Whether every input of the list at `offset` has the digest remembered for it.
-fn inputs_hold(bytes: &[u8], offset: usize, base: &Base) -> bool {
-    let Some(rest) = bytes.get(offset..) else {
-        return false;
-    };
-    let mut r = Reader(rest);
-    let Some(count) = r.u32() else {
-        return false;
-    };
-    for _ in 0..count {
-        let (Some(rel), Some(digest)) = (r.bytes().and_then(os_str), r.u64()) else {
-            return false;
-        };
-        if base.digest(Path::new(rel)) != Some(digest) {
-            return false;
         }
-    }
-    true
-}
-
-/// A project's folder, where its inputs are checked from: on Unix an open handle, so
-/// each name is resolved from the folder rather than from `/` (walking the same leading
-/// folders again for every file took a third of the kernel's time).
-#[cfg(unix)]
-struct Base(rustix::fd::OwnedFd);
-
-#[cfg(unix)]
-impl Base {
-    fn open(project: &Path) -> Option<Base> {
-        use rustix::fs::{CWD, Mode, OFlags, openat};
-        // Links followed, as listing and reading follow them.
-        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        openat(CWD, project, flags, Mode::empty()).ok().map(Base)
-    }
-
-    /// The digest of `rel` (the folder itself when empty), links followed.
-    fn digest(&self, rel: &Path) -> Option<u64> {
-        use rustix::fs::{AtFlags, fstat, statat};
-        let stat = if rel.as_os_str().is_empty() {
-            fstat(&self.0)
-        } else {
-            statat(&self.0, rel, AtFlags::empty())
-        }
-        .ok()?;
-        let nanos =
-            |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
-        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-        let stamp = Stamp::from_parts(
-            stat.st_ino as u64,
-            stat.st_size as u64,
-            nanos(stat.st_mtime as i64, stat.st_mtime_nsec as i64),
-            nanos(stat.st_ctime as i64, stat.st_ctime_nsec as i64),
-        );
-        Some(stamp.digest())
-    }
-}
-
-#[cfg(not(unix))]
-struct Base(PathBuf);
-
-#[cfg(not(unix))]
-impl Base {
-    fn open(project: &Path) -> Option<Base> {
-        Some(Base(project.to_path_buf()))
-    }
-
-    fn digest(&self, rel: &Path) -> Option<u64> {
-        let path = if rel.as_os_str().is_empty() {
-            self.0.clone()
-        } else {
-            self.0.join(rel)
-        };
-        digest_of(&path)
-    }
-}
-
-/// Whether every absolute input of the list at `offset` has its remembered digest.
-fn outside_holds(bytes: &[u8], offset: usize) -> bool {
-    let Some(rest) = bytes.get(offset..) else {
-        return false;
-    };
-    let mut r = Reader(rest);
-    let Some(count) = r.u32() else {
-        return false;
-    };
-    (0..count).all(|_| match (r.bytes().and_then(os_str), r.u64()) {
-        (Some(path), Some(digest)) => digest_of(Path::new(path)) == Some(digest),
-        _ => false,
-    })
-}
-
-/// The digest of a file or folder (links followed, as listing and reading follow them).
-fn digest_of(path: &Path) -> Option<u64> {
-    Stamp::of(&fs::metadata(path).ok()?).map(|stamp| stamp.digest())
-}
-
-/// Finds repositories without git, remembering each folder's answer for the check.
-#[derive(Default)]
-struct RepoProbe {
-    parents: HashMap<PathBuf, Option<PathBuf>>,
-    markers: HashMap<PathBuf, Option<PathBuf>>,
-    states: HashMap<PathBuf, Option<u64>>,
-}
-
-impl RepoProbe {
-    /// The project's parent folder with its links resolved, once per parent.
-    fn resolved_parent(&mut self, project: &Path) -> Option<PathBuf> {
-        let parent = project.parent()?;
-        self.parents
-            .entry(parent.to_path_buf())
-            .or_insert_with(|| fs::canonicalize(parent).ok())
-            .clone()
-    }
-
-    /// The nearest folder above `project` holding a `.git` entry, its parent resolved.
-    fn marker_above(&mut self, project: &Path) -> Option<PathBuf> {
-        let resolved = self.resolved_parent(project)?;
-        crate::core::git::nearest_marker(&mut self.markers, &resolved, |folder| {
-            fs::symlink_metadata(folder.join(".git")).is_ok()
+        section::project(self.loaded.record(PROJECTS, index)).map_or_else(Vec::new, |record| {
+            let dirs = record.dirs.iter();
+            dirs.map(|(rel, digest)| (rel.0.to_vec(), *digest))
+                .collect()
         })
     }
-
-    /// The project's folder as git sees it (its parent resolved).
-    fn resolved(&mut self, project: &Path) -> Option<PathBuf> {
-        Some(self.resolved_parent(project)?.join(project.file_name()?))
-    }
-
-    fn state(&mut self, marker: &Path) -> Option<u64> {
-        *self
-            .states
-            .entry(marker.to_path_buf())
-            .or_insert_with(|| repository_state(marker))
-    }
 }
 
-/// Whether the project is still where it was in git: outside any repository, or in the
-/// same one in the same state. The project's own `.git` entry is vouched for by its own
-/// folder, which every remembered row checks.
-fn git_holds(bytes: &[u8], offset: usize, project: &Path, probe: &mut RepoProbe) -> bool {
-    let Some(rest) = bytes.get(offset..) else {
-        return false;
-    };
-    let mut r = Reader(rest);
-    match r.u8() {
-        Some(0) => probe.marker_above(project).is_none(),
-        Some(1) => {
-            let (Some(marker), Some(state)) = (r.bytes().and_then(os_str), r.u64()) else {
-                return false;
-            };
-            let marker = Path::new(marker);
-            let found = if probe.resolved(project).as_deref() == Some(marker) {
-                true
-            } else {
-                probe.marker_above(project).as_deref() == Some(marker)
-            };
-            found && probe.state(marker) == Some(state)
-        }
-        _ => false,
-    }
+/// Where each project's record of a save comes from.
+enum Placed {
+    /// The record at this index of the file read, copied as it is.
+    Kept(usize),
+    /// Encoded in this run: its start and end in [`Records::fresh`].
+    Fresh(usize, usize),
+}
+
+/// The project records of a save, in discovery's order.
+struct Records {
+    fresh: Vec<u8>,
+    placed: Vec<Placed>,
+    /// False once a record could not be encoded: the file is then not saved.
+    whole: bool,
 }
 
 /// The digests of the files a fresh row read: its observed files, and the files whose
@@ -852,137 +702,42 @@ fn relative(path: &OsStr, project: &Path) -> Option<Vec<u8>> {
     }
 }
 
-/// One record: the project, its folder, file and outside inputs, its place in git and
-/// its row.
+/// One record: the project, its folder, file and outside inputs, its place in git
+/// (`None` with no row: nothing to say) and its row (only with its place in git).
 fn encode_project(
-    out: &mut Writer,
+    out: &mut Records,
     project: &Project,
     inputs: [&[(Vec<u8>, u64)]; 3],
     git: Option<Option<(&Path, u64)>>,
     payload: Option<&[u8]>,
 ) {
-    out.bytes(os_bytes(project.path.as_os_str()).unwrap_or_default());
-    out.bytes(project.name.as_bytes());
-    match project.last_write {
-        Some(time) => {
-            out.u8(1);
-            out.i128(time_nanos(time));
-        }
-        None => out.u8(0),
-    }
-    out.u32(project.banks.len() as u32);
-    for bank in &project.banks {
-        out.bytes(bank.format.id().as_bytes());
-        out.bytes(os_bytes(bank.root.as_os_str()).unwrap_or_default());
-    }
-    for list in inputs {
-        out.u32(list.len() as u32);
-        for (rel, digest) in list {
-            out.bytes(rel);
-            out.u64(*digest);
-        }
-    }
-    match git {
-        Some(Some((marker, state))) => {
-            out.u8(1);
-            out.bytes(os_bytes(marker.as_os_str()).unwrap_or_default());
-            out.u64(state);
-        }
-        // Outside any repository, or (with no row) nothing to say.
-        _ => out.u8(0),
-    }
-    match (git, payload) {
-        (Some(_), Some(payload)) => {
-            out.u8(1);
-            out.bytes(payload);
-        }
-        _ => out.u8(0),
-    }
-}
-
-type Decoded = (Vec<(usize, usize, u64)>, Vec<RecordAt>, bool);
-
-/// Checks a file and indexes its records; `None` for anything that is not this
-/// module's file for `root` under `key`.
-fn decode(bytes: &[u8], root: &Path, key: u64) -> Option<Decoded> {
-    let mut header = Reader(bytes);
-    if header.take(MAGIC.len())? != MAGIC || header.u32()? != VERSION {
-        return None;
-    }
-    let len = usize::try_from(header.u64()?).ok()?;
-    let expected = header.u64()?;
-    if header.0.len() != len || checksum(header.0) != expected {
-        return None;
-    }
-    let mut r = Reader(header.0);
-    let at = |r: &Reader<'_>| bytes.len() - r.0.len();
-    if r.bytes()? != os_bytes(root.as_os_str())? || r.u64()? != key {
-        return None;
-    }
-    let count = r.u32()? as usize;
-    let mut records = Vec::with_capacity(count.min(r.0.len() / 32 + 1));
-    for _ in 0..count {
-        let start = at(&r);
-        let path = r.bytes()?;
-        let path = (start + 4, path.len());
-        r.bytes()?;
-        if r.u8()? == 1 {
-            r.i128()?;
-        }
-        for _ in 0..r.u32()? {
-            r.bytes()?;
-            r.bytes()?;
-        }
-        let dirs = at(&r);
-        skip_inputs(&mut r)?;
-        let files = at(&r);
-        skip_inputs(&mut r)?;
-        let outside = at(&r);
-        skip_inputs(&mut r)?;
-        let git = at(&r);
-        if r.u8()? == 1 {
-            r.bytes()?;
-            r.u64()?;
-        }
-        let payload = match r.u8()? {
-            0 => None,
-            _ => {
-                let start = at(&r) + 4;
-                Some((start, r.bytes()?.len()))
-            }
-        };
-        records.push(RecordAt {
-            start,
-            end: at(&r),
-            path,
-            dirs,
-            files,
-            outside,
-            git,
-            payload,
-        });
-    }
-    let trusted = r.u8()? == 1;
-    let global_count = r.u32()? as usize;
-    let mut global = Vec::with_capacity(global_count.min(r.0.len() / 12 + 1));
-    for _ in 0..global_count {
-        let start = at(&r) + 4;
-        let path = r.bytes()?;
-        global.push((start, path.len(), r.u64()?));
-    }
-    r.0.is_empty().then_some((global, records, trusted))
-}
-
-fn skip_inputs(r: &mut Reader<'_>) -> Option<()> {
-    for _ in 0..r.u32()? {
-        r.bytes()?;
-        r.u64()?;
-    }
-    Some(())
-}
-
-fn path_at(bytes: &[u8], start: usize, len: usize) -> Option<&Path> {
-    os_str(bytes.get(start..start + len)?).map(Path::new)
+    let banks: Vec<(&str, Raw<'_>)> = project
+        .banks
+        .iter()
+        .map(|bank| {
+            let root = os_bytes(bank.root.as_os_str()).unwrap_or_default();
+            (bank.format.id(), Raw(root))
+        })
+        .collect();
+    let git_marker = git.flatten().map(|(marker, state)| {
+        let marker = os_bytes(marker.as_os_str()).unwrap_or_default();
+        (marker, state)
+    });
+    let derived = Derived {
+        inputs,
+        git: git_marker,
+        row: payload.filter(|_| git.is_some()),
+    };
+    let start = out.fresh.len();
+    out.whole &= section::write_project(
+        os_bytes(project.path.as_os_str()).unwrap_or_default(),
+        &project.name,
+        project.last_write.map(time_nanos),
+        &banks,
+        derived,
+        &mut out.fresh,
+    );
+    out.placed.push(Placed::Fresh(start, out.fresh.len()));
 }
 
 fn from_nanos(nanos: i128) -> SystemTime {

@@ -1,9 +1,7 @@
-//! What both disk caches (token counts, folder listings) share: a cache file is read
-//! only when it is a regular file under [`limits::CACHE_MAX_BYTES`] (anything else, or a
-//! file that does not check out, is an empty cache), and saved to a temporary file in the
-//! same folder renamed over the old one, so a crash or a concurrent reader never sees
-//! half a file. Each cache frames its contents with a magic, a version and a
-//! [`checksum`](crate::core::io::hash_index::checksum).
+//! Where a cache file meets the disk: it is read only when it is a regular file under
+//! [`limits::CACHE_MAX_BYTES`] (anything else is an empty cache), and saved to a
+//! temporary file in the same folder renamed over the old one, so a crash or a concurrent
+//! reader never sees half a file.
 use std::fs;
 use std::io::Write;
 use std::path::Path;
