@@ -94,7 +94,7 @@ pub enum RuleLevel {
 impl Config {
     /// Applies `[rules]` to findings: each listed code gets the user's severity, or is
     /// dropped when set to `off`. A user knows their project; the defaults do not.
-    pub fn apply_rule_levels(&self, findings: &mut Vec<Finding>) {
+    pub(crate) fn apply_rule_levels(&self, findings: &mut Vec<Finding>) {
         if self.rules.is_empty() {
             return;
         }
@@ -158,7 +158,7 @@ impl Default for Config {
 }
 
 /// Expands a leading `~` to the home folder.
-pub fn expand_tilde(text: &str) -> PathBuf {
+pub(crate) fn expand_tilde(text: &str) -> PathBuf {
     if text == "~" {
         return paths::home_dir().unwrap_or_else(|| PathBuf::from(text));
     }
@@ -298,7 +298,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
 }
 
 /// The config file mbank reads: `$MBANK_CONFIG_DIR/config.toml` or the platform's.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     paths::config_dir().map(|d| d.join("config.toml"))
 }
 

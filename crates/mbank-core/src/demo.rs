@@ -168,7 +168,7 @@ pub fn create(clock: &Clock) -> Result<DemoRoot> {
 }
 
 /// [`create`] in `temp` instead of the system's temporary folder.
-pub fn create_in(temp: &Path, clock: &Clock) -> Result<DemoRoot> {
+pub(crate) fn create_in(temp: &Path, clock: &Clock) -> Result<DemoRoot> {
     remove_abandoned_copies(temp);
     let dir = tempfile::Builder::new()
         .prefix(COPY_PREFIX)
@@ -184,7 +184,7 @@ pub fn create_in(temp: &Path, clock: &Clock) -> Result<DemoRoot> {
 /// runs (killed, or crashed before it could clean up). A copy without an owner file, or
 /// whose owner may still run (alive, or another user's), is left alone: it may be in use.
 /// Returns how many were removed.
-pub fn remove_abandoned_copies(temp: &Path) -> usize {
+pub(crate) fn remove_abandoned_copies(temp: &Path) -> usize {
     let Ok(entries) = fs::read_dir(temp) else {
         return 0;
     };
@@ -250,7 +250,7 @@ pub fn copy_to(target: &Path, clock: &Clock) -> Result<()> {
 
 /// The day the demo's banks were written as of: a copy made on that day holds them as
 /// they are in `assets/demo`.
-pub fn written_on() -> Result<NaiveDate> {
+pub(crate) fn written_on() -> Result<NaiveDate> {
     Ok(parse_ages()?.written_on)
 }
 
@@ -285,7 +285,11 @@ pub fn simulate_agent(root: PathBuf, clock: Clock) -> AgentSimulation {
     simulate_agent_every(root, Duration::from_secs(4), clock)
 }
 
-pub fn simulate_agent_every(root: PathBuf, period: Duration, clock: Clock) -> AgentSimulation {
+pub(crate) fn simulate_agent_every(
+    root: PathBuf,
+    period: Duration,
+    clock: Clock,
+) -> AgentSimulation {
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = stop.clone();
     std::thread::spawn(move || {

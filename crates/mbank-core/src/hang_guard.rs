@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// How long guarded work may take before it is called a hang.
-pub const HANG_LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const HANG_LIMIT: Duration = Duration::from_secs(30);
 
 /// Runs `work` and returns what it returns; panics, naming `what`, if it is still running
 /// after [`HANG_LIMIT`].

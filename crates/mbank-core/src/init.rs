@@ -75,7 +75,7 @@ pub fn init_bank(project: &Path, format: InitFormat, brief: Option<&str>) -> Res
 }
 
 /// [`init_bank`] with the date given.
-pub fn init_bank_on(
+pub(crate) fn init_bank_on(
     project: &Path,
     format: InitFormat,
     brief: Option<&str>,

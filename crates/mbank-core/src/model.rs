@@ -410,7 +410,7 @@ impl Serialize for BankProblem {
 
 impl Bank {
     /// Whether `path` lies behind one of the bank's outside links (never to be read).
-    pub fn reaches_outside(&self, path: &std::path::Path) -> bool {
+    pub(crate) fn reaches_outside(&self, path: &std::path::Path) -> bool {
         self.outside.iter().any(|l| path.starts_with(&l.link))
     }
 }

@@ -44,7 +44,7 @@ pub fn parse<T: ToolArgs>(mut map: Map<String, Value>, flavor: Flavor) -> Result
 /// Reads only the arguments `T` declares before `key`, for a tool with more to check
 /// before the rest (whose problems [`parse`] then reports): `None` when a required key
 /// from `key` on is absent, so they make no whole `T`.
-pub fn parse_before<T: ToolArgs>(
+pub(crate) fn parse_before<T: ToolArgs>(
     map: &Map<String, Value>,
     key: &str,
     flavor: Flavor,

@@ -85,7 +85,7 @@ fn parse_origin(text: &str) -> Option<(String, Authority, u16)> {
 
 /// The Host and Origin rules of one listening address.
 #[derive(Debug, Clone)]
-pub struct BrowserPolicy {
+pub(crate) struct BrowserPolicy {
     listen: SocketAddr,
     names: Vec<AllowedName>,
     origins: Vec<AllowedOrigin>,
@@ -100,7 +100,7 @@ const ALLOWED_METHODS: &str = "GET, POST, DELETE, OPTIONS";
 
 /// What the middleware does with a request that passed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Pass {
+pub(crate) enum Pass {
     /// Serve it.
     Serve { cors_origin: Option<HeaderValue> },
     /// Answer this preflight (or plain `OPTIONS`) at once.
@@ -302,7 +302,7 @@ fn json_body(headers: &HeaderMap) -> bool {
 }
 
 /// The headers of an `OPTIONS` answer: `Allow`, and CORS only for a configured origin.
-pub fn options_headers(headers: &mut HeaderMap, cors_origin: Option<HeaderValue>) {
+pub(crate) fn options_headers(headers: &mut HeaderMap, cors_origin: Option<HeaderValue>) {
     headers.insert(header::ALLOW, HeaderValue::from_static(ALLOWED_METHODS));
     if let Some(origin) = cors_origin {
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
@@ -323,7 +323,7 @@ pub fn options_headers(headers: &mut HeaderMap, cors_origin: Option<HeaderValue>
 }
 
 /// The CORS headers of an answer to a configured origin.
-pub fn cors_headers(headers: &mut HeaderMap, origin: HeaderValue) {
+pub(crate) fn cors_headers(headers: &mut HeaderMap, origin: HeaderValue) {
     headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
     headers.insert(
         header::ACCESS_CONTROL_EXPOSE_HEADERS,

@@ -218,7 +218,7 @@ fn write(shared: &Shared, args: UpdateArgs, mode: WriteMode, tool: &str) -> Tool
     }
 }
 
-pub fn list_files(shared: &Shared, _: &Session, args: ProjectArgs) -> ToolResult {
+pub(crate) fn list_files(shared: &Shared, _: &Session, args: ProjectArgs) -> ToolResult {
     let dir = shared.project(args.project_path.as_deref())?;
     let files: Vec<Value> = shared
         .bank(&dir)?

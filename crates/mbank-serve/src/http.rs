@@ -45,15 +45,15 @@ mod rest;
 use rest::{ProjectQuery, blocking, error, json_response, object_body, project_of, reply};
 
 /// The version of the Memory Bank MCP spec's API this server speaks.
-pub const API_VERSION: &str = "1.0.0";
+pub(crate) const API_VERSION: &str = "1.0.0";
 
 /// The shortest API key accepted: a short key is guessed in minutes.
-pub const MIN_KEY_CHARS: usize = 16;
+pub(crate) const MIN_KEY_CHARS: usize = 16;
 
 /// Failed authentications an address may make per window before it gets 429.
-pub const AUTH_FAILURES_PER_WINDOW: u32 = 10;
+pub(crate) const AUTH_FAILURES_PER_WINDOW: u32 = 10;
 /// The window of [`AUTH_FAILURES_PER_WINDOW`], in seconds.
-pub const AUTH_FAILURE_WINDOW_SECS: u64 = 60;
+pub(crate) const AUTH_FAILURE_WINDOW_SECS: u64 = 60;
 
 /// Operations (MCP tool calls, REST requests) one caller may make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub struct RateLimit {
 }
 
 /// The Memory Bank MCP spec's figures: the limit off loopback when config.toml sets none.
-pub const DEFAULT_RATE_LIMIT: RateLimit = RateLimit {
+pub(crate) const DEFAULT_RATE_LIMIT: RateLimit = RateLimit {
     per_minute: 60,
     per_hour: 1000,
 };
@@ -87,7 +87,7 @@ impl RateLimit {
 
 /// The largest message `/mcp` reads: the same as `mbank mcp` on stdin, so a tool call
 /// behaves alike on both transports (`max_body_bytes` is the REST API's limit).
-pub const MCP_MAX_MESSAGE_BYTES: usize = super::stdio::MAX_MESSAGE_BYTES;
+pub(crate) const MCP_MAX_MESSAGE_BYTES: usize = super::stdio::MAX_MESSAGE_BYTES;
 
 /// How `mbank serve` was configured.
 #[derive(Debug, Clone)]

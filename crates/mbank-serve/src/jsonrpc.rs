@@ -5,15 +5,15 @@
 //! with the seconds to wait in `data`.
 use serde_json::{Value, json};
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const INVALID_PARAMS: i64 = -32602;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
 /// A tool call over the rate limit: a server-defined code (JSON-RPC keeps -32000 to -32099
 /// for those; 29 as in HTTP 429). `data` holds `retryAfter` (seconds), `limit` and `reset`.
-pub const RATE_LIMITED: i64 = -32029;
+pub(crate) const RATE_LIMITED: i64 = -32029;
 
 /// The method whose parameters [`invalid_tool_call`] checks.
-pub const TOOLS_CALL: &str = "tools/call";
+pub(crate) const TOOLS_CALL: &str = "tools/call";
 
 /// A JSON-RPC error reply.
 pub fn error(id: Value, code: i64, message: impl Into<String>, data: Option<Value>) -> Value {
@@ -36,7 +36,7 @@ fn kind_of(value: &Value) -> &'static str {
 }
 
 /// What is wrong with the `params` of a `tools/call` (`None`: their shape is right).
-pub fn tool_call_params_problem(params: Option<&Value>) -> Option<String> {
+pub(crate) fn tool_call_params_problem(params: Option<&Value>) -> Option<String> {
     let Some(Value::Object(params)) = params else {
         return Some(format!(
             "Invalid params: tools/call needs params {{\"name\": TOOL, \"arguments\": {{…}}}}, \
@@ -64,7 +64,7 @@ pub fn tool_call_params_problem(params: Option<&Value>) -> Option<String> {
 
 /// The -32602 reply to one JSON-RPC message when it is a `tools/call` request with
 /// malformed parameters (`None` otherwise: notifications are never answered).
-pub fn invalid_tool_call(message: &Value) -> Option<Value> {
+pub(crate) fn invalid_tool_call(message: &Value) -> Option<Value> {
     let id = message
         .get("id")
         .filter(|id| id.is_string() || id.is_number())?;
@@ -76,7 +76,7 @@ pub fn invalid_tool_call(message: &Value) -> Option<Value> {
 }
 
 /// The ids of the `tools/call` requests in a POST body (one message, or a batch).
-pub fn tool_call_ids(body: &Value) -> Vec<Value> {
+pub(crate) fn tool_call_ids(body: &Value) -> Vec<Value> {
     let one = |message: &Value| -> Option<Value> {
         if message.get("method").and_then(Value::as_str) == Some(TOOLS_CALL) {
             message.get("id").cloned()

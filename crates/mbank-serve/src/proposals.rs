@@ -54,7 +54,7 @@ pub fn answer(report: &WriteReport, written: impl FnOnce() -> Value) -> Value {
 }
 
 /// The answer of writes made by one call (an entry tool touching two files).
-pub fn answer_all(reports: &[WriteReport], written: impl FnOnce() -> Value) -> Value {
+pub(crate) fn answer_all(reports: &[WriteReport], written: impl FnOnce() -> Value) -> Value {
     let ids: Vec<u64> = reports.iter().filter_map(|r| r.proposal).collect();
     match reports {
         [one] if one.proposal.is_some() => staged(one, ids[0]),

@@ -30,7 +30,7 @@ struct Windows {
 
 /// Counts per caller. Callers idle for an hour are forgotten, so the map stays bounded.
 #[derive(Debug)]
-pub struct RateLimiter {
+pub(crate) struct RateLimiter {
     per_minute: u32,
     per_hour: u32,
     callers: Mutex<HashMap<String, Windows>>,
@@ -55,7 +55,7 @@ impl RateLimiter {
 
     /// Counts `n` operations of `caller` at once: all are allowed or none is. With `n` = 0
     /// nothing is counted, and the verdict gives the figures for the headers.
-    pub fn check_n(&self, caller: &str, now: u64, n: u32) -> Verdict {
+    pub(crate) fn check_n(&self, caller: &str, now: u64, n: u32) -> Verdict {
         let minute = now / 60;
         let hour = now / 3600;
         let mut callers = self.callers.lock();
@@ -107,7 +107,7 @@ impl RateLimiter {
 /// `window` seconds (counted from the first), every request of that address is refused
 /// until the window ends, so keys cannot be guessed at speed.
 #[derive(Debug)]
-pub struct AuthFailures {
+pub(crate) struct AuthFailures {
     limit: u32,
     window: u64,
     clients: Mutex<HashMap<IpAddr, (u64, u32)>>,
@@ -123,7 +123,7 @@ impl AuthFailures {
     }
 
     /// Seconds `client` must wait at Unix time `now`, when it is locked out.
-    pub fn locked_out(&self, client: IpAddr, now: u64) -> Option<u64> {
+    pub(crate) fn locked_out(&self, client: IpAddr, now: u64) -> Option<u64> {
         let clients = self.clients.lock();
         let (start, count) = *clients.get(&client)?;
         let end = start + self.window;

@@ -28,10 +28,10 @@ pub struct ToolError {
     pub status: u16,
 }
 
-pub type ToolResult = Result<Value, ToolError>;
+pub(crate) type ToolResult = Result<Value, ToolError>;
 
 /// HTTP status of a Memory Bank MCP spec error code.
-pub fn status_of(code: &str) -> u16 {
+pub(crate) fn status_of(code: &str) -> u16 {
     match code {
         "invalid_request"
         | "invalid_format"
@@ -73,7 +73,7 @@ impl ToolError {
     }
 
     /// The error object as the client receives it.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         match self.flavor {
             Flavor::MemoryBank => {
                 let mut error = Map::new();

@@ -24,6 +24,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use ratatui::style::{Color, Modifier, Style};
+#[cfg(test)]
 use ratatui::text::{Line, Span};
 use syntect::highlighting::{
     FontStyle, HighlightState, Highlighter, RangedHighlightIterator, Theme as SyntaxTheme, ThemeSet,
@@ -31,18 +32,18 @@ use syntect::highlighting::{
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 
 /// Lines longer than this many bytes are shown plain and skipped by the parser.
-pub const LONG_LINE_CAP: usize = 2_000;
+pub(crate) const LONG_LINE_CAP: usize = 2_000;
 /// A parse-state checkpoint is kept before every line whose index is a multiple of this.
-pub const CHECKPOINT_EVERY: usize = 32;
+pub(crate) const CHECKPOINT_EVERY: usize = 32;
 /// When the nearest checkpoint is further than this above the first visible line, parsing
 /// restarts from a fresh state at most this many lines up, at a block boundary found by a
 /// cheap scan (see [`DocHighlighter::highlight_until`]).
-pub const RESYNC_LOOKBACK: usize = 100;
+pub(crate) const RESYNC_LOOKBACK: usize = 100;
 /// The syntect theme used when the requested one does not exist.
-pub const FALLBACK_SYNTAX_THEME: &str = "base16-ocean.dark";
+pub(crate) const FALLBACK_SYNTAX_THEME: &str = "base16-ocean.dark";
 
 /// Styled byte ranges of one line, in order, not overlapping.
-pub type LineSpans = Vec<(Style, Range<usize>)>;
+pub(crate) type LineSpans = Vec<(Style, Range<usize>)>;
 
 /// syntect's bundled syntaxes and themes, loaded once.
 pub struct Assets {
@@ -61,26 +62,9 @@ pub fn assets() -> &'static Assets {
     })
 }
 
-/// Starts loading [`assets`] on a background thread so the first highlight is quick.
-pub fn preload_assets() {
-    if ASSETS.get().is_none() {
-        std::thread::Builder::new()
-            .name("highlight-assets".into())
-            .spawn(|| {
-                assets();
-            })
-            .ok();
-    }
-}
-
-/// Names of the syntect themes a theme file's `syntax` key may use.
-pub fn syntax_theme_names() -> Vec<String> {
-    assets().themes.themes.keys().cloned().collect()
-}
-
 /// The syntect syntax for a fence's info string (`rust`, `py`, `ts`, `shell`…), if any.
 /// Aliases cover languages the bundled set lacks with the closest one it has.
-pub fn syntax_for_fence(info: &str) -> Option<&'static SyntaxReference> {
+pub(crate) fn syntax_for_fence(info: &str) -> Option<&'static SyntaxReference> {
     let lang = info
         .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
         .next()
@@ -105,7 +89,7 @@ pub fn syntax_for_fence(info: &str) -> Option<&'static SyntaxReference> {
 
 /// Converts a syntect style (foreground and font style) to ratatui. The background is left
 /// to the pane so the app theme's background shows through.
-pub fn to_ratatui_style(style: syntect::highlighting::Style) -> Style {
+pub(crate) fn to_ratatui_style(style: syntect::highlighting::Style) -> Style {
     let fg = style.foreground;
     let mut out = Style::new().fg(Color::Rgb(fg.r, fg.g, fg.b));
     if style.font_style.contains(FontStyle::BOLD) {
@@ -123,7 +107,8 @@ pub fn to_ratatui_style(style: syntect::highlighting::Style) -> Style {
 /// Builds a line from its text and spans; bytes no span covers get `base`. Spans that do not
 /// fit the text (out of range, not on a char boundary, out of order) make the line plain
 /// rather than panic.
-pub fn styled_line<'a>(
+#[cfg(test)]
+pub(crate) fn styled_line<'a>(
     text: &'a str,
     spans: Option<&[(Style, Range<usize>)]>,
     base: Style,
@@ -266,12 +251,13 @@ impl DocHighlighter {
 
     /// Forgets every checkpoint that depends on line `line` (an edit there, or a line
     /// inserted or removed there): the ones after it. Checkpoint 0 is always kept.
-    pub fn invalidate_from(&mut self, line: usize) {
+    pub(crate) fn invalidate_from(&mut self, line: usize) {
         self.checkpoints.split_off(&(line + 1));
     }
 
     /// The line indices that have a cached checkpoint (state before that line).
-    pub fn checkpoint_lines(&self) -> Vec<usize> {
+    #[cfg(test)]
+    pub(crate) fn checkpoint_lines(&self) -> Vec<usize> {
         self.checkpoints.keys().copied().collect()
     }
 
@@ -285,7 +271,7 @@ impl DocHighlighter {
 
     /// [`Self::highlight`] that gives up (returning `None`) when `cancelled` says so; it is
     /// asked once per checkpoint interval. Checkpoints made before giving up are kept.
-    pub fn highlight_until(
+    pub(crate) fn highlight_until(
         &mut self,
         lines: &[String],
         visible: Range<usize>,
@@ -586,7 +572,7 @@ struct DocEntry {
 const MAX_DOCS: usize = 8;
 
 /// The background highlighter. Dropping it stops the thread.
-pub struct HighlightWorker {
+pub(crate) struct HighlightWorker {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
 }
@@ -633,7 +619,7 @@ impl HighlightWorker {
     }
 
     /// Switches the syntect theme (live theme switching); every document starts over.
-    pub fn set_syntax_theme(&self, name: &str) {
+    pub(crate) fn set_syntax_theme(&self, name: &str) {
         self.with_inbox(|inbox| inbox.theme = Some(name.to_string()));
     }
 

@@ -9,8 +9,8 @@ use std::path::Path;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 
-pub const DEFAULT_KEYMAP: &str = include_str!("../../../assets/keymaps/default.toml");
-pub const VIM_KEYMAP: &str = include_str!("../../../assets/keymaps/vim.toml");
+pub(crate) const DEFAULT_KEYMAP: &str = include_str!("../../../assets/keymaps/default.toml");
+pub(crate) const VIM_KEYMAP: &str = include_str!("../../../assets/keymaps/vim.toml");
 
 /// Where a key is being pressed. Overlays and the focused pane each have one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
@@ -81,7 +81,7 @@ impl KeyContext {
     /// Contexts where printable keys are typed text, not commands: a typed character
     /// never reaches the global keys there. (In vim's normal and visual modes the
     /// printable keys are commands of their own, and the others do nothing.)
-    pub fn takes_text(self) -> bool {
+    pub(crate) fn takes_text(self) -> bool {
         matches!(
             self,
             KeyContext::Picker
@@ -417,7 +417,7 @@ pub struct KeyChord {
 impl KeyChord {
     /// The chord of a pressed key. Shift is dropped from characters: `?` and `G` carry
     /// it in the character itself, and terminals disagree on reporting it.
-    pub fn from_event(event: &KeyEvent) -> KeyChord {
+    pub(crate) fn from_event(event: &KeyEvent) -> KeyChord {
         let mut modifiers = event.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
         // BackTab is shift-tab already; some terminals add SHIFT, some do not.
         if !matches!(event.code, KeyCode::Char(_) | KeyCode::BackTab) {
@@ -433,7 +433,7 @@ impl KeyChord {
     }
 
     /// True for keys that type a character in a text field.
-    pub fn is_printable(&self) -> bool {
+    pub(crate) fn is_printable(&self) -> bool {
         matches!(self.code, KeyCode::Char(_))
             && !self
                 .modifiers
@@ -542,7 +542,7 @@ impl fmt::Display for KeyChord {
 
 /// One binding: an action and the keys that trigger it, in the file's order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Binding {
+pub(crate) struct Binding {
     pub action: Action,
     pub keys: Vec<KeyChord>,
 }
@@ -636,7 +636,7 @@ impl Keymap {
         Ok(())
     }
 
-    pub fn bindings(&self, context: KeyContext) -> &[Binding] {
+    pub(crate) fn bindings(&self, context: KeyContext) -> &[Binding] {
         self.contexts.get(&context).map_or(&[], Vec::as_slice)
     }
 
@@ -664,7 +664,7 @@ impl Keymap {
     }
 
     /// The keys of `action` in `context`: its own, or its parent's when it has none.
-    pub fn keys_in(&self, context: KeyContext, action: Action) -> Vec<KeyChord> {
+    pub(crate) fn keys_in(&self, context: KeyContext, action: Action) -> Vec<KeyChord> {
         let own = |context: KeyContext| -> Vec<KeyChord> {
             self.bindings(context)
                 .iter()
@@ -684,7 +684,7 @@ impl Keymap {
 
     /// The first key of `action` in `context` (or its parent, or globally) that works
     /// there, for hints like "ctrl-s save".
-    pub fn key_for(&self, context: KeyContext, action: Action) -> Option<KeyChord> {
+    pub(crate) fn key_for(&self, context: KeyContext, action: Action) -> Option<KeyChord> {
         // A global printable key is text where the context takes text.
         let global = self
             .bindings(KeyContext::Global)
@@ -699,14 +699,15 @@ impl Keymap {
     }
 
     /// Whether the editor has vim's modes (the keymap has normal-mode keys).
-    pub fn is_modal(&self) -> bool {
+    pub(crate) fn is_modal(&self) -> bool {
         !self.bindings(KeyContext::EditorNormal).is_empty()
     }
 }
 
 /// The bindings as a markdown table (where, keys, what), for the guide: a test keeps
 /// the copy in docs/GUIDE.md equal to this, so the documented keys are the real ones.
-pub fn markdown_table(keymap: &Keymap) -> String {
+#[cfg(test)]
+pub(crate) fn markdown_table(keymap: &Keymap) -> String {
     let mut out = String::from("| where | keys | does |\n|---|---|---|\n");
     for context in KeyContext::ALL {
         for binding in keymap.bindings(context) {

@@ -18,7 +18,7 @@ pub mod overlays;
 pub mod pane;
 pub mod panes;
 pub mod protocol;
-pub mod review_worker;
+pub(crate) mod review_worker;
 pub mod terminal;
 pub mod theme;
 pub mod watcher;

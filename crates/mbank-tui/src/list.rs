@@ -27,7 +27,7 @@ pub enum ListInput {
 }
 
 /// The row of a bordered list's `area` under `position` (0: the first row inside the border).
-pub fn row_inside_border(area: Rect, position: Position) -> usize {
+pub(crate) fn row_inside_border(area: Rect, position: Position) -> usize {
     position.y.saturating_sub(area.y + 1) as usize
 }
 

@@ -283,7 +283,7 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.watched >= self.wanted
     }
 

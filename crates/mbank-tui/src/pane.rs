@@ -33,7 +33,7 @@ pub struct ViewContext<'a> {
 }
 
 /// A pane or an overlay.
-pub trait Pane {
+pub(crate) trait Pane {
     /// Where its keys are looked up (and what the status bar and help list for it).
     fn context(&self) -> KeyContext;
     fn handle(&mut self, input: Input) -> Outcome;

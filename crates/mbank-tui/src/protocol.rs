@@ -310,7 +310,7 @@ pub enum ReviewRequest {
 impl ReviewRequest {
     /// Whether the request changes files or the accepted side: the view waits for the
     /// fresh review that follows before taking another action.
-    pub fn changes_files(&self) -> bool {
+    pub(crate) fn changes_files(&self) -> bool {
         matches!(
             self,
             ReviewRequest::Act { .. }

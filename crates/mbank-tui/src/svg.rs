@@ -53,7 +53,8 @@ impl SvgOptions {
 }
 
 /// The buffer as an SVG terminal window titled `title`, with the default look.
-pub fn buffer_to_svg(buffer: &Buffer, title: &str) -> String {
+#[cfg(test)]
+pub(crate) fn buffer_to_svg(buffer: &Buffer, title: &str) -> String {
     buffer_to_svg_with(buffer, title, &SvgOptions::default())
 }
 
@@ -298,11 +299,6 @@ const ANSI: [[u8; 3]; 16] = [
     [0x00, 0xff, 0xff],
     [0xff, 0xff, 0xff],
 ];
-
-/// The RGB value of a ratatui colour; `reset` for [`Color::Reset`].
-pub fn color_to_rgb(color: Color, reset: [u8; 3]) -> [u8; 3] {
-    rgb(color, reset)
-}
 
 fn rgb(color: Color, reset: [u8; 3]) -> [u8; 3] {
     match color {

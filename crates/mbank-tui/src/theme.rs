@@ -9,7 +9,7 @@ use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 
 /// The bundled themes, in the order the live switcher cycles through them.
-pub const BUNDLED: [(&str, &str); 3] = [
+pub(crate) const BUNDLED: [(&str, &str); 3] = [
     ("dark", include_str!("../../../themes/dark.toml")),
     ("light", include_str!("../../../themes/light.toml")),
     (
@@ -162,7 +162,7 @@ impl Theme {
     }
 
     /// The name of the bundled theme after `name`, for the live switcher.
-    pub fn next_bundled(name: &str) -> &'static str {
+    pub(crate) fn next_bundled(name: &str) -> &'static str {
         let index = BUNDLED.iter().position(|(n, _)| *n == name);
         let next = index.map_or(0, |i| (i + 1) % BUNDLED.len());
         BUNDLED[next].0
@@ -172,7 +172,7 @@ impl Theme {
         Style::new().fg(self.text).bg(self.background)
     }
 
-    pub fn muted(&self) -> Style {
+    pub(crate) fn muted(&self) -> Style {
         Style::new().fg(self.muted)
     }
 

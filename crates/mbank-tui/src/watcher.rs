@@ -53,7 +53,7 @@ pub struct Watcher {
 }
 
 /// Whether a changed path is worth a refresh.
-pub fn is_interesting(path: &Path) -> bool {
+pub(crate) fn is_interesting(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
@@ -67,7 +67,7 @@ pub fn is_interesting(path: &Path) -> bool {
 
 /// Whether an event changes content or names. Reads (our own analysis opens every file)
 /// and access-time updates must not trigger a refresh, or refreshing would feed itself.
-pub fn is_write(kind: &notify::EventKind) -> bool {
+pub(crate) fn is_write(kind: &notify::EventKind) -> bool {
     use notify::EventKind;
     use notify::event::{AccessKind, AccessMode, MetadataKind, ModifyKind};
     match kind {
@@ -132,7 +132,7 @@ impl Watcher {
     /// Watches exactly these folders (non-recursively), the first ones first when not
     /// all can be, on the watcher's thread; how many are watched comes back as
     /// [`Message::WatchCoverage`] when not all are (or all are again).
-    pub fn watch_exactly(&self, folders: Vec<PathBuf>) {
+    pub(crate) fn watch_exactly(&self, folders: Vec<PathBuf>) {
         self.pending.fetch_add(1, Ordering::AcqRel);
         if self.inputs.send(Input::Watch(folders)).is_err() {
             self.pending.fetch_sub(1, Ordering::AcqRel);
@@ -148,7 +148,7 @@ impl Watcher {
     }
 
     /// True once every folder list asked for so far is being watched.
-    pub fn is_settled(&self) -> bool {
+    pub(crate) fn is_settled(&self) -> bool {
         self.pending.load(Ordering::Acquire) == 0
     }
 }

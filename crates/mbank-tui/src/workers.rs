@@ -25,7 +25,7 @@ use super::protocol::RenderKey;
 use super::theme::Theme;
 
 /// Where workers send their results: the event loop's channel.
-pub type Outbox = Sender<Message>;
+pub(crate) type Outbox = Sender<Message>;
 
 /// Scans the root on a new thread and sends [`Message::Scanned`].
 pub fn scan(root: PathBuf, options: ScanOptions, generation: u64, clock: Clock, outbox: Outbox) {
@@ -83,7 +83,7 @@ impl AnalysisWorker {
     }
 
     /// With a given cache (tests use an in-memory one).
-    pub fn spawn_with_cache(
+    pub(crate) fn spawn_with_cache(
         config: Arc<Config>,
         encoding: Encoding,
         clock: Clock,
@@ -332,7 +332,7 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
 }
 
 /// Counts an edited buffer's tokens off the drawing thread; the newest text wins.
-pub struct BufferCounter {
+pub(crate) struct BufferCounter {
     requests: Sender<CountRequest>,
 }
 
@@ -370,7 +370,7 @@ impl BufferCounter {
 }
 
 /// Renders the preview off the drawing thread; the newest request wins.
-pub struct PreviewWorker {
+pub(crate) struct PreviewWorker {
     requests: Sender<PreviewRequest>,
 }
 

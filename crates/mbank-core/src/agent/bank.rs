@@ -487,7 +487,7 @@ impl MarkdownBank {
     /// Changes `name` under the folder lock to what `change` makes of its current text
     /// (`None` in: no file; `None` out: remove it), through the guard rules and the
     /// history like every write, never staged: how an accepted proposal lands.
-    pub fn apply_change<E: From<AgentError>>(
+    pub(crate) fn apply_change<E: From<AgentError>>(
         &self,
         policy: &GuardPolicy,
         name: &str,

@@ -12,7 +12,7 @@ use chrono::NaiveDateTime;
 
 /// Which decision block to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecisionFormat {
+pub(crate) enum DecisionFormat {
     /// `## Decision: Title` with `- **Date**: …` bullets (the Cline memory bank spec).
     Cline,
     /// `## Title - date` with `### Context` / `### Decision` / `### Alternatives
@@ -32,12 +32,12 @@ pub struct NewDecision {
 
 /// One line of free text: newlines and runs of spaces collapse, so an agent's text
 /// cannot start a heading, a dated log line or a new entry of its own inside an entry.
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A heading title: one line, leading `#` dropped.
-pub fn clean_title(title: &str) -> String {
+pub(crate) fn clean_title(title: &str) -> String {
     one_line(title).trim_start_matches('#').trim().to_string()
 }
 
@@ -46,7 +46,11 @@ fn stamp(now: NaiveDateTime) -> String {
 }
 
 /// The block one decision adds to a log (ends with a newline).
-pub fn decision_block(format: DecisionFormat, now: NaiveDateTime, d: &NewDecision) -> String {
+pub(crate) fn decision_block(
+    format: DecisionFormat,
+    now: NaiveDateTime,
+    d: &NewDecision,
+) -> String {
     let title = clean_title(&d.title);
     let list = |items: &[String], numbered: bool| -> String {
         items
@@ -111,14 +115,15 @@ pub fn decision_block(format: DecisionFormat, now: NaiveDateTime, d: &NewDecisio
 
 /// `log` with `block` appended after everything it holds, separated by a blank line
 /// (a new log gets its `# Decision Log` heading).
-pub fn append_block(log: Option<&str>, block: &str) -> String {
+#[cfg(test)]
+pub(crate) fn append_block(log: Option<&str>, block: &str) -> String {
     let mut text = log.map(str::to_string);
     append_block_to(&mut text, block);
     text.unwrap_or_default()
 }
 
 /// [`append_block`] in place: costs the block, not a copy of the log.
-pub fn append_block_to(log: &mut Option<String>, block: &str) {
+pub(crate) fn append_block_to(log: &mut Option<String>, block: &str) {
     let text = log.get_or_insert_with(String::new);
     if text.trim().is_empty() {
         text.clear();
@@ -134,7 +139,7 @@ pub fn append_block_to(log: &mut Option<String>, block: &str) {
 }
 
 /// A progress line: `- [YYYY-MM-DD HH:MM:SS] - action: description`.
-pub fn progress_line(now: NaiveDateTime, action: &str, description: &str) -> String {
+pub(crate) fn progress_line(now: NaiveDateTime, action: &str, description: &str) -> String {
     let action = one_line(action);
     let description = one_line(description);
     if action.is_empty() {
@@ -145,7 +150,7 @@ pub fn progress_line(now: NaiveDateTime, action: &str, description: &str) -> Str
 }
 
 /// A session note for the active context: `- [YYYY-MM-DD HH:MM:SS] - text`.
-pub fn note_line(now: NaiveDateTime, text: &str) -> String {
+pub(crate) fn note_line(now: NaiveDateTime, text: &str) -> String {
     format!("- [{}] - {}", stamp(now), one_line(text))
 }
 
@@ -195,7 +200,7 @@ fn with_trailing_newline(mut text: String) -> String {
 
 /// `text` with `line` added as the first item of section `## title` (created at the end
 /// when missing): newest first, as Memory Bank MCP keeps its update history.
-pub fn insert_first_in_section(text: &str, title: &str, line: &str) -> String {
+pub(crate) fn insert_first_in_section(text: &str, title: &str, line: &str) -> String {
     match section_body(text, title) {
         Some((start, end)) => {
             let body = &text[start..end];
@@ -222,7 +227,7 @@ pub fn insert_first_in_section(text: &str, title: &str, line: &str) -> String {
 
 /// `text` with the body of `## title` replaced by `items` as a list (the section is
 /// appended when missing). Other sections stay byte for byte.
-pub fn replace_section(text: &str, title: &str, items: &[String]) -> String {
+pub(crate) fn replace_section(text: &str, title: &str, items: &[String]) -> String {
     let mut body: String = items
         .iter()
         .map(|i| one_line(i))
@@ -248,9 +253,9 @@ pub fn replace_section(text: &str, title: &str, items: &[String]) -> String {
 }
 
 /// The first text of a new active-context file (the Memory Bank MCP spec, "activeContext.md").
-pub const ACTIVE_CONTEXT_HEADING: &str = "# Current Context\n";
+pub(crate) const ACTIVE_CONTEXT_HEADING: &str = "# Current Context\n";
 /// The first text of a new progress file (the Memory Bank MCP spec, "progress.md").
-pub const PROGRESS_HEADING: &str = "# Project Progress\n";
+pub(crate) const PROGRESS_HEADING: &str = "# Project Progress\n";
 
 #[cfg(test)]
 mod tests {

@@ -94,7 +94,7 @@ impl BudgetCheck {
 
 /// Sizes of one file, as far as they are known (tokens arrive later than the rest).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Measure {
+pub(crate) struct Measure {
     /// Loaded tokens (private content excluded), in the report's encoding.
     pub tokens: Option<u64>,
     pub lines: u64,
@@ -104,7 +104,7 @@ pub struct Measure {
 
 /// Budgets of a bank: per file (same order as `bank.files`) and for the bank as a whole.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct BankBudget {
+pub(crate) struct BankBudget {
     pub files: Vec<Vec<BudgetCheck>>,
     pub bank: Vec<BudgetCheck>,
 }
@@ -115,7 +115,8 @@ pub fn worst(checks: &[BudgetCheck]) -> Option<BudgetStatus> {
 }
 
 impl BankBudget {
-    pub fn file_status(&self, index: usize) -> Option<BudgetStatus> {
+    #[cfg(test)]
+    pub(crate) fn file_status(&self, index: usize) -> Option<BudgetStatus> {
         self.files.get(index).and_then(|c| worst(c))
     }
 }
@@ -250,7 +251,7 @@ fn bank_checks(
 
 /// Applies every rule to a bank. `measures` has one entry per file of `bank.files`;
 /// `preset` is the ConKeeper `token_budget` from the bank's `.memory-config.md`.
-pub fn evaluate(
+pub(crate) fn evaluate(
     bank: &Bank,
     measures: &[Measure],
     preset: Option<&str>,

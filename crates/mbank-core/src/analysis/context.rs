@@ -39,25 +39,16 @@ use crate::error::CoreError;
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::agents::{self, Agent};
 use crate::formats::roo_rules::{self, modes};
-use crate::formats::{
-    self, CombinedLimit, agents_md, claude_auto_memory, layers, memory_bank_mcp, windsurf,
-};
+use crate::formats::{self, CombinedLimit, agents_md, layers, memory_bank_mcp};
 use crate::io::confine::{self, ProjectFolder};
 use crate::io::paths;
 use crate::io::text;
 use crate::markup::markdown;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Project};
 
-/// Claude Code loads only this many lines of its auto memory `MEMORY.md`…
-pub const AUTO_MEMORY_MAX_LINES: usize = claude_auto_memory::MAX_LINES as usize;
-/// …and at most this many bytes of it, whichever limit comes first.
-pub const AUTO_MEMORY_MAX_BYTES: usize = claude_auto_memory::MAX_BYTES as usize;
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
-pub const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
-/// Windsurf reads this many characters of one rule file.
-pub const WINDSURF_RULE_FILE_MAX_CHARS: usize = windsurf::RULE_FILE_MAX_CHARS as usize;
-/// Claude Code warns when one CLAUDE.md exceeds this many characters.
-pub const CLAUDE_MD_WARN_CHARS: usize = 40_000;
+#[cfg(test)]
+pub(crate) const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
 
 /// Whose file a piece is: the user's (home folder), a folder's above the project (an
 /// ancestor's, which the agent inherits), or the project's.
@@ -179,15 +170,6 @@ impl ContextOptions {
     }
 }
 
-/// What the agent loads at session start, with the home folder from the environment.
-pub fn session_context(
-    project: &Project,
-    bank: &Bank,
-    count_tokens: &dyn Fn(&str) -> usize,
-) -> BankContext {
-    session_context_with(project, bank, count_tokens, &ContextOptions::from_env())
-}
-
 /// Keeps whole lines while both limits hold; a first line longer than `max_bytes` is cut
 /// at the last character boundary that fits. Returns the kept length in bytes.
 fn cut_lines_and_bytes(text: &str, max_lines: usize, max_bytes: usize) -> usize {
@@ -205,8 +187,9 @@ fn cut_lines_and_bytes(text: &str, max_lines: usize, max_bytes: usize) -> usize 
 }
 
 /// How much of a Windsurf rule survives its cut, in bytes: its first 12,000 characters.
-pub fn windsurf_kept_bytes(text: &str) -> usize {
-    windsurf::kept_bytes(text)
+#[cfg(test)]
+pub(crate) fn windsurf_kept_bytes(text: &str) -> usize {
+    crate::formats::windsurf::kept_bytes(text)
 }
 
 fn floor_char_boundary(text: &str, at: usize) -> usize {
@@ -712,7 +695,7 @@ pub struct AgentSession {
 /// The banks `agent` loads (see [`Agent::reads`]), each cut down to the files it reads;
 /// a bank none of whose files it reads is left out. A memory bank the agent's own start-up
 /// instructions tell it to read joins them ([`directing_file`]).
-pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank> {
+pub(crate) fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank> {
     let directed = directing_file(project, banks, agent).is_some();
     banks
         .iter()
@@ -732,7 +715,7 @@ pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank
 /// The start-up instruction file of `agent` in the project that tells it to read the
 /// memory bank at the start of every task (see [`agents::directs_to_memory_bank`]), read
 /// confined to the project; `None` for agents that never take such a direction.
-pub fn directing_file(project: &Project, banks: &[&Bank], agent: Agent) -> Option<PathBuf> {
+pub(crate) fn directing_file(project: &Project, banks: &[&Bank], agent: Agent) -> Option<PathBuf> {
     if !agent.takes_memory_bank_directions() {
         return None;
     }
@@ -811,7 +794,7 @@ pub fn agent_sessions(
 
 /// Keeps one piece per file across a project's banks (see [`project_context`]); the
 /// others leave their bank's totals and are listed as skipped, naming where the file loads.
-pub fn load_once(contexts: &mut [BankContext]) {
+pub(crate) fn load_once(contexts: &mut [BankContext]) {
     use std::collections::HashMap;
     // Pieces by the file's real location, in bank and read order.
     let mut by_file: HashMap<PathBuf, Vec<(usize, usize)>> = HashMap::new();
@@ -889,7 +872,7 @@ pub fn session_context_with(
 
 /// [`session_context_with`] for a session in `mode` (formats with modes; `None`: the
 /// format's default mode).
-pub fn session_context_in_mode(
+pub(crate) fn session_context_in_mode(
     project: &Project,
     bank: &Bank,
     count_tokens: &dyn Fn(&str) -> usize,

@@ -23,7 +23,7 @@ use crate::model::{Bank, Project};
 use crate::scan::listings::Listings;
 
 /// Remembered per project in the listing cache, under the project's stamp.
-pub const GIT_EVIDENCE_FACT: &str = "git-evidence";
+pub(crate) const GIT_EVIDENCE_FACT: &str = "git-evidence";
 
 /// What git says about one file, as staleness uses it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,7 +53,7 @@ pub struct GitEvidence {
 
 impl GitEvidence {
     /// The part of `facts` staleness uses, for `paths`.
-    pub fn from_facts<'a>(facts: &Facts, paths: impl IntoIterator<Item = &'a Path>) -> Self {
+    pub(crate) fn from_facts<'a>(facts: &Facts, paths: impl IntoIterator<Item = &'a Path>) -> Self {
         let files = paths
             .into_iter()
             .filter_map(|path| {
@@ -126,7 +126,7 @@ fn from_seconds(seconds: i64) -> SystemTime {
 
 /// Where a project stands in git, as far as can be told without running it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RepoPlace {
+pub(crate) enum RepoPlace {
     /// No `.git` entry at or above the project: no git evidence, nothing to ask.
     Outside,
     /// In a repository whose state this cannot stamp: git is asked every time.
@@ -147,7 +147,7 @@ pub enum Repository {
 /// The stamp of the state of the repository whose `.git` entry is in `marker`: `HEAD`,
 /// the ref it names, `packed-refs`, the index and `shallow`, each by size, times and
 /// inode. `None` when the layout is not one this reads (then git is asked every time).
-pub fn repository_state(marker: &Path) -> Option<u64> {
+pub(crate) fn repository_state(marker: &Path) -> Option<u64> {
     repo_stamp(marker)
 }
 
@@ -155,7 +155,7 @@ pub fn repository_state(marker: &Path) -> Option<u64> {
 /// stamps that repository's state; both remembered for the finder's life, so a root of
 /// many projects costs a lookup per project and a few `stat`s per repository.
 #[derive(Default)]
-pub struct RepoStamps {
+pub(crate) struct RepoStamps {
     /// Folder (resolved) → the nearest folder at or above it with a `.git` entry.
     markers: HashMap<PathBuf, Option<PathBuf>>,
     /// Parent folder of projects → its resolved path and which entries are links.

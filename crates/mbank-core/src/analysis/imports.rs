@@ -23,7 +23,7 @@ use crate::model::Format;
 
 /// Claude Code follows imports at most four hops deep (its memory documentation today; older
 /// versions and the Beans-Code recommendations said five).
-pub const MAX_IMPORT_DEPTH: usize = 4;
+pub(crate) const MAX_IMPORT_DEPTH: usize = 4;
 /// Guards against a bank whose imports fan out absurdly; real banks import a handful.
 const MAX_IMPORTED_FILES: usize = 1_000;
 /// Total text read through imports of one expander.
@@ -31,19 +31,19 @@ const MAX_IMPORTED_BYTES: usize = 16 * 1024 * 1024;
 
 /// Folders under the home folder that hold an agent's own memory and may be imported
 /// from: the instruction-file family's own folders (`~/.claude`, `~/.codex`…).
-pub fn home_memory_dirs() -> impl Iterator<Item = &'static str> {
+pub(crate) fn home_memory_dirs() -> impl Iterator<Item = &'static str> {
     crate::formats::instruction_family().map(|member| member.dot_dir)
 }
 
 /// Whether an agent of this format expands `@path` imports. Codex reads AGENTS.md verbatim,
 /// so an `@` there is plain text.
-pub fn format_expands_imports(format: Format) -> bool {
+pub(crate) fn format_expands_imports(format: Format) -> bool {
     crate::formats::rules(format).expands_imports()
 }
 
 /// One `@path` token found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportRef {
+pub(crate) struct ImportRef {
     /// The path as written after `@`, with escapes (`\ `) undone and a `#fragment` dropped.
     pub target: String,
     /// 1-based line of the `@`.
@@ -53,7 +53,7 @@ pub struct ImportRef {
 }
 
 /// One flag per line (index 0 = line 1): is it inside a fenced code block?
-pub fn fenced_line_mask(text: &str) -> Vec<bool> {
+pub(crate) fn fenced_line_mask(text: &str) -> Vec<bool> {
     let count = text.lines().count();
     let mut mask = vec![false; count];
     for (start, end) in markdown::fenced_lines(text) {
@@ -71,7 +71,7 @@ pub fn fenced_line_mask(text: &str) -> Vec<bool> {
 /// Byte ranges of inline code spans on one line. A run of N backticks opens a span that
 /// the next run of exactly N backticks closes; an unmatched run is literal text. Linear:
 /// each run's next same-length run is found in one backward pass.
-pub fn code_span_ranges(line: &str) -> Vec<(usize, usize)> {
+pub(crate) fn code_span_ranges(line: &str) -> Vec<(usize, usize)> {
     let bytes = line.as_bytes();
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
@@ -199,7 +199,7 @@ fn clean_target(token: &str) -> String {
 /// Every `@path` import of a markdown text, skipping fenced blocks and code spans.
 /// An `@` counts only at the start of a line or after whitespace, so e-mail addresses
 /// never match; the token must look like a path (see `looks_like_path`).
-pub fn find_imports(text: &str) -> Vec<ImportRef> {
+pub(crate) fn find_imports(text: &str) -> Vec<ImportRef> {
     let fenced = fenced_line_mask(text);
     let mut found = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -249,7 +249,7 @@ pub fn find_imports(text: &str) -> Vec<ImportRef> {
 /// A `..` cancels the name before it, never another `..` (`../../x` stays as it is), and
 /// stops at the root. Give it absolute paths: a relative one keeps only the `..` it
 /// starts with, and where that leads depends on the current folder (see [`absolute`]).
-pub fn normalize_lexically(path: &Path) -> PathBuf {
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -275,7 +275,7 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// Files no import may read, whatever folder they are in (the Beans-Code memory recommendations): `.env`,
 /// `.env.*`, `credentials.json`, `secrets.*`, and anything under a `.ssh` or `.aws` folder.
-pub fn is_sensitive(path: &Path) -> bool {
+pub(crate) fn is_sensitive(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
@@ -395,7 +395,7 @@ pub fn resolve(importer: &Path, target: &str, policy: &ImportPolicy) -> Resoluti
 
 /// A file loaded through an import.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportedFile {
+pub(crate) struct ImportedFile {
     /// Canonical path of the imported file.
     pub path: PathBuf,
     /// The target as written after `@`.
@@ -418,7 +418,7 @@ impl ImportedFile {
 
 /// The result of expanding one top-level file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Expansion {
+pub(crate) struct Expansion {
     /// The top-level text followed by every imported file, depth-first (see module doc).
     pub text: String,
     /// Files read through imports, in load order.
@@ -431,7 +431,7 @@ pub struct Expansion {
 /// Expands imports of several top-level files of one bank, loading each file once across
 /// all of them, as an agent does within one session.
 #[derive(Debug)]
-pub struct Expander {
+pub(crate) struct Expander {
     policy: ImportPolicy,
     loaded: HashSet<PathBuf>,
     files_read: usize,
@@ -455,12 +455,8 @@ impl Expander {
         }
     }
 
-    pub fn policy(&self) -> &ImportPolicy {
-        &self.policy
-    }
-
     /// True when the file was already loaded, as a top-level file or through an import.
-    pub fn is_loaded(&self, path: &Path) -> bool {
+    pub(crate) fn is_loaded(&self, path: &Path) -> bool {
         self.loaded.contains(&canonical_or_self(path))
     }
 

@@ -103,7 +103,7 @@ fn is_backup_name(name: &str) -> bool {
 
 /// Whether a file is a secret: `.env` (not `.env.example`), `secrets.*`, credentials,
 /// private keys.
-pub fn is_secret(rel: &Path) -> bool {
+pub(crate) fn is_secret(rel: &Path) -> bool {
     let name = rel
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
@@ -158,7 +158,7 @@ fn is_plain_markdown(rel: &Path) -> bool {
 }
 
 /// Classifies a file by its path relative to the bank folder.
-pub fn classify(rel: &Path) -> FileClass {
+pub(crate) fn classify(rel: &Path) -> FileClass {
     if is_plain_markdown(rel) {
         return FileClass::Memory;
     }
@@ -191,7 +191,7 @@ fn classify_by_rules(rel: &Path) -> FileClass {
 
 /// Classifies a file of `bank`: files of banks that are the project itself (CLAUDE.md,
 /// AGENTS.md…) are chosen by name and always memory.
-pub fn class_in(bank_root: &Path, project: &Path, file: &Path) -> FileClass {
+pub(crate) fn class_in(bank_root: &Path, project: &Path, file: &Path) -> FileClass {
     if same_path(bank_root, project) {
         return FileClass::Memory;
     }

@@ -12,6 +12,6 @@ pub mod memory_folders;
 pub mod placeholders;
 pub mod report;
 pub mod rows;
-pub mod rule_files;
+pub(crate) mod rule_files;
 pub mod staleness;
 pub mod validate;

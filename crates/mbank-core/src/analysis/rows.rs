@@ -145,7 +145,7 @@ pub struct Observed {
 
 /// A file a row was derived from, with the size and modification time it was read at;
 /// `None` for a file read through a content fact (a store of virtual memories).
-pub type ReadFile<'a> = (&'a Path, Option<(u64, Option<SystemTime>)>);
+pub(crate) type ReadFile<'a> = (&'a Path, Option<(u64, Option<SystemTime>)>);
 
 impl Observed {
     /// What the analysis of the project at `project` read: `files` are `stat`ed now, on

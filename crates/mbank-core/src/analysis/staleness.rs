@@ -43,7 +43,7 @@ pub struct Staleness {
 
 /// What is known about when one file last changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FileActivity {
+pub(crate) struct FileActivity {
     /// Last commit touching the file when it is clean in git, else its modification time.
     pub updated: Option<SystemTime>,
     /// The newest date written in the file ("Last updated: 2026-11-02", a dated entry).
@@ -54,13 +54,13 @@ pub struct FileActivity {
 
 /// What the project as a whole did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ProjectActivity {
+pub(crate) struct ProjectActivity {
     pub latest_commit: Option<SystemTime>,
 }
 
 /// Cadences and thresholds, after configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StalenessSettings {
+pub(crate) struct StalenessSettings {
     pub cadence_days: BTreeMap<Role, u32>,
     /// Commits since the last change that make a volatile file stale.
     pub staleness_commits: u32,
@@ -93,7 +93,7 @@ impl Default for StalenessSettings {
 
 impl StalenessSettings {
     /// Applies `[staleness]` from config.toml, then a bank's own `staleness_commits`.
-    pub fn with_overrides(
+    pub(crate) fn with_overrides(
         mut self,
         config: &crate::config::StalenessConfig,
         bank_commits: Option<u32>,
@@ -171,7 +171,7 @@ fn newest_two_siblings(
 
 /// Judges every file of a bank; `None` for roles with no cadence (sessions, ADRs,
 /// configuration, unknown extras) and for files never loaded.
-pub fn assess_bank(
+pub(crate) fn assess_bank(
     bank: &Bank,
     activity: &[FileActivity],
     project: &ProjectActivity,
@@ -310,7 +310,7 @@ pub fn assess_bank(
 
 /// Turns every verdict of a bank into "unknown", for `why` (git refused or failed on
 /// the repository whose times the verdicts need); files with no cadence stay without.
-pub fn unknown_because(verdicts: &mut [Option<Staleness>], why: &str) {
+pub(crate) fn unknown_because(verdicts: &mut [Option<Staleness>], why: &str) {
     for verdict in verdicts.iter_mut().flatten() {
         *verdict = Staleness {
             level: Freshness::Unknown,
@@ -322,7 +322,7 @@ pub fn unknown_because(verdicts: &mut [Option<Staleness>], why: &str) {
 pub use crate::markup::dates::{WrittenDates, impossible_dates, newest_date_in};
 
 /// Parses an RFC 3339 timestamp (Infinity's `updated_at`) into a system time.
-pub fn parse_timestamp(text: &str) -> Option<SystemTime> {
+pub(crate) fn parse_timestamp(text: &str) -> Option<SystemTime> {
     DateTime::parse_from_rfc3339(text)
         .ok()
         .map(SystemTime::from)

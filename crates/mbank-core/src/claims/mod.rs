@@ -184,7 +184,7 @@ const PYTHON_TOOLS: &[&str] = &[
 
 /// One memory file of the project.
 #[derive(Debug, Clone, Copy)]
-pub struct MemoryDoc<'a> {
+pub(crate) struct MemoryDoc<'a> {
     pub path: &'a Path,
     pub role: Role,
 }
@@ -196,7 +196,7 @@ const INDEX_REUSE: Duration = Duration::from_secs(5);
 
 /// Checks projects' claims, building each repository's index once per [`INDEX_REUSE`].
 #[derive(Debug, Default)]
-pub struct ClaimChecker {
+pub(crate) struct ClaimChecker {
     indexes: HashMap<PathBuf, (Instant, Option<Arc<CodeIndex>>)>,
 }
 
@@ -290,7 +290,7 @@ impl ClaimChecker {
 
     /// Findings for the claims `current` makes that `baseline` did not (an agent's
     /// change), checked against the work tree of `repo`: what review shows.
-    pub fn check_change(
+    pub(crate) fn check_change(
         &mut self,
         repo: &GitRepo,
         doc: MemoryDoc<'_>,

@@ -16,7 +16,7 @@ use crate::git::{GitRepo, Policy, os};
 /// Largest file read for manifests and the symbol search.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// Commits of history searched for renames and removals.
-pub const HISTORY_COMMITS: usize = 2000;
+pub(crate) const HISTORY_COMMITS: usize = 2000;
 
 /// Extensions never searched for symbols: binary or generated data.
 const NOT_SEARCHED: &[&str] = &[
@@ -35,7 +35,7 @@ pub struct Move {
 
 /// Scripts and dependencies the repository's manifests declare.
 #[derive(Debug, Default)]
-pub struct Manifests {
+pub(crate) struct Manifests {
     pub package_json: usize,
     pub package_scripts: HashSet<String>,
     pub makefiles: usize,
@@ -55,7 +55,7 @@ pub struct Manifests {
 
 /// One repository's code, as git tracks it.
 #[derive(Debug)]
-pub struct CodeIndex {
+pub(crate) struct CodeIndex {
     repo: GitRepo,
     root: PathBuf,
     /// Tracked files, root-relative and `/`-separated.
@@ -132,10 +132,6 @@ impl CodeIndex {
         }
     }
 
-    pub fn repo(&self) -> &GitRepo {
-        &self.repo
-    }
-
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -144,7 +140,7 @@ impl CodeIndex {
         &self.files
     }
 
-    pub fn is_tracked(&self, rel: &str) -> bool {
+    pub(crate) fn is_tracked(&self, rel: &str) -> bool {
         self.file_set.contains(rel)
     }
 
@@ -155,7 +151,7 @@ impl CodeIndex {
     }
 
     /// A tracked file or folder whose path ends with `tail` (any case).
-    pub fn exists_as_suffix(&self, tail: &str) -> bool {
+    pub(crate) fn exists_as_suffix(&self, tail: &str) -> bool {
         self.suffixes
             .contains(&tail.trim_end_matches('/').to_lowercase())
     }
@@ -281,7 +277,7 @@ impl CodeIndex {
 
     /// Where the files of a folder went: the folder its files were renamed into, when
     /// history shows it.
-    pub fn moved_dir(&self, dir: &str) -> Option<Move> {
+    pub(crate) fn moved_dir(&self, dir: &str) -> Option<Move> {
         let prefix = format!("{}/", dir.trim_end_matches('/'));
         // The newest commit's move wins when several files of the folder went apart.
         let mut found: Vec<Move> = Vec::new();
@@ -326,7 +322,7 @@ impl CodeIndex {
         same_name
     }
 
-    pub fn manifests(&self) -> &Manifests {
+    pub(crate) fn manifests(&self) -> &Manifests {
         self.manifests.get_or_init(|| self.read_manifests())
     }
 
@@ -400,7 +396,7 @@ impl CodeIndex {
 
     /// Which of `names` occur as whole words (any case) in the tracked files (but those
     /// in `skip`, root-relative: the memory itself) or in their paths.
-    pub fn find_names(&self, names: &[String], skip: &HashSet<String>) -> HashSet<String> {
+    pub(crate) fn find_names(&self, names: &[String], skip: &HashSet<String>) -> HashSet<String> {
         let mut found = HashSet::new();
         if names.is_empty() {
             return found;

@@ -154,12 +154,12 @@ impl Finding {
     }
 
     /// The same finding standing for these single cases.
-    pub fn with_details(self, details: Vec<String>) -> Self {
+    pub(crate) fn with_details(self, details: Vec<String>) -> Self {
         Finding { details, ..self }
     }
 
     /// The same finding offering `fix`.
-    pub fn with_fix(self, fix: Fix) -> Self {
+    pub(crate) fn with_fix(self, fix: Fix) -> Self {
         Finding {
             fix: Some(fix),
             ..self

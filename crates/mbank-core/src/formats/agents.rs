@@ -143,7 +143,7 @@ impl Agent {
     /// given Cline's custom instructions as `.github/instructions/*.instructions.md`, or
     /// Windsurf and Cursor given them as an always-on rule, read the Cline bank in
     /// `memory-bank/` at the start of every task, as Cline would.
-    pub fn reads_when_directed(self, format: Format, rel: &Path) -> bool {
+    pub(crate) fn reads_when_directed(self, format: Format, rel: &Path) -> bool {
         self.takes_memory_bank_directions()
             && format == Format::Cline
             && Agent::Cline.reads(format, rel)
@@ -151,7 +151,7 @@ impl Agent {
 
     /// Whether this agent's instruction files may tell it to read a memory bank it does not
     /// own (see [`Agent::reads_when_directed`]).
-    pub fn takes_memory_bank_directions(self) -> bool {
+    pub(crate) fn takes_memory_bank_directions(self) -> bool {
         matches!(self, Agent::Copilot | Agent::Windsurf | Agent::Cursor)
     }
 
@@ -164,7 +164,7 @@ impl Agent {
 /// Whether an instruction file tells its agent to read the project's memory bank at the
 /// start of every task, as Cline's custom instructions do ("I MUST read ALL memory bank
 /// files at the start of EVERY task"), judged from its text.
-pub fn directs_to_memory_bank(text: &str) -> bool {
+pub(crate) fn directs_to_memory_bank(text: &str) -> bool {
     let lower = text.to_lowercase();
     ["read all memory bank files", "read all memory-bank files"]
         .iter()

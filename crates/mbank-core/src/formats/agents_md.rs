@@ -21,7 +21,7 @@ use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile};
 
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
-pub const CODEX_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
+pub(crate) const CODEX_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
 
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "AGENTS.md",
@@ -37,11 +37,11 @@ pub const FILES: InstructionFiles = InstructionFiles {
 };
 
 /// The per-folder override Codex reads instead of `AGENTS.md`.
-pub const OVERRIDE: &str = "AGENTS.override.md";
+pub(crate) const OVERRIDE: &str = "AGENTS.override.md";
 
 /// The override beside an `AGENTS.md` that takes its folder's place, if `exists` says
 /// there is one: Codex then does not read the `AGENTS.md`.
-pub fn superseding_override(file: &Path, exists: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+pub(crate) fn superseding_override(file: &Path, exists: impl Fn(&Path) -> bool) -> Option<PathBuf> {
     if file.file_name()? != FILES.main {
         return None;
     }
@@ -50,12 +50,12 @@ pub fn superseding_override(file: &Path, exists: impl Fn(&Path) -> bool) -> Opti
 }
 
 /// Whether Codex skips this text as empty.
-pub fn is_empty_for_codex(text: &str) -> bool {
+pub(crate) fn is_empty_for_codex(text: &str) -> bool {
     text.trim().is_empty()
 }
 
 /// The finding on an AGENTS.md file Codex cuts at its combined limit.
-pub fn cut_message(
+pub(crate) fn cut_message(
     shown: &str,
     line: usize,
     kept: usize,
@@ -78,7 +78,7 @@ pub fn cut_message(
 }
 
 /// Codex's `project_doc_max_bytes` as a combined limit.
-pub const COMBINED_LIMIT: super::CombinedLimit = super::CombinedLimit {
+pub(crate) const COMBINED_LIMIT: super::CombinedLimit = super::CombinedLimit {
     max_bytes: CODEX_PROJECT_DOC_MAX_BYTES as usize,
     rule: "Codex: AGENTS.md files stop at 32 KiB combined",
     used_up: "the 32 KiB AGENTS.md budget is already used up",

@@ -19,7 +19,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     local_ignored: None,
 };
 
-pub struct BeansMd;
+pub(crate) struct BeansMd;
 
 impl FormatRules for BeansMd {
     fn format(&self) -> Format {

@@ -23,22 +23,22 @@ use crate::formats::Unit;
 use crate::model::{BankProblem, Format, LoadKind, MemoryFile, Role};
 
 /// Claude Code loads only this many lines of `MEMORY.md`…
-pub const MAX_LINES: u64 = 200;
+pub(crate) const MAX_LINES: u64 = 200;
 /// …and at most this many bytes of it, whichever limit comes first.
-pub const MAX_BYTES: u64 = 25 * 1024;
+pub(crate) const MAX_BYTES: u64 = 25 * 1024;
 /// The index file, loaded (cut) at session start.
-pub const INDEX: &str = "MEMORY.md";
+pub(crate) const INDEX: &str = "MEMORY.md";
 /// Where the project folders sit, below the home folder.
-pub const PROJECTS_DIR: &str = ".claude/projects";
+pub(crate) const PROJECTS_DIR: &str = ".claude/projects";
 /// Claude Code's user settings, below the home folder.
-pub const SETTINGS: &str = ".claude/settings.json";
+pub(crate) const SETTINGS: &str = ".claude/settings.json";
 /// The user setting that moves auto memory to a folder of the user's choice.
-pub const DIRECTORY_SETTING: &str = "autoMemoryDirectory";
+pub(crate) const DIRECTORY_SETTING: &str = "autoMemoryDirectory";
 /// Settings files are small; a bigger one is not read.
 const SETTINGS_MAX_BYTES: u64 = 1024 * 1024;
 
 /// Claude Code's folder name for a project path.
-pub fn project_folder_name(project: &Path) -> String {
+pub(crate) fn project_folder_name(project: &Path) -> String {
     let mut name = String::new();
     for c in project.to_string_lossy().chars() {
         if c.is_ascii_alphanumeric() {
@@ -63,7 +63,7 @@ pub fn memory_folder(home: &Path, project: &Path) -> PathBuf {
 /// The home folder of an auto memory folder at its default place
 /// (`<home>/.claude/projects/<name>/memory`); `None` for a folder elsewhere
 /// (`autoMemoryDirectory`).
-pub fn home_of(memory_folder: &Path) -> Option<&Path> {
+pub(crate) fn home_of(memory_folder: &Path) -> Option<&Path> {
     let name_of = |n: usize| memory_folder.ancestors().nth(n).and_then(Path::file_name);
     let default_place = name_of(0).is_some_and(|n| n == "memory")
         && name_of(2).is_some_and(|n| n == "projects")
@@ -75,13 +75,13 @@ pub fn home_of(memory_folder: &Path) -> Option<&Path> {
 
 /// The folder an auto memory folder's files must stay in: the home folder at the default
 /// place, the folder itself when `autoMemoryDirectory` put it elsewhere.
-pub fn allowed_root(memory_folder: &Path) -> &Path {
+pub(crate) fn allowed_root(memory_folder: &Path) -> &Path {
     home_of(memory_folder).unwrap_or(memory_folder)
 }
 
 /// Where Claude Code keeps auto memory for one home folder, read once per scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AutoMemoryPlace {
+pub(crate) struct AutoMemoryPlace {
     home: PathBuf,
     /// The folder `autoMemoryDirectory` names (`~/` expanded; relative to the home folder).
     directory: Option<PathBuf>,
@@ -116,7 +116,7 @@ impl AutoMemoryPlace {
     /// (`dir` as given, or `real`, its resolved path), when it exists. Never the
     /// `autoMemoryDirectory` folder, which belongs to every project alike: this is how a
     /// folder with no memory of its own is still found as a project.
-    pub fn find_own(&self, dir: &Path, real: &Path) -> Option<PathBuf> {
+    pub(crate) fn find_own(&self, dir: &Path, real: &Path) -> Option<PathBuf> {
         if self.folders.is_empty() {
             return None;
         }
@@ -131,7 +131,7 @@ impl AutoMemoryPlace {
     /// The per-project folders Claude Code keeps for `project` (under the path as given
     /// and its resolved path) that exist: a `memory` folder made in one changes it. None
     /// when `autoMemoryDirectory` is set (that folder serves every project alike).
-    pub fn own_folders(&self, project: &Path) -> Vec<PathBuf> {
+    pub(crate) fn own_folders(&self, project: &Path) -> Vec<PathBuf> {
         if self.directory.is_some() || self.folders.is_empty() {
             return Vec::new();
         }
@@ -167,7 +167,7 @@ impl AutoMemoryPlace {
 
 /// What a scan reads in `home` for every project alike: the folder of per-project
 /// folders, the settings, and the `autoMemoryDirectory` folder they may name.
-pub fn places_read(home: &Path) -> Vec<PathBuf> {
+pub(crate) fn places_read(home: &Path) -> Vec<PathBuf> {
     let mut places = vec![home.join(PROJECTS_DIR), home.join(SETTINGS)];
     places.extend(read_directory_setting(home).ok().flatten());
     places
@@ -175,13 +175,14 @@ pub fn places_read(home: &Path) -> Vec<PathBuf> {
 
 /// The project's auto memory folder under `home`, when it exists (see
 /// [`AutoMemoryPlace::find`]; a scan reads the settings once instead).
-pub fn find_memory_folder(home: &Path, project: &Path) -> Option<PathBuf> {
+#[cfg(test)]
+pub(crate) fn find_memory_folder(home: &Path, project: &Path) -> Option<PathBuf> {
     AutoMemoryPlace::of_home(home).find(project)
 }
 
 /// Why the home folder's Claude Code settings could not be read for
 /// `autoMemoryDirectory`, in words; `None` when they could (or there are none).
-pub fn settings_problem(home: &Path) -> Option<String> {
+pub(crate) fn settings_problem(home: &Path) -> Option<String> {
     read_directory_setting(home).err()
 }
 
@@ -230,7 +231,7 @@ fn resolve(home: &Path, path: &str) -> PathBuf {
     }
 }
 
-pub struct ClaudeAutoMemory;
+pub(crate) struct ClaudeAutoMemory;
 
 impl FormatRules for ClaudeAutoMemory {
     fn format(&self) -> Format {

@@ -9,7 +9,7 @@ use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile};
 
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
-pub const CLAUDE_MD_WARN_CHARS: u64 = 40_000;
+pub(crate) const CLAUDE_MD_WARN_CHARS: u64 = 40_000;
 
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "CLAUDE.md",

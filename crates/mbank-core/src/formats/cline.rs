@@ -17,27 +17,27 @@ use crate::formats::Unit;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// Editor folders that may hold a `memory-bank/` of this format.
-pub const EDITOR_FOLDERS: [&str; 2] = [".cursor", ".copilot-tracking"];
+pub(crate) const EDITOR_FOLDERS: [&str; 2] = [".cursor", ".copilot-tracking"];
 
 /// The bank's own folder.
 pub const BANK_DIR: &str = "memory-bank";
 
 /// The bank folders the memory-bank tools serve, in order of preference.
-pub const SERVED_FOLDERS: [&str; 3] = [
+pub(crate) const SERVED_FOLDERS: [&str; 3] = [
     BANK_DIR,
     ".cursor/memory-bank",
     ".copilot-tracking/memory-bank",
 ];
 
 /// The folder the memory bank specification archives completed progress into.
-pub const ARCHIVE_DIR: &str = "archive";
+pub(crate) const ARCHIVE_DIR: &str = "archive";
 
 /// Where the memory-bank family's budgets come from.
-pub const GUIDELINES: &str = "Cline memory bank guidelines";
+pub(crate) const GUIDELINES: &str = "Cline memory bank guidelines";
 /// Per-file token budget of a start-up file.
 const PER_FILE_TOKENS: u64 = 1000;
 /// Token budget of everything loaded at start-up.
-pub const BANK_TOKENS: u64 = 5000;
+pub(crate) const BANK_TOKENS: u64 = 5000;
 
 const EXPECTED: ExpectedFiles = ExpectedFiles {
     required: &[
@@ -112,7 +112,7 @@ pub const TOOL_RECOMMENDED: [(Role, &str, &str); 4] = [
 ];
 
 /// The roles the memory-bank tools add entries to.
-pub const ENTRY_ROLES: [Role; 5] = [
+pub(crate) const ENTRY_ROLES: [Role; 5] = [
     Role::Active,
     Role::Decisions,
     Role::Product,
@@ -122,7 +122,7 @@ pub const ENTRY_ROLES: [Role; 5] = [
 
 /// New files go at the bank's top or one folder down: the specs keep sub-folders such as
 /// `archive/` (the folder must exist; the agent layer creates `archive/` itself).
-pub fn may_create_in_bank(rel: &Path) -> bool {
+pub(crate) fn may_create_in_bank(rel: &Path) -> bool {
     rel.parent().map_or(0, |p| p.iter().count()) <= 1
 }
 
@@ -228,7 +228,7 @@ impl FormatRules for Cline {
 /// The heading rule of the memory-bank family for one file: rule files never, memory
 /// files as the specification says when `proven` says the bank is of that format, else
 /// as information.
-pub fn memory_file_heading_rule(file: &MemoryFile, proven: bool) -> HeadingRule {
+pub(crate) fn memory_file_heading_rule(file: &MemoryFile, proven: bool) -> HeadingRule {
     if file.role == Role::Rules || file.load == LoadKind::Never {
         HeadingRule::None
     } else if proven {
@@ -254,7 +254,7 @@ fn layer(role: Role) -> Option<u8> {
 
 /// Places a file of a memory-bank folder: agents read every markdown file at its top;
 /// sub-folders (`archive/`, `backup-*/`) and other files are kept but never loaded.
-pub fn place_memory_bank(rel: &Path, layer: fn(Role) -> Option<u8>) -> Placement {
+pub(crate) fn place_memory_bank(rel: &Path, layer: fn(Role) -> Option<u8>) -> Placement {
     let (file_name, parents) = split_rel(rel);
     let role = names::role_for_name(&file_name).unwrap_or(Role::Other);
     let top_level = parents.is_empty();
@@ -278,7 +278,7 @@ pub fn place_memory_bank(rel: &Path, layer: fn(Role) -> Option<u8>) -> Placement
 
 /// The family's per-file budget: start-up files only. `source` names where the format
 /// takes it from, in words ([`GUIDELINES`] for Cline's own banks).
-pub fn file_budgets(file: &MemoryFile, source: &'static str) -> Vec<Budget> {
+pub(crate) fn file_budgets(file: &MemoryFile, source: &'static str) -> Vec<Budget> {
     if file.load != LoadKind::Startup {
         return Vec::new();
     }
@@ -300,7 +300,7 @@ fn family_budget(rule: &'static str, source: &'static str, limit: u64) -> Budget
 }
 
 /// The family's whole-bank budget, with its source as in [`file_budgets`].
-pub fn bank_budgets(source: &'static str) -> Vec<Budget> {
+pub(crate) fn bank_budgets(source: &'static str) -> Vec<Budget> {
     vec![family_budget(
         "whole bank under 5,000 tokens",
         source,

@@ -11,9 +11,9 @@ use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 /// The bank's folder…
 pub const FOLDER: &str = "memory";
 /// …inside one of these project folders.
-pub const CONTAINERS: [&str; 2] = [".claude", ".ai"];
+pub(crate) const CONTAINERS: [&str; 2] = [".claude", ".ai"];
 /// The bank's settings (token budget preset, staleness), at its top.
-pub const SETTINGS_FILE: &str = ".memory-config.md";
+pub(crate) const SETTINGS_FILE: &str = ".memory-config.md";
 /// The bank's folder as `mbank init` creates it, relative to the project.
 pub const BANK_DIR: &str = ".claude/memory";
 /// Sub-folders of the bank where new files go (ADRs, session logs); they exist even
@@ -177,7 +177,7 @@ impl FormatRules for ConKeeper {
 const TAG_SCAN_MAX_BYTES: u64 = 256 * 1024;
 
 /// ConKeeper's token presets: total target and per-role upper bounds.
-pub fn preset_budgets(name: &str) -> Option<(u64, [(Role, u64); 7])> {
+pub(crate) fn preset_budgets(name: &str) -> Option<(u64, [(Role, u64); 7])> {
     let preset = match name {
         "economy" | "compact" => (2000, [400, 600, 400, 400, 300, 500, 400]),
         "light" => (3000, [500, 700, 450, 450, 350, 600, 700]),

@@ -10,8 +10,8 @@ use crate::findings::Finding;
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
 
-pub const MAIN_FILE: &str = ".github/copilot-instructions.md";
-pub const INSTRUCTIONS_DIR: &str = ".github/instructions";
+pub(crate) const MAIN_FILE: &str = ".github/copilot-instructions.md";
+pub(crate) const INSTRUCTIONS_DIR: &str = ".github/instructions";
 const SUFFIX: &str = ".instructions.md";
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[MAIN_FILE],
@@ -19,7 +19,7 @@ const PATHS: ProjectPaths = ProjectPaths {
 };
 
 /// Copilot code review reads only this many characters of an instruction file.
-pub const CODE_REVIEW_MAX_CHARS: u64 = 4_000;
+pub(crate) const CODE_REVIEW_MAX_CHARS: u64 = 4_000;
 
 pub struct Copilot;
 

@@ -14,8 +14,8 @@ use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
 
-pub const LEGACY_FILE: &str = ".cursorrules";
-pub const RULES_DIR: &str = ".cursor/rules";
+pub(crate) const LEGACY_FILE: &str = ".cursorrules";
+pub(crate) const RULES_DIR: &str = ".cursor/rules";
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[RULES_DIR],

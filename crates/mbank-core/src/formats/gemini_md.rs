@@ -25,15 +25,15 @@ pub const FILES: InstructionFiles = InstructionFiles {
 };
 
 /// Where Gemini CLI keeps installed extensions, below the home folder.
-pub const EXTENSIONS_DIR: &str = ".gemini/extensions";
+pub(crate) const EXTENSIONS_DIR: &str = ".gemini/extensions";
 /// An extension's manifest, in its folder.
-pub const EXTENSION_MANIFEST: &str = "gemini-extension.json";
+pub(crate) const EXTENSION_MANIFEST: &str = "gemini-extension.json";
 
 /// The context files of the extensions installed under `home`, extension by extension in
 /// name order: the files the manifest's `contextFileName` names (a name or a list), else
 /// the extension's `GEMINI.md` when there is one. A folder without a manifest is no
 /// extension; a name leading out of the extension's folder (absolute, `..`) is not read.
-pub fn extension_context_files(home: &Path) -> Vec<PathBuf> {
+pub(crate) fn extension_context_files(home: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(home.join(EXTENSIONS_DIR)) else {
         return Vec::new();
     };

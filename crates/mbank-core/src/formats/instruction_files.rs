@@ -11,12 +11,12 @@ use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
 
 /// The folder of rules inside a member's own folder (`.claude/rules/`).
-pub const RULES_FOLDER: &str = "rules";
+pub(crate) const RULES_FOLDER: &str = "rules";
 
 /// Where the family's budgets come from: Beans-Code's spec; the other members' agents
 /// document no line or token budget of their own, so theirs say they borrow it
 /// ([`InstructionFiles::budget_source`]).
-pub const GUIDELINES: &str = "hierarchical memory recommendations for Beans-Code";
+pub(crate) const GUIDELINES: &str = "hierarchical memory recommendations for Beans-Code";
 
 /// One member of the family.
 #[derive(Debug, Clone, Copy)]
@@ -52,7 +52,7 @@ impl InstructionFiles {
     /// Whether mbank may create a new file of the member at `rel` (relative to the
     /// project): the main or local file at the top or in the agent's folder (when the agent
     /// reads it), or a rule under that folder's `rules/`.
-    pub fn may_create(&self, rel: &Path) -> bool {
+    pub(crate) fn may_create(&self, rel: &Path) -> bool {
         let folders: Vec<&str> = rel
             .parent()
             .map(|p| p.iter().filter_map(|c| c.to_str()).collect())
@@ -129,7 +129,7 @@ impl InstructionFiles {
 
     /// The finding of a private `.local.md` the agent never loads, for members whose agent
     /// reads none.
-    pub fn local_ignored_finding(&self, file: &MemoryFile) -> Option<Finding> {
+    pub(crate) fn local_ignored_finding(&self, file: &MemoryFile) -> Option<Finding> {
         let why = self.local_ignored?;
         (file.file_name() == self.local).then(|| {
             Finding::new(
@@ -147,7 +147,7 @@ impl InstructionFiles {
     }
 
     /// The family's per-file budget, for files that load.
-    pub fn file_budgets(&self, file: &MemoryFile) -> Vec<Budget> {
+    pub(crate) fn file_budgets(&self, file: &MemoryFile) -> Vec<Budget> {
         if file.load == LoadKind::Never {
             return Vec::new();
         }
@@ -165,7 +165,7 @@ impl InstructionFiles {
     }
 
     /// The family's budgets of what loads at start-up.
-    pub fn bank_budgets(&self) -> Vec<Budget> {
+    pub(crate) fn bank_budgets(&self) -> Vec<Budget> {
         vec![
             self.budget("≤ 10% of a 200K-token context", Unit::Tokens, 20_000),
             self.budget("≤ 200 lines loaded at start-up", Unit::Lines, 200),
@@ -175,7 +175,7 @@ impl InstructionFiles {
 
 /// A bank's private `.local.md` its agent never loads, as a finding (see
 /// [`InstructionFiles::local_ignored`]).
-pub fn local_ignored_finding(format: Format, file: &MemoryFile) -> Option<Finding> {
+pub(crate) fn local_ignored_finding(format: Format, file: &MemoryFile) -> Option<Finding> {
     super::instruction_member(format)?.local_ignored_finding(file)
 }
 

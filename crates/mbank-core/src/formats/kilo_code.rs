@@ -26,9 +26,9 @@ use std::path::{Component, Path, PathBuf};
 use super::{FormatRules, Listing, OutsideProject, Placement, ProjectPaths, names, split_rel};
 use crate::model::{Format, LoadKind, Role};
 
-pub const RULES_DIR: &str = ".kilocode/rules";
-pub const MEMORY_BANK_DIR: &str = ".kilocode/rules/memory-bank";
-pub const LEGACY_FILE: &str = ".kilocoderules";
+pub(crate) const RULES_DIR: &str = ".kilocode/rules";
+pub(crate) const MEMORY_BANK_DIR: &str = ".kilocode/rules/memory-bank";
+pub(crate) const LEGACY_FILE: &str = ".kilocoderules";
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[".kilocode"],
@@ -63,7 +63,7 @@ fn memory_bank_layer(file_name: &str) -> Option<u8> {
 }
 
 /// `.kilocode/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
-pub fn system_prompt_override(rel: &Path) -> Option<&str> {
+pub(crate) fn system_prompt_override(rel: &Path) -> Option<&str> {
     let mut parts = rel.components().map(|c| c.as_os_str().to_str());
     match (parts.next(), parts.next(), parts.next()) {
         (Some(Some(".kilocode")), Some(Some(name)), None) => name
@@ -155,9 +155,9 @@ impl FormatRules for KiloCode {
 }
 
 /// The three source files of Kilo Memory, in the order they are shown.
-pub const MEMORY_SOURCES: [&str; 3] = ["project.md", "environment.md", "corrections.md"];
+pub(crate) const MEMORY_SOURCES: [&str; 3] = ["project.md", "environment.md", "corrections.md"];
 /// The folder of session digests.
-pub const SESSIONS_DIR: &str = "sessions";
+pub(crate) const SESSIONS_DIR: &str = "sessions";
 /// Kilo's data folder below `$XDG_DATA_HOME` (or `~/.local/share`), and its memory folder.
 const DATA_DIR: &str = "kilo";
 const MEMORY_DIR: &str = "memory";
@@ -170,7 +170,7 @@ const MAX_MEMORY_FOLDERS: usize = 100_000;
 
 /// Where Kilo keeps project memory: `<xdg_data_home>/kilo/memory` when given (absolute),
 /// else `<home>/.local/share/kilo/memory`.
-pub fn memory_root(home: &Path, xdg_data_home: Option<&Path>) -> PathBuf {
+pub(crate) fn memory_root(home: &Path, xdg_data_home: Option<&Path>) -> PathBuf {
     xdg_data_home
         .filter(|dir| dir.is_absolute())
         .map(Path::to_path_buf)
@@ -196,14 +196,14 @@ fn name_key(name: &str) -> String {
 
 /// The memory folders of one data folder, read once per scan.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KiloMemoryPlace {
+pub(crate) struct KiloMemoryPlace {
     /// Slug key → the folders with that slug (more than one: nobody can tell which).
     folders: std::collections::HashMap<String, Vec<PathBuf>>,
 }
 
 impl KiloMemoryPlace {
     /// Lists `memory_root` (see [`memory_root`]); a missing folder holds nothing.
-    pub fn of_root(memory_root: &Path) -> KiloMemoryPlace {
+    pub(crate) fn of_root(memory_root: &Path) -> KiloMemoryPlace {
         let mut folders: std::collections::HashMap<String, Vec<PathBuf>> = Default::default();
         if let Ok(entries) = std::fs::read_dir(memory_root) {
             for entry in entries.filter_map(Result::ok).take(MAX_MEMORY_FOLDERS) {
@@ -230,7 +230,7 @@ impl KiloMemoryPlace {
     }
 }
 
-pub struct KiloMemory;
+pub(crate) struct KiloMemory;
 
 impl FormatRules for KiloMemory {
     fn format(&self) -> Format {

@@ -10,7 +10,7 @@ use super::{FormatRules, Placement, ProjectPaths};
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::model::{Format, LoadKind, MemoryFile, Role};
 
-pub const STEERING_DIR: &str = ".kiro/steering";
+pub(crate) const STEERING_DIR: &str = ".kiro/steering";
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[],
     folders: &[STEERING_DIR],

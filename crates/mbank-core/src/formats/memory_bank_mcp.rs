@@ -17,10 +17,10 @@ use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 /// one global bank and one bank folder per git branch.
 pub const DOCUMENT_BANK_DIRS: [&str; 2] = ["global-memory-bank", "branch-memory-bank"];
 /// The project folder that holds the document banks.
-pub const DOCUMENT_BANKS_PARENT: &str = "docs";
+pub(crate) const DOCUMENT_BANKS_PARENT: &str = "docs";
 
 /// Where this format's budgets come from, in words.
-pub const BUDGET_SOURCE: &str =
+pub(crate) const BUDGET_SOURCE: &str =
     "memory-bank family guideline; Memory Bank MCP / Roo documents no size limit of its own";
 
 /// The five core files of the Memory Bank MCP protocol: product-context, active-context,
@@ -49,7 +49,7 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
 /// those, names them in kebab-case by default, and sits next to the mode rules of its
 /// modes (`.clinerules-{mode}`, `.roorules-{mode}`, `.roomodes`, `.roo/rules-{mode}/`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct MemoryBankEvidence {
+pub(crate) struct MemoryBankEvidence {
     /// Core files named in kebab-case (`active-context.md`) and in camelCase
     /// (`activeContext.md`, `projectbrief.md`).
     pub kebab_names: usize,
@@ -74,7 +74,7 @@ const PROTOCOL_ROLES: [Role; 5] = [
 
 impl MemoryBankEvidence {
     /// Takes a file name at the top of the `memory-bank/` folder into account.
-    pub fn add_bank_file(&mut self, file_name: &str) {
+    pub(crate) fn add_bank_file(&mut self, file_name: &str) {
         if !names::is_markdown(file_name) {
             return;
         }
@@ -125,12 +125,12 @@ impl MemoryBankEvidence {
 /// Whether a project-folder entry is a Roo mode rule: `.clinerules-{mode}`,
 /// `.roorules-{mode}` or `.roomodes` (`.roo/rules-{mode}/` is judged by its folder name,
 /// see [`is_mode_rules_folder`]).
-pub fn is_mode_rules_entry(name: &str) -> bool {
+pub(crate) fn is_mode_rules_entry(name: &str) -> bool {
     name == ".roomodes" || super::roo_rules::mode_of_rule_file(name).is_some()
 }
 
 /// `rules-code`, a folder of `.roo/` holding one mode's rules.
-pub fn is_mode_rules_folder(name: &str) -> bool {
+pub(crate) fn is_mode_rules_folder(name: &str) -> bool {
     name.strip_prefix("rules-").is_some_and(|m| !m.is_empty())
 }
 
@@ -243,7 +243,7 @@ fn layer(role: Role) -> Option<u8> {
 }
 
 /// The document-bank folder name of a bank root, when it is one.
-pub fn document_bank_dir(root: &Path) -> Option<&'static str> {
+pub(crate) fn document_bank_dir(root: &Path) -> Option<&'static str> {
     let name = root.file_name()?.to_str()?;
     DOCUMENT_BANK_DIRS.into_iter().find(|d| *d == name)
 }

@@ -65,24 +65,24 @@ pub use roo_rules::mode_of_rule_file;
 pub use units::Unit;
 
 pub mod agents;
-pub mod agents_md;
-pub mod beans_md;
+pub(crate) mod agents_md;
+pub(crate) mod beans_md;
 pub mod claude_auto_memory;
-pub mod claude_md;
+pub(crate) mod claude_md;
 pub mod cline;
 pub mod conkeeper;
 pub mod copilot;
-pub mod cursor_rules;
-pub mod gemini_md;
+pub(crate) mod cursor_rules;
+pub(crate) mod gemini_md;
 pub mod infinity;
-pub mod instruction_files;
-pub mod kilo_code;
+pub(crate) mod instruction_files;
+pub(crate) mod kilo_code;
 pub mod kiro;
 pub mod layers;
 pub mod memory_bank_mcp;
 pub mod names;
 pub mod roo_rules;
-pub mod rule_frontmatter;
+pub(crate) mod rule_frontmatter;
 pub mod units;
 pub mod windsurf;
 
@@ -394,7 +394,7 @@ pub struct TopMarkers {
 
 /// Every format's top markers, gathered once: which format an entry named `name` at a
 /// folder's top marks, if any.
-pub fn top_marker_format(name: &str) -> Option<Format> {
+pub(crate) fn top_marker_format(name: &str) -> Option<Format> {
     static MARKERS: std::sync::LazyLock<Vec<(Format, TopMarkers)>> =
         std::sync::LazyLock::new(|| {
             all()
@@ -539,7 +539,7 @@ pub const DECLARING_RULE_FOLDERS: [&str; 6] = [
 
 /// The project a memory folder (Cline, Memory Bank MCP, ConKeeper) belongs to: the folder above it, or the one
 /// above its container (`.cursor/memory-bank/`, `.claude/memory/`, `docs/global-memory-bank/`).
-pub fn project_of_memory_folder(root: &Path) -> Option<PathBuf> {
+pub(crate) fn project_of_memory_folder(root: &Path) -> Option<PathBuf> {
     let name_of = |p: &Path| {
         p.file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -561,14 +561,16 @@ pub fn project_of_memory_folder(root: &Path) -> Option<PathBuf> {
 
 /// Agents' own folders in a project, whose files are tracked configuration: Claude's,
 /// Cursor's and Roo's.
-pub const AGENT_FOLDERS: [&str; 3] = [
+pub(crate) const AGENT_FOLDERS: [&str; 3] = [
     claude_md::FILES.dot_dir,
     cline::EDITOR_FOLDERS[0],
     roo_rules::ROO_DIR,
 ];
 
 /// The member of the instruction-file family a format is (see `instruction_files.rs`).
-pub fn instruction_member(format: Format) -> Option<&'static instruction_files::InstructionFiles> {
+pub(crate) fn instruction_member(
+    format: Format,
+) -> Option<&'static instruction_files::InstructionFiles> {
     match format {
         Format::ClaudeMd => Some(&claude_md::FILES),
         Format::AgentsMd => Some(&agents_md::FILES),
@@ -579,7 +581,7 @@ pub fn instruction_member(format: Format) -> Option<&'static instruction_files::
 }
 
 /// Whether a format is an instruction-file member (loads as a hierarchy with `@imports`).
-pub fn is_instruction_file(format: Format) -> bool {
+pub(crate) fn is_instruction_file(format: Format) -> bool {
     instruction_member(format).is_some()
 }
 
@@ -626,7 +628,7 @@ pub struct Placement {
 }
 
 /// The file name of a path relative to a bank root, and the folders above it.
-pub fn split_rel(rel: &Path) -> (Cow<'_, str>, Vec<String>) {
+pub(crate) fn split_rel(rel: &Path) -> (Cow<'_, str>, Vec<String>) {
     let file_name = crate::io::paths::file_name(rel)
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
@@ -689,7 +691,7 @@ impl Budget {
     }
 
     /// The same rule, enforced by the agent dropping what is past it.
-    pub fn cutting_off(self) -> Budget {
+    pub(crate) fn cutting_off(self) -> Budget {
         Budget {
             cuts_off: true,
             ..self
@@ -699,7 +701,7 @@ impl Budget {
 
 /// How many of `names` the bank holds at its top under exactly that name (case aside):
 /// a format's own spelling of its core files is evidence of the format, a synonym is not.
-pub fn count_own_names(bank: &Bank, names: &[&str]) -> usize {
+pub(crate) fn count_own_names(bank: &Bank, names: &[&str]) -> usize {
     // One pass over the files, each name compared as bytes (the names are ASCII): the
     // file's parent is found only for a file named like one of them.
     let mut held = vec![false; names.len()];

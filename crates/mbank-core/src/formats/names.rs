@@ -130,7 +130,7 @@ const LOOKALIKE_STEMS: [(Role, &[&str]); 7] = [
 /// why the project exists as a product context would, and ADR files record the decisions
 /// a decision log would. Not the other way round: a product context leaves out the
 /// brief's requirements and scope.
-pub fn stand_in_roles(role: Role) -> &'static [Role] {
+pub(crate) fn stand_in_roles(role: Role) -> &'static [Role] {
     match role {
         Role::Product => &[Role::Brief],
         Role::Decisions => &[Role::Adr],
@@ -140,7 +140,7 @@ pub fn stand_in_roles(role: Role) -> &'static [Role] {
 
 /// The role a markdown heading names ("# Product Context", "## System Patterns: API"),
 /// read like a file name: its words before any `:`, dash or bracket.
-pub fn heading_role(heading: &str) -> Option<Role> {
+pub(crate) fn heading_role(heading: &str) -> Option<Role> {
     let words = heading
         .trim_start_matches('#')
         .split([':', '—', '–', '(', '|'])
@@ -159,7 +159,7 @@ const OLD_COPY_MARKERS: [&str; 5] = ["deprecated", "backup", "archive", "old", "
 /// The role a file name only looks like (a stem of it, not one of its names): the file
 /// gets no role, but validation names it when that role's file is missing. Markdown
 /// files only.
-pub fn lookalike_role(file_name: &str) -> Option<Role> {
+pub(crate) fn lookalike_role(file_name: &str) -> Option<Role> {
     if !is_markdown(file_name) {
         return None;
     }
@@ -191,7 +191,7 @@ pub fn adr_number(file_name: &str) -> Option<u32> {
 }
 
 /// Whether a file name ends in `.md` or `.markdown` (any case).
-pub fn is_markdown(file_name: &str) -> bool {
+pub(crate) fn is_markdown(file_name: &str) -> bool {
     let name = file_name.as_bytes();
     let has = |suffix: &[u8]| {
         name.len() >= suffix.len() && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
@@ -279,7 +279,7 @@ mod heading_tests {
 /// `activeContext.md` and `decisionLog.md` reads `systemPatterns.md`, and the other way
 /// round): a file a bank is told it lacks should be named the way the bank names files.
 /// Unchanged when the bank's names show no single style.
-pub fn spelled_like<S: AsRef<str>>(name: &str, bank_names: &[S]) -> String {
+pub(crate) fn spelled_like<S: AsRef<str>>(name: &str, bank_names: &[S]) -> String {
     let stems = bank_names
         .iter()
         .filter_map(|n| n.as_ref().strip_suffix(".md"))

@@ -23,7 +23,7 @@ pub struct Entry {
 
 /// What a rule file's frontmatter says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RuleFrontmatter {
+pub(crate) struct RuleFrontmatter {
     /// The file opens with `---`.
     pub present: bool,
     /// Opened with `---` and never closed: the tool reads the whole file as metadata, or
@@ -171,7 +171,7 @@ impl RuleFrontmatter {
 
 /// Findings about frontmatter `tool` cannot read: never closed, or lines that are not
 /// `key: value`.
-pub fn structure_findings(fm: &RuleFrontmatter, path: &Path, tool: &str) -> Vec<Finding> {
+pub(crate) fn structure_findings(fm: &RuleFrontmatter, path: &Path, tool: &str) -> Vec<Finding> {
     if fm.unclosed {
         return vec![Finding::new(
             Severity::Error,
@@ -205,7 +205,7 @@ pub fn structure_findings(fm: &RuleFrontmatter, path: &Path, tool: &str) -> Vec<
 /// of its rules (`is_rule`, given the project-relative path); else the findings about
 /// frontmatter `tool` cannot read, then, when the frontmatter is closed, what the
 /// format's own `checks` add from it.
-pub fn check_rule(
+pub(crate) fn check_rule(
     file: &MemoryFile,
     text: &str,
     is_rule: impl Fn(&Path) -> bool,

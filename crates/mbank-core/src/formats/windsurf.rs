@@ -13,8 +13,8 @@ use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
 
-pub const LEGACY_FILE: &str = ".windsurfrules";
-pub const RULES_DIR: &str = ".windsurf/rules";
+pub(crate) const LEGACY_FILE: &str = ".windsurfrules";
+pub(crate) const RULES_DIR: &str = ".windsurf/rules";
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[RULES_DIR],
@@ -22,7 +22,7 @@ const PATHS: ProjectPaths = ProjectPaths {
 const SOURCE: &str = "Windsurf rules documentation";
 
 /// Windsurf cuts one rule file here.
-pub const RULE_FILE_MAX_CHARS: u64 = 12_000;
+pub(crate) const RULE_FILE_MAX_CHARS: u64 = 12_000;
 
 /// The bytes of a rule file Windsurf reads: its first 12,000 characters.
 pub fn kept_bytes(text: &str) -> usize {

@@ -117,7 +117,7 @@ impl GitRepo {
 
     /// `file` (a path under `base`) as the index names it: relative to the repository
     /// root, `/`-separated.
-    pub fn root_relative(&self, file: &Path) -> Option<OsString> {
+    pub(crate) fn root_relative(&self, file: &Path) -> Option<OsString> {
         let rel = self.relative(file)?;
         let mut rooted = OsString::from(&self.prefix);
         rooted.push(git_path(rel));
@@ -125,7 +125,7 @@ impl GitRepo {
     }
 
     /// `base` as a pathspec relative to the repository root (`.` at the root).
-    pub fn root_relative_base(&self) -> OsString {
+    pub(crate) fn root_relative_base(&self) -> OsString {
         if self.prefix.is_empty() {
             OsString::from(".")
         } else {
@@ -311,7 +311,7 @@ impl GitRepo {
 
     /// The text of a blob, `None` when it is too large or not text; an error when git
     /// cannot produce it (a blob the repository should hold and does not).
-    pub fn blob_text(&self, entry: &IndexEntry) -> Result<Option<String>> {
+    pub(crate) fn blob_text(&self, entry: &IndexEntry) -> Result<Option<String>> {
         let out = self.run_root(&os(&["cat-file", "blob", &entry.sha]))?;
         if !out.success {
             return Err(CoreError::Git(format!(

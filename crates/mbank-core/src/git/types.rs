@@ -79,7 +79,7 @@ pub struct Facts {
 
 impl Facts {
     /// Committed and unchanged since: git's time is the file's time.
-    pub fn is_clean(&self, path: &Path) -> bool {
+    pub(crate) fn is_clean(&self, path: &Path) -> bool {
         self.tracked.contains(path) && !self.changed.contains(path)
     }
 }

@@ -15,7 +15,7 @@ use similar::{Algorithm, DiffOp};
 
 /// Non-blank old lines that must disappear next to a placeholder for it to stand in
 /// for them.
-pub const MIN_LINES_NEAR: usize = 3;
+pub(crate) const MIN_LINES_NEAR: usize = 3;
 
 /// How many changed stretches on each side of a placeholder still count as near it.
 const NEIGHBOURS: usize = 8;
@@ -116,7 +116,7 @@ pub fn is_placeholder_line(line: &str) -> bool {
 
 /// A placeholder standing in for most of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Elision {
+pub(crate) struct Elision {
     /// 1-based line of the placeholder in the new text.
     pub line: usize,
     pub placeholder: String,
@@ -145,7 +145,7 @@ fn kept_lines(old: &[&str], new: &[&str]) -> usize {
 
 /// The first placeholder of `new` that stands where much of `old` disappeared, if the
 /// write drops a large share of `old`.
-pub fn find_elision(old: &str, new: &str) -> Option<Elision> {
+pub(crate) fn find_elision(old: &str, new: &str) -> Option<Elision> {
     let new_lines: Vec<&str> = new.lines().map(str::trim).collect();
     if !new_lines.iter().any(|l| is_placeholder_line(l)) {
         return None;

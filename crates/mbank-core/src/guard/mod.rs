@@ -58,7 +58,7 @@ impl Default for GuardPolicy {
 /// A file's version as agents see it: the first 128 bits of the SHA-256 of its text, in
 /// hex. Stable across runs, builds and machines (unlike `write::Fingerprint`), so an agent
 /// can keep it between calls and send it back as `expectedVersion`.
-pub fn content_version(text: &str) -> String {
+pub(crate) fn content_version(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
     let mut out = String::with_capacity(32);
     for byte in &digest[..16] {
@@ -278,7 +278,7 @@ impl std::fmt::Display for Refusal {
 }
 
 /// Checks `expectedVersion` against the text on disk (`None` when there is no file).
-pub fn check_version(
+pub(crate) fn check_version(
     policy: &GuardPolicy,
     file: &str,
     current: Option<&str>,
@@ -311,7 +311,7 @@ pub fn check_version(
 /// `path` and `role` say whether the file is a decision log. Secrets are looked for in
 /// all of `new`, the file as it will be: a line that was already there counts too, so
 /// unwrapping a `<private>` block is refused like writing the secret.
-pub fn check_replace(
+pub(crate) fn check_replace(
     policy: &GuardPolicy,
     file: &str,
     path: &Path,
@@ -334,7 +334,7 @@ pub fn check_replace(
 }
 
 /// The content rules for removing a file holding `old`.
-pub fn check_removal(
+pub(crate) fn check_removal(
     policy: &GuardPolicy,
     file: &str,
     path: &Path,
@@ -348,7 +348,7 @@ pub fn check_removal(
 }
 
 /// The secret rule for a file's whole text as it will be after a write.
-pub fn check_result(policy: &GuardPolicy, file: &str, text: &str) -> Result<(), Refusal> {
+pub(crate) fn check_result(policy: &GuardPolicy, file: &str, text: &str) -> Result<(), Refusal> {
     if policy.secrets {
         check_secrets(file, TextPart::Content, text)?;
     }
@@ -358,7 +358,7 @@ pub fn check_result(policy: &GuardPolicy, file: &str, text: &str) -> Result<(), 
 /// The secret rule for an entry the server adds to a file on an agent's behalf (a
 /// logged decision, a progress line, a memory's first content), judged alone so that a
 /// refused entry fails without its neighbours.
-pub fn check_added(policy: &GuardPolicy, file: &str, added: &str) -> Result<(), Refusal> {
+pub(crate) fn check_added(policy: &GuardPolicy, file: &str, added: &str) -> Result<(), Refusal> {
     if policy.secrets {
         check_secrets(file, TextPart::Entry, added)?;
     }
@@ -368,7 +368,7 @@ pub fn check_added(policy: &GuardPolicy, file: &str, added: &str) -> Result<(), 
 /// The secret rule for a text an agent sends besides content: a file name, a memory
 /// title or a brief. `what` names the target in the refusal; for names and titles it
 /// must not be the text itself.
-pub fn check_text(
+pub(crate) fn check_text(
     policy: &GuardPolicy,
     what: &str,
     part: TextPart,
@@ -451,7 +451,7 @@ static CLEAN_TEXTS: LazyLock<Mutex<HashMap<PathBuf, Arc<str>>>> =
 /// this process already found clean, only the extension is scanned. The extension must
 /// start on a line of its own and hold no `<private>` tag, so the context of the old
 /// text cannot change what it exposes; anything else is scanned whole.
-pub fn check_appended_result(
+pub(crate) fn check_appended_result(
     policy: &GuardPolicy,
     file: &str,
     path: &Path,

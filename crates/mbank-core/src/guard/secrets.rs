@@ -329,7 +329,7 @@ pub fn secret_in_line(line: &str) -> Option<&'static str> {
 
 /// A line of a text that holds a secret: 1-based number and kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExposedLine {
+pub(crate) struct ExposedLine {
     pub line: usize,
     pub kind: &'static str,
 }
@@ -445,7 +445,7 @@ fn code_lines(text: &str, lines: &[Range<usize>]) -> Vec<Range<usize>> {
 /// The lines of `text` (1-based) that expose a secret to anyone reading the file: outside
 /// well-formed `<private>` blocks, in a file whose frontmatter does not say
 /// `private: true`.
-pub fn exposed_secrets(text: &str) -> Vec<ExposedLine> {
+pub(crate) fn exposed_secrets(text: &str) -> Vec<ExposedLine> {
     let mut hits: Vec<(usize, &'static str)> = candidate_lines(text)
         .into_iter()
         .filter_map(|(n, range)| secret_in_line(&text[range]).map(|kind| (n, kind)))

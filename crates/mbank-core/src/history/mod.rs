@@ -729,18 +729,18 @@ pub fn as_client<T>(client: Option<String>, f: impl FnOnce() -> T) -> T {
 }
 
 /// The client [`as_client`] named on this thread, if any.
-pub fn current_client() -> Option<String> {
+pub(crate) fn current_client() -> Option<String> {
     CLIENT.with(|c| c.borrow().clone())
 }
 
 /// The writer [`as_writer`] named on this thread (`agent` when none was).
-pub fn current_writer() -> String {
+pub(crate) fn current_writer() -> String {
     WRITER.with(|w| w.borrow().clone().unwrap_or_else(|| "agent".to_string()))
 }
 
 /// Records `replaced` for `file` in the installed history (none installed: nothing).
 /// A write calls this before it replaces the file, and does not go ahead if it fails.
-pub fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> {
+pub(crate) fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> {
     if let Some(history) = installed().filter(|_| RECORDING.with(|r| r.get())) {
         history.record(file, replaced, writer)?;
     }
@@ -749,14 +749,14 @@ pub fn record_replaced(file: &Path, replaced: &str, writer: &str) -> Result<()> 
 
 /// The SHA-256 of `text` in hex: a version's identity by content. Its first 32 digits are
 /// [`crate::guard::content_version`], so a write that needs both hashes once.
-pub fn content_hash(text: &str) -> String {
+pub(crate) fn content_hash(text: &str) -> String {
     files::content_hash(text.as_bytes())
 }
 
 /// Tells the installed history that `real` (as for [`record_replaced_resolved`]) now
 /// holds `text`, whose [`content_hash`] is `hash`: the next write of the file records
 /// that text without hashing it again. Nothing is kept while nothing is recorded.
-pub fn remember_written(real: &Path, text: &str, hash: &str) {
+pub(crate) fn remember_written(real: &Path, text: &str, hash: &str) {
     if installed().is_some() && RECORDING.with(|r| r.get()) {
         written::put(real, text, hash);
     }
@@ -765,7 +765,7 @@ pub fn remember_written(real: &Path, text: &str, hash: &str) {
 /// [`record_replaced`] for a file whose real path the write resolved already: `real` is
 /// what [`crate::write::resolve_target`] returned for it, which is its key, so it
 /// is not resolved a second time.
-pub fn record_replaced_resolved(real: &Path, replaced: &str, writer: &str) -> Result<()> {
+pub(crate) fn record_replaced_resolved(real: &Path, replaced: &str, writer: &str) -> Result<()> {
     if let Some(history) = installed().filter(|_| RECORDING.with(|r| r.get())) {
         history.record_key_at(real.to_path_buf(), replaced, writer, history.clock.utc())?;
     }

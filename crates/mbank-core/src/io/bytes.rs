@@ -80,6 +80,6 @@ pub fn os_str(bytes: &[u8]) -> Option<&OsStr> {
     std::str::from_utf8(bytes).ok().map(OsStr::new)
 }
 
-pub fn os_string(bytes: &[u8]) -> Option<OsString> {
+pub(crate) fn os_string(bytes: &[u8]) -> Option<OsString> {
     os_str(bytes).map(OsStr::to_os_string)
 }

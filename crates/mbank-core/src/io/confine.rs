@@ -99,7 +99,7 @@ impl<'a> ProjectFolder<'a> {
     }
 
     /// A folder whose real path is already known (a scan carries it down from the root).
-    pub fn with_real(path: &'a Path, real: &'a Path) -> ProjectFolder<'a> {
+    pub(crate) fn with_real(path: &'a Path, real: &'a Path) -> ProjectFolder<'a> {
         ProjectFolder {
             path,
             known: Some(real),
@@ -168,7 +168,7 @@ impl<'a> ProjectFolder<'a> {
     /// The real path of `path` when it is inside this folder, else an error naming why
     /// (for callers about to read or write it). The error says where a link leads: it is
     /// for the person at the terminal (`mbank init`); [`read_text`] keeps that from agents.
-    pub fn require_inside(&self, path: &Path) -> Result<PathBuf> {
+    pub(crate) fn require_inside(&self, path: &Path) -> Result<PathBuf> {
         match self.check(path) {
             Confinement::Inside(real) => Ok(real),
             other => Err(refusal(path, self.path, other, Audience::Person)),

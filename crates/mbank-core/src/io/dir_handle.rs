@@ -64,7 +64,7 @@ impl From<HandleError> for CoreError {
     }
 }
 
-pub type HandleResult<T> = std::result::Result<T, HandleError>;
+pub(crate) type HandleResult<T> = std::result::Result<T, HandleError>;
 
 /// A file's identity (device and inode): a write compares it with the file it read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,7 +93,7 @@ impl FileId {
 
 /// What is at a name in a folder, links not followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EntryMeta {
+pub(crate) struct EntryMeta {
     pub is_symlink: bool,
     pub is_file: bool,
     pub modified: Option<std::time::SystemTime>,
@@ -191,7 +191,7 @@ mod imp {
 
         /// Opens the folder `path`, refusing a symlink in its last component (its parent
         /// is the anchor), for callers that know no project folder.
-        pub fn open_unlinked(path: &Path) -> HandleResult<Dir> {
+        pub(crate) fn open_unlinked(path: &Path) -> HandleResult<Dir> {
             match (path.parent(), path.file_name()) {
                 (Some(parent), Some(name)) => {
                     let parent = if parent.as_os_str().is_empty() {
@@ -337,7 +337,7 @@ mod imp {
         /// Opens the regular file `name` directly below this folder for appending,
         /// creating it with `mode` when missing. A FIFO or device there is never waited
         /// on (opened non-blocking, which a regular file's writes ignore) and is refused.
-        pub fn open_append(&self, name: &str, mode: u32) -> HandleResult<File> {
+        pub(crate) fn open_append(&self, name: &str, mode: u32) -> HandleResult<File> {
             let rel = Path::new(name);
             let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::NONBLOCK;
             let file = File::from(self.open_beneath(rel, flags, Mode::from_raw_mode(mode as _))?);
@@ -358,18 +358,9 @@ mod imp {
             Ok(file)
         }
 
-        /// Creates the file `name` directly below this folder for writing, with `mode`
-        /// (less the umask), only if nothing is there (`AlreadyExists` otherwise; a link
-        /// there counts as something and is never followed).
-        pub fn create_new(&self, name: &str, mode: u32) -> HandleResult<File> {
-            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
-            self.open_beneath(Path::new(name), flags, Mode::from_raw_mode(mode as _))
-                .map(File::from)
-        }
-
         /// Opens (creating, never truncating) `name` directly below this folder for
         /// reading and writing: a lock file.
-        pub fn open_lock_file(&self, name: &str, mode: u32) -> HandleResult<File> {
+        pub(crate) fn open_lock_file(&self, name: &str, mode: u32) -> HandleResult<File> {
             // Non-blocking: a FIFO planted there is refused below, never waited on.
             let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NONBLOCK;
             let fd = self.open_beneath(Path::new(name), flags, Mode::from_raw_mode(mode as _))?;
@@ -389,7 +380,7 @@ mod imp {
 
         /// What is at `name` directly below this folder, links not followed (`None`:
         /// nothing).
-        pub fn entry_meta(&self, name: &OsStr) -> HandleResult<Option<EntryMeta>> {
+        pub(crate) fn entry_meta(&self, name: &OsStr) -> HandleResult<Option<EntryMeta>> {
             match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(stat) => {
                     let kind = rustix::fs::FileType::from_raw_mode(stat.st_mode as _);
@@ -434,13 +425,13 @@ mod imp {
         }
 
         /// Removes the empty folder `name` directly below.
-        pub fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
+        pub(crate) fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
             rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR)
                 .map_err(|e| self.io(Path::new(name), e))
         }
 
         /// Gives this folder the permission bits `mode` when it has others.
-        pub fn ensure_mode(&self, mode: u32) -> HandleResult<()> {
+        pub(crate) fn ensure_mode(&self, mode: u32) -> HandleResult<()> {
             let io_error = |e: rustix::io::Errno| HandleError::Io {
                 path: self.path.clone(),
                 source: e.into(),
@@ -460,7 +451,7 @@ mod imp {
 
         /// Creates a temp file `{prefix}{8 random}{suffix}` in this folder, `O_EXCL` and
         /// no link followed, with `mode` (less the umask).
-        pub fn create_temp(
+        pub(crate) fn create_temp(
             &self,
             prefix: &str,
             suffix: &str,
@@ -497,7 +488,7 @@ mod imp {
         }
 
         /// Moves `from` to `to` only if nothing is at `to` (`AlreadyExists` otherwise).
-        pub fn rename_noreplace(&self, from: &str, to: &str) -> HandleResult<()> {
+        pub(crate) fn rename_noreplace(&self, from: &str, to: &str) -> HandleResult<()> {
             #[cfg(any(target_os = "linux", target_os = "android"))]
             {
                 use rustix::fs::RenameFlags;
@@ -575,7 +566,7 @@ mod imp {
             })
         }
 
-        pub fn open_unlinked(path: &Path) -> HandleResult<Dir> {
+        pub(crate) fn open_unlinked(path: &Path) -> HandleResult<Dir> {
             if is_link(path) {
                 return Err(HandleError::Symlink {
                     rel: PathBuf::from(path.file_name().unwrap_or_default()),
@@ -632,7 +623,7 @@ mod imp {
             Ok((file, meta))
         }
 
-        pub fn open_append(&self, name: &str, _mode: u32) -> HandleResult<File> {
+        pub(crate) fn open_append(&self, name: &str, _mode: u32) -> HandleResult<File> {
             let path = self.beneath(Path::new(name))?;
             fs::OpenOptions::new()
                 .create(true)
@@ -641,16 +632,7 @@ mod imp {
                 .map_err(|e| io_error(&path, e))
         }
 
-        pub fn create_new(&self, name: &str, _mode: u32) -> HandleResult<File> {
-            let path = self.beneath(Path::new(name))?;
-            fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-                .map_err(|e| io_error(&path, e))
-        }
-
-        pub fn open_lock_file(&self, name: &str, _mode: u32) -> HandleResult<File> {
+        pub(crate) fn open_lock_file(&self, name: &str, _mode: u32) -> HandleResult<File> {
             let path = self.beneath(Path::new(name))?;
             fs::OpenOptions::new()
                 .read(true)
@@ -661,7 +643,7 @@ mod imp {
                 .map_err(|e| io_error(&path, e))
         }
 
-        pub fn entry_meta(&self, name: &OsStr) -> HandleResult<Option<EntryMeta>> {
+        pub(crate) fn entry_meta(&self, name: &OsStr) -> HandleResult<Option<EntryMeta>> {
             let path = self.path.join(name);
             match fs::symlink_metadata(&path) {
                 Ok(meta) => Ok(Some(EntryMeta {
@@ -686,7 +668,7 @@ mod imp {
             fs::remove_file(&path).map_err(|e| io_error(&path, e))
         }
 
-        pub fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
+        pub(crate) fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
             let path = self.path.join(name);
             fs::remove_dir(&path).map_err(|e| io_error(&path, e))
         }
@@ -696,7 +678,7 @@ mod imp {
             true
         }
 
-        pub fn create_temp(
+        pub(crate) fn create_temp(
             &self,
             prefix: &str,
             suffix: &str,
@@ -735,7 +717,7 @@ mod imp {
             fs::rename(self.path.join(from), &target).map_err(|e| io_error(&target, e))
         }
 
-        pub fn rename_noreplace(&self, from: &str, to: &str) -> HandleResult<()> {
+        pub(crate) fn rename_noreplace(&self, from: &str, to: &str) -> HandleResult<()> {
             let target = self.path.join(to);
             fs::hard_link(self.path.join(from), &target).map_err(|e| io_error(&target, e))?;
             let _ = fs::remove_file(self.path.join(from));
@@ -788,7 +770,7 @@ impl Dir {
     }
 
     /// The metadata of the regular file `rel` (`None`: nothing there).
-    pub fn file_meta(&self, rel: &Path) -> HandleResult<Option<std::fs::Metadata>> {
+    pub(crate) fn file_meta(&self, rel: &Path) -> HandleResult<Option<std::fs::Metadata>> {
         match self.open_file(rel) {
             Ok((_, meta)) => Ok(Some(meta)),
             Err(e) if e.is_not_found() => Ok(None),
@@ -799,7 +781,7 @@ impl Dir {
 
 /// A temp file in a [`Dir`], removed when dropped unless committed by a rename.
 #[derive(Debug)]
-pub struct TempFile<'d> {
+pub(crate) struct TempFile<'d> {
     dir: &'d Dir,
     name: String,
     file: File,
@@ -809,10 +791,6 @@ pub struct TempFile<'d> {
 impl TempFile<'_> {
     pub fn file(&self) -> &File {
         &self.file
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// Where it is (for messages).

@@ -9,19 +9,19 @@ use std::hash::BuildHasher;
 /// foldhash with its fixed seed, for in-memory maps keyed by paths, names and key
 /// hashes: the maps hold only this user's own paths, never attacker-chosen keys. Only
 /// [`checksum`] values and [`stable_hash`] names reach the disk.
-pub type BuildPathHasher = foldhash::fast::FixedState;
+pub(crate) type BuildPathHasher = foldhash::fast::FixedState;
 
 /// A map keyed by [`key_hash`] values.
-pub type ByHash<V> = HashMap<u64, V, BuildPathHasher>;
+pub(crate) type ByHash<V> = HashMap<u64, V, BuildPathHasher>;
 
 /// Checksum of a cache file's contents (CRC-32), to tell a whole file from a truncated,
 /// torn or corrupted one (not a defence against tampering).
-pub fn checksum(bytes: &[u8]) -> u64 {
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     u64::from(crc32fast::hash(bytes))
 }
 
 /// The hash of a key made of `parts` (a path, and a memory id for an Infinity memory).
-pub fn key_hash(parts: &[&[u8]]) -> u64 {
+pub(crate) fn key_hash(parts: &[&[u8]]) -> u64 {
     BuildPathHasher::default().hash_one(parts)
 }
 
@@ -30,7 +30,7 @@ pub fn key_hash(parts: &[&[u8]]) -> u64 {
 /// outlive the process: review store folders and copies, listing cache files, hunk ids.
 /// Changing it would orphan a user's review store.
 #[derive(Default)]
-pub struct StableHasher(fnv::FnvHasher);
+pub(crate) struct StableHasher(fnv::FnvHasher);
 
 impl StableHasher {
     pub fn write(&mut self, bytes: &[u8]) {
@@ -54,14 +54,14 @@ impl std::hash::Hasher for StableHasher {
 }
 
 /// [`StableHasher`] of one byte string.
-pub fn stable_hash(bytes: &[u8]) -> u64 {
+pub(crate) fn stable_hash(bytes: &[u8]) -> u64 {
     let mut hasher = StableHasher::default();
     hasher.write(bytes);
     hasher.finish()
 }
 
 #[derive(Debug, Default)]
-pub struct HashIndex {
+pub(crate) struct HashIndex {
     /// The first record of each hash.
     first: ByHash<u32>,
     /// Records whose hash an earlier record already had: found by a scan, which only a
@@ -87,7 +87,7 @@ impl HashIndex {
     }
 
     /// The records that may hold a key with this hash, in the order they were inserted.
-    pub fn candidates(&self, hash: u64) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn candidates(&self, hash: u64) -> impl Iterator<Item = u32> + '_ {
         let first = self.first.get(&hash).copied();
         let later = first
             .into_iter()
@@ -97,11 +97,13 @@ impl HashIndex {
     }
 
     /// How many records share their hash with an earlier one.
-    pub fn collisions(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn collisions(&self) -> usize {
         self.later.len()
     }
 
     /// How many distinct hashes are indexed.
+    #[cfg(test)]
     pub fn hashes(&self) -> usize {
         self.first.len()
     }

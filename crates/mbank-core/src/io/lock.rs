@@ -20,7 +20,7 @@ use crate::error::{CoreError, Result};
 
 /// How long a writer waits for another before giving up with an error (a holder only
 /// keeps the lock for one read-check-rename, a few milliseconds).
-pub const WAIT_LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const WAIT_LIMIT: Duration = Duration::from_secs(30);
 
 /// An exclusive lock on one folder; released on drop.
 #[derive(Debug)]
@@ -53,12 +53,12 @@ pub fn for_file(file: &Path) -> Result<FolderLock> {
 }
 
 /// Takes the lock of `folder`, waiting up to [`WAIT_LIMIT`] for another writer.
-pub fn for_folder(folder: &Path) -> Result<FolderLock> {
+pub(crate) fn for_folder(folder: &Path) -> Result<FolderLock> {
     for_folder_within(folder, WAIT_LIMIT)
 }
 
 /// [`for_folder`] with the wait given.
-pub fn for_folder_within(folder: &Path, limit: Duration) -> Result<FolderLock> {
+pub(crate) fn for_folder_within(folder: &Path, limit: Duration) -> Result<FolderLock> {
     let file = open_lock_target(folder)?;
     let started = Instant::now();
     let mut pause = Duration::from_micros(20);

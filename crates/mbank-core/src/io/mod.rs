@@ -3,10 +3,10 @@
 //! its own files, the caches' shared file format and the backups of conflicts.
 pub mod backup;
 pub mod bytes;
-pub mod cache_file;
+pub(crate) mod cache_file;
 pub mod confine;
 pub mod dir_handle;
-pub mod hash_index;
+pub(crate) mod hash_index;
 pub mod lock;
 pub mod paths;
 pub mod text;

@@ -9,7 +9,7 @@ use crate::io::dir_handle::{Dir, FileId};
 
 /// Files above this are reported, not read: no real memory file comes near it,
 /// and a runaway agent log must not stall a scan.
-pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a path cannot be read as a text file, judged from its metadata alone: folders,
 /// FIFOs, sockets and devices are refused before they are opened, because opening a
@@ -38,7 +38,7 @@ pub(crate) fn refuse_non_file(path: &Path, meta: &std::fs::Metadata) -> Result<(
 /// `/dev/zero`): those are refused from their metadata, before opening (opening a FIFO
 /// would wait for a writer), and again from the open handle ([`read_opened`]).
 /// For mbank's own files (config, caches) as much as for memory files.
-pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
     let before = std::fs::metadata(path).map_err(|e| CoreError::io(path, e))?;
     refuse_non_file(path, &before)?;
     if before.len() > limit {
@@ -58,7 +58,7 @@ pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
 /// the end; a size of zero may not be the truth (files of virtual file systems), so such
 /// a file is read to its end. The read stops after `limit + 1` bytes either way, so a
 /// file that grows meanwhile cannot exhaust memory.
-pub fn read_opened(path: &Path, mut file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_opened(path: &Path, mut file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
     let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
     refuse_non_file(path, &meta)?;
     if meta.len() > limit {
@@ -89,7 +89,7 @@ pub fn read_opened(path: &Path, mut file: std::fs::File, limit: u64) -> Result<V
 
 /// Reads a text file whole, refusing binaries, invalid UTF-8, files over `limit`, and
 /// anything that is not a regular file ([`read_bytes_limited`]).
-pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
+pub(crate) fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
     decode_text(path, read_bytes_limited(path, limit)?)
 }
 
@@ -105,7 +105,7 @@ pub fn read_text(path: &Path) -> Result<String> {
 
 /// Turns raw bytes into text: strips a UTF-8 BOM, rejects NUL-bearing (binary) data and
 /// invalid UTF-8 with the offset of the first bad byte.
-pub fn decode_text(path: &Path, mut bytes: Vec<u8>) -> Result<String> {
+pub(crate) fn decode_text(path: &Path, mut bytes: Vec<u8>) -> Result<String> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         bytes.drain(..3);
     }
@@ -121,7 +121,7 @@ pub fn decode_text(path: &Path, mut bytes: Vec<u8>) -> Result<String> {
 }
 
 /// Line and character counts as a person sees them (a trailing newline adds no line).
-pub fn line_and_char_counts(text: &str) -> (usize, usize) {
+pub(crate) fn line_and_char_counts(text: &str) -> (usize, usize) {
     // What `text.lines().count()` says, from one byte count instead of a search per
     // line: every line ends at a '\n' except an unterminated last one. Characters are
     // the bytes that do not continue one (0b10xxxxxx). Both are counted in one pass,

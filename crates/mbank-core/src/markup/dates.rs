@@ -279,7 +279,7 @@ impl WrittenDates {
     }
 
     /// The newest date written that is not after `today`.
-    pub fn newest_by(&self, today: NaiveDate) -> Option<NaiveDate> {
+    pub(crate) fn newest_by(&self, today: NaiveDate) -> Option<NaiveDate> {
         let today = today.num_days_from_ce();
         self.future
             .iter()

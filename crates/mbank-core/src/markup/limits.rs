@@ -42,7 +42,7 @@ const MIB: usize = 1024 * 1024;
 
 /// `.clinerules-{mode}`, `.roorules-{mode}` (JSON, YAML or TOML) and `.roomodes`: real
 /// ones are under 60 KB and nest a handful of levels.
-pub const MODE_FILE: Limits = Limits {
+pub(crate) const MODE_FILE: Limits = Limits {
     max_bytes: 512 * KIB,
     max_depth: 64,
 };
@@ -61,7 +61,7 @@ pub const JSON_STORE: Limits = Limits {
 };
 
 /// mbank's own TOML: `config.toml`, `keymap.toml`, theme files.
-pub const SETTINGS: Limits = Limits {
+pub(crate) const SETTINGS: Limits = Limits {
     max_bytes: 256 * KIB,
     max_depth: 64,
 };
@@ -73,13 +73,13 @@ pub const MARKDOWN: Limits = Limits {
 };
 
 /// Decision logs above this are not parsed: no timeline entries, no append-only check.
-pub const DECISION_LOG_MAX_BYTES: u64 = 8 * MIB as u64;
+pub(crate) const DECISION_LOG_MAX_BYTES: u64 = 8 * MIB as u64;
 
 /// The token cache and the listing cache: a bigger file is ignored (and rewritten).
-pub const CACHE_MAX_BYTES: u64 = 128 * MIB as u64;
+pub(crate) const CACHE_MAX_BYTES: u64 = 128 * MIB as u64;
 
 /// YAML anchors (`&name`) at most, and aliases (`*name`) at most.
-pub const YAML_MAX_ALIASES: usize = 256;
+pub(crate) const YAML_MAX_ALIASES: usize = 256;
 
 /// The syntax a limit was checked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -248,7 +248,7 @@ pub fn check(text: &str, syntax: Syntax, limits: Limits) -> Result<(), LimitExce
 }
 
 /// Checks only the size (for files whose size is known before reading them).
-pub fn check_size(size: u64, syntax: Syntax, limits: Limits) -> Result<(), LimitExceeded> {
+pub(crate) fn check_size(size: u64, syntax: Syntax, limits: Limits) -> Result<(), LimitExceeded> {
     if size > limits.max_bytes as u64 {
         return Err(LimitExceeded::Size {
             syntax,
@@ -296,7 +296,7 @@ impl Nesting {
 // ---------------------------------------------------------------------------------------
 
 /// Nesting of arrays and objects, brackets inside strings excluded. Exact for valid JSON.
-pub fn json_nesting(text: &str, limit: usize) -> Nesting {
+pub(crate) fn json_nesting(text: &str, limit: usize) -> Nesting {
     let mut nesting = Nesting::default();
     let mut depth = 0usize;
     let mut line = 1;
@@ -336,7 +336,7 @@ pub fn json_nesting(text: &str, limit: usize) -> Nesting {
 /// Nesting of TOML: the segments of the current table header (`[a.b.c]` is 3), plus the
 /// segments of a dotted key (`x.y = …` is 2), plus arrays and inline tables in the value.
 /// Strings (basic, literal, multi-line) and comments are skipped.
-pub fn toml_nesting(text: &str, limit: usize) -> Nesting {
+pub(crate) fn toml_nesting(text: &str, limit: usize) -> Nesting {
     #[derive(PartialEq)]
     enum Quote {
         None,
@@ -479,7 +479,7 @@ fn list_marker_len(rest: &[u8]) -> Option<usize> {
 /// the markers at the start of each line and the indentation that keeps a line inside
 /// the list items above it. Inline syntax (emphasis, links) is not counted: pulldown-cmark
 /// handles long runs of `*` or `[` in linear time.
-pub fn markdown_nesting(text: &str, limit: usize) -> Nesting {
+pub(crate) fn markdown_nesting(text: &str, limit: usize) -> Nesting {
     let mut nesting = Nesting::default();
     // Content columns of the open list items, outermost first.
     let mut items: Vec<usize> = Vec::new();
@@ -535,7 +535,7 @@ pub fn markdown_nesting(text: &str, limit: usize) -> Nesting {
 
 /// What a pre-scan of a YAML text found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct YamlShape {
+pub(crate) struct YamlShape {
     /// Block levels (by indentation and `- ` / `? ` indicators) plus flow levels
     /// (`[` and `{`).
     pub nesting: Nesting,
@@ -948,7 +948,7 @@ impl<'t> YamlScan<'t> {
 /// Pre-scans a YAML text: its nesting, its anchors and aliases, and about how much the
 /// aliases would expand it ("billion laughs": a few nested aliases multiply the nodes a
 /// parser builds). Linear in the text; `limits` says where to note the first excess.
-pub fn yaml_shape(text: &str, limits: Limits) -> YamlShape {
+pub(crate) fn yaml_shape(text: &str, limits: Limits) -> YamlShape {
     let mut scan = YamlScan::new(limits);
     let mut start = 0;
     for (index, raw) in text.split('\n').enumerate() {

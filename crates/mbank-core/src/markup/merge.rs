@@ -10,9 +10,9 @@ pub struct Merge {
     pub conflicts: usize,
 }
 
-pub const MINE_MARKER: &str = "<<<<<<< mine (your unsaved edits)";
-pub const SEPARATOR_MARKER: &str = "=======";
-pub const THEIRS_MARKER: &str = ">>>>>>> theirs (on disk now)";
+pub(crate) const MINE_MARKER: &str = "<<<<<<< mine (your unsaved edits)";
+pub(crate) const SEPARATOR_MARKER: &str = "=======";
+pub(crate) const THEIRS_MARKER: &str = ">>>>>>> theirs (on disk now)";
 
 /// `base[start..end]` replaced by `lines`.
 #[derive(Debug, Clone)]

@@ -312,7 +312,7 @@ fn starts_with_date(heading: &str) -> bool {
 
 /// Whether a heading's section holds plans: it names plans or pending work, and does not
 /// name work done. A heading that starts with a date is a dated entry, not a plan.
-pub fn is_plan_heading(heading: &str) -> bool {
+pub(crate) fn is_plan_heading(heading: &str) -> bool {
     if starts_with_date(heading) || !names_any(heading, PLAN_WORDS, PLAN_STEMS, PLAN_PHRASES) {
         return false;
     }

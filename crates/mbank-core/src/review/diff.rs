@@ -13,7 +13,7 @@ use serde::Serialize;
 use similar::{Algorithm, DiffOp, DiffTag};
 
 /// Context lines around each change, as in `git diff`.
-pub const CONTEXT_LINES: usize = 3;
+pub(crate) const CONTEXT_LINES: usize = 3;
 /// Longest a line diff may search for a minimal answer before settling for a valid,
 /// less minimal one (bounds pathological inputs).
 const LINE_DIFF_DEADLINE: Duration = Duration::from_millis(800);
@@ -113,15 +113,6 @@ impl Hunk {
         };
         format!("@@ -{} +{} @@", side(&self.old), side(&self.new))
     }
-
-    /// Indexes into `lines` of the lines that change something (added or removed).
-    pub fn changed_lines(&self) -> impl Iterator<Item = usize> + '_ {
-        self.lines
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.kind != LineKind::Context)
-            .map(|(i, _)| i)
-    }
 }
 
 /// The diff of two texts.
@@ -142,7 +133,7 @@ impl FileDiff {
     }
 
     /// The hunk whose new side holds 1-based `line` (an added or context line).
-    pub fn hunk_at_new_line(&self, line: usize) -> Option<usize> {
+    pub(crate) fn hunk_at_new_line(&self, line: usize) -> Option<usize> {
         self.hunks.iter().position(|h| {
             h.lines
                 .iter()
@@ -151,7 +142,7 @@ impl FileDiff {
     }
 
     /// The hunk that removes 1-based old `line`, or whose change sits at it.
-    pub fn hunk_at_old_line(&self, line: usize) -> Option<usize> {
+    pub(crate) fn hunk_at_old_line(&self, line: usize) -> Option<usize> {
         self.hunks.iter().position(|h| {
             h.lines
                 .iter()

@@ -74,7 +74,7 @@ impl Signal {
 }
 
 /// What the content checks need to know about one changed file.
-pub struct ChangeContext<'a> {
+pub(crate) struct ChangeContext<'a> {
     pub project: &'a Path,
     pub path: &'a Path,
     pub display: &'a str,
@@ -88,7 +88,7 @@ pub struct ChangeContext<'a> {
 }
 
 /// Every content signal of one change (budgets are checked per bank: [`budget_signals`]).
-pub fn content_signals(change: &ChangeContext<'_>) -> Vec<Signal> {
+pub(crate) fn content_signals(change: &ChangeContext<'_>) -> Vec<Signal> {
     let mut out = Vec::new();
     let added: Vec<(usize, &str)> = change
         .diff
@@ -171,7 +171,7 @@ pub fn content_signals(change: &ChangeContext<'_>) -> Vec<Signal> {
 /// Claims the change adds that the code of `repo`'s work tree contradicts: a path that is
 /// not there (or was renamed, said to what), a script no manifest defines, a symbol
 /// found nowhere. Claims the baseline already made are `check`'s, not the change's.
-pub fn claim_signals(change: &ChangeContext<'_>, repo: &crate::git::GitRepo) -> Vec<Signal> {
+pub(crate) fn claim_signals(change: &ChangeContext<'_>, repo: &crate::git::GitRepo) -> Vec<Signal> {
     let Some(current) = change.current else {
         return Vec::new();
     };
@@ -351,7 +351,7 @@ pub use crate::guard::secret_in_line;
 /// ([`sanitize::hidden`]): bidi controls (which can reorder what a reader sees: an
 /// error) and zero-width or other invisible characters (a warning). A byte-order mark
 /// is fine at the very start of a file only.
-pub fn hidden_unicode(line: &str, first_line: bool) -> Option<(Severity, String)> {
+pub(crate) fn hidden_unicode(line: &str, first_line: bool) -> Option<(Severity, String)> {
     let mut bidi = Vec::new();
     let mut zero_width = Vec::new();
     for (i, c) in line.char_indices() {
@@ -390,7 +390,7 @@ pub fn hidden_unicode(line: &str, first_line: bool) -> Option<(Severity, String)
 /// Budgets crossed by a change: every rule (on the file, or on the bank's total) that
 /// was ok or near with the `before` measures and is over with `after`. Measures are
 /// per file of `bank.files`.
-pub fn budget_signals(
+pub(crate) fn budget_signals(
     bank: &Bank,
     file_index: usize,
     before: &[Measure],

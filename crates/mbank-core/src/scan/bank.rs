@@ -730,7 +730,11 @@ pub fn list_bank(project: &Project, location: &BankLocation) -> Bank {
 }
 
 /// [`list_bank`] reading folders and small facts through `listings`.
-pub fn list_bank_with(listings: &Listings, project: &Project, location: &BankLocation) -> Bank {
+pub(crate) fn list_bank_with(
+    listings: &Listings,
+    project: &Project,
+    location: &BankLocation,
+) -> Bank {
     list_bank_in(
         listings,
         project,
@@ -839,7 +843,7 @@ pub fn list_banks_with(listings: &Listings, project: &Project) -> Vec<Bank> {
 /// work on it (counting its tokens) starts while the rest is still listed. What `feed`
 /// is given is the file's path and version as listed; its place in the read order and
 /// its load may still change before the banks are returned.
-pub fn list_banks_feeding(
+pub(crate) fn list_banks_feeding(
     listings: &Listings,
     project: &Project,
     feed: &dyn Fn(&MemoryFile),

@@ -23,7 +23,7 @@ use crate::model::{BankLocation, Format, Project};
 use crate::scan::listings::{Entry, Kind, Listings};
 
 /// Folders never descended into, whatever the configuration says.
-pub const ALWAYS_SKIPPED: [&str; 6] = [
+pub(crate) const ALWAYS_SKIPPED: [&str; 6] = [
     ".git",
     "node_modules",
     "target",
@@ -492,7 +492,7 @@ pub fn project_at_home(path: &Path, name: String, home: Option<&Path>) -> Option
 }
 
 /// [`project_at_home`] with listings shared with the rest of the run.
-pub fn project_at_with(
+pub(crate) fn project_at_with(
     listings: &Listings,
     path: &Path,
     name: String,

@@ -176,7 +176,7 @@ impl Stamp {
     }
 
     /// Changed so shortly before `read_at` that a later change could keep these times.
-    pub fn is_racy(&self, read_at: i128) -> bool {
+    pub(crate) fn is_racy(&self, read_at: i128) -> bool {
         self.mtime.max(self.ctime) >= read_at - RACY_WINDOW.as_nanos() as i128
     }
 
@@ -198,14 +198,14 @@ impl Stamp {
 }
 
 /// A time in nanoseconds since the epoch, as [`Listings::fact_files`] gives it.
-pub fn time_nanos(time: SystemTime) -> i128 {
+pub(crate) fn time_nanos(time: SystemTime) -> i128 {
     nanos(time)
 }
 
 /// A folder this run consulted (listed, or found unchanged), for a caller that remembers
 /// what it derived from folders and checks them again later.
 #[derive(Debug, Clone)]
-pub struct Consulted {
+pub(crate) struct Consulted {
     pub path: OsString,
     /// [`Stamp::digest`] of the folder when it was read; `None` without a stamp (no cache
     /// file) or when it changed within the racy window of this run.
@@ -501,7 +501,7 @@ impl Listings {
 
     /// Modification time of a folder that is read later anyway (a bank): listing it now
     /// lets one `stat` serve both.
-    pub fn folder_modified(&self, dir: &Path) -> Option<SystemTime> {
+    pub(crate) fn folder_modified(&self, dir: &Path) -> Option<SystemTime> {
         // A folder that cannot be listed still has a modification time.
         let _ = self.list(dir);
         self.modified(dir)
@@ -535,7 +535,7 @@ impl Listings {
     /// Remembers a fact derived from a file's content; only facts read from the file
     /// itself belong here (never an I/O error, which may go away without the file
     /// changing).
-    pub fn put_fact<T: Serialize>(
+    pub(crate) fn put_fact<T: Serialize>(
         &self,
         kind: &str,
         path: &Path,
@@ -553,7 +553,7 @@ impl Listings {
     /// A fact about `path` that holds while the things it was derived from are as they
     /// were, summed up by the caller in `stamp` (e.g. a repository's refs and index and
     /// the files asked about): remembered by [`Listings::put_stamped_fact`].
-    pub fn stamped_fact<T: DeserializeOwned>(
+    pub(crate) fn stamped_fact<T: DeserializeOwned>(
         &self,
         kind: &str,
         path: &Path,
@@ -563,7 +563,13 @@ impl Listings {
     }
 
     /// Remembers a fact under a caller's `stamp` (see [`Listings::stamped_fact`]).
-    pub fn put_stamped_fact<T: Serialize>(&self, kind: &str, path: &Path, stamp: u64, value: &T) {
+    pub(crate) fn put_stamped_fact<T: Serialize>(
+        &self,
+        kind: &str,
+        path: &Path,
+        stamp: u64,
+        value: &T,
+    ) {
         self.put_versioned_fact(kind, path, stamp, (STAMPED, NO_CHANGE_TIME), value);
     }
 
@@ -634,7 +640,7 @@ impl Listings {
     }
 
     /// Every folder consulted in this run, with the stamp it had when it was read.
-    pub fn consulted(&self) -> Vec<Consulted> {
+    pub(crate) fn consulted(&self) -> Vec<Consulted> {
         self.dirs
             .iter()
             .map(|dir| Consulted {
@@ -653,7 +659,7 @@ impl Listings {
 
     /// The files whose content facts this run used, with the size and modification time
     /// (nanoseconds) each fact holds for.
-    pub fn fact_files(&self) -> Vec<(OsString, u64, i128)> {
+    pub(crate) fn fact_files(&self) -> Vec<(OsString, u64, i128)> {
         self.facts
             .iter()
             .filter(|fact| fact.mtime != STAMPED)

@@ -581,7 +581,7 @@ impl TokenCache {
 
     /// [`TokenCache::get`] for a caller that uses no dates (`mbank tokens`): figures
     /// counted without looking for dates are found too, with no dates.
-    pub fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
+    pub(crate) fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
         self.get_as(key, false)
     }
 
@@ -650,7 +650,7 @@ impl TokenCache {
 
     /// Remembers figures counted without looking for dates ([`super::measure`]); what
     /// the cache holds for the same version with its dates is kept instead.
-    pub fn insert_figures(&mut self, key: &FileKey<'_>, stats: &TextStats) {
+    pub(crate) fn insert_figures(&mut self, key: &FileKey<'_>, stats: &TextStats) {
         if self.lookup(key).is_some_and(|figures| figures.dates_known) {
             return;
         }

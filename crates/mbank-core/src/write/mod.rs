@@ -145,7 +145,7 @@ fn confined(name: &str, reason: impl Into<String>) -> CoreError {
 
 /// Checks a bank-relative name's spelling and returns it as a clean relative path
 /// (`.` components dropped). Says nothing about what is on disk.
-pub fn validate_name(relative_name: &str) -> Result<PathBuf> {
+pub(crate) fn validate_name(relative_name: &str) -> Result<PathBuf> {
     let name = relative_name;
     if name.trim().is_empty() {
         return Err(confined(name, "the file name is empty"));
@@ -453,7 +453,7 @@ pub fn write_guarded(target: &Path, new_text: &str, expected: Expected) -> Resul
 /// very file read ([`HandleRead::id`]). Nothing is opened by path: the check, the temp
 /// file (`O_EXCL`, no link followed) and the rename are all relative to `dir`, and a
 /// symlink at `name` is refused, never followed.
-pub fn write_in(
+pub(crate) fn write_in(
     dir: &Dir,
     name: &str,
     new_text: &str,
@@ -472,7 +472,7 @@ const TEMP_RANDOM_LEN: usize = 8;
 /// (at most [`crate::io::text::MAX_READ_BYTES`], fsynced) takes seconds even on a slow disk,
 /// and a writer whose temp file was removed under it fails before the rename, leaving
 /// the target untouched.
-pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+pub(crate) const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// Whether `name` is a temp file name of [`write_guarded`]'s own pattern.
 fn is_temp_name(name: &str) -> bool {
@@ -490,13 +490,7 @@ fn is_temp_name(name: &str) -> bool {
         && random.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
-/// Removes temp files of killed writes from `dir`: regular files of mbank's own naming
-/// pattern, last modified at least [`STALE_TEMP_AGE`] ago. Returns how many were
-/// removed; what cannot be listed or removed is left for the next write.
-pub fn remove_stale_temp_files(dir: &Path) -> usize {
-    remove_temp_files_older_than(dir, STALE_TEMP_AGE)
-}
-
+#[cfg(test)]
 fn remove_temp_files_older_than(dir: &Path, age: std::time::Duration) -> usize {
     match Dir::open_anchor(dir) {
         Ok(dir) => remove_temp_files_in(&dir, age),
@@ -658,7 +652,7 @@ fn write_in_with_hook(
 /// [`write_in`] for a caller that knows its anchor (a project folder) but holds no
 /// handle: `rel`'s folders are opened below `anchor` with no link followed, then the file
 /// is written relative to them. `rel` is a clean relative path ([`validate_name`]).
-pub fn write_beneath(
+pub(crate) fn write_beneath(
     anchor: &Path,
     rel: &Path,
     new_text: &str,
@@ -669,7 +663,7 @@ pub fn write_beneath(
 }
 
 /// [`read_text_in`] below `anchor`, every step of `rel` without following a link.
-pub fn read_text_beneath(anchor: &Path, rel: &Path) -> Result<Option<HandleRead>> {
+pub(crate) fn read_text_beneath(anchor: &Path, rel: &Path) -> Result<Option<HandleRead>> {
     read_text_in(&Dir::open_anchor(anchor)?, rel)
 }
 
@@ -694,7 +688,7 @@ fn folder_beneath(anchor: &Path, rel: &Path) -> Result<(Dir, String)> {
 
 /// Deletes the file `name` directly in `dir` only if it still holds what the caller
 /// read and, with `same_file`, is still the file read; a symlink there is refused.
-pub fn remove_in(
+pub(crate) fn remove_in(
     dir: &Dir,
     name: &str,
     expected: Expected,
@@ -711,7 +705,7 @@ pub fn remove_in(
 /// Deletes `target` only if it still holds what the caller read (`Expected::Missing`:
 /// succeeds when nothing is there). A symlink is removed itself, after its target's
 /// content was checked. Used by review to drop a file the person confirmed to discard.
-pub fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
+pub(crate) fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
     if expected == Expected::Missing {
         return match fs::symlink_metadata(target) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -754,7 +748,7 @@ pub fn write_infinity_content(
 }
 
 /// [`write_infinity_content`] with the `updated_at` stamp given (RFC 3339).
-pub fn write_infinity_content_at(
+pub(crate) fn write_infinity_content_at(
     store: &Path,
     id: &str,
     new_content: &str,

@@ -117,7 +117,7 @@ impl App {
     }
 
     /// Drops expired toasts; true when something changed on screen.
-    pub fn expire_toasts(&mut self, now: Instant) -> bool {
+    pub(crate) fn expire_toasts(&mut self, now: Instant) -> bool {
         let before = self.toasts.len();
         self.toasts.retain(|t| t.until > now);
         before != self.toasts.len()

@@ -63,7 +63,7 @@ impl App {
     }
 
     /// After `$EDITOR` returns: pick up what it wrote.
-    pub fn after_external_edit(&mut self, result: Result<(), String>) {
+    pub(crate) fn after_external_edit(&mut self, result: Result<(), String>) {
         if let Err(problem) = result {
             self.toast_error(problem);
         }

@@ -16,7 +16,7 @@ use crate::protocol::{DiffKey, HistoryRequest};
 
 /// The history jobs the app waits on.
 #[derive(Debug, Default)]
-pub struct HistoryJobs {
+pub(crate) struct HistoryJobs {
     /// Listings (until their line counts arrive) and restores not answered yet.
     running: usize,
     /// A diff is being computed.
@@ -29,7 +29,7 @@ pub struct HistoryJobs {
 }
 
 impl HistoryJobs {
-    pub fn is_idle(&self) -> bool {
+    pub(crate) fn is_idle(&self) -> bool {
         self.running == 0 && !self.diffing && self.queued.is_none()
     }
 }

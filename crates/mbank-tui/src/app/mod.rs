@@ -76,7 +76,7 @@ pub enum Main {
 
 impl Main {
     /// How the document is shown, or will be once the timeline or review closes.
-    pub fn view_mode(self) -> ViewMode {
+    pub(crate) fn view_mode(self) -> ViewMode {
         match self {
             Main::Document(mode) | Main::Timeline { back: mode } | Main::Review { back: mode } => {
                 mode
@@ -180,7 +180,7 @@ impl App {
     }
 
     /// With a given analysis worker (tests give one with an in-memory cache).
-    pub fn with_worker(options: Options, outbox: Outbox, analysis: AnalysisWorker) -> App {
+    pub(crate) fn with_worker(options: Options, outbox: Outbox, analysis: AnalysisWorker) -> App {
         let watcher = if options.watch {
             match Watcher::spawn(outbox.clone()) {
                 Ok(w) => Some(w),
@@ -275,7 +275,7 @@ impl App {
     /// True when no answer the next key depends on is outstanding: the scan, the open
     /// project's report, a file being read or saved, a backup, a theme, the review, a
     /// file's history.
-    pub fn is_idle(&self) -> bool {
+    pub(crate) fn is_idle(&self) -> bool {
         self.shows_projects()
             && self.jobs == 0
             && (self.projects.open.is_none() || self.tree.report.is_some())

@@ -86,7 +86,7 @@ impl Conflict {
     }
 
     /// What changed on disk since the buffer was loaded, as diff lines.
-    pub fn disk_changes(&self, theme: &Theme) -> Vec<Line<'static>> {
+    pub(crate) fn disk_changes(&self, theme: &Theme) -> Vec<Line<'static>> {
         let diff = TextDiff::configure()
             .timeout(std::time::Duration::from_millis(200))
             .diff_lines(&self.base, &self.theirs);

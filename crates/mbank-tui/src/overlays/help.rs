@@ -104,7 +104,12 @@ impl Help {
 
     /// The key list for a box `width` columns wide: the key column takes at most two
     /// fifths of it, so the descriptions keep the rest.
-    pub fn lines_within(&self, keymap: &Keymap, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    pub(crate) fn lines_within(
+        &self,
+        keymap: &Keymap,
+        theme: &Theme,
+        width: usize,
+    ) -> Vec<Line<'static>> {
         let column_max = (width * 2 / 5).clamp(12, KEY_COLUMN_MAX);
         let mut order = vec![self.first];
         order.extend(
@@ -236,7 +241,7 @@ impl Pane for Help {
 
 /// `text` cut into pieces of at most `width` columns, at spaces where it can be (a long
 /// path is cut anywhere): nothing of it is lost.
-pub fn wrap_columns(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_columns(text: &str, width: usize) -> Vec<String> {
     use unicode_width::UnicodeWidthChar;
     let width = width.max(1);
     let mut pieces = Vec::new();

@@ -190,7 +190,7 @@ impl HistoryView {
 
     /// The versions arrived (again, after a restore): the chosen version stays chosen
     /// when it is still listed. Returns the diff to ask for.
-    pub fn on_listed(&mut self, result: Result<HistoryListing, String>) -> Option<Effect> {
+    pub(crate) fn on_listed(&mut self, result: Result<HistoryListing, String>) -> Option<Effect> {
         let chosen = self.chosen().map(|v| v.version.version);
         self.listing = Some(result);
         let versions = self.versions();
@@ -205,7 +205,7 @@ impl HistoryView {
     }
 
     /// What the writes that replaced the listed versions changed, by version number.
-    pub fn on_counted(&mut self, changes: &[(u64, (usize, usize))]) {
+    pub(crate) fn on_counted(&mut self, changes: &[(u64, (usize, usize))]) {
         if let Some(Ok(listing)) = &mut self.listing {
             for listed in &mut listing.versions {
                 if let Some((_, lines)) = changes.iter().find(|(n, _)| *n == listed.version.version)
@@ -218,7 +218,7 @@ impl HistoryView {
 
     /// A comparison arrived; one no longer wanted is dropped. Returns the one still to
     /// ask for when it is not this one.
-    pub fn on_diffed(
+    pub(crate) fn on_diffed(
         &mut self,
         key: DiffKey,
         result: Result<Box<VersionCompare>, String>,

@@ -17,7 +17,13 @@ use super::pane::{Input, Outcome, Pane, ViewContext};
 
 /// Clears and returns a box of at most `width` x `height`, centred in `area` with a
 /// `margin` of cells kept free on every side.
-pub fn popup_area(frame: &mut Frame, area: Rect, width: u16, height: u16, margin: u16) -> Rect {
+pub(crate) fn popup_area(
+    frame: &mut Frame,
+    area: Rect,
+    width: u16,
+    height: u16,
+    margin: u16,
+) -> Rect {
     let width = width.min(area.width.saturating_sub(margin * 2));
     let height = height.min(area.height.saturating_sub(margin * 2));
     let popup = Rect {

@@ -20,7 +20,7 @@ use crate::keymap::{Action, KeyContext, Keymap};
 use crate::list::{ListCursor, ListInput};
 use crate::pane::{Effect, Input, Outcome, Pane, ViewContext, offers};
 use crate::theme::Theme;
-use crate::widgets::{self, compact};
+use crate::widgets;
 
 /// How the rows are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -131,7 +131,7 @@ impl Picker {
 
     /// Replaces the rows with a new scan, keeping figures of projects already counted
     /// and the selection on the same project.
-    pub fn set_projects(&mut self, projects: Vec<Project>) {
+    pub(crate) fn set_projects(&mut self, projects: Vec<Project>) {
         let selected = self.selected_path();
         let mut old: Vec<Row> = std::mem::take(&mut self.rows);
         self.rows = projects
@@ -170,7 +170,7 @@ impl Picker {
     }
 
     /// A project's figures again (a write inside it), its banks as found again.
-    pub fn refresh_row(
+    pub(crate) fn refresh_row(
         &mut self,
         project: Project,
         report: Box<ProjectReport>,
@@ -208,7 +208,7 @@ impl Picker {
     }
 
     /// Updates the figures of a project wherever it is (after a full analysis).
-    pub fn update_report(
+    pub(crate) fn update_report(
         &mut self,
         project: &Project,
         report: &ProjectReport,
@@ -224,7 +224,7 @@ impl Picker {
 
     /// The rows as live refresh ranks them: in the order shown (the most recently
     /// active first, by default), then those the filter hides.
-    pub fn rows_by_priority(&self) -> impl Iterator<Item = &Row> {
+    pub(crate) fn rows_by_priority(&self) -> impl Iterator<Item = &Row> {
         let shown: std::collections::HashSet<usize> = self.visible.iter().copied().collect();
         self.visible.iter().map(|&i| &self.rows[i]).chain(
             self.rows
@@ -241,7 +241,7 @@ impl Picker {
             .map(|&i| self.rows[i].project.path.clone())
     }
 
-    pub fn select_path(&mut self, path: &std::path::Path) {
+    pub(crate) fn select_path(&mut self, path: &std::path::Path) {
         self.settle();
         self.select_row(path);
     }
@@ -256,7 +256,7 @@ impl Picker {
         }
     }
 
-    pub fn clear_filter(&mut self) {
+    pub(crate) fn clear_filter(&mut self) {
         if !self.filter.is_empty() {
             self.filter.clear();
             self.refresh();
@@ -671,15 +671,6 @@ fn findings_badge(report: &ProjectReport, theme: &Theme) -> Span<'static> {
     } else {
         Span::styled(format!("{:<9}", "✔"), theme.fg(theme.ok))
     }
-}
-
-/// Total loaded tokens in compact form, for headers.
-pub fn tokens_label(report: &ProjectReport) -> String {
-    format!(
-        "{} tok ({})",
-        compact(report.loaded_tokens()),
-        report.encoding
-    )
 }
 
 /// The picker's column widths for a width and the rows shown: names and formats share

@@ -72,7 +72,7 @@ impl Preview {
     }
 
     /// The rendering the pane needs now: its source at this text width and theme.
-    pub fn render_key(&self, width: u16, theme: &str) -> Option<RenderKey> {
+    pub(crate) fn render_key(&self, width: u16, theme: &str) -> Option<RenderKey> {
         let source = self.source?;
         Some(RenderKey {
             document: source.document,

@@ -47,7 +47,7 @@ pub struct Timeline {
     area: Rect,
 }
 
-pub fn status_style(theme: &Theme, status: DecisionStatus) -> Style {
+pub(crate) fn status_style(theme: &Theme, status: DecisionStatus) -> Style {
     match status {
         DecisionStatus::Accepted => theme.fg(theme.ok),
         DecisionStatus::Proposed => theme.fg(theme.info),

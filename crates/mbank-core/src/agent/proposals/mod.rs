@@ -43,11 +43,11 @@ const LAST_ID: &str = "last-id";
 /// Pending proposals at most; the next staged write is refused until a person decides.
 pub const MAX_PENDING: usize = 200;
 /// One proposal's file (its base and proposed text, as JSON) at most.
-pub const MAX_PROPOSAL_BYTES: u64 = 8 * 1024 * 1024;
+pub(crate) const MAX_PROPOSAL_BYTES: u64 = 8 * 1024 * 1024;
 /// All pending proposals' files together at most.
-pub const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
 /// Decided proposals kept (the oldest go first).
-pub const KEEP_DECIDED: usize = 200;
+pub(crate) const KEEP_DECIDED: usize = 200;
 
 pub use crate::config::Writes;
 
@@ -336,11 +336,11 @@ impl From<crate::io::dir_handle::HandleError> for ProposalError {
     }
 }
 
-pub type ProposalResult<T> = Result<T, ProposalError>;
+pub(crate) type ProposalResult<T> = Result<T, ProposalError>;
 
 /// How much a store holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bounds {
+pub(crate) struct Bounds {
     pub max_pending: usize,
     pub max_proposal_bytes: u64,
     pub max_pending_bytes: u64,
@@ -400,7 +400,8 @@ impl ProposalStore {
     }
 
     /// This store with other bounds.
-    pub fn with_bounds(mut self, bounds: Bounds) -> ProposalStore {
+    #[cfg(test)]
+    pub(crate) fn with_bounds(mut self, bounds: Bounds) -> ProposalStore {
         self.bounds = bounds;
         self
     }
@@ -649,20 +650,6 @@ pub(super) enum Choice<'a> {
     Whole,
     Hunks(&'a [usize]),
     Edited(&'a str),
-}
-
-/// The file's text once `proposal` (or its `hunks`) is accepted over `current`
-/// (`None`: the file is to be removed).
-pub fn accepted_text(
-    proposal: &Proposal,
-    hunks: Option<&[usize]>,
-    current: Option<&str>,
-) -> ProposalResult<Option<String>> {
-    let choice = match hunks {
-        Some(hunks) => Choice::Hunks(hunks),
-        None => Choice::Whole,
-    };
-    chosen_text(proposal, choice, current)
 }
 
 pub(super) fn chosen_text(

@@ -205,7 +205,7 @@ pub struct Decision {
 }
 
 /// Decisions in one file's text, by role: an ADR file holds one, a log many.
-pub fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
+pub(crate) fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
     let is_adr_file = role == Role::Adr
         || path
             .file_name()

@@ -15,7 +15,7 @@ const SOURCE: &str = "mbank default (the Infinity store sets no size limit)";
 pub struct Infinity;
 
 /// The role of a memory, by its type.
-pub fn role_of_kind(kind: &str) -> Role {
+pub(crate) fn role_of_kind(kind: &str) -> Role {
     match kind {
         "project_overview" => Role::Brief,
         "design_doc" => Role::Patterns,
@@ -29,9 +29,9 @@ pub fn role_of_kind(kind: &str) -> Role {
 /// The store's folder, at the project's top.
 pub const DIR: &str = ".infinity";
 /// The store's file, in the `.infinity/` folder.
-pub const STORE_FILE: &str = "memories.json";
+pub(crate) const STORE_FILE: &str = "memories.json";
 /// The file holding the project's id, beside the store.
-pub const PROJECT_ID_FILE: &str = "project_id";
+pub(crate) const PROJECT_ID_FILE: &str = "project_id";
 /// The store and the project's id, relative to the project folder.
 pub const STORE_PATH: &str = ".infinity/memories.json";
 pub const PROJECT_ID_PATH: &str = ".infinity/project_id";
@@ -80,7 +80,7 @@ impl FormatRules for Infinity {
 }
 
 /// Per-type defaults that keep a memory readable in one go.
-pub fn type_budget(kind: &str) -> u64 {
+pub(crate) fn type_budget(kind: &str) -> u64 {
     match kind {
         "project_overview" => 1000,
         "design_doc" => 2000,

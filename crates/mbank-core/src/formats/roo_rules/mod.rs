@@ -24,10 +24,10 @@ use super::{FormatRules, Placement, split_rel};
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// The mode a Roo Code session starts in unless the user picks another.
-pub const DEFAULT_MODE: &str = "code";
+pub(crate) const DEFAULT_MODE: &str = "code";
 
 /// Roo Code's built-in modes.
-pub const BUILT_IN_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
+pub(crate) const BUILT_IN_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
 
 pub mod modes;
 
@@ -85,24 +85,24 @@ impl FormatRules for RooRules {
 }
 
 /// A mode's rule file at the project's top: `.clinerules-{mode}`, `.roorules-{mode}`.
-pub const MODE_RULE_PREFIXES: [&str; 2] = [".clinerules-", ".roorules-"];
+pub(crate) const MODE_RULE_PREFIXES: [&str; 2] = [".clinerules-", ".roorules-"];
 
 /// Cline's rules at the project's top: a file, or (newer Cline) a folder of rule files.
-pub const CLINERULES: &str = ".clinerules";
+pub(crate) const CLINERULES: &str = ".clinerules";
 
 /// Whether a file at the project's top is one of Roo's (or Cline's) rule files:
 /// `.clinerules`, `.roomodes`, or a mode's `.clinerules-{mode}` / `.roorules-{mode}`.
-pub fn is_top_rule_file(name: &str) -> bool {
+pub(crate) fn is_top_rule_file(name: &str) -> bool {
     name == CLINERULES || name == ROOMODES || mode_of_rule_file(name).is_some()
 }
 
 /// The name of the file holding Roo Code's custom modes, at the project's top.
 pub const ROOMODES: &str = ".roomodes";
 /// Roo Code's folder of rules, mode rules and system prompt overrides.
-pub const ROO_DIR: &str = ".roo";
+pub(crate) const ROO_DIR: &str = ".roo";
 
 /// `.roo/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
-pub fn system_prompt_override(rel: &Path) -> Option<&str> {
+pub(crate) fn system_prompt_override(rel: &Path) -> Option<&str> {
     let mut parts = rel.components().map(|c| c.as_os_str().to_str());
     match (parts.next(), parts.next(), parts.next()) {
         (Some(Some(".roo")), Some(Some(name)), None) => name
@@ -113,14 +113,14 @@ pub fn system_prompt_override(rel: &Path) -> Option<&str> {
 }
 
 /// Whether a path relative to the project is its `.roomodes`.
-pub fn is_roomodes(rel: &Path) -> bool {
+pub(crate) fn is_roomodes(rel: &Path) -> bool {
     rel == Path::new(ROOMODES)
 }
 
 /// The mode a rule file belongs to, from its path relative to the project folder:
 /// `.clinerules-code` and `.roorules-code` at the top, files under `.roo/rules-code/`,
 /// and the system prompt override `.roo/system-prompt-code`.
-pub fn mode_of_path(rel: &Path) -> Option<String> {
+pub(crate) fn mode_of_path(rel: &Path) -> Option<String> {
     if let Some(mode) = system_prompt_override(rel) {
         return Some(mode.to_string());
     }
@@ -138,7 +138,7 @@ pub fn mode_of_path(rel: &Path) -> Option<String> {
 /// When a file of a rules bank rooted at `root` loads in a session of `mode`: the
 /// mode's own rule files at the start, other modes' never in it (on demand: when the
 /// user switches), everything else as listed.
-pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
+pub(crate) fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
     let rel = file.path.strip_prefix(root).unwrap_or(&file.path);
     if file.load == LoadKind::Never {
         return LoadKind::Never;
@@ -159,7 +159,7 @@ pub fn mode_of_rule_file(file_name: &str) -> Option<&str> {
 }
 
 /// `.roomodes` or a mode rule file at the top of the bank (the project folder).
-pub fn is_mode_file(bank: &Bank, file: &MemoryFile) -> bool {
+pub(crate) fn is_mode_file(bank: &Bank, file: &MemoryFile) -> bool {
     let name = file.file_name();
     file.path.parent() == Some(bank.root.as_path())
         && (name == ".roomodes" || mode_of_rule_file(&name).is_some())
@@ -195,7 +195,7 @@ const SKIPPED_BY_THE_RULE_LOADER: [&str; 21] = [
 
 /// Whether the rule loader of Roo Code (and Kilo Code) leaves `file_name` out of a rule
 /// folder it reads.
-pub fn skipped_by_the_rule_loader(file_name: &str) -> bool {
+pub(crate) fn skipped_by_the_rule_loader(file_name: &str) -> bool {
     SKIPPED_BY_THE_RULE_LOADER
         .iter()
         .any(|ending| file_name.ends_with(ending))

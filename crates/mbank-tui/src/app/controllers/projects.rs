@@ -72,7 +72,7 @@ impl ProjectsController {
     }
 
     /// Scans the root again; answers of earlier scans are dropped from now on.
-    pub fn rescan(&mut self, config: &Config, outbox: &Outbox) {
+    pub(crate) fn rescan(&mut self, config: &Config, outbox: &Outbox) {
         self.scan_generation += 1;
         let options = ScanOptions {
             depth: config.scan_depth,
@@ -97,7 +97,7 @@ impl ProjectsController {
     /// them. A project that vanished closes; one whose banks changed is refreshed.
     /// `Err` names the open project when it is gone from the root; `None`: an answer
     /// to an earlier scan, dropped.
-    pub fn on_scanned(
+    pub(crate) fn on_scanned(
         &mut self,
         generation: u64,
         projects: Vec<Project>,
@@ -125,7 +125,7 @@ impl ProjectsController {
     /// Figures for one project of the current scan; true when the watches are due to
     /// follow (every so often while they fill in, as each project's folders come with
     /// its figures, and once at the end).
-    pub fn on_summary(
+    pub(crate) fn on_summary(
         &mut self,
         generation: u64,
         index: usize,
@@ -143,7 +143,7 @@ impl ProjectsController {
     /// A listed project's figures after a write inside it (its row changes, and moves
     /// when sorted by activity, tokens or staleness); true when its watched folders
     /// changed.
-    pub fn on_refreshed(
+    pub(crate) fn on_refreshed(
         &mut self,
         project: Project,
         report: Box<ProjectReport>,
@@ -162,7 +162,7 @@ impl ProjectsController {
 
     /// Whether `paths` may add or remove a project (a change directly in the root),
     /// and the listed projects they belong to.
-    pub fn touched_by(&self, paths: &[PathBuf]) -> (bool, Vec<PathBuf>) {
+    pub(crate) fn touched_by(&self, paths: &[PathBuf]) -> (bool, Vec<PathBuf>) {
         let mut rescan = false;
         let mut touched: Vec<PathBuf> = Vec::new();
         let projects: Vec<&Project> = self.picker.projects().collect();
@@ -181,7 +181,7 @@ impl ProjectsController {
 
     /// Analyses the `touched` projects again (their banks may have changed too): the
     /// open one in full, the others for their picker rows.
-    pub fn analyse_again(&self, touched: Vec<PathBuf>) {
+    pub(crate) fn analyse_again(&self, touched: Vec<PathBuf>) {
         let open = self.open.as_ref().map(|p| &p.path);
         for project_path in touched {
             if Some(&project_path) == open {
@@ -201,7 +201,11 @@ impl ProjectsController {
     /// memory folders and those of the files in its `report`, then every listed
     /// project's folder and memory folders in the picker's order (most recently active
     /// first).
-    pub fn update_watches(&self, agent_folders: Vec<PathBuf>, report: Option<&ProjectReport>) {
+    pub(crate) fn update_watches(
+        &self,
+        agent_folders: Vec<PathBuf>,
+        report: Option<&ProjectReport>,
+    ) {
         let Some(watcher) = &self.watcher else {
             return;
         };
@@ -243,7 +247,7 @@ impl ProjectsController {
 
     /// A fresh copy of the demo banks becomes the root, kept until the app ends; the
     /// picker starts over on it, to be scanned.
-    pub fn adopt_demo(&mut self, copy: mbank_core::demo::DemoRoot) -> PathBuf {
+    pub(crate) fn adopt_demo(&mut self, copy: mbank_core::demo::DemoRoot) -> PathBuf {
         let path = copy.path().to_path_buf();
         self.demo_copies.push(copy);
         self.root = path.clone();

@@ -62,7 +62,7 @@ impl AgentLive {
     /// brought that was not there before.
     ///
     /// [`AgentEvent::Scanned`]: crate::agent_worker::AgentEvent::Scanned
-    pub fn take_scan(
+    pub(crate) fn take_scan(
         &mut self,
         proposals: Vec<Arc<ProposalView>>,
         refusals: HashMap<PathBuf, Vec<RefusalRecord>>,
@@ -169,7 +169,7 @@ impl ReviewController {
     }
 
     /// Whether anything is accepted that a commit would record.
-    pub fn anything_accepted(&self) -> bool {
+    pub(crate) fn anything_accepted(&self) -> bool {
         self.pane.review.as_ref().is_some_and(|review| {
             review
                 .files
@@ -179,7 +179,7 @@ impl ReviewController {
     }
 
     /// Keeps the file a "reject file" prompt is about, as it is shown.
-    pub fn hold_reject(&mut self, file: Box<FileReview>) {
+    pub(crate) fn hold_reject(&mut self, file: Box<FileReview>) {
         self.pending_reject = Some(file);
     }
 
@@ -202,14 +202,18 @@ impl ReviewController {
 impl ReviewController {
     /// Asks the agent worker to read the store again for `projects`, and the refusal
     /// logs among `changed` (`None`: every log).
-    pub fn scan_agent_writes(&mut self, projects: Vec<PathBuf>, changed: Option<Vec<PathBuf>>) {
+    pub(crate) fn scan_agent_writes(
+        &mut self,
+        projects: Vec<PathBuf>,
+        changed: Option<Vec<PathBuf>>,
+    ) {
         self.agent_worker
             .send(AgentRequest::Scan { projects, changed });
     }
 
     /// Paths the watcher reported that belong to the store or a log, taken out of
     /// `paths`.
-    pub fn take_agent_paths(&self, paths: &mut Vec<PathBuf>) -> Vec<PathBuf> {
+    pub(crate) fn take_agent_paths(&self, paths: &mut Vec<PathBuf>) -> Vec<PathBuf> {
         let (agent, other): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(paths)
             .into_iter()
             .partition(|p| self.agent_worker.owns(p));
@@ -218,12 +222,12 @@ impl ReviewController {
     }
 
     /// The folders the agent worker reads: the store's and the logs'.
-    pub fn agent_folders(&self) -> Vec<PathBuf> {
+    pub(crate) fn agent_folders(&self) -> Vec<PathBuf> {
         self.agent_worker.folders()
     }
 
     /// The person looked at the review of `project`: its refusals are no longer news.
-    pub fn mark_refusals_seen(&mut self, project: &Path) {
+    pub(crate) fn mark_refusals_seen(&mut self, project: &Path) {
         let Some(records) = self.agent.refusals.get(project) else {
             return;
         };
@@ -251,7 +255,7 @@ impl ReviewController {
     }
 
     /// The review pane lists `project`'s pending proposals.
-    pub fn show_agent_writes(&mut self, project: &Path) {
+    pub(crate) fn show_agent_writes(&mut self, project: &Path) {
         let mine: Vec<Arc<ProposalView>> = self
             .agent
             .proposals

@@ -5,7 +5,7 @@
 
 /// Copies longer than this stay in the register only: terminals cap OSC 52 (often
 /// near 100 KB of base64) and some drop the whole sequence when it is too long.
-pub const OSC52_MAX_BYTES: usize = 64 * 1024;
+pub(crate) const OSC52_MAX_BYTES: usize = 64 * 1024;
 
 /// What was copied or cut last.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +18,7 @@ pub struct Register {
 
 impl Register {
     /// The text as the system clipboard gets it (whole lines end with a newline).
-    pub fn clipboard_text(&self) -> String {
+    pub(crate) fn clipboard_text(&self) -> String {
         if self.linewise {
             format!("{}\n", self.text)
         } else {
@@ -29,13 +29,13 @@ impl Register {
 
 /// Text pasted from the terminal, with its line breaks as the buffer keeps them:
 /// terminals send a pasted newline as a carriage return (or CR LF).
-pub fn pasted_text(text: &str) -> String {
+pub(crate) fn pasted_text(text: &str) -> String {
     text.replace("\r\n", "\n").replace('\r', "\n")
 }
 
 /// The escape sequence that puts `text` on the system clipboard (OSC 52), or `None`
 /// when it is too long to send.
-pub fn osc52(text: &str) -> Option<String> {
+pub(crate) fn osc52(text: &str) -> Option<String> {
     (text.len() <= OSC52_MAX_BYTES).then(|| format!("\x1b]52;c;{}\x07", base64(text.as_bytes())))
 }
 

@@ -30,7 +30,7 @@ impl Document {
     }
 
     /// Takes the lines `findings` point at in this file (the worst severity per line).
-    pub fn set_finding_lines(&mut self, findings: &[Finding]) {
+    pub(crate) fn set_finding_lines(&mut self, findings: &[Finding]) {
         self.finding_lines.clear();
         if self.memory_id.is_some() {
             // An Infinity memory's lines are not the store file's.
@@ -78,7 +78,7 @@ impl Document {
     }
 
     /// Replaces the whole text (a merge's result) as one undo step.
-    pub fn replace_text(&mut self, text: &str) {
+    pub(crate) fn replace_text(&mut self, text: &str) {
         self.buffer.replace_all(text, Instant::now());
         self.version += 1;
         self.top = 0;
@@ -86,14 +86,14 @@ impl Document {
     }
 
     /// After a successful save of `text`; `disk` is the file as written.
-    pub fn mark_saved(&mut self, text: String, disk: EditText, version: u64) {
+    pub(crate) fn mark_saved(&mut self, text: String, disk: EditText, version: u64) {
         self.base_text = text;
         self.disk = disk;
         self.saved_version = version;
         self.saving = false;
     }
 
-    pub fn jump_to_line(&mut self, line: usize) {
+    pub(crate) fn jump_to_line(&mut self, line: usize) {
         let row = line.saturating_sub(1);
         self.buffer.move_to((row, 0), false);
         let row = self.buffer.cursor().0;
@@ -103,7 +103,7 @@ impl Document {
 
     /// Prose is soft-wrapped by default: markdown, plain text, rules files without an
     /// extension, Infinity memories.
-    pub fn is_prose(&self) -> bool {
+    pub(crate) fn is_prose(&self) -> bool {
         if self.memory_id.is_some() {
             return true;
         }

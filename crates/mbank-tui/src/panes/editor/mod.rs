@@ -37,7 +37,7 @@ use mbank_core::markup::sanitize;
 use mbank_core::tokens::TextStats;
 
 use crate::highlight::HighlightCache;
-use crate::keymap::{Action, KeyChord, KeyContext, Keymap};
+use crate::keymap::{Action, KeyChord, KeyContext};
 use crate::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::theme::Theme;
 use crate::widgets;
@@ -53,7 +53,7 @@ use wrap::{Segment, WrapCache, byte_at_column, cells};
 pub use wrap::{char_at_column, display_column};
 
 /// Lines longer than this are drawn plain (no highlighting).
-pub const PLAIN_LINE_CAP: usize = 2_000;
+pub(crate) const PLAIN_LINE_CAP: usize = 2_000;
 
 /// A file in the editor.
 pub struct Document {
@@ -93,11 +93,6 @@ pub struct Document {
     pending: Option<vim::Pending>,
     /// The column up and down keep aiming for (where the cursor left from, in cells).
     goal: Option<usize>,
-}
-
-/// Whether `keymap` gives the editor vim's modes (it has normal-mode keys).
-pub fn is_modal(keymap: &Keymap) -> bool {
-    !keymap.bindings(KeyContext::EditorNormal).is_empty()
 }
 
 pub use crate::commands::EDITOR as COMMANDS;
@@ -217,7 +212,7 @@ impl SearchStatus {
 
 /// The regex for a typed query: matched literally (people search memory for words, not
 /// patterns), ignoring case unless the query has a capital letter (smart case).
-pub fn search_regex(query: &str) -> Option<Regex> {
+pub(crate) fn search_regex(query: &str) -> Option<Regex> {
     let sensitive = query.chars().any(char::is_uppercase);
     regex::RegexBuilder::new(&regex::escape(query))
         .case_insensitive(!sensitive)
@@ -957,7 +952,7 @@ impl Pane for Editor {
 }
 
 /// Shared text of a buffer for background counting.
-pub fn shared_text(doc: &Document) -> Arc<String> {
+pub(crate) fn shared_text(doc: &Document) -> Arc<String> {
     Arc::new(doc.text())
 }
 

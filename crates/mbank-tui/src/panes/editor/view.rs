@@ -372,7 +372,7 @@ impl Editor {
     }
 
     /// Lines the editor shows now (for the highlighter's request).
-    pub fn visible_range(&self) -> Option<Range<usize>> {
+    pub(crate) fn visible_range(&self) -> Option<Range<usize>> {
         let doc = self.doc.as_ref()?;
         match &self.visible {
             Some(range) if range.end <= doc.buffer.lines().len() => Some(range.clone()),

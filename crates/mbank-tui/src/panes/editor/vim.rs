@@ -38,7 +38,7 @@ impl Mode {
 
 /// An operator on text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operator {
+pub(crate) enum Operator {
     Delete,
     Yank,
     Change,

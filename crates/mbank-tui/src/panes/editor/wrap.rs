@@ -55,7 +55,7 @@ pub fn display_column(text: &str, chars: usize) -> usize {
 
 /// Where display column `column` falls in `text`: the byte offset of the character
 /// there and the display column that character starts at (at most `column`).
-pub fn byte_at_column(text: &str, column: usize) -> (usize, usize) {
+pub(crate) fn byte_at_column(text: &str, column: usize) -> (usize, usize) {
     let mut used = 0;
     for (byte, c) in text.char_indices() {
         let w = cells(c);
@@ -163,7 +163,7 @@ pub fn row_of(rows: &[Segment], col: usize) -> usize {
 /// The character of row `segment` of `text` nearest display column `column` in it; on
 /// a row that is not the line's last, never past its last character (the next row
 /// starts there).
-pub fn col_in_row(text: &str, rows: &[Segment], segment: usize, column: usize) -> usize {
+pub(crate) fn col_in_row(text: &str, rows: &[Segment], segment: usize, column: usize) -> usize {
     let row = rows[segment];
     let within = char_at_column(&text[row.start_byte..row.end_byte], column);
     let col = row.start + within;
@@ -175,7 +175,7 @@ pub fn col_in_row(text: &str, rows: &[Segment], segment: usize, column: usize) -
 }
 
 /// Cells from the start of its row to character `col` of `text`.
-pub fn column_in_row(text: &str, row: Segment, col: usize) -> usize {
+pub(crate) fn column_in_row(text: &str, row: Segment, col: usize) -> usize {
     text[row.start_byte..row.end_byte]
         .chars()
         .take(col.saturating_sub(row.start))
@@ -185,7 +185,7 @@ pub fn column_in_row(text: &str, row: Segment, col: usize) -> usize {
 
 /// Wrapped lines of one buffer version at one width.
 #[derive(Debug, Default)]
-pub struct WrapCache {
+pub(crate) struct WrapCache {
     /// (document, version, width) the rows are for.
     key: (u64, u64, usize),
     rows: HashMap<usize, Vec<Segment>>,

@@ -250,7 +250,7 @@ impl ReviewPane {
 
     /// Shows these pending proposals (the open project's), keeping the cursor where it
     /// was when it still can.
-    pub fn set_proposals(&mut self, proposals: Vec<Arc<ProposalView>>) {
+    pub(crate) fn set_proposals(&mut self, proposals: Vec<Arc<ProposalView>>) {
         let anchor = self.anchor();
         let key = self.selected_key();
         self.proposals = proposals;
@@ -261,7 +261,7 @@ impl ReviewPane {
     }
 
     /// A proposal was decided: it leaves the list at once (the store's next read agrees).
-    pub fn forget_proposal(&mut self, id: u64) {
+    pub(crate) fn forget_proposal(&mut self, id: u64) {
         let rest: Vec<Arc<ProposalView>> = self
             .proposals
             .iter()
@@ -316,7 +316,7 @@ impl ReviewPane {
 
     /// Shows a fresh review, keeping the cursor on the same file and hunk when they
     /// still exist (else the nearest).
-    pub fn set_review(&mut self, review: Box<Review>, is_git: bool) {
+    pub(crate) fn set_review(&mut self, review: Box<Review>, is_git: bool) {
         let anchor = self.anchor();
         let key = self.selected_key();
         self.review = Some(review);
@@ -328,7 +328,7 @@ impl ReviewPane {
     }
 
     /// One file re-diffed (or gone from the review when `file` is `None`).
-    pub fn set_file(&mut self, path: &Path, file: Option<FileReview>) {
+    pub(crate) fn set_file(&mut self, path: &Path, file: Option<FileReview>) {
         let anchor = self.anchor();
         let key = self.selected_key();
         let Some(review) = &mut self.review else {

@@ -78,7 +78,7 @@ pub use crate::commands::TREE as COMMANDS;
 
 /// A bank with more files than this starts with every sub-folder folded: its top files
 /// (the ones agents load) stay in view, and the rest is a folder list to open.
-pub const BIG_BANK_FILES: usize = 200;
+pub(crate) const BIG_BANK_FILES: usize = 200;
 
 /// One folder of a bank, built once per report.
 #[derive(Debug)]
@@ -215,7 +215,7 @@ impl Tree {
     }
 
     /// Selects a file, unfolding the folders it is in.
-    pub fn select_path(&mut self, path: &Path) {
+    pub(crate) fn select_path(&mut self, path: &Path) {
         // A file the filter hides (a finding, a decision elsewhere) clears the filter.
         if !self.select_file(path, None) && self.filtering() {
             self.filter.clear();
