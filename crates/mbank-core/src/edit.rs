@@ -351,7 +351,7 @@ pub fn open_for_edit(path: &Path, memory_id: Option<&str>) -> Result<Editable> {
 /// guarded by `original.expected`, the file's line endings and BOM re-applied, its
 /// permissions, owner and group kept. For an Infinity memory, name the store
 /// (`memories.json`): the memory's content is replaced, its id, type and title kept.
-pub(crate) fn save_edit(
+pub fn save_edit(
     bank: &Bank,
     relative_name: &str,
     original: &EditText,

@@ -23,7 +23,7 @@ use mbank_core::scan::bank;
 use mbank_core::scan::discovery;
 
 /// Why `/chat` cannot answer without configuration, and how to give it one.
-pub(crate) const NOT_CONFIGURED: &str = "no chat endpoint is configured. Add to config.toml:\n\
+pub const NOT_CONFIGURED: &str = "no chat endpoint is configured. Add to config.toml:\n\
 [serve.chat]\n\
 url = \"http://127.0.0.1:11434/v1/chat/completions\"  # any OpenAI-compatible endpoint\n\
 model = \"llama3.1\"\n\
@@ -45,7 +45,7 @@ pub(crate) fn not_built_in() -> ToolError {
 /// The most memory `/chat` sends when `[serve.chat]` sets no `context_tokens`: well
 /// above the 5,000 tokens the Cline spec asks a whole memory bank to stay under, and a
 /// small part of any chat model's window.
-pub(crate) const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
+pub const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
 
 /// Tokens are estimated, not counted: a byte budget is enough to keep a request bounded.
 const BYTES_PER_TOKEN: usize = 4;
@@ -58,7 +58,7 @@ fn estimated_tokens(text: &str) -> usize {
 /// (Cline, Memory Bank MCP) when the project has one, else the first bank that loads
 /// anything. Whole files in read order while they fit in `budget_tokens`; the files after
 /// the first that does not fit are left out and named at the end.
-pub(crate) fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
+pub fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
     let home = mbank_core::io::paths::home_dir();
     let Some(project) = discovery::project_at_home(project_dir, String::new(), home.as_deref())
     else {
@@ -120,7 +120,7 @@ pub(crate) fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
 
 /// The request to send upstream: the caller's messages after a system message with the
 /// memory bank (unless `useMemoryBank` is false).
-pub(crate) fn upstream_body(
+pub fn upstream_body(
     config: &ChatConfig,
     request: &Value,
     memory: &str,

@@ -21,7 +21,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
+#[cfg(feature = "chat")]
 use axum::body::Bytes;
+#[cfg(feature = "chat")]
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -42,7 +44,10 @@ use super::ratelimit::{AuthFailures, RateLimiter, Verdict};
 use mbank_core::config::{ChatConfig, ServeConfig};
 
 mod rest;
-use rest::{ProjectQuery, blocking, error, json_response, object_body, project_of, reply};
+// What only `/chat` uses.
+#[cfg(feature = "chat")]
+use rest::{ProjectQuery, blocking, object_body, project_of};
+use rest::{error, json_response, reply};
 
 /// The version of the Memory Bank MCP spec's API this server speaks.
 pub(crate) const API_VERSION: &str = "1.0.0";

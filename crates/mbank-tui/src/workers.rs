@@ -83,7 +83,7 @@ impl AnalysisWorker {
     }
 
     /// With a given cache (tests use an in-memory one).
-    pub(crate) fn spawn_with_cache(
+    pub fn spawn_with_cache(
         config: Arc<Config>,
         encoding: Encoding,
         clock: Clock,

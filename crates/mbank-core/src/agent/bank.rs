@@ -262,7 +262,7 @@ impl MarkdownBank {
 
     /// The real path `name` may be read from or written to, confined to the bank
     /// (`write::resolve_target`), and the file's role. The path names the file in
-    /// messages and keys; reads and writes go through [`Self::locate`], never this path.
+    /// messages and keys; reads and writes go through `Self::locate`, never this path.
     pub fn resolve(&self, name: &str) -> AgentResult<(PathBuf, Role)> {
         self.resolve_rel(name).map(|(path, _, role)| (path, role))
     }
@@ -487,7 +487,7 @@ impl MarkdownBank {
     /// Changes `name` under the folder lock to what `change` makes of its current text
     /// (`None` in: no file; `None` out: remove it), through the guard rules and the
     /// history like every write, never staged: how an accepted proposal lands.
-    pub(crate) fn apply_change<E: From<AgentError>>(
+    pub fn apply_change<E: From<AgentError>>(
         &self,
         policy: &GuardPolicy,
         name: &str,

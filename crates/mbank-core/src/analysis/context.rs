@@ -19,7 +19,7 @@
 //! - Claude Code auto memory (its own bank, in the home folder): `MEMORY.md` loads only its
 //!   first 200 lines / 25 KB; topic files are read on demand. Read confined to the home folder.
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
-//! - Windsurf: each rule file stops at 12,000 characters ([`windsurf_kept_bytes`]); its
+//! - Windsurf: each rule file stops at 12,000 characters ([`windsurf::kept_bytes`](crate::formats::windsurf::kept_bytes)); its
 //!   documentation sets no limit on the rules loaded together.
 //! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
 //!
@@ -794,7 +794,7 @@ pub fn agent_sessions(
 
 /// Keeps one piece per file across a project's banks (see [`project_context`]); the
 /// others leave their bank's totals and are listed as skipped, naming where the file loads.
-pub(crate) fn load_once(contexts: &mut [BankContext]) {
+pub fn load_once(contexts: &mut [BankContext]) {
     use std::collections::HashMap;
     // Pieces by the file's real location, in bank and read order.
     let mut by_file: HashMap<PathBuf, Vec<(usize, usize)>> = HashMap::new();
@@ -859,8 +859,8 @@ pub(crate) fn load_once(contexts: &mut [BankContext]) {
     }
 }
 
-/// [`session_context`] with explicit options (tests, or a view that leaves out the
-/// user's global files).
+/// What the agent loads at session start, under `options` (`ContextOptions::from_env()`
+/// for the user's own; tests, or a view that leaves out the user's global files, pass others).
 pub fn session_context_with(
     project: &Project,
     bank: &Bank,
@@ -872,7 +872,7 @@ pub fn session_context_with(
 
 /// [`session_context_with`] for a session in `mode` (formats with modes; `None`: the
 /// format's default mode).
-pub(crate) fn session_context_in_mode(
+pub fn session_context_in_mode(
     project: &Project,
     bank: &Bank,
     count_tokens: &dyn Fn(&str) -> usize,

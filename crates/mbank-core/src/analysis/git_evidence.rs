@@ -147,7 +147,7 @@ pub enum Repository {
 /// The stamp of the state of the repository whose `.git` entry is in `marker`: `HEAD`,
 /// the ref it names, `packed-refs`, the index and `shallow`, each by size, times and
 /// inode. `None` when the layout is not one this reads (then git is asked every time).
-pub(crate) fn repository_state(marker: &Path) -> Option<u64> {
+pub fn repository_state(marker: &Path) -> Option<u64> {
     repo_stamp(marker)
 }
 

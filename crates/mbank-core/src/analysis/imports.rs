@@ -23,7 +23,7 @@ use crate::model::Format;
 
 /// Claude Code follows imports at most four hops deep (its memory documentation today; older
 /// versions and the Beans-Code recommendations said five).
-pub(crate) const MAX_IMPORT_DEPTH: usize = 4;
+pub const MAX_IMPORT_DEPTH: usize = 4;
 /// Guards against a bank whose imports fan out absurdly; real banks import a handful.
 const MAX_IMPORTED_FILES: usize = 1_000;
 /// Total text read through imports of one expander.

@@ -552,7 +552,7 @@ impl<'a> Analyzer<'a> {
     /// [`Analyzer::analyze`] of banks already listed (`bank::list_banks`), so listing
     /// can run on other threads than the analysis. The banks' files move into the
     /// report.
-    pub(crate) fn analyze_listed(
+    pub fn analyze_listed(
         &mut self,
         project: &Project,
         banks: Vec<Bank>,

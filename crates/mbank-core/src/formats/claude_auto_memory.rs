@@ -31,7 +31,7 @@ pub(crate) const INDEX: &str = "MEMORY.md";
 /// Where the project folders sit, below the home folder.
 pub(crate) const PROJECTS_DIR: &str = ".claude/projects";
 /// Claude Code's user settings, below the home folder.
-pub(crate) const SETTINGS: &str = ".claude/settings.json";
+pub const SETTINGS: &str = ".claude/settings.json";
 /// The user setting that moves auto memory to a folder of the user's choice.
 pub(crate) const DIRECTORY_SETTING: &str = "autoMemoryDirectory";
 /// Settings files are small; a bigger one is not read.
@@ -81,7 +81,7 @@ pub(crate) fn allowed_root(memory_folder: &Path) -> &Path {
 
 /// Where Claude Code keeps auto memory for one home folder, read once per scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct AutoMemoryPlace {
+pub struct AutoMemoryPlace {
     home: PathBuf,
     /// The folder `autoMemoryDirectory` names (`~/` expanded; relative to the home folder).
     directory: Option<PathBuf>,
@@ -182,7 +182,7 @@ pub(crate) fn find_memory_folder(home: &Path, project: &Path) -> Option<PathBuf>
 
 /// Why the home folder's Claude Code settings could not be read for
 /// `autoMemoryDirectory`, in words; `None` when they could (or there are none).
-pub(crate) fn settings_problem(home: &Path) -> Option<String> {
+pub fn settings_problem(home: &Path) -> Option<String> {
     read_directory_setting(home).err()
 }
 

@@ -13,7 +13,7 @@ use crate::model::Format;
 /// and the installed Gemini extensions' context files, `~/.beans/BEANS.md` and its local
 /// file, and Codex's first non-empty (`non_empty`) of `AGENTS.override.md` and `AGENTS.md`
 /// in `codex_home` (`$CODEX_HOME`), else in `~/.codex`.
-pub(crate) fn user_files(
+pub fn user_files(
     format: Format,
     home: &Path,
     codex_home: Option<&Path>,

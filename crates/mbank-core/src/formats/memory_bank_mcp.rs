@@ -20,7 +20,7 @@ pub const DOCUMENT_BANK_DIRS: [&str; 2] = ["global-memory-bank", "branch-memory-
 pub(crate) const DOCUMENT_BANKS_PARENT: &str = "docs";
 
 /// Where this format's budgets come from, in words.
-pub(crate) const BUDGET_SOURCE: &str =
+pub const BUDGET_SOURCE: &str =
     "memory-bank family guideline; Memory Bank MCP / Roo documents no size limit of its own";
 
 /// The five core files of the Memory Bank MCP protocol: product-context, active-context,
@@ -49,7 +49,7 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
 /// those, names them in kebab-case by default, and sits next to the mode rules of its
 /// modes (`.clinerules-{mode}`, `.roorules-{mode}`, `.roomodes`, `.roo/rules-{mode}/`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MemoryBankEvidence {
+pub struct MemoryBankEvidence {
     /// Core files named in kebab-case (`active-context.md`) and in camelCase
     /// (`activeContext.md`, `projectbrief.md`).
     pub kebab_names: usize,

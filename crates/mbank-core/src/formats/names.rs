@@ -159,7 +159,7 @@ const OLD_COPY_MARKERS: [&str; 5] = ["deprecated", "backup", "archive", "old", "
 /// The role a file name only looks like (a stem of it, not one of its names): the file
 /// gets no role, but validation names it when that role's file is missing. Markdown
 /// files only.
-pub(crate) fn lookalike_role(file_name: &str) -> Option<Role> {
+pub fn lookalike_role(file_name: &str) -> Option<Role> {
     if !is_markdown(file_name) {
         return None;
     }

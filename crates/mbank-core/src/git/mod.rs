@@ -4,7 +4,7 @@
 //! text (for the append-only check on decision logs).
 //!
 //! **Nothing the repository configures runs.** Every git command mbank starts is built
-//! by [`GitRepo::command`] (or, before a repository is known, by the same builder without
+//! by `GitRepo::command` (or, before a repository is known, by the same builder without
 //! its per-repository part), which switches off everything a repository's config could
 //! make git execute: `core.fsmonitor`, hooks (`core.hooksPath` points at a file, so no
 //! hook exists), the pager, `diff.external`, credential helpers, askpass, the ssh
@@ -17,7 +17,7 @@
 //! the work-tree bytes as they are (`hash-object --no-filters`) and comparing blob ids
 //! from `ls-files -s` and `ls-tree`, never by `git status` or `git diff`. The only
 //! exception is a review commit with `[review] run_git_hooks = true`, which runs the
-//! user's hooks and signing as a plain `git commit` would ([`Policy::CommitHooks`]).
+//! user's hooks and signing as a plain `git commit` would (`Policy::CommitHooks`).
 //!
 //! Every call is bounded: stdin is closed, prompts and optional locks are off, paths are
 //! read from `-z` output without quoting, and a command that runs past its time limit is

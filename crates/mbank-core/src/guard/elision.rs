@@ -15,7 +15,7 @@ use similar::{Algorithm, DiffOp};
 
 /// Non-blank old lines that must disappear next to a placeholder for it to stand in
 /// for them.
-pub(crate) const MIN_LINES_NEAR: usize = 3;
+pub const MIN_LINES_NEAR: usize = 3;
 
 /// How many changed stretches on each side of a placeholder still count as near it.
 const NEIGHBOURS: usize = 8;

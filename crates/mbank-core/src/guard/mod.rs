@@ -58,7 +58,7 @@ impl Default for GuardPolicy {
 /// A file's version as agents see it: the first 128 bits of the SHA-256 of its text, in
 /// hex. Stable across runs, builds and machines (unlike `write::Fingerprint`), so an agent
 /// can keep it between calls and send it back as `expectedVersion`.
-pub(crate) fn content_version(text: &str) -> String {
+pub fn content_version(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
     let mut out = String::with_capacity(32);
     for byte in &digest[..16] {

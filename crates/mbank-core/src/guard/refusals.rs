@@ -22,7 +22,7 @@ use crate::io::paths;
 const LOG_FOLDER: &str = "refusals";
 
 /// Size at which the log is rotated.
-pub(crate) const ROTATE_BYTES: u64 = 1024 * 1024;
+pub const ROTATE_BYTES: u64 = 1024 * 1024;
 
 /// One refused write.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

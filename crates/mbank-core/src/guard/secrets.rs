@@ -10,7 +10,7 @@
 //! allowed by name, nothing else for looking like an example.
 //!
 //! A whole text is judged by [`exposed_secrets`]: one case-insensitive literal pass
-//! ([`TRIGGERS`]) picks the lines worth the regexes, so a large decision log without a
+//! (`TRIGGERS`) picks the lines worth the regexes, so a large decision log without a
 //! candidate costs one linear scan; only when a line fires are the `<private>` blocks
 //! worked out (with pulldown-cmark, to know which tag lines sit in code).
 use std::ops::Range;
@@ -329,7 +329,7 @@ pub fn secret_in_line(line: &str) -> Option<&'static str> {
 
 /// A line of a text that holds a secret: 1-based number and kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ExposedLine {
+pub struct ExposedLine {
     pub line: usize,
     pub kind: &'static str,
 }
@@ -345,7 +345,7 @@ fn line_ranges(text: &str) -> Vec<Range<usize>> {
     ranges
 }
 
-/// Lines (0-based) that hold any [`TRIGGERS`] literal, each once, in order.
+/// Lines (0-based) that hold any `TRIGGERS` literal, each once, in order.
 fn candidate_lines(text: &str) -> Vec<(usize, Range<usize>)> {
     let mut out: Vec<(usize, Range<usize>)> = Vec::new();
     let bytes = text.as_bytes();
@@ -445,7 +445,7 @@ fn code_lines(text: &str, lines: &[Range<usize>]) -> Vec<Range<usize>> {
 /// The lines of `text` (1-based) that expose a secret to anyone reading the file: outside
 /// well-formed `<private>` blocks, in a file whose frontmatter does not say
 /// `private: true`.
-pub(crate) fn exposed_secrets(text: &str) -> Vec<ExposedLine> {
+pub fn exposed_secrets(text: &str) -> Vec<ExposedLine> {
     let mut hits: Vec<(usize, &'static str)> = candidate_lines(text)
         .into_iter()
         .filter_map(|(n, range)| secret_in_line(&text[range]).map(|kind| (n, kind)))

@@ -781,7 +781,7 @@ impl Dir {
 
 /// A temp file in a [`Dir`], removed when dropped unless committed by a rename.
 #[derive(Debug)]
-pub(crate) struct TempFile<'d> {
+pub struct TempFile<'d> {
     dir: &'d Dir,
     name: String,
     file: File,

@@ -43,7 +43,7 @@ pub fn home_dir() -> Option<PathBuf> {
 /// thousands of paths built by joining names onto a folder, and `strip_prefix` walks
 /// both paths component by component; on Unix such paths are compared as bytes, and
 /// anything unusual (`.` or empty components) takes the exact way.
-pub(crate) fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
+pub fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -87,7 +87,7 @@ pub fn file_name(path: &Path) -> Option<&OsStr> {
 /// When a file's inode last changed (unix `ctime`). Unlike the modification time, no
 /// program can set it back, so an edit that keeps a file's size and restores its
 /// modification time still moves it. `None` where the platform keeps no such time.
-pub(crate) fn change_time(meta: &std::fs::Metadata) -> Option<SystemTime> {
+pub fn change_time(meta: &std::fs::Metadata) -> Option<SystemTime> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

@@ -9,7 +9,7 @@ use crate::io::dir_handle::{Dir, FileId};
 
 /// Files above this are reported, not read: no real memory file comes near it,
 /// and a runaway agent log must not stall a scan.
-pub(crate) const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a path cannot be read as a text file, judged from its metadata alone: folders,
 /// FIFOs, sockets and devices are refused before they are opened, because opening a

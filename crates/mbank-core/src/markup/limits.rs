@@ -42,7 +42,7 @@ const MIB: usize = 1024 * 1024;
 
 /// `.clinerules-{mode}`, `.roorules-{mode}` (JSON, YAML or TOML) and `.roomodes`: real
 /// ones are under 60 KB and nest a handful of levels.
-pub(crate) const MODE_FILE: Limits = Limits {
+pub const MODE_FILE: Limits = Limits {
     max_bytes: 512 * KIB,
     max_depth: 64,
 };
@@ -61,7 +61,7 @@ pub const JSON_STORE: Limits = Limits {
 };
 
 /// mbank's own TOML: `config.toml`, `keymap.toml`, theme files.
-pub(crate) const SETTINGS: Limits = Limits {
+pub const SETTINGS: Limits = Limits {
     max_bytes: 256 * KIB,
     max_depth: 64,
 };
@@ -73,13 +73,13 @@ pub const MARKDOWN: Limits = Limits {
 };
 
 /// Decision logs above this are not parsed: no timeline entries, no append-only check.
-pub(crate) const DECISION_LOG_MAX_BYTES: u64 = 8 * MIB as u64;
+pub const DECISION_LOG_MAX_BYTES: u64 = 8 * MIB as u64;
 
 /// The token cache and the listing cache: a bigger file is ignored (and rewritten).
-pub(crate) const CACHE_MAX_BYTES: u64 = 128 * MIB as u64;
+pub const CACHE_MAX_BYTES: u64 = 128 * MIB as u64;
 
 /// YAML anchors (`&name`) at most, and aliases (`*name`) at most.
-pub(crate) const YAML_MAX_ALIASES: usize = 256;
+pub const YAML_MAX_ALIASES: usize = 256;
 
 /// The syntax a limit was checked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -535,7 +535,7 @@ pub(crate) fn markdown_nesting(text: &str, limit: usize) -> Nesting {
 
 /// What a pre-scan of a YAML text found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct YamlShape {
+pub struct YamlShape {
     /// Block levels (by indentation and `- ` / `? ` indicators) plus flow levels
     /// (`[` and `{`).
     pub nesting: Nesting,
@@ -948,7 +948,7 @@ impl<'t> YamlScan<'t> {
 /// Pre-scans a YAML text: its nesting, its anchors and aliases, and about how much the
 /// aliases would expand it ("billion laughs": a few nested aliases multiply the nodes a
 /// parser builds). Linear in the text; `limits` says where to note the first excess.
-pub(crate) fn yaml_shape(text: &str, limits: Limits) -> YamlShape {
+pub fn yaml_shape(text: &str, limits: Limits) -> YamlShape {
     let mut scan = YamlScan::new(limits);
     let mut start = 0;
     for (index, raw) in text.split('\n').enumerate() {

@@ -252,7 +252,7 @@ fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
 /// other HTML tags included, is prose. Sorted, disjoint, on char boundaries. Text with no
 /// backtick, `~~~`, `<!--` or indented line is not parsed; text past the parse limits
 /// has only its fenced blocks found, line by line.
-pub(crate) fn non_prose_ranges(text: &str) -> Vec<Range<usize>> {
+pub fn non_prose_ranges(text: &str) -> Vec<Range<usize>> {
     use pulldown_cmark::{Event, Tag};
     if !may_hold_non_prose(text) {
         return Vec::new();
@@ -293,7 +293,7 @@ fn code_block_ranges(text: &str) -> Vec<Range<usize>> {
 /// The text with every byte that is not prose ([`non_prose_ranges`]) turned into a space,
 /// line breaks kept: the same length, lines and byte offsets, so what is found in it
 /// points into the original text. Borrowed when everything is prose.
-pub(crate) fn prose_only(text: &str) -> Cow<'_, str> {
+pub fn prose_only(text: &str) -> Cow<'_, str> {
     let ranges = non_prose_ranges(text);
     if ranges.is_empty() {
         return Cow::Borrowed(text);

@@ -188,12 +188,12 @@ pub fn text(text: &str) -> Cow<'_, str> {
     clean(text, Keep::LineBreaks)
 }
 
-/// A path for a terminal: bytes that are not UTF-8 become U+FFFD, then [`line`].
+/// A path for a terminal: bytes that are not UTF-8 become U+FFFD, then [`line()`].
 pub fn path(path: &Path) -> String {
     os_str(path.as_os_str())
 }
 
-/// An OS string (a file name) for a terminal: lossy decoding, then [`line`].
+/// An OS string (a file name) for a terminal: lossy decoding, then [`line()`].
 pub fn os_str(name: &OsStr) -> String {
     line(&name.to_string_lossy()).into_owned()
 }

@@ -205,7 +205,7 @@ pub(crate) fn time_nanos(time: SystemTime) -> i128 {
 /// A folder this run consulted (listed, or found unchanged), for a caller that remembers
 /// what it derived from folders and checks them again later.
 #[derive(Debug, Clone)]
-pub(crate) struct Consulted {
+pub struct Consulted {
     pub path: OsString,
     /// [`Stamp::digest`] of the folder when it was read; `None` without a stamp (no cache
     /// file) or when it changed within the racy window of this run.
@@ -374,7 +374,7 @@ impl Listings {
 
     /// The listing cache of `root` in `dir`. A missing or invalid file gives an empty
     /// cache; so does anything but a regular file (a FIFO, a device such as `/dev/zero`,
-    /// a folder) or a file over [`limits::CACHE_MAX_BYTES`], refused before reading.
+    /// a folder) or a file over [`limits::CACHE_MAX_BYTES`](crate::markup::limits::CACHE_MAX_BYTES), refused before reading.
     /// `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, root: &Path, clock: &Clock) -> Listings {
         let file = dir.join(Self::file_name(root));
@@ -535,7 +535,7 @@ impl Listings {
     /// Remembers a fact derived from a file's content; only facts read from the file
     /// itself belong here (never an I/O error, which may go away without the file
     /// changing).
-    pub(crate) fn put_fact<T: Serialize>(
+    pub fn put_fact<T: Serialize>(
         &self,
         kind: &str,
         path: &Path,
@@ -640,7 +640,7 @@ impl Listings {
     }
 
     /// Every folder consulted in this run, with the stamp it had when it was read.
-    pub(crate) fn consulted(&self) -> Vec<Consulted> {
+    pub fn consulted(&self) -> Vec<Consulted> {
         self.dirs
             .iter()
             .map(|dir| Consulted {

@@ -581,7 +581,7 @@ impl TokenCache {
 
     /// [`TokenCache::get`] for a caller that uses no dates (`mbank tokens`): figures
     /// counted without looking for dates are found too, with no dates.
-    pub(crate) fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
+    pub fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
         self.get_as(key, false)
     }
 

@@ -453,7 +453,7 @@ pub fn write_guarded(target: &Path, new_text: &str, expected: Expected) -> Resul
 /// very file read ([`HandleRead::id`]). Nothing is opened by path: the check, the temp
 /// file (`O_EXCL`, no link followed) and the rename are all relative to `dir`, and a
 /// symlink at `name` is refused, never followed.
-pub(crate) fn write_in(
+pub fn write_in(
     dir: &Dir,
     name: &str,
     new_text: &str,
@@ -472,7 +472,7 @@ const TEMP_RANDOM_LEN: usize = 8;
 /// (at most [`crate::io::text::MAX_READ_BYTES`], fsynced) takes seconds even on a slow disk,
 /// and a writer whose temp file was removed under it fails before the rename, leaving
 /// the target untouched.
-pub(crate) const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// Whether `name` is a temp file name of [`write_guarded`]'s own pattern.
 fn is_temp_name(name: &str) -> bool {
@@ -705,7 +705,7 @@ pub(crate) fn remove_in(
 /// Deletes `target` only if it still holds what the caller read (`Expected::Missing`:
 /// succeeds when nothing is there). A symlink is removed itself, after its target's
 /// content was checked. Used by review to drop a file the person confirmed to discard.
-pub(crate) fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
+pub fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
     if expected == Expected::Missing {
         return match fs::symlink_metadata(target) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),

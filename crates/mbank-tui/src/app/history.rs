@@ -29,7 +29,7 @@ pub(crate) struct HistoryJobs {
 }
 
 impl HistoryJobs {
-    pub(crate) fn is_idle(&self) -> bool {
+    pub fn is_idle(&self) -> bool {
         self.running == 0 && !self.diffing && self.queued.is_none()
     }
 }

@@ -275,7 +275,7 @@ impl App {
     /// True when no answer the next key depends on is outstanding: the scan, the open
     /// project's report, a file being read or saved, a backup, a theme, the review, a
     /// file's history.
-    pub(crate) fn is_idle(&self) -> bool {
+    pub fn is_idle(&self) -> bool {
         self.shows_projects()
             && self.jobs == 0
             && (self.projects.open.is_none() || self.tree.report.is_some())

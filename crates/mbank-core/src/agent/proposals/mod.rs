@@ -43,11 +43,11 @@ const LAST_ID: &str = "last-id";
 /// Pending proposals at most; the next staged write is refused until a person decides.
 pub const MAX_PENDING: usize = 200;
 /// One proposal's file (its base and proposed text, as JSON) at most.
-pub(crate) const MAX_PROPOSAL_BYTES: u64 = 8 * 1024 * 1024;
+pub const MAX_PROPOSAL_BYTES: u64 = 8 * 1024 * 1024;
 /// All pending proposals' files together at most.
-pub(crate) const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
 /// Decided proposals kept (the oldest go first).
-pub(crate) const KEEP_DECIDED: usize = 200;
+pub const KEEP_DECIDED: usize = 200;
 
 pub use crate::config::Writes;
 

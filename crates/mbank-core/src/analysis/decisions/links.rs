@@ -8,7 +8,7 @@ use super::{Decision, DecisionStatus};
 /// makes ADR-3 superseded by it) and marks replaced entries superseded. Links are
 /// resolved through sorted indexes by ADR number and by title (binary searches), so the
 /// work is O((entries + links) log entries), not entries × links; at most
-/// [`MAX_LINKS`] are filled in per entry.
+/// `MAX_LINKS` are filled in per entry.
 pub fn link_supersessions(decisions: &mut [Decision]) {
     if decisions
         .iter()
@@ -215,7 +215,7 @@ fn link_name(decision: &Decision) -> &str {
 }
 
 /// For each `(target, source)`, appends the source's name to the target's `list`, once
-/// per name, in order, while the list is shorter than [`MAX_LINKS`].
+/// per name, in order, while the list is shorter than `MAX_LINKS`.
 fn add_links(decisions: &mut [Decision], pairs: &[(usize, usize)], list: LinkList) {
     for &(target, source) in pairs {
         let name = link_name(&decisions[source]);

@@ -183,7 +183,7 @@ fn within_limits(text: &str) -> Result<(), JsonSyntaxError> {
 /// The byte offset each line of a text starts at, built in one pass; the line of any
 /// offset is then a binary search.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LineIndex {
+pub struct LineIndex {
     starts: Vec<usize>,
 }
 

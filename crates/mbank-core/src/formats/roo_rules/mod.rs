@@ -24,7 +24,7 @@ use super::{FormatRules, Placement, split_rel};
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// The mode a Roo Code session starts in unless the user picks another.
-pub(crate) const DEFAULT_MODE: &str = "code";
+pub const DEFAULT_MODE: &str = "code";
 
 /// Roo Code's built-in modes.
 pub(crate) const BUILT_IN_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
@@ -102,7 +102,7 @@ pub const ROOMODES: &str = ".roomodes";
 pub(crate) const ROO_DIR: &str = ".roo";
 
 /// `.roo/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
-pub(crate) fn system_prompt_override(rel: &Path) -> Option<&str> {
+pub fn system_prompt_override(rel: &Path) -> Option<&str> {
     let mut parts = rel.components().map(|c| c.as_os_str().to_str());
     match (parts.next(), parts.next(), parts.next()) {
         (Some(Some(".roo")), Some(Some(name)), None) => name
@@ -138,7 +138,7 @@ pub(crate) fn mode_of_path(rel: &Path) -> Option<String> {
 /// When a file of a rules bank rooted at `root` loads in a session of `mode`: the
 /// mode's own rule files at the start, other modes' never in it (on demand: when the
 /// user switches), everything else as listed.
-pub(crate) fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
+pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
     let rel = file.path.strip_prefix(root).unwrap_or(&file.path);
     if file.load == LoadKind::Never {
         return LoadKind::Never;

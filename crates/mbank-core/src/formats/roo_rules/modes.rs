@@ -367,7 +367,7 @@ pub fn parse_roomodes(path: &Path, text: &str) -> Result<Vec<CustomMode>, ModePa
 /// A custom mode of `.roomodes` with the fields Roo Code puts into the system prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub(crate) struct ModeDefinition {
+pub struct ModeDefinition {
     pub slug: String,
     pub name: String,
     pub role_definition: String,
@@ -408,7 +408,7 @@ pub(crate) fn parse_mode_definitions(
 /// (slug) - ` and its `whenToUse`, else the first sentence of its role definition. With a
 /// `.roo/system-prompt-{mode}` override (`overridden`) the list of modes is not sent, only
 /// the active mode's role definition and custom instructions. Empty when nothing is sent.
-pub(crate) fn roomodes_as_sent(modes: &[ModeDefinition], mode: &str, overridden: bool) -> String {
+pub fn roomodes_as_sent(modes: &[ModeDefinition], mode: &str, overridden: bool) -> String {
     let active = modes.iter().find(|m| m.slug == mode);
     let mut parts: Vec<String> = Vec::new();
     if let Some(active) = active

@@ -151,7 +151,7 @@ impl DocumentController {
     }
 
     /// No read, save or backup of the open file is outstanding.
-    pub(crate) fn is_idle(&self) -> bool {
+    pub fn is_idle(&self) -> bool {
         self.pending.is_none() && self.jobs == 0 && self.doc().is_none_or(|d| !d.saving)
     }
 
