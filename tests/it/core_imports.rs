@@ -1,6 +1,6 @@
 //! The core's modules import one another without circles: a module-level graph of
-//! `src/core` (its top-level modules, and the sub-modules of `analysis` and `formats`)
-//! read from the `crate::core::…` and `super::…` paths of the sources, tests left out.
+//! `crates/mbank-core/src` (its top-level modules, and the sub-modules of `analysis` and `formats`)
+//! read from the `crate::…` and `super::…` paths of the sources, tests left out.
 //! Formats are the bottom layer the analysis judges with, so a circle between them means
 //! shared vocabulary sits in the wrong place. The same holds between the files of one
 //! room: each file is a module, and no two of them may need each other.
@@ -12,15 +12,15 @@ use std::path::Path;
 /// Families whose sub-modules are nodes of their own.
 const SPLIT: [&str; 2] = ["analysis", "formats"];
 
-/// The module path of a source file below `src/core`: `analysis/budgets.rs` →
-/// `[analysis, budgets]`, `formats/mod.rs` → `[formats]`.
+/// The module path of a source file below the core's `src`: `analysis/budgets.rs` →
+/// `[analysis, budgets]`, `formats/mod.rs` → `[formats]`, `lib.rs` → `[]`.
 fn module_of(core: &Path, file: &Path) -> Vec<String> {
     let rel = file.strip_prefix(core).unwrap().with_extension("");
     let mut parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if parts.last().is_some_and(|p| p == "mod") {
+    if parts.last().is_some_and(|p| p == "mod") || parts == ["lib"] {
         parts.pop();
     }
     parts
@@ -61,7 +61,7 @@ fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// The module paths a piece of code names: each `crate::core::a::b` and `super::a`
+/// The module paths a piece of code names: each `crate::a::b` and `super::a`
 /// (resolved from `module`), with `{a, b::c}` groups opened one level.
 fn referenced(module: &[String], code: &str) -> Vec<Vec<String>> {
     let mut found = Vec::new();
@@ -70,8 +70,8 @@ fn referenced(module: &[String], code: &str) -> Vec<Vec<String>> {
     while at < code.len() {
         let rest = &code[at..];
         let starts_word = at == 0 || !is_ident(bytes[at - 1] as char);
-        let (base, consumed) = if starts_word && rest.starts_with("crate::core::") {
-            (Vec::new(), "crate::core::".len())
+        let (base, consumed) = if starts_word && rest.starts_with("crate::") {
+            (Vec::new(), "crate::".len())
         } else if starts_word && rest.starts_with("super::") {
             let mut base = module.to_vec();
             let mut consumed = 0;
@@ -136,7 +136,7 @@ fn core_graph(core: &Path) -> BTreeMap<String, BTreeSet<String>> {
         let Some(from) = node(&module) else { continue };
         let code = code_of(&std::fs::read_to_string(file).unwrap());
         for path in referenced(&module, &code) {
-            // `crate::core::formats::Budget` names the `formats` node; a type at a
+            // `crate::formats::Budget` names the `formats` node; a type at a
             // family's top is its `mod.rs`.
             let Some(mut to) = node(&path) else { continue };
             if !known.contains(&to) {
@@ -219,13 +219,13 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 
 #[test]
 fn the_core_modules_import_one_another_without_circles() {
-    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/mbank-core/src");
     let graph = core_graph(&core);
     // The reader sees the modules it must: formats use the model, analysis uses formats.
     assert!(graph["analysis::budgets"].contains("formats"), "{graph:?}");
     assert!(graph["formats::cline"].contains("model"), "{graph:?}");
     let shown = shown_circles(&graph);
-    assert!(shown.is_empty(), "import circles in src/core: {shown:#?}");
+    assert!(shown.is_empty(), "import circles in mbank-core: {shown:#?}");
 }
 
 /// The circles of a graph, each shown as its edges.
@@ -249,7 +249,7 @@ fn shown_circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
 
 #[test]
 fn the_core_files_import_one_another_without_circles() {
-    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core");
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/mbank-core/src");
     let graph = file_graph(&core);
     // The reader resolves files inside a room and up to a room's top.
     assert!(graph["analysis::budgets"].contains("formats"), "{graph:?}");
@@ -257,7 +257,7 @@ fn the_core_files_import_one_another_without_circles() {
     let shown = shown_circles(&graph);
     assert!(
         shown.is_empty(),
-        "import circles between files of src/core: {shown:#?}"
+        "import circles between files of mbank-core: {shown:#?}"
     );
 }
 
@@ -279,7 +279,7 @@ fn the_file_reader_finds_circles_between_files_of_one_room() {
     );
     write(
         "agent/store.rs",
-        "use crate::core::agent::bank::X;\nuse super::W;\n",
+        "use crate::agent::bank::X;\nuse super::W;\n",
     );
     write("agent/quiet.rs", "use super::bank::X;\n");
     let graph = file_graph(dir.path());
@@ -304,16 +304,16 @@ fn the_import_reader_finds_circles_and_resolves_super_and_groups() {
     };
     write("model.rs", "use super::{paths, text::counted};\n");
     write("paths.rs", "pub fn p() {}\n");
-    write("text.rs", "use crate::core::model::X;\n");
+    write("text.rs", "use crate::model::X;\n");
     write("formats/mod.rs", "pub mod cline;\n");
     write(
         "formats/cline.rs",
-        "use super::Placement;\nuse crate::core::analysis::budgets::Unit;\n",
+        "use super::Placement;\nuse crate::analysis::budgets::Unit;\n",
     );
     write(
         "analysis/budgets.rs",
-        "// crate::core::scan is only named in a comment\nuse crate::core::formats::cline::X;\n\
-         #[cfg(test)]\nmod tests {\n    use crate::core::scan::x;\n}\n",
+        "// crate::scan is only named in a comment\nuse crate::formats::cline::X;\n\
+         #[cfg(test)]\nmod tests {\n    use crate::scan::x;\n}\n",
     );
     write("scan/mod.rs", "pub fn s() {}\n");
     let graph = core_graph(dir.path());

@@ -21,6 +21,7 @@ mod core_imports;
 mod corpus;
 mod corpus_decisions;
 mod corpus_labels;
+mod crate_dependencies;
 mod demo_dates;
 mod e2e_pty;
 mod findings_doc;

@@ -1,0 +1,184 @@
+//! ADR files (`ADR-NNN-title.md`, ConKeeper's `ADR-NNN-YYYYMMDD-HHMM-title.md`): one
+//! decision each, from the first heading, the frontmatter, the body fields and the name.
+use std::path::Path;
+use std::sync::LazyLock;
+
+use chrono::{NaiveDate, NaiveTime};
+use regex::Regex;
+
+use super::entry::{ADR_TITLE, EntryFields, content_mask, read_fields, read_heading};
+use super::text::{clean_title, find_date, links_in, regex};
+use super::{Decision, DecisionStatus, DecisionStyle};
+use crate::formats;
+use crate::markup::markdown;
+
+/// `ADR-012-20250522-1403-title.md`: the timestamp ConKeeper adds for concurrent sessions.
+static ADR_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)^adr[-_ ]?\d+[-_](?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})(?:[-_T](?P<hh>\d{2})(?P<mm>\d{2}))?(?:[-_]|\.md$|$)",
+    )
+});
+
+/// The one decision an ADR file records. Title from its first heading (without the
+/// `ADR-NNN:` prefix), else the frontmatter's `title`, else the file name; date from the
+/// file name's timestamp, the frontmatter (`date`, `created`) or a `Date:` line.
+pub fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    let mask = content_mask(text, lines.len());
+    let mut front = EntryFields::default();
+    let mut front_title = None;
+    if let Some(fm) = markdown::frontmatter(text) {
+        for line in fm.yaml.lines() {
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let value = value.trim().trim_matches(['"', '\'']);
+            match key.trim().to_lowercase().as_str() {
+                "status" => front.status = DecisionStatus::parse(value),
+                "date" | "created" | "decided" if front.date.is_none() => {
+                    front.date = find_date(value)
+                }
+                "title" if !value.is_empty() => front_title = Some(clean_title(value)),
+                "supersedes" => front.supersedes.extend(links_in(value)),
+                "superseded_by" | "superseded-by" | "supersededby" => {
+                    front.superseded_by.extend(links_in(value))
+                }
+                _ => {}
+            }
+        }
+    }
+    let first_heading = (0..lines.len())
+        .filter(|i| mask[*i])
+        .find_map(|i| markdown::heading(lines[i]).map(|(_, t)| (i, t)));
+    let body = read_fields((0..lines.len()).filter(|i| mask[*i]).map(|i| lines[i]));
+
+    let file_id = formats::adr_number(&file_name).map(|_| {
+        let lower = file_name.to_ascii_lowercase();
+        let digits: String = lower
+            .trim_start_matches("adr")
+            .trim_start_matches(['-', '_'])
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        format!("ADR-{digits}")
+    });
+    let (heading_id, heading_title) = match &first_heading {
+        Some((_, text)) => {
+            let read = read_heading(text);
+            (read.id, Some(read.title).filter(|t| !t.is_empty()))
+        }
+        None => (None, None),
+    };
+    let stamp = ADR_FILE_STAMP.captures(&file_name).and_then(|c| {
+        let num = |n: &str| c.name(n).and_then(|m| m.as_str().parse::<u32>().ok());
+        let date = NaiveDate::from_ymd_opt(i32::try_from(num("y")?).ok()?, num("m")?, num("d")?)?;
+        let time = match (num("hh"), num("mm")) {
+            (Some(h), Some(m)) => NaiveTime::from_hms_opt(h, m, 0),
+            _ => None,
+        };
+        Some((date, time))
+    });
+    let title = heading_title.or(front_title).unwrap_or_else(|| {
+        let stem = file_name.trim_end_matches(".md");
+        let words = ADR_TITLE
+            .captures(stem)
+            .map(|c| c["rest"].to_string())
+            .unwrap_or_else(|| stem.to_string());
+        let words = words.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
+        clean_title(&words.replace(['-', '_'], " "))
+    });
+    let date = stamp.or(front.date).or(body.date);
+    let mut superseded_by = front.superseded_by;
+    superseded_by.extend(body.superseded_by);
+    superseded_by.dedup();
+    let mut supersedes = front.supersedes;
+    supersedes.extend(body.supersedes);
+    supersedes.dedup();
+    let status = body
+        .status
+        .filter(|s| *s != DecisionStatus::Unknown)
+        .or(front.status)
+        .or_else(|| (!superseded_by.is_empty()).then_some(DecisionStatus::Superseded))
+        .unwrap_or(DecisionStatus::Unknown);
+    let start = first_heading.map_or(0, |(i, _)| i);
+    let end = (0..lines.len())
+        .rev()
+        .find(|i| !lines[*i].trim().is_empty())
+        .unwrap_or(start);
+    Some(Decision {
+        id: heading_id.or(file_id),
+        title: if title.is_empty() {
+            file_name.clone()
+        } else {
+            title
+        },
+        date: date.map(|d| d.0),
+        time: date.and_then(|d| d.1),
+        status,
+        supersedes,
+        superseded_by,
+        file: path.to_path_buf(),
+        display: file_name,
+        line: start + 1,
+        end_line: end.max(start) + 1,
+        style: DecisionStyle::Adr,
+        group: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::date;
+    use super::*;
+
+    #[test]
+    fn adr_files_with_status_line_and_superseded_by() {
+        let text = "# ADR-003: Use tokio for IO\n\n\
+**Status:** Superseded by ADR-007\n**Date:** 2025-05-02\n**Tags:** io\n\n## Context\nblocking reads\n";
+        let d = parse_adr(Path::new("decisions/ADR-003-use-tokio.md"), text).unwrap();
+        assert_eq!(d.id.as_deref(), Some("ADR-003"));
+        assert_eq!(d.title, "Use tokio for IO");
+        assert_eq!(d.status, DecisionStatus::Superseded);
+        assert_eq!(d.superseded_by, vec!["ADR-007"]);
+        assert_eq!(d.date, date("2025-05-02"));
+        assert_eq!((d.line, d.end_line), (1, 8));
+
+        let stamped = parse_adr(
+            Path::new("ADR-012-20250522-1403-split-crates.md"),
+            "# ADR-012: Split crates\n\n**Status:** Proposed\n",
+        )
+        .unwrap();
+        assert_eq!(stamped.date, date("2025-05-22"));
+        assert_eq!(stamped.time, NaiveTime::from_hms_opt(14, 3, 0));
+        assert_eq!(stamped.status, DecisionStatus::Proposed);
+    }
+
+    #[test]
+    fn adr_files_with_frontmatter_and_wikilinks() {
+        let text = "---\ntype: decision\nstatus: Superseded\ncreated: 2026-02-01\n---\n\
+# ADR-0010: Vendor the graph tool\n\n**SUPERSEDED by [[ADR-0011]]**: now external.\n";
+        let d = parse_adr(Path::new("ADR-0010.md"), text).unwrap();
+        assert_eq!(d.status, DecisionStatus::Superseded);
+        assert_eq!(d.superseded_by, vec!["ADR-0011"]);
+        assert_eq!(d.date, date("2026-02-01"));
+        assert_eq!(d.line, 6);
+        let later = parse_adr(
+            Path::new("ADR-0011.md"),
+            "# ADR-0011: Graph tool stays external\n\n**Status:** Accepted\n**Supersedes:** [[ADR-0010]]\n",
+        )
+        .unwrap();
+        assert_eq!(later.supersedes, vec!["ADR-0010"]);
+        // No heading: the title comes from the file name.
+        let bare = parse_adr(Path::new("ADR-004-pick-a-licence.md"), "Status: Rejected\n").unwrap();
+        assert_eq!(bare.title, "pick a licence");
+        assert_eq!(bare.status, DecisionStatus::Rejected);
+        assert!(parse_adr(Path::new("ADR-005.md"), "\n  \n").is_none());
+    }
+}

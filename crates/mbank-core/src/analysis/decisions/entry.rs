@@ -1,0 +1,261 @@
+//! What one entry's heading and body say about it, for logs and ADR files alike: a
+//! heading read as a dated, Cline, ADR or plain title, and the fields (`**Date:**`,
+//! `Status:`, `Supersedes:` …) of its body; plus which lines are content at all.
+use std::sync::LazyLock;
+
+use chrono::{NaiveDate, NaiveTime};
+use regex::Regex;
+
+use super::text::{
+    ADR_REF, DATE_TIME, clean_title, date_from_captures, find_date, is_ascii, links_in,
+    may_contain_word, may_match, normalize_adr_id, regex, strip_markup,
+};
+use super::{DecisionStatus, DecisionStyle};
+use crate::markup::markdown;
+
+/// Date at the start of a heading's text, optionally in brackets, then the title.
+static DATE_FIRST: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"^[\[(]?{DATE_TIME}[\])]?(?:\s*(?:[-–—:|]+|\s)\s*(?P<rest>.*))?$"
+    ))
+});
+/// Title, then a date at the end (`X - 2025-05-22`, `X (2025-05-22)`).
+static DATE_LAST: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"^(?P<rest>.*?\S)\s*(?:[-–—:|,]\s*|\s)[\[(]?{DATE_TIME}[\])]?$"
+    ))
+});
+/// `Decision: X`, `Decision - X`, `Decision 3: X`, `Decision #3`.
+static CLINE_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"(?i)^decision(?:\s*#?\s*(?P<n>\d+))?\s*(?:[:\-–—.]\s*(?P<rest>.*))?$")
+});
+/// `ADR-0011: X`, `ADR 12 — X`, `ADR-3.`.
+pub(super) static ADR_TITLE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)^(?P<id>adr[-_ ]?\d+)\b\s*(?:[:\-–—.|]\s*)?(?P<rest>.*)$"));
+/// `**Key:** value`, `- **Key**: value`, `Key: value` for the few keys read from bodies.
+static FIELD: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>[A-Za-z][A-Za-z ]{1,30}?)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:|:)\s*(?P<value>.*)$",
+    )
+});
+/// Words [`SUPERSEDED_BY`] cannot match without.
+pub(super) const SUPERSEDED_WORDS: &[&[u8]] = &[b"superseded", b"replaced"];
+pub(super) static SUPERSEDED_BY: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)\b(?:superseded|replaced)\s+(?:by|with)\b[:\s]*(?P<rest>.*)$"));
+
+/// Body keys that mark a heading as a decision block.
+const MARKER_KEYS: [&str; 11] = [
+    "date",
+    "status",
+    "context",
+    "decision",
+    "rationale",
+    "alternatives considered",
+    "alternatives",
+    "consequences",
+    "options considered",
+    "selected",
+    "decided",
+];
+
+/// What a body says about its entry.
+#[derive(Default)]
+pub(super) struct EntryFields {
+    pub(super) date: Option<(NaiveDate, Option<NaiveTime>)>,
+    pub(super) status: Option<DecisionStatus>,
+    pub(super) supersedes: Vec<String>,
+    pub(super) superseded_by: Vec<String>,
+    pub(super) decision: Option<String>,
+    pub(super) has_marker: bool,
+}
+
+/// A heading that is a section of a decision block (`### Context`, `### Decision`).
+pub(super) fn is_block_section(heading: &str) -> bool {
+    MARKER_KEYS.contains(&clean_title(heading).to_lowercase().as_str())
+}
+
+pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFields {
+    let mut fields = EntryFields::default();
+    for line in lines {
+        // Nothing below matches a blank line.
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some((_, text)) = markdown::heading(line) {
+            if MARKER_KEYS.contains(&text.trim().trim_end_matches(':').to_lowercase().as_str()) {
+                fields.has_marker = true;
+            }
+            continue;
+        }
+        if line.as_bytes().contains(&b':')
+            && let Some(c) = FIELD.captures(line)
+        {
+            let key = c["key"].trim().to_lowercase();
+            let value = c["value"].trim();
+            if MARKER_KEYS.contains(&key.as_str()) {
+                fields.has_marker = true;
+            }
+            match key.as_str() {
+                "date" | "created" | "decided on" | "decision date" if fields.date.is_none() => {
+                    fields.date = find_date(value);
+                }
+                "status" if fields.status.is_none() => {
+                    fields.status = DecisionStatus::parse(value);
+                    if may_contain_word(value, SUPERSEDED_WORDS)
+                        && let Some(m) = SUPERSEDED_BY.captures(value)
+                    {
+                        fields.superseded_by.extend(links_in(&m["rest"]));
+                    }
+                }
+                "supersedes" | "replaces" => fields.supersedes.extend(links_in(value)),
+                "superseded by" | "replaced by" => {
+                    let links = links_in(value);
+                    if !links.is_empty() {
+                        fields.status.get_or_insert(DecisionStatus::Superseded);
+                    }
+                    fields.superseded_by.extend(links);
+                }
+                "decision" if fields.decision.is_none() && !value.is_empty() => {
+                    fields.decision = Some(clean_title(value));
+                }
+                _ => {}
+            }
+            continue;
+        }
+        // "SUPERSEDED by [[ADR-0011]]" written as a sentence.
+        if may_contain_word(line, SUPERSEDED_WORDS)
+            && let Some(m) = SUPERSEDED_BY.captures(line)
+        {
+            let ids: Vec<String> = ADR_REF
+                .find_iter(&m["rest"])
+                .map(|m| normalize_adr_id(m.as_str()))
+                .collect();
+            if !ids.is_empty() {
+                fields.status = Some(DecisionStatus::Superseded);
+                fields.superseded_by.extend(ids);
+            }
+        }
+    }
+    fields.supersedes.dedup();
+    fields.superseded_by.dedup();
+    fields
+}
+
+/// Lines (0-based) that are neither in code fences nor in frontmatter.
+pub(super) fn content_mask(text: &str, line_count: usize) -> Vec<bool> {
+    let mut mask = vec![true; line_count];
+    for (start, end) in markdown::fenced_lines(text) {
+        for slot in mask
+            .iter_mut()
+            .take(end.min(line_count))
+            .skip(start.saturating_sub(1))
+        {
+            *slot = false;
+        }
+    }
+    if let Some(fm) = markdown::frontmatter(text) {
+        let lines = text[..fm.body_start.min(text.len())].lines().count();
+        for slot in mask.iter_mut().take(lines) {
+            *slot = false;
+        }
+    }
+    mask
+}
+
+/// How a heading's text reads as a decision.
+pub(super) struct HeadingTitle {
+    pub(super) title: String,
+    pub(super) id: Option<String>,
+    pub(super) date: Option<(NaiveDate, Option<NaiveTime>)>,
+    pub(super) style: DecisionStyle,
+    /// False for a plain heading, which is a decision only when its body says so.
+    pub(super) certain: bool,
+}
+
+pub(super) fn read_heading(text: &str) -> HeadingTitle {
+    let text = strip_markup(text);
+    let text = text.trim();
+    let mut out = HeadingTitle {
+        // Every branch below sets the title.
+        title: String::new(),
+        id: None,
+        date: None,
+        style: DecisionStyle::Block,
+        certain: false,
+    };
+    let mut rest = text.to_string();
+    let ascii = is_ascii(text);
+    let has_digit = may_match(ascii, text, |bytes| bytes.iter().any(u8::is_ascii_digit));
+    let date_first = may_match(ascii, text, |bytes| {
+        matches!(bytes.first(), Some(b'[' | b'(' | b'0'..=b'9'))
+    });
+    if date_first
+        && let Some(c) = DATE_FIRST.captures(text)
+        && let Some(date) = date_from_captures(&c)
+    {
+        out.date = Some(date);
+        rest = c.name("rest").map_or("", |m| m.as_str()).to_string();
+        out.style = DecisionStyle::DatedHeading;
+        out.certain = true;
+    } else if has_digit
+        && let Some(c) = DATE_LAST.captures(text)
+        && let Some(date) = date_from_captures(&c)
+    {
+        out.date = Some(date);
+        rest = c["rest"].to_string();
+        out.style = DecisionStyle::DatedHeading;
+        out.certain = true;
+    }
+    let rest_clean = clean_title(&rest);
+    let starts_with = |word: &[u8]| {
+        // `rest_clean` is a cleaned part of `text`: ASCII when it is.
+        may_match(ascii, &rest_clean, |bytes| {
+            bytes.len() >= word.len() && bytes[..word.len()].eq_ignore_ascii_case(word)
+        })
+    };
+    let (adr_prefix, decision_prefix) = (starts_with(b"adr"), starts_with(b"decision"));
+    if adr_prefix && let Some(c) = ADR_TITLE.captures(&rest_clean) {
+        out.id = Some(normalize_adr_id(&c["id"]));
+        out.title = clean_title(&c["rest"]);
+        out.style = DecisionStyle::Adr;
+        out.certain = true;
+    } else if decision_prefix && let Some(c) = CLINE_TITLE.captures(&rest_clean) {
+        let named = c.name("rest").map(|m| clean_title(m.as_str()));
+        out.title = match named {
+            Some(t) if !t.is_empty() => t,
+            _ => rest_clean.clone(),
+        };
+        // A bare "Decision" heading is a section of a block, not a block.
+        if c.name("n").is_some() || c.name("rest").is_some_and(|m| !m.as_str().is_empty()) {
+            if out.style != DecisionStyle::DatedHeading {
+                out.style = DecisionStyle::ClineBlock;
+            }
+            out.certain = true;
+        }
+    } else {
+        out.title = rest_clean;
+    }
+    out
+}
+
+/// Whether a heading names a section of decisions: its words hold "decisions" (or
+/// "decision log", "decision records", "ADRs"). The singular "Decision" names one
+/// decision's part ("### Decision" in a block, "Decision Engine"), not a list of them; a
+/// heading that is itself an entry (`## Decision: X`, `## ADR-3 …`) is not a section.
+pub fn is_decision_section_heading(text: &str) -> bool {
+    if !may_contain_word(text, &[b"decision", b"adr"]) {
+        return false;
+    }
+    let lower = strip_markup(text).to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let names_decisions = words.iter().enumerate().any(|(i, word)| {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        *word == "decisions"
+            || *word == "adrs"
+            || (*word == "decision" && matches!(next, "log" | "logs" | "records" | "history"))
+    });
+    names_decisions && !read_heading(text).certain
+}

@@ -1,0 +1,295 @@
+//! The lines of a decision log that may open, close or group entries: headings, Roo log
+//! lines and their footer, RooFlow list items, and rows of tables of decisions, found in
+//! one pass over the log's content lines.
+use std::sync::LazyLock;
+
+use chrono::{NaiveDate, NaiveTime};
+use regex::Regex;
+
+use super::entry::is_decision_section_heading;
+use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
+use super::text::{DATE_TIME, clean_title, date_from_captures, is_placeholder, may_match, regex};
+use crate::markup::markdown;
+
+/// Roo log line: `[2025-05-22 14:03:11] - summary`, also as a list item.
+static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"^\s*(?:[-*+]\s+)?\[{DATE_TIME}\]\s*(?:[-–—:|]\s*)?(?P<rest>.*)$"
+    ))
+});
+/// RooFlow's bare timestamp, `2025-05-22 14:03:11 - summary` (a list marker allowed): a
+/// log line when it opens a line, the date of a bullet in a `## Decision` list. The time
+/// is required on a line of its own, so a sentence opening with a date stays prose.
+static BARE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"^\s*(?P<bullet>[-*+]\s+)?{DATE_TIME}\s*(?:[-–—:|]\s*)(?P<rest>.*)$"
+    ))
+});
+/// Roo's footer `2025-05-22 14:03:11 - Log of updates made.`: not a decision.
+static LOG_FOOTER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)^\s*\[?{DATE_TIME}\]?\s*[-–—:]\s*log of updates made\.?\s*$"
+    ))
+});
+
+/// A bare `Decision` / `Decisions` heading: RooFlow writes its log as bullets below one.
+fn is_bare_list_heading(text: &str) -> bool {
+    let cleaned = clean_title(text);
+    cleaned.eq_ignore_ascii_case("decision") || cleaned.eq_ignore_ascii_case("decisions")
+}
+
+/// A date with the time of day when one is written.
+pub(super) type Stamp = (NaiveDate, Option<NaiveTime>);
+
+/// A RooFlow timestamp opening `text`, `[2025-05-22 14:03:11] - X` or
+/// `2025-05-22 14:03:11 - X` (a bare date needs a separator after it): the date and time
+/// and the text after it.
+pub(super) fn leading_stamp(text: &str) -> Option<(Stamp, &str)> {
+    if let Some(found) = quick_log_line(text) {
+        return Some(found);
+    }
+    let bytes = text.trim_start().as_bytes();
+    if !matches!(bytes.first(), Some(b'[' | b'0'..=b'9')) {
+        return None;
+    }
+    let c = LOG_LINE.captures(text).or_else(|| {
+        BARE_STAMP
+            .captures(text)
+            .filter(|c| c.name("bullet").is_none())
+    })?;
+    let date = date_from_captures(&c)?;
+    let rest = c.name("rest")?;
+    Some((date, &text[rest.start()..]))
+}
+
+/// A top-level bullet: its title (the bold part when the bullet opens with one, else the
+/// whole text) and the date of a RooFlow timestamp opening it. `None` for an indented
+/// bullet (a detail of the entry above), an empty bullet (RooFlow's template `*`) or a
+/// placeholder.
+fn list_item(line: &str) -> Option<(String, Option<Stamp>)> {
+    let rest = line
+        .strip_prefix("* ")
+        .or_else(|| line.strip_prefix("- "))
+        .or_else(|| line.strip_prefix("+ "))?;
+    let (date, rest) = match leading_stamp(rest.trim()) {
+        Some((date, after)) => (Some(date), after),
+        None => (None, rest),
+    };
+    let rest = rest.trim();
+    let title = match rest.strip_prefix("**") {
+        Some(bold) => match bold.find("**") {
+            Some(end) if end > 0 => &bold[..end],
+            _ => rest,
+        },
+        None => rest,
+    };
+    let title = clean_title(title);
+    (!title.is_empty() && !is_placeholder(&title)).then_some((title, date))
+}
+
+/// A line that may open an entry, close one, or group dated entries.
+#[derive(Debug, Clone)]
+pub(super) enum Event {
+    Heading {
+        level: usize,
+        text: String,
+    },
+    LogLine {
+        date: (NaiveDate, Option<NaiveTime>),
+        title: String,
+    },
+    Footer,
+    TableRow(TableRow),
+    /// A top-level bullet in a `## Decision` section (RooFlow's list format).
+    ListItem {
+        title: String,
+        date: Option<Stamp>,
+    },
+}
+
+/// The usual Roo log line, `[2025-05-22 14:03:11] - summary` (also as a list item), read
+/// without the regex: its date and time and the summary. `None` for any other shape
+/// (another date format, a time zone, a non-ASCII line), which then goes to
+/// [`LOG_LINE`]: where this reads a line, the regex reads it the same way, and the regex
+/// costs more than the rest of a 100k-entry log together.
+fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> {
+    let bytes = line.as_bytes();
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let mut i = 0;
+    let skip_spaces = |i: &mut usize| {
+        while *i < bytes.len() && is_space(bytes[*i]) {
+            *i += 1;
+        }
+    };
+    // Up to `max` digits (at least `min`) as a number.
+    let number = |i: &mut usize, min: usize, max: usize| -> Option<u32> {
+        let start = *i;
+        let mut value = 0u32;
+        while *i < bytes.len() && *i - start < max && bytes[*i].is_ascii_digit() {
+            value = value * 10 + u32::from(bytes[*i] - b'0');
+            *i += 1;
+        }
+        (*i - start >= min).then_some(value)
+    };
+    skip_spaces(&mut i);
+    if matches!(bytes.get(i), Some(b'-' | b'*' | b'+'))
+        && bytes.get(i + 1).is_some_and(|&b| is_space(b))
+    {
+        i += 1;
+        skip_spaces(&mut i);
+    }
+    if bytes.get(i) != Some(&b'[') {
+        return None;
+    }
+    i += 1;
+    let year = number(&mut i, 4, 4)?;
+    let separator = |i: &mut usize| -> Option<()> {
+        matches!(bytes.get(*i), Some(b'-' | b'/' | b'.')).then(|| *i += 1)
+    };
+    separator(&mut i)?;
+    let month = number(&mut i, 1, 2)?;
+    separator(&mut i)?;
+    let day = number(&mut i, 1, 2)?;
+    let mut time = None;
+    if matches!(bytes.get(i), Some(b' ' | b'T')) {
+        while matches!(bytes.get(i), Some(b' ' | b'T')) {
+            i += 1;
+        }
+        let hour = number(&mut i, 1, 2)?;
+        (bytes.get(i) == Some(&b':')).then_some(())?;
+        i += 1;
+        let minute = number(&mut i, 2, 2)?;
+        let mut second = 0;
+        if bytes.get(i) == Some(&b':') {
+            i += 1;
+            second = number(&mut i, 2, 2)?;
+        }
+        time = Some(NaiveTime::from_hms_opt(hour, minute, second));
+    }
+    if bytes.get(i) != Some(&b']') {
+        return None;
+    }
+    i += 1;
+    let date = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
+    skip_spaces(&mut i);
+    if matches!(bytes.get(i), Some(b'-' | b':' | b'|')) {
+        i += 1;
+        skip_spaces(&mut i);
+    }
+    Some(((date, time.flatten()), &line[i..]))
+}
+
+/// `ascii`: the whole text is ASCII (checked once, not per line).
+pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(usize, Event)> {
+    let mut events = Vec::new();
+    let mut index = 0;
+    // Level of the `## Decision` heading whose list we are in (RooFlow), and whether its
+    // list ends at a sub-heading: under "## Key Decisions" only the bullets before the
+    // first sub-heading are entries (later ones are details of `### X` entries).
+    let mut list_section: Option<(usize, bool)> = None;
+    // RooFlow's template opens with "This file records … decisions.\n<stamp> - Log of
+    // updates made.": stamped lines that continue the opening paragraph (before any
+    // section) note updates of the file, not decisions.
+    let mut in_opening_paragraph = false;
+    let mut seen_section = false;
+    while index < lines.len() {
+        let line = lines[index];
+        if !mask[index] {
+            index += 1;
+            continue;
+        }
+        let continues_opening = in_opening_paragraph;
+        if line.trim().is_empty() {
+            in_opening_paragraph = false;
+        } else if !seen_section && !in_opening_paragraph && !line.starts_with('#') {
+            in_opening_paragraph = !matches!(
+                line.trim_start().as_bytes().first(),
+                Some(b'0'..=b'9' | b'[' | b'-' | b'*' | b'+')
+            );
+        }
+        // Log lines and footers start with a date, `[` or a list marker.
+        let bytes = line.as_bytes();
+        let may_be_log = may_match(ascii, line, |bytes| {
+            let mut i = 0;
+            while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+            {
+                i += 1;
+            }
+            i < bytes.len() && matches!(bytes[i], b'[' | b'0'..=b'9' | b'-' | b'*' | b'+')
+        });
+        // A footer ends with "log of updates made".
+        let may_be_footer = may_be_log
+            && may_match(ascii, line, |_| {
+                let mut end = bytes.len();
+                while end > 0
+                    && matches!(bytes[end - 1], b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+                {
+                    end -= 1;
+                }
+                if end > 0 && bytes[end - 1] == b'.' {
+                    end -= 1;
+                }
+                end >= 4 && bytes[end - 4..end].eq_ignore_ascii_case(b"made")
+            });
+        if may_be_footer && LOG_FOOTER.is_match(line) {
+            events.push((index, Event::Footer));
+        } else if let Some((date, rest)) = (ascii && may_be_log)
+            .then(|| quick_log_line(line))
+            .flatten()
+        {
+            let title = clean_title(rest);
+            events.push((index, Event::LogLine { date, title }));
+        } else if may_be_log
+            && let Some(c) = LOG_LINE.captures(line)
+            && let Some(date) = date_from_captures(&c)
+        {
+            let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
+            events.push((index, Event::LogLine { date, title }));
+        } else if may_be_log
+            && let Some(c) = BARE_STAMP.captures(line)
+            && c.name("bullet").is_none()
+            && c.name("hh").is_some()
+            && let Some(date) = date_from_captures(&c)
+        {
+            if continues_opening {
+                index += 1;
+                continue;
+            }
+            let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
+            events.push((index, Event::LogLine { date, title }));
+        } else if let Some((level, text)) = markdown::heading(line) {
+            seen_section |= level > 1;
+            in_opening_paragraph = false;
+            // A level-1 "Decisions" is the file's title, not a section.
+            if level > 1 && is_bare_list_heading(&text) {
+                list_section = Some((level, false));
+            } else if level > 1 && is_decision_section_heading(&text) {
+                list_section = Some((level, true));
+            } else if list_section.is_some_and(|(l, strict)| level <= l || strict) {
+                list_section = None;
+            }
+            events.push((index, Event::Heading { level, text }));
+        } else if list_section.is_some()
+            && let Some((title, date)) = list_item(line)
+        {
+            events.push((index, Event::ListItem { title, date }));
+        } else if let Some(header) = table_cells(line)
+            && lines.get(index + 1).is_some_and(|l| is_separator_row(l))
+            && let Some(columns) = table_columns(&header)
+        {
+            index += 2;
+            while index < lines.len() && mask[index] {
+                let Some(cells) = table_cells(lines[index]) else {
+                    break;
+                };
+                if let Some(row) = row_of(&cells, &columns) {
+                    events.push((index, Event::TableRow(row)));
+                }
+                index += 1;
+            }
+            continue;
+        }
+        index += 1;
+    }
+    events
+}

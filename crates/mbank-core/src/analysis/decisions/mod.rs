@@ -1,0 +1,295 @@
+//! Decision logs turned into timeline entries, whatever style the agent wrote them in:
+//! Cline `## Decision: X` blocks with `- **Date**:`/`- **Status**:` bullets, dated headings
+//! (`## 2025-05-22 - X`, `### 2025/05/22 - X`, `## 2/27/2025 - X`, `## X - 2025-05-22`,
+//! with or without a time), Memory Bank MCP blocks (`## X` + `- **Date:**`,
+//! `**Context:**`, `**Decision:**` …), Roo `[YYYY-MM-DD HH:MM:SS] - summary` lines, tables
+//! of decisions, and ADR files (`ADR-NNN-title.md`, `ADR-NNN-YYYYMMDD-HHMM-title.md`) with
+//! their status line and "Superseded by ADR-XXX". Other memory files (activeContext.md,
+//! systemPatterns.md, CLAUDE.md …) add the entries of their decision sections ("## Key
+//! Decisions", "Recent Decisions"): `sections`. A heading that only groups entries
+//! ("Phase 2 decisions" over `### X` blocks) is never an entry; its title is their group.
+//! A status is read from the leading words of its field ("Accepted — pending X" is
+//! accepted).
+//!
+//! This module holds the model ([`Decision`], its status and style) and the public API;
+//! the work lives in one module per concern: `text` (title and date helpers), `entry`
+//! (what a heading and a body say about an entry), `events` and `tables` (the lines of a
+//! log that open, close or group entries), `log` and `adr` (the two kinds of file),
+//! `sections` (decision sections of other files), `links` (supersession), `timeline`
+//! (sorting), `project` (reading a bank's or a project's logs and sections) and
+//! `append_only` (the check that no entry was lost).
+//!
+//! Parsing is lenient and line-based: headings inside code fences, tables of contents,
+//! templates and placeholders (`## [Date] - [Decision Topic]`) are not decisions.
+//! Decision logs are append-only (the Cline memory bank spec): `lost_entries` compares a log with its
+//! committed version so a shrunk log can be reported.
+//!
+//! Bounds: a log over `limits::DECISION_LOG_MAX_BYTES` (8 MiB) is not parsed and is a
+//! `parse-limit` finding (an error when the append-only check is skipped because of it);
+//! parsing, linking and sorting are O(n log n) in the entries (100k entries well under a
+//! second, unoptimised), and at most 16 supersession links are filled in per entry.
+use std::path::{Path, PathBuf};
+
+use chrono::{NaiveDate, NaiveTime};
+use serde::Serialize;
+
+use crate::formats;
+use crate::model::Role;
+
+mod adr;
+mod append_only;
+mod entry;
+mod events;
+mod links;
+mod log;
+mod project;
+mod sections;
+mod tables;
+mod text;
+mod timeline;
+
+pub use adr::parse_adr;
+pub use append_only::{lost_entries, shrink_finding, visible_entries, visible_text};
+pub use entry::is_decision_section_heading;
+pub use links::link_supersessions;
+pub use log::parse_log;
+pub use project::{
+    ProjectDecisions, decisions_of_file, decisions_of_project, project_decisions,
+    section_decisions, too_large_finding,
+};
+pub use sections::parse_sections;
+pub use timeline::sort_timeline;
+
+use text::{is_placeholder, strip_markup};
+
+/// Where a decision stands. `rejected` covers declined and withdrawn proposals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DecisionStatus {
+    Proposed,
+    Accepted,
+    Superseded,
+    Deprecated,
+    Rejected,
+    /// Taken back after being applied ("Reverted", "Rolled back").
+    Reverted,
+    Unknown,
+}
+
+impl DecisionStatus {
+    pub fn id(self) -> &'static str {
+        match self {
+            DecisionStatus::Proposed => "proposed",
+            DecisionStatus::Accepted => "accepted",
+            DecisionStatus::Superseded => "superseded",
+            DecisionStatus::Deprecated => "deprecated",
+            DecisionStatus::Rejected => "rejected",
+            DecisionStatus::Reverted => "reverted",
+            DecisionStatus::Unknown => "unknown",
+        }
+    }
+
+    /// Reads a free-text status ("Accepted", "Superseded by ADR-012", "In Progress") by
+    /// its leading words: the first status word decides, so "Accepted — pending review of
+    /// the API" is accepted and later words never override it. Emoji and markup before
+    /// the word are skipped; a negation ("not accepted") or an unknown first phrase gives
+    /// `None`, as do placeholders (`[Accepted / Superseded]`).
+    pub fn parse(text: &str) -> Option<DecisionStatus> {
+        let clean = strip_markup(text);
+        let trimmed = clean.trim();
+        if trimmed.is_empty() || is_placeholder(trimmed) {
+            return None;
+        }
+        let lower = trimmed.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .take(3)
+            .collect();
+        for (index, word) in words.iter().enumerate() {
+            let next = words.get(index + 1).copied().unwrap_or("");
+            if let Some(status) = status_word(word, next) {
+                return Some(status);
+            }
+            // Only a leading qualifier ("fully accepted", "now deprecated") is skipped.
+            if !matches!(
+                *word,
+                "fully" | "partially" | "now" | "status" | "currently" | "finally" | "mostly"
+            ) {
+                return None;
+            }
+        }
+        None
+    }
+}
+
+/// The status a leading word (with the word after it, for two-word phrases) names.
+fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
+    use DecisionStatus::*;
+    Some(match word {
+        "superseded" | "supersedes" => Superseded,
+        "replaced" => Superseded,
+        "deprecated" | "obsolete" | "retired" | "sunset" => Deprecated,
+        "rejected" | "declined" | "withdrawn" | "abandoned" | "dropped" | "cancelled"
+        | "canceled" | "wontfix" | "won't" => Rejected,
+        "reverted" | "revert" | "undone" => Reverted,
+        "rolled" if next == "back" => Reverted,
+        "proposed" | "proposal" | "draft" | "pending" | "open" | "considering" | "considered"
+        | "discussing" | "discussion" | "review" | "reviewing" | "planned" | "tentative"
+        | "wip" | "exploring" | "investigating" | "todo" => Proposed,
+        "in" if matches!(next, "progress" | "review" | "discussion") => Proposed,
+        "under" if matches!(next, "review" | "discussion" | "consideration") => Proposed,
+        "accepted" | "accept" | "approved" | "adopted" | "decided" | "implemented" | "applied"
+        | "active" | "done" | "complete" | "completed" | "final" | "finalized" | "finalised"
+        | "agreed" | "chosen" | "shipped" | "deployed" | "enacted" | "merged" | "resolved"
+        | "live" | "operational" => Accepted,
+        "in" if next == "effect" => Accepted,
+        _ => return None,
+    })
+}
+
+impl std::fmt::Display for DecisionStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// Which way of writing decisions an entry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DecisionStyle {
+    /// `## Decision: X` with `- **Date**:` / `- **Status**:` bullets (Cline spec).
+    ClineBlock,
+    /// A heading carrying a date: `## 2025-05-22 - X`, `## X - 2025-05-22`.
+    DatedHeading,
+    /// `## X` whose body holds `**Date:**`, `**Context:**`, `**Decision:**` … (Memory Bank MCP).
+    Block,
+    /// `[YYYY-MM-DD HH:MM:SS] - summary` (Roo).
+    LogLine,
+    /// A bullet (`* **Title**`, `* text`) under a bare `## Decision` heading (RooFlow),
+    /// dated only when its body says so.
+    ListItem,
+    /// A row of a table of decisions.
+    TableRow,
+    /// One ADR file, or an `ADR-NNN` heading inside a log.
+    Adr,
+}
+
+/// One decision on the timeline.
+///
+/// JSON shape (stable): `{id, title, date, time, status, supersedes, superseded_by, file,
+/// display, line, end_line, style, group}`; `id`, `date` (`YYYY-MM-DD`), `time`
+/// (`HH:MM:SS`) and `group` are `null` when unknown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// `ADR-0011` when the entry has an ADR number.
+    pub id: Option<String>,
+    pub title: String,
+    pub date: Option<NaiveDate>,
+    pub time: Option<NaiveTime>,
+    pub status: DecisionStatus,
+    /// Decisions this one replaces (ADR ids or titles, as written).
+    pub supersedes: Vec<String>,
+    /// Decisions that replace this one.
+    pub superseded_by: Vec<String>,
+    pub file: PathBuf,
+    /// The file as shown to people (relative to the project).
+    pub display: String,
+    /// 1-based first and last line of the entry.
+    pub line: usize,
+    pub end_line: usize,
+    pub style: DecisionStyle,
+    /// The heading that groups this entry with others ("Phase 2 decisions", "Key
+    /// Decisions" in activeContext.md), when one does.
+    pub group: Option<String>,
+}
+
+/// Decisions in one file's text, by role: an ADR file holds one, a log many.
+pub(crate) fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
+    let is_adr_file = role == Role::Adr
+        || path
+            .file_name()
+            .is_some_and(|n| formats::is_adr_name(&n.to_string_lossy()));
+    if is_adr_file {
+        parse_adr(path, text).into_iter().collect()
+    } else {
+        parse_log(path, text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parses `text` as a file named `decisionLog.md`.
+    pub(super) fn log(text: &str) -> Vec<Decision> {
+        parse_log(Path::new("decisionLog.md"), text)
+    }
+
+    pub(super) fn date(s: &str) -> Option<NaiveDate> {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
+    }
+
+    pub(super) fn time(s: &str) -> Option<NaiveTime> {
+        NaiveTime::parse_from_str(s, "%H:%M:%S").ok()
+    }
+
+    #[test]
+    fn a_status_is_read_from_its_leading_words_only() {
+        use DecisionStatus::*;
+        let cases = [
+            ("Accepted", Some(Accepted)),
+            ("**Approved**", Some(Accepted)),
+            ("In Progress", Some(Proposed)),
+            ("Draft", Some(Proposed)),
+            ("Superseded by ADR-9", Some(Superseded)),
+            ("Deprecated", Some(Deprecated)),
+            ("Rejected", Some(Rejected)),
+            ("[Accepted / Superseded / Deprecated]", None),
+            ("banana", None),
+            (
+                "Accepted — pending review of the storage API",
+                Some(Accepted),
+            ),
+            ("Accepted (pending benchmarks)", Some(Accepted)),
+            ("✅ **IMPLEMENTED** and deployed", Some(Accepted)),
+            ("Applied", Some(Accepted)),
+            ("Pending — will be accepted after review", Some(Proposed)),
+            ("Reverted", Some(Reverted)),
+            ("Rolled back after the outage", Some(Reverted)),
+            ("Superseded by ADR-7", Some(Superseded)),
+            (
+                "Deprecated in favour of the accepted ADR-9",
+                Some(Deprecated),
+            ),
+            ("Rejected; superseded proposal", Some(Rejected)),
+            ("Not accepted", None),
+            ("We discussed it and it was accepted", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(DecisionStatus::parse(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn hostile_text_does_not_panic() {
+        for text in [
+            "",
+            "#",
+            "## ",
+            "[2025-99-99 99:99:99] - bad date\n",
+            "| Decision |\n|---|\n| |\n",
+            "```\n## 2025-01-01 - never closed fence",
+            "## 2025-02-30 - impossible date\n",
+            "---\nstatus: [\n",
+            "## Décision: café ☕ 2025-01-01\n## 日本語の決定 - 2025-01-02\n",
+        ] {
+            let _ = log(text);
+            let _ = parse_adr(Path::new("ADR-1.md"), text);
+        }
+        let long = "x".repeat(500_000);
+        assert!(log(&long).is_empty());
+        let d = log("## 2025-02-30 - impossible date\n");
+        assert!(d.iter().all(|d| d.date.is_none()));
+    }
+}

@@ -1,0 +1,253 @@
+//! Decisions of a bank or a project: its decision logs read (within the size limit,
+//! else a finding) and parsed, the decision sections of its other memory files read,
+//! then all linked and put in timeline order.
+use std::collections::HashSet;
+
+use super::links::link_supersessions;
+use super::sections::parse_sections;
+use super::text::{adr_number, normalize_title};
+use super::timeline::sort_timeline;
+use super::{Decision, parse_file};
+use crate::analysis::placeholders::placeholder_lines;
+use crate::error::CoreError;
+use crate::findings::{Finding, Severity};
+use crate::io::text;
+use crate::limits;
+use crate::model::{Bank, MemoryFile, Role};
+
+/// Decision files of a bank are those whose role is a decision log.
+fn decision_files(bank: &Bank) -> impl Iterator<Item = &MemoryFile> {
+    bank.files
+        .iter()
+        .filter(|f| !f.is_virtual() && f.role.is_decision_log())
+}
+
+/// The finding for a decision log over [`limits::DECISION_LOG_MAX_BYTES`]: it is not
+/// parsed, so its decisions are missing from the timeline. When git tracks the log the
+/// append-only check would have compared it with its committed version and did not:
+/// that is an error (fail closed), since nothing else says entries may have been lost.
+pub fn too_large_finding(file: &MemoryFile, size: u64, append_only_skipped: bool) -> Finding {
+    let limit = limits::LimitExceeded::Size {
+        syntax: limits::Syntax::Markdown,
+        found: size,
+        limit: limits::DECISION_LOG_MAX_BYTES,
+    };
+    if append_only_skipped {
+        limit.finding(
+            Severity::Error,
+            &file.path,
+            "its decisions are missing from the timeline and the append-only check (no \
+             entries lost since the last commit) did not run",
+        )
+    } else {
+        limit.finding(
+            Severity::Warning,
+            &file.path,
+            "its decisions are missing from the timeline",
+        )
+    }
+}
+
+/// A decision log's text, or why it is left out: a log over the size limit is a
+/// finding; other read errors are validation's to report.
+fn read_log(file: &MemoryFile, problems: &mut Vec<Finding>) -> Option<String> {
+    match text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) {
+        Ok(text) => Some(text),
+        Err(CoreError::TooLarge { size, .. }) => {
+            problems.push(too_large_finding(file, size, false));
+            None
+        }
+        Err(_) => None,
+    }
+}
+
+/// Decisions of one file as listed in a bank (display names relative to the project).
+pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
+    let mut found = parse_file(&file.path, file.role, text);
+    let mut unfilled = placeholder_lines(text);
+    unfilled.sort_unstable();
+    found.retain(|d| !is_change_log_entry(d) && !is_unfilled_template(d, text, &unfilled));
+    for d in &mut found {
+        d.display = file.display.clone();
+    }
+    found
+}
+
+/// "Change Log Entry [2025-07-05]" in a decision log records an edit of the log, not a
+/// decision.
+fn is_change_log_entry(decision: &Decision) -> bool {
+    let title = decision.title.trim_start().to_lowercase();
+    title.starts_with("change log") || title.starts_with("changelog")
+}
+
+/// A template's example entry ("## Decision 1" with `[Date]`, `[Context]` …): every line
+/// of its body still holds a placeholder (`unfilled`, 1-based lines of the file).
+fn is_unfilled_template(decision: &Decision, text: &str, unfilled: &[usize]) -> bool {
+    let body: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+        .filter(|(number, line)| {
+            *number > decision.line && *number <= decision.end_line && !line.trim().is_empty()
+        })
+        .map(|(number, _)| number)
+        .collect();
+    !body.is_empty() && body.iter().all(|n| unfilled.binary_search(n).is_ok())
+}
+
+/// Logs with more titles than this are matched against section entries by exact title
+/// only.
+const MAX_TITLES_COMPARED: usize = 2_000;
+
+/// Whether a memory file is markdown that may hold decision sections: not a decision log
+/// (those are parsed whole), not a virtual memory, readable.
+fn may_hold_sections(file: &MemoryFile) -> bool {
+    let name = file.file_name().to_ascii_lowercase();
+    // Rule files instruct the agent; their "decision" sections are workflow, not record.
+    !file.is_virtual()
+        && file.role != Role::Rules
+        && !file.role.is_decision_log()
+        && file.unreadable.is_none()
+        && [".md", ".markdown", ".mdc", ".mdx"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+}
+
+/// Decisions written in the decision sections ("## Key Decisions", "Recent Decisions" …)
+/// of a bank's memory files other than its decision logs. An entry that repeats one of
+/// `logged` (the same ADR number, the same title, or a title of three words or more
+/// inside the other), is left out: the log holds the
+/// record, the section only mentions it. A file over the decision-log size limit or
+/// unreadable is skipped (it is no log; validation reports unreadable files).
+pub fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
+    let ids: HashSet<u32> = logged
+        .iter()
+        .filter_map(|d| d.id.as_deref().and_then(adr_number))
+        .collect();
+    let titles: HashSet<String> = logged.iter().map(|d| normalize_title(&d.title)).collect();
+    // Titles of several words, for "PostGIS for nearest-cell lookup" against the log's
+    // "Use PostGIS for nearest-cell lookup" (padded with spaces, so whole words match).
+    let long_titles: Vec<String> = titles
+        .iter()
+        .filter(|t| t.split(' ').count() >= 3)
+        .map(|t| format!(" {t} "))
+        .collect();
+    let restates = |title: &str| {
+        let title = normalize_title(title);
+        if titles.contains(&title) {
+            return true;
+        }
+        // Compared with every logged title: bounded, so a huge log costs no more than
+        // the exact match above.
+        if title.split(' ').count() < 3 || long_titles.len() > MAX_TITLES_COMPARED {
+            return false;
+        }
+        let padded = format!(" {title} ");
+        long_titles
+            .iter()
+            .any(|t| t.contains(&padded) || padded.contains(t.as_str()))
+    };
+    let mut out = Vec::new();
+    for file in bank.files.iter().filter(|f| may_hold_sections(f)) {
+        let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) else {
+            continue;
+        };
+        out.extend(
+            parse_sections(&file.path, &file.display, &text)
+                .into_iter()
+                .filter(|d| {
+                    let repeats_id =
+                        d.id.as_deref()
+                            .and_then(adr_number)
+                            .is_some_and(|n| ids.contains(&n));
+                    !repeats_id && !restates(&d.title)
+                }),
+        );
+    }
+    out
+}
+
+/// A project's decisions and the logs left out of them.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectDecisions {
+    /// Every decision of every bank, in timeline order.
+    pub decisions: Vec<Decision>,
+    /// Decision logs that were not parsed ([`too_large_finding`]).
+    pub problems: Vec<Finding>,
+}
+
+/// Every decision of a project's banks as listed (its logs' and its decision sections'),
+/// in timeline order, with a finding for each log too large to parse. The caller lists
+/// the banks, so the analysis stays above the scan that lists them.
+pub fn project_decisions(banks: &[Bank]) -> ProjectDecisions {
+    let mut out = ProjectDecisions::default();
+    for bank in banks {
+        let mut logged = Vec::new();
+        for file in decision_files(bank) {
+            if let Some(text) = read_log(file, &mut out.problems) {
+                logged.extend(decisions_of_file(file, &text));
+            }
+        }
+        let sections = section_decisions(bank, &logged);
+        out.decisions.extend(logged);
+        out.decisions.extend(sections);
+    }
+    link_supersessions(&mut out.decisions);
+    sort_timeline(&mut out.decisions);
+    out
+}
+
+/// Every decision of a project's banks, in timeline order.
+pub fn decisions_of_project(banks: &[Bank]) -> Vec<Decision> {
+    project_decisions(banks).decisions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::LoadKind;
+    use std::path::PathBuf;
+
+    fn log_file() -> MemoryFile {
+        MemoryFile {
+            path: PathBuf::from("memory-bank/decision-log.md"),
+            display: "memory-bank/decision-log.md".into(),
+            role: Role::Decisions,
+            layer: None,
+            order: 0,
+            group: None,
+            load: LoadKind::Startup,
+            size: 0,
+            modified: None,
+            changed: None,
+            memory: None,
+            unreadable: None,
+        }
+    }
+
+    fn titles(text: &str) -> Vec<String> {
+        decisions_of_file(&log_file(), text)
+            .into_iter()
+            .map(|d| d.title)
+            .collect()
+    }
+
+    #[test]
+    fn a_templates_unfilled_example_entries_are_not_decisions() {
+        let template = "# Decision Log\n\n## Decision 1\n- **Date:** [Date]\n- **Context:** [Context]\n\
+                        - **Decision:** [Decision]\n\n## Decision 2\n- **Date:** [Date]\n- **Context:** [Context]\n";
+        assert!(titles(template).is_empty(), "{:?}", titles(template));
+        // One filled field makes it an entry.
+        let filled = "# Decision Log\n\n## Decision 1\n- **Date:** 2025-03-02\n- **Context:** [Context]\n\
+                      - **Decision:** Use SQLite for the cache\n";
+        assert_eq!(titles(filled), ["Decision 1"]);
+    }
+
+    #[test]
+    fn change_log_entries_of_a_decision_log_are_not_decisions() {
+        let text = "# Decision Log\n\n## Architectural Decisions\n\n### AD-001: Use JOOQ\n\
+                    - **Decision**: JOOQ for database access\n\n### Change Log Entry [2025-07-05]\n\
+                    - **What**: Initial file creation\n- **Why**: Setting up the bank\n";
+        assert_eq!(titles(text), ["AD-001: Use JOOQ"]);
+    }
+}

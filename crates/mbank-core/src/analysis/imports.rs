@@ -1,0 +1,907 @@
+//! `@path` imports of hierarchical instruction memory (CLAUDE.md, GEMINI.md, BEANS.md):
+//! finding them in markdown, resolving them safely and expanding them recursively
+//! (the Beans-Code memory recommendations).
+//!
+//! Safety rules applied while expanding: at most [`MAX_IMPORT_DEPTH`] hops, cycles are
+//! reported with their chain, sensitive files (`.env`, credentials, `~/.ssh`, `~/.aws`) are
+//! never read, and a target must lie inside an allowed folder *after* symlinks are resolved.
+//!
+//! Placement of imported text: Claude Code's documentation says imported files are
+//! "expanded and loaded into context at launch, alongside the CLAUDE.md that references
+//! them", and its `/memory` and `/context` views list every imported file as its own entry
+//! right after the file that imports it (depth-first), each file loaded once. We follow that
+//! observable behaviour: the importing text stays as written (the `@path` line included) and
+//! each imported file follows it, in order of appearance. Token totals are the same as a
+//! splice in place; only the order of the pieces differs.
+use std::collections::HashSet;
+use std::path::{Component, Path, PathBuf};
+
+use crate::findings::{Finding, FindingCode, Severity};
+use crate::io::text;
+use crate::markup::markdown;
+use crate::model::Format;
+
+/// Claude Code follows imports at most four hops deep (its memory documentation today; older
+/// versions and the Beans-Code recommendations said five).
+pub const MAX_IMPORT_DEPTH: usize = 4;
+/// Guards against a bank whose imports fan out absurdly; real banks import a handful.
+const MAX_IMPORTED_FILES: usize = 1_000;
+/// Total text read through imports of one expander.
+const MAX_IMPORTED_BYTES: usize = 16 * 1024 * 1024;
+
+/// Folders under the home folder that hold an agent's own memory and may be imported
+/// from: the instruction-file family's own folders (`~/.claude`, `~/.codex`…).
+pub(crate) fn home_memory_dirs() -> impl Iterator<Item = &'static str> {
+    crate::formats::instruction_family().map(|member| member.dot_dir)
+}
+
+/// Whether an agent of this format expands `@path` imports. Codex reads AGENTS.md verbatim,
+/// so an `@` there is plain text.
+pub(crate) fn format_expands_imports(format: Format) -> bool {
+    crate::formats::rules(format).expands_imports()
+}
+
+/// One `@path` token found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ImportRef {
+    /// The path as written after `@`, with escapes (`\ `) undone and a `#fragment` dropped.
+    pub target: String,
+    /// 1-based line of the `@`.
+    pub line: usize,
+    /// 1-based column (in characters) of the `@`.
+    pub column: usize,
+}
+
+/// One flag per line (index 0 = line 1): is it inside a fenced code block?
+pub(crate) fn fenced_line_mask(text: &str) -> Vec<bool> {
+    let count = text.lines().count();
+    let mut mask = vec![false; count];
+    for (start, end) in markdown::fenced_lines(text) {
+        for flag in mask
+            .iter_mut()
+            .take(end.min(count))
+            .skip(start.saturating_sub(1))
+        {
+            *flag = true;
+        }
+    }
+    mask
+}
+
+/// Byte ranges of inline code spans on one line. A run of N backticks opens a span that
+/// the next run of exactly N backticks closes; an unmatched run is literal text. Linear:
+/// each run's next same-length run is found in one backward pass.
+pub(crate) fn code_span_ranges(line: &str) -> Vec<(usize, usize)> {
+    let bytes = line.as_bytes();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'`' {
+            let start = i;
+            while i < bytes.len() && bytes[i] == b'`' {
+                i += 1;
+            }
+            runs.push((start, i - start));
+        } else {
+            i += 1;
+        }
+    }
+    let mut next_same = vec![None; runs.len()];
+    let mut last_of_len: std::collections::HashMap<usize, usize> = Default::default();
+    for index in (0..runs.len()).rev() {
+        next_same[index] = last_of_len.get(&runs[index].1).copied();
+        last_of_len.insert(runs[index].1, index);
+    }
+    let mut spans = Vec::new();
+    let mut index = 0;
+    while index < runs.len() {
+        match next_same[index] {
+            Some(close) => {
+                let (open_at, _) = runs[index];
+                let (close_at, close_len) = runs[close];
+                spans.push((open_at, close_at + close_len));
+                index = close + 1;
+            }
+            None => index += 1,
+        }
+    }
+    spans
+}
+
+/// Characters that never appear in an import path but do in decorators, calls and markup.
+const NOT_PATH_CHARS: &[char] = &[
+    '(', ')', '[', ']', '{', '}', '<', '>', '"', '\'', '=', ',', ';', '|', '`', '*', '$', '!',
+];
+
+/// Trailing punctuation that ends a sentence rather than a path.
+const TRAILING_PUNCTUATION: &[char] = &[',', ';', ':', '!', '?', ')', ']', '}', '>', '"', '\''];
+
+fn has_file_extension(target: &str) -> bool {
+    let last = target.rsplit('/').next().unwrap_or(target);
+    match last.rfind('.') {
+        // A dotfile (`.env`, `.clinerules`) is a file name in its own right.
+        Some(0) => {
+            last.len() > 1
+                && last[1..]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        }
+        Some(dot) => {
+            let ext = &last[dot + 1..];
+            (1..=10).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        }
+        _ => false,
+    }
+}
+
+/// The path-shape heuristic: `./`, `../`, `~/` or `/` prefixes, or a `/` inside, or a file
+/// extension (or a dotfile name). Plain `@mentions`, decorators and `@@` hunks do not qualify.
+fn looks_like_path(target: &str) -> bool {
+    if target.is_empty() || target == "/" || target.starts_with('@') {
+        return false;
+    }
+    if target.contains(NOT_PATH_CHARS) {
+        return false;
+    }
+    if target.starts_with("./")
+        || target.starts_with("../")
+        || target.starts_with("~/")
+        || target.starts_with('/')
+    {
+        return true;
+    }
+    let first_ok = target
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    first_ok && (target.contains('/') || has_file_extension(target))
+}
+
+/// Reads the token after `@`: up to whitespace, where `\ ` is an escaped space.
+/// Returns the raw token end (byte offset in `line`) and the unescaped token.
+fn read_token(line: &str, from: usize) -> (usize, String) {
+    let mut token = String::new();
+    let mut chars = line[from..].char_indices().peekable();
+    let mut end = line.len();
+    while let Some((offset, c)) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(|(_, n)| *n == ' ') {
+            token.push(' ');
+            chars.next();
+            continue;
+        }
+        if c.is_whitespace() {
+            end = from + offset;
+            break;
+        }
+        token.push(c);
+    }
+    (end, token)
+}
+
+fn clean_target(token: &str) -> String {
+    let without_fragment = token.split('#').next().unwrap_or("");
+    let mut target = without_fragment.trim_end_matches(TRAILING_PUNCTUATION);
+    // A sentence-ending dot, unless the path itself ends in `.` or `..`.
+    while target.ends_with('.')
+        && !target.ends_with("/.")
+        && !target.ends_with("/..")
+        && target != "."
+        && target != ".."
+        && !target.ends_with("..")
+    {
+        target = target[..target.len() - 1].trim_end_matches(TRAILING_PUNCTUATION);
+    }
+    target.to_string()
+}
+
+/// Every `@path` import of a markdown text, skipping fenced blocks and code spans.
+/// An `@` counts only at the start of a line or after whitespace, so e-mail addresses
+/// never match; the token must look like a path (see `looks_like_path`).
+pub(crate) fn find_imports(text: &str) -> Vec<ImportRef> {
+    let fenced = fenced_line_mask(text);
+    let mut found = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if fenced.get(index).copied().unwrap_or(false) || !line.contains('@') {
+            continue;
+        }
+        let spans = code_span_ranges(line);
+        // Spans are ordered, so one cursor walks them alongside the `@`s (no rescans).
+        let mut span_cursor = 0;
+        let mut previous: Option<char> = None;
+        let mut skip_until = 0;
+        for (char_index, (at, c)) in line.char_indices().enumerate() {
+            let column = char_index + 1;
+            let prev = previous;
+            previous = Some(c);
+            if at < skip_until || c != '@' {
+                continue;
+            }
+            if prev.is_some_and(|p| !p.is_whitespace()) {
+                continue;
+            }
+            while span_cursor < spans.len() && spans[span_cursor].1 <= at {
+                span_cursor += 1;
+            }
+            if spans
+                .get(span_cursor)
+                .is_some_and(|&(start, _)| start <= at)
+            {
+                continue;
+            }
+            let (end, token) = read_token(line, at + 1);
+            skip_until = end;
+            let target = clean_target(&token);
+            if looks_like_path(&target) {
+                found.push(ImportRef {
+                    target,
+                    line: index + 1,
+                    column,
+                });
+            }
+        }
+    }
+    found
+}
+
+/// Removes `.` and resolves `..` without touching the disk (for paths that may not exist).
+/// A `..` cancels the name before it, never another `..` (`../../x` stays as it is), and
+/// stops at the root. Give it absolute paths: a relative one keeps only the `..` it
+/// starts with, and where that leads depends on the current folder (see [`absolute`]).
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `path` made absolute against the current folder (no symlink resolved, `..` kept), so
+/// a base given as `.` or `sub/..` keeps its place once normalised.
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Files no import may read, whatever folder they are in (the Beans-Code memory recommendations): `.env`,
+/// `.env.*`, `credentials.json`, `secrets.*`, and anything under a `.ssh` or `.aws` folder.
+pub(crate) fn is_sensitive(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let sensitive_name = name == ".env"
+        || name.starts_with(".env.")
+        || name == "credentials.json"
+        || name.starts_with("secrets.");
+    let sensitive_folder = path
+        .components()
+        .any(|c| matches!(c, Component::Normal(part) if part == ".ssh" || part == ".aws"));
+    sensitive_name || sensitive_folder
+}
+
+/// Where imports may read from: the project folder and the user's own memory folders.
+#[derive(Debug, Clone)]
+pub struct ImportPolicy {
+    /// Canonical folders an import target must lie in; the first is the project.
+    pub allowed_roots: Vec<PathBuf>,
+    /// For `~/` targets; `None` when the home folder is unknown.
+    pub home: Option<PathBuf>,
+    pub max_depth: usize,
+}
+
+fn canonical_or_self(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| normalize_lexically(&absolute(path)))
+}
+
+impl ImportPolicy {
+    /// The project folder plus `~/.claude`, `~/.codex`, `~/.gemini` and `~/.beans`.
+    pub fn new(project: &Path, home: Option<&Path>) -> Self {
+        let mut allowed_roots = vec![canonical_or_self(project)];
+        if let Some(home) = home {
+            for dir in home_memory_dirs() {
+                allowed_roots.push(canonical_or_self(&home.join(dir)));
+            }
+        }
+        ImportPolicy {
+            allowed_roots,
+            home: home.map(Path::to_path_buf),
+            max_depth: MAX_IMPORT_DEPTH,
+        }
+    }
+
+    fn is_allowed(&self, canonical: &Path) -> bool {
+        self.allowed_roots
+            .iter()
+            .any(|root| canonical.starts_with(root))
+    }
+
+    /// A path as shown in messages: relative to the project when inside it.
+    fn show(&self, path: &Path) -> String {
+        let relative = self
+            .allowed_roots
+            .first()
+            .and_then(|root| path.strip_prefix(root).ok())
+            .filter(|p| !p.as_os_str().is_empty());
+        match (relative, &self.home) {
+            (Some(rel), _) => rel.display().to_string(),
+            (None, Some(home)) if path.starts_with(home) => {
+                format!("~/{}", path.strip_prefix(home).unwrap_or(path).display())
+            }
+            _ => path.display().to_string(),
+        }
+    }
+}
+
+/// What an import target resolves to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// A readable location inside the allowed folders (canonical path).
+    Found(PathBuf),
+    /// Nothing exists there (the lexical path).
+    Missing(PathBuf),
+    /// A sensitive file; never read (the path as resolved so far).
+    Sensitive(PathBuf),
+    /// Outside the allowed folders once symlinks are resolved (canonical path).
+    Outside(PathBuf),
+    /// A `~/` target while the home folder is unknown.
+    NoHome,
+}
+
+/// Resolves a target as Claude Code does: `~/` from home, `/` absolute, anything else
+/// relative to the folder of the importing file. Symlinks are resolved before the
+/// containment check, so a link inside the project cannot smuggle an outside file in.
+pub fn resolve(importer: &Path, target: &str, policy: &ImportPolicy) -> Resolution {
+    let joined = if let Some(rest) = target.strip_prefix("~/") {
+        match &policy.home {
+            Some(home) => home.join(rest),
+            None => return Resolution::NoHome,
+        }
+    } else if target.starts_with('/') {
+        PathBuf::from(target)
+    } else {
+        importer
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .join(target)
+    };
+    // Never normalised from a relative base: `./../x` would lose the `..` that leaves
+    // the project.
+    let lexical = normalize_lexically(&absolute(&joined));
+    if is_sensitive(&lexical) {
+        return Resolution::Sensitive(lexical);
+    }
+    let Ok(canonical) = std::fs::canonicalize(&lexical) else {
+        return Resolution::Missing(lexical);
+    };
+    if is_sensitive(&canonical) {
+        return Resolution::Sensitive(canonical);
+    }
+    if !policy.is_allowed(&canonical) {
+        return Resolution::Outside(canonical);
+    }
+    Resolution::Found(canonical)
+}
+
+/// A file loaded through an import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ImportedFile {
+    /// Canonical path of the imported file.
+    pub path: PathBuf,
+    /// The target as written after `@`.
+    pub written: String,
+    /// The files it came through: the top-level file first, the direct importer last.
+    pub chain: Vec<PathBuf>,
+    /// Line and column of the `@` in the direct importer.
+    pub line: usize,
+    pub column: usize,
+    /// The imported file's own text (its imports follow it as further entries).
+    pub text: String,
+}
+
+impl ImportedFile {
+    /// Hops from the top-level file (a direct import is 1).
+    pub fn depth(&self) -> usize {
+        self.chain.len()
+    }
+}
+
+/// The result of expanding one top-level file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Expansion {
+    /// The top-level text followed by every imported file, depth-first (see module doc).
+    pub text: String,
+    /// Files read through imports, in load order.
+    pub files: Vec<ImportedFile>,
+    /// Imports skipped because their file was already loaded (path, importer, line).
+    pub repeats: Vec<(PathBuf, PathBuf, usize)>,
+    pub findings: Vec<Finding>,
+}
+
+/// Expands imports of several top-level files of one bank, loading each file once across
+/// all of them, as an agent does within one session.
+#[derive(Debug)]
+pub(crate) struct Expander {
+    policy: ImportPolicy,
+    loaded: HashSet<PathBuf>,
+    files_read: usize,
+    bytes_read: usize,
+    limit_reported: bool,
+}
+
+struct Visit<'a> {
+    chain: &'a mut Vec<PathBuf>,
+    out: &'a mut Expansion,
+}
+
+impl Expander {
+    pub fn new(policy: ImportPolicy) -> Self {
+        Expander {
+            policy,
+            loaded: HashSet::new(),
+            files_read: 0,
+            bytes_read: 0,
+            limit_reported: false,
+        }
+    }
+
+    /// True when the file was already loaded, as a top-level file or through an import.
+    pub(crate) fn is_loaded(&self, path: &Path) -> bool {
+        self.loaded.contains(&canonical_or_self(path))
+    }
+
+    /// Expands the imports of `text`, the content of the top-level file `path`.
+    pub fn expand(&mut self, path: &Path, text: &str) -> Expansion {
+        let root = canonical_or_self(path);
+        self.loaded.insert(root.clone());
+        let mut out = Expansion::default();
+        let mut chain = vec![root];
+        self.visit(
+            path,
+            text,
+            Visit {
+                chain: &mut chain,
+                out: &mut out,
+            },
+        );
+        let mut combined = String::with_capacity(
+            text.len() + out.files.iter().map(|f| f.text.len() + 1).sum::<usize>(),
+        );
+        combined.push_str(text);
+        for file in &out.files {
+            if !combined.is_empty() && !combined.ends_with('\n') {
+                combined.push('\n');
+            }
+            combined.push_str(&file.text);
+        }
+        out.text = combined;
+        out
+    }
+
+    fn chain_text(&self, chain: &[PathBuf], last: &Path) -> String {
+        chain
+            .iter()
+            .map(|p| self.policy.show(p))
+            .chain(std::iter::once(self.policy.show(last)))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    }
+
+    fn visit(&mut self, importer: &Path, text: &str, visit: Visit<'_>) {
+        let Visit { chain, out } = visit;
+        for import in find_imports(text) {
+            let finding = |severity, code, message: String| {
+                Finding::new(severity, code, importer, Some(import.line), message)
+            };
+            let target = match resolve(importer, &import.target, &self.policy) {
+                Resolution::Found(target) => target,
+                Resolution::Missing(path) => {
+                    out.findings.push(finding(
+                        Severity::Warning,
+                        FindingCode::ImportMissing,
+                        format!(
+                            "@{} points to {}, which does not exist; the agent skips it",
+                            import.target,
+                            self.policy.show(&path)
+                        ),
+                    ));
+                    continue;
+                }
+                Resolution::Sensitive(path) => {
+                    out.findings.push(finding(
+                        Severity::Error,
+                        FindingCode::ImportSensitive,
+                        format!(
+                            "@{} imports {}, a sensitive file (secrets, credentials or keys); \
+                             it was not read — remove the import",
+                            import.target,
+                            self.policy.show(&path)
+                        ),
+                    ));
+                    continue;
+                }
+                Resolution::Outside(path) => {
+                    out.findings.push(finding(
+                        Severity::Warning,
+                        FindingCode::ImportOutside,
+                        format!(
+                            "@{} resolves to {}, outside the project and the home memory \
+                             folders; it was not read",
+                            import.target,
+                            path.display()
+                        ),
+                    ));
+                    continue;
+                }
+                Resolution::NoHome => {
+                    out.findings.push(finding(
+                        Severity::Warning,
+                        FindingCode::ImportNoHome,
+                        format!(
+                            "@{} needs the home folder, which is unknown (HOME is not set)",
+                            import.target
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            if chain.contains(&target) {
+                out.findings.push(finding(
+                    Severity::Error,
+                    FindingCode::ImportCycle,
+                    format!("import cycle: {}", self.chain_text(chain, &target)),
+                ));
+                continue;
+            }
+            if self.loaded.contains(&target) {
+                out.repeats
+                    .push((target, importer.to_path_buf(), import.line));
+                continue;
+            }
+            let depth = chain.len();
+            if depth > self.policy.max_depth {
+                out.findings.push(finding(
+                    Severity::Warning,
+                    FindingCode::ImportTooDeep,
+                    format!(
+                        "@{} is {depth} imports deep, past the limit of {}; the agent does \
+                         not load it ({})",
+                        import.target,
+                        self.policy.max_depth,
+                        self.chain_text(chain, &target)
+                    ),
+                ));
+                continue;
+            }
+            if self.files_read >= MAX_IMPORTED_FILES || self.bytes_read >= MAX_IMPORTED_BYTES {
+                if !self.limit_reported {
+                    self.limit_reported = true;
+                    out.findings.push(finding(
+                        Severity::Warning,
+                        FindingCode::ImportLimit,
+                        format!(
+                            "imports stopped after {} files / {} bytes; the rest were not read",
+                            self.files_read, self.bytes_read
+                        ),
+                    ));
+                }
+                continue;
+            }
+            let imported_text = match text::read_text(&target) {
+                Ok(t) => t,
+                Err(e) => {
+                    out.findings.push(finding(
+                        Severity::Warning,
+                        FindingCode::ImportUnreadable,
+                        format!("@{} cannot be loaded: {e}", import.target),
+                    ));
+                    continue;
+                }
+            };
+            self.files_read += 1;
+            self.bytes_read += imported_text.len();
+            self.loaded.insert(target.clone());
+            out.files.push(ImportedFile {
+                path: target.clone(),
+                written: import.target.clone(),
+                chain: chain.clone(),
+                line: import.line,
+                column: import.column,
+                text: imported_text.clone(),
+            });
+            chain.push(target.clone());
+            self.visit(
+                &target,
+                &imported_text,
+                Visit {
+                    chain: &mut *chain,
+                    out: &mut *out,
+                },
+            );
+            chain.pop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn targets(text: &str) -> Vec<(String, usize, usize)> {
+        find_imports(text)
+            .into_iter()
+            .map(|i| (i.target, i.line, i.column))
+            .collect()
+    }
+
+    #[test]
+    fn finds_path_shaped_imports_with_positions() {
+        let text = "# Main\n@./rules/style.md\nSee @docs/x.md and @../shared/y.md.\n\
+                    - @~/notes.md\n@/etc/x.md\n@README.md\n";
+        assert_eq!(
+            targets(text),
+            vec![
+                ("./rules/style.md".into(), 2, 1),
+                ("docs/x.md".into(), 3, 5),
+                ("../shared/y.md".into(), 3, 20),
+                ("~/notes.md".into(), 4, 3),
+                ("/etc/x.md".into(), 5, 1),
+                ("README.md".into(), 6, 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn ignores_code_mail_mentions_and_decorators() {
+        let text = "mail me at bob@example.com\nthanks @alice and @bob!\n\
+                    use `@types/node` or ``@scope/pkg``\n```ts\n@./in-fence.md\n```\n\
+                    @Component({selector: 'x'})\n@app.route(\"/x\")\n@@ -1,2 +1,2 @@\n";
+        assert_eq!(targets(text), vec![]);
+    }
+
+    #[test]
+    fn unmatched_backticks_are_literal_and_escapes_and_fragments_handled() {
+        let text = "a ` b @./x.md\n@my\\ notes.md#section\n";
+        assert_eq!(
+            targets(text),
+            vec![("./x.md".into(), 1, 7), ("my notes.md".into(), 2, 1)]
+        );
+        assert_eq!(code_span_ranges("x `a` ``b`` `c"), vec![(2, 5), (6, 11)]);
+    }
+
+    #[test]
+    fn huge_single_line_is_linear() {
+        // Every second `@a/b` falls inside a span that the `` pairs open and close.
+        let line = "@a/b `` ".repeat(60_000);
+        let found =
+            crate::hang_guard::finishes("the import scan", move || find_imports(&line).len());
+        assert_eq!(found, 30_000);
+    }
+
+    #[test]
+    fn sensitive_names_and_folders() {
+        for p in [
+            "/p/.env",
+            "/p/.env.local",
+            "/p/credentials.json",
+            "/p/secrets.yaml",
+            "/home/u/.ssh/config",
+            "/home/u/.aws/credentials",
+        ] {
+            assert!(is_sensitive(Path::new(p)), "{p}");
+        }
+        assert!(!is_sensitive(Path::new("/p/env.md")));
+        assert!(!is_sensitive(Path::new("/p/secretsauce.md")));
+    }
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn expands_depth_first_once_each_with_cycle_and_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        write(&p.join("CLAUDE.md"), "# Main\n@a.md\n@b.md\n@gone.md\n");
+        write(&p.join("a.md"), "A\n@sub/c.md\n");
+        write(&p.join("sub/c.md"), "C\n@../CLAUDE.md\n@../b.md\n");
+        write(&p.join("b.md"), "B\n");
+        let policy = ImportPolicy::new(p, None);
+        let mut expander = Expander::new(policy);
+        let root = p.join("CLAUDE.md");
+        let text = fs::read_to_string(&root).unwrap();
+        let exp = expander.expand(&root, &text);
+        let names: Vec<_> = exp
+            .files
+            .iter()
+            .map(|f| (f.written.as_str(), f.depth()))
+            .collect();
+        assert_eq!(names, vec![("a.md", 1), ("sub/c.md", 2), ("../b.md", 3)]);
+        assert_eq!(
+            exp.text,
+            format!("{text}A\n@sub/c.md\nC\n@../CLAUDE.md\n@../b.md\nB\n")
+        );
+        let codes: Vec<_> = exp
+            .findings
+            .iter()
+            .map(|f| (f.code.id(), f.severity, f.line))
+            .collect();
+        assert_eq!(
+            codes,
+            vec![
+                ("import-cycle", Severity::Error, Some(2)),
+                ("import-missing", Severity::Warning, Some(4)),
+            ]
+        );
+        assert_eq!(
+            exp.findings[0].message,
+            "import cycle: CLAUDE.md → a.md → sub/c.md → CLAUDE.md"
+        );
+        // b.md was already loaded through sub/c.md, so the root's own @b.md is a repeat.
+        assert_eq!(exp.repeats.len(), 1);
+        assert!(expander.is_loaded(&p.join("b.md")));
+    }
+
+    #[test]
+    fn depth_limit_sensitive_outside_and_symlink_escape() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        let outside = dir.path().join("elsewhere");
+        write(&outside.join("secret.md"), "outside\n");
+        // Chain of six hops: CLAUDE.md → d1 → … → d6; d1…d4 load, d5 is a fifth hop.
+        write(&project.join("CLAUDE.md"), "@d1.md\n@.env\n@link.md\n");
+        for n in 1..=6 {
+            write(
+                &project.join(format!("d{n}.md")),
+                &format!("@d{}.md\n", n + 1),
+            );
+        }
+        write(&project.join(".env"), "KEY=1\n");
+        std::os::unix::fs::symlink(outside.join("secret.md"), project.join("link.md")).unwrap();
+        let mut expander = Expander::new(ImportPolicy::new(&project, None));
+        let root = project.join("CLAUDE.md");
+        let exp = expander.expand(&root, &fs::read_to_string(&root).unwrap());
+        assert_eq!(exp.files.len(), 4);
+        let codes: Vec<_> = exp.findings.iter().map(|f| (f.code.id(), f.line)).collect();
+        assert_eq!(
+            codes,
+            vec![
+                ("import-too-deep", Some(1)),
+                ("import-sensitive", Some(2)),
+                ("import-outside", Some(3)),
+            ]
+        );
+        assert!(exp.findings[0].file.ends_with("d4.md"));
+        assert!(
+            exp.findings[0]
+                .message
+                .contains("CLAUDE.md → d1.md → d2.md → d3.md → d4.md → d5.md"),
+            "{}",
+            exp.findings[0].message
+        );
+        assert!(!exp.text.contains("KEY=1"));
+        assert!(!exp.text.contains("outside"));
+    }
+
+    #[test]
+    fn home_imports_allowed_only_in_memory_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("proj");
+        write(&home.join(".claude/prefs.md"), "prefs\n");
+        write(&home.join("notes.md"), "notes\n");
+        write(
+            &project.join("CLAUDE.md"),
+            "@~/.claude/prefs.md\n@~/notes.md\n",
+        );
+        let mut expander = Expander::new(ImportPolicy::new(&project, Some(&home)));
+        let root = project.join("CLAUDE.md");
+        let exp = expander.expand(&root, &fs::read_to_string(&root).unwrap());
+        assert_eq!(exp.files.len(), 1);
+        assert_eq!(exp.files[0].text, "prefs\n");
+        assert_eq!(exp.findings.len(), 1);
+        assert_eq!(exp.findings[0].code.id(), "import-outside");
+        let mut no_home = Expander::new(ImportPolicy::new(&project, None));
+        let exp = no_home.expand(&root, "@~/x.md\n");
+        assert_eq!(exp.findings[0].code.id(), "import-no-home");
+    }
+
+    #[test]
+    fn binary_target_is_unreadable_finding() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        fs::write(p.join("bin.md"), [0u8, 1, 2, 3]).unwrap();
+        let mut expander = Expander::new(ImportPolicy::new(p, None));
+        let exp = expander.expand(&p.join("CLAUDE.md"), "@bin.md\n");
+        assert_eq!(exp.findings[0].code.id(), "import-unreadable");
+        assert!(
+            exp.findings[0].message.contains("binary"),
+            "{}",
+            exp.findings[0].message
+        );
+    }
+
+    #[test]
+    fn normalising_never_drops_a_leading_parent() {
+        for (path, normal) in [
+            ("../../x.md", "../../x.md"),
+            ("./../x.md", "../x.md"),
+            ("a/../../x.md", "../x.md"),
+            ("a/b/../c/./d.md", "a/c/d.md"),
+            ("/a/../../x.md", "/x.md"),
+            ("/a/b/../x.md", "/a/x.md"),
+        ] {
+            assert_eq!(
+                normalize_lexically(Path::new(path)),
+                PathBuf::from(normal),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_relative_importer_resolves_like_an_absolute_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("a/proj");
+        fs::create_dir_all(&project).unwrap();
+        let policy = ImportPolicy::new(&project, None);
+        let absolute = resolve(&project.join("CLAUDE.md"), "../../gone.md", &policy);
+        assert_eq!(absolute, Resolution::Missing(dir.path().join("gone.md")));
+        // The same importer named from inside the project, as `mbank check .` names it.
+        let cwd = std::env::current_dir().unwrap();
+        let relative = Path::new(".").join(pathdiff_like(&cwd, &project).join("CLAUDE.md"));
+        assert_eq!(resolve(&relative, "../../gone.md", &policy), absolute);
+    }
+
+    /// `to` relative to `from` (both absolute), through `..` where needed.
+    fn pathdiff_like(from: &Path, to: &Path) -> PathBuf {
+        let from: Vec<_> = from.components().collect();
+        let to: Vec<_> = to.components().collect();
+        let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+        let mut out = PathBuf::new();
+        for _ in common..from.len() {
+            out.push("..");
+        }
+        for part in &to[common..] {
+            out.push(part.as_os_str());
+        }
+        out
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_import_linked_to_a_sensitive_or_outside_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("proj");
+        write(&home.join(".ssh/id_rsa"), "PRIVATE KEY\n");
+        write(&project.join(".env"), "KEY=1\n");
+        write(&dir.path().join("elsewhere/notes.md"), "outside\n");
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), home.join(".claude/key.md")).unwrap();
+        std::os::unix::fs::symlink(project.join(".env"), project.join("env.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), project.join("docs")).unwrap();
+        let mut expander = Expander::new(ImportPolicy::new(&project, Some(&home)));
+        let root = project.join("CLAUDE.md");
+        let exp = expander.expand(&root, "@~/.claude/key.md\n@env.md\n@docs/notes.md\n");
+        let codes: Vec<_> = exp.findings.iter().map(|f| f.code.id()).collect();
+        assert_eq!(
+            codes,
+            vec!["import-sensitive", "import-sensitive", "import-outside"]
+        );
+        assert!(exp.files.is_empty());
+        assert!(!exp.text.contains("PRIVATE") && !exp.text.contains("KEY=1"));
+    }
+}

@@ -1,0 +1,17 @@
+//! Judging what was found: budgets, staleness, validation, decisions, what a session
+//! loads (`context`, `imports`), and the report that gathers them for `list`, `check`
+//! and the TUI, with the folders a watcher must see to follow it (`memory_folders`) and
+//! `list`'s rows remembered between runs with what they were derived from (`rows`).
+pub mod budgets;
+pub mod context;
+pub mod decisions;
+pub mod git_evidence;
+pub mod imports;
+pub mod membership;
+pub mod memory_folders;
+pub mod placeholders;
+pub mod report;
+pub mod rows;
+pub(crate) mod rule_files;
+pub mod staleness;
+pub mod validate;

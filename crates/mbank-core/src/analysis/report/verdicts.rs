@@ -1,0 +1,159 @@
+//! Budget and staleness verdicts, and files that could not be read, as findings.
+use std::path::Path;
+
+use super::FileReport;
+use crate::analysis::budgets::{BudgetCheck, BudgetStatus};
+use crate::analysis::staleness::Freshness;
+use crate::findings::{Finding, FindingCode, Severity};
+
+/// Per-file budget verdicts of one status: one finding for a single file, else one
+/// finding for the bank ("37 files over their budget, largest …") whose details list
+/// every file.
+fn grouped_budget_findings(
+    files: &[FileReport],
+    status: BudgetStatus,
+    borrowed: bool,
+    bank_root: &Path,
+    out: &mut Vec<Finding>,
+) {
+    let Some((severity, code, word)) = budget_verdict(status, borrowed) else {
+        return;
+    };
+    let cases: Vec<(&FileReport, &BudgetCheck)> = files
+        .iter()
+        .flat_map(|f| f.budget.iter().map(move |c| (f, c)))
+        .filter(|(_, c)| c.status == status && c.borrowed == borrowed)
+        .collect();
+    let describe = describe_budget;
+    match cases.as_slice() {
+        [] => {}
+        [(file, check)] => out.push(Finding::new(
+            severity,
+            code,
+            &file.file.path,
+            None,
+            format!("{word} budget: {}", describe(check)),
+        )),
+        _ => {
+            let mut files_seen: Vec<&Path> =
+                cases.iter().map(|(f, _)| f.file.path.as_path()).collect();
+            files_seen.dedup();
+            let largest = cases
+                .iter()
+                .max_by_key(|(_, c)| c.value.saturating_mul(1000) / c.limit.max(1))
+                .map(|(f, c)| format!("{}: {}", f.file.display, describe(c)))
+                .unwrap_or_default();
+            out.push(
+                Finding::new(
+                    severity,
+                    code,
+                    bank_root,
+                    None,
+                    format!(
+                        "{} {word} their budget, largest {largest}",
+                        crate::io::text::counted(files_seen.len(), "file")
+                    ),
+                )
+                .with_details(
+                    cases
+                        .iter()
+                        .map(|(f, c)| format!("{}: {}", f.file.display, describe(c)))
+                        .collect(),
+                ),
+            );
+        }
+    }
+}
+
+/// How a budget verdict is reported: its severity, code and word ("over", "near"); `None`
+/// when within budget. A borrowed rule is information only.
+fn budget_verdict(
+    status: BudgetStatus,
+    borrowed: bool,
+) -> Option<(Severity, FindingCode, &'static str)> {
+    Some(match (status, borrowed) {
+        (BudgetStatus::Over, false) => (Severity::Warning, FindingCode::BudgetOver, "over"),
+        (BudgetStatus::Over, true) => (Severity::Info, FindingCode::BudgetBorrowedOver, "over"),
+        (BudgetStatus::Near, _) => (Severity::Info, FindingCode::BudgetNear, "near"),
+        (BudgetStatus::Ok, _) => return None,
+    })
+}
+
+/// "214 of 200 lines (rule; source)", saying when the rule is borrowed from another format.
+fn describe_budget(check: &BudgetCheck) -> String {
+    let borrowed = if check.borrowed {
+        "; a borrowed rule, so information only"
+    } else {
+        ""
+    };
+    format!(
+        "{} of {} {} ({}; {}{borrowed})",
+        check.value,
+        check.limit,
+        check.unit.label(),
+        check.rule,
+        check.source
+    )
+}
+
+/// Budget and staleness verdicts as findings, next to the validator's own.
+pub(super) fn verdict_findings(
+    files: &[FileReport],
+    bank_budget: &[BudgetCheck],
+    bank_root: &Path,
+    out: &mut Vec<Finding>,
+) {
+    for borrowed in [false, true] {
+        grouped_budget_findings(files, BudgetStatus::Over, borrowed, bank_root, out);
+        grouped_budget_findings(files, BudgetStatus::Near, borrowed, bank_root, out);
+    }
+    let budget_finding = |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
+        let Some((severity, code, word)) = budget_verdict(check.status, check.borrowed) else {
+            return;
+        };
+        out.push(Finding::new(
+            severity,
+            code,
+            file,
+            None,
+            format!("{word} budget: {}", describe_budget(check)),
+        ));
+    };
+    for report in files {
+        if let Some(s) = &report.staleness {
+            let verdict = match s.level {
+                Freshness::Stale => Some((Severity::Warning, FindingCode::Stale)),
+                Freshness::Aging => Some((Severity::Info, FindingCode::Aging)),
+                // Unknown because git failed: that is its own error finding.
+                Freshness::Fresh | Freshness::Unknown => None,
+            };
+            if let Some((severity, code)) = verdict {
+                out.push(Finding::new(
+                    severity,
+                    code,
+                    &report.file.path,
+                    None,
+                    format!("{} is {}: {}", report.file.role, s.level.id(), s.reason),
+                ));
+            }
+        }
+        // A file the validator already found unreadable is reported once, by it.
+        let reported = out.iter().any(|f| {
+            let code = f.code;
+            f.file == report.file.path
+                && (code == FindingCode::UnreadableFile || code == FindingCode::InfinityJson)
+        });
+        if let Some(error) = report.error.as_ref().filter(|_| !reported) {
+            out.push(Finding::new(
+                Severity::Error,
+                FindingCode::Unreadable,
+                &report.file.path,
+                None,
+                error.clone(),
+            ));
+        }
+    }
+    for check in bank_budget {
+        budget_finding(check, bank_root, out);
+    }
+}

@@ -1,0 +1,177 @@
+//! Bank validation: the format rules as [`Finding`]s, each with a severity, a stable code,
+//! a file and (where it points into the file) a line.
+//!
+//! Severity: *error* when the agent will load something wrong or nothing at all (a
+//! required file missing from a bank whose contents prove its format — a folder's name
+//! alone makes it information — a broken store, an import cycle, a sensitive import, an
+//! unparsable structured rule file); *warning* for a likely mistake (placeholders left in,
+//! an unclosed `<private>`, ADR gaps, a tracked `*.local.md`); *info* for style.
+//!
+//! Every file is read defensively (`text::read_text`); a file that cannot be read
+//! becomes one finding with the reason, never a panic. All checks are linear in the file
+//! size, so a 500 KB single-line file is as quick as a normal one. Structured text over
+//! the parse limits (`limits`: frontmatter, JSON documents, the Infinity store, mode
+//! files, decision logs, markdown nesting for the preview) is not parsed; it is a
+//! `parse-limit` finding instead.
+//!
+//! This module is the driver: [`validate_bank`] runs the bank-wide checks (required
+//! files, the Infinity store, ADRs, mode files) and each file's content checks, and
+//! [`ValidationContext`] carries what the caller knows (git, the home folder).
+
+mod adrs;
+mod conkeeper_tags;
+mod file_text;
+mod infinity_store;
+mod memory_config;
+mod required;
+mod syntax;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::analysis::decisions;
+use crate::analysis::imports::{self, Expander, ImportPolicy};
+use crate::findings::{Finding, FindingCode, Severity};
+use crate::formats;
+use crate::formats::roo_rules::modes;
+use crate::io::paths;
+use crate::io::text;
+use crate::limits;
+use crate::model::{Bank, LoadKind, MemoryFile, Project};
+
+pub use crate::analysis::placeholders::placeholder_lines;
+pub use memory_config::{
+    ConfigIssue, MemoryConfig, TOKEN_BUDGET_PRESETS, parse_memory_config,
+    parse_memory_config_detailed,
+};
+
+use adrs::check_adrs;
+use file_text::{check_file_text, is_markdown_path, wants_content_checks};
+use infinity_store::check_infinity;
+use required::check_required;
+
+/// What the caller knows that validation needs but does not compute itself.
+#[derive(Debug, Clone, Default)]
+pub struct ValidationContext {
+    /// Files git tracks (absolute, or relative to the project folder); `None` when the
+    /// project is not a git repository.
+    pub tracked_by_git: Option<HashSet<PathBuf>>,
+    /// The home folder, for `~/` imports; `None` when unknown.
+    pub home: Option<PathBuf>,
+}
+
+impl ValidationContext {
+    /// No git information, the home folder from the environment.
+    pub fn from_env() -> Self {
+        ValidationContext {
+            tracked_by_git: None,
+            home: paths::home_dir(),
+        }
+    }
+}
+
+/// Whether a file sits directly in the bank folder (where the core files and rule files live).
+fn at_bank_top(bank: &Bank, file: &MemoryFile) -> bool {
+    file.path.parent() == Some(bank.root.as_path())
+}
+
+fn is_tracked(ctx: &ValidationContext, project: &Path, path: &Path) -> bool {
+    let Some(tracked) = &ctx.tracked_by_git else {
+        return false;
+    };
+    tracked.contains(path)
+        || path
+            .strip_prefix(project)
+            .is_ok_and(|rel| tracked.contains(rel))
+}
+
+/// Validates one bank. Never panics on bad input; every problem is a finding.
+pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let is_store = crate::formats::rules(bank.format).is_store();
+    if !is_store {
+        for problem in &bank.problems {
+            out.push(Finding::new(
+                Severity::Warning,
+                FindingCode::ListingProblem,
+                &bank.root,
+                None,
+                problem.to_string(),
+            ));
+        }
+    }
+    // A bank folder leading out of the project is reported as such, not as empty.
+    if bank.reaches_outside(&bank.root) {
+        return out;
+    }
+    check_required(project, bank, &mut out);
+    if is_store {
+        check_infinity(bank, &mut out);
+    }
+
+    let bank_proven = formats::rules(bank.format).contents_prove_format(bank);
+    let expands = imports::format_expands_imports(bank.format);
+    let mut expander =
+        expands.then(|| Expander::new(ImportPolicy::new(&project.path, ctx.home.as_deref())));
+    for file in &bank.files {
+        out.extend(formats::instruction_files::local_ignored_finding(
+            bank.format,
+            file,
+        ));
+        if !file.is_virtual()
+            && file.file_name().ends_with(".local.md")
+            && is_tracked(ctx, &project.path, &file.path)
+        {
+            out.push(Finding::new(
+                Severity::Warning,
+                FindingCode::LocalFileTracked,
+                &file.path,
+                None,
+                format!(
+                    "{} is private memory but git tracks it: add it to .gitignore and \
+                     `git rm --cached` it",
+                    file.display
+                ),
+            ));
+        }
+        if !file.is_virtual()
+            && file.role.is_decision_log()
+            && file.size > limits::DECISION_LOG_MAX_BYTES
+        {
+            let tracked = is_tracked(ctx, &project.path, &file.path);
+            out.push(decisions::too_large_finding(file, file.size, tracked));
+        }
+        if !wants_content_checks(bank, file) {
+            continue;
+        }
+        let text = match text::read_text(&file.path) {
+            Ok(text) => text,
+            Err(e) => {
+                let severity = if file.load == LoadKind::Startup {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
+                out.push(Finding::new(
+                    severity,
+                    FindingCode::UnreadableFile,
+                    &file.path,
+                    None,
+                    format!("cannot be loaded: {e}"),
+                ));
+                continue;
+            }
+        };
+        check_file_text(bank, file, &text, bank_proven, &mut out);
+        if let Some(expander) = expander.as_mut()
+            && is_markdown_path(&file.path)
+            && !expander.is_loaded(&file.path)
+        {
+            out.extend(expander.expand(&file.path, &text).findings);
+        }
+    }
+    check_adrs(bank, &mut out);
+    out.extend(modes::modes_of_bank(bank).1);
+    out.sort_by(|a, b| (&a.file, a.line, a.code).cmp(&(&b.file, b.line, b.code)));
+    out
+}

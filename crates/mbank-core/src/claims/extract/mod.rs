@@ -1,0 +1,682 @@
+//! What a memory file's prose claims about the code: paths, scripts, symbols,
+//! environment variables and (in the tech context) dependencies. Code blocks, HTML
+//! comments, block quotes and template or example sections are not claims; inline code
+//! spans are read, since that is where prose names code. Conservative by design: a token
+//! that could be something else (a URL, a glob, a placeholder, a product name, a plan
+//! for later, a note that something was removed) is no claim. The word lists behind
+//! those judgements are in `vocabulary`.
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+mod vocabulary;
+
+use vocabulary::{
+    BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, JS_LIBRARIES, NOT_CURRENT_HEADINGS,
+    NOT_CURRENT_WORDS, NOT_DEPENDENCIES, NOT_SYMBOLS,
+};
+
+/// The tool that runs a named script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Runner {
+    /// `npm|pnpm|yarn|bun run X`: a package.json script.
+    Package,
+    /// `make X`: a Makefile target.
+    Make,
+    /// `just X`: a justfile recipe.
+    Just,
+    /// `cargo X`: a built-in command, a Cargo alias or a known subcommand.
+    Cargo,
+    /// `poetry|uv|pdm run X`: a pyproject script, a dependency's command or a tool.
+    Python,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ClaimKind {
+    Path,
+    /// `command` is the whole command as written (`npm run lint`).
+    Script {
+        runner: Runner,
+        command: String,
+    },
+    Symbol,
+    EnvVar,
+    Dependency,
+}
+
+/// One thing a memory file says exists in the code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub kind: ClaimKind,
+    /// The path, script name, symbol, variable or package name.
+    pub text: String,
+    /// 1-based line in the memory file.
+    pub line: usize,
+}
+
+/// How a file is read for claims.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FileKind {
+    /// The tech context: dependencies named there are claims.
+    pub tech: bool,
+    /// Whether backticked names are claims about the project's own code: true for the
+    /// files that describe it (patterns, tech and active context, progress, agent
+    /// instructions); false for the brief and product context (what the product should
+    /// do) and for other notes, which often document a library's API. Paths and
+    /// scripts are claims everywhere.
+    pub names_code: bool,
+}
+
+static LINK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)"#).expect("static regex")
+});
+static PLAIN_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[\s(])((?:\./)?[A-Za-z0-9_.@-]+(?:/[A-Za-z0-9_.@-]+)+/?)")
+        .expect("static regex")
+});
+static PACKAGE_RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(npm|pnpm|yarn|bun) run ([A-Za-z0-9][A-Za-z0-9:_.-]*)").expect("static regex")
+});
+static PYTHON_RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(poetry|uv|pdm) run ([A-Za-z0-9][A-Za-z0-9_.-]*)").expect("static regex")
+});
+static TOOL_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(make|just|cargo) ([A-Za-z0-9][A-Za-z0-9_.:-]*)(\s|$)").expect("static regex")
+});
+static IDENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").expect("static regex"));
+static PACKAGE_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*[a-z0-9]$").expect("static regex")
+});
+
+/// Every claim of one memory file, in line order.
+pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
+    let ranges = crate::markup::markdown::non_prose_ranges(text);
+    let spans: Vec<Range<usize>> = ranges
+        .iter()
+        .filter(|r| is_inline_code(&text[(*r).clone()]))
+        .cloned()
+        .collect();
+    let prose = crate::markup::markdown::prose_only(text);
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    // The headings above the line, outermost first: a plan's subsections are plans too.
+    let mut headings: Vec<(usize, String)> = Vec::new();
+    let mut span_index = 0;
+    for (index, line) in prose.split_inclusive('\n').enumerate() {
+        let number = index + 1;
+        let range = line_start..line_start + line.len();
+        line_start = range.end;
+        let trimmed = line.trim_start();
+        if let Some((level, title)) = crate::markup::markdown::heading(line.trim_end()) {
+            while headings.last().is_some_and(|(l, _)| *l >= level) {
+                headings.pop();
+            }
+            headings.push((level, title.to_lowercase()));
+            continue;
+        }
+        // Code spans of this line, from the original text.
+        let mut codes: Vec<&str> = Vec::new();
+        while span_index < spans.len() && spans[span_index].start < range.end {
+            let span = &spans[span_index];
+            if span.start >= range.start {
+                codes.push(strip_ticks(&text[span.clone()]));
+            }
+            span_index += 1;
+        }
+        if trimmed.starts_with('>') {
+            continue;
+        }
+        if headings
+            .iter()
+            .any(|(_, h)| NOT_CURRENT_HEADINGS.iter().any(|w| h.contains(w)))
+        {
+            continue;
+        }
+        let lower_heading = headings.last().map_or("", |(_, h)| h.as_str());
+        // The prose of the line (code spans blanked, so a name like `legacy.rs` is
+        // not read as a word about the past).
+        let lower = line.to_lowercase();
+        if NOT_CURRENT_WORDS.iter().any(|w| lower.contains(w)) || is_open_task(trimmed) {
+            continue;
+        }
+        let before = out.len();
+        for code in &codes {
+            code_claims(code, number, kind, lower_heading, &lower, &mut out);
+        }
+        prose_claims(line, number, &mut out);
+        // One claim per text and kind on a line.
+        let mut seen: Vec<(ClaimKind, String)> = Vec::new();
+        let mut i = before;
+        while i < out.len() {
+            let key = (out[i].kind.clone(), out[i].text.clone());
+            if seen.contains(&key) {
+                out.remove(i);
+            } else {
+                seen.push(key);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// An inline code span rather than a code block (which spans lines behind a fence).
+fn is_inline_code(range_text: &str) -> bool {
+    range_text.starts_with('`') && !range_text.contains('\n')
+}
+
+fn strip_ticks(span: &str) -> &str {
+    span.trim_matches('`').trim()
+}
+
+fn is_open_task(line: &str) -> bool {
+    let rest = line.trim_start_matches(['-', '*', '+']).trim_start();
+    rest.starts_with("[ ]")
+}
+
+/// Claims in one inline code span.
+fn code_claims(
+    code: &str,
+    line: usize,
+    kind: FileKind,
+    heading: &str,
+    lower_line: &str,
+    out: &mut Vec<Claim>,
+) {
+    if code.is_empty() || code.len() > 200 {
+        return;
+    }
+    if let Some(script) = script_claim(code) {
+        out.push(Claim {
+            kind: script.0,
+            text: script.1,
+            line,
+        });
+        return;
+    }
+    if code.contains(char::is_whitespace) {
+        return;
+    }
+    if let Some(path) = path_candidate(code, true) {
+        out.push(Claim {
+            kind: ClaimKind::Path,
+            text: path,
+            line,
+        });
+        return;
+    }
+    if kind.tech
+        && !lower_line.contains(" or ")
+        && (DEPENDENCY_HEADINGS.iter().any(|w| heading.contains(w))
+            || ["depend", "librar", "package", "crate"]
+                .iter()
+                .any(|w| lower_line.contains(w)))
+        && let Some(name) = dependency_candidate(code)
+    {
+        out.push(Claim {
+            kind: ClaimKind::Dependency,
+            text: name,
+            line,
+        });
+        return;
+    }
+    if !kind.names_code {
+        return;
+    }
+    if let Some((kind, symbol)) = symbol_candidate(code) {
+        out.push(Claim {
+            kind,
+            text: symbol,
+            line,
+        });
+    }
+}
+
+/// Claims in the prose of a line (code spans already blanked): links, plain paths and
+/// package-manager commands.
+fn prose_claims(line: &str, number: usize, out: &mut Vec<Claim>) {
+    for captures in PACKAGE_RUN.captures_iter(line) {
+        if let (Some(tool), Some(name)) = (captures.get(1), captures.get(2)) {
+            let name = name.as_str().trim_end_matches(['.', ':', ',']);
+            out.push(Claim {
+                kind: ClaimKind::Script {
+                    runner: Runner::Package,
+                    command: format!("{} run {name}", tool.as_str()),
+                },
+                text: name.to_string(),
+                line: number,
+            });
+        }
+    }
+    let mut linked: Vec<Range<usize>> = Vec::new();
+    for captures in LINK.captures_iter(line) {
+        let (Some(whole), Some(target)) = (captures.get(0), captures.get(1)) else {
+            continue;
+        };
+        linked.push(whole.range());
+        if let Some(path) = link_target(target.as_str()) {
+            out.push(Claim {
+                kind: ClaimKind::Path,
+                text: path,
+                line: number,
+            });
+        }
+    }
+    for captures in PLAIN_PATH.captures_iter(line) {
+        let Some(token) = captures.get(1) else {
+            continue;
+        };
+        if linked.iter().any(|r| r.contains(&token.start())) {
+            continue;
+        }
+        let text = token.as_str().trim_end_matches(['.', ',', ':', ';', ')']);
+        if let Some(path) = path_candidate(text, false) {
+            out.push(Claim {
+                kind: ClaimKind::Path,
+                text: path,
+                line: number,
+            });
+        }
+    }
+}
+
+/// A link's target when it is a relative path in the repository.
+fn link_target(target: &str) -> Option<String> {
+    let target = target.split(['#', '?']).next()?;
+    if target.is_empty() || target.contains(':') {
+        return None;
+    }
+    let decoded = target.replace("%20", " ");
+    if decoded.contains(' ') {
+        // A path with a space cannot be told apart from prose elsewhere; links are
+        // the one place it is unambiguous.
+        return clean_path(&decoded).map(str::to_string);
+    }
+    path_candidate(&decoded, true)
+}
+
+/// A script run by a command in a code span.
+fn script_claim(code: &str) -> Option<(ClaimKind, String)> {
+    let code = code.trim();
+    if let Some(captures) = PACKAGE_RUN.captures(code)
+        && captures.get(0).is_some_and(|m| m.start() == 0)
+    {
+        let tool = captures.get(1)?.as_str();
+        let name = captures.get(2)?.as_str();
+        return Some((
+            ClaimKind::Script {
+                runner: Runner::Package,
+                command: format!("{tool} run {name}"),
+            },
+            name.to_string(),
+        ));
+    }
+    if let Some(captures) = PYTHON_RUN.captures(code) {
+        let tool = captures.get(1)?.as_str();
+        let name = captures.get(2)?.as_str();
+        return Some((
+            ClaimKind::Script {
+                runner: Runner::Python,
+                command: format!("{tool} run {name}"),
+            },
+            name.to_string(),
+        ));
+    }
+    if let Some(captures) = TOOL_COMMAND.captures(code) {
+        let tool = captures.get(1)?.as_str();
+        let name = captures.get(2)?.as_str();
+        // `make VAR=x` and paths are not targets.
+        if name.contains('=') || name.contains('/') {
+            return None;
+        }
+        let runner = match tool {
+            "make" => Runner::Make,
+            "just" => Runner::Just,
+            _ => Runner::Cargo,
+        };
+        return Some((
+            ClaimKind::Script {
+                runner,
+                command: format!("{tool} {name}"),
+            },
+            name.to_string(),
+        ));
+    }
+    None
+}
+
+/// Trims a location suffix (`:42`, `:42:7`, `#L42`) and a leading `./`.
+fn clean_path(token: &str) -> Option<&str> {
+    let mut token = token.trim();
+    if let Some(hash) = token.find("#L") {
+        token = &token[..hash];
+    }
+    while let Some((head, tail)) = token.rsplit_once(':') {
+        if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
+            token = head;
+        } else {
+            break;
+        }
+    }
+    let token = token.strip_prefix("./").unwrap_or(token);
+    (!token.is_empty()).then_some(token)
+}
+
+/// A path claim when `token` is unmistakably a path in the repository. In a code span a
+/// bare file name counts (`package.json`); in plain prose a path needs a folder.
+fn path_candidate(token: &str, in_code: bool) -> Option<String> {
+    let token = clean_path(token)?;
+    if token.contains("://")
+        || token.starts_with("www.")
+        || token.starts_with(['/', '~', '\\', '$', '@', '#', '-', '.'])
+            && !token.starts_with(".github/")
+            && !is_dot_path(token)
+        || token.contains("..")
+        || token.contains('\\')
+        || token
+            .chars()
+            .any(|c| "*?{}<>|$%()[],;=\"'!&^+` ".contains(c))
+        || token.len() > 160
+    {
+        return None;
+    }
+    let lower = token.to_lowercase();
+    if [
+        "path/to",
+        "your",
+        "example",
+        "xxx",
+        "foo",
+        "bar/",
+        "/bar",
+        "my-",
+        "some",
+        "node_modules",
+        ".git/",
+        "__pycache__",
+        ".venv",
+        "venv/",
+        "dist/",
+        "build/",
+        "target/",
+        ".next/",
+        "coverage/",
+        "out/",
+        "tmp/",
+        ".cache",
+        ".env",
+    ]
+    .iter()
+    .any(|w| lower.contains(w) || lower.starts_with(w.trim_start_matches('/')))
+    {
+        return None;
+    }
+    let name = token.trim_end_matches('/').rsplit('/').next()?;
+    let is_dir = token.ends_with('/');
+    let has_folder = token.trim_end_matches('/').contains('/');
+    let extension = name.rsplit_once('.');
+    let known_file = match extension {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+                && !(ext.eq_ignore_ascii_case("js")
+                    && !has_folder
+                    && (stem.starts_with(|c: char| c.is_ascii_uppercase())
+                        || JS_LIBRARIES.contains(&stem.to_ascii_lowercase().as_str())))
+        }
+        None => BARE_FILES.contains(&name),
+    };
+    if !has_folder {
+        // A bare name: only a file name in a code span.
+        return (in_code && known_file && !is_dir).then(|| token.to_string());
+    }
+    // Segments must look like file names: no version numbers (`v1.2/3`) or ratios.
+    let segments: Vec<&str> = token.trim_end_matches('/').split('/').collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return None;
+    }
+    let first = segments[0];
+    // `and/or`, `CI/CD`, `React/Vue`: words with a slash, not paths.
+    let path_like_first = first.starts_with('.')
+        || first.contains(['_', '-', '.'])
+        || first
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    if known_file {
+        if !path_like_first && segments.len() < 3 && !in_code {
+            return None;
+        }
+        return Some(token.to_string());
+    }
+    if is_dir && path_like_first && (in_code || segments.len() >= 2) {
+        return Some(token.to_string());
+    }
+    // A folder path in a code span with several lowercase segments (`src/core/claims`).
+    if in_code
+        && segments.len() >= 2
+        && path_like_first
+        && segments.iter().all(|s| {
+            s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_-.".contains(c))
+        })
+    {
+        return Some(token.to_string());
+    }
+    None
+}
+
+/// A dot-folder path that names tracked configuration (`.github/workflows/ci.yml`,
+/// `.cargo/config.toml`), as opposed to a dotfile that is usually untracked.
+fn is_dot_path(token: &str) -> bool {
+    let in_folder = |dir: &str| {
+        token
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+    };
+    TRACKED_DOT_FOLDERS.iter().any(|dir| in_folder(dir))
+        || crate::formats::AGENT_FOLDERS
+            .iter()
+            .any(|dir| in_folder(dir))
+        || token.starts_with(crate::formats::roo_rules::CLINERULES)
+}
+
+/// Tool folders whose files are tracked configuration (the agents' own come from the
+/// format model).
+const TRACKED_DOT_FOLDERS: [&str; 5] = [".github", ".cargo", ".vscode", ".devcontainer", ".husky"];
+
+/// A backticked package name in the tech context (`zod`, `@tanstack/react-query`,
+/// `serde@1`): the name without its version.
+fn dependency_candidate(code: &str) -> Option<String> {
+    let name = match code.rfind('@') {
+        Some(at) if at > 0 => &code[..at],
+        _ => code,
+    };
+    let name = name.split([' ', '=', '^', '~', '<', '>']).next()?;
+    if !PACKAGE_NAME.is_match(name) || NOT_DEPENDENCIES.contains(&name) {
+        return None;
+    }
+    if name.contains('.') && !name.starts_with('@') {
+        // `config.json`, `next.config.js`: files, not packages.
+        return None;
+    }
+    Some(name.to_string())
+}
+
+/// A backticked code symbol or environment variable: identifiers whose shape says
+/// code (`processRefund`, `RefundService`, `process_refund`, `MAX_RETRIES`, `refund()`,
+/// `Refunds::create`, `api.refund()`), never a plain word.
+fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
+    let (body, called) = match code.strip_suffix("()") {
+        Some(body) => (body, true),
+        None => (code, false),
+    };
+    let last = if let Some((_, last)) = body.rsplit_once("::") {
+        last
+    } else if called && let Some((_, last)) = body.rsplit_once('.') {
+        last
+    } else {
+        body
+    };
+    if !IDENT.is_match(last) || last.len() < 4 || NOT_SYMBOLS.contains(&last) {
+        return None;
+    }
+    // Errors and exceptions named in prose are mostly the platform's or a library's.
+    if ["Error", "Exception", "Denied", "NotFound", "Warning"]
+        .iter()
+        .any(|suffix| last.ends_with(suffix))
+    {
+        return None;
+    }
+    if body != last && !IDENT.is_match(&body.replace("::", "_").replace('.', "_")) {
+        return None;
+    }
+    let has_lower = last.chars().any(|c| c.is_ascii_lowercase());
+    let has_upper = last.chars().any(|c| c.is_ascii_uppercase());
+    if !has_lower && has_upper && last.contains('_') {
+        let trimmed = last.trim_matches('_');
+        if trimmed.split('_').any(str::is_empty) || trimmed.len() < 4 {
+            return None;
+        }
+        return Some((ClaimKind::EnvVar, last.to_string()));
+    }
+    let humps = last
+        .as_bytes()
+        .windows(2)
+        .filter(|w| {
+            (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase()
+        })
+        .count();
+    let camel = last.starts_with(|c: char| c.is_ascii_lowercase()) && humps >= 1;
+    let pascal = last.starts_with(|c: char| c.is_ascii_uppercase()) && humps >= 1 && has_lower;
+    // One underscore is as often a config key, scope or table (`offline_access`) as a
+    // function: it takes a call or a third word.
+    let snake = last.contains('_')
+        && !has_upper
+        && !last.starts_with('_')
+        && (called || last.split('_').filter(|s| !s.is_empty()).count() >= 3);
+    if camel || pascal || snake || (called && body == last) {
+        return Some((ClaimKind::Symbol, last.to_string()));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(text: &str) -> Vec<(ClaimKind, String, usize)> {
+        claims(
+            text,
+            FileKind {
+                tech: true,
+                names_code: true,
+            },
+        )
+        .into_iter()
+        .map(|c| (c.kind, c.text, c.line))
+        .collect()
+    }
+
+    #[test]
+    fn paths_in_code_spans_links_and_prose_are_claims() {
+        let found = texts(
+            "# Patterns\n\nHandlers live in `src/api/refunds.rs` and [the router](src/router.ts#L4).\nSee docs/setup/install.md for setup.\n",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (ClaimKind::Path, "src/api/refunds.rs".into(), 3),
+                (ClaimKind::Path, "src/router.ts".into(), 3),
+                (ClaimKind::Path, "docs/setup/install.md".into(), 4),
+            ]
+        );
+    }
+
+    #[test]
+    fn code_blocks_urls_globs_placeholders_and_plans_are_not_claims() {
+        let found = texts(
+            "# Notes\n\n```\nsrc/in_a_block.rs\n```\n\nSee https://x.org/a/b.md and `src/**/*.rs` and `src/<name>.rs` and `path/to/file.rs`.\nWe will add `src/later.rs`.\n- [ ] `src/task.rs`\nRemoved `src/gone.rs`.\n\n## Next steps\n\n`src/next.rs`\n\n> `src/quoted.rs`\n",
+        );
+        assert_eq!(found, vec![]);
+    }
+
+    #[test]
+    fn words_with_a_slash_and_library_names_are_not_paths() {
+        let found = texts("# Tech\n\nCI/CD and client/server, built with `Next.js` and Node.js.\n");
+        assert_eq!(found, vec![]);
+    }
+
+    #[test]
+    fn scripts_symbols_env_vars_and_dependencies() {
+        let found = texts(
+            "# Tech\n\nRun `npm run lint` then `make deploy`; pnpm run build works too.\nThe `RefundService` calls `process_refund()` with `STRIPE_API_KEY`.\n\n## Dependencies\n\n`zod@3` and `@tanstack/react-query` and `node`.\n",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (
+                    ClaimKind::Script {
+                        runner: Runner::Package,
+                        command: "npm run lint".into()
+                    },
+                    "lint".into(),
+                    3
+                ),
+                (
+                    ClaimKind::Script {
+                        runner: Runner::Make,
+                        command: "make deploy".into()
+                    },
+                    "deploy".into(),
+                    3
+                ),
+                (
+                    ClaimKind::Script {
+                        runner: Runner::Package,
+                        command: "pnpm run build".into()
+                    },
+                    "build".into(),
+                    3
+                ),
+                (ClaimKind::Symbol, "RefundService".into(), 4),
+                (ClaimKind::Symbol, "process_refund".into(), 4),
+                (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 4),
+                (ClaimKind::Dependency, "zod".into(), 8),
+                (ClaimKind::Dependency, "@tanstack/react-query".into(), 8),
+            ]
+        );
+    }
+
+    #[test]
+    fn plain_words_and_product_names_are_not_symbols() {
+        let found = texts("# Patterns\n\nUses `config`, `TypeScript`, `Refund` and `useEffect`.\n");
+        assert_eq!(found, vec![]);
+    }
+
+    #[test]
+    fn hostile_markdown_never_panics_and_claims_stay_on_their_lines() {
+        let hostile = [
+            "`",
+            "``` unclosed\n`src/a.rs`",
+            "é`src/é.rs`é [x](é/ü.rs) `@/x` `..` `/` `./` `:1` `#L3`",
+            "`npm run` `make` `cargo ` `uv run` `just -x`",
+            "# \u{202e}`src/rtl.rs`\n\u{200b}`A_B_C_D`",
+            "[a](<src/b c.rs>) [b]( ) [c](#x) [d](mailto:x@y.z)",
+        ];
+        for text in hostile {
+            for claim in claims(
+                text,
+                FileKind {
+                    tech: true,
+                    names_code: true,
+                },
+            ) {
+                assert!(claim.line >= 1 && claim.line <= text.lines().count().max(1));
+            }
+        }
+        let long = format!("`src/{}.rs` {}", "a".repeat(10_000), "x/".repeat(50_000));
+        assert!(claims(&long, FileKind::default()).is_empty());
+    }
+}

@@ -1,0 +1,904 @@
+//! Memory checked against the code it describes. The prose of every memory file of a
+//! project whose bank sits in the git work tree of its code is read for claims (paths,
+//! scripts, symbols, environment variables, and dependencies in the tech context:
+//! [`extract`]), and each is looked up in what git tracks and the manifests declare
+//! ([`tree`]). What the code contradicts is a warning with the memory file's line, saying
+//! where a renamed path went when history shows it:
+//!
+//! | code | raised when |
+//! |------|-------------|
+//! | `claim-missing-path` | a path is neither tracked nor on disk (nor ignored by `.gitignore`) |
+//! | `claim-missing-script` | a script, target or recipe no manifest defines |
+//! | `claim-missing-symbol` | a symbol or environment variable found in no tracked file |
+//! | `claim-missing-dependency` | a dependency no manifest or lock file names |
+//! | `claims-not-checked` (info) | the memory makes claims, but its repository holds no code beside it |
+//!
+//! Outside any git repository nothing is checked (like every git check). Decision logs,
+//! ADRs and session logs are history, so they make no claims about the code as it is.
+pub mod extract;
+pub mod tree;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::findings::{Finding, FindingCode, Fix, Severity};
+use crate::git::GitRepo;
+use crate::model::Role;
+use extract::{Claim, ClaimKind, FileKind, Runner};
+use tree::CodeIndex;
+
+/// Largest memory file read for claims.
+const MAX_MEMORY_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Cargo's own commands and widely installed subcommands.
+const CARGO_COMMANDS: &[&str] = &[
+    "add",
+    "bench",
+    "build",
+    "check",
+    "clean",
+    "clippy",
+    "config",
+    "doc",
+    "fetch",
+    "fix",
+    "fmt",
+    "generate-lockfile",
+    "help",
+    "info",
+    "init",
+    "install",
+    "locate-project",
+    "login",
+    "logout",
+    "metadata",
+    "miri",
+    "new",
+    "owner",
+    "package",
+    "pkgid",
+    "publish",
+    "remove",
+    "report",
+    "run",
+    "rustc",
+    "rustdoc",
+    "search",
+    "test",
+    "tree",
+    "uninstall",
+    "update",
+    "vendor",
+    "verify-project",
+    "version",
+    "yank",
+    "b",
+    "c",
+    "d",
+    "r",
+    "t",
+    "nextest",
+    "watch",
+    "tauri",
+    "expand",
+    "audit",
+    "deny",
+    "llvm-cov",
+    "tarpaulin",
+    "make",
+    "insta",
+    "udeps",
+    "outdated",
+    "edit",
+    "machete",
+    "release",
+    "dist",
+    "binstall",
+    "leptos",
+    "shuttle",
+    "lambda",
+    "sweep",
+    "flamegraph",
+    "criterion",
+    "hack",
+    "msrv",
+    "semver-checks",
+    "mutants",
+    "fuzz",
+    "ndk",
+    "apk",
+    "bundle",
+    "xtask",
+    "component",
+    "upgrade",
+    "set-version",
+    "workspaces",
+    "sort",
+    "about",
+    "zigbuild",
+    "xwin",
+    "cross",
+    "wasi",
+    "component",
+    "near",
+    "contract",
+    "stylus",
+    "risczero",
+    "sqlx",
+    "dioxus",
+    "dx",
+    "bloat",
+    "asm",
+    "geiger",
+    "vet",
+    "careful",
+    "public-api",
+    "readme",
+    "modules",
+    "cache",
+    "chef",
+    "pgrx",
+    "ws",
+    "lipo",
+    "mobile",
+];
+
+/// Programs `poetry|uv|pdm run` commonly runs that a project need not declare.
+const PYTHON_TOOLS: &[&str] = &[
+    "python",
+    "python3",
+    "pytest",
+    "ruff",
+    "mypy",
+    "black",
+    "isort",
+    "flake8",
+    "pylint",
+    "uvicorn",
+    "gunicorn",
+    "alembic",
+    "flask",
+    "django-admin",
+    "streamlit",
+    "celery",
+    "pre-commit",
+    "jupyter",
+    "ipython",
+    "pip",
+    "coverage",
+    "tox",
+    "nox",
+    "hypercorn",
+    "fastapi",
+    "pyright",
+    "bandit",
+    "sphinx-build",
+    "mkdocs",
+    "gradio",
+    "hatch",
+    "twine",
+    "manage.py",
+];
+
+/// One memory file of the project.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MemoryDoc<'a> {
+    pub path: &'a Path,
+    pub role: Role,
+}
+
+/// How long a repository's index is reused: long enough for one `check` of many
+/// projects in one repository to list it once, short enough that a long-lived analyzer
+/// (the TUI's) sees files added, renamed or removed since.
+const INDEX_REUSE: Duration = Duration::from_secs(5);
+
+/// Checks projects' claims, building each repository's index once per [`INDEX_REUSE`].
+#[derive(Debug, Default)]
+pub(crate) struct ClaimChecker {
+    indexes: HashMap<PathBuf, (Instant, Option<Arc<CodeIndex>>)>,
+}
+
+/// A claim of one memory file with every line it is made on.
+struct Made<'d> {
+    doc: MemoryDoc<'d>,
+    claim: Claim,
+    lines: Vec<usize>,
+}
+
+impl ClaimChecker {
+    pub fn new() -> ClaimChecker {
+        ClaimChecker::default()
+    }
+
+    /// The index of `repo`'s repository (`None` when git cannot list it: that failure is
+    /// git's own finding).
+    pub fn index(&mut self, repo: &GitRepo) -> Option<Arc<CodeIndex>> {
+        let now = Instant::now();
+        self.indexes
+            .retain(|_, (built, _)| now.duration_since(*built) < INDEX_REUSE);
+        self.indexes
+            .entry(repo.root().to_path_buf())
+            .or_insert_with(|| (now, CodeIndex::build(repo).ok().map(Arc::new)))
+            .1
+            .clone()
+    }
+
+    /// Findings for the claims of `docs` (the memory files of the project at `project`,
+    /// whose banks are at `bank_roots`), checked against `repo`'s work tree.
+    pub fn check_project(
+        &mut self,
+        project: &Path,
+        repo: Option<&GitRepo>,
+        bank_roots: &[&Path],
+        docs: &[MemoryDoc<'_>],
+    ) -> Vec<Finding> {
+        let Some(repo) = repo else {
+            return Vec::new();
+        };
+        if docs.is_empty() {
+            return Vec::new();
+        }
+        let mut made: Vec<Made<'_>> = Vec::new();
+        for doc in docs {
+            if !states_the_present(*doc) {
+                continue;
+            }
+            let Ok(text) = crate::io::text::read_text_limited(doc.path, MAX_MEMORY_BYTES) else {
+                continue;
+            };
+            let kind = file_kind(*doc);
+            let mut by_claim: BTreeMap<(ClaimKind, String), usize> = BTreeMap::new();
+            for claim in extract::claims(&text, kind) {
+                let key = (claim.kind.clone(), claim.text.clone());
+                match by_claim.get(&key) {
+                    Some(&at) => made[at].lines.push(claim.line),
+                    None => {
+                        by_claim.insert(key, made.len());
+                        made.push(Made {
+                            doc: *doc,
+                            lines: vec![claim.line],
+                            claim,
+                        });
+                    }
+                }
+            }
+        }
+        // Memory that names nothing in the code costs no look at the repository.
+        if made.is_empty() {
+            return Vec::new();
+        }
+        let Some(index) = self.index(repo) else {
+            return Vec::new();
+        };
+        let memory = MemorySide::of(repo, project, bank_roots, docs);
+        if !memory.has_code(&index) {
+            return vec![Finding::new(
+                Severity::Info,
+                FindingCode::ClaimsNotChecked,
+                project,
+                None,
+                format!(
+                    "no code beside this bank (git tracks nothing but memory here), so the {} its memory makes about code (paths, scripts, symbols) are not checked",
+                    crate::io::text::counted(made.len(), "claim")
+                ),
+            )];
+        }
+        verify(&index, &memory, &made)
+    }
+
+    /// Findings for the claims `current` makes that `baseline` did not (an agent's
+    /// change), checked against the work tree of `repo`: what review shows.
+    pub(crate) fn check_change(
+        &mut self,
+        repo: &GitRepo,
+        doc: MemoryDoc<'_>,
+        baseline: Option<&str>,
+        current: &str,
+    ) -> Vec<Finding> {
+        if !states_the_present(doc) {
+            return Vec::new();
+        }
+        let kind = file_kind(doc);
+        let before: HashSet<(ClaimKind, String)> = baseline
+            .map(|text| {
+                extract::claims(text, kind)
+                    .into_iter()
+                    .map(|c| (c.kind, c.text))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut made: Vec<Made<'_>> = Vec::new();
+        let mut seen: HashSet<(ClaimKind, String)> = HashSet::new();
+        for claim in extract::claims(current, kind) {
+            let key = (claim.kind.clone(), claim.text.clone());
+            if before.contains(&key) || !seen.insert(key) {
+                continue;
+            }
+            made.push(Made {
+                doc,
+                lines: vec![claim.line],
+                claim,
+            });
+        }
+        // A change that claims nothing new costs no look at the repository.
+        if made.is_empty() {
+            return Vec::new();
+        }
+        let Some(index) = self.index(repo) else {
+            return Vec::new();
+        };
+        let project = repo.base().to_path_buf();
+        let memory = MemorySide::of(repo, &project, &[], &[doc]);
+        if !memory.has_code(&index) {
+            return Vec::new();
+        }
+        verify(&index, &memory, &made)
+    }
+}
+
+/// Folders whose files are history or plans, not a description of the code as it is.
+const HISTORY_FOLDERS: &[&str] = &[
+    "journal",
+    "journals",
+    "session",
+    "sessions",
+    "log",
+    "logs",
+    "archive",
+    "archives",
+    "archived",
+    "history",
+    "plans",
+    "plan",
+    "tasks",
+    "task",
+    "reports",
+    "retro",
+    "retros",
+    "changelog",
+    "decisions",
+    "adr",
+    "adrs",
+    "meetings",
+    "notes-archive",
+    "old",
+];
+
+/// File names (without extension) of history and plans.
+const HISTORY_FILES: &[&str] = &[
+    "tasks",
+    "todo",
+    "changelog",
+    "history",
+    "plan",
+    "plans",
+    "roadmap",
+    "backlog",
+    "journal",
+    "log",
+    "sessions",
+    "decisionlog",
+    "decision-log",
+    "decisions",
+];
+
+/// Whether a memory file describes the code as it is: markdown, not a decision log,
+/// session log, journal, dated entry, task list or plan (those record what was or will
+/// be, which the code need not show).
+fn states_the_present(doc: MemoryDoc<'_>) -> bool {
+    if matches!(
+        doc.role,
+        Role::Decisions | Role::Adr | Role::Session | Role::Config | Role::Rules
+    ) {
+        return false;
+    }
+    let Some(name) = doc
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+    else {
+        return false;
+    };
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    if !matches!(ext, "md" | "markdown") || HISTORY_FILES.contains(&stem) {
+        return false;
+    }
+    if has_date(stem) {
+        return false;
+    }
+    !doc.path
+        .parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .any(|c| {
+            let part = c.as_os_str().to_string_lossy().to_lowercase();
+            HISTORY_FOLDERS.contains(&part.as_str()) || has_date(&part)
+        })
+}
+
+fn file_kind(doc: MemoryDoc<'_>) -> FileKind {
+    FileKind {
+        tech: doc.role == Role::Tech,
+        names_code: matches!(
+            doc.role,
+            Role::Patterns | Role::Tech | Role::Active | Role::Progress | Role::Instructions
+        ),
+    }
+}
+
+/// A `2025-02-28` or `2025_02_28` date in a name.
+fn has_date(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    bytes.windows(10).any(|w| {
+        w[..4].iter().all(u8::is_ascii_digit)
+            && matches!(w[4], b'-' | b'_')
+            && w[5..7].iter().all(u8::is_ascii_digit)
+            && matches!(w[7], b'-' | b'_')
+            && w[8..].iter().all(u8::is_ascii_digit)
+    })
+}
+
+/// Where the memory sits in the repository.
+struct MemorySide {
+    /// The project folder, root-relative with a trailing `/` (empty at the root).
+    prefix: String,
+    /// Root-relative folders of the banks (the project itself excluded).
+    bank_dirs: Vec<String>,
+    /// Root-relative memory files: never searched for symbols.
+    memory_files: HashSet<String>,
+    /// Each memory file's folder, root-relative with a trailing `/`.
+    doc_dirs: HashMap<PathBuf, String>,
+}
+
+fn root_relative(repo: &GitRepo, path: &Path) -> Option<String> {
+    repo.root_relative(path)
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
+impl MemorySide {
+    fn of(repo: &GitRepo, project: &Path, bank_roots: &[&Path], docs: &[MemoryDoc<'_>]) -> Self {
+        let base = repo.root_relative_base().to_string_lossy().into_owned();
+        let prefix = if base == "." {
+            String::new()
+        } else {
+            format!("{}/", base.trim_end_matches('/'))
+        };
+        let bank_dirs = bank_roots
+            .iter()
+            .filter(|root| *root != &project)
+            .filter_map(|root| root_relative(repo, root))
+            .collect();
+        let mut memory_files = HashSet::new();
+        let mut doc_dirs = HashMap::new();
+        for doc in docs {
+            if let Some(rel) = root_relative(repo, doc.path) {
+                let dir = match rel.rsplit_once('/') {
+                    Some((dir, _)) => format!("{dir}/"),
+                    None => String::new(),
+                };
+                doc_dirs.insert(doc.path.to_path_buf(), dir);
+                memory_files.insert(rel);
+            }
+        }
+        MemorySide {
+            prefix,
+            bank_dirs,
+            memory_files,
+            doc_dirs,
+        }
+    }
+
+    fn in_bank(&self, rel: &str) -> bool {
+        self.memory_files.contains(rel)
+            || self.bank_dirs.iter().any(|dir| {
+                rel.strip_prefix(dir.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+            })
+    }
+
+    /// Git tracks something under the project that is neither memory nor prose.
+    fn has_code(&self, index: &CodeIndex) -> bool {
+        index.files().iter().any(|rel| {
+            let Some(inside) = rel.strip_prefix(self.prefix.as_str()) else {
+                return false;
+            };
+            let name = inside.rsplit('/').next().unwrap_or(inside);
+            let prose = name.rsplit_once('.').is_some_and(|(_, ext)| {
+                matches!(
+                    ext.to_ascii_lowercase().as_str(),
+                    "md" | "mdx" | "mdc" | "markdown" | "txt" | "rst"
+                )
+            });
+            !prose && !name.starts_with('.') && !self.in_bank(rel)
+        })
+    }
+
+    /// Root-relative spellings a path claim may mean: from the project, the repository's
+    /// top, and the memory file's folder.
+    fn candidates(&self, doc: &Path, claim: &str) -> Vec<String> {
+        let mut out = vec![format!("{}{claim}", self.prefix), claim.to_string()];
+        if let Some(dir) = self.doc_dirs.get(doc) {
+            out.push(format!("{dir}{claim}"));
+        }
+        out.dedup();
+        out
+    }
+}
+
+/// The findings for `made`, checked against `index`.
+fn verify(index: &CodeIndex, memory: &MemorySide, made: &[Made<'_>]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    // Symbols and variables: one search of the code for all of them.
+    let names: Vec<String> = {
+        let mut names: Vec<String> = made
+            .iter()
+            .filter(|m| matches!(m.claim.kind, ClaimKind::Symbol | ClaimKind::EnvVar))
+            .map(|m| m.claim.text.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let skip: HashSet<String> = index
+        .files()
+        .iter()
+        .filter(|rel| memory.in_bank(rel))
+        .cloned()
+        .collect();
+    let found_names = index.find_names(&names, &skip);
+    // Paths neither tracked nor on disk; then those `.gitignore` ignores are dropped.
+    let mut missing_paths: Vec<(&Made<'_>, Vec<String>)> = Vec::new();
+    for m in made {
+        let text = m.claim.text.as_str();
+        let message = match &m.claim.kind {
+            ClaimKind::Path => {
+                let candidates = memory.candidates(m.doc.path, text);
+                let present = candidates
+                    .iter()
+                    .any(|c| index.exists(c) || index.root().join(c).symlink_metadata().is_ok())
+                    || index.exists_as_suffix(text);
+                if !present {
+                    missing_paths.push((m, candidates));
+                }
+                None
+            }
+            ClaimKind::Script { runner, command } => script_message(index, *runner, command, text),
+            ClaimKind::Symbol => (!found_names.contains(text)).then(|| {
+                format!(
+                    "`{text}` occurs in no tracked file outside the memory ({} searched): renamed or removed?",
+                    crate::io::text::counted(index.files().len() - skip.len(), "file")
+                )
+            }),
+            ClaimKind::EnvVar => (!found_names.contains(text)).then(|| {
+                format!(
+                    "environment variable `{text}` occurs in no tracked file outside the memory (not read by the code, nor in an example env file)"
+                )
+            }),
+            ClaimKind::Dependency => {
+                let manifests = index.manifests();
+                (!manifests.dependency_files.is_empty() && !manifests.declares(text)).then(|| {
+                    format!(
+                        "dependency `{text}` is declared in no manifest or lock file ({})",
+                        listed(&manifests.dependency_files, 4)
+                    )
+                })
+            }
+        };
+        if let Some(message) = message {
+            out.push(finding(m, message));
+        }
+    }
+    let asked: Vec<String> = missing_paths
+        .iter()
+        .flat_map(|(_, candidates)| candidates.iter().cloned())
+        .collect();
+    let ignored = index.ignored(&asked);
+    for (m, candidates) in missing_paths {
+        if candidates.iter().any(|c| ignored.contains(c)) {
+            continue;
+        }
+        if let Some((message, renamed_to)) = path_message(index, &m.claim.text, &candidates) {
+            let found = finding(m, message);
+            out.push(match (renamed_to, m.lines.first()) {
+                (Some(with), Some(&line)) => found.with_fix(Fix {
+                    line,
+                    replace: m.claim.text.clone(),
+                    with,
+                }),
+                _ => found,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
+    out
+}
+
+fn finding(m: &Made<'_>, message: String) -> Finding {
+    let code = match m.claim.kind {
+        ClaimKind::Path => FindingCode::ClaimMissingPath,
+        ClaimKind::Script { .. } => FindingCode::ClaimMissingScript,
+        ClaimKind::Symbol | ClaimKind::EnvVar => FindingCode::ClaimMissingSymbol,
+        ClaimKind::Dependency => FindingCode::ClaimMissingDependency,
+    };
+    let mut message = message;
+    if m.lines.len() > 1 {
+        let more: Vec<String> = m.lines[1..].iter().map(usize::to_string).collect();
+        message.push_str(&format!(" (also on line {})", more.join(", ")));
+    }
+    Finding::new(
+        Severity::Warning,
+        code,
+        m.doc.path,
+        m.lines.first().copied(),
+        message,
+    )
+}
+
+/// "a, b, c and 2 more".
+fn listed(items: &[String], most: usize) -> String {
+    let mut shown: Vec<&str> = items.iter().take(most).map(String::as_str).collect();
+    shown.sort_unstable();
+    let mut text = shown.join(", ");
+    if items.len() > most {
+        text.push_str(&format!(" and {} more", items.len() - most));
+    }
+    text
+}
+
+/// What to say of a path claim the work tree does not hold: where history says it went;
+/// else, only when its first folder is in the tree (so it names this repository, not
+/// another project, a package or a runtime file), that it is not there. With the message
+/// comes, for a rename, the new path spelled as the claim spells the old one (relative to
+/// the same folder), which the memory can be fixed to.
+fn path_message(
+    index: &CodeIndex,
+    claim: &str,
+    candidates: &[String],
+) -> Option<(String, Option<String>)> {
+    for candidate in candidates {
+        if let Some(step) = index.moved(candidate) {
+            return Some(match step.to {
+                Some(to) => (
+                    format!(
+                        "`{claim}` was renamed to `{to}` in {}: update the memory",
+                        step.commit
+                    ),
+                    respelled(candidate, claim, &to),
+                ),
+                None => (
+                    format!(
+                        "`{claim}` was removed in {} and is not in the work tree",
+                        step.commit
+                    ),
+                    None,
+                ),
+            });
+        }
+        if let Some(step) = index.moved_dir(candidate)
+            && let Some(to) = step.to
+        {
+            let slash = if claim.ends_with('/') { "/" } else { "" };
+            let new = respelled(
+                candidate.trim_end_matches('/'),
+                claim.trim_end_matches('/'),
+                &to,
+            )
+            .map(|new| format!("{new}{slash}"));
+            return Some((
+                format!(
+                    "`{claim}` was moved to `{to}/` in {}: update the memory",
+                    step.commit
+                ),
+                new,
+            ));
+        }
+    }
+    // Written relative to a folder the history names in full.
+    let tail = format!("/{}", claim.trim_end_matches('/'));
+    let mut from_history: Vec<(&String, &tree::Move)> = index
+        .moves()
+        .iter()
+        .filter(|(from, _)| from.ends_with(&tail))
+        .collect();
+    from_history.sort_by(|a, b| a.0.cmp(b.0));
+    if let Some((from, _)) = from_history.first()
+        && let Some(step) = index.moved(from)
+    {
+        return Some(match step.to {
+            Some(to) => (
+                format!(
+                    "`{claim}` was renamed to `{to}` in {}: update the memory",
+                    step.commit
+                ),
+                respelled(from, claim, &to),
+            ),
+            None => (
+                format!(
+                    "`{claim}` was removed in {} and is not in the work tree",
+                    step.commit
+                ),
+                None,
+            ),
+        });
+    }
+    let (first, _) = claim.split_once('/')?;
+    let anchored = candidates.iter().any(|c| {
+        let parent = c.strip_suffix(claim).unwrap_or("");
+        index.exists(&format!("{parent}{first}"))
+    });
+    if !anchored {
+        return None;
+    }
+    let message = match candidates.first().and_then(|c| index.similar(c)) {
+        Some(similar) => format!(
+            "`{claim}` is not in the work tree (git tracks no file or folder by that path); did it become `{similar}`?"
+        ),
+        None => format!(
+            "`{claim}` is not in the work tree (git tracks no file or folder by that path, and history does not say where it went)"
+        ),
+    };
+    Some((message, None))
+}
+
+/// `to` (root-relative) spelled relative to the folder `claim` is relative to, `from`
+/// being the root-relative path `claim` stands for; `None` when `to` left that folder
+/// (a root-relative rewrite would point elsewhere from where the claim is read).
+fn respelled(from: &str, claim: &str, to: &str) -> Option<String> {
+    let folder = from.strip_suffix(claim)?;
+    let new = to.strip_prefix(folder)?;
+    (!new.is_empty() && new != claim).then(|| new.to_string())
+}
+
+fn script_message(index: &CodeIndex, runner: Runner, command: &str, name: &str) -> Option<String> {
+    let m = index.manifests();
+    let defined = |set: &HashSet<String>| {
+        let mut names: Vec<String> = set.iter().cloned().collect();
+        names.sort();
+        if names.is_empty() {
+            String::from(" (it defines none)")
+        } else {
+            format!(" (defined: {})", listed(&names, 8))
+        }
+    };
+    match runner {
+        Runner::Package => (m.package_json > 0 && !m.package_scripts.contains(name)).then(|| {
+            format!(
+                "`{command}`: no package.json defines a script `{name}`{}",
+                defined(&m.package_scripts)
+            )
+        }),
+        Runner::Make => (m.makefiles > 0 && !m.make_patterns && !m.make_targets.contains(name))
+            .then(|| {
+                format!(
+                    "`{command}`: no Makefile has a target `{name}`{}",
+                    defined(&m.make_targets)
+                )
+            }),
+        Runner::Just => (m.justfiles > 0 && !m.just_recipes.contains(name)).then(|| {
+            format!(
+                "`{command}`: no justfile has a recipe `{name}`{}",
+                defined(&m.just_recipes)
+            )
+        }),
+        Runner::Cargo => (m.cargo_manifests > 0
+            && !CARGO_COMMANDS.contains(&name)
+            && !m.cargo_aliases.contains(name))
+        .then(|| {
+            format!(
+                "`{command}`: `{name}` is neither a Cargo command nor an alias in .cargo/config.toml"
+            )
+        }),
+        Runner::Python => (m.pyprojects > 0
+            && !m.python_scripts.contains(name)
+            && !PYTHON_TOOLS.contains(&name)
+            && !name.ends_with(".py")
+            && !m.declares(name))
+        .then(|| {
+            format!(
+                "`{command}`: pyproject.toml declares no script or dependency `{name}`{}",
+                defined(&m.python_scripts)
+            )
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    #[test]
+    fn a_path_renamed_in_history_offers_the_new_path_as_a_fix_on_its_line() {
+        let temp = tempfile::tempdir().expect("temp");
+        let dir = temp.path();
+        git(dir, &["init", "-q"]);
+        write(dir, "src/api/mod.rs", "pub mod refunds_v1;\n");
+        write(dir, "src/api/refunds_v1.rs", "pub fn refund() {}\n");
+        let patterns = "# Patterns\n\nRefunds live in `src/api/refunds_v1.rs`.\nThe API is in `api/refunds_v1.rs` under src.\nStill there: `src/api/mod.rs`.\n";
+        write(dir, "memory-bank/systemPatterns.md", patterns);
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", "first"]);
+        git(dir, &["mv", "src/api/refunds_v1.rs", "src/api/refunds.rs"]);
+        git(dir, &["commit", "-q", "-m", "rename"]);
+        let Some(repo) = GitRepo::discover(dir) else {
+            panic!("no repository at {}", dir.display());
+        };
+        let doc_path = dir.join("memory-bank/systemPatterns.md");
+        let docs = [MemoryDoc {
+            path: &doc_path,
+            role: Role::Patterns,
+        }];
+        let bank = dir.join("memory-bank");
+        let found = ClaimChecker::new().check_project(dir, Some(&repo), &[&bank], &docs);
+        let fixes: Vec<(Option<usize>, Option<Fix>)> = found
+            .iter()
+            .filter(|f| f.code.id() == "claim-missing-path")
+            .map(|f| (f.line, f.fix.clone()))
+            .collect();
+        let fix = |line: usize, replace: &str, with: &str| Fix {
+            line,
+            replace: replace.into(),
+            with: with.into(),
+        };
+        assert_eq!(
+            fixes,
+            vec![
+                (
+                    Some(3),
+                    Some(fix(3, "src/api/refunds_v1.rs", "src/api/refunds.rs"))
+                ),
+                (Some(4), Some(fix(4, "api/refunds_v1.rs", "api/refunds.rs"))),
+            ],
+            "{found:#?}"
+        );
+        let fixed = found[0].fix.as_ref().and_then(|f| f.apply(patterns));
+        assert_eq!(
+            fixed.as_deref(),
+            Some(
+                "# Patterns\n\nRefunds live in `src/api/refunds.rs`.\nThe API is in `api/refunds_v1.rs` under src.\nStill there: `src/api/mod.rs`.\n"
+            )
+        );
+    }
+
+    #[test]
+    fn a_rename_is_respelled_relative_to_the_folder_the_claim_is_written_from() {
+        assert_eq!(
+            respelled("src/api/a.rs", "api/a.rs", "src/api/b.rs").as_deref(),
+            Some("api/b.rs")
+        );
+        assert_eq!(respelled("src/api/a.rs", "api/a.rs", "lib/b.rs"), None);
+        assert_eq!(
+            respelled("a.rs", "a.rs", "lib/b.rs").as_deref(),
+            Some("lib/b.rs")
+        );
+    }
+}

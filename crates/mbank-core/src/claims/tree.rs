@@ -1,0 +1,655 @@
+//! What the code of one repository holds, for checking claims: git's file list (the
+//! work tree as `.gitignore` leaves it), the scripts and dependencies its manifests
+//! declare, where a path went in history, and which names occur in its files. Built
+//! once per repository and analysis; the costly parts (manifests, history, the symbol
+//! search) only when a claim needs them.
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use crate::error::CoreError;
+use crate::git::{GitRepo, Policy, os};
+
+/// Largest file read for manifests and the symbol search.
+const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Commits of history searched for renames and removals.
+pub(crate) const HISTORY_COMMITS: usize = 2000;
+
+/// Extensions never searched for symbols: binary or generated data.
+const NOT_SEARCHED: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "ico", "webp", "bmp", "pdf", "zip", "gz", "tgz", "xz", "bz2",
+    "7z", "jar", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4", "wav", "ogg", "webm", "mov",
+    "avi", "so", "dylib", "dll", "exe", "bin", "wasm", "pyc", "class", "o", "a", "lock", "lockb",
+    "sqlite", "db", "psd", "ai", "sketch", "fig", "map",
+];
+
+/// Where a path went: renamed to another (`to`) or removed (`None`), in `commit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Move {
+    pub to: Option<String>,
+    pub commit: String,
+}
+
+/// Scripts and dependencies the repository's manifests declare.
+#[derive(Debug, Default)]
+pub(crate) struct Manifests {
+    pub package_json: usize,
+    pub package_scripts: HashSet<String>,
+    pub makefiles: usize,
+    pub make_targets: HashSet<String>,
+    /// A pattern rule (`%.o: %.c`) makes any target possible.
+    pub make_patterns: bool,
+    pub justfiles: usize,
+    pub just_recipes: HashSet<String>,
+    pub cargo_manifests: usize,
+    pub cargo_aliases: HashSet<String>,
+    pub pyprojects: usize,
+    pub python_scripts: HashSet<String>,
+    /// Every manifest and lock file's text, lowercased, `_` read as `-`.
+    pub dependency_text: String,
+    pub dependency_files: Vec<String>,
+}
+
+/// One repository's code, as git tracks it.
+#[derive(Debug)]
+pub(crate) struct CodeIndex {
+    repo: GitRepo,
+    root: PathBuf,
+    /// Tracked files, root-relative and `/`-separated.
+    files: Vec<String>,
+    file_set: HashSet<String>,
+    /// Every folder holding a tracked file.
+    dirs: HashSet<String>,
+    /// Every trailing run of components of a tracked file or folder, lowercased: a claim
+    /// written relative to some folder (`api/refunds.rs`) is found by its tail.
+    suffixes: HashSet<String>,
+    manifests: OnceLock<Manifests>,
+    moves: OnceLock<HashMap<String, Move>>,
+}
+
+impl CodeIndex {
+    /// Git's list of tracked files of the repository of `repo`.
+    pub fn build(repo: &GitRepo) -> Result<CodeIndex, CoreError> {
+        let out = repo.run_at_root(&os(&["ls-files", "-z"]), &[], None, Policy::Hardened)?;
+        if !out.success {
+            return Err(CoreError::Git(format!(
+                "git ls-files failed in {}: {}",
+                repo.root().display(),
+                out.stderr
+            )));
+        }
+        let files: Vec<String> = out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|name| !name.is_empty())
+            .filter_map(|name| std::str::from_utf8(name).ok().map(str::to_string))
+            .collect();
+        Ok(CodeIndex::from_files(repo.clone(), files))
+    }
+
+    fn from_files(repo: GitRepo, files: Vec<String>) -> CodeIndex {
+        let mut dirs = HashSet::new();
+        let mut suffixes = HashSet::new();
+        for file in &files {
+            let lower = file.to_lowercase();
+            let mut rest = lower.as_str();
+            loop {
+                suffixes.insert(rest.to_string());
+                match rest.split_once('/') {
+                    Some((_, tail)) => rest = tail,
+                    None => break,
+                }
+            }
+            let mut dir = file.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                if !dirs.insert(parent.to_string()) {
+                    break;
+                }
+                let lower = parent.to_lowercase();
+                let mut rest = lower.as_str();
+                loop {
+                    suffixes.insert(rest.to_string());
+                    match rest.split_once('/') {
+                        Some((_, tail)) => rest = tail,
+                        None => break,
+                    }
+                }
+                dir = parent;
+            }
+        }
+        CodeIndex {
+            root: repo.root().to_path_buf(),
+            repo,
+            file_set: files.iter().cloned().collect(),
+            files,
+            dirs,
+            suffixes,
+            manifests: OnceLock::new(),
+            moves: OnceLock::new(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn files(&self) -> &[String] {
+        &self.files
+    }
+
+    pub(crate) fn is_tracked(&self, rel: &str) -> bool {
+        self.file_set.contains(rel)
+    }
+
+    /// A tracked file or a folder holding one at exactly `rel` (root-relative).
+    pub fn exists(&self, rel: &str) -> bool {
+        let rel = rel.trim_end_matches('/');
+        self.file_set.contains(rel) || self.dirs.contains(rel)
+    }
+
+    /// A tracked file or folder whose path ends with `tail` (any case).
+    pub(crate) fn exists_as_suffix(&self, tail: &str) -> bool {
+        self.suffixes
+            .contains(&tail.trim_end_matches('/').to_lowercase())
+    }
+
+    /// Which of `rels` (root-relative) `.gitignore` ignores: claims about ignored files
+    /// are about a local setup, not the code.
+    pub fn ignored(&self, rels: &[String]) -> HashSet<String> {
+        if rels.is_empty() {
+            return HashSet::new();
+        }
+        let mut input = Vec::new();
+        for rel in rels {
+            input.extend_from_slice(rel.as_bytes());
+            input.push(0);
+        }
+        let args = os(&["check-ignore", "--no-index", "-z", "--stdin"]);
+        match self
+            .repo
+            .run_at_root(&args, &[], Some(&input), Policy::Hardened)
+        {
+            Ok(out) => out
+                .stdout
+                .split(|b| *b == 0)
+                .filter(|name| !name.is_empty())
+                .filter_map(|name| std::str::from_utf8(name).ok().map(str::to_string))
+                .collect(),
+            Err(_) => HashSet::new(),
+        }
+    }
+
+    /// Where paths went, from the newest [`HISTORY_COMMITS`] commits (renames followed to
+    /// their last name). Empty when git cannot tell.
+    pub fn moves(&self) -> &HashMap<String, Move> {
+        self.moves.get_or_init(|| self.read_moves())
+    }
+
+    fn read_moves(&self) -> HashMap<String, Move> {
+        let limit = format!("-n{HISTORY_COMMITS}");
+        let args: Vec<OsString> = os(&[
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "-M",
+            "--name-status",
+            "--diff-filter=RD",
+            "--format=%x01%h",
+            &limit,
+            "HEAD",
+            "--",
+        ]);
+        let Ok(out) = self.repo.run_at_root(&args, &[], None, Policy::Hardened) else {
+            return HashMap::new();
+        };
+        if !out.success {
+            return HashMap::new();
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut moves: HashMap<String, Move> = HashMap::new();
+        let mut commit = String::new();
+        for line in text.lines() {
+            if let Some(hash) = line.strip_prefix('\u{1}') {
+                commit = hash.trim().to_string();
+                continue;
+            }
+            let mut parts = line.split('\t');
+            let (Some(status), Some(from)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            // Quoted names (unusual bytes) are left out rather than misread.
+            if from.starts_with('"') {
+                continue;
+            }
+            let to = if status.starts_with('R') {
+                match parts.next() {
+                    Some(to) if !to.starts_with('"') => Some(to.to_string()),
+                    _ => continue,
+                }
+            } else if status == "D" {
+                None
+            } else {
+                continue;
+            };
+            // Newest first: the first word on a path is the last thing that happened.
+            moves.entry(from.to_string()).or_insert(Move {
+                to,
+                commit: commit.clone(),
+            });
+        }
+        moves
+    }
+
+    /// Where `rel` went: its last name that is still tracked (renames followed), or its
+    /// removal.
+    pub fn moved(&self, rel: &str) -> Option<Move> {
+        let moves = self.moves();
+        let first = moves.get(rel)?.clone();
+        let mut current = first.clone();
+        for _ in 0..16 {
+            match &current.to {
+                Some(to) if self.is_tracked(to) => break,
+                Some(to) => match moves.get(to) {
+                    Some(next) => {
+                        current = Move {
+                            to: next.to.clone(),
+                            commit: next.commit.clone(),
+                        }
+                    }
+                    None => break,
+                },
+                None => break,
+            }
+        }
+        // A rename whose end is not tracked either says nothing sure.
+        match &current.to {
+            Some(to) if !self.is_tracked(to) => Some(Move {
+                to: None,
+                commit: current.commit,
+            })
+            .filter(|_| first.to.is_none()),
+            _ => Some(current),
+        }
+    }
+
+    /// Where the files of a folder went: the folder its files were renamed into, when
+    /// history shows it.
+    pub(crate) fn moved_dir(&self, dir: &str) -> Option<Move> {
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        // The newest commit's move wins when several files of the folder went apart.
+        let mut found: Vec<Move> = Vec::new();
+        for (from, step) in self.moves() {
+            if let Some(rest) = from.strip_prefix(&prefix)
+                && let Some(to) = &step.to
+                && let Some(new_dir) = to.strip_suffix(rest)
+                && self.dirs.contains(new_dir.trim_end_matches('/'))
+            {
+                found.push(Move {
+                    to: Some(new_dir.trim_end_matches('/').to_string()),
+                    commit: step.commit.clone(),
+                });
+            }
+        }
+        found.sort_by(|a, b| a.to.cmp(&b.to).then(a.commit.cmp(&b.commit)));
+        found.into_iter().next()
+    }
+
+    /// A tracked file with the same name but another extension, or the same name in
+    /// another folder: a hint when history says nothing.
+    pub fn similar(&self, rel: &str) -> Option<&str> {
+        let name = rel.rsplit('/').next()?;
+        let stem = name.split('.').next()?;
+        if stem.len() < 3 {
+            return None;
+        }
+        let dir = rel.rsplit_once('/').map(|(d, _)| d);
+        let mut same_name = None;
+        for file in &self.files {
+            let (file_dir, file_name) = match file.rsplit_once('/') {
+                Some((d, n)) => (Some(d), n),
+                None => (None, file.as_str()),
+            };
+            if file_name == name && same_name.is_none() {
+                same_name = Some(file.as_str());
+            }
+            if file_dir == dir && file_name.split('.').next() == Some(stem) && file_name != name {
+                return Some(file);
+            }
+        }
+        same_name
+    }
+
+    pub(crate) fn manifests(&self) -> &Manifests {
+        self.manifests.get_or_init(|| self.read_manifests())
+    }
+
+    fn read(&self, rel: &str) -> Option<String> {
+        crate::io::text::read_text_limited(&self.root.join(rel), MAX_FILE_BYTES).ok()
+    }
+
+    fn read_manifests(&self) -> Manifests {
+        let mut m = Manifests::default();
+        for rel in &self.files {
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            let lower = name.to_ascii_lowercase();
+            match lower.as_str() {
+                "package.json" => {
+                    let Some(text) = self.read(rel) else { continue };
+                    m.package_json += 1;
+                    if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
+                        && let Some(scripts) = value.get("scripts").and_then(|s| s.as_object())
+                    {
+                        m.package_scripts.extend(scripts.keys().cloned());
+                    }
+                    m.add_dependency_text(rel, &text);
+                }
+                "makefile" | "gnumakefile" => {
+                    if let Some(text) = self.read(rel) {
+                        m.makefiles += 1;
+                        make_targets(&text, &mut m);
+                    }
+                }
+                "justfile" | ".justfile" => {
+                    if let Some(text) = self.read(rel) {
+                        m.justfiles += 1;
+                        just_recipes(&text, &mut m.just_recipes);
+                    }
+                }
+                "cargo.toml" => {
+                    if let Some(text) = self.read(rel) {
+                        m.cargo_manifests += 1;
+                        m.add_dependency_text(rel, &text);
+                    }
+                }
+                "pyproject.toml" => {
+                    if let Some(text) = self.read(rel) {
+                        m.pyprojects += 1;
+                        python_scripts(&text, &mut m.python_scripts);
+                        m.add_dependency_text(rel, &text);
+                    }
+                }
+                _ if lower.ends_with(".mk") => {
+                    if let Some(text) = self.read(rel) {
+                        make_targets(&text, &mut m);
+                    }
+                }
+                _ if is_dependency_file(&lower) => {
+                    if let Some(text) = self.read(rel) {
+                        m.add_dependency_text(rel, &text);
+                    }
+                }
+                _ => {}
+            }
+            if (rel.ends_with(".cargo/config.toml") || rel.ends_with(".cargo/config"))
+                && let Some(text) = self.read(rel)
+                && let Ok(value) = toml::from_str::<toml::Table>(&text)
+                && let Some(aliases) = value.get("alias").and_then(|a| a.as_table())
+            {
+                m.cargo_aliases.extend(aliases.keys().cloned());
+            }
+        }
+        m
+    }
+
+    /// Which of `names` occur as whole words (any case) in the tracked files (but those
+    /// in `skip`, root-relative: the memory itself) or in their paths.
+    pub(crate) fn find_names(&self, names: &[String], skip: &HashSet<String>) -> HashSet<String> {
+        let mut found = HashSet::new();
+        if names.is_empty() {
+            return found;
+        }
+        let Ok(matcher) = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(names)
+        else {
+            return found;
+        };
+        let mut left = names.len();
+        let paths = self.files.join("\n");
+        search(&matcher, paths.as_bytes(), names, &mut found, &mut left);
+        for rel in &self.files {
+            if left == 0 {
+                break;
+            }
+            if skip.contains(rel) || !searchable(rel) {
+                continue;
+            }
+            let path = self.root.join(rel);
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            search(&matcher, &bytes, names, &mut found, &mut left);
+        }
+        found
+    }
+}
+
+fn searchable(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    match name.rsplit_once('.') {
+        Some((_, ext)) => !NOT_SEARCHED.contains(&ext.to_ascii_lowercase().as_str()),
+        None => true,
+    }
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn search(
+    matcher: &AhoCorasick,
+    haystack: &[u8],
+    names: &[String],
+    found: &mut HashSet<String>,
+    left: &mut usize,
+) {
+    for m in matcher.find_overlapping_iter(haystack) {
+        let name = &names[m.pattern().as_usize()];
+        if found.contains(name) {
+            continue;
+        }
+        let before = m.start().checked_sub(1).map(|i| haystack[i]);
+        let after = haystack.get(m.end()).copied();
+        if before.is_some_and(is_word_byte) || after.is_some_and(is_word_byte) {
+            continue;
+        }
+        found.insert(name.clone());
+        *left = left.saturating_sub(1);
+        if *left == 0 {
+            return;
+        }
+    }
+}
+
+impl Manifests {
+    fn add_dependency_text(&mut self, rel: &str, text: &str) {
+        self.dependency_files.push(rel.to_string());
+        self.dependency_text
+            .push_str(&text.to_lowercase().replace('_', "-"));
+        self.dependency_text.push('\n');
+    }
+
+    /// Whether a manifest or lock file names `name` as a whole package name.
+    pub fn declares(&self, name: &str) -> bool {
+        let needle = name.to_lowercase().replace('_', "-");
+        let text = self.dependency_text.as_bytes();
+        let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+        let mut from = 0;
+        while let Some(at) = self.dependency_text[from..].find(&needle) {
+            let start = from + at;
+            let end = start + needle.len();
+            let before = start.checked_sub(1).map(|i| text[i]);
+            let after = text.get(end).copied();
+            if !before.is_some_and(is_name_byte) && !after.is_some_and(is_name_byte) {
+                return true;
+            }
+            from = start + 1;
+            while !self.dependency_text.is_char_boundary(from) {
+                from += 1;
+            }
+        }
+        false
+    }
+}
+
+fn is_dependency_file(lower_name: &str) -> bool {
+    matches!(
+        lower_name,
+        "package-lock.json"
+            | "yarn.lock"
+            | "pnpm-lock.yaml"
+            | "cargo.lock"
+            | "poetry.lock"
+            | "uv.lock"
+            | "pdm.lock"
+            | "pipfile"
+            | "pipfile.lock"
+            | "go.mod"
+            | "go.sum"
+            | "gemfile"
+            | "gemfile.lock"
+            | "composer.json"
+            | "composer.lock"
+            | "setup.py"
+            | "setup.cfg"
+            | "environment.yml"
+            | "build.gradle"
+            | "build.gradle.kts"
+            | "pom.xml"
+            | "pubspec.yaml"
+            | "package.swift"
+            | "deno.json"
+            | "deno.jsonc"
+            | "mix.exs"
+    ) || (lower_name.starts_with("requirements") && lower_name.ends_with(".txt"))
+}
+
+/// Targets of a Makefile: `name:` rules and `.PHONY` lists.
+fn make_targets(text: &str, m: &mut Manifests) {
+    for line in text.lines() {
+        if line.starts_with(['\t', ' ', '#']) {
+            continue;
+        }
+        let Some((head, rest)) = line.split_once(':') else {
+            continue;
+        };
+        if rest.starts_with('=') || head.contains('=') {
+            continue;
+        }
+        for target in head.split_whitespace() {
+            if target.contains('%') {
+                m.make_patterns = true;
+            }
+            if target == ".PHONY" {
+                m.make_targets
+                    .extend(rest.split_whitespace().map(str::to_string));
+            } else if !target.contains('$') {
+                m.make_targets.insert(target.to_string());
+            }
+        }
+    }
+}
+
+/// Recipes of a justfile: `name args…:` lines at the left margin, aliases too.
+fn just_recipes(text: &str, out: &mut HashSet<String>) {
+    for line in text.lines() {
+        if line.starts_with([' ', '\t', '#']) {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("alias ")
+            && let Some((name, _)) = rest.split_once(":=")
+        {
+            out.insert(name.trim().to_string());
+            continue;
+        }
+        let Some((head, rest)) = line.split_once(':') else {
+            continue;
+        };
+        if rest.starts_with('=') {
+            continue;
+        }
+        if let Some(name) = head.trim_start_matches('@').split_whitespace().next() {
+            out.insert(name.to_string());
+        }
+    }
+}
+
+/// Script names a pyproject declares (`[project.scripts]`, Poetry's and PDM's).
+fn python_scripts(text: &str, out: &mut HashSet<String>) {
+    let Ok(value) = toml::from_str::<toml::Table>(text) else {
+        return;
+    };
+    let tables = [
+        value.get("project").and_then(|p| p.get("scripts")),
+        value.get("project").and_then(|p| p.get("gui-scripts")),
+        value
+            .get("tool")
+            .and_then(|t| t.get("poetry"))
+            .and_then(|p| p.get("scripts")),
+        value
+            .get("tool")
+            .and_then(|t| t.get("pdm"))
+            .and_then(|p| p.get("scripts")),
+    ];
+    for table in tables.into_iter().flatten() {
+        if let Some(table) = table.as_table() {
+            out.extend(table.keys().cloned());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn makefile_targets_and_phony_lists_are_read() {
+        let mut m = Manifests::default();
+        make_targets(
+            ".PHONY: lint\nbuild: deps\n\tcc x\nCC := gcc\nVAR=a:b\n%.o: %.c\n",
+            &mut m,
+        );
+        assert!(m.make_targets.contains("lint"));
+        assert!(m.make_targets.contains("build"));
+        assert!(!m.make_targets.contains("CC"));
+        assert!(m.make_patterns);
+    }
+
+    #[test]
+    fn justfile_recipes_and_aliases_are_read() {
+        let mut out = HashSet::new();
+        just_recipes(
+            "set shell := [\"bash\"]\n@test *args:\n    cargo test\nalias t := test\nrelease version: build\n",
+            &mut out,
+        );
+        for name in ["test", "t", "release"] {
+            assert!(out.contains(name), "{name}: {out:?}");
+        }
+        assert!(!out.contains("set"));
+    }
+
+    #[test]
+    fn dependencies_are_found_by_whole_package_name() {
+        let mut m = Manifests::default();
+        m.add_dependency_text(
+            "package.json",
+            r#"{"dependencies": {"react-dom": "18", "@tanstack/react-query": "5"}}"#,
+        );
+        m.add_dependency_text("pyproject.toml", "dependencies = [\"python_dotenv>=1\"]");
+        assert!(m.declares("@tanstack/react-query"));
+        assert!(m.declares("react-dom"));
+        assert!(!m.declares("react"));
+        assert!(m.declares("python-dotenv"));
+        assert!(m.declares("python_dotenv"));
+    }
+}

@@ -1,0 +1,89 @@
+//! Claude Code's instruction memory: `CLAUDE.md` and `CLAUDE.local.md` at the project's
+//! top or in `.claude/`, rules in `.claude/rules/` (scoped ones load on demand),
+//! `sub/CLAUDE.md` just in time.
+use std::path::Path;
+
+use super::instruction_files::InstructionFiles;
+use super::{Budget, FormatRules, Placement};
+use crate::formats::Unit;
+use crate::model::{Format, LoadKind, MemoryFile};
+
+/// Claude Code warns when one CLAUDE.md exceeds this many characters.
+pub(crate) const CLAUDE_MD_WARN_CHARS: u64 = 40_000;
+
+pub const FILES: InstructionFiles = InstructionFiles {
+    main: "CLAUDE.md",
+    local: "CLAUDE.local.md",
+    override_file: None,
+    top_markers: &["CLAUDE.md", "CLAUDE.local.md"],
+    dot_dir: ".claude",
+    reads_dot_dir: true,
+    rules_load: LoadKind::Startup,
+    subfolders_load: LoadKind::OnDemand,
+    budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to CLAUDE.md",
+    local_ignored: None,
+};
+
+pub struct ClaudeMd;
+
+impl FormatRules for ClaudeMd {
+    fn format(&self) -> Format {
+        Format::ClaudeMd
+    }
+
+    fn size_note(&self, file_name: &str, text: &str) -> Option<String> {
+        if file_name != FILES.main && file_name != FILES.local {
+            return None;
+        }
+        let chars = text.chars().count();
+        (chars as u64 > CLAUDE_MD_WARN_CHARS)
+            .then(|| format!("{chars} characters: Claude Code warns above {CLAUDE_MD_WARN_CHARS}"))
+    }
+
+    /// Launched in a sub-folder, Claude Code reads a CLAUDE.md above as an ancestor
+    /// without expanding its imports: an `@AGENTS.md` bridge there loads nothing.
+    fn ancestor_import_note(
+        &self,
+        imported_name: &str,
+        written: &str,
+        shown: &str,
+    ) -> Option<String> {
+        (imported_name == super::agents_md::FILES.main).then(|| {
+            format!(
+                "@{written} loads only when Claude Code is launched in this folder: launched \
+                 in a sub-folder, Claude Code reads {shown} as an ancestor without expanding \
+                 its imports, so AGENTS.md is not loaded there"
+            )
+        })
+    }
+
+    fn expands_imports(&self) -> bool {
+        true
+    }
+
+    fn place(&self, rel: &Path) -> Placement {
+        FILES.place(rel)
+    }
+
+    fn keeps(&self, rel: &Path) -> bool {
+        FILES.keeps(rel)
+    }
+
+    fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
+        let mut budgets = Vec::new();
+        if file.load != LoadKind::Never && file.file_name() == FILES.main {
+            budgets.push(Budget::new(
+                "Claude Code warns above 40,000 characters per CLAUDE.md",
+                "Claude Code",
+                Unit::Characters,
+                CLAUDE_MD_WARN_CHARS,
+            ));
+        }
+        budgets.extend(FILES.file_budgets(file));
+        budgets
+    }
+
+    fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
+        FILES.bank_budgets()
+    }
+}

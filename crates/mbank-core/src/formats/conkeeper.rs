@@ -1,0 +1,277 @@
+//! ConKeeper: `.claude/memory/` or `.ai/memory/`, kebab-case core files read at start in
+//! a fixed order (stable context, then state, then history), ADRs in `decisions/` and
+//! session logs in `sessions/` on demand, settings in `.memory-config.md`, and token
+//! budgets from the preset the bank names there.
+use std::path::{Path, PathBuf};
+
+use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
+use crate::formats::Unit;
+use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
+
+/// The bank's folder…
+pub const FOLDER: &str = "memory";
+/// …inside one of these project folders.
+pub(crate) const CONTAINERS: [&str; 2] = [".claude", ".ai"];
+/// The bank's settings (token budget preset, staleness), at its top.
+pub(crate) const SETTINGS_FILE: &str = ".memory-config.md";
+/// The bank's folder as `mbank init` creates it, relative to the project.
+pub const BANK_DIR: &str = ".claude/memory";
+/// Sub-folders of the bank where new files go (ADRs, session logs); they exist even
+/// when empty.
+pub const FOLDERS: [&str; 2] = ["decisions", "sessions"];
+
+/// Where ConKeeper's budgets come from.
+const PRESETS: &str = "ConKeeper token budget presets";
+/// The preset a bank without its own setting gets.
+const DEFAULT_PRESET: &str = "standard";
+
+const EXPECTED: ExpectedFiles = ExpectedFiles {
+    required: &[
+        (Role::Active, "active-context.md"),
+        (Role::Product, "product-context.md"),
+    ],
+    recommended: &[],
+};
+
+/// ConKeeper's files (the ConKeeper schema, "Directory Structure"); the configuration is written as
+/// `.memory-config.md`.
+pub const TEMPLATES: [(&str, &str); 6] = [
+    (
+        "active-context.md",
+        include_str!("../../../../assets/templates/conkeeper/active-context.md"),
+    ),
+    (
+        "product-context.md",
+        include_str!("../../../../assets/templates/conkeeper/product-context.md"),
+    ),
+    (
+        "progress.md",
+        include_str!("../../../../assets/templates/conkeeper/progress.md"),
+    ),
+    (
+        "patterns.md",
+        include_str!("../../../../assets/templates/conkeeper/patterns.md"),
+    ),
+    (
+        "glossary.md",
+        include_str!("../../../../assets/templates/conkeeper/glossary.md"),
+    ),
+    (
+        ".memory-config.md",
+        include_str!("../../../../assets/templates/conkeeper/memory-config.md"),
+    ),
+];
+
+pub struct ConKeeper;
+
+impl FormatRules for ConKeeper {
+    fn format(&self) -> Format {
+        Format::ConKeeper
+    }
+
+    /// ConKeeper's injection strips `<private>` blocks.
+    fn session_text_differs(&self) -> bool {
+        true
+    }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::Folder
+    }
+
+    fn is_memory_folder(&self) -> bool {
+        true
+    }
+
+    fn settings_file(&self) -> Option<&'static str> {
+        Some(SETTINGS_FILE)
+    }
+
+    /// ConKeeper's SessionStart hook strips them.
+    fn honours_private_blocks(&self) -> bool {
+        true
+    }
+
+    fn names_adr_files(&self) -> bool {
+        true
+    }
+
+    fn required_folders(&self) -> &'static [&'static str] {
+        &FOLDERS
+    }
+
+    fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
+        super::project_of_memory_folder(bank_root)
+    }
+
+    fn may_create(&self, rel: &Path) -> bool {
+        let folders: Vec<&str> = rel
+            .parent()
+            .map(|p| p.iter().filter_map(|c| c.to_str()).collect())
+            .unwrap_or_default();
+        match folders.as_slice() {
+            [] => true,
+            [folder] => FOLDERS.contains(folder),
+            _ => false,
+        }
+    }
+
+    fn place(&self, rel: &Path) -> Placement {
+        let (file_name, parents) = split_rel(rel);
+        place(&file_name, &parents)
+    }
+
+    fn file_budgets(&self, file: &MemoryFile, preset: Option<&str>) -> Vec<Budget> {
+        if file.load == LoadKind::Never {
+            return Vec::new();
+        }
+        let name = preset.unwrap_or(DEFAULT_PRESET);
+        let Some((_, table)) = preset_budgets(name) else {
+            return Vec::new();
+        };
+        table
+            .iter()
+            .filter(|(role, _)| *role == file.role)
+            .take(1)
+            .map(|(_, limit)| {
+                let rule = format!("{name} preset: {} file", file.role);
+                Budget::new(rule, PRESETS, Unit::Tokens, *limit)
+            })
+            .collect()
+    }
+
+    fn bank_budgets(&self, preset: Option<&str>) -> Vec<Budget> {
+        let name = preset.unwrap_or(DEFAULT_PRESET);
+        preset_budgets(name)
+            .map(|(total, _)| {
+                Budget::new(format!("{name} preset total"), PRESETS, Unit::Tokens, total)
+            })
+            .into_iter()
+            .collect()
+    }
+
+    fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
+        EXPECTED
+    }
+
+    /// ConKeeper's own markers: its settings file, its `decisions/` and `sessions/`
+    /// folders, or its `<!-- @category -->` tags. `.claude/memory/` alone is only a name
+    /// other tools use too.
+    fn contents_prove_format(&self, bank: &Bank) -> bool {
+        if bank.root.join(".memory-config.md").is_file()
+            || (bank.root.join("decisions").is_dir() && bank.root.join("sessions").is_dir())
+        {
+            return true;
+        }
+        bank.files.iter().any(|f| {
+            !f.is_virtual()
+                && f.path.parent() == Some(bank.root.as_path())
+                && f.size <= TAG_SCAN_MAX_BYTES
+                && names::is_markdown(&f.file_name())
+                && crate::io::text::read_text(&f.path)
+                    .is_ok_and(|text| text.contains("<!-- @category"))
+        })
+    }
+}
+
+/// Largest file looked into for ConKeeper's category tags.
+const TAG_SCAN_MAX_BYTES: u64 = 256 * 1024;
+
+/// ConKeeper's token presets: total target and per-role upper bounds.
+pub(crate) fn preset_budgets(name: &str) -> Option<(u64, [(Role, u64); 7])> {
+    let preset = match name {
+        "economy" | "compact" => (2000, [400, 600, 400, 400, 300, 500, 400]),
+        "light" => (3000, [500, 700, 450, 450, 350, 600, 700]),
+        "standard" => (4000, [600, 900, 550, 550, 450, 800, 1000]),
+        "detailed" => (6000, [800, 1200, 700, 700, 500, 1000, 1500]),
+        _ => return None,
+    };
+    let (total, per) = preset;
+    let roles = [
+        Role::Active,
+        Role::Product,
+        Role::Progress,
+        Role::Patterns,
+        Role::Glossary,
+        Role::Adr,
+        Role::Session,
+    ];
+    let mut table = [(Role::Other, 0); 7];
+    for (slot, (role, limit)) in table.iter_mut().zip(roles.into_iter().zip(per)) {
+        *slot = (role, limit);
+    }
+    Some((total, table))
+}
+
+/// ConKeeper's session-start order: stable context first, then state, then history.
+fn layer(role: Role) -> Option<u8> {
+    Some(match role {
+        Role::Brief => 1,
+        Role::Product => 2,
+        Role::Active => 3,
+        Role::Progress => 4,
+        Role::Patterns => 5,
+        Role::Tech => 5,
+        Role::Glossary => 6,
+        Role::Adr => 7,
+        Role::Session => 8,
+        _ => return None,
+    })
+}
+
+fn place(file_name: &str, parents: &[String]) -> Placement {
+    let first = parents.first().map(String::as_str);
+    let (role, group, load) = match first {
+        Some("decisions") if names::name_key(file_name) == "index" => {
+            (Role::Other, Some("decisions"), LoadKind::Startup)
+        }
+        Some("decisions") if names::is_adr_name(file_name) => {
+            (Role::Adr, Some("decisions"), LoadKind::OnDemand)
+        }
+        Some("decisions") => (Role::Other, Some("decisions"), LoadKind::OnDemand),
+        Some("sessions") => (Role::Session, Some("sessions"), LoadKind::OnDemand),
+        Some(_) => (Role::Other, None, LoadKind::Never),
+        None if file_name == ".memory-config.md" || file_name == ".last-sync" => {
+            (Role::Config, None, LoadKind::Never)
+        }
+        None if names::is_markdown(file_name) => (
+            names::role_for_name(file_name).unwrap_or(Role::Other),
+            None,
+            LoadKind::Startup,
+        ),
+        None => (Role::Other, None, LoadKind::Never),
+    };
+    let group = group
+        .map(str::to_string)
+        .or_else(|| parents.first().cloned());
+    // decisions/INDEX.md loads at session start as the decisions' entry: their layer.
+    let index = first == Some("decisions") && load == LoadKind::Startup;
+    Placement {
+        layer: if index { layer(Role::Adr) } else { layer(role) },
+        role,
+        group,
+        load,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn conkeeper_places_adrs_sessions_and_config() {
+        let p = ConKeeper.place(&PathBuf::from("decisions/ADR-003-x.md"));
+        assert_eq!((p.role, p.group.as_deref()), (Role::Adr, Some("decisions")));
+        let p = ConKeeper.place(&PathBuf::from("sessions/2025-01-02-api.md"));
+        assert_eq!(p.role, Role::Session);
+        let p = ConKeeper.place(&PathBuf::from(".memory-config.md"));
+        assert_eq!((p.role, p.load), (Role::Config, LoadKind::Never));
+        let p = ConKeeper.place(&PathBuf::from("active-context.md"));
+        assert_eq!((p.role, p.load), (Role::Active, LoadKind::Startup));
+        // The decisions index loads at start and has its place in the order.
+        let p = ConKeeper.place(&PathBuf::from("decisions/INDEX.md"));
+        assert_eq!((p.load, p.layer), (LoadKind::Startup, Some(7)));
+        let glossary = ConKeeper.place(&PathBuf::from("glossary.md"));
+        assert!(glossary.layer < p.layer);
+    }
+}

@@ -1,0 +1,428 @@
+//! Cline/Roo rule and mode files in the project folder: `.clinerules` (a file or a
+//! folder of rules) and `.roo/rules/` load at every start; `.roomodes` (the custom modes'
+//! definitions) loads at every start too; the mode files `.clinerules-{mode}` /
+//! `.roorules-{mode}` and `.roo/rules-{mode}/` load at the start of a session in their
+//! mode. Listings and loaded totals follow the default mode, Roo Code's Code mode
+//! ([`DEFAULT_MODE`]); `mbank context --mode NAME` shows another ([`load_in_mode`]).
+//! `modes` parses the mode files.
+//!
+//! What Roo Code sends of them (its prompt builder, `docs.roocode.com`): `.roomodes` not
+//! whole but the active mode's definition in full and one line per other mode in the
+//! list of modes ([`modes::roomodes_as_sent`]); a `.roo/system-prompt-{mode}` file
+//! ([`system_prompt_override`]) replaces the system prompt of its mode: its text is sent
+//! with the mode's role definition and custom instructions, and the list of modes, the
+//! tool descriptions and Roo's own rules are not. Listings count a `.roomodes` whole;
+//! `mbank context` counts what is sent.
+//!
+//! Budgets: Roo Code and Cline document no size limit for rule files (they go into the
+//! system prompt whole), so this format has none of its own; the memory bank's budget
+//! (Cline memory bank guidelines) is not theirs. `config.toml` may set one under
+//! `[budgets.formats.roo-rules]`.
+use std::path::Path;
+
+use super::{FormatRules, Placement, split_rel};
+use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
+
+/// The mode a Roo Code session starts in unless the user picks another.
+pub const DEFAULT_MODE: &str = "code";
+
+/// Roo Code's built-in modes.
+pub(crate) const BUILT_IN_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
+
+pub mod modes;
+
+pub struct RooRules;
+
+impl FormatRules for RooRules {
+    fn format(&self) -> Format {
+        Format::RooRules
+    }
+
+    /// Roo sends a rule file whole and reads no frontmatter, so YAML it would reject is
+    /// no finding: nothing in Roo parses it.
+    fn lenient_frontmatter(&self) -> bool {
+        true
+    }
+
+    fn place(&self, rel: &Path) -> Placement {
+        let (file_name, parents) = split_rel(rel);
+        place(&file_name, &parents)
+    }
+
+    fn keeps(&self, rel: &Path) -> bool {
+        let mut components = rel.components();
+        let first = components.next().map(|c| c.as_os_str());
+        let single = components.next().is_none();
+        let name = rel
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        first.is_some_and(|f| f == ".roo" || f == ".clinerules")
+            || (single && (name == ".roomodes" || mode_of_rule_file(&name).is_some()))
+    }
+
+    fn default_mode(&self) -> Option<&'static str> {
+        Some(DEFAULT_MODE)
+    }
+
+    fn holds_mode_rules(&self) -> bool {
+        true
+    }
+
+    fn top_markers(&self) -> super::TopMarkers {
+        super::TopMarkers {
+            names: &[ROOMODES, ROO_DIR, CLINERULES],
+            prefixes: &MODE_RULE_PREFIXES,
+        }
+    }
+
+    fn listing(&self) -> super::Listing {
+        super::Listing::TopEntries {
+            is_rule_file: is_top_rule_file,
+            folders: &[CLINERULES, ROO_DIR],
+        }
+    }
+}
+
+/// A mode's rule file at the project's top: `.clinerules-{mode}`, `.roorules-{mode}`.
+pub(crate) const MODE_RULE_PREFIXES: [&str; 2] = [".clinerules-", ".roorules-"];
+
+/// Cline's rules at the project's top: a file, or (newer Cline) a folder of rule files.
+pub(crate) const CLINERULES: &str = ".clinerules";
+
+/// Whether a file at the project's top is one of Roo's (or Cline's) rule files:
+/// `.clinerules`, `.roomodes`, or a mode's `.clinerules-{mode}` / `.roorules-{mode}`.
+pub(crate) fn is_top_rule_file(name: &str) -> bool {
+    name == CLINERULES || name == ROOMODES || mode_of_rule_file(name).is_some()
+}
+
+/// The name of the file holding Roo Code's custom modes, at the project's top.
+pub const ROOMODES: &str = ".roomodes";
+/// Roo Code's folder of rules, mode rules and system prompt overrides.
+pub(crate) const ROO_DIR: &str = ".roo";
+
+/// `.roo/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
+pub fn system_prompt_override(rel: &Path) -> Option<&str> {
+    let mut parts = rel.components().map(|c| c.as_os_str().to_str());
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(Some(".roo")), Some(Some(name)), None) => name
+            .strip_prefix("system-prompt-")
+            .filter(|mode| !mode.is_empty()),
+        _ => None,
+    }
+}
+
+/// Whether a path relative to the project is its `.roomodes`.
+pub(crate) fn is_roomodes(rel: &Path) -> bool {
+    rel == Path::new(ROOMODES)
+}
+
+/// The mode a rule file belongs to, from its path relative to the project folder:
+/// `.clinerules-code` and `.roorules-code` at the top, files under `.roo/rules-code/`,
+/// and the system prompt override `.roo/system-prompt-code`.
+pub(crate) fn mode_of_path(rel: &Path) -> Option<String> {
+    if let Some(mode) = system_prompt_override(rel) {
+        return Some(mode.to_string());
+    }
+    let (file_name, parents) = split_rel(rel);
+    match parents.as_slice() {
+        [] => mode_of_rule_file(&file_name).map(str::to_string),
+        [roo, folder, ..] if roo == ".roo" => folder
+            .strip_prefix("rules-")
+            .filter(|m| !m.is_empty())
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+/// When a file of a rules bank rooted at `root` loads in a session of `mode`: the
+/// mode's own rule files at the start, other modes' never in it (on demand: when the
+/// user switches), everything else as listed.
+pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
+    let rel = file.path.strip_prefix(root).unwrap_or(&file.path);
+    if file.load == LoadKind::Never {
+        return LoadKind::Never;
+    }
+    match mode_of_path(rel) {
+        Some(m) if m == mode => LoadKind::Startup,
+        Some(_) => LoadKind::OnDemand,
+        None => file.load,
+    }
+}
+
+/// `.clinerules-code` → `code`, `.roorules-debug` → `debug`.
+pub fn mode_of_rule_file(file_name: &str) -> Option<&str> {
+    MODE_RULE_PREFIXES
+        .iter()
+        .find_map(|prefix| file_name.strip_prefix(prefix))
+        .filter(|m| !m.is_empty())
+}
+
+/// `.roomodes` or a mode rule file at the top of the bank (the project folder).
+pub(crate) fn is_mode_file(bank: &Bank, file: &MemoryFile) -> bool {
+    let name = file.file_name();
+    file.path.parent() == Some(bank.root.as_path())
+        && (name == ".roomodes" || mode_of_rule_file(&name).is_some())
+}
+
+/// A mode's rule files load at start in the default mode's sessions, which listings and
+/// totals follow.
+/// File name endings of the cache, backup and system files Roo Code's rule loader leaves
+/// out of its rule folders (Kilo Code's, a fork of it, too): `notes.md.old` is never sent.
+const SKIPPED_BY_THE_RULE_LOADER: [&str; 21] = [
+    ".DS_Store",
+    ".bak",
+    ".cache",
+    ".crdownload",
+    ".db",
+    ".dmp",
+    ".dump",
+    ".eslintcache",
+    ".lock",
+    ".log",
+    ".old",
+    ".part",
+    ".partial",
+    ".pyc",
+    ".pyo",
+    ".stackdump",
+    ".swo",
+    ".swp",
+    ".temp",
+    ".tmp",
+    "Thumbs.db",
+];
+
+/// Whether the rule loader of Roo Code (and Kilo Code) leaves `file_name` out of a rule
+/// folder it reads.
+pub(crate) fn skipped_by_the_rule_loader(file_name: &str) -> bool {
+    SKIPPED_BY_THE_RULE_LOADER
+        .iter()
+        .any(|ending| file_name.ends_with(ending))
+}
+
+/// What a file in one of `.roo`'s rule folders loads as: `load`, unless the loader skips it.
+fn rule_folder_load(file_name: &str, load: LoadKind) -> LoadKind {
+    if skipped_by_the_rule_loader(file_name) {
+        LoadKind::Never
+    } else {
+        load
+    }
+}
+
+fn mode_load(mode: &str) -> LoadKind {
+    if mode == DEFAULT_MODE {
+        LoadKind::Startup
+    } else {
+        LoadKind::OnDemand
+    }
+}
+
+fn place(file_name: &str, parents: &[String]) -> Placement {
+    let first = parents.first().map(String::as_str);
+    let (role, layer, group, load) = match first {
+        None if file_name == ".clinerules" => (Role::Rules, Some(1), None, LoadKind::Startup),
+        // Roo Code reads the custom modes' definitions when a session starts.
+        None if file_name == ".roomodes" => (Role::Config, Some(2), None, LoadKind::Startup),
+        None if mode_of_rule_file(file_name).is_some() => (
+            Role::Rules,
+            Some(3),
+            None,
+            mode_load(mode_of_rule_file(file_name).unwrap_or_default()),
+        ),
+        // .clinerules/ as a folder of rule files (newer Cline).
+        Some(".clinerules") => (
+            Role::Rules,
+            Some(1),
+            Some(".clinerules".to_string()),
+            LoadKind::Startup,
+        ),
+        Some(".roo") => {
+            let sub = parents.get(1).map(String::as_str);
+            match sub {
+                Some("rules") => (
+                    Role::Rules,
+                    Some(1),
+                    Some("rules".into()),
+                    rule_folder_load(file_name, LoadKind::Startup),
+                ),
+                Some(s) if s.starts_with("rules-") => (
+                    Role::Rules,
+                    Some(3),
+                    Some(s.to_string()),
+                    rule_folder_load(file_name, mode_load(&s["rules-".len()..])),
+                ),
+                Some(s) => (Role::Other, None, Some(s.to_string()), LoadKind::Never),
+                // Replaces the system prompt of its mode, at the start of its sessions.
+                None if file_name.starts_with("system-prompt-") => (
+                    Role::Instructions,
+                    Some(3),
+                    None,
+                    mode_load(&file_name["system-prompt-".len()..]),
+                ),
+                None => (Role::Config, None, None, LoadKind::Never),
+            }
+        }
+        _ => (Role::Other, None, parents.first().cloned(), LoadKind::Never),
+    };
+    Placement {
+        role,
+        layer,
+        group,
+        load,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_default_modes_files_and_roomodes_load_at_start() {
+        for rel in [
+            ".clinerules-code",
+            ".roorules-code",
+            ".roo/rules-code/a.md",
+            ".roomodes",
+        ] {
+            assert_eq!(
+                RooRules.place(&PathBuf::from(rel)).load,
+                LoadKind::Startup,
+                "{rel}"
+            );
+        }
+        assert_eq!(
+            mode_of_path(Path::new(".roo/rules-debug/x.md")).as_deref(),
+            Some("debug")
+        );
+        assert_eq!(
+            mode_of_path(Path::new(".clinerules-ask")).as_deref(),
+            Some("ask")
+        );
+        assert_eq!(mode_of_path(Path::new(".roo/rules/x.md")), None);
+        let file = |rel: &str| MemoryFile {
+            path: Path::new("/p").join(rel),
+            display: rel.into(),
+            role: Role::Rules,
+            layer: Some(3),
+            order: 0,
+            group: None,
+            load: RooRules.place(Path::new(rel)).load,
+            size: 0,
+            modified: None,
+            changed: None,
+            memory: None,
+            unreadable: None,
+        };
+        let root = Path::new("/p");
+        assert_eq!(
+            load_in_mode(root, &file(".clinerules-debug"), "debug"),
+            LoadKind::Startup
+        );
+        assert_eq!(
+            load_in_mode(root, &file(".clinerules-code"), "debug"),
+            LoadKind::OnDemand
+        );
+        assert_eq!(
+            load_in_mode(root, &file(".roomodes"), "debug"),
+            LoadKind::Startup
+        );
+    }
+
+    #[test]
+    fn backup_and_cache_files_in_rule_folders_never_load_in_any_mode() {
+        for rel in [
+            ".roo/rules/notes.md.old",
+            ".roo/rules/sub/x.md.bak",
+            ".roo/rules/.DS_Store",
+            ".roo/rules-debug/trace.log",
+            ".roo/rules-code/draft.md.swp",
+        ] {
+            let placed = RooRules.place(Path::new(rel));
+            assert_eq!(placed.load, LoadKind::Never, "{rel}");
+            let file = MemoryFile {
+                path: Path::new("/p").join(rel),
+                display: rel.into(),
+                role: placed.role,
+                layer: placed.layer,
+                order: 0,
+                group: placed.group,
+                load: placed.load,
+                size: 0,
+                modified: None,
+                changed: None,
+                memory: None,
+                unreadable: None,
+            };
+            for mode in ["code", "debug"] {
+                assert_eq!(
+                    load_in_mode(Path::new("/p"), &file, mode),
+                    LoadKind::Never,
+                    "{rel} in {mode}"
+                );
+            }
+        }
+        assert_eq!(
+            RooRules.place(Path::new(".roo/rules/old-notes.md")).load,
+            LoadKind::Startup
+        );
+    }
+
+    #[test]
+    fn a_system_prompt_override_loads_in_its_modes_sessions() {
+        let code = Path::new(".roo/system-prompt-code");
+        let debug = Path::new(".roo/system-prompt-debug");
+        assert_eq!(system_prompt_override(code), Some("code"));
+        assert_eq!(
+            system_prompt_override(Path::new(".roo/rules/system-prompt-x")),
+            None
+        );
+        assert_eq!(
+            system_prompt_override(Path::new(".roo/system-prompt-")),
+            None
+        );
+        assert_eq!(mode_of_path(debug).as_deref(), Some("debug"));
+        assert_eq!(RooRules.place(code).load, LoadKind::Startup);
+        assert_eq!(RooRules.place(debug).load, LoadKind::OnDemand);
+        let file = MemoryFile {
+            path: Path::new("/p").join(debug),
+            display: ".roo/system-prompt-debug".into(),
+            role: Role::Instructions,
+            layer: Some(3),
+            order: 0,
+            group: None,
+            load: LoadKind::OnDemand,
+            size: 0,
+            modified: None,
+            changed: None,
+            memory: None,
+            unreadable: None,
+        };
+        assert_eq!(
+            load_in_mode(Path::new("/p"), &file, "debug"),
+            LoadKind::Startup
+        );
+        assert_eq!(
+            load_in_mode(Path::new("/p"), &file, "code"),
+            LoadKind::OnDemand
+        );
+    }
+
+    #[test]
+    fn roo_mode_files_load_on_demand() {
+        assert_eq!(
+            mode_of_rule_file(".clinerules-architect"),
+            Some("architect")
+        );
+        assert_eq!(mode_of_rule_file(".roorules-debug"), Some("debug"));
+        assert_eq!(mode_of_rule_file(".clinerules"), None);
+        let p = RooRules.place(&PathBuf::from(".roo/rules-debug/rules.md"));
+        assert_eq!(
+            (p.load, p.group.as_deref()),
+            (LoadKind::OnDemand, Some("rules-debug"))
+        );
+        let p = RooRules.place(&PathBuf::from(".clinerules"));
+        assert_eq!(p.load, LoadKind::Startup);
+    }
+}

@@ -1,0 +1,208 @@
+//! What git says about a set of files (history, tracking, changes since HEAD), gathered
+//! in one pass per repository.
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use super::command::os;
+use super::repo::GitRepo;
+use super::specs::specs_for;
+use super::types::{Facts, FileCommit, FileHistory, IndexEntries, NamedHistory};
+use crate::error::{CoreError, Result};
+
+impl GitRepo {
+    /// For every file in `files` (paths under `base`): when it was last committed and how
+    /// many commits followed, plus the repository's newest commit — from one `git log`
+    /// that lists every commit of HEAD's history with only these files' names.
+    pub fn history(&self, files: &[&Path]) -> Result<FileHistory> {
+        let named = self.named(files);
+        let names: Vec<&[u8]> = named.iter().map(|(name, _)| name.as_slice()).collect();
+        let history = history_by_name(self, &names)?;
+        Ok(spread_history(&history, &named))
+    }
+}
+
+/// History of root-relative `names` (see [`GitRepo::history`]), keyed by name.
+pub(super) fn history_by_name(repo: &GitRepo, names: &[&[u8]]) -> Result<NamedHistory> {
+    let wanted: HashSet<&[u8]> = names.iter().copied().collect();
+    let specs = specs_for(names);
+    // `--full-history --sparse` keeps every commit in the walk (so positions count
+    // all commits), while the pathspec limits the names printed to memory files.
+    let mut args = os(&[
+        "log",
+        "--full-history",
+        "--sparse",
+        "--no-renames",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-show-signature",
+        "--format=%x00%x01%ct",
+        "--name-only",
+        "-z",
+        "HEAD",
+        "--",
+    ]);
+    if specs.is_empty() {
+        // Still walk every commit for the totals, printing no names.
+        args.push(OsString::from(".git/mbank-no-such-file"));
+    } else {
+        args.extend(specs);
+    }
+    let out = repo.run_root(&args)?;
+    if !out.success {
+        if !repo.has_commits() {
+            return Ok(NamedHistory::default());
+        }
+        return Err(CoreError::Git(format!(
+            "git log failed in {}: {}",
+            repo.root.display(),
+            out.stderr
+        )));
+    }
+    let mut latest: Option<SystemTime> = None;
+    let mut files: HashMap<Vec<u8>, FileCommit> = HashMap::new();
+    let mut current: Option<(u32, SystemTime)> = None;
+    let mut count: u32 = 0;
+    for token in out.stdout.split(|b| *b == 0) {
+        let start = token.iter().take_while(|b| **b == b'\n').count();
+        let token = &token[start..];
+        if token.is_empty() {
+            continue;
+        }
+        if let Some(stamp) = token.strip_prefix(&[1u8]) {
+            let seconds: u64 = std::str::from_utf8(stamp)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(0);
+            let time = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
+            current = Some((count, time));
+            count = count.saturating_add(1);
+            latest = Some(latest.map_or(time, |t| t.max(time)));
+            continue;
+        }
+        let Some((index, time)) = current else {
+            continue;
+        };
+        if wanted.contains(token) && !files.contains_key(token) {
+            files.insert(
+                token.to_vec(),
+                FileCommit {
+                    time,
+                    commits_since: index,
+                },
+            );
+        }
+    }
+    Ok(NamedHistory {
+        latest,
+        commits: count,
+        files,
+    })
+}
+
+pub(super) fn spread_history(history: &NamedHistory, named: &[(Vec<u8>, &Path)]) -> FileHistory {
+    FileHistory {
+        latest_commit: history.latest,
+        commits: history.commits,
+        files: named
+            .iter()
+            .filter_map(|(name, path)| history.files.get(name).map(|c| (path.to_path_buf(), *c)))
+            .collect(),
+    }
+}
+
+/// Git facts for the files of several folders of one repository (views sharing one
+/// root, e.g. the projects of a monorepo), in one pass: one `git log`, one `ls-files`,
+/// one `ls-tree`, and `hash-object` over the tracked files, however many folders.
+/// The answer has one [`Facts`] per request, keyed by that request's paths.
+pub fn gather_facts(requests: &[(&GitRepo, Vec<&Path>)]) -> Result<Vec<Facts>> {
+    let Some((repo, _)) = requests.first() else {
+        return Ok(Vec::new());
+    };
+    if requests.iter().any(|(r, _)| r.root != repo.root) {
+        return Err(CoreError::Git(
+            "facts asked for folders of different repositories at once".into(),
+        ));
+    }
+    let named: Vec<Vec<(Vec<u8>, &Path)>> = requests
+        .iter()
+        .map(|(view, files)| view.named(files))
+        .collect();
+    let mut names: Vec<&[u8]> = named
+        .iter()
+        .flatten()
+        .map(|(name, _)| name.as_slice())
+        .collect();
+    names.sort();
+    names.dedup();
+    let wanted: HashSet<&[u8]> = names.iter().copied().collect();
+    let history = history_by_name(repo, &names)?;
+    let specs = specs_for(&names);
+    let mut listed = IndexEntries::default();
+    let mut head = HashMap::new();
+    if !specs.is_empty() {
+        listed = repo.index_entries(&specs)?;
+        if history.latest.is_some() {
+            head = repo.head_entries(&specs)?;
+        }
+    }
+    let IndexEntries {
+        entries: mut index,
+        unmerged,
+    } = listed;
+    index.retain(|name, entry| wanted.contains(name.as_slice()) && !entry.is_gitlink());
+    head.retain(|name, _| wanted.contains(name.as_slice()));
+    // Hash each tracked file once, through the first path that names it.
+    let mut to_hash: Vec<(&[u8], &Path)> = Vec::new();
+    let mut seen: HashSet<&[u8]> = HashSet::new();
+    for (name, path) in named.iter().flatten() {
+        if index.contains_key(name) && seen.insert(name.as_slice()) {
+            to_hash.push((name.as_slice(), path));
+        }
+    }
+    let paths: Vec<&Path> = to_hash.iter().map(|(_, p)| *p).collect();
+    let blobs: HashMap<&[u8], Option<String>> = to_hash
+        .iter()
+        .map(|(n, _)| *n)
+        .zip(repo.worktree_blobs(&paths))
+        .collect();
+    let changed_names: HashSet<&[u8]> = wanted
+        .iter()
+        .copied()
+        .filter(|name| {
+            if unmerged.contains(*name) {
+                return true;
+            }
+            let Some(staged) = index.get(*name) else {
+                return false; // untracked: not "changed since HEAD"
+            };
+            let committed = head.get(*name);
+            let worktree = blobs.get(name).cloned().flatten();
+            committed != Some(staged) || worktree.as_deref() != Some(staged.sha.as_str())
+        })
+        .collect();
+    Ok(named
+        .iter()
+        .map(|files| {
+            let mut facts = Facts {
+                history: spread_history(&history, files),
+                ..Facts::default()
+            };
+            for (name, path) in files {
+                let path = path.to_path_buf();
+                if index.contains_key(name) || unmerged.contains(name) {
+                    facts.tracked.insert(path.clone());
+                }
+                if changed_names.contains(name.as_slice()) {
+                    facts.changed.insert(path.clone());
+                }
+                if let Some(entry) = head.get(name) {
+                    facts.head.insert(path, entry.clone());
+                }
+            }
+            facts
+        })
+        .collect())
+}

@@ -1,0 +1,346 @@
+//! A repository as seen from one folder inside it, and what mbank asks it.
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::command::{
+    Output, Policy, build, execute, first_arg, git_path, os, os_bytes, path_from_bytes,
+};
+use super::specs::split_entry;
+use super::types::{IndexEntries, IndexEntry, Overrides};
+use crate::error::{CoreError, Result};
+
+/// Committed text larger than this is not fetched for comparisons.
+pub(super) const MAX_BLOB_BYTES: usize = 8 * 1024 * 1024;
+/// Work-tree files larger than this are not hashed: they count as changed.
+pub(super) const MAX_HASHED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A repository as seen from one folder inside it (usually a project folder). Paths given
+/// to and returned by its methods are spelled like that folder (`base`), so they match
+/// the paths discovery produced even when the folder is reached through a symlink.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitRepo {
+    pub(super) root: PathBuf,
+    pub(super) base: PathBuf,
+    /// `base` relative to the repository root, `/`-separated, with a trailing `/`.
+    pub(super) prefix: String,
+    pub(super) overrides: Overrides,
+}
+impl GitRepo {
+    /// The repository's top folder, as git spells it.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The folder the repository was discovered from.
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+
+    /// Builds a git command run in `dir` (the root or `base`) for this repository:
+    /// every setting of the module comment plus this repository's driver overrides.
+    pub(super) fn command(
+        &self,
+        dir: &Path,
+        args: &[OsString],
+        env: &[(OsString, OsString)],
+        policy: Policy,
+    ) -> Command {
+        build(dir, args, &self.overrides, env, policy)
+    }
+
+    /// Runs git at the repository root with extra environment and optional stdin.
+    pub(crate) fn run_at_root(
+        &self,
+        args: &[OsString],
+        env: &[(OsString, OsString)],
+        stdin: Option<&[u8]>,
+        policy: Policy,
+    ) -> Result<Output> {
+        let command = self.command(&self.root, args, env, policy);
+        execute(command, stdin, &first_arg(args), &self.root)
+    }
+
+    /// Runs git in `base`.
+    pub(super) fn run(&self, args: &[OsString]) -> Result<Output> {
+        let command = self.command(&self.base, args, &[], Policy::Hardened);
+        execute(command, None, &first_arg(args), &self.base)
+    }
+
+    /// Runs git at the root, hardened, with no extra environment.
+    pub(super) fn run_root(&self, args: &[OsString]) -> Result<Output> {
+        self.run_at_root(args, &[], None, Policy::Hardened)
+    }
+
+    /// A path under `base`, relative to `base`; `None` for paths elsewhere.
+    pub(super) fn relative<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        path.strip_prefix(&self.base)
+            .ok()
+            .filter(|rel| !rel.as_os_str().is_empty())
+    }
+
+    /// Whether HEAD exists (false in a repository with no commits yet).
+    pub fn has_commits(&self) -> bool {
+        self.run(&os(&["rev-parse", "-q", "--verify", "HEAD"]))
+            .is_ok_and(|o| o.success)
+    }
+
+    /// `files` under `base` with their root-relative names.
+    pub(super) fn named<'f>(&self, files: &[&'f Path]) -> Vec<(Vec<u8>, &'f Path)> {
+        files
+            .iter()
+            .filter_map(|file| {
+                self.root_relative(file)
+                    .map(|name| (os_bytes(&name), *file))
+            })
+            .collect()
+    }
+
+    /// Files under `base` that git tracks (in the index), spelled as `base.join(..)`.
+    pub fn tracked(&self) -> Result<HashSet<PathBuf>> {
+        let out = self.run(&os(&["ls-files", "-z", "--full-name"]))?;
+        if !out.success {
+            return Err(CoreError::Git(format!(
+                "git ls-files failed in {}: {}",
+                self.base.display(),
+                out.stderr
+            )));
+        }
+        Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|t| !t.is_empty())
+            .filter_map(|name| self.under_base(name))
+            .collect())
+    }
+
+    /// `file` (a path under `base`) as the index names it: relative to the repository
+    /// root, `/`-separated.
+    pub(crate) fn root_relative(&self, file: &Path) -> Option<OsString> {
+        let rel = self.relative(file)?;
+        let mut rooted = OsString::from(&self.prefix);
+        rooted.push(git_path(rel));
+        Some(rooted)
+    }
+
+    /// `base` as a pathspec relative to the repository root (`.` at the root).
+    pub(crate) fn root_relative_base(&self) -> OsString {
+        if self.prefix.is_empty() {
+            OsString::from(".")
+        } else {
+            OsString::from(&self.prefix)
+        }
+    }
+
+    /// A root-relative name from git, as a path under `base`; `None` outside `base`.
+    pub(crate) fn under_base(&self, name: &[u8]) -> Option<PathBuf> {
+        let rest = name.strip_prefix(self.prefix.as_bytes())?;
+        Some(self.base.join(path_from_bytes(rest)))
+    }
+
+    /// Index entries at or under `specs` (root-relative), by name.
+    pub(crate) fn index_entries(&self, specs: &[OsString]) -> Result<IndexEntries> {
+        let mut args = os(&["ls-files", "-s", "-z", "--full-name", "--"]);
+        args.extend(specs.iter().cloned());
+        let out = self.run_root(&args)?;
+        if !out.success {
+            return Err(CoreError::Git(format!(
+                "git ls-files failed in {}: {}",
+                self.root.display(),
+                out.stderr
+            )));
+        }
+        let mut entries = HashMap::new();
+        let mut unmerged = HashSet::new();
+        for record in out.stdout.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let Some((head, name)) = split_entry(record) else {
+                continue;
+            };
+            // `<mode> <sha> <stage>`
+            let fields: Vec<&str> = head.split(' ').collect();
+            match fields.as_slice() {
+                [mode, sha, "0"] => {
+                    entries.insert(
+                        name.to_vec(),
+                        IndexEntry {
+                            mode: mode.to_string(),
+                            sha: sha.to_string(),
+                        },
+                    );
+                }
+                [_, _, _] => {
+                    unmerged.insert(name.to_vec());
+                }
+                _ => {}
+            }
+        }
+        Ok(IndexEntries { entries, unmerged })
+    }
+
+    /// HEAD's entries (files and links, recursively) at or under `specs`, by name;
+    /// empty when there is no HEAD yet.
+    pub(crate) fn head_entries(&self, specs: &[OsString]) -> Result<HashMap<Vec<u8>, IndexEntry>> {
+        let mut args = os(&["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--"]);
+        args.extend(specs.iter().cloned());
+        let out = self.run_root(&args)?;
+        if !out.success {
+            if !self.has_commits() {
+                return Ok(HashMap::new());
+            }
+            return Err(CoreError::Git(format!(
+                "git ls-tree failed in {}: {}",
+                self.root.display(),
+                out.stderr
+            )));
+        }
+        let mut entries = HashMap::new();
+        for record in out.stdout.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let Some((head, name)) = split_entry(record) else {
+                continue;
+            };
+            // `<mode> <type> <sha>`
+            let fields: Vec<&str> = head.split(' ').collect();
+            if let [mode, "blob", sha] = fields.as_slice() {
+                entries.insert(
+                    name.to_vec(),
+                    IndexEntry {
+                        mode: mode.to_string(),
+                        sha: sha.to_string(),
+                    },
+                );
+            }
+        }
+        Ok(entries)
+    }
+
+    /// Blob ids of work-tree files as they are on disk (no filter, no conversion),
+    /// `None` for a file that is missing, not a regular file or a link, too large or
+    /// unreadable. One `hash-object` for all of them (one per file only if that fails).
+    pub(crate) fn worktree_blobs(&self, files: &[&Path]) -> Vec<Option<String>> {
+        let mut out: Vec<Option<String>> = vec![None; files.len()];
+        // git runs in the root: relative paths must not be read from there.
+        let absolute: Vec<PathBuf> = files
+            .iter()
+            .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.to_path_buf()))
+            .collect();
+        let mut listed: Vec<usize> = Vec::new();
+        for (i, path) in absolute.iter().enumerate() {
+            let Ok(meta) = std::fs::symlink_metadata(path) else {
+                continue;
+            };
+            if meta.file_type().is_symlink() {
+                // Git stores a link as a blob of its target's name.
+                out[i] = std::fs::read_link(path)
+                    .ok()
+                    .and_then(|target| self.hash_bytes(&os_bytes(target.as_os_str())));
+            } else if meta.is_file() && meta.len() <= MAX_HASHED_BYTES {
+                listed.push(i);
+            }
+        }
+        // `--stdin-paths` reads one path per line and unquotes a leading `"`: other
+        // names go one at a time.
+        let (lined, odd): (Vec<usize>, Vec<usize>) = listed.into_iter().partition(|&i| {
+            let bytes = os_bytes(absolute[i].as_os_str());
+            !bytes.contains(&b'\n') && !bytes.starts_with(b"\"")
+        });
+        let batch = self.hash_paths(&lined.iter().map(|&i| &absolute[i]).collect::<Vec<_>>());
+        let singles = match batch {
+            Some(ids) => {
+                for (&i, id) in lined.iter().zip(ids) {
+                    out[i] = Some(id);
+                }
+                odd
+            }
+            // One file vanished or is unreadable: hash one at a time.
+            None => lined.into_iter().chain(odd).collect(),
+        };
+        for i in singles {
+            out[i] = self.hash_file(&absolute[i]);
+        }
+        out
+    }
+
+    /// `git hash-object --no-filters --stdin-paths`: one id per path, `None` on failure.
+    pub(super) fn hash_paths(&self, paths: &[&PathBuf]) -> Option<Vec<String>> {
+        if paths.is_empty() {
+            return Some(Vec::new());
+        }
+        let mut input = Vec::new();
+        for path in paths {
+            input.extend(os_bytes(path.as_os_str()));
+            input.push(b'\n');
+        }
+        let out = self
+            .run_at_root(
+                &os(&["hash-object", "--no-filters", "--stdin-paths"]),
+                &[],
+                Some(&input),
+                Policy::Hardened,
+            )
+            .ok()
+            .filter(|o| o.success)?;
+        let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect();
+        (ids.len() == paths.len()).then_some(ids)
+    }
+
+    /// `git hash-object --no-filters -- path`.
+    pub(super) fn hash_file(&self, path: &Path) -> Option<String> {
+        let mut args = os(&["hash-object", "--no-filters", "--"]);
+        args.push(path.as_os_str().to_owned());
+        let out = self.run_root(&args).ok().filter(|o| o.success)?;
+        Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// The blob id of `bytes`.
+    pub(super) fn hash_bytes(&self, bytes: &[u8]) -> Option<String> {
+        let out = self
+            .run_at_root(
+                &os(&["hash-object", "--no-filters", "--stdin"]),
+                &[],
+                Some(bytes),
+                Policy::Hardened,
+            )
+            .ok()
+            .filter(|o| o.success)?;
+        Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// The text of a blob, `None` when it is too large or not text; an error when git
+    /// cannot produce it (a blob the repository should hold and does not).
+    pub(crate) fn blob_text(&self, entry: &IndexEntry) -> Result<Option<String>> {
+        let out = self.run_root(&os(&["cat-file", "blob", &entry.sha]))?;
+        if !out.success {
+            return Err(CoreError::Git(format!(
+                "git cat-file blob {} failed in {}: {}",
+                entry.sha,
+                self.root.display(),
+                out.stderr
+            )));
+        }
+        if out.stdout.len() > MAX_BLOB_BYTES || out.stdout.contains(&0) {
+            return Ok(None);
+        }
+        Ok(String::from_utf8(out.stdout).ok())
+    }
+
+    /// The text of `file` (a path under `base`) in the HEAD commit; `None` when the file
+    /// is not in HEAD, the repository has no commits, or the committed blob is not
+    /// readable text.
+    pub fn head_content(&self, file: &Path) -> Result<Option<String>> {
+        let Some(rel) = self.relative(file) else {
+            return Ok(None);
+        };
+        let mut spec = OsString::from("HEAD:");
+        spec.push(&self.prefix);
+        spec.push(git_path(rel));
+        let out = self.run(&[OsString::from("cat-file"), "blob".into(), spec])?;
+        if !out.success || out.stdout.len() > MAX_BLOB_BYTES || out.stdout.contains(&0) {
+            return Ok(None);
+        }
+        Ok(String::from_utf8(out.stdout).ok())
+    }
+}

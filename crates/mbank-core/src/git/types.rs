@@ -1,0 +1,89 @@
+//! What git answers, as mbank keeps it.
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+/// What the index holds for some names: stage-0 entries, and the names in a merge
+/// conflict (stages 1–3).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IndexEntries {
+    pub(crate) entries: HashMap<Vec<u8>, IndexEntry>,
+    pub(crate) unmerged: HashSet<Vec<u8>>,
+}
+
+/// History keyed by root-relative name (see [`GitRepo::history`]).
+#[derive(Debug, Clone, Default)]
+pub(super) struct NamedHistory {
+    pub(super) latest: Option<SystemTime>,
+    pub(super) commits: u32,
+    pub(super) files: HashMap<Vec<u8>, FileCommit>,
+}
+
+/// One index or tree entry: file mode and blob id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexEntry {
+    pub mode: String,
+    pub sha: String,
+}
+
+impl IndexEntry {
+    /// A submodule (gitlink) rather than a file.
+    pub(super) fn is_gitlink(&self) -> bool {
+        self.mode == "160000"
+    }
+}
+
+/// When one file last changed in git.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileCommit {
+    /// Committer time of the newest commit touching the file.
+    pub time: SystemTime,
+    /// Commits in the repository's history (from HEAD) newer than that one.
+    pub commits_since: u32,
+}
+
+/// The answer of `GitRepo::history`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileHistory {
+    /// Time of the newest commit in the repository (HEAD's history); `None` when empty.
+    pub latest_commit: Option<SystemTime>,
+    /// Commits in HEAD's history.
+    pub commits: u32,
+    /// Keyed by the paths given to `history`; files never committed are absent.
+    pub files: HashMap<PathBuf, FileCommit>,
+}
+
+impl FileHistory {
+    pub fn of(&self, path: &Path) -> Option<FileCommit> {
+        self.files.get(path).copied()
+    }
+}
+
+/// What git says about a set of files, gathered in one pass per repository
+/// ([`gather_facts`](crate::git::gather_facts)). Keyed by the paths the caller gave.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub history: FileHistory,
+    /// Files in the index.
+    pub tracked: HashSet<PathBuf>,
+    /// Tracked files whose content differs from HEAD (staged or not), or that could not
+    /// be compared (unreadable, not a regular file, in a merge conflict).
+    pub changed: HashSet<PathBuf>,
+    /// Each file's entry in HEAD.
+    pub head: HashMap<PathBuf, IndexEntry>,
+}
+
+impl Facts {
+    /// Committed and unchanged since: git's time is the file's time.
+    pub(crate) fn is_clean(&self, path: &Path) -> bool {
+        self.tracked.contains(path) && !self.changed.contains(path)
+    }
+}
+
+/// A repository's own driver overrides (see the module comment), shared by every
+/// [`GitRepo`] view of it.
+pub(super) type Overrides = Arc<[(OsString, OsString)]>;

@@ -1,0 +1,437 @@
+//! Dates written in memory files ("Last updated: 2026-11-02", dated entries): found once
+//! per file version, when its tokens are counted, and remembered with its figures, so a
+//! warm run judges staleness by them without reading the file.
+//!
+//! [`plans`] tells which of them name a plan (a due date, a milestone) rather than a write.
+use chrono::{Datelike, NaiveDate};
+use serde::Serialize;
+use std::borrow::Cow;
+
+use crate::markup::markdown;
+
+pub mod plans;
+
+/// One date-shaped run of digits in a text: `YYYY-MM-DD` or `YYYY/MM/DD` (either
+/// separator at either place), or `M/D/YYYY`, standing as a word of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DateMatch {
+    start: usize,
+    end: usize,
+    year: u32,
+    month: u32,
+    day: u32,
+}
+
+/// Whether a character is part of a word (Unicode's `\w`, save marks): the neighbours a
+/// date must not touch.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The character before byte `at` of `text` (`at` is a char boundary).
+fn char_before(text: &str, at: usize) -> Option<char> {
+    text[..at].chars().next_back()
+}
+
+/// The run of ASCII digits starting at `at`: its end and value (`None` past 9 digits).
+fn digit_run(bytes: &[u8], at: usize) -> (usize, Option<u32>) {
+    let end = bytes[at..]
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .map_or(bytes.len(), |n| at + n);
+    let value = (end - at <= 9).then(|| {
+        bytes[at..end]
+            .iter()
+            .fold(0u32, |v, b| v * 10 + u32::from(b - b'0'))
+    });
+    (end, value)
+}
+
+/// Reads `digits sep digits sep digits` from `at`, with the run lengths each part may
+/// have and the separators allowed; the end and the three values.
+fn date_shape(
+    text: &str,
+    at: usize,
+    lengths: [std::ops::RangeInclusive<usize>; 3],
+    separators: &[u8],
+) -> Option<(usize, [u32; 3])> {
+    let bytes = text.as_bytes();
+    let mut values = [0u32; 3];
+    let mut position = at;
+    for (index, allowed) in lengths.into_iter().enumerate() {
+        if index > 0 {
+            if !separators.contains(bytes.get(position)?) {
+                return None;
+            }
+            position += 1;
+        }
+        if !bytes.get(position)?.is_ascii_digit() {
+            return None;
+        }
+        let (end, value) = digit_run(bytes, position);
+        if !allowed.contains(&(end - position)) {
+            return None;
+        }
+        values[index] = value?;
+        position = end;
+    }
+    // The last run ends a word: no letter, digit or underscore right after it.
+    if text[position..].chars().next().is_some_and(is_word_char) {
+        return None;
+    }
+    Some((position, values))
+}
+
+/// Where the first ASCII digit at or after `from` is. Eight bytes are tested at a time:
+/// most of a text has no digit, and this runs over every text counted.
+fn next_digit(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // A digit becomes a byte below 10; of the bytes the test flags, the lowest is
+        // always a true one (a borrow only runs upwards from a byte that is below 10).
+        let offsets = u64::from_le_bytes(word) ^ (ONES * u64::from(b'0'));
+        let below_ten = offsets.wrapping_sub(ONES * 10) & !offsets & HIGHS;
+        if below_ten != 0 {
+            return Some(at + (below_ten.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    bytes
+        .get(at..)?
+        .iter()
+        .position(u8::is_ascii_digit)
+        .map(|offset| at + offset)
+}
+
+/// Every date-shaped word in a text, left to right, without overlaps. A byte scan: the
+/// text is walked once, and only a digit that starts a word is looked at more closely.
+fn date_matches(text: &str) -> impl Iterator<Item = DateMatch> + '_ {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while let Some(start) = next_digit(bytes, at) {
+            at = start + 1;
+            if char_before(text, start).is_some_and(is_word_char) {
+                continue;
+            }
+            let iso = date_shape(text, start, [4..=4, 1..=2, 1..=2], b"-/")
+                .map(|(end, [year, month, day])| (end, year, month, day));
+            let american = || {
+                date_shape(text, start, [1..=2, 1..=2, 4..=4], b"/")
+                    .map(|(end, [month, day, year])| (end, year, month, day))
+            };
+            if let Some((end, year, month, day)) = iso.or_else(american) {
+                at = end;
+                return Some(DateMatch {
+                    start,
+                    end,
+                    year,
+                    month,
+                    day,
+                });
+            }
+        }
+        None
+    })
+}
+
+/// Whether a text is a JSON document (a Memory Bank MCP `.json` bank file): data, whose
+/// strings may quote markdown but whose dates are all data.
+fn is_json_document(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '['])
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// The text whose dates count, with the same offsets and lines: its prose
+/// ([`markdown::prose_only`]), as dates in code blocks, code spans and HTML comments are
+/// examples, not data; all of a JSON document. Borrowed when that is the whole text.
+pub fn dated_text(text: &str) -> Cow<'_, str> {
+    if !markdown::may_hold_non_prose(text) || is_json_document(text) {
+        return Cow::Borrowed(text);
+    }
+    markdown::prose_only(text)
+}
+
+/// The date-shaped words of [`dated_text`], with the text they were found in. The text is
+/// parsed only when it holds a date and a code marker, so plain prose costs one scan.
+fn prose_date_matches(text: &str) -> (Cow<'_, str>, Vec<DateMatch>) {
+    let all: Vec<DateMatch> = date_matches(text).collect();
+    if all.is_empty() {
+        return (Cow::Borrowed(text), all);
+    }
+    match dated_text(text) {
+        Cow::Borrowed(_) => (Cow::Borrowed(text), all),
+        // Code turned to spaces keeps a date's neighbours non-word characters, as the
+        // backticks, fences and `-->` were, so prose dates match as they did.
+        Cow::Owned(prose) => {
+            let matches = date_matches(&prose).collect();
+            (Cow::Owned(prose), matches)
+        }
+    }
+}
+
+/// The prose dates that tell when the text was written: those that name a plan (a due
+/// date, a milestone ahead) are left out. Judged on the prose, so a `#` line in a code
+/// block is no heading.
+fn written_date_matches(text: &str) -> Vec<DateMatch> {
+    let (prose, matches) = prose_date_matches(text);
+    let spans: Vec<(usize, usize)> = matches.iter().map(|m| (m.start, m.end)).collect();
+    let planned = plans::planned_at(&prose, &spans);
+    matches
+        .into_iter()
+        .zip(planned)
+        .filter_map(|(date, planned)| (!planned).then_some(date))
+        .collect()
+}
+
+/// The newest plausible date written in a text's prose (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
+/// ignoring dates after `today` (templates and typos), before 2000, and those that name a
+/// plan rather than a write ([`plans`]).
+pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
+    dates_in(text).filter(|d| *d <= today).max()
+}
+
+/// Every valid date from 2000 on written in a text's prose (ISO, `YYYY/MM/DD`, `M/D/YYYY`)
+/// that is evidence of a write.
+fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> {
+    written_date_matches(text)
+        .into_iter()
+        .filter_map(|m| NaiveDate::from_ymd_opt(i32::try_from(m.year).ok()?, m.month, m.day))
+        .filter(|d| d.year_ce().1 >= 2000)
+}
+
+/// Dates written in a text's prose that name no day of the calendar (`2026-30-05`,
+/// `2025-02-30`), with their 1-based line: a typo, or a month and day swapped.
+pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut line = 1;
+    let mut counted_to = 0;
+    for m in prose_date_matches(text).1 {
+        if !(2000..=2100).contains(&m.year) {
+            continue;
+        }
+        let valid = i32::try_from(m.year)
+            .ok()
+            .and_then(|y| NaiveDate::from_ymd_opt(y, m.month, m.day))
+            .is_some();
+        if !valid {
+            line += text.as_bytes()[counted_to..m.start]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            counted_to = m.start;
+            found.push((
+                line,
+                text.get(m.start..m.end).unwrap_or_default().to_string(),
+            ));
+        }
+    }
+    found
+}
+
+/// Most future dates a file's [`WrittenDates`] remember.
+pub const FUTURE_DATES_KEPT: usize = 8;
+
+/// The dates written in a text's prose, in a form that stays right on later days: the newest
+/// date up to the day it was read, and the (few) dates after it, which become the
+/// newest once their day comes. Cached per file version.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct WrittenDates {
+    /// Days since 0001-01-01 (`num_days_from_ce`).
+    newest_past: Option<i32>,
+    future: Vec<i32>,
+}
+
+impl WrittenDates {
+    pub fn of(text: &str, today: NaiveDate) -> WrittenDates {
+        let mut newest_past = None;
+        let mut future = Vec::new();
+        for date in dates_in(text) {
+            if date > today {
+                future.push(date.num_days_from_ce());
+            } else {
+                newest_past = newest_past.max(Some(date.num_days_from_ce()));
+            }
+        }
+        future.sort_unstable();
+        future.dedup();
+        future.truncate(FUTURE_DATES_KEPT);
+        WrittenDates {
+            newest_past,
+            future,
+        }
+    }
+
+    /// Days since 0001-01-01 of the newest date up to the day of reading, and of the
+    /// (sorted, at most [`FUTURE_DATES_KEPT`]) later ones: how a cache stores them.
+    pub fn days(&self) -> (Option<i32>, &[i32]) {
+        (self.newest_past, &self.future)
+    }
+
+    /// Dates as [`WrittenDates::days`] gave them.
+    pub fn from_days(newest_past: Option<i32>, future: &[i32]) -> WrittenDates {
+        let mut future = future.to_vec();
+        future.truncate(FUTURE_DATES_KEPT);
+        WrittenDates {
+            newest_past,
+            future,
+        }
+    }
+
+    /// The newest date written that is not after `today`.
+    pub(crate) fn newest_by(&self, today: NaiveDate) -> Option<NaiveDate> {
+        let today = today.num_days_from_ce();
+        self.future
+            .iter()
+            .copied()
+            .filter(|d| *d <= today)
+            .chain(self.newest_past)
+            .max()
+            .and_then(NaiveDate::from_num_days_from_ce_opt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex::Regex;
+
+    /// The pattern the scan replaces (Unicode `\b` and `\d`): the reference it must agree with.
+    fn reference(text: &str) -> Vec<(usize, usize, u32, u32, u32)> {
+        let pattern =
+            Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+                .unwrap();
+        pattern
+            .captures_iter(text)
+            .filter_map(|c| {
+                let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
+                let (y, m, d) = match (num(1), num(2), num(3)) {
+                    (Some(y), Some(m), Some(d)) => (y, m, d),
+                    _ => (num(6)?, num(4)?, num(5)?),
+                };
+                let whole = c.get(0)?;
+                Some((whole.start(), whole.end(), y, m, d))
+            })
+            .collect()
+    }
+
+    fn scanned(text: &str) -> Vec<(usize, usize, u32, u32, u32)> {
+        date_matches(text)
+            .map(|m| (m.start, m.end, m.year, m.month, m.day))
+            .collect()
+    }
+
+    #[test]
+    fn the_word_at_a_time_digit_search_finds_the_first_digit() {
+        // Every byte value at every place of a word, and the bytes around the digits.
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for value in 0..=255u8 {
+            for at in 0..19 {
+                let mut text = vec![b'x'; 19];
+                text[at] = value;
+                texts.push(text);
+            }
+        }
+        texts.push(b"/:/:\xb0\xb9\x30\x39 9".to_vec());
+        texts.push(Vec::new());
+        for text in &texts {
+            for from in 0..=text.len() {
+                let naive = text[from..]
+                    .iter()
+                    .position(u8::is_ascii_digit)
+                    .map(|offset| from + offset);
+                assert_eq!(next_digit(text, from), naive, "{text:?} from {from}");
+            }
+        }
+        assert_eq!(next_digit(b"abc", 7), None);
+    }
+
+    #[test]
+    fn the_scan_finds_what_the_date_pattern_found() {
+        let texts = [
+            "Last updated: 2026-11-02.",
+            "2024/1/5 and 12/31/2025, 3/4/2024",
+            "2024-01/05 mixed separators, 2024/01-05 too",
+            "v2024-01-05 glued to a word, 2024-01-05x after, _2024-01-05",
+            "12024-01-05 five digits, 2024-001-05 three, 2024-01-055, 1/2/20245",
+            "2024-1-123 then 2024-12-31",
+            "éé2024-01-05 after a letter, 2024-01-05é before one, «2024-01-05»",
+            "(2024-02-30) impossible, [1/32/2024], 2026-30-05",
+            "10/10/2024/10/10/2024 chained",
+            "٢٠٢٤-01-05 Arabic digits, 2024-01-0٥",
+            "a 1/2/2024-01-05 overlap and 2024-01-05/2024",
+            "",
+            "no digits at all",
+            "99999999999999999999-01-01 and 2024-01-01",
+        ];
+        for text in texts {
+            assert_eq!(scanned(text), reference(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn written_dates_keep_the_newest_past_and_the_future_ones() {
+        let today = NaiveDate::from_ymd_opt(2026, 1, 10).unwrap();
+        let dates = WrittenDates::of("2025-12-01, 2026-01-09, 2026-02-01, 1999-01-01", today);
+        assert_eq!(dates.newest_by(today), NaiveDate::from_ymd_opt(2026, 1, 9));
+        let later = NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+        assert_eq!(dates.newest_by(later), NaiveDate::from_ymd_opt(2026, 2, 1));
+    }
+
+    #[test]
+    fn dates_in_a_gantt_chart_or_a_json_sample_do_not_make_a_file_fresh() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
+        let text = "# Progress\nLast updated: 2025-03-01\n\n\
+            ```mermaid\ngantt\n    dateFormat YYYY-MM-DD\n    Build :a1, 2026-11-20, 3d\n```\n\n\
+            ````json\n{\"created\": \"2026-11-24\", \"due\": \"2026-12-01\"}\n````\n\n\
+            Run `touch log-2026-11-23.md` first.\n<!-- template: 2026-11-22 -->\n";
+        let dates = WrittenDates::of(text, today);
+        assert_eq!(dates.newest_by(today), NaiveDate::from_ymd_opt(2025, 3, 1));
+        assert_eq!(dates.days().1, &[] as &[i32]);
+        assert_eq!(
+            newest_date_in(text, today),
+            NaiveDate::from_ymd_opt(2025, 3, 1)
+        );
+        // The same dates written as prose do count.
+        let prose = "Last updated: 2025-03-01, built 2026-11-20\n";
+        assert_eq!(
+            WrittenDates::of(prose, today).newest_by(today),
+            NaiveDate::from_ymd_opt(2026, 11, 20)
+        );
+    }
+
+    #[test]
+    fn every_date_of_a_json_document_counts_though_its_strings_quote_code() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 25).unwrap();
+        let text = "{\n    \"content\": \"Run `a` then\",\n\n    \"updated\": \"2026-11-20\",\n\
+            \"note\": \"`b`\"\n}\n";
+        assert_eq!(
+            WrittenDates::of(text, today).newest_by(today),
+            NaiveDate::from_ymd_opt(2026, 11, 20)
+        );
+    }
+
+    #[test]
+    fn an_impossible_date_in_a_code_sample_is_not_reported() {
+        let text = "# Log\n```\nparse(\"2025-02-30\") // rejected\n```\n\
+            Use `2026-13-01` to test.\n\n    2025-99-99 indented\n\nreal typo 2025-02-31\n";
+        assert_eq!(impossible_dates(text), vec![(9, "2025-02-31".to_string())]);
+    }
+
+    #[test]
+    fn impossible_dates_name_their_line() {
+        let text = "# Log\n2025-02-30 swapped\nfine 2025-02-28\n\n13/01/2025 and 2026-30-05\n";
+        assert_eq!(
+            impossible_dates(text),
+            vec![
+                (2, "2025-02-30".to_string()),
+                (5, "13/01/2025".to_string()),
+                (5, "2026-30-05".to_string()),
+            ]
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! Which paths are memory files and where each sits: the project's bank listing, plus the
+//! places a bank keeps memory for paths no longer listed (deleted files).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::formats;
+use crate::model::{Bank, Format, Project, Role};
+use crate::scan::bank;
+
+/// Where a memory file sits: its bank and, when listed, its index in the bank.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Placement {
+    pub(super) bank: usize,
+    pub(super) file: Option<usize>,
+    pub(super) role: Role,
+    pub(super) format: Format,
+}
+
+/// Whether a path that is not in the listing (a deleted file) is where `bank` keeps
+/// memory, and with which role.
+fn place_unlisted(bank: &Bank, path: &Path) -> Option<Role> {
+    let rel = path.strip_prefix(&bank.root).ok()?;
+    rel.file_name()?;
+    let rules = formats::rules(bank.format);
+    rules.keeps(rel).then(|| rules.place(rel).role)
+}
+
+pub(super) struct Listing {
+    pub(super) banks: Vec<Bank>,
+    pub(super) places: HashMap<PathBuf, Placement>,
+}
+
+impl Listing {
+    pub(super) fn new(project: &Project) -> Listing {
+        let banks = bank::list_banks(project);
+        let mut places = HashMap::new();
+        for (b, bank) in banks.iter().enumerate() {
+            for (f, file) in bank.files.iter().enumerate() {
+                let role = if file.is_virtual() {
+                    Role::Other
+                } else {
+                    file.role
+                };
+                places.entry(file.path.clone()).or_insert(Placement {
+                    bank: b,
+                    file: (!file.is_virtual()).then_some(f),
+                    role,
+                    format: bank.format,
+                });
+            }
+        }
+        Listing { banks, places }
+    }
+
+    pub(super) fn place(&self, path: &Path) -> Option<Placement> {
+        if let Some(place) = self.places.get(path) {
+            return Some(*place);
+        }
+        self.banks.iter().enumerate().find_map(|(b, bank)| {
+            place_unlisted(bank, path).map(|role| Placement {
+                bank: b,
+                file: None,
+                role,
+                format: bank.format,
+            })
+        })
+    }
+}

@@ -1,0 +1,915 @@
+//! Listing a bank's files in its format's read order. Reads metadata, plus the little
+//! content that decides placement: rule frontmatter (`paths:`) and the Infinity store.
+//! Only paths confined to the project are listed (see `confine`). An Infinity store's
+//! memories are listed in `infinity_store`, the read order is decided in `read_order`.
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::formats::instruction_files::{self, InstructionFiles};
+use crate::formats::{self, Listing};
+use crate::io::confine::{Confinement, OutsideLink, ProjectFolder};
+use crate::io::paths;
+use crate::io::text;
+use crate::model::{Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project, Role};
+use crate::scan::discovery::ALWAYS_SKIPPED;
+use crate::scan::listings::{Entry, Kind, Listings};
+
+mod infinity_store;
+mod read_order;
+
+use infinity_store::list_infinity;
+use read_order::{apply_read_order, mode_read_order, sort_read_order};
+
+/// A bank folder with more entries than this is listed up to the cap, with a problem noted.
+const MAX_FILES_PER_BANK: usize = 5_000;
+/// How deep inside a bank folder files are listed.
+const MAX_BANK_DEPTH: usize = 6;
+/// How deep inside a project sub-folder instruction files (`sub/CLAUDE.md`) are sought.
+const MAX_NESTED_DEPTH: usize = 3;
+
+struct Lister<'a> {
+    listings: &'a Listings,
+    project: &'a Path,
+    /// The project's real folder, resolved only when a first symlink is met.
+    folder: &'a ProjectFolder<'a>,
+    format: Format,
+    bank_root: PathBuf,
+    /// The bank folder's real path, resolved only when a first symlink is met.
+    bank_real: OnceLock<Option<PathBuf>>,
+    files: Vec<MemoryFile>,
+    problems: Vec<BankProblem>,
+    outside: Vec<OutsideLink>,
+    /// Given each real file as soon as it is listed (see [`list_banks_feeding`]).
+    feed: Option<&'a dyn Fn(&MemoryFile)>,
+}
+
+/// Whether a listed entry may be used (see [`Lister::admit`]).
+enum Admit {
+    /// A plain file or folder in a confined folder.
+    Plain,
+    /// A symlink whose real location (given) is inside the project.
+    Link(PathBuf),
+    /// Leaves the project, or cannot be followed.
+    Refused,
+}
+
+/// What a folder listing says is at `parent/name`, without following a symlink.
+fn kind_of(listings: &Listings, parent: &Path, name: &OsStr) -> Option<Kind> {
+    match name.to_str().and_then(|name| listings.child(parent, name)) {
+        Some(found) => found.map(|e| e.kind),
+        // The folder cannot be listed (searchable but not readable): ask the file itself.
+        None => fs::symlink_metadata(parent.join(name)).ok().map(|meta| {
+            let t = meta.file_type();
+            if t.is_symlink() {
+                Kind::Symlink
+            } else if t.is_dir() {
+                Kind::Dir
+            } else if t.is_file() {
+                Kind::File
+            } else {
+                Kind::Other
+            }
+        }),
+    }
+}
+
+impl Lister<'_> {
+    fn push(&mut self, path: PathBuf, meta: &fs::Metadata) {
+        let rel = paths::relative_to(&path, &self.bank_root).unwrap_or(&path);
+        let bank_dir = paths::file_name(&self.bank_root)
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let placement = if formats::DOCUMENT_BANK_DIRS.contains(&bank_dir.as_ref()) {
+            formats::place_document_bank(&bank_dir, rel)
+        } else {
+            formats::place(self.format, rel)
+        };
+        // A backup or foreign file (source code, `.env`) kept in a bank folder is never
+        // loaded, whatever its name says.
+        let not_memory = self.bank_root != self.project
+            && crate::analysis::membership::classify(rel)
+                != crate::analysis::membership::FileClass::Memory;
+        let display = paths::relative_to(&path, self.project)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        self.files.push(MemoryFile {
+            path,
+            display,
+            role: placement.role,
+            layer: placement.layer,
+            order: 0,
+            group: placement.group,
+            load: if not_memory {
+                LoadKind::Never
+            } else {
+                placement.load
+            },
+            size: meta.len(),
+            modified: meta.modified().ok(),
+            changed: paths::change_time(meta),
+            memory: None,
+            unreadable: None,
+        });
+        if let (Some(feed), Some(file)) = (self.feed, self.files.last()) {
+            feed(file);
+        }
+    }
+
+    /// Pushes `path` when it is a file. Only for paths known to be confined: a plain file
+    /// in a confined folder, or a symlink [`Lister::confined`] accepted.
+    fn push_if_file(&mut self, path: PathBuf) {
+        if let Ok(meta) = fs::metadata(&path)
+            && meta.is_file()
+        {
+            self.push(path, &meta);
+        }
+    }
+
+    /// Whether a listed entry may be used: plain files and folders inside a confined
+    /// folder are (no system call); a symlink (or an entry of unknown type) is resolved
+    /// once and must stay inside the project. A link leaving the project is recorded;
+    /// one that cannot be followed is a problem.
+    fn admit(&mut self, path: &Path, kind: Kind) -> Admit {
+        if !matches!(kind, Kind::Symlink | Kind::Unknown) {
+            return Admit::Plain;
+        }
+        let problem = match self.folder.check(path) {
+            Confinement::Inside(real) => return Admit::Link(real),
+            Confinement::Outside(link) => {
+                if !self.outside.contains(&link) {
+                    self.outside.push(link);
+                }
+                return Admit::Refused;
+            }
+            // An entry of unknown type that is not there (it vanished): nothing to say.
+            Confinement::Dangling if kind == Kind::Unknown => return Admit::Refused,
+            Confinement::Dangling => "it points to nothing".to_string(),
+            Confinement::Loop => "it is a symlink loop".to_string(),
+            Confinement::Unresolvable(reason) => reason,
+        };
+        self.problems.push(BankProblem::SymlinkNotFollowed {
+            link: path.to_path_buf(),
+            reason: problem,
+        });
+        Admit::Refused
+    }
+
+    fn confined(&mut self, path: &Path, kind: Kind) -> bool {
+        !matches!(self.admit(path, kind), Admit::Refused)
+    }
+
+    /// `parent/name` when it exists and is confined (a folder or a file, per its kind).
+    /// The listing of `parent` says whether the name exists at all, so absent files cost
+    /// no `stat`.
+    fn confined_child(&mut self, parent: &Path, name: &str) -> Option<PathBuf> {
+        let kind = kind_of(self.listings, parent, OsStr::new(name))?;
+        let path = parent.join(name);
+        self.confined(&path, kind).then_some(path)
+    }
+
+    /// `parent/name` when it is a confined file.
+    fn push_child_if_file(&mut self, parent: &Path, name: &str) {
+        if let Some(path) = self.confined_child(parent, name) {
+            self.push_if_file(path);
+        }
+    }
+
+    /// `parent/name` when it is a confined folder.
+    fn child_dir(&mut self, parent: &Path, name: &str) -> Option<PathBuf> {
+        let kind = kind_of(self.listings, parent, OsStr::new(name))?;
+        let path = parent.join(name);
+        let is_dir = match self.admit(&path, kind) {
+            Admit::Plain => kind == Kind::Dir,
+            Admit::Link(real) => real.is_dir(),
+            Admit::Refused => false,
+        };
+        is_dir.then_some(path)
+    }
+
+    /// Whether every folder from the project down to `dir` is confined (judged from the
+    /// listings, so a bank of plain folders costs nothing). A missing step is left to the
+    /// caller, which reports it when it lists.
+    fn confined_way(&mut self, dir: &Path) -> bool {
+        let Some(rel) = paths::relative_to(dir, self.project) else {
+            return dir == self.project;
+        };
+        let mut parent = self.project.to_path_buf();
+        for part in rel.components() {
+            let name = part.as_os_str();
+            let path = parent.join(name);
+            match kind_of(self.listings, &parent, name) {
+                Some(kind) if !self.confined(&path, kind) => return false,
+                Some(_) => {}
+                None => return true,
+            }
+            parent = path;
+        }
+        true
+    }
+
+    fn bank_real(&self) -> Option<&Path> {
+        self.bank_real
+            .get_or_init(|| fs::canonicalize(&self.bank_root).ok())
+            .as_deref()
+    }
+
+    /// Lists every file under `dir`, bounded in depth and count; symlinks are listed only
+    /// when they point to a file inside the bank (never followed as folders), and one
+    /// leading out of the project is recorded.
+    fn walk(&mut self, dir: &Path, depth: usize) {
+        let listed = match self.listings.list(dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                self.problems.push(BankProblem::FolderUnlisted {
+                    folder: dir.to_path_buf(),
+                    error: e.to_string(),
+                });
+                return;
+            }
+        };
+        let mut entries: Vec<&Entry> = listed.iter().collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        for entry in entries {
+            if self.files.len() >= MAX_FILES_PER_BANK {
+                self.problems.push(BankProblem::TooManyFiles {
+                    bank: self.bank_root.clone(),
+                    limit: MAX_FILES_PER_BANK,
+                });
+                return;
+            }
+            let path = dir.join(&entry.name);
+            if entry.kind == Kind::Unknown {
+                continue;
+            }
+            if entry.kind == Kind::Dir {
+                if depth < MAX_BANK_DEPTH && entry.name != ".git" {
+                    self.walk(&path, depth + 1);
+                }
+            } else if entry.kind == Kind::Symlink {
+                // Inside the project but outside the bank: another bank's file, not this one's.
+                if let Admit::Link(target) = self.admit(&path, entry.kind)
+                    && self
+                        .bank_real()
+                        .is_some_and(|bank| target.starts_with(bank))
+                {
+                    self.push_if_file(path);
+                }
+            } else if let Ok(meta) = fs::symlink_metadata(&path) {
+                self.push(path, &meta);
+            }
+        }
+    }
+}
+
+/// Finds `sub/**/CLAUDE.md` (etc.) below the project, skipping hidden, vendored and
+/// memory folders, to `MAX_NESTED_DEPTH` levels. Each folder's listing answers whether
+/// it holds the file; only real folders are entered, and a file that is a symlink must
+/// stay inside the project.
+fn nested_instruction_files(lister: &mut Lister<'_>, dir: &Path, file_name: &str, depth: usize) {
+    for sub in sub_folders(lister, dir) {
+        lister.push_child_if_file(&sub, file_name);
+        if depth + 1 < MAX_NESTED_DEPTH {
+            nested_instruction_files(lister, &sub, file_name, depth + 1);
+        }
+    }
+}
+
+/// The sub-folders of `dir` that may hold nested instruction files or rule folders: not
+/// hidden, not dependencies or build output, not a memory bank; sorted.
+fn sub_folders(lister: &Lister<'_>, dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = lister.listings.list(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .iter()
+        .filter(|e| e.kind == Kind::Dir)
+        .filter(|e| {
+            let name = e.name.to_string_lossy();
+            !name.starts_with('.')
+                && !ALWAYS_SKIPPED.contains(&name.as_ref())
+                && name != formats::cline::BANK_DIR
+        })
+        .map(|e| dir.join(&e.name))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Lists the rule folder `rel` (`.cursor/rules`) wherever it sits in the sub-folders of
+/// `dir`, to `MAX_NESTED_DEPTH` levels; every folder on the way is confined.
+fn nested_rule_folders(lister: &mut Lister<'_>, dir: &Path, rel: &str, depth: usize) {
+    for sub in sub_folders(lister, dir) {
+        let mut folder = Some(sub.clone());
+        for part in rel.split('/') {
+            folder = folder.and_then(|f| lister.child_dir(&f, part));
+        }
+        if let Some(folder) = folder {
+            lister.walk(&folder, 1);
+        }
+        if depth + 1 < MAX_NESTED_DEPTH {
+            nested_rule_folders(lister, &sub, rel, depth + 1);
+        }
+    }
+}
+
+/// Remembered per file version in the listing cache.
+const RULE_FACT: &str = "rule-conditional";
+
+/// A `.claude/rules` file whose frontmatter scopes it with `paths:`/`globs:` loads only
+/// when matching files are touched.
+fn rule_is_conditional(listings: &Listings, file: &MemoryFile) -> bool {
+    if let Some(known) = listings.fact(
+        RULE_FACT,
+        &file.path,
+        file.size,
+        file.modified,
+        file.changed,
+    ) {
+        return known;
+    }
+    let Ok(text) = text::read_text_limited(&file.path, 1024 * 1024) else {
+        return false;
+    };
+    let conditional = frontmatter_is_conditional(&text);
+    listings.put_fact(
+        RULE_FACT,
+        &file.path,
+        file.size,
+        file.modified,
+        file.changed,
+        &conditional,
+    );
+    conditional
+}
+
+fn frontmatter_is_conditional(text: &str) -> bool {
+    crate::markup::markdown::frontmatter(text).is_some_and(|fm| {
+        fm.yaml.lines().any(|l| {
+            let l = l.trim_start();
+            (l.starts_with("paths:") || l.starts_with("globs:")) && !l.contains("alwaysApply: true")
+        }) && !fm.yaml.lines().any(|l| l.trim() == "alwaysApply: true")
+    })
+}
+
+fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
+    let project = lister.project.to_path_buf();
+    let main = member.main;
+    let local = member.local;
+    lister.push_child_if_file(&project, main);
+    let dot_dir = member.reads_dot_dir.then_some(member.dot_dir);
+    if let Some(dot) = dot_dir
+        && let Some(dot_path) = lister.child_dir(&project, dot)
+    {
+        lister.push_child_if_file(&dot_path, main);
+        if let Some(rules) = lister.child_dir(&dot_path, instruction_files::RULES_FOLDER) {
+            let before = lister.files.len();
+            lister.walk(&rules, 1);
+            // Only markdown rules load; conditional ones only on demand.
+            for file in &mut lister.files[before..] {
+                let is_md = file.path.extension().is_some_and(|e| e == "md");
+                if !is_md {
+                    file.role = Role::Other;
+                    file.load = LoadKind::Never;
+                } else if file.load == LoadKind::Startup
+                    && rule_is_conditional(lister.listings, file)
+                {
+                    file.load = LoadKind::OnDemand;
+                }
+            }
+        }
+        lister.push_child_if_file(&dot_path, local);
+    }
+    lister.push_child_if_file(&project, local);
+    nested_instruction_files(lister, &project, main, 0);
+    if let Some(override_file) = member.override_file {
+        lister.push_child_if_file(&project, override_file);
+        nested_instruction_files(lister, &project, override_file, 0);
+    }
+}
+
+fn list_top_entries(lister: &mut Lister<'_>, is_rule_file: fn(&str) -> bool, folders: &[&str]) {
+    let project = lister.project.to_path_buf();
+    let Ok(listed) = lister.listings.list(&project) else {
+        return;
+    };
+    let mut entries: Vec<&Entry> = listed.iter().collect();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    for entry in entries {
+        let Some(name) = entry.name.to_str() else {
+            continue;
+        };
+        let is_rule_name = is_rule_file(name);
+        let is_folder_name = folders.contains(&name);
+        if !is_rule_name && !is_folder_name {
+            continue;
+        }
+        let path = project.join(name);
+        if !lister.confined(&path, entry.kind) {
+            continue;
+        }
+        let is_dir = entry.is_dir(&project);
+        if is_rule_name && !is_dir {
+            // Pushed only when it is a file (a dangling link is not).
+            lister.push_if_file(path);
+        } else if is_folder_name && is_dir {
+            lister.walk(&path, 1);
+        }
+    }
+}
+
+/// Remembered per file version in the listing cache: when a rule file loads, by its
+/// frontmatter.
+const RULE_LOAD_FACT: &str = "rule-load";
+
+/// Lists a format known by its paths in the project (`FormatRules::project_paths`): its
+/// files where they exist, its rule folders whole; then each rule's frontmatter says
+/// when it loads.
+fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths) {
+    let project = lister.project.to_path_buf();
+    // The folder holding `rel`'s last part, when every folder on the way is confined.
+    let parent_of = |lister: &mut Lister<'_>, rel: &str| -> Option<(PathBuf, String)> {
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        let last = parts.pop()?.to_string();
+        let mut dir = project.clone();
+        for part in parts {
+            dir = lister.child_dir(&dir, part)?;
+        }
+        Some((dir, last))
+    };
+    for rel in locations.files {
+        if let Some((dir, name)) = parent_of(lister, rel) {
+            lister.push_child_if_file(&dir, &name);
+        }
+    }
+    for rel in locations.folders {
+        if let Some((dir, name)) = parent_of(lister, rel)
+            && let Some(folder) = lister.child_dir(&dir, &name)
+        {
+            lister.walk(&folder, 1);
+        }
+    }
+    let rules = formats::rules(lister.format);
+    for rel in rules.nested_folders() {
+        nested_rule_folders(lister, &project, rel, 0);
+    }
+    let listings = lister.listings;
+    for file in &mut lister.files {
+        let rel = paths::relative_to(&file.path, &project).unwrap_or(&file.path);
+        if !rules.reads_frontmatter(rel) {
+            continue;
+        }
+        let known = listings.fact(
+            RULE_LOAD_FACT,
+            &file.path,
+            file.size,
+            file.modified,
+            file.changed,
+        );
+        let load = known.or_else(|| {
+            let text = text::read_text_limited(&file.path, 1024 * 1024).ok()?;
+            let load = rules.frontmatter_load(rel, &text)?;
+            listings.put_fact(
+                RULE_LOAD_FACT,
+                &file.path,
+                file.size,
+                file.modified,
+                file.changed,
+                &load,
+            );
+            Some(load)
+        });
+        if let Some(load) = load {
+            file.load = load;
+        }
+    }
+}
+
+/// Lists one bank of a project.
+pub fn list_bank(project: &Project, location: &BankLocation) -> Bank {
+    list_bank_with(&Listings::in_memory(), project, location)
+}
+
+/// [`list_bank`] reading folders and small facts through `listings`.
+pub(crate) fn list_bank_with(
+    listings: &Listings,
+    project: &Project,
+    location: &BankLocation,
+) -> Bank {
+    list_bank_in(
+        listings,
+        project,
+        &ProjectFolder::new(&project.path),
+        location,
+        None,
+    )
+}
+
+/// Lists one bank; `folder` (the project's, its real path resolved once) is shared by
+/// the project's banks. Nothing whose real location leaves the project is listed: such
+/// links end up in [`Bank::outside`].
+fn list_bank_in(
+    listings: &Listings,
+    project: &Project,
+    folder: &ProjectFolder<'_>,
+    location: &BankLocation,
+    feed: Option<&dyn Fn(&MemoryFile)>,
+) -> Bank {
+    // A bank kept in the home folder (Claude Code's auto memory) has its own allowed root.
+    let rules = formats::rules(location.format);
+    let outside = rules.outside_project(&location.root);
+    let auto_root = outside.as_ref().map(|o| o.allowed_root.as_path());
+    let home = outside.as_ref().and_then(|o| o.home.as_deref());
+    let auto_folder = auto_root.map(ProjectFolder::new);
+    let (base, folder) = match (auto_root, &auto_folder) {
+        (Some(root), Some(auto_folder)) => (root, auto_folder),
+        _ => (project.path.as_path(), folder),
+    };
+    let mut lister = Lister {
+        listings,
+        project: base,
+        folder,
+        format: location.format,
+        bank_root: location.root.clone(),
+        bank_real: OnceLock::new(),
+        files: Vec::new(),
+        problems: Vec::new(),
+        outside: Vec::new(),
+        feed,
+    };
+    let mut project_id = None;
+    match rules.listing() {
+        Listing::Folder => {
+            let root = location.root.clone();
+            if lister.confined_way(&root) {
+                lister.walk(&root, 0);
+            }
+            if rules.reads_in_mode_order(&root) {
+                let reads = mode_read_order(&lister);
+                if !reads.is_empty() {
+                    apply_read_order(&root, &mut lister.files, &reads);
+                }
+            }
+        }
+        Listing::TopEntries {
+            is_rule_file,
+            folders,
+        } => list_top_entries(&mut lister, is_rule_file, folders),
+        Listing::Store => list_infinity(&mut lister, &mut project_id),
+        Listing::Instructions(member) => list_hierarchical(&mut lister, member),
+        Listing::ProjectPaths(paths) => list_project_paths(&mut lister, paths),
+    }
+    let Lister {
+        mut files,
+        mut problems,
+        outside,
+        ..
+    } = lister;
+    if home.is_some() {
+        for file in &mut files {
+            file.display = format!("~/{}", file.display);
+        }
+        problems.extend(rules.listing_problems(&location.root));
+    } else if let Some(root) = auto_root {
+        // A folder of the user's choice: shown where it is.
+        for file in &mut files {
+            file.display = root.join(&file.display).display().to_string();
+        }
+    }
+    formats::rules(location.format).settle_loads(&location.root, &mut files);
+    sort_read_order(&mut files);
+    Bank {
+        format: location.format,
+        root: location.root.clone(),
+        files,
+        project_id,
+        modes: Vec::new(),
+        problems,
+        outside,
+    }
+}
+
+/// Lists every bank of a project.
+pub fn list_banks(project: &Project) -> Vec<Bank> {
+    list_banks_with(&Listings::in_memory(), project)
+}
+
+/// [`list_banks`] reading folders and small facts through `listings`, so a folder that
+/// discovery already read is not read again.
+pub fn list_banks_with(listings: &Listings, project: &Project) -> Vec<Bank> {
+    list_banks_in(listings, project, None)
+}
+
+/// [`list_banks_with`], handing each real file to `feed` as soon as it is listed, so
+/// work on it (counting its tokens) starts while the rest is still listed. What `feed`
+/// is given is the file's path and version as listed; its place in the read order and
+/// its load may still change before the banks are returned.
+pub(crate) fn list_banks_feeding(
+    listings: &Listings,
+    project: &Project,
+    feed: &dyn Fn(&MemoryFile),
+) -> Vec<Bank> {
+    list_banks_in(listings, project, Some(feed))
+}
+
+fn list_banks_in(
+    listings: &Listings,
+    project: &Project,
+    feed: Option<&dyn Fn(&MemoryFile)>,
+) -> Vec<Bank> {
+    let folder = ProjectFolder::new(&project.path);
+    project
+        .banks
+        .iter()
+        .map(|location| list_bank_in(listings, project, &folder, location, feed))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::discovery;
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn project(dir: &Path) -> Project {
+        discovery::project_at(dir, "p".into()).unwrap()
+    }
+
+    /// Lists the project at `dir` and returns every file listed (display names) and
+    /// every outside link (relative to `dir`).
+    #[cfg(unix)]
+    fn listed(dir: &Path) -> (Vec<String>, Vec<String>) {
+        let banks = list_banks(&project(dir));
+        let files = banks
+            .iter()
+            .flat_map(|b| b.files.iter().map(|f| f.display.clone()))
+            .collect();
+        let mut outside: Vec<String> = banks
+            .iter()
+            .flat_map(|b| b.outside.iter())
+            .map(|l| l.link.strip_prefix(dir).unwrap().display().to_string())
+            .collect();
+        outside.sort();
+        outside.dedup();
+        (files, outside)
+    }
+
+    #[test]
+    fn cline_bank_is_in_read_order_with_extras_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let bank = dir.path().join("memory-bank");
+        for name in [
+            "progress.md",
+            "activeContext.md",
+            "projectbrief.md",
+            "tasks.md",
+            "decisionLog.md",
+        ] {
+            write(&bank.join(name), "# x\n");
+        }
+        write(&bank.join("archive/old.md"), "# old\n");
+        let banks = list_banks(&project(dir.path()));
+        let names: Vec<_> = banks[0].files.iter().map(|f| f.display.as_str()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "memory-bank/projectbrief.md",
+                "memory-bank/activeContext.md",
+                "memory-bank/progress.md",
+                "memory-bank/decisionLog.md",
+                "memory-bank/tasks.md",
+                "memory-bank/archive/old.md",
+            ]
+        );
+        // Cline's instructions read ALL memory bank files at the start of every task, but
+        // the specification archives completed work to keep it out of the session.
+        assert_eq!(banks[0].files[5].load, LoadKind::Never);
+    }
+
+    #[test]
+    fn every_real_file_listed_is_fed_once_and_nothing_else_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(&d.join("memory-bank/activeContext.md"), "# x\n");
+        write(&d.join("memory-bank/archive/old.md"), "# old\n");
+        write(&d.join("CLAUDE.md"), "# Main\n");
+        write(&d.join(".claude/rules/always.md"), "# Always\n");
+        write(&d.join("sub/CLAUDE.md"), "# Sub\n");
+        write(
+            &d.join(".infinity/memories.json"),
+            r#"{"memories": [{"id": "m-1", "title": "One", "type": "rules", "content": "x"}]}"#,
+        );
+        let project = project(d);
+        let fed = std::cell::RefCell::new(Vec::new());
+        let feed = |file: &MemoryFile| {
+            assert!(!file.is_virtual(), "{}", file.display);
+            fed.borrow_mut()
+                .push((file.path.clone(), file.size, file.modified));
+        };
+        let banks = list_banks_feeding(&Listings::in_memory(), &project, &feed);
+        let mut listed: Vec<_> = banks
+            .iter()
+            .flat_map(|b| &b.files)
+            .filter(|f| !f.is_virtual())
+            .map(|f| (f.path.clone(), f.size, f.modified))
+            .collect();
+        assert!(
+            banks
+                .iter()
+                .flat_map(|b| &b.files)
+                .any(MemoryFile::is_virtual)
+        );
+        let mut fed = fed.into_inner();
+        listed.sort();
+        fed.sort();
+        assert_eq!(fed, listed);
+        assert!(fed.len() >= 4, "{fed:?}");
+        // The same banks as a listing that feeds nothing.
+        let plain = list_banks(&project);
+        let rows = |banks: &[Bank]| -> Vec<(String, Option<u8>, LoadKind)> {
+            banks
+                .iter()
+                .flat_map(|b| &b.files)
+                .map(|f| (f.display.clone(), f.layer, f.load))
+                .collect()
+        };
+        assert_eq!(rows(&banks), rows(&plain));
+    }
+
+    #[test]
+    fn claude_rules_with_paths_load_on_demand() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(&d.join("CLAUDE.md"), "# Main\n");
+        write(&d.join("CLAUDE.local.md"), "# Mine\n");
+        write(&d.join(".claude/rules/always.md"), "# Always\n");
+        write(
+            &d.join(".claude/rules/api.md"),
+            "---\npaths:\n  - src/api/**\n---\n# Api\n",
+        );
+        write(&d.join("sub/CLAUDE.md"), "# Sub\n");
+        let banks = list_banks(&project(d));
+        let rows: Vec<_> = banks[0]
+            .files
+            .iter()
+            .map(|f| (f.display.as_str(), f.layer, f.load))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("CLAUDE.md", Some(1), LoadKind::Startup),
+                (".claude/rules/always.md", Some(2), LoadKind::Startup),
+                (".claude/rules/api.md", Some(2), LoadKind::OnDemand),
+                ("CLAUDE.local.md", Some(3), LoadKind::Startup),
+                ("sub/CLAUDE.md", Some(4), LoadKind::OnDemand),
+            ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_project_are_recorded_and_never_listed() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        write(&out.join("secret.md"), "# secret\n");
+        write(&out.join("bank/projectBrief.md"), "# secret brief\n");
+        write(&out.join("store/memories.json"), r#"{"memories":[]}"#);
+        let secret = out.join("secret.md");
+        let cases: Vec<(&str, Vec<&str>, Vec<&str>)> = vec![
+            // (shape, links to make, the outside links expected)
+            ("claude-file", vec!["CLAUDE.md"], vec!["CLAUDE.md"]),
+            ("agents-file", vec!["AGENTS.md"], vec!["AGENTS.md"]),
+            ("gemini-file", vec!["GEMINI.md"], vec!["GEMINI.md"]),
+            ("roo-file", vec![".clinerules"], vec![".clinerules"]),
+            (
+                "bank-file",
+                vec!["memory-bank/activeContext.md"],
+                vec!["memory-bank/activeContext.md"],
+            ),
+            ("nested-file", vec!["sub/CLAUDE.md"], vec!["sub/CLAUDE.md"]),
+            (
+                "conkeeper-config",
+                vec![".claude/memory/.memory-config.md"],
+                vec![".claude/memory/.memory-config.md"],
+            ),
+        ];
+        for (shape, links, expected) in cases {
+            let p = dir.path().join(shape);
+            // Every project has a plain bank too, so it is found whatever the link.
+            write(&p.join("memory-bank/progress.md"), "# progress\n");
+            write(&p.join(".claude/memory/active-context.md"), "# active\n");
+            write(&p.join("CLAUDE.local.md"), "# local\n");
+            for link in &links {
+                fs::create_dir_all(p.join(link).parent().unwrap()).unwrap();
+                symlink(&secret, p.join(link)).unwrap();
+            }
+            let (files, outside) = listed(&p);
+            assert_eq!(outside, expected, "{shape}");
+            for link in links {
+                assert!(
+                    !files.iter().any(|f| f == link),
+                    "{shape}: {link} listed: {files:?}"
+                );
+            }
+            assert!(
+                files.iter().any(|f| f == "memory-bank/progress.md"),
+                "{shape}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn memory_folders_linked_out_of_the_project_list_nothing() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        write(&out.join("bank/projectBrief.md"), "# secret brief\n");
+        write(&out.join("rules/rule.md"), "# secret rule\n");
+        write(&out.join("claude/CLAUDE.md"), "# secret\n");
+        write(&out.join("claude/memory/active-context.md"), "# secret\n");
+        write(
+            &out.join("store/memories.json"),
+            r#"{"memories":[{"id":"m","title":"secret","type":"rules","content":"x","created_at":"2025-01-01T00:00:00Z"}]}"#,
+        );
+        let cases = [
+            ("cline", "memory-bank", "bank", vec!["memory-bank"]),
+            (
+                "conkeeper",
+                ".claude/memory",
+                "bank",
+                vec![".claude/memory"],
+            ),
+            ("rules", ".claude/rules", "rules", vec![".claude/rules"]),
+            ("claude-dir", ".claude", "claude", vec![".claude"]),
+            ("infinity-dir", ".infinity", "store", vec![".infinity"]),
+            (
+                "infinity-store",
+                ".infinity/memories.json",
+                "store/memories.json",
+                vec![".infinity/memories.json"],
+            ),
+            ("ai", ".ai", "claude", vec![".ai"]),
+        ];
+        for (shape, link, target, expected) in cases {
+            let p = dir.path().join(shape);
+            write(&p.join("README.md"), "# not memory\n");
+            fs::create_dir_all(p.join(link).parent().unwrap()).unwrap();
+            symlink(out.join(target), p.join(link)).unwrap();
+            let (files, outside) = listed(&p);
+            assert_eq!(outside, expected, "{shape}");
+            assert!(files.is_empty(), "{shape}: {files:?}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_inside_the_project_still_work() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        write(&p.join("CLAUDE.md"), "# main\n");
+        symlink("CLAUDE.md", p.join("AGENTS.md")).unwrap();
+        write(&p.join("docs/bank/progress.md"), "# progress\n");
+        symlink("docs/bank", p.join("memory-bank")).unwrap();
+        write(&p.join("docs/rules/style.md"), "# style\n");
+        fs::create_dir_all(p.join(".claude")).unwrap();
+        symlink("../docs/rules", p.join(".claude/rules")).unwrap();
+        let (mut files, outside) = listed(p);
+        files.sort();
+        assert!(outside.is_empty(), "{outside:?}");
+        assert_eq!(
+            files,
+            vec![
+                ".claude/rules/style.md",
+                "AGENTS.md",
+                "CLAUDE.md",
+                "memory-bank/progress.md"
+            ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_into_a_sibling_project_is_outside() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("b/memory-bank/progress.md"), "# b\n");
+        fs::create_dir_all(dir.path().join("a")).unwrap();
+        symlink(
+            dir.path().join("b/memory-bank"),
+            dir.path().join("a/memory-bank"),
+        )
+        .unwrap();
+        let (files, outside) = listed(&dir.path().join("a"));
+        assert!(files.is_empty(), "{files:?}");
+        assert_eq!(outside, vec!["memory-bank"]);
+    }
+}

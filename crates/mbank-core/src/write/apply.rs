@@ -1,0 +1,155 @@
+//! The one way a change reaches a memory file: whoever writes (an agent's tool, the
+//! editor, an accepted proposal, a restore, a review's undo) hands [`apply`] its
+//! [`WriteContext`] and the change. The text the change replaces goes to the context's
+//! history first (the write does not go ahead if that fails), then the guarded write or
+//! removal runs, and the history is told what the file holds now.
+use std::path::Path;
+
+use super::context::WriteContext;
+use super::{
+    Expected, WriteOutcome, folder_beneath, remove_guarded, remove_in, resolve_target,
+    write_guarded,
+};
+use crate::error::{CoreError, Result};
+use crate::history::{self, History};
+use crate::io::dir_handle::{Dir, FileId};
+use crate::model::Bank;
+
+/// Where the file is.
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    /// The file `name` directly in the open folder `dir` (no link followed), and with
+    /// `same_file` still the very file read.
+    In {
+        dir: &'a Dir,
+        name: &'a str,
+        same_file: Option<FileId>,
+    },
+    /// A path the caller confined already (a symlink there is followed).
+    Path(&'a Path),
+    /// The clean relative path `rel` below `anchor`, every folder opened with no link
+    /// followed.
+    Beneath { anchor: &'a Path, rel: &'a Path },
+}
+
+/// What becomes of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change<'a> {
+    /// It holds this text.
+    Write(&'a str),
+    /// It is removed.
+    Remove,
+}
+
+/// One change of one file.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteRequest<'a> {
+    /// The file's key in the history: its real path ([`history::key_of`], or what
+    /// [`super::resolve_target`] returned for it).
+    pub key: &'a Path,
+    pub target: Target<'a>,
+    /// The text the file holds now, kept in the history before it is replaced (`None`:
+    /// nothing to keep).
+    pub replaced: Option<&'a str>,
+    /// What must be on disk for the change to go ahead.
+    pub expected: Expected,
+    pub change: Change<'a>,
+}
+
+/// What a change did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applied {
+    /// The file was written; `hash` is the SHA-256 of the text written, in hex
+    /// ([`history::content_hash`]; its first 32 digits are the agent's version).
+    Written {
+        outcome: WriteOutcome,
+        hash: String,
+    },
+    Removed,
+}
+
+/// Applies `request` as `ctx` says: the replaced text kept in the context's history,
+/// then the guarded write or removal. The caller holds the folder lock and has judged
+/// the change by the guard rules (or, for a person's write, needs none).
+pub fn apply(ctx: &WriteContext, request: WriteRequest<'_>) -> Result<Applied> {
+    if let (Some(history), Some(replaced)) = (&ctx.history, request.replaced) {
+        history.record_resolved(request.key, replaced, &ctx.writer)?;
+    }
+    let text = match request.change {
+        Change::Write(text) => text,
+        Change::Remove => {
+            remove(request.target, request.expected)?;
+            return Ok(Applied::Removed);
+        }
+    };
+    let outcome = match request.target {
+        Target::In {
+            dir,
+            name,
+            same_file,
+        } => super::write_in(dir, name, text, request.expected, same_file)?,
+        Target::Path(path) => write_guarded(path, text, request.expected)?,
+        Target::Beneath { anchor, rel } => {
+            super::write_beneath(anchor, rel, text, request.expected)?
+        }
+    };
+    // One SHA-256 for the agent's version and the history's next record.
+    let hash = history::content_hash(text);
+    if let Some(history) = &ctx.history {
+        history.remember_written(request.key, text, &hash);
+    }
+    Ok(Applied::Written { outcome, hash })
+}
+
+fn remove(target: Target<'_>, expected: Expected) -> Result<()> {
+    match target {
+        Target::In {
+            dir,
+            name,
+            same_file,
+        } => remove_in(dir, name, expected, same_file),
+        Target::Path(path) => remove_guarded(path, expected),
+        Target::Beneath { anchor, rel } => {
+            let (dir, name) = folder_beneath(anchor, rel)?;
+            remove_in(&dir, &name, expected, None)
+        }
+    }
+}
+
+/// Brings version `number` of the file `relative_name` of `bank` back from `history`:
+/// confined like any write ([`resolve_target`]), under the folder lock, guarded against
+/// a change made meanwhile, and the text it replaces recorded first (writer `restore`).
+pub fn restore(
+    history: &History,
+    bank: &Bank,
+    relative_name: &str,
+    number: u64,
+) -> Result<WriteOutcome> {
+    let target = resolve_target(bank, relative_name)?;
+    let (_, old) = history.version(&target, number)?;
+    let _lock = crate::io::lock::for_file(&target)?;
+    let current = match crate::io::text::read_text(&target) {
+        Ok(text) => Some(text),
+        Err(e) if crate::io::text::is_not_found(&e) => None,
+        Err(e) => return Err(e),
+    };
+    let expected = match &current {
+        Some(_) => Expected::current(&target)?,
+        None => Expected::Missing,
+    };
+    let ctx = WriteContext::new("restore", history.clock()).with_history(Some(history.clone()));
+    let applied = apply(
+        &ctx,
+        WriteRequest {
+            key: &history::key_of(&target),
+            target: Target::Path(&target),
+            replaced: current.as_deref(),
+            expected,
+            change: Change::Write(&old),
+        },
+    )?;
+    match applied {
+        Applied::Written { outcome, .. } => Ok(outcome),
+        Applied::Removed => Err(CoreError::Conflict { path: target }),
+    }
+}

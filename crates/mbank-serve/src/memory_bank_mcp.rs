@@ -1,0 +1,383 @@
+//! The Memory Bank MCP tools (the Memory Bank MCP spec, "MCP Tools") and its five resources. The session
+//! has a current project: set by `set_memory_bank_path` or `initialize_memory_bank`, else
+//! the root's default project (the root itself, or its only project with a bank).
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::args::{Flag, Items, List, NoArgs, ToolArgs};
+use super::reply::{ToolError, ToolResult};
+use super::{Caller, Session, Shared};
+use mbank_core::agent::bank::{MarkdownBank, WriteMode, WriteReport};
+use mbank_core::agent::entries::NewDecision;
+use mbank_core::agent::{AgentError, rfc3339};
+use mbank_core::model::Role;
+use mbank_core::write::WriteContext;
+
+const FILE_SPELLINGS: (&str, &[&str]) = ("filename", &["fileName"]);
+
+/// `set_memory_bank_path`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SetPathArgs {
+    pub path: Option<String>,
+}
+
+impl ToolArgs for SetPathArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
+        &[("path", &["projectPath", "projectName"])];
+}
+
+/// `read_memory_bank_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    pub filename: String,
+}
+
+impl ToolArgs for ReadArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] = &[FILE_SPELLINGS];
+}
+
+/// `write_memory_bank_file`, and the body of `POST /memory-bank/file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteArgs {
+    pub filename: String,
+    pub content: String,
+    pub expected_version: Option<String>,
+}
+
+impl ToolArgs for WriteArgs {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] = &[FILE_SPELLINGS];
+}
+
+/// `track_progress`, and the body of `POST /memory-bank/trackProgress`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrackProgressArgs {
+    #[schemars(description = "What kind of work, e.g. Implementation")]
+    pub action: String,
+    pub description: String,
+    pub update_active_context: Option<Flag>,
+}
+
+impl ToolArgs for TrackProgressArgs {}
+
+/// `update_active_context`, and the body of `POST /memory-bank/updateActiveContext`: each
+/// list replaces its section.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveContextArgs {
+    #[schemars(description = "Ongoing tasks")]
+    pub tasks: Option<Items>,
+    #[schemars(description = "Known issues")]
+    pub issues: Option<Items>,
+    #[schemars(description = "Next steps")]
+    pub next_steps: Option<Items>,
+}
+
+impl ToolArgs for ActiveContextArgs {}
+
+/// `log_decision`, and the body of `POST /memory-bank/logDecision`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DecisionArgs {
+    pub title: String,
+    pub context: String,
+    pub decision: String,
+    #[schemars(description = "Alternatives considered")]
+    pub alternatives: Option<List>,
+    #[schemars(description = "Consequences")]
+    pub consequences: Option<List>,
+}
+
+impl ToolArgs for DecisionArgs {}
+
+/// `switch_mode`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SwitchModeArgs {
+    pub mode: String,
+}
+
+impl ToolArgs for SwitchModeArgs {}
+
+/// The five resources: URI, name, the role of the file they show.
+pub const RESOURCES: [(&str, &str, Role); 5] = [
+    (
+        "memory-bank://product-context",
+        "Product_Context",
+        Role::Product,
+    ),
+    (
+        "memory-bank://active-context",
+        "Active_Context",
+        Role::Active,
+    ),
+    ("memory-bank://progress", "Progress", Role::Progress),
+    (
+        "memory-bank://decision-log",
+        "Decision_Log",
+        Role::Decisions,
+    ),
+    (
+        "memory-bank://system-patterns",
+        "System_Patterns",
+        Role::Patterns,
+    ),
+];
+
+/// The session's project, or the default one.
+pub fn current_project(shared: &Shared, session: &Session) -> Result<PathBuf, AgentError> {
+    if let Some(dir) = session.project.lock().clone() {
+        return Ok(dir);
+    }
+    shared.default_project()
+}
+
+fn current_bank(
+    shared: &Shared,
+    session: &Session,
+) -> Result<(PathBuf, std::sync::Arc<MarkdownBank>), AgentError> {
+    let dir = current_project(shared, session)?;
+    let bank = shared.bank(&dir)?;
+    Ok((dir, bank))
+}
+
+pub fn set_path(shared: &Shared, session: &Session, args: SetPathArgs) -> ToolResult {
+    let dir = match args.path {
+        Some(spec) => shared.root.existing_project_dir(&spec)?,
+        None => shared.default_project()?,
+    };
+    let initialized = shared.bank(&dir).is_ok();
+    *session.project.lock() = Some(dir.clone());
+    Ok(json!({
+        "success": true,
+        "path": dir,
+        "project": shared.root.name_of(&dir),
+        "memoryBankStatus": if initialized { "initialized" } else { "not_initialized" },
+    }))
+}
+
+pub fn read(shared: &Shared, session: &Session, args: ReadArgs) -> ToolResult {
+    let (_, bank) = current_bank(shared, session)?;
+    let cached = shared.read(&bank, &args.filename)?;
+    let read = &cached.read;
+    Ok(json!({
+        "content": read.content,
+        "lastModified": rfc3339(read.modified),
+        "version": read.version,
+        "status": "success",
+    }))
+}
+
+pub fn write(shared: &Shared, session: &Session, args: WriteArgs) -> ToolResult {
+    shared.writable()?;
+    let (dir, bank) = current_bank(shared, session)?;
+    write_file(
+        shared,
+        &dir,
+        &bank,
+        &args.filename,
+        &args.content,
+        args.expected_version.as_deref(),
+        &session.caller("mcp:write_memory_bank_file"),
+    )
+}
+
+/// Creates or replaces a file (the tool and `POST /memory-bank/file`), logging a refusal.
+pub fn write_file(
+    shared: &Shared,
+    dir: &std::path::Path,
+    bank: &MarkdownBank,
+    file: &str,
+    content: &str,
+    expected: Option<&str>,
+    caller: &Caller,
+) -> ToolResult {
+    let ctx = shared.write_context(caller);
+    let written = bank.write(&ctx, file, content, WriteMode::Upsert, expected);
+    match written {
+        Ok(report) => Ok(super::proposals::answer(&report, || {
+            json!({
+                "status": "success",
+                "message": "File written successfully",
+                "path": report.path,
+                "version": report.version,
+                "created": report.created,
+            })
+        })),
+        Err(e) => {
+            shared.log_refusal(&ctx, dir, file, &e);
+            Err(e.into())
+        }
+    }
+}
+
+pub fn list(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
+    let (_, bank) = current_bank(shared, session)?;
+    let files: Vec<String> = bank.list().into_iter().map(|f| f.name).collect();
+    Ok(json!({"files": files, "status": "success"}))
+}
+
+pub fn status(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
+    let dir = current_project(shared, session)?;
+    let mode = session.mode.lock().clone();
+    match shared.bank(&dir) {
+        Ok(bank) => Ok(json!({
+            "status": "ok",
+            "memoryBankStatus": "initialized",
+            "path": bank.root,
+            "project": shared.root.name_of(&dir),
+            "format": bank.format.id(),
+            "files": bank.list().into_iter().map(|f| f.name).collect::<Vec<_>>(),
+            "mode": mode,
+            "readOnly": shared.options.read_only,
+        })),
+        Err(AgentError::NotInitialized { .. }) => Ok(json!({
+            "status": "ok",
+            "memoryBankStatus": "not_initialized",
+            "path": dir,
+            "project": shared.root.name_of(&dir),
+            "files": [],
+            "mode": mode,
+            "readOnly": shared.options.read_only,
+        })),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn entry_result(
+    shared: &Shared,
+    ctx: &WriteContext,
+    dir: &std::path::Path,
+    result: Result<Vec<WriteReport>, AgentError>,
+    message: &str,
+) -> ToolResult {
+    match result {
+        Ok(reports) => Ok(super::proposals::answer_all(&reports, || {
+            json!({
+                "status": "success",
+                "message": message,
+                "files": reports.iter().map(|r| json!({"name": r.name, "version": r.version})).collect::<Vec<_>>(),
+            })
+        })),
+        Err(e) => {
+            shared.log_refusal(ctx, dir, "", &e);
+            Err(e.into())
+        }
+    }
+}
+
+/// `track_progress` (also `POST /memory-bank/trackProgress`).
+pub fn track_progress_in(
+    shared: &Shared,
+    dir: &std::path::Path,
+    args: TrackProgressArgs,
+    caller: &Caller,
+) -> ToolResult {
+    let TrackProgressArgs {
+        action,
+        description,
+        update_active_context,
+    } = args;
+    let update = update_active_context.is_some_and(|flag| flag.0);
+    shared.writable()?;
+    let bank = shared.bank(dir)?;
+    let now = shared.options.clock.local().naive_local();
+    let ctx = shared.write_context(caller);
+    let result = bank.track_progress(&ctx, now, &action, &description, update);
+    entry_result(shared, &ctx, dir, result, "Progress tracked successfully")
+}
+
+/// `update_active_context` (also `POST /memory-bank/updateActiveContext`).
+pub fn update_active_context_in(
+    shared: &Shared,
+    dir: &std::path::Path,
+    args: ActiveContextArgs,
+    caller: &Caller,
+) -> ToolResult {
+    let items = |list: Option<Items>| list.map(|items| items.0);
+    let tasks = items(args.tasks);
+    let issues = items(args.issues);
+    let next_steps = items(args.next_steps);
+    shared.writable()?;
+    let bank = shared.bank(dir)?;
+    let now = shared.options.clock.local().naive_local();
+    let ctx = shared.write_context(caller);
+    let result = bank
+        .update_active_context(
+            &ctx,
+            now,
+            tasks.as_deref(),
+            issues.as_deref(),
+            next_steps.as_deref(),
+        )
+        .map(|r| vec![r]);
+    entry_result(
+        shared,
+        &ctx,
+        dir,
+        result,
+        "Active context updated successfully",
+    )
+}
+
+/// `log_decision` (also `POST /memory-bank/logDecision`).
+pub fn log_decision_in(
+    shared: &Shared,
+    dir: &std::path::Path,
+    args: DecisionArgs,
+    caller: &Caller,
+) -> ToolResult {
+    let list = |list: Option<List>| list.map(|list| list.0).unwrap_or_default();
+    let decision = NewDecision {
+        title: args.title,
+        context: args.context,
+        decision: args.decision,
+        alternatives: list(args.alternatives),
+        consequences: list(args.consequences),
+    };
+    shared.writable()?;
+    let bank = shared.bank(dir)?;
+    let now = shared.options.clock.local().naive_local();
+    let ctx = shared.write_context(caller);
+    let result = bank.log_decision(&ctx, now, &decision).map(|r| vec![r]);
+    entry_result(shared, &ctx, dir, result, "Decision logged successfully")
+}
+
+pub fn switch_mode(shared: &Shared, session: &Session, args: SwitchModeArgs) -> ToolResult {
+    let mode = args.mode;
+    let dir = current_project(shared, session)?;
+    let modes = super::modes_of(&dir);
+    let Some(found) = modes.iter().find(|m| m.eq_ignore_ascii_case(mode.trim())) else {
+        return Err(ToolError::from(AgentError::ModeNotFound {
+            mode,
+            available: modes.join(", "),
+        }));
+    };
+    *session.mode.lock() = Some(found.clone());
+    Ok(json!({"status": "success", "mode": found, "message": format!("Switched to {found} mode")}))
+}
+
+pub fn current_mode(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
+    let dir = current_project(shared, session)?;
+    Ok(json!({
+        "mode": session.mode.lock().clone(),
+        "available": super::modes_of(&dir),
+    }))
+}
+
+/// The text of resource `uri` in the session's project (`None`: not one of ours).
+pub fn read_resource(
+    shared: &Shared,
+    session: &Session,
+    uri: &str,
+) -> Option<Result<String, ToolError>> {
+    let (_, _, role) = RESOURCES.iter().find(|(u, _, _)| *u == uri)?;
+    let result = (|| {
+        let (_, bank) = current_bank(shared, session)?;
+        let name = bank.file_for(*role);
+        Ok(bank.read(&name)?.content)
+    })();
+    Some(result.map_err(|e: AgentError| ToolError::from(e)))
+}
