@@ -209,16 +209,21 @@ pub enum Command {
         /// The proposal's id (`mbank proposals`)
         id: u64,
     },
-    /// Earlier versions of a memory file mbank replaced: time, writer and size
+    /// Earlier versions of a memory file: time, writer and size (mbank's writes and,
+    /// with `mbank watch`, every version found on disk)
     History {
         /// The memory file
-        file: PathBuf,
+        #[arg(required_unless_present = "stats")]
+        file: Option<PathBuf>,
         /// Machine-readable output (schema mbank.history/1)
         #[arg(long)]
         json: bool,
         /// Show the diff from this version to the file now
-        #[arg(long, value_name = "VERSION")]
+        #[arg(long, value_name = "VERSION", conflicts_with = "stats")]
         diff: Option<u64>,
+        /// How big the history is: files, versions, bytes on disk and the cap
+        #[arg(long, conflicts_with = "file")]
+        stats: bool,
     },
     /// Bring an earlier version of a memory file back (the version it replaces is kept too)
     Restore {
@@ -226,6 +231,23 @@ pub enum Command {
         file: PathBuf,
         /// The version number (`mbank history FILE`)
         version: u64,
+    },
+    /// Record every version of every memory file under the root and of the agents' own
+    /// stores, whoever writes it, until stopped (SIGTERM, SIGINT); logs to stderr
+    Watch,
+    /// Memory files changed since a person last marked them reviewed, across projects and
+    /// agent stores, with lines and review signals (written by agents, tools, git or you)
+    Changes {
+        /// Changes since this time, for files never marked: an RFC 3339 instant, a day
+        /// (2026-05-01) or an age (90m, 12h, 3d, 2w)
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// Machine-readable output (schema mbank.changes/1)
+        #[arg(long)]
+        json: bool,
+        /// Take every file as it is now as reviewed
+        #[arg(long, conflicts_with = "json")]
+        mark_reviewed: bool,
     },
     /// Serve the memory banks to agents as an MCP server on stdin/stdout (every write guarded)
     Mcp {

@@ -342,9 +342,24 @@ fn execute(cli: Cli) -> Result<u8> {
             commands::proposals::accept(&context, id, hunks.as_deref())
         }
         Some(Command::Reject { id }) => commands::proposals::reject(&context, id),
-        Some(Command::History { file, json, diff }) => {
-            commands::history::list(&context, &file, json, diff)
+        Some(Command::History {
+            stats: true, json, ..
+        }) => commands::journal::stats(&context, json),
+        Some(Command::History {
+            file: Some(file),
+            json,
+            diff,
+            ..
+        }) => commands::history::list(&context, &file, json, diff),
+        Some(Command::History { file: None, .. }) => {
+            Err(eyre!("name the memory file (or ask for --stats)"))
         }
+        Some(Command::Watch) => commands::journal::watch(&context),
+        Some(Command::Changes {
+            since,
+            json,
+            mark_reviewed,
+        }) => commands::journal::changes(&context, since.as_deref(), json, mark_reviewed),
         Some(Command::Restore { file, version }) => {
             commands::history::restore(&context, &file, version)
         }

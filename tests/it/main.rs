@@ -33,6 +33,7 @@ mod hostile_parsers;
 mod http_browser_safety;
 mod http_serve;
 mod infinity_store;
+mod journal;
 mod json_schemas;
 mod kilo_memory;
 mod list_cache;

@@ -78,6 +78,8 @@ struct RawConfig {
     serve: ServeConfig,
     #[serde(default)]
     history: crate::history::Retention,
+    #[serde(default)]
+    journal: crate::journal::JournalConfig,
 }
 
 /// The level a user gives a finding code in `[rules]`.
@@ -134,6 +136,8 @@ pub struct Config {
     pub serve: ServeConfig,
     /// `[history]`: how long replaced versions of memory files are kept.
     pub history: crate::history::Retention,
+    /// `[journal]`: what `mbank watch` leaves out.
+    pub journal: crate::journal::JournalConfig,
 }
 
 impl Default for Config {
@@ -153,6 +157,7 @@ impl Default for Config {
             review: ReviewConfig::default(),
             serve: ServeConfig::default(),
             history: crate::history::Retention::default(),
+            journal: crate::journal::JournalConfig::default(),
         }
     }
 }
@@ -294,6 +299,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
         review: raw.review,
         serve: raw.serve,
         history: raw.history,
+        journal: raw.journal,
     })
 }
 

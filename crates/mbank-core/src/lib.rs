@@ -41,6 +41,7 @@ pub(crate) mod hang_guard;
 pub mod history;
 pub mod init;
 pub mod io;
+pub mod journal;
 pub mod limits;
 pub mod markup;
 pub mod merge;

@@ -14,7 +14,7 @@
 //! system's limit; when the budget or the kernel says no, the rest go unwatched and
 //! [`Message::WatchCoverage`] says how many folders are watched of how many.
 use std::collections::{BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -52,32 +52,8 @@ pub struct Watcher {
     pending: Arc<AtomicUsize>,
 }
 
-/// Whether a changed path is worth a refresh.
-pub(crate) fn is_interesting(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    !(name.ends_with(".mbank-tmp")
-        || name.ends_with(".swp")
-        || name.ends_with('~')
-        || name == ".git"
-        || path.components().any(|c| c.as_os_str() == ".git"))
-}
-
-/// Whether an event changes content or names. Reads (our own analysis opens every file)
-/// and access-time updates must not trigger a refresh, or refreshing would feed itself.
-pub(crate) fn is_write(kind: &notify::EventKind) -> bool {
-    use notify::EventKind;
-    use notify::event::{AccessKind, AccessMode, MetadataKind, ModifyKind};
-    match kind {
-        EventKind::Create(_) | EventKind::Remove(_) => true,
-        EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)) => false,
-        EventKind::Modify(_) => true,
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        EventKind::Access(_) | EventKind::Any | EventKind::Other => false,
-    }
-}
+// Which events and paths count: the same as for the journal's recorder.
+pub(crate) use mbank_core::journal::watch::{is_interesting, is_write};
 
 /// The system's limit on watches per user, where there is one to read.
 fn system_limit() -> Option<usize> {
@@ -344,6 +320,7 @@ impl WatcherState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn reads_do_not_count_as_writes() {

@@ -1,5 +1,6 @@
 //! `mbank history FILE [--json] [--diff VERSION]` and `mbank restore FILE VERSION`: the
-//! versions of a memory file mbank replaced, and bringing one back.
+//! versions of a memory file mbank replaced or the journal found on disk, and bringing
+//! one back (a deleted file too, in a bank or an agent's own store).
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::{Result, eyre};
@@ -79,8 +80,24 @@ pub fn list(context: &Context, file: &Path, as_json: bool, diff: Option<u64>) ->
 pub fn restore(context: &Context, file: &Path, version: u64) -> Result<u8> {
     let history = history(context)?;
     let path = file_path(context, file);
-    let project = crate::cli::enclosing_project(&path)
-        .ok_or_else(|| eyre!("{} belongs to no memory bank", path.display()))?;
+    let Some(project) = crate::cli::enclosing_project(&path) else {
+        // A file of an agent's own store (Claude Code auto memory, Kilo Memory, Codex
+        // memories), which the journal keeps: restored at the person's word.
+        let store = super::journal::store_holding(context, &path)?
+            .ok_or_else(|| eyre!("{} belongs to no memory bank", path.display()))?;
+        let restored = crate::core::journal::restore_in_store(&history, &store, &path, version)
+            .map_err(|e| eyre!("{e}"))?;
+        println(line![
+            context.style.green("restored"),
+            format!(" version {version} of "),
+            &restored,
+            format!(
+                " ({}; the text it replaced is kept in the history)",
+                store.label
+            ),
+        ]);
+        return Ok(0);
+    };
     // The bank whose folder holds the file (the innermost, when banks nest).
     let banks = crate::core::scan::bank::list_banks(&project);
     let bank = banks

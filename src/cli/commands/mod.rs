@@ -3,6 +3,7 @@ pub mod check;
 pub mod context;
 pub mod history;
 pub mod init;
+pub mod journal;
 pub mod list;
 pub mod mcp;
 pub mod proposals;

@@ -70,6 +70,7 @@ pub(crate) mod beans_md;
 pub mod claude_auto_memory;
 pub(crate) mod claude_md;
 pub mod cline;
+pub(crate) mod codex_memories;
 pub mod conkeeper;
 pub mod copilot;
 pub(crate) mod cursor_rules;

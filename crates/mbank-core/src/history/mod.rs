@@ -24,8 +24,11 @@
 //! lose that write's history entry (or leave it listed with a text that fails its
 //! check and is refused), never the file.
 pub mod files;
+mod journal_marks;
 mod pack;
 mod written;
+
+pub use journal_marks::{Seen, Stats, WrittenNote};
 
 use std::collections::HashMap;
 use std::fs;
@@ -60,6 +63,9 @@ pub struct Retention {
     /// MiB of text one file's versions may hold (its newest `keep_versions` are kept even
     /// past it).
     pub max_mib_per_file: u64,
+    /// MiB the whole history may hold (the journal keeps it within this by dropping the
+    /// older half of the biggest files' versions).
+    pub max_mib_total: u64,
 }
 
 impl Default for Retention {
@@ -68,6 +74,7 @@ impl Default for Retention {
             keep_versions: 50,
             keep_days: 30,
             max_mib_per_file: 64,
+            max_mib_total: 1024,
         }
     }
 }
@@ -75,6 +82,11 @@ impl Default for Retention {
 impl Retention {
     fn max_bytes(&self) -> u64 {
         self.max_mib_per_file.saturating_mul(1024 * 1024)
+    }
+
+    /// The cap on the whole history, in bytes.
+    pub fn max_total_bytes(&self) -> u64 {
+        self.max_mib_total.saturating_mul(1024 * 1024)
     }
 }
 
@@ -113,6 +125,22 @@ pub struct Version {
     /// in its own `<hash>.txt`, as older builds stored it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_at: Option<u64>,
+    /// `None`: the text a write replaced (`writer` replaced it). Otherwise a version the
+    /// journal found on disk (`writer` wrote it, where that is known) or the file found
+    /// gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<Seen>,
+    /// The file's other name in a rename: where it came from (a version found on disk) or
+    /// where it went (a deletion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed: Option<PathBuf>,
+}
+
+impl Version {
+    /// Whether this version records the file's deletion (it has no text).
+    pub fn is_deletion(&self) -> bool {
+        self.seen == Some(Seen::Deleted)
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -129,6 +157,14 @@ pub struct VersionDiff {
     pub current: Option<String>,
     /// A unified diff from the version to the file now (empty when they are equal).
     pub unified: String,
+}
+
+/// What one record adds: the text, who wrote or replaced it, and what the journal saw.
+struct Entry<'a> {
+    text: &'a str,
+    writer: &'a str,
+    seen: Option<Seen>,
+    renamed: Option<&'a Path>,
 }
 
 /// The history kept in one data folder. Clones share what they remember of the files
@@ -375,6 +411,33 @@ impl History {
         writer: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<u64>> {
+        self.record_entry(
+            key,
+            Entry {
+                text: replaced,
+                writer,
+                seen: None,
+                renamed: None,
+            },
+            now,
+        )
+    }
+
+    /// Records one entry for the file whose key is `key`, unless the newest version is
+    /// the same (same text, both present or both deletions).
+    fn record_entry(
+        &self,
+        key: PathBuf,
+        entry: Entry<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>> {
+        let Entry {
+            text: replaced,
+            writer,
+            seen,
+            renamed,
+        } = entry;
+        let deletion = seen == Some(Seen::Deleted);
         let Some(dir) = self.file_folder(&key, true)? else {
             return Ok(None);
         };
@@ -390,7 +453,11 @@ impl History {
             .written
             .hash_of(&key, replaced)
             .unwrap_or_else(|| files::content_hash(replaced.as_bytes()));
-        if summary.newest.as_ref().is_some_and(|v| v.hash == hash) {
+        if summary
+            .newest
+            .as_ref()
+            .is_some_and(|v| v.hash == hash && v.is_deletion() == deletion)
+        {
             return Ok(None);
         }
         let size = replaced.len() as u64;
@@ -401,9 +468,10 @@ impl History {
             Some(&(g, at)) if g == generation && pack::holds(&dir, g, at, size, &hash)? => Some(at),
             _ => None,
         };
-        let text_at = match reusable {
-            Some(at) => at,
-            None => pack::append(&dir, generation, replaced.as_bytes())?,
+        let text_at = match (deletion, reusable) {
+            (true, _) => None,
+            (false, Some(at)) => Some(at),
+            (false, None) => Some(pack::append(&dir, generation, replaced.as_bytes())?),
         };
         let number = summary.newest.as_ref().map_or(1, |v| v.version + 1);
         let version = Version {
@@ -414,7 +482,9 @@ impl History {
             hash,
             path: key.clone(),
             pack: generation,
-            text_at: Some(text_at),
+            text_at,
+            seen,
+            renamed: renamed.map(Path::to_path_buf),
         };
         let line = serde_json::to_string(&version).map_err(|e| CoreError::Parse {
             path: dir.path().join(INDEX),
@@ -464,10 +534,13 @@ impl History {
             let _ = pack::remove_all_but(&dir, new_generation);
         }
         // Texts older builds stored in their own files.
-        for old in dropped.iter().filter(|v| v.text_at.is_none()) {
+        for old in dropped
+            .iter()
+            .filter(|v| v.text_at.is_none() && !v.is_deletion())
+        {
             if !versions
                 .iter()
-                .any(|v| v.text_at.is_none() && v.hash == old.hash)
+                .any(|v| v.text_at.is_none() && !v.is_deletion() && v.hash == old.hash)
             {
                 let _ = dir.remove_file(std::ffi::OsStr::new(&blob_name(&old.hash)));
             }
@@ -497,6 +570,17 @@ impl History {
         if total.saturating_sub(live) <= live {
             return Ok(None);
         }
+        Self::compact_into_next(dir, generation, versions).map(Some)
+    }
+
+    /// Copies the texts `versions` name (each once) to a new pack of the next generation
+    /// and points `versions` at it; returns that generation.
+    fn compact_into_next(
+        dir: &crate::io::dir_handle::Dir,
+        generation: u64,
+        versions: &mut [Version],
+    ) -> Result<u64> {
+        let live: u64 = versions.iter().map(|v| v.size).sum();
         let next = versions
             .iter()
             .map(|v| v.pack)
@@ -504,7 +588,7 @@ impl History {
             .unwrap_or(0)
             .max(generation)
             + 1;
-        let mut bytes = Vec::with_capacity(usize::try_from(live).unwrap_or(0));
+        let mut bytes = Vec::with_capacity(usize::try_from(live).unwrap_or(0).min(1 << 26));
         let mut moved: HashMap<(u64, u64), u64> = HashMap::new();
         for v in versions.iter_mut() {
             let Some(at) = v.text_at else { continue };
@@ -523,7 +607,7 @@ impl History {
             v.text_at = Some(new_at);
         }
         pack::write_new(dir, next, &bytes)?;
-        Ok(Some(next))
+        Ok(next)
     }
 
     /// Whether `version` is younger than the retention's days at `now`.
@@ -581,6 +665,14 @@ impl History {
             .find(|v| v.version == number)
             .cloned()
             .ok_or_else(missing)?;
+        if version.is_deletion() {
+            return Err(CoreError::Config(format!(
+                "version {number} of {} records that the file was deleted: it has no text \
+                 (`mbank history {}` lists the versions before it)",
+                key.display(),
+                key.display()
+            )));
+        }
         if let Some(at) = version.text_at {
             return Self::packed_text(&dir, &versions, version, at);
         }

@@ -279,6 +279,7 @@ fn young_versions_beyond_the_newest_stay_within_the_byte_budget() {
             keep_versions: 2,
             keep_days: 30,
             max_mib_per_file: 1,
+            max_mib_total: 1024,
         },
         test_clock(),
     );

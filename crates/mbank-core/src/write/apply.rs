@@ -2,7 +2,8 @@
 //! editor, an accepted proposal, a restore, a review's undo) hands [`apply`] its
 //! [`WriteContext`] and the change. The text the change replaces goes to the context's
 //! history first (the write does not go ahead if that fails), then the guarded write or
-//! removal runs, and the history is told what the file holds now.
+//! removal runs, and the history is told what the file holds now and who made it hold
+//! that (the journal, `crate::journal`, names that writer for the version it finds).
 use std::path::Path;
 
 use super::context::WriteContext;
@@ -79,6 +80,7 @@ pub fn apply(ctx: &WriteContext, request: WriteRequest<'_>) -> Result<Applied> {
         Change::Write(text) => text,
         Change::Remove => {
             remove(request.target, request.expected)?;
+            note_written(ctx, request.key, None);
             return Ok(Applied::Removed);
         }
     };
@@ -98,7 +100,17 @@ pub fn apply(ctx: &WriteContext, request: WriteRequest<'_>) -> Result<Applied> {
     if let Some(history) = &ctx.history {
         history.remember_written(request.key, text, &hash);
     }
+    note_written(ctx, request.key, Some(&hash));
     Ok(Applied::Written { outcome, hash })
+}
+
+/// Leaves the note of who made this change beside the file's history, so the journal
+/// names the writer of the text it finds rather than "on disk". The change is made: a
+/// note that cannot be written only costs that name.
+fn note_written(ctx: &WriteContext, key: &Path, hash: Option<&str>) {
+    if let Some(history) = &ctx.history {
+        let _ = history.note_written(key, hash, &ctx.writer, ctx.client.as_deref());
+    }
 }
 
 fn remove(target: Target<'_>, expected: Expected) -> Result<()> {

@@ -806,6 +806,8 @@ mod tests {
                         path: PathBuf::from("/bank/notes.md"),
                         pack: 0,
                         text_at: None,
+                        seen: None,
+                        renamed: None,
                     },
                     lines: Some((1, 1)),
                 })

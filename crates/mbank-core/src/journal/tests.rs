@@ -1,0 +1,366 @@
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::changes::{self, Kind, SurveyOptions};
+use super::reviewed::Reviewed;
+use super::*;
+use crate::clock::Clock;
+use crate::history::{Retention, Seen};
+use crate::scan::discovery::ScanOptions;
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    data: PathBuf,
+    project: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let root = base.join("root");
+        let project = root.join("app");
+        fs::create_dir_all(project.join("memory-bank")).unwrap();
+        fs::write(project.join("memory-bank/projectbrief.md"), "# Brief\n").unwrap();
+        fs::write(
+            project.join("memory-bank/progress.md"),
+            "# Progress\n- one\n",
+        )
+        .unwrap();
+        let home = base.join("home");
+        fs::create_dir_all(&home).unwrap();
+        Setup {
+            root,
+            home,
+            data: base.join("data"),
+            project,
+            _dir: dir,
+        }
+    }
+
+    fn options(&self) -> ScopeOptions {
+        ScopeOptions {
+            root: self.root.clone(),
+            scan: ScanOptions {
+                home: Some(self.home.clone()),
+                ..ScanOptions::default()
+            },
+            config: JournalConfig::default(),
+        }
+    }
+
+    fn history(&self) -> History {
+        History::new(
+            &self.data,
+            Retention::default(),
+            Clock::fixed_on(2026, 5, 1).unwrap(),
+        )
+    }
+
+    fn recorder(&self) -> Recorder {
+        let lock = lock::try_take(&self.data).unwrap().unwrap();
+        Recorder::new(self.history(), &self.data, lock)
+    }
+
+    fn bank(&self, name: &str) -> PathBuf {
+        self.project.join("memory-bank").join(name)
+    }
+
+    fn scope(&self) -> Scope {
+        scope::build(&self.options())
+    }
+}
+
+fn writers(history: &History, file: &Path) -> Vec<(String, Option<Seen>)> {
+    history
+        .list(file)
+        .unwrap()
+        .into_iter()
+        .map(|v| (v.writer, v.seen))
+        .collect()
+}
+
+#[test]
+fn catch_up_records_each_new_text_once_and_deletions_and_renames() {
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    let report = recorder.catch_up(&setup.scope());
+    assert_eq!((report.recorded, report.deleted), (2, 0), "{report:?}");
+    // Nothing changed: nothing recorded.
+    let report = recorder.catch_up(&setup.scope());
+    assert_eq!((report.recorded, report.deleted), (0, 0), "{report:?}");
+
+    fs::write(setup.bank("progress.md"), "# Progress\n- one\n- two\n").unwrap();
+    let report = recorder.catch_up(&setup.scope());
+    assert_eq!(report.recorded, 1, "{report:?}");
+    let history = setup.history();
+    let on_disk = on_disk("Cline memory bank");
+    assert_eq!(
+        writers(&history, &setup.bank("progress.md")),
+        vec![
+            (on_disk.clone(), Some(Seen::OnDisk)),
+            (on_disk.clone(), Some(Seen::OnDisk))
+        ]
+    );
+    assert_eq!(
+        history.version(&setup.bank("progress.md"), 1).unwrap().1,
+        "# Progress\n- one\n"
+    );
+
+    // Renamed: the old name is recorded gone (renamed), the new one as coming from it.
+    fs::rename(setup.bank("progress.md"), setup.bank("progress-old.md")).unwrap();
+    let report = recorder.catch_up(&setup.scope());
+    assert_eq!((report.recorded, report.deleted, report.renamed), (1, 1, 1));
+    let old = history.list(&setup.bank("progress.md")).unwrap();
+    let last = old.last().unwrap();
+    assert!(last.is_deletion());
+    assert_eq!(
+        last.renamed.as_deref(),
+        Some(setup.bank("progress-old.md").as_path())
+    );
+    let new = history.list(&setup.bank("progress-old.md")).unwrap();
+    assert_eq!(
+        new[0].renamed.as_deref(),
+        Some(setup.bank("progress.md").as_path())
+    );
+
+    // Deleted: recorded once, and the text before it can still be read.
+    fs::remove_file(setup.bank("progress-old.md")).unwrap();
+    let report = recorder.catch_up(&setup.scope());
+    assert_eq!((report.recorded, report.deleted), (0, 1), "{report:?}");
+    let report = recorder.catch_up(&setup.scope());
+    assert_eq!(report.deleted, 0);
+    let versions = history.list(&setup.bank("progress-old.md")).unwrap();
+    assert!(versions.last().unwrap().is_deletion());
+    assert!(history.version(&setup.bank("progress-old.md"), 2).is_err());
+    assert_eq!(
+        history
+            .version(&setup.bank("progress-old.md"), 1)
+            .unwrap()
+            .1,
+        "# Progress\n- one\n- two\n"
+    );
+}
+
+#[test]
+fn a_write_through_mbank_is_named_by_its_writer_and_recorded_once() {
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    recorder.catch_up(&setup.scope());
+    let file = setup.bank("progress.md");
+    let history = setup.history();
+    let ctx = crate::write::WriteContext::new("mcp:memory_bank_update", history.clock())
+        .with_history(Some(history.clone()))
+        .with_client(Some("claude-code".into()));
+    let before = fs::read_to_string(&file).unwrap();
+    crate::write::apply(
+        &ctx,
+        crate::write::WriteRequest {
+            key: &crate::history::key_of(&file),
+            target: crate::write::Target::Path(&file),
+            replaced: Some(&before),
+            expected: crate::write::Expected::current(&file).unwrap(),
+            change: crate::write::Change::Write("# Progress\n- by the agent\n"),
+        },
+    )
+    .unwrap();
+    // The text it replaced was recorded by the journal already: not again.
+    assert_eq!(history.list(&file).unwrap().len(), 1);
+    let report = recorder.record_paths(&setup.scope(), std::slice::from_ref(&file));
+    assert_eq!(report.recorded, 1, "{report:?}");
+    assert_eq!(
+        writers(&history, &file).last().unwrap().0,
+        "mcp:memory_bank_update (claude-code)"
+    );
+    // The next write's replaced text is that version: not recorded twice.
+    let ctx = ctx.for_writer("tui");
+    crate::write::apply(
+        &ctx,
+        crate::write::WriteRequest {
+            key: &crate::history::key_of(&file),
+            target: crate::write::Target::Path(&file),
+            replaced: Some("# Progress\n- by the agent\n"),
+            expected: crate::write::Expected::current(&file).unwrap(),
+            change: crate::write::Change::Write("# Progress\n- edited\n"),
+        },
+    )
+    .unwrap();
+    assert_eq!(history.list(&file).unwrap().len(), 2);
+}
+
+#[test]
+fn agent_stores_in_the_home_folder_are_journaled_under_their_name() {
+    let setup = Setup::new();
+    let memory = crate::formats::claude_auto_memory::memory_folder(&setup.home, &setup.project);
+    fs::create_dir_all(&memory).unwrap();
+    let index = memory.join("MEMORY.md");
+    fs::write(&index, "- [Testing](testing.md)\n").unwrap();
+    let codex = crate::formats::codex_memories::memory_folder(&setup.home);
+    fs::create_dir_all(codex.join("rollout_summaries")).unwrap();
+    fs::write(codex.join("memory_summary.md"), "v1\nsummary\n").unwrap();
+    fs::write(codex.join("rollout_summaries/a.md"), "rollout\n").unwrap();
+    let mut recorder = setup.recorder();
+    let scope = setup.scope();
+    assert!(scope.folders.contains(&memory), "{:?}", scope.folders);
+    let report = recorder.catch_up(&scope);
+    assert_eq!(report.recorded, 5, "{report:?}");
+    let history = setup.history();
+    assert_eq!(
+        writers(&history, &index)[0].0,
+        on_disk("Claude Code auto memory")
+    );
+    assert_eq!(
+        writers(&history, &codex.join("rollout_summaries/a.md"))[0].0,
+        on_disk("Codex memories")
+    );
+    // Left out by the configuration: not even in the scope.
+    let mut options = setup.options();
+    options.config.leave_out = vec!["claude-auto-memory".into(), "codex-memories".into()];
+    let scope = scope::build(&options);
+    assert!(scope.file(&index).is_none());
+    assert_eq!(scope.files.len(), 2);
+    // A project left out by name: only the home folder's Codex memories stay.
+    options.config.leave_out = vec!["app".into()];
+    let scope = scope::build(&options);
+    assert_eq!(scope.files.len(), 2);
+    assert!(
+        scope
+            .files
+            .iter()
+            .all(|f| scope.store_of(f).project.is_none())
+    );
+}
+
+#[test]
+fn a_file_outside_its_project_through_a_link_is_not_read() {
+    let setup = Setup::new();
+    let outside = setup.root.parent().unwrap().join("secret.md");
+    fs::write(&outside, "secret\n").unwrap();
+    std::os::unix::fs::symlink(&outside, setup.bank("linked.md")).unwrap();
+    let mut recorder = setup.recorder();
+    recorder.catch_up(&setup.scope());
+    assert!(setup.history().list(&outside).unwrap().is_empty());
+    assert!(
+        setup
+            .history()
+            .list(&setup.bank("linked.md"))
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_moved_head_labels_the_changes_as_git() {
+    let setup = Setup::new();
+    let git = setup.project.join(".git");
+    fs::create_dir_all(&git).unwrap();
+    fs::write(git.join("HEAD"), "aaaa\n").unwrap();
+    let mut recorder = setup.recorder();
+    recorder.catch_up(&setup.scope());
+    fs::write(git.join("HEAD"), "bbbb\n").unwrap();
+    fs::write(setup.bank("progress.md"), "# Progress\n- from the branch\n").unwrap();
+    recorder.catch_up(&setup.scope());
+    let history = setup.history();
+    assert_eq!(
+        writers(&history, &setup.bank("progress.md"))
+            .last()
+            .unwrap()
+            .0,
+        GIT_WRITER
+    );
+    // HEAD still: an edit is on disk again.
+    fs::write(setup.bank("progress.md"), "# Progress\n- edited\n").unwrap();
+    recorder.catch_up(&setup.scope());
+    assert_eq!(
+        writers(&history, &setup.bank("progress.md"))
+            .last()
+            .unwrap()
+            .0,
+        on_disk("Cline memory bank")
+    );
+}
+
+#[test]
+fn changes_lists_what_differs_from_the_marks_with_signals_until_marked_reviewed() {
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    recorder.catch_up(&setup.scope());
+    let history = setup.history();
+    let survey = |reviewed: &Reviewed| {
+        changes::survey(
+            &history,
+            &setup.scope(),
+            reviewed,
+            &SurveyOptions::default(),
+        )
+        .unwrap()
+    };
+    let mut reviewed = Reviewed::default();
+    assert!(survey(&reviewed).changes.is_empty());
+
+    fs::write(
+        setup.bank("progress.md"),
+        "# Progress\n- one\n- token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n",
+    )
+    .unwrap();
+    fs::remove_file(setup.bank("projectbrief.md")).unwrap();
+    recorder.catch_up(&setup.scope());
+    let found = survey(&reviewed);
+    let kinds: Vec<(String, Kind)> = found
+        .changes
+        .iter()
+        .map(|c| (c.display.clone(), c.change))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("memory-bank/progress.md".to_string(), Kind::Modified),
+            ("memory-bank/projectbrief.md".to_string(), Kind::Deleted),
+        ]
+    );
+    let progress = &found.changes[0];
+    assert_eq!((progress.added, progress.removed), (1, 0));
+    assert!(
+        progress.signals.iter().any(|s| s.code == "secret-added"),
+        "{:?}",
+        progress.signals
+    );
+    assert_eq!(progress.baseline_version, Some(1));
+    assert_eq!(progress.writers, vec![on_disk("Cline memory bank")]);
+
+    changes::mark_reviewed(&found, &mut reviewed, chrono::Utc::now());
+    reviewed.save(&setup.data).unwrap();
+    let reviewed = Reviewed::load(&setup.data).unwrap();
+    assert!(survey(&reviewed).changes.is_empty());
+}
+
+#[test]
+fn the_total_cap_halves_the_biggest_history_and_keeps_the_newest_version() {
+    let setup = Setup::new();
+    let history = History::new(
+        &setup.data,
+        Retention {
+            max_mib_total: 1,
+            ..Retention::default()
+        },
+        Clock::fixed_on(2026, 5, 1).unwrap(),
+    );
+    let file = setup.bank("progress.md");
+    let key = crate::history::key_of(&file);
+    for i in 0..12 {
+        let text = format!("{i}\n{}", "x".repeat(200 * 1024));
+        history.record_seen(&key, Some(&text), "t", None).unwrap();
+    }
+    let before = history.stats().unwrap();
+    assert!(before.bytes > 2 * 1024 * 1024, "{before:?}");
+    let dropped = history.enforce_total_cap().unwrap();
+    assert!(dropped > 0);
+    let after = history.stats().unwrap();
+    assert!(after.bytes <= 1024 * 1024, "{after:?}");
+    let versions = history.list(&file).unwrap();
+    assert_eq!(versions.last().unwrap().version, 12);
+    let (_, text) = history.version(&file, 12).unwrap();
+    assert!(text.starts_with("11\n"));
+}

@@ -1,0 +1,438 @@
+//! Following the journal's scope: notify watching each folder of the [`Scope`]
+//! non-recursively (never whole trees), events gathered into batches (a batch goes once
+//! writes pause for [`QUIET`], or [`MAX_DELAY`] after its first event), and each batch
+//! recorded. Between events the thread blocks on its channel: no polling while the
+//! kernel's watches cover everything.
+//!
+//! Watches are a per-user resource (inotify's `max_user_watches` on Linux) shared with
+//! editors and other tools: at most three quarters of the system's limit is asked for.
+//! When that is not enough, or the kernel says no, the folders left unwatched are caught
+//! by a full scan every [`FALLBACK_SCAN`], and the log says so.
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+
+use super::scope::{self, Scope, ScopeOptions};
+use super::{PassReport, Recorder};
+
+/// A batch goes once no event came for this long…
+pub const QUIET: Duration = Duration::from_millis(30);
+/// …or this long after its first event, whichever is first: a version that stands this
+/// long is read before it is overwritten.
+pub const MAX_DELAY: Duration = Duration::from_millis(100);
+/// How often everything is scanned when not every folder can be watched.
+pub const FALLBACK_SCAN: Duration = Duration::from_secs(60);
+
+/// Whether a changed path is worth a look: not a temp file of mbank or an editor, not
+/// inside `.git`.
+pub fn is_interesting(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    !(name.ends_with(".mbank-tmp")
+        || name.ends_with(".swp")
+        || name.ends_with('~')
+        || name == ".git"
+        || path.components().any(|c| c.as_os_str() == ".git"))
+}
+
+/// Whether an event changes content or names. Reads (mbank opens every file it
+/// records) and access-time updates are not changes, or watching would feed itself.
+pub fn is_write(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, MetadataKind, ModifyKind};
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)) => false,
+        EventKind::Modify(_) => true,
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Any | EventKind::Other => false,
+    }
+}
+
+/// The system's limit on watches per user, where there is one to read.
+pub fn system_limit() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// What reaches the follower's thread.
+pub enum Input {
+    Event(notify::Result<notify::Event>),
+    Stop,
+}
+
+/// Stops a [`Follower`] from another thread (a signal handler's).
+#[derive(Clone)]
+pub struct Stopper(Sender<Input>);
+
+impl Stopper {
+    pub fn stop(&self) {
+        let _ = self.0.send(Input::Stop);
+    }
+}
+
+/// How many folders are watched of how many wanted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coverage {
+    pub watched: usize,
+    pub wanted: usize,
+    pub system_limit: Option<usize>,
+    /// The kernel refused a watch: the user's watches are used up.
+    pub exhausted: bool,
+}
+
+impl Coverage {
+    pub fn is_complete(&self) -> bool {
+        self.watched >= self.wanted
+    }
+
+    /// What the log says when not every folder is watched.
+    pub fn note(&self) -> Option<String> {
+        if self.is_complete() {
+            return None;
+        }
+        let why = match (self.exhausted, self.system_limit) {
+            (true, Some(limit)) => {
+                format!(
+                    "the system's inotify watches (fs.inotify.max_user_watches = {limit}) are used up"
+                )
+            }
+            (true, None) => "the system's file watches are used up".to_string(),
+            (false, Some(limit)) => format!(
+                "mbank keeps to 3/4 of the system's inotify watches (fs.inotify.max_user_watches = {limit})"
+            ),
+            (false, None) => "the watch budget is spent".to_string(),
+        };
+        Some(format!(
+            "watching {} of {} folders: {why}; falling back to a periodic scan of everything \
+             every {} s for the rest (raise the limit to avoid it)",
+            self.watched,
+            self.wanted,
+            FALLBACK_SCAN.as_secs()
+        ))
+    }
+}
+
+/// What the follower waited for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Batch {
+    /// These paths changed; `lost`: the kernel dropped events (rescan).
+    Changed {
+        paths: Vec<PathBuf>,
+        lost: bool,
+    },
+    /// The fallback scan is due.
+    ScanDue,
+    Stopped,
+}
+
+/// The notify watcher and the batches it gathers.
+pub struct Follower {
+    watcher: RecommendedWatcher,
+    inbox: Receiver<Input>,
+    inputs: Sender<Input>,
+    watched: HashSet<PathBuf>,
+    budget: usize,
+    system_limit: Option<usize>,
+    problems: Vec<String>,
+}
+
+impl Follower {
+    pub fn new() -> Result<Follower, String> {
+        let (inputs, inbox) = mpsc::channel::<Input>();
+        let events = inputs.clone();
+        let watcher = notify::recommended_watcher(move |event| {
+            let _ = events.send(Input::Event(event));
+        })
+        .map_err(|e| e.to_string())?;
+        let system_limit = system_limit();
+        Ok(Follower {
+            watcher,
+            inbox,
+            inputs,
+            watched: HashSet::new(),
+            budget: system_limit.map_or(usize::MAX, |limit| limit - limit / 4),
+            system_limit,
+            problems: Vec::new(),
+        })
+    }
+
+    /// Watches at most `budget` folders (tests; the system's limit still applies).
+    pub fn limit(&mut self, budget: usize) {
+        self.budget = self.budget.min(budget);
+    }
+
+    pub fn stopper(&self) -> Stopper {
+        Stopper(self.inputs.clone())
+    }
+
+    /// Problems met since last asked (a folder that could not be watched, an error of
+    /// the watcher), as sentences.
+    pub fn take_problems(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.problems)
+    }
+
+    /// Watches exactly `wanted` (the first ones first when not all can be).
+    pub fn watch(&mut self, wanted: &[PathBuf]) -> Coverage {
+        let wanted_set: HashSet<&PathBuf> = wanted.iter().take(self.budget).collect();
+        let stale: Vec<PathBuf> = self
+            .watched
+            .iter()
+            .filter(|p| !wanted_set.contains(p))
+            .cloned()
+            .collect();
+        for path in stale {
+            let _ = self.watcher.unwatch(&path);
+            self.watched.remove(&path);
+        }
+        let mut exhausted = false;
+        for path in wanted.iter().take(self.budget) {
+            if self.watched.contains(path) {
+                continue;
+            }
+            match self.watcher.watch(path, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    self.watched.insert(path.clone());
+                }
+                Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
+                    exhausted = true;
+                    break;
+                }
+                // A folder that vanished meanwhile is simply not watched.
+                Err(e) if path.exists() => {
+                    self.problems
+                        .push(format!("cannot watch {}: {e}", path.display()));
+                }
+                Err(_) => {}
+            }
+        }
+        Coverage {
+            watched: self.watched.len(),
+            wanted: if exhausted || wanted.len() > self.budget {
+                wanted.len()
+            } else {
+                self.watched.len()
+            },
+            system_limit: self.system_limit,
+            exhausted,
+        }
+    }
+
+    /// Waits for the next batch of changes (for ever, unless `scan_every` is given).
+    pub fn next_batch(&mut self, scan_every: Option<Duration>) -> Batch {
+        let mut paths: Vec<PathBuf> = Vec::new();
+        let mut lost = false;
+        let mut started: Option<Instant> = None;
+        let deadline = scan_every.map(|every| Instant::now() + every);
+        loop {
+            let input = match (started, deadline) {
+                (Some(first), _) => {
+                    let left = MAX_DELAY.saturating_sub(first.elapsed()).min(QUIET);
+                    match self.inbox.recv_timeout(left) {
+                        Ok(input) => input,
+                        Err(RecvTimeoutError::Timeout) => {
+                            paths.sort();
+                            paths.dedup();
+                            return Batch::Changed { paths, lost };
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return Batch::Stopped,
+                    }
+                }
+                (None, Some(deadline)) => {
+                    match self
+                        .inbox
+                        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                    {
+                        Ok(input) => input,
+                        Err(RecvTimeoutError::Timeout) => return Batch::ScanDue,
+                        Err(RecvTimeoutError::Disconnected) => return Batch::Stopped,
+                    }
+                }
+                (None, None) => match self.inbox.recv() {
+                    Ok(input) => input,
+                    Err(_) => return Batch::Stopped,
+                },
+            };
+            let event = match input {
+                Input::Stop => return Batch::Stopped,
+                Input::Event(Ok(event)) => event,
+                Input::Event(Err(error)) => {
+                    self.problems.push(format!("the file watcher: {error}"));
+                    continue;
+                }
+            };
+            if event.need_rescan() {
+                lost = true;
+            } else if !is_write(&event.kind) {
+                continue;
+            }
+            if matches!(event.kind, notify::EventKind::Remove(_)) {
+                // A watched folder that went away is watched again if it comes back.
+                for path in &event.paths {
+                    self.watched.remove(path);
+                }
+            }
+            // Activity inside `.git` (a checkout in progress) keeps the batch open
+            // without being recorded.
+            paths.extend(event.paths.into_iter().filter(|p| is_interesting(p)));
+            started.get_or_insert_with(Instant::now);
+        }
+    }
+}
+
+/// What [`follow`] tells its caller as it goes.
+pub trait Log {
+    fn line(&mut self, line: &str);
+}
+
+impl<F: FnMut(&str)> Log for F {
+    fn line(&mut self, line: &str) {
+        self(line)
+    }
+}
+
+fn log_report(log: &mut dyn Log, what: &str, report: &PassReport) {
+    for line in &report.lines {
+        log.line(line);
+    }
+    for problem in &report.problems {
+        log.line(&format!("problem: {problem}"));
+    }
+    if !what.is_empty() {
+        log.line(&format!(
+            "{what}: {} recorded, {} deleted ({} renamed)",
+            report.recorded, report.deleted, report.renamed
+        ));
+    }
+}
+
+/// Catches up on `options`' scope, then records every batch the follower reports until
+/// it is stopped.
+pub fn follow(
+    recorder: &mut Recorder,
+    options: &ScopeOptions,
+    follower: &mut Follower,
+    log: &mut dyn Log,
+) {
+    let mut scope = scope::build(options);
+    log.line(&format!(
+        "following {} memory files in {} stores ({} projects under {})",
+        scope.files.len(),
+        scope.stores.len(),
+        scope.projects.len(),
+        options.root.display()
+    ));
+    let report = recorder.catch_up(&scope);
+    log_report(log, "caught up", &report);
+    let mut fallback = watch_scope(follower, &scope, log);
+    log.line("watching for changes");
+    loop {
+        match follower.next_batch(fallback) {
+            Batch::Stopped => {
+                log.line("stopped");
+                return;
+            }
+            Batch::ScanDue => {
+                scope = scope::build(options);
+                let report = recorder.catch_up(&scope);
+                log_report(log, "", &report);
+                fallback = watch_scope(follower, &scope, log);
+            }
+            Batch::Changed { paths, lost } => {
+                let unknown = paths.iter().any(|p| scope.file(p).is_none());
+                if lost || unknown {
+                    // A new file, a new folder, or events lost: the scope is listed again.
+                    let before = scope.files.len();
+                    scope = scope::build(options);
+                    if scope.files.len() != before || lost {
+                        fallback = watch_scope(follower, &scope, log);
+                    }
+                }
+                let report = if lost {
+                    log.line("the kernel dropped file events: catching up on everything");
+                    recorder.catch_up(&scope)
+                } else {
+                    recorder.record_paths(&scope, &paths)
+                };
+                log_report(log, "", &report);
+            }
+        }
+    }
+}
+
+/// Watches the scope's folders; the fallback period when not all could be.
+fn watch_scope(follower: &mut Follower, scope: &Scope, log: &mut dyn Log) -> Option<Duration> {
+    let coverage = follower.watch(&scope.folders);
+    for problem in follower.take_problems() {
+        log.line(&format!("problem: {problem}"));
+    }
+    match coverage.note() {
+        Some(note) => {
+            log.line(&note);
+            Some(FALLBACK_SCAN)
+        }
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_are_not_writes_and_git_internals_are_passed_over() {
+        use notify::EventKind;
+        use notify::event::{AccessKind, AccessMode, CreateKind};
+        assert!(!is_write(&EventKind::Access(AccessKind::Close(
+            AccessMode::Read
+        ))));
+        assert!(is_write(&EventKind::Create(CreateKind::File)));
+        assert!(!is_interesting(Path::new("/p/.git/HEAD")));
+        assert!(!is_interesting(Path::new(
+            "/p/memory-bank/.a.md.x.mbank-tmp"
+        )));
+        assert!(is_interesting(Path::new("/p/memory-bank/progress.md")));
+    }
+
+    #[test]
+    fn a_partial_coverage_names_the_limit_and_the_fallback() {
+        let coverage = Coverage {
+            watched: 10,
+            wanted: 20,
+            system_limit: Some(8192),
+            exhausted: true,
+        };
+        let note = coverage.note().unwrap();
+        assert!(note.contains("10 of 20 folders"), "{note}");
+        assert!(note.contains("max_user_watches = 8192"), "{note}");
+        assert!(note.contains("periodic scan"), "{note}");
+        let full = Coverage {
+            watched: 20,
+            wanted: 20,
+            system_limit: None,
+            exhausted: false,
+        };
+        assert_eq!(full.note(), None);
+    }
+
+    #[test]
+    fn a_stopper_ends_the_wait() {
+        let mut follower = Follower::new().unwrap();
+        let stopper = follower.stopper();
+        stopper.stop();
+        assert_eq!(follower.next_batch(None), Batch::Stopped);
+    }
+}
