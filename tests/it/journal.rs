@@ -54,9 +54,15 @@ impl Watch {
 
     /// Waits until the log holds `text` (`count` times).
     fn wait_for_count(&self, text: &str, count: usize) {
-        poll_until(WAIT, &format!("the watch log saying {text:?}"), || {
-            (self.log().matches(text).count() >= count).then_some(())
-        });
+        let deadline = std::time::Instant::now() + WAIT;
+        while self.log().matches(text).count() < count {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the watch log did not say {text:?} within {WAIT:?}:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     fn wait_for(&self, text: &str) {

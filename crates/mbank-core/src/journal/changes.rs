@@ -17,7 +17,7 @@ use super::reviewed::{Mark, Reviewed};
 use super::scope::Scope;
 use crate::error::Result;
 use crate::history::{self, History, Version};
-use crate::io::confine::{self, ProjectFolder};
+use crate::io::confine::ProjectFolder;
 use crate::model::{Format, Role};
 use crate::review::Signal;
 use crate::review::diff::diff_texts;
@@ -167,9 +167,8 @@ pub fn survey(
     for key in keys {
         let place = &places[key];
         let current = match &place.allowed_root {
-            Some(root) => match confine::read_text(&ProjectFolder::new(root), &place.path) {
-                Ok(text) => Some(text),
-                Err(e) if crate::io::text::is_not_found(&e) => None,
+            Some(root) => match super::read_if_there(&ProjectFolder::new(root), &place.path) {
+                Ok(text) => text,
                 Err(e) => {
                     survey
                         .problems

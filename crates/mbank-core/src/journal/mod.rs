@@ -186,6 +186,10 @@ impl Recorder {
                 if let Some(project) = &scope.store_of(file).project {
                     projects.push(project.clone());
                 }
+                if let Some(g) = self.gone(scope, &file.key, None) {
+                    gone.push(g);
+                    continue;
+                }
                 match self.find_change(scope, file) {
                     Ok(Some(change)) => found.push(change),
                     Ok(None) => {}
@@ -244,9 +248,9 @@ impl Recorder {
     ) -> std::result::Result<Option<Found>, String> {
         let store = scope.store_of(file);
         let folder = ProjectFolder::new(&store.allowed_root);
-        let text = match confine::read_text(&folder, &file.path) {
-            Ok(text) => text,
-            Err(e) if crate::io::text::is_not_found(&e) => return Ok(None),
+        let text = match read_if_there(&folder, &file.path) {
+            Ok(Some(text)) => text,
+            Ok(None) => return Ok(None),
             Err(e) => return Err(format!("{}: {e}", file.path.display())),
         };
         let hash = history::content_hash(&text);
@@ -424,11 +428,7 @@ pub fn restore_in_store(
             ))
         })?;
     let _lock = crate::io::lock::for_file(&key)?;
-    let current = match confine::read_text(&ProjectFolder::new(&store.allowed_root), &key) {
-        Ok(text) => Some(text),
-        Err(e) if crate::io::text::is_not_found(&e) => None,
-        Err(e) => return Err(e),
-    };
+    let current = read_if_there(&ProjectFolder::new(&store.allowed_root), &key)?;
     let expected = match &current {
         Some(_) => Expected::current(&key)?,
         None => Expected::Missing,
@@ -448,6 +448,19 @@ pub fn restore_in_store(
         },
     )?;
     Ok(key)
+}
+
+/// A file's text read under `folder`'s confinement; `None` when nothing is there (a
+/// missing file reads as a dangling path to the confinement check).
+pub(crate) fn read_if_there(folder: &ProjectFolder<'_>, path: &Path) -> Result<Option<String>> {
+    if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return Ok(None);
+    }
+    match confine::read_text(folder, path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if crate::io::text::is_not_found(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
