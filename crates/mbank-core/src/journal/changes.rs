@@ -251,7 +251,7 @@ pub fn survey(
                 signals.extend(crate::review::signals::claim_signals(&context, repo));
             }
         }
-        signals.sort_by(|a, b| b.severity.cmp(&a.severity));
+        signals.sort_by_key(|signal| std::cmp::Reverse(signal.severity));
         survey.changes.push(FileChange {
             path: key.clone(),
             display: place.display.clone(),

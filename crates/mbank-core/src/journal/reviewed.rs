@@ -86,8 +86,10 @@ mod tests {
     fn marks_survive_a_save_and_a_broken_file_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Reviewed::load(dir.path()).unwrap(), Reviewed::default());
-        let mut marks = Reviewed::default();
-        marks.marked_at = Some("2026-01-01T00:00:00Z".into());
+        let mut marks = Reviewed {
+            marked_at: Some("2026-01-01T00:00:00Z".into()),
+            ..Reviewed::default()
+        };
         marks
             .files
             .insert(PathBuf::from("/p/a.md"), Mark::Text("h".into()));
