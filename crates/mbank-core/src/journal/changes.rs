@@ -67,6 +67,15 @@ pub struct FileChange {
     pub added: usize,
     pub removed: usize,
     pub signals: Vec<Signal>,
+    /// The baseline's text (`None`: the file did not exist then, or it is not kept).
+    #[serde(skip)]
+    pub baseline_text: Option<String>,
+    /// The file's text as the survey read it (`None`: it is gone).
+    #[serde(skip)]
+    pub current_text: Option<String>,
+    /// The baseline against the text now, hunk by hunk.
+    #[serde(skip)]
+    pub diff: crate::review::FileDiff,
 }
 
 /// Every file looked at: those changed, and the state of each (what marking them
@@ -265,6 +274,9 @@ pub fn survey(
             added: diff.added,
             removed: diff.removed,
             signals,
+            baseline_text,
+            current_text: current,
+            diff,
         });
     }
     Ok(survey)

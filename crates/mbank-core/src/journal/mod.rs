@@ -17,6 +17,7 @@
 pub mod changes;
 mod head;
 pub mod lock;
+pub mod revert;
 pub mod reviewed;
 pub mod scope;
 pub mod watch;
@@ -405,48 +406,13 @@ pub fn restore_in_store(
     file: &Path,
     number: u64,
 ) -> Result<PathBuf> {
-    use crate::error::CoreError;
-    use crate::write::{Change, Expected, Target, WriteContext, WriteRequest};
     let (_, text) = history.version(file, number)?;
     let key = history::key_of(file);
-    let real_root =
-        std::fs::canonicalize(&store.root).map_err(|e| CoreError::io(&store.root, e))?;
-    let rel = key
-        .strip_prefix(&real_root)
-        .ok()
-        .filter(|rel| {
-            rel.components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)))
-                && !rel.as_os_str().is_empty()
-        })
-        .ok_or_else(|| {
-            CoreError::Config(format!(
-                "{} is not a file of {} ({})",
-                key.display(),
-                store.label,
-                store.root.display()
-            ))
-        })?;
     let _lock = crate::io::lock::for_file(&key)?;
     let current = read_if_there(&ProjectFolder::new(&store.allowed_root), &key)?;
-    let expected = match &current {
-        Some(_) => Expected::current(&key)?,
-        None => Expected::Missing,
-    };
-    let ctx = WriteContext::new("restore", history.clock()).with_history(Some(history.clone()));
-    crate::write::apply(
-        &ctx,
-        WriteRequest {
-            key: &key,
-            target: Target::Beneath {
-                anchor: &real_root,
-                rel,
-            },
-            replaced: current.as_deref(),
-            expected,
-            change: Change::Write(&text),
-        },
-    )?;
+    let ctx = crate::write::WriteContext::new("restore", history.clock())
+        .with_history(Some(history.clone()));
+    revert::write_in_store(&ctx, store, &key, current.as_deref(), Some(&text))?;
     Ok(key)
 }
 

@@ -364,3 +364,85 @@ fn the_total_cap_halves_the_biggest_history_and_keeps_the_newest_version() {
     let (_, text) = history.version(&file, 12).unwrap();
     assert!(text.starts_with("11\n"));
 }
+
+#[test]
+fn a_hunk_or_a_whole_file_goes_back_to_its_baseline_and_a_deleted_file_comes_back() {
+    use super::revert::{Revert, Reverted, revert};
+    use crate::error::CoreError;
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    recorder.catch_up(&setup.scope());
+    let history = setup.history();
+    let ctx = crate::write::WriteContext::new("revert", history.clock())
+        .with_history(Some(history.clone()));
+    let progress = setup.bank("progress.md");
+    let brief = setup.bank("projectbrief.md");
+    let lines: String = (1..=20).map(|n| format!("- line {n}\n")).collect();
+    fs::write(&progress, format!("# Progress\n{lines}")).unwrap();
+    recorder.catch_up(&setup.scope());
+    let reviewed = Reviewed::default();
+    let survey = |reviewed: &Reviewed| {
+        changes::survey(
+            &history,
+            &setup.scope(),
+            reviewed,
+            &SurveyOptions::default(),
+        )
+        .unwrap()
+    };
+    // The new baseline: marked reviewed with twenty lines.
+    let mut reviewed = reviewed;
+    changes::mark_reviewed(&survey(&reviewed), &mut reviewed, chrono::Utc::now());
+    let edited = format!("# Progress\n{lines}")
+        .replace("- line 2\n", "- line two\n")
+        .replace("- line 19\n", "- line nineteen\n");
+    fs::write(&progress, &edited).unwrap();
+    fs::remove_file(&brief).unwrap();
+    recorder.catch_up(&setup.scope());
+
+    let found = survey(&reviewed);
+    let change = found.changes.iter().find(|c| c.path == progress).unwrap();
+    assert_eq!(change.diff.hunks.len(), 2);
+    // Changed on disk since the survey: refused, nothing written.
+    fs::write(&progress, format!("{edited}- more\n")).unwrap();
+    let refused = revert(
+        &ctx,
+        &setup.scope(),
+        change,
+        Revert::Hunk(change.diff.hunks[0].id),
+    );
+    assert!(
+        matches!(refused, Err(CoreError::Conflict { .. })),
+        "{refused:?}"
+    );
+    fs::write(&progress, &edited).unwrap();
+
+    let first = change.diff.hunks[0].id;
+    assert_eq!(
+        revert(&ctx, &setup.scope(), change, Revert::Hunk(first)).unwrap(),
+        Reverted::Written
+    );
+    let now = fs::read_to_string(&progress).unwrap();
+    assert!(
+        now.contains("- line 2\n") && now.contains("- line nineteen\n"),
+        "{now}"
+    );
+    // The text it replaced is the newest the history holds.
+    let versions = history.list(&progress).unwrap();
+    let last = versions.last().unwrap();
+    assert_eq!(history.version(&progress, last.version).unwrap().1, edited);
+
+    let gone = found.changes.iter().find(|c| c.path == brief).unwrap();
+    assert_eq!(gone.change, Kind::Deleted);
+    assert_eq!(
+        revert(&ctx, &setup.scope(), gone, Revert::File).unwrap(),
+        Reverted::Restored
+    );
+    assert_eq!(fs::read_to_string(&brief).unwrap(), "# Brief\n");
+    // The journal names the revert as the writer of the text it finds.
+    let report = recorder.catch_up(&setup.scope());
+    assert_eq!(report.recorded, 2, "{report:?}");
+    for file in [&progress, &brief] {
+        assert_eq!(history.list(file).unwrap().last().unwrap().writer, "revert");
+    }
+}
