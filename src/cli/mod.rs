@@ -275,6 +275,8 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
         },
         clock: context.clock,
         history: context.history.clone(),
+        // A demo copy is gone when mbank exits: nothing about it is worth recording.
+        record: !context.is_demo(),
     };
     let mode = crate::tui::RunMode {
         simulate_agent: global.simulate_agent,

@@ -16,6 +16,7 @@ pub const GLOBAL: &[Command] = &[
     hint(Action::CycleView),
     hint(Action::ShowTimeline),
     hint(Action::ShowReview),
+    quiet(Action::ShowChanges),
     hint(Action::History),
     hint(Action::ToggleFindings),
     hint(Action::Zoom),
@@ -246,6 +247,22 @@ pub const REVIEW: &[Command] = &[
     hint(Action::EditProposal),
 ];
 
+/// The Changes view's keys: up and down choose a file, the hunk keys a hunk of it.
+pub const CHANGES: &[Command] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::Top),
+    quiet(Action::Bottom),
+    hint(Action::Back),
+    hint(Action::RevertHunk),
+    hint(Action::RevertFile),
+    hint(Action::NextHunk),
+    quiet(Action::PrevHunk),
+    hint(Action::MarkReviewed),
+];
+
 /// The prompt's keys.
 pub const CONFIRM: &[Command] = &[hint(Action::Yes), hint(Action::No)];
 
@@ -303,6 +320,7 @@ pub fn commands(context: KeyContext) -> &'static [Command] {
         KeyContext::CommitMessage => COMMIT_MESSAGE,
         KeyContext::Help => HELP,
         KeyContext::History => HISTORY,
+        KeyContext::Changes => CHANGES,
     }
 }
 

@@ -64,6 +64,8 @@ pub struct DriverOptions {
     pub clock: Clock,
     /// Where the app's writes keep the text they replace (`None`: nowhere).
     pub history: Option<mbank_core::history::History>,
+    /// Record every version into `history` while running (when the lock is free).
+    pub record: bool,
 }
 
 impl DriverOptions {
@@ -81,6 +83,7 @@ impl DriverOptions {
             review: mbank_core::review::ReviewOptions::default(),
             clock: mbank_core::demo::clock_of_writing().unwrap_or_default(),
             history: None,
+            record: false,
         }
     }
 }
@@ -105,6 +108,7 @@ impl Driver {
             review: options.review,
             clock: options.clock,
             history: options.history,
+            record: options.record,
         };
         let worker = AnalysisWorker::spawn_with_cache(
             config,

@@ -35,10 +35,12 @@ pub enum KeyContext {
     Help,
     /// A file's history overlay.
     History,
+    /// What changed in every project's memory since it was last marked reviewed.
+    Changes,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 16] = [
+    pub const ALL: [KeyContext; 17] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Tree,
@@ -55,6 +57,7 @@ impl KeyContext {
         KeyContext::CommitMessage,
         KeyContext::Help,
         KeyContext::History,
+        KeyContext::Changes,
     ];
 
     pub fn title(self) -> &'static str {
@@ -75,6 +78,7 @@ impl KeyContext {
             KeyContext::Conflict => "Conflict",
             KeyContext::Help => "Help",
             KeyContext::History => "File history",
+            KeyContext::Changes => "Changes (every project)",
         }
     }
 
@@ -215,6 +219,10 @@ pub enum Action {
     Restore,
     EditProposal,
     ToggleDetails,
+    ShowChanges,
+    RevertHunk,
+    RevertFile,
+    MarkReviewed,
 }
 
 impl Action {
@@ -336,6 +344,16 @@ impl Action {
             Action::Restore => "restore the selected version (asks first; the file now is kept)",
             Action::EditProposal => "edit an agent's proposal, then accept it as edited",
             Action::ToggleDetails => "show / hide a proposal's or refused write's details",
+            Action::ShowChanges => {
+                "what changed in every project's memory since it was last marked reviewed"
+            }
+            Action::RevertHunk => {
+                "revert the hunk to the recorded version (the text now is kept in the history)"
+            }
+            Action::RevertFile => {
+                "revert the whole file to the recorded version; a deleted file is restored (asks before losing text)"
+            }
+            Action::MarkReviewed => "mark every change shown reviewed (asks first)",
         }
     }
 
@@ -402,6 +420,10 @@ impl Action {
             Action::Restore => "restore",
             Action::EditProposal => "edit proposal",
             Action::ToggleDetails => "details",
+            Action::ShowChanges => "changes",
+            Action::RevertHunk => "revert hunk",
+            Action::RevertFile => "revert file",
+            Action::MarkReviewed => "reviewed",
             other => other.describe(),
         }
     }

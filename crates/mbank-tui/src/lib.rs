@@ -3,13 +3,14 @@
 //! keys first (`overlays`), all behind one interface (`pane`: context, `handle` ->
 //! effects, `view`); background workers and one-shot jobs that talk to the loop only
 //! through messages (`workers`, `jobs`, `watcher`, `highlight`, `review_worker`,
-//! `agent_worker`).
+//! `agent_worker`, `journal_worker`).
 //! Everything it shows is computed by `mbank_core`, which knows nothing of terminals.
 pub mod agent_worker;
 pub mod app;
 pub mod commands;
 pub mod highlight;
 pub mod jobs;
+pub mod journal_worker;
 pub mod keymap;
 pub mod list;
 pub mod markdown_view;

@@ -104,6 +104,43 @@ pub enum Message {
     },
     /// An answer of a file history job.
     History(HistoryEvent),
+    /// What the journal worker recorded, found or did.
+    Journal(JournalEvent),
+}
+
+/// Whether this session records every version of every memory file into the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Recording {
+    /// Not asked to (no history, live refresh off, a demo copy), or not started yet.
+    #[default]
+    Off,
+    On,
+    /// Another recorder (an `mbank watch`) holds the recorder lock: it records.
+    ByAnother,
+}
+
+/// What the journal worker reports.
+#[derive(Debug)]
+pub enum JournalEvent {
+    Recording(Recording),
+    /// The agents' own stores outside every project (in the home folder): folders to
+    /// watch, so their changes are recorded too.
+    Folders(Vec<PathBuf>),
+    /// Files that could not be read or recorded, as sentences.
+    Problems(Vec<String>),
+    /// What changed since it was last marked reviewed, survey number `generation`.
+    Surveyed {
+        generation: u64,
+        result: Result<std::sync::Arc<mbank_core::journal::changes::Survey>, String>,
+    },
+    /// A hunk or a file taken back (or why not).
+    Reverted {
+        path: PathBuf,
+        display: String,
+        result: Result<mbank_core::journal::revert::Reverted, ActError>,
+    },
+    /// How many files were marked reviewed.
+    MarkedReviewed(Result<usize, String>),
 }
 
 /// What the file history jobs report, each about the file at `path`.

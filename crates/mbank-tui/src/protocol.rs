@@ -10,6 +10,8 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Position;
 
 use mbank_core::edit::EditText;
+use mbank_core::journal::changes::FileChange;
+use mbank_core::journal::revert::Revert;
 use mbank_core::model::Project;
 use mbank_core::review::{FileReview, ReviewAction};
 
@@ -143,6 +145,10 @@ pub enum Effect {
     History(HistoryRequest),
     /// A person's decision on an agent's proposal, for the agent worker.
     Decide(ProposalDecision),
+    /// Ask the journal worker (the Changes view).
+    Changes(ChangesRequest),
+    /// Leave the Changes view for the screen it was opened from.
+    CloseChanges,
     /// Open a proposal's text for editing; saving it accepts it as edited.
     EditProposal {
         id: u64,
@@ -202,6 +208,13 @@ pub enum Confirmed {
         version: u64,
     },
     RejectProposal(u64),
+    /// Revert the whole file the Changes view showed at this path (the prompt named the
+    /// loss).
+    RevertChangedFile(std::path::PathBuf),
+    /// Take every change the Changes view showed (survey `generation`) as reviewed.
+    MarkChangesReviewed {
+        generation: u64,
+    },
 }
 
 /// What a history diff compares the chosen version with.
@@ -319,6 +332,23 @@ impl ReviewRequest {
                 | ReviewRequest::MarkReviewed
         )
     }
+}
+
+/// What the Changes view asks of the journal worker.
+#[derive(Debug)]
+pub enum ChangesRequest {
+    /// What changed in every project since it was last marked reviewed; `fresh`: list
+    /// the projects and stores again first.
+    Survey { fresh: bool },
+    /// Take back a hunk or the whole file, as the view showed it (refused when the file
+    /// changed since).
+    Revert {
+        change: Box<FileChange>,
+        what: Revert,
+    },
+    /// Mark reviewed exactly what survey `generation` found (refused when a newer one
+    /// found more).
+    MarkReviewed { generation: u64 },
 }
 
 /// Which buffer, at which version, for which width and theme a rendering is.

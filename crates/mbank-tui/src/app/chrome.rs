@@ -167,6 +167,12 @@ impl App {
                     theme.muted(),
                 ));
             }
+            (Screen::Changes, _) => {
+                spans.push(Span::styled(
+                    " what changed in memory, every project and agent store",
+                    theme.muted(),
+                ));
+            }
         }
         frame.render_widget(
             Paragraph::new(Line::from(spans)).style(theme.status()),
@@ -254,7 +260,13 @@ impl App {
                 (text, style, width.min(area.width))
             }
             None => {
-                let text = format!(" {label} ");
+                // Recording is off while another recorder holds the lock: say who records.
+                let text = match self.recording {
+                    crate::message::Recording::ByAnother => {
+                        format!(" mbank watch is recording · {label} ")
+                    }
+                    _ => format!(" {label} "),
+                };
                 let width = (text.chars().count() as u16).min(area.width / 2);
                 (text, theme.muted().bg(theme.status_bg), width)
             }

@@ -107,7 +107,7 @@ impl App {
     }
 
     /// Why `path` cannot be restored now: the editor holds unsaved edits of it.
-    fn unsaved_edits_of(&self, path: &Path) -> Option<String> {
+    pub(super) fn unsaved_edits_of(&self, path: &Path) -> Option<String> {
         let doc = self.document.doc()?;
         (doc.path == path && (doc.is_dirty() || doc.saving)).then(|| {
             format!(

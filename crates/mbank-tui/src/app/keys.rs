@@ -16,12 +16,13 @@ use crate::theme::Theme;
 
 use crate::commands::GLOBAL as GLOBAL_COMMANDS;
 
-/// The global keys that do something on the picker screen.
-const PICKER_GLOBALS: [Action; 4] = [
+/// The global keys that do something on the picker and Changes screens.
+const PICKER_GLOBALS: [Action; 5] = [
     Action::Help,
     Action::Quit,
     Action::NextTheme,
     Action::Messages,
+    Action::ShowChanges,
 ];
 
 impl App {
@@ -57,6 +58,7 @@ impl App {
         match self.screen {
             Screen::Picker => &mut self.projects.picker,
             Screen::Project => self.pane_mut(self.focus),
+            Screen::Changes => &mut self.changes,
         }
     }
 
@@ -138,6 +140,13 @@ impl App {
             Action::OpenExternal if project => self.open_external(),
             Action::History if project => self.open_history(),
             Action::Zoom if project => self.zoomed = !self.zoomed,
+            Action::ShowChanges => {
+                if self.screen == Screen::Changes {
+                    self.close_changes();
+                } else {
+                    self.open_changes();
+                }
+            }
             Action::ShowReview if project => {
                 if self.main.is_review() {
                     self.close(Focus::Review);

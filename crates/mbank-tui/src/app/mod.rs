@@ -14,9 +14,11 @@
 //! - `projects`: scanning, opening and switching projects, live refresh;
 //! - `review`: the review worker's requests and answers;
 //! - `history`: a file's history overlay, its jobs and restoring a version;
+//! - `changes`: the journal worker (recording while the app runs) and the Changes view;
 //! - `agent`: the proposals and refusals of the agent servers, live, and decisions on them;
 //! - `chrome`: header, status bar and toasts.
 mod agent;
+mod changes;
 mod chrome;
 mod controllers;
 mod document;
@@ -97,6 +99,8 @@ impl Main {
 pub enum Screen {
     Picker,
     Project,
+    /// What changed in every project since it was last marked reviewed.
+    Changes,
 }
 
 /// What the TUI starts with.
@@ -126,6 +130,9 @@ pub struct Options {
     /// Where saves, restores and accepted proposals keep the text they replace (`None`:
     /// nowhere, and the history overlay says there is none).
     pub history: Option<mbank_core::history::History>,
+    /// Record every version of every memory file into the history while the app runs
+    /// (when no `mbank watch` does).
+    pub record: bool,
 }
 
 /// What the loop must do outside `update` (it needs the terminal).
@@ -171,6 +178,16 @@ pub struct App {
     pub clock: Clock,
     /// Where this session's writes keep the text they replace.
     file_history: Option<mbank_core::history::History>,
+    /// The Changes view (every project).
+    pub changes: crate::panes::changes::ChangesPane,
+    /// Where the Changes view goes back to.
+    changes_back: Screen,
+    /// Records while the app runs and answers the Changes view (`None`: no history).
+    journal: Option<crate::journal_worker::JournalWorker>,
+    /// Whether this session records every version.
+    pub recording: crate::message::Recording,
+    /// The agents' stores outside every project, watched while recording.
+    journal_folders: Vec<PathBuf>,
 }
 
 impl App {
@@ -197,6 +214,15 @@ impl App {
         } else {
             None
         };
+        let journal = Self::spawn_journal(
+            &options,
+            options
+                .review
+                .data_dir
+                .clone()
+                .or_else(mbank_core::io::paths::data_dir),
+            &outbox,
+        );
         let review_options = ReviewOptions {
             encoding: options.encoding,
             budgets: options.config.budgets.clone(),
@@ -262,6 +288,11 @@ impl App {
             history_jobs: history::HistoryJobs::default(),
             clock: options.clock,
             file_history: options.history,
+            changes: crate::panes::changes::ChangesPane::default(),
+            changes_back: Screen::Picker,
+            journal,
+            recording: crate::message::Recording::Off,
+            journal_folders: Vec::new(),
         }
     }
 
@@ -291,6 +322,7 @@ impl App {
             && (self.projects.open.is_none() || self.tree.report.is_some())
             && self.document.is_idle()
             && self.history_jobs.is_idle()
+            && !(self.screen == Screen::Changes && (self.changes.loading || self.changes.busy))
             && !(self.main.is_review()
                 && (self.review.pane.loading
                     || self.review.pane.busy
@@ -393,10 +425,15 @@ impl App {
                 self.apply(effects);
             }
             Message::FilesChanged(paths) => {
+                self.journal_files_changed(&paths);
                 self.refresh_history(&paths);
                 self.on_files_changed(paths);
             }
-            Message::WatchOverflow => self.on_watch_overflow(),
+            Message::WatchOverflow => {
+                self.journal_overflow();
+                self.on_watch_overflow();
+            }
+            Message::Journal(event) => self.on_journal_event(event),
             Message::WatchProblem(problem) => {
                 self.toast_error(format!("live refresh: {problem}"));
             }
@@ -529,6 +566,11 @@ impl App {
                     super::jobs::create_bank(path, self.outbox.clone());
                 }
                 Confirmed::RestoreVersion { path, version } => self.restore_version(path, version),
+                Confirmed::RevertChangedFile(path) => self.revert_changed_file(&path),
+                Confirmed::MarkChangesReviewed { generation } => {
+                    self.changes.busy = true;
+                    self.ask_changes(super::protocol::ChangesRequest::MarkReviewed { generation });
+                }
             },
             Effect::Resolve(choice) => {
                 let effects = self
@@ -544,6 +586,8 @@ impl App {
                 self.apply(effects);
             }
             Effect::Decide(decision) => self.review.decide(decision),
+            Effect::Changes(request) => self.ask_changes(request),
+            Effect::CloseChanges => self.close_changes(),
             Effect::EditProposal { id, file, text } => self.edit_proposal(id, file, text),
             Effect::Reanalyse => {
                 if let Some(project) = self.projects.open.clone() {
@@ -572,6 +616,7 @@ impl App {
             None => match self.screen {
                 Screen::Picker => KeyContext::Picker,
                 Screen::Project => self.pane(self.focus).context(),
+                Screen::Changes => KeyContext::Changes,
             },
         }
     }
@@ -598,6 +643,15 @@ impl App {
                 self.projects.picker.view(frame, body, &cx);
             }
             Screen::Project => self.view_project(frame, body),
+            Screen::Changes => {
+                let cx = ViewContext {
+                    theme: &self.theme,
+                    keymap: &self.keymap,
+                    focused: keyboard,
+                    clock: self.clock,
+                };
+                self.changes.view(frame, body, &cx);
+            }
         }
         self.view_status(frame, status);
         let cx = ViewContext {

@@ -33,6 +33,7 @@ impl App {
         let outcome = match self.screen {
             // The picker fills the screen: the wheel scrolls it wherever it turns.
             Screen::Picker => self.projects.picker.handle(input),
+            Screen::Changes => self.changes.handle(input),
             Screen::Project => {
                 let Some(pane) = self
                     .visible_panes()

@@ -171,7 +171,8 @@ impl App {
     /// Brings the watches up to date with the projects, the open project's files and
     /// the agent servers' folders.
     pub(super) fn update_watches(&mut self) {
-        let agent_folders = self.review.agent_folders();
+        let mut agent_folders = self.review.agent_folders();
+        agent_folders.extend(self.journal_folders.iter().cloned());
         self.projects
             .update_watches(agent_folders, self.tree.report.as_ref());
     }

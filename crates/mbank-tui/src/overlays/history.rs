@@ -639,7 +639,7 @@ struct DrawnPiece {
 /// One diff line as rows: the line numbers and sign, then its text wrapped under them at
 /// spaces (a word longer than a row is cut); tabs as four spaces, control, bidi and
 /// invisible characters as the sanitiser's markers (reversed, so a reader sees them).
-fn wrapped_line(line: &DiffLine, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn wrapped_line(line: &DiffLine, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     let number = |n: Option<usize>| n.map_or_else(|| "    ".to_string(), |n| format!("{n:>4}"));
     let sign = match line.kind {
         LineKind::Added => "+",

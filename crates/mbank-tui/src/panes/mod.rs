@@ -1,4 +1,5 @@
 //! One module per pane, each with its own state, message type, `update` and `view`.
+pub mod changes;
 pub mod editor;
 pub mod findings;
 pub mod picker;
