@@ -392,6 +392,12 @@ fn an_agent_stages_three_changes_while_the_tui_is_open_and_a_person_accepts_one_
     let decisions = project.join("memory-bank/decisionLog.md");
     let decisions_before = std::fs::read_to_string(&decisions).ok();
     let data = sandbox.home().join("data-mbank");
+    // As if an `mbank watch` ran: the app leaves recording to it, so the history holds
+    // exactly what the proposals' writes replaced (recording is tested in tui_changes).
+    std::fs::create_dir_all(&data).unwrap();
+    let _watch = mbank::core::journal::lock::try_take(&data)
+        .unwrap()
+        .unwrap();
     let mut session = Session::start_env(&root, &sandbox, None, &[("MBANK_DATA_DIR", &data)]);
     session.wait_for("sorted by recent activity");
     session.wait_for("app");

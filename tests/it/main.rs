@@ -57,6 +57,7 @@ mod symlink_race;
 mod symlinks;
 mod tokens_ahead;
 mod tui_app;
+mod tui_changes;
 mod tui_claims;
 mod tui_editor;
 mod tui_history;

@@ -345,7 +345,7 @@ impl Action {
             Action::EditProposal => "edit an agent's proposal, then accept it as edited",
             Action::ToggleDetails => "show / hide a proposal's or refused write's details",
             Action::ShowChanges => {
-                "what changed in every project's memory since it was last marked reviewed"
+                "changes to memory in every project since they were last marked reviewed"
             }
             Action::RevertHunk => {
                 "revert the hunk to the recorded version (the text now is kept in the history)"

@@ -85,6 +85,7 @@ pub struct TuiOptions {
     keymap: Option<Keymap>,
     clock: Option<Clock>,
     history: Option<mbank::core::history::History>,
+    record: bool,
 }
 
 impl TuiOptions {
@@ -122,6 +123,12 @@ impl TuiOptions {
         self
     }
 
+    /// Record every version into the history while running (when the lock is free).
+    pub fn record(mut self) -> Self {
+        self.record = true;
+        self
+    }
+
     /// The vim preset's keys.
     pub fn vim(mut self) -> Self {
         self.keymap = Some(Keymap::load(Some("vim"), None).unwrap());
@@ -148,6 +155,7 @@ impl TuiOptions {
             options.clock = clock;
         }
         options.history = self.history;
+        options.record = self.record;
         Tui {
             driver: Driver::start(options),
             _backups: backups,
@@ -188,6 +196,7 @@ impl Tui {
             keymap: None,
             clock: None,
             history: None,
+            record: false,
         }
     }
 

@@ -150,7 +150,7 @@ impl ChangesPane {
                 Severity::Info => ("●", theme.fg(theme.info)),
             });
             // Counts and the writer after the name; the name keeps its end when short of room.
-            let fixed = marker.len() + 2 + counts.chars().count() + 2;
+            let fixed = 2 + 2 + counts.chars().count() + 2;
             let name_room = width.saturating_sub(fixed).clamp(8, 48);
             let name = widgets::truncate_start(&format!("{owner}/{display}"), name_room);
             let pad =
@@ -211,11 +211,15 @@ impl ChangesPane {
                 kind_style(change.change, theme).add_modifier(Modifier::BOLD),
             ),
             Span::styled(
-                format!(
-                    "{since} · by {} · {}",
-                    change.writers.join(", "),
-                    change.store
-                ),
+                {
+                    let writers = change.writers.join(", ");
+                    // "on disk (Claude Code auto memory)" names the store already.
+                    if writers.contains(&change.store) {
+                        format!("{since} · by {writers}")
+                    } else {
+                        format!("{since} · by {writers} · {}", change.store)
+                    }
+                },
                 theme.muted(),
             ),
         ]));
