@@ -79,7 +79,7 @@ struct RawConfig {
     #[serde(default)]
     history: crate::history::Retention,
     #[serde(default)]
-    journal: crate::journal::JournalConfig,
+    journal: JournalConfig,
 }
 
 /// The level a user gives a finding code in `[rules]`.
@@ -137,7 +137,7 @@ pub struct Config {
     /// `[history]`: how long replaced versions of memory files are kept.
     pub history: crate::history::Retention,
     /// `[journal]`: what `mbank watch` leaves out.
-    pub journal: crate::journal::JournalConfig,
+    pub journal: JournalConfig,
 }
 
 impl Default for Config {
@@ -157,7 +157,7 @@ impl Default for Config {
             review: ReviewConfig::default(),
             serve: ServeConfig::default(),
             history: crate::history::Retention::default(),
-            journal: crate::journal::JournalConfig::default(),
+            journal: JournalConfig::default(),
         }
     }
 }
@@ -510,6 +510,16 @@ pub enum Writes {
     Direct,
     /// As a proposal a person accepts or rejects.
     Stage,
+}
+
+/// `[journal]` in config.toml.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JournalConfig {
+    /// What the journal leaves out: store ids (`claude-auto-memory`, `kilo-memory`,
+    /// `codex-memories`, or any format's id) and globs of project folders (matched
+    /// against the path, the path below the root, and the folder's name).
+    pub leave_out: Vec<String>,
 }
 
 #[cfg(test)]

@@ -25,22 +25,13 @@ pub mod watch;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+pub use crate::config::JournalConfig;
 use crate::error::Result;
 use crate::history::{self, History};
 use crate::io::confine::{self, ProjectFolder};
 pub use scope::{JournalFile, Scope, ScopeOptions, Store};
-
-/// `[journal]` in config.toml.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct JournalConfig {
-    /// What the journal leaves out: store ids (`claude-auto-memory`, `kilo-memory`,
-    /// `codex-memories`, or any format's id) and globs of project folders (matched
-    /// against the path, the path below the root, and the folder's name).
-    pub leave_out: Vec<String>,
-}
 
 /// The writer a version found on disk is given when git moved HEAD meanwhile.
 pub const GIT_WRITER: &str = "git (HEAD moved: checkout, pull or rebase)";
