@@ -309,14 +309,10 @@ fn print_bank(context: &Context, bank: &BankContext, summary: bool) {
         }
     }
     for cut in &bank.cutoffs {
-        println(style.yellow(format!(
-            "   cut off {}: {} — kept {} lines / {} bytes, dropped {} lines / {} bytes",
-            cut.file.display(),
-            cut.rule,
-            cut.kept_lines,
-            cut.kept_bytes,
-            cut.dropped_lines,
-            cut.dropped_bytes
+        println(style.yellow(format!("   cut off {}", cut.message)));
+        println(style.dim(format!(
+            "      {} — kept {} lines / {} bytes, dropped {} lines / {} bytes",
+            cut.rule, cut.kept_lines, cut.kept_bytes, cut.dropped_lines, cut.dropped_bytes
         )));
     }
     for skipped in &bank.skipped {

@@ -7,6 +7,7 @@ pub mod context;
 pub mod decisions;
 pub mod git_evidence;
 pub mod imports;
+pub mod load_cut;
 pub mod membership;
 pub mod memory_folders;
 pub mod placeholders;

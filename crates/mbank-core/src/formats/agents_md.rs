@@ -79,6 +79,7 @@ pub(crate) fn cut_message(
 
 /// Codex's `project_doc_max_bytes` as a combined limit.
 pub(crate) const COMBINED_LIMIT: super::CombinedLimit = super::CombinedLimit {
+    agent: "Codex",
     max_bytes: CODEX_PROJECT_DOC_MAX_BYTES as usize,
     rule: "Codex: AGENTS.md files stop at 32 KiB combined",
     used_up: "the 32 KiB AGENTS.md budget is already used up",

@@ -257,10 +257,15 @@ impl FormatRules for ClaudeAutoMemory {
             .collect()
     }
 
-    fn session_cut(&self, _rel: &Path) -> Option<super::SessionCut> {
-        Some(super::SessionCut {
-            max_lines: MAX_LINES as usize,
-            max_bytes: MAX_BYTES as usize,
+    // "The first 200 lines of MEMORY.md, or the first 25KB, whichever comes first, are
+    // loaded at the start of every conversation" (https://code.claude.com/docs/en/memory,
+    // section "Auto memory"); topic files are read on demand, never cut.
+    fn file_limit(&self, rel: &Path) -> Option<super::FileLimit> {
+        (rel == Path::new(INDEX)).then_some(super::FileLimit {
+            agent: "Claude Code",
+            max_lines: Some(MAX_LINES as usize),
+            max_bytes: Some(MAX_BYTES as usize),
+            max_chars: None,
             rule: "Claude Code auto memory: first 200 lines or 25 KB",
         })
     }

@@ -46,8 +46,9 @@
 //! [`outside_project`](FormatRules::outside_project)), the content checks
 //! ([`settings_file`](FormatRules::settings_file),
 //! [`honours_private_blocks`](FormatRules::honours_private_blocks) …), the session rules
-//! ([`session_cut`](FormatRules::session_cut),
-//! [`combined_limit`](FormatRules::combined_limit), [`text_cut`](FormatRules::text_cut) …),
+//! ([`file_limit`](FormatRules::file_limit),
+//! [`combined_limit`](FormatRules::combined_limit) …, which `analysis::load_cut` turns into
+//! cuts),
 //! guarded writes ([`may_create`](FormatRules::may_create),
 //! [`read_only`](FormatRules::read_only)) and the memory-bank servers
 //! ([`entry_file`](FormatRules::entry_file)). `tests/it/format_names.rs` fails on a
@@ -203,8 +204,10 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
-    /// The cut the agent applies to a file it loads at start (`rel` relative to the bank).
-    fn session_cut(&self, _rel: &Path) -> Option<SessionCut> {
+    /// Where the agent stops reading one file it loads (`rel` relative to the bank):
+    /// Claude Code reads 200 lines / 25 KB of auto memory's `MEMORY.md`, Windsurf 12,000
+    /// characters of a rule file. `analysis::load_cut` computes the cut from it.
+    fn file_limit(&self, _rel: &Path) -> Option<FileLimit> {
         None
     }
 
@@ -217,12 +220,6 @@ pub trait FormatRules: Send + Sync {
     /// Why the agent skips a file it would load, judged by its text (Codex skips empty
     /// files).
     fn skips_text(&self, _text: &str) -> Option<&'static str> {
-        None
-    }
-
-    /// Where the agent cuts one file's text (bytes kept) and the rule in words, when it
-    /// cuts it (Windsurf reads 12,000 characters of a rule file).
-    fn text_cut(&self, _text: &str) -> Option<(usize, &'static str)> {
         None
     }
 
@@ -432,6 +429,8 @@ pub enum Listing {
 /// [`FormatRules::combined_limit`]).
 #[derive(Debug, Clone, Copy)]
 pub struct CombinedLimit {
+    /// The agent that applies it, as a person names it.
+    pub agent: &'static str,
     pub max_bytes: usize,
     /// The rule in words, for the cut's record.
     pub rule: &'static str,
@@ -446,12 +445,17 @@ pub struct CombinedLimit {
     pub message: fn(&str, usize, usize, usize, usize) -> String,
 }
 
-/// What of a file the agent loads at start: its first lines and bytes, whichever limit
-/// comes first (see [`FormatRules::session_cut`]).
+/// Where an agent stops reading one file (see [`FormatRules::file_limit`]): its first
+/// lines, bytes or characters, whichever bound given comes first. Lines are kept whole
+/// under a line or byte bound (a first line longer than the byte bound is cut inside);
+/// a character bound cuts where it falls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SessionCut {
-    pub max_lines: usize,
-    pub max_bytes: usize,
+pub struct FileLimit {
+    /// The agent that applies it, as a person names it.
+    pub agent: &'static str,
+    pub max_lines: Option<usize>,
+    pub max_bytes: Option<usize>,
+    pub max_chars: Option<usize>,
     /// The rule in words, with its source.
     pub rule: &'static str,
 }

@@ -24,13 +24,6 @@ const SOURCE: &str = "Windsurf rules documentation";
 /// Windsurf cuts one rule file here.
 pub(crate) const RULE_FILE_MAX_CHARS: u64 = 12_000;
 
-/// The bytes of a rule file Windsurf reads: its first 12,000 characters.
-pub fn kept_bytes(text: &str) -> usize {
-    text.char_indices()
-        .nth(RULE_FILE_MAX_CHARS as usize)
-        .map_or(text.len(), |(at, _)| at)
-}
-
 const TRIGGERS: [&str; 4] = ["always_on", "glob", "model_decision", "manual"];
 
 pub struct Windsurf;
@@ -58,9 +51,14 @@ impl FormatRules for Windsurf {
         Format::Windsurf
     }
 
-    fn text_cut(&self, text: &str) -> Option<(usize, &'static str)> {
-        let kept = kept_bytes(text);
-        (kept < text.len()).then_some((kept, "Windsurf: a rule file stops at 12,000 characters"))
+    fn file_limit(&self, rel: &Path) -> Option<super::FileLimit> {
+        (rel == Path::new(LEGACY_FILE) || is_rule(rel)).then_some(super::FileLimit {
+            agent: "Windsurf",
+            max_lines: None,
+            max_bytes: None,
+            max_chars: Some(RULE_FILE_MAX_CHARS as usize),
+            rule: "Windsurf: a rule file stops at 12,000 characters",
+        })
     }
 
     fn place(&self, rel: &Path) -> Placement {

@@ -19,8 +19,11 @@
 //! - Claude Code auto memory (its own bank, in the home folder): `MEMORY.md` loads only its
 //!   first 200 lines / 25 KB; topic files are read on demand. Read confined to the home folder.
 //! - AGENTS.md (Codex): project files stop at 32 KiB combined; no imports.
-//! - Windsurf: each rule file stops at 12,000 characters ([`windsurf::kept_bytes`](crate::formats::windsurf::kept_bytes)); its
-//!   documentation sets no limit on the rules loaded together.
+//! - Windsurf: each rule file stops at 12,000 characters; its documentation sets no limit
+//!   on the rules loaded together.
+//!
+//! Every cut is computed by [`load_cut`](crate::analysis::load_cut) from the limits the
+//! formats declare, and names the lines past it ([`CutOff`]).
 //! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
 //!
 //!
@@ -37,6 +40,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::analysis::imports::{self, Expander, ImportPolicy};
+use crate::analysis::load_cut::{self, Chain, LimitCut};
 use crate::error::CoreError;
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::roo_rules::{self, modes};
@@ -97,14 +101,47 @@ pub struct LoadedPiece {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CutOff {
     pub file: PathBuf,
+    /// The file as a person reads it (project-relative, or `~/…`).
+    pub display: String,
     /// Which rule cut, in words: "Claude Code auto memory: first 200 lines or 25 KB".
     pub rule: String,
+    /// The agent that stops reading there: "Claude Code".
+    pub agent: String,
+    /// The bound that stopped it: "200-line limit", "32 KiB combined limit".
+    pub limit: String,
     /// What was kept: the cut falls after this many lines / bytes.
     pub kept_lines: usize,
     pub kept_bytes: usize,
     /// What was dropped.
     pub dropped_lines: usize,
     pub dropped_bytes: usize,
+    /// The lines past the cut, first to last (1-based, as in the file).
+    pub first_line_past: usize,
+    pub last_line: usize,
+    /// The cut falls inside `first_line_past`: its start loads, its end does not.
+    pub inside_line: bool,
+    /// "MEMORY.md: lines 201–312 (9.1 KiB) are past Claude Code's 200-line limit".
+    pub message: String,
+}
+
+impl CutOff {
+    fn new(file: &Path, display: String, cut: &LimitCut) -> CutOff {
+        CutOff {
+            file: file.to_path_buf(),
+            message: cut.sentence(&display),
+            display,
+            rule: cut.rule.to_string(),
+            agent: cut.agent.to_string(),
+            limit: cut.limit.clone(),
+            kept_lines: cut.cut.kept_lines,
+            kept_bytes: cut.cut.kept_bytes,
+            dropped_lines: cut.cut.dropped_lines,
+            dropped_bytes: cut.cut.dropped_bytes,
+            first_line_past: cut.cut.first_line,
+            last_line: cut.cut.last_line,
+            inside_line: cut.cut.inside_line,
+        }
+    }
 }
 
 /// A start-up file that loads nothing, and why.
@@ -182,36 +219,6 @@ impl ContextOptions {
     }
 }
 
-/// Keeps whole lines while both limits hold; a first line longer than `max_bytes` is cut
-/// at the last character boundary that fits. Returns the kept length in bytes.
-fn cut_lines_and_bytes(text: &str, max_lines: usize, max_bytes: usize) -> usize {
-    let mut kept = 0;
-    for (count, line) in text.split_inclusive('\n').enumerate() {
-        if count >= max_lines || kept + line.len() > max_bytes {
-            if kept == 0 {
-                return floor_char_boundary(text, max_bytes);
-            }
-            return kept;
-        }
-        kept += line.len();
-    }
-    kept
-}
-
-/// How much of a Windsurf rule survives its cut, in bytes: its first 12,000 characters.
-#[cfg(test)]
-pub(crate) fn windsurf_kept_bytes(text: &str) -> usize {
-    crate::formats::windsurf::kept_bytes(text)
-}
-
-fn floor_char_boundary(text: &str, at: usize) -> usize {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
 fn count_lines(text: &str) -> usize {
     text::line_and_char_counts(text).0
 }
@@ -256,7 +263,8 @@ struct Builder<'a> {
     format: Format,
     count_tokens: &'a dyn Fn(&str) -> usize,
     expander: Option<Expander>,
-    combined_bytes_used: usize,
+    /// The format's combined limit over the project's files, as far as it is used.
+    chain: Option<Chain>,
     /// A Roo Code session: its mode, and whether a system prompt override replaces the
     /// mode's system prompt.
     roo: Option<RooSession>,
@@ -346,30 +354,22 @@ impl Builder<'_> {
         });
     }
 
-    fn record_cut(&mut self, file: &Path, rule: &str, text: &str, kept: usize) {
-        let (head, tail) = text.split_at(kept);
-        self.out.cutoffs.push(CutOff {
-            file: file.to_path_buf(),
-            rule: rule.to_string(),
-            kept_lines: count_lines(head),
-            kept_bytes: head.len(),
-            dropped_lines: count_lines(tail),
-            dropped_bytes: tail.len(),
-        });
+    fn record_cut(&mut self, file: &Path, cut: &LimitCut) {
+        let display = self.display(file);
+        self.out.cutoffs.push(CutOff::new(file, display, cut));
     }
 
     /// A combined limit's cut dropped text of `file`: where, and how much.
-    fn combined_cut_finding(
-        &mut self,
-        limit: &CombinedLimit,
-        file: &Path,
-        text: &str,
-        kept: usize,
-    ) {
-        let (head, tail) = text.split_at(kept);
-        let line = head.matches('\n').count() + 1;
+    fn combined_cut_finding(&mut self, limit: &CombinedLimit, file: &Path, cut: &LimitCut) {
+        let line = cut.cut.first_line;
         let shown = self.display(file);
-        let message = (limit.message)(&shown, line, kept, count_lines(tail), tail.len());
+        let message = (limit.message)(
+            &shown,
+            line,
+            cut.cut.kept_bytes,
+            cut.cut.dropped_lines,
+            cut.cut.dropped_bytes,
+        );
         self.out.findings.push(Finding::new(
             Severity::Warning,
             limit.code,
@@ -380,7 +380,7 @@ impl Builder<'_> {
     }
 
     /// Loads one top-level file: privacy, cut-offs, then its imports.
-    fn load(&mut self, file: &Path, scope: Scope, cut: Option<formats::SessionCut>) {
+    fn load(&mut self, file: &Path, scope: Scope, limit: Option<formats::FileLimit>) {
         if let Some(expander) = &self.expander
             && expander.is_loaded(file)
         {
@@ -489,25 +489,32 @@ impl Builder<'_> {
                 self.format.label()
             ));
         }
-        if let Some(cut) = cut {
-            let kept = cut_lines_and_bytes(&text, cut.max_lines, cut.max_bytes);
-            if kept < text.len() {
-                self.record_cut(file, cut.rule, &text, kept);
-                notes.push(format!("cut after {} bytes", kept));
-                text.truncate(kept);
-            }
+        if let Some(limit) = limit
+            && let Some(cut) = load_cut::file_cut(&limit, &text)
+        {
+            let kept = cut.cut.kept_bytes;
+            self.record_cut(file, &cut);
+            notes.push(if limit.max_chars.is_some() {
+                let chars = text[..kept].chars().count();
+                format!("cut after {chars} characters ({})", cut.rule)
+            } else {
+                format!("cut after {kept} bytes")
+            });
+            text.truncate(kept);
         }
         let rules = formats::rules(self.format);
         if let Some(why) = rules.skips_text(&text) {
             self.skip(file, why);
             return;
         }
-        if let Some(limit) = rules.combined_limit().filter(|_| scope != Scope::User) {
-            let remaining = limit.max_bytes.saturating_sub(self.combined_bytes_used);
-            if text.len() > remaining {
-                let kept = floor_char_boundary(&text, remaining);
-                self.record_cut(file, limit.rule, &text, kept);
-                self.combined_cut_finding(&limit, file, &text, kept);
+        if scope != Scope::User
+            && let Some(chain) = self.chain.as_mut()
+        {
+            let limit = *chain.limit();
+            if let Some(cut) = chain.take(&text) {
+                let kept = cut.cut.kept_bytes;
+                self.record_cut(file, &cut);
+                self.combined_cut_finding(&limit, file, &cut);
                 if kept == 0 {
                     self.skip(file, limit.used_up);
                     return;
@@ -515,13 +522,6 @@ impl Builder<'_> {
                 notes.push(format!("cut after {kept} bytes ({})", limit.note));
                 text.truncate(kept);
             }
-            self.combined_bytes_used += text.len();
-        }
-        if let Some((kept, rule)) = rules.text_cut(&text) {
-            self.record_cut(file, rule, &text, kept);
-            let chars = text[..kept].chars().count();
-            notes.push(format!("cut after {chars} characters ({rule})"));
-            text.truncate(kept);
         }
         let file_name = file
             .file_name()
@@ -720,7 +720,7 @@ pub fn session_context_in_mode(
         format,
         count_tokens,
         expander,
-        combined_bytes_used: 0,
+        chain: rules.combined_limit().map(Chain::new),
         roo: roo_session(project, bank, mode),
         out: BankContext {
             format,
@@ -834,11 +834,12 @@ pub fn session_context_in_mode(
                     );
                     continue;
                 }
+                let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
+                let limit = rules.file_limit(rel);
                 if builder.outside_project {
-                    let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
-                    builder.load(&file.path, Scope::User, rules.session_cut(rel));
+                    builder.load(&file.path, Scope::User, limit);
                 } else {
-                    builder.load(&file.path, Scope::Project, None);
+                    builder.load(&file.path, Scope::Project, limit);
                 }
             }
             LoadKind::Never => {}

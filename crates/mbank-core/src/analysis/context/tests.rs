@@ -186,24 +186,6 @@ fn codex_stops_at_32_kib() {
 }
 
 #[test]
-fn auto_memory_byte_limit_and_long_first_line() {
-    let text = "y".repeat(30_000);
-    assert_eq!(cut_lines_and_bytes(&text, 200, 25 * 1024), 25 * 1024);
-    let lines = format!("{}\n", "z".repeat(199)).repeat(150);
-    // 150 lines of 200 bytes: the 25 KB limit stops at 128 whole lines.
-    assert_eq!(cut_lines_and_bytes(&lines, 200, 25 * 1024), 128 * 200);
-    assert_eq!(floor_char_boundary("aé", 2), 1);
-}
-
-#[test]
-fn windsurf_cuts_each_rule_at_12000_characters() {
-    // Characters, not bytes: "é" is two bytes.
-    let rule = "é".repeat(20_000);
-    assert_eq!(windsurf_kept_bytes(&rule), 24_000);
-    assert_eq!(windsurf_kept_bytes("short"), 5);
-}
-
-#[test]
 fn windsurf_session_cuts_each_rule_on_its_own_with_no_shared_limit() {
     let dir = tempfile::tempdir().unwrap();
     let rules = dir.path().join(".windsurf/rules");
