@@ -12,9 +12,11 @@ use serde::Serialize;
 use crate::cli::args::{CheckFormat, SeverityArg};
 use crate::cli::style::{line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json, sarif};
+use crate::core::analysis::load_cut;
 use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::{Finding, Severity};
 use crate::core::io::text::counted;
+use crate::core::model::Bank;
 use crate::core::tokens::{Encoding, TokenCache};
 
 #[derive(Serialize)]
@@ -73,7 +75,20 @@ pub fn run(
     let depth = Depth::full();
     let mut summary = CheckSummary::default();
     let mut results = Vec::new();
-    for report in analyzer.analyze_all(&projects, depth) {
+    let today = context.clock.today();
+    for (mut report, project) in analyzer
+        .analyze_all(&projects, depth)
+        .into_iter()
+        .zip(&projects)
+    {
+        let banks = analyzer.list(project);
+        let banks: Vec<&Bank> = banks.iter().collect();
+        report.findings.extend(load_cut::past::findings(
+            project,
+            &banks,
+            context.history.as_ref(),
+            today,
+        ));
         for finding in &report.findings {
             match finding.severity {
                 Severity::Error => summary.error += 1,

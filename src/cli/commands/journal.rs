@@ -184,9 +184,13 @@ pub fn changes(
             journal::changes::Kind::Added => context.style.green(change.change.word()),
             _ => context.style.yellow(change.change.word()),
         };
+        let file = match &change.past_cut {
+            Some(_) => format!("{} ✂", change.path.display()),
+            None => change.path.display().to_string(),
+        };
         table.row(vec![
             word,
-            Span::line(&change.path.display().to_string()),
+            Span::line(&file),
             Span::line(&change.store),
             Span::line(&format!("+{} -{}", change.added, change.removed)),
             Span::line(&change.writers.join(", ")),
@@ -206,6 +210,17 @@ pub fn changes(
         }
         if let Some(from) = &change.renamed_from {
             println(line!["  ", &change.display, " was renamed from ", from]);
+        }
+        if let Some(past) = &change.past_cut {
+            println(line![
+                "  ",
+                context.style.yellow("✂ past the cut"),
+                " ",
+                format!(
+                    "{}; {} of this change's added lines are there, unread by {}",
+                    past.message, past.added_lines, past.agent
+                ),
+            ]);
         }
     }
     println(context.style.dim(

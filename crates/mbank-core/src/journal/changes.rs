@@ -67,6 +67,9 @@ pub struct FileChange {
     pub added: usize,
     pub removed: usize,
     pub signals: Vec<Signal>,
+    /// The change wrote lines past where the agent that loads the file stops reading.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub past_cut: Option<PastCut>,
     /// The baseline's text (`None`: the file did not exist then, or it is not kept).
     #[serde(skip)]
     pub baseline_text: Option<String>,
@@ -76,6 +79,44 @@ pub struct FileChange {
     /// The baseline against the text now, hunk by hunk.
     #[serde(skip)]
     pub diff: crate::review::FileDiff,
+}
+
+/// Lines a change added past an agent's load cut (see [`crate::analysis::load_cut`]). A
+/// file of a chain (Codex's AGENTS.md files) is judged on its own: its cut is at least
+/// this early.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PastCut {
+    /// "Claude Code".
+    pub agent: String,
+    /// "200-line limit".
+    pub limit: String,
+    /// The lines past the cut in the file now, first to last (1-based).
+    pub first_line_past: usize,
+    pub last_line: usize,
+    /// How many of the added lines are past it.
+    pub added_lines: usize,
+    /// "MEMORY.md: lines 201–312 (9.1 KiB) are past Claude Code's 200-line limit".
+    pub message: String,
+}
+
+/// The lines `current` added since `baseline` past the cut its format's agent makes in it.
+fn past_cut_of(
+    format: Option<Format>,
+    rel: Option<&Path>,
+    display: &str,
+    baseline: &str,
+    current: &str,
+) -> Option<PastCut> {
+    let cut = crate::analysis::load_cut::format_cut(format?, rel?, current)?;
+    let added = crate::analysis::load_cut::past::added_past(baseline, current, &cut.cut);
+    (!added.is_empty()).then(|| PastCut {
+        agent: cut.agent.to_string(),
+        limit: cut.limit.clone(),
+        first_line_past: cut.cut.first_line,
+        last_line: cut.cut.last_line,
+        added_lines: added.len(),
+        message: cut.sentence(display),
+    })
 }
 
 /// Every file looked at: those changed, and the state of each (what marking them
@@ -107,6 +148,8 @@ struct Place {
     agent_store: bool,
     allowed_root: Option<PathBuf>,
     path: PathBuf,
+    /// The file relative to its store's folder (what its format places).
+    rel: Option<PathBuf>,
 }
 
 /// Looks at every file of `scope` and every file with a history in its folders.
@@ -128,6 +171,11 @@ pub fn survey(
             agent_store: store.agent_store,
             allowed_root: Some(store.allowed_root.clone()),
             path: file.path.clone(),
+            rel: file
+                .path
+                .strip_prefix(&store.root)
+                .ok()
+                .map(Path::to_path_buf),
         });
     }
     for newest in history.files_below(&scope.roots())? {
@@ -158,6 +206,10 @@ pub fn survey(
                 role: crate::formats::role_for_name(&name).unwrap_or(Role::Other),
                 agent_store: store.is_some_and(|s| s.agent_store),
                 allowed_root: None,
+                rel: store.and_then(|s| {
+                    let rel = newest.path.strip_prefix(history::key_of(&s.root)).ok()?;
+                    Some(rel.to_path_buf())
+                }),
                 path: newest.path.clone(),
             },
         );
@@ -261,6 +313,15 @@ pub fn survey(
             }
         }
         signals.sort_by_key(|signal| std::cmp::Reverse(signal.severity));
+        let past_cut = current.as_deref().and_then(|now| {
+            past_cut_of(
+                place.format,
+                place.rel.as_deref(),
+                &place.display,
+                baseline_text.as_deref().unwrap_or(""),
+                now,
+            )
+        });
         survey.changes.push(FileChange {
             path: key.clone(),
             display: place.display.clone(),
@@ -274,6 +335,7 @@ pub fn survey(
             added: diff.added,
             removed: diff.removed,
             signals,
+            past_cut,
             baseline_text,
             current_text: current,
             diff,

@@ -195,6 +195,29 @@ pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
     dates_in(text).filter(|d| *d <= today).max()
 }
 
+/// The plausible dates of [`newest_date_in`] (on or before `today`, from 2000 on, not a
+/// plan's), each with its 1-based line, in the order they are written.
+pub fn dated_lines(text: &str, today: NaiveDate) -> Vec<(usize, NaiveDate)> {
+    let mut found = Vec::new();
+    let (mut line, mut counted_to) = (1, 0);
+    for m in written_date_matches(text) {
+        let Some(date) = i32::try_from(m.year)
+            .ok()
+            .and_then(|y| NaiveDate::from_ymd_opt(y, m.month, m.day))
+            .filter(|d| d.year_ce().1 >= 2000 && *d <= today)
+        else {
+            continue;
+        };
+        line += text.as_bytes()[counted_to..m.start.max(counted_to)]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted_to = counted_to.max(m.start);
+        found.push((line, date));
+    }
+    found
+}
+
 /// Every valid date from 2000 on written in a text's prose (ISO, `YYYY/MM/DD`, `M/D/YYYY`)
 /// that is evidence of a write.
 fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> {

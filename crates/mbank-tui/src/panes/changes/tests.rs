@@ -19,6 +19,7 @@ fn change(path: &str, baseline: Option<&str>, current: Option<&str>, kind: Kind)
         added: diff.added,
         removed: diff.removed,
         signals: Vec::new(),
+        past_cut: None,
         baseline_text: baseline.map(str::to_string),
         current_text: current.map(str::to_string),
         diff,

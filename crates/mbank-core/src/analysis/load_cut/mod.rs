@@ -10,15 +10,21 @@
 //! - [`Fit`] is the same walk for a budget the caller measures (tokens, say): whole files
 //!   first, the one that crosses the budget cut after its last whole line that fits.
 //!
+//! [`past`] tells when new entries were written below a cut (`mbank check`).
+//!
 //! Only `formats/` knows the numbers; this module knows how to cut with them. Line
 //! numbers count `\n` (a `\r\n` line is one line), from 1, as an editor shows them.
 use std::ops::RangeInclusive;
+use std::path::Path;
+
+pub mod past;
 
 use serde::Serialize;
 
-use crate::formats::{CombinedLimit, FileLimit, Unit};
+use crate::formats::{self, CombinedLimit, FileLimit, Unit};
 use crate::io::text;
 use crate::limits::size_in_words;
+use crate::model::Format;
 
 /// What a cut leaves out of one text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -164,6 +170,16 @@ pub fn file_cut(limit: &FileLimit, text: &str) -> Option<LimitCut> {
         limit: bound_in_words(unit, bound),
         rule: limit.rule,
     })
+}
+
+/// The cut the agent of `format` makes in one file of it (`rel` relative to the bank)
+/// on its own: its file limit, else its combined limit as if the file came first.
+pub fn format_cut(format: Format, rel: &Path, text: &str) -> Option<LimitCut> {
+    let rules = formats::rules(format);
+    if let Some(limit) = rules.file_limit(rel) {
+        return file_cut(&limit, text);
+    }
+    Chain::new(rules.combined_limit()?).take(text)
 }
 
 /// "200-line limit", "25 KiB limit", "12,000-character limit".

@@ -1,0 +1,154 @@
+//! New entries written below an agent's cut: the newest memories are then the ones the
+//! agent never reads. Judged against the file's history when it has one (the lines added
+//! since the newest recorded version whose text differs from the file now), else by the
+//! dates written in it (the newest dated entries sit past the cut, none above it is as new).
+use std::path::Path;
+
+use chrono::NaiveDate;
+
+use super::Cut;
+use crate::analysis::context::{self, BankContext, ContextOptions, CutOff};
+use crate::findings::{Finding, FindingCode, Severity};
+use crate::formats;
+use crate::history::{self, History};
+use crate::io::confine::{self, ProjectFolder};
+use crate::markup::dates;
+use crate::model::{Bank, Project};
+use crate::review::diff::{LineKind, diff_texts};
+
+/// Why the entries past a cut are new.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// These lines (1-based, in the file now, not blank) were added since `version` of
+    /// the history (recorded `at`) and fall past the cut.
+    Since {
+        lines: Vec<usize>,
+        version: u64,
+        at: String,
+    },
+    /// No earlier version to compare with: the newest date written in the file is past
+    /// the cut, at `line`, and newer than every date above it.
+    Dated { date: NaiveDate, line: usize },
+}
+
+/// The lines of `now` added since `before` that fall past `cut` (blank lines left out).
+pub fn added_past(before: &str, now: &str, cut: &Cut) -> Vec<usize> {
+    diff_texts(before, now)
+        .hunks
+        .iter()
+        .flat_map(|hunk| &hunk.lines)
+        .filter(|line| line.kind == LineKind::Added && !line.text.trim().is_empty())
+        .filter_map(|line| line.new_line)
+        .filter(|&line| cut.is_past(line))
+        .collect()
+}
+
+/// The newest date written past `cut` with its line, when it is newer than every date
+/// the agent reads above the cut.
+pub fn newest_dated_past(text: &str, cut: &Cut, today: NaiveDate) -> Option<(NaiveDate, usize)> {
+    let dated = dates::dated_lines(text, today);
+    let (below, above): (Vec<_>, Vec<_>) =
+        dated.into_iter().partition(|(line, _)| cut.is_past(*line));
+    let newest_above = above.iter().map(|(_, d)| *d).max();
+    let (line, date) = below
+        .into_iter()
+        .max_by_key(|(line, date)| (*date, std::cmp::Reverse(*line)))?;
+    newest_above
+        .is_none_or(|above| date > above)
+        .then_some((date, line))
+}
+
+/// Whether new entries of `text` (the file at `file` now) are past `cut`, judged by the
+/// history when it holds an earlier text of the file, else by its dates.
+pub fn written_past(
+    file: &Path,
+    text: &str,
+    cut: &Cut,
+    history: Option<&History>,
+    today: NaiveDate,
+) -> Option<Written> {
+    if let Some(history) = history
+        && let Some((version, at, before)) = earlier_text(history, file, text)
+    {
+        let lines = added_past(&before, text, cut);
+        return (!lines.is_empty()).then_some(Written::Since { lines, version, at });
+    }
+    newest_dated_past(text, cut, today).map(|(date, line)| Written::Dated { date, line })
+}
+
+/// The newest version in the history whose text differs from `now`: its number, when it
+/// was recorded and its text.
+fn earlier_text(history: &History, file: &Path, now: &str) -> Option<(u64, String, String)> {
+    let hash = history::content_hash(now);
+    let versions = history.list(file).ok()?;
+    let version = versions
+        .iter()
+        .rev()
+        .find(|v| !v.is_deletion() && v.hash != hash)?;
+    let (_, text) = history.version(file, version.version).ok()?;
+    Some((version.version, version.at.clone(), text))
+}
+
+/// The `entries-past-load-cut` findings of a project: for every cut `mbank context` shows
+/// (each file as its agent loads it, the chain of Codex's files included), whether new
+/// entries were written below it.
+pub fn findings(
+    project: &Project,
+    banks: &[&Bank],
+    history: Option<&History>,
+    today: NaiveDate,
+) -> Vec<Finding> {
+    let options = ContextOptions {
+        include_user_files: false,
+        ..ContextOptions::from_env()
+    };
+    let contexts = context::project_context(project, banks, &|_| 0, &options, None);
+    contexts
+        .iter()
+        .flat_map(|bank| bank.cutoffs.iter().map(move |cut| (bank, cut)))
+        .filter_map(|(bank, cut)| finding(project, bank, cut, history, today))
+        .collect()
+}
+
+fn finding(
+    project: &Project,
+    bank: &BankContext,
+    cutoff: &CutOff,
+    history: Option<&History>,
+    today: NaiveDate,
+) -> Option<Finding> {
+    // Read again whole, confined as the session read it: a file above the project (an
+    // ancestor's AGENTS.md) is not the project's to judge.
+    let allowed = formats::rules(bank.format)
+        .outside_project(&bank.root)
+        .map_or_else(|| project.path.clone(), |o| o.allowed_root);
+    let text = confine::read_text(&ProjectFolder::new(&allowed), &cutoff.file).ok()?;
+    let cut = Cut::at(&text, cutoff.kept_bytes)?;
+    let written = written_past(&cutoff.file, &text, &cut, history, today)?;
+    let agent = &cutoff.agent;
+    let past = format!("past {agent}'s {} ({})", cutoff.limit, cut.lines_in_words());
+    let (line, what) = match &written {
+        Written::Since { lines, version, at } => (
+            lines[0],
+            format!(
+                "{} written since version {version} ({at}) {} {past}",
+                crate::io::text::counted(lines.len(), "line"),
+                if lines.len() == 1 { "is" } else { "are" }
+            ),
+        ),
+        Written::Dated { date, line } => (
+            *line,
+            format!("the newest dated entry ({date}, line {line}) is {past}"),
+        ),
+    };
+    Some(Finding::new(
+        Severity::Warning,
+        FindingCode::EntriesPastLoadCut,
+        &cutoff.file,
+        Some(line),
+        format!(
+            "{}: {what}: the newest entries are the ones {agent} never reads",
+            cutoff.display
+        ),
+    ))
+}
