@@ -38,6 +38,7 @@ mod json_schemas;
 mod kilo_memory;
 mod list_cache;
 mod list_rows;
+mod load_cuts;
 mod man_pages;
 mod mcp_stdio;
 mod mcp_stdio_framing;

@@ -126,7 +126,11 @@ fn finding(
     let cut = Cut::at(&text, cutoff.kept_bytes)?;
     let written = written_past(&cutoff.file, &text, &cut, history, today)?;
     let agent = &cutoff.agent;
-    let past = format!("past {agent}'s {} ({})", cutoff.limit, cut.lines_in_words());
+    let past = format!(
+        "past {agent}'s {}, which leaves out {}",
+        cutoff.limit,
+        cut.lines_in_words()
+    );
     let (line, what) = match &written {
         Written::Since { lines, version, at } => (
             lines[0],

@@ -1,0 +1,298 @@
+//! Where each agent stops reading, through the real binary over temp folders: `mbank
+//! context` names the lines past Claude Code's, Codex's and Windsurf's cuts (text and
+//! JSON), `mbank check` warns when new entries were written below a cut (judged by the
+//! history, else by the dates), and `mbank changes` marks a change that falls past one.
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::context::bank;
+use crate::common::{Sandbox, write};
+
+/// The instant every run here judges time by.
+const NOW: &str = "2026-05-10T12:00:00Z";
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    project: PathBuf,
+    memory: PathBuf,
+}
+
+/// A project with a CLAUDE.md under the root, and its auto memory in the sandbox's HOME.
+fn fixture(sandbox: &Sandbox) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("work");
+    let project = root.join("app");
+    write(&project.join("CLAUDE.md"), "# App\n");
+    let memory = mbank::core::formats::claude_auto_memory::memory_folder(sandbox.home(), &project);
+    Fixture {
+        _dir: dir,
+        root,
+        project,
+        memory,
+    }
+}
+
+fn notes(range: std::ops::RangeInclusive<usize>) -> String {
+    range.map(|n| format!("- note {n}\n")).collect()
+}
+
+fn run(sandbox: &Sandbox, args: &[&str]) -> crate::common::Run {
+    sandbox.run_env(args, mbank::core::clock::NOW_VARIABLE, Path::new(NOW))
+}
+
+fn findings_of<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
+    json["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["findings"].as_array().unwrap())
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+#[test]
+fn context_names_the_lines_past_each_agents_cut() {
+    let sandbox = Sandbox::new();
+    let fx = fixture(&sandbox);
+    write(&fx.memory.join("MEMORY.md"), &notes(1..=312));
+    let rule = format!("---\ntrigger: always_on\n---\n{}\n", "w".repeat(12_500));
+    write(&fx.project.join(".windsurf/rules/style.md"), &rule);
+    let line = "x".repeat(99) + "\n";
+    write(&fx.project.join("AGENTS.md"), &line.repeat(400));
+
+    let text = run(&sandbox, &["context", s(&fx.project), "--no-user"]);
+    text.expect_code(0);
+    let out = &text.stdout;
+    let dropped = notes(201..=312).len();
+    assert!(
+        out.contains(&format!(
+            "cut off ~/.claude/projects/{}/memory/MEMORY.md: lines 201–312 ({}) are past \
+             Claude Code's 200-line limit",
+            fx.memory
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap(),
+            mbank::core::limits::size_in_words(dropped as u64)
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "cut off AGENTS.md: lines 328–400 (from inside line 328, 7 KiB) are past Codex's \
+             32 KiB combined limit"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "cut off .windsurf/rules/style.md: line 4 (from inside line 4, 528 bytes) is past \
+             Windsurf's 12,000-character limit"
+        ),
+        "{out}"
+    );
+    // The figures stay as they were.
+    let kept = notes(1..=200).len();
+    assert!(
+        out.contains(&format!(
+            "kept 200 lines / {kept} bytes, dropped 112 lines / {dropped} bytes"
+        )),
+        "{out}"
+    );
+
+    let json = run(
+        &sandbox,
+        &["context", s(&fx.project), "--no-user", "--json"],
+    )
+    .json();
+    let cut = &bank(&json, "claude-auto-memory")["cutoffs"][0];
+    assert_eq!(cut["agent"], "Claude Code");
+    assert_eq!(cut["limit"], "200-line limit");
+    assert_eq!(
+        (cut["first_line_past"].as_u64(), cut["last_line"].as_u64()),
+        (Some(201), Some(312))
+    );
+    assert_eq!(cut["inside_line"], false);
+    assert_eq!(cut["dropped_bytes"].as_u64(), Some(dropped as u64));
+    assert!(
+        cut["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("MEMORY.md: lines 201–312 (1.2 KiB) are past Claude Code's 200-line limit"),
+        "{cut}"
+    );
+    let codex = &bank(&json, "agents-md")["cutoffs"][0];
+    assert_eq!(
+        (codex["agent"].as_str(), codex["first_line_past"].as_u64()),
+        (Some("Codex"), Some(328))
+    );
+    assert_eq!(codex["inside_line"], true);
+    let windsurf = &bank(&json, "windsurf")["cutoffs"][0];
+    assert_eq!(windsurf["limit"], "12,000-character limit");
+    // Each agent's session names its own cuts only.
+    let sessions = json["projects"][0]["sessions"].as_array().unwrap();
+    let agents_cut: Vec<(&str, Vec<&str>)> = sessions
+        .iter()
+        .map(|session| {
+            let agents = session["banks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|b| b["cutoffs"].as_array().unwrap())
+                .map(|c| c["agent"].as_str().unwrap())
+                .collect();
+            (session["agent"].as_str().unwrap(), agents)
+        })
+        .collect();
+    assert_eq!(
+        agents_cut,
+        vec![
+            ("claude-code", vec!["Claude Code"]),
+            ("codex", vec!["Codex"]),
+            ("windsurf", vec!["Windsurf"]),
+        ]
+    );
+}
+
+#[test]
+fn a_file_within_its_limit_names_no_cut() {
+    let sandbox = Sandbox::new();
+    let fx = fixture(&sandbox);
+    write(&fx.memory.join("MEMORY.md"), &notes(1..=200));
+    let json = run(&sandbox, &["context", s(&fx.project), "--json"]).json();
+    assert_eq!(
+        bank(&json, "claude-auto-memory")["cutoffs"],
+        serde_json::json!([])
+    );
+    let check = run(&sandbox, &["check", s(&fx.root), "--json"]).json();
+    assert!(findings_of(&check, "entries-past-load-cut").is_empty());
+}
+
+#[test]
+fn check_warns_when_entries_written_since_the_last_version_fall_past_the_cut() {
+    let sandbox = Sandbox::new();
+    let fx = fixture(&sandbox);
+    let index = fx.memory.join("MEMORY.md");
+    write(&index, &notes(1..=230));
+    // `mbank changes` records the file as it is now.
+    run(&sandbox, &["changes", "--root", s(&fx.root)]).expect_code(0);
+    let before = run(&sandbox, &["check", s(&fx.root), "--json"]).json();
+    assert!(
+        findings_of(&before, "entries-past-load-cut").is_empty(),
+        "nothing was written since the recorded version: {before:#}"
+    );
+
+    // An edit above the cut is read: no warning.
+    write(&index, &format!("# Index\n{}", notes(1..=230)));
+    let above = run(&sandbox, &["check", s(&fx.root), "--json"]).json();
+    assert!(findings_of(&above, "entries-past-load-cut").is_empty());
+
+    // Two entries appended below it are not.
+    write(&index, &notes(1..=232));
+    let check = run(&sandbox, &["check", s(&fx.root), "--json"]);
+    let json = check.json();
+    let found = findings_of(&json, "entries-past-load-cut");
+    assert_eq!(found.len(), 1, "{json:#}");
+    assert_eq!(found[0]["severity"], "warning");
+    assert_eq!(found[0]["line"], 231);
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("MEMORY.md: 2 lines written since version 1 (2026-05-10T12:00:00"),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(
+            ") are past Claude Code's 200-line limit, which leaves out lines 201–232 (352 \
+             bytes): the newest entries are the ones Claude Code never reads"
+        ),
+        "{message}"
+    );
+    let text = run(&sandbox, &["check", s(&fx.root)]);
+    assert!(
+        text.stdout.contains("[entries-past-load-cut]"),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn with_no_history_check_looks_at_the_dates_of_the_entries() {
+    let sandbox = Sandbox::new();
+    let fx = fixture(&sandbox);
+    let index = fx.memory.join("MEMORY.md");
+    let dated = |first: &str, last: &str| {
+        format!(
+            "- {first}: started\n{}- {last}: switched the cache to Redis\n",
+            notes(2..=239)
+        )
+    };
+    // Newest at the bottom, past line 200.
+    write(&index, &dated("2026-01-05", "2026-05-01"));
+    let json = run(&sandbox, &["check", s(&fx.root), "--json"]).json();
+    let found = findings_of(&json, "entries-past-load-cut");
+    assert_eq!(found.len(), 1, "{json:#}");
+    assert_eq!(found[0]["line"], 240);
+    assert!(
+        found[0]["message"].as_str().unwrap().contains(
+            "MEMORY.md: the newest dated entry (2026-05-01, line 240) is past Claude Code's \
+                 200-line limit, which leaves out lines 201–240"
+        ),
+        "{json:#}"
+    );
+    // Newest at the top, read: no warning.
+    write(&index, &dated("2026-05-01", "2026-01-05"));
+    let json = run(&sandbox, &["check", s(&fx.root), "--json"]).json();
+    assert!(findings_of(&json, "entries-past-load-cut").is_empty());
+}
+
+#[test]
+fn changes_marks_a_change_that_falls_past_the_cut() {
+    let sandbox = Sandbox::new();
+    let fx = fixture(&sandbox);
+    let index = fx.memory.join("MEMORY.md");
+    write(&index, &notes(1..=205));
+    write(&fx.project.join("AGENTS.md"), "# Codex\nshort\n");
+    run(
+        &sandbox,
+        &["changes", "--root", s(&fx.root), "--mark-reviewed"],
+    )
+    .expect_code(0);
+
+    write(&index, &notes(1..=210));
+    write(&fx.project.join("AGENTS.md"), "# Codex\nshort, still\n");
+    let json = run(&sandbox, &["changes", "--root", s(&fx.root), "--json"]).json();
+    let changes = json["changes"].as_array().unwrap();
+    let of = |name: &str| {
+        changes
+            .iter()
+            .find(|c| c["path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("no change of {name}: {json:#}"))
+    };
+    let past = &of("MEMORY.md")["past_cut"];
+    assert_eq!(past["agent"], "Claude Code");
+    assert_eq!(past["limit"], "200-line limit");
+    assert_eq!(past["added_lines"], 5);
+    assert_eq!(
+        (past["first_line_past"].as_u64(), past["last_line"].as_u64()),
+        (Some(201), Some(210))
+    );
+    assert!(of("AGENTS.md").get("past_cut").is_none(), "{json:#}");
+
+    let text = run(&sandbox, &["changes", "--root", s(&fx.root)]);
+    text.expect_code(0);
+    assert!(text.stdout.contains("MEMORY.md ✂"), "{}", text.stdout);
+    assert!(
+        text.stdout
+            .contains("lines 201–210 (110 bytes) are past Claude Code's 200-line limit; 5 of this change's added lines are there, unread by Claude Code"),
+        "{}",
+        text.stdout
+    );
+}
