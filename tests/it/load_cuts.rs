@@ -296,3 +296,48 @@ fn changes_marks_a_change_that_falls_past_the_cut() {
         text.stdout
     );
 }
+
+/// A Windsurf rule of 310 lines of 40 characters: Windsurf reads the first 300.
+fn long_windsurf_rule(project: &Path) {
+    let text: String = (1..=310)
+        .map(|n| format!("{:<39}\n", format!("- rule {n}: keep handlers small")))
+        .collect();
+    write(&project.join(".windsurfrules"), &text);
+}
+
+fn trimmed(screen: &str) -> String {
+    screen
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_tui_marks_where_windsurf_stops_reading_a_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    // The root under the home folder draws as `~/root` on every machine.
+    let root = dir.path().join("root");
+    long_windsurf_rule(&root.join("rules"));
+    let mut h = crate::common::tui::Tui::options(&root)
+        .home(dir.path())
+        .size(100, 24)
+        .start();
+    h.open_project("rules");
+    h.open_file(".windsurfrules");
+    h.keys("ctrl-end");
+    let screen = trimmed(&h.settled_screen());
+    let cut = h.doc().cut.clone().expect("the open rule is cut");
+    assert_eq!(cut.first_line, 301);
+    assert_eq!(cut.label, "past Windsurf's 12,000-character limit");
+    assert!(
+        screen.contains("✂ cut off: lines 301–310 (400 byt"),
+        "{screen}"
+    );
+    assert!(screen.contains("✂301 - rule 301"), "{screen}");
+    assert!(
+        screen.contains("✂ from line 301: past Windsurf's 12,000-character limit"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("windsurf_cut_100x24", screen);
+}

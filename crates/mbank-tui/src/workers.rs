@@ -308,7 +308,8 @@ fn summary_depth() -> Depth {
     }
 }
 
-/// What a session start loads from each instruction-file bank (imports, cut-offs).
+/// What a session start loads from each instruction-file bank (imports, cut-offs) and
+/// each bank an agent cuts (auto memory's `MEMORY.md`, Windsurf's rules).
 fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
     let options = ContextOptions {
         home: mbank_core::io::paths::home_dir(),
@@ -319,7 +320,10 @@ fn contexts_of(project: &Project, encoding: Encoding) -> Vec<BankContext> {
     let listed = mbank_core::scan::bank::list_banks(project);
     let banks: Vec<&mbank_core::model::Bank> = listed
         .iter()
-        .filter(|bank| mbank_core::formats::rules(bank.format).session_text_differs())
+        .filter(|bank| {
+            mbank_core::formats::rules(bank.format).session_text_differs()
+                || mbank_core::analysis::load_cut::bank_may_be_cut(bank)
+        })
         .collect();
     // Each file once, as `mbank context` shows it.
     context::project_context(

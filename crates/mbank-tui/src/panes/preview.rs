@@ -48,6 +48,9 @@ pub struct Preview {
     /// 1-based source lines the project's findings point at, set with `source`: the
     /// rendered block holding each is marked at the right edge.
     pub finding_lines: BTreeMap<usize, Severity>,
+    /// The first source line the agent loading the file no longer reads, set with
+    /// `source`: its rendered block is marked `✂` beside the findings' column.
+    pub cut_line: Option<usize>,
     page: usize,
     area: Rect,
 }
@@ -167,6 +170,21 @@ impl Preview {
             .collect();
         frame.render_widget(Paragraph::new(lines), inner);
         let shown = self.scroll..self.scroll + self.page;
+        let cut = self
+            .cut_line
+            .map(|line| marked_lines(rendered, &BTreeMap::from([(line, Severity::Info)])));
+        for index in cut.iter().flat_map(BTreeMap::keys) {
+            if !shown.contains(index) || inner.width < 2 {
+                continue;
+            }
+            let at = Rect {
+                x: inner.right() - 2,
+                y: inner.y + (index - self.scroll) as u16,
+                width: 1,
+                height: 1,
+            };
+            frame.render_widget(Paragraph::new(Span::styled("✂", theme.fg(theme.over))), at);
+        }
         for (index, severity) in marked_lines(rendered, &self.finding_lines) {
             if !shown.contains(&index) || inner.width == 0 {
                 continue;

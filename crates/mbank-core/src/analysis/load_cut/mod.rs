@@ -90,20 +90,28 @@ impl Cut {
     /// "lines 201–312 (9.1 KiB)", "line 7 (40 bytes)", "lines 328–400 (from inside line
     /// 328, 7.2 KiB)".
     pub fn lines_in_words(&self) -> String {
-        let size = size_in_words(self.dropped_bytes as u64);
-        let inside = if self.inside_line {
-            format!("from inside line {}, ", self.first_line)
-        } else {
-            String::new()
-        };
-        if self.first_line == self.last_line {
-            format!("line {} ({inside}{size})", self.first_line)
-        } else {
-            format!(
-                "lines {}–{} ({inside}{size})",
-                self.first_line, self.last_line
-            )
-        }
+        lines_in_words(
+            self.first_line..=self.last_line,
+            self.dropped_bytes,
+            self.inside_line,
+        )
+    }
+}
+
+/// The lines past a cut in words (see [`Cut::lines_in_words`]): `lines` past it,
+/// `bytes` dropped, `inside`: the cut falls inside the first of them.
+pub fn lines_in_words(lines: RangeInclusive<usize>, bytes: usize, inside: bool) -> String {
+    let (first, last) = (*lines.start(), *lines.end());
+    let size = size_in_words(bytes as u64);
+    let inside = if inside {
+        format!("from inside line {first}, ")
+    } else {
+        String::new()
+    };
+    if first == last {
+        format!("line {first} ({inside}{size})")
+    } else {
+        format!("lines {first}–{last} ({inside}{size})")
     }
 }
 
@@ -180,6 +188,17 @@ pub fn format_cut(format: Format, rel: &Path, text: &str) -> Option<LimitCut> {
         return file_cut(&limit, text);
     }
     Chain::new(rules.combined_limit()?).take(text)
+}
+
+/// Whether an agent may cut what it loads of `bank` at session start: its format has a
+/// combined limit, or a file limit on one of its start-up files.
+pub fn bank_may_be_cut(bank: &crate::model::Bank) -> bool {
+    let rules = formats::rules(bank.format);
+    rules.combined_limit().is_some()
+        || bank.files.iter().any(|file| {
+            let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
+            file.load == crate::model::LoadKind::Startup && rules.file_limit(rel).is_some()
+        })
 }
 
 /// "200-line limit", "25 KiB limit", "12,000-character limit".

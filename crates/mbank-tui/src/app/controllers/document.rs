@@ -408,6 +408,10 @@ impl DocumentController {
         if let Some(report) = &tree.report {
             doc.set_finding_lines(&report.findings);
         }
+        doc.cut = tree
+            .cut_of(&doc.path)
+            .filter(|_| doc.memory_id.is_none())
+            .map(crate::panes::editor::LoadCutMark::of);
     }
 
     fn request_count(&mut self) {
@@ -768,6 +772,10 @@ impl DocumentController {
                 .doc()
                 .map(|d| d.finding_lines.clone())
                 .unwrap_or_default();
+            self.preview.cut_line = self
+                .doc()
+                .and_then(|d| d.cut.as_ref())
+                .map(|c| c.first_line);
             self.preview.view(frame, part, &cx(Focus::Preview));
         }
     }

@@ -20,6 +20,7 @@ impl Document {
             stats: None,
             budget: Vec::new(),
             finding_lines: BTreeMap::new(),
+            cut: None,
             top: 0,
             top_row: 0,
             left: 0,

@@ -83,6 +83,9 @@ pub struct Document {
     /// 1-based lines the project's findings point at, with the worst severity on each:
     /// marked in the gutter and the preview.
     pub finding_lines: BTreeMap<usize, Severity>,
+    /// Where the agent that loads the file stops reading, as the session start shows it:
+    /// the gutter marks the lines past it.
+    pub cut: Option<LoadCutMark>,
     /// First visible line; with soft wrap, its first visible row; without, the first
     /// visible column.
     pub top: usize,
@@ -94,6 +97,23 @@ pub struct Document {
     pending: Option<vim::Pending>,
     /// The column up and down keep aiming for (where the cursor left from, in cells).
     goal: Option<usize>,
+}
+
+/// The first line an agent no longer reads (1-based) and the cut in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadCutMark {
+    pub first_line: usize,
+    /// "past Claude Code's 200-line limit".
+    pub label: String,
+}
+
+impl LoadCutMark {
+    pub fn of(cut: &mbank_core::analysis::context::CutOff) -> LoadCutMark {
+        LoadCutMark {
+            first_line: cut.first_line_past,
+            label: format!("past {}'s {}", cut.agent, cut.limit),
+        }
+    }
 }
 
 pub use crate::commands::EDITOR as COMMANDS;
@@ -721,7 +741,7 @@ impl Editor {
         let Some(doc) = self.doc.as_ref() else {
             return;
         };
-        let gutter = gutter_width(doc.buffer.lines().len());
+        let gutter = doc.gutter_width();
         let x = (col as usize).saturating_sub(gutter);
         let target = if self.wrap_width().is_some() && !self.rows.is_empty() {
             match self.rows.get(row as usize) {

@@ -51,6 +51,14 @@ impl Editor {
             }
             if let Some(found) = self.search_line(doc, theme) {
                 block = block.title_bottom(found.right_aligned());
+            } else if let Some(cut) = &doc.cut {
+                block = block.title_bottom(
+                    Line::from(Span::styled(
+                        format!(" ✂ from line {}: {} ", cut.first_line, cut.label),
+                        theme.fg(theme.over),
+                    ))
+                    .right_aligned(),
+                );
             }
         }
         let inner = block.inner(area);
@@ -84,7 +92,7 @@ impl Editor {
         if self.search.is_some() {
             text_area.height = text_area.height.saturating_sub(1);
         }
-        let gutter = gutter_width(doc.buffer.lines().len());
+        let gutter = doc.gutter_width();
         self.page = text_area.height as usize;
         self.text_width = (text_area.width as usize).saturating_sub(gutter);
         let selection = self.drawn_selection();
@@ -191,8 +199,8 @@ impl Editor {
         let height = self.page;
         let highlights = self.highlights.as_ref();
         let doc = self.doc.as_mut()?;
+        let gutter = doc.gutter_width();
         let lines = doc.buffer.lines();
-        let gutter = gutter_width(lines.len());
         // Keep the cursor in view.
         let (row, col) = doc.buffer.cursor();
         if row < doc.top {
@@ -210,7 +218,10 @@ impl Editor {
         let mut out = Vec::with_capacity(height);
         for (index, text) in lines.iter().enumerate().skip(doc.top).take(height) {
             let mark = doc.finding_lines.get(&(index + 1)).copied();
-            let mut spans = line_number(index, index == row, gutter, mark, theme);
+            let mut spans = match past_cut(doc.cut.as_ref(), index, mark) {
+                Some(first) => cut_line_number(index, index == row, gutter, first, theme),
+                None => line_number(index, index == row, gutter, mark, theme),
+            };
             // A long line is drawn from the window's first character, not walked from
             // its start again.
             let (window, window_column) = if text.len() > PLAIN_LINE_CAP {
@@ -263,8 +274,8 @@ impl Editor {
             ..
         } = self;
         let doc = doc.as_mut()?;
+        let gutter = doc.gutter_width();
         let lines = doc.buffer.lines();
-        let gutter = gutter_width(lines.len());
         let key = (doc.id, doc.version, width);
         let last = lines.len() - 1;
         // Keep the cursor in view, counting screen rows only between the top and it.
@@ -331,7 +342,11 @@ impl Editor {
             let segment = screen.segment;
             let mut spans = if segment.start == 0 {
                 let mark = doc.finding_lines.get(&(screen.line + 1)).copied();
-                line_number(screen.line, screen.line == row, gutter, mark, theme)
+                let current = screen.line == row;
+                match past_cut(doc.cut.as_ref(), screen.line, mark) {
+                    Some(first) => cut_line_number(screen.line, current, gutter, first, theme),
+                    None => line_number(screen.line, current, gutter, mark, theme),
+                }
             } else {
                 vec![Span::raw(" ".repeat(gutter))]
             };
@@ -442,6 +457,13 @@ pub fn gutter_width(lines: usize) -> usize {
     lines.max(1).to_string().len().max(3) + 1
 }
 
+impl Document {
+    /// The gutter's width: one column more when an agent cuts the file, for the `✂`.
+    pub fn gutter_width(&self) -> usize {
+        gutter_width(self.buffer.lines().len()) + usize::from(self.cut.is_some())
+    }
+}
+
 /// The gutter of line `index`: its number; on a line a finding points at, `●` (or `▲`
 /// for an error) in the finding's colour where the number leaves room, and the number
 /// in that colour.
@@ -481,6 +503,43 @@ pub(super) fn line_number(
     };
     vec![
         Span::styled(symbol, style),
+        Span::styled(format!("{number:>w$} ", w = width - 1), style),
+    ]
+}
+
+/// Whether 0-based line `index` is past the agent's cut and no finding marks it; then
+/// whether it is the first line past it.
+pub(super) fn past_cut(
+    cut: Option<&LoadCutMark>,
+    index: usize,
+    finding: Option<Severity>,
+) -> Option<bool> {
+    let first = cut?.first_line;
+    (index + 1 >= first && finding.is_none()).then_some(index + 1 == first)
+}
+
+/// The gutter of a line the agent no longer reads: its number in the cut-off colour, the
+/// first one marked `✂` where the number leaves room.
+pub(super) fn cut_line_number(
+    index: usize,
+    current: bool,
+    gutter: usize,
+    first: bool,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let number = (index + 1).to_string();
+    let style = theme.fg(theme.over);
+    let style = if current {
+        style.add_modifier(Modifier::BOLD)
+    } else {
+        style
+    };
+    let width = gutter - 1;
+    if !first || number.len() >= width {
+        return vec![Span::styled(format!("{number:>width$} "), style)];
+    }
+    vec![
+        Span::styled("✂", style),
         Span::styled(format!("{number:>w$} ", w = width - 1), style),
     ]
 }

@@ -148,6 +148,14 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// The cut an agent makes in `file` at session start, if it makes one.
+    pub fn cut_of(&self, file: &Path) -> Option<&mbank_core::analysis::context::CutOff> {
+        self.contexts
+            .iter()
+            .flat_map(|c| &c.cutoffs)
+            .find(|cut| cut.file == file)
+    }
+
     pub fn set_report(&mut self, report: ProjectReport, contexts: Vec<BankContext>) {
         let anchor = self.anchor();
         let first = self.report.is_none();

@@ -139,10 +139,14 @@ pub(super) fn push_context_rows(
             kind: RowKind::CutOff {
                 path: cut.file.clone(),
                 text: format!(
-                    "{} / {} cut off ({})",
-                    mbank_core::io::text::counted(cut.dropped_lines, "line"),
-                    mbank_core::io::text::counted(cut.dropped_bytes, "byte"),
-                    cut.rule
+                    "cut off: {} past {}'s {}",
+                    mbank_core::analysis::load_cut::lines_in_words(
+                        cut.first_line_past..=cut.last_line,
+                        cut.dropped_bytes,
+                        cut.inside_line
+                    ),
+                    cut.agent,
+                    cut.limit
                 ),
             },
             indent,
