@@ -247,6 +247,17 @@ fn with_no_history_check_looks_at_the_dates_of_the_entries() {
         ),
         "{json:#}"
     );
+    // `[rules]` in config.toml applies to it as to every code.
+    write(
+        &sandbox.config_dir().join("config.toml"),
+        "[rules]\n\"entries-past-load-cut\" = \"off\"\n",
+    );
+    let json = run(&sandbox, &["check", s(&fx.root), "--json"]).json();
+    assert!(
+        findings_of(&json, "entries-past-load-cut").is_empty(),
+        "{json:#}"
+    );
+    std::fs::remove_file(sandbox.config_dir().join("config.toml")).unwrap();
     // Newest at the top, read: no warning.
     write(&index, &dated("2026-05-01", "2026-01-05"));
     let json = run(&sandbox, &["check", s(&fx.root), "--json"]).json();

@@ -83,12 +83,10 @@ pub fn run(
     {
         let banks = analyzer.list(project);
         let banks: Vec<&Bank> = banks.iter().collect();
-        report.findings.extend(load_cut::past::findings(
-            project,
-            &banks,
-            context.history.as_ref(),
-            today,
-        ));
+        let mut past_cut =
+            load_cut::past::findings(project, &banks, context.history.as_ref(), today);
+        context.config.apply_rule_levels(&mut past_cut);
+        report.findings.extend(past_cut);
         for finding in &report.findings {
             match finding.severity {
                 Severity::Error => summary.error += 1,
