@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::cli::args::{CheckFormat, SeverityArg};
 use crate::cli::style::{line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json, sarif};
-use crate::core::analysis::load_cut;
+use crate::core::analysis::context::entries_past_cut;
 use crate::core::analysis::report::{Analyzer, Depth};
 use crate::core::findings::{Finding, Severity};
 use crate::core::io::text::counted;
@@ -83,8 +83,7 @@ pub fn run(
     {
         let banks = analyzer.list(project);
         let banks: Vec<&Bank> = banks.iter().collect();
-        let mut past_cut =
-            load_cut::past::findings(project, &banks, context.history.as_ref(), today);
+        let mut past_cut = entries_past_cut(project, &banks, context.history.as_ref(), today);
         context.config.apply_rule_levels(&mut past_cut);
         report.findings.extend(past_cut);
         for finding in &report.findings {

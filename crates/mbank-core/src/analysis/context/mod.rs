@@ -51,8 +51,10 @@ use crate::io::text;
 use crate::markup::markdown;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Project};
 
+mod past_cut;
 mod sessions;
 
+pub use past_cut::entries_past_cut;
 pub use sessions::{
     AgentSession, agent_banks, agent_session, agent_sessions, directing_file, load_once,
     project_context,

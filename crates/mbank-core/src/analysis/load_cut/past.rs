@@ -2,18 +2,14 @@
 //! agent never reads. Judged against the file's history when it has one (the lines added
 //! since the newest recorded version whose text differs from the file now), else by the
 //! dates written in it (the newest dated entries sit past the cut, none above it is as new).
+//! `analysis::context` turns these into `mbank check`'s findings over a session's cuts.
 use std::path::Path;
 
 use chrono::NaiveDate;
 
 use super::Cut;
-use crate::analysis::context::{self, BankContext, ContextOptions, CutOff};
-use crate::findings::{Finding, FindingCode, Severity};
-use crate::formats;
 use crate::history::{self, History};
-use crate::io::confine::{self, ProjectFolder};
 use crate::markup::dates;
-use crate::model::{Bank, Project};
 use crate::review::diff::{LineKind, diff_texts};
 
 /// Why the entries past a cut are new.
@@ -87,72 +83,4 @@ fn earlier_text(history: &History, file: &Path, now: &str) -> Option<(u64, Strin
         .find(|v| !v.is_deletion() && v.hash != hash)?;
     let (_, text) = history.version(file, version.version).ok()?;
     Some((version.version, version.at.clone(), text))
-}
-
-/// The `entries-past-load-cut` findings of a project: for every cut `mbank context` shows
-/// (each file as its agent loads it, the chain of Codex's files included), whether new
-/// entries were written below it.
-pub fn findings(
-    project: &Project,
-    banks: &[&Bank],
-    history: Option<&History>,
-    today: NaiveDate,
-) -> Vec<Finding> {
-    let options = ContextOptions {
-        include_user_files: false,
-        ..ContextOptions::from_env()
-    };
-    let contexts = context::project_context(project, banks, &|_| 0, &options, None);
-    contexts
-        .iter()
-        .flat_map(|bank| bank.cutoffs.iter().map(move |cut| (bank, cut)))
-        .filter_map(|(bank, cut)| finding(project, bank, cut, history, today))
-        .collect()
-}
-
-fn finding(
-    project: &Project,
-    bank: &BankContext,
-    cutoff: &CutOff,
-    history: Option<&History>,
-    today: NaiveDate,
-) -> Option<Finding> {
-    // Read again whole, confined as the session read it: a file above the project (an
-    // ancestor's AGENTS.md) is not the project's to judge.
-    let allowed = formats::rules(bank.format)
-        .outside_project(&bank.root)
-        .map_or_else(|| project.path.clone(), |o| o.allowed_root);
-    let text = confine::read_text(&ProjectFolder::new(&allowed), &cutoff.file).ok()?;
-    let cut = Cut::at(&text, cutoff.kept_bytes)?;
-    let written = written_past(&cutoff.file, &text, &cut, history, today)?;
-    let agent = &cutoff.agent;
-    let past = format!(
-        "past {agent}'s {}, which leaves out {}",
-        cutoff.limit,
-        cut.lines_in_words()
-    );
-    let (line, what) = match &written {
-        Written::Since { lines, version, at } => (
-            lines[0],
-            format!(
-                "{} written since version {version} ({at}) {} {past}",
-                crate::io::text::counted(lines.len(), "line"),
-                if lines.len() == 1 { "is" } else { "are" }
-            ),
-        ),
-        Written::Dated { date, line } => (
-            *line,
-            format!("the newest dated entry ({date}, line {line}) is {past}"),
-        ),
-    };
-    Some(Finding::new(
-        Severity::Warning,
-        FindingCode::EntriesPastLoadCut,
-        &cutoff.file,
-        Some(line),
-        format!(
-            "{}: {what}: the newest entries are the ones {agent} never reads",
-            cutoff.display
-        ),
-    ))
 }
