@@ -31,6 +31,13 @@ pub enum CoreError {
         "{path} changed on disk since it was read; nothing was written (reload or merge first)"
     )]
     Conflict { path: PathBuf },
+    /// A write the guard rules refuse (a secret, an elision placeholder, a decision log
+    /// losing entries); the refusal names the file and says what to do instead.
+    #[error("{refusal}")]
+    Refused {
+        path: PathBuf,
+        refusal: Box<crate::guard::Refusal>,
+    },
     #[error("{0}")]
     Config(String),
     #[error("{0}")]

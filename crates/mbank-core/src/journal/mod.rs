@@ -387,12 +387,16 @@ impl Recorder {
 }
 
 /// Brings version `number` of `file`, a file of the agent's store `store` (which agents'
-/// writes through mbank never touch), back at a person's word: opened below the store's
+/// writes through mbank never touch), back at a person's word, writing as `ctx` says
+/// (its writer, `restore`, is who the journal names): judged by the context's guard rules
+/// (a version holding a secret is refused, naming the file), opened below the store's
 /// real folder with no link followed, under the file's lock, refused when the file
-/// changed meanwhile, and the text it replaces recorded first (writer `restore`). A file
-/// that was deleted is created again.
+/// changed meanwhile, and the text it replaces recorded first in `history`. A file that
+/// was deleted is created again. `scope` tells the file's name and role when it lists it.
 pub fn restore_in_store(
+    ctx: &crate::write::WriteContext,
     history: &History,
+    scope: &Scope,
     store: &Store,
     file: &Path,
     number: u64,
@@ -401,9 +405,15 @@ pub fn restore_in_store(
     let key = history::key_of(file);
     let _lock = crate::io::lock::for_file(&key)?;
     let current = read_if_there(&ProjectFolder::new(&store.allowed_root), &key)?;
-    let ctx = crate::write::WriteContext::new("restore", history.clock())
-        .with_history(Some(history.clone()));
-    revert::write_in_store(&ctx, store, &key, current.as_deref(), Some(&text))?;
+    let listed = scope.file(&key);
+    let shown = key.display().to_string();
+    let guarded = revert::Guarded {
+        key: &key,
+        name: listed.map_or(shown.as_str(), |f| f.display.as_str()),
+        role: listed.map_or(crate::model::Role::Other, |f| f.role),
+    };
+    let ctx = ctx.clone().with_history(Some(history.clone()));
+    revert::write_in_store(&ctx, store, &guarded, current.as_deref(), Some(&text))?;
     Ok(key)
 }
 

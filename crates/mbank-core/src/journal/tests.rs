@@ -446,3 +446,188 @@ fn a_hunk_or_a_whole_file_goes_back_to_its_baseline_and_a_deleted_file_comes_bac
         assert_eq!(history.list(file).unwrap().last().unwrap().writer, "revert");
     }
 }
+
+/// A survey's change of `file` after its text went from `baseline` (marked reviewed) to
+/// `now`, both recorded.
+fn change_from(
+    setup: &Setup,
+    recorder: &mut Recorder,
+    file: &Path,
+    baseline: &str,
+    now: &str,
+) -> changes::FileChange {
+    let history = setup.history();
+    fs::write(file, baseline).unwrap();
+    recorder.catch_up(&setup.scope());
+    let survey = |reviewed: &Reviewed| {
+        changes::survey(
+            &history,
+            &setup.scope(),
+            reviewed,
+            &SurveyOptions::default(),
+        )
+        .unwrap()
+    };
+    let mut reviewed = Reviewed::default();
+    changes::mark_reviewed(&survey(&reviewed), &mut reviewed, chrono::Utc::now());
+    fs::write(file, now).unwrap();
+    recorder.catch_up(&setup.scope());
+    survey(&reviewed)
+        .changes
+        .into_iter()
+        .find(|c| c.path == file)
+        .unwrap()
+}
+
+const AWS_KEY: &str = "AKIAZ7QWERTYUIOPASDF";
+
+#[test]
+fn a_revert_that_would_bring_back_a_secret_or_drop_a_decision_is_refused_by_the_guard() {
+    use super::revert::{Revert, revert};
+    use crate::error::CoreError;
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    let history = setup.history();
+    let ctx = crate::write::WriteContext::new("revert", history.clock())
+        .with_history(Some(history.clone()));
+    let progress = setup.bank("progress.md");
+    let with_key = format!("# Progress\n- deploy with AWS_ACCESS_KEY_ID={AWS_KEY}\n");
+    let without = "# Progress\n- deploy with the key in the vault\n";
+    let change = change_from(&setup, &mut recorder, &progress, &with_key, without);
+
+    let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
+    match &refused {
+        CoreError::Refused { path, refusal } => {
+            assert_eq!(path, &progress);
+            assert_eq!(refusal.rule(), "secret");
+        }
+        other => panic!("{other:?}"),
+    }
+    let message = refused.to_string();
+    assert!(
+        message.starts_with("memory-bank/progress.md: "),
+        "{message}"
+    );
+    assert!(message.contains("secret on line 2"), "{message}");
+    assert!(!message.contains(AWS_KEY), "{message}");
+    assert_eq!(fs::read_to_string(&progress).unwrap(), without);
+
+    // The rules are the context's: with secrets allowed the same revert goes through.
+    let relaxed = ctx.clone().with_policy(crate::guard::GuardPolicy {
+        secrets: false,
+        ..Default::default()
+    });
+    revert(&relaxed, &setup.scope(), &change, Revert::File).unwrap();
+    assert_eq!(fs::read_to_string(&progress).unwrap(), with_key);
+
+    // A decision log only grows: taking back an entry added since the baseline is refused.
+    let log = setup.bank("decisionLog.md");
+    let entry = |title: &str| {
+        format!(
+            "## [2026-04-0{}] {title}\nWhy it was so.\n",
+            title.len() % 9
+        )
+    };
+    let one = format!("# Decision Log\n\n{}", entry("Use SQLite"));
+    let two = format!("{one}\n{}", entry("Use WAL mode"));
+    let change = change_from(&setup, &mut recorder, &log, &one, &two);
+    assert!(setup.scope().file(&log).unwrap().role.is_decision_log());
+    let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Refused { refusal, .. } if refusal.rule() == "append-only"),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("Use WAL mode"), "{refused}");
+    assert_eq!(fs::read_to_string(&log).unwrap(), two);
+}
+
+#[test]
+fn restoring_a_version_of_an_agent_store_holding_a_secret_is_refused_by_the_guard() {
+    use crate::error::CoreError;
+    let setup = Setup::new();
+    let memory = crate::formats::claude_auto_memory::memory_folder(&setup.home, &setup.project);
+    fs::create_dir_all(&memory).unwrap();
+    let topic = memory.join("deploy.md");
+    let mut recorder = setup.recorder();
+    fs::write(&topic, format!("# Deploy\ntoken: {AWS_KEY}\n")).unwrap();
+    recorder.catch_up(&setup.scope());
+    fs::write(&topic, "# Deploy\nthe token is in the vault\n").unwrap();
+    recorder.catch_up(&setup.scope());
+    fs::write(
+        &topic,
+        "# Deploy\nthe token is in the vault; rotate monthly\n",
+    )
+    .unwrap();
+    recorder.catch_up(&setup.scope());
+    let history = setup.history();
+    assert_eq!(history.list(&topic).unwrap().len(), 3);
+    let scope = setup.scope();
+    let store = scope.store_holding(&topic).unwrap().clone();
+    let ctx = crate::write::WriteContext::new("restore", history.clock());
+
+    let refused = restore_in_store(&ctx, &history, &scope, &store, &topic, 1).unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Refused { refusal, .. } if refusal.rule() == "secret"),
+        "{refused:?}"
+    );
+    let message = refused.to_string();
+    assert!(message.contains("deploy.md"), "{message}");
+    assert!(
+        fs::read_to_string(&topic)
+            .unwrap()
+            .contains("rotate monthly"),
+        "nothing was written"
+    );
+    // A clean version comes back, recorded as the restore's.
+    restore_in_store(&ctx, &history, &scope, &store, &topic, 2).unwrap();
+    assert_eq!(
+        fs::read_to_string(&topic).unwrap(),
+        "# Deploy\nthe token is in the vault\n"
+    );
+    recorder.catch_up(&setup.scope());
+    assert_eq!(
+        history.list(&topic).unwrap().last().unwrap().writer,
+        "restore"
+    );
+}
+
+#[test]
+fn a_secret_already_exposed_does_not_stop_another_hunk_but_unwrapping_one_is_refused() {
+    use super::revert::{Revert, revert};
+    use crate::error::CoreError;
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    let history = setup.history();
+    let ctx = crate::write::WriteContext::new("revert", history.clock())
+        .with_history(Some(history.clone()));
+    let progress = setup.bank("progress.md");
+    let lines: String = (1..=20).map(|n| format!("- line {n}\n")).collect();
+    let baseline = format!("# Progress\n{lines}");
+    let now = baseline
+        .replace("- line 2\n", "- line two\n")
+        .replace("- line 19\n", &format!("- key {AWS_KEY}\n"));
+    let change = change_from(&setup, &mut recorder, &progress, &baseline, &now);
+    assert_eq!(change.diff.hunks.len(), 2);
+    // Taking back the first hunk leaves the agent's secret where it stands: not refused.
+    revert(
+        &ctx,
+        &setup.scope(),
+        &change,
+        Revert::Hunk(change.diff.hunks[0].id),
+    )
+    .unwrap();
+    let reverted = fs::read_to_string(&progress).unwrap();
+    assert!(reverted.contains("- line 2\n") && reverted.contains(AWS_KEY));
+
+    // The same line, hidden in a <private> block now: bringing it out is refused.
+    let notes = setup.bank("techContext.md");
+    let exposed = format!("# Tech\nkey {AWS_KEY}\n");
+    let hidden = format!("# Tech\n<private>\nkey {AWS_KEY}\n</private>\n");
+    let change = change_from(&setup, &mut recorder, &notes, &exposed, &hidden);
+    let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Refused { refusal, .. } if refusal.rule() == "secret"),
+        "{refused:?}"
+    );
+    assert_eq!(fs::read_to_string(&notes).unwrap(), hidden);
+}
