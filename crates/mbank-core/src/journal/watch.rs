@@ -319,8 +319,8 @@ fn log_report(log: &mut dyn Log, what: &str, report: &PassReport) {
     }
 }
 
-/// Catches up on `options`' scope, then records every batch the follower reports until
-/// it is stopped.
+/// Watches `options`' scope and catches up on it, then records every batch the follower
+/// reports until it is stopped.
 pub fn follow(
     recorder: &mut Recorder,
     options: &ScopeOptions,
@@ -335,9 +335,11 @@ pub fn follow(
         scope.projects.len(),
         options.root.display()
     ));
+    // Watched before the catch-up reads anything: a version written while it runs is
+    // reported then, not lost between the two.
+    let mut fallback = watch_scope(follower, &scope, log);
     let report = recorder.catch_up(&scope);
     log_report(log, "caught up", &report);
-    let mut fallback = watch_scope(follower, &scope, log);
     log.line("watching for changes");
     loop {
         match follower.next_batch(fallback) {
