@@ -631,3 +631,49 @@ fn a_secret_already_exposed_does_not_stop_another_hunk_but_unwrapping_one_is_ref
     );
     assert_eq!(fs::read_to_string(&notes).unwrap(), hidden);
 }
+
+#[test]
+fn a_watch_short_of_inotify_watches_says_so_and_names_its_fallback() {
+    let setup = Setup::new();
+    let web = setup.root.join("web/memory-bank");
+    fs::create_dir_all(&web).unwrap();
+    fs::write(web.join("progress.md"), "# Progress\n").unwrap();
+    let mut recorder = setup.recorder();
+    let mut follower = watch::Follower::new().unwrap();
+    follower.limit(2);
+    let stopper = follower.stopper();
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let said = lines.clone();
+    let options = setup.options();
+    let following = std::thread::spawn(move || {
+        let mut log = |line: &str| {
+            said.lock().unwrap().push(line.to_string());
+        };
+        watch::follow(&mut recorder, &options, &mut follower, &mut log);
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !lines
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l == "watching for changes")
+    {
+        assert!(std::time::Instant::now() < deadline, "{lines:?}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    stopper.stop();
+    following.join().unwrap();
+    let lines = lines.lock().unwrap();
+    let wanted = setup.scope().folders.len();
+    assert!(wanted > 2, "{wanted}");
+    let note = lines
+        .iter()
+        .find(|l| l.starts_with("watching 2 of"))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(note.contains(&format!("2 of {wanted} folders")), "{note}");
+    assert!(
+        note.contains("falling back to a periodic scan of everything every 60 s"),
+        "{note}"
+    );
+    assert!(note.contains("raise the limit"), "{note}");
+}

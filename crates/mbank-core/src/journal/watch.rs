@@ -54,13 +54,39 @@ pub fn is_write(kind: &notify::EventKind) -> bool {
     }
 }
 
-/// The system's limit on watches per user, where there is one to read.
-pub fn system_limit() -> Option<usize> {
+/// A limit on the watches of one user, and the setting it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    pub watches: usize,
+    /// `fs.inotify.max_user_watches`, or `user.max_inotify_watches` (the user
+    /// namespace's, in a container) when that one is lower.
+    pub setting: &'static str,
+}
+
+/// The limit on watches per user, where there is one to read: the lower of the system's
+/// and the user namespace's.
+pub fn system_limit() -> Option<Limit> {
     #[cfg(target_os = "linux")]
     {
-        std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
-            .ok()
-            .and_then(|text| text.trim().parse().ok())
+        let read = |path: &str, setting: &'static str| {
+            std::fs::read_to_string(path)
+                .ok()
+                .and_then(|text| text.trim().parse().ok())
+                .map(|watches| Limit { watches, setting })
+        };
+        [
+            read(
+                "/proc/sys/fs/inotify/max_user_watches",
+                "fs.inotify.max_user_watches",
+            ),
+            read(
+                "/proc/sys/user/max_inotify_watches",
+                "user.max_inotify_watches",
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|limit| limit.watches)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -89,7 +115,7 @@ impl Stopper {
 pub struct Coverage {
     pub watched: usize,
     pub wanted: usize,
-    pub system_limit: Option<usize>,
+    pub system_limit: Option<Limit>,
     /// The kernel refused a watch: the user's watches are used up.
     pub exhausted: bool,
 }
@@ -105,14 +131,14 @@ impl Coverage {
             return None;
         }
         let why = match (self.exhausted, self.system_limit) {
-            (true, Some(limit)) => {
-                format!(
-                    "the system's inotify watches (fs.inotify.max_user_watches = {limit}) are used up"
-                )
-            }
+            (true, Some(limit)) => format!(
+                "the system's inotify watches ({} = {}) are used up",
+                limit.setting, limit.watches
+            ),
             (true, None) => "the system's file watches are used up".to_string(),
             (false, Some(limit)) => format!(
-                "mbank keeps to 3/4 of the system's inotify watches (fs.inotify.max_user_watches = {limit})"
+                "mbank keeps to 3/4 of the system's inotify watches ({} = {})",
+                limit.setting, limit.watches
             ),
             (false, None) => "the watch budget is spent".to_string(),
         };
@@ -146,7 +172,7 @@ pub struct Follower {
     inputs: Sender<Input>,
     watched: HashSet<PathBuf>,
     budget: usize,
-    system_limit: Option<usize>,
+    system_limit: Option<Limit>,
     problems: Vec<String>,
 }
 
@@ -164,7 +190,7 @@ impl Follower {
             inbox,
             inputs,
             watched: HashSet::new(),
-            budget: system_limit.map_or(usize::MAX, |limit| limit - limit / 4),
+            budget: system_limit.map_or(usize::MAX, |limit| limit.watches - limit.watches / 4),
             system_limit,
             problems: Vec::new(),
         })
@@ -414,7 +440,10 @@ mod tests {
         let coverage = Coverage {
             watched: 10,
             wanted: 20,
-            system_limit: Some(8192),
+            system_limit: Some(Limit {
+                watches: 8192,
+                setting: "fs.inotify.max_user_watches",
+            }),
             exhausted: true,
         };
         let note = coverage.note().unwrap();
