@@ -677,3 +677,20 @@ fn a_watch_short_of_inotify_watches_says_so_and_names_its_fallback() {
     );
     assert!(note.contains("raise the limit"), "{note}");
 }
+
+#[test]
+fn a_catch_up_reads_only_files_whose_stamps_changed_since_they_were_last_found_unchanged() {
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    let scope = setup.scope();
+    assert_eq!(recorder.catch_up(&scope).recorded, 2);
+    // Just written: their times may not change with their next write, so they are read.
+    assert_eq!(recorder.catch_up(&scope).not_read, 0);
+    std::thread::sleep(crate::scan::listings::RACY_WINDOW + std::time::Duration::from_millis(100));
+    assert_eq!(recorder.catch_up(&scope).not_read, 0, "stamps kept now");
+    assert_eq!(recorder.catch_up(&scope).not_read, 2);
+    // A write changes the stamp: read, and recorded.
+    fs::write(setup.bank("progress.md"), "# Progress\n- two\n").unwrap();
+    let report = recorder.catch_up(&scope);
+    assert_eq!((report.recorded, report.not_read), (1, 1), "{report:?}");
+}

@@ -380,12 +380,14 @@ pub fn follow(
                 fallback = watch_scope(follower, &scope, log);
             }
             Batch::Changed { paths, lost } => {
-                let unknown = paths.iter().any(|p| scope.file(p).is_none());
-                if lost || unknown {
-                    // A new file, a new folder, or events lost: the scope is listed again.
-                    let before = scope.files.len();
+                let new = paths
+                    .iter()
+                    .any(|p| scope.file(p).is_none() && could_be_new(&scope, options, p));
+                if lost || new {
+                    // A new memory file or folder, or events lost: the scope is listed again.
+                    let before = std::mem::take(&mut scope.folders);
                     scope = scope::build(options);
-                    if scope.files.len() != before || lost {
+                    if scope.folders != before || lost {
                         fallback = watch_scope(follower, &scope, log);
                     }
                 }
@@ -399,6 +401,49 @@ pub fn follow(
             }
         }
     }
+}
+
+/// Whether `path`, changed in a watched folder though the scope lists no file there, may
+/// be memory that appeared, so the scope must be listed again: a new folder (a bank, a
+/// sub-folder of one), or a file the bank listing of its project names now. Anything
+/// else in a watched folder (a project's README or build file, an editor's temp file) is
+/// not memory: it costs one project's probe, not a scan of the root.
+fn could_be_new(scope: &Scope, options: &ScopeOptions, path: &Path) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        // Gone again: nothing to add (a file with a history is recorded gone).
+        return false;
+    };
+    if meta.is_dir() {
+        return true;
+    }
+    let key = crate::history::key_of(path);
+    let project = scope
+        .projects
+        .iter()
+        .filter(|project| path.starts_with(project))
+        .max_by_key(|project| project.components().count())
+        .or_else(|| {
+            scope
+                .store_holding(&key)
+                .and_then(|store| store.project.as_ref())
+        });
+    // Outside every project (Codex memories, a home folder's place): listed again.
+    let Some(project) = project else {
+        return true;
+    };
+    let name = project
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(found) =
+        crate::scan::discovery::project_at_home(project, name, options.scan.home.as_deref())
+    else {
+        return false;
+    };
+    crate::scan::bank::list_banks(&found)
+        .iter()
+        .flat_map(|bank| &bank.files)
+        .any(|file| file.path == path || file.path == key)
 }
 
 /// Watches the scope's folders; the fallback period when not all could be.
@@ -457,6 +502,38 @@ mod tests {
             exhausted: false,
         };
         assert_eq!(full.note(), None);
+    }
+
+    #[test]
+    fn only_a_new_folder_or_a_file_its_project_lists_as_memory_asks_for_a_new_scope() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let project = root.join("app");
+        std::fs::create_dir_all(project.join("memory-bank")).unwrap();
+        std::fs::write(project.join("memory-bank/progress.md"), "# Progress\n").unwrap();
+        let options = ScopeOptions {
+            root: root.clone(),
+            scan: Default::default(),
+            config: Default::default(),
+        };
+        let scope = scope::build(&options);
+        assert!(scope.folders.contains(&project));
+        let readme = project.join("README.md");
+        std::fs::write(&readme, "# App\n").unwrap();
+        assert!(!could_be_new(&scope, &options, &readme));
+        assert!(!could_be_new(&scope, &options, &project.join("gone.md")));
+        let notes = project.join("memory-bank/notes.md");
+        std::fs::write(&notes, "# Notes\n").unwrap();
+        assert!(could_be_new(&scope, &options, &notes));
+        let claude = project.join("CLAUDE.md");
+        std::fs::write(&claude, "# Instructions\n").unwrap();
+        assert!(could_be_new(&scope, &options, &claude));
+        std::fs::create_dir(project.join("memory-bank/archive")).unwrap();
+        assert!(could_be_new(
+            &scope,
+            &options,
+            &project.join("memory-bank/archive")
+        ));
     }
 
     #[test]
