@@ -7,12 +7,12 @@
 # version being in the history (the watch logs a version once it is recorded) over W
 # writes to memory files of random projects, one every 100 ms; p50/p95/max. Peer in the
 # same run: the latency from the same writes to a bare `inotifywait` printing them, when
-# installed (the kernel's floor). Then, in a user namespace whose inotify limit is 200
-# watches (`unshare -Ur`, /proc/sys/user/max_inotify_watches; nothing outside it
-# changes), a second watch's log: it must say how many folders it watches, which limit
-# stopped it and that it falls back to a periodic scan. Last, the CPU the watch spends
-# on each of 50 writes of a file that is not memory in a watched folder (a project's
-# own files beside its banks).
+# installed (the kernel's floor; the watch batches writes until 30 ms pass without one).
+# Then the CPU the watch spends on each of 50 writes of a file that is not memory in a
+# watched folder (a project's own file beside its banks). Last, in a user namespace
+# whose inotify limit is 200 watches (`unshare -Ur`, /proc/sys/user/max_inotify_watches;
+# nothing outside it changes), a second watch's log: it must say how many folders it
+# watches, which limit stopped it and that it falls back to a periodic scan.
 #
 #   usage: benches/journal_watch.sh [PROJECTS] [WRITES] [IDLE_SECONDS]  (2000, 300, 10)
 # Needs python3 (the writer and the figures). Builds the release binary first, unless
