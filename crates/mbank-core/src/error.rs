@@ -32,11 +32,13 @@ pub enum CoreError {
     )]
     Conflict { path: PathBuf },
     /// A write the guard rules refuse (a secret, an elision placeholder, a decision log
-    /// losing entries); the refusal names the file and says what to do instead.
-    #[error("{refusal}")]
+    /// losing entries): the rule's id (`secret`, `elision`, `append-only`), and the
+    /// refusal's message, which names the file and says what to do instead.
+    #[error("{message}")]
     Refused {
         path: PathBuf,
-        refusal: Box<crate::guard::Refusal>,
+        rule: &'static str,
+        message: String,
     },
     #[error("{0}")]
     Config(String),

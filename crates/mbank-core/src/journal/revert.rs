@@ -151,7 +151,8 @@ pub(crate) fn write_in_store(
     {
         return Err(CoreError::Refused {
             path: key.to_path_buf(),
-            refusal: Box::new(refusal),
+            rule: refusal.rule(),
+            message: refusal.message(),
         });
     }
     let real_root =

@@ -497,9 +497,9 @@ fn a_revert_that_would_bring_back_a_secret_or_drop_a_decision_is_refused_by_the_
 
     let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
     match &refused {
-        CoreError::Refused { path, refusal } => {
+        CoreError::Refused { path, rule, .. } => {
             assert_eq!(path, &progress);
-            assert_eq!(refusal.rule(), "secret");
+            assert_eq!(*rule, "secret");
         }
         other => panic!("{other:?}"),
     }
@@ -534,7 +534,13 @@ fn a_revert_that_would_bring_back_a_secret_or_drop_a_decision_is_refused_by_the_
     assert!(setup.scope().file(&log).unwrap().role.is_decision_log());
     let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
     assert!(
-        matches!(&refused, CoreError::Refused { refusal, .. } if refusal.rule() == "append-only"),
+        matches!(
+            &refused,
+            CoreError::Refused {
+                rule: "append-only",
+                ..
+            }
+        ),
         "{refused:?}"
     );
     assert!(refused.to_string().contains("Use WAL mode"), "{refused}");
@@ -567,7 +573,7 @@ fn restoring_a_version_of_an_agent_store_holding_a_secret_is_refused_by_the_guar
 
     let refused = restore_in_store(&ctx, &history, &scope, &store, &topic, 1).unwrap_err();
     assert!(
-        matches!(&refused, CoreError::Refused { refusal, .. } if refusal.rule() == "secret"),
+        matches!(&refused, CoreError::Refused { rule: "secret", .. }),
         "{refused:?}"
     );
     let message = refused.to_string();
@@ -626,7 +632,7 @@ fn a_secret_already_exposed_does_not_stop_another_hunk_but_unwrapping_one_is_ref
     let change = change_from(&setup, &mut recorder, &notes, &exposed, &hidden);
     let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
     assert!(
-        matches!(&refused, CoreError::Refused { refusal, .. } if refusal.rule() == "secret"),
+        matches!(&refused, CoreError::Refused { rule: "secret", .. }),
         "{refused:?}"
     );
     assert_eq!(fs::read_to_string(&notes).unwrap(), hidden);
