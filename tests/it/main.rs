@@ -34,6 +34,7 @@ mod http_browser_safety;
 mod http_serve;
 mod infinity_store;
 mod journal;
+mod journal_no_loss;
 mod json_schemas;
 mod kilo_memory;
 mod list_cache;

@@ -31,6 +31,15 @@ pub enum CoreError {
         "{path} changed on disk since it was read; nothing was written (reload or merge first)"
     )]
     Conflict { path: PathBuf },
+    /// A write the guard rules refuse (a secret, an elision placeholder, a decision log
+    /// losing entries): the rule's id (`secret`, `elision`, `append-only`), and the
+    /// refusal's message, which names the file and says what to do instead.
+    #[error("{message}")]
+    Refused {
+        path: PathBuf,
+        rule: &'static str,
+        message: String,
+    },
     #[error("{0}")]
     Config(String),
     #[error("{0}")]

@@ -15,6 +15,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::{self, JoinHandle};
 
 use mbank_core::error::CoreError;
+use mbank_core::guard::GuardPolicy;
 use mbank_core::history::History;
 use mbank_core::journal::changes::{self, FileChange, Survey, SurveyOptions};
 use mbank_core::journal::revert::{self, Revert};
@@ -36,6 +37,8 @@ pub struct JournalSetup {
     pub scope: ScopeOptions,
     /// Record while the app runs (when the recorder lock can be taken).
     pub record: bool,
+    /// The rules a revert or restore must pass (`[serve.guard]`).
+    pub guard: GuardPolicy,
 }
 
 enum Input {
@@ -294,7 +297,9 @@ impl JournalState {
             "revert"
         };
         let history = self.setup.history.clone();
-        let ctx = WriteContext::new(writer, history.clock()).with_history(Some(history));
+        let ctx = WriteContext::new(writer, history.clock())
+            .with_history(Some(history))
+            .with_policy(self.setup.guard);
         let scope = self.scope();
         let result = revert::revert(&ctx, scope, change, what).map_err(|e| match e {
             CoreError::Conflict { .. } => ActError::Conflict,
@@ -357,6 +362,7 @@ mod tests {
                 config: Default::default(),
             },
             record: true,
+            guard: GuardPolicy::default(),
         }
     }
 

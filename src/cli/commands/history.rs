@@ -83,10 +83,17 @@ pub fn restore(context: &Context, file: &Path, version: u64) -> Result<u8> {
     let Some(project) = crate::cli::enclosing_project(&path) else {
         // A file of an agent's own store (Claude Code auto memory, Kilo Memory, Codex
         // memories), which the journal keeps: restored at the person's word.
-        let store = super::journal::store_holding(context, &path)?
+        let (store, scope) = super::journal::store_holding(context, &path)?
             .ok_or_else(|| eyre!("{} belongs to no memory bank", path.display()))?;
-        let restored = crate::core::journal::restore_in_store(&history, &store, &path, version)
-            .map_err(|e| eyre!("{e}"))?;
+        let restored = crate::core::journal::restore_in_store(
+            &context.write_context("restore"),
+            &history,
+            &scope,
+            &store,
+            &path,
+            version,
+        )
+        .map_err(|e| eyre!("{e}"))?;
         println(line![
             context.style.green("restored"),
             format!(" version {version} of "),

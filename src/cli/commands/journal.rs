@@ -267,16 +267,21 @@ pub fn stats(context: &Context, as_json: bool) -> Result<u8> {
     Ok(0)
 }
 
-/// The agent's store holding `file`, for `mbank restore` of a file no bank of a project
-/// holds (Claude Code auto memory, Kilo Memory, Codex memories).
-pub fn store_holding(context: &Context, file: &std::path::Path) -> Result<Option<journal::Store>> {
+/// The agent's store holding `file`, and the scope it was found in, for `mbank restore`
+/// of a file no bank of a project holds (Claude Code auto memory, Kilo Memory, Codex
+/// memories).
+pub fn store_holding(
+    context: &Context,
+    file: &std::path::Path,
+) -> Result<Option<(journal::Store, journal::Scope)>> {
     let options = scope_options(context)?;
     let scope = scope::build(&options);
     let key = crate::core::history::key_of(file);
-    Ok(scope
+    let store = scope
         .store_holding(&key)
         .filter(|store| store.agent_store)
-        .cloned())
+        .cloned();
+    Ok(store.map(|store| (store, scope)))
 }
 
 #[cfg(test)]

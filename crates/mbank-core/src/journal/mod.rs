@@ -31,6 +31,7 @@ pub use crate::config::JournalConfig;
 use crate::error::Result;
 use crate::history::{self, History};
 use crate::io::confine::{self, ProjectFolder};
+use crate::scan::listings::Stamp;
 pub use scope::{JournalFile, Scope, ScopeOptions, Store};
 
 /// The writer a version found on disk is given when git moved HEAD meanwhile.
@@ -50,6 +51,9 @@ pub struct PassReport {
     pub deleted: usize,
     /// Of those, renames (a deletion paired with a new file of the same text).
     pub renamed: usize,
+    /// Files a catch-up did not read: their stamps are as when they last held their
+    /// newest version.
+    pub not_read: usize,
     /// Files that could not be read or recorded, each as a sentence.
     pub problems: Vec<String>,
     /// What was recorded, a line a version (for the log).
@@ -61,6 +65,7 @@ impl PassReport {
         self.recorded += other.recorded;
         self.deleted += other.deleted;
         self.renamed += other.renamed;
+        self.not_read += other.not_read;
         self.problems.extend(other.problems);
         self.lines.extend(other.lines);
     }
@@ -74,6 +79,10 @@ pub struct Recorder {
     /// The store label and project of every file seen in a scope during this run, for
     /// files that are gone from the newest scope.
     known: HashMap<PathBuf, (String, Option<PathBuf>, bool)>,
+    /// Files found holding their newest version, by the stamp (inode, size, modification
+    /// and change times) they had then: a catch-up passes over a file whose stamp is the
+    /// same without reading it. Only stamps older than the racy window are kept.
+    unchanged: HashMap<PathBuf, Stamp>,
     _lock: lock::RecorderLock,
 }
 
@@ -106,6 +115,7 @@ impl Recorder {
             data_dir: data_dir.to_path_buf(),
             heads: head::Heads::load(data_dir),
             known: HashMap::new(),
+            unchanged: HashMap::new(),
             _lock: lock,
         }
     }
@@ -123,9 +133,22 @@ impl Recorder {
         let mut found = Vec::new();
         for file in &scope.files {
             self.remember(scope, file);
+            // Taken before the read: a write after it changes the stamp.
+            let stamp = std::fs::metadata(&file.path)
+                .ok()
+                .and_then(|meta| Stamp::of(&meta));
+            if stamp.is_some() && stamp.as_ref() == self.unchanged.get(&file.key) {
+                report.not_read += 1;
+                continue;
+            }
             match self.find_change(scope, file) {
                 Ok(Some(change)) => found.push(change),
-                Ok(None) => {}
+                Ok(None) => {
+                    let now = crate::scan::listings::time_nanos(std::time::SystemTime::now());
+                    if let Some(stamp) = stamp.filter(|stamp| !stamp.is_racy(now)) {
+                        self.unchanged.insert(file.key.clone(), stamp);
+                    }
+                }
                 Err(problem) => report.problems.push(problem),
             }
         }
@@ -174,6 +197,7 @@ impl Recorder {
                 if !done.insert(file.key.clone()) {
                     continue;
                 }
+                self.unchanged.remove(&file.key);
                 self.remember(scope, file);
                 if let Some(project) = &scope.store_of(file).project {
                     projects.push(project.clone());
@@ -387,12 +411,16 @@ impl Recorder {
 }
 
 /// Brings version `number` of `file`, a file of the agent's store `store` (which agents'
-/// writes through mbank never touch), back at a person's word: opened below the store's
+/// writes through mbank never touch), back at a person's word, writing as `ctx` says
+/// (its writer, `restore`, is who the journal names): judged by the context's guard rules
+/// (a version holding a secret is refused, naming the file), opened below the store's
 /// real folder with no link followed, under the file's lock, refused when the file
-/// changed meanwhile, and the text it replaces recorded first (writer `restore`). A file
-/// that was deleted is created again.
+/// changed meanwhile, and the text it replaces recorded first in `history`. A file that
+/// was deleted is created again. `scope` tells the file's name and role when it lists it.
 pub fn restore_in_store(
+    ctx: &crate::write::WriteContext,
     history: &History,
+    scope: &Scope,
     store: &Store,
     file: &Path,
     number: u64,
@@ -401,9 +429,15 @@ pub fn restore_in_store(
     let key = history::key_of(file);
     let _lock = crate::io::lock::for_file(&key)?;
     let current = read_if_there(&ProjectFolder::new(&store.allowed_root), &key)?;
-    let ctx = crate::write::WriteContext::new("restore", history.clock())
-        .with_history(Some(history.clone()));
-    revert::write_in_store(&ctx, store, &key, current.as_deref(), Some(&text))?;
+    let listed = scope.file(&key);
+    let shown = key.display().to_string();
+    let guarded = revert::Guarded {
+        key: &key,
+        name: listed.map_or(shown.as_str(), |f| f.display.as_str()),
+        role: listed.map_or(crate::model::Role::Other, |f| f.role),
+    };
+    let ctx = ctx.clone().with_history(Some(history.clone()));
+    revert::write_in_store(&ctx, store, &guarded, current.as_deref(), Some(&text))?;
     Ok(key)
 }
 

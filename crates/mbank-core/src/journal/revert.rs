@@ -1,15 +1,22 @@
 //! Taking back what changed since a file was last marked reviewed: one hunk, or the whole
 //! file back to its baseline (a deleted file is restored, a file new since then removed).
-//! Every change goes through the one write pipeline (`write::apply`), confined below the
-//! folder of the store the file belongs to with no link followed, under the file's lock,
-//! and refused when the file no longer holds the text the change was shown against; the
-//! text it replaces is recorded first, and the journal names the writer of the new one.
+//! Every change is judged by the guard rules of the write's context (`guard::check`: a
+//! secret brought back, an elision placeholder standing for most of the file, a decision
+//! log losing entries are refused, naming the file; a secret already exposed in the file
+//! as it is does not stop taking back another hunk), then goes through the one write
+//! pipeline (`write::apply`), confined below the folder of the store the file belongs to
+//! with no link followed, under the file's lock, and refused when the file no longer
+//! holds the text the change was shown against; the text it replaces is recorded first,
+//! and the journal names the writer of the new one.
+use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
 use super::changes::FileChange;
 use super::scope::{Scope, Store};
 use crate::error::{CoreError, Result};
+use crate::guard::{self, ExpectedVersion, Guard, GuardKind, GuardRequest, Refusal};
 use crate::io::confine::ProjectFolder;
+use crate::model::Role;
 use crate::review::{HunkId, Selection, revert_in_new};
 use crate::write::{Applied, Change, Expected, Target, WriteContext, WriteRequest};
 
@@ -34,7 +41,8 @@ pub enum Reverted {
 }
 
 /// Takes back `what` of `change` (as a survey of `scope` found it), writing as `ctx`
-/// says. Refused with [`CoreError::Conflict`] when the file changed since the survey.
+/// says. Refused with [`CoreError::Conflict`] when the file changed since the survey,
+/// and with [`CoreError::Refused`] when the result breaks the context's guard rules.
 pub fn revert(
     ctx: &WriteContext,
     scope: &Scope,
@@ -42,8 +50,8 @@ pub fn revert(
     what: Revert,
 ) -> Result<Reverted> {
     let key = &change.path;
-    let store = scope
-        .file(key)
+    let file = scope.file(key);
+    let store = file
         .map(|file| scope.store_of(file))
         .or_else(|| scope.store_holding(key))
         .ok_or_else(|| {
@@ -79,7 +87,12 @@ pub fn revert(
             ))
         }
     };
-    let applied = write_in_store(ctx, store, key, current.as_deref(), wanted.as_deref())?;
+    let guarded = Guarded {
+        key,
+        name: &change.display,
+        role: file.map_or(Role::Other, |file| file.role),
+    };
+    let applied = write_in_store(ctx, store, &guarded, current.as_deref(), wanted.as_deref())?;
     Ok(match (applied, current.is_some()) {
         (Some(Applied::Removed), _) => Reverted::Removed,
         (_, false) => Reverted::Restored,
@@ -87,17 +100,61 @@ pub fn revert(
     })
 }
 
-/// Writes `wanted` (`None`: removes the file) to the file whose key is `key`, a file of
-/// `store` holding `current` now (the caller holds its lock and read it): opened below
-/// the store's real folder with no link followed, through the one write pipeline.
-/// `None` when there was nothing to do (a file gone that is wanted gone).
+/// The file a revert or restore writes, as the guard rules judge it.
+pub(crate) struct Guarded<'a> {
+    /// Its key in the history.
+    pub key: &'a Path,
+    /// As a person reads it (the refusal names it so).
+    pub name: &'a str,
+    /// Its role (a decision log only grows).
+    pub role: Role,
+}
+
+/// Writes `wanted` (`None`: removes the file) to `file`, a file of `store` holding
+/// `current` now (the caller holds its lock and read it): judged by the guard rules of
+/// `ctx` as a person's write (no `expectedVersion`: the caller compared the text), then
+/// opened below the store's real folder with no link followed, through the one write
+/// pipeline. `None` when there was nothing to do (a file gone that is wanted gone).
 pub(crate) fn write_in_store(
     ctx: &WriteContext,
     store: &Store,
-    key: &Path,
+    file: &Guarded<'_>,
     current: Option<&str>,
     wanted: Option<&str>,
 ) -> Result<Option<Applied>> {
+    let key = file.key;
+    let kind = match (wanted, current) {
+        (Some(new), old) => GuardKind::Replace {
+            path: key,
+            role: file.role,
+            old,
+            new,
+            version: ExpectedVersion::Unchecked,
+        },
+        (None, Some(old)) => GuardKind::Remove {
+            path: key,
+            role: file.role,
+            old,
+            version: ExpectedVersion::Unchecked,
+        },
+        (None, None) => return Ok(None),
+    };
+    let judged = guard::check(
+        &ctx.guard,
+        &GuardRequest {
+            file: file.name,
+            kind,
+        },
+    );
+    if let Err(refusal) = judged
+        && !exposed_already(&ctx.guard, file.name, &refusal, wanted, current)
+    {
+        return Err(CoreError::Refused {
+            path: key.to_path_buf(),
+            rule: refusal.rule(),
+            message: refusal.message(),
+        });
+    }
     let real_root =
         std::fs::canonicalize(&store.root).map_err(|e| CoreError::io(&store.root, e))?;
     let rel = relative_below(key, &real_root).ok_or_else(|| {
@@ -114,7 +171,6 @@ pub(crate) fn write_in_store(
     };
     let change = match wanted {
         Some(text) => Change::Write(text),
-        None if current.is_none() => return Ok(None),
         None => Change::Remove,
     };
     crate::write::apply(
@@ -131,6 +187,43 @@ pub(crate) fn write_in_store(
         },
     )
     .map(Some)
+}
+
+/// Whether `refusal` is only about secrets that stand exposed in `current` already, line
+/// for line: the write brings none back, and refusing it (a hunk elsewhere in the file
+/// taken back) would only keep the agent's change, secret included, on disk. The secret
+/// rule is judged last, so the other rules passed.
+fn exposed_already(
+    guard: &Guard,
+    name: &str,
+    refusal: &Refusal,
+    wanted: Option<&str>,
+    current: Option<&str>,
+) -> bool {
+    let (Refusal::Secret { hits, .. }, Some(new), Some(current)) = (refusal, wanted, current)
+    else {
+        return false;
+    };
+    let now = guard::check(
+        guard,
+        &GuardRequest {
+            file: name,
+            kind: GuardKind::Whole { text: current },
+        },
+    );
+    let Err(Refusal::Secret { hits: now_hits, .. }) = now else {
+        return false;
+    };
+    let lines_of = |text: &str, hits: &[guard::SecretHit]| -> Option<HashSet<String>> {
+        let lines: Vec<&str> = text.lines().collect();
+        hits.iter()
+            .map(|hit| lines.get(hit.line.checked_sub(1)?).map(|l| l.to_string()))
+            .collect()
+    };
+    match (lines_of(new, hits), lines_of(current, &now_hits)) {
+        (Some(brought), Some(standing)) => brought.is_subset(&standing),
+        _ => false,
+    }
 }
 
 /// `key` below `root`, as plain names (no `..`, not empty).

@@ -446,3 +446,257 @@ fn a_hunk_or_a_whole_file_goes_back_to_its_baseline_and_a_deleted_file_comes_bac
         assert_eq!(history.list(file).unwrap().last().unwrap().writer, "revert");
     }
 }
+
+/// A survey's change of `file` after its text went from `baseline` (marked reviewed) to
+/// `now`, both recorded.
+fn change_from(
+    setup: &Setup,
+    recorder: &mut Recorder,
+    file: &Path,
+    baseline: &str,
+    now: &str,
+) -> changes::FileChange {
+    let history = setup.history();
+    fs::write(file, baseline).unwrap();
+    recorder.catch_up(&setup.scope());
+    let survey = |reviewed: &Reviewed| {
+        changes::survey(
+            &history,
+            &setup.scope(),
+            reviewed,
+            &SurveyOptions::default(),
+        )
+        .unwrap()
+    };
+    let mut reviewed = Reviewed::default();
+    changes::mark_reviewed(&survey(&reviewed), &mut reviewed, chrono::Utc::now());
+    fs::write(file, now).unwrap();
+    recorder.catch_up(&setup.scope());
+    survey(&reviewed)
+        .changes
+        .into_iter()
+        .find(|c| c.path == file)
+        .unwrap()
+}
+
+const AWS_KEY: &str = "AKIAZ7QWERTYUIOPASDF";
+
+#[test]
+fn a_revert_that_would_bring_back_a_secret_or_drop_a_decision_is_refused_by_the_guard() {
+    use super::revert::{Revert, revert};
+    use crate::error::CoreError;
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    let history = setup.history();
+    let ctx = crate::write::WriteContext::new("revert", history.clock())
+        .with_history(Some(history.clone()));
+    let progress = setup.bank("progress.md");
+    let with_key = format!("# Progress\n- deploy with AWS_ACCESS_KEY_ID={AWS_KEY}\n");
+    let without = "# Progress\n- deploy with the key in the vault\n";
+    let change = change_from(&setup, &mut recorder, &progress, &with_key, without);
+
+    let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
+    match &refused {
+        CoreError::Refused { path, rule, .. } => {
+            assert_eq!(path, &progress);
+            assert_eq!(*rule, "secret");
+        }
+        other => panic!("{other:?}"),
+    }
+    let message = refused.to_string();
+    assert!(
+        message.starts_with("memory-bank/progress.md: "),
+        "{message}"
+    );
+    assert!(message.contains("secret on line 2"), "{message}");
+    assert!(!message.contains(AWS_KEY), "{message}");
+    assert_eq!(fs::read_to_string(&progress).unwrap(), without);
+
+    // The rules are the context's: with secrets allowed the same revert goes through.
+    let relaxed = ctx.clone().with_policy(crate::guard::GuardPolicy {
+        secrets: false,
+        ..Default::default()
+    });
+    revert(&relaxed, &setup.scope(), &change, Revert::File).unwrap();
+    assert_eq!(fs::read_to_string(&progress).unwrap(), with_key);
+
+    // A decision log only grows: taking back an entry added since the baseline is refused.
+    let log = setup.bank("decisionLog.md");
+    let entry = |title: &str| {
+        format!(
+            "## [2026-04-0{}] {title}\nWhy it was so.\n",
+            title.len() % 9
+        )
+    };
+    let one = format!("# Decision Log\n\n{}", entry("Use SQLite"));
+    let two = format!("{one}\n{}", entry("Use WAL mode"));
+    let change = change_from(&setup, &mut recorder, &log, &one, &two);
+    assert!(setup.scope().file(&log).unwrap().role.is_decision_log());
+    let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
+    assert!(
+        matches!(
+            &refused,
+            CoreError::Refused {
+                rule: "append-only",
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("Use WAL mode"), "{refused}");
+    assert_eq!(fs::read_to_string(&log).unwrap(), two);
+}
+
+#[test]
+fn restoring_a_version_of_an_agent_store_holding_a_secret_is_refused_by_the_guard() {
+    use crate::error::CoreError;
+    let setup = Setup::new();
+    let memory = crate::formats::claude_auto_memory::memory_folder(&setup.home, &setup.project);
+    fs::create_dir_all(&memory).unwrap();
+    let topic = memory.join("deploy.md");
+    let mut recorder = setup.recorder();
+    fs::write(&topic, format!("# Deploy\ntoken: {AWS_KEY}\n")).unwrap();
+    recorder.catch_up(&setup.scope());
+    fs::write(&topic, "# Deploy\nthe token is in the vault\n").unwrap();
+    recorder.catch_up(&setup.scope());
+    fs::write(
+        &topic,
+        "# Deploy\nthe token is in the vault; rotate monthly\n",
+    )
+    .unwrap();
+    recorder.catch_up(&setup.scope());
+    let history = setup.history();
+    assert_eq!(history.list(&topic).unwrap().len(), 3);
+    let scope = setup.scope();
+    let store = scope.store_holding(&topic).unwrap().clone();
+    let ctx = crate::write::WriteContext::new("restore", history.clock());
+
+    let refused = restore_in_store(&ctx, &history, &scope, &store, &topic, 1).unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Refused { rule: "secret", .. }),
+        "{refused:?}"
+    );
+    let message = refused.to_string();
+    assert!(message.contains("deploy.md"), "{message}");
+    assert!(
+        fs::read_to_string(&topic)
+            .unwrap()
+            .contains("rotate monthly"),
+        "nothing was written"
+    );
+    // A clean version comes back, recorded as the restore's.
+    restore_in_store(&ctx, &history, &scope, &store, &topic, 2).unwrap();
+    assert_eq!(
+        fs::read_to_string(&topic).unwrap(),
+        "# Deploy\nthe token is in the vault\n"
+    );
+    recorder.catch_up(&setup.scope());
+    assert_eq!(
+        history.list(&topic).unwrap().last().unwrap().writer,
+        "restore"
+    );
+}
+
+#[test]
+fn a_secret_already_exposed_does_not_stop_another_hunk_but_unwrapping_one_is_refused() {
+    use super::revert::{Revert, revert};
+    use crate::error::CoreError;
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    let history = setup.history();
+    let ctx = crate::write::WriteContext::new("revert", history.clock())
+        .with_history(Some(history.clone()));
+    let progress = setup.bank("progress.md");
+    let lines: String = (1..=20).map(|n| format!("- line {n}\n")).collect();
+    let baseline = format!("# Progress\n{lines}");
+    let now = baseline
+        .replace("- line 2\n", "- line two\n")
+        .replace("- line 19\n", &format!("- key {AWS_KEY}\n"));
+    let change = change_from(&setup, &mut recorder, &progress, &baseline, &now);
+    assert_eq!(change.diff.hunks.len(), 2);
+    // Taking back the first hunk leaves the agent's secret where it stands: not refused.
+    revert(
+        &ctx,
+        &setup.scope(),
+        &change,
+        Revert::Hunk(change.diff.hunks[0].id),
+    )
+    .unwrap();
+    let reverted = fs::read_to_string(&progress).unwrap();
+    assert!(reverted.contains("- line 2\n") && reverted.contains(AWS_KEY));
+
+    // The same line, hidden in a <private> block now: bringing it out is refused.
+    let notes = setup.bank("techContext.md");
+    let exposed = format!("# Tech\nkey {AWS_KEY}\n");
+    let hidden = format!("# Tech\n<private>\nkey {AWS_KEY}\n</private>\n");
+    let change = change_from(&setup, &mut recorder, &notes, &exposed, &hidden);
+    let refused = revert(&ctx, &setup.scope(), &change, Revert::File).unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Refused { rule: "secret", .. }),
+        "{refused:?}"
+    );
+    assert_eq!(fs::read_to_string(&notes).unwrap(), hidden);
+}
+
+#[test]
+fn a_watch_short_of_inotify_watches_says_so_and_names_its_fallback() {
+    let setup = Setup::new();
+    let web = setup.root.join("web/memory-bank");
+    fs::create_dir_all(&web).unwrap();
+    fs::write(web.join("progress.md"), "# Progress\n").unwrap();
+    let mut recorder = setup.recorder();
+    let mut follower = watch::Follower::new().unwrap();
+    follower.limit(2);
+    let stopper = follower.stopper();
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let said = lines.clone();
+    let options = setup.options();
+    let following = std::thread::spawn(move || {
+        let mut log = |line: &str| {
+            said.lock().unwrap().push(line.to_string());
+        };
+        watch::follow(&mut recorder, &options, &mut follower, &mut log);
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !lines
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l == "watching for changes")
+    {
+        assert!(std::time::Instant::now() < deadline, "{lines:?}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    stopper.stop();
+    following.join().unwrap();
+    let lines = lines.lock().unwrap();
+    let wanted = setup.scope().folders.len();
+    assert!(wanted > 2, "{wanted}");
+    let note = lines
+        .iter()
+        .find(|l| l.starts_with("watching 2 of"))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(note.contains(&format!("2 of {wanted} folders")), "{note}");
+    assert!(
+        note.contains("falling back to a periodic scan of everything every 60 s"),
+        "{note}"
+    );
+    assert!(note.contains("raise the limit"), "{note}");
+}
+
+#[test]
+fn a_catch_up_reads_only_files_whose_stamps_changed_since_they_were_last_found_unchanged() {
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    let scope = setup.scope();
+    assert_eq!(recorder.catch_up(&scope).recorded, 2);
+    // Just written: their times may not change with their next write, so they are read.
+    assert_eq!(recorder.catch_up(&scope).not_read, 0);
+    std::thread::sleep(crate::scan::listings::RACY_WINDOW + std::time::Duration::from_millis(100));
+    assert_eq!(recorder.catch_up(&scope).not_read, 0, "stamps kept now");
+    assert_eq!(recorder.catch_up(&scope).not_read, 2);
+    // A write changes the stamp: read, and recorded.
+    fs::write(setup.bank("progress.md"), "# Progress\n- two\n").unwrap();
+    let report = recorder.catch_up(&scope);
+    assert_eq!((report.recorded, report.not_read), (1, 1), "{report:?}");
+}

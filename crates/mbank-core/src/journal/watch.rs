@@ -54,13 +54,39 @@ pub fn is_write(kind: &notify::EventKind) -> bool {
     }
 }
 
-/// The system's limit on watches per user, where there is one to read.
-pub fn system_limit() -> Option<usize> {
+/// A limit on the watches of one user, and the setting it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    pub watches: usize,
+    /// `fs.inotify.max_user_watches`, or `user.max_inotify_watches` (the user
+    /// namespace's, in a container) when that one is lower.
+    pub setting: &'static str,
+}
+
+/// The limit on watches per user, where there is one to read: the lower of the system's
+/// and the user namespace's.
+pub fn system_limit() -> Option<Limit> {
     #[cfg(target_os = "linux")]
     {
-        std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
-            .ok()
-            .and_then(|text| text.trim().parse().ok())
+        let read = |path: &str, setting: &'static str| {
+            std::fs::read_to_string(path)
+                .ok()
+                .and_then(|text| text.trim().parse().ok())
+                .map(|watches| Limit { watches, setting })
+        };
+        [
+            read(
+                "/proc/sys/fs/inotify/max_user_watches",
+                "fs.inotify.max_user_watches",
+            ),
+            read(
+                "/proc/sys/user/max_inotify_watches",
+                "user.max_inotify_watches",
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|limit| limit.watches)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -89,7 +115,7 @@ impl Stopper {
 pub struct Coverage {
     pub watched: usize,
     pub wanted: usize,
-    pub system_limit: Option<usize>,
+    pub system_limit: Option<Limit>,
     /// The kernel refused a watch: the user's watches are used up.
     pub exhausted: bool,
 }
@@ -105,14 +131,14 @@ impl Coverage {
             return None;
         }
         let why = match (self.exhausted, self.system_limit) {
-            (true, Some(limit)) => {
-                format!(
-                    "the system's inotify watches (fs.inotify.max_user_watches = {limit}) are used up"
-                )
-            }
+            (true, Some(limit)) => format!(
+                "the system's inotify watches ({} = {}) are used up",
+                limit.setting, limit.watches
+            ),
             (true, None) => "the system's file watches are used up".to_string(),
             (false, Some(limit)) => format!(
-                "mbank keeps to 3/4 of the system's inotify watches (fs.inotify.max_user_watches = {limit})"
+                "mbank keeps to 3/4 of the system's inotify watches ({} = {})",
+                limit.setting, limit.watches
             ),
             (false, None) => "the watch budget is spent".to_string(),
         };
@@ -146,7 +172,7 @@ pub struct Follower {
     inputs: Sender<Input>,
     watched: HashSet<PathBuf>,
     budget: usize,
-    system_limit: Option<usize>,
+    system_limit: Option<Limit>,
     problems: Vec<String>,
 }
 
@@ -164,7 +190,7 @@ impl Follower {
             inbox,
             inputs,
             watched: HashSet::new(),
-            budget: system_limit.map_or(usize::MAX, |limit| limit - limit / 4),
+            budget: system_limit.map_or(usize::MAX, |limit| limit.watches - limit.watches / 4),
             system_limit,
             problems: Vec::new(),
         })
@@ -319,8 +345,8 @@ fn log_report(log: &mut dyn Log, what: &str, report: &PassReport) {
     }
 }
 
-/// Catches up on `options`' scope, then records every batch the follower reports until
-/// it is stopped.
+/// Watches `options`' scope and catches up on it, then records every batch the follower
+/// reports until it is stopped.
 pub fn follow(
     recorder: &mut Recorder,
     options: &ScopeOptions,
@@ -335,9 +361,11 @@ pub fn follow(
         scope.projects.len(),
         options.root.display()
     ));
+    // Watched before the catch-up reads anything: a version written while it runs is
+    // reported then, not lost between the two.
+    let mut fallback = watch_scope(follower, &scope, log);
     let report = recorder.catch_up(&scope);
     log_report(log, "caught up", &report);
-    let mut fallback = watch_scope(follower, &scope, log);
     log.line("watching for changes");
     loop {
         match follower.next_batch(fallback) {
@@ -352,12 +380,14 @@ pub fn follow(
                 fallback = watch_scope(follower, &scope, log);
             }
             Batch::Changed { paths, lost } => {
-                let unknown = paths.iter().any(|p| scope.file(p).is_none());
-                if lost || unknown {
-                    // A new file, a new folder, or events lost: the scope is listed again.
-                    let before = scope.files.len();
+                let new = paths
+                    .iter()
+                    .any(|p| scope.file(p).is_none() && could_be_new(&scope, options, p));
+                if lost || new {
+                    // A new memory file or folder, or events lost: the scope is listed again.
+                    let before = std::mem::take(&mut scope.folders);
                     scope = scope::build(options);
-                    if scope.files.len() != before || lost {
+                    if scope.folders != before || lost {
                         fallback = watch_scope(follower, &scope, log);
                     }
                 }
@@ -371,6 +401,49 @@ pub fn follow(
             }
         }
     }
+}
+
+/// Whether `path`, changed in a watched folder though the scope lists no file there, may
+/// be memory that appeared, so the scope must be listed again: a new folder (a bank, a
+/// sub-folder of one), or a file the bank listing of its project names now. Anything
+/// else in a watched folder (a project's README or build file, an editor's temp file) is
+/// not memory: it costs one project's probe, not a scan of the root.
+fn could_be_new(scope: &Scope, options: &ScopeOptions, path: &Path) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        // Gone again: nothing to add (a file with a history is recorded gone).
+        return false;
+    };
+    if meta.is_dir() {
+        return true;
+    }
+    let key = crate::history::key_of(path);
+    let project = scope
+        .projects
+        .iter()
+        .filter(|project| path.starts_with(project))
+        .max_by_key(|project| project.components().count())
+        .or_else(|| {
+            scope
+                .store_holding(&key)
+                .and_then(|store| store.project.as_ref())
+        });
+    // Outside every project (Codex memories, a home folder's place): listed again.
+    let Some(project) = project else {
+        return true;
+    };
+    let name = project
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(found) =
+        crate::scan::discovery::project_at_home(project, name, options.scan.home.as_deref())
+    else {
+        return false;
+    };
+    crate::scan::bank::list_banks(&found)
+        .iter()
+        .flat_map(|bank| &bank.files)
+        .any(|file| file.path == path || file.path == key)
 }
 
 /// Watches the scope's folders; the fallback period when not all could be.
@@ -412,7 +485,10 @@ mod tests {
         let coverage = Coverage {
             watched: 10,
             wanted: 20,
-            system_limit: Some(8192),
+            system_limit: Some(Limit {
+                watches: 8192,
+                setting: "fs.inotify.max_user_watches",
+            }),
             exhausted: true,
         };
         let note = coverage.note().unwrap();
@@ -426,6 +502,38 @@ mod tests {
             exhausted: false,
         };
         assert_eq!(full.note(), None);
+    }
+
+    #[test]
+    fn only_a_new_folder_or_a_file_its_project_lists_as_memory_asks_for_a_new_scope() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let project = root.join("app");
+        std::fs::create_dir_all(project.join("memory-bank")).unwrap();
+        std::fs::write(project.join("memory-bank/progress.md"), "# Progress\n").unwrap();
+        let options = ScopeOptions {
+            root: root.clone(),
+            scan: Default::default(),
+            config: Default::default(),
+        };
+        let scope = scope::build(&options);
+        assert!(scope.folders.contains(&project));
+        let readme = project.join("README.md");
+        std::fs::write(&readme, "# App\n").unwrap();
+        assert!(!could_be_new(&scope, &options, &readme));
+        assert!(!could_be_new(&scope, &options, &project.join("gone.md")));
+        let notes = project.join("memory-bank/notes.md");
+        std::fs::write(&notes, "# Notes\n").unwrap();
+        assert!(could_be_new(&scope, &options, &notes));
+        let claude = project.join("CLAUDE.md");
+        std::fs::write(&claude, "# Instructions\n").unwrap();
+        assert!(could_be_new(&scope, &options, &claude));
+        std::fs::create_dir(project.join("memory-bank/archive")).unwrap();
+        assert!(could_be_new(
+            &scope,
+            &options,
+            &project.join("memory-bank/archive")
+        ));
     }
 
     #[test]

@@ -38,6 +38,7 @@ impl App {
                 config: options.config.journal.clone(),
             },
             record: options.record,
+            guard: options.config.serve.guard,
         };
         Some(JournalWorker::spawn(setup, outbox.clone()))
     }
