@@ -6,7 +6,7 @@
 //! padded "billion laughs", hours for a log of 100k decisions) and the limit must be
 //! reported: a `parse-limit` finding naming the file, the limit and what was found.
 //!
-//! The limits themselves are documented in `src/core/limits/mod.rs`; the numbers below are
+//! The limits themselves are documented in `crates/mbank-core/src/limits/mod.rs`; the numbers below are
 //! the documented ones on purpose, so a change of a limit shows up here.
 use crate::common;
 

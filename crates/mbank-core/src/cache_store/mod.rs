@@ -22,7 +22,7 @@ use serde::{Serialize, Serializer};
 
 use crate::error::Result;
 use crate::io::hash_index::checksum;
-use crate::markup::limits;
+use crate::limits;
 
 const MAGIC: &[u8; 8] = b"MBCACHE\0";
 /// The version of every cache file. Bump it when any section's records change meaning

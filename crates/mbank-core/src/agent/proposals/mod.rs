@@ -15,7 +15,7 @@
 //! ([`MarkdownBank::apply_change`](crate::agent::bank::MarkdownBank::apply_change)):
 //! the name confined, the folder locked, the guard rules (secrets, append-only, elisions)
 //! checked on the result, the replaced text recorded in the history. A file changed since
-//! the proposal was made is merged three-way ([`crate::markup::merge`]); overlapping
+//! the proposal was made is merged three-way ([`crate::merge`]); overlapping
 //! changes are reported as a conflict and nothing is written. Entries (decisions,
 //! progress lines, session notes) are re-applied to the file as it is when accepted.
 mod accept;
@@ -33,7 +33,7 @@ use crate::agent::entries;
 use crate::error::CoreError;
 use crate::history::files;
 use crate::io::dir_handle::Dir;
-use crate::markup::merge;
+use crate::merge;
 
 pub use hunks::Hunk;
 
