@@ -74,7 +74,7 @@ impl Hasher for FoldHasher {
     }
 }
 
-/// A hash map hashed with [`FoldHasher`], for short keys.
+/// A hash map hashed with `FoldHasher`, for short keys.
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 
 fn u32_at(bytes: &[u8], at: usize) -> u64 {

@@ -140,7 +140,7 @@ pub fn count(encoding: Encoding, text: &str) -> usize {
 }
 
 /// Readies this thread to count many texts under `encoding` (see
-/// [`counter::reserve_for_bulk`]).
+/// `counter::reserve_for_bulk`).
 pub fn reserve_for_bulk(encoding: Encoding) {
     match encoding {
         Encoding::O200k => counter::reserve_for_bulk(pretokenize::Grammar::O200k),

@@ -3,7 +3,7 @@
 //! format version, one checksum, one atomic save and one size cap to get right.
 //!
 //! A cache file is a fixed header (magic, [`FORMAT_VERSION`], the [`Section`] it holds,
-//! the payload's length and [`checksum`]) and a payload in postcard, serde's compact
+//! the payload's length and a checksum) and a payload in postcard, serde's compact
 //! binary format: the section's scope (the token encoding, or the root the file is for)
 //! and its tables, each a list of records. A record is itself postcard of the section's
 //! record type (`tokens::stored`, `scan::listing_store`, [`rows`]), kept as a byte string, so

@@ -5,7 +5,7 @@
 //! `<data dir>/history/<hash of the file's real path>/` holds `index.jsonl` (one line a
 //! version: number, time, writer, size, content hash, where its text is) and the texts,
 //! appended one after the other to one pack file (`texts-<generation>.pack`, see
-//! [`pack`]), each distinct text stored once, so a text that comes back is not stored
+//! `pack`), each distinct text stored once, so a text that comes back is not stored
 //! again and a version equal to the newest one is not recorded again. Histories written
 //! by older builds keep a `<content hash>.txt` per text, still read. Retention: a version
 //! goes once it is beyond the newest [`Retention::keep_versions`] *and* older than
@@ -132,7 +132,7 @@ pub struct VersionDiff {
 }
 
 /// The history kept in one data folder. Clones share what they remember of the files
-/// written (see [`Memo`]), so a server hands one to every request.
+/// written (see `Memo`), so a server hands one to every request.
 #[derive(Debug, Clone)]
 pub struct History {
     data_dir: PathBuf,

@@ -225,7 +225,7 @@ impl Listings {
 
     /// The listing cache of `root` in `dir`. A missing or invalid file gives an empty
     /// cache; so does anything but a regular file (a FIFO, a device such as `/dev/zero`,
-    /// a folder) or a file over [`limits::CACHE_MAX_BYTES`], refused before reading.
+    /// a folder) or a file over [`crate::limits::CACHE_MAX_BYTES`], refused before reading.
     /// `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, root: &Path, clock: &Clock) -> Listings {
         let file = dir.join(Self::file_name(root));

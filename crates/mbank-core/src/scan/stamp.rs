@@ -83,7 +83,7 @@ impl Stamp {
     }
 }
 
-/// A time in nanoseconds since the epoch, as [`Listings::fact_files`] gives it.
+/// A time in nanoseconds since the epoch, as [`Listings::fact_files`](crate::scan::listings::Listings::fact_files) gives it.
 pub fn time_nanos(time: SystemTime) -> i128 {
     nanos(time)
 }

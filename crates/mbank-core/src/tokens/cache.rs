@@ -246,7 +246,7 @@ impl TokenCache {
 
     /// The cache file for `encoding` in `dir`. A missing, unreadable or invalid file
     /// gives an empty cache; so does anything but a regular file (a FIFO, a device such
-    /// as `/dev/zero`, a folder) or a file over [`limits::CACHE_MAX_BYTES`], which are
+    /// as `/dev/zero`, a folder) or a file over [`crate::limits::CACHE_MAX_BYTES`], which are
     /// refused before reading. `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, encoding: Encoding) -> Self {
         let file = dir.join(Self::file_name(encoding));

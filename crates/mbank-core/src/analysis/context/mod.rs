@@ -673,8 +673,8 @@ fn infinity_listing(bank: &Bank, count_tokens: &dyn Fn(&str) -> usize) -> Listin
     }
 }
 
-/// [`session_context`] with explicit options (tests, or a view that leaves out the
-/// user's global files).
+/// What an agent loads of `bank` at its session start, with explicit options (tests, or a
+/// view that leaves out the user's global files).
 pub fn session_context_with(
     project: &Project,
     bank: &Bank,

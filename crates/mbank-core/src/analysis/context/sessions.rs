@@ -63,7 +63,7 @@ pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank
 }
 
 /// The start-up instruction file of `agent` in the project that tells it to read the
-/// memory bank at the start of every task (see [`agents::directs_to_memory_bank`]), read
+/// memory bank at the start of every task (see `agents::directs_to_memory_bank`), read
 /// confined to the project; `None` for agents that never take such a direction.
 pub fn directing_file(project: &Project, banks: &[&Bank], agent: Agent) -> Option<PathBuf> {
     if !agent.takes_memory_bank_directions() {
