@@ -104,7 +104,7 @@ impl Surfaces {
 
 /// How a server was started.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct ServeOptions {
     pub root: PathBuf,
     pub surfaces: Surfaces,
     pub read_only: bool,
@@ -124,7 +124,7 @@ pub struct Options {
 /// What every session and request of one server shares.
 #[derive(Debug)]
 pub struct Shared {
-    pub options: Options,
+    pub options: ServeOptions,
     pub root: Root,
     /// The guard rules, and the clean texts every request's appends share.
     guard: Guard,
@@ -223,7 +223,7 @@ impl Caller {
 }
 
 impl Shared {
-    pub fn new(options: Options) -> AgentResult<Arc<Shared>> {
+    pub fn new(options: ServeOptions) -> AgentResult<Arc<Shared>> {
         let root = Root::new(&options.root)?;
         Ok(Arc::new(Shared {
             guard: Guard::new(options.policy),

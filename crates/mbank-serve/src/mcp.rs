@@ -216,11 +216,11 @@ pub fn run_stdio(shared: Arc<Shared>) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Options, Surfaces};
+    use crate::{ServeOptions, Surfaces};
     use mbank_core::guard::GuardPolicy;
 
     fn shared_over(root: &std::path::Path) -> Arc<Shared> {
-        Shared::new(Options {
+        Shared::new(ServeOptions {
             root: root.to_path_buf(),
             surfaces: Surfaces::default(),
             read_only: false,

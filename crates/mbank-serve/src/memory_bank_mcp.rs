@@ -31,11 +31,11 @@ impl ToolArgs for SetPathArgs {
 
 /// `read_memory_bank_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ReadArgs {
+pub struct ReadFileArgs {
     pub filename: String,
 }
 
-impl ToolArgs for ReadArgs {
+impl ToolArgs for ReadFileArgs {
     const SPELLINGS: &'static [(&'static str, &'static [&'static str])] = &[FILE_SPELLINGS];
 }
 
@@ -158,7 +158,7 @@ pub fn set_path(shared: &Shared, session: &Session, args: SetPathArgs) -> ToolRe
     }))
 }
 
-pub fn read(shared: &Shared, session: &Session, args: ReadArgs) -> ToolResult {
+pub fn read(shared: &Shared, session: &Session, args: ReadFileArgs) -> ToolResult {
     let (_, bank) = current_bank(shared, session)?;
     let cached = shared.read(&bank, &args.filename)?;
     let read = &cached.read;

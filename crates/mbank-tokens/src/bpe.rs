@@ -10,7 +10,7 @@ use super::table_hash::{
 };
 
 /// One encoding's tables, as build.rs wrote them (little-endian u32 arrays).
-pub(crate) struct Table {
+pub(crate) struct EncodingTables {
     /// Every token's bytes, in rank order.
     tokens: &'static [u8],
     /// Where each token ends in `tokens` (u32 per rank).
@@ -24,7 +24,7 @@ pub(crate) struct Table {
     filter: &'static [u8],
 }
 
-pub(crate) static O200K: Table = Table {
+pub(crate) static O200K: EncodingTables = EncodingTables {
     tokens: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.tokens")),
     ends: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends")),
     slots: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.slots")),
@@ -33,7 +33,7 @@ pub(crate) static O200K: Table = Table {
 };
 
 #[cfg(feature = "cl100k")]
-pub(crate) static CL100K: Table = Table {
+pub(crate) static CL100K: EncodingTables = EncodingTables {
     tokens: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tokens")),
     ends: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends")),
     slots: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.slots")),
@@ -86,7 +86,7 @@ fn u32_at(bytes: &[u8], index: usize) -> Option<u32> {
     Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
 }
 
-impl Table {
+impl EncodingTables {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.ends.len() / 4
@@ -179,7 +179,7 @@ impl Table {
         self.rank(bytes).unwrap_or(NO_RANK)
     }
 
-    /// [`Table::rank_or_none`] through `cache` for short byte strings.
+    /// [`EncodingTables::rank_or_none`] through `cache` for short byte strings.
     #[inline(always)]
     fn cached_rank(&self, bytes: &[u8], cache: &mut RankCache) -> u32 {
         let len = bytes.len();
@@ -321,7 +321,7 @@ impl Table {
         for i in 0..piece.len() - 1 {
             let rank = self.pair_rank(piece[i], piece[i + 1]);
             if rank != NO_RANK {
-                heap.push(Merge { start: i, rank });
+                heap.push(CandidateMerge { start: i, rank });
                 parts[i].next_rank = rank;
             }
             parts.push(Part {
@@ -331,18 +331,20 @@ impl Table {
                 next_rank: NO_RANK,
             });
         }
-        let potential_merge =
-            |parts: &mut Vec<Part>, heap: &mut BinaryHeap<Merge>, start: usize, next_end: usize| {
-                parts[start].next_end = next_end;
-                parts[start].next_rank = NO_RANK;
-                if next_end <= piece.len() {
-                    let rank = self.rank_or_none(&piece[start..next_end]);
-                    if rank != NO_RANK {
-                        heap.push(Merge { start, rank });
-                        parts[start].next_rank = rank;
-                    }
+        let potential_merge = |parts: &mut Vec<Part>,
+                               heap: &mut BinaryHeap<CandidateMerge>,
+                               start: usize,
+                               next_end: usize| {
+            parts[start].next_end = next_end;
+            parts[start].next_rank = NO_RANK;
+            if next_end <= piece.len() {
+                let rank = self.rank_or_none(&piece[start..next_end]);
+                if rank != NO_RANK {
+                    heap.push(CandidateMerge { start, rank });
+                    parts[start].next_rank = rank;
                 }
-            };
+            }
+        };
         while let Some(left) = heap.pop() {
             if left.rank != parts[left.start].next_rank {
                 // Superseded by a later merge.
@@ -395,12 +397,12 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// A possible merge of the part starting at `start` with the next one. The heap pops
 /// the lowest rank first, the leftmost among equals.
 #[derive(PartialEq, Eq)]
-struct Merge {
+struct CandidateMerge {
     start: usize,
     rank: u32,
 }
 
-impl Ord for Merge {
+impl Ord for CandidateMerge {
     fn cmp(&self, other: &Self) -> Ordering {
         other
             .rank
@@ -409,7 +411,7 @@ impl Ord for Merge {
     }
 }
 
-impl PartialOrd for Merge {
+impl PartialOrd for CandidateMerge {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -419,7 +421,7 @@ impl PartialOrd for Merge {
 mod tests {
     use super::*;
 
-    fn reference(table: &Table) -> &'static tiktoken_rs::CoreBPE {
+    fn reference(table: &EncodingTables) -> &'static tiktoken_rs::CoreBPE {
         if std::ptr::eq(table, &O200K) {
             tiktoken_rs::o200k_base_singleton()
         } else {

@@ -574,7 +574,7 @@ pub fn diff_per_change(proposal: &Proposal, base: &str) -> FileDiff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mbank_core::agent::proposals::Change;
+    use mbank_core::agent::proposals::ProposedChange;
 
     fn proposal(base: &str, proposed: &str) -> Proposal {
         Proposal {
@@ -587,7 +587,7 @@ mod tests {
             client: None,
             base: Some(base.into()),
             proposed: Some(proposed.into()),
-            change: Change::Replace,
+            change: ProposedChange::Replace,
             state: State::Pending,
             decided: None,
             accepted_hunks: None,

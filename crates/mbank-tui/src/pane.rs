@@ -12,8 +12,8 @@
 //! and a test checks that every declared action has a key and every key is declared.
 pub use super::commands::{commands, offers};
 pub use super::protocol::{
-    Ask, Choice, Command, Confirmed, Effect, Focus, Input, KeyInput, Outcome, ReviewRequest, hint,
-    quiet,
+    Ask, Choice, Confirmed, Effect, Focus, Input, KeyCommand, KeyInput, Outcome, ReviewRequest,
+    hint, quiet,
 };
 use mbank_core::clock::Clock;
 use ratatui::Frame;

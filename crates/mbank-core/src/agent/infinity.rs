@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::WriteReport;
 pub use super::infinity_error::InfinityError;
-use crate::agent::proposals::{Change, MemoryEdit, NewProposal, ProposalStore};
+use crate::agent::proposals::{MemoryEdit, NewProposal, ProposalStore, ProposedChange};
 use crate::formats;
 use crate::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError,
@@ -276,7 +276,7 @@ impl InfinityProject {
                 client: ctx.client.clone(),
                 base: old.map(str::to_string),
                 proposed: Some(new.to_string()),
-                change: Change::Memory(edit),
+                change: ProposedChange::Memory(edit),
             })
             .map_err(storage)?;
         Ok(Some(proposal.id))

@@ -127,14 +127,14 @@ struct PayloadIn<'a> {
 }
 
 /// Where a byte string lies in the file: start and end offsets.
-type Span = (u32, u32);
+type ByteSpan = (u32, u32);
 
 /// A cache file as it was read: its bytes, checked, with where its scope and records lie.
 #[derive(Default)]
 pub struct Loaded {
     bytes: Vec<u8>,
-    scope: Span,
-    tables: Vec<Vec<Span>>,
+    scope: ByteSpan,
+    tables: Vec<Vec<ByteSpan>>,
 }
 
 impl std::fmt::Debug for Loaded {
@@ -197,7 +197,7 @@ impl Loaded {
         self.at(self.scope)
     }
 
-    fn at(&self, (start, end): Span) -> &[u8] {
+    fn at(&self, (start, end): ByteSpan) -> &[u8] {
         self.bytes
             .get(start as usize..end as usize)
             .unwrap_or_default()

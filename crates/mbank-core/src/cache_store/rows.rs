@@ -35,7 +35,7 @@ pub type Inputs<'a> = Vec<(Raw<'a>, u64)>;
 
 /// One remembered project, as read back.
 #[derive(Deserialize)]
-pub struct Project<'a> {
+pub struct StoredProject<'a> {
     #[serde(borrow)]
     pub path: Raw<'a>,
     pub name: &'a str,
@@ -67,7 +67,7 @@ pub fn project_path(bytes: &[u8]) -> Option<Raw<'_>> {
 }
 
 /// The project these bytes hold.
-pub fn project(bytes: &[u8]) -> Option<Project<'_>> {
+pub fn project(bytes: &[u8]) -> Option<StoredProject<'_>> {
     decode(bytes)
 }
 
@@ -80,7 +80,7 @@ impl Serialize for InputsOut<'_> {
     }
 }
 
-/// A project as it is written: the same fields as [`Project`].
+/// A project as it is written: the same fields as [`StoredProject`].
 #[derive(Serialize)]
 struct ProjectOut<'a> {
     path: Raw<'a>,

@@ -24,7 +24,7 @@ pub fn read(file: &Path, scope: &[u8]) -> Option<Loaded> {
 
 /// A folder as it is read back.
 #[derive(Deserialize)]
-pub struct Folder<'a> {
+pub struct StoredFolder<'a> {
     #[serde(borrow)]
     pub path: Raw<'a>,
     pub stamp: Stamp,
@@ -64,7 +64,7 @@ pub fn write_folder(path: &[u8], stamp: &Stamp, entries: &[Entry], out: &mut Vec
 }
 
 /// The folder these bytes hold.
-pub fn folder(bytes: &[u8]) -> Option<Folder<'_>> {
+pub fn folder(bytes: &[u8]) -> Option<StoredFolder<'_>> {
     decode(bytes)
 }
 
@@ -80,7 +80,7 @@ pub fn folder_path(bytes: &[u8]) -> Option<Raw<'_>> {
 
 /// A content fact, as written and read back.
 #[derive(Serialize, Deserialize)]
-pub struct Fact<'a> {
+pub struct StoredFact<'a> {
     pub kind: &'a str,
     #[serde(borrow)]
     pub path: Raw<'a>,
@@ -90,7 +90,7 @@ pub struct Fact<'a> {
     pub json: &'a str,
 }
 
-impl Fact<'_> {
+impl StoredFact<'_> {
     /// Appends the record to `out`; false (nothing appended) when it cannot be encoded.
     pub fn write_to(&self, out: &mut Vec<u8>) -> bool {
         encode_into(self, out)
@@ -98,6 +98,6 @@ impl Fact<'_> {
 }
 
 /// The fact these bytes hold.
-pub fn fact(bytes: &[u8]) -> Option<Fact<'_>> {
+pub fn fact(bytes: &[u8]) -> Option<StoredFact<'_>> {
     decode(bytes)
 }

@@ -68,7 +68,7 @@ pub struct Consulted {
 
 /// A remembered listing.
 #[derive(Debug, Clone)]
-struct Dir {
+struct FolderListing {
     /// `None` without a cache file (unless stamping): nothing is validated or saved.
     stamp: Option<Stamp>,
     modified: Option<SystemTime>,
@@ -97,8 +97,9 @@ type Map<K, V> = HashMap<K, V, BuildPathHasher>;
 /// workers of `list` look up every memory file's facts at once.
 type SharedMap<K, V> = DashMap<K, V, BuildPathHasher>;
 
+/// What this run found while listing.
 #[derive(Default)]
-struct State {
+struct RunState {
     /// Something was read from disk that the cache file did not hold.
     changed: bool,
     /// Folders read from disk in this run (the rest came from the cache).
@@ -118,8 +119,8 @@ pub struct Listings {
     /// Facts looked up or computed in this run.
     facts: SharedMap<FactKey, Fact>,
     /// Folders listed (or found unchanged) in this run.
-    dirs: SharedMap<OsString, Dir>,
-    state: Mutex<State>,
+    dirs: SharedMap<OsString, FolderListing>,
+    state: Mutex<RunState>,
     /// Saving keeps the previous file's folders and facts this run did not consult.
     keep_unvisited: bool,
     /// Folders are `stat`ed when listed even without a cache file (see
@@ -166,7 +167,7 @@ impl PreviousDirs {
     }
 }
 
-fn entries_of(folder: &section::Folder<'_>) -> Option<Vec<Entry>> {
+fn entries_of(folder: &section::StoredFolder<'_>) -> Option<Vec<Entry>> {
     folder
         .entries
         .iter()
@@ -198,7 +199,7 @@ impl Listings {
             previous_facts: Map::default(),
             facts: SharedMap::default(),
             dirs: SharedMap::default(),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(RunState::default()),
             keep_unvisited: false,
             stamps: false,
         }
@@ -264,7 +265,7 @@ impl Listings {
         self.file.as_deref()
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
+    fn state(&self) -> MutexGuard<'_, RunState> {
         self.state.lock()
     }
 
@@ -284,7 +285,7 @@ impl Listings {
             .zip(os_bytes(dir.as_os_str()))
             .and_then(|(stamp, path)| {
                 let entries = self.previous_dirs.listing(path, stamp)?;
-                Some(Dir {
+                Some(FolderListing {
                     stamp: Some(stamp),
                     modified,
                     entries: entries.into(),
@@ -300,7 +301,7 @@ impl Listings {
                         name: e.file_name(),
                     })
                     .collect();
-                let dir_entry = Dir {
+                let dir_entry = FolderListing {
                     stamp,
                     modified,
                     entries: entries.into(),
@@ -540,7 +541,7 @@ impl Listings {
             };
             self.dirs.insert(
                 path.to_os_string(),
-                Dir {
+                FolderListing {
                     stamp: Some(folder.stamp),
                     modified: None,
                     entries: entries.into(),
@@ -590,7 +591,7 @@ fn path_bytes(path: &Path) -> Vec<u8> {
 /// out what changed within the racy window of the run that began at `started`.
 fn encode<'a>(
     root: &Path,
-    dirs: impl Iterator<Item = (&'a OsString, &'a Dir)>,
+    dirs: impl Iterator<Item = (&'a OsString, &'a FolderListing)>,
     facts: impl Iterator<Item = (&'a FactKey, &'a Fact)>,
     started: i128,
 ) -> Vec<u8> {
@@ -619,7 +620,7 @@ fn encode<'a>(
             continue;
         }
         let start = records.len();
-        let record = section::Fact {
+        let record = section::StoredFact {
             kind,
             path: Raw(path),
             len: fact.len,

@@ -35,7 +35,7 @@ use crate::history::files;
 use crate::io::dir_handle::Dir;
 use crate::merge;
 
-pub use hunks::Hunk;
+pub use hunks::ProposalHunk;
 
 const FOLDER: &str = "proposals";
 const LAST_ID: &str = "last-id";
@@ -196,7 +196,7 @@ impl MemoryEdit {
 /// What a proposal does to its file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
-pub enum Change {
+pub enum ProposedChange {
     /// The file becomes the proposed text (created when it did not exist).
     Replace,
     /// The file is removed.
@@ -257,7 +257,7 @@ pub struct Proposal {
     pub base: Option<String>,
     /// The file's text the write would have made (`None`: removed).
     pub proposed: Option<String>,
-    pub change: Change,
+    pub change: ProposedChange,
     pub state: State,
     /// When it was accepted or rejected.
     pub decided: Option<String>,
@@ -270,16 +270,16 @@ impl Proposal {
     /// `memory` (an Infinity memory stored, changed or removed).
     pub fn kind(&self) -> &'static str {
         match self.change {
-            Change::Replace if self.base.is_none() => "create",
-            Change::Replace => "replace",
-            Change::Delete => "delete",
-            Change::Entry(_) => "entry",
-            Change::Memory(_) => "memory",
+            ProposedChange::Replace if self.base.is_none() => "create",
+            ProposedChange::Replace => "replace",
+            ProposedChange::Delete => "delete",
+            ProposedChange::Entry(_) => "entry",
+            ProposedChange::Memory(_) => "memory",
         }
     }
 
     /// The changes from the base to the proposed text, numbered for `--hunks`.
-    pub fn hunks(&self) -> Vec<Hunk> {
+    pub fn hunks(&self) -> Vec<ProposalHunk> {
         hunks::hunks(
             self.base.as_deref().unwrap_or(""),
             self.proposed.as_deref().unwrap_or(""),
@@ -298,7 +298,7 @@ pub struct NewProposal {
     pub client: Option<String>,
     pub base: Option<String>,
     pub proposed: Option<String>,
-    pub change: Change,
+    pub change: ProposedChange,
 }
 
 /// Why a proposal operation did not happen.
@@ -647,7 +647,7 @@ impl ProposalStore {
 
 /// What of a proposal a person accepts.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Choice<'a> {
+pub(super) enum AcceptedPart<'a> {
     Whole,
     Hunks(&'a [usize]),
     Edited(&'a str),
@@ -661,18 +661,18 @@ pub fn accepted_text(
     current: Option<&str>,
 ) -> ProposalResult<Option<String>> {
     let choice = match hunks {
-        Some(hunks) => Choice::Hunks(hunks),
-        None => Choice::Whole,
+        Some(hunks) => AcceptedPart::Hunks(hunks),
+        None => AcceptedPart::Whole,
     };
     chosen_text(proposal, choice, current)
 }
 
 pub(super) fn chosen_text(
     proposal: &Proposal,
-    choice: Choice<'_>,
+    choice: AcceptedPart<'_>,
     current: Option<&str>,
 ) -> ProposalResult<Option<String>> {
-    if let (Change::Entry(entry), Choice::Whole) = (&proposal.change, choice) {
+    if let (ProposedChange::Entry(entry), AcceptedPart::Whole) = (&proposal.change, choice) {
         let mut text = current.map(str::to_string);
         entry.apply(&mut text);
         return Ok(text);
@@ -680,11 +680,12 @@ pub(super) fn chosen_text(
     let base = proposal.base.as_deref().unwrap_or("");
     let proposed = proposal.proposed.as_deref().unwrap_or("");
     let chosen = match choice {
-        Choice::Hunks(selected) => hunks::apply(base, proposed, selected),
-        Choice::Edited(text) => text.to_string(),
-        Choice::Whole => proposed.to_string(),
+        AcceptedPart::Hunks(selected) => hunks::apply(base, proposed, selected),
+        AcceptedPart::Edited(text) => text.to_string(),
+        AcceptedPart::Whole => proposed.to_string(),
     };
-    let removing = proposal.change == Change::Delete && matches!(choice, Choice::Whole);
+    let removing =
+        proposal.change == ProposedChange::Delete && matches!(choice, AcceptedPart::Whole);
     if current == proposal.base.as_deref() {
         return Ok((!removing).then_some(chosen));
     }

@@ -179,9 +179,10 @@ fn line_column_of_offset(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-type Located = (Option<usize>, Option<usize>, String);
+/// A parse error's message with its line and column, when the parser gives them.
+type LocatedError = (Option<usize>, Option<usize>, String);
 
-fn parse_value(text: &str, syntax: ModeFileSyntax) -> Result<Value, Located> {
+fn parse_value(text: &str, syntax: ModeFileSyntax) -> Result<Value, LocatedError> {
     match syntax {
         ModeFileSyntax::Json => serde_json::from_str(text)
             .map_err(|e| (Some(e.line()), Some(e.column()), e.to_string())),
@@ -463,7 +464,7 @@ fn parse_roomodes_as<T: for<'de> Deserialize<'de> + Default>(
     if let Err(limit) = limits::check(text, syntax, limits::MODE_FILE) {
         return Err(ModeParseError::over_limit(path, syntax, limit));
     }
-    let parsed: Result<T, Located> = if is_json {
+    let parsed: Result<T, LocatedError> = if is_json {
         serde_json::from_str(text).map_err(|e| (Some(e.line()), Some(e.column()), e.to_string()))
     } else {
         serde_norway::from_str(text).map_err(|e| {

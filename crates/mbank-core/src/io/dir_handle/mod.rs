@@ -108,14 +108,14 @@ pub struct EntryMeta {
     pub inode: u64,
 }
 
-/// A regular file read through a handle.
+/// A regular file's bytes and metadata, read through a handle.
 #[derive(Debug)]
-pub struct FileRead {
+pub struct FileBytes {
     pub bytes: Vec<u8>,
     pub meta: std::fs::Metadata,
 }
 
-impl FileRead {
+impl FileBytes {
     pub fn id(&self) -> FileId {
         FileId::of(&self.meta)
     }
@@ -165,7 +165,7 @@ fn random_name() -> String {
 impl Dir {
     /// Reads the regular file `rel` below this folder whole, refusing files over `limit`
     /// (the read stops at `limit + 1` bytes). `None` when nothing is there.
-    pub fn read(&self, rel: &Path, limit: u64) -> HandleResult<Option<FileRead>> {
+    pub fn read(&self, rel: &Path, limit: u64) -> HandleResult<Option<FileBytes>> {
         let (file, meta) = match self.open_file(rel) {
             Ok(opened) => opened,
             Err(e) if e.is_not_found() => return Ok(None),
@@ -191,7 +191,7 @@ impl Dir {
         if bytes.len() as u64 > limit {
             return Err(too_large(bytes.len() as u64));
         }
-        Ok(Some(FileRead { bytes, meta }))
+        Ok(Some(FileBytes { bytes, meta }))
     }
 
     /// The metadata of the regular file `rel` (`None`: nothing there).

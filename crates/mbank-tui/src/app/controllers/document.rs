@@ -47,7 +47,7 @@ const BIG_BUFFER_LINES: usize = 5_000;
 const TYPING_PAUSE: Duration = Duration::from_millis(150);
 
 /// The open buffer's lines at (document id, version).
-type Snapshot = ((u64, u64), Arc<Vec<String>>);
+type BufferSnapshot = ((u64, u64), Arc<Vec<String>>);
 
 /// Where the user was in a project, kept for the session.
 #[derive(Debug, Clone)]
@@ -88,7 +88,7 @@ pub struct DocumentController {
     jobs: usize,
     sessions: HashMap<PathBuf, ProjectPlace>,
     /// The open buffer's lines as last handed to the workers, by (document, version).
-    snapshot: Option<Snapshot>,
+    snapshot: Option<BufferSnapshot>,
     /// The last highlight request: document, version, visible lines.
     highlight_asked: Option<(u64, u64, std::ops::Range<usize>)>,
     /// When the buffer last changed, and when deferred worker requests are due.

@@ -36,7 +36,7 @@ const MAX_GROUPS: usize = 1_000;
 
 /// One change: `removed` was at `start` and `inserted` took its place.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Edit {
+struct BufferEdit {
     start: Pos,
     removed: String,
     inserted: String,
@@ -45,7 +45,7 @@ struct Edit {
 /// What one undo takes back.
 #[derive(Debug, Clone)]
 struct Group {
-    edits: Vec<Edit>,
+    edits: Vec<BufferEdit>,
     cursor_before: Pos,
     cursor_after: Pos,
     kind: Undo,
@@ -66,7 +66,7 @@ struct UndoHistory {
 }
 
 impl UndoHistory {
-    fn record(&mut self, edit: Edit, undo: Undo, before: Pos, after: Pos, now: Instant) {
+    fn record(&mut self, edit: BufferEdit, undo: Undo, before: Pos, after: Pos, now: Instant) {
         self.redo.clear();
         let typed_space = edit.inserted.chars().all(char::is_whitespace);
         let pause = self.pause.unwrap_or(TYPING_PAUSE);
@@ -422,7 +422,7 @@ impl Buffer {
     }
 
     /// The raw change, without history or cursor: `start..end` becomes `text`.
-    fn apply(&mut self, start: Pos, end: Pos, text: &str) -> Edit {
+    fn apply(&mut self, start: Pos, end: Pos, text: &str) -> BufferEdit {
         let start_byte = byte_of(&self.lines[start.0], start.1);
         let end_byte = byte_of(&self.lines[end.0], end.1);
         let removed = self.text_between(start, end);
@@ -441,7 +441,7 @@ impl Buffer {
             }
             self.lines.splice(start.0..=end.0, new_lines);
         }
-        Edit {
+        BufferEdit {
             start,
             removed,
             inserted: text.to_string(),

@@ -69,7 +69,7 @@ pub enum RowKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
+pub struct TreeRow {
     pub kind: RowKind,
     pub indent: usize,
 }
@@ -121,7 +121,7 @@ enum SelectionAnchor {
 pub struct Tree {
     pub report: Option<ProjectReport>,
     pub contexts: Vec<BankContext>,
-    pub rows: Vec<Row>,
+    pub rows: Vec<TreeRow>,
     pub cursor: ListCursor,
     /// Per bank of the report, its folders.
     banks: Vec<BankTree>,
@@ -342,7 +342,7 @@ impl Tree {
     }
 
     /// The key that folds a bank or folder row.
-    fn fold_key<'a>(&'a self, row: &'a Row) -> Option<&'a String> {
+    fn fold_key<'a>(&'a self, row: &'a TreeRow) -> Option<&'a String> {
         match &row.kind {
             RowKind::Bank { bank } => self.banks.get(*bank).map(|t| &t.folders[0].key),
             RowKind::Folder { key, .. } => Some(key),
