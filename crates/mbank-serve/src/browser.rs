@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, header};
 
 /// Why a request was refused: its status, code and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrowserRefusal {
+pub(crate) struct BrowserRefusal {
     pub code: &'static str,
     pub message: String,
 }

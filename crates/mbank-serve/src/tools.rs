@@ -27,7 +27,7 @@ pub enum Surface {
 }
 
 impl Surface {
-    pub fn offered_by(self, shared: &Shared) -> bool {
+    pub(crate) fn offered_by(self, shared: &Shared) -> bool {
         let surfaces = shared.options.surfaces;
         let banks = surfaces.cline || surfaces.memory_bank_mcp;
         match self {
@@ -250,7 +250,7 @@ pub fn find(shared: &Shared, name: &str) -> Option<&'static ToolDef> {
 
 /// Every tool, in the order they are listed: the memory-bank surfaces' (Cline's, then
 /// Memory Bank MCP's), `list_proposals`, then Infinity's.
-pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
+pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
     use Surface::{Cline, MemoryBankMcp, MemoryBanks, Proposals};
     vec![
         ToolDef::new(

@@ -79,7 +79,7 @@ pub enum EncodingError {
 impl Encoding {
     /// Whether this build holds what counting with it needs: `cl100k_base`'s tables come
     /// with the `cl100k` feature.
-    pub fn is_built_in(self) -> bool {
+    pub(crate) fn is_built_in(self) -> bool {
         match self {
             Encoding::Cl100k => cfg!(feature = "cl100k"),
             Encoding::O200k | Encoding::Bytes4 => true,

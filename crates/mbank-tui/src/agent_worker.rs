@@ -490,7 +490,7 @@ fn view_of(proposal: Proposal, project: PathBuf) -> ProposalView {
 
 /// The proposal's diff with one hunk per change it numbers, each with up to
 /// [`CONTEXT`] lines of the base around it.
-pub fn diff_per_change(proposal: &Proposal, base: &str) -> FileDiff {
+pub(crate) fn diff_per_change(proposal: &Proposal, base: &str) -> FileDiff {
     let base_lines: Vec<&str> = base.split_inclusive('\n').collect();
     let strip = |l: &str| -> (String, bool) {
         match l.strip_suffix('\n') {

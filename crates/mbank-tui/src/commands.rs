@@ -7,7 +7,7 @@ use super::keymap::{Action, KeyContext};
 use super::protocol::{KeyCommand, hint, quiet};
 
 /// The keys that work everywhere, in the order the status bar names them.
-pub const GLOBAL: &[KeyCommand] = &[
+pub(crate) const GLOBAL: &[KeyCommand] = &[
     hint(Action::Help),
     hint(Action::Quit),
     hint(Action::OpenPicker),
@@ -25,7 +25,7 @@ pub const GLOBAL: &[KeyCommand] = &[
 ];
 
 /// The picker's keys (typed characters filter).
-pub const PICKER: &[KeyCommand] = &[
+pub(crate) const PICKER: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -42,7 +42,7 @@ pub const PICKER: &[KeyCommand] = &[
 /// The tree's keys. Moving the selection shows the file under it; Enter moves the
 /// keyboard into it (on a folder it folds or unfolds it). While the filter is typed,
 /// characters go to it, whatever they are bound to.
-pub const TREE: &[KeyCommand] = &[
+pub(crate) const TREE: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -105,7 +105,7 @@ pub const EDITOR: &[KeyCommand] = &[
 ];
 
 /// Vim's normal mode: keys are commands.
-pub const EDITOR_NORMAL: &[KeyCommand] = &[
+pub(crate) const EDITOR_NORMAL: &[KeyCommand] = &[
     hint(Action::InsertMode),
     hint(Action::VisualMode),
     hint(Action::Search),
@@ -151,7 +151,7 @@ pub const EDITOR_NORMAL: &[KeyCommand] = &[
 
 /// Vim's insert mode: its own key, and the editor's keys it shares (the status bar's
 /// hints; help lists the rest under the editor).
-pub const EDITOR_INSERT: &[KeyCommand] = &[
+pub(crate) const EDITOR_INSERT: &[KeyCommand] = &[
     hint(Action::NormalMode),
     hint(Action::Save),
     hint(Action::Undo),
@@ -159,7 +159,7 @@ pub const EDITOR_INSERT: &[KeyCommand] = &[
 ];
 
 /// Vim's visual modes: motions extend the selection, operators act on it.
-pub const EDITOR_VISUAL: &[KeyCommand] = &[
+pub(crate) const EDITOR_VISUAL: &[KeyCommand] = &[
     hint(Action::YankOp),
     hint(Action::DeleteOp),
     hint(Action::ChangeOp),
@@ -188,7 +188,7 @@ pub const EDITOR_VISUAL: &[KeyCommand] = &[
 ];
 
 /// The preview's keys: it scrolls.
-pub const PREVIEW: &[KeyCommand] = &[
+pub(crate) const PREVIEW: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -198,7 +198,7 @@ pub const PREVIEW: &[KeyCommand] = &[
 ];
 
 /// The timeline's keys (while the text filter is typed, characters go to it).
-pub const TIMELINE: &[KeyCommand] = &[
+pub(crate) const TIMELINE: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -247,11 +247,11 @@ pub const REVIEW: &[KeyCommand] = &[
 ];
 
 /// The prompt's keys.
-pub const CONFIRM: &[KeyCommand] = &[hint(Action::Yes), hint(Action::No)];
+pub(crate) const CONFIRM: &[KeyCommand] = &[hint(Action::Yes), hint(Action::No)];
 
 /// The prompt's keys. Esc closes it and changes nothing: the edits stay in the buffer,
 /// the disk keeps theirs, and the next save (refused while they differ) asks again.
-pub const CONFLICT: &[KeyCommand] = &[
+pub(crate) const CONFLICT: &[KeyCommand] = &[
     hint(Action::Back),
     hint(Action::KeepMine),
     hint(Action::TakeTheirs),
@@ -259,10 +259,10 @@ pub const CONFLICT: &[KeyCommand] = &[
 ];
 
 /// The commit editor's keys; every other key edits the message.
-pub const COMMIT_MESSAGE: &[KeyCommand] = &[hint(Action::Back), hint(Action::CommitNow)];
+pub(crate) const COMMIT_MESSAGE: &[KeyCommand] = &[hint(Action::Back), hint(Action::CommitNow)];
 
 /// Help's keys: it scrolls and closes.
-pub const HELP: &[KeyCommand] = &[
+pub(crate) const HELP: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),

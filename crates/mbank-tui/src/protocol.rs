@@ -50,7 +50,7 @@ impl KeyInput {
 /// What a layer did with an input.
 #[must_use]
 #[derive(Debug)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Not for this layer: the key goes on down (to the global keys).
     Ignored,
     /// Taken, with what the app must now do.

@@ -11,7 +11,7 @@ use crate::model::MemoryFile;
 
 /// One `key: value` line, with the list items under it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FrontmatterEntry {
+pub(crate) struct FrontmatterEntry {
     pub key: String,
     /// The value on the key's line, unquoted (empty when the value is a list below).
     pub value: String,

@@ -672,7 +672,7 @@ impl History {
 
     /// Records `replaced` for the file whose key ([`key_of`]) is `key`, now, before a
     /// write replaces it: the write does not go ahead if this fails.
-    pub fn record_resolved(&self, key: &Path, replaced: &str, writer: &str) -> Result<()> {
+    pub(crate) fn record_resolved(&self, key: &Path, replaced: &str, writer: &str) -> Result<()> {
         self.record_key_at(key.to_path_buf(), replaced, writer, self.clock.utc())?;
         Ok(())
     }
@@ -680,14 +680,14 @@ impl History {
     /// Tells the history that the file whose key is `key` now holds `text`, whose
     /// [`content_hash`] is `hash`: the next write of the file records that text without
     /// hashing it again.
-    pub fn remember_written(&self, key: &Path, text: &str, hash: &str) {
+    pub(crate) fn remember_written(&self, key: &Path, text: &str, hash: &str) {
         self.memo.written.put(key, text, hash);
     }
 }
 
 /// The SHA-256 of `text` in hex: a version's identity by content. Its first 32 digits are
 /// [`crate::guard::content_version`], so a write that needs both hashes once.
-pub fn content_hash(text: &str) -> String {
+pub(crate) fn content_hash(text: &str) -> String {
     files::content_hash(text.as_bytes())
 }
 

@@ -39,9 +39,11 @@ use crate::io::bytes::{os_bytes, os_str, os_string};
 use crate::io::hash_index::{BuildPathHasher, HashIndex, key_hash, stable_hash};
 
 use super::stamp::nanos;
-pub use super::stamp::{RACY_WINDOW, Stamp, time_nanos};
+pub(crate) use super::stamp::time_nanos;
+pub use super::stamp::{RACY_WINDOW, Stamp};
 
-pub use super::entry::{Entry, Kind};
+pub use super::entry::Entry;
+pub(crate) use super::entry::Kind;
 
 /// A folder's entries, shared between the walkers that ask for it.
 pub type Entries = Arc<[Entry]>;
@@ -56,7 +58,7 @@ const NO_CHANGE_TIME: i128 = i128::MIN;
 /// A folder this run consulted (listed, or found unchanged), for a caller that remembers
 /// what it derived from folders and checks them again later.
 #[derive(Debug, Clone)]
-pub struct Consulted {
+pub(crate) struct Consulted {
     pub path: OsString,
     /// [`Stamp::digest`] of the folder when it was read; `None` without a stamp (no cache
     /// file) or when it changed within the racy window of this run.
@@ -206,7 +208,7 @@ impl Listings {
     }
 
     /// Listings for this run only that still stamp every folder they list, for a caller
-    /// that remembers what it derived from them ([`Listings::consulted`]) without the
+    /// that remembers what it derived from them (`Listings::consulted`) without the
     /// cost of the cache file (a few projects analysed again).
     pub fn stamping(clock: &Clock) -> Listings {
         Listings {
@@ -226,7 +228,7 @@ impl Listings {
 
     /// The listing cache of `root` in `dir`. A missing or invalid file gives an empty
     /// cache; so does anything but a regular file (a FIFO, a device such as `/dev/zero`,
-    /// a folder) or a file over [`crate::limits::CACHE_MAX_BYTES`], refused before reading.
+    /// a folder) or a file over `crate::limits::CACHE_MAX_BYTES`, refused before reading.
     /// `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, root: &Path, clock: &Clock) -> Listings {
         let file = dir.join(Self::file_name(root));
@@ -353,7 +355,7 @@ impl Listings {
 
     /// Modification time of a folder that is read later anyway (a bank): listing it now
     /// lets one `stat` serve both.
-    pub fn folder_modified(&self, dir: &Path) -> Option<SystemTime> {
+    pub(crate) fn folder_modified(&self, dir: &Path) -> Option<SystemTime> {
         // A folder that cannot be listed still has a modification time.
         let _ = self.list(dir);
         self.modified(dir)
@@ -371,7 +373,7 @@ impl Listings {
     }
 
     /// A fact of kind `kind` about the version (`size`, `modified`) of the file `path`,
-    /// remembered by an earlier [`Listings::put_fact`] in this run or a previous one.
+    /// remembered by an earlier `Listings::put_fact` in this run or a previous one.
     pub fn fact<T: DeserializeOwned>(
         &self,
         kind: &str,
@@ -387,7 +389,7 @@ impl Listings {
     /// Remembers a fact derived from a file's content; only facts read from the file
     /// itself belong here (never an I/O error, which may go away without the file
     /// changing).
-    pub fn put_fact<T: Serialize>(
+    pub(crate) fn put_fact<T: Serialize>(
         &self,
         kind: &str,
         path: &Path,
@@ -405,7 +407,7 @@ impl Listings {
     /// A fact about `path` that holds while the things it was derived from are as they
     /// were, summed up by the caller in `stamp` (e.g. a repository's refs and index and
     /// the files asked about): remembered by [`Listings::put_stamped_fact`].
-    pub fn stamped_fact<T: DeserializeOwned>(
+    pub(crate) fn stamped_fact<T: DeserializeOwned>(
         &self,
         kind: &str,
         path: &Path,
@@ -415,7 +417,13 @@ impl Listings {
     }
 
     /// Remembers a fact under a caller's `stamp` (see [`Listings::stamped_fact`]).
-    pub fn put_stamped_fact<T: Serialize>(&self, kind: &str, path: &Path, stamp: u64, value: &T) {
+    pub(crate) fn put_stamped_fact<T: Serialize>(
+        &self,
+        kind: &str,
+        path: &Path,
+        stamp: u64,
+        value: &T,
+    ) {
         self.put_versioned_fact(kind, path, stamp, (STAMPED, NO_CHANGE_TIME), value);
     }
 
@@ -487,7 +495,7 @@ impl Listings {
     }
 
     /// Every folder consulted in this run, with the stamp it had when it was read.
-    pub fn consulted(&self) -> Vec<Consulted> {
+    pub(crate) fn consulted(&self) -> Vec<Consulted> {
         self.dirs
             .iter()
             .map(|dir| Consulted {
@@ -506,7 +514,7 @@ impl Listings {
 
     /// The files whose content facts this run used, with the size and modification time
     /// (nanoseconds) each fact holds for.
-    pub fn fact_files(&self) -> Vec<(OsString, u64, i128)> {
+    pub(crate) fn fact_files(&self) -> Vec<(OsString, u64, i128)> {
         self.facts
             .iter()
             .filter(|fact| fact.mtime != STAMPED)

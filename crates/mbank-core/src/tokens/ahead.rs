@@ -82,7 +82,7 @@ impl CounterShared {
 
 /// Counts listed files on worker threads while the listing goes on (see the module).
 /// Workers start with the first file offered; dropping the counter tells them to stop.
-pub struct CountAhead {
+pub(crate) struct CountAhead {
     encoding: Encoding,
     detail: Detail,
     shared: Arc<CounterShared>,

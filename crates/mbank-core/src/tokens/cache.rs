@@ -246,7 +246,7 @@ impl TokenCache {
 
     /// The cache file for `encoding` in `dir`. A missing, unreadable or invalid file
     /// gives an empty cache; so does anything but a regular file (a FIFO, a device such
-    /// as `/dev/zero`, a folder) or a file over [`crate::limits::CACHE_MAX_BYTES`], which are
+    /// as `/dev/zero`, a folder) or a file over `crate::limits::CACHE_MAX_BYTES`, which are
     /// refused before reading. `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, encoding: Encoding) -> Self {
         let file = dir.join(Self::file_name(encoding));
@@ -320,11 +320,11 @@ impl TokenCache {
 
     /// [`TokenCache::get`] for a caller that uses no dates (`mbank tokens`): figures
     /// counted without looking for dates are found too, with no dates.
-    pub fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
+    pub(crate) fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
         self.get_as(key, false)
     }
 
-    /// Whether [`TokenCache::get`] (`with_dates`) or [`TokenCache::get_figures`] would
+    /// Whether [`TokenCache::get`] (`with_dates`) or `TokenCache::get_figures` would
     /// find figures for this version of the file; not counted as a hit or a miss.
     pub fn holds(&self, key: &FileKey<'_>, with_dates: bool) -> bool {
         self.lookup(key)
@@ -394,7 +394,7 @@ impl TokenCache {
 
     /// Remembers figures counted without looking for dates ([`super::measure`]); what
     /// the cache holds for the same version with its dates is kept instead.
-    pub fn insert_figures(&mut self, key: &FileKey<'_>, stats: &TextStats) {
+    pub(crate) fn insert_figures(&mut self, key: &FileKey<'_>, stats: &TextStats) {
         if self.lookup(key).is_some_and(|figures| figures.dates_known) {
             return;
         }

@@ -72,7 +72,7 @@ impl PickerRow {
     }
 }
 
-pub use crate::commands::PICKER as COMMANDS;
+pub(crate) use crate::commands::PICKER as COMMANDS;
 
 pub struct Picker {
     pub rows: Vec<PickerRow>,

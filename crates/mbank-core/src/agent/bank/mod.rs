@@ -37,7 +37,7 @@ use crate::write::{
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRead {
     pub content: String,
-    /// [`guard::content_version`] of `content`: pass it back as `expectedVersion`.
+    /// `guard::content_version` of `content`: pass it back as `expectedVersion`.
     pub version: String,
     pub modified: Option<SystemTime>,
 }
@@ -530,7 +530,7 @@ impl MarkdownBank {
     /// Changes `name` under the folder lock to what `change` makes of its current text
     /// (`None` in: no file; `None` out: remove it), through the guard rules and the
     /// history like every write, never staged: how an accepted proposal lands.
-    pub fn apply_change<E: From<AgentError>>(
+    pub(crate) fn apply_change<E: From<AgentError>>(
         &self,
         ctx: &WriteContext,
         name: &str,

@@ -4,15 +4,15 @@
 //!
 //! Proposals live in `<data dir>/proposals/`, one JSON file each, named
 //! `<id>.<state>.json` so the bounds are checked from the folder listing alone: at most
-//! [`MAX_PENDING`] pending proposals of at most [`MAX_PROPOSAL_BYTES`] each and
-//! [`MAX_PENDING_BYTES`] together (a write past a bound is refused, never a pending
-//! proposal dropped), and the newest [`KEEP_DECIDED`] decided ones kept so agents can
+//! [`MAX_PENDING`] pending proposals of at most `MAX_PROPOSAL_BYTES` each and
+//! `MAX_PENDING_BYTES` together (a write past a bound is refused, never a pending
+//! proposal dropped), and the newest `KEEP_DECIDED` decided ones kept so agents can
 //! see what became of theirs. Every file is written atomically (owner-only temp file,
 //! fsync, rename) below the data folder's handle with no link followed, under the
 //! folder's lock, so proposals survive restarts and concurrent servers.
 //!
 //! Accepting (`accept.rs`) goes through the bank's guarded write path
-//! ([`MarkdownBank::apply_change`](crate::agent::bank::MarkdownBank::apply_change)):
+//! (`MarkdownBank::apply_change`):
 //! the name confined, the folder locked, the guard rules (secrets, append-only, elisions)
 //! checked on the result, the replaced text recorded in the history. A file changed since
 //! the proposal was made is merged three-way ([`crate::merge`]); overlapping
@@ -43,11 +43,11 @@ const LAST_ID: &str = "last-id";
 /// Pending proposals at most; the next staged write is refused until a person decides.
 pub const MAX_PENDING: usize = 200;
 /// One proposal's file (its base and proposed text, as JSON) at most.
-pub const MAX_PROPOSAL_BYTES: u64 = 8 * 1024 * 1024;
+pub(crate) const MAX_PROPOSAL_BYTES: u64 = 8 * 1024 * 1024;
 /// All pending proposals' files together at most.
-pub const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
 /// Decided proposals kept (the oldest go first).
-pub const KEEP_DECIDED: usize = 200;
+pub(crate) const KEEP_DECIDED: usize = 200;
 
 pub use crate::config::Writes;
 
@@ -338,11 +338,11 @@ impl From<crate::io::dir_handle::HandleError> for ProposalError {
     }
 }
 
-pub type ProposalResult<T> = Result<T, ProposalError>;
+pub(crate) type ProposalResult<T> = Result<T, ProposalError>;
 
 /// How much a store holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bounds {
+pub(crate) struct Bounds {
     pub max_pending: usize,
     pub max_proposal_bytes: u64,
     pub max_pending_bytes: u64,
@@ -402,7 +402,8 @@ impl ProposalStore {
     }
 
     /// This store with other bounds.
-    pub fn with_bounds(mut self, bounds: Bounds) -> ProposalStore {
+    #[cfg(test)]
+    pub(crate) fn with_bounds(mut self, bounds: Bounds) -> ProposalStore {
         self.bounds = bounds;
         self
     }
@@ -651,20 +652,6 @@ pub(super) enum AcceptedPart<'a> {
     Whole,
     Hunks(&'a [usize]),
     Edited(&'a str),
-}
-
-/// The file's text once `proposal` (or its `hunks`) is accepted over `current`
-/// (`None`: the file is to be removed).
-pub fn accepted_text(
-    proposal: &Proposal,
-    hunks: Option<&[usize]>,
-    current: Option<&str>,
-) -> ProposalResult<Option<String>> {
-    let choice = match hunks {
-        Some(hunks) => AcceptedPart::Hunks(hunks),
-        None => AcceptedPart::Whole,
-    };
-    chosen_text(proposal, choice, current)
 }
 
 pub(super) fn chosen_text(

@@ -514,7 +514,7 @@ impl SectionSource<'_> {
 /// Entries of the decision sections of a memory file that is not a decision log, in file
 /// order; `display` is the file as shown to people. Sections in code blocks or
 /// frontmatter are not read, nor is anything inside a code block within a section.
-pub fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Decision> {
+pub(crate) fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Decision> {
     if !may_contain_word(text, &[b"decision", b"adr"]) {
         return Vec::new();
     }

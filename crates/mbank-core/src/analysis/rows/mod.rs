@@ -5,7 +5,7 @@
 //! A row depends on the folders listed for its project (inode, size and times: a file
 //! added, removed or renamed changes its folder), on the files it counted or read (the
 //! same four: an edit in place changes no folder), on the repository the project is in
-//! (as [`repository_state`](crate::analysis::git_evidence::repository_state) stamps it), on the folders outside it where memory may be
+//! (as `repository_state` stamps it), on the folders outside it where memory may be
 //! kept for it (Claude Code's per-project folder), and on what is the same for every row
 //! of a run, summed up by the caller in a [`RowsKey`]: mbank's own build, the
 //! configuration, the encoding, the home folder's memory places and the day (staleness

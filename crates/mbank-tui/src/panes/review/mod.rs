@@ -10,7 +10,7 @@
 //! they were refused (selectable; expanding one shows its tool, time and whole reason).
 mod view;
 
-pub use view::diff_rows;
+pub(crate) use view::diff_rows;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ use crate::review_worker::ReviewRequest;
 use crate::theme::Theme;
 use crate::widgets;
 
-pub use crate::commands::REVIEW as COMMANDS;
+pub(crate) use crate::commands::REVIEW as COMMANDS;
 
 /// One row of the diff, as the cursor moves over it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

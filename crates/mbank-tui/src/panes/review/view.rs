@@ -498,7 +498,7 @@ pub(super) fn signal_spans(signal: &Signal, theme: &Theme, width: usize) -> Vec<
 }
 
 /// The rows of one file's diff.
-pub fn diff_rows(file: &FileReview, side_by_side: bool) -> Vec<ReviewRow> {
+pub(crate) fn diff_rows(file: &FileReview, side_by_side: bool) -> Vec<ReviewRow> {
     let mut rows = Vec::new();
     if file.error.is_some() {
         rows.push(ReviewRow::Problem);

@@ -9,7 +9,6 @@ mod rows;
 mod view;
 
 use rows::bank_tree;
-pub use rows::looks_archived;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -74,7 +73,7 @@ pub struct TreeRow {
     pub indent: usize,
 }
 
-pub use crate::commands::TREE as COMMANDS;
+pub(crate) use crate::commands::TREE as COMMANDS;
 
 /// A bank with more files than this starts with every sub-folder folded: its top files
 /// (the ones agents load) stay in view, and the rest is a folder list to open.

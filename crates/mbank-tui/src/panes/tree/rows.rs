@@ -152,7 +152,7 @@ pub(super) fn push_context_rows(
 
 /// Whether a folder's name says it holds old copies: backups, archives, `*.bak`, `old`…
 /// (matched on the name, case-insensitively).
-pub fn looks_archived(name: &str) -> bool {
+pub(crate) fn looks_archived(name: &str) -> bool {
     let name = name.to_lowercase();
     let bare = name.trim_start_matches(['.', '_', '-', '~']);
     bare.starts_with("archive")
