@@ -12,7 +12,7 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::{Sandbox, git_output, within, write};
 use mbank::core::analysis::decisions;
