@@ -21,8 +21,8 @@ fn main() {
     }
 }
 
-/// Writes `NAME.tokens` (every token's bytes, in rank order), `NAME.ends` (where each
-/// token ends in it, u32), `NAME.slots` (an open-addressing hash table of u64 slots,
+/// Writes `NAME.tokens` (every token's bytes, in rank order), `NAME.lengths` (each
+/// token's length, one byte: a quarter of the size of u32 offsets), `NAME.slots` (an open-addressing hash table of u64 slots,
 /// laid out as `table_hash` says: rank + 1, length and tag in the low word, the token
 /// or where it starts in the high word; linear probing, at most half full) and
 /// `NAME.pairs` (the rank of every two-byte token by its bytes, u32::MAX for none) and
@@ -39,14 +39,15 @@ fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_toke
         "{name}: unexpected vocabulary"
     );
     assert!(
-        tokens.len() < (1 << RANK_BITS) - 1,
+        tokens.len() < RANK_MASK as usize,
         "{name}: ranks overflow a slot"
     );
     let mut all = Vec::new();
-    let mut ends = Vec::with_capacity(tokens.len() * 4);
+    let mut lengths = Vec::with_capacity(tokens.len());
     for token in &tokens {
         all.extend_from_slice(token);
-        ends.extend_from_slice(&(all.len() as u32).to_le_bytes());
+        let length = u8::try_from(token.len());
+        lengths.push(length.expect("every token is at most 255 bytes"));
     }
     let size = (tokens.len() * 2).next_power_of_two();
     let mask = size - 1;
@@ -79,7 +80,7 @@ fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_toke
     let pairs: Vec<u8> = pairs.iter().flat_map(|s| s.to_le_bytes()).collect();
     for (extension, bytes) in [
         ("tokens", &all),
-        ("ends", &ends),
+        ("lengths", &lengths),
         ("slots", &slots),
         ("pairs", &pairs),
         ("filter", &filter),

@@ -21,7 +21,7 @@ use mbank::core::scan::discovery::{self, ScanOptions};
 use mbank::core::tokens::{self, Encoding, TokenCache};
 
 /// How long one bad-input case may take before it counts as a hang.
-const LIMIT: Duration = Duration::from_secs(20);
+const LIMIT: Duration = common::HANG_LIMIT;
 
 /// A healthy Cline bank, so that the only problem is the one a test plants.
 fn cline_project(dir: &Path) -> PathBuf {

@@ -17,7 +17,7 @@ fn findings_doc_matches_the_code_table() {
     let committed = fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == expected,
-        "{REFERENCE_PATH} is not what src/core/findings/codes.rs declares; regenerate it with \
+        "{REFERENCE_PATH} is not what crates/mbank-core/src/findings/codes.rs declares; regenerate it with \
          `UPDATE_DOCS=1 cargo test --test it findings_doc` and commit it"
     );
 }

@@ -43,60 +43,60 @@ const HAND_LIST: [&str; 26] = [
 ];
 
 /// Literals that hold a name yet are not a format's knowledge, each with its reason:
-/// `(path relative to src, a part of the literal, why)`.
+/// `(path relative to the workspace, a part of the literal, why)`.
 const ALLOWED: [(&str, &str, &str); 11] = [
     (
-        "core/demo.rs",
+        "crates/mbank-core/src/demo.rs",
         "",
         "the sample projects `mbank demo` writes and its simulated agents edit: fixture data",
     ),
     (
-        "serve/cline.rs",
+        "crates/mbank-serve/src/cline.rs",
         "memory-bank/",
         "tool descriptions of the Cline memory bank server, worded as its documentation",
     ),
     (
-        "serve/tools.rs",
+        "crates/mbank-serve/src/tools.rs",
         "memory-bank/",
         "tool descriptions of the Cline memory bank server, worded as its documentation",
     ),
     (
-        "serve/tools.rs",
+        "crates/mbank-serve/src/tools.rs",
         "progress.md's Update History",
         "the track_progress tool's description, worded as the server's documentation",
     ),
     (
-        "serve/tools.rs",
+        "crates/mbank-serve/src/tools.rs",
         "(.clinerules-*, .roomodes)",
         "the switch_mode tool's description, worded as the server's documentation",
     ),
     (
-        "cli/args.rs",
+        "src/cli/args.rs",
         "mbank finds every project's memory bank",
         "the command's description for --help, documentation like a doc comment",
     ),
     (
-        "serve/http.rs",
+        "crates/mbank-serve/src/http.rs",
         "/memory-bank/",
         "URL paths of the Cline memory bank REST API, as its documentation names them",
     ),
     (
-        "serve/http/rest.rs",
+        "crates/mbank-serve/src/http/rest.rs",
         "/memory-bank/",
         "URL paths of the Cline memory bank REST API, as its documentation names them",
     ),
     (
-        "serve/memory_bank_mcp.rs",
+        "crates/mbank-serve/src/memory_bank_mcp.rs",
         "memory-bank://",
         "resource URIs of the Memory Bank MCP server, as its documentation names them",
     ),
     (
-        "serve/mod.rs",
+        "crates/mbank-serve/src/lib.rs",
         "memory-bank",
         "the names of the Memory Bank MCP tool surface `mbank mcp --tools` takes",
     ),
     (
-        "core/model.rs",
+        "crates/mbank-core/src/model.rs",
         "",
         "the format vocabulary itself: each variant's id and label, and which formats' \
          specs allow markdown only",
@@ -389,11 +389,16 @@ fn variant_matches(code: &str) -> Vec<(usize, String)> {
     found
 }
 
-/// Every place outside `src/core/formats/` that names a format, as `file:line: what`.
-fn offences(src: &Path, names: &BTreeSet<String>) -> Vec<String> {
+/// Every place in the sources of the workspace at `root` (`src/` and `crates/`) outside
+/// the core's `formats/` that names a format, as `file:line: what`.
+fn offences(root: &Path, names: &BTreeSet<String>) -> Vec<String> {
     let mut files = Vec::new();
-    common::rust_files(src, &mut files);
-    let formats_dir = src.join("core").join("formats");
+    for dir in ["src", "crates"] {
+        if root.join(dir).is_dir() {
+            common::rust_files(&root.join(dir), &mut files);
+        }
+    }
+    let formats_dir = root.join("crates/mbank-core/src/formats");
     let mut test_files: Vec<PathBuf> = Vec::new();
     let mut sources = Vec::new();
     for file in &files {
@@ -412,7 +417,7 @@ fn offences(src: &Path, names: &BTreeSet<String>) -> Vec<String> {
             continue;
         }
         let rel = file
-            .strip_prefix(src)
+            .strip_prefix(root)
             .unwrap()
             .to_string_lossy()
             .replace('\\', "/");
@@ -440,7 +445,7 @@ fn offences(src: &Path, names: &BTreeSet<String>) -> Vec<String> {
         out.extend(
             found
                 .into_iter()
-                .map(|(line, what)| format!("src/{rel}:{line}: {what}")),
+                .map(|(line, what)| format!("{rel}:{line}: {what}")),
         );
     }
     out
@@ -448,12 +453,12 @@ fn offences(src: &Path, names: &BTreeSet<String>) -> Vec<String> {
 
 #[test]
 fn no_source_outside_the_format_model_names_a_format() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let names = format_names();
-    let found = offences(&src, &names);
+    let found = offences(root, &names);
     assert!(
         found.is_empty(),
-        "{} places outside src/core/formats/ name a format (move the knowledge into the \
+        "{} places outside crates/mbank-core/src/formats/ name a format (move the knowledge into the \
          format's module and ask formats::rules):\n{}",
         found.len(),
         found.join("\n")
@@ -463,14 +468,14 @@ fn no_source_outside_the_format_model_names_a_format() {
 #[test]
 fn the_name_guard_sees_literals_and_variant_matches_but_not_comments_or_tests() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path();
+    let root = dir.path();
     let write = |rel: &str, text: &str| {
-        let path = src.join(rel);
+        let path = root.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
     write(
-        "core/scan.rs",
+        "crates/mbank-core/src/scan.rs",
         "// \"CLAUDE.md\" in a comment\n\
          /// a doc naming .roomodes\n\
          fn a() -> &'static str { let c = '\"'; \"x/.roomodes\" }\n\
@@ -481,21 +486,27 @@ fn the_name_guard_sees_literals_and_variant_matches_but_not_comments_or_tests() 
          fn g() -> &'static str { r#\"a \"quoted\" memory-bank\"# }\n\
          #[cfg(test)]\nmod tests {\n    const X: &str = \"AGENTS.md\";\n}\n",
     );
-    write("core/pane.rs", "#[cfg(test)]\nmod tests;\nfn a() {}\n");
-    write("core/pane/tests.rs", "const X: &str = \"GEMINI.md\";\n");
     write(
-        "core/formats/kiro.rs",
+        "crates/mbank-core/src/pane.rs",
+        "#[cfg(test)]\nmod tests;\nfn a() {}\n",
+    );
+    write(
+        "crates/mbank-core/src/pane/tests.rs",
+        "const X: &str = \"GEMINI.md\";\n",
+    );
+    write(
+        "crates/mbank-core/src/formats/kiro.rs",
         "const X: &str = \".kiro/steering\";\n",
     );
     let names = format_names();
-    let found = offences(src, &names);
+    let found = offences(root, &names);
     let expected = [
-        "src/core/scan.rs:3: \"x/.roomodes\" holds .roomodes",
-        "src/core/scan.rs:4: picks Format::Cline",
-        "src/core/scan.rs:5: picks Format::Kiro",
-        "src/core/scan.rs:5: picks Format::Copilot",
-        "src/core/scan.rs:6: picks Format::Windsurf",
-        "src/core/scan.rs:8: \"a \"quoted\" memory-bank\" holds memory-bank",
+        "crates/mbank-core/src/scan.rs:3: \"x/.roomodes\" holds .roomodes",
+        "crates/mbank-core/src/scan.rs:4: picks Format::Cline",
+        "crates/mbank-core/src/scan.rs:5: picks Format::Kiro",
+        "crates/mbank-core/src/scan.rs:5: picks Format::Copilot",
+        "crates/mbank-core/src/scan.rs:6: picks Format::Windsurf",
+        "crates/mbank-core/src/scan.rs:8: \"a \"quoted\" memory-bank\" holds memory-bank",
     ];
     assert_eq!(found, expected);
 }

@@ -6,13 +6,13 @@
 //! padded "billion laughs", hours for a log of 100k decisions) and the limit must be
 //! reported: a `parse-limit` finding naming the file, the limit and what was found.
 //!
-//! The limits themselves are documented in `src/core/limits/mod.rs`; the numbers below are
+//! The limits themselves are documented in `crates/mbank-core/src/limits/mod.rs`; the numbers below are
 //! the documented ones on purpose, so a change of a limit shows up here.
 use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::{Sandbox, git_output, within, write};
 use mbank::core::analysis::decisions;
@@ -43,11 +43,11 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 /// Runs `work` with a watchdog: a hostile input that makes a parser hang fails the test
-/// after ten seconds instead of stalling CI. How fast each parser is belongs to the
+/// (after `common::HANG_LIMIT`) instead of stalling CI. How fast each parser is belongs to the
 /// benchmarks, not here; the time is printed for the curious.
 fn without_hanging<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> T {
     let label = what.to_string();
-    within(Duration::from_secs(10), what, move || {
+    within(common::HANG_LIMIT, what, move || {
         let started = Instant::now();
         let value = work();
         eprintln!("{label}: {:?}", started.elapsed());
@@ -211,7 +211,7 @@ fn check_reports_hostile_yaml_as_parse_limit_findings() {
             "[".repeat(TEN_TIMES_DEPTH)
         ),
     );
-    let (_, findings) = within(Duration::from_secs(60), "check", move || {
+    let (_, findings) = within(common::HANG_LIMIT, "check", move || {
         check_findings(&sandbox, &root)
     });
     let roomodes = limit_findings(&findings, ".roomodes");
@@ -320,7 +320,6 @@ fn a_hostile_config_is_an_error_naming_the_file_and_the_limit() {
         (&deep, "its TOML nests 641 levels"),
         (&big, "over the 262144-byte limit"),
     ] {
-        let started = Instant::now();
         let run = sandbox.run(&[
             "--root",
             &root.display().to_string(),
@@ -334,8 +333,6 @@ fn a_hostile_config_is_an_error_naming_the_file_and_the_limit() {
             "{}",
             run.stderr
         );
-        // The whole process, start to exit, well within the guard.
-        assert!(started.elapsed() < Duration::from_secs(5));
     }
 }
 

@@ -1,7 +1,7 @@
 //! `mbank mcp` end to end: the real binary as a child, driven by the official MCP SDK's
 //! client over its stdin/stdout. Every tool of the three surfaces, each error object,
-//! the Infinity store spec's acceptance tests TC1–TC10, the guard's refusals, read-only mode, many
-//! writers at once, and kill -9 in the middle of writes.
+//! the Infinity store spec's acceptance tests TC1–TC10 and read-only mode. The guard's
+//! refusals: `mcp_guard`; many writers at once and kill -9: `mcp_concurrent_writers`.
 use crate::common;
 
 use std::path::{Path, PathBuf};
@@ -11,8 +11,6 @@ use std::time::Duration;
 use common::Sandbox;
 use mbank::core::analysis::decisions;
 use mbank::core::guard::refusals;
-use mbank::core::io::lock;
-use mbank::core::write::{self, Expected};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
@@ -35,7 +33,7 @@ impl Setup {
         Setup { sandbox, root }
     }
 
-    fn data_dir(&self) -> PathBuf {
+    pub(crate) fn data_dir(&self) -> PathBuf {
         self.sandbox.home().join("data-mbank")
     }
 
@@ -52,7 +50,7 @@ impl Setup {
         tokio::process::Command::from(command)
     }
 
-    async fn connect_in(&self, cwd: &Path, flags: &[&str]) -> (Client, u32) {
+    pub(crate) async fn connect_in(&self, cwd: &Path, flags: &[&str]) -> (Client, u32) {
         let (transport, _) = TokioChildProcess::builder(self.command(cwd, flags))
             .stderr(Stdio::null())
             .spawn()
@@ -66,7 +64,7 @@ impl Setup {
         self.connect_in(&self.root, flags).await.0
     }
 
-    fn init(&self, project: &str) {
+    pub(crate) fn init(&self, project: &str) {
         self.sandbox
             .run(&[
                 "--root",
@@ -115,13 +113,13 @@ pub(crate) async fn fails(client: &Client, name: &str, args: Value, code: &str) 
 }
 
 /// Calls an Infinity tool that must fail with the Infinity store spec's `error` value.
-async fn infinity_fails(client: &Client, name: &str, args: Value, code: &str) {
+pub(crate) async fn infinity_fails(client: &Client, name: &str, args: Value, code: &str) {
     let (is_error, value) = call(client, name, args.clone()).await;
     assert!(is_error, "{name} {args} should fail: {value}");
     assert_eq!(value["error"], code, "{name} {args}: {value}");
 }
 
-const LOG_WITH_TWO: &str = "# Decision Log\n\n\
+pub(crate) const LOG_WITH_TWO: &str = "# Decision Log\n\n\
 ## Decision: Use Postgres\n- **Date**: 2025-01-02\n- **Status**: Accepted\n\n\
 ## Decision: Cache in Redis\n- **Date**: 2025-02-03\n- **Status**: Accepted\n";
 
@@ -886,367 +884,4 @@ async fn read_only_refuses_every_write_and_tools_pick_surfaces() {
         1
     );
     bounded(client.cancel()).await.unwrap();
-}
-
-/// Appends a decision the way the TUI saves: the folder lock, then the guarded write.
-fn tui_append(log: &Path, title: &str) {
-    let _lock = lock::for_file(log).unwrap();
-    let old = std::fs::read_to_string(log).unwrap();
-    let new =
-        format!("{old}\n## Decision: {title}\n- **Date**: 2026-01-01\n- **Status**: Accepted\n");
-    write::write_guarded(log, &new, Expected::text(&old)).unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn eight_servers_and_a_tui_writer_lose_no_decision() {
-    const CLIENTS: usize = 8;
-    const CALLS: usize = 200;
-    const LANES: usize = 8;
-    const TUI_WRITES: usize = 40;
-    let setup = Setup::new();
-    setup.init("shared");
-    let mut clients = Vec::new();
-    for _ in 0..CLIENTS {
-        clients.push(setup.connect(&["--tools", "memory-bank-mcp"]).await);
-    }
-    let log = setup.root.join("shared/memory-bank/decisionLog.md");
-    let tui = {
-        let log = log.clone();
-        std::thread::spawn(move || {
-            for i in 0..TUI_WRITES {
-                tui_append(&log, &format!("tui {i}"));
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        })
-    };
-    let mut tasks = Vec::new();
-    for (c, client) in clients.iter().enumerate() {
-        for lane in 0..LANES {
-            let peer = client.peer().clone();
-            tasks.push(tokio::spawn(async move {
-                for i in (lane..CALLS).step_by(LANES) {
-                    let args = json!({"title": format!("client {c} call {i}"), "context": "load", "decision": format!("d{c}-{i}")});
-                    let params = CallToolRequestParams::new("log_decision").with_arguments(args.as_object().unwrap().clone());
-                    let result = peer.call_tool(params).await.unwrap();
-                    assert_ne!(result.is_error, Some(true), "{result:?}");
-                }
-            }));
-        }
-    }
-    bounded(async {
-        for task in tasks {
-            task.await.unwrap();
-        }
-    })
-    .await;
-    tui.join().unwrap();
-    let text = std::fs::read_to_string(&log).unwrap();
-    let parsed = decisions::parse_log(&log, &text);
-    let mut titles: Vec<&str> = parsed.iter().map(|d| d.title.as_str()).collect();
-    titles.sort_unstable();
-    let mut expected: Vec<String> = (0..CLIENTS)
-        .flat_map(|c| (0..CALLS).map(move |i| format!("client {c} call {i}")))
-        .chain((0..TUI_WRITES).map(|i| format!("tui {i}")))
-        .collect();
-    expected.sort_unstable();
-    assert_eq!(titles, expected, "every entry present exactly once");
-    for client in clients {
-        bounded(client.cancel()).await.unwrap();
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kill_9_during_writes_leaves_each_file_old_or_new() {
-    let setup = Setup::new();
-    setup.init("crash");
-    let bank = setup.root.join("crash/memory-bank");
-    // Two whole versions of a file big enough that a write takes a while.
-    let version = |tag: &str| {
-        format!(
-            "# Tech Context\n\n{}",
-            format!("- {tag} line of the stack\n").repeat(5_000)
-        )
-    };
-    let (a, b) = (version("A"), version("B"));
-    std::fs::write(bank.join("techContext.md"), &a).unwrap();
-    for round in 0..3u64 {
-        let (client, pid) = setup.connect_in(&setup.root, &[]).await;
-        let peer = client.peer().clone();
-        let (a2, b2) = (a.clone(), b.clone());
-        let progress = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let done = progress.clone();
-        let writer = tokio::spawn(async move {
-            for i in 0.. {
-                let content = if i % 2 == 0 { &b2 } else { &a2 };
-                let args = json!({"projectPath": "crash", "fileName": "techContext.md", "content": content});
-                let params = CallToolRequestParams::new("memory_bank_update")
-                    .with_arguments(args.as_object().unwrap().clone());
-                if peer.call_tool(params).await.is_err() {
-                    break;
-                }
-                let args = json!({"title": format!("round {round} entry {i}"), "context": "c", "decision": "d"});
-                let params = CallToolRequestParams::new("log_decision")
-                    .with_arguments(args.as_object().unwrap().clone());
-                if peer.call_tool(params).await.is_err() {
-                    break;
-                }
-                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            }
-        });
-        // Once a round of writes is in, kill at a different point of the next one.
-        bounded(async {
-            while progress.load(std::sync::atomic::Ordering::SeqCst) == 0 {
-                tokio::time::sleep(Duration::from_millis(2)).await;
-            }
-        })
-        .await;
-        tokio::time::sleep(Duration::from_millis(7 + 23 * round)).await;
-        let killed = std::process::Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status()
-            .unwrap();
-        assert!(killed.success());
-        let _ = bounded(writer).await;
-        drop(client);
-        let tech = std::fs::read_to_string(bank.join("techContext.md")).unwrap();
-        assert!(
-            tech == a || tech == b,
-            "round {round}: techContext.md is torn ({} bytes)",
-            tech.len()
-        );
-        let log_text = std::fs::read_to_string(bank.join("decisionLog.md")).unwrap();
-        assert!(
-            log_text.ends_with("- **Selected**: d\n") || !log_text.contains("round"),
-            "round {round}: the log ends mid-entry"
-        );
-        let entries = decisions::parse_log(&bank.join("decisionLog.md"), &log_text);
-        let mut titles: Vec<&str> = entries.iter().map(|d| d.title.as_str()).collect();
-        let count = titles.len();
-        titles.dedup();
-        assert_eq!(titles.len(), count, "no entry twice");
-        let this_round = format!("round {round} ");
-        assert!(
-            titles.iter().any(|t| t.starts_with(&this_round)),
-            "round {round}: the server was killed before it wrote anything"
-        );
-    }
-    // A server started after the kills reads and writes the bank as usual.
-    let client = setup.connect(&[]).await;
-    ok(&client, "log_decision", json!({"projectPath": "crash", "title": "after the crash", "context": "c", "decision": "d"})).await;
-    bounded(client.cancel()).await.unwrap();
-}
-
-/// An AWS key id of the real shape (not the documented example).
-const LEAKED_KEY: &str = "AKIAZ7QWERTYUIOPASDF";
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn secrets_in_briefs_names_unwrapped_blocks_and_entries_are_refused_and_never_logged() {
-    let setup = Setup::new();
-    let client = setup.connect(&[]).await;
-    let key = LEAKED_KEY;
-
-    // A brief becomes projectBrief.md: refused before anything is created.
-    let message = fails(
-        &client,
-        "initialize_memory_bank",
-        json!({"projectPath": "alpha", "brief": format!("A todo API.\nStaging: {key}")}),
-        "secret_detected",
-    )
-    .await;
-    assert!(message.contains("the project brief holds"), "{message}");
-    assert!(!setup.root.join("alpha/memory-bank").exists());
-    ok(
-        &client,
-        "initialize_memory_bank",
-        json!({"projectPath": "alpha", "brief": "A todo API"}),
-    )
-    .await;
-    let bank = setup.root.join("alpha/memory-bank");
-
-    // A key in a file name: refused, and the name is echoed nowhere.
-    let message = fails(
-        &client,
-        "memory_bank_write",
-        json!({"projectPath": "alpha", "fileName": format!("awskey{key}.md"), "content": "# x\n"}),
-        "secret_detected",
-    )
-    .await;
-    assert!(message.contains("an AWS access key id"), "{message}");
-    assert!(!message.contains(key), "{message}");
-
-    // Written inside <private>, then unwrapped by a second write.
-    let wrapped = format!("# Notes\n\n<private>\ndeploy {key}_prod\n</private>\n");
-    ok(
-        &client,
-        "memory_bank_write",
-        json!({"projectPath": "alpha", "fileName": "notes.md", "content": wrapped}),
-    )
-    .await;
-    let message = fails(
-        &client,
-        "memory_bank_update",
-        json!({"projectPath": "alpha", "fileName": "notes.md", "content": format!("# Notes\n\ndeploy {key}_prod\n")}),
-        "secret_detected",
-    )
-    .await;
-    assert!(
-        message.contains("line 3 (an AWS access key id)"),
-        "{message}"
-    );
-    // A <private> inside a code fence protects nothing.
-    let fenced = format!("# Notes\n\n```\n<private>\n{key}\n</private>\n```\n");
-    fails(
-        &client,
-        "memory_bank_update",
-        json!({"projectPath": "alpha", "fileName": "notes.md", "content": fenced}),
-        "secret_detected",
-    )
-    .await;
-    // What a real client sent.
-    for line in [
-        "AWS_SECRET_ACCESS_KEY=Zx8yW7vU6tS5rQ4pO3nM2lK1jI0hG9fE8dC7bA6z",
-        "DB_PASSWORD=hunter2hunter2",
-        "maps: AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
-    ] {
-        fails(
-            &client,
-            "memory_bank_update",
-            json!({"projectPath": "alpha", "fileName": "notes.md", "content": format!("# Notes\n\n{line}\n")}),
-            "secret_detected",
-        )
-        .await;
-    }
-    // AWS's documented example keys and ordinary prose pass.
-    ok(&client, "memory_bank_update", json!({"projectPath": "alpha", "fileName": "notes.md", "content": "# Notes\n\nAWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n- password reset flow\n- DATABASE_URL=\"file:../app.db\"\n"})).await;
-
-    // Entries the server appends are checked too.
-    ok(&client, "set_memory_bank_path", json!({"path": "alpha"})).await;
-    fails(
-        &client,
-        "log_decision",
-        json!({"title": "Deploy", "context": format!("key{key}"), "decision": "ship"}),
-        "secret_detected",
-    )
-    .await;
-    fails(
-        &client,
-        "track_progress",
-        json!({"action": "Setup", "description": "MY_API_TOKEN=a1b2c3d4e5f6g7h8"}),
-        "secret_detected",
-    )
-    .await;
-
-    // Nothing holding the key reached the bank or the refusal log.
-    for entry in std::fs::read_dir(&bank).unwrap() {
-        let entry = entry.unwrap();
-        assert!(!entry.file_name().to_string_lossy().contains(key));
-        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        assert!(!text.contains(key), "{}", entry.path().display());
-    }
-    let logged = refusals::read_in(&setup.data_dir(), &setup.root.join("alpha")).unwrap();
-    assert!(logged.iter().filter(|r| r.rule == "secret").count() >= 8);
-    assert!(
-        logged
-            .iter()
-            .any(|r| r.file == "projectBrief.md" && r.via == "mcp:initialize_memory_bank"),
-        "{logged:?}"
-    );
-    assert!(
-        logged
-            .iter()
-            .all(|r| !r.file.contains(key) && !r.message.contains(key)),
-        "{logged:?}"
-    );
-    bounded(client.cancel()).await.unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn elision_placeholders_in_any_wording_are_refused_and_a_genuine_rewrite_passes() {
-    let setup = Setup::new();
-    let client = setup.connect(&[]).await;
-    ok(
-        &client,
-        "initialize_memory_bank",
-        json!({"projectPath": "alpha"}),
-    )
-    .await;
-    let thirteen = "# Active Context\n\n## Current Focus\n- auth rewrite\n- token refresh\n\n\
-## Recent Changes\n- sessions in Redis\n- rate limits\n- login redirect\n\n## Next Steps\n- audit log\n- admin panel\n";
-    ok(
-        &client,
-        "memory_bank_update",
-        json!({"projectPath": "alpha", "fileName": "activeContext.md", "content": thirteen}),
-    )
-    .await;
-    for placeholder in ["<!-- unchanged -->", "[truncated]", "// rest of code"] {
-        fails(&client, "memory_bank_update", json!({"projectPath": "alpha", "fileName": "activeContext.md", "content": format!("# Active Context\n\n## Current Focus\n- payments\n\n{placeholder}\n")}), "elision_detected").await;
-    }
-    // A genuine rewrite without placeholders passes.
-    ok(&client, "memory_bank_update", json!({"projectPath": "alpha", "fileName": "activeContext.md", "content": "# Active Context\n\n## Current Focus\n- payments\n"})).await;
-
-    bounded(client.cancel()).await.unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hiding_decision_entries_in_details_a_comment_or_a_private_file_is_refused() {
-    let setup = Setup::new();
-    let client = setup.connect(&[]).await;
-    ok(
-        &client,
-        "initialize_memory_bank",
-        json!({"projectPath": "alpha"}),
-    )
-    .await;
-    let bank = setup.root.join("alpha/memory-bank");
-    ok(
-        &client,
-        "memory_bank_update",
-        json!({"projectPath": "alpha", "fileName": "decisionLog.md", "content": LOG_WITH_TWO}),
-    )
-    .await;
-    let body = LOG_WITH_TWO.trim_start_matches("# Decision Log\n");
-    for hidden in [
-        format!("# Decision Log\n\n<details>\n<summary>old</summary>\n{body}\n</details>\n"),
-        format!("# Decision Log\n<!--\n{body}-->\n"),
-        format!("---\nprivate: true\n---\n{LOG_WITH_TWO}"),
-    ] {
-        let message = fails(
-            &client,
-            "memory_bank_update",
-            json!({"projectPath": "alpha", "fileName": "decisionLog.md", "content": hidden}),
-            "append_only_violation",
-        )
-        .await;
-        assert!(message.contains("Cache in Redis"), "{message}");
-    }
-
-    let log = std::fs::read_to_string(bank.join("decisionLog.md")).unwrap();
-    assert_eq!(log, LOG_WITH_TWO);
-    bounded(client.cancel()).await.unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_key_in_an_infinity_memory_title_is_refused() {
-    let setup = Setup::new();
-    let key = LEAKED_KEY;
-    let project = setup.sandbox.home().join("project-i");
-    std::fs::create_dir_all(&project).unwrap();
-    let (infinity, _) = setup.connect_in(&project, &["--tools", "infinity"]).await;
-    ok(&infinity, "activate_project", json!({})).await;
-    infinity_fails(
-        &infinity,
-        "store_memory",
-        json!({"title": format!("Deploy {key}"), "type": "design_doc", "content": "# Deploy\n"}),
-        "secret_detected",
-    )
-    .await;
-    ok(
-        &infinity,
-        "store_memory",
-        json!({"title": "Deploy", "type": "design_doc", "content": "# Deploy\n"}),
-    )
-    .await;
-    let store = std::fs::read_to_string(project.join(".infinity/memories.json")).unwrap();
-    assert!(!store.contains(key));
-    bounded(infinity.cancel()).await.unwrap();
 }

@@ -498,7 +498,7 @@ fn a_burst_of_agent_writes_is_announced_in_three_notices_and_a_count() {
         client: None,
         base: None,
         proposed: Some(format!("# Note {id}\n")),
-        change: mbank::core::agent::proposals::Change::Replace,
+        change: mbank::core::agent::proposals::ProposedChange::Replace,
         state: State::Pending,
         decided: None,
         accepted_hunks: None,

@@ -15,7 +15,7 @@ use mbank::core::review::{LineKind, ReviewOptions};
 use mbank::tui::Message;
 use mbank::tui::app::Focus;
 use mbank::tui::overlays::Overlay;
-use mbank::tui::panes::review::Row;
+use mbank::tui::panes::review::ReviewRow;
 
 const BRIEF: &str = "# Project Brief\n\nA tea shop.\n";
 const ACTIVE: &str = "# Active Context\n\nWorking on checkout.\n";
@@ -107,7 +107,7 @@ fn cursor_to_line(h: &mut Tui, kind: LineKind, text: &str) {
         let pane = &h.app.review.pane;
         let file = pane.file().unwrap();
         let on_it = match pane.rows().get(pane.cursor.selected) {
-            Some(Row::Line(hunk, l)) => {
+            Some(ReviewRow::Line(hunk, l)) => {
                 let line = &file.diff.hunks[*hunk].lines[*l];
                 line.kind == kind && line.text == text
             }

@@ -163,7 +163,7 @@ impl Default for Config {
 }
 
 /// Expands a leading `~` to the home folder.
-pub fn expand_tilde(text: &str) -> PathBuf {
+pub(crate) fn expand_tilde(text: &str) -> PathBuf {
     if text == "~" {
         return paths::home_dir().unwrap_or_else(|| PathBuf::from(text));
     }
@@ -304,7 +304,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config> {
 }
 
 /// The config file mbank reads: `$MBANK_CONFIG_DIR/config.toml` or the platform's.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     paths::config_dir().map(|d| d.join("config.toml"))
 }
 
@@ -312,7 +312,7 @@ pub fn default_path() -> Option<PathBuf> {
 /// default location is the default configuration; a file named with `path` (`--config`)
 /// must exist, since running on defaults would silently ignore what the user asked for.
 /// An unreadable or invalid file is an error either way. Only a regular
-/// file (after following links) of at most [`limits::SETTINGS`] is read: a FIFO, a
+/// file (after following links) of at most `limits::SETTINGS` is read: a FIFO, a
 /// device such as `/dev/zero`, a folder or a huge file is refused before reading
 /// (`/dev/null` reads as an empty configuration).
 pub fn load(path: Option<&Path>) -> Result<Config> {
@@ -339,7 +339,7 @@ pub fn load(path: Option<&Path>) -> Result<Config> {
 }
 
 /// Reads one of mbank's TOML settings files (config, keymap, theme) within
-/// [`limits::SETTINGS`]: a regular file, not too large, UTF-8, nested within the limit.
+/// `limits::SETTINGS`: a regular file, not too large, UTF-8, nested within the limit.
 /// Errors name the file.
 pub fn read_settings_file(path: &Path) -> Result<String> {
     let text = text::read_text_limited(path, limits::SETTINGS.max_bytes as u64)?;

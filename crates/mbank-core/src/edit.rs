@@ -242,7 +242,7 @@ impl EditText {
     }
 
     /// One Infinity memory of a store's bytes: its content is what is edited.
-    pub fn memory_from_bytes(store: &Path, id: &str, bytes: Vec<u8>) -> Result<EditText> {
+    pub(crate) fn memory_from_bytes(store: &Path, id: &str, bytes: Vec<u8>) -> Result<EditText> {
         let file = EditText::from_bytes(store, bytes)?;
         let (parsed, _) =
             infinity::store::parse_store(&file.disk_text).map_err(|e| CoreError::Parse {
@@ -286,7 +286,8 @@ impl EditText {
     }
 
     /// Whether the file still holds what was loaded (`false` when it cannot be read).
-    pub fn unchanged_on_disk(&self, path: &Path) -> bool {
+    #[cfg(test)]
+    pub(crate) fn unchanged_on_disk(&self, path: &Path) -> bool {
         read_bytes(path).is_ok_and(|bytes| Expected::bytes(&bytes) == self.expected)
     }
 
@@ -313,12 +314,12 @@ impl EditText {
 }
 
 /// Loads a file for editing.
-pub fn load_for_edit(path: &Path) -> Result<EditText> {
+pub(crate) fn load_for_edit(path: &Path) -> Result<EditText> {
     EditText::from_bytes(path, read_bytes(path)?)
 }
 
 /// Loads one Infinity memory of the store at `store` for editing.
-pub fn load_memory_for_edit(store: &Path, id: &str) -> Result<EditText> {
+pub(crate) fn load_memory_for_edit(store: &Path, id: &str) -> Result<EditText> {
     EditText::memory_from_bytes(store, id, read_bytes(store)?)
 }
 
@@ -350,7 +351,7 @@ pub fn open_for_edit(path: &Path, memory_id: Option<&str>) -> Result<Editable> {
 /// guarded by `original.expected`, the file's line endings and BOM re-applied, its
 /// permissions, owner and group kept. For an Infinity memory, name the store
 /// (`memories.json`): the memory's content is replaced, its id, type and title kept.
-pub fn save_edit(
+pub(crate) fn save_edit(
     ctx: &WriteContext,
     bank: &Bank,
     relative_name: &str,
@@ -361,7 +362,7 @@ pub fn save_edit(
     save_resolved(ctx, &target, original, new_text)
 }
 
-/// [`save_edit`] for a file of `project` named by its path (the TUI's editor): the bank
+/// `save_edit` for a file of `project` named by its path (the TUI's editor): the bank
 /// it belongs to is found in a fresh listing of the project's banks, and the name
 /// relative to that bank's folder goes through [`write::resolve_target`] like any other.
 /// A path no bank lists is refused ([`CoreError::Confined`]).
@@ -400,7 +401,7 @@ pub fn save_in_project(
 }
 
 /// [`save_edit`] for a path already returned by [`write::resolve_target`].
-pub fn save_resolved(
+pub(crate) fn save_resolved(
     ctx: &WriteContext,
     target: &Path,
     original: &EditText,

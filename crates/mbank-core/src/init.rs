@@ -45,11 +45,11 @@ impl InitFormat {
 }
 
 /// Cline's seven core files in read order (the Cline memory bank spec).
-pub use crate::formats::cline::TEMPLATES as CLINE_TEMPLATES;
+pub(crate) use crate::formats::cline::TEMPLATES as CLINE_TEMPLATES;
 /// ConKeeper's folders, which must exist even when empty.
-pub use crate::formats::conkeeper::FOLDERS as CONKEEPER_FOLDERS;
+pub(crate) use crate::formats::conkeeper::FOLDERS as CONKEEPER_FOLDERS;
 /// ConKeeper's files; the configuration is written as `.memory-config.md`.
-pub use crate::formats::conkeeper::TEMPLATES as CONKEEPER_TEMPLATES;
+pub(crate) use crate::formats::conkeeper::TEMPLATES as CONKEEPER_TEMPLATES;
 
 /// The placeholder lines `--brief` and the project name replace.
 const CLINE_NAME_PLACEHOLDER: &str = "[Project name]";

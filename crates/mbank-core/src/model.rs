@@ -4,7 +4,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-pub use crate::io::confine::OutsideLink;
+pub(crate) use crate::io::confine::OutsideLink;
 
 /// A memory system whose files mbank understands. A project may hold several.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -292,7 +292,7 @@ pub struct MemoryFile {
     pub size: u64,
     #[serde(skip)]
     pub modified: Option<SystemTime>,
-    /// When the file's inode last changed ([`crate::io::paths::change_time`]):
+    /// When the file's inode last changed (`crate::io::paths::change_time`):
     /// with the size and modification time, what tells one version of a file from the
     /// next.
     #[serde(skip)]

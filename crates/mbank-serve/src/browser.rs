@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, header};
 
 /// Why a request was refused: its status, code and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub(crate) struct BrowserRefusal {
     pub code: &'static str,
     pub message: String,
 }
@@ -206,16 +206,16 @@ impl BrowserPolicy {
 
     /// Checks one request's Host, Origin, Sec-Fetch-Site and, for a body-carrying method,
     /// Content-Type.
-    pub fn check(&self, method: &Method, headers: &HeaderMap) -> Result<Pass, Refusal> {
+    pub fn check(&self, method: &Method, headers: &HeaderMap) -> Result<Pass, BrowserRefusal> {
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let Some(host) = host.and_then(parse_authority) else {
-            return Err(Refusal {
+            return Err(BrowserRefusal {
                 code: "forbidden_host",
                 message: "the request has no valid Host header".into(),
             });
         };
         if !self.is_ours(&host, 80) {
-            return Err(Refusal {
+            return Err(BrowserRefusal {
                 code: "forbidden_host",
                 message: format!(
                     "Host {} is not this server's address ({}); add the name to \
@@ -242,7 +242,7 @@ impl BrowserPolicy {
                         )
                 });
                 if !ours {
-                    return Err(Refusal {
+                    return Err(BrowserRefusal {
                         code: "forbidden_origin",
                         message: format!(
                             "Origin {} is not this server; web pages may not call it \
@@ -257,7 +257,7 @@ impl BrowserPolicy {
             .get("sec-fetch-site")
             .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cross-site"));
         if cross_site && cors_origin.is_none() {
-            return Err(Refusal {
+            return Err(BrowserRefusal {
                 code: "forbidden_origin",
                 message: "a cross-site request (Sec-Fetch-Site: cross-site) is refused".into(),
             });
@@ -273,7 +273,7 @@ impl BrowserPolicy {
                         .into_owned()
                 })
                 .unwrap_or_else(|| "none".into());
-            return Err(Refusal {
+            return Err(BrowserRefusal {
                 code: "unsupported_media_type",
                 message: format!(
                     "the body must be sent as Content-Type: application/json (got {given})"

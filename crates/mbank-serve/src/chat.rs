@@ -6,24 +6,33 @@
 //!
 //! Forwarding (the HTTPS client) comes with the `chat` cargo feature; a build without it
 //! answers every chat with [`not_built_in`].
+#[cfg(any(test, feature = "chat"))]
 use std::path::Path;
 #[cfg(feature = "chat")]
 use std::time::Duration;
 
+#[cfg(any(test, feature = "chat"))]
 use serde_json::{Value, json};
 
 use super::reply::ToolError;
 #[cfg(feature = "chat")]
 use super::reply::ToolResult;
+#[cfg(any(test, feature = "chat"))]
 use mbank_core::analysis::context;
+#[cfg(any(test, feature = "chat"))]
 use mbank_core::config::ChatConfig;
+#[cfg(any(test, feature = "chat"))]
 use mbank_core::markup::markdown;
+#[cfg(any(test, feature = "chat"))]
 use mbank_core::model::Format;
+#[cfg(any(test, feature = "chat"))]
 use mbank_core::scan::bank;
+#[cfg(any(test, feature = "chat"))]
 use mbank_core::scan::discovery;
 
 /// Why `/chat` cannot answer without configuration, and how to give it one.
-pub const NOT_CONFIGURED: &str = "no chat endpoint is configured. Add to config.toml:\n\
+#[cfg(feature = "chat")]
+pub(crate) const NOT_CONFIGURED: &str = "no chat endpoint is configured. Add to config.toml:\n\
 [serve.chat]\n\
 url = \"http://127.0.0.1:11434/v1/chat/completions\"  # any OpenAI-compatible endpoint\n\
 model = \"llama3.1\"\n\
@@ -45,11 +54,14 @@ pub(crate) fn not_built_in() -> ToolError {
 /// The most memory `/chat` sends when `[serve.chat]` sets no `context_tokens`: well
 /// above the 5,000 tokens the Cline spec asks a whole memory bank to stay under, and a
 /// small part of any chat model's window.
-pub const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
+#[cfg(any(test, feature = "chat"))]
+pub(crate) const DEFAULT_CONTEXT_TOKENS: usize = 8_000;
 
 /// Tokens are estimated, not counted: a byte budget is enough to keep a request bounded.
+#[cfg(any(test, feature = "chat"))]
 const BYTES_PER_TOKEN: usize = 4;
 
+#[cfg(any(test, feature = "chat"))]
 fn estimated_tokens(text: &str) -> usize {
     text.len().div_ceil(BYTES_PER_TOKEN)
 }
@@ -58,7 +70,8 @@ fn estimated_tokens(text: &str) -> usize {
 /// (Cline, Memory Bank MCP) when the project has one, else the first bank that loads
 /// anything. Whole files in read order while they fit in `budget_tokens`; the files after
 /// the first that does not fit are left out and named at the end.
-pub fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
+#[cfg(any(test, feature = "chat"))]
+pub(crate) fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
     let home = mbank_core::io::paths::home_dir();
     let Some(project) = discovery::project_at_home(project_dir, String::new(), home.as_deref())
     else {
@@ -120,7 +133,8 @@ pub fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
 
 /// The request to send upstream: the caller's messages after a system message with the
 /// memory bank (unless `useMemoryBank` is false).
-pub fn upstream_body(
+#[cfg(any(test, feature = "chat"))]
+pub(crate) fn upstream_body(
     config: &ChatConfig,
     request: &Value,
     memory: &str,

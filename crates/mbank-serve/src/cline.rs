@@ -229,7 +229,7 @@ fn write(
     }
 }
 
-pub fn list_files(shared: &Shared, _: &Session, args: ProjectArgs) -> ToolResult {
+pub(crate) fn list_files(shared: &Shared, _: &Session, args: ProjectArgs) -> ToolResult {
     let dir = shared.project(args.project_path.as_deref())?;
     let files: Vec<Value> = shared
         .bank(&dir)?

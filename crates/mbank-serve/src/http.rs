@@ -176,7 +176,7 @@ impl HttpOptions {
 }
 
 /// What the handlers share.
-struct App {
+struct HttpApp {
     shared: Arc<Shared>,
     options: HttpOptions,
     /// `None`: no rate limit.
@@ -187,7 +187,7 @@ struct App {
     client: reqwest::Client,
 }
 
-type AppState = Arc<App>;
+type AppState = Arc<HttpApp>;
 
 /// Without the `chat` feature the route stays, behind the same guards, and says why it
 /// cannot answer.
@@ -323,7 +323,7 @@ fn method_not_allowed(bare: Response, method: &axum::http::Method, path: &str) -
 }
 
 /// Auth (with failed attempts limited per address), rate limits and the size limit.
-async fn authorized(app: &App, peer: SocketAddr, request: Request, next: Next) -> Response {
+async fn authorized(app: &HttpApp, peer: SocketAddr, request: Request, next: Next) -> Response {
     let bearer = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -401,7 +401,7 @@ async fn authorized(app: &App, peer: SocketAddr, request: Request, next: Next) -
     }
 }
 
-fn over_the_limit(app: &App, verdict: &Verdict, what: &str) -> String {
+fn over_the_limit(app: &HttpApp, verdict: &Verdict, what: &str) -> String {
     let limit = app.options.rate_limit.unwrap_or(DEFAULT_RATE_LIMIT);
     format!(
         "rate limited: over {} {what} per minute or {} per hour for this caller; retry in {} s \
@@ -443,7 +443,13 @@ fn jsonrpc_response(status: StatusCode, value: &Value) -> Response {
 /// with a JSON-RPC error the client reads ([`jsonrpc::RATE_LIMITED`], the wait in
 /// `data.retryAfter`); a tool call whose arguments are not an object gets -32602, a body
 /// that is not JSON -32700, and one over [`MCP_MAX_MESSAGE_BYTES`] -32600, as on stdio.
-async fn mcp_request(app: &App, caller: &str, now: u64, request: Request, next: Next) -> Response {
+async fn mcp_request(
+    app: &HttpApp,
+    caller: &str,
+    now: u64,
+    request: Request,
+    next: Next,
+) -> Response {
     let figures = |n: u32| app.limiter.as_ref().map(|l| l.check_n(caller, now, n));
     if request.method() != axum::http::Method::POST {
         let mut response = next.run(request).await;
@@ -551,7 +557,7 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
         LocalSessionManager::default().into(),
         mcp_config,
     );
-    let app = Arc::new(App {
+    let app = Arc::new(HttpApp {
         shared,
         limiter: options
             .rate_limit

@@ -38,17 +38,17 @@ impl ToolArgs for MemoryArgs {}
 
 /// `list_memories`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ListArgs {
+pub struct ListMemoriesArgs {
     #[serde(rename = "type")]
     #[schemars(extend("enum" = MEMORY_TYPES))]
     pub kind: Option<String>,
 }
 
-impl ToolArgs for ListArgs {}
+impl ToolArgs for ListMemoriesArgs {}
 
 /// `update_memory`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct UpdateArgs {
+pub struct UpdateMemoryArgs {
     #[schemars(description = MEMORY_ID)]
     pub memory_id: String,
     pub content: String,
@@ -56,7 +56,7 @@ pub struct UpdateArgs {
     pub expected_version: Option<String>,
 }
 
-impl ToolArgs for UpdateArgs {}
+impl ToolArgs for UpdateMemoryArgs {}
 
 /// The session's activated project: every tool but `activate_project` needs one, and
 /// says so before it looks at its arguments.
@@ -152,7 +152,12 @@ pub fn get(_: &Shared, _: &Caller, project: InfinityProject, args: MemoryArgs) -
     Ok(json!({"success": true, "memory": memory}))
 }
 
-pub fn list(_: &Shared, _: &Caller, project: InfinityProject, args: ListArgs) -> ToolResult {
+pub fn list(
+    _: &Shared,
+    _: &Caller,
+    project: InfinityProject,
+    args: ListMemoriesArgs,
+) -> ToolResult {
     let memories = project.list(args.kind.as_deref())?;
     Ok(json!({"success": true, "memories": memories}))
 }
@@ -161,9 +166,9 @@ pub fn update(
     shared: &Shared,
     caller: &Caller,
     project: InfinityProject,
-    args: UpdateArgs,
+    args: UpdateMemoryArgs,
 ) -> ToolResult {
-    let UpdateArgs {
+    let UpdateMemoryArgs {
         memory_id: id,
         content,
         expected_version: expected,

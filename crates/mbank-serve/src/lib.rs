@@ -16,7 +16,7 @@ pub mod args;
 pub mod browser;
 pub mod chat;
 pub mod cline;
-pub mod conn;
+pub(crate) mod conn;
 pub mod http;
 pub mod infinity;
 pub mod jsonrpc;
@@ -104,7 +104,7 @@ impl Surfaces {
 
 /// How a server was started.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct ServeOptions {
     pub root: PathBuf,
     pub surfaces: Surfaces,
     pub read_only: bool,
@@ -124,7 +124,7 @@ pub struct Options {
 /// What every session and request of one server shares.
 #[derive(Debug)]
 pub struct Shared {
-    pub options: Options,
+    pub options: ServeOptions,
     pub root: Root,
     /// The guard rules, and the clean texts every request's appends share.
     guard: Guard,
@@ -214,7 +214,7 @@ pub struct Caller {
 
 impl Caller {
     /// A call that names no client (the REST API).
-    pub fn anonymous(via: &str) -> Caller {
+    pub(crate) fn anonymous(via: &str) -> Caller {
         Caller {
             via: via.to_string(),
             client: None,
@@ -223,7 +223,7 @@ impl Caller {
 }
 
 impl Shared {
-    pub fn new(options: Options) -> AgentResult<Arc<Shared>> {
+    pub fn new(options: ServeOptions) -> AgentResult<Arc<Shared>> {
         let root = Root::new(&options.root)?;
         Ok(Arc::new(Shared {
             guard: Guard::new(options.policy),
@@ -303,7 +303,7 @@ impl Shared {
 
     /// The project a request without one means: the root when it holds a memory bank,
     /// else the only project with one under it.
-    pub fn default_project(&self) -> AgentResult<PathBuf> {
+    pub(crate) fn default_project(&self) -> AgentResult<PathBuf> {
         if let Some(dir) = self.default_project.lock().as_ref()
             && dir.join(mbank_core::formats::cline::BANK_DIR).is_dir()
         {
@@ -364,7 +364,13 @@ impl Shared {
 
     /// Appends a refused write to the refusal log (failures to log go to stderr, never
     /// to the agent: the refusal itself is what it must see).
-    pub fn log_refusal(&self, ctx: &WriteContext, project: &Path, file: &str, error: &AgentError) {
+    pub(crate) fn log_refusal(
+        &self,
+        ctx: &WriteContext,
+        project: &Path,
+        file: &str,
+        error: &AgentError,
+    ) {
         let Some(rule) = error.refusal_rule() else {
             return;
         };
@@ -376,7 +382,7 @@ impl Shared {
         self.log_refusal_rule(ctx, project, file, rule, &error.to_string());
     }
 
-    pub fn log_refusal_rule(
+    pub(crate) fn log_refusal_rule(
         &self,
         ctx: &WriteContext,
         project: &Path,
@@ -408,7 +414,7 @@ fn fs_real(path: &Path) -> PathBuf {
 
 /// The modes a project declares in its rule files (`.clinerules-*`, `.roomodes`,
 /// `.roorules-*`, `.roo/rules-*`), else the five of the Memory Bank MCP spec.
-pub fn modes_of(project_dir: &Path) -> Vec<String> {
+pub(crate) fn modes_of(project_dir: &Path) -> Vec<String> {
     let mut modes: Vec<String> = Vec::new();
     if let Some(project) = mbank_core::scan::discovery::project_at(project_dir, String::new()) {
         for location in project
@@ -432,7 +438,7 @@ pub fn modes_of(project_dir: &Path) -> Vec<String> {
 }
 
 /// the Memory Bank MCP spec's modes, for banks without rule files.
-pub const DEFAULT_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
+pub(crate) const DEFAULT_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
 
 #[cfg(test)]
 mod tests {

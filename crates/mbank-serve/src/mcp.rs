@@ -18,14 +18,14 @@ use super::{Session, Shared, memory_bank_mcp, tools};
 
 /// One MCP session over the shared server state.
 #[derive(Clone)]
-pub struct McpServer {
+pub(crate) struct McpServer {
     shared: Arc<Shared>,
     session: Arc<Session>,
     tools: Arc<Vec<Tool>>,
 }
 
 /// The tool list of the surfaces `shared` offers.
-pub fn tool_list(shared: &Shared) -> Vec<Tool> {
+pub(crate) fn tool_list(shared: &Shared) -> Vec<Tool> {
     tools::offered(shared)
         .map(|tool| tool.listed().clone())
         .collect()
@@ -44,7 +44,7 @@ pub fn dispatch(
 
 /// A tool's answer as MCP carries it: the JSON as text (the spec's shape, arrays
 /// included), and as structured content when it is an object.
-pub fn to_call_result(result: ToolResult) -> CallToolResult {
+pub(crate) fn to_call_result(result: ToolResult) -> CallToolResult {
     match result {
         Ok(value) => {
             let text = value.to_string();
@@ -216,11 +216,11 @@ pub fn run_stdio(shared: Arc<Shared>) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Options, Surfaces};
+    use crate::{ServeOptions, Surfaces};
     use mbank_core::guard::GuardPolicy;
 
     fn shared_over(root: &std::path::Path) -> Arc<Shared> {
-        Shared::new(Options {
+        Shared::new(ServeOptions {
             root: root.to_path_buf(),
             surfaces: Surfaces::default(),
             read_only: false,

@@ -20,7 +20,7 @@ const FILE_SPELLINGS: (&str, &[&str]) = ("filename", &["fileName"]);
 
 /// `set_memory_bank_path`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct SetPathArgs {
+pub(crate) struct SetPathArgs {
     pub path: Option<String>,
 }
 
@@ -31,11 +31,11 @@ impl ToolArgs for SetPathArgs {
 
 /// `read_memory_bank_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ReadArgs {
+pub struct ReadFileArgs {
     pub filename: String,
 }
 
-impl ToolArgs for ReadArgs {
+impl ToolArgs for ReadFileArgs {
     const SPELLINGS: &'static [(&'static str, &'static [&'static str])] = &[FILE_SPELLINGS];
 }
 
@@ -55,7 +55,7 @@ impl ToolArgs for WriteArgs {
 /// `track_progress`, and the body of `POST /memory-bank/trackProgress`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TrackProgressArgs {
+pub(crate) struct TrackProgressArgs {
     #[schemars(description = "What kind of work, e.g. Implementation")]
     pub action: String,
     pub description: String,
@@ -68,7 +68,7 @@ impl ToolArgs for TrackProgressArgs {}
 /// list replaces its section.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ActiveContextArgs {
+pub(crate) struct ActiveContextArgs {
     #[schemars(description = "Ongoing tasks")]
     pub tasks: Option<Items>,
     #[schemars(description = "Known issues")]
@@ -81,7 +81,7 @@ impl ToolArgs for ActiveContextArgs {}
 
 /// `log_decision`, and the body of `POST /memory-bank/logDecision`.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct DecisionArgs {
+pub(crate) struct DecisionArgs {
     pub title: String,
     pub context: String,
     pub decision: String,
@@ -102,7 +102,7 @@ pub struct SwitchModeArgs {
 impl ToolArgs for SwitchModeArgs {}
 
 /// The five resources: URI, name, the role of the file they show.
-pub const RESOURCES: [(&str, &str, Role); 5] = [
+pub(crate) const RESOURCES: [(&str, &str, Role); 5] = [
     (
         "memory-bank://product-context",
         "Product_Context",
@@ -127,7 +127,7 @@ pub const RESOURCES: [(&str, &str, Role); 5] = [
 ];
 
 /// The session's project, or the default one.
-pub fn current_project(shared: &Shared, session: &Session) -> Result<PathBuf, AgentError> {
+pub(crate) fn current_project(shared: &Shared, session: &Session) -> Result<PathBuf, AgentError> {
     if let Some(dir) = session.project.lock().clone() {
         return Ok(dir);
     }
@@ -143,7 +143,7 @@ fn current_bank(
     Ok((dir, bank))
 }
 
-pub fn set_path(shared: &Shared, session: &Session, args: SetPathArgs) -> ToolResult {
+pub(crate) fn set_path(shared: &Shared, session: &Session, args: SetPathArgs) -> ToolResult {
     let dir = match args.path {
         Some(spec) => shared.root.existing_project_dir(&spec)?,
         None => shared.default_project()?,
@@ -158,7 +158,7 @@ pub fn set_path(shared: &Shared, session: &Session, args: SetPathArgs) -> ToolRe
     }))
 }
 
-pub fn read(shared: &Shared, session: &Session, args: ReadArgs) -> ToolResult {
+pub fn read(shared: &Shared, session: &Session, args: ReadFileArgs) -> ToolResult {
     let (_, bank) = current_bank(shared, session)?;
     let cached = shared.read(&bank, &args.filename)?;
     let read = &cached.read;
@@ -185,7 +185,7 @@ pub fn write(shared: &Shared, session: &Session, args: WriteArgs) -> ToolResult 
 }
 
 /// Creates or replaces a file (the tool and `POST /memory-bank/file`), logging a refusal.
-pub fn write_file(
+pub(crate) fn write_file(
     shared: &Shared,
     dir: &std::path::Path,
     bank: &MarkdownBank,
@@ -269,7 +269,7 @@ fn entry_result(
 }
 
 /// `track_progress` (also `POST /memory-bank/trackProgress`).
-pub fn track_progress_in(
+pub(crate) fn track_progress_in(
     shared: &Shared,
     dir: &std::path::Path,
     args: TrackProgressArgs,
@@ -290,7 +290,7 @@ pub fn track_progress_in(
 }
 
 /// `update_active_context` (also `POST /memory-bank/updateActiveContext`).
-pub fn update_active_context_in(
+pub(crate) fn update_active_context_in(
     shared: &Shared,
     dir: &std::path::Path,
     args: ActiveContextArgs,
@@ -323,7 +323,7 @@ pub fn update_active_context_in(
 }
 
 /// `log_decision` (also `POST /memory-bank/logDecision`).
-pub fn log_decision_in(
+pub(crate) fn log_decision_in(
     shared: &Shared,
     dir: &std::path::Path,
     args: DecisionArgs,
@@ -359,7 +359,7 @@ pub fn switch_mode(shared: &Shared, session: &Session, args: SwitchModeArgs) -> 
     Ok(json!({"status": "success", "mode": found, "message": format!("Switched to {found} mode")}))
 }
 
-pub fn current_mode(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
+pub(crate) fn current_mode(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
     let dir = current_project(shared, session)?;
     Ok(json!({
         "mode": session.mode.lock().clone(),

@@ -14,7 +14,7 @@ use mbank_core::agent::proposals::{Proposal, ProposalStore, State};
 /// `list_proposals`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ListArgs {
+pub struct ListProposalsArgs {
     #[schemars(description = "Only this project's proposals (a project under the root)")]
     pub project_path: Option<String>,
     #[schemars(
@@ -24,7 +24,7 @@ pub struct ListArgs {
     pub state: Option<String>,
 }
 
-impl ToolArgs for ListArgs {
+impl ToolArgs for ListProposalsArgs {
     const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
         &[("projectPath", &["projectName", "path"])];
 }
@@ -95,14 +95,14 @@ fn summary(shared: &Shared, proposal: &Proposal) -> Value {
 }
 
 /// The project `list_proposals` names must exist: said before a problem with `state`.
-pub fn check_project(shared: &Shared, args: &ListArgs) -> Result<(), ToolError> {
+pub fn check_project(shared: &Shared, args: &ListProposalsArgs) -> Result<(), ToolError> {
     if let Some(spec) = &args.project_path {
         shared.root.existing_project_dir(spec)?;
     }
     Ok(())
 }
 
-pub fn list(shared: &Shared, _: &Session, args: ListArgs) -> ToolResult {
+pub fn list(shared: &Shared, _: &Session, args: ListProposalsArgs) -> ToolResult {
     let project = match args.project_path {
         Some(spec) => Some(shared.root.existing_project_dir(&spec)?),
         None => None,

@@ -27,7 +27,7 @@ pub enum Surface {
 }
 
 impl Surface {
-    pub fn offered_by(self, shared: &Shared) -> bool {
+    pub(crate) fn offered_by(self, shared: &Shared) -> bool {
         let surfaces = shared.options.surfaces;
         let banks = surfaces.cline || surfaces.memory_bank_mcp;
         match self {
@@ -51,7 +51,7 @@ impl Surface {
 /// What a tool does to the files, for its annotations: a client may run a read-only tool
 /// without asking, so only tools that change nothing on disk say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Effect {
+pub struct ToolEffect {
     pub read_only: bool,
     /// May replace or remove what is there (not only add).
     pub destructive: bool,
@@ -60,14 +60,14 @@ pub struct Effect {
 }
 
 /// Reads, and tools that only change the session's own choice (project, mode).
-const READS: Effect = Effect {
+const READS: ToolEffect = ToolEffect {
     read_only: true,
     destructive: false,
     idempotent: true,
 };
 
-const fn writes(destructive: bool, idempotent: bool) -> Effect {
-    Effect {
+const fn writes(destructive: bool, idempotent: bool) -> ToolEffect {
+    ToolEffect {
         read_only: false,
         destructive,
         idempotent,
@@ -75,15 +75,15 @@ const fn writes(destructive: bool, idempotent: bool) -> Effect {
 }
 
 /// Creates memory-bank/ (or .infinity/) and its files, keeping what exists.
-const CREATES_KEEPING: Effect = writes(false, true);
+const CREATES_KEEPING: ToolEffect = writes(false, true);
 /// Creates a file, and fails if it exists.
-const CREATES_NEW: Effect = writes(false, false);
+const CREATES_NEW: ToolEffect = writes(false, false);
 /// Replaces a whole file, a memory or sections with what is sent, or removes a memory.
-const REPLACES: Effect = writes(true, true);
+const REPLACES: ToolEffect = writes(true, true);
 /// Replaces sections, and adds a dated session note each time.
-const REPLACES_AND_NOTES: Effect = writes(true, false);
+const REPLACES_AND_NOTES: ToolEffect = writes(true, false);
 /// Appends a new entry each call; nothing is replaced.
-const APPENDS: Effect = writes(false, false);
+const APPENDS: ToolEffect = writes(false, false);
 
 /// What a tool checks in its first arguments before it reads the rest.
 type Check<A> = fn(&Shared, &A) -> Result<(), ToolError>;
@@ -95,7 +95,7 @@ pub struct ToolDef {
     pub surface: Surface,
     pub name: &'static str,
     pub description: &'static str,
-    pub effect: Effect,
+    pub effect: ToolEffect,
     input_schema: fn() -> Map<String, Value>,
     listed: OnceLock<Tool>,
     handler: Handler,
@@ -106,7 +106,7 @@ impl ToolDef {
     fn new<A: ToolArgs>(
         surface: Surface,
         name: &'static str,
-        effect: Effect,
+        effect: ToolEffect,
         description: &'static str,
         handler: fn(&Shared, &Session, A) -> ToolResult,
     ) -> ToolDef {
@@ -127,7 +127,7 @@ impl ToolDef {
     fn checked_before<A: ToolArgs>(
         surface: Surface,
         name: &'static str,
-        effect: Effect,
+        effect: ToolEffect,
         description: &'static str,
         (key, check): (&'static str, Check<A>),
         handler: fn(&Shared, &Session, A) -> ToolResult,
@@ -151,7 +151,7 @@ impl ToolDef {
     /// arguments are read (the handler is the REST endpoint's too).
     fn in_current_project<A: ToolArgs>(
         name: &'static str,
-        effect: Effect,
+        effect: ToolEffect,
         description: &'static str,
         handler: fn(&Shared, &Path, A, &Caller) -> ToolResult,
     ) -> ToolDef {
@@ -174,7 +174,7 @@ impl ToolDef {
     /// An Infinity tool on the activated project, which it needs before its arguments.
     fn in_infinity_project<A: ToolArgs>(
         name: &'static str,
-        effect: Effect,
+        effect: ToolEffect,
         description: &'static str,
         handler: fn(&Shared, &Caller, InfinityProject, A) -> ToolResult,
     ) -> ToolDef {
@@ -197,7 +197,7 @@ impl ToolDef {
     fn with_handler<A: ToolArgs>(
         surface: Surface,
         name: &'static str,
-        effect: Effect,
+        effect: ToolEffect,
         description: &'static str,
         handler: Handler,
     ) -> ToolDef {
@@ -250,7 +250,7 @@ pub fn find(shared: &Shared, name: &str) -> Option<&'static ToolDef> {
 
 /// Every tool, in the order they are listed: the memory-bank surfaces' (Cline's, then
 /// Memory Bank MCP's), `list_proposals`, then Infinity's.
-pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
+pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
     use Surface::{Cline, MemoryBankMcp, MemoryBanks, Proposals};
     vec![
         ToolDef::new(

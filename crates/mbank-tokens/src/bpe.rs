@@ -10,11 +10,12 @@ use super::table_hash::{
 };
 
 /// One encoding's tables, as build.rs wrote them (little-endian u32 arrays).
-pub(crate) struct Table {
+pub(crate) struct EncodingTables {
     /// Every token's bytes, in rank order.
     tokens: &'static [u8],
-    /// Where each token ends in `tokens` (u32 per rank).
-    ends: &'static [u8],
+    /// Each token's length in bytes (one byte per rank). Only a long token's lookup
+    /// needs it: every other slot says where its token starts and how long it is.
+    lengths: &'static [u8],
     /// Open-addressing hash table (u64 per slot, see `table_hash`).
     slots: &'static [u8],
     /// The rank of each two-byte token, indexed by its bytes (`NO_RANK` for none).
@@ -24,18 +25,18 @@ pub(crate) struct Table {
     filter: &'static [u8],
 }
 
-pub(crate) static O200K: Table = Table {
+pub(crate) static O200K: EncodingTables = EncodingTables {
     tokens: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.tokens")),
-    ends: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends")),
+    lengths: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.lengths")),
     slots: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.slots")),
     pairs: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.pairs")),
     filter: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.filter")),
 };
 
 #[cfg(feature = "cl100k")]
-pub(crate) static CL100K: Table = Table {
+pub(crate) static CL100K: EncodingTables = EncodingTables {
     tokens: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tokens")),
-    ends: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends")),
+    lengths: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.lengths")),
     slots: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.slots")),
     pairs: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.pairs")),
     filter: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.filter")),
@@ -86,22 +87,25 @@ fn u32_at(bytes: &[u8], index: usize) -> Option<u32> {
     Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
 }
 
-impl Table {
+impl EncodingTables {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.ends.len() / 4
+        self.lengths.len()
     }
 
-    /// The bytes of the token of `rank`.
-    #[inline(always)]
-    pub(crate) fn token(&self, rank: u32) -> &'static [u8] {
-        let rank = rank as usize;
-        let start = match rank {
-            0 => 0,
-            _ => u32_at(self.ends, rank - 1).unwrap_or(0) as usize,
-        };
-        let end = u32_at(self.ends, rank).unwrap_or(0) as usize;
-        self.tokens.get(start..end).unwrap_or(&[])
+    /// Every token's bytes, in rank order (the tables are walked once).
+    #[cfg(test)]
+    pub(crate) fn all_tokens(&self) -> Vec<&'static [u8]> {
+        let mut start = 0;
+        self.lengths
+            .iter()
+            .map(|&length| {
+                let end = start + usize::from(length);
+                let token = self.tokens.get(start..end).unwrap_or(&[]);
+                start = end;
+                token
+            })
+            .collect()
     }
 
     /// The rank of the token whose bytes are `bytes`, if there is one.
@@ -137,7 +141,14 @@ impl Table {
                         .get(start..start + bytes.len())
                         .is_some_and(|token| same_bytes(token, bytes))
                 } else {
-                    same_bytes(self.token(rank), bytes)
+                    // A long token's slot says where it starts; its length is looked up.
+                    let start = high as usize;
+                    let length = self.lengths.get(rank as usize).map(|&l| usize::from(l));
+                    length == Some(bytes.len())
+                        && self
+                            .tokens
+                            .get(start..start + bytes.len())
+                            .is_some_and(|token| same_bytes(token, bytes))
                 };
                 if same {
                     return Some(rank);
@@ -179,7 +190,7 @@ impl Table {
         self.rank(bytes).unwrap_or(NO_RANK)
     }
 
-    /// [`Table::rank_or_none`] through `cache` for short byte strings.
+    /// [`EncodingTables::rank_or_none`] through `cache` for short byte strings.
     #[inline(always)]
     fn cached_rank(&self, bytes: &[u8], cache: &mut RankCache) -> u32 {
         let len = bytes.len();
@@ -321,7 +332,7 @@ impl Table {
         for i in 0..piece.len() - 1 {
             let rank = self.pair_rank(piece[i], piece[i + 1]);
             if rank != NO_RANK {
-                heap.push(Merge { start: i, rank });
+                heap.push(CandidateMerge { start: i, rank });
                 parts[i].next_rank = rank;
             }
             parts.push(Part {
@@ -331,18 +342,20 @@ impl Table {
                 next_rank: NO_RANK,
             });
         }
-        let potential_merge =
-            |parts: &mut Vec<Part>, heap: &mut BinaryHeap<Merge>, start: usize, next_end: usize| {
-                parts[start].next_end = next_end;
-                parts[start].next_rank = NO_RANK;
-                if next_end <= piece.len() {
-                    let rank = self.rank_or_none(&piece[start..next_end]);
-                    if rank != NO_RANK {
-                        heap.push(Merge { start, rank });
-                        parts[start].next_rank = rank;
-                    }
+        let potential_merge = |parts: &mut Vec<Part>,
+                               heap: &mut BinaryHeap<CandidateMerge>,
+                               start: usize,
+                               next_end: usize| {
+            parts[start].next_end = next_end;
+            parts[start].next_rank = NO_RANK;
+            if next_end <= piece.len() {
+                let rank = self.rank_or_none(&piece[start..next_end]);
+                if rank != NO_RANK {
+                    heap.push(CandidateMerge { start, rank });
+                    parts[start].next_rank = rank;
                 }
-            };
+            }
+        };
         while let Some(left) = heap.pop() {
             if left.rank != parts[left.start].next_rank {
                 // Superseded by a later merge.
@@ -395,12 +408,12 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// A possible merge of the part starting at `start` with the next one. The heap pops
 /// the lowest rank first, the leftmost among equals.
 #[derive(PartialEq, Eq)]
-struct Merge {
+struct CandidateMerge {
     start: usize,
     rank: u32,
 }
 
-impl Ord for Merge {
+impl Ord for CandidateMerge {
     fn cmp(&self, other: &Self) -> Ordering {
         other
             .rank
@@ -409,7 +422,7 @@ impl Ord for Merge {
     }
 }
 
-impl PartialOrd for Merge {
+impl PartialOrd for CandidateMerge {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -419,7 +432,7 @@ impl PartialOrd for Merge {
 mod tests {
     use super::*;
 
-    fn reference(table: &Table) -> &'static tiktoken_rs::CoreBPE {
+    fn reference(table: &EncodingTables) -> &'static tiktoken_rs::CoreBPE {
         if std::ptr::eq(table, &O200K) {
             tiktoken_rs::o200k_base_singleton()
         } else {
@@ -470,8 +483,7 @@ mod tests {
     #[test]
     fn every_token_is_found_at_its_own_rank() {
         for table in [&O200K, &CL100K] {
-            for rank in 0..table.len() as u32 {
-                let token = table.token(rank);
+            for (rank, token) in (0..).zip(table.all_tokens()) {
                 assert!(!token.is_empty());
                 assert_eq!(table.rank(token), Some(rank), "{token:?}");
             }
@@ -492,9 +504,7 @@ mod tests {
         use super::super::table_hash::FILTER_WORDS;
         for table in [&O200K, &CL100K] {
             assert_eq!(table.filter.len(), FILTER_WORDS * 8);
-            let tokens: std::collections::HashSet<&[u8]> = (0..table.len() as u32)
-                .map(|rank| table.token(rank))
-                .collect();
+            let tokens: std::collections::HashSet<&[u8]> = table.all_tokens().into_iter().collect();
             assert!(
                 tokens
                     .iter()
@@ -532,11 +542,10 @@ mod tests {
         // length class (long ones): strings one byte shorter, longer or different
         // must still be told apart from it.
         for table in [&O200K, &CL100K] {
-            let all: std::collections::HashMap<&[u8], u32> = (0..table.len() as u32)
-                .map(|rank| (table.token(rank), rank))
-                .collect();
-            for rank in (0..table.len() as u32).step_by(7) {
-                let token = table.token(rank);
+            let tokens = table.all_tokens();
+            let all: std::collections::HashMap<&[u8], u32> =
+                tokens.iter().copied().zip(0..).collect();
+            for token in tokens.iter().copied().step_by(7) {
                 let mut longer = token.to_vec();
                 longer.push(b'e');
                 let mut changed = token.to_vec();
@@ -579,10 +588,11 @@ mod tests {
     fn the_tables_hold_the_reference_vocabulary() {
         for table in [&O200K, &CL100K] {
             let reference = reference(table);
-            for rank in (0..table.len() as u32).step_by(97) {
+            let tokens = table.all_tokens();
+            for rank in (0..tokens.len()).step_by(97) {
                 assert_eq!(
-                    reference.decode_bytes(&[rank]).ok().as_deref(),
-                    Some(table.token(rank))
+                    reference.decode_bytes(&[rank as u32]).ok().as_deref(),
+                    Some(tokens[rank])
                 );
             }
         }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use super::bpe::{self, RankCache, Table};
+use super::bpe::{self, EncodingTables, RankCache};
 use super::pretokenize::{Grammar, pieces};
 use super::table_hash::padded_word;
 
@@ -74,7 +74,7 @@ impl Hasher for FoldHasher {
     }
 }
 
-/// A hash map hashed with [`FoldHasher`], for short keys.
+/// A hash map hashed with `FoldHasher`, for short keys.
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
 
 fn u32_at(bytes: &[u8], at: usize) -> u64 {
@@ -360,7 +360,7 @@ struct PieceMemo {
 
 impl PieceMemo {
     #[inline(always)]
-    fn count(&mut self, bpe: &Table, piece: &[u8]) -> usize {
+    fn count(&mut self, bpe: &EncodingTables, piece: &[u8]) -> usize {
         // Every byte is a token of its own (punctuation, a line break, a space): no
         // lookup needed for the commonest pieces of markdown.
         if piece.len() <= 1 {
@@ -413,7 +413,7 @@ thread_local! {
     static MEMOS: RefCell<[PieceMemo; 2]> = RefCell::new([PieceMemo::default(), PieceMemo::default()]);
 }
 
-fn table(grammar: Grammar) -> &'static Table {
+fn table(grammar: Grammar) -> &'static EncodingTables {
     match grammar {
         Grammar::O200k => &bpe::O200K,
         #[cfg(feature = "cl100k")]

@@ -79,7 +79,7 @@ pub enum EncodingError {
 impl Encoding {
     /// Whether this build holds what counting with it needs: `cl100k_base`'s tables come
     /// with the `cl100k` feature.
-    pub fn is_built_in(self) -> bool {
+    pub(crate) fn is_built_in(self) -> bool {
         match self {
             Encoding::Cl100k => cfg!(feature = "cl100k"),
             Encoding::O200k | Encoding::Bytes4 => true,
@@ -140,7 +140,7 @@ pub fn count(encoding: Encoding, text: &str) -> usize {
 }
 
 /// Readies this thread to count many texts under `encoding` (see
-/// [`counter::reserve_for_bulk`]).
+/// `counter::reserve_for_bulk`).
 pub fn reserve_for_bulk(encoding: Encoding) {
     match encoding {
         Encoding::O200k => counter::reserve_for_bulk(pretokenize::Grammar::O200k),

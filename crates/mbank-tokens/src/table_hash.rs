@@ -4,11 +4,11 @@
 
 /// A slot is a little-endian u64. Its low word holds the token's rank plus one in its
 /// low bits (0 is an empty slot)...
-pub const RANK_BITS: u32 = 18;
-pub const RANK_MASK: u32 = (1 << RANK_BITS) - 1;
+pub(crate) const RANK_BITS: u32 = 18;
+pub(crate) const RANK_MASK: u32 = (1 << RANK_BITS) - 1;
 /// ...then the token's length (`LONG_TOKEN` for that many bytes or more)...
 const LENGTH_BITS: u32 = 4;
-pub const LONG_TOKEN: usize = (1 << LENGTH_BITS) - 1;
+pub(crate) const LONG_TOKEN: usize = (1 << LENGTH_BITS) - 1;
 /// ...and a few bits of the hash above it, so most probes of a wrong slot are turned
 /// away by the low word alone.
 const TAG_BITS: u32 = 32 - RANK_BITS - LENGTH_BITS;
@@ -16,7 +16,7 @@ const TAG_BITS: u32 = 32 - RANK_BITS - LENGTH_BITS;
 /// finding it reads nothing but the slot; for a longer token, where its bytes start
 /// in the token list. Each other read is a likely cache miss, and lookups are most
 /// of what encoding a new piece costs.
-pub const INLINE_MAX: usize = 4;
+pub(crate) const INLINE_MAX: usize = 4;
 
 const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -30,7 +30,7 @@ fn fold_multiply(a: u64, b: u64) -> u64 {
 /// (overlapping) reads: copying a variable length into a buffer is a library call, and
 /// this runs for every lookup.
 #[inline(always)]
-pub fn padded_word(bytes: &[u8]) -> u64 {
+pub(crate) fn padded_word(bytes: &[u8]) -> u64 {
     let len = bytes.len();
     let read4 = |at: usize| {
         let mut word = [0u8; 4];
@@ -56,7 +56,7 @@ pub fn padded_word(bytes: &[u8]) -> u64 {
 
 /// The hash of a token's bytes: eight bytes at a time, the length mixed in first.
 #[inline(always)]
-pub fn token_hash(bytes: &[u8]) -> u64 {
+pub(crate) fn token_hash(bytes: &[u8]) -> u64 {
     let len = bytes.len();
     let mut hash = fold_multiply(len as u64 ^ 0x243F_6A88_85A3_08D3, MULTIPLIER);
     let mut at = 0;
@@ -84,7 +84,7 @@ pub fn token_hash(bytes: &[u8]) -> u64 {
 /// What a slot's low word holds besides the rank, for a token of `len` bytes with
 /// hash `hash`: its length and the hash's top bits (the slot index uses the low ones).
 #[inline(always)]
-pub fn slot_check(hash: u64, len: usize) -> u32 {
+pub(crate) fn slot_check(hash: u64, len: usize) -> u32 {
     let length = len.min(LONG_TOKEN) as u32;
     let tag = (hash >> (64 - TAG_BITS)) as u32;
     length << RANK_BITS | tag << (RANK_BITS + LENGTH_BITS)
@@ -95,7 +95,7 @@ pub fn slot_check(hash: u64, len: usize) -> u32 {
 // Only build.rs lays slots out; the counter reads them.
 #[allow(dead_code)]
 #[inline(always)]
-pub fn slot_high_word(token: &[u8], start: u32) -> u32 {
+pub(crate) fn slot_high_word(token: &[u8], start: u32) -> u32 {
     if token.len() <= INLINE_MAX {
         padded_word(token) as u32
     } else {
@@ -108,13 +108,13 @@ pub fn slot_high_word(token: &[u8], start: u32) -> u32 {
 /// one word, so a byte string that is no token is turned away by one read nearly always
 /// (about 4 % of them pass with o200k_base's 200,000 tokens), and most strings a merge
 /// asks about are no token.
-pub const FILTER_WORDS: usize = 1 << 15;
+pub(crate) const FILTER_WORDS: usize = 1 << 15;
 
 /// The filter word of a hash, and the two bits of it a token with this hash sets. The
 /// slot index takes the hash's low bits and the slot tag its top ones; the filter takes
 /// bits in between.
 #[inline(always)]
-pub fn filter_bits(hash: u64) -> (usize, u64) {
+pub(crate) fn filter_bits(hash: u64) -> (usize, u64) {
     let word = (hash >> 20) as usize & (FILTER_WORDS - 1);
     let bits = 1 << ((hash >> 35) & 63) | 1 << ((hash >> 41) & 63);
     (word, bits)

@@ -490,7 +490,7 @@ fn view_of(proposal: Proposal, project: PathBuf) -> ProposalView {
 
 /// The proposal's diff with one hunk per change it numbers, each with up to
 /// [`CONTEXT`] lines of the base around it.
-pub fn diff_per_change(proposal: &Proposal, base: &str) -> FileDiff {
+pub(crate) fn diff_per_change(proposal: &Proposal, base: &str) -> FileDiff {
     let base_lines: Vec<&str> = base.split_inclusive('\n').collect();
     let strip = |l: &str| -> (String, bool) {
         match l.strip_suffix('\n') {
@@ -574,7 +574,7 @@ pub fn diff_per_change(proposal: &Proposal, base: &str) -> FileDiff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mbank_core::agent::proposals::Change;
+    use mbank_core::agent::proposals::ProposedChange;
 
     fn proposal(base: &str, proposed: &str) -> Proposal {
         Proposal {
@@ -587,7 +587,7 @@ mod tests {
             client: None,
             base: Some(base.into()),
             proposed: Some(proposed.into()),
-            change: Change::Replace,
+            change: ProposedChange::Replace,
             state: State::Pending,
             decided: None,
             accepted_hunks: None,

@@ -4,10 +4,10 @@
 //! declares ([`offers`]); a test checks every declared action has a key and every key
 //! is declared.
 use super::keymap::{Action, KeyContext};
-use super::protocol::{Command, hint, quiet};
+use super::protocol::{KeyCommand, hint, quiet};
 
 /// The keys that work everywhere, in the order the status bar names them.
-pub const GLOBAL: &[Command] = &[
+pub(crate) const GLOBAL: &[KeyCommand] = &[
     hint(Action::Help),
     hint(Action::Quit),
     hint(Action::OpenPicker),
@@ -26,7 +26,7 @@ pub const GLOBAL: &[Command] = &[
 ];
 
 /// The picker's keys (typed characters filter).
-pub const PICKER: &[Command] = &[
+pub(crate) const PICKER: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -43,7 +43,7 @@ pub const PICKER: &[Command] = &[
 /// The tree's keys. Moving the selection shows the file under it; Enter moves the
 /// keyboard into it (on a folder it folds or unfolds it). While the filter is typed,
 /// characters go to it, whatever they are bound to.
-pub const TREE: &[Command] = &[
+pub(crate) const TREE: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -60,7 +60,7 @@ pub const TREE: &[Command] = &[
 
 /// The modeless editor's keys (the default keymap); with the vim preset, insert mode
 /// has them too. A typed character no key is bound to is text.
-pub const EDITOR: &[Command] = &[
+pub const EDITOR: &[KeyCommand] = &[
     hint(Action::Save),
     hint(Action::Undo),
     hint(Action::Redo),
@@ -106,7 +106,7 @@ pub const EDITOR: &[Command] = &[
 ];
 
 /// Vim's normal mode: keys are commands.
-pub const EDITOR_NORMAL: &[Command] = &[
+pub(crate) const EDITOR_NORMAL: &[KeyCommand] = &[
     hint(Action::InsertMode),
     hint(Action::VisualMode),
     hint(Action::Search),
@@ -152,7 +152,7 @@ pub const EDITOR_NORMAL: &[Command] = &[
 
 /// Vim's insert mode: its own key, and the editor's keys it shares (the status bar's
 /// hints; help lists the rest under the editor).
-pub const EDITOR_INSERT: &[Command] = &[
+pub(crate) const EDITOR_INSERT: &[KeyCommand] = &[
     hint(Action::NormalMode),
     hint(Action::Save),
     hint(Action::Undo),
@@ -160,7 +160,7 @@ pub const EDITOR_INSERT: &[Command] = &[
 ];
 
 /// Vim's visual modes: motions extend the selection, operators act on it.
-pub const EDITOR_VISUAL: &[Command] = &[
+pub(crate) const EDITOR_VISUAL: &[KeyCommand] = &[
     hint(Action::YankOp),
     hint(Action::DeleteOp),
     hint(Action::ChangeOp),
@@ -189,7 +189,7 @@ pub const EDITOR_VISUAL: &[Command] = &[
 ];
 
 /// The preview's keys: it scrolls.
-pub const PREVIEW: &[Command] = &[
+pub(crate) const PREVIEW: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -199,7 +199,7 @@ pub const PREVIEW: &[Command] = &[
 ];
 
 /// The timeline's keys (while the text filter is typed, characters go to it).
-pub const TIMELINE: &[Command] = &[
+pub(crate) const TIMELINE: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -213,7 +213,7 @@ pub const TIMELINE: &[Command] = &[
 ];
 
 /// The panel's keys.
-pub const FINDINGS: &[Command] = &[
+pub const FINDINGS: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     hint(Action::Open),
@@ -222,7 +222,7 @@ pub const FINDINGS: &[Command] = &[
 ];
 
 /// The review's keys.
-pub const REVIEW: &[Command] = &[
+pub const REVIEW: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -248,7 +248,7 @@ pub const REVIEW: &[Command] = &[
 ];
 
 /// The Changes view's keys: up and down choose a file, the hunk keys a hunk of it.
-pub const CHANGES: &[Command] = &[
+pub const CHANGES: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -264,11 +264,11 @@ pub const CHANGES: &[Command] = &[
 ];
 
 /// The prompt's keys.
-pub const CONFIRM: &[Command] = &[hint(Action::Yes), hint(Action::No)];
+pub(crate) const CONFIRM: &[KeyCommand] = &[hint(Action::Yes), hint(Action::No)];
 
 /// The prompt's keys. Esc closes it and changes nothing: the edits stay in the buffer,
 /// the disk keeps theirs, and the next save (refused while they differ) asks again.
-pub const CONFLICT: &[Command] = &[
+pub(crate) const CONFLICT: &[KeyCommand] = &[
     hint(Action::Back),
     hint(Action::KeepMine),
     hint(Action::TakeTheirs),
@@ -276,10 +276,10 @@ pub const CONFLICT: &[Command] = &[
 ];
 
 /// The commit editor's keys; every other key edits the message.
-pub const COMMIT_MESSAGE: &[Command] = &[hint(Action::Back), hint(Action::CommitNow)];
+pub(crate) const COMMIT_MESSAGE: &[KeyCommand] = &[hint(Action::Back), hint(Action::CommitNow)];
 
 /// Help's keys: it scrolls and closes.
-pub const HELP: &[Command] = &[
+pub(crate) const HELP: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -289,7 +289,7 @@ pub const HELP: &[Command] = &[
 
 /// The history overlay's keys: up and down choose a version, the page keys scroll its
 /// diff.
-pub const HISTORY: &[Command] = &[
+pub const HISTORY: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),
@@ -302,7 +302,7 @@ pub const HISTORY: &[Command] = &[
 ];
 
 /// The commands of a context.
-pub fn commands(context: KeyContext) -> &'static [Command] {
+pub fn commands(context: KeyContext) -> &'static [KeyCommand] {
     match context {
         KeyContext::Global => GLOBAL,
         KeyContext::Picker => PICKER,
@@ -325,6 +325,6 @@ pub fn commands(context: KeyContext) -> &'static [Command] {
 }
 
 /// Whether `commands` offers `action` (a pane takes exactly the actions it declares).
-pub fn offers(commands: &[Command], action: Action) -> bool {
+pub fn offers(commands: &[KeyCommand], action: Action) -> bool {
     commands.iter().any(|c| c.action == action)
 }

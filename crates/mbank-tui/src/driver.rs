@@ -23,7 +23,7 @@ use super::theme::Theme;
 use super::workers::AnalysisWorker;
 
 /// How long a wait may take before it counts as stuck.
-pub const DEFAULT_WAIT: Duration = Duration::from_secs(20);
+pub(crate) const DEFAULT_WAIT: Duration = Duration::from_secs(20);
 
 #[derive(Debug, thiserror::Error)]
 pub enum DriverError {

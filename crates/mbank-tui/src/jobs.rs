@@ -21,7 +21,12 @@ use super::theme::Theme;
 use super::workers::Outbox;
 
 /// Reads one file (or one Infinity memory) for the editor; sends [`Message::FileLoaded`].
-pub fn load_file(path: PathBuf, memory_id: Option<String>, purpose: LoadPurpose, outbox: Outbox) {
+pub(crate) fn load_file(
+    path: PathBuf,
+    memory_id: Option<String>,
+    purpose: LoadPurpose,
+    outbox: Outbox,
+) {
     thread::spawn(move || {
         let result = read_for_editing(&path, memory_id.as_deref());
         let _ = outbox.send(Message::FileLoaded(LoadedFile {
@@ -34,7 +39,10 @@ pub fn load_file(path: PathBuf, memory_id: Option<String>, purpose: LoadPurpose,
 }
 
 /// The editor's view of a file, or why there is none (gone, a folder, unreadable).
-pub fn read_for_editing(path: &Path, memory_id: Option<&str>) -> Result<edit::Editable, LoadError> {
+pub(crate) fn read_for_editing(
+    path: &Path,
+    memory_id: Option<&str>,
+) -> Result<edit::Editable, LoadError> {
     edit::open_for_edit(path, memory_id).map_err(|error| match &error {
         CoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
             LoadError::Gone(error.to_string())
@@ -78,7 +86,13 @@ pub fn save(job: SaveJob, outbox: Outbox) {
 /// Applies a finding's fix to the file at `path` of `project`: read for editing, the fix's
 /// line changed, saved through the same guarded write as the editor's save (so a file
 /// changed on disk since it was read is never overwritten); sends [`Message::FixApplied`].
-pub fn apply_fix(ctx: WriteContext, project: Project, path: PathBuf, fix: Fix, outbox: Outbox) {
+pub(crate) fn apply_fix(
+    ctx: WriteContext,
+    project: Project,
+    path: PathBuf,
+    fix: Fix,
+    outbox: Outbox,
+) {
     thread::spawn(move || {
         let result = fix_file(&ctx, &project, &path, &fix).map(Box::new);
         let _ = outbox.send(Message::FixApplied { path, fix, result });
@@ -111,7 +125,7 @@ fn fix_file(
 
 /// Saves one side of a conflict under `dir` ([`mbank_core::io::backup`]); sends
 /// [`Message::BackedUp`].
-pub fn back_up(
+pub(crate) fn back_up(
     dir: PathBuf,
     project: String,
     source: PathBuf,
@@ -132,7 +146,7 @@ pub fn back_up(
 }
 
 /// Reads a theme (the user's file first); sends [`Message::ThemeLoaded`].
-pub fn load_theme(name: String, config_dir: Option<PathBuf>, outbox: Outbox) {
+pub(crate) fn load_theme(name: String, config_dir: Option<PathBuf>, outbox: Outbox) {
     thread::spawn(move || {
         let result = Theme::load(&name, config_dir.as_deref())
             .map(Box::new)
@@ -143,7 +157,7 @@ pub fn load_theme(name: String, config_dir: Option<PathBuf>, outbox: Outbox) {
 
 /// Copies the demo banks to a fresh folder, removed when the app ends; sends
 /// [`Message::DemoReady`]. Dated as of `clock`.
-pub fn create_demo(clock: mbank_core::clock::Clock, outbox: Outbox) {
+pub(crate) fn create_demo(clock: mbank_core::clock::Clock, outbox: Outbox) {
     thread::spawn(move || {
         let result = mbank_core::demo::create(&clock).map_err(|e| e.to_string());
         let _ = outbox.send(Message::DemoReady(result));
@@ -151,7 +165,7 @@ pub fn create_demo(clock: mbank_core::clock::Clock, outbox: Outbox) {
 }
 
 /// Creates a Cline bank (its template files) in `path`; sends [`Message::BankCreated`].
-pub fn create_bank(path: PathBuf, outbox: Outbox) {
+pub(crate) fn create_bank(path: PathBuf, outbox: Outbox) {
     thread::spawn(move || {
         let result = mbank_core::init::init_bank(&path, mbank_core::init::InitFormat::Cline, None)
             .map(|_| ())
@@ -200,7 +214,7 @@ fn line_changes(old: &str, new: &str) -> (usize, usize) {
 /// ([`HistoryEvent::Listed`]); then works out what each write that replaced one changed
 /// and sends that ([`HistoryEvent::Counted`], always, even after an error), so a long
 /// history is on screen before every version is read back.
-pub fn list_history(path: PathBuf, history: Option<History>, outbox: Outbox) {
+pub(crate) fn list_history(path: PathBuf, history: Option<History>, outbox: Outbox) {
     thread::spawn(move || {
         let versions = session_history(history.as_ref()).and_then(|history| {
             history
@@ -263,7 +277,7 @@ fn line_changes_of(
 }
 
 /// Compares two texts of the file at `path` as `key` says; sends [`HistoryEvent::Diffed`].
-pub fn diff_history(path: PathBuf, key: DiffKey, history: Option<History>, outbox: Outbox) {
+pub(crate) fn diff_history(path: PathBuf, key: DiffKey, history: Option<History>, outbox: Outbox) {
     thread::spawn(move || {
         let result = compare_versions(history.as_ref(), &path, key).map(Box::new);
         let _ = outbox.send(Message::History(HistoryEvent::Diffed { path, key, result }));
@@ -312,7 +326,7 @@ fn compare_versions(
 /// Brings version `version` of the file at `path` back through the history's guarded
 /// restore, confined to the innermost bank of `project` that holds it (the text it
 /// replaces is recorded first); sends [`HistoryEvent::Restored`].
-pub fn restore_version(
+pub(crate) fn restore_version(
     project: Project,
     path: PathBuf,
     version: u64,

@@ -306,7 +306,7 @@ pub enum ReviewEvent {
 }
 
 /// At most this many folders are watched.
-pub const MAX_WATCHES: usize = 16_384;
+pub(crate) const MAX_WATCHES: usize = 16_384;
 
 /// How many folders are watched of how many were asked for, and why not all.
 #[derive(Debug, Clone, PartialEq, Eq)]

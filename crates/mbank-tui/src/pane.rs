@@ -11,10 +11,8 @@
 //! declarations (and the keymap's keys for them), so they cannot disagree with the keys,
 //! and a test checks that every declared action has a key and every key is declared.
 pub use super::commands::{commands, offers};
-pub use super::protocol::{
-    Ask, ChangesRequest, Choice, Command, Confirmed, Effect, Focus, Input, KeyInput, Outcome,
-    ReviewRequest, hint, quiet,
-};
+pub use super::protocol::{Ask, Confirmed, Focus, hint, quiet};
+pub(crate) use super::protocol::{ChangesRequest, Effect, Input, KeyCommand, KeyInput, Outcome};
 use mbank_core::clock::Clock;
 use ratatui::Frame;
 use ratatui::layout::Rect;

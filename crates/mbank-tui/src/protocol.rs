@@ -1,6 +1,6 @@
 //! The protocol between the panes and the app: what a pane is told ([`Input`]), what it
 //! answers ([`Outcome`] carrying [`Effect`]s), where the keyboard is ([`Focus`]), the
-//! commands a context declares ([`Command`]) and the data-only requests effects carry
+//! commands a context declares ([`KeyCommand`]) and the data-only requests effects carry
 //! (questions to ask, review requests, conflict choices). Panes, overlays, the app and
 //! the workers all import it; it imports none of them, only the keymap's vocabulary and
 //! the core's data.
@@ -52,7 +52,7 @@ impl KeyInput {
 /// What a layer did with an input.
 #[must_use]
 #[derive(Debug)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Not for this layer: the key goes on down (to the global keys).
     Ignored,
     /// Taken, with what the app must now do.
@@ -161,20 +161,20 @@ pub enum Effect {
 
 /// One thing a key does in a context, in the order the status bar and help show them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Command {
+pub struct KeyCommand {
     pub action: Action,
     /// Named in the status bar (navigation keys are only listed in help).
     pub hint: bool,
 }
 
 /// A command the status bar names.
-pub const fn hint(action: Action) -> Command {
-    Command { action, hint: true }
+pub const fn hint(action: Action) -> KeyCommand {
+    KeyCommand { action, hint: true }
 }
 
 /// A command only help lists (moving around).
-pub const fn quiet(action: Action) -> Command {
-    Command {
+pub const fn quiet(action: Action) -> KeyCommand {
+    KeyCommand {
         action,
         hint: false,
     }

@@ -12,7 +12,7 @@ use mbank_core::review::{ReviewOptions, ReviewSession};
 use super::message::{ActError, Message, ReviewEvent};
 use super::workers::Outbox;
 
-pub use super::protocol::ReviewRequest;
+pub(crate) use super::protocol::ReviewRequest;
 
 pub struct ReviewWorker {
     requests: Sender<ReviewRequest>,

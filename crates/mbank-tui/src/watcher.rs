@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use super::message::Message;
-pub use super::message::{Coverage, MAX_WATCHES};
+pub(crate) use super::message::{Coverage, MAX_WATCHES};
 use super::workers::Outbox;
 
 /// A batch goes out once no event came for this long…

@@ -32,7 +32,7 @@ pub fn ago(epoch: Option<u64>, now: u64) -> String {
     mbank_core::io::text::age_in_words(epoch, now)
 }
 
-pub fn budget_color(theme: &Theme, status: Option<BudgetStatus>) -> Style {
+pub(crate) fn budget_color(theme: &Theme, status: Option<BudgetStatus>) -> Style {
     match status {
         Some(BudgetStatus::Ok) => theme.fg(theme.ok),
         Some(BudgetStatus::Near) => theme.fg(theme.near),
@@ -41,7 +41,7 @@ pub fn budget_color(theme: &Theme, status: Option<BudgetStatus>) -> Style {
     }
 }
 
-pub fn freshness_color(theme: &Theme, level: Option<Freshness>) -> Style {
+pub(crate) fn freshness_color(theme: &Theme, level: Option<Freshness>) -> Style {
     match level {
         Some(Freshness::Fresh) => theme.fg(theme.fresh),
         Some(Freshness::Aging) => theme.fg(theme.aging),
@@ -50,7 +50,7 @@ pub fn freshness_color(theme: &Theme, level: Option<Freshness>) -> Style {
     }
 }
 
-pub fn severity_color(theme: &Theme, severity: Severity) -> Style {
+pub(crate) fn severity_color(theme: &Theme, severity: Severity) -> Style {
     match severity {
         Severity::Error => theme.fg(theme.error).add_modifier(Modifier::BOLD),
         Severity::Warning => theme.fg(theme.warning),
@@ -69,7 +69,7 @@ pub fn bar(percent: u64, width: usize, style: Style, theme: &Theme) -> Vec<Span<
 }
 
 /// The token check of a list of budget checks (the one gauges show), if any.
-pub fn token_check(checks: &[BudgetCheck]) -> Option<&BudgetCheck> {
+pub(crate) fn token_check(checks: &[BudgetCheck]) -> Option<&BudgetCheck> {
     checks
         .iter()
         .filter(|c| c.unit == mbank_core::analysis::budgets::Unit::Tokens)
@@ -78,7 +78,7 @@ pub fn token_check(checks: &[BudgetCheck]) -> Option<&BudgetCheck> {
 }
 
 /// A token gauge: `▰▰▱▱▱ 812/1k`, coloured ok / near / over.
-pub fn token_gauge(
+pub(crate) fn token_gauge(
     tokens: Option<u64>,
     checks: &[BudgetCheck],
     width: usize,
@@ -106,7 +106,7 @@ pub struct Total<'a> {
 
 /// A project's budget as `mbank list` gives it: its loaded tokens and its verdict (the
 /// worst status of its banks and files), with the check that decides the verdict.
-pub struct BudgetVerdict<'a> {
+pub(crate) struct BudgetVerdict<'a> {
     pub tokens: u64,
     pub complete: bool,
     pub verdict: Option<BudgetStatus>,
@@ -147,7 +147,7 @@ impl<'a> BudgetVerdict<'a> {
 }
 
 /// Columns [`verdict_gauge`] takes with a bar of `bar` cells.
-pub fn verdict_gauge_width(bar: usize) -> usize {
+pub(crate) fn verdict_gauge_width(bar: usize) -> usize {
     if bar > 0 {
         bar + 1 + 12 + 1 + 4
     } else {
@@ -157,7 +157,7 @@ pub fn verdict_gauge_width(bar: usize) -> usize {
 
 /// `▰▰▰▱▱▱▱▱   5.9k over`: the bar filled to the deciding check, the figure, the verdict
 /// word; all in the verdict's colour, so the three say what `mbank list` says.
-pub fn verdict_gauge(
+pub(crate) fn verdict_gauge(
     verdict: &BudgetVerdict,
     bar_width: usize,
     theme: &Theme,
@@ -186,7 +186,7 @@ pub fn verdict_gauge(
 /// A gauge for a bank's or project's total: never "counting…" once counted, `+` when a
 /// file could not be counted (unreadable, binary), coloured by the worst budget of it
 /// and its files.
-pub fn total_gauge(total: &Total, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+pub(crate) fn total_gauge(total: &Total, width: usize, theme: &Theme) -> Vec<Span<'static>> {
     let suffix = if total.complete { "" } else { "+" };
     gauge(
         total.tokens,
@@ -234,7 +234,7 @@ fn gauge(
 
 /// `● fresh`, `◐ aging`, `○ stale`, `? unkn.` (cannot be judged) in the staleness
 /// colour, seven cells each.
-pub fn freshness_badge(level: Option<Freshness>, theme: &Theme) -> Span<'static> {
+pub(crate) fn freshness_badge(level: Option<Freshness>, theme: &Theme) -> Span<'static> {
     let (glyph, word) = match level {
         Some(Freshness::Fresh) => ("●", "fresh"),
         Some(Freshness::Aging) => ("◐", "aging"),
@@ -252,7 +252,7 @@ pub fn shown(text: &str) -> Cow<'_, str> {
 }
 
 /// A path as drawn: lossy for bytes that are not UTF-8, then [`shown`].
-pub fn shown_path(path: &Path) -> String {
+pub(crate) fn shown_path(path: &Path) -> String {
     mbank_core::markup::sanitize::path(path)
 }
 
@@ -260,7 +260,7 @@ pub fn shown_path(path: &Path) -> String {
 /// first, so markers count in the width.
 /// `text` drawn safely in at most `width` columns, its end kept (`…/activeContext.md`):
 /// for paths, whose file name matters most.
-pub fn truncate_start(text: &str, width: usize) -> String {
+pub(crate) fn truncate_start(text: &str, width: usize) -> String {
     use unicode_width::UnicodeWidthChar;
     let text = shown(text);
     let chars: Vec<char> = text.chars().collect();
@@ -315,7 +315,7 @@ pub fn truncate(text: &str, width: usize) -> String {
 }
 
 /// A path as the chrome names it: `~/…` under the home folder, drawn safely.
-pub fn path_label(path: &Path, home: Option<&Path>) -> String {
+pub(crate) fn path_label(path: &Path, home: Option<&Path>) -> String {
     match home.and_then(|home| path.strip_prefix(home).ok()) {
         Some(rest) if rest.as_os_str().is_empty() => "~".into(),
         Some(rest) => format!("~/{}", shown_path(rest)),

@@ -83,7 +83,8 @@ impl AnalysisWorker {
     }
 
     /// With a given cache (tests use an in-memory one).
-    pub fn spawn_with_cache(
+    #[cfg(any(test, feature = "test-support"))]
+    pub(crate) fn spawn_with_cache(
         config: Arc<Config>,
         encoding: Encoding,
         clock: Clock,

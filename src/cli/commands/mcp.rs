@@ -5,7 +5,7 @@ use color_eyre::eyre::{Result, WrapErr, eyre};
 use crate::cli::Context;
 use crate::cli::args::ServeArgs;
 use crate::core::agent::proposals::{ProposalStore, Staging, Writes};
-use crate::serve::{self, Options, Shared, Surfaces};
+use crate::serve::{self, ServeOptions, Shared, Surfaces};
 
 /// Which projects' writes are staged: `--stage` stages every one; else `[serve] writes`
 /// and `[serve.projects.NAME] writes`. Proposals go to mbank's data folder.
@@ -32,7 +32,7 @@ fn staging(context: &Context, stage: bool) -> Result<Staging> {
 }
 
 /// The server options from the command line and `[serve]` of config.toml.
-pub fn options(context: &Context, args: &ServeArgs) -> Result<Options> {
+pub fn options(context: &Context, args: &ServeArgs) -> Result<ServeOptions> {
     let (tools, read_only, project) = (&args.tools, args.read_only, args.project.as_deref());
     let serve_config = &context.config.serve;
     let surfaces = if !tools.is_empty() {
@@ -55,7 +55,7 @@ pub fn options(context: &Context, args: &ServeArgs) -> Result<Options> {
     let infinity_project = std::fs::canonicalize(&infinity_project)
         .wrap_err_with(|| format!("cannot resolve {}", infinity_project.display()))?;
     crate::core::config::check_root(&context.root, &context.root_source)?;
-    Ok(Options {
+    Ok(ServeOptions {
         root: context.root.clone(),
         surfaces,
         read_only: read_only || serve_config.read_only,

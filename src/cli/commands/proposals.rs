@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::cli::Context;
 use crate::cli::style::{Span, Table, line, println};
-use crate::core::agent::proposals::{Hunk, Proposal, ProposalStore, State};
+use crate::core::agent::proposals::{Proposal, ProposalHunk, ProposalStore, State};
 
 /// Lines of each side of a hunk shown in the text listing.
 const SHOWN_LINES: usize = 3;
@@ -28,7 +28,7 @@ struct JsonProposal<'a> {
     decided: Option<&'a str>,
     accepted_hunks: Option<&'a [usize]>,
     kind: &'static str,
-    hunks: Vec<Hunk>,
+    hunks: Vec<ProposalHunk>,
 }
 
 #[derive(Serialize)]

@@ -174,6 +174,9 @@ impl Run {
 
 /// How long one command may run before the test calls it a hang.
 pub const COMMAND_LIMIT: Duration = Duration::from_secs(60);
+/// How long work in the test process may take before it counts as a hang: a watchdog,
+/// not a speed check (benches/ measure speed), so generous for a loaded machine.
+pub const HANG_LIMIT: Duration = Duration::from_secs(120);
 
 /// Asks `check` until it answers, at most for `limit` (a condition that never holds fails
 /// the test, naming `what`); between asks the thread rests a few milliseconds.

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::WriteReport;
 pub use super::infinity_error::InfinityError;
-use crate::agent::proposals::{Change, MemoryEdit, NewProposal, ProposalStore};
+use crate::agent::proposals::{MemoryEdit, NewProposal, ProposalStore, ProposedChange};
 use crate::formats;
 use crate::formats::infinity::store::{
     self, InfinityMemory, MAX_STORE_BYTES, MEMORY_TYPES, NewMemory, StoreChangeError,
@@ -43,7 +43,7 @@ pub struct Memory {
     pub created_at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<String>,
-    /// [`guard::content_version`] of `content`, for `update_memory`'s `expectedVersion`.
+    /// `guard::content_version` of `content`, for `update_memory`'s `expectedVersion`.
     pub version: String,
 }
 
@@ -84,7 +84,7 @@ pub struct Stored {
 /// text (given the project, for its id), under the store's lock, with the secret rule on
 /// the result and the text it replaces kept in the history: how an accepted proposal
 /// lands. The result must still be a store mbank reads.
-pub fn apply_store_change<E: From<InfinityError>>(
+pub(crate) fn apply_store_change<E: From<InfinityError>>(
     ctx: &WriteContext,
     project_dir: &Path,
     change: impl FnOnce(Option<&str>, &InfinityProject) -> Result<Option<String>, E>,
@@ -276,7 +276,7 @@ impl InfinityProject {
                 client: ctx.client.clone(),
                 base: old.map(str::to_string),
                 proposed: Some(new.to_string()),
-                change: Change::Memory(edit),
+                change: ProposedChange::Memory(edit),
             })
             .map_err(storage)?;
         Ok(Some(proposal.id))

@@ -1,7 +1,7 @@
 //! What agents may do to memory through mbank's servers, as plain blocking functions:
 //! reads that return a content version, writes that pass the guard rules and take the
 //! folder lock, and the dated entries of the Memory Bank MCP tools. The servers in
-//! `src/serve/` only translate arguments and errors; every rule lives here.
+//! `mbank-serve` only translate arguments and errors; every rule lives here.
 //!
 //! - [`projects`]: which project folder a `projectPath` / `path` / `?project=` names.
 //! - [`bank`]: a project's `memory-bank/` (Cline or Memory Bank MCP names).

@@ -140,14 +140,14 @@ pub(crate) enum RepoPlace {
 pub enum Repository {
     /// No `.git` entry at or above the project.
     Outside,
-    /// `marker` holds the `.git` entry; `state` is [`repository_state`] of it.
+    /// `marker` holds the `.git` entry; `state` is `repository_state` of it.
     At { marker: PathBuf, state: Option<u64> },
 }
 
 /// The stamp of the state of the repository whose `.git` entry is in `marker`: `HEAD`,
 /// the ref it names, `packed-refs`, the index and `shallow`, each by size, times and
 /// inode. `None` when the layout is not one this reads (then git is asked every time).
-pub fn repository_state(marker: &Path) -> Option<u64> {
+pub(crate) fn repository_state(marker: &Path) -> Option<u64> {
     repo_stamp(marker)
 }
 

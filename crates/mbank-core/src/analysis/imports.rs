@@ -2,7 +2,7 @@
 //! finding them in markdown, resolving them safely and expanding them recursively
 //! (the Beans-Code memory recommendations).
 //!
-//! Safety rules applied while expanding: at most [`MAX_IMPORT_DEPTH`] hops, cycles are
+//! Safety rules applied while expanding: at most `MAX_IMPORT_DEPTH` hops, cycles are
 //! reported with their chain, sensitive files (`.env`, credentials, `~/.ssh`, `~/.aws`) are
 //! never read, and a target must lie inside an allowed folder *after* symlinks are resolved.
 //!
@@ -23,7 +23,7 @@ use crate::model::Format;
 
 /// Claude Code follows imports at most four hops deep (its memory documentation today; older
 /// versions and the Beans-Code recommendations said five).
-pub const MAX_IMPORT_DEPTH: usize = 4;
+pub(crate) const MAX_IMPORT_DEPTH: usize = 4;
 /// Guards against a bank whose imports fan out absurdly; real banks import a handful.
 const MAX_IMPORTED_FILES: usize = 1_000;
 /// Total text read through imports of one expander.

@@ -319,7 +319,7 @@ pub(crate) fn unknown_because(verdicts: &mut [Option<Staleness>], why: &str) {
     }
 }
 
-pub use crate::markup::dates::{WrittenDates, impossible_dates, newest_date_in};
+pub use crate::markup::dates::{WrittenDates, impossible_dates};
 
 /// Parses an RFC 3339 timestamp (Infinity's `updated_at`) into a system time.
 pub(crate) fn parse_timestamp(text: &str) -> Option<SystemTime> {
@@ -331,6 +331,7 @@ pub(crate) fn parse_timestamp(text: &str) -> Option<SystemTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::markup::dates::newest_date_in;
     use crate::model::{Format, MemoryFile};
     use std::path::PathBuf;
     use std::time::Duration;

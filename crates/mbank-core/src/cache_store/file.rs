@@ -1,5 +1,5 @@
 //! Where a cache file meets the disk: it is read only when it is a regular file under
-//! [`limits::CACHE_MAX_BYTES`] (anything else is an empty cache), and saved to a
+//! `limits::CACHE_MAX_BYTES` (anything else is an empty cache), and saved to a
 //! temporary file in the same folder renamed over the old one, so a crash or a concurrent
 //! reader never sees half a file.
 use std::fs;

@@ -2,14 +2,14 @@
 //! listings and content facts, remembered list rows), so there is one header, one
 //! format version, one checksum, one atomic save and one size cap to get right.
 //!
-//! A cache file is a fixed header (magic, [`FORMAT_VERSION`], the [`Section`] it holds,
-//! the payload's length and [`checksum`]) and a payload in postcard, serde's compact
+//! A cache file is a fixed header (magic, `FORMAT_VERSION`, the [`Section`] it holds,
+//! the payload's length and a checksum) and a payload in postcard, serde's compact
 //! binary format: the section's scope (the token encoding, or the root the file is for)
 //! and its tables, each a list of records. A record is itself postcard of the section's
 //! record type (`tokens::stored`, `scan::listing_store`, [`rows`]), kept as a byte string, so
 //! opening a file checks it and finds where its records lie without decoding them: a
 //! record is decoded when it is looked up, and one kept from the previous run is copied
-//! as it is. A file that is not a regular file, is over [`limits::CACHE_MAX_BYTES`], is
+//! as it is. A file that is not a regular file, is over `limits::CACHE_MAX_BYTES`, is
 //! truncated, corrupt, of another version or section or for another scope is an empty
 //! cache; deleting any of them is always safe.
 pub mod file;
@@ -22,15 +22,15 @@ use serde::{Serialize, Serializer};
 
 use crate::error::Result;
 use crate::io::hash_index::checksum;
-use crate::markup::limits;
+use crate::limits;
 
 const MAGIC: &[u8; 8] = b"MBCACHE\0";
 /// The version of every cache file. Bump it when any section's records change meaning
 /// or shape: every cache then starts empty once. 1: one store for the token, listing
 /// and rows caches (they were token 8, listing 4, rows 2).
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 /// magic, format version, section, payload length, checksum.
-pub const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;
+pub(crate) const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;
 
 /// What a cache file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +81,7 @@ impl Extend<u8> for Sink<'_> {
 
 /// Appends the postcard encoding of `value` to `out`; false (and `out` as it was) when it
 /// cannot be encoded.
-pub fn encode_into<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> bool {
+pub(crate) fn encode_into<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> bool {
     let before = out.len();
     if postcard::to_extend(value, Sink(out)).is_ok() {
         return true;
@@ -104,7 +104,7 @@ pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
 }
 
 /// The value at the start of `bytes` (a record's leading fields, such as its key).
-pub fn decode_prefix<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
+pub(crate) fn decode_prefix<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
     postcard::take_from_bytes(bytes)
         .ok()
         .map(|(value, _)| value)
@@ -127,14 +127,14 @@ struct PayloadIn<'a> {
 }
 
 /// Where a byte string lies in the file: start and end offsets.
-type Span = (u32, u32);
+type ByteSpan = (u32, u32);
 
 /// A cache file as it was read: its bytes, checked, with where its scope and records lie.
 #[derive(Default)]
 pub struct Loaded {
     bytes: Vec<u8>,
-    scope: Span,
-    tables: Vec<Vec<Span>>,
+    scope: ByteSpan,
+    tables: Vec<Vec<ByteSpan>>,
 }
 
 impl std::fmt::Debug for Loaded {
@@ -197,7 +197,7 @@ impl Loaded {
         self.at(self.scope)
     }
 
-    fn at(&self, (start, end): Span) -> &[u8] {
+    fn at(&self, (start, end): ByteSpan) -> &[u8] {
         self.bytes
             .get(start as usize..end as usize)
             .unwrap_or_default()
@@ -232,7 +232,7 @@ impl Loaded {
 }
 
 /// The largest payload a file may hold: one over the cap would be refused when read.
-pub const MAX_PAYLOAD: usize = limits::CACHE_MAX_BYTES as usize - HEADER_LEN;
+pub(crate) const MAX_PAYLOAD: usize = limits::CACHE_MAX_BYTES as usize - HEADER_LEN;
 
 /// A whole cache file of `section` for `scope` holding `tables` of records.
 pub fn frame(section: Section, scope: &[u8], tables: &[Vec<Raw<'_>>]) -> Vec<u8> {

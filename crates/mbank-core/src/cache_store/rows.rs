@@ -12,7 +12,7 @@ use super::{Loaded, Raw, Section, decode, decode_prefix, encode, encode_into};
 /// The table of projects.
 pub const PROJECTS: usize = 0;
 /// The table holding the one [`Discovery`] record.
-pub const DISCOVERY: usize = 1;
+pub(crate) const DISCOVERY: usize = 1;
 
 /// What a file for `root` made under `key` is for.
 pub fn scope(root: &[u8], key: u64) -> Option<Vec<u8>> {
@@ -20,7 +20,7 @@ pub fn scope(root: &[u8], key: u64) -> Option<Vec<u8>> {
 }
 
 /// The root and key a file's scope names.
-pub fn scope_of(scope: &[u8]) -> Option<(Raw<'_>, u64)> {
+pub(crate) fn scope_of(scope: &[u8]) -> Option<(Raw<'_>, u64)> {
     decode(scope)
 }
 
@@ -35,7 +35,7 @@ pub type Inputs<'a> = Vec<(Raw<'a>, u64)>;
 
 /// One remembered project, as read back.
 #[derive(Deserialize)]
-pub struct Project<'a> {
+pub struct StoredProject<'a> {
     #[serde(borrow)]
     pub path: Raw<'a>,
     pub name: &'a str,
@@ -67,7 +67,7 @@ pub fn project_path(bytes: &[u8]) -> Option<Raw<'_>> {
 }
 
 /// The project these bytes hold.
-pub fn project(bytes: &[u8]) -> Option<Project<'_>> {
+pub fn project(bytes: &[u8]) -> Option<StoredProject<'_>> {
     decode(bytes)
 }
 
@@ -80,7 +80,7 @@ impl Serialize for InputsOut<'_> {
     }
 }
 
-/// A project as it is written: the same fields as [`Project`].
+/// A project as it is written: the same fields as [`StoredProject`].
 #[derive(Serialize)]
 struct ProjectOut<'a> {
     path: Raw<'a>,
@@ -96,7 +96,7 @@ struct ProjectOut<'a> {
 
 /// What a project's record says besides its own fields: its folder, file and outside
 /// inputs, its place in git and its row.
-pub struct Derived<'a> {
+pub(crate) struct Derived<'a> {
     pub inputs: [&'a [(Vec<u8>, u64)]; 3],
     pub git: Option<(&'a [u8], u64)>,
     pub row: Option<&'a [u8]>,
@@ -104,7 +104,7 @@ pub struct Derived<'a> {
 
 /// Appends a project's record to `out`; false (nothing appended) when it cannot be
 /// encoded.
-pub fn write_project(
+pub(crate) fn write_project(
     path: &[u8],
     name: &str,
     last_write: Option<i128>,
@@ -137,7 +137,7 @@ pub struct Discovery<'a> {
 }
 
 /// The [`Discovery`] record.
-pub fn write_discovery(trusted: bool, folders: &[(Vec<u8>, u64)]) -> Option<Vec<u8>> {
+pub(crate) fn write_discovery(trusted: bool, folders: &[(Vec<u8>, u64)]) -> Option<Vec<u8>> {
     encode(&(trusted, InputsOut(folders)))
 }
 

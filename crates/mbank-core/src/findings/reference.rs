@@ -19,7 +19,7 @@ fn severity_range(rule: &Rule) -> String {
 pub fn reference_markdown() -> String {
     let mut out = String::new();
     out.push_str(
-        "<!-- Written from src/core/findings/codes.rs: do not edit by hand. After changing a \
+        "<!-- Written from crates/mbank-core/src/findings/codes.rs: do not edit by hand. After changing a \
          code there, regenerate this file with\n     \
          UPDATE_DOCS=1 cargo test --test it findings_doc -->\n\
          # Finding codes\n\n\

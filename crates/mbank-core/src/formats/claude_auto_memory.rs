@@ -9,9 +9,9 @@
 //! name: it encodes each project's path and looks for that folder.
 //!
 //! The user's `autoMemoryDirectory` setting (in `~/.claude/settings.json`: a path, `~/`
-//! allowed) moves auto memory to that folder, for every project; [`AutoMemoryPlace`]
+//! allowed) moves auto memory to that folder, for every project; `AutoMemoryPlace`
 //! reads it once per scan. A settings file that is not JSON is reported on the bank found
-//! at the default place ([`settings_problem`]), never a panic.
+//! at the default place (`settings_problem`), never a panic.
 //!
 //! The bank lives in the home folder, which is its allowed root (a folder set with
 //! `autoMemoryDirectory` is its own): a link out of it is refused like a link out of a
@@ -31,7 +31,7 @@ pub(crate) const INDEX: &str = "MEMORY.md";
 /// Where the project folders sit, below the home folder.
 pub(crate) const PROJECTS_DIR: &str = ".claude/projects";
 /// Claude Code's user settings, below the home folder.
-pub const SETTINGS: &str = ".claude/settings.json";
+pub(crate) const SETTINGS: &str = ".claude/settings.json";
 /// The user setting that moves auto memory to a folder of the user's choice.
 pub(crate) const DIRECTORY_SETTING: &str = "autoMemoryDirectory";
 /// Settings files are small; a bigger one is not read.
@@ -81,7 +81,7 @@ pub(crate) fn allowed_root(memory_folder: &Path) -> &Path {
 
 /// Where Claude Code keeps auto memory for one home folder, read once per scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AutoMemoryPlace {
+pub(crate) struct AutoMemoryPlace {
     home: PathBuf,
     /// The folder `autoMemoryDirectory` names (`~/` expanded; relative to the home folder).
     directory: Option<PathBuf>,
@@ -182,7 +182,7 @@ pub(crate) fn find_memory_folder(home: &Path, project: &Path) -> Option<PathBuf>
 
 /// Why the home folder's Claude Code settings could not be read for
 /// `autoMemoryDirectory`, in words; `None` when they could (or there are none).
-pub fn settings_problem(home: &Path) -> Option<String> {
+pub(crate) fn settings_problem(home: &Path) -> Option<String> {
     read_directory_setting(home).err()
 }
 

@@ -54,7 +54,7 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
 };
 
 /// Cline's seven core files in read order (the Cline memory bank spec).
-pub const TEMPLATES: [(&str, &str); 7] = [
+pub(crate) const TEMPLATES: [(&str, &str); 7] = [
     (
         "projectBrief.md",
         include_str!("../../../../assets/templates/cline/projectBrief.md"),

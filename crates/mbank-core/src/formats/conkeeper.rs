@@ -18,7 +18,7 @@ pub(crate) const SETTINGS_FILE: &str = ".memory-config.md";
 pub const BANK_DIR: &str = ".claude/memory";
 /// Sub-folders of the bank where new files go (ADRs, session logs); they exist even
 /// when empty.
-pub const FOLDERS: [&str; 2] = ["decisions", "sessions"];
+pub(crate) const FOLDERS: [&str; 2] = ["decisions", "sessions"];
 
 /// Where ConKeeper's budgets come from.
 const PRESETS: &str = "ConKeeper token budget presets";
@@ -35,7 +35,7 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
 
 /// ConKeeper's files (the ConKeeper schema, "Directory Structure"); the configuration is written as
 /// `.memory-config.md`.
-pub const TEMPLATES: [(&str, &str); 6] = [
+pub(crate) const TEMPLATES: [(&str, &str); 6] = [
     (
         "active-context.md",
         include_str!("../../../../assets/templates/conkeeper/active-context.md"),

@@ -179,11 +179,6 @@ pub(crate) fn local_ignored_finding(format: Format, file: &MemoryFile) -> Option
     super::instruction_member(format)?.local_ignored_finding(file)
 }
 
-/// The instruction file name of a member of the family (`CLAUDE.md`).
-pub fn hierarchical_file_name(format: Format) -> Option<&'static str> {
-    super::instruction_member(format).map(|files| files.main)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,7 +63,7 @@ fn memory_bank_layer(file_name: &str) -> Option<u8> {
 }
 
 /// `.kilocode/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
-pub fn system_prompt_override(rel: &Path) -> Option<&str> {
+pub(crate) fn system_prompt_override(rel: &Path) -> Option<&str> {
     let mut parts = rel.components().map(|c| c.as_os_str().to_str());
     match (parts.next(), parts.next(), parts.next()) {
         (Some(Some(".kilocode")), Some(Some(name)), None) => name

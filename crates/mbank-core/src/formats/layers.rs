@@ -1,6 +1,6 @@
 //! The layers an instruction-file agent loads around the project's own files: the user's
-//! files in the home folder, loaded first ([`user_files`]), and the instruction files of
-//! the folders above the project, loaded next ([`ancestor_files`]). Each agent's own
+//! files in the home folder, loaded first (`user_files`), and the instruction files of
+//! the folders above the project, loaded next (`ancestor_files`). Each agent's own
 //! documentation sets its layers; the members' files name them.
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ use crate::model::Format;
 /// and the installed Gemini extensions' context files, `~/.beans/BEANS.md` and its local
 /// file, and Codex's first non-empty (`non_empty`) of `AGENTS.override.md` and `AGENTS.md`
 /// in `codex_home` (`$CODEX_HOME`), else in `~/.codex`.
-pub fn user_files(
+pub(crate) fn user_files(
     format: Format,
     home: &Path,
     codex_home: Option<&Path>,
@@ -73,7 +73,7 @@ pub fn user_files(
 /// - Gemini CLI: `GEMINI.md` of every folder above the project up to the project root
 ///   (the nearest folder holding `.git`, included) or, outside a repository, up to the
 ///   home folder (not included) or `/`; none when the project is the repository's top.
-pub fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+pub(crate) fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let above: Vec<&Path> = project.ancestors().skip(1).collect();
     let folders: Vec<&Path> = match format {
         Format::ClaudeMd => above

@@ -1,13 +1,13 @@
 //! Memory Bank MCP / Roo memory bank (RooFlow among them): a `memory-bank/` folder of
 //! the five core files (product, active context, progress, decision log, system
 //! patterns; no project brief, no tech context), told apart from Cline's by the evidence
-//! [`MemoryBankEvidence`] weighs, and the JSON document banks of the
+//! `MemoryBankEvidence` weighs, and the JSON document banks of the
 //! `memory-bank-mcp-server` family (`global-memory-bank/`, `branch-memory-bank/<branch>/`,
 //! also under `docs/`), which the server hands to the agent on request.
 //!
 //! Budgets and the placeholder check are the memory-bank family's (`cline.rs`): the
 //! Memory Bank MCP spec sets no size limit of its own, so its budgets say so in their
-//! source ([`BUDGET_SOURCE`]) rather than pass for its own rule or for Cline's.
+//! source (`BUDGET_SOURCE`) rather than pass for its own rule or for Cline's.
 use std::path::{Path, PathBuf};
 
 use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, cline, names};
@@ -15,12 +15,12 @@ use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// Folder names of the JSON document banks of the `memory-bank-mcp-server` family:
 /// one global bank and one bank folder per git branch.
-pub const DOCUMENT_BANK_DIRS: [&str; 2] = ["global-memory-bank", "branch-memory-bank"];
+pub(crate) const DOCUMENT_BANK_DIRS: [&str; 2] = ["global-memory-bank", "branch-memory-bank"];
 /// The project folder that holds the document banks.
 pub(crate) const DOCUMENT_BANKS_PARENT: &str = "docs";
 
 /// Where this format's budgets come from, in words.
-pub const BUDGET_SOURCE: &str =
+pub(crate) const BUDGET_SOURCE: &str =
     "memory-bank family guideline; Memory Bank MCP / Roo documents no size limit of its own";
 
 /// The five core files of the Memory Bank MCP protocol: product-context, active-context,
@@ -49,7 +49,7 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
 /// those, names them in kebab-case by default, and sits next to the mode rules of its
 /// modes (`.clinerules-{mode}`, `.roorules-{mode}`, `.roomodes`, `.roo/rules-{mode}/`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct MemoryBankEvidence {
+pub(crate) struct MemoryBankEvidence {
     /// Core files named in kebab-case (`active-context.md`) and in camelCase
     /// (`activeContext.md`, `projectbrief.md`).
     pub kebab_names: usize,
@@ -250,7 +250,7 @@ pub(crate) fn document_bank_dir(root: &Path) -> Option<&'static str> {
 
 /// Places a file of a document bank (`global-memory-bank/`, `branch-memory-bank/<branch>/`).
 /// The MCP server hands documents to the agent on request, so nothing loads at start.
-pub fn place_document_bank(bank_dir_name: &str, rel: &Path) -> Placement {
+pub(crate) fn place_document_bank(bank_dir_name: &str, rel: &Path) -> Placement {
     let components: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())

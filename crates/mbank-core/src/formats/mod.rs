@@ -59,10 +59,10 @@ use std::path::{Path, PathBuf};
 use crate::findings::Finding;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
-pub use instruction_files::hierarchical_file_name;
-pub use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
-pub use names::{adr_number, is_adr_name, name_key, role_for_name};
-pub use roo_rules::mode_of_rule_file;
+pub(crate) use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
+pub use names::role_for_name;
+pub(crate) use names::{adr_number, is_adr_name, name_key};
+pub(crate) use roo_rules::mode_of_rule_file;
 pub use units::Unit;
 
 pub mod agents;

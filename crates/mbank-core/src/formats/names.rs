@@ -1,7 +1,7 @@
 //! The file-name table every memory-bank format reads roles from.
 //!
 //! Names are matched leniently: `projectBrief.md`, `projectbrief.md`, `project-brief.md`
-//! and `project_brief.md` all reduce to the same key ([`name_key`]: case, `-`, `_`, `.`
+//! and `project_brief.md` all reduce to the same key (`name_key`: case, `-`, `_`, `.`
 //! and spaces do not count). A key then gives a role through two tables:
 //!
 //! - [`role_for_name`], exact keys: each core file's own names and the synonyms real
@@ -18,7 +18,7 @@
 //!   | decisions | decisionlog, decisions, architecturedecisions, decisionrecords, decisionhistory |
 //!   | glossary, session | glossary; sessionlog |
 //!
-//! - [`lookalike_role`], stems: a name that holds a role's stem (`progress-report.md`,
+//! - `lookalike_role`, stems: a name that holds a role's stem (`progress-report.md`,
 //!   `progreso.md`) only *looks like* that role's file. It gets no role; when the role's
 //!   file is missing, validation names the lookalike ("progress.md not found;
 //!   progress-report.md looks like it") as information instead of an error. Stems are
@@ -28,7 +28,7 @@
 use crate::model::Role;
 
 /// Lower-case file stem with `-`, `_`, `.` and spaces removed: the key names are matched on.
-pub fn name_key(file_name: &str) -> String {
+pub(crate) fn name_key(file_name: &str) -> String {
     let stem = [".md", ".markdown", ".json"]
         .iter()
         .find_map(|ext| file_name.strip_suffix(ext))
@@ -159,7 +159,7 @@ const OLD_COPY_MARKERS: [&str; 5] = ["deprecated", "backup", "archive", "old", "
 /// The role a file name only looks like (a stem of it, not one of its names): the file
 /// gets no role, but validation names it when that role's file is missing. Markdown
 /// files only.
-pub fn lookalike_role(file_name: &str) -> Option<Role> {
+pub(crate) fn lookalike_role(file_name: &str) -> Option<Role> {
     if !is_markdown(file_name) {
         return None;
     }
@@ -174,12 +174,12 @@ pub fn lookalike_role(file_name: &str) -> Option<Role> {
 }
 
 /// `ADR-001-title.md`, `ADR-0014.md`, `adr-12.md`.
-pub fn is_adr_name(file_name: &str) -> bool {
+pub(crate) fn is_adr_name(file_name: &str) -> bool {
     adr_number(file_name).is_some()
 }
 
 /// The number of an ADR file name, if it is one.
-pub fn adr_number(file_name: &str) -> Option<u32> {
+pub(crate) fn adr_number(file_name: &str) -> Option<u32> {
     let lower = file_name.to_ascii_lowercase();
     let rest = lower.strip_prefix("adr")?;
     let rest = rest.strip_prefix(['-', '_']).unwrap_or(rest);

@@ -11,7 +11,7 @@ use crate::model::MemoryFile;
 
 /// One `key: value` line, with the list items under it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct FrontmatterEntry {
     pub key: String,
     /// The value on the key's line, unquoted (empty when the value is a list below).
     pub value: String,
@@ -29,7 +29,7 @@ pub(crate) struct RuleFrontmatter {
     /// Opened with `---` and never closed: the tool reads the whole file as metadata, or
     /// none of it.
     pub unclosed: bool,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<FrontmatterEntry>,
     /// 1-based file lines that are neither `key: value`, a list item, a continuation, a
     /// comment nor blank.
     pub unreadable: Vec<usize>,
@@ -108,7 +108,7 @@ pub fn read(text: &str) -> RuleFrontmatter {
             continue;
         }
         match trimmed.split_once(':') {
-            Some((key, value)) if is_key(key.trim()) => out.entries.push(Entry {
+            Some((key, value)) if is_key(key.trim()) => out.entries.push(FrontmatterEntry {
                 key: key.trim().to_string(),
                 value: unquote(value).to_string(),
                 items: Vec::new(),
@@ -122,7 +122,7 @@ pub fn read(text: &str) -> RuleFrontmatter {
 
 impl RuleFrontmatter {
     /// The entry of `key` (the first one; keys are matched without regard to case).
-    pub fn get(&self, key: &str) -> Option<&Entry> {
+    pub fn get(&self, key: &str) -> Option<&FrontmatterEntry> {
         self.entries
             .iter()
             .find(|e| e.key.eq_ignore_ascii_case(key))

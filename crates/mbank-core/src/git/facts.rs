@@ -117,7 +117,7 @@ pub(super) fn spread_history(history: &NamedHistory, named: &[(Vec<u8>, &Path)])
 /// root, e.g. the projects of a monorepo), in one pass: one `git log`, one `ls-files`,
 /// one `ls-tree`, and `hash-object` over the tracked files, however many folders.
 /// The answer has one [`Facts`] per request, keyed by that request's paths.
-pub fn gather_facts(requests: &[(&GitRepo, Vec<&Path>)]) -> Result<Vec<Facts>> {
+pub(crate) fn gather_facts(requests: &[(&GitRepo, Vec<&Path>)]) -> Result<Vec<Facts>> {
     let Some((repo, _)) = requests.first() else {
         return Ok(Vec::new());
     };

@@ -40,7 +40,7 @@ impl RepoRefusal {
 /// Finds the repositories of many folders cheaply: `.git` entries are looked up with
 /// `stat` (each folder once), and git is asked once per repository found.
 #[derive(Debug, Default)]
-pub struct RepoFinder {
+pub(crate) struct RepoFinder {
     /// Resolved folder → the nearest folder at or above it holding a `.git` entry.
     markers: HashMap<PathBuf, Option<PathBuf>>,
     /// Folder holding a `.git` entry → git's answer there.
@@ -221,7 +221,7 @@ pub(super) fn driver_overrides(root: &Path) -> Result<Overrides> {
 impl GitRepo {
     /// The repository containing `path`: `Ok(None)` when `path` is in no repository,
     /// an error when git refuses the repository (e.g. "detected dubious ownership") or
-    /// cannot be run. Use a [`RepoFinder`] for many folders.
+    /// cannot be run. Use a `RepoFinder` for many folders.
     pub fn find(path: &Path) -> Result<Option<GitRepo>> {
         RepoFinder::new().find(path)
     }

@@ -23,7 +23,7 @@
 //! read from `-z` output without quoting, and a command that runs past its time limit is
 //! killed.
 //!
-//! **Finding repositories.** [`RepoFinder`] looks for a `.git` entry in a folder and its
+//! **Finding repositories.** `RepoFinder` looks for a `.git` entry in a folder and its
 //! ancestors before asking git anything, so a folder outside any repository costs a few
 //! `stat`s and no process; where there is a `.git`, git is asked once per repository.
 //! A folder outside any repository is `Ok(None)`; a repository git refuses (an unsafe
@@ -35,9 +35,10 @@ mod specs;
 mod types;
 
 pub(crate) use command::{Output, Policy, os};
-pub use facts::gather_facts;
-pub use finder::RepoFinder;
+pub(crate) use facts::gather_facts;
+pub(crate) use finder::RepoFinder;
 pub(crate) use finder::nearest_marker;
 pub use repo::GitRepo;
+pub use types::Facts;
 pub(crate) use types::IndexEntries;
-pub use types::{Facts, FileCommit, FileHistory, IndexEntry};
+pub(crate) use types::IndexEntry;

@@ -64,7 +64,7 @@ impl FileHistory {
 }
 
 /// What git says about a set of files, gathered in one pass per repository
-/// ([`gather_facts`](crate::git::gather_facts)). Keyed by the paths the caller gave.
+/// (`gather_facts`). Keyed by the paths the caller gave.
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     pub history: FileHistory,

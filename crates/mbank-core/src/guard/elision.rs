@@ -2,10 +2,10 @@
 //! (`[... rest unchanged ...]`, `<!-- unchanged -->`, `// rest of code`, `<snip>`).
 //!
 //! Judged by shape and place rather than by exact phrases: a *placeholder-shaped* line
-//! ([`is_placeholder_line`]) is short and either wholly bracketed, a comment, a lone tag,
+//! (`is_placeholder_line`) is short and either wholly bracketed, a comment, a lone tag,
 //! or framed by an ellipsis, and it is either only dots or says something was left out
 //! (any word on the `rest`/`omit…`/`unchang…`/`keep` family). A write is an elision when
-//! such a line is new, stands where at least [`MIN_LINES_NEAR`] non-blank lines of the old
+//! such a line is new, stands where at least `MIN_LINES_NEAR` non-blank lines of the old
 //! file disappeared (the same changed stretch of a line diff, blank lines aside), and the
 //! write drops at least a third of the old file's non-blank lines.
 use std::collections::HashMap;
@@ -15,7 +15,7 @@ use similar::{Algorithm, DiffOp};
 
 /// Non-blank old lines that must disappear next to a placeholder for it to stand in
 /// for them.
-pub const MIN_LINES_NEAR: usize = 3;
+pub(crate) const MIN_LINES_NEAR: usize = 3;
 
 /// How many changed stretches on each side of a placeholder still count as near it.
 const NEIGHBOURS: usize = 8;
@@ -81,7 +81,7 @@ fn unwrap(line: &str) -> Option<&str> {
 /// a dozen words, bracketed / commented / a lone tag (a `#` line only with an ellipsis,
 /// since headings are content) or starting or ending with an ellipsis, and either only
 /// punctuation with an ellipsis or saying content was left out.
-pub fn is_placeholder_line(line: &str) -> bool {
+pub(crate) fn is_placeholder_line(line: &str) -> bool {
     let mut t = line.trim();
     if t.is_empty() || t.chars().count() > 100 {
         return false;

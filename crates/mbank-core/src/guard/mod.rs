@@ -6,7 +6,7 @@
 //! | `append-only` | a decision log loses, retitles or hides an entry a reader saw (the Cline memory bank spec) |
 //! | `secret` | the file as it will be after the write, outside well-formed `<private>` blocks, or any name, title, brief or entry an agent sends, holds a key, token or password ([`secrets`]) |
 //! | `elision` | a placeholder-shaped line (`[...]`, `<!-- unchanged -->`, `// rest of code`) stands where most of a file was ([`elision`]) |
-//! | `version` | the caller's `expectedVersion` is not the file's current [`content_version`] |
+//! | `version` | the caller's `expectedVersion` is not the file's current `content_version` |
 //!
 //! Each rule can be relaxed in `[serve.guard]` of config.toml; the defaults protect.
 //! A write is judged by one call, [`check`], whose rules are chosen by what the write
@@ -27,8 +27,7 @@ pub mod elision;
 pub mod refusals;
 pub mod secrets;
 
-pub use elision::is_placeholder_line;
-pub use secrets::{DOCUMENTED_EXAMPLE_KEYS, secret_in_line};
+pub(crate) use secrets::secret_in_line;
 
 /// Which rules are on. `Default` protects: every rule on, `expectedVersion` optional.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -59,7 +58,7 @@ impl Default for GuardPolicy {
 /// A file's version as agents see it: the first 128 bits of the SHA-256 of its text, in
 /// hex. Stable across runs, builds and machines (unlike `write::Fingerprint`), so an agent
 /// can keep it between calls and send it back as `expectedVersion`.
-pub fn content_version(text: &str) -> String {
+pub(crate) fn content_version(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
     let mut out = String::with_capacity(32);
     for byte in &digest[..16] {

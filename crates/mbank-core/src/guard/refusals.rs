@@ -4,7 +4,7 @@
 //! One JSON object a line in `<data dir>/refusals/<hash of the project path>.jsonl`, outside
 //! the bank (nothing of mbank's lands among the memory files). Each record is appended with
 //! one `write` on a file opened for appending, so concurrent servers never interleave
-//! halves of lines. Past [`ROTATE_BYTES`] the log moves to `….1.jsonl` (the previous one
+//! halves of lines. Past `ROTATE_BYTES` the log moves to `….1.jsonl` (the previous one
 //! is dropped), so it stays bounded. Records never hold the refused content: a refused
 //! secret is named by line and kind only.
 use std::fs;
@@ -22,7 +22,7 @@ use crate::io::paths;
 const LOG_FOLDER: &str = "refusals";
 
 /// Size at which the log is rotated.
-pub const ROTATE_BYTES: u64 = 1024 * 1024;
+pub(crate) const ROTATE_BYTES: u64 = 1024 * 1024;
 
 /// One refused write.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

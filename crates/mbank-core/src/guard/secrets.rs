@@ -1,15 +1,15 @@
 //! What counts as a secret in text an agent sends, and where in a whole file one is
 //! exposed.
 //!
-//! A line is judged by [`secret_in_line`]: fixed-prefix token formats (AWS, GitHub,
+//! A line is judged by `secret_in_line`: fixed-prefix token formats (AWS, GitHub,
 //! GitLab, Slack, Stripe, Anthropic, OpenAI, Google, JWTs, private key blocks) match even
 //! glued to other words (`awskeyAKIA…`, `AKIA…_prod`), with bounded lengths;
 //! `KEYWORD=value` assignments match when the keyword is one `_`/`-` segment of a longer
 //! name (`AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, `MY_API_TOKEN`); connection strings with a
-//! password match too. The documented example keys of [`DOCUMENTED_EXAMPLE_KEYS`] are
+//! password match too. The documented example keys of `DOCUMENTED_EXAMPLE_KEYS` are
 //! allowed by name, nothing else for looking like an example.
 //!
-//! A whole text is judged by [`exposed_secrets`]: one case-insensitive literal pass
+//! A whole text is judged by `exposed_secrets`: one case-insensitive literal pass
 //! (`TRIGGERS`) picks the lines worth the regexes, so a large decision log without a
 //! candidate costs one linear scan; only when a line fires are the `<private>` blocks
 //! worked out (with pulldown-cmark, to know which tag lines sit in code).
@@ -26,7 +26,7 @@ use crate::markup::markdown;
 /// AWS's example access key id and secret access key, Stripe's documented test key, and
 /// the sample token of jwt.io. Any other value of these shapes is refused, whatever
 /// words it contains.
-pub const DOCUMENTED_EXAMPLE_KEYS: [&str; 4] = [
+pub(crate) const DOCUMENTED_EXAMPLE_KEYS: [&str; 4] = [
     "AKIAIOSFODNN7EXAMPLE",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
@@ -283,7 +283,7 @@ fn looks_like_credential(value: &str) -> bool {
 /// What kind of secret `line` seems to hold, if any (the secret itself is never
 /// returned). The names are the pattern's: "an AWS access key id", "a Google API key",
 /// "a password or key assignment", "a connection string with a password" …
-pub fn secret_in_line(line: &str) -> Option<&'static str> {
+pub(crate) fn secret_in_line(line: &str) -> Option<&'static str> {
     if !TRIGGER_SCAN.is_match(line) {
         return None;
     }
@@ -329,7 +329,7 @@ pub fn secret_in_line(line: &str) -> Option<&'static str> {
 
 /// A line of a text that holds a secret: 1-based number and kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExposedLine {
+pub(crate) struct ExposedLine {
     pub line: usize,
     pub kind: &'static str,
 }
@@ -445,7 +445,7 @@ fn code_lines(text: &str, lines: &[Range<usize>]) -> Vec<Range<usize>> {
 /// The lines of `text` (1-based) that expose a secret to anyone reading the file: outside
 /// well-formed `<private>` blocks, in a file whose frontmatter does not say
 /// `private: true`.
-pub fn exposed_secrets(text: &str) -> Vec<ExposedLine> {
+pub(crate) fn exposed_secrets(text: &str) -> Vec<ExposedLine> {
     let mut hits: Vec<(usize, &'static str)> = candidate_lines(text)
         .into_iter()
         .filter_map(|(n, range)| secret_in_line(&text[range]).map(|kind| (n, kind)))

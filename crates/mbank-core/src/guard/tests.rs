@@ -1,3 +1,5 @@
+use super::elision::is_placeholder_line;
+use super::secrets::DOCUMENTED_EXAMPLE_KEYS;
 use super::*;
 
 const LOG: &str = "# Decision Log\n\n\

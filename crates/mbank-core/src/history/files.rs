@@ -53,17 +53,17 @@ pub fn folder(data_dir: &Path, names: &[&str], create: bool) -> Result<Option<Di
 }
 
 /// An exclusive lock on one private folder, held until dropped.
-pub(crate) struct FolderLock {
+pub(crate) struct PrivateFolderLock {
     _file: fs::File,
 }
 
 /// Takes the folder's lock (waiting for another holder: each holds it for one small
 /// read-modify-write).
-pub(crate) fn lock(dir: &Dir) -> Result<FolderLock> {
+pub(crate) fn lock(dir: &Dir) -> Result<PrivateFolderLock> {
     let file = dir.open_lock_file(LOCK, PRIVATE_FILE)?;
     file.lock()
         .map_err(|e| CoreError::io(dir.path().join(LOCK), e))?;
-    Ok(FolderLock { _file: file })
+    Ok(PrivateFolderLock { _file: file })
 }
 
 /// Writes `bytes` to `name` in `dir` atomically; `sync` flushes the file before the

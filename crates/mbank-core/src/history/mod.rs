@@ -5,7 +5,7 @@
 //! `<data dir>/history/<hash of the file's real path>/` holds `index.jsonl` (one line a
 //! version: number, time, writer, size, content hash, where its text is) and the texts,
 //! appended one after the other to one pack file (`texts-<generation>.pack`, see
-//! [`pack`]), each distinct text stored once, so a text that comes back is not stored
+//! `pack`), each distinct text stored once, so a text that comes back is not stored
 //! again and a version equal to the newest one is not recorded again. Histories written
 //! by older builds keep a `<content hash>.txt` per text, still read. Retention: a version
 //! goes once it is beyond the newest [`Retention::keep_versions`] *and* older than
@@ -168,7 +168,7 @@ struct Entry<'a> {
 }
 
 /// The history kept in one data folder. Clones share what they remember of the files
-/// written (see [`Memo`]), so a server hands one to every request.
+/// written (see `Memo`), so a server hands one to every request.
 #[derive(Debug, Clone)]
 pub struct History {
     data_dir: PathBuf,
@@ -764,7 +764,7 @@ impl History {
 
     /// Records `replaced` for the file whose key ([`key_of`]) is `key`, now, before a
     /// write replaces it: the write does not go ahead if this fails.
-    pub fn record_resolved(&self, key: &Path, replaced: &str, writer: &str) -> Result<()> {
+    pub(crate) fn record_resolved(&self, key: &Path, replaced: &str, writer: &str) -> Result<()> {
         self.record_key_at(key.to_path_buf(), replaced, writer, self.clock.utc())?;
         Ok(())
     }
@@ -772,7 +772,7 @@ impl History {
     /// Tells the history that the file whose key is `key` now holds `text`, whose
     /// [`content_hash`] is `hash`: the next write of the file records that text without
     /// hashing it again.
-    pub fn remember_written(&self, key: &Path, text: &str, hash: &str) {
+    pub(crate) fn remember_written(&self, key: &Path, text: &str, hash: &str) {
         self.memo.written.put(key, text, hash);
     }
 }

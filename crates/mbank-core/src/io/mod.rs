@@ -5,7 +5,7 @@ pub mod backup;
 pub mod bytes;
 pub mod confine;
 pub mod dir_handle;
-pub mod hash_index;
+pub(crate) mod hash_index;
 pub mod lock;
 pub mod paths;
 pub mod text;

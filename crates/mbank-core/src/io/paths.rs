@@ -43,7 +43,7 @@ pub fn home_dir() -> Option<PathBuf> {
 /// thousands of paths built by joining names onto a folder, and `strip_prefix` walks
 /// both paths component by component; on Unix such paths are compared as bytes, and
 /// anything unusual (`.` or empty components) takes the exact way.
-pub fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
+pub(crate) fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -67,7 +67,7 @@ pub fn relative_to<'a>(path: &'a Path, base: &Path) -> Option<&'a Path> {
 }
 
 /// The last component of `path`, as `Path::file_name` gives it, without parsing every
-/// component on Unix (see [`relative_to`]).
+/// component on Unix (see `relative_to`).
 pub fn file_name(path: &Path) -> Option<&OsStr> {
     #[cfg(unix)]
     {
@@ -87,7 +87,7 @@ pub fn file_name(path: &Path) -> Option<&OsStr> {
 /// When a file's inode last changed (unix `ctime`). Unlike the modification time, no
 /// program can set it back, so an edit that keeps a file's size and restores its
 /// modification time still moves it. `None` where the platform keeps no such time.
-pub fn change_time(meta: &std::fs::Metadata) -> Option<SystemTime> {
+pub(crate) fn change_time(meta: &std::fs::Metadata) -> Option<SystemTime> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

@@ -9,7 +9,7 @@ use crate::io::dir_handle::{Dir, FileId};
 
 /// Files above this are reported, not read: no real memory file comes near it,
 /// and a runaway agent log must not stall a scan.
-pub const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a path cannot be read as a text file, judged from its metadata alone: folders,
 /// FIFOs, sockets and devices are refused before they are opened, because opening a
@@ -173,7 +173,7 @@ pub fn age_in_words(then: Option<u64>, now: u64) -> String {
 /// A text file read through a folder handle: its text (a BOM dropped), and the file's
 /// identity and metadata, so a later write can insist on the same file.
 #[derive(Debug)]
-pub struct HandleRead {
+pub(crate) struct HandleRead {
     pub text: String,
     pub id: FileId,
     pub meta: fs::Metadata,
@@ -181,7 +181,7 @@ pub struct HandleRead {
 
 /// Reads the text file `rel` below `dir` with no link followed (`None`: nothing there);
 /// the read checks of [`crate::io::text::read_text`].
-pub fn read_text_in(dir: &Dir, rel: &Path) -> Result<Option<HandleRead>> {
+pub(crate) fn read_text_in(dir: &Dir, rel: &Path) -> Result<Option<HandleRead>> {
     let path = dir.path().join(rel);
     let (file, meta) = match dir.open_file(rel) {
         Ok(opened) => opened,

@@ -9,16 +9,16 @@
 //!
 //! | what | parser | size | depth |
 //! |---|---|---|---|
-//! | mode rule files, `.roomodes` | YAML / JSON / TOML | [`MODE_FILE`] 512 KiB | 64 |
+//! | mode rule files, `.roomodes` | YAML / JSON / TOML | `MODE_FILE` 512 KiB | 64 |
 //! | frontmatter, `.memory-config.md` | YAML | [`FRONTMATTER`] 64 KiB | 64 |
 //! | Infinity `memories.json`, JSON documents | JSON | [`JSON_STORE`] 16 MiB | 64 |
-//! | `config.toml`, keymap, theme | TOML | [`SETTINGS`] 256 KiB | 64 |
+//! | `config.toml`, keymap, theme | TOML | `SETTINGS` 256 KiB | 64 |
 //! | preview | markdown (pulldown-cmark) | [`MARKDOWN`] 4 MiB | 64 block containers |
-//! | decision logs | line scan | [`DECISION_LOG_MAX_BYTES`] 8 MiB | — |
-//! | token cache, listing cache | binary | [`CACHE_MAX_BYTES`] 128 MiB | — |
+//! | decision logs | line scan | `DECISION_LOG_MAX_BYTES` 8 MiB | — |
+//! | token cache, listing cache | binary | `CACHE_MAX_BYTES` 128 MiB | — |
 //!
-//! YAML also allows at most [`YAML_MAX_ALIASES`] anchors and as many aliases, and the
-//! aliases together may add no more than the size limit again (see [`yaml_shape`]).
+//! YAML also allows at most `YAML_MAX_ALIASES` anchors and as many aliases, and the
+//! aliases together may add no more than the size limit again (see `yaml_shape`).
 //!
 //! The pre-scans err on the side of counting too deep (a stray bracket in prose may count
 //! as a level); the limits sit far above what real files use, so that costs nothing.
@@ -30,8 +30,9 @@ use crate::findings::{Finding, FindingCode, Severity};
 mod nesting;
 mod yaml;
 
-pub use nesting::{Nesting, json_nesting, markdown_nesting, toml_nesting};
-pub use yaml::{YamlShape, yaml_shape};
+pub use nesting::Nesting;
+pub(crate) use nesting::{json_nesting, markdown_nesting, toml_nesting};
+pub(crate) use yaml::yaml_shape;
 
 /// Size and nesting limits of one kind of file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +49,7 @@ const MIB: usize = 1024 * 1024;
 
 /// `.clinerules-{mode}`, `.roorules-{mode}` (JSON, YAML or TOML) and `.roomodes`: real
 /// ones are under 60 KB and nest a handful of levels.
-pub const MODE_FILE: Limits = Limits {
+pub(crate) const MODE_FILE: Limits = Limits {
     max_bytes: 512 * KIB,
     max_depth: 64,
 };
@@ -67,7 +68,7 @@ pub const JSON_STORE: Limits = Limits {
 };
 
 /// mbank's own TOML: `config.toml`, `keymap.toml`, theme files.
-pub const SETTINGS: Limits = Limits {
+pub(crate) const SETTINGS: Limits = Limits {
     max_bytes: 256 * KIB,
     max_depth: 64,
 };
@@ -79,13 +80,13 @@ pub const MARKDOWN: Limits = Limits {
 };
 
 /// Decision logs above this are not parsed: no timeline entries, no append-only check.
-pub const DECISION_LOG_MAX_BYTES: u64 = 8 * MIB as u64;
+pub(crate) const DECISION_LOG_MAX_BYTES: u64 = 8 * MIB as u64;
 
 /// The token cache and the listing cache: a bigger file is ignored (and rewritten).
-pub const CACHE_MAX_BYTES: u64 = 128 * MIB as u64;
+pub(crate) const CACHE_MAX_BYTES: u64 = 128 * MIB as u64;
 
 /// YAML anchors (`&name`) at most, and aliases (`*name`) at most.
-pub const YAML_MAX_ALIASES: usize = 256;
+pub(crate) const YAML_MAX_ALIASES: usize = 256;
 
 /// The syntax a limit was checked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,7 +255,7 @@ pub fn check(text: &str, syntax: Syntax, limits: Limits) -> Result<(), LimitExce
 }
 
 /// Checks only the size (for files whose size is known before reading them).
-pub fn check_size(size: u64, syntax: Syntax, limits: Limits) -> Result<(), LimitExceeded> {
+pub(crate) fn check_size(size: u64, syntax: Syntax, limits: Limits) -> Result<(), LimitExceeded> {
     if size > limits.max_bytes as u64 {
         return Err(LimitExceeded::Size {
             syntax,

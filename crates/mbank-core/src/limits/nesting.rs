@@ -39,7 +39,7 @@ impl Nesting {
 // ---------------------------------------------------------------------------------------
 
 /// Nesting of arrays and objects, brackets inside strings excluded. Exact for valid JSON.
-pub fn json_nesting(text: &str, limit: usize) -> Nesting {
+pub(crate) fn json_nesting(text: &str, limit: usize) -> Nesting {
     let mut nesting = Nesting::default();
     let mut depth = 0usize;
     let mut line = 1;
@@ -79,7 +79,7 @@ pub fn json_nesting(text: &str, limit: usize) -> Nesting {
 /// Nesting of TOML: the segments of the current table header (`[a.b.c]` is 3), plus the
 /// segments of a dotted key (`x.y = …` is 2), plus arrays and inline tables in the value.
 /// Strings (basic, literal, multi-line) and comments are skipped.
-pub fn toml_nesting(text: &str, limit: usize) -> Nesting {
+pub(crate) fn toml_nesting(text: &str, limit: usize) -> Nesting {
     #[derive(PartialEq)]
     enum Quote {
         None,
@@ -222,7 +222,7 @@ fn list_marker_len(rest: &[u8]) -> Option<usize> {
 /// the markers at the start of each line and the indentation that keeps a line inside
 /// the list items above it. Inline syntax (emphasis, links) is not counted: pulldown-cmark
 /// handles long runs of `*` or `[` in linear time.
-pub fn markdown_nesting(text: &str, limit: usize) -> Nesting {
+pub(crate) fn markdown_nesting(text: &str, limit: usize) -> Nesting {
     let mut nesting = Nesting::default();
     // Content columns of the open list items, outermost first.
     let mut items: Vec<usize> = Vec::new();

@@ -6,7 +6,7 @@ use super::{LimitExceeded, Limits, Nesting, YAML_MAX_ALIASES};
 
 /// What a pre-scan of a YAML text found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct YamlShape {
+pub(crate) struct YamlShape {
     /// Block levels (by indentation and `- ` / `? ` indicators) plus flow levels
     /// (`[` and `{`).
     pub nesting: Nesting,
@@ -419,7 +419,7 @@ impl<'t> YamlScan<'t> {
 /// Pre-scans a YAML text: its nesting, its anchors and aliases, and about how much the
 /// aliases would expand it ("billion laughs": a few nested aliases multiply the nodes a
 /// parser builds). Linear in the text; `limits` says where to note the first excess.
-pub fn yaml_shape(text: &str, limits: Limits) -> YamlShape {
+pub(crate) fn yaml_shape(text: &str, limits: Limits) -> YamlShape {
     let mut scan = YamlScan::new(limits);
     let mut start = 0;
     for (index, raw) in text.split('\n').enumerate() {

@@ -39,7 +39,7 @@ pub fn frontmatter(text: &str) -> Option<Frontmatter<'_>> {
 }
 
 /// True when the text opens with `---` but never closes its frontmatter.
-pub fn has_unclosed_frontmatter(text: &str) -> bool {
+pub(crate) fn has_unclosed_frontmatter(text: &str) -> bool {
     (text.starts_with("---\n") || text.starts_with("---\r\n")) && frontmatter(text).is_none()
 }
 
@@ -147,7 +147,7 @@ fn may_hold_code_block(text: &str) -> bool {
 }
 
 /// Whether a text may hold anything that is not prose (see [`non_prose_ranges`]).
-pub fn may_hold_non_prose(text: &str) -> bool {
+pub(crate) fn may_hold_non_prose(text: &str) -> bool {
     text.contains('`') || text.contains("~~~") || text.contains("<!--") || has_indented_line(text)
 }
 
@@ -252,7 +252,7 @@ fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
 /// other HTML tags included, is prose. Sorted, disjoint, on char boundaries. Text with no
 /// backtick, `~~~`, `<!--` or indented line is not parsed; text past the parse limits
 /// has only its fenced blocks found, line by line.
-pub fn non_prose_ranges(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn non_prose_ranges(text: &str) -> Vec<Range<usize>> {
     use pulldown_cmark::{Event, Tag};
     if !may_hold_non_prose(text) {
         return Vec::new();
@@ -293,7 +293,7 @@ fn code_block_ranges(text: &str) -> Vec<Range<usize>> {
 /// The text with every byte that is not prose ([`non_prose_ranges`]) turned into a space,
 /// line breaks kept: the same length, lines and byte offsets, so what is found in it
 /// points into the original text. Borrowed when everything is prose.
-pub fn prose_only(text: &str) -> Cow<'_, str> {
+pub(crate) fn prose_only(text: &str) -> Cow<'_, str> {
     let ranges = non_prose_ranges(text);
     if ranges.is_empty() {
         return Cow::Borrowed(text);
@@ -313,7 +313,7 @@ pub fn prose_only(text: &str) -> Cow<'_, str> {
 /// Line ranges (1-based, inclusive) of code blocks: fenced (``` or ~~~, of any length,
 /// a shorter fence inside a longer one included) and indented, the fence lines with them.
 /// A fence never closed runs to the end of the text.
-pub fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
+pub(crate) fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
     let mut lines = Vec::new();
     // Ranges are sorted, so one cursor counts line breaks across all of them.
     let bytes = text.as_bytes();

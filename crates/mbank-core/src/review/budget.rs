@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::listing::Listing;
+use super::listing::ProjectListing;
 use super::{FileReview, ReviewSession, signals};
 use crate::analysis::budgets::Measure;
 use crate::io::text;
@@ -32,7 +32,7 @@ pub(super) fn measure_of(text: Option<&str>, encoding: Encoding) -> Measure {
 impl ReviewSession {
     pub(super) fn add_budget_signals(
         &self,
-        listing: &Listing,
+        listing: &ProjectListing,
         files: &mut [FileReview],
         problems: &mut Vec<String>,
     ) {

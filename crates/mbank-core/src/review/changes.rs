@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::budget::measure_of;
 use super::ledger;
-use super::listing::{Listing, Placement};
+use super::listing::{FilePlace, ProjectListing};
 use super::session::{Texts, Unreadable, rel_string};
 use super::{
     BankTotals, ChangeKind, FileDiff, FileReview, Review, ReviewSession, Signal, Store, diff_texts,
@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::guard::refusals::{self, RefusalRecord};
 
 /// A changed path as found: where it sits and its texts (or why they cannot be read).
-type Found = (PathBuf, Placement, std::result::Result<Texts, Unreadable>);
+type Found = (PathBuf, FilePlace, std::result::Result<Texts, Unreadable>);
 
 /// The refused writes logged at or after `since` (seconds since the epoch; all of them
 /// without a baseline time). A record whose time does not parse is kept: hiding a refusal
@@ -36,7 +36,7 @@ fn refused_since(records: Vec<RefusalRecord>, since: Option<u64>) -> Vec<Refusal
 }
 
 impl ReviewSession {
-    fn candidates(&self, listing: &Listing) -> Result<Vec<PathBuf>> {
+    fn candidates(&self, listing: &ProjectListing) -> Result<Vec<PathBuf>> {
         let mut paths: Vec<PathBuf> = match &self.store {
             Store::Git(git) => {
                 let listed: Vec<PathBuf> = listing.places.keys().cloned().collect();
@@ -71,7 +71,7 @@ impl ReviewSession {
                 return Err(ledger::lost(snapshot.folder()));
             }
         }
-        let listing = Listing::new(&self.project);
+        let listing = ProjectListing::new(&self.project);
         let mut problems: Vec<String> = listing
             .banks
             .iter()
@@ -125,7 +125,7 @@ impl ReviewSession {
     /// longer differs from the baseline, or is not a memory file. Budget signals are
     /// left to the next full [`review`](Self::review).
     pub fn refresh_file(&self, path: &Path) -> Result<Option<FileReview>> {
-        let listing = Listing::new(&self.project);
+        let listing = ProjectListing::new(&self.project);
         let Some(place) = listing.place(path) else {
             return Ok(None);
         };
@@ -206,7 +206,7 @@ impl ReviewSession {
 
     /// A changed file that cannot be diffed: an error signal says why, so the review
     /// fails instead of passing over a file it never scanned.
-    fn unreadable(&self, path: PathBuf, place: Placement, unreadable: Unreadable) -> FileReview {
+    fn unreadable(&self, path: PathBuf, place: FilePlace, unreadable: Unreadable) -> FileReview {
         let error = unreadable.error.to_string();
         FileReview {
             display: rel_string(&self.project.path, &path),
@@ -238,7 +238,7 @@ impl ReviewSession {
         &self,
         path: PathBuf,
         renamed_from: Option<PathBuf>,
-        place: Placement,
+        place: FilePlace,
         texts: Texts,
     ) -> FileReview {
         let Texts {
@@ -359,7 +359,7 @@ fn attach_signals_to_hunks(file: &mut FileReview) {
     }
 }
 
-fn bank_totals(listing: &Listing, files: &[FileReview]) -> Vec<BankTotals> {
+fn bank_totals(listing: &ProjectListing, files: &[FileReview]) -> Vec<BankTotals> {
     let mut totals: BTreeMap<usize, BankTotals> = BTreeMap::new();
     for file in files {
         let Some(place) = listing.place(&file.path) else {

@@ -358,7 +358,7 @@ impl Selection {
 
 /// The old text with the selected changes of `hunk` applied (what "accept" stores).
 /// `old` and `new` must be the texts the hunk was computed from.
-pub fn apply_to_old(old: &str, new: &str, hunk: &Hunk, selection: &Selection) -> String {
+pub(crate) fn apply_to_old(old: &str, new: &str, hunk: &Hunk, selection: &Selection) -> String {
     let old_lines = split_lines(old);
     let new_lines = split_lines(new);
     let range = hunk.old.indices();
@@ -383,7 +383,7 @@ pub fn apply_to_old(old: &str, new: &str, hunk: &Hunk, selection: &Selection) ->
 }
 
 /// The new text with the selected changes of `hunk` undone (what "reject" writes).
-pub fn revert_in_new(old: &str, new: &str, hunk: &Hunk, selection: &Selection) -> String {
+pub(crate) fn revert_in_new(old: &str, new: &str, hunk: &Hunk, selection: &Selection) -> String {
     let old_lines = split_lines(old);
     let new_lines = split_lines(new);
     let range = hunk.new.indices();

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::ledger;
-use super::listing::Listing;
+use super::listing::ProjectListing;
 use super::session::{read_worktree, rel_string};
 use super::store::{self, Git, SnapshotFile};
 use super::{CommitError, CommitOutcome, ReviewSession, Store, commit};
@@ -19,7 +19,7 @@ impl ReviewSession {
                 "this project is in a git repository: commit the accepted changes instead of marking it reviewed".into(),
             ));
         };
-        let listing = Listing::new(&self.project);
+        let listing = ProjectListing::new(&self.project);
         let mut files = BTreeMap::new();
         for path in listing.places.keys() {
             if let Some(text) = read_worktree(&self.project.path, path)? {
@@ -46,7 +46,7 @@ impl ReviewSession {
     }
 
     fn accepted_paths(&self, git: &Git) -> Result<Vec<commit::Accepted>> {
-        let listing = Listing::new(&self.project);
+        let listing = ProjectListing::new(&self.project);
         commit::accepted(git, &self.project.path, |path| {
             listing.place(path).map(|p| p.role)
         })

@@ -10,7 +10,7 @@ use crate::scan::bank;
 
 /// Where a memory file sits: its bank and, when listed, its index in the bank.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Placement {
+pub(super) struct FilePlace {
     pub(super) bank: usize,
     pub(super) file: Option<usize>,
     pub(super) role: Role,
@@ -26,13 +26,13 @@ fn place_unlisted(bank: &Bank, path: &Path) -> Option<Role> {
     rules.keeps(rel).then(|| rules.place(rel).role)
 }
 
-pub(super) struct Listing {
+pub(super) struct ProjectListing {
     pub(super) banks: Vec<Bank>,
-    pub(super) places: HashMap<PathBuf, Placement>,
+    pub(super) places: HashMap<PathBuf, FilePlace>,
 }
 
-impl Listing {
-    pub(super) fn new(project: &Project) -> Listing {
+impl ProjectListing {
+    pub(super) fn new(project: &Project) -> ProjectListing {
         let banks = bank::list_banks(project);
         let mut places = HashMap::new();
         for (b, bank) in banks.iter().enumerate() {
@@ -42,7 +42,7 @@ impl Listing {
                 } else {
                     file.role
                 };
-                places.entry(file.path.clone()).or_insert(Placement {
+                places.entry(file.path.clone()).or_insert(FilePlace {
                     bank: b,
                     file: (!file.is_virtual()).then_some(f),
                     role,
@@ -50,15 +50,15 @@ impl Listing {
                 });
             }
         }
-        Listing { banks, places }
+        ProjectListing { banks, places }
     }
 
-    pub(super) fn place(&self, path: &Path) -> Option<Placement> {
+    pub(super) fn place(&self, path: &Path) -> Option<FilePlace> {
         if let Some(place) = self.places.get(path) {
             return Some(*place);
         }
         self.banks.iter().enumerate().find_map(|(b, bank)| {
-            place_unlisted(bank, path).map(|role| Placement {
+            place_unlisted(bank, path).map(|role| FilePlace {
                 bank: b,
                 file: None,
                 role,

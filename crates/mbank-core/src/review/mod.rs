@@ -59,13 +59,10 @@ use crate::tokens::Encoding;
 
 pub use actions::ReviewAction;
 pub use commit::{CommitError, CommitOutcome};
-pub use diff::{
-    DiffLine, FileDiff, Hunk, HunkId, LineKind, LineRange, Selection, apply_to_old, diff_texts,
-    revert_in_new,
-};
+pub use diff::{DiffLine, FileDiff, Hunk, HunkId, LineKind, LineRange, Selection, diff_texts};
+pub(crate) use diff::{apply_to_old, revert_in_new};
 pub use model::{BankTotals, Baseline, ChangeKind, FileReview, Loss, RejectOutcome, Review};
 pub use signals::Signal;
-pub use store::IndexEntry;
 use store::{Git, Snapshot};
 use undo::UndoEntry;
 

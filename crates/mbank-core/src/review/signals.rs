@@ -345,7 +345,7 @@ fn import_signals(
 // ---------------------------------------------------------------------------------------
 
 /// One definition of a secret for the review and the write guard.
-pub use crate::guard::secret_in_line;
+pub(crate) use crate::guard::secret_in_line;
 
 /// Hidden characters of an added line, as the terminal sanitiser classes them
 /// ([`sanitize::hidden`]): bidi controls (which can reorder what a reader sees: an

@@ -23,7 +23,7 @@ use crate::io::hash_index::stable_hash;
 use crate::io::text;
 use crate::write;
 
-pub use crate::git::IndexEntry;
+pub(crate) use crate::git::IndexEntry;
 
 /// The repository of a project, with the environment every git call gets.
 #[derive(Debug, Clone)]

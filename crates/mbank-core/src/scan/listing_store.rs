@@ -13,9 +13,9 @@ use crate::cache_store::{Loaded, Raw, Section, decode, decode_prefix, encode_int
 use crate::io::bytes::os_bytes;
 
 /// The table of folders.
-pub const FOLDERS: usize = 0;
+pub(crate) const FOLDERS: usize = 0;
 /// The table of content facts.
-pub const FACTS: usize = 1;
+pub(crate) const FACTS: usize = 1;
 
 /// The listing cache of the root whose path is `scope` at `file`, when it is one.
 pub fn read(file: &Path, scope: &[u8]) -> Option<Loaded> {
@@ -24,7 +24,7 @@ pub fn read(file: &Path, scope: &[u8]) -> Option<Loaded> {
 
 /// A folder as it is read back.
 #[derive(Deserialize)]
-pub struct Folder<'a> {
+pub(crate) struct StoredFolder<'a> {
     #[serde(borrow)]
     pub path: Raw<'a>,
     pub stamp: Stamp,
@@ -54,7 +54,12 @@ struct FolderOut<'a> {
 
 /// Appends the record of folder `path` to `out`; false (nothing appended) when it cannot
 /// be encoded.
-pub fn write_folder(path: &[u8], stamp: &Stamp, entries: &[Entry], out: &mut Vec<u8>) -> bool {
+pub(crate) fn write_folder(
+    path: &[u8],
+    stamp: &Stamp,
+    entries: &[Entry],
+    out: &mut Vec<u8>,
+) -> bool {
     let folder = FolderOut {
         path: Raw(path),
         stamp,
@@ -64,12 +69,12 @@ pub fn write_folder(path: &[u8], stamp: &Stamp, entries: &[Entry], out: &mut Vec
 }
 
 /// The folder these bytes hold.
-pub fn folder(bytes: &[u8]) -> Option<Folder<'_>> {
+pub fn folder(bytes: &[u8]) -> Option<StoredFolder<'_>> {
     decode(bytes)
 }
 
 /// The path and stamp a folder's record starts with.
-pub fn folder_head(bytes: &[u8]) -> Option<(Raw<'_>, Stamp)> {
+pub(crate) fn folder_head(bytes: &[u8]) -> Option<(Raw<'_>, Stamp)> {
     decode_prefix(bytes)
 }
 
@@ -80,7 +85,7 @@ pub fn folder_path(bytes: &[u8]) -> Option<Raw<'_>> {
 
 /// A content fact, as written and read back.
 #[derive(Serialize, Deserialize)]
-pub struct Fact<'a> {
+pub(crate) struct StoredFact<'a> {
     pub kind: &'a str,
     #[serde(borrow)]
     pub path: Raw<'a>,
@@ -90,7 +95,7 @@ pub struct Fact<'a> {
     pub json: &'a str,
 }
 
-impl Fact<'_> {
+impl StoredFact<'_> {
     /// Appends the record to `out`; false (nothing appended) when it cannot be encoded.
     pub fn write_to(&self, out: &mut Vec<u8>) -> bool {
         encode_into(self, out)
@@ -98,6 +103,6 @@ impl Fact<'_> {
 }
 
 /// The fact these bytes hold.
-pub fn fact(bytes: &[u8]) -> Option<Fact<'_>> {
+pub fn fact(bytes: &[u8]) -> Option<StoredFact<'_>> {
     decode(bytes)
 }

@@ -39,9 +39,11 @@ use crate::io::bytes::{os_bytes, os_str, os_string};
 use crate::io::hash_index::{BuildPathHasher, HashIndex, key_hash, stable_hash};
 
 use super::stamp::nanos;
-pub use super::stamp::{RACY_WINDOW, Stamp, time_nanos};
+pub(crate) use super::stamp::time_nanos;
+pub use super::stamp::{RACY_WINDOW, Stamp};
 
-pub use super::entry::{Entry, Kind};
+pub use super::entry::Entry;
+pub(crate) use super::entry::Kind;
 
 /// A folder's entries, shared between the walkers that ask for it.
 pub type Entries = Arc<[Entry]>;
@@ -56,7 +58,7 @@ const NO_CHANGE_TIME: i128 = i128::MIN;
 /// A folder this run consulted (listed, or found unchanged), for a caller that remembers
 /// what it derived from folders and checks them again later.
 #[derive(Debug, Clone)]
-pub struct Consulted {
+pub(crate) struct Consulted {
     pub path: OsString,
     /// [`Stamp::digest`] of the folder when it was read; `None` without a stamp (no cache
     /// file) or when it changed within the racy window of this run.
@@ -68,7 +70,7 @@ pub struct Consulted {
 
 /// A remembered listing.
 #[derive(Debug, Clone)]
-struct Dir {
+struct FolderListing {
     /// `None` without a cache file (unless stamping): nothing is validated or saved.
     stamp: Option<Stamp>,
     modified: Option<SystemTime>,
@@ -97,8 +99,9 @@ type Map<K, V> = HashMap<K, V, BuildPathHasher>;
 /// workers of `list` look up every memory file's facts at once.
 type SharedMap<K, V> = DashMap<K, V, BuildPathHasher>;
 
+/// What this run found while listing.
 #[derive(Default)]
-struct State {
+struct RunState {
     /// Something was read from disk that the cache file did not hold.
     changed: bool,
     /// Folders read from disk in this run (the rest came from the cache).
@@ -118,8 +121,8 @@ pub struct Listings {
     /// Facts looked up or computed in this run.
     facts: SharedMap<FactKey, Fact>,
     /// Folders listed (or found unchanged) in this run.
-    dirs: SharedMap<OsString, Dir>,
-    state: Mutex<State>,
+    dirs: SharedMap<OsString, FolderListing>,
+    state: Mutex<RunState>,
     /// Saving keeps the previous file's folders and facts this run did not consult.
     keep_unvisited: bool,
     /// Folders are `stat`ed when listed even without a cache file (see
@@ -166,7 +169,7 @@ impl PreviousDirs {
     }
 }
 
-fn entries_of(folder: &section::Folder<'_>) -> Option<Vec<Entry>> {
+fn entries_of(folder: &section::StoredFolder<'_>) -> Option<Vec<Entry>> {
     folder
         .entries
         .iter()
@@ -198,14 +201,14 @@ impl Listings {
             previous_facts: Map::default(),
             facts: SharedMap::default(),
             dirs: SharedMap::default(),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(RunState::default()),
             keep_unvisited: false,
             stamps: false,
         }
     }
 
     /// Listings for this run only that still stamp every folder they list, for a caller
-    /// that remembers what it derived from them ([`Listings::consulted`]) without the
+    /// that remembers what it derived from them (`Listings::consulted`) without the
     /// cost of the cache file (a few projects analysed again).
     pub fn stamping(clock: &Clock) -> Listings {
         Listings {
@@ -225,7 +228,7 @@ impl Listings {
 
     /// The listing cache of `root` in `dir`. A missing or invalid file gives an empty
     /// cache; so does anything but a regular file (a FIFO, a device such as `/dev/zero`,
-    /// a folder) or a file over [`limits::CACHE_MAX_BYTES`], refused before reading.
+    /// a folder) or a file over `crate::limits::CACHE_MAX_BYTES`, refused before reading.
     /// `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, root: &Path, clock: &Clock) -> Listings {
         let file = dir.join(Self::file_name(root));
@@ -264,7 +267,7 @@ impl Listings {
         self.file.as_deref()
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
+    fn state(&self) -> MutexGuard<'_, RunState> {
         self.state.lock()
     }
 
@@ -284,7 +287,7 @@ impl Listings {
             .zip(os_bytes(dir.as_os_str()))
             .and_then(|(stamp, path)| {
                 let entries = self.previous_dirs.listing(path, stamp)?;
-                Some(Dir {
+                Some(FolderListing {
                     stamp: Some(stamp),
                     modified,
                     entries: entries.into(),
@@ -300,7 +303,7 @@ impl Listings {
                         name: e.file_name(),
                     })
                     .collect();
-                let dir_entry = Dir {
+                let dir_entry = FolderListing {
                     stamp,
                     modified,
                     entries: entries.into(),
@@ -352,7 +355,7 @@ impl Listings {
 
     /// Modification time of a folder that is read later anyway (a bank): listing it now
     /// lets one `stat` serve both.
-    pub fn folder_modified(&self, dir: &Path) -> Option<SystemTime> {
+    pub(crate) fn folder_modified(&self, dir: &Path) -> Option<SystemTime> {
         // A folder that cannot be listed still has a modification time.
         let _ = self.list(dir);
         self.modified(dir)
@@ -370,7 +373,7 @@ impl Listings {
     }
 
     /// A fact of kind `kind` about the version (`size`, `modified`) of the file `path`,
-    /// remembered by an earlier [`Listings::put_fact`] in this run or a previous one.
+    /// remembered by an earlier `Listings::put_fact` in this run or a previous one.
     pub fn fact<T: DeserializeOwned>(
         &self,
         kind: &str,
@@ -386,7 +389,7 @@ impl Listings {
     /// Remembers a fact derived from a file's content; only facts read from the file
     /// itself belong here (never an I/O error, which may go away without the file
     /// changing).
-    pub fn put_fact<T: Serialize>(
+    pub(crate) fn put_fact<T: Serialize>(
         &self,
         kind: &str,
         path: &Path,
@@ -404,7 +407,7 @@ impl Listings {
     /// A fact about `path` that holds while the things it was derived from are as they
     /// were, summed up by the caller in `stamp` (e.g. a repository's refs and index and
     /// the files asked about): remembered by [`Listings::put_stamped_fact`].
-    pub fn stamped_fact<T: DeserializeOwned>(
+    pub(crate) fn stamped_fact<T: DeserializeOwned>(
         &self,
         kind: &str,
         path: &Path,
@@ -414,7 +417,13 @@ impl Listings {
     }
 
     /// Remembers a fact under a caller's `stamp` (see [`Listings::stamped_fact`]).
-    pub fn put_stamped_fact<T: Serialize>(&self, kind: &str, path: &Path, stamp: u64, value: &T) {
+    pub(crate) fn put_stamped_fact<T: Serialize>(
+        &self,
+        kind: &str,
+        path: &Path,
+        stamp: u64,
+        value: &T,
+    ) {
         self.put_versioned_fact(kind, path, stamp, (STAMPED, NO_CHANGE_TIME), value);
     }
 
@@ -486,7 +495,7 @@ impl Listings {
     }
 
     /// Every folder consulted in this run, with the stamp it had when it was read.
-    pub fn consulted(&self) -> Vec<Consulted> {
+    pub(crate) fn consulted(&self) -> Vec<Consulted> {
         self.dirs
             .iter()
             .map(|dir| Consulted {
@@ -505,7 +514,7 @@ impl Listings {
 
     /// The files whose content facts this run used, with the size and modification time
     /// (nanoseconds) each fact holds for.
-    pub fn fact_files(&self) -> Vec<(OsString, u64, i128)> {
+    pub(crate) fn fact_files(&self) -> Vec<(OsString, u64, i128)> {
         self.facts
             .iter()
             .filter(|fact| fact.mtime != STAMPED)
@@ -540,7 +549,7 @@ impl Listings {
             };
             self.dirs.insert(
                 path.to_os_string(),
-                Dir {
+                FolderListing {
                     stamp: Some(folder.stamp),
                     modified: None,
                     entries: entries.into(),
@@ -590,7 +599,7 @@ fn path_bytes(path: &Path) -> Vec<u8> {
 /// out what changed within the racy window of the run that began at `started`.
 fn encode<'a>(
     root: &Path,
-    dirs: impl Iterator<Item = (&'a OsString, &'a Dir)>,
+    dirs: impl Iterator<Item = (&'a OsString, &'a FolderListing)>,
     facts: impl Iterator<Item = (&'a FactKey, &'a Fact)>,
     started: i128,
 ) -> Vec<u8> {
@@ -619,7 +628,7 @@ fn encode<'a>(
             continue;
         }
         let start = records.len();
-        let record = section::Fact {
+        let record = section::StoredFact {
             kind,
             path: Raw(path),
             len: fact.len,

@@ -62,7 +62,7 @@ impl Stamp {
     }
 
     /// Changed so shortly before `read_at` that a later change could keep these times.
-    pub fn is_racy(&self, read_at: i128) -> bool {
+    pub(crate) fn is_racy(&self, read_at: i128) -> bool {
         self.mtime.max(self.ctime) >= read_at - RACY_WINDOW.as_nanos() as i128
     }
 
@@ -83,7 +83,7 @@ impl Stamp {
     }
 }
 
-/// A time in nanoseconds since the epoch, as [`Listings::fact_files`] gives it.
-pub fn time_nanos(time: SystemTime) -> i128 {
+/// A time in nanoseconds since the epoch, as [`Listings::fact_files`](crate::scan::listings::Listings::fact_files) gives it.
+pub(crate) fn time_nanos(time: SystemTime) -> i128 {
     nanos(time)
 }

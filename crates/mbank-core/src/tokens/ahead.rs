@@ -23,14 +23,14 @@ use mbank_tokens::{FastMap, SPLIT_MIN_BYTES, worker_count};
 /// hashing a `Path` walks its components, which cost more than the rest of this
 /// bookkeeping; two spellings of one path are then two files, each counted for itself.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct Version {
+struct FileVersion {
     path: OsString,
     size: u64,
     modified: Option<SystemTime>,
 }
 
-fn version_of(file: &MemoryFile) -> Version {
-    Version {
+fn version_of(file: &MemoryFile) -> FileVersion {
+    FileVersion {
         path: file.path.as_os_str().to_owned(),
         size: file.size,
         modified: file.modified,
@@ -39,10 +39,11 @@ fn version_of(file: &MemoryFile) -> Version {
 
 /// A queued file: the largest is counted first, so no worker is left counting a big
 /// file at the end while the others idle; among equals, the first listed.
-type Queued = (u64, Reverse<u64>, Version);
+type Queued = (u64, Reverse<u64>, FileVersion);
 
+/// The counter's queue and results, under its lock.
 #[derive(Default)]
-struct State {
+struct CounterState {
     /// Offered files not yet picked up by a worker.
     queue: BinaryHeap<Queued>,
     /// How many files were queued so far (the listing order of the next).
@@ -50,28 +51,29 @@ struct State {
     /// The bytes of every file queued so far.
     queued_bytes: u64,
     /// Every offered file not yet taken: its figures once counted.
-    offered: FastMap<Version, Option<Result<TextStats>>>,
+    offered: FastMap<FileVersion, Option<Result<TextStats>>>,
     /// Set when the counter is dropped: workers stop.
     closed: bool,
     /// Workers waiting for a file, and the files whose figures the batch waits for: a
     /// wake-up is a system call and a woken thread contends for this state, so only a
     /// thread that waits, and only for what it waits for, is woken.
     idle_workers: usize,
-    awaited: Vec<Version>,
+    awaited: Vec<FileVersion>,
     /// Workers started and not stopped.
     live_workers: usize,
 }
 
-struct Shared {
-    state: Mutex<State>,
+/// What the counter and its workers share.
+struct CounterShared {
+    state: Mutex<CounterState>,
     /// Signalled when a file is queued or the counter closes.
     queued: Condvar,
     /// Signalled when a file's figures are in.
     counted: Condvar,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl CounterShared {
+    fn lock(&self) -> MutexGuard<'_, CounterState> {
         // A worker never panics while holding the lock (counting runs outside it), so
         // the state is whole even if a lock was poisoned.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -80,10 +82,10 @@ impl Shared {
 
 /// Counts listed files on worker threads while the listing goes on (see the module).
 /// Workers start with the first file offered; dropping the counter tells them to stop.
-pub struct CountAhead {
+pub(crate) struct CountAhead {
     encoding: Encoding,
     detail: Detail,
-    shared: Arc<Shared>,
+    shared: Arc<CounterShared>,
     workers: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -98,8 +100,8 @@ impl CountAhead {
                 Some(today) => Detail::WithDates(today),
                 None => Detail::Figures,
             },
-            shared: Arc::new(Shared {
-                state: Mutex::new(State::default()),
+            shared: Arc::new(CounterShared {
+                state: Mutex::new(CounterState::default()),
                 queued: Condvar::new(),
                 counted: Condvar::new(),
             }),
@@ -239,7 +241,7 @@ impl Drop for CountAhead {
 
 /// Marks a worker stopped however it stops, so the batch never waits on a worker that
 /// is gone.
-struct Stopping<'a>(&'a Shared);
+struct Stopping<'a>(&'a CounterShared);
 
 impl Drop for Stopping<'_> {
     fn drop(&mut self) {
@@ -249,7 +251,7 @@ impl Drop for Stopping<'_> {
 }
 
 /// A worker: counts queued files until the counter closes.
-fn work(shared: &Shared, encoding: Encoding, detail: Detail) {
+fn work(shared: &CounterShared, encoding: Encoding, detail: Detail) {
     super::reserve_for_bulk(encoding);
     let mut state = shared.lock();
     loop {
@@ -278,11 +280,11 @@ fn work(shared: &Shared, encoding: Encoding, detail: Detail) {
 /// A count that panics withdraws the file, so the batch counts it itself (and meets the
 /// same panic where it would have without counting ahead) rather than waiting forever.
 fn count_one<'a>(
-    shared: &'a Shared,
-    version: Version,
+    shared: &'a CounterShared,
+    version: FileVersion,
     encoding: Encoding,
     detail: Detail,
-) -> MutexGuard<'a, State> {
+) -> MutexGuard<'a, CounterState> {
     let path = Path::new(&version.path);
     let measured = std::panic::catch_unwind(|| measure_listed(path, encoding, detail)).ok();
     let mut state = shared.lock();

@@ -75,19 +75,19 @@ fn nanos_since_epoch(time: SystemTime) -> i128 {
 
 /// Figures counted in this process, not yet saved.
 #[derive(Debug, Clone)]
-struct Entry {
+struct UnsavedEntry {
     path: Box<str>,
     memory_id: Option<Box<str>>,
     figures: Figures,
 }
 
-impl Entry {
+impl UnsavedEntry {
     fn is_for(&self, path: &str, memory_id: Option<&str>) -> bool {
         &*self.path == path && self.memory_id.as_deref() == memory_id
     }
 
-    fn of(record: &Record<'_>) -> Entry {
-        Entry {
+    fn of(record: &Record<'_>) -> UnsavedEntry {
+        UnsavedEntry {
             path: record.path.into(),
             memory_id: record.memory_id.map(Into::into),
             figures: record.figures,
@@ -108,7 +108,7 @@ type KeyHash = fn(&str, Option<&str>) -> u64;
 
 /// The cache file as it was read, shared read-only by every fork of a cache. Records
 /// stay in the file's bytes; only their places are indexed.
-struct Stored {
+struct SavedEntries {
     file: Loaded,
     /// Hash of (path, memory id) to the records with that hash.
     index: HashIndex,
@@ -117,18 +117,18 @@ struct Stored {
     key_hash: KeyHash,
 }
 
-impl std::fmt::Debug for Stored {
+impl std::fmt::Debug for SavedEntries {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Stored")
+        f.debug_struct("SavedEntries")
             .field("records", &self.len())
             .field("bytes", &self.file.size())
             .finish()
     }
 }
 
-impl Stored {
-    fn empty() -> Stored {
-        Stored {
+impl SavedEntries {
+    fn empty() -> SavedEntries {
+        SavedEntries {
             file: Loaded::default(),
             index: HashIndex::default(),
             used: Vec::new(),
@@ -139,11 +139,11 @@ impl Stored {
     /// Checks a cache file and indexes its records by key; `None` for anything that is
     /// not a valid cache of `encoding`.
     #[cfg(test)]
-    fn parse(bytes: Vec<u8>, encoding: Encoding, key_hash: KeyHash) -> Option<Stored> {
+    fn parse(bytes: Vec<u8>, encoding: Encoding, key_hash: KeyHash) -> Option<SavedEntries> {
         Self::index(section::parse(bytes, encoding)?, key_hash)
     }
 
-    fn index(file: Loaded, key_hash: KeyHash) -> Option<Stored> {
+    fn index(file: Loaded, key_hash: KeyHash) -> Option<SavedEntries> {
         let count = file.len(RECORDS);
         let mut index = HashIndex::with_capacity(count);
         for (number, record) in file.records(RECORDS).enumerate() {
@@ -151,7 +151,7 @@ impl Stored {
             index.insert(key_hash(path, memory_id), number as u32);
         }
         let used = (0..count).map(|_| AtomicBool::new(false)).collect();
-        Some(Stored {
+        Some(SavedEntries {
             file,
             index,
             used,
@@ -177,7 +177,7 @@ impl Stored {
         self.find_hashed((self.key_hash)(path, memory_id), path, memory_id)
     }
 
-    /// [`Stored::find`] with the key's hash already known.
+    /// [`SavedEntries::find`] with the key's hash already known.
     fn find_hashed(
         &self,
         hash: u64,
@@ -211,9 +211,9 @@ pub struct TokenCache {
     encoding: Encoding,
     /// Where `save` writes; `None` for a cache that lives in memory only.
     file: Option<PathBuf>,
-    stored: Arc<Stored>,
+    stored: Arc<SavedEntries>,
     /// Figures counted in this process; they replace `stored` records of the same key.
-    added: ByHash<Vec<Entry>>,
+    added: ByHash<Vec<UnsavedEntry>>,
     len: usize,
     dirty: bool,
     hits: usize,
@@ -226,7 +226,7 @@ impl TokenCache {
         TokenCache {
             encoding,
             file: None,
-            stored: Arc::new(Stored::empty()),
+            stored: Arc::new(SavedEntries::empty()),
             added: ByHash::default(),
             len: 0,
             dirty: false,
@@ -246,13 +246,13 @@ impl TokenCache {
 
     /// The cache file for `encoding` in `dir`. A missing, unreadable or invalid file
     /// gives an empty cache; so does anything but a regular file (a FIFO, a device such
-    /// as `/dev/zero`, a folder) or a file over [`limits::CACHE_MAX_BYTES`], which are
+    /// as `/dev/zero`, a folder) or a file over `crate::limits::CACHE_MAX_BYTES`, which are
     /// refused before reading. `save` replaces such a file; the folder is created there.
     pub fn open_at(dir: &Path, encoding: Encoding) -> Self {
         let file = dir.join(Self::file_name(encoding));
         let mut cache = Self::in_memory(encoding);
         if let Some(loaded) = section::read(&file, encoding)
-            && let Some(stored) = Stored::index(loaded, identity_hash)
+            && let Some(stored) = SavedEntries::index(loaded, identity_hash)
         {
             cache.len = stored.len();
             cache.stored = Arc::new(stored);
@@ -320,11 +320,11 @@ impl TokenCache {
 
     /// [`TokenCache::get`] for a caller that uses no dates (`mbank tokens`): figures
     /// counted without looking for dates are found too, with no dates.
-    pub fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
+    pub(crate) fn get_figures(&mut self, key: &FileKey<'_>) -> Option<TextStats> {
         self.get_as(key, false)
     }
 
-    /// Whether [`TokenCache::get`] (`with_dates`) or [`TokenCache::get_figures`] would
+    /// Whether [`TokenCache::get`] (`with_dates`) or `TokenCache::get_figures` would
     /// find figures for this version of the file; not counted as a hit or a miss.
     pub fn holds(&self, key: &FileKey<'_>, with_dates: bool) -> bool {
         self.lookup(key)
@@ -350,11 +350,16 @@ impl TokenCache {
         (self.stored.key_hash)(path, memory_id)
     }
 
-    fn added_entry(&self, path: &str, memory_id: Option<&str>) -> Option<&Entry> {
+    fn added_entry(&self, path: &str, memory_id: Option<&str>) -> Option<&UnsavedEntry> {
         self.added_entry_hashed(self.hash(path, memory_id), path, memory_id)
     }
 
-    fn added_entry_hashed(&self, hash: u64, path: &str, memory_id: Option<&str>) -> Option<&Entry> {
+    fn added_entry_hashed(
+        &self,
+        hash: u64,
+        path: &str,
+        memory_id: Option<&str>,
+    ) -> Option<&UnsavedEntry> {
         if self.added.is_empty() {
             return None;
         }
@@ -389,7 +394,7 @@ impl TokenCache {
 
     /// Remembers figures counted without looking for dates ([`super::measure`]); what
     /// the cache holds for the same version with its dates is kept instead.
-    pub fn insert_figures(&mut self, key: &FileKey<'_>, stats: &TextStats) {
+    pub(crate) fn insert_figures(&mut self, key: &FileKey<'_>, stats: &TextStats) {
         if self.lookup(key).is_some_and(|figures| figures.dates_known) {
             return;
         }
@@ -403,14 +408,14 @@ impl TokenCache {
         let (Some(path), Some(version)) = (key.path.to_str(), version_of(key)) else {
             return;
         };
-        self.remember(Entry {
+        self.remember(UnsavedEntry {
             path: path.into(),
             memory_id: key.memory_id.map(Into::into),
             figures: Figures::of(version, stats, dates_known),
         });
     }
 
-    fn remember(&mut self, entry: Entry) {
+    fn remember(&mut self, entry: UnsavedEntry) {
         let hash = self.hash(&entry.path, entry.memory_id.as_deref());
         let bucket = self.added.entry(hash).or_default();
         if let Some(old) = bucket
@@ -462,7 +467,7 @@ impl TokenCache {
                     continue;
                 };
                 if other.added_entry(record.path, record.memory_id).is_none() {
-                    self.remember(Entry::of(&record));
+                    self.remember(UnsavedEntry::of(&record));
                 }
             }
         }
@@ -672,7 +677,7 @@ mod tests {
         cache.insert(&key(&paths[0], Some("m"), 1, 1), &stats(9, Encoding::O200k));
         cache.save().unwrap();
         let bytes = std::fs::read(cache.file().unwrap()).unwrap();
-        let stored = Stored::parse(bytes, Encoding::O200k, |_, _| 7).unwrap();
+        let stored = SavedEntries::parse(bytes, Encoding::O200k, |_, _| 7).unwrap();
         assert_eq!((stored.index.hashes(), stored.index.collisions()), (1, 5));
         for (i, path) in paths.iter().enumerate() {
             let (_, figures) = stored.find(path.to_str().unwrap(), None).unwrap();

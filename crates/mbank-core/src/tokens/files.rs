@@ -132,23 +132,6 @@ impl Detail {
     }
 }
 
-/// Figures of one file, from the cache when it holds this version of the file.
-pub fn stats_for_file(
-    file: &MemoryFile,
-    encoding: Encoding,
-    cache: &mut TokenCache,
-    today: NaiveDate,
-) -> Result<TextStats> {
-    stats_for_files(std::slice::from_ref(file), encoding, cache, today)
-        .pop()
-        .unwrap_or_else(|| {
-            Err(CoreError::Parse {
-                path: file.path.clone(),
-                message: "no figures were computed".into(),
-            })
-        })
-}
-
 /// Figures of many files, in input order. Cache hits cost no read and never count; the
 /// files the cache does not hold are read and counted on worker threads (real files; an
 /// Infinity store is parsed once, on the calling thread), and their figures enter the
@@ -168,7 +151,7 @@ pub fn stats_for_files(
 /// no staleness (`mbank tokens`): figures the cache holds with or without dates serve,
 /// and what is counted here is cached without dates (a caller that needs them counts
 /// those files again).
-pub fn figures_for_files(
+pub(crate) fn figures_for_files(
     files: &[MemoryFile],
     encoding: Encoding,
     cache: &mut TokenCache,

@@ -16,9 +16,10 @@ use serde::Serialize;
 use crate::io::text;
 use crate::markup::markdown;
 
-pub use ahead::CountAhead;
+pub(crate) use ahead::CountAhead;
 pub use cache::{FileKey, TokenCache};
-pub use files::{figures_for_files, stats_for_file, stats_for_files};
+pub(crate) use files::figures_for_files;
+pub use files::stats_for_files;
 use mbank_tokens::reserve_for_bulk;
 pub use mbank_tokens::{Encoding, EncodingError, UnknownEncoding, count};
 

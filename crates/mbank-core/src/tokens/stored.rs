@@ -11,7 +11,7 @@ use crate::cache_store::{Loaded, Section, decode, decode_prefix, encode_into};
 use crate::markup::dates::{FUTURE_DATES_KEPT, WrittenDates};
 
 /// The one table of the section.
-pub const RECORDS: usize = 0;
+pub(crate) const RECORDS: usize = 0;
 
 /// What a file of `encoding` is for.
 pub fn scope(encoding: Encoding) -> &'static [u8] {
@@ -89,7 +89,10 @@ impl Figures {
         }
     }
 
-    pub fn is_version(&self, (size, modified_nanos, changed_nanos): (u64, i128, i128)) -> bool {
+    pub(crate) fn is_version(
+        &self,
+        (size, modified_nanos, changed_nanos): (u64, i128, i128),
+    ) -> bool {
         self.size == size
             && self.modified_nanos == modified_nanos
             && self.changed_nanos == changed_nanos
@@ -115,7 +118,7 @@ impl Figures {
 
 /// One record, borrowing its text from the file.
 #[derive(Serialize, Deserialize)]
-pub struct Record<'a> {
+pub(crate) struct Record<'a> {
     pub path: &'a str,
     #[serde(borrow)]
     pub memory_id: Option<&'a str>,

@@ -59,7 +59,7 @@ impl WriteContext {
 
     /// The same context for another writer (what `accept` or `restore` does with the
     /// rules a person's session has).
-    pub fn for_writer(&self, writer: impl Into<String>) -> WriteContext {
+    pub(crate) fn for_writer(&self, writer: impl Into<String>) -> WriteContext {
         WriteContext {
             writer: writer.into(),
             ..self.clone()

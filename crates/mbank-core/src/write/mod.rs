@@ -27,12 +27,13 @@ use crate::io::hash_index::BuildPathHasher;
 use crate::model::{Bank, Format};
 
 /// Read through a folder handle (in `io::text`); a write replacing it expects it unchanged.
-pub use crate::io::text::{HandleRead, read_text_in};
+pub(crate) use crate::io::text::{HandleRead, read_text_in};
 
 mod apply;
 mod context;
 
-pub use apply::{Applied, Change, Target, WriteRequest, apply, restore};
+pub(crate) use apply::{Applied, WriteRequest};
+pub use apply::{Change, Target, apply, restore};
 pub use context::WriteContext;
 
 /// A file's identity by content: length plus two independent 64-bit hashes.
@@ -447,9 +448,9 @@ fn sync_folder(_dir: &Path) -> bool {
 ///
 /// A symlink at `target` is followed, so the link stays and its target is updated; the
 /// folder is then opened once (refused if it is itself a link) and the write is
-/// [`write_in`] relative to it. On any error the target is untouched and no temp file is left behind; temp files
+/// `write_in` relative to it. On any error the target is untouched and no temp file is left behind; temp files
 /// that an earlier, killed write left in the folder are removed once stale
-/// ([`STALE_TEMP_AGE`]).
+/// (`STALE_TEMP_AGE`).
 pub fn write_guarded(target: &Path, new_text: &str, expected: Expected) -> Result<WriteOutcome> {
     write_guarded_with_hook(target, new_text, expected, &mut |_| {})
 }
@@ -459,7 +460,7 @@ pub fn write_guarded(target: &Path, new_text: &str, expected: Expected) -> Resul
 /// very file read ([`HandleRead::id`]). Nothing is opened by path: the check, the temp
 /// file (`O_EXCL`, no link followed) and the rename are all relative to `dir`, and a
 /// symlink at `name` is refused, never followed.
-pub fn write_in(
+pub(crate) fn write_in(
     dir: &Dir,
     name: &str,
     new_text: &str,
@@ -478,7 +479,7 @@ const TEMP_RANDOM_LEN: usize = 8;
 /// (at most [`crate::io::text::MAX_READ_BYTES`], fsynced) takes seconds even on a slow disk,
 /// and a writer whose temp file was removed under it fails before the rename, leaving
 /// the target untouched.
-pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+pub(crate) const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// Whether `name` is a temp file name of [`write_guarded`]'s own pattern.
 fn is_temp_name(name: &str) -> bool {
@@ -711,7 +712,7 @@ pub(crate) fn remove_in(
 /// Deletes `target` only if it still holds what the caller read (`Expected::Missing`:
 /// succeeds when nothing is there). A symlink is removed itself, after its target's
 /// content was checked. Used by review to drop a file the person confirmed to discard.
-pub fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
+pub(crate) fn remove_guarded(target: &Path, expected: Expected) -> Result<()> {
     if expected == Expected::Missing {
         return match fs::symlink_metadata(target) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),

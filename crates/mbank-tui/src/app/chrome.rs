@@ -12,7 +12,7 @@ use super::toast::Toast;
 use super::{App, Screen};
 use crate::keymap::{Action, KeyContext, Keymap};
 use crate::overlays::help::Logged;
-use crate::pane::{self, Command};
+use crate::pane::{self, KeyCommand};
 use crate::widgets::{self, path_label};
 
 /// How many messages the history keeps (the oldest go first).
@@ -23,7 +23,7 @@ const HISTORY: usize = 500;
 pub fn hints<'a>(
     keymap: &Keymap,
     context: KeyContext,
-    commands: impl IntoIterator<Item = &'a Command>,
+    commands: impl IntoIterator<Item = &'a KeyCommand>,
 ) -> Vec<(String, &'static str)> {
     commands
         .into_iter()
@@ -182,7 +182,7 @@ impl App {
 
     /// What the status bar names: the commands of the layer that has the keyboard; under
     /// a pane, the global ones that work there too (an overlay keeps every key).
-    fn status_commands(&self) -> Vec<&'static Command> {
+    fn status_commands(&self) -> Vec<&'static KeyCommand> {
         let own = pane::commands(self.key_context()).iter();
         if self.overlays.is_empty() {
             own.chain(self.global_commands()).collect()

@@ -29,7 +29,8 @@ pub(crate) struct HistoryJobs {
 }
 
 impl HistoryJobs {
-    pub fn is_idle(&self) -> bool {
+    #[cfg(any(test, feature = "test-support"))]
+    pub(crate) fn is_idle(&self) -> bool {
         self.running == 0 && !self.diffing && self.queued.is_none()
     }
 }

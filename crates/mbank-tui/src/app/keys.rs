@@ -11,7 +11,7 @@ use crate::keymap::{Action, KeyChord};
 use crate::overlays::Overlay;
 use crate::overlays::confirm::{Confirm, Confirmed};
 use crate::overlays::help::Help;
-use crate::pane::{Command, Input, KeyInput, Outcome, Pane};
+use crate::pane::{Input, KeyCommand, KeyInput, Outcome, Pane};
 use crate::theme::Theme;
 
 use crate::commands::GLOBAL as GLOBAL_COMMANDS;
@@ -27,7 +27,7 @@ const PICKER_GLOBALS: [Action; 5] = [
 
 impl App {
     /// The global commands that work on the current screen.
-    pub(super) fn global_commands(&self) -> impl Iterator<Item = &'static Command> + '_ {
+    pub(super) fn global_commands(&self) -> impl Iterator<Item = &'static KeyCommand> + '_ {
         GLOBAL_COMMANDS
             .iter()
             .filter(|c| self.screen == Screen::Project || PICKER_GLOBALS.contains(&c.action))

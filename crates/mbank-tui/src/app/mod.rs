@@ -57,13 +57,11 @@ use super::theme::Theme;
 use super::watcher::Watcher;
 use super::workers::{AnalysisWorker, Outbox};
 
-pub use super::commands::GLOBAL as GLOBAL_COMMANDS;
-pub use super::overlays::help::Logged;
+pub(crate) use super::overlays::help::Logged;
 pub use super::pane::Focus;
-pub use controllers::{
-    AgentLive, DocumentController, ProjectsController, ReviewController, ViewMode,
-};
-pub use toast::Toast;
+pub use controllers::ViewMode;
+pub(crate) use controllers::{DocumentController, ProjectsController, ReviewController};
+pub(crate) use toast::Toast;
 
 /// What the right-hand area of the project screen shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,7 +314,8 @@ impl App {
     /// True when no answer the next key depends on is outstanding: the scan, the open
     /// project's report, a file being read or saved, a backup, a theme, the review, a
     /// file's history.
-    pub fn is_idle(&self) -> bool {
+    #[cfg(any(test, feature = "test-support"))]
+    pub(crate) fn is_idle(&self) -> bool {
         self.shows_projects()
             && self.jobs == 0
             && (self.projects.open.is_none() || self.tree.report.is_some())

@@ -33,8 +33,8 @@ use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet
 mod cache;
 mod worker;
 
-pub use cache::HighlightCache;
-pub use worker::{DocId, HighlightDone, HighlightWorker, HighlightedLine};
+pub(crate) use cache::HighlightCache;
+pub(crate) use worker::{DocId, HighlightDone, HighlightWorker};
 
 /// Lines longer than this many bytes are shown plain and skipped by the parser.
 pub(crate) const LONG_LINE_CAP: usize = 2_000;

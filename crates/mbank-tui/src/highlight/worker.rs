@@ -62,7 +62,7 @@ struct DocEntry {
 const MAX_DOCS: usize = 8;
 
 /// The background highlighter. Dropping it stops the thread.
-pub struct HighlightWorker {
+pub(crate) struct HighlightWorker {
     shared: Arc<WorkerMailbox>,
     thread: Option<JoinHandle<()>>,
 }
@@ -109,7 +109,7 @@ impl HighlightWorker {
     }
 
     /// Switches the syntect theme (live theme switching); every document starts over.
-    pub fn set_syntax_theme(&self, name: &str) {
+    pub(crate) fn set_syntax_theme(&self, name: &str) {
         self.with_inbox(|inbox| inbox.theme = Some(name.to_string()));
     }
 

@@ -40,7 +40,7 @@ pub struct Rendered {
 impl Rendered {
     /// The first rendered line showing source line `source_line` or a later one (the last
     /// line when the source line is past the end), for scrolling the preview to the cursor.
-    pub fn line_for_source(&self, source_line: usize) -> usize {
+    pub(crate) fn line_for_source(&self, source_line: usize) -> usize {
         self.source_lines
             .partition_point(|&line| line < source_line)
             .min(self.lines.len().saturating_sub(1))

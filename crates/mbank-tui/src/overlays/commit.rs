@@ -12,8 +12,6 @@ use crate::theme::Theme;
 
 use super::text_popup::{FormKey, TextForm, TextPopup};
 
-pub use crate::commands::COMMIT_MESSAGE as COMMANDS;
-
 pub struct CommitEditor {
     /// The message; its error is git's words.
     pub form: TextForm,

@@ -10,8 +10,6 @@ use crate::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::theme::Theme;
 use crate::widgets;
 
-pub use crate::commands::CONFIRM as COMMANDS;
-
 pub use crate::protocol::Confirmed;
 
 #[derive(Debug)]

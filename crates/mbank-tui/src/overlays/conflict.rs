@@ -17,9 +17,7 @@ use mbank_core::edit::EditText;
 use mbank_core::markup::sanitize;
 use mbank_core::merge;
 
-pub use crate::commands::CONFLICT as COMMANDS;
-
-pub use crate::protocol::Choice;
+pub(crate) use crate::protocol::Choice;
 
 #[derive(Debug)]
 pub struct Conflict {
@@ -86,7 +84,7 @@ impl Conflict {
     }
 
     /// What changed on disk since the buffer was loaded, as diff lines.
-    pub fn disk_changes(&self, theme: &Theme) -> Vec<Line<'static>> {
+    pub(crate) fn disk_changes(&self, theme: &Theme) -> Vec<Line<'static>> {
         let diff = TextDiff::configure()
             .timeout(std::time::Duration::from_millis(200))
             .diff_lines(&self.base, &self.theirs);

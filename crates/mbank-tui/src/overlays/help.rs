@@ -11,8 +11,6 @@ use crate::pane::{self, Effect, Input, Outcome, Pane, ViewContext};
 use crate::theme::Theme;
 use crate::widgets;
 
-pub use crate::commands::HELP as COMMANDS;
-
 /// The widest the box is.
 const POPUP_WIDTH: u16 = 90;
 

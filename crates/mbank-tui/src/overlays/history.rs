@@ -25,8 +25,6 @@ use crate::widgets;
 use mbank_core::markup::sanitize;
 use mbank_core::review::{DiffLine, LineKind};
 
-pub use crate::commands::HISTORY as COMMANDS;
-
 /// Visual lines of one diff drawn at most; the rest is named, with the command that
 /// prints it whole (a 16 MB file rewritten must not make every frame slow).
 const MAX_DIFF_ROWS: usize = 20_000;

@@ -15,7 +15,7 @@ use crate::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::theme::Theme;
 use crate::widgets;
 
-pub use crate::commands::FINDINGS as COMMANDS;
+pub(crate) use crate::commands::FINDINGS as COMMANDS;
 
 #[derive(Default)]
 pub struct Findings {

@@ -55,14 +55,14 @@ impl Sort {
     }
 }
 
-pub struct Row {
+pub struct PickerRow {
     pub project: Project,
     pub report: Option<Box<ProjectReport>>,
     /// Its memory folders as last analysed (the watcher watches them).
     pub folders: Vec<PathBuf>,
 }
 
-impl Row {
+impl PickerRow {
     fn last_write(&self) -> Option<u64> {
         self.report.as_ref().and_then(|r| r.last_write).or_else(|| {
             self.project
@@ -72,10 +72,10 @@ impl Row {
     }
 }
 
-pub use crate::commands::PICKER as COMMANDS;
+pub(crate) use crate::commands::PICKER as COMMANDS;
 
 pub struct Picker {
-    pub rows: Vec<Row>,
+    pub rows: Vec<PickerRow>,
     pub filter: String,
     pub sort: Sort,
     /// Selection, an index into `visible`.
@@ -133,7 +133,7 @@ impl Picker {
     /// and the selection on the same project.
     pub(crate) fn set_projects(&mut self, projects: Vec<Project>) {
         let selected = self.selected_path();
-        let mut old: Vec<Row> = std::mem::take(&mut self.rows);
+        let mut old: Vec<PickerRow> = std::mem::take(&mut self.rows);
         self.rows = projects
             .into_iter()
             .map(|project| {
@@ -142,7 +142,7 @@ impl Picker {
                     .find(|r| r.project.path == project.path)
                     .map(|r| (r.report.take(), std::mem::take(&mut r.folders)))
                     .unwrap_or_default();
-                Row {
+                PickerRow {
                     project,
                     report,
                     folders,
@@ -224,7 +224,7 @@ impl Picker {
 
     /// The rows as live refresh ranks them: in the order shown (the most recently
     /// active first, by default), then those the filter hides.
-    pub(crate) fn rows_by_priority(&self) -> impl Iterator<Item = &Row> {
+    pub(crate) fn rows_by_priority(&self) -> impl Iterator<Item = &PickerRow> {
         let shown: std::collections::HashSet<usize> = self.visible.iter().copied().collect();
         self.visible.iter().map(|&i| &self.rows[i]).chain(
             self.rows
@@ -303,11 +303,11 @@ impl Picker {
                 Sort::Activity => rb.last_write().cmp(&ra.last_write()),
                 Sort::Name => std::cmp::Ordering::Equal,
                 Sort::Tokens => {
-                    let tokens = |r: &Row| r.report.as_ref().map(|r| r.loaded_tokens());
+                    let tokens = |r: &PickerRow| r.report.as_ref().map(|r| r.loaded_tokens());
                     tokens(rb).cmp(&tokens(ra))
                 }
                 Sort::Staleness => {
-                    let level = |r: &Row| r.report.as_ref().and_then(|r| r.worst_staleness());
+                    let level = |r: &PickerRow| r.report.as_ref().and_then(|r| r.worst_staleness());
                     level(rb).cmp(&level(ra))
                 }
             };
@@ -485,7 +485,7 @@ impl Picker {
 
     fn row_line(
         &self,
-        row: &Row,
+        row: &PickerRow,
         selected: bool,
         now: u64,
         columns: &Columns,
@@ -689,7 +689,7 @@ impl Columns {
     /// The bar a wide screen draws.
     const BAR: usize = 8;
 
-    pub fn fit<'a>(width: usize, rows: impl Iterator<Item = &'a Row>, now: u64) -> Columns {
+    pub fn fit<'a>(width: usize, rows: impl Iterator<Item = &'a PickerRow>, now: u64) -> Columns {
         let (mut longest_name, mut longest_formats, mut written) = (7, 7, 7);
         for row in rows {
             longest_name = longest_name.max(unicode_width::UnicodeWidthStr::width(

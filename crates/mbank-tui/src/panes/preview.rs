@@ -16,8 +16,8 @@ use crate::markdown_view::Rendered;
 use crate::pane::{Input, Outcome, Pane, ViewContext, offers};
 use mbank_core::findings::Severity;
 
-pub use crate::commands::PREVIEW as COMMANDS;
-pub use crate::protocol::RenderKey;
+pub(crate) use crate::commands::PREVIEW as COMMANDS;
+pub(crate) use crate::protocol::RenderKey;
 
 /// What the preview shows: a version of the open buffer, and where the editor's cursor
 /// is when the preview should follow it (beside the editor).

@@ -18,7 +18,7 @@ use crate::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::theme::Theme;
 use crate::widgets;
 
-pub use crate::commands::TIMELINE as COMMANDS;
+pub(crate) use crate::commands::TIMELINE as COMMANDS;
 
 /// The status filter cycles through these; `None` shows every entry.
 const STATUS_CYCLE: [Option<DecisionStatus>; 8] = [

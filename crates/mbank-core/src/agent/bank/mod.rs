@@ -17,7 +17,9 @@ pub use super::WriteReport;
 use super::batch;
 use super::entries::{self, DecisionFormat, NewDecision};
 use super::{AgentError, AgentResult};
-use crate::agent::proposals::{Change, EntryEdit, NewProposal, ProposalError, ProposalStore};
+use crate::agent::proposals::{
+    EntryEdit, NewProposal, ProposalError, ProposalStore, ProposedChange,
+};
 use crate::analysis::decisions;
 use crate::error::CoreError;
 use crate::formats;
@@ -35,7 +37,7 @@ use crate::write::{
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRead {
     pub content: String,
-    /// [`guard::content_version`] of `content`: pass it back as `expectedVersion`.
+    /// `guard::content_version` of `content`: pass it back as `expectedVersion`.
     pub version: String,
     pub modified: Option<SystemTime>,
 }
@@ -228,7 +230,7 @@ impl MarkdownBank {
         path: &Path,
         current: Option<&str>,
         proposed: Option<String>,
-        change: Change,
+        change: ProposedChange,
     ) -> AgentResult<WriteReport> {
         let store = self
             .staging
@@ -474,7 +476,14 @@ impl MarkdownBank {
         guard::check(&ctx.guard, &GuardRequest { file: name, kind })?;
         if self.staging.is_some() {
             let proposed = Some(content.to_string());
-            return self.stage(ctx, name, &path, current_text, proposed, Change::Replace);
+            return self.stage(
+                ctx,
+                name,
+                &path,
+                current_text,
+                proposed,
+                ProposedChange::Replace,
+            );
         }
         located.commit(ctx, name, &path, current.as_ref(), Some(content))
     }
@@ -504,7 +513,14 @@ impl MarkdownBank {
         };
         guard::check(&ctx.guard, &GuardRequest { file: name, kind })?;
         if self.staging.is_some() {
-            let staged = self.stage(ctx, name, &path, Some(&current.text), None, Change::Delete)?;
+            let staged = self.stage(
+                ctx,
+                name,
+                &path,
+                Some(&current.text),
+                None,
+                ProposedChange::Delete,
+            )?;
             return Ok(staged.proposal);
         }
         located.commit(ctx, name, &path, Some(&current), None)?;
@@ -514,7 +530,7 @@ impl MarkdownBank {
     /// Changes `name` under the folder lock to what `change` makes of its current text
     /// (`None` in: no file; `None` out: remove it), through the guard rules and the
     /// history like every write, never staged: how an accepted proposal lands.
-    pub fn apply_change<E: From<AgentError>>(
+    pub(crate) fn apply_change<E: From<AgentError>>(
         &self,
         ctx: &WriteContext,
         name: &str,
@@ -609,7 +625,7 @@ impl MarkdownBank {
                 new: &proposed,
             };
             guard::check(&ctx.guard, &GuardRequest { file: &name, kind })?;
-            let change = Change::Entry(edit);
+            let change = ProposedChange::Entry(edit);
             return self.stage(
                 ctx,
                 &name,

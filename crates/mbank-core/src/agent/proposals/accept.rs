@@ -2,8 +2,8 @@
 //! Infinity store's guarded write paths. It sits above them (they stage into the store
 //! below), so the store itself imports neither.
 use super::{
-    Change, Choice, Proposal, ProposalError, ProposalResult, ProposalStore, State, chosen_text,
-    files,
+    AcceptedPart, Proposal, ProposalError, ProposalResult, ProposalStore, ProposedChange, State,
+    chosen_text, files,
 };
 use crate::agent::WriteReport;
 use crate::agent::bank::MarkdownBank;
@@ -21,8 +21,8 @@ impl ProposalStore {
         hunks: Option<&[usize]>,
     ) -> ProposalResult<(Proposal, WriteReport)> {
         let choice = match hunks {
-            Some(hunks) => Choice::Hunks(hunks),
-            None => Choice::Whole,
+            Some(hunks) => AcceptedPart::Hunks(hunks),
+            None => AcceptedPart::Whole,
         };
         self.accept_choice(ctx, id, choice)
     }
@@ -36,19 +36,19 @@ impl ProposalStore {
         id: u64,
         edited: &str,
     ) -> ProposalResult<(Proposal, WriteReport)> {
-        self.accept_choice(ctx, id, Choice::Edited(edited))
+        self.accept_choice(ctx, id, AcceptedPart::Edited(edited))
     }
 
     fn accept_choice(
         &self,
         ctx: &WriteContext,
         id: u64,
-        choice: Choice<'_>,
+        choice: AcceptedPart<'_>,
     ) -> ProposalResult<(Proposal, WriteReport)> {
         let dir = self.folder(false)?.ok_or(ProposalError::NotFound(id))?;
         let _lock = files::lock(&dir)?;
         let proposal = Self::pending(&dir, id)?;
-        if let Choice::Hunks(hunks) = choice {
+        if let AcceptedPart::Hunks(hunks) = choice {
             let count = proposal.hunks().len();
             if let Some(given) = hunks.iter().find(|n| **n == 0 || **n > count) {
                 return Err(ProposalError::NoSuchHunk {
@@ -60,9 +60,9 @@ impl ProposalStore {
         }
         // The bank and the store are opened afresh here: written, never staged again.
         let ctx = ctx.for_writer("accept");
-        let report = if let Change::Memory(edit) = &proposal.change {
+        let report = if let ProposedChange::Memory(edit) = &proposal.change {
             apply_store_change(&ctx, &proposal.project, |current, project| match choice {
-                Choice::Whole => edit
+                AcceptedPart::Whole => edit
                     .apply(current, &project.project_id, &ctx.stamp())
                     .map(Some)
                     .map_err(|message| ProposalError::Conflict {
@@ -80,7 +80,7 @@ impl ProposalStore {
             })?
         };
         let hunks = match choice {
-            Choice::Hunks(hunks) => Some(hunks.to_vec()),
+            AcceptedPart::Hunks(hunks) => Some(hunks.to_vec()),
             _ => None,
         };
         let decided = self.decide(&dir, proposal, State::Accepted, hunks)?;

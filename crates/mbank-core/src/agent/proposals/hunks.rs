@@ -5,7 +5,7 @@ use similar::{DiffOp, TextDiff};
 /// One change of a proposal: lines of the base replaced by other lines.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Hunk {
+pub struct ProposalHunk {
     /// 1 for the first change in the file, then in order.
     pub number: usize,
     /// First line of the base it replaces (1-based; for a pure insertion, the line it
@@ -28,7 +28,7 @@ fn changes<'a>(base: &[&'a str], proposed: &[&'a str]) -> Vec<DiffOp> {
 }
 
 /// The hunks that turn `base` into `proposed`.
-pub fn hunks(base: &str, proposed: &str) -> Vec<Hunk> {
+pub fn hunks(base: &str, proposed: &str) -> Vec<ProposalHunk> {
     let (old, new) = (lines(base), lines(proposed));
     let strip = |l: &&str| l.strip_suffix('\n').unwrap_or(l).to_string();
     changes(&old, &new)
@@ -37,7 +37,7 @@ pub fn hunks(base: &str, proposed: &str) -> Vec<Hunk> {
         .enumerate()
         .map(|(i, op)| {
             let (old_range, new_range) = (op.old_range(), op.new_range());
-            Hunk {
+            ProposalHunk {
                 number: i + 1,
                 base_line: old_range.start + 1,
                 removed: old[old_range].iter().map(strip).collect(),

@@ -4,18 +4,18 @@
 //!
 //! Proposals live in `<data dir>/proposals/`, one JSON file each, named
 //! `<id>.<state>.json` so the bounds are checked from the folder listing alone: at most
-//! [`MAX_PENDING`] pending proposals of at most [`MAX_PROPOSAL_BYTES`] each and
-//! [`MAX_PENDING_BYTES`] together (a write past a bound is refused, never a pending
-//! proposal dropped), and the newest [`KEEP_DECIDED`] decided ones kept so agents can
+//! [`MAX_PENDING`] pending proposals of at most `MAX_PROPOSAL_BYTES` each and
+//! `MAX_PENDING_BYTES` together (a write past a bound is refused, never a pending
+//! proposal dropped), and the newest `KEEP_DECIDED` decided ones kept so agents can
 //! see what became of theirs. Every file is written atomically (owner-only temp file,
 //! fsync, rename) below the data folder's handle with no link followed, under the
 //! folder's lock, so proposals survive restarts and concurrent servers.
 //!
 //! Accepting (`accept.rs`) goes through the bank's guarded write path
-//! ([`MarkdownBank::apply_change`](crate::agent::bank::MarkdownBank::apply_change)):
+//! (`MarkdownBank::apply_change`):
 //! the name confined, the folder locked, the guard rules (secrets, append-only, elisions)
 //! checked on the result, the replaced text recorded in the history. A file changed since
-//! the proposal was made is merged three-way ([`crate::markup::merge`]); overlapping
+//! the proposal was made is merged three-way ([`crate::merge`]); overlapping
 //! changes are reported as a conflict and nothing is written. Entries (decisions,
 //! progress lines, session notes) are re-applied to the file as it is when accepted.
 mod accept;
@@ -33,9 +33,9 @@ use crate::agent::entries;
 use crate::error::CoreError;
 use crate::history::files;
 use crate::io::dir_handle::Dir;
-use crate::markup::merge;
+use crate::merge;
 
-pub use hunks::Hunk;
+pub use hunks::ProposalHunk;
 
 const FOLDER: &str = "proposals";
 const LAST_ID: &str = "last-id";
@@ -43,11 +43,11 @@ const LAST_ID: &str = "last-id";
 /// Pending proposals at most; the next staged write is refused until a person decides.
 pub const MAX_PENDING: usize = 200;
 /// One proposal's file (its base and proposed text, as JSON) at most.
-pub const MAX_PROPOSAL_BYTES: u64 = 8 * 1024 * 1024;
+pub(crate) const MAX_PROPOSAL_BYTES: u64 = 8 * 1024 * 1024;
 /// All pending proposals' files together at most.
-pub const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_PENDING_BYTES: u64 = 64 * 1024 * 1024;
 /// Decided proposals kept (the oldest go first).
-pub const KEEP_DECIDED: usize = 200;
+pub(crate) const KEEP_DECIDED: usize = 200;
 
 pub use crate::config::Writes;
 
@@ -196,7 +196,7 @@ impl MemoryEdit {
 /// What a proposal does to its file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
-pub enum Change {
+pub enum ProposedChange {
     /// The file becomes the proposed text (created when it did not exist).
     Replace,
     /// The file is removed.
@@ -257,7 +257,7 @@ pub struct Proposal {
     pub base: Option<String>,
     /// The file's text the write would have made (`None`: removed).
     pub proposed: Option<String>,
-    pub change: Change,
+    pub change: ProposedChange,
     pub state: State,
     /// When it was accepted or rejected.
     pub decided: Option<String>,
@@ -270,16 +270,16 @@ impl Proposal {
     /// `memory` (an Infinity memory stored, changed or removed).
     pub fn kind(&self) -> &'static str {
         match self.change {
-            Change::Replace if self.base.is_none() => "create",
-            Change::Replace => "replace",
-            Change::Delete => "delete",
-            Change::Entry(_) => "entry",
-            Change::Memory(_) => "memory",
+            ProposedChange::Replace if self.base.is_none() => "create",
+            ProposedChange::Replace => "replace",
+            ProposedChange::Delete => "delete",
+            ProposedChange::Entry(_) => "entry",
+            ProposedChange::Memory(_) => "memory",
         }
     }
 
     /// The changes from the base to the proposed text, numbered for `--hunks`.
-    pub fn hunks(&self) -> Vec<Hunk> {
+    pub fn hunks(&self) -> Vec<ProposalHunk> {
         hunks::hunks(
             self.base.as_deref().unwrap_or(""),
             self.proposed.as_deref().unwrap_or(""),
@@ -298,7 +298,7 @@ pub struct NewProposal {
     pub client: Option<String>,
     pub base: Option<String>,
     pub proposed: Option<String>,
-    pub change: Change,
+    pub change: ProposedChange,
 }
 
 /// Why a proposal operation did not happen.
@@ -338,11 +338,11 @@ impl From<crate::io::dir_handle::HandleError> for ProposalError {
     }
 }
 
-pub type ProposalResult<T> = Result<T, ProposalError>;
+pub(crate) type ProposalResult<T> = Result<T, ProposalError>;
 
 /// How much a store holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bounds {
+pub(crate) struct Bounds {
     pub max_pending: usize,
     pub max_proposal_bytes: u64,
     pub max_pending_bytes: u64,
@@ -402,7 +402,8 @@ impl ProposalStore {
     }
 
     /// This store with other bounds.
-    pub fn with_bounds(mut self, bounds: Bounds) -> ProposalStore {
+    #[cfg(test)]
+    pub(crate) fn with_bounds(mut self, bounds: Bounds) -> ProposalStore {
         self.bounds = bounds;
         self
     }
@@ -647,32 +648,18 @@ impl ProposalStore {
 
 /// What of a proposal a person accepts.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Choice<'a> {
+pub(super) enum AcceptedPart<'a> {
     Whole,
     Hunks(&'a [usize]),
     Edited(&'a str),
 }
 
-/// The file's text once `proposal` (or its `hunks`) is accepted over `current`
-/// (`None`: the file is to be removed).
-pub fn accepted_text(
-    proposal: &Proposal,
-    hunks: Option<&[usize]>,
-    current: Option<&str>,
-) -> ProposalResult<Option<String>> {
-    let choice = match hunks {
-        Some(hunks) => Choice::Hunks(hunks),
-        None => Choice::Whole,
-    };
-    chosen_text(proposal, choice, current)
-}
-
 pub(super) fn chosen_text(
     proposal: &Proposal,
-    choice: Choice<'_>,
+    choice: AcceptedPart<'_>,
     current: Option<&str>,
 ) -> ProposalResult<Option<String>> {
-    if let (Change::Entry(entry), Choice::Whole) = (&proposal.change, choice) {
+    if let (ProposedChange::Entry(entry), AcceptedPart::Whole) = (&proposal.change, choice) {
         let mut text = current.map(str::to_string);
         entry.apply(&mut text);
         return Ok(text);
@@ -680,11 +667,12 @@ pub(super) fn chosen_text(
     let base = proposal.base.as_deref().unwrap_or("");
     let proposed = proposal.proposed.as_deref().unwrap_or("");
     let chosen = match choice {
-        Choice::Hunks(selected) => hunks::apply(base, proposed, selected),
-        Choice::Edited(text) => text.to_string(),
-        Choice::Whole => proposed.to_string(),
+        AcceptedPart::Hunks(selected) => hunks::apply(base, proposed, selected),
+        AcceptedPart::Edited(text) => text.to_string(),
+        AcceptedPart::Whole => proposed.to_string(),
     };
-    let removing = proposal.change == Change::Delete && matches!(choice, Choice::Whole);
+    let removing =
+        proposal.change == ProposedChange::Delete && matches!(choice, AcceptedPart::Whole);
     if current == proposal.base.as_deref() {
         return Ok((!removing).then_some(chosen));
     }

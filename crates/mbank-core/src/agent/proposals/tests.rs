@@ -296,7 +296,7 @@ fn accepting_runs_the_guard_again() {
                 "{base}token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n"
             )),
             base: Some(base.clone()),
-            change: Change::Replace,
+            change: ProposedChange::Replace,
         })
         .unwrap();
     let err = store.accept(&agent(), proposal.id, None).unwrap_err();

@@ -4,7 +4,7 @@
 //! Rules by format:
 //! - Cline, Memory Bank MCP, Roo rules: every start-up file loads whole. Roo rules load
 //!   by mode: the session's mode's rule files at start, other modes' not
-//!   ([`session_context_in_mode`]; default: the format's default mode). Of `.roomodes`
+//!   (`session_context_in_mode`; default: the format's default mode). Of `.roomodes`
 //!   Roo Code sends the session mode's definition in full and one line per custom mode
 //!   (`modes::roomodes_as_sent`); a `.roo/system-prompt-{mode}` override loads in its
 //!   mode's sessions and leaves the list of modes out. A Memory Bank MCP bank in a chosen
@@ -44,7 +44,7 @@ use crate::analysis::load_cut::{self, Chain, LimitCut};
 use crate::error::CoreError;
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::roo_rules::{self, modes};
-use crate::formats::{self, CombinedLimit, agents_md, claude_auto_memory, layers, memory_bank_mcp};
+use crate::formats::{self, CombinedLimit, agents_md, layers, memory_bank_mcp};
 use crate::io::confine::{self, ProjectFolder};
 use crate::io::paths;
 use crate::io::text;
@@ -55,15 +55,8 @@ mod past_cut;
 mod sessions;
 
 pub use past_cut::entries_past_cut;
-pub use sessions::{
-    AgentSession, agent_banks, agent_session, agent_sessions, directing_file, load_once,
-    project_context,
-};
+pub use sessions::{AgentSession, agent_session, agent_sessions, project_context};
 
-/// Claude Code loads only this many lines of its auto memory `MEMORY.md`…
-pub const AUTO_MEMORY_MAX_LINES: usize = claude_auto_memory::MAX_LINES as usize;
-/// …and at most this many bytes of it, whichever limit comes first.
-pub const AUTO_MEMORY_MAX_BYTES: usize = claude_auto_memory::MAX_BYTES as usize;
 /// Codex's `project_doc_max_bytes`: AGENTS.md files stop here, combined.
 #[cfg(test)]
 pub(crate) const CODEX_PROJECT_DOC_MAX_BYTES: usize = 32 * 1024;
@@ -95,7 +88,7 @@ pub struct LoadedPiece {
     pub notes: Vec<String>,
     /// Every way the agent reaches the file, in words ("start-up file (ConKeeper)",
     /// "imported by @x.md in CLAUDE.md, line 3"): a file reached several ways
-    /// loads once (see [`load_once`]).
+    /// loads once (see `load_once`).
     pub reached: Vec<String>,
 }
 
@@ -203,7 +196,7 @@ pub struct ContextOptions {
     /// Load the user's global files (`~/.claude/CLAUDE.md`, auto memory…) as the agent does.
     pub include_user_files: bool,
     /// Load the instruction files of the folders above the project as the agent does
-    /// ([`ancestor_files`]).
+    /// (`ancestor_files`).
     pub include_ancestors: bool,
     /// Codex's folder (`$CODEX_HOME`) when it is not `~/.codex`.
     pub codex_home: Option<PathBuf>,
@@ -251,7 +244,7 @@ fn read_user_file(file: &Path) -> Result<String, CoreError> {
     text::read_text(&real)
 }
 
-pub use crate::formats::layers::ancestor_files;
+pub(crate) use crate::formats::layers::ancestor_files;
 
 struct Builder<'a> {
     project: &'a Path,
@@ -675,8 +668,8 @@ fn infinity_listing(bank: &Bank, count_tokens: &dyn Fn(&str) -> usize) -> Listin
     }
 }
 
-/// [`session_context`] with explicit options (tests, or a view that leaves out the
-/// user's global files).
+/// What an agent loads of `bank` at its session start, with explicit options (tests, or a
+/// view that leaves out the user's global files).
 pub fn session_context_with(
     project: &Project,
     bank: &Bank,
@@ -688,7 +681,7 @@ pub fn session_context_with(
 
 /// [`session_context_with`] for a session in `mode` (formats with modes; `None`: the
 /// format's default mode).
-pub fn session_context_in_mode(
+pub(crate) fn session_context_in_mode(
     project: &Project,
     bank: &Bank,
     count_tokens: &dyn Fn(&str) -> usize,

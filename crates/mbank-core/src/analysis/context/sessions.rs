@@ -45,7 +45,7 @@ pub struct AgentSession {
 /// The banks `agent` loads (see [`Agent::reads`]), each cut down to the files it reads;
 /// a bank none of whose files it reads is left out. A memory bank the agent's own start-up
 /// instructions tell it to read joins them ([`directing_file`]).
-pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank> {
+pub(crate) fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank> {
     let directed = directing_file(project, banks, agent).is_some();
     banks
         .iter()
@@ -63,9 +63,9 @@ pub fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank
 }
 
 /// The start-up instruction file of `agent` in the project that tells it to read the
-/// memory bank at the start of every task (see [`agents::directs_to_memory_bank`]), read
+/// memory bank at the start of every task (see `agents::directs_to_memory_bank`), read
 /// confined to the project; `None` for agents that never take such a direction.
-pub fn directing_file(project: &Project, banks: &[&Bank], agent: Agent) -> Option<PathBuf> {
+pub(crate) fn directing_file(project: &Project, banks: &[&Bank], agent: Agent) -> Option<PathBuf> {
     if !agent.takes_memory_bank_directions() {
         return None;
     }
@@ -144,7 +144,7 @@ pub fn agent_sessions(
 
 /// Keeps one piece per file across a project's banks (see [`project_context`]); the
 /// others leave their bank's totals and are listed as skipped, naming where the file loads.
-pub fn load_once(contexts: &mut [BankContext]) {
+pub(crate) fn load_once(contexts: &mut [BankContext]) {
     use std::collections::HashMap;
     // Pieces by the file's real location, in bank and read order.
     let mut by_file: HashMap<PathBuf, Vec<(usize, usize)>> = HashMap::new();

@@ -22,7 +22,7 @@ static ADR_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
 /// The one decision an ADR file records. Title from its first heading (without the
 /// `ADR-NNN:` prefix), else the frontmatter's `title`, else the file name; date from the
 /// file name's timestamp, the frontmatter (`date`, `created`) or a `Date:` line.
-pub fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
+pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -29,7 +29,7 @@ impl Decision {
 
 /// Entries of `old` that `new` no longer has (compared by title and date; a changed
 /// status is fine, a deleted or rewritten entry is not).
-pub fn lost_entries<'a>(old: &'a [Decision], new: &[Decision]) -> Vec<&'a Decision> {
+pub(crate) fn lost_entries<'a>(old: &'a [Decision], new: &[Decision]) -> Vec<&'a Decision> {
     let mut remaining: HashMap<(String, Option<NaiveDate>), usize> = HashMap::new();
     for d in new {
         *remaining.entry(d.key()).or_default() += 1;
@@ -111,7 +111,7 @@ fn hidden_ranges(text: &str) -> Vec<Range<usize>> {
 
 /// `text` as a reader sees it: hidden parts blanked with spaces, line breaks kept so
 /// line numbers still match the file.
-pub fn visible_text(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible_text(text: &str) -> Cow<'_, str> {
     if markdown::is_private_file(text) {
         return Cow::Owned(text.chars().filter(|c| *c == '\n').collect());
     }
@@ -145,12 +145,12 @@ pub fn visible_text(text: &str) -> Cow<'_, str> {
 
 /// The decision entries a reader of the file sees ([`visible_text`] parsed as the
 /// file's role says).
-pub fn visible_entries(path: &Path, role: Role, text: &str) -> Vec<Decision> {
+pub(crate) fn visible_entries(path: &Path, role: Role, text: &str) -> Vec<Decision> {
     parse_file(path, role, &visible_text(text))
 }
 
 /// The append-only check: a decision log that lost entries since its committed version.
-pub fn shrink_finding(
+pub(crate) fn shrink_finding(
     file: &MemoryFile,
     committed_text: &str,
     current_text: &str,

@@ -242,7 +242,7 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
 /// "decision log", "decision records", "ADRs"). The singular "Decision" names one
 /// decision's part ("### Decision" in a block, "Decision Engine"), not a list of them; a
 /// heading that is itself an entry (`## Decision: X`, `## ADR-3 …`) is not a section.
-pub fn is_decision_section_heading(text: &str) -> bool {
+pub(crate) fn is_decision_section_heading(text: &str) -> bool {
     if !may_contain_word(text, &[b"decision", b"adr"]) {
         return false;
     }

@@ -39,12 +39,12 @@ fn is_bare_list_heading(text: &str) -> bool {
 }
 
 /// A date with the time of day when one is written.
-pub(super) type Stamp = (NaiveDate, Option<NaiveTime>);
+pub(super) type DateStamp = (NaiveDate, Option<NaiveTime>);
 
 /// A RooFlow timestamp opening `text`, `[2025-05-22 14:03:11] - X` or
 /// `2025-05-22 14:03:11 - X` (a bare date needs a separator after it): the date and time
 /// and the text after it.
-pub(super) fn leading_stamp(text: &str) -> Option<(Stamp, &str)> {
+pub(super) fn leading_stamp(text: &str) -> Option<(DateStamp, &str)> {
     if let Some(found) = quick_log_line(text) {
         return Some(found);
     }
@@ -66,7 +66,7 @@ pub(super) fn leading_stamp(text: &str) -> Option<(Stamp, &str)> {
 /// whole text) and the date of a RooFlow timestamp opening it. `None` for an indented
 /// bullet (a detail of the entry above), an empty bullet (RooFlow's template `*`) or a
 /// placeholder.
-fn list_item(line: &str) -> Option<(String, Option<Stamp>)> {
+fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
     let rest = line
         .strip_prefix("* ")
         .or_else(|| line.strip_prefix("- "))
@@ -103,7 +103,7 @@ pub(super) enum Event {
     /// A top-level bullet in a `## Decision` section (RooFlow's list format).
     ListItem {
         title: String,
-        date: Option<Stamp>,
+        date: Option<DateStamp>,
     },
 }
 

@@ -48,16 +48,12 @@ mod tables;
 mod text;
 mod timeline;
 
-pub use adr::parse_adr;
-pub use append_only::{lost_entries, shrink_finding, visible_entries, visible_text};
-pub use entry::is_decision_section_heading;
+pub(crate) use adr::parse_adr;
+pub(crate) use append_only::{lost_entries, shrink_finding, visible_entries};
 pub use links::link_supersessions;
 pub use log::parse_log;
-pub use project::{
-    ProjectDecisions, decisions_of_file, decisions_of_project, project_decisions,
-    section_decisions, too_large_finding,
-};
-pub use sections::parse_sections;
+pub use project::{decisions_of_file, decisions_of_project, project_decisions};
+pub(crate) use project::{section_decisions, too_large_finding};
 pub use timeline::sort_timeline;
 
 use text::{is_placeholder, strip_markup};

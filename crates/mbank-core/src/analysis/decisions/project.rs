@@ -26,7 +26,11 @@ fn decision_files(bank: &Bank) -> impl Iterator<Item = &MemoryFile> {
 /// parsed, so its decisions are missing from the timeline. When git tracks the log the
 /// append-only check would have compared it with its committed version and did not:
 /// that is an error (fail closed), since nothing else says entries may have been lost.
-pub fn too_large_finding(file: &MemoryFile, size: u64, append_only_skipped: bool) -> Finding {
+pub(crate) fn too_large_finding(
+    file: &MemoryFile,
+    size: u64,
+    append_only_skipped: bool,
+) -> Finding {
     let limit = limits::LimitExceeded::Size {
         syntax: limits::Syntax::Markdown,
         found: size,
@@ -119,7 +123,7 @@ fn may_hold_sections(file: &MemoryFile) -> bool {
 /// inside the other), is left out: the log holds the
 /// record, the section only mentions it. A file over the decision-log size limit or
 /// unreadable is skipped (it is no log; validation reports unreadable files).
-pub fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
+pub(crate) fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
     let ids: HashSet<u32> = logged
         .iter()
         .filter_map(|d| d.id.as_deref().and_then(adr_number))

@@ -237,15 +237,16 @@ fn unnumbered(title: &str) -> String {
     title.to_string()
 }
 
-/// What one section yields: `start` is its heading's line, `end` the line past it.
-struct Section<'a> {
+/// The file the sections are read from, and what one section of it yields: `start` is
+/// its heading's line, `end` the line past it.
+struct SectionSource<'a> {
     lines: &'a [&'a str],
     mask: &'a [bool],
     path: &'a Path,
     display: &'a str,
 }
 
-impl Section<'_> {
+impl SectionSource<'_> {
     fn decision(
         &self,
         start: usize,
@@ -513,13 +514,13 @@ impl Section<'_> {
 /// Entries of the decision sections of a memory file that is not a decision log, in file
 /// order; `display` is the file as shown to people. Sections in code blocks or
 /// frontmatter are not read, nor is anything inside a code block within a section.
-pub fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Decision> {
+pub(crate) fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Decision> {
     if !may_contain_word(text, &[b"decision", b"adr"]) {
         return Vec::new();
     }
     let lines: Vec<&str> = text.lines().collect();
     let mask = content_mask(text, lines.len());
-    let section = Section {
+    let source = SectionSource {
         lines: &lines,
         mask: &mask,
         path,
@@ -539,7 +540,7 @@ pub fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Decision> {
         let end = (index + 1..lines.len())
             .find(|i| heading_at(&lines, &mask, *i).is_some_and(|(l, _)| l <= level))
             .unwrap_or(lines.len());
-        out.extend(section.entries(index + 1, end, level, &clean_title(&heading), 0));
+        out.extend(source.entries(index + 1, end, level, &clean_title(&heading), 0));
         index = end;
     }
     out

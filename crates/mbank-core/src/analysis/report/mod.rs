@@ -553,7 +553,7 @@ impl<'a> Analyzer<'a> {
     /// [`Analyzer::analyze`] of banks already listed (`bank::list_banks`), so listing
     /// can run on other threads than the analysis. The banks' files move into the
     /// report.
-    pub fn analyze_listed(
+    pub(crate) fn analyze_listed(
         &mut self,
         project: &Project,
         banks: Vec<Bank>,
@@ -569,7 +569,7 @@ impl<'a> Analyzer<'a> {
         self.analyze_with(project, banks, depth, state)
     }
 
-    /// [`Analyzer::analyze_listed`] without git facts (`depth.git` is not asked), with the
+    /// `Analyzer::analyze_listed` without git facts (`depth.git` is not asked), with the
     /// git evidence [`Analyzer::git_evidence_of`] found for the project.
     pub fn analyze_listed_with(
         &mut self,

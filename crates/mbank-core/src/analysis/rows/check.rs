@@ -11,8 +11,9 @@ use crate::cache_store::rows::Inputs;
 use crate::io::bytes::os_str;
 use crate::scan::listings::Stamp;
 
+/// What checking one remembered row found.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Verdict {
+pub(super) struct RowVerdict {
     /// The folders it remembers (in the project and outside it) are unchanged.
     pub(super) folders: bool,
     /// Its row still holds.

@@ -5,7 +5,7 @@
 //! A row depends on the folders listed for its project (inode, size and times: a file
 //! added, removed or renamed changes its folder), on the files it counted or read (the
 //! same four: an edit in place changes no folder), on the repository the project is in
-//! (as [`repository_state`] stamps it), on the folders outside it where memory may be
+//! (as `repository_state` stamps it), on the folders outside it where memory may be
 //! kept for it (Claude Code's per-project folder), and on what is the same for every row
 //! of a run, summed up by the caller in a [`RowsKey`]: mbank's own build, the
 //! configuration, the encoding, the home folder's memory places and the day (staleness
@@ -26,7 +26,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use check::{Base, RepoProbe, Verdict, digest_of, git_holds, inputs_hold, outside_holds};
+use check::{Base, RepoProbe, RowVerdict, digest_of, git_holds, inputs_hold, outside_holds};
 
 use crate::analysis::git_evidence::Repository;
 use crate::cache_store::rows::{self as section, DISCOVERY, Derived, PROJECTS};
@@ -271,7 +271,7 @@ impl RememberedRows {
             .clamp(1, 8)
             .min(count.div_ceil(256));
         let chunk = count.div_ceil(workers.max(1));
-        let verdicts: Vec<Verdict> = if workers <= 1 {
+        let verdicts: Vec<RowVerdict> = if workers <= 1 {
             let mut probe = RepoProbe::default();
             (0..count).map(|n| self.verdict(n, &mut probe)).collect()
         } else {
@@ -305,15 +305,15 @@ impl RememberedRows {
         }
     }
 
-    fn verdict(&self, number: usize, probe: &mut RepoProbe) -> Verdict {
+    fn verdict(&self, number: usize, probe: &mut RepoProbe) -> RowVerdict {
         let Some(record) = section::project(self.loaded.record(PROJECTS, number)) else {
-            return Verdict::default();
+            return RowVerdict::default();
         };
         let Some(project) = os_str(record.path.0).map(Path::new) else {
-            return Verdict::default();
+            return RowVerdict::default();
         };
         let Some(base) = Base::open(project) else {
-            return Verdict::default();
+            return RowVerdict::default();
         };
         // Folders outside the project decide its banks as much as its own do.
         let folders = inputs_hold(&record.dirs, &base) && outside_holds(&record.outside);
@@ -321,7 +321,7 @@ impl RememberedRows {
             && folders
             && inputs_hold(&record.files, &base)
             && git_holds(record.git, project, probe);
-        Verdict { folders, row }
+        RowVerdict { folders, row }
     }
 
     /// The project remembered at `index`, as discovery found it.

@@ -11,7 +11,8 @@ use crate::limits::{self, Syntax};
 use crate::markup::markdown;
 
 /// ConKeeper's token presets (the ConKeeper schema); the schema's config comment also names `compact`.
-pub const TOKEN_BUDGET_PRESETS: [&str; 5] = ["economy", "light", "standard", "detailed", "compact"];
+pub(crate) const TOKEN_BUDGET_PRESETS: [&str; 5] =
+    ["economy", "light", "standard", "detailed", "compact"];
 const OUTPUT_STYLES: [&str; 3] = ["quiet", "normal", "explanatory"];
 const MEMORY_CONFIG_KEYS: [&str; 8] = [
     "suggest_memories",
@@ -52,7 +53,7 @@ pub struct ConfigIssue {
 
 /// Parses `.memory-config.md`: the settings that are valid, and `(line, message)` for
 /// each problem (unclosed frontmatter, invalid YAML, unknown keys, bad values).
-pub fn parse_memory_config(text: &str) -> (MemoryConfig, Vec<(usize, String)>) {
+pub(crate) fn parse_memory_config(text: &str) -> (MemoryConfig, Vec<(usize, String)>) {
     let (config, issues) = parse_memory_config_detailed(text);
     (
         config,
@@ -76,7 +77,7 @@ pub(super) fn yaml_error_line(error: &serde_norway::Error, first_line: usize) ->
         .map_or(first_line, |l| first_line + l.line() - 1)
 }
 
-/// Like [`parse_memory_config`], with a severity per problem: syntax errors (the file is
+/// Like `parse_memory_config`, with a severity per problem: syntax errors (the file is
 /// ignored) are errors, unknown keys and bad values (the default is used) warnings.
 pub fn parse_memory_config_detailed(text: &str) -> (MemoryConfig, Vec<ConfigIssue>) {
     let mut config = MemoryConfig::default();

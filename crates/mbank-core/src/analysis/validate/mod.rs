@@ -40,10 +40,8 @@ use crate::limits;
 use crate::model::{Bank, LoadKind, MemoryFile, Project};
 
 pub use crate::analysis::placeholders::placeholder_lines;
-pub use memory_config::{
-    ConfigIssue, MemoryConfig, TOKEN_BUDGET_PRESETS, parse_memory_config,
-    parse_memory_config_detailed,
-};
+pub(crate) use memory_config::parse_memory_config;
+pub use memory_config::parse_memory_config_detailed;
 
 use adrs::check_adrs;
 use file_text::{check_file_text, is_markdown_path, wants_content_checks};

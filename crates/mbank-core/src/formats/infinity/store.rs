@@ -5,7 +5,7 @@
 //!
 //! Parsing is linear in the store's size: each memory's line comes from the byte offset
 //! its object starts at (one pass that borrows the memories array's elements from the
-//! text) looked up in a [`LineIndex`] built once, never from a search of the text per memory.
+//! text) looked up in a `LineIndex` built once, never from a search of the text per memory.
 use std::fmt;
 
 use serde::Deserialize;
@@ -55,7 +55,7 @@ impl fmt::Display for StoreTooLarge {
 
 /// Why a store could not be changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreChangeError {
+pub(crate) enum StoreChangeError {
     /// The store is not one mbank can change (malformed, or the memory is not in it).
     Malformed(String),
     /// The changed store would be bigger than the store may be.
@@ -84,7 +84,7 @@ impl From<&str> for StoreChangeError {
 }
 
 /// Ok when a store of `bytes` bytes can be written (and read back).
-pub fn check_store_size(bytes: usize) -> Result<(), StoreTooLarge> {
+pub(crate) fn check_store_size(bytes: usize) -> Result<(), StoreTooLarge> {
     if bytes > MAX_STORE_BYTES {
         Err(StoreTooLarge {
             bytes: bytes as u64,
@@ -97,7 +97,7 @@ pub fn check_store_size(bytes: usize) -> Result<(), StoreTooLarge> {
 
 /// Refuses a new memory (or new content) whose own text already passes the limit,
 /// before any work in proportion to its size (secret scan, parse, serialisation).
-pub fn check_memory_size(title: &str, content: &str) -> Result<(), StoreTooLarge> {
+pub(crate) fn check_memory_size(title: &str, content: &str) -> Result<(), StoreTooLarge> {
     let bytes = title.len().saturating_add(content.len());
     if bytes > MAX_STORE_BYTES {
         Err(StoreTooLarge {
@@ -183,7 +183,7 @@ fn within_limits(text: &str) -> Result<(), JsonSyntaxError> {
 /// The byte offset each line of a text starts at, built in one pass; the line of any
 /// offset is then a binary search.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineIndex {
+pub(crate) struct LineIndex {
     starts: Vec<usize>,
 }
 
@@ -239,7 +239,7 @@ impl<'de> Deserialize<'de> for RawMemories<'de> {
 
 /// The byte offset at which each element of the root's `memories` array starts, in
 /// order; empty when the text has no such array. One pass over the text.
-pub fn memory_offsets(text: &str) -> Vec<usize> {
+pub(crate) fn memory_offsets(text: &str) -> Vec<usize> {
     let base = text.as_ptr() as usize;
     match serde_json::from_str::<RawMemories<'_>>(text) {
         Ok(RawMemories(Some(elements))) => elements
@@ -363,7 +363,7 @@ pub fn parse_store(text: &str) -> Result<(InfinityStore, Vec<SchemaIssue>), Json
 /// Returns the store text with one memory's content replaced and `updated_at` set; id,
 /// type and title are never touched (the Infinity store spec). Key order and other fields stay.
 /// A store that would pass [`MAX_STORE_BYTES`] is refused.
-pub fn replace_content(
+pub(crate) fn replace_content(
     text: &str,
     id: &str,
     content: &str,
@@ -373,7 +373,7 @@ pub fn replace_content(
 }
 
 /// [`replace_content`], telling a store that would be too big from other failures.
-pub fn change_content(
+pub(crate) fn change_content(
     text: &str,
     id: &str,
     content: &str,
@@ -622,7 +622,7 @@ mod tests {
 
 /// A memory as `store_memory` creates it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewMemory<'a> {
+pub(crate) struct NewMemory<'a> {
     pub id: &'a str,
     pub title: &'a str,
     pub kind: &'a str,
@@ -640,7 +640,7 @@ fn to_store_text(value: &Value) -> Result<String, StoreChangeError> {
 
 /// The store with `memory` appended (`text` `None`: a new store for `project_id`).
 /// Other memories, fields and key order stay as they were.
-pub fn add_memory(
+pub(crate) fn add_memory(
     text: Option<&str>,
     project_id: &str,
     memory: &NewMemory,
@@ -671,7 +671,7 @@ pub fn add_memory(
 }
 
 /// The store without memory `id`; `Ok(None)` when no memory has that id.
-pub fn remove_memory(text: &str, id: &str) -> Result<Option<String>, StoreChangeError> {
+pub(crate) fn remove_memory(text: &str, id: &str) -> Result<Option<String>, StoreChangeError> {
     let mut value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let memories = value
         .get_mut("memories")

@@ -3,13 +3,13 @@
 //! definitions) loads at every start too; the mode files `.clinerules-{mode}` /
 //! `.roorules-{mode}` and `.roo/rules-{mode}/` load at the start of a session in their
 //! mode. Listings and loaded totals follow the default mode, Roo Code's Code mode
-//! ([`DEFAULT_MODE`]); `mbank context --mode NAME` shows another ([`load_in_mode`]).
+//! (`DEFAULT_MODE`); `mbank context --mode NAME` shows another (`load_in_mode`).
 //! `modes` parses the mode files.
 //!
 //! What Roo Code sends of them (its prompt builder, `docs.roocode.com`): `.roomodes` not
 //! whole but the active mode's definition in full and one line per other mode in the
-//! list of modes ([`modes::roomodes_as_sent`]); a `.roo/system-prompt-{mode}` file
-//! ([`system_prompt_override`]) replaces the system prompt of its mode: its text is sent
+//! list of modes (`modes::roomodes_as_sent`); a `.roo/system-prompt-{mode}` file
+//! (`system_prompt_override`) replaces the system prompt of its mode: its text is sent
 //! with the mode's role definition and custom instructions, and the list of modes, the
 //! tool descriptions and Roo's own rules are not. Listings count a `.roomodes` whole;
 //! `mbank context` counts what is sent.
@@ -24,7 +24,7 @@ use super::{FormatRules, Placement, split_rel};
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 /// The mode a Roo Code session starts in unless the user picks another.
-pub const DEFAULT_MODE: &str = "code";
+pub(crate) const DEFAULT_MODE: &str = "code";
 
 /// Roo Code's built-in modes.
 pub(crate) const BUILT_IN_MODES: [&str; 5] = ["code", "architect", "ask", "debug", "orchestrator"];
@@ -102,7 +102,7 @@ pub const ROOMODES: &str = ".roomodes";
 pub(crate) const ROO_DIR: &str = ".roo";
 
 /// `.roo/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
-pub fn system_prompt_override(rel: &Path) -> Option<&str> {
+pub(crate) fn system_prompt_override(rel: &Path) -> Option<&str> {
     let mut parts = rel.components().map(|c| c.as_os_str().to_str());
     match (parts.next(), parts.next(), parts.next()) {
         (Some(Some(".roo")), Some(Some(name)), None) => name
@@ -138,7 +138,7 @@ pub(crate) fn mode_of_path(rel: &Path) -> Option<String> {
 /// When a file of a rules bank rooted at `root` loads in a session of `mode`: the
 /// mode's own rule files at the start, other modes' never in it (on demand: when the
 /// user switches), everything else as listed.
-pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
+pub(crate) fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
     let rel = file.path.strip_prefix(root).unwrap_or(&file.path);
     if file.load == LoadKind::Never {
         return LoadKind::Never;
@@ -151,7 +151,7 @@ pub fn load_in_mode(root: &Path, file: &MemoryFile, mode: &str) -> LoadKind {
 }
 
 /// `.clinerules-code` → `code`, `.roorules-debug` → `debug`.
-pub fn mode_of_rule_file(file_name: &str) -> Option<&str> {
+pub(crate) fn mode_of_rule_file(file_name: &str) -> Option<&str> {
     MODE_RULE_PREFIXES
         .iter()
         .find_map(|prefix| file_name.strip_prefix(prefix))

@@ -18,7 +18,7 @@ use crate::model::{Bank, Format, ModeRule};
 use super::{BUILT_IN_MODES as BUILT_IN_ROO_MODES, is_mode_file, mode_of_rule_file};
 
 /// A structured mode file that none of JSON, YAML or TOML could parse, or one over the
-/// parse limits ([`limits::MODE_FILE`]), which is not parsed at all.
+/// parse limits (`limits::MODE_FILE`), which is not parsed at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModeParseError {
     pub path: PathBuf,
@@ -179,9 +179,10 @@ fn line_column_of_offset(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-type Located = (Option<usize>, Option<usize>, String);
+/// A parse error's message with its line and column, when the parser gives them.
+type LocatedError = (Option<usize>, Option<usize>, String);
 
-fn parse_value(text: &str, syntax: ModeFileSyntax) -> Result<Value, Located> {
+fn parse_value(text: &str, syntax: ModeFileSyntax) -> Result<Value, LocatedError> {
     match syntax {
         ModeFileSyntax::Json => serde_json::from_str(text)
             .map_err(|e| (Some(e.line()), Some(e.column()), e.to_string())),
@@ -371,7 +372,7 @@ pub fn parse_roomodes(path: &Path, text: &str) -> Result<Vec<CustomMode>, ModePa
 /// A custom mode of `.roomodes` with the fields Roo Code puts into the system prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct ModeDefinition {
+pub(crate) struct ModeDefinition {
     pub slug: String,
     pub name: String,
     pub role_definition: String,
@@ -386,7 +387,7 @@ struct RooModeDefinitions {
 }
 
 /// The custom modes of a `.roomodes` file with their definitions (slug-less ones skipped).
-pub fn parse_mode_definitions(
+pub(crate) fn parse_mode_definitions(
     path: &Path,
     text: &str,
 ) -> Result<Vec<ModeDefinition>, ModeParseError> {
@@ -412,7 +413,7 @@ pub fn parse_mode_definitions(
 /// (slug) - ` and its `whenToUse`, else the first sentence of its role definition. With a
 /// `.roo/system-prompt-{mode}` override (`overridden`) the list of modes is not sent, only
 /// the active mode's role definition and custom instructions. Empty when nothing is sent.
-pub fn roomodes_as_sent(modes: &[ModeDefinition], mode: &str, overridden: bool) -> String {
+pub(crate) fn roomodes_as_sent(modes: &[ModeDefinition], mode: &str, overridden: bool) -> String {
     let active = modes.iter().find(|m| m.slug == mode);
     let mut parts: Vec<String> = Vec::new();
     if let Some(active) = active
@@ -463,7 +464,7 @@ fn parse_roomodes_as<T: for<'de> Deserialize<'de> + Default>(
     if let Err(limit) = limits::check(text, syntax, limits::MODE_FILE) {
         return Err(ModeParseError::over_limit(path, syntax, limit));
     }
-    let parsed: Result<T, Located> = if is_json {
+    let parsed: Result<T, LocatedError> = if is_json {
         serde_json::from_str(text).map_err(|e| (Some(e.line()), Some(e.column()), e.to_string()))
     } else {
         serde_norway::from_str(text).map_err(|e| {
@@ -489,7 +490,7 @@ fn parse_roomodes_as<T: for<'de> Deserialize<'de> + Default>(
 pub const FORMATS_WITH_MODES: [Format; 2] = [Format::RooRules, Format::MemoryBankMcp];
 
 /// Modes every Memory Bank MCP bank has (its spec's `/memory-bank/modes`).
-pub const MEMORY_BANK_MCP_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
+pub(crate) const MEMORY_BANK_MCP_MODES: [&str; 5] = ["architect", "code", "ask", "debug", "test"];
 
 /// The modes a project's sessions can start in, sorted: Roo Code's built-in modes, every
 /// mode the rule files of its banks declare, and with a Memory Bank MCP bank its spec's
@@ -518,7 +519,7 @@ pub fn modes_of_project(banks: &[Bank]) -> Option<Vec<String>> {
 /// structured files in `.roo/rules-{mode}/` that lists any. `read` reads a file (the
 /// caller confines it); a file that cannot be read or parsed gives nothing here
 /// (validation reports it).
-pub fn reads_of_mode(
+pub(crate) fn reads_of_mode(
     rules_bank: &Bank,
     mode: &str,
     read: impl Fn(&Path) -> Option<String>,

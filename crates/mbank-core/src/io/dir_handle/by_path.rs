@@ -34,7 +34,7 @@ impl Dir {
         })
     }
 
-    pub fn open_unlinked(path: &Path) -> HandleResult<Dir> {
+    pub(crate) fn open_unlinked(path: &Path) -> HandleResult<Dir> {
         if is_link(path) {
             return Err(HandleError::Symlink {
                 rel: PathBuf::from(path.file_name().unwrap_or_default()),
@@ -91,7 +91,7 @@ impl Dir {
         Ok((file, meta))
     }
 
-    pub fn open_append(&self, name: &str, _mode: u32) -> HandleResult<File> {
+    pub(crate) fn open_append(&self, name: &str, _mode: u32) -> HandleResult<File> {
         let path = self.beneath(Path::new(name))?;
         fs::OpenOptions::new()
             .create(true)
@@ -100,16 +100,7 @@ impl Dir {
             .map_err(|e| io_error(&path, e))
     }
 
-    pub fn create_new(&self, name: &str, _mode: u32) -> HandleResult<File> {
-        let path = self.beneath(Path::new(name))?;
-        fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| io_error(&path, e))
-    }
-
-    pub fn open_lock_file(&self, name: &str, _mode: u32) -> HandleResult<File> {
+    pub(crate) fn open_lock_file(&self, name: &str, _mode: u32) -> HandleResult<File> {
         let path = self.beneath(Path::new(name))?;
         fs::OpenOptions::new()
             .read(true)
@@ -120,7 +111,7 @@ impl Dir {
             .map_err(|e| io_error(&path, e))
     }
 
-    pub fn entry_meta(&self, name: &OsStr) -> HandleResult<Option<EntryMeta>> {
+    pub(crate) fn entry_meta(&self, name: &OsStr) -> HandleResult<Option<EntryMeta>> {
         let path = self.path.join(name);
         match fs::symlink_metadata(&path) {
             Ok(meta) => Ok(Some(EntryMeta {
@@ -145,7 +136,7 @@ impl Dir {
         fs::remove_file(&path).map_err(|e| io_error(&path, e))
     }
 
-    pub fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
+    pub(crate) fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
         let path = self.path.join(name);
         fs::remove_dir(&path).map_err(|e| io_error(&path, e))
     }
@@ -155,7 +146,7 @@ impl Dir {
         true
     }
 
-    pub fn create_temp(
+    pub(crate) fn create_temp(
         &self,
         prefix: &str,
         suffix: &str,
@@ -193,7 +184,7 @@ impl Dir {
         fs::rename(self.path.join(from), &target).map_err(|e| io_error(&target, e))
     }
 
-    pub fn rename_noreplace(&self, from: &str, to: &str) -> HandleResult<()> {
+    pub(crate) fn rename_noreplace(&self, from: &str, to: &str) -> HandleResult<()> {
         let target = self.path.join(to);
         fs::hard_link(self.path.join(from), &target).map_err(|e| io_error(&target, e))?;
         let _ = fs::remove_file(self.path.join(from));

@@ -51,7 +51,7 @@ impl Dir {
 
     /// Opens the folder `path`, refusing a symlink in its last component (its parent
     /// is the anchor), for callers that know no project folder.
-    pub fn open_unlinked(path: &Path) -> HandleResult<Dir> {
+    pub(crate) fn open_unlinked(path: &Path) -> HandleResult<Dir> {
         match (path.parent(), path.file_name()) {
             (Some(parent), Some(name)) => {
                 let parent = if parent.as_os_str().is_empty() {
@@ -196,7 +196,7 @@ impl Dir {
     /// Opens the regular file `name` directly below this folder for appending,
     /// creating it with `mode` when missing. A FIFO or device there is never waited
     /// on (opened non-blocking, which a regular file's writes ignore) and is refused.
-    pub fn open_append(&self, name: &str, mode: u32) -> HandleResult<File> {
+    pub(crate) fn open_append(&self, name: &str, mode: u32) -> HandleResult<File> {
         let rel = Path::new(name);
         let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::NONBLOCK;
         let file = File::from(self.open_beneath(rel, flags, Mode::from_raw_mode(mode as _))?);
@@ -217,18 +217,9 @@ impl Dir {
         Ok(file)
     }
 
-    /// Creates the file `name` directly below this folder for writing, with `mode`
-    /// (less the umask), only if nothing is there (`AlreadyExists` otherwise; a link
-    /// there counts as something and is never followed).
-    pub fn create_new(&self, name: &str, mode: u32) -> HandleResult<File> {
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
-        self.open_beneath(Path::new(name), flags, Mode::from_raw_mode(mode as _))
-            .map(File::from)
-    }
-
     /// Opens (creating, never truncating) `name` directly below this folder for
     /// reading and writing: a lock file.
-    pub fn open_lock_file(&self, name: &str, mode: u32) -> HandleResult<File> {
+    pub(crate) fn open_lock_file(&self, name: &str, mode: u32) -> HandleResult<File> {
         // Non-blocking: a FIFO planted there is refused below, never waited on.
         let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NONBLOCK;
         let fd = self.open_beneath(Path::new(name), flags, Mode::from_raw_mode(mode as _))?;
@@ -248,7 +239,7 @@ impl Dir {
 
     /// What is at `name` directly below this folder, links not followed (`None`:
     /// nothing).
-    pub fn entry_meta(&self, name: &OsStr) -> HandleResult<Option<EntryMeta>> {
+    pub(crate) fn entry_meta(&self, name: &OsStr) -> HandleResult<Option<EntryMeta>> {
         match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) => {
                 let kind = rustix::fs::FileType::from_raw_mode(stat.st_mode as _);
@@ -293,13 +284,13 @@ impl Dir {
     }
 
     /// Removes the empty folder `name` directly below.
-    pub fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
+    pub(crate) fn remove_dir(&self, name: &OsStr) -> HandleResult<()> {
         rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR)
             .map_err(|e| self.io(Path::new(name), e))
     }
 
     /// Gives this folder the permission bits `mode` when it has others.
-    pub fn ensure_mode(&self, mode: u32) -> HandleResult<()> {
+    pub(crate) fn ensure_mode(&self, mode: u32) -> HandleResult<()> {
         let io_error = |e: rustix::io::Errno| HandleError::Io {
             path: self.path.clone(),
             source: e.into(),
@@ -319,7 +310,12 @@ impl Dir {
 
     /// Creates a temp file `{prefix}{8 random}{suffix}` in this folder, `O_EXCL` and
     /// no link followed, with `mode` (less the umask).
-    pub fn create_temp(&self, prefix: &str, suffix: &str, mode: u32) -> HandleResult<TempFile<'_>> {
+    pub(crate) fn create_temp(
+        &self,
+        prefix: &str,
+        suffix: &str,
+        mode: u32,
+    ) -> HandleResult<TempFile<'_>> {
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL;
         let mut last = None;
         for _ in 0..16 {
@@ -350,7 +346,7 @@ impl Dir {
     }
 
     /// Moves `from` to `to` only if nothing is at `to` (`AlreadyExists` otherwise).
-    pub fn rename_noreplace(&self, from: &str, to: &str) -> HandleResult<()> {
+    pub(crate) fn rename_noreplace(&self, from: &str, to: &str) -> HandleResult<()> {
         #[cfg(any(target_os = "linux", target_os = "android"))]
         {
             use rustix::fs::RenameFlags;

@@ -7,7 +7,7 @@
 //! is relative to that descriptor, with no symlink followed anywhere below it: Linux's
 //! `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`, else one `openat(O_NOFOLLOW)` per
 //! component. A link met on the way is [`HandleError::Symlink`]. Temp files are created
-//! with `O_EXCL | O_NOFOLLOW` and renamed within the same folder handle ([`TempFile`]),
+//! with `O_EXCL | O_NOFOLLOW` and renamed within the same folder handle (`TempFile`),
 //! and removed on every path that does not commit them.
 //!
 //! Only the anchor (the project folder, mbank's data folder: places the caller names
@@ -68,7 +68,7 @@ impl From<HandleError> for CoreError {
     }
 }
 
-pub type HandleResult<T> = std::result::Result<T, HandleError>;
+pub(crate) type HandleResult<T> = std::result::Result<T, HandleError>;
 
 /// A file's identity (device and inode): a write compares it with the file it read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,7 +97,7 @@ impl FileId {
 
 /// What is at a name in a folder, links not followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EntryMeta {
+pub(crate) struct EntryMeta {
     pub is_symlink: bool,
     pub is_file: bool,
     pub modified: Option<std::time::SystemTime>,
@@ -108,14 +108,14 @@ pub struct EntryMeta {
     pub inode: u64,
 }
 
-/// A regular file read through a handle.
+/// A regular file's bytes and metadata, read through a handle.
 #[derive(Debug)]
-pub struct FileRead {
+pub struct FileBytes {
     pub bytes: Vec<u8>,
     pub meta: std::fs::Metadata,
 }
 
-impl FileRead {
+impl FileBytes {
     pub fn id(&self) -> FileId {
         FileId::of(&self.meta)
     }
@@ -165,7 +165,7 @@ fn random_name() -> String {
 impl Dir {
     /// Reads the regular file `rel` below this folder whole, refusing files over `limit`
     /// (the read stops at `limit + 1` bytes). `None` when nothing is there.
-    pub fn read(&self, rel: &Path, limit: u64) -> HandleResult<Option<FileRead>> {
+    pub fn read(&self, rel: &Path, limit: u64) -> HandleResult<Option<FileBytes>> {
         let (file, meta) = match self.open_file(rel) {
             Ok(opened) => opened,
             Err(e) if e.is_not_found() => return Ok(None),
@@ -191,11 +191,11 @@ impl Dir {
         if bytes.len() as u64 > limit {
             return Err(too_large(bytes.len() as u64));
         }
-        Ok(Some(FileRead { bytes, meta }))
+        Ok(Some(FileBytes { bytes, meta }))
     }
 
     /// The metadata of the regular file `rel` (`None`: nothing there).
-    pub fn file_meta(&self, rel: &Path) -> HandleResult<Option<std::fs::Metadata>> {
+    pub(crate) fn file_meta(&self, rel: &Path) -> HandleResult<Option<std::fs::Metadata>> {
         match self.open_file(rel) {
             Ok((_, meta)) => Ok(Some(meta)),
             Err(e) if e.is_not_found() => Ok(None),
@@ -206,7 +206,7 @@ impl Dir {
 
 /// A temp file in a [`Dir`], removed when dropped unless committed by a rename.
 #[derive(Debug)]
-pub struct TempFile<'d> {
+pub(crate) struct TempFile<'d> {
     dir: &'d Dir,
     name: String,
     file: File,
@@ -216,10 +216,6 @@ pub struct TempFile<'d> {
 impl TempFile<'_> {
     pub fn file(&self) -> &File {
         &self.file
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// Where it is (for messages).

@@ -147,7 +147,7 @@ fn is_json_document(text: &str) -> bool {
 }
 
 /// The text whose dates count, with the same offsets and lines: its prose
-/// ([`markdown::prose_only`]), as dates in code blocks, code spans and HTML comments are
+/// (`markdown::prose_only`), as dates in code blocks, code spans and HTML comments are
 /// examples, not data; all of a JSON document. Borrowed when that is the whole text.
 pub fn dated_text(text: &str) -> Cow<'_, str> {
     if !markdown::may_hold_non_prose(text) || is_json_document(text) {
@@ -191,7 +191,8 @@ fn written_date_matches(text: &str) -> Vec<DateMatch> {
 /// The newest plausible date written in a text's prose (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
 /// ignoring dates after `today` (templates and typos), before 2000, and those that name a
 /// plan rather than a write ([`plans`]).
-pub fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
+#[cfg(test)]
+pub(crate) fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
     dates_in(text).filter(|d| *d <= today).max()
 }
 

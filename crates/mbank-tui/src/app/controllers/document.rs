@@ -47,7 +47,7 @@ const BIG_BUFFER_LINES: usize = 5_000;
 const TYPING_PAUSE: Duration = Duration::from_millis(150);
 
 /// The open buffer's lines at (document id, version).
-type Snapshot = ((u64, u64), Arc<Vec<String>>);
+type BufferSnapshot = ((u64, u64), Arc<Vec<String>>);
 
 /// Where the user was in a project, kept for the session.
 #[derive(Debug, Clone)]
@@ -88,7 +88,7 @@ pub struct DocumentController {
     jobs: usize,
     sessions: HashMap<PathBuf, ProjectPlace>,
     /// The open buffer's lines as last handed to the workers, by (document, version).
-    snapshot: Option<Snapshot>,
+    snapshot: Option<BufferSnapshot>,
     /// The last highlight request: document, version, visible lines.
     highlight_asked: Option<(u64, u64, std::ops::Range<usize>)>,
     /// When the buffer last changed, and when deferred worker requests are due.
@@ -156,11 +156,12 @@ impl DocumentController {
     }
 
     /// No read, save or backup of the open file is outstanding.
-    pub fn is_idle(&self) -> bool {
+    #[cfg(any(test, feature = "test-support"))]
+    pub(crate) fn is_idle(&self) -> bool {
         self.pending.is_none() && self.jobs == 0 && self.doc().is_none_or(|d| !d.saving)
     }
 
-    pub fn is_open(&self, path: &Path, memory_id: Option<&str>) -> bool {
+    pub(crate) fn is_open(&self, path: &Path, memory_id: Option<&str>) -> bool {
         self.doc()
             .is_some_and(|d| d.path == path && d.memory_id.as_deref() == memory_id)
     }
@@ -222,7 +223,7 @@ impl DocumentController {
     }
 
     /// A read for the editor answered.
-    pub fn on_loaded(
+    pub(crate) fn on_loaded(
         &mut self,
         loaded: LoadedFile,
         tree: &mut Tree,
@@ -321,7 +322,7 @@ impl DocumentController {
     /// in place or ask about a dirty one.
     /// Files changed on disk: the open file is read again when it or a folder above it
     /// changed (a deleted bank folder); a file shown as unreadable is opened again.
-    pub fn on_disk_changed(&mut self, paths: &[PathBuf]) {
+    pub(crate) fn on_disk_changed(&mut self, paths: &[PathBuf]) {
         let touches = |file: &Path| paths.iter().any(|p| file.starts_with(p));
         if let Some((path, memory_id)) = self.unreadable.clone()
             && touches(&path)
@@ -335,7 +336,7 @@ impl DocumentController {
         }
     }
 
-    pub fn reload_from_disk(&mut self) {
+    pub(crate) fn reload_from_disk(&mut self) {
         if let Some((path, id)) = self.doc().map(|d| (d.path.clone(), d.memory_id.clone())) {
             self.jobs += 1;
             jobs::load_file(path, id, LoadPurpose::Reload, self.outbox.clone());
@@ -398,7 +399,7 @@ impl DocumentController {
     }
 
     /// The budget the open file's gauge shows, from the project's report.
-    pub fn refresh_budget(&mut self, tree: &Tree) {
+    pub(crate) fn refresh_budget(&mut self, tree: &Tree) {
         let Some(doc) = &mut self.editor.doc else {
             return;
         };
@@ -422,12 +423,12 @@ impl DocumentController {
     }
 
     /// The buffer changed: count it again; highlighting follows after the frame.
-    pub fn on_edited(&mut self) {
+    pub(crate) fn on_edited(&mut self) {
         self.last_edit = Some(Instant::now());
         self.request_count();
     }
 
-    pub fn on_counted(&mut self, document: u64, version: u64, stats: TextStats) {
+    pub(crate) fn on_counted(&mut self, document: u64, version: u64, stats: TextStats) {
         if let Some(doc) = &mut self.editor.doc
             && doc.id == document
             && version <= doc.version
@@ -436,7 +437,7 @@ impl DocumentController {
         }
     }
 
-    pub fn on_highlighted(&mut self, done: HighlightDone) {
+    pub(crate) fn on_highlighted(&mut self, done: HighlightDone) {
         if let Some(cache) = &mut self.editor.highlights {
             cache.apply(done);
         }
@@ -471,7 +472,11 @@ impl DocumentController {
 
     /// "Yes" to saving with conflict markers: saves the buffer if it is still the one the
     /// prompt was about (else asks again).
-    pub fn save_with_markers(&mut self, project: Option<&Project>, version: u64) -> Vec<Effect> {
+    pub(crate) fn save_with_markers(
+        &mut self,
+        project: Option<&Project>,
+        version: u64,
+    ) -> Vec<Effect> {
         match self.doc() {
             Some(doc) if doc.version == version => self.save_now(project),
             _ => self.save(project),
@@ -507,7 +512,12 @@ impl DocumentController {
     /// Applies a finding's fix to the file at `path`, saved by a job like the editor's
     /// save. Refused while the editor holds unsaved edits of that file (the fix would
     /// turn them into a conflict).
-    pub fn apply_fix(&mut self, project: Option<&Project>, path: PathBuf, fix: Fix) -> Vec<Effect> {
+    pub(crate) fn apply_fix(
+        &mut self,
+        project: Option<&Project>,
+        path: PathBuf,
+        fix: Fix,
+    ) -> Vec<Effect> {
         let Some(project) = project else {
             return vec![Effect::ToastError("not fixed: no project is open".into())];
         };
@@ -527,7 +537,7 @@ impl DocumentController {
     }
 
     /// A fix was saved (the open file, if it is the one, shows it) or refused.
-    pub fn on_fix_applied(
+    pub(crate) fn on_fix_applied(
         &mut self,
         path: PathBuf,
         fix: Fix,
@@ -560,7 +570,7 @@ impl DocumentController {
         }
     }
 
-    pub fn on_saved(
+    pub(crate) fn on_saved(
         &mut self,
         path: PathBuf,
         version: u64,
@@ -600,7 +610,11 @@ impl DocumentController {
     }
 
     /// Applies the user's choice in a conflict; the side not kept is backed up by a job.
-    pub fn resolve_conflict(&mut self, choice: Choice, project: Option<&Project>) -> Vec<Effect> {
+    pub(crate) fn resolve_conflict(
+        &mut self,
+        choice: Choice,
+        project: Option<&Project>,
+    ) -> Vec<Effect> {
         let Some(doc) = &mut self.editor.doc else {
             return Vec::new();
         };
@@ -659,7 +673,7 @@ impl DocumentController {
         effects
     }
 
-    pub fn on_backed_up(
+    pub(crate) fn on_backed_up(
         &mut self,
         side: BackupSide,
         result: Result<PathBuf, String>,
@@ -690,7 +704,7 @@ impl DocumentController {
     }
 
     /// Where `$EDITOR` may edit the open file, or why not.
-    pub fn external_target(&self) -> Result<PathBuf, &'static str> {
+    pub(crate) fn external_target(&self) -> Result<PathBuf, &'static str> {
         let Some(doc) = self.doc() else {
             return Err("open a file first");
         };
@@ -704,7 +718,7 @@ impl DocumentController {
     }
 
     /// A new theme: highlighting starts over in its colours.
-    pub fn set_theme(&mut self, theme: &Theme) {
+    pub(crate) fn set_theme(&mut self, theme: &Theme) {
         if let Some(highlighter) = &self.highlighter {
             highlighter.set_syntax_theme(&theme.syntax);
         }
@@ -714,7 +728,7 @@ impl DocumentController {
         self.highlight_asked = None;
     }
 
-    pub fn work_due(&self) -> Option<Instant> {
+    pub(crate) fn work_due(&self) -> Option<Instant> {
         self.work_due
     }
 

@@ -5,6 +5,7 @@ mod document;
 mod projects;
 mod review;
 
-pub use document::{DocumentController, ViewMode};
-pub use projects::ProjectsController;
-pub use review::{AgentLive, AgentNews, ReviewController};
+pub(crate) use document::DocumentController;
+pub use document::ViewMode;
+pub(crate) use projects::ProjectsController;
+pub(crate) use review::{AgentNews, ReviewController};

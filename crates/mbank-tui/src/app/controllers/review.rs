@@ -31,7 +31,7 @@ pub struct AgentLive {
 /// What a read of the agent writes brought that was not there before (nothing on the
 /// first read: what it finds was there before, not news).
 #[derive(Default)]
-pub struct AgentNews {
+pub(crate) struct AgentNews {
     /// Proposals not announced yet.
     pub proposals: Vec<Arc<ProposalView>>,
     /// Per project, the refusals that came after the last read.

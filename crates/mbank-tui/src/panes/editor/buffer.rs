@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 
 /// A place in the text: (row, column in characters).
-pub type Pos = (usize, usize);
+pub(crate) type Pos = (usize, usize);
 
 /// How an edit joins the undo history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,13 +30,13 @@ pub enum Undo {
 }
 
 /// Typing that pauses this long starts a new undo group.
-pub const TYPING_PAUSE: Duration = Duration::from_secs(1);
+pub(crate) const TYPING_PAUSE: Duration = Duration::from_secs(1);
 /// How many undo groups are kept.
 const MAX_GROUPS: usize = 1_000;
 
 /// One change: `removed` was at `start` and `inserted` took its place.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Edit {
+struct BufferEdit {
     start: Pos,
     removed: String,
     inserted: String,
@@ -45,7 +45,7 @@ struct Edit {
 /// What one undo takes back.
 #[derive(Debug, Clone)]
 struct Group {
-    edits: Vec<Edit>,
+    edits: Vec<BufferEdit>,
     cursor_before: Pos,
     cursor_after: Pos,
     kind: Undo,
@@ -66,7 +66,7 @@ struct UndoHistory {
 }
 
 impl UndoHistory {
-    fn record(&mut self, edit: Edit, undo: Undo, before: Pos, after: Pos, now: Instant) {
+    fn record(&mut self, edit: BufferEdit, undo: Undo, before: Pos, after: Pos, now: Instant) {
         self.redo.clear();
         let typed_space = edit.inserted.chars().all(char::is_whitespace);
         let pause = self.pause.unwrap_or(TYPING_PAUSE);
@@ -162,11 +162,11 @@ impl Buffer {
     }
 
     /// Characters in line `row` (0 past the end).
-    pub fn line_len(&self, row: usize) -> usize {
+    pub(crate) fn line_len(&self, row: usize) -> usize {
         self.lines.get(row).map_or(0, |l| l.chars().count())
     }
 
-    pub fn last_row(&self) -> usize {
+    pub(crate) fn last_row(&self) -> usize {
         self.lines.len() - 1
     }
 
@@ -180,7 +180,7 @@ impl Buffer {
 
     /// Moves the cursor; `select` extends the selection (starting one at the cursor),
     /// otherwise any selection ends.
-    pub fn move_to(&mut self, pos: Pos, select: bool) {
+    pub(crate) fn move_to(&mut self, pos: Pos, select: bool) {
         if select {
             self.anchor.get_or_insert(self.cursor);
         } else {
@@ -201,15 +201,15 @@ impl Buffer {
     }
 
     /// Starts a selection at the cursor (vim's visual mode).
-    pub fn start_selection(&mut self) {
+    pub(crate) fn start_selection(&mut self) {
         self.anchor = Some(self.cursor);
     }
 
-    pub fn cancel_selection(&mut self) {
+    pub(crate) fn cancel_selection(&mut self) {
         self.anchor = None;
     }
 
-    pub fn select_all(&mut self) {
+    pub(crate) fn select_all(&mut self) {
         self.anchor = Some((0, 0));
         self.cursor = (self.last_row(), self.line_len(self.last_row()));
         self.history.seal();
@@ -226,7 +226,7 @@ impl Buffer {
     }
 
     /// The text between two positions (in either order).
-    pub fn text_between(&self, a: Pos, b: Pos) -> String {
+    pub(crate) fn text_between(&self, a: Pos, b: Pos) -> String {
         let (start, end) = ordered(self.clamp(a), self.clamp(b));
         let start_byte = byte_of(&self.lines[start.0], start.1);
         let end_byte = byte_of(&self.lines[end.0], end.1);
@@ -267,14 +267,14 @@ impl Buffer {
     }
 
     /// Deletes the selection; returns its text (`None`: nothing was selected).
-    pub fn delete_selection(&mut self, now: Instant) -> Option<String> {
+    pub(crate) fn delete_selection(&mut self, now: Instant) -> Option<String> {
         let (start, end) = self.selection()?;
         Some(self.replace(start, end, "", Undo::Own, now))
     }
 
     /// Backspace: the selection, or the character before the cursor (joining lines at
     /// the start of one). False when there was nothing to delete.
-    pub fn delete_back(&mut self, now: Instant) -> bool {
+    pub(crate) fn delete_back(&mut self, now: Instant) -> bool {
         if self.delete_selection(now).is_some() {
             return true;
         }
@@ -284,7 +284,7 @@ impl Buffer {
 
     /// Delete: the selection, or the character under the cursor (joining the next line
     /// at the end of one).
-    pub fn delete_forward(&mut self, now: Instant) -> bool {
+    pub(crate) fn delete_forward(&mut self, now: Instant) -> bool {
         if self.delete_selection(now).is_some() {
             return true;
         }
@@ -294,7 +294,7 @@ impl Buffer {
 
     /// Deletes from the cursor back to the start of the word (or the line break); returns
     /// what went (`None`: nothing did).
-    pub fn delete_word_back(&mut self, now: Instant) -> Option<String> {
+    pub(crate) fn delete_word_back(&mut self, now: Instant) -> Option<String> {
         if let Some(selected) = self.delete_selection(now) {
             return Some(selected);
         }
@@ -309,7 +309,7 @@ impl Buffer {
 
     /// Deletes from the cursor to the end of the word (or the line break); returns what
     /// went.
-    pub fn delete_word_forward(&mut self, now: Instant) -> Option<String> {
+    pub(crate) fn delete_word_forward(&mut self, now: Instant) -> Option<String> {
         if let Some(selected) = self.delete_selection(now) {
             return Some(selected);
         }
@@ -328,7 +328,7 @@ impl Buffer {
 
     /// Deletes to the end of the line (joining the next line when already there); returns
     /// what went.
-    pub fn delete_to_line_end(&mut self, now: Instant) -> Option<String> {
+    pub(crate) fn delete_to_line_end(&mut self, now: Instant) -> Option<String> {
         if let Some(selected) = self.delete_selection(now) {
             return Some(selected);
         }
@@ -344,7 +344,7 @@ impl Buffer {
 
     /// Deletes back to the start of the line (joining the previous line when already
     /// there); returns what went.
-    pub fn delete_to_line_start(&mut self, now: Instant) -> Option<String> {
+    pub(crate) fn delete_to_line_start(&mut self, now: Instant) -> Option<String> {
         if let Some(selected) = self.delete_selection(now) {
             return Some(selected);
         }
@@ -378,12 +378,12 @@ impl Buffer {
 
     /// Every edit until [`Buffer::end_group`] is one undo step (a vim command and the
     /// text typed after it).
-    pub fn begin_group(&mut self) {
+    pub(crate) fn begin_group(&mut self) {
         self.history.seal();
         self.history.session = Some(false);
     }
 
-    pub fn end_group(&mut self) {
+    pub(crate) fn end_group(&mut self) {
         self.history.session = None;
         self.history.seal();
     }
@@ -422,7 +422,7 @@ impl Buffer {
     }
 
     /// The raw change, without history or cursor: `start..end` becomes `text`.
-    fn apply(&mut self, start: Pos, end: Pos, text: &str) -> Edit {
+    fn apply(&mut self, start: Pos, end: Pos, text: &str) -> BufferEdit {
         let start_byte = byte_of(&self.lines[start.0], start.1);
         let end_byte = byte_of(&self.lines[end.0], end.1);
         let removed = self.text_between(start, end);
@@ -441,7 +441,7 @@ impl Buffer {
             }
             self.lines.splice(start.0..=end.0, new_lines);
         }
-        Edit {
+        BufferEdit {
             start,
             removed,
             inserted: text.to_string(),
@@ -451,7 +451,7 @@ impl Buffer {
     // --- motions: where the cursor would go -------------------------------------------
 
     /// One character back, to the end of the previous line from a line's start.
-    pub fn step_back(&self, (row, col): Pos) -> Pos {
+    pub(crate) fn step_back(&self, (row, col): Pos) -> Pos {
         if col > 0 {
             (row, col - 1)
         } else if row > 0 {
@@ -462,7 +462,7 @@ impl Buffer {
     }
 
     /// One character forward, to the start of the next line from a line's end.
-    pub fn step_forward(&self, (row, col): Pos) -> Pos {
+    pub(crate) fn step_forward(&self, (row, col): Pos) -> Pos {
         if col < self.line_len(row) {
             (row, col + 1)
         } else if row < self.last_row() {
@@ -474,7 +474,7 @@ impl Buffer {
 
     /// The start of the next word (vim's `w`; ctrl-right): across lines, stopping at
     /// the first non-blank of the next line.
-    pub fn word_forward(&self, (row, col): Pos) -> Pos {
+    pub(crate) fn word_forward(&self, (row, col): Pos) -> Pos {
         if let Some(col) = word_start_forward(&self.lines[row], col) {
             return (row, col);
         }
@@ -486,7 +486,7 @@ impl Buffer {
     }
 
     /// The start of this or the previous word (vim's `b`; ctrl-left).
-    pub fn word_back(&self, (mut row, mut col): Pos) -> Pos {
+    pub(crate) fn word_back(&self, (mut row, mut col): Pos) -> Pos {
         loop {
             if let Some(found) = word_start_backward(&self.lines[row], col) {
                 return (row, found);
@@ -503,7 +503,7 @@ impl Buffer {
     }
 
     /// The end of this or the next word (vim's `e`): on its last character.
-    pub fn word_end(&self, (row, col): Pos) -> Pos {
+    pub(crate) fn word_end(&self, (row, col): Pos) -> Pos {
         if let Some(found) = word_inclusive_end_forward(&self.lines[row], col + 1) {
             return (row, found);
         }
@@ -517,7 +517,7 @@ impl Buffer {
     }
 
     /// The first line of the next paragraph (after a blank line), or the last line.
-    pub fn paragraph_forward(&self, (row, _): Pos) -> Pos {
+    pub(crate) fn paragraph_forward(&self, (row, _): Pos) -> Pos {
         let mut previous_blank = self.lines[row].trim().is_empty();
         for next in row + 1..self.lines.len() {
             let blank = self.lines[next].trim().is_empty();
@@ -530,7 +530,7 @@ impl Buffer {
     }
 
     /// The first line of this paragraph, or of the previous one when already there.
-    pub fn paragraph_back(&self, (row, _): Pos) -> Pos {
+    pub(crate) fn paragraph_back(&self, (row, _): Pos) -> Pos {
         let mut row = row;
         // Out of the blank lines above, then up to the paragraph's first line.
         while row > 0 && self.lines[row - 1].trim().is_empty() {
@@ -547,13 +547,13 @@ impl Buffer {
     }
 
     /// The first non-blank character of line `row`.
-    pub fn first_non_blank(&self, row: usize) -> Pos {
+    pub(crate) fn first_non_blank(&self, row: usize) -> Pos {
         (row, self.lines.get(row).map_or(0, |l| first_non_blank(l)))
     }
 
     // --- search -----------------------------------------------------------------------
 
-    pub fn set_search(&mut self, pattern: Option<Regex>) {
+    pub(crate) fn set_search(&mut self, pattern: Option<Regex>) {
         self.search = pattern;
     }
 
@@ -624,7 +624,7 @@ impl Buffer {
     }
 
     /// How many matches there are, and which one (from 1) starts at `pos`.
-    pub fn match_count(&self, pos: Pos) -> (Option<usize>, usize) {
+    pub(crate) fn match_count(&self, pos: Pos) -> (Option<usize>, usize) {
         let Some(pattern) = &self.search else {
             return (None, 0);
         };
@@ -663,7 +663,7 @@ fn end_of(start: Pos, text: &str) -> Pos {
 }
 
 /// The byte offset of character `col` of `line` (its length past the end).
-pub fn byte_of(line: &str, col: usize) -> usize {
+pub(crate) fn byte_of(line: &str, col: usize) -> usize {
     if line.is_ascii() {
         return col.min(line.len());
     }

@@ -126,7 +126,7 @@ pub fn split_lines(text: &str) -> Vec<String> {
 }
 
 /// Whether `lines` joined with newlines is exactly `text`, without building the join.
-pub fn joined_equals(lines: &[String], text: &str) -> bool {
+pub(crate) fn joined_equals(lines: &[String], text: &str) -> bool {
     let mut rest = text.as_bytes();
     for (index, line) in lines.iter().enumerate() {
         if index > 0 {
@@ -143,6 +143,6 @@ pub fn joined_equals(lines: &[String], text: &str) -> bool {
     rest.is_empty()
 }
 
-pub fn join_lines(lines: &[String]) -> String {
+pub(crate) fn join_lines(lines: &[String]) -> String {
     lines.join("\n")
 }

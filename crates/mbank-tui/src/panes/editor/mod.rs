@@ -43,15 +43,16 @@ use crate::pane::{Effect, Focus, Input, Outcome, Pane, ViewContext, offers};
 use crate::theme::Theme;
 use crate::widgets;
 
-pub use buffer::{Buffer, Pos, Undo};
+pub use buffer::Undo;
+pub(crate) use buffer::{Buffer, Pos};
 pub use clipboard::Register;
-pub use document::{join_lines, joined_equals, split_lines};
-pub use view::gutter_width;
+pub(crate) use document::join_lines;
+pub use document::split_lines;
 #[cfg(test)]
 use view::{marks_for_line, visible_spans};
 pub use vim::Mode;
 use wrap::{Segment, WrapCache, byte_at_column, cells};
-pub use wrap::{char_at_column, display_column};
+pub(crate) use wrap::{char_at_column, display_column};
 
 /// Lines longer than this are drawn plain (no highlighting).
 pub(crate) const PLAIN_LINE_CAP: usize = 2_000;
@@ -116,13 +117,13 @@ impl LoadCutMark {
     }
 }
 
-pub use crate::commands::EDITOR as COMMANDS;
+pub(crate) use crate::commands::EDITOR as COMMANDS;
 
-pub use crate::commands::EDITOR_INSERT as INSERT_COMMANDS;
+pub(crate) use crate::commands::EDITOR_INSERT as INSERT_COMMANDS;
 
-pub use crate::commands::EDITOR_NORMAL as NORMAL_COMMANDS;
+pub(crate) use crate::commands::EDITOR_NORMAL as NORMAL_COMMANDS;
 
-pub use crate::commands::EDITOR_VISUAL as VISUAL_COMMANDS;
+pub(crate) use crate::commands::EDITOR_VISUAL as VISUAL_COMMANDS;
 
 /// Where a movement key goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

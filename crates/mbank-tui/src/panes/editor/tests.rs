@@ -1,3 +1,4 @@
+use super::document::joined_equals;
 use super::*;
 use crossterm::event::KeyModifiers;
 

@@ -453,7 +453,7 @@ pub(super) fn token_title(doc: &Document, theme: &Theme) -> Vec<Span<'static>> {
     spans
 }
 
-pub fn gutter_width(lines: usize) -> usize {
+pub(crate) fn gutter_width(lines: usize) -> usize {
     lines.max(1).to_string().len().max(3) + 1
 }
 

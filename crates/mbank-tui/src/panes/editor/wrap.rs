@@ -49,7 +49,7 @@ pub fn stand_in(c: char) -> Option<std::borrow::Cow<'static, str>> {
 }
 
 /// Display column of the `chars`-th character of `text`.
-pub fn display_column(text: &str, chars: usize) -> usize {
+pub(crate) fn display_column(text: &str, chars: usize) -> usize {
     text.chars().take(chars).map(cells).sum()
 }
 
@@ -68,7 +68,7 @@ pub(crate) fn byte_at_column(text: &str, column: usize) -> (usize, usize) {
 }
 
 /// The character index at display column `column` of `text`.
-pub fn char_at_column(text: &str, column: usize) -> usize {
+pub(crate) fn char_at_column(text: &str, column: usize) -> usize {
     let mut used = 0;
     for (index, c) in text.chars().enumerate() {
         let w = cells(c);

@@ -10,7 +10,7 @@
 //! they were refused (selectable; expanding one shows its tool, time and whole reason).
 mod view;
 
-pub use view::diff_rows;
+pub(crate) use view::diff_rows;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -39,11 +39,11 @@ use crate::review_worker::ReviewRequest;
 use crate::theme::Theme;
 use crate::widgets;
 
-pub use crate::commands::REVIEW as COMMANDS;
+pub(crate) use crate::commands::REVIEW as COMMANDS;
 
 /// One row of the diff, as the cursor moves over it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Row {
+pub enum ReviewRow {
     /// Why the file cannot be diffed.
     Problem,
     /// A file-level signal (index into `FileReview::signals`).
@@ -62,12 +62,12 @@ pub enum Row {
     },
 }
 
-impl Row {
+impl ReviewRow {
     fn hunk(self) -> Option<usize> {
         match self {
-            Row::Header(h) | Row::HunkSignal(h, _) | Row::Line(h, _) => Some(h),
-            Row::Pair { hunk, .. } => Some(hunk),
-            Row::Problem | Row::FileSignal(_) => None,
+            ReviewRow::Header(h) | ReviewRow::HunkSignal(h, _) | ReviewRow::Line(h, _) => Some(h),
+            ReviewRow::Pair { hunk, .. } => Some(hunk),
+            ReviewRow::Problem | ReviewRow::FileSignal(_) => None,
         }
     }
 }
@@ -125,7 +125,7 @@ pub struct ReviewPane {
     list_rows: Vec<ListRow>,
     /// Over the selected file's diff rows.
     pub cursor: ListCursor,
-    rows: Vec<Row>,
+    rows: Vec<ReviewRow>,
     area: Rect,
     list_area: Rect,
     diff_area: Rect,
@@ -272,7 +272,7 @@ impl ReviewPane {
     }
 
     /// The rows of the selected file's diff.
-    pub fn rows(&self) -> &[Row] {
+    pub fn rows(&self) -> &[ReviewRow] {
         &self.rows
     }
 
@@ -535,7 +535,7 @@ impl ReviewPane {
     fn first_hunk_row(&self) -> usize {
         self.rows
             .iter()
-            .position(|r| matches!(r, Row::Header(_)))
+            .position(|r| matches!(r, ReviewRow::Header(_)))
             .unwrap_or(0)
     }
 
@@ -572,7 +572,7 @@ impl ReviewPane {
             .iter()
             .enumerate()
             .filter_map(|(i, r)| match r {
-                Row::Header(h) => Some((i, *h)),
+                ReviewRow::Header(h) => Some((i, *h)),
                 _ => None,
             })
             .collect();
@@ -581,7 +581,10 @@ impl ReviewPane {
                 .iter()
                 .find(|(row, h)| current.is_none_or(|c| *h > c) && *row > self.cursor.selected)
         } else {
-            let on_header = matches!(self.rows.get(self.cursor.selected), Some(Row::Header(_)));
+            let on_header = matches!(
+                self.rows.get(self.cursor.selected),
+                Some(ReviewRow::Header(_))
+            );
             // From inside a hunk, go to its header first; from a header, to the previous one.
             headers.iter().rev().find(|(row, h)| {
                 *row < self.cursor.selected && (!on_header || current.is_none_or(|c| *h < c))
@@ -603,8 +606,8 @@ impl ReviewPane {
                 .is_some_and(|line| line.kind != LineKind::Context)
         };
         match *self.rows.get(self.cursor.selected)? {
-            Row::Line(h, l) if changed(h, l) => Some((h, l)),
-            Row::Pair { hunk, left, right } => right
+            ReviewRow::Line(h, l) if changed(h, l) => Some((h, l)),
+            ReviewRow::Pair { hunk, left, right } => right
                 .filter(|&l| changed(hunk, l))
                 .or(left.filter(|&l| changed(hunk, l)))
                 .map(|l| (hunk, l)),
@@ -757,7 +760,7 @@ impl ReviewPane {
             .chain(0..hunk)
             .find(|&h| marks[h].is_none());
         if let Some(next) = next
-            && let Some(row) = self.rows.iter().position(|r| *r == Row::Header(next))
+            && let Some(row) = self.rows.iter().position(|r| *r == ReviewRow::Header(next))
         {
             self.cursor.selected = row;
         }

@@ -34,7 +34,7 @@ fn side_by_side_pairs_removed_and_added_runs_row_by_row() {
     let pairs: Vec<(Option<LineKind>, Option<LineKind>)> = rows
         .iter()
         .filter_map(|r| match r {
-            Row::Pair { hunk, left, right } => {
+            ReviewRow::Pair { hunk, left, right } => {
                 let lines = &file.diff.hunks[*hunk].lines;
                 Some((left.map(|l| lines[l].kind), right.map(|l| lines[l].kind)))
             }

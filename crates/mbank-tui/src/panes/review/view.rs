@@ -415,19 +415,21 @@ impl ReviewPane {
             );
             let mut spans = vec![marker];
             match self.rows[index] {
-                Row::Problem => spans.push(Span::styled(
+                ReviewRow::Problem => spans.push(Span::styled(
                     format!(
                         " cannot diff: {}",
                         file.error.as_deref().unwrap_or("unknown problem")
                     ),
                     theme.fg(theme.error),
                 )),
-                Row::FileSignal(s) => spans.extend(signal_spans(&file.signals[s], theme, width)),
-                Row::HunkSignal(_, s) => {
+                ReviewRow::FileSignal(s) => {
+                    spans.extend(signal_spans(&file.signals[s], theme, width))
+                }
+                ReviewRow::HunkSignal(_, s) => {
                     spans.push(Span::raw("  "));
                     spans.extend(signal_spans(&file.signals[s], theme, width - 2));
                 }
-                Row::Header(h) => {
+                ReviewRow::Header(h) => {
                     let hunk = &file.diff.hunks[h];
                     let style = theme.fg(theme.accent).add_modifier(Modifier::BOLD);
                     spans.push(Span::styled(format!(" {}", hunk.header()), style));
@@ -451,11 +453,11 @@ impl ReviewPane {
                         None => {}
                     }
                 }
-                Row::Line(h, l) => {
+                ReviewRow::Line(h, l) => {
                     let line = &file.diff.hunks[h].lines[l];
                     spans.extend(unified_line(line, theme, width.saturating_sub(1)));
                 }
-                Row::Pair { hunk, left, right } => {
+                ReviewRow::Pair { hunk, left, right } => {
                     let half = width.saturating_sub(2) / 2;
                     let lines = &file.diff.hunks[hunk].lines;
                     spans.extend(side_line(left.map(|i| &lines[i]), true, theme, half));
@@ -496,41 +498,42 @@ pub(super) fn signal_spans(signal: &Signal, theme: &Theme, width: usize) -> Vec<
 }
 
 /// The rows of one file's diff.
-pub fn diff_rows(file: &FileReview, side_by_side: bool) -> Vec<Row> {
+pub(crate) fn diff_rows(file: &FileReview, side_by_side: bool) -> Vec<ReviewRow> {
     let mut rows = Vec::new();
     if file.error.is_some() {
-        rows.push(Row::Problem);
+        rows.push(ReviewRow::Problem);
     }
     for (index, signal) in file.signals.iter().enumerate() {
         if signal.hunk.is_none() {
-            rows.push(Row::FileSignal(index));
+            rows.push(ReviewRow::FileSignal(index));
         }
     }
     for (h, hunk) in file.diff.hunks.iter().enumerate() {
-        rows.push(Row::Header(h));
+        rows.push(ReviewRow::Header(h));
         for (index, signal) in file.signals.iter().enumerate() {
             if signal.hunk == Some(hunk.id) {
-                rows.push(Row::HunkSignal(h, index));
+                rows.push(ReviewRow::HunkSignal(h, index));
             }
         }
         if !side_by_side {
-            rows.extend((0..hunk.lines.len()).map(|l| Row::Line(h, l)));
+            rows.extend((0..hunk.lines.len()).map(|l| ReviewRow::Line(h, l)));
             continue;
         }
         // Runs of removed lines pair with the added lines that follow them, row by row.
         let mut removed: Vec<usize> = Vec::new();
         let mut added: Vec<usize> = Vec::new();
-        let flush = |removed: &mut Vec<usize>, added: &mut Vec<usize>, rows: &mut Vec<Row>| {
-            for k in 0..removed.len().max(added.len()) {
-                rows.push(Row::Pair {
-                    hunk: h,
-                    left: removed.get(k).copied(),
-                    right: added.get(k).copied(),
-                });
-            }
-            removed.clear();
-            added.clear();
-        };
+        let flush =
+            |removed: &mut Vec<usize>, added: &mut Vec<usize>, rows: &mut Vec<ReviewRow>| {
+                for k in 0..removed.len().max(added.len()) {
+                    rows.push(ReviewRow::Pair {
+                        hunk: h,
+                        left: removed.get(k).copied(),
+                        right: added.get(k).copied(),
+                    });
+                }
+                removed.clear();
+                added.clear();
+            };
         for (l, line) in hunk.lines.iter().enumerate() {
             match line.kind {
                 LineKind::Removed => {
@@ -542,7 +545,7 @@ pub fn diff_rows(file: &FileReview, side_by_side: bool) -> Vec<Row> {
                 LineKind::Added => added.push(l),
                 LineKind::Context => {
                     flush(&mut removed, &mut added, &mut rows);
-                    rows.push(Row::Pair {
+                    rows.push(ReviewRow::Pair {
                         hunk: h,
                         left: Some(l),
                         right: Some(l),

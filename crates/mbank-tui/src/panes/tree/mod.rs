@@ -9,7 +9,6 @@ mod rows;
 mod view;
 
 use rows::bank_tree;
-pub use rows::looks_archived;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -69,12 +68,12 @@ pub enum RowKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
+pub struct TreeRow {
     pub kind: RowKind,
     pub indent: usize,
 }
 
-pub use crate::commands::TREE as COMMANDS;
+pub(crate) use crate::commands::TREE as COMMANDS;
 
 /// A bank with more files than this starts with every sub-folder folded: its top files
 /// (the ones agents load) stay in view, and the rest is a folder list to open.
@@ -121,7 +120,7 @@ enum SelectionAnchor {
 pub struct Tree {
     pub report: Option<ProjectReport>,
     pub contexts: Vec<BankContext>,
-    pub rows: Vec<Row>,
+    pub rows: Vec<TreeRow>,
     pub cursor: ListCursor,
     /// Per bank of the report, its folders.
     banks: Vec<BankTree>,
@@ -350,7 +349,7 @@ impl Tree {
     }
 
     /// The key that folds a bank or folder row.
-    fn fold_key<'a>(&'a self, row: &'a Row) -> Option<&'a String> {
+    fn fold_key<'a>(&'a self, row: &'a TreeRow) -> Option<&'a String> {
         match &row.kind {
             RowKind::Bank { bank } => self.banks.get(*bank).map(|t| &t.folders[0].key),
             RowKind::Folder { key, .. } => Some(key),

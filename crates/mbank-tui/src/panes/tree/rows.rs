@@ -30,7 +30,7 @@ impl Tree {
                 counts
             };
             matching += counts[0];
-            rows.push(Row {
+            rows.push(TreeRow {
                 kind: RowKind::Bank { bank: b },
                 indent: 0,
             });
@@ -41,10 +41,10 @@ impl Tree {
                 .contexts
                 .iter()
                 .find(|c| c.root == bank.root && c.format == bank.format);
-            let push_files = |rows: &mut Vec<Row>, folder: usize, indent: usize| {
+            let push_files = |rows: &mut Vec<TreeRow>, folder: usize, indent: usize| {
                 for &f in &tree.folders[folder].files {
                     if shows(f) {
-                        rows.push(Row {
+                        rows.push(TreeRow {
                             kind: RowKind::File { bank: b, file: f },
                             indent,
                         });
@@ -75,7 +75,7 @@ impl Tree {
                 }
                 let key = &tree.folders[folder].key;
                 let folded = self.is_folded(key);
-                rows.push(Row {
+                rows.push(TreeRow {
                     kind: RowKind::Folder {
                         bank: b,
                         key: key.clone(),
@@ -98,7 +98,7 @@ impl Tree {
             }
             if needle.is_empty() {
                 for problem in &bank.problems {
-                    rows.push(Row {
+                    rows.push(TreeRow {
                         kind: RowKind::Note(problem.to_string()),
                         indent: 1,
                     });
@@ -113,7 +113,7 @@ impl Tree {
 
 /// Import and cut-off rows under an instruction file.
 pub(super) fn push_context_rows(
-    rows: &mut Vec<Row>,
+    rows: &mut Vec<TreeRow>,
     context: Option<&BankContext>,
     file: &Path,
     indent: usize,
@@ -123,7 +123,7 @@ pub(super) fn push_context_rows(
     };
     for piece in &context.pieces {
         if piece.via.first().map(PathBuf::as_path) == Some(file) {
-            rows.push(Row {
+            rows.push(TreeRow {
                 kind: RowKind::Import {
                     path: piece.file.clone(),
                     display: piece.display.clone(),
@@ -135,7 +135,7 @@ pub(super) fn push_context_rows(
         }
     }
     for cut in context.cutoffs.iter().filter(|c| c.file == file) {
-        rows.push(Row {
+        rows.push(TreeRow {
             kind: RowKind::CutOff {
                 path: cut.file.clone(),
                 text: format!(
@@ -156,7 +156,7 @@ pub(super) fn push_context_rows(
 
 /// Whether a folder's name says it holds old copies: backups, archives, `*.bak`, `old`…
 /// (matched on the name, case-insensitively).
-pub fn looks_archived(name: &str) -> bool {
+pub(crate) fn looks_archived(name: &str) -> bool {
     let name = name.to_lowercase();
     let bare = name.trim_start_matches(['.', '_', '-', '~']);
     bare.starts_with("archive")

@@ -1,3 +1,4 @@
+use super::rows::looks_archived;
 use super::*;
 use mbank_core::model::{Format, MemoryFile, Role, VirtualMemory};
 

@@ -86,7 +86,7 @@ impl Tree {
     pub(super) fn row_line(
         &self,
         report: &ProjectReport,
-        row: &Row,
+        row: &TreeRow,
         width: usize,
         theme: &Theme,
     ) -> Line<'static> {
