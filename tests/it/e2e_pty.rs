@@ -395,9 +395,10 @@ fn an_agent_stages_three_changes_while_the_tui_is_open_and_a_person_accepts_one_
     // As if an `mbank watch` ran: the app leaves recording to it, so the history holds
     // exactly what the proposals' writes replaced (recording is tested in tui_changes).
     std::fs::create_dir_all(&data).unwrap();
-    let _watch = mbank::core::journal::lock::try_take(&data)
-        .unwrap()
-        .unwrap();
+    let _watch =
+        mbank::core::journal::lock::try_take(&data, mbank::core::journal::lock::Holder::Watch)
+            .unwrap()
+            .unwrap();
     let mut session = Session::start_env(&root, &sandbox, None, &[("MBANK_DATA_DIR", &data)]);
     session.wait_for("sorted by recent activity");
     session.wait_for("app");
@@ -504,5 +505,77 @@ fn an_agent_stages_three_changes_while_the_tui_is_open_and_a_person_accepts_one_
         .map(|v| v["writer"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(writers, ["accept", "restore"]);
+    session.quit();
+}
+
+#[test]
+fn an_agent_edits_and_deletes_memory_directly_and_a_person_reverts_and_restores_it_in_the_changes_view()
+ {
+    use mbank::core::history::{History, Retention};
+    use mbank::core::journal::lock;
+
+    let sandbox = Sandbox::new();
+    let root = sandbox.home().join("banks");
+    let project = root.join("app");
+    sandbox
+        .run(&["init", project.to_str().unwrap()])
+        .expect_code(0);
+    let active = project.join("memory-bank/activeContext.md");
+    std::fs::write(&active, ACTIVE).unwrap();
+    let progress = project.join("memory-bank/progress.md");
+    let progress_text = std::fs::read_to_string(&progress).unwrap();
+    let data = sandbox.home().join("data-mbank");
+    let mut session = Session::start_env(&root, &sandbox, None, &[("MBANK_DATA_DIR", &data)]);
+    session.wait_for("sorted by recent activity");
+
+    // The app records (no `mbank watch` runs): it caught up once both files have a version.
+    let history = History::new(&data, Retention::default(), sandbox.clock());
+    common::poll_until(WAIT, "the app recording what is on disk", || {
+        (lock::holder(&data) == Some(lock::Holder::App)
+            && [&active, &progress]
+                .iter()
+                .all(|file| history.list(file).is_ok_and(|v| !v.is_empty())))
+        .then_some(())
+    });
+    session.send(b"\x1b[21~"); // F10: the Changes view
+    session.wait_for("No memory file changed since it was last marked reviewed");
+
+    // An agent with its own file tools, in another process: no mbank server involved.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "printf '%s' \"$1\" > '{}' && rm '{}'",
+            active.display(),
+            progress.display()
+        ))
+        .arg("agent")
+        .arg(REWRITE)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    session.wait_for("2 files");
+    session.wait_for("activeContext.md");
+    session.wait_for("progress.md");
+    session.wait_for("written on disk (Cline memory bank)");
+
+    // The rewrite first (listed first): the whole file back, after a question.
+    session.send(b"\x18"); // ctrl-x
+    session.wait_for("Revert the whole file?");
+    session.send(b"y");
+    common::poll_until(WAIT, "the earlier text back on disk", || {
+        (std::fs::read_to_string(&active).ok()? == ACTIVE).then_some(())
+    });
+    session.wait_for("1 file");
+    // The deleted file, at once: bringing it back loses nothing.
+    session.send(b"\x18");
+    common::poll_until(WAIT, "the deleted file restored", || {
+        (std::fs::read_to_string(&progress).ok()? == progress_text).then_some(())
+    });
+    session.wait_for("No memory file changed since it was last marked reviewed");
+    let writers: Vec<String> = [&active, &progress]
+        .iter()
+        .map(|file| history.list(file).unwrap().last().unwrap().writer.clone())
+        .collect();
+    assert_eq!(writers, ["revert", "restore"]);
     session.quit();
 }

@@ -286,7 +286,9 @@ fn a_watch_killed_and_started_again_catches_up_on_what_it_missed() {
     let second = sandbox.run(&["watch", "--root", s(&f.root)]);
     second.expect_code(2);
     assert!(
-        second.stderr.contains("another recorder"),
+        second
+            .stderr
+            .contains("mbank watch is recording already: one recorder at a time"),
         "{}",
         second.stderr
     );

@@ -158,10 +158,19 @@ fn a_hunk_and_a_file_are_reverted_and_a_deleted_file_restored_each_recorded() {
 
 #[test]
 fn while_mbank_watch_holds_the_lock_the_app_leaves_recording_to_it_and_says_so() {
+    for (holder, said) in [
+        (lock::Holder::Watch, "mbank watch is recording"),
+        (lock::Holder::App, "another mbank window is recording"),
+    ] {
+        leaves_recording_to(holder, said);
+    }
+}
+
+fn leaves_recording_to(holder: lock::Holder, said: &str) {
     let demo = DemoBanks::new();
     let data = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(data.path()).unwrap();
-    let watch = lock::try_take(data.path()).unwrap().unwrap();
+    let watch = lock::try_take(data.path(), holder).unwrap().unwrap();
     let history = History::new(data.path(), Retention::default(), history_clock(&demo));
     let mut h = Tui::demo(&demo)
         .history(history)
@@ -172,12 +181,12 @@ fn while_mbank_watch_holds_the_lock_the_app_leaves_recording_to_it_and_says_so()
         .record()
         .start();
     h.pump_until("the app to leave recording to the watch", |app| {
-        app.recording == Recording::ByAnother
+        app.recording == Recording::ByAnother(Some(holder))
     });
     h.pump_until("the scan", |app| app.projects.picker.visible_len() > 0);
     let screen = h.screen();
     let status = screen.lines().last().unwrap();
-    assert!(status.contains("mbank watch is recording"), "{status}");
+    assert!(status.contains(said), "{status}");
     drop(watch);
 }
 

@@ -196,7 +196,7 @@ impl JournalState {
 
     /// Takes the recorder lock when no other recorder holds it, and catches up.
     fn try_recording(&mut self) {
-        match lock::try_take(&self.setup.data_dir) {
+        match lock::try_take(&self.setup.data_dir, lock::Holder::App) {
             Ok(Some(lock)) => {
                 self.recorder = Some(Recorder::new(
                     self.setup.history.clone(),
@@ -207,7 +207,9 @@ impl JournalState {
                 self.rescope();
                 self.catch_up();
             }
-            Ok(None) => self.set_recording(Recording::ByAnother),
+            Ok(None) => {
+                self.set_recording(Recording::ByAnother(lock::holder(&self.setup.data_dir)))
+            }
             Err(e) => {
                 self.send(JournalEvent::Problems(vec![format!(
                     "cannot take the recorder lock: {e}"
@@ -234,7 +236,7 @@ impl JournalState {
     fn on_changed(&mut self, paths: &[PathBuf]) {
         if self.recorder.is_none() {
             // Another recorder may have stopped meanwhile; its catch-up covers `paths`.
-            if self.setup.record && self.recording == Recording::ByAnother {
+            if self.setup.record && matches!(self.recording, Recording::ByAnother(_)) {
                 self.try_recording();
             }
             // New files show in the next survey.
@@ -383,20 +385,31 @@ mod tests {
         let data_dir = setup.data_dir.clone();
         std::fs::create_dir_all(&data_dir).unwrap();
         // An `mbank watch` holds the lock: the app does not record.
-        let watch = lock::try_take(&data_dir).unwrap().unwrap();
+        let watch = lock::try_take(&data_dir, lock::Holder::Watch)
+            .unwrap()
+            .unwrap();
         let (outbox, inbox) = mpsc::channel();
         let worker = JournalWorker::spawn(setup, outbox);
-        assert_eq!(next_recording(&inbox), Recording::ByAnother);
+        assert_eq!(
+            next_recording(&inbox),
+            Recording::ByAnother(Some(lock::Holder::Watch))
+        );
         // The watch stops; the next change the watcher reports finds the lock free.
         drop(watch);
         worker.files_changed(vec![dir.path().join("root/app/memory-bank/progress.md")]);
         assert_eq!(next_recording(&inbox), Recording::On);
         assert!(
-            lock::try_take(&data_dir).unwrap().is_none(),
+            lock::try_take(&data_dir, lock::Holder::Watch)
+                .unwrap()
+                .is_none(),
             "the app holds it"
         );
         // The app closes: the lock is free for a watch again.
         worker.stop();
-        assert!(lock::try_take(&data_dir).unwrap().is_some());
+        assert!(
+            lock::try_take(&data_dir, lock::Holder::Watch)
+                .unwrap()
+                .is_some()
+        );
     }
 }

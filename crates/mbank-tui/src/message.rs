@@ -115,8 +115,8 @@ pub enum Recording {
     #[default]
     Off,
     On,
-    /// Another recorder (an `mbank watch`) holds the recorder lock: it records.
-    ByAnother,
+    /// Another recorder holds the recorder lock and records: the one it said it is.
+    ByAnother(Option<mbank_core::journal::lock::Holder>),
 }
 
 /// What the journal worker reports.

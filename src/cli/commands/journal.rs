@@ -40,13 +40,14 @@ pub fn watch(context: &Context) -> Result<u8> {
     let data_dir = data_dir()?;
     let history = history(context)?;
     let options = scope_options(context)?;
-    let lock = lock::try_take(&data_dir)
+    let lock = lock::try_take(&data_dir, lock::Holder::Watch)
         .map_err(|e| eyre!("{e}"))?
         .ok_or_else(|| {
-            eyre!(
-                "another recorder is running (an `mbank watch`, or the TUI): it records \
-                 already; one at a time"
-            )
+            let who = lock::holder(&data_dir)
+                .map_or("another recorder (an `mbank watch`, or the TUI)", |h| {
+                    h.described()
+                });
+            eyre!("{who} is recording already: one recorder at a time")
         })?;
     let mut recorder = Recorder::new(history, &data_dir, lock);
     let mut follower = follow::Follower::new().map_err(|e| eyre!("cannot watch files: {e}"))?;
@@ -128,7 +129,9 @@ pub fn changes(
     let history = history(context)?;
     let options = scope_options(context)?;
     let scope = scope::build(&options);
-    if let Some(lock) = lock::try_take(&data_dir).map_err(|e| eyre!("{e}"))? {
+    if let Some(lock) =
+        lock::try_take(&data_dir, lock::Holder::Command).map_err(|e| eyre!("{e}"))?
+    {
         let mut recorder = Recorder::new(history.clone(), &data_dir, lock);
         let report = recorder.catch_up(&scope);
         for problem in &report.problems {

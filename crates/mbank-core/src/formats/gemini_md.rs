@@ -24,6 +24,27 @@ pub const FILES: InstructionFiles = InstructionFiles {
     local_ignored: Some("Gemini CLI reads GEMINI.md only, no GEMINI.local.md"),
 };
 
+/// Gemini CLI's own memory: its memory tool writes cross-project facts and preferences
+/// into the global `~/.gemini/GEMINI.md` (with `write_file` or `replace`), which every
+/// session then loads. Gemini CLI's documentation, "Memory files" (docs/tools/memory.md in
+/// google-gemini/gemini-cli): "cross-project personal preferences go in the global
+/// `~/.gemini/GEMINI.md` file". The per-project private memory folder it names there has no
+/// documented location, so mbank does not guess one.
+pub mod memory {
+    use std::path::{Path, PathBuf};
+
+    /// What the store is called where a person reads it.
+    pub const LABEL: &str = "Gemini CLI memory";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "gemini-memory";
+
+    /// The global memory file for `home`, whether or not it exists.
+    pub fn global_file(home: &Path) -> PathBuf {
+        home.join(super::FILES.dot_dir).join(super::FILES.main)
+    }
+}
+
 /// Where Gemini CLI keeps installed extensions, below the home folder.
 pub(crate) const EXTENSIONS_DIR: &str = ".gemini/extensions";
 /// An extension's manifest, in its folder.

@@ -1,14 +1,14 @@
 //! What the journal follows: every memory file of every project under the root, the
 //! agents' own stores for those projects (Claude Code auto memory, Kilo Memory: found by
-//! the scan, where each format module says they are), and Codex memories once per home
-//! folder; and the folders to watch for them.
+//! the scan, where each format module says they are), and, once per home folder, Codex
+//! memories and Gemini CLI's memory file; and the folders to watch for them.
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::JournalConfig;
-use crate::formats::{self, codex_memories};
+use crate::formats::{self, codex_memories, gemini_md};
 use crate::history::key_of;
 use crate::model::{Format, Role};
 use crate::scan::discovery::{self, OutsideFolders, ScanOptions};
@@ -18,7 +18,7 @@ use crate::scan::discovery::{self, OutsideFolders, ScanOptions};
 pub struct Store {
     /// What a person calls it: "Cline memory bank", "Claude Code auto memory".
     pub label: String,
-    /// The format (`None`: Codex memories, which no project owns).
+    /// The format (`None`: Codex memories, which have none of their own).
     pub format: Option<Format>,
     /// The project it belongs to (`None`: the home folder's).
     pub project: Option<PathBuf>,
@@ -52,6 +52,9 @@ pub struct Scope {
     pub folders: Vec<PathBuf>,
     /// Project folders (for HEAD).
     pub projects: Vec<PathBuf>,
+    /// Folders watched for one file only (`~/.gemini` for its `GEMINI.md`): the folder's
+    /// other files are never memory.
+    pub one_file_folders: Vec<(PathBuf, PathBuf)>,
     by_path: HashMap<PathBuf, usize>,
 }
 
@@ -104,7 +107,9 @@ impl LeftOut {
         let mut ids = BTreeSet::new();
         let mut builder = GlobSetBuilder::new();
         for entry in &config.leave_out {
-            let known = entry == CODEX_ID || Format::from_id(entry).is_some();
+            let known = entry == CODEX_ID
+                || entry == gemini_md::memory::ID
+                || Format::from_id(entry).is_some();
             if known {
                 ids.insert(entry.clone());
             } else if let Ok(glob) = Glob::new(entry) {
@@ -130,7 +135,7 @@ impl LeftOut {
 /// The id `[journal] leave_out` gives Codex memories (formats go by their own ids).
 pub const CODEX_ID: &str = "codex-memories";
 
-/// Builds the scope: scans the root, lists every bank, and adds Codex memories.
+/// Builds the scope: scans the root, lists every bank, and adds the home folder's stores.
 pub fn build(options: &ScopeOptions) -> Scope {
     let left_out = LeftOut::of(&options.config);
     let mut scope = Scope::default();
@@ -188,6 +193,9 @@ pub fn build(options: &ScopeOptions) -> Scope {
         if !left_out.ids.contains(CODEX_ID) {
             add_codex_memories(&mut scope, &mut folders, home);
         }
+        if !left_out.ids.contains(gemini_md::memory::ID) {
+            add_gemini_memory(&mut scope, &mut folders, home);
+        }
     }
     let mut seen = BTreeSet::new();
     scope.folders = folders
@@ -203,6 +211,43 @@ impl Scope {
         self.by_path.insert(file.path.clone(), index);
         self.by_path.insert(file.key.clone(), index);
         self.files.push(file);
+    }
+}
+
+/// Gemini CLI's memory file in `home`, the folder watched even before the file exists
+/// (its memory tool creates it), neither through a link.
+fn add_gemini_memory(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path) {
+    let file = gemini_md::memory::global_file(home);
+    let Some(folder) = file.parent().map(Path::to_path_buf) else {
+        return;
+    };
+    if !std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir()) {
+        return;
+    }
+    folders.push(folder.clone());
+    scope.one_file_folders.push((folder.clone(), file.clone()));
+    let index = scope.stores.len();
+    scope.stores.push(Store {
+        label: gemini_md::memory::LABEL.to_string(),
+        format: Some(Format::GeminiMd),
+        project: None,
+        root: folder.clone(),
+        allowed_root: folder,
+        agent_store: true,
+    });
+    let is_file = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
+    if is_file && !scope.by_path.contains_key(&file) {
+        let display = file
+            .strip_prefix(home)
+            .map(|rel| format!("~/{}", rel.display()))
+            .unwrap_or_else(|_| file.display().to_string());
+        scope.push_file(JournalFile {
+            key: key_of(&file),
+            path: file,
+            store: index,
+            role: Role::Other,
+            display,
+        });
     }
 }
 

@@ -60,7 +60,9 @@ impl Setup {
     }
 
     fn recorder(&self) -> Recorder {
-        let lock = lock::try_take(&self.data).unwrap().unwrap();
+        let lock = lock::try_take(&self.data, lock::Holder::Watch)
+            .unwrap()
+            .unwrap();
         Recorder::new(self.history(), &self.data, lock)
     }
 
@@ -231,6 +233,46 @@ fn agent_stores_in_the_home_folder_are_journaled_under_their_name() {
             .iter()
             .all(|f| scope.store_of(f).project.is_none())
     );
+}
+
+#[test]
+fn gemini_cli_memory_file_is_journaled_once_for_the_home_folder_and_its_other_files_are_not() {
+    let setup = Setup::new();
+    let gemini = setup.home.join(".gemini");
+    fs::create_dir_all(&gemini).unwrap();
+    // Before Gemini CLI's memory tool made the file: its folder is watched for it.
+    let scope = setup.scope();
+    assert!(scope.folders.contains(&gemini), "{:?}", scope.folders);
+    let file = gemini.join("GEMINI.md");
+    assert!(scope.file(&file).is_none());
+    fs::write(
+        &file,
+        "## Gemini Added Memories\n- Prefers const over let.\n",
+    )
+    .unwrap();
+    fs::write(gemini.join("settings.json"), "{}").unwrap();
+    let options = setup.options();
+    assert!(super::watch::could_be_new(&scope, &options, &file));
+    assert!(!super::watch::could_be_new(
+        &scope,
+        &options,
+        &gemini.join("settings.json")
+    ));
+    let scope = setup.scope();
+    let journaled = scope.file(&file).expect("the memory file in the scope");
+    assert_eq!(journaled.display, "~/.gemini/GEMINI.md");
+    let store = scope.store_of(journaled);
+    assert_eq!(store.label, "Gemini CLI memory");
+    assert!(store.project.is_none() && store.agent_store);
+    assert!(scope.file(&gemini.join("settings.json")).is_none());
+    let mut recorder = setup.recorder();
+    recorder.catch_up(&scope);
+    let history = setup.history();
+    assert_eq!(writers(&history, &file)[0].0, on_disk("Gemini CLI memory"));
+    // Left out by its id.
+    let mut options = setup.options();
+    options.config.leave_out = vec!["gemini-memory".into()];
+    assert!(scope::build(&options).file(&file).is_none());
 }
 
 #[test]

@@ -408,13 +408,20 @@ pub fn follow(
 /// sub-folder of one), or a file the bank listing of its project names now. Anything
 /// else in a watched folder (a project's README or build file, an editor's temp file) is
 /// not memory: it costs one project's probe, not a scan of the root.
-fn could_be_new(scope: &Scope, options: &ScopeOptions, path: &Path) -> bool {
+pub(super) fn could_be_new(scope: &Scope, options: &ScopeOptions, path: &Path) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         // Gone again: nothing to add (a file with a history is recorded gone).
         return false;
     };
     if meta.is_dir() {
         return true;
+    }
+    let watched_for_one = scope
+        .one_file_folders
+        .iter()
+        .find(|(folder, _)| path.parent() == Some(folder.as_path()));
+    if let Some((_, file)) = watched_for_one {
+        return path == file;
     }
     let key = crate::history::key_of(path);
     let project = scope

@@ -262,8 +262,9 @@ impl App {
             None => {
                 // Recording is off while another recorder holds the lock: say who records.
                 let text = match self.recording {
-                    crate::message::Recording::ByAnother => {
-                        format!(" mbank watch is recording · {label} ")
+                    crate::message::Recording::ByAnother(holder) => {
+                        let who = holder.map_or("another mbank", |h| h.described());
+                        format!(" {who} is recording · {label} ")
                     }
                     _ => format!(" {label} "),
                 };

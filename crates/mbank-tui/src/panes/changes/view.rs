@@ -212,12 +212,12 @@ impl ChangesPane {
             ),
             Span::styled(
                 {
-                    let writers = change.writers.join(", ");
+                    let writers = credited(&change.writers);
                     // "on disk (Claude Code auto memory)" names the store already.
                     if writers.contains(&change.store) {
-                        format!("{since} · by {writers}")
+                        format!("{since} · {writers}")
                     } else {
-                        format!("{since} · by {writers} · {}", change.store)
+                        format!("{since} · {writers} · {}", change.store)
                     }
                 },
                 theme.muted(),
@@ -313,4 +313,20 @@ impl ChangesPane {
             .collect();
         frame.render_widget(Paragraph::new(shown), area);
     }
+}
+
+/// Who wrote the versions, as a clause: "by mbank mcp (claude-code)", or "written on disk
+/// (Cline memory bank)" for a write no mbank tool made.
+fn credited(writers: &[String]) -> String {
+    writers
+        .iter()
+        .map(|writer| {
+            if writer.starts_with("on disk") {
+                format!("written {writer}")
+            } else {
+                format!("by {writer}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
