@@ -306,3 +306,39 @@ fn a_watch_killed_and_started_again_catches_up_on_what_it_missed() {
     let versions = old.json()["versions"].as_array().unwrap().len();
     assert_eq!(versions, 3);
 }
+
+#[test]
+fn a_restore_passes_the_guard_a_version_holding_a_secret_is_refused_naming_the_file() {
+    let sandbox = Sandbox::new();
+    let f = fixture(&sandbox);
+    let tech = f.project.join("memory-bank/techContext.md");
+    let watch = Watch::start(&sandbox, &f.root);
+    // An agent put a credential in, then took it out again: version 2 holds it.
+    std::fs::write(
+        &tech,
+        "# Tech\nRust\nStaging DB: postgres://app:tr0ub4dor-staging@db.internal/app\n",
+    )
+    .unwrap();
+    watch.wait_for("techContext.md: version 2");
+    std::fs::write(&tech, "# Tech\nRust\nStaging DB: ask the team\n").unwrap();
+    watch.wait_for("techContext.md: version 3");
+    let (code, _) = watch.terminate();
+    assert_eq!(code, 0);
+
+    let refused = sandbox.run(&["restore", s(&tech), "2", "--root", s(&f.root)]);
+    refused.expect_code(2);
+    assert!(
+        refused.stderr.contains("techContext.md") && refused.stderr.contains("password"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&tech).unwrap(),
+        "# Tech\nRust\nStaging DB: ask the team\n"
+    );
+    // The version before it passes.
+    sandbox
+        .run(&["restore", s(&tech), "1", "--root", s(&f.root)])
+        .expect_code(0);
+    assert_eq!(std::fs::read_to_string(&tech).unwrap(), "# Tech\nRust\n");
+}

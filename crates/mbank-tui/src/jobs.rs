@@ -331,10 +331,11 @@ pub(crate) fn restore_version(
     path: PathBuf,
     version: u64,
     history: Option<History>,
+    ctx: mbank_core::write::WriteContext,
     outbox: Outbox,
 ) {
     thread::spawn(move || {
-        let result = restore_in_project(history.as_ref(), &project, &path, version);
+        let result = restore_in_project(&ctx, history.as_ref(), &project, &path, version);
         let _ = outbox.send(Message::History(HistoryEvent::Restored {
             path,
             version,
@@ -344,6 +345,7 @@ pub(crate) fn restore_version(
 }
 
 fn restore_in_project(
+    ctx: &mbank_core::write::WriteContext,
     history: Option<&History>,
     project: &Project,
     path: &Path,
@@ -367,7 +369,7 @@ fn restore_in_project(
         .ok()
         .and_then(Path::to_str)
         .ok_or_else(|| format!("{} is not a UTF-8 name inside its bank", path.display()))?;
-    mbank_core::write::restore(history, bank, relative, version)
+    mbank_core::write::restore(ctx, history, bank, relative, version)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

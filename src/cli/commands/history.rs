@@ -117,8 +117,14 @@ pub fn restore(context: &Context, file: &Path, version: u64) -> Result<u8> {
         .ok()
         .and_then(Path::to_str)
         .ok_or_else(|| eyre!("{} is not a UTF-8 name inside its bank", path.display()))?;
-    let outcome =
-        crate::core::write::restore(&history, bank, relative, version).map_err(|e| eyre!("{e}"))?;
+    let outcome = crate::core::write::restore(
+        &context.write_context("restore"),
+        &history,
+        bank,
+        relative,
+        version,
+    )
+    .map_err(|e| eyre!("{e}"))?;
     println(line![
         context.style.green("restored"),
         format!(" version {version} of "),

@@ -12,7 +12,7 @@
 //! A write is judged by one call, [`check`], whose rules are chosen by what the write
 //! does ([`GuardKind`]). The verdict is a function of the texts alone: the only thing a
 //! [`Guard`] remembers (texts it found clean) makes an append cheaper, never different.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -351,6 +351,77 @@ pub enum GuardKind<'a> {
 pub struct GuardRequest<'a> {
     pub file: &'a str,
     pub kind: GuardKind<'a>,
+}
+
+/// Judges a person taking text back into `path` (a revert to a recorded version, a
+/// restore), which holds `current` now (`None`: gone) and is to hold `wanted` (`None`:
+/// removed). The rules are a write's, with no expected version (the caller compared the
+/// text), except that a secret standing exposed in the file already does not stop it.
+pub fn check_taking_back(
+    guard: &Guard,
+    file: &str,
+    path: &Path,
+    role: Role,
+    current: Option<&str>,
+    wanted: Option<&str>,
+) -> Result<(), Refusal> {
+    let kind = match (wanted, current) {
+        (Some(new), old) => GuardKind::Replace {
+            path,
+            role,
+            old,
+            new,
+            version: ExpectedVersion::Unchecked,
+        },
+        (None, Some(old)) => GuardKind::Remove {
+            path,
+            role,
+            old,
+            version: ExpectedVersion::Unchecked,
+        },
+        (None, None) => return Ok(()),
+    };
+    match check(guard, &GuardRequest { file, kind }) {
+        Err(refusal) if !exposed_already(guard, file, &refusal, wanted, current) => Err(refusal),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `refusal` is only about secrets that stand exposed in `current` already, line
+/// for line: the write brings none back, and refusing it (a hunk elsewhere in the file
+/// taken back) would only keep the agent's change, secret included, on disk. The secret
+/// rule is judged last, so the other rules passed.
+fn exposed_already(
+    guard: &Guard,
+    name: &str,
+    refusal: &Refusal,
+    wanted: Option<&str>,
+    current: Option<&str>,
+) -> bool {
+    let (Refusal::Secret { hits, .. }, Some(new), Some(current)) = (refusal, wanted, current)
+    else {
+        return false;
+    };
+    let now = check(
+        guard,
+        &GuardRequest {
+            file: name,
+            kind: GuardKind::Whole { text: current },
+        },
+    );
+    let Err(Refusal::Secret { hits: now_hits, .. }) = now else {
+        return false;
+    };
+    let lines_of = |text: &str, hits: &[SecretHit]| -> Option<HashSet<String>> {
+        let lines: Vec<&str> = text.lines().collect();
+        hits.iter()
+            .map(|hit| lines.get(hit.line.checked_sub(1)?).map(|l| l.to_string()))
+            .collect()
+    };
+    match (lines_of(new, hits), lines_of(current, &now_hits)) {
+        (Some(brought), Some(standing)) => brought.is_subset(&standing),
+        _ => false,
+    }
 }
 
 /// Judges a write by the rules its kind calls for; the first rule it breaks is the

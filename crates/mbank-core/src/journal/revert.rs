@@ -8,13 +8,12 @@
 //! with no link followed, under the file's lock, and refused when the file no longer
 //! holds the text the change was shown against; the text it replaces is recorded first,
 //! and the journal names the writer of the new one.
-use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
 use super::changes::FileChange;
 use super::scope::{Scope, Store};
 use crate::error::{CoreError, Result};
-use crate::guard::{self, ExpectedVersion, Guard, GuardKind, GuardRequest, Refusal};
+use crate::guard;
 use crate::io::confine::ProjectFolder;
 use crate::model::Role;
 use crate::review::{HunkId, Selection, revert_in_new};
@@ -123,38 +122,16 @@ pub(crate) fn write_in_store(
     wanted: Option<&str>,
 ) -> Result<Option<Applied>> {
     let key = file.key;
-    let kind = match (wanted, current) {
-        (Some(new), old) => GuardKind::Replace {
-            path: key,
-            role: file.role,
-            old,
-            new,
-            version: ExpectedVersion::Unchecked,
-        },
-        (None, Some(old)) => GuardKind::Remove {
-            path: key,
-            role: file.role,
-            old,
-            version: ExpectedVersion::Unchecked,
-        },
-        (None, None) => return Ok(None),
-    };
-    let judged = guard::check(
-        &ctx.guard,
-        &GuardRequest {
-            file: file.name,
-            kind,
-        },
-    );
-    if let Err(refusal) = judged
-        && !exposed_already(&ctx.guard, file.name, &refusal, wanted, current)
-    {
-        return Err(CoreError::Refused {
+    if wanted.is_none() && current.is_none() {
+        return Ok(None);
+    }
+    guard::check_taking_back(&ctx.guard, file.name, key, file.role, current, wanted).map_err(
+        |refusal| CoreError::Refused {
             path: key.to_path_buf(),
             rule: refusal.rule(),
             message: refusal.message(),
-        });
-    }
+        },
+    )?;
     let real_root =
         std::fs::canonicalize(&store.root).map_err(|e| CoreError::io(&store.root, e))?;
     let rel = relative_below(key, &real_root).ok_or_else(|| {
@@ -187,43 +164,6 @@ pub(crate) fn write_in_store(
         },
     )
     .map(Some)
-}
-
-/// Whether `refusal` is only about secrets that stand exposed in `current` already, line
-/// for line: the write brings none back, and refusing it (a hunk elsewhere in the file
-/// taken back) would only keep the agent's change, secret included, on disk. The secret
-/// rule is judged last, so the other rules passed.
-fn exposed_already(
-    guard: &Guard,
-    name: &str,
-    refusal: &Refusal,
-    wanted: Option<&str>,
-    current: Option<&str>,
-) -> bool {
-    let (Refusal::Secret { hits, .. }, Some(new), Some(current)) = (refusal, wanted, current)
-    else {
-        return false;
-    };
-    let now = guard::check(
-        guard,
-        &GuardRequest {
-            file: name,
-            kind: GuardKind::Whole { text: current },
-        },
-    );
-    let Err(Refusal::Secret { hits: now_hits, .. }) = now else {
-        return false;
-    };
-    let lines_of = |text: &str, hits: &[guard::SecretHit]| -> Option<HashSet<String>> {
-        let lines: Vec<&str> = text.lines().collect();
-        hits.iter()
-            .map(|hit| lines.get(hit.line.checked_sub(1)?).map(|l| l.to_string()))
-            .collect()
-    };
-    match (lines_of(new, hits), lines_of(current, &now_hits)) {
-        (Some(brought), Some(standing)) => brought.is_subset(&standing),
-        _ => false,
-    }
 }
 
 /// `key` below `root`, as plain names (no `..`, not empty).

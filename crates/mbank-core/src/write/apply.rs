@@ -128,10 +128,14 @@ fn remove(target: Target<'_>, expected: Expected) -> Result<()> {
     }
 }
 
-/// Brings version `number` of the file `relative_name` of `bank` back from `history`:
-/// confined like any write ([`resolve_target`]), under the folder lock, guarded against
-/// a change made meanwhile, and the text it replaces recorded first (writer `restore`).
+/// Brings version `number` of the file `relative_name` of `bank` back from `history`, at
+/// a person's word: confined like any write ([`resolve_target`]), under the folder lock,
+/// judged by the guard rules of `ctx` as text taken back
+/// ([`crate::guard::check_taking_back`]: a secret, an elided text or a decision log's
+/// lost entries brought back are refused, naming the file), guarded against a change
+/// made meanwhile, and the text it replaces recorded first (writer: `ctx`'s).
 pub fn restore(
+    ctx: &WriteContext,
     history: &History,
     bank: &Bank,
     relative_name: &str,
@@ -145,11 +149,31 @@ pub fn restore(
         Err(e) if crate::io::text::is_not_found(&e) => None,
         Err(e) => return Err(e),
     };
+    let role = bank
+        .files
+        .iter()
+        .find(|file| file.path == target)
+        .map(|file| file.role)
+        .or_else(|| crate::formats::names::role_for_name(relative_name))
+        .unwrap_or(crate::model::Role::Other);
+    crate::guard::check_taking_back(
+        &ctx.guard,
+        relative_name,
+        &target,
+        role,
+        current.as_deref(),
+        Some(&old),
+    )
+    .map_err(|refusal| CoreError::Refused {
+        path: target.clone(),
+        rule: refusal.rule(),
+        message: refusal.message(),
+    })?;
     let expected = match &current {
         Some(_) => Expected::current(&target)?,
         None => Expected::Missing,
     };
-    let ctx = WriteContext::new("restore", history.clock()).with_history(Some(history.clone()));
+    let ctx = ctx.clone().with_history(Some(history.clone()));
     let applied = apply(
         &ctx,
         WriteRequest {

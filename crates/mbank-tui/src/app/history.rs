@@ -168,7 +168,9 @@ impl App {
         };
         self.history_jobs.running += 1;
         let history = self.file_history.clone();
-        jobs::restore_version(project, path, version, history, self.outbox.clone());
+        let ctx = mbank_core::write::WriteContext::new("restore", self.clock)
+            .with_policy(self.config.serve.guard);
+        jobs::restore_version(project, path, version, history, ctx, self.outbox.clone());
     }
 
     pub(super) fn on_history_event(&mut self, event: HistoryEvent) {
