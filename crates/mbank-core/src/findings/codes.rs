@@ -229,7 +229,7 @@ finding_codes! {
         "Codex loads its instruction files up to 32 KiB combined and drops the rest: shorten the files or move detail into files read on demand.";
     EntriesPastLoadCut = "entries-past-load-cut", Warning..=Warning, AgentDocumentation,
         "New entries were written below the line where the agent stops reading",
-        "The agent loads only the start of this file (Claude Code: the first 200 lines or 25 KB of auto memory's MEMORY.md; Codex: 32 KiB of AGENTS.md files; Windsurf: 12,000 characters of a rule), and the newest entries sit past that cut, so they are the ones it never reads. Move them up, or move older detail into files read on demand. `mbank context` names the lines past the cut.";
+        "The agent loads only the start of this file, up to the limit its documentation gives (the finding names the agent and the limit), and the newest entries sit past that cut, so they are the ones it never reads. Move them up, or move older detail into files read on demand. `mbank context` names the lines past the cut.";
 
     // @imports.
     ImportMissing = "import-missing", Warning..=Warning, AgentDocumentation,
