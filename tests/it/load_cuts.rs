@@ -309,6 +309,83 @@ fn changes_marks_a_change_that_falls_past_the_cut() {
 }
 
 /// A Windsurf rule of 310 lines of 40 characters: Windsurf reads the first 300.
+#[test]
+fn changes_marks_what_codex_leaves_out_of_the_middle_of_its_memory_summary() {
+    let sandbox = Sandbox::new();
+    let fx = fixture(&sandbox);
+    let summary = sandbox.home().join(".codex/memories/memory_summary.md");
+    // 50-byte lines: 200 of them are 10,000 bytes, what Codex puts into a session whole.
+    let line = |n: usize| format!("- note {n:04}: {}\n", "x".repeat(36));
+    let lines = |range: std::ops::RangeInclusive<usize>| range.map(line).collect::<String>();
+    write(&summary, &format!("v1\n{}", lines(1..=280)));
+    run(
+        &sandbox,
+        &["changes", "--root", s(&fx.root), "--mark-reviewed"],
+    )
+    .expect_code(0);
+    // Entries inserted in the middle of a 14,000-byte summary: Codex reads its first and
+    // last 5,000 bytes only.
+    write(
+        &summary,
+        &format!(
+            "v1\n{}{}{}",
+            lines(1..=140),
+            lines(5_001..=5_010),
+            lines(141..=280)
+        ),
+    );
+    let json = run(&sandbox, &["changes", "--root", s(&fx.root), "--json"]).json();
+    let change = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["path"].as_str().unwrap().ends_with("memory_summary.md"))
+        .unwrap_or_else(|| panic!("no change of the summary: {json:#}"));
+    let past = &change["past_cut"];
+    assert_eq!(past["agent"], "Codex", "{json:#}");
+    assert_eq!(past["added_lines"], 10);
+    // Line 1 is "v1\n" (3 bytes): the head ends inside line 101, the tail starts inside
+    // line 191 of 291.
+    assert_eq!(
+        (past["first_line_past"].as_u64(), past["last_line"].as_u64()),
+        (Some(101), Some(191))
+    );
+    assert!(
+        past["message"]
+            .as_str()
+            .unwrap()
+            .contains("left out by Codex, which puts only the first and last 1,250 tokens"),
+        "{json:#}"
+    );
+    // The appended end is read: entries added there are not past the cut.
+    run(
+        &sandbox,
+        &["changes", "--root", s(&fx.root), "--mark-reviewed"],
+    )
+    .expect_code(0);
+    write(
+        &summary,
+        &format!(
+            "v1\n{}{}{}{}",
+            lines(1..=140),
+            lines(5_001..=5_010),
+            lines(141..=280),
+            lines(9_001..=9_003)
+        ),
+    );
+    let json = run(&sandbox, &["changes", "--root", s(&fx.root), "--json"]).json();
+    let change = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["path"].as_str().unwrap().ends_with("memory_summary.md"))
+        .unwrap_or_else(|| panic!("no change of the summary: {json:#}"));
+    assert!(
+        change.get("past_cut").is_none_or(Value::is_null),
+        "{json:#}"
+    );
+}
+
 fn long_windsurf_rule(project: &Path) {
     let text: String = (1..=310)
         .map(|n| format!("{:<39}\n", format!("- rule {n}: keep handlers small")))

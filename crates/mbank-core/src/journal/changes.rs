@@ -16,6 +16,7 @@ use serde::Serialize;
 use super::reviewed::{Mark, Reviewed};
 use super::scope::Scope;
 use crate::error::Result;
+use crate::formats::codex_memories;
 use crate::history::{self, History, Version};
 use crate::io::confine::ProjectFolder;
 use crate::model::{Format, Role};
@@ -99,7 +100,8 @@ pub struct PastCut {
     pub message: String,
 }
 
-/// The lines `current` added since `baseline` past the cut its format's agent makes in it.
+/// The lines `current` added since `baseline` past the cut its format's agent makes in it
+/// (Codex memories, which have no format: the middle Codex leaves out of its summary).
 fn past_cut_of(
     format: Option<Format>,
     rel: Option<&Path>,
@@ -107,7 +109,12 @@ fn past_cut_of(
     baseline: &str,
     current: &str,
 ) -> Option<PastCut> {
-    let cut = crate::analysis::load_cut::format_cut(format?, rel?, current)?;
+    let Some(format) = format else {
+        return (rel? == Path::new(codex_memories::SUMMARY))
+            .then(|| codex_summary_past_cut(display, baseline, current))
+            .flatten();
+    };
+    let cut = crate::analysis::load_cut::format_cut(format, rel?, current)?;
     let added = crate::analysis::load_cut::past::added_past(baseline, current, &cut.cut);
     (!added.is_empty()).then(|| PastCut {
         agent: cut.agent.to_string(),
@@ -116,6 +123,44 @@ fn past_cut_of(
         last_line: cut.cut.last_line,
         added_lines: added.len(),
         message: cut.sentence(display),
+    })
+}
+
+/// The lines `current` added since `baseline` in the middle Codex leaves out of its memory
+/// summary ([`codex_memories::summary_unread`]).
+fn codex_summary_past_cut(display: &str, baseline: &str, current: &str) -> Option<PastCut> {
+    let unread = codex_memories::summary_unread(current)?;
+    let line_of = |at: usize| current[..at].matches('\n').count() + 1;
+    let first_line = line_of(unread.start);
+    let last_line = line_of(unread.end.saturating_sub(1).max(unread.start));
+    let inside = unread.start > 0 && !current[..unread.start].ends_with('\n');
+    let added = crate::review::diff::diff_texts(baseline, current)
+        .hunks
+        .iter()
+        .flat_map(|hunk| &hunk.lines)
+        .filter(|line| {
+            line.kind == crate::review::diff::LineKind::Added && !line.text.trim().is_empty()
+        })
+        .filter_map(|line| line.new_line)
+        .filter(|line| (first_line..=last_line).contains(line))
+        .count();
+    let lines =
+        crate::analysis::load_cut::lines_in_words(first_line..=last_line, unread.len(), inside);
+    let verb = if first_line == last_line { "is" } else { "are" };
+    (added > 0).then(|| PastCut {
+        agent: "Codex".to_string(),
+        limit: format!(
+            "{}-token limit on its memory summary (it reads the start and the end)",
+            codex_memories::SUMMARY_LIMIT_IN_WORDS.0
+        ),
+        first_line_past: first_line,
+        last_line,
+        added_lines: added,
+        message: format!(
+            "{display}: {lines} {verb} left out by Codex, which puts only the first and last \
+             {} tokens of its memory summary into a session",
+            codex_memories::SUMMARY_LIMIT_IN_WORDS.1
+        ),
     })
 }
 
