@@ -111,3 +111,55 @@ fn a_hunk_reverts_at_once_a_deleted_file_comes_back_at_once_and_a_whole_file_ask
         })]
     ));
 }
+
+fn screen(pane: &mut ChangesPane, width: u16, height: u16) -> String {
+    let theme = crate::theme::Theme::default();
+    let keymap = crate::keymap::Keymap::load(None, None).unwrap();
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+    let cx = ViewContext {
+        theme: &theme,
+        keymap: &keymap,
+        focused: true,
+        clock: mbank_core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+    };
+    terminal
+        .draw(|frame| pane.view(frame, frame.area(), &cx))
+        .unwrap();
+    crate::driver::buffer_text(terminal.backend().buffer())
+}
+
+#[test]
+fn a_change_past_the_agents_cut_is_named_above_its_hunks() {
+    let mut pane = ChangesPane::default();
+    let mut past = change("/p/MEMORY.md", Some(OLD), Some("a\nnew\n"), Kind::Modified);
+    past.past_cut = Some(mbank_core::journal::changes::PastCut {
+        agent: "Claude Code".into(),
+        limit: "200-line limit".into(),
+        first_line_past: 201,
+        last_line: 205,
+        added_lines: 3,
+        message: "MEMORY.md: lines 201–205 (110 bytes) are past Claude Code's 200-line limit"
+            .into(),
+    });
+    pane.set_survey(1, Ok(survey(vec![past])));
+    let shown = screen(&mut pane, 160, 20);
+    assert!(
+        shown.contains(
+            "✂ MEMORY.md: lines 201–205 (110 bytes) are past Claude Code's 200-line limit; 3 of \
+             this change's added lines are there, unread by Claude Code"
+        ),
+        "{shown}"
+    );
+    // Without a cut, no such line.
+    pane.set_survey(
+        2,
+        Ok(survey(vec![change(
+            "/p/a.md",
+            Some(OLD),
+            Some("a\n"),
+            Kind::Modified,
+        )])),
+    );
+    assert!(!screen(&mut pane, 160, 20).contains('✂'));
+}

@@ -264,6 +264,17 @@ impl ChangesPane {
                 theme.fg(color),
             )));
         }
+        if let Some(past) = &change.past_cut {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    " ✂ {}; {} of this change's added lines are there, unread by {}",
+                    widgets::shown(&past.message),
+                    past.added_lines,
+                    past.agent
+                ),
+                theme.fg(theme.over),
+            )));
+        }
         let count = change.diff.hunks.len();
         let mut selected_at = None;
         for (index, hunk) in change.diff.hunks.iter().enumerate() {
