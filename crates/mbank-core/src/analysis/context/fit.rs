@@ -221,7 +221,7 @@ fn fit_counted(
         .map(|(piece, fate)| match fate {
             Fate::Whole { tokens } => *tokens,
             Fate::Private => 0,
-            Fate::Cut { .. } | Fate::Past => count(&piece.block(&piece.text)),
+            Fate::Cut { .. } | Fate::NoLineFits | Fate::Past => count(&piece.block(&piece.text)),
         })
         .collect();
     let files = pieces
@@ -369,7 +369,7 @@ impl<'s> Prepared<'s> {
                 self.file_line(count_lines(&self.text[..kept])),
                 tokens,
             ),
-            Fate::Past | Fate::Private => return None,
+            Fate::NoLineFits | Fate::Past | Fate::Private => return None,
         };
         Some(FittedFile {
             file: self.piece.file.clone(),
@@ -391,7 +391,10 @@ enum Fate {
     Whole { tokens: usize },
     /// Its first `kept` bytes (whole lines) returned, the block taking `tokens`.
     Cut { kept: usize, tokens: usize },
-    /// Left out for the budget.
+    /// Left out for the budget: the first file that does not fit whole, not even its
+    /// first line fitting.
+    NoLineFits,
+    /// Left out for the budget: the budget ran out before it.
     Past,
     /// Never returned.
     Private,
@@ -420,14 +423,14 @@ fn plan(pieces: &[Prepared], budget: usize, count: &dyn Fn(&str) -> usize) -> Ve
         // An empty text has no line to cut at: its block fits or it is left out.
         if piece.text.is_empty() && count(&piece.block("")) > before {
             crossed = true;
-            fates.push(Fate::Past);
+            fates.push(Fate::NoLineFits);
             continue;
         }
         let fate = match fit.take(&piece.text) {
             None => Fate::Whole {
                 tokens: before - fit.left(),
             },
-            Some(cut) if cut.kept_bytes == 0 => Fate::Past,
+            Some(cut) if cut.kept_bytes == 0 => Fate::NoLineFits,
             Some(cut) => Fate::Cut {
                 kept: cut.kept_bytes,
                 tokens: before - fit.left(),
@@ -446,7 +449,7 @@ fn assemble(pieces: &[Prepared], fates: &[Fate]) -> String {
         match *fate {
             Fate::Whole { .. } => text.push_str(&piece.block(&piece.text)),
             Fate::Cut { kept, .. } => text.push_str(&piece.block(&piece.text[..kept])),
-            Fate::Past | Fate::Private => {}
+            Fate::NoLineFits | Fate::Past | Fate::Private => {}
         }
     }
     text
@@ -566,7 +569,12 @@ fn piece_left_out(
             ));
             return;
         }
-        Fate::Past => {
+        Fate::NoLineFits | Fate::Past => {
+            let why = if *fate == Fate::Past {
+                "it runs out before this file"
+            } else {
+                "not even the file's first line fits in what is left"
+            };
             out.push(LeftOut {
                 tokens: Some(whole_tokens),
                 ..entry(
@@ -574,7 +582,7 @@ fn piece_left_out(
                     None,
                     LeftOutReason::Budget,
                     format!(
-                        "{display}: past {budget_words} (its {} tokens do not fit)",
+                        "{display}: past {budget_words}: {why} ({} tokens whole)",
                         thousands(whole_tokens as u64)
                     ),
                 )
