@@ -287,8 +287,7 @@ fn the_command_prints_the_fitted_text_and_what_it_left_out() {
         run.stderr
     );
     assert!(
-        run.stderr
-            .contains("left out (past the budget): memory-bank/"),
+        run.stderr.contains("left out: memory-bank/"),
         "{}",
         run.stderr
     );
@@ -301,7 +300,7 @@ fn the_command_prints_the_fitted_text_and_what_it_left_out() {
     );
     assert!(
         run.stderr
-            .contains("left out (private): CLAUDE.md: lines 2–4 are a <private> block"),
+            .contains("left out: CLAUDE.md: lines 2–4 are a <private> block"),
         "{}",
         run.stderr
     );

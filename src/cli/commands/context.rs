@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::cli::style::{eprintln, line, print_text, println, thousands};
 use crate::cli::{Context, EXIT_ERROR, json};
 use crate::core::analysis::context::{
-    self, AgentSession, BankContext, FitError, FitRequest, FittedContext, LeftOutReason,
+    self, AgentSession, BankContext, FitError, FitRequest, FittedContext,
 };
 use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::modes;
@@ -496,14 +496,10 @@ impl Fit<'_> {
                 thousands(fitted.whole_tokens as u64)
             )));
         }
+        // Each message says why: past the budget, past the agent's own limit, not loaded
+        // at session start, or private.
         for left in &fitted.left_out {
-            let reason = match left.reason {
-                LeftOutReason::Budget => "past the budget",
-                LeftOutReason::LoadLimit => "past the agent's load limit",
-                LeftOutReason::NotAtStart => "not loaded at start",
-                LeftOutReason::Private => "private",
-            };
-            eprintln(style.dim(format!("   left out ({reason}): {}", left.message)));
+            eprintln(style.dim(format!("   left out: {}", left.message)));
         }
         Ok(0)
     }

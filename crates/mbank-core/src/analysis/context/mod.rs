@@ -34,7 +34,8 @@
 //!
 //! Token counting is the caller's closure, so this module does not depend on a tokenizer.
 //! This file holds one bank's session start; sessions that span banks (a project's, an
-//! agent's) are in `sessions`.
+//! agent's) are in `sessions`; one agent's session start cut to fit a token budget, with
+//! what was left out and why, is `fit` ([`fit_context`]).
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
