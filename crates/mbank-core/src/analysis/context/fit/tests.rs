@@ -174,6 +174,14 @@ fn the_file_that_crosses_the_budget_is_cut_at_a_line_and_later_ones_left_out() {
         ]
     );
     assert_eq!(fitted.left_out[1].tokens, Some(third.tokens));
+    assert!(
+        fitted.left_out[1].message.ends_with(&format!(
+            "it runs out before this file ({} tokens whole)",
+            third.tokens
+        )),
+        "{}",
+        fitted.left_out[1].message
+    );
     assert_eq!(
         fitted.left_out[0].message,
         format!(
@@ -217,6 +225,13 @@ fn a_budget_below_the_first_line_leaves_the_first_file_out_whole() {
     assert_eq!(
         reasons(&fitted),
         vec![("CLAUDE.md", None, None, LeftOutReason::Budget)]
+    );
+    assert!(
+        fitted.left_out[0]
+            .message
+            .contains("not even the file's first line fits"),
+        "{}",
+        fitted.left_out[0].message
     );
 }
 
@@ -411,5 +426,22 @@ fn paths_are_escaped_in_block_headers() {
     assert_eq!(
         escape_attribute("a\"b<c>&d.md"),
         "a&quot;b&lt;c&gt;&amp;d.md"
+    );
+}
+
+#[test]
+fn a_project_no_agent_loads_from_is_an_error() {
+    let (_dir, project, banks) = project_with(&[("BEANS.md", "# Beans\n")]);
+    assert!(!banks.is_empty());
+    let error = fit_by(&project, &banks, None, 1000, &bytes).unwrap_err();
+    assert_eq!(
+        error,
+        FitError::NoAgent {
+            project: "p".into()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "no agent loads anything from p at session start"
     );
 }
