@@ -185,6 +185,12 @@ pub enum Command {
         /// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md): the project's files only
         #[arg(long)]
         no_user: bool,
+        /// Print one agent's session start cut to fit N tokens (the configured encoding):
+        /// its files in load order, whole while they fit, the next cut at a line; what is
+        /// left out, and why, on stderr (in `left_out` with --json). The agent is --agent,
+        /// else the first one `mbank context` shows; PATH must be one project
+        #[arg(long, value_name = "N", conflicts_with = "summary")]
+        max_tokens: Option<usize>,
     },
     /// Agent writes staged for review (`mbank mcp --stage`): id, project, file, tool, state, hunks
     Proposals {

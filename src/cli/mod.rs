@@ -327,6 +327,7 @@ fn execute(cli: Cli) -> Result<u8> {
             mode,
             agent,
             no_user,
+            max_tokens,
         }) => commands::context::run(
             &context,
             &commands::context::Request {
@@ -337,6 +338,7 @@ fn execute(cli: Cli) -> Result<u8> {
                 mode: mode.as_deref(),
                 agent: agent.as_deref(),
                 include_user_files: !no_user,
+                max_tokens,
             },
         ),
         Some(Command::Proposals { json, all }) => commands::proposals::list(&context, json, all),

@@ -18,6 +18,7 @@ mod cli_review;
 mod cli_timeline;
 mod cli_tokens;
 mod cli_unreadable;
+mod context_fit;
 mod context_labels;
 mod core_imports;
 mod corpus;

@@ -2,6 +2,7 @@
 //! in read order, imports expanded, cut-offs applied, private blocks removed. Each agent's
 //! session is shown apart with its own total (`--agent NAME`: one agent's only); no
 //! total adds up several agents' loads, since no agent loads them together.
+//! `--max-tokens N`: one agent's session start cut to fit N tokens (`fit_context`).
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::{Result, eyre};
@@ -9,10 +10,13 @@ use serde::Serialize;
 
 use crate::cli::style::{eprintln, line, print_text, println, thousands};
 use crate::cli::{Context, EXIT_ERROR, json};
-use crate::core::analysis::context::{self, AgentSession, BankContext};
+use crate::core::analysis::context::{
+    self, AgentSession, BankContext, FitError, FitRequest, FittedContext,
+};
 use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::modes;
 use crate::core::io::text::counted_as;
+use crate::core::model::Project;
 use crate::core::model::{Bank, Format};
 use crate::core::scan::bank;
 use crate::core::tokens::{self, Encoding};
@@ -64,6 +68,8 @@ pub struct Request<'a> {
     pub mode: Option<&'a str>,
     pub agent: Option<&'a str>,
     pub include_user_files: bool,
+    /// `--max-tokens N`: one agent's session start, cut to fit N tokens.
+    pub max_tokens: Option<usize>,
 }
 
 /// Why `--mode NAME` cannot be shown: no project scanned has that mode.
@@ -128,7 +134,14 @@ pub fn run(context: &Context, request: &Request) -> Result<u8> {
         mode,
         agent,
         include_user_files,
+        max_tokens,
     } = *request;
+    // An error answers in the schema of the output asked for.
+    let schema = if max_tokens.is_some() {
+        FIT_SCHEMA
+    } else {
+        "mbank.context/1"
+    };
     let only = match only {
         Some(id) => Some(Format::from_id(id).ok_or_else(|| {
             let known: Vec<&str> = Format::ALL.iter().map(|f| f.id()).collect();
@@ -149,7 +162,7 @@ pub fn run(context: &Context, request: &Request) -> Result<u8> {
                 };
                 if as_json {
                     json::print(&UnknownAgentOutput {
-                        schema: "mbank.context/1",
+                        schema,
                         error: &unknown,
                     })?;
                 }
@@ -172,12 +185,23 @@ pub fn run(context: &Context, request: &Request) -> Result<u8> {
     {
         if as_json {
             json::print(&UnknownModeOutput {
-                schema: "mbank.context/1",
+                schema,
                 error: &unknown,
             })?;
         }
         eprintln(format!("mbank: {}", unknown.message));
         return Ok(EXIT_ERROR);
+    }
+    if let Some(max_tokens) = max_tokens {
+        let fit = Fit {
+            agent,
+            max_tokens,
+            only,
+            mode,
+            as_json,
+            include_user_files,
+        };
+        return fit.run(context, path, found, listed, &options);
     }
     let mut projects = Vec::new();
     for (project, listed) in found.into_iter().zip(listed) {
@@ -350,4 +374,150 @@ fn print_bank(context: &Context, bank: &BankContext, summary: bool) {
         )
     ]);
     println("");
+}
+
+/// `mbank context --max-tokens N`'s output (schema `mbank.context-fit/1`).
+#[derive(Serialize)]
+struct FitOutput<'a> {
+    schema: &'static str,
+    /// Whether the user-level layer (home folder files) was loaded; `--no-user` leaves it out.
+    user_layer: bool,
+    project: ProjectName<'a>,
+    #[serde(flatten)]
+    fitted: &'a FittedContext,
+}
+
+#[derive(Serialize)]
+struct ProjectName<'a> {
+    name: &'a str,
+    path: &'a Path,
+}
+
+/// Why no context could be fitted, with `--json`.
+#[derive(Serialize)]
+struct FitErrorOutput<'a> {
+    schema: &'static str,
+    error: FitErrorJson<'a>,
+}
+
+#[derive(Serialize)]
+struct FitErrorJson<'a> {
+    /// `agent-loads-nothing`, `no-agent` or `several-projects`.
+    code: &'static str,
+    message: &'a str,
+    /// The agent named, when one was.
+    agent: Option<&'static str>,
+    /// The agents that do load something from the project.
+    agents: Vec<&'static str>,
+}
+
+const FIT_SCHEMA: &str = "mbank.context-fit/1";
+
+/// What `--max-tokens` was asked.
+struct Fit<'a> {
+    agent: Option<Agent>,
+    max_tokens: usize,
+    only: Option<Format>,
+    mode: Option<&'a str>,
+    as_json: bool,
+    include_user_files: bool,
+}
+
+impl Fit<'_> {
+    fn run(
+        &self,
+        context: &Context,
+        path: Option<&Path>,
+        found: Vec<Project>,
+        listed: Vec<Vec<Bank>>,
+        options: &context::ContextOptions,
+    ) -> Result<u8> {
+        let (Some(project), Some(listed), 1) = (found.first(), listed.first(), found.len()) else {
+            let names: Vec<&str> = found.iter().map(|p| p.name.as_str()).collect();
+            let message = format!(
+                "--max-tokens fits one project's session start, and {} holds {}: name one \
+                 ({})",
+                path.map_or_else(|| "the root".to_string(), |p| p.display().to_string()),
+                counted_as(found.len(), "project", "projects"),
+                names.join(", ")
+            );
+            return self.fail("several-projects", &message, &[]);
+        };
+        let chosen: Vec<&Bank> = listed
+            .iter()
+            .filter(|b| self.only.is_none_or(|f| f == b.format))
+            .collect();
+        let request = FitRequest {
+            agent: self.agent,
+            max_tokens: self.max_tokens,
+            encoding: context.encoding,
+            options,
+            mode: self.mode,
+        };
+        let fitted = match context::fit_context(project, &chosen, &request) {
+            Ok(fitted) => fitted,
+            Err(error) => {
+                let code = match error {
+                    FitError::AgentLoadsNothing { .. } => "agent-loads-nothing",
+                    FitError::NoAgent { .. } => "no-agent",
+                };
+                return self.fail(code, &error.to_string(), error.agents());
+            }
+        };
+        if self.as_json {
+            json::print(&FitOutput {
+                schema: FIT_SCHEMA,
+                user_layer: self.include_user_files,
+                project: ProjectName {
+                    name: &project.name,
+                    path: &project.path,
+                },
+                fitted: &fitted,
+            })?;
+            return Ok(0);
+        }
+        // The text alone on stdout, to be handed to an agent; the account on stderr.
+        print_text(&fitted.text);
+        let style = &context.style;
+        let cut = fitted.files.iter().filter(|f| !f.whole).count();
+        eprintln(style.bold(format!(
+            "{} session start in {}: {} of {} tokens ({}); {} whole{}",
+            fitted.label,
+            project.name,
+            thousands(fitted.tokens as u64),
+            thousands(fitted.max_tokens as u64),
+            fitted.encoding.id(),
+            counted_as(fitted.files.len() - cut, "file", "files"),
+            if cut > 0 { ", 1 cut" } else { "" },
+        )));
+        if fitted.whole_tokens > fitted.max_tokens {
+            eprintln(style.dim(format!(
+                "the whole session start takes {} tokens",
+                thousands(fitted.whole_tokens as u64)
+            )));
+        }
+        // Each message says why: past the budget, past the agent's own limit, not loaded
+        // at session start, or private.
+        for left in &fitted.left_out {
+            eprintln(style.dim(format!("   left out: {}", left.message)));
+        }
+        Ok(0)
+    }
+
+    /// No context to print: the error on stderr (and as JSON with `--json`).
+    fn fail(&self, code: &'static str, message: &str, agents: &[Agent]) -> Result<u8> {
+        if self.as_json {
+            json::print(&FitErrorOutput {
+                schema: FIT_SCHEMA,
+                error: FitErrorJson {
+                    code,
+                    message,
+                    agent: self.agent.map(Agent::id),
+                    agents: agents.iter().map(|a| a.id()).collect(),
+                },
+            })?;
+        }
+        eprintln(format!("mbank: {message}"));
+        Ok(EXIT_ERROR)
+    }
 }

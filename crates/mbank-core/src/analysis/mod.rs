@@ -1,5 +1,6 @@
 //! Judging what was found: budgets, staleness, validation, decisions, what a session
-//! loads (`context`, `imports`), and the report that gathers them for `list`, `check`
+//! loads and what of it fits a token budget (`context`, `imports`), and the report that
+//! gathers them for `list`, `check`
 //! and the TUI, with the folders a watcher must see to follow it (`memory_folders`) and
 //! `list`'s rows remembered between runs with what they were derived from (`rows`).
 pub mod budgets;

@@ -34,7 +34,8 @@
 //!
 //! Token counting is the caller's closure, so this module does not depend on a tokenizer.
 //! This file holds one bank's session start; sessions that span banks (a project's, an
-//! agent's) are in `sessions`.
+//! agent's) are in `sessions`; one agent's session start cut to fit a token budget, with
+//! what was left out and why, is `fit` ([`fit_context`]).
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -51,9 +52,14 @@ use crate::io::text;
 use crate::markup::markdown;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Project};
 
+mod fit;
 mod past_cut;
 mod sessions;
 
+pub use fit::{
+    AgentChoice, FitError, FitRequest, FittedContext, FittedFile, LeftOut, LeftOutReason,
+    fit_context,
+};
 pub use past_cut::entries_past_cut;
 pub use sessions::{AgentSession, agent_session, agent_sessions, project_context};
 
@@ -90,6 +96,11 @@ pub struct LoadedPiece {
     /// "imported by @x.md in CLAUDE.md, line 3"): a file reached several ways
     /// loads once (see `load_once`).
     pub reached: Vec<String>,
+    /// The `<private>` blocks stripped from the file before it loaded (tag lines
+    /// included), as 1-based inclusive line ranges of the file: how a line of `text`
+    /// maps back to the file's own numbering.
+    #[serde(skip)]
+    pub stripped: Vec<(usize, usize)>,
 }
 
 /// Text an agent drops because of a size rule.
@@ -346,6 +357,7 @@ impl Builder<'_> {
             tokens,
             notes,
             reached: vec![reached],
+            stripped: Vec::new(),
         });
     }
 
@@ -397,6 +409,7 @@ impl Builder<'_> {
             }
         };
         let mut notes = Vec::new();
+        let mut stripped = Vec::new();
         if let Some(roo) = &self.roo
             && scope == Scope::Project
         {
@@ -470,6 +483,11 @@ impl Builder<'_> {
                 self.skip(file, "private: true — ConKeeper never injects this file");
                 return;
             }
+            let last_line = count_lines(&text);
+            stripped = markdown::private_blocks(&text)
+                .iter()
+                .map(|block| (block.start, block.end.unwrap_or(last_line)))
+                .collect();
             let (loaded, hidden) = markdown::split_private(&text);
             if !hidden.is_empty() {
                 notes.push(format!(
@@ -530,6 +548,9 @@ impl Builder<'_> {
             .filter(|_| scope != Scope::Ancestor)
             .map(|expander| expander.expand(file, &text));
         self.push_piece(file, scope, Vec::new(), text, notes);
+        if let Some(piece) = self.out.pieces.last_mut() {
+            piece.stripped = stripped;
+        }
         if let Some(expansion) = expansion {
             let bridge_note = self.ancestor_agents_md_note(file, scope, &expansion.files);
             for imported in expansion.files {

@@ -321,7 +321,7 @@ impl<M: Fn(&str) -> usize> Fit<M> {
 }
 
 /// `12000` → `12,000`.
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {
