@@ -35,6 +35,7 @@ mod hostile_parsers;
 mod http_browser_safety;
 mod http_mcp;
 mod http_serve;
+mod http_slow_clients;
 mod infinity_store;
 mod json_schemas;
 mod kilo_memory;
