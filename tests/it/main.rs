@@ -44,6 +44,7 @@ mod list_rows;
 mod man_pages;
 mod mcp_concurrent_writers;
 mod mcp_guard;
+mod mcp_sdk_sessions;
 mod mcp_stdio;
 mod mcp_stdio_framing;
 mod mcp_tools;
