@@ -72,9 +72,9 @@ async fn slow_post(server: SocketAddr, source: IpAddr, give_up: Duration) -> Slo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_body_attacker_takes_only_its_share_and_is_cut_off() {
     tls();
-    // 16 slots (2 per address by default's eighth), bodies cut off after 2 s.
+    // 16 slots, 2 per address, bodies cut off after 2 s.
     let server = Server::start(
-        "[serve]\nmax_connections = 16\nbody_timeout_secs = 2\nidle_timeout_secs = 30\n",
+        "[serve]\nmax_connections = 16\nmax_connections_per_client = 2\nbody_timeout_secs = 2\nidle_timeout_secs = 30\n",
         &[],
     );
     let target = address(&server);

@@ -441,7 +441,7 @@ pub struct ServeConfig {
     /// Connections served at once; more are closed at once.
     pub max_connections: usize,
     /// Connections one client address may hold at once (unset: an eighth of
-    /// `max_connections`), so one client cannot take every slot.
+    /// `max_connections`, at least 8), so one client cannot take every slot.
     pub max_connections_per_client: Option<usize>,
     /// Seconds a request body may take to arrive, extended by one second for every
     /// 64 KiB received (so a slow trickle is cut off and a large fast upload is not).
