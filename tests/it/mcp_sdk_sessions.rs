@@ -234,7 +234,15 @@ fn is_uuid(text: &str) -> bool {
         })
 }
 
-/// A message made comparable: the root written as {root}, UUIDs as {uuid}, file times and
+/// Times as entries and stamps write them: the clock runs on from [`NOW`], so a replay
+/// writes other seconds than the recording did.
+static TIMES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?")
+        .unwrap()
+});
+
+/// A message made comparable: the root written as {root}, UUIDs as {uuid}, times as
+/// {time} and content versions (hashes of texts that hold times) as {hash}, file times and
 /// the server's own version left out, JSON carried as text read as JSON.
 fn normalized(value: &Value, root: &str) -> Value {
     match value {
@@ -245,10 +253,13 @@ fn normalized(value: &Value, root: &str) -> Value {
                 return normalized(&inner, root);
             }
             let text = text.replace(root, "{root}");
+            let is_hash = text.len() == 32 && text.chars().all(|c| c.is_ascii_hexdigit());
             if is_uuid(&text) {
                 json!("{uuid}")
+            } else if is_hash {
+                json!("{hash}")
             } else {
-                Value::String(text)
+                Value::String(TIMES.replace_all(&text, "{time}").into_owned())
             }
         }
         Value::Array(items) => Value::Array(items.iter().map(|v| normalized(v, root)).collect()),
@@ -257,7 +268,8 @@ fn normalized(value: &Value, root: &str) -> Value {
                 .map(|(key, value)| {
                     let value = match key.as_str() {
                         "lastModified" | "modified" => json!("{time}"),
-                        "serverInfo" => {
+                        // `serverInfo`, or `io.modelcontextprotocol/serverInfo` in `_meta`.
+                        info if info.ends_with("serverInfo") && value.is_object() => {
                             let mut info = value.clone();
                             info["version"] = json!("{version}");
                             info
@@ -383,9 +395,10 @@ impl Replayer for HttpReplay {
         ) {
             request = request.header("mcp-protocol-version", version);
         }
+        let body = message.to_string();
         let response = self
             .runtime
-            .block_on(request.body(message.to_string()).send())
+            .block_on(async move { request.body(body).send().await })
             .unwrap();
         if let Some(session) = response.headers().get("mcp-session-id") {
             self.session = Some(session.to_str().unwrap().to_string());
@@ -427,18 +440,24 @@ fn replay(session: &Value) {
     let mut replayer: Box<dyn Replayer> = if transport == "http" {
         let (server, url) = setup.serve();
         _server = server;
+        crate::http_serve::tls();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        // The client's connection pool needs the runtime it runs in.
+        let agent = runtime.block_on(async {
+            reqwest::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap()
+        });
         Box::new(HttpReplay {
             url,
             session: None,
             version: None,
-            agent: reqwest::Client::builder()
-                .timeout(Duration::from_secs(60))
-                .build()
-                .unwrap(),
-            runtime: tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap(),
+            agent,
+            runtime,
         })
     } else {
         let mut child = setup

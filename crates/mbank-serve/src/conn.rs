@@ -95,7 +95,7 @@ const CLIENT_BUSY_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
 content-type: application/json\r\n\
 retry-after: 1\r\n\
 connection: close\r\n\
-content-length: 114\r\n\r\n\
+content-length: 115\r\n\r\n\
 {\"status\":\"error\",\"error\":{\"code\":\"server_busy\",\"message\":\"too many connections from this address; retry shortly\"}}";
 
 /// When a connection last moved a byte, and how many of its requests are being answered.

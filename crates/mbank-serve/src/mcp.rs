@@ -538,7 +538,7 @@ mod tests {
             args(write.clone()),
             || true,
         );
-        let error = cancelled.err().expect("refused");
+        let error = cancelled.expect_err("refused");
         assert_eq!(error.code, REQUEST_CANCELLED);
         assert!(!file.exists());
         let done =

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from contextlib import AsyncExitStack
 
@@ -214,16 +215,25 @@ async def main():
     if args.url:
         inner = streamable_http_client(args.url)
     else:
-        inner = stdio_client(StdioServerParameters(command=args.command[0], args=args.command[1:], cwd=args.cwd))
+        # The server gets this process's environment (the test's hermetic HOME, clock, data
+        # folder), not the SDK's default subset of it.
+        params = StdioServerParameters(
+            command=args.command[0], args=args.command[1:], cwd=args.cwd, env=dict(os.environ)
+        )
+        inner = stdio_client(params)
     log = []
-    with anyio.fail_after(120):
-        async with Client(Recording(inner, log), mode=args.mode, cache=None) as client:
-            version = client.protocol_version
-            stateless = version >= "2026-07-28"
-            problems = await run(client, stateless)
-    text = json.dumps({"mode": args.mode, "protocolVersion": version, "messages": log}, indent=1)
-    with open(args.transcript, "w") as out:
-        out.write(text.replace(args.root, "{root}"))
+    version = None
+    try:
+        with anyio.fail_after(120):
+            async with Client(Recording(inner, log), mode=args.mode, cache=None) as client:
+                version = client.protocol_version
+                stateless = version >= "2026-07-28"
+                problems = await run(client, stateless)
+    finally:
+        # Written whatever happened, to show where a failed session stopped.
+        text = json.dumps({"mode": args.mode, "protocolVersion": version, "messages": log}, indent=1)
+        with open(args.transcript, "w") as out:
+            out.write(text.replace(args.root, "{root}"))
     expected_version = "2026-07-28" if args.mode == "auto" else None
     if expected_version and version != expected_version:
         problems.append(f"negotiated {version}, not {expected_version}")
