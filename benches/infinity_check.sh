@@ -10,6 +10,10 @@
 #
 #   benches/infinity_check.sh [COUNT...]        (default 5000 10000 20000 100000)
 #
+# Then the same check on stores whose memories all share one id (10,000, 20,000 and 40,000
+# memories; MBANK_SHARED_COUNTS sets the counts): each memory is a duplicate-id finding,
+# and the time must still grow with the count, not its square.
+#
 # Uses hyperfine when installed (`apt-get install hyperfine`), else /usr/bin/time over
 # a few runs; python3 writes the stores.
 set -euo pipefail
@@ -31,19 +35,21 @@ export HOME=$work/home
 mkdir -p "$HOME"
 unset MEMORY_BANK_ROOT
 
-# A project whose store holds $2 memories, in $1.
+# A project whose store holds $2 memories, in $1; with $3 = shared, every memory has the
+# same id (a hostile store: each is a duplicate-id finding).
 make_store() {
   mkdir -p "$1/.infinity"
   echo "bench-project" >"$1/.infinity/project_id"
-  python3 - "$1/.infinity/memories.json" "$2" <<'EOF'
+  python3 - "$1/.infinity/memories.json" "$2" "${3:-distinct}" <<'EOF'
 import json, sys
-path, count = sys.argv[1], int(sys.argv[2])
+path, count, ids = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 types = ["design_doc", "project_overview", "implementation_plan", "progress_tracker",
          "test_plan", "instructions", "rules", "analysis"]
 with open(path, "w") as out:
     out.write('{"project_id": "bench-project", "memories": [\n')
     for i in range(count):
-        memory = {"id": f"m-{i:06d}", "title": f"Memory {i}", "type": types[i % 8],
+        memory_id = "m-shared" if ids == "shared" else f"m-{i:06d}"
+        memory = {"id": memory_id, "title": f"Memory {i}", "type": types[i % 8],
                   "content": f"# Memory {i}\nSee m-{(i + 1) % count:06d}.",
                   "created_at": "2026-01-01T00:00:00Z"}
         out.write(json.dumps(memory, separators=(",", ":")))
@@ -66,11 +72,20 @@ median_ms() {
   printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
-for count in "${counts[@]}"; do
-  project=$work/store-$count
-  make_store "$project" "$count"
+# Distinct ids at every count, then shared ids (every memory the same id) at the counts
+# where that case was quadratic (MBANK_SHARED_COUNTS, default 10000 20000 40000; empty: none).
+read -r -a shared_counts <<<"${MBANK_SHARED_COUNTS-10000 20000 40000}"
+cases=()
+for count in "${counts[@]}"; do cases+=("$count:distinct"); done
+for count in "${shared_counts[@]}"; do cases+=("$count:shared"); done
+
+for case in "${cases[@]}"; do
+  count=${case%%:*}
+  ids=${case##*:}
+  project=$work/store-$count-$ids
+  make_store "$project" "$count" "$ids"
   size=$(wc -c <"$project/.infinity/memories.json")
-  echo "== $count memories ($size bytes)"
+  echo "== $count memories, $ids ids ($size bytes)"
   commands=(-n "mbank check ($count)" "$bin check $project")
   if [ -n "${MBANK_BASELINE:-}" ] && [ "$count" -le "$baseline_max" ]; then
     commands+=(-n "baseline check ($count)" "$MBANK_BASELINE check $project")

@@ -174,7 +174,7 @@ fn main() {
                 .proposal
                 .unwrap();
             let started = Instant::now();
-            store.accept(&policy, id, None).unwrap();
+            store.accept(&policy, dir.path(), id, None).unwrap();
             started.elapsed()
         })
         .collect();

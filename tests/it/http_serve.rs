@@ -739,3 +739,60 @@ async fn chat_caps_the_memory_it_sends_by_whole_files() {
         "{memory}"
     );
 }
+
+/// A fake chat endpoint on 127.0.0.1 that answers every request with a chunked reply of
+/// `total` bytes (no declared length), in 64 KiB chunks, for as long as the reader takes it.
+async fn endless_chat_endpoint(total: usize) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = vec![0u8; 64 * 1024];
+                let _ = socket.read(&mut request).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let chunk = vec![b'a'; 64 * 1024];
+                let mut sent = 0;
+                while sent < total {
+                    let framed = [
+                        format!("{:x}\r\n", chunk.len()).into_bytes(),
+                        chunk.clone(),
+                        b"\r\n".to_vec(),
+                    ]
+                    .concat();
+                    if socket.write_all(&framed).await.is_err() {
+                        return;
+                    }
+                    sent += chunk.len();
+                }
+                let _ = socket.write_all(b"0\r\n\r\n").await;
+            });
+        }
+    });
+    format!("http://{address}/v1/chat/completions")
+}
+
+/// `/chat` reads the upstream's reply up to a cap: a 64 MB reply is refused once the cap
+/// is passed (502, saying so), not read whole into memory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_reads_the_upstream_reply_up_to_a_cap() {
+    let url = endless_chat_endpoint(64 * 1024 * 1024).await;
+    let config = format!("{LIMITED}[serve.chat]\nurl = \"{url}\"\nmodel = \"m\"\n");
+    let server = Server::start(&config, &[]);
+    let (code, body) = post(
+        &client(),
+        server.url("/chat?project=alpha"),
+        json!({"messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await;
+    assert_eq!((code, error_code(&body)), (502, "server_error"), "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("over 4194304 bytes, the most mbank reads"),
+        "{message}"
+    );
+}

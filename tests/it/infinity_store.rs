@@ -247,3 +247,75 @@ fn a_50_mb_memory_is_refused_promptly_with_storage_error() {
             })
     });
 }
+
+/// The setup the README gives for Infinity alone, `mbank mcp --tools infinity` with no
+/// root configured: it starts although the default root (~/memory-banks) does not exist,
+/// since Infinity keeps its store in the project folder, and its tools work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn infinity_alone_starts_without_the_default_root() {
+    let sandbox = Sandbox::new();
+    assert!(!sandbox.home().join("memory-banks").exists());
+    let project = sandbox.home().join("app");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut command = sandbox.mbank();
+    command
+        .args(["mcp", "--tools", "infinity"])
+        .env("MBANK_DATA_DIR", sandbox.home().join("data-mbank"))
+        .current_dir(&project);
+    let (transport, _) = TokioChildProcess::builder(tokio::process::Command::from(command))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = bounded(().serve(transport))
+        .await
+        .expect("mbank mcp --tools infinity starts without ~/memory-banks");
+    let (failed, activated) = call(&client, "activate_project", json!({})).await;
+    assert!(!failed, "{activated}");
+    let (failed, stored) = call(
+        &client,
+        "store_memory",
+        json!({"title": "t", "type": "design_doc", "content": "c"}),
+    )
+    .await;
+    assert!(!failed, "{stored}");
+    assert!(project.join(".infinity/memories.json").is_file());
+    assert!(!sandbox.home().join("memory-banks").exists());
+    bounded(client.cancel()).await.unwrap();
+    // A surface that needs the root still says it is missing.
+    let run = sandbox.run(&["mcp", "--tools", "cline"]);
+    run.expect_code(2);
+    assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
+}
+
+/// `mbank check` on a hostile store of 40,000 memories that all share one id: each is
+/// reported as a duplicate, and the check finishes within the command watchdog (it was
+/// quadratic in the memories: every memory's file was compared with every finding,
+/// 30 s for 40,000 in a release build). Speed itself: `benches/infinity_check.sh`.
+#[test]
+fn check_of_memories_sharing_one_id_reports_each_and_finishes() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.home().join("shared");
+    let dir = project.join(".infinity");
+    std::fs::create_dir_all(&dir).unwrap();
+    let count = 40_000;
+    let mut text = String::from("{\"project_id\": \"p-1\", \"memories\": [\n");
+    for i in 0..count {
+        text.push_str(&format!(
+            "{{\"id\":\"m-shared\",\"title\":\"Memory {i}\",\"type\":\"design_doc\",\"content\":\"# M {i}\",\"created_at\":\"2026-01-01T00:00:00Z\"}}{}\n",
+            if i + 1 == count { "" } else { "," }
+        ));
+    }
+    text.push_str("]}\n");
+    std::fs::write(dir.join("memories.json"), text).unwrap();
+    std::fs::write(dir.join("project_id"), "p-1\n").unwrap();
+    let run = sandbox.run(&["check", project.to_str().unwrap(), "--json"]);
+    run.expect_code(1);
+    let output = run.json();
+    let duplicates = output["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["message"] == "duplicate memory id m-shared")
+        .count();
+    assert_eq!(duplicates, count - 1);
+}

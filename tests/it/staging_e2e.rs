@@ -445,3 +445,60 @@ async fn staged_infinity_memories_land_once_a_person_accepts_them() {
     assert_eq!(got["memory"]["content"], "JWT in cookies", "{got}");
     bounded(client.cancel()).await.unwrap();
 }
+
+/// One proposal file that cannot be read (corrupt JSON) is named on stderr and skipped:
+/// `mbank proposals` lists the others and exits 1, where it listed nothing and exited 2.
+/// And a proposal file someone forged for a bank outside the root is refused by
+/// `mbank accept`, which leaves that bank alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_proposal_file_is_skipped_and_a_forged_one_is_not_accepted() {
+    let setup = Setup::new(&["app"]);
+    let client = setup.connect(&["--stage"]).await;
+    let id = staged_id(
+        &ok(
+            &client,
+            "memory_bank_update",
+            json!({"projectPath": "app", "fileName": "activeContext.md", "content": REWRITE}),
+        )
+        .await,
+    );
+    bounded(client.cancel()).await.unwrap();
+    let folder = setup.data.join("proposals");
+    let corrupt = folder.join(format!("{:08}.pending.json", id + 1));
+    std::fs::write(&corrupt, "{ not json").unwrap();
+    let run = setup.mbank(&["proposals"]);
+    run.expect_code(1);
+    assert!(run.stdout.contains("memory_bank_update"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("skipped") && run.stderr.contains(&format!("{:08}", id + 1)),
+        "{}",
+        run.stderr
+    );
+    let json_run = setup.mbank(&["proposals", "--json"]);
+    json_run.expect_code(1);
+    let listed: Value = serde_json::from_str(&json_run.stdout).unwrap();
+    assert_eq!(listed["proposals"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["unreadable"].as_array().unwrap().len(), 1);
+    std::fs::remove_file(&corrupt).unwrap();
+
+    // The same proposal pointed at a bank outside the root.
+    let outside = setup.sandbox.home().join("elsewhere/victim");
+    setup
+        .sandbox
+        .run(&["init", outside.to_str().unwrap()])
+        .expect_code(0);
+    let victim = outside.join("memory-bank/activeContext.md");
+    let victim_before = read(&victim);
+    let path = folder.join(format!("{id:08}.pending.json"));
+    let mut forged: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    forged["project"] = json!(std::fs::canonicalize(&outside).unwrap());
+    std::fs::write(&path, serde_json::to_vec(&forged).unwrap()).unwrap();
+    let run = setup.mbank(&["accept", &id.to_string()]);
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("outside the memory bank root"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&victim), victim_before);
+}

@@ -446,6 +446,12 @@ pub struct ServeConfig {
     pub projects: BTreeMap<String, ProjectServeConfig>,
     /// Connections served at once; more are closed at once.
     pub max_connections: usize,
+    /// Connections one client address may hold at once (unset: an eighth of
+    /// `max_connections`, at least 8), so one client cannot take every slot.
+    pub max_connections_per_client: Option<usize>,
+    /// Seconds a request body may take to arrive, extended by one second for every
+    /// 64 KiB received (so a slow trickle is cut off and a large fast upload is not).
+    pub body_timeout_secs: u64,
     /// Seconds a client has to send a request's headers.
     pub header_timeout_secs: u64,
     /// Seconds a connection may stay without reading or writing a byte.
@@ -470,6 +476,8 @@ impl Default for ServeConfig {
             writes: Writes::Direct,
             projects: BTreeMap::new(),
             max_connections: 512,
+            max_connections_per_client: None,
+            body_timeout_secs: 30,
             header_timeout_secs: 10,
             idle_timeout_secs: 60,
         }

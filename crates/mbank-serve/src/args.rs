@@ -425,23 +425,17 @@ impl JsonSchema for Flag {
     }
 }
 
-/// A list of strings; a single string counts as a list of one.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct List(pub Vec<String>);
-
-/// A list of strings that replaces a section: a single string is refused rather than
-/// taken as a list of one, as the section would lose every other item when the caller
-/// most likely meant several lines.
+/// A list of strings. A single string is refused rather than taken as a list of one: a
+/// section would lose every other item, and a decision's alternatives would be one run-on
+/// line, when the caller most likely meant several.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Items(pub Vec<String>);
 
 const LIST: &str = "a list of strings";
 const ITEMS_NOT_ONE_STRING: &str = "a list of strings, e.g. [\"first\", \"second\"], not a string";
 
-/// Reads a list of strings, and a lone string as a list of one or not at all.
-struct ListVisitor {
-    single_string_is_a_list: bool,
-}
+/// Reads a list of strings.
+struct ListVisitor;
 
 impl<'de> Visitor<'de> for ListVisitor {
     type Value = Vec<String>;
@@ -451,11 +445,7 @@ impl<'de> Visitor<'de> for ListVisitor {
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Vec<String>, E> {
-        if self.single_string_is_a_list {
-            Ok(vec![s.to_string()])
-        } else {
-            Err(E::invalid_type(Unexpected::Str(s), &ITEMS_NOT_ONE_STRING))
-        }
+        Err(E::invalid_type(Unexpected::Str(s), &ITEMS_NOT_ONE_STRING))
     }
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
@@ -470,23 +460,9 @@ impl<'de> Visitor<'de> for ListVisitor {
     }
 }
 
-impl<'de> de::Deserialize<'de> for List {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<List, D::Error> {
-        deserializer
-            .deserialize_any(ListVisitor {
-                single_string_is_a_list: true,
-            })
-            .map(List)
-    }
-}
-
 impl<'de> de::Deserialize<'de> for Items {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Items, D::Error> {
-        deserializer
-            .deserialize_any(ListVisitor {
-                single_string_is_a_list: false,
-            })
-            .map(Items)
+        deserializer.deserialize_any(ListVisitor).map(Items)
     }
 }
 
@@ -508,7 +484,7 @@ macro_rules! schema_of_string_list {
     )*};
 }
 
-schema_of_string_list!(List, Items);
+schema_of_string_list!(Items);
 
 /// The input schema of a tool whose arguments are `T`: JSON Schema 2020-12 (MCP's
 /// default, so no `$schema`), every subschema inline, the root without the struct's
@@ -535,6 +511,31 @@ pub fn input_schema<T: JsonSchema>() -> Map<String, Value> {
     object
 }
 
+/// The input schema of a tool whose arguments are `T`, with the keys of `Extra` (read
+/// separately, before `T`) after its own.
+pub fn input_schema_with<T: JsonSchema, Extra: JsonSchema>() -> Map<String, Value> {
+    let mut schema = input_schema::<T>();
+    let extra = input_schema::<Extra>();
+    if let (Some(Value::Object(properties)), Some(Value::Object(more))) =
+        (schema.get_mut("properties"), extra.get("properties"))
+    {
+        for (key, value) in more {
+            properties
+                .entry(key.clone())
+                .or_insert_with(|| value.clone());
+        }
+    }
+    if let Some(Value::Array(more)) = extra.get("required") {
+        let required = schema
+            .entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(required) = required {
+            required.extend(more.iter().cloned());
+        }
+    }
+    schema
+}
+
 /// Drops `null` from every `type` list (`["string", "null"]` becomes `"string"`).
 fn without_null(schema: &mut Schema) {
     if let Some(Value::Array(types)) = schema.get_mut("type") {
@@ -558,7 +559,7 @@ mod tests {
         file_name: String,
         project_path: Option<String>,
         flag: Option<Flag>,
-        list: Option<List>,
+        list: Option<Items>,
         items: Option<Items>,
     }
 
@@ -579,14 +580,14 @@ mod tests {
     #[test]
     fn keys_types_and_spellings() {
         let a = sample(
-            json!({"filename": "a.md", "projectName": "p", "flag": "true", "list": "one", "random_string": "x"}),
+            json!({"filename": "a.md", "projectName": "p", "flag": "true", "list": ["one"], "random_string": "x"}),
             Flavor::MemoryBank,
         )
         .unwrap();
         assert_eq!(a.file_name, "a.md");
         assert_eq!(a.project_path.as_deref(), Some("p"));
         assert_eq!(a.flag, Some(Flag(true)));
-        assert_eq!(a.list, Some(List(vec!["one".into()])));
+        assert_eq!(a.list, Some(Items(vec!["one".into()])));
         // The struct's own spelling wins; null is absent.
         let b = sample(
             json!({"fileName": "b.md", "filename": 3, "projectPath": null, "projectName": "q", "items": null}),
@@ -627,6 +628,15 @@ mod tests {
         assert_eq!(
             items.unwrap_err().message,
             r#"argument "items" must be a list of strings, e.g. ["first", "second"], not a string"#
+        );
+        // A lone string is refused, not taken for a list of one.
+        let list = sample(
+            json!({"fileName": "a", "list": "notalist"}),
+            Flavor::MemoryBank,
+        );
+        assert_eq!(
+            list.unwrap_err().message,
+            r#"argument "list" must be a list of strings, e.g. ["first", "second"], not a string"#
         );
         let i = sample(json!({"fileName": 5}), Flavor::Infinity).unwrap_err();
         assert_eq!((i.code, i.status), ("invalid_json", 400));

@@ -176,6 +176,36 @@ pub fn client() -> Result<reqwest::Client, String> {
         .map_err(|e| format!("cannot set up the chat client: {e}"))
 }
 
+/// The largest reply `/chat` reads from the chat endpoint: a chat completion is a few
+/// kilobytes; more is refused before it is all in memory.
+#[cfg(feature = "chat")]
+pub(crate) const MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Reads a reply's body as text, up to `cap` bytes: a declared or actual length over it
+/// is refused without reading the rest.
+#[cfg(feature = "chat")]
+async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<String, String> {
+    let over = || format!("its answer is over {cap} bytes, the most mbank reads; nothing was used");
+    if response
+        .content_length()
+        .is_some_and(|declared| declared > cap as u64)
+    {
+        return Err(over());
+    }
+    let mut body: Vec<u8> = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| format!("reading its answer failed: {e}"))?
+    {
+        if body.len() + chunk.len() > cap {
+            return Err(over());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
 /// Sends the chat to the configured endpoint and shapes the Memory Bank MCP spec's answer.
 #[cfg(feature = "chat")]
 pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value) -> ToolResult {
@@ -221,10 +251,9 @@ pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value)
             config.url
         )));
     }
-    let text = response
-        .text()
+    let text = read_capped(response, MAX_REPLY_BYTES)
         .await
-        .map_err(|e| upstream_error(format!("reading the chat endpoint's answer failed: {e}")))?;
+        .map_err(|e| upstream_error(format!("the chat endpoint {}: {e}", config.url)))?;
     if !status.is_success() {
         let excerpt: String = text.chars().take(500).collect();
         return Err(upstream_error(format!(

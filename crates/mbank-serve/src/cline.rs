@@ -157,8 +157,8 @@ pub fn list_projects(shared: &Shared, _: &Session, _: NoArgs) -> ToolResult {
     Ok(Value::Array(projects))
 }
 
-pub fn read(shared: &Shared, _: &Session, args: ReadArgs) -> ToolResult {
-    let dir = shared.project(args.project_path.as_deref())?;
+pub fn read(shared: &Shared, session: &Session, args: ReadArgs) -> ToolResult {
+    let dir = shared.project_in(session, args.project_path.as_deref())?;
     let bank = shared.bank(&dir)?;
     let cached = shared.read(&bank, &args.file_name)?;
     let read = &cached.read;
@@ -209,7 +209,7 @@ fn write(
         project_path: project,
     } = args;
     shared.writable()?;
-    let dir = shared.project(project.as_deref())?;
+    let dir = shared.project_in(session, project.as_deref())?;
     let bank = shared.bank(&dir)?;
     let ctx = shared.write_context(&session.caller(&format!("mcp:{tool}")));
     let written = bank.write(&ctx, &file, &content, mode, expected.as_deref());
@@ -229,8 +229,8 @@ fn write(
     }
 }
 
-pub(crate) fn list_files(shared: &Shared, _: &Session, args: ProjectArgs) -> ToolResult {
-    let dir = shared.project(args.project_path.as_deref())?;
+pub(crate) fn list_files(shared: &Shared, session: &Session, args: ProjectArgs) -> ToolResult {
+    let dir = shared.project_in(session, args.project_path.as_deref())?;
     let files: Vec<Value> = shared
         .bank(&dir)?
         .list()
@@ -244,8 +244,8 @@ pub(crate) fn list_files(shared: &Shared, _: &Session, args: ProjectArgs) -> Too
 const REQUIRED: [(Role, &str, &str); 3] = formats::cline::TOOL_REQUIRED;
 const RECOMMENDED: [(Role, &str, &str); 4] = formats::cline::TOOL_RECOMMENDED;
 
-pub fn validate(shared: &Shared, _: &Session, args: ProjectArgs) -> ToolResult {
-    let dir = shared.project(args.project_path.as_deref())?;
+pub fn validate(shared: &Shared, session: &Session, args: ProjectArgs) -> ToolResult {
+    let dir = shared.project_in(session, args.project_path.as_deref())?;
     let bank = match shared.bank(&dir) {
         Ok(bank) => bank,
         Err(AgentError::NotInitialized { .. }) => {

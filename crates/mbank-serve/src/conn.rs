@@ -1,12 +1,16 @@
 //! The accept loop of `mbank serve`, written out because `axum::serve` has no timeouts:
 //! a connection must send its headers within the header timeout, may not go without
 //! moving a byte for longer than the idle timeout (unless a request is being answered),
-//! a request body may not stall longer than the idle timeout either, and at most
-//! `max_connections` are served at once; one more is answered 503 and closed at once
-//! rather than queued. So slow or idle clients cannot starve the server of descriptors.
+//! a request body may not stall longer than the idle timeout either and must arrive
+//! within the body timeout (extended by a second per [`BODY_BYTES_PER_SECOND`] received),
+//! at most `max_connections` are served at once and at most `max_per_client` from one
+//! client address; one more is answered 503 and closed at once rather than queued. So
+//! slow or idle clients cannot starve the server of descriptors, and one client address
+//! cannot take every slot.
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -27,8 +31,55 @@ use tower::ServiceExt as _;
 #[derive(Debug, Clone, Copy)]
 pub struct ConnLimits {
     pub max_connections: usize,
+    /// Connections one client address may hold at once.
+    pub max_per_client: usize,
     pub header_timeout: Duration,
     pub idle_timeout: Duration,
+    /// How long a request body may take, before the extension for what it delivered.
+    pub body_timeout: Duration,
+}
+
+/// The rate that earns a request body more time: a body delivering at least this many
+/// bytes a second is never cut off by the body timeout, one trickling in slower is.
+pub const BODY_BYTES_PER_SECOND: u64 = 64 * 1024;
+
+/// Connections open per client address.
+#[derive(Default)]
+struct PerClient {
+    open: parking_lot::Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One client address's hold on a connection slot, given back when dropped.
+struct ClientSlot {
+    clients: Arc<PerClient>,
+    ip: IpAddr,
+}
+
+impl PerClient {
+    fn enter(clients: &Arc<PerClient>, ip: IpAddr, max: usize) -> Option<ClientSlot> {
+        let mut open = clients.open.lock();
+        let count = open.entry(ip).or_insert(0);
+        if *count >= max {
+            return None;
+        }
+        *count += 1;
+        Some(ClientSlot {
+            clients: clients.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut open = self.clients.open.lock();
+        if let Some(count) = open.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
 }
 
 /// What an over-the-cap connection reads before it is closed.
@@ -38,6 +89,14 @@ retry-after: 1\r\n\
 connection: close\r\n\
 content-length: 97\r\n\r\n\
 {\"status\":\"error\",\"error\":{\"code\":\"server_busy\",\"message\":\"too many connections; retry shortly\"}}";
+
+/// What a connection over its address's cap reads before it is closed.
+const CLIENT_BUSY_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
+content-type: application/json\r\n\
+retry-after: 1\r\n\
+connection: close\r\n\
+content-length: 115\r\n\r\n\
+{\"status\":\"error\",\"error\":{\"code\":\"server_busy\",\"message\":\"too many connections from this address; retry shortly\"}}";
 
 /// When a connection last moved a byte, and how many of its requests are being answered.
 struct Activity {
@@ -121,11 +180,43 @@ impl AsyncWrite for Watched {
     }
 }
 
-/// A request body that fails when no part of it arrives within `timeout`.
+/// A request body that fails when no part of it arrives within `timeout`, or when it
+/// has not all arrived by its deadline: `body_timeout` after the request began, plus a
+/// second for every [`BODY_BYTES_PER_SECOND`] received.
 struct StallLimitedBody {
     inner: Incoming,
     timeout: Duration,
     deadline: Pin<Box<tokio::time::Sleep>>,
+    started: tokio::time::Instant,
+    body_timeout: Duration,
+    received: u64,
+}
+
+impl StallLimitedBody {
+    fn new(inner: Incoming, timeout: Duration, body_timeout: Duration) -> StallLimitedBody {
+        let started = tokio::time::Instant::now();
+        let mut body = StallLimitedBody {
+            inner,
+            timeout,
+            deadline: Box::pin(tokio::time::sleep(Duration::ZERO)),
+            started,
+            body_timeout,
+            received: 0,
+        };
+        let next = body.next_deadline(started);
+        body.deadline.as_mut().reset(next);
+        body
+    }
+
+    /// When the body fails unless more of it arrives: a stall, or its whole deadline.
+    fn whole_deadline(&self) -> tokio::time::Instant {
+        let earned = Duration::from_secs_f64(self.received as f64 / BODY_BYTES_PER_SECOND as f64);
+        self.started + self.body_timeout + earned
+    }
+
+    fn next_deadline(&self, now: tokio::time::Instant) -> tokio::time::Instant {
+        (now + self.timeout).min(self.whole_deadline())
+    }
 }
 
 impl hyper::body::Body for StallLimitedBody {
@@ -138,11 +229,25 @@ impl hyper::body::Body for StallLimitedBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match Pin::new(&mut self.inner).poll_frame(cx) {
             Poll::Ready(frame) => {
-                let next = tokio::time::Instant::now() + self.timeout;
+                if let Some(Ok(data)) = frame.as_ref().map(|f| f.as_ref().map(Frame::data_ref))
+                    && let Some(data) = data
+                {
+                    self.received += data.len() as u64;
+                }
+                let next = self.next_deadline(tokio::time::Instant::now());
                 self.deadline.as_mut().reset(next);
                 Poll::Ready(frame.map(|f| f.map_err(Into::into)))
             }
             Poll::Pending => match self.deadline.as_mut().poll(cx) {
+                Poll::Ready(()) if tokio::time::Instant::now() >= self.whole_deadline() => {
+                    Poll::Ready(Some(Err(format!(
+                        "the request body did not arrive within {} s (plus a second per {} \
+                         KiB received)",
+                        self.body_timeout.as_secs(),
+                        BODY_BYTES_PER_SECOND / 1024
+                    )
+                    .into())))
+                }
                 Poll::Ready(()) => Poll::Ready(Some(Err(format!(
                     "the request body stalled for over {} s",
                     self.timeout.as_secs()
@@ -198,6 +303,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let max = limits.max_connections.clamp(1, 1 << 20);
     let permits = Arc::new(Semaphore::new(max));
+    let clients = Arc::new(PerClient::default());
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -213,8 +319,13 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        // Best effort, never waiting: the point is to close it now.
+        let Some(slot) = PerClient::enter(&clients, peer.ip(), limits.max_per_client) else {
+            let _ = stream.try_write(CLIENT_BUSY_RESPONSE);
+            drop(stream);
+            continue;
+        };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
-            // Best effort, never waiting: the point is to close it now.
             let _ = stream.try_write(BUSY_RESPONSE);
             drop(stream);
             continue;
@@ -225,6 +336,7 @@ pub async fn serve(
         tokio::spawn(async move {
             serve_connection(stream, peer, app, limits, stop).await;
             drop(permit);
+            drop(slot);
         });
     }
     let _ = stop_tx.send(true);
@@ -249,7 +361,7 @@ async fn serve_connection(
         inner: stream,
         activity: activity.clone(),
     });
-    let body_timeout = limits.idle_timeout;
+    let (stall_timeout, body_timeout) = (limits.idle_timeout, limits.body_timeout);
     let service_activity = activity.clone();
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let guard = BusyGuard::enter(&service_activity);
@@ -258,11 +370,7 @@ async fn serve_connection(
             if hyper::body::Body::is_end_stream(&inner) {
                 Body::new(inner)
             } else {
-                Body::new(StallLimitedBody {
-                    inner,
-                    timeout: body_timeout,
-                    deadline: Box::pin(tokio::time::sleep(body_timeout)),
-                })
+                Body::new(StallLimitedBody::new(inner, stall_timeout, body_timeout))
             }
         });
         request.extensions_mut().insert(ConnectInfo(peer));
@@ -305,8 +413,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_busy_answer_declares_its_body_length() {
-        let text = std::str::from_utf8(BUSY_RESPONSE).unwrap();
+    fn the_busy_answers_declare_their_body_length() {
+        for answer in [BUSY_RESPONSE, CLIENT_BUSY_RESPONSE] {
+            busy_answer_declares_its_body_length(answer);
+        }
+    }
+
+    #[test]
+    fn one_address_holds_at_most_its_share_of_slots() {
+        let clients = Arc::new(PerClient::default());
+        let attacker: IpAddr = "127.0.0.2".parse().unwrap();
+        let client: IpAddr = "127.0.0.3".parse().unwrap();
+        let held: Vec<ClientSlot> = (0..3)
+            .map(|_| PerClient::enter(&clients, attacker, 3).unwrap())
+            .collect();
+        assert!(PerClient::enter(&clients, attacker, 3).is_none());
+        assert!(PerClient::enter(&clients, client, 3).is_some());
+        drop(held);
+        assert!(clients.open.lock().is_empty(), "every slot given back");
+        assert!(PerClient::enter(&clients, attacker, 3).is_some());
+    }
+
+    fn busy_answer_declares_its_body_length(answer: &[u8]) {
+        let text = std::str::from_utf8(answer).unwrap();
         let (head, body) = text.split_once("\r\n\r\n").unwrap();
         let declared: usize = head
             .lines()

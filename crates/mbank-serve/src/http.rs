@@ -168,8 +168,15 @@ impl HttpOptions {
             allowed_origins: config.allowed_origins.clone(),
             limits: ConnLimits {
                 max_connections: config.max_connections.max(1),
+                // An HTTP MCP client may hold a stream open beside its requests: a few
+                // connections each, whatever the cap.
+                max_per_client: config
+                    .max_connections_per_client
+                    .unwrap_or((config.max_connections / 8).max(8))
+                    .clamp(1, config.max_connections.max(1)),
                 header_timeout: std::time::Duration::from_secs(config.header_timeout_secs.max(1)),
                 idle_timeout: std::time::Duration::from_secs(config.idle_timeout_secs.max(1)),
+                body_timeout: std::time::Duration::from_secs(config.body_timeout_secs.max(1)),
             },
         })
     }

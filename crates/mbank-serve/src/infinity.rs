@@ -14,6 +14,9 @@ use mbank_core::write::WriteContext;
 
 const MEMORY_ID: &str = "The memory's UUID";
 
+/// The tool that loads (or creates) the project every other Infinity tool works in.
+pub(crate) const ACTIVATE_PROJECT: &str = "activate_project";
+
 /// `store_memory`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct StoreArgs {
@@ -58,14 +61,64 @@ pub struct UpdateMemoryArgs {
 
 impl ToolArgs for UpdateMemoryArgs {}
 
-/// The session's activated project: every tool but `activate_project` needs one, and
-/// says so before it looks at its arguments.
-pub fn active(session: &Session) -> Result<InfinityProject, ToolError> {
-    session
-        .infinity
-        .lock()
-        .clone()
-        .ok_or_else(|| InfinityError::ProjectNotActivated.into())
+/// The project an Infinity tool may name: the id `activate_project` returned.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ProjectIdArg {
+    #[schemars(
+        description = "The project_id activate_project returned. MCP protocol 2026-07-28 keeps no session: there, pass it to every tool"
+    )]
+    pub project_id: Option<String>,
+}
+
+impl ToolArgs for ProjectIdArg {}
+
+/// What a request that stands alone is told when it names no project.
+const STATELESS_HINT: &str = "this MCP protocol version (2026-07-28 or later) keeps no session, \
+so an activation is not remembered: call activate_project, then pass the project_id it \
+returns to every other tool";
+
+/// The project a tool works in: the one its `project_id` names (which must be this
+/// server's, activated before), else the session's activated one. Every tool but
+/// `activate_project` needs one, and says so before it looks at its other arguments.
+pub fn active(
+    shared: &Shared,
+    session: &Session,
+    project_id: Option<&str>,
+) -> Result<InfinityProject, ToolError> {
+    let Some(wanted) = project_id else {
+        return match session.infinity.lock().clone() {
+            Some(project) => Ok(project),
+            None if session.stateless => {
+                let mut error = ToolError::from(InfinityError::ProjectNotActivated);
+                error.message = STATELESS_HINT.to_string();
+                Err(error)
+            }
+            None => Err(InfinityError::ProjectNotActivated.into()),
+        };
+    };
+    let session_project = session.infinity.lock().clone();
+    let project = match session_project {
+        Some(project) => project,
+        // Naming a project loads it; creating one is activate_project's.
+        None if shared
+            .options
+            .infinity_project
+            .join(store_format::PROJECT_ID_PATH)
+            .is_file() =>
+        {
+            infinity::activate(&shared.options.infinity_project)?
+        }
+        None => return Err(InfinityError::ProjectNotActivated.into()),
+    };
+    if project.project_id != wanted.trim() {
+        let mut error = ToolError::from(InfinityError::ProjectNotActivated);
+        error.message = format!(
+            "project_id {:?} is not this server's project: activate_project returns the one to pass",
+            wanted.chars().take(80).collect::<String>()
+        );
+        return Err(error);
+    }
+    Ok(project)
 }
 
 fn writable(shared: &Shared) -> Result<(), ToolError> {
@@ -126,6 +179,14 @@ pub fn activate(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
     }
     let project = infinity::activate(&shared.options.infinity_project)?;
     let id = project.project_id.clone();
+    if session.stateless {
+        return Ok(json!({
+            "success": true,
+            "project_id": id,
+            "remembered": false,
+            "message": "the activation is not remembered: this MCP protocol version (2026-07-28 or later) keeps no session and every request stands alone; pass this project_id to every other tool",
+        }));
+    }
     *session.infinity.lock() = Some(project);
     Ok(json!({"success": true, "project_id": id}))
 }

@@ -62,6 +62,11 @@ impl Default for Surfaces {
 }
 
 impl Surfaces {
+    /// Whether a tool offered works on projects under the root (Infinity's do not).
+    pub fn needs_root(&self) -> bool {
+        self.cline || self.memory_bank_mcp
+    }
+
     /// Parses `cline,memory-bank-mcp,infinity` (any subset, any order).
     pub fn parse<S: AsRef<str>>(names: &[S]) -> Result<Surfaces, String> {
         let mut surfaces = Surfaces {
@@ -192,9 +197,27 @@ pub struct Session {
     pub infinity: Mutex<Option<InfinityProject>>,
     /// The agent's client as it named itself (MCP's `clientInfo`), when it did.
     pub client: Mutex<Option<String>>,
+    /// One request of a protocol version without sessions (2026-07-28 and later), where
+    /// every request stands alone: nothing it chooses is kept for the next.
+    pub stateless: bool,
 }
 
+/// What an agent is told when a request of a protocol version without sessions names no
+/// project where one is needed.
+pub(crate) const STATELESS_PROJECT_HINT: &str = "this MCP protocol version (2026-07-28 or \
+later) keeps no session: every request stands alone, so set_memory_bank_path is not \
+remembered; pass projectPath (a project under the root) to every tool";
+
 impl Session {
+    /// The state of one request that stands alone (a protocol version without sessions).
+    pub fn stateless(client: Option<String>) -> Session {
+        Session {
+            client: Mutex::new(client),
+            stateless: true,
+            ..Session::default()
+        }
+    }
+
     /// A call of the tool or route `via` in this session.
     pub fn caller(&self, via: &str) -> Caller {
         Caller {
@@ -224,7 +247,13 @@ impl Caller {
 
 impl Shared {
     pub fn new(options: ServeOptions) -> AgentResult<Arc<Shared>> {
-        let root = Root::new(&options.root)?;
+        // Infinity's tools keep their store in their own project folder: a server offering
+        // only them starts without a root.
+        let root = if options.surfaces.needs_root() {
+            Root::new(&options.root)?
+        } else {
+            Root::unchecked(&options.root)
+        };
         Ok(Arc::new(Shared {
             guard: Guard::new(options.policy),
             options,
@@ -304,6 +333,12 @@ impl Shared {
     /// The project a request without one means: the root when it holds a memory bank,
     /// else the only project with one under it.
     pub(crate) fn default_project(&self) -> AgentResult<PathBuf> {
+        self.default_project_for(false)
+    }
+
+    /// [`Shared::default_project`], telling a request that stands alone (`stateless`) how
+    /// to name a project when the root holds several.
+    pub(crate) fn default_project_for(&self, stateless: bool) -> AgentResult<PathBuf> {
         if let Some(dir) = self.default_project.lock().as_ref()
             && dir.join(mbank_core::formats::cline::BANK_DIR).is_dir()
         {
@@ -326,10 +361,14 @@ impl Shared {
                         .take(10)
                         .map(|p| self.root.name_of(&fs_real(&p.path)))
                         .collect();
+                    let how = if stateless {
+                        STATELESS_PROJECT_HINT
+                    } else {
+                        "name one (over MCP with set_memory_bank_path or a tool's projectPath; \
+                         over the REST API with ?project=NAME)"
+                    };
                     return Err(AgentError::InvalidRequest(format!(
-                        "{} projects are under the root ({}{}): name one (over MCP with \
-                         set_memory_bank_path or a tool's projectPath; over the REST API with \
-                         ?project=NAME)",
+                        "{} projects are under the root ({}{}): {how}",
                         many.len(),
                         names.join(", "),
                         if many.len() > names.len() {
@@ -350,6 +389,15 @@ impl Shared {
         match spec {
             Some(spec) => self.root.existing_project_dir(spec),
             None => self.default_project(),
+        }
+    }
+
+    /// The project a tool call of `session` names (must exist), else the default one,
+    /// with the hint that fits the session when there is none.
+    pub(crate) fn project_in(&self, session: &Session, spec: Option<&str>) -> AgentResult<PathBuf> {
+        match spec {
+            Some(spec) => self.root.existing_project_dir(spec),
+            None => self.default_project_for(session.stateless),
         }
     }
 

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -26,7 +26,7 @@ pub(crate) struct McpServer {
 
 /// The tool list of the surfaces `shared` offers.
 pub(crate) fn tool_list(shared: &Shared) -> Vec<Tool> {
-    tools::offered(shared)
+    tools::shown(shared)
         .map(|tool| tool.listed().clone())
         .collect()
 }
@@ -40,6 +40,47 @@ pub fn dispatch(
     arguments: serde_json::Map<String, Value>,
 ) -> Option<ToolResult> {
     tools::find(shared, name).map(|tool| tool.call(shared, session, arguments))
+}
+
+/// [`dispatch`], unless the request was cancelled before the tool started: a cancelled
+/// call writes nothing. One that has started runs to its end (a write is never left
+/// half-done), and its outcome can be read back (the file's version, `list_proposals`).
+pub(crate) fn dispatch_unless_cancelled(
+    shared: &Shared,
+    session: &Session,
+    name: &str,
+    arguments: serde_json::Map<String, Value>,
+    cancelled: impl Fn() -> bool,
+) -> Result<Option<ToolResult>, McpError> {
+    if cancelled() {
+        return Err(McpError::new(
+            REQUEST_CANCELLED,
+            format!("the {name} call was cancelled before it started: nothing was done"),
+            None,
+        ));
+    }
+    Ok(dispatch(shared, session, name, arguments))
+}
+
+/// The JSON-RPC code of a request cancelled by its client (as LSP names it).
+const REQUEST_CANCELLED: rmcp::model::ErrorCode = rmcp::model::ErrorCode(-32800);
+
+/// The protocol versions mbank answers, oldest first: those whose semantics it honours.
+/// In 2026-07-28 every request stands alone, so a request of that version gets a
+/// session of its own ([`Session::stateless`]) and must name its project.
+pub(crate) static PROTOCOL_VERSIONS: [ProtocolVersion; 5] = [
+    ProtocolVersion::V_2024_11_05,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+/// Whether a request belongs to a protocol version without sessions.
+fn stands_alone(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize())
 }
 
 /// A tool's answer as MCP carries it: the JSON as text (the spec's shape, arrays
@@ -74,11 +115,49 @@ impl McpServer {
     }
 }
 
+/// Every list fits in one page, so no cursor is ever handed out: one sent is not ours,
+/// and the spec answers an invalid cursor with -32602 rather than the first page again.
+fn no_cursor(request: Option<&PaginatedRequestParams>) -> Result<(), McpError> {
+    match request.and_then(|r| r.cursor.as_deref()) {
+        Some(cursor) => Err(McpError::invalid_params(
+            format!(
+                "invalid cursor {:?}: this server lists everything in one page and hands out no cursors",
+                cursor.chars().take(80).collect::<String>()
+            ),
+            None,
+        )),
+        None => Ok(()),
+    }
+}
+
 fn task_failed(e: tokio::task::JoinError) -> McpError {
     McpError::internal_error(format!("the tool stopped unexpectedly: {e}"), None)
 }
 
+impl McpServer {
+    /// The session a request works in: this connection's, or one of its own for a
+    /// request that stands alone.
+    fn session_for(&self, context: &RequestContext<RoleServer>) -> Arc<Session> {
+        let client = context.client_info().map(|client| {
+            mbank_core::markup::sanitize::line(&format!("{} {}", client.name, client.version))
+                .chars()
+                .take(80)
+                .collect::<String>()
+        });
+        if stands_alone(context) {
+            return Arc::new(Session::stateless(client));
+        }
+        // Proposals and refusals name the client, so a person can tell agents apart.
+        *self.session.client.lock() = client;
+        self.session.clone()
+    }
+}
+
 impl ServerHandler for McpServer {
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(&PROTOCOL_VERSIONS)
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder().enable_tools();
         let capabilities = if self.shared.options.surfaces.memory_bank_mcp {
@@ -98,9 +177,10 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        no_cursor(request.as_ref())?;
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
     }
 
@@ -111,21 +191,16 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
-        let (shared, session) = (self.shared.clone(), self.session.clone());
+        let (shared, session) = (self.shared.clone(), self.session_for(&context));
         let tool = name.clone();
-        // Proposals and refusals name the client, so a person can tell agents apart.
-        let client = context.peer.peer_info().map(|info| {
-            let client = &info.client_info;
-            mbank_core::markup::sanitize::line(&format!("{} {}", client.name, client.version))
-                .chars()
-                .take(80)
-                .collect::<String>()
-        });
-        *session.client.lock() = client;
-        let result =
-            tokio::task::spawn_blocking(move || dispatch(&shared, &session, &tool, arguments))
-                .await
-                .map_err(task_failed)?;
+        let cancelled = context.ct.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            dispatch_unless_cancelled(&shared, &session, &tool, arguments, || {
+                cancelled.is_cancelled()
+            })
+        })
+        .await
+        .map_err(task_failed)??;
         match result {
             Some(result) => Ok(to_call_result(result).into()),
             None => Err(McpError::invalid_params(
@@ -137,9 +212,10 @@ impl ServerHandler for McpServer {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        no_cursor(request.as_ref())?;
         if !self.shared.options.surfaces.memory_bank_mcp {
             return Ok(ListResourcesResult::with_all_items(Vec::new()));
         }
@@ -157,10 +233,10 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let uri = request.uri;
-        let (shared, session) = (self.shared.clone(), self.session.clone());
+        let (shared, session) = (self.shared.clone(), self.session_for(&context));
         let wanted = uri.clone();
         let result = tokio::task::spawn_blocking(move || {
             if !shared.options.surfaces.memory_bank_mcp {
@@ -218,6 +294,7 @@ mod tests {
     use super::*;
     use crate::{ServeOptions, Surfaces};
     use mbank_core::guard::GuardPolicy;
+    use serde_json::json;
 
     fn shared_over(root: &std::path::Path) -> Arc<Shared> {
         Shared::new(ServeOptions {
@@ -288,6 +365,251 @@ mod tests {
             hints("memory_bank_read"),
             (Some(true), Some(false), Some(true))
         );
+    }
+
+    fn args(value: Value) -> serde_json::Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        }
+    }
+
+    /// A root of two projects with memory banks.
+    fn two_projects() -> (tempfile::TempDir, Arc<Shared>) {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = mbank_core::write::WriteContext::new(
+            "mcp:initialize_memory_bank",
+            mbank_core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+        );
+        for name in ["alpha", "beta"] {
+            mbank_core::agent::bank::initialize(&ctx, &dir.path().join(name), None).unwrap();
+        }
+        let shared = shared_over(dir.path());
+        (dir, shared)
+    }
+
+    #[test]
+    fn a_request_that_stands_alone_names_its_project_or_is_told_how() {
+        let (_dir, shared) = two_projects();
+        let session = Session::stateless(None);
+        let read = json!({"filename": "progress.md"});
+        let error = dispatch(
+            &shared,
+            &session,
+            "read_memory_bank_file",
+            args(read.clone()),
+        )
+        .unwrap()
+        .unwrap_err();
+        assert_eq!(error.code, "invalid_request");
+        assert!(
+            error.message.contains("keeps no session") && error.message.contains("projectPath"),
+            "{}",
+            error.message
+        );
+        let named = json!({"filename": "progress.md", "projectPath": "beta"});
+        assert!(
+            dispatch(&shared, &session, "read_memory_bank_file", args(named))
+                .unwrap()
+                .is_ok()
+        );
+        for (tool, arguments) in [
+            (
+                "track_progress",
+                json!({"action": "a", "description": "d", "projectName": "alpha"}),
+            ),
+            ("get_memory_bank_status", json!({"projectPath": "alpha"})),
+            ("list_memory_bank_files", json!({"projectPath": "alpha"})),
+            (
+                "memory_bank_read",
+                json!({"fileName": "progress.md", "projectPath": "alpha"}),
+            ),
+        ] {
+            let answer = dispatch(&shared, &session, tool, args(arguments)).unwrap();
+            assert!(answer.is_ok(), "{tool}: {answer:?}");
+        }
+        // Choosing a project is checked and answered, but not kept.
+        let chosen = dispatch(
+            &shared,
+            &session,
+            "set_memory_bank_path",
+            args(json!({"path": "beta"})),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(chosen["remembered"], false);
+        assert!(session.project.lock().is_none());
+        // In a session, the choice is kept and a named project still wins.
+        let session = Session::default();
+        dispatch(
+            &shared,
+            &session,
+            "set_memory_bank_path",
+            args(json!({"path": "beta"})),
+        )
+        .unwrap()
+        .unwrap();
+        let status = dispatch(
+            &shared,
+            &session,
+            "get_memory_bank_status",
+            Default::default(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(status["project"], "beta");
+        let status = dispatch(
+            &shared,
+            &session,
+            "get_memory_bank_status",
+            args(json!({"projectPath": "alpha"})),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(status["project"], "alpha");
+        // Every Memory Bank MCP tool advertises projectPath.
+        for tool in tool_list(&shared) {
+            let row = tools::TOOLS.iter().find(|t| t.name == tool.name).unwrap();
+            if row.surface == tools::Surface::MemoryBankMcp && tool.name != "set_memory_bank_path" {
+                assert!(
+                    tool.input_schema["properties"].get("projectPath").is_some(),
+                    "{}",
+                    tool.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn infinity_tools_take_the_project_id_activate_project_returned() {
+        let (_dir, shared) = two_projects();
+        let session = Session::stateless(None);
+        let error = dispatch(&shared, &session, "list_memories", Default::default())
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(error.code, "project_not_activated");
+        assert!(error.message.contains("project_id"), "{}", error.message);
+        let activated = dispatch(&shared, &session, "activate_project", Default::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(activated["remembered"], false);
+        assert!(session.infinity.lock().is_none());
+        let id = activated["project_id"].as_str().unwrap();
+        let stored = dispatch(
+            &shared,
+            &Session::stateless(None),
+            "store_memory",
+            args(json!({"project_id": id, "title": "t", "type": "design_doc", "content": "c"})),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(stored["success"], true);
+        let wrong = dispatch(
+            &shared,
+            &Session::default(),
+            "list_memories",
+            args(json!({"project_id": "another"})),
+        )
+        .unwrap()
+        .unwrap_err();
+        assert_eq!(wrong.code, "project_not_activated");
+        for tool in tool_list(&shared) {
+            let row = tools::TOOLS.iter().find(|t| t.name == tool.name).unwrap();
+            if row.surface == tools::Surface::Infinity && tool.name != "activate_project" {
+                assert!(
+                    tool.input_schema["properties"].get("project_id").is_some(),
+                    "{}",
+                    tool.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_call_cancelled_before_it_starts_writes_nothing() {
+        let (dir, shared) = two_projects();
+        let session = Session::default();
+        let file = dir.path().join("alpha/memory-bank/notes.md");
+        let write = json!({"projectPath": "alpha", "fileName": "notes.md", "content": "# Notes\n"});
+        let cancelled = dispatch_unless_cancelled(
+            &shared,
+            &session,
+            "memory_bank_write",
+            args(write.clone()),
+            || true,
+        );
+        let error = cancelled.expect_err("refused");
+        assert_eq!(error.code, REQUEST_CANCELLED);
+        assert!(!file.exists());
+        let done =
+            dispatch_unless_cancelled(&shared, &session, "memory_bank_write", args(write), || {
+                false
+            });
+        assert!(matches!(done, Ok(Some(Ok(_)))));
+        assert!(file.is_file());
+    }
+
+    #[test]
+    fn a_lone_string_for_a_list_is_refused_not_wrapped() {
+        let (dir, shared) = two_projects();
+        let log = dir.path().join("alpha/memory-bank/decisionLog.md");
+        let before = std::fs::read_to_string(&log).unwrap();
+        let decision = json!({"projectPath": "alpha", "title": "t", "context": "c",
+            "decision": "d", "alternatives": "notalist"});
+        let error = dispatch(&shared, &Session::default(), "log_decision", args(decision))
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(error.code, "invalid_request");
+        assert!(
+            error
+                .message
+                .contains("\"alternatives\" must be a list of strings"),
+            "{}",
+            error.message
+        );
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), before);
+    }
+
+    #[test]
+    fn a_read_only_server_lists_no_write_tool() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = Shared::new(ServeOptions {
+            read_only: true,
+            ..shared_over(dir.path()).options.clone()
+        })
+        .unwrap();
+        let listed: Vec<String> = tool_list(&shared)
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        for tool in tools::TOOLS.iter() {
+            let shown = listed.iter().any(|name| name == tool.name);
+            let expected = tool.effect.read_only || tool.name == "activate_project";
+            if tool.surface != tools::Surface::Proposals {
+                assert_eq!(shown, expected, "{}", tool.name);
+            }
+        }
+        assert!(listed.contains(&"memory_bank_read".to_string()));
+        assert!(!listed.contains(&"log_decision".to_string()));
+    }
+
+    #[test]
+    fn a_cursor_is_refused_since_none_is_handed_out() {
+        assert!(no_cursor(None).is_ok());
+        let mut params = PaginatedRequestParams::default();
+        assert!(no_cursor(Some(&params)).is_ok());
+        params.cursor = Some("bogus".into());
+        let error = no_cursor(Some(&params)).unwrap_err();
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn the_protocol_versions_answered_are_the_ones_handled() {
+        // A version without sessions is handled by giving each request its own session;
+        // one newer than mbank knows is not answered until it is.
+        assert!(PROTOCOL_VERSIONS.iter().all(|v| v.as_str() <= "2026-07-28"));
+        assert!(PROTOCOL_VERSIONS.contains(&ProtocolVersion::V_2026_07_28));
+        assert!(PROTOCOL_VERSIONS.contains(&ProtocolVersion::V_2025_11_25));
     }
 
     /// Calls every tool without arguments: each argument a tool reports missing must be

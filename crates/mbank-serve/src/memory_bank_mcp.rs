@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::args::{Flag, Items, List, NoArgs, ToolArgs};
+use super::args::{Flag, Items, NoArgs, ToolArgs};
 use super::reply::{ToolError, ToolResult};
 use super::{Caller, Session, Shared};
 use mbank_core::agent::bank::{MarkdownBank, WriteMode, WriteReport};
@@ -17,6 +17,21 @@ use mbank_core::model::Role;
 use mbank_core::write::WriteContext;
 
 const FILE_SPELLINGS: (&str, &[&str]) = ("filename", &["fileName"]);
+
+/// The project every tool of this surface may name; read before its other arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ProjectArg {
+    #[schemars(
+        description = "A project under the memory bank root (its name, or a path inside the root); without it, the project chosen with set_memory_bank_path, else the root's only project. MCP protocol 2026-07-28 keeps no session: there, pass it to every tool on a root of several projects (projectName is accepted too)"
+    )]
+    pub project_path: Option<String>,
+}
+
+impl ToolArgs for ProjectArg {
+    const SPELLINGS: &'static [(&'static str, &'static [&'static str])] =
+        &[("projectPath", &["projectName"])];
+}
 
 /// `set_memory_bank_path`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -86,9 +101,9 @@ pub(crate) struct DecisionArgs {
     pub context: String,
     pub decision: String,
     #[schemars(description = "Alternatives considered")]
-    pub alternatives: Option<List>,
+    pub alternatives: Option<Items>,
     #[schemars(description = "Consequences")]
-    pub consequences: Option<List>,
+    pub consequences: Option<Items>,
 }
 
 impl ToolArgs for DecisionArgs {}
@@ -126,21 +141,44 @@ pub(crate) const RESOURCES: [(&str, &str, Role); 5] = [
     ),
 ];
 
-/// The session's project, or the default one.
-pub(crate) fn current_project(shared: &Shared, session: &Session) -> Result<PathBuf, AgentError> {
+/// The project a call names (`spec`), else the session's, else the default one.
+pub(crate) fn current_project(
+    shared: &Shared,
+    session: &Session,
+    spec: Option<&str>,
+) -> Result<PathBuf, AgentError> {
+    if let Some(spec) = spec {
+        return shared.root.existing_project_dir(spec);
+    }
     if let Some(dir) = session.project.lock().clone() {
         return Ok(dir);
     }
-    shared.default_project()
+    shared.default_project_for(session.stateless)
 }
 
 fn current_bank(
     shared: &Shared,
     session: &Session,
+    spec: Option<&str>,
 ) -> Result<(PathBuf, std::sync::Arc<MarkdownBank>), AgentError> {
-    let dir = current_project(shared, session)?;
+    let dir = current_project(shared, session, spec)?;
     let bank = shared.bank(&dir)?;
     Ok((dir, bank))
+}
+
+/// What a choice answers in a request that stands alone: it was checked, not kept.
+fn not_remembered(answer: &mut serde_json::Value, what: &str, how: &str) {
+    if let serde_json::Value::Object(map) = answer {
+        map.insert("remembered".into(), json!(false));
+        let note = format!(
+            "{what} is not remembered: this MCP protocol version (2026-07-28 or later) keeps no session and every request stands alone; {how}"
+        );
+        let message = match map.get("message").and_then(serde_json::Value::as_str) {
+            Some(said) => format!("{said}. {note}"),
+            None => note,
+        };
+        map.insert("message".into(), json!(message));
+    }
 }
 
 pub(crate) fn set_path(shared: &Shared, session: &Session, args: SetPathArgs) -> ToolResult {
@@ -149,17 +187,31 @@ pub(crate) fn set_path(shared: &Shared, session: &Session, args: SetPathArgs) ->
         None => shared.default_project()?,
     };
     let initialized = shared.bank(&dir).is_ok();
-    *session.project.lock() = Some(dir.clone());
-    Ok(json!({
+    let mut answer = json!({
         "success": true,
         "path": dir,
         "project": shared.root.name_of(&dir),
         "memoryBankStatus": if initialized { "initialized" } else { "not_initialized" },
-    }))
+    });
+    if session.stateless {
+        not_remembered(
+            &mut answer,
+            "the project",
+            "pass projectPath to every tool instead",
+        );
+    } else {
+        *session.project.lock() = Some(dir);
+    }
+    Ok(answer)
 }
 
-pub fn read(shared: &Shared, session: &Session, args: ReadFileArgs) -> ToolResult {
-    let (_, bank) = current_bank(shared, session)?;
+pub fn read(
+    shared: &Shared,
+    session: &Session,
+    spec: Option<&str>,
+    args: ReadFileArgs,
+) -> ToolResult {
+    let (_, bank) = current_bank(shared, session, spec)?;
     let cached = shared.read(&bank, &args.filename)?;
     let read = &cached.read;
     Ok(json!({
@@ -170,9 +222,14 @@ pub fn read(shared: &Shared, session: &Session, args: ReadFileArgs) -> ToolResul
     }))
 }
 
-pub fn write(shared: &Shared, session: &Session, args: WriteArgs) -> ToolResult {
+pub fn write(
+    shared: &Shared,
+    session: &Session,
+    spec: Option<&str>,
+    args: WriteArgs,
+) -> ToolResult {
     shared.writable()?;
-    let (dir, bank) = current_bank(shared, session)?;
+    let (dir, bank) = current_bank(shared, session, spec)?;
     write_file(
         shared,
         &dir,
@@ -213,14 +270,14 @@ pub(crate) fn write_file(
     }
 }
 
-pub fn list(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
-    let (_, bank) = current_bank(shared, session)?;
+pub fn list(shared: &Shared, session: &Session, spec: Option<&str>, _: NoArgs) -> ToolResult {
+    let (_, bank) = current_bank(shared, session, spec)?;
     let files: Vec<String> = bank.list().into_iter().map(|f| f.name).collect();
     Ok(json!({"files": files, "status": "success"}))
 }
 
-pub fn status(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
-    let dir = current_project(shared, session)?;
+pub fn status(shared: &Shared, session: &Session, spec: Option<&str>, _: NoArgs) -> ToolResult {
+    let dir = current_project(shared, session, spec)?;
     let mode = session.mode.lock().clone();
     match shared.bank(&dir) {
         Ok(bank) => Ok(json!({
@@ -329,7 +386,7 @@ pub(crate) fn log_decision_in(
     args: DecisionArgs,
     caller: &Caller,
 ) -> ToolResult {
-    let list = |list: Option<List>| list.map(|list| list.0).unwrap_or_default();
+    let list = |list: Option<Items>| list.map(|list| list.0).unwrap_or_default();
     let decision = NewDecision {
         title: args.title,
         context: args.context,
@@ -345,9 +402,14 @@ pub(crate) fn log_decision_in(
     entry_result(shared, &ctx, dir, result, "Decision logged successfully")
 }
 
-pub fn switch_mode(shared: &Shared, session: &Session, args: SwitchModeArgs) -> ToolResult {
+pub fn switch_mode(
+    shared: &Shared,
+    session: &Session,
+    spec: Option<&str>,
+    args: SwitchModeArgs,
+) -> ToolResult {
     let mode = args.mode;
-    let dir = current_project(shared, session)?;
+    let dir = current_project(shared, session, spec)?;
     let modes = super::modes_of(&dir);
     let Some(found) = modes.iter().find(|m| m.eq_ignore_ascii_case(mode.trim())) else {
         return Err(ToolError::from(AgentError::ModeNotFound {
@@ -355,27 +417,56 @@ pub fn switch_mode(shared: &Shared, session: &Session, args: SwitchModeArgs) -> 
             available: modes.join(", "),
         }));
     };
-    *session.mode.lock() = Some(found.clone());
-    Ok(json!({"status": "success", "mode": found, "message": format!("Switched to {found} mode")}))
+    let mut answer =
+        json!({"status": "success", "mode": found, "message": format!("Switched to {found} mode")});
+    if session.stateless {
+        not_remembered(
+            &mut answer,
+            "the mode",
+            "follow the mode's rules without asking the server for it",
+        );
+    } else {
+        *session.mode.lock() = Some(found.clone());
+    }
+    Ok(answer)
 }
 
-pub(crate) fn current_mode(shared: &Shared, session: &Session, _: NoArgs) -> ToolResult {
-    let dir = current_project(shared, session)?;
+pub(crate) fn current_mode(
+    shared: &Shared,
+    session: &Session,
+    spec: Option<&str>,
+    _: NoArgs,
+) -> ToolResult {
+    let dir = current_project(shared, session, spec)?;
     Ok(json!({
         "mode": session.mode.lock().clone(),
         "available": super::modes_of(&dir),
     }))
 }
 
-/// The text of resource `uri` in the session's project (`None`: not one of ours).
+/// The text of resource `uri` in the session's project, or the one its `?project=NAME`
+/// names (`None`: not one of ours).
 pub fn read_resource(
     shared: &Shared,
     session: &Session,
     uri: &str,
 ) -> Option<Result<String, ToolError>> {
-    let (_, _, role) = RESOURCES.iter().find(|(u, _, _)| *u == uri)?;
+    let (base, query) = match uri.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (uri, None),
+    };
+    let (_, _, role) = RESOURCES.iter().find(|(u, _, _)| *u == base)?;
+    let spec = match query.map(|q| q.strip_prefix("project=")) {
+        None => None,
+        Some(Some(name)) if !name.is_empty() && !name.contains('&') => Some(name),
+        Some(_) => {
+            return Some(Err(ToolError::from(AgentError::InvalidRequest(format!(
+                "{base} takes one query, ?project=NAME (a project under the root)"
+            )))));
+        }
+    };
     let result = (|| {
-        let (_, bank) = current_bank(shared, session)?;
+        let (_, bank) = current_bank(shared, session, spec)?;
         let name = bank.file_for(*role);
         Ok(bank.read(&name)?.content)
     })();

@@ -147,8 +147,31 @@ impl ToolDef {
         )
     }
 
-    /// A Memory Bank MCP tool on the session's project, which is found before the
-    /// arguments are read (the handler is the REST endpoint's too).
+    /// A Memory Bank MCP tool that may name its project (`projectPath`, read before its
+    /// other arguments), else works on the session's.
+    fn with_project<A: ToolArgs>(
+        name: &'static str,
+        effect: ToolEffect,
+        description: &'static str,
+        handler: fn(&Shared, &Session, Option<&str>, A) -> ToolResult,
+    ) -> ToolDef {
+        let flavor = Surface::MemoryBankMcp.flavor();
+        ToolDef::with_schema(
+            Surface::MemoryBankMcp,
+            name,
+            effect,
+            description,
+            args::input_schema_with::<A, memory_bank_mcp::ProjectArg>,
+            Box::new(move |shared, session, arguments| {
+                let project: memory_bank_mcp::ProjectArg = args::parse(arguments.clone(), flavor)?;
+                let spec = project.project_path.as_deref();
+                handler(shared, session, spec, args::parse(arguments, flavor)?)
+            }),
+        )
+    }
+
+    /// A Memory Bank MCP tool on the project it names or the session's, which is found
+    /// before the other arguments are read (the handler is the REST endpoint's too).
     fn in_current_project<A: ToolArgs>(
         name: &'static str,
         effect: ToolEffect,
@@ -158,20 +181,24 @@ impl ToolDef {
         let surface = Surface::MemoryBankMcp;
         let flavor = surface.flavor();
         let via = format!("mcp:{name}");
-        ToolDef::with_handler::<A>(
+        ToolDef::with_schema(
             surface,
             name,
             effect,
             description,
+            args::input_schema_with::<A, memory_bank_mcp::ProjectArg>,
             Box::new(move |shared, session, arguments| {
-                let dir = memory_bank_mcp::current_project(shared, session)?;
+                let project: memory_bank_mcp::ProjectArg = args::parse(arguments.clone(), flavor)?;
+                let spec = project.project_path.as_deref();
+                let dir = memory_bank_mcp::current_project(shared, session, spec)?;
                 let caller = session.caller(&via);
                 handler(shared, &dir, args::parse(arguments, flavor)?, &caller)
             }),
         )
     }
 
-    /// An Infinity tool on the activated project, which it needs before its arguments.
+    /// An Infinity tool on the activated project (or the one its `project_id` names),
+    /// which it needs before its other arguments.
     fn in_infinity_project<A: ToolArgs>(
         name: &'static str,
         effect: ToolEffect,
@@ -181,13 +208,15 @@ impl ToolDef {
         let surface = Surface::Infinity;
         let flavor = surface.flavor();
         let via = format!("mcp:{name}");
-        ToolDef::with_handler::<A>(
+        ToolDef::with_schema(
             surface,
             name,
             effect,
             description,
+            args::input_schema_with::<A, infinity::ProjectIdArg>,
             Box::new(move |shared, session, arguments| {
-                let project = infinity::active(session)?;
+                let named: infinity::ProjectIdArg = args::parse(arguments.clone(), flavor)?;
+                let project = infinity::active(shared, session, named.project_id.as_deref())?;
                 let caller = session.caller(&via);
                 handler(shared, &caller, project, args::parse(arguments, flavor)?)
             }),
@@ -201,12 +230,30 @@ impl ToolDef {
         description: &'static str,
         handler: Handler,
     ) -> ToolDef {
+        ToolDef::with_schema(
+            surface,
+            name,
+            effect,
+            description,
+            args::input_schema::<A>,
+            handler,
+        )
+    }
+
+    fn with_schema(
+        surface: Surface,
+        name: &'static str,
+        effect: ToolEffect,
+        description: &'static str,
+        input_schema: fn() -> Map<String, Value>,
+        handler: Handler,
+    ) -> ToolDef {
         ToolDef {
             surface,
             name,
             description,
             effect,
-            input_schema: args::input_schema::<A>,
+            input_schema,
             listed: OnceLock::new(),
             handler,
         }
@@ -241,6 +288,16 @@ impl ToolDef {
 /// The tools a server offers, in the order it lists them.
 pub fn offered(shared: &Shared) -> impl Iterator<Item = &'static ToolDef> {
     TOOLS.iter().filter(|tool| tool.surface.offered_by(shared))
+}
+
+/// The tools `tools/list` shows: on a read-only server, only those that write nothing, and
+/// `activate_project`, which Infinity's reads need (it only loads an existing project
+/// there). A write tool called anyway still answers that the server is read-only.
+pub fn shown(shared: &Shared) -> impl Iterator<Item = &'static ToolDef> {
+    let read_only = shared.options.read_only;
+    offered(shared).filter(move |tool| {
+        !read_only || tool.effect.read_only || tool.name == infinity::ACTIVATE_PROJECT
+    })
 }
 
 /// The tool `name`, if the server offers it.
@@ -311,29 +368,25 @@ pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "Choose the project whose memory bank the other tools use (a project under the root); without path, the default project.",
             memory_bank_mcp::set_path,
         ),
-        ToolDef::new(
-            MemoryBankMcp,
+        ToolDef::with_project(
             "read_memory_bank_file",
             READS,
             "Read a file of the current memory bank. Returns content, lastModified and version.",
             memory_bank_mcp::read,
         ),
-        ToolDef::new(
-            MemoryBankMcp,
+        ToolDef::with_project(
             "write_memory_bank_file",
             REPLACES,
             "Create or replace a file of the current memory bank with its complete content. Decision logs are append-only; pass expectedVersion from your read to avoid overwriting a change.",
             memory_bank_mcp::write,
         ),
-        ToolDef::new(
-            MemoryBankMcp,
+        ToolDef::with_project(
             "list_memory_bank_files",
             READS,
             "List the files of the current memory bank.",
             memory_bank_mcp::list,
         ),
-        ToolDef::new(
-            MemoryBankMcp,
+        ToolDef::with_project(
             "get_memory_bank_status",
             READS,
             "The current memory bank: its path, whether it is initialized, its files and the mode.",
@@ -357,15 +410,13 @@ pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "Append a dated decision to the decision log (never rewrites old entries).",
             memory_bank_mcp::log_decision_in,
         ),
-        ToolDef::new(
-            MemoryBankMcp,
+        ToolDef::with_project(
             "switch_mode",
             READS,
             "Switch to a mode declared by the project's rule files (.clinerules-*, .roomodes), or architect/code/ask/debug/test.",
             memory_bank_mcp::switch_mode,
         ),
-        ToolDef::new(
-            MemoryBankMcp,
+        ToolDef::with_project(
             "get_current_mode",
             READS,
             "The current mode and the modes available.",
@@ -381,7 +432,7 @@ pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
         ),
         ToolDef::new(
             Surface::Infinity,
-            "activate_project",
+            infinity::ACTIVATE_PROJECT,
             CREATES_KEEPING,
             "Scope every other tool to this project (the server's working folder). Call it first in every session.",
             infinity::activate,

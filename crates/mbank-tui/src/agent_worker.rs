@@ -127,6 +127,7 @@ impl AgentWorker {
     /// messages.
     pub fn spawn(
         data_dir: Option<PathBuf>,
+        root: PathBuf,
         accept: WriteContext,
         report: impl Fn(AgentEvent) -> bool + Send + 'static,
     ) -> AgentWorker {
@@ -136,7 +137,7 @@ impl AgentWorker {
             if let Some(dir) = &dir {
                 make_folders(dir);
             }
-            agent_loop(dir, accept, &inbox, &report)
+            agent_loop(dir, root, accept, &inbox, &report)
         });
         AgentWorker { requests, data_dir }
     }
@@ -186,6 +187,8 @@ fn make_folders(data_dir: &Path) {
 
 struct Worker {
     data_dir: Option<PathBuf>,
+    /// The memory bank root: an accepted proposal must write inside it.
+    root: PathBuf,
     /// How an accepted proposal is written (its rules, history and clock, which also
     /// dates a decision on a proposal).
     accept: WriteContext,
@@ -211,12 +214,14 @@ struct Listed {
 
 fn agent_loop(
     data_dir: Option<PathBuf>,
+    root: PathBuf,
     accept: WriteContext,
     inbox: &Receiver<AgentRequest>,
     report: &dyn Fn(AgentEvent) -> bool,
 ) {
     let mut state = Worker {
         data_dir,
+        root,
         accept,
         views: HashMap::new(),
         projects: Vec::new(),
@@ -308,10 +313,10 @@ fn decide(state: &Worker, decision: ProposalDecision) -> AgentEvent {
     let ctx = &state.accept;
     let result = match decision {
         ProposalDecision::Accept { hunks, .. } => store
-            .accept(ctx, id, hunks.as_deref())
+            .accept(ctx, &state.root, id, hunks.as_deref())
             .map(|(p, _)| accepted_words(&p)),
         ProposalDecision::AcceptEdited { text, .. } => store
-            .accept_edited(ctx, id, &text)
+            .accept_edited(ctx, &state.root, id, &text)
             .map(|(p, _)| format!("accepted proposal {id} as edited into {}", p.file)),
         ProposalDecision::Reject { .. } => store
             .reject(id)

@@ -54,7 +54,9 @@ pub fn options(context: &Context, args: &ServeArgs) -> Result<ServeOptions> {
     }
     let infinity_project = std::fs::canonicalize(&infinity_project)
         .wrap_err_with(|| format!("cannot resolve {}", infinity_project.display()))?;
-    crate::core::config::check_root(&context.root, &context.root_source)?;
+    if surfaces.needs_root() {
+        crate::core::config::check_root(&context.root, &context.root_source)?;
+    }
     Ok(ServeOptions {
         root: context.root.clone(),
         surfaces,

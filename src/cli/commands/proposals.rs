@@ -36,12 +36,31 @@ struct JsonList<'a> {
     schema: &'static str,
     pending: usize,
     proposals: Vec<JsonProposal<'a>>,
+    /// The proposal files that could not be read (skipped).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unreadable: Vec<JsonUnreadable>,
 }
 
+#[derive(Serialize)]
+struct JsonUnreadable {
+    path: std::path::PathBuf,
+    problem: String,
+}
+
+/// Lists the proposals that read; each file that does not is named on stderr and
+/// skipped, and the exit code is then 1.
 pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
-    let proposals: Vec<Proposal> = store(context)?
-        .list()
-        .map_err(|e| eyre!("{e}"))?
+    let listing = store(context)?.listing().map_err(|e| eyre!("{e}"))?;
+    for bad in &listing.unreadable {
+        crate::cli::style::eprintln(format!(
+            "mbank proposals: skipped {}: {}",
+            crate::core::markup::sanitize::path(&bad.path),
+            crate::core::markup::sanitize::line(&bad.problem)
+        ));
+    }
+    let code = if listing.unreadable.is_empty() { 0 } else { 1 };
+    let proposals: Vec<Proposal> = listing
+        .proposals
         .into_iter()
         .filter(|p| all || p.state == State::Pending)
         .collect();
@@ -69,9 +88,17 @@ pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
                     hunks: p.hunks(),
                 })
                 .collect(),
+            unreadable: listing
+                .unreadable
+                .iter()
+                .map(|bad| JsonUnreadable {
+                    path: bad.path.clone(),
+                    problem: bad.problem.clone(),
+                })
+                .collect(),
         };
         crate::cli::json::print(&out)?;
-        return Ok(0);
+        return Ok(code);
     }
     let style = &context.style;
     if proposals.is_empty() {
@@ -80,7 +107,7 @@ pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
         } else {
             "No staged writes wait for review."
         });
-        return Ok(0);
+        return Ok(code);
     }
     let mut table =
         Table::new(&["ID", "STATE", "PROJECT", "FILE", "TOOL", "STAGED", "CHANGE"]).right(&[0]);
@@ -136,12 +163,12 @@ pub fn list(context: &Context, as_json: bool, all: bool) -> Result<u8> {
             "Accept with `mbank accept ID` (some hunks: `--hunks 1,3`), reject with `mbank reject ID`.",
         ));
     }
-    Ok(0)
+    Ok(code)
 }
 
 pub fn accept(context: &Context, id: u64, hunks: Option<&[usize]>) -> Result<u8> {
     let ctx = context.write_context("accept");
-    match store(context)?.accept(&ctx, id, hunks) {
+    match store(context)?.accept(&ctx, &context.root, id, hunks) {
         Ok((proposal, report)) => {
             let which = match &proposal.accepted_hunks {
                 Some(hunks) => format!(

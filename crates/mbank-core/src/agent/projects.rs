@@ -39,6 +39,16 @@ impl Root {
         })
     }
 
+    /// The root at `path` as it is, for a server whose tools need none (Infinity's): it
+    /// may not exist, and then holds no project.
+    pub fn unchecked(path: &Path) -> Root {
+        let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        Root {
+            path: path.to_path_buf(),
+            real,
+        }
+    }
+
     fn forbidden(spec: &str, reason: impl Into<String>) -> AgentError {
         AgentError::Forbidden {
             name: spec.to_string(),

@@ -236,6 +236,7 @@ impl App {
         let agent_outbox = outbox.clone();
         let agent_worker = AgentWorker::spawn(
             data_dir,
+            options.root.clone(),
             mbank_core::write::WriteContext::new("accept", options.clock)
                 .with_history(options.history.clone())
                 .with_policy(options.config.serve.guard),

@@ -5,18 +5,67 @@ use super::{
     AcceptedPart, Proposal, ProposalError, ProposalResult, ProposalStore, ProposedChange, State,
     chosen_text, files,
 };
+use std::path::Path;
+
 use crate::agent::WriteReport;
 use crate::agent::bank::MarkdownBank;
 use crate::agent::infinity::apply_store_change;
+use crate::formats;
 use crate::write::WriteContext;
+
+/// Where an accepted proposal may write, checked again when it is accepted: a proposal
+/// file is data anyone who can write the data folder could have forged.
+///
+/// - a memory-bank change: a project inside `root` (symlinks resolved), as the server that
+///   staged it confined it;
+/// - an Infinity memory: a folder that already is an Infinity project (a real
+///   `.infinity/project_id`, which the server's `activate_project` made); accepting
+///   never creates one.
+fn confine(proposal: &Proposal, root: &Path) -> ProposalResult<()> {
+    let outside = |reason: String| ProposalError::Outside {
+        id: proposal.id,
+        reason,
+    };
+    let project = std::fs::canonicalize(&proposal.project).map_err(|e| {
+        outside(format!(
+            "its project {} cannot be resolved ({e})",
+            proposal.project.display()
+        ))
+    })?;
+    if let ProposedChange::Memory(_) = proposal.change {
+        let id_file = project.join(formats::infinity::PROJECT_ID_PATH);
+        let real_file = std::fs::symlink_metadata(&id_file).is_ok_and(|m| m.is_file());
+        return if real_file && !proposal.project.join(formats::infinity::DIR).is_symlink() {
+            Ok(())
+        } else {
+            Err(outside(format!(
+                "{} is not an Infinity project (no {})",
+                project.display(),
+                formats::infinity::PROJECT_ID_PATH
+            )))
+        };
+    }
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if project.starts_with(&root) {
+        Ok(())
+    } else {
+        Err(outside(format!(
+            "its project {} is outside the memory bank root {}",
+            project.display(),
+            root.display()
+        )))
+    }
+}
 
 impl ProposalStore {
     /// Accepts a pending proposal, whole or only the hunks numbered in `hunks`, through
     /// the bank's guarded write path with `ctx`'s rules and history (writer `accept`).
-    /// Returns the decided proposal and the write's report.
+    /// Returns the decided proposal and the write's report. A proposal whose target is
+    /// not inside `root` (or, for a memory, not an Infinity project) is refused.
     pub fn accept(
         &self,
         ctx: &WriteContext,
+        root: &Path,
         id: u64,
         hunks: Option<&[usize]>,
     ) -> ProposalResult<(Proposal, WriteReport)> {
@@ -24,7 +73,7 @@ impl ProposalStore {
             Some(hunks) => AcceptedPart::Hunks(hunks),
             None => AcceptedPart::Whole,
         };
-        self.accept_choice(ctx, id, choice)
+        self.accept_choice(ctx, root, id, choice)
     }
 
     /// Accepts a pending proposal as a person edited it: `edited` is the text they made
@@ -33,21 +82,24 @@ impl ProposalStore {
     pub fn accept_edited(
         &self,
         ctx: &WriteContext,
+        root: &Path,
         id: u64,
         edited: &str,
     ) -> ProposalResult<(Proposal, WriteReport)> {
-        self.accept_choice(ctx, id, AcceptedPart::Edited(edited))
+        self.accept_choice(ctx, root, id, AcceptedPart::Edited(edited))
     }
 
     fn accept_choice(
         &self,
         ctx: &WriteContext,
+        root: &Path,
         id: u64,
         choice: AcceptedPart<'_>,
     ) -> ProposalResult<(Proposal, WriteReport)> {
         let dir = self.folder(false)?.ok_or(ProposalError::NotFound(id))?;
         let _lock = files::lock(&dir)?;
         let proposal = Self::pending(&dir, id)?;
+        confine(&proposal, root)?;
         if let AcceptedPart::Hunks(hunks) = choice {
             let count = proposal.hunks().len();
             if let Some(given) = hunks.iter().find(|n| **n == 0 || **n > count) {

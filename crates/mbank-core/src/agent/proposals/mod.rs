@@ -287,6 +287,20 @@ impl Proposal {
     }
 }
 
+/// What [`ProposalStore::listing`] found.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub proposals: Vec<Proposal>,
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A proposal file that could not be read, and why.
+#[derive(Debug, Clone)]
+pub struct Unreadable {
+    pub path: PathBuf,
+    pub problem: String,
+}
+
 /// What a staged write records.
 #[derive(Debug, Clone)]
 pub struct NewProposal {
@@ -324,6 +338,9 @@ pub enum ProposalError {
         /// The three-way merge with conflict markers, for a person to look at.
         merged: String,
     },
+    /// The proposal's target is not a place its writes may go.
+    #[error("proposal {id} is refused: {reason}; nothing was written")]
+    Outside { id: u64, reason: String },
     #[error("{0}")]
     Agent(#[from] AgentError),
     #[error("{0}")]
@@ -535,22 +552,37 @@ impl ProposalStore {
         Ok(proposal)
     }
 
-    /// Every proposal, oldest first (a proposal whose decision was interrupted shows as
-    /// decided).
+    /// Every proposal that reads, oldest first (a proposal whose decision was
+    /// interrupted shows as decided); one that does not is left out
+    /// ([`ProposalStore::listing`] names it).
     pub fn list(&self) -> ProposalResult<Vec<Proposal>> {
+        Ok(self.listing()?.proposals)
+    }
+
+    /// Every proposal, and the proposal files that cannot be read (not JSON, a link, a
+    /// pipe, too large): each one is named and skipped, so one bad file hides no other.
+    pub fn listing(&self) -> ProposalResult<Listing> {
         let Some(dir) = self.folder(false)? else {
-            return Ok(Vec::new());
+            return Ok(Listing::default());
         };
-        let mut out: Vec<Proposal> = Vec::new();
+        let mut listing = Listing::default();
+        let out = &mut listing.proposals;
         for (id, state, _) in Self::entries(&dir)? {
-            if out.last().is_some_and(|p| p.id == id) {
-                out.pop();
-            }
-            if let Some(proposal) = Self::read(&dir, id, state)? {
-                out.push(proposal);
+            match Self::read(&dir, id, state) {
+                Ok(Some(proposal)) => {
+                    if out.last().is_some_and(|p| p.id == id) {
+                        out.pop();
+                    }
+                    out.push(proposal);
+                }
+                Ok(None) => {}
+                Err(e) => listing.unreadable.push(Unreadable {
+                    path: dir.path().join(file_name(id, state)),
+                    problem: e.to_string(),
+                }),
             }
         }
-        Ok(out)
+        Ok(listing)
     }
 
     /// The ids of the pending proposals, oldest first, from the folder listing alone

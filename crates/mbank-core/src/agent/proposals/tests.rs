@@ -35,6 +35,11 @@ impl Fixture {
         ProposalStore::new(&self.data)
     }
 
+    /// The root the project lies in.
+    fn root(&self) -> &Path {
+        self._dir.path()
+    }
+
     fn staged_bank(&self, store: &ProposalStore) -> MarkdownBank {
         MarkdownBank::open(&self.project)
             .unwrap()
@@ -90,12 +95,12 @@ fn a_staged_write_leaves_the_file_alone_until_accepted() {
     assert_eq!(listed[0].state, State::Pending);
     assert_eq!(listed[0].file, "activeContext.md");
     assert_eq!(listed[0].hunks().len(), 2);
-    let (decided, report) = store.accept(&agent(), id, None).unwrap();
+    let (decided, report) = store.accept(&agent(), fixture.root(), id, None).unwrap();
     assert_eq!(decided.state, State::Accepted);
     assert_eq!(report.proposal, None);
     assert_eq!(fixture.active(), EDITED);
     assert!(matches!(
-        store.accept(&agent(), id, None),
+        store.accept(&agent(), fixture.root(), id, None),
         Err(ProposalError::Decided {
             state: State::Accepted,
             ..
@@ -178,7 +183,9 @@ fn accepting_some_hunks_applies_only_those() {
     let fixture = Fixture::new();
     let store = fixture.store();
     let id = stage_edit(&fixture, &store);
-    let (decided, _) = store.accept(&agent(), id, Some(&[2])).unwrap();
+    let (decided, _) = store
+        .accept(&agent(), fixture.root(), id, Some(&[2]))
+        .unwrap();
     assert_eq!(decided.accepted_hunks, Some(vec![2]));
     assert_eq!(
         fixture.active(),
@@ -186,7 +193,7 @@ fn accepting_some_hunks_applies_only_those() {
     );
     let id = stage_edit(&fixture, &store);
     assert!(matches!(
-        store.accept(&agent(), id, Some(&[3])),
+        store.accept(&agent(), fixture.root(), id, Some(&[3])),
         Err(ProposalError::NoSuchHunk { count: 1, .. })
     ));
 }
@@ -197,12 +204,16 @@ fn a_person_may_edit_a_proposal_before_accepting_it_and_the_guard_still_applies(
     let store = fixture.store();
     let id = stage_edit(&fixture, &store);
     let edited = "# Active Context\nONE, reworded\ntwo\nthree\nfour\nfive\n";
-    let (decided, _) = store.accept_edited(&agent(), id, edited).unwrap();
+    let (decided, _) = store
+        .accept_edited(&agent(), fixture.root(), id, edited)
+        .unwrap();
     assert_eq!(decided.state, State::Accepted);
     assert_eq!(fixture.active(), edited);
     let id = stage_edit(&fixture, &store);
     let leaky = format!("{edited}token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n");
-    let err = store.accept_edited(&agent(), id, &leaky).unwrap_err();
+    let err = store
+        .accept_edited(&agent(), fixture.root(), id, &leaky)
+        .unwrap_err();
     assert!(
         matches!(&err, ProposalError::Agent(e) if e.code() == "secret_detected"),
         "{err}"
@@ -217,7 +228,7 @@ fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() 
     // Someone changes another line meanwhile: the proposal merges in.
     let id = stage_edit(&fixture, &store);
     fixture.set_active("# Active Context\none\ntwo\nthree, edited by hand\nfour\nfive\n");
-    store.accept(&agent(), id, None).unwrap();
+    store.accept(&agent(), fixture.root(), id, None).unwrap();
     assert_eq!(
         fixture.active(),
         "# Active Context\nONE\ntwo\nthree, edited by hand\nfour\nFIVE\n"
@@ -227,7 +238,7 @@ fn a_file_changed_since_is_merged_or_reported_as_a_conflict_never_overwritten() 
     let id = stage_edit(&fixture, &store);
     let by_hand = "# Active Context\nuno\ntwo\nthree\nfour\nfive\n";
     fixture.set_active(by_hand);
-    match store.accept(&agent(), id, None) {
+    match store.accept(&agent(), fixture.root(), id, None) {
         Err(ProposalError::Conflict {
             conflicts, merged, ..
         }) => {
@@ -266,7 +277,7 @@ fn staged_entries_are_added_to_the_file_as_it_is_when_accepted() {
     // Accepted in the other order: both land, neither conflicts with the other.
     for report in [&second, &first, &progress[0]] {
         store
-            .accept(&policy, report.proposal.unwrap(), None)
+            .accept(&policy, fixture.root(), report.proposal.unwrap(), None)
             .unwrap();
     }
     let log = fs::read_to_string(fixture.project.join("memory-bank/decisionLog.md")).unwrap();
@@ -299,7 +310,9 @@ fn accepting_runs_the_guard_again() {
             change: ProposedChange::Replace,
         })
         .unwrap();
-    let err = store.accept(&agent(), proposal.id, None).unwrap_err();
+    let err = store
+        .accept(&agent(), fixture.root(), proposal.id, None)
+        .unwrap_err();
     assert!(
         matches!(&err, ProposalError::Agent(e) if e.code() == "secret_detected"),
         "{err}"
@@ -323,7 +336,7 @@ fn a_staged_deletion_removes_the_file_only_when_accepted() {
             .join("memory-bank/activeContext.md")
             .exists()
     );
-    store.accept(&agent(), id, None).unwrap();
+    store.accept(&agent(), fixture.root(), id, None).unwrap();
     assert!(
         !fixture
             .project
@@ -344,8 +357,12 @@ fn a_proposal_file_replaced_by_a_link_is_not_followed() {
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(&outside, folder.join(&name)).unwrap();
-        assert!(store.list().is_err());
-        assert!(store.accept(&agent(), id, None).is_err());
+        // Named as unreadable and skipped, not read through the link.
+        let listing = store.listing().unwrap();
+        assert!(listing.proposals.is_empty());
+        assert_eq!(listing.unreadable.len(), 1);
+        assert!(listing.unreadable[0].path.ends_with(&name));
+        assert!(store.accept(&agent(), fixture.root(), id, None).is_err());
         assert_eq!(
             fixture.active(),
             "# Active Context\none\ntwo\nthree\nfour\nfive\n"
@@ -379,7 +396,9 @@ fn staged_infinity_memories_are_applied_to_the_store_as_it_is_when_accepted() {
     );
     // Accepted out of order: each is applied to the store as it is then.
     for id in [second.proposal, first.proposal, changed] {
-        let (decided, _) = store.accept(&policy, id.unwrap(), None).unwrap();
+        let (decided, _) = store
+            .accept(&policy, fixture.root(), id.unwrap(), None)
+            .unwrap();
         assert_eq!(decided.kind(), "memory");
     }
     assert_eq!(direct.get(&first.id).unwrap().content, "one");
@@ -390,7 +409,7 @@ fn staged_infinity_memories_are_applied_to_the_store_as_it_is_when_accepted() {
     direct.delete(&policy, &first.id).unwrap();
     let after_delete = fs::read_to_string(&store_path).unwrap();
     assert!(matches!(
-        store.accept(&policy, update.unwrap(), None),
+        store.accept(&policy, fixture.root(), update.unwrap(), None),
         Err(ProposalError::Conflict { .. })
     ));
     assert_eq!(fs::read_to_string(&store_path).unwrap(), after_delete);
@@ -444,4 +463,82 @@ fn pending_ids_come_from_the_listing_and_leave_out_decided_and_half_decided_ones
         1,
         "the listing agrees with list()"
     );
+}
+
+#[test]
+fn a_forged_proposal_for_a_project_outside_the_root_is_refused() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let id = stage_edit(&fixture, &store);
+    // A bank outside the root, named by a proposal file someone wrote by hand.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let victim = elsewhere.path().join("victim");
+    init::init_bank(&victim, InitFormat::Cline, None).unwrap();
+    let victim_file = victim.join("memory-bank/activeContext.md");
+    let victim_before = fs::read_to_string(&victim_file).unwrap();
+    let path = fixture
+        .data
+        .join(FOLDER)
+        .join(file_name(id, State::Pending));
+    let mut forged: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    forged["project"] = serde_json::json!(fs::canonicalize(&victim).unwrap());
+    fs::write(&path, serde_json::to_vec(&forged).unwrap()).unwrap();
+    let err = store
+        .accept(&agent(), fixture.root(), id, None)
+        .unwrap_err();
+    assert!(matches!(err, ProposalError::Outside { .. }), "{err}");
+    assert!(
+        err.to_string().contains("outside the memory bank root"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&victim_file).unwrap(), victim_before);
+    // Still pending: a person may reject it.
+    assert_eq!(store.get(id).unwrap().state, State::Pending);
+    // Under a root that holds it, it is no longer refused for where it goes (the file
+    // differs from the proposal's base, so it is merged: a conflict here).
+    let under = store.accept(&agent(), elsewhere.path(), id, None);
+    assert!(
+        !matches!(under, Err(ProposalError::Outside { .. })),
+        "{under:?}"
+    );
+}
+
+#[test]
+fn one_unreadable_proposal_file_is_named_and_the_rest_are_listed() {
+    let fixture = Fixture::new();
+    let store = fixture.store();
+    let first = stage_edit(&fixture, &store);
+    let folder = fixture.data.join(FOLDER);
+    // A corrupt file, a pipe and a link, each under a proposal's name.
+    fs::write(
+        folder.join(file_name(first + 10, State::Pending)),
+        "{ not json",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        let made = std::process::Command::new("mkfifo")
+            .arg(folder.join(file_name(first + 11, State::Pending)))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        std::os::unix::fs::symlink(
+            folder.join(file_name(first, State::Pending)),
+            folder.join(file_name(first + 12, State::Pending)),
+        )
+        .unwrap();
+    }
+    let listing = store.listing().unwrap();
+    assert_eq!(
+        listing.proposals.iter().map(|p| p.id).collect::<Vec<_>>(),
+        [first]
+    );
+    let expected = if cfg!(unix) { 3 } else { 1 };
+    assert_eq!(
+        listing.unreadable.len(),
+        expected,
+        "{:?}",
+        listing.unreadable
+    );
+    assert_eq!(store.list().unwrap().len(), 1);
 }

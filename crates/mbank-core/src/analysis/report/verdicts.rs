@@ -119,6 +119,13 @@ pub(super) fn verdict_findings(
             format!("{word} budget: {}", describe_budget(check)),
         ));
     };
+    // A file the validator already found unreadable is reported once, by it. Looked up in
+    // a set: a store of many memories is as many files, each with its findings.
+    let unreadable: std::collections::HashSet<std::path::PathBuf> = out
+        .iter()
+        .filter(|f| f.code == FindingCode::UnreadableFile || f.code == FindingCode::InfinityJson)
+        .map(|f| f.file.clone())
+        .collect();
     for report in files {
         if let Some(s) = &report.staleness {
             let verdict = match s.level {
@@ -137,12 +144,7 @@ pub(super) fn verdict_findings(
                 ));
             }
         }
-        // A file the validator already found unreadable is reported once, by it.
-        let reported = out.iter().any(|f| {
-            let code = f.code;
-            f.file == report.file.path
-                && (code == FindingCode::UnreadableFile || code == FindingCode::InfinityJson)
-        });
+        let reported = unreadable.contains(&report.file.path);
         if let Some(error) = report.error.as_ref().filter(|_| !reported) {
             out.push(Finding::new(
                 Severity::Error,
