@@ -210,7 +210,21 @@ pub fn initialize(
             },
         )?;
     }
-    init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)
+    let report =
+        init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)?;
+    // The templates are the agent's texts, not a person's: noted as its writes, so the
+    // shrinkage rule does not take them for a person's files.
+    if let Some(history) = &ctx.history {
+        for name in report.created.iter().filter(|n| !n.ends_with('/')) {
+            let path = crate::history::key_of(&project_dir.join(name));
+            if let Ok(text) = crate::io::text::read_text(&path) {
+                let hash = crate::history::content_hash(&text);
+                let _ =
+                    history.note_written(&path, Some(&hash), &ctx.writer, ctx.client.as_deref());
+            }
+        }
+    }
+    Ok(report)
 }
 
 impl MarkdownBank {
