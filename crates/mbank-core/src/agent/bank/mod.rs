@@ -507,9 +507,13 @@ impl MarkdownBank {
             }
             _ => {}
         }
-        // A staged write waits for a person anyway.
+        // A staged write waits for a person anyway; a write that does not make the file
+        // smaller removes nothing more than the writes before it did (and costs no
+        // reading of the history).
         let made = match (&self.staging, current_text) {
-            (None, Some(current)) => person_made(ctx, &path, current, None),
+            (None, Some(current)) if content.len() < current.len() => {
+                person_made(ctx, &path, current, None)
+            }
             _ => None,
         };
         let replace = |person_made: Option<&str>| {
