@@ -532,7 +532,8 @@ impl MarkdownBank {
             // since is the one to judge against.
             Err(guard::Refusal::Shrinkage { .. }) => {
                 let reviewed = ctx.history.as_ref().and_then(|history| {
-                    crate::review::reviewed_text(&self.project.path, history.data_dir(), &path)
+                    let file = self.root.join(&rel);
+                    crate::review::reviewed_text(&self.project.path, history.data_dir(), &file)
                 });
                 let made = match (reviewed, current_text) {
                     (Some(reviewed), Some(current)) => {
