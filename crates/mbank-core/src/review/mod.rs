@@ -133,3 +133,23 @@ pub(crate) fn reviewed_text(project: &Path, data_dir: &Path, file: &Path) -> Opt
         .ok()
         .flatten()
 }
+
+/// Marks `texts` (project-relative path, text) reviewed in `project`'s snapshot kept in
+/// `data_dir`, as "mark reviewed" would.
+#[cfg(test)]
+pub(crate) fn mark_reviewed_texts(project: &Path, data_dir: &Path, texts: &[(&str, &str)]) {
+    let mut snapshot = store::Snapshot::open(project, Some(data_dir)).unwrap();
+    let files = texts
+        .iter()
+        .map(|(rel, text)| {
+            let file = store::SnapshotFile {
+                text: text.to_string(),
+                mode: 0o644,
+            };
+            (rel.to_string(), file)
+        })
+        .collect();
+    snapshot
+        .replace_all(&files, std::time::SystemTime::now())
+        .unwrap();
+}

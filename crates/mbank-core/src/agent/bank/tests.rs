@@ -472,6 +472,15 @@ fn agents_cannot_shrink_a_persons_file_by_steps() {
     let lines = original.lines().filter(|l| !l.is_empty()).count();
     assert!(kept * 2 >= lines, "{kept} of {lines}: {left}");
 
+    // Once the person marks the file reviewed, the refused step goes through.
+    let data = dir.path().join("data");
+    crate::review::mark_reviewed_texts(
+        &bank.project.path,
+        &data,
+        &[("memory-bank/activeContext.md", left.as_str())],
+    );
+    assert!(shrink_by_steps(&bank, &ctx, 1).is_none());
+
     // The person's own write is never refused by the rule, and becomes the new baseline.
     let small = person_file(10);
     bank.apply_change(&ctx.for_writer("accept"), "activeContext.md", |_| {
