@@ -587,6 +587,36 @@ mod tests {
     }
 
     #[test]
+    fn a_save_past_the_read_limit_is_refused_bom_included() {
+        let limit = crate::guard::MAX_FILE_BYTES as usize;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("memory-bank");
+        fs::create_dir(&root).unwrap();
+        let path = root.join("progress.md");
+        fs::write(&path, b"\xEF\xBB\xBF# Progress\n").unwrap();
+        let bank = bank_of(&root, &["progress.md"]);
+        let edit = load_for_edit(&path).unwrap();
+        // Two bytes under the limit as text: the BOM the save keeps takes the file past it.
+        let mut new_text = "# Progress\n".to_string();
+        new_text.push_str(&"x".repeat(limit - 2 - new_text.len() - 1));
+        new_text.push('\n');
+        for text in [new_text.clone(), new_text.clone() + "more\n"] {
+            let err = save_edit(&tui(), &bank, "progress.md", &edit, &text).unwrap_err();
+            let CoreError::Refused { rule, message, .. } = &err else {
+                panic!("{err}");
+            };
+            assert_eq!(*rule, "size");
+            assert!(message.contains("progress.md"), "{message}");
+            assert!(message.contains("16777216-byte"), "{message}");
+            assert_eq!(fs::read(&path).unwrap(), b"\xEF\xBB\xBF# Progress\n");
+        }
+        // A byte less fits, BOM included, and reads back.
+        new_text.remove(new_text.len() - 2);
+        save_edit(&tui(), &bank, "progress.md", &edit, &new_text).unwrap();
+        assert_eq!(crate::io::text::read_text(&path).unwrap(), new_text);
+    }
+
+    #[test]
     fn infinity_memories_keep_content_and_store_endings_and_the_bom() {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("memories.json");

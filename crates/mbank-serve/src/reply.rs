@@ -46,9 +46,12 @@ pub(crate) fn status_of(code: &str) -> u16 {
         "method_not_allowed" => 405,
         "payload_too_large" => 413,
         "unsupported_media_type" => 415,
-        "append_only_violation" | "secret_detected" | "elision_detected" | "version_required" => {
-            422
-        }
+        "append_only_violation"
+        | "secret_detected"
+        | "elision_detected"
+        | "shrinkage_detected"
+        | "version_required"
+        | "file_too_large" => 422,
         "rate_limited" => 429,
         // The proposal store is full until a person decides on what waits.
         "proposal_limit" => 507,

@@ -421,6 +421,7 @@ impl InfinityProject {
             old: Some(&memory.content),
             new: content,
             version: ExpectedVersion::Sent(expected_version),
+            person_made: None,
         };
         guard::check(&ctx.guard, &GuardRequest { file: &label, kind })?;
         let new = store::change_content(text, id, content, &ctx.stamp())

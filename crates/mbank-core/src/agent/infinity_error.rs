@@ -43,8 +43,11 @@ impl InfinityError {
             InfinityError::Refused(r) => match r {
                 Refusal::Secret { .. } => "secret_detected",
                 Refusal::Elision { .. } => "elision_detected",
+                Refusal::Shrinkage { .. } => "shrinkage_detected",
                 Refusal::Version { .. } => "version_conflict",
                 Refusal::MissingVersion { .. } => "version_required",
+                // As the store's own size limit answers.
+                Refusal::TooLarge { .. } => "storage_error",
                 Refusal::AppendOnly { .. } => "append_only_violation",
             },
             InfinityError::ReadOnly => "read_only",

@@ -126,7 +126,7 @@ pub(crate) struct Elision {
 }
 
 /// Non-blank lines of `old` that `new` still holds (as a multiset, trimmed).
-fn kept_lines(old: &[&str], new: &[&str]) -> usize {
+pub(crate) fn kept_lines(old: &[&str], new: &[&str]) -> usize {
     let mut available: HashMap<&str, usize> = HashMap::new();
     for line in new.iter().filter(|l| !l.is_empty()) {
         *available.entry(line).or_default() += 1;

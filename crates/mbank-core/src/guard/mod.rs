@@ -6,9 +6,12 @@
 //! | `append-only` | a decision log loses, retitles or hides an entry a reader saw (the Cline memory bank spec) |
 //! | `secret` | the file as it will be after the write, outside well-formed `<private>` blocks, or any name, title, brief or entry an agent sends, holds a key, token or password ([`secrets`]) |
 //! | `elision` | a placeholder-shaped line (`[...]`, `<!-- unchanged -->`, `// rest of code`) stands where most of a file was ([`elision`]) |
+//! | `shrinkage` | an agent's writes since the last text a person made (wrote, accepted, restored, reviewed) together remove more than `max_shrink_percent` of it |
 //! | `version` | the caller's `expectedVersion` is not the file's current `content_version` |
+//! | `size` | the file as it will be after the write is bigger than mbank reads ([`MAX_FILE_BYTES`]) |
 //!
-//! Each rule can be relaxed in `[serve.guard]` of config.toml; the defaults protect.
+//! Each rule but `size` can be relaxed in `[serve.guard]` of config.toml; the defaults
+//! protect. `size` always holds: a file past it could no longer be read back.
 //! A write is judged by one call, [`check`], whose rules are chosen by what the write
 //! does ([`GuardKind`]). The verdict is a function of the texts alone: the only thing a
 //! [`Guard`] remembers (texts it found clean) makes an append cheaper, never different.
@@ -42,6 +45,10 @@ pub struct GuardPolicy {
     pub elisions: bool,
     /// Refuse to replace an existing file unless the caller sends `expectedVersion`.
     pub require_expected_version: bool,
+    /// The share of a file, in percent of its non-blank lines and of its bytes, that
+    /// agents' writes may remove together since the last text a person made; past it, a
+    /// person must make the change. 100 turns the rule off.
+    pub max_shrink_percent: u8,
 }
 
 impl Default for GuardPolicy {
@@ -51,9 +58,14 @@ impl Default for GuardPolicy {
             secrets: true,
             elisions: true,
             require_expected_version: false,
+            max_shrink_percent: 50,
         }
     }
 }
+
+/// The largest memory file a write may leave: what mbank reads back
+/// (`io::text::MAX_READ_BYTES`), so a file mbank wrote can always be read again.
+pub const MAX_FILE_BYTES: u64 = crate::io::text::MAX_READ_BYTES;
 
 /// A file's version as agents see it: the first 128 bits of the SHA-256 of its text, in
 /// hex. Stable across runs, builds and machines (unlike `write::Fingerprint`), so an agent
@@ -153,12 +165,36 @@ pub enum Refusal {
     MissingVersion {
         file: String,
     },
+    /// Agents' writes since the last text a person made would together remove more of
+    /// it than `max_shrink_percent`.
+    Shrinkage {
+        file: String,
+        /// Non-blank lines of the person's text the new one still holds, of how many.
+        kept_lines: usize,
+        old_lines: usize,
+        /// Bytes of the new text and of the person's.
+        new_bytes: usize,
+        old_bytes: usize,
+        limit_percent: u8,
+    },
+    /// The file would be bigger than mbank reads ([`MAX_FILE_BYTES`]).
+    TooLarge {
+        file: String,
+        /// Its size after the write (a lower bound when `at_least`: the text sent alone
+        /// passes the limit).
+        bytes: u64,
+        at_least: bool,
+        limit: u64,
+    },
 }
 
 impl Refusal {
-    /// Stable rule id (`append-only`, `secret`, `elision`, `version`, `missing-version`).
+    /// Stable rule id (`append-only`, `secret`, `elision`, `version`, `missing-version`,
+    /// `shrinkage`, `size`).
     pub fn rule(&self) -> &'static str {
         match self {
+            Refusal::Shrinkage { .. } => "shrinkage",
+            Refusal::TooLarge { .. } => "size",
             Refusal::AppendOnly { .. } => "append-only",
             Refusal::Secret { .. } => "secret",
             Refusal::Elision { .. } => "elision",
@@ -173,7 +209,9 @@ impl Refusal {
             | Refusal::Secret { file, .. }
             | Refusal::Elision { file, .. }
             | Refusal::Version { file, .. }
-            | Refusal::MissingVersion { file } => file,
+            | Refusal::MissingVersion { file }
+            | Refusal::Shrinkage { file, .. }
+            | Refusal::TooLarge { file, .. } => file,
         }
     }
 
@@ -267,6 +305,33 @@ impl Refusal {
                 "{file} exists and this server requires expectedVersion for updates: read the \
                  file first and pass the version it returns."
             ),
+            Refusal::Shrinkage {
+                file,
+                kept_lines,
+                old_lines,
+                new_bytes,
+                old_bytes,
+                limit_percent,
+            } => format!(
+                "{file}: since a person last saved, accepted or reviewed it, agents' writes \
+                 have cut it down, and this one would leave {kept_lines} of that version's \
+                 {old_lines} lines and {new_bytes} of its {old_bytes} bytes: more than \
+                 {limit_percent}% removed without a person; nothing was written. Send the \
+                 complete file (keep what you did not mean to remove), or ask the person to \
+                 make this change or to review the file in mbank, then retry."
+            ),
+            Refusal::TooLarge {
+                file,
+                bytes,
+                at_least,
+                limit,
+            } => format!(
+                "{file} would be {}{bytes} bytes after this write, over the {limit}-byte ({}) \
+                 limit mbank reads a memory file up to; nothing was written. Keep the file \
+                 smaller: move old entries into another file (an archive), or split it.",
+                if *at_least { "at least " } else { "" },
+                crate::limits::size_in_words(*limit)
+            ),
         }
     }
 }
@@ -319,12 +384,16 @@ pub enum GuardKind<'a> {
     /// append-only (for a decision log, per `path` and `role`), elisions, and secrets
     /// in all of `new`, the file as it will be (a line that was there already counts
     /// too, so unwrapping a `<private>` block is refused like writing the secret).
+    /// `person_made`: for an agent's write, when agents made `old` and every text since
+    /// the last one a person made, that text: the agents' writes together are judged
+    /// against it (`shrinkage`).
     Replace {
         path: &'a Path,
         role: Role,
         old: Option<&'a str>,
         new: &'a str,
         version: ExpectedVersion<'a>,
+        person_made: Option<&'a str>,
     },
     /// A file holding `old` removed: the version, then append-only.
     Remove {
@@ -372,6 +441,7 @@ pub fn check_taking_back(
             old,
             new,
             version: ExpectedVersion::Unchecked,
+            person_made: None,
         },
         (None, Some(old)) => GuardKind::Remove {
             path,
@@ -429,6 +499,18 @@ fn exposed_already(
 pub fn check(guard: &Guard, request: &GuardRequest<'_>) -> Result<(), Refusal> {
     let policy = &guard.policy;
     let file = request.file;
+    // Before any work in proportion to the text's size.
+    match request.kind {
+        GuardKind::Text {
+            part: TextPart::Brief,
+            text,
+        }
+        | GuardKind::Entry { added: text } => check_size(file, text.len() as u64, true)?,
+        GuardKind::Replace { new, .. } | GuardKind::Append { new, .. } => {
+            check_size(file, new.len() as u64, false)?
+        }
+        GuardKind::Text { .. } | GuardKind::Remove { .. } | GuardKind::Whole { .. } => {}
+    }
     match request.kind {
         GuardKind::Text { part, text } => check_text(policy, file, part, text),
         GuardKind::Entry { added } => check_added(policy, file, added),
@@ -438,11 +520,16 @@ pub fn check(guard: &Guard, request: &GuardRequest<'_>) -> Result<(), Refusal> {
             old,
             new,
             version,
+            person_made,
         } => {
             if let ExpectedVersion::Sent(expected) = version {
                 check_version(policy, file, old, expected)?;
             }
-            check_replace(policy, file, path, role, old, new)
+            check_replace(policy, file, path, role, old, new)?;
+            match person_made {
+                Some(person_made) => check_shrinkage(policy, file, person_made, new),
+                None => Ok(()),
+            }
         }
         GuardKind::Remove {
             path,
@@ -460,6 +547,22 @@ pub fn check(guard: &Guard, request: &GuardRequest<'_>) -> Result<(), Refusal> {
         }
         GuardKind::Whole { text } => check_result(policy, file, text),
     }
+}
+
+/// The `size` rule: the file named `file` will be `bytes` long (`at_least`: at least
+/// that long, when only a part of it was measured). The write path judges the bytes it
+/// writes by it too, so a text no guard judged (a person's save, a review's undo) is
+/// refused alike.
+pub(crate) fn check_size(file: &str, bytes: u64, at_least: bool) -> Result<(), Refusal> {
+    if bytes <= MAX_FILE_BYTES {
+        return Ok(());
+    }
+    Err(Refusal::TooLarge {
+        file: file.to_string(),
+        bytes,
+        at_least,
+        limit: MAX_FILE_BYTES,
+    })
 }
 
 /// Checks `expectedVersion` against the text on disk (`None` when there is no file).
@@ -630,7 +733,8 @@ struct CleanTexts {
 
 /// [`check_result`] for a text the server built by appending to `old` (a batch of
 /// logged decisions): the same verdict, but when `new` only extends a text of `path`
-/// this guard already found clean, only the extension is scanned. The extension must
+/// this guard already found clean, only the extension (and the old text's last line) is
+/// scanned. The extension must
 /// start on a line of its own and hold no `<private>` tag, so the context of the old
 /// text cannot change what it exposes; anything else is scanned whole.
 fn check_appended_result(
@@ -655,10 +759,13 @@ fn check_appended_result(
             .get(path)
             .is_some_and(|clean| clean.as_ref() == old);
     match extension {
-        Some(added) if known_clean => {
-            if let Err(mut refusal) = check_secrets(file, TextPart::Content, added) {
-                // Lines of the file, not of the extension.
-                let offset = old.bytes().filter(|b| *b == b'\n').count();
+        Some(_) if known_clean => {
+            // From the old text's last line on: a key split across the break between
+            // it and the extension is judged joined.
+            let from = old[..old.len() - 1].rfind('\n').map_or(0, |at| at + 1);
+            if let Err(mut refusal) = check_secrets(file, TextPart::Content, &new[from..]) {
+                // Lines of the file, not of the part scanned.
+                let offset = old[..from].bytes().filter(|b| *b == b'\n').count();
                 if let Refusal::Secret { hits, .. } = &mut refusal {
                     hits.iter_mut().for_each(|h| h.line += offset);
                 }
@@ -697,6 +804,42 @@ fn check_secrets(file: &str, part: TextPart, text: &str) -> Result<(), Refusal> 
             hits,
         })
     }
+}
+
+/// The `shrinkage` rule: `new` may not remove more than the policy's share of
+/// `person_made`, the last text a person made, in non-blank lines (at least
+/// `elision::MIN_LINES_NEAR` of them) and in bytes both, so that a rewrite of about the
+/// same size passes and so does a file that only grew.
+fn check_shrinkage(
+    policy: &GuardPolicy,
+    file: &str,
+    person_made: &str,
+    new: &str,
+) -> Result<(), Refusal> {
+    let limit = usize::from(policy.max_shrink_percent);
+    if limit >= 100 {
+        return Ok(());
+    }
+    let removed_bytes = person_made.len().saturating_sub(new.len());
+    if removed_bytes * 100 <= person_made.len() * limit {
+        return Ok(());
+    }
+    let old_lines: Vec<&str> = person_made.lines().map(str::trim).collect();
+    let new_lines: Vec<&str> = new.lines().map(str::trim).collect();
+    let old_count = old_lines.iter().filter(|l| !l.is_empty()).count();
+    let kept = elision::kept_lines(&old_lines, &new_lines);
+    let dropped = old_count - kept.min(old_count);
+    if dropped < elision::MIN_LINES_NEAR || dropped * 100 <= old_count * limit {
+        return Ok(());
+    }
+    Err(Refusal::Shrinkage {
+        file: file.to_string(),
+        kept_lines: kept,
+        old_lines: old_count,
+        new_bytes: new.len(),
+        old_bytes: person_made.len(),
+        limit_percent: policy.max_shrink_percent,
+    })
 }
 
 fn check_elision(file: &str, old: &str, new: &str) -> Result<(), Refusal> {

@@ -13,6 +13,15 @@
 //! (`TRIGGERS`) picks the lines worth the regexes, so a large decision log without a
 //! candidate costs one linear scan; only when a line fires are the `<private>` blocks
 //! worked out (with pulldown-cmark, to know which tag lines sit in code).
+//!
+//! Text is normalised before it is judged, so that a secret cannot pass by looking
+//! different to the patterns than to a reader: invisible characters (zero-width spaces
+//! and joiners, soft hyphens) are dropped and letters that look like Latin ones
+//! (Cyrillic `а`, Greek `ο`, fullwidth forms) are folded to them (`fold`; ASCII text, the
+//! common case, is passed through as it is); two lines are judged joined where a key
+//! runs on from one to the next (`split_secrets`); a table row is judged as
+//! `name = value` for each two neighbouring cells. Lines keep their numbers.
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -118,7 +127,7 @@ static TOKEN_FORMATS: LazyLock<Vec<TokenFormat>> = LazyLock::new(|| {
     let formats: [(&str, &str, Accept); 12] = [
         (
             "a private key block",
-            r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
+            r"(?i)-----\s*BEGIN\s*[A-Z0-9 ]{0,40}?PRIVATE\s*KEY(?:\s*BLOCK)?\s*-----",
             always,
         ),
         (
@@ -284,6 +293,88 @@ fn looks_like_credential(value: &str) -> bool {
 /// returned). The names are the pattern's: "an AWS access key id", "a Google API key",
 /// "a password or key assignment", "a connection string with a password" …
 pub(crate) fn secret_in_line(line: &str) -> Option<&'static str> {
+    secret_in_folded_line(&fold(line))
+}
+
+/// Characters a reader does not see: zero-width spaces, joiners and non-joiners, the
+/// word joiner, invisible operators, the Mongolian vowel separator, soft hyphens and a
+/// byte-order mark inside the text.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
+    )
+}
+
+/// The Latin letter a Cyrillic or Greek letter looks like, or the ASCII character of a
+/// fullwidth form.
+fn latin_lookalike(c: char) -> Option<char> {
+    let folded = match c {
+        'а' | 'α' => 'a',
+        'А' | 'Α' => 'A',
+        'В' | 'Β' => 'B',
+        'с' | 'ϲ' => 'c',
+        'С' | 'Ϲ' => 'C',
+        'ԁ' => 'd',
+        'е' => 'e',
+        'Е' | 'Ε' => 'E',
+        'һ' => 'h',
+        'Н' | 'Η' => 'H',
+        'і' | 'ι' => 'i',
+        'І' | 'Ι' => 'I',
+        'ј' => 'j',
+        'Ј' => 'J',
+        'к' | 'κ' => 'k',
+        'К' | 'Κ' => 'K',
+        'ӏ' => 'l',
+        'М' | 'Μ' => 'M',
+        'Ν' => 'N',
+        'о' | 'ο' => 'o',
+        'О' | 'Ο' => 'O',
+        'р' | 'ρ' => 'p',
+        'Р' | 'Ρ' => 'P',
+        'ԛ' => 'q',
+        'ѕ' => 's',
+        'Ѕ' => 'S',
+        'Т' | 'Τ' => 'T',
+        'υ' => 'u',
+        'ν' => 'v',
+        'ԝ' => 'w',
+        'х' | 'χ' => 'x',
+        'Х' | 'Χ' => 'X',
+        'у' => 'y',
+        'У' | 'Υ' => 'Y',
+        'Ζ' => 'Z',
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0)?,
+        _ => return None,
+    };
+    Some(folded)
+}
+
+/// `text` as the patterns judge it: invisible characters dropped, lookalike letters
+/// folded to Latin ones, everything else (line breaks included) as it is. ASCII text is
+/// returned as it is, without a copy.
+fn fold(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    let changes = |c: char| is_invisible(c) || latin_lookalike(c).is_some();
+    let Some(first) = text.find(changes) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        if is_invisible(c) {
+            continue;
+        }
+        out.push(latin_lookalike(c).unwrap_or(c));
+    }
+    Cow::Owned(out)
+}
+
+/// [`secret_in_line`] for a line already folded.
+fn secret_in_folded_line(line: &str) -> Option<&'static str> {
     if !TRIGGER_SCAN.is_match(line) {
         return None;
     }
@@ -303,6 +394,27 @@ pub(crate) fn secret_in_line(line: &str) -> Option<&'static str> {
             return Some("a connection string with a password");
         }
     }
+    if has_assignment(line) {
+        return Some("a password or key assignment");
+    }
+    // A table row: each cell and the next, as `name = value`.
+    if line.trim_start().starts_with('|') {
+        let cells: Vec<&str> = line
+            .split('|')
+            .map(|cell| cell.trim().trim_matches(['`', '"', '\'', '*']))
+            .collect();
+        if cells
+            .windows(2)
+            .any(|pair| !pair[0].is_empty() && has_assignment(&format!("{}={}", pair[0], pair[1])))
+        {
+            return Some("a password or key assignment");
+        }
+    }
+    None
+}
+
+/// Whether `line` assigns a value that reads as a real credential to a secret's name.
+fn has_assignment(line: &str) -> bool {
     for capture in ASSIGNMENT.captures_iter(line) {
         let name = capture.name("name").map_or("", |m| m.as_str());
         let value = capture
@@ -321,10 +433,10 @@ pub(crate) fn secret_in_line(line: &str) -> Option<&'static str> {
             continue;
         }
         if looks_like_credential(value) {
-            return Some("a password or key assignment");
+            return true;
         }
     }
-    None
+    false
 }
 
 /// A line of a text that holds a secret: 1-based number and kind.
@@ -377,6 +489,71 @@ fn memchr_newline(bytes: &[u8], from: usize) -> Option<usize> {
         .iter()
         .position(|b| *b == b'\n')
         .map(|p| from + p)
+}
+
+/// Whether `c` may end the first part of a key split across two lines.
+fn may_end_split(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+' | '/' | '=' | ':')
+}
+
+/// Whether the line `rest` may hold the second part of a key split across two lines:
+/// it starts with a key's character (a `- ` list item does not).
+fn may_continue_split(rest: &str) -> bool {
+    let mut chars = rest.chars();
+    match chars.next() {
+        Some('-') => chars.next().is_some_and(|c| c != ' '),
+        Some(c) => c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '/' | '='),
+        None => false,
+    }
+}
+
+/// Bytes on each side of a line break searched for a `TRIGGERS` literal cut by it (the
+/// longest is 15 bytes).
+const SPLIT_WINDOW: usize = 16;
+
+/// Adds to `hits` (0-based lines, sorted) the secrets split across two lines of `text`,
+/// named at the first: a line that ends in a key's character and a next line that
+/// starts with one (leading spaces aside) are judged joined when either holds a
+/// `TRIGGERS` literal (`candidates`) or one is cut by the break, and neither fired alone.
+fn split_secrets(
+    text: &str,
+    candidates: &[(usize, Range<usize>)],
+    hits: &mut Vec<(usize, &'static str)>,
+) {
+    let is_candidate = |n: usize| candidates.binary_search_by_key(&n, |(c, _)| *c).is_ok();
+    let fired = |hits: &[(usize, &'static str)], n: usize| hits.iter().any(|(h, _)| *h == n);
+    let mut found = Vec::new();
+    let mut lines = text.split('\n').enumerate().peekable();
+    while let Some((n, line)) = lines.next() {
+        let Some((_, next)) = lines.peek() else {
+            break;
+        };
+        let first = line.trim_end();
+        let second = next.trim_start_matches([' ', '\t']);
+        if !(first.ends_with(may_end_split) && may_continue_split(second)) {
+            continue;
+        }
+        let cut = {
+            let mut window = [0u8; 2 * SPLIT_WINDOW];
+            let tail = &first.as_bytes()[first.len().saturating_sub(SPLIT_WINDOW)..];
+            let head = &second.as_bytes()[..second.len().min(SPLIT_WINDOW)];
+            window[..tail.len()].copy_from_slice(tail);
+            window[tail.len()..tail.len() + head.len()].copy_from_slice(head);
+            TRIGGER_SCAN.is_match(&window[..tail.len() + head.len()])
+        };
+        if !(cut || is_candidate(n) || is_candidate(n + 1)) || fired(hits, n) || fired(hits, n + 1)
+        {
+            continue;
+        }
+        if let Some(kind) = secret_in_folded_line(&format!("{first}{second}")) {
+            found.push((n, kind));
+        }
+    }
+    if !found.is_empty() {
+        hits.extend(found);
+        hits.sort_by_key(|(n, _)| *n);
+        hits.dedup_by_key(|(n, _)| *n);
+    }
 }
 
 /// 0-based lines hidden by a well-formed `<private>` block: opened and closed by tag
@@ -446,10 +623,14 @@ fn code_lines(text: &str, lines: &[Range<usize>]) -> Vec<Range<usize>> {
 /// well-formed `<private>` blocks, in a file whose frontmatter does not say
 /// `private: true`.
 pub(crate) fn exposed_secrets(text: &str) -> Vec<ExposedLine> {
-    let mut hits: Vec<(usize, &'static str)> = candidate_lines(text)
-        .into_iter()
-        .filter_map(|(n, range)| secret_in_line(&text[range]).map(|kind| (n, kind)))
+    let folded = fold(text);
+    let text = folded.as_ref();
+    let candidates = candidate_lines(text);
+    let mut hits: Vec<(usize, &'static str)> = candidates
+        .iter()
+        .filter_map(|(n, range)| secret_in_folded_line(&text[range.clone()]).map(|kind| (*n, kind)))
         .collect();
+    split_secrets(text, &candidates, &mut hits);
     if hits.is_empty() || markdown::is_private_file(text) {
         return Vec::new();
     }
@@ -467,6 +648,133 @@ mod tests {
 
     fn lines_of(text: &str) -> Vec<usize> {
         exposed_secrets(text).iter().map(|h| h.line).collect()
+    }
+
+    /// The first secret of `text`: its line and pattern.
+    fn first_hit(text: &str) -> Option<(usize, &'static str)> {
+        exposed_secrets(text).first().map(|h| (h.line, h.kind))
+    }
+
+    #[test]
+    fn invisible_characters_and_lookalike_letters_do_not_hide_a_secret() {
+        for (text, what) in [
+            // A zero-width space, joiner and a soft hyphen inside a key.
+            (
+                "token: ghp_aBcDeFgHiJ\u{200B}kLmNoPqRsTuVwXyZ0123456789".to_string(),
+                "a GitHub token",
+            ),
+            (
+                "AKIAZ7QW\u{200D}ERTYUIOPASDF".to_string(),
+                "an AWS access key id",
+            ),
+            (
+                "pass\u{00AD}word=hunter2Secret99".to_string(),
+                "a password or key assignment",
+            ),
+            // Cyrillic а, е, о, р, с, х standing for Latin letters.
+            (
+                "p\u{0430}ssword=hunter2Secret99".to_string(),
+                "a password or key assignment",
+            ),
+            (
+                "\u{0441}lient_\u{0455}\u{0435}\u{0441}ret: Zx81kQ2pLm0vNw7".to_string(),
+                "a password or key assignment",
+            ),
+            (
+                "\u{0410}KIAZ7QWERTYUIOPASDF".to_string(),
+                "an AWS access key id",
+            ),
+            // Fullwidth letters.
+            (
+                "\u{FF50}assword=hunter2Secret99".to_string(),
+                "a password or key assignment",
+            ),
+        ] {
+            assert_eq!(
+                first_hit(&format!("# Notes\n\n{text}\n")),
+                Some((3, what)),
+                "{text:?}"
+            );
+            assert_eq!(secret_in_line(&text), Some(what), "{text:?}");
+        }
+        // Words in other scripts are not secrets.
+        for text in [
+            "# Заметки\n\nТокен обновляется каждый час; пароль хранится в хранилище.\n",
+            "Ο κωδικός αλλάζει κάθε μήνα.\n",
+            "café — naïve résumé → done…\n",
+        ] {
+            assert_eq!(first_hit(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_key_split_across_two_lines_is_judged_joined() {
+        for (text, line, what) in [
+            (
+                "# Notes\n\nghp_aBcDeFgHiJkLmNoPqR\nsTuVwXyZ0123456789\n",
+                3,
+                "a GitHub token",
+            ),
+            // The trigger itself cut by the break.
+            ("intro\nAK\nIAZ7QWERTYUIOPASDF\n", 2, "an AWS access key id"),
+            (
+                "config:\n  password=\n  hunter2Secret99\n",
+                2,
+                "a password or key assignment",
+            ),
+            (
+                "-----BEGIN RSA\nPRIVATE KEY-----\nMIIEow\n",
+                1,
+                "a private key block",
+            ),
+            (
+                "-----BEGIN RSA PRIVATE\nKEY-----\nMIIEow\n",
+                1,
+                "a private key block",
+            ),
+        ] {
+            assert_eq!(first_hit(text), Some((line, what)), "{text:?}");
+        }
+        // Wrapped prose and lists stay clean.
+        for text in [
+            "The token budget of the\nsession is 4000 words, and the\npassword reset flow uses\nargon2id.\n",
+            "- token refresh\n- secret rotation\n- password policy\n",
+            "Rotate the api\nkey yearly.\n",
+        ] {
+            assert_eq!(first_hit(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn table_cells_and_lowercase_key_headers_are_secrets() {
+        for (text, what) in [
+            (
+                "| name | value |\n|---|---|\n| password | hunter2Secret99 |\n",
+                "a password or key assignment",
+            ),
+            (
+                "| DB_PASSWORD | `Zx81kQ2pLm0vNw7` | production |\n",
+                "a password or key assignment",
+            ),
+            ("-----begin rsa private key-----\n", "a private key block"),
+            (
+                "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+                "a private key block",
+            ),
+        ] {
+            let line = text
+                .lines()
+                .position(|l| l.contains("ass") || l.contains("key"))
+                .unwrap_or(0)
+                + 1;
+            assert_eq!(first_hit(text), Some((line, what)), "{text:?}");
+        }
+        for text in [
+            "| setting | meaning |\n|---|---|\n| password | the user's password, hashed |\n",
+            "| token | expires |\n| access token | 1h |\n",
+        ] {
+            assert_eq!(first_hit(text), None, "{text:?}");
+        }
     }
 
     #[test]

@@ -542,6 +542,7 @@ fn one_check_chooses_its_rules_by_what_the_write_does() {
         old: Some(LOG),
         new: shrunk,
         version,
+        person_made: None,
     };
     let missing = check_kind(replace(ExpectedVersion::Sent(None))).unwrap_err();
     assert_eq!(missing.rule(), "missing-version");

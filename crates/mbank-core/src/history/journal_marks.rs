@@ -118,10 +118,86 @@ impl History {
             .entry_meta(std::ffi::OsStr::new(WRITTEN))?
             .is_some_and(|meta| meta.len > WRITTEN_LIMIT);
         if long {
-            files::write_atomic(&dir, WRITTEN, line.as_bytes(), false)
+            // The newer half stays: who made the recent texts is how the guard finds the
+            // last text a person made.
+            let kept = Self::read_notes(&dir)?;
+            let mut text: String = kept[kept.len() / 2..]
+                .iter()
+                .filter_map(|note| serde_json::to_string(note).ok())
+                .map(|l| l + "\n")
+                .collect();
+            text.push_str(&line);
+            files::write_atomic(&dir, WRITTEN, text.as_bytes(), false)
         } else {
             files::append(&dir, WRITTEN, line.as_bytes())
         }
+    }
+
+    /// Every note of `dir`'s file, oldest first (torn lines skipped).
+    fn read_notes(dir: &crate::io::dir_handle::Dir) -> Result<Vec<WrittenNote>> {
+        let Some(bytes) = files::read(dir, WRITTEN, WRITTEN_LIMIT * 2)? else {
+            return Ok(Vec::new());
+        };
+        Ok(String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<WrittenNote>(line).ok())
+            .collect())
+    }
+
+    /// The newest text of the file whose key is `key` that `by_agent` did not make, when
+    /// agents made `current` (what it holds now) and every version since: the version
+    /// and its text. `None` when `current` is not an agent's, when no such version is
+    /// kept (agents made every one, or the file was deleted on the way), or when the
+    /// file has no history. Who made a text is what the journal saw for a version it
+    /// found on disk, else the note of the write through mbank that left that text; a
+    /// text no write through mbank left was made on disk, by a person's editor, git or
+    /// a tool mbank does not see, and counts as not an agent's. So does the text whose
+    /// SHA-256 is `approved` (the one a person marked reviewed).
+    pub fn last_text_not_by(
+        &self,
+        key: &Path,
+        current: &str,
+        approved: Option<&str>,
+        by_agent: impl Fn(&str) -> bool,
+    ) -> Result<Option<(Version, String)>> {
+        let Some(dir) = self.file_folder(key, false)? else {
+            return Ok(None);
+        };
+        let notes = Self::read_notes(&dir)?;
+        let author = |hash: &str| {
+            notes
+                .iter()
+                .rev()
+                .find(|note| note.hash.as_deref() == Some(hash))
+                .map(WrittenNote::who)
+        };
+        let current_hash = self
+            .memo
+            .written
+            .hash_of(key, current)
+            .unwrap_or_else(|| files::content_hash(current.as_bytes()));
+        if approved == Some(current_hash.as_str())
+            || !author(&current_hash).is_some_and(|who| by_agent(&who))
+        {
+            return Ok(None);
+        }
+        let versions = super::History::read_index(&dir, key)?;
+        for version in versions.iter().rev() {
+            if version.is_deletion() {
+                return Ok(None);
+            }
+            let made_by = match version.seen {
+                Some(_) => Some(version.writer.clone()),
+                None => author(&version.hash),
+            };
+            if approved != Some(version.hash.as_str()) && made_by.is_some_and(|who| by_agent(&who))
+            {
+                continue;
+            }
+            let number = version.version;
+            return self.version(key, number).map(Some);
+        }
+        Ok(None)
     }
 
     /// The note of the last write through mbank to the file whose key is `key`.

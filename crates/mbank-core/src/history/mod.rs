@@ -355,6 +355,11 @@ impl History {
         }
     }
 
+    /// The data folder it keeps its files in.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
     pub fn retention(&self) -> Retention {
         self.retention
     }

@@ -49,7 +49,7 @@ mod store;
 mod undo;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::config::BudgetOverrides;
 use crate::error::CoreError;
@@ -118,4 +118,38 @@ pub fn failure_code(error: &CoreError) -> &'static str {
         CoreError::SnapshotLost { .. } => "snapshot-lost",
         _ => "review-failed",
     }
+}
+
+/// The text of `file` (in `project`) as the person last marked it reviewed, in the
+/// snapshot kept in `data_dir` outside git (`None`: never marked, not in it, or the
+/// snapshot cannot be trusted).
+pub(crate) fn reviewed_text(project: &Path, data_dir: &Path, file: &Path) -> Option<String> {
+    let snapshot = store::Snapshot::open(project, Some(data_dir)).ok()?;
+    if !snapshot.exists() {
+        return None;
+    }
+    snapshot
+        .text(&session::rel_string(project, file))
+        .ok()
+        .flatten()
+}
+
+/// Marks `texts` (project-relative path, text) reviewed in `project`'s snapshot kept in
+/// `data_dir`, as "mark reviewed" would.
+#[cfg(test)]
+pub(crate) fn mark_reviewed_texts(project: &Path, data_dir: &Path, texts: &[(&str, &str)]) {
+    let mut snapshot = store::Snapshot::open(project, Some(data_dir)).unwrap();
+    let files = texts
+        .iter()
+        .map(|(rel, text)| {
+            let file = store::SnapshotFile {
+                text: text.to_string(),
+                mode: 0o644,
+            };
+            (rel.to_string(), file)
+        })
+        .collect();
+    snapshot
+        .replace_all(&files, std::time::SystemTime::now())
+        .unwrap();
 }

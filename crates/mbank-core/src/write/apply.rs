@@ -71,8 +71,13 @@ pub enum Applied {
 
 /// Applies `request` as `ctx` says: the replaced text kept in the context's history,
 /// then the guarded write or removal. The caller holds the folder lock and has judged
-/// the change by the guard rules (or, for a person's write, needs none).
+/// the change by the guard rules (or, for a person's write, needs none); the `size`
+/// rule holds for every writer (a text mbank could not read back is refused here).
 pub fn apply(ctx: &WriteContext, request: WriteRequest<'_>) -> Result<Applied> {
+    if let Change::Write(text) = request.change {
+        // Before the history keeps anything for a write that cannot happen.
+        super::refuse_too_large(request.key, text.len() as u64)?;
+    }
     if let (Some(history), Some(replaced)) = (&ctx.history, request.replaced) {
         history.record_resolved(request.key, replaced, &ctx.writer)?;
     }

@@ -34,7 +34,7 @@ mod context;
 
 pub(crate) use apply::{Applied, WriteRequest};
 pub use apply::{Change, Target, apply, restore};
-pub use context::WriteContext;
+pub use context::{WriteContext, is_agent_writer};
 
 /// A file's identity by content: length plus two independent 64-bit hashes.
 ///
@@ -564,6 +564,20 @@ fn keep_identity(temp: &fs::File, temp_path: &Path, existing: &fs::Metadata) -> 
     Ok(true)
 }
 
+/// Refuses to leave `bytes` bytes in the file at `path` when mbank could not read that
+/// back (the guard's `size` rule, whoever writes).
+pub(crate) fn refuse_too_large(path: &Path, bytes: u64) -> Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    crate::guard::check_size(&name, bytes, false).map_err(|refusal| CoreError::Refused {
+        path: path.to_path_buf(),
+        rule: refusal.rule(),
+        message: refusal.message(),
+    })
+}
+
 /// `write_guarded` with a hook run after the temp file is complete and before the final
 /// check: tests use it to play the other writer in the race.
 fn write_guarded_with_hook(
@@ -607,6 +621,7 @@ fn write_in_with_hook(
     let keep_bom = existing.as_ref().is_some_and(|e| e.bom) && !new_text.starts_with('\u{FEFF}');
     let bom: &[u8] = if keep_bom { UTF8_BOM } else { &[] };
     let bytes = new_text.as_bytes();
+    refuse_too_large(&target, (bom.len() + bytes.len()) as u64)?;
 
     // A replacement starts owner-only and gets the replaced file's mode below; a new
     // file gets the usual mode the umask gives.

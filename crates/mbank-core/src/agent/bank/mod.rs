@@ -162,6 +162,33 @@ impl Located {
     }
 }
 
+/// For an agent's write replacing `current` in the file at `path`, when agents made
+/// `current` and every text since the last one a person made: that text, as the history
+/// of `ctx` tells (`None`: no history, not an agent, the rule off, or no such text kept).
+/// `reviewed`: the text the person marked reviewed, which counts as theirs.
+fn person_made(
+    ctx: &WriteContext,
+    path: &Path,
+    current: &str,
+    reviewed: Option<&str>,
+) -> Option<String> {
+    if !ctx.is_agent() || ctx.policy().max_shrink_percent >= 100 {
+        return None;
+    }
+    let history = ctx.history.as_ref()?;
+    let reviewed_hash = reviewed.map(crate::history::content_hash);
+    history
+        .last_text_not_by(
+            path,
+            current,
+            reviewed_hash.as_deref(),
+            write::is_agent_writer,
+        )
+        .ok()
+        .flatten()
+        .map(|(_, text)| text)
+}
+
 /// Creates a Cline memory bank in `project_dir` (the Cline memory bank spec) through `core::init`,
 /// which never overwrites a file. The brief becomes `projectBrief.md`, so it passes the
 /// secret rule first.
@@ -183,7 +210,21 @@ pub fn initialize(
             },
         )?;
     }
-    init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)
+    let report =
+        init::init_bank(project_dir, InitFormat::Cline, brief).map_err(AgentError::Core)?;
+    // The templates are the agent's texts, not a person's: noted as its writes, so the
+    // shrinkage rule does not take them for a person's files.
+    if let Some(history) = &ctx.history {
+        for name in report.created.iter().filter(|n| !n.ends_with('/')) {
+            let path = crate::history::key_of(&project_dir.join(name));
+            if let Ok(text) = crate::io::text::read_text(&path) {
+                let hash = crate::history::content_hash(&text);
+                let _ =
+                    history.note_written(&path, Some(&hash), &ctx.writer, ctx.client.as_deref());
+            }
+        }
+    }
+    Ok(report)
 }
 
 impl MarkdownBank {
@@ -466,14 +507,44 @@ impl MarkdownBank {
             }
             _ => {}
         }
-        let kind = GuardKind::Replace {
-            path: &path,
-            role,
-            old: current_text,
-            new: content,
-            version: ExpectedVersion::Sent(expected_version),
+        // A staged write waits for a person anyway; a write that does not make the file
+        // smaller removes nothing more than the writes before it did (and costs no
+        // reading of the history).
+        let made = match (&self.staging, current_text) {
+            (None, Some(current)) if content.len() < current.len() => {
+                person_made(ctx, &path, current, None)
+            }
+            _ => None,
         };
-        guard::check(&ctx.guard, &GuardRequest { file: name, kind })?;
+        let replace = |person_made: Option<&str>| {
+            let kind = GuardKind::Replace {
+                path: &path,
+                role,
+                old: current_text,
+                new: content,
+                version: ExpectedVersion::Sent(expected_version),
+                person_made,
+            };
+            guard::check(&ctx.guard, &GuardRequest { file: name, kind })
+        };
+        match replace(made.as_deref()) {
+            // Only then is the review snapshot read: a text the person marked reviewed
+            // since is the one to judge against.
+            Err(guard::Refusal::Shrinkage { .. }) => {
+                let reviewed = ctx.history.as_ref().and_then(|history| {
+                    let file = self.root.join(&rel);
+                    crate::review::reviewed_text(&self.project.path, history.data_dir(), &file)
+                });
+                let made = match (reviewed, current_text) {
+                    (Some(reviewed), Some(current)) => {
+                        person_made(ctx, &path, current, Some(&reviewed))
+                    }
+                    _ => made,
+                };
+                replace(made.as_deref())?;
+            }
+            other => other?,
+        }
         if self.staging.is_some() {
             let proposed = Some(content.to_string());
             return self.stage(
@@ -549,6 +620,7 @@ impl MarkdownBank {
                 old: current_text,
                 new: text,
                 version: ExpectedVersion::Unchecked,
+                person_made: None,
             },
             (None, Some(old)) => GuardKind::Remove {
                 path: &path,

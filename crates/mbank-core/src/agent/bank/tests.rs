@@ -293,3 +293,236 @@ fn progress_and_active_context_entries() {
         .unwrap_err();
     assert_eq!(err.code(), "secret_detected");
 }
+
+/// A file of `bytes` bytes of list items, as a long-lived log grows.
+fn long_file(heading: &str, bytes: usize) -> String {
+    let mut text = format!("{heading}\n\n");
+    while text.len() + 32 < bytes {
+        text.push_str("- an entry of a long-lived log\n");
+    }
+    text.push_str(&"x".repeat(bytes - text.len() - 1));
+    text.push('\n');
+    text
+}
+
+fn assert_too_large(err: &AgentError, file: &str) {
+    assert_eq!(err.code(), "file_too_large", "{err}");
+    let message = err.to_string();
+    assert!(message.contains(file), "{message}");
+    assert!(message.contains("16777216-byte"), "{message}");
+}
+
+#[test]
+fn no_tool_leaves_a_file_past_the_read_limit() {
+    let limit = guard::MAX_FILE_BYTES as usize;
+    let (_dir, bank) = bank();
+    let policy = agent();
+    let huge = long_file("# Huge", limit + 1024 * 1024);
+    let err = bank
+        .write(&policy, "huge.md", &huge, WriteMode::Create, None)
+        .unwrap_err();
+    assert_too_large(&err, "huge.md");
+    assert!(!bank.root.join("huge.md").exists());
+    let err = bank
+        .write(&policy, "activeContext.md", &huge, WriteMode::Upsert, None)
+        .unwrap_err();
+    assert_too_large(&err, "activeContext.md");
+
+    // Appends that push a file just under the limit past it.
+    let cases: [(&str, &str); 3] = [
+        ("progress.md", "# Progress\n\n## Update History"),
+        ("decisionLog.md", "# Decision Log"),
+        (
+            "activeContext.md",
+            "# Active Context\n\n## Current Session Notes",
+        ),
+    ];
+    for (name, heading) in cases {
+        let text = long_file(heading, limit - 10);
+        fs::write(bank.root.join(name), &text).unwrap();
+        let err = match name {
+            "progress.md" => bank
+                .track_progress(&policy, now(), "Implementation", "Feature X", false)
+                .map(|_| ())
+                .unwrap_err(),
+            "decisionLog.md" => bank
+                .log_decision(
+                    &policy,
+                    now(),
+                    &NewDecision {
+                        title: "Use SQLite".into(),
+                        context: "One file".into(),
+                        decision: "SQLite".into(),
+                        alternatives: Vec::new(),
+                        consequences: Vec::new(),
+                    },
+                )
+                .map(|_| ())
+                .unwrap_err(),
+            _ => bank
+                .update_active_context(&policy, now(), Some(&["Auth".to_string()]), None, None)
+                .map(|_| ())
+                .unwrap_err(),
+        };
+        assert_too_large(&err, name);
+        assert_eq!(fs::read_to_string(bank.root.join(name)).unwrap(), text);
+        // Still a file every agent reads.
+        assert_eq!(bank.read(name).unwrap().content, text);
+    }
+}
+
+#[test]
+fn staged_and_accepted_writes_past_the_read_limit_are_refused() {
+    let limit = guard::MAX_FILE_BYTES as usize;
+    let (dir, bank) = bank();
+    let store = ProposalStore::new(dir.path().join("data"));
+    let staged = bank.clone().with_staging(Some(store.clone()));
+    let huge = long_file("# Huge", limit + 1);
+    let err = staged
+        .write(&agent(), "activeContext.md", &huge, WriteMode::Update, None)
+        .unwrap_err();
+    assert_too_large(&err, "activeContext.md");
+    assert!(store.list().unwrap().is_empty());
+    // How an accepted proposal lands: the result is judged, whatever was staged.
+    let before = fs::read_to_string(bank.root.join("activeContext.md")).unwrap();
+    let err = bank
+        .apply_change(&agent().for_writer("accept"), "activeContext.md", |_| {
+            Ok::<_, AgentError>(Some(huge.clone()))
+        })
+        .unwrap_err();
+    assert_too_large(&err, "activeContext.md");
+    assert_eq!(
+        fs::read_to_string(bank.root.join("activeContext.md")).unwrap(),
+        before
+    );
+}
+
+/// An agent's write as the servers make one, with the history kept in `data`.
+fn agent_with_history(data: &Path) -> WriteContext {
+    let clock = crate::clock::Clock::fixed_on(2026, 4, 1).unwrap();
+    WriteContext::new("mcp:memory_bank_update", clock).with_history(Some(
+        crate::history::History::new(data, crate::history::Retention::default(), clock),
+    ))
+}
+
+/// A file of `lines` distinct items under a heading, as a person wrote it.
+fn person_file(lines: usize) -> String {
+    let mut text = String::from("# Active Context\n\n## Current Focus\n");
+    for i in 0..lines {
+        text.push_str(&format!("- item {i}: the login form validates input\n"));
+    }
+    text
+}
+
+/// Each write drops about 30 % of the items left and says the rest is unchanged, as the
+/// elision by steps does: `None` when every write of `writes` went through, else the
+/// refusal and how many went through before it.
+fn shrink_by_steps(
+    bank: &MarkdownBank,
+    ctx: &WriteContext,
+    writes: usize,
+) -> Option<(usize, AgentError)> {
+    for step in 0..writes {
+        let current = bank.read("activeContext.md").unwrap();
+        let items: Vec<&str> = current
+            .content
+            .lines()
+            .filter(|l| l.starts_with("- item"))
+            .collect();
+        let keep = items.len() * 7 / 10;
+        let mut text = String::from("# Active Context\n\n## Current Focus\n");
+        for item in &items[..keep] {
+            text.push_str(item);
+            text.push('\n');
+        }
+        text.push_str("\n// ... rest unchanged\n");
+        if let Err(err) = bank.write(
+            ctx,
+            "activeContext.md",
+            &text,
+            WriteMode::Update,
+            Some(&current.version),
+        ) {
+            return Some((step, err));
+        }
+    }
+    None
+}
+
+#[test]
+fn agents_cannot_shrink_a_persons_file_by_steps() {
+    let (dir, bank) = bank();
+    let ctx = agent_with_history(&dir.path().join("data"));
+    let path = bank.root.join("activeContext.md");
+    let original = person_file(40);
+    fs::write(&path, &original).unwrap();
+
+    let (done, err) = shrink_by_steps(&bank, &ctx, 12).expect("a write is refused");
+    assert_eq!(err.code(), "shrinkage_detected", "{err}");
+    assert!(done >= 1, "the first steps pass one by one: {err}");
+    let message = err.to_string();
+    assert!(message.contains("activeContext.md"), "{message}");
+    assert!(message.contains("50%"), "{message}");
+    // What is on disk keeps at least half of the person's lines.
+    let left = fs::read_to_string(&path).unwrap();
+    let kept = original
+        .lines()
+        .filter(|l| !l.is_empty() && left.lines().any(|k| k == *l))
+        .count();
+    let lines = original.lines().filter(|l| !l.is_empty()).count();
+    assert!(kept * 2 >= lines, "{kept} of {lines}: {left}");
+
+    // Once the person marks the file reviewed, the refused step goes through.
+    let data = dir.path().join("data");
+    crate::review::mark_reviewed_texts(
+        &bank.project.path,
+        &data,
+        &[("memory-bank/activeContext.md", left.as_str())],
+    );
+    assert!(shrink_by_steps(&bank, &ctx, 1).is_none());
+
+    // The person's own write is never refused by the rule, and becomes the new baseline.
+    let small = person_file(10);
+    bank.apply_change(&ctx.for_writer("accept"), "activeContext.md", |_| {
+        Ok::<_, AgentError>(Some(small.clone()))
+    })
+    .unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), small);
+    let current = bank.read("activeContext.md").unwrap();
+    bank.write(
+        &ctx,
+        "activeContext.md",
+        &person_file(8),
+        WriteMode::Update,
+        Some(&current.version),
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_shrinkage_share_is_configurable() {
+    let data_of = |dir: &tempfile::TempDir| dir.path().join("data");
+    let share = |percent: u8| guard::GuardPolicy {
+        max_shrink_percent: percent,
+        ..guard::GuardPolicy::default()
+    };
+    // Off (100 %): every step goes through, as before.
+    let (off_dir, off_bank) = bank();
+    let off = agent_with_history(&data_of(&off_dir)).with_policy(share(100));
+    fs::write(off_bank.root.join("activeContext.md"), person_file(40)).unwrap();
+    assert!(shrink_by_steps(&off_bank, &off, 12).is_none());
+    // A stricter share refuses sooner than the default.
+    let (strict_dir, strict_bank) = bank();
+    let strict = agent_with_history(&data_of(&strict_dir)).with_policy(share(35));
+    fs::write(strict_bank.root.join("activeContext.md"), person_file(40)).unwrap();
+    let (strict_done, _) = shrink_by_steps(&strict_bank, &strict, 12).unwrap();
+    let (default_dir, default_bank) = bank();
+    let default = agent_with_history(&data_of(&default_dir));
+    fs::write(default_bank.root.join("activeContext.md"), person_file(40)).unwrap();
+    let (default_done, _) = shrink_by_steps(&default_bank, &default, 12).unwrap();
+    assert!(strict_done < default_done, "{strict_done} {default_done}");
+    // Without a history nothing tells who made the file: the rule cannot judge.
+    let (_plain_dir, plain_bank) = bank();
+    fs::write(plain_bank.root.join("activeContext.md"), person_file(40)).unwrap();
+    assert!(shrink_by_steps(&plain_bank, &agent(), 12).is_none());
+}
