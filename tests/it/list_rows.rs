@@ -63,7 +63,10 @@ fn build_tree(root: &Path, home: &Path) {
     crate::list_cache::build_tree(root);
     write(
         &root.join("keeper/.claude/memory/active-context.md"),
-        &"- a line of what is active now\n".repeat(120),
+        // About 720 tokens: over the light preset's 450 for the active context (the tree's
+        // `.memory-config.md`), near the detailed preset's 800: a change of preset changes
+        // the row whatever second the files were written in.
+        &"- a line of what is active now\n".repeat(80),
     );
     let repo = root.join("repo");
     write(
@@ -147,7 +150,7 @@ fn every_input_of_a_row_is_checked_and_a_change_shows_as_an_analysis_shows_it() 
             Box::new(|| {
                 write(
                     &root.join("keeper/.claude/memory/.memory-config.md"),
-                    "---\ntoken_budget: standard\n---\n",
+                    "---\ntoken_budget: detailed\n---\n",
                 )
             }),
         ),
