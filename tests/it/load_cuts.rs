@@ -309,6 +309,19 @@ fn changes_marks_a_change_that_falls_past_the_cut() {
 }
 
 /// A Windsurf rule of 310 lines of 40 characters: Windsurf reads the first 300.
+/// The summary's entry in `mbank changes --json` over `root`, with the whole output.
+fn summary_change(sandbox: &Sandbox, root: &Path) -> (Value, Value) {
+    let json = run(sandbox, &["changes", "--root", s(root), "--json"]).json();
+    let change = json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["path"].as_str().unwrap().ends_with("memory_summary.md"))
+        .unwrap_or_else(|| panic!("no change of the summary: {json:#}"))
+        .clone();
+    (change, json)
+}
+
 #[test]
 fn changes_marks_what_codex_leaves_out_of_the_middle_of_its_memory_summary() {
     let sandbox = Sandbox::new();
@@ -334,13 +347,7 @@ fn changes_marks_what_codex_leaves_out_of_the_middle_of_its_memory_summary() {
             lines(141..=280)
         ),
     );
-    let json = run(&sandbox, &["changes", "--root", s(&fx.root), "--json"]).json();
-    let change = json["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["path"].as_str().unwrap().ends_with("memory_summary.md"))
-        .unwrap_or_else(|| panic!("no change of the summary: {json:#}"));
+    let (change, json) = summary_change(&sandbox, &fx.root);
     let past = &change["past_cut"];
     assert_eq!(past["agent"], "Codex", "{json:#}");
     assert_eq!(past["added_lines"], 10);
@@ -373,13 +380,7 @@ fn changes_marks_what_codex_leaves_out_of_the_middle_of_its_memory_summary() {
             lines(9_001..=9_003)
         ),
     );
-    let json = run(&sandbox, &["changes", "--root", s(&fx.root), "--json"]).json();
-    let change = json["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["path"].as_str().unwrap().ends_with("memory_summary.md"))
-        .unwrap_or_else(|| panic!("no change of the summary: {json:#}"));
+    let (change, json) = summary_change(&sandbox, &fx.root);
     assert!(
         change.get("past_cut").is_none_or(Value::is_null),
         "{json:#}"
