@@ -134,16 +134,10 @@ fn codex_summary_past_cut(display: &str, baseline: &str, current: &str) -> Optio
     let first_line = line_of(unread.start);
     let last_line = line_of(unread.end.saturating_sub(1).max(unread.start));
     let inside = unread.start > 0 && !current[..unread.start].ends_with('\n');
-    let added = crate::review::diff::diff_texts(baseline, current)
-        .hunks
-        .iter()
-        .flat_map(|hunk| &hunk.lines)
-        .filter(|line| {
-            line.kind == crate::review::diff::LineKind::Added && !line.text.trim().is_empty()
-        })
-        .filter_map(|line| line.new_line)
-        .filter(|line| (first_line..=last_line).contains(line))
-        .count();
+    let added = crate::analysis::load_cut::past::added_where(baseline, current, |line| {
+        (first_line..=last_line).contains(&line)
+    })
+    .len();
     let lines =
         crate::analysis::load_cut::lines_in_words(first_line..=last_line, unread.len(), inside);
     let verb = if first_line == last_line { "is" } else { "are" };

@@ -237,10 +237,7 @@ fn add_gemini_memory(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path)
     });
     let is_file = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
     if is_file && !scope.by_path.contains_key(&file) {
-        let display = file
-            .strip_prefix(home)
-            .map(|rel| format!("~/{}", rel.display()))
-            .unwrap_or_else(|_| file.display().to_string());
+        let display = in_home(file.as_path(), home);
         scope.push_file(JournalFile {
             key: key_of(&file),
             path: file,
@@ -290,10 +287,7 @@ fn add_codex_memories(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path
             .collect();
         names.sort();
         for (_, path) in names {
-            let display = path
-                .strip_prefix(home)
-                .map(|rel| format!("~/{}", rel.display()))
-                .unwrap_or_else(|_| path.display().to_string());
+            let display = in_home(&path, home);
             scope.push_file(JournalFile {
                 key: key_of(&path),
                 path,
@@ -303,4 +297,11 @@ fn add_codex_memories(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path
             });
         }
     }
+}
+
+/// `path` as a person reads a file of the home folder: `~/…`.
+fn in_home(path: &Path, home: &Path) -> String {
+    path.strip_prefix(home)
+        .map(|rel| format!("~/{}", rel.display()))
+        .unwrap_or_else(|_| path.display().to_string())
 }

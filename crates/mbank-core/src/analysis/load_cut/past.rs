@@ -29,13 +29,20 @@ pub enum Written {
 
 /// The lines of `now` added since `before` that fall past `cut` (blank lines left out).
 pub fn added_past(before: &str, now: &str, cut: &Cut) -> Vec<usize> {
+    added_where(before, now, |line| cut.is_past(line))
+}
+
+/// The lines of `now` (1-based) added since `before` for which `unread` holds, blank lines
+/// left out: a cut that is not a prefix (one that drops a file's middle) asks with its own
+/// range.
+pub fn added_where(before: &str, now: &str, unread: impl Fn(usize) -> bool) -> Vec<usize> {
     diff_texts(before, now)
         .hunks
         .iter()
         .flat_map(|hunk| &hunk.lines)
         .filter(|line| line.kind == LineKind::Added && !line.text.trim().is_empty())
         .filter_map(|line| line.new_line)
-        .filter(|&line| cut.is_past(line))
+        .filter(|&line| unread(line))
         .collect()
 }
 
