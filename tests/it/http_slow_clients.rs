@@ -132,3 +132,66 @@ async fn a_slow_body_attacker_takes_only_its_share_and_is_cut_off() {
         }
     }
 }
+
+/// What the server answers to a POST to `path` that declares 4,000 bytes and trickles
+/// one byte every 200 ms until the server answers (at most 10 s).
+async fn trickled_answer(server: SocketAddr, path: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(server).await.unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nhost: {server}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 4000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    let trickle = async {
+        loop {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if writer.write_all(b" ").await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    let mut answer = Vec::new();
+    let read_all = async {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut chunk).await {
+            if n == 0 {
+                break;
+            }
+            answer.extend_from_slice(&chunk[..n]);
+            if String::from_utf8_lossy(&answer).contains("\r\n\r\n{") && answer.ends_with(b"}") {
+                break;
+            }
+        }
+    };
+    tokio::select! {
+        () = read_all => {}
+        () = trickle => {}
+        () = tokio::time::sleep(Duration::from_secs(10)) => {}
+    }
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_cut_off_for_slowness_is_answered_as_too_slow_not_too_large() {
+    tls();
+    let server = Server::start(
+        "[serve]\nbody_timeout_secs = 1\nidle_timeout_secs = 30\n",
+        &[],
+    );
+    let target = address(&server);
+    for path in ["/mcp", "/memory-bank/file?project=alpha"] {
+        let answer = trickled_answer(target, path).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 408"),
+            "{path}: a body that misses its deadline is a timeout: {answer}"
+        );
+        assert!(
+            answer.contains("did not arrive within 1 s") && answer.contains("body_timeout_secs"),
+            "{path}: the answer says why and which setting: {answer}"
+        );
+        assert!(
+            !answer.contains("bytes, the most"),
+            "{path}: not mistaken for a body over the size limit: {answer}"
+        );
+    }
+}

@@ -180,6 +180,35 @@ impl AsyncWrite for Watched {
     }
 }
 
+/// Why a request body was cut off: it stalled, or missed its deadline. Typed so that a
+/// handler can answer "too slow" rather than mistake it for a body over a size limit.
+#[derive(Debug)]
+pub(crate) struct BodyNotInTime(String);
+
+impl std::fmt::Display for BodyNotInTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BodyNotInTime {}
+
+impl BodyNotInTime {
+    /// The cut-off somewhere in `error`'s chain of causes, if that is why reading failed.
+    pub(crate) fn cause_of<'a>(
+        error: &'a (dyn std::error::Error + 'static),
+    ) -> Option<&'a BodyNotInTime> {
+        let mut cause = Some(error);
+        while let Some(e) = cause {
+            if let Some(found) = e.downcast_ref::<BodyNotInTime>() {
+                return Some(found);
+            }
+            cause = e.source();
+        }
+        None
+    }
+}
+
 /// A request body that fails when no part of it arrives within `timeout`, or when it
 /// has not all arrived by its deadline: `body_timeout` after the request began, plus a
 /// second for every [`BODY_BYTES_PER_SECOND`] received.
@@ -240,19 +269,17 @@ impl hyper::body::Body for StallLimitedBody {
             }
             Poll::Pending => match self.deadline.as_mut().poll(cx) {
                 Poll::Ready(()) if tokio::time::Instant::now() >= self.whole_deadline() => {
-                    Poll::Ready(Some(Err(format!(
+                    Poll::Ready(Some(Err(Box::new(BodyNotInTime(format!(
                         "the request body did not arrive within {} s (plus a second per {} \
                          KiB received)",
                         self.body_timeout.as_secs(),
                         BODY_BYTES_PER_SECOND / 1024
-                    )
-                    .into())))
+                    ))))))
                 }
-                Poll::Ready(()) => Poll::Ready(Some(Err(format!(
+                Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyNotInTime(format!(
                     "the request body stalled for over {} s",
                     self.timeout.as_secs()
-                )
-                .into()))),
+                )))))),
                 Poll::Pending => Poll::Pending,
             },
         }

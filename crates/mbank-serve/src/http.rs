@@ -486,8 +486,25 @@ async fn mcp_request(
         return too_large();
     }
     let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MCP_MAX_MESSAGE_BYTES).await else {
-        return too_large();
+    let bytes = match axum::body::to_bytes(body, MCP_MAX_MESSAGE_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return match conn::BodyNotInTime::cause_of(&e) {
+                Some(cut_off) => jsonrpc_response(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &jsonrpc::error(
+                        Value::Null,
+                        jsonrpc::INVALID_REQUEST,
+                        format!(
+                            "Invalid request: {cut_off} (body_timeout_secs and \
+                             idle_timeout_secs under [serve])"
+                        ),
+                        None,
+                    ),
+                ),
+                None => too_large(),
+            };
+        }
     };
     let message = match serde_json::from_slice::<Value>(&bytes) {
         Ok(message) => message,

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::{API_VERSION, AppState};
 use crate::args::{self, ToolArgs};
+use crate::conn::BodyNotInTime;
 use crate::memory_bank_mcp::{self, WriteArgs};
 use crate::reply::{Flavor, ToolError, ToolResult};
 use crate::{Caller, Shared};
@@ -66,6 +67,10 @@ pub(super) fn object_body(
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             error.code = "payload_too_large";
             error.status = 413;
+        } else if let Some(cut_off) = BodyNotInTime::cause_of(&e) {
+            error.message =
+                format!("{cut_off} (body_timeout_secs and idle_timeout_secs under [serve])");
+            error.status = StatusCode::REQUEST_TIMEOUT.as_u16();
         }
         error
     })?;
