@@ -306,10 +306,8 @@ fn the_command_prints_the_fitted_text_and_what_it_left_out() {
     );
 }
 
-#[test]
-fn the_command_answers_json_that_matches_its_schema() {
-    let sandbox = Sandbox::new();
-    let project = project(&sandbox);
+/// Asserts `json` is valid against docs/schemas/context-fit.json.
+fn valid(json: &Value) {
     let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schemas/context-fit.json");
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
@@ -317,13 +315,17 @@ fn the_command_answers_json_that_matches_its_schema() {
         .with_draft(jsonschema::Draft::Draft202012)
         .build(&schema)
         .unwrap();
-    let valid = |json: &Value| {
-        let errors: Vec<String> = validator
-            .iter_errors(json)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect();
-        assert!(errors.is_empty(), "{}\n{json:#}", errors.join("\n"));
-    };
+    let errors: Vec<String> = validator
+        .iter_errors(json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{}\n{json:#}", errors.join("\n"));
+}
+
+#[test]
+fn the_command_answers_json_that_matches_its_schema() {
+    let sandbox = Sandbox::new();
+    let project = project(&sandbox);
     for budget in ["0", "60", "100000"] {
         let run = sandbox.run(&[
             "context",
@@ -385,4 +387,100 @@ fn the_command_answers_json_that_matches_its_schema() {
     let json = run.json();
     valid(&json);
     assert_eq!(json["error"]["code"], "several-projects");
+}
+
+/// The `get_context` tool (over stdio, as an agent calls it) and `GET /memory-bank/context`
+/// answer what `mbank context --max-tokens --json --no-user` prints, in the same schema.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_answer_what_the_command_prints() {
+    use crate::http_serve::{Server, tls};
+    use crate::mcp_stdio::{Setup, fails, ok};
+
+    let setup = Setup::new();
+    setup.init("shop");
+    std::fs::write(
+        setup.root.join("shop/memory-bank/progress.md"),
+        "# Progress\n\n".to_string() + &"- shipped the basket and its retries\n".repeat(200),
+    )
+    .unwrap();
+    let client = setup.connect(&[]).await;
+    let listed = client.list_all_tools().await.unwrap();
+    let tool = listed.iter().find(|t| t.name == "get_context").unwrap();
+    let annotations = tool.annotations.as_ref().unwrap();
+    assert_eq!(annotations.read_only_hint, Some(true));
+    assert_eq!(annotations.destructive_hint, Some(false));
+    for budget in [0u64, 300, 100_000] {
+        let answer = ok(
+            &client,
+            "get_context",
+            serde_json::json!({"project": "shop", "maxTokens": budget}),
+        )
+        .await;
+        valid(&answer);
+        let text = answer["text"].as_str().unwrap();
+        assert!(tokens::count(Encoding::O200k, text) as u64 <= budget);
+        let printed = setup.sandbox.run(&[
+            "--root",
+            setup.root.to_str().unwrap(),
+            "context",
+            setup.root.join("shop").to_str().unwrap(),
+            "--max-tokens",
+            &budget.to_string(),
+            "--json",
+            "--no-user",
+        ]);
+        printed.expect_code(0);
+        let printed = printed.json();
+        for key in [
+            "agent",
+            "text",
+            "tokens",
+            "whole_tokens",
+            "files",
+            "left_out",
+        ] {
+            assert_eq!(answer[key], printed[key], "{key} at {budget}");
+        }
+    }
+    let message = fails(
+        &client,
+        "get_context",
+        serde_json::json!({"project": "shop", "maxTokens": 10, "agent": "codex"}),
+        "not_found",
+    )
+    .await;
+    assert!(
+        message.contains("Codex loads nothing from shop"),
+        "{message}"
+    );
+    client.cancel().await.unwrap();
+
+    tls();
+    let server = Server::start("", &[]);
+    let http = reqwest::Client::new();
+    let answer: Value = http
+        .get(server.url("/memory-bank/context?project=alpha&maxTokens=120"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    valid(&answer);
+    assert!(answer["tokens"].as_u64().unwrap() <= 120, "{answer}");
+    assert_eq!(answer["project"]["name"], "alpha");
+    let refused = http
+        .get(server.url("/memory-bank/context?project=alpha&maxTokens=many"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("maxTokens"),
+        "{body}"
+    );
 }

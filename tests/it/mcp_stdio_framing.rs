@@ -198,5 +198,5 @@ fn tool_arguments_given_as_a_string_or_an_array_get_invalid_params() {
         (Some(22), Some(-32602)),
         "{reply}"
     );
-    mcp.list_tools(23);
+    mcp.list_tools(24);
 }

@@ -17,6 +17,7 @@ pub mod browser;
 pub mod chat;
 pub mod cline;
 pub(crate) mod conn;
+pub mod context;
 pub mod http;
 pub mod infinity;
 pub mod jsonrpc;
@@ -124,6 +125,8 @@ pub struct ServeOptions {
     pub clock: mbank_core::clock::Clock,
     /// Where agents' writes keep the text they replace (`None`: nowhere).
     pub history: Option<mbank_core::history::History>,
+    /// What token budgets are counted in (config.toml's encoding).
+    pub encoding: mbank_core::tokens::Encoding,
 }
 
 /// What every session and request of one server shares.

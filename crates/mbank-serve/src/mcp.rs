@@ -307,6 +307,7 @@ mod tests {
             staging: Default::default(),
             clock: mbank_core::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
             history: None,
+            encoding: mbank_core::tokens::Encoding::default(),
         })
         .unwrap()
     }
@@ -315,7 +316,7 @@ mod tests {
     fn every_tool_states_what_it_does_to_the_files() {
         let dir = tempfile::tempdir().unwrap();
         let tools = tool_list(&shared_over(dir.path()));
-        assert_eq!(tools.len(), 23);
+        assert_eq!(tools.len(), 24);
         for tool in &tools {
             let rows: Vec<_> = tools::TOOLS
                 .iter()

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::args::{self, ToolArgs};
 use super::reply::{Flavor, ToolError, ToolResult};
-use super::{Caller, Session, Shared, cline, infinity, memory_bank_mcp, proposals};
+use super::{Caller, Session, Shared, cline, context, infinity, memory_bank_mcp, proposals};
 use mbank_core::agent::infinity::InfinityProject;
 
 /// Which tool surface a tool belongs to.
@@ -421,6 +421,13 @@ pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             READS,
             "The current mode and the modes available.",
             memory_bank_mcp::current_mode,
+        ),
+        ToolDef::new(
+            MemoryBanks,
+            context::GET_CONTEXT,
+            READS,
+            "What an agent loads from a project's memory at session start, in load order, cut to fit maxTokens (counted exactly): whole files first, the first that does not fit cut after its last whole line. Lists what was left out and why (the budget, the agent's own load limit, not loaded at start, private).",
+            context::get_context,
         ),
         ToolDef::checked_before(
             Proposals,

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::cli::style::{eprintln, line, print_text, println, thousands};
 use crate::cli::{Context, EXIT_ERROR, json};
 use crate::core::analysis::context::{
-    self, AgentSession, BankContext, FitError, FitRequest, FittedContext,
+    self, AgentSession, BankContext, FIT_SCHEMA, FitReport, FitRequest,
 };
 use crate::core::formats::agents::Agent;
 use crate::core::formats::roo_rules::modes;
@@ -376,23 +376,6 @@ fn print_bank(context: &Context, bank: &BankContext, summary: bool) {
     println("");
 }
 
-/// `mbank context --max-tokens N`'s output (schema `mbank.context-fit/1`).
-#[derive(Serialize)]
-struct FitOutput<'a> {
-    schema: &'static str,
-    /// Whether the user-level layer (home folder files) was loaded; `--no-user` leaves it out.
-    user_layer: bool,
-    project: ProjectName<'a>,
-    #[serde(flatten)]
-    fitted: &'a FittedContext,
-}
-
-#[derive(Serialize)]
-struct ProjectName<'a> {
-    name: &'a str,
-    path: &'a Path,
-}
-
 /// Why no context could be fitted, with `--json`.
 #[derive(Serialize)]
 struct FitErrorOutput<'a> {
@@ -410,8 +393,6 @@ struct FitErrorJson<'a> {
     /// The agents that do load something from the project.
     agents: Vec<&'static str>,
 }
-
-const FIT_SCHEMA: &str = "mbank.context-fit/1";
 
 /// What `--max-tokens` was asked.
 struct Fit<'a> {
@@ -457,23 +438,11 @@ impl Fit<'_> {
         let fitted = match context::fit_context(project, &chosen, &request) {
             Ok(fitted) => fitted,
             Err(error) => {
-                let code = match error {
-                    FitError::AgentLoadsNothing { .. } => "agent-loads-nothing",
-                    FitError::NoAgent { .. } => "no-agent",
-                };
-                return self.fail(code, &error.to_string(), error.agents());
+                return self.fail(error.code(), &error.to_string(), error.agents());
             }
         };
         if self.as_json {
-            json::print(&FitOutput {
-                schema: FIT_SCHEMA,
-                user_layer: self.include_user_files,
-                project: ProjectName {
-                    name: &project.name,
-                    path: &project.path,
-                },
-                fitted: &fitted,
-            })?;
+            json::print(&FitReport::new(project, self.include_user_files, &fitted))?;
             return Ok(0);
         }
         // The text alone on stdout, to be handed to an agent; the account on stderr.

@@ -67,6 +67,7 @@ pub fn options(context: &Context, args: &ServeArgs) -> Result<ServeOptions> {
         staging: staging(context, args.stage)?,
         clock: context.clock,
         history: context.history.clone(),
+        encoding: context.encoding,
     })
 }
 

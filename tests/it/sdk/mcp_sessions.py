@@ -121,7 +121,7 @@ async def run(client, stateless):
         "read_memory_bank_file", "write_memory_bank_file", "list_memory_bank_files",
         "get_memory_bank_status", "track_progress", "update_active_context", "log_decision",
         "switch_mode", "get_current_mode", "activate_project", "store_memory", "get_memory",
-        "list_memories", "update_memory", "delete_memory",
+        "list_memories", "update_memory", "delete_memory", "get_context",
     }
     if tools != expected:
         s.problems.append(f"tools listed: {sorted(tools)}")
@@ -144,6 +144,10 @@ async def run(client, stateless):
     await s.call("list_project_files", {"projectPath": "beta"})
     await s.call("validate_project", {"projectPath": "beta"})
     await s.call("initialize_memory_bank", {"projectPath": "delta"})
+    # What an agent loads at session start, within a budget.
+    fitted = await s.call("get_context", {"project": "alpha", "maxTokens": 200})
+    if fitted.get("tokens", 201) > 200 or not fitted.get("files"):
+        s.problems.append(f"get_context: {fitted}")
 
     # Memory Bank MCP's tools, each naming its project.
     for tool, args in [

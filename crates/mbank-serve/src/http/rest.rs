@@ -273,6 +273,22 @@ pub(super) async fn list_files(State(app): State<AppState>, query: ProjectQuery)
     )
 }
 
+/// `GET /memory-bank/context?project=…&maxTokens=…[&agent=…][&includeUserFiles=true]`: the
+/// `get_context` tool's answer.
+pub(super) async fn context(State(app): State<AppState>, query: ProjectQuery) -> Response {
+    let query = match query {
+        Ok(Query(map)) => map,
+        Err(e) => {
+            return reply(Err(ToolError::memory_bank(
+                "invalid_request",
+                e.body_text(),
+            )));
+        }
+    };
+    let shared = app.shared.clone();
+    reply(blocking(move || crate::context::from_query(&shared, &query)).await)
+}
+
 pub(super) async fn list_modes(State(app): State<AppState>, query: ProjectQuery) -> Response {
     let project = match project_of(query) {
         Ok(p) => p,

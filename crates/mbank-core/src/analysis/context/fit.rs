@@ -134,6 +134,42 @@ pub struct LeftOut {
     pub message: String,
 }
 
+/// The schema of a fitted context in JSON, as `mbank context --max-tokens --json` prints it
+/// and the servers' `get_context` answers it.
+pub const FIT_SCHEMA: &str = "mbank.context-fit/1";
+
+/// A fitted context with what it was fitted for: its one JSON form ([`FIT_SCHEMA`]).
+#[derive(Debug, Serialize)]
+pub struct FitReport<'a> {
+    pub schema: &'static str,
+    /// Whether the user-level layer (home folder files) was loaded.
+    pub user_layer: bool,
+    pub project: ProjectRef<'a>,
+    #[serde(flatten)]
+    pub fitted: &'a FittedContext,
+}
+
+impl<'a> FitReport<'a> {
+    pub fn new(project: &'a Project, user_layer: bool, fitted: &'a FittedContext) -> Self {
+        FitReport {
+            schema: FIT_SCHEMA,
+            user_layer,
+            project: ProjectRef {
+                name: &project.name,
+                path: &project.path,
+            },
+            fitted,
+        }
+    }
+}
+
+/// A project as a fitted context names it.
+#[derive(Debug, Serialize)]
+pub struct ProjectRef<'a> {
+    pub name: &'a str,
+    pub path: &'a Path,
+}
+
 /// Why no context can be fitted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FitError {
@@ -151,6 +187,14 @@ pub enum FitError {
 }
 
 impl FitError {
+    /// The error's code in JSON: `agent-loads-nothing` or `no-agent`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            FitError::AgentLoadsNothing { .. } => "agent-loads-nothing",
+            FitError::NoAgent { .. } => "no-agent",
+        }
+    }
+
     /// The agents that do load something from the project.
     pub fn agents(&self) -> &[Agent] {
         match self {

@@ -57,8 +57,8 @@ mod past_cut;
 mod sessions;
 
 pub use fit::{
-    AgentChoice, FitError, FitRequest, FittedContext, FittedFile, LeftOut, LeftOutReason,
-    fit_context,
+    AgentChoice, FIT_SCHEMA, FitError, FitReport, FitRequest, FittedContext, FittedFile, LeftOut,
+    LeftOutReason, ProjectRef, fit_context,
 };
 pub use past_cut::entries_past_cut;
 pub use sessions::{AgentSession, agent_session, agent_sessions, project_context};
