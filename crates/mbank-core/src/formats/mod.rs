@@ -56,7 +56,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use crate::findings::Finding;
+use crate::findings::{Finding, RuleSource};
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 pub(crate) use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
@@ -653,8 +653,8 @@ pub(crate) fn split_rel(rel: &Path) -> (Cow<'_, str>, Vec<String>) {
 pub struct Budget {
     /// The rule in words: "500–1,000 tokens per file".
     pub rule: Cow<'static, str>,
-    /// Where it comes from, in words: "Cline memory bank guidelines".
-    pub source: Cow<'static, str>,
+    /// Where it comes from, named as a user knows it.
+    pub source: RuleSource,
     pub unit: Unit,
     pub limit: u64,
     /// The agent silently drops what is past the limit (rather than merely warning).
@@ -668,13 +668,13 @@ impl Budget {
     /// A rule the agent only warns about (or that is advice).
     pub fn new(
         rule: impl Into<Cow<'static, str>>,
-        source: impl Into<Cow<'static, str>>,
+        source: RuleSource,
         unit: Unit,
         limit: u64,
     ) -> Budget {
         Budget {
             rule: rule.into(),
-            source: source.into(),
+            source,
             unit,
             limit,
             cuts_off: false,
@@ -685,7 +685,7 @@ impl Budget {
     /// Another format's rule, applied to a format that documents no such limit itself.
     pub fn borrowed(
         rule: impl Into<Cow<'static, str>>,
-        source: impl Into<Cow<'static, str>>,
+        source: RuleSource,
         unit: Unit,
         limit: u64,
     ) -> Budget {
@@ -800,7 +800,10 @@ mod tests {
                 .chain(rules.bank_budgets(None));
             for budget in budgets {
                 let words = format!("{} {}", budget.rule, budget.source);
-                assert!(!words.contains("seed") && !words.contains('§'), "{words}");
+                assert!(
+                    !words.contains("seed") && !words.contains('§') && !words.contains("spec"),
+                    "{words}"
+                );
             }
         }
     }
@@ -875,8 +878,8 @@ mod tests {
                 .iter()
                 .filter(|b| {
                     b.unit == Unit::Lines
-                        || b.source.contains("family")
-                        || b.source.contains("Beans-Code")
+                        || b.source == RuleSource::ClineMemoryBank
+                        || b.source == RuleSource::MbankSizes
                 })
                 .collect();
             assert!(!family.is_empty(), "{format:?}");

@@ -303,7 +303,8 @@ impl Picker {
                 Sort::Activity => rb.last_write().cmp(&ra.last_write()),
                 Sort::Name => std::cmp::Ordering::Equal,
                 Sort::Tokens => {
-                    let tokens = |r: &PickerRow| r.report.as_ref().map(|r| r.loaded_tokens());
+                    let tokens =
+                        |r: &PickerRow| r.report.as_ref().map(|r| r.session_tokens().tokens);
                     tokens(rb).cmp(&tokens(ra))
                 }
                 Sort::Staleness => {
@@ -523,8 +524,8 @@ impl Picker {
                     theme.fg(theme.text),
                 ));
                 spans.push(Span::raw("  "));
-                spans.extend(widgets::verdict_gauge(
-                    &widgets::BudgetVerdict::of(report),
+                spans.extend(widgets::session_gauge(
+                    &widgets::SessionGauge::of(report),
                     columns.bar,
                     theme,
                 ));
@@ -723,7 +724,7 @@ impl Columns {
 
     /// The gauge's width: bar, figure and verdict.
     pub fn gauge(&self) -> usize {
-        widgets::verdict_gauge_width(self.bar)
+        widgets::session_gauge_width(self.bar)
     }
 
     pub fn header(&self) -> String {

@@ -40,14 +40,17 @@ fn grouped_budget_findings(
             files_seen.dedup();
             let largest = cases
                 .iter()
-                .max_by_key(|(_, c)| c.value.saturating_mul(1000) / c.limit.max(1))
+                .max_by_key(|(_, c)| c.value.saturating_mul(1000) / c.limit.max(1));
+            // Named by its largest case's file: a finding always names a file.
+            let subject = largest.map_or(bank_root, |(f, _)| f.file.path.as_path());
+            let largest = largest
                 .map(|(f, c)| format!("{}: {}", f.file.display, describe(c)))
                 .unwrap_or_default();
             out.push(
                 Finding::new(
                     severity,
                     code,
-                    bank_root,
+                    subject,
                     None,
                     format!(
                         "{} {word} their budget, largest {largest}",
@@ -81,18 +84,24 @@ fn budget_verdict(
 
 /// "214 of 200 lines (rule; source)", saying when the rule is borrowed from another format.
 fn describe_budget(check: &BudgetCheck) -> String {
-    let borrowed = if check.borrowed {
-        "; a borrowed rule, so information only"
-    } else {
-        ""
+    let source = match (check.borrowed, check.by_folder_name) {
+        (false, _) => check.source.name().to_string(),
+        (true, false) => format!(
+            "{}, a limit the agent does not document, so information only",
+            check.source
+        ),
+        (true, true) => format!(
+            "{}, applied by the folder's name only: the bank's files do not prove the \
+             format, so information only",
+            check.source
+        ),
     };
     format!(
-        "{} of {} {} ({}; {}{borrowed})",
+        "{} of {} {} ({}; {source})",
         check.value,
         check.limit,
         check.unit.label(),
         check.rule,
-        check.source
     )
 }
 
@@ -155,7 +164,9 @@ pub(super) fn verdict_findings(
             ));
         }
     }
+    // The whole bank's load, named by the file the agent reads first.
+    let subject = super::total_subject(files, bank_root);
     for check in bank_budget {
-        budget_finding(check, bank_root, out);
+        budget_finding(check, subject, out);
     }
 }
