@@ -125,19 +125,20 @@ impl SessionGauge {
 /// The agent column's width: the longest agent id.
 const AGENT_WIDTH: usize = 11;
 
-/// Columns [`session_gauge`] takes with a bar of `bar` cells.
-pub(crate) fn session_gauge_width(bar: usize) -> usize {
-    let text = 12 + 1 + 4 + 1 + AGENT_WIDTH;
+/// Columns [`session_gauge`] takes with a bar of `bar` cells, with or without the agent.
+pub(crate) fn session_gauge_width(bar: usize, agent: bool) -> usize {
+    let text = 12 + 1 + 4 + if agent { 1 + AGENT_WIDTH } else { 0 };
     if bar > 0 { bar + 1 + text } else { text }
 }
 
 /// `▰▰▰▰▰▰▱▱  3.8k/5.0k ok   kilo`: the bar filled to the session's share of its budget,
-/// the figure as `used/budget`, the verdict and whose session it is; the bar, figure and
-/// verdict in the verdict's colour, so they say what `mbank list` says. A session nothing
-/// limits shows no bar and no verdict.
+/// the figure as `used/budget`, the verdict and (with `with_agent`) whose session it is;
+/// the bar, figure and verdict in the verdict's colour, so they say what `mbank list`
+/// says. A session nothing limits shows no bar and no verdict.
 pub(crate) fn session_gauge(
     gauge: &SessionGauge,
     bar_width: usize,
+    with_agent: bool,
     theme: &Theme,
 ) -> Vec<Span<'static>> {
     let session = &gauge.session;
@@ -157,10 +158,12 @@ pub(crate) fn session_gauge(
         spans.push(Span::raw(" "));
     }
     spans.push(Span::styled(format!("{figure:>12} {word:<4}"), style));
-    spans.push(Span::styled(
-        format!(" {agent:<AGENT_WIDTH$}"),
-        theme.muted(),
-    ));
+    if with_agent {
+        spans.push(Span::styled(
+            format!(" {agent:<AGENT_WIDTH$}"),
+            theme.muted(),
+        ));
+    }
     spans
 }
 

@@ -27,8 +27,8 @@
 //! 2. Write `formats/<name>.rs`: a unit struct implementing [`FormatRules`]. Only
 //!    [`format`](FormatRules::format) and [`place`](FormatRules::place) are required;
 //!    every other method has a default meaning "this format has no such rule". Give
-//!    each [`Budget`] its source in words ("Cline memory bank guidelines"), never a
-//!    document number.
+//!    each [`Budget`] its source from the closed set of [`RuleSource`]s, the names a user
+//!    knows ("Cline's memory bank guidelines"), never a design document.
 //! 3. Register it: one arm in [`rules`] (the compiler points there), and give each
 //!    method whose default does not fit it an answer (where it lives, how it is listed,
 //!    what its agent cuts).

@@ -527,6 +527,7 @@ impl Picker {
                 spans.extend(widgets::session_gauge(
                     &widgets::SessionGauge::of(report),
                     columns.bar,
+                    columns.agent,
                     theme,
                 ));
                 spans.push(Span::raw("  "));
@@ -683,6 +684,8 @@ pub struct Columns {
     pub formats: usize,
     /// The gauge's bar (0: the figure and verdict only).
     pub bar: usize,
+    /// Whose session the figure is, after the verdict (the header names it too).
+    pub agent: bool,
     pub written: usize,
 }
 
@@ -704,12 +707,17 @@ impl Columns {
             name: 0,
             formats: 0,
             bar: Self::BAR,
+            agent: true,
             written,
         };
         // Marker, gaps, files, gauge, staleness, findings, written.
         let fixed = |c: &Columns| 2 + 1 + 1 + 5 + 2 + c.gauge() + 2 + 7 + 2 + 9 + 1 + c.written;
+        // The bar goes first on a narrow screen, then the agent's name.
         if width < fixed(&columns) + 30 {
             columns.bar = 0;
+        }
+        if width < fixed(&columns) + 30 {
+            columns.agent = false;
         }
         let room = width.saturating_sub(fixed(&columns));
         // The name first (up to its longest), then the formats, then the name again.
@@ -724,7 +732,7 @@ impl Columns {
 
     /// The gauge's width: bar, figure and verdict.
     pub fn gauge(&self) -> usize {
-        widgets::session_gauge_width(self.bar)
+        widgets::session_gauge_width(self.bar, self.agent)
     }
 
     pub fn header(&self) -> String {
@@ -733,7 +741,11 @@ impl Columns {
             "project",
             "formats",
             "files",
-            "tokens · budget",
+            if self.agent {
+                "tokens · budget · session"
+            } else {
+                "tokens · budget"
+            },
             "stale",
             "findings",
             "written",

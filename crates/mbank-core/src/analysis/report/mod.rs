@@ -986,7 +986,13 @@ impl<'a> Analyzer<'a> {
             });
         }
         if depth.validate {
-            verdict_findings(&files, &budget.bank, &bank.root, &mut bank_findings);
+            verdict_findings(
+                bank.format,
+                &files,
+                &budget.bank,
+                &bank.root,
+                &mut bank_findings,
+            );
             findings.extend(bank_findings);
         }
         BankReport {
