@@ -10,6 +10,7 @@ use std::path::Path;
 
 use common::tui::Tui;
 use common::{Sandbox, corpus_root};
+use mbank::core::findings::RuleSource;
 use mbank::core::formats::agents::Agent;
 use mbank::tui::widgets::compact;
 use serde_json::Value;
@@ -135,6 +136,17 @@ fn list_tokens_check_and_context_agree_on_every_corpus_project() {
                 path,
                 "{name}: a finding names the project's folder, not a file: {finding}"
             );
+            // A budget names its source from the closed set, never a design document.
+            let message = finding["message"].as_str().unwrap();
+            if finding["code"].as_str().unwrap().starts_with("budget-") {
+                assert!(
+                    RuleSource::ALL.iter().any(|s| message.contains(s.name())),
+                    "{name}: {message}"
+                );
+            }
+            for internal in ["Beans-Code", "seed 0", "spec)"] {
+                assert!(!message.contains(internal), "{name}: {message}");
+            }
         }
         match row["budget"].as_str() {
             Some(verdict @ ("over" | "near")) => {

@@ -42,6 +42,29 @@ pub enum RuleSource {
 }
 
 impl RuleSource {
+    /// Every source, the closed set of names a finding may cite.
+    pub const ALL: [RuleSource; 19] = [
+        RuleSource::Mbank,
+        RuleSource::FormatSpecification,
+        RuleSource::ClineMemoryBank,
+        RuleSource::ClaudeCode,
+        RuleSource::Codex,
+        RuleSource::RooCode,
+        RuleSource::MemoryBankMcp,
+        RuleSource::ConKeeper,
+        RuleSource::Infinity,
+        RuleSource::AgentDocumentation,
+        RuleSource::ProjectRules,
+        RuleSource::CursorRules,
+        RuleSource::Copilot,
+        RuleSource::Windsurf,
+        RuleSource::MbankSizes,
+        RuleSource::Config,
+        RuleSource::SizeGuidelines,
+        RuleSource::Syntax,
+        RuleSource::Git,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             RuleSource::Mbank => "mbank",
