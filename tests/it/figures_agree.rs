@@ -2,7 +2,9 @@
 //! real banks (`../shared/corpus`, or `$MBANK_CORPUS`), `list`, `tokens`, `check`,
 //! `context` and the TUI's picker and header give one name, one session figure (one
 //! agent's, named), one budget verdict, and every "over" or "near" is a finding `check`
-//! reports on the file `list` names. Skipped, with a notice, when the corpus is absent.
+//! reports on the file `list` names. The corpus tests are skipped, with a notice, when the
+//! corpus is absent; a root written here, with each kind of session and budget, always
+//! runs.
 use crate::common;
 
 use std::collections::BTreeMap;
@@ -68,6 +70,91 @@ fn findings_by_project(check: &Value) -> BTreeMap<String, Vec<Value>> {
 #[test]
 fn list_tokens_check_and_context_agree_on_every_corpus_project() {
     let Some(root) = corpus_root() else { return };
+    views_agree(&root);
+}
+
+/// Writes `text` at `rel` under `root`, making its folders.
+fn put(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A markdown file of about `tokens` tokens.
+fn sized(title: &str, tokens: usize) -> String {
+    format!("# {title}\n\n{}\n", "budget ".repeat(tokens))
+}
+
+#[test]
+fn the_views_agree_on_each_kind_of_session_and_budget() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let cline = |project: &str, sizes: [usize; 6]| {
+        let names = [
+            "projectbrief",
+            "productContext",
+            "systemPatterns",
+            "techContext",
+            "activeContext",
+            "progress",
+        ];
+        for (name, tokens) in names.iter().zip(sizes) {
+            put(
+                root,
+                &format!("{project}/memory-bank/{name}.md"),
+                &sized(name, tokens),
+            );
+        }
+    };
+    // One file over its own limit, the bank within its total: the session is ok.
+    cline("file-over", [100, 100, 100, 1_500, 100, 100]);
+    // The bank's total over: the session is over, on the bank's first file.
+    cline("total-over", [900, 900, 900, 900, 900, 900]);
+    // Two agents' files that no agent loads together.
+    put(root, "two-agents/CLAUDE.md", &sized("Claude", 300));
+    put(root, "two-agents/AGENTS.md", &sized("Agents", 200));
+    // A borrowed total past its limit: information, never the session's verdict.
+    for name in ["product-context", "active-context", "progress"] {
+        put(
+            root,
+            &format!("borrowed/memory-bank/{name}.md"),
+            &sized(name, 2_000),
+        );
+    }
+    // A project below another folder: one name everywhere.
+    cline("group/nested", [50, 50, 50, 50, 50, 50]);
+    views_agree(root);
+
+    let list = Sandbox::new()
+        .run(&["list", "--json", "--root", root.to_str().unwrap()])
+        .json();
+    let row = |name: &str| -> Value {
+        list["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {list}"))
+            .clone()
+    };
+    assert_eq!(row("file-over")["budget"], "ok");
+    assert_eq!(row("file-over")["budget_limit"], 5000);
+    assert_eq!(row("total-over")["budget"], "over");
+    assert!(
+        row("total-over")["budget_file"]
+            .as_str()
+            .unwrap()
+            .ends_with("memory-bank/projectbrief.md")
+    );
+    assert_eq!(row("two-agents")["agent"], "claude-code");
+    assert_eq!(row("two-agents")["sessions"].as_array().unwrap().len(), 2);
+    assert!(row("borrowed")["budget"].is_null(), "{}", row("borrowed"));
+    assert_eq!(row("group/nested")["budget"], "ok");
+    tui_agrees(root);
+}
+
+/// Runs every view over the projects under `root` and fails on any figure that disagrees.
+fn views_agree(root: &Path) {
     let sandbox = Sandbox::new();
     let root_arg = root.to_str().unwrap();
     let list = sandbox.run(&["list", "--json", "--root", root_arg]);
@@ -220,6 +307,11 @@ fn list_tokens_check_and_context_agree_on_every_corpus_project() {
 #[test]
 fn the_picker_and_the_header_show_the_figure_list_gives_on_every_corpus_project() {
     let Some(root) = corpus_root() else { return };
+    tui_agrees(&root);
+}
+
+/// The TUI's picker rows and each project's header against `list` over `root`.
+fn tui_agrees(root: &Path) {
     let sandbox = Sandbox::new();
     let list = sandbox
         .run(&["list", "--json", "--root", root.to_str().unwrap()])
@@ -256,7 +348,7 @@ fn the_picker_and_the_header_show_the_figure_list_gives_on_every_corpus_project(
 
     for row in rows {
         let name = row["name"].as_str().unwrap();
-        let mut h = Tui::options(&root).size(240, 40).start();
+        let mut h = Tui::options(root).size(240, 40).start();
         h.open_project(name);
         assert_eq!(
             h.app.tree.report.as_ref().unwrap().name,

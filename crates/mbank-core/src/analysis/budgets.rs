@@ -400,6 +400,64 @@ mod tests {
     }
 
     #[test]
+    fn a_total_past_its_limit_is_over_while_a_file_is_not_counted_and_unknown_below_it() {
+        let b = bank(
+            Format::Cline,
+            vec![
+                file("activeContext.md", Role::Active, LoadKind::Startup),
+                file("progress.md", Role::Progress, LoadKind::Startup),
+                file("projectBrief.md", Role::Brief, LoadKind::Startup),
+                file("techContext.md", Role::Tech, LoadKind::Startup),
+            ],
+        );
+        let uncounted = Measure {
+            tokens: None,
+            ..tokens(0)
+        };
+        let past = evaluate(
+            &b,
+            &[tokens(6_000), uncounted, tokens(0), tokens(0)],
+            None,
+            &Default::default(),
+        );
+        let total = past.bank.iter().find(|c| c.unit == Unit::Tokens).unwrap();
+        assert_eq!(
+            (total.value, total.limit, total.status),
+            (6_000, 5_000, BudgetStatus::Over)
+        );
+        let below = evaluate(
+            &b,
+            &[tokens(4_000), uncounted, tokens(0), tokens(0)],
+            None,
+            &Default::default(),
+        );
+        assert!(
+            below.bank.iter().all(|c| c.unit != Unit::Tokens),
+            "{below:?}"
+        );
+        let mut overrides = BudgetOverrides::default();
+        overrides.formats.insert(
+            "cline".into(),
+            FormatBudget {
+                total: Some(1_000),
+                per_file: None,
+            },
+        );
+        let configured = evaluate(
+            &b,
+            &[tokens(4_000), uncounted, tokens(0), tokens(0)],
+            None,
+            &overrides,
+        );
+        let total = configured
+            .bank
+            .iter()
+            .find(|c| c.unit == Unit::Tokens)
+            .unwrap();
+        assert_eq!((total.value, total.source), (4_000, CONFIG));
+    }
+
+    #[test]
     fn a_bank_of_a_format_by_folder_name_only_gets_its_budgets_as_borrowed() {
         let b = bank(
             Format::Cline,
