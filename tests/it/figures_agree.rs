@@ -317,9 +317,7 @@ fn tui_agrees(root: &Path) {
         .run(&["list", "--json", "--root", root.to_str().unwrap()])
         .json();
     let rows = list["projects"].as_array().unwrap();
-    let mut h = Tui::options(&root)
-        .size(240, rows.len() as u16 + 12)
-        .start();
+    let mut h = Tui::options(root).size(240, rows.len() as u16 + 12).start();
     h.pump_until("the figures", |app| {
         app.projects.picker.counted == rows.len()
     });
