@@ -297,16 +297,19 @@ impl Picker {
         };
         let rows = &self.rows;
         let sort = self.sort;
+        // Each row's session figure once per sort, not once per comparison.
+        let session_tokens: Vec<Option<u64>> = if sort == Sort::Tokens {
+            let tokens = |r: &PickerRow| r.report.as_ref().map(|r| r.session_tokens().tokens);
+            rows.iter().map(tokens).collect()
+        } else {
+            Vec::new()
+        };
         scored.sort_by(|&(a, score_a), &(b, score_b)| {
             let (ra, rb) = (&rows[a], &rows[b]);
             let by_sort = match sort {
                 Sort::Activity => rb.last_write().cmp(&ra.last_write()),
                 Sort::Name => std::cmp::Ordering::Equal,
-                Sort::Tokens => {
-                    let tokens =
-                        |r: &PickerRow| r.report.as_ref().map(|r| r.session_tokens().tokens);
-                    tokens(rb).cmp(&tokens(ra))
-                }
+                Sort::Tokens => session_tokens[b].cmp(&session_tokens[a]),
                 Sort::Staleness => {
                     let level = |r: &PickerRow| r.report.as_ref().and_then(|r| r.worst_staleness());
                     level(rb).cmp(&level(ra))
