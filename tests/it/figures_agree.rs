@@ -151,6 +151,39 @@ fn the_views_agree_on_each_kind_of_session_and_budget() {
     assert!(row("borrowed")["budget"].is_null(), "{}", row("borrowed"));
     assert_eq!(row("group/nested")["budget"], "ok");
     tui_agrees(root);
+
+    // Sorted by tokens, the picker orders the rows as `list --sort tokens` does.
+    let by_tokens = Sandbox::new()
+        .run(&[
+            "list",
+            "--json",
+            "--sort",
+            "tokens",
+            "--root",
+            root.to_str().unwrap(),
+        ])
+        .json();
+    let names: Vec<&str> = by_tokens["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    let mut h = Tui::options(root).size(200, 30).start();
+    h.pump_until("the figures", |app| {
+        app.projects.picker.counted == names.len()
+    });
+    h.keys("ctrl-s ctrl-s");
+    let screen = h.settled_screen();
+    assert!(screen.contains("sorted by tokens"), "{screen}");
+    let at = |name: &str| {
+        screen
+            .lines()
+            .position(|l| l.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{screen}"))
+    };
+    let rows: Vec<usize> = names.iter().map(|name| at(name)).collect();
+    assert!(rows.windows(2).all(|w| w[0] < w[1]), "{names:?}\n{screen}");
 }
 
 /// Runs every view over the projects under `root` and fails on any figure that disagrees.
