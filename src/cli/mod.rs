@@ -149,11 +149,25 @@ impl Context {
     }
 
     /// Projects a PATH argument names: the folder itself when it holds a bank, else the
-    /// projects below it; without PATH, the whole root.
+    /// projects below it; without PATH, the whole root. A project inside the root has the
+    /// name `mbank list` gives it (its path under the root), which every command prints
+    /// and accepts as PATH.
     pub fn projects_at(&self, path: Option<&Path>) -> Result<Vec<Project>> {
         let Some(path) = path else {
             return self.projects_under_root();
         };
+        let mut projects = self.projects_named_by_folder(path)?;
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        for project in &mut projects {
+            if let Some(name) = name_under(&root, &project.path) {
+                project.name = name;
+            }
+        }
+        Ok(projects)
+    }
+
+    /// [`Context::projects_at`] for a PATH, each project named by its own folder.
+    fn projects_named_by_folder(&self, path: &Path) -> Result<Vec<Project>> {
         // Absolute before anything is built on it: a project at `.` would otherwise
         // hide an `@../x` import that leaves it (normalising `./../x` loses the `..`).
         let resolved = crate::core::analysis::imports::absolute(&self.resolve(path));
@@ -191,6 +205,18 @@ impl Context {
         }
         Ok(projects)
     }
+}
+
+/// The path of `project` under `root` (canonical), as `mbank list` names a project it
+/// finds there; `None` outside the root or for the root itself.
+fn name_under(root: &Path, project: &Path) -> Option<String> {
+    let project = std::fs::canonicalize(project).ok()?;
+    let rel = project.strip_prefix(root).ok()?;
+    if rel.as_os_str().is_empty() {
+        return None;
+    }
+    let parts: Option<Vec<&str>> = rel.iter().map(|part| part.to_str()).collect();
+    Some(parts?.join("/"))
 }
 
 /// A folder's own name (resolving `.` and links), for a project found there.

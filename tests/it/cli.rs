@@ -816,14 +816,25 @@ fn demo_root_works_with_every_read_command() {
         formats("storefront"),
         serde_json::json!(["claude-md", "agents-md"])
     );
-    // The demo has a stale active context and an over-budget file.
+    // The demo has a stale active context and an over-budget file: the file's finding is
+    // check's, while the session that loads it stays within its bank's budget.
     assert_eq!(project(&json, "weather-api")["staleness"], "stale");
+    assert_eq!(project(&json, "weather-api")["budget"], "ok");
+    assert_eq!(project(&json, "weather-api")["budget_limit"], 5000);
+    let check = sandbox
+        .run(&["--demo", "check", "--json", "weather-api"])
+        .json();
     assert!(
-        json["projects"]
+        check["projects"][0]["findings"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|p| p["budget"] == "over")
+            .any(|f| f["code"] == "budget-over"
+                && f["file"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("memory-bank/techContext.md")),
+        "{check}"
     );
 
     let text = sandbox.run(&["--demo", "list"]);

@@ -121,12 +121,14 @@ fn same_on_every_day(seen: impl Fn(&Sandbox, Option<&str>) -> Vec<String>) -> Ve
 fn the_demo_lists_the_same_states_on_every_day() {
     let written = same_on_every_day(states);
     let story: Vec<&str> = written.iter().map(String::as_str).collect();
-    // The story it was built to tell.
+    // The story it was built to tell. The budget is the session's against its bank's own
+    // total (weather-api's over-budget file is check's finding on that file); a bank whose
+    // rule is borrowed, or with no total, has none.
     for (project, state) in [
-        ("billing-roo", "\"ok\" \"aging\""),
-        ("weather-api", "\"over\" \"stale\""),
+        ("billing-roo", "null \"aging\""),
+        ("weather-api", "\"ok\" \"stale\""),
         ("mobile-app", "\"ok\" \"fresh\""),
-        ("storefront", "\"ok\" \"fresh\""),
+        ("storefront", "null \"fresh\""),
     ] {
         assert!(
             story

@@ -27,6 +27,7 @@ mod corpus_labels;
 mod crate_dependencies;
 mod demo_dates;
 mod e2e_pty;
+mod figures_agree;
 mod findings_doc;
 mod format_evidence;
 mod format_names;

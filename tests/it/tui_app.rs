@@ -40,7 +40,8 @@ fn picker_lists_every_demo_project_with_figures_and_filters_as_you_type() {
         screen.contains("/3.0k ok"),
         "token gauge against the ConKeeper bank's 3,000 budget:\n{screen}"
     );
-    assert!(screen.contains("3.8k over"), "{screen}");
+    // The session's figure against its bank's budget, never a single file's verdict.
+    assert!(screen.contains("3.8k/5.0k ok"), "{screen}");
     assert!(screen.contains("stale"), "{screen}");
     h.type_text("wthr");
     let screen = h.screen();

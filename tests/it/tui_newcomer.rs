@@ -354,10 +354,11 @@ fn the_picker_figure_gauge_and_verdict_say_what_mbank_list_says() {
     let split = picker_row(&screen, "split");
     assert!(split.contains(" ok "), "{split}");
     assert!(!split.contains("/5.0k"), "{split}");
-    // 35 times over with a file that cannot be read: still over, full, and coloured so.
+    // 35 times over with a file that cannot be read: still over its bank's budget (the
+    // files counted are past it already), full, and coloured so.
     let blocked = picker_row(&screen, "blocked");
     assert!(
-        blocked.contains("+ over") && blocked.contains("▰▰▰▰▰▰▰▰"),
+        blocked.contains("+/5.0k over") && blocked.contains("▰▰▰▰▰▰▰▰"),
         "{blocked}"
     );
 }

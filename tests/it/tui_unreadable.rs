@@ -8,7 +8,8 @@ use std::path::Path;
 use common::tui::Tui;
 use mbank::tui::theme::Theme;
 
-/// A Cline bank with one file over its budget, one binary file and one that is not UTF-8.
+/// A Cline bank with one file over its budget and the bank's own (whatever the files that
+/// cannot be counted hold), one binary file and one that is not UTF-8.
 fn write_bank(root: &Path) {
     let bank = root.join("proj/memory-bank");
     std::fs::create_dir_all(&bank).unwrap();
@@ -24,7 +25,7 @@ fn write_bank(root: &Path) {
         )
         .unwrap();
     }
-    let long = format!("# Tech\n\n{}\n", "the quick brown fox jumps ".repeat(400));
+    let long = format!("# Tech\n\n{}\n", "the quick brown fox jumps ".repeat(1400));
     std::fs::write(bank.join("techContext.md"), long).unwrap();
     std::fs::write(bank.join("progress.md"), b"# Progress\n\x00\x01binary").unwrap();
     std::fs::write(
@@ -51,9 +52,14 @@ fn unreadable_files_leave_a_plus_the_budget_colour_and_one_error_each() {
         .unwrap_or_else(|| panic!("no row:\n{screen}"));
     let tokens = row
         .split_whitespace()
-        .find(|w| w.ends_with('+') && w.len() > 1)
-        .unwrap_or_else(|| panic!("no figure with + in {row:?}"));
+        .find(|w| w.ends_with("+/5.0k"))
+        .unwrap_or_else(|| panic!("no figure with + against the bank's budget in {row:?}"));
     assert!(!row.contains("counting"), "{row}");
+    let list = common::Sandbox::new()
+        .run(&["--root", root.path().to_str().unwrap(), "list", "--json"])
+        .json();
+    assert_eq!(list["projects"][0]["budget"], "over", "{list}");
+    assert_eq!(list["projects"][0]["complete"], false, "{list}");
     // The figure is drawn in the over-budget colour, as `mbank list` says "over".
     let x = row.chars().count() - row[row.find(tokens).unwrap()..].chars().count();
     assert_eq!(buffer[(x as u16, y as u16)].fg, over, "{row}");

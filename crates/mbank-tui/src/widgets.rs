@@ -6,9 +6,11 @@ use std::path::Path;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
-use mbank_core::analysis::budgets::{BudgetCheck, BudgetStatus, Unit};
+use mbank_core::analysis::budgets::{BudgetCheck, BudgetStatus};
+use mbank_core::analysis::report::SessionTokens;
 use mbank_core::analysis::staleness::Freshness;
 use mbank_core::findings::Severity;
+use mbank_core::formats::agents::Agent;
 
 use super::theme::Theme;
 
@@ -99,87 +101,69 @@ pub struct Total<'a> {
     /// Every file counted; else the figure reads `35+` (as `mbank list` writes it).
     pub complete: bool,
     pub checks: &'a [BudgetCheck],
-    /// The worst budget status of the total and its files: the gauge's colour, as
-    /// `mbank list`'s budget column says it.
+    /// The worst budget status of the total and its files: the colour of a total with no
+    /// token budget of its own (a gauge with a budget is coloured by it alone, so the bar,
+    /// the figure and the colour measure one thing).
     pub worst: Option<BudgetStatus>,
 }
 
-/// A project's budget as `mbank list` gives it: its loaded tokens and its verdict (the
-/// worst status of its banks and files), with the check that decides the verdict.
-pub(crate) struct BudgetVerdict<'a> {
-    pub tokens: u64,
-    pub complete: bool,
-    pub verdict: Option<BudgetStatus>,
-    /// The check the gauge fills to: one whose status is the verdict (the fullest).
-    pub deciding: Option<&'a BudgetCheck>,
-    /// The deciding check measures the figure itself (a one-bank project's total): the
-    /// figure then names its limit.
-    pub of_the_figure: bool,
+/// A project's session start as `mbank list` gives it
+/// ([`ProjectReport::session_tokens`](mbank_core::analysis::report::ProjectReport::session_tokens)):
+/// the heaviest agent's start-up tokens against the session's budget, and the agent.
+pub(crate) struct SessionGauge {
+    pub session: SessionTokens,
 }
 
-impl<'a> BudgetVerdict<'a> {
-    pub fn of(report: &'a mbank_core::analysis::report::ProjectReport) -> BudgetVerdict<'a> {
-        let (tokens, verdict) = (report.session_tokens().tokens, report.worst_budget());
-        let bank_checks = report.banks.iter().flat_map(|b| b.budget.iter());
-        let file_checks = report
-            .banks
-            .iter()
-            .flat_map(|b| b.files.iter().flat_map(|f| f.budget.iter()));
-        // A bank's own check before a file's, tokens before other units, the fullest.
-        let deciding = bank_checks
-            .clone()
-            .map(|c| (true, c))
-            .chain(file_checks.map(|c| (false, c)))
-            .filter(|(_, c)| Some(c.status) == verdict)
-            .max_by_key(|(of_bank, c)| (*of_bank, c.unit == Unit::Tokens, c.percent()));
-        let of_the_figure = report.banks.len() == 1
-            && deciding
-                .is_some_and(|(of_bank, d)| of_bank && d.unit == Unit::Tokens && d.value == tokens);
-        let deciding = deciding.map(|(_, c)| c);
-        BudgetVerdict {
-            tokens,
-            complete: report.banks.iter().all(|b| b.complete),
-            verdict,
-            deciding,
-            of_the_figure,
+impl SessionGauge {
+    pub fn of(report: &mbank_core::analysis::report::ProjectReport) -> SessionGauge {
+        SessionGauge {
+            session: report.session_tokens(),
         }
     }
 }
 
-/// Columns [`verdict_gauge`] takes with a bar of `bar` cells.
-pub(crate) fn verdict_gauge_width(bar: usize) -> usize {
-    if bar > 0 {
-        bar + 1 + 12 + 1 + 4
-    } else {
-        12 + 1 + 4
-    }
+/// The agent column's width: the longest agent id.
+const AGENT_WIDTH: usize = 11;
+
+/// Columns [`session_gauge`] takes with a bar of `bar` cells, with or without the agent.
+pub(crate) fn session_gauge_width(bar: usize, agent: bool) -> usize {
+    let text = 12 + 1 + 4 + if agent { 1 + AGENT_WIDTH } else { 0 };
+    if bar > 0 { bar + 1 + text } else { text }
 }
 
-/// `▰▰▰▱▱▱▱▱   5.9k over`: the bar filled to the deciding check, the figure, the verdict
-/// word; all in the verdict's colour, so the three say what `mbank list` says.
-pub(crate) fn verdict_gauge(
-    verdict: &BudgetVerdict,
+/// `▰▰▰▰▰▰▱▱  3.8k/5.0k ok   kilo`: the bar filled to the session's share of its budget,
+/// the figure as `used/budget`, the verdict and (with `with_agent`) whose session it is;
+/// the bar, figure and verdict in the verdict's colour, so they say what `mbank list`
+/// says. A session nothing limits shows no bar and no verdict.
+pub(crate) fn session_gauge(
+    gauge: &SessionGauge,
     bar_width: usize,
+    with_agent: bool,
     theme: &Theme,
 ) -> Vec<Span<'static>> {
-    let style = budget_color(theme, verdict.verdict);
-    let suffix = if verdict.complete { "" } else { "+" };
-    let mut figure = format!("{}{suffix}", compact(verdict.tokens));
-    if verdict.of_the_figure
-        && let Some(check) = verdict.deciding
-    {
-        figure = format!("{figure}/{}", compact(check.limit));
-    }
-    let word = verdict.verdict.map_or("—", BudgetStatus::id);
+    let session = &gauge.session;
+    let style = budget_color(theme, session.budget);
+    let figure = session.used_of_budget(compact);
+    let word = session.budget.map_or("—", BudgetStatus::id);
+    let agent = session.agent.map_or("own tools", Agent::id);
     let mut spans = Vec::new();
     if bar_width > 0 {
-        match verdict.deciding {
-            Some(check) => spans.extend(bar(check.percent(), bar_width, style, theme)),
+        match session.budget_limit {
+            Some(limit) => {
+                let percent = session.tokens.saturating_mul(100) / limit.max(1);
+                spans.extend(bar(percent, bar_width, style, theme));
+            }
             None => spans.push(Span::styled("·".repeat(bar_width), theme.muted())),
         }
         spans.push(Span::raw(" "));
     }
     spans.push(Span::styled(format!("{figure:>12} {word:<4}"), style));
+    if with_agent {
+        spans.push(Span::styled(
+            format!(" {agent:<AGENT_WIDTH$}"),
+            theme.muted(),
+        ));
+    }
     spans
 }
 
@@ -209,7 +193,7 @@ fn gauge(
     let figure = format!("{}{suffix}", compact(tokens));
     match token_check(checks) {
         Some(check) => {
-            let style = budget_color(theme, worst.max(Some(check.status)));
+            let style = budget_color(theme, Some(check.status));
             let mut spans = bar(check.percent(), width, style, theme);
             let figure = if check.unit == mbank_core::analysis::budgets::Unit::Tokens {
                 format!(" {figure:>5}/{:<4}", compact(check.limit))

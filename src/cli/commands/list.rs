@@ -1,7 +1,8 @@
 //! `mbank list`: projects with formats, file count, tokens, budget status, worst staleness.
-//! The token figure is one agent's session start, named beside it: the heaviest session
-//! of the project ([`ProjectReport::session_tokens`], the function the TUI's label and
-//! gauge use too), never several agents' loads added up.
+//! The token and budget figures are one agent's session start, named beside it: the
+//! heaviest session of the project against its budget ([`ProjectReport::session_tokens`],
+//! the function `mbank tokens` and the TUI's picker and header use too), never several
+//! agents' loads added up.
 //!
 //! Rows are remembered between runs with what each was derived from
 //! ([`crate::core::analysis::rows`]): a warm run checks those inputs and analyses only the
@@ -45,7 +46,13 @@ struct ProjectRow {
     complete: bool,
     /// Each agent's session start that loads anything here, one figure per agent.
     sessions: Vec<SessionTokens>,
+    /// The session's figure against its budget; `null` when nothing limits the
+    /// session's whole start.
     budget: Option<BudgetStatus>,
+    /// The budget's limit, in tokens.
+    budget_limit: Option<u64>,
+    /// The file `mbank check`'s finding on that budget names.
+    budget_file: Option<PathBuf>,
     staleness: Option<Freshness>,
     last_write: Option<u64>,
     /// What `list` finds without validating: memory paths that lead out of the project
@@ -75,8 +82,10 @@ fn row(report: &ProjectReport) -> ProjectRow {
         loaded_tokens: session.tokens,
         private_tokens: session.private_tokens,
         complete: session.complete,
+        budget: session.budget,
+        budget_limit: session.budget_limit,
+        budget_file: report.budget_file(&session).map(Path::to_path_buf),
         sessions,
-        budget: report.worst_budget(),
         staleness: report.worst_staleness(),
         last_write: report.last_write,
         findings: report.findings.clone(),
@@ -101,6 +110,7 @@ struct ListedRow {
     formats: String,
     files: u64,
     loaded_tokens: u64,
+    budget_limit: Option<u64>,
     complete: bool,
     /// The session's agent, or "own tools".
     agent: String,
@@ -120,6 +130,7 @@ struct StoredRow<'a> {
     formats: &'a str,
     files: u64,
     loaded_tokens: u64,
+    budget_limit: Option<u64>,
     complete: bool,
     agent: &'a str,
     budget: &'a str,
@@ -146,6 +157,7 @@ impl ListedRow {
                 .join(","),
             files: row.files as u64,
             loaded_tokens: row.loaded_tokens,
+            budget_limit: row.budget_limit,
             complete: row.complete,
             agent: row.agent.map_or("own tools", Agent::id).to_string(),
             budget: row.budget.map_or("—", BudgetStatus::id).to_string(),
@@ -174,6 +186,7 @@ impl ListedRow {
             formats: &self.formats,
             files: self.files,
             loaded_tokens: self.loaded_tokens,
+            budget_limit: self.budget_limit,
             complete: self.complete,
             agent: &self.agent,
             budget: &self.budget,
@@ -199,6 +212,7 @@ impl ListedRow {
             formats: stored.formats.to_string(),
             files: stored.files,
             loaded_tokens: stored.loaded_tokens,
+            budget_limit: stored.budget_limit,
             complete: stored.complete,
             agent: stored.agent.to_string(),
             budget: stored.budget.to_string(),
@@ -598,10 +612,14 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     ])
     .right(&[2, 3]);
     for r in &rows {
-        let tokens = if r.complete {
-            thousands(r.loaded_tokens)
-        } else {
-            format!("{}+", thousands(r.loaded_tokens))
+        let suffix = if r.complete { "" } else { "+" };
+        let tokens = match r.budget_limit {
+            Some(limit) => format!(
+                "{}{suffix}/{}",
+                thousands(r.loaded_tokens),
+                thousands(limit)
+            ),
+            None => format!("{}{suffix}", thousands(r.loaded_tokens)),
         };
         table.row(vec![
             style.bold(&r.name),
@@ -617,7 +635,7 @@ pub fn run(context: &Context, as_json: bool, sort: ListSort) -> Result<u8> {
     table.print(style);
     println(style.dim(format!(
         "{} under {} · tokens: {} (each the start of one session, the heaviest, named under \
-         session; private excluded)",
+         session, against its budget where one limits it; private excluded)",
         crate::core::io::text::counted(rows.len(), "project"),
         context.root.display(),
         context.encoding.label()

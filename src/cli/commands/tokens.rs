@@ -1,4 +1,6 @@
 //! `mbank tokens PATH`: per file and totals, loaded vs private, labelled with the encoding.
+//! The total is each project's session start ([`ProjectReport::session_tokens`], the
+//! figure `mbank list` and the TUI show), never several agents' files added up.
 //! Exit 0 when every file of every bank was listed, 2 on usage or I/O errors, a bank
 //! that cannot be listed (a folder without read permission) included: the figures
 //! printed are then incomplete, and the reason is on stderr (`problems` in JSON).
@@ -10,7 +12,7 @@ use serde::Serialize;
 use crate::cli::style::{Table, eprintln, line, println, thousands};
 use crate::cli::{Context, EXIT_ERROR, json};
 use crate::core::analysis::membership::FileClass;
-use crate::core::analysis::report::{Analyzer, Depth};
+use crate::core::analysis::report::{Analyzer, Depth, ProjectReport, SessionTokens};
 use crate::core::findings::Finding;
 use crate::core::io::text::counted;
 use crate::core::model::{BankProblem, Format, LoadKind, Role};
@@ -22,10 +24,39 @@ struct TokensOutput {
     encoding: Encoding,
     path: PathBuf,
     banks: Vec<BankTokens>,
+    /// Each project's sessions; empty for a single file outside any bank.
+    projects: Vec<ProjectSessions>,
     totals: Totals,
     /// Memory paths left uncounted because they lead out of their project
     /// (`symlink-outside`).
     findings: Vec<Finding>,
+}
+
+/// A project's session starts, as `mbank list` gives them.
+#[derive(Serialize)]
+struct ProjectSessions {
+    name: String,
+    path: PathBuf,
+    /// The project's one figure: the heaviest session, its agent named.
+    session: SessionTokens,
+    /// The file `mbank check`'s finding on the session's budget names.
+    budget_file: Option<PathBuf>,
+    /// Each agent's session start that loads anything here.
+    sessions: Vec<SessionTokens>,
+}
+
+impl ProjectSessions {
+    fn of(report: &ProjectReport) -> ProjectSessions {
+        let sessions = report.agent_tokens();
+        let session = report.session_of(&sessions);
+        ProjectSessions {
+            name: report.name.clone(),
+            path: report.path.clone(),
+            budget_file: report.budget_file(&session).map(Path::to_path_buf),
+            session,
+            sessions,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -64,6 +95,7 @@ struct Totals {
     files: usize,
     /// Backup copies and foreign files kept inside banks.
     not_memory_files: usize,
+    /// Each project's session start added up (one project: its figure).
     loaded_tokens: u64,
     private_tokens: u64,
     /// Tokens of files agents never load automatically (archives, on-demand files).
@@ -97,6 +129,7 @@ fn single_file(context: &Context, path: &Path) -> Result<TokensOutput> {
         schema: "mbank.tokens/1",
         encoding: context.encoding,
         path: path.to_path_buf(),
+        projects: Vec::new(),
         banks: vec![BankTokens {
             format: None,
             // "notes.md" has the empty parent "": say "." instead.
@@ -124,10 +157,15 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
         .figures_only()
         .counting_while_listing();
     let mut banks = Vec::new();
+    let mut sessions = Vec::new();
     let mut totals = Totals::default();
     let mut findings = Vec::new();
     for project in &projects {
         let report = analyzer.analyze(project, Depth::default());
+        let project_sessions = ProjectSessions::of(&report);
+        totals.loaded_tokens += project_sessions.session.tokens;
+        totals.private_tokens += project_sessions.session.private_tokens;
+        sessions.push(project_sessions);
         findings.extend(report.findings);
         for bank in report.banks {
             let files: Vec<FileTokens> = bank
@@ -163,8 +201,6 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
                     }
                 })
                 .collect();
-            totals.loaded_tokens += bank.loaded_tokens;
-            totals.private_tokens += bank.private_tokens;
             banks.push(BankTokens {
                 format: Some(bank.format),
                 root: bank.root,
@@ -181,6 +217,7 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
         encoding: context.encoding,
         path: path.to_path_buf(),
         banks,
+        projects: sessions,
         totals,
         findings,
     })
@@ -216,6 +253,45 @@ pub fn run(context: &Context, path: &Path, as_json: bool) -> Result<u8> {
         ));
     }
     Ok(code)
+}
+
+/// "Session start: 8,950/5,000 tokens (over) for Kilo Code, the heaviest; Codex 612": the
+/// figure `mbank list` gives, with every other agent's apart, never added to it.
+fn session_line(project: &ProjectSessions, named: bool) -> String {
+    let session = &project.session;
+    let whose = match session.agent {
+        Some(agent) => format!("for {}", agent.label()),
+        None => "through the banks' own tools".to_string(),
+    };
+    let budget = session
+        .budget
+        .map_or(String::new(), |status| format!(" ({})", status.id()));
+    let others: Vec<String> = project
+        .sessions
+        .iter()
+        .filter(|s| s.agent != session.agent)
+        .filter_map(|s| {
+            Some(format!(
+                "{} {}",
+                s.agent?.label(),
+                s.used_of_budget(thousands)
+            ))
+        })
+        .collect();
+    let heaviest = if others.is_empty() {
+        String::new()
+    } else {
+        format!(", the heaviest; {}", others.join(", "))
+    };
+    let project_name = if named {
+        format!(" of {}", project.name)
+    } else {
+        String::new()
+    };
+    format!(
+        "Session start{project_name}: {} tokens{budget} {whose}{heaviest}",
+        session.used_of_budget(thousands)
+    )
 }
 
 fn print_tables(context: &Context, output: &TokensOutput) {
@@ -273,11 +349,20 @@ fn print_tables(context: &Context, output: &TokensOutput) {
             format!(" [{}]", finding.code)
         ]);
     }
+    for project in &output.projects {
+        println(session_line(project, output.projects.len() > 1));
+    }
+    let loaded = if output.projects.is_empty() {
+        " loaded"
+    } else {
+        " loaded at session start"
+    };
     println(line![
         "Total: ",
         style.bold(thousands(output.totals.loaded_tokens)),
+        loaded,
         format!(
-            " loaded, {} private, {} in files not loaded at start · {}{} · encoding {}",
+            ", {} private, {} in files not loaded at start · {}{} · encoding {}",
             thousands(output.totals.private_tokens),
             thousands(output.totals.not_loaded_tokens),
             counted(output.totals.files, "file"),

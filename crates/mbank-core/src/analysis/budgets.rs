@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::config::BudgetOverrides;
+use crate::findings::RuleSource;
 use crate::formats::{self, Budget};
 use crate::model::{Bank, LoadKind, MemoryFile};
 
@@ -45,7 +46,7 @@ impl BudgetStatus {
 pub struct BudgetCheck {
     /// Most rules and sources are fixed texts: borrowed, they cost no allocation per file.
     pub rule: Cow<'static, str>,
-    pub source: Cow<'static, str>,
+    pub source: RuleSource,
     pub unit: Unit,
     pub limit: u64,
     pub value: u64,
@@ -56,12 +57,16 @@ pub struct BudgetCheck {
     /// [`Budget::borrowed`](crate::formats::Budget::borrowed)): over it is information.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub borrowed: bool,
+    /// Borrowed because the bank is of its format by its folder's name only: its files do
+    /// not prove the format.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub by_folder_name: bool,
 }
 
 impl BudgetCheck {
     fn new(
         rule: impl Into<Cow<'static, str>>,
-        source: impl Into<Cow<'static, str>>,
+        source: RuleSource,
         unit: Unit,
         limit: u64,
         value: u64,
@@ -69,13 +74,14 @@ impl BudgetCheck {
     ) -> Self {
         BudgetCheck {
             rule: rule.into(),
-            source: source.into(),
+            source,
             unit,
             limit,
             value,
             status: BudgetStatus::of(value, limit),
             cuts_off,
             borrowed: false,
+            by_folder_name: false,
         }
     }
 
@@ -121,7 +127,7 @@ impl BankBudget {
     }
 }
 
-const CONFIG: &str = "config.toml";
+const CONFIG: RuleSource = RuleSource::Config;
 
 fn file_override(overrides: &BudgetOverrides, file: &MemoryFile) -> Option<u64> {
     overrides
@@ -220,7 +226,10 @@ fn bank_checks(
         .filter(|(f, _)| f.load == LoadKind::Startup)
         .map(|(_, m)| m)
         .collect();
-    // A token total is only meaningful once every loaded file is counted.
+    // A token total is known once every loaded file is counted; before that, the files
+    // counted may already be past a limit, and then the total is over whatever the rest
+    // holds (see `over_while_uncounted`).
+    let counted: u64 = startup.iter().filter_map(|m| m.tokens).sum();
     let total = Measure {
         tokens: startup.iter().map(|m| m.tokens).sum(),
         lines: startup.iter().map(|m| m.lines).sum(),
@@ -233,7 +242,7 @@ fn bank_checks(
         .get(bank.format.id())
         .and_then(|o| o.total);
     if let Some(limit) = config_total
-        && let Some(tokens) = total.tokens
+        && let Some(tokens) = total.tokens.or(over_while_uncounted(counted, limit))
     {
         checks.push(BudgetCheck::new(
             "bank total (loaded files)",
@@ -245,8 +254,31 @@ fn bank_checks(
         ));
     }
     let budgets = formats::rules(bank.format).bank_budgets(preset);
+    if total.tokens.is_none() && config_total.is_none() {
+        let over: Vec<Budget> = budgets
+            .iter()
+            .filter(|b| b.unit == Unit::Tokens && counted > b.limit)
+            .cloned()
+            .collect();
+        measure_budgets(
+            &mut checks,
+            over,
+            &Measure {
+                tokens: Some(counted),
+                ..total
+            },
+            false,
+        );
+    }
     measure_budgets(&mut checks, budgets, &total, config_total.is_some());
     checks
+}
+
+/// The tokens counted so far as a total's figure when they are already past `limit`
+/// (the files not counted can only add to it); `None` while the total may still be
+/// within it.
+fn over_while_uncounted(counted: u64, limit: u64) -> Option<u64> {
+    (counted > limit).then_some(counted)
 }
 
 /// Applies every rule to a bank. `measures` has one entry per file of `bank.files`;
@@ -270,12 +302,7 @@ pub(crate) fn evaluate(
         for check in files.iter_mut().flatten().chain(whole.iter_mut()) {
             if check.source != CONFIG && !check.borrowed {
                 check.borrowed = true;
-                check.source = format!(
-                    "{}, applied by folder name: the bank's files do not prove a {}",
-                    check.source,
-                    bank.format.label()
-                )
-                .into();
+                check.by_folder_name = true;
             }
         }
     }
@@ -373,6 +400,64 @@ mod tests {
     }
 
     #[test]
+    fn a_total_past_its_limit_is_over_while_a_file_is_not_counted_and_unknown_below_it() {
+        let b = bank(
+            Format::Cline,
+            vec![
+                file("activeContext.md", Role::Active, LoadKind::Startup),
+                file("progress.md", Role::Progress, LoadKind::Startup),
+                file("projectBrief.md", Role::Brief, LoadKind::Startup),
+                file("techContext.md", Role::Tech, LoadKind::Startup),
+            ],
+        );
+        let uncounted = Measure {
+            tokens: None,
+            ..tokens(0)
+        };
+        let past = evaluate(
+            &b,
+            &[tokens(6_000), uncounted, tokens(0), tokens(0)],
+            None,
+            &Default::default(),
+        );
+        let total = past.bank.iter().find(|c| c.unit == Unit::Tokens).unwrap();
+        assert_eq!(
+            (total.value, total.limit, total.status),
+            (6_000, 5_000, BudgetStatus::Over)
+        );
+        let below = evaluate(
+            &b,
+            &[tokens(4_000), uncounted, tokens(0), tokens(0)],
+            None,
+            &Default::default(),
+        );
+        assert!(
+            below.bank.iter().all(|c| c.unit != Unit::Tokens),
+            "{below:?}"
+        );
+        let mut overrides = BudgetOverrides::default();
+        overrides.formats.insert(
+            "cline".into(),
+            FormatBudget {
+                total: Some(1_000),
+                per_file: None,
+            },
+        );
+        let configured = evaluate(
+            &b,
+            &[tokens(4_000), uncounted, tokens(0), tokens(0)],
+            None,
+            &overrides,
+        );
+        let total = configured
+            .bank
+            .iter()
+            .find(|c| c.unit == Unit::Tokens)
+            .unwrap();
+        assert_eq!((total.value, total.source), (4_000, CONFIG));
+    }
+
+    #[test]
     fn a_bank_of_a_format_by_folder_name_only_gets_its_budgets_as_borrowed() {
         let b = bank(
             Format::Cline,
@@ -387,7 +472,7 @@ mod tests {
         for check in checks {
             assert_eq!(check.status, BudgetStatus::Over);
             assert!(check.borrowed, "{check:?}");
-            assert!(check.source.contains("applied by folder name"), "{check:?}");
+            assert!(check.by_folder_name, "{check:?}");
         }
         // The user's own limit stays theirs.
         let mut overrides = BudgetOverrides::default();
@@ -437,7 +522,7 @@ mod tests {
         );
         let over = evaluate(&b, &[tokens(480)], Some("light"), &overrides);
         assert_eq!(
-            (over.files[0][0].limit, over.files[0][0].source.as_ref()),
+            (over.files[0][0].limit, over.files[0][0].source),
             (2000, CONFIG)
         );
         assert_eq!(over.bank[0].status, BudgetStatus::Over);

@@ -26,6 +26,14 @@ pub enum RuleSource {
     AgentDocumentation,
     /// The project's own agent rules, which name the bank's files.
     ProjectRules,
+    CursorRules,
+    Copilot,
+    Windsurf,
+    /// The sizes mbank recommends for instruction files (CLAUDE.md, AGENTS.md, GEMINI.md,
+    /// BEANS.md), whose agents document no line limit of their own.
+    MbankSizes,
+    /// The user's own `[budgets]` in mbank's config.toml.
+    Config,
     /// Size budgets: the format's guidelines, or `[budgets]` in config.toml.
     SizeGuidelines,
     /// The YAML and JSON a file is written in.
@@ -34,6 +42,29 @@ pub enum RuleSource {
 }
 
 impl RuleSource {
+    /// Every source, the closed set of names a finding may cite.
+    pub const ALL: [RuleSource; 19] = [
+        RuleSource::Mbank,
+        RuleSource::FormatSpecification,
+        RuleSource::ClineMemoryBank,
+        RuleSource::ClaudeCode,
+        RuleSource::Codex,
+        RuleSource::RooCode,
+        RuleSource::MemoryBankMcp,
+        RuleSource::ConKeeper,
+        RuleSource::Infinity,
+        RuleSource::AgentDocumentation,
+        RuleSource::ProjectRules,
+        RuleSource::CursorRules,
+        RuleSource::Copilot,
+        RuleSource::Windsurf,
+        RuleSource::MbankSizes,
+        RuleSource::Config,
+        RuleSource::SizeGuidelines,
+        RuleSource::Syntax,
+        RuleSource::Git,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             RuleSource::Mbank => "mbank",
@@ -47,12 +78,23 @@ impl RuleSource {
             RuleSource::Infinity => "Infinity's memory store format",
             RuleSource::AgentDocumentation => "the agent's documentation",
             RuleSource::ProjectRules => "this project's agent rules",
+            RuleSource::CursorRules => "Cursor's documentation",
+            RuleSource::Copilot => "GitHub Copilot's documentation",
+            RuleSource::Windsurf => "Windsurf's documentation",
+            RuleSource::MbankSizes => "mbank's recommended sizes for instruction files",
+            RuleSource::Config => "[budgets] in mbank's config.toml",
             RuleSource::SizeGuidelines => {
                 "the format's size guidelines, or [budgets] in mbank's config.toml"
             }
             RuleSource::Syntax => "YAML and JSON syntax",
             RuleSource::Git => "git",
         }
+    }
+}
+
+impl Serialize for RuleSource {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
     }
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 mod codes;
 mod reference;
 
-pub use codes::{FindingCode, RULES, Rule};
+pub use codes::{FindingCode, RULES, Rule, RuleSource};
 pub use reference::{REFERENCE_PATH, reference_markdown};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -1,7 +1,7 @@
 //! docs/FINDINGS.md, the reference of every finding code, written from the code table.
 use std::fmt::Write;
 
-use super::codes::{RULES, Rule};
+use super::codes::{RULES, Rule, RuleSource};
 
 /// Where the reference is kept, relative to the repository's top.
 pub const REFERENCE_PATH: &str = "docs/FINDINGS.md";
@@ -41,6 +41,15 @@ pub fn reference_markdown() -> String {
             id = rule.id,
         );
     }
+    let _ = writeln!(
+        out,
+        "\nA finding's message names where its rule comes from, always one of these: {}.",
+        RuleSource::ALL
+            .iter()
+            .map(|source| source.name())
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
     for rule in RULES {
         let _ = write!(
             out,
@@ -72,5 +81,12 @@ mod tests {
             assert!(text.contains(rule.help), "{}", rule.id);
         }
         assert!(text.contains("UPDATE_DOCS=1 cargo test --test it findings_doc"));
+        for source in RuleSource::ALL {
+            assert!(text.contains(source.name()), "{source}");
+        }
+        let mut names: Vec<&str> = RuleSource::ALL.iter().map(|s| s.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), RuleSource::ALL.len(), "a source listed twice");
     }
 }

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::instruction_files::InstructionFiles;
 use super::{Budget, FormatRules, Placement};
+use crate::findings::RuleSource;
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile};
 
@@ -32,7 +33,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
     subfolders_load: LoadKind::OnDemand,
-    budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to AGENTS.md",
+    budgets_borrowed: true,
     local_ignored: Some("Codex reads AGENTS.override.md and AGENTS.md only, no AGENTS.local.md"),
 };
 
@@ -132,7 +133,7 @@ impl FormatRules for AgentsMd {
         budgets.push(
             Budget::new(
                 "Codex stops reading AGENTS.md at 32 KiB combined",
-                "Codex project_doc_max_bytes",
+                RuleSource::Codex,
                 Unit::Bytes,
                 CODEX_PROJECT_DOC_MAX_BYTES,
             )

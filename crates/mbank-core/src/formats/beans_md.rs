@@ -15,7 +15,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     reads_dot_dir: true,
     rules_load: LoadKind::OnDemand,
     subfolders_load: LoadKind::OnDemand,
-    budget_source: super::instruction_files::GUIDELINES,
+    budgets_borrowed: false,
     local_ignored: None,
 };
 

@@ -19,6 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Budget, FormatRules, Placement, split_rel};
+use crate::findings::RuleSource;
 use crate::formats::Unit;
 use crate::model::{BankProblem, Format, LoadKind, MemoryFile, Role};
 
@@ -315,14 +316,14 @@ impl FormatRules for ClaudeAutoMemory {
         vec![
             Budget::new(
                 "auto memory loads only the first 200 lines",
-                "Claude Code auto memory",
+                RuleSource::ClaudeCode,
                 Unit::Lines,
                 MAX_LINES,
             )
             .cutting_off(),
             Budget::new(
                 "auto memory loads only the first 25 KB",
-                "Claude Code auto memory",
+                RuleSource::ClaudeCode,
                 Unit::Bytes,
                 MAX_BYTES,
             )

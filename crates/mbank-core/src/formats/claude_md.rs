@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::instruction_files::InstructionFiles;
 use super::{Budget, FormatRules, Placement};
+use crate::findings::RuleSource;
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile};
 
@@ -20,7 +21,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     reads_dot_dir: true,
     rules_load: LoadKind::Startup,
     subfolders_load: LoadKind::OnDemand,
-    budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to CLAUDE.md",
+    budgets_borrowed: true,
     local_ignored: None,
 };
 
@@ -74,7 +75,7 @@ impl FormatRules for ClaudeMd {
         if file.load != LoadKind::Never && file.file_name() == FILES.main {
             budgets.push(Budget::new(
                 "Claude Code warns above 40,000 characters per CLAUDE.md",
-                "Claude Code",
+                RuleSource::ClaudeCode,
                 Unit::Characters,
                 CLAUDE_MD_WARN_CHARS,
             ));

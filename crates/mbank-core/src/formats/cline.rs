@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, names, split_rel};
+use crate::findings::RuleSource;
 use crate::formats::Unit;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
@@ -33,7 +34,7 @@ pub(crate) const SERVED_FOLDERS: [&str; 3] = [
 pub(crate) const ARCHIVE_DIR: &str = "archive";
 
 /// Where the memory-bank family's budgets come from.
-pub(crate) const GUIDELINES: &str = "Cline memory bank guidelines";
+pub(crate) const GUIDELINES: RuleSource = RuleSource::ClineMemoryBank;
 /// Per-file token budget of a start-up file.
 const PER_FILE_TOKENS: u64 = 1000;
 /// Token budget of everything loaded at start-up.
@@ -195,11 +196,11 @@ impl FormatRules for Cline {
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
-        file_budgets(file, GUIDELINES)
+        file_budgets(file, false)
     }
 
     fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
-        bank_budgets(GUIDELINES)
+        bank_budgets(false)
     }
 
     fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
@@ -276,34 +277,33 @@ pub(crate) fn place_memory_bank(rel: &Path, layer: fn(Role) -> Option<u8>) -> Pl
     }
 }
 
-/// The family's per-file budget: start-up files only. `source` names where the format
-/// takes it from, in words ([`GUIDELINES`] for Cline's own banks).
-pub(crate) fn file_budgets(file: &MemoryFile, source: &'static str) -> Vec<Budget> {
+/// The family's per-file budget: start-up files only; `borrowed` by a format of the
+/// family that documents no limit of its own.
+pub(crate) fn file_budgets(file: &MemoryFile, borrowed: bool) -> Vec<Budget> {
     if file.load != LoadKind::Startup {
         return Vec::new();
     }
     vec![family_budget(
         "500–1,000 tokens per file",
-        source,
+        borrowed,
         PER_FILE_TOKENS,
     )]
 }
 
-/// A token budget of the family: Cline's own under [`GUIDELINES`], borrowed under any
-/// other source (a format of the family that documents no limit of its own).
-fn family_budget(rule: &'static str, source: &'static str, limit: u64) -> Budget {
-    if source == GUIDELINES {
-        Budget::new(rule, source, Unit::Tokens, limit)
+/// A token budget of the family: from Cline's guidelines, Cline's own or borrowed.
+fn family_budget(rule: &'static str, borrowed: bool, limit: u64) -> Budget {
+    if borrowed {
+        Budget::borrowed(rule, GUIDELINES, Unit::Tokens, limit)
     } else {
-        Budget::borrowed(rule, source, Unit::Tokens, limit)
+        Budget::new(rule, GUIDELINES, Unit::Tokens, limit)
     }
 }
 
-/// The family's whole-bank budget, with its source as in [`file_budgets`].
-pub(crate) fn bank_budgets(source: &'static str) -> Vec<Budget> {
+/// The family's whole-bank budget, borrowed as in [`file_budgets`].
+pub(crate) fn bank_budgets(borrowed: bool) -> Vec<Budget> {
     vec![family_budget(
         "whole bank under 5,000 tokens",
-        source,
+        borrowed,
         BANK_TOKENS,
     )]
 }

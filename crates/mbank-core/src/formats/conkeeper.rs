@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
+use crate::findings::RuleSource;
 use crate::formats::Unit;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
@@ -21,7 +22,7 @@ pub const BANK_DIR: &str = ".claude/memory";
 pub(crate) const FOLDERS: [&str; 2] = ["decisions", "sessions"];
 
 /// Where ConKeeper's budgets come from.
-const PRESETS: &str = "ConKeeper token budget presets";
+const PRESETS: RuleSource = RuleSource::ConKeeper;
 /// The preset a bank without its own setting gets.
 const DEFAULT_PRESET: &str = "standard";
 

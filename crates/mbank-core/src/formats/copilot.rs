@@ -7,6 +7,7 @@ use std::path::Path;
 use super::rule_frontmatter::{self, RuleFrontmatter};
 use super::{Budget, FormatRules, Placement, ProjectPaths};
 use crate::findings::Finding;
+use crate::findings::RuleSource;
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
 
@@ -90,7 +91,7 @@ impl FormatRules for Copilot {
         vec![
             Budget::new(
                 "Copilot code review reads only the first 4,000 characters of an instruction file",
-                "GitHub Copilot code review documentation",
+                RuleSource::Copilot,
                 Unit::Characters,
                 CODE_REVIEW_MAX_CHARS,
             )

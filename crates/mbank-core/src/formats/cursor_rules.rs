@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
 use super::{Budget, FormatRules, Placement, ProjectPaths};
+use crate::findings::RuleSource;
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
@@ -99,7 +100,7 @@ impl FormatRules for CursorRules {
         }
         vec![Budget::new(
             "≤ 500 lines per rule",
-            "Cursor rules documentation",
+            RuleSource::CursorRules,
             Unit::Lines,
             500,
         )]

@@ -20,7 +20,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     reads_dot_dir: false,
     rules_load: LoadKind::Startup,
     subfolders_load: LoadKind::Startup,
-    budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to GEMINI.md",
+    budgets_borrowed: true,
     local_ignored: Some("Gemini CLI reads GEMINI.md only, no GEMINI.local.md"),
 };
 

@@ -6,17 +6,17 @@
 use std::path::Path;
 
 use super::{Budget, Placement, instruction_family, split_rel};
-use crate::findings::{Finding, FindingCode, Severity};
+use crate::findings::{Finding, FindingCode, RuleSource, Severity};
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
 
 /// The folder of rules inside a member's own folder (`.claude/rules/`).
 pub(crate) const RULES_FOLDER: &str = "rules";
 
-/// Where the family's budgets come from: Beans-Code's spec; the other members' agents
-/// document no line or token budget of their own, so theirs say they borrow it
-/// ([`InstructionFiles::budget_source`]).
-pub(crate) const GUIDELINES: &str = "hierarchical memory recommendations for Beans-Code";
+/// Where the family's budgets come from: mbank's recommended sizes, BEANS.md's own; the
+/// other members' agents document no line or token budget of their own, so theirs are
+/// borrowed ([`InstructionFiles::budgets_borrowed`]).
+pub(crate) const GUIDELINES: RuleSource = RuleSource::MbankSizes;
 
 /// One member of the family.
 #[derive(Debug, Clone, Copy)]
@@ -40,8 +40,8 @@ pub struct InstructionFiles {
     /// there (Claude Code, Codex launched there), or at session start (Gemini CLI's
     /// discovery reads those below the folder it starts in).
     pub subfolders_load: LoadKind,
-    /// The family's budgets as this member's files get them, their source in words.
-    pub budget_source: &'static str,
+    /// The family's budgets are another member's rule for this one's files.
+    pub budgets_borrowed: bool,
     /// `None` when the agent loads the private `.local.md` (Claude Code, Beans-Code);
     /// else why it never does, in words ("Codex reads AGENTS.override.md and AGENTS.md
     /// only"): such a file is listed, loads never, and says so in a finding.
@@ -154,13 +154,13 @@ impl InstructionFiles {
         vec![self.budget("≤ 500 lines per file", Unit::Lines, 500)]
     }
 
-    /// A budget of the family: Beans-Code's own, borrowed by every other member (their
+    /// A budget of the family: BEANS.md's own, borrowed by every other member (their
     /// agents document no such limit).
     fn budget(&self, rule: &'static str, unit: Unit, limit: u64) -> Budget {
-        if self.budget_source == GUIDELINES {
-            Budget::new(rule, self.budget_source, unit, limit)
+        if self.budgets_borrowed {
+            Budget::borrowed(rule, GUIDELINES, unit, limit)
         } else {
-            Budget::borrowed(rule, self.budget_source, unit, limit)
+            Budget::new(rule, GUIDELINES, unit, limit)
         }
     }
 

@@ -19,10 +19,6 @@ pub(crate) const DOCUMENT_BANK_DIRS: [&str; 2] = ["global-memory-bank", "branch-
 /// The project folder that holds the document banks.
 pub(crate) const DOCUMENT_BANKS_PARENT: &str = "docs";
 
-/// Where this format's budgets come from, in words.
-pub(crate) const BUDGET_SOURCE: &str =
-    "memory-bank family guideline; Memory Bank MCP / Roo documents no size limit of its own";
-
 /// The five core files of the Memory Bank MCP protocol: product-context, active-context,
 /// progress, decision-log and system-patterns. Product context (the overview resource),
 /// active context and progress are required because the server's `track_progress` and
@@ -188,11 +184,11 @@ impl FormatRules for MemoryBankMcp {
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
-        cline::file_budgets(file, BUDGET_SOURCE)
+        cline::file_budgets(file, true)
     }
 
     fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
-        cline::bank_budgets(BUDGET_SOURCE)
+        cline::bank_budgets(true)
     }
 
     fn expected_files(&self, bank: &Bank) -> ExpectedFiles {

@@ -27,8 +27,8 @@
 //! 2. Write `formats/<name>.rs`: a unit struct implementing [`FormatRules`]. Only
 //!    [`format`](FormatRules::format) and [`place`](FormatRules::place) are required;
 //!    every other method has a default meaning "this format has no such rule". Give
-//!    each [`Budget`] its source in words ("Cline memory bank guidelines"), never a
-//!    document number.
+//!    each [`Budget`] its source from the closed set of [`RuleSource`]s, the names a user
+//!    knows ("Cline's memory bank guidelines"), never a design document.
 //! 3. Register it: one arm in [`rules`] (the compiler points there), and give each
 //!    method whose default does not fit it an answer (where it lives, how it is listed,
 //!    what its agent cuts).
@@ -56,7 +56,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use crate::findings::Finding;
+use crate::findings::{Finding, RuleSource};
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 pub(crate) use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
@@ -653,8 +653,8 @@ pub(crate) fn split_rel(rel: &Path) -> (Cow<'_, str>, Vec<String>) {
 pub struct Budget {
     /// The rule in words: "500–1,000 tokens per file".
     pub rule: Cow<'static, str>,
-    /// Where it comes from, in words: "Cline memory bank guidelines".
-    pub source: Cow<'static, str>,
+    /// Where it comes from, named as a user knows it.
+    pub source: RuleSource,
     pub unit: Unit,
     pub limit: u64,
     /// The agent silently drops what is past the limit (rather than merely warning).
@@ -668,13 +668,13 @@ impl Budget {
     /// A rule the agent only warns about (or that is advice).
     pub fn new(
         rule: impl Into<Cow<'static, str>>,
-        source: impl Into<Cow<'static, str>>,
+        source: RuleSource,
         unit: Unit,
         limit: u64,
     ) -> Budget {
         Budget {
             rule: rule.into(),
-            source: source.into(),
+            source,
             unit,
             limit,
             cuts_off: false,
@@ -685,7 +685,7 @@ impl Budget {
     /// Another format's rule, applied to a format that documents no such limit itself.
     pub fn borrowed(
         rule: impl Into<Cow<'static, str>>,
-        source: impl Into<Cow<'static, str>>,
+        source: RuleSource,
         unit: Unit,
         limit: u64,
     ) -> Budget {
@@ -800,7 +800,10 @@ mod tests {
                 .chain(rules.bank_budgets(None));
             for budget in budgets {
                 let words = format!("{} {}", budget.rule, budget.source);
-                assert!(!words.contains("seed") && !words.contains('§'), "{words}");
+                assert!(
+                    !words.contains("seed") && !words.contains('§') && !words.contains("spec"),
+                    "{words}"
+                );
             }
         }
     }
@@ -875,8 +878,8 @@ mod tests {
                 .iter()
                 .filter(|b| {
                     b.unit == Unit::Lines
-                        || b.source.contains("family")
-                        || b.source.contains("Beans-Code")
+                        || b.source == RuleSource::ClineMemoryBank
+                        || b.source == RuleSource::MbankSizes
                 })
                 .collect();
             assert!(!family.is_empty(), "{format:?}");

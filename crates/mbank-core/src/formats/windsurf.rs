@@ -9,6 +9,7 @@ use std::path::Path;
 
 use super::rule_frontmatter::{self, RuleFrontmatter};
 use super::{Budget, FormatRules, Placement, ProjectPaths};
+use crate::findings::RuleSource;
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
@@ -19,7 +20,7 @@ const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[RULES_DIR],
 };
-const SOURCE: &str = "Windsurf rules documentation";
+const SOURCE: RuleSource = RuleSource::Windsurf;
 
 /// Windsurf cuts one rule file here.
 pub(crate) const RULE_FILE_MAX_CHARS: u64 = 12_000;

@@ -137,13 +137,26 @@ impl App {
                     format!("{}  ", formats.join(" · ")),
                     theme.fg(theme.accent),
                 ));
+                // The project's one session figure, as `mbank list` and the picker give it.
+                let session = report.session_tokens();
+                let whose = session
+                    .agent
+                    .map_or("start, through the banks' own tools".into(), |agent| {
+                        format!("{}'s start", agent.label())
+                    });
+                let verdict = session
+                    .budget
+                    .map_or(String::new(), |status| format!(" {}", status.id()));
                 spans.push(Span::styled(
-                    format!("{} tok loaded", widgets::compact(report.loaded_tokens())),
-                    widgets::budget_color(theme, report.worst_budget()),
+                    format!(
+                        "{} tok at {whose}{verdict}",
+                        session.used_of_budget(widgets::compact)
+                    ),
+                    widgets::budget_color(theme, session.budget),
                 ));
-                if report.private_tokens() > 0 {
+                if session.private_tokens > 0 {
                     spans.push(Span::styled(
-                        format!(" +{} private", widgets::compact(report.private_tokens())),
+                        format!(" +{} private", widgets::compact(session.private_tokens)),
                         theme.fg(theme.private),
                     ));
                 }

@@ -297,15 +297,19 @@ impl Picker {
         };
         let rows = &self.rows;
         let sort = self.sort;
+        // Each row's session figure once per sort, not once per comparison.
+        let session_tokens: Vec<Option<u64>> = if sort == Sort::Tokens {
+            let tokens = |r: &PickerRow| r.report.as_ref().map(|r| r.session_tokens().tokens);
+            rows.iter().map(tokens).collect()
+        } else {
+            Vec::new()
+        };
         scored.sort_by(|&(a, score_a), &(b, score_b)| {
             let (ra, rb) = (&rows[a], &rows[b]);
             let by_sort = match sort {
                 Sort::Activity => rb.last_write().cmp(&ra.last_write()),
                 Sort::Name => std::cmp::Ordering::Equal,
-                Sort::Tokens => {
-                    let tokens = |r: &PickerRow| r.report.as_ref().map(|r| r.loaded_tokens());
-                    tokens(rb).cmp(&tokens(ra))
-                }
+                Sort::Tokens => session_tokens[b].cmp(&session_tokens[a]),
                 Sort::Staleness => {
                     let level = |r: &PickerRow| r.report.as_ref().and_then(|r| r.worst_staleness());
                     level(rb).cmp(&level(ra))
@@ -523,9 +527,10 @@ impl Picker {
                     theme.fg(theme.text),
                 ));
                 spans.push(Span::raw("  "));
-                spans.extend(widgets::verdict_gauge(
-                    &widgets::BudgetVerdict::of(report),
+                spans.extend(widgets::session_gauge(
+                    &widgets::SessionGauge::of(report),
                     columns.bar,
+                    columns.agent,
                     theme,
                 ));
                 spans.push(Span::raw("  "));
@@ -682,6 +687,8 @@ pub struct Columns {
     pub formats: usize,
     /// The gauge's bar (0: the figure and verdict only).
     pub bar: usize,
+    /// Whose session the figure is, after the verdict (the header names it too).
+    pub agent: bool,
     pub written: usize,
 }
 
@@ -703,12 +710,17 @@ impl Columns {
             name: 0,
             formats: 0,
             bar: Self::BAR,
+            agent: true,
             written,
         };
         // Marker, gaps, files, gauge, staleness, findings, written.
         let fixed = |c: &Columns| 2 + 1 + 1 + 5 + 2 + c.gauge() + 2 + 7 + 2 + 9 + 1 + c.written;
+        // The bar goes first on a narrow screen, then the agent's name.
         if width < fixed(&columns) + 30 {
             columns.bar = 0;
+        }
+        if width < fixed(&columns) + 30 {
+            columns.agent = false;
         }
         let room = width.saturating_sub(fixed(&columns));
         // The name first (up to its longest), then the formats, then the name again.
@@ -723,7 +735,7 @@ impl Columns {
 
     /// The gauge's width: bar, figure and verdict.
     pub fn gauge(&self) -> usize {
-        widgets::verdict_gauge_width(self.bar)
+        widgets::session_gauge_width(self.bar, self.agent)
     }
 
     pub fn header(&self) -> String {
@@ -732,7 +744,11 @@ impl Columns {
             "project",
             "formats",
             "files",
-            "tokens · budget",
+            if self.agent {
+                "tokens · budget · session"
+            } else {
+                "tokens · budget"
+            },
             "stale",
             "findings",
             "written",

@@ -5,11 +5,13 @@ use super::FileReport;
 use crate::analysis::budgets::{BudgetCheck, BudgetStatus};
 use crate::analysis::staleness::Freshness;
 use crate::findings::{Finding, FindingCode, Severity};
+use crate::model::Format;
 
 /// Per-file budget verdicts of one status: one finding for a single file, else one
 /// finding for the bank ("37 files over their budget, largest …") whose details list
 /// every file.
 fn grouped_budget_findings(
+    format: Format,
     files: &[FileReport],
     status: BudgetStatus,
     borrowed: bool,
@@ -24,7 +26,7 @@ fn grouped_budget_findings(
         .flat_map(|f| f.budget.iter().map(move |c| (f, c)))
         .filter(|(_, c)| c.status == status && c.borrowed == borrowed)
         .collect();
-    let describe = describe_budget;
+    let describe = |check: &BudgetCheck| describe_budget(check, format);
     match cases.as_slice() {
         [] => {}
         [(file, check)] => out.push(Finding::new(
@@ -40,14 +42,17 @@ fn grouped_budget_findings(
             files_seen.dedup();
             let largest = cases
                 .iter()
-                .max_by_key(|(_, c)| c.value.saturating_mul(1000) / c.limit.max(1))
+                .max_by_key(|(_, c)| c.value.saturating_mul(1000) / c.limit.max(1));
+            // Named by its largest case's file: a finding always names a file.
+            let subject = largest.map_or(bank_root, |(f, _)| f.file.path.as_path());
+            let largest = largest
                 .map(|(f, c)| format!("{}: {}", f.file.display, describe(c)))
                 .unwrap_or_default();
             out.push(
                 Finding::new(
                     severity,
                     code,
-                    bank_root,
+                    subject,
                     None,
                     format!(
                         "{} {word} their budget, largest {largest}",
@@ -80,32 +85,41 @@ fn budget_verdict(
 }
 
 /// "214 of 200 lines (rule; source)", saying when the rule is borrowed from another format.
-fn describe_budget(check: &BudgetCheck) -> String {
-    let borrowed = if check.borrowed {
-        "; a borrowed rule, so information only"
-    } else {
-        ""
+fn describe_budget(check: &BudgetCheck, format: Format) -> String {
+    let source = match (check.borrowed, check.by_folder_name) {
+        (false, _) => check.source.name().to_string(),
+        (true, false) => format!(
+            "{}, borrowed: {} documents no size limit of its own, so information only",
+            check.source,
+            format.label()
+        ),
+        (true, true) => format!(
+            "{}, applied by the folder's name only: the bank's files do not prove a {}, so \
+             information only",
+            check.source,
+            format.label()
+        ),
     };
     format!(
-        "{} of {} {} ({}; {}{borrowed})",
+        "{} of {} {} ({}; {source})",
         check.value,
         check.limit,
         check.unit.label(),
         check.rule,
-        check.source
     )
 }
 
 /// Budget and staleness verdicts as findings, next to the validator's own.
 pub(super) fn verdict_findings(
+    format: Format,
     files: &[FileReport],
     bank_budget: &[BudgetCheck],
     bank_root: &Path,
     out: &mut Vec<Finding>,
 ) {
     for borrowed in [false, true] {
-        grouped_budget_findings(files, BudgetStatus::Over, borrowed, bank_root, out);
-        grouped_budget_findings(files, BudgetStatus::Near, borrowed, bank_root, out);
+        grouped_budget_findings(format, files, BudgetStatus::Over, borrowed, bank_root, out);
+        grouped_budget_findings(format, files, BudgetStatus::Near, borrowed, bank_root, out);
     }
     let budget_finding = |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
         let Some((severity, code, word)) = budget_verdict(check.status, check.borrowed) else {
@@ -116,7 +130,7 @@ pub(super) fn verdict_findings(
             code,
             file,
             None,
-            format!("{word} budget: {}", describe_budget(check)),
+            format!("{word} budget: {}", describe_budget(check, format)),
         ));
     };
     // A file the validator already found unreadable is reported once, by it. Looked up in
@@ -155,7 +169,9 @@ pub(super) fn verdict_findings(
             ));
         }
     }
+    // The whole bank's load, named by the file the agent reads first.
+    let subject = super::total_subject(files, bank_root);
     for check in bank_budget {
-        budget_finding(check, bank_root, out);
+        budget_finding(check, subject, out);
     }
 }

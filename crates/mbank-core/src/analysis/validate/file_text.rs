@@ -123,10 +123,11 @@ pub(super) fn check_file_text(
     if let Some(severity) = heading_severity
         && !markdown::has_heading(body)
     {
+        let guidelines = crate::findings::RuleSource::ClineMemoryBank;
         let source = if severity == Severity::Info {
-            "the memory bank specification's rule, borrowed: information only"
+            format!("borrowed from {guidelines}, so information only")
         } else {
-            "the memory bank specification validates one per file"
+            format!("{guidelines} ask for one per file")
         };
         out.push(Finding::new(
             severity,

@@ -4,13 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use super::{Budget, FormatRules, Placement};
+use crate::findings::RuleSource;
 use crate::formats::Unit;
 use crate::model::{Format, LoadKind, MemoryFile, Role};
 
 pub mod store;
 
 /// The Infinity store sets no size limit; mbank's own defaults say so.
-const SOURCE: &str = "mbank default (the Infinity store sets no size limit)";
+/// The Infinity store sets no size limit: the limits are mbank's defaults.
+const SOURCE: RuleSource = RuleSource::Mbank;
 
 pub struct Infinity;
 

@@ -16,7 +16,7 @@
 //!
 //! Budgets: Roo Code and Cline document no size limit for rule files (they go into the
 //! system prompt whole), so this format has none of its own; the memory bank's budget
-//! (Cline memory bank guidelines) is not theirs. `config.toml` may set one under
+//! (Cline's memory bank guidelines) is not theirs. `config.toml` may set one under
 //! `[budgets.formats.roo-rules]`.
 use std::path::Path;
 
