@@ -140,6 +140,7 @@ fn check_fitted(
     }
     // The agent's start-up files in its banks (formats without modes, whose start-up files
     // all load at the default mode's start).
+    let facts = mbank::core::formats::agents::ProjectFacts::of_banks(&project.path, banks);
     for bank in banks.iter().filter(|b| agent.formats().contains(&b.format)) {
         if mbank::core::formats::roo_rules::modes::FORMATS_WITH_MODES.contains(&bank.format) {
             continue;
@@ -150,7 +151,7 @@ fn check_fitted(
             .filter(|f| f.load == LoadKind::Startup && !f.is_virtual())
         {
             let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
-            if agent.reads(bank.format, rel) {
+            if agent.reads(bank.format, rel, &facts) {
                 assert!(
                     accounted(&file.path),
                     "{name}: start-up file {} unaccounted",

@@ -30,6 +30,7 @@ mod e2e_pty;
 mod findings_doc;
 mod format_evidence;
 mod format_names;
+mod formats_2026;
 mod git_hostile;
 mod git_integration;
 mod hostile_parsers;

@@ -30,6 +30,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     top_markers: &["AGENTS.md", OVERRIDE],
     dot_dir: ".codex",
     reads_dot_dir: false,
+    reads_dot_dir_main: false,
     rules_load: LoadKind::Startup,
     subfolders_load: LoadKind::OnDemand,
     budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to AGENTS.md",

@@ -18,6 +18,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     top_markers: &["GEMINI.md"],
     dot_dir: ".gemini",
     reads_dot_dir: false,
+    reads_dot_dir_main: true,
     rules_load: LoadKind::Startup,
     subfolders_load: LoadKind::Startup,
     budget_source: "hierarchical memory recommendations (Beans-Code spec), applied to GEMINI.md",

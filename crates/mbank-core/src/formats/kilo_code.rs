@@ -29,9 +29,17 @@ use crate::model::{Format, LoadKind, Role};
 pub(crate) const RULES_DIR: &str = ".kilocode/rules";
 pub(crate) const MEMORY_BANK_DIR: &str = ".kilocode/rules/memory-bank";
 pub(crate) const LEGACY_FILE: &str = ".kilocoderules";
+/// The single rule files Kilo Code falls back to when `.kilocode/rules/` holds no file,
+/// in its rule loader's order: the first non-empty one loads.
+pub(crate) const LEGACY_ORDER: [&str; 3] = [
+    LEGACY_FILE,
+    super::roo_rules::ROORULES,
+    super::roo_rules::CLINERULES,
+];
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[".kilocode"],
+    lookalikes: &[],
 };
 
 pub struct KiloCode;

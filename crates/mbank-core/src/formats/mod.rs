@@ -160,6 +160,12 @@ pub trait FormatRules: Send + Sync {
         false
     }
 
+    /// A finding on a file the agent never reads because of its name or place
+    /// (`rel` relative to the bank root), whether or not it loads otherwise.
+    fn name_finding(&self, _file: &MemoryFile, _rel: &Path) -> Option<Finding> {
+        None
+    }
+
     /// This format's own checks of one file's text (a rule that can never load…).
     fn check_text(&self, _file: &MemoryFile, _text: &str) -> Vec<Finding> {
         Vec::new()
@@ -487,11 +493,25 @@ pub struct ProjectPaths {
     pub files: &'static [&'static str],
     /// Folders whose files are the format's rules, listed to any depth: `.cursor/rules`.
     pub folders: &'static [&'static str],
+    /// Files in a folder named like the format's own but not as the agent needs
+    /// (`.github/copilot-instruction.md`): listed so that a finding can name them, never
+    /// loaded.
+    pub lookalikes: &'static [Lookalike],
+}
+
+/// Files of one folder whose names a format's agent would miss (see
+/// [`ProjectPaths::lookalikes`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Lookalike {
+    /// The folder, relative to the project: `.github`.
+    pub folder: &'static str,
+    /// Whether a file name there is such a lookalike.
+    pub name: fn(&str) -> bool,
 }
 
 impl ProjectPaths {
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.folders.is_empty()
+        self.files.is_empty() && self.folders.is_empty() && self.lookalikes.is_empty()
     }
 
     /// Whether a path relative to the project is one of these files or inside one of
@@ -499,6 +519,10 @@ impl ProjectPaths {
     pub fn contains(&self, rel: &Path) -> bool {
         self.files.iter().any(|f| rel == Path::new(f))
             || self.folders.iter().any(|d| rel.starts_with(d))
+            || self.lookalikes.iter().any(|l| {
+                rel.parent() == Some(Path::new(l.folder))
+                    && rel.file_name().and_then(|n| n.to_str()).is_some_and(l.name)
+            })
     }
 }
 

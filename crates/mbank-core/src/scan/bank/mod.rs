@@ -27,7 +27,7 @@ const MAX_FILES_PER_BANK: usize = 5_000;
 /// How deep inside a bank folder files are listed.
 const MAX_BANK_DEPTH: usize = 6;
 /// How deep inside a project sub-folder instruction files (`sub/CLAUDE.md`) are sought.
-const MAX_NESTED_DEPTH: usize = 3;
+pub(crate) const MAX_NESTED_DEPTH: usize = 3;
 
 struct Lister<'a> {
     listings: &'a Listings,
@@ -381,6 +381,10 @@ fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
             }
         }
         lister.push_child_if_file(&dot_path, local);
+    } else if member.reads_dot_dir_main
+        && let Some(dot_path) = lister.child_dir(&project, member.dot_dir)
+    {
+        lister.push_child_if_file(&dot_path, main);
     }
     lister.push_child_if_file(&project, local);
     nested_instruction_files(lister, &project, main, 0);
@@ -441,6 +445,25 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
     };
     for rel in locations.files {
         if let Some((dir, name)) = parent_of(lister, rel) {
+            lister.push_child_if_file(&dir, &name);
+        }
+    }
+    for lookalike in locations.lookalikes {
+        let Some(dir) = parent_of(lister, &format!("{}/-", lookalike.folder)).map(|(d, _)| d)
+        else {
+            continue;
+        };
+        let Ok(entries) = lister.listings.list(&dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .iter()
+            .filter(|e| e.kind == Kind::File)
+            .filter_map(|e| e.name.to_str().map(str::to_string))
+            .filter(|name| (lookalike.name)(name))
+            .collect();
+        names.sort();
+        for name in names {
             lister.push_child_if_file(&dir, &name);
         }
     }
