@@ -163,7 +163,7 @@ impl Agent {
                 self == owner
             }
             (Agent::Cline, Format::RooRules) => first == Some(roo_rules::CLINERULES),
-            (Agent::Roo, Format::RooRules) => match roo_rules::legacy_rule_file(rel) {
+            (Agent::Roo, Format::RooRules) => match legacy_rule_file(rel) {
                 Some(legacy) => {
                     !facts.roo_rules_folder
                         && facts.first_non_empty(&roo_rules::LEGACY_ORDER) == Some(legacy)
@@ -171,13 +171,11 @@ impl Agent {
                 // A `.clinerules/` folder is Cline's: Roo reads `.clinerules` as a file only.
                 None => first != Some(roo_rules::CLINERULES),
             },
-            (Agent::Kilo, Format::RooRules) => {
-                roo_rules::legacy_rule_file(rel).is_some_and(|legacy| {
-                    !facts.kilo_rules_folder
-                        && facts.first_non_empty(&kilo_code::LEGACY_ORDER) == Some(legacy)
-                })
-            }
-            (Agent::Kilo, Format::KiloCode) => match roo_rules::legacy_rule_file(rel) {
+            (Agent::Kilo, Format::RooRules) => legacy_rule_file(rel).is_some_and(|legacy| {
+                !facts.kilo_rules_folder
+                    && facts.first_non_empty(&kilo_code::LEGACY_ORDER) == Some(legacy)
+            }),
+            (Agent::Kilo, Format::KiloCode) => match legacy_rule_file(rel) {
                 Some(legacy) => {
                     !facts.kilo_rules_folder
                         && facts.first_non_empty(&kilo_code::LEGACY_ORDER) == Some(legacy)
@@ -278,7 +276,7 @@ impl ProjectFacts {
             if loads && rel.starts_with(kilo_code::RULES_DIR) {
                 facts.kilo_rules_folder = true;
             }
-            if let Some(legacy) = roo_rules::legacy_rule_file(rel)
+            if let Some(legacy) = legacy_rule_file(rel)
                 && size > 0
                 && !facts.non_empty_legacy.contains(&legacy)
             {
@@ -305,6 +303,23 @@ impl ProjectFacts {
             .copied()
             .find(|name| self.non_empty_legacy.contains(name))
     }
+}
+
+/// The legacy single rule file (`.roorules`, `.clinerules`, Kilo's `.kilocoderules`) a
+/// path relative to the project is, when it is one at the top.
+fn legacy_rule_file(rel: &Path) -> Option<&'static str> {
+    let mut parts = rel.iter();
+    let name = parts.next()?;
+    if parts.next().is_some() {
+        return None;
+    }
+    [
+        roo_rules::ROORULES,
+        roo_rules::CLINERULES,
+        kilo_code::LEGACY_FILE,
+    ]
+    .into_iter()
+    .find(|legacy| name == *legacy)
 }
 
 /// Whether an instruction file tells its agent to read the project's memory bank at the

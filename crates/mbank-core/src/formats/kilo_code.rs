@@ -5,6 +5,12 @@
 //! `brief.md` (kept by the person), `product.md`, `context.md` (the current work),
 //! `architecture.md`, `tech.md` and an optional `tasks.md`, read in full at the start of
 //! every task. Kilo documents no size limit for rules or the bank, so no budget applies.
+//! The legacy `.kilocoderules` loads only when `.kilocode/rules/` holds no file, and then
+//! only as the first non-empty of `.kilocoderules`, `.roorules` and `.clinerules` (Kilo's
+//! "Custom Rules", kilo.ai/docs/customize/custom-rules; the order is its rule loader's);
+//! Kilo also reads the AGENTS.md at the project's top by default ("agents.md",
+//! kilo.ai/docs/agent-behavior/agents-md). Which of them a session loads is
+//! `agents::Agent::reads`'s to say, from the whole project's files.
 //! A `.kilocode/system-prompt-{mode}` file replaces the system prompt of its mode (as
 //! Roo's `.roo/system-prompt-{mode}` does): it loads only in that mode's sessions.
 //!

@@ -32,6 +32,10 @@ pub(crate) const ALWAYS_SKIPPED: [&str; 6] = [
     ".hg",
 ];
 
+/// How many folder levels below a project its sub-folders' instruction files are looked
+/// for (`sub/`, `sub/sub/`, `sub/sub/sub/`), by discovery and bank listing alike.
+pub(crate) const MAX_NESTED_DEPTH: usize = 3;
+
 #[derive(Debug, Clone)]
 pub struct ScanOptions {
     /// How many folder levels below the root may hold a project (the root itself is 0).
@@ -452,7 +456,7 @@ fn add_nested_instruction_banks(listings: &Listings, dir: &Path, markers: &mut F
         }
     }
     let mut level = vec![dir.to_path_buf()];
-    for _ in 0..crate::scan::bank::MAX_NESTED_DEPTH {
+    for _ in 0..MAX_NESTED_DEPTH {
         let mut next = Vec::new();
         for folder in &level {
             let Ok(entries) = listings.list(folder) else {
@@ -901,62 +905,6 @@ mod tests {
                 ("roo".into(), vec![Format::RooRules]),
             ]
         );
-    }
-
-    #[test]
-    fn instruction_files_only_in_sub_folders_give_the_project_their_bank() {
-        let root = tempfile::tempdir().unwrap();
-        let r = root.path();
-        // Found by its memory bank; its only CLAUDE.md is a sub-folder's.
-        touch(&r.join("bank/memory-bank/projectbrief.md"));
-        touch(&r.join("bank/api/CLAUDE.md"));
-        // A repository whose only instruction files are a sub-folder's GEMINI.md and
-        // AGENTS.override.md, three levels down.
-        fs::create_dir_all(r.join("repo/.git")).unwrap();
-        touch(&r.join("repo/packages/web/GEMINI.md"));
-        touch(&r.join("repo/a/b/AGENTS.override.md"));
-        // Gemini CLI's scan of the sub-folders finds its own folder's GEMINI.md too.
-        touch(&r.join("gem/.gemini/GEMINI.md"));
-        fs::create_dir_all(r.join("gem/.git")).unwrap();
-        // Too deep, hidden or in dependencies: not looked at; no repository, no project.
-        fs::create_dir_all(r.join("deep/.git")).unwrap();
-        touch(&r.join("deep/a/b/c/CLAUDE.md"));
-        touch(&r.join("deep/node_modules/x/CLAUDE.md"));
-        touch(&r.join("deep/.hidden/CLAUDE.md"));
-        touch(&r.join("loose/docs/notes/readme.md"));
-        let projects = scan(
-            r,
-            &ScanOptions {
-                depth: 3,
-                ..ScanOptions::default()
-            },
-        );
-        let summary: Vec<(String, Vec<Format>)> = projects
-            .iter()
-            .map(|p| (p.name.clone(), p.formats()))
-            .collect();
-        assert_eq!(
-            summary,
-            vec![
-                ("bank".into(), vec![Format::Cline, Format::ClaudeMd]),
-                ("gem".into(), vec![Format::GeminiMd]),
-                ("repo".into(), vec![Format::AgentsMd, Format::GeminiMd]),
-            ]
-        );
-        // The listing finds what discovery saw.
-        let repo = projects.iter().find(|p| p.name == "repo").unwrap();
-        let listed: Vec<String> = crate::scan::bank::list_banks(repo)
-            .iter()
-            .flat_map(|b| b.files.iter().map(|f| f.display.clone()))
-            .collect();
-        assert_eq!(listed, ["a/b/AGENTS.override.md", "packages/web/GEMINI.md"]);
-        let gem = projects.iter().find(|p| p.name == "gem").unwrap();
-        let gem_bank = &crate::scan::bank::list_banks(gem)[0];
-        assert_eq!(gem_bank.files[0].display, ".gemini/GEMINI.md");
-        assert_eq!(gem_bank.files[0].load, crate::model::LoadKind::Startup);
-        // A folder named on the command line is looked into the same way.
-        let named = project_at(&r.join("bank"), "bank".into()).unwrap();
-        assert_eq!(named.formats(), [Format::Cline, Format::ClaudeMd]);
     }
 
     #[test]

@@ -2,8 +2,6 @@
 //! (in any language): a form whose every line is a heading or an unfilled template slot,
 //! and a file whose whole text is a path, which is how git writes a symbolic link where
 //! links are off.
-use std::path::Path;
-
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::markup::markdown;
 use crate::model::MemoryFile;
@@ -85,11 +83,19 @@ pub(super) fn path_text(text: &str) -> Option<&str> {
         && !target.contains("://")
         && !target.ends_with(['.', ':', ','])
         && !target.contains(['(', ')', '*', '`', '"', '\'', '=', '{', '}']);
-    let names_a_file = Path::new(target)
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| !e.is_empty() && e.chars().all(|c| c.is_ascii_alphanumeric()));
-    let looks_like_path = target.contains('/') || target.contains('\\') || names_a_file;
+    // The last part names a file by an extension of letters (`rules.md`, not `v1.0`), or
+    // the text starts the way a relative or absolute path does (not `N/A`).
+    let last = target.rsplit(['/', '\\']).next().unwrap_or(target);
+    let names_a_file = last.rsplit_once('.').is_some_and(|(stem, extension)| {
+        !stem.is_empty()
+            && (1..=8).contains(&extension.len())
+            && extension.chars().all(|c| c.is_ascii_alphanumeric())
+            && extension.chars().any(|c| c.is_ascii_alphabetic())
+    });
+    let starts_like_path = ["./", "../", "/", "~/", ".\\", "..\\"]
+        .iter()
+        .any(|start| target.starts_with(start));
+    let looks_like_path = names_a_file || starts_like_path;
     (single_line && plain && looks_like_path).then_some(target)
 }
 
@@ -144,6 +150,7 @@ pub(super) fn check(file: &MemoryFile, text: &str, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn a_form_of_slots_is_told_from_text_that_uses_braces() {
@@ -168,6 +175,7 @@ mod tests {
         assert_eq!(path_text("../AGENTS.md"), Some("../AGENTS.md"));
         assert_eq!(path_text("AGENTS.md\n"), Some("AGENTS.md"));
         assert_eq!(path_text("docs/ai/rules.md"), Some("docs/ai/rules.md"));
+        assert_eq!(path_text("../shared/agents"), Some("../shared/agents"));
         assert_eq!(
             path_text("..\\shared\\CLAUDE.md"),
             Some("..\\shared\\CLAUDE.md")
@@ -181,6 +189,9 @@ mod tests {
             "TODO",
             "- a/b.md",
             "AGENTS.md\nmore",
+            "N/A",
+            "v1.0",
+            "docs/notes",
             "",
         ] {
             assert_eq!(path_text(text), None, "{text}");

@@ -4,7 +4,11 @@
 //! `.roorules-{mode}` and `.roo/rules-{mode}/` load at the start of a session in their
 //! mode. Listings and loaded totals follow the default mode, Roo Code's Code mode
 //! (`DEFAULT_MODE`); `mbank context --mode NAME` shows another (`load_in_mode`).
-//! `modes` parses the mode files.
+//! `modes` parses the mode files. Roo Code itself reads `.roo/rules/` when it holds a
+//! file, else the first non-empty of `.roorules` and `.clinerules` (a file), Cline its
+//! `.clinerules` (file or folder) whatever Roo's folder holds: which one a session loads
+//! is `agents::Agent::reads`'s to say ("Custom Instructions",
+//! docs.roocode.com/features/custom-instructions).
 //!
 //! What Roo Code sends of them (its prompt builder, `docs.roocode.com`): `.roomodes` not
 //! whole but the active mode's definition in full and one line per other mode in the
@@ -98,19 +102,6 @@ pub(crate) const ROORULES: &str = ".roorules";
 /// The single rule files Roo Code falls back to, in its order: the first non-empty one
 /// loads.
 pub(crate) const LEGACY_ORDER: [&str; 2] = [ROORULES, CLINERULES];
-
-/// The legacy single rule file (`.roorules`, `.clinerules`, Kilo's `.kilocoderules`) a
-/// path relative to the project is, when it is one at the top.
-pub(crate) fn legacy_rule_file(rel: &Path) -> Option<&'static str> {
-    let mut parts = rel.iter();
-    let name = parts.next()?;
-    if parts.next().is_some() {
-        return None;
-    }
-    [ROORULES, CLINERULES, super::kilo_code::LEGACY_FILE]
-        .into_iter()
-        .find(|legacy| name == *legacy)
-}
 
 /// The finding on a `.clinerules` file or folder below the workspace root (`rel`
 /// relative to the project): Cline takes `.clinerules` as its rules only at the root
