@@ -168,10 +168,11 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
         .iter()
         .map(|s| s["agent"].as_str().unwrap())
         .collect();
-    // Kilo Code reads the AGENTS.md at the top by default, as its own rules.
+    // Kilo Code reads the AGENTS.md at the top by default, as its own rules; Zed the
+    // first of its list present (here AGENTS.md, before CLAUDE.md), whole.
     assert_eq!(
         agents,
-        ["claude-code", "codex", "cline", "kilo", "windsurf"]
+        ["claude-code", "codex", "cline", "kilo", "windsurf", "zed"]
     );
     let expected_formats = [
         vec!["claude-md"],
@@ -179,6 +180,7 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
         vec!["cline"],
         vec!["kilo-code"],
         vec!["windsurf"],
+        vec!["zed-rules"],
     ];
     for (session, expected) in sessions.iter().zip(expected_formats) {
         assert_eq!(formats(&session["banks"]), expected);
@@ -200,7 +202,14 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
     let text = sandbox.run(&["context", s(&p), "--no-user", "--summary", "--no-color"]);
     text.expect_code(0);
     let out = &text.stdout;
-    for label in ["Claude Code", "Codex", "Cline", "Kilo Code", "Windsurf"] {
+    for label in [
+        "Claude Code",
+        "Codex",
+        "Cline",
+        "Kilo Code",
+        "Windsurf",
+        "Zed",
+    ] {
         assert_eq!(
             out.matches(&format!("▶ {label} session start")).count(),
             1,
@@ -212,7 +221,7 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
             "{out}"
         );
     }
-    assert_eq!(out.matches("tokens at session start").count(), 5, "{out}");
+    assert_eq!(out.matches("tokens at session start").count(), 6, "{out}");
     assert!(!out.contains("app total:"), "{out}");
     // Sections follow one another: Claude Code's holds CLAUDE.md and nothing of Codex.
     let claude = out.find("▶ Claude Code session start").unwrap();
@@ -239,6 +248,9 @@ fn an_unknown_agent_exits_2_naming_the_agents() {
         "copilot",
         "windsurf",
         "kiro",
+        "junie",
+        "zed",
+        "trae",
     ] {
         assert!(run.stderr.contains(name), "{}", run.stderr);
     }
@@ -247,7 +259,7 @@ fn an_unknown_agent_exits_2_naming_the_agents() {
     let error = &json.json()["error"];
     assert_eq!(error["code"], "unknown-agent");
     assert_eq!(error["agent"], "vim");
-    assert_eq!(error["agents"].as_array().unwrap().len(), 10);
+    assert_eq!(error["agents"].as_array().unwrap().len(), 13);
 }
 
 #[test]
@@ -268,7 +280,7 @@ fn list_shows_one_agents_session_start_and_names_that_agent() {
     let agents: Vec<&str> = sessions.iter().map(|(a, _)| *a).collect();
     assert_eq!(
         agents,
-        ["claude-code", "codex", "cline", "kilo", "windsurf"]
+        ["claude-code", "codex", "cline", "kilo", "windsurf", "zed"]
     );
     // Each agent's figure is what it loads: its files alone, counted whole.
     for agent in ["claude-code", "codex", "cline", "kilo"] {

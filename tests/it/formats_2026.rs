@@ -140,6 +140,41 @@ fn a_sub_folders_instruction_file_is_found_without_one_at_the_top() {
     assert_eq!(deferred(&claude), ["services/api/CLAUDE.md"]);
 }
 
+#[test]
+fn junie_trae_and_zed_read_their_own_files_and_zed_the_first_of_its_list() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(
+        &p.join(".junie/guidelines.md"),
+        "# Guidelines\n\nUse Kotlin.\n",
+    );
+    write(&p.join(".trae/rules/project_rules.md"), "# Rules\n");
+    write(
+        &p.join(".trae/rules/db.md"),
+        "---\nalwaysApply: false\nglobs: db/**\n---\n# Database\n",
+    );
+    write(&p.join("AGENTS.md"), "# Agents\n");
+    write(&p.join("CLAUDE.md"), "# Claude\n");
+    write(&p.join(".github/copilot-instructions.md"), "# Copilot\n");
+    assert_eq!(
+        loaded(&context(&sandbox, &p, "junie")),
+        [".junie/guidelines.md"]
+    );
+    let trae = context(&sandbox, &p, "trae");
+    assert_eq!(loaded(&trae), [".trae/rules/project_rules.md"]);
+    assert_eq!(deferred(&trae), [".trae/rules/db.md"]);
+    // Zed: the first of its list that is present, whole, whichever agent's it is.
+    let zed = context(&sandbox, &p, "zed");
+    assert_eq!(loaded(&zed), [".github/copilot-instructions.md"]);
+    write(&p.join(".rules"), "# Zed rules\n");
+    assert_eq!(loaded(&context(&sandbox, &p, "zed")), [".rules"]);
+    // AGENT.md alone makes a project Zed reads.
+    let other = dir.path().join("other");
+    write(&other.join("AGENT.md"), "# One agent\n");
+    assert_eq!(loaded(&context(&sandbox, &other, "zed")), ["AGENT.md"]);
+}
+
 /// `check --json`'s findings: (code, severity, file relative to the project).
 fn findings(sandbox: &Sandbox, p: &Path) -> Vec<(String, String, String)> {
     let run = sandbox.run(&["check", s(p), "--json"]);

@@ -49,10 +49,17 @@ pub enum Format {
     /// Kilo Memory: `project.md`, `environment.md`, `corrections.md` and session digests
     /// in Kilo's data folder (`~/.local/share/kilo/memory/<project>-<hash>/`).
     KiloMemory,
+    /// JetBrains Junie's guidelines: `.junie/guidelines.md`.
+    Junie,
+    /// Trae's project rules: `.trae/rules/*.md`.
+    TraeRules,
+    /// Zed's own rule files (`.rules`, `AGENT.md`); Zed reads the first of its list,
+    /// other agents' files included.
+    ZedRules,
 }
 
 impl Format {
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 19] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -69,6 +76,9 @@ impl Format {
         Format::KiloCode,
         Format::ClaudeAutoMemory,
         Format::KiloMemory,
+        Format::Junie,
+        Format::TraeRules,
+        Format::ZedRules,
     ];
 
     /// Stable identifier used in JSON output and configuration.
@@ -90,6 +100,9 @@ impl Format {
             Format::KiloCode => "kilo-code",
             Format::ClaudeAutoMemory => "claude-auto-memory",
             Format::KiloMemory => "kilo-memory",
+            Format::Junie => "junie",
+            Format::TraeRules => "trae-rules",
+            Format::ZedRules => "zed-rules",
         }
     }
 
@@ -116,6 +129,9 @@ impl Format {
             Format::KiloCode => "Kilo Code rules and memory bank",
             Format::ClaudeAutoMemory => "Claude Code auto memory",
             Format::KiloMemory => "Kilo Memory",
+            Format::Junie => "Junie guidelines",
+            Format::TraeRules => "Trae rules",
+            Format::ZedRules => "Zed rules",
         }
     }
 

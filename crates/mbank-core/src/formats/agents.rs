@@ -15,6 +15,9 @@
 //! | GitHub Copilot | Copilot instructions, a Cline-format bank kept for it in `.copilot-tracking/memory-bank/`, and the Cline bank in `memory-bank/` when its start-up instructions say to read all memory bank files |
 //! | Windsurf | Windsurf rules |
 //! | Kiro | Kiro steering |
+//! | JetBrains Junie | its guidelines, `.junie/guidelines.md` |
+//! | Zed | the first present of `.rules`, `.cursorrules`, `.windsurfrules`, `.clinerules`, `.github/copilot-instructions.md`, `AGENT.md`, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`, whole |
+//! | Trae | Trae's project rules, `.trae/rules/` |
 //!
 //! BEANS.md and Infinity belong to no agent here: they are read through their own tools.
 //!
@@ -38,7 +41,7 @@ use std::path::{Component, Path};
 
 use serde::Serialize;
 
-use super::{claude_md, kilo_code, roo_rules};
+use super::{claude_md, kilo_code, roo_rules, zed};
 use crate::model::{Bank, Format, LoadKind};
 
 /// An agent whose session start can be shown on its own.
@@ -55,11 +58,14 @@ pub enum Agent {
     Copilot,
     Windsurf,
     Kiro,
+    Junie,
+    Zed,
+    Trae,
 }
 
 impl Agent {
     /// In the order sessions are shown.
-    pub const ALL: [Agent; 10] = [
+    pub const ALL: [Agent; 13] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
@@ -70,6 +76,9 @@ impl Agent {
         Agent::Copilot,
         Agent::Windsurf,
         Agent::Kiro,
+        Agent::Junie,
+        Agent::Zed,
+        Agent::Trae,
     ];
 
     /// Stable identifier, as `--agent` takes it and JSON shows it.
@@ -85,6 +94,9 @@ impl Agent {
             Agent::Copilot => "copilot",
             Agent::Windsurf => "windsurf",
             Agent::Kiro => "kiro",
+            Agent::Junie => "junie",
+            Agent::Zed => "zed",
+            Agent::Trae => "trae",
         }
     }
 
@@ -105,6 +117,9 @@ impl Agent {
             Agent::Copilot => "GitHub Copilot",
             Agent::Windsurf => "Windsurf",
             Agent::Kiro => "Kiro",
+            Agent::Junie => "JetBrains Junie",
+            Agent::Zed => "Zed",
+            Agent::Trae => "Trae",
         }
     }
 
@@ -132,6 +147,18 @@ impl Agent {
             Agent::Copilot => &[Format::Copilot, Format::Cline],
             Agent::Windsurf => &[Format::Windsurf, Format::Cline],
             Agent::Kiro => &[Format::Kiro],
+            Agent::Junie => &[Format::Junie],
+            Agent::Zed => &[
+                Format::ZedRules,
+                Format::CursorRules,
+                Format::Windsurf,
+                Format::RooRules,
+                Format::Copilot,
+                Format::AgentsMd,
+                Format::ClaudeMd,
+                Format::GeminiMd,
+            ],
+            Agent::Trae => &[Format::TraeRules],
         }
     }
 
@@ -183,6 +210,8 @@ impl Agent {
                 None => true,
             },
             (Agent::Kilo, Format::AgentsMd) => at_top && name == super::agents_md::FILES.main,
+            // Zed's first present file, whichever agent's it is.
+            (Agent::Zed, _) => rel.to_str().is_some_and(|rel| facts.zed_rules == Some(rel)),
             (Agent::ClaudeCode, Format::AgentsMd) => {
                 !facts.claude_md
                     && name == super::agents_md::FILES.main
@@ -201,6 +230,8 @@ impl Agent {
         match (self, format) {
             (Agent::ClaudeCode, Format::AgentsMd) => Format::ClaudeMd,
             (Agent::Kilo, Format::AgentsMd | Format::RooRules) => Format::KiloCode,
+            // Zed includes its rules file whole, whichever agent's it is.
+            (Agent::Zed, _) => Format::ZedRules,
             _ => format,
         }
     }
@@ -244,6 +275,8 @@ pub struct ProjectFacts {
     non_empty_legacy: Vec<&'static str>,
     /// The sub-folders holding a `CLAUDE.md`, which claims the folder from its AGENTS.md.
     claude_md_folders: Vec<std::path::PathBuf>,
+    /// The first of Zed's rule files that stands at the top, its path.
+    zed_rules: Option<&'static str>,
 }
 
 impl ProjectFacts {
@@ -275,6 +308,14 @@ impl ProjectFacts {
             }
             if loads && rel.starts_with(kilo_code::RULES_DIR) {
                 facts.kilo_rules_folder = true;
+            }
+            if let Some(position) = zed::FIRST_MATCH.iter().position(|f| rel == Path::new(f)) {
+                let earlier = facts
+                    .zed_rules
+                    .and_then(|current| zed::FIRST_MATCH.iter().position(|f| *f == current));
+                if earlier.is_none_or(|earlier| position < earlier) {
+                    facts.zed_rules = Some(zed::FIRST_MATCH[position]);
+                }
             }
             if let Some(legacy) = legacy_rule_file(rel)
                 && size > 0
@@ -415,6 +456,8 @@ mod tests {
             ["windsurf"]
         );
         assert_eq!(owners(Format::Kiro, ".kiro/steering/a.md"), ["kiro"]);
+        assert_eq!(owners(Format::Junie, ".junie/guidelines.md"), ["junie"]);
+        assert_eq!(owners(Format::TraeRules, ".trae/rules/a.md"), ["trae"]);
         assert!(owners(Format::BeansMd, "BEANS.md").is_empty());
         assert!(owners(Format::Infinity, ".infinity/memories.json").is_empty());
     }
@@ -531,5 +574,33 @@ mod tests {
         assert!(!kilo(&folder, Format::AgentsMd, "api/AGENTS.md"));
         assert_eq!(Agent::Kilo.loads_as(Format::AgentsMd), Format::KiloCode);
         assert_eq!(Agent::Kilo.loads_as(Format::RooRules), Format::KiloCode);
+    }
+
+    #[test]
+    fn zed_reads_the_first_present_of_its_list_whole() {
+        let zed = |facts: &ProjectFacts, format: Format, rel: &str| {
+            Agent::Zed.reads(format, Path::new(rel), facts)
+        };
+        let many = facts(&[
+            ("AGENTS.md", 3),
+            ("CLAUDE.md", 3),
+            (".github/copilot-instructions.md", 3),
+            (".cursor/rules/a.mdc", 3),
+        ]);
+        assert!(zed(
+            &many,
+            Format::Copilot,
+            ".github/copilot-instructions.md"
+        ));
+        assert!(!zed(&many, Format::AgentsMd, "AGENTS.md"));
+        assert!(!zed(&many, Format::ClaudeMd, "CLAUDE.md"));
+        assert!(!zed(&many, Format::CursorRules, ".cursor/rules/a.mdc"));
+        let own = facts(&[("CLAUDE.md", 3), (".rules", 0)]);
+        assert!(zed(&own, Format::ZedRules, ".rules"));
+        assert!(!zed(&own, Format::ClaudeMd, "CLAUDE.md"));
+        let sub = facts(&[("api/AGENTS.md", 3), ("GEMINI.md", 3)]);
+        assert!(zed(&sub, Format::GeminiMd, "GEMINI.md"));
+        assert!(!zed(&sub, Format::AgentsMd, "api/AGENTS.md"));
+        assert_eq!(Agent::Zed.loads_as(Format::AgentsMd), Format::ZedRules);
     }
 }

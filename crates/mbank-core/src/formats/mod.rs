@@ -17,6 +17,7 @@
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
 //! | `kilo_code.rs` | Kilo Code's rules, mode rules, system prompt overrides and the memory bank it keeps among them; Kilo Memory in Kilo's data folder |
+//! | `junie.rs`, `trae.rs`, `zed.rs` | JetBrains Junie's guidelines, Trae's project rules, Zed's own rule files (Zed reads the first of a list of several agents' files) |
 //! | `agents.rs` | which agent loads which formats at its session start (`mbank context --agent`) |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
@@ -78,6 +79,7 @@ pub(crate) mod cursor_rules;
 pub(crate) mod gemini_md;
 pub mod infinity;
 pub(crate) mod instruction_files;
+pub(crate) mod junie;
 pub(crate) mod kilo_code;
 pub mod kiro;
 pub mod layers;
@@ -85,8 +87,10 @@ pub mod memory_bank_mcp;
 pub mod names;
 pub mod roo_rules;
 pub(crate) mod rule_frontmatter;
+pub(crate) mod trae;
 pub mod units;
 pub mod windsurf;
+pub(crate) mod zed;
 
 /// The rules of one memory format: where its files sit and when they load, which
 /// budgets judge them, which core files a bank should hold.
@@ -545,6 +549,9 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::KiloCode => &kilo_code::KiloCode,
         Format::KiloMemory => &kilo_code::KiloMemory,
         Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
+        Format::Junie => &junie::Junie,
+        Format::TraeRules => &trae::TraeRules,
+        Format::ZedRules => &zed::ZedRules,
     }
 }
 

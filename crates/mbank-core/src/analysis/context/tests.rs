@@ -271,6 +271,8 @@ fn each_agent_session_holds_only_its_own_files() {
             // the first non-empty legacy rule file.
             ("kilo", vec![".clinerules", "AGENTS.md"], 8),
             ("cursor", vec![".cursor/memory-bank/progress.md"], 3),
+            // Zed: the first of its list present, `.clinerules` before AGENTS.md.
+            ("zed", vec![".clinerules"], 3),
         ]
     );
 }
