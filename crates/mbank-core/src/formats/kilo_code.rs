@@ -142,12 +142,15 @@ impl FormatRules for KiloCode {
                 LoadKind::OnDemand,
             )
         } else if let Some(mode) = mode_folder(rel) {
-            (
-                Role::Rules,
-                None,
-                Some(format!("rules-{mode}")),
-                LoadKind::OnDemand,
-            )
+            // A mode's rules load in its sessions; a task starts in Code mode, so listings
+            // and totals count Code's (Kilo's mode rules, like Roo's it forks, are
+            // `rules-{mode}` of the active mode).
+            let load = if mode == super::roo_rules::DEFAULT_MODE {
+                LoadKind::Startup
+            } else {
+                LoadKind::OnDemand
+            };
+            (Role::Rules, Some(7), Some(format!("rules-{mode}")), load)
         } else {
             (Role::Other, None, None, LoadKind::Never)
         };
@@ -424,9 +427,12 @@ mod tests {
             placed(".kilocoderules"),
             (Role::Rules, Some(8), LoadKind::Startup)
         );
-        let p = KiloCode.place(Path::new(".kilocode/rules-code/style.md"));
+        let p = KiloCode.place(Path::new(".kilocode/rules-debug/style.md"));
         assert_eq!((p.role, p.load), (Role::Rules, LoadKind::OnDemand));
-        assert_eq!(p.group.as_deref(), Some("rules-code"));
+        assert_eq!(p.group.as_deref(), Some("rules-debug"));
+        // A task starts in Code mode: its rules load with the project's.
+        let p = KiloCode.place(Path::new(".kilocode/rules-code/style.md"));
+        assert_eq!((p.role, p.load), (Role::Rules, LoadKind::Startup));
         assert_eq!(
             placed(".kilocode/mcp.json"),
             (Role::Other, None, LoadKind::Never)
