@@ -641,9 +641,11 @@ fn context_shows_what_loads_in_read_order() {
         .map(|b| b["total_tokens"].as_u64().unwrap())
         .sum();
     // CLAUDE.md and ConKeeper both load in Claude Code's session: one session, the sum.
-    // Zed's session includes CLAUDE.md, the first of its list here, whole (no imports).
+    // Zed's session includes CLAUDE.md, the first of its list here, whole (no imports);
+    // opencode's too, there being no AGENTS.md.
     let sessions = project["sessions"].as_array().unwrap();
-    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    assert_eq!(sessions.len(), 3, "{sessions:?}");
+    assert_eq!(sessions[2]["agent"], "opencode");
     assert_eq!(sessions[0]["agent"], "claude-code");
     assert_eq!(sessions[0]["total_tokens"], sum);
     assert_eq!(sessions[1]["agent"], "zed");

@@ -172,7 +172,15 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
     // first of its list present (here AGENTS.md, before CLAUDE.md), whole.
     assert_eq!(
         agents,
-        ["claude-code", "codex", "cline", "kilo", "windsurf", "zed"]
+        [
+            "claude-code",
+            "codex",
+            "cline",
+            "kilo",
+            "windsurf",
+            "zed",
+            "opencode"
+        ]
     );
     let expected_formats = [
         vec!["claude-md"],
@@ -181,6 +189,7 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
         vec!["kilo-code"],
         vec!["windsurf"],
         vec!["zed-rules"],
+        vec!["opencode"],
     ];
     for (session, expected) in sessions.iter().zip(expected_formats) {
         assert_eq!(formats(&session["banks"]), expected);
@@ -221,7 +230,7 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
             "{out}"
         );
     }
-    assert_eq!(out.matches("tokens at session start").count(), 6, "{out}");
+    assert_eq!(out.matches("tokens at session start").count(), 7, "{out}");
     assert!(!out.contains("app total:"), "{out}");
     // Sections follow one another: Claude Code's holds CLAUDE.md and nothing of Codex.
     let claude = out.find("▶ Claude Code session start").unwrap();
@@ -251,6 +260,7 @@ fn an_unknown_agent_exits_2_naming_the_agents() {
         "junie",
         "zed",
         "trae",
+        "opencode",
     ] {
         assert!(run.stderr.contains(name), "{}", run.stderr);
     }
@@ -259,7 +269,7 @@ fn an_unknown_agent_exits_2_naming_the_agents() {
     let error = &json.json()["error"];
     assert_eq!(error["code"], "unknown-agent");
     assert_eq!(error["agent"], "vim");
-    assert_eq!(error["agents"].as_array().unwrap().len(), 13);
+    assert_eq!(error["agents"].as_array().unwrap().len(), 14);
 }
 
 #[test]
@@ -280,7 +290,15 @@ fn list_shows_one_agents_session_start_and_names_that_agent() {
     let agents: Vec<&str> = sessions.iter().map(|(a, _)| *a).collect();
     assert_eq!(
         agents,
-        ["claude-code", "codex", "cline", "kilo", "windsurf", "zed"]
+        [
+            "claude-code",
+            "codex",
+            "cline",
+            "kilo",
+            "windsurf",
+            "zed",
+            "opencode"
+        ]
     );
     // Each agent's figure is what it loads: its files alone, counted whole.
     for agent in ["claude-code", "codex", "cline", "kilo"] {

@@ -368,9 +368,9 @@ fn the_command_answers_json_that_matches_its_schema() {
     assert_eq!(json["error"]["code"], "agent-loads-nothing");
     assert_eq!(
         json["error"]["agents"],
-        serde_json::json!(["claude-code", "cline", "zed"])
+        serde_json::json!(["claude-code", "cline", "zed", "opencode"])
     );
-    assert!(run.stderr.contains("mbank: Codex loads nothing from shop; agents that do: claude-code (Claude Code), cline (Cline), zed (Zed)"), "{}", run.stderr);
+    assert!(run.stderr.contains("mbank: Codex loads nothing from shop; agents that do: claude-code (Claude Code), cline (Cline), zed (Zed), opencode (opencode)"), "{}", run.stderr);
     // A root of several projects: name one.
     let root = sandbox.home().join("work");
     write(&root.join("other/CLAUDE.md"), "# Other\n");

@@ -175,6 +175,39 @@ fn junie_trae_and_zed_read_their_own_files_and_zed_the_first_of_its_list() {
     assert_eq!(loaded(&context(&sandbox, &other, "zed")), ["AGENT.md"]);
 }
 
+#[test]
+fn opencode_reads_agents_md_else_claude_md_after_the_users_own_file() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("CLAUDE.md"), "# Claude\n\n@docs/style.md\n");
+    write(&p.join("docs/style.md"), "# Style\n");
+    // Without an AGENTS.md, the CLAUDE.md, whole: its import is not followed.
+    assert_eq!(loaded(&context(&sandbox, &p, "opencode")), ["CLAUDE.md"]);
+    write(&p.join("AGENTS.md"), "# Agents\n");
+    assert_eq!(loaded(&context(&sandbox, &p, "opencode")), ["AGENTS.md"]);
+    // The user's file first: Claude Code's when opencode has none of its own.
+    write(&sandbox.home().join(".claude/CLAUDE.md"), "# Mine\n");
+    let with_user = |sandbox: &Sandbox| {
+        sandbox
+            .run(&["context", s(&p), "--json", "--agent", "opencode"])
+            .expect_code(0)
+            .json()
+    };
+    assert_eq!(
+        loaded(&with_user(&sandbox)),
+        ["~/.claude/CLAUDE.md", "AGENTS.md"]
+    );
+    write(
+        &sandbox.home().join(".config/opencode/AGENTS.md"),
+        "# Mine too\n",
+    );
+    assert_eq!(
+        loaded(&with_user(&sandbox)),
+        ["~/.config/opencode/AGENTS.md", "AGENTS.md"]
+    );
+}
+
 /// `check --json`'s findings: (code, severity, file relative to the project).
 fn findings(sandbox: &Sandbox, p: &Path) -> Vec<(String, String, String)> {
     let run = sandbox.run(&["check", s(p), "--json"]);

@@ -56,10 +56,14 @@ pub enum Format {
     /// Zed's own rule files (`.rules`, `AGENT.md`); Zed reads the first of its list,
     /// other agents' files included.
     ZedRules,
+    /// How opencode reads the AGENTS.md (or, without one, the CLAUDE.md) it finds: whole,
+    /// after the user's own file. It keeps no files of its own in a project.
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl Format {
-    pub const ALL: [Format; 19] = [
+    pub const ALL: [Format; 20] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -79,6 +83,7 @@ impl Format {
         Format::Junie,
         Format::TraeRules,
         Format::ZedRules,
+        Format::OpenCode,
     ];
 
     /// Stable identifier used in JSON output and configuration.
@@ -103,6 +108,7 @@ impl Format {
             Format::Junie => "junie",
             Format::TraeRules => "trae-rules",
             Format::ZedRules => "zed-rules",
+            Format::OpenCode => "opencode",
         }
     }
 
@@ -132,6 +138,7 @@ impl Format {
             Format::Junie => "Junie guidelines",
             Format::TraeRules => "Trae rules",
             Format::ZedRules => "Zed rules",
+            Format::OpenCode => "opencode rules",
         }
     }
 

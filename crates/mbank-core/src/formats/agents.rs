@@ -18,6 +18,7 @@
 //! | JetBrains Junie | its guidelines, `.junie/guidelines.md` |
 //! | Zed | the first present of `.rules`, `.cursorrules`, `.windsurfrules`, `.clinerules`, `.github/copilot-instructions.md`, `AGENT.md`, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`, whole |
 //! | Trae | Trae's project rules, `.trae/rules/` |
+//! | opencode | the AGENTS.md at the project's top, else its CLAUDE.md, whole, after the user's own file |
 //!
 //! BEANS.md and Infinity belong to no agent here: they are read through their own tools.
 //!
@@ -61,11 +62,14 @@ pub enum Agent {
     Junie,
     Zed,
     Trae,
+    // Spelled as opencode spells itself, which kebab-case would split.
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl Agent {
     /// In the order sessions are shown.
-    pub const ALL: [Agent; 13] = [
+    pub const ALL: [Agent; 14] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Gemini,
@@ -79,6 +83,7 @@ impl Agent {
         Agent::Junie,
         Agent::Zed,
         Agent::Trae,
+        Agent::OpenCode,
     ];
 
     /// Stable identifier, as `--agent` takes it and JSON shows it.
@@ -97,6 +102,7 @@ impl Agent {
             Agent::Junie => "junie",
             Agent::Zed => "zed",
             Agent::Trae => "trae",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -120,6 +126,7 @@ impl Agent {
             Agent::Junie => "JetBrains Junie",
             Agent::Zed => "Zed",
             Agent::Trae => "Trae",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -159,6 +166,7 @@ impl Agent {
                 Format::GeminiMd,
             ],
             Agent::Trae => &[Format::TraeRules],
+            Agent::OpenCode => &[Format::AgentsMd, Format::ClaudeMd, Format::OpenCode],
         }
     }
 
@@ -212,6 +220,11 @@ impl Agent {
             (Agent::Kilo, Format::AgentsMd) => at_top && name == super::agents_md::FILES.main,
             // Zed's first present file, whichever agent's it is.
             (Agent::Zed, _) => rel.to_str().is_some_and(|rel| facts.zed_rules == Some(rel)),
+            // opencode: the AGENTS.md at the top, else the CLAUDE.md there.
+            (Agent::OpenCode, Format::AgentsMd) => at_top && name == super::agents_md::FILES.main,
+            (Agent::OpenCode, Format::ClaudeMd) => {
+                at_top && name == claude_md::FILES.main && !facts.agents_md
+            }
             (Agent::ClaudeCode, Format::AgentsMd) => {
                 !facts.claude_md
                     && name == super::agents_md::FILES.main
@@ -232,6 +245,7 @@ impl Agent {
             (Agent::Kilo, Format::AgentsMd | Format::RooRules) => Format::KiloCode,
             // Zed includes its rules file whole, whichever agent's it is.
             (Agent::Zed, _) => Format::ZedRules,
+            (Agent::OpenCode, _) => Format::OpenCode,
             _ => format,
         }
     }
@@ -277,6 +291,8 @@ pub struct ProjectFacts {
     claude_md_folders: Vec<std::path::PathBuf>,
     /// The first of Zed's rule files that stands at the top, its path.
     zed_rules: Option<&'static str>,
+    /// An AGENTS.md at the project's top.
+    agents_md: bool,
 }
 
 impl ProjectFacts {
@@ -291,6 +307,7 @@ impl ProjectFacts {
                 [name] if *name == claude_md::FILES.main || *name == claude_md::FILES.local => {
                     facts.claude_md = true;
                 }
+                [name] if *name == super::agents_md::FILES.main => facts.agents_md = true,
                 [dot, name]
                     if *dot == claude_md::FILES.dot_dir && *name == claude_md::FILES.main =>
                 {
@@ -396,7 +413,12 @@ mod tests {
                 .map(Agent::id)
                 .collect()
         };
-        assert_eq!(owners(Format::ClaudeMd, "CLAUDE.md"), ["claude-code"]);
+        // Zed reads nothing without the facts of a project; opencode reads CLAUDE.md where
+        // no AGENTS.md stands.
+        assert_eq!(
+            owners(Format::ClaudeMd, "CLAUDE.md"),
+            ["claude-code", "opencode"]
+        );
         assert_eq!(
             owners(Format::ClaudeMd, ".claude/rules/a.md"),
             ["claude-code"]
@@ -412,7 +434,7 @@ mod tests {
         // reads the one at the top.
         assert_eq!(
             owners(Format::AgentsMd, "AGENTS.md"),
-            ["claude-code", "codex", "kilo"]
+            ["claude-code", "codex", "kilo", "opencode"]
         );
         assert_eq!(
             owners(Format::AgentsMd, "api/AGENTS.md"),
@@ -602,5 +624,20 @@ mod tests {
         assert!(zed(&sub, Format::GeminiMd, "GEMINI.md"));
         assert!(!zed(&sub, Format::AgentsMd, "api/AGENTS.md"));
         assert_eq!(Agent::Zed.loads_as(Format::AgentsMd), Format::ZedRules);
+    }
+
+    #[test]
+    fn opencode_reads_agents_md_else_claude_md_at_the_top() {
+        let open = |facts: &ProjectFacts, format: Format, rel: &str| {
+            Agent::OpenCode.reads(format, Path::new(rel), facts)
+        };
+        let both = facts(&[("AGENTS.md", 3), ("CLAUDE.md", 3), ("api/AGENTS.md", 3)]);
+        assert!(open(&both, Format::AgentsMd, "AGENTS.md"));
+        assert!(!open(&both, Format::ClaudeMd, "CLAUDE.md"));
+        assert!(!open(&both, Format::AgentsMd, "api/AGENTS.md"));
+        let claude = facts(&[("CLAUDE.md", 3), (".claude/rules/a.md", 3)]);
+        assert!(open(&claude, Format::ClaudeMd, "CLAUDE.md"));
+        assert!(!open(&claude, Format::ClaudeMd, ".claude/rules/a.md"));
+        assert_eq!(Agent::OpenCode.loads_as(Format::ClaudeMd), Format::OpenCode);
     }
 }

@@ -18,6 +18,7 @@
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
 //! | `kilo_code.rs` | Kilo Code's rules, mode rules, system prompt overrides and the memory bank it keeps among them; Kilo Memory in Kilo's data folder |
 //! | `junie.rs`, `trae.rs`, `zed.rs` | JetBrains Junie's guidelines, Trae's project rules, Zed's own rule files (Zed reads the first of a list of several agents' files) |
+//! | `opencode.rs` | how opencode reads the AGENTS.md (or CLAUDE.md) it finds, and its user file |
 //! | `agents.rs` | which agent loads which formats at its session start (`mbank context --agent`) |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
@@ -85,6 +86,7 @@ pub mod kiro;
 pub mod layers;
 pub mod memory_bank_mcp;
 pub mod names;
+pub(crate) mod opencode;
 pub mod roo_rules;
 pub(crate) mod rule_frontmatter;
 pub(crate) mod trae;
@@ -552,6 +554,7 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::Junie => &junie::Junie,
         Format::TraeRules => &trae::TraeRules,
         Format::ZedRules => &zed::ZedRules,
+        Format::OpenCode => &opencode::OpenCode,
     }
 }
 

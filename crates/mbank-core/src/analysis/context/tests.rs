@@ -273,6 +273,8 @@ fn each_agent_session_holds_only_its_own_files() {
             ("cursor", vec![".cursor/memory-bank/progress.md"], 3),
             // Zed: the first of its list present, `.clinerules` before AGENTS.md.
             ("zed", vec![".clinerules"], 3),
+            // opencode: the AGENTS.md at the top, which stands beside CLAUDE.md.
+            ("opencode", vec!["AGENTS.md"], 5),
         ]
     );
 }
