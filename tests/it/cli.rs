@@ -641,10 +641,17 @@ fn context_shows_what_loads_in_read_order() {
         .map(|b| b["total_tokens"].as_u64().unwrap())
         .sum();
     // CLAUDE.md and ConKeeper both load in Claude Code's session: one session, the sum.
+    // Zed's session includes CLAUDE.md, the first of its list here, whole (no imports);
+    // opencode's too, there being no AGENTS.md.
     let sessions = project["sessions"].as_array().unwrap();
-    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions.len(), 3, "{sessions:?}");
+    assert_eq!(sessions[2]["agent"], "opencode");
     assert_eq!(sessions[0]["agent"], "claude-code");
     assert_eq!(sessions[0]["total_tokens"], sum);
+    assert_eq!(sessions[1]["agent"], "zed");
+    let zed_pieces = sessions[1]["banks"][0]["pieces"].as_array().unwrap();
+    assert_eq!(zed_pieces.len(), 1, "{zed_pieces:?}");
+    assert_eq!(zed_pieces[0]["display"], "CLAUDE.md");
     assert!(project.get("total_tokens").is_none());
     for bank in banks {
         let pieces_sum: u64 = bank["pieces"]

@@ -168,12 +168,28 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
         .iter()
         .map(|s| s["agent"].as_str().unwrap())
         .collect();
-    assert_eq!(agents, ["claude-code", "codex", "cline", "windsurf"]);
+    // Kilo Code reads the AGENTS.md at the top by default, as its own rules; Zed the
+    // first of its list present (here AGENTS.md, before CLAUDE.md), whole.
+    assert_eq!(
+        agents,
+        [
+            "claude-code",
+            "codex",
+            "cline",
+            "kilo",
+            "windsurf",
+            "zed",
+            "opencode"
+        ]
+    );
     let expected_formats = [
         vec!["claude-md"],
         vec!["agents-md"],
         vec!["cline"],
+        vec!["kilo-code"],
         vec!["windsurf"],
+        vec!["zed-rules"],
+        vec!["opencode"],
     ];
     for (session, expected) in sessions.iter().zip(expected_formats) {
         assert_eq!(formats(&session["banks"]), expected);
@@ -195,7 +211,14 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
     let text = sandbox.run(&["context", s(&p), "--no-user", "--summary", "--no-color"]);
     text.expect_code(0);
     let out = &text.stdout;
-    for label in ["Claude Code", "Codex", "Cline", "Windsurf"] {
+    for label in [
+        "Claude Code",
+        "Codex",
+        "Cline",
+        "Kilo Code",
+        "Windsurf",
+        "Zed",
+    ] {
         assert_eq!(
             out.matches(&format!("▶ {label} session start")).count(),
             1,
@@ -207,7 +230,7 @@ fn without_agent_each_session_stands_apart_with_no_total_across_agents() {
             "{out}"
         );
     }
-    assert_eq!(out.matches("tokens at session start").count(), 4, "{out}");
+    assert_eq!(out.matches("tokens at session start").count(), 7, "{out}");
     assert!(!out.contains("app total:"), "{out}");
     // Sections follow one another: Claude Code's holds CLAUDE.md and nothing of Codex.
     let claude = out.find("▶ Claude Code session start").unwrap();
@@ -234,6 +257,10 @@ fn an_unknown_agent_exits_2_naming_the_agents() {
         "copilot",
         "windsurf",
         "kiro",
+        "junie",
+        "zed",
+        "trae",
+        "opencode",
     ] {
         assert!(run.stderr.contains(name), "{}", run.stderr);
     }
@@ -242,7 +269,7 @@ fn an_unknown_agent_exits_2_naming_the_agents() {
     let error = &json.json()["error"];
     assert_eq!(error["code"], "unknown-agent");
     assert_eq!(error["agent"], "vim");
-    assert_eq!(error["agents"].as_array().unwrap().len(), 10);
+    assert_eq!(error["agents"].as_array().unwrap().len(), 14);
 }
 
 #[test]
@@ -261,9 +288,20 @@ fn list_shows_one_agents_session_start_and_names_that_agent() {
         .map(|s| (s["agent"].as_str().unwrap(), s["tokens"].as_u64().unwrap()))
         .collect();
     let agents: Vec<&str> = sessions.iter().map(|(a, _)| *a).collect();
-    assert_eq!(agents, ["claude-code", "codex", "cline", "windsurf"]);
+    assert_eq!(
+        agents,
+        [
+            "claude-code",
+            "codex",
+            "cline",
+            "kilo",
+            "windsurf",
+            "zed",
+            "opencode"
+        ]
+    );
     // Each agent's figure is what it loads: its files alone, counted whole.
-    for agent in ["claude-code", "codex", "cline"] {
+    for agent in ["claude-code", "codex", "cline", "kilo"] {
         let json = context(&sandbox, &p, &["--agent", agent]);
         let total = json["projects"][0]["sessions"][0]["total_tokens"].as_u64();
         let listed = sessions.iter().find(|(a, _)| *a == agent).map(|(_, t)| *t);

@@ -140,6 +140,7 @@ fn check_fitted(
     }
     // The agent's start-up files in its banks (formats without modes, whose start-up files
     // all load at the default mode's start).
+    let facts = mbank::core::formats::agents::ProjectFacts::of_banks(&project.path, banks);
     for bank in banks.iter().filter(|b| agent.formats().contains(&b.format)) {
         if mbank::core::formats::roo_rules::modes::FORMATS_WITH_MODES.contains(&bank.format) {
             continue;
@@ -150,7 +151,7 @@ fn check_fitted(
             .filter(|f| f.load == LoadKind::Startup && !f.is_virtual())
         {
             let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
-            if agent.reads(bank.format, rel) {
+            if agent.reads(bank.format, rel, &facts) {
                 assert!(
                     accounted(&file.path),
                     "{name}: start-up file {} unaccounted",
@@ -369,9 +370,9 @@ fn the_command_answers_json_that_matches_its_schema() {
     assert_eq!(json["error"]["code"], "agent-loads-nothing");
     assert_eq!(
         json["error"]["agents"],
-        serde_json::json!(["claude-code", "cline"])
+        serde_json::json!(["claude-code", "cline", "zed", "opencode"])
     );
-    assert!(run.stderr.contains("mbank: Codex loads nothing from shop; agents that do: claude-code (Claude Code), cline (Cline)"), "{}", run.stderr);
+    assert!(run.stderr.contains("mbank: Codex loads nothing from shop; agents that do: claude-code (Claude Code), cline (Cline), zed (Zed), opencode (opencode)"), "{}", run.stderr);
     // A root of several projects: name one.
     let root = sandbox.home().join("work");
     write(&root.join("other/CLAUDE.md"), "# Other\n");

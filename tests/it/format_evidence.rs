@@ -192,7 +192,9 @@ fn roo_rule_files_are_not_measured_against_the_cline_memory_bank_budget() {
         .json();
     // Roo Code documents no size rule for rule files: no budget, so never "over".
     assert_ne!(list["projects"][0]["budget"], "over");
-    assert!(list["projects"][0]["loaded_tokens"].as_u64().unwrap() > 10_000);
+    // Each session loads one of the two files whole: Roo Code its rules folder (which
+    // takes the place of .clinerules), Cline its .clinerules.
+    assert!(list["projects"][0]["loaded_tokens"].as_u64().unwrap() > 5_000);
 }
 
 #[test]

@@ -157,7 +157,12 @@ fn context_names_the_lines_past_each_agents_cut() {
         vec![
             ("claude-code", vec!["Claude Code"]),
             ("codex", vec!["Codex"]),
+            // Kilo Code reads the AGENTS.md at the top whole: it documents no limit.
+            ("kilo", vec![]),
             ("windsurf", vec!["Windsurf"]),
+            // Zed includes its first rules file whole, and opencode its AGENTS.md.
+            ("zed", vec![]),
+            ("opencode", vec![]),
         ]
     );
 }

@@ -31,6 +31,7 @@ mod figures_agree;
 mod findings_doc;
 mod format_evidence;
 mod format_names;
+mod formats_2026;
 mod git_hostile;
 mod git_integration;
 mod hostile_parsers;

@@ -49,10 +49,21 @@ pub enum Format {
     /// Kilo Memory: `project.md`, `environment.md`, `corrections.md` and session digests
     /// in Kilo's data folder (`~/.local/share/kilo/memory/<project>-<hash>/`).
     KiloMemory,
+    /// JetBrains Junie's guidelines: `.junie/guidelines.md`.
+    Junie,
+    /// Trae's project rules: `.trae/rules/*.md`.
+    TraeRules,
+    /// Zed's own rule files (`.rules`, `AGENT.md`); Zed reads the first of its list,
+    /// other agents' files included.
+    ZedRules,
+    /// How opencode reads the AGENTS.md (or, without one, the CLAUDE.md) it finds: whole,
+    /// after the user's own file. It keeps no files of its own in a project.
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl Format {
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 20] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -69,6 +80,10 @@ impl Format {
         Format::KiloCode,
         Format::ClaudeAutoMemory,
         Format::KiloMemory,
+        Format::Junie,
+        Format::TraeRules,
+        Format::ZedRules,
+        Format::OpenCode,
     ];
 
     /// Stable identifier used in JSON output and configuration.
@@ -90,6 +105,10 @@ impl Format {
             Format::KiloCode => "kilo-code",
             Format::ClaudeAutoMemory => "claude-auto-memory",
             Format::KiloMemory => "kilo-memory",
+            Format::Junie => "junie",
+            Format::TraeRules => "trae-rules",
+            Format::ZedRules => "zed-rules",
+            Format::OpenCode => "opencode",
         }
     }
 
@@ -116,6 +135,10 @@ impl Format {
             Format::KiloCode => "Kilo Code rules and memory bank",
             Format::ClaudeAutoMemory => "Claude Code auto memory",
             Format::KiloMemory => "Kilo Memory",
+            Format::Junie => "Junie guidelines",
+            Format::TraeRules => "Trae rules",
+            Format::ZedRules => "Zed rules",
+            Format::OpenCode => "opencode rules",
         }
     }
 

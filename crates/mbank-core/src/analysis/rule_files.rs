@@ -25,10 +25,16 @@ fn duplicate_findings(bank: &Bank) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut by_size: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for (index, file) in bank.files.iter().enumerate() {
+        // Copies of one form in a templates/ folder are what it is for.
+        let in_templates = file
+            .path
+            .strip_prefix(&bank.root)
+            .is_ok_and(crate::formats::names::in_templates_folder);
         if file.load == LoadKind::Startup
             && !file.is_virtual()
             && file.size > 0
             && file.size <= MAX_COMPARED_BYTES
+            && !in_templates
         {
             by_size.entry(file.size).or_default().push(index);
         }

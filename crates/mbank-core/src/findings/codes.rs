@@ -350,6 +350,20 @@ finding_codes! {
         "A memory file is aging",
         "The file lags behind the rest of the bank; check that it still holds.";
 
+    // Files an agent cannot use as they stand.
+    TemplateSlotsOnly = "template-slots-only", Warning..=Warning, Mbank,
+        "A file holds only template slots",
+        "Every line of the file is a heading or an unfilled template slot ({LIST}, {{name}}): the tool that should have filled it in never ran, and the agent loads a form with nothing in it. Fill it in or delete it; keep templates in a templates/ folder.";
+    PathAsContent = "path-as-content", Warning..=Error, Git,
+        "A file's whole text is a path (a symlink stored as text)",
+        "Where symbolic links are off (Windows, or git's core.symlinks=false), git writes a link as a text file holding its target, and the agent loads that one line instead of the file it names. An error when the named file exists beside it. Enable symlinks and check the file out again, or replace it with the file's content or an @import.";
+    InstructionsMisnamed = "instructions-misnamed", Warning..=Warning, AgentDocumentation,
+        "An instruction file the agent never reads by its name or place",
+        "The agent reads its instruction files only under their exact names and places (GitHub Copilot its repository instructions file and its path-specific instructions folder, Cline its rules at the workspace root); this file is named or placed otherwise, so the agent never takes it for one. The message names the name or place it needs: rename or move it.";
+    FrontmatterKeyMisspelled = "frontmatter-key-misspelled", Warning..=Warning, AgentDocumentation,
+        "A rule's frontmatter key is misspelled, so the agent ignores it",
+        "A frontmatter key differs from the one the agent reads only in case or separators (applyto, apply_to, applyTo's typo): the agent ignores it and applies the rule as if it were not there. Spell it as the agent's documentation does.";
+
     // Claims the memory makes about the code.
     ClaimMissingPath = "claim-missing-path", Warning..=Warning, Mbank,
         "Memory names a file or folder that is not in the work tree",

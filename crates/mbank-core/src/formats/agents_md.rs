@@ -31,6 +31,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     top_markers: &["AGENTS.md", OVERRIDE],
     dot_dir: ".codex",
     reads_dot_dir: false,
+    reads_dot_dir_main: false,
     rules_load: LoadKind::Startup,
     subfolders_load: LoadKind::OnDemand,
     budgets_borrowed: true,

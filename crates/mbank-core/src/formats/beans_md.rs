@@ -13,6 +13,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     top_markers: &["BEANS.md", "BEANS.local.md", ".beans"],
     dot_dir: ".beans",
     reads_dot_dir: true,
+    reads_dot_dir_main: false,
     rules_load: LoadKind::OnDemand,
     subfolders_load: LoadKind::OnDemand,
     budgets_borrowed: false,

@@ -19,6 +19,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     top_markers: &["CLAUDE.md", "CLAUDE.local.md"],
     dot_dir: ".claude",
     reads_dot_dir: true,
+    reads_dot_dir_main: false,
     rules_load: LoadKind::Startup,
     subfolders_load: LoadKind::OnDemand,
     budgets_borrowed: true,

@@ -20,6 +20,7 @@ pub(crate) const RULES_DIR: &str = ".cursor/rules";
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[RULES_DIR],
+    lookalikes: &[],
 };
 
 pub struct CursorRules;

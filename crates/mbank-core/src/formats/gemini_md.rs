@@ -2,7 +2,9 @@
 //! documentation ("Provide context with GEMINI.md files") says its discovery reads the
 //! `GEMINI.md` files of the sub-folders below the folder it starts in, with the others, at
 //! session start (respecting `.gitignore` and `.geminiignore`; mbank skips dependency and
-//! build folders but does not read those ignore files). An installed extension
+//! build folders but does not read those ignore files). That scan enters hidden folders
+//! too, so a project's `.gemini/GEMINI.md` loads like any sub-folder's (its folder's other
+//! files are settings, not context). An installed extension
 //! (`~/.gemini/extensions/<name>/`) adds its context file at start too
 //! ([`extension_context_files`]).
 use std::path::{Component, Path, PathBuf};
@@ -18,6 +20,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     top_markers: &["GEMINI.md"],
     dot_dir: ".gemini",
     reads_dot_dir: false,
+    reads_dot_dir_main: true,
     rules_load: LoadKind::Startup,
     subfolders_load: LoadKind::Startup,
     budgets_borrowed: true,

@@ -34,6 +34,10 @@ pub struct InstructionFiles {
     pub dot_dir: &'static str,
     /// Whether the agent reads its folder (the main and local files and `rules/` there).
     pub reads_dot_dir: bool,
+    /// Whether the agent reads the main file inside its folder in the project though it
+    /// reads nothing else there: Gemini CLI's scan of the sub-folders finds
+    /// `.gemini/GEMINI.md` like any other sub-folder's file.
+    pub reads_dot_dir_main: bool,
     /// When a rule in `<dot_dir>/rules/` without a `paths:` scope loads.
     pub rules_load: LoadKind,
     /// When the instruction file of a sub-folder loads: just in time when the agent works

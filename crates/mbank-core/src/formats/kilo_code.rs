@@ -5,6 +5,12 @@
 //! `brief.md` (kept by the person), `product.md`, `context.md` (the current work),
 //! `architecture.md`, `tech.md` and an optional `tasks.md`, read in full at the start of
 //! every task. Kilo documents no size limit for rules or the bank, so no budget applies.
+//! The legacy `.kilocoderules` loads only when `.kilocode/rules/` holds no file, and then
+//! only as the first non-empty of `.kilocoderules`, `.roorules` and `.clinerules` (Kilo's
+//! "Custom Rules", kilo.ai/docs/customize/custom-rules; the order is its rule loader's);
+//! Kilo also reads the AGENTS.md at the project's top by default ("agents.md",
+//! kilo.ai/docs/agent-behavior/agents-md). Which of them a session loads is
+//! `agents::Agent::reads`'s to say, from the whole project's files.
 //! A `.kilocode/system-prompt-{mode}` file replaces the system prompt of its mode (as
 //! Roo's `.roo/system-prompt-{mode}` does): it loads only in that mode's sessions.
 //!
@@ -29,9 +35,17 @@ use crate::model::{Format, LoadKind, Role};
 pub(crate) const RULES_DIR: &str = ".kilocode/rules";
 pub(crate) const MEMORY_BANK_DIR: &str = ".kilocode/rules/memory-bank";
 pub(crate) const LEGACY_FILE: &str = ".kilocoderules";
+/// The single rule files Kilo Code falls back to when `.kilocode/rules/` holds no file,
+/// in its rule loader's order: the first non-empty one loads.
+pub(crate) const LEGACY_ORDER: [&str; 3] = [
+    LEGACY_FILE,
+    super::roo_rules::ROORULES,
+    super::roo_rules::CLINERULES,
+];
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[".kilocode"],
+    lookalikes: &[],
 };
 
 pub struct KiloCode;
@@ -128,12 +142,15 @@ impl FormatRules for KiloCode {
                 LoadKind::OnDemand,
             )
         } else if let Some(mode) = mode_folder(rel) {
-            (
-                Role::Rules,
-                None,
-                Some(format!("rules-{mode}")),
-                LoadKind::OnDemand,
-            )
+            // A mode's rules load in its sessions; a task starts in Code mode, so listings
+            // and totals count Code's (Kilo's mode rules, like Roo's it forks, are
+            // `rules-{mode}` of the active mode).
+            let load = if mode == super::roo_rules::DEFAULT_MODE {
+                LoadKind::Startup
+            } else {
+                LoadKind::OnDemand
+            };
+            (Role::Rules, Some(7), Some(format!("rules-{mode}")), load)
         } else {
             (Role::Other, None, None, LoadKind::Never)
         };
@@ -410,9 +427,12 @@ mod tests {
             placed(".kilocoderules"),
             (Role::Rules, Some(8), LoadKind::Startup)
         );
-        let p = KiloCode.place(Path::new(".kilocode/rules-code/style.md"));
+        let p = KiloCode.place(Path::new(".kilocode/rules-debug/style.md"));
         assert_eq!((p.role, p.load), (Role::Rules, LoadKind::OnDemand));
-        assert_eq!(p.group.as_deref(), Some("rules-code"));
+        assert_eq!(p.group.as_deref(), Some("rules-debug"));
+        // A task starts in Code mode: its rules load with the project's.
+        let p = KiloCode.place(Path::new(".kilocode/rules-code/style.md"));
+        assert_eq!((p.role, p.load), (Role::Rules, LoadKind::Startup));
         assert_eq!(
             placed(".kilocode/mcp.json"),
             (Role::Other, None, LoadKind::Never)

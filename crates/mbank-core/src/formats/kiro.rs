@@ -14,6 +14,7 @@ pub(crate) const STEERING_DIR: &str = ".kiro/steering";
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[],
     folders: &[STEERING_DIR],
+    lookalikes: &[],
 };
 const INCLUSIONS: [&str; 4] = ["always", "fileMatch", "auto", "manual"];
 

@@ -51,6 +51,7 @@ pub(crate) fn user_files(
                 .find(|file| non_empty(file));
             before.extend(first_non_empty);
         }
+        Format::OpenCode => before.extend(super::opencode::user_file(home)),
         Format::BeansMd => {
             let dot_dir = home.join(beans_md::FILES.dot_dir);
             before.push(dot_dir.join(beans_md::FILES.main));

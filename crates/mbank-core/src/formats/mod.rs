@@ -17,6 +17,8 @@
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
 //! | `kilo_code.rs` | Kilo Code's rules, mode rules, system prompt overrides and the memory bank it keeps among them; Kilo Memory in Kilo's data folder |
+//! | `junie.rs`, `trae.rs`, `zed.rs` | JetBrains Junie's guidelines, Trae's project rules, Zed's own rule files (Zed reads the first of a list of several agents' files) |
+//! | `opencode.rs` | how opencode reads the AGENTS.md (or CLAUDE.md) it finds, and its user file |
 //! | `agents.rs` | which agent loads which formats at its session start (`mbank context --agent`) |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
@@ -78,15 +80,19 @@ pub(crate) mod cursor_rules;
 pub(crate) mod gemini_md;
 pub mod infinity;
 pub(crate) mod instruction_files;
+pub(crate) mod junie;
 pub(crate) mod kilo_code;
 pub mod kiro;
 pub mod layers;
 pub mod memory_bank_mcp;
 pub mod names;
+pub(crate) mod opencode;
 pub mod roo_rules;
 pub(crate) mod rule_frontmatter;
+pub(crate) mod trae;
 pub mod units;
 pub mod windsurf;
+pub(crate) mod zed;
 
 /// The rules of one memory format: where its files sit and when they load, which
 /// budgets judge them, which core files a bank should hold.
@@ -158,6 +164,12 @@ pub trait FormatRules: Send + Sync {
     /// [`frontmatter_load`](FormatRules::frontmatter_load)).
     fn reads_frontmatter(&self, _rel: &Path) -> bool {
         false
+    }
+
+    /// A finding on a file the agent never reads because of its name or place
+    /// (`rel` relative to the bank root), whether or not it loads otherwise.
+    fn name_finding(&self, _file: &MemoryFile, _rel: &Path) -> Option<Finding> {
+        None
     }
 
     /// This format's own checks of one file's text (a rule that can never load…).
@@ -487,11 +499,25 @@ pub struct ProjectPaths {
     pub files: &'static [&'static str],
     /// Folders whose files are the format's rules, listed to any depth: `.cursor/rules`.
     pub folders: &'static [&'static str],
+    /// Files in a folder named like the format's own but not as the agent needs
+    /// (`.github/copilot-instruction.md`): listed so that a finding can name them, never
+    /// loaded.
+    pub lookalikes: &'static [Lookalike],
+}
+
+/// Files of one folder whose names a format's agent would miss (see
+/// [`ProjectPaths::lookalikes`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Lookalike {
+    /// The folder, relative to the project: `.github`.
+    pub folder: &'static str,
+    /// Whether a file name there is such a lookalike.
+    pub name: fn(&str) -> bool,
 }
 
 impl ProjectPaths {
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.folders.is_empty()
+        self.files.is_empty() && self.folders.is_empty() && self.lookalikes.is_empty()
     }
 
     /// Whether a path relative to the project is one of these files or inside one of
@@ -499,6 +525,10 @@ impl ProjectPaths {
     pub fn contains(&self, rel: &Path) -> bool {
         self.files.iter().any(|f| rel == Path::new(f))
             || self.folders.iter().any(|d| rel.starts_with(d))
+            || self.lookalikes.iter().any(|l| {
+                rel.parent() == Some(Path::new(l.folder))
+                    && rel.file_name().and_then(|n| n.to_str()).is_some_and(l.name)
+            })
     }
 }
 
@@ -521,6 +551,10 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::KiloCode => &kilo_code::KiloCode,
         Format::KiloMemory => &kilo_code::KiloMemory,
         Format::ClaudeAutoMemory => &claude_auto_memory::ClaudeAutoMemory,
+        Format::Junie => &junie::Junie,
+        Format::TraeRules => &trae::TraeRules,
+        Format::ZedRules => &zed::ZedRules,
+        Format::OpenCode => &opencode::OpenCode,
     }
 }
 

@@ -191,6 +191,19 @@ pub(crate) fn adr_number(file_name: &str) -> Option<u32> {
 }
 
 /// Whether a file name ends in `.md` or `.markdown` (any case).
+/// Whether a path relative to its bank sits in a folder of templates (`templates/`,
+/// `template/`, any case): forms kept to be copied, whose slots and copies are theirs to
+/// hold.
+pub(crate) fn in_templates_folder(rel: &std::path::Path) -> bool {
+    rel.parent().is_some_and(|dir| {
+        dir.iter().any(|part| {
+            part.to_str().is_some_and(|part| {
+                part.eq_ignore_ascii_case("templates") || part.eq_ignore_ascii_case("template")
+            })
+        })
+    })
+}
+
 pub(crate) fn is_markdown(file_name: &str) -> bool {
     let name = file_name.as_bytes();
     let has = |suffix: &[u8]| {

@@ -19,6 +19,7 @@ pub(crate) const RULES_DIR: &str = ".windsurf/rules";
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[RULES_DIR],
+    lookalikes: &[],
 };
 const SOURCE: RuleSource = RuleSource::Windsurf;
 

@@ -143,6 +143,26 @@ pub(crate) fn line_and_char_counts(text: &str) -> (usize, usize) {
 
 /// A count with its noun in the right number: "1 file", "2 files", "0 files". `noun` is
 /// the singular; nouns with an irregular plural go through [`counted_as`].
+/// Whether `a` becomes `b` with at most `max` single-character insertions, deletions or
+/// substitutions (for short words: quadratic in their length).
+pub(crate) fn edit_distance_at_most(a: &str, b: &str, max: usize) -> bool {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > max {
+        return false;
+    }
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()] <= max
+}
+
 pub fn counted(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")

@@ -32,6 +32,10 @@ pub(crate) const ALWAYS_SKIPPED: [&str; 6] = [
     ".hg",
 ];
 
+/// How many folder levels below a project its sub-folders' instruction files are looked
+/// for (`sub/`, `sub/sub/`, `sub/sub/sub/`), by discovery and bank listing alike.
+pub(crate) const MAX_NESTED_DEPTH: usize = 3;
+
 #[derive(Debug, Clone)]
 pub struct ScanOptions {
     /// How many folder levels below the root may hold a project (the root itself is 0).
@@ -394,7 +398,99 @@ fn rule_file_markers(
                 };
                 markers.add(rules.format(), dir.to_path_buf(), when);
             }
+            // Files named like the format's own in a folder of the project (a one-level
+            // folder such as `.github`), entered only when confined.
+            for lookalike in paths.lookalikes.iter().filter(|l| l.folder == name) {
+                let path = dir.join(name);
+                if !matches!(
+                    probe(folder, &path, entry.kind),
+                    Probe::Inside { is_dir: true }
+                ) {
+                    continue;
+                }
+                let Ok(inside) = listings.list(&path) else {
+                    continue;
+                };
+                let found = inside
+                    .iter()
+                    .any(|e| e.kind == Kind::File && e.name.to_str().is_some_and(lookalike.name));
+                if found {
+                    markers.add(
+                        rules.format(),
+                        dir.to_path_buf(),
+                        listings.folder_modified(&path),
+                    );
+                }
+            }
         }
+    }
+}
+
+/// The instruction-file members (CLAUDE.md, AGENTS.md, GEMINI.md …) whose files stand
+/// only below the project's top, in its sub-folders (as bank listing looks for them: not
+/// hidden, not dependencies or build output, not a memory bank, `MAX_NESTED_DEPTH` levels
+/// down), or in the agent's own folder when the agent reads its main file there
+/// (`.gemini/GEMINI.md`). Their agents read them in that project, so they make a bank of
+/// it rooted at the project; each folder's listing answers, nothing is read.
+fn add_nested_instruction_banks(listings: &Listings, dir: &Path, markers: &mut FolderMarkers) {
+    let mut wanted: Vec<(Format, &'static instruction_files::InstructionFiles)> = Format::ALL
+        .into_iter()
+        .filter_map(|format| formats::instruction_member(format).map(|files| (format, files)))
+        .filter(|(format, _)| !markers.banks.iter().any(|b| b.format == *format))
+        .collect();
+    let found = |format: Format, wanted: &mut Vec<_>, markers: &mut FolderMarkers| {
+        wanted.retain(|(f, _)| *f != format);
+        markers.add(format, dir.to_path_buf(), None);
+    };
+    for (format, files) in wanted.clone() {
+        if files.reads_dot_dir_main
+            && matches!(
+                listings.child(&dir.join(files.dot_dir), files.main),
+                Some(Some(Entry {
+                    kind: Kind::File,
+                    ..
+                }))
+            )
+        {
+            found(format, &mut wanted, markers);
+        }
+    }
+    let mut level = vec![dir.to_path_buf()];
+    for _ in 0..MAX_NESTED_DEPTH {
+        let mut next = Vec::new();
+        for folder in &level {
+            let Ok(entries) = listings.list(folder) else {
+                continue;
+            };
+            for entry in entries.iter() {
+                let Some(name) = entry.name.to_str() else {
+                    continue;
+                };
+                if entry.kind == Kind::Dir {
+                    if !name.starts_with('.')
+                        && !ALWAYS_SKIPPED.contains(&name)
+                        && name != cline::BANK_DIR
+                    {
+                        next.push(folder.join(name));
+                    }
+                    continue;
+                }
+                // The project's own top was recognised from its listing already.
+                if folder == dir || !matches!(entry.kind, Kind::File | Kind::Symlink) {
+                    continue;
+                }
+                let member = wanted
+                    .iter()
+                    .find(|(_, files)| name == files.main || files.override_file == Some(name));
+                if let Some(&(format, _)) = member {
+                    found(format, &mut wanted, markers);
+                }
+            }
+            if wanted.is_empty() {
+                return;
+            }
+        }
+        level = next;
     }
 }
 
@@ -499,6 +595,13 @@ pub(crate) fn project_at_with(
     home: Option<&Path>,
 ) -> Option<Project> {
     let mut markers = markers_of(listings, path);
+    // As the walk does: a project, or a repository's top, holds its sub-folders'
+    // instruction files; any other folder is a root of projects.
+    let repository_top = listings.child(path, ".git").is_some_and(|e| e.is_some());
+    if !markers.banks.is_empty() || repository_top {
+        add_nested_instruction_banks(listings, path, &mut markers);
+        markers.banks.sort_by_key(|b| b.format);
+    }
     add_auto_memory(&mut markers, path, auto_memory_place(home).as_ref());
     if !markers.banks.is_empty() {
         add_kilo_memory(&mut markers, path, kilo_memory_place(home).as_ref());
@@ -576,6 +679,15 @@ impl Walk<'_> {
         } else {
             !markers.banks.is_empty()
         };
+        // A project (or a repository's top) also holds the instruction files of its
+        // sub-folders, which its agents read there, though none stands at its top.
+        let repository_top = entries.iter().any(|e| e.name == ".git");
+        if !inside_project && (is_project || repository_top) {
+            add_nested_instruction_banks(self.listings, &dir, &mut markers);
+            markers.banks.retain(|b| !claimed.contains(&b.root));
+            markers.banks.sort_by_key(|b| b.format);
+            is_project = !markers.banks.is_empty();
+        }
         // A folder whose only memory is the auto memory Claude Code keeps for it in the
         // home folder is a project too; it claims nothing below it, so projects inside
         // it are found as if it were none.

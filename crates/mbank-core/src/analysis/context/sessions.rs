@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{BankContext, ContextOptions, SkippedFile, session_context_in_mode};
 use crate::formats;
-use crate::formats::agents::{self, Agent};
+use crate::formats::agents::{self, Agent, ProjectFacts};
 use crate::io::confine::{self, ProjectFolder};
 use crate::model::{Bank, LoadKind, Project};
 
@@ -45,8 +45,11 @@ pub struct AgentSession {
 /// The banks `agent` loads (see [`Agent::reads`]), each cut down to the files it reads;
 /// a bank none of whose files it reads is left out. A memory bank the agent's own start-up
 /// instructions tell it to read joins them ([`directing_file`]).
+/// A bank of another agent's format that this agent reads (AGENTS.md for Claude Code)
+/// takes the format whose loading rules the agent applies to it ([`Agent::loads_as`]).
 pub(crate) fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> Vec<Bank> {
     let directed = directing_file(project, banks, agent).is_some();
+    let facts = ProjectFacts::of_banks(&project.path, banks);
     banks
         .iter()
         .filter(|bank| agent.formats().contains(&bank.format))
@@ -54,10 +57,13 @@ pub(crate) fn agent_banks(project: &Project, banks: &[&Bank], agent: Agent) -> V
             let mut mine = (*bank).clone();
             mine.files.retain(|file| {
                 let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
-                agent.reads(bank.format, rel)
+                agent.reads(bank.format, rel, &facts)
                     || (directed && agent.reads_when_directed(bank.format, rel))
             });
-            (!mine.files.is_empty() || bank.files.is_empty()).then_some(mine)
+            let own = agent.loads_as(bank.format) == bank.format;
+            mine.format = agent.loads_as(bank.format);
+            // A bank of another agent's format joins only with files this agent reads.
+            (!mine.files.is_empty() || (own && bank.files.is_empty())).then_some(mine)
         })
         .collect()
 }
@@ -70,13 +76,16 @@ pub(crate) fn directing_file(project: &Project, banks: &[&Bank], agent: Agent) -
         return None;
     }
     let folder = ProjectFolder::new(&project.path);
+    let facts = ProjectFacts::of_banks(&project.path, banks);
     banks
         .iter()
         .filter(|bank| agent.formats().contains(&bank.format))
         .flat_map(|bank| bank.files.iter().map(move |file| (bank.format, file)))
         .filter(|(format, file)| {
             let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
-            file.load == LoadKind::Startup && agent.reads(*format, rel) && !file.is_virtual()
+            file.load == LoadKind::Startup
+                && agent.reads(*format, rel, &facts)
+                && !file.is_virtual()
         })
         .map(|(_, file)| file)
         .find(|file| {
@@ -107,7 +116,8 @@ pub fn agent_session(
         for bank in &mut banks {
             let read_when_directed = bank.pieces.iter().any(|p| {
                 let rel = p.file.strip_prefix(&project.path).unwrap_or(&p.file);
-                !agent.reads(bank.format, rel) && agent.reads_when_directed(bank.format, rel)
+                !agent.reads(bank.format, rel, &ProjectFacts::default())
+                    && agent.reads_when_directed(bank.format, rel)
             });
             if read_when_directed {
                 bank.notes.push(format!(

@@ -267,7 +267,14 @@ fn each_agent_session_holds_only_its_own_files() {
                 11
             ),
             ("roo", vec![".clinerules", ".roorules-code"], 7),
+            // Kilo Code reads AGENTS.md by default, and with no rules folder of its own
+            // the first non-empty legacy rule file.
+            ("kilo", vec![".clinerules", "AGENTS.md"], 8),
             ("cursor", vec![".cursor/memory-bank/progress.md"], 3),
+            // Zed: the first of its list present, `.clinerules` before AGENTS.md.
+            ("zed", vec![".clinerules"], 3),
+            // opencode: the AGENTS.md at the top, which stands beside CLAUDE.md.
+            ("opencode", vec!["AGENTS.md"], 5),
         ]
     );
 }

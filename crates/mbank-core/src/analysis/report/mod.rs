@@ -19,7 +19,7 @@ use crate::analysis::staleness::{
 };
 use crate::config::Config;
 use crate::findings::{Finding, FindingCode, Severity};
-use crate::formats::agents::Agent;
+use crate::formats::agents::{Agent, ProjectFacts};
 use crate::formats::roo_rules::{self, modes};
 use crate::git::GitRepo;
 use crate::model::{Bank, BankProblem, Format, LoadKind, MemoryFile, ModeRule, Project};
@@ -179,6 +179,16 @@ impl ProjectReport {
     pub fn agent_tokens(&self) -> Vec<SessionTokens> {
         // One pass over the files, each asked only of the agents loading its format.
         let mut sessions: [Option<SessionTokens>; Agent::ALL.len()] = [None; Agent::ALL.len()];
+        let facts = ProjectFacts::of(self.banks.iter().flat_map(|bank| {
+            bank.files.iter().map(|file| {
+                let rel = file
+                    .file
+                    .path
+                    .strip_prefix(&self.path)
+                    .unwrap_or(&file.file.path);
+                (rel, file.file.size, file.file.load)
+            })
+        }));
         for (bank_index, bank) in self.banks.iter().enumerate() {
             let loading = Agent::ALL.map(|agent| agent.formats().contains(&bank.format));
             if !loading.contains(&true) {
@@ -195,7 +205,7 @@ impl ProjectReport {
                     .strip_prefix(&self.path)
                     .unwrap_or(&file.file.path);
                 for (index, agent) in Agent::ALL.into_iter().enumerate() {
-                    if loading[index] && agent.reads(bank.format, rel) {
+                    if loading[index] && agent.reads(bank.format, rel, &facts) {
                         sessions[index]
                             .get_or_insert(SessionTokens::empty(Some(agent)))
                             .add(file, bank_index);

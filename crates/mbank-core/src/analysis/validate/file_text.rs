@@ -160,7 +160,15 @@ pub(super) fn check_file_text(
             ),
         ));
     }
-    if is_memory_bank_format(bank.format) {
+    // A bank's templates/ folder keeps forms to copy: their slots are theirs to hold.
+    let in_templates = file
+        .path
+        .strip_prefix(&bank.root)
+        .is_ok_and(formats::names::in_templates_folder);
+    if !in_templates {
+        super::unusable::check(file, text, out);
+    }
+    if is_memory_bank_format(bank.format) && !in_templates {
         let lines = placeholder_lines(text);
         if let Some(&first) = lines.first() {
             out.push(Finding::new(

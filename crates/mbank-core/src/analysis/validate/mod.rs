@@ -25,6 +25,7 @@ mod infinity_store;
 mod memory_config;
 mod required;
 mod syntax;
+mod unusable;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -111,11 +112,18 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
     let expands = imports::format_expands_imports(bank.format);
     let mut expander =
         expands.then(|| Expander::new(ImportPolicy::new(&project.path, ctx.home.as_deref())));
+    let rules = formats::rules(bank.format);
     for file in &bank.files {
         out.extend(formats::instruction_files::local_ignored_finding(
             bank.format,
             file,
         ));
+        if !file.is_virtual() {
+            let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
+            out.extend(rules.name_finding(file, rel));
+            let in_project = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
+            out.extend(formats::roo_rules::misplaced_clinerules(file, in_project));
+        }
         if !file.is_virtual()
             && file.file_name().ends_with(".local.md")
             && is_tracked(ctx, &project.path, &file.path)

@@ -4,7 +4,11 @@
 //! `.roorules-{mode}` and `.roo/rules-{mode}/` load at the start of a session in their
 //! mode. Listings and loaded totals follow the default mode, Roo Code's Code mode
 //! (`DEFAULT_MODE`); `mbank context --mode NAME` shows another (`load_in_mode`).
-//! `modes` parses the mode files.
+//! `modes` parses the mode files. Roo Code itself reads `.roo/rules/` when it holds a
+//! file, else the first non-empty of `.roorules` and `.clinerules` (a file), Cline its
+//! `.clinerules` (file or folder) whatever Roo's folder holds: which one a session loads
+//! is `agents::Agent::reads`'s to say ("Custom Instructions",
+//! docs.roocode.com/features/custom-instructions).
 //!
 //! What Roo Code sends of them (its prompt builder, `docs.roocode.com`): `.roomodes` not
 //! whole but the active mode's definition in full and one line per other mode in the
@@ -58,7 +62,8 @@ impl FormatRules for RooRules {
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
         first.is_some_and(|f| f == ".roo" || f == ".clinerules")
-            || (single && (name == ".roomodes" || mode_of_rule_file(&name).is_some()))
+            || (single
+                && (name == ".roomodes" || name == ROORULES || mode_of_rule_file(&name).is_some()))
     }
 
     fn default_mode(&self) -> Option<&'static str> {
@@ -71,7 +76,7 @@ impl FormatRules for RooRules {
 
     fn top_markers(&self) -> super::TopMarkers {
         super::TopMarkers {
-            names: &[ROOMODES, ROO_DIR, CLINERULES],
+            names: &[ROOMODES, ROO_DIR, CLINERULES, ROORULES],
             prefixes: &MODE_RULE_PREFIXES,
         }
     }
@@ -90,10 +95,54 @@ pub(crate) const MODE_RULE_PREFIXES: [&str; 2] = [".clinerules-", ".roorules-"];
 /// Cline's rules at the project's top: a file, or (newer Cline) a folder of rule files.
 pub(crate) const CLINERULES: &str = ".clinerules";
 
+/// Roo Code's single-file rules at the project's top, read when `.roo/rules/` holds
+/// no file ("Custom Instructions", docs.roocode.com/features/custom-instructions).
+pub(crate) const ROORULES: &str = ".roorules";
+
+/// The single rule files Roo Code falls back to, in its order: the first non-empty one
+/// loads.
+pub(crate) const LEGACY_ORDER: [&str; 2] = [ROORULES, CLINERULES];
+
+/// The finding on a `.clinerules` file or folder below the workspace root (`rel`
+/// relative to the project): Cline takes `.clinerules` as its rules only at the root
+/// ("Cline Rules", docs.cline.bot/features/cline-rules/overview), so there it is no rule.
+pub(crate) fn misplaced_clinerules(
+    file: &crate::model::MemoryFile,
+    rel: &Path,
+) -> Option<crate::findings::Finding> {
+    let at = rel.iter().position(|part| part == CLINERULES)?;
+    if at == 0 {
+        return None;
+    }
+    let folder: std::path::PathBuf = rel.iter().take(at + 1).collect();
+    Some(crate::findings::Finding::new(
+        crate::findings::Severity::Warning,
+        crate::findings::FindingCode::InstructionsMisnamed,
+        &file.path,
+        None,
+        format!(
+            "{}: Cline takes {CLINERULES} as its rules only at the workspace root, so {} \
+             is none of its rules; move it to the project's top",
+            file.display,
+            folder.display()
+        ),
+    ))
+}
+
+/// Whether a path relative to the project is a file of `.roo/rules/` the rule loader reads.
+pub(crate) fn in_rules_folder(rel: &Path) -> bool {
+    rel.starts_with(Path::new(ROO_DIR).join("rules"))
+        && rel
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| !skipped_by_the_rule_loader(n))
+}
+
 /// Whether a file at the project's top is one of Roo's (or Cline's) rule files:
-/// `.clinerules`, `.roomodes`, or a mode's `.clinerules-{mode}` / `.roorules-{mode}`.
+/// `.clinerules`, `.roorules`, `.roomodes`, or a mode's `.clinerules-{mode}` /
+/// `.roorules-{mode}`.
 pub(crate) fn is_top_rule_file(name: &str) -> bool {
-    name == CLINERULES || name == ROOMODES || mode_of_rule_file(name).is_some()
+    name == CLINERULES || name == ROORULES || name == ROOMODES || mode_of_rule_file(name).is_some()
 }
 
 /// The name of the file holding Roo Code's custom modes, at the project's top.
@@ -221,7 +270,9 @@ fn mode_load(mode: &str) -> LoadKind {
 fn place(file_name: &str, parents: &[String]) -> Placement {
     let first = parents.first().map(String::as_str);
     let (role, layer, group, load) = match first {
-        None if file_name == ".clinerules" => (Role::Rules, Some(1), None, LoadKind::Startup),
+        None if file_name == CLINERULES || file_name == ROORULES => {
+            (Role::Rules, Some(1), None, LoadKind::Startup)
+        }
         // Roo Code reads the custom modes' definitions when a session starts.
         None if file_name == ".roomodes" => (Role::Config, Some(2), None, LoadKind::Startup),
         None if mode_of_rule_file(file_name).is_some() => (

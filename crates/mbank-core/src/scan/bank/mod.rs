@@ -13,7 +13,7 @@ use crate::io::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::io::paths;
 use crate::io::text;
 use crate::model::{Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project, Role};
-use crate::scan::discovery::ALWAYS_SKIPPED;
+use crate::scan::discovery::{ALWAYS_SKIPPED, MAX_NESTED_DEPTH};
 use crate::scan::listings::{Entry, Kind, Listings};
 
 mod infinity_store;
@@ -26,8 +26,6 @@ use read_order::{apply_read_order, mode_read_order, sort_read_order};
 const MAX_FILES_PER_BANK: usize = 5_000;
 /// How deep inside a bank folder files are listed.
 const MAX_BANK_DEPTH: usize = 6;
-/// How deep inside a project sub-folder instruction files (`sub/CLAUDE.md`) are sought.
-const MAX_NESTED_DEPTH: usize = 3;
 
 struct Lister<'a> {
     listings: &'a Listings,
@@ -381,6 +379,10 @@ fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
             }
         }
         lister.push_child_if_file(&dot_path, local);
+    } else if member.reads_dot_dir_main
+        && let Some(dot_path) = lister.child_dir(&project, member.dot_dir)
+    {
+        lister.push_child_if_file(&dot_path, main);
     }
     lister.push_child_if_file(&project, local);
     nested_instruction_files(lister, &project, main, 0);
@@ -441,6 +443,25 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
     };
     for rel in locations.files {
         if let Some((dir, name)) = parent_of(lister, rel) {
+            lister.push_child_if_file(&dir, &name);
+        }
+    }
+    for lookalike in locations.lookalikes {
+        let Some(dir) = parent_of(lister, &format!("{}/-", lookalike.folder)).map(|(d, _)| d)
+        else {
+            continue;
+        };
+        let Ok(entries) = lister.listings.list(&dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .iter()
+            .filter(|e| e.kind == Kind::File)
+            .filter_map(|e| e.name.to_str().map(str::to_string))
+            .filter(|name| (lookalike.name)(name))
+            .collect();
+        names.sort();
+        for name in names {
             lister.push_child_if_file(&dir, &name);
         }
     }
@@ -658,6 +679,66 @@ mod tests {
         outside.sort();
         outside.dedup();
         (files, outside)
+    }
+
+    fn write_touch(path: &Path) {
+        write(path, "# x\n");
+    }
+
+    #[test]
+    fn instruction_files_only_in_sub_folders_give_the_project_their_bank() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        // Found by its memory bank; its only CLAUDE.md is a sub-folder's.
+        write_touch(&r.join("bank/memory-bank/projectbrief.md"));
+        write_touch(&r.join("bank/api/CLAUDE.md"));
+        // A repository whose only instruction files are a sub-folder's GEMINI.md and
+        // AGENTS.override.md, three levels down.
+        fs::create_dir_all(r.join("repo/.git")).unwrap();
+        write_touch(&r.join("repo/packages/web/GEMINI.md"));
+        write_touch(&r.join("repo/a/b/AGENTS.override.md"));
+        // Gemini CLI's scan of the sub-folders finds its own folder's GEMINI.md too.
+        write_touch(&r.join("gem/.gemini/GEMINI.md"));
+        fs::create_dir_all(r.join("gem/.git")).unwrap();
+        // Too deep, hidden or in dependencies: not looked at; no repository, no project.
+        fs::create_dir_all(r.join("deep/.git")).unwrap();
+        write_touch(&r.join("deep/a/b/c/CLAUDE.md"));
+        write_touch(&r.join("deep/node_modules/x/CLAUDE.md"));
+        write_touch(&r.join("deep/.hidden/CLAUDE.md"));
+        write_touch(&r.join("loose/docs/notes/readme.md"));
+        let projects = discovery::scan(
+            r,
+            &discovery::ScanOptions {
+                depth: 3,
+                ..discovery::ScanOptions::default()
+            },
+        );
+        let summary: Vec<(String, Vec<Format>)> = projects
+            .iter()
+            .map(|p| (p.name.clone(), p.formats()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("bank".into(), vec![Format::Cline, Format::ClaudeMd]),
+                ("gem".into(), vec![Format::GeminiMd]),
+                ("repo".into(), vec![Format::AgentsMd, Format::GeminiMd]),
+            ]
+        );
+        // The listing finds what discovery saw.
+        let repo = projects.iter().find(|p| p.name == "repo").unwrap();
+        let listed: Vec<String> = list_banks(repo)
+            .iter()
+            .flat_map(|b| b.files.iter().map(|f| f.display.clone()))
+            .collect();
+        assert_eq!(listed, ["a/b/AGENTS.override.md", "packages/web/GEMINI.md"]);
+        let gem = projects.iter().find(|p| p.name == "gem").unwrap();
+        let gem_bank = &list_banks(gem)[0];
+        assert_eq!(gem_bank.files[0].display, ".gemini/GEMINI.md");
+        assert_eq!(gem_bank.files[0].load, crate::model::LoadKind::Startup);
+        // A folder named on the command line is looked into the same way.
+        let named = discovery::project_at(&r.join("bank"), "bank".into()).unwrap();
+        assert_eq!(named.formats(), [Format::Cline, Format::ClaudeMd]);
     }
 
     #[test]
