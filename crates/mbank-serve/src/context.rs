@@ -42,7 +42,7 @@ pub struct ContextArgs {
     )]
     pub agent: Option<String>,
     #[schemars(
-        description = "Also return what the agent loads from outside the project: the home folder's files (~/.claude/CLAUDE.md, auto memory) and those of the folders above the project. Default false: the agent has those already."
+        description = "Also return what the agent loads from outside the project: the user's own files in the home folder (global instructions, auto memory) and those of the folders above the project. Default false: the agent has those already."
     )]
     pub include_user_files: Option<bool>,
 }
