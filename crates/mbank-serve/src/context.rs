@@ -38,7 +38,7 @@ pub struct ContextArgs {
     pub max_tokens: usize,
     /// The agent's id (every one of [`Agent::ALL`] is named in the description).
     #[schemars(
-        description = "Whose session start: claude-code, codex, gemini, cline, roo, kilo, cursor, copilot, windsurf or kiro (default: the first of them that loads the project's memory)."
+        description = "Whose session start: claude-code, codex, gemini, cline, roo, kilo, cursor, copilot, windsurf, kiro, junie, zed, trae or opencode (default: the first of them that loads the project's memory)."
     )]
     pub agent: Option<String>,
     #[schemars(
