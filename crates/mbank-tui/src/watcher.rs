@@ -21,11 +21,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use notify::RecommendedWatcher;
 
 use super::message::Message;
 pub(crate) use super::message::{Coverage, MAX_WATCHES};
 use super::workers::Outbox;
+use mbank_core::journal::watch::{WatchSync, watch_exactly};
 
 /// A batch goes out once no event came for this long…
 const QUIET: Duration = Duration::from_millis(30);
@@ -260,39 +261,11 @@ impl WatcherState {
             .filter(|p| seen.insert(p.as_path()))
             .cloned()
             .collect();
-        let within: HashSet<&PathBuf> = wanted.iter().take(self.budget).collect();
-        // Stale watches go first, so their budget is free for the new ones.
-        let stale: Vec<PathBuf> = self
-            .watched
-            .iter()
-            .filter(|p| !within.contains(p))
-            .cloned()
-            .collect();
-        for path in stale {
-            let _ = self.watcher.unwatch(&path);
-            self.watched.remove(&path);
-        }
-        let mut exhausted = false;
-        let mut problem = None;
-        for path in wanted.iter().take(self.budget) {
-            if self.watched.contains(path) {
-                continue;
-            }
-            match self.watcher.watch(path, RecursiveMode::NonRecursive) {
-                Ok(()) => {
-                    self.watched.insert(path.clone());
-                }
-                Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
-                    exhausted = true;
-                    break;
-                }
-                // A folder that vanished meanwhile is simply not watched.
-                Err(e) if path.exists() => {
-                    problem.get_or_insert_with(|| format!("cannot watch {}: {e}", path.display()));
-                }
-                Err(_) => {}
-            }
-        }
+        let WatchSync {
+            exhausted,
+            problems,
+        } = watch_exactly(&mut self.watcher, &mut self.watched, &wanted, self.budget);
+        let problem = problems.into_iter().next();
         // Folders that do not exist are not counted as missing coverage.
         let coverage = Coverage {
             watched: self.watched.len(),

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use notify::{RecommendedWatcher, RecursiveMode};
 
 use super::scope::{self, Scope, ScopeOptions};
 use super::{PassReport, Recorder};
@@ -213,38 +213,11 @@ impl Follower {
 
     /// Watches exactly `wanted` (the first ones first when not all can be).
     pub fn watch(&mut self, wanted: &[PathBuf]) -> Coverage {
-        let wanted_set: HashSet<&PathBuf> = wanted.iter().take(self.budget).collect();
-        let stale: Vec<PathBuf> = self
-            .watched
-            .iter()
-            .filter(|p| !wanted_set.contains(p))
-            .cloned()
-            .collect();
-        for path in stale {
-            let _ = self.watcher.unwatch(&path);
-            self.watched.remove(&path);
-        }
-        let mut exhausted = false;
-        for path in wanted.iter().take(self.budget) {
-            if self.watched.contains(path) {
-                continue;
-            }
-            match self.watcher.watch(path, RecursiveMode::NonRecursive) {
-                Ok(()) => {
-                    self.watched.insert(path.clone());
-                }
-                Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
-                    exhausted = true;
-                    break;
-                }
-                // A folder that vanished meanwhile is simply not watched.
-                Err(e) if path.exists() => {
-                    self.problems
-                        .push(format!("cannot watch {}: {e}", path.display()));
-                }
-                Err(_) => {}
-            }
-        }
+        let WatchSync {
+            exhausted,
+            problems,
+        } = watch_exactly(&mut self.watcher, &mut self.watched, wanted, self.budget);
+        self.problems.extend(problems);
         Coverage {
             watched: self.watched.len(),
             wanted: if exhausted || wanted.len() > self.budget {
@@ -466,6 +439,59 @@ fn watch_scope(follower: &mut Follower, scope: &Scope, log: &mut dyn Log) -> Opt
         }
         None => None,
     }
+}
+
+/// What [`watch_exactly`] did: whether the system's limit on watches stopped it, and
+/// each folder it could not watch, with why.
+pub struct WatchSync {
+    pub exhausted: bool,
+    pub problems: Vec<String>,
+}
+
+/// Makes `watched` exactly the first `budget` folders of `wanted` on `watcher` (the
+/// journal's and the TUI's watchers both keep one watch per folder). Stale watches go
+/// first, so their budget is free for the new ones; a folder that vanished meanwhile is
+/// simply not watched.
+pub fn watch_exactly(
+    watcher: &mut impl notify::Watcher,
+    watched: &mut HashSet<PathBuf>,
+    wanted: &[PathBuf],
+    budget: usize,
+) -> WatchSync {
+    let within: HashSet<&PathBuf> = wanted.iter().take(budget).collect();
+    let stale: Vec<PathBuf> = watched
+        .iter()
+        .filter(|p| !within.contains(p))
+        .cloned()
+        .collect();
+    for path in stale {
+        let _ = watcher.unwatch(&path);
+        watched.remove(&path);
+    }
+    let mut sync = WatchSync {
+        exhausted: false,
+        problems: Vec::new(),
+    };
+    for path in wanted.iter().take(budget) {
+        if watched.contains(path) {
+            continue;
+        }
+        match watcher.watch(path, RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                watched.insert(path.clone());
+            }
+            Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
+                sync.exhausted = true;
+                break;
+            }
+            Err(e) if path.exists() => {
+                sync.problems
+                    .push(format!("cannot watch {}: {e}", path.display()));
+            }
+            Err(_) => {}
+        }
+    }
+    sync
 }
 
 #[cfg(test)]
