@@ -96,6 +96,14 @@ pub enum ListSort {
     Tokens,
 }
 
+/// `mbank search --kind`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SearchKindArg {
+    Decision,
+    Section,
+    File,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List projects with formats, file count, tokens, budget status and worst staleness
@@ -134,6 +142,35 @@ pub enum Command {
     /// Decisions of a project (or the whole root) in date order
     Timeline {
         path: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search every memory file of every project under the root (agents' own stores
+    /// included): the best passages first, with file, lines, headings and matches marked
+    Search {
+        /// What to look for, in any words and any language
+        #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+        query: Vec<String>,
+        /// Only this project (its name as `mbank list` prints it)
+        #[arg(long, value_name = "NAME")]
+        project: Option<String>,
+        /// Only files of this format (cline, claude-md, agents-md, conkeeper, …)
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<String>,
+        /// Only files this agent loads at session start (claude-code, codex, gemini, cline, …)
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+        /// Only decisions dated since, and passages of files changed since: a day
+        /// (2026-05-01), an RFC 3339 instant or an age (3d, 2w)
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// Only decisions, only sections, or one result per file
+        #[arg(long, value_enum)]
+        kind: Option<SearchKindArg>,
+        /// At most this many results
+        #[arg(long, default_value_t = 10, value_name = "N")]
+        limit: usize,
+        /// Machine-readable output (schema mbank.search/1)
         #[arg(long)]
         json: bool,
     },

@@ -334,6 +334,35 @@ fn execute(cli: Cli) -> Result<u8> {
         Some(Command::Timeline { path, json }) => {
             commands::timeline::run(&context, path.as_deref(), json)
         }
+        Some(Command::Search {
+            query,
+            project,
+            format,
+            agent,
+            since,
+            kind,
+            limit,
+            json,
+        }) => {
+            use crate::core::search::KindFilter;
+            commands::search::run(
+                &context,
+                &commands::search::Request {
+                    query: &query.join(" "),
+                    project: project.as_deref(),
+                    format: format.as_deref(),
+                    agent: agent.as_deref(),
+                    since: since.as_deref(),
+                    kind: kind.map(|k| match k {
+                        args::SearchKindArg::Decision => KindFilter::Decision,
+                        args::SearchKindArg::Section => KindFilter::Section,
+                        args::SearchKindArg::File => KindFilter::File,
+                    }),
+                    limit,
+                    as_json: json,
+                },
+            )
+        }
         Some(Command::Init {
             path,
             format,

@@ -62,6 +62,7 @@ mod review_refusals;
 mod review_snapshot;
 mod rule_formats;
 mod sanitize_output;
+mod search_recall;
 mod save_fidelity;
 mod staging_e2e;
 mod stale_temp_files;

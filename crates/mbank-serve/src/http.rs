@@ -602,6 +602,7 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
         .route("/memory-bank/files", get(rest::list_files))
         .route("/memory-bank/modes", get(rest::list_modes))
         .route("/memory-bank/context", get(rest::context))
+        .route("/memory-bank/search", get(rest::search))
         .route("/memory-bank/trackProgress", post(rest::track_progress))
         .route("/memory-bank/logDecision", post(rest::log_decision))
         .route(

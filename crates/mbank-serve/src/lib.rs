@@ -26,6 +26,7 @@ pub mod memory_bank_mcp;
 pub mod proposals;
 pub mod ratelimit;
 pub mod reply;
+pub mod search;
 pub mod stdio;
 pub mod tools;
 
@@ -140,6 +141,8 @@ pub struct Shared {
     banks: RwLock<HashMap<PathBuf, Arc<MarkdownBank>>>,
     default_project: Mutex<Option<PathBuf>>,
     reads: RwLock<HashMap<PathBuf, (FileStamp, Arc<CachedRead>)>>,
+    /// The search index of the root, opened on the first search and refreshed on each.
+    search: Mutex<Option<mbank_core::search::SearchIndex>>,
 }
 
 /// A read file with what the HTTP API answers for it, kept while the file is unchanged.
@@ -264,6 +267,7 @@ impl Shared {
             banks: RwLock::new(HashMap::new()),
             default_project: Mutex::new(None),
             reads: RwLock::new(HashMap::new()),
+            search: Mutex::new(None),
         }))
     }
 

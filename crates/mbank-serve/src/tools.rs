@@ -11,7 +11,9 @@ use serde_json::{Map, Value};
 
 use super::args::{self, ToolArgs};
 use super::reply::{Flavor, ToolError, ToolResult};
-use super::{Caller, Session, Shared, cline, context, infinity, memory_bank_mcp, proposals};
+use super::{
+    Caller, Session, Shared, cline, context, infinity, memory_bank_mcp, proposals, search,
+};
 use mbank_core::agent::infinity::InfinityProject;
 
 /// Which tool surface a tool belongs to.
@@ -428,6 +430,13 @@ pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             READS,
             "What an agent loads from a project's memory at session start, in load order, cut to fit maxTokens (counted exactly): whole files first, the first that does not fit cut after its last whole line. Lists what was left out and why (the budget, the agent's own load limit, not loaded at start, private).",
             context::get_context,
+        ),
+        ToolDef::new(
+            MemoryBanks,
+            search::SEARCH_MEMORY,
+            READS,
+            "Search the memory of every project under the root (or one project): the passages that best answer the query, best first, each with its project, file, line range, heading path and a snippet (byte ranges of matches in `marks`); decisions carry their status and date. With maxTokens, the snippets returned together fit that many tokens and `omitted` counts the results left out.",
+            search::search_memory,
         ),
         ToolDef::checked_before(
             Proposals,

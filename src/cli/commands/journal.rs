@@ -77,7 +77,7 @@ fn stop_on_signals(_stopper: follow::Stopper) -> Result<()> {
 }
 
 /// An instant as `--since` takes it: RFC 3339, a day, or an age before now.
-fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+pub(crate) fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
     let text = text.trim();
     if let Ok(at) = DateTime::parse_from_rfc3339(text) {
         return Ok(at.with_timezone(&Utc));

@@ -8,6 +8,7 @@ pub mod list;
 pub mod mcp;
 pub mod proposals;
 pub mod review;
+pub mod search;
 pub mod serve;
 pub mod timeline;
 pub mod tokens;

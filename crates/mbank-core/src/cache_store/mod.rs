@@ -42,6 +42,8 @@ pub enum Section {
     Listing,
     /// The remembered rows of one root.
     Rows,
+    /// A part of the search index of one root.
+    Search,
 }
 
 impl Section {
@@ -50,6 +52,7 @@ impl Section {
             Section::Tokens => 1,
             Section::Listing => 2,
             Section::Rows => 3,
+            Section::Search => 4,
         }
     }
 }

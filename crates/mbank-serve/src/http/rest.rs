@@ -289,6 +289,22 @@ pub(super) async fn context(State(app): State<AppState>, query: ProjectQuery) ->
     reply(blocking(move || crate::context::from_query(&shared, &query)).await)
 }
 
+/// `GET /memory-bank/search?query=…[&project=…][&limit=…][&maxTokens=…]`: the
+/// `search_memory` tool's answer.
+pub(super) async fn search(State(app): State<AppState>, query: ProjectQuery) -> Response {
+    let query = match query {
+        Ok(Query(map)) => map,
+        Err(e) => {
+            return reply(Err(ToolError::memory_bank(
+                "invalid_request",
+                e.body_text(),
+            )));
+        }
+    };
+    let shared = app.shared.clone();
+    reply(blocking(move || crate::search::from_query(&shared, &query)).await)
+}
+
 pub(super) async fn list_modes(State(app): State<AppState>, query: ProjectQuery) -> Response {
     let project = match project_of(query) {
         Ok(p) => p,
