@@ -51,10 +51,10 @@ fn labels() -> Labels {
 /// labels were checked with.
 fn content_words(text: &str) -> Vec<String> {
     const STOP: &[&str] = &[
-        "the", "and", "for", "what", "which", "how", "where", "when", "who", "why", "does",
-        "did", "do", "is", "are", "was", "were", "we", "our", "use", "used", "uses", "this",
-        "that", "with", "from", "into", "about", "have", "has", "project", "any", "there",
-        "their", "they", "you",
+        "the", "and", "for", "what", "which", "how", "where", "when", "who", "why", "does", "did",
+        "do", "is", "are", "was", "were", "we", "our", "use", "used", "uses", "this", "that",
+        "with", "from", "into", "about", "have", "has", "project", "any", "there", "their", "they",
+        "you",
     ];
     text.split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() >= 3)
@@ -80,7 +80,10 @@ fn the_query_set_is_large_varied_and_its_paraphrases_share_no_word_with_their_an
     let paraphrases = labels.query.iter().filter(|q| q.paraphrase).count();
     let other_languages = labels.query.iter().filter(|q| q.language != "en").count();
     assert!(total >= 60, "{total} questions");
-    assert!(paraphrases * 2 >= total, "{paraphrases} paraphrases of {total}");
+    assert!(
+        paraphrases * 2 >= total,
+        "{paraphrases} paraphrases of {total}"
+    );
     assert!(other_languages >= 5, "{other_languages} in other languages");
     let mut ids: Vec<&str> = labels.query.iter().map(|q| q.id.as_str()).collect();
     ids.sort_unstable();
@@ -102,7 +105,11 @@ fn the_query_set_is_large_varied_and_its_paraphrases_share_no_word_with_their_an
                 .join("\n");
             let answer = content_words(&format!("{} {passage}", query.section));
             let shared: Vec<&String> = question.iter().filter(|w| answer.contains(w)).collect();
-            assert!(shared.is_empty(), "{}: shares {shared:?} with {file}", query.id);
+            assert!(
+                shared.is_empty(),
+                "{}: shares {shared:?} with {file}",
+                query.id
+            );
         }
     }
 }
@@ -141,8 +148,17 @@ fn search_finds_the_labelled_answer_in_its_first_five_results() {
         let groups = [
             "all".to_string(),
             query.split.clone(),
-            if query.paraphrase { "paraphrase" } else { "shares words" }.to_string(),
-            if query.language == "en" { "english".to_string() } else { "other languages".to_string() },
+            if query.paraphrase {
+                "paraphrase"
+            } else {
+                "shares words"
+            }
+            .to_string(),
+            if query.language == "en" {
+                "english".to_string()
+            } else {
+                "other languages".to_string()
+            },
         ];
         for group in groups {
             let entry = found.entry(group).or_default();

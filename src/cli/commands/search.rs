@@ -190,7 +190,10 @@ pub fn run(context: &Context, request: &Request<'_>) -> Result<u8> {
 }
 
 /// The snippet's lines with its matches in bold (or between `**` without colour).
-fn marked_lines(snippet: &crate::core::search::Snippet, style: &crate::cli::style::Style) -> Vec<Line> {
+fn marked_lines(
+    snippet: &crate::core::search::Snippet,
+    style: &crate::cli::style::Style,
+) -> Vec<Line> {
     let mut out = Vec::new();
     let mut at = 0;
     for text_line in snippet.text.split('\n') {

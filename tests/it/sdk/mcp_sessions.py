@@ -121,7 +121,7 @@ async def run(client, stateless):
         "read_memory_bank_file", "write_memory_bank_file", "list_memory_bank_files",
         "get_memory_bank_status", "track_progress", "update_active_context", "log_decision",
         "switch_mode", "get_current_mode", "activate_project", "store_memory", "get_memory",
-        "list_memories", "update_memory", "delete_memory", "get_context",
+        "list_memories", "update_memory", "delete_memory", "get_context", "search_memory",
     }
     if tools != expected:
         s.problems.append(f"tools listed: {sorted(tools)}")
@@ -148,6 +148,11 @@ async def run(client, stateless):
     fitted = await s.call("get_context", {"project": "alpha", "maxTokens": 200})
     if fitted.get("tokens", 201) > 200 or not fitted.get("files"):
         s.problems.append(f"get_context: {fitted}")
+    # Search over every project, its snippets within a budget.
+    found = await s.call("search_memory", {"query": "reviewed by the SDK", "maxTokens": 60})
+    results = found.get("results") or []
+    if found.get("tokens", 61) > 60 or not results or results[0].get("project") != "alpha":
+        s.problems.append(f"search_memory: {found}")
 
     # Memory Bank MCP's tools, each naming its project.
     for tool, args in [

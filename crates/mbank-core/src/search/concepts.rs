@@ -95,7 +95,10 @@ mod tests {
     #[test]
     fn a_word_brings_its_group_and_never_itself() {
         let analyzer = Analyzer::default();
-        let concepts = Concepts::parse("database postgres sqlite データベース\ncache redis", &analyzer);
+        let concepts = Concepts::parse(
+            "database postgres sqlite データベース\ncache redis",
+            &analyzer,
+        );
         let terms = analyzer.term_texts("which database");
         let related: Vec<String> = concepts
             .related("which database", &terms)

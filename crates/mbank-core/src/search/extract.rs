@@ -95,11 +95,17 @@ pub(crate) fn role_words(role: Role) -> &'static str {
 
 /// Every memory file of `project`'s banks, read and cut into passages. Unreadable files
 /// and files over [`MAX_SEARCHED_BYTES`] are left out; `problems` names them.
-pub fn project_files(project: &Project, banks: &[Bank], problems: &mut Vec<String>) -> Vec<SearchedFile> {
+pub fn project_files(
+    project: &Project,
+    banks: &[Bank],
+    problems: &mut Vec<String>,
+) -> Vec<SearchedFile> {
     let bank_refs: Vec<&Bank> = banks.iter().collect();
     let facts = ProjectFacts::of_banks(&project.path, &bank_refs);
-    let mut decisions_by_file: std::collections::HashMap<std::path::PathBuf, Vec<decisions::Decision>> =
-        std::collections::HashMap::new();
+    let mut decisions_by_file: std::collections::HashMap<
+        std::path::PathBuf,
+        Vec<decisions::Decision>,
+    > = std::collections::HashMap::new();
     for decision in decisions::decisions_of_project(banks) {
         decisions_by_file
             .entry(decision.file.clone())
@@ -209,7 +215,13 @@ pub(crate) fn sections(text: &str) -> Vec<Passage> {
             return;
         }
         let body = lines[start - 1..end].join("\n");
-        if body.trim().is_empty() && headings.is_empty() {
+        // A heading with nothing under it before the next one says nothing by itself.
+        let said = if headings.is_empty() {
+            &lines[start - 1..end]
+        } else {
+            &lines[start..end]
+        };
+        if said.iter().all(|l| l.trim().is_empty()) {
             return;
         }
         out.push(Passage {
@@ -298,7 +310,7 @@ mod tests {
 
     #[test]
     fn sections_follow_headings_and_keep_their_path_and_lines() {
-        let text = "---\ntitle: x\n---\nintro line\n# Top\nbody\n## Child\nchild body\n```\n# not a heading\n```\n# Next\n";
+        let text = "---\ntitle: x\n---\nintro line\n# Top\nbody\n## Child\nchild body\n```\n# not a heading\n```\n# Next\n\n# Last\nend\n";
         let found = sections(text);
         let shape: Vec<(Vec<String>, u32, u32)> = found
             .iter()
@@ -310,7 +322,7 @@ mod tests {
                 (vec![], 4, 4),
                 (vec!["Top".to_string()], 5, 6),
                 (vec!["Top".to_string(), "Child".to_string()], 7, 11),
-                (vec!["Next".to_string()], 12, 12),
+                (vec!["Last".to_string()], 14, 15),
             ]
         );
         assert!(found[2].text.contains("# not a heading"));
@@ -324,7 +336,10 @@ mod tests {
         assert!(!found[0].text.contains("secret"));
         assert_eq!((found[0].start_line, found[0].end_line), (1, 6));
         let unclosed = sections("# A\n<private>\nhidden to the end\n# B\nstill hidden\n");
-        assert!(unclosed.iter().all(|p| !p.text.contains("hidden")), "{unclosed:?}");
+        assert!(
+            unclosed.iter().all(|p| !p.text.contains("hidden")),
+            "{unclosed:?}"
+        );
     }
 
     #[test]

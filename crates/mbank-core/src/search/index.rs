@@ -18,7 +18,7 @@ use crate::model::{Bank, Project};
 
 /// Bumped when what a project's passages are made of changes (the cut into passages,
 /// the fields), so every stored project is read again.
-const EXTRACTION_VERSION: u64 = 1;
+const EXTRACTION_VERSION: u64 = 2;
 /// The change segment is folded into the base once it holds more passages than this and
 /// an eighth of the base.
 const FOLD_MIN_PASSAGES: usize = 2_000;
@@ -136,7 +136,10 @@ impl SearchIndex {
 
     /// Passages indexed, live ones only.
     pub fn passage_count(&self) -> usize {
-        self.searched().iter().map(|s| s.dead.iter().filter(|d| !**d).count()).sum()
+        self.searched()
+            .iter()
+            .map(|s| s.dead.iter().filter(|d| !**d).count())
+            .sum()
     }
 
     /// Bytes the index takes on disk (or would).
@@ -219,7 +222,9 @@ impl SearchIndex {
             .as_ref()
             .map(Segment::inputs)
             .unwrap_or_default();
-        inputs.retain(|p| !changed_names.contains(p.name.as_str()) && current.contains(p.name.as_str()));
+        inputs.retain(|p| {
+            !changed_names.contains(p.name.as_str()) && current.contains(p.name.as_str())
+        });
         for &i in &changed {
             inputs.push(read_project(&projects[i], stamps[i], &mut report.problems));
         }
@@ -256,7 +261,9 @@ impl SearchIndex {
         if let Some((_, changes_file)) = &self.files
             && let Err(error) = cache_store::file::save(changes_file, &bytes)
         {
-            report.problems.push(format!("search index not saved: {error}"));
+            report
+                .problems
+                .push(format!("search index not saved: {error}"));
         }
         self.changes = Segment::parse(bytes);
         report
@@ -275,7 +282,9 @@ impl SearchIndex {
         let bytes = segment::build(&self.analyzer, &header, &inputs);
         if let Some((base_file, changes_file)) = &self.files {
             if let Err(error) = cache_store::file::save(base_file, &bytes) {
-                report.problems.push(format!("search index not saved: {error}"));
+                report
+                    .problems
+                    .push(format!("search index not saved: {error}"));
             }
             // The changes now in the base must not be applied to it again.
             match std::fs::remove_file(changes_file) {
@@ -327,7 +336,11 @@ impl SearchIndex {
     }
 }
 
-fn read_project(project: &ProjectBanks<'_>, stamp: u64, problems: &mut Vec<String>) -> ProjectInput {
+fn read_project(
+    project: &ProjectBanks<'_>,
+    stamp: u64,
+    problems: &mut Vec<String>,
+) -> ProjectInput {
     let mut found = Vec::new();
     let files = project_files(project.project, project.banks, &mut found);
     problems.extend(

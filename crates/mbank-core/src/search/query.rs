@@ -72,7 +72,8 @@ pub struct Hit {
     pub start_line: u32,
     pub end_line: u32,
     pub headings: Vec<String>,
-    pub score: f32,
+    /// Rounded to four decimals, so every serializer writes the same number.
+    pub score: f64,
     pub snippet: Snippet,
     pub decision: Option<super::extract::DecisionFacts>,
 }
@@ -140,7 +141,12 @@ pub(crate) fn run(
     let lookups: Vec<(&str, usize, f32)> = terms.lookups().collect();
     let postings: Vec<Vec<Vec<Posting>>> = segments
         .iter()
-        .map(|s| lookups.iter().map(|(t, _, _)| s.segment.postings(t)).collect())
+        .map(|s| {
+            lookups
+                .iter()
+                .map(|(t, _, _)| s.segment.postings(t))
+                .collect()
+        })
         .collect();
     let mut frequency = vec![0usize; lookups.len()];
     for (s, per_term) in segments.iter().zip(&postings) {
@@ -263,7 +269,7 @@ pub(crate) fn run(
             start_line: passage.start_line,
             end_line: passage.end_line,
             headings: passage.headings,
-            score,
+            score: (f64::from(score) * 10_000.0).round() / 10_000.0,
             snippet,
             decision: passage.decision,
         });

@@ -245,8 +245,7 @@ impl Segment {
     /// The segment in `bytes`, or `None` when they are not a whole, valid one.
     pub fn parse(bytes: Vec<u8>) -> Option<Segment> {
         let loaded = Loaded::parse(bytes, Section::Search)?;
-        if loaded.scope() != SCOPE || loaded.len(TABLE_HEADER) != 1 || loaded.len(TABLE_META) != 1
-        {
+        if loaded.scope() != SCOPE || loaded.len(TABLE_HEADER) != 1 || loaded.len(TABLE_META) != 1 {
             return None;
         }
         let header: Header = cache_store::decode(loaded.record(TABLE_HEADER, 0))?;
@@ -408,7 +407,10 @@ mod tests {
             replaced: vec!["old".to_string()],
         };
         let projects = [
-            input("shop", "# Database\nPostgres with retries\n# Cache\nRedis\n"),
+            input(
+                "shop",
+                "# Database\nPostgres with retries\n# Cache\nRedis\n",
+            ),
             input("blog", "# Stack\nSQLite\n"),
         ];
         let segment = Segment::parse(build(&analyzer, &header, &projects)).unwrap();

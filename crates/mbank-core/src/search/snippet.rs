@@ -49,7 +49,13 @@ pub fn snippet(text: &str, first_line: u32, terms: &[(&str, f32)], analyzer: &An
     };
     let line_scores: Vec<f32> = lines
         .iter()
-        .map(|line| analyzer.terms(line).iter().map(|t| weight_of(&t.text)).sum())
+        .map(|line| {
+            analyzer
+                .terms(line)
+                .iter()
+                .map(|t| weight_of(&t.text))
+                .sum()
+        })
         .collect();
     let mut best = (0usize, f32::MIN);
     for start in 0..lines.len() {
@@ -119,7 +125,10 @@ mod tests {
         let found = snippet(text, 10, &terms, &analyzer);
         assert_eq!(found.line, 13);
         assert_eq!(found.text, "we keep sessions\nin Redis with retries\nlast");
-        assert_eq!(found.marked("[", "]"), "we keep sessions\nin [Redis] with [retries]\nlast");
+        assert_eq!(
+            found.marked("[", "]"),
+            "we keep sessions\nin [Redis] with [retries]\nlast"
+        );
     }
 
     #[test]
@@ -134,7 +143,12 @@ mod tests {
     #[test]
     fn pairs_of_unspaced_characters_merge_into_one_mark() {
         let analyzer = Analyzer::default();
-        let found = snippet("使用データベース", 1, &[("デー", 1.0), ("ータ", 1.0)], &analyzer);
+        let found = snippet(
+            "使用データベース",
+            1,
+            &[("デー", 1.0), ("ータ", 1.0)],
+            &analyzer,
+        );
         assert_eq!(found.marked("[", "]"), "使用[データ]ベース");
     }
 }

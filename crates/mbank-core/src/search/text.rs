@@ -9,13 +9,13 @@ const MAX_WORD_CHARS: usize = 40;
 
 /// Function words of English that every passage holds: they only add noise to a score.
 const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
-    "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is",
-    "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "should", "so", "than",
-    "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to",
-    "us", "was", "we", "were", "what", "when", "where", "which", "while", "who", "why",
-    "will", "with", "would", "you", "your", "и", "в", "во", "на", "с", "со", "по", "к",
-    "о", "об", "из", "за", "для", "не", "что", "как", "это", "или", "а", "но", "у",
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
+    "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
+    "me", "my", "no", "not", "of", "on", "or", "our", "should", "so", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "us", "was", "we",
+    "were", "what", "when", "where", "which", "while", "who", "why", "will", "with", "would",
+    "you", "your", "и", "в", "во", "на", "с", "со", "по", "к", "о", "об", "из", "за", "для", "не",
+    "что", "как", "это", "или", "а", "но", "у",
 ];
 
 /// Whether a character belongs to a script written without spaces between words.
@@ -165,7 +165,10 @@ mod tests {
             analyzer.term_texts("The payment Retries were retried"),
             ["payment", "retri", "retri"]
         );
-        assert_eq!(analyzer.term_texts("ADR-077: Use Postgres"), ["adr", "077", "use", "postgr"]);
+        assert_eq!(
+            analyzer.term_texts("ADR-077: Use Postgres"),
+            ["adr", "077", "use", "postgr"]
+        );
     }
 
     #[test]
