@@ -38,7 +38,8 @@ const MAX_QUERY_WORDS: usize = 32;
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     pub text: String,
-    /// Only this project (its name as `mbank list` prints it).
+    /// Only this project (its name as `mbank list` prints it), or the projects in this
+    /// absolute folder.
     pub project: Option<String>,
     /// Only files of this format (its id: `cline`, `claude-md` …).
     pub format: Option<String>,
@@ -284,7 +285,7 @@ fn passes_file_filters(
 ) -> bool {
     if let Some(name) = &query.project
         && project.name != *name
-        && project.path != *name
+        && !std::path::Path::new(&project.path).starts_with(name)
     {
         return false;
     }
