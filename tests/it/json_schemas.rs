@@ -40,7 +40,7 @@ fn demo_json(sandbox: &Sandbox, args: &[&str]) -> Value {
 #[test]
 fn the_read_commands_match_their_schemas_on_the_demo() {
     let sandbox = Sandbox::new();
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 9] = [
         ("list", &["list"]),
         ("check", &["check"]),
         ("tokens", &["tokens", "mobile-app"]),
@@ -48,6 +48,8 @@ fn the_read_commands_match_their_schemas_on_the_demo() {
         ("context", &["context"]),
         ("timeline", &["timeline"]),
         ("review", &["review"]),
+        ("search", &["search", "why", "did", "we", "choose", "postgres"]),
+        ("search", &["search", "decision", "--kind", "decision"]),
     ];
     for (command, args) in cases {
         let output = demo_json(&sandbox, args);
@@ -60,6 +62,11 @@ fn the_read_commands_match_their_schemas_on_the_demo() {
         &["context", "storefront", "--agent", "claude-code"],
     );
     assert_valid("context", &one_agent);
+    let found = demo_json(&sandbox, &["search", "decision", "--kind", "decision"]);
+    assert!(
+        found["results"].as_array().unwrap().iter().any(|r| !r["decision"].is_null()),
+        "{found:#}"
+    );
     let decisions = demo_json(&sandbox, &["timeline", "mobile-app"]);
     assert!(decisions["total"].as_u64().unwrap() > 0, "{decisions:#}");
     assert_valid("timeline", &decisions);
