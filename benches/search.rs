@@ -91,7 +91,6 @@ fn main() {
     let mut banks: Vec<Vec<Bank>> = projects.iter().map(list_banks).collect();
     println!("projects: {}", projects.len());
 
-
     let mut cold = Vec::new();
     for _ in 0..3 {
         let _ = std::fs::remove_dir_all(&cache);
@@ -112,7 +111,10 @@ fn main() {
         assert_eq!(refreshed.projects_read, 0);
         warm.push(started.elapsed());
     }
-    println!("warm open and check: median {}", ms(percentile(&mut warm, 0.5)));
+    println!(
+        "warm open and check: median {}",
+        ms(percentile(&mut warm, 0.5))
+    );
 
     let mut latencies = Vec::new();
     for _ in 0..20 {
@@ -137,12 +139,18 @@ fn main() {
     let mut updates = Vec::new();
     let step = (projects.len() / 20).max(1);
     for (edit, at) in (0..projects.len()).step_by(step).take(20).enumerate() {
-        let Some(file) = banks[at].iter().flat_map(|b| &b.files).find(|f| !f.is_virtual()) else {
+        let Some(file) = banks[at]
+            .iter()
+            .flat_map(|b| &b.files)
+            .find(|f| !f.is_virtual())
+        else {
             continue;
         };
         let path = file.path.clone();
         let mut text = std::fs::read_to_string(&path).expect("a generated file");
-        text.push_str(&format!("\n- edit {edit}: moved the retries to the outbox\n"));
+        text.push_str(&format!(
+            "\n- edit {edit}: moved the retries to the outbox\n"
+        ));
         std::fs::write(&path, text).expect("the edit is written");
         let started = Instant::now();
         banks[at] = list_banks(&projects[at]);
@@ -156,7 +164,10 @@ fn main() {
         ms(percentile(&mut updates, 0.5)),
         ms(percentile(&mut updates, 0.95))
     );
-    println!("index on disk after the edits: {:.1} MB", index_size(&cache) as f64 / 1e6);
+    println!(
+        "index on disk after the edits: {:.1} MB",
+        index_size(&cache) as f64 / 1e6
+    );
     if let Some(rss) = peak_rss_mb() {
         println!("peak RSS: {rss:.0} MB");
     }

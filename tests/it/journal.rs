@@ -342,3 +342,48 @@ fn a_restore_passes_the_guard_a_version_holding_a_secret_is_refused_naming_the_f
         .expect_code(0);
     assert_eq!(std::fs::read_to_string(&tech).unwrap(), "# Tech\nRust\n");
 }
+
+/// `mbank watch` keeps the search index current: after an agent's write, a search reads
+/// no project again and finds the new text.
+#[test]
+fn the_watch_keeps_the_search_index_current() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.home().join("banks");
+    let bank = root.join("shop/memory-bank");
+    write(
+        &bank.join("projectbrief.md"),
+        "# Brief\nA shop for bicycles.\n",
+    );
+    write(
+        &bank.join("activeContext.md"),
+        "# Active\nWorking on checkout.\n",
+    );
+    let watch = Watch::start(&sandbox, &root);
+    write(
+        &bank.join("activeContext.md"),
+        "# Active\nWorking on the heliograph relay.\n",
+    );
+    poll_until(WAIT, "the watch writing the index's changes", || {
+        std::fs::read_dir(sandbox.cache_dir())
+            .ok()?
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with("-changes.bin"))
+            .then_some(())
+    });
+    let found = sandbox.run(&[
+        "--root",
+        root.to_str().unwrap(),
+        "search",
+        "heliograph",
+        "--json",
+    ]);
+    found.expect_code(0);
+    let found = found.json();
+    assert_eq!(found["indexed"]["projects_read"], 0, "{found}");
+    assert_eq!(
+        found["results"][0]["display"],
+        "memory-bank/activeContext.md"
+    );
+    let (code, _) = watch.terminate();
+    assert_eq!(code, 0);
+}

@@ -48,7 +48,10 @@ fn the_read_commands_match_their_schemas_on_the_demo() {
         ("context", &["context"]),
         ("timeline", &["timeline"]),
         ("review", &["review"]),
-        ("search", &["search", "why", "did", "we", "choose", "postgres"]),
+        (
+            "search",
+            &["search", "why", "did", "we", "choose", "postgres"],
+        ),
         ("search", &["search", "decision", "--kind", "decision"]),
     ];
     for (command, args) in cases {
@@ -64,7 +67,11 @@ fn the_read_commands_match_their_schemas_on_the_demo() {
     assert_valid("context", &one_agent);
     let found = demo_json(&sandbox, &["search", "decision", "--kind", "decision"]);
     assert!(
-        found["results"].as_array().unwrap().iter().any(|r| !r["decision"].is_null()),
+        found["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| !r["decision"].is_null()),
         "{found:#}"
     );
     let decisions = demo_json(&sandbox, &["timeline", "mobile-app"]);

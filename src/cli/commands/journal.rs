@@ -3,6 +3,7 @@
 //! changed since a person last looked, and how much disk it takes.
 use std::path::PathBuf;
 
+use crate::core::scan::listings::Listings;
 use chrono::{DateTime, Utc};
 use color_eyre::eyre::{Result, eyre};
 use serde::Serialize;
@@ -53,7 +54,37 @@ pub fn watch(context: &Context) -> Result<u8> {
     let mut follower = follow::Follower::new().map_err(|e| eyre!("cannot watch files: {e}"))?;
     stop_on_signals(follower.stopper())?;
     let mut log = |text: &str| style::eprintln(format!("mbank watch: {text}"));
-    follow::follow(&mut recorder, &options, &mut follower, &mut log);
+    // The search index follows too, so a search after an agent's write reads nothing.
+    let mut index = if context.is_demo() {
+        crate::core::search::SearchIndex::in_memory()
+    } else {
+        crate::core::search::SearchIndex::open_default(&context.root)
+    };
+    let mut refresh_index = || {
+        let listings = Listings::in_memory_as_of(&context.clock);
+        let Ok(projects) = context.projects_under_root_with(&listings) else {
+            return;
+        };
+        let banks: Vec<Vec<crate::core::model::Bank>> = projects
+            .iter()
+            .map(|p| crate::core::scan::bank::list_banks_with(&listings, p))
+            .collect();
+        let inputs: Vec<crate::core::search::ProjectBanks<'_>> = projects
+            .iter()
+            .zip(&banks)
+            .map(|(project, banks)| crate::core::search::ProjectBanks { project, banks })
+            .collect();
+        for problem in index.refresh(&inputs).problems {
+            style::eprintln(format!("mbank watch: search index: {problem}"));
+        }
+    };
+    follow::follow(
+        &mut recorder,
+        &options,
+        &mut follower,
+        &mut log,
+        &mut refresh_index,
+    );
     Ok(0)
 }
 

@@ -697,7 +697,7 @@ fn a_watch_short_of_inotify_watches_says_so_and_names_its_fallback() {
         let mut log = |line: &str| {
             said.lock().unwrap().push(line.to_string());
         };
-        watch::follow(&mut recorder, &options, &mut follower, &mut log);
+        watch::follow(&mut recorder, &options, &mut follower, &mut log, &mut || {});
     });
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !lines

@@ -325,6 +325,7 @@ pub fn follow(
     options: &ScopeOptions,
     follower: &mut Follower,
     log: &mut dyn Log,
+    after_changes: &mut dyn FnMut(),
 ) {
     let mut scope = scope::build(options);
     log.line(&format!(
@@ -339,6 +340,7 @@ pub fn follow(
     let mut fallback = watch_scope(follower, &scope, log);
     let report = recorder.catch_up(&scope);
     log_report(log, "caught up", &report);
+    after_changes();
     log.line("watching for changes");
     loop {
         match follower.next_batch(fallback) {
@@ -351,6 +353,7 @@ pub fn follow(
                 let report = recorder.catch_up(&scope);
                 log_report(log, "", &report);
                 fallback = watch_scope(follower, &scope, log);
+                after_changes();
             }
             Batch::Changed { paths, lost } => {
                 let new = paths
@@ -371,6 +374,7 @@ pub fn follow(
                     recorder.record_paths(&scope, &paths)
                 };
                 log_report(log, "", &report);
+                after_changes();
             }
         }
     }
