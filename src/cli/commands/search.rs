@@ -185,7 +185,7 @@ pub fn run(context: &Context, request: &Request<'_>) -> Result<u8> {
             println(line!["  "].append(text_line));
         }
     }
-    println(format!("{}", counted(hits.len(), "result")));
+    println(counted(hits.len(), "result"));
     Ok(0)
 }
 
