@@ -9,7 +9,7 @@
 //! | `tokens/` | token counting and its cache |
 //! | `claims/` | what memory says about the code, checked against the repository |
 //! | `io/` | files on disk, read and written defensively: folder handles, confinement, locks, capped reads, mbank's own folders |
-//! | `cache_store/` | the one on-disk format of mbank's caches (token counts, folder listings, remembered rows) |
+//! | `cache_store/` | the one on-disk format of mbank's caches (token counts, folder listings, remembered rows, the search index) |
 //! | `markup/` | memory text read as markdown: frontmatter, code and prose, headings, the dates in its prose (and which name plans); terminal-safe strings |
 //! | `limits/` | limits on every parser run over files found on disk, and the pre-scans that enforce them |
 //! | `merge/` | three-way merge of the user's edits and an agent's write, and conflict markers |

@@ -217,8 +217,8 @@ pub fn build(analyzer: &Analyzer, header: &Header, projects: &[ProjectInput]) ->
     cache_store::frame(Section::Search, SCOPE, &tables)
 }
 
-/// A record's bytes; a record that cannot be encoded (none can fail today) is empty, and
-/// the segment it is in then fails to read back as a whole, which rebuilds it.
+/// A record's bytes. Encoding these types cannot fail; were it to, the record would be
+/// empty and read back as missing, never as another record.
 fn encoded<T: Serialize>(value: &T) -> Vec<u8> {
     cache_store::encode(value).unwrap_or_default()
 }
