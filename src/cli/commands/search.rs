@@ -124,6 +124,12 @@ pub fn run(context: &Context, request: &Request<'_>) -> Result<u8> {
     } else {
         SearchIndex::open_default(&context.root)
     };
+    if index.is_empty() && inputs.len() > 1 {
+        eprintln(format!(
+            "mbank: building the search index of {} (the first search only)",
+            counted(inputs.len(), "project")
+        ));
+    }
     let refreshed = index.refresh(&inputs);
     for problem in &refreshed.problems {
         eprintln(format!("mbank: {problem}"));

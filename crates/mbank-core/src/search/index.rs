@@ -134,6 +134,11 @@ impl SearchIndex {
         self.files.as_ref().map(|(b, c)| (b.as_path(), c.as_path()))
     }
 
+    /// Whether nothing is indexed yet: the next refresh reads every project.
+    pub fn is_empty(&self) -> bool {
+        self.base.is_none()
+    }
+
     /// Passages indexed, live ones only.
     pub fn passage_count(&self) -> usize {
         self.searched()
@@ -258,12 +263,8 @@ impl SearchIndex {
             replaced,
         };
         let bytes = segment::build(&self.analyzer, &header, &inputs);
-        if let Some((_, changes_file)) = &self.files
-            && let Err(error) = cache_store::file::save(changes_file, &bytes)
-        {
-            report
-                .problems
-                .push(format!("search index not saved: {error}"));
+        if let Some((_, changes_file)) = &self.files {
+            save(changes_file, &bytes, &mut report);
         }
         self.changes = Segment::parse(bytes);
         report
@@ -281,11 +282,7 @@ impl SearchIndex {
         };
         let bytes = segment::build(&self.analyzer, &header, &inputs);
         if let Some((base_file, changes_file)) = &self.files {
-            if let Err(error) = cache_store::file::save(base_file, &bytes) {
-                report
-                    .problems
-                    .push(format!("search index not saved: {error}"));
-            }
+            save(base_file, &bytes, report);
             // The changes now in the base must not be applied to it again.
             match std::fs::remove_file(changes_file) {
                 Ok(()) => {}
@@ -333,6 +330,24 @@ impl SearchIndex {
     pub fn search(&self, query: &Query) -> Vec<Hit> {
         let terms = QueryTerms::of(&query.text, &self.analyzer, &self.concepts);
         query::run(&self.searched(), query, &terms, &self.analyzer)
+    }
+}
+
+/// Saves one segment; a failure only costs a rebuild next time, and is reported.
+fn save(file: &Path, bytes: &[u8], report: &mut Refreshed) {
+    if bytes.len() as u64 > crate::limits::CACHE_MAX_BYTES {
+        report.problems.push(format!(
+            "the search index ({} MiB) is over the cache's {} MiB limit: it is not kept, \
+             so every search builds it again",
+            bytes.len() >> 20,
+            crate::limits::CACHE_MAX_BYTES >> 20
+        ));
+        return;
+    }
+    if let Err(error) = cache_store::file::save(file, bytes) {
+        report
+            .problems
+            .push(format!("search index not saved: {error}"));
     }
 }
 
