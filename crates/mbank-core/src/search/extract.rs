@@ -203,8 +203,10 @@ fn without_private(text: &str) -> String {
 pub(crate) fn sections(text: &str) -> Vec<Passage> {
     let text = without_private(text);
     let lines: Vec<&str> = text.lines().collect();
+    // Ranges come sorted: one cursor walks them with the lines, so a file of many fences
+    // costs lines + fences steps, not their product.
     let fences = markdown::fenced_lines(&text);
-    let fenced = |number: usize| fences.iter().any(|&(s, e)| s <= number && number <= e);
+    let mut next_fence = 0;
     let body_start = frontmatter_lines(&text);
     let mut out = Vec::new();
     let mut stack: Vec<(usize, String)> = Vec::new();
@@ -235,7 +237,13 @@ pub(crate) fn sections(text: &str) -> Vec<Passage> {
     };
     for (index, line) in lines.iter().enumerate() {
         let number = index + 1;
-        if number <= body_start || fenced(number) {
+        while fences.get(next_fence).is_some_and(|&(_, end)| end < number) {
+            next_fence += 1;
+        }
+        let fenced = fences
+            .get(next_fence)
+            .is_some_and(|&(start, _)| start <= number);
+        if number <= body_start || fenced {
             continue;
         }
         let Some((level, title)) = markdown::heading(line) else {
@@ -340,6 +348,15 @@ mod tests {
             unclosed.iter().all(|p| !p.text.contains("hidden")),
             "{unclosed:?}"
         );
+    }
+
+    #[test]
+    fn many_fences_and_headings_stay_linear() {
+        let text = "# Head\n```\n# in code\n```\n".repeat(60_000);
+        let found =
+            crate::hang_guard::finishes("sections of 60,000 fences", move || sections(&text));
+        assert_eq!(found.len(), 60_000);
+        assert!(found.iter().all(|p| p.headings == ["Head"]));
     }
 
     #[test]

@@ -40,13 +40,12 @@ impl Snippet {
 /// weighted as given.
 pub fn snippet(text: &str, first_line: u32, terms: &[(&str, f32)], analyzer: &Analyzer) -> Snippet {
     let lines: Vec<&str> = text.lines().collect();
-    let weight_of = |term: &str| {
-        terms
-            .iter()
-            .filter(|(t, _)| *t == term)
-            .map(|(_, w)| *w)
-            .fold(0.0f32, f32::max)
-    };
+    let mut weights: std::collections::HashMap<&str, f32> = std::collections::HashMap::new();
+    for &(term, weight) in terms {
+        let best = weights.entry(term).or_insert(0.0);
+        *best = best.max(weight);
+    }
+    let weight_of = |term: &str| weights.get(term).copied().unwrap_or(0.0);
     let line_scores: Vec<f32> = lines
         .iter()
         .map(|line| {
