@@ -382,3 +382,37 @@ fn a_narrow_tree_keeps_whole_names_then_each_files_token_figure_then_its_stalene
         assert_eq!(ends.len(), 1, "{screen}");
     }
 }
+
+#[test]
+fn a_click_on_a_file_in_the_review_marks_it_and_shows_its_diff() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(80, 24).start();
+    h.open_project("weather");
+    h.keys("r c y");
+    let progress = demo.file("weather-api/memory-bank/progress.md");
+    let text = std::fs::read_to_string(&progress).unwrap();
+    demo.write(&progress, &format!("{text}- [x] Reviewed by a click\n"));
+    let active = demo.file("weather-api/memory-bank/activeContext.md");
+    let text = std::fs::read_to_string(&active).unwrap();
+    demo.write(&active, &text.replace("feature flag", "flag"));
+    h.app.update(Message::FilesChanged(vec![active, progress]));
+    h.pump_until("both files in the review", |app| {
+        app.review
+            .pane
+            .review
+            .as_ref()
+            .is_some_and(|r| r.files.len() == 2)
+            && !app.review.pane.loading
+            && !app.review.pane.busy
+    });
+    let screen = h.screen();
+    assert!(screen.contains("▶ M activeContext.md"), "{screen}");
+    let row = row_of(&mut h, "M progress.md");
+    let column = h.screen().lines().nth(row.into()).unwrap().chars().count() as u16 - 20;
+    click(&mut h, column, row);
+    let screen = h.screen();
+    assert!(screen.contains("▶ M progress.md"), "{screen}");
+    assert!(!screen.contains("▶ M activeContext.md"), "{screen}");
+    assert!(screen.contains("── memory-bank/progress.md"), "{screen}");
+    assert_eq!(h.app.focus, Focus::Review);
+}

@@ -227,3 +227,11 @@ fn review_zoomed() {
         h.keys("z");
     });
 }
+
+#[test]
+fn editor_viewing() {
+    snapshot("editor_viewing", |h, _| {
+        h.open_project("weather");
+        h.keys("esc tab");
+    });
+}
