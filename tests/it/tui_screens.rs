@@ -416,3 +416,66 @@ fn a_click_on_a_file_in_the_review_marks_it_and_shows_its_diff() {
     assert!(screen.contains("── memory-bank/progress.md"), "{screen}");
     assert_eq!(h.app.focus, Focus::Review);
 }
+
+#[test]
+fn names_cut_to_fit_a_narrow_screen_never_read_alike() {
+    let temp = tempfile::tempdir().unwrap();
+    for project in [
+        "observability-dashboards-alpha",
+        "observability-dashboards-gamma",
+    ] {
+        let bank = temp.path().join(project).join("memory-bank");
+        std::fs::create_dir_all(&bank).unwrap();
+        for file in [
+            "decisions-2026-01-platform.md",
+            "decisions-2026-01-frontend.md",
+        ] {
+            std::fs::write(bank.join(file), "# Decisions\n\n- one\n").unwrap();
+        }
+        std::fs::write(bank.join("projectBrief.md"), "# Brief\n\nDashboards.\n").unwrap();
+    }
+    let mut h = Tui::options(temp.path()).size(60, 20).start();
+    h.pump_until("both projects counted", |app| {
+        app.projects.picker.visible_len() == 2 && app.projects.picker.counted == 2
+    });
+    let screen = h.settled_screen();
+    // Both names are wider than their column: cut plainly they would read alike.
+    let names: Vec<String> = screen
+        .lines()
+        .filter(|l| l.contains("obs"))
+        .map(|l| {
+            let name: String = l.chars().skip(3).collect();
+            name.split("  ")
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(names.len(), 2, "{screen}");
+    assert!(names.iter().all(|n| n.contains('…')), "{screen}");
+    assert_ne!(names[0], names[1], "{screen}");
+    assert!(
+        names.iter().any(|n| n.ends_with("alpha")) && names.iter().any(|n| n.ends_with("gamma")),
+        "the distinguishing ends stay: {screen}"
+    );
+
+    // The tree: two files whose names start alike keep their ends too.
+    h.keys("enter");
+    h.pump_until("the project's report", |app| app.tree.report.is_some());
+    let screen = h.settled_screen();
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains("deci")).collect();
+    assert_eq!(rows.len(), 2, "{screen}");
+    let name = |row: &str| {
+        row.split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_ne!(name(rows[0]), name(rows[1]), "{screen}");
+    assert!(
+        rows.iter().any(|r| r.contains("latform.md"))
+            && rows.iter().any(|r| r.contains("rontend.md")),
+        "{screen}"
+    );
+}

@@ -66,6 +66,24 @@ impl Tree {
             .layout(list_area.height as usize, self.rows.len());
         let width = list_area.width as usize;
         self.gauges = Gauges::for_width(width, self.longest_file_row(report));
+        // File names as drawn, cut so that two rows never read alike.
+        let files: Vec<(usize, &str, usize)> = self.rows[shown.clone()]
+            .iter()
+            .enumerate()
+            .filter_map(|(at, row)| {
+                let name = self.file_name(row)?;
+                let room = width.saturating_sub(self.gauges.cells() + row.indent * 2 + 5);
+                Some((shown.start + at, name, room))
+            })
+            .collect();
+        let cuts = widgets::distinct_cuts(
+            &files
+                .iter()
+                .map(|&(_, name, room)| (name, room))
+                .collect::<Vec<_>>(),
+        );
+        let names: HashMap<usize, String> =
+            files.iter().map(|&(index, ..)| index).zip(cuts).collect();
         let lines: Vec<Line> = self
             .rows
             .iter()
@@ -73,7 +91,8 @@ impl Tree {
             .skip(shown.start)
             .take(shown.len())
             .map(|(index, row)| {
-                let mut line = self.row_line(report, row, width, theme);
+                let name = names.get(&index).map(String::as_str);
+                let mut line = self.row_line(report, row, name, width, theme);
                 if index == self.cursor.selected {
                     line = line.patch_style(if focused {
                         theme.selected()
@@ -106,10 +125,24 @@ impl Tree {
             .unwrap_or(0)
     }
 
+    /// A file row's name (an Infinity memory's title), as the tree knows it.
+    fn file_name(&self, row: &TreeRow) -> Option<&str> {
+        match &row.kind {
+            RowKind::File { bank, file } => self
+                .banks
+                .get(*bank)
+                .and_then(|t| t.names.get(*file))
+                .map(String::as_str),
+            _ => None,
+        }
+    }
+
+    /// One row; `shown_name` is a file's name as cut for this draw.
     pub(super) fn row_line(
         &self,
         report: &ProjectReport,
         row: &TreeRow,
+        shown_name: Option<&str>,
         width: usize,
         theme: &Theme,
     ) -> Line<'static> {
@@ -191,11 +224,7 @@ impl Tree {
                 ),
             ]),
             RowKind::File { bank, file } => {
-                let name = self
-                    .banks
-                    .get(*bank)
-                    .and_then(|t| t.names.get(*file))
-                    .map_or("", String::as_str);
+                let name = shown_name.or(self.file_name(row)).unwrap_or("");
                 let file = &report.banks[*bank].files[*file];
                 self.file_line(file, name, indent, name_width, gauges, theme)
             }
