@@ -233,6 +233,11 @@ fn tab_shows_the_file_read_only_until_enter_or_i_and_the_status_bar_says_which()
         "{}",
         h.toasts()
     );
+    // A paste goes nowhere either.
+    h.app.toasts.clear();
+    h.app.update(Message::Paste("pasted".into()));
+    assert!(!h.is_dirty());
+    assert!(h.toasts().contains("shown read-only"), "{}", h.toasts());
     // i starts editing: letters type from then on, and the bar says so.
     h.keys("i x");
     assert!(h.is_dirty());

@@ -216,9 +216,17 @@ impl App {
     /// A letter typed into the editor while it shows its file read-only: say which key
     /// starts editing (the letter typed nothing).
     fn say_how_to_edit(&mut self, event: &KeyEvent) {
+        if KeyChord::from_event(event).is_printable() {
+            self.say_shown_read_only();
+        }
+    }
+
+    /// While the editor shows its file read-only, says which key starts editing (what
+    /// was typed or pasted went nowhere).
+    pub(super) fn say_shown_read_only(&mut self) {
         let viewing =
             self.overlays.is_empty() && self.key_context() == crate::keymap::KeyContext::EditorView;
-        if !viewing || !KeyChord::from_event(event).is_printable() {
+        if !viewing {
             return;
         }
         let keys = self

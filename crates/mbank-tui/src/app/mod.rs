@@ -378,6 +378,9 @@ impl App {
             Message::Paste(text) => {
                 if self.overlays.is_empty() {
                     let outcome = self.active_pane().handle(Input::Paste(text));
+                    if matches!(outcome, crate::pane::Outcome::Ignored) {
+                        self.say_shown_read_only();
+                    }
                     self.apply_outcome(outcome);
                 }
             }
