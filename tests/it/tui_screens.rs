@@ -484,3 +484,22 @@ fn names_cut_to_fit_a_narrow_screen_never_read_alike() {
         "{screen}"
     );
 }
+
+#[test]
+fn with_the_vim_keys_tab_into_the_editor_lands_in_normal_mode() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).vim().start();
+    h.open_project("weather");
+    h.open_file("progress.md");
+    h.keys("i");
+    assert_eq!(h.doc().mode, mbank::tui::panes::editor::Mode::Insert);
+    h.keys("tab");
+    assert_ne!(h.app.focus, Focus::Editor);
+    while h.app.focus != Focus::Editor {
+        h.keys("tab");
+    }
+    assert_eq!(h.doc().mode, mbank::tui::panes::editor::Mode::Normal);
+    // Letters are vim's commands there, not text.
+    h.keys("j j");
+    assert!(!h.is_dirty());
+}
