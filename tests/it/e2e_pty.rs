@@ -579,3 +579,178 @@ fn an_agent_edits_and_deletes_memory_directly_and_a_person_reverts_and_restores_
     assert_eq!(writers, ["revert", "restore"]);
     session.quit();
 }
+
+#[test]
+fn two_escapes_sent_together_after_a_search_leave_the_editor_in_a_real_terminal() {
+    // The real binary judges by the system clock: the copy is dated as of it too.
+    let demo = mbank::core::demo::create(&mbank::core::clock::Clock::system()).unwrap();
+    let brief = demo.path().join("weather-api/memory-bank/projectBrief.md");
+    let before = std::fs::read_to_string(&brief).unwrap();
+    let sandbox = Sandbox::new();
+    let mut session = Session::start(demo.path(), &sandbox);
+    session.wait_for("sorted by recent activity");
+    session.send(b"weather");
+    session.wait_for("1 of 6");
+    session.send(b"\r");
+    session.wait_for("# Project Brief");
+    session.send(b"\r");
+    session.wait_for("EDITING");
+    session.send(b"\x06"); // ctrl-f
+    session.wait_for("search:");
+    // One write: the terminal reads both escapes as one key.
+    session.send(b"\x1b\x1b");
+    session.wait_for("enter open");
+    session.send(b"zz");
+    assert!(
+        !session.contents().contains("projectBrief.md ●"),
+        "{}",
+        session.contents()
+    );
+    session.quit();
+    assert_eq!(std::fs::read_to_string(&brief).unwrap(), before);
+}
+
+/// mbank in a detached tmux session of its own (its own server socket, no tmux
+/// configuration): the screen as tmux holds it, keys and mouse reports as tmux passes
+/// them on. `None`, and the test skipped, where tmux is not installed.
+struct Tmux {
+    socket: std::path::PathBuf,
+}
+
+impl Tmux {
+    fn start(root: &Path, sandbox: &Sandbox, (width, height): (u16, u16)) -> Option<Tmux> {
+        if std::process::Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_err()
+        {
+            eprintln!("tmux is not installed: skipped");
+            return None;
+        }
+        let socket = sandbox.home().join("tmux.sock");
+        let mut command = std::process::Command::new("tmux");
+        command
+            .arg("-S")
+            .arg(&socket)
+            .args(["-f", "/dev/null", "new-session", "-d", "-s", "mbank"])
+            .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            .arg(env!("CARGO_BIN_EXE_mbank"))
+            .arg("--root")
+            .arg(root)
+            .current_dir(sandbox.home());
+        for var in sandbox.removed_env() {
+            command.env_remove(var);
+        }
+        command.envs(sandbox.env());
+        command.env("TERM", "xterm-256color").env_remove("TMUX");
+        let status = command.status().expect("tmux runs");
+        assert!(status.success(), "tmux new-session: {status:?}");
+        Some(Tmux { socket })
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let output = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn contents(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "mbank"])
+    }
+
+    /// Waits until `done` holds for the screen; returns it.
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let screen = self.contents();
+            if done(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; the screen shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        self.wait_until(text, |screen| screen.contains(text))
+    }
+
+    /// Keys as tmux names them (`Enter`, `p`), literally for plain text.
+    fn send(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "mbank"];
+        args.extend(keys);
+        self.tmux(&args);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+
+    /// A left click at a cell (from 0), pressed and released, as an xterm SGR mouse
+    /// report: what a terminal sends once the app has asked for the mouse.
+    fn click(&self, column: usize, row: usize) {
+        for end in ['M', 'm'] {
+            let report = format!("\x1b[<0;{};{}{end}", column + 1, row + 1);
+            let hex: Vec<String> = report.bytes().map(|b| format!("{b:02x}")).collect();
+            let mut args = vec!["send-keys", "-t", "mbank", "-H"];
+            args.extend(hex.iter().map(String::as_str));
+            self.tmux(&args);
+        }
+        std::thread::sleep(Duration::from_millis(60));
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.tmux(&["kill-server"]);
+    }
+}
+
+#[test]
+fn a_mouse_click_on_a_picker_row_marks_it_and_enter_opens_it_in_tmux() {
+    // The real binary judges by the system clock: the copy is dated as of it too.
+    let demo = mbank::core::demo::create(&mbank::core::clock::Clock::system()).unwrap();
+    let sandbox = Sandbox::new();
+    let Some(tmux) = Tmux::start(demo.path(), &sandbox, (80, 24)) else {
+        return;
+    };
+    tmux.wait_for("sorted by recent activity");
+    tmux.send(&["-l", "weather"]);
+    tmux.wait_for("1 of 6");
+    tmux.send(&["Enter"]);
+    tmux.wait_for("# Project Brief");
+    // One key at a time: an escape followed at once by a letter reads as alt+letter.
+    tmux.send(&["Escape"]);
+    tmux.wait_for("enter open");
+    tmux.send(&["p"]);
+    let screen = tmux.wait_for("weather-api is open");
+    assert!(screen.contains("▸ weather-api"), "{screen}");
+    let row = screen
+        .lines()
+        .position(|line| line.contains("mobile-app"))
+        .expect("the mobile-app row");
+    tmux.click(10, row);
+    let screen = tmux.wait_until("the marker on the clicked row", |screen| {
+        screen
+            .lines()
+            .nth(row)
+            .is_some_and(|line| line.contains("▸ mobile-app"))
+    });
+    assert!(screen.contains("• weather-api"), "{screen}");
+    assert_eq!(
+        screen.lines().filter(|line| line.contains('▸')).count(),
+        1,
+        "{screen}"
+    );
+    tmux.send(&["Enter"]);
+    tmux.wait_until("the clicked project open", |screen| {
+        screen
+            .lines()
+            .next()
+            .is_some_and(|header| header.contains("mobile-app"))
+    });
+}

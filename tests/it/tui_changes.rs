@@ -16,7 +16,7 @@ use mbank::tui::Message;
 use mbank::tui::app::Screen;
 use mbank::tui::message::Recording;
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
+const SIZES: [(u16, u16); 3] = [(60, 20), (80, 24), (160, 45)];
 
 const FOCUS: &str = "Adding the GeoSphere Austria nowcast adapter behind a feature flag.";
 const LAST_STEP: &str = "3. Write the customer-facing changelog for v0.9\n";
@@ -130,7 +130,11 @@ fn a_hunk_and_a_file_are_reverted_and_a_deleted_file_restored_each_recorded() {
     assert_eq!(newest.writer, "revert", "{versions:?}");
     assert_eq!(history.version(&active, newest.version).unwrap().1, now);
 
-    // The whole file, asked first: back to what was marked reviewed.
+    // The whole file, asked first: enter keeps it, y takes it back to what was marked
+    // reviewed.
+    h.keys("ctrl-x enter");
+    assert!(h.app.overlays.is_empty());
+    assert_eq!(std::fs::read_to_string(&active).unwrap(), now);
     h.keys("ctrl-x");
     h.keys("y");
     h.pump_until("the file gone from the list", |app| {

@@ -1,7 +1,7 @@
 //! The editor as people who live in helix or vim use it, driven with keys through the
 //! app's real loop: undo by word, ctrl-End / ctrl-Home, soft wrap (cursor, clicks and
 //! search marks on wrapped rows), the search's smart case and match count, copy / cut /
-//! paste, and the vim preset's modes. Snapshots show the wrapped editor at 80x24.
+//! paste, and the vim preset's modes. Snapshots show the wrapped editor at 60x20, 80x24 and 160x45.
 use crate::common;
 
 use std::time::Duration;
@@ -423,21 +423,31 @@ fn trimmed(screen: &str) -> String {
 }
 
 #[test]
-fn snapshot_of_the_wrapped_editor_at_80x24() {
-    let demo = DemoBanks::new();
-    let mut h = Tui::demo(&demo).size(80, 24).start();
-    h.open_project("weather");
-    h.open_file("activeContext.md");
-    h.keys("down down down down down down end");
-    insta::assert_snapshot!("editor_wrapped_80x24", trimmed(&h.settled_screen()));
+fn snapshots_of_the_wrapped_editor() {
+    for (width, height) in [(60, 20), (80, 24), (160, 45)] {
+        let demo = DemoBanks::new();
+        let mut h = Tui::demo(&demo).size(width, height).start();
+        h.open_project("weather");
+        h.open_file("activeContext.md");
+        h.keys("down down down down down down end");
+        insta::assert_snapshot!(
+            format!("editor_wrapped_{width}x{height}"),
+            trimmed(&h.settled_screen())
+        );
+    }
 }
 
 #[test]
-fn snapshot_of_the_vim_editor_searching_at_80x24() {
-    let demo = DemoBanks::new();
-    let mut h = Tui::demo(&demo).size(80, 24).vim().start();
-    h.open_project("weather");
-    h.open_file("activeContext.md");
-    h.keys("/ g e o s p h e r e enter n v e");
-    insta::assert_snapshot!("editor_vim_visual_80x24", trimmed(&h.settled_screen()));
+fn snapshots_of_the_vim_editor_searching() {
+    for (width, height) in [(60, 20), (80, 24), (160, 45)] {
+        let demo = DemoBanks::new();
+        let mut h = Tui::demo(&demo).size(width, height).vim().start();
+        h.open_project("weather");
+        h.open_file("activeContext.md");
+        h.keys("/ g e o s p h e r e enter n v e");
+        insta::assert_snapshot!(
+            format!("editor_vim_visual_{width}x{height}"),
+            trimmed(&h.settled_screen())
+        );
+    }
 }

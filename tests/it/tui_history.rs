@@ -245,13 +245,31 @@ fn with_the_watcher_on_a_restore_reloads_the_editor_and_a_write_elsewhere_refres
     h.open_project("weather");
     h.open_file("activeContext.md");
     append_and_save(&mut h, "one");
-    h.keys("f12 r y");
+    let saved = read(&file);
+    // Enter on the prompt is the safe answer: the file stays as it is.
+    h.keys("f12 r enter");
+    assert!(matches!(h.app.overlays.last(), Some(Overlay::History(_))));
+    assert_eq!(read(&file), saved);
+    h.keys("r y");
     assert_eq!(read(&file), first);
     // The watcher's own report of the write comes too: still no prompt, the same text.
     h.driver
         .settle(std::time::Duration::from_millis(300))
         .unwrap();
     h.idle();
+    // The status bar (the newest message) names the version that came back, not just
+    // that the file changed on disk.
+    let newest = h
+        .app
+        .toasts
+        .last()
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    assert!(
+        newest.starts_with("restored version 1 of activeContext.md"),
+        "{}",
+        h.toasts()
+    );
     assert!(
         !h.app
             .overlays
@@ -373,7 +391,7 @@ fn remove_stored_text(file: &Path, version: &history::Version) -> bool {
     false
 }
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
+const SIZES: [(u16, u16); 3] = [(60, 20), (80, 24), (160, 45)];
 
 fn at(text: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(text).unwrap().to_utc()

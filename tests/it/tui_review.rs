@@ -389,7 +389,16 @@ fn rejecting_a_whole_modified_file_names_the_lines_and_restores_head() {
         screen.contains("goes back to the baseline") && screen.contains("1 line the"),
         "{screen}"
     );
+    // Enter is the safe answer: nothing is rejected.
     h.key(KeyCode::Enter);
+    assert!(h.app.overlays.is_empty());
+    assert_eq!(
+        f.read("memory-bank/progress.md").as_deref(),
+        Some("# Progress\n\nAll rewritten.\n")
+    );
+    h.ctrl('x');
+    h.pump_until("the confirm prompt", |app| !app.overlays.is_empty());
+    h.key(KeyCode::Char('y'));
     settle(&mut h, "the reject");
     assert_eq!(f.read("memory-bank/progress.md").as_deref(), Some(PROGRESS));
 }

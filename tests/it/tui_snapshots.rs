@@ -1,5 +1,5 @@
-//! Snapshots of the main screens on the demo banks, at 80x24 (the smallest terminal
-//! people use) and 160x45: the picker, the tree, the editor beside the preview, the
+//! Snapshots of the main screens on the demo banks, at 60x20 (a split pane), 80x24 (the
+//! classic terminal) and 160x45: the picker, the tree, the editor beside the preview, the
 //! decision timeline, the findings panel, the review (unified and side by side), the
 //! conflict prompt and help. Each is reached with keys, through the real loop, and taken
 //! once every worker has answered. They draw the same on every machine: the demo's file
@@ -14,7 +14,7 @@ use common::tui::{DemoBanks, Tui};
 use mbank::tui::Message;
 use mbank::tui::overlays::Overlay;
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
+const SIZES: [(u16, u16); 3] = [(60, 20), (80, 24), (160, 45)];
 
 /// Days each screen is also drawn on, from a copy of the demo made that day: with the
 /// dates the copy moved moved back, it must draw as the demo as written does.
@@ -225,5 +225,13 @@ fn review_zoomed() {
     snapshot("review_zoomed", |h, demo| {
         reach_review(h, demo);
         h.keys("z");
+    });
+}
+
+#[test]
+fn editor_viewing() {
+    snapshot("editor_viewing", |h, _| {
+        h.open_project("weather");
+        h.keys("esc tab");
     });
 }

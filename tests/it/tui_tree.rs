@@ -175,7 +175,7 @@ fn sub_folders_are_a_tree_with_paths_and_archives_start_folded() {
 
 #[test]
 fn nested_bank_snapshots() {
-    for (width, height) in [(80u16, 24u16), (160, 45)] {
+    for (width, height) in [(60u16, 20u16), (80, 24), (160, 45)] {
         let bank = NestedBank::new();
         let mut h = bank.start(width, height);
         go_to(&mut h, "notes/design/queue.md");

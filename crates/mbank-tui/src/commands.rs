@@ -150,6 +150,44 @@ pub(crate) const EDITOR_NORMAL: &[KeyCommand] = &[
     quiet(Action::ToggleWrap),
 ];
 
+/// The editor reached by tab: the file read-only until `edit`; moving, searching and
+/// copying work as in the editor.
+pub(crate) const EDITOR_VIEW: &[KeyCommand] = &[
+    hint(Action::Edit),
+    hint(Action::Search),
+    hint(Action::Leave),
+    quiet(Action::SearchNext),
+    quiet(Action::SearchPrev),
+    quiet(Action::Save),
+    quiet(Action::Copy),
+    quiet(Action::ToggleWrap),
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::Left),
+    quiet(Action::Right),
+    quiet(Action::WordLeft),
+    quiet(Action::WordRight),
+    quiet(Action::LineStart),
+    quiet(Action::LineEnd),
+    quiet(Action::FileStart),
+    quiet(Action::FileEnd),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    quiet(Action::ParagraphUp),
+    quiet(Action::ParagraphDown),
+    quiet(Action::SelectLeft),
+    quiet(Action::SelectRight),
+    quiet(Action::SelectUp),
+    quiet(Action::SelectDown),
+    quiet(Action::SelectWordLeft),
+    quiet(Action::SelectWordRight),
+    quiet(Action::SelectLineStart),
+    quiet(Action::SelectLineEnd),
+    quiet(Action::SelectFileStart),
+    quiet(Action::SelectFileEnd),
+    quiet(Action::SelectAll),
+];
+
 /// Vim's insert mode: its own key, and the editor's keys it shares (the status bar's
 /// hints; help lists the rest under the editor).
 pub(crate) const EDITOR_INSERT: &[KeyCommand] = &[
@@ -308,6 +346,7 @@ pub fn commands(context: KeyContext) -> &'static [KeyCommand] {
         KeyContext::Picker => PICKER,
         KeyContext::Tree => TREE,
         KeyContext::Editor => EDITOR,
+        KeyContext::EditorView => EDITOR_VIEW,
         KeyContext::EditorNormal => EDITOR_NORMAL,
         KeyContext::EditorInsert => EDITOR_INSERT,
         KeyContext::EditorVisual => EDITOR_VISUAL,

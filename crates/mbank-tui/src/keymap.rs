@@ -20,6 +20,10 @@ pub enum KeyContext {
     Picker,
     Tree,
     Editor,
+    /// The modeless editor entered by a navigation key (tab): the file is shown
+    /// read-only until an explicit key starts editing, so a letter never types by
+    /// surprise. The editor's moving keys work here too.
+    EditorView,
     /// Vim's modes in the editor (the vim preset; a keymap without `editor_normal` keys
     /// leaves the editor modeless). Insert mode falls back to the editor's own keys.
     EditorNormal,
@@ -40,11 +44,12 @@ pub enum KeyContext {
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 17] = [
+    pub const ALL: [KeyContext; 18] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Tree,
         KeyContext::Editor,
+        KeyContext::EditorView,
         KeyContext::EditorNormal,
         KeyContext::EditorInsert,
         KeyContext::EditorVisual,
@@ -66,6 +71,7 @@ impl KeyContext {
             KeyContext::Picker => "Project picker",
             KeyContext::Tree => "File tree",
             KeyContext::Editor => "Editor",
+            KeyContext::EditorView => "Editor: viewing (read-only until you start editing)",
             KeyContext::EditorNormal => "Editor: normal mode (vim)",
             KeyContext::EditorInsert => "Editor: insert mode (vim; and the editor's keys)",
             KeyContext::EditorVisual => "Editor: visual mode (vim)",
@@ -100,7 +106,7 @@ impl KeyContext {
     /// The context whose keys this one also has, below its own.
     pub fn parent(self) -> Option<KeyContext> {
         match self {
-            KeyContext::EditorInsert => Some(KeyContext::Editor),
+            KeyContext::EditorInsert | KeyContext::EditorView => Some(KeyContext::Editor),
             _ => None,
         }
     }
@@ -144,6 +150,8 @@ pub enum Action {
     SearchNext,
     SearchPrev,
     Leave,
+    /// Starts editing a file the editor shows read-only (it was reached by tab).
+    Edit,
     Copy,
     Cut,
     Paste,
@@ -263,6 +271,7 @@ impl Action {
             Action::SearchNext => "next match",
             Action::SearchPrev => "previous match",
             Action::Leave => "back to the tree",
+            Action::Edit => "start editing (after tab the file is shown read-only)",
             Action::Copy => "copy the selection (nothing selected: the line)",
             Action::Cut => "cut the selection (nothing selected: the line)",
             Action::Paste => "paste (a copied line: above the cursor's)",
@@ -383,6 +392,7 @@ impl Action {
             Action::Redo => "redo",
             Action::Search => "search",
             Action::Leave => "tree",
+            Action::Edit => "edit",
             Action::Copy => "copy",
             Action::Cut => "cut",
             Action::Paste => "paste",

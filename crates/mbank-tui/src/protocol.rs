@@ -217,6 +217,27 @@ pub enum Confirmed {
     },
 }
 
+impl Confirmed {
+    /// The prompt's two answers in words: what "yes" does, and what the safe answer
+    /// (the one enter gives) keeps.
+    pub fn answers(&self) -> (&'static str, &'static str) {
+        match self {
+            Confirmed::Quit => ("quit, losing the edits", "keep editing"),
+            Confirmed::SwitchProject(_) => ("switch, losing the edits", "stay"),
+            Confirmed::OpenFile { .. } => ("open it, losing the edits", "keep editing"),
+            Confirmed::InitBank(_) => ("create it", "cancel"),
+            Confirmed::RejectFile(_) => ("reject the file", "keep it"),
+            Confirmed::MarkReviewed | Confirmed::MarkChangesReviewed { .. } => {
+                ("mark reviewed", "cancel")
+            }
+            Confirmed::SaveWithMarkers { .. } => ("save anyway", "don't save"),
+            Confirmed::RestoreVersion { .. } => ("restore it", "keep the file as it is"),
+            Confirmed::RejectProposal(_) => ("reject it", "keep it waiting"),
+            Confirmed::RevertChangedFile(_) => ("revert the file", "keep it"),
+        }
+    }
+}
+
 /// What a history diff compares the chosen version with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiffBase {

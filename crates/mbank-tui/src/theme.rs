@@ -208,6 +208,97 @@ impl Theme {
     }
 }
 
+/// WCAG AA's least contrast for body text.
+pub const MIN_CONTRAST: f64 = 4.5;
+
+/// A colour's red, green and blue as a terminal draws it: the sixteen named colours as
+/// xterm's default palette does, the 256-colour palette by its formula; `None` for the
+/// terminal's own default colour.
+pub fn rgb(color: Color) -> Option<(u8, u8, u8)> {
+    const NAMED: [(u8, u8, u8); 16] = [
+        (0, 0, 0),
+        (205, 0, 0),
+        (0, 205, 0),
+        (205, 205, 0),
+        (0, 0, 238),
+        (205, 0, 205),
+        (0, 205, 205),
+        (229, 229, 229),
+        (127, 127, 127),
+        (255, 0, 0),
+        (0, 255, 0),
+        (255, 255, 0),
+        (92, 92, 255),
+        (255, 0, 255),
+        (0, 255, 255),
+        (255, 255, 255),
+    ];
+    let indexed = |n: u8| match n {
+        0..16 => NAMED[usize::from(n)],
+        16..232 => {
+            let level = |v: u8| if v == 0 { 0 } else { 55 + v * 40 };
+            let n = n - 16;
+            (level(n / 36), level(n / 6 % 6), level(n % 6))
+        }
+        _ => {
+            let gray = 8 + (n - 232) * 10;
+            (gray, gray, gray)
+        }
+    };
+    Some(match color {
+        Color::Reset => return None,
+        Color::Rgb(r, g, b) => (r, g, b),
+        Color::Indexed(n) => indexed(n),
+        Color::Black => indexed(0),
+        Color::Red => indexed(1),
+        Color::Green => indexed(2),
+        Color::Yellow => indexed(3),
+        Color::Blue => indexed(4),
+        Color::Magenta => indexed(5),
+        Color::Cyan => indexed(6),
+        Color::Gray => indexed(7),
+        Color::DarkGray => indexed(8),
+        Color::LightRed => indexed(9),
+        Color::LightGreen => indexed(10),
+        Color::LightYellow => indexed(11),
+        Color::LightBlue => indexed(12),
+        Color::LightMagenta => indexed(13),
+        Color::LightCyan => indexed(14),
+        Color::White => indexed(15),
+    })
+}
+
+/// WCAG's contrast ratio of two colours (1 to 21); `None` when either is the
+/// terminal's default.
+pub fn contrast_ratio(a: Color, b: Color) -> Option<f64> {
+    let luminance = |(r, g, b): (u8, u8, u8)| {
+        let channel = |v: u8| {
+            let v = f64::from(v) / 255.0;
+            if v <= 0.039_28 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+    };
+    let (a, b) = (luminance(rgb(a)?), luminance(rgb(b)?));
+    Some((a.max(b) + 0.05) / (a.min(b) + 0.05))
+}
+
+impl Theme {
+    /// A highlighter's style as this theme draws it: a foreground that would read below
+    /// [`MIN_CONTRAST`] on the background gives way to the theme's text colour.
+    pub fn readable(&self, style: Style) -> Style {
+        match style.fg {
+            Some(fg) if contrast_ratio(fg, self.background).is_some_and(|r| r < MIN_CONTRAST) => {
+                style.fg(self.text)
+            }
+            _ => style,
+        }
+    }
+}
+
 impl Default for Theme {
     fn default() -> Self {
         // The bundled dark theme is tested to parse; this fallback only guards a broken build.
@@ -273,6 +364,79 @@ mod tests {
                 theme.syntax
             );
         }
+    }
+
+    /// Every pair of colours a bundled theme draws text in, named for the failure.
+    fn text_pairs(theme: &Theme) -> Vec<(&'static str, Color, Color)> {
+        let on_background = [
+            ("text", theme.text),
+            ("muted", theme.muted),
+            ("accent", theme.accent),
+            ("title", theme.title),
+            ("key", theme.key),
+            ("ok", theme.ok),
+            ("near", theme.near),
+            ("over", theme.over),
+            ("fresh", theme.fresh),
+            ("aging", theme.aging),
+            ("stale", theme.stale),
+            ("error", theme.error),
+            ("warning", theme.warning),
+            ("info", theme.info),
+            ("heading_1", theme.heading_1),
+            ("heading_2", theme.heading_2),
+            ("heading_3", theme.heading_3),
+            ("code", theme.code),
+            ("link", theme.link),
+            ("private", theme.private),
+            ("chip", theme.chip),
+            ("added", theme.added),
+            ("removed", theme.removed),
+            ("changed", theme.changed),
+        ];
+        let mut pairs: Vec<_> = on_background
+            .into_iter()
+            .map(|(name, color)| (name, color, theme.background))
+            .collect();
+        pairs.extend([
+            ("code on code_bg", theme.code, theme.code_bg),
+            ("selected row", theme.selection_fg, theme.selection_bg),
+            ("status bar", theme.status_fg, theme.status_bg),
+            ("status bar key", theme.key, theme.status_bg),
+            ("toast", theme.background, theme.accent),
+            ("error toast", theme.background, theme.error),
+            ("search match", theme.background, theme.near),
+        ]);
+        pairs
+    }
+
+    #[test]
+    fn every_bundled_theme_draws_text_at_wcag_aa_contrast() {
+        for (name, text) in BUNDLED {
+            let theme = Theme::parse(text, name).unwrap();
+            for (what, fg, bg) in text_pairs(&theme) {
+                let ratio = contrast_ratio(fg, bg).unwrap();
+                assert!(
+                    ratio >= MIN_CONTRAST,
+                    "{name}: {what} ({fg:?} on {bg:?}) has a contrast of {ratio:.2}:1, under 4.5:1"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn contrast_ratios_are_wcags() {
+        let ratio = |a, b| (contrast_ratio(a, b).unwrap() * 100.0).round() / 100.0;
+        assert_eq!(ratio(Color::Black, Color::White), 21.0);
+        assert_eq!(ratio(Color::Rgb(0x77, 0x77, 0x77), Color::White), 4.48);
+        assert_eq!(ratio(Color::Indexed(231), Color::Indexed(16)), 21.0);
+        assert_eq!(contrast_ratio(Color::Reset, Color::White), None);
+        // A highlighter colour too faint for the background gives way to the text's.
+        let light = Theme::load("light", None).unwrap();
+        let orange = Style::new().fg(Color::Rgb(0xed, 0x6a, 0x43));
+        assert_eq!(light.readable(orange).fg, Some(light.text));
+        let dark_blue = Style::new().fg(Color::Rgb(0x05, 0x50, 0xae));
+        assert_eq!(light.readable(dark_blue), dark_blue);
     }
 
     #[test]

@@ -88,11 +88,31 @@ pub(crate) fn token_gauge(
 ) -> Vec<Span<'static>> {
     let Some(tokens) = tokens else {
         return vec![Span::styled(
-            format!("{:<w$}", "counting…", w = width + 10),
+            format!("{:<w$}", "counting…", w = width + GAUGE_FIGURE),
             theme.muted(),
         )];
     };
     gauge(tokens, "", checks, None, width, theme)
+}
+
+/// Cells a gauge's figure takes after its bar: ` 298.9k/5.0k`, ` 12.5k  85%`.
+pub(crate) const GAUGE_FIGURE: usize = 12;
+
+/// A token figure alone, right-aligned in a fixed width (a narrow tree's gauge): the
+/// colour says the budget's verdict.
+pub(crate) fn figure_only(
+    tokens: Option<u64>,
+    suffix: &str,
+    status: Option<BudgetStatus>,
+    theme: &Theme,
+) -> Span<'static> {
+    match tokens {
+        Some(tokens) => Span::styled(
+            fit(&format!("{:>6}", format!("{}{suffix}", compact(tokens))), 6),
+            budget_color(theme, status),
+        ),
+        None => Span::styled("     …", theme.muted()),
+    }
 }
 
 /// What a total of several files adds up to, for [`total_gauge`].
@@ -196,11 +216,12 @@ fn gauge(
             let style = budget_color(theme, Some(check.status));
             let mut spans = bar(check.percent(), width, style, theme);
             let figure = if check.unit == mbank_core::analysis::budgets::Unit::Tokens {
-                format!(" {figure:>5}/{:<4}", compact(check.limit))
+                format!(" {figure:>6}/{:<4}", compact(check.limit))
             } else {
-                format!(" {figure:>5} {:>3}%", check.percent().min(999))
+                format!(" {figure:>6} {:>3}%", check.percent().min(999))
             };
-            spans.push(Span::styled(figure, style));
+            // Always the same width, so the columns after it stay put.
+            spans.push(Span::styled(fit(&figure, GAUGE_FIGURE), style));
             spans
         }
         None => {
@@ -210,7 +231,7 @@ fn gauge(
             };
             vec![
                 Span::styled("·".repeat(width), theme.muted()),
-                Span::styled(format!(" {figure:>5}     "), style),
+                Span::styled(fit(&format!(" {figure:>6}"), GAUGE_FIGURE), style),
             ]
         }
     }
@@ -227,6 +248,13 @@ pub(crate) fn freshness_badge(level: Option<Freshness>, theme: &Theme) -> Span<'
         None => ("·", "     "),
     };
     Span::styled(format!("{glyph} {word}"), freshness_color(theme, level))
+}
+
+/// The staleness glyph alone (`●`, `◐`, `○`, `?`), where the word does not fit.
+pub(crate) fn freshness_glyph(level: Option<Freshness>, theme: &Theme) -> Span<'static> {
+    let badge = freshness_badge(level, theme);
+    let glyph: String = badge.content.chars().take(1).collect();
+    Span::styled(glyph, badge.style)
 }
 
 /// A name, title or message as drawn: control, bidi and invisible characters shown as
@@ -298,6 +326,46 @@ pub fn truncate(text: &str, width: usize) -> String {
     out
 }
 
+/// `text` drawn safely in at most `width` cells, its start and end kept around a `…`
+/// (`Gra…alerts`): where names share their start, the end tells them apart.
+pub(crate) fn truncate_middle(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let shown_text = shown(text);
+    let total: usize = shown_text.chars().map(|c| c.width().unwrap_or(0)).sum();
+    if total <= width {
+        return shown_text.into_owned();
+    }
+    if width < 4 {
+        return truncate(text, width);
+    }
+    // A third for the start, the rest for the end: suffixes tell names apart more often.
+    let head_width = ((width - 1) / 3).max(1);
+    let head = truncate(text, head_width + 1);
+    let head = head.strip_suffix('…').unwrap_or(&head).to_string();
+    let used = unicode_width::UnicodeWidthStr::width(head.as_str());
+    let tail = truncate_start(text, width - used);
+    format!("{head}{tail}")
+}
+
+/// Names cut to their widths (`(name, width)`) so that no two read alike: a name whose
+/// plain cut (`Grafana-…`) would match another name's keeps its end (`Gra…alerts`).
+pub(crate) fn distinct_cuts(names: &[(&str, usize)]) -> Vec<String> {
+    let plain: Vec<String> = names.iter().map(|(n, w)| truncate(n, *w)).collect();
+    (0..names.len())
+        .map(|i| {
+            let clashes = plain
+                .iter()
+                .enumerate()
+                .any(|(j, other)| j != i && *other == plain[i] && names[j].0 != names[i].0);
+            if clashes {
+                truncate_middle(names[i].0, names[i].1)
+            } else {
+                plain[i].clone()
+            }
+        })
+        .collect()
+}
+
 /// A path as the chrome names it: `~/…` under the home folder, drawn safely.
 pub(crate) fn path_label(path: &Path, home: Option<&Path>) -> String {
     match home.and_then(|home| path.strip_prefix(home).ok()) {
@@ -310,6 +378,57 @@ pub(crate) fn path_label(path: &Path, home: Option<&Path>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_that_would_cut_alike_keep_their_ends() {
+        let names = [
+            ("Grafana-dashboards", 8),
+            ("Grafana-alerts", 8),
+            ("weather-api", 8),
+            ("short", 8),
+        ];
+        let cut = distinct_cuts(&names);
+        assert_eq!(cut, ["Gr…oards", "Gr…lerts", "weather…", "short"]);
+        for (name, width) in names {
+            let shown = distinct_cuts(&[(name, width)]);
+            assert!(unicode_width::UnicodeWidthStr::width(shown[0].as_str()) <= width);
+        }
+        assert_eq!(truncate_middle("abcdefghij", 10), "abcdefghij");
+        assert_eq!(truncate_middle("abcdefghijk", 7), "ab…hijk");
+        assert_eq!(truncate_middle("日本語のプロジェクト", 9), "日…ェクト");
+    }
+
+    #[test]
+    fn a_gauge_is_as_wide_whatever_its_figure() {
+        use mbank_core::analysis::budgets::{BudgetCheck, BudgetStatus, Unit};
+        use ratatui::text::Line;
+        let theme = Theme::default();
+        let budget = |limit| BudgetCheck {
+            rule: "tokens".into(),
+            source: mbank_core::findings::RuleSource::Mbank,
+            unit: Unit::Tokens,
+            limit,
+            value: 0,
+            status: BudgetStatus::Ok,
+            cuts_off: false,
+            borrowed: false,
+            by_folder_name: false,
+        };
+        let width = |tokens, checks: &[BudgetCheck]| {
+            Line::from(token_gauge(Some(tokens), checks, 6, &theme)).width()
+        };
+        let expected = 6 + GAUGE_FIGURE;
+        for tokens in [7, 1_200, 29_500, 298_900, 1_250_000] {
+            assert_eq!(width(tokens, &[budget(5_000)]), expected, "{tokens}");
+            assert_eq!(width(tokens, &[budget(125_000)]), expected, "{tokens}");
+            assert_eq!(width(tokens, &[]), expected, "{tokens}");
+            assert_eq!(figure_only(Some(tokens), "+", None, &theme).width(), 6);
+        }
+        assert_eq!(
+            Line::from(token_gauge(None, &[], 6, &theme)).width(),
+            expected
+        );
+    }
 
     #[test]
     fn compact_figures() {

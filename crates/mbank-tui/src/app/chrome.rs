@@ -204,6 +204,24 @@ impl App {
         }
     }
 
+    /// "VIEWING" or "EDITING" while the modeless editor has the keyboard (vim's modes
+    /// show in the editor's border).
+    fn editor_state(&self) -> Option<(&'static str, ratatui::style::Color)> {
+        let editor = &self.document.editor;
+        let has_keyboard = self.screen == Screen::Project
+            && self.overlays.is_empty()
+            && self.focus == super::Focus::Editor
+            && editor.doc.is_some();
+        if !has_keyboard || editor.modal {
+            return None;
+        }
+        Some(if editor.viewing {
+            ("VIEWING", self.theme.accent)
+        } else {
+            ("EDITING", self.theme.ok)
+        })
+    }
+
     pub(super) fn view_status(&self, frame: &mut Frame, area: Rect) {
         let theme = &self.theme;
         // The root on the right, its end kept when it is long (a demo copy's temp path).
@@ -282,15 +300,28 @@ impl App {
                     _ => format!(" {label} "),
                 };
                 let width = (text.chars().count() as u16).min(area.width / 2);
-                (text, theme.muted().bg(theme.status_bg), width)
+                (text, theme.status(), width)
             }
         };
+        // Where the modeless editor has the keyboard, whether letters type: said first,
+        // unless a message needs the room (it goes in seconds; the label comes back).
+        let state = self
+            .editor_state()
+            .map(|(label, color)| {
+                Span::styled(format!(" {label} "), theme.fg(theme.background).bg(color))
+            })
+            .filter(|label| {
+                toast.is_none()
+                    || label.width() + essential + usize::from(right_width)
+                        <= usize::from(area.width)
+            });
+        let state_width = state.as_ref().map_or(0, |s| s.width() as u16);
         let hints = fit_hints(
             all,
-            area.width.saturating_sub(right_width) as usize,
+            area.width.saturating_sub(right_width + state_width) as usize,
             zoom_matters,
         );
-        let mut spans = Vec::new();
+        let mut spans: Vec<Span> = state.into_iter().collect();
         for (key, word) in hints {
             spans.push(Span::styled(
                 format!(" {key}"),

@@ -228,9 +228,12 @@ impl App {
                     .unwrap_or_default();
                 match result {
                     Ok(()) => {
-                        self.toast(format!(
+                        let note = format!(
                             "restored version {version} of {name}; the text it replaced is kept in the history"
-                        ));
+                        );
+                        // The open file's reload says it too, not just "changed on disk".
+                        self.document.note_next_reload(&path, note.clone());
+                        self.toast(note);
                         // The editor (a clean buffer), the tree and the gauges read it again.
                         self.on_files_changed(vec![path.clone()]);
                         if self.history_view(&path).is_some() {

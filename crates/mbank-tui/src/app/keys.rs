@@ -45,11 +45,10 @@ impl App {
         };
         match outcome {
             Outcome::Consumed(effects) => self.apply(effects),
-            Outcome::Ignored => {
-                if let Some(action) = action {
-                    self.on_global(action);
-                }
-            }
+            Outcome::Ignored => match action {
+                Some(action) => self.on_global(action),
+                None => self.say_how_to_edit(&event),
+            },
         }
     }
 
@@ -161,6 +160,7 @@ impl App {
                     ViewMode::Preview => ViewMode::Editor,
                 };
                 self.main = Main::Document(mode);
+                self.navigated = true;
                 self.document.preview.pinned = false;
                 self.focus = match (mode, self.focus) {
                     (ViewMode::Preview, Focus::Editor) => Focus::Preview,
@@ -192,6 +192,7 @@ impl App {
             (position + order.len() - 1) % order.len()
         };
         self.focus = order[next];
+        self.navigated = true;
     }
 
     /// A focus on a pane no longer shown goes back to the tree.
@@ -210,6 +211,33 @@ impl App {
             Focus::Tree | Focus::Editor | Focus::Preview => {}
         }
         self.focus = Focus::Tree;
+    }
+
+    /// A letter typed into the editor while it shows its file read-only: say which key
+    /// starts editing (the letter typed nothing).
+    fn say_how_to_edit(&mut self, event: &KeyEvent) {
+        if KeyChord::from_event(event).is_printable() {
+            self.say_shown_read_only();
+        }
+    }
+
+    /// While the editor shows its file read-only, says which key starts editing (what
+    /// was typed or pasted went nowhere).
+    pub(super) fn say_shown_read_only(&mut self) {
+        let viewing =
+            self.overlays.is_empty() && self.key_context() == crate::keymap::KeyContext::EditorView;
+        if !viewing {
+            return;
+        }
+        let keys = self
+            .keymap
+            .keys_in(crate::keymap::KeyContext::EditorView, Action::Edit);
+        let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+        let name = self.document.file_name();
+        self.toast(format!(
+            "{name} is shown read-only: {} starts editing",
+            keys.join(" or ")
+        ));
     }
 
     pub(super) fn request_quit(&mut self) {

@@ -154,6 +154,9 @@ pub struct App {
     pub show_findings: bool,
     /// The focused pane (the tree, or what the main area shows) takes the whole width.
     pub zoomed: bool,
+    /// The focus moved by a navigation key (tab, the view key) during this update: the
+    /// editor, if that is where it went, shows its file read-only.
+    navigated: bool,
     pub tree: tree::Tree,
     /// The open file: the editor and preview panes and their cycle.
     pub document: DocumentController,
@@ -264,6 +267,7 @@ impl App {
             focus: Focus::Tree,
             show_findings: false,
             zoomed: false,
+            navigated: false,
             tree: tree::Tree::default(),
             document: DocumentController::new(
                 options.encoding,
@@ -346,7 +350,15 @@ impl App {
 
     pub fn update(&mut self, message: Message) {
         let focus_before = self.focus;
+        self.navigated = false;
         self.route(message);
+        if self.focus == Focus::Editor && focus_before != Focus::Editor {
+            if self.navigated {
+                self.document.editor.arrive_viewing();
+            } else {
+                self.document.editor.arrive_editing();
+            }
+        }
         // Zoom is not carried into the editor: there typed letters are text, so the
         // letter that zoomed would type into the file. Arriving there shows the tree
         // again; the editor zooms by its own (non-text) key.
@@ -366,6 +378,9 @@ impl App {
             Message::Paste(text) => {
                 if self.overlays.is_empty() {
                     let outcome = self.active_pane().handle(Input::Paste(text));
+                    if matches!(outcome, crate::pane::Outcome::Ignored) {
+                        self.say_shown_read_only();
+                    }
                     self.apply_outcome(outcome);
                 }
             }

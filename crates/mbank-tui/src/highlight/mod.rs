@@ -94,9 +94,18 @@ pub(crate) fn syntax_for_fence(info: &str) -> Option<&'static SyntaxReference> {
 
 /// Converts a syntect style (foreground and font style) to ratatui. The background is left
 /// to the pane so the app theme's background shows through.
-pub(crate) fn to_ratatui_style(style: syntect::highlighting::Style) -> Style {
+/// Text in the theme's own foreground (`plain`) keeps no colour, so the app theme's text
+/// colour draws it: body text comes from the app's palette, not the highlighter's.
+pub(crate) fn to_ratatui_style(
+    style: syntect::highlighting::Style,
+    plain: syntect::highlighting::Color,
+) -> Style {
     let fg = style.foreground;
-    let mut out = Style::new().fg(Color::Rgb(fg.r, fg.g, fg.b));
+    let mut out = if fg == plain {
+        Style::new()
+    } else {
+        Style::new().fg(Color::Rgb(fg.r, fg.g, fg.b))
+    };
     if style.font_style.contains(FontStyle::BOLD) {
         out = out.add_modifier(Modifier::BOLD);
     }
@@ -221,7 +230,10 @@ impl DocHighlighter {
         let highlighter = Highlighter::new(&theme);
         let style_of = |scopes: &[&str]| {
             let stack: Vec<Scope> = scopes.iter().filter_map(|s| Scope::new(s).ok()).collect();
-            to_ratatui_style(highlighter.style_for_stack(&stack))
+            to_ratatui_style(
+                highlighter.style_for_stack(&stack),
+                highlighter.get_default().foreground,
+            )
         };
         let fence_styles = FenceStyles {
             punctuation: style_of(&[
@@ -511,7 +523,7 @@ fn parse_and_style(
         if range.is_empty() {
             continue;
         }
-        let style = to_ratatui_style(style);
+        let style = to_ratatui_style(style, highlighter.get_default().foreground);
         match spans.last_mut() {
             Some((last, last_range)) if *last == style && last_range.end == range.start => {
                 last_range.end = range.end;
@@ -548,6 +560,33 @@ mod tests {
         let emphasis = style_at(&out[2], emphasis_at).unwrap();
         assert_ne!(heading, plain);
         assert_ne!(emphasis, plain);
+    }
+
+    #[test]
+    fn body_text_takes_the_themes_palette_and_every_colour_reads_at_aa() {
+        let doc = lines(
+            "# Progress\n\nPlain words, *emphasis*, **strong** and `code`.\n\n- [x] a list item\n  1. nested\n> a quote\n\n[a link](https://example.com)\n\n```rust\nfn main() { let x = \"s\"; }\n```\n",
+        );
+        for (name, _) in crate::theme::BUNDLED {
+            let theme = crate::theme::Theme::load(name, None).unwrap();
+            let mut engine = DocHighlighter::new(&theme.syntax);
+            let out = engine.highlight(&doc, 0..doc.len());
+            // Plain prose carries no colour of the highlighter's: the theme's text draws it.
+            let plain = style_at(&out[2], 0).unwrap();
+            assert_eq!(plain.fg, None, "{name}: plain text is {plain:?}");
+            for (line, spans) in out.iter().enumerate() {
+                for (style, range) in spans {
+                    let fg = theme.readable(*style).fg.unwrap_or(theme.text);
+                    let ratio = crate::theme::contrast_ratio(fg, theme.background).unwrap();
+                    assert!(
+                        ratio >= crate::theme::MIN_CONTRAST,
+                        "{name}: {:?} on line {} drawn at {ratio:.2}:1",
+                        &doc[line][range.clone()],
+                        line + 1
+                    );
+                }
+            }
+        }
     }
 
     #[test]

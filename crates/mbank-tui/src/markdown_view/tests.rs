@@ -67,6 +67,29 @@ fn lists_nest_number_and_show_checkboxes() {
 }
 
 #[test]
+fn cjk_text_fills_the_row_after_a_bullet_or_quote_bar() {
+    // No row holds the bullet alone: CJK text breaks between its characters.
+    let lines = text_of("- 中文的记忆文件内容很长很长\n", 12);
+    assert_eq!(lines[0], "• 中文的记忆");
+    for line in &lines {
+        assert!(line.chars().any(char::is_alphabetic), "{lines:?}");
+        assert!(text_width(line) <= 12, "{lines:?}");
+    }
+    let quoted = text_of("> 引用された長い中国語の文章です。\n", 10);
+    assert!(
+        quoted.iter().all(|l| l.chars().any(char::is_alphabetic)),
+        "{quoted:?}"
+    );
+    // Closing punctuation stays with what it closes.
+    assert!(
+        quoted
+            .iter()
+            .all(|l| !l.trim_start_matches(['▎', '│', ' ']).starts_with('。')),
+        "{quoted:?}"
+    );
+}
+
+#[test]
 fn list_continuation_lines_are_indented_under_the_text() {
     let lines = text_of("- alpha beta gamma delta\n", 13);
     assert_eq!(lines[0], "• alpha beta");

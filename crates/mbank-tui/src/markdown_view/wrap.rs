@@ -20,6 +20,9 @@ pub(super) fn fit_columns(natural: &[usize], room: usize) -> Vec<usize> {
     widths
 }
 
+/// Wide punctuation that closes a phrase: it stays with the character before it.
+const CLOSING_PUNCTUATION: &str = "、。，．：；！？）」』】〉》〕］｝ー…・";
+
 /// Greedy word wrap of styled fragments to `width` cells. Returns each line's spans and the
 /// source line of its first fragment. Words longer than a line are broken at characters.
 pub(super) fn wrap(frags: &[Frag], width: usize) -> Vec<(Vec<Span<'static>>, Option<usize>)> {
@@ -44,6 +47,11 @@ pub(super) fn wrap(frags: &[Frag], width: usize) -> Vec<(Vec<Span<'static>>, Opt
             if c.is_whitespace() {
                 wrapper.finish_word();
                 wrapper.space.get_or_insert(frag.style);
+            } else if c.width() == Some(2) && !CLOSING_PUNCTUATION.contains(c) {
+                // CJK text needs no blanks to break: each wide character starts a word
+                // of its own, so a line never breaks early leaving a lone bullet.
+                wrapper.finish_word();
+                wrapper.push_char(c, frag.style, frag.line);
             } else {
                 wrapper.push_char(c, frag.style, frag.line);
             }

@@ -34,12 +34,15 @@ impl Confirm {
     fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         let popup = super::popup_area(frame, area, 70, 8, 2);
         self.area = popup;
-        let key = |action| {
+        let keys = |action| {
             keymap
-                .key_for(KeyContext::Confirm, action)
-                .map(|k| k.to_string())
-                .unwrap_or_default()
+                .keys_in(KeyContext::Confirm, action)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("/")
         };
+        let (yes, no) = self.on_yes.answers();
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.fg(theme.warning))
@@ -56,11 +59,12 @@ impl Confirm {
                 theme.fg(theme.text),
             )),
             Line::from(""),
+            // The safe answer first: it is the one enter gives.
             Line::from(vec![
-                Span::styled(key(Action::Yes), theme.key()),
-                Span::raw(" yes   "),
-                Span::styled(key(Action::No), theme.key()),
-                Span::raw(" no"),
+                Span::styled(keys(Action::No), theme.key()),
+                Span::styled(format!(" {no}   "), theme.fg(theme.text)),
+                Span::styled(keys(Action::Yes), theme.key()),
+                Span::styled(format!(" {yes}"), theme.fg(theme.text)),
             ]),
         ];
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);

@@ -80,6 +80,10 @@ pub struct Picker {
     pub sort: Sort,
     /// Selection, an index into `visible`.
     pub cursor: ListCursor,
+    /// The selection was chosen (moved, clicked, set to the open project): it stays on
+    /// its project when the order changes. Until then it stays on the first row while
+    /// figures arrive and re-sort the list.
+    chosen: bool,
     /// Row indices that pass the filter, in display order.
     visible: Vec<usize>,
     pub scanning: bool,
@@ -113,6 +117,7 @@ impl Picker {
             filter: String::new(),
             sort: Sort::default(),
             cursor: ListCursor::default(),
+            chosen: false,
             visible: Vec::new(),
             scanning: true,
             counted: 0,
@@ -152,8 +157,8 @@ impl Picker {
         self.scanning = false;
         self.counted = 0;
         self.refresh();
-        if let Some(path) = selected {
-            self.select_path(&path);
+        if let Some(path) = selected.filter(|_| self.chosen) {
+            self.select_row(&path);
         }
     }
 
@@ -201,7 +206,7 @@ impl Picker {
         if std::mem::take(&mut self.order_stale) {
             let selected = self.selected_path();
             self.refresh();
-            if let Some(path) = selected {
+            if let Some(path) = selected.filter(|_| self.chosen) {
                 self.select_row(&path);
             }
         }
@@ -244,6 +249,7 @@ impl Picker {
     pub(crate) fn select_path(&mut self, path: &std::path::Path) {
         self.settle();
         self.select_row(path);
+        self.chosen = true;
     }
 
     fn select_row(&mut self, path: &std::path::Path) {
@@ -347,7 +353,9 @@ impl Picker {
                 }
             }
             other => {
-                self.cursor.navigate(other, len);
+                if self.cursor.navigate(other, len) {
+                    self.chosen = true;
+                }
             }
         }
         None
@@ -365,6 +373,8 @@ impl Picker {
     fn type_char(&mut self, c: char) {
         self.filter.push(c);
         self.cursor.selected = 0;
+        // The best match is the first row, whatever the figures arriving do.
+        self.chosen = false;
         self.refresh();
     }
 
@@ -451,16 +461,32 @@ impl Picker {
         let shown = self
             .cursor
             .layout(list_area.height as usize, self.visible.len());
+        // Names cut so that two rows never read alike.
+        let names = widgets::distinct_cuts(
+            &self.visible[shown.clone()]
+                .iter()
+                .map(|&index| {
+                    let row = &self.rows[index];
+                    let badge = agent_badge(self.agent_badges.get(&row.project.path).copied());
+                    let badge_width = unicode_width::UnicodeWidthStr::width(badge.as_str());
+                    (
+                        row.project.name.as_str(),
+                        columns.name.saturating_sub(badge_width).max(4),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        );
         let lines: Vec<Line> = self
             .visible
             .iter()
             .enumerate()
             .skip(shown.start)
             .take(shown.len())
-            .map(|(position, &index)| {
+            .zip(&names)
+            .map(|((position, &index), name)| {
                 let row = &self.rows[index];
                 let selected = position == self.cursor.selected;
-                self.row_line(row, selected, now, &columns, theme)
+                self.row_line(row, name, selected, now, &columns, theme)
             })
             .collect();
         frame.render_widget(Paragraph::new(lines), list_area);
@@ -484,20 +510,47 @@ impl Picker {
                 theme.fg(theme.warning),
             ));
         }
+        if let Some(open) = self
+            .current
+            .as_deref()
+            .and_then(|path| self.rows.iter().find(|r| r.project.path == path))
+        {
+            let gap = if footer.iter().all(|s| s.content.is_empty()) {
+                ""
+            } else {
+                "  "
+            };
+            let back = keymap
+                .key_for(KeyContext::Picker, Action::Back)
+                .map(|key| format!(" ({key}: back to it)"))
+                .unwrap_or_default();
+            footer.push(Span::styled(
+                format!(
+                    "{gap}• {} is open{back}",
+                    widgets::shown(&open.project.name)
+                ),
+                theme.muted(),
+            ));
+        }
         frame.render_widget(Paragraph::new(Line::from(footer)), footer_area);
     }
 
     fn row_line(
         &self,
         row: &PickerRow,
+        name: &str,
         selected: bool,
         now: u64,
         columns: &Columns,
         theme: &Theme,
     ) -> Line<'static> {
         let report = row.report.as_deref();
-        let marker = if self.current.as_deref() == Some(row.project.path.as_path()) {
+        // The marker is where enter goes (keys and clicks move it alike); the open
+        // project has a dot of its own, and the footer names it.
+        let marker = if selected {
             "▸ "
+        } else if self.current.as_deref() == Some(row.project.path.as_path()) {
+            "• "
         } else {
             "  "
         };
@@ -509,24 +562,28 @@ impl Picker {
         let mut spans = vec![
             Span::styled(marker.to_string(), theme.fg(theme.accent)),
             Span::styled(
-                widgets::fit(&row.project.name, name_width),
+                widgets::fit(name, name_width),
                 theme.fg(theme.text).add_modifier(Modifier::BOLD),
             ),
             Span::styled(badge, theme.fg(theme.warning).add_modifier(Modifier::BOLD)),
             Span::raw(" "),
-            Span::styled(
+        ];
+        if columns.formats > 0 {
+            spans.push(Span::styled(
                 widgets::fit(&formats.join(","), columns.formats),
                 theme.fg(theme.accent),
-            ),
-            Span::raw(" "),
-        ];
+            ));
+            spans.push(Span::raw(" "));
+        }
         match report {
             Some(report) => {
-                spans.push(Span::styled(
-                    format!("{:>5}", report.file_count()),
-                    theme.fg(theme.text),
-                ));
-                spans.push(Span::raw("  "));
+                if columns.files {
+                    spans.push(Span::styled(
+                        format!("{:>5}", report.file_count()),
+                        theme.fg(theme.text),
+                    ));
+                    spans.push(Span::raw("  "));
+                }
                 spans.extend(widgets::session_gauge(
                     &widgets::SessionGauge::of(report),
                     columns.bar,
@@ -534,30 +591,40 @@ impl Picker {
                     theme,
                 ));
                 spans.push(Span::raw("  "));
-                spans.push(widgets::freshness_badge(report.worst_staleness(), theme));
+                spans.push(if columns.stale_word {
+                    widgets::freshness_badge(report.worst_staleness(), theme)
+                } else {
+                    widgets::freshness_glyph(report.worst_staleness(), theme)
+                });
                 spans.push(Span::raw("  "));
-                spans.push(findings_badge(report, theme));
+                spans.push(findings_badge(report, columns.findings(), theme));
             }
-            None => spans.push(Span::styled(
+            None => {
+                let files = if columns.files { "    ·  " } else { "" };
+                spans.push(Span::styled(
+                    format!(
+                        "{files}{:<gauge$}  {:<stale$}  {:<findings$}",
+                        "counting…",
+                        "",
+                        "",
+                        gauge = columns.gauge(),
+                        stale = columns.stale(),
+                        findings = columns.findings(),
+                    ),
+                    theme.muted(),
+                ));
+            }
+        }
+        if columns.written > 0 {
+            spans.push(Span::styled(
                 format!(
-                    "{:>5}  {:<gauge$}  {:<7}  {:<9}",
-                    "·",
-                    "counting…",
-                    "",
-                    "",
-                    gauge = columns.gauge()
+                    " {:>width$}",
+                    widgets::ago(row.last_write(), now),
+                    width = columns.written
                 ),
                 theme.muted(),
-            )),
+            ));
         }
-        spans.push(Span::styled(
-            format!(
-                " {:>width$}",
-                widgets::ago(row.last_write(), now),
-                width = columns.written
-            ),
-            theme.muted(),
-        ));
         let mut line = Line::from(spans);
         if selected {
             line = line.patch_style(theme.selected());
@@ -638,9 +705,11 @@ impl Pane for Picker {
             ListInput::Selected { again: true } => {
                 Outcome::maybe(self.selected_path().map(Effect::OpenProject))
             }
-            ListInput::Selected { again: false } | ListInput::Missed | ListInput::Scrolled => {
+            ListInput::Selected { again: false } | ListInput::Scrolled => {
+                self.chosen = true;
                 Outcome::done()
             }
+            ListInput::Missed => Outcome::done(),
             ListInput::Filtered | ListInput::Ignored => Outcome::Ignored,
         }
     }
@@ -654,7 +723,8 @@ impl Pane for Picker {
     }
 }
 
-fn findings_badge(report: &ProjectReport, theme: &Theme) -> Span<'static> {
+/// The findings' worst severity and count, padded to `width` cells.
+fn findings_badge(report: &ProjectReport, width: usize, theme: &Theme) -> Span<'static> {
     let count = |severity| {
         report
             .findings
@@ -665,36 +735,47 @@ fn findings_badge(report: &ProjectReport, theme: &Theme) -> Span<'static> {
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     if errors > 0 {
         Span::styled(
-            format!("{:<9}", format!("✖ {errors}")),
+            widgets::fit(&format!("✖ {errors}"), width),
             widgets::severity_color(theme, Severity::Error),
         )
     } else if warnings > 0 {
         Span::styled(
-            format!("{:<9}", format!("▲ {warnings}")),
+            widgets::fit(&format!("▲ {warnings}"), width),
             widgets::severity_color(theme, Severity::Warning),
         )
     } else {
-        Span::styled(format!("{:<9}", "✔"), theme.fg(theme.ok))
+        Span::styled(widgets::fit("✔", width), theme.fg(theme.ok))
     }
 }
 
-/// The picker's column widths for a width and the rows shown: names and formats share
-/// what the fixed columns leave (each no wider than its longest entry), the gauge's bar
-/// goes first when the screen is narrow, staleness and findings always stay.
+/// The picker's columns for a width and the rows shown. They go by priority as the
+/// screen narrows: the gauge's bar first, then whose session it is, the formats, the
+/// file count, the staleness word (its glyph stays), the last write, and the findings'
+/// word; the name and the token figure always stay. The header is drawn from the same
+/// columns, so it always sits over its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Columns {
     pub name: usize,
+    /// The formats' width (0: not shown).
     pub formats: usize,
+    pub files: bool,
     /// The gauge's bar (0: the figure and verdict only).
     pub bar: usize,
     /// Whose session the figure is, after the verdict (the header names it too).
     pub agent: bool,
+    /// The staleness as glyph and word (else the glyph alone).
+    pub stale_word: bool,
+    /// The findings as glyph and count in 9 cells (else in 4).
+    pub findings_wide: bool,
+    /// The last write's width (0: not shown).
     pub written: usize,
 }
 
 impl Columns {
     /// The bar a wide screen draws.
     const BAR: usize = 8;
+    /// Names get at least this much (or their longest) before a lower column stays.
+    const NAME_ROOM: usize = 16;
 
     pub fn fit<'a>(width: usize, rows: impl Iterator<Item = &'a PickerRow>, now: u64) -> Columns {
         let (mut longest_name, mut longest_formats, mut written) = (7, 7, 7);
@@ -708,21 +789,43 @@ impl Columns {
         }
         let mut columns = Columns {
             name: 0,
-            formats: 0,
+            formats: longest_formats,
+            files: true,
             bar: Self::BAR,
             agent: true,
+            stale_word: true,
+            findings_wide: true,
             written,
         };
-        // Marker, gaps, files, gauge, staleness, findings, written.
-        let fixed = |c: &Columns| 2 + 1 + 1 + 5 + 2 + c.gauge() + 2 + 7 + 2 + 9 + 1 + c.written;
-        // The bar goes first on a narrow screen, then the agent's name.
-        if width < fixed(&columns) + 30 {
-            columns.bar = 0;
+        // The formats count at the width a cut list of them still reads at.
+        let wanted = |c: &Columns| {
+            let formats = if c.formats > 0 {
+                longest_formats.min(7)
+            } else {
+                0
+            };
+            c.fixed() + longest_name.min(Self::NAME_ROOM) + formats
+        };
+        let steps: [fn(&mut Columns); 7] = [
+            |c| c.bar = 0,
+            |c| c.agent = false,
+            |c| c.formats = 0,
+            |c| c.files = false,
+            |c| c.stale_word = false,
+            |c| c.written = 0,
+            |c| c.findings_wide = false,
+        ];
+        for step in steps {
+            if width >= wanted(&columns) {
+                break;
+            }
+            step(&mut columns);
         }
-        if width < fixed(&columns) + 30 {
-            columns.agent = false;
+        let room = width.saturating_sub(columns.fixed());
+        if columns.formats == 0 {
+            columns.name = room;
+            return columns;
         }
-        let room = width.saturating_sub(fixed(&columns));
         // The name first (up to its longest), then the formats, then the name again.
         let name = longest_name.min(room.saturating_sub(longest_formats.min(room / 3)));
         let name = name.max(room.min(8));
@@ -733,30 +836,64 @@ impl Columns {
         columns
     }
 
+    /// Every column's cells but the name's and the formats' (their gaps included).
+    fn fixed(&self) -> usize {
+        let formats = usize::from(self.formats > 0);
+        let files = if self.files { 5 + 2 } else { 0 };
+        let written = if self.written > 0 {
+            1 + self.written
+        } else {
+            0
+        };
+        // Marker, gaps, files, gauge, staleness, findings, written.
+        2 + 1 + formats + files + self.gauge() + 2 + self.stale() + 2 + self.findings() + written
+    }
+
     /// The gauge's width: bar, figure and verdict.
     pub fn gauge(&self) -> usize {
         widgets::session_gauge_width(self.bar, self.agent)
     }
 
+    fn stale(&self) -> usize {
+        if self.stale_word { 7 } else { 1 }
+    }
+
+    fn findings(&self) -> usize {
+        if self.findings_wide { 9 } else { 4 }
+    }
+
     pub fn header(&self) -> String {
-        format!(
-            "  {:<name$} {:<formats$} {:>5}  {:<gauge$}  {:<7}  {:<9} {:>written$}",
-            "project",
-            "formats",
-            "files",
-            if self.agent {
-                "tokens · budget · session"
+        let mut header = format!("  {:<name$} ", "project", name = self.name);
+        if self.formats > 0 {
+            header.push_str(&format!("{:<w$} ", "formats", w = self.formats));
+        }
+        if self.files {
+            header.push_str("files  ");
+        }
+        let gauge = if self.agent {
+            "tokens · budget · session"
+        } else {
+            "tokens · budget"
+        };
+        header.push_str(&widgets::fit(gauge, self.gauge()));
+        header.push_str("  ");
+        header.push_str(&widgets::fit(
+            if self.stale_word { "stale" } else { "s" },
+            self.stale(),
+        ));
+        header.push_str("  ");
+        header.push_str(&widgets::fit(
+            if self.findings_wide {
+                "findings"
             } else {
-                "tokens · budget"
+                "find"
             },
-            "stale",
-            "findings",
-            "written",
-            name = self.name,
-            formats = self.formats,
-            gauge = self.gauge(),
-            written = self.written,
-        )
+            self.findings(),
+        ));
+        if self.written > 0 {
+            header.push_str(&format!(" {:>w$}", "written", w = self.written));
+        }
+        header
     }
 }
 

@@ -74,6 +74,13 @@ impl Timeline {
         self.visible.len()
     }
 
+    /// The decision enter opens.
+    pub fn selected(&self) -> Option<&Decision> {
+        self.visible
+            .get(self.cursor.selected)
+            .map(|&index| &self.decisions[index])
+    }
+
     fn refresh(&mut self) {
         let needle = self.text.to_lowercase();
         self.visible = self

@@ -94,6 +94,9 @@ pub struct DocumentController {
     /// When the buffer last changed, and when deferred worker requests are due.
     last_edit: Option<Instant>,
     work_due: Option<Instant>,
+    /// What the next reload of this file says instead of "changed on disk" (a version
+    /// brought back from its history names itself).
+    reload_note: Option<(PathBuf, String)>,
 }
 
 /// The open file as titles name it: its file name, and an Infinity memory's id.
@@ -135,6 +138,7 @@ impl DocumentController {
             highlight_asked: None,
             last_edit: None,
             work_due: None,
+            reload_note: None,
         }
     }
 
@@ -200,6 +204,15 @@ impl DocumentController {
     pub fn reset(&mut self) {
         self.editor.reset();
         self.pending = None;
+        self.reload_note = None;
+    }
+
+    /// The next reload of `path`, if it is the open file, says `note`.
+    pub(crate) fn note_next_reload(&mut self, path: &Path, note: String) {
+        self.reload_note = self
+            .doc()
+            .is_some_and(|d| d.path == path)
+            .then(|| (path.to_path_buf(), note));
     }
 
     /// Remembers where the user is in `project`'s open file, for coming back.
@@ -344,9 +357,14 @@ impl DocumentController {
     }
 
     fn on_reloaded(&mut self, loaded: LoadedFile) -> Vec<Effect> {
+        // A note is for the one reload that follows it, whatever that finds.
+        let note = self.reload_note.take();
         let Some(doc) = self.doc() else {
             return Vec::new();
         };
+        let note = note
+            .filter(|(path, _)| *path == doc.path)
+            .map(|(_, note)| note);
         let current = match loaded.result {
             Ok(current) => current,
             Err(LoadError::Gone(_)) => {
@@ -374,7 +392,9 @@ impl DocumentController {
             doc.reload(current.edit);
         }
         self.request_count();
-        vec![Effect::Toast(format!("{name} changed on disk: reloaded"))]
+        vec![Effect::Toast(note.unwrap_or_else(|| {
+            format!("{name} changed on disk: reloaded")
+        }))]
     }
 
     /// The prompt for the buffer against `theirs`, the file as it is on disk now.

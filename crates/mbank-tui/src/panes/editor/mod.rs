@@ -125,6 +125,8 @@ pub(crate) use crate::commands::EDITOR_NORMAL as NORMAL_COMMANDS;
 
 pub(crate) use crate::commands::EDITOR_VISUAL as VISUAL_COMMANDS;
 
+pub(crate) use crate::commands::EDITOR_VIEW as VIEW_COMMANDS;
+
 /// Where a movement key goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Motion {
@@ -262,6 +264,9 @@ pub struct Editor {
     pub highlights: Option<HighlightCache>,
     /// Vim's modes are on (the keymap has normal-mode keys).
     pub modal: bool,
+    /// The modeless editor shows the file read-only until an explicit key starts
+    /// editing: it was reached by a navigation key, where a letter must not type.
+    pub viewing: bool,
     /// What was copied or cut last, kept across files.
     pub register: Option<Register>,
     /// A copy for the system clipboard, until the terminal loop sends it.
@@ -291,6 +296,7 @@ impl Default for Editor {
             problem: None,
             highlights: None,
             modal: false,
+            viewing: false,
             register: None,
             clipboard_out: None,
             wrap_prose: true,
@@ -330,6 +336,36 @@ impl Editor {
 
     pub fn is_dirty(&self) -> bool {
         self.doc.as_ref().is_some_and(Document::is_dirty)
+    }
+
+    /// The keyboard arrives by a navigation key: nothing typed may edit the file. The
+    /// modeless editor shows it read-only; vim's modes go back to normal.
+    pub fn arrive_viewing(&mut self) {
+        if self.modal {
+            if let Some(doc) = self.doc.as_mut() {
+                if doc.mode != Mode::Normal {
+                    doc.buffer.cancel_selection();
+                }
+                doc.mode = Mode::Normal;
+                doc.pending = None;
+            }
+        } else {
+            self.viewing = true;
+        }
+    }
+
+    /// The keyboard arrives to edit (a file opened with enter, a click, a finding).
+    pub fn arrive_editing(&mut self) {
+        self.viewing = false;
+    }
+
+    /// Typed text would go into the file now (not viewing, not in a vim command mode).
+    pub fn types_text(&self) -> bool {
+        if self.modal {
+            self.doc.as_ref().is_some_and(|d| d.mode == Mode::Insert)
+        } else {
+            !self.viewing
+        }
     }
 
     /// The text of the last copy or cut, once, for the system clipboard.
@@ -872,6 +908,7 @@ impl Editor {
             KeyContext::EditorInsert => offers(INSERT_COMMANDS, action) || offers(COMMANDS, action),
             KeyContext::EditorNormal => offers(NORMAL_COMMANDS, action),
             KeyContext::EditorVisual => offers(VISUAL_COMMANDS, action),
+            KeyContext::EditorView => offers(VIEW_COMMANDS, action),
             _ => offers(COMMANDS, action),
         }
     }
@@ -929,7 +966,11 @@ impl Pane for Editor {
 
     fn context(&self) -> KeyContext {
         if !self.modal {
-            return KeyContext::Editor;
+            return if self.viewing {
+                KeyContext::EditorView
+            } else {
+                KeyContext::Editor
+            };
         }
         match self.doc.as_ref().map(|d| d.mode).unwrap_or_default() {
             Mode::Normal => KeyContext::EditorNormal,
@@ -942,18 +983,27 @@ impl Pane for Editor {
         let msg = match input {
             // The search prompt takes every key while it is open.
             Input::Key(key) if self.search.is_some() => Msg::Key(key.event),
+            Input::Key(key) if self.viewing && key.action == Some(Action::Edit) => {
+                self.viewing = false;
+                return Outcome::done();
+            }
             Input::Key(key) => match key.action {
                 Some(action) if self.takes(action) => Msg::Action(action),
                 // A global key.
                 Some(_) => return Outcome::Ignored,
+                // Viewing, a typed key is not text: the app says how to start editing.
+                None if self.viewing => return Outcome::Ignored,
                 None => Msg::Key(key.event),
             },
+            Input::Paste(_) if self.viewing => return Outcome::Ignored,
             Input::Paste(text) => Msg::Paste(text),
             Input::Click(position) => {
                 let inner = self.text_area;
                 if !inner.contains(position) {
                     return Outcome::done();
                 }
+                // A click in the text is as deliberate as enter: it starts editing.
+                self.viewing = false;
                 Msg::Click {
                     row: position.y - inner.y,
                     col: position.x - inner.x,

@@ -37,6 +37,12 @@ impl Editor {
                     doc.buffer.set_search(None);
                     doc.buffer.move_to(origin, false);
                 }
+                // A terminal sends two quick escapes as one key: the escape that
+                // cancels the search also leaves the modeless editor, as the second
+                // would have, so no letter typed next lands in the file.
+                if !self.modal {
+                    effects.push(Effect::Focus(Focus::Tree));
+                }
             }
             KeyCode::Enter => {
                 let query = std::mem::take(&mut prompt.query);

@@ -230,14 +230,14 @@ impl Editor {
             } else {
                 (0..text.len(), 0)
             };
-            let base = line_styles(highlights, index, text);
+            let base = line_styles(highlights, index, text, theme);
             let marks = marks_for_line(index, text, window.clone(), selection, pattern, theme);
             spans.extend(visible_spans(
                 text,
                 window.start..text.len(),
                 doc.left - window_column,
                 width,
-                base,
+                &base,
                 &marks,
                 theme.fg(theme.text),
             ));
@@ -361,13 +361,13 @@ impl Editor {
                     marks_for_line(screen.line, text, window, selection, pattern, theme),
                 );
             }
-            let base = line_styles(highlights.as_ref(), screen.line, text);
+            let base = line_styles(highlights.as_ref(), screen.line, text, theme);
             spans.extend(visible_spans(
                 text,
                 segment.start_byte..segment.end_byte,
                 0,
                 width + 1,
-                base,
+                &base,
                 &marks.1,
                 theme.fg(theme.text),
             ));
@@ -544,18 +544,23 @@ pub(super) fn cut_line_number(
     ]
 }
 
-/// The highlighter's styles for a line (none for very long lines).
-pub(super) fn line_styles<'a>(
-    highlights: Option<&'a HighlightCache>,
+/// The highlighter's styles for a line (none for very long lines), each readable on the
+/// theme's background.
+pub(super) fn line_styles(
+    highlights: Option<&HighlightCache>,
     index: usize,
     text: &str,
-) -> &'a [(Style, Range<usize>)] {
+    theme: &Theme,
+) -> Vec<(Style, Range<usize>)> {
     if text.len() > PLAIN_LINE_CAP {
-        return &[];
+        return Vec::new();
     }
     highlights
         .and_then(|h| h.styles_for(index, text))
         .unwrap_or(&[])
+        .iter()
+        .map(|(style, range)| (theme.readable(*style), range.clone()))
+        .collect()
 }
 
 /// Selection and search-match byte ranges on one line, with their styles. Matches are

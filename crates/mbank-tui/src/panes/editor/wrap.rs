@@ -89,25 +89,53 @@ pub struct Segment {
     pub end_byte: usize,
 }
 
-/// The rows `text` takes at `width` cells: breaks after a blank when the next word
-/// does not fit, inside a word only when the word alone is wider than a row. Spaces at
-/// a break stay at the end of the row (past the edge if need be). Always at least one
-/// row (an empty line is one empty row).
+/// Cells of the word `text` starts with (up to its first blank).
+fn word_cells(text: &str) -> usize {
+    text.chars()
+        .take_while(|c| *c != ' ' && *c != '\t')
+        .map(cells)
+        .sum()
+}
+
+/// Whether a line may break just before `c`: a wide (CJK) character, which needs no
+/// blank to be broken before, unless it is punctuation that closes a phrase (`。`, `」`).
+fn breaks_before(c: char) -> bool {
+    cells(c) == 2 && !"、。，．：；！？）」』】〉》〕］｝ー…・".contains(c)
+}
+
+/// The rows `text` takes at `width` cells: breaks after a blank (or between two CJK
+/// characters) when the next word does not fit, inside a word only when the word alone
+/// is wider than a row, or when the break would leave a row of nothing but the indent
+/// and markup (`# `, `  - `). Spaces at a break stay at the end of the row (past the
+/// edge if need be). Always at least one row (an empty line is one empty row).
 pub fn wrap(text: &str, width: usize) -> Vec<Segment> {
     let width = width.max(1);
     let mut rows = Vec::new();
     let mut row = Segment::default();
     let mut used = 0;
-    // Where the row may break: just after the last blank, and the cells since then.
-    let mut after_blank: Option<(usize, usize)> = None;
+    // Where the row may break: just after the last blank (or before the last CJK
+    // character), the cells since then, and whether the row holds words before it.
+    let mut after_blank: Option<(usize, usize, bool)> = None;
     let mut since_blank = 0;
+    // The row so far holds a letter, not just the indent and markup.
+    let mut has_words = false;
     let mut index = 0;
     for (byte, c) in text.char_indices() {
         let w = cells(c);
+        if breaks_before(c) && index > row.start {
+            after_blank = Some((index, byte, has_words));
+            since_blank = 0;
+        }
         // A space that does not fit hangs past the edge: rows never start with one.
         if used + w > width && index > row.start && c != ' ' {
-            match after_blank {
-                Some((start, start_byte)) if start > row.start => {
+            // Before the break there may be only the indent and markup (`# `, `- `):
+            // that row is kept only when the word after it fits a row of its own (it
+            // would be cut anyway otherwise, so it fills this row instead).
+            let breaks_at_blank = |&(start, _, has_words): &(usize, usize, bool)| {
+                start > row.start && (has_words || since_blank + word_cells(&text[byte..]) <= width)
+            };
+            match after_blank.filter(breaks_at_blank) {
+                Some((start, start_byte, _)) => {
                     rows.push(Segment {
                         end: start,
                         end_byte: start_byte,
@@ -119,6 +147,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<Segment> {
                         ..Segment::default()
                     };
                     used = since_blank;
+                    has_words = since_blank > 0;
                 }
                 _ => {
                     rows.push(Segment {
@@ -132,6 +161,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<Segment> {
                         ..Segment::default()
                     };
                     used = 0;
+                    has_words = false;
                 }
             }
             after_blank = None;
@@ -139,8 +169,11 @@ pub fn wrap(text: &str, width: usize) -> Vec<Segment> {
         }
         used += w;
         index += 1;
+        if c.is_alphabetic() {
+            has_words = true;
+        }
         if c == ' ' || c == '\t' {
-            after_blank = Some((index, byte + c.len_utf8()));
+            after_blank = Some((index, byte + c.len_utf8(), has_words));
             since_blank = 0;
         } else {
             since_blank += w;
@@ -236,11 +269,50 @@ mod tests {
     #[test]
     fn wide_characters_and_tabs_take_their_cells() {
         assert_eq!(shown("日本語です", 4), ["日本", "語で", "す"]);
-        // The tab is a blank: the word after it moves to the next row.
+        // The tab is a blank: the word after it moves to the next row, where it fits;
+        // a word too long for any row fills the indent's row instead of leaving it bare.
         assert_eq!(shown("\tab", 5), ["\t", "ab"]);
+        assert_eq!(shown("\tabcdef", 5), ["\ta", "bcdef"]);
+        assert_eq!(
+            shown("# Project Patterns", 8),
+            ["# ", "Project ", "Patterns"]
+        );
+        assert_eq!(
+            shown("# Supercalifragilistic", 10),
+            ["# Supercal", "ifragilist", "ic"]
+        );
         assert_eq!(shown("\ta", 5), ["\ta"]);
         // A character wider than the row still gets a row of its own.
         assert_eq!(shown("日本", 1), ["日", "本"]);
+    }
+
+    #[test]
+    fn cjk_text_breaks_between_characters_and_never_leaves_the_markup_alone() {
+        // A heading or list item of CJK text: the `#` or the indent keeps its text.
+        assert_eq!(
+            shown("# 日本語のテキストです", 10),
+            ["# 日本語の", "テキストで", "す"]
+        );
+        assert_eq!(
+            shown("  - 中文的记忆文件内容", 12),
+            ["  - 中文的记", "忆文件内容"]
+        );
+        // Closing punctuation stays with the character before it.
+        assert_eq!(shown("日本語。です", 6), ["日本", "語。で", "す"]);
+        // Latin words still break at blanks.
+        assert_eq!(shown("# the heading", 8), ["# the ", "heading"]);
+        for (text, width) in [
+            ("# 日本語のテキストです", 10),
+            ("    日本語のテキストです", 9),
+            ("> 引用された長い中国語の文章です", 11),
+        ] {
+            for row in shown(text, width) {
+                assert!(
+                    row.chars().any(char::is_alphabetic),
+                    "{text:?} at {width}: a row of {row:?}"
+                );
+            }
+        }
     }
 
     #[test]

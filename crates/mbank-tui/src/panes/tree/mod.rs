@@ -144,6 +144,8 @@ pub struct Tree {
     pub open: Option<PathBuf>,
     /// Where it was drawn last.
     area: Rect,
+    /// The gauges the rows were drawn with at the last draw.
+    gauges: Gauges,
 }
 
 impl Tree {
@@ -614,9 +616,51 @@ impl Pane for Tree {
     }
 }
 
-/// Cells the gauges take at the right of a row: a space, a 6-cell bar with its figure
-/// (17), a space and the staleness badge (7).
-const GAUGE_COLUMNS: usize = 26;
+/// What the right of a row shows, by the room there is. The file names come first,
+/// then the token figure (coloured by its budget's verdict), then the staleness glyph,
+/// then the bar, the budget and the staleness word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Gauges {
+    #[default]
+    None,
+    /// The figure alone.
+    Figure,
+    /// The figure and the staleness glyph.
+    Compact,
+    /// The bar, the figure against its budget, the staleness badge.
+    Full,
+}
+
+impl Gauges {
+    /// Where names are cut anyway, they keep at least this many cells before a figure
+    /// is drawn beside them.
+    const NAME_ROOM: usize = 16;
+
+    /// The richest gauges that leave the longest row's name whole (`longest`: its
+    /// cells up to the gauges); where none does, the figure alone if names keep
+    /// [`Gauges::NAME_ROOM`] cells.
+    pub(crate) fn for_width(width: usize, longest: usize) -> Gauges {
+        [Gauges::Full, Gauges::Compact, Gauges::Figure]
+            .into_iter()
+            .find(|g| width >= g.cells() + longest)
+            .or_else(|| {
+                (width >= Gauges::Figure.cells() + Self::NAME_ROOM).then_some(Gauges::Figure)
+            })
+            .unwrap_or(Gauges::None)
+    }
+
+    /// Cells after the name's column: a 6-cell bar with its figure (18), a space, the
+    /// staleness badge (7) and a space before the border; the figure (6), a space and
+    /// the glyph; the figure.
+    pub(crate) fn cells(self) -> usize {
+        match self {
+            Gauges::None => 0,
+            Gauges::Figure => 6,
+            Gauges::Compact => 8,
+            Gauges::Full => 27,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,9 @@
 //! Drawing the tree: bank, folder and file rows with their gauges and badges.
 use super::*;
 
+/// Names longer than this are cut before a gauge gives way to them.
+const LONG_NAME: usize = 24;
+
 impl Tree {
     pub(super) fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, focused: bool) {
         self.area = area;
@@ -62,6 +65,25 @@ impl Tree {
             .cursor
             .layout(list_area.height as usize, self.rows.len());
         let width = list_area.width as usize;
+        self.gauges = Gauges::for_width(width, self.longest_file_row(report));
+        // File names as drawn, cut so that two rows never read alike.
+        let files: Vec<(usize, &str, usize)> = self.rows[shown.clone()]
+            .iter()
+            .enumerate()
+            .filter_map(|(at, row)| {
+                let name = self.file_name(row)?;
+                let room = width.saturating_sub(self.gauges.cells() + row.indent * 2 + 5);
+                Some((shown.start + at, name, room))
+            })
+            .collect();
+        let cuts = widgets::distinct_cuts(
+            &files
+                .iter()
+                .map(|&(_, name, room)| (name, room))
+                .collect::<Vec<_>>(),
+        );
+        let names: HashMap<usize, String> =
+            files.iter().map(|&(index, ..)| index).zip(cuts).collect();
         let lines: Vec<Line> = self
             .rows
             .iter()
@@ -69,7 +91,8 @@ impl Tree {
             .skip(shown.start)
             .take(shown.len())
             .map(|(index, row)| {
-                let mut line = self.row_line(report, row, width, theme);
+                let name = names.get(&index).map(String::as_str);
+                let mut line = self.row_line(report, row, name, width, theme);
                 if index == self.cursor.selected {
                     line = line.patch_style(if focused {
                         theme.selected()
@@ -83,21 +106,50 @@ impl Tree {
         frame.render_widget(Paragraph::new(lines), list_area);
     }
 
+    /// Cells the widest file row takes up to its gauges: indent, layer, name, marks. A
+    /// name counts up to [`LONG_NAME`] cells: a longer one is cut rather than cost
+    /// every row its gauges.
+    fn longest_file_row(&self, report: &ProjectReport) -> usize {
+        self.rows
+            .iter()
+            .filter_map(|row| match &row.kind {
+                RowKind::File { bank, file } => {
+                    let name = self.banks.get(*bank)?.names.get(*file)?;
+                    report.banks.get(*bank)?.files.get(*file)?;
+                    let name = unicode_width::UnicodeWidthStr::width(widgets::shown(name).as_ref());
+                    Some(row.indent * 2 + 5 + name.min(LONG_NAME))
+                }
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// A file row's name (an Infinity memory's title), as the tree knows it.
+    fn file_name(&self, row: &TreeRow) -> Option<&str> {
+        match &row.kind {
+            RowKind::File { bank, file } => self
+                .banks
+                .get(*bank)
+                .and_then(|t| t.names.get(*file))
+                .map(String::as_str),
+            _ => None,
+        }
+    }
+
+    /// One row; `shown_name` is a file's name as cut for this draw.
     pub(super) fn row_line(
         &self,
         report: &ProjectReport,
         row: &TreeRow,
+        shown_name: Option<&str>,
         width: usize,
         theme: &Theme,
     ) -> Line<'static> {
         let indent = "  ".repeat(row.indent);
         // Gauges take the right-hand cells when there is room for a name too.
-        let gauges = width >= GAUGE_COLUMNS + 16;
-        let name_width = if gauges {
-            width.saturating_sub(GAUGE_COLUMNS + indent.len())
-        } else {
-            width.saturating_sub(indent.len())
-        };
+        let gauges = self.gauges;
+        let name_width = width.saturating_sub(gauges.cells() + indent.len());
         match &row.kind {
             RowKind::Bank { bank: b } => {
                 let bank = &report.banks[*b];
@@ -124,16 +176,35 @@ impl Tree {
                     ),
                     theme.fg(theme.accent).add_modifier(Modifier::BOLD),
                 )];
-                if gauges {
-                    let total = widgets::Total {
-                        tokens: bank.loaded_tokens,
-                        complete: bank.complete,
-                        checks: &bank.budget,
-                        worst: bank.worst_budget(),
-                    };
-                    spans.extend(widgets::total_gauge(&total, 6, theme));
-                    spans.push(Span::raw(" "));
-                    spans.push(widgets::freshness_badge(bank.worst_staleness(), theme));
+                let total = widgets::Total {
+                    tokens: bank.loaded_tokens,
+                    complete: bank.complete,
+                    checks: &bank.budget,
+                    worst: bank.worst_budget(),
+                };
+                match gauges {
+                    Gauges::None => {}
+                    Gauges::Figure | Gauges::Compact => {
+                        let status = widgets::token_check(&bank.budget)
+                            .map(|c| c.status)
+                            .or(total.worst);
+                        let suffix = if bank.complete { "" } else { "+" };
+                        spans.push(widgets::figure_only(
+                            Some(bank.loaded_tokens),
+                            suffix,
+                            status,
+                            theme,
+                        ));
+                        if gauges == Gauges::Compact {
+                            spans.push(Span::raw(" "));
+                            spans.push(widgets::freshness_glyph(bank.worst_staleness(), theme));
+                        }
+                    }
+                    Gauges::Full => {
+                        spans.extend(widgets::total_gauge(&total, 6, theme));
+                        spans.push(Span::raw(" "));
+                        spans.push(widgets::freshness_badge(bank.worst_staleness(), theme));
+                    }
                 }
                 Line::from(spans)
             }
@@ -153,11 +224,7 @@ impl Tree {
                 ),
             ]),
             RowKind::File { bank, file } => {
-                let name = self
-                    .banks
-                    .get(*bank)
-                    .and_then(|t| t.names.get(*file))
-                    .map_or("", String::as_str);
+                let name = shown_name.or(self.file_name(row)).unwrap_or("");
                 let file = &report.banks[*bank].files[*file];
                 self.file_line(file, name, indent, name_width, gauges, theme)
             }
@@ -197,7 +264,7 @@ impl Tree {
         name: &str,
         indent: String,
         name_width: usize,
-        gauges: bool,
+        gauges: Gauges,
         theme: &Theme,
     ) -> Line<'static> {
         let layer = file
@@ -250,21 +317,34 @@ impl Tree {
             marker,
             Span::raw(" "),
         ];
-        if gauges {
-            let tokens = file.stats.as_ref().map(|s| s.loaded_tokens as u64);
-            if file.error.is_some() {
-                spans.push(Span::styled(
-                    format!("{:<15}", "unreadable"),
-                    theme.fg(theme.error),
-                ));
-            } else {
-                spans.extend(widgets::token_gauge(tokens, &file.budget, 6, theme));
+        let tokens = file.stats.as_ref().map(|s| s.loaded_tokens as u64);
+        let level = file.staleness.as_ref().map(|s| s.level);
+        match gauges {
+            Gauges::None => {}
+            Gauges::Figure | Gauges::Compact => {
+                if file.error.is_some() {
+                    spans.push(Span::styled("unread", theme.fg(theme.error)));
+                } else {
+                    let status = widgets::token_check(&file.budget).map(|c| c.status);
+                    spans.push(widgets::figure_only(tokens, "", status, theme));
+                }
+                if gauges == Gauges::Compact {
+                    spans.push(Span::raw(" "));
+                    spans.push(widgets::freshness_glyph(level, theme));
+                }
             }
-            spans.push(Span::raw(" "));
-            spans.push(widgets::freshness_badge(
-                file.staleness.as_ref().map(|s| s.level),
-                theme,
-            ));
+            Gauges::Full => {
+                if file.error.is_some() {
+                    spans.push(Span::styled(
+                        widgets::fit("unreadable", 6 + widgets::GAUGE_FIGURE),
+                        theme.fg(theme.error),
+                    ));
+                } else {
+                    spans.extend(widgets::token_gauge(tokens, &file.budget, 6, theme));
+                }
+                spans.push(Span::raw(" "));
+                spans.push(widgets::freshness_badge(level, theme));
+            }
         }
         Line::from(spans)
     }
