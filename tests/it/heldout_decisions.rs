@@ -39,7 +39,12 @@ fn heldout_decisions_are_measured() {
         .map(|e| format!("not a decision: {e}"))
         .chain(score.unlabelled.iter().map(|e| format!("unlabelled: {e}")))
         .chain(score.missed.iter().map(|e| format!("missed: {e}")))
-        .chain(score.wrong_status.iter().map(|e| format!("wrong status: {e}")))
+        .chain(
+            score
+                .wrong_status
+                .iter()
+                .map(|e| format!("wrong status: {e}")),
+        )
     {
         eprintln!("  {line}");
     }

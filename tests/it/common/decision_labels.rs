@@ -39,13 +39,17 @@ pub struct SeenEntry {
 /// What the entries of a root scored against their labels.
 #[derive(Debug, Default)]
 pub struct Score {
+    /// Entries shown as decisions, and as events.
     pub entries: usize,
+    pub events: usize,
     pub true_entries: usize,
     pub false_entries: Vec<String>,
     pub unlabelled: Vec<String>,
     pub labelled_decisions: usize,
     pub found_decisions: usize,
     pub missed: Vec<String>,
+    /// Labels of entries that are not decisions which no entry answers any more.
+    pub false_labels: Vec<String>,
     pub status_right: usize,
     pub wrong_status: Vec<String>,
     /// Projects with labels but no folder under the root.
@@ -64,8 +68,9 @@ impl Score {
     }
     pub fn summary(&self, what: &str) -> String {
         format!(
-            "{what}: {} entries, {} decisions among them (precision {:.1} %), {} of {} labelled decisions found (recall {:.1} %), {} of {} statuses right ({:.1} %), {} unlabelled, {} labelled projects absent",
+            "{what}: {} entries shown as decisions (and {} as events), {} decisions among them (precision {:.1} %), {} of {} labelled decisions found (recall {:.1} %), {} of {} statuses right ({:.1} %), {} unlabelled, {} labelled projects absent",
             self.entries,
+            self.events,
             self.true_entries,
             self.precision() * 100.0,
             self.found_decisions,
@@ -85,7 +90,10 @@ pub fn read_labels(path: &Path) -> Vec<EntryLabel> {
     let labels: LabelFile =
         toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     for label in &labels.entry {
-        assert!(!label.why.trim().is_empty(), "a label without a reason: {label:?}");
+        assert!(
+            !label.why.trim().is_empty(),
+            "a label without a reason: {label:?}"
+        );
         assert_eq!(
             label.decision,
             label.status.is_some(),
@@ -137,7 +145,6 @@ pub fn score(root: &Path, labels: &[EntryLabel], seen: &[SeenEntry]) -> Score {
     }
     let mut answered = vec![false; labels.len()];
     for entry in seen {
-        score.entries += 1;
         let candidates = by_file
             .get(&(entry.project.as_str(), entry.file.as_str()))
             .cloned()
@@ -155,10 +162,24 @@ pub fn score(root: &Path, labels: &[EntryLabel], seen: &[SeenEntry]) -> Score {
             score.unlabelled.push(format!("{entry:?}"));
             continue;
         };
+        if entry.kind.as_deref() != Some("event") {
+            score.entries += 1;
+        }
         answered[index] = true;
         let label = &labels[index];
+        // An entry shown as an event claims no decision: right when it is none, a missed
+        // decision when it is one.
+        if entry.kind.as_deref() == Some("event") {
+            score.events += 1;
+            if label.decision {
+                answered[index] = false;
+            }
+            continue;
+        }
         if !label.decision {
-            score.false_entries.push(format!("{entry:?}: {}", label.why));
+            score
+                .false_entries
+                .push(format!("{entry:?}: {}", label.why));
             continue;
         }
         score.true_entries += 1;
@@ -184,6 +205,12 @@ pub fn score(root: &Path, labels: &[EntryLabel], seen: &[SeenEntry]) -> Score {
         }
     }
     for (label, done) in labels.iter().zip(&answered) {
+        if !label.decision && !*done && present.get(label.project.as_str()) == Some(&true) {
+            score.false_labels.push(format!(
+                "{} {}:{} {}",
+                label.project, label.file, label.line, label.title
+            ));
+        }
         if label.decision && present.get(label.project.as_str()) == Some(&true) {
             if *done {
                 score.found_decisions += 1;
