@@ -8,7 +8,7 @@ use super::sections::parse_sections;
 use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
-use crate::analysis::membership::{self, FileClass};
+use crate::analysis::file_class::{self, FileClass};
 use crate::analysis::placeholders::placeholder_lines;
 use crate::error::CoreError;
 use crate::findings::{Finding, Severity};
@@ -22,7 +22,7 @@ use crate::model::{Bank, MemoryFile, Role};
 fn is_memory(bank: &Bank, file: &MemoryFile) -> bool {
     file.path
         .strip_prefix(&bank.root)
-        .map_or(true, |rel| membership::classify(rel) == FileClass::Memory)
+        .map_or(true, |rel| file_class::classify(rel) == FileClass::Memory)
 }
 
 /// Decision files of a bank are those whose role is a decision log.
