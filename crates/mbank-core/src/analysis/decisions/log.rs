@@ -10,7 +10,7 @@ use super::entry::{
     read_heading,
 };
 use super::events::{Event, scan_events};
-use super::meaning::{kind_of_title, status_from_title};
+use super::meaning::{is_open_question, is_pointer, kind_of_title, status_from_title};
 use super::text::{clean_title, is_placeholder, may_contain_word, strip_markup};
 use super::{Decision, DecisionKind, DecisionStatus, DecisionStyle};
 use crate::markup::markdown;
@@ -221,6 +221,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 if open.is_some() && !open_by_line {
                     continue;
                 }
+                // A pointer to another record or an open question records no decision.
+                if is_pointer(title) || is_open_question(title) {
+                    continue;
+                }
                 // So is a bullet under a lead-in of a logged entry, and the bullets after it.
                 if open.is_some() && date.is_none() && (in_details || after_lead_in(*line)) {
                     in_details = true;
@@ -256,7 +260,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     continue;
                 }
                 let heading = read_heading(text);
-                if is_placeholder(&heading.title) {
+                if is_placeholder(&heading.title) || is_open_question(&heading.title) {
                     continue;
                 }
                 if !heading.certain && *level > 1 && is_decision_section_heading(text) {
@@ -532,6 +536,15 @@ mod tests {
         assert_eq!(d[0].title, "Use tabs");
         assert_eq!(d[0].date, date("2025-01-02"));
         assert_eq!((d[0].line, d[0].end_line), (7, 9));
+    }
+
+    #[test]
+    fn open_questions_and_pointers_in_a_log_are_not_entries() {
+        let text = "# Decision Log\n\n## Decision\n\n* Use Redis for the cache\n\
+* Full rationale in ADR-077\n* Decision needed: which queue to use\n\n\
+## Decision needed: Kafka or NATS?\n**Context:** both fit\n";
+        let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Use Redis for the cache"]);
     }
 
     #[test]

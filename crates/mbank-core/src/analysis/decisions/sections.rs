@@ -326,7 +326,7 @@ impl SectionSource<'_> {
             }
             let heading = read_heading(text);
             let (title, marked_status) = without_status_mark(&unnumbered(&heading.title));
-            if title.is_empty() || is_placeholder(&title) {
+            if title.is_empty() || is_placeholder(&title) || is_open_question(&title) {
                 continue;
             }
             // "## Accepted" over a list of entries: a status that groups them, never an
@@ -717,6 +717,37 @@ Plain prose about decisions.\n";
         assert_eq!((d[0].id.as_deref(), d[0].line), (Some("ADR-7"), 5));
         assert_eq!(d[0].status, DecisionStatus::Superseded);
         assert_eq!(d[1].style, DecisionStyle::TableRow);
+    }
+
+    #[test]
+    fn decision_sections_in_other_languages_and_what_is_no_decision() {
+        let text = "# アクティブコンテキスト\n\n## アクティブな決定事項\n\
+- JSONを主体とし、Markdownはそこから生成する\n\
+- 採用: Vanilla JavaScript\n\n\
+## Lessons Learned\n\n### Architecture Decisions\n- Caching was a mistake\n\n\
+## What Is Incomplete or Needs Decisions\n- Queue choice\n\n\
+## Ключевые решения\n- PostgreSQL для хранения\n- Full rationale in ADR-077\n\
+- Decision needed: Kafka or NATS\n- Возможно, позже перейти на gRPC\n\n\
+## Decisiones técnicas\n- Implementado: Flyway para migraciones\n";
+        let d = sections(text);
+        let got: Vec<(&str, DecisionStatus)> =
+            d.iter().map(|d| (d.title.as_str(), d.status)).collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "JSONを主体とし、Markdownはそこから生成する",
+                    DecisionStatus::Unknown
+                ),
+                ("採用: Vanilla JavaScript", DecisionStatus::Accepted),
+                ("PostgreSQL для хранения", DecisionStatus::Unknown),
+                (
+                    "Implementado: Flyway para migraciones",
+                    DecisionStatus::Accepted
+                ),
+            ],
+            "{d:#?}"
+        );
     }
 
     #[test]
