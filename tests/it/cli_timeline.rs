@@ -263,3 +263,45 @@ fn decisions_in_sections_of_other_files_join_the_timeline_with_their_file_and_li
         .unwrap();
     assert!(row.ends_with("memory-bank/activeContext.md:6"), "{text}");
 }
+
+#[test]
+fn events_stand_apart_from_decisions_in_text_and_json() {
+    let temp = tempfile::tempdir().unwrap();
+    let bank = temp.path().join("root/shop/memory-bank");
+    write(&bank.join("projectbrief.md"), "# Brief\n\nTea shop.\n");
+    write(&bank.join("activeContext.md"), "# Active\n\nCheckout.\n");
+    write(
+        &bank.join("decisionLog.md"),
+        "# Decision Log\n\n\
+## 2025-03-02 - Take card payments only\n\n**Decision:** cards first\n\n\
+## 2025-03-09 - Merged the checkout branch into main\n\n**Context:** release 1.0\n",
+    );
+    let out = mbank(temp.path(), &["timeline", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let kinds: Vec<(&str, &str, &str)> = json["projects"][0]["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["title"].as_str().unwrap(),
+                d["kind"].as_str().unwrap(),
+                d["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("Take card payments only", "decision", "accepted"),
+            ("Merged the checkout branch into main", "event", "unknown"),
+        ]
+    );
+    let text = stdout(&mbank(temp.path(), &["timeline"]));
+    assert!(
+        text.contains("event: Merged the checkout branch into main"),
+        "{text}"
+    );
+    assert!(!text.contains("event: Take card"), "{text}");
+}

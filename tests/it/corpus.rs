@@ -202,6 +202,16 @@ const EXPECTED: &[Expected] = &[
         ],
     },
     Expected {
+        folder: "89780012+online-notepad",
+        // A RooFlow five-file bank with no `.roo/` folder, beside a CLAUDE.md.
+        projects: &[("", &[MemoryBankMcp, ClaudeMd])],
+        files: &[
+            ("memory-bank/decisionLog.md", Role::Decisions),
+            ("memory-bank/activeContext.md", Role::Active),
+            ("CLAUDE.md", Role::Instructions),
+        ],
+    },
+    Expected {
         folder: "3gogo+auto-quote-system",
         // RooFlow: the five Memory Bank MCP files beside `.roo/mcp.json`.
         projects: &[("", &[MemoryBankMcp, RooRules])],
@@ -289,6 +299,15 @@ const EXPECTED: &[Expected] = &[
         ],
     },
     Expected {
+        folder: "RADESH626+black-noise-nextjs",
+        // A Cline bank written in Spanish, without a decision log.
+        projects: &[("", &[Cline])],
+        files: &[
+            ("memory-bank/projectbrief.md", Role::Brief),
+            ("memory-bank/activeContext.md", Role::Active),
+        ],
+    },
+    Expected {
         folder: "PixmaNts+SatisFlow",
         // A Kilo Code memory bank and nothing else; three of its five files are its own.
         projects: &[("", &[KiloCode])],
@@ -346,6 +365,15 @@ const EXPECTED: &[Expected] = &[
             ("memory-bank/projectbrief.md", Role::Brief),
             ("memory-bank/techContext.md", Role::Tech),
             (".windsurf/rules/memory-bank.md", Role::Rules),
+        ],
+    },
+    Expected {
+        folder: "nublu1234+nublu1234.github.io",
+        // A Cline bank written in Korean.
+        projects: &[("", &[Cline])],
+        files: &[
+            ("memory-bank/projectbrief.md", Role::Brief),
+            ("memory-bank/activeContext.md", Role::Active),
         ],
     },
     Expected {

@@ -1,9 +1,12 @@
 //! Precision of `mbank check` on the shared corpus of real banks, against the labels in
-//! `corpus_labels.toml` (every finding read and labelled by hand), and each project's
-//! decision count against the count read through by hand. Fails on a finding nobody
-//! labelled, a label no finding answers, an error labelled anything but true, precision
-//! under 95 %, or a decision count that moved. Skipped with a notice without the corpus.
+//! `corpus_labels.toml` (every finding read and labelled by hand), and every timeline entry
+//! against `corpus_decision_labels.toml` (each entry and each missed decision read by
+//! hand). Fails on a finding or entry nobody labelled, a label no finding or entry answers
+//! any more, an error labelled anything but true, a wrong status, a labelled bank missing
+//! from the corpus, or a figure under 95 % (entries labelled not a decision are printed
+//! and count against precision). Skipped with a notice without the corpus.
 use crate::common;
+use crate::common::decision_labels;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,7 +19,6 @@ const MIN_PRECISION: f64 = 0.95;
 #[derive(Debug, Deserialize)]
 struct Labels {
     finding: Vec<FindingLabel>,
-    decisions: Vec<DecisionCount>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -38,16 +40,6 @@ enum Verdict {
     False,
     WrongRule,
     Artifact,
-}
-
-/// A project's timeline: `count` entries read, of which `decisions` are decisions when
-/// read by hand (every one of them among the entries).
-#[derive(Debug, Deserialize)]
-struct DecisionCount {
-    project: String,
-    count: usize,
-    decisions: usize,
-    why: String,
 }
 
 /// One finding of the check's JSON, with its file relative to its project.
@@ -187,42 +179,67 @@ fn every_corpus_finding_is_labelled_and_precision_holds() {
     );
 }
 
+/// The least share of timeline entries that must be decisions, of labelled decisions that
+/// must be found, and of found decisions whose status must be the labelled one.
+const MIN_DECISION_SHARE: f64 = 0.95;
+
 #[test]
-fn every_corpus_projects_decision_count_is_the_labelled_one() {
+fn every_corpus_timeline_entry_is_labelled_and_decisions_hold() {
     let Some(root) = common::corpus_root() else {
         return;
     };
-    let labels = labels();
-    let sandbox = common::Sandbox::new();
-    let timeline = sandbox.run(&["timeline", "--json", "--root", root.to_str().unwrap()]);
-    timeline.expect_code(0);
-    let found: BTreeMap<String, usize> = timeline.json()["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            let name = p["name"].as_str().unwrap().to_string();
-            (name, p["decisions"].as_array().map_or(0, Vec::len))
-        })
-        .filter(|(_, n)| *n > 0)
-        .collect();
-    let mut labelled = BTreeMap::new();
-    for d in &labels.decisions {
-        assert!(!d.why.trim().is_empty(), "a count without a reason: {d:?}");
-        assert!(
-            d.decisions <= d.count,
-            "{}: {} real decisions cannot exceed the {} entries read",
-            d.project,
-            d.decisions,
-            d.count
-        );
-        labelled.insert(d.project.clone(), d.count);
-    }
-    assert_eq!(
-        found, labelled,
-        "timeline entries per project (found, then labelled) differ: read the project's timeline and relabel"
+    let labels = decision_labels::read_labels(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/corpus_decision_labels.toml"),
     );
-    let entries: usize = labels.decisions.iter().map(|d| d.count).sum();
-    let real: usize = labels.decisions.iter().map(|d| d.decisions).sum();
-    eprintln!("corpus timeline: {entries} entries read, {real} of them decisions by hand");
+    let seen = decision_labels::timeline_entries(&root);
+    let score = decision_labels::score(&root, &labels, &seen);
+    let folders = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .count();
+    let labelled: std::collections::BTreeSet<&str> =
+        labels.iter().map(|l| l.project.as_str()).collect();
+    eprintln!(
+        "{} ({} of {folders} corpus banks have no decision content and are skipped)",
+        score.summary("corpus timeline"),
+        folders.saturating_sub(labelled.len()),
+    );
+    assert!(
+        score.absent_projects.is_empty(),
+        "labelled banks missing from the corpus at {}: {:?}",
+        root.display(),
+        score.absent_projects
+    );
+    assert!(
+        score.unlabelled.is_empty(),
+        "timeline entries nobody labelled (read them, then label them in corpus_decision_labels.toml):\n{}",
+        score.unlabelled.join("\n")
+    );
+    for entry in &score.false_entries {
+        eprintln!("  labelled not a decision: {entry}");
+    }
+    assert!(
+        score.false_labels.is_empty(),
+        "entries labelled not a decision that the timeline no longer shows (remove the labels if rightly gone):\n{}",
+        score.false_labels.join("\n")
+    );
+    assert!(
+        score.wrong_status.is_empty(),
+        "decisions with a wrong status:\n{}",
+        score.wrong_status.join("\n")
+    );
+    for (figure, value) in [
+        ("precision", score.precision()),
+        ("recall", score.recall()),
+        ("status accuracy", score.status_accuracy()),
+    ] {
+        assert!(
+            value >= MIN_DECISION_SHARE,
+            "decision {figure} {:.1} % under {:.0} %; missed:\n{}",
+            value * 100.0,
+            MIN_DECISION_SHARE * 100.0,
+            score.missed.join("\n")
+        );
+    }
 }

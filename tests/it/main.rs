@@ -35,6 +35,7 @@ mod format_names;
 mod formats_2026;
 mod git_hostile;
 mod git_integration;
+mod heldout_decisions;
 mod hostile_parsers;
 mod http_browser_safety;
 mod http_mcp;

@@ -4,7 +4,8 @@
 //! Decisions" …) of the banks' other memory files; each names its file and line.
 //!
 //! Text: one table per project with date (and time when written), status, title and
-//! `file:line`; a decision log too large to parse is named on stderr. Exit 0 when it ran
+//! `file:line`; an event recorded among the decisions (a merge, a release) is marked
+//! `event:` before its title; a decision log too large to parse is named on stderr. Exit 0 when it ran
 //! (an empty timeline included), 2 on usage or I/O errors.
 //!
 //! JSON (schema `mbank.timeline/1`, stable; additions only):
@@ -25,7 +26,8 @@
 //!       "display": "memory-bank/decisionLog.md",
 //!       "line": 12, "end_line": 20,      // 1-based, inclusive
 //!       "style": "cline-block",          // cline-block|dated-heading|block|log-line|list-item|table-row|adr
-//!       "group": "Key Decisions"         // the heading grouping it, or null
+//!       "group": "Key Decisions",        // the heading grouping it, or null
+//!       "kind": "decision"               // decision|event (a merge, a release recorded among them)
 //!     }],
 //!     "problems": [{                      // logs left out: over the 8 MiB parse limit
 //!       "severity": "warning", "code": "parse-limit",
@@ -42,7 +44,7 @@ use serde::Serialize;
 
 use crate::cli::style::{Table, eprintln, line, println};
 use crate::cli::{Context, json};
-use crate::core::analysis::decisions::{self, Decision};
+use crate::core::analysis::decisions::{self, Decision, DecisionKind};
 use crate::core::findings::Finding;
 use crate::core::io::text::counted;
 
@@ -72,7 +74,8 @@ fn when(decision: &Decision) -> String {
     }
 }
 
-/// Title with its ADR id and supersession links, for the text table.
+/// Title with its ADR id and supersession links, for the text table; an event is marked
+/// so it stands apart from the decisions.
 fn title_cell(decision: &Decision) -> String {
     let mut title = match &decision.id {
         Some(id) if !decision.title.starts_with(id.as_str()) => {
@@ -82,6 +85,9 @@ fn title_cell(decision: &Decision) -> String {
     };
     if !decision.superseded_by.is_empty() {
         title.push_str(&format!(" → {}", decision.superseded_by.join(", ")));
+    }
+    if decision.kind == DecisionKind::Event {
+        title = format!("{}: {title}", DecisionKind::Event.id());
     }
     title
 }

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod context;
+pub mod decision_labels;
 pub mod git;
 pub mod tui;
 

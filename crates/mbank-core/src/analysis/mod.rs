@@ -6,6 +6,7 @@
 pub mod budgets;
 pub mod context;
 pub mod decisions;
+pub(crate) mod file_class;
 pub mod git_evidence;
 pub mod imports;
 pub mod load_cut;

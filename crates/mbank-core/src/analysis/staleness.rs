@@ -212,6 +212,9 @@ pub(crate) fn assess_bank(
             }
             let mut verdicts: Vec<(Freshness, u64, String)> = Vec::new();
 
+            // A decision log grows only when a decision is made: siblings written later
+            // (the active context of every session) say nothing about it.
+            let judged_by_siblings = !file.role.is_decision_log();
             // Sibling files of the bank that changed later.
             if let Some(updated) = mine.updated {
                 let newest_two = newest_by_group
@@ -222,7 +225,10 @@ pub(crate) fn assess_bank(
                     [Some((_, newest)), runner_up] if newest == index => runner_up,
                     [newest, _] => newest,
                 };
-                if let Some((time, sibling)) = newest_sibling.map(|(t, i)| (t, &bank.files[i])) {
+                if judged_by_siblings
+                    && let Some((time, sibling)) =
+                        newest_sibling.map(|(t, i)| (t, &bank.files[i]))
+                {
                     let gap = days_between(updated, time);
                     if gap > 0 {
                         verdicts.push((
@@ -244,7 +250,7 @@ pub(crate) fn assess_bank(
                 }
             }
             // Dates written in the files, which survive copies and clones.
-            if let Some(date) = mine.content_date {
+            if judged_by_siblings && let Some(date) = mine.content_date {
                 let newest = bank
                     .files
                     .iter()
@@ -468,6 +474,32 @@ mod tests {
             "{}",
             together.reason
         );
+    }
+
+    #[test]
+    fn an_append_only_decision_log_is_not_stale_against_the_active_context() {
+        let b = bank(vec![
+            file("decisionLog.md", Role::Decisions),
+            file("activeContext.md", Role::Active),
+        ]);
+        let activity = [
+            FileActivity {
+                updated: Some(day(0)),
+                ..Default::default()
+            },
+            FileActivity {
+                updated: Some(day(90)),
+                ..Default::default()
+            },
+        ];
+        let result = assess_bank(
+            &b,
+            &activity,
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        let log = result[0].clone().unwrap();
+        assert_eq!(log.level, Freshness::Fresh, "{}", log.reason);
     }
 
     #[test]

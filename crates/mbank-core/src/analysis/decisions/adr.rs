@@ -130,6 +130,7 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         end_line: end.max(start) + 1,
         style: DecisionStyle::Adr,
         group: None,
+        kind: super::DecisionKind::Decision,
     })
 }
 

@@ -7,8 +7,8 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
 use super::text::{
-    ADR_REF, DATE_TIME, clean_title, date_from_captures, find_date, is_ascii, links_in,
-    may_contain_word, may_match, normalize_adr_id, regex, strip_markup,
+    ADR_REF, DATE_TIME, clean_title, date_from_captures, find_date, is_ascii, is_placeholder,
+    links_in, may_contain_word, may_match, normalize_adr_id, regex, strip_markup,
 };
 use super::{DecisionStatus, DecisionStyle};
 use crate::markup::markdown;
@@ -27,7 +27,16 @@ static DATE_LAST: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// `Decision: X`, `Decision - X`, `Decision 3: X`, `Decision #3`.
 static CLINE_TITLE: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?i)^decision(?:\s*#?\s*(?P<n>\d+))?\s*(?:[:\-–—.]\s*(?P<rest>.*))?$")
+    regex(
+        r"(?i)^(?:decision|решение|decisión|decisao|decisão|décision|entscheidung|决定|決定|决策|決策|결정)(?:\s*#?\s*(?P<n>\d+))?\s*(?:[:：\-–—.]\s*(?P<rest>.*))?$",
+    )
+});
+/// A title ending in a span of dates (`Ball tracking (2026-02-23 to 2026-02-24)`): the
+/// span's first date, the title before it.
+static DATE_SPAN_LAST: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"(?i)^(?P<rest>.*?\S)\s*(?:[-–—:|,]\s*|\s)[\[(]?{DATE_TIME}\s*(?:to|until|till|through|bis|до|по|al|a|à|até|au|~|〜|～|–|—|-)\s*\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}[\])]?$"
+    ))
 });
 /// `ADR-0011: X`, `ADR 12 — X`, `ADR-3.`.
 pub(super) static ADR_TITLE: LazyLock<Regex> =
@@ -35,9 +44,32 @@ pub(super) static ADR_TITLE: LazyLock<Regex> =
 /// `**Key:** value`, `- **Key**: value`, `Key: value` for the few keys read from bodies.
 static FIELD: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>[A-Za-z][A-Za-z ]{1,30}?)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:|:)\s*(?P<value>.*)$",
+        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L} ]{1,30}?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
     )
 });
+
+/// A body key in any language as the English key it stands for.
+fn canonical_key(key: &str) -> &str {
+    match key {
+        "решение" | "decisión" | "decisao" | "decisão" | "décision" | "entscheidung" | "决定"
+        | "決定" | "决策" | "決策" | "결정" => "decision",
+        "статус" | "estado" | "statut" | "状态" | "狀態" | "ステータス" | "상태" => {
+            "status"
+        }
+        "дата" | "fecha" | "data" | "datum" | "日期" | "日付" | "날짜" => "date",
+        "контекст" | "contexto" | "kontext" | "contexte" | "背景" | "맥락" => "context",
+        "обоснование"
+        | "justificación"
+        | "justificativa"
+        | "begründung"
+        | "justification"
+        | "理由"
+        | "原因"
+        | "근거"
+        | "이유" => "rationale",
+        other => other,
+    }
+}
 /// Words [`SUPERSEDED_BY`] cannot match without.
 pub(super) const SUPERSEDED_WORDS: &[&[u8]] = &[b"superseded", b"replaced"];
 pub(super) static SUPERSEDED_BY: LazyLock<Regex> =
@@ -67,11 +99,19 @@ pub(super) struct EntryFields {
     pub(super) superseded_by: Vec<String>,
     pub(super) decision: Option<String>,
     pub(super) has_marker: bool,
+    /// A Decision field (or section) says what was decided.
+    pub(super) decided: bool,
 }
 
-/// A heading that is a section of a decision block (`### Context`, `### Decision`).
+/// A heading that is a section of a decision block (`### Context`, `### Decision`), in
+/// any language.
 pub(super) fn is_block_section(heading: &str) -> bool {
-    MARKER_KEYS.contains(&clean_title(heading).to_lowercase().as_str())
+    MARKER_KEYS.contains(&canonical_key(&clean_title(heading).to_lowercase()))
+}
+
+/// A heading that is the Decision part of a block, in any language.
+pub(super) fn names_a_decision(heading: &str) -> bool {
+    canonical_key(&clean_title(heading).to_lowercase()) == "decision"
 }
 
 pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFields {
@@ -82,15 +122,25 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
             continue;
         }
         if let Some((_, text)) = markdown::heading(line) {
-            if MARKER_KEYS.contains(&text.trim().trim_end_matches(':').to_lowercase().as_str()) {
+            let key = text
+                .trim()
+                .trim_end_matches([':', '：'])
+                .trim()
+                .to_lowercase();
+            let key = canonical_key(&key);
+            if MARKER_KEYS.contains(&key) {
                 fields.has_marker = true;
+            }
+            if key == "decision" {
+                fields.decided = true;
             }
             continue;
         }
-        if line.as_bytes().contains(&b':')
+        if (line.as_bytes().contains(&b':') || line.contains('：'))
             && let Some(c) = FIELD.captures(line)
         {
             let key = c["key"].trim().to_lowercase();
+            let key = canonical_key(&key).to_string();
             let value = c["value"].trim();
             if MARKER_KEYS.contains(&key.as_str()) {
                 fields.has_marker = true;
@@ -100,7 +150,7 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                     fields.date = find_date(value);
                 }
                 "status" if fields.status.is_none() => {
-                    fields.status = DecisionStatus::parse(value);
+                    fields.status = super::meaning::status_of_field(value);
                     if may_contain_word(value, SUPERSEDED_WORDS)
                         && let Some(m) = SUPERSEDED_BY.captures(value)
                     {
@@ -116,7 +166,9 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                     fields.superseded_by.extend(links);
                 }
                 "decision" if fields.decision.is_none() && !value.is_empty() => {
-                    fields.decision = Some(clean_title(value));
+                    let decision = clean_title(value);
+                    fields.decided |= !decision.is_empty() && !is_placeholder(&decision);
+                    fields.decision = Some(decision);
                 }
                 _ => {}
             }
@@ -198,6 +250,18 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;
     } else if has_digit
+        && let Some(c) = DATE_SPAN_LAST.captures(text)
+        && let Some(date) = date_from_captures(&c)
+    {
+        // A span of dates: the title is what comes before it, never cut inside it.
+        out.date = Some(date);
+        rest = c["rest"]
+            .trim_end()
+            .trim_end_matches(['(', '['])
+            .to_string();
+        out.style = DecisionStyle::DatedHeading;
+        out.certain = true;
+    } else if has_digit
         && let Some(c) = DATE_LAST.captures(text)
         && let Some(date) = date_from_captures(&c)
     {
@@ -213,7 +277,10 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
             bytes.len() >= word.len() && bytes[..word.len()].eq_ignore_ascii_case(word)
         })
     };
-    let (adr_prefix, decision_prefix) = (starts_with(b"adr"), starts_with(b"decision"));
+    // Decision labels in other languages are not ASCII, but for the German one.
+    let decision_prefix =
+        starts_with(b"decision") || starts_with(b"entscheidung") || !is_ascii(&rest_clean);
+    let adr_prefix = starts_with(b"adr");
     if adr_prefix && let Some(c) = ADR_TITLE.captures(&rest_clean) {
         out.id = Some(normalize_adr_id(&c["id"]));
         out.title = clean_title(&c["rest"]);
@@ -238,24 +305,15 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
     out
 }
 
-/// Whether a heading names a section of decisions: its words hold "decisions" (or
-/// "decision log", "decision records", "ADRs"). The singular "Decision" names one
-/// decision's part ("### Decision" in a block, "Decision Engine"), not a list of them; a
-/// heading that is itself an entry (`## Decision: X`, `## ADR-3 …`) is not a section.
+/// Whether a heading names a section of decisions made, in any language: its words hold
+/// "decisions" (or "decision log", "decision records", "ADRs", "決定事項", "решения" …)
+/// and nothing that makes them open, future, lessons or issues. The singular "Decision"
+/// names one decision's part ("### Decision" in a block, "Decision Engine"), not a list
+/// of them; a heading that is itself an entry (`## Decision: X`, `## ADR-3 …`) is not a
+/// section.
 pub(crate) fn is_decision_section_heading(text: &str) -> bool {
-    if !may_contain_word(text, &[b"decision", b"adr"]) {
+    if !may_contain_word(text, &[b"decision", b"adr", b"entscheidung"]) {
         return false;
     }
-    let lower = strip_markup(text).to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let names_decisions = words.iter().enumerate().any(|(i, word)| {
-        let next = words.get(i + 1).copied().unwrap_or("");
-        *word == "decisions"
-            || *word == "adrs"
-            || (*word == "decision" && matches!(next, "log" | "logs" | "records" | "history"))
-    });
-    names_decisions && !read_heading(text).certain
+    super::meaning::names_decisions_made(text) && !read_heading(text).certain
 }

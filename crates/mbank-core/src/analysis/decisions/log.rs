@@ -10,8 +10,10 @@ use super::entry::{
     read_heading,
 };
 use super::events::{Event, scan_events};
-use super::text::{clean_title, is_placeholder, may_contain_word};
-use super::{Decision, DecisionStatus, DecisionStyle};
+use super::meaning::{is_open_question, is_pointer, kind_of_title, status_from_title};
+use super::text::{clean_title, is_placeholder, may_contain_word, strip_markup};
+use super::{Decision, DecisionKind, DecisionStatus, DecisionStyle};
+use crate::markup::markdown;
 
 /// Headings that organise a log rather than record a decision.
 fn is_structural_heading(text: &str) -> bool {
@@ -21,6 +23,25 @@ fn is_structural_heading(text: &str) -> bool {
         "table of contents" | "contents" | "toc" | "index" | "decision log" | "decisions"
     ) || lower.starts_with("template")
         || lower.ends_with("template")
+}
+
+/// A heading that is only the word "Decision", in any language.
+fn is_bare_decision_heading(text: &str) -> bool {
+    let heading = read_heading(text);
+    !heading.certain
+        && heading.id.is_none()
+        && heading.date.is_none()
+        && super::entry::is_block_section(text)
+        && super::entry::names_a_decision(text)
+}
+
+/// `---`, `***` or `___`: a line that separates entries.
+fn is_thematic_break(line: &str) -> bool {
+    let t = line.trim();
+    t.len() >= 3
+        && (t.bytes().all(|b| b == b'-')
+            || t.bytes().all(|b| b == b'*')
+            || t.bytes().all(|b| b == b'_'))
 }
 
 /// The first value in sorted `values` greater than `after`.
@@ -87,16 +108,37 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             })
             .map_or(lines.len(), |(l, _)| *l)
     };
-    // A plain heading is a decision when its own body carries decision fields.
+    // A plain heading is a decision when its own body carries decision fields; a
+    // thematic break (`---`) ends the body, as it ends an entry in a log.
     let body_has_fields = |position: usize, level: usize| -> bool {
         let start = events[position].0;
         read_fields(
             (start + 1..body_end(position, level))
+                .take_while(|i| !is_thematic_break(lines[*i]))
                 .filter(|i| mask[*i])
                 .map(|i| lines[i]),
         )
         .has_marker
     };
+    // Whether the bullet on `line` follows a lead-in (`**Implications:**`): a list of
+    // details of the entry above, not entries.
+    let after_lead_in = |line: usize| -> bool {
+        (0..line)
+            .rev()
+            .find(|i| !lines[*i].trim().is_empty())
+            .is_some_and(|i| {
+                let text = strip_markup(lines[i]);
+                let text = text.trim();
+                mask[i]
+                    && markdown::heading(lines[i]).is_none()
+                    && !["- ", "* ", "+ "]
+                        .iter()
+                        .any(|marker| lines[i].trim_start().starts_with(marker))
+                    && (text.ends_with(':') || text.ends_with('：'))
+            })
+    };
+    // Whether bullets read now are details of the entry above (see `after_lead_in`).
+    let mut in_details = false;
     // A heading that only groups entries ("Phase 2 decisions" over `### Use X` blocks):
     // no fields before its first sub-heading, and a sub-heading that is an entry itself
     // (surely one, or a plain one with fields of its own). Sections of a block
@@ -142,6 +184,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     // Whether that entry is a log line or a list bullet (whose peers are more bullets).
     let mut open_by_line = false;
     for (position, (line, event)) in events.iter().enumerate() {
+        if !matches!(event, Event::ListItem { .. }) {
+            in_details = false;
+        }
         if let Event::Heading { level, .. } = event {
             if open.is_some_and(|l| *level <= l) {
                 open = None;
@@ -176,6 +221,15 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 if open.is_some() && !open_by_line {
                     continue;
                 }
+                // A pointer to another record or an open question records no decision.
+                if is_pointer(title) || is_open_question(title) {
+                    continue;
+                }
+                // So is a bullet under a lead-in of a logged entry, and the bullets after it.
+                if open.is_some() && date.is_none() && (in_details || after_lead_in(*line)) {
+                    in_details = true;
+                    continue;
+                }
                 open = Some(2);
                 open_by_line = true;
                 drafts.push(Draft {
@@ -206,7 +260,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     continue;
                 }
                 let heading = read_heading(text);
-                if is_placeholder(&heading.title) {
+                if is_placeholder(&heading.title) || is_open_question(&heading.title) {
                     continue;
                 }
                 if !heading.certain && *level > 1 && is_decision_section_heading(text) {
@@ -214,7 +268,18 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     groups.push((*level, clean_title(text)));
                     continue;
                 }
-                let group = heading.date.is_some() && heading.title.is_empty();
+                // A dated heading over entries of its own ("## 2026-04-17: Setup" over
+                // `### Decision: X` blocks, "## v1.1 (2026-02-23 to 2026-02-24)") only
+                // groups them and dates them.
+                let titled_group = heading.certain
+                    && heading.style == DecisionStyle::DatedHeading
+                    && !heading.title.is_empty()
+                    && open.is_none()
+                    && only_groups(position, *level);
+                if titled_group {
+                    groups.push((*level, heading.title.clone()));
+                }
+                let group = heading.date.is_some() && (heading.title.is_empty() || titled_group);
                 let accept = if heading.certain {
                     *level > 1 || heading.style == DecisionStyle::Adr
                 } else if open.is_some() {
@@ -325,10 +390,22 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         } else {
             read_fields(
                 (draft.start + 1..=end)
+                    .take_while(|i| !is_thematic_break(lines[*i]))
                     .filter(|i| mask[*i])
                     .map(|i| lines[i]),
             )
         };
+        // A log line right under a bare "Decision" heading (RooFlow) records what was
+        // decided.
+        let under_decision_heading = matches!(
+            draft.style,
+            DecisionStyle::LogLine | DecisionStyle::ListItem
+        ) && (0..draft.start)
+            .rev()
+            .find(|i| !lines[*i].trim().is_empty())
+            .and_then(|i| markdown::heading(lines[i]))
+            .is_some_and(|(_, text)| is_bare_decision_heading(&text));
+        let decided = fields.decided || under_decision_heading;
         let inherited = group_date
             .filter(|(s, b, _)| draft.start > *s && draft.start < *b)
             .map(|(_, _, d)| d);
@@ -348,7 +425,14 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     && SUPERSEDED_BY.is_match(&draft.title))
                 .then_some(DecisionStatus::Superseded)
             })
+            .or_else(|| status_from_title(&title))
+            .or(decided.then_some(DecisionStatus::Accepted))
             .unwrap_or(DecisionStatus::Unknown);
+        let kind = if decided {
+            DecisionKind::Decision
+        } else {
+            kind_of_title(&title)
+        };
         out.push(Decision {
             id: draft.id.clone(),
             title,
@@ -363,6 +447,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             end_line: end + 1,
             style: draft.style,
             group: draft.category.clone(),
+            kind,
         });
     }
     out
@@ -454,6 +539,86 @@ mod tests {
     }
 
     #[test]
+    fn open_questions_and_pointers_in_a_log_are_not_entries() {
+        let text = "# Decision Log\n\n## Decision\n\n* Use Redis for the cache\n\
+* Full rationale in ADR-077\n* Decision needed: which queue to use\n\n\
+## Decision needed: Kafka or NATS?\n**Context:** both fit\n";
+        let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Use Redis for the cache"]);
+    }
+
+    #[test]
+    fn rooflow_template_sections_and_detail_bullets_are_not_entries() {
+        let text = "# Decision Log\n\n## Decision\n\n*\n\n## Implementation Details\n\n*\n---\n\
+### Decision\n[2025-08-30 10:49:40] - Refactored the notes hook to fix stale state.\n\n\
+**Implications/Details:**\n- saveNotes now sorts\n- saveNote returns the array\n---\n\
+### Decision\n[2025-08-30 15:33:30] - Adopt an SEO architecture\n";
+        let d = log(text);
+        let got: Vec<(&str, DecisionStatus)> =
+            d.iter().map(|d| (d.title.as_str(), d.status)).collect();
+        assert_eq!(
+            got,
+            [
+                // Each is logged right under a "Decision" heading.
+                (
+                    "Refactored the notes hook to fix stale state.",
+                    DecisionStatus::Accepted
+                ),
+                ("Adopt an SEO architecture", DecisionStatus::Accepted),
+            ],
+            "{d:#?}"
+        );
+    }
+
+    #[test]
+    fn dated_headings_over_decision_blocks_only_group_them() {
+        let text = "# Журнал решений\n\n## 2026-04-17: Инициализация\n\n\
+### Решение: Копейки для сумм\n**Почему:** точность\n\n\
+### Решение: Zustand + React Query\n**Почему:** просто\n\n\
+## v1.1 — Ball Tracking (2026-02-23 to 2026-02-24)\n\n\
+### Decision: Track the ball with YOLO\n- **Status**: Applied to staging. Disabled same session\n\n\
+## 2026-05-01 - Merged the tracking branch into main\n**Context:** release\n";
+        let d = log(text);
+        let got: Vec<(&str, Option<&str>, DecisionStatus, DecisionKind)> = d
+            .iter()
+            .map(|d| (d.title.as_str(), d.group.as_deref(), d.status, d.kind))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "Копейки для сумм",
+                    Some("Инициализация"),
+                    DecisionStatus::Unknown,
+                    DecisionKind::Decision
+                ),
+                (
+                    "Zustand + React Query",
+                    Some("Инициализация"),
+                    DecisionStatus::Unknown,
+                    DecisionKind::Decision
+                ),
+                (
+                    "Track the ball with YOLO",
+                    Some("v1.1 — Ball Tracking"),
+                    DecisionStatus::Reverted,
+                    DecisionKind::Decision
+                ),
+                (
+                    "Merged the tracking branch into main",
+                    None,
+                    DecisionStatus::Unknown,
+                    DecisionKind::Event
+                ),
+            ],
+            "{d:#?}"
+        );
+        // The group's date dates its entries; a span's first date is the group's.
+        assert_eq!(d[0].date, date("2026-04-17"));
+        assert_eq!(d[2].date, date("2026-02-23"));
+    }
+
+    #[test]
     fn memory_bank_mcp_blocks_need_decision_fields() {
         let text = "# Decision Log\n\n## Overview\nWhy this file exists.\n\n\
 ## Use SQLite for the index\n- **Date:** 2025-02-11 14:05\n\
@@ -466,7 +631,8 @@ mod tests {
         assert_eq!(d[0].date, date("2025-02-11"));
         assert_eq!(d[0].time, NaiveTime::from_hms_opt(14, 5, 0));
         assert_eq!(d[0].style, DecisionStyle::Block);
-        assert_eq!(d[0].status, DecisionStatus::Unknown);
+        // Its Decision field says what was decided: taken, though no status is written.
+        assert_eq!(d[0].status, DecisionStatus::Accepted);
         assert_eq!(d[1].title, "Cache embeddings on disk");
         assert_eq!(d[1].date, None);
         assert_eq!((d[1].line, d[1].end_line), (13, 17));

@@ -42,6 +42,7 @@ mod entry;
 mod events;
 mod links;
 mod log;
+mod meaning;
 mod project;
 mod sections;
 mod tables;
@@ -128,7 +129,7 @@ fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
         "deprecated" | "obsolete" | "retired" | "sunset" => Deprecated,
         "rejected" | "declined" | "withdrawn" | "abandoned" | "dropped" | "cancelled"
         | "canceled" | "wontfix" | "won't" => Rejected,
-        "reverted" | "revert" | "undone" => Reverted,
+        "reverted" | "revert" | "undone" | "disabled" => Reverted,
         "rolled" if next == "back" => Reverted,
         "proposed" | "proposal" | "draft" | "pending" | "open" | "considering" | "considered"
         | "discussing" | "discussion" | "review" | "reviewing" | "planned" | "tentative"
@@ -140,6 +141,24 @@ fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
         | "agreed" | "chosen" | "shipped" | "deployed" | "enacted" | "merged" | "resolved"
         | "live" | "operational" => Accepted,
         "in" if next == "effect" => Accepted,
+        // The same words in the other languages banks are written in.
+        "aceita" | "aceito" | "aceptada" | "aceptado" | "akzeptiert" | "angenommen" | "accepté"
+        | "acceptée" | "принято" | "принят" | "принята" | "承認" | "採用" | "采纳" | "已接受"
+        | "승인" | "채택" => Accepted,
+        "proposta"
+        | "propuesta"
+        | "vorgeschlagen"
+        | "proposé"
+        | "proposée"
+        | "предложено"
+        | "提案"
+        | "提议"
+        | "제안" => Proposed,
+        "rejeitada" | "rechazada" | "abgelehnt" | "rejeté" | "rejetée" | "отклонено" | "却下"
+        | "拒绝" | "거부" => Rejected,
+        "substituída" | "reemplazada" | "ersetzt" | "remplacé" | "remplacée" | "заменено" => {
+            Superseded
+        }
         _ => return None,
     })
 }
@@ -147,6 +166,25 @@ fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
 impl std::fmt::Display for DecisionStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.id())
+    }
+}
+
+/// Whether an entry records a choice or something that happened (a merge, a release),
+/// so a timeline can show them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DecisionKind {
+    #[default]
+    Decision,
+    Event,
+}
+
+impl DecisionKind {
+    pub fn id(self) -> &'static str {
+        match self {
+            DecisionKind::Decision => "decision",
+            DecisionKind::Event => "event",
+        }
     }
 }
 
@@ -174,7 +212,7 @@ pub enum DecisionStyle {
 /// One decision on the timeline.
 ///
 /// JSON shape (stable): `{id, title, date, time, status, supersedes, superseded_by, file,
-/// display, line, end_line, style, group}`; `id`, `date` (`YYYY-MM-DD`), `time`
+/// display, line, end_line, style, group, kind}`; `id`, `date` (`YYYY-MM-DD`), `time`
 /// (`HH:MM:SS`) and `group` are `null` when unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Decision {
@@ -198,6 +236,8 @@ pub struct Decision {
     /// The heading that groups this entry with others ("Phase 2 decisions", "Key
     /// Decisions" in activeContext.md), when one does.
     pub group: Option<String>,
+    /// A decision, or an event recorded among them.
+    pub kind: DecisionKind,
 }
 
 /// Decisions in one file's text, by role: an ADR file holds one, a log many.

@@ -8,6 +8,7 @@ use super::sections::parse_sections;
 use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
+use crate::analysis::file_class::{self, FileClass};
 use crate::analysis::placeholders::placeholder_lines;
 use crate::error::CoreError;
 use crate::findings::{Finding, Severity};
@@ -15,11 +16,20 @@ use crate::io::text;
 use crate::limits;
 use crate::model::{Bank, MemoryFile, Role};
 
+/// Whether a file of a bank is memory: a copy in a backup folder, a backup-named copy or
+/// a file that is not memory (what `check` reports as never loaded or counted) is not,
+/// and none of its decisions are read.
+fn is_memory(bank: &Bank, file: &MemoryFile) -> bool {
+    file.path
+        .strip_prefix(&bank.root)
+        .map_or(true, |rel| file_class::classify(rel) == FileClass::Memory)
+}
+
 /// Decision files of a bank are those whose role is a decision log.
 fn decision_files(bank: &Bank) -> impl Iterator<Item = &MemoryFile> {
     bank.files
         .iter()
-        .filter(|f| !f.is_virtual() && f.role.is_decision_log())
+        .filter(|f| !f.is_virtual() && f.role.is_decision_log() && is_memory(bank, f))
 }
 
 /// The finding for a decision log over [`limits::DECISION_LOG_MAX_BYTES`]: it is not
@@ -152,7 +162,11 @@ pub(crate) fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decisio
             .any(|t| t.contains(&padded) || padded.contains(t.as_str()))
     };
     let mut out = Vec::new();
-    for file in bank.files.iter().filter(|f| may_hold_sections(f)) {
+    for file in bank
+        .files
+        .iter()
+        .filter(|f| may_hold_sections(f) && is_memory(bank, f))
+    {
         let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) else {
             continue;
         };
@@ -245,6 +259,43 @@ mod tests {
         let filled = "# Decision Log\n\n## Decision 1\n- **Date:** 2025-03-02\n- **Context:** [Context]\n\
                       - **Decision:** Use SQLite for the cache\n";
         assert_eq!(titles(filled), ["Decision 1"]);
+    }
+
+    #[test]
+    fn decisions_in_backup_copies_are_not_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("memory-bank");
+        let log = "# Decision Log\n\n## 2025-03-02 - Use SQLite\n**Decision:** SQLite\n";
+        for rel in [
+            "decisionLog.md",
+            "backup/decisionLog.md",
+            "decisionLog.md.bak",
+        ] {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, log).unwrap();
+        }
+        let file = |rel: &str| MemoryFile {
+            path: root.join(rel),
+            display: format!("memory-bank/{rel}"),
+            ..log_file()
+        };
+        let bank = Bank {
+            format: crate::model::Format::Cline,
+            root: root.clone(),
+            files: vec![
+                file("decisionLog.md"),
+                file("backup/decisionLog.md"),
+                file("decisionLog.md.bak"),
+            ],
+            project_id: None,
+            modes: vec![],
+            problems: vec![],
+            outside: vec![],
+        };
+        let found = decisions_of_project(&[bank]);
+        let where_: Vec<&str> = found.iter().map(|d| d.display.as_str()).collect();
+        assert_eq!(where_, ["memory-bank/decisionLog.md"]);
     }
 
     #[test]

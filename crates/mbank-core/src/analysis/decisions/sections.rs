@@ -14,6 +14,10 @@ use super::entry::{
     content_mask, is_block_section, is_decision_section_heading, read_fields, read_heading,
 };
 use super::events::leading_stamp;
+use super::meaning::{
+    is_consideration, is_open_question, is_pointer, kind_of_title, names_not_made,
+    status_from_title,
+};
 use super::tables::{is_separator_row, row_of, table_cells, table_columns};
 use super::text::{
     ADR_REF, clean_title, is_placeholder, may_contain_word, normalize_adr_id, strip_markup,
@@ -82,8 +86,12 @@ struct Bullet {
     superseded_by: Vec<String>,
 }
 
-/// `None` for a bullet that points to where the decision is recorded.
+/// `None` for a bullet that points to where the decision is recorded, asks a question,
+/// names a decision still to take or weighs a possibility.
 fn read_bullet(text: &str) -> Option<Bullet> {
+    if is_pointer(text) || is_open_question(text) || is_consideration(text) {
+        return None;
+    }
     let mut status = None;
     let mut superseded_by = Vec::new();
     let mut referenced = None;
@@ -271,6 +279,7 @@ impl SectionSource<'_> {
             end_line: end + 1,
             style,
             group: Some(group.to_string()),
+            kind: super::DecisionKind::Decision,
         }
     }
 
@@ -317,7 +326,7 @@ impl SectionSource<'_> {
             }
             let heading = read_heading(text);
             let (title, marked_status) = without_status_mark(&unnumbered(&heading.title));
-            if title.is_empty() || is_placeholder(&title) {
+            if title.is_empty() || is_placeholder(&title) || is_open_question(&title) {
                 continue;
             }
             // "## Accepted" over a list of entries: a status that groups them, never an
@@ -378,7 +387,12 @@ impl SectionSource<'_> {
             decision.status = fields
                 .status
                 .or(marked_status)
+                .or_else(|| status_from_title(&decision.title))
+                .or(fields.decided.then_some(DecisionStatus::Accepted))
                 .unwrap_or(DecisionStatus::Unknown);
+            if !fields.decided {
+                decision.kind = kind_of_title(&decision.title);
+            }
             decision.supersedes = fields.supersedes;
             decision.superseded_by = fields.superseded_by;
             out.push(decision);
@@ -501,7 +515,12 @@ impl SectionSource<'_> {
             d.status = bullet
                 .status
                 .or(fields.status)
+                .or_else(|| status_from_title(&d.title))
+                .or(fields.decided.then_some(DecisionStatus::Accepted))
                 .unwrap_or(DecisionStatus::Unknown);
+            if !fields.decided {
+                d.kind = kind_of_title(&d.title);
+            }
             d.superseded_by = bullet.superseded_by;
             d.superseded_by.extend(fields.superseded_by);
             d.supersedes = fields.supersedes;
@@ -515,7 +534,7 @@ impl SectionSource<'_> {
 /// order; `display` is the file as shown to people. Sections in code blocks or
 /// frontmatter are not read, nor is anything inside a code block within a section.
 pub(crate) fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Decision> {
-    if !may_contain_word(text, &[b"decision", b"adr"]) {
+    if !may_contain_word(text, &[b"decision", b"adr", b"entscheidung"]) {
         return Vec::new();
     }
     let lines: Vec<&str> = text.lines().collect();
@@ -528,12 +547,20 @@ pub(crate) fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Deci
     };
     let mut out = Vec::new();
     let mut index = 0;
+    // Headings enclosing the line reached, outermost first: (level, whether it speaks of
+    // lessons, issues, questions or plans, under which no section holds decisions made).
+    let mut enclosing: Vec<(usize, bool)> = Vec::new();
     while index < lines.len() {
         let Some((level, heading)) = heading_at(&lines, &mask, index) else {
             index += 1;
             continue;
         };
-        if !is_decision_section_heading(&heading) {
+        while enclosing.last().is_some_and(|(l, _)| *l >= level) {
+            enclosing.pop();
+        }
+        let under_other = enclosing.iter().any(|(_, other)| *other);
+        if under_other || !is_decision_section_heading(&heading) {
+            enclosing.push((level, names_not_made(&heading)));
             index += 1;
             continue;
         }
@@ -690,6 +717,37 @@ Plain prose about decisions.\n";
         assert_eq!((d[0].id.as_deref(), d[0].line), (Some("ADR-7"), 5));
         assert_eq!(d[0].status, DecisionStatus::Superseded);
         assert_eq!(d[1].style, DecisionStyle::TableRow);
+    }
+
+    #[test]
+    fn decision_sections_in_other_languages_and_what_is_no_decision() {
+        let text = "# アクティブコンテキスト\n\n## アクティブな決定事項\n\
+- JSONを主体とし、Markdownはそこから生成する\n\
+- 採用: Vanilla JavaScript\n\n\
+## Lessons Learned\n\n### Architecture Decisions\n- Caching was a mistake\n\n\
+## What Is Incomplete or Needs Decisions\n- Queue choice\n\n\
+## Ключевые решения\n- PostgreSQL для хранения\n- Full rationale in ADR-077\n\
+- Decision needed: Kafka or NATS\n- Возможно, позже перейти на gRPC\n\n\
+## Decisiones técnicas\n- Implementado: Flyway para migraciones\n";
+        let d = sections(text);
+        let got: Vec<(&str, DecisionStatus)> =
+            d.iter().map(|d| (d.title.as_str(), d.status)).collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "JSONを主体とし、Markdownはそこから生成する",
+                    DecisionStatus::Unknown
+                ),
+                ("採用: Vanilla JavaScript", DecisionStatus::Accepted),
+                ("PostgreSQL для хранения", DecisionStatus::Unknown),
+                (
+                    "Implementado: Flyway para migraciones",
+                    DecisionStatus::Accepted
+                ),
+            ],
+            "{d:#?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,558 @@
+//! What words say about an entry, in the languages banks are written in: whether a
+//! heading names decisions made (and not open ones, lessons or plans), whether a line
+//! only points to where a decision is recorded or asks a question, which status a clear
+//! verb gives, and whether an entry records an event rather than a choice.
+//!
+//! Vocabulary is kept by meaning, one list per idea, each in English, Japanese, Chinese,
+//! Korean, Russian, Spanish, Portuguese, German and French; words are matched as whole
+//! words where words are spaced and as substrings in scripts that do not space them.
+use super::text::strip_markup;
+use super::{DecisionKind, DecisionStatus};
+
+/// Plural (or collective) nouns for decisions: a heading holding one names a list of
+/// them ("Key Decisions", "技術的決定事項", "Ключевые решения").
+const DECISIONS_WORDS: &[&str] = &[
+    "decisions",
+    "adrs",
+    "решения",
+    "решений",
+    "decisiones",
+    "decisões",
+    "decisoes",
+    "entscheidungen",
+    "décisions",
+];
+
+/// Nouns for decisions in scripts without spaces, matched inside the heading.
+const DECISIONS_CJK: &[&str] = &[
+    "決定事項",
+    "決定",
+    "决定",
+    "決策",
+    "决策",
+    "意思決定",
+    "결정",
+    "의사결정",
+    "採用技術",
+];
+
+/// Words that make a decisions heading about decisions not made yet, or about something
+/// else than decisions (lessons, issues, questions, plans).
+const NOT_MADE_WORDS: &[&str] = &[
+    // en
+    "needed",
+    "needs",
+    "need",
+    "pending",
+    "open",
+    "future",
+    "upcoming",
+    "todo",
+    "tbd",
+    "undecided",
+    "unresolved",
+    "questions",
+    "question",
+    "issue",
+    "issues",
+    "lessons",
+    "lesson",
+    "learned",
+    "learnings",
+    "plan",
+    "plans",
+    "planned",
+    "proposed",
+    "proposals",
+    "incomplete",
+    "outstanding",
+    "awaiting",
+    // ru
+    "открытые",
+    "нужны",
+    "нужно",
+    "будущие",
+    "предстоящие",
+    "вопросы",
+    "уроки",
+    "планы",
+    "ожидающие",
+    // es, pt
+    "pendientes",
+    "pendiente",
+    "futuras",
+    "abiertas",
+    "preguntas",
+    "lecciones",
+    "pendentes",
+    "futuras",
+    "abertas",
+    "perguntas",
+    "lições",
+    "licoes",
+    "planos",
+    // de
+    "offene",
+    "ausstehende",
+    "zukünftige",
+    "künftige",
+    "fragen",
+    "lektionen",
+    "geplante",
+    // fr
+    "attente",
+    "ouvertes",
+    "futures",
+    "questions",
+    "leçons",
+    "prévues",
+];
+
+/// The same, in scripts without spaces.
+const NOT_MADE_CJK: &[&str] = &[
+    "未決",
+    "未决",
+    "待定",
+    "待决",
+    "待決",
+    "検討中",
+    "要決定",
+    "未定",
+    "将来",
+    "今後",
+    "课题",
+    "課題",
+    "问题",
+    "問題",
+    "教训",
+    "教訓",
+    "计划",
+    "計画",
+    "미결정",
+    "향후",
+    "필요",
+    "예정",
+    "문제",
+    "교훈",
+];
+
+/// Whole words of `text`, lower-cased, split at anything not a letter or digit.
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether the heading `text` names a section of decisions made: a plural noun for
+/// decisions ("Key Decisions", "Decisiones y Consideraciones", "重要な決定事項"), or a
+/// decision log's name, and nothing that makes them open, future or about something
+/// else ("Decisions needed", "Future Decisions to Document", "Lessons Learned").
+pub(super) fn names_decisions_made(text: &str) -> bool {
+    let plain = strip_markup(text);
+    let lower = plain.to_lowercase();
+    let words = words(&plain);
+    let names = words.iter().enumerate().any(|(i, word)| {
+        let next = words.get(i + 1).map_or("", String::as_str);
+        DECISIONS_WORDS.contains(&word.as_str())
+            || (word == "decision" && matches!(next, "log" | "logs" | "records" | "history"))
+    }) || DECISIONS_CJK.iter().any(|w| lower.contains(w));
+    names && !names_not_made(&plain)
+}
+
+/// Whether a heading speaks of decisions not made, or of lessons, issues, questions or
+/// plans: such a heading is no section of decisions, nor is anything below it.
+pub(super) fn names_not_made(text: &str) -> bool {
+    let plain = strip_markup(text);
+    let lower = plain.to_lowercase();
+    let words = words(&plain);
+    // "ISSUE-038: …", "BUG 12 …": a heading that is an issue's title.
+    let issue_title = words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "issue" | "bug" | "ticket" | "task"))
+        && words
+            .get(1)
+            .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
+    issue_title
+        || words.iter().any(|w| NOT_MADE_WORDS.contains(&w.as_str()))
+        || NOT_MADE_CJK.iter().any(|w| lower.contains(w))
+}
+
+/// Leading phrases of a line that only points to where a decision is recorded ("Full
+/// rationale in ADR-077", "See #API_004 in decisions.md").
+const POINTER_LEADS: &[&str] = &[
+    "see ",
+    "full rationale",
+    "rationale in",
+    "rationale:",
+    "details in",
+    "more in",
+    "documented in",
+    "recorded in",
+    "refer to",
+    "cf. ",
+    "→ ",
+    "-> ",
+    "siehe ",
+    "voir ",
+    "ver ",
+    "véase ",
+    "vea ",
+    "см. ",
+    "подробнее ",
+    "详见",
+    "參見",
+    "参见",
+    "詳細は",
+    "参照",
+    "자세한 내용",
+];
+
+/// Whether a line only points to where a decision is recorded.
+pub(super) fn is_pointer(text: &str) -> bool {
+    let lower = strip_markup(text).trim().to_lowercase();
+    POINTER_LEADS.iter().any(|lead| lower.starts_with(lead))
+}
+
+/// Leading phrases of an open question or a decision still to take.
+const QUESTION_LEADS: &[&str] = &[
+    "decision needed",
+    "decision required",
+    "decision pending",
+    "needs decision",
+    "needs a decision",
+    "open question",
+    "question:",
+    "tbd",
+    "todo",
+    "to decide",
+    "undecided",
+    "вопрос",
+    "нужно решить",
+    "pendiente",
+    "por decidir",
+    "a decidir",
+    "zu entscheiden",
+    "offene frage",
+    "à décider",
+    "question ouverte",
+    "未定",
+    "待定",
+    "要検討",
+    "검토 필요",
+];
+
+/// Whether a line asks a question or names a decision still to take.
+pub(super) fn is_open_question(text: &str) -> bool {
+    let plain = strip_markup(text);
+    let trimmed = plain.trim();
+    let lower = trimmed.to_lowercase();
+    trimmed.ends_with('?')
+        || trimmed.ends_with('？')
+        || QUESTION_LEADS.iter().any(|lead| lower.starts_with(lead))
+}
+
+/// Leading words of a consideration or a possibility rather than a decision taken
+/// ("Possibly extend it later", "Возможно, позже …", "今後は…").
+const CONSIDERATION_LEADS: &[&str] = &[
+    "consider",
+    "possibly",
+    "maybe",
+    "perhaps",
+    "might",
+    "in the future",
+    "potentially",
+    "возможно",
+    "в будущем",
+    "рассмотреть",
+    "considerar",
+    "posiblemente",
+    "quizás",
+    "en el futuro",
+    "possivelmente",
+    "talvez",
+    "no futuro",
+    "möglicherweise",
+    "eventuell",
+    "künftig",
+    "zukünftig",
+    "peut-être",
+    "à l'avenir",
+    "envisager",
+    "éventuellement",
+    "将来",
+    "今後",
+    "可能性",
+    "未来",
+    "考虑",
+    "考慮",
+    "향후",
+    "추후",
+];
+
+/// Whether a line weighs a possibility or something to consider, not a decision taken.
+pub(super) fn is_consideration(text: &str) -> bool {
+    let lower = strip_markup(text).trim().to_lowercase();
+    CONSIDERATION_LEADS
+        .iter()
+        .any(|lead| leads_with(&lower, lead))
+}
+
+/// Leading verbs that say a decision was taken, and the status they give.
+const TAKEN: &[(&str, DecisionStatus)] = &[
+    ("selected", DecisionStatus::Accepted),
+    ("chosen", DecisionStatus::Accepted),
+    ("chose", DecisionStatus::Accepted),
+    ("implemented", DecisionStatus::Accepted),
+    ("adopted", DecisionStatus::Accepted),
+    ("adopt", DecisionStatus::Accepted),
+    ("decided", DecisionStatus::Accepted),
+    ("approved", DecisionStatus::Accepted),
+    ("reverted", DecisionStatus::Reverted),
+    ("rolled back", DecisionStatus::Reverted),
+    ("disabled", DecisionStatus::Reverted),
+    ("выбран", DecisionStatus::Accepted),
+    ("выбрано", DecisionStatus::Accepted),
+    ("принято", DecisionStatus::Accepted),
+    ("реализовано", DecisionStatus::Accepted),
+    ("откат", DecisionStatus::Reverted),
+    ("adoptado", DecisionStatus::Accepted),
+    ("adoptada", DecisionStatus::Accepted),
+    ("elegido", DecisionStatus::Accepted),
+    ("implementado", DecisionStatus::Accepted),
+    ("implementada", DecisionStatus::Accepted),
+    ("escolhido", DecisionStatus::Accepted),
+    ("adotado", DecisionStatus::Accepted),
+    ("gewählt", DecisionStatus::Accepted),
+    ("entschieden", DecisionStatus::Accepted),
+    ("umgesetzt", DecisionStatus::Accepted),
+    ("choisi", DecisionStatus::Accepted),
+    ("adopté", DecisionStatus::Accepted),
+    ("採用", DecisionStatus::Accepted),
+    ("采用", DecisionStatus::Accepted),
+    ("采纳", DecisionStatus::Accepted),
+    ("採納", DecisionStatus::Accepted),
+    ("选定", DecisionStatus::Accepted),
+    ("選定", DecisionStatus::Accepted),
+    ("选择", DecisionStatus::Accepted),
+    ("選擇", DecisionStatus::Accepted),
+    ("实施", DecisionStatus::Accepted),
+    ("實施", DecisionStatus::Accepted),
+    ("实现", DecisionStatus::Accepted),
+    ("實現", DecisionStatus::Accepted),
+    ("채택", DecisionStatus::Accepted),
+    ("선택", DecisionStatus::Accepted),
+];
+
+/// Whether `lower` starts with the word `lead`: a spaced word ends there, a word of a
+/// script without spaces may run on.
+fn leads_with(lower: &str, lead: &str) -> bool {
+    lower.starts_with(lead)
+        && (!lead.is_ascii()
+            || lower[lead.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric()))
+}
+
+/// The part of a title after a short label (`Layout refactor: Implemented X` → `Implemented X`).
+fn after_label(title: &str) -> &str {
+    let trimmed = title.trim();
+    for separator in [": ", "："] {
+        if let Some((label, rest)) = trimmed.split_once(separator)
+            && label.chars().count() <= 60
+            && !rest.trim().is_empty()
+        {
+            return rest.trim();
+        }
+    }
+    trimmed
+}
+
+/// The status a title's leading verb gives ("Implemented X", "Approach 2 selected and
+/// implemented", "採用Next.js"), when one does.
+pub(super) fn status_from_title(title: &str) -> Option<DecisionStatus> {
+    let plain = strip_markup(title);
+    for text in [plain.trim(), after_label(&plain)] {
+        let lower = text.to_lowercase();
+        if let Some((_, status)) = TAKEN.iter().find(|(verb, _)| leads_with(&lower, verb)) {
+            return Some(*status);
+        }
+    }
+    // "Approach 2 selected and implemented": a subject, then the verb.
+    let words = words(&plain);
+    words.iter().take(5).enumerate().find_map(|(i, w)| {
+        (i > 0 && matches!(w.as_str(), "selected" | "chosen" | "adopted" | "approved"))
+            .then_some(DecisionStatus::Accepted)
+    })
+}
+
+/// Verbs that take back what a status field first says was applied ("Applied …
+/// Disabled same session").
+const TAKE_BACK: &[&str] = &[
+    "disabled",
+    "reverted",
+    "rolled back",
+    "backed out",
+    "undone",
+    "отключено",
+    "откатили",
+    "desactivado",
+    "revertido",
+    "deaktiviert",
+    "désactivé",
+    "無効化",
+    "禁用",
+    "回滚",
+    "되돌림",
+];
+
+/// The status a status field gives: its leading words, unless a later verb takes back
+/// what they say was applied.
+pub(super) fn status_of_field(value: &str) -> Option<DecisionStatus> {
+    let status = DecisionStatus::parse(value)?;
+    if status == DecisionStatus::Accepted {
+        let lower = strip_markup(value).to_lowercase();
+        if TAKE_BACK.iter().any(|w| lower.contains(w)) {
+            return Some(DecisionStatus::Reverted);
+        }
+    }
+    Some(status)
+}
+
+/// Leading verbs of something that happened rather than a choice: a merge, a release.
+const EVENT_LEADS: &[&str] = &[
+    "merged",
+    "pushed",
+    "released",
+    "deployed",
+    "published",
+    "shipped",
+    "tagged",
+    "слито",
+    "выпущен",
+    "fusionado",
+    "publicado",
+    "veröffentlicht",
+    "publié",
+    "合并",
+    "合併",
+    "发布",
+    "發布",
+    "リリース",
+    "マージ",
+    "배포",
+    "병합",
+];
+
+/// Whether an entry records an event (a merge, a release) rather than a decision.
+pub(super) fn kind_of_title(title: &str) -> DecisionKind {
+    let plain = strip_markup(title);
+    let lower = plain.trim().to_lowercase();
+    let event = EVENT_LEADS.iter().any(|lead| leads_with(&lower, lead));
+    if event {
+        DecisionKind::Event
+    } else {
+        DecisionKind::Decision
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_naming_decisions_made_in_many_languages() {
+        for yes in [
+            "Key Decisions",
+            "Recent Changes & Decisions",
+            "アクティブな決定事項",
+            "決定事項・考慮点",
+            "技术决策",
+            "关键决策",
+            "주요 기술적 결정",
+            "Ключевые решения",
+            "Decisiones y Consideraciones",
+            "Decisões técnicas",
+            "Wichtige Entscheidungen",
+            "Décisions techniques",
+            "Decision Log",
+        ] {
+            assert!(names_decisions_made(yes), "{yes}");
+        }
+        for no in [
+            "Decision",
+            "Decision Engine",
+            "What Is Incomplete or Needs Decisions",
+            "Future Decisions to Document",
+            "ISSUE-038: Decisions only fire late (CLOSED)",
+            "Pending Decisions",
+            "Открытые решения",
+            "Decisiones pendientes",
+            "Offene Entscheidungen",
+            "향후 결정 필요 사항",
+            "未決の決定事項",
+        ] {
+            assert!(!names_decisions_made(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn pointers_and_questions_are_no_decisions() {
+        assert!(is_pointer("Full rationale in ADR-077"));
+        assert!(is_pointer("See #API_004 in decisions.md"));
+        assert!(!is_pointer("Use Postgres for sessions"));
+        assert!(is_open_question("Decision needed: which queue?"));
+        assert!(is_open_question("Do we keep the monolith?"));
+        assert!(!is_open_question("Keep the monolith"));
+        assert!(is_consideration(
+            "В будущем возможно расширение функциональности"
+        ));
+        assert!(is_consideration("Possibly move to Postgres later"));
+        assert!(!is_consideration("Postgres for sessions"));
+    }
+
+    #[test]
+    fn statuses_from_clear_verbs() {
+        assert_eq!(
+            status_from_title("Approach 2 selected and implemented"),
+            Some(DecisionStatus::Accepted)
+        );
+        assert_eq!(
+            status_from_title("Layout refactor: Implemented a grid"),
+            Some(DecisionStatus::Accepted)
+        );
+        assert_eq!(
+            status_from_title("採用Next.js 15"),
+            Some(DecisionStatus::Accepted)
+        );
+        assert_eq!(
+            status_from_title("Reverted the cache"),
+            Some(DecisionStatus::Reverted)
+        );
+        assert_eq!(status_from_title("Use Postgres"), None);
+        assert_eq!(status_from_title("Implementation details"), None);
+        assert_eq!(
+            status_of_field("Applied to staging. Disabled same session"),
+            Some(DecisionStatus::Reverted)
+        );
+        assert_eq!(
+            status_of_field("Accepted — pending review"),
+            Some(DecisionStatus::Accepted)
+        );
+    }
+
+    #[test]
+    fn merges_and_releases_are_events() {
+        assert_eq!(
+            kind_of_title("Merged feature/research-page into main"),
+            DecisionKind::Event
+        );
+        assert_eq!(kind_of_title("Use Redis"), DecisionKind::Decision);
+        assert_eq!(
+            kind_of_title("Releases page layout"),
+            DecisionKind::Decision
+        );
+    }
+}
