@@ -60,8 +60,13 @@ fn every_agents_session_start_in_the_corpus_matches_its_documentation() {
         return;
     };
     let labels = labels();
+    common::notice_absent_added_banks(&root, "session labels");
     let mut labelled = BTreeMap::new();
-    for label in &labels.session {
+    for label in labels
+        .session
+        .iter()
+        .filter(|l| common::labels_apply(&root, &l.project))
+    {
         assert!(
             !label.doc.trim().is_empty(),
             "a session label without its documentation: {label:?}"

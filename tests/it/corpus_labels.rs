@@ -103,7 +103,11 @@ fn every_corpus_finding_is_labelled_and_precision_holds() {
     let Some(root) = common::corpus_root() else {
         return;
     };
-    let labels = labels();
+    let mut labels = labels();
+    common::notice_absent_added_banks(&root, "finding labels");
+    labels
+        .finding
+        .retain(|l| common::labels_apply(&root, &l.project));
     for label in &labels.finding {
         assert!(
             !label.why.trim().is_empty(),
@@ -188,9 +192,11 @@ fn every_corpus_timeline_entry_is_labelled_and_decisions_hold() {
     let Some(root) = common::corpus_root() else {
         return;
     };
-    let labels = decision_labels::read_labels(
+    let mut labels = decision_labels::read_labels(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/corpus_decision_labels.toml"),
     );
+    common::notice_absent_added_banks(&root, "decision labels");
+    labels.retain(|l| common::labels_apply(&root, &l.project));
     let seen = decision_labels::timeline_entries(&root);
     let score = decision_labels::score(&root, &labels, &seen);
     let folders = std::fs::read_dir(&root)

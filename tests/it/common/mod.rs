@@ -312,6 +312,39 @@ pub fn corpus_root() -> Option<PathBuf> {
     }
 }
 
+/// Banks this project fetched into its copy of the corpus beyond the shared one (public
+/// repositories in other languages and styles, labelled here). A corpus without them is
+/// still whole: their labels are skipped with a notice, where a missing shared bank fails.
+pub const ADDED_BANKS: [&str; 3] = [
+    "nublu1234+nublu1234.github.io",
+    "RADESH626+black-noise-nextjs",
+    "89780012+online-notepad",
+];
+
+/// Whether labels of `project` (a corpus folder, or `folder/sub-project`) apply to the
+/// corpus at `root`: false only for an added bank that is not there.
+pub fn labels_apply(root: &Path, project: &str) -> bool {
+    let folder = project.split('/').next().unwrap_or(project);
+    !ADDED_BANKS.contains(&folder) || root.join(folder).is_dir()
+}
+
+/// Prints which added banks are absent from the corpus at `root`, whose labels `what`
+/// leaves out.
+pub fn notice_absent_added_banks(root: &Path, what: &str) {
+    let absent: Vec<&str> = ADDED_BANKS
+        .iter()
+        .copied()
+        .filter(|b| !root.join(b).is_dir())
+        .collect();
+    if !absent.is_empty() {
+        eprintln!(
+            "NOTICE: {what}: the labels of {} skipped, not in this corpus ({})",
+            absent.len(),
+            absent.join(", ")
+        );
+    }
+}
+
 /// The environment for git in tests: no system or user configuration (HOME is the
 /// test's own), a fixed identity, and no signing, so commits work on any machine.
 pub fn git_env(home: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
