@@ -51,7 +51,7 @@ for round in $(seq 1 "$rounds"); do
 done
 
 # One file changed before each run: the search reads that project again.
-file=$(find "$root" -name activeContext.md | head -1)
+file=$(find "$root" -name activeContext.md -print -quit)
 hyperfine --runs 20 -N -i --style basic \
   --prepare "sh -c 'echo \"- moved the retries to the outbox \$RANDOM\" >> $file'" \
   --export-json "$work/changed.json" \
