@@ -132,7 +132,7 @@ async fn tool_calls_over_the_rate_limit_get_a_json_rpc_error_with_retry_after() 
     );
     let client = mcp_client(&server, Some("limit-key-of-16-chars")).await;
     for _ in 0..3 {
-        assert_eq!(client.list_all_tools().await.unwrap().len(), 24);
+        assert_eq!(client.list_all_tools().await.unwrap().len(), 25);
     }
     let read = || {
         tool(
