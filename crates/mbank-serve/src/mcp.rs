@@ -316,7 +316,7 @@ mod tests {
     fn every_tool_states_what_it_does_to_the_files() {
         let dir = tempfile::tempdir().unwrap();
         let tools = tool_list(&shared_over(dir.path()));
-        assert_eq!(tools.len(), 24);
+        assert_eq!(tools.len(), 25);
         for tool in &tools {
             let rows: Vec<_> = tools::TOOLS
                 .iter()
