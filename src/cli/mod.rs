@@ -303,6 +303,11 @@ fn open_tui(context: &Context, global: &args::GlobalArgs) -> Result<u8> {
         history: context.history.clone(),
         // A demo copy is gone when mbank exits: nothing about it is worth recording.
         record: !context.is_demo(),
+        search_cache_dir: if context.is_demo() {
+            None
+        } else {
+            crate::core::io::paths::cache_dir()
+        },
     };
     let mode = crate::tui::RunMode {
         simulate_agent: global.simulate_agent,

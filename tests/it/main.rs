@@ -84,6 +84,7 @@ mod tui_newcomer;
 mod tui_proposals;
 mod tui_review;
 mod tui_screens;
+mod tui_search;
 mod tui_snapshots;
 mod tui_tree;
 mod tui_unreadable;

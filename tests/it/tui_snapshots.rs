@@ -235,3 +235,10 @@ fn editor_viewing() {
         h.keys("esc tab");
     });
 }
+
+#[test]
+fn search() {
+    snapshot("search", |h, _| {
+        h.keys("f6 s q l i t e space o f f l i n e");
+    });
+}

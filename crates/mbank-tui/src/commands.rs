@@ -17,6 +17,7 @@ pub(crate) const GLOBAL: &[KeyCommand] = &[
     hint(Action::ShowTimeline),
     hint(Action::ShowReview),
     quiet(Action::ShowChanges),
+    quiet(Action::SearchAll),
     hint(Action::History),
     hint(Action::ToggleFindings),
     hint(Action::Zoom),
@@ -360,8 +361,19 @@ pub fn commands(context: KeyContext) -> &'static [KeyCommand] {
         KeyContext::Help => HELP,
         KeyContext::History => HISTORY,
         KeyContext::Changes => CHANGES,
+        KeyContext::Search => SEARCH,
     }
 }
+
+/// The search overlay's keys (typed characters are the query).
+pub(crate) const SEARCH: &[KeyCommand] = &[
+    quiet(Action::Up),
+    quiet(Action::Down),
+    quiet(Action::PageUp),
+    quiet(Action::PageDown),
+    hint(Action::Open),
+    hint(Action::Back),
+];
 
 /// Whether `commands` offers `action` (a pane takes exactly the actions it declares).
 pub fn offers(commands: &[KeyCommand], action: Action) -> bool {

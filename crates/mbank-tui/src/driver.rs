@@ -109,6 +109,7 @@ impl Driver {
             clock: options.clock,
             history: options.history,
             record: options.record,
+            search_cache_dir: None,
         };
         let worker = AnalysisWorker::spawn_with_cache(
             config,

@@ -41,10 +41,12 @@ pub enum KeyContext {
     History,
     /// What changed in every project's memory since it was last marked reviewed.
     Changes,
+    /// Search over every project's memory.
+    Search,
 }
 
 impl KeyContext {
-    pub const ALL: [KeyContext; 18] = [
+    pub const ALL: [KeyContext; 19] = [
         KeyContext::Global,
         KeyContext::Picker,
         KeyContext::Tree,
@@ -63,6 +65,7 @@ impl KeyContext {
         KeyContext::Help,
         KeyContext::History,
         KeyContext::Changes,
+        KeyContext::Search,
     ];
 
     pub fn title(self) -> &'static str {
@@ -85,6 +88,7 @@ impl KeyContext {
             KeyContext::Help => "Help",
             KeyContext::History => "File history",
             KeyContext::Changes => "Changes (every project)",
+            KeyContext::Search => "Search every project",
         }
     }
 
@@ -100,6 +104,7 @@ impl KeyContext {
                 | KeyContext::EditorInsert
                 | KeyContext::EditorVisual
                 | KeyContext::CommitMessage
+                | KeyContext::Search
         )
     }
 
@@ -228,6 +233,7 @@ pub enum Action {
     EditProposal,
     ToggleDetails,
     ShowChanges,
+    SearchAll,
     RevertHunk,
     RevertFile,
     MarkReviewed,
@@ -356,6 +362,7 @@ impl Action {
             Action::ShowChanges => {
                 "changes to memory in every project since they were last marked reviewed"
             }
+            Action::SearchAll => "search every project's memory; enter opens the file at the line",
             Action::RevertHunk => {
                 "revert the hunk to the recorded version (the text now is kept in the history)"
             }
@@ -431,6 +438,7 @@ impl Action {
             Action::EditProposal => "edit proposal",
             Action::ToggleDetails => "details",
             Action::ShowChanges => "changes",
+            Action::SearchAll => "search",
             Action::RevertHunk => "revert hunk",
             Action::RevertFile => "revert file",
             Action::MarkReviewed => "reviewed",

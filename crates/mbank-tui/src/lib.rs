@@ -20,6 +20,7 @@ pub mod pane;
 pub mod panes;
 pub mod protocol;
 pub(crate) mod review_worker;
+pub(crate) mod search_worker;
 pub mod terminal;
 pub mod theme;
 pub mod watcher;

@@ -76,6 +76,11 @@ pub enum Message {
         rendered: Box<Rendered>,
     },
     FilesChanged(Vec<PathBuf>),
+    /// The search worker's answer to search number `generation`.
+    SearchResults {
+        generation: u64,
+        result: Result<Vec<mbank_core::search::Hit>, String>,
+    },
     /// The system dropped file events (its queue overflowed): anything may have changed.
     WatchOverflow,
     WatchProblem(String),

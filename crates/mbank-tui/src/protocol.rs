@@ -107,6 +107,18 @@ pub enum Effect {
         /// Move the keyboard to it too; browsing the tree shows files without.
         focus: bool,
     },
+    /// Search every project's memory for `query` (search number `generation`).
+    Search {
+        generation: u64,
+        query: String,
+    },
+    /// Open `path` at `line` in `project` (a search result): the project first, when
+    /// another is open (asking over unsaved edits), then the file.
+    OpenAt {
+        project: PathBuf,
+        path: PathBuf,
+        line: usize,
+    },
     /// Go to a file and a line in it (findings, timeline): select it in the tree, open
     /// it and move the keyboard there.
     GoTo {

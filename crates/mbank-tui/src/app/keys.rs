@@ -17,12 +17,13 @@ use crate::theme::Theme;
 use crate::commands::GLOBAL as GLOBAL_COMMANDS;
 
 /// The global keys that do something on the picker and Changes screens.
-const PICKER_GLOBALS: [Action; 5] = [
+const PICKER_GLOBALS: [Action; 6] = [
     Action::Help,
     Action::Quit,
     Action::NextTheme,
     Action::Messages,
     Action::ShowChanges,
+    Action::SearchAll,
 ];
 
 impl App {
@@ -139,6 +140,7 @@ impl App {
             Action::OpenExternal if project => self.open_external(),
             Action::History if project => self.open_history(),
             Action::Zoom if project => self.zoomed = !self.zoomed,
+            Action::SearchAll => self.open_search(),
             Action::ShowChanges => {
                 if self.screen == Screen::Changes {
                     self.close_changes();

@@ -27,6 +27,7 @@ mod keys;
 mod mouse;
 mod projects;
 mod review;
+mod search;
 mod toast;
 
 use mbank_core::clock::Clock;
@@ -131,6 +132,9 @@ pub struct Options {
     /// Record every version of every memory file into the history while the app runs
     /// (when no `mbank watch` does).
     pub record: bool,
+    /// Where the search index is kept (mbank's cache folder); `None`: in memory for the
+    /// session (the demo, tests).
+    pub search_cache_dir: Option<PathBuf>,
 }
 
 /// What the loop must do outside `update` (it needs the terminal).
@@ -189,6 +193,9 @@ pub struct App {
     pub recording: crate::message::Recording,
     /// The agents' stores outside every project, watched while recording.
     journal_folders: Vec<PathBuf>,
+    /// Answers the search overlay's queries off the drawing thread.
+    search_worker: crate::search_worker::SearchWorker,
+    search_cache_dir: Option<PathBuf>,
 }
 
 impl App {
@@ -246,6 +253,8 @@ impl App {
             move |event| agent_outbox.send(Message::Agent(event)).is_ok(),
         );
         let modal_editor = options.keymap.is_modal();
+        let search_worker = crate::search_worker::SearchWorker::spawn(outbox.clone());
+        let search_cache_dir = options.search_cache_dir.clone();
         let projects = ProjectsController::new(
             options.root,
             options.root_problem,
@@ -296,6 +305,8 @@ impl App {
             journal,
             recording: crate::message::Recording::Off,
             journal_folders: Vec::new(),
+            search_worker,
+            search_cache_dir,
         }
     }
 
@@ -318,10 +329,15 @@ impl App {
 
     /// True when no answer the next key depends on is outstanding: the scan, the open
     /// project's report, a file being read or saved, a backup, a theme, the review, a
-    /// file's history.
+    /// file's history, a search.
     #[cfg(any(test, feature = "test-support"))]
     pub(crate) fn is_idle(&self) -> bool {
-        self.shows_projects()
+        let searching = self.overlays.iter().any(|overlay| {
+            matches!(overlay, Overlay::Search(search)
+                if search.state == crate::overlays::search::SearchState::Searching)
+        });
+        !searching
+            && self.shows_projects()
             && self.jobs == 0
             && (self.projects.open.is_none() || self.tree.report.is_some())
             && self.document.is_idle()
@@ -439,6 +455,14 @@ impl App {
                 let effects = self.document.on_backed_up(side, result);
                 self.apply(effects);
             }
+            Message::SearchResults { generation, result } => {
+                for overlay in &mut self.overlays {
+                    if let Overlay::Search(search) = overlay {
+                        search.on_results(generation, result);
+                        break;
+                    }
+                }
+            }
             Message::FilesChanged(paths) => {
                 self.journal_files_changed(&paths);
                 self.refresh_history(&paths);
@@ -526,6 +550,12 @@ impl App {
                 focus,
             } => self.show_file(path, memory_id, focus, None),
             Effect::GoTo { path, line } => self.go_to(path, line),
+            Effect::Search { generation, query } => self.search(generation, query),
+            Effect::OpenAt {
+                project,
+                path,
+                line,
+            } => self.open_at(&project, path, line),
             Effect::BufferChanged => self.document.on_edited(),
             Effect::Save => {
                 let effects = self.document.save(self.projects.open.as_ref());

@@ -6,6 +6,7 @@ pub mod conflict;
 pub mod help;
 pub mod history;
 pub mod proposal;
+pub mod search;
 mod text_popup;
 
 use ratatui::Frame;
@@ -45,6 +46,7 @@ pub enum Overlay {
     Commit(Box<commit::CommitEditor>),
     History(Box<history::HistoryView>),
     Proposal(Box<proposal::ProposalEditor>),
+    Search(Box<search::SearchView>),
 }
 
 impl Overlay {
@@ -56,6 +58,7 @@ impl Overlay {
             Overlay::Commit(editor) => editor.as_mut(),
             Overlay::History(history) => history.as_mut(),
             Overlay::Proposal(editor) => editor.as_mut(),
+            Overlay::Search(search) => search.as_mut(),
         }
     }
 }
@@ -67,6 +70,7 @@ impl Pane for Overlay {
             Overlay::Confirm(_) => KeyContext::Confirm,
             Overlay::Conflict(_) => KeyContext::Conflict,
             Overlay::History(_) => KeyContext::History,
+            Overlay::Search(_) => KeyContext::Search,
             Overlay::Commit(_) | Overlay::Proposal(_) => KeyContext::CommitMessage,
         }
     }
@@ -91,6 +95,14 @@ impl Pane for Overlay {
             Overlay::Commit(editor) => editor.area(),
             Overlay::History(history) => history.area(),
             Overlay::Proposal(editor) => editor.area(),
+            Overlay::Search(search) => search.area(),
+        }
+    }
+
+    fn prompt_hints(&self) -> Option<&'static [(&'static str, &'static str)]> {
+        match self {
+            Overlay::Search(search) => search.prompt_hints(),
+            _ => None,
         }
     }
 }
