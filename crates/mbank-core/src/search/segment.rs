@@ -2,6 +2,7 @@
 //! with the stamp of the files it was built from), their files and passages, every
 //! passage's field lengths, and the postings of every term, sorted so a query looks a term
 //! up by binary search and decodes only the postings it needs.
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -104,13 +105,13 @@ pub struct ProjectInput {
     pub files: Vec<SearchedFile>,
 }
 
-/// The terms of each field of a passage.
-fn field_terms(
-    analyzer: &Analyzer,
+/// The text of each field of a passage (indexed by [`HEADINGS`], [`BODY`], [`PLACE`]),
+/// before it is cut into terms; public so another engine can be measured on the same text.
+pub fn field_texts<'a>(
     project: &str,
     file: &SearchedFile,
-    passage: &Passage,
-) -> [Vec<String>; FIELD_COUNT] {
+    passage: &'a Passage,
+) -> [Cow<'a, str>; FIELD_COUNT] {
     let mut headings = passage.headings.join(" ");
     if let Some(decision) = &passage.decision
         && !passage.headings.iter().any(|h| h.contains(&decision.title))
@@ -121,10 +122,20 @@ fn field_terms(
     let role = crate::model::Role::from_id(&file.role).map_or("", role_words);
     let place = format!("{} {} {}", file.display, role, project);
     [
-        analyzer.term_texts(&headings),
-        analyzer.term_texts(&passage.text),
-        analyzer.term_texts(&place),
+        Cow::Owned(headings),
+        Cow::Borrowed(&passage.text),
+        Cow::Owned(place),
     ]
+}
+
+/// The terms of each field of a passage.
+fn field_terms(
+    analyzer: &Analyzer,
+    project: &str,
+    file: &SearchedFile,
+    passage: &Passage,
+) -> [Vec<String>; FIELD_COUNT] {
+    field_texts(project, file, passage).map(|text| analyzer.term_texts(&text))
 }
 
 /// A whole segment's bytes.

@@ -17,8 +17,7 @@ impl App {
         {
             return;
         }
-        self.overlays
-            .push(Overlay::Search(Box::default()));
+        self.overlays.push(Overlay::Search(Box::default()));
     }
 
     pub(super) fn search(&mut self, generation: u64, query: String) {
