@@ -89,3 +89,23 @@ fn the_search_key_works_from_the_picker() {
         view.hits
     );
 }
+
+#[test]
+fn a_search_opened_again_sees_what_was_written_meanwhile() {
+    let demo = DemoBanks::new();
+    let mut h = Tui::demo(&demo).size(120, 36).start();
+    h.pump_until("every project's figures", |app| {
+        app.projects.picker.counted == 6
+    });
+    h.keys("f6 z e p p e l i n");
+    assert!(search_view(&h).hits.is_empty());
+    assert_eq!(search_view(&h).state, SearchState::Done);
+    demo.write(
+        &demo.file("weather-api/memory-bank/activeContext.md"),
+        "# Active Context\n\nTrying a zeppelin for the rooftop sensors.\n",
+    );
+    h.keys("esc f6 z e p p e l i n");
+    let view = search_view(&h);
+    assert_eq!(view.hits.len(), 1, "{:?}", view.hits);
+    assert_eq!(view.hits[0].project, "weather-api");
+}

@@ -26,6 +26,9 @@ pub struct SearchRequest {
     pub scan: ScanOptions,
     /// Where the index is kept (mbank's cache folder); `None`: in memory only.
     pub cache_dir: Option<PathBuf>,
+    /// Bring the index up to date with the files first (the search was just opened, or
+    /// files changed since): the next keystrokes search what is indexed.
+    pub refresh: bool,
 }
 
 pub struct SearchWorker {
@@ -47,10 +50,14 @@ impl SearchWorker {
 fn search_loop(inbox: &Receiver<SearchRequest>, outbox: &Outbox) {
     let mut open: Option<(PathBuf, SearchIndex)> = None;
     while let Ok(mut request) = inbox.recv() {
+        let mut refresh = request.refresh;
         while let Ok(newer) = inbox.try_recv() {
+            refresh |= newer.refresh;
             request = newer;
         }
+        request.refresh = refresh;
         if open.as_ref().is_none_or(|(root, _)| *root != request.root) {
+            request.refresh = true;
             let index = match &request.cache_dir {
                 Some(dir) => SearchIndex::open_at(dir, &request.root),
                 None => SearchIndex::in_memory(),
@@ -71,11 +78,22 @@ fn search_loop(inbox: &Receiver<SearchRequest>, outbox: &Outbox) {
     }
 }
 
-/// The index brought up to date with the root's files, then asked.
+/// The index, brought up to date with the root's files when asked, then searched.
 fn search(index: &mut SearchIndex, request: &SearchRequest) -> Result<Vec<Hit>, String> {
     if !request.root.is_dir() {
         return Err(format!("{} is not a folder", request.root.display()));
     }
+    if request.refresh || index.is_empty() {
+        refresh(index, request);
+    }
+    Ok(index.search(&Query {
+        text: request.query.clone(),
+        limit: LIMIT,
+        ..Query::default()
+    }))
+}
+
+fn refresh(index: &mut SearchIndex, request: &SearchRequest) {
     let projects = discovery::scan(&request.root, &request.scan);
     let banks: Vec<Vec<Bank>> = projects.iter().map(list_banks).collect();
     let inputs: Vec<ProjectBanks<'_>> = projects
@@ -84,9 +102,4 @@ fn search(index: &mut SearchIndex, request: &SearchRequest) -> Result<Vec<Hit>, 
         .map(|(project, banks)| ProjectBanks { project, banks })
         .collect();
     index.refresh(&inputs);
-    Ok(index.search(&Query {
-        text: request.query.clone(),
-        limit: LIMIT,
-        ..Query::default()
-    }))
 }

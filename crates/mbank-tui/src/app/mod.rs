@@ -196,6 +196,8 @@ pub struct App {
     /// Answers the search overlay's queries off the drawing thread.
     search_worker: crate::search_worker::SearchWorker,
     search_cache_dir: Option<PathBuf>,
+    /// Files changed since the search worker last read the projects.
+    search_stale: bool,
 }
 
 impl App {
@@ -307,6 +309,7 @@ impl App {
             journal_folders: Vec::new(),
             search_worker,
             search_cache_dir,
+            search_stale: true,
         }
     }
 
@@ -464,11 +467,13 @@ impl App {
                 }
             }
             Message::FilesChanged(paths) => {
+                self.search_stale = true;
                 self.journal_files_changed(&paths);
                 self.refresh_history(&paths);
                 self.on_files_changed(paths);
             }
             Message::WatchOverflow => {
+                self.search_stale = true;
                 self.journal_overflow();
                 self.on_watch_overflow();
             }

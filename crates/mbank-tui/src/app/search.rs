@@ -17,6 +17,8 @@ impl App {
         {
             return;
         }
+        // What changed while it was closed is read before its first answer.
+        self.search_stale = true;
         self.overlays.push(Overlay::Search(Box::default()));
     }
 
@@ -31,6 +33,7 @@ impl App {
                 home: mbank_core::io::paths::home_dir(),
             },
             cache_dir: self.search_cache_dir.clone(),
+            refresh: std::mem::take(&mut self.search_stale),
         });
     }
 
