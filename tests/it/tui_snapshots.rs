@@ -56,18 +56,40 @@ fn screen_of(
     trimmed(&h.settled_screen())
 }
 
-/// Takes `name` at both sizes: `reach` gets a harness over a fresh demo copy and brings
+/// Takes `name` at every size: `reach` gets a harness over a fresh demo copy and brings
 /// it to the screen. The same screen is drawn from copies made on each of
-/// [`LATER_DAYS`], so no screen changes with the day it is drawn on.
-fn snapshot(name: &str, reach: impl Fn(&mut Tui, &DemoBanks)) {
-    for size in SIZES {
-        let (width, height) = size;
-        let screen = screen_of(&DemoBanks::new(), size, &reach);
+/// [`LATER_DAYS`], so no screen changes with the day it is drawn on. Each size is drawn on
+/// a thread of its own: a draw mostly waits for the app's workers to settle, so the
+/// waits overlap; the comparisons are made here, in order.
+fn snapshot(name: &str, reach: impl Fn(&mut Tui, &DemoBanks) + Sync) {
+    type Drawn = ((u16, u16), String, Vec<((i32, u32, u32), String, i64)>);
+    let drawn: Vec<Drawn> = std::thread::scope(|scope| {
+        let reach = &reach;
+        let threads: Vec<_> = SIZES
+            .into_iter()
+            .map(|size| {
+                scope.spawn(move || {
+                    let screen = screen_of(&DemoBanks::new(), size, reach);
+                    let later = LATER_DAYS
+                        .into_iter()
+                        .map(|day| {
+                            let later = DemoBanks::as_of(noon_on(day));
+                            (day, screen_of(&later, size, reach), later.days_moved())
+                        })
+                        .collect();
+                    (size, screen, later)
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|thread| thread.join().unwrap())
+            .collect()
+    });
+    for ((width, height), screen, later) in drawn {
         insta::assert_snapshot!(format!("{name}_{width}x{height}"), screen);
-        for day in LATER_DAYS {
-            let later = DemoBanks::as_of(noon_on(day));
-            let drawn = screen_of(&later, size, &reach);
-            let moved_back = mbank::core::demo::shift_dates(&drawn, -later.days_moved());
+        for (day, drawn, days_moved) in later {
+            let moved_back = mbank::core::demo::shift_dates(&drawn, -days_moved);
             // A date cut short by an edge ("…1-15", "…5") cannot be moved back: a line
             // holding one may differ in its digits alone; every other line is the same.
             for (drawn_line, line) in moved_back.lines().zip(screen.lines()) {
