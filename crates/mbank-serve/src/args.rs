@@ -30,6 +30,37 @@ pub struct NoArgs {}
 
 impl ToolArgs for NoArgs {}
 
+/// A REST query string's parameters as a tool's arguments: the keys named in `numbers` and
+/// `booleans` typed as the tool's schema has them, everything else a string. A value that
+/// is neither a number nor a boolean where one is wanted stays a string, so the error
+/// names the argument.
+pub(crate) fn query_arguments(
+    query: &std::collections::HashMap<String, String>,
+    numbers: &[&str],
+    booleans: &[&str],
+) -> Map<String, Value> {
+    query
+        .iter()
+        .map(|(key, value)| {
+            let typed = if numbers.contains(&key.as_str()) {
+                value
+                    .trim()
+                    .parse::<u64>()
+                    .map_or_else(|_| Value::from(value.as_str()), Value::from)
+            } else if booleans.contains(&key.as_str()) {
+                match value.trim() {
+                    "true" | "1" => Value::Bool(true),
+                    "false" | "0" => Value::Bool(false),
+                    _ => Value::from(value.as_str()),
+                }
+            } else {
+                Value::from(value.as_str())
+            };
+            (key.clone(), typed)
+        })
+        .collect()
+}
+
 /// Reads a call's arguments into `T`; a problem becomes the `flavor` spec's error:
 /// `invalid_request` for the Memory Bank tools, `invalid_json` (a wrong type) or
 /// `missing_required_field` for Infinity's.
@@ -551,6 +582,30 @@ fn without_null(schema: &mut Schema) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_strings_become_arguments_typed_as_the_tool_wants_them() {
+        let query: std::collections::HashMap<String, String> = [
+            ("maxTokens", "120"),
+            ("limit", "many"),
+            ("includeUserFiles", "1"),
+            ("verbose", "perhaps"),
+            ("project", "42"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let typed = query_arguments(
+            &query,
+            &["maxTokens", "limit"],
+            &["includeUserFiles", "verbose"],
+        );
+        assert_eq!(typed["maxTokens"], Value::from(120u64));
+        assert_eq!(typed["limit"], Value::from("many"));
+        assert_eq!(typed["includeUserFiles"], Value::Bool(true));
+        assert_eq!(typed["verbose"], Value::from("perhaps"));
+        assert_eq!(typed["project"], Value::from("42"));
+    }
     use serde_json::json;
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]

@@ -66,24 +66,11 @@ pub(crate) fn from_query(
     shared: &Shared,
     query: &std::collections::HashMap<String, String>,
 ) -> ToolResult {
-    let mut arguments = serde_json::Map::new();
-    for (key, value) in query {
-        let value = match key.as_str() {
-            // Typed as the tool's arguments are; a value that is neither stays a string, so
-            // the error names the argument.
-            "maxTokens" | "max_tokens" => value
-                .trim()
-                .parse::<u64>()
-                .map_or_else(|_| json!(value), |n| json!(n)),
-            "includeUserFiles" | "include_user_files" => match value.trim() {
-                "true" | "1" => json!(true),
-                "false" | "0" => json!(false),
-                _ => json!(value),
-            },
-            _ => json!(value),
-        };
-        arguments.insert(key.clone(), value);
-    }
+    let mut arguments = super::args::query_arguments(
+        query,
+        &["maxTokens", "max_tokens"],
+        &["includeUserFiles", "include_user_files"],
+    );
     let named = ["project", "projectPath", "projectName"]
         .iter()
         .any(|key| arguments.contains_key(*key));

@@ -56,17 +56,7 @@ pub(crate) fn from_query(
     shared: &Shared,
     query: &std::collections::HashMap<String, String>,
 ) -> ToolResult {
-    let mut arguments = serde_json::Map::new();
-    for (key, value) in query {
-        let value = match key.as_str() {
-            "limit" | "maxTokens" | "max_tokens" => value
-                .trim()
-                .parse::<u64>()
-                .map_or_else(|_| json!(value), |n| json!(n)),
-            _ => json!(value),
-        };
-        arguments.insert(key.clone(), value);
-    }
+    let arguments = super::args::query_arguments(query, &["limit", "maxTokens", "max_tokens"], &[]);
     searched(
         shared,
         super::args::parse(arguments, super::reply::Flavor::MemoryBank)?,
