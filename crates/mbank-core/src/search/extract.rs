@@ -148,7 +148,11 @@ pub fn project_files(
                 .fold(0u32, |bits, (at, _)| bits | (1 << at));
             let mut passages = sections(&text);
             if let Some(found) = decisions_by_file.get(&file.path) {
-                passages.extend(found.iter().map(|d| decision_passage(d, &text)));
+                // The private blocks blanked once per file, not once per decision: a
+                // log of thousands of entries would otherwise cost entries × its size.
+                let visible = without_private(&text);
+                let lines: Vec<&str> = visible.lines().collect();
+                passages.extend(found.iter().map(|d| decision_passage(d, &lines)));
             }
             out.push(SearchedFile {
                 path: file.path.to_string_lossy().into_owned(),
@@ -283,15 +287,13 @@ fn frontmatter_lines(text: &str) -> usize {
     }
 }
 
-fn decision_passage(decision: &decisions::Decision, text: &str) -> Passage {
+/// A decision's passage, from its file's `lines` with the private blocks blanked.
+fn decision_passage(decision: &decisions::Decision, lines: &[&str]) -> Passage {
     let start = decision.line.max(1);
     let end = decision.end_line.max(start);
-    let visible = without_private(text);
-    let body = visible
-        .lines()
-        .skip(start - 1)
-        .take(end + 1 - start)
-        .collect::<Vec<_>>()
+    let body = lines
+        .get(start - 1..end.min(lines.len()))
+        .unwrap_or_default()
         .join("\n");
     let mut headings: Vec<String> = decision.group.iter().cloned().collect();
     headings.push(match &decision.id {
