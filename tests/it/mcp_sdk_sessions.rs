@@ -203,18 +203,38 @@ fn the_python_sdk_calls_every_tool_in_default_and_legacy_mode_over_stdio_and_htt
             return;
         }
     };
+    // Each session spends most of its time starting Python and importing the SDK, so the
+    // four run side by side, each on its own root; they are checked in a fixed order.
+    let runs = [
+        ("stdio", "auto"),
+        ("stdio", "legacy"),
+        ("http", "auto"),
+        ("http", "legacy"),
+    ];
+    let finished: Vec<Value> = std::thread::scope(|scope| {
+        let python = &python;
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|&(transport, mode)| scope.spawn(move || run_sdk_session(python, transport, mode)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
     let mut sessions = Vec::new();
-    for transport in ["stdio", "http"] {
-        for mode in ["auto", "legacy"] {
-            let session = run_sdk_session(&python, transport, mode);
-            let version = session["protocolVersion"].as_str().unwrap_or("");
-            if mode == "auto" {
-                assert_eq!(version, "2026-07-28", "{transport}");
-            } else {
-                assert!(version < "2026-07-28", "{transport} legacy: {version}");
-            }
-            sessions.push(session);
+    for (&(transport, mode), session) in runs.iter().zip(finished) {
+        let version = session["protocolVersion"].as_str().unwrap_or("");
+        if mode == "auto" {
+            assert_eq!(version, "2026-07-28", "{transport}");
+        } else {
+            assert!(version < "2026-07-28", "{transport} legacy: {version}");
         }
+        sessions.push(session);
     }
     if std::env::var_os("MBANK_RECORD_SDK_SESSIONS").is_some() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
