@@ -124,6 +124,51 @@ fn roo_and_kilo_fall_back_to_the_first_non_empty_legacy_rule_file() {
 }
 
 #[test]
+fn kilo_reads_its_mode_rules_first_then_the_rules_folder_by_file_name() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    for (rel, text) in [
+        (
+            ".kilocode/rules/memory-bank/brief.md",
+            "# Brief\n\nA shop.\n",
+        ),
+        (
+            ".kilocode/rules/memory-bank/context.md",
+            "# Context\n\nCarts.\n",
+        ),
+        (
+            ".kilocode/rules/memory-bank/architecture.md",
+            "# Architecture\n\nOne service.\n",
+        ),
+        (
+            ".kilocode/rules/Coding-Style.md",
+            "# Style\n\nShort functions.\n",
+        ),
+        (".kilocode/rules/api/zz-errors.md", "# Errors\n\nTyped.\n"),
+        (".kilocode/rules/api/Auth.md", "# Auth\n\nTokens.\n"),
+        (".kilocode/rules-code/tests.md", "# Tests\n\nFirst.\n"),
+    ] {
+        write(&p.join(rel), text);
+    }
+    let kilo = loaded(&context(&sandbox, &p, "kilo"));
+    // Kilo's rule loader: the active mode's rules, then every file below .kilocode/rules/
+    // sorted by its own name, case aside, whatever folder it sits in.
+    assert_eq!(
+        kilo,
+        [
+            ".kilocode/rules-code/tests.md",
+            ".kilocode/rules/memory-bank/architecture.md",
+            ".kilocode/rules/api/Auth.md",
+            ".kilocode/rules/memory-bank/brief.md",
+            ".kilocode/rules/Coding-Style.md",
+            ".kilocode/rules/memory-bank/context.md",
+            ".kilocode/rules/api/zz-errors.md",
+        ]
+    );
+}
+
+#[test]
 fn a_sub_folders_instruction_file_is_found_without_one_at_the_top() {
     let sandbox = Sandbox::new();
     let dir = tempfile::tempdir().unwrap();

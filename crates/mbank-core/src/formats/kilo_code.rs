@@ -5,6 +5,10 @@
 //! `brief.md` (kept by the person), `product.md`, `context.md` (the current work),
 //! `architecture.md`, `tech.md` and an optional `tasks.md`, read in full at the start of
 //! every task. Kilo documents no size limit for rules or the bank, so no budget applies.
+//! Kilo's rule loader reads `.kilocode/rules/` recursively and joins the files sorted by
+//! file name, case aside, wherever they sit below it: the memory bank's files interleave
+//! with the other rules (`architecture.md`, `brief.md`, `coding-style.md`, `context.md` …),
+//! and the active mode's `rules-{mode}` files come before them.
 //! The legacy `.kilocoderules` loads only when `.kilocode/rules/` holds no file, and then
 //! only as the first non-empty of `.kilocoderules`, `.roorules` and `.clinerules` (Kilo's
 //! "Custom Rules", kilo.ai/docs/customize/custom-rules; the order is its rule loader's);
@@ -42,6 +46,9 @@ pub(crate) const LEGACY_ORDER: [&str; 3] = [
     super::roo_rules::ROORULES,
     super::roo_rules::CLINERULES,
 ];
+/// The read-order layer of `.kilocode/rules/` (the memory bank included); the active
+/// mode's rules come one layer before, the legacy file one after.
+const RULES_LAYER: u8 = 7;
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[".kilocode"],
@@ -61,19 +68,6 @@ fn memory_bank_role(file_name: &str) -> Role {
         "tech" => Role::Tech,
         _ => names::role_for_name(file_name).unwrap_or(Role::Other),
     }
-}
-
-/// Kilo's read order of its memory bank: brief, product, context, architecture, tech, tasks.
-fn memory_bank_layer(file_name: &str) -> Option<u8> {
-    Some(match names::name_key(file_name).as_str() {
-        "brief" => 1,
-        "product" => 2,
-        "context" => 3,
-        "architecture" => 4,
-        "tech" => 5,
-        "tasks" => 6,
-        _ => return None,
-    })
 }
 
 /// `.kilocode/system-prompt-code` → `code`: the mode whose system prompt the file replaces.
@@ -118,9 +112,10 @@ impl FormatRules for KiloCode {
             } else {
                 LoadKind::Never
             };
+            // The memory bank is part of the rules folder: read with it, in name order.
             (
                 role,
-                memory_bank_layer(&file_name),
+                Some(RULES_LAYER),
                 Some("memory-bank".to_string()),
                 load,
             )
@@ -132,7 +127,7 @@ impl FormatRules for KiloCode {
             } else {
                 LoadKind::Startup
             };
-            (Role::Rules, Some(7), Some("rules".into()), load)
+            (Role::Rules, Some(RULES_LAYER), Some("rules".into()), load)
         } else if let Some(mode) = system_prompt_override(rel) {
             // Replaces the system prompt, in its mode's sessions only.
             (
@@ -150,7 +145,13 @@ impl FormatRules for KiloCode {
             } else {
                 LoadKind::OnDemand
             };
-            (Role::Rules, Some(7), Some(format!("rules-{mode}")), load)
+            // Before the rules folder: Kilo puts the mode's rules first.
+            (
+                Role::Rules,
+                Some(RULES_LAYER - 1),
+                Some(format!("rules-{mode}")),
+                load,
+            )
         } else {
             (Role::Other, None, None, LoadKind::Never)
         };
@@ -168,6 +169,10 @@ impl FormatRules for KiloCode {
 
     fn project_paths(&self) -> ProjectPaths {
         PATHS
+    }
+
+    fn orders_by_file_name(&self) -> bool {
+        true
     }
 }
 
@@ -318,27 +323,30 @@ mod tests {
     }
 
     #[test]
-    fn the_memory_bank_loads_at_start_in_kilos_order_with_kilos_roles() {
+    fn the_memory_bank_loads_at_start_with_the_rules_and_kilos_roles() {
         assert_eq!(
             placed(".kilocode/rules/memory-bank/brief.md"),
-            (Role::Brief, Some(1), LoadKind::Startup)
+            (Role::Brief, Some(7), LoadKind::Startup)
         );
         assert_eq!(
             placed(".kilocode/rules/memory-bank/context.md"),
-            (Role::Active, Some(3), LoadKind::Startup)
+            (Role::Active, Some(7), LoadKind::Startup)
         );
         assert_eq!(
             placed(".kilocode/rules/memory-bank/architecture.md"),
-            (Role::Patterns, Some(4), LoadKind::Startup)
+            (Role::Patterns, Some(7), LoadKind::Startup)
         );
         assert_eq!(
             placed(".kilocode/rules/memory-bank/tasks.md"),
-            (Role::Other, Some(6), LoadKind::Startup)
+            (Role::Other, Some(7), LoadKind::Startup)
         );
         assert_eq!(
             placed(".kilocode/rules/memory-bank/implementation-status.md"),
-            (Role::Other, None, LoadKind::Startup)
+            (Role::Other, Some(7), LoadKind::Startup)
         );
+        assert!(KiloCode.orders_by_file_name());
+        let mode = KiloCode.place(Path::new(".kilocode/rules-code/style.md"));
+        assert!(mode.layer < placed(".kilocode/rules/a.md").1);
     }
 
     #[test]

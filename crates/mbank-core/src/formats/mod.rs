@@ -141,6 +141,12 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
+    /// Whether the agent reads the files of one layer in file-name order (case aside)
+    /// wherever they sit below the bank, rather than folder by folder.
+    fn orders_by_file_name(&self) -> bool {
+        false
+    }
+
     /// Files and rule folders at fixed places in the project that make up a bank of
     /// this format; discovery and bank listing find them through this alone.
     fn project_paths(&self) -> ProjectPaths {

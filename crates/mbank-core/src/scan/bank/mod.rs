@@ -599,8 +599,9 @@ fn list_bank_in(
             file.display = root.join(&file.display).display().to_string();
         }
     }
-    formats::rules(location.format).settle_loads(&location.root, &mut files);
-    sort_read_order(&mut files);
+    let format_rules = formats::rules(location.format);
+    format_rules.settle_loads(&location.root, &mut files);
+    sort_read_order(&mut files, format_rules.orders_by_file_name());
     Bank {
         format: location.format,
         root: location.root.clone(),

@@ -79,19 +79,24 @@ pub(super) fn load_rank(load: LoadKind) -> u8 {
 }
 
 /// Sorts files into read order: layer, then startup before on-demand before never, then
-/// group and name; and numbers them.
-pub(super) fn sort_read_order(files: &mut [MemoryFile]) {
+/// group and name (or, for a format read in file-name order, the file name wherever it
+/// sits); and numbers them.
+pub(super) fn sort_read_order(files: &mut [MemoryFile], by_file_name: bool) {
     // Keys are built once per file, not twice per comparison.
     files.sort_by_cached_key(|f| {
+        let (group, name) = match &f.memory {
+            // A store's memories by title.
+            Some(memory) => (f.group.clone(), memory.title.to_lowercase()),
+            None if by_file_name => (None, f.file_name().to_lowercase()),
+            None => (f.group.clone(), f.display.to_lowercase()),
+        };
         (
             f.layer.unwrap_or(u8::MAX),
             load_rank(f.load),
-            f.group.clone().unwrap_or_default(),
-            // A store's memories by title; files by name.
-            match &f.memory {
-                Some(memory) => memory.title.to_lowercase(),
-                None => f.display.to_lowercase(),
-            },
+            group.unwrap_or_default(),
+            name,
+            // Two files of one name: by place.
+            f.display.to_lowercase(),
         )
     });
     for (order, file) in files.iter_mut().enumerate() {
