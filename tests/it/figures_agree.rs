@@ -388,17 +388,43 @@ fn tui_agrees(root: &Path) {
     }
     drop(h);
 
-    for row in rows {
+    // Each project's header is drawn by a TUI of its own, which mostly waits for its
+    // workers to settle: a few threads draw them side by side, compared here in order.
+    const DRAWING_THREADS: usize = 4;
+    let chunk = rows.len().div_ceil(DRAWING_THREADS).max(1);
+    let headers: Vec<String> = std::thread::scope(|scope| {
+        let threads: Vec<_> = rows
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|row| {
+                            let name = row["name"].as_str().unwrap();
+                            let mut h = Tui::options(root).size(240, 40).start();
+                            h.open_project(name);
+                            assert_eq!(
+                                h.app.tree.report.as_ref().unwrap().name,
+                                name,
+                                "the filter opened another project"
+                            );
+                            let screen = h.settled_screen();
+                            screen.lines().next().unwrap().to_string()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .flat_map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    for (row, header) in rows.iter().zip(&headers) {
         let name = row["name"].as_str().unwrap();
-        let mut h = Tui::options(root).size(240, 40).start();
-        h.open_project(name);
-        assert_eq!(
-            h.app.tree.report.as_ref().unwrap().name,
-            name,
-            "the filter opened another project"
-        );
-        let screen = h.settled_screen();
-        let header = screen.lines().next().unwrap();
         let whose = match row["agent"].as_str() {
             Some(id) => format!("{}'s start", Agent::from_id(id).unwrap().label()),
             None => "start, through the banks' own tools".to_string(),
