@@ -115,6 +115,8 @@ pub struct ServeOptions {
     pub root: PathBuf,
     pub surfaces: Surfaces,
     pub read_only: bool,
+    /// Modes in which a session or a chat writes nothing (`read_only_modes` under `[serve]`).
+    pub read_only_modes: Vec<String>,
     pub policy: GuardPolicy,
     /// The Infinity project folder (the working directory, or `--project`).
     pub infinity_project: PathBuf,
@@ -310,6 +312,14 @@ impl Shared {
         } else {
             Ok(())
         }
+    }
+
+    /// Whether `mode` is one of `read_only_modes` (names compared without case).
+    pub fn is_read_only_mode(&self, mode: &str) -> bool {
+        self.options
+            .read_only_modes
+            .iter()
+            .any(|m| m.trim().eq_ignore_ascii_case(mode.trim()))
     }
 
     /// The memory bank of a project folder, opened once and kept while its folder exists.
