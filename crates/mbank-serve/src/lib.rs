@@ -7,8 +7,10 @@
 //! - [`tools`]: the table of every tool (name, description, annotations, handler), and
 //!   [`args`], which reads a call's arguments into their struct and generates its schema.
 //! - [`mcp`]: the MCP server (tool list, dispatch, resources) and the stdio runner.
-//! - [`http`]: the REST API, auth, rate limits, `/mcp` and `/chat` ([`chat`]); [`browser`]
-//!   keeps web pages out, [`conn`] accepts connections with timeouts and a cap.
+//! - [`http`]: the REST API, auth (API keys, session cookies), rate limits, `/mcp` and
+//!   `/chat` ([`chat`], whose model's memory-bank updates run through the tools' own
+//!   handlers); [`browser`] keeps web pages out, [`conn`] accepts connections with
+//!   timeouts and a cap.
 //! - [`stdio`]: frames `mbank mcp`'s input lines, answering malformed and oversized ones.
 //! - [`jsonrpc`]: the JSON-RPC errors both transports answer themselves (-32602 for a
 //!   malformed tool call, the rate limit's error).
