@@ -168,7 +168,7 @@ pub fn initialize(
         ),
         Layout::MemoryBankMcp => (
             bank::initialize_memory_bank_mcp(&ctx, &dir, brief.as_deref()),
-            "productContext.md",
+            formats::memory_bank_mcp::BRIEF_FILE,
         ),
     };
     let report = report.inspect_err(|e| {

@@ -307,6 +307,9 @@ pub const TEMPLATES: [(&str, &str); 5] = [
     ),
 ];
 
+/// The file of [`TEMPLATES`] whose overview a brief fills.
+pub const BRIEF_FILE: &str = "productContext.md";
+
 /// The placeholders of [`TEMPLATES`] filled when a bank is created.
 pub const TEMPLATE_NAME: &str = "[Project name]";
 pub const TEMPLATE_OVERVIEW: &str = "[Project description and purpose]";

@@ -83,7 +83,7 @@ impl ChatPlan {
             }
             Some(_) => {
                 return Err(invalid(
-                    "\"mode\" must name one of the project's modes (GET /memory-bank/modes)",
+                    "\"mode\" must be a string naming one of the project's modes",
                 ));
             }
         };

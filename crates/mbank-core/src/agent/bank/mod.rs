@@ -236,7 +236,9 @@ pub fn initialize_memory_bank_mcp(
     project_dir: &Path,
     brief: Option<&str>,
 ) -> AgentResult<InitReport> {
-    use formats::memory_bank_mcp::{TEMPLATE_DATE, TEMPLATE_NAME, TEMPLATE_OVERVIEW, TEMPLATES};
+    use formats::memory_bank_mcp::{
+        BRIEF_FILE, TEMPLATE_DATE, TEMPLATE_NAME, TEMPLATE_OVERVIEW, TEMPLATES,
+    };
     let brief = brief.map(str::trim).filter(|b| !b.is_empty());
     if let Some(brief) = brief {
         let kind = GuardKind::Text {
@@ -246,7 +248,7 @@ pub fn initialize_memory_bank_mcp(
         guard::check(
             &ctx.guard,
             &GuardRequest {
-                file: "productContext.md",
+                file: BRIEF_FILE,
                 kind,
             },
         )?;
