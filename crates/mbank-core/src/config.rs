@@ -428,6 +428,11 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
     /// Refuse every write (as `--read-only`).
     pub read_only: bool,
+    /// Modes in which an agent only reads: an MCP session switched to one (`switch_mode`)
+    /// and a `/chat` naming one write nothing. Default `["ask"]` (the Cline and Roo
+    /// memory-bank instructions' Ask mode reads only); add `"debug"` to keep Debug from
+    /// writing too.
+    pub read_only_modes: Vec<String>,
     /// Tool surfaces when `--tools` is not given: `cline`, `memory-bank-mcp`, `infinity`.
     pub tools: Option<Vec<String>>,
     /// Which write rules apply (all on by default).
@@ -468,6 +473,7 @@ impl Default for ServeConfig {
             rate_limit_per_hour: None,
             max_body_bytes: 1024 * 1024,
             read_only: false,
+            read_only_modes: vec!["ask".to_string()],
             tools: None,
             guard: crate::guard::GuardPolicy::default(),
             chat: None,

@@ -4,6 +4,15 @@
 //! blocks and `private: true` files are never sent, and a redirect is never followed (the
 //! memory would be posted to an address nobody configured).
 //!
+//! `mode` names one of the project's modes; in a mode of `read_only_modes`, on a read-only
+//! server, or unless `allowMemoryBankUpdates` is true, the chat changes nothing. Otherwise
+//! the model is offered four of the Memory Bank MCP tools as functions (OpenAI's
+//! `tools`); the calls it answers with run as that tool's calls would, through the guard
+//! and the staging setting, as writes of `http:POST /chat` by the configured model, and
+//! their outcome goes back to the model once for its final answer. `memoryBankUpdated`
+//! is true only when a file of the bank changed; `memoryBankStaged` when a change waits
+//! for review; `memoryBankUpdates` says what became of each call.
+//!
 //! Forwarding (the HTTPS client) comes with the `chat` cargo feature; a build without it
 //! answers every chat with [`not_built_in`].
 #[cfg(any(test, feature = "chat"))]
@@ -15,8 +24,6 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::reply::ToolError;
-#[cfg(feature = "chat")]
-use super::reply::ToolResult;
 #[cfg(any(test, feature = "chat"))]
 use mbank_core::analysis::context;
 #[cfg(any(test, feature = "chat"))]
@@ -29,6 +36,11 @@ use mbank_core::model::Format;
 use mbank_core::scan::bank;
 #[cfg(any(test, feature = "chat"))]
 use mbank_core::scan::discovery;
+
+#[cfg(any(test, feature = "chat"))]
+pub(crate) mod updates;
+#[cfg(any(test, feature = "chat"))]
+use updates::{ChatPlan, Updates};
 
 /// Why `/chat` cannot answer without configuration, and how to give it one.
 #[cfg(feature = "chat")]
@@ -132,12 +144,14 @@ pub(crate) fn session_text(project_dir: &Path, budget_tokens: usize) -> String {
 }
 
 /// The request to send upstream: the caller's messages after a system message with the
-/// memory bank (unless `useMemoryBank` is false).
+/// memory bank (unless `useMemoryBank` is false) and what the model is told of its mode
+/// and of what it may change, and the functions it may call when updates are allowed.
 #[cfg(any(test, feature = "chat"))]
 pub(crate) fn upstream_body(
     config: &ChatConfig,
     request: &Value,
     memory: &str,
+    plan: &ChatPlan,
 ) -> Result<Value, ToolError> {
     let Some(messages) = request.get("messages").and_then(Value::as_array) else {
         return Err(ToolError::memory_bank(
@@ -155,16 +169,24 @@ pub(crate) fn upstream_body(
             ));
         }
     }
-    let use_bank = request
-        .get("useMemoryBank")
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
+    let memory = if plan.use_memory_bank { memory } else { "" };
+    let note = plan.note();
+    let system = match (memory.is_empty(), note.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(memory.to_string()),
+        (true, false) => Some(note),
+        (false, false) => Some(format!("{memory}\n\n{note}")),
+    };
     let mut all = Vec::with_capacity(messages.len() + 1);
-    if use_bank && !memory.is_empty() {
-        all.push(json!({"role": "system", "content": memory}));
+    if let Some(system) = system {
+        all.push(json!({"role": "system", "content": system}));
     }
     all.extend(messages.iter().cloned());
-    Ok(json!({"model": config.model, "messages": all}))
+    let mut body = json!({"model": config.model, "messages": all});
+    if plan.updates == Updates::Allowed {
+        body["tools"] = Value::Array(updates::functions());
+    }
+    Ok(body)
 }
 
 /// The client `/chat` forwards with: it never follows a redirect.
@@ -206,13 +228,18 @@ async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Stri
     Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
-/// Sends the chat to the configured endpoint and shapes the Memory Bank MCP spec's answer.
+/// Sends one request to the configured endpoint: the message of its first choice, which
+/// holds words (`content`), calls (`tool_calls`) or both.
 #[cfg(feature = "chat")]
-pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value) -> ToolResult {
+pub async fn ask(
+    client: &reqwest::Client,
+    config: &ChatConfig,
+    body: &Value,
+) -> Result<Value, ToolError> {
     let mut request = client
         .post(&config.url)
         .timeout(Duration::from_secs(config.timeout_secs.unwrap_or(120)))
-        .json(&body);
+        .json(body);
     if let Some(var) = &config.api_key_env {
         match std::env::var(var) {
             Ok(key) if !key.is_empty() => request = request.bearer_auth(key),
@@ -263,19 +290,15 @@ pub async fn forward(client: &reqwest::Client, config: &ChatConfig, body: Value)
     }
     let value: Value = serde_json::from_str(&text)
         .map_err(|e| upstream_error(format!("the chat endpoint's answer is not JSON: {e}")))?;
-    let Some(answer) = value
-        .pointer("/choices/0/message/content")
-        .and_then(Value::as_str)
-    else {
+    let Some(message) = value.pointer("/choices/0/message").filter(|message| {
+        message.get("content").is_some_and(Value::is_string)
+            || !updates::calls_of(message).is_empty()
+    }) else {
         return Err(upstream_error(
             "the chat endpoint's answer has no choices[0].message.content".into(),
         ));
     };
-    Ok(json!({
-        "response": answer,
-        "status": "success",
-        "memoryBankUpdated": false,
-    }))
+    Ok(message.clone())
 }
 
 #[cfg(test)]
@@ -303,33 +326,103 @@ mod tests {
         );
     }
 
+    fn plan(use_memory_bank: bool, mode: Option<&str>, updates: Updates) -> ChatPlan {
+        ChatPlan {
+            use_memory_bank,
+            mode: mode.map(str::to_string),
+            updates,
+        }
+    }
+
+    fn refused() -> Updates {
+        Updates::Refused("not asked".into())
+    }
+
     #[test]
     fn memory_goes_first_unless_turned_off() {
         let request = json!({"messages": [{"role": "user", "content": "status?"}]});
-        let body = upstream_body(&config(), &request, "BANK").unwrap();
+        let body =
+            upstream_body(&config(), &request, "BANK", &plan(true, None, refused())).unwrap();
         assert_eq!(body["model"], "m");
         assert_eq!(
             body["messages"][0],
             json!({"role": "system", "content": "BANK"})
         );
         assert_eq!(body["messages"][1]["content"], "status?");
+        assert!(body.get("tools").is_none(), "{body}");
         let off = json!({"messages": [{"role": "user", "content": "x"}], "useMemoryBank": false});
         assert_eq!(
-            upstream_body(&config(), &off, "BANK").unwrap()["messages"]
+            upstream_body(&config(), &off, "BANK", &plan(false, None, refused())).unwrap()
+                ["messages"]
                 .as_array()
                 .unwrap()
                 .len(),
             1
         );
+        let none = plan(true, None, refused());
         assert_eq!(
-            upstream_body(&config(), &json!({}), "").unwrap_err().code,
+            upstream_body(&config(), &json!({}), "", &none)
+                .unwrap_err()
+                .code,
             "invalid_request"
         );
         let bad = json!({"messages": [{"role": "user"}]});
         assert_eq!(
-            upstream_body(&config(), &bad, "").unwrap_err().code,
+            upstream_body(&config(), &bad, "", &none).unwrap_err().code,
             "invalid_request"
         );
+    }
+
+    #[test]
+    fn the_model_is_told_its_mode_and_offered_functions_only_when_it_may_write() {
+        let request = json!({"messages": [{"role": "user", "content": "status?"}]});
+        let ask = upstream_body(
+            &config(),
+            &request,
+            "BANK",
+            &plan(
+                true,
+                Some("ask"),
+                Updates::Refused("ask mode only reads".into()),
+            ),
+        )
+        .unwrap();
+        let system = ask["messages"][0]["content"].as_str().unwrap();
+        assert!(
+            system.starts_with("BANK\n\nThis chat is in ask mode."),
+            "{system}"
+        );
+        assert!(system.contains("cannot be changed in this chat: ask mode only reads"));
+        assert!(ask.get("tools").is_none(), "{ask}");
+        let code = upstream_body(
+            &config(),
+            &request,
+            "",
+            &plan(false, Some("code"), Updates::Allowed),
+        )
+        .unwrap();
+        assert_eq!(code["messages"][0]["role"], "system");
+        assert!(
+            code["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .contains("calling the functions offered")
+        );
+        let names: Vec<&str> = code["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, updates::UPDATE_TOOLS);
+        for tool in code["tools"].as_array().unwrap() {
+            assert_eq!(tool["type"], "function");
+            assert_eq!(tool["function"]["parameters"]["type"], "object", "{tool}");
+            assert!(
+                !tool["function"]["description"].as_str().unwrap().is_empty(),
+                "{tool}"
+            );
+        }
     }
 
     #[test]

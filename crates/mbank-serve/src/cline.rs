@@ -30,7 +30,9 @@ pub struct InitializeArgs {
     #[schemars(with = "Option<String>", description = PROJECT)]
     pub project_path: String,
     // Advertised for Memory Bank MCP clients; read as a spelling of projectPath.
-    #[schemars(description = "Same as projectPath (Memory Bank MCP spelling)")]
+    #[schemars(
+        description = "The project as the Memory Bank MCP spec names it (instead of projectPath): creates that spec's five files"
+    )]
     pub path: Option<String>,
     #[schemars(description = "Optional one-paragraph project brief")]
     pub brief: Option<String>,
@@ -108,9 +110,38 @@ impl ToolArgs for UpdateArgs {
         &[FILE_SPELLINGS, PROJECT_SPELLINGS];
 }
 
+/// The bank `initialize_memory_bank` creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// The Cline memory bank spec's seven files.
+    Cline,
+    /// The Memory Bank MCP spec's five files.
+    MemoryBankMcp,
+}
+
+impl Layout {
+    /// The Memory Bank MCP spec's bank for a call that names its project as that spec does
+    /// (`path`, without Cline's `projectPath` or `projectName`), or on a server offering
+    /// no Cline tools; else Cline's.
+    pub fn asked_by(shared: &Shared, arguments: &serde_json::Map<String, Value>) -> Layout {
+        let sent = |key: &str| arguments.get(key).is_some_and(|v| !v.is_null());
+        let memory_bank_mcp_spelling = sent("path") && !sent("projectPath") && !sent("projectName");
+        if memory_bank_mcp_spelling || !shared.options.surfaces.cline {
+            Layout::MemoryBankMcp
+        } else {
+            Layout::Cline
+        }
+    }
+}
+
 /// `initialize_memory_bank`, shared with the Memory Bank MCP surface (`path`), which also
 /// makes the project the session's current one.
-pub fn initialize(shared: &Shared, session: &Session, args: InitializeArgs) -> ToolResult {
+pub fn initialize(
+    shared: &Shared,
+    session: &Session,
+    args: InitializeArgs,
+    layout: Layout,
+) -> ToolResult {
     let InitializeArgs {
         project_path: spec,
         brief,
@@ -130,8 +161,18 @@ pub fn initialize(shared: &Shared, session: &Session, args: InitializeArgs) -> T
         .into());
     }
     let ctx = shared.write_context(&session.caller("mcp:initialize_memory_bank"));
-    let report = bank::initialize(&ctx, &dir, brief.as_deref()).inspect_err(|e| {
-        shared.log_refusal(&ctx, &dir, "projectBrief.md", e);
+    let (report, brief_file) = match layout {
+        Layout::Cline => (
+            bank::initialize(&ctx, &dir, brief.as_deref()),
+            "projectBrief.md",
+        ),
+        Layout::MemoryBankMcp => (
+            bank::initialize_memory_bank_mcp(&ctx, &dir, brief.as_deref()),
+            formats::memory_bank_mcp::BRIEF_FILE,
+        ),
+    };
+    let report = report.inspect_err(|e| {
+        shared.log_refusal(&ctx, &dir, brief_file, e);
     })?;
     shared.forget(&dir);
     *session.project.lock() = Some(dir.clone());

@@ -161,6 +161,7 @@ mod tests {
             root: root.to_path_buf(),
             surfaces: Surfaces::default(),
             read_only: true,
+            read_only_modes: Vec::new(),
             policy: GuardPolicy::default(),
             infinity_project: root.to_path_buf(),
             log_refusals: false,

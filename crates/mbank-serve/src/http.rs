@@ -44,9 +44,12 @@ use super::ratelimit::{AuthFailures, RateLimiter, Verdict};
 use mbank_core::config::{ChatConfig, ServeConfig};
 
 mod rest;
+mod session;
 // What only `/chat` uses.
 #[cfg(feature = "chat")]
-use rest::{ProjectQuery, blocking, object_body, project_of};
+use super::reply::ToolError;
+#[cfg(feature = "chat")]
+use rest::{ProjectQuery, object_body, project_of};
 use rest::{error, json_response, reply};
 
 /// The version of the Memory Bank MCP spec's API this server speaks.
@@ -189,9 +192,21 @@ struct HttpApp {
     /// `None`: no rate limit.
     limiter: Option<RateLimiter>,
     auth_failures: AuthFailures,
+    sessions: session::Sessions,
     policy: BrowserPolicy,
     #[cfg(feature = "chat")]
     client: reqwest::Client,
+}
+
+/// How a request was authenticated, for the handlers that care (`/session`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Credential {
+    /// No key was needed and none was sent.
+    None,
+    /// `Authorization: Bearer` with the key at this index of `api_keys`.
+    Key(usize),
+    /// A session cookie opened with the key at this index.
+    Session(usize),
 }
 
 type AppState = Arc<HttpApp>;
@@ -209,6 +224,7 @@ async fn chat_handler(
     query: ProjectQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    use chat::updates::{self, Updates};
     let Some(config) = app.options.chat.clone() else {
         return error("server_error", chat::NOT_CONFIGURED);
     };
@@ -216,25 +232,149 @@ async fn chat_handler(
         (Ok(p), Ok(m)) => (p, m),
         (Err(e), _) | (_, Err(e)) => return reply(Err(e)),
     };
+    let request = Value::Object(map);
     let shared = app.shared.clone();
     let budget = config
         .context_tokens
         .unwrap_or(chat::DEFAULT_CONTEXT_TOKENS);
-    let memory = blocking(move || {
+    let asked = request.clone();
+    let prepared = tokio::task::spawn_blocking(move || {
         let dir = shared.project(project.as_deref())?;
-        Ok(Value::String(chat::session_text(&dir, budget)))
+        let plan = chat::updates::ChatPlan::of(&shared, &dir, &asked)?;
+        let memory = if plan.use_memory_bank {
+            chat::session_text(&dir, budget)
+        } else {
+            String::new()
+        };
+        Ok::<_, ToolError>((dir, plan, memory))
     })
-    .await;
-    let memory = match memory {
-        Ok(Value::String(text)) => text,
-        Ok(_) => String::new(),
+    .await
+    .unwrap_or_else(|e| Err(stopped(e)));
+    let (dir, plan, memory) = match prepared {
+        Ok(prepared) => prepared,
         Err(e) => return reply(Err(e)),
     };
-    let upstream = match chat::upstream_body(&config, &Value::Object(map), &memory) {
+    let upstream = match chat::upstream_body(&config, &request, &memory, &plan) {
         Ok(body) => body,
         Err(e) => return reply(Err(e)),
     };
-    reply(chat::forward(&app.client, &config, upstream).await)
+    let first = match chat::ask(&app.client, &config, &upstream).await {
+        Ok(message) => message,
+        Err(e) => return reply(Err(e)),
+    };
+    let said = first["content"].as_str().unwrap_or_default().to_string();
+    let calls = updates::calls_of(&first);
+    if calls.is_empty() {
+        return reply(Ok(updates::answer(&said, &plan, &[])));
+    }
+    let shared = app.shared.clone();
+    let caller = super::Caller {
+        via: updates::VIA.to_string(),
+        client: Some(config.model.clone()),
+    };
+    let allowed = plan.updates.clone();
+    let outcomes = tokio::task::spawn_blocking(move || {
+        updates::apply(&shared, &dir, &calls, &allowed, &caller)
+    })
+    .await;
+    let outcomes = match outcomes {
+        Ok(outcomes) => outcomes,
+        Err(e) => return reply(Err(stopped(e))),
+    };
+    if plan.updates != Updates::Allowed {
+        return reply(Ok(updates::answer(&said, &plan, &outcomes)));
+    }
+    // The writes are done whatever the model says next: a failed follow-up still
+    // reports them, with the model's first words.
+    let follow_up = updates::follow_up(&upstream, &first, &outcomes);
+    let answer = match chat::ask(&app.client, &config, &follow_up).await {
+        Ok(second) => {
+            let text = second["content"].as_str().unwrap_or(&said).to_string();
+            updates::answer(&text, &plan, &outcomes)
+        }
+        Err(e) => {
+            let mut answer = updates::answer(&said, &plan, &outcomes);
+            answer["warning"] = json!(format!(
+                "the memory bank updates were made, but the chat endpoint's answer to their \
+                 outcome failed: {}",
+                e.message
+            ));
+            answer
+        }
+    };
+    reply(Ok(answer))
+}
+
+/// A blocking task that did not finish, as the Memory Bank MCP spec's error.
+#[cfg(feature = "chat")]
+fn stopped(e: tokio::task::JoinError) -> ToolError {
+    ToolError::memory_bank(
+        "server_error",
+        format!("the request stopped unexpectedly: {e}"),
+    )
+}
+
+/// `POST /session`: exchanges the key of `Authorization: Bearer` for a session cookie.
+async fn open_session(
+    State(app): State<AppState>,
+    credential: Option<axum::Extension<Credential>>,
+) -> Response {
+    let key = match credential.map(|c| c.0) {
+        Some(Credential::Key(key)) => key,
+        Some(Credential::Session(_)) => {
+            return error(
+                "unauthorized",
+                "a session is opened with the API key (Authorization: Bearer <api key>), not \
+                 with another session",
+            );
+        }
+        _ if app.options.api_keys.is_empty() => {
+            return error(
+                "invalid_request",
+                "this server has no API key, so there is nothing for a session to stand for: \
+                 set MBANK_API_KEY or api_keys under [serve] to use sessions",
+            );
+        }
+        _ => {
+            return error(
+                "unauthorized",
+                "POST /session needs Authorization: Bearer <api key>",
+            );
+        }
+    };
+    let now = app.shared.options.clock.epoch_seconds();
+    let token = app.sessions.open(key, now);
+    let mut response = json_response(
+        200,
+        &json!({
+            "status": "success",
+            "message": format!(
+                "Session opened: the {} cookie authenticates requests for {} hours",
+                session::COOKIE,
+                session::LIFETIME_SECS / 3600
+            ),
+            "expiresIn": session::LIFETIME_SECS,
+        }),
+    );
+    if let Some(cookie) = session::set_cookie(&token) {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+/// `DELETE /session`: ends the session of the request's cookie and clears it.
+async fn close_session(State(app): State<AppState>, headers: axum::http::HeaderMap) -> Response {
+    if let Some(token) = session::cookie_of(&headers) {
+        app.sessions.close(&token);
+    }
+    let mut response = json_response(
+        200,
+        &json!({"status": "success", "message": "Session closed"}),
+    );
+    response
+        .headers_mut()
+        .insert(header::SET_COOKIE, session::cleared_cookie());
+    response
 }
 
 async fn not_found(request: Request) -> Response {
@@ -330,7 +470,7 @@ fn method_not_allowed(bare: Response, method: &axum::http::Method, path: &str) -
 }
 
 /// Auth (with failed attempts limited per address), rate limits and the size limit.
-async fn authorized(app: &HttpApp, peer: SocketAddr, request: Request, next: Next) -> Response {
+async fn authorized(app: &HttpApp, peer: SocketAddr, mut request: Request, next: Next) -> Response {
     let bearer = request
         .headers()
         .get(header::AUTHORIZATION)
@@ -340,8 +480,13 @@ async fn authorized(app: &HttpApp, peer: SocketAddr, request: Request, next: Nex
                 .or_else(|| v.strip_prefix("bearer "))
         })
         .map(|k| k.trim().to_string());
+    // A cookie counts only on a server with keys, and only without a key sent.
+    let cookie = match (&bearer, app.options.api_keys.is_empty()) {
+        (None, false) => session::cookie_of(request.headers()),
+        _ => None,
+    };
     let now = app.shared.options.clock.epoch_seconds();
-    if (bearer.is_some() || app.options.require_key)
+    if (bearer.is_some() || cookie.is_some() || app.options.require_key)
         && let Some(wait) = app.auth_failures.locked_out(peer.ip(), now)
     {
         let mut response = error(
@@ -356,56 +501,73 @@ async fn authorized(app: &HttpApp, peer: SocketAddr, request: Request, next: Nex
         }
         return response;
     }
-    let key_ok = bearer
+    let by_key = bearer
         .as_deref()
-        .map(|given| app.options.api_keys.iter().any(|k| same_key(k, given)));
-    if key_ok == Some(false) || (app.options.require_key && key_ok.is_none()) {
+        .map(|given| app.options.api_keys.iter().position(|k| same_key(k, given)));
+    let by_session = cookie
+        .as_deref()
+        .map(|token| app.sessions.key_of(token, now));
+    let credential = match (by_key, by_session) {
+        (Some(Some(key)), _) => Some(Credential::Key(key)),
+        (_, Some(Some(key))) => Some(Credential::Session(key)),
+        // A wrong key is refused everywhere; a cookie the server does not hold (expired,
+        // or from before a restart) only where a key is needed.
+        (Some(None), _) => None,
+        (None, _) if app.options.require_key => None,
+        (None, _) => Some(Credential::None),
+    };
+    let Some(credential) = credential else {
         app.auth_failures.failed(peer.ip(), now);
-        let mut response = error(
-            "unauthorized",
-            if bearer.is_some() {
-                "the API key is not valid"
-            } else {
-                "this server needs Authorization: Bearer <api key>"
-            },
-        );
+        let message = if bearer.is_some() {
+            "the API key is not valid"
+        } else if cookie.is_some() {
+            "the session has ended or is not valid: open a new one with POST /session and \
+             Authorization: Bearer <api key>"
+        } else {
+            "this server needs Authorization: Bearer <api key>"
+        };
+        let mut response = error("unauthorized", message);
         response
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        response
-    } else {
-        let caller = match &bearer {
+        return response;
+    };
+    request.extensions_mut().insert(credential);
+    // A session counts against its key's limit.
+    let caller = match credential {
+        Credential::Key(key) | Credential::Session(key) => match app.options.api_keys.get(key) {
             Some(key) => format!("key:{key}"),
             None => format!("ip:{}", peer.ip()),
-        };
-        let path = request.uri().path();
-        if path == "/mcp" || path.starts_with("/mcp/") {
-            return mcp_request(app, &caller, now, request, next).await;
-        }
-        let verdict = app.limiter.as_ref().map(|l| l.check(&caller, now));
-        let declared = request
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<usize>().ok());
-        let mut response = match verdict {
-            Some(verdict) if !verdict.allowed => {
-                let mut response = error("rate_limited", over_the_limit(app, &verdict, "requests"));
-                retry_after(&mut response, verdict.retry_after);
-                response
-            }
-            _ if declared.is_some_and(|n| n > app.options.max_body_bytes) => error(
-                "payload_too_large",
-                format!(
-                    "the body is over {} bytes (max_body_bytes under [serve])",
-                    app.options.max_body_bytes
-                ),
-            ),
-            _ => next.run(request).await,
-        };
-        rate_headers(&mut response, verdict);
-        response
+        },
+        Credential::None => format!("ip:{}", peer.ip()),
+    };
+    let path = request.uri().path();
+    if path == "/mcp" || path.starts_with("/mcp/") {
+        return mcp_request(app, &caller, now, request, next).await;
     }
+    let verdict = app.limiter.as_ref().map(|l| l.check(&caller, now));
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let mut response = match verdict {
+        Some(verdict) if !verdict.allowed => {
+            let mut response = error("rate_limited", over_the_limit(app, &verdict, "requests"));
+            retry_after(&mut response, verdict.retry_after);
+            response
+        }
+        _ if declared.is_some_and(|n| n > app.options.max_body_bytes) => error(
+            "payload_too_large",
+            format!(
+                "the body is over {} bytes (max_body_bytes under [serve])",
+                app.options.max_body_bytes
+            ),
+        ),
+        _ => next.run(request).await,
+    };
+    rate_headers(&mut response, verdict);
+    response
 }
 
 fn over_the_limit(app: &HttpApp, verdict: &Verdict, what: &str) -> String {
@@ -587,6 +749,7 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
             .rate_limit
             .map(|l| RateLimiter::new(l.per_minute, l.per_hour)),
         auth_failures: AuthFailures::new(AUTH_FAILURES_PER_WINDOW, AUTH_FAILURE_WINDOW_SECS),
+        sessions: session::Sessions::default(),
         policy,
         #[cfg(feature = "chat")]
         client: chat::client()?,
@@ -610,6 +773,7 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
             post(rest::update_active_context),
         )
         .route("/chat", post(chat_handler))
+        .route("/session", post(open_session).delete(close_session))
         .merge(
             Router::new()
                 .nest_service("/mcp", mcp)

@@ -7,8 +7,10 @@
 //! - [`tools`]: the table of every tool (name, description, annotations, handler), and
 //!   [`args`], which reads a call's arguments into their struct and generates its schema.
 //! - [`mcp`]: the MCP server (tool list, dispatch, resources) and the stdio runner.
-//! - [`http`]: the REST API, auth, rate limits, `/mcp` and `/chat` ([`chat`]); [`browser`]
-//!   keeps web pages out, [`conn`] accepts connections with timeouts and a cap.
+//! - [`http`]: the REST API, auth (API keys, session cookies), rate limits, `/mcp` and
+//!   `/chat` ([`chat`], whose model's memory-bank updates run through the tools' own
+//!   handlers); [`browser`] keeps web pages out, [`conn`] accepts connections with
+//!   timeouts and a cap.
 //! - [`stdio`]: frames `mbank mcp`'s input lines, answering malformed and oversized ones.
 //! - [`jsonrpc`]: the JSON-RPC errors both transports answer themselves (-32602 for a
 //!   malformed tool call, the rate limit's error).
@@ -115,6 +117,8 @@ pub struct ServeOptions {
     pub root: PathBuf,
     pub surfaces: Surfaces,
     pub read_only: bool,
+    /// Modes in which a session or a chat writes nothing (`read_only_modes` under `[serve]`).
+    pub read_only_modes: Vec<String>,
     pub policy: GuardPolicy,
     /// The Infinity project folder (the working directory, or `--project`).
     pub infinity_project: PathBuf,
@@ -310,6 +314,14 @@ impl Shared {
         } else {
             Ok(())
         }
+    }
+
+    /// Whether `mode` is one of `read_only_modes` (names compared without case).
+    pub fn is_read_only_mode(&self, mode: &str) -> bool {
+        self.options
+            .read_only_modes
+            .iter()
+            .any(|m| m.trim().eq_ignore_ascii_case(mode.trim()))
     }
 
     /// The memory bank of a project folder, opened once and kept while its folder exists.

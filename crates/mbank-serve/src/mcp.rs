@@ -301,6 +301,7 @@ mod tests {
             root: root.to_path_buf(),
             surfaces: Surfaces::default(),
             read_only: false,
+            read_only_modes: vec!["ask".into()],
             policy: GuardPolicy::default(),
             infinity_project: root.to_path_buf(),
             log_refusals: false,

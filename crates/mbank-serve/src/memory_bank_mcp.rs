@@ -279,6 +279,8 @@ pub fn list(shared: &Shared, session: &Session, spec: Option<&str>, _: NoArgs) -
 pub fn status(shared: &Shared, session: &Session, spec: Option<&str>, _: NoArgs) -> ToolResult {
     let dir = current_project(shared, session, spec)?;
     let mode = session.mode.lock().clone();
+    let read_only =
+        shared.options.read_only || mode.as_deref().is_some_and(|m| shared.is_read_only_mode(m));
     match shared.bank(&dir) {
         Ok(bank) => Ok(json!({
             "status": "ok",
@@ -288,7 +290,7 @@ pub fn status(shared: &Shared, session: &Session, spec: Option<&str>, _: NoArgs)
             "format": bank.format.id(),
             "files": bank.list().into_iter().map(|f| f.name).collect::<Vec<_>>(),
             "mode": mode,
-            "readOnly": shared.options.read_only,
+            "readOnly": read_only,
         })),
         Err(AgentError::NotInitialized { .. }) => Ok(json!({
             "status": "ok",
@@ -297,7 +299,7 @@ pub fn status(shared: &Shared, session: &Session, spec: Option<&str>, _: NoArgs)
             "project": shared.root.name_of(&dir),
             "files": [],
             "mode": mode,
-            "readOnly": shared.options.read_only,
+            "readOnly": read_only,
         })),
         Err(e) => Err(e.into()),
     }
@@ -417,8 +419,16 @@ pub fn switch_mode(
             available: modes.join(", "),
         }));
     };
+    let read_only = shared.is_read_only_mode(found);
+    let message = if read_only {
+        format!(
+            "Switched to {found} mode, which only reads the memory bank: write tools are refused until another mode is chosen"
+        )
+    } else {
+        format!("Switched to {found} mode")
+    };
     let mut answer =
-        json!({"status": "success", "mode": found, "message": format!("Switched to {found} mode")});
+        json!({"status": "success", "mode": found, "readOnly": read_only, "message": message});
     if session.stateless {
         not_remembered(
             &mut answer,

@@ -283,6 +283,22 @@ impl ToolDef {
         session: &Session,
         arguments: Map<String, Value>,
     ) -> ToolResult {
+        // A session in a read-only mode writes nothing; Infinity's activation of an
+        // existing project is what its reads need, as on a read-only server.
+        if !self.effect.read_only && self.name != infinity::ACTIVATE_PROJECT {
+            let mode = session.mode.lock().clone();
+            if let Some(mode) = mode.filter(|m| shared.is_read_only_mode(m)) {
+                return Err(ToolError::memory_bank(
+                    "read_only",
+                    format!(
+                        "this session is in {mode} mode, which only reads the memory bank \
+                         (read_only_modes under [serve] in config.toml): {} writes nothing \
+                         here; switch_mode to another mode to write",
+                        self.name
+                    ),
+                ));
+            }
+        }
         (self.handler)(shared, session, arguments)
     }
 }
@@ -312,12 +328,16 @@ pub fn find(shared: &Shared, name: &str) -> Option<&'static ToolDef> {
 pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
     use Surface::{Cline, MemoryBankMcp, MemoryBanks, Proposals};
     vec![
-        ToolDef::new(
+        ToolDef::with_handler::<cline::InitializeArgs>(
             MemoryBanks,
             "initialize_memory_bank",
             CREATES_KEEPING,
-            "Create memory-bank/ with the seven template files in a project (existing files are kept). Takes projectPath (Cline) or path (Memory Bank MCP); brief fills projectBrief.md.",
-            cline::initialize,
+            "Create memory-bank/ in a project, keeping existing files. With projectPath (Cline): the seven Cline template files, brief filling projectBrief.md. With path (Memory Bank MCP): the spec's five files (activeContext, productContext, progress, decisionLog, systemPatterns), brief filling productContext.md's overview.",
+            Box::new(|shared, session, arguments| {
+                let layout = cline::Layout::asked_by(shared, &arguments);
+                let args = args::parse(arguments, Flavor::MemoryBank)?;
+                cline::initialize(shared, session, args, layout)
+            }),
         ),
         ToolDef::new(
             Cline,

@@ -61,6 +61,7 @@ pub fn options(context: &Context, args: &ServeArgs) -> Result<ServeOptions> {
         root: context.root.clone(),
         surfaces,
         read_only: read_only || serve_config.read_only,
+        read_only_modes: serve_config.read_only_modes.clone(),
         policy: serve_config.guard,
         infinity_project,
         log_refusals: true,

@@ -227,6 +227,91 @@ pub fn initialize(
     Ok(report)
 }
 
+/// Creates the Memory Bank MCP spec's bank in `project_dir` (created if missing):
+/// `memory-bank/` with the spec's five files ([`formats::memory_bank_mcp::TEMPLATES`]),
+/// each written through [`write::apply`] as `ctx`'s write, never over a file that exists.
+/// The brief becomes the product context's overview, so it passes the secret rule first.
+pub fn initialize_memory_bank_mcp(
+    ctx: &WriteContext,
+    project_dir: &Path,
+    brief: Option<&str>,
+) -> AgentResult<InitReport> {
+    use formats::memory_bank_mcp::{
+        BRIEF_FILE, TEMPLATE_DATE, TEMPLATE_NAME, TEMPLATE_OVERVIEW, TEMPLATES,
+    };
+    let brief = brief.map(str::trim).filter(|b| !b.is_empty());
+    if let Some(brief) = brief {
+        let kind = GuardKind::Text {
+            part: TextPart::Brief,
+            text: brief,
+        };
+        guard::check(
+            &ctx.guard,
+            &GuardRequest {
+                file: BRIEF_FILE,
+                kind,
+            },
+        )?;
+    }
+    let folder = formats::cline::BANK_DIR;
+    fs::create_dir_all(project_dir).map_err(|e| AgentError::Core(CoreError::io(project_dir, e)))?;
+    let anchor = Dir::open_anchor(project_dir).map_err(|e| core_error(folder, e.into()))?;
+    let existed = anchor.open_dir(Path::new(folder)).is_ok();
+    // Opened with no link followed: a link in its place is refused, not written through.
+    let bank = anchor
+        .create_dir(folder, 0o777)
+        .map_err(|e| core_error(folder, e.into()))?;
+    let bank_path = project_dir.join(folder);
+    let mut report = InitReport {
+        bank: bank_path.clone(),
+        ..InitReport::default()
+    };
+    let folder_name = format!("{folder}/");
+    if existed {
+        report.kept.push(folder_name);
+    } else {
+        report.created.push(folder_name);
+    }
+    let _lock = lock::for_folder(&bank_path).map_err(AgentError::Core)?;
+    let project_name = fs::canonicalize(project_dir)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let today = ctx.clock.today().format("%Y-%m-%d").to_string();
+    for (name, template) in TEMPLATES {
+        let mut text = template.replace(TEMPLATE_DATE, &today);
+        if !project_name.is_empty() {
+            text = text.replacen(TEMPLATE_NAME, &project_name, 1);
+        }
+        if let Some(brief) = brief {
+            text = text.replacen(TEMPLATE_OVERVIEW, brief, 1);
+        }
+        let rel = format!("{folder}/{name}");
+        let key = crate::history::key_of(&bank_path.join(name));
+        let applied = write::apply(
+            ctx,
+            WriteRequest {
+                key: &key,
+                target: Target::In {
+                    dir: &bank,
+                    name,
+                    same_file: None,
+                },
+                replaced: None,
+                expected: Expected::Missing,
+                change: WriteChange::Write(&text),
+            },
+        );
+        match applied {
+            Ok(_) => report.created.push(rel),
+            // Someone's file is there (or appeared meanwhile): it is kept as it is.
+            Err(CoreError::Conflict { .. }) => report.kept.push(rel),
+            Err(e) => return Err(core_error(name, e)),
+        }
+    }
+    Ok(report)
+}
+
 impl MarkdownBank {
     /// The memory bank of the project at `project_dir` (`NotInitialized` without one).
     pub fn open(project_dir: &Path) -> AgentResult<MarkdownBank> {
