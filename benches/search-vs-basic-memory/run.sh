@@ -58,6 +58,6 @@ bin=${MBANK_BIN:-$repo/target/release/mbank}
 
 work=$(mktemp -d -t mbank-vs-basic-memory-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-echo "basic-memory $("$venv/bin/basic-memory" --version 2>/dev/null | tail -1), $("$venv/bin/python" --version), $("$bin" --version)"
+echo "$("$venv/bin/basic-memory" --version 2>/dev/null | tail -1), $("$venv/bin/python" --version), $("$bin" --version)"
 "$venv/bin/python" "$here/bench.py" --mbank "$bin" --corpus "$corpus" \
   --labels "$repo/tests/it/search_queries.toml" --work "$work" "$@"
