@@ -20,6 +20,9 @@ pub const FILES: InstructionFiles = InstructionFiles {
     local_ignored: None,
 };
 
+/// How deep Beans-Code follows `@imports` by default.
+pub(crate) const IMPORT_DEPTH: usize = 5;
+
 pub(crate) struct BeansMd;
 
 impl FormatRules for BeansMd {
@@ -29,6 +32,12 @@ impl FormatRules for BeansMd {
 
     fn expands_imports(&self) -> bool {
         true
+    }
+
+    /// "Maximum import depth (default: 5)" (the Beans-Code memory recommendations,
+    /// "Import Syntax").
+    fn import_depth(&self) -> Option<usize> {
+        Some(IMPORT_DEPTH)
     }
 
     fn place(&self, rel: &Path) -> Placement {
