@@ -430,3 +430,34 @@ fn an_infinity_store_git_does_not_ignore_is_a_warning() {
     let all = findings(&repo.dir);
     assert!(of_code(&all, "infinity-not-ignored").is_empty(), "{all:#?}");
 }
+
+#[test]
+fn beans_rules_are_picked_by_triggers_or_globs_and_name_a_known_priority() {
+    let temp = tempfile::tempdir().unwrap();
+    write(&temp.path().join("BEANS.md"), "# Rules\n\n- Be brief.\n");
+    let rules = temp.path().join(".beans/rules");
+    write(
+        &rules.join("testing.md"),
+        "---\nname: testing-rules\ntriggers:\n  - write tests\npriority: high\n---\n\n# Testing\n",
+    );
+    write(
+        &rules.join("security.md"),
+        "---\ntriggers: [secrets]\npriority: urgent\n---\n\n# Security\n",
+    );
+    write(&rules.join("style.md"), "# Style\n\n- Tabs.\n");
+    let all = findings(temp.path());
+    let values = of_code(&all, "rule-frontmatter-value");
+    assert_eq!(values.len(), 1, "{all:#?}");
+    assert_eq!(values[0].1, ".beans/rules/security.md");
+    assert!(values[0].4.contains("urgent"), "{}", values[0].4);
+    let never = of_code(&all, "rule-never-picked");
+    assert_eq!(never.len(), 1, "{all:#?}");
+    assert_eq!(
+        (never[0].1.as_str(), never[0].3.as_str()),
+        (".beans/rules/style.md", "info")
+    );
+    assert!(
+        all.iter().all(|f| f.1 != ".beans/rules/testing.md"),
+        "{all:#?}"
+    );
+}

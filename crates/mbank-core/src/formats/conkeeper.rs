@@ -268,10 +268,13 @@ fn adr_status_finding(file: &MemoryFile, text: &str) -> Option<Finding> {
             .map(|m| (index, m.as_str()))
     })?;
     let bare = value.trim_matches(|c: char| c == '*' || c == '_' || c == '`' || c.is_whitespace());
-    if STATUS_VALUE.is_match(bare) {
+    let unchosen = bare.contains('|');
+    if STATUS_VALUE.is_match(bare) && !unchosen {
         return None;
     }
-    let hint = if bare.to_ascii_lowercase().starts_with("superseded") {
+    let hint = if unchosen {
+        ": the template's choices are still there, keep the one that holds"
+    } else if bare.to_ascii_lowercase().starts_with("superseded") {
         ": say which record replaces it, `Superseded by ADR-NNN`"
     } else {
         ""
@@ -372,6 +375,99 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    fn file(rel: &str, role: Role) -> MemoryFile {
+        MemoryFile {
+            path: PathBuf::from(".claude/memory").join(rel),
+            display: format!(".claude/memory/{rel}"),
+            role,
+            layer: None,
+            order: 0,
+            group: None,
+            load: LoadKind::OnDemand,
+            size: 0,
+            modified: None,
+            changed: None,
+            memory: None,
+            unreadable: None,
+        }
+    }
+
+    #[test]
+    fn sessions_are_named_by_date() {
+        for good in ["2025-01-02-api.md", "2025-01-02-1430.md"] {
+            let rel = PathBuf::from("sessions").join(good);
+            assert!(
+                ConKeeper
+                    .name_finding(&file("x", Role::Session), &rel)
+                    .is_none(),
+                "{good}"
+            );
+        }
+        for bad in ["api-notes.md", "2025-1-2-api.md", "20250102.md"] {
+            let rel = PathBuf::from("sessions").join(bad);
+            let finding = ConKeeper.name_finding(&file(bad, Role::Session), &rel);
+            assert_eq!(
+                finding.map(|f| f.code),
+                Some(FindingCode::SessionNaming),
+                "{bad}"
+            );
+        }
+        // Only session summaries are held to it.
+        let rel = PathBuf::from("notes.md");
+        assert!(
+            ConKeeper
+                .name_finding(&file("notes.md", Role::Other), &rel)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn an_adr_status_is_one_of_conkeepers() {
+        let adr = file("decisions/ADR-001-x.md", Role::Adr);
+        let status = |value: &str| {
+            let text = format!("# ADR-001: X\n\n**Status:** {value}\n**Date:** 2025-01-02\n");
+            ConKeeper.check_text(&adr, &text)
+        };
+        for good in [
+            "Proposed",
+            "Accepted",
+            "deprecated",
+            "Superseded by ADR-012",
+            "Accepted (2025-02)",
+        ] {
+            assert!(status(good).is_empty(), "{good}");
+        }
+        for bad in ["Maybe", "Superseded", "Done", "Proposed | Accepted"] {
+            let found = status(bad);
+            assert_eq!(found.len(), 1, "{bad}");
+            assert_eq!(
+                (found[0].code, found[0].line),
+                (FindingCode::AdrStatus, Some(3))
+            );
+        }
+        // A status in a code block is an example, and other files have no ADR status.
+        let fenced = "# ADR-001: X\n\n```\n**Status:** Maybe\n```\n";
+        assert!(ConKeeper.check_text(&adr, fenced).is_empty());
+        let other = file("patterns.md", Role::Patterns);
+        assert!(
+            ConKeeper
+                .check_text(&other, "**Status:** Maybe\n")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_ai_folder_is_read_only_without_the_claude_one() {
+        let temp = tempfile::tempdir().unwrap();
+        let ai = temp.path().join(".ai/memory");
+        std::fs::create_dir_all(&ai).unwrap();
+        assert_eq!(ConKeeper.read_instead(&ai), None);
+        let claude = temp.path().join(".claude/memory");
+        std::fs::create_dir_all(&claude).unwrap();
+        assert_eq!(ConKeeper.read_instead(&ai), Some(claude.clone()));
+        assert_eq!(ConKeeper.read_instead(&claude), None);
+    }
 
     #[test]
     fn conkeeper_places_adrs_sessions_and_config() {
