@@ -236,7 +236,7 @@ finding_codes! {
         "ConKeeper names session summaries `sessions/YYYY-MM-DD-topic.md` (or `YYYY-MM-DD-HHMM.md` for several a day) so they sort by date and the latest is found first. Rename the file.";
     SecondMemoryFolder = "second-memory-folder", Warning..=Warning, ConKeeper,
         "A second ConKeeper memory folder is never read",
-        "ConKeeper reads `.claude/memory/` when it exists and `.ai/memory/` only when it does not, so the second folder's files never load. Merge them into the first folder and remove the second.";
+        "ConKeeper looks for its memory folder in a fixed order (Claude Code's folder, then the cross-platform one) and reads the first it finds, so the other folder's files never load. Merge them into the folder it reads and remove the other.";
     UnclosedPrivate = "unclosed-private", Warning..=Warning, ConKeeper,
         "A `<private>` block is never closed",
         "Close the block with `</private>`: until then it hides everything to the end of the file from automation.";
@@ -343,7 +343,7 @@ finding_codes! {
     // Infinity's memory store.
     InfinityNotIgnored = "infinity-not-ignored", Warning..=Warning, Infinity,
         "The memory store folder is not ignored by git",
-        "Infinity keeps its store in a hidden `.infinity/` folder that git ignores: add `.infinity/` to .gitignore (and `git rm -r --cached .infinity` if it is tracked) so project memories are not committed.";
+        "Infinity keeps its store in a hidden folder that git ignores: add the folder the message names to .gitignore (and untrack it with `git rm -r --cached` if git tracks it) so project memories are not committed.";
     InfinityStoreMissing = "infinity-store-missing", Error..=Error, Infinity,
         "The memory store file is missing",
         "The agent finds no memories: restore the store file or let the agent create it.";

@@ -148,7 +148,7 @@ pub(super) mod tests {
     }
 
     fn log_file() -> MemoryFile {
-        core_file("memory-bank/decisionLog.md", Role::Decisions)
+        core_file("bank/log.md", Role::Decisions)
     }
 
     const RULES: DecisionEntryRules = DecisionEntryRules {
