@@ -475,6 +475,7 @@ fn a_file_deleted_between_listing_and_reading_is_named() {
             &mbank::core::analysis::validate::ValidationContext {
                 tracked_by_git: None,
                 home: None,
+                ignored_by_git: None,
             },
         );
         (errors, context, findings)

@@ -70,6 +70,7 @@ mod rule_formats;
 mod sanitize_output;
 mod save_fidelity;
 mod search_recall;
+mod seed_validations;
 mod staging_e2e;
 mod stale_temp_files;
 mod symlink_race;

@@ -37,6 +37,7 @@ fn no_git() -> ValidationContext {
     ValidationContext {
         tracked_by_git: None,
         home: None,
+        ignored_by_git: None,
     }
 }
 
@@ -329,6 +330,7 @@ fn claude_md_imports_local_files_and_frontmatter() {
     let ctx = ValidationContext {
         tracked_by_git: Some(tracked),
         home: None,
+        ignored_by_git: None,
     };
     let findings = validate_bank(&project, &bank, &ctx);
     assert_eq!(

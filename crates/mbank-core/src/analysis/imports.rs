@@ -21,8 +21,8 @@ use crate::io::text;
 use crate::markup::markdown;
 use crate::model::Format;
 
-/// Claude Code follows imports at most four hops deep (its memory documentation today; older
-/// versions and the Beans-Code recommendations said five).
+/// Claude Code follows imports at most four hops deep (its memory documentation today); a
+/// format may follow more (`FormatRules::import_depth`).
 pub(crate) const MAX_IMPORT_DEPTH: usize = 4;
 /// Guards against a bank whose imports fan out absurdly; real banks import a handful.
 const MAX_IMPORTED_FILES: usize = 1_000;
@@ -317,6 +317,16 @@ impl ImportPolicy {
             allowed_roots,
             home: home.map(Path::to_path_buf),
             max_depth: MAX_IMPORT_DEPTH,
+        }
+    }
+
+    /// The same policy following imports as deep as the agent of `format` does.
+    pub fn for_format(self, format: Format) -> Self {
+        ImportPolicy {
+            max_depth: crate::formats::rules(format)
+                .import_depth()
+                .unwrap_or(MAX_IMPORT_DEPTH),
+            ..self
         }
     }
 

@@ -228,6 +228,15 @@ finding_codes! {
     SymlinkOutside = "symlink-outside", Error..=Error, Mbank,
         "A memory path leads out of the project",
         "A symlink in the bank points outside the project; agents following it read files they should not. Replace it with the file itself or remove it.";
+    OffPurpose = "off-purpose", Info..=Info, ClineMemoryBank,
+        "A core file holds what another core file is for",
+        "Every heading of the file belongs to another core file's role (a progress file holding only the tech stack, say), so the agent finds the wrong thing where it looks. Move the content to the file the message names and give this file what it is for.";
+    SessionNaming = "session-naming", Info..=Info, ConKeeper,
+        "A session summary is not named by its date",
+        "ConKeeper names session summaries `sessions/YYYY-MM-DD-topic.md` (or `YYYY-MM-DD-HHMM.md` for several a day) so they sort by date and the latest is found first. Rename the file.";
+    SecondMemoryFolder = "second-memory-folder", Warning..=Warning, ConKeeper,
+        "A second ConKeeper memory folder is never read",
+        "ConKeeper looks for its memory folder in a fixed order (Claude Code's folder, then the cross-platform one) and reads the first it finds, so the other folder's files never load. Merge them into the folder it reads and remove the other.";
     UnclosedPrivate = "unclosed-private", Warning..=Warning, ConKeeper,
         "A `<private>` block is never closed",
         "Close the block with `</private>`: until then it hides everything to the end of the file from automation.";
@@ -240,6 +249,9 @@ finding_codes! {
     UnknownCategory = "unknown-category", Warning..=Warning, ConKeeper,
         "A tag names an unknown category",
         "Use one of ConKeeper's categories, or @tag for free-form labels.";
+    TagPlacement = "tag-placement", Warning..=Warning, ConKeeper,
+        "A tag is not right after the heading or bullet it labels",
+        "ConKeeper places a tag on its own line immediately after the heading or bullet it categorizes (several tags on consecutive lines); a tag after a blank line or a paragraph labels nothing a search can show. Move it up under its heading or bullet.";
     MemoryConfig = "memory-config", Warning..=Error, ConKeeper,
         "ConKeeper's .memory-config.md has a problem",
         "Fix the setting the message names; a setting ConKeeper cannot read falls back to its default.";
@@ -257,6 +269,9 @@ finding_codes! {
     LocalFileTracked = "local-file-tracked", Warning..=Warning, AgentDocumentation,
         "A private .local.md file is tracked by git",
         "The file is private memory: add it to .gitignore and `git rm --cached` it.";
+    LocalFileNotIgnored = "local-file-not-ignored", Warning..=Warning, AgentDocumentation,
+        "A private .local.md file is not in .gitignore",
+        "The agent's documentation keeps .local.md files private by listing them in .gitignore; this one is not ignored, so the next `git add .` commits it. Add it to .gitignore.";
     UnknownModeRules = "unknown-mode-rules", Warning..=Warning, RooCode,
         "Rules for a mode no one defines",
         "The folder holds rules for a mode that neither Roo Code's built-in modes nor the project's custom modes define: they load only if your global settings define that mode.";
@@ -312,11 +327,23 @@ finding_codes! {
     AdrNumberingGap = "adr-numbering-gap", Warning..=Warning, Mbank,
         "ADR numbers skip one",
         "Restore the missing record or note why the number was skipped.";
+    AdrStatus = "adr-status", Warning..=Warning, ConKeeper,
+        "An ADR's status is not one ConKeeper defines",
+        "ConKeeper's ADRs say `**Status:** Proposed`, `Accepted`, `Deprecated` or `Superseded by ADR-NNN`; another word leaves readers and tools unable to tell whether the decision holds. Use one of them.";
+    DecisionUndated = "decision-undated", Info..=Warning, ClineMemoryBank,
+        "A decision has no date",
+        "Cline's memory bank guidelines ask for a date in every decision entry (`- **Date**: YYYY-MM-DD`) so the log reads as a history and supersessions can be ordered. Add the date the decision was made.";
+    DecisionTooLong = "decision-too-long", Info..=Info, ClineMemoryBank,
+        "A decision entry is far longer than the guideline",
+        "Cline's memory bank guidelines keep each decision log entry small (about 100 tokens), since the log grows forever and loads at every session start. Keep the decision, its reason and its trade-off; move the discussion elsewhere.";
     DecisionLogShrunk = "decision-log-shrunk", Error..=Error, Mbank,
         "Entries were removed from an append-only decision log",
         "Decision logs are append-only: restore the removed entries or mark them superseded.";
 
     // Infinity's memory store.
+    InfinityNotIgnored = "infinity-not-ignored", Warning..=Warning, Infinity,
+        "The memory store folder is not ignored by git",
+        "Infinity keeps its store in a hidden folder that git ignores: add the folder the message names to .gitignore (and untrack it with `git rm -r --cached` if git tracks it) so project memories are not committed.";
     InfinityStoreMissing = "infinity-store-missing", Error..=Error, Infinity,
         "The memory store file is missing",
         "The agent finds no memories: restore the store file or let the agent create it.";

@@ -12,7 +12,10 @@
 //! budgets; unfilled template placeholders are a finding.
 use std::path::{Path, PathBuf};
 
-use super::{Budget, ExpectedFiles, FormatRules, HeadingRule, Placement, names, split_rel};
+use super::{
+    Budget, DecisionEntryRules, ExpectedFiles, FormatRules, HeadingRule, Placement, names,
+    split_rel,
+};
 use crate::findings::RuleSource;
 use crate::formats::Unit;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
@@ -224,7 +227,105 @@ impl FormatRules for Cline {
     fn heading_rule(&self, file: &MemoryFile, bank_proven: bool) -> HeadingRule {
         memory_file_heading_rule(file, bank_proven)
     }
+
+    /// "Include date and context for every entry"; "each entry is small (~100 tokens)".
+    fn decision_entry_rules(&self) -> Option<DecisionEntryRules> {
+        Some(DecisionEntryRules {
+            dated: true,
+            tokens: 100,
+            source: RuleSource::ClineMemoryBank,
+        })
+    }
+
+    fn purpose_headings(&self) -> &'static [(Role, &'static [&'static str])] {
+        &PURPOSE_HEADINGS
+    }
 }
+
+/// The section headings of each core file's template (Cline's memory bank guidelines,
+/// "Complete File Specifications"), with the common ways banks spell them, lower-case.
+/// A heading naming words of two roles ("Active Decisions") belongs to neither.
+const PURPOSE_HEADINGS: [(Role, &[&str]); 7] = [
+    (
+        Role::Brief,
+        &[
+            "project name",
+            "mission",
+            "problem statement",
+            "core requirements",
+            "key constraints",
+            "success criteria",
+            "scope",
+            "in scope",
+            "out of scope",
+        ],
+    ),
+    (
+        Role::Product,
+        &[
+            "why this project exists",
+            "target users",
+            "user problems",
+            "user experience",
+            "how it should work",
+            "what makes it different",
+        ],
+    ),
+    (
+        Role::Patterns,
+        &[
+            "architecture overview",
+            "architecture diagram",
+            "design patterns",
+            "coding conventions",
+            "file organization",
+            "component relationships",
+        ],
+    ),
+    (
+        Role::Tech,
+        &[
+            "technology stack",
+            "tech stack",
+            "languages",
+            "frameworks",
+            "databases",
+            "key libraries",
+            "dependencies",
+            "development environment",
+            "development setup",
+            "build commands",
+            "deployment",
+            "environment variables",
+            "version requirements",
+        ],
+    ),
+    (
+        Role::Active,
+        &[
+            "current focus",
+            "recent changes",
+            "current state",
+            "open questions",
+            "blockers",
+            "next steps",
+        ],
+    ),
+    (
+        Role::Progress,
+        &[
+            "completed",
+            "in progress",
+            "known issues",
+            "technical debt",
+            "upcoming",
+            "milestones",
+            "what works",
+            "what's left",
+        ],
+    ),
+    (Role::Decisions, &["decision:"]),
+];
 
 /// The heading rule of the memory-bank family for one file: rule files never, memory
 /// files as the specification says when `proven` says the bank is of that format, else

@@ -4,8 +4,12 @@
 //! budgets from the preset the bank names there.
 use std::path::{Path, PathBuf};
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::{Budget, ExpectedFiles, FormatRules, Placement, names, split_rel};
-use crate::findings::RuleSource;
+use crate::findings::{Finding, FindingCode, RuleSource, Severity};
 use crate::formats::Unit;
 use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
@@ -100,6 +104,64 @@ impl FormatRules for ConKeeper {
         &FOLDERS
     }
 
+    /// "Implementations should check for memory in this order: `.claude/memory/`, then
+    /// `.ai/memory/`" (the ConKeeper schema, "Memory Path Resolution"): a later folder is
+    /// read only when no earlier one exists.
+    fn read_instead(&self, bank_root: &Path) -> Option<PathBuf> {
+        let container = bank_root.parent()?;
+        let project = container.parent()?;
+        let own = container.file_name()?.to_str()?;
+        if bank_root.file_name()? != FOLDER {
+            return None;
+        }
+        CONTAINERS
+            .iter()
+            .take_while(|c| **c != own)
+            .map(|c| project.join(c).join(FOLDER))
+            .find(|earlier| earlier.is_dir())
+    }
+
+    fn settle_loads(&self, bank_root: &Path, files: &mut [MemoryFile]) {
+        if self.read_instead(bank_root).is_some() {
+            for file in files {
+                file.load = LoadKind::Never;
+            }
+        }
+    }
+
+    /// Session summaries are named by their date (the ConKeeper schema,
+    /// "sessions/YYYY-MM-DD-topic.md").
+    fn name_finding(&self, file: &MemoryFile, rel: &Path) -> Option<Finding> {
+        let (file_name, parents) = split_rel(rel);
+        if parents.len() != 1
+            || parents[0] != "sessions"
+            || !names::is_markdown(&file_name)
+            || SESSION_NAME.is_match(&file_name)
+        {
+            return None;
+        }
+        Some(Finding::new(
+            Severity::Info,
+            FindingCode::SessionNaming,
+            &file.path,
+            None,
+            format!(
+                "{} is not named by its date: ConKeeper names session summaries \
+                 YYYY-MM-DD-topic.md (or YYYY-MM-DD-HHMM.md)",
+                file.display
+            ),
+        ))
+    }
+
+    /// An ADR's `**Status:**` is one of ConKeeper's (the ConKeeper schema,
+    /// "decisions/ADR-NNN-title.md").
+    fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
+        if file.role != Role::Adr {
+            return Vec::new();
+        }
+        adr_status_finding(file, text).into_iter().collect()
+    }
+
     fn project_of(&self, bank_root: &Path) -> Option<PathBuf> {
         super::project_of_memory_folder(bank_root)
     }
@@ -172,6 +234,61 @@ impl FormatRules for ConKeeper {
                     .is_ok_and(|text| text.contains("<!-- @category"))
         })
     }
+}
+
+/// `YYYY-MM-DD-topic.md` or `YYYY-MM-DD-HHMM.md`.
+static SESSION_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d{4}-\d{2}-\d{2}-[^.\s][^\s]*\.md$").expect("constant regex"));
+
+/// A `**Status:** value` line (bold label, colon inside or outside the bold).
+static STATUS_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:[-*]\s+)?\*\*Status:?\*\*:?\s*(.*?)\s*$").expect("constant regex")
+});
+
+/// The values ConKeeper's ADR template allows.
+static STATUS_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:proposed|accepted|deprecated|superseded by adr-\d+)\b")
+        .expect("constant regex")
+});
+
+/// The first `**Status:**` line outside code fences, when its value is not one of
+/// ConKeeper's.
+fn adr_status_finding(file: &MemoryFile, text: &str) -> Option<Finding> {
+    let fenced = crate::markup::markdown::fenced_lines(text);
+    let (index, value) = text.lines().enumerate().find_map(|(index, line)| {
+        if fenced
+            .iter()
+            .any(|&(start, end)| (start..=end).contains(&(index + 1)))
+        {
+            return None;
+        }
+        STATUS_LINE
+            .captures(line)
+            .and_then(|c| c.get(1))
+            .map(|m| (index, m.as_str()))
+    })?;
+    let bare = value.trim_matches(|c: char| c == '*' || c == '_' || c == '`' || c.is_whitespace());
+    let unchosen = bare.contains('|');
+    if STATUS_VALUE.is_match(bare) && !unchosen {
+        return None;
+    }
+    let hint = if unchosen {
+        ": the template's choices are still there, keep the one that holds"
+    } else if bare.to_ascii_lowercase().starts_with("superseded") {
+        ": say which record replaces it, `Superseded by ADR-NNN`"
+    } else {
+        ""
+    };
+    Some(Finding::new(
+        Severity::Warning,
+        FindingCode::AdrStatus,
+        &file.path,
+        Some(index + 1),
+        format!(
+            "status {bare:?} is not one of ConKeeper's: Proposed, Accepted, Deprecated or \
+             Superseded by ADR-NNN{hint}"
+        ),
+    ))
 }
 
 /// Largest file looked into for ConKeeper's category tags.
@@ -258,6 +375,99 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    fn file(rel: &str, role: Role) -> MemoryFile {
+        MemoryFile {
+            path: PathBuf::from(".claude/memory").join(rel),
+            display: format!(".claude/memory/{rel}"),
+            role,
+            layer: None,
+            order: 0,
+            group: None,
+            load: LoadKind::OnDemand,
+            size: 0,
+            modified: None,
+            changed: None,
+            memory: None,
+            unreadable: None,
+        }
+    }
+
+    #[test]
+    fn sessions_are_named_by_date() {
+        for good in ["2025-01-02-api.md", "2025-01-02-1430.md"] {
+            let rel = PathBuf::from("sessions").join(good);
+            assert!(
+                ConKeeper
+                    .name_finding(&file("x", Role::Session), &rel)
+                    .is_none(),
+                "{good}"
+            );
+        }
+        for bad in ["api-notes.md", "2025-1-2-api.md", "20250102.md"] {
+            let rel = PathBuf::from("sessions").join(bad);
+            let finding = ConKeeper.name_finding(&file(bad, Role::Session), &rel);
+            assert_eq!(
+                finding.map(|f| f.code),
+                Some(FindingCode::SessionNaming),
+                "{bad}"
+            );
+        }
+        // Only session summaries are held to it.
+        let rel = PathBuf::from("notes.md");
+        assert!(
+            ConKeeper
+                .name_finding(&file("notes.md", Role::Other), &rel)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn an_adr_status_is_one_of_conkeepers() {
+        let adr = file("decisions/ADR-001-x.md", Role::Adr);
+        let status = |value: &str| {
+            let text = format!("# ADR-001: X\n\n**Status:** {value}\n**Date:** 2025-01-02\n");
+            ConKeeper.check_text(&adr, &text)
+        };
+        for good in [
+            "Proposed",
+            "Accepted",
+            "deprecated",
+            "Superseded by ADR-012",
+            "Accepted (2025-02)",
+        ] {
+            assert!(status(good).is_empty(), "{good}");
+        }
+        for bad in ["Maybe", "Superseded", "Done", "Proposed | Accepted"] {
+            let found = status(bad);
+            assert_eq!(found.len(), 1, "{bad}");
+            assert_eq!(
+                (found[0].code, found[0].line),
+                (FindingCode::AdrStatus, Some(3))
+            );
+        }
+        // A status in a code block is an example, and other files have no ADR status.
+        let fenced = "# ADR-001: X\n\n```\n**Status:** Maybe\n```\n";
+        assert!(ConKeeper.check_text(&adr, fenced).is_empty());
+        let other = file("patterns.md", Role::Patterns);
+        assert!(
+            ConKeeper
+                .check_text(&other, "**Status:** Maybe\n")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_ai_folder_is_read_only_without_the_claude_one() {
+        let temp = tempfile::tempdir().unwrap();
+        let ai = temp.path().join(".ai/memory");
+        std::fs::create_dir_all(&ai).unwrap();
+        assert_eq!(ConKeeper.read_instead(&ai), None);
+        let claude = temp.path().join(".claude/memory");
+        std::fs::create_dir_all(&claude).unwrap();
+        assert_eq!(ConKeeper.read_instead(&ai), Some(claude.clone()));
+        assert_eq!(ConKeeper.read_instead(&claude), None);
+    }
 
     #[test]
     fn conkeeper_places_adrs_sessions_and_config() {

@@ -178,9 +178,47 @@ pub trait FormatRules: Send + Sync {
         None
     }
 
+    /// Files the format keeps out of git (ignored by .gitignore), with what the agent's
+    /// documentation calls them: an instruction file's private `.local.md`, which Claude
+    /// Code and Beans-Code add to .gitignore (members whose agent never loads it have no
+    /// say).
+    fn git_private_files(&self, bank: &Bank) -> Vec<PathBuf> {
+        let Some(member) = instruction_member(self.format()) else {
+            return Vec::new();
+        };
+        if member.local_ignored.is_some() {
+            return Vec::new();
+        }
+        bank.files
+            .iter()
+            .filter(|file| !file.is_virtual() && file.file_name() == member.local)
+            .map(|file| file.path.clone())
+            .collect()
+    }
+
+    /// What the format's guidelines ask of each entry of its decision log; `None` when
+    /// they say nothing.
+    fn decision_entry_rules(&self) -> Option<DecisionEntryRules> {
+        None
+    }
+
+    /// What each core file is for, as the headings of the format's templates say it: a
+    /// role and the words of the section headings that belong to it. Empty when the
+    /// format's files have no fixed purpose.
+    fn purpose_headings(&self) -> &'static [(Role, &'static [&'static str])] {
+        &[]
+    }
+
     /// This format's own checks of one file's text (a rule that can never load…).
     fn check_text(&self, _file: &MemoryFile, _text: &str) -> Vec<Finding> {
         Vec::new()
+    }
+
+    /// The folder the agent reads instead of the bank at `bank_root`, when the format
+    /// reads only the first of several places and an earlier one exists: nothing in the
+    /// bank loads.
+    fn read_instead(&self, _bank_root: &Path) -> Option<PathBuf> {
+        None
     }
 
     /// Settles what loads once the whole bank is listed, for rules a single path cannot
@@ -306,6 +344,12 @@ pub trait FormatRules: Send + Sync {
     /// AGENTS.md verbatim, so an `@` there is plain text).
     fn expands_imports(&self) -> bool {
         false
+    }
+
+    /// How many `@import` hops deep the agent follows, when it says ([`None`]: Claude
+    /// Code's four, which the instruction-file family shares).
+    fn import_depth(&self) -> Option<usize> {
+        None
     }
 
     /// Whether the bank is made of the project's mode rule files (`.roomodes`,
@@ -485,6 +529,17 @@ pub struct OutsideProject {
     pub allowed_root: PathBuf,
     /// The home folder paths are shown from, when the bank is at its default place.
     pub home: Option<PathBuf>,
+}
+
+/// What a format's guidelines ask of each decision log entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecisionEntryRules {
+    /// Every entry carries its date.
+    pub dated: bool,
+    /// The size an entry keeps to, in tokens.
+    pub tokens: u64,
+    /// Who says so.
+    pub source: RuleSource,
 }
 
 /// Whether a format asks its files for a heading, and on whose authority.

@@ -50,6 +50,38 @@ impl GitRepo {
         build(dir, args, &self.overrides, env, policy)
     }
 
+    /// Which of `paths` (spelled like `base`) the ignore rules (.gitignore, the
+    /// repository's exclude file, the user's excludes) cover, whether tracked or not.
+    pub(crate) fn ignored(&self, paths: &[PathBuf]) -> Result<HashSet<PathBuf>> {
+        let mut input = Vec::new();
+        let mut by_rel: HashMap<Vec<u8>, &PathBuf> = HashMap::new();
+        for path in paths {
+            let Ok(rel) = path.strip_prefix(&self.base) else {
+                continue;
+            };
+            let spelled = os_bytes(&git_path(rel));
+            if spelled.is_empty() {
+                continue;
+            }
+            input.extend_from_slice(&spelled);
+            input.push(0);
+            by_rel.insert(spelled, path);
+        }
+        if input.is_empty() {
+            return Ok(HashSet::new());
+        }
+        let args = os(&["check-ignore", "--no-index", "-z", "--stdin"]);
+        // check-ignore refuses literal pathspecs outright; these paths hold no magic.
+        let env = [(OsString::from("GIT_LITERAL_PATHSPECS"), OsString::from("0"))];
+        let command = self.command(&self.base, &args, &env, Policy::Hardened);
+        let out = execute(command, Some(&input), &first_arg(&args), &self.base)?;
+        Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter_map(|name| by_rel.get(name).map(|path| (*path).clone()))
+            .collect())
+    }
+
     /// Runs git at the repository root with extra environment and optional stdin.
     pub(crate) fn run_at_root(
         &self,

@@ -294,7 +294,7 @@ fn import_signals(
     current: &str,
     added: &HashSet<usize>,
 ) -> Vec<Signal> {
-    let policy = ImportPolicy::new(change.project, change.home);
+    let policy = ImportPolicy::new(change.project, change.home).for_format(change.format);
     let project = imports::normalize_lexically(change.project);
     let mut out = Vec::new();
     for import in imports::find_imports(current) {

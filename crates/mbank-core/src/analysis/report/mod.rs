@@ -929,8 +929,11 @@ impl<'a> Analyzer<'a> {
         }
         // Validation needs the bank whole; the files then move into the report.
         let mut bank_findings = if depth.validate {
+            let private = crate::formats::rules(bank.format).git_private_files(&bank);
             let validation = crate::analysis::validate::ValidationContext {
                 tracked_by_git: git.map(|g| g.facts.tracked.clone()),
+                // Unknown when git cannot say: no finding rather than a false one.
+                ignored_by_git: git.and_then(|g| g.repo.ignored(&private).ok()),
                 home: crate::io::paths::home_dir(),
             };
             crate::analysis::validate::validate_bank(project, &bank, &validation)

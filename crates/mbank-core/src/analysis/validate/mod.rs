@@ -20,9 +20,11 @@
 
 mod adrs;
 mod conkeeper_tags;
+mod decision_entries;
 mod file_text;
 mod infinity_store;
 mod memory_config;
+mod purpose;
 mod required;
 mod syntax;
 mod unusable;
@@ -38,7 +40,7 @@ use crate::formats::roo_rules::modes;
 use crate::io::paths;
 use crate::io::text;
 use crate::limits;
-use crate::model::{Bank, LoadKind, MemoryFile, Project};
+use crate::model::{Bank, LoadKind, MemoryFile, Project, Role};
 
 pub use crate::analysis::placeholders::placeholder_lines;
 pub(crate) use memory_config::parse_memory_config;
@@ -55,6 +57,10 @@ pub struct ValidationContext {
     /// Files git tracks (absolute, or relative to the project folder); `None` when the
     /// project is not a git repository.
     pub tracked_by_git: Option<HashSet<PathBuf>>,
+    /// Which of the files the bank's format keeps out of git
+    /// ([`formats::FormatRules::git_private_files`]) the ignore rules cover; `None` when
+    /// the project is not a git repository (nothing to commit them to).
+    pub ignored_by_git: Option<HashSet<PathBuf>>,
     /// The home folder, for `~/` imports; `None` when unknown.
     pub home: Option<PathBuf>,
 }
@@ -64,6 +70,7 @@ impl ValidationContext {
     pub fn from_env() -> Self {
         ValidationContext {
             tracked_by_git: None,
+            ignored_by_git: None,
             home: paths::home_dir(),
         }
     }
@@ -103,6 +110,28 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
     if bank.reaches_outside(&bank.root) {
         return out;
     }
+    if let Some(first) = formats::rules(bank.format).read_instead(&bank.root) {
+        let shown = |path: &Path| {
+            path.strip_prefix(&project.path)
+                .unwrap_or(path)
+                .display()
+                .to_string()
+        };
+        out.push(Finding::new(
+            Severity::Warning,
+            FindingCode::SecondMemoryFolder,
+            &bank.root,
+            None,
+            format!(
+                "{}/ is never read: ConKeeper reads {}/ first and only one memory folder; \
+                 merge the two into {}/",
+                shown(&bank.root),
+                shown(&first),
+                shown(&first)
+            ),
+        ));
+        return out;
+    }
     check_required(project, bank, &mut out);
     if is_store {
         check_infinity(bank, &mut out);
@@ -110,8 +139,9 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
 
     let bank_proven = formats::rules(bank.format).contents_prove_format(bank);
     let expands = imports::format_expands_imports(bank.format);
-    let mut expander =
-        expands.then(|| Expander::new(ImportPolicy::new(&project.path, ctx.home.as_deref())));
+    let mut expander = expands.then(|| {
+        Expander::new(ImportPolicy::new(&project.path, ctx.home.as_deref()).for_format(bank.format))
+    });
     let rules = formats::rules(bank.format);
     for file in &bank.files {
         out.extend(formats::instruction_files::local_ignored_finding(
@@ -169,6 +199,15 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
             }
         };
         check_file_text(bank, file, &text, bank_proven, &mut out);
+        if at_bank_top(bank, file) {
+            purpose::check(bank, file, &text, &mut out);
+            if file.role == Role::Decisions
+                && let Some(entry_rules) = rules.decision_entry_rules()
+                && file.size <= limits::DECISION_LOG_MAX_BYTES
+            {
+                decision_entries::check(file, &text, entry_rules, bank_proven, &mut out);
+            }
+        }
         if let Some(expander) = expander.as_mut()
             && is_markdown_path(&file.path)
             && !expander.is_loaded(&file.path)
@@ -177,7 +216,69 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         }
     }
     check_adrs(bank, &mut out);
+    check_git_private(project, bank, ctx, &mut out);
     out.extend(modes::modes_of_bank(bank).1);
     out.sort_by(|a, b| (&a.file, a.line, a.code).cmp(&(&b.file, b.line, b.code)));
     out
+}
+
+/// Files the format keeps out of git that no ignore rule covers: one `git add .` commits
+/// them. A tracked `.local.md` is `local-file-tracked`'s already.
+fn check_git_private(
+    project: &Project,
+    bank: &Bank,
+    ctx: &ValidationContext,
+    out: &mut Vec<Finding>,
+) {
+    let Some(ignored) = &ctx.ignored_by_git else {
+        return;
+    };
+    let rules = formats::rules(bank.format);
+    let exposed: Vec<PathBuf> = rules
+        .git_private_files(bank)
+        .into_iter()
+        .filter(|path| !ignored.contains(path))
+        .collect();
+    if exposed.is_empty() {
+        return;
+    }
+    if rules.is_store() {
+        let folder = bank
+            .root
+            .strip_prefix(&project.path)
+            .unwrap_or(&bank.root)
+            .display()
+            .to_string();
+        out.push(Finding::new(
+            Severity::Warning,
+            FindingCode::InfinityNotIgnored,
+            &bank.root,
+            None,
+            format!(
+                "{folder}/ is not in .gitignore: Infinity keeps its store out of git; add \
+                 `{folder}/` to .gitignore (and `git rm -r --cached {folder}` if git tracks it)"
+            ),
+        ));
+        return;
+    }
+    for path in exposed {
+        if is_tracked(ctx, &project.path, &path) {
+            continue;
+        }
+        let shown = path
+            .strip_prefix(&project.path)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        out.push(Finding::new(
+            Severity::Warning,
+            FindingCode::LocalFileNotIgnored,
+            &path,
+            None,
+            format!(
+                "{shown} is private memory but .gitignore does not cover it: the next \
+                 `git add .` commits it; add it to .gitignore"
+            ),
+        ));
+    }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::{Budget, FormatRules, Placement};
 use crate::findings::RuleSource;
 use crate::formats::Unit;
-use crate::model::{Format, LoadKind, MemoryFile, Role};
+use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 
 pub mod store;
 
@@ -59,6 +59,16 @@ impl FormatRules for Infinity {
             group: None,
             load: LoadKind::OnDemand,
         }
+    }
+
+    /// Infinity's store folder is "hidden, ignored by git" (its PRD, "Project Scoping"):
+    /// the store and the project id file in it, where they exist.
+    fn git_private_files(&self, bank: &Bank) -> Vec<PathBuf> {
+        [STORE_FILE, PROJECT_ID_FILE]
+            .into_iter()
+            .map(|name| bank.root.join(name))
+            .filter(|path| path.is_file())
+            .collect()
     }
 
     /// Only the store itself; its memories are virtual files.
