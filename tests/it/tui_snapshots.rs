@@ -264,3 +264,15 @@ fn search() {
         h.keys("f6 s q l i t e space o f f l i n e");
     });
 }
+
+/// A project without a memory bank: the tree's last row offers one, and Enter on it asks.
+#[test]
+fn no_bank_offer() {
+    snapshot("no_bank_offer", |h, _| {
+        h.open_project("gemini");
+        h.keys("end enter");
+        h.pump_until("the offer", |app| {
+            matches!(app.overlays.last(), Some(Overlay::Confirm(_)))
+        });
+    });
+}

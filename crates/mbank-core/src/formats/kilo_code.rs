@@ -42,6 +42,29 @@ pub(crate) const LEGACY_ORDER: [&str; 3] = [
     super::roo_rules::ROORULES,
     super::roo_rules::CLINERULES,
 ];
+/// The memory bank's five core files in Kilo's read order, as `mbank init` creates them.
+pub(crate) const TEMPLATES: [(&str, &str); 5] = [
+    (
+        "brief.md",
+        include_str!("../../../../assets/templates/kilo-code/brief.md"),
+    ),
+    (
+        "product.md",
+        include_str!("../../../../assets/templates/kilo-code/product.md"),
+    ),
+    (
+        "context.md",
+        include_str!("../../../../assets/templates/kilo-code/context.md"),
+    ),
+    (
+        "architecture.md",
+        include_str!("../../../../assets/templates/kilo-code/architecture.md"),
+    ),
+    (
+        "tech.md",
+        include_str!("../../../../assets/templates/kilo-code/tech.md"),
+    ),
+];
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[".kilocode"],

@@ -65,6 +65,8 @@ pub enum RowKind {
         text: String,
     },
     Note(String),
+    /// The project has no memory bank: Open on this row offers one.
+    OfferBank,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -464,6 +466,12 @@ impl Tree {
     /// Opens the selected file, or folds / unfolds the selected bank or folder.
     fn activate(&mut self, focus: bool) -> Option<Effect> {
         let row = self.rows.get(self.cursor.selected)?;
+        if row.kind == RowKind::OfferBank {
+            return self
+                .report
+                .as_ref()
+                .map(|report| Effect::AskInitProject(report.path.clone()));
+        }
         if let Some(key) = self.fold_key(row).cloned() {
             if focus {
                 let folded = self.is_folded(&key);

@@ -105,10 +105,31 @@ impl Tree {
                 }
             }
         }
+        if needle.is_empty() && !holds_memory_bank(report) {
+            rows.push(TreeRow {
+                kind: RowKind::OfferBank,
+                indent: 0,
+            });
+        }
         self.rows = rows;
         self.matching = matching;
         self.cursor.clamp(self.rows.len());
     }
+}
+
+/// Whether the project keeps a memory bank (not only instructions and rules): Kilo
+/// Code's counts when its memory-bank folder holds a file.
+fn holds_memory_bank(report: &ProjectReport) -> bool {
+    report.banks.iter().any(|bank| {
+        mbank_core::init::is_memory_bank(bank.format)
+            || (bank.format == mbank_core::model::Format::KiloCode
+                && bank.files.iter().any(|f| {
+                    f.file
+                        .path
+                        .components()
+                        .any(|c| c.as_os_str() == "memory-bank")
+                }))
+    })
 }
 
 /// Import and cut-off rows under an instruction file.
