@@ -67,7 +67,7 @@ impl App {
         self.findings.set(&report.path, report.findings.clone());
         self.timeline
             .set(report.decisions.clone(), &report.findings);
-        self.tree.set_report(report, contexts);
+        self.tree.set_project_report(report, contexts);
         self.document.refresh_budget(&self.tree);
         // Show the selected file straight away, so the project opens on content.
         if self.document.is_empty()

@@ -126,6 +126,8 @@ pub struct Tree {
     pub cursor: ListCursor,
     /// Per bank of the report, its folders.
     banks: Vec<BankTree>,
+    /// The project has no memory bank: the last row offers one.
+    offer_bank: bool,
     /// Folded banks and folders, by key (kept across refreshes).
     collapsed: HashSet<String>,
     /// Folders seen so far: a folder starts folded only the first time it shows up.
@@ -157,6 +159,13 @@ impl Tree {
             .iter()
             .flat_map(|c| &c.cutoffs)
             .find(|cut| cut.file == file)
+    }
+
+    /// [`Tree::set_report`] of the open project: a project without a memory bank gets a
+    /// last row that offers one.
+    pub fn set_project_report(&mut self, report: ProjectReport, contexts: Vec<BankContext>) {
+        self.offer_bank = !rows::holds_memory_bank(&report);
+        self.set_report(report, contexts);
     }
 
     pub fn set_report(&mut self, report: ProjectReport, contexts: Vec<BankContext>) {

@@ -105,7 +105,7 @@ impl Tree {
                 }
             }
         }
-        if needle.is_empty() && !holds_memory_bank(report) {
+        if needle.is_empty() && self.offer_bank {
             rows.push(TreeRow {
                 kind: RowKind::OfferBank,
                 indent: 0,
@@ -119,7 +119,7 @@ impl Tree {
 
 /// Whether the project keeps a memory bank (not only instructions and rules): Kilo
 /// Code's counts when its memory-bank folder holds a file.
-fn holds_memory_bank(report: &ProjectReport) -> bool {
+pub(crate) fn holds_memory_bank(report: &ProjectReport) -> bool {
     report.banks.iter().any(|bank| {
         mbank_core::init::is_memory_bank(bank.format)
             || (bank.format == mbank_core::model::Format::KiloCode
