@@ -181,7 +181,7 @@ fn init_fills_the_tech_context_from_the_manifests_and_the_other_files_from_the_b
     let rules = read(&project.join(".clinerules/memory-bank.md"));
     assert!(
         run.stdout
-            .contains(".clinerules/memory-bank.md (the agent's memory-bank instructions)")
+            .contains(".clinerules/memory-bank.md (the agent's instructions for the bank)")
     );
     assert!(
         rules.contains("1. `memory-bank/projectBrief.md`"),
@@ -374,7 +374,7 @@ fn init_asks_before_changing_an_instruction_file_that_exists() {
     );
     assert!(
         run.stdout
-            .contains("the memory-bank instructions at the end of CLAUDE.md")
+            .contains("the agent's instructions for the bank at the end of CLAUDE.md")
     );
     let again = sandbox.run(&["init", s(&project), "--format", "conkeeper", "--yes"]);
     again.expect_code(0);
@@ -382,7 +382,7 @@ fn init_asks_before_changing_an_instruction_file_that_exists() {
     assert!(
         again
             .stdout
-            .contains("holds the memory-bank instructions already")
+            .contains("holds the instructions for the bank already")
     );
     // Claude Code's session loads the bank through the import.
     let context = sandbox.run(&["context", s(&project), "--agent", "claude-code", "--json"]);

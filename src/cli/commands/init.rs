@@ -141,12 +141,12 @@ pub fn run(
             style.green("created"),
             " ",
             file,
-            " (the agent's memory-bank instructions)"
+            " (the agent's instructions for the bank)"
         ]),
         Some(InstructionsDone::Added(file)) => println(line![
             "  ",
             style.green("added  "),
-            " the memory-bank instructions at the end of ",
+            " the agent's instructions for the bank at the end of ",
             file
         ]),
         Some(InstructionsDone::AlreadyThere(file)) => println(line![
@@ -154,13 +154,12 @@ pub fn run(
             style.yellow("kept   "),
             " ",
             file,
-            " (holds the memory-bank instructions already)"
+            " (holds the instructions for the bank already)"
         ]),
         Some(InstructionsDone::LeftAlone(file)) => {
             let why = match not_asked {
                 Some(NotAsked::Declined) => "as you said".to_string(),
-                _ => "no terminal to ask; run again with --yes to add the memory-bank instructions"
-                    .to_string(),
+                _ => "no terminal to ask; run again with --yes to add the instructions".to_string(),
             };
             println(line![
                 "  ",

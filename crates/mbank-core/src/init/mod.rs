@@ -26,86 +26,19 @@ use crate::model::Format;
 use crate::write::{self, Change, Expected, Target, WriteContext};
 
 pub mod brief;
-pub mod instructions;
-mod render;
 pub mod stack;
 
+use crate::formats::init::render::Fill;
 use brief::Brief;
-use render::Fill;
 use stack::Stack;
 
-/// The memory formats `mbank init` can create.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum InitFormat {
-    Cline,
-    /// Cline's bank, with the instructions where Roo Code reads its rules.
-    Roo,
-    KiloCode,
-    #[serde(rename = "conkeeper")]
-    ConKeeper,
-}
-
-impl InitFormat {
-    pub const ALL: [InitFormat; 4] = [
-        InitFormat::Cline,
-        InitFormat::Roo,
-        InitFormat::KiloCode,
-        InitFormat::ConKeeper,
-    ];
-
-    pub fn format(self) -> Format {
-        match self {
-            InitFormat::Cline | InitFormat::Roo => Format::Cline,
-            InitFormat::KiloCode => Format::KiloCode,
-            InitFormat::ConKeeper => Format::ConKeeper,
-        }
-    }
-
-    /// The name `--format` takes.
-    pub fn id(self) -> &'static str {
-        match self {
-            InitFormat::Cline => "cline",
-            InitFormat::Roo => "roo",
-            InitFormat::KiloCode => "kilo-code",
-            InitFormat::ConKeeper => "conkeeper",
-        }
-    }
-
-    /// What a person calls the bank.
-    pub fn label(self) -> &'static str {
-        match self {
-            InitFormat::Cline => "Cline memory bank",
-            InitFormat::Roo => "Roo Code memory bank",
-            InitFormat::KiloCode => "Kilo Code memory bank",
-            InitFormat::ConKeeper => "ConKeeper memory",
-        }
-    }
-
-    /// The bank folder, relative to the project.
-    pub fn bank_dir(self) -> &'static str {
-        match self {
-            InitFormat::Cline | InitFormat::Roo => formats::cline::BANK_DIR,
-            InitFormat::KiloCode => formats::kilo_code::MEMORY_BANK_DIR,
-            InitFormat::ConKeeper => formats::conkeeper::BANK_DIR,
-        }
-    }
-
-    /// The bank's files in read order, with their templates.
-    fn templates(self) -> &'static [(&'static str, &'static str)] {
-        match self {
-            InitFormat::Cline | InitFormat::Roo => &CLINE_TEMPLATES,
-            InitFormat::KiloCode => &formats::kilo_code::TEMPLATES,
-            InitFormat::ConKeeper => &CONKEEPER_TEMPLATES,
-        }
-    }
-}
+pub use crate::formats::init::{InitFormat, instructions, is_memory_bank, suggested_format};
 
 /// Cline's seven core files in read order (the Cline memory bank spec).
+#[cfg(test)]
 pub(crate) use crate::formats::cline::TEMPLATES as CLINE_TEMPLATES;
-/// ConKeeper's folders, which must exist even when empty.
-pub(crate) use crate::formats::conkeeper::FOLDERS as CONKEEPER_FOLDERS;
 /// ConKeeper's files; the configuration is written as `.memory-config.md`.
+#[cfg(test)]
 pub(crate) use crate::formats::conkeeper::TEMPLATES as CONKEEPER_TEMPLATES;
 
 /// The placeholder lines `--brief` and the project name replace.
@@ -116,8 +49,6 @@ const CLINE_MISSION_PLACEHOLDER: &str = "[One paragraph: what this project is an
 #[cfg(test)]
 const CONKEEPER_OVERVIEW_PLACEHOLDER: &str =
     "<!-- What the project is and the problem it solves, in two or three sentences. -->";
-/// ConKeeper footers carry a date; init writes the day the bank was made.
-const DATE_PLACEHOLDER: &str = "YYYY-MM-DD";
 
 /// What became of the agent's instructions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -287,29 +218,6 @@ fn check_project(project: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Whether a format is a memory bank (files an agent keeps about the project), as
-/// opposed to instructions or rules a person writes for it.
-pub fn is_memory_bank(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::Infinity
-    )
-}
-
-/// The bank to offer a project without one: the kind its agent's own files point to
-/// (Kilo Code's, Roo Code's or Claude Code's folder), else Cline's.
-pub fn suggested_format(project: &Path) -> InitFormat {
-    if project.join(".kilocode").is_dir() {
-        InitFormat::KiloCode
-    } else if project.join(".roo").is_dir() || project.join(".roomodes").is_file() {
-        InitFormat::Roo
-    } else if project.join(".claude").is_dir() || project.join("CLAUDE.md").is_file() {
-        InitFormat::ConKeeper
-    } else {
-        InitFormat::Cline
-    }
-}
-
 /// The memory banks `project` holds (instruction files and rules are not banks), each
 /// with its folder relative to the project. Empty folders do not count.
 pub fn existing_banks(project: &Path) -> Vec<OtherBank> {
@@ -324,12 +232,9 @@ pub fn existing_banks(project: &Path) -> Vec<OtherBank> {
                 .map(|mut entries| entries.next().is_some())
                 .unwrap_or(false)
         };
-        let folder = match bank.format {
-            Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::Infinity => {
-                bank.root.clone()
-            }
-            Format::KiloCode => project.join(formats::kilo_code::MEMORY_BANK_DIR),
-            _ => continue,
+        let Some(folder) = crate::formats::init::bank_folder(bank.format, &bank.root, project)
+        else {
+            continue;
         };
         if !folder.is_dir() || !holds_files(&folder) {
             continue;
@@ -356,18 +261,10 @@ fn bank_in_place(
     format: InitFormat,
 ) -> std::result::Result<Option<PathBuf>, InitError> {
     let banks = existing_banks(project);
-    let same_kind = |bank: &OtherBank| match format {
-        InitFormat::Cline | InitFormat::Roo => {
-            matches!(bank.format, Format::Cline | Format::MemoryBankMcp)
-                && bank
-                    .folder
-                    .trim_end_matches('/')
-                    .ends_with(formats::cline::BANK_DIR)
-        }
-        InitFormat::KiloCode => bank.format == Format::KiloCode,
-        InitFormat::ConKeeper => bank.format == Format::ConKeeper,
-    };
-    if let Some(bank) = banks.iter().find(|b| same_kind(b)) {
+    if let Some(bank) = banks
+        .iter()
+        .find(|b| format.is_same_bank(b.format, &b.folder))
+    {
         return Ok(Some(PathBuf::from(bank.folder.trim_end_matches('/'))));
     }
     match banks.into_iter().next() {
@@ -392,20 +289,16 @@ fn create_bank(
     let bank = project.join(bank_dir);
     let folder = ProjectFolder::new(project);
     refuse_links_out(&folder, bank_dir)?;
-    if format == InitFormat::ConKeeper {
-        for sub in CONKEEPER_FOLDERS {
-            refuse_links_out(&folder, &bank_dir.join(sub))?;
-        }
+    for sub in format.folders() {
+        refuse_links_out(&folder, &bank_dir.join(sub))?;
     }
     let mut report = InitReport {
         bank: bank.clone(),
         ..InitReport::default()
     };
     ensure_folder(project, bank_dir, &mut report)?;
-    if format == InitFormat::ConKeeper {
-        for sub in CONKEEPER_FOLDERS {
-            ensure_folder(project, &bank_dir.join(sub), &mut report)?;
-        }
+    for sub in format.folders() {
+        ensure_folder(project, &bank_dir.join(sub), &mut report)?;
     }
     let project_name = project_name(project);
     let date = today.format("%Y-%m-%d").to_string();
@@ -416,13 +309,7 @@ fn create_bank(
         date: &date,
     };
     for (name, template) in format.templates() {
-        let text = match format {
-            InitFormat::Cline | InitFormat::Roo => render::cline(name, template, &fill),
-            InitFormat::KiloCode => render::kilo(name, template, &fill),
-            InitFormat::ConKeeper => {
-                render::conkeeper(name, &template.replace(DATE_PLACEHOLDER, &date), &fill)
-            }
-        };
+        let text = format.first_content(name, template, &fill);
         create_file(ctx, project, &bank_dir.join(name), &text, &mut report)?;
     }
     Ok(report)

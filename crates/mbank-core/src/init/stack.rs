@@ -886,10 +886,7 @@ fn version_file(stack: &mut Stack, _project: &Path, source: &str, text: &str) {
 
 /// The dependencies of each manifest, in declaration order, at most `limit` in all: the
 /// rest counted per manifest.
-pub(crate) fn shown(
-    deps: &[Dependency],
-    limit: usize,
-) -> (Vec<&Dependency>, BTreeMap<&str, usize>) {
+pub fn shown(deps: &[Dependency], limit: usize) -> (Vec<&Dependency>, BTreeMap<&str, usize>) {
     let shown: Vec<&Dependency> = deps.iter().take(limit).collect();
     let mut left = BTreeMap::new();
     for dep in deps.iter().skip(limit) {

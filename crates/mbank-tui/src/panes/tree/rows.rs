@@ -117,19 +117,14 @@ impl Tree {
     }
 }
 
-/// Whether the project keeps a memory bank (not only instructions and rules): Kilo
-/// Code's counts when its memory-bank folder holds a file.
+/// Whether the project keeps a memory bank, not only instructions and rules.
 pub(crate) fn holds_memory_bank(report: &ProjectReport) -> bool {
-    report.banks.iter().any(|bank| {
-        mbank_core::init::is_memory_bank(bank.format)
-            || (bank.format == mbank_core::model::Format::KiloCode
-                && bank.files.iter().any(|f| {
-                    f.file
-                        .path
-                        .components()
-                        .any(|c| c.as_os_str() == "memory-bank")
-                }))
-    })
+    mbank_core::formats::init::holds_memory_bank(report.banks.iter().map(|bank| {
+        (
+            bank.format,
+            bank.files.iter().map(|f| f.file.path.as_path()).collect(),
+        )
+    }))
 }
 
 /// Import and cut-off rows under an instruction file.
