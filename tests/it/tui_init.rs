@@ -1,19 +1,39 @@
-//! What the TUI offers a project without a memory bank (a bank made as `mbank init`
-//! makes it) and the next decision record of a project with an ADR folder, driven
-//! through the app's real loop on the demo banks.
+//! What the TUI offers an empty project (its bank folder holds no file yet): a bank made
+//! as `mbank init` makes it; and the next decision record of a project with an ADR
+//! folder. Driven through the app's real loop on the demo banks.
 use crate::common;
 
 use common::tui::{DemoBanks, Tui};
+use mbank::tui::Message;
 use mbank::tui::overlays::Overlay;
 
+/// Adds an empty project (a `memory-bank/` folder with nothing in it, and a
+/// package.json) to the running app's root and opens it.
+pub fn open_empty_project(h: &mut Tui, demo: &DemoBanks) -> std::path::PathBuf {
+    let project = demo.path().join("fresh-app");
+    std::fs::create_dir_all(project.join("memory-bank")).unwrap();
+    std::fs::write(
+        project.join("package.json"),
+        r#"{"dependencies":{"express":"^4.19.2"}}"#,
+    )
+    .unwrap();
+    h.app.update(Message::FilesChanged(vec![project.clone()]));
+    let wanted = project.clone();
+    h.pump_until("the new project", move |app| {
+        app.projects.picker.project(&wanted).is_some()
+    });
+    h.keys("f r e s h enter");
+    h.pump_until("its report", |app| app.tree.report.is_some());
+    project
+}
+
 #[test]
-fn a_project_without_a_bank_is_offered_one_and_gets_it_with_its_instructions() {
+fn an_empty_project_is_offered_a_bank_and_gets_it_with_its_instructions() {
     let demo = DemoBanks::new();
     let mut h = Tui::demo(&demo).start();
-    h.open_project("gemini");
-    let screen = h.screen();
+    let project = open_empty_project(&mut h, &demo);
+    let screen = h.settled_screen();
     assert!(screen.contains("+ create a memory bank"), "{screen}");
-    let project = demo.path().join("gemini-cli-tool");
     h.keys("end enter");
     h.pump_until("the offer", |app| {
         matches!(app.overlays.last(), Some(Overlay::Confirm(_)))
@@ -23,34 +43,29 @@ fn a_project_without_a_bank_is_offered_one_and_gets_it_with_its_instructions() {
     assert!(screen.contains(".clinerules/memory-bank.md"), "{screen}");
     h.keys("y");
     h.pump_until("the bank", |_| {
-        project.join("memory-bank/projectBrief.md").is_file()
+        project.join("memory-bank/decisionLog.md").is_file()
     });
-    h.pump_until("the tree with the bank", |app| {
-        app.tree.report.as_ref().is_some_and(|r| {
-            r.banks
-                .iter()
-                .any(|b| b.format == mbank::core::model::Format::Cline)
-        })
+    h.pump_until("the tree with the bank's files", |app| {
+        app.tree
+            .report
+            .as_ref()
+            .is_some_and(|r| r.banks.iter().any(|b| !b.files.is_empty()))
     });
     let screen = h.settled_screen();
     assert!(!screen.contains("+ create a memory bank"), "{screen}");
     assert!(screen.contains("projectBrief.md"), "{screen}");
     let rules = std::fs::read_to_string(project.join(".clinerules/memory-bank.md")).unwrap();
     assert!(rules.contains("`memory-bank/activeContext.md`"), "{rules}");
-    // GEMINI.md, the project's own file, is untouched.
-    assert_eq!(
-        std::fs::read_to_string(project.join("GEMINI.md")).unwrap(),
-        std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("assets/demo/gemini-cli-tool/GEMINI.md")
-        )
-        .unwrap()
-    );
+    // Made as `mbank init` makes it: the tech file from the project's manifest.
+    let tech = std::fs::read_to_string(project.join("memory-bank/techContext.md")).unwrap();
+    assert!(tech.contains("- express ^4.19.2 (package.json)"), "{tech}");
 
-    // A project with a bank is offered none.
-    let mut h = Tui::demo(&demo).start();
-    h.open_project("weather");
-    assert!(!h.screen().contains("+ create a memory bank"));
+    // A project with files is offered nothing, a project of instruction files included.
+    for name in ["weather", "gemini"] {
+        let mut h = Tui::demo(&demo).start();
+        h.open_project(name);
+        assert!(!h.screen().contains("+ create a memory bank"), "{name}");
+    }
 }
 
 #[test]

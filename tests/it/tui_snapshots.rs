@@ -265,11 +265,12 @@ fn search() {
     });
 }
 
-/// A project without a memory bank: the tree's last row offers one, and Enter on it asks.
+/// An empty project (its `memory-bank/` holds no file): the tree's last row offers a bank,
+/// and Enter on it asks.
 #[test]
-fn no_bank_offer() {
-    snapshot("no_bank_offer", |h, _| {
-        h.open_project("gemini");
+fn empty_project_offer() {
+    snapshot("empty_project_offer", |h, demo| {
+        crate::tui_init::open_empty_project(h, demo);
         h.keys("end enter");
         h.pump_until("the offer", |app| {
             matches!(app.overlays.last(), Some(Overlay::Confirm(_)))

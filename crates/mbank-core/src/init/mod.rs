@@ -25,14 +25,13 @@ use crate::io::confine::ProjectFolder;
 use crate::model::Format;
 use crate::write::{self, Change, Expected, Target, WriteContext};
 
-pub mod brief;
-pub mod stack;
-
 use crate::formats::init::render::Fill;
 use brief::Brief;
 use stack::Stack;
 
-pub use crate::formats::init::{InitFormat, instructions, is_memory_bank, suggested_format};
+pub use crate::formats::init::{
+    InitFormat, brief, instructions, is_memory_bank, stack, suggested_format,
+};
 
 /// Cline's seven core files in read order (the Cline memory bank spec).
 #[cfg(test)]

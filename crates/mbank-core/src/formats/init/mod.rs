@@ -8,8 +8,10 @@ use serde::Serialize;
 
 use crate::model::Format;
 
+pub mod brief;
 pub mod instructions;
 pub(crate) mod render;
+pub mod stack;
 
 /// The memory formats `mbank init` can create.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -140,18 +142,6 @@ pub fn bank_folder(format: Format, root: &Path, project: &Path) -> Option<PathBu
     } else {
         None
     }
-}
-
-/// Whether a project's banks (format and file paths) include a memory bank.
-pub fn holds_memory_bank<'a>(banks: impl IntoIterator<Item = (Format, Vec<&'a Path>)>) -> bool {
-    banks.into_iter().any(|(format, files)| {
-        is_memory_bank(format)
-            || (format == Format::KiloCode
-                && files.iter().any(|f| {
-                    f.parent()
-                        .is_some_and(|p| p.ends_with(super::kilo_code::MEMORY_BANK_DIR))
-                }))
-    })
 }
 
 /// The bank to offer a project without one: the kind its agent's own files point to

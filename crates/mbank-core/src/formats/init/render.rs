@@ -1,8 +1,8 @@
 //! The first content of a new bank's files: each format's template, with the sections
 //! the brief and the project's manifests can answer filled in and the rest left as
 //! placeholders for the person (or the agent) to complete.
-use crate::init::brief::Brief;
-use crate::init::stack::{Stack, shown};
+use super::brief::Brief;
+use super::stack::{Stack, shown};
 
 /// How many runtime dependencies a file lists before it counts the rest: a bank file is
 /// read in full at every session start, so it names the main ones only.
@@ -90,7 +90,7 @@ fn languages(stack: &Stack) -> Vec<String> {
         .collect()
 }
 
-fn dependencies(deps: &[crate::init::stack::Dependency], limit: usize) -> Vec<String> {
+fn dependencies(deps: &[super::stack::Dependency], limit: usize) -> Vec<String> {
     let (shown, left) = shown(deps, limit);
     let mut lines: Vec<String> = shown
         .iter()

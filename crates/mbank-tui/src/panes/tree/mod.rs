@@ -65,7 +65,7 @@ pub enum RowKind {
         text: String,
     },
     Note(String),
-    /// The project has no memory bank: Open on this row offers one.
+    /// The project is empty: Open on this row offers a bank.
     OfferBank,
 }
 
@@ -126,7 +126,7 @@ pub struct Tree {
     pub cursor: ListCursor,
     /// Per bank of the report, its folders.
     banks: Vec<BankTree>,
-    /// The project has no memory bank: the last row offers one.
+    /// The project is empty: the last row offers a bank.
     offer_bank: bool,
     /// Folded banks and folders, by key (kept across refreshes).
     collapsed: HashSet<String>,
@@ -161,10 +161,10 @@ impl Tree {
             .find(|cut| cut.file == file)
     }
 
-    /// [`Tree::set_report`] of the open project: a project without a memory bank gets a
-    /// last row that offers one.
+    /// [`Tree::set_report`] of the open project: an empty project (its bank folders hold
+    /// no file) gets a row that offers a bank.
     pub fn set_project_report(&mut self, report: ProjectReport, contexts: Vec<BankContext>) {
-        self.offer_bank = !rows::holds_memory_bank(&report);
+        self.offer_bank = report.banks.iter().all(|bank| bank.files.is_empty());
         self.set_report(report, contexts);
     }
 

@@ -117,16 +117,6 @@ impl Tree {
     }
 }
 
-/// Whether the project keeps a memory bank, not only instructions and rules.
-pub(crate) fn holds_memory_bank(report: &ProjectReport) -> bool {
-    mbank_core::formats::init::holds_memory_bank(report.banks.iter().map(|bank| {
-        (
-            bank.format,
-            bank.files.iter().map(|f| f.file.path.as_path()).collect(),
-        )
-    }))
-}
-
 /// Import and cut-off rows under an instruction file.
 pub(super) fn push_context_rows(
     rows: &mut Vec<TreeRow>,
