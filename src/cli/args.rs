@@ -75,7 +75,13 @@ pub enum SeverityArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InitFormatArg {
+    /// Cline's memory-bank/ (seven files) and .clinerules/memory-bank.md
     Cline,
+    /// Cline's memory-bank/ and .roo/rules/memory-bank.md for Roo Code
+    Roo,
+    /// Kilo Code's .kilocode/rules/memory-bank/ (five files) and its instructions file
+    KiloCode,
+    /// ConKeeper's .claude/memory/ and an import block in CLAUDE.md
     Conkeeper,
 }
 
@@ -174,15 +180,39 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Create a memory bank from templates (never overwrites a file)
+    /// Create a memory bank from the project's manifests and a brief, and install the
+    /// agent's memory-bank instructions (never overwrites a file, never makes a second bank)
+    #[command(
+        long_about = "Create a memory bank in PATH: the format's files, with the tech file \
+filled from the project's manifests (package.json, Cargo.toml, pyproject.toml, go.mod, Gemfile, \
+composer.json, pom.xml, build.gradle, CMakeLists.txt, Makefile, toolchain files) and the other \
+files' first content taken from --brief, then the agent's instructions for using the bank. \
+Files that exist are kept (names compared without case), an existing bank of the same kind is \
+completed, and a project that has another kind of bank gets none (exit code 2). An existing \
+instruction file is changed only after asking (or with --yes)."
+    )]
     Init {
         /// The project folder
         path: PathBuf,
         #[arg(long, value_enum, default_value_t = InitFormatArg::Cline)]
         format: InitFormatArg,
-        /// One-paragraph project brief written into the brief file
+        /// The project brief: free text becomes the mission; lines such as `Users: …`,
+        /// `Goals: …`, `Problem: …`, `Requirements: …`, `Constraints: …`, `Out of scope: …`
+        /// fill the files that ask for them
         #[arg(long, value_name = "TEXT")]
         brief: Option<String>,
+        /// Add the instructions to an instruction file that exists without asking
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Do not install the agent's instructions
+        #[arg(long, conflicts_with = "yes")]
+        no_instructions: bool,
+    },
+    /// Architecture decision records: ConKeeper's decisions/, docs/adr/, doc/adr/,
+    /// docs/decisions/
+    Adr {
+        #[command(subcommand)]
+        command: AdrCommand,
     },
     /// Memory files changed since git HEAD (or since the last review outside git), with
     /// lines, token change and review signals; fit for a git pre-commit hook
@@ -323,4 +353,22 @@ pub struct ServeArgs {
     /// proposals`) instead of writing the file (also: `writes = "stage"` in [serve])
     #[arg(long)]
     pub stage: bool,
+}
+
+/// `mbank adr …`.
+#[derive(Debug, Subcommand)]
+pub enum AdrCommand {
+    /// Write the next decision record (highest number + 1, the folder's template) and print
+    /// its path
+    New {
+        /// The decision's title
+        title: String,
+        /// The project folder (default: the current folder)
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// The ADR folder, relative to the project (default: ConKeeper's decisions/, else
+        /// the first of docs/adr, doc/adr, docs/decisions that exists)
+        #[arg(long, value_name = "DIR")]
+        dir: Option<String>,
+    },
 }

@@ -372,7 +372,21 @@ fn execute(cli: Cli) -> Result<u8> {
             path,
             format,
             brief,
-        }) => commands::init::run(&context, &path, format, brief.as_deref()),
+            yes,
+            no_instructions,
+        }) => commands::init::run(
+            &context,
+            &path,
+            format,
+            brief.as_deref(),
+            commands::init::Instructions {
+                yes,
+                skip: no_instructions,
+            },
+        ),
+        Some(Command::Adr {
+            command: args::AdrCommand::New { title, path, dir },
+        }) => commands::adr::new(&context, &path, &title, dir.as_deref()),
         Some(Command::Review {
             path,
             json,

@@ -697,7 +697,14 @@ fn init_cline_creates_seven_files_and_never_overwrites() {
     let sandbox = Sandbox::new();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("new-project");
-    let run = sandbox.run(&["init", s(&p), "--brief", "A tide-table API for sailors."]);
+    let run = sandbox.run(&[
+        "init",
+        s(&p),
+        "--brief",
+        "A tide-table API for sailors.",
+        // The agent's instructions are a file beside the bank (tests/it/cli_init.rs).
+        "--no-instructions",
+    ]);
     run.expect_code(0);
     assert_eq!(
         run.stdout.matches("created memory-bank/").count(),
@@ -728,7 +735,7 @@ fn init_cline_creates_seven_files_and_never_overwrites() {
 
     fs::write(bank.join("progress.md"), "# Progress\n\nMine, keep it.\n").unwrap();
     fs::remove_file(bank.join("techContext.md")).unwrap();
-    let again = sandbox.run(&["init", s(&p)]);
+    let again = sandbox.run(&["init", s(&p), "--no-instructions"]);
     again.expect_code(0);
     assert_eq!(
         again.stdout.matches("created").count(),
@@ -767,7 +774,8 @@ fn init_conkeeper_creates_its_folders_and_config() {
     let sandbox = Sandbox::new();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("keeper");
-    let run = sandbox.run(&["init", s(&p), "--format", "conkeeper"]);
+    // CLAUDE.md's import of the bank is tested in tests/it/cli_init.rs.
+    let run = sandbox.run(&["init", s(&p), "--format", "conkeeper", "--no-instructions"]);
     run.expect_code(0);
     let memory = p.join(".claude/memory");
     for name in [
@@ -783,7 +791,7 @@ fn init_conkeeper_creates_its_folders_and_config() {
     assert!(memory.join("decisions").is_dir() && memory.join("sessions").is_dir());
     let before = fs::read_to_string(memory.join("patterns.md")).unwrap();
     fs::write(memory.join("patterns.md"), "# Patterns\n\nEdited.\n").unwrap();
-    let again = sandbox.run(&["init", s(&p), "--format", "conkeeper"]);
+    let again = sandbox.run(&["init", s(&p), "--format", "conkeeper", "--no-instructions"]);
     again.expect_code(0);
     assert!(!again.stdout.contains("created"), "{}", again.stdout);
     assert_ne!(before, "# Patterns\n\nEdited.\n");

@@ -40,7 +40,12 @@ impl Setup {
         let root = sandbox.home().join("banks");
         for project in PROJECTS {
             sandbox
-                .run(&["init", root.join(project).to_str().unwrap()])
+                // The recorded sessions hold the bank only, not the agent's instructions.
+                .run(&[
+                    "init",
+                    root.join(project).to_str().unwrap(),
+                    "--no-instructions",
+                ])
                 .expect_code(0);
         }
         let infinity = sandbox.home().join("app");

@@ -264,3 +264,16 @@ fn search() {
         h.keys("f6 s q l i t e space o f f l i n e");
     });
 }
+
+/// An empty project (its `memory-bank/` holds no file): the tree's last row offers a bank,
+/// and Enter on it asks.
+#[test]
+fn empty_project_offer() {
+    snapshot("empty_project_offer", |h, demo| {
+        crate::tui_init::open_empty_project(h, demo);
+        h.keys("end enter");
+        h.pump_until("the offer", |app| {
+            matches!(app.overlays.last(), Some(Overlay::Confirm(_)))
+        });
+    });
+}

@@ -24,6 +24,7 @@
 //! Beside them: the shared vocabulary (`model`), the clock every judgement of time asks,
 //! findings, errors, `config.toml`, edits
 //! that change only the edit (`edit`, recorded in the history), `mbank init` and the demo.
+pub mod adr;
 pub mod agent;
 pub mod analysis;
 pub mod cache_store;

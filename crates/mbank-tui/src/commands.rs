@@ -249,6 +249,7 @@ pub(crate) const TIMELINE: &[KeyCommand] = &[
     hint(Action::Back),
     hint(Action::Filter),
     hint(Action::CycleStatus),
+    quiet(Action::NewAdr),
 ];
 
 /// The panel's keys.

@@ -174,6 +174,45 @@ pub(crate) fn create_bank(path: PathBuf, outbox: Outbox) {
     });
 }
 
+/// `mbank init` of `path` in `format` (its manifests read, the agent's instructions
+/// added where no instruction file is); sends [`Message::BankCreated`].
+pub(crate) fn init_project(
+    path: PathBuf,
+    format: mbank_core::init::InitFormat,
+    ctx: mbank_core::write::WriteContext,
+    outbox: Outbox,
+) {
+    thread::spawn(move || {
+        let options = mbank_core::init::InitOptions {
+            format,
+            brief: None,
+            instructions: mbank_core::init::InstructionsConsent::NewFileOnly,
+            today: ctx.clock.today(),
+        };
+        let result = mbank_core::init::init_project(&path, &options, &ctx)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let _ = outbox.send(Message::BankCreated { path, result });
+    });
+}
+
+/// Writes the next decision record of the project in `project`; sends
+/// [`Message::AdrCreated`].
+pub(crate) fn new_adr(
+    project: PathBuf,
+    title: String,
+    today: chrono::NaiveDate,
+    ctx: mbank_core::write::WriteContext,
+    outbox: Outbox,
+) {
+    thread::spawn(move || {
+        let result = mbank_core::adr::new_adr(&project, None, &title, today, &ctx)
+            .map(|made| made.path)
+            .map_err(|e| e.to_string());
+        let _ = outbox.send(Message::AdrCreated(result));
+    });
+}
+
 /// How many of a file's newest versions the history list gives line changes for: each
 /// costs a read and a diff, and a list of a thousand versions must still come quickly.
 const HISTORY_LINE_CHANGES: usize = 200;

@@ -107,6 +107,8 @@ pub enum Message {
         path: PathBuf,
         result: Result<(), String>,
     },
+    /// The next decision record was written here (or why not).
+    AdrCreated(Result<PathBuf, String>),
     /// An answer of a file history job.
     History(HistoryEvent),
     /// What the journal worker recorded, found or did.

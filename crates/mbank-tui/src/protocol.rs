@@ -100,6 +100,12 @@ pub enum Effect {
     OpenDemo,
     /// Ask whether to create a bank in the root, in the folder `name`.
     AskInitBank(String),
+    /// Offer a memory bank to the open project, which has none.
+    AskInitProject(PathBuf),
+    /// Ask for the title of the open project's next decision record.
+    AskNewAdr,
+    /// Write the open project's next decision record with this title.
+    CreateAdr(String),
     /// Show a file in the editor (asks first over unsaved edits when `focus`).
     ShowFile {
         path: PathBuf,
@@ -206,6 +212,11 @@ pub enum Confirmed {
     },
     /// Create a bank in this folder.
     InitBank(std::path::PathBuf),
+    /// `mbank init` of this project, in this format.
+    InitProject {
+        path: std::path::PathBuf,
+        format: mbank_core::init::InitFormat,
+    },
     /// Reject the whole file the review showed at this path (the prompt named the loss).
     RejectFile(std::path::PathBuf),
     /// Outside git: take the current memory as reviewed.
@@ -238,6 +249,7 @@ impl Confirmed {
             Confirmed::SwitchProject(_) => ("switch, losing the edits", "stay"),
             Confirmed::OpenFile { .. } => ("open it, losing the edits", "keep editing"),
             Confirmed::InitBank(_) => ("create it", "cancel"),
+            Confirmed::InitProject { .. } => ("create it", "not now"),
             Confirmed::RejectFile(_) => ("reject the file", "keep it"),
             Confirmed::MarkReviewed | Confirmed::MarkChangesReviewed { .. } => {
                 ("mark reviewed", "cancel")

@@ -1,4 +1,5 @@
 //! One module per subcommand: gather with the core, then print text or JSON.
+pub mod adr;
 pub mod check;
 pub mod context;
 pub mod history;

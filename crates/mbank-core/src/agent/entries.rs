@@ -292,7 +292,7 @@ mod tests {
                 DecisionStyle::DatedHeading,
             ),
         ] {
-            let template = crate::init::CLINE_TEMPLATES[6].1;
+            let template = crate::formats::cline::TEMPLATES[6].1;
             let mut log = template.to_string();
             for (i, when) in ["2026-03-01 09:15:00", "2026-03-02 18:00:59"]
                 .iter()

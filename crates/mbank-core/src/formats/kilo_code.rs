@@ -49,6 +49,30 @@ pub(crate) const LEGACY_ORDER: [&str; 3] = [
 /// The read-order layer of `.kilocode/rules/` (the memory bank included); the active
 /// mode's rules come one layer before, the legacy file one after.
 const RULES_LAYER: u8 = 7;
+/// The memory bank's five core files in the order Kilo's documentation introduces them,
+/// as `mbank init` creates them.
+pub(crate) const TEMPLATES: [(&str, &str); 5] = [
+    (
+        "brief.md",
+        include_str!("../../../../assets/templates/kilo-code/brief.md"),
+    ),
+    (
+        "product.md",
+        include_str!("../../../../assets/templates/kilo-code/product.md"),
+    ),
+    (
+        "context.md",
+        include_str!("../../../../assets/templates/kilo-code/context.md"),
+    ),
+    (
+        "architecture.md",
+        include_str!("../../../../assets/templates/kilo-code/architecture.md"),
+    ),
+    (
+        "tech.md",
+        include_str!("../../../../assets/templates/kilo-code/tech.md"),
+    ),
+];
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[LEGACY_FILE],
     folders: &[".kilocode"],

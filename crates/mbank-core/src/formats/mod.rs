@@ -79,6 +79,7 @@ pub mod copilot;
 pub(crate) mod cursor_rules;
 pub(crate) mod gemini_md;
 pub mod infinity;
+pub mod init;
 pub(crate) mod instruction_files;
 pub(crate) mod junie;
 pub(crate) mod kilo_code;

@@ -518,6 +518,10 @@ impl App {
                     Err(e) => self.toast_error(format!("cannot create the bank: {e}")),
                 }
             }
+            Message::AdrCreated(result) => {
+                self.jobs = self.jobs.saturating_sub(1);
+                self.on_adr_created(result);
+            }
         }
     }
 
@@ -549,6 +553,9 @@ impl App {
                 super::jobs::create_demo(self.clock, self.outbox.clone());
             }
             Effect::AskInitBank(name) => self.ask_init_bank(&name),
+            Effect::AskInitProject(path) => self.ask_init_project(&path),
+            Effect::AskNewAdr => self.ask_new_adr(),
+            Effect::CreateAdr(title) => self.create_adr(title),
             Effect::ShowFile {
                 path,
                 memory_id,
@@ -614,6 +621,12 @@ impl App {
                 Confirmed::InitBank(path) => {
                     self.jobs += 1;
                     super::jobs::create_bank(path, self.outbox.clone());
+                }
+                Confirmed::InitProject { path, format } => {
+                    self.jobs += 1;
+                    let ctx = mbank_core::write::WriteContext::new("tui", self.clock)
+                        .with_history(self.file_history.clone());
+                    super::jobs::init_project(path, format, ctx, self.outbox.clone());
                 }
                 Confirmed::RestoreVersion { path, version } => self.restore_version(path, version),
                 Confirmed::RevertChangedFile(path) => self.revert_changed_file(&path),

@@ -67,7 +67,7 @@ impl App {
         self.findings.set(&report.path, report.findings.clone());
         self.timeline
             .set(report.decisions.clone(), &report.findings);
-        self.tree.set_report(report, contexts);
+        self.tree.set_project_report(report, contexts);
         self.document.refresh_budget(&self.tree);
         // Show the selected file straight away, so the project opens on content.
         if self.document.is_empty()
@@ -207,5 +207,85 @@ impl App {
             ),
             Confirmed::InitBank(path),
         )));
+    }
+
+    /// Offers the open project, which has no memory bank, the one its agent's files point
+    /// to; an instruction file that exists is left as it is.
+    pub(super) fn ask_init_project(&mut self, path: &Path) {
+        let format = mbank_core::init::suggested_format(path);
+        let plan = mbank_core::init::instructions_plan(path, format);
+        let instructions = if plan.exists {
+            format!("{} exists and is left as it is", plan.file)
+        } else {
+            format!("the agent's instructions go in {}", plan.file)
+        };
+        self.overlays.push(Overlay::Confirm(Confirm::new(
+            "Create a memory bank?",
+            format!(
+                "Create a {} in {}/{}/, its tech file filled from the project's manifests; {}. \
+                 Existing files are never overwritten. (Another format: mbank init --format …)",
+                format.label(),
+                path.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                format.bank_dir(),
+                instructions
+            ),
+            Confirmed::InitProject {
+                path: path.to_path_buf(),
+                format,
+            },
+        )));
+    }
+
+    /// Asks for the title of the open project's next decision record, when it has an ADR
+    /// folder.
+    pub(super) fn ask_new_adr(&mut self) {
+        let Some(project) = &self.projects.open else {
+            return;
+        };
+        match mbank_core::adr::folders(&project.path).into_iter().next() {
+            Some(folder) => self.overlays.push(Overlay::AdrTitle(Box::new(
+                crate::overlays::adr_title::AdrTitle::new(folder.rel),
+            ))),
+            None => self.toast_error(format!(
+                "{} has no ADR folder (ConKeeper's decisions/, docs/adr/, doc/adr/ or docs/decisions/)",
+                project.name
+            )),
+        }
+    }
+
+    pub(super) fn create_adr(&mut self, title: String) {
+        let Some(project) = &self.projects.open else {
+            return;
+        };
+        self.jobs += 1;
+        let ctx = mbank_core::write::WriteContext::new("tui", self.clock)
+            .with_history(self.file_history.clone());
+        crate::jobs::new_adr(
+            project.path.clone(),
+            title,
+            self.clock.today(),
+            ctx,
+            self.outbox.clone(),
+        );
+    }
+
+    pub(super) fn on_adr_created(&mut self, result: Result<PathBuf, String>) {
+        let editor = match self.overlays.last_mut() {
+            Some(Overlay::AdrTitle(editor)) => Some(editor),
+            _ => None,
+        };
+        match (result, editor) {
+            (Ok(path), editor) => {
+                if editor.is_some() {
+                    self.overlays.pop();
+                }
+                self.toast(format!("wrote {}", path.display()));
+                self.on_files_changed(vec![path]);
+            }
+            (Err(problem), Some(editor)) => editor.form.failed(problem),
+            (Err(problem), None) => self.toast_error(format!("cannot write the record: {problem}")),
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Layers above the panes. The top one gets every key first and keeps it (overlays are
 //! modal); panes see keys only when the stack is empty.
+pub mod adr_title;
 pub mod commit;
 pub mod confirm;
 pub mod conflict;
@@ -47,6 +48,7 @@ pub enum Overlay {
     History(Box<history::HistoryView>),
     Proposal(Box<proposal::ProposalEditor>),
     Search(Box<search::SearchView>),
+    AdrTitle(Box<adr_title::AdrTitle>),
 }
 
 impl Overlay {
@@ -59,6 +61,7 @@ impl Overlay {
             Overlay::History(history) => history.as_mut(),
             Overlay::Proposal(editor) => editor.as_mut(),
             Overlay::Search(search) => search.as_mut(),
+            Overlay::AdrTitle(title) => title.as_mut(),
         }
     }
 }
@@ -71,7 +74,9 @@ impl Pane for Overlay {
             Overlay::Conflict(_) => KeyContext::Conflict,
             Overlay::History(_) => KeyContext::History,
             Overlay::Search(_) => KeyContext::Search,
-            Overlay::Commit(_) | Overlay::Proposal(_) => KeyContext::CommitMessage,
+            Overlay::Commit(_) | Overlay::Proposal(_) | Overlay::AdrTitle(_) => {
+                KeyContext::CommitMessage
+            }
         }
     }
 
@@ -96,6 +101,7 @@ impl Pane for Overlay {
             Overlay::History(history) => history.area(),
             Overlay::Proposal(editor) => editor.area(),
             Overlay::Search(search) => search.area(),
+            Overlay::AdrTitle(title) => title.area(),
         }
     }
 

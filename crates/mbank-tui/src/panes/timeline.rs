@@ -123,6 +123,7 @@ impl Timeline {
                 self.refresh();
             }
             Action::Open => return self.jump(),
+            Action::NewAdr => return vec![Effect::AskNewAdr],
             other => {
                 self.cursor.navigate(other, self.visible.len());
             }

@@ -65,6 +65,8 @@ pub enum RowKind {
         text: String,
     },
     Note(String),
+    /// The project is empty: Open on this row offers a bank.
+    OfferBank,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,6 +126,8 @@ pub struct Tree {
     pub cursor: ListCursor,
     /// Per bank of the report, its folders.
     banks: Vec<BankTree>,
+    /// The project is empty: the last row offers a bank.
+    offer_bank: bool,
     /// Folded banks and folders, by key (kept across refreshes).
     collapsed: HashSet<String>,
     /// Folders seen so far: a folder starts folded only the first time it shows up.
@@ -155,6 +159,13 @@ impl Tree {
             .iter()
             .flat_map(|c| &c.cutoffs)
             .find(|cut| cut.file == file)
+    }
+
+    /// [`Tree::set_report`] of the open project: an empty project (its bank folders hold
+    /// no file) gets a row that offers a bank.
+    pub fn set_project_report(&mut self, report: ProjectReport, contexts: Vec<BankContext>) {
+        self.offer_bank = report.banks.iter().all(|bank| bank.files.is_empty());
+        self.set_report(report, contexts);
     }
 
     pub fn set_report(&mut self, report: ProjectReport, contexts: Vec<BankContext>) {
@@ -464,6 +475,12 @@ impl Tree {
     /// Opens the selected file, or folds / unfolds the selected bank or folder.
     fn activate(&mut self, focus: bool) -> Option<Effect> {
         let row = self.rows.get(self.cursor.selected)?;
+        if row.kind == RowKind::OfferBank {
+            return self
+                .report
+                .as_ref()
+                .map(|report| Effect::AskInitProject(report.path.clone()));
+        }
         if let Some(key) = self.fold_key(row).cloned() {
             if focus {
                 let folded = self.is_folded(&key);

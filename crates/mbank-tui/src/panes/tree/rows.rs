@@ -105,6 +105,12 @@ impl Tree {
                 }
             }
         }
+        if needle.is_empty() && self.offer_bank {
+            rows.push(TreeRow {
+                kind: RowKind::OfferBank,
+                indent: 0,
+            });
+        }
         self.rows = rows;
         self.matching = matching;
         self.cursor.clamp(self.rows.len());

@@ -255,6 +255,10 @@ impl Tree {
                     theme.fg(theme.warning),
                 ),
             ]),
+            RowKind::OfferBank => Line::from(Span::styled(
+                widgets::truncate("+ create a memory bank", width),
+                theme.fg(theme.link),
+            )),
         }
     }
 
