@@ -93,7 +93,7 @@ fn a_warm_check_of_the_corpus_prints_what_an_uncached_one_does_and_sees_an_edit_
         );
     }
     let active = bank.join("activeContext.md");
-    write(&active, "# Active context\n\nLast review: YYYY-MM-DD.\n");
+    write(&active, "# Active context\n\nLast review: [Date].\n");
     write(&bank.join("progress.md"), "# Progress\n\nWorking.\n");
     sandbox.settle();
 
@@ -110,14 +110,14 @@ fn a_warm_check_of_the_corpus_prints_what_an_uncached_one_does_and_sees_an_edit_
     let placeholder = |output: &serde_json::Value| {
         findings_of(output, "zz-edited-in-place")
             .filter(|f| f["file"].as_str().unwrap().ends_with("activeContext.md"))
-            .filter(|f| f["message"].as_str().unwrap().contains("YYYY-MM-DD"))
+            .filter(|f| f["code"] == "unfilled-placeholder")
             .count()
     };
     assert_eq!(placeholder(&before), 1, "{:#}", before);
 
     rewrite_keeping_size_and_modification_time(
         &active,
-        "# Active context\n\nLast review: 2026-01-05.\n",
+        "# Active context\n\nLast review: 05 Jan.\n",
     );
     sandbox.settle();
     let after = check_three_ways(&sandbox, &root);
