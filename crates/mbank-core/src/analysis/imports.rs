@@ -308,12 +308,9 @@ fn canonical_or_self(path: &Path) -> PathBuf {
 /// is unchanged (one of them appearing, vanishing or becoming a link changes it), so a
 /// run resolves them once, not once per project.
 fn home_roots(home: &Path) -> Vec<PathBuf> {
-    type Memo = Option<(PathBuf, u64, Vec<PathBuf>)>;
+    type Memo = Option<(PathBuf, FolderStamp, Vec<PathBuf>)>;
     static MEMO: std::sync::Mutex<Memo> = std::sync::Mutex::new(None);
-    let stamp = std::fs::metadata(home)
-        .ok()
-        .and_then(|meta| crate::scan::listings::Stamp::of(&meta))
-        .map(|stamp| stamp.digest());
+    let stamp = std::fs::metadata(home).ok().map(|meta| folder_stamp(&meta));
     if let (Some(stamp), Ok(memo)) = (stamp, MEMO.lock())
         && let Some((known, known_stamp, roots)) = memo.as_ref()
         && known == home
@@ -328,6 +325,20 @@ fn home_roots(home: &Path) -> Vec<PathBuf> {
         *memo = Some((home.to_path_buf(), stamp, roots.clone()));
     }
     roots
+}
+
+/// A folder's inode, size and modification and change times.
+type FolderStamp = (u64, u64, Option<std::time::SystemTime>, i64, i64);
+
+fn folder_stamp(meta: &std::fs::Metadata) -> FolderStamp {
+    #[cfg(unix)]
+    let (ino, ctime, ctime_nsec) = {
+        use std::os::unix::fs::MetadataExt;
+        (meta.ino(), meta.ctime(), meta.ctime_nsec())
+    };
+    #[cfg(not(unix))]
+    let (ino, ctime, ctime_nsec) = (0, 0, 0);
+    (ino, meta.len(), meta.modified().ok(), ctime, ctime_nsec)
 }
 
 impl ImportPolicy {

@@ -26,11 +26,16 @@ pub fn entries_past_cut(
         ..ContextOptions::from_env()
     };
     for bank in banks {
-        // A limit on the files of a chain counts files above the project: a folder there
-        // gaining or losing one moves the cut.
-        if formats::rules(bank.format).combined_limit().is_some() {
+        // A limit on the files of a chain counts files above the project, up to the top
+        // of its repository: a folder there gaining or losing one moves the cut.
+        if formats::rules(bank.format).combined_limit().is_some()
+            && !project.path.join(".git").exists()
+        {
             for folder in project.path.ancestors().skip(1) {
                 crate::io::reads::folder(folder);
+                if folder.join(".git").exists() {
+                    break;
+                }
             }
         }
     }
