@@ -4,6 +4,10 @@
 # timed with hyperfine in the same run so the shared machine's noise cancels out.
 # Target: check's median within 3x list's.
 #
+# Then both warm (caches filled by a run before): each remembers its results with what
+# they were derived from, so an unchanged project costs a few `stat`s. Target: warm
+# check's median within 2x warm list's.
+#
 # check validates every bank, reads the decision logs and asks git about projects in a
 # repository; the generated root has none, so check must run no git at all (it looks
 # for `.git` entries with `stat` and starts git only where one is). With
@@ -73,6 +77,27 @@ EOF
 hyperfine --warmup 1 --min-runs 10 -N -i --prepare "$cold" \
   --export-json "$work/check.json" "${commands[@]}"
 medians "$work/check.json"
+
+# Warm: nothing changed since the run before.
+warm_commands=(
+  -n "mbank list (warm)" "$bin list --root $root"
+  -n "mbank check (warm)" "$bin check --root $root"
+)
+if [ -n "${MBANK_BASELINE:-}" ]; then
+  warm_commands+=(-n "baseline check (warm)" "$MBANK_BASELINE check --root $root")
+fi
+hyperfine --warmup 2 --min-runs 20 -N -i \
+  --export-json "$work/check-warm.json" "${warm_commands[@]}"
+python3 - "$work/check-warm.json" <<'EOF' 2>/dev/null || true
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+by_name = {r["command"]: r["median"] for r in results}
+list_median = by_name["mbank list (warm)"]
+for r in results:
+    print(f"median {r['command']}: {r['median'] * 1000:.1f} ms "
+          f"({r['median'] / list_median:.2f}x warm list)")
+print("target: mbank check (warm) <= 2x mbank list (warm)")
+EOF
 
 # One big bank: the six core files of a Cline bank and thousands of notes beside them.
 bigroot=$work/bigroot

@@ -7,16 +7,23 @@
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cli::args::{CheckFormat, SeverityArg};
-use crate::cli::style::{line, pad, println};
+use crate::cli::style::{eprintln, line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json, sarif};
 use crate::core::analysis::context::entries_past_cut;
-use crate::core::analysis::report::{Analyzer, Depth};
-use crate::core::findings::{Finding, Severity};
+use crate::core::analysis::git_evidence::Repository;
+use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
+use crate::core::analysis::rows::{Observed, Remembered, RememberedRows, RowSource};
+use crate::core::cache_store::{self, Raw};
+use crate::core::findings::{Finding, FindingCode, Fix, Severity};
+use crate::core::io::bytes::{os_bytes, os_str};
+use crate::core::io::reads::{self, Reads};
 use crate::core::io::text::counted;
-use crate::core::model::Bank;
+use crate::core::model::{Bank, Project};
+use crate::core::scan::discovery::OutsideFolders;
+use crate::core::scan::listings::Listings;
 use crate::core::tokens::{Encoding, TokenCache};
 
 #[derive(Serialize)]
@@ -61,6 +68,290 @@ fn short(path: &Path, project: &Path) -> String {
     }
 }
 
+/// A finding as the remembered findings keep it, its text borrowed from the cache file.
+#[derive(Serialize, Deserialize)]
+struct StoredFinding<'a> {
+    severity: &'a str,
+    code: &'a str,
+    #[serde(borrow)]
+    file: Raw<'a>,
+    line: Option<u64>,
+    message: &'a str,
+    details: Vec<&'a str>,
+    /// Line, text replaced, its replacement.
+    fix: Option<(u64, &'a str, &'a str)>,
+}
+
+/// A project's findings as remembered.
+#[derive(Serialize, Deserialize)]
+struct StoredProject<'a> {
+    name: &'a str,
+    #[serde(borrow)]
+    path: Raw<'a>,
+    #[serde(borrow)]
+    findings: Vec<StoredFinding<'a>>,
+}
+
+impl ProjectFindings {
+    /// The bytes [`ProjectFindings::decode`] reads back; `None` when a path cannot be
+    /// kept as bytes (the project is then checked again next time).
+    fn encode(&self) -> Option<Vec<u8>> {
+        let findings = self
+            .findings
+            .iter()
+            .map(|f| {
+                Some(StoredFinding {
+                    severity: f.severity.id(),
+                    code: f.code.id(),
+                    file: Raw(os_bytes(f.file.as_os_str())?),
+                    line: f.line.map(|line| line as u64),
+                    message: &f.message,
+                    details: f.details.iter().map(String::as_str).collect(),
+                    fix: f
+                        .fix
+                        .as_ref()
+                        .map(|fix| (fix.line as u64, fix.replace.as_str(), fix.with.as_str())),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        cache_store::encode(&StoredProject {
+            name: &self.name,
+            path: Raw(os_bytes(self.path.as_os_str())?),
+            findings,
+        })
+    }
+
+    fn decode(bytes: &[u8]) -> Option<ProjectFindings> {
+        let stored: StoredProject<'_> = cache_store::decode(bytes)?;
+        let path = |raw: Raw<'_>| os_str(raw.0).map(PathBuf::from);
+        let findings = stored
+            .findings
+            .into_iter()
+            .map(|f| {
+                Some(Finding {
+                    severity: Severity::parse(f.severity)?,
+                    code: FindingCode::from_id(f.code)?,
+                    file: path(f.file)?,
+                    line: f.line.map(usize::try_from).transpose().ok()?,
+                    message: f.message.to_string(),
+                    details: f.details.into_iter().map(str::to_string).collect(),
+                    fix: match f.fix {
+                        Some((line, replace, with)) => Some(Fix {
+                            line: usize::try_from(line).ok()?,
+                            replace: replace.to_string(),
+                            with: with.to_string(),
+                        }),
+                        None => None,
+                    },
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(ProjectFindings {
+            name: stored.name.to_string(),
+            path: path(stored.path)?,
+            findings,
+        })
+    }
+}
+
+/// What the findings of every project of this run share, as `list`'s rows do, and what
+/// only `check` reads: the PATH it was given and Codex's home (the chain of files a
+/// combined limit cuts).
+fn check_key(context: &Context, path: Option<&Path>) -> Option<u64> {
+    let mut key = super::list::rows_key(context)?;
+    key.part(b"check")
+        .part(format!("{path:?}").as_bytes())
+        .part(format!("{:?}", crate::core::io::paths::codex_home()).as_bytes());
+    Some(key.finish())
+}
+
+/// What a project's findings were derived from: its banks' files as `list`'s rows, and
+/// everything else its check read (imported files, folders probed above it); not
+/// remembered when git failed, a memory path leads out of the project or anything read
+/// cannot be vouched for by its stamp.
+fn observed(
+    findings: &ProjectFindings,
+    report: &ProjectReport,
+    reads: Reads,
+    repository: Repository,
+    (started, outside): (i128, &OutsideFolders),
+    payload: Vec<u8>,
+) -> Observed {
+    let project = &findings.path;
+    let inside = |path: &Path| path.starts_with(project);
+    let mut checkable = !reads.unstampable
+        && !findings.findings.iter().any(|f| {
+            matches!(
+                f.code,
+                FindingCode::SymlinkOutside | FindingCode::GitRefused | FindingCode::GitFailed
+            )
+        })
+        && report
+            .banks
+            .iter()
+            .all(|b| b.problems.is_empty() && inside(&b.root));
+    let mut files = Vec::new();
+    for file in report.banks.iter().flat_map(|b| &b.files) {
+        checkable &= file.error.is_none() && inside(&file.file.path);
+        // A store of virtual memories is vouched for by the fact read from it.
+        let version = (!file.file.is_virtual()).then_some((file.file.size, file.file.modified));
+        files.push((file.file.path.as_path(), version));
+    }
+    let mut elsewhere = outside.folders_of(project);
+    for (path, size, modified) in &reads.files {
+        if inside(path) {
+            files.push((path.as_path(), Some((*size, *modified))));
+        } else {
+            elsewhere.push(path.clone());
+        }
+    }
+    elsewhere.extend(reads.folders.iter().cloned());
+    elsewhere.sort();
+    elsewhere.dedup();
+    Observed::new(
+        project, files, started, repository, elsewhere, checkable, payload,
+    )
+}
+
+/// Every project's findings, in discovery's order: those remembered whose inputs are
+/// unchanged, the rest checked (and remembered for the next run).
+fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<ProjectFindings>> {
+    // A demo copy's root is new on every run: caches of it would only pile up.
+    // A PATH's findings are remembered apart from the root's, by where it really is.
+    let target = match path {
+        Some(path) => {
+            let given = context.resolve(path);
+            std::fs::canonicalize(&given).unwrap_or(given)
+        }
+        None => context.root.clone(),
+    };
+    let key = (!context.is_demo())
+        .then(|| check_key(context, path.map(|_| target.as_path())))
+        .flatten();
+    let remembered = RememberedRows::open_default_of(Remembered::Checks, &target, key);
+    let checked = remembered.check();
+    if path.is_none()
+        && checked.all_hold()
+        && let Some(results) = (0..remembered.len())
+            .map(|i| ProjectFindings::decode(remembered.payload(i)?))
+            .collect::<Option<Vec<_>>>()
+    {
+        std::mem::forget(remembered);
+        return Ok(results);
+    }
+    let listings = if context.is_demo() {
+        Listings::in_memory_as_of(&context.clock)
+    } else if path.is_some() {
+        Listings::stamping(&context.clock)
+    } else {
+        let mut listings = Listings::open_default(&context.root, &context.clock);
+        if !remembered.is_empty() {
+            listings.keep_unvisited();
+        }
+        listings
+    };
+    // Discovery's answer is reused only for the whole root: a PATH is looked at anew.
+    let reused = (path.is_none() && checked.discovery_holds)
+        .then(|| remembered.projects())
+        .flatten();
+    let discovered = reused.is_none();
+    let projects = match (reused, path) {
+        (Some(projects), _) => projects,
+        (None, None) => context.projects_under_root_with(&listings)?,
+        (None, Some(path)) => context.projects_at(Some(path))?,
+    };
+    let indices = remembered.indices();
+    let mut results: Vec<Option<ProjectFindings>> = Vec::with_capacity(projects.len());
+    let mut sources: Vec<Option<RowSource>> = Vec::with_capacity(projects.len());
+    let mut wanted = Vec::new();
+    for (position, project) in projects.iter().enumerate() {
+        let kept = os_bytes(project.path.as_os_str())
+            .and_then(|path| indices.get(path).copied())
+            .filter(|&index| checked.row_holds(index))
+            .and_then(|index| Some((index, ProjectFindings::decode(remembered.payload(index)?)?)))
+            .filter(|(_, kept)| kept.name == project.name);
+        match kept {
+            Some((index, kept)) => {
+                results.push(Some(kept));
+                sources.push(Some(RowSource::Kept(index)));
+            }
+            None => {
+                results.push(None);
+                sources.push(None);
+                wanted.push(position);
+            }
+        }
+    }
+    drop(indices);
+    let wanted_projects: Vec<Project> = wanted.iter().map(|&i| projects[i].clone()).collect();
+    let cache = if wanted.is_empty() {
+        TokenCache::in_memory(context.encoding)
+    } else {
+        TokenCache::open_default(context.encoding)
+    };
+    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock)
+        .with_listings(&listings);
+    let today = context.clock.today();
+    let started = listings.started();
+    let home = crate::core::io::paths::home_dir();
+    let outside = OutsideFolders::of_home(home.as_deref());
+    let reports = analyzer.analyze_all_reading(&wanted_projects, Depth::full());
+    for ((report, mut reads), (&index, project)) in
+        reports.into_iter().zip(wanted.iter().zip(&wanted_projects))
+    {
+        let (banks, listing) = reads::recording(|| analyzer.list(project));
+        reads.absorb(listing);
+        let banks: Vec<&Bank> = banks.iter().collect();
+        let (mut past_cut, cut_reads) =
+            reads::recording(|| entries_past_cut(project, &banks, context.history.as_ref(), today));
+        reads.absorb(cut_reads);
+        context.config.apply_rule_levels(&mut past_cut);
+        let mut findings = ProjectFindings {
+            name: report.name.clone(),
+            path: report.path.clone(),
+            findings: report.findings.clone(),
+        };
+        findings.findings.extend(past_cut);
+        let repository = analyzer.repository(&project.path);
+        let payload = findings.encode();
+        let checkable = payload.is_some();
+        let mut seen = observed(
+            &findings,
+            &report,
+            reads,
+            repository,
+            (started, &outside),
+            payload.unwrap_or_default(),
+        );
+        seen.checkable &= checkable;
+        results[index] = Some(findings);
+        sources[index] = Some(RowSource::Fresh(seen));
+    }
+    if let Some(problem) = analyzer.finish() {
+        eprintln(format!(
+            "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
+        ));
+    }
+    let sources: Vec<RowSource> = sources.into_iter().flatten().collect();
+    if sources.len() == projects.len()
+        && let Err(problem) = remembered.save(&projects, &sources, &listings, discovered)
+    {
+        eprintln(format!(
+            "mbank: findings not remembered ({problem}); they are right, the next run checks again"
+        ));
+    }
+    if path.is_none()
+        && !context.is_demo()
+        && let Err(problem) = listings.save()
+    {
+        eprintln(format!(
+            "mbank: listing cache not saved ({problem}); the next run reads every folder"
+        ));
+    }
+    std::mem::forget(listings);
+    Ok(results.into_iter().flatten().collect())
+}
+
 pub fn run(
     context: &Context,
     path: Option<&Path>,
@@ -69,37 +360,15 @@ pub fn run(
     verbose: bool,
 ) -> Result<u8> {
     let fail_on = severity(fail_on);
-    let projects = context.projects_at(path)?;
-    let cache = TokenCache::open_default(context.encoding);
-    let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock);
-    let depth = Depth::full();
+    let results = project_findings(context, path)?;
     let mut summary = CheckSummary::default();
-    let mut results = Vec::new();
-    let today = context.clock.today();
-    for (mut report, project) in analyzer
-        .analyze_all(&projects, depth)
-        .into_iter()
-        .zip(&projects)
-    {
-        let banks = analyzer.list(project);
-        let banks: Vec<&Bank> = banks.iter().collect();
-        let mut past_cut = entries_past_cut(project, &banks, context.history.as_ref(), today);
-        context.config.apply_rule_levels(&mut past_cut);
-        report.findings.extend(past_cut);
-        for finding in &report.findings {
-            match finding.severity {
-                Severity::Error => summary.error += 1,
-                Severity::Warning => summary.warning += 1,
-                Severity::Info => summary.info += 1,
-            }
+    for finding in results.iter().flat_map(|p| &p.findings) {
+        match finding.severity {
+            Severity::Error => summary.error += 1,
+            Severity::Warning => summary.warning += 1,
+            Severity::Info => summary.info += 1,
         }
-        results.push(ProjectFindings {
-            name: report.name,
-            path: report.path,
-            findings: report.findings,
-        });
     }
-    analyzer.finish();
     let failed = results
         .iter()
         .flat_map(|p| &p.findings)

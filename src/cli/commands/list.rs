@@ -264,8 +264,9 @@ fn observed(
 }
 
 /// What every row of this run shares: the build, the encoding, the configuration that
-/// analysis reads, the home folder and the day. `None` when the build cannot be stamped.
-fn rows_key(context: &Context) -> Option<u64> {
+/// analysis reads, the home folder and the day (`check` adds its own parts). `None` when
+/// the build cannot be stamped.
+pub(crate) fn rows_key(context: &Context) -> Option<RowsKey> {
     let mut key = RowsKey::of_this_build()?;
     let config = &context.config;
     let home = crate::core::io::paths::home_dir();
@@ -296,7 +297,7 @@ fn rows_key(context: &Context) -> Option<u64> {
         )
         .part(format!("{home:?}").as_bytes())
         .part(context.clock.today().to_string().as_bytes());
-    Some(key.finish())
+    Some(key)
 }
 
 /// "3 days ago" for a Unix time, `now` being the clock's.
@@ -426,7 +427,10 @@ fn rows_of(
 /// analysed (and remembered for the next run).
 fn rows(context: &Context, with_json: bool) -> Result<Vec<ListedRow>> {
     // A demo copy's root is new on every run: caches of it would only pile up.
-    let key = (!context.is_demo()).then(|| rows_key(context)).flatten();
+    let key = (!context.is_demo())
+        .then(|| rows_key(context))
+        .flatten()
+        .map(|key| key.finish());
     let remembered = RememberedRows::open_default(&context.root, key);
     let checked = remembered.check();
     let rows = if checked.all_hold()

@@ -285,7 +285,9 @@ fn nanos(time: SystemTime) -> i128 {
 const SMALL_FILE: u64 = 4096;
 
 fn read_small(path: &Path) -> Option<String> {
-    crate::io::text::read_text_limited(path, SMALL_FILE).ok()
+    // Git's own files: what they say is summed up in the repository's stamp, and git
+    // rewrites them (and their folder) as it runs.
+    crate::io::reads::unrecorded(|| crate::io::text::read_text_limited(path, SMALL_FILE).ok())
 }
 
 /// The state of the repository whose `.git` entry is in `marker`: `HEAD`'s text, the

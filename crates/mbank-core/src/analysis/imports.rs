@@ -304,14 +304,49 @@ fn canonical_or_self(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| normalize_lexically(&absolute(path)))
 }
 
+/// The home folder's memory folders, resolved: remembered while the home folder's stamp
+/// is unchanged (one of them appearing, vanishing or becoming a link changes it), so a
+/// run resolves them once, not once per project.
+fn home_roots(home: &Path) -> Vec<PathBuf> {
+    type Memo = Option<(PathBuf, FolderStamp, Vec<PathBuf>)>;
+    static MEMO: std::sync::Mutex<Memo> = std::sync::Mutex::new(None);
+    let stamp = std::fs::metadata(home).ok().map(|meta| folder_stamp(&meta));
+    if let (Some(stamp), Ok(memo)) = (stamp, MEMO.lock())
+        && let Some((known, known_stamp, roots)) = memo.as_ref()
+        && known == home
+        && *known_stamp == stamp
+    {
+        return roots.clone();
+    }
+    let roots: Vec<PathBuf> = home_memory_dirs()
+        .map(|dir| canonical_or_self(&home.join(dir)))
+        .collect();
+    if let (Some(stamp), Ok(mut memo)) = (stamp, MEMO.lock()) {
+        *memo = Some((home.to_path_buf(), stamp, roots.clone()));
+    }
+    roots
+}
+
+/// A folder's inode, size and modification and change times.
+type FolderStamp = (u64, u64, Option<std::time::SystemTime>, i64, i64);
+
+fn folder_stamp(meta: &std::fs::Metadata) -> FolderStamp {
+    #[cfg(unix)]
+    let (ino, ctime, ctime_nsec) = {
+        use std::os::unix::fs::MetadataExt;
+        (meta.ino(), meta.ctime(), meta.ctime_nsec())
+    };
+    #[cfg(not(unix))]
+    let (ino, ctime, ctime_nsec) = (0, 0, 0);
+    (ino, meta.len(), meta.modified().ok(), ctime, ctime_nsec)
+}
+
 impl ImportPolicy {
     /// The project folder plus `~/.claude`, `~/.codex`, `~/.gemini` and `~/.beans`.
     pub fn new(project: &Path, home: Option<&Path>) -> Self {
         let mut allowed_roots = vec![canonical_or_self(project)];
         if let Some(home) = home {
-            for dir in home_memory_dirs() {
-                allowed_roots.push(canonical_or_self(&home.join(dir)));
-            }
+            allowed_roots.extend(home_roots(home));
         }
         ImportPolicy {
             allowed_roots,
@@ -392,8 +427,13 @@ pub fn resolve(importer: &Path, target: &str, policy: &ImportPolicy) -> Resoluti
         return Resolution::Sensitive(lexical);
     }
     let Ok(canonical) = std::fs::canonicalize(&lexical) else {
+        crate::io::reads::absent(&lexical);
         return Resolution::Missing(lexical);
     };
+    if canonical != lexical {
+        // Through a link: where it leads may change while every stamp stays.
+        crate::io::reads::unstampable();
+    }
     if is_sensitive(&canonical) {
         return Resolution::Sensitive(canonical);
     }

@@ -2,7 +2,8 @@
 //! loads and what of it fits a token budget (`context`, `imports`), and the report that
 //! gathers them for `list`, `check`
 //! and the TUI, with the folders a watcher must see to follow it (`memory_folders`) and
-//! `list`'s rows remembered between runs with what they were derived from (`rows`).
+//! `list`'s rows and `check`'s findings remembered between runs with what they were
+//! derived from (`rows`).
 pub mod budgets;
 pub mod context;
 pub mod decisions;

@@ -1,6 +1,7 @@
 //! mbank's one cache store: the on-disk format of every cache (token counts, folder
 //! listings and content facts, remembered list rows, the search index), so there is one header, one
-//! format version, one checksum, one atomic save and one size cap to get right.
+//! format version, one checksum, one atomic save and one size cap to get right. The
+//! remembered findings of `check` share the rows' layout in a section of their own.
 //!
 //! A cache file is a fixed header (magic, `FORMAT_VERSION`, the [`Section`] it holds,
 //! the payload's length and a checksum) and a payload in postcard, serde's compact
@@ -44,6 +45,9 @@ pub enum Section {
     Rows,
     /// A part of the search index of one root.
     Search,
+    /// The remembered findings of `mbank check` of one root (records as [`rows`] lays
+    /// them out, each holding a project's findings).
+    Checks,
 }
 
 impl Section {
@@ -53,6 +57,7 @@ impl Section {
             Section::Listing => 2,
             Section::Rows => 3,
             Section::Search => 4,
+            Section::Checks => 5,
         }
     }
 }

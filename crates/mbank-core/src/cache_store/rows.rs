@@ -24,9 +24,9 @@ pub(crate) fn scope_of(scope: &[u8]) -> Option<(Raw<'_>, u64)> {
     decode(scope)
 }
 
-/// The rows file at `path`, whatever its scope.
-pub fn read(path: &Path) -> Option<Loaded> {
-    Loaded::read(path, Section::Rows)
+/// The rows file of `section` (rows or checks) at `path`, whatever its scope.
+pub fn read(path: &Path, section: Section) -> Option<Loaded> {
+    Loaded::read(path, section)
 }
 
 /// Paths (relative to the project, or absolute outside it) with the digest of the stamp

@@ -269,6 +269,8 @@ impl ClaimChecker {
         if made.is_empty() {
             return Vec::new();
         }
+        // The answer depends on the whole work tree, which no stamp sums up.
+        crate::io::reads::unstampable();
         let Some(index) = self.index(repo) else {
             return Vec::new();
         };

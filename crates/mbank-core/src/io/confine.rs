@@ -211,7 +211,10 @@ fn refusal(path: &Path, project: &Path, confinement: Confinement, to: Audience) 
 pub fn read_text(project: &ProjectFolder<'_>, path: &Path) -> Result<String> {
     let real = match project.check(path) {
         Confinement::Inside(real) => real,
-        other => return Err(refusal(path, project.path, other, Audience::Agent)),
+        other => {
+            crate::io::reads::unstampable();
+            return Err(refusal(path, project.path, other, Audience::Agent));
+        }
     };
     let (Some(folder), Some(rel)) = (
         project.real(),
@@ -222,13 +225,26 @@ pub fn read_text(project: &ProjectFolder<'_>, path: &Path) -> Result<String> {
     if rel.as_os_str().is_empty() {
         return crate::io::text::read_text(&real);
     }
-    let dir = crate::io::dir_handle::Dir::open_anchor(folder)?;
-    match crate::io::text::read_text_in(&dir, rel)? {
-        Some(read) => Ok(read.text),
-        None => Err(CoreError::io(
-            path,
-            io::Error::new(io::ErrorKind::NotFound, "no longer exists"),
-        )),
+    let read = match crate::io::dir_handle::Dir::open_anchor(folder) {
+        Ok(dir) => crate::io::text::read_text_in(&dir, rel),
+        Err(e) => Err(e.into()),
+    };
+    match read {
+        Ok(Some(read)) => {
+            crate::io::reads::file_at(&real);
+            Ok(read.text)
+        }
+        Ok(None) => {
+            crate::io::reads::unstampable();
+            Err(CoreError::io(
+                path,
+                io::Error::new(io::ErrorKind::NotFound, "no longer exists"),
+            ))
+        }
+        Err(e) => {
+            crate::io::reads::unstampable();
+            Err(e)
+        }
     }
 }
 

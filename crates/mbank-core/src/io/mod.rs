@@ -1,6 +1,6 @@
 //! Files on disk, read and written defensively: folder handles (nothing reopened by
 //! name), confinement to a project, per-folder locks, capped text reads, where mbank keeps
-//! its own files and the backups of conflicts.
+//! its own files and the backups of conflicts, and what a piece of work read (`reads`).
 pub mod backup;
 pub mod bytes;
 pub mod confine;
@@ -8,4 +8,5 @@ pub mod dir_handle;
 pub(crate) mod hash_index;
 pub mod lock;
 pub mod paths;
+pub mod reads;
 pub mod text;

@@ -39,6 +39,18 @@ pub(crate) fn refuse_non_file(path: &Path, meta: &std::fs::Metadata) -> Result<(
 /// would wait for a writer), and again from the open handle ([`read_opened`]).
 /// For mbank's own files (config, caches) as much as for memory files.
 pub(crate) fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let read = read_bytes_checked(path, limit);
+    match &read {
+        Ok((_, before)) => crate::io::reads::file(path, before),
+        Err(e) if is_not_found(e) => crate::io::reads::absent(path),
+        // What a refused read found may change with no stamp to show it.
+        Err(_) => crate::io::reads::unstampable(),
+    }
+    read.map(|(bytes, _)| bytes)
+}
+
+/// [`read_bytes_limited`]'s bytes with the metadata the file had before it was opened.
+fn read_bytes_checked(path: &Path, limit: u64) -> Result<(Vec<u8>, std::fs::Metadata)> {
     let before = std::fs::metadata(path).map_err(|e| CoreError::io(path, e))?;
     refuse_non_file(path, &before)?;
     if before.len() > limit {
@@ -49,7 +61,7 @@ pub(crate) fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
         });
     }
     let file = std::fs::File::open(path).map_err(|e| CoreError::io(path, e))?;
-    read_opened(path, file, limit)
+    Ok((read_opened(path, file, limit)?, before))
 }
 
 /// Reads an open file whole, judged by the handle's own metadata (the path may have been

@@ -267,6 +267,8 @@ struct Builder<'a> {
     outside_project: bool,
     home: Option<PathBuf>,
     format: Format,
+    /// The project's real path, resolved the first time a name needs it.
+    real_project: std::cell::OnceCell<Option<PathBuf>>,
     count_tokens: &'a dyn Fn(&str) -> usize,
     expander: Option<Expander>,
     /// The format's combined limit over the project's files, as far as it is used.
@@ -299,8 +301,10 @@ impl Builder<'_> {
                 name.to_string_lossy()
             );
         }
-        if let Ok(canonical_project) = std::fs::canonicalize(self.project)
-            && let Ok(rel) = path.strip_prefix(&canonical_project)
+        if let Some(canonical_project) = self
+            .real_project
+            .get_or_init(|| std::fs::canonicalize(self.project).ok())
+            && let Ok(rel) = path.strip_prefix(canonical_project)
         {
             return rel.display().to_string();
         }
@@ -735,6 +739,7 @@ pub(crate) fn session_context_in_mode(
         outside_project: outside.is_some(),
         home: options.home.clone(),
         format,
+        real_project: std::cell::OnceCell::new(),
         count_tokens,
         expander,
         chain: rules.combined_limit().map(Chain::new),

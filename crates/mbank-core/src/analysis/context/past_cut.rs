@@ -25,10 +25,30 @@ pub fn entries_past_cut(
         include_user_files: false,
         ..ContextOptions::from_env()
     };
+    for bank in banks {
+        // A limit on the files of a chain counts files above the project, up to the top
+        // of its repository: a folder there gaining or losing one moves the cut.
+        if formats::rules(bank.format).combined_limit().is_some()
+            && !project.path.join(".git").exists()
+        {
+            for folder in project.path.ancestors().skip(1) {
+                crate::io::reads::folder(folder);
+                if folder.join(".git").exists() {
+                    break;
+                }
+            }
+        }
+    }
     let contexts = project_context(project, banks, &|_| 0, &options, None);
-    contexts
+    let cuts: Vec<(&BankContext, &CutOff)> = contexts
         .iter()
         .flat_map(|bank| bank.cutoffs.iter().map(move |cut| (bank, cut)))
+        .collect();
+    if !cuts.is_empty() {
+        // Whether lines were written past a cut is judged from mbank's history.
+        crate::io::reads::unstampable();
+    }
+    cuts.into_iter()
         .filter_map(|(bank, cut)| finding(project, bank, cut, history, today))
         .collect()
 }

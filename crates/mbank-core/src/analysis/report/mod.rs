@@ -22,6 +22,7 @@ use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::agents::{Agent, ProjectFacts};
 use crate::formats::roo_rules::{self, modes};
 use crate::git::GitRepo;
+use crate::io::reads::{self, Reads};
 use crate::model::{Bank, BankProblem, Format, LoadKind, MemoryFile, ModeRule, Project};
 use crate::scan::bank;
 use crate::scan::listings::Listings;
@@ -635,7 +636,23 @@ impl<'a> Analyzer<'a> {
     /// `Depth::git`, git runs only for projects inside a repository, once per repository
     /// for all its projects, not once per project.
     pub fn analyze_all(&mut self, projects: &[Project], depth: Depth) -> Vec<ProjectReport> {
-        let listed: Vec<Vec<Bank>> = projects.iter().map(|p| self.list(p)).collect();
+        self.analyze_all_reading(projects, depth)
+            .into_iter()
+            .map(|(report, _)| report)
+            .collect()
+    }
+
+    /// [`Analyzer::analyze_all`], each report with what its listing and analysis read
+    /// (see [`crate::io::reads`]), for a caller that remembers it.
+    pub fn analyze_all_reading(
+        &mut self,
+        projects: &[Project],
+        depth: Depth,
+    ) -> Vec<(ProjectReport, Reads)> {
+        let (listed, reads): (Vec<Vec<Bank>>, Vec<Reads>) = projects
+            .iter()
+            .map(|p| reads::recording(|| self.list(p)))
+            .unzip();
         let states = if depth.git {
             let pairs: Vec<(&Project, &[Bank])> = projects
                 .iter()
@@ -650,7 +667,13 @@ impl<'a> Analyzer<'a> {
             .iter()
             .zip(listed)
             .zip(states)
-            .map(|((project, banks), state)| self.analyze_with(project, banks, depth, state))
+            .zip(reads)
+            .map(|(((project, banks), state), mut read)| {
+                let (report, analysis) =
+                    reads::recording(|| self.analyze_with(project, banks, depth, state));
+                read.absorb(analysis);
+                (report, read)
+            })
             .collect()
     }
 
@@ -747,6 +770,8 @@ impl<'a> Analyzer<'a> {
         // Whatever the depth: staleness said "unknown" because of it, and a check that
         // could not run is never a silent pass.
         if let Evidence::Failed { code, reason } = &evidence {
+            // Git may answer next time with nothing on disk changed.
+            reads::unstampable();
             findings.push(Finding::new(
                 Severity::Error,
                 *code,

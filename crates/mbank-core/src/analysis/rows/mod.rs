@@ -18,6 +18,8 @@
 //! anything that changed within the racy window of the run that saw it (see
 //! `scan::listings`). The file is a section of mbank's cache store (`cache_store::rows`);
 //! a missing, corrupt or foreign file remembers nothing, and deleting it is always safe.
+//! `mbank check` remembers each project's findings the same way, in a file and section of
+//! their own ([`Remembered::Checks`]), its inputs widened by what its check read.
 mod check;
 
 use std::collections::HashMap;
@@ -67,8 +69,33 @@ impl RowsKey {
     }
 }
 
+/// What a root's remembered results are: `list`'s rows or `check`'s findings, each kept
+/// in a file of its own with the same inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remembered {
+    Rows,
+    Checks,
+}
+
+impl Remembered {
+    fn section(self) -> Section {
+        match self {
+            Remembered::Rows => Section::Rows,
+            Remembered::Checks => Section::Checks,
+        }
+    }
+
+    fn prefix(self) -> &'static str {
+        match self {
+            Remembered::Rows => "rows",
+            Remembered::Checks => "checks",
+        }
+    }
+}
+
 /// The rows remembered for a root, and what they were derived from.
 pub struct RememberedRows {
+    kind: Remembered,
     /// `None`: nothing is read or saved (no cache folder, or no key).
     file: Option<PathBuf>,
     root: PathBuf,
@@ -180,18 +207,28 @@ impl RememberedRows {
     /// The rows remembered for `root` in mbank's cache folder under `key` (none without
     /// a key or a cache folder).
     pub fn open_default(root: &Path, key: Option<u64>) -> RememberedRows {
+        Self::open_default_of(Remembered::Rows, root, key)
+    }
+
+    /// [`RememberedRows::open_default`] of `kind`.
+    pub fn open_default_of(kind: Remembered, root: &Path, key: Option<u64>) -> RememberedRows {
         match (crate::io::paths::cache_dir(), key) {
-            (Some(dir), Some(key)) => Self::open_at(&dir, root, key),
-            _ => Self::empty(None, root, 0),
+            (Some(dir), Some(key)) => Self::open_at_of(kind, &dir, root, key),
+            _ => Self::empty(kind, None, root, 0),
         }
     }
 
     /// The rows remembered for `root` in `dir` under `key`; a missing, invalid or foreign
     /// file remembers none.
     pub fn open_at(dir: &Path, root: &Path, key: u64) -> RememberedRows {
-        let file = dir.join(Self::file_name(root));
-        let loaded = section::read(&file);
-        let mut rows = Self::empty(Some(file), root, key);
+        Self::open_at_of(Remembered::Rows, dir, root, key)
+    }
+
+    /// [`RememberedRows::open_at`] of `kind`.
+    pub fn open_at_of(kind: Remembered, dir: &Path, root: &Path, key: u64) -> RememberedRows {
+        let file = dir.join(Self::file_name_of(kind, root));
+        let loaded = section::read(&file, kind.section());
+        let mut rows = Self::empty(kind, Some(file), root, key);
         if let Some(loaded) = loaded {
             rows.take(loaded);
         }
@@ -201,8 +238,14 @@ impl RememberedRows {
     /// The rows remembered for `root` in `dir` under whatever key they were saved with,
     /// for looking at what a run left (nothing is saved through it).
     pub fn inspect(dir: &Path, root: &Path) -> RememberedRows {
-        let mut rows = Self::empty(None, root, 0);
-        if let Some(loaded) = section::read(&dir.join(Self::file_name(root)))
+        Self::inspect_of(Remembered::Rows, dir, root)
+    }
+
+    /// [`RememberedRows::inspect`] of `kind`.
+    pub fn inspect_of(kind: Remembered, dir: &Path, root: &Path) -> RememberedRows {
+        let mut rows = Self::empty(kind, None, root, 0);
+        if let Some(loaded) =
+            section::read(&dir.join(Self::file_name_of(kind, root)), kind.section())
             && let Some((_, key)) = section::scope_of(loaded.scope())
         {
             rows.key = key;
@@ -229,8 +272,9 @@ impl RememberedRows {
         self.loaded = loaded;
     }
 
-    fn empty(file: Option<PathBuf>, root: &Path, key: u64) -> RememberedRows {
+    fn empty(kind: Remembered, file: Option<PathBuf>, root: &Path, key: u64) -> RememberedRows {
         RememberedRows {
+            kind,
             file,
             root: root.to_path_buf(),
             key,
@@ -242,8 +286,14 @@ impl RememberedRows {
 
     /// `rows-<hash of the root>.bin`.
     pub fn file_name(root: &Path) -> String {
+        Self::file_name_of(Remembered::Rows, root)
+    }
+
+    /// `rows-…` or `checks-<hash of the root>.bin`.
+    pub fn file_name_of(kind: Remembered, root: &Path) -> String {
         format!(
-            "rows-{:016x}.bin",
+            "{}-{:016x}.bin",
+            kind.prefix(),
             stable_hash(os_bytes(root.as_os_str()).unwrap_or_default())
         )
     }
@@ -571,7 +621,7 @@ impl RememberedRows {
             .collect();
         cache_store::save(
             file,
-            Section::Rows,
+            self.kind.section(),
             &scope,
             &[projects, vec![Raw(&discovery)]],
         )

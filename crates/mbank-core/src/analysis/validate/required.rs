@@ -130,8 +130,10 @@ fn declared_file_set(
     for folder in RULE_FOLDERS {
         let dir = project.path.join(folder);
         let Ok(entries) = std::fs::read_dir(&dir) else {
+            crate::io::reads::absent(&dir);
             continue;
         };
+        crate::io::reads::folder(&dir);
         for entry in entries.flatten().take(200) {
             let path = entry.path();
             // `.roo/` holds its rules in `rules/` and `rules-{mode}/`.
@@ -139,6 +141,7 @@ fn declared_file_set(
                 if entry.file_name().to_string_lossy().starts_with("rules")
                     && let Ok(inner) = std::fs::read_dir(&path)
                 {
+                    crate::io::reads::folder(&path);
                     candidates.extend(inner.flatten().take(200).map(|e| e.path()));
                 }
             } else {

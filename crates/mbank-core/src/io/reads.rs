@@ -1,0 +1,130 @@
+//! What a piece of work read from disk beyond the banks it was given, noted while it runs
+//! on this thread, so a result derived from it can be remembered with every input that
+//! could change it (`mbank check`'s remembered findings): files read, folders whose
+//! contents were probed, and whether it depended on something no stamp can vouch for (a
+//! file that was missing, a link followed, mbank's own history). Noting costs one
+//! thread-local lookup when nothing is being recorded.
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// What was read while recording.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Reads {
+    /// Files read, each with the size and modification time it had when read.
+    pub files: Vec<(PathBuf, u64, Option<SystemTime>)>,
+    /// Folders whose entries were probed (a file there may appear or vanish).
+    pub folders: Vec<PathBuf>,
+    /// Something was read that no stamp of a file or folder can vouch for.
+    pub unstampable: bool,
+}
+
+impl Reads {
+    /// Adds what `other` read.
+    pub fn absorb(&mut self, other: Reads) {
+        self.files.extend(other.files);
+        self.folders.extend(other.folders);
+        self.unstampable |= other.unstampable;
+    }
+}
+
+thread_local! {
+    static RECORDING: RefCell<Option<Reads>> = const { RefCell::new(None) };
+}
+
+/// Runs `work`, returning what it read on this thread (nested recordings each see their
+/// own reads, and the outer one sees them too).
+pub fn recording<T>(work: impl FnOnce() -> T) -> (T, Reads) {
+    let outer = RECORDING.with(|r| r.borrow_mut().replace(Reads::default()));
+    let result = work();
+    let reads = RECORDING.with(|r| {
+        let mut slot = r.borrow_mut();
+        let reads = slot.take().unwrap_or_default();
+        if let Some(mut outer) = outer {
+            outer.absorb(reads.clone());
+            *slot = Some(outer);
+        }
+        reads
+    });
+    (result, reads)
+}
+
+/// Runs `work` with nothing it reads noted: for reads whose answer a result's other
+/// inputs already vouch for.
+pub(crate) fn unrecorded<T>(work: impl FnOnce() -> T) -> T {
+    let outer = RECORDING.with(|r| r.borrow_mut().take());
+    let result = work();
+    RECORDING.with(|r| *r.borrow_mut() = outer);
+    result
+}
+
+fn note(add: impl FnOnce(&mut Reads)) {
+    RECORDING.with(|r| {
+        if let Some(reads) = r.borrow_mut().as_mut() {
+            add(reads);
+        }
+    });
+}
+
+/// A file was read whole, at this size and modification time.
+pub(crate) fn file(path: &Path, meta: &std::fs::Metadata) {
+    note(|reads| {
+        reads
+            .files
+            .push((path.to_path_buf(), meta.len(), meta.modified().ok()))
+    });
+}
+
+/// A file was read; its stamp is taken now (a change since shows in its times).
+pub(crate) fn file_at(path: &Path) {
+    note(|reads| match std::fs::metadata(path) {
+        Ok(meta) => reads
+            .files
+            .push((path.to_path_buf(), meta.len(), meta.modified().ok())),
+        Err(_) => reads.unstampable = true,
+    });
+}
+
+/// The entries of a folder were probed.
+pub(crate) fn folder(path: &Path) {
+    note(|reads| reads.folders.push(path.to_path_buf()));
+}
+
+/// A path was looked for and is not there: it can only appear by a change to the nearest
+/// folder above it that exists, whose stamp is noted.
+pub(crate) fn absent(path: &Path) {
+    note(
+        |reads| match path.ancestors().skip(1).find(|folder| folder.is_dir()) {
+            Some(folder) => reads.folders.push(folder.to_path_buf()),
+            None => reads.unstampable = true,
+        },
+    );
+}
+
+/// The work depended on something no stamp vouches for.
+pub(crate) fn unstampable() {
+    note(|reads| reads.unstampable = true);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_are_noted_only_while_recording_and_nested_ones_reach_the_outer() {
+        unstampable();
+        let ((), outer) = recording(|| {
+            folder(Path::new("/a"));
+            let ((), inner) = recording(|| {
+                folder(Path::new("/b"));
+                unstampable();
+            });
+            assert_eq!(inner.folders, [PathBuf::from("/b")]);
+            assert!(inner.unstampable);
+        });
+        assert_eq!(outer.folders, [PathBuf::from("/a"), PathBuf::from("/b")]);
+        assert!(outer.unstampable);
+        let ((), none) = recording(|| unrecorded(|| folder(Path::new("/c"))));
+        assert_eq!(none, Reads::default());
+    }
+}
