@@ -15,7 +15,14 @@ fn s(path: &Path) -> &str {
 /// Every finding of `mbank check --json` on `dir`: (code, file relative to `dir`, line,
 /// severity, message).
 fn findings(dir: &Path) -> Vec<(String, String, Option<u64>, String, String)> {
-    let sandbox = Sandbox::new();
+    findings_in(&Sandbox::new(), dir)
+}
+
+/// The findings of `check` run in `sandbox`, whose cache a second run finds warm.
+fn findings_in(
+    sandbox: &Sandbox,
+    dir: &Path,
+) -> Vec<(String, String, Option<u64>, String, String)> {
     let json = sandbox.run(&["check", "--json", s(dir)]).json();
     let mut out = Vec::new();
     for project in json["projects"].as_array().unwrap() {
@@ -381,9 +388,13 @@ fn a_beans_local_file_git_does_not_ignore_is_a_warning() {
     repo.write("BEANS.md", "# Rules\n\n- Use Vitest.\n");
     repo.write("BEANS.local.md", "# Mine\n\n- Short answers.\n");
     repo.write("src/main.ts", "export {};\n");
-    repo.git(&["add", "BEANS.md", "src/main.ts"]);
+    repo.write(".gitignore", "node_modules/\n");
+    repo.git(&["add", "BEANS.md", "src/main.ts", ".gitignore"]);
     repo.git(&["commit", "-q", "-m", "first"]);
-    let all = findings(&repo.dir);
+    // One sandbox for both runs: the second check finds the first one's results stored,
+    // and a .gitignore changed since must still count.
+    let sandbox = Sandbox::new();
+    let all = findings_in(&sandbox, &repo.dir);
     let exposed = of_code(&all, "local-file-not-ignored");
     assert_eq!(exposed.len(), 1, "{all:#?}");
     let (_, file, _, severity, message) = exposed[0];
@@ -393,8 +404,12 @@ fn a_beans_local_file_git_does_not_ignore_is_a_warning() {
     );
     assert!(message.contains(".gitignore"), "{message}");
 
-    repo.write(".gitignore", "*.local.md\n");
-    let all = findings(&repo.dir);
+    // The repository's own exclude file, rewritten in place: no file of the project and
+    // no folder above one changes, and git's status stays as it was.
+    let exclude = repo.dir.join(".git/info/exclude");
+    let before = std::fs::read_to_string(&exclude).unwrap_or_default();
+    std::fs::write(&exclude, before + "*.local.md\n").unwrap();
+    let all = findings_in(&sandbox, &repo.dir);
     assert!(
         of_code(&all, "local-file-not-ignored").is_empty(),
         "{all:#?}"

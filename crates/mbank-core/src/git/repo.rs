@@ -70,6 +70,10 @@ impl GitRepo {
         if input.is_empty() {
             return Ok(HashSet::new());
         }
+        // The answer rests on ignore files anywhere from the repository's top down and on
+        // the user's own: no stamp of the banks covers them, so a result built on it is
+        // worked out again on every run rather than remembered.
+        crate::io::reads::unstampable();
         let args = os(&["check-ignore", "--no-index", "-z", "--stdin"]);
         // check-ignore refuses literal pathspecs outright; these paths hold no magic.
         let env = [(OsString::from("GIT_LITERAL_PATHSPECS"), OsString::from("0"))];
