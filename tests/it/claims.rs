@@ -299,6 +299,30 @@ fn paths_ignored_by_gitignore_are_not_claims_about_the_code() {
 }
 
 #[test]
+fn an_ignored_file_beside_tracked_ones_is_no_claim_about_the_code() {
+    // The folder is in the code; the file the memory names is a local one git ignores,
+    // absent from this clone: a note about the person's setup, not a stale claim.
+    let repo = GitRepo::folder("app");
+    repo.init();
+    repo.write("config/default.toml", "port = 80\n");
+    repo.write(".gitignore", "config/local.toml\n");
+    repo.write(
+        "memory-bank/techContext.md",
+        "# Tech\n\nPorts are set in `config/default.toml`, overridden in `config/local.toml`.\n",
+    );
+    repo.commit_all("app");
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    assert_eq!(claim_findings(&json, &repo.dir), vec![]);
+
+    // The same name, not ignored, is a claim the code contradicts.
+    repo.write(".gitignore", "\n");
+    repo.commit_all("ignore nothing");
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    assert!(!claim_findings(&json, &repo.dir).is_empty());
+}
+
+#[test]
 fn review_signals_a_change_that_introduces_a_claim_the_code_contradicts() {
     let (repo, renamed, _) = project_with_history();
     // The committed memory is right; the agent's change adds one line naming the old

@@ -168,10 +168,12 @@ impl CodeIndex {
             input.push(0);
         }
         let args = os(&["check-ignore", "--no-index", "-z", "--stdin"]);
-        match self
-            .repo
-            .run_at_root(&args, &[], Some(&input), Policy::Hardened)
-        {
+        match self.repo.run_at_root(
+            &args,
+            &crate::git::check_ignore_env(),
+            Some(&input),
+            Policy::Hardened,
+        ) {
             Ok(out) => out
                 .stdout
                 .split(|b| *b == 0)

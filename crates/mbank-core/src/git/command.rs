@@ -254,6 +254,12 @@ pub(super) fn run_bare(dir: &Path, args: &[OsString]) -> Result<Output> {
     execute(command, None, &first_arg(args), dir)
 }
 
+/// The environment for `git check-ignore`, which refuses literal pathspecs outright (the
+/// builder's default); the paths it is given on stdin hold no magic either way.
+pub(crate) fn check_ignore_env() -> [(OsString, OsString); 1] {
+    [(OsString::from("GIT_LITERAL_PATHSPECS"), OsString::from("0"))]
+}
+
 pub(crate) fn os(args: &[&str]) -> Vec<OsString> {
     args.iter().map(OsString::from).collect()
 }

@@ -75,9 +75,12 @@ impl GitRepo {
         // worked out again on every run rather than remembered.
         crate::io::reads::unstampable();
         let args = os(&["check-ignore", "--no-index", "-z", "--stdin"]);
-        // check-ignore refuses literal pathspecs outright; these paths hold no magic.
-        let env = [(OsString::from("GIT_LITERAL_PATHSPECS"), OsString::from("0"))];
-        let command = self.command(&self.base, &args, &env, Policy::Hardened);
+        let command = self.command(
+            &self.base,
+            &args,
+            &super::check_ignore_env(),
+            Policy::Hardened,
+        );
         let out = execute(command, Some(&input), &first_arg(&args), &self.base)?;
         Ok(out
             .stdout
