@@ -7,13 +7,13 @@
 //! width and prefix the folder's records already have (adr-tools' `0001-title.md` when it
 //! has none), and the template is MADR's when the folder's records are MADR (or the folder
 //! is `docs/decisions/`, MADR's default) and Michael Nygard's otherwise.
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 
 use crate::error::CoreError;
 use crate::formats::conkeeper;
+use crate::io::dir_handle::Dir;
 use crate::write::{self, Change, Expected, Target, WriteContext};
 
 /// The ADR folders mbank knows besides ConKeeper's, in the order one is chosen.
@@ -63,6 +63,9 @@ pub enum AdrError {
     Core(#[from] CoreError),
 }
 
+/// How much of an existing record is read to tell its template.
+const RECORD_BYTES: u64 = 1 << 20;
+
 /// The project's ADR folders that exist, in the order one is chosen.
 pub fn folders(project: &Path) -> Vec<AdrFolder> {
     let mut found = Vec::new();
@@ -80,7 +83,7 @@ pub fn folders(project: &Path) -> Vec<AdrFolder> {
         if dir.is_dir() {
             found.push(AdrFolder {
                 rel: rel.to_string(),
-                template: template_of(&dir, rel),
+                template: template_of(project, rel),
             });
         }
     }
@@ -89,8 +92,9 @@ pub fn folders(project: &Path) -> Vec<AdrFolder> {
 
 /// MADR when the folder's records are MADR, or it is MADR's own default folder and
 /// holds none; Nygard's otherwise.
-fn template_of(dir: &Path, rel: &str) -> Template {
-    let records = records(dir);
+fn template_of(project: &Path, rel: &str) -> Template {
+    let folder = open_folder(project, rel);
+    let records = folder.as_ref().map(records).unwrap_or_default();
     if records.is_empty() {
         return if rel == "docs/decisions" {
             Template::Madr
@@ -99,7 +103,11 @@ fn template_of(dir: &Path, rel: &str) -> Template {
         };
     }
     let madr = records.iter().any(|(_, name)| {
-        crate::io::text::read_text(&dir.join(name)).is_ok_and(|text| {
+        let read = folder
+            .as_ref()
+            .and_then(|f| f.read(Path::new(name), RECORD_BYTES).ok().flatten());
+        read.is_some_and(|file| {
+            let text = String::from_utf8_lossy(&file.bytes);
             text.contains("## Considered Options")
                 || text.contains("## Context and Problem Statement")
                 || text.contains("## Decision Outcome")
@@ -112,15 +120,23 @@ fn template_of(dir: &Path, rel: &str) -> Template {
     }
 }
 
+/// The ADR folder `rel` of `project`, opened with no link followed below the project.
+fn open_folder(project: &Path, rel: &str) -> Option<Dir> {
+    Dir::open_anchor(project)
+        .ok()?
+        .open_dir(Path::new(rel))
+        .ok()
+}
+
 /// The numbered records of a folder: (number, file name).
-fn records(dir: &Path) -> Vec<(u32, String)> {
-    let Ok(entries) = fs::read_dir(dir) else {
+fn records(folder: &Dir) -> Vec<(u32, String)> {
+    let Ok(names) = folder.names() else {
         return Vec::new();
     };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let name = name.to_string_lossy().into_owned();
             let (_, digits) = split_number(&name)?;
             let number = digits.parse().ok()?;
             Some((number, name))
@@ -162,9 +178,12 @@ pub fn slug(title: &str) -> String {
     slug.trim_end_matches('-').to_string()
 }
 
-/// The next record's file name in `dir`: its number, then the name.
-fn next_name(dir: &Path, folder: &AdrFolder, title: &str, skip: u32) -> (u32, String) {
-    let records = records(dir);
+/// The next record's file name in the project's ADR folder: its number, then the name.
+fn next_name(project: &Path, folder: &AdrFolder, title: &str, skip: u32) -> (u32, String) {
+    let records = open_folder(project, &folder.rel)
+        .as_ref()
+        .map(records)
+        .unwrap_or_default();
     let highest = records.iter().map(|(n, _)| *n).max().unwrap_or(0);
     let number = highest + 1 + skip;
     let (prefix, width) = match folder.template {
@@ -245,7 +264,7 @@ pub fn new_adr(
     crate::io::confine::ProjectFolder::new(project).require_inside(&dir)?;
     let date = today.format("%Y-%m-%d").to_string();
     for skip in 0..ATTEMPTS {
-        let (number, name) = next_name(&dir, &folder, title, skip);
+        let (number, name) = next_name(project, &folder, title, skip);
         let path = dir.join(&name);
         let body = text(folder.template, number, title, &date);
         let written = write::apply(
@@ -274,7 +293,7 @@ pub fn folder_at(project: &Path, rel: &str) -> AdrFolder {
     let template = if Path::new(&rel).ends_with("memory/decisions") {
         Template::ConKeeper
     } else {
-        template_of(&project.join(&rel), &rel)
+        template_of(project, &rel)
     };
     AdrFolder { rel, template }
 }
@@ -282,6 +301,23 @@ pub fn folder_at(project: &Path, rel: &str) -> AdrFolder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+
+    #[test]
+    fn a_folder_that_is_a_link_out_is_never_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("0041-elsewhere.md"), "# 41. Elsewhere\n").unwrap();
+        let project = dir.path().join("app");
+        fs::create_dir_all(project.join("docs")).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join("docs/adr")).unwrap();
+        assert!(open_folder(&project, "docs/adr").is_none());
+        fs::create_dir_all(project.join("doc/adr")).unwrap();
+        fs::write(project.join("doc/adr/0003-here.md"), "# 3. Here\n").unwrap();
+        let folder = open_folder(&project, "doc/adr").unwrap();
+        assert_eq!(records(&folder), [(3, "0003-here.md".to_string())]);
+    }
 
     fn day() -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
