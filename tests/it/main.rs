@@ -62,6 +62,7 @@ mod mcp_search;
 mod mcp_stdio;
 mod mcp_stdio_framing;
 mod mcp_tools;
+mod nested_clinerules;
 mod own_files;
 mod real_bank_shapes;
 mod review_fail_closed;

@@ -160,6 +160,15 @@ pub trait FormatRules: Send + Sync {
         &[]
     }
 
+    /// Top markers (`.clinerules`) the agent reads only at the workspace root, which
+    /// users still leave in a project's sub-folders. Found there, a few levels down (a
+    /// file, or a folder listed whole), one makes a bank of the project holding it, whose
+    /// files there load never (as [`place`](FormatRules::place) says of them), and the
+    /// sub-folder it stands in is a layer of that project, not a project of its own.
+    fn top_only_entries(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// When a file loads, decided by its text (a rule's frontmatter): `None` keeps what
     /// [`place`](FormatRules::place) said. Asked only for files
     /// [`reads_frontmatter`](FormatRules::reads_frontmatter) names.
@@ -467,6 +476,21 @@ pub(crate) fn top_marker_format(name: &str) -> Option<Format> {
         (markers.names.contains(&name) || markers.prefixes.iter().any(|p| name.starts_with(p)))
             .then_some(*format)
     })
+}
+
+/// The format whose top-only entry (see [`FormatRules::top_only_entries`]) is named
+/// `name`, if any: met in a sub-folder, the entry belongs to the project above.
+pub(crate) fn top_only_format(name: &str) -> Option<Format> {
+    static ENTRIES: std::sync::LazyLock<Vec<(Format, &'static [&'static str])>> =
+        std::sync::LazyLock::new(|| {
+            all()
+                .map(|rules| (rules.format(), rules.top_only_entries()))
+                .filter(|(_, names)| !names.is_empty())
+                .collect()
+        });
+    ENTRIES
+        .iter()
+        .find_map(|(format, names)| names.contains(&name).then_some(*format))
 }
 
 /// How bank listing finds a format's files.

@@ -36,6 +36,26 @@ fn top_markers_name_their_formats_and_nothing_else() {
 }
 
 #[test]
+fn top_only_entries_are_top_markers_of_their_own_format() {
+    for rules in all() {
+        for name in rules.top_only_entries() {
+            assert_eq!(top_marker_format(name), Some(rules.format()), "{name}");
+            assert_eq!(top_only_format(name), Some(rules.format()), "{name}");
+        }
+    }
+    assert_eq!(top_only_format(".clinerules"), Some(Format::RooRules));
+    for other in [
+        ".roomodes",
+        ".clinerules-code",
+        ".roo",
+        "CLAUDE.md",
+        "memory-bank",
+    ] {
+        assert_eq!(top_only_format(other), None, "{other}");
+    }
+}
+
+#[test]
 fn no_budget_names_a_document_number() {
     let file = MemoryFile {
         path: "CLAUDE.md".into(),

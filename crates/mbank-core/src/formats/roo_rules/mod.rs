@@ -61,7 +61,9 @@ impl FormatRules for RooRules {
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        first.is_some_and(|f| f == ".roo" || f == ".clinerules")
+        // `.clinerules` in a sub-folder too: listed there, loading never.
+        first.is_some_and(|f| f == ".roo")
+            || rel.iter().any(|part| part == CLINERULES)
             || (single
                 && (name == ".roomodes" || name == ROORULES || mode_of_rule_file(&name).is_some()))
     }
@@ -79,6 +81,13 @@ impl FormatRules for RooRules {
             names: &[ROOMODES, ROO_DIR, CLINERULES, ROORULES],
             prefixes: &MODE_RULE_PREFIXES,
         }
+    }
+
+    /// Cline reads `.clinerules` only at the workspace root ("Cline Rules",
+    /// docs.cline.bot/features/cline-rules/overview), Roo Code too: one in a sub-folder
+    /// is listed, loading never, for [`misplaced_clinerules`] to name.
+    fn top_only_entries(&self) -> &'static [&'static str] {
+        &[CLINERULES]
     }
 
     fn listing(&self) -> super::Listing {
@@ -328,6 +337,35 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    #[test]
+    fn a_clinerules_below_the_top_is_kept_but_never_loads() {
+        for rel in [
+            "sub/.clinerules",
+            "pkg/.clinerules/style.md",
+            "a/b/c/.clinerules",
+        ] {
+            let rel = Path::new(rel);
+            assert!(RooRules.keeps(rel), "{}", rel.display());
+            assert_eq!(
+                RooRules.place(rel).load,
+                LoadKind::Never,
+                "{}",
+                rel.display()
+            );
+        }
+        for rel in [".clinerules", ".clinerules/style.md"] {
+            let rel = Path::new(rel);
+            assert!(RooRules.keeps(rel), "{}", rel.display());
+            assert_eq!(
+                RooRules.place(rel).load,
+                LoadKind::Startup,
+                "{}",
+                rel.display()
+            );
+        }
+        assert!(!RooRules.keeps(Path::new("sub/.roomodes")));
+    }
 
     #[test]
     fn the_default_modes_files_and_roomodes_load_at_start() {

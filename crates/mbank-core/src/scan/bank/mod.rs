@@ -13,13 +13,14 @@ use crate::io::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::io::paths;
 use crate::io::text;
 use crate::model::{Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project, Role};
-use crate::scan::discovery::{ALWAYS_SKIPPED, MAX_NESTED_DEPTH};
 use crate::scan::listings::{Entry, Kind, Listings};
 
 mod infinity_store;
+mod nested;
 mod read_order;
 
 use infinity_store::list_infinity;
+use nested::{nested_instruction_files, nested_rule_folders, nested_top_only_entries};
 use read_order::{apply_read_order, mode_read_order, sort_read_order};
 
 /// A bank folder with more entries than this is listed up to the cap, with a problem noted.
@@ -258,57 +259,6 @@ impl Lister<'_> {
             } else if let Ok(meta) = fs::symlink_metadata(&path) {
                 self.push(path, &meta);
             }
-        }
-    }
-}
-
-/// Finds `sub/**/CLAUDE.md` (etc.) below the project, skipping hidden, vendored and
-/// memory folders, to `MAX_NESTED_DEPTH` levels. Each folder's listing answers whether
-/// it holds the file; only real folders are entered, and a file that is a symlink must
-/// stay inside the project.
-fn nested_instruction_files(lister: &mut Lister<'_>, dir: &Path, file_name: &str, depth: usize) {
-    for sub in sub_folders(lister, dir) {
-        lister.push_child_if_file(&sub, file_name);
-        if depth + 1 < MAX_NESTED_DEPTH {
-            nested_instruction_files(lister, &sub, file_name, depth + 1);
-        }
-    }
-}
-
-/// The sub-folders of `dir` that may hold nested instruction files or rule folders: not
-/// hidden, not dependencies or build output, not a memory bank; sorted.
-fn sub_folders(lister: &Lister<'_>, dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = lister.listings.list(dir) else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .iter()
-        .filter(|e| e.kind == Kind::Dir)
-        .filter(|e| {
-            let name = e.name.to_string_lossy();
-            !name.starts_with('.')
-                && !ALWAYS_SKIPPED.contains(&name.as_ref())
-                && name != formats::cline::BANK_DIR
-        })
-        .map(|e| dir.join(&e.name))
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-/// Lists the rule folder `rel` (`.cursor/rules`) wherever it sits in the sub-folders of
-/// `dir`, to `MAX_NESTED_DEPTH` levels; every folder on the way is confined.
-fn nested_rule_folders(lister: &mut Lister<'_>, dir: &Path, rel: &str, depth: usize) {
-    for sub in sub_folders(lister, dir) {
-        let mut folder = Some(sub.clone());
-        for part in rel.split('/') {
-            folder = folder.and_then(|f| lister.child_dir(&f, part));
-        }
-        if let Some(folder) = folder {
-            lister.walk(&folder, 1);
-        }
-        if depth + 1 < MAX_NESTED_DEPTH {
-            nested_rule_folders(lister, &sub, rel, depth + 1);
         }
     }
 }
@@ -581,6 +531,9 @@ fn list_bank_in(
         Listing::Store => list_infinity(&mut lister, &mut project_id),
         Listing::Instructions(member) => list_hierarchical(&mut lister, member),
         Listing::ProjectPaths(paths) => list_project_paths(&mut lister, paths),
+    }
+    for name in rules.top_only_entries() {
+        nested_top_only_entries(&mut lister, base, name, 0);
     }
     let Lister {
         mut files,

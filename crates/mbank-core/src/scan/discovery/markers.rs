@@ -18,6 +18,9 @@ use crate::scan::listings::{Entry, Kind, Listings};
 pub(super) struct FolderMarkers {
     pub(super) banks: Vec<BankLocation>,
     pub(super) last_write: Option<SystemTime>,
+    /// Formats found here only by entries their agent reads only at the workspace root
+    /// (`.clinerules`, see `FormatRules::top_only_entries`).
+    top_only: Vec<Format>,
 }
 
 impl FolderMarkers {
@@ -29,6 +32,18 @@ impl FolderMarkers {
         {
             self.banks.push(BankLocation { format, root });
         }
+        self.top_only.retain(|f| *f != format);
+        self.touch(modified);
+    }
+
+    /// [`add`](FolderMarkers::add) for a marker that is one of its format's top-only
+    /// entries: unless something else marks the format too, a folder inside a project
+    /// holding it is no project of its own (see [`has_memory_folder`](Self::has_memory_folder)).
+    fn add_top_only(&mut self, format: Format, root: PathBuf, modified: Option<SystemTime>) {
+        if !self.banks.iter().any(|b| b.format == format) {
+            self.banks.push(BankLocation { format, root });
+            self.top_only.push(format);
+        }
         self.touch(modified);
     }
 
@@ -38,13 +53,14 @@ impl FolderMarkers {
         }
     }
 
-    /// A folder holding only instruction files (CLAUDE.md …) or editor rules
-    /// (`.cursor/rules` …) inside another project is a layer of that project, not a
-    /// project of its own.
+    /// A folder holding only instruction files (CLAUDE.md …), editor rules
+    /// (`.cursor/rules` …) or entries read only at the workspace root (`.clinerules`)
+    /// inside another project is a layer of that project, not a project of its own.
     pub(super) fn has_memory_folder(&self) -> bool {
         self.banks.iter().any(|b| {
             !formats::is_instruction_file(b.format)
                 && formats::rules(b.format).project_paths().is_empty()
+                && !self.top_only.contains(&b.format)
         })
     }
 }
@@ -142,8 +158,12 @@ pub(super) fn markers_in(
             }
             n => formats::top_marker_format(n).map(file_marker),
         };
-        if let Some((format, root, when)) = found {
-            markers.add(format, root, when);
+        match found {
+            Some((format, root, when)) if formats::top_only_format(name) == Some(format) => {
+                markers.add_top_only(format, root, when);
+            }
+            Some((format, root, when)) => markers.add(format, root, when),
+            None => {}
         }
     }
     // A folder that holds memory folders (`.claude/memory`): looked into only when it

@@ -22,7 +22,7 @@ mod probe;
 mod walk;
 
 use markers::markers_of;
-use nested::add_nested_instruction_banks;
+use nested::add_nested_banks;
 pub use outside::{OutsideFolders, outside_places};
 use outside::{add_auto_memory, add_kilo_memory, auto_memory_place, kilo_memory_place};
 pub use walk::{scan, scan_with};
@@ -88,7 +88,7 @@ pub(crate) fn project_at_with(
     // instruction files; any other folder is a root of projects.
     let repository_top = listings.child(path, ".git").is_some_and(|e| e.is_some());
     if !markers.banks.is_empty() || repository_top {
-        add_nested_instruction_banks(listings, path, &mut markers);
+        add_nested_banks(listings, path, &mut markers);
         markers.banks.sort_by_key(|b| b.format);
     }
     add_auto_memory(&mut markers, path, auto_memory_place(home).as_ref());

@@ -1,4 +1,5 @@
-//! The layers of a project below its top: instruction files in its sub-folders.
+//! The layers of a project below its top: instruction files in its sub-folders, and
+//! entries an agent reads only at the workspace root left in them (`.clinerules`).
 use std::path::Path;
 
 use super::markers::FolderMarkers;
@@ -8,21 +9,27 @@ use crate::formats::{cline, instruction_files};
 use crate::model::Format;
 use crate::scan::listings::{Entry, Kind, Listings};
 
-/// The instruction-file members (CLAUDE.md, AGENTS.md, GEMINI.md …) whose files stand
-/// only below the project's top, in its sub-folders (as bank listing looks for them: not
-/// hidden, not dependencies or build output, not a memory bank, `MAX_NESTED_DEPTH` levels
-/// down), or in the agent's own folder when the agent reads its main file there
-/// (`.gemini/GEMINI.md`). Their agents read them in that project, so they make a bank of
-/// it rooted at the project; each folder's listing answers, nothing is read.
-pub(super) fn add_nested_instruction_banks(
-    listings: &Listings,
-    dir: &Path,
-    markers: &mut FolderMarkers,
-) {
+/// The banks a project holds only below its top, found as bank listing looks for them
+/// (in sub-folders that are not hidden, not dependencies or build output, not a memory
+/// bank, `MAX_NESTED_DEPTH` levels down); each folder's listing answers, nothing is read.
+/// Each makes a bank rooted at the project:
+///
+/// - instruction-file members (CLAUDE.md, AGENTS.md, GEMINI.md …) whose files stand in
+///   the sub-folders, or in the agent's own folder when the agent reads its main file
+///   there (`.gemini/GEMINI.md`): their agents read them in that project;
+/// - formats whose top-only entries (`.clinerules`, see
+///   `FormatRules::top_only_entries`) stand in a sub-folder, where their agent never
+///   reads them: listed there, they show what is left where nothing loads it.
+pub(super) fn add_nested_banks(listings: &Listings, dir: &Path, markers: &mut FolderMarkers) {
     let mut wanted: Vec<(Format, &'static instruction_files::InstructionFiles)> = Format::ALL
         .into_iter()
         .filter_map(|format| formats::instruction_member(format).map(|files| (format, files)))
         .filter(|(format, _)| !markers.banks.iter().any(|b| b.format == *format))
+        .collect();
+    let mut wanted_top_only: Vec<Format> = formats::all()
+        .filter(|rules| !rules.top_only_entries().is_empty())
+        .map(|rules| rules.format())
+        .filter(|format| !markers.banks.iter().any(|b| b.format == *format))
         .collect();
     let found = |format: Format, wanted: &mut Vec<_>, markers: &mut FolderMarkers| {
         wanted.retain(|(f, _)| *f != format);
@@ -52,6 +59,16 @@ pub(super) fn add_nested_instruction_banks(
                 let Some(name) = entry.name.to_str() else {
                     continue;
                 };
+                // The project's own top was recognised from its listing already.
+                let below_top = folder != dir;
+                if below_top
+                    && matches!(entry.kind, Kind::File | Kind::Dir | Kind::Symlink)
+                    && let Some(format) =
+                        formats::top_only_format(name).filter(|f| wanted_top_only.contains(f))
+                {
+                    wanted_top_only.retain(|f| *f != format);
+                    markers.add(format, dir.to_path_buf(), None);
+                }
                 if entry.kind == Kind::Dir {
                     if !name.starts_with('.')
                         && !ALWAYS_SKIPPED.contains(&name)
@@ -61,8 +78,7 @@ pub(super) fn add_nested_instruction_banks(
                     }
                     continue;
                 }
-                // The project's own top was recognised from its listing already.
-                if folder == dir || !matches!(entry.kind, Kind::File | Kind::Symlink) {
+                if !below_top || !matches!(entry.kind, Kind::File | Kind::Symlink) {
                     continue;
                 }
                 let member = wanted
@@ -72,7 +88,7 @@ pub(super) fn add_nested_instruction_banks(
                     found(format, &mut wanted, markers);
                 }
             }
-            if wanted.is_empty() {
+            if wanted.is_empty() && wanted_top_only.is_empty() {
                 return;
             }
         }

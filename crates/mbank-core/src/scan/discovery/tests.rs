@@ -248,3 +248,39 @@ fn auto_memory_is_looked_for_only_in_the_home_folder_passed_in() {
         vec![Format::ClaudeMd, Format::ClaudeAutoMemory]
     );
 }
+
+#[test]
+fn a_clinerules_in_a_sub_folder_is_a_layer_of_its_project() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    touch(&r.join("p/CLAUDE.md"));
+    // Cline reads it only at the workspace root: a layer of `p`, not a project.
+    touch(&r.join("p/sub/.clinerules"));
+    // Roo's own modes beside it make the sub-folder a project of its own.
+    touch(&r.join("p/modes/.clinerules"));
+    touch(&r.join("p/modes/.roomodes"));
+    // Too deep, hidden, or in a memory bank (the bank's own file): not looked at.
+    touch(&r.join("q/CLAUDE.md"));
+    touch(&r.join("q/a/b/c/.clinerules"));
+    touch(&r.join("q/.hidden/.clinerules"));
+    touch(&r.join("q/memory-bank/.clinerules"));
+    touch(&r.join("q/memory-bank/projectbrief.md"));
+    let options = ScanOptions {
+        depth: 4,
+        ..ScanOptions::default()
+    };
+    let summary: Vec<(String, Vec<Format>)> = scan(r, &options)
+        .into_iter()
+        .map(|p| (p.name, p.banks.into_iter().map(|b| b.format).collect()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("p".into(), vec![Format::RooRules, Format::ClaudeMd]),
+            ("p/modes".into(), vec![Format::RooRules]),
+            ("q".into(), vec![Format::Cline, Format::ClaudeMd]),
+        ]
+    );
+    let named = project_at(&r.join("p"), "p".into()).unwrap();
+    assert_eq!(named.formats(), [Format::RooRules, Format::ClaudeMd]);
+}

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::markers::markers_in;
-use super::nested::add_nested_instruction_banks;
+use super::nested::add_nested_banks;
 use super::outside::{add_kilo_memory, auto_memory_place, kilo_memory_place};
 use super::{ALWAYS_SKIPPED, ScanOptions};
 use crate::formats;
@@ -99,7 +99,7 @@ impl Walk<'_> {
         // sub-folders, which its agents read there, though none stands at its top.
         let repository_top = entries.iter().any(|e| e.name == ".git");
         if !inside_project && (is_project || repository_top) {
-            add_nested_instruction_banks(self.listings, &dir, &mut markers);
+            add_nested_banks(self.listings, &dir, &mut markers);
             markers.banks.retain(|b| !claimed.contains(&b.root));
             markers.banks.sort_by_key(|b| b.format);
             is_project = !markers.banks.is_empty();
