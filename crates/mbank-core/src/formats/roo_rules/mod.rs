@@ -8,7 +8,9 @@
 //! file, else the first non-empty of `.roorules` and `.clinerules` (a file), Cline its
 //! `.clinerules` (file or folder) whatever Roo's folder holds: which one a session loads
 //! is `agents::Agent::reads`'s to say ("Custom Instructions",
-//! docs.roocode.com/features/custom-instructions).
+//! docs.roocode.com/features/custom-instructions). Both read `.clinerules` only at the
+//! workspace root: one left in a sub-folder is listed with the project, loading never,
+//! and named as misplaced ([`misplaced_clinerules`]).
 //!
 //! What Roo Code sends of them (its prompt builder, `docs.roocode.com`): `.roomodes` not
 //! whole but the active mode's definition in full and one line per other mode in the
