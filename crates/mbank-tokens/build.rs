@@ -12,22 +12,28 @@ fn main() {
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");
     let out = Path::new(&out);
     let o200k = tiktoken_rs::o200k_base().expect("tiktoken-rs ships o200k_base");
-    write_table(out, "o200k_base", &o200k, 199_998);
+    write_table(out, "o200k_base", &o200k, 199_998, Derived::AtBuild);
     // The second encoding only when the `cl100k` feature asks for it (cargo sets this
     // variable for each enabled feature).
     if std::env::var_os("CARGO_FEATURE_CL100K").is_some() {
         let cl100k = tiktoken_rs::cl100k_base().expect("tiktoken-rs ships cl100k_base");
-        write_table(out, "cl100k_base", &cl100k, 100_256);
+        // The second encoding is rarely used: the binary carries its vocabulary only, and
+        // the library lays out the rest the first time it counts with it (a few ms).
+        write_table(out, "cl100k_base", &cl100k, 100_256, Derived::AtFirstUse);
     }
 }
 
-/// Writes `NAME.tokens` (every token's bytes, in rank order), `NAME.lengths` (each
-/// token's length, one byte: a quarter of the size of u32 offsets), `NAME.slots` (an open-addressing hash table of u64 slots,
-/// laid out as `table_hash` says: rank + 1, length and tag in the low word, the token
-/// or where it starts in the high word; linear probing, at most half full) and
-/// `NAME.pairs` (the rank of every two-byte token by its bytes, u32::MAX for none) and
-/// `NAME.filter` (`FILTER_WORDS` u64 words, each token's two bits set, see `filter_bits`).
-fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_tokens: usize) {
+/// Writes `NAME.tokens` (every token's bytes, in rank order) and `NAME.lengths` (each
+/// token's length, one byte: a quarter of the size of u32 offsets), and, when
+/// `derived` asks for them, the tables `table_hash::lay_out_tables` derives from those
+/// two: `NAME.slots`, `NAME.pairs` and `NAME.filter`.
+fn write_table(
+    out: &Path,
+    name: &str,
+    bpe: &tiktoken_rs::CoreBPE,
+    expected_tokens: usize,
+    derived: Derived,
+) {
     let mut tokens: Vec<Vec<u8>> = Vec::new();
     // Ranks are dense from 0 up to the special tokens, which come after a gap.
     while let Ok(bytes) = bpe.decode_bytes(&[tokens.len() as u32]) {
@@ -49,43 +55,24 @@ fn write_table(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE, expected_toke
         let length = u8::try_from(token.len());
         lengths.push(length.expect("every token is at most 255 bytes"));
     }
-    let size = (tokens.len() * 2).next_power_of_two();
-    let mask = size - 1;
-    let mut slots = vec![0u64; size];
-    let mut start = 0u32;
-    for (rank, token) in tokens.iter().enumerate() {
-        let hash = token_hash(token);
-        let mut at = hash as usize & mask;
-        while slots[at] != 0 {
-            at = (at + 1) & mask;
-        }
-        let low = (rank as u32 + 1) | slot_check(hash, token.len());
-        slots[at] = u64::from(low) | u64::from(slot_high_word(token, start)) << 32;
-        start += token.len() as u32;
-    }
-    let slots: Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
-    let mut filter = vec![0u64; FILTER_WORDS];
-    for token in &tokens {
-        let (word, bits) = filter_bits(token_hash(token));
-        filter[word] |= bits;
-    }
-    let filter: Vec<u8> = filter.iter().flat_map(|w| w.to_le_bytes()).collect();
-    // Every merge starts from byte pairs: their ranks by the pair's two bytes.
-    let mut pairs = vec![u32::MAX; 1 << 16];
-    for (rank, token) in tokens.iter().enumerate() {
-        if let [first, second] = token[..] {
-            pairs[usize::from(first) << 8 | usize::from(second)] = rank as u32;
-        }
-    }
-    let pairs: Vec<u8> = pairs.iter().flat_map(|s| s.to_le_bytes()).collect();
-    for (extension, bytes) in [
-        ("tokens", &all),
-        ("lengths", &lengths),
-        ("slots", &slots),
-        ("pairs", &pairs),
-        ("filter", &filter),
-    ] {
+    let write = |extension: &str, bytes: &[u8]| {
         std::fs::write(out.join(format!("{name}.{extension}")), bytes)
             .expect("OUT_DIR is writable");
+    };
+    write("tokens", &all);
+    write("lengths", &lengths);
+    if let Derived::AtBuild = derived {
+        let tables = lay_out_tables(&all, &lengths);
+        write("slots", &tables.slots);
+        write("pairs", &tables.pairs);
+        write("filter", &tables.filter);
     }
+}
+
+/// Where an encoding's derived tables are laid out.
+enum Derived {
+    /// Here, into the binary: nothing to do at start.
+    AtBuild,
+    /// By the library, on the encoding's first use: 2.5 MB less of binary.
+    AtFirstUse,
 }

@@ -1,10 +1,13 @@
 //! Byte-pair encoding over the built-in tables (laid out by build.rs, see
 //! `table_hash`): the exact merge rules of OpenAI's tiktoken, on tables the binary holds
 //! ready to use. Nothing is decoded or built at start; a count touches only the pages
-//! of the tables it looks at.
+//! of the tables it looks at. The second encoding, cl100k_base, is the exception: its
+//! derived tables are laid out on its first use.
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+#[cfg(feature = "cl100k")]
+use super::table_hash::lay_out_tables;
 use super::table_hash::{
     INLINE_MAX, LONG_TOKEN, RANK_MASK, filter_bits, padded_word, slot_check, token_hash,
 };
@@ -33,14 +36,27 @@ pub(crate) static O200K: EncodingTables = EncodingTables {
     filter: include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.filter")),
 };
 
+/// The cl100k_base tables. The binary carries its vocabulary only (the tokens and their
+/// lengths); the tables derived from it are laid out the first time they are asked for
+/// (a few milliseconds), which keeps 2.5 MB of rarely used tables out of the binary.
 #[cfg(feature = "cl100k")]
-pub(crate) static CL100K: EncodingTables = EncodingTables {
-    tokens: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tokens")),
-    lengths: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.lengths")),
-    slots: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.slots")),
-    pairs: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.pairs")),
-    filter: include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.filter")),
-};
+pub(crate) fn cl100k() -> &'static EncodingTables {
+    static TABLES: std::sync::OnceLock<EncodingTables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let tokens = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.tokens"));
+        let lengths = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.lengths"));
+        let derived = lay_out_tables(tokens, lengths);
+        // Laid out once and kept for the life of the process, like the built-in tables
+        // beside them: leaking gives them the same `'static` lifetime.
+        EncodingTables {
+            tokens,
+            lengths,
+            slots: Box::leak(derived.slots.into_boxed_slice()),
+            pairs: Box::leak(derived.pairs.into_boxed_slice()),
+            filter: Box::leak(derived.filter.into_boxed_slice()),
+        }
+    })
+}
 
 /// Ranks of short byte strings (up to seven bytes) looked up lately, in a small
 /// direct-mapped table: merging a word looks up its short parts ("in", "ing", " th"),
@@ -482,7 +498,7 @@ mod tests {
 
     #[test]
     fn every_token_is_found_at_its_own_rank() {
-        for table in [&O200K, &CL100K] {
+        for table in [&O200K, cl100k()] {
             for (rank, token) in (0..).zip(table.all_tokens()) {
                 assert!(!token.is_empty());
                 assert_eq!(table.rank(token), Some(rank), "{token:?}");
@@ -496,13 +512,13 @@ mod tests {
             }
         }
         assert_eq!(O200K.len(), 199_998);
-        assert_eq!(CL100K.len(), 100_256);
+        assert_eq!(cl100k().len(), 100_256);
     }
 
     #[test]
     fn the_filter_admits_every_token_and_turns_away_nearly_every_other_string() {
         use super::super::table_hash::FILTER_WORDS;
-        for table in [&O200K, &CL100K] {
+        for table in [&O200K, cl100k()] {
             assert_eq!(table.filter.len(), FILTER_WORDS * 8);
             let tokens: std::collections::HashSet<&[u8]> = table.all_tokens().into_iter().collect();
             assert!(
@@ -541,7 +557,7 @@ mod tests {
         // A token's slot holds its bytes (short tokens), where they start, or only a
         // length class (long ones): strings one byte shorter, longer or different
         // must still be told apart from it.
-        for table in [&O200K, &CL100K] {
+        for table in [&O200K, cl100k()] {
             let tokens = table.all_tokens();
             let all: std::collections::HashMap<&[u8], u32> =
                 tokens.iter().copied().zip(0..).collect();
@@ -567,7 +583,7 @@ mod tests {
         let source: Vec<u8> = (0..4_000u32)
             .flat_map(|n| format!(" w{}ing{}", n % 97, n % 13).into_bytes())
             .collect();
-        for table in [&O200K, &CL100K] {
+        for table in [&O200K, cl100k()] {
             let mut cache = RankCache::default();
             for _ in 0..2 {
                 for start in 0..source.len() - 8 {
@@ -586,7 +602,7 @@ mod tests {
 
     #[test]
     fn the_tables_hold_the_reference_vocabulary() {
-        for table in [&O200K, &CL100K] {
+        for table in [&O200K, cl100k()] {
             let reference = reference(table);
             let tokens = table.all_tokens();
             for rank in (0..tokens.len()).step_by(97) {
@@ -612,7 +628,7 @@ mod tests {
             "Supercalifragilisticexpialidocious".repeat(5),
             "ununderstandablenesses".into(),
         ];
-        for table in [&O200K, &CL100K] {
+        for table in [&O200K, cl100k()] {
             let reference = reference(table);
             for piece in &cases {
                 let ranks = reference.encode_ordinary(piece);

@@ -417,7 +417,7 @@ fn table(grammar: Grammar) -> &'static EncodingTables {
     match grammar {
         Grammar::O200k => &bpe::O200K,
         #[cfg(feature = "cl100k")]
-        Grammar::Cl100k => &bpe::CL100K,
+        Grammar::Cl100k => bpe::cl100k(),
         // Without the cl100k tables `tokens::count` never counts with this grammar.
         #[cfg(not(feature = "cl100k"))]
         Grammar::Cl100k => &bpe::O200K,

@@ -1,6 +1,8 @@
-// The hash that places tokens in the built-in BPE tables. build.rs includes this file
-// to lay the tables out, and the counter uses it to look them up: one definition, so
-// the two can never disagree. Plain std only, because build.rs includes it verbatim.
+// The hash that places tokens in the built-in BPE tables, and the layout of the tables
+// derived from a vocabulary. build.rs includes this file to lay tables out at build
+// time, the library to look them up (and to lay out, at first use, the tables of an
+// encoding the binary carries only its vocabulary of): one definition, so they can
+// never disagree. Plain std only, because build.rs includes it verbatim.
 
 /// A slot is a little-endian u64. Its low word holds the token's rank plus one in its
 /// low bits (0 is an empty slot)...
@@ -92,8 +94,6 @@ pub(crate) fn slot_check(hash: u64, len: usize) -> u32 {
 
 /// The high word of a token's slot: the token itself when it is short, else where it
 /// starts in the token list.
-// Only build.rs lays slots out; the counter reads them.
-#[allow(dead_code)]
 #[inline(always)]
 pub(crate) fn slot_high_word(token: &[u8], start: u32) -> u32 {
     if token.len() <= INLINE_MAX {
@@ -118,4 +118,51 @@ pub(crate) fn filter_bits(hash: u64) -> (usize, u64) {
     let word = (hash >> 20) as usize & (FILTER_WORDS - 1);
     let bits = 1 << ((hash >> 35) & 63) | 1 << ((hash >> 41) & 63);
     (word, bits)
+}
+
+/// The tables derived from a vocabulary, as little-endian arrays: `slots` (an
+/// open-addressing hash table of u64 slots as this file describes; linear probing, at
+/// most half full), `pairs` (the rank of every two-byte token by its two bytes,
+/// u32::MAX for none) and `filter` (`FILTER_WORDS` u64 words, each token's two bits set).
+#[cfg_attr(not(feature = "cl100k"), allow(dead_code))]
+pub(crate) struct DerivedTables {
+    pub(crate) slots: Vec<u8>,
+    pub(crate) pairs: Vec<u8>,
+    pub(crate) filter: Vec<u8>,
+}
+
+/// Lays out the derived tables of the vocabulary whose tokens are `tokens` (every
+/// token's bytes, in rank order) cut by `lengths` (one byte per rank).
+// Without the cl100k feature only build.rs lays tables out.
+#[cfg_attr(not(feature = "cl100k"), allow(dead_code))]
+pub(crate) fn lay_out_tables(tokens: &[u8], lengths: &[u8]) -> DerivedTables {
+    let slot_count = (lengths.len() * 2).next_power_of_two();
+    let mask = slot_count - 1;
+    let mut slots = vec![0u64; slot_count];
+    let mut filter = vec![0u64; FILTER_WORDS];
+    let mut pairs = vec![u32::MAX; 1 << 16];
+    let mut start = 0usize;
+    for (rank, &length) in lengths.iter().enumerate() {
+        let end = start + usize::from(length);
+        let token = &tokens[start..end];
+        let hash = token_hash(token);
+        let mut at = hash as usize & mask;
+        while slots[at] != 0 {
+            at = (at + 1) & mask;
+        }
+        let low = (rank as u32 + 1) | slot_check(hash, token.len());
+        slots[at] = u64::from(low) | u64::from(slot_high_word(token, start as u32)) << 32;
+        let (word, bits) = filter_bits(hash);
+        filter[word] |= bits;
+        // Every merge starts from byte pairs: their ranks by the pair's two bytes.
+        if let [first, second] = *token {
+            pairs[usize::from(first) << 8 | usize::from(second)] = rank as u32;
+        }
+        start = end;
+    }
+    DerivedTables {
+        slots: slots.iter().flat_map(|slot| slot.to_le_bytes()).collect(),
+        pairs: pairs.iter().flat_map(|rank| rank.to_le_bytes()).collect(),
+        filter: filter.iter().flat_map(|word| word.to_le_bytes()).collect(),
+    }
 }
