@@ -96,7 +96,7 @@ fn main() {
         let _ = std::fs::remove_dir_all(&cache);
         let started = Instant::now();
         let mut index = SearchIndex::open_at(&cache, &root);
-        index.refresh(&as_input(&projects, &banks));
+        index.refresh(&as_input(&projects, &banks), None);
         cold.push(started.elapsed());
     }
     println!("cold build: median {}", ms(percentile(&mut cold, 0.5)));
@@ -107,7 +107,7 @@ fn main() {
     for _ in 0..10 {
         let started = Instant::now();
         index = SearchIndex::open_at(&cache, &root);
-        let refreshed = index.refresh(&as_input(&projects, &banks));
+        let refreshed = index.refresh(&as_input(&projects, &banks), None);
         assert_eq!(refreshed.projects_read, 0);
         warm.push(started.elapsed());
     }
@@ -154,7 +154,7 @@ fn main() {
         std::fs::write(&path, text).expect("the edit is written");
         let started = Instant::now();
         banks[at] = list_banks(&projects[at]);
-        let refreshed = index.refresh(&as_input(&projects, &banks));
+        let refreshed = index.refresh(&as_input(&projects, &banks), None);
         updates.push(started.elapsed());
         assert_eq!(refreshed.projects_read, 1);
     }

@@ -152,15 +152,20 @@ pub enum Command {
         json: bool,
     },
     /// Search every memory file of every project under the root (agents' own stores
-    /// included): the best passages first, with file, lines, headings and matches marked
+    /// included, and those in the home folder that belong to no project: Codex memories,
+    /// ~/.gemini/GEMINI.md, ~/.claude/CLAUDE.md): the best passages first, with file,
+    /// lines, headings and matches marked
     Search {
         /// What to look for, in any words and any language
         #[arg(required = true, num_args = 1.., value_name = "QUERY")]
         query: Vec<String>,
-        /// Only this project (its name as `mbank list` prints it)
+        /// Only this project (its name as `mbank list` prints it), or this home folder
+        /// store (its name as results give it, alone or its place: "Codex memories",
+        /// ~/.codex/memories)
         #[arg(long, value_name = "NAME")]
         project: Option<String>,
-        /// Only files of this format (cline, claude-md, agents-md, conkeeper, …)
+        /// Only files of this format (cline, claude-md, agents-md, conkeeper, …;
+        /// codex-memories for Codex memories)
         #[arg(long, value_name = "FORMAT")]
         format: Option<String>,
         /// Only files this agent loads at session start (claude-code, codex, gemini, cline, …)

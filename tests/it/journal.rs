@@ -11,16 +11,16 @@ use std::time::Duration;
 
 use crate::common::{Sandbox, poll_until, write};
 
-const WAIT: Duration = Duration::from_secs(30);
+pub(crate) const WAIT: Duration = Duration::from_secs(30);
 
 /// A running `mbank watch`, its stderr gathered as it comes; killed on drop.
-struct Watch {
+pub(crate) struct Watch {
     child: Child,
     log: Arc<Mutex<String>>,
 }
 
 impl Watch {
-    fn start(sandbox: &Sandbox, root: &Path) -> Watch {
+    pub(crate) fn start(sandbox: &Sandbox, root: &Path) -> Watch {
         let mut command = sandbox.mbank();
         command
             .args(["watch", "--root", root.to_str().unwrap()])
@@ -70,7 +70,7 @@ impl Watch {
     }
 
     /// Sends SIGTERM and waits for a clean exit.
-    fn terminate(mut self) -> (i32, String) {
+    pub(crate) fn terminate(mut self) -> (i32, String) {
         let pid = self.child.id().to_string();
         let status = std::process::Command::new("kill")
             .args(["-TERM", &pid])

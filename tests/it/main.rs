@@ -72,6 +72,7 @@ mod review_snapshot;
 mod rule_formats;
 mod sanitize_output;
 mod save_fidelity;
+mod search_home;
 mod search_recall;
 mod seed_validations;
 mod staging_e2e;

@@ -130,3 +130,59 @@ async fn search_memory_ranks_what_the_command_ranks_within_the_budget() {
         .unwrap();
     assert_eq!(refused.status().as_u16(), 400);
 }
+
+/// `search_memory` searches the home folder's own stores as `mbank search` does, and
+/// takes a store's name as its project.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_memory_searches_the_home_folders_stores_as_the_command_does() {
+    let setup = Setup::new();
+    setup.init("shop");
+    let home = setup.sandbox.home();
+    crate::common::write(
+        &home.join(".codex/memories/MEMORY.md"),
+        "# Tooling\nCross-compile with cargo-zigbuild.\n<private>\nzigbuild passphrase\n</private>\n",
+    );
+    crate::common::write(
+        &home.join(".gemini/GEMINI.md"),
+        "## Gemini Added Memories\n- Prefers zigbuild for releases.\n",
+    );
+    let client = setup.connect(&[]).await;
+    let answer = ok(&client, "search_memory", json!({"query": "zigbuild"})).await;
+    let printed = setup.sandbox.run(&[
+        "--root",
+        setup.root.to_str().unwrap(),
+        "search",
+        "zigbuild",
+        "--json",
+    ]);
+    printed.expect_code(0);
+    assert_eq!(answer["results"], printed.json()["results"]);
+    let projects: Vec<&str> = answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["project"].as_str().unwrap())
+        .collect();
+    assert_eq!(projects.len(), 2, "{answer}");
+    assert!(projects.contains(&"Codex memories (~/.codex/memories)"));
+    assert!(projects.contains(&"Gemini CLI memory (~/.gemini/GEMINI.md)"));
+    assert!(!answer.to_string().contains("passphrase"), "{answer}");
+    let only_codex = ok(
+        &client,
+        "search_memory",
+        json!({"query": "zigbuild", "project": "Codex memories"}),
+    )
+    .await;
+    let results = only_codex["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{only_codex}");
+    assert_eq!(results[0]["display"], "~/.codex/memories/MEMORY.md");
+    assert_eq!(results[0]["home_store"], true);
+    fails(
+        &client,
+        "search_memory",
+        json!({"query": "x", "project": "Cursor memories"}),
+        "project_not_found",
+    )
+    .await;
+    client.cancel().await.unwrap();
+}

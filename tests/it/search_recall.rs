@@ -147,7 +147,7 @@ fn search_finds_the_labelled_answer_in_its_first_five_results() {
         .map(|(project, banks)| ProjectBanks { project, banks })
         .collect();
     let mut index = SearchIndex::in_memory();
-    index.refresh(&inputs);
+    index.refresh(&inputs, None);
     let mut found = std::collections::BTreeMap::<String, (usize, usize)>::new();
     let mut missed = Vec::new();
     for (query, scope) in present(&labels, &root)

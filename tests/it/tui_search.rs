@@ -109,3 +109,36 @@ fn a_search_opened_again_sees_what_was_written_meanwhile() {
     assert_eq!(view.hits.len(), 1, "{:?}", view.hits);
     assert_eq!(view.hits[0].project, "weather-api");
 }
+
+#[test]
+fn a_home_folder_store_is_found_named_as_its_store_and_enter_says_where_it_is() {
+    let demo = DemoBanks::new();
+    let memory = demo.home().join(".codex/memories/MEMORY.md");
+    std::fs::create_dir_all(memory.parent().unwrap()).unwrap();
+    demo.write(
+        &memory,
+        "# Tooling\nReleases are signed by the zeppelin key.\n",
+    );
+    let mut h = Tui::demo(&demo).size(120, 36).start();
+    h.keys("f6 z e p p e l i n");
+    let view = search_view(&h);
+    assert_eq!(view.hits.len(), 1, "{:?}", view.hits);
+    let hit = view.hits[0].clone();
+    assert_eq!(hit.project, "Codex memories (~/.codex/memories)");
+    assert_eq!(hit.display, "~/.codex/memories/MEMORY.md");
+    assert!(hit.home_store);
+    assert!(
+        h.screen().contains("Codex memories (~/.codex/memories)"),
+        "{}",
+        h.screen()
+    );
+    // Only a project's files open in mbank: the store's file is named, the search stays.
+    h.keys("enter");
+    assert!(
+        h.toasts()
+            .contains("~/.codex/memories/MEMORY.md:1 is in Codex memories (~/.codex/memories)"),
+        "{}",
+        h.toasts()
+    );
+    search_view(&h);
+}

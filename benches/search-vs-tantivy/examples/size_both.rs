@@ -25,7 +25,7 @@ fn main() -> tantivy::Result<()> {
         .map(|(project, banks)| ProjectBanks { project, banks })
         .collect();
     let mut index = SearchIndex::in_memory();
-    index.refresh(&inputs);
+    index.refresh(&inputs, None);
     for hit in index.search(&Query {
         text: question.clone(),
         limit: 5,

@@ -16,7 +16,7 @@ fn main() {
         .map(|(project, banks)| ProjectBanks { project, banks })
         .collect();
     let mut index = SearchIndex::in_memory();
-    index.refresh(&inputs);
+    index.refresh(&inputs, None);
     let question = std::env::args().nth(2).unwrap_or_default();
     for hit in index.search(&Query {
         text: question,

@@ -371,7 +371,7 @@ fn mbank_search(index: &SearchIndex, question: &str, project: Option<&str>) -> V
 
 fn mbank_build(root: &Root) -> SearchIndex {
     let mut index = SearchIndex::in_memory();
-    index.refresh(&root.inputs());
+    index.refresh(&root.inputs(), None);
     index
 }
 

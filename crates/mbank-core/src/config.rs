@@ -531,7 +531,8 @@ pub enum Writes {
 #[serde(deny_unknown_fields, default)]
 pub struct JournalConfig {
     /// What the journal leaves out: store ids (`claude-auto-memory`, `kilo-memory`,
-    /// `codex-memories`, or any format's id) and globs of project folders (matched
+    /// `codex-memories`, `gemini-memory`, `claude-user-memory`, or any format's id) and
+    /// globs of project folders (matched
     /// against the path, the path below the root, and the folder's name).
     pub leave_out: Vec<String>,
 }

@@ -19,7 +19,7 @@
 //! | `history/` | every version a write replaced, and restoring one |
 //! | `review/` | what agents changed since a baseline, and accepting or rejecting it |
 //! | `git/` | git facts through the command line, with nothing the repository configures run |
-//! | `search/` | search over every project's memory: passages, ranking, the index kept in the cache folder |
+//! | `search/` | search over every project's memory and the home folder's own stores: passages, ranking, the index kept in the cache folder |
 //!
 //! Beside them: the shared vocabulary (`model`), the clock every judgement of time asks,
 //! findings, errors, `config.toml`, edits

@@ -1,7 +1,10 @@
 //! `search_memory` (and `GET /memory-bank/search`): the passages of every project's memory
-//! under the root that best answer a query, as `mbank search --json` ranks them, trimmed so
+//! under the root, and of the agents' stores in the home folder that belong to no project
+//! (Codex memories …), that best answer a query, as `mbank search --json` ranks them, trimmed so
 //! their snippets together fit a token budget. The index is the CLI's (in mbank's cache
 //! folder), brought up to date from the files' sizes and times before each search.
+use std::collections::HashSet;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -12,7 +15,7 @@ use super::{Session, Shared};
 use mbank_core::model::Bank;
 use mbank_core::scan::bank::list_banks;
 use mbank_core::scan::discovery::{self, ScanOptions};
-use mbank_core::search::{ProjectBanks, Query, SearchIndex};
+use mbank_core::search::{ProjectBanks, Query, SearchIndex, home_stores};
 
 /// The tool's name.
 pub const SEARCH_MEMORY: &str = "search_memory";
@@ -70,17 +73,29 @@ fn searched(shared: &Shared, args: SearchArgs) -> ToolResult {
             "query is empty: give words to search for",
         ));
     }
+    let home = mbank_core::io::paths::home_dir();
     let project = match args.project.as_deref().map(str::trim) {
         None | Some("") => None,
-        Some(spec) => {
-            let dir = shared.root.existing_project_dir(spec)?;
-            Some(dir.to_string_lossy().into_owned())
-        }
+        Some(spec) => match shared.root.existing_project_dir(spec) {
+            Ok(dir) => Some(dir.to_string_lossy().into_owned()),
+            // A store of the home folder, by its name as results give it, its name alone
+            // or its place ("Codex memories", "~/.codex/memories").
+            Err(not_a_project) => {
+                let stores = home
+                    .as_deref()
+                    .map(|home| home_stores(home, &HashSet::new()))
+                    .unwrap_or_default();
+                match stores.into_iter().find(|store| store.is_named(spec)) {
+                    Some(store) => Some(store.name),
+                    None => return Err(not_a_project.into()),
+                }
+            }
+        },
     };
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
     let root = shared.root.real.clone();
     let options = ScanOptions {
-        home: mbank_core::io::paths::home_dir(),
+        home: home.clone(),
         ..ScanOptions::default()
     };
     let projects = discovery::scan(&root, &options);
@@ -92,7 +107,7 @@ fn searched(shared: &Shared, args: SearchArgs) -> ToolResult {
         .collect();
     let mut index = shared.search.lock();
     let index = index.get_or_insert_with(|| SearchIndex::open_default(&root));
-    index.refresh(&inputs);
+    index.refresh(&inputs, home.as_deref());
     let hits = index.search(&Query {
         text: args.query.clone(),
         project,

@@ -24,6 +24,8 @@ pub struct SearchRequest {
     pub query: String,
     pub root: PathBuf,
     pub scan: ScanOptions,
+    /// The home folder whose own stores (Codex memories …) are searched too; `None`: none.
+    pub home: Option<PathBuf>,
     /// Where the index is kept (mbank's cache folder); `None`: in memory only.
     pub cache_dir: Option<PathBuf>,
     /// Bring the index up to date with the files first (the search was just opened, or
@@ -101,5 +103,5 @@ fn refresh(index: &mut SearchIndex, request: &SearchRequest) {
         .zip(&banks)
         .map(|(project, banks)| ProjectBanks { project, banks })
         .collect();
-    index.refresh(&inputs);
+    index.refresh(&inputs, request.home.as_deref());
 }

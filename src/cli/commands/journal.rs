@@ -74,7 +74,12 @@ pub fn watch(context: &Context) -> Result<u8> {
             .zip(&banks)
             .map(|(project, banks)| crate::core::search::ProjectBanks { project, banks })
             .collect();
-        for problem in index.refresh(&inputs).problems {
+        let home = if context.is_demo() {
+            None
+        } else {
+            context.scan_options().home
+        };
+        for problem in index.refresh(&inputs, home.as_deref()).problems {
             style::eprintln(format!("mbank watch: search index: {problem}"));
         }
     };

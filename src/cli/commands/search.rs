@@ -2,6 +2,10 @@
 //! [--kind decision|section|file] [--limit N] [--json]`: the passages of every memory file
 //! under the root that best answer QUERY, best first, each with its project, file, lines,
 //! heading path and the lines that match, marked. Decisions carry their status and date.
+//! The agents' stores in the home folder that belong to no project (Codex memories, Gemini
+//! CLI's memory file, Claude Code's user memory) are searched too, each named as its
+//! project: "Codex memories (~/.codex/memories)"; `--project` takes that name, the store's
+//! name alone or its place.
 //!
 //! The index lives in mbank's cache folder and is brought up to date on each run from the
 //! files' sizes and times (only changed projects are read again); deleting it is always
@@ -22,11 +26,14 @@
 //!     "headings": ["Tech", "Database"],
 //!     "score": 7.31,
 //!     "snippet": {"text": "…", "line": 14, "marks": [[3, 11]]},   // byte ranges of text
-//!     "decision": {"title": "…", "status": "accepted", "date": "2025-06-10"}   // or null
+//!     "decision": {"title": "…", "status": "accepted", "date": "2025-06-10"},  // or null
+//!     "home_store": true    // only on a home folder's store's results
 //!   }],
 //!   "indexed": {"passages": 1234, "projects_read": 0}
 //! }
 //! ```
+use std::collections::HashSet;
+
 use color_eyre::eyre::{Result, eyre};
 use serde::Serialize;
 
@@ -34,10 +41,11 @@ use crate::cli::style::{Line, Span, eprintln, line, println};
 use crate::cli::{Context, json};
 use crate::core::formats::agents::Agent;
 use crate::core::io::text::counted;
+use crate::core::journal::scope::CODEX_ID;
 use crate::core::model::{Bank, Format};
 use crate::core::scan::bank::list_banks_with;
 use crate::core::scan::listings::Listings;
-use crate::core::search::{Hit, KindFilter, ProjectBanks, Query, SearchIndex};
+use crate::core::search::{Hit, KindFilter, ProjectBanks, Query, SearchIndex, home_stores};
 
 /// What `mbank search` was asked.
 pub struct Request<'a> {
@@ -85,10 +93,11 @@ pub fn run(context: &Context, request: &Request<'_>) -> Result<u8> {
     };
     if let Some(id) = request.format
         && Format::from_id(id).is_none()
+        && id != CODEX_ID
     {
         return Err(eyre!(
             "--format {id:?} is not a memory format mbank knows (see `mbank list` for the \
-             formats of your projects)"
+             formats of your projects; {CODEX_ID} for Codex memories)"
         ));
     }
     let since = request
@@ -102,18 +111,42 @@ pub fn run(context: &Context, request: &Request<'_>) -> Result<u8> {
         Listings::open_default(&context.root, &context.clock)
     };
     let projects = context.projects_under_root_with(&listings)?;
-    if let Some(name) = request.project
-        && !projects.iter().any(|p| p.name == name)
-    {
-        return Err(eyre!(
-            "no project named {name:?} under {} (`mbank list` shows their names)",
-            context.root.display()
-        ));
-    }
     let banks: Vec<Vec<Bank>> = projects
         .iter()
         .map(|p| list_banks_with(&listings, p))
         .collect();
+    // The demo searches its own banks only, never the home folder's stores.
+    let home = if context.is_demo() {
+        None
+    } else {
+        context.scan_options().home
+    };
+    let project = match request.project {
+        Some(name) if projects.iter().any(|p| p.name == name) => Some(name.to_string()),
+        Some(name) => {
+            let stores = home
+                .as_deref()
+                .map(|home| home_stores(home, &HashSet::new()))
+                .unwrap_or_default();
+            match stores.iter().find(|store| store.is_named(name)) {
+                Some(store) => Some(store.name.clone()),
+                None => {
+                    let named: Vec<&str> = stores.iter().map(|s| s.label.as_str()).collect();
+                    return Err(eyre!(
+                        "no project named {name:?} under {} (`mbank list` shows their \
+                         names){}",
+                        context.root.display(),
+                        if named.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", nor a store of the home folder ({})", named.join(", "))
+                        }
+                    ));
+                }
+            }
+        }
+        None => None,
+    };
     let inputs: Vec<ProjectBanks<'_>> = projects
         .iter()
         .zip(&banks)
@@ -130,7 +163,7 @@ pub fn run(context: &Context, request: &Request<'_>) -> Result<u8> {
             counted(inputs.len(), "project")
         ));
     }
-    let refreshed = index.refresh(&inputs);
+    let refreshed = index.refresh(&inputs, home.as_deref());
     for problem in &refreshed.problems {
         eprintln(format!("mbank: {problem}"));
     }
@@ -141,7 +174,7 @@ pub fn run(context: &Context, request: &Request<'_>) -> Result<u8> {
     }
     let hits = index.search(&Query {
         text: request.query.to_string(),
-        project: request.project.map(str::to_string),
+        project,
         format: request.format.map(str::to_string),
         agent,
         since,

@@ -267,6 +267,28 @@ impl Agent {
         matches!(self, Agent::Copilot | Agent::Windsurf | Agent::Cursor)
     }
 
+    /// Whether this agent loads `file`, one of the home folder's own memory files, at
+    /// every session start: a user-level file of a format it loads (`~/.claude/CLAUDE.md`,
+    /// `~/.gemini/GEMINI.md` …, as [`super::layers::user_files`] lists them), or Codex's
+    /// memory summary.
+    pub fn loads_from_home(self, home: &Path, file: &Path) -> bool {
+        if self == Agent::Codex
+            && file
+                == super::codex_memories::memory_folder(home).join(super::codex_memories::SUMMARY)
+        {
+            return true;
+        }
+        let non_empty = |candidate: &Path| {
+            crate::io::text::read_text_limited(candidate, crate::io::text::MAX_READ_BYTES)
+                .is_ok_and(|text| !super::agents_md::is_empty_for_codex(&text))
+        };
+        self.formats().iter().any(|&format| {
+            super::layers::user_files(self.loads_as(format), home, None, &non_empty)
+                .iter()
+                .any(|user_file| user_file == file)
+        })
+    }
+
     /// Whether some agent loads files of `format` (BEANS.md and Infinity: none).
     pub fn any_loads(format: Format) -> bool {
         Agent::ALL.iter().any(|a| a.formats().contains(&format))

@@ -26,6 +26,25 @@ pub const FILES: InstructionFiles = InstructionFiles {
     local_ignored: None,
 };
 
+/// Claude Code's user memory: `~/.claude/CLAUDE.md`, the instructions and preferences
+/// Claude Code loads before every project's own (Claude Code's documentation, "How Claude
+/// remembers your project", code.claude.com/docs/en/memory: "User memory"). It belongs to
+/// the home folder, not to a project.
+pub mod user_memory {
+    use std::path::{Path, PathBuf};
+
+    /// What the store is called where a person reads it.
+    pub const LABEL: &str = "Claude Code user memory";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "claude-user-memory";
+
+    /// The user memory file for `home`, whether or not it exists.
+    pub fn file(home: &Path) -> PathBuf {
+        home.join(super::FILES.dot_dir).join(super::FILES.main)
+    }
+}
+
 pub struct ClaudeMd;
 
 impl FormatRules for ClaudeMd {

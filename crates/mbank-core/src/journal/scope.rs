@@ -1,14 +1,15 @@
 //! What the journal follows: every memory file of every project under the root, the
 //! agents' own stores for those projects (Claude Code auto memory, Kilo Memory: found by
 //! the scan, where each format module says they are), and, once per home folder, Codex
-//! memories and Gemini CLI's memory file; and the folders to watch for them.
+//! memories, Gemini CLI's memory file and Claude Code's user memory
+//! ([`home_stores`], which search indexes too); and the folders to watch for them.
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::JournalConfig;
-use crate::formats::{self, codex_memories, gemini_md};
+use crate::formats::{self, claude_md, codex_memories, gemini_md};
 use crate::history::key_of;
 use crate::model::{Format, Role};
 use crate::scan::discovery::{self, OutsideFolders, ScanOptions};
@@ -108,7 +109,7 @@ impl LeftOut {
         let mut builder = GlobSetBuilder::new();
         for entry in &config.leave_out {
             let known = entry == CODEX_ID
-                || entry == gemini_md::memory::ID
+                || ONE_FILE_STORES.iter().any(|store| store.id == entry)
                 || Format::from_id(entry).is_some();
             if known {
                 ids.insert(entry.clone());
@@ -190,19 +191,71 @@ pub fn build(options: &ScopeOptions) -> Scope {
     }
     if let Some(home) = home {
         folders.extend(discovery::outside_places(Some(home)));
-        if !left_out.ids.contains(CODEX_ID) {
-            add_codex_memories(&mut scope, &mut folders, home);
-        }
-        if !left_out.ids.contains(gemini_md::memory::ID) {
-            add_gemini_memory(&mut scope, &mut folders, home);
-        }
+        add_home_stores(&mut scope, &mut folders, home, &left_out.ids);
     }
+    scope.folders = existing_once(folders);
+    scope
+}
+
+/// The home folder's own stores, which belong to no project, and their files as the
+/// journal lists them with nothing left out: Codex memories, Gemini CLI's memory file and
+/// Claude Code's user memory; `folders` are those to watch for them.
+pub fn home_stores(home: &Path) -> Scope {
+    let mut scope = Scope::default();
+    let mut folders = Vec::new();
+    add_home_stores(&mut scope, &mut folders, home, &BTreeSet::new());
+    scope.folders = existing_once(folders);
+    scope
+}
+
+/// The folders that are folders, each once, in their order.
+fn existing_once(folders: Vec<PathBuf>) -> Vec<PathBuf> {
     let mut seen = BTreeSet::new();
-    scope.folders = folders
+    folders
         .into_iter()
         .filter(|f| f.is_dir() && seen.insert(f.clone()))
-        .collect();
-    scope
+        .collect()
+}
+
+/// A store of the home folder that is one file, watched in its folder.
+struct OneFileStore {
+    label: &'static str,
+    /// The id `[journal] leave_out` knows it by.
+    id: &'static str,
+    format: Format,
+    file: fn(&Path) -> PathBuf,
+}
+
+const ONE_FILE_STORES: [OneFileStore; 2] = [
+    OneFileStore {
+        label: gemini_md::memory::LABEL,
+        id: gemini_md::memory::ID,
+        format: Format::GeminiMd,
+        file: gemini_md::memory::global_file,
+    },
+    OneFileStore {
+        label: claude_md::user_memory::LABEL,
+        id: claude_md::user_memory::ID,
+        format: Format::ClaudeMd,
+        file: claude_md::user_memory::file,
+    },
+];
+
+/// Adds the home folder's stores but those `left_out` names.
+fn add_home_stores(
+    scope: &mut Scope,
+    folders: &mut Vec<PathBuf>,
+    home: &Path,
+    left_out: &BTreeSet<String>,
+) {
+    if !left_out.contains(CODEX_ID) {
+        add_codex_memories(scope, folders, home);
+    }
+    for store in &ONE_FILE_STORES {
+        if !left_out.contains(store.id) {
+            add_one_file_store(scope, folders, home, store);
+        }
+    }
 }
 
 impl Scope {
@@ -214,10 +267,16 @@ impl Scope {
     }
 }
 
-/// Gemini CLI's memory file in `home`, the folder watched even before the file exists
-/// (its memory tool creates it), neither through a link.
-fn add_gemini_memory(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path) {
-    let file = gemini_md::memory::global_file(home);
+/// A one-file store of `home` (Gemini CLI's memory file, Claude Code's user memory), the
+/// folder watched even before the file exists (Gemini CLI's memory tool creates it),
+/// neither through a link.
+fn add_one_file_store(
+    scope: &mut Scope,
+    folders: &mut Vec<PathBuf>,
+    home: &Path,
+    store: &OneFileStore,
+) {
+    let file = (store.file)(home);
     let Some(folder) = file.parent().map(Path::to_path_buf) else {
         return;
     };
@@ -228,8 +287,8 @@ fn add_gemini_memory(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path)
     scope.one_file_folders.push((folder.clone(), file.clone()));
     let index = scope.stores.len();
     scope.stores.push(Store {
-        label: gemini_md::memory::LABEL.to_string(),
-        format: Some(Format::GeminiMd),
+        label: store.label.to_string(),
+        format: Some(store.format),
         project: None,
         root: folder.clone(),
         allowed_root: folder,
@@ -300,7 +359,7 @@ fn add_codex_memories(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path
 }
 
 /// `path` as a person reads a file of the home folder: `~/…`.
-fn in_home(path: &Path, home: &Path) -> String {
+pub(crate) fn in_home(path: &Path, home: &Path) -> String {
     path.strip_prefix(home)
         .map(|rel| format!("~/{}", rel.display()))
         .unwrap_or_else(|_| path.display().to_string())

@@ -276,6 +276,36 @@ fn gemini_cli_memory_file_is_journaled_once_for_the_home_folder_and_its_other_fi
 }
 
 #[test]
+fn claude_code_user_memory_is_journaled_once_for_the_home_folder() {
+    let setup = Setup::new();
+    let file = setup.home.join(".claude/CLAUDE.md");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, "# Preferences\nAnswer in British English.\n").unwrap();
+    fs::write(setup.home.join(".claude/history.jsonl"), "{}\n").unwrap();
+    let scope = setup.scope();
+    let journaled = scope.file(&file).expect("the user memory in the scope");
+    assert_eq!(journaled.display, "~/.claude/CLAUDE.md");
+    let store = scope.store_of(journaled);
+    assert_eq!(store.label, "Claude Code user memory");
+    assert!(store.project.is_none() && store.agent_store);
+    let options = setup.options();
+    assert!(!super::watch::could_be_new(
+        &scope,
+        &options,
+        &setup.home.join(".claude/history.jsonl")
+    ));
+    let mut recorder = setup.recorder();
+    recorder.catch_up(&scope);
+    assert_eq!(
+        writers(&setup.history(), &file)[0].0,
+        on_disk("Claude Code user memory")
+    );
+    let mut options = setup.options();
+    options.config.leave_out = vec!["claude-user-memory".into()];
+    assert!(scope::build(&options).file(&file).is_none());
+}
+
+#[test]
 fn a_file_outside_its_project_through_a_link_is_not_read() {
     let setup = Setup::new();
     let outside = setup.root.parent().unwrap().join("secret.md");

@@ -122,24 +122,9 @@ pub fn project_files(
             if !is_memory(bank, file) {
                 continue;
             }
-            if file.size > MAX_SEARCHED_BYTES {
-                problems.push(format!(
-                    "{} is over {} MiB: not searched",
-                    file.display,
-                    MAX_SEARCHED_BYTES / (1024 * 1024)
-                ));
+            let Some(text) = read_visible(&file.path, file.size, &file.display, problems) else {
                 continue;
-            }
-            let text = match read_text_limited(&file.path, MAX_SEARCHED_BYTES) {
-                Ok(text) => text,
-                Err(error) => {
-                    problems.push(format!("{}: {error}", file.display));
-                    continue;
-                }
             };
-            if markdown::is_private_file(&text) {
-                continue;
-            }
             let rel = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
             let agents = Agent::ALL
                 .iter()
@@ -168,7 +153,32 @@ pub fn project_files(
     out
 }
 
-fn seconds(time: std::time::SystemTime) -> Option<i64> {
+/// A memory file's text to search, or `None` when none of it is: over
+/// [`MAX_SEARCHED_BYTES`] or unreadable (`problems` names it), or marked `private: true`.
+pub(super) fn read_visible(
+    path: &std::path::Path,
+    size: u64,
+    display: &str,
+    problems: &mut Vec<String>,
+) -> Option<String> {
+    if size > MAX_SEARCHED_BYTES {
+        problems.push(format!(
+            "{display} is over {} MiB: not searched",
+            MAX_SEARCHED_BYTES / (1024 * 1024)
+        ));
+        return None;
+    }
+    let text = match read_text_limited(path, MAX_SEARCHED_BYTES) {
+        Ok(text) => text,
+        Err(error) => {
+            problems.push(format!("{display}: {error}"));
+            return None;
+        }
+    };
+    (!markdown::is_private_file(&text)).then_some(text)
+}
+
+pub(super) fn seconds(time: std::time::SystemTime) -> Option<i64> {
     time.duration_since(std::time::UNIX_EPOCH)
         .ok()
         .and_then(|d| i64::try_from(d.as_secs()).ok())

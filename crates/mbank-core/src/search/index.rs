@@ -1,5 +1,6 @@
 //! The search index of one root, kept current from what the files are: a base segment
-//! and a segment of the projects changed since, both in the cache folder. Each project is
+//! and a segment of the projects changed since, both in the cache folder. The home
+//! folder's own stores (`home.rs`) are kept as projects of their own. Each project is
 //! stored with the stamp of its files (paths, sizes, modification and change times); a
 //! run re-reads only the projects whose stamp moved, writes them to the change segment,
 //! and folds the changes into a new base once they grow past an eighth of it. A missing,
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::concepts::Concepts;
 use super::extract::project_files;
+use super::home::{self, HomeStore};
 use super::query::{self, Hit, Query, QueryTerms, Searched};
 use super::segment::{self, Header, ProjectInput, Segment};
 use super::text::Analyzer;
@@ -31,12 +33,15 @@ pub struct SearchIndex {
     files: Option<(PathBuf, PathBuf)>,
     base: Option<Segment>,
     changes: Option<Segment>,
+    /// The names the home folder's stores had at the last refresh.
+    home_stores: HashSet<String>,
 }
 
 /// What a refresh did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Refreshed {
-    /// Projects read from disk (all of them when the index was built anew).
+    /// Projects (and stores of the home folder) read from disk (all of them when the
+    /// index was built anew).
     pub projects_read: usize,
     pub projects_removed: usize,
     /// Whether a new base was written (a first build, a rebuild or a fold).
@@ -99,6 +104,7 @@ impl SearchIndex {
             files: None,
             base: None,
             changes: None,
+            home_stores: HashSet::new(),
         }
     }
 
@@ -185,28 +191,52 @@ impl SearchIndex {
             .collect()
     }
 
-    /// Brings the index up to `projects` (every project of the root): re-reads the ones
-    /// whose files changed, drops the ones gone, and saves what changed.
-    pub fn refresh(&mut self, projects: &[ProjectBanks<'_>]) -> Refreshed {
-        let mut report = Refreshed::default();
-        let stamps: Vec<u64> = projects
+    /// Brings the index up to `projects` (every project of the root) and the stores of
+    /// `home` that belong to no project: re-reads the ones whose files changed, drops the
+    /// ones gone, and saves what changed.
+    pub fn refresh(&mut self, projects: &[ProjectBanks<'_>], home: Option<&Path>) -> Refreshed {
+        let mut sources: Vec<Source<'_>> = projects.iter().map(Source::Project).collect();
+        if let Some(home) = home {
+            let taken: HashSet<&Path> = projects
+                .iter()
+                .flat_map(|p| p.banks)
+                .flat_map(|bank| &bank.files)
+                .map(|file| file.path.as_path())
+                .collect();
+            let names: HashSet<&str> = projects.iter().map(|p| p.project.name.as_str()).collect();
+            // A project of the same name keeps it: names are the index's keys.
+            sources.extend(
+                home::home_stores(home, &taken)
+                    .into_iter()
+                    .filter(|store| !names.contains(store.name.as_str()))
+                    .map(|store| Source::Home(store, home)),
+            );
+        }
+        self.home_stores = sources
             .iter()
-            .map(|p| project_stamp(p.project, p.banks))
+            .filter(|source| matches!(source, Source::Home(..)))
+            .map(|source| source.name().to_string())
             .collect();
+        self.refresh_sources(&sources)
+    }
+
+    fn refresh_sources(&mut self, sources: &[Source<'_>]) -> Refreshed {
+        let mut report = Refreshed::default();
+        let stamps: Vec<u64> = sources.iter().map(Source::stamp).collect();
         let Some(base) = &self.base else {
-            let inputs: Vec<ProjectInput> = projects
+            let inputs: Vec<ProjectInput> = sources
                 .iter()
                 .zip(&stamps)
-                .map(|(p, &stamp)| read_project(p, stamp, &mut report.problems))
+                .map(|(source, &stamp)| source.read(stamp, &mut report.problems))
                 .collect();
             report.projects_read = inputs.len();
             self.write_base(inputs, &mut report);
             return report;
         };
         let live = self.live_stamps();
-        let current: HashSet<&str> = projects.iter().map(|p| p.project.name.as_str()).collect();
-        let changed: Vec<usize> = (0..projects.len())
-            .filter(|&i| live.get(&projects[i].project.name) != Some(&stamps[i]))
+        let current: HashSet<&str> = sources.iter().map(Source::name).collect();
+        let changed: Vec<usize> = (0..sources.len())
+            .filter(|&i| live.get(sources[i].name()) != Some(&stamps[i]))
             .collect();
         let removed: Vec<String> = live
             .keys()
@@ -218,10 +248,7 @@ impl SearchIndex {
         }
         report.projects_read = changed.len();
         report.projects_removed = removed.len();
-        let changed_names: HashSet<&str> = changed
-            .iter()
-            .map(|&i| projects[i].project.name.as_str())
-            .collect();
+        let changed_names: HashSet<&str> = changed.iter().map(|&i| sources[i].name()).collect();
         let mut inputs: Vec<ProjectInput> = self
             .changes
             .as_ref()
@@ -231,7 +258,7 @@ impl SearchIndex {
             !changed_names.contains(p.name.as_str()) && current.contains(p.name.as_str())
         });
         for &i in &changed {
-            inputs.push(read_project(&projects[i], stamps[i], &mut report.problems));
+            inputs.push(sources[i].read(stamps[i], &mut report.problems));
         }
         let base_names: HashSet<String> = base.projects().map(|p| p.name).collect();
         let mut replaced: Vec<String> = self
@@ -329,7 +356,11 @@ impl SearchIndex {
     /// The best passages for `query`, best first.
     pub fn search(&self, query: &Query) -> Vec<Hit> {
         let terms = QueryTerms::of(&query.text, &self.analyzer, &self.concepts);
-        query::run(&self.searched(), query, &terms, &self.analyzer)
+        let mut hits = query::run(&self.searched(), query, &terms, &self.analyzer);
+        for hit in &mut hits {
+            hit.home_store = self.home_stores.contains(&hit.project);
+        }
+        hits
     }
 }
 
@@ -348,6 +379,46 @@ fn save(file: &Path, bytes: &[u8], report: &mut Refreshed) {
         report
             .problems
             .push(format!("search index not saved: {error}"));
+    }
+}
+
+/// Where a project of the index comes from: a project of the root, or a store of the
+/// home folder (with the home folder).
+enum Source<'a> {
+    Project(&'a ProjectBanks<'a>),
+    Home(HomeStore, &'a Path),
+}
+
+impl Source<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Source::Project(project) => &project.project.name,
+            Source::Home(store, _) => &store.name,
+        }
+    }
+
+    fn stamp(&self) -> u64 {
+        match self {
+            Source::Project(project) => project_stamp(project.project, project.banks),
+            Source::Home(store, _) => home::stamp(store, EXTRACTION_VERSION),
+        }
+    }
+
+    fn read(&self, stamp: u64, problems: &mut Vec<String>) -> ProjectInput {
+        match self {
+            Source::Project(project) => read_project(project, stamp, problems),
+            Source::Home(store, home) => {
+                let mut found = Vec::new();
+                let files = home::store_files(store, home, &mut found);
+                problems.extend(found.into_iter().map(|p| format!("{}: {p}", store.label)));
+                ProjectInput {
+                    name: store.name.clone(),
+                    path: store.path.to_string_lossy().into_owned(),
+                    stamp,
+                    files,
+                }
+            }
+        }
     }
 }
 

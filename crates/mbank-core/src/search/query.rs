@@ -77,6 +77,10 @@ pub struct Hit {
     pub score: f64,
     pub snippet: Snippet,
     pub decision: Option<super::extract::DecisionFacts>,
+    /// From one of the home folder's own stores (Codex memories …), which belong to no
+    /// project: `project` names the store, `project_path` is its folder.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub home_store: bool,
 }
 
 /// The query's words as terms: each with the relatives standing in for it.
@@ -273,6 +277,7 @@ pub(crate) fn run(
             score: (f64::from(score) * 10_000.0).round() / 10_000.0,
             snippet,
             decision: passage.decision,
+            home_store: false,
         });
     }
     hits

@@ -32,6 +32,11 @@ impl App {
                 ignore: self.config.ignore_set.clone(),
                 home: mbank_core::io::paths::home_dir(),
             },
+            // The demo searches its own banks only, never the home folder's stores.
+            home: match self.projects.demo_path {
+                Some(_) => None,
+                None => self.projects.home.clone(),
+            },
             cache_dir: self.search_cache_dir.clone(),
             refresh: std::mem::take(&mut self.search_stale),
         });

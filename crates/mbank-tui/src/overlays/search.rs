@@ -1,7 +1,8 @@
-//! Search over every project's memory: a query line that narrows the results as it is
-//! typed (the search runs on the search worker, never on the drawing thread), the best
-//! passages with their project, file, line and headings and the matching words marked,
-//! and Enter to open the file at that line in its project.
+//! Search over every project's memory (and the agents' stores in the home folder, each
+//! named as its project: "Codex memories (~/.codex/memories)"): a query line that narrows
+//! the results as it is typed (the search runs on the search worker, never on the drawing
+//! thread), the best passages with their project, file, line and headings and the matching
+//! words marked, and Enter to open the file at that line in its project.
 use crossterm::event::KeyCode;
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
@@ -99,6 +100,13 @@ impl SearchView {
             return Outcome::done();
         };
         let line = hit.snippet.line.max(hit.start_line) as usize;
+        if hit.home_store {
+            // Only a project's files open here; the store's file is named for an editor.
+            return Outcome::Consumed(vec![Effect::Toast(format!(
+                "{}:{line} is in {}, outside every project: mbank opens projects' files only",
+                hit.display, hit.project
+            ))]);
+        }
         Outcome::Consumed(vec![
             Effect::CloseOverlay,
             Effect::OpenAt {
