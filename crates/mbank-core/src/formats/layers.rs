@@ -74,14 +74,25 @@ pub(crate) fn user_files(
 /// - Gemini CLI: `GEMINI.md` of every folder above the project up to the project root
 ///   (the nearest folder holding `.git`, included) or, outside a repository, up to the
 ///   home folder (not included) or `/`; none when the project is the repository's top.
+/// - Beans-Code: walking up to the project root detected by `.git`, the memory files of
+///   every folder from that root down to the project, under each name of `fileNames` in
+///   its order (`BEANS.md` by default); the same folders as Codex's. None when
+///   `searchParents` is off or the project is not trusted.
 pub(crate) fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let above: Vec<&Path> = project.ancestors().skip(1).collect();
+    let beans = (format == Format::BeansMd)
+        .then(|| beans_md::settings::for_project(project, home).settings);
+    if let Some(beans) = &beans
+        && !(beans.search_parents && beans.trusted)
+    {
+        return Vec::new();
+    }
     let folders: Vec<&Path> = match format {
         Format::ClaudeMd => above
             .into_iter()
             .take_while(|dir| dir.parent().is_some() && Some(*dir) != home)
             .collect(),
-        Format::AgentsMd => {
+        Format::AgentsMd | Format::BeansMd => {
             if project.join(".git").exists() {
                 return Vec::new();
             }
@@ -122,6 +133,15 @@ pub(crate) fn ancestor_files(format: Format, project: &Path, home: Option<&Path>
             }
             Format::GeminiMd => {
                 files.extend(Some(dir.join(gemini_md::FILES.main)).filter(|file| file.is_file()));
+            }
+            Format::BeansMd => {
+                let names = beans.as_ref().map_or(&[][..], |b| b.file_names.as_slice());
+                files.extend(
+                    names
+                        .iter()
+                        .map(|name| dir.join(name))
+                        .filter(|file| file.is_file()),
+                );
             }
             _ => {
                 let codex_override = dir.join(agents_md::OVERRIDE);
