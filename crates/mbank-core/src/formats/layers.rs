@@ -152,3 +152,47 @@ pub(crate) fn ancestor_files(format: Format, project: &Path, home: Option<&Path>
     }
     files
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn beans_parents_run_from_the_git_root_down_and_follow_the_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, repo) = (dir.path().join("home"), dir.path().join("repo"));
+        let project = repo.join("a/b");
+        write(&dir.path().join("BEANS.md"), "above the repository");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        write(&repo.join("BEANS.md"), "top");
+        write(&repo.join("CONTEXT.md"), "top context");
+        write(&repo.join("a/BEANS.md"), "a");
+        write(&project.join("BEANS.md"), "project");
+        let found = |home: &Path| -> Vec<String> {
+            ancestor_files(Format::BeansMd, &project, Some(home))
+                .iter()
+                .map(|f| f.strip_prefix(&repo).unwrap().display().to_string())
+                .collect()
+        };
+        assert_eq!(found(&home), ["BEANS.md", "a/BEANS.md"]);
+        write(
+            &home.join(".beans/settings.json"),
+            r#"{"memory":{"fileNames":["CONTEXT.md","BEANS.md"]}}"#,
+        );
+        assert_eq!(found(&home), ["CONTEXT.md", "BEANS.md", "a/BEANS.md"]);
+        write(
+            &project.join(".beans/settings.json"),
+            r#"{"memory":{"searchParents":false}}"#,
+        );
+        assert!(found(&home).is_empty());
+        // Outside a repository, none.
+        let loose = dir.path().join("loose/p");
+        write(&dir.path().join("loose/BEANS.md"), "x");
+        assert!(ancestor_files(Format::BeansMd, &loose, Some(&home)).is_empty());
+    }
+}

@@ -384,4 +384,127 @@ mod tests {
     fn beans_follows_imports_five_deep() {
         assert_eq!(BeansMd.import_depth(), Some(5));
     }
+
+    /// The files below `root` at `rels`, placed and settled under `settings`, in read
+    /// order: (path, load).
+    fn settled(
+        root: &Path,
+        rels: &[(&str, &str)],
+        settings: &settings::MemorySettings,
+    ) -> Vec<(String, LoadKind)> {
+        let mut files: Vec<MemoryFile> = rels
+            .iter()
+            .map(|(rel, text)| {
+                let path = root.join(rel);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, text).unwrap();
+                let placement = place(Path::new(rel));
+                MemoryFile {
+                    path,
+                    display: rel.to_string(),
+                    role: placement.role,
+                    layer: placement.layer,
+                    order: 0,
+                    group: placement.group,
+                    load: placement.load,
+                    size: text.len() as u64,
+                    modified: None,
+                    changed: None,
+                    memory: None,
+                    unreadable: None,
+                }
+            })
+            .collect();
+        settle(settings, root, &mut files);
+        files.sort_by_key(|f| {
+            (
+                f.layer,
+                f.load != LoadKind::Startup,
+                f.group.clone(),
+                f.order,
+                f.display.clone(),
+            )
+        });
+        files.into_iter().map(|f| (f.display, f.load)).collect()
+    }
+
+    #[test]
+    fn context_md_sits_where_beans_md_does_and_loads_only_when_named() {
+        assert_eq!(place(Path::new("CONTEXT.md")).layer, Some(1));
+        assert_eq!(place(Path::new("CONTEXT.md")).load, LoadKind::Never);
+        assert_eq!(
+            place(Path::new(".beans/rules/CONTEXT.md")).role,
+            Role::Rules
+        );
+        assert!(BeansMd.keeps(Path::new("api/CONTEXT.md")));
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("BEANS.md", "# B\n"),
+            ("CONTEXT.md", "# C\n"),
+            ("api/CONTEXT.md", ""),
+        ];
+        let default = settings::MemorySettings::default();
+        assert_eq!(
+            settled(dir.path(), &files, &default),
+            [
+                ("BEANS.md".to_string(), LoadKind::Startup),
+                ("CONTEXT.md".to_string(), LoadKind::Never),
+                ("api/CONTEXT.md".to_string(), LoadKind::Never),
+            ]
+        );
+        let named = settings::MemorySettings {
+            file_names: vec!["CONTEXT.md".into(), "BEANS.md".into()],
+            search_children: true,
+            ..default
+        };
+        assert_eq!(
+            settled(dir.path(), &files, &named),
+            [
+                ("CONTEXT.md".to_string(), LoadKind::Startup),
+                ("BEANS.md".to_string(), LoadKind::Startup),
+                ("api/CONTEXT.md".to_string(), LoadKind::Startup),
+            ]
+        );
+    }
+
+    #[test]
+    fn rules_go_lower_priority_first_and_an_untrusted_project_loads_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let rule = |priority: &str| format!("---\ntriggers: [x]\n{priority}---\n# R\n");
+        let (high, low, none, odd) = (
+            rule("priority: HIGH\n"),
+            rule("priority: low\n"),
+            rule(""),
+            rule("priority: 3\n"),
+        );
+        let files = [
+            (".beans/rules/a.md", high.as_str()),
+            (".beans/rules/b.md", low.as_str()),
+            (".beans/rules/c.md", none.as_str()),
+            (".beans/rules/d.md", odd.as_str()),
+        ];
+        let order: Vec<String> = settled(dir.path(), &files, &Default::default())
+            .into_iter()
+            .map(|(rel, _)| rel)
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ".beans/rules/d.md",
+                ".beans/rules/b.md",
+                ".beans/rules/c.md",
+                ".beans/rules/a.md"
+            ]
+        );
+        let untrusted = settings::MemorySettings {
+            trusted: false,
+            ..Default::default()
+        };
+        let files = [("BEANS.md", "# B\n"), (".beans/rules/a.md", high.as_str())];
+        assert!(
+            settled(dir.path(), &files, &untrusted)
+                .iter()
+                .all(|(_, load)| *load == LoadKind::Never)
+        );
+    }
 }
