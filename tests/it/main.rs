@@ -5,6 +5,7 @@ mod common;
 mod agent_loads;
 mod architecture_doc;
 mod bad_input;
+mod beans_memory;
 mod check_cache;
 mod check_git_batching;
 mod check_sarif;

@@ -253,7 +253,7 @@ fn bank_checks(
             false,
         ));
     }
-    let budgets = formats::rules(bank.format).bank_budgets(preset);
+    let budgets = formats::rules(bank.format).bank_budgets_at(&bank.root, preset);
     if total.tokens.is_none() && config_total.is_none() {
         let over: Vec<Budget> = budgets
             .iter()

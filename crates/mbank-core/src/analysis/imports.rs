@@ -357,10 +357,15 @@ impl ImportPolicy {
 
     /// The same policy following imports as deep as the agent of `format` does.
     pub fn for_format(self, format: Format) -> Self {
+        let project = self.allowed_roots.first().map(PathBuf::as_path);
+        let depth = match project {
+            Some(project) => {
+                crate::formats::rules(format).import_depth_at(project, self.home.as_deref())
+            }
+            None => crate::formats::rules(format).import_depth(),
+        };
         ImportPolicy {
-            max_depth: crate::formats::rules(format)
-                .import_depth()
-                .unwrap_or(MAX_IMPORT_DEPTH),
+            max_depth: depth.unwrap_or(MAX_IMPORT_DEPTH),
             ..self
         }
     }
@@ -548,6 +553,10 @@ impl Expander {
     }
 
     fn visit(&mut self, importer: &Path, text: &str, visit: Visit<'_>) {
+        // A depth of none: the agent's settings turn imports off, so `@` is plain text.
+        if self.policy.max_depth == 0 {
+            return;
+        }
         let Visit { chain, out } = visit;
         for import in find_imports(text) {
             let finding = |severity, code, message: String| {

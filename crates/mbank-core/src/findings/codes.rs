@@ -183,7 +183,7 @@ finding_codes! {
         "Source code, lock files and the like inside a memory folder are never loaded or counted; move them out of the bank.";
     ListingProblem = "listing-problem", Warning..=Warning, Mbank,
         "Part of the bank could not be listed",
-        "A folder could not be listed, a symlink could not be followed or the bank holds too many files, so some files are missing from the figures. Fix what the message names.";
+        "A folder could not be listed, a symlink could not be followed or the bank holds too many files, so some files are missing from the figures; or the agent's settings cannot be read or hold a key or value it does not know (Claude Code's autoMemoryDirectory, Beans-Code's memory settings), so the default applies instead. Fix what the message names.";
     DuplicateLoaded = "duplicate-loaded", Warning..=Warning, Mbank,
         "Two identical files both load at session start",
         "Remove one copy: the agent pays for the same text twice.";
@@ -386,7 +386,7 @@ finding_codes! {
         "Where symbolic links are off (Windows, or git's core.symlinks=false), git writes a link as a text file holding its target, and the agent loads that one line instead of the file it names. An error when the named file exists beside it. Enable symlinks and check the file out again, or replace it with the file's content or an @import.";
     InstructionsMisnamed = "instructions-misnamed", Warning..=Warning, AgentDocumentation,
         "An instruction file the agent never reads by its name or place",
-        "The agent reads its instruction files only under their exact names and places (GitHub Copilot its repository instructions file and its path-specific instructions folder, Cline its rules at the workspace root); this file is named or placed otherwise, so the agent never takes it for one. The message names the name or place it needs: rename or move it.";
+        "The agent reads its instruction files only under their exact names and places (GitHub Copilot its repository instructions file and its path-specific instructions folder, Cline its rules at the workspace root, Beans-Code the names its memory settings list in fileNames); this file is named or placed otherwise, so the agent never takes it for one. The message names the name or place it needs: rename or move it.";
     FrontmatterKeyMisspelled = "frontmatter-key-misspelled", Warning..=Warning, AgentDocumentation,
         "A rule's frontmatter key is misspelled, so the agent ignores it",
         "A frontmatter key differs from the one the agent reads only in case or separators (applyto, apply_to, applyTo's typo): the agent ignores it and applies the rule as if it were not there. Spell it as the agent's documentation does.";

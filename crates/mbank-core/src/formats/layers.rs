@@ -74,14 +74,25 @@ pub(crate) fn user_files(
 /// - Gemini CLI: `GEMINI.md` of every folder above the project up to the project root
 ///   (the nearest folder holding `.git`, included) or, outside a repository, up to the
 ///   home folder (not included) or `/`; none when the project is the repository's top.
+/// - Beans-Code: walking up to the project root detected by `.git`, the memory files of
+///   every folder from that root down to the project, under each name of `fileNames` in
+///   its order (`BEANS.md` by default); the same folders as Codex's. None when
+///   `searchParents` is off or the project is not trusted.
 pub(crate) fn ancestor_files(format: Format, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let above: Vec<&Path> = project.ancestors().skip(1).collect();
+    let beans = (format == Format::BeansMd)
+        .then(|| beans_md::settings::for_project(project, home).settings);
+    if let Some(beans) = &beans
+        && !(beans.search_parents && beans.trusted)
+    {
+        return Vec::new();
+    }
     let folders: Vec<&Path> = match format {
         Format::ClaudeMd => above
             .into_iter()
             .take_while(|dir| dir.parent().is_some() && Some(*dir) != home)
             .collect(),
-        Format::AgentsMd => {
+        Format::AgentsMd | Format::BeansMd => {
             if project.join(".git").exists() {
                 return Vec::new();
             }
@@ -123,6 +134,15 @@ pub(crate) fn ancestor_files(format: Format, project: &Path, home: Option<&Path>
             Format::GeminiMd => {
                 files.extend(Some(dir.join(gemini_md::FILES.main)).filter(|file| file.is_file()));
             }
+            Format::BeansMd => {
+                let names = beans.as_ref().map_or(&[][..], |b| b.file_names.as_slice());
+                files.extend(
+                    names
+                        .iter()
+                        .map(|name| dir.join(name))
+                        .filter(|file| file.is_file()),
+                );
+            }
             _ => {
                 let codex_override = dir.join(agents_md::OVERRIDE);
                 let main = dir.join(agents_md::FILES.main);
@@ -131,4 +151,48 @@ pub(crate) fn ancestor_files(format: Format, project: &Path, home: Option<&Path>
         }
     }
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn beans_parents_run_from_the_git_root_down_and_follow_the_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, repo) = (dir.path().join("home"), dir.path().join("repo"));
+        let project = repo.join("a/b");
+        write(&dir.path().join("BEANS.md"), "above the repository");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        write(&repo.join("BEANS.md"), "top");
+        write(&repo.join("CONTEXT.md"), "top context");
+        write(&repo.join("a/BEANS.md"), "a");
+        write(&project.join("BEANS.md"), "project");
+        let found = |home: &Path| -> Vec<String> {
+            ancestor_files(Format::BeansMd, &project, Some(home))
+                .iter()
+                .map(|f| f.strip_prefix(&repo).unwrap().display().to_string())
+                .collect()
+        };
+        assert_eq!(found(&home), ["BEANS.md", "a/BEANS.md"]);
+        write(
+            &home.join(".beans/settings.json"),
+            r#"{"memory":{"fileNames":["CONTEXT.md","BEANS.md"]}}"#,
+        );
+        assert_eq!(found(&home), ["CONTEXT.md", "BEANS.md", "a/BEANS.md"]);
+        write(
+            &project.join(".beans/settings.json"),
+            r#"{"memory":{"searchParents":false}}"#,
+        );
+        assert!(found(&home).is_empty());
+        // Outside a repository, none.
+        let loose = dir.path().join("loose/p");
+        write(&dir.path().join("loose/BEANS.md"), "x");
+        assert!(ancestor_files(Format::BeansMd, &loose, Some(&home)).is_empty());
+    }
 }

@@ -122,6 +122,12 @@ pub trait FormatRules: Send + Sync {
         Vec::new()
     }
 
+    /// [`bank_budgets`](FormatRules::bank_budgets) of the bank at `bank_root`, for a
+    /// format whose settings there change them.
+    fn bank_budgets_at(&self, _bank_root: &Path, preset: Option<&str>) -> Vec<Budget> {
+        self.bank_budgets(preset)
+    }
+
     /// Core files the bank should hold at its top.
     fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
         ExpectedFiles::default()
@@ -360,6 +366,19 @@ pub trait FormatRules: Send + Sync {
     /// Code's four, which the instruction-file family shares).
     fn import_depth(&self) -> Option<usize> {
         None
+    }
+
+    /// [`import_depth`](FormatRules::import_depth) in `project`, for a format whose
+    /// settings (the project's or the user's under `home`) change it; `Some(0)`: no
+    /// import is followed.
+    fn import_depth_at(&self, _project: &Path, _home: Option<&Path>) -> Option<usize> {
+        self.import_depth()
+    }
+
+    /// File names an instruction-file member's agent reads besides its main file, at the
+    /// project's top, in its folder and in sub-folders (names its settings give).
+    fn extra_names(&self, _project: &Path) -> Vec<String> {
+        Vec::new()
     }
 
     /// Whether the bank is made of the project's mode rule files (`.roomodes`,

@@ -18,10 +18,12 @@ use crate::scan::listings::{Entry, Kind, Listings};
 mod infinity_store;
 mod nested;
 mod read_order;
+mod rule_scope;
 
 use infinity_store::list_infinity;
 use nested::{nested_instruction_files, nested_rule_folders, nested_top_only_entries};
 use read_order::{apply_read_order, mode_read_order, sort_read_order};
+use rule_scope::rule_is_conditional;
 
 /// A bank folder with more entries than this is listed up to the cap, with a problem noted.
 const MAX_FILES_PER_BANK: usize = 5_000;
@@ -263,55 +265,24 @@ impl Lister<'_> {
     }
 }
 
-/// Remembered per file version in the listing cache.
-const RULE_FACT: &str = "rule-conditional";
-
-/// A `.claude/rules` file whose frontmatter scopes it with `paths:`/`globs:` loads only
-/// when matching files are touched.
-fn rule_is_conditional(listings: &Listings, file: &MemoryFile) -> bool {
-    if let Some(known) = listings.fact(
-        RULE_FACT,
-        &file.path,
-        file.size,
-        file.modified,
-        file.changed,
-    ) {
-        return known;
-    }
-    let Ok(text) = text::read_text_limited(&file.path, 1024 * 1024) else {
-        return false;
-    };
-    let conditional = frontmatter_is_conditional(&text);
-    listings.put_fact(
-        RULE_FACT,
-        &file.path,
-        file.size,
-        file.modified,
-        file.changed,
-        &conditional,
-    );
-    conditional
-}
-
-fn frontmatter_is_conditional(text: &str) -> bool {
-    crate::markup::markdown::frontmatter(text).is_some_and(|fm| {
-        fm.yaml.lines().any(|l| {
-            let l = l.trim_start();
-            (l.starts_with("paths:") || l.starts_with("globs:")) && !l.contains("alwaysApply: true")
-        }) && !fm.yaml.lines().any(|l| l.trim() == "alwaysApply: true")
-    })
-}
-
 fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
     let project = lister.project.to_path_buf();
     let main = member.main;
     let local = member.local;
+    // Names the agent's settings add, looked for wherever the main file is.
+    let extra = formats::rules(lister.format).extra_names(&project);
     lister.push_child_if_file(&project, main);
+    for name in &extra {
+        lister.push_child_if_file(&project, name);
+    }
     let dot_dir = member.reads_dot_dir.then_some(member.dot_dir);
     if let Some(dot) = dot_dir
         && let Some(dot_path) = lister.child_dir(&project, dot)
     {
         lister.push_child_if_file(&dot_path, main);
+        for name in &extra {
+            lister.push_child_if_file(&dot_path, name);
+        }
         if let Some(rules) = lister.child_dir(&dot_path, instruction_files::RULES_FOLDER) {
             let before = lister.files.len();
             lister.walk(&rules, 1);
@@ -336,6 +307,9 @@ fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
     }
     lister.push_child_if_file(&project, local);
     nested_instruction_files(lister, &project, main, 0);
+    for name in &extra {
+        nested_instruction_files(lister, &project, name, 0);
+    }
     if let Some(override_file) = member.override_file {
         lister.push_child_if_file(&project, override_file);
         nested_instruction_files(lister, &project, override_file, 0);
@@ -551,6 +525,8 @@ fn list_bank_in(
         for file in &mut files {
             file.display = root.join(&file.display).display().to_string();
         }
+    } else {
+        problems.extend(rules.listing_problems(&location.root));
     }
     let format_rules = formats::rules(location.format);
     format_rules.settle_loads(&location.root, &mut files);

@@ -79,8 +79,9 @@ pub(super) fn load_rank(load: LoadKind) -> u8 {
 }
 
 /// Sorts files into read order: layer, then startup before on-demand before never, then
-/// group and name (or, for a format read in file-name order, the file name wherever it
-/// sits); and numbers them.
+/// group, the order the format settled (`FormatRules::settle_loads`; 0 unless it did) and
+/// name (or, for a format read in file-name order, the file name wherever it sits); and
+/// numbers them.
 pub(super) fn sort_read_order(files: &mut [MemoryFile], by_file_name: bool) {
     // Keys are built once per file, not twice per comparison.
     files.sort_by_cached_key(|f| {
@@ -94,6 +95,8 @@ pub(super) fn sort_read_order(files: &mut [MemoryFile], by_file_name: bool) {
             f.layer.unwrap_or(u8::MAX),
             load_rank(f.load),
             group.unwrap_or_default(),
+            // The format's own order within the group, where it settles one.
+            f.order,
             name,
             // Two files of one name: by place.
             f.display.to_lowercase(),
