@@ -189,6 +189,11 @@ fn init_fills_the_tech_context_from_the_manifests_and_the_other_files_from_the_b
     );
     assert!(rules.contains("7. `memory-bank/decisionLog.md`"), "{rules}");
     assert!(rules.contains("## When to update"), "{rules}");
+    // The manual trigger Cline's memory bank documents, and what it asks of the agent.
+    assert!(
+        rules.contains("(\"update memory bank\" or \"UMB\"): then review every file"),
+        "{rules}"
+    );
 
     // The new bank passes mbank's own checks of the Cline format.
     let check = sandbox.run(&["check", s(&project), "--json"]);

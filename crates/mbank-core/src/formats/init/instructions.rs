@@ -80,7 +80,9 @@ fn markdown_bank(bank_dir: &str, files: &[&str], kind: MarkdownBank) -> String {
          - after finishing a significant piece of work;\n\
          - after finding a pattern or constraint that changes how the code is written;\n\
          - after an architectural decision;\n\
-         - whenever the person asks you to update the memory bank.\n\n\
+         - at the end of a session, if the bank was not updated during it;\n\
+         - whenever the person asks for it (\"update memory bank\" or \"UMB\"): then \
+         review every file of the bank, even those that need no change.\n\n\
          Update the most changeable files first (progress and current context), then \
          decisions, then the technical and product files, and the brief only when the \
          project itself changed. Decisions are appended with their date; earlier ones \
