@@ -104,6 +104,39 @@ async fn a_session_in_a_read_only_mode_writes_nothing_until_it_leaves_it() {
     code.cancel().await.unwrap();
 }
 
+/// A mode rule file that does not parse still declares its mode by its name: with a
+/// broken `.clinerules-ask` beside a good `.clinerules-code`, Ask can still be chosen and
+/// still holds the session read-only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mode_whose_rule_file_does_not_parse_can_still_be_chosen() {
+    let setup = Setup::new();
+    setup.init("alpha");
+    let project = setup.root.join("alpha");
+    std::fs::write(project.join(".clinerules-code"), "Write the test first.\n").unwrap();
+    std::fs::write(project.join(".clinerules-ask"), "{ \"mode\": ").unwrap();
+    let client = setup.connect(&[]).await;
+    let switched = ok(&client, "switch_mode", json!({"mode": "ask"})).await;
+    assert_eq!(switched["mode"], "ask");
+    assert_eq!(switched["readOnly"], true, "{switched}");
+    fails(
+        &client,
+        "write_memory_bank_file",
+        json!({"filename": "activeContext.md", "content": "# Active\n"}),
+        "read_only",
+    )
+    .await;
+    // Modes neither file declares are unknown, as before.
+    let message = fails(
+        &client,
+        "switch_mode",
+        json!({"mode": "debug"}),
+        "mode_not_found",
+    )
+    .await;
+    assert!(message.contains("debug"), "{message}");
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initialize_with_path_creates_the_memory_bank_mcp_specs_five_files() {
     let setup = Setup::new();

@@ -552,6 +552,17 @@ pub fn modes_of_bank(bank: &Bank) -> (Vec<ModeRule>, Vec<Finding>) {
     }
     for file in &bank.files {
         if is_mode_file(bank, file) {
+            // A `.clinerules-{mode}` file declares its mode by its name: the mode stays
+            // choosable (read-only Ask included) when its rules cannot be read.
+            let named_mode = || {
+                let name = file.file_name();
+                super::mode_of_rule_file(&name).map(|mode| ModeRule {
+                    mode: mode.to_string(),
+                    source: file.path.clone(),
+                    reads: Vec::new(),
+                    updates: Vec::new(),
+                })
+            };
             let text = match text::read_text(&file.path) {
                 Ok(text) => text,
                 Err(e) => {
@@ -562,6 +573,7 @@ pub fn modes_of_bank(bank: &Bank) -> (Vec<ModeRule>, Vec<Finding>) {
                         None,
                         format!("mode rule file cannot be read: {e}"),
                     ));
+                    rules.extend(named_mode());
                     continue;
                 }
             };
@@ -569,23 +581,29 @@ pub fn modes_of_bank(bank: &Bank) -> (Vec<ModeRule>, Vec<Finding>) {
                 Ok(mut parsed) => rules.append(&mut parsed),
                 Err(ModeParseError {
                     limit: Some(limit), ..
-                }) => findings.push(limit.finding(
-                    Severity::Error,
-                    &file.path,
-                    "mbank cannot tell which memory files its modes read or update",
-                )),
-                Err(e) => findings.push(Finding::new(
-                    Severity::Error,
-                    FindingCode::ModeFileParse,
-                    &file.path,
-                    e.line,
-                    format!(
-                        "{} mode file does not parse{}: {}; the agent cannot use this mode's rules",
-                        e.format,
-                        position(e.line, e.column),
-                        e.message
-                    ),
-                )),
+                }) => {
+                    findings.push(limit.finding(
+                        Severity::Error,
+                        &file.path,
+                        "mbank cannot tell which memory files its modes read or update",
+                    ));
+                    rules.extend(named_mode());
+                }
+                Err(e) => {
+                    findings.push(Finding::new(
+                        Severity::Error,
+                        FindingCode::ModeFileParse,
+                        &file.path,
+                        e.line,
+                        format!(
+                            "{} mode file does not parse{}: {}; the agent cannot use this mode's rules",
+                            e.format,
+                            position(e.line, e.column),
+                            e.message
+                        ),
+                    ));
+                    rules.extend(named_mode());
+                }
             }
             continue;
         }
@@ -792,7 +810,8 @@ mod tests {
         let (rules, findings) = modes_of_bank(&bank);
         let mut modes: Vec<_> = rules.iter().map(|r| r.mode.as_str()).collect();
         modes.sort();
-        assert_eq!(modes, vec!["code", "test", "van"]);
+        // `.roorules-bad` does not parse, but its name still declares the mode.
+        assert_eq!(modes, vec!["bad", "code", "test", "van"]);
         assert_eq!(findings.len(), 1);
         assert_eq!(
             (
