@@ -45,6 +45,55 @@ pub mod user_memory {
     }
 }
 
+/// Claude Code's user rules: the markdown files of `~/.claude/rules/`, sub-folders
+/// included, which Claude Code loads for every project as it loads a project's
+/// `.claude/rules/` (Claude Code's documentation, "How Claude remembers your project",
+/// code.claude.com/docs/en/memory: "User-level rules"; rule files are found recursively).
+/// They belong to the home folder, not to a project.
+pub mod user_rules {
+    use std::path::{Path, PathBuf};
+
+    use crate::formats::instruction_files::RULES_FOLDER;
+
+    /// What the store is called where a person reads it.
+    pub const LABEL: &str = "Claude Code user rules";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "claude-user-rules";
+
+    /// The user rules folder for `home`, whether or not it exists.
+    pub fn folder(home: &Path) -> PathBuf {
+        home.join(super::FILES.dot_dir).join(RULES_FOLDER)
+    }
+
+    /// Whether a file of the folder, by its name, is a rule (markdown).
+    pub fn is_rule_file(name: &str) -> bool {
+        Path::new(name).extension().is_some_and(|e| e == "md")
+    }
+
+    /// The rule files of `home` that exist, sorted by path: those of the folder and of its
+    /// sub-folders, a sub-folder never entered through a link.
+    pub fn files(home: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut pending = vec![folder(home)];
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    pending.push(path);
+                } else if path.is_file() && entry.file_name().to_str().is_some_and(is_rule_file) {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+}
+
 pub struct ClaudeMd;
 
 impl FormatRules for ClaudeMd {

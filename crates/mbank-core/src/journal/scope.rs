@@ -1,15 +1,15 @@
 //! What the journal follows: every memory file of every project under the root, the
 //! agents' own stores for those projects (Claude Code auto memory, Kilo Memory: found by
-//! the scan, where each format module says they are), and, once per home folder, Codex
-//! memories, Gemini CLI's memory file and Claude Code's user memory
-//! ([`home_stores`], which search indexes too); and the folders to watch for them.
+//! the scan, where each format module says they are), and, once per home folder, the
+//! agents' stores and user-level files that belong to no project ([`home_stores`], which
+//! search indexes too); and the folders to watch for them.
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::JournalConfig;
-use crate::formats::{self, claude_md, codex_memories, gemini_md};
+use crate::formats::{self, agents_md, claude_md, codex_memories, gemini_md, opencode};
 use crate::history::key_of;
 use crate::model::{Format, Role};
 use crate::scan::discovery::{self, OutsideFolders, ScanOptions};
@@ -53,10 +53,20 @@ pub struct Scope {
     pub folders: Vec<PathBuf>,
     /// Project folders (for HEAD).
     pub projects: Vec<PathBuf>,
-    /// Folders watched for one file only (`~/.gemini` for its `GEMINI.md`): the folder's
-    /// other files are never memory.
-    pub one_file_folders: Vec<(PathBuf, PathBuf)>,
+    /// The files of folders watched for those files only (`~/.gemini` for its
+    /// `GEMINI.md`): the folder's other files are never memory.
+    named_files: Vec<NamedFile>,
     by_path: HashMap<PathBuf, usize>,
+}
+
+/// A file a home store names, whether or not it exists, in a folder watched for the
+/// files named there only.
+#[derive(Debug, Clone)]
+struct NamedFile {
+    folder: PathBuf,
+    file: PathBuf,
+    /// Index into [`Scope::stores`].
+    store: usize,
 }
 
 impl Scope {
@@ -78,6 +88,29 @@ impl Scope {
             .iter()
             .filter(|s| key.starts_with(key_of(&s.root)) || key.starts_with(&s.root))
             .max_by_key(|s| s.root.components().count())
+    }
+
+    /// Whether `path` is a file some store names, when its folder is watched for named
+    /// files only (`None`: it is not).
+    pub fn named_file(&self, path: &Path) -> Option<bool> {
+        let folder = path.parent()?;
+        let mut in_folder = self
+            .named_files
+            .iter()
+            .filter(|named| named.folder == folder)
+            .peekable();
+        in_folder.peek()?;
+        Some(in_folder.any(|named| named.file == path))
+    }
+
+    /// Where the store at `index` is, as a person names it: the file, for a store of one
+    /// named file (`~/.gemini/GEMINI.md`), else its folder.
+    pub fn place_of(&self, index: usize) -> &Path {
+        let mut named = self.named_files.iter().filter(|n| n.store == index);
+        match (named.next(), named.next()) {
+            (Some(only), None) => &only.file,
+            _ => &self.stores[index].root,
+        }
     }
 
     /// The real folders of every store (where a file kept in the history may have been).
@@ -108,8 +141,7 @@ impl LeftOut {
         let mut ids = BTreeSet::new();
         let mut builder = GlobSetBuilder::new();
         for entry in &config.leave_out {
-            let known = entry == CODEX_ID
-                || ONE_FILE_STORES.iter().any(|store| store.id == entry)
+            let known = HOME_STORES.iter().any(|store| store.id == entry)
                 || Format::from_id(entry).is_some();
             if known {
                 ids.insert(entry.clone());
@@ -198,14 +230,19 @@ pub fn build(options: &ScopeOptions) -> Scope {
 }
 
 /// The home folder's own stores, which belong to no project, and their files as the
-/// journal lists them with nothing left out: Codex memories, Gemini CLI's memory file and
-/// Claude Code's user memory; `folders` are those to watch for them.
+/// journal lists them with nothing left out (see [`HOME_STORES`]); `folders` are those to
+/// watch for them.
 pub fn home_stores(home: &Path) -> Scope {
     let mut scope = Scope::default();
     let mut folders = Vec::new();
     add_home_stores(&mut scope, &mut folders, home, &BTreeSet::new());
     scope.folders = existing_once(folders);
     scope
+}
+
+/// The ids `[journal] leave_out` knows the home folder's stores by, in their order.
+pub fn home_store_ids() -> impl Iterator<Item = &'static str> {
+    HOME_STORES.iter().map(|store| store.id)
 }
 
 /// The folders that are folders, each once, in their order.
@@ -217,27 +254,77 @@ fn existing_once(folders: Vec<PathBuf>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A store of the home folder that is one file, watched in its folder.
-struct OneFileStore {
+/// A store of the home folder, which belongs to no project.
+struct HomeStore {
     label: &'static str,
     /// The id `[journal] leave_out` knows it by.
     id: &'static str,
-    format: Format,
-    file: fn(&Path) -> PathBuf,
+    /// `None`: Codex memories, which have none of their own.
+    format: Option<Format>,
+    place: HomePlace,
 }
 
-const ONE_FILE_STORES: [OneFileStore; 2] = [
-    OneFileStore {
+/// Where a store of the home folder keeps its files, as its format module says.
+enum HomePlace {
+    /// Named files of one folder, which is watched for them only: the folder's other files
+    /// are never memory (`~/.gemini` holds settings beside its `GEMINI.md`).
+    Files(fn(&Path) -> Vec<PathBuf>),
+    /// A folder of memory files: those whose names it `keeps`, in it and in the sub-folders
+    /// it `enters` (relative to it), none through a link.
+    Folder {
+        root: fn(&Path) -> PathBuf,
+        enters: fn(&Path) -> bool,
+        keeps: fn(&str) -> bool,
+    },
+}
+
+/// The home folder's stores, in the order results and the journal list them: Codex
+/// memories, Gemini CLI's memory file, Claude Code's user memory and user rules, Codex's
+/// global instructions and opencode's user rules.
+const HOME_STORES: [HomeStore; 6] = [
+    HomeStore {
+        label: codex_memories::LABEL,
+        id: CODEX_ID,
+        format: None,
+        place: HomePlace::Folder {
+            root: codex_memories::memory_folder,
+            enters: codex_memories::is_sub_folder,
+            keeps: codex_memories::is_memory_file,
+        },
+    },
+    HomeStore {
         label: gemini_md::memory::LABEL,
         id: gemini_md::memory::ID,
-        format: Format::GeminiMd,
-        file: gemini_md::memory::global_file,
+        format: Some(Format::GeminiMd),
+        place: HomePlace::Files(|home| vec![gemini_md::memory::global_file(home)]),
     },
-    OneFileStore {
+    HomeStore {
         label: claude_md::user_memory::LABEL,
         id: claude_md::user_memory::ID,
-        format: Format::ClaudeMd,
-        file: claude_md::user_memory::file,
+        format: Some(Format::ClaudeMd),
+        place: HomePlace::Files(|home| vec![claude_md::user_memory::file(home)]),
+    },
+    HomeStore {
+        label: claude_md::user_rules::LABEL,
+        id: claude_md::user_rules::ID,
+        format: Some(Format::ClaudeMd),
+        place: HomePlace::Folder {
+            root: claude_md::user_rules::folder,
+            enters: |_| true,
+            keeps: claude_md::user_rules::is_rule_file,
+        },
+    },
+    HomeStore {
+        label: agents_md::global_instructions::LABEL,
+        id: agents_md::global_instructions::ID,
+        format: Some(Format::AgentsMd),
+        place: HomePlace::Files(agents_md::global_instructions::files),
+    },
+    HomeStore {
+        label: opencode::user_rules::LABEL,
+        id: opencode::user_rules::ID,
+        format: Some(Format::OpenCode),
+        place: HomePlace::Files(|home| vec![opencode::user_rules::file(home)]),
     },
 ];
 
@@ -248,12 +335,17 @@ fn add_home_stores(
     home: &Path,
     left_out: &BTreeSet<String>,
 ) {
-    if !left_out.contains(CODEX_ID) {
-        add_codex_memories(scope, folders, home);
-    }
-    for store in &ONE_FILE_STORES {
-        if !left_out.contains(store.id) {
-            add_one_file_store(scope, folders, home, store);
+    for store in &HOME_STORES {
+        if left_out.contains(store.id) {
+            continue;
+        }
+        match &store.place {
+            HomePlace::Files(files) => add_named_files(scope, folders, home, store, files(home)),
+            HomePlace::Folder {
+                root,
+                enters,
+                keeps,
+            } => add_memory_folder(scope, folders, home, store, &root(home), *enters, *keeps),
         }
     }
 }
@@ -267,95 +359,110 @@ impl Scope {
     }
 }
 
-/// A one-file store of `home` (Gemini CLI's memory file, Claude Code's user memory), the
-/// folder watched even before the file exists (Gemini CLI's memory tool creates it),
-/// neither through a link.
-fn add_one_file_store(
+/// A store of named files of `home` (Gemini CLI's memory file, Codex's global
+/// instructions), their folder watched even before they exist (Gemini CLI's memory tool
+/// creates its file), neither through a link.
+fn add_named_files(
     scope: &mut Scope,
     folders: &mut Vec<PathBuf>,
     home: &Path,
-    store: &OneFileStore,
+    store: &HomeStore,
+    files: Vec<PathBuf>,
 ) {
-    let file = (store.file)(home);
-    let Some(folder) = file.parent().map(Path::to_path_buf) else {
+    let Some(folder) = files
+        .first()
+        .and_then(|f| f.parent())
+        .map(Path::to_path_buf)
+    else {
         return;
     };
     if !std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir()) {
         return;
     }
     folders.push(folder.clone());
-    scope.one_file_folders.push((folder.clone(), file.clone()));
-    let index = scope.stores.len();
-    scope.stores.push(Store {
-        label: store.label.to_string(),
-        format: Some(store.format),
-        project: None,
-        root: folder.clone(),
-        allowed_root: folder,
-        agent_store: true,
-    });
-    let is_file = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
-    if is_file && !scope.by_path.contains_key(&file) {
-        let display = in_home(file.as_path(), home);
-        scope.push_file(JournalFile {
-            key: key_of(&file),
-            path: file,
+    let index = push_home_store(scope, store, &folder);
+    for file in files {
+        scope.named_files.push(NamedFile {
+            folder: folder.clone(),
+            file: file.clone(),
             store: index,
-            role: Role::Other,
-            display,
         });
+        let is_file = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
+        if is_file && !scope.by_path.contains_key(&file) {
+            push_home_file(scope, home, index, file);
+        }
     }
 }
 
-/// Codex memories of `home`: the markdown files of its memories folder and of the
-/// sub-folders Codex keeps there, none through a link.
-fn add_codex_memories(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path) {
-    let root = codex_memories::memory_folder(home);
-    if !root.is_dir() || root.is_symlink() {
+/// A store of `home` that is a folder of memory files (Codex memories, Claude Code's user
+/// rules): the files it `keeps` in `root` and the sub-folders it `enters`, folder by
+/// folder, each one's files by name; none through a link.
+fn add_memory_folder(
+    scope: &mut Scope,
+    folders: &mut Vec<PathBuf>,
+    home: &Path,
+    store: &HomeStore,
+    root: &Path,
+    enters: fn(&Path) -> bool,
+    keeps: fn(&str) -> bool,
+) {
+    if !std::fs::symlink_metadata(root).is_ok_and(|meta| meta.is_dir()) {
         return;
     }
-    let index = scope.stores.len();
-    scope.stores.push(Store {
-        label: codex_memories::LABEL.to_string(),
-        format: None,
-        project: None,
-        root: root.clone(),
-        allowed_root: root.clone(),
-        agent_store: true,
-    });
-    let mut places = vec![root.clone()];
-    places.extend(codex_memories::SUB_FOLDERS.iter().map(|s| root.join(s)));
-    for folder in places {
-        let Ok(meta) = std::fs::symlink_metadata(&folder) else {
-            continue;
-        };
-        if !meta.is_dir() {
-            continue;
-        }
+    let index = push_home_store(scope, store, root);
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(folder) = pending.pop() {
         folders.push(folder.clone());
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
         };
-        let mut names: Vec<(String, PathBuf)> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                codex_memories::is_memory_file(&name).then(|| (name, e.path()))
-            })
-            .collect();
-        names.sort();
-        for (_, path) in names {
-            let display = in_home(&path, home);
-            scope.push_file(JournalFile {
-                key: key_of(&path),
-                path,
-                store: index,
-                role: Role::Other,
-                display,
-            });
+        let mut files = Vec::new();
+        let mut sub_folders = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() && path.strip_prefix(root).is_ok_and(enters) {
+                sub_folders.push(path);
+            } else if kind.is_file() && entry.file_name().to_str().is_some_and(keeps) {
+                files.push(path);
+            }
         }
+        files.sort();
+        for file in files {
+            if !scope.by_path.contains_key(&file) {
+                push_home_file(scope, home, index, file);
+            }
+        }
+        // Taken from the end: the first sub-folder is listed next.
+        sub_folders.sort_by(|a, b| b.cmp(a));
+        pending.extend(sub_folders);
     }
+}
+
+/// Adds a store of the home folder at `root`, its index.
+fn push_home_store(scope: &mut Scope, store: &HomeStore, root: &Path) -> usize {
+    scope.stores.push(Store {
+        label: store.label.to_string(),
+        format: store.format,
+        project: None,
+        root: root.to_path_buf(),
+        allowed_root: root.to_path_buf(),
+        agent_store: true,
+    });
+    scope.stores.len() - 1
+}
+
+fn push_home_file(scope: &mut Scope, home: &Path, store: usize, path: PathBuf) {
+    let display = in_home(&path, home);
+    scope.push_file(JournalFile {
+        key: key_of(&path),
+        path,
+        store,
+        role: Role::Other,
+        display,
+    });
 }
 
 /// `path` as a person reads a file of the home folder: `~/…`.

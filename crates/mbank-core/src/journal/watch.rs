@@ -393,12 +393,8 @@ pub(super) fn could_be_new(scope: &Scope, options: &ScopeOptions, path: &Path) -
     if meta.is_dir() {
         return true;
     }
-    let watched_for_one = scope
-        .one_file_folders
-        .iter()
-        .find(|(folder, _)| path.parent() == Some(folder.as_path()));
-    if let Some((_, file)) = watched_for_one {
-        return path == file;
+    if let Some(named) = scope.named_file(path) {
+        return named;
     }
     let key = crate::history::key_of(path);
     let project = scope
