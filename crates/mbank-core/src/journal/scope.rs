@@ -276,12 +276,19 @@ enum HomePlace {
         enters: fn(&Path) -> bool,
         keeps: fn(&str) -> bool,
     },
+    /// Files that what else a folder holds chooses (each installed Gemini CLI extension's
+    /// manifest names its context files): the folder, its sub-folders and those of the
+    /// files are watched, so that any change there lists the store again.
+    Chosen {
+        root: fn(&Path) -> PathBuf,
+        files: fn(&Path) -> Vec<PathBuf>,
+    },
 }
 
 /// The home folder's stores, in the order results and the journal list them: Codex
 /// memories, Gemini CLI's memory file, Claude Code's user memory and user rules, Codex's
-/// global instructions and opencode's user rules.
-const HOME_STORES: [HomeStore; 6] = [
+/// global instructions, opencode's user rules and Gemini CLI's extensions' context files.
+const HOME_STORES: [HomeStore; 7] = [
     HomeStore {
         label: codex_memories::LABEL,
         id: CODEX_ID,
@@ -326,6 +333,15 @@ const HOME_STORES: [HomeStore; 6] = [
         format: Some(Format::OpenCode),
         place: HomePlace::Files(|home| vec![opencode::user_rules::file(home)]),
     },
+    HomeStore {
+        label: gemini_md::extensions::LABEL,
+        id: gemini_md::extensions::ID,
+        format: Some(Format::GeminiMd),
+        place: HomePlace::Chosen {
+            root: gemini_md::extensions::folder,
+            files: gemini_md::extension_context_files,
+        },
+    },
 ];
 
 /// Adds the home folder's stores but those `left_out` names.
@@ -346,6 +362,9 @@ fn add_home_stores(
                 enters,
                 keeps,
             } => add_memory_folder(scope, folders, home, store, &root(home), *enters, *keeps),
+            HomePlace::Chosen { root, files } => {
+                add_chosen_files(scope, folders, home, store, &root(home), files(home));
+            }
         }
     }
 }
@@ -441,6 +460,49 @@ fn add_memory_folder(
     }
 }
 
+/// A store of `home` whose files its folder's contents choose (Gemini CLI's extensions'
+/// context files): the folder and its sub-folders watched, and each file's folder; no
+/// file through a link, nor inside the folder through a linked sub-folder.
+fn add_chosen_files(
+    scope: &mut Scope,
+    folders: &mut Vec<PathBuf>,
+    home: &Path,
+    store: &HomeStore,
+    root: &Path,
+    files: Vec<PathBuf>,
+) {
+    if !std::fs::symlink_metadata(root).is_ok_and(|meta| meta.is_dir()) {
+        return;
+    }
+    let index = push_home_store(scope, store, root);
+    folders.push(root.to_path_buf());
+    if let Ok(entries) = std::fs::read_dir(root) {
+        let mut sub_folders: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
+            .collect();
+        sub_folders.sort();
+        folders.extend(sub_folders);
+    }
+    for file in files {
+        let Ok(rel) = file.strip_prefix(root) else {
+            continue;
+        };
+        let real_folders = rel
+            .ancestors()
+            .skip(1)
+            .filter(|a| !a.as_os_str().is_empty())
+            .all(|a| std::fs::symlink_metadata(root.join(a)).is_ok_and(|m| m.is_dir()));
+        let is_file = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
+        if !real_folders || !is_file || scope.by_path.contains_key(&file) {
+            continue;
+        }
+        folders.extend(file.parent().map(Path::to_path_buf));
+        push_home_file(scope, home, index, file);
+    }
+}
+
 /// Adds a store of the home folder at `root`, its index.
 fn push_home_store(scope: &mut Scope, store: &HomeStore, root: &Path) -> usize {
     scope.stores.push(Store {
@@ -470,4 +532,210 @@ pub(crate) fn in_home(path: &Path, home: &Path) -> String {
     path.strip_prefix(home)
         .map(|rel| format!("~/{}", rel.display()))
         .unwrap_or_else(|_| path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    /// A home with every store's files, and beside them files that are no memory.
+    fn home_with_every_store() -> tempfile::TempDir {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path();
+        write(&home.join(".codex/memories/memory_summary.md"), "summary\n");
+        write(&home.join(".codex/memories/rollout_summaries/a.md"), "a\n");
+        write(&home.join(".codex/memories/other/b.md"), "not kept\n");
+        write(&home.join(".gemini/GEMINI.md"), "- tabs\n");
+        write(&home.join(".gemini/settings.json"), "{}");
+        write(&home.join(".claude/CLAUDE.md"), "# Me\n");
+        write(&home.join(".claude/rules/style.md"), "# Style\n");
+        write(&home.join(".claude/rules/lang/rust.md"), "# Rust\n");
+        write(&home.join(".claude/rules/lang/notes.txt"), "not a rule\n");
+        write(&home.join(".codex/AGENTS.md"), "# Global\n");
+        write(&home.join(".codex/AGENTS.override.md"), "# Override\n");
+        write(&home.join(".codex/config.toml"), "model = \"o3\"\n");
+        write(&home.join(".config/opencode/AGENTS.md"), "# opencode\n");
+        write(&home.join(".config/opencode/opencode.json"), "{}");
+        let extensions = home.join(".gemini/extensions");
+        write(
+            &extensions.join("jira/gemini-extension.json"),
+            r#"{"name":"jira","contextFileName":"JIRA.md"}"#,
+        );
+        write(&extensions.join("jira/JIRA.md"), "# Jira\n");
+        write(&extensions.join("jira/README.md"), "not named\n");
+        temp
+    }
+
+    fn listed(scope: &Scope) -> Vec<(String, String)> {
+        scope
+            .files
+            .iter()
+            .map(|f| (scope.store_of(f).label.clone(), f.display.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn every_home_store_lists_the_files_its_agent_keeps_there_and_no_other() {
+        let temp = home_with_every_store();
+        let home = temp.path();
+        let scope = home_stores(home);
+        let expected = [
+            ("Codex memories", "~/.codex/memories/memory_summary.md"),
+            ("Codex memories", "~/.codex/memories/rollout_summaries/a.md"),
+            ("Gemini CLI memory", "~/.gemini/GEMINI.md"),
+            ("Claude Code user memory", "~/.claude/CLAUDE.md"),
+            ("Claude Code user rules", "~/.claude/rules/style.md"),
+            ("Claude Code user rules", "~/.claude/rules/lang/rust.md"),
+            ("Codex global instructions", "~/.codex/AGENTS.override.md"),
+            ("Codex global instructions", "~/.codex/AGENTS.md"),
+            ("opencode user rules", "~/.config/opencode/AGENTS.md"),
+            (
+                "Gemini CLI extension context",
+                "~/.gemini/extensions/jira/JIRA.md",
+            ),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(label, display)| (label.to_string(), display.to_string()))
+            .collect();
+        assert_eq!(listed(&scope), expected);
+        assert!(
+            scope
+                .stores
+                .iter()
+                .all(|s| s.project.is_none() && s.agent_store)
+        );
+        // Where each store is: its one file, or its folder.
+        let places: Vec<String> = (0..scope.stores.len())
+            .map(|i| in_home(scope.place_of(i), home))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                "~/.codex/memories",
+                "~/.gemini/GEMINI.md",
+                "~/.claude/CLAUDE.md",
+                "~/.claude/rules",
+                "~/.codex",
+                "~/.config/opencode/AGENTS.md",
+                "~/.gemini/extensions"
+            ]
+        );
+        // Watched: every folder that holds, or may come to hold, one of their files.
+        for folder in [
+            ".codex/memories",
+            ".codex/memories/rollout_summaries",
+            ".gemini",
+            ".claude",
+            ".claude/rules",
+            ".claude/rules/lang",
+            ".codex",
+            ".config/opencode",
+            ".gemini/extensions",
+            ".gemini/extensions/jira",
+        ] {
+            assert!(
+                scope.folders.contains(&home.join(folder)),
+                "{folder}: {:?}",
+                scope.folders
+            );
+        }
+        assert!(!scope.folders.contains(&home.join(".codex/memories/other")));
+        assert_eq!(home_store_ids().count(), scope.stores.len());
+    }
+
+    #[test]
+    fn a_folder_watched_for_named_files_takes_those_only() {
+        let temp = home_with_every_store();
+        let home = temp.path();
+        let scope = home_stores(home);
+        assert_eq!(scope.named_file(&home.join(".codex/AGENTS.md")), Some(true));
+        assert_eq!(
+            scope.named_file(&home.join(".codex/AGENTS.override.md")),
+            Some(true)
+        );
+        assert_eq!(
+            scope.named_file(&home.join(".codex/config.toml")),
+            Some(false)
+        );
+        assert_eq!(
+            scope.named_file(&home.join(".config/opencode/opencode.json")),
+            Some(false)
+        );
+        // A store's folder is no folder watched for named files.
+        assert_eq!(scope.named_file(&home.join(".claude/rules/new.md")), None);
+        assert_eq!(scope.named_file(&home.join(".codex/memories/new.md")), None);
+        // Named before it exists: the folder is watched for it.
+        fs::remove_file(home.join(".codex/AGENTS.md")).unwrap();
+        let scope = home_stores(home);
+        assert!(scope.file(&home.join(".codex/AGENTS.md")).is_none());
+        assert_eq!(scope.named_file(&home.join(".codex/AGENTS.md")), Some(true));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn no_home_store_file_is_taken_through_a_link() {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path().join("home");
+        let elsewhere = temp.path().join("elsewhere");
+        write(&elsewhere.join("secret.md"), "# Secret\n");
+        write(&home.join(".claude/rules/real.md"), "# Real\n");
+        std::os::unix::fs::symlink(&elsewhere, home.join(".claude/rules/linked")).unwrap();
+        std::os::unix::fs::symlink(
+            elsewhere.join("secret.md"),
+            home.join(".claude/rules/file.md"),
+        )
+        .unwrap();
+        fs::create_dir_all(home.join(".codex")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("secret.md"), home.join(".codex/AGENTS.md"))
+            .unwrap();
+        fs::create_dir_all(home.join(".config")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, home.join(".config/opencode")).unwrap();
+        write(
+            &elsewhere.join("ext/gemini-extension.json"),
+            r#"{"name":"ext"}"#,
+        );
+        write(&elsewhere.join("ext/GEMINI.md"), "# Ext\n");
+        fs::create_dir_all(home.join(".gemini/extensions")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("ext"), home.join(".gemini/extensions/ext"))
+            .unwrap();
+        let scope = home_stores(&home);
+        let displays: Vec<&str> = scope.files.iter().map(|f| f.display.as_str()).collect();
+        assert_eq!(displays, ["~/.claude/rules/real.md"]);
+        assert!(!scope.folders.iter().any(|f| f.starts_with(&elsewhere)));
+    }
+
+    #[test]
+    fn leave_out_names_each_home_store_by_its_id() {
+        let temp = home_with_every_store();
+        let home = temp.path();
+        let root = tempfile::tempdir().unwrap();
+        let options = |leave_out: &[&str]| ScopeOptions {
+            root: root.path().to_path_buf(),
+            scan: ScanOptions {
+                home: Some(home.to_path_buf()),
+                ..ScanOptions::default()
+            },
+            config: JournalConfig {
+                leave_out: leave_out.iter().map(|s| s.to_string()).collect(),
+                ..JournalConfig::default()
+            },
+        };
+        let all = build(&options(&[]));
+        assert_eq!(all.stores.len(), HOME_STORES.len());
+        for store in &HOME_STORES {
+            let scope = build(&options(&[store.id]));
+            let labels: Vec<&str> = scope.stores.iter().map(|s| s.label.as_str()).collect();
+            assert_eq!(labels.len(), HOME_STORES.len() - 1, "{}", store.id);
+            assert!(!labels.contains(&store.label), "{}: {labels:?}", store.id);
+        }
+        let none = build(&options(&home_store_ids().collect::<Vec<_>>()));
+        assert!(none.files.is_empty() && none.stores.is_empty());
+    }
 }
