@@ -355,7 +355,7 @@ pub fn follow(
                 fallback = watch_scope(follower, &scope, log);
                 after_changes();
             }
-            Batch::Changed { paths, lost } => {
+            Batch::Changed { mut paths, lost } => {
                 let new = paths
                     .iter()
                     .any(|p| scope.file(p).is_none() && could_be_new(&scope, options, p));
@@ -366,6 +366,18 @@ pub fn follow(
                     if scope.folders != before || lost {
                         fallback = watch_scope(follower, &scope, log);
                     }
+                    // A file written into a new folder before its watch began sent no event.
+                    paths.extend(
+                        scope
+                            .files
+                            .iter()
+                            .filter(|f| {
+                                f.path
+                                    .parent()
+                                    .is_some_and(|p| !before.iter().any(|b| b == p))
+                            })
+                            .map(|f| f.path.clone()),
+                    );
                 }
                 let report = if lost {
                     log.line("the kernel dropped file events: catching up on everything");
