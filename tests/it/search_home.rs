@@ -451,3 +451,15 @@ fn the_watch_records_the_agents_user_level_files_as_they_appear() {
             .is_none_or(|v| v.is_empty());
     assert!(never, "{}", history.stdout);
 }
+
+/// A store `[journal] leave_out` knows is one a person can find the id of.
+#[test]
+fn the_configuration_and_the_guide_name_every_home_store_id() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for doc in ["docs/CONFIGURATION.md", "docs/GUIDE.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for id in mbank::core::journal::scope::home_store_ids() {
+            assert!(text.contains(id), "{doc} does not name {id}");
+        }
+    }
+}

@@ -724,7 +724,6 @@ mod tests {
             },
             config: JournalConfig {
                 leave_out: leave_out.iter().map(|s| s.to_string()).collect(),
-                ..JournalConfig::default()
             },
         };
         let all = build(&options(&[]));
