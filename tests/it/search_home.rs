@@ -463,3 +463,39 @@ fn the_configuration_and_the_guide_name_every_home_store_id() {
         }
     }
 }
+
+/// Codex loads its global instructions whole: `mbank changes` puts no line of them past
+/// the 32 KiB its project files stop at, as it does a project's AGENTS.md.
+#[test]
+fn codex_global_instructions_are_never_past_the_project_files_cut() {
+    let sandbox = Sandbox::new();
+    let root = setup(&sandbox);
+    let long: String = (0..2_000)
+        .map(|n| format!("- Rule {n}: keep the build green.\n"))
+        .collect();
+    assert!(long.len() > 40 * 1024);
+    let global = sandbox.home().join(".codex/AGENTS.md");
+    let project = root.join("shop/AGENTS.md");
+    let changes = || sandbox.run(&["changes", "--json", "--root", root.to_str().unwrap()]);
+    // Recorded short first, then grown past 32 KiB.
+    write(&global, "# Global\n");
+    write(&project, "# Shop\n");
+    changes().expect_code(0);
+    write(&global, &format!("# Global\n{long}"));
+    write(&project, &format!("# Shop\n{long}"));
+    let run = changes();
+    run.expect_code(0);
+    let json = run.json();
+    let change = |path: &Path| -> Value {
+        json["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["path"] == path.to_str().unwrap())
+            .cloned()
+            .unwrap_or_else(|| panic!("{} not among {json:#}", path.display()))
+    };
+    assert_eq!(change(&global)["store"], "Codex global instructions");
+    assert!(change(&global).get("past_cut").is_none(), "{json:#}");
+    assert!(change(&project).get("past_cut").is_some(), "{json:#}");
+}
