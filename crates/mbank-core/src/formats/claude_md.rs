@@ -71,11 +71,23 @@ pub mod user_rules {
         Path::new(name).extension().is_some_and(|e| e == "md")
     }
 
+    /// Whether a sub-folder, relative to the folder, holds rules: any but a hidden one
+    /// (the `.git` of a rules repository cloned there holds no rule, and hundreds of
+    /// folders).
+    pub fn is_rule_folder(rel: &Path) -> bool {
+        !rel.components().any(|c| {
+            c.as_os_str()
+                .to_str()
+                .is_some_and(|name| name.starts_with('.'))
+        })
+    }
+
     /// The rule files of `home` that exist, sorted by path: those of the folder and of its
-    /// sub-folders, a sub-folder never entered through a link.
+    /// rule sub-folders, a sub-folder never entered through a link.
     pub fn files(home: &Path) -> Vec<PathBuf> {
+        let root = folder(home);
         let mut files = Vec::new();
-        let mut pending = vec![folder(home)];
+        let mut pending = vec![root.clone()];
         while let Some(dir) = pending.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
@@ -83,7 +95,9 @@ pub mod user_rules {
             for entry in entries.flatten() {
                 let path = entry.path();
                 if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                    pending.push(path);
+                    if path.strip_prefix(&root).is_ok_and(is_rule_folder) {
+                        pending.push(path);
+                    }
                 } else if path.is_file() && entry.file_name().to_str().is_some_and(is_rule_file) {
                     files.push(path);
                 }
@@ -155,5 +169,36 @@ impl FormatRules for ClaudeMd {
 
     fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
         FILES.bank_budgets()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn user_rules_are_the_markdown_files_of_the_rules_folder_and_its_sub_folders() {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path();
+        let rules = user_rules::folder(home);
+        assert_eq!(rules, home.join(".claude/rules"));
+        assert!(user_rules::files(home).is_empty());
+        for rel in [
+            "z.md",
+            "a/b/deep.md",
+            "a/notes.txt",
+            ".git/info/README.md",
+            "team/.drafts/idea.md",
+        ] {
+            let path = rules.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "# Rule\n").unwrap();
+        }
+        let found: Vec<PathBuf> = user_rules::files(home)
+            .iter()
+            .map(|f| f.strip_prefix(&rules).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(found, [Path::new("a/b/deep.md"), Path::new("z.md")]);
     }
 }

@@ -317,7 +317,7 @@ const HOME_STORES: [HomeStore; 7] = [
         format: Some(Format::ClaudeMd),
         place: HomePlace::Folder {
             root: claude_md::user_rules::folder,
-            enters: |_| true,
+            enters: claude_md::user_rules::is_rule_folder,
             keeps: claude_md::user_rules::is_rule_file,
         },
     },
@@ -557,6 +557,10 @@ mod tests {
         write(&home.join(".claude/rules/style.md"), "# Style\n");
         write(&home.join(".claude/rules/lang/rust.md"), "# Rust\n");
         write(&home.join(".claude/rules/lang/notes.txt"), "not a rule\n");
+        write(
+            &home.join(".claude/rules/.git/info/README.md"),
+            "not a rule\n",
+        );
         write(&home.join(".codex/AGENTS.md"), "# Global\n");
         write(&home.join(".codex/AGENTS.override.md"), "# Override\n");
         write(&home.join(".codex/config.toml"), "model = \"o3\"\n");
@@ -647,6 +651,7 @@ mod tests {
             );
         }
         assert!(!scope.folders.contains(&home.join(".codex/memories/other")));
+        assert!(!scope.folders.contains(&home.join(".claude/rules/.git")));
         assert_eq!(home_store_ids().count(), scope.stores.len());
     }
 
