@@ -272,3 +272,230 @@ fn the_watch_keeps_home_stores_in_the_index_current() {
     let (code, _) = watch.terminate();
     assert_eq!(code, 0);
 }
+
+/// The agents' other user-level files, each with "hyperspace" in it, and beside them
+/// files that are no memory: Claude Code's user rules (a sub-folder's too), Codex's
+/// global instructions, opencode's user rules and a Gemini CLI extension's context file.
+fn write_user_level_files(home: &Path) {
+    write(
+        &home.join(".claude/rules/style.md"),
+        "# Style\nIndent hyperspace tables with tabs.\n",
+    );
+    write(
+        &home.join(".claude/rules/lang/rust.md"),
+        "# Rust\nPrefer hyperspace iterators.\n",
+    );
+    write(
+        &home.join(".claude/rules/lang/notes.txt"),
+        "hyperspace notes, no rule\n",
+    );
+    write(
+        &home.join(".codex/AGENTS.md"),
+        "# Global\nRun the hyperspace checks before every commit.\n",
+    );
+    write(&home.join(".codex/config.toml"), "# hyperspace = true\n");
+    write(
+        &home.join(".config/opencode/AGENTS.md"),
+        "# opencode\nLog hyperspace jumps.\n",
+    );
+    write(
+        &home.join(".config/opencode/opencode.json"),
+        "{\"hyperspace\": 1}",
+    );
+    let jira = home.join(".gemini/extensions/jira");
+    write(
+        &jira.join("gemini-extension.json"),
+        r#"{"name":"jira","contextFileName":"JIRA.md","hyperspace":true}"#,
+    );
+    write(&jira.join("JIRA.md"), "# Jira\nFile hyperspace tickets.\n");
+    write(
+        &jira.join("README.md"),
+        "# Jira\nhyperspace readme, not named\n",
+    );
+}
+
+const CLAUDE_RULES: [&str; 2] = [
+    "Claude Code user rules (~/.claude/rules) ~/.claude/rules/lang/rust.md:1",
+    "Claude Code user rules (~/.claude/rules) ~/.claude/rules/style.md:1",
+];
+const CODEX_GLOBAL: &str = "Codex global instructions (~/.codex) ~/.codex/AGENTS.md:1";
+const OPENCODE: &str =
+    "opencode user rules (~/.config/opencode/AGENTS.md) ~/.config/opencode/AGENTS.md:1";
+const GEMINI_EXTENSION: &str =
+    "Gemini CLI extension context (~/.gemini/extensions) ~/.gemini/extensions/jira/JIRA.md:1";
+
+fn sorted(mut places: Vec<String>) -> Vec<String> {
+    places.sort();
+    places
+}
+
+#[test]
+fn the_agents_user_level_files_are_found_each_under_its_store_and_agent() {
+    let sandbox = Sandbox::new();
+    let root = setup(&sandbox);
+    write_user_level_files(sandbox.home());
+    let mut everything: Vec<String> = CLAUDE_RULES.iter().map(|s| s.to_string()).collect();
+    everything.extend([CODEX_GLOBAL, OPENCODE, GEMINI_EXTENSION].map(String::from));
+    assert_eq!(
+        sorted(places(&search(&sandbox, &root, &["hyperspace"]))),
+        sorted(everything)
+    );
+    let found = search(&sandbox, &root, &["hyperspace", "--project", "~/.codex"]);
+    assert_eq!(found["results"][0]["format"], "agents-md");
+    assert_eq!(found["results"][0]["home_store"], true);
+    // Each agent finds the files it loads from the home folder, and no other agent's.
+    let by_agent = |agent: &str| {
+        sorted(places(&search(
+            &sandbox,
+            &root,
+            &["hyperspace", "--agent", agent],
+        )))
+    };
+    assert_eq!(by_agent("claude-code"), CLAUDE_RULES);
+    assert_eq!(by_agent("codex"), [CODEX_GLOBAL]);
+    assert_eq!(by_agent("opencode"), [OPENCODE]);
+    assert_eq!(by_agent("gemini"), [GEMINI_EXTENSION]);
+    assert!(by_agent("cursor").is_empty());
+    // A store by its name alone, its place or its format.
+    assert_eq!(
+        sorted(places(&search(
+            &sandbox,
+            &root,
+            &["hyperspace", "--project", "Claude Code user rules"]
+        ))),
+        CLAUDE_RULES
+    );
+    assert_eq!(
+        places(&search(
+            &sandbox,
+            &root,
+            &["hyperspace", "--project", "~/.gemini/extensions"]
+        )),
+        [GEMINI_EXTENSION]
+    );
+    assert_eq!(
+        places(&search(
+            &sandbox,
+            &root,
+            &["hyperspace", "--format", "opencode"]
+        )),
+        [OPENCODE]
+    );
+    // An override beside Codex's AGENTS.md is found too, and takes Codex's load from it.
+    write(
+        &sandbox.home().join(".codex/AGENTS.override.md"),
+        "# Override\nSkip the hyperspace checks this week.\n",
+    );
+    assert_eq!(
+        by_agent("codex"),
+        ["Codex global instructions (~/.codex) ~/.codex/AGENTS.override.md:1"]
+    );
+    assert_eq!(
+        places(&search(
+            &sandbox,
+            &root,
+            &["hyperspace", "--project", "~/.codex"]
+        ))
+        .len(),
+        2
+    );
+}
+
+/// `mbank watch` records the user-level files as they appear and change: a new rule in a
+/// new sub-folder of `~/.claude/rules`, Codex's global AGENTS.md written beside its
+/// settings; what else their folders hold is never recorded.
+#[test]
+fn the_watch_records_the_agents_user_level_files_as_they_appear() {
+    let sandbox = Sandbox::new();
+    let root = setup(&sandbox);
+    write_user_level_files(sandbox.home());
+    let home = sandbox.home().to_path_buf();
+    let watch = crate::journal::Watch::start(&sandbox, &root);
+    let rule = home.join(".claude/rules/team/review.md");
+    write(&rule, "# Review\nAsk for two approvals.\n");
+    let settings = home.join(".codex/config.toml");
+    write(&settings, "model = \"o3\"\n");
+    let codex = home.join(".codex/AGENTS.md");
+    write(&codex, "# Global\nRun the checks before every push.\n");
+    let writers = |file: &Path| -> Option<Vec<String>> {
+        let run = sandbox.run(&["history", file.to_str().unwrap(), "--json"]);
+        if run.code != 0 {
+            return None;
+        }
+        let versions: Vec<String> = run.json()["versions"]
+            .as_array()?
+            .iter()
+            .map(|v| v["writer"].as_str().unwrap_or_default().to_string())
+            .collect();
+        (versions.len() >= 2 || file == rule && !versions.is_empty()).then_some(versions)
+    };
+    let recorded = poll_until(crate::journal::WAIT, "the new rule recorded", || {
+        writers(&rule)
+    });
+    assert_eq!(recorded, ["on disk (Claude Code user rules)"]);
+    let recorded = poll_until(crate::journal::WAIT, "Codex's AGENTS.md recorded", || {
+        writers(&codex)
+    });
+    assert!(
+        recorded
+            .iter()
+            .all(|w| w == "on disk (Codex global instructions)"),
+        "{recorded:?}"
+    );
+    let (code, log) = watch.terminate();
+    assert_eq!(code, 0, "{log}");
+    let history = sandbox.run(&["history", settings.to_str().unwrap(), "--json"]);
+    let never = history.code != 0
+        || history.json()["versions"]
+            .as_array()
+            .is_none_or(|v| v.is_empty());
+    assert!(never, "{}", history.stdout);
+}
+
+/// A store `[journal] leave_out` knows is one a person can find the id of.
+#[test]
+fn the_configuration_and_the_guide_name_every_home_store_id() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for doc in ["docs/CONFIGURATION.md", "docs/GUIDE.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for id in mbank::core::journal::scope::home_store_ids() {
+            assert!(text.contains(id), "{doc} does not name {id}");
+        }
+    }
+}
+
+/// Codex loads its global instructions whole: `mbank changes` puts no line of them past
+/// the 32 KiB its project files stop at, as it does a project's AGENTS.md.
+#[test]
+fn codex_global_instructions_are_never_past_the_project_files_cut() {
+    let sandbox = Sandbox::new();
+    let root = setup(&sandbox);
+    let long: String = (0..2_000)
+        .map(|n| format!("- Rule {n}: keep the build green.\n"))
+        .collect();
+    assert!(long.len() > 40 * 1024);
+    let global = sandbox.home().join(".codex/AGENTS.md");
+    let project = root.join("shop/AGENTS.md");
+    let changes = || sandbox.run(&["changes", "--json", "--root", root.to_str().unwrap()]);
+    // Recorded short first, then grown past 32 KiB.
+    write(&global, "# Global\n");
+    write(&project, "# Shop\n");
+    changes().expect_code(0);
+    write(&global, &format!("# Global\n{long}"));
+    write(&project, &format!("# Shop\n{long}"));
+    let run = changes();
+    run.expect_code(0);
+    let json = run.json();
+    let change = |path: &Path| -> Value {
+        json["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["path"] == path.to_str().unwrap())
+            .cloned()
+            .unwrap_or_else(|| panic!("{} not among {json:#}", path.display()))
+    };
+    assert_eq!(change(&global)["store"], "Codex global instructions");
+    assert!(change(&global).get("past_cut").is_none(), "{json:#}");
+    assert!(change(&project).get("past_cut").is_some(), "{json:#}");
+}

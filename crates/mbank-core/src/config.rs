@@ -530,10 +530,10 @@ pub enum Writes {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct JournalConfig {
-    /// What the journal leaves out: store ids (`claude-auto-memory`, `kilo-memory`,
-    /// `codex-memories`, `gemini-memory`, `claude-user-memory`, or any format's id) and
-    /// globs of project folders (matched
-    /// against the path, the path below the root, and the folder's name).
+    /// What the journal leaves out: store ids (`claude-auto-memory`, `kilo-memory`, the
+    /// home folder's stores' ids as `journal::scope::home_store_ids` gives them, or any
+    /// format's id) and globs of project folders (matched against the path, the path
+    /// below the root, and the folder's name).
     pub leave_out: Vec<String>,
 }
 

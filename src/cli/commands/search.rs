@@ -2,10 +2,11 @@
 //! [--kind decision|section|file] [--limit N] [--json]`: the passages of every memory file
 //! under the root that best answer QUERY, best first, each with its project, file, lines,
 //! heading path and the lines that match, marked. Decisions carry their status and date.
-//! The agents' stores in the home folder that belong to no project (Codex memories, Gemini
-//! CLI's memory file, Claude Code's user memory) are searched too, each named as its
-//! project: "Codex memories (~/.codex/memories)"; `--project` takes that name, the store's
-//! name alone or its place.
+//! The agents' stores and user-level files in the home folder that belong to no project
+//! (Codex memories and global instructions, Gemini CLI's memory file and extensions'
+//! context files, Claude Code's user memory and user rules, opencode's user rules) are
+//! searched too, each named as its project: "Codex memories (~/.codex/memories)";
+//! `--project` takes that name, the store's name alone or its place.
 //!
 //! The index lives in mbank's cache folder and is brought up to date on each run from the
 //! files' sizes and times (only changed projects are read again); deleting it is always

@@ -662,4 +662,52 @@ mod tests {
         assert!(!open(&claude, Format::ClaudeMd, ".claude/rules/a.md"));
         assert_eq!(Agent::OpenCode.loads_as(Format::ClaudeMd), Format::OpenCode);
     }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn loaders(home: &Path, rel: &str) -> Vec<Agent> {
+        Agent::ALL
+            .into_iter()
+            .filter(|agent| agent.loads_from_home(home, &home.join(rel)))
+            .collect()
+    }
+
+    #[test]
+    fn the_agents_load_their_user_level_files_from_the_home_folder() {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path();
+        write(&home.join(".claude/rules/style.md"), "# Style\n");
+        write(&home.join(".claude/rules/lang/rust.md"), "# Rust\n");
+        write(&home.join(".config/opencode/AGENTS.md"), "# opencode\n");
+        write(&home.join(".codex/AGENTS.md"), "# Global\n");
+        write(&home.join(".codex/AGENTS.override.md"), "  \n");
+        write(
+            &home.join(".gemini/extensions/jira/gemini-extension.json"),
+            r#"{"name":"jira"}"#,
+        );
+        write(&home.join(".gemini/extensions/jira/GEMINI.md"), "# Jira\n");
+        // Claude Code's user rules, sub-folders included.
+        assert_eq!(loaders(home, ".claude/rules/style.md"), [Agent::ClaudeCode]);
+        assert_eq!(
+            loaders(home, ".claude/rules/lang/rust.md"),
+            [Agent::ClaudeCode]
+        );
+        assert_eq!(
+            loaders(home, ".config/opencode/AGENTS.md"),
+            [Agent::OpenCode]
+        );
+        // Codex skips an empty override for the AGENTS.md beside it.
+        assert_eq!(loaders(home, ".codex/AGENTS.md"), [Agent::Codex]);
+        assert!(loaders(home, ".codex/AGENTS.override.md").is_empty());
+        write(&home.join(".codex/AGENTS.override.md"), "# Override\n");
+        assert_eq!(loaders(home, ".codex/AGENTS.override.md"), [Agent::Codex]);
+        assert!(loaders(home, ".codex/AGENTS.md").is_empty());
+        assert_eq!(
+            loaders(home, ".gemini/extensions/jira/GEMINI.md"),
+            [Agent::Gemini]
+        );
+    }
 }

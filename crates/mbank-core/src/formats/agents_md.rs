@@ -41,6 +41,32 @@ pub const FILES: InstructionFiles = InstructionFiles {
 /// The per-folder override Codex reads instead of `AGENTS.md`.
 pub(crate) const OVERRIDE: &str = "AGENTS.override.md";
 
+/// Codex's global instructions: `AGENTS.override.md`, else `AGENTS.md`, in Codex's home
+/// folder (`~/.codex`), the first non-empty of the two loaded before every project's
+/// files (Codex's documentation, "Custom instructions with AGENTS.md",
+/// developers.openai.com/codex/guides/agents-md: "Global scope"). They belong to the home
+/// folder, not to a project.
+pub mod global_instructions {
+    use std::path::{Path, PathBuf};
+
+    /// What the store is called where a person reads it.
+    pub const LABEL: &str = "Codex global instructions";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "codex-global-instructions";
+
+    /// Codex's home folder below `home`, whether or not it exists.
+    pub fn folder(home: &Path) -> PathBuf {
+        home.join(super::FILES.dot_dir)
+    }
+
+    /// The two files, in the order Codex looks for them, whether or not they exist.
+    pub fn files(home: &Path) -> Vec<PathBuf> {
+        let folder = folder(home);
+        vec![folder.join(super::OVERRIDE), folder.join(super::FILES.main)]
+    }
+}
+
 /// The override beside an `AGENTS.md` that takes its folder's place, if `exists` says
 /// there is one: Codex then does not read the `AGENTS.md`.
 pub(crate) fn superseding_override(file: &Path, exists: impl Fn(&Path) -> bool) -> Option<PathBuf> {

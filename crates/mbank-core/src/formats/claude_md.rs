@@ -45,6 +45,69 @@ pub mod user_memory {
     }
 }
 
+/// Claude Code's user rules: the markdown files of `~/.claude/rules/`, sub-folders
+/// included, which Claude Code loads for every project as it loads a project's
+/// `.claude/rules/` (Claude Code's documentation, "How Claude remembers your project",
+/// code.claude.com/docs/en/memory: "User-level rules"; rule files are found recursively).
+/// They belong to the home folder, not to a project.
+pub mod user_rules {
+    use std::path::{Path, PathBuf};
+
+    use crate::formats::instruction_files::RULES_FOLDER;
+
+    /// What the store is called where a person reads it.
+    pub const LABEL: &str = "Claude Code user rules";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "claude-user-rules";
+
+    /// The user rules folder for `home`, whether or not it exists.
+    pub fn folder(home: &Path) -> PathBuf {
+        home.join(super::FILES.dot_dir).join(RULES_FOLDER)
+    }
+
+    /// Whether a file of the folder, by its name, is a rule (markdown).
+    pub fn is_rule_file(name: &str) -> bool {
+        Path::new(name).extension().is_some_and(|e| e == "md")
+    }
+
+    /// Whether a sub-folder, relative to the folder, holds rules: any but a hidden one
+    /// (the `.git` of a rules repository cloned there holds no rule, and hundreds of
+    /// folders).
+    pub fn is_rule_folder(rel: &Path) -> bool {
+        !rel.components().any(|c| {
+            c.as_os_str()
+                .to_str()
+                .is_some_and(|name| name.starts_with('.'))
+        })
+    }
+
+    /// The rule files of `home` that exist, sorted by path: those of the folder and of its
+    /// rule sub-folders, a sub-folder never entered through a link.
+    pub fn files(home: &Path) -> Vec<PathBuf> {
+        let root = folder(home);
+        let mut files = Vec::new();
+        let mut pending = vec![root.clone()];
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    if path.strip_prefix(&root).is_ok_and(is_rule_folder) {
+                        pending.push(path);
+                    }
+                } else if path.is_file() && entry.file_name().to_str().is_some_and(is_rule_file) {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+}
+
 pub struct ClaudeMd;
 
 impl FormatRules for ClaudeMd {
@@ -106,5 +169,36 @@ impl FormatRules for ClaudeMd {
 
     fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {
         FILES.bank_budgets()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn user_rules_are_the_markdown_files_of_the_rules_folder_and_its_sub_folders() {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path();
+        let rules = user_rules::folder(home);
+        assert_eq!(rules, home.join(".claude/rules"));
+        assert!(user_rules::files(home).is_empty());
+        for rel in [
+            "z.md",
+            "a/b/deep.md",
+            "a/notes.txt",
+            ".git/info/README.md",
+            "team/.drafts/idea.md",
+        ] {
+            let path = rules.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "# Rule\n").unwrap();
+        }
+        let found: Vec<PathBuf> = user_rules::files(home)
+            .iter()
+            .map(|f| f.strip_prefix(&rules).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(found, [Path::new("a/b/deep.md"), Path::new("z.md")]);
     }
 }

@@ -15,6 +15,11 @@ const FOLDER: &str = ".codex/memories";
 /// Sub-folders that hold memory files too.
 pub const SUB_FOLDERS: [&str; 1] = ["rollout_summaries"];
 
+/// Whether `rel`, a folder inside the memories folder, is one of [`SUB_FOLDERS`].
+pub fn is_sub_folder(rel: &Path) -> bool {
+    SUB_FOLDERS.iter().any(|sub| rel == Path::new(sub))
+}
+
 /// Codex's memories folder for `home`, whether or not it exists.
 pub fn memory_folder(home: &Path) -> PathBuf {
     home.join(FOLDER)

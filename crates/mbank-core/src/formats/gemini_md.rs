@@ -50,6 +50,26 @@ pub mod memory {
 
 /// Where Gemini CLI keeps installed extensions, below the home folder.
 pub(crate) const EXTENSIONS_DIR: &str = ".gemini/extensions";
+
+/// The context files of the extensions installed in the home folder
+/// ([`extension_context_files`]), which Gemini CLI loads in every session (Gemini CLI's
+/// documentation, "Gemini CLI extensions": `contextFileName`, else the extension's
+/// `GEMINI.md`). They belong to the home folder, not to a project.
+pub mod extensions {
+    use std::path::{Path, PathBuf};
+
+    /// What the store is called where a person reads it.
+    pub const LABEL: &str = "Gemini CLI extension context";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "gemini-extensions";
+
+    /// The folder of installed extensions for `home`, whether or not it exists; each
+    /// extension is a sub-folder holding its manifest.
+    pub fn folder(home: &Path) -> PathBuf {
+        home.join(super::EXTENSIONS_DIR)
+    }
+}
 /// An extension's manifest, in its folder.
 pub(crate) const EXTENSION_MANIFEST: &str = "gemini-extension.json";
 
@@ -58,7 +78,7 @@ pub(crate) const EXTENSION_MANIFEST: &str = "gemini-extension.json";
 /// the extension's `GEMINI.md` when there is one. A folder without a manifest is no
 /// extension; a name leading out of the extension's folder (absolute, `..`) is not read.
 pub(crate) fn extension_context_files(home: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(home.join(EXTENSIONS_DIR)) else {
+    let Ok(entries) = std::fs::read_dir(extensions::folder(home)) else {
         return Vec::new();
     };
     let mut folders: Vec<PathBuf> = entries

@@ -4,15 +4,14 @@
 //! documentation sets its layers; the members' files name them.
 use std::path::{Path, PathBuf};
 
-use super::instruction_files::RULES_FOLDER;
 use super::{agents_md, beans_md, claude_md, gemini_md};
 use crate::model::Format;
 
 /// User-level files of an agent, which load before the project's, those that exist, in
-/// load order: `~/.claude/CLAUDE.md` and `~/.claude/rules/*.md`, `~/.gemini/GEMINI.md`
-/// and the installed Gemini extensions' context files, `~/.beans/BEANS.md` and its local
-/// file, and Codex's first non-empty (`non_empty`) of `AGENTS.override.md` and `AGENTS.md`
-/// in `codex_home` (`$CODEX_HOME`), else in `~/.codex`.
+/// load order: `~/.claude/CLAUDE.md` and the rules of `~/.claude/rules/` (sub-folders
+/// included), `~/.gemini/GEMINI.md` and the installed Gemini extensions' context files,
+/// `~/.beans/BEANS.md` and its local file, and Codex's first non-empty (`non_empty`) of
+/// `AGENTS.override.md` and `AGENTS.md` in `codex_home` (`$CODEX_HOME`), else in `~/.codex`.
 pub(crate) fn user_files(
     format: Format,
     home: &Path,
@@ -24,15 +23,7 @@ pub(crate) fn user_files(
         Format::ClaudeMd => {
             let dot_dir = home.join(claude_md::FILES.dot_dir);
             before.push(dot_dir.join(claude_md::FILES.main));
-            if let Ok(entries) = std::fs::read_dir(dot_dir.join(RULES_FOLDER)) {
-                let mut rules: Vec<PathBuf> = entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "md"))
-                    .collect();
-                rules.sort();
-                before.extend(rules);
-            }
+            before.extend(claude_md::user_rules::files(home));
         }
         Format::GeminiMd => {
             before.push(
@@ -43,8 +34,10 @@ pub(crate) fn user_files(
         }
         Format::AgentsMd => {
             // Codex uses the first non-empty one of the two.
-            let codex =
-                codex_home.map_or_else(|| home.join(agents_md::FILES.dot_dir), Path::to_path_buf);
+            let codex = codex_home.map_or_else(
+                || agents_md::global_instructions::folder(home),
+                Path::to_path_buf,
+            );
             let first_non_empty = [agents_md::OVERRIDE, agents_md::FILES.main]
                 .into_iter()
                 .map(|name| codex.join(name))

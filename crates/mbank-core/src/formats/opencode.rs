@@ -19,10 +19,27 @@ const CLAUDE_USER_FILE: &str = ".claude/CLAUDE.md";
 
 /// The user-level file opencode loads first, when one exists.
 pub(crate) fn user_file(home: &Path) -> Option<PathBuf> {
-    [USER_RULES, CLAUDE_USER_FILE]
+    [user_rules::file(home), home.join(CLAUDE_USER_FILE)]
         .into_iter()
-        .map(|rel| home.join(rel))
         .find(|file| file.is_file())
+}
+
+/// opencode's own user rules, `~/.config/opencode/AGENTS.md`, loaded before every
+/// project's rules ("Rules", opencode.ai/docs/rules: "Global"). They belong to the home
+/// folder, not to a project.
+pub mod user_rules {
+    use std::path::{Path, PathBuf};
+
+    /// What the store is called where a person reads it.
+    pub const LABEL: &str = "opencode user rules";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "opencode-user-rules";
+
+    /// The user rules file for `home`, whether or not it exists.
+    pub fn file(home: &Path) -> PathBuf {
+        home.join(super::USER_RULES)
+    }
 }
 
 pub struct OpenCode;

@@ -352,7 +352,10 @@ pub fn survey(
             }
         }
         signals.sort_by_key(|signal| std::cmp::Reverse(signal.severity));
-        let past_cut = current.as_deref().and_then(|now| {
+        // A user-level file of the home folder loads whole, before any project's files: no
+        // project's combined limit cuts it.
+        let user_level = place.project.is_none() && place.format.is_some();
+        let past_cut = current.as_deref().filter(|_| !user_level).and_then(|now| {
             past_cut_of(
                 place.format,
                 place.rel.as_deref(),

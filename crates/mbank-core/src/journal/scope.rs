@@ -1,15 +1,15 @@
 //! What the journal follows: every memory file of every project under the root, the
 //! agents' own stores for those projects (Claude Code auto memory, Kilo Memory: found by
-//! the scan, where each format module says they are), and, once per home folder, Codex
-//! memories, Gemini CLI's memory file and Claude Code's user memory
-//! ([`home_stores`], which search indexes too); and the folders to watch for them.
+//! the scan, where each format module says they are), and, once per home folder, the
+//! agents' stores and user-level files that belong to no project ([`home_stores`], which
+//! search indexes too); and the folders to watch for them.
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::JournalConfig;
-use crate::formats::{self, claude_md, codex_memories, gemini_md};
+use crate::formats::{self, agents_md, claude_md, codex_memories, gemini_md, opencode};
 use crate::history::key_of;
 use crate::model::{Format, Role};
 use crate::scan::discovery::{self, OutsideFolders, ScanOptions};
@@ -53,10 +53,20 @@ pub struct Scope {
     pub folders: Vec<PathBuf>,
     /// Project folders (for HEAD).
     pub projects: Vec<PathBuf>,
-    /// Folders watched for one file only (`~/.gemini` for its `GEMINI.md`): the folder's
-    /// other files are never memory.
-    pub one_file_folders: Vec<(PathBuf, PathBuf)>,
+    /// The files of folders watched for those files only (`~/.gemini` for its
+    /// `GEMINI.md`): the folder's other files are never memory.
+    named_files: Vec<NamedFile>,
     by_path: HashMap<PathBuf, usize>,
+}
+
+/// A file a home store names, whether or not it exists, in a folder watched for the
+/// files named there only.
+#[derive(Debug, Clone)]
+struct NamedFile {
+    folder: PathBuf,
+    file: PathBuf,
+    /// Index into [`Scope::stores`].
+    store: usize,
 }
 
 impl Scope {
@@ -78,6 +88,29 @@ impl Scope {
             .iter()
             .filter(|s| key.starts_with(key_of(&s.root)) || key.starts_with(&s.root))
             .max_by_key(|s| s.root.components().count())
+    }
+
+    /// Whether `path` is a file some store names, when its folder is watched for named
+    /// files only (`None`: it is not).
+    pub fn named_file(&self, path: &Path) -> Option<bool> {
+        let folder = path.parent()?;
+        let mut in_folder = self
+            .named_files
+            .iter()
+            .filter(|named| named.folder == folder)
+            .peekable();
+        in_folder.peek()?;
+        Some(in_folder.any(|named| named.file == path))
+    }
+
+    /// Where the store at `index` is, as a person names it: the file, for a store of one
+    /// named file (`~/.gemini/GEMINI.md`), else its folder.
+    pub fn place_of(&self, index: usize) -> &Path {
+        let mut named = self.named_files.iter().filter(|n| n.store == index);
+        match (named.next(), named.next()) {
+            (Some(only), None) => &only.file,
+            _ => &self.stores[index].root,
+        }
     }
 
     /// The real folders of every store (where a file kept in the history may have been).
@@ -108,8 +141,7 @@ impl LeftOut {
         let mut ids = BTreeSet::new();
         let mut builder = GlobSetBuilder::new();
         for entry in &config.leave_out {
-            let known = entry == CODEX_ID
-                || ONE_FILE_STORES.iter().any(|store| store.id == entry)
+            let known = HOME_STORES.iter().any(|store| store.id == entry)
                 || Format::from_id(entry).is_some();
             if known {
                 ids.insert(entry.clone());
@@ -198,14 +230,19 @@ pub fn build(options: &ScopeOptions) -> Scope {
 }
 
 /// The home folder's own stores, which belong to no project, and their files as the
-/// journal lists them with nothing left out: Codex memories, Gemini CLI's memory file and
-/// Claude Code's user memory; `folders` are those to watch for them.
+/// journal lists them with nothing left out (see [`HOME_STORES`]); `folders` are those to
+/// watch for them.
 pub fn home_stores(home: &Path) -> Scope {
     let mut scope = Scope::default();
     let mut folders = Vec::new();
     add_home_stores(&mut scope, &mut folders, home, &BTreeSet::new());
     scope.folders = existing_once(folders);
     scope
+}
+
+/// The ids `[journal] leave_out` knows the home folder's stores by, in their order.
+pub fn home_store_ids() -> impl Iterator<Item = &'static str> {
+    HOME_STORES.iter().map(|store| store.id)
 }
 
 /// The folders that are folders, each once, in their order.
@@ -217,27 +254,93 @@ fn existing_once(folders: Vec<PathBuf>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A store of the home folder that is one file, watched in its folder.
-struct OneFileStore {
+/// A store of the home folder, which belongs to no project.
+struct HomeStore {
     label: &'static str,
     /// The id `[journal] leave_out` knows it by.
     id: &'static str,
-    format: Format,
-    file: fn(&Path) -> PathBuf,
+    /// `None`: Codex memories, which have none of their own.
+    format: Option<Format>,
+    place: HomePlace,
 }
 
-const ONE_FILE_STORES: [OneFileStore; 2] = [
-    OneFileStore {
+/// Where a store of the home folder keeps its files, as its format module says.
+enum HomePlace {
+    /// Named files of one folder, which is watched for them only: the folder's other files
+    /// are never memory (`~/.gemini` holds settings beside its `GEMINI.md`).
+    Files(fn(&Path) -> Vec<PathBuf>),
+    /// A folder of memory files: those whose names it `keeps`, in it and in the sub-folders
+    /// it `enters` (relative to it), none through a link.
+    Folder {
+        root: fn(&Path) -> PathBuf,
+        enters: fn(&Path) -> bool,
+        keeps: fn(&str) -> bool,
+    },
+    /// Files that what else a folder holds chooses (each installed Gemini CLI extension's
+    /// manifest names its context files): the folder, its sub-folders and those of the
+    /// files are watched, so that any change there lists the store again.
+    Chosen {
+        root: fn(&Path) -> PathBuf,
+        files: fn(&Path) -> Vec<PathBuf>,
+    },
+}
+
+/// The home folder's stores, in the order results and the journal list them: Codex
+/// memories, Gemini CLI's memory file, Claude Code's user memory and user rules, Codex's
+/// global instructions, opencode's user rules and Gemini CLI's extensions' context files.
+const HOME_STORES: [HomeStore; 7] = [
+    HomeStore {
+        label: codex_memories::LABEL,
+        id: CODEX_ID,
+        format: None,
+        place: HomePlace::Folder {
+            root: codex_memories::memory_folder,
+            enters: codex_memories::is_sub_folder,
+            keeps: codex_memories::is_memory_file,
+        },
+    },
+    HomeStore {
         label: gemini_md::memory::LABEL,
         id: gemini_md::memory::ID,
-        format: Format::GeminiMd,
-        file: gemini_md::memory::global_file,
+        format: Some(Format::GeminiMd),
+        place: HomePlace::Files(|home| vec![gemini_md::memory::global_file(home)]),
     },
-    OneFileStore {
+    HomeStore {
         label: claude_md::user_memory::LABEL,
         id: claude_md::user_memory::ID,
-        format: Format::ClaudeMd,
-        file: claude_md::user_memory::file,
+        format: Some(Format::ClaudeMd),
+        place: HomePlace::Files(|home| vec![claude_md::user_memory::file(home)]),
+    },
+    HomeStore {
+        label: claude_md::user_rules::LABEL,
+        id: claude_md::user_rules::ID,
+        format: Some(Format::ClaudeMd),
+        place: HomePlace::Folder {
+            root: claude_md::user_rules::folder,
+            enters: claude_md::user_rules::is_rule_folder,
+            keeps: claude_md::user_rules::is_rule_file,
+        },
+    },
+    HomeStore {
+        label: agents_md::global_instructions::LABEL,
+        id: agents_md::global_instructions::ID,
+        format: Some(Format::AgentsMd),
+        place: HomePlace::Files(agents_md::global_instructions::files),
+    },
+    HomeStore {
+        label: opencode::user_rules::LABEL,
+        id: opencode::user_rules::ID,
+        format: Some(Format::OpenCode),
+        place: HomePlace::Files(|home| vec![opencode::user_rules::file(home)]),
+    },
+    HomeStore {
+        label: gemini_md::extensions::LABEL,
+        id: gemini_md::extensions::ID,
+        format: Some(Format::GeminiMd),
+        place: HomePlace::Chosen {
+            root: gemini_md::extensions::folder,
+            files: gemini_md::extension_context_files,
+        },
     },
 ];
 
@@ -248,12 +351,20 @@ fn add_home_stores(
     home: &Path,
     left_out: &BTreeSet<String>,
 ) {
-    if !left_out.contains(CODEX_ID) {
-        add_codex_memories(scope, folders, home);
-    }
-    for store in &ONE_FILE_STORES {
-        if !left_out.contains(store.id) {
-            add_one_file_store(scope, folders, home, store);
+    for store in &HOME_STORES {
+        if left_out.contains(store.id) {
+            continue;
+        }
+        match &store.place {
+            HomePlace::Files(files) => add_named_files(scope, folders, home, store, files(home)),
+            HomePlace::Folder {
+                root,
+                enters,
+                keeps,
+            } => add_memory_folder(scope, folders, home, store, &root(home), *enters, *keeps),
+            HomePlace::Chosen { root, files } => {
+                add_chosen_files(scope, folders, home, store, &root(home), files(home));
+            }
         }
     }
 }
@@ -267,95 +378,153 @@ impl Scope {
     }
 }
 
-/// A one-file store of `home` (Gemini CLI's memory file, Claude Code's user memory), the
-/// folder watched even before the file exists (Gemini CLI's memory tool creates it),
-/// neither through a link.
-fn add_one_file_store(
+/// A store of named files of `home` (Gemini CLI's memory file, Codex's global
+/// instructions), their folder watched even before they exist (Gemini CLI's memory tool
+/// creates its file), neither through a link.
+fn add_named_files(
     scope: &mut Scope,
     folders: &mut Vec<PathBuf>,
     home: &Path,
-    store: &OneFileStore,
+    store: &HomeStore,
+    files: Vec<PathBuf>,
 ) {
-    let file = (store.file)(home);
-    let Some(folder) = file.parent().map(Path::to_path_buf) else {
+    let Some(folder) = files
+        .first()
+        .and_then(|f| f.parent())
+        .map(Path::to_path_buf)
+    else {
         return;
     };
     if !std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir()) {
         return;
     }
     folders.push(folder.clone());
-    scope.one_file_folders.push((folder.clone(), file.clone()));
-    let index = scope.stores.len();
-    scope.stores.push(Store {
-        label: store.label.to_string(),
-        format: Some(store.format),
-        project: None,
-        root: folder.clone(),
-        allowed_root: folder,
-        agent_store: true,
-    });
-    let is_file = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
-    if is_file && !scope.by_path.contains_key(&file) {
-        let display = in_home(file.as_path(), home);
-        scope.push_file(JournalFile {
-            key: key_of(&file),
-            path: file,
+    let index = push_home_store(scope, store, &folder);
+    for file in files {
+        scope.named_files.push(NamedFile {
+            folder: folder.clone(),
+            file: file.clone(),
             store: index,
-            role: Role::Other,
-            display,
         });
+        let is_file = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
+        if is_file && !scope.by_path.contains_key(&file) {
+            push_home_file(scope, home, index, file);
+        }
     }
 }
 
-/// Codex memories of `home`: the markdown files of its memories folder and of the
-/// sub-folders Codex keeps there, none through a link.
-fn add_codex_memories(scope: &mut Scope, folders: &mut Vec<PathBuf>, home: &Path) {
-    let root = codex_memories::memory_folder(home);
-    if !root.is_dir() || root.is_symlink() {
+/// A store of `home` that is a folder of memory files (Codex memories, Claude Code's user
+/// rules): the files it `keeps` in `root` and the sub-folders it `enters`, folder by
+/// folder, each one's files by name; none through a link.
+fn add_memory_folder(
+    scope: &mut Scope,
+    folders: &mut Vec<PathBuf>,
+    home: &Path,
+    store: &HomeStore,
+    root: &Path,
+    enters: fn(&Path) -> bool,
+    keeps: fn(&str) -> bool,
+) {
+    if !std::fs::symlink_metadata(root).is_ok_and(|meta| meta.is_dir()) {
         return;
     }
-    let index = scope.stores.len();
-    scope.stores.push(Store {
-        label: codex_memories::LABEL.to_string(),
-        format: None,
-        project: None,
-        root: root.clone(),
-        allowed_root: root.clone(),
-        agent_store: true,
-    });
-    let mut places = vec![root.clone()];
-    places.extend(codex_memories::SUB_FOLDERS.iter().map(|s| root.join(s)));
-    for folder in places {
-        let Ok(meta) = std::fs::symlink_metadata(&folder) else {
-            continue;
-        };
-        if !meta.is_dir() {
-            continue;
-        }
+    let index = push_home_store(scope, store, root);
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(folder) = pending.pop() {
         folders.push(folder.clone());
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
         };
-        let mut names: Vec<(String, PathBuf)> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                codex_memories::is_memory_file(&name).then(|| (name, e.path()))
-            })
-            .collect();
-        names.sort();
-        for (_, path) in names {
-            let display = in_home(&path, home);
-            scope.push_file(JournalFile {
-                key: key_of(&path),
-                path,
-                store: index,
-                role: Role::Other,
-                display,
-            });
+        let mut files = Vec::new();
+        let mut sub_folders = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() && path.strip_prefix(root).is_ok_and(enters) {
+                sub_folders.push(path);
+            } else if kind.is_file() && entry.file_name().to_str().is_some_and(keeps) {
+                files.push(path);
+            }
         }
+        files.sort();
+        for file in files {
+            if !scope.by_path.contains_key(&file) {
+                push_home_file(scope, home, index, file);
+            }
+        }
+        // Taken from the end: the first sub-folder is listed next.
+        sub_folders.sort_by(|a, b| b.cmp(a));
+        pending.extend(sub_folders);
     }
+}
+
+/// A store of `home` whose files its folder's contents choose (Gemini CLI's extensions'
+/// context files): the folder and its sub-folders watched, and each file's folder; no
+/// file through a link, nor inside the folder through a linked sub-folder.
+fn add_chosen_files(
+    scope: &mut Scope,
+    folders: &mut Vec<PathBuf>,
+    home: &Path,
+    store: &HomeStore,
+    root: &Path,
+    files: Vec<PathBuf>,
+) {
+    if !std::fs::symlink_metadata(root).is_ok_and(|meta| meta.is_dir()) {
+        return;
+    }
+    let index = push_home_store(scope, store, root);
+    folders.push(root.to_path_buf());
+    if let Ok(entries) = std::fs::read_dir(root) {
+        let mut sub_folders: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
+            .collect();
+        sub_folders.sort();
+        folders.extend(sub_folders);
+    }
+    for file in files {
+        let Ok(rel) = file.strip_prefix(root) else {
+            continue;
+        };
+        let real_folders = rel
+            .ancestors()
+            .skip(1)
+            .filter(|a| !a.as_os_str().is_empty())
+            .all(|a| std::fs::symlink_metadata(root.join(a)).is_ok_and(|m| m.is_dir()));
+        let is_file = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
+        if !real_folders || !is_file || scope.by_path.contains_key(&file) {
+            continue;
+        }
+        folders.extend(file.parent().map(Path::to_path_buf));
+        push_home_file(scope, home, index, file);
+    }
+}
+
+/// Adds a store of the home folder at `root`, its index.
+fn push_home_store(scope: &mut Scope, store: &HomeStore, root: &Path) -> usize {
+    scope.stores.push(Store {
+        label: store.label.to_string(),
+        format: store.format,
+        project: None,
+        root: root.to_path_buf(),
+        allowed_root: root.to_path_buf(),
+        agent_store: true,
+    });
+    scope.stores.len() - 1
+}
+
+fn push_home_file(scope: &mut Scope, home: &Path, store: usize, path: PathBuf) {
+    let display = in_home(&path, home);
+    scope.push_file(JournalFile {
+        key: key_of(&path),
+        path,
+        store,
+        role: Role::Other,
+        display,
+    });
 }
 
 /// `path` as a person reads a file of the home folder: `~/…`.
@@ -363,4 +532,214 @@ pub(crate) fn in_home(path: &Path, home: &Path) -> String {
     path.strip_prefix(home)
         .map(|rel| format!("~/{}", rel.display()))
         .unwrap_or_else(|_| path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    /// A home with every store's files, and beside them files that are no memory.
+    fn home_with_every_store() -> tempfile::TempDir {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path();
+        write(&home.join(".codex/memories/memory_summary.md"), "summary\n");
+        write(&home.join(".codex/memories/rollout_summaries/a.md"), "a\n");
+        write(&home.join(".codex/memories/other/b.md"), "not kept\n");
+        write(&home.join(".gemini/GEMINI.md"), "- tabs\n");
+        write(&home.join(".gemini/settings.json"), "{}");
+        write(&home.join(".claude/CLAUDE.md"), "# Me\n");
+        write(&home.join(".claude/rules/style.md"), "# Style\n");
+        write(&home.join(".claude/rules/lang/rust.md"), "# Rust\n");
+        write(&home.join(".claude/rules/lang/notes.txt"), "not a rule\n");
+        write(
+            &home.join(".claude/rules/.git/info/README.md"),
+            "not a rule\n",
+        );
+        write(&home.join(".codex/AGENTS.md"), "# Global\n");
+        write(&home.join(".codex/AGENTS.override.md"), "# Override\n");
+        write(&home.join(".codex/config.toml"), "model = \"o3\"\n");
+        write(&home.join(".config/opencode/AGENTS.md"), "# opencode\n");
+        write(&home.join(".config/opencode/opencode.json"), "{}");
+        let extensions = home.join(".gemini/extensions");
+        write(
+            &extensions.join("jira/gemini-extension.json"),
+            r#"{"name":"jira","contextFileName":"JIRA.md"}"#,
+        );
+        write(&extensions.join("jira/JIRA.md"), "# Jira\n");
+        write(&extensions.join("jira/README.md"), "not named\n");
+        temp
+    }
+
+    fn listed(scope: &Scope) -> Vec<(String, String)> {
+        scope
+            .files
+            .iter()
+            .map(|f| (scope.store_of(f).label.clone(), f.display.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn every_home_store_lists_the_files_its_agent_keeps_there_and_no_other() {
+        let temp = home_with_every_store();
+        let home = temp.path();
+        let scope = home_stores(home);
+        let expected = [
+            ("Codex memories", "~/.codex/memories/memory_summary.md"),
+            ("Codex memories", "~/.codex/memories/rollout_summaries/a.md"),
+            ("Gemini CLI memory", "~/.gemini/GEMINI.md"),
+            ("Claude Code user memory", "~/.claude/CLAUDE.md"),
+            ("Claude Code user rules", "~/.claude/rules/style.md"),
+            ("Claude Code user rules", "~/.claude/rules/lang/rust.md"),
+            ("Codex global instructions", "~/.codex/AGENTS.override.md"),
+            ("Codex global instructions", "~/.codex/AGENTS.md"),
+            ("opencode user rules", "~/.config/opencode/AGENTS.md"),
+            (
+                "Gemini CLI extension context",
+                "~/.gemini/extensions/jira/JIRA.md",
+            ),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(label, display)| (label.to_string(), display.to_string()))
+            .collect();
+        assert_eq!(listed(&scope), expected);
+        assert!(
+            scope
+                .stores
+                .iter()
+                .all(|s| s.project.is_none() && s.agent_store)
+        );
+        // Where each store is: its one file, or its folder.
+        let places: Vec<String> = (0..scope.stores.len())
+            .map(|i| in_home(scope.place_of(i), home))
+            .collect();
+        assert_eq!(
+            places,
+            [
+                "~/.codex/memories",
+                "~/.gemini/GEMINI.md",
+                "~/.claude/CLAUDE.md",
+                "~/.claude/rules",
+                "~/.codex",
+                "~/.config/opencode/AGENTS.md",
+                "~/.gemini/extensions"
+            ]
+        );
+        // Watched: every folder that holds, or may come to hold, one of their files.
+        for folder in [
+            ".codex/memories",
+            ".codex/memories/rollout_summaries",
+            ".gemini",
+            ".claude",
+            ".claude/rules",
+            ".claude/rules/lang",
+            ".codex",
+            ".config/opencode",
+            ".gemini/extensions",
+            ".gemini/extensions/jira",
+        ] {
+            assert!(
+                scope.folders.contains(&home.join(folder)),
+                "{folder}: {:?}",
+                scope.folders
+            );
+        }
+        assert!(!scope.folders.contains(&home.join(".codex/memories/other")));
+        assert!(!scope.folders.contains(&home.join(".claude/rules/.git")));
+        assert_eq!(home_store_ids().count(), scope.stores.len());
+    }
+
+    #[test]
+    fn a_folder_watched_for_named_files_takes_those_only() {
+        let temp = home_with_every_store();
+        let home = temp.path();
+        let scope = home_stores(home);
+        assert_eq!(scope.named_file(&home.join(".codex/AGENTS.md")), Some(true));
+        assert_eq!(
+            scope.named_file(&home.join(".codex/AGENTS.override.md")),
+            Some(true)
+        );
+        assert_eq!(
+            scope.named_file(&home.join(".codex/config.toml")),
+            Some(false)
+        );
+        assert_eq!(
+            scope.named_file(&home.join(".config/opencode/opencode.json")),
+            Some(false)
+        );
+        // A store's folder is no folder watched for named files.
+        assert_eq!(scope.named_file(&home.join(".claude/rules/new.md")), None);
+        assert_eq!(scope.named_file(&home.join(".codex/memories/new.md")), None);
+        // Named before it exists: the folder is watched for it.
+        fs::remove_file(home.join(".codex/AGENTS.md")).unwrap();
+        let scope = home_stores(home);
+        assert!(scope.file(&home.join(".codex/AGENTS.md")).is_none());
+        assert_eq!(scope.named_file(&home.join(".codex/AGENTS.md")), Some(true));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn no_home_store_file_is_taken_through_a_link() {
+        let temp = tempfile::tempdir().unwrap();
+        let home = temp.path().join("home");
+        let elsewhere = temp.path().join("elsewhere");
+        write(&elsewhere.join("secret.md"), "# Secret\n");
+        write(&home.join(".claude/rules/real.md"), "# Real\n");
+        std::os::unix::fs::symlink(&elsewhere, home.join(".claude/rules/linked")).unwrap();
+        std::os::unix::fs::symlink(
+            elsewhere.join("secret.md"),
+            home.join(".claude/rules/file.md"),
+        )
+        .unwrap();
+        fs::create_dir_all(home.join(".codex")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("secret.md"), home.join(".codex/AGENTS.md"))
+            .unwrap();
+        fs::create_dir_all(home.join(".config")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, home.join(".config/opencode")).unwrap();
+        write(
+            &elsewhere.join("ext/gemini-extension.json"),
+            r#"{"name":"ext"}"#,
+        );
+        write(&elsewhere.join("ext/GEMINI.md"), "# Ext\n");
+        fs::create_dir_all(home.join(".gemini/extensions")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("ext"), home.join(".gemini/extensions/ext"))
+            .unwrap();
+        let scope = home_stores(&home);
+        let displays: Vec<&str> = scope.files.iter().map(|f| f.display.as_str()).collect();
+        assert_eq!(displays, ["~/.claude/rules/real.md"]);
+        assert!(!scope.folders.iter().any(|f| f.starts_with(&elsewhere)));
+    }
+
+    #[test]
+    fn leave_out_names_each_home_store_by_its_id() {
+        let temp = home_with_every_store();
+        let home = temp.path();
+        let root = tempfile::tempdir().unwrap();
+        let options = |leave_out: &[&str]| ScopeOptions {
+            root: root.path().to_path_buf(),
+            scan: ScanOptions {
+                home: Some(home.to_path_buf()),
+                ..ScanOptions::default()
+            },
+            config: JournalConfig {
+                leave_out: leave_out.iter().map(|s| s.to_string()).collect(),
+            },
+        };
+        let all = build(&options(&[]));
+        assert_eq!(all.stores.len(), HOME_STORES.len());
+        for store in &HOME_STORES {
+            let scope = build(&options(&[store.id]));
+            let labels: Vec<&str> = scope.stores.iter().map(|s| s.label.as_str()).collect();
+            assert_eq!(labels.len(), HOME_STORES.len() - 1, "{}", store.id);
+            assert!(!labels.contains(&store.label), "{}: {labels:?}", store.id);
+        }
+        let none = build(&options(&home_store_ids().collect::<Vec<_>>()));
+        assert!(none.files.is_empty() && none.stores.is_empty());
+    }
 }

@@ -355,7 +355,7 @@ pub fn follow(
                 fallback = watch_scope(follower, &scope, log);
                 after_changes();
             }
-            Batch::Changed { paths, lost } => {
+            Batch::Changed { mut paths, lost } => {
                 let new = paths
                     .iter()
                     .any(|p| scope.file(p).is_none() && could_be_new(&scope, options, p));
@@ -366,6 +366,18 @@ pub fn follow(
                     if scope.folders != before || lost {
                         fallback = watch_scope(follower, &scope, log);
                     }
+                    // A file written into a new folder before its watch began sent no event.
+                    paths.extend(
+                        scope
+                            .files
+                            .iter()
+                            .filter(|f| {
+                                f.path
+                                    .parent()
+                                    .is_some_and(|p| !before.iter().any(|b| b == p))
+                            })
+                            .map(|f| f.path.clone()),
+                    );
                 }
                 let report = if lost {
                     log.line("the kernel dropped file events: catching up on everything");
@@ -393,12 +405,8 @@ pub(super) fn could_be_new(scope: &Scope, options: &ScopeOptions, path: &Path) -
     if meta.is_dir() {
         return true;
     }
-    let watched_for_one = scope
-        .one_file_folders
-        .iter()
-        .find(|(folder, _)| path.parent() == Some(folder.as_path()));
-    if let Some((_, file)) = watched_for_one {
-        return path == file;
+    if let Some(named) = scope.named_file(path) {
+        return named;
     }
     let key = crate::history::key_of(path);
     let project = scope

@@ -1,8 +1,8 @@
 //! The agents' stores in the home folder that belong to no project, as the journal lists
-//! them ([`scope::home_stores`]): Codex memories, Gemini CLI's memory file and Claude Code's
-//! user memory. Each is indexed as a place of its own, named after the store and where it
-//! is ("Codex memories (~/.codex/memories)"), and read again when its stamp moves, as a
-//! project is.
+//! them ([`scope::home_stores`]): Codex memories, Gemini CLI's memory file, Claude Code's
+//! user memory and user rules, Codex's global instructions and opencode's user rules. Each
+//! is indexed as a place of its own, named after the store and where it is ("Codex
+//! memories (~/.codex/memories)"), and read again when its stamp moves, as a project is.
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -66,12 +66,7 @@ pub fn home_stores(home: &Path, taken: &HashSet<&Path>) -> Vec<HomeStore> {
         if files.is_empty() {
             continue;
         }
-        let one_file = found
-            .one_file_folders
-            .iter()
-            .find(|(folder, _)| *folder == store.root)
-            .map(|(_, file)| file.as_path());
-        let place = scope::in_home(one_file.unwrap_or(&store.root), home);
+        let place = scope::in_home(found.place_of(index), home);
         out.push(HomeStore {
             name: format!("{} ({place})", store.label),
             label: store.label.clone(),
