@@ -104,6 +104,27 @@ impl History {
         let Some(dir) = self.file_folder(key, true)? else {
             return Ok(());
         };
+        Self::note_in(&dir, hash, writer, client)
+    }
+
+    /// [`History::note_written`] in the file's folder, open since its write recorded the
+    /// text it replaced.
+    pub(crate) fn note_written_in(
+        &self,
+        folder: &super::FileFolder,
+        hash: Option<&str>,
+        writer: &str,
+        client: Option<&str>,
+    ) -> Result<()> {
+        Self::note_in(&folder.dir, hash, writer, client)
+    }
+
+    fn note_in(
+        dir: &crate::io::dir_handle::Dir,
+        hash: Option<&str>,
+        writer: &str,
+        client: Option<&str>,
+    ) -> Result<()> {
         let note = WrittenNote {
             hash: hash.map(str::to_string),
             writer: writer.to_string(),
@@ -113,23 +134,23 @@ impl History {
             path: dir.path().join(WRITTEN),
             message: e.to_string(),
         })? + "\n";
-        let _lock = files::lock(&dir)?;
+        let _lock = files::lock(dir)?;
         let long = dir
             .entry_meta(std::ffi::OsStr::new(WRITTEN))?
             .is_some_and(|meta| meta.len > WRITTEN_LIMIT);
         if long {
             // The newer half stays: who made the recent texts is how the guard finds the
             // last text a person made.
-            let kept = Self::read_notes(&dir)?;
+            let kept = Self::read_notes(dir)?;
             let mut text: String = kept[kept.len() / 2..]
                 .iter()
                 .filter_map(|note| serde_json::to_string(note).ok())
                 .map(|l| l + "\n")
                 .collect();
             text.push_str(&line);
-            files::write_atomic(&dir, WRITTEN, text.as_bytes(), false)
+            files::write_atomic(dir, WRITTEN, text.as_bytes(), false)
         } else {
-            files::append(&dir, WRITTEN, line.as_bytes())
+            files::append(dir, WRITTEN, line.as_bytes())
         }
     }
 

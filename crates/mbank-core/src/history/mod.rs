@@ -167,6 +167,12 @@ struct Entry<'a> {
     renamed: Option<&'a Path>,
 }
 
+/// One file's folder in the history, open: a write records the text it replaces there
+/// and then leaves its note there, without opening the folder a second time.
+pub(crate) struct FileFolder {
+    dir: crate::io::dir_handle::Dir,
+}
+
 /// The history kept in one data folder. Clones share what they remember of the files
 /// written (see `Memo`), so a server hands one to every request.
 #[derive(Debug, Clone)]
@@ -436,6 +442,20 @@ impl History {
         entry: Entry<'_>,
         now: DateTime<Utc>,
     ) -> Result<Option<u64>> {
+        let Some(dir) = self.file_folder(&key, true)? else {
+            return Ok(None);
+        };
+        self.record_entry_in(&dir, key, entry, now)
+    }
+
+    /// [`History::record_entry`] in the file's folder `dir`, open already.
+    fn record_entry_in(
+        &self,
+        dir: &crate::io::dir_handle::Dir,
+        key: PathBuf,
+        entry: Entry<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>> {
         let Entry {
             text: replaced,
             writer,
@@ -443,15 +463,12 @@ impl History {
             renamed,
         } = entry;
         let deletion = seen == Some(Seen::Deleted);
-        let Some(dir) = self.file_folder(&key, true)? else {
-            return Ok(None);
-        };
-        let _lock = files::lock(&dir)?;
+        let _lock = files::lock(dir)?;
         let folder = dir.path().to_path_buf();
-        let stamp = IndexStamp::of(&dir)?;
+        let stamp = IndexStamp::of(dir)?;
         let summary = match stamp.and_then(|stamp| self.memo.summaries.take(&folder, stamp)) {
             Some(summary) => summary,
-            None => IndexSummary::read(&dir, &key)?,
+            None => IndexSummary::read(dir, &key)?,
         };
         let hash = self
             .memo
@@ -470,13 +487,13 @@ impl History {
         // A copy there already is reused only when its bytes still hash right: a torn
         // one gets a fresh copy after it.
         let reusable = match summary.texts.get(&hash) {
-            Some(&(g, at)) if g == generation && pack::holds(&dir, g, at, size, &hash)? => Some(at),
+            Some(&(g, at)) if g == generation && pack::holds(dir, g, at, size, &hash)? => Some(at),
             _ => None,
         };
         let text_at = match (deletion, reusable) {
             (true, _) => None,
             (false, Some(at)) => Some(at),
-            (false, None) => Some(pack::append(&dir, generation, replaced.as_bytes())?),
+            (false, None) => Some(pack::append(dir, generation, replaced.as_bytes())?),
         };
         let number = summary.newest.as_ref().map_or(1, |v| v.version + 1);
         let version = Version {
@@ -502,7 +519,7 @@ impl History {
             && (count <= self.retention.keep_versions || (!oldest_expired && within_budget))
         {
             let appended = format!("{line}\n");
-            files::append(&dir, INDEX, appended.as_bytes())?;
+            files::append(dir, INDEX, appended.as_bytes())?;
             // Under the folder's lock nothing else wrote the index meanwhile, so its stamp
             // after this append is known without asking again.
             if let Some(stamp) = stamp {
@@ -515,7 +532,7 @@ impl History {
             return Ok(Some(number));
         }
         self.memo.summaries.forget(&folder);
-        let index = files::read(&dir, INDEX, INDEX_LIMIT)?.unwrap_or_default();
+        let index = files::read(dir, INDEX, INDEX_LIMIT)?.unwrap_or_default();
         let index = String::from_utf8_lossy(&index);
         let mut versions: Vec<Version> = index
             .lines()
@@ -524,7 +541,7 @@ impl History {
         versions.push(version);
         let kept = self.kept(&versions, now);
         let dropped: Vec<Version> = versions.drain(..versions.len() - kept).collect();
-        let compacted = Self::compact_if_mostly_dead(&dir, generation, &mut versions)?;
+        let compacted = Self::compact_if_mostly_dead(dir, generation, &mut versions)?;
         let mut text = String::new();
         for v in &versions {
             if let Ok(line) = serde_json::to_string(v) {
@@ -532,11 +549,11 @@ impl History {
                 text.push('\n');
             }
         }
-        files::write_atomic(&dir, INDEX, text.as_bytes(), false)?;
+        files::write_atomic(dir, INDEX, text.as_bytes(), false)?;
         if let Some(new_generation) = compacted {
             // The index names only the new pack now: one left over is removed at the next
             // compaction, so failing to remove it does not fail the write.
-            let _ = pack::remove_all_but(&dir, new_generation);
+            let _ = pack::remove_all_but(dir, new_generation);
         }
         // Texts older builds stored in their own files.
         for old in dropped
@@ -769,9 +786,25 @@ impl History {
 
     /// Records `replaced` for the file whose key ([`key_of`]) is `key`, now, before a
     /// write replaces it: the write does not go ahead if this fails.
-    pub(crate) fn record_resolved(&self, key: &Path, replaced: &str, writer: &str) -> Result<()> {
-        self.record_key_at(key.to_path_buf(), replaced, writer, self.clock.utc())?;
-        Ok(())
+    /// Returns the file's folder, open, for the note the write leaves once it is made
+    /// ([`History::note_written_in`]): a write opens it once.
+    pub(crate) fn record_resolved(
+        &self,
+        key: &Path,
+        replaced: &str,
+        writer: &str,
+    ) -> Result<Option<FileFolder>> {
+        let Some(dir) = self.file_folder(key, true)? else {
+            return Ok(None);
+        };
+        let entry = Entry {
+            text: replaced,
+            writer,
+            seen: None,
+            renamed: None,
+        };
+        self.record_entry_in(&dir, key.to_path_buf(), entry, self.clock.utc())?;
+        Ok(Some(FileFolder { dir }))
     }
 
     /// Tells the history that the file whose key is `key` now holds `text`, whose

@@ -12,7 +12,7 @@ use super::{
     write_guarded,
 };
 use crate::error::{CoreError, Result};
-use crate::history::{self, History};
+use crate::history::{self, FileFolder, History};
 use crate::io::dir_handle::{Dir, FileId};
 use crate::model::Bank;
 
@@ -78,14 +78,17 @@ pub fn apply(ctx: &WriteContext, request: WriteRequest<'_>) -> Result<Applied> {
         // Before the history keeps anything for a write that cannot happen.
         super::refuse_too_large(request.key, text.len() as u64)?;
     }
-    if let (Some(history), Some(replaced)) = (&ctx.history, request.replaced) {
-        history.record_resolved(request.key, replaced, &ctx.writer)?;
-    }
+    let folder = match (&ctx.history, request.replaced) {
+        (Some(history), Some(replaced)) => {
+            history.record_resolved(request.key, replaced, &ctx.writer)?
+        }
+        _ => None,
+    };
     let text = match request.change {
         Change::Write(text) => text,
         Change::Remove => {
             remove(request.target, request.expected)?;
-            note_written(ctx, request.key, None);
+            note_written(ctx, request.key, folder.as_ref(), None);
             return Ok(Applied::Removed);
         }
     };
@@ -105,17 +108,23 @@ pub fn apply(ctx: &WriteContext, request: WriteRequest<'_>) -> Result<Applied> {
     if let Some(history) = &ctx.history {
         history.remember_written(request.key, text, &hash);
     }
-    note_written(ctx, request.key, Some(&hash));
+    note_written(ctx, request.key, folder.as_ref(), Some(&hash));
     Ok(Applied::Written { outcome, hash })
 }
 
 /// Leaves the note of who made this change beside the file's history, so the journal
 /// names the writer of the text it finds rather than "on disk". The change is made: a
-/// note that cannot be written only costs that name.
-fn note_written(ctx: &WriteContext, key: &Path, hash: Option<&str>) {
-    if let Some(history) = &ctx.history {
-        let _ = history.note_written(key, hash, &ctx.writer, ctx.client.as_deref());
-    }
+/// note that cannot be written only costs that name. `folder`: the file's history
+/// folder, when recording the replaced text opened it.
+fn note_written(ctx: &WriteContext, key: &Path, folder: Option<&FileFolder>, hash: Option<&str>) {
+    let Some(history) = &ctx.history else {
+        return;
+    };
+    let client = ctx.client.as_deref();
+    let _ = match folder {
+        Some(folder) => history.note_written_in(folder, hash, &ctx.writer, client),
+        None => history.note_written(key, hash, &ctx.writer, client),
+    };
 }
 
 fn remove(target: Target<'_>, expected: Expected) -> Result<()> {

@@ -1,6 +1,67 @@
 //! The search prompt (`ctrl-f`, vim's `/`) and vim's command line (`:w`, `:q`).
 use super::*;
 
+/// A search being typed (`ctrl-f`, vim's `/`), drawn on the pane's last line; the
+/// cursor goes to the first match as you type and back when it is cancelled.
+pub struct SearchPrompt {
+    pub query: String,
+    pub(super) origin: Pos,
+    /// Vim's command line (`:w`, `:q`), not a search.
+    pub command: bool,
+}
+
+/// Where the last search stands: its query, the match at the cursor and the count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchStatus {
+    pub query: String,
+    /// Which match (from 1) starts at the cursor.
+    pub current: Option<usize>,
+    pub total: usize,
+    /// The buffer version it was counted for (an edit makes the count stale).
+    pub version: u64,
+}
+
+impl SearchStatus {
+    /// "3/17", "17 matches" off a match, "no match".
+    pub fn count(&self) -> String {
+        match (self.current, self.total) {
+            (_, 0) => "no match".into(),
+            (Some(current), total) => format!("{current}/{total}"),
+            (None, 1) => "1 match".into(),
+            (None, total) => format!("{total} matches"),
+        }
+    }
+}
+
+/// The regex for a typed query: matched literally (people search memory for words, not
+/// patterns), ignoring case unless the query has a capital letter (smart case).
+pub(crate) fn search_regex(query: &str) -> Option<Regex> {
+    let sensitive = query.chars().any(char::is_uppercase);
+    regex::RegexBuilder::new(&regex::escape(query))
+        .case_insensitive(!sensitive)
+        .build()
+        .ok()
+}
+
+/// What vim's command line runs: `:w` saves, `:q` quits (asking over unsaved edits),
+/// `:q!` quits, `:wq` / `:x` save (quitting is then `:q`); anything else says so.
+pub(super) fn ex_command(command: &str) -> Vec<Effect> {
+    match command {
+        "" => Vec::new(),
+        "w" | "write" => vec![Effect::Save],
+        "q" | "quit" => vec![Effect::Quit],
+        "q!" | "quit!" => vec![Effect::Confirmed(crate::overlays::confirm::Confirmed::Quit)],
+        "wq" | "x" => vec![
+            Effect::Save,
+            Effect::Toast("saving; :q quits once it is saved".into()),
+        ],
+        other => vec![Effect::ToastError(format!(
+            "not an editor command: :{} (:w saves, :q quits, :q! quits without saving)",
+            sanitize::line(other)
+        ))],
+    }
+}
+
 impl Editor {
     pub(super) fn update_search(&mut self, msg: Msg, effects: &mut Vec<Effect>) {
         let Msg::Key(key) = msg else {

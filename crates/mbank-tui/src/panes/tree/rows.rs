@@ -8,6 +8,7 @@ impl Tree {
         let mut matching = 0;
         let Some(report) = &self.report else {
             self.rows = rows;
+            self.longest_file_row = 0;
             return;
         };
         let needle = self.filter.to_lowercase();
@@ -113,6 +114,7 @@ impl Tree {
         }
         self.rows = rows;
         self.matching = matching;
+        self.longest_file_row = self.longest_file_row(report);
         self.cursor.clamp(self.rows.len());
     }
 }

@@ -65,7 +65,7 @@ impl Tree {
             .cursor
             .layout(list_area.height as usize, self.rows.len());
         let width = list_area.width as usize;
-        self.gauges = Gauges::for_width(width, self.longest_file_row(report));
+        self.gauges = Gauges::for_width(width, self.longest_file_row);
         // File names as drawn, cut so that two rows never read alike.
         let files: Vec<(usize, &str, usize)> = self.rows[shown.clone()]
             .iter()
@@ -109,7 +109,7 @@ impl Tree {
     /// Cells the widest file row takes up to its gauges: indent, layer, name, marks. A
     /// name counts up to [`LONG_NAME`] cells: a longer one is cut rather than cost
     /// every row its gauges.
-    fn longest_file_row(&self, report: &ProjectReport) -> usize {
+    pub(super) fn longest_file_row(&self, report: &ProjectReport) -> usize {
         self.rows
             .iter()
             .filter_map(|row| match &row.kind {
