@@ -88,8 +88,10 @@ impl<'a> Analyzer<'a> {
                 .take()
                 .unwrap_or_else(|| (Vec::new(), Reads::default(), GitState::Absent));
             let ((report, beside), analysis) = reads::recording(|| {
-                let beside = beside(project, &banks);
-                (analyzer.analyze_with(project, banks, depth, state), beside)
+                crate::io::text::reading_once(|| {
+                    let beside = beside(project, &banks);
+                    (analyzer.analyze_with(project, banks, depth, state), beside)
+                })
             });
             read.absorb(analysis);
             Analyzed {
