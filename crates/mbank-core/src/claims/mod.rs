@@ -202,6 +202,19 @@ pub(crate) struct ClaimChecker {
     /// Repositories whose files git listed for another question (see
     /// [`ClaimChecker::listed`]), their index not built until a claim needs it.
     listings: parking_lot::Mutex<HashMap<PathBuf, (Instant, GitRepo, Vec<Vec<u8>>)>>,
+    /// While above zero, an index is kept however old (see [`ClaimChecker::hold`]).
+    held: std::sync::atomic::AtomicUsize,
+}
+
+/// Keeps every index of a [`ClaimChecker`] until dropped.
+pub(crate) struct Held<'c>(&'c ClaimChecker);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0
+            .held
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// A claim of one memory file with every line it is made on.
@@ -220,10 +233,12 @@ impl ClaimChecker {
     /// git's own finding).
     pub fn index(&self, repo: &GitRepo) -> Option<Arc<CodeIndex>> {
         let now = Instant::now();
+        let held = self.held.load(std::sync::atomic::Ordering::Relaxed) > 0;
+        let fresh = |at: &Instant| held || now.duration_since(*at) < INDEX_REUSE;
         // Held while git lists the repository: another thread wanting it waits for this
         // answer rather than asking git again.
         let mut indexes = self.indexes.lock();
-        indexes.retain(|_, (built, _)| now.duration_since(*built) < INDEX_REUSE);
+        indexes.retain(|_, (built, _)| fresh(built));
         indexes
             .entry(repo.root().to_path_buf())
             .or_insert_with(|| {
@@ -231,7 +246,7 @@ impl ClaimChecker {
                     .listings
                     .lock()
                     .remove(repo.root())
-                    .filter(|(at, _, _)| now.duration_since(*at) < INDEX_REUSE);
+                    .filter(|(at, _, _)| fresh(at));
                 match listed {
                     Some((at, view, names)) => (at, Some(Arc::new(CodeIndex::listed(view, names)))),
                     None => (now, CodeIndex::build(repo).ok().map(Arc::new)),
@@ -239,6 +254,14 @@ impl ClaimChecker {
             })
             .1
             .clone()
+    }
+
+    /// Keeps every index, however old, until the guard is dropped: one run over many
+    /// projects (a cold `check` of a large repository can outlast [`INDEX_REUSE`]) lists
+    /// each repository once.
+    pub(crate) fn hold(&self) -> Held<'_> {
+        self.held.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Held(self)
     }
 
     /// Every name the index of `repo`'s repository lists, in its order (`git ls-files`),

@@ -59,6 +59,8 @@ impl<'a> Analyzer<'a> {
         } else {
             (1..threads).map(|_| self.worker()).collect()
         };
+        let claims = Arc::clone(&self.claims);
+        let _held = claims.hold();
         let listed = on_workers(self, &mut workers, projects, |analyzer, project| {
             reads::recording(|| analyzer.list(project))
         });
