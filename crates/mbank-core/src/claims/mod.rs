@@ -198,13 +198,19 @@ const INDEX_REUSE: Duration = Duration::from_secs(5);
 /// shared by the threads analysing projects, so a repository is listed once for all.
 #[derive(Debug, Default)]
 pub(crate) struct ClaimChecker {
-    indexes: parking_lot::Mutex<HashMap<PathBuf, (Instant, Option<Arc<CodeIndex>>)>>,
+    indexes: parking_lot::Mutex<HashMap<PathBuf, Built>>,
     /// Repositories whose files git listed for another question (see
     /// [`ClaimChecker::listed`]), their index not built until a claim needs it.
-    listings: parking_lot::Mutex<HashMap<PathBuf, (Instant, GitRepo, Vec<Vec<u8>>)>>,
+    listings: parking_lot::Mutex<HashMap<PathBuf, Listed>>,
     /// While above zero, an index is kept however old (see [`ClaimChecker::hold`]).
     held: std::sync::atomic::AtomicUsize,
 }
+
+/// A repository's index and when it was listed (`None`: git could not list it).
+type Built = (Instant, Option<Arc<CodeIndex>>);
+
+/// A repository's names as git listed them, when, and the view they were listed from.
+type Listed = (Instant, GitRepo, Vec<Vec<u8>>);
 
 /// Keeps every index of a [`ClaimChecker`] until dropped.
 pub(crate) struct Held<'c>(&'c ClaimChecker);

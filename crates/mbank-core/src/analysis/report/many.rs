@@ -21,6 +21,9 @@ const PARALLEL_MIN_PROJECTS: usize = 8;
 /// rest to the others.
 const CHUNK: usize = 8;
 
+/// What a project's analysis starts from: its banks, what listing them read, its git side.
+type ProjectPart = (Vec<Bank>, Reads, GitState);
+
 /// One project analysed by [`Analyzer::analyze_many`].
 pub struct Analyzed<T> {
     pub report: ProjectReport,
@@ -77,7 +80,7 @@ impl<'a> Analyzer<'a> {
             projects.iter().map(|_| GitState::Absent).collect()
         };
         // Each project's part moves to whichever thread takes the project.
-        let parts: Vec<Mutex<Option<(Vec<Bank>, Reads, GitState)>>> = listed
+        let parts: Vec<Mutex<Option<ProjectPart>>> = listed
             .into_iter()
             .zip(states)
             .map(|((banks, read), state)| Mutex::new(Some((banks, read, state))))
