@@ -14,12 +14,12 @@ use crate::cli::style::{eprintln, line, pad, println};
 use crate::cli::{Context, EXIT_FINDINGS, json, sarif};
 use crate::core::analysis::context::entries_past_cut;
 use crate::core::analysis::git_evidence::Repository;
-use crate::core::analysis::report::{Analyzer, Depth, ProjectReport};
+use crate::core::analysis::report::{Analyzed, Analyzer, Depth, ProjectReport};
 use crate::core::analysis::rows::{Observed, Remembered, RememberedRows, RowSource};
 use crate::core::cache_store::{self, Raw};
 use crate::core::findings::{Finding, FindingCode, Fix, Severity};
 use crate::core::io::bytes::{os_bytes, os_str};
-use crate::core::io::reads::{self, Reads};
+use crate::core::io::reads::Reads;
 use crate::core::io::text::counted;
 use crate::core::model::{Bank, Project};
 use crate::core::scan::discovery::OutsideFolders;
@@ -295,24 +295,29 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<Projec
     let started = listings.started();
     let home = crate::core::io::paths::home_dir();
     let outside = OutsideFolders::of_home(home.as_deref());
-    let reports = analyzer.analyze_all_reading(&wanted_projects, Depth::full());
-    for ((report, mut reads), (&index, project)) in
-        reports.into_iter().zip(wanted.iter().zip(&wanted_projects))
-    {
-        let (banks, listing) = reads::recording(|| analyzer.list(project));
-        reads.absorb(listing);
+    let history = context.history.as_ref();
+    // Findings on lines written past an agent's cut, from the banks as listed for the
+    // analysis, on the thread analysing the project.
+    let past_cut = |project: &Project, banks: &[Bank]| {
         let banks: Vec<&Bank> = banks.iter().collect();
-        let (mut past_cut, cut_reads) =
-            reads::recording(|| entries_past_cut(project, &banks, context.history.as_ref(), today));
-        reads.absorb(cut_reads);
+        let mut past_cut = entries_past_cut(project, &banks, history, today);
         context.config.apply_rule_levels(&mut past_cut);
+        past_cut
+    };
+    let analyzed = analyzer.analyze_many(&wanted_projects, Depth::full(), &past_cut);
+    for (analyzed, &index) in analyzed.into_iter().zip(&wanted) {
+        let Analyzed {
+            report,
+            beside: past_cut,
+            reads,
+            repository,
+        } = analyzed;
         let mut findings = ProjectFindings {
             name: report.name.clone(),
             path: report.path.clone(),
             findings: report.findings.clone(),
         };
         findings.findings.extend(past_cut);
-        let repository = analyzer.repository(&project.path);
         let payload = findings.encode();
         let checkable = payload.is_some();
         let mut seen = observed(

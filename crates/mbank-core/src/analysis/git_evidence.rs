@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::claims::ClaimChecker;
 use crate::error::CoreError;
 use crate::findings::FindingCode;
 use crate::git::{self, Facts, GitRepo, RepoFinder};
@@ -416,6 +417,15 @@ pub(crate) fn git_files(banks: &[Bank]) -> Vec<&Path> {
 /// Finds the repositories of `projects` (a `stat` per folder; git only where a `.git`
 /// entry is) and gathers each repository's facts in one pass for all its projects.
 pub(crate) fn gather_git(projects: &[(&Project, &[Bank])]) -> Vec<GitState> {
+    gather_git_listing(projects, None)
+}
+
+/// [`gather_git`]; with `claims`, the one `ls-files` of each repository lists all of it
+/// and hands the list to `claims`, so checking the projects' claims lists it no more.
+pub(crate) fn gather_git_listing(
+    projects: &[(&Project, &[Bank])],
+    claims: Option<&ClaimChecker>,
+) -> Vec<GitState> {
     let mut finder = RepoFinder::new();
     let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
     let mut repositories: BTreeMap<PathBuf, Vec<(usize, GitRepo)>> = BTreeMap::new();
@@ -434,8 +444,12 @@ pub(crate) fn gather_git(projects: &[(&Project, &[Bank])]) -> Vec<GitState> {
             .iter()
             .map(|(i, repo)| (repo, git_files(projects[*i].1)))
             .collect();
-        let gathered = git::gather_facts(&requests);
+        let mut names = Vec::new();
+        let gathered = git::gather_facts(&requests, claims.map(|_| &mut names));
         drop(requests);
+        if let (Some(claims), Ok(_), Some((_, repo))) = (claims, &gathered, members.first()) {
+            claims.listed(repo, names);
+        }
         match gathered {
             Ok(all) => {
                 for ((i, repo), facts) in members.into_iter().zip(all) {

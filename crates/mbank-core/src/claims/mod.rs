@@ -194,10 +194,33 @@ pub(crate) struct MemoryDoc<'a> {
 /// (the TUI's) sees files added, renamed or removed since.
 const INDEX_REUSE: Duration = Duration::from_secs(5);
 
-/// Checks projects' claims, building each repository's index once per [`INDEX_REUSE`].
+/// Checks projects' claims, building each repository's index once per [`INDEX_REUSE`];
+/// shared by the threads analysing projects, so a repository is listed once for all.
 #[derive(Debug, Default)]
 pub(crate) struct ClaimChecker {
-    indexes: HashMap<PathBuf, (Instant, Option<Arc<CodeIndex>>)>,
+    indexes: parking_lot::Mutex<HashMap<PathBuf, Built>>,
+    /// Repositories whose files git listed for another question (see
+    /// [`ClaimChecker::listed`]), their index not built until a claim needs it.
+    listings: parking_lot::Mutex<HashMap<PathBuf, Listed>>,
+    /// While above zero, an index is kept however old (see [`ClaimChecker::hold`]).
+    held: std::sync::atomic::AtomicUsize,
+}
+
+/// A repository's index and when it was listed (`None`: git could not list it).
+type Built = (Instant, Option<Arc<CodeIndex>>);
+
+/// A repository's names as git listed them, when, and the view they were listed from.
+type Listed = (Instant, GitRepo, Vec<Vec<u8>>);
+
+/// Keeps every index of a [`ClaimChecker`] until dropped.
+pub(crate) struct Held<'c>(&'c ClaimChecker);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0
+            .held
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// A claim of one memory file with every line it is made on.
@@ -214,21 +237,53 @@ impl ClaimChecker {
 
     /// The index of `repo`'s repository (`None` when git cannot list it: that failure is
     /// git's own finding).
-    pub fn index(&mut self, repo: &GitRepo) -> Option<Arc<CodeIndex>> {
+    pub fn index(&self, repo: &GitRepo) -> Option<Arc<CodeIndex>> {
         let now = Instant::now();
-        self.indexes
-            .retain(|_, (built, _)| now.duration_since(*built) < INDEX_REUSE);
-        self.indexes
+        let held = self.held.load(std::sync::atomic::Ordering::Relaxed) > 0;
+        let fresh = |at: &Instant| held || now.duration_since(*at) < INDEX_REUSE;
+        // Held while git lists the repository: another thread wanting it waits for this
+        // answer rather than asking git again.
+        let mut indexes = self.indexes.lock();
+        indexes.retain(|_, (built, _)| fresh(built));
+        indexes
             .entry(repo.root().to_path_buf())
-            .or_insert_with(|| (now, CodeIndex::build(repo).ok().map(Arc::new)))
+            .or_insert_with(|| {
+                let listed = self
+                    .listings
+                    .lock()
+                    .remove(repo.root())
+                    .filter(|(at, _, _)| fresh(at));
+                match listed {
+                    Some((at, view, names)) => (at, Some(Arc::new(CodeIndex::listed(view, names)))),
+                    None => (now, CodeIndex::build(repo).ok().map(Arc::new)),
+                }
+            })
             .1
             .clone()
+    }
+
+    /// Keeps every index, however old, until the guard is dropped: one run over many
+    /// projects (a cold `check` of a large repository can outlast [`INDEX_REUSE`]) lists
+    /// each repository once.
+    pub(crate) fn hold(&self) -> Held<'_> {
+        self.held.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Held(self)
+    }
+
+    /// Every name the index of `repo`'s repository lists, in its order (`git ls-files`),
+    /// listed now for another question: the repository's index for claims is built from
+    /// it rather than by listing the files again.
+    pub(crate) fn listed(&self, repo: &GitRepo, names: Vec<Vec<u8>>) {
+        self.listings.lock().insert(
+            repo.root().to_path_buf(),
+            (Instant::now(), repo.clone(), names),
+        );
     }
 
     /// Findings for the claims of `docs` (the memory files of the project at `project`,
     /// whose banks are at `bank_roots`), checked against `repo`'s work tree.
     pub fn check_project(
-        &mut self,
+        &self,
         project: &Path,
         repo: Option<&GitRepo>,
         bank_roots: &[&Path],
@@ -293,7 +348,7 @@ impl ClaimChecker {
     /// Findings for the claims `current` makes that `baseline` did not (an agent's
     /// change), checked against the work tree of `repo`: what review shows.
     pub(crate) fn check_change(
-        &mut self,
+        &self,
         repo: &GitRepo,
         doc: MemoryDoc<'_>,
         baseline: Option<&str>,

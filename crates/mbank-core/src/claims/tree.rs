@@ -90,6 +90,17 @@ impl CodeIndex {
         Ok(CodeIndex::from_files(repo.clone(), files))
     }
 
+    /// The index of `repo`'s repository from the names `git ls-files` listed (see
+    /// [`crate::git::GitRepo::list_index`]), as [`CodeIndex::build`] would list them.
+    pub(crate) fn listed(repo: GitRepo, names: Vec<Vec<u8>>) -> CodeIndex {
+        let files: Vec<String> = names
+            .into_iter()
+            .filter(|name| !name.is_empty())
+            .filter_map(|name| String::from_utf8(name).ok())
+            .collect();
+        CodeIndex::from_files(repo, files)
+    }
+
     fn from_files(repo: GitRepo, files: Vec<String>) -> CodeIndex {
         let mut dirs = HashSet::new();
         let mut suffixes = HashSet::new();

@@ -116,8 +116,13 @@ pub(super) fn spread_history(history: &NamedHistory, named: &[(Vec<u8>, &Path)])
 /// Git facts for the files of several folders of one repository (views sharing one
 /// root, e.g. the projects of a monorepo), in one pass: one `git log`, one `ls-files`,
 /// one `ls-tree`, and `hash-object` over the tracked files, however many folders.
-/// The answer has one [`Facts`] per request, keyed by that request's paths.
-pub(crate) fn gather_facts(requests: &[(&GitRepo, Vec<&Path>)]) -> Result<Vec<Facts>> {
+/// The answer has one [`Facts`] per request, keyed by that request's paths. With
+/// `whole_index`, the one `ls-files` lists the whole index and pushes every name there
+/// (see [`GitRepo::list_index`]), for a caller that needs the repository's file list too.
+pub(crate) fn gather_facts(
+    requests: &[(&GitRepo, Vec<&Path>)],
+    whole_index: Option<&mut Vec<Vec<u8>>>,
+) -> Result<Vec<Facts>> {
     let Some((repo, _)) = requests.first() else {
         return Ok(Vec::new());
     };
@@ -142,8 +147,14 @@ pub(crate) fn gather_facts(requests: &[(&GitRepo, Vec<&Path>)]) -> Result<Vec<Fa
     let specs = specs_for(&names);
     let mut listed = IndexEntries::default();
     let mut head = HashMap::new();
+    let listed_whole = whole_index.is_some();
+    if let Some(names) = whole_index {
+        listed = repo.list_index(&[], Some(names))?;
+    }
     if !specs.is_empty() {
-        listed = repo.index_entries(&specs)?;
+        if !listed_whole {
+            listed = repo.index_entries(&specs)?;
+        }
         if history.latest.is_some() {
             head = repo.head_entries(&specs)?;
         }

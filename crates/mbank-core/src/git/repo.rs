@@ -180,6 +180,17 @@ impl GitRepo {
 
     /// Index entries at or under `specs` (root-relative), by name.
     pub(crate) fn index_entries(&self, specs: &[OsString]) -> Result<IndexEntries> {
+        self.list_index(specs, None)
+    }
+
+    /// Index entries at or under `specs` (root-relative; the whole index when empty), by
+    /// name; with `names`, every name the index lists is also pushed there in the
+    /// index's order, once per stage of a merge conflict (as `git ls-files` lists them).
+    pub(crate) fn list_index(
+        &self,
+        specs: &[OsString],
+        mut names: Option<&mut Vec<Vec<u8>>>,
+    ) -> Result<IndexEntries> {
         let mut args = os(&["ls-files", "-s", "-z", "--full-name", "--"]);
         args.extend(specs.iter().cloned());
         let out = self.run_root(&args)?;
@@ -196,6 +207,9 @@ impl GitRepo {
             let Some((head, name)) = split_entry(record) else {
                 continue;
             };
+            if let Some(names) = names.as_deref_mut() {
+                names.push(name.to_vec());
+            }
             // `<mode> <sha> <stage>`
             let fields: Vec<&str> = head.split(' ').collect();
             match fields.as_slice() {

@@ -1,8 +1,10 @@
 //! Reading memory files defensively: size caps, binary detection and UTF-8 checks,
 //! so bad input becomes a clear error instead of a panic or a hang.
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fs;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{CoreError, Result};
 use crate::io::dir_handle::{Dir, FileId};
@@ -39,14 +41,57 @@ pub(crate) fn refuse_non_file(path: &Path, meta: &std::fs::Metadata) -> Result<(
 /// would wait for a writer), and again from the open handle ([`read_opened`]).
 /// For mbank's own files (config, caches) as much as for memory files.
 pub(crate) fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    if let Some((bytes, before)) = remembered(path, limit) {
+        crate::io::reads::file(path, &before);
+        return Ok(bytes);
+    }
     let read = read_bytes_checked(path, limit);
     match &read {
-        Ok((_, before)) => crate::io::reads::file(path, before),
+        Ok((bytes, before)) => {
+            crate::io::reads::file(path, before);
+            remember(path, bytes, before);
+        }
         Err(e) if is_not_found(e) => crate::io::reads::absent(path),
         // What a refused read found may change with no stamp to show it.
         Err(_) => crate::io::reads::unstampable(),
     }
     read.map(|(bytes, _)| bytes)
+}
+
+/// Files read whole on this thread while [`reading_once`] runs, by path, with the
+/// metadata each had before it was read.
+type ReadOnce = HashMap<PathBuf, (Vec<u8>, fs::Metadata)>;
+
+thread_local! {
+    static READ_ONCE: RefCell<Option<ReadOnce>> = const { RefCell::new(None) };
+}
+
+/// Runs `work` with each file it reads through [`read_bytes_limited`] read from disk
+/// once: validation, the secret scan and the decision log each read a bank's files,
+/// and one project's analysis takes them as they were when it first read them.
+pub(crate) fn reading_once<T>(work: impl FnOnce() -> T) -> T {
+    let outer = READ_ONCE.with(|memo| memo.borrow_mut().replace(HashMap::new()));
+    let result = work();
+    READ_ONCE.with(|memo| *memo.borrow_mut() = outer);
+    result
+}
+
+/// A file [`reading_once`] holds, when it is within `limit` as it was read.
+fn remembered(path: &Path, limit: u64) -> Option<(Vec<u8>, fs::Metadata)> {
+    READ_ONCE.with(|memo| {
+        let memo = memo.borrow();
+        let (bytes, before) = memo.as_ref()?.get(path)?;
+        (before.len() <= limit && bytes.len() as u64 <= limit)
+            .then(|| (bytes.clone(), before.clone()))
+    })
+}
+
+fn remember(path: &Path, bytes: &[u8], before: &fs::Metadata) {
+    READ_ONCE.with(|memo| {
+        if let Some(memo) = memo.borrow_mut().as_mut() {
+            memo.insert(path.to_path_buf(), (bytes.to_vec(), before.clone()));
+        }
+    });
 }
 
 /// [`read_bytes_limited`]'s bytes with the metadata the file had before it was opened.

@@ -39,6 +39,19 @@ pub fn entries_past_cut(
             }
         }
     }
+    // Only a limit on one file or on a chain of them makes a cut: banks with neither have
+    // no cut to judge, and their files are not read again to find none.
+    let can_cut = banks.iter().any(|bank| {
+        let rules = formats::rules(bank.format);
+        rules.combined_limit().is_some()
+            || bank.files.iter().any(|file| {
+                let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
+                rules.file_limit(rel).is_some()
+            })
+    });
+    if !can_cut {
+        return Vec::new();
+    }
     let contexts = project_context(project, banks, &|_| 0, &options, None);
     let cuts: Vec<(&BankContext, &CutOff)> = contexts
         .iter()
