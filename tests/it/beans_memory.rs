@@ -422,3 +422,28 @@ fn rules_are_read_lower_priority_first_and_search_children_loads_sub_folders_at_
         vec!["BEANS.md", "api/BEANS.md"]
     );
 }
+
+/// A file Beans-Code's `fileNames` shares with another agent (CLAUDE.md) is listed by
+/// both agents' banks but counted once in the project's files.
+#[test]
+fn a_file_two_agents_read_counts_once_in_the_projects_files() {
+    let sandbox = Sandbox::new();
+    let root = tempfile::tempdir().unwrap();
+    let p = root.path().join("app");
+    write(&p.join("CLAUDE.md"), "# Claude\nShared memory.\n");
+    write(&p.join("BEANS.md"), "# Beans\n");
+    write(
+        &p.join(".beans/settings.json"),
+        r#"{"memory": {"fileNames": ["CLAUDE.md", "BEANS.md"]}}"#,
+    );
+    assert_eq!(
+        listed(&sandbox, &p),
+        pairs(&[("CLAUDE.md", "startup"), ("BEANS.md", "startup")])
+    );
+    let run = sandbox.run(&["list", "--json", "--root", s(root.path())]);
+    run.expect_code(0);
+    let json = run.json();
+    let projects = json["projects"].as_array().unwrap();
+    assert_eq!(projects.len(), 1, "{json:#}");
+    assert_eq!(projects[0]["files"], 2, "{json:#}");
+}

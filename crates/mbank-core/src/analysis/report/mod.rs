@@ -156,11 +156,18 @@ impl ProjectReport {
 
     /// Memory files only: backups and foreign files kept in a bank are not memory.
     pub fn file_count(&self) -> usize {
-        self.banks
+        // A file two banks list (a CLAUDE.md that Beans-Code's `fileNames` also names) is
+        // one file.
+        let mut paths: Vec<&Path> = self
+            .banks
             .iter()
             .flat_map(|b| &b.files)
             .filter(|f| f.class == FileClass::Memory)
-            .count()
+            .map(|f| f.file.path.as_path())
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        paths.len()
     }
 
     /// Backup copies and foreign files kept inside banks, by class.
