@@ -264,6 +264,20 @@ instruction file is changed only after asking (or with --yes)."
         #[arg(long, value_name = "N", conflicts_with = "summary")]
         max_tokens: Option<usize>,
     },
+    /// Remember a fact in Beans-Code's memory (its `/memory add`): appended under
+    /// `## Auto-saved Memories` of the project's BEANS.md, or of ~/.beans/BEANS.md with
+    /// --global (file and section created when missing); secrets are refused
+    Remember {
+        /// The fact, one line (newlines are joined into spaces)
+        #[arg(value_name = "TEXT")]
+        fact: String,
+        /// Into the global memory, ~/.beans/BEANS.md, loaded in every project
+        #[arg(long, conflicts_with = "path")]
+        global: bool,
+        /// The project folder (default: the current folder)
+        #[arg(default_value = ".")]
+        path: PathBuf,
+    },
     /// Agent writes staged for review (`mbank mcp --stage`): id, project, file, tool, state, hunks
     Proposals {
         /// Machine-readable output (schema mbank.proposals/1), with each proposal's hunks

@@ -11,7 +11,7 @@ use super::entries;
 use super::proposals::{NewProposal, ProposalError, ProposalStore, ProposedChange};
 use super::{AgentError, AgentResult, WriteReport};
 use crate::error::CoreError;
-use crate::formats::beans_md::saved::{SAVED_SECTION, SavedMemoryFile};
+use crate::formats::beans_md::saved::SavedMemoryFile;
 use crate::guard::{self, GuardKind, GuardRequest};
 use crate::io::dir_handle::Dir;
 use crate::io::lock;
@@ -19,7 +19,9 @@ use crate::write::{
     self, Applied, Change, Expected, HandleRead, Target, WriteContext, WriteRequest,
 };
 
-pub use crate::formats::beans_md::saved::{SavedScope, file_for, global_file, project_file};
+pub use crate::formats::beans_md::saved::{
+    SAVED_SECTION, SavedScope, file_for, global_file, project_file,
+};
 
 /// The list item a fact becomes (`InvalidRequest` when it holds no words).
 pub fn fact_line(fact: &str) -> AgentResult<String> {

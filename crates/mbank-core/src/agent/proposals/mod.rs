@@ -706,7 +706,9 @@ pub(super) fn chosen_text(
     if let (ProposedChange::SavedMemory { line, .. }, AcceptedPart::Whole) =
         (&proposal.change, choice)
     {
-        return Ok(Some(crate::agent::saved_memory::with_fact(current, line)));
+        let section = crate::formats::beans_md::saved::SAVED_SECTION;
+        let text = current.unwrap_or("");
+        return Ok(Some(entries::append_last_in_section(text, section, line)));
     }
     let base = proposal.base.as_deref().unwrap_or("");
     let proposed = proposal.proposed.as_deref().unwrap_or("");
