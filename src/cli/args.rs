@@ -189,8 +189,9 @@ pub enum Command {
     /// agent's memory-bank instructions (never overwrites a file, never makes a second bank)
     #[command(
         long_about = "Create a memory bank in PATH: the format's files, with the tech file \
-filled from the project's manifests (package.json, Cargo.toml, pyproject.toml, go.mod, Gemfile, \
-composer.json, pom.xml, build.gradle, CMakeLists.txt, Makefile, toolchain files) and the other \
+filled from the project's manifests (package.json, Cargo.toml, pyproject.toml, requirements.txt, \
+go.mod, Gemfile, composer.json, pom.xml, build.gradle, CMakeLists.txt, Makefile, toolchain files) \
+and the other \
 files' first content taken from --brief, then the agent's instructions for using the bank. \
 Files that exist are kept (names compared without case), an existing bank of the same kind is \
 completed, and a project that has another kind of bank gets none (exit code 2). An existing \
