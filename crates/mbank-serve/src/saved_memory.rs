@@ -25,7 +25,7 @@ pub(crate) struct SaveMemoryArgs {
     )]
     pub fact: String,
     #[schemars(
-        description = "global: the user's own memory (~/.beans/BEANS.md), loaded in every project; project: the project's BEANS.md",
+        description = "global: the user's own memory in the home folder, loaded in every project; project: the project's memory file",
         extend("enum" = ["global", "project"])
     )]
     pub scope: String,

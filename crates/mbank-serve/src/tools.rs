@@ -463,7 +463,7 @@ pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             MemoryBanks,
             saved_memory::SAVE_MEMORY,
             APPENDS,
-            "Save a fact to Beans-Code's persistent memory: appended under ## Auto-saved Memories of the user's global ~/.beans/BEANS.md (scope global) or the project's BEANS.md (scope project), each created when missing. One line; secrets are refused. On a server that stages writes it waits for a person to approve the diff.",
+            "Save a fact to Beans-Code's persistent memory: appended to the saved-memories section of the user's global memory in the home folder (scope global) or of the project's memory file (scope project), file and section created when missing. One line; secrets are refused. On a server that stages writes it waits for a person to approve the diff.",
             saved_memory::save_memory,
         ),
         ToolDef::checked_before(
