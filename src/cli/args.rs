@@ -189,8 +189,9 @@ pub enum Command {
     /// agent's memory-bank instructions (never overwrites a file, never makes a second bank)
     #[command(
         long_about = "Create a memory bank in PATH: the format's files, with the tech file \
-filled from the project's manifests (package.json, Cargo.toml, pyproject.toml, go.mod, Gemfile, \
-composer.json, pom.xml, build.gradle, CMakeLists.txt, Makefile, toolchain files) and the other \
+filled from the project's manifests (package.json, Cargo.toml, pyproject.toml, requirements.txt, \
+go.mod, Gemfile, composer.json, pom.xml, build.gradle, CMakeLists.txt, Makefile, toolchain files) \
+and the other \
 files' first content taken from --brief, then the agent's instructions for using the bank. \
 Files that exist are kept (names compared without case), an existing bank of the same kind is \
 completed, and a project that has another kind of bank gets none (exit code 2). An existing \
@@ -263,6 +264,20 @@ instruction file is changed only after asking (or with --yes)."
         /// else the first one `mbank context` shows; PATH must be one project
         #[arg(long, value_name = "N", conflicts_with = "summary")]
         max_tokens: Option<usize>,
+    },
+    /// Remember a fact in Beans-Code's memory (its `/memory add`): appended under
+    /// `## Auto-saved Memories` of the project's BEANS.md, or of ~/.beans/BEANS.md with
+    /// --global (file and section created when missing); secrets are refused
+    Remember {
+        /// The fact, one line (newlines are joined into spaces)
+        #[arg(value_name = "TEXT")]
+        fact: String,
+        /// Into the global memory, ~/.beans/BEANS.md, loaded in every project
+        #[arg(long, conflicts_with = "path")]
+        global: bool,
+        /// The project folder (default: the current folder)
+        #[arg(default_value = ".")]
+        path: PathBuf,
     },
     /// Agent writes staged for review (`mbank mcp --stage`): id, project, file, tool, state, hunks
     Proposals {

@@ -416,6 +416,9 @@ fn execute(cli: Cli) -> Result<u8> {
             },
         ),
         Some(Command::Proposals { json, all }) => commands::proposals::list(&context, json, all),
+        Some(Command::Remember { fact, global, path }) => {
+            commands::remember::run(&context, &fact, global, &path)
+        }
         Some(Command::Accept { id, hunks }) => {
             commands::proposals::accept(&context, id, hunks.as_deref())
         }

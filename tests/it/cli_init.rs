@@ -208,6 +208,37 @@ fn init_fills_the_tech_context_from_the_manifests_and_the_other_files_from_the_b
 }
 
 #[test]
+fn init_reads_requirements_txt_into_the_tech_context() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("scraper");
+    common::write(
+        &project.join("requirements.txt"),
+        "# pinned\n-r requirements-dev.txt\nDjango>=4.2,<5  # web\nrequests[socks]==2.31.0\n-e .\n",
+    );
+    common::write(&project.join("requirements-dev.txt"), "pytest==8.2.0\n");
+    let run = sandbox.run(&["init", s(&project)]);
+    run.expect_code(0);
+    assert!(
+        run.stdout.contains("read from requirements.txt"),
+        "{}",
+        run.stdout
+    );
+    let tech = read(&project.join("memory-bank/techContext.md"));
+    for expected in [
+        "### Languages\n- Python (requirements.txt)\n",
+        "- Django >=4.2,<5 (requirements.txt)\n- requests ==2.31.0 (requirements.txt)\n",
+    ] {
+        assert!(
+            tech.contains(expected),
+            "{expected:?} missing from:\n{tech}"
+        );
+    }
+    // An included file is not followed.
+    assert!(!tech.contains("pytest"), "{tech}");
+}
+
+#[test]
 fn init_kilo_code_creates_kilos_five_files_and_its_instructions_file() {
     let sandbox = Sandbox::new();
     let dir = tempfile::tempdir().unwrap();

@@ -132,7 +132,7 @@ async fn tool_calls_over_the_rate_limit_get_a_json_rpc_error_with_retry_after() 
     );
     let client = mcp_client(&server, Some("limit-key-of-16-chars")).await;
     for _ in 0..3 {
-        assert_eq!(client.list_all_tools().await.unwrap().len(), 25);
+        assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
     }
     let read = || {
         tool(
@@ -159,7 +159,7 @@ async fn tool_calls_over_the_rate_limit_get_a_json_rpc_error_with_retry_after() 
     assert!((1..=60).contains(&wait), "{data}");
     assert_eq!(data["limitPerMinute"], 3);
     // Listing is not an operation: still answered.
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 25);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
     client.cancel().await.unwrap();
     let other = mcp_client(&server, Some("other-key-of-16-chars")).await;
     let result = other.call_tool(read()).await.unwrap();

@@ -520,7 +520,7 @@ async fn mcp_tools_over_streamable_http() {
         .unwrap()
         .unwrap();
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 25);
+    assert_eq!(tools.len(), 26);
     let call = |name: &str, args: Value| {
         CallToolRequestParams::new(name.to_string())
             .with_arguments(args.as_object().unwrap().clone())

@@ -73,6 +73,7 @@ mod review_snapshot;
 mod rule_formats;
 mod sanitize_output;
 mod save_fidelity;
+mod save_memory;
 mod search_home;
 mod search_recall;
 mod seed_validations;

@@ -875,7 +875,7 @@ async fn read_only_refuses_every_write_and_tools_pick_surfaces() {
 
     let client = setup.connect(&["--tools", "cline,memory-bank-mcp"]).await;
     let tools = bounded(client.list_all_tools()).await.unwrap();
-    assert_eq!(tools.len(), 19);
+    assert_eq!(tools.len(), 20);
     assert_eq!(
         tools
             .iter()

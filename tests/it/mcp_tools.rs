@@ -32,6 +32,7 @@ async fn annotations_say_which_tools_write_and_schemas_mark_what_is_required() {
             "track_progress",
             "update_active_context",
             "log_decision",
+            "save_memory",
             "activate_project",
             "store_memory",
             "update_memory",
@@ -50,6 +51,7 @@ async fn annotations_say_which_tools_write_and_schemas_mark_what_is_required() {
     assert_eq!(required("log_decision"), ["title", "context", "decision"]);
     assert_eq!(required("store_memory"), ["title", "type", "content"]);
     assert_eq!(required("switch_mode"), ["mode"]);
+    assert_eq!(required("save_memory"), ["fact", "scope"]);
     client.cancel().await.unwrap();
 }
 

@@ -532,3 +532,42 @@ fn rule_files_linked_out_of_the_project_are_reported_never_read() {
         "{check}"
     );
 }
+
+#[test]
+fn cline_rules_with_paths_load_on_demand() {
+    let root = root_with(&[
+        (".clinerules/01-style.md", "# Style\n- Tabs\n"),
+        (
+            ".clinerules/02-react.md",
+            "---\npaths:\n  - \"src/components/**\"\n  - \"src/hooks/**\"\n---\n# React\n",
+        ),
+        (
+            ".clinerules/03-described.md",
+            "---\ndescription: no paths here\n---\n# Described\n",
+        ),
+    ]);
+    let project = root.path().join("proj");
+    let loads: Vec<(String, LoadKind)> = layers(&project, Format::RooRules)
+        .into_iter()
+        .map(|(display, _, load)| (display, load))
+        .collect();
+    assert_eq!(
+        loads,
+        vec![
+            (".clinerules/01-style.md".to_string(), LoadKind::Startup),
+            (".clinerules/03-described.md".to_string(), LoadKind::Startup),
+            (".clinerules/02-react.md".to_string(), LoadKind::OnDemand),
+        ]
+    );
+    let sandbox = Sandbox::new();
+    let id = Format::RooRules.id();
+    let loaded = context_loads(&sandbox, &project, id);
+    assert!(
+        loaded.contains(&pair(".clinerules/01-style.md", "session-start")),
+        "{loaded:?}"
+    );
+    assert!(
+        !loaded.contains(&pair(".clinerules/02-react.md", "session-start")),
+        "{loaded:?}"
+    );
+}

@@ -768,6 +768,7 @@ pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, Strin
         .route("/memory-bank/search", get(rest::search))
         .route("/memory-bank/trackProgress", post(rest::track_progress))
         .route("/memory-bank/logDecision", post(rest::log_decision))
+        .route("/memory-bank/saveMemory", post(rest::save_memory))
         .route(
             "/memory-bank/updateActiveContext",
             post(rest::update_active_context),

@@ -28,6 +28,7 @@ pub mod memory_bank_mcp;
 pub mod proposals;
 pub mod ratelimit;
 pub mod reply;
+pub(crate) mod saved_memory;
 pub mod search;
 pub mod stdio;
 pub mod tools;

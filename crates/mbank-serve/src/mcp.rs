@@ -317,7 +317,7 @@ mod tests {
     fn every_tool_states_what_it_does_to_the_files() {
         let dir = tempfile::tempdir().unwrap();
         let tools = tool_list(&shared_over(dir.path()));
-        assert_eq!(tools.len(), 25);
+        assert_eq!(tools.len(), 26);
         for tool in &tools {
             let rows: Vec<_> = tools::TOOLS
                 .iter()
@@ -357,6 +357,10 @@ mod tests {
         );
         assert_eq!(
             hints("log_decision"),
+            (Some(false), Some(false), Some(false))
+        );
+        assert_eq!(
+            hints("save_memory"),
             (Some(false), Some(false), Some(false))
         );
         assert_eq!(

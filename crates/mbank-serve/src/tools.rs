@@ -12,7 +12,8 @@ use serde_json::{Map, Value};
 use super::args::{self, ToolArgs};
 use super::reply::{Flavor, ToolError, ToolResult};
 use super::{
-    Caller, Session, Shared, cline, context, infinity, memory_bank_mcp, proposals, search,
+    Caller, Session, Shared, cline, context, infinity, memory_bank_mcp, proposals, saved_memory,
+    search,
 };
 use mbank_core::agent::infinity::InfinityProject;
 
@@ -457,6 +458,13 @@ pub(crate) static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             READS,
             "Search the memory of every project under the root (or one project): the passages that best answer the query, best first, each with its project, file, line range, heading path and a snippet (byte ranges of matches in `marks`); decisions carry their status and date. With maxTokens, the snippets returned together fit that many tokens and `omitted` counts the results left out.",
             search::search_memory,
+        ),
+        ToolDef::new(
+            MemoryBanks,
+            saved_memory::SAVE_MEMORY,
+            APPENDS,
+            "Save a fact to Beans-Code's persistent memory: appended to the saved-memories section of the user's global memory in the home folder (scope global) or of the project's memory file (scope project), file and section created when missing. One line; secrets are refused. On a server that stages writes it waits for a person to approve the diff.",
+            saved_memory::save_memory,
         ),
         ToolDef::checked_before(
             Proposals,

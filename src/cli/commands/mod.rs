@@ -8,6 +8,7 @@ pub mod journal;
 pub mod list;
 pub mod mcp;
 pub mod proposals;
+pub mod remember;
 pub mod review;
 pub mod search;
 pub mod serve;

@@ -122,6 +122,7 @@ async def run(client, stateless):
         "get_memory_bank_status", "track_progress", "update_active_context", "log_decision",
         "switch_mode", "get_current_mode", "activate_project", "store_memory", "get_memory",
         "list_memories", "update_memory", "delete_memory", "get_context", "search_memory",
+        "save_memory",
     }
     if tools != expected:
         s.problems.append(f"tools listed: {sorted(tools)}")
@@ -165,6 +166,7 @@ async def run(client, stateless):
         ("log_decision", {"title": "Use the SDK", "context": "c", "decision": "d", "alternatives": ["none"]}),
         ("switch_mode", {"mode": "code"}),
         ("get_current_mode", {}),
+        ("save_memory", {"scope": "project", "fact": "The SDK session saved this"}),
     ]:
         await s.call(tool, {"projectPath": "gamma", **args})
     hint = "keeps no session" if stateless else None

@@ -225,6 +225,35 @@ pub(crate) fn insert_first_in_section(text: &str, title: &str, line: &str) -> St
     }
 }
 
+/// `text` with `line` put last in the `## title` section, after its last line that is not
+/// blank (a blank line still parts it from the next heading); the section is appended
+/// when missing.
+pub(crate) fn append_last_in_section(text: &str, title: &str, line: &str) -> String {
+    let Some((start, end)) = section_body(text, title) else {
+        return insert_first_in_section(text, title, line);
+    };
+    let body = &text[start..end];
+    let content = body.trim_end().len();
+    let at = match body[content..].find('\n') {
+        _ if content == 0 => start,
+        Some(newline) => start + content + newline + 1,
+        None => end,
+    };
+    let mut out = String::with_capacity(text.len() + line.len() + 2);
+    out.push_str(&text[..at]);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(line);
+    out.push('\n');
+    let rest = &text[at..];
+    if !rest.is_empty() && !rest.starts_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `text` with the body of `## title` replaced by `items` as a list (the section is
 /// appended when missing). Other sections stay byte for byte.
 pub(crate) fn replace_section(text: &str, title: &str, items: &[String]) -> String {

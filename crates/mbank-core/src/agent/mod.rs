@@ -14,6 +14,7 @@ pub mod infinity;
 mod infinity_error;
 pub mod projects;
 pub mod proposals;
+pub mod saved_memory;
 
 use std::path::PathBuf;
 

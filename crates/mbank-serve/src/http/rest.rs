@@ -14,8 +14,10 @@ use crate::args::{self, ToolArgs};
 use crate::conn::BodyNotInTime;
 use crate::memory_bank_mcp::{self, WriteArgs};
 use crate::reply::{Flavor, ToolError, ToolResult};
+use crate::saved_memory;
 use crate::{Caller, Shared};
 use mbank_core::agent::rfc3339;
+use mbank_core::agent::saved_memory::SavedScope;
 
 pub(super) fn json_response(status: u16, value: &Value) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -391,4 +393,36 @@ pub(super) async fn update_active_context(
         "http:POST /memory-bank/updateActiveContext",
     )
     .await
+}
+
+/// `POST /memory-bank/saveMemory` (`save_memory`): `?project=NAME` names the project of
+/// scope project; scope global needs none.
+pub(super) async fn save_memory(
+    State(app): State<AppState>,
+    query: ProjectQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let (project, map) = match (project_of(query), object_body(body)) {
+        (Ok(p), Ok(m)) => (p, m),
+        (Err(e), _) | (_, Err(e)) => return reply(Err(e)),
+    };
+    let shared = app.shared.clone();
+    reply(
+        blocking(move || {
+            let args: saved_memory::SaveMemoryArgs = args::parse(map, Flavor::MemoryBank)?;
+            let scope = saved_memory::scope_of(&args.scope)?;
+            let dir = match scope {
+                SavedScope::Project => Some(shared.project(project.as_deref())?),
+                SavedScope::Global => None,
+            };
+            saved_memory::save_in(
+                &shared,
+                scope,
+                dir.as_deref(),
+                &args.fact,
+                &Caller::anonymous("http:POST /memory-bank/saveMemory"),
+            )
+        })
+        .await,
+    )
 }

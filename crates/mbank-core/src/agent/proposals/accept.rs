@@ -10,7 +10,9 @@ use std::path::Path;
 use crate::agent::WriteReport;
 use crate::agent::bank::MarkdownBank;
 use crate::agent::infinity::apply_store_change;
+use crate::agent::saved_memory::{self, SavedScope};
 use crate::formats;
+use crate::formats::beans_md::saved::SavedMemoryFile;
 use crate::write::WriteContext;
 
 /// Where an accepted proposal may write, checked again when it is accepted: a proposal
@@ -20,7 +22,9 @@ use crate::write::WriteContext;
 ///   staged it confined it;
 /// - an Infinity memory: a folder that already is an Infinity project (a real
 ///   `.infinity/project_id`, which the server's `activate_project` made); accepting
-///   never creates one.
+///   never creates one;
+/// - a saved memory of the global scope: the home folder, and only its global memory
+///   file ([`saved_memory_file`]).
 fn confine(proposal: &Proposal, root: &Path) -> ProposalResult<()> {
     let outside = |reason: String| ProposalError::Outside {
         id: proposal.id,
@@ -45,6 +49,21 @@ fn confine(proposal: &Proposal, root: &Path) -> ProposalResult<()> {
             )))
         };
     }
+    if let ProposedChange::SavedMemory {
+        scope: SavedScope::Global,
+        ..
+    } = proposal.change
+    {
+        let home = crate::io::paths::home_dir().and_then(|h| std::fs::canonicalize(h).ok());
+        return if home.as_deref() == Some(project.as_path()) {
+            Ok(())
+        } else {
+            Err(outside(format!(
+                "{} is not the home folder, where the global memory is",
+                project.display()
+            )))
+        };
+    }
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if project.starts_with(&root) {
         Ok(())
@@ -55,6 +74,28 @@ fn confine(proposal: &Proposal, root: &Path) -> ProposalResult<()> {
             root.display()
         )))
     }
+}
+
+/// The file a saved memory may be accepted into: the one the format names for its scope
+/// and folder (whatever path the proposal file says), and only when that is the file the
+/// proposal names.
+fn saved_memory_file(proposal: &Proposal, scope: SavedScope) -> ProposalResult<SavedMemoryFile> {
+    let file = match scope {
+        SavedScope::Global => saved_memory::global_file(&proposal.project),
+        SavedScope::Project => saved_memory::project_file(&proposal.project),
+    };
+    if file.rel != Path::new(&proposal.file) {
+        return Err(ProposalError::Outside {
+            id: proposal.id,
+            reason: format!(
+                "{} is not where Beans-Code's {} memory is saved ({})",
+                proposal.file,
+                scope.as_str(),
+                file.rel.display()
+            ),
+        });
+    }
+    Ok(file)
 }
 
 impl ProposalStore {
@@ -124,6 +165,11 @@ impl ProposalStore {
                         merged: message,
                     }),
                 _ => chosen_text(&proposal, choice, current),
+            })?
+        } else if let ProposedChange::SavedMemory { scope, .. } = &proposal.change {
+            let file = saved_memory_file(&proposal, *scope)?;
+            saved_memory::apply_change(&ctx, &file, |current| {
+                chosen_text(&proposal, choice, current)
             })?
         } else {
             let bank = MarkdownBank::open(&proposal.project)?;

@@ -205,6 +205,13 @@ pub enum ProposedChange {
     Entry(EntryEdit),
     /// A memory added, changed or removed in an Infinity store as it is when accepted.
     Memory(MemoryEdit),
+    /// A fact (`line`, a list item) saved to Beans-Code's memory of `scope`, put last
+    /// under its saved-memories section of the file as it is when accepted.
+    #[serde(rename_all = "camelCase")]
+    SavedMemory {
+        scope: crate::formats::beans_md::saved::SavedScope,
+        line: String,
+    },
 }
 
 /// Where a proposal stands.
@@ -266,14 +273,14 @@ pub struct Proposal {
 }
 
 impl Proposal {
-    /// What it does: `create`, `replace`, `delete`, `entry` (a dated entry added),
+    /// What it does: `create`, `replace`, `delete`, `entry` (a dated entry or a saved fact added),
     /// `memory` (an Infinity memory stored, changed or removed).
     pub fn kind(&self) -> &'static str {
         match self.change {
             ProposedChange::Replace if self.base.is_none() => "create",
             ProposedChange::Replace => "replace",
             ProposedChange::Delete => "delete",
-            ProposedChange::Entry(_) => "entry",
+            ProposedChange::Entry(_) | ProposedChange::SavedMemory { .. } => "entry",
             ProposedChange::Memory(_) => "memory",
         }
     }
@@ -695,6 +702,13 @@ pub(super) fn chosen_text(
         let mut text = current.map(str::to_string);
         entry.apply(&mut text);
         return Ok(text);
+    }
+    if let (ProposedChange::SavedMemory { line, .. }, AcceptedPart::Whole) =
+        (&proposal.change, choice)
+    {
+        let section = crate::formats::beans_md::saved::SAVED_SECTION;
+        let text = current.unwrap_or("");
+        return Ok(Some(entries::append_last_in_section(text, section, line)));
     }
     let base = proposal.base.as_deref().unwrap_or("");
     let proposed = proposal.proposed.as_deref().unwrap_or("");

@@ -18,6 +18,7 @@ use crate::findings::{Finding, FindingCode, RuleSource, Severity};
 use crate::formats::Unit;
 use crate::model::{BankProblem, Format, LoadKind, MemoryFile, Role};
 
+pub mod saved;
 pub(crate) mod settings;
 
 /// A memory file name Beans-Code's configuration is meant to support besides its own and

@@ -92,12 +92,44 @@ impl FormatRules for RooRules {
         &[CLINERULES]
     }
 
+    /// A markdown rule in the workspace's `.clinerules/` folder: its frontmatter may scope
+    /// it to some files.
+    fn reads_frontmatter(&self, rel: &Path) -> bool {
+        in_clinerules_folder(rel)
+    }
+
+    /// Cline's conditional rules (docs.cline.bot, "Conditional Rules"): a rule whose
+    /// frontmatter lists `paths` activates only when files matching them are part of the
+    /// task (open, mentioned or edited), never at the start; every other rule there loads
+    /// with each task.
+    fn frontmatter_load(&self, _rel: &Path, text: &str) -> Option<LoadKind> {
+        let scoped = !super::rule_frontmatter::read(text).list("paths").is_empty();
+        Some(if scoped {
+            LoadKind::OnDemand
+        } else {
+            LoadKind::Startup
+        })
+    }
+
     fn listing(&self) -> super::Listing {
         super::Listing::TopEntries {
             is_rule_file: is_top_rule_file,
             folders: &[CLINERULES, ROO_DIR],
         }
     }
+}
+
+/// Whether `rel` (relative to the project) is a markdown rule in the workspace's
+/// `.clinerules/` folder.
+fn in_clinerules_folder(rel: &Path) -> bool {
+    let mut parts = rel.components();
+    parts
+        .next()
+        .is_some_and(|first| first.as_os_str() == CLINERULES)
+        && parts.next().is_some()
+        && rel
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
 }
 
 /// A mode's rule file at the project's top: `.clinerules-{mode}`, `.roorules-{mode}`.
@@ -338,6 +370,33 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clinerules_rule_with_paths_loads_on_demand() {
+        let rel = Path::new(".clinerules/react.md");
+        assert!(RooRules.reads_frontmatter(rel));
+        assert!(!RooRules.reads_frontmatter(Path::new(".clinerules")));
+        assert!(!RooRules.reads_frontmatter(Path::new("web/.clinerules/react.md")));
+        assert!(!RooRules.reads_frontmatter(Path::new(".roo/rules/react.md")));
+        let scoped = "---\npaths:\n  - \"src/components/**\"\n---\n# React\n";
+        assert_eq!(
+            RooRules.frontmatter_load(rel, scoped),
+            Some(LoadKind::OnDemand)
+        );
+        let inline = "---\npaths: [\"src/**\"]\n---\n# Src\n";
+        assert_eq!(
+            RooRules.frontmatter_load(rel, inline),
+            Some(LoadKind::OnDemand)
+        );
+        assert_eq!(
+            RooRules.frontmatter_load(rel, "# Always\n"),
+            Some(LoadKind::Startup)
+        );
+        assert_eq!(
+            RooRules.frontmatter_load(rel, "---\npaths: []\n---\n# R\n"),
+            Some(LoadKind::Startup)
+        );
+    }
     use std::path::PathBuf;
 
     #[test]

@@ -344,6 +344,7 @@ fn list_top_entries(lister: &mut Lister<'_>, is_rule_file: fn(&str) -> bool, fol
             lister.walk(&path, 1);
         }
     }
+    settle_loads_by_frontmatter(lister, &project);
 }
 
 /// Remembered per file version in the listing cache: when a rule file loads, by its
@@ -400,9 +401,16 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
     for rel in rules.nested_folders() {
         nested_rule_folders(lister, &project, rel, 0);
     }
+    settle_loads_by_frontmatter(lister, &project);
+}
+
+/// Sets when each rule file the format reads the frontmatter of loads, as that
+/// frontmatter says.
+fn settle_loads_by_frontmatter(lister: &mut Lister<'_>, project: &Path) {
+    let rules = formats::rules(lister.format);
     let listings = lister.listings;
     for file in &mut lister.files {
-        let rel = paths::relative_to(&file.path, &project).unwrap_or(&file.path);
+        let rel = paths::relative_to(&file.path, project).unwrap_or(&file.path);
         if !rules.reads_frontmatter(rel) {
             continue;
         }

@@ -4,8 +4,10 @@
 //! file's structure (a table of dependencies, a scripts object, a `require` block), never
 //! from a list of known names, so a project's own stack is described whatever it uses.
 //! JSON and TOML manifests are parsed properly; the other formats (go.mod, Gemfile, Maven,
-//! Gradle, CMake, Makefile) are read line by line for the few statements that declare
-//! something, and a line that does not fit is skipped.
+//! Gradle, CMake, Makefile, requirements.txt) are read line by line for the few statements
+//! that declare something, and a line that does not fit is skipped.
+mod requirements;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -113,10 +115,11 @@ type Reader = fn(&mut Stack, &Path, &str, &str);
 /// Reads the manifests at the top of `project`.
 pub fn detect(project: &Path) -> Stack {
     let mut stack = Stack::default();
-    let readers: [(&str, Reader); 15] = [
+    let readers: [(&str, Reader); 16] = [
         ("package.json", package_json),
         ("Cargo.toml", cargo_toml),
         ("pyproject.toml", pyproject_toml),
+        ("requirements.txt", requirements::requirements_txt),
         ("go.mod", go_mod),
         ("Gemfile", gemfile),
         ("composer.json", composer_json),

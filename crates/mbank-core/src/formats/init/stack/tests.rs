@@ -167,3 +167,34 @@ fn broken_manifests_are_reported_and_an_empty_project_has_no_stack() {
     let empty = tempfile::tempdir().unwrap();
     assert!(detect(empty.path()).is_empty());
 }
+
+#[test]
+fn requirements_txt_gives_names_and_specifiers_statement_by_statement() {
+    let dir = project(&[(
+        "requirements.txt",
+        "# runtime\n-r base.txt\n--index-url https://pypi.example/simple\n\
+         Django>=4.2,<5  # the web framework\nrequests[socks] == 2.31.0 ; python_version > \"3.8\"\n\
+         numpy\\\n  ==1.26.4 \\\n  --hash=sha256:abc\n-e ./local-package\n./wheels/tool.whl\n\
+         https://example.com/pkg.tar.gz\nmylib @ https://example.com/mylib.zip#egg=mylib\n\n",
+    )]);
+    let stack = detect(dir.path());
+    assert_eq!(stack.sources, vec!["requirements.txt"]);
+    let languages: Vec<_> = stack.languages.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(languages, vec!["Python"]);
+    let runtime: Vec<_> = stack
+        .runtime
+        .iter()
+        .map(|d| format!("{} {}", d.name, d.version.as_deref().unwrap_or("-")))
+        .collect();
+    assert_eq!(
+        runtime,
+        vec![
+            "Django >=4.2,<5",
+            "requests == 2.31.0",
+            "numpy ==1.26.4",
+            "mylib -"
+        ]
+    );
+    assert!(stack.development.is_empty());
+    assert!(stack.runtime.iter().all(|d| d.source == "requirements.txt"));
+}
