@@ -93,6 +93,9 @@ fn adr_new_in_a_conkeeper_bank_uses_its_schema_and_its_folder_first() {
         "## Rationale",
         "## Consequences",
         "## Alternatives Considered",
+        "- Positive: ",
+        "- Negative: ",
+        "- Neutral: ",
     ] {
         assert!(text.contains(section), "{section}: {text}");
     }

@@ -216,7 +216,8 @@ pub fn text(template: Template, number: u32, title: &str, date: &str) -> String 
              ## Decision\n<!-- What was decided, as a clear instruction. -->\n\n\
              ## Rationale\n- <!-- A reason -->\n\n\
              ## Consequences\n- Positive: <!-- what it makes possible -->\n\
-             - Negative: <!-- the trade-off accepted -->\n\n\
+             - Negative: <!-- the trade-off accepted -->\n\
+             - Neutral: <!-- other effects -->\n\n\
              ## Alternatives Considered\n- <!-- An option, and why it lost -->\n"
         ),
         Template::Madr => format!(
