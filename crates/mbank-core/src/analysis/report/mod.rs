@@ -157,17 +157,20 @@ impl ProjectReport {
     /// Memory files only: backups and foreign files kept in a bank are not memory.
     pub fn file_count(&self) -> usize {
         // A file two banks list (a CLAUDE.md that Beans-Code's `fileNames` also names) is
-        // one file.
-        let mut paths: Vec<&Path> = self
+        // one file; each memory of a store file (Infinity's) is one of its own.
+        let mut files: Vec<(&Path, Option<&str>)> = self
             .banks
             .iter()
             .flat_map(|b| &b.files)
             .filter(|f| f.class == FileClass::Memory)
-            .map(|f| f.file.path.as_path())
+            .map(|f| {
+                let memory = f.file.memory.as_ref().map(|m| m.id.as_str());
+                (f.file.path.as_path(), memory)
+            })
             .collect();
-        paths.sort_unstable();
-        paths.dedup();
-        paths.len()
+        files.sort_unstable();
+        files.dedup();
+        files.len()
     }
 
     /// Backup copies and foreign files kept inside banks, by class.
