@@ -161,14 +161,66 @@ pub(super) fn read_visible(
     display: &str,
     problems: &mut Vec<String>,
 ) -> Option<String> {
+    if !within_search_limit(size, display, problems) {
+        return None;
+    }
+    visible(
+        read_text_limited(path, MAX_SEARCHED_BYTES),
+        display,
+        problems,
+    )
+}
+
+/// [`read_visible`] for a file below `anchor`, opened through a handle on `anchor` with
+/// no link followed below it: a file checked as no link and swapped for one since is
+/// refused, not followed.
+pub(super) fn read_visible_below(
+    anchor: &std::path::Path,
+    path: &std::path::Path,
+    size: u64,
+    display: &str,
+    problems: &mut Vec<String>,
+) -> Option<String> {
+    if !within_search_limit(size, display, problems) {
+        return None;
+    }
+    let Ok(rel) = path.strip_prefix(anchor) else {
+        problems.push(format!("{display}: not below {}", anchor.display()));
+        return None;
+    };
+    let read = crate::io::dir_handle::Dir::open_anchor(anchor)
+        .map_err(crate::error::CoreError::from)
+        .and_then(|dir| crate::io::text::read_text_in(&dir, rel));
+    let text = match read {
+        Ok(Some(read)) if read.text.len() as u64 > MAX_SEARCHED_BYTES => {
+            within_search_limit(read.text.len() as u64, display, problems);
+            return None;
+        }
+        Ok(Some(read)) => Ok(read.text),
+        // Gone since it was listed: nothing to search.
+        Ok(None) => return None,
+        Err(error) => Err(error),
+    };
+    visible(text, display, problems)
+}
+
+fn within_search_limit(size: u64, display: &str, problems: &mut Vec<String>) -> bool {
     if size > MAX_SEARCHED_BYTES {
         problems.push(format!(
             "{display} is over {} MiB: not searched",
             MAX_SEARCHED_BYTES / (1024 * 1024)
         ));
-        return None;
+        return false;
     }
-    let text = match read_text_limited(path, MAX_SEARCHED_BYTES) {
+    true
+}
+
+fn visible(
+    read: crate::error::Result<String>,
+    display: &str,
+    problems: &mut Vec<String>,
+) -> Option<String> {
+    let text = match read {
         Ok(text) => text,
         Err(error) => {
             problems.push(format!("{display}: {error}"));

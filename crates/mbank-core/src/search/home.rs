@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::extract::{SearchedFile, read_visible, sections};
+use super::extract::{SearchedFile, read_visible_below, sections};
 use crate::formats::agents::Agent;
 use crate::io::hash_index::stable_hash;
 use crate::io::paths::change_time;
@@ -118,14 +118,15 @@ pub(super) fn store_files(
     let mut out = Vec::new();
     for file in &store.files {
         // Never through a link: the journal lists regular files only, and one may have
-        // been swapped for a link since.
+        // been swapped for a link since; the read below opens it with no link followed.
         let Ok(meta) = std::fs::symlink_metadata(&file.path) else {
             continue;
         };
         if !meta.is_file() {
             continue;
         }
-        let Some(text) = read_visible(&file.path, meta.len(), &file.display, problems) else {
+        let Some(text) = read_visible_below(home, &file.path, meta.len(), &file.display, problems)
+        else {
             continue;
         };
         let agents = Agent::ALL
@@ -194,6 +195,51 @@ mod tests {
             "# Preferences\nAnswer in British English.\n",
         );
         (temp, home, root)
+    }
+
+    /// A store file listed as a regular file and swapped for a link before it is read
+    /// is refused, never followed out of the home folder.
+    #[cfg(unix)]
+    #[test]
+    fn a_store_file_swapped_for_a_link_after_listing_is_not_followed() {
+        let (temp, home, _root) = home_with_stores();
+        let stores = home_stores(&home, &HashSet::new());
+        let gemini = stores
+            .iter()
+            .find(|store| {
+                store
+                    .files
+                    .iter()
+                    .any(|f| f.path.ends_with(".gemini/GEMINI.md"))
+            })
+            .expect("Gemini's memory file is a store");
+        let secret = temp.path().join("secret.md");
+        write(&secret, "# Secret\nThe signing key is here.\n");
+        let file = home.join(".gemini/GEMINI.md");
+        fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(&secret, &file).unwrap();
+        let mut problems = Vec::new();
+        let searched = store_files(gemini, &home, &mut problems);
+        assert!(
+            searched.iter().all(|f| !f.path.ends_with("GEMINI.md")),
+            "a link was read"
+        );
+        // The listing's own check stops it first; the read itself refuses a link too.
+        let meta_len = fs::metadata(&secret).unwrap().len();
+        let read = super::super::extract::read_visible_below(
+            &home,
+            &file,
+            meta_len,
+            "~/.gemini/GEMINI.md",
+            &mut problems,
+        );
+        assert_eq!(read, None);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("~/.gemini/GEMINI.md: ")),
+            "{problems:?}"
+        );
     }
 
     #[test]
