@@ -115,7 +115,10 @@ pub(crate) fn project_file(project: &Path) -> PathBuf {
 pub(crate) fn for_project(project: &Path, home: Option<&Path>) -> Loaded {
     let mut loaded = Loaded::default();
     let user_shown = format!("~/{}/{SETTINGS_FILE}", super::FILES.dot_dir);
-    let user = home.and_then(|home| read_section(&user_file(home), &user_shown, &mut loaded));
+    let user = home.and_then(|home| {
+        let read = crate::io::text::read_text_limited(&user_file(home), SETTINGS_MAX_BYTES);
+        read_section(read, &user_shown, &mut loaded)
+    });
     if let Some(user) = &user {
         apply(user, &user_shown, &mut loaded, Origin::User(home, project));
     }
@@ -124,23 +127,27 @@ pub(crate) fn for_project(project: &Path, home: Option<&Path>) -> Loaded {
         return loaded;
     }
     let file = project_file(project);
-    let confined = if std::fs::symlink_metadata(&file).is_err() {
+    let folder = ProjectFolder::new(project);
+    let inside = if std::fs::symlink_metadata(&file).is_err() {
         crate::io::reads::absent(&file);
-        None
+        false
+    } else if let Confinement::Inside(_) = folder.check(&file) {
+        true
     } else {
-        match ProjectFolder::new(project).check(&file) {
-            Confinement::Inside(real) => Some(real),
-            _ => {
-                loaded.problems.push(format!(
-                    "{project_shown} leads out of the project or cannot be resolved, and is \
-                     not read: Beans-Code's defaults and the user's settings apply"
-                ));
-                None
-            }
-        }
+        loaded.problems.push(format!(
+            "{project_shown} leads out of the project or cannot be resolved, and is \
+             not read: Beans-Code's defaults and the user's settings apply"
+        ));
+        false
     };
-    if let Some(real) = confined
-        && let Some(section) = read_section(&real, &project_shown, &mut loaded)
+    // Read through a handle below the project, so a file swapped for a link since the
+    // check is refused rather than followed.
+    if inside
+        && let Some(section) = read_section(
+            crate::io::confine::read_text(&folder, &file),
+            &project_shown,
+            &mut loaded,
+        )
     {
         apply(&section, &project_shown, &mut loaded, Origin::Project);
     }
@@ -149,8 +156,12 @@ pub(crate) fn for_project(project: &Path, home: Option<&Path>) -> Loaded {
 
 /// The `memory` object of a settings file; `None` when the file or the object is
 /// missing or unreadable (the latter a problem).
-fn read_section(file: &Path, shown: &str, loaded: &mut Loaded) -> Option<Map<String, Value>> {
-    let text = match crate::io::text::read_text_limited(file, SETTINGS_MAX_BYTES) {
+fn read_section(
+    read: crate::error::Result<String>,
+    shown: &str,
+    loaded: &mut Loaded,
+) -> Option<Map<String, Value>> {
+    let text = match read {
         Ok(text) => text,
         Err(e) if crate::io::text::is_not_found(&e) => return None,
         Err(e) => {
@@ -160,6 +171,13 @@ fn read_section(file: &Path, shown: &str, loaded: &mut Loaded) -> Option<Map<Str
             return None;
         }
     };
+    if text.len() as u64 > SETTINGS_MAX_BYTES {
+        loaded.problems.push(format!(
+            "{shown} is over {} KiB and is not read: Beans-Code's memory defaults apply instead",
+            SETTINGS_MAX_BYTES / 1024
+        ));
+        return None;
+    }
     let value: Value = match serde_json::from_str(&text) {
         Ok(value) => value,
         Err(e) => {
