@@ -352,7 +352,7 @@ fn execute(cli: Cli) -> Result<u8> {
             use crate::core::search::KindFilter;
             commands::search::run(
                 &context,
-                &commands::search::Request {
+                &commands::search::SearchInvocation {
                     query: &query.join(" "),
                     project: project.as_deref(),
                     format: format.as_deref(),
@@ -404,7 +404,7 @@ fn execute(cli: Cli) -> Result<u8> {
             max_tokens,
         }) => commands::context::run(
             &context,
-            &commands::context::Request {
+            &commands::context::ContextInvocation {
                 path: path.as_deref(),
                 as_json: json,
                 only: bank.as_deref(),

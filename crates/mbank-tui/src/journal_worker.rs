@@ -20,7 +20,7 @@ use mbank_core::history::History;
 use mbank_core::journal::changes::{self, FileChange, Survey, SurveyOptions};
 use mbank_core::journal::revert::{self, Revert};
 use mbank_core::journal::reviewed::Reviewed;
-use mbank_core::journal::{PassReport, Recorder, Scope, ScopeOptions, lock, scope};
+use mbank_core::journal::{JournalScope, PassReport, Recorder, ScopeOptions, lock, scope};
 use mbank_core::write::WriteContext;
 
 use super::message::{ActError, JournalEvent, Message, Recording};
@@ -111,7 +111,7 @@ struct JournalState {
     /// Recording, holding the recorder lock.
     recorder: Option<Recorder>,
     /// The projects and stores followed, listed when first needed.
-    scope: Option<Scope>,
+    scope: Option<JournalScope>,
     /// The last survey sent, and its number.
     survey: Option<(u64, Arc<Survey>)>,
     generation: u64,
@@ -170,7 +170,7 @@ impl JournalState {
 
     /// Lists the projects and stores again (and, while recording, names the outside
     /// folders to watch when they changed).
-    fn rescope(&mut self) -> &Scope {
+    fn rescope(&mut self) -> &JournalScope {
         let scope = scope::build(&self.setup.scope);
         if self.recorder.is_some() {
             let outside: Vec<PathBuf> = scope
@@ -187,11 +187,11 @@ impl JournalState {
         self.scope.insert(scope)
     }
 
-    fn scope(&mut self) -> &Scope {
+    fn scope(&mut self) -> &JournalScope {
         if self.scope.is_none() {
             self.rescope();
         }
-        self.scope.get_or_insert_with(Scope::default)
+        self.scope.get_or_insert_with(JournalScope::default)
     }
 
     /// Takes the recorder lock when no other recorder holds it, and catches up.

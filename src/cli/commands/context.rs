@@ -59,7 +59,7 @@ struct UnknownAgentOutput<'a> {
 }
 
 /// What `mbank context` was asked.
-pub struct Request<'a> {
+pub struct ContextInvocation<'a> {
     pub path: Option<&'a Path>,
     pub as_json: bool,
     /// `--bank`: only this format.
@@ -125,8 +125,8 @@ fn unknown_mode(mode: &str, projects: &[Vec<Bank>]) -> Option<UnknownMode> {
     })
 }
 
-pub fn run(context: &Context, request: &Request) -> Result<u8> {
-    let Request {
+pub fn run(context: &Context, request: &ContextInvocation) -> Result<u8> {
+    let ContextInvocation {
         path,
         as_json,
         only,

@@ -219,8 +219,8 @@ pub fn changes(
     let mut table = Table::new(&["CHANGE", "FILE", "STORE", "LINES", "BY"]);
     for change in &survey.changes {
         let word = match change.change {
-            journal::changes::Kind::Deleted => context.style.red(change.change.word()),
-            journal::changes::Kind::Added => context.style.green(change.change.word()),
+            crate::core::review::ChangeKind::Deleted => context.style.red(change.change.word()),
+            crate::core::review::ChangeKind::Added => context.style.green(change.change.word()),
             _ => context.style.yellow(change.change.word()),
         };
         let file = match &change.past_cut {
@@ -312,7 +312,7 @@ pub fn stats(context: &Context, as_json: bool) -> Result<u8> {
 pub fn store_holding(
     context: &Context,
     file: &std::path::Path,
-) -> Result<Option<(journal::Store, journal::Scope)>> {
+) -> Result<Option<(journal::Store, journal::JournalScope)>> {
     let options = scope_options(context)?;
     let scope = scope::build(&options);
     let key = crate::core::history::key_of(file);

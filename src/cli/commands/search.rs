@@ -49,7 +49,7 @@ use crate::core::scan::listings::Listings;
 use crate::core::search::{Hit, KindFilter, ProjectBanks, Query, SearchIndex, home_stores};
 
 /// What `mbank search` was asked.
-pub struct Request<'a> {
+pub struct SearchInvocation<'a> {
     pub query: &'a str,
     pub project: Option<&'a str>,
     pub format: Option<&'a str>,
@@ -74,7 +74,7 @@ struct Indexed {
     projects_read: usize,
 }
 
-pub fn run(context: &Context, request: &Request<'_>) -> Result<u8> {
+pub fn run(context: &Context, request: &SearchInvocation<'_>) -> Result<u8> {
     if request.query.trim().is_empty() {
         return Err(eyre!("give words to search for"));
     }

@@ -14,35 +14,14 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::reviewed::{Mark, Reviewed};
-use super::scope::Scope;
+use super::scope::JournalScope;
 use crate::error::Result;
 use crate::formats::codex_memories;
 use crate::history::{self, History, Version};
 use crate::io::confine::ProjectFolder;
 use crate::model::{Format, Role};
-use crate::review::Signal;
 use crate::review::diff::diff_texts;
-
-/// What became of a file since its baseline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    Added,
-    Modified,
-    Deleted,
-    Renamed,
-}
-
-impl Kind {
-    pub fn word(self) -> &'static str {
-        match self {
-            Kind::Added => "added",
-            Kind::Modified => "modified",
-            Kind::Deleted => "deleted",
-            Kind::Renamed => "renamed",
-        }
-    }
-}
+use crate::review::{ChangeKind, Signal};
 
 /// One file changed since its baseline.
 #[derive(Debug, Clone, Serialize)]
@@ -54,7 +33,7 @@ pub struct FileChange {
     /// The store it belongs to: "Cline memory bank", "Claude Code auto memory".
     pub store: String,
     pub project: Option<PathBuf>,
-    pub change: Kind,
+    pub change: ChangeKind,
     /// Where it came from, when it was renamed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub renamed_from: Option<PathBuf>,
@@ -194,7 +173,7 @@ struct Place {
 /// Looks at every file of `scope` and every file with a history in its folders.
 pub fn survey(
     history: &History,
-    scope: &Scope,
+    scope: &JournalScope,
     reviewed: &Reviewed,
     options: &SurveyOptions,
 ) -> Result<Survey> {
@@ -310,10 +289,10 @@ pub fn survey(
             .and_then(|later| later.iter().find_map(|v| v.renamed.clone()))
             .filter(|_| baseline_text.is_none() && current.is_some());
         let change = match (&baseline_text, &current) {
-            (None, Some(_)) if renamed_from.is_some() => Kind::Renamed,
-            (None, _) => Kind::Added,
-            (Some(_), None) => Kind::Deleted,
-            (Some(_), Some(_)) => Kind::Modified,
+            (None, Some(_)) if renamed_from.is_some() => ChangeKind::Renamed,
+            (None, _) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Deleted,
+            (Some(_), Some(_)) => ChangeKind::Modified,
         };
         let diff = diff_texts(
             baseline_text.as_deref().unwrap_or(""),

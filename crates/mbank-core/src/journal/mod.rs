@@ -4,7 +4,7 @@
 //!
 //! A [`Recorder`] compares each file's text with the newest version its history holds
 //! (by SHA-256) and records only what differs: a catch-up pass ([`Recorder::catch_up`])
-//! over the whole [`Scope`] finds what changed while nothing was watching, then
+//! over the whole [`JournalScope`] finds what changed while nothing was watching, then
 //! [`Recorder::record_paths`] records what the watcher ([`watch`]) reports. Who wrote a
 //! version: the writer a write through mbank noted (`write::apply`), "git (HEAD moved)"
 //! when the project's HEAD moved since the last look (a checkout, pull or rebase),
@@ -32,7 +32,7 @@ use crate::error::Result;
 use crate::history::{self, History};
 use crate::io::confine::{self, ProjectFolder};
 use crate::scan::listings::Stamp;
-pub use scope::{JournalFile, Scope, ScopeOptions, Store};
+pub use scope::{JournalFile, JournalScope, ScopeOptions, Store};
 
 /// The writer a version found on disk is given when git moved HEAD meanwhile.
 pub const GIT_WRITER: &str = "git (HEAD moved: checkout, pull or rebase)";
@@ -127,7 +127,7 @@ impl Recorder {
     /// Records what changed while nothing was watching: every file of `scope` whose
     /// text differs from its newest version, and every file with a history in one of
     /// the scope's folders that is gone. Then keeps the history within its total cap.
-    pub fn catch_up(&mut self, scope: &Scope) -> PassReport {
+    pub fn catch_up(&mut self, scope: &JournalScope) -> PassReport {
         let mut report = PassReport::default();
         let moved = self.heads_moved(scope, &scope.projects);
         let mut found = Vec::new();
@@ -186,7 +186,7 @@ impl Recorder {
     /// Records the files at `paths` (as the watcher reports them): their new text, or
     /// their deletion. Paths the scope does not know and that have no history are
     /// passed over (the caller rebuilds the scope when a new file appears).
-    pub fn record_paths(&mut self, scope: &Scope, paths: &[PathBuf]) -> PassReport {
+    pub fn record_paths(&mut self, scope: &JournalScope, paths: &[PathBuf]) -> PassReport {
         let mut report = PassReport::default();
         let mut projects = Vec::new();
         let mut found = Vec::new();
@@ -227,7 +227,7 @@ impl Recorder {
         report
     }
 
-    fn remember(&mut self, scope: &Scope, file: &JournalFile) {
+    fn remember(&mut self, scope: &JournalScope, file: &JournalFile) {
         let store = scope.store_of(file);
         self.known.insert(
             file.key.clone(),
@@ -241,7 +241,7 @@ impl Recorder {
 
     /// Projects among `projects` whose HEAD moved since the last look (each looked at
     /// once; the new HEADs are kept).
-    fn heads_moved(&mut self, scope: &Scope, projects: &[PathBuf]) -> Vec<PathBuf> {
+    fn heads_moved(&mut self, scope: &JournalScope, projects: &[PathBuf]) -> Vec<PathBuf> {
         let mut moved = Vec::new();
         let mut looked = std::collections::HashSet::new();
         for project in projects {
@@ -259,7 +259,7 @@ impl Recorder {
     /// The file's text when it differs from its newest version.
     fn find_change(
         &self,
-        scope: &Scope,
+        scope: &JournalScope,
         file: &JournalFile,
     ) -> std::result::Result<Option<Found>, String> {
         let store = scope.store_of(file);
@@ -293,7 +293,7 @@ impl Recorder {
 
     /// The file whose key is `key` when it is gone from disk and its history does not
     /// say so yet.
-    fn gone(&self, scope: &Scope, key: &Path, newest_hash: Option<String>) -> Option<Gone> {
+    fn gone(&self, scope: &JournalScope, key: &Path, newest_hash: Option<String>) -> Option<Gone> {
         if std::fs::symlink_metadata(key).is_ok() {
             return None;
         }
@@ -420,7 +420,7 @@ impl Recorder {
 pub fn restore_in_store(
     ctx: &crate::write::WriteContext,
     history: &History,
-    scope: &Scope,
+    scope: &JournalScope,
     store: &Store,
     file: &Path,
     number: u64,

@@ -11,7 +11,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::changes::FileChange;
-use super::scope::{Scope, Store};
+use super::scope::{JournalScope, Store};
 use crate::error::{CoreError, Result};
 use crate::guard;
 use crate::io::confine::ProjectFolder;
@@ -44,7 +44,7 @@ pub enum Reverted {
 /// and with [`CoreError::Refused`] when the result breaks the context's guard rules.
 pub fn revert(
     ctx: &WriteContext,
-    scope: &Scope,
+    scope: &JournalScope,
     change: &FileChange,
     what: Revert,
 ) -> Result<Reverted> {

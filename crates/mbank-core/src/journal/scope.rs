@@ -37,7 +37,7 @@ pub struct JournalFile {
     pub path: PathBuf,
     /// Its key in the history ([`key_of`]).
     pub key: PathBuf,
-    /// Index into [`Scope::stores`].
+    /// Index into [`JournalScope::stores`].
     pub store: usize,
     pub role: Role,
     /// As a person reads it (relative to the project, `~/…` in the home folder).
@@ -46,7 +46,7 @@ pub struct JournalFile {
 
 /// Everything the journal follows at one moment.
 #[derive(Debug, Clone, Default)]
-pub struct Scope {
+pub struct JournalScope {
     pub stores: Vec<Store>,
     pub files: Vec<JournalFile>,
     /// Folders to watch (non-recursively), the most wanted first.
@@ -65,11 +65,11 @@ pub struct Scope {
 struct NamedFile {
     folder: PathBuf,
     file: PathBuf,
-    /// Index into [`Scope::stores`].
+    /// Index into [`JournalScope::stores`].
     store: usize,
 }
 
-impl Scope {
+impl JournalScope {
     /// The file at `path` (as watched, or its real path).
     pub fn file(&self, path: &Path) -> Option<&JournalFile> {
         self.by_path
@@ -169,9 +169,9 @@ impl LeftOut {
 pub const CODEX_ID: &str = "codex-memories";
 
 /// Builds the scope: scans the root, lists every bank, and adds the home folder's stores.
-pub fn build(options: &ScopeOptions) -> Scope {
+pub fn build(options: &ScopeOptions) -> JournalScope {
     let left_out = LeftOut::of(&options.config);
-    let mut scope = Scope::default();
+    let mut scope = JournalScope::default();
     let mut folders = Vec::new();
     let home = options.scan.home.as_deref();
     let outside = OutsideFolders::of_home(home);
@@ -232,8 +232,8 @@ pub fn build(options: &ScopeOptions) -> Scope {
 /// The home folder's own stores, which belong to no project, and their files as the
 /// journal lists them with nothing left out (see [`HOME_STORES`]); `folders` are those to
 /// watch for them.
-pub fn home_stores(home: &Path) -> Scope {
-    let mut scope = Scope::default();
+pub fn home_stores(home: &Path) -> JournalScope {
+    let mut scope = JournalScope::default();
     let mut folders = Vec::new();
     add_home_stores(&mut scope, &mut folders, home, &BTreeSet::new());
     scope.folders = existing_once(folders);
@@ -346,7 +346,7 @@ const HOME_STORES: [HomeStore; 7] = [
 
 /// Adds the home folder's stores but those `left_out` names.
 fn add_home_stores(
-    scope: &mut Scope,
+    scope: &mut JournalScope,
     folders: &mut Vec<PathBuf>,
     home: &Path,
     left_out: &BTreeSet<String>,
@@ -369,7 +369,7 @@ fn add_home_stores(
     }
 }
 
-impl Scope {
+impl JournalScope {
     fn push_file(&mut self, file: JournalFile) {
         let index = self.files.len();
         self.by_path.insert(file.path.clone(), index);
@@ -382,7 +382,7 @@ impl Scope {
 /// instructions), their folder watched even before they exist (Gemini CLI's memory tool
 /// creates its file), neither through a link.
 fn add_named_files(
-    scope: &mut Scope,
+    scope: &mut JournalScope,
     folders: &mut Vec<PathBuf>,
     home: &Path,
     store: &HomeStore,
@@ -417,7 +417,7 @@ fn add_named_files(
 /// rules): the files it `keeps` in `root` and the sub-folders it `enters`, folder by
 /// folder, each one's files by name; none through a link.
 fn add_memory_folder(
-    scope: &mut Scope,
+    scope: &mut JournalScope,
     folders: &mut Vec<PathBuf>,
     home: &Path,
     store: &HomeStore,
@@ -464,7 +464,7 @@ fn add_memory_folder(
 /// context files): the folder and its sub-folders watched, and each file's folder; no
 /// file through a link, nor inside the folder through a linked sub-folder.
 fn add_chosen_files(
-    scope: &mut Scope,
+    scope: &mut JournalScope,
     folders: &mut Vec<PathBuf>,
     home: &Path,
     store: &HomeStore,
@@ -504,7 +504,7 @@ fn add_chosen_files(
 }
 
 /// Adds a store of the home folder at `root`, its index.
-fn push_home_store(scope: &mut Scope, store: &HomeStore, root: &Path) -> usize {
+fn push_home_store(scope: &mut JournalScope, store: &HomeStore, root: &Path) -> usize {
     scope.stores.push(Store {
         label: store.label.to_string(),
         format: store.format,
@@ -516,7 +516,7 @@ fn push_home_store(scope: &mut Scope, store: &HomeStore, root: &Path) -> usize {
     scope.stores.len() - 1
 }
 
-fn push_home_file(scope: &mut Scope, home: &Path, store: usize, path: PathBuf) {
+fn push_home_file(scope: &mut JournalScope, home: &Path, store: usize, path: PathBuf) {
     let display = in_home(&path, home);
     scope.push_file(JournalFile {
         key: key_of(&path),
@@ -576,7 +576,7 @@ mod tests {
         temp
     }
 
-    fn listed(scope: &Scope) -> Vec<(String, String)> {
+    fn listed(scope: &JournalScope) -> Vec<(String, String)> {
         scope
             .files
             .iter()

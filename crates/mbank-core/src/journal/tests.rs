@@ -1,11 +1,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::changes::{self, Kind, SurveyOptions};
+use super::changes::{self, SurveyOptions};
 use super::reviewed::Reviewed;
 use super::*;
 use crate::clock::Clock;
 use crate::history::{Retention, Seen};
+use crate::review::ChangeKind;
 use crate::scan::discovery::ScanOptions;
 
 struct Setup {
@@ -70,7 +71,7 @@ impl Setup {
         self.project.join("memory-bank").join(name)
     }
 
-    fn scope(&self) -> Scope {
+    fn scope(&self) -> JournalScope {
         scope::build(&self.options())
     }
 }
@@ -380,7 +381,7 @@ fn changes_lists_what_differs_from_the_marks_with_signals_until_marked_reviewed(
     fs::remove_file(setup.bank("projectbrief.md")).unwrap();
     recorder.catch_up(&setup.scope());
     let found = survey(&reviewed);
-    let kinds: Vec<(String, Kind)> = found
+    let kinds: Vec<(String, ChangeKind)> = found
         .changes
         .iter()
         .map(|c| (c.display.clone(), c.change))
@@ -388,8 +389,11 @@ fn changes_lists_what_differs_from_the_marks_with_signals_until_marked_reviewed(
     assert_eq!(
         kinds,
         vec![
-            ("memory-bank/progress.md".to_string(), Kind::Modified),
-            ("memory-bank/projectbrief.md".to_string(), Kind::Deleted),
+            ("memory-bank/progress.md".to_string(), ChangeKind::Modified),
+            (
+                "memory-bank/projectbrief.md".to_string(),
+                ChangeKind::Deleted
+            ),
         ]
     );
     let progress = &found.changes[0];
@@ -505,7 +509,7 @@ fn a_hunk_or_a_whole_file_goes_back_to_its_baseline_and_a_deleted_file_comes_bac
     assert_eq!(history.version(&progress, last.version).unwrap().1, edited);
 
     let gone = found.changes.iter().find(|c| c.path == brief).unwrap();
-    assert_eq!(gone.change, Kind::Deleted);
+    assert_eq!(gone.change, ChangeKind::Deleted);
     assert_eq!(
         revert(&ctx, &setup.scope(), gone, Revert::File).unwrap(),
         Reverted::Restored

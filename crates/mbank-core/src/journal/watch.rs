@@ -1,4 +1,4 @@
-//! Following the journal's scope: notify watching each folder of the [`Scope`]
+//! Following the journal's scope: notify watching each folder of the [`JournalScope`]
 //! non-recursively (never whole trees), events gathered into batches (a batch goes once
 //! writes pause for [`QUIET`], or [`MAX_DELAY`] after its first event), and each batch
 //! recorded. Between events the thread blocks on its channel: no polling while the
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecommendedWatcher, RecursiveMode};
 
-use super::scope::{self, Scope, ScopeOptions};
+use super::scope::{self, JournalScope, ScopeOptions};
 use super::{PassReport, Recorder};
 
 /// A batch goes once no event came for this long…
@@ -95,24 +95,24 @@ pub fn system_limit() -> Option<Limit> {
 }
 
 /// What reaches the follower's thread.
-pub enum Input {
+pub enum FollowerInput {
     Event(notify::Result<notify::Event>),
     Stop,
 }
 
 /// Stops a [`Follower`] from another thread (a signal handler's).
 #[derive(Clone)]
-pub struct Stopper(Sender<Input>);
+pub struct Stopper(Sender<FollowerInput>);
 
 impl Stopper {
     pub fn stop(&self) {
-        let _ = self.0.send(Input::Stop);
+        let _ = self.0.send(FollowerInput::Stop);
     }
 }
 
 /// How many folders are watched of how many wanted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Coverage {
+pub struct FollowCoverage {
     pub watched: usize,
     pub wanted: usize,
     pub system_limit: Option<Limit>,
@@ -120,7 +120,7 @@ pub struct Coverage {
     pub exhausted: bool,
 }
 
-impl Coverage {
+impl FollowCoverage {
     pub fn is_complete(&self) -> bool {
         self.watched >= self.wanted
     }
@@ -168,8 +168,8 @@ pub enum Batch {
 /// The notify watcher and the batches it gathers.
 pub struct Follower {
     watcher: RecommendedWatcher,
-    inbox: Receiver<Input>,
-    inputs: Sender<Input>,
+    inbox: Receiver<FollowerInput>,
+    inputs: Sender<FollowerInput>,
     watched: HashSet<PathBuf>,
     budget: usize,
     system_limit: Option<Limit>,
@@ -178,10 +178,10 @@ pub struct Follower {
 
 impl Follower {
     pub fn new() -> Result<Follower, String> {
-        let (inputs, inbox) = mpsc::channel::<Input>();
+        let (inputs, inbox) = mpsc::channel::<FollowerInput>();
         let events = inputs.clone();
         let watcher = notify::recommended_watcher(move |event| {
-            let _ = events.send(Input::Event(event));
+            let _ = events.send(FollowerInput::Event(event));
         })
         .map_err(|e| e.to_string())?;
         let system_limit = system_limit();
@@ -212,13 +212,13 @@ impl Follower {
     }
 
     /// Watches exactly `wanted` (the first ones first when not all can be).
-    pub fn watch(&mut self, wanted: &[PathBuf]) -> Coverage {
+    pub fn watch(&mut self, wanted: &[PathBuf]) -> FollowCoverage {
         let WatchSync {
             exhausted,
             problems,
         } = watch_exactly(&mut self.watcher, &mut self.watched, wanted, self.budget);
         self.problems.extend(problems);
-        Coverage {
+        FollowCoverage {
             watched: self.watched.len(),
             wanted: if exhausted || wanted.len() > self.budget {
                 wanted.len()
@@ -266,9 +266,9 @@ impl Follower {
                 },
             };
             let event = match input {
-                Input::Stop => return Batch::Stopped,
-                Input::Event(Ok(event)) => event,
-                Input::Event(Err(error)) => {
+                FollowerInput::Stop => return Batch::Stopped,
+                FollowerInput::Event(Ok(event)) => event,
+                FollowerInput::Event(Err(error)) => {
                     self.problems.push(format!("the file watcher: {error}"));
                     continue;
                 }
@@ -397,7 +397,7 @@ pub fn follow(
 /// sub-folder of one), or a file the bank listing of its project names now. Anything
 /// else in a watched folder (a project's README or build file, an editor's temp file) is
 /// not memory: it costs one project's probe, not a scan of the root.
-pub(super) fn could_be_new(scope: &Scope, options: &ScopeOptions, path: &Path) -> bool {
+pub(super) fn could_be_new(scope: &JournalScope, options: &ScopeOptions, path: &Path) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         // Gone again: nothing to add (a file with a history is recorded gone).
         return false;
@@ -439,7 +439,11 @@ pub(super) fn could_be_new(scope: &Scope, options: &ScopeOptions, path: &Path) -
 }
 
 /// Watches the scope's folders; the fallback period when not all could be.
-fn watch_scope(follower: &mut Follower, scope: &Scope, log: &mut dyn Log) -> Option<Duration> {
+fn watch_scope(
+    follower: &mut Follower,
+    scope: &JournalScope,
+    log: &mut dyn Log,
+) -> Option<Duration> {
     let coverage = follower.watch(&scope.folders);
     for problem in follower.take_problems() {
         log.line(&format!("problem: {problem}"));
@@ -527,7 +531,7 @@ mod tests {
 
     #[test]
     fn a_partial_coverage_names_the_limit_and_the_fallback() {
-        let coverage = Coverage {
+        let coverage = FollowCoverage {
             watched: 10,
             wanted: 20,
             system_limit: Some(Limit {
@@ -540,7 +544,7 @@ mod tests {
         assert!(note.contains("10 of 20 folders"), "{note}");
         assert!(note.contains("max_user_watches = 8192"), "{note}");
         assert!(note.contains("periodic scan"), "{note}");
-        let full = Coverage {
+        let full = FollowCoverage {
             watched: 20,
             wanted: 20,
             system_limit: None,

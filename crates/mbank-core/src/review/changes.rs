@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::budget::measure_of;
 use super::ledger;
 use super::listing::{FilePlace, ProjectListing};
-use super::session::{Texts, Unreadable, rel_string};
+use super::session::{Texts, UnreadableChange, rel_string};
 use super::{
     BankTotals, ChangeKind, FileDiff, FileReview, Review, ReviewSession, Signal, Store, diff_texts,
     signals,
@@ -17,7 +17,11 @@ use crate::error::Result;
 use crate::guard::refusals::{self, RefusalRecord};
 
 /// A changed path as found: where it sits and its texts (or why they cannot be read).
-type Found = (PathBuf, FilePlace, std::result::Result<Texts, Unreadable>);
+type Found = (
+    PathBuf,
+    FilePlace,
+    std::result::Result<Texts, UnreadableChange>,
+);
 
 /// The refused writes logged at or after `since` (seconds since the epoch; all of them
 /// without a baseline time). A record whose time does not parse is kept: hiding a refusal
@@ -206,7 +210,12 @@ impl ReviewSession {
 
     /// A changed file that cannot be diffed: an error signal says why, so the review
     /// fails instead of passing over a file it never scanned.
-    fn unreadable(&self, path: PathBuf, place: FilePlace, unreadable: Unreadable) -> FileReview {
+    fn unreadable(
+        &self,
+        path: PathBuf,
+        place: FilePlace,
+        unreadable: UnreadableChange,
+    ) -> FileReview {
         let error = unreadable.error.to_string();
         FileReview {
             display: rel_string(&self.project.path, &path),

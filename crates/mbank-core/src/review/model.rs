@@ -60,6 +60,16 @@ impl ChangeKind {
             ChangeKind::Renamed => 'R',
         }
     }
+
+    /// As a sentence says it.
+    pub fn word(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Deleted => "deleted",
+            ChangeKind::Renamed => "renamed",
+        }
+    }
 }
 
 /// One changed memory file.

@@ -42,14 +42,14 @@ pub(super) struct Texts {
 /// the review reports for it (`unreadable`, `snapshot-lost`, `snapshot-unreadable`,
 /// `git-failed`).
 #[derive(Debug)]
-pub(super) struct Unreadable {
+pub(super) struct UnreadableChange {
     pub(super) code: &'static str,
     pub(super) error: CoreError,
 }
 
-impl Unreadable {
-    fn new(code: &'static str, error: CoreError) -> Unreadable {
-        Unreadable { code, error }
+impl UnreadableChange {
+    fn new(code: &'static str, error: CoreError) -> UnreadableChange {
+        UnreadableChange { code, error }
     }
 }
 
@@ -124,27 +124,27 @@ impl ReviewSession {
         })
     }
 
-    pub(super) fn texts(&self, path: &Path) -> std::result::Result<Texts, Unreadable> {
+    pub(super) fn texts(&self, path: &Path) -> std::result::Result<Texts, UnreadableChange> {
         let current = read_worktree(&self.project.path, path).map_err(|e| {
             let code = match e {
                 CoreError::NotConfined { .. } => FindingCode::SymlinkOutside.id(),
                 _ => FindingCode::Unreadable.id(),
             };
-            Unreadable::new(code, e)
+            UnreadableChange::new(code, e)
         })?;
         match &self.store {
             Store::Git(git) => {
-                let failed = |e| Unreadable::new(FindingCode::GitFailed.id(), e);
+                let failed = |e| UnreadableChange::new(FindingCode::GitFailed.id(), e);
                 let head = git.head_entry(path).map_err(failed)?;
                 let index = git.index_entry(path).map_err(failed)?;
                 let baseline = git
                     .text_of(path, head.as_ref())
-                    .map_err(|e| Unreadable::new(committed_code(&e), e))?;
+                    .map_err(|e| UnreadableChange::new(committed_code(&e), e))?;
                 let accepted = if index == head {
                     baseline.clone()
                 } else {
                     git.text_of(path, index.as_ref())
-                        .map_err(|e| Unreadable::new(committed_code(&e), e))?
+                        .map_err(|e| UnreadableChange::new(committed_code(&e), e))?
                 };
                 Ok(Texts {
                     baseline,
@@ -156,7 +156,7 @@ impl ReviewSession {
                 let rel = rel_string(&self.project.path, path);
                 let text = snapshot
                     .text(&rel)
-                    .map_err(|e| Unreadable::new(snapshot.failure_code(&rel), e))?;
+                    .map_err(|e| UnreadableChange::new(snapshot.failure_code(&rel), e))?;
                 Ok(Texts {
                     baseline: text.clone(),
                     accepted: text,

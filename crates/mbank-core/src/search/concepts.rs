@@ -3,7 +3,7 @@
 //! the vocabulary of software projects in several languages (`assets/search/concepts.txt`).
 use std::collections::{HashMap, HashSet};
 
-use super::text::{Analyzer, is_unspaced};
+use super::text::{TermAnalyzer, is_unspaced};
 
 const GROUPS: &str = include_str!("../../../../assets/search/concepts.txt");
 
@@ -18,11 +18,11 @@ pub struct Concepts {
 }
 
 impl Concepts {
-    pub fn built_in(analyzer: &Analyzer) -> Concepts {
+    pub fn built_in(analyzer: &TermAnalyzer) -> Concepts {
         Self::parse(GROUPS, analyzer)
     }
 
-    pub fn parse(source: &str, analyzer: &Analyzer) -> Concepts {
+    pub fn parse(source: &str, analyzer: &TermAnalyzer) -> Concepts {
         let mut concepts = Concepts {
             groups: Vec::new(),
             by_term: HashMap::new(),
@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn a_word_brings_its_group_and_never_itself() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let concepts = Concepts::parse(
             "database postgres sqlite データベース\ncache redis",
             &analyzer,
@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn an_unspaced_word_is_found_inside_the_query_as_written() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let concepts = Concepts::parse("database postgres データベース", &analyzer);
         let query = "どのデータベースを使う";
         let terms = analyzer.term_texts(query);
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn the_built_in_groups_parse() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let concepts = Concepts::built_in(&analyzer);
         assert!(concepts.groups.len() > 40);
         assert!(concepts.groups.iter().all(|g| g.len() >= 2));

@@ -13,7 +13,7 @@ use super::extract::project_files;
 use super::home::{self, HomeStore};
 use super::query::{self, Hit, Query, QueryTerms, Searched};
 use super::segment::{self, Header, ProjectInput, Segment};
-use super::text::Analyzer;
+use super::text::TermAnalyzer;
 use crate::cache_store;
 use crate::io::hash_index::stable_hash;
 use crate::model::{Bank, Project};
@@ -27,7 +27,7 @@ const FOLD_MIN_PASSAGES: usize = 2_000;
 
 /// The search index of one root.
 pub struct SearchIndex {
-    analyzer: Analyzer,
+    analyzer: TermAnalyzer,
     concepts: Concepts,
     /// Where the base and change segments are kept; `None` keeps them in memory only.
     files: Option<(PathBuf, PathBuf)>,
@@ -96,7 +96,7 @@ impl std::fmt::Debug for SearchIndex {
 impl SearchIndex {
     /// An index kept in memory only (the demo, tests).
     pub fn in_memory() -> SearchIndex {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let concepts = Concepts::built_in(&analyzer);
         SearchIndex {
             analyzer,

@@ -11,7 +11,7 @@ use super::concepts::Concepts;
 use super::extract::PassageKind;
 use super::segment::{BODY, FIELD_COUNT, HEADINGS, PLACE, Posting, Segment};
 use super::snippet::{Snippet, snippet};
-use super::text::Analyzer;
+use super::text::TermAnalyzer;
 
 /// How much each field counts, and how much its length normalises.
 const WEIGHTS: [f32; FIELD_COUNT] = {
@@ -90,7 +90,7 @@ pub(crate) struct QueryTerms {
 }
 
 impl QueryTerms {
-    pub fn of(text: &str, analyzer: &Analyzer, concepts: &Concepts) -> QueryTerms {
+    pub fn of(text: &str, analyzer: &TermAnalyzer, concepts: &Concepts) -> QueryTerms {
         let mut words: Vec<String> = Vec::new();
         for term in analyzer.term_texts(text) {
             if !words.contains(&term) {
@@ -132,7 +132,7 @@ pub(crate) fn run(
     segments: &[Searched<'_>],
     query: &Query,
     terms: &QueryTerms,
-    analyzer: &Analyzer,
+    analyzer: &TermAnalyzer,
 ) -> Vec<Hit> {
     if terms.words.is_empty() {
         return Vec::new();

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::extract::{DecisionFacts, Passage, PassageKind, SearchedFile, role_words};
-use super::text::Analyzer;
+use super::text::TermAnalyzer;
 use crate::cache_store::{self, Loaded, Raw, Section};
 
 /// The fields a passage is scored on: its heading path, its text, and what the file is
@@ -130,7 +130,7 @@ pub fn field_texts<'a>(
 
 /// The terms of each field of a passage.
 fn field_terms(
-    analyzer: &Analyzer,
+    analyzer: &TermAnalyzer,
     project: &str,
     file: &SearchedFile,
     passage: &Passage,
@@ -139,7 +139,7 @@ fn field_terms(
 }
 
 /// A whole segment's bytes.
-pub fn build(analyzer: &Analyzer, header: &Header, projects: &[ProjectInput]) -> Vec<u8> {
+pub fn build(analyzer: &TermAnalyzer, header: &Header, projects: &[ProjectInput]) -> Vec<u8> {
     let mut project_records = Vec::new();
     let mut file_records = Vec::new();
     let mut passage_records = Vec::new();
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn a_segment_reads_back_its_projects_passages_and_postings() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let header = Header {
             generation: 3,
             replaced: vec!["old".to_string()],
@@ -440,7 +440,7 @@ mod tests {
 
     #[test]
     fn damaged_bytes_are_no_segment() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let bytes = build(
             &analyzer,
             &Header {

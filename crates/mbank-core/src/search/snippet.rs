@@ -1,7 +1,7 @@
 //! The lines of a passage that best show why it matched, with the matching words marked.
 use serde::Serialize;
 
-use super::text::Analyzer;
+use super::text::TermAnalyzer;
 
 /// Lines a snippet spans at most.
 const SNIPPET_LINES: usize = 3;
@@ -38,7 +38,12 @@ impl Snippet {
 
 /// The best window of `text` (a passage starting at file line `first_line`) for terms
 /// weighted as given.
-pub fn snippet(text: &str, first_line: u32, terms: &[(&str, f32)], analyzer: &Analyzer) -> Snippet {
+pub fn snippet(
+    text: &str,
+    first_line: u32,
+    terms: &[(&str, f32)],
+    analyzer: &TermAnalyzer,
+) -> Snippet {
     let lines: Vec<&str> = text.lines().collect();
     let mut weights: std::collections::HashMap<&str, f32> = std::collections::HashMap::new();
     for &(term, weight) in terms {
@@ -118,7 +123,7 @@ mod tests {
 
     #[test]
     fn the_window_with_the_most_matches_is_chosen_and_marked() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let text = "# Cache\nintro\n\nwe keep sessions\nin Redis with retries\nlast";
         let terms = [("redi", 1.0), ("retri", 1.0)];
         let found = snippet(text, 10, &terms, &analyzer);
@@ -132,7 +137,7 @@ mod tests {
 
     #[test]
     fn a_long_line_is_cut_at_a_character_boundary() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let text = "é".repeat(400);
         let found = snippet(&text, 1, &[("x", 1.0)], &analyzer);
         assert!(found.text.ends_with('…'));
@@ -141,7 +146,7 @@ mod tests {
 
     #[test]
     fn pairs_of_unspaced_characters_merge_into_one_mark() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let found = snippet(
             "使用データベース",
             1,

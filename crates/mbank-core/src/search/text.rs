@@ -37,14 +37,14 @@ fn is_cyrillic(c: char) -> bool {
 }
 
 /// Turns text into terms. Holds the stemmers, which are built once per index.
-pub struct Analyzer {
+pub struct TermAnalyzer {
     english: Stemmer,
     russian: Stemmer,
 }
 
-impl Default for Analyzer {
+impl Default for TermAnalyzer {
     fn default() -> Self {
-        Analyzer {
+        TermAnalyzer {
             english: Stemmer::create(Algorithm::English),
             russian: Stemmer::create(Algorithm::Russian),
         }
@@ -59,7 +59,7 @@ pub struct Term {
     pub end: usize,
 }
 
-impl Analyzer {
+impl TermAnalyzer {
     /// The terms of `text`, in order, each with where its word lies.
     pub fn terms(&self, text: &str) -> Vec<Term> {
         let mut out = Vec::new();
@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn words_fold_to_stems_and_function_words_drop() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         assert_eq!(
             analyzer.term_texts("The payment Retries were retried"),
             ["payment", "retri", "retri"]
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn russian_words_are_stemmed_as_russian() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let terms = analyzer.term_texts("решения решение");
         assert_eq!(terms.len(), 2);
         assert_eq!(terms[0], terms[1]);
@@ -181,7 +181,7 @@ mod tests {
 
     #[test]
     fn unspaced_scripts_become_character_pairs_with_their_byte_ranges() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         let text = "使用データベース";
         let terms = analyzer.terms(text);
         assert_eq!(terms.len(), text.chars().count() - 1);
@@ -195,7 +195,7 @@ mod tests {
 
     #[test]
     fn overlong_runs_and_punctuation_yield_nothing() {
-        let analyzer = Analyzer::default();
+        let analyzer = TermAnalyzer::default();
         assert!(analyzer.term_texts(&"x".repeat(200)).is_empty());
         assert!(analyzer.term_texts("--- *** !!!").is_empty());
     }

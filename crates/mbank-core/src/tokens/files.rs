@@ -51,11 +51,11 @@ impl StoreProblem {
 
 /// Reads the texts of one batch of files, remembering parsed Infinity stores.
 #[derive(Default)]
-pub(super) struct Batch {
+pub(super) struct StoreBatch {
     stores: HashMap<PathBuf, std::result::Result<HashMap<String, String>, StoreProblem>>,
 }
 
-impl Batch {
+impl StoreBatch {
     fn load_store(path: &Path) -> std::result::Result<HashMap<String, String>, StoreProblem> {
         let text = text::read_text(path).map_err(StoreProblem::from_error)?;
         let (store, _schema_issues) = infinity::store::parse_store(&text)
@@ -182,7 +182,7 @@ pub(super) fn stats_for_files_as(
                 .map(Ok)
         })
         .collect();
-    let mut batch = Batch::default();
+    let mut batch = StoreBatch::default();
     let mut real_misses = Vec::new();
     for (index, file) in files.iter().enumerate() {
         if results[index].is_some() {
@@ -442,7 +442,7 @@ pub(crate) mod tests {
         let store = dir.path().join("memories.json");
         std::fs::write(&store, "{\"memories\": [").unwrap();
         let files = vec![virtual_file(&store, "a", 1), virtual_file(&store, "b", 1)];
-        let mut batch = Batch::default();
+        let mut batch = StoreBatch::default();
         for file in &files {
             let err = batch
                 .measure(file, Encoding::Bytes4, Detail::WithDates(test_day()))

@@ -15,7 +15,7 @@ pub(crate) const LIFETIME_SECS: u64 = 8 * 60 * 60;
 /// Sessions held at once; opening one more ends the one that expires first.
 pub(crate) const MAX_SESSIONS: usize = 1024;
 
-struct Held {
+struct HeldSession {
     token: String,
     /// The key (its index in `api_keys`) the session was opened with.
     key: usize,
@@ -25,7 +25,7 @@ struct Held {
 /// The open sessions.
 #[derive(Default)]
 pub(crate) struct Sessions {
-    held: Mutex<Vec<Held>>,
+    held: Mutex<Vec<HeldSession>>,
 }
 
 impl Sessions {
@@ -43,7 +43,7 @@ impl Sessions {
         {
             held.swap_remove(first);
         }
-        held.push(Held {
+        held.push(HeldSession {
             token: token.clone(),
             key,
             expires: now + LIFETIME_SECS,

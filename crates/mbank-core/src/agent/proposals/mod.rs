@@ -296,7 +296,7 @@ impl Proposal {
 
 /// What [`ProposalStore::listing`] found.
 #[derive(Debug, Default)]
-pub struct Listing {
+pub struct StoredProposals {
     pub proposals: Vec<Proposal>,
     pub unreadable: Vec<Unreadable>,
 }
@@ -568,11 +568,11 @@ impl ProposalStore {
 
     /// Every proposal, and the proposal files that cannot be read (not JSON, a link, a
     /// pipe, too large): each one is named and skipped, so one bad file hides no other.
-    pub fn listing(&self) -> ProposalResult<Listing> {
+    pub fn listing(&self) -> ProposalResult<StoredProposals> {
         let Some(dir) = self.folder(false)? else {
-            return Ok(Listing::default());
+            return Ok(StoredProposals::default());
         };
-        let mut listing = Listing::default();
+        let mut listing = StoredProposals::default();
         let out = &mut listing.proposals;
         for (id, state, _) in Self::entries(&dir)? {
             match Self::read(&dir, id, state) {

@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 
 use super::{BankContext, ContextOptions, CutOff, project_context};
 use crate::analysis::load_cut::Cut;
-use crate::analysis::load_cut::past::{Written, written_past};
+use crate::analysis::load_cut::past::{NewPastCut, written_past};
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats;
 use crate::history::History;
@@ -88,7 +88,7 @@ fn finding(
         cut.lines_in_words()
     );
     let (line, what) = match &written {
-        Written::Since { lines, version, at } => (
+        NewPastCut::Since { lines, version, at } => (
             lines[0],
             format!(
                 "{} written since version {version} ({at}) {} {past}",
@@ -96,7 +96,7 @@ fn finding(
                 if lines.len() == 1 { "is" } else { "are" }
             ),
         ),
-        Written::Dated { date, line } => (
+        NewPastCut::Dated { date, line } => (
             *line,
             format!("the newest dated entry ({date}, line {line}) is {past}"),
         ),

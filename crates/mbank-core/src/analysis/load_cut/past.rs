@@ -14,7 +14,7 @@ use crate::review::diff::{LineKind, diff_texts};
 
 /// Why the entries past a cut are new.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Written {
+pub enum NewPastCut {
     /// These lines (1-based, in the file now, not blank) were added since `version` of
     /// the history (recorded `at`) and fall past the cut.
     Since {
@@ -69,14 +69,14 @@ pub fn written_past(
     cut: &Cut,
     history: Option<&History>,
     today: NaiveDate,
-) -> Option<Written> {
+) -> Option<NewPastCut> {
     if let Some(history) = history
         && let Some((version, at, before)) = earlier_text(history, file, text)
     {
         let lines = added_past(&before, text, cut);
-        return (!lines.is_empty()).then_some(Written::Since { lines, version, at });
+        return (!lines.is_empty()).then_some(NewPastCut::Since { lines, version, at });
     }
-    newest_dated_past(text, cut, today).map(|(date, line)| Written::Dated { date, line })
+    newest_dated_past(text, cut, today).map(|(date, line)| NewPastCut::Dated { date, line })
 }
 
 /// The newest version in the history whose text differs from `now`: its number, when it

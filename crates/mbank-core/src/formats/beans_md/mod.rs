@@ -239,7 +239,7 @@ impl FormatRules for BeansMd {
 
 /// The memory configuration for the project at `project`, with the user's from the home
 /// folder.
-fn settings_of(project: &Path) -> settings::Loaded {
+fn settings_of(project: &Path) -> settings::LoadedSettings {
     settings::for_project(project, crate::io::paths::home_dir().as_deref())
 }
 

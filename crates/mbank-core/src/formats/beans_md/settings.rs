@@ -94,7 +94,7 @@ impl MemorySettings {
 
 /// The configuration in force and what is wrong with the files it came from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Loaded {
+pub(crate) struct LoadedSettings {
     pub settings: MemorySettings,
     /// Each problem in words, naming the file.
     pub problems: Vec<String>,
@@ -112,8 +112,8 @@ pub(crate) fn project_file(project: &Path) -> PathBuf {
 
 /// The configuration for `project`: defaults, then the user's keys (under `home`), then
 /// the project's own when the project is trusted.
-pub(crate) fn for_project(project: &Path, home: Option<&Path>) -> Loaded {
-    let mut loaded = Loaded::default();
+pub(crate) fn for_project(project: &Path, home: Option<&Path>) -> LoadedSettings {
+    let mut loaded = LoadedSettings::default();
     let user_shown = format!("~/{}/{SETTINGS_FILE}", super::FILES.dot_dir);
     let user = home.and_then(|home| {
         let read = crate::io::text::read_text_limited(&user_file(home), SETTINGS_MAX_BYTES);
@@ -159,7 +159,7 @@ pub(crate) fn for_project(project: &Path, home: Option<&Path>) -> Loaded {
 fn read_section(
     read: crate::error::Result<String>,
     shown: &str,
-    loaded: &mut Loaded,
+    loaded: &mut LoadedSettings,
 ) -> Option<Map<String, Value>> {
     let text = match read {
         Ok(text) => text,
@@ -227,7 +227,12 @@ const KEYS: [&str; 8] = [
 ];
 
 /// Applies one file's memory section over what is in force.
-fn apply(section: &Map<String, Value>, shown: &str, loaded: &mut Loaded, origin: Origin<'_>) {
+fn apply(
+    section: &Map<String, Value>,
+    shown: &str,
+    loaded: &mut LoadedSettings,
+    origin: Origin<'_>,
+) {
     let mut problem = |text: String| loaded.problems.push(text);
     let wrong = |key: &str, wanted: &str| {
         format!("{key} in {shown} is not {wanted}: the value is not used")
@@ -447,7 +452,7 @@ mod tests {
     fn no_settings_give_the_schemas_defaults() {
         let dir = tempfile::tempdir().unwrap();
         let loaded = for_project(&dir.path().join("p"), Some(&dir.path().join("home")));
-        assert_eq!(loaded, Loaded::default());
+        assert_eq!(loaded, LoadedSettings::default());
         assert_eq!(loaded.settings.file_names, ["BEANS.md"]);
         assert!(loaded.settings.search_parents && !loaded.settings.search_children);
         assert_eq!(loaded.settings.import_depth(), 5);

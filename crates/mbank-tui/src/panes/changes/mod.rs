@@ -12,8 +12,9 @@ use std::sync::Arc;
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 
-use mbank_core::journal::changes::{FileChange, Kind, Survey};
+use mbank_core::journal::changes::{FileChange, Survey};
 use mbank_core::journal::revert::Revert;
+use mbank_core::review::ChangeKind;
 
 use crate::keymap::{Action, KeyContext};
 use crate::list::{ListCursor, ListInput};
@@ -53,12 +54,12 @@ pub struct ChangesPane {
 }
 
 /// The word for a change, and its letter in the list.
-fn letter(kind: Kind) -> &'static str {
+fn letter(kind: ChangeKind) -> &'static str {
     match kind {
-        Kind::Added => "A",
-        Kind::Modified => "M",
-        Kind::Deleted => "D",
-        Kind::Renamed => "R",
+        ChangeKind::Added => "A",
+        ChangeKind::Modified => "M",
+        ChangeKind::Deleted => "D",
+        ChangeKind::Renamed => "R",
     }
 }
 

@@ -1,10 +1,15 @@
 use std::path::PathBuf;
 
 use super::*;
-use mbank_core::journal::changes::Kind;
+use mbank_core::review::ChangeKind;
 use mbank_core::review::diff_texts;
 
-fn change(path: &str, baseline: Option<&str>, current: Option<&str>, kind: Kind) -> FileChange {
+fn change(
+    path: &str,
+    baseline: Option<&str>,
+    current: Option<&str>,
+    kind: ChangeKind,
+) -> FileChange {
     let diff = diff_texts(baseline.unwrap_or(""), current.unwrap_or(""));
     FileChange {
         path: PathBuf::from(path),
@@ -52,12 +57,12 @@ const OLD: &str = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n";
 #[test]
 fn a_fresh_list_keeps_the_file_chosen_and_a_late_one_is_dropped() {
     let mut pane = ChangesPane::default();
-    let first = change("/p/a.md", Some(OLD), Some("a\n"), Kind::Modified);
-    let second = change("/p/b.md", Some(OLD), None, Kind::Deleted);
+    let first = change("/p/a.md", Some(OLD), Some("a\n"), ChangeKind::Modified);
+    let second = change("/p/b.md", Some(OLD), None, ChangeKind::Deleted);
     pane.set_survey(1, Ok(survey(vec![first.clone(), second.clone()])));
     let _ = pane.handle(key(Action::Down));
     assert_eq!(pane.selected().unwrap().display, "b.md");
-    let added = change("/p/0.md", None, Some("new\n"), Kind::Added);
+    let added = change("/p/0.md", None, Some("new\n"), ChangeKind::Added);
     pane.set_survey(3, Ok(survey(vec![added, first.clone(), second])));
     assert_eq!(pane.selected().unwrap().display, "b.md");
     // An answer older than the one shown changes nothing.
@@ -72,8 +77,8 @@ fn a_hunk_reverts_at_once_a_deleted_file_comes_back_at_once_and_a_whole_file_ask
     pane.set_survey(
         1,
         Ok(survey(vec![
-            change("/p/a.md", Some(OLD), Some(&edited), Kind::Modified),
-            change("/p/b.md", Some(OLD), None, Kind::Deleted),
+            change("/p/a.md", Some(OLD), Some(&edited), ChangeKind::Modified),
+            change("/p/b.md", Some(OLD), None, ChangeKind::Deleted),
         ])),
     );
     let _ = pane.handle(key(Action::NextHunk));
@@ -132,7 +137,12 @@ fn screen(pane: &mut ChangesPane, width: u16, height: u16) -> String {
 #[test]
 fn a_change_past_the_agents_cut_is_named_above_its_hunks() {
     let mut pane = ChangesPane::default();
-    let mut past = change("/p/MEMORY.md", Some(OLD), Some("a\nnew\n"), Kind::Modified);
+    let mut past = change(
+        "/p/MEMORY.md",
+        Some(OLD),
+        Some("a\nnew\n"),
+        ChangeKind::Modified,
+    );
     past.past_cut = Some(mbank_core::journal::changes::PastCut {
         agent: "Claude Code".into(),
         limit: "200-line limit".into(),
@@ -158,7 +168,7 @@ fn a_change_past_the_agents_cut_is_named_above_its_hunks() {
             "/p/a.md",
             Some(OLD),
             Some("a\n"),
-            Kind::Modified,
+            ChangeKind::Modified,
         )])),
     );
     assert!(!screen(&mut pane, 160, 20).contains('✂'));

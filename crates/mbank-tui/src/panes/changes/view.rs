@@ -29,11 +29,11 @@ fn place(change: &FileChange, home: Option<&std::path::Path>) -> (String, String
     (owner, display)
 }
 
-fn kind_style(kind: Kind, theme: &Theme) -> ratatui::style::Style {
+fn kind_style(kind: ChangeKind, theme: &Theme) -> ratatui::style::Style {
     match kind {
-        Kind::Added => theme.fg(theme.added),
-        Kind::Deleted => theme.fg(theme.removed),
-        Kind::Modified | Kind::Renamed => theme.fg(theme.changed),
+        ChangeKind::Added => theme.fg(theme.added),
+        ChangeKind::Deleted => theme.fg(theme.removed),
+        ChangeKind::Modified | ChangeKind::Renamed => theme.fg(theme.changed),
     }
 }
 
@@ -233,21 +233,21 @@ impl ChangesPane {
             )));
         }
         match change.change {
-            Kind::Deleted => lines.push(Line::from(Span::styled(
+            ChangeKind::Deleted => lines.push(Line::from(Span::styled(
                 format!(
                     " deleted: {} restores it as it was",
                     key(Action::RevertFile)
                 ),
                 theme.fg(theme.warning),
             ))),
-            Kind::Added | Kind::Renamed => lines.push(Line::from(Span::styled(
+            ChangeKind::Added | ChangeKind::Renamed => lines.push(Line::from(Span::styled(
                 format!(
                     " new since it was last marked reviewed: {} removes it (asks first)",
                     key(Action::RevertFile)
                 ),
                 theme.muted(),
             ))),
-            Kind::Modified => {}
+            ChangeKind::Modified => {}
         }
         for signal in &change.signals {
             let (glyph, color) = match signal.severity {

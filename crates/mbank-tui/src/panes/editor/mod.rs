@@ -63,7 +63,7 @@ pub use search::{SearchPrompt, SearchStatus};
 #[cfg(test)]
 use view::{marks_for_line, visible_spans};
 pub use vim::Mode;
-use wrap::{Segment, WrapCache, byte_at_column, cells};
+use wrap::{WrapCache, WrapSegment, byte_at_column, cells};
 pub(crate) use wrap::{char_at_column, display_column};
 
 /// Lines longer than this are drawn plain (no highlighting).
@@ -154,7 +154,7 @@ pub enum Msg {
 #[derive(Debug, Clone, Copy)]
 struct ScreenRow {
     line: usize,
-    segment: Segment,
+    segment: WrapSegment,
     last: bool,
 }
 

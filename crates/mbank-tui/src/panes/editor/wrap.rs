@@ -82,7 +82,7 @@ pub(crate) fn char_at_column(text: &str, column: usize) -> usize {
 
 /// One screen row of a wrapped line: its characters `start..end` and their bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Segment {
+pub struct WrapSegment {
     pub start: usize,
     pub end: usize,
     pub start_byte: usize,
@@ -108,10 +108,10 @@ fn breaks_before(c: char) -> bool {
 /// is wider than a row, or when the break would leave a row of nothing but the indent
 /// and markup (`# `, `  - `). Spaces at a break stay at the end of the row (past the
 /// edge if need be). Always at least one row (an empty line is one empty row).
-pub fn wrap(text: &str, width: usize) -> Vec<Segment> {
+pub fn wrap(text: &str, width: usize) -> Vec<WrapSegment> {
     let width = width.max(1);
     let mut rows = Vec::new();
-    let mut row = Segment::default();
+    let mut row = WrapSegment::default();
     let mut used = 0;
     // Where the row may break: just after the last blank (or before the last CJK
     // character), the cells since then, and whether the row holds words before it.
@@ -136,29 +136,29 @@ pub fn wrap(text: &str, width: usize) -> Vec<Segment> {
             };
             match after_blank.filter(breaks_at_blank) {
                 Some((start, start_byte, _)) => {
-                    rows.push(Segment {
+                    rows.push(WrapSegment {
                         end: start,
                         end_byte: start_byte,
                         ..row
                     });
-                    row = Segment {
+                    row = WrapSegment {
                         start,
                         start_byte,
-                        ..Segment::default()
+                        ..WrapSegment::default()
                     };
                     used = since_blank;
                     has_words = since_blank > 0;
                 }
                 _ => {
-                    rows.push(Segment {
+                    rows.push(WrapSegment {
                         end: index,
                         end_byte: byte,
                         ..row
                     });
-                    row = Segment {
+                    row = WrapSegment {
                         start: index,
                         start_byte: byte,
-                        ..Segment::default()
+                        ..WrapSegment::default()
                     };
                     used = 0;
                     has_words = false;
@@ -179,7 +179,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<Segment> {
             since_blank += w;
         }
     }
-    rows.push(Segment {
+    rows.push(WrapSegment {
         end: index,
         end_byte: text.len(),
         ..row
@@ -189,14 +189,14 @@ pub fn wrap(text: &str, width: usize) -> Vec<Segment> {
 
 /// Which row of `rows` shows character `col`: a row holds `start..end`, the last one
 /// its end too (the cursor after the line's last character).
-pub fn row_of(rows: &[Segment], col: usize) -> usize {
+pub fn row_of(rows: &[WrapSegment], col: usize) -> usize {
     rows.partition_point(|r| r.start <= col).saturating_sub(1)
 }
 
 /// The character of row `segment` of `text` nearest display column `column` in it; on
 /// a row that is not the line's last, never past its last character (the next row
 /// starts there).
-pub(crate) fn col_in_row(text: &str, rows: &[Segment], segment: usize, column: usize) -> usize {
+pub(crate) fn col_in_row(text: &str, rows: &[WrapSegment], segment: usize, column: usize) -> usize {
     let row = rows[segment];
     let within = char_at_column(&text[row.start_byte..row.end_byte], column);
     let col = row.start + within;
@@ -208,7 +208,7 @@ pub(crate) fn col_in_row(text: &str, rows: &[Segment], segment: usize, column: u
 }
 
 /// Cells from the start of its row to character `col` of `text`.
-pub(crate) fn column_in_row(text: &str, row: Segment, col: usize) -> usize {
+pub(crate) fn column_in_row(text: &str, row: WrapSegment, col: usize) -> usize {
     text[row.start_byte..row.end_byte]
         .chars()
         .take(col.saturating_sub(row.start))
@@ -221,12 +221,12 @@ pub(crate) fn column_in_row(text: &str, row: Segment, col: usize) -> usize {
 pub(crate) struct WrapCache {
     /// (document, version, width) the rows are for.
     key: (u64, u64, usize),
-    rows: HashMap<usize, Vec<Segment>>,
+    rows: HashMap<usize, Vec<WrapSegment>>,
 }
 
 impl WrapCache {
     /// The rows of line `index` (text `text`) of document version `key`.
-    pub fn rows(&mut self, key: (u64, u64, usize), index: usize, text: &str) -> &[Segment] {
+    pub fn rows(&mut self, key: (u64, u64, usize), index: usize, text: &str) -> &[WrapSegment] {
         if self.key != key || self.rows.len() > 4_096 {
             self.rows.clear();
             self.key = key;

@@ -29,7 +29,7 @@ pub struct Dependency {
 
 /// A command a manifest defines (`npm run build`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Command {
+pub struct ManifestCommand {
     /// What it is called in its manifest (`build`, `test`).
     pub name: String,
     /// The command line that runs it.
@@ -48,7 +48,7 @@ pub struct Stack {
     pub languages: Vec<(String, String)>,
     pub runtime: Vec<Dependency>,
     pub development: Vec<Dependency>,
-    pub commands: Vec<Command>,
+    pub commands: Vec<ManifestCommand>,
     /// `node >=18` with its source.
     pub toolchain: Vec<(String, String)>,
     /// Parts of the project its manifests name: workspace members, build targets.
@@ -94,7 +94,7 @@ impl Stack {
         if self.commands.iter().any(|c| c.run == run) {
             return;
         }
-        self.commands.push(Command {
+        self.commands.push(ManifestCommand {
             name: name.to_string(),
             run,
             does,
