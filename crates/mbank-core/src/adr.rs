@@ -17,7 +17,7 @@ use crate::io::dir_handle::Dir;
 use crate::write::{self, Change, Expected, Target, WriteContext};
 
 /// The ADR folders mbank knows besides ConKeeper's, in the order one is chosen.
-pub const FOLDERS: [&str; 3] = ["docs/adr", "doc/adr", "docs/decisions"];
+pub(crate) const FOLDERS: [&str; 3] = ["docs/adr", "doc/adr", "docs/decisions"];
 
 /// How far init looks for a free number when records appear while it writes.
 const ATTEMPTS: u32 = 20;

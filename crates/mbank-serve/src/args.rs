@@ -544,7 +544,7 @@ pub fn input_schema<T: JsonSchema>() -> Map<String, Value> {
 
 /// The input schema of a tool whose arguments are `T`, with the keys of `Extra` (read
 /// separately, before `T`) after its own.
-pub fn input_schema_with<T: JsonSchema, Extra: JsonSchema>() -> Map<String, Value> {
+pub(crate) fn input_schema_with<T: JsonSchema, Extra: JsonSchema>() -> Map<String, Value> {
     let mut schema = input_schema::<T>();
     let extra = input_schema::<Extra>();
     if let (Some(Value::Object(properties)), Some(Value::Object(more))) =

@@ -123,7 +123,7 @@ impl Layout {
     /// The Memory Bank MCP spec's bank for a call that names its project as that spec does
     /// (`path`, without Cline's `projectPath` or `projectName`), or on a server offering
     /// no Cline tools; else Cline's.
-    pub fn asked_by(shared: &Shared, arguments: &serde_json::Map<String, Value>) -> Layout {
+    pub(crate) fn asked_by(shared: &Shared, arguments: &serde_json::Map<String, Value>) -> Layout {
         let sent = |key: &str| arguments.get(key).is_some_and(|v| !v.is_null());
         let memory_bank_mcp_spelling = sent("path") && !sent("projectPath") && !sent("projectName");
         if memory_bank_mcp_spelling || !shared.options.surfaces.cline {

@@ -41,7 +41,7 @@ pub struct ConnLimits {
 
 /// The rate that earns a request body more time: a body delivering at least this many
 /// bytes a second is never cut off by the body timeout, one trickling in slower is.
-pub const BODY_BYTES_PER_SECOND: u64 = 64 * 1024;
+pub(crate) const BODY_BYTES_PER_SECOND: u64 = 64 * 1024;
 
 /// Connections open per client address.
 #[derive(Default)]

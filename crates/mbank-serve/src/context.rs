@@ -19,7 +19,7 @@ use mbank_core::model::Bank;
 use mbank_core::scan::{bank, discovery};
 
 /// The tool's name.
-pub const GET_CONTEXT: &str = "get_context";
+pub(crate) const GET_CONTEXT: &str = "get_context";
 
 /// `get_context`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]

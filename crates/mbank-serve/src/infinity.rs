@@ -63,7 +63,7 @@ impl ToolArgs for UpdateMemoryArgs {}
 
 /// The project an Infinity tool may name: the id `activate_project` returned.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ProjectIdArg {
+pub(crate) struct ProjectIdArg {
     #[schemars(
         description = "The project_id activate_project returned. MCP protocol 2026-07-28 keeps no session: there, pass it to every tool"
     )]

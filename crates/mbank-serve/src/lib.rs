@@ -318,7 +318,7 @@ impl Shared {
     }
 
     /// Whether `mode` is one of `read_only_modes` (names compared without case).
-    pub fn is_read_only_mode(&self, mode: &str) -> bool {
+    pub(crate) fn is_read_only_mode(&self, mode: &str) -> bool {
         self.options
             .read_only_modes
             .iter()

@@ -18,7 +18,7 @@ use mbank_core::scan::discovery::{self, ScanOptions};
 use mbank_core::search::{ProjectBanks, Query, SearchIndex, home_stores};
 
 /// The tool's name.
-pub const SEARCH_MEMORY: &str = "search_memory";
+pub(crate) const SEARCH_MEMORY: &str = "search_memory";
 
 /// Results returned when the caller names no limit, and the most it may ask for.
 const DEFAULT_LIMIT: usize = 10;

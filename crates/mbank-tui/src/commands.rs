@@ -288,7 +288,7 @@ pub const REVIEW: &[KeyCommand] = &[
 ];
 
 /// The Changes view's keys: up and down choose a file, the hunk keys a hunk of it.
-pub const CHANGES: &[KeyCommand] = &[
+pub(crate) const CHANGES: &[KeyCommand] = &[
     quiet(Action::Up),
     quiet(Action::Down),
     quiet(Action::PageUp),

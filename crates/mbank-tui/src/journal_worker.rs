@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::thread::{self, JoinHandle};
+use std::thread;
 
 use mbank_core::error::CoreError;
 use mbank_core::guard::GuardPolicy;
@@ -28,7 +28,7 @@ use super::protocol::ChangesRequest;
 use super::workers::Outbox;
 
 /// What the worker works with.
-pub struct JournalSetup {
+pub(crate) struct JournalSetup {
     pub history: History,
     /// Where the recorder lock and the review marks are kept.
     pub data_dir: PathBuf,
@@ -48,14 +48,17 @@ enum Input {
     Stop,
 }
 
-pub struct JournalWorker {
+pub(crate) struct JournalWorker {
     inputs: Sender<Input>,
-    thread: Option<JoinHandle<()>>,
+    /// Only a test waits for the worker; the app lets it finish on its own.
+    #[cfg(test)]
+    thread: Option<thread::JoinHandle<()>>,
 }
 
 impl JournalWorker {
     pub fn spawn(setup: JournalSetup, outbox: Outbox) -> JournalWorker {
         let (inputs, inbox) = mpsc::channel();
+        #[cfg_attr(not(test), allow(unused_variables))]
         let thread = thread::spawn(move || {
             let mut state = JournalState {
                 setup,
@@ -71,6 +74,7 @@ impl JournalWorker {
         });
         JournalWorker {
             inputs,
+            #[cfg(test)]
             thread: Some(thread),
         }
     }
@@ -80,7 +84,7 @@ impl JournalWorker {
     }
 
     /// The watcher saw these paths change.
-    pub fn files_changed(&self, paths: Vec<PathBuf>) {
+    pub(crate) fn files_changed(&self, paths: Vec<PathBuf>) {
         let _ = self.inputs.send(Input::FilesChanged(paths));
     }
 
@@ -90,6 +94,7 @@ impl JournalWorker {
     }
 
     /// Stops the worker and waits for it: the recorder lock is free once this returns.
+    #[cfg(test)]
     pub fn stop(mut self) {
         let _ = self.inputs.send(Input::Stop);
         if let Some(thread) = self.thread.take() {

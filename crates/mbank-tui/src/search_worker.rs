@@ -19,7 +19,7 @@ const LIMIT: usize = 50;
 
 /// A query, and where to search.
 #[derive(Debug, Clone)]
-pub struct SearchRequest {
+pub(crate) struct SearchRequest {
     pub generation: u64,
     pub query: String,
     pub root: PathBuf,
@@ -33,7 +33,7 @@ pub struct SearchRequest {
     pub refresh: bool,
 }
 
-pub struct SearchWorker {
+pub(crate) struct SearchWorker {
     requests: Sender<SearchRequest>,
 }
 

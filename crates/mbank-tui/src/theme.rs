@@ -209,12 +209,12 @@ impl Theme {
 }
 
 /// WCAG AA's least contrast for body text.
-pub const MIN_CONTRAST: f64 = 4.5;
+pub(crate) const MIN_CONTRAST: f64 = 4.5;
 
 /// A colour's red, green and blue as a terminal draws it: the sixteen named colours as
 /// xterm's default palette does, the 256-colour palette by its formula; `None` for the
 /// terminal's own default colour.
-pub fn rgb(color: Color) -> Option<(u8, u8, u8)> {
+pub(crate) fn rgb(color: Color) -> Option<(u8, u8, u8)> {
     const NAMED: [(u8, u8, u8); 16] = [
         (0, 0, 0),
         (205, 0, 0),
@@ -270,7 +270,7 @@ pub fn rgb(color: Color) -> Option<(u8, u8, u8)> {
 
 /// WCAG's contrast ratio of two colours (1 to 21); `None` when either is the
 /// terminal's default.
-pub fn contrast_ratio(a: Color, b: Color) -> Option<f64> {
+pub(crate) fn contrast_ratio(a: Color, b: Color) -> Option<f64> {
     let luminance = |(r, g, b): (u8, u8, u8)| {
         let channel = |v: u8| {
             let v = f64::from(v) / 255.0;

@@ -24,7 +24,7 @@ pub use crate::formats::beans_md::saved::{
 };
 
 /// The list item a fact becomes (`InvalidRequest` when it holds no words).
-pub fn fact_line(fact: &str) -> AgentResult<String> {
+pub(crate) fn fact_line(fact: &str) -> AgentResult<String> {
     let line = entries::one_line(fact);
     if line.is_empty() {
         return Err(AgentError::InvalidRequest(
@@ -35,7 +35,7 @@ pub fn fact_line(fact: &str) -> AgentResult<String> {
 }
 
 /// `text` (`None`: no file yet) with `line` last under the saved-memories section.
-pub fn with_fact(text: Option<&str>, line: &str) -> String {
+pub(crate) fn with_fact(text: Option<&str>, line: &str) -> String {
     entries::append_last_in_section(text.unwrap_or(""), SAVED_SECTION, line)
 }
 

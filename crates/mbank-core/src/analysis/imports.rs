@@ -356,7 +356,7 @@ impl ImportPolicy {
     }
 
     /// The same policy following imports as deep as the agent of `format` does.
-    pub fn for_format(self, format: Format) -> Self {
+    pub(crate) fn for_format(self, format: Format) -> Self {
         let project = self.allowed_roots.first().map(PathBuf::as_path);
         let depth = match project {
             Some(project) => {

@@ -239,7 +239,7 @@ impl Agent {
     /// The format whose loading rules apply when this agent loads a file of `format`:
     /// Claude Code reads AGENTS.md as it reads CLAUDE.md, Kilo Code reads AGENTS.md and
     /// the legacy rule files as its own rules (no Codex cut, no Roo modes).
-    pub fn loads_as(self, format: Format) -> Format {
+    pub(crate) fn loads_as(self, format: Format) -> Format {
         match (self, format) {
             (Agent::ClaudeCode, Format::AgentsMd) => Format::ClaudeMd,
             (Agent::Kilo, Format::AgentsMd | Format::RooRules) => Format::KiloCode,
@@ -271,7 +271,7 @@ impl Agent {
     /// every session start: a user-level file of a format it loads (`~/.claude/CLAUDE.md`,
     /// `~/.gemini/GEMINI.md` …, as [`super::layers::user_files`] lists them), or Codex's
     /// memory summary.
-    pub fn loads_from_home(self, home: &Path, file: &Path) -> bool {
+    pub(crate) fn loads_from_home(self, home: &Path, file: &Path) -> bool {
         if self == Agent::Codex
             && file
                 == super::codex_memories::memory_folder(home).join(super::codex_memories::SUMMARY)

@@ -50,7 +50,7 @@ pub mod global_instructions {
     use std::path::{Path, PathBuf};
 
     /// What the store is called where a person reads it.
-    pub const LABEL: &str = "Codex global instructions";
+    pub(crate) const LABEL: &str = "Codex global instructions";
 
     /// The id `[journal] leave_out` knows it by.
     pub const ID: &str = "codex-global-instructions";

@@ -34,7 +34,7 @@ pub mod user_memory {
     use std::path::{Path, PathBuf};
 
     /// What the store is called where a person reads it.
-    pub const LABEL: &str = "Claude Code user memory";
+    pub(crate) const LABEL: &str = "Claude Code user memory";
 
     /// The id `[journal] leave_out` knows it by.
     pub const ID: &str = "claude-user-memory";
@@ -56,7 +56,7 @@ pub mod user_rules {
     use crate::formats::instruction_files::RULES_FOLDER;
 
     /// What the store is called where a person reads it.
-    pub const LABEL: &str = "Claude Code user rules";
+    pub(crate) const LABEL: &str = "Claude Code user rules";
 
     /// The id `[journal] leave_out` knows it by.
     pub const ID: &str = "claude-user-rules";
@@ -67,14 +67,14 @@ pub mod user_rules {
     }
 
     /// Whether a file of the folder, by its name, is a rule (markdown).
-    pub fn is_rule_file(name: &str) -> bool {
+    pub(crate) fn is_rule_file(name: &str) -> bool {
         Path::new(name).extension().is_some_and(|e| e == "md")
     }
 
     /// Whether a sub-folder, relative to the folder, holds rules: any but a hidden one
     /// (the `.git` of a rules repository cloned there holds no rule, and hundreds of
     /// folders).
-    pub fn is_rule_folder(rel: &Path) -> bool {
+    pub(crate) fn is_rule_folder(rel: &Path) -> bool {
         !rel.components().any(|c| {
             c.as_os_str()
                 .to_str()

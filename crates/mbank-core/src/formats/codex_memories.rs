@@ -7,16 +7,16 @@
 use std::path::{Path, PathBuf};
 
 /// What the store is called where a person reads it.
-pub const LABEL: &str = "Codex memories";
+pub(crate) const LABEL: &str = "Codex memories";
 
 /// The folder below the home folder.
 const FOLDER: &str = ".codex/memories";
 
 /// Sub-folders that hold memory files too.
-pub const SUB_FOLDERS: [&str; 1] = ["rollout_summaries"];
+pub(crate) const SUB_FOLDERS: [&str; 1] = ["rollout_summaries"];
 
 /// Whether `rel`, a folder inside the memories folder, is one of [`SUB_FOLDERS`].
-pub fn is_sub_folder(rel: &Path) -> bool {
+pub(crate) fn is_sub_folder(rel: &Path) -> bool {
     SUB_FOLDERS.iter().any(|sub| rel == Path::new(sub))
 }
 
@@ -26,21 +26,21 @@ pub fn memory_folder(home: &Path) -> PathBuf {
 }
 
 /// The summary Codex puts into every session.
-pub const SUMMARY: &str = "memory_summary.md";
+pub(crate) const SUMMARY: &str = "memory_summary.md";
 
 /// Codex's bound on the summary it puts into a session, in its own estimate of tokens
 /// (4 bytes each): `MEMORY_TOOL_DEVELOPER_INSTRUCTIONS_SUMMARY_TOKEN_LIMIT` in Codex's
 /// source (codex-rs/ext/memories/src/lib.rs), applied by its
 /// `truncate_middle_with_token_budget` (codex-rs/utils/string/src/truncate.rs).
-pub const SUMMARY_TOKEN_LIMIT: usize = 2_500;
+pub(crate) const SUMMARY_TOKEN_LIMIT: usize = 2_500;
 /// [`SUMMARY_TOKEN_LIMIT`] as a person reads it, and the half Codex keeps at each end.
-pub const SUMMARY_LIMIT_IN_WORDS: (&str, &str) = ("2,500", "1,250");
+pub(crate) const SUMMARY_LIMIT_IN_WORDS: (&str, &str) = ("2,500", "1,250");
 const BYTES_PER_TOKEN: usize = 4;
 
 /// The bytes of the summary `text` (as on disk) Codex leaves out of a session, when it
 /// leaves any: it trims the white space around the text, and past 10,000 bytes keeps its
 /// first 5,000 and its last 5,000 (whole characters), so the middle is what it never reads.
-pub fn summary_unread(text: &str) -> Option<std::ops::Range<usize>> {
+pub(crate) fn summary_unread(text: &str) -> Option<std::ops::Range<usize>> {
     let start = text.len() - text.trim_start().len();
     let trimmed = text.trim();
     let budget = SUMMARY_TOKEN_LIMIT * BYTES_PER_TOKEN;
@@ -66,7 +66,7 @@ pub fn summary_unread(text: &str) -> Option<std::ops::Range<usize>> {
 }
 
 /// Whether a file in the folder is one of the memory files (markdown).
-pub fn is_memory_file(name: &str) -> bool {
+pub(crate) fn is_memory_file(name: &str) -> bool {
     name.ends_with(".md")
 }
 

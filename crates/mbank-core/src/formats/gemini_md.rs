@@ -37,7 +37,7 @@ pub mod memory {
     use std::path::{Path, PathBuf};
 
     /// What the store is called where a person reads it.
-    pub const LABEL: &str = "Gemini CLI memory";
+    pub(crate) const LABEL: &str = "Gemini CLI memory";
 
     /// The id `[journal] leave_out` knows it by.
     pub const ID: &str = "gemini-memory";
@@ -59,7 +59,7 @@ pub mod extensions {
     use std::path::{Path, PathBuf};
 
     /// What the store is called where a person reads it.
-    pub const LABEL: &str = "Gemini CLI extension context";
+    pub(crate) const LABEL: &str = "Gemini CLI extension context";
 
     /// The id `[journal] leave_out` knows it by.
     pub const ID: &str = "gemini-extensions";

@@ -16,7 +16,7 @@ const PATHS: ProjectPaths = ProjectPaths {
     lookalikes: &[],
 };
 
-pub struct Junie;
+pub(crate) struct Junie;
 
 impl FormatRules for Junie {
     fn format(&self) -> Format {

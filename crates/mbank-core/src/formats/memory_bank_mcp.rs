@@ -284,7 +284,7 @@ pub(crate) fn place_document_bank(bank_dir_name: &str, rel: &Path) -> Placement 
 /// The five files of the Memory Bank MCP spec's bank ("Data Formats"), by the names its
 /// file list gives them, in the order it lists them: what `initialize_memory_bank` with
 /// `path` creates. `[Project name]` and `YYYY-MM-DD` are filled in when they are written.
-pub const TEMPLATES: [(&str, &str); 5] = [
+pub(crate) const TEMPLATES: [(&str, &str); 5] = [
     (
         "activeContext.md",
         include_str!("../../../../assets/templates/memory-bank-mcp/activeContext.md"),
@@ -311,9 +311,9 @@ pub const TEMPLATES: [(&str, &str); 5] = [
 pub const BRIEF_FILE: &str = "productContext.md";
 
 /// The placeholders of [`TEMPLATES`] filled when a bank is created.
-pub const TEMPLATE_NAME: &str = "[Project name]";
-pub const TEMPLATE_OVERVIEW: &str = "[Project description and purpose]";
-pub const TEMPLATE_DATE: &str = "YYYY-MM-DD";
+pub(crate) const TEMPLATE_NAME: &str = "[Project name]";
+pub(crate) const TEMPLATE_OVERVIEW: &str = "[Project description and purpose]";
+pub(crate) const TEMPLATE_DATE: &str = "YYYY-MM-DD";
 
 #[cfg(test)]
 mod tests {

@@ -31,7 +31,7 @@ pub mod user_rules {
     use std::path::{Path, PathBuf};
 
     /// What the store is called where a person reads it.
-    pub const LABEL: &str = "opencode user rules";
+    pub(crate) const LABEL: &str = "opencode user rules";
 
     /// The id `[journal] leave_out` knows it by.
     pub const ID: &str = "opencode-user-rules";
@@ -42,7 +42,7 @@ pub mod user_rules {
     }
 }
 
-pub struct OpenCode;
+pub(crate) struct OpenCode;
 
 impl FormatRules for OpenCode {
     fn format(&self) -> Format {

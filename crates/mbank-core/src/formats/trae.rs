@@ -25,7 +25,7 @@ fn is_rule(rel: &Path) -> bool {
             .is_some_and(names::is_markdown)
 }
 
-pub struct TraeRules;
+pub(crate) struct TraeRules;
 
 impl FormatRules for TraeRules {
     fn format(&self) -> Format {

@@ -34,7 +34,7 @@ const PATHS: ProjectPaths = ProjectPaths {
     lookalikes: &[],
 };
 
-pub struct ZedRules;
+pub(crate) struct ZedRules;
 
 impl FormatRules for ZedRules {
     fn format(&self) -> Format {

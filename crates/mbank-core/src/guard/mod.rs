@@ -65,7 +65,7 @@ impl Default for GuardPolicy {
 
 /// The largest memory file a write may leave: what mbank reads back
 /// (`io::text::MAX_READ_BYTES`), so a file mbank wrote can always be read again.
-pub const MAX_FILE_BYTES: u64 = crate::io::text::MAX_READ_BYTES;
+pub(crate) const MAX_FILE_BYTES: u64 = crate::io::text::MAX_READ_BYTES;
 
 /// A file's version as agents see it: the first 128 bits of the SHA-256 of its text, in
 /// hex. Stable across runs, builds and machines (unlike `write::Fingerprint`), so an agent
@@ -426,7 +426,7 @@ pub struct GuardRequest<'a> {
 /// restore), which holds `current` now (`None`: gone) and is to hold `wanted` (`None`:
 /// removed). The rules are a write's, with no expected version (the caller compared the
 /// text), except that a secret standing exposed in the file already does not stop it.
-pub fn check_taking_back(
+pub(crate) fn check_taking_back(
     guard: &Guard,
     file: &str,
     path: &Path,

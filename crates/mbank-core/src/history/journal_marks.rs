@@ -61,7 +61,7 @@ impl History {
     /// Records what the journal found of the file whose key is `key`: its text, or its
     /// deletion (`None`). `renamed`: its other name, when it was renamed. Nothing is
     /// recorded when the newest version is the same; returns the new version's number.
-    pub fn record_seen(
+    pub(crate) fn record_seen(
         &self,
         key: &Path,
         text: Option<&str>,
@@ -94,7 +94,7 @@ impl History {
 
     /// Notes that a write through mbank (`writer`, for `client`) left the file whose key
     /// is `key` holding the text whose SHA-256 is `hash` (`None`: removed it).
-    pub fn note_written(
+    pub(crate) fn note_written(
         &self,
         key: &Path,
         hash: Option<&str>,
@@ -174,7 +174,7 @@ impl History {
     /// text no write through mbank left was made on disk, by a person's editor, git or
     /// a tool mbank does not see, and counts as not an agent's. So does the text whose
     /// SHA-256 is `approved` (the one a person marked reviewed).
-    pub fn last_text_not_by(
+    pub(crate) fn last_text_not_by(
         &self,
         key: &Path,
         current: &str,
@@ -222,7 +222,7 @@ impl History {
     }
 
     /// The note of the last write through mbank to the file whose key is `key`.
-    pub fn written_note(&self, key: &Path) -> Result<Option<WrittenNote>> {
+    pub(crate) fn written_note(&self, key: &Path) -> Result<Option<WrittenNote>> {
         let Some(dir) = self.file_folder(key, false)? else {
             return Ok(None);
         };
@@ -252,7 +252,7 @@ impl History {
 
     /// The newest version of every file with a history (torn or empty indexes passed
     /// over), in no particular order.
-    pub fn newest_of_all(&self) -> Result<Vec<Version>> {
+    pub(crate) fn newest_of_all(&self) -> Result<Vec<Version>> {
         let mut out = Vec::new();
         for name in self.folder_names()? {
             let Some(dir) = files::folder(&self.data_dir, &[FOLDER, &name], false)? else {
@@ -320,7 +320,7 @@ impl History {
     /// Keeps the whole history within `[history] max_mib_total`: while it is over, the
     /// file whose history is biggest loses its older half (its newest version always
     /// stays). Returns how many versions went.
-    pub fn enforce_total_cap(&self) -> Result<usize> {
+    pub(crate) fn enforce_total_cap(&self) -> Result<usize> {
         let cap = self.retention.max_total_bytes();
         let mut sizes = self.folder_sizes()?;
         let mut total: u64 = sizes.iter().map(|(_, b)| b).sum();
@@ -377,7 +377,7 @@ impl History {
     }
 
     /// Every file with a history whose key is below one of `folders` (real paths).
-    pub fn files_below(&self, folders: &[PathBuf]) -> Result<Vec<Version>> {
+    pub(crate) fn files_below(&self, folders: &[PathBuf]) -> Result<Vec<Version>> {
         Ok(self
             .newest_of_all()?
             .into_iter()

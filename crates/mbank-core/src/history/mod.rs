@@ -85,7 +85,7 @@ impl Retention {
     }
 
     /// The cap on the whole history, in bytes.
-    pub fn max_total_bytes(&self) -> u64 {
+    pub(crate) fn max_total_bytes(&self) -> u64 {
         self.max_mib_total.saturating_mul(1024 * 1024)
     }
 }

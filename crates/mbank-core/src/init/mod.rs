@@ -29,9 +29,7 @@ use crate::formats::init::render::Fill;
 use brief::Brief;
 use stack::Stack;
 
-pub use crate::formats::init::{
-    InitFormat, brief, instructions, is_memory_bank, stack, suggested_format,
-};
+pub use crate::formats::init::{InitFormat, brief, instructions, stack, suggested_format};
 
 /// Cline's seven core files in read order (the Cline memory bank spec).
 #[cfg(test)]
@@ -219,7 +217,7 @@ fn check_project(project: &Path) -> Result<()> {
 
 /// The memory banks `project` holds (instruction files and rules are not banks), each
 /// with its folder relative to the project. Empty folders do not count.
-pub fn existing_banks(project: &Path) -> Vec<OtherBank> {
+pub(crate) fn existing_banks(project: &Path) -> Vec<OtherBank> {
     let mut found = Vec::new();
     let name = project_name(project);
     let banks = crate::scan::discovery::project_at(project, name)

@@ -7,7 +7,7 @@
 //! The baseline of a file is, in order: the text it held when it was marked reviewed;
 //! else its state at `--since` (or at the last mark of any file); else the first version
 //! the history holds of it.
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -428,11 +428,6 @@ pub fn mark_reviewed(survey: &Survey, reviewed: &mut Reviewed, now: DateTime<Utc
         reviewed.files.insert(key.clone(), mark.clone());
     }
     reviewed.marked_at = Some(super::reviewed::stamp(now));
-}
-
-/// The store folders a survey's files sit in, for a summary line.
-pub fn stores_of(survey: &Survey) -> BTreeSet<&str> {
-    survey.changes.iter().map(|c| c.store.as_str()).collect()
 }
 
 /// Whether `path` is one of the survey's changed files.

@@ -35,7 +35,7 @@ use crate::scan::listings::Stamp;
 pub use scope::{JournalFile, JournalScope, ScopeOptions, Store};
 
 /// The writer a version found on disk is given when git moved HEAD meanwhile.
-pub const GIT_WRITER: &str = "git (HEAD moved: checkout, pull or rebase)";
+pub(crate) const GIT_WRITER: &str = "git (HEAD moved: checkout, pull or rebase)";
 
 /// The writer of a version found on disk in `store`, when nothing else is known.
 pub fn on_disk(store: &str) -> String {

@@ -45,7 +45,7 @@ impl Reviewed {
 
     /// When no mark was ever made, the state at `now` (the end of the journal's first
     /// catch-up) becomes the reviewed one: what changes later is what a person is shown.
-    pub fn start_if_new(data_dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Result<()> {
+    pub(crate) fn start_if_new(data_dir: &Path, now: chrono::DateTime<chrono::Utc>) -> Result<()> {
         let exists = files::folder(data_dir, &[super::lock::FOLDER], false)?
             .map(|dir| dir.entry_meta(std::ffi::OsStr::new(REVIEWED)))
             .transpose()?

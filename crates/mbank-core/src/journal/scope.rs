@@ -78,7 +78,7 @@ impl JournalScope {
             .map(|&i| &self.files[i])
     }
 
-    pub fn store_of(&self, file: &JournalFile) -> &Store {
+    pub(crate) fn store_of(&self, file: &JournalFile) -> &Store {
         &self.stores[file.store]
     }
 
@@ -92,7 +92,7 @@ impl JournalScope {
 
     /// Whether `path` is a file some store names, when its folder is watched for named
     /// files only (`None`: it is not).
-    pub fn named_file(&self, path: &Path) -> Option<bool> {
+    pub(crate) fn named_file(&self, path: &Path) -> Option<bool> {
         let folder = path.parent()?;
         let mut in_folder = self
             .named_files
@@ -105,7 +105,7 @@ impl JournalScope {
 
     /// Where the store at `index` is, as a person names it: the file, for a store of one
     /// named file (`~/.gemini/GEMINI.md`), else its folder.
-    pub fn place_of(&self, index: usize) -> &Path {
+    pub(crate) fn place_of(&self, index: usize) -> &Path {
         let mut named = self.named_files.iter().filter(|n| n.store == index);
         match (named.next(), named.next()) {
             (Some(only), None) => &only.file,

@@ -24,7 +24,7 @@ pub const QUIET: Duration = Duration::from_millis(30);
 /// long is read before it is overwritten.
 pub const MAX_DELAY: Duration = Duration::from_millis(100);
 /// How often everything is scanned when not every folder can be watched.
-pub const FALLBACK_SCAN: Duration = Duration::from_secs(60);
+pub(crate) const FALLBACK_SCAN: Duration = Duration::from_secs(60);
 
 /// Whether a changed path is worth a look: not a temp file of mbank or an editor, not
 /// inside `.git`.
@@ -95,7 +95,7 @@ pub fn system_limit() -> Option<Limit> {
 }
 
 /// What reaches the follower's thread.
-pub enum FollowerInput {
+pub(crate) enum FollowerInput {
     Event(notify::Result<notify::Event>),
     Stop,
 }
@@ -154,7 +154,7 @@ impl FollowCoverage {
 
 /// What the follower waited for.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Batch {
+pub(crate) enum Batch {
     /// These paths changed; `lost`: the kernel dropped events (rescan).
     Changed {
         paths: Vec<PathBuf>,
@@ -207,7 +207,7 @@ impl Follower {
 
     /// Problems met since last asked (a folder that could not be watched, an error of
     /// the watcher), as sentences.
-    pub fn take_problems(&mut self) -> Vec<String> {
+    pub(crate) fn take_problems(&mut self) -> Vec<String> {
         std::mem::take(&mut self.problems)
     }
 
@@ -231,7 +231,7 @@ impl Follower {
     }
 
     /// Waits for the next batch of changes (for ever, unless `scan_every` is given).
-    pub fn next_batch(&mut self, scan_every: Option<Duration>) -> Batch {
+    pub(crate) fn next_batch(&mut self, scan_every: Option<Duration>) -> Batch {
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut lost = false;
         let mut started: Option<Instant> = None;

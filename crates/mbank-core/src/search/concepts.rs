@@ -8,7 +8,7 @@ use super::text::{TermAnalyzer, is_unspaced};
 const GROUPS: &str = include_str!("../../../../assets/search/concepts.txt");
 
 /// The related words of a query's terms.
-pub struct Concepts {
+pub(crate) struct Concepts {
     /// Each group's terms (stems, or character pairs of an unspaced word).
     groups: Vec<Vec<String>>,
     /// The groups a stem belongs to.

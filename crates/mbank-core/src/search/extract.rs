@@ -12,7 +12,7 @@ use crate::model::{Bank, MemoryFile, Project, Role};
 
 /// Memory files over this size are not searched (a memory file an agent reads is far
 /// smaller; a log this large is named by `check`).
-pub const MAX_SEARCHED_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_SEARCHED_BYTES: u64 = 4 * 1024 * 1024;
 
 /// What a passage is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

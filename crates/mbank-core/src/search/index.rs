@@ -57,7 +57,7 @@ pub struct ProjectBanks<'a> {
 }
 
 /// The stamp of a project's memory: what its banks list, with each file's size and times.
-pub fn project_stamp(project: &Project, banks: &[Bank]) -> u64 {
+pub(crate) fn project_stamp(project: &Project, banks: &[Bank]) -> u64 {
     let mut bytes: Vec<u8> = Vec::with_capacity(256);
     bytes.extend_from_slice(&EXTRACTION_VERSION.to_le_bytes());
     bytes.extend_from_slice(project.path.as_os_str().as_encoded_bytes());

@@ -24,6 +24,6 @@ pub mod text;
 
 pub use extract::{DecisionFacts, PassageKind};
 pub use home::{HomeStore, home_stores};
-pub use index::{ProjectBanks, Refreshed, SearchIndex, project_stamp};
+pub use index::{ProjectBanks, Refreshed, SearchIndex};
 pub use query::{Hit, KindFilter, Query};
 pub use snippet::Snippet;

@@ -13,7 +13,7 @@ use crate::cache_store::{self, Loaded, Raw, Section};
 
 /// The fields a passage is scored on: its heading path, its text, and what the file is
 /// (its name, its role in words, its project).
-pub const FIELD_COUNT: usize = 3;
+pub(crate) const FIELD_COUNT: usize = 3;
 pub const HEADINGS: usize = 0;
 pub const BODY: usize = 1;
 pub const PLACE: usize = 2;
@@ -39,7 +39,7 @@ pub struct Header {
 
 /// One project of a segment.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct ProjectRecord {
+pub(crate) struct ProjectRecord {
     pub name: String,
     pub path: String,
     /// What its files were when it was read (see `store::project_stamp`).
@@ -51,7 +51,7 @@ pub struct ProjectRecord {
 
 /// One file of a segment, without its passages.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct FileRecord {
+pub(crate) struct FileRecord {
     pub project: u32,
     pub path: String,
     pub display: String,
@@ -63,7 +63,7 @@ pub struct FileRecord {
 
 /// One passage of a segment.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct PassageRecord {
+pub(crate) struct PassageRecord {
     pub file: u32,
     pub kind: PassageKind,
     pub headings: Vec<String>,
@@ -75,14 +75,14 @@ pub struct PassageRecord {
 
 /// What scoring and filtering need of every passage, kept in one record.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
-pub struct PassageMeta {
+pub(crate) struct PassageMeta {
     pub file: u32,
     pub decision: bool,
     pub lengths: [u16; FIELD_COUNT],
 }
 
 /// A term's postings: each passage holding it, with how often in each field.
-pub type Posting = (u32, [u16; FIELD_COUNT]);
+pub(crate) type Posting = (u32, [u16; FIELD_COUNT]);
 
 #[derive(Serialize)]
 struct TermOut<'a> {
@@ -235,7 +235,7 @@ fn encoded<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 /// A segment as read: its checked bytes, with its header and every passage's meta decoded.
-pub struct Segment {
+pub(crate) struct Segment {
     loaded: Loaded,
     pub header: Header,
     pub meta: Vec<PassageMeta>,
@@ -292,7 +292,7 @@ impl Segment {
         self.meta.len()
     }
 
-    pub fn project_count(&self) -> usize {
+    pub(crate) fn project_count(&self) -> usize {
         self.loaded.len(TABLE_PROJECTS)
     }
 
@@ -308,16 +308,12 @@ impl Segment {
         cache_store::decode(self.loaded.record(TABLE_FILES, index as usize))
     }
 
-    pub fn file_count(&self) -> usize {
-        self.loaded.len(TABLE_FILES)
-    }
-
     pub fn passage(&self, index: u32) -> Option<PassageRecord> {
         cache_store::decode(self.loaded.record(TABLE_PASSAGES, index as usize))
     }
 
     /// The postings of `term`, or none.
-    pub fn postings(&self, term: &str) -> Vec<Posting> {
+    pub(crate) fn postings(&self, term: &str) -> Vec<Posting> {
         let count = self.loaded.len(TABLE_TERMS);
         let key = |index: usize| -> Option<&str> {
             cache_store::decode_prefix::<&str>(self.loaded.record(TABLE_TERMS, index))

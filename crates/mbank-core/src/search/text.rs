@@ -97,7 +97,7 @@ impl TermAnalyzer {
     }
 
     /// Just the terms' text.
-    pub fn term_texts(&self, text: &str) -> Vec<String> {
+    pub(crate) fn term_texts(&self, text: &str) -> Vec<String> {
         self.terms(text).into_iter().map(|t| t.text).collect()
     }
 

@@ -67,7 +67,7 @@ impl WriteContext {
     }
 
     /// Whether an agent writes (a tool of mbank's servers), not a person.
-    pub fn is_agent(&self) -> bool {
+    pub(crate) fn is_agent(&self) -> bool {
         is_agent_writer(&self.writer)
     }
 
@@ -87,6 +87,6 @@ impl WriteContext {
 /// Whether `writer` (as a write context, a history version or a write note names it) is
 /// an agent: a tool of mbank's servers (`mcp:…`, `http:…`), not a person's `tui`,
 /// `accept`, `restore`, `revert` or `review`, nor a change found on disk.
-pub fn is_agent_writer(writer: &str) -> bool {
+pub(crate) fn is_agent_writer(writer: &str) -> bool {
     writer.starts_with("mcp:") || writer.starts_with("http:")
 }

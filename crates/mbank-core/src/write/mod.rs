@@ -34,7 +34,8 @@ mod context;
 
 pub(crate) use apply::{Applied, WriteRequest};
 pub use apply::{Change, Target, apply, restore};
-pub use context::{WriteContext, is_agent_writer};
+pub use context::WriteContext;
+pub(crate) use context::is_agent_writer;
 
 /// A file's identity by content: length plus two independent 64-bit hashes.
 ///

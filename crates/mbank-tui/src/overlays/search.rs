@@ -78,7 +78,7 @@ impl SearchView {
     }
 
     /// The search worker's answer for search `generation`.
-    pub fn on_results(&mut self, generation: u64, result: Result<Vec<Hit>, String>) {
+    pub(crate) fn on_results(&mut self, generation: u64, result: Result<Vec<Hit>, String>) {
         if generation != self.generation {
             return;
         }

@@ -68,7 +68,8 @@ impl Cut {
     }
 
     /// The lines holding text past the cut.
-    pub fn lines_past(&self) -> RangeInclusive<usize> {
+    #[cfg(test)]
+    pub(crate) fn lines_past(&self) -> RangeInclusive<usize> {
         self.first_line..=self.last_line
     }
 
@@ -83,7 +84,7 @@ impl Cut {
     }
 
     /// Whether 1-based `line` holds text past the cut.
-    pub fn is_past(&self, line: usize) -> bool {
+    pub(crate) fn is_past(&self, line: usize) -> bool {
         line >= self.first_line
     }
 
@@ -117,7 +118,7 @@ pub fn lines_in_words(lines: RangeInclusive<usize>, bytes: usize, inside: bool) 
 
 /// A cut with the limit that made it, in a person's words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LimitCut {
+pub(crate) struct LimitCut {
     #[serde(flatten)]
     pub cut: Cut,
     /// The agent that stops reading there: "Claude Code".
@@ -147,7 +148,7 @@ impl LimitCut {
 }
 
 /// Where `limit` cuts `text`, and which of its bounds did; `None` when it reads it all.
-pub fn file_cut(limit: &FileLimit, text: &str) -> Option<LimitCut> {
+pub(crate) fn file_cut(limit: &FileLimit, text: &str) -> Option<LimitCut> {
     let mut best: Option<(usize, Unit, u64)> = None;
     let mut consider = |kept: usize, unit: Unit, bound: usize| {
         if kept < text.len() && best.is_none_or(|(at, _, _)| kept < at) {
@@ -182,7 +183,7 @@ pub fn file_cut(limit: &FileLimit, text: &str) -> Option<LimitCut> {
 
 /// The cut the agent of `format` makes in one file of it (`rel` relative to the bank)
 /// on its own: its file limit, else its combined limit as if the file came first.
-pub fn format_cut(format: Format, rel: &Path, text: &str) -> Option<LimitCut> {
+pub(crate) fn format_cut(format: Format, rel: &Path, text: &str) -> Option<LimitCut> {
     let rules = formats::rules(format);
     if let Some(limit) = rules.file_limit(rel) {
         return file_cut(&limit, text);
@@ -233,7 +234,7 @@ fn whole_lines(text: &str, max_lines: usize, max_bytes: usize) -> (usize, Unit) 
 
 /// A combined limit over files loaded one after another, in load order.
 #[derive(Debug, Clone, Copy)]
-pub struct Chain {
+pub(crate) struct Chain {
     limit: CombinedLimit,
     used: usize,
 }
@@ -258,6 +259,7 @@ impl Chain {
     }
 
     /// Bytes still free under the limit.
+    #[cfg(test)]
     pub fn remaining(&self) -> usize {
         self.limit.max_bytes.saturating_sub(self.used)
     }

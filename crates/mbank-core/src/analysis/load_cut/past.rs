@@ -14,7 +14,7 @@ use crate::review::diff::{LineKind, diff_texts};
 
 /// Why the entries past a cut are new.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NewPastCut {
+pub(crate) enum NewPastCut {
     /// These lines (1-based, in the file now, not blank) were added since `version` of
     /// the history (recorded `at`) and fall past the cut.
     Since {
@@ -28,14 +28,14 @@ pub enum NewPastCut {
 }
 
 /// The lines of `now` added since `before` that fall past `cut` (blank lines left out).
-pub fn added_past(before: &str, now: &str, cut: &Cut) -> Vec<usize> {
+pub(crate) fn added_past(before: &str, now: &str, cut: &Cut) -> Vec<usize> {
     added_where(before, now, |line| cut.is_past(line))
 }
 
 /// The lines of `now` (1-based) added since `before` for which `unread` holds, blank lines
 /// left out: a cut that is not a prefix (one that drops a file's middle) asks with its own
 /// range.
-pub fn added_where(before: &str, now: &str, unread: impl Fn(usize) -> bool) -> Vec<usize> {
+pub(crate) fn added_where(before: &str, now: &str, unread: impl Fn(usize) -> bool) -> Vec<usize> {
     diff_texts(before, now)
         .hunks
         .iter()
@@ -48,7 +48,11 @@ pub fn added_where(before: &str, now: &str, unread: impl Fn(usize) -> bool) -> V
 
 /// The newest date written past `cut` with its line, when it is newer than every date
 /// the agent reads above the cut.
-pub fn newest_dated_past(text: &str, cut: &Cut, today: NaiveDate) -> Option<(NaiveDate, usize)> {
+pub(crate) fn newest_dated_past(
+    text: &str,
+    cut: &Cut,
+    today: NaiveDate,
+) -> Option<(NaiveDate, usize)> {
     let dated = dates::dated_lines(text, today);
     let (below, above): (Vec<_>, Vec<_>) =
         dated.into_iter().partition(|(line, _)| cut.is_past(*line));
@@ -63,7 +67,7 @@ pub fn newest_dated_past(text: &str, cut: &Cut, today: NaiveDate) -> Option<(Nai
 
 /// Whether new entries of `text` (the file at `file` now) are past `cut`, judged by the
 /// history when it holds an earlier text of the file, else by its dates.
-pub fn written_past(
+pub(crate) fn written_past(
     file: &Path,
     text: &str,
     cut: &Cut,

@@ -225,7 +225,12 @@ impl RememberedRows {
     }
 
     /// [`RememberedRows::open_at`] of `kind`.
-    pub fn open_at_of(kind: Remembered, dir: &Path, root: &Path, key: u64) -> RememberedRows {
+    pub(crate) fn open_at_of(
+        kind: Remembered,
+        dir: &Path,
+        root: &Path,
+        key: u64,
+    ) -> RememberedRows {
         let file = dir.join(Self::file_name_of(kind, root));
         let loaded = section::read(&file, kind.section());
         let mut rows = Self::empty(kind, Some(file), root, key);
@@ -290,7 +295,7 @@ impl RememberedRows {
     }
 
     /// `rows-…` or `checks-<hash of the root>.bin`.
-    pub fn file_name_of(kind: Remembered, root: &Path) -> String {
+    pub(crate) fn file_name_of(kind: Remembered, root: &Path) -> String {
         format!(
             "{}-{:016x}.bin",
             kind.prefix(),

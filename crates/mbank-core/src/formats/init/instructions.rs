@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::InitFormat;
 
 /// Marks the instructions mbank added, so a second run finds them and adds nothing.
-pub const MARKER: &str = "<!-- mbank: memory bank instructions -->";
+pub(crate) const MARKER: &str = "<!-- mbank: memory bank instructions -->";
 
 /// Where `format`'s agent reads the instructions, relative to the project. A Cline
 /// project with the older single `.clinerules` file gets them in that file.

@@ -125,7 +125,7 @@ impl InitFormat {
 /// Whether a format is a memory bank (files an agent keeps about the project), as
 /// opposed to instructions or rules a person writes for it. Kilo Code's rules hold a
 /// memory bank only in their memory-bank folder ([`bank_folder`]).
-pub fn is_memory_bank(format: Format) -> bool {
+pub(crate) fn is_memory_bank(format: Format) -> bool {
     matches!(
         format,
         Format::Cline | Format::MemoryBankMcp | Format::ConKeeper | Format::Infinity
@@ -134,7 +134,7 @@ pub fn is_memory_bank(format: Format) -> bool {
 
 /// The folder of the memory bank a bank of `format` at `root` in `project` keeps, when the
 /// format is a memory bank.
-pub fn bank_folder(format: Format, root: &Path, project: &Path) -> Option<PathBuf> {
+pub(crate) fn bank_folder(format: Format, root: &Path, project: &Path) -> Option<PathBuf> {
     if is_memory_bank(format) {
         Some(root.to_path_buf())
     } else if format == Format::KiloCode {

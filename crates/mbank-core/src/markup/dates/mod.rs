@@ -198,7 +198,7 @@ pub(crate) fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> 
 
 /// The plausible dates of [`newest_date_in`] (on or before `today`, from 2000 on, not a
 /// plan's), each with its 1-based line, in the order they are written.
-pub fn dated_lines(text: &str, today: NaiveDate) -> Vec<(usize, NaiveDate)> {
+pub(crate) fn dated_lines(text: &str, today: NaiveDate) -> Vec<(usize, NaiveDate)> {
     let mut found = Vec::new();
     let (mut line, mut counted_to) = (1, 0);
     for m in written_date_matches(text) {

@@ -22,7 +22,7 @@ use crate::pane::{
     Ask, ChangesRequest, Confirmed, Effect, Input, Outcome, Pane, ViewContext, offers,
 };
 
-pub use crate::commands::CHANGES as COMMANDS;
+pub(crate) use crate::commands::CHANGES as COMMANDS;
 
 #[derive(Default)]
 pub struct ChangesPane {
@@ -75,7 +75,7 @@ impl ChangesPane {
     }
 
     /// The changed file at `path`, as last shown.
-    pub fn change_at(&self, path: &std::path::Path) -> Option<&FileChange> {
+    pub(crate) fn change_at(&self, path: &std::path::Path) -> Option<&FileChange> {
         self.changes().iter().find(|c| c.path == path)
     }
 
@@ -85,7 +85,7 @@ impl ChangesPane {
     }
 
     /// A survey arrived: the cursor stays on the same file (else the nearest) and hunk.
-    pub fn set_survey(&mut self, generation: u64, result: Result<Arc<Survey>, String>) {
+    pub(crate) fn set_survey(&mut self, generation: u64, result: Result<Arc<Survey>, String>) {
         if generation < self.generation {
             return;
         }
@@ -243,7 +243,7 @@ impl ChangesPane {
     }
 
     /// "Yes" to reverting the whole file at `path`: sent as the view shows it.
-    pub fn revert_confirmed(&mut self, path: &std::path::Path) -> Option<ChangesRequest> {
+    pub(crate) fn revert_confirmed(&mut self, path: &std::path::Path) -> Option<ChangesRequest> {
         let change = self.change_at(path)?.clone();
         self.busy = true;
         Some(ChangesRequest::Revert {

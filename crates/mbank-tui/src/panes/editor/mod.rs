@@ -245,7 +245,7 @@ impl Editor {
 
     /// The keyboard arrives by a navigation key: nothing typed may edit the file. The
     /// modeless editor shows it read-only; vim's modes go back to normal.
-    pub fn arrive_viewing(&mut self) {
+    pub(crate) fn arrive_viewing(&mut self) {
         if self.modal {
             if let Some(doc) = self.doc.as_mut() {
                 if doc.mode != Mode::Normal {
@@ -260,17 +260,8 @@ impl Editor {
     }
 
     /// The keyboard arrives to edit (a file opened with enter, a click, a finding).
-    pub fn arrive_editing(&mut self) {
+    pub(crate) fn arrive_editing(&mut self) {
         self.viewing = false;
-    }
-
-    /// Typed text would go into the file now (not viewing, not in a vim command mode).
-    pub fn types_text(&self) -> bool {
-        if self.modal {
-            self.doc.as_ref().is_some_and(|d| d.mode == Mode::Insert)
-        } else {
-            !self.viewing
-        }
     }
 
     /// The text of the last copy or cut, once, for the system clipboard.

@@ -459,7 +459,7 @@ pub(crate) fn gutter_width(lines: usize) -> usize {
 
 impl Document {
     /// The gutter's width: one column more when an agent cuts the file, for the `✂`.
-    pub fn gutter_width(&self) -> usize {
+    pub(crate) fn gutter_width(&self) -> usize {
         gutter_width(self.buffer.lines().len()) + usize::from(self.cut.is_some())
     }
 }
