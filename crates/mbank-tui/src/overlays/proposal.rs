@@ -3,17 +3,11 @@
 //! agent worker and the core's guarded write; Esc cancels and leaves the proposal
 //! pending. When the accept is refused (the file changed in the same lines since), the
 //! reason stays in the overlay with the text, so nothing typed is lost.
-use crossterm::event::KeyEvent;
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
-use crate::keymap::{Action, KeyContext, Keymap};
-use crate::pane::{Effect, Input, Outcome, Pane, ViewContext};
+use crate::pane::Effect;
 use crate::protocol::ProposalDecision;
-use crate::theme::Theme;
 use crate::widgets;
 
-use super::text_popup::{FormKey, TextForm, TextPopup};
+use super::text_popup::{FormPrompt, TextForm, TextPopup};
 
 pub struct ProposalEditor {
     pub id: u64,
@@ -41,23 +35,27 @@ impl ProposalEditor {
             form: TextForm::new(text),
         }
     }
+}
 
-    fn update(&mut self, action: Option<Action>, key: KeyEvent) -> Option<Effect> {
-        match self.form.key(action, key) {
-            FormKey::Close => Some(Effect::CloseOverlay),
-            FormKey::Submit => {
-                self.form.start();
-                Some(Effect::Decide(ProposalDecision::AcceptEdited {
-                    id: self.id,
-                    text: self.form.text(),
-                }))
-            }
-            FormKey::Edited => None,
-        }
+impl FormPrompt for ProposalEditor {
+    fn form(&self) -> &TextForm {
+        &self.form
     }
 
-    fn draw(&mut self, frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
-        let popup = TextPopup {
+    fn form_mut(&mut self) -> &mut TextForm {
+        &mut self.form
+    }
+
+    fn submit(&mut self) -> Option<Effect> {
+        self.form.start();
+        Some(Effect::Decide(ProposalDecision::AcceptEdited {
+            id: self.id,
+            text: self.form.text(),
+        }))
+    }
+
+    fn popup(&self) -> TextPopup<'static> {
+        TextPopup {
             title: format!(
                 " Proposal {} · {} · edit, then accept ",
                 self.id,
@@ -66,28 +64,6 @@ impl ProposalEditor {
             confirm: "accept this text",
             cancel: "cancel (it stays pending)",
             busy_label: "accepting…",
-        };
-        self.form.draw(frame, area, theme, keymap, &popup);
-    }
-}
-
-impl Pane for ProposalEditor {
-    fn context(&self) -> KeyContext {
-        KeyContext::CommitMessage
-    }
-
-    fn handle(&mut self, input: Input) -> Outcome {
-        match input {
-            Input::Key(key) => Outcome::maybe(self.update(key.action, key.event)),
-            _ => Outcome::done(),
         }
-    }
-
-    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
-        self.draw(frame, area, cx.theme, cx.keymap);
-    }
-
-    fn area(&self) -> Rect {
-        self.form.area()
     }
 }

@@ -1,7 +1,8 @@
-//! What both text editors (the commit message, an agent's proposal) share: the text being
-//! edited with why its last attempt failed and whether one is running, and the popup they
-//! draw (a titled border with its two keys, the text, and under it what went wrong or that
-//! it is busy).
+//! What the text prompts (the commit message, an agent's proposal, a decision record's
+//! title) share: the text being edited with why its last attempt failed and whether one is
+//! running, the popup they draw (a titled border with its two keys, the text, and under it
+//! what went wrong or that it is busy), and their whole behaviour as a pane: each prompt
+//! says only what its text does and how its popup reads ([`FormPrompt`]).
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -9,6 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::keymap::{Action, KeyContext, Keymap};
+use crate::pane::{Effect, Input, Outcome, Pane, ViewContext};
 use crate::panes::editor::input::TextInput;
 use crate::theme::Theme;
 use crate::widgets;
@@ -105,6 +107,45 @@ impl TextForm {
         popup: &TextPopup,
     ) {
         self.area = draw(frame, area, theme, keymap, self, popup);
+    }
+}
+
+/// A prompt that is one [`TextForm`]: Back closes it, the confirming key submits the text.
+pub(crate) trait FormPrompt {
+    fn form(&self) -> &TextForm;
+    fn form_mut(&mut self) -> &mut TextForm;
+    /// What the typed text asks for; `None` (with the form's error set) when it cannot go
+    /// yet. Called only while nothing runs.
+    fn submit(&mut self) -> Option<Effect>;
+    /// How the popup reads around the text.
+    fn popup(&self) -> TextPopup<'static>;
+}
+
+impl<P: FormPrompt> Pane for P {
+    fn context(&self) -> KeyContext {
+        KeyContext::CommitMessage
+    }
+
+    fn handle(&mut self, input: Input) -> Outcome {
+        let Input::Key(key) = input else {
+            return Outcome::done();
+        };
+        let effect = match self.form_mut().key(key.action, key.event) {
+            FormKey::Close => Some(Effect::CloseOverlay),
+            FormKey::Submit => self.submit(),
+            FormKey::Edited => None,
+        };
+        Outcome::maybe(effect)
+    }
+
+    fn view(&mut self, frame: &mut Frame, area: Rect, cx: &ViewContext) {
+        let popup = self.popup();
+        self.form_mut()
+            .draw(frame, area, cx.theme, cx.keymap, &popup);
+    }
+
+    fn area(&self) -> Rect {
+        self.form().area()
     }
 }
 
