@@ -2,7 +2,7 @@
 //! subcommand opens the TUI. Exit codes: 0 clean, 1 findings at or above `--fail-on`,
 //! 2 usage or I/O error.
 //!
-//! Text output goes through [`style`] only, which sanitises every string bound for the
+//! Text output goes through `style` only, which sanitises every string bound for the
 //! terminal; printing any other way is a lint error here.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 mod args;

@@ -14,7 +14,7 @@
 //! for review; `memoryBankUpdates` says what became of each call.
 //!
 //! Forwarding (the HTTPS client) comes with the `chat` cargo feature; a build without it
-//! answers every chat with [`not_built_in`].
+//! answers every chat with `not_built_in`.
 #[cfg(any(test, feature = "chat"))]
 use std::path::Path;
 #[cfg(feature = "chat")]

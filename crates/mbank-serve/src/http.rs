@@ -6,12 +6,12 @@
 //! the Memory Bank MCP spec's `{"status":"error","error":{"code","message"}}`. `Authorization: Bearer KEY`
 //! is required off loopback (the server refuses to start there without a key) and
 //! wherever `require_key = true`; a wrong key is refused everywhere, keys are at least
-//! [`MIN_KEY_CHARS`] long, and an address that fails to authenticate
-//! [`AUTH_FAILURES_PER_WINDOW`] times is answered 429 for the rest of the window. The rate
+//! `MIN_KEY_CHARS` long, and an address that fails to authenticate
+//! `AUTH_FAILURES_PER_WINDOW` times is answered 429 for the rest of the window. The rate
 //! limit ([`RateLimit`]; none on loopback unless configured) counts REST requests and MCP
 //! tool calls per key, never an MCP session's own messages. REST bodies over
 //! `max_body_bytes` are refused with 413; `/mcp` reads messages up to
-//! [`MCP_MAX_MESSAGE_BYTES`], as `mbank mcp` does on stdin. Before all that, [`browser`]
+//! `MCP_MAX_MESSAGE_BYTES`, as `mbank mcp` does on stdin. Before all that, [`browser`]
 //! refuses what a web page could send (foreign Host or Origin, cross-site fetches,
 //! non-JSON bodies), for every route including `/mcp`. One line per request goes to
 //! stdout.
@@ -724,7 +724,7 @@ async fn mcp_request(
     response
 }
 
-/// The whole application: REST API, `/mcp`, `/chat`, behind [`guard_requests`].
+/// The whole application: REST API, `/mcp`, `/chat`, behind `guard_requests`.
 /// `options.listen` must be the bound address: its port is part of every allowed Host.
 pub fn router(shared: Arc<Shared>, options: HttpOptions) -> Result<Router, String> {
     let mcp_shared = shared.clone();

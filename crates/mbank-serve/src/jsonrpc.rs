@@ -1,7 +1,7 @@
 //! JSON-RPC answers mbank gives itself, before rmcp sees a message, on both transports:
 //! a `tools/call` whose `params` or `arguments` are not objects is answered -32602
 //! (rmcp would take it for an unknown method and answer -32601, which tells a client
-//! nothing about its mistake), and a tool call over the rate limit gets [`RATE_LIMITED`]
+//! nothing about its mistake), and a tool call over the rate limit gets `RATE_LIMITED`
 //! with the seconds to wait in `data`.
 use serde_json::{Value, json};
 

@@ -9,7 +9,7 @@
 //! - [`mcp`]: the MCP server (tool list, dispatch, resources) and the stdio runner.
 //! - [`http`]: the REST API, auth (API keys, session cookies), rate limits, `/mcp` and
 //!   `/chat` ([`chat`], whose model's memory-bank updates run through the tools' own
-//!   handlers); [`browser`] keeps web pages out, [`conn`] accepts connections with
+//!   handlers); [`browser`] keeps web pages out, `conn` accepts connections with
 //!   timeouts and a cap.
 //! - [`stdio`]: frames `mbank mcp`'s input lines, answering malformed and oversized ones.
 //! - [`jsonrpc`]: the JSON-RPC errors both transports answer themselves (-32602 for a

@@ -93,7 +93,7 @@ type Check<A> = fn(&Shared, &A) -> Result<(), ToolError>;
 
 type Handler = Box<dyn Fn(&Shared, &Session, Map<String, Value>) -> ToolResult + Send + Sync>;
 
-/// One tool: a row of [`TOOLS`].
+/// One tool: a row of `TOOLS`.
 pub struct ToolDef {
     pub surface: Surface,
     pub name: &'static str,

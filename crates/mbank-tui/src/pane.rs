@@ -1,6 +1,6 @@
 //! What every pane and overlay is, and the one way they talk to the app.
 //!
-//! A pane has a keymap context, handles [`Input`] and draws itself ([`Pane`]). It never
+//! A pane has a keymap context, handles [`Input`] and draws itself (`Pane`). It never
 //! reaches into the app: what it wants done beyond its own state (open a file, toast,
 //! ask a question, send the review worker a request, move the focus, close itself) it
 //! returns as [`Effect`]s, which the app carries out. Overlays (help, confirm, conflict,

@@ -1,5 +1,5 @@
 //! The protocol between the panes and the app: what a pane is told ([`Input`]), what it
-//! answers ([`Outcome`] carrying [`Effect`]s), where the keyboard is ([`Focus`]), the
+//! answers (`Outcome` carrying [`Effect`]s), where the keyboard is ([`Focus`]), the
 //! commands a context declares ([`KeyCommand`]) and the data-only requests effects carry
 //! (questions to ask, review requests, conflict choices). Panes, overlays, the app and
 //! the workers all import it; it imports none of them, only the keymap's vocabulary and

@@ -288,7 +288,7 @@ pub(crate) fn contrast_ratio(a: Color, b: Color) -> Option<f64> {
 
 impl Theme {
     /// A highlighter's style as this theme draws it: a foreground that would read below
-    /// [`MIN_CONTRAST`] on the background gives way to the theme's text colour.
+    /// `MIN_CONTRAST` on the background gives way to the theme's text colour.
     pub fn readable(&self, style: Style) -> Style {
         match style.fg {
             Some(fg) if contrast_ratio(fg, self.background).is_some_and(|r| r < MIN_CONTRAST) => {

@@ -4,13 +4,13 @@
 //! before anything reaches the event loop.
 //!
 //! One thread owns the notify watcher: it registers the folders the app asks for and
-//! gathers events into batches (a batch goes out once writes pause for [`QUIET`], or
-//! [`MAX_DELAY`] after its first event). Between events it blocks on its channel, so an
+//! gathers events into batches (a batch goes out once writes pause for `QUIET`, or
+//! `MAX_DELAY` after its first event). Between events it blocks on its channel, so an
 //! idle app with thousands of folders watched wakes up for nothing (no timer ticks).
 //!
 //! Watches are a per-user resource (inotify's `max_user_watches` on Linux) shared with
 //! editors and other tools: the app asks in priority order (the open project first, then
-//! the picker's order), at most [`MAX_WATCHES`] and never more than three quarters of the
+//! the picker's order), at most `MAX_WATCHES` and never more than three quarters of the
 //! system's limit; when the budget or the kernel says no, the rest go unwatched and
 //! [`Message::WatchCoverage`] says how many folders are watched of how many.
 use std::collections::{BTreeSet, HashSet};

@@ -115,7 +115,7 @@ pub(crate) fn figure_only(
     }
 }
 
-/// What a total of several files adds up to, for [`total_gauge`].
+/// What a total of several files adds up to, for `total_gauge`.
 pub struct Total<'a> {
     pub tokens: u64,
     /// Every file counted; else the figure reads `35+` (as `mbank list` writes it).

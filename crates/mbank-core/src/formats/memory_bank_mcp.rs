@@ -307,7 +307,7 @@ pub(crate) const TEMPLATES: [(&str, &str); 5] = [
     ),
 ];
 
-/// The file of [`TEMPLATES`] whose overview a brief fills.
+/// The file of `TEMPLATES` whose overview a brief fills.
 pub const BRIEF_FILE: &str = "productContext.md";
 
 /// The placeholders of [`TEMPLATES`] filled when a bank is created.

@@ -8,7 +8,7 @@
 //! | `elision` | a placeholder-shaped line (`[...]`, `<!-- unchanged -->`, `// rest of code`) stands where most of a file was ([`elision`]) |
 //! | `shrinkage` | an agent's writes since the last text a person made (wrote, accepted, restored, reviewed) together remove more than `max_shrink_percent` of it |
 //! | `version` | the caller's `expectedVersion` is not the file's current `content_version` |
-//! | `size` | the file as it will be after the write is bigger than mbank reads ([`MAX_FILE_BYTES`]) |
+//! | `size` | the file as it will be after the write is bigger than mbank reads (`MAX_FILE_BYTES`) |
 //!
 //! Each rule but `size` can be relaxed in `[serve.guard]` of config.toml; the defaults
 //! protect. `size` always holds: a file past it could no longer be read back.
@@ -177,7 +177,7 @@ pub enum Refusal {
         old_bytes: usize,
         limit_percent: u8,
     },
-    /// The file would be bigger than mbank reads ([`MAX_FILE_BYTES`]).
+    /// The file would be bigger than mbank reads (`MAX_FILE_BYTES`).
     TooLarge {
         file: String,
         /// Its size after the write (a lower bound when `at_least`: the text sent alone

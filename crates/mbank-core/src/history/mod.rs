@@ -816,7 +816,7 @@ impl History {
 }
 
 /// The SHA-256 of `text` in hex: a version's identity by content. Its first 32 digits are
-/// [`crate::guard::content_version`], so a write that needs both hashes once.
+/// `crate::guard::content_version`, so a write that needs both hashes once.
 pub fn content_hash(text: &str) -> String {
     files::content_hash(text.as_bytes())
 }

@@ -230,7 +230,7 @@ pub fn build(options: &ScopeOptions) -> JournalScope {
 }
 
 /// The home folder's own stores, which belong to no project, and their files as the
-/// journal lists them with nothing left out (see [`HOME_STORES`]); `folders` are those to
+/// journal lists them with nothing left out (see `HOME_STORES`); `folders` are those to
 /// watch for them.
 pub fn home_stores(home: &Path) -> JournalScope {
     let mut scope = JournalScope::default();

@@ -7,7 +7,7 @@
 //! Watches are a per-user resource (inotify's `max_user_watches` on Linux) shared with
 //! editors and other tools: at most three quarters of the system's limit is asked for.
 //! When that is not enough, or the kernel says no, the folders left unwatched are caught
-//! by a full scan every [`FALLBACK_SCAN`], and the log says so.
+//! by a full scan every `FALLBACK_SCAN`, and the log says so.
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

@@ -94,7 +94,7 @@ pub(crate) fn role_words(role: Role) -> &'static str {
 }
 
 /// Every memory file of `project`'s banks, read and cut into passages. Unreadable files
-/// and files over [`MAX_SEARCHED_BYTES`] are left out; `problems` names them.
+/// and files over `MAX_SEARCHED_BYTES` are left out; `problems` names them.
 pub fn project_files(
     project: &Project,
     banks: &[Bank],

@@ -145,7 +145,7 @@ fn remove(target: Target<'_>, expected: Expected) -> Result<()> {
 /// Brings version `number` of the file `relative_name` of `bank` back from `history`, at
 /// a person's word: confined like any write ([`resolve_target`]), under the folder lock,
 /// judged by the guard rules of `ctx` as text taken back
-/// ([`crate::guard::check_taking_back`]: a secret, an elided text or a decision log's
+/// (`crate::guard::check_taking_back`: a secret, an elided text or a decision log's
 /// lost entries brought back are refused, naming the file), guarded against a change
 /// made meanwhile, and the text it replaces recorded first (writer: `ctx`'s).
 pub fn restore(

@@ -2,22 +2,22 @@
 //!
 //! Pieces, from the inside out:
 //! - [`DocHighlighter`]: the engine for one document. It highlights only the lines asked for,
-//!   resuming from a cached checkpoint of the parse state taken every [`CHECKPOINT_EVERY`]
+//!   resuming from a cached checkpoint of the parse state taken every `CHECKPOINT_EVERY`
 //!   lines. An edit at line L drops only the checkpoints after L. Prose is parsed with
 //!   syntect's Markdown syntax; fenced code (and YAML frontmatter) is parsed with the fence
 //!   language's own syntax, because syntect's bundled Markdown does not embed languages.
-//!   A line longer than [`LONG_LINE_CAP`] bytes is left plain and does not advance the state,
+//!   A line longer than `LONG_LINE_CAP` bytes is left plain and does not advance the state,
 //!   so a 500 KB line can neither hang the parser nor poison the lines after it.
-//! - [`HighlightWorker`] (`worker`): a background thread owning one engine per open document. The pane
-//!   sends [`HighlightWorker::request`] (newest wins, stale ones are dropped) and the loop
-//!   receives a [`HighlightDone`] through the `notify` callback.
-//! - [`HighlightCache`] (`cache`): what the pane keeps between frames. [`HighlightCache::styles_for`]
+//! - `HighlightWorker` (`worker`): a background thread owning one engine per open document. The pane
+//!   sends `HighlightWorker::request` (newest wins, stale ones are dropped) and the loop
+//!   receives a `HighlightDone` through the `notify` callback.
+//! - `HighlightCache` (`cache`): what the pane keeps between frames. `HighlightCache::styles_for`
 //!   answers only while the cached text still equals the line on screen, so an edited line
 //!   shows plain until the worker answers, never colours meant for a shifted line.
-//! - [`styled_line`]: turns a line and its spans into a ratatui [`Line`].
+//! - `styled_line`: turns a line and its spans into a ratatui `Line`.
 //!
 //! Loading syntect's syntax and theme sets takes a noticeable fraction of a second, so they
-//! are loaded once ([`assets`]) and the worker (or [`preload_assets`]) does it at start.
+//! are loaded once ([`assets`]) and the worker (or `preload_assets`) does it at start.
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -59,7 +59,7 @@ pub struct Assets {
 static ASSETS: OnceLock<Assets> = OnceLock::new();
 
 /// The shared syntax and theme sets, loading them on first use (slow: call it off the drawing
-/// thread, or call [`preload_assets`] at start).
+/// thread, or call `preload_assets` at start).
 pub fn assets() -> &'static Assets {
     ASSETS.get_or_init(|| Assets {
         syntaxes: SyntaxSet::load_defaults_newlines(),
@@ -219,7 +219,7 @@ pub struct DocHighlighter {
 }
 
 impl DocHighlighter {
-    /// An engine colouring with the named syntect theme (or [`FALLBACK_SYNTAX_THEME`]).
+    /// An engine colouring with the named syntect theme (or `FALLBACK_SYNTAX_THEME`).
     pub fn new(syntax_theme: &str) -> DocHighlighter {
         let themes = &assets().themes.themes;
         let theme = themes
@@ -280,7 +280,7 @@ impl DocHighlighter {
 
     /// Highlights `visible` (clamped to the document), resuming from the nearest checkpoint
     /// at or before it and caching new checkpoints on the way. Returns one span list per
-    /// visible line; a line over [`LONG_LINE_CAP`] gets an empty list.
+    /// visible line; a line over `LONG_LINE_CAP` gets an empty list.
     pub fn highlight(&mut self, lines: &[String], visible: Range<usize>) -> Vec<LineSpans> {
         self.highlight_until(lines, visible, &|| false)
             .unwrap_or_default()

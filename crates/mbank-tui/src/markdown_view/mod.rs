@@ -1,7 +1,7 @@
 //! The preview: markdown rendered to styled terminal lines at a given width.
 //!
 //! [`render`] returns the lines plus, for each, the 1-based source line it came from, so the
-//! pane can keep the preview scrolled to the editor's cursor ([`Rendered::line_for_source`]).
+//! pane can keep the preview scrolled to the editor's cursor (`Rendered::line_for_source`).
 //! Besides CommonMark with tables, task lists and strikethrough it shows two ConKeeper
 //! conventions that would otherwise be invisible: `<private>` … `</private>` blocks (tags on
 //! their own lines; an unclosed block runs to the end) get a label and a coloured bar, and

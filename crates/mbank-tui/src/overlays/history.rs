@@ -3,7 +3,7 @@
 //! diff against the file now or against the version before it, and restoring it.
 //!
 //! Nothing here reads the disk: the app lists the history and computes each diff in jobs
-//! and hands the answers in ([`HistoryView::on_listed`], [`HistoryView::on_diffed`]);
+//! and hands the answers in (`HistoryView::on_listed`, `HistoryView::on_diffed`);
 //! the overlay asks for the diff it wants next as an [`Effect`]. A restore is asked for
 //! here and confirmed and carried out by the app, which refuses it over unsaved edits.
 use std::path::PathBuf;

@@ -228,7 +228,7 @@ pub fn initialize(
 }
 
 /// Creates the Memory Bank MCP spec's bank in `project_dir` (created if missing):
-/// `memory-bank/` with the spec's five files ([`formats::memory_bank_mcp::TEMPLATES`]),
+/// `memory-bank/` with the spec's five files (`formats::memory_bank_mcp::TEMPLATES`),
 /// each written through [`write::apply`] as `ctx`'s write, never over a file that exists.
 /// The brief becomes the product context's overview, so it passes the secret rule first.
 pub fn initialize_memory_bank_mcp(

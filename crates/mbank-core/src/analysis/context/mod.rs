@@ -22,7 +22,7 @@
 //! - Windsurf: each rule file stops at 12,000 characters; its documentation sets no limit
 //!   on the rules loaded together.
 //!
-//! Every cut is computed by [`load_cut`](crate::analysis::load_cut) from the limits the
+//! Every cut is computed by [`load_cut`] from the limits the
 //! formats declare, and names the lines past it ([`CutOff`]).
 //! - Infinity: nothing loads; the agent calls `list_memories`, which returns metadata only.
 //!

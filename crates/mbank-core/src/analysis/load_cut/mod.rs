@@ -4,7 +4,7 @@
 //!
 //! - A file limit cuts one file on its own: Claude Code's auto memory `MEMORY.md` (first
 //!   200 lines or 25 KB), Windsurf's rule files (12,000 characters each).
-//! - A combined limit is shared by files loaded one after another ([`Chain`]): Codex stops
+//! - A combined limit is shared by files loaded one after another (`Chain`): Codex stops
 //!   its AGENTS.md files at 32 KiB together, so the file that crosses it is cut and the
 //!   ones after it load nothing.
 //! - [`Fit`] is the same walk for a budget the caller measures (tokens, say): whole files

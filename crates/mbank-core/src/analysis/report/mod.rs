@@ -110,7 +110,7 @@ impl BankReport {
             .max()
     }
 
-    /// The file a finding about the bank's total names (see [`total_subject`]).
+    /// The file a finding about the bank's total names (see `total_subject`).
     pub fn total_subject(&self) -> &Path {
         total_subject(&self.files, &self.root)
     }

@@ -89,7 +89,7 @@ impl ProjectReport {
     }
 
     /// The file `mbank check`'s finding on a session's budget names: the budget is a
-    /// bank's total, and its finding names [`BankReport::total_subject`]. `None` when the
+    /// bank's total, and its finding names `BankReport::total_subject`. `None` when the
     /// session has no budget.
     pub fn budget_file(&self, session: &SessionTokens) -> Option<&Path> {
         session.budget?;

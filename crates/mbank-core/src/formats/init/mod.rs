@@ -1,6 +1,6 @@
 //! What `mbank init` needs to know of each format it can create: the bank's folder and
 //! files in read order ([`InitFormat`]), which formats are memory banks, the bank to offer
-//! a project without one, the first content of the files ([`render`]) and the agent's
+//! a project without one, the first content of the files (`render`) and the agent's
 //! instructions ([`instructions`]).
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@
 //! is `agents::Agent::reads`'s to say ("Custom Instructions",
 //! docs.roocode.com/features/custom-instructions). Both read `.clinerules` only at the
 //! workspace root: one left in a sub-folder is listed with the project, loading never,
-//! and named as misplaced ([`misplaced_clinerules`]).
+//! and named as misplaced (`misplaced_clinerules`).
 //!
 //! What Roo Code sends of them (its prompt builder, `docs.roocode.com`): `.roomodes` not
 //! whole but the active mode's definition in full and one line per other mode in the
@@ -87,7 +87,7 @@ impl FormatRules for RooRules {
 
     /// Cline reads `.clinerules` only at the workspace root ("Cline Rules",
     /// docs.cline.bot/features/cline-rules/overview), Roo Code too: one in a sub-folder
-    /// is listed, loading never, for [`misplaced_clinerules`] to name.
+    /// is listed, loading never, for `misplaced_clinerules` to name.
     fn top_only_entries(&self) -> &'static [&'static str] {
         &[CLINERULES]
     }

@@ -4,13 +4,13 @@
 //! or a burst of typing at a time; the search ignores case unless the query has a
 //! capital and counts its matches; copy, cut and paste go through the editor's register
 //! and, by OSC 52, the system clipboard ([`clipboard`]). With the vim preset the editor
-//! has vim's modes ([`vim`]). Saving goes through the core's guarded atomic write; a
+//! has vim's modes (`vim`). Saving goes through the core's guarded atomic write; a
 //! file changed on disk while the buffer is dirty is never overwritten.
 //!
 //! This module holds the pane's state and sorts its keys; beside it, the cursor's and
-//! the view's moves ([`motion`]), the text's changes outside vim's operators
-//! ([`edits`]), the search prompt and vim's command line ([`search`]), and drawing
-//! ([`view`]).
+//! the view's moves (`motion`), the text's changes outside vim's operators
+//! (`edits`), the search prompt and vim's command line (`search`), and drawing
+//! (`view`).
 pub mod buffer;
 pub mod clipboard;
 pub mod input;

@@ -1,7 +1,7 @@
 //! Columns on screen, and soft wrap: how a line breaks into screen rows at a width.
 //!
 //! Only the lines on screen (and the cursor's) are ever wrapped, and each once per
-//! buffer version and width ([`WrapCache`]), so a 1.4 MB buffer costs what its visible
+//! buffer version and width (`WrapCache`), so a 1.4 MB buffer costs what its visible
 //! lines cost; a 500 KB line is wrapped in one pass over it.
 use std::collections::HashMap;
 
