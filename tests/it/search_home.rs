@@ -275,7 +275,8 @@ fn the_watch_keeps_home_stores_in_the_index_current() {
 
 /// The agents' other user-level files, each with "hyperspace" in it, and beside them
 /// files that are no memory: Claude Code's user rules (a sub-folder's too), Codex's
-/// global instructions, opencode's user rules and a Gemini CLI extension's context file.
+/// global instructions, opencode's user rules, a Gemini CLI extension's context file and
+/// Beans-Code's global memory and an auto-saved memory.
 fn write_user_level_files(home: &Path) {
     write(
         &home.join(".claude/rules/style.md"),
@@ -312,6 +313,15 @@ fn write_user_level_files(home: &Path) {
         &jira.join("README.md"),
         "# Jira\nhyperspace readme, not named\n",
     );
+    write(
+        &home.join(".beans/BEANS.md"),
+        "# Beans\nKeep hyperspace notes short.\n",
+    );
+    write(&home.join(".beans/settings.json"), "{\"hyperspace\": 1}");
+    write(
+        &home.join(".beans/memories/db.md"),
+        "The hyperspace database listens on 5432.\n",
+    );
 }
 
 const CLAUDE_RULES: [&str; 2] = [
@@ -323,6 +333,10 @@ const OPENCODE: &str =
     "opencode user rules (~/.config/opencode/AGENTS.md) ~/.config/opencode/AGENTS.md:1";
 const GEMINI_EXTENSION: &str =
     "Gemini CLI extension context (~/.gemini/extensions) ~/.gemini/extensions/jira/JIRA.md:1";
+const BEANS: [&str; 2] = [
+    "Beans-Code auto-saved memories (~/.beans/memories) ~/.beans/memories/db.md:1",
+    "Beans-Code global memory (~/.beans) ~/.beans/BEANS.md:1",
+];
 
 fn sorted(mut places: Vec<String>) -> Vec<String> {
     places.sort();
@@ -336,6 +350,7 @@ fn the_agents_user_level_files_are_found_each_under_its_store_and_agent() {
     write_user_level_files(sandbox.home());
     let mut everything: Vec<String> = CLAUDE_RULES.iter().map(|s| s.to_string()).collect();
     everything.extend([CODEX_GLOBAL, OPENCODE, GEMINI_EXTENSION].map(String::from));
+    everything.extend(BEANS.map(String::from));
     assert_eq!(
         sorted(places(&search(&sandbox, &root, &["hyperspace"]))),
         sorted(everything)
@@ -380,6 +395,14 @@ fn the_agents_user_level_files_are_found_each_under_its_store_and_agent() {
             &["hyperspace", "--format", "opencode"]
         )),
         [OPENCODE]
+    );
+    assert_eq!(
+        sorted(places(&search(
+            &sandbox,
+            &root,
+            &["hyperspace", "--format", "beans-md"]
+        ))),
+        BEANS
     );
     // An override beside Codex's AGENTS.md is found too, and takes Codex's load from it.
     write(

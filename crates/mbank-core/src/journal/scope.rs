@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::JournalConfig;
-use crate::formats::{self, agents_md, claude_md, codex_memories, gemini_md, opencode};
+use crate::formats::{self, agents_md, beans_md, claude_md, codex_memories, gemini_md, opencode};
 use crate::history::key_of;
 use crate::model::{Format, Role};
 use crate::scan::discovery::{self, OutsideFolders, ScanOptions};
@@ -287,8 +287,9 @@ enum HomePlace {
 
 /// The home folder's stores, in the order results and the journal list them: Codex
 /// memories, Gemini CLI's memory file, Claude Code's user memory and user rules, Codex's
-/// global instructions, opencode's user rules and Gemini CLI's extensions' context files.
-const HOME_STORES: [HomeStore; 7] = [
+/// global instructions, opencode's user rules, Gemini CLI's extensions' context files, and
+/// Beans-Code's global memory and auto-saved memories.
+const HOME_STORES: [HomeStore; 9] = [
     HomeStore {
         label: codex_memories::LABEL,
         id: CODEX_ID,
@@ -340,6 +341,22 @@ const HOME_STORES: [HomeStore; 7] = [
         place: HomePlace::Chosen {
             root: gemini_md::extensions::folder,
             files: gemini_md::extension_context_files,
+        },
+    },
+    HomeStore {
+        label: beans_md::global_memory::LABEL,
+        id: beans_md::global_memory::ID,
+        format: Some(Format::BeansMd),
+        place: HomePlace::Files(beans_md::global_memory::files),
+    },
+    HomeStore {
+        label: beans_md::saved_memories::LABEL,
+        id: beans_md::saved_memories::ID,
+        format: Some(Format::BeansMd),
+        place: HomePlace::Folder {
+            root: beans_md::saved_memories::folder,
+            enters: beans_md::saved_memories::enters,
+            keeps: beans_md::saved_memories::is_memory_file,
         },
     },
 ];
@@ -573,6 +590,11 @@ mod tests {
         );
         write(&extensions.join("jira/JIRA.md"), "# Jira\n");
         write(&extensions.join("jira/README.md"), "not named\n");
+        write(&home.join(".beans/BEANS.md"), "# Beans\n");
+        write(&home.join(".beans/settings.json"), "{}");
+        write(&home.join(".beans/memories/db.md"), "- port 5432\n");
+        write(&home.join(".beans/memories/.draft.md"), "hidden\n");
+        write(&home.join(".beans/memories/old/x.md"), "not entered\n");
         temp
     }
 
@@ -603,6 +625,8 @@ mod tests {
                 "Gemini CLI extension context",
                 "~/.gemini/extensions/jira/JIRA.md",
             ),
+            ("Beans-Code global memory", "~/.beans/BEANS.md"),
+            ("Beans-Code auto-saved memories", "~/.beans/memories/db.md"),
         ];
         let expected: Vec<(String, String)> = expected
             .iter()
@@ -628,7 +652,9 @@ mod tests {
                 "~/.claude/rules",
                 "~/.codex",
                 "~/.config/opencode/AGENTS.md",
-                "~/.gemini/extensions"
+                "~/.gemini/extensions",
+                "~/.beans",
+                "~/.beans/memories"
             ]
         );
         // Watched: every folder that holds, or may come to hold, one of their files.
@@ -643,6 +669,8 @@ mod tests {
             ".config/opencode",
             ".gemini/extensions",
             ".gemini/extensions/jira",
+            ".beans",
+            ".beans/memories",
         ] {
             assert!(
                 scope.folders.contains(&home.join(folder)),
@@ -652,6 +680,7 @@ mod tests {
         }
         assert!(!scope.folders.contains(&home.join(".codex/memories/other")));
         assert!(!scope.folders.contains(&home.join(".claude/rules/.git")));
+        assert!(!scope.folders.contains(&home.join(".beans/memories/old")));
         assert_eq!(home_store_ids().count(), scope.stores.len());
     }
 
@@ -671,6 +700,14 @@ mod tests {
         );
         assert_eq!(
             scope.named_file(&home.join(".config/opencode/opencode.json")),
+            Some(false)
+        );
+        assert_eq!(
+            scope.named_file(&home.join(".beans/BEANS.local.md")),
+            Some(true)
+        );
+        assert_eq!(
+            scope.named_file(&home.join(".beans/settings.json")),
             Some(false)
         );
         // A store's folder is no folder watched for named files.

@@ -43,6 +43,55 @@ pub const FILES: InstructionFiles = InstructionFiles {
     local_ignored: None,
 };
 
+/// Beans-Code's global tier: `~/.beans/BEANS.md` and the private `~/.beans/BEANS.local.md`,
+/// loaded first in every project, and where a memory saved with the global scope goes.
+/// They belong to the home folder, not to a project.
+pub mod global_memory {
+    use std::path::{Path, PathBuf};
+
+    /// What the store is called where a person reads it.
+    pub(crate) const LABEL: &str = "Beans-Code global memory";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "beans-global-memory";
+
+    /// The global memory files for `home`, whether or not they exist.
+    pub fn files(home: &Path) -> Vec<PathBuf> {
+        let folder = home.join(super::FILES.dot_dir);
+        vec![
+            folder.join(super::FILES.main),
+            folder.join(super::FILES.local),
+        ]
+    }
+}
+
+/// Beans-Code's auto-saved memories: the markdown files of `~/.beans/memories/`, the global
+/// tier's third place. They belong to the home folder, not to a project.
+pub mod saved_memories {
+    use std::path::{Path, PathBuf};
+
+    /// What the store is called where a person reads it.
+    pub(crate) const LABEL: &str = "Beans-Code auto-saved memories";
+
+    /// The id `[journal] leave_out` knows it by.
+    pub const ID: &str = "beans-saved-memories";
+
+    /// The memories folder for `home`, whether or not it exists.
+    pub fn folder(home: &Path) -> PathBuf {
+        home.join(super::FILES.dot_dir).join("memories")
+    }
+
+    /// Whether a file of the folder, by its name, is a memory (markdown, not hidden).
+    pub(crate) fn is_memory_file(name: &str) -> bool {
+        !name.starts_with('.') && Path::new(name).extension().is_some_and(|e| e == "md")
+    }
+
+    /// The folder's own files only: the layout names no sub-folder.
+    pub(crate) fn enters(_rel: &Path) -> bool {
+        false
+    }
+}
+
 /// How deep Beans-Code follows `@imports` by default.
 pub(crate) const IMPORT_DEPTH: usize = settings::DEFAULT_DEPTH;
 
