@@ -2,14 +2,16 @@
 //!
 //! A guarded write costs two fsyncs (the file, then its folder): on an ordinary disk
 //! about 10 ms, so appends made one write each stop near 100 a second. Here concurrent
-//! appends to one file in this process queue up; whoever finds no write in progress
+//! appends to one file through the same [`AppendQueues`] (a bank's: a server keeps one
+//! bank per project for all its sessions) queue up; whoever finds no write in progress
 //! becomes the leader, takes the folder lock, applies every queued edit in order to one
 //! read of the file and commits them with one guarded write; each caller returns once
 //! the write holding its entry is on disk. An edit that fails (a refused secret) fails
-//! alone; the others still land. Other processes still serialise on the folder lock.
+//! alone; the others still land. Writers with other queues (another bank opened on the
+//! same folder, another process) still serialise on the folder lock.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
 
@@ -37,17 +39,45 @@ struct FileQueue {
     done: Condvar,
 }
 
-static QUEUES: LazyLock<Mutex<HashMap<PathBuf, Arc<FileQueue>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+/// The append queues of one set of writers, one per file; clones share them.
+#[derive(Default, Clone)]
+pub struct AppendQueues(Arc<Mutex<HashMap<PathBuf, Arc<FileQueue>>>>);
+
+impl std::fmt::Debug for AppendQueues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppendQueues")
+            .field("files", &self.0.lock().len())
+            .finish()
+    }
+}
 
 /// Reads the file's current text (`None`: no file yet).
 pub type Read<'a> = &'a dyn Fn() -> AgentResult<Option<String>>;
 
-/// Applies `edit` to `path` together with the edits other threads queue meanwhile.
-/// Under the folder lock of `path`, `read` gives the current text and `commit` writes.
-/// Returns what `commit` returned for the write holding this edit (its version).
-pub fn append(path: &Path, edit: Edit, read: Read<'_>, commit: Commit<'_>) -> AgentResult<String> {
-    let queue = QUEUES.lock().entry(path.to_path_buf()).or_default().clone();
+impl AppendQueues {
+    /// Applies `edit` to `path` together with the edits other threads queue meanwhile
+    /// here. Under the folder lock of `path`, `read` gives the current text and `commit`
+    /// writes. Returns what `commit` returned for the write holding this edit (its
+    /// version).
+    pub fn append(
+        &self,
+        path: &Path,
+        edit: Edit,
+        read: Read<'_>,
+        commit: Commit<'_>,
+    ) -> AgentResult<String> {
+        let queue = self.0.lock().entry(path.to_path_buf()).or_default().clone();
+        append_queued(&queue, path, edit, read, commit)
+    }
+}
+
+fn append_queued(
+    queue: &FileQueue,
+    path: &Path,
+    edit: Edit,
+    read: Read<'_>,
+    commit: Commit<'_>,
+) -> AgentResult<String> {
     let mut state = queue.state.lock();
     let id = state.next_id;
     state.next_id += 1;
@@ -159,8 +189,8 @@ mod tests {
     use crate::write::{self, Expected};
     use std::fs;
 
-    fn append_line(path: &Path, line: String) -> AgentResult<String> {
-        append(
+    fn append_line(queues: &AppendQueues, path: &Path, line: String) -> AgentResult<String> {
+        queues.append(
             path,
             Box::new(move |text| {
                 if line.contains("refuse") {
@@ -187,9 +217,11 @@ mod tests {
     fn concurrent_appends_all_land_once_and_failures_stay_alone() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log.md");
+        let queues = AppendQueues::default();
         let threads: Vec<_> = (0..8)
             .map(|t| {
                 let path = path.clone();
+                let queues = queues.clone();
                 std::thread::spawn(move || {
                     for i in 0..40 {
                         let line = if i == 7 {
@@ -197,7 +229,7 @@ mod tests {
                         } else {
                             format!("entry {t}-{i}")
                         };
-                        let result = append_line(&path, line);
+                        let result = append_line(&queues, &path, line);
                         assert_eq!(result.is_err(), i == 7);
                     }
                 })
@@ -220,7 +252,8 @@ mod tests {
     fn an_edit_that_panics_fails_its_batch_and_later_appends_still_land() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log.md");
-        let panicked = append(
+        let queues = AppendQueues::default();
+        let panicked = queues.append(
             &path,
             Box::new(|_| panic!("an edit that panics")),
             &|| Ok(None),
@@ -234,7 +267,7 @@ mod tests {
         let later = path.clone();
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let _ = sender.send(append_line(&later, "after the panic".into()));
+            let _ = sender.send(append_line(&queues, &later, "after the panic".into()));
         });
         let result = receiver
             .recv_timeout(std::time::Duration::from_secs(10))

@@ -82,6 +82,8 @@ pub struct MarkdownBank {
     pub root: PathBuf,
     /// Where writes are staged as proposals instead of written (`None`: written).
     pub staging: Option<ProposalStore>,
+    /// Appends to one file made meanwhile through this bank share one write.
+    appends: batch::AppendQueues,
 }
 
 fn has_md_extension(path: &Path) -> bool {
@@ -339,6 +341,7 @@ impl MarkdownBank {
             root: location.root,
             project,
             staging: None,
+            appends: batch::AppendQueues::default(),
         })
     }
 
@@ -794,7 +797,7 @@ impl MarkdownBank {
         }
         // What the batch's read found (the folder and the file), for its commit.
         let seen: RefCell<Option<(Located, Option<HandleRead>)>> = RefCell::new(None);
-        let version = batch::append(
+        let version = self.appends.append(
             &path,
             Box::new(move |text: &mut Option<String>| {
                 edit.apply(text);
