@@ -342,7 +342,7 @@ impl ClaimChecker {
                 ),
             )];
         }
-        verify(&index, &memory, &made)
+        verify(&index, repo, &memory, &made)
     }
 
     /// Findings for the claims `current` makes that `baseline` did not (an agent's
@@ -391,7 +391,7 @@ impl ClaimChecker {
         if !memory.has_code(&index) {
             return Vec::new();
         }
-        verify(&index, &memory, &made)
+        verify(&index, repo, &memory, &made)
     }
 }
 
@@ -587,7 +587,12 @@ impl MemorySide {
 }
 
 /// The findings for `made`, checked against `index`.
-fn verify(index: &CodeIndex, memory: &MemorySide, made: &[Made<'_>]) -> Vec<Finding> {
+fn verify(
+    index: &CodeIndex,
+    repo: &GitRepo,
+    memory: &MemorySide,
+    made: &[Made<'_>],
+) -> Vec<Finding> {
     let mut out = Vec::new();
     // Symbols and variables: one search of the code for all of them.
     let names: Vec<String> = {
@@ -653,7 +658,7 @@ fn verify(index: &CodeIndex, memory: &MemorySide, made: &[Made<'_>]) -> Vec<Find
         .iter()
         .flat_map(|(_, candidates)| candidates.iter().cloned())
         .collect();
-    let ignored = index.ignored(&asked);
+    let ignored = index.ignored(repo, &asked);
     for (m, candidates) in missing_paths {
         if candidates.iter().any(|c| ignored.contains(c)) {
             continue;

@@ -1,0 +1,218 @@
+//! Which paths a repository's ignore rules cover, asked of one `git check-ignore --stdin`
+//! kept running for every project of the repository in one run, rather than one git
+//! process per question. The process answers each path as it reads it (`--verbose
+//! --non-matching`: one record per path, ignored or not), so a batch ends with a marker
+//! path whose answer says every path before it was answered.
+use std::collections::HashSet;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::Instant;
+
+use parking_lot::Mutex;
+
+use super::command::{Policy, TIME_LIMIT, check_ignore_env, os};
+use super::repo::GitRepo;
+use crate::error::{CoreError, Result};
+
+/// The path that closes a batch: no memory names it, and it holds no pathspec magic.
+const END_OF_BATCH: &[u8] = b"\x01mbank-end-of-batch\x01";
+
+/// A repository's `git check-ignore`, shared by the clones of the [`GitRepo`]s of one
+/// run (see [`crate::git::RepoFinder`]); started at the first question, stopped when the
+/// last clone goes. Unshared, each question starts and ends its own process.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IgnoreRules {
+    running: Option<Arc<Mutex<Option<Running>>>>,
+}
+
+/// How a repository is spelled and asked is all a [`GitRepo`] compares; the process it
+/// asks about ignores is not part of it.
+impl PartialEq for IgnoreRules {
+    fn eq(&self, _: &IgnoreRules) -> bool {
+        true
+    }
+}
+
+impl Eq for IgnoreRules {}
+
+impl IgnoreRules {
+    /// Rules asked of one process for as long as a clone of this value lives.
+    pub(crate) fn shared() -> IgnoreRules {
+        IgnoreRules {
+            running: Some(Arc::new(Mutex::new(None))),
+        }
+    }
+
+    /// Which of `names` (relative to `dir`, `/`-separated) the ignore rules cover, as
+    /// `git check-ignore --no-index` run in `dir` says; only questions asked at the
+    /// repository's top share a process. When git stops on a
+    /// path (one it refuses), the paths answered before it are the answer, as when all of
+    /// them were given to one process that exited there.
+    pub(crate) fn ignored(
+        &self,
+        repo: &GitRepo,
+        dir: &Path,
+        names: &[Vec<u8>],
+    ) -> Result<HashSet<Vec<u8>>> {
+        match &self.running {
+            Some(running) if dir == repo.root() => {
+                let mut running = running.lock();
+                let process = match running.as_mut() {
+                    Some(process) => process,
+                    None => running.insert(Running::start(repo, dir)?),
+                };
+                let (answer, alive) = process.ask(names);
+                if !alive && let Some(stopped) = running.take() {
+                    stopped.stop();
+                }
+                answer
+            }
+            _ => {
+                let mut process = Running::start(repo, dir)?;
+                let (answer, _) = process.ask(names);
+                process.stop();
+                answer
+            }
+        }
+    }
+}
+
+/// A running `git check-ignore --stdin` and the fields it has written.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    fields: Receiver<Vec<u8>>,
+}
+
+impl Running {
+    fn start(repo: &GitRepo, dir: &Path) -> Result<Running> {
+        let args = os(&[
+            "check-ignore",
+            "--no-index",
+            "--verbose",
+            "--non-matching",
+            "-z",
+            "--stdin",
+        ]);
+        let mut command = repo.command(dir, &args, &check_ignore_env(), Policy::Hardened);
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = command
+            .spawn()
+            .map_err(|e| CoreError::Git(format!("cannot run git: {e}")))?;
+        let stdin = child.stdin.take();
+        let (sender, fields) = channel();
+        if let Some(stdout) = child.stdout.take() {
+            // Read on its own thread, always: git never waits for us to take its answers
+            // while we are still writing it paths.
+            std::thread::spawn(move || split_fields(stdout, sender));
+        }
+        Ok(Running {
+            child,
+            stdin,
+            fields,
+        })
+    }
+
+    /// The ignored ones of `names`, and whether the process can be asked again.
+    fn ask(&mut self, names: &[Vec<u8>]) -> (Result<HashSet<Vec<u8>>>, bool) {
+        let mut input = Vec::new();
+        for name in names {
+            input.extend_from_slice(name);
+            input.push(0);
+        }
+        input.extend_from_slice(END_OF_BATCH);
+        input.push(0);
+        let written = self
+            .stdin
+            .as_mut()
+            .is_some_and(|stdin| stdin.write_all(&input).and_then(|()| stdin.flush()).is_ok());
+        let started = Instant::now();
+        let mut ignored = HashSet::new();
+        let mut record: Vec<Vec<u8>> = Vec::with_capacity(4);
+        loop {
+            let left = TIME_LIMIT.saturating_sub(started.elapsed());
+            match self.fields.recv_timeout(left) {
+                Ok(field) => record.push(field),
+                // git stopped: what it answered before is the answer.
+                Err(RecvTimeoutError::Disconnected) => return (Ok(ignored), false),
+                Err(RecvTimeoutError::Timeout) => {
+                    return (
+                        Err(CoreError::Git(format!(
+                            "git check-ignore took longer than {}s; stopped",
+                            TIME_LIMIT.as_secs()
+                        ))),
+                        false,
+                    );
+                }
+            }
+            if record.len() < 4 {
+                continue;
+            }
+            let path = record.pop().unwrap_or_default();
+            let pattern = record.pop().unwrap_or_default();
+            record.clear();
+            if path == END_OF_BATCH {
+                return (Ok(ignored), written);
+            }
+            // A negated pattern matching means the path is not ignored.
+            if !pattern.is_empty() && !pattern.starts_with(b"!") {
+                ignored.insert(path);
+            }
+        }
+    }
+
+    fn stop(mut self) {
+        // Closing its input ends git; one that does not end is stopped.
+        drop(self.stdin.take());
+        let started = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) | Err(_) => return,
+                Ok(None) if started.elapsed() > TIME_LIMIT => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return;
+                }
+                Ok(None) => std::thread::sleep(std::time::Duration::from_micros(200)),
+            }
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.stdin.take().is_some() {
+            // Dropped while still open (the last clone went): git holds nothing to save.
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Sends every NUL-terminated field git writes, until it closes its output.
+fn split_fields(mut stdout: impl Read, fields: Sender<Vec<u8>>) {
+    let mut buffer = [0u8; 8192];
+    let mut field = Vec::new();
+    loop {
+        let read = match stdout.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(read) => read,
+        };
+        for &byte in &buffer[..read] {
+            if byte == 0 {
+                if fields.send(std::mem::take(&mut field)).is_err() {
+                    return;
+                }
+            } else {
+                field.push(byte);
+            }
+        }
+    }
+}
