@@ -63,6 +63,17 @@ pub struct ValidationContext {
     pub ignored_by_git: Option<HashSet<PathBuf>>,
     /// The home folder, for `~/` imports; `None` when unknown.
     pub home: Option<PathBuf>,
+    /// Decision logs already parsed by [`crate::analysis::decisions::parse_log`] for the
+    /// same analysis: a log whose text is the same is not parsed again.
+    pub parsed_logs: Vec<ParsedLog>,
+}
+
+/// A decision log as it was parsed: its path, its text and the entries found in it.
+#[derive(Debug, Clone)]
+pub struct ParsedLog {
+    pub path: PathBuf,
+    pub text: String,
+    pub entries: Vec<crate::analysis::decisions::Decision>,
 }
 
 impl ValidationContext {
@@ -72,6 +83,7 @@ impl ValidationContext {
             tracked_by_git: None,
             ignored_by_git: None,
             home: paths::home_dir(),
+            parsed_logs: Vec::new(),
         }
     }
 }
@@ -205,7 +217,12 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
                 && let Some(entry_rules) = rules.decision_entry_rules()
                 && file.size <= limits::DECISION_LOG_MAX_BYTES
             {
-                decision_entries::check(file, &text, entry_rules, bank_proven, &mut out);
+                let parsed = ctx
+                    .parsed_logs
+                    .iter()
+                    .find(|log| log.path == file.path && log.text == text)
+                    .map(|log| log.entries.as_slice());
+                decision_entries::check(file, &text, parsed, entry_rules, bank_proven, &mut out);
             }
         }
         if let Some(expander) = expander.as_mut()
