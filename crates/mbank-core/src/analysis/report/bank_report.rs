@@ -131,7 +131,11 @@ impl Analyzer<'_> {
         project: &Project,
         bank: Bank,
         depth: Depth,
-        (git, evidence_of_project): (Option<&GitFacts>, &Evidence),
+        (git, evidence_of_project, declaring_rules): (
+            Option<&GitFacts>,
+            &Evidence,
+            &std::sync::Arc<crate::analysis::validate::DeclaringRules>,
+        ),
         findings: &mut Vec<Finding>,
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
@@ -294,6 +298,7 @@ impl Analyzer<'_> {
                 ignored_by_git: git.and_then(|g| g.repo.ignored(&private).ok()),
                 home: crate::io::paths::home_dir(),
                 parsed_logs,
+                declaring_rules: std::sync::Arc::clone(declaring_rules),
             };
             crate::analysis::validate::validate_bank(project, &bank, &validation)
         } else {

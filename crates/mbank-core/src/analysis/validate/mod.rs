@@ -49,6 +49,7 @@ pub use memory_config::parse_memory_config_detailed;
 use adrs::check_adrs;
 use file_text::{check_file_text, is_markdown_path, wants_content_checks};
 use infinity_store::check_infinity;
+pub use required::DeclaringRules;
 use required::check_required;
 
 /// What the caller knows that validation needs but does not compute itself.
@@ -66,6 +67,9 @@ pub struct ValidationContext {
     /// Decision logs already parsed by [`crate::analysis::decisions::parse_log`] for the
     /// same analysis: a log whose text is the same is not parsed again.
     pub parsed_logs: Vec<ParsedLog>,
+    /// The project's rule files that may declare its banks' files, read at the first
+    /// bank that asks and shared by the contexts of its other banks.
+    pub declaring_rules: std::sync::Arc<DeclaringRules>,
 }
 
 /// A decision log as it was parsed: its path, its text and the entries found in it.
@@ -84,6 +88,7 @@ impl ValidationContext {
             ignored_by_git: None,
             home: paths::home_dir(),
             parsed_logs: Vec::new(),
+            declaring_rules: Default::default(),
         }
     }
 }
@@ -144,7 +149,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         ));
         return out;
     }
-    check_required(project, bank, &mut out);
+    check_required(project, bank, &ctx.declaring_rules, &mut out);
     if is_store {
         check_infinity(bank, &mut out);
     }
