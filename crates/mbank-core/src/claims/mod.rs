@@ -276,7 +276,9 @@ impl ClaimChecker {
     pub(crate) fn listed(&self, repo: &GitRepo, names: Vec<Vec<u8>>) {
         self.listings.lock().insert(
             repo.root().to_path_buf(),
-            (Instant::now(), repo.clone(), names),
+            // Kept until an index is built from it, perhaps past the run: the run's
+            // shared `check-ignore` is not kept with it.
+            (Instant::now(), repo.unshared(), names),
         );
     }
 

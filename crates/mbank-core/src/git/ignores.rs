@@ -216,3 +216,67 @@ fn split_fields(mut stdout: impl Read, fields: Sender<Vec<u8>>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::RepoFinder;
+
+    fn names(list: &[&str]) -> Vec<Vec<u8>> {
+        list.iter().map(|n| n.as_bytes().to_vec()).collect()
+    }
+
+    fn sorted(set: HashSet<Vec<u8>>) -> Vec<String> {
+        let mut out: Vec<String> = set
+            .into_iter()
+            .map(|n| String::from_utf8(n).unwrap())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The shared process answers as a fresh `git check-ignore` per question would,
+    /// negated patterns included; a path git refuses ends its process with the answers
+    /// before it, and the next question starts another.
+    #[test]
+    fn one_process_answers_every_question_as_fresh_ones_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status();
+        if !init.is_ok_and(|s| s.success()) {
+            eprintln!("git is not available; skipping");
+            return;
+        }
+        std::fs::write(root.join(".gitignore"), "*.log\n!keep.log\nbuild/\n").unwrap();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::write(root.join("a/.gitignore"), "local.md\n").unwrap();
+        let Ok(Some(repo)) = RepoFinder::new().find(root) else {
+            eprintln!("no repository found at the temp folder; skipping");
+            return;
+        };
+        let shared = IgnoreRules::shared();
+        let fresh = IgnoreRules::default();
+        let questions = [
+            names(&["x.log", "keep.log", "a/local.md", "b/local.md", "src/x.rs"]),
+            names(&["build/out/x", "a/b.log", "notes.md"]),
+            names(&["y.log", "../outside.log", "z.log"]),
+            names(&["q.log", "keep.log"]),
+        ];
+        let expected = [
+            vec!["a/local.md", "x.log"],
+            vec!["a/b.log", "build/out/x"],
+            vec!["y.log"],
+            vec!["q.log"],
+        ];
+        for (question, expected) in questions.iter().zip(expected) {
+            let from_shared = shared.ignored(&repo, repo.root(), question).unwrap();
+            let from_fresh = fresh.ignored(&repo, repo.root(), question).unwrap();
+            assert_eq!(sorted(from_shared.clone()), expected, "{question:?}");
+            assert_eq!(from_shared, from_fresh, "{question:?}");
+        }
+    }
+}
