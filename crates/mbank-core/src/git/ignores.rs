@@ -5,7 +5,7 @@
 //! path whose answer says every path before it was answered.
 use std::collections::HashSet;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -13,14 +13,14 @@ use std::time::Instant;
 
 use parking_lot::Mutex;
 
-use super::command::{Policy, TIME_LIMIT, check_ignore_env, os};
-use super::repo::GitRepo;
+use super::command::{Policy, TIME_LIMIT, build, check_ignore_env, os};
+use super::types::Overrides;
 use crate::error::{CoreError, Result};
 
 /// The path that closes a batch: no memory names it, and it holds no pathspec magic.
 const END_OF_BATCH: &[u8] = b"\x01mbank-end-of-batch\x01";
 
-/// A repository's `git check-ignore`, shared by the clones of the [`GitRepo`]s of one
+/// A repository's `git check-ignore`, shared by the clones of the repositories of one
 /// run (see [`crate::git::RepoFinder`]); started at the first question, stopped when the
 /// last clone goes. Unshared, each question starts and ends its own process.
 #[derive(Debug, Clone, Default)]
@@ -28,7 +28,7 @@ pub(crate) struct IgnoreRules {
     running: Option<Arc<Mutex<Option<Running>>>>,
 }
 
-/// How a repository is spelled and asked is all a [`GitRepo`] compares; the process it
+/// How a repository is spelled and asked is all a repository compares; the process it
 /// asks about ignores is not part of it.
 impl PartialEq for IgnoreRules {
     fn eq(&self, _: &IgnoreRules) -> bool {
@@ -47,49 +47,50 @@ impl IgnoreRules {
     }
 
     /// Which of `names` (relative to `dir`, `/`-separated) the ignore rules cover, as
-    /// `git check-ignore --no-index` run in `dir` says; only questions asked at the
-    /// repository's top share a process. When git stops on a
-    /// path (one it refuses), the paths answered before it are the answer, as when all of
-    /// them were given to one process that exited there.
+    /// `git check-ignore --no-index` run in `dir` with the repository's `overrides` says.
+    /// A shared process answers in the folder of its first question (the repository's
+    /// top, for every caller); elsewhere a question gets a process of its own. When git
+    /// stops on a path (one it refuses), the paths answered before it are the answer, as
+    /// when all of them were given to one process that exited there.
     pub(crate) fn ignored(
         &self,
-        repo: &GitRepo,
+        overrides: &Overrides,
         dir: &Path,
         names: &[Vec<u8>],
     ) -> Result<HashSet<Vec<u8>>> {
-        match &self.running {
-            Some(running) if dir == repo.root() => {
-                let mut running = running.lock();
+        if let Some(running) = &self.running {
+            let mut running = running.lock();
+            if running.as_ref().is_none_or(|process| process.dir == dir) {
                 let process = match running.as_mut() {
                     Some(process) => process,
-                    None => running.insert(Running::start(repo, dir)?),
+                    None => running.insert(Running::start(overrides, dir)?),
                 };
                 let (answer, alive) = process.ask(names);
                 if !alive && let Some(stopped) = running.take() {
                     stopped.stop();
                 }
-                answer
-            }
-            _ => {
-                let mut process = Running::start(repo, dir)?;
-                let (answer, _) = process.ask(names);
-                process.stop();
-                answer
+                return answer;
             }
         }
+        let mut process = Running::start(overrides, dir)?;
+        let (answer, _) = process.ask(names);
+        process.stop();
+        answer
     }
 }
 
 /// A running `git check-ignore --stdin` and the fields it has written.
 #[derive(Debug)]
 struct Running {
+    /// Where git runs: the paths it is given are relative to it.
+    dir: PathBuf,
     child: Child,
     stdin: Option<ChildStdin>,
     fields: Receiver<Vec<u8>>,
 }
 
 impl Running {
-    fn start(repo: &GitRepo, dir: &Path) -> Result<Running> {
+    fn start(overrides: &Overrides, dir: &Path) -> Result<Running> {
         let args = os(&[
             "check-ignore",
             "--no-index",
@@ -98,7 +99,7 @@ impl Running {
             "-z",
             "--stdin",
         ]);
-        let mut command = repo.command(dir, &args, &check_ignore_env(), Policy::Hardened);
+        let mut command = build(dir, &args, overrides, &check_ignore_env(), Policy::Hardened);
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -114,6 +115,7 @@ impl Running {
             std::thread::spawn(move || split_fields(stdout, sender));
         }
         Ok(Running {
+            dir: dir.to_path_buf(),
             child,
             stdin,
             fields,
@@ -220,7 +222,6 @@ fn split_fields(mut stdout: impl Read, fields: Sender<Vec<u8>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git::RepoFinder;
 
     fn names(list: &[&str]) -> Vec<Vec<u8>> {
         list.iter().map(|n| n.as_bytes().to_vec()).collect()
@@ -254,10 +255,7 @@ mod tests {
         std::fs::write(root.join(".gitignore"), "*.log\n!keep.log\nbuild/\n").unwrap();
         std::fs::create_dir_all(root.join("a")).unwrap();
         std::fs::write(root.join("a/.gitignore"), "local.md\n").unwrap();
-        let Ok(Some(repo)) = RepoFinder::new().find(root) else {
-            eprintln!("no repository found at the temp folder; skipping");
-            return;
-        };
+        let overrides = Overrides::from([]);
         let shared = IgnoreRules::shared();
         let fresh = IgnoreRules::default();
         let questions = [
@@ -273,8 +271,8 @@ mod tests {
             vec!["q.log"],
         ];
         for (question, expected) in questions.iter().zip(expected) {
-            let from_shared = shared.ignored(&repo, repo.root(), question).unwrap();
-            let from_fresh = fresh.ignored(&repo, repo.root(), question).unwrap();
+            let from_shared = shared.ignored(&overrides, root, question).unwrap();
+            let from_fresh = fresh.ignored(&overrides, root, question).unwrap();
             assert_eq!(sorted(from_shared.clone()), expected, "{question:?}");
             assert_eq!(from_shared, from_fresh, "{question:?}");
         }

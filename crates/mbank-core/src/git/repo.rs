@@ -88,7 +88,7 @@ impl GitRepo {
         let ignored = if at_top {
             self.ignored_names(&names)?
         } else {
-            IgnoreRules::default().ignored(self, &self.base, &names)?
+            IgnoreRules::default().ignored(&self.overrides, &self.base, &names)?
         };
         Ok(ignored
             .iter()
@@ -99,7 +99,7 @@ impl GitRepo {
     /// Which of `names` (repository-relative, `/`-separated) the ignore rules cover: one
     /// `git check-ignore` answers every folder of the repository a run asks about.
     pub(crate) fn ignored_names(&self, names: &[Vec<u8>]) -> Result<HashSet<Vec<u8>>> {
-        self.ignores.ignored(self, &self.root, names)
+        self.ignores.ignored(&self.overrides, &self.root, names)
     }
 
     /// This repository asking its own `check-ignore` for each question, for a value
