@@ -476,6 +476,7 @@ fn a_file_deleted_between_listing_and_reading_is_named() {
                 tracked_by_git: None,
                 home: None,
                 ignored_by_git: None,
+                ..Default::default()
             },
         );
         (errors, context, findings)

@@ -295,3 +295,72 @@ fn list_runs_no_git_where_there_is_no_repository() {
         "git ran outside any repository: {calls:#?}"
     );
 }
+
+#[test]
+fn check_asks_git_about_ignored_paths_once_per_repository() {
+    let counted = Counted::new();
+    let root = counted.root();
+    // Every project names a path that is gone and one the repository ignores, and keeps
+    // a private `CLAUDE.local.md` out of git, ignored in every other project.
+    for i in 0..PROJECTS {
+        let dir = counted.project(&format!("p{i:02}"));
+        common::write(&dir.join("src/main.rs"), "fn main() {}\n");
+        common::write(
+            &dir.join("memory-bank/systemPatterns.md"),
+            "# Patterns\n\n- The server starts in `src/gone.rs`.\n- The parser is generated into `src/generated.rs`.\n",
+        );
+        common::write(&dir.join("CLAUDE.md"), "# Project\n\nRules.\n");
+        if i % 2 == 0 {
+            common::write(&dir.join(".gitignore"), "CLAUDE.local.md\n");
+        }
+    }
+    common::write(&root.join(".gitignore"), "generated.rs\n");
+    counted.commit_all(&root);
+    for i in 0..PROJECTS {
+        let dir = root.join(format!("p{i:02}"));
+        common::write(&dir.join("CLAUDE.local.md"), "# Mine\n\nNotes.\n");
+    }
+
+    let (run, calls) = counted.run(
+        &root,
+        &["check", "--json", "--root", root.to_str().unwrap()],
+    );
+    assert!(run.code == 0 || run.code == 1, "{run:?}");
+    let json = run.json();
+    for i in 0..PROJECTS {
+        let name = format!("p{i:02}");
+        let project = json["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name.as_str())
+            .unwrap();
+        let messages: Vec<(&str, &str)> = project["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["code"].as_str().unwrap(), f["message"].as_str().unwrap()))
+            .collect();
+        let missing: Vec<&str> = messages
+            .iter()
+            .filter(|(code, _)| *code == "claim-missing-path")
+            .map(|(_, message)| *message)
+            .collect();
+        assert!(
+            missing.len() == 1 && missing[0].contains("src/gone.rs"),
+            "{name}: only the gone path is missing, the ignored one is not: {messages:#?}"
+        );
+        let exposed = messages.iter().any(|(_, message)| {
+            message.contains("CLAUDE.local.md") && message.contains(".gitignore")
+        });
+        assert_eq!(exposed, i % 2 == 1, "{name}: {messages:#?}");
+    }
+    let asked = calls
+        .iter()
+        .filter(|c| c.split(' ').any(|w| w == "check-ignore"))
+        .count();
+    assert_eq!(
+        asked, 1,
+        "git check-ignore for {PROJECTS} projects of one repository: {calls:#?}"
+    );
+}

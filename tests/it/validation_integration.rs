@@ -38,6 +38,7 @@ fn no_git() -> ValidationContext {
         tracked_by_git: None,
         home: None,
         ignored_by_git: None,
+        ..Default::default()
     }
 }
 
@@ -331,6 +332,7 @@ fn claude_md_imports_local_files_and_frontmatter() {
         tracked_by_git: Some(tracked),
         home: None,
         ignored_by_git: None,
+        ..Default::default()
     };
     let findings = validate_bank(&project, &bank, &ctx);
     assert_eq!(

@@ -276,7 +276,9 @@ impl ClaimChecker {
     pub(crate) fn listed(&self, repo: &GitRepo, names: Vec<Vec<u8>>) {
         self.listings.lock().insert(
             repo.root().to_path_buf(),
-            (Instant::now(), repo.clone(), names),
+            // Kept until an index is built from it, perhaps past the run: the run's
+            // shared `check-ignore` is not kept with it.
+            (Instant::now(), repo.unshared(), names),
         );
     }
 
@@ -342,7 +344,7 @@ impl ClaimChecker {
                 ),
             )];
         }
-        verify(&index, &memory, &made)
+        verify(&index, repo, &memory, &made)
     }
 
     /// Findings for the claims `current` makes that `baseline` did not (an agent's
@@ -391,7 +393,7 @@ impl ClaimChecker {
         if !memory.has_code(&index) {
             return Vec::new();
         }
-        verify(&index, &memory, &made)
+        verify(&index, repo, &memory, &made)
     }
 }
 
@@ -587,7 +589,12 @@ impl MemorySide {
 }
 
 /// The findings for `made`, checked against `index`.
-fn verify(index: &CodeIndex, memory: &MemorySide, made: &[Made<'_>]) -> Vec<Finding> {
+fn verify(
+    index: &CodeIndex,
+    repo: &GitRepo,
+    memory: &MemorySide,
+    made: &[Made<'_>],
+) -> Vec<Finding> {
     let mut out = Vec::new();
     // Symbols and variables: one search of the code for all of them.
     let names: Vec<String> = {
@@ -653,7 +660,7 @@ fn verify(index: &CodeIndex, memory: &MemorySide, made: &[Made<'_>]) -> Vec<Find
         .iter()
         .flat_map(|(_, candidates)| candidates.iter().cloned())
         .collect();
-    let ignored = index.ignored(&asked);
+    let ignored = index.ignored(repo, &asked);
     for (m, candidates) in missing_paths {
         if candidates.iter().any(|c| ignored.contains(c)) {
             continue;

@@ -133,7 +133,8 @@ impl CodeIndex {
         }
         CodeIndex {
             root: repo.root().to_path_buf(),
-            repo,
+            // Kept past the run: its questions about ignores go through the caller's.
+            repo: repo.unshared(),
             file_set: files.iter().cloned().collect(),
             files,
             dirs,
@@ -168,28 +169,18 @@ impl CodeIndex {
     }
 
     /// Which of `rels` (root-relative) `.gitignore` ignores: claims about ignored files
-    /// are about a local setup, not the code.
-    pub fn ignored(&self, rels: &[String]) -> HashSet<String> {
+    /// are about a local setup, not the code. Asked through `repo` (a folder of this
+    /// index's repository), whose run shares one `check-ignore` across its projects.
+    pub fn ignored(&self, repo: &GitRepo, rels: &[String]) -> HashSet<String> {
         if rels.is_empty() {
             return HashSet::new();
         }
-        let mut input = Vec::new();
-        for rel in rels {
-            input.extend_from_slice(rel.as_bytes());
-            input.push(0);
-        }
-        let args = os(&["check-ignore", "--no-index", "-z", "--stdin"]);
-        match self.repo.run_at_root(
-            &args,
-            &crate::git::check_ignore_env(),
-            Some(&input),
-            Policy::Hardened,
-        ) {
-            Ok(out) => out
-                .stdout
-                .split(|b| *b == 0)
+        let names: Vec<Vec<u8>> = rels.iter().map(|rel| rel.as_bytes().to_vec()).collect();
+        match repo.ignored_names(&names) {
+            Ok(ignored) => ignored
+                .into_iter()
                 .filter(|name| !name.is_empty())
-                .filter_map(|name| std::str::from_utf8(name).ok().map(str::to_string))
+                .filter_map(|name| String::from_utf8(name).ok())
                 .collect(),
             Err(_) => HashSet::new(),
         }

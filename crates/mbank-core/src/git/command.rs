@@ -211,6 +211,9 @@ pub(super) fn execute(
     let stdout = child.stdout.take().map(read_all);
     let stderr = child.stderr.take().map(read_all);
     let started = Instant::now();
+    // Most commands end within a millisecond or two: looked at often at first, then
+    // less, so a quick answer is not held up by a long sleep.
+    let mut pause = Duration::from_micros(50);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
@@ -223,7 +226,10 @@ pub(super) fn execute(
                     dir.display()
                 )));
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Ok(None) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(2));
+            }
             Err(e) => return Err(CoreError::Git(format!("waiting for git: {e}"))),
         }
     };

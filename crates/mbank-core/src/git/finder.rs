@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::command::{Policy, build, execute, git_path, os, path_from_bytes, run_bare};
+use super::ignores::IgnoreRules;
 use super::repo::GitRepo;
 use super::types::Overrides;
 use crate::error::{CoreError, Result};
@@ -16,6 +17,8 @@ pub(super) struct RepoInfo {
     /// The same, resolved, to place folders inside it.
     canonical_root: PathBuf,
     overrides: Overrides,
+    /// One `check-ignore` for every folder of the repository this finder places.
+    ignores: IgnoreRules,
 }
 
 /// Why a repository could not be used, kept so every folder inside it gets the same.
@@ -95,6 +98,7 @@ impl RepoFinder {
             root,
             canonical_root,
             overrides,
+            ignores: IgnoreRules::shared(),
         }))
     }
 
@@ -130,6 +134,7 @@ impl RepoFinder {
             base: folder.to_path_buf(),
             prefix,
             overrides: info.overrides,
+            ignores: info.ignores,
         }))
     }
 }
@@ -255,6 +260,7 @@ impl GitRepo {
             base: folder.to_path_buf(),
             prefix,
             overrides: info.overrides,
+            ignores: info.ignores,
         }))
     }
 }

@@ -30,11 +30,12 @@
 mod command;
 mod facts;
 mod finder;
+mod ignores;
 mod repo;
 mod specs;
 mod types;
 
-pub(crate) use command::{Output, Policy, check_ignore_env, os};
+pub(crate) use command::{Output, Policy, os};
 pub(crate) use facts::gather_facts;
 pub(crate) use finder::RepoFinder;
 pub(crate) use finder::nearest_marker;

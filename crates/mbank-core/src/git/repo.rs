@@ -7,6 +7,7 @@ use std::process::Command;
 use super::command::{
     Output, Policy, build, execute, first_arg, git_path, os, os_bytes, path_from_bytes,
 };
+use super::ignores::IgnoreRules;
 use super::specs::split_entry;
 use super::types::{IndexEntries, IndexEntry, Overrides};
 use crate::error::{CoreError, Result};
@@ -26,6 +27,8 @@ pub struct GitRepo {
     /// `base` relative to the repository root, `/`-separated, with a trailing `/`.
     pub(super) prefix: String,
     pub(super) overrides: Overrides,
+    /// Who answers which paths the ignore rules cover.
+    pub(super) ignores: IgnoreRules,
 }
 impl GitRepo {
     /// The repository's top folder, as git spells it.
@@ -53,8 +56,9 @@ impl GitRepo {
     /// Which of `paths` (spelled like `base`) the ignore rules (.gitignore, the
     /// repository's exclude file, the user's excludes) cover, whether tracked or not.
     pub(crate) fn ignored(&self, paths: &[PathBuf]) -> Result<HashSet<PathBuf>> {
-        let mut input = Vec::new();
-        let mut by_rel: HashMap<Vec<u8>, &PathBuf> = HashMap::new();
+        let mut names = Vec::new();
+        let mut by_name: HashMap<Vec<u8>, &PathBuf> = HashMap::new();
+        let at_top = self.base.to_str().is_some();
         for path in paths {
             let Ok(rel) = path.strip_prefix(&self.base) else {
                 continue;
@@ -63,30 +67,48 @@ impl GitRepo {
             if spelled.is_empty() {
                 continue;
             }
-            input.extend_from_slice(&spelled);
-            input.push(0);
-            by_rel.insert(spelled, path);
+            // Asked at the repository's top, where `base` is `prefix` (unless `prefix`
+            // could not spell it: then in `base`, by its own process).
+            let mut name = if at_top {
+                self.prefix.as_bytes().to_vec()
+            } else {
+                Vec::new()
+            };
+            name.extend_from_slice(&spelled);
+            by_name.insert(name.clone(), path);
+            names.push(name);
         }
-        if input.is_empty() {
+        if names.is_empty() {
             return Ok(HashSet::new());
         }
         // The answer rests on ignore files anywhere from the repository's top down and on
         // the user's own: no stamp of the banks covers them, so a result built on it is
         // worked out again on every run rather than remembered.
         crate::io::reads::unstampable();
-        let args = os(&["check-ignore", "--no-index", "-z", "--stdin"]);
-        let command = self.command(
-            &self.base,
-            &args,
-            &super::check_ignore_env(),
-            Policy::Hardened,
-        );
-        let out = execute(command, Some(&input), &first_arg(&args), &self.base)?;
-        Ok(out
-            .stdout
-            .split(|b| *b == 0)
-            .filter_map(|name| by_rel.get(name).map(|path| (*path).clone()))
+        let ignored = if at_top {
+            self.ignored_names(&names)?
+        } else {
+            IgnoreRules::default().ignored(&self.overrides, &self.base, &names)?
+        };
+        Ok(ignored
+            .iter()
+            .filter_map(|name| by_name.get(name).map(|path| (*path).clone()))
             .collect())
+    }
+
+    /// Which of `names` (repository-relative, `/`-separated) the ignore rules cover: one
+    /// `git check-ignore` answers every folder of the repository a run asks about.
+    pub(crate) fn ignored_names(&self, names: &[Vec<u8>]) -> Result<HashSet<Vec<u8>>> {
+        self.ignores.ignored(&self.overrides, &self.root, names)
+    }
+
+    /// This repository asking its own `check-ignore` for each question, for a value
+    /// kept past the run that found it.
+    pub(crate) fn unshared(&self) -> GitRepo {
+        GitRepo {
+            ignores: IgnoreRules::default(),
+            ..self.clone()
+        }
     }
 
     /// Runs git at the repository root with extra environment and optional stdin.

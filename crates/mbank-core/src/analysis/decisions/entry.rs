@@ -41,12 +41,27 @@ static DATE_SPAN_LAST: LazyLock<Regex> = LazyLock::new(|| {
 /// `ADR-0011: X`, `ADR 12 — X`, `ADR-3.`.
 pub(super) static ADR_TITLE: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)^(?P<id>adr[-_ ]?\d+)\b\s*(?:[:\-–—.|]\s*)?(?P<rest>.*)$"));
-/// `**Key:** value`, `- **Key**: value`, `Key: value` for the few keys read from bodies.
+/// `**Key:** value`, `- **Key**: value`, `Key: value` for the few keys read from bodies;
+/// a key is at most [`FIELD_KEY_MAX_CHARS`] long ([`field`]). The bound is checked after
+/// the match rather than written as `{1,30}`: thirty copies of a Unicode class make a
+/// regex that takes milliseconds to build, in every process that reads a decision.
 static FIELD: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L} ]{1,30}?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
+        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L} ]+?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
     )
 });
+
+/// The longest key [`FIELD`] takes, in characters.
+const FIELD_KEY_MAX_CHARS: usize = 31;
+
+/// [`FIELD`]'s captures of `line`, when its key is short enough. The key is lazy: the
+/// regex finds the shortest key the rest of the line fits, so when that one is too long
+/// every other is too, and the line holds no field.
+fn field(line: &str) -> Option<regex::Captures<'_>> {
+    FIELD
+        .captures(line)
+        .filter(|c| c["key"].chars().count() <= FIELD_KEY_MAX_CHARS)
+}
 
 /// A body key in any language as the English key it stands for.
 fn canonical_key(key: &str) -> &str {
@@ -137,7 +152,7 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
             continue;
         }
         if (line.as_bytes().contains(&b':') || line.contains('：'))
-            && let Some(c) = FIELD.captures(line)
+            && let Some(c) = field(line)
         {
             let key = c["key"].trim().to_lowercase();
             let key = canonical_key(&key).to_string();
@@ -316,4 +331,55 @@ pub(crate) fn is_decision_section_heading(text: &str) -> bool {
         return false;
     }
     super::meaning::names_decisions_made(text) && !read_heading(text).certain
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key's bound checked after the match finds what the bound written into the
+    /// regex found, on keys either side of it, in several scripts and shapes.
+    #[test]
+    fn a_field_is_what_the_bounded_regex_finds() {
+        let bounded = regex(
+            r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L} ]{1,30}?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
+        );
+        let mut lines: Vec<String> = [
+            "Status: accepted",
+            "- **Status:** accepted",
+            "**Decision**: use SQLite",
+            "__Date__ : 2025-01-02",
+            "* Статус: принято",
+            "决定：采用",
+            "Decision date: 2025-01-02: later",
+            "a: b",
+            "x:",
+            ": nothing",
+            "**Key** :**",
+            "no colon here",
+            "Key with  spaces   : v",
+            "1abc: digits first",
+            "ключ ключ ключ ключ ключ ключ ключ ключ: длинный",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for length in 1..=40 {
+            for letter in ["a", "é", "决"] {
+                let key = letter.repeat(length);
+                lines.push(format!("{key}: value"));
+                lines.push(format!("- **{key}:** value"));
+                lines.push(format!("{key} {key}: value"));
+                lines.push(format!("{key}:{key}: value"));
+                lines.push(format!("{}: value", format!("{key} ").repeat(3)));
+            }
+        }
+        for line in &lines {
+            let expected = bounded
+                .captures(line)
+                .map(|c| (c["key"].to_string(), c["value"].to_string()));
+            let found = field(line).map(|c| (c["key"].to_string(), c["value"].to_string()));
+            assert_eq!(found, expected, "{line:?}");
+        }
+    }
 }

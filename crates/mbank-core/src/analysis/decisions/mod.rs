@@ -54,7 +54,7 @@ pub(crate) use append_only::{lost_entries, shrink_finding, visible_entries};
 pub use links::link_supersessions;
 pub use log::parse_log;
 pub use project::{decisions_of_file, decisions_of_project, project_decisions};
-pub(crate) use project::{section_decisions, too_large_finding};
+pub(crate) use project::{decisions_of_parsed, section_decisions, too_large_finding};
 pub use timeline::sort_timeline;
 
 use text::{is_placeholder, strip_markup};
@@ -242,15 +242,20 @@ pub struct Decision {
 
 /// Decisions in one file's text, by role: an ADR file holds one, a log many.
 pub(crate) fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
-    let is_adr_file = role == Role::Adr
-        || path
-            .file_name()
-            .is_some_and(|n| formats::is_adr_name(&n.to_string_lossy()));
-    if is_adr_file {
+    if is_adr_file(path, role) {
         parse_adr(path, text).into_iter().collect()
     } else {
         parse_log(path, text)
     }
+}
+
+/// Whether [`parse_file`] reads the file as one ADR rather than as a log
+/// ([`parse_log`]).
+pub(crate) fn is_adr_file(path: &Path, role: Role) -> bool {
+    role == Role::Adr
+        || path
+            .file_name()
+            .is_some_and(|n| formats::is_adr_name(&n.to_string_lossy()))
 }
 
 #[cfg(test)]

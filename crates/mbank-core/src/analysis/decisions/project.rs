@@ -77,7 +77,15 @@ fn read_log(file: &MemoryFile, problems: &mut Vec<Finding>) -> Option<String> {
 
 /// Decisions of one file as listed in a bank (display names relative to the project).
 pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
-    let mut found = parse_file(&file.path, file.role, text);
+    decisions_of_parsed(file, text, parse_file(&file.path, file.role, text))
+}
+
+/// [`decisions_of_file`] of what [`parse_file`] found in `text`.
+pub(crate) fn decisions_of_parsed(
+    file: &MemoryFile,
+    text: &str,
+    mut found: Vec<Decision>,
+) -> Vec<Decision> {
     let mut unfilled = placeholder_lines(text);
     unfilled.sort_unstable();
     found.retain(|d| !is_change_log_entry(d) && !is_unfilled_template(d, text, &unfilled));

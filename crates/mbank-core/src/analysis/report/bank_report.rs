@@ -11,7 +11,7 @@ use crate::analysis::membership;
 use crate::analysis::staleness::{self, FileActivity, ProjectActivity, StalenessSettings};
 use crate::findings::{Finding, FindingCode, Severity};
 use crate::formats::roo_rules::{self, modes};
-use crate::model::{Bank, LoadKind, MemoryFile, Project};
+use crate::model::{Bank, LoadKind, MemoryFile, Project, Role};
 use crate::scan::listings::Listings;
 use crate::tokens::{self, Encoding};
 
@@ -131,7 +131,11 @@ impl Analyzer<'_> {
         project: &Project,
         bank: Bank,
         depth: Depth,
-        (git, evidence_of_project): (Option<&GitFacts>, &Evidence),
+        (git, evidence_of_project, declaring_rules): (
+            Option<&GitFacts>,
+            &Evidence,
+            &std::sync::Arc<crate::analysis::validate::DeclaringRules>,
+        ),
         findings: &mut Vec<Finding>,
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
@@ -237,12 +241,25 @@ impl Analyzer<'_> {
         }
 
         let logged_from = decisions_out.len();
+        // Logs parsed here are handed to validation, which checks their entries.
+        let mut parsed_logs = Vec::new();
         for (file, text) in bank.files.iter().zip(&texts) {
             let Some(text) = text.as_deref().filter(|_| file.role.is_decision_log()) else {
                 continue;
             };
             if depth.decisions {
-                decisions_out.extend(decisions::decisions_of_file(file, text));
+                let parsed = decisions::parse_file(&file.path, file.role, text);
+                if depth.validate
+                    && file.role == Role::Decisions
+                    && !decisions::is_adr_file(&file.path, file.role)
+                {
+                    parsed_logs.push(crate::analysis::validate::ParsedLog {
+                        path: file.path.clone(),
+                        text: text.to_string(),
+                        entries: parsed.clone(),
+                    });
+                }
+                decisions_out.extend(decisions::decisions_of_parsed(file, text, parsed));
             }
             // Only a file changed since HEAD can have lost entries since HEAD.
             if depth.validate
@@ -280,6 +297,8 @@ impl Analyzer<'_> {
                 // Unknown when git cannot say: no finding rather than a false one.
                 ignored_by_git: git.and_then(|g| g.repo.ignored(&private).ok()),
                 home: crate::io::paths::home_dir(),
+                parsed_logs,
+                declaring_rules: std::sync::Arc::clone(declaring_rules),
             };
             crate::analysis::validate::validate_bank(project, &bank, &validation)
         } else {

@@ -387,12 +387,14 @@ impl<'a> Analyzer<'a> {
             &project.path,
         ));
         let mut decisions = Vec::new();
+        // The project's rule files, read for the first of its banks validation asks about.
+        let declaring_rules = std::sync::Arc::default();
         for bank in banks {
             reports.push(self.bank_report(
                 project,
                 bank,
                 depth,
-                (git, &evidence),
+                (git, &evidence, &declaring_rules),
                 &mut findings,
                 &mut decisions,
             ));

@@ -15,13 +15,23 @@ const FAR_OVER: u64 = 3;
 pub(super) fn check(
     file: &MemoryFile,
     text: &str,
+    parsed: Option<&[Decision]>,
     rules: DecisionEntryRules,
     bank_proven: bool,
     out: &mut Vec<Finding>,
 ) {
-    let entries: Vec<Decision> = decisions::parse_log(&file.path, text)
-        .into_iter()
+    let parsed_now;
+    let parsed = match parsed {
+        Some(parsed) => parsed,
+        None => {
+            parsed_now = decisions::parse_log(&file.path, text);
+            &parsed_now
+        }
+    };
+    let entries: Vec<Decision> = parsed
+        .iter()
         .filter(|d| d.kind == DecisionKind::Decision)
+        .cloned()
         .collect();
     if rules.dated {
         undated(file, &entries, rules, bank_proven, out);
@@ -163,7 +173,7 @@ pub(super) mod tests {
                     - **Status**: Accepted\n\n## Decision: Use Redis\n- **Status**: Accepted\n\
                     - **Rationale**: speed\n\n## Decision: Use Kafka\n- **Status**: Proposed\n";
         let mut out = Vec::new();
-        check(&log_file(), text, RULES, true, &mut out);
+        check(&log_file(), text, None, RULES, true, &mut out);
         assert_eq!(out.len(), 1, "{out:?}");
         let finding = &out[0];
         assert_eq!(finding.code, FindingCode::DecisionUndated);
@@ -181,14 +191,14 @@ pub(super) mod tests {
     fn a_dated_log_and_a_short_entry_are_quiet_and_a_long_one_is_not() {
         let dated = "## Decision: Use Postgres\n- **Date**: 2025-01-02\n- **Status**: Accepted\n";
         let mut out = Vec::new();
-        check(&log_file(), dated, RULES, true, &mut out);
+        check(&log_file(), dated, None, RULES, true, &mut out);
         assert!(out.is_empty(), "{out:?}");
 
         let long = format!(
             "## Decision: Use Postgres\n- **Date**: 2025-01-02\n- **Context**: {}\n",
             "the team weighed many storage engines for the ledger service ".repeat(40)
         );
-        check(&log_file(), &long, RULES, false, &mut out);
+        check(&log_file(), &long, None, RULES, false, &mut out);
         assert_eq!(out.len(), 1, "{out:?}");
         assert_eq!(out[0].code, FindingCode::DecisionTooLong);
         assert_eq!(out[0].severity, Severity::Info);
@@ -197,5 +207,22 @@ pub(super) mod tests {
             "{}",
             out[0].message
         );
+    }
+
+    /// Entries parsed beforehand (by the decisions of the same analysis) give the
+    /// findings parsing the text here gives.
+    #[test]
+    fn entries_parsed_beforehand_give_the_same_findings() {
+        let long = format!(
+            "## Decision: Use Postgres\n- **Context**: {}\n\n## Decision: Use Redis\n- **Date**: 2025-01-02\n",
+            "the team weighed many storage engines for the ledger service ".repeat(40)
+        );
+        let file = log_file();
+        let parsed = decisions::parse_log(&file.path, &long);
+        let (mut fresh, mut given) = (Vec::new(), Vec::new());
+        check(&file, &long, None, RULES, true, &mut fresh);
+        check(&file, &long, Some(&parsed), RULES, true, &mut given);
+        assert_eq!(fresh.len(), 2, "{fresh:?}");
+        assert_eq!(format!("{given:?}"), format!("{fresh:?}"));
     }
 }

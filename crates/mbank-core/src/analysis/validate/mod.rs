@@ -49,6 +49,7 @@ pub use memory_config::parse_memory_config_detailed;
 use adrs::check_adrs;
 use file_text::{check_file_text, is_markdown_path, wants_content_checks};
 use infinity_store::check_infinity;
+pub use required::DeclaringRules;
 use required::check_required;
 
 /// What the caller knows that validation needs but does not compute itself.
@@ -63,6 +64,20 @@ pub struct ValidationContext {
     pub ignored_by_git: Option<HashSet<PathBuf>>,
     /// The home folder, for `~/` imports; `None` when unknown.
     pub home: Option<PathBuf>,
+    /// Decision logs already parsed by [`crate::analysis::decisions::parse_log`] for the
+    /// same analysis: a log whose text is the same is not parsed again.
+    pub parsed_logs: Vec<ParsedLog>,
+    /// The project's rule files that may declare its banks' files, read at the first
+    /// bank that asks and shared by the contexts of its other banks.
+    pub declaring_rules: std::sync::Arc<DeclaringRules>,
+}
+
+/// A decision log as it was parsed: its path, its text and the entries found in it.
+#[derive(Debug, Clone)]
+pub struct ParsedLog {
+    pub path: PathBuf,
+    pub text: String,
+    pub entries: Vec<crate::analysis::decisions::Decision>,
 }
 
 impl ValidationContext {
@@ -72,6 +87,8 @@ impl ValidationContext {
             tracked_by_git: None,
             ignored_by_git: None,
             home: paths::home_dir(),
+            parsed_logs: Vec::new(),
+            declaring_rules: Default::default(),
         }
     }
 }
@@ -132,7 +149,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         ));
         return out;
     }
-    check_required(project, bank, &mut out);
+    check_required(project, bank, &ctx.declaring_rules, &mut out);
     if is_store {
         check_infinity(bank, &mut out);
     }
@@ -205,7 +222,12 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
                 && let Some(entry_rules) = rules.decision_entry_rules()
                 && file.size <= limits::DECISION_LOG_MAX_BYTES
             {
-                decision_entries::check(file, &text, entry_rules, bank_proven, &mut out);
+                let parsed = ctx
+                    .parsed_logs
+                    .iter()
+                    .find(|log| log.path == file.path && log.text == text)
+                    .map(|log| log.entries.as_slice());
+                decision_entries::check(file, &text, parsed, entry_rules, bank_proven, &mut out);
             }
         }
         if let Some(expander) = expander.as_mut()

@@ -123,8 +123,53 @@ fn declared_file_set(
     project: &Project,
     bank: &Bank,
     top_files: &[&MemoryFile],
+    rules: &DeclaringRules,
 ) -> Option<DeclaredSet> {
     let bank_dir = bank.root.file_name()?.to_string_lossy().into_owned();
+    let top_keys: Vec<String> = top_files
+        .iter()
+        .filter(|f| formats::names::is_markdown(&f.file_name()))
+        .map(|f| formats::name_key(&f.file_name()))
+        .collect();
+    let mut best: Option<(usize, DeclaredSet)> = None;
+    for (path, text) in rules.get_or_init(|| rule_texts(project)) {
+        let Some(text) = text else {
+            continue;
+        };
+        let names = named_bank_files(text, &bank_dir);
+        let mut held = Vec::new();
+        let mut missing: Vec<String> = Vec::new();
+        for (name, in_bank_folder) in names {
+            let key = formats::name_key(&name);
+            if top_keys.contains(&key) {
+                if !held.contains(&key) {
+                    held.push(key);
+                }
+            } else if (in_bank_folder || formats::role_for_name(&name).is_some())
+                && !missing.iter().any(|m| formats::name_key(m) == key)
+            {
+                missing.push(name);
+            }
+        }
+        if held.len() >= DECLARED_MIN_FILES && best.as_ref().is_none_or(|(n, _)| held.len() > *n) {
+            let rule_file = path
+                .strip_prefix(&project.path)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            best = Some((held.len(), DeclaredSet { rule_file, missing }));
+        }
+    }
+    best.map(|(_, set)| set)
+}
+
+/// The project's rule files that may declare a bank's files, each with its text (`None`:
+/// not readable as text), in the order they are weighed: read once for all the banks of
+/// the project ([`super::ValidationContext::declaring_rules`]).
+pub type DeclaringRules = std::sync::OnceLock<Vec<(std::path::PathBuf, Option<String>)>>;
+
+/// [`DeclaringRules`]' files of `project`, read.
+fn rule_texts(project: &Project) -> Vec<(std::path::PathBuf, Option<String>)> {
     let mut candidates: Vec<std::path::PathBuf> =
         RULE_FILES.iter().map(|f| project.path.join(f)).collect();
     for folder in RULE_FOLDERS {
@@ -149,41 +194,13 @@ fn declared_file_set(
             }
         }
     }
-    let top_keys: Vec<String> = top_files
-        .iter()
-        .filter(|f| formats::names::is_markdown(&f.file_name()))
-        .map(|f| formats::name_key(&f.file_name()))
-        .collect();
-    let mut best: Option<(usize, DeclaredSet)> = None;
-    for path in candidates {
-        let Ok(text) = text::read_text_limited(&path, READ_MAX_BYTES) else {
-            continue;
-        };
-        let names = named_bank_files(&text, &bank_dir);
-        let mut held = Vec::new();
-        let mut missing: Vec<String> = Vec::new();
-        for (name, in_bank_folder) in names {
-            let key = formats::name_key(&name);
-            if top_keys.contains(&key) {
-                if !held.contains(&key) {
-                    held.push(key);
-                }
-            } else if (in_bank_folder || formats::role_for_name(&name).is_some())
-                && !missing.iter().any(|m| formats::name_key(m) == key)
-            {
-                missing.push(name);
-            }
-        }
-        if held.len() >= DECLARED_MIN_FILES && best.as_ref().is_none_or(|(n, _)| held.len() > *n) {
-            let rule_file = path
-                .strip_prefix(&project.path)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
-            best = Some((held.len(), DeclaredSet { rule_file, missing }));
-        }
-    }
-    best.map(|(_, set)| set)
+    candidates
+        .into_iter()
+        .map(|path| {
+            let text = text::read_text_limited(&path, READ_MAX_BYTES).ok();
+            (path, text)
+        })
+        .collect()
 }
 
 /// Markdown file names a rule text may give the bank's files, each with whether it was
@@ -222,7 +239,12 @@ fn files_phrase(n: usize) -> String {
     }
 }
 
-pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Finding>) {
+pub(super) fn check_required(
+    project: &Project,
+    bank: &Bank,
+    rules: &DeclaringRules,
+    out: &mut Vec<Finding>,
+) {
     let ExpectedFiles {
         required,
         recommended,
@@ -261,7 +283,7 @@ pub(super) fn check_required(project: &Project, bank: &Bank, out: &mut Vec<Findi
         .collect();
     // The project's own rules name the bank's files: that set is what the agent is told
     // to read, whatever the template of the format.
-    if let Some(declared) = declared_file_set(project, bank, &top_files) {
+    if let Some(declared) = declared_file_set(project, bank, &top_files, rules) {
         for name in &declared.missing {
             out.push(Finding::new(
                 Severity::Warning,
@@ -387,7 +409,7 @@ mod tests {
             .find(|b| b.root == dir.join(folder))
             .expect("a bank in the folder");
         let mut out = Vec::new();
-        check_required(&project, &bank, &mut out);
+        check_required(&project, &bank, &DeclaringRules::new(), &mut out);
         out
     }
 

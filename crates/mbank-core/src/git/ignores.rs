@@ -1,0 +1,280 @@
+//! Which paths a repository's ignore rules cover, asked of one `git check-ignore --stdin`
+//! kept running for every project of the repository in one run, rather than one git
+//! process per question. The process answers each path as it reads it (`--verbose
+//! --non-matching`: one record per path, ignored or not), so a batch ends with a marker
+//! path whose answer says every path before it was answered.
+use std::collections::HashSet;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::Instant;
+
+use parking_lot::Mutex;
+
+use super::command::{Policy, TIME_LIMIT, build, check_ignore_env, os};
+use super::types::Overrides;
+use crate::error::{CoreError, Result};
+
+/// The path that closes a batch: no memory names it, and it holds no pathspec magic.
+const END_OF_BATCH: &[u8] = b"\x01mbank-end-of-batch\x01";
+
+/// A repository's `git check-ignore`, shared by the clones of the repositories of one
+/// run (see [`crate::git::RepoFinder`]); started at the first question, stopped when the
+/// last clone goes. Unshared, each question starts and ends its own process.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IgnoreRules {
+    running: Option<Arc<Mutex<Option<Running>>>>,
+}
+
+/// How a repository is spelled and asked is all a repository compares; the process it
+/// asks about ignores is not part of it.
+impl PartialEq for IgnoreRules {
+    fn eq(&self, _: &IgnoreRules) -> bool {
+        true
+    }
+}
+
+impl Eq for IgnoreRules {}
+
+impl IgnoreRules {
+    /// Rules asked of one process for as long as a clone of this value lives.
+    pub(crate) fn shared() -> IgnoreRules {
+        IgnoreRules {
+            running: Some(Arc::new(Mutex::new(None))),
+        }
+    }
+
+    /// Which of `names` (relative to `dir`, `/`-separated) the ignore rules cover, as
+    /// `git check-ignore --no-index` run in `dir` with the repository's `overrides` says.
+    /// A shared process answers in the folder of its first question (the repository's
+    /// top, for every caller); elsewhere a question gets a process of its own. When git
+    /// stops on a path (one it refuses), the paths answered before it are the answer, as
+    /// when all of them were given to one process that exited there.
+    pub(crate) fn ignored(
+        &self,
+        overrides: &Overrides,
+        dir: &Path,
+        names: &[Vec<u8>],
+    ) -> Result<HashSet<Vec<u8>>> {
+        if let Some(running) = &self.running {
+            let mut running = running.lock();
+            if running.as_ref().is_none_or(|process| process.dir == dir) {
+                let process = match running.as_mut() {
+                    Some(process) => process,
+                    None => running.insert(Running::start(overrides, dir)?),
+                };
+                let (answer, alive) = process.ask(names);
+                if !alive && let Some(stopped) = running.take() {
+                    stopped.stop();
+                }
+                return answer;
+            }
+        }
+        let mut process = Running::start(overrides, dir)?;
+        let (answer, _) = process.ask(names);
+        process.stop();
+        answer
+    }
+}
+
+/// A running `git check-ignore --stdin` and the fields it has written.
+#[derive(Debug)]
+struct Running {
+    /// Where git runs: the paths it is given are relative to it.
+    dir: PathBuf,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    fields: Receiver<Vec<u8>>,
+}
+
+impl Running {
+    fn start(overrides: &Overrides, dir: &Path) -> Result<Running> {
+        let args = os(&[
+            "check-ignore",
+            "--no-index",
+            "--verbose",
+            "--non-matching",
+            "-z",
+            "--stdin",
+        ]);
+        let mut command = build(dir, &args, overrides, &check_ignore_env(), Policy::Hardened);
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = command
+            .spawn()
+            .map_err(|e| CoreError::Git(format!("cannot run git: {e}")))?;
+        let stdin = child.stdin.take();
+        let (sender, fields) = channel();
+        if let Some(stdout) = child.stdout.take() {
+            // Read on its own thread, always: git never waits for us to take its answers
+            // while we are still writing it paths.
+            std::thread::spawn(move || split_fields(stdout, sender));
+        }
+        Ok(Running {
+            dir: dir.to_path_buf(),
+            child,
+            stdin,
+            fields,
+        })
+    }
+
+    /// The ignored ones of `names`, and whether the process can be asked again.
+    fn ask(&mut self, names: &[Vec<u8>]) -> (Result<HashSet<Vec<u8>>>, bool) {
+        let mut input = Vec::new();
+        for name in names {
+            input.extend_from_slice(name);
+            input.push(0);
+        }
+        input.extend_from_slice(END_OF_BATCH);
+        input.push(0);
+        let written = self
+            .stdin
+            .as_mut()
+            .is_some_and(|stdin| stdin.write_all(&input).and_then(|()| stdin.flush()).is_ok());
+        let started = Instant::now();
+        let mut ignored = HashSet::new();
+        let mut record: Vec<Vec<u8>> = Vec::with_capacity(4);
+        loop {
+            let left = TIME_LIMIT.saturating_sub(started.elapsed());
+            match self.fields.recv_timeout(left) {
+                Ok(field) => record.push(field),
+                // git stopped: what it answered before is the answer.
+                Err(RecvTimeoutError::Disconnected) => return (Ok(ignored), false),
+                Err(RecvTimeoutError::Timeout) => {
+                    return (
+                        Err(CoreError::Git(format!(
+                            "git check-ignore took longer than {}s; stopped",
+                            TIME_LIMIT.as_secs()
+                        ))),
+                        false,
+                    );
+                }
+            }
+            if record.len() < 4 {
+                continue;
+            }
+            let path = record.pop().unwrap_or_default();
+            let pattern = record.pop().unwrap_or_default();
+            record.clear();
+            if path == END_OF_BATCH {
+                return (Ok(ignored), written);
+            }
+            // A negated pattern matching means the path is not ignored.
+            if !pattern.is_empty() && !pattern.starts_with(b"!") {
+                ignored.insert(path);
+            }
+        }
+    }
+
+    fn stop(mut self) {
+        // Closing its input ends git; one that does not end is stopped.
+        drop(self.stdin.take());
+        let started = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) | Err(_) => return,
+                Ok(None) if started.elapsed() > TIME_LIMIT => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return;
+                }
+                Ok(None) => std::thread::sleep(std::time::Duration::from_micros(200)),
+            }
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.stdin.take().is_some() {
+            // Dropped while still open (the last clone went): git holds nothing to save.
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Sends every NUL-terminated field git writes, until it closes its output.
+fn split_fields(mut stdout: impl Read, fields: Sender<Vec<u8>>) {
+    let mut buffer = [0u8; 8192];
+    let mut field = Vec::new();
+    loop {
+        let read = match stdout.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(read) => read,
+        };
+        for &byte in &buffer[..read] {
+            if byte == 0 {
+                if fields.send(std::mem::take(&mut field)).is_err() {
+                    return;
+                }
+            } else {
+                field.push(byte);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<Vec<u8>> {
+        list.iter().map(|n| n.as_bytes().to_vec()).collect()
+    }
+
+    fn sorted(set: HashSet<Vec<u8>>) -> Vec<String> {
+        let mut out: Vec<String> = set
+            .into_iter()
+            .map(|n| String::from_utf8(n).unwrap())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The shared process answers as a fresh `git check-ignore` per question would,
+    /// negated patterns included; a path git refuses ends its process with the answers
+    /// before it, and the next question starts another.
+    #[test]
+    fn one_process_answers_every_question_as_fresh_ones_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status();
+        if !init.is_ok_and(|s| s.success()) {
+            eprintln!("git is not available; skipping");
+            return;
+        }
+        std::fs::write(root.join(".gitignore"), "*.log\n!keep.log\nbuild/\n").unwrap();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::write(root.join("a/.gitignore"), "local.md\n").unwrap();
+        let overrides = Overrides::from([]);
+        let shared = IgnoreRules::shared();
+        let fresh = IgnoreRules::default();
+        let questions = [
+            names(&["x.log", "keep.log", "a/local.md", "b/local.md", "src/x.rs"]),
+            names(&["build/out/x", "a/b.log", "notes.md"]),
+            names(&["y.log", "../outside.log", "z.log"]),
+            names(&["q.log", "keep.log"]),
+        ];
+        let expected = [
+            vec!["a/local.md", "x.log"],
+            vec!["a/b.log", "build/out/x"],
+            vec!["y.log"],
+            vec!["q.log"],
+        ];
+        for (question, expected) in questions.iter().zip(expected) {
+            let from_shared = shared.ignored(&overrides, root, question).unwrap();
+            let from_fresh = fresh.ignored(&overrides, root, question).unwrap();
+            assert_eq!(sorted(from_shared.clone()), expected, "{question:?}");
+            assert_eq!(from_shared, from_fresh, "{question:?}");
+        }
+    }
+}
