@@ -474,7 +474,7 @@ fn a_file_deleted_between_listing_and_reading_is_named() {
             &banks[0],
             &mbank::core::analysis::validate::ValidationContext {
                 tracked_by_git: None,
-                home: None,
+                home: Default::default(),
                 ignored_by_git: None,
                 ..Default::default()
             },

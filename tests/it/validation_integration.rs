@@ -36,7 +36,7 @@ fn bank_of(project: &Project, format: Format) -> Bank {
 fn no_git() -> ValidationContext {
     ValidationContext {
         tracked_by_git: None,
-        home: None,
+        home: Default::default(),
         ignored_by_git: None,
         ..Default::default()
     }
@@ -330,7 +330,7 @@ fn claude_md_imports_local_files_and_frontmatter() {
         .collect();
     let ctx = ValidationContext {
         tracked_by_git: Some(tracked),
-        home: None,
+        home: Default::default(),
         ignored_by_git: None,
         ..Default::default()
     };

@@ -304,27 +304,52 @@ fn canonical_or_self(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| normalize_lexically(&absolute(path)))
 }
 
-/// The home folder's memory folders, resolved: remembered while the home folder's stamp
-/// is unchanged (one of them appearing, vanishing or becoming a link changes it), so a
-/// run resolves them once, not once per project.
-fn home_roots(home: &Path) -> Vec<PathBuf> {
-    type Memo = Option<(PathBuf, FolderStamp, Vec<PathBuf>)>;
-    static MEMO: std::sync::Mutex<Memo> = std::sync::Mutex::new(None);
-    let stamp = std::fs::metadata(home).ok().map(|meta| folder_stamp(&meta));
-    if let (Some(stamp), Ok(memo)) = (stamp, MEMO.lock())
-        && let Some((known, known_stamp, roots)) = memo.as_ref()
-        && known == home
-        && *known_stamp == stamp
-    {
-        return roots.clone();
+/// The home folder with its memory folders resolved (links followed), for the
+/// [`ImportPolicy`] of every project of a run: resolved once where the run starts, with
+/// the home folder's stamp, so a long-lived holder (the TUI's analyzer) re-resolves only
+/// when one of them appears, vanishes or becomes a link ([`HomeRoots::refresh`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HomeRoots {
+    home: Option<PathBuf>,
+    memory_roots: Vec<PathBuf>,
+    stamp: Option<FolderStamp>,
+}
+
+impl HomeRoots {
+    /// `home`'s memory folders as they are now (none when the home folder is unknown).
+    pub fn resolve(home: Option<&Path>) -> Self {
+        let Some(home) = home else {
+            return HomeRoots::default();
+        };
+        HomeRoots {
+            home: Some(home.to_path_buf()),
+            memory_roots: home_memory_dirs()
+                .map(|dir| canonical_or_self(&home.join(dir)))
+                .collect(),
+            stamp: home_stamp(home),
+        }
     }
-    let roots: Vec<PathBuf> = home_memory_dirs()
-        .map(|dir| canonical_or_self(&home.join(dir)))
-        .collect();
-    if let (Some(stamp), Ok(mut memo)) = (stamp, MEMO.lock()) {
-        *memo = Some((home.to_path_buf(), stamp, roots.clone()));
+
+    /// The home folder these were resolved from (`None`: unknown).
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
     }
-    roots
+
+    /// Resolves the memory folders again when the home folder changed since they were
+    /// resolved, or when its stamp could not be read then or now.
+    pub fn refresh(&mut self) {
+        let Some(home) = self.home.as_deref() else {
+            return;
+        };
+        let now = home_stamp(home);
+        if now.is_none() || now != self.stamp {
+            *self = HomeRoots::resolve(Some(home));
+        }
+    }
+}
+
+fn home_stamp(home: &Path) -> Option<FolderStamp> {
+    std::fs::metadata(home).ok().map(|meta| folder_stamp(&meta))
 }
 
 /// A folder's inode, size and modification and change times.
@@ -343,14 +368,12 @@ fn folder_stamp(meta: &std::fs::Metadata) -> FolderStamp {
 
 impl ImportPolicy {
     /// The project folder plus `~/.claude`, `~/.codex`, `~/.gemini` and `~/.beans`.
-    pub fn new(project: &Path, home: Option<&Path>) -> Self {
+    pub fn new(project: &Path, home: &HomeRoots) -> Self {
         let mut allowed_roots = vec![canonical_or_self(project)];
-        if let Some(home) = home {
-            allowed_roots.extend(home_roots(home));
-        }
+        allowed_roots.extend(home.memory_roots.iter().cloned());
         ImportPolicy {
             allowed_roots,
-            home: home.map(Path::to_path_buf),
+            home: home.home.clone(),
             max_depth: MAX_IMPORT_DEPTH,
         }
     }
@@ -777,7 +800,7 @@ mod tests {
         write(&p.join("a.md"), "A\n@sub/c.md\n");
         write(&p.join("sub/c.md"), "C\n@../CLAUDE.md\n@../b.md\n");
         write(&p.join("b.md"), "B\n");
-        let policy = ImportPolicy::new(p, None);
+        let policy = ImportPolicy::new(p, &HomeRoots::default());
         let mut expander = Expander::new(policy);
         let root = p.join("CLAUDE.md");
         let text = fs::read_to_string(&root).unwrap();
@@ -829,7 +852,7 @@ mod tests {
         }
         write(&project.join(".env"), "KEY=1\n");
         std::os::unix::fs::symlink(outside.join("secret.md"), project.join("link.md")).unwrap();
-        let mut expander = Expander::new(ImportPolicy::new(&project, None));
+        let mut expander = Expander::new(ImportPolicy::new(&project, &HomeRoots::default()));
         let root = project.join("CLAUDE.md");
         let exp = expander.expand(&root, &fs::read_to_string(&root).unwrap());
         assert_eq!(exp.files.len(), 4);
@@ -865,14 +888,17 @@ mod tests {
             &project.join("CLAUDE.md"),
             "@~/.claude/prefs.md\n@~/notes.md\n",
         );
-        let mut expander = Expander::new(ImportPolicy::new(&project, Some(&home)));
+        let mut expander = Expander::new(ImportPolicy::new(
+            &project,
+            &HomeRoots::resolve(Some(&home)),
+        ));
         let root = project.join("CLAUDE.md");
         let exp = expander.expand(&root, &fs::read_to_string(&root).unwrap());
         assert_eq!(exp.files.len(), 1);
         assert_eq!(exp.files[0].text, "prefs\n");
         assert_eq!(exp.findings.len(), 1);
         assert_eq!(exp.findings[0].code.id(), "import-outside");
-        let mut no_home = Expander::new(ImportPolicy::new(&project, None));
+        let mut no_home = Expander::new(ImportPolicy::new(&project, &HomeRoots::default()));
         let exp = no_home.expand(&root, "@~/x.md\n");
         assert_eq!(exp.findings[0].code.id(), "import-no-home");
     }
@@ -882,7 +908,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
         fs::write(p.join("bin.md"), [0u8, 1, 2, 3]).unwrap();
-        let mut expander = Expander::new(ImportPolicy::new(p, None));
+        let mut expander = Expander::new(ImportPolicy::new(p, &HomeRoots::default()));
         let exp = expander.expand(&p.join("CLAUDE.md"), "@bin.md\n");
         assert_eq!(exp.findings[0].code.id(), "import-unreadable");
         assert!(
@@ -915,7 +941,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("a/proj");
         fs::create_dir_all(&project).unwrap();
-        let policy = ImportPolicy::new(&project, None);
+        let policy = ImportPolicy::new(&project, &HomeRoots::default());
         let absolute = resolve(&project.join("CLAUDE.md"), "../../gone.md", &policy);
         assert_eq!(absolute, Resolution::Missing(dir.path().join("gone.md")));
         // The same importer named from inside the project, as `mbank check .` names it.
@@ -952,7 +978,10 @@ mod tests {
         std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), home.join(".claude/key.md")).unwrap();
         std::os::unix::fs::symlink(project.join(".env"), project.join("env.md")).unwrap();
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), project.join("docs")).unwrap();
-        let mut expander = Expander::new(ImportPolicy::new(&project, Some(&home)));
+        let mut expander = Expander::new(ImportPolicy::new(
+            &project,
+            &HomeRoots::resolve(Some(&home)),
+        ));
         let root = project.join("CLAUDE.md");
         let exp = expander.expand(&root, "@~/.claude/key.md\n@env.md\n@docs/notes.md\n");
         let codes: Vec<_> = exp.findings.iter().map(|f| f.code.id()).collect();
@@ -962,5 +991,31 @@ mod tests {
         );
         assert!(exp.files.is_empty());
         assert!(!exp.text.contains("PRIVATE") && !exp.text.contains("KEY=1"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn home_roots_follow_links_and_are_resolved_again_when_the_home_folder_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        let mut roots = HomeRoots::resolve(Some(&home));
+        let claude = fs::canonicalize(home.join(".claude")).unwrap();
+        assert!(roots.memory_roots.contains(&claude));
+        let unchanged = roots.clone();
+        roots.refresh();
+        assert_eq!(roots, unchanged);
+        // `.codex` becomes a link elsewhere: the home folder's stamp changes with it.
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, home.join(".codex")).unwrap();
+        roots.refresh();
+        assert!(
+            roots
+                .memory_roots
+                .contains(&fs::canonicalize(&elsewhere).unwrap())
+        );
+        assert_eq!(roots.home(), Some(home.as_path()));
+        assert_eq!(HomeRoots::resolve(None), HomeRoots::default());
     }
 }

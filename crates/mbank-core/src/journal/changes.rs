@@ -243,6 +243,7 @@ pub fn survey(
     keys.sort();
     let mut survey = Survey::default();
     let mut repos: HashMap<PathBuf, Option<crate::git::GitRepo>> = HashMap::new();
+    let home = crate::analysis::imports::HomeRoots::resolve(options.home.as_deref());
     for key in keys {
         let place = &places[key];
         let current = match &place.allowed_root {
@@ -316,7 +317,7 @@ pub fn survey(
             baseline: baseline_text.as_deref(),
             current: current.as_deref(),
             diff: &diff,
-            home: options.home.as_deref(),
+            home: &home,
         };
         let mut signals = crate::review::signals::content_signals(&context);
         if !place.agent_store

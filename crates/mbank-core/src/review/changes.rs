@@ -13,6 +13,7 @@ use super::{
     BankTotals, ChangeKind, FileDiff, FileReview, Review, ReviewSession, Signal, Store, diff_texts,
     signals,
 };
+use crate::analysis::imports::HomeRoots;
 use crate::error::Result;
 use crate::guard::refusals::{self, RefusalRecord};
 
@@ -137,7 +138,8 @@ impl ReviewSession {
         if texts.baseline == texts.current && texts.accepted == texts.current {
             return Ok(None);
         }
-        let mut file = self.build(path.to_path_buf(), None, place, texts);
+        let home = self.home();
+        let mut file = self.build(path.to_path_buf(), None, place, texts, &home);
         attach_signals_to_hunks(&mut file);
         Ok(Some(file))
     }
@@ -180,6 +182,7 @@ impl ReviewSession {
         }
         let mut slots: Vec<Option<Found>> = raw.into_iter().map(Some).collect();
         let mut files = Vec::new();
+        let home = self.home();
         for i in 0..slots.len() {
             if used.contains(&i) {
                 continue;
@@ -200,7 +203,7 @@ impl ReviewSession {
                         }
                         _ => None,
                     };
-                    files.push(self.build(path, from, place, texts));
+                    files.push(self.build(path, from, place, texts, &home));
                 }
             }
         }
@@ -243,12 +246,24 @@ impl ReviewSession {
         }
     }
 
+    /// The home folder for `~/` imports (the environment's unless the options name one),
+    /// its memory folders resolved once for every file built.
+    fn home(&self) -> HomeRoots {
+        let home = self
+            .options
+            .home
+            .clone()
+            .or_else(crate::io::paths::home_dir);
+        HomeRoots::resolve(home.as_deref())
+    }
+
     fn build(
         &self,
         path: PathBuf,
         renamed_from: Option<PathBuf>,
         place: FilePlace,
         texts: Texts,
+        home: &HomeRoots,
     ) -> FileReview {
         let Texts {
             baseline,
@@ -275,11 +290,6 @@ impl ReviewSession {
             diff_texts(old, accepted.as_deref().unwrap_or(""))
         };
         let display = rel_string(&self.project.path, &path);
-        let home = self
-            .options
-            .home
-            .clone()
-            .or_else(crate::io::paths::home_dir);
         let context = signals::ChangeContext {
             project: &self.project.path,
             path: &path,
@@ -289,7 +299,7 @@ impl ReviewSession {
             baseline: baseline.as_deref(),
             current: current.as_deref(),
             diff: &full,
-            home: home.as_deref(),
+            home,
         };
         let mut found = signals::content_signals(&context);
         if let Store::Git(git) = &self.store {

@@ -23,7 +23,7 @@ use serde::Serialize;
 use super::diff::{FileDiff, HunkId, LineKind};
 use crate::analysis::budgets::{self, BudgetStatus, Measure};
 use crate::analysis::decisions::{self, Decision};
-use crate::analysis::imports::{self, ImportPolicy, Resolution};
+use crate::analysis::imports::{self, HomeRoots, ImportPolicy, Resolution};
 use crate::analysis::validate;
 use crate::findings::{FindingCode, Severity};
 use crate::markup::markdown;
@@ -84,7 +84,7 @@ pub(crate) struct ChangeContext<'a> {
     pub current: Option<&'a str>,
     /// Baseline → current.
     pub diff: &'a FileDiff,
-    pub home: Option<&'a Path>,
+    pub home: &'a HomeRoots,
 }
 
 /// Every content signal of one change (budgets are checked per bank: [`budget_signals`]).
@@ -458,7 +458,7 @@ mod tests {
             baseline: old,
             current: new,
             diff: &diff,
-            home: None,
+            home: &HomeRoots::default(),
         })
     }
 
@@ -677,7 +677,7 @@ mod tests {
                 baseline: Some("# Main\n"),
                 current: Some(new),
                 diff: &diff,
-                home: None,
+                home: &HomeRoots::default(),
             })
         };
         assert!(run("# Main\n@docs/a.md\n").is_empty());

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::analysis::imports::{self, Expander, ImportPolicy};
+use crate::analysis::imports::{self, Expander, HomeRoots, ImportPolicy};
 use crate::analysis::load_cut::{self, Chain, LimitCut};
 use crate::error::CoreError;
 use crate::findings::{Finding, FindingCode, Severity};
@@ -701,16 +701,18 @@ pub fn session_context_with(
     count_tokens: &dyn Fn(&str) -> usize,
     options: &ContextOptions,
 ) -> BankContext {
-    session_context_in_mode(project, bank, count_tokens, options, None)
+    let home = HomeRoots::resolve(options.home.as_deref());
+    session_context_in_mode(project, bank, count_tokens, options, &home, None)
 }
 
 /// [`session_context_with`] for a session in `mode` (formats with modes; `None`: the
-/// format's default mode).
+/// format's default mode), `home` being `options.home` resolved.
 pub(crate) fn session_context_in_mode(
     project: &Project,
     bank: &Bank,
     count_tokens: &dyn Fn(&str) -> usize,
     options: &ContextOptions,
+    home: &HomeRoots,
     mode: Option<&str>,
 ) -> BankContext {
     let format = bank.format;
@@ -726,9 +728,8 @@ pub(crate) fn session_context_in_mode(
     };
     // Only formats with modes have a session mode.
     let mode = default_mode.and(mode.or(default_mode));
-    let expander = imports::format_expands_imports(format).then(|| {
-        Expander::new(ImportPolicy::new(&project.path, options.home.as_deref()).for_format(format))
-    });
+    let expander = imports::format_expands_imports(format)
+        .then(|| Expander::new(ImportPolicy::new(&project.path, home).for_format(format)));
     // Claude Code's auto memory is read confined to the home folder it lives in.
     let rules = formats::rules(format);
     let outside = rules.outside_project(&bank.root);

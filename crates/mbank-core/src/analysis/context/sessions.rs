@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{BankContext, ContextOptions, SkippedFile, session_context_in_mode};
+use crate::analysis::imports::HomeRoots;
 use crate::formats;
 use crate::formats::agents::{self, Agent, ProjectFacts};
 use crate::io::confine::{self, ProjectFolder};
@@ -22,9 +23,10 @@ pub fn project_context(
     options: &ContextOptions,
     mode: Option<&str>,
 ) -> Vec<BankContext> {
+    let home = HomeRoots::resolve(options.home.as_deref());
     let mut contexts: Vec<BankContext> = banks
         .iter()
-        .map(|bank| session_context_in_mode(project, bank, count_tokens, options, mode))
+        .map(|bank| session_context_in_mode(project, bank, count_tokens, options, &home, mode))
         .collect();
     load_once(&mut contexts);
     contexts

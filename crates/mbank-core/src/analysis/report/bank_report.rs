@@ -296,7 +296,7 @@ impl Analyzer<'_> {
                 tracked_by_git: git.map(|g| g.facts.tracked.clone()),
                 // Unknown when git cannot say: no finding rather than a false one.
                 ignored_by_git: git.and_then(|g| g.repo.ignored(&private).ok()),
-                home: crate::io::paths::home_dir(),
+                home: self.home.clone(),
                 parsed_logs,
                 declaring_rules: std::sync::Arc::clone(declaring_rules),
             };

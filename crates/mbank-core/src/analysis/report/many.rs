@@ -129,6 +129,7 @@ impl<'a> Analyzer<'a> {
             repo_stamps: RepoStamps::new(),
             prefetched: HashMap::new(),
             claims: Arc::clone(&self.claims),
+            home: self.home.clone(),
             written_dates: self.written_dates,
             count_while_listing: false,
             count_ahead: None,

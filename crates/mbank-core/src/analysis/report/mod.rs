@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::analysis::budgets::{BudgetCheck, BudgetStatus};
 use crate::analysis::decisions::{self, Decision};
 use crate::analysis::git_evidence::{Evidence, GitEvidence, GitState, RepoStamps, gather_git};
+use crate::analysis::imports::HomeRoots;
 use crate::analysis::membership::FileClass;
 use crate::analysis::staleness::{Freshness, Staleness};
 use crate::config::Config;
@@ -222,6 +223,9 @@ pub struct Analyzer<'a> {
     /// Each repository's code, listed once for the claims of all its projects (shared
     /// with the analyzers of other threads of the same run).
     claims: std::sync::Arc<crate::claims::ClaimChecker>,
+    /// The home folder's memory folders, resolved for the imports of every project
+    /// analysed (again when the home folder changes: [`HomeRoots::refresh`]).
+    home: HomeRoots,
     /// Whether files counted for their figures are also searched for the dates written
     /// in them; off for a caller that shows no staleness.
     written_dates: bool,
@@ -250,6 +254,7 @@ impl<'a> Analyzer<'a> {
             repo_stamps: RepoStamps::new(),
             prefetched: HashMap::new(),
             claims: std::sync::Arc::default(),
+            home: HomeRoots::resolve(crate::io::paths::home_dir().as_deref()),
             written_dates: true,
             count_while_listing: false,
             count_ahead: None,
@@ -371,6 +376,9 @@ impl<'a> Analyzer<'a> {
         state: GitState,
         evidence: Evidence,
     ) -> ProjectReport {
+        // One stamp read: the memory folders are resolved again only if the home
+        // folder changed since (a long-lived analyzer's).
+        self.home.refresh();
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
         let git = state.facts();

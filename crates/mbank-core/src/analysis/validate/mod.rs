@@ -62,8 +62,8 @@ pub struct ValidationContext {
     /// ([`formats::FormatRules::git_private_files`]) the ignore rules cover; `None` when
     /// the project is not a git repository (nothing to commit them to).
     pub ignored_by_git: Option<HashSet<PathBuf>>,
-    /// The home folder, for `~/` imports; `None` when unknown.
-    pub home: Option<PathBuf>,
+    /// The home folder and its memory folders, for `~/` imports (empty when unknown).
+    pub home: crate::analysis::imports::HomeRoots,
     /// Decision logs already parsed by [`crate::analysis::decisions::parse_log`] for the
     /// same analysis: a log whose text is the same is not parsed again.
     pub parsed_logs: Vec<ParsedLog>,
@@ -86,7 +86,7 @@ impl ValidationContext {
         ValidationContext {
             tracked_by_git: None,
             ignored_by_git: None,
-            home: paths::home_dir(),
+            home: crate::analysis::imports::HomeRoots::resolve(paths::home_dir().as_deref()),
             parsed_logs: Vec::new(),
             declaring_rules: Default::default(),
         }
@@ -157,7 +157,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
     let bank_proven = formats::rules(bank.format).contents_prove_format(bank);
     let expands = imports::format_expands_imports(bank.format);
     let mut expander = expands.then(|| {
-        Expander::new(ImportPolicy::new(&project.path, ctx.home.as_deref()).for_format(bank.format))
+        Expander::new(ImportPolicy::new(&project.path, &ctx.home).for_format(bank.format))
     });
     let rules = formats::rules(bank.format);
     for file in &bank.files {
