@@ -473,12 +473,17 @@ impl Listings {
         self.state().changed = true;
     }
 
-    fn encode(&self) -> Vec<u8> {
-        self.encode_as_of(self.started)
+    /// The cache file as a run that began at `started` would write it.
+    #[cfg(test)]
+    fn encode_as_of(&self, started: i128) -> Vec<u8> {
+        self.tables_as_of(started, |scope, tables| {
+            cache_store::frame(Section::Listing, scope, tables)
+        })
     }
 
-    /// The cache file as a run that began at `started` would write it.
-    fn encode_as_of(&self, started: i128) -> Vec<u8> {
+    /// What `out` makes of the cache file's scope and tables as a run that began at
+    /// `started` would write them.
+    fn tables_as_of<R>(&self, started: i128, out: impl FnOnce(&[u8], &[Vec<Raw<'_>>]) -> R) -> R {
         let dirs: Vec<_> = self.dirs.iter().collect();
         let facts: Vec<_> = self.facts.iter().collect();
         encode(
@@ -486,6 +491,7 @@ impl Listings {
             dirs.iter().map(|dir| dir.pair()),
             facts.iter().map(|fact| fact.pair()),
             started,
+            out,
         )
     }
 
@@ -585,7 +591,9 @@ impl Listings {
             return Ok(());
         }
         // Over the size cap it is not written: the next run lists folders again.
-        cache_store::file::save(file, &self.encode())
+        self.tables_as_of(self.started, |scope, tables| {
+            cache_store::save(file, Section::Listing, scope, tables)
+        })
     }
 }
 
@@ -595,14 +603,16 @@ fn path_bytes(path: &Path) -> Vec<u8> {
         .unwrap_or_else(|| path.to_string_lossy().into_owned().into_bytes())
 }
 
-/// The cache file of `root`: its folders (path, stamp, entries), then its facts, leaving
-/// out what changed within the racy window of the run that began at `started`.
-fn encode<'a>(
+/// What `out` makes of the cache file of `root`: its folders (path, stamp, entries), then
+/// its facts, leaving out what changed within the racy window of the run that began at
+/// `started`.
+fn encode<'a, R>(
     root: &Path,
     dirs: impl Iterator<Item = (&'a OsString, &'a FolderListing)>,
     facts: impl Iterator<Item = (&'a FactKey, &'a Fact)>,
     started: i128,
-) -> Vec<u8> {
+    out: impl FnOnce(&[u8], &[Vec<Raw<'_>>]) -> R,
+) -> R {
     let mut records = Vec::with_capacity(64 * 1024);
     let mut folders = Vec::new();
     for (path, dir) in dirs {
@@ -644,7 +654,7 @@ fn encode<'a>(
         spans.iter().map(|&(a, b)| Raw(&records[a..b])).collect()
     };
     let tables = [table(&folders), table(&fact_spans)];
-    cache_store::frame(Section::Listing, &path_bytes(root), &tables)
+    out(&path_bytes(root), &tables)
 }
 
 type Decoded = (PreviousDirs, Map<FactKey, Fact>);

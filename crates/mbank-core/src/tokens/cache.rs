@@ -443,6 +443,9 @@ impl TokenCache {
             Some(_) => {}
             None => self.len += 1,
         }
+        // Almost every bucket holds one entry: a first push would make room for four,
+        // and a root's files would take four times the memory they need.
+        bucket.reserve_exact(1);
         bucket.push(entry);
         self.dirty = true;
     }
@@ -491,16 +494,16 @@ impl TokenCache {
         if !self.dirty {
             return Ok(());
         }
-        cache_store::file::save(&file, &self.encode())?;
+        self.tables(|scope, tables| cache_store::save(&file, Section::Tokens, scope, tables))?;
         self.dirty = false;
         Ok(())
     }
 
-    /// The file's bytes: records from disk that nothing replaced (copied as they are),
-    /// then the figures counted in this process.
-    /// Records are sorted by path: a run looks files up in about that order, so its
-    /// lookups walk the loaded file front to back instead of jumping around it.
-    fn encode(&self) -> Vec<u8> {
+    /// What `out` makes of the file's scope and its one table of records: records from
+    /// disk that nothing replaced (copied as they are), then the figures counted in this
+    /// process. Records are sorted by path: a run looks files up in about that order, so
+    /// its lookups walk the loaded file front to back instead of jumping around it.
+    fn tables<R>(&self, out: impl FnOnce(&[u8], &[Vec<Raw<'_>>]) -> R) -> R {
         enum Source {
             Stored(usize),
             Added(usize, usize),
@@ -548,7 +551,7 @@ impl TokenCache {
             }
             table.push(Raw(record));
         }
-        cache_store::frame(Section::Tokens, section::scope(self.encoding), &[table])
+        out(section::scope(self.encoding), &[table])
     }
 }
 
