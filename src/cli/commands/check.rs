@@ -447,6 +447,9 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
             "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
         ));
     }
+    // Its token figures, one for every file of the root, are saved: what is saved next
+    // reuses their memory.
+    drop(analyzer);
     let sources: Vec<RowSource> = sources.into_iter().flatten().collect();
     let held: Vec<Held> = held.into_iter().flatten().collect();
     if sources.len() == projects.len()

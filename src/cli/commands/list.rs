@@ -525,9 +525,13 @@ fn analysed(
         ),
         None => (open_listings(), TokenCache::open_default(encoding)),
     };
-    for (index, row, seen) in rows_of(
+    let fresh = rows_of(
         context, &projects, &wanted, &listings, &mut cache, with_json,
-    )? {
+    )?;
+    // The token figures, one for every file of the root, are saved: what is saved next
+    // reuses their memory.
+    drop(cache);
+    for (index, row, seen) in fresh {
         rows[index] = Some(row);
         sources[index] = Some(RowSource::Fresh(seen));
     }
