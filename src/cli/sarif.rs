@@ -208,6 +208,31 @@ mod tests {
     }
 
     #[test]
+    fn the_log_written_as_it_goes_is_the_log_held_as_one_value() {
+        let findings = || {
+            RULES.iter().take(3).enumerate().map(|(i, rule)| {
+                let mut finding = Finding::new(
+                    rule.lowest,
+                    rule.code,
+                    format!("/repo/memory bank/{i}.md"),
+                    (i > 0).then_some(i),
+                    "a message",
+                );
+                finding.details = vec![format!("detail {i}")];
+                finding
+            })
+        };
+        let base = Path::new("/repo");
+        let written = serde_json::to_string_pretty(&log(findings(), base)).unwrap();
+        // A JSON value's objects print their keys sorted, as the log once held whole did.
+        let value = serde_json::to_value(log(findings(), base)).unwrap();
+        assert_eq!(written, serde_json::to_string_pretty(&value).unwrap());
+        assert_eq!(value["runs"][0]["results"].as_array().unwrap().len(), 3);
+        let empty = serde_json::to_string_pretty(&log(std::iter::empty(), base)).unwrap();
+        assert!(empty.contains("\"results\": [],"), "{empty}");
+    }
+
+    #[test]
     fn every_severity_maps_to_a_sarif_level() {
         assert_eq!(level(Severity::Error), "error");
         assert_eq!(level(Severity::Warning), "warning");
