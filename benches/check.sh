@@ -19,7 +19,17 @@
 # another size) against listing it: work per file must not grow with the bank's size
 # (asking per file whether the bank's contents prove its format once made it quadratic).
 #
-# Set MBANK_BASELINE=/path/to/mbank to time an older build in the same run.
+# The cold comparison times `find` printing every markdown file's size beside them: the
+# floor for a program that must at least find and stat every memory file. Target: cold
+# list within 1.5x find. Then each command's peak resident memory (GNU time's maximum
+# RSS), cold and warm, the median of MBANK_BENCH_RSS_RUNS runs (default 3). Targets:
+# check's peak within 1.2x list's, list's within 150 MB at 20,000 projects.
+#
+# Set MBANK_BASELINE=/path/to/mbank to time an older build in the same run;
+# MBANK_BENCH_ROOT=DIR uses a root generated before (`benches/gen_root.sh DIR N`: 20,000
+# projects take a while to generate) instead of generating one; MBANK_BENCH_COLD_RUNS
+# and MBANK_BENCH_WARM_RUNS set hyperfine's least runs (default 10 and 20), and
+# MBANK_BENCH_ONLY_ROOT=1 leaves out the big bank and git comparisons.
 #
 #   benches/check.sh [N_PROJECTS]        (default 2000)
 #
@@ -42,8 +52,12 @@ bin=$PWD/target/release/mbank
 
 work=$(mktemp -d -t mbank-bench-check-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-root=$work/root
-benches/gen_root.sh "$root" "$count" >/dev/null
+if [ -n "${MBANK_BENCH_ROOT:-}" ]; then
+  root=$MBANK_BENCH_ROOT
+else
+  root=$work/root
+  benches/gen_root.sh "$root" "$count" >/dev/null
+fi
 # A private cache, config, data folder and home, so the user's files neither help nor hurt.
 export MBANK_CACHE_DIR=$work/cache MBANK_CONFIG_DIR=$work/config MBANK_DATA_DIR=$work/data
 export HOME=$work/home GIT_CONFIG_NOSYSTEM=1
@@ -54,6 +68,7 @@ echo "projects: $("$bin" list --root "$root" --json | grep -c '"name"')"
 # check exits 1 when it finds errors; hyperfine must time it all the same.
 cold="rm -rf $work/cache"
 commands=(
+  -n "find (every memory file's size)" "find $root -name '*.md' -printf '%s\\n'"
   -n "mbank list (cold)" "$bin list --root $root"
   -n "mbank check (cold)" "$bin check --root $root"
 )
@@ -71,12 +86,46 @@ for r in results:
 for name, value in by_name.items():
     if name.startswith("mbank check") and "mbank list (cold)" in by_name:
         print(f"{name} / mbank list (cold): {value / by_name['mbank list (cold)']:.2f}x (target <= 3x)")
+find = by_name.get("find (every memory file's size)")
+if find and "mbank list (cold)" in by_name:
+    print(f"mbank list (cold) / find: {by_name['mbank list (cold)'] / find:.2f}x (target <= 1.5x)")
 EOF
 }
 
-hyperfine --warmup 1 --min-runs 10 -N -i --prepare "$cold" \
+# Peak resident memory of one run of the command (GNU time's maximum RSS), in KB.
+peak_rss() {
+  /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1 || true
+  tail -n 1 "$work/rss"
+}
+
+# Median peak RSS of a command, cold (caches removed before each run) or warm.
+rss_runs=${MBANK_BENCH_RSS_RUNS:-3}
+median_rss() { # $1 = cold|warm, then the command
+  local temperature=$1 values=() i
+  shift
+  for i in $(seq 1 "$rss_runs"); do
+    if [ "$temperature" = cold ]; then rm -rf "$work/cache"; else "$@" >/dev/null 2>&1 || true; fi
+    values+=("$(peak_rss "$@")")
+  done
+  printf '%s\n' "${values[@]}" | sort -n | sed -n "$(((rss_runs + 1) / 2))p"
+}
+
+hyperfine --warmup 1 --min-runs "${MBANK_BENCH_COLD_RUNS:-10}" -N -i --prepare "$cold" \
   --export-json "$work/check.json" "${commands[@]}"
 medians "$work/check.json"
+
+if [ -x /usr/bin/time ]; then
+  for temperature in cold warm; do
+    list_kb=$(median_rss "$temperature" "$bin" list --root "$root")
+    check_kb=$(median_rss "$temperature" "$bin" check --root "$root")
+    echo "peak RSS ($temperature, median of $rss_runs): list $((list_kb / 1024)) MB," \
+      "check $((check_kb / 1024)) MB, check / list" \
+      "$(python3 -c "print(f'{$check_kb / $list_kb:.2f}')")x" \
+      "(targets: <= 1.2x; list <= 150 MB at 20,000 projects)"
+  done
+else
+  echo "peak RSS: /usr/bin/time (GNU time) is not installed" >&2
+fi
 
 # Warm: nothing changed since the run before.
 warm_commands=(
@@ -86,7 +135,7 @@ warm_commands=(
 if [ -n "${MBANK_BASELINE:-}" ]; then
   warm_commands+=(-n "baseline check (warm)" "$MBANK_BASELINE check --root $root")
 fi
-hyperfine --warmup 2 --min-runs 20 -N -i \
+hyperfine --warmup 2 --min-runs "${MBANK_BENCH_WARM_RUNS:-20}" -N -i \
   --export-json "$work/check-warm.json" "${warm_commands[@]}"
 python3 - "$work/check-warm.json" <<'EOF' 2>/dev/null || true
 import json, sys
@@ -98,6 +147,10 @@ for r in results:
           f"({r['median'] / list_median:.2f}x warm list)")
 print("target: mbank check (warm) <= 2x mbank list (warm)")
 EOF
+
+if [ "${MBANK_BENCH_ONLY_ROOT:-0}" = 1 ]; then
+  exit 0
+fi
 
 # One big bank: the six core files of a Cline bank and thousands of notes beside them.
 bigroot=$work/bigroot

@@ -12,6 +12,20 @@ pub fn print<T: Serialize>(value: &T) -> color_eyre::Result<()> {
     Ok(())
 }
 
+/// [`print`] written as it is serialized, through a buffer, never held whole: for output
+/// that grows with the number of projects. A closed pipe ends the output quietly.
+pub fn write<T: Serialize>(value: &T) -> color_eyre::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, value);
+    match written {
+        Err(problem) if !problem.is_io() => return Err(problem.into()),
+        _ => {}
+    }
+    let _ = out.write_all(b"\n").and_then(|()| out.flush());
+    Ok(())
+}
+
 /// Writes compact JSON (serde_json's, with no whitespace outside strings) as serde_json's
 /// pretty printer writes the same value nested `depth` levels deep (two spaces a level):
 /// for values kept compact, at half the size, and printed pretty only when asked for.

@@ -185,6 +185,14 @@ pub fn println(line: impl Into<Line>) {
     write_out(std::io::stdout().lock(), &text);
 }
 
+/// Writes a line to `target` as [`println`] prints it on stdout (for a caller writing many
+/// lines through one buffer).
+pub(crate) fn writeln_to(target: impl Write, line: impl Into<Line>) {
+    let mut text = line.into().render();
+    text.push('\n');
+    write_out(target, &text);
+}
+
 /// Prints a line on stderr.
 pub fn eprintln(line: impl Into<Line>) {
     let mut text = line.into().render();

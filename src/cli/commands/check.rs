@@ -10,7 +10,7 @@ use color_eyre::eyre::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::args::{CheckFormat, SeverityArg};
-use crate::cli::style::{eprintln, line, pad, println};
+use crate::cli::style::{Line, eprintln, line, pad, writeln_to};
 use crate::cli::{Context, EXIT_FINDINGS, json, sarif};
 use crate::core::analysis::context::entries_past_cut;
 use crate::core::analysis::git_evidence::Repository;
@@ -27,13 +27,13 @@ use crate::core::scan::listings::Listings;
 use crate::core::tokens::{Encoding, TokenCache};
 
 #[derive(Serialize)]
-struct CheckOutput {
+struct CheckOutput<'a> {
     schema: &'static str,
     encoding: Encoding,
     fail_on: Severity,
     failed: bool,
-    summary: CheckSummary,
-    projects: Vec<ProjectFindings>,
+    summary: &'a CheckSummary,
+    projects: Projects<'a>,
 }
 
 #[derive(Serialize, Default)]
@@ -43,7 +43,7 @@ struct CheckSummary {
     info: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct ProjectFindings {
     name: String,
     path: PathBuf,
@@ -213,9 +213,81 @@ fn observed(
     )
 }
 
+/// How many findings of each severity.
+impl CheckSummary {
+    fn add(&mut self, findings: &[Finding]) {
+        for finding in findings {
+            match finding.severity {
+                Severity::Error => self.error += 1,
+                Severity::Warning => self.warning += 1,
+                Severity::Info => self.info += 1,
+            }
+        }
+    }
+
+    /// Whether some finding is at or above `fail_on`.
+    fn fails(&self, fail_on: Severity) -> bool {
+        match fail_on {
+            Severity::Error => self.error > 0,
+            Severity::Warning => self.error + self.warning > 0,
+            Severity::Info => self.error + self.warning + self.info > 0,
+        }
+    }
+}
+
+/// A project's findings until they are printed: as they are remembered (the bytes the
+/// cache file holds, or the bytes this run will save), so a run over many projects holds
+/// a few bytes of each, not every project's findings and report at once.
+enum Held {
+    /// Record `index` of the remembered findings.
+    Remembered(usize),
+    /// The project's position in `Found::sources`, whose observation holds its bytes.
+    Fresh,
+    /// Findings whose paths cannot be kept as bytes.
+    Whole(Box<ProjectFindings>),
+}
+
+/// Every project's findings, in discovery's order, and their totals.
+struct Found {
+    remembered: RememberedRows,
+    held: Vec<Held>,
+    /// What each project's findings were derived from, for remembering them; empty when
+    /// every project's findings were remembered.
+    sources: Vec<RowSource>,
+    summary: CheckSummary,
+}
+
+impl Found {
+    /// The projects' findings, in order, each read back from its bytes as it comes.
+    fn iter(&self) -> impl Iterator<Item = ProjectFindings> + '_ {
+        self.held.iter().enumerate().filter_map(|(position, held)| {
+            let bytes = match held {
+                Held::Remembered(index) => self.remembered.payload(*index)?,
+                Held::Fresh => match self.sources.get(position)? {
+                    RowSource::Fresh(seen) => &seen.payload,
+                    RowSource::Kept(index) => self.remembered.payload(*index)?,
+                },
+                Held::Whole(findings) => return Some((**findings).clone()),
+            };
+            ProjectFindings::decode(bytes)
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.held.len()
+    }
+}
+
+/// A freshly checked project as `project_findings` keeps it.
+struct Checked {
+    held: Held,
+    source: RowSource,
+    summary: CheckSummary,
+}
+
 /// Every project's findings, in discovery's order: those remembered whose inputs are
 /// unchanged, the rest checked (and remembered for the next run).
-fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<ProjectFindings>> {
+fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
     // A demo copy's root is new on every run: caches of it would only pile up.
     // A PATH's findings are remembered apart from the root's, by where it really is.
     let target = match path {
@@ -230,14 +302,23 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<Projec
         .flatten();
     let remembered = RememberedRows::open_default_of(Remembered::Checks, &target, key);
     let checked = remembered.check();
-    if path.is_none()
-        && checked.all_hold()
-        && let Some(results) = (0..remembered.len())
-            .map(|i| ProjectFindings::decode(remembered.payload(i)?))
-            .collect::<Option<Vec<_>>>()
-    {
-        std::mem::forget(remembered);
-        return Ok(results);
+    if path.is_none() && checked.all_hold() {
+        let mut summary = CheckSummary::default();
+        let whole = (0..remembered.len()).all(|i| {
+            remembered
+                .payload(i)
+                .and_then(ProjectFindings::decode)
+                .map(|kept| summary.add(&kept.findings))
+                .is_some()
+        });
+        if whole {
+            return Ok(Found {
+                held: (0..remembered.len()).map(Held::Remembered).collect(),
+                remembered,
+                sources: Vec::new(),
+                summary,
+            });
+        }
     }
     let listings = if context.is_demo() {
         Listings::in_memory_as_of(&context.clock)
@@ -261,7 +342,8 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<Projec
         (None, Some(path)) => context.projects_at(Some(path))?,
     };
     let indices = remembered.indices();
-    let mut results: Vec<Option<ProjectFindings>> = Vec::with_capacity(projects.len());
+    let mut summary = CheckSummary::default();
+    let mut held: Vec<Option<Held>> = Vec::with_capacity(projects.len());
     let mut sources: Vec<Option<RowSource>> = Vec::with_capacity(projects.len());
     let mut wanted = Vec::new();
     for (position, project) in projects.iter().enumerate() {
@@ -272,18 +354,26 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<Projec
             .filter(|(_, kept)| kept.name == project.name);
         match kept {
             Some((index, kept)) => {
-                results.push(Some(kept));
+                summary.add(&kept.findings);
+                held.push(Some(Held::Remembered(index)));
                 sources.push(Some(RowSource::Kept(index)));
             }
             None => {
-                results.push(None);
+                held.push(None);
                 sources.push(None);
                 wanted.push(position);
             }
         }
     }
     drop(indices);
-    let wanted_projects: Vec<Project> = wanted.iter().map(|&i| projects[i].clone()).collect();
+    // Cloned only when some projects are remembered: a cold run checks them all.
+    let some_projects: Vec<Project>;
+    let wanted_projects = if wanted.len() == projects.len() {
+        &projects[..]
+    } else {
+        some_projects = wanted.iter().map(|&i| projects[i].clone()).collect();
+        &some_projects[..]
+    };
     let cache = if wanted.is_empty() {
         TokenCache::in_memory(context.encoding)
     } else {
@@ -304,8 +394,9 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<Projec
         context.config.apply_rule_levels(&mut past_cut);
         past_cut
     };
-    let analyzed = analyzer.analyze_many(&wanted_projects, Depth::full(), &past_cut);
-    for (analyzed, &index) in analyzed.into_iter().zip(&wanted) {
+    // A project's report becomes its findings, their bytes and what they were derived
+    // from on the thread that analysed it, and is dropped there.
+    let finish = |_: &Project, analyzed: Analyzed<Vec<Finding>>| {
         let Analyzed {
             report,
             beside: past_cut,
@@ -318,7 +409,11 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<Projec
             findings: report.findings.clone(),
         };
         findings.findings.extend(past_cut);
-        let payload = findings.encode();
+        let mut counted = CheckSummary::default();
+        counted.add(&findings.findings);
+        let payload = findings
+            .encode()
+            .filter(|bytes| ProjectFindings::decode(bytes).is_some());
         let checkable = payload.is_some();
         let mut seen = observed(
             &findings,
@@ -329,15 +424,34 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<Projec
             payload.unwrap_or_default(),
         );
         seen.checkable &= checkable;
-        results[index] = Some(findings);
-        sources[index] = Some(RowSource::Fresh(seen));
+        Checked {
+            held: if checkable {
+                Held::Fresh
+            } else {
+                Held::Whole(Box::new(findings))
+            },
+            source: RowSource::Fresh(seen),
+            summary: counted,
+        }
+    };
+    let analyzed = analyzer.analyze_many(wanted_projects, Depth::full(), &past_cut, &finish);
+    for (checked, &index) in analyzed.into_iter().zip(&wanted) {
+        summary.error += checked.summary.error;
+        summary.warning += checked.summary.warning;
+        summary.info += checked.summary.info;
+        held[index] = Some(checked.held);
+        sources[index] = Some(checked.source);
     }
     if let Some(problem) = analyzer.finish() {
         eprintln(format!(
             "mbank: token cache not saved ({problem}); figures are right, the next run recounts"
         ));
     }
+    // Its token figures, one for every file of the root, are saved: what is saved next
+    // reuses their memory.
+    drop(analyzer);
     let sources: Vec<RowSource> = sources.into_iter().flatten().collect();
+    let held: Vec<Held> = held.into_iter().flatten().collect();
     if sources.len() == projects.len()
         && let Err(problem) = remembered.save(&projects, &sources, &listings, discovered)
     {
@@ -354,7 +468,23 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Vec<Projec
         ));
     }
     std::mem::forget(listings);
-    Ok(results.into_iter().flatten().collect())
+    std::mem::forget(projects);
+    Ok(Found {
+        remembered,
+        held,
+        sources,
+        summary,
+    })
+}
+
+/// The projects of a [`Found`] as JSON serializes a list, each read back as it is
+/// written.
+struct Projects<'a>(&'a Found);
+
+impl Serialize for Projects<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter())
+    }
 }
 
 pub fn run(
@@ -365,40 +495,32 @@ pub fn run(
     verbose: bool,
 ) -> Result<u8> {
     let fail_on = severity(fail_on);
-    let results = project_findings(context, path)?;
-    let mut summary = CheckSummary::default();
-    for finding in results.iter().flat_map(|p| &p.findings) {
-        match finding.severity {
-            Severity::Error => summary.error += 1,
-            Severity::Warning => summary.warning += 1,
-            Severity::Info => summary.info += 1,
-        }
-    }
-    let failed = results
-        .iter()
-        .flat_map(|p| &p.findings)
-        .any(|f| f.severity >= fail_on);
+    let found = project_findings(context, path)?;
+    let summary = &found.summary;
+    let failed = summary.fails(fail_on);
     if format == CheckFormat::Sarif {
         // Relative to where the check runs: in CI, the repository's top.
         let base = std::env::current_dir().unwrap_or_else(|_| context.root.clone());
-        json::print(&sarif::log(results.iter().flat_map(|p| &p.findings), &base))?;
+        json::write(&sarif::log(found.iter().flat_map(|p| p.findings), &base))?;
     } else if format == CheckFormat::Json {
-        json::print(&CheckOutput {
+        json::write(&CheckOutput {
             schema: "mbank.check/1",
             encoding: context.encoding,
             fail_on,
             failed,
             summary,
-            projects: results,
+            projects: Projects(&found),
         })?;
     } else {
         let style = &context.style;
-        for project in &results {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut print = |line: Line| writeln_to(&mut out, line);
+        for project in found.iter() {
             if project.findings.is_empty() {
-                println(line![style.bold(&project.name), " ", style.green("clean")]);
+                print(line![style.bold(&project.name), " ", style.green("clean")]);
                 continue;
             }
-            println(line![
+            print(line![
                 style.bold(&project.name),
                 " ",
                 style.dim(&project.path)
@@ -408,7 +530,7 @@ pub fn run(
                     Some(line) => format!("{}:{line}", short(&f.file, &project.path)),
                     None => short(&f.file, &project.path),
                 };
-                println(line![
+                print(line![
                     "  ",
                     pad(style.status(f.severity.id()), 7),
                     " ",
@@ -418,23 +540,27 @@ pub fn run(
                 ]);
                 if verbose {
                     for detail in &f.details {
-                        println(style.dim(format!("            {detail}")));
+                        print(style.dim(format!("            {detail}")).into());
                     }
                 } else if !f.details.is_empty() {
-                    println(style.dim(format!(
-                        "            ({} in --verbose and --json)",
-                        counted(f.details.len(), "detail")
-                    )));
+                    print(
+                        style
+                            .dim(format!(
+                                "            ({} in --verbose and --json)",
+                                counted(f.details.len(), "detail")
+                            ))
+                            .into(),
+                    );
                 }
             }
         }
-        println(line![
+        print(line![
             format!(
                 "{}, {}, {} info · {} · failing on {} and above: ",
                 counted(summary.error, "error"),
                 counted(summary.warning, "warning"),
                 summary.info,
-                counted(results.len(), "project"),
+                counted(found.len(), "project"),
                 fail_on,
             ),
             if failed {
@@ -443,6 +569,8 @@ pub fn run(
                 style.green("ok")
             }
         ]);
+        // A closed pipe ends the output, as every line's write does.
+        let _ = std::io::Write::flush(&mut out);
     }
     Ok(if failed { EXIT_FINDINGS } else { 0 })
 }

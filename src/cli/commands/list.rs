@@ -319,7 +319,8 @@ const BATCH: usize = 64;
 /// A fresh row and what it was derived from, by the project's index.
 type Fresh = (usize, ListedRow, Observed);
 
-/// Rows for the projects at `wanted`, with what each was derived from. Large sets are
+/// Rows for the projects at `wanted`, with what each was derived from, as each worker
+/// made them. Large sets are
 /// shared across the machine's cores: each worker has its own analyzer and fork of the
 /// token cache and takes the next batch of projects when it is done with one; what the
 /// workers learned is merged into the cache and saved once.
@@ -330,7 +331,7 @@ fn rows_of(
     listings: &Listings,
     cache: &mut TokenCache,
     with_json: bool,
-) -> Result<Vec<Fresh>> {
+) -> Result<Vec<Vec<Fresh>>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     let encoding = context.encoding;
@@ -403,11 +404,13 @@ fn rows_of(
                 .collect()
         })
     };
-    let mut fresh = Vec::with_capacity(wanted.len());
+    // Each worker's rows stay where the worker put them: gathering them in one list here
+    // would hold a second copy while the token figures are merged and saved.
+    let mut fresh = Vec::with_capacity(results.len());
     let mut failure = None;
     for (rows, worker_cache) in results {
         match rows {
-            Ok(rows) => fresh.extend(rows),
+            Ok(rows) => fresh.push(rows),
             Err(problem) => failure = Some(problem),
         }
         cache.absorb(worker_cache);
@@ -488,8 +491,9 @@ fn analysed(
         }
     };
     let indices = remembered.indices();
-    let mut rows: Vec<Option<ListedRow>> = Vec::with_capacity(projects.len());
-    let mut sources: Vec<Option<RowSource>> = Vec::with_capacity(projects.len());
+    // Remembered rows by position; the rows in discovery's order are put together once
+    // the token figures are saved and freed.
+    let mut kept_rows = Vec::new();
     let mut wanted = Vec::new();
     for (position, project) in projects.iter().enumerate() {
         let kept = os_bytes(project.path.as_os_str())
@@ -500,15 +504,8 @@ fn analysed(
                 Some((index, row))
             });
         match kept {
-            Some((index, row)) => {
-                rows.push(Some(row));
-                sources.push(Some(RowSource::Kept(index)));
-            }
-            None => {
-                rows.push(None);
-                sources.push(None);
-                wanted.push(position);
-            }
+            Some((index, row)) => kept_rows.push((position, index, row)),
+            None => wanted.push(position),
         }
     }
     drop(indices);
@@ -525,11 +522,21 @@ fn analysed(
         ),
         None => (open_listings(), TokenCache::open_default(encoding)),
     };
-    for (index, row, seen) in rows_of(
+    let fresh = rows_of(
         context, &projects, &wanted, &listings, &mut cache, with_json,
-    )? {
-        rows[index] = Some(row);
-        sources[index] = Some(RowSource::Fresh(seen));
+    )?;
+    // The token figures, one for every file of the root, are saved: what is saved next
+    // reuses their memory.
+    drop(cache);
+    let mut rows: Vec<Option<ListedRow>> = (0..projects.len()).map(|_| None).collect();
+    let mut sources: Vec<Option<RowSource>> = (0..projects.len()).map(|_| None).collect();
+    for (position, index, row) in kept_rows {
+        rows[position] = Some(row);
+        sources[position] = Some(RowSource::Kept(index));
+    }
+    for (position, row, seen) in fresh.into_iter().flatten() {
+        rows[position] = Some(row);
+        sources[position] = Some(RowSource::Fresh(seen));
     }
     let sources: Vec<RowSource> = sources.into_iter().flatten().collect();
     if sources.len() == projects.len()

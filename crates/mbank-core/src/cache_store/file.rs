@@ -35,6 +35,19 @@ pub fn save(file: &Path, bytes: &[u8]) -> Result<()> {
     if bytes.len() as u64 > limits::CACHE_MAX_BYTES {
         return Ok(());
     }
+    save_with(file, |mut out| {
+        out.write_all(bytes)?;
+        Ok(true)
+    })
+}
+
+/// [`save`] of what `write` writes to the temporary file, for contents written as they
+/// are made rather than held whole; `write` answers false to leave the file as it was
+/// (contents over the size cap).
+pub fn save_with(
+    file: &Path,
+    write: impl FnOnce(&fs::File) -> std::io::Result<bool>,
+) -> Result<()> {
     let dir = file.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|e| CoreError::io(dir, e))?;
     let (dir, name) = folder_of(file).ok_or_else(|| {
@@ -45,10 +58,12 @@ pub fn save(file: &Path, bytes: &[u8]) -> Result<()> {
     })?;
     let temp = dir.create_temp(&format!(".{name}."), ".tmp", 0o600)?;
     let mut out = temp.file();
-    out.write_all(bytes)
-        .and_then(|()| out.flush())
+    let whole = write(out)
+        .and_then(|whole| out.flush().map(|()| whole))
         .map_err(|e| CoreError::io(temp.path(), e))?;
-    temp.commit(name, true)?;
+    if whole {
+        temp.commit(name, true)?;
+    }
     Ok(())
 }
 

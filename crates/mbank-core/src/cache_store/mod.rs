@@ -22,7 +22,7 @@ use serde::de::{Deserialize, Deserializer};
 use serde::{Serialize, Serializer};
 
 use crate::error::Result;
-use crate::io::hash_index::checksum;
+use crate::io::hash_index::{Checksum, checksum};
 use crate::limits;
 
 const MAGIC: &[u8; 8] = b"MBCACHE\0";
@@ -270,9 +270,183 @@ pub fn frame(section: Section, scope: &[u8], tables: &[Vec<Raw<'_>>]) -> Vec<u8>
 }
 
 /// Writes a cache file of `section` atomically over `path`, creating its folder (see
-/// [`file::save`]): nothing is written over the size cap.
+/// [`file::save`]): nothing is written over the size cap. The file is written as it is
+/// encoded, so saving costs no copy of its records in memory.
 pub fn save(path: &Path, section: Section, scope: &[u8], tables: &[Vec<Raw<'_>>]) -> Result<()> {
-    file::save(path, &frame(section, scope, tables))
+    file::save_with(path, |out| write_frame(out, section, scope, tables))
+}
+
+/// What [`frame`] makes, written to `out` (a new file) as it is encoded; false when the
+/// payload is over the size cap or cannot be encoded (the file is then not kept).
+fn write_frame(
+    out: &std::fs::File,
+    section: Section,
+    scope: &[u8],
+    tables: &[Vec<Raw<'_>>],
+) -> std::io::Result<bool> {
+    write_payload(out, section, |sink| {
+        let payload = PayloadOut {
+            scope: Raw(scope),
+            tables,
+        };
+        postcard::to_extend(&payload, sink).ok()
+    })
+}
+
+/// Writes a cache file of `section` atomically over `path` as [`save`] does, its
+/// records given one at a time by `write` rather than held together: `write` starts
+/// each of `tables` tables with [`Tables::table`] and gives its records with
+/// [`Tables::record`]. Nothing is written when `write` answers false, when the tables
+/// or records given are not as many as announced, or over the size cap.
+pub fn save_tables(
+    path: &Path,
+    section: Section,
+    scope: &[u8],
+    tables: usize,
+    write: impl FnOnce(&mut Tables<'_>) -> bool,
+) -> Result<()> {
+    file::save_with(path, |out| {
+        write_payload(out, section, |sink| {
+            let mut writer = Tables {
+                sink,
+                tables_left: tables,
+                records_left: 0,
+                scratch: Vec::new(),
+            };
+            writer.put(&Raw(scope));
+            writer.put(&tables);
+            let whole = write(&mut writer);
+            let Tables {
+                sink,
+                tables_left,
+                records_left,
+                ..
+            } = writer;
+            (whole && tables_left == 0 && records_left == 0).then_some(sink)
+        })
+    })
+}
+
+/// The tables of a cache file being saved by [`save_tables`].
+pub struct Tables<'a> {
+    sink: FileSink<'a>,
+    tables_left: usize,
+    records_left: usize,
+    scratch: Vec<u8>,
+}
+
+impl Tables<'_> {
+    /// Starts the next table, of `records` records.
+    pub fn table(&mut self, records: usize) {
+        if self.tables_left == 0 || self.records_left != 0 {
+            // More tables than announced, or a table cut short: the file is not kept.
+            self.records_left = usize::MAX;
+            return;
+        }
+        self.tables_left -= 1;
+        self.records_left = records;
+        self.put(&records);
+    }
+
+    /// The next record of the current table, as stored.
+    pub fn record(&mut self, bytes: &[u8]) {
+        match self.records_left.checked_sub(1) {
+            Some(left) if self.records_left != usize::MAX => self.records_left = left,
+            // A record past the table's count: the file is not kept.
+            _ => self.records_left = usize::MAX,
+        }
+        self.put(&Raw(bytes));
+    }
+
+    /// Appends the postcard encoding of a length or a byte string, as the payload's own
+    /// encoding writes it.
+    fn put<T: Serialize + ?Sized>(&mut self, value: &T) {
+        self.scratch.clear();
+        if encode_into(value, &mut self.scratch) {
+            self.sink.extend(self.scratch.iter().copied());
+        } else {
+            self.records_left = usize::MAX;
+        }
+    }
+}
+
+/// Writes a new cache file of `section` to `out`: a blank header, the payload `encode`
+/// writes to the sink it is given (it gives the sink back when done, `None` when the
+/// payload cannot be encoded), then the header with the payload's length and checksum.
+/// False (the file is not to be kept) when the payload is over the size cap or was not
+/// encoded.
+fn write_payload<'a>(
+    mut out: &'a std::fs::File,
+    section: Section,
+    encode: impl FnOnce(FileSink<'a>) -> Option<FileSink<'a>>,
+) -> std::io::Result<bool> {
+    use std::io::{Seek, SeekFrom, Write};
+
+    out.write_all(&[0; HEADER_LEN])?;
+    let sink = FileSink {
+        out,
+        buffer: Vec::with_capacity(FileSink::BUFFER),
+        checksum: Checksum::default(),
+        len: 0,
+        failed: None,
+    };
+    let Some(mut sink) = encode(sink) else {
+        return Ok(false);
+    };
+    sink.drain();
+    if let Some(problem) = sink.failed {
+        return Err(problem);
+    }
+    if sink.len > MAX_PAYLOAD as u64 {
+        return Ok(false);
+    }
+    let mut header = [0; HEADER_LEN];
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header[12..16].copy_from_slice(&section.code().to_le_bytes());
+    header[16..24].copy_from_slice(&sink.len.to_le_bytes());
+    header[24..32].copy_from_slice(&sink.checksum.finish().to_le_bytes());
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&header)?;
+    Ok(true)
+}
+
+/// Where postcard writes a payload being saved: through a buffer to the file, summed
+/// and counted on the way; past the size cap, nothing more is written (the file will
+/// not be kept).
+struct FileSink<'a> {
+    out: &'a std::fs::File,
+    buffer: Vec<u8>,
+    checksum: Checksum,
+    len: u64,
+    failed: Option<std::io::Error>,
+}
+
+impl FileSink<'_> {
+    const BUFFER: usize = 256 * 1024;
+
+    fn drain(&mut self) {
+        use std::io::Write;
+
+        self.checksum.update(&self.buffer);
+        self.len += self.buffer.len() as u64;
+        if self.failed.is_none()
+            && self.len <= MAX_PAYLOAD as u64
+            && let Err(problem) = self.out.write_all(&self.buffer)
+        {
+            self.failed = Some(problem);
+        }
+        self.buffer.clear();
+    }
+}
+
+impl Extend<u8> for FileSink<'_> {
+    fn extend<I: IntoIterator<Item = u8>>(&mut self, bytes: I) {
+        self.buffer.extend(bytes);
+        if self.buffer.len() >= Self::BUFFER {
+            self.drain();
+        }
+    }
 }
 
 #[cfg(test)]
@@ -306,6 +480,80 @@ mod tests {
         }
         let longer = [bytes, b"x".to_vec()].concat();
         assert!(Loaded::parse(longer, Section::Rows).is_none());
+    }
+
+    #[test]
+    fn a_saved_file_holds_the_bytes_frame_makes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache/rows.bin");
+        let big = vec![7u8; FileSink::BUFFER + 3];
+        let tables = vec![
+            vec![Raw(b"one"), Raw(&big), Raw(b"")],
+            vec![],
+            vec![Raw(&big[..FileSink::BUFFER - 1])],
+        ];
+        save(&path, Section::Rows, b"/root", &tables).unwrap();
+        let written = std::fs::read(&path).unwrap();
+        assert_eq!(written, frame(Section::Rows, b"/root", &tables));
+        assert!(Loaded::parse(written, Section::Rows).is_some());
+        save(&path, Section::Rows, b"/root", &[]).unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            frame(Section::Rows, b"/root", &[])
+        );
+    }
+
+    #[test]
+    fn tables_saved_record_by_record_are_the_file_frame_makes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.bin");
+        let big = vec![3u8; 300];
+        let tables = vec![vec![Raw(b"one"), Raw(&big), Raw(b"")], vec![Raw(b"x")]];
+        save_tables(&path, Section::Rows, b"/root", 2, |out| {
+            for table in &tables {
+                out.table(table.len());
+                for record in table {
+                    out.record(record.0);
+                }
+            }
+            true
+        })
+        .unwrap();
+        let expected = frame(Section::Rows, b"/root", &tables);
+        assert_eq!(std::fs::read(&path).unwrap(), expected);
+        // Refused, the file stays as it was: a table short of a record, one too many,
+        // a table missing, or the writer giving up.
+        type Writer<'w> = &'w dyn Fn(&mut Tables<'_>) -> bool;
+        let wrong: [(usize, Writer<'_>); 4] = [
+            (1, &|out| {
+                out.table(2);
+                out.record(b"a");
+                true
+            }),
+            (1, &|out| {
+                out.table(1);
+                out.record(b"a");
+                out.record(b"b");
+                true
+            }),
+            (2, &|out| {
+                out.table(0);
+                true
+            }),
+            (1, &|out| {
+                out.table(0);
+                false
+            }),
+        ];
+        for (count, write) in wrong {
+            save_tables(&path, Section::Rows, b"/other", count, write).unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), expected);
+        }
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
     }
 
     #[test]

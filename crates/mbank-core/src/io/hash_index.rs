@@ -20,6 +20,20 @@ pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     u64::from(crc32fast::hash(bytes))
 }
 
+/// [`checksum`] of bytes that come in pieces (a file written as it is encoded).
+#[derive(Default)]
+pub(crate) struct Checksum(crc32fast::Hasher);
+
+impl Checksum {
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    pub fn finish(self) -> u64 {
+        u64::from(self.0.finalize())
+    }
+}
+
 /// The hash of a key made of `parts` (a path, and a memory id for an Infinity memory).
 pub(crate) fn key_hash(parts: &[&[u8]]) -> u64 {
     BuildPathHasher::default().hash_one(parts)
@@ -172,6 +186,11 @@ mod tests {
         let mut swapped = original.clone();
         swapped[..16].rotate_left(8);
         assert_ne!(checksum(&swapped), sum);
+        let mut pieces = Checksum::default();
+        for piece in original.chunks(7) {
+            pieces.update(piece);
+        }
+        assert_eq!(pieces.finish(), sum, "the same bytes in pieces");
         let mut longer = original.clone();
         longer.push(0);
         assert_ne!(checksum(&longer), sum);

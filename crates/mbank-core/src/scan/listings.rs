@@ -473,12 +473,18 @@ impl Listings {
         self.state().changed = true;
     }
 
-    fn encode(&self) -> Vec<u8> {
-        self.encode_as_of(self.started)
+    /// The cache file as a run that began at `started` would write it.
+    #[cfg(test)]
+    fn encode_as_of(&self, started: i128) -> Vec<u8> {
+        self.tables_as_of(started, |scope, tables| {
+            cache_store::frame(Section::Listing, scope, tables)
+        })
     }
 
-    /// The cache file as a run that began at `started` would write it.
-    fn encode_as_of(&self, started: i128) -> Vec<u8> {
+    /// What `out` makes of the cache file's scope and tables as a run that began at
+    /// `started` would write them.
+    #[cfg(test)]
+    fn tables_as_of<R>(&self, started: i128, out: impl FnOnce(&[u8], &[Vec<Raw<'_>>]) -> R) -> R {
         let dirs: Vec<_> = self.dirs.iter().collect();
         let facts: Vec<_> = self.facts.iter().collect();
         encode(
@@ -486,6 +492,7 @@ impl Listings {
             dirs.iter().map(|dir| dir.pair()),
             facts.iter().map(|fact| fact.pair()),
             started,
+            out,
         )
     }
 
@@ -585,7 +592,24 @@ impl Listings {
             return Ok(());
         }
         // Over the size cap it is not written: the next run lists folders again.
-        cache_store::file::save(file, &self.encode())
+        let dirs: Vec<_> = self.dirs.iter().collect();
+        let facts: Vec<_> = self.facts.iter().collect();
+        let dirs = || dirs.iter().map(|dir| dir.pair());
+        let facts = || facts.iter().map(|fact| fact.pair());
+        let started = self.started;
+        // Counted first, each record is then encoded as it is written: saving holds no
+        // copy of every folder's listing.
+        let mut scratch = Vec::new();
+        let (mut folders, mut fact_count) = (0, 0);
+        folder_records(dirs(), started, &mut scratch, |_| folders += 1);
+        fact_records(facts(), started, &mut scratch, |_| fact_count += 1);
+        cache_store::save_tables(file, Section::Listing, &path_bytes(&self.root), 2, |out| {
+            out.table(folders);
+            folder_records(dirs(), started, &mut scratch, |record| out.record(record));
+            out.table(fact_count);
+            fact_records(facts(), started, &mut scratch, |record| out.record(record));
+            true
+        })
     }
 }
 
@@ -595,30 +619,66 @@ fn path_bytes(path: &Path) -> Vec<u8> {
         .unwrap_or_else(|| path.to_string_lossy().into_owned().into_bytes())
 }
 
-/// The cache file of `root`: its folders (path, stamp, entries), then its facts, leaving
-/// out what changed within the racy window of the run that began at `started`.
-fn encode<'a>(
+/// What `out` makes of the cache file of `root`: its folders (path, stamp, entries), then
+/// its facts, as `Listings::save` writes them.
+#[cfg(test)]
+fn encode<'a, R>(
     root: &Path,
     dirs: impl Iterator<Item = (&'a OsString, &'a FolderListing)>,
     facts: impl Iterator<Item = (&'a FactKey, &'a Fact)>,
     started: i128,
-) -> Vec<u8> {
-    let mut records = Vec::with_capacity(64 * 1024);
-    let mut folders = Vec::new();
+    out: impl FnOnce(&[u8], &[Vec<Raw<'_>>]) -> R,
+) -> R {
+    let mut records = Vec::new();
+    let mut scratch = Vec::new();
+    let mut spans = [Vec::new(), Vec::new()];
+    let mut keep = |table: usize, record: &[u8]| {
+        let start = records.len();
+        records.extend_from_slice(record);
+        spans[table].push((start, records.len()));
+    };
+    folder_records(dirs, started, &mut scratch, |record| keep(0, record));
+    fact_records(facts, started, &mut scratch, |record| keep(1, record));
+    let table = |spans: &[(usize, usize)]| -> Vec<Raw<'_>> {
+        spans.iter().map(|&(a, b)| Raw(&records[a..b])).collect()
+    };
+    let tables = [table(&spans[0]), table(&spans[1])];
+    out(&path_bytes(root), &tables)
+}
+
+/// Hands `record` the record of each folder the cache file keeps, encoded in `scratch`:
+/// those stamped, whose names can be kept as bytes, unchanged within the racy window of
+/// the run that began at `started`.
+fn folder_records<'a>(
+    dirs: impl Iterator<Item = (&'a OsString, &'a FolderListing)>,
+    started: i128,
+    scratch: &mut Vec<u8>,
+    mut record: impl FnMut(&[u8]),
+) {
     for (path, dir) in dirs {
         let (Some(stamp), Some(path)) = (dir.stamp.as_ref(), os_bytes(path)) else {
             continue;
         };
         let names_ok = dir.entries.iter().all(|e| os_bytes(&e.name).is_some());
-        let start = records.len();
+        scratch.clear();
         if names_ok
             && !stamp.is_racy(started)
-            && section::write_folder(path, stamp, &dir.entries, &mut records)
+            && section::write_folder(path, stamp, &dir.entries, scratch)
         {
-            folders.push((start, records.len()));
+            record(scratch);
         }
     }
-    let mut fact_spans = Vec::new();
+}
+
+/// Hands `record` the record of each fact the cache file keeps, encoded in `scratch`:
+/// those whose file did not change within the racy window of the run that began at
+/// `started`.
+fn fact_records<'a>(
+    facts: impl Iterator<Item = (&'a FactKey, &'a Fact)>,
+    started: i128,
+    scratch: &mut Vec<u8>,
+    mut record: impl FnMut(&[u8]),
+) {
     for ((kind, path), fact) in facts {
         let Some(path) = os_bytes(path) else {
             continue;
@@ -627,8 +687,7 @@ fn encode<'a>(
         if fact.mtime.max(fact.ctime) >= started - RACY_WINDOW.as_nanos() as i128 {
             continue;
         }
-        let start = records.len();
-        let record = section::StoredFact {
+        let stored = section::StoredFact {
             kind,
             path: Raw(path),
             len: fact.len,
@@ -636,15 +695,11 @@ fn encode<'a>(
             ctime: fact.ctime,
             json: &fact.json,
         };
-        if record.write_to(&mut records) {
-            fact_spans.push((start, records.len()));
+        scratch.clear();
+        if stored.write_to(scratch) {
+            record(scratch);
         }
     }
-    let table = |spans: &[(usize, usize)]| -> Vec<Raw<'_>> {
-        spans.iter().map(|&(a, b)| Raw(&records[a..b])).collect()
-    };
-    let tables = [table(&folders), table(&fact_spans)];
-    cache_store::frame(Section::Listing, &path_bytes(root), &tables)
 }
 
 type Decoded = (PreviousDirs, Map<FactKey, Fact>);
@@ -800,6 +855,11 @@ mod tests {
         let listings = Listings::open_at(&cache, &root, &Clock::system());
         listings.put_fact("rule", &path, 1, Some(modified), Some(changed), &true);
         listings.save().unwrap();
+        assert_eq!(
+            fs::read(cache.join(Listings::file_name(&root))).unwrap(),
+            listings.encode_as_of(listings.started),
+            "saved record by record, the file is the one framed whole"
+        );
         let reopened = Listings::open_at(&cache, &root, &Clock::system());
         assert_eq!(
             reopened.fact::<bool>("rule", &path, 1, Some(modified), Some(changed)),

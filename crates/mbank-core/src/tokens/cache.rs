@@ -20,7 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::stored::{self as section, Figures, RECORDS, Record};
 use super::{Encoding, TextStats};
-use crate::cache_store::{self, Loaded, MAX_PAYLOAD, Raw, Section};
+use crate::cache_store::{self, Loaded, MAX_PAYLOAD, Section};
 use crate::error::Result;
 use crate::io::hash_index::{ByHash, HashIndex, key_hash};
 use crate::io::paths;
@@ -443,6 +443,9 @@ impl TokenCache {
             Some(_) => {}
             None => self.len += 1,
         }
+        // Almost every bucket holds one entry: a first push would make room for four,
+        // and a root's files would take four times the memory they need.
+        bucket.reserve_exact(1);
         bucket.push(entry);
         self.dirty = true;
     }
@@ -491,34 +494,45 @@ impl TokenCache {
         if !self.dirty {
             return Ok(());
         }
-        cache_store::file::save(&file, &self.encode())?;
+        self.write_to(&file)?;
         self.dirty = false;
         Ok(())
     }
 
-    /// The file's bytes: records from disk that nothing replaced (copied as they are),
-    /// then the figures counted in this process.
-    /// Records are sorted by path: a run looks files up in about that order, so its
-    /// lookups walk the loaded file front to back instead of jumping around it.
-    fn encode(&self) -> Vec<u8> {
-        enum Source {
+    /// Writes the file's one table of records: records from disk that nothing replaced
+    /// (copied as they are), then the figures counted in this process, each encoded as it
+    /// is written. Records are sorted by path: a run looks files up in about that order,
+    /// so its lookups walk the loaded file front to back instead of jumping around it.
+    fn write_to(&self, file: &Path) -> Result<()> {
+        enum Source<'e> {
             Stored(usize),
-            Added(usize, usize),
+            Added(&'e UnsavedEntry),
         }
-        // The records of this process, encoded first so the list below can borrow them.
-        let mut added = Vec::new();
-        let mut records: Vec<(&str, Option<&str>, Source)> = Vec::with_capacity(self.len);
-        for entry in self.added.values().flatten() {
-            let start = added.len();
-            let record = Record {
-                path: &entry.path,
-                memory_id: entry.memory_id.as_deref(),
-                figures: entry.figures,
-            };
-            if record.write_to(&mut added) {
-                let key = (&*entry.path, entry.memory_id.as_deref());
-                records.push((key.0, key.1, Source::Added(start, added.len())));
+        fn encoded<'s>(
+            cache: &'s TokenCache,
+            source: &Source<'_>,
+            scratch: &'s mut Vec<u8>,
+        ) -> Option<&'s [u8]> {
+            match *source {
+                Source::Stored(number) => Some(cache.stored.raw(number)),
+                Source::Added(entry) => {
+                    scratch.clear();
+                    let record = Record {
+                        path: &entry.path,
+                        memory_id: entry.memory_id.as_deref(),
+                        figures: entry.figures,
+                    };
+                    record.write_to(scratch).then_some(&scratch[..])
+                }
             }
+        }
+        let mut records: Vec<(&str, Option<&str>, Source<'_>)> = Vec::with_capacity(self.len);
+        for entry in self.added.values().flatten() {
+            records.push((
+                &entry.path,
+                entry.memory_id.as_deref(),
+                Source::Added(entry),
+            ));
         }
         let keep_unused = self.len <= MAX_SAVED_ENTRIES;
         for number in 0..self.stored.len() {
@@ -533,22 +547,31 @@ impl TokenCache {
             }
         }
         records.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let mut table = Vec::with_capacity(records.len());
         // A file over the size limit would be ignored when read back: stop short of it
-        // (each record also takes its length, at most ten bytes).
+        // (each record also takes its length, at most ten bytes). Figures that cannot be
+        // encoded are left out.
+        let mut scratch = Vec::new();
         let mut size = 64;
-        for (_, _, source) in records {
-            let record = match source {
-                Source::Stored(number) => self.stored.raw(number),
-                Source::Added(start, end) => &added[start..end],
+        let mut kept = 0;
+        records.retain(|(_, _, source)| {
+            let Some(record) = encoded(self, source, &mut scratch) else {
+                return false;
             };
             size += record.len() + 10;
-            if size > MAX_PAYLOAD {
-                break;
-            }
-            table.push(Raw(record));
-        }
-        cache_store::frame(Section::Tokens, section::scope(self.encoding), &[table])
+            kept += usize::from(size <= MAX_PAYLOAD);
+            true
+        });
+        records.truncate(kept);
+        let scope = section::scope(self.encoding);
+        cache_store::save_tables(file, Section::Tokens, scope, 1, |out| {
+            out.table(records.len());
+            records.iter().all(|(_, _, source)| {
+                encoded(self, source, &mut scratch).is_some_and(|record| {
+                    out.record(record);
+                    true
+                })
+            })
+        })
     }
 }
 

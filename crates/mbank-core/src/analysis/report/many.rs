@@ -40,22 +40,22 @@ impl<'a> Analyzer<'a> {
     /// `Depth::git`, git runs only for projects inside a repository, once per repository
     /// for all its projects, not once per project.
     pub fn analyze_all(&mut self, projects: &[Project], depth: Depth) -> Vec<ProjectReport> {
-        self.analyze_many(projects, depth, &|_, _| ())
-            .into_iter()
-            .map(|analyzed| analyzed.report)
-            .collect()
+        self.analyze_many(projects, depth, &|_, _| (), &|_, analyzed| analyzed.report)
     }
 
     /// [`Analyzer::analyze_all`], each report with what `beside` made of the project's
     /// banks (run on the same thread, before the banks move into the report), what its
-    /// listing, analysis and `beside` read, and its repository, for a caller that
-    /// remembers them. In `projects`' order.
-    pub fn analyze_many<T: Send>(
+    /// listing, analysis and `beside` read, and its repository, handed to `finish` on the
+    /// thread that analysed it; what `finish` makes of each, in `projects`' order. A
+    /// report lives only until `finish` is done with it, so a caller that keeps a little
+    /// of each holds a little of each, not every project's report at once.
+    pub fn analyze_many<T, U: Send>(
         &mut self,
         projects: &[Project],
         depth: Depth,
         beside: &(dyn Fn(&Project, &[Bank]) -> T + Sync),
-    ) -> Vec<Analyzed<T>> {
+        finish: &(dyn Fn(&Project, Analyzed<T>) -> U + Sync),
+    ) -> Vec<U> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
         let mut workers: Vec<Analyzer<'a>> = if projects.len() < PARALLEL_MIN_PROJECTS {
             Vec::new()
@@ -86,7 +86,7 @@ impl<'a> Analyzer<'a> {
             .map(|((banks, read), state)| Mutex::new(Some((banks, read, state))))
             .collect();
         let indices: Vec<usize> = (0..projects.len()).collect();
-        let analyzed = on_workers(self, &mut workers, &indices, |analyzer, &index| {
+        let finished = on_workers(self, &mut workers, &indices, |analyzer, &index| {
             let project = &projects[index];
             let (banks, mut read, state) = parts[index]
                 .lock()
@@ -99,17 +99,18 @@ impl<'a> Analyzer<'a> {
                 })
             });
             read.absorb(analysis);
-            Analyzed {
+            let analyzed = Analyzed {
                 report,
                 beside,
                 reads: read,
                 repository: analyzer.repository(&project.path),
-            }
+            };
+            finish(project, analyzed)
         });
         for worker in workers {
             self.cache.absorb(worker.cache);
         }
-        analyzed
+        finished
     }
 
     /// An analyzer for another thread of the same run: the same settings, listings and

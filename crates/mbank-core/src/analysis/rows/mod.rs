@@ -461,175 +461,156 @@ impl RememberedRows {
         fact_files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut attributed = vec![false; consulted.len()];
         let mut trusted = true;
-        // Fresh records in one buffer, sized for what it will hold, so growing it never
-        // holds two copies at once; kept records are copied from the file as they are.
-        let capacity: usize = projects
-            .iter()
-            .zip(sources)
-            .map(|(project, source)| match source {
-                RowSource::Kept(_) => 0,
-                RowSource::Fresh(observed) => {
-                    let inputs =
-                        observed.files.as_ref().map_or(0, Vec::len) + observed.outside.len();
-                    observed.payload.len()
-                        + 64 * (inputs + project.banks.len() + 8)
-                        + project.path.as_os_str().len()
-                }
-            })
-            .sum();
-        let mut records = Records {
-            fresh: Vec::with_capacity(capacity + 64 * 1024),
-            placed: Vec::with_capacity(projects.len()),
-            whole: true,
+        let Some(scope) =
+            os_bytes(self.root.as_os_str()).and_then(|root| section::scope(root, self.key))
+        else {
+            return Ok(());
         };
         let indices = if discovered {
             HashMap::new()
         } else {
             self.indices()
         };
-        for (project, source) in projects.iter().zip(sources) {
-            let encodable = os_bytes(project.path.as_os_str()).is_some()
-                && project
-                    .banks
-                    .iter()
-                    .all(|bank| os_bytes(bank.root.as_os_str()).is_some());
-            if !encodable {
-                // Its paths would not read back as they are: discovery must run again.
-                trusted = false;
-            }
-            let inside = under(&consulted, |f| f.path.as_os_str(), &project.path);
-            for &index in &inside {
-                attributed[index] = true;
-            }
-            let folders: Vec<&Consulted> = inside.iter().map(|&i| &consulted[i]).collect();
-            if folders.iter().any(|f| f.links || f.digest.is_none()) {
-                trusted = false;
-            }
-            match source {
-                RowSource::Kept(index) => {
-                    if *index >= self.len() {
-                        trusted = false;
-                        encode_project(&mut records, project, [&[], &[], &[]], None, None);
-                        continue;
-                    }
-                    records.placed.push(Placed::Kept(*index));
+        // Each record is written to the file as it is made (kept ones copied from the
+        // file as they are), so saving holds no copy of every project's record.
+        cache_store::save_tables(file, self.kind.section(), &scope, 2, |out| {
+            out.table(projects.len());
+            let mut records = Records {
+                out,
+                scratch: Vec::new(),
+                whole: true,
+            };
+            for (project, source) in projects.iter().zip(sources) {
+                let encodable = os_bytes(project.path.as_os_str()).is_some()
+                    && project
+                        .banks
+                        .iter()
+                        .all(|bank| os_bytes(bank.root.as_os_str()).is_some());
+                if !encodable {
+                    // Its paths would not read back as they are: discovery must run again.
+                    trusted = false;
                 }
-                RowSource::Fresh(observed) => {
-                    let mut dirs: Vec<(Vec<u8>, u64)> = Vec::new();
-                    let mut checkable = observed.checkable;
-                    for folder in folders {
-                        match (relative(&folder.path, &project.path), folder.digest) {
-                            (Some(rel), Some(digest)) if !folder.links => dirs.push((rel, digest)),
-                            _ => checkable = false,
+                let inside = under(&consulted, |f| f.path.as_os_str(), &project.path);
+                for &index in &inside {
+                    attributed[index] = true;
+                }
+                let folders: Vec<&Consulted> = inside.iter().map(|&i| &consulted[i]).collect();
+                if folders.iter().any(|f| f.links || f.digest.is_none()) {
+                    trusted = false;
+                }
+                match source {
+                    RowSource::Kept(index) => {
+                        if *index >= self.len() {
+                            trusted = false;
+                            encode_project(&mut records, project, [&[], &[], &[]], None, None);
+                            continue;
                         }
+                        records.out.record(self.loaded.record(PROJECTS, *index));
                     }
-                    if !discovered {
-                        // Discovery's folders of this project were checked unchanged but
-                        // may not have been listed again by its analysis.
-                        let index = os_bytes(project.path.as_os_str())
-                            .and_then(|path| indices.get(path).copied());
-                        if let Some(index) = index {
-                            for (rel, digest) in self.dirs_of(index) {
-                                if !dirs.iter().any(|(known, _)| *known == rel) {
-                                    dirs.push((rel, digest));
+                    RowSource::Fresh(observed) => {
+                        let mut dirs: Vec<(Vec<u8>, u64)> = Vec::new();
+                        let mut checkable = observed.checkable;
+                        for folder in folders {
+                            match (relative(&folder.path, &project.path), folder.digest) {
+                                (Some(rel), Some(digest)) if !folder.links => {
+                                    dirs.push((rel, digest))
                                 }
+                                _ => checkable = false,
                             }
-                        } else {
+                        }
+                        if !discovered {
+                            // Discovery's folders of this project were checked unchanged but
+                            // may not have been listed again by its analysis.
+                            let index = os_bytes(project.path.as_os_str())
+                                .and_then(|path| indices.get(path).copied());
+                            if let Some(index) = index {
+                                for (rel, digest) in self.dirs_of(index) {
+                                    if !dirs.iter().any(|(known, _)| *known == rel) {
+                                        dirs.push((rel, digest));
+                                    }
+                                }
+                            } else {
+                                trusted = false;
+                            }
+                        }
+                        if !dirs.iter().any(|(rel, _)| rel.is_empty()) {
+                            // Its own folder unchecked: a bank created in it would go unseen.
+                            checkable = false;
                             trusted = false;
                         }
-                    }
-                    if !dirs.iter().any(|(rel, _)| rel.is_empty()) {
-                        // Its own folder unchecked: a bank created in it would go unseen.
-                        checkable = false;
-                        trusted = false;
-                    }
-                    let files = if checkable {
-                        file_inputs(project, observed, &fact_files, started)
-                    } else {
-                        None
-                    };
-                    let outside: Option<Vec<(Vec<u8>, u64)>> = observed
-                        .outside
-                        .iter()
-                        .map(|path| {
-                            let stamp = Stamp::of(&fs::metadata(path).ok()?)?;
-                            let path = os_bytes(path.as_os_str())?.to_vec();
-                            (!stamp.is_racy(started)).then(|| (path, stamp.digest()))
-                        })
-                        .collect();
-                    // Discovery depends on them even where the row is not remembered.
-                    let Some(outside) = outside else {
-                        trusted = false;
-                        encode_project(&mut records, project, [&dirs, &[], &[]], None, None);
-                        continue;
-                    };
-                    let git = match &observed.repository {
-                        Repository::Outside => Some(None),
-                        Repository::At {
-                            marker,
-                            state: Some(state),
-                        } => Some(Some((marker.as_path(), *state))),
-                        Repository::At { state: None, .. } => None,
-                    };
-                    match (files, git) {
-                        (Some(files), Some(git)) => encode_project(
-                            &mut records,
-                            project,
-                            [&dirs, &files, &outside],
-                            Some(git),
-                            Some(&observed.payload),
-                        ),
-                        _ => encode_project(
-                            &mut records,
-                            project,
-                            [&dirs, &[], &outside],
-                            None,
-                            None,
-                        ),
+                        let files = if checkable {
+                            file_inputs(project, observed, &fact_files, started)
+                        } else {
+                            None
+                        };
+                        let outside: Option<Vec<(Vec<u8>, u64)>> = observed
+                            .outside
+                            .iter()
+                            .map(|path| {
+                                let stamp = Stamp::of(&fs::metadata(path).ok()?)?;
+                                let path = os_bytes(path.as_os_str())?.to_vec();
+                                (!stamp.is_racy(started)).then(|| (path, stamp.digest()))
+                            })
+                            .collect();
+                        // Discovery depends on them even where the row is not remembered.
+                        let Some(outside) = outside else {
+                            trusted = false;
+                            encode_project(&mut records, project, [&dirs, &[], &[]], None, None);
+                            continue;
+                        };
+                        let git = match &observed.repository {
+                            Repository::Outside => Some(None),
+                            Repository::At {
+                                marker,
+                                state: Some(state),
+                            } => Some(Some((marker.as_path(), *state))),
+                            Repository::At { state: None, .. } => None,
+                        };
+                        match (files, git) {
+                            (Some(files), Some(git)) => encode_project(
+                                &mut records,
+                                project,
+                                [&dirs, &files, &outside],
+                                Some(git),
+                                Some(&observed.payload),
+                            ),
+                            _ => encode_project(
+                                &mut records,
+                                project,
+                                [&dirs, &[], &outside],
+                                None,
+                                None,
+                            ),
+                        }
                     }
                 }
             }
-        }
-        let global: Vec<(Vec<u8>, u64)> = if discovered {
-            consulted
-                .iter()
-                .zip(&attributed)
-                .filter(|(_, attributed)| !**attributed)
-                .filter_map(|(folder, _)| {
-                    if folder.links || folder.digest.is_none() {
-                        trusted = false;
-                    }
-                    Some((os_bytes(&folder.path)?.to_vec(), folder.digest?))
-                })
-                .collect()
-        } else {
-            self.global.clone()
-        };
-        let trusted = trusted && (discovered || self.discovery_trusted);
-        let (Some(discovery), true) = (section::write_discovery(trusted, &global), records.whole)
-        else {
-            // A record that cannot be written: the next run analyses and discovers anew.
-            return Ok(());
-        };
-        let Some(scope) =
-            os_bytes(self.root.as_os_str()).and_then(|root| section::scope(root, self.key))
-        else {
-            return Ok(());
-        };
-        let projects: Vec<Raw<'_>> = records
-            .placed
-            .iter()
-            .map(|placed| match *placed {
-                Placed::Kept(index) => Raw(self.loaded.record(PROJECTS, index)),
-                Placed::Fresh(start, end) => Raw(&records.fresh[start..end]),
-            })
-            .collect();
-        cache_store::save(
-            file,
-            self.kind.section(),
-            &scope,
-            &[projects, vec![Raw(&discovery)]],
-        )
+            let global: Vec<(Vec<u8>, u64)> = if discovered {
+                consulted
+                    .iter()
+                    .zip(&attributed)
+                    .filter(|(_, attributed)| !**attributed)
+                    .filter_map(|(folder, _)| {
+                        if folder.links || folder.digest.is_none() {
+                            trusted = false;
+                        }
+                        Some((os_bytes(&folder.path)?.to_vec(), folder.digest?))
+                    })
+                    .collect()
+            } else {
+                self.global.clone()
+            };
+            let trusted = trusted && (discovered || self.discovery_trusted);
+            let (Some(discovery), true) =
+                (section::write_discovery(trusted, &global), records.whole)
+            else {
+                // A record that cannot be written: the next run analyses and discovers anew.
+                return false;
+            };
+            records.out.table(1);
+            records.out.record(&discovery);
+            true
+        })
     }
 
     /// The index of the project remembered at `path` (a linear search: see
@@ -652,18 +633,11 @@ impl RememberedRows {
     }
 }
 
-/// Where each project's record of a save comes from.
-enum Placed {
-    /// The record at this index of the file read, copied as it is.
-    Kept(usize),
-    /// Encoded in this run: its start and end in [`Records::fresh`].
-    Fresh(usize, usize),
-}
-
-/// The project records of a save, in discovery's order.
-struct Records {
-    fresh: Vec<u8>,
-    placed: Vec<Placed>,
+/// The project records of a save, written to its file in discovery's order.
+struct Records<'o, 'a> {
+    out: &'o mut cache_store::Tables<'a>,
+    /// A fresh record as it is encoded.
+    scratch: Vec<u8>,
     /// False once a record could not be encoded: the file is then not saved.
     whole: bool,
 }
@@ -783,16 +757,16 @@ fn encode_project(
         git: git_marker,
         row: payload.filter(|_| git.is_some()),
     };
-    let start = out.fresh.len();
+    out.scratch.clear();
     out.whole &= section::write_project(
         os_bytes(project.path.as_os_str()).unwrap_or_default(),
         &project.name,
         project.last_write.map(time_nanos),
         &banks,
         derived,
-        &mut out.fresh,
+        &mut out.scratch,
     );
-    out.placed.push(Placed::Fresh(start, out.fresh.len()));
+    out.out.record(&out.scratch);
 }
 
 fn from_nanos(nanos: i128) -> SystemTime {
