@@ -87,16 +87,7 @@ fn bank(root: &Path, files: Vec<FileReport>) -> BankReport {
 }
 
 fn report(banks: Vec<BankReport>) -> ProjectReport {
-    ProjectReport {
-        name: "p".into(),
-        path: PathBuf::from("/p"),
-        encoding: Default::default(),
-        banks,
-        last_write: None,
-        last_commit: None,
-        findings: Vec::new(),
-        decisions: Vec::new(),
-    }
+    ProjectReport::new("p".into(), PathBuf::from("/p"), Default::default(), banks)
 }
 
 /// The rows as indented text.
