@@ -209,3 +209,23 @@ fn a_big_bank_opens_with_its_sub_folders_folded_and_a_refresh_keeps_what_was_ope
     tree.set_report(report(vec![bank(root, files)]), Vec::new());
     assert_eq!(shape(&tree)[tree.cursor.selected], opened);
 }
+
+#[test]
+fn a_names_cells_are_its_shown_width() {
+    for name in [
+        "note-01.md",
+        "a b.md",
+        "",
+        "日本語.md",
+        "tab\there.md",
+        "esc\u{1b}[2J.md",
+        "del\u{7f}.md",
+        "zero\u{200b}width.md",
+    ] {
+        assert_eq!(
+            view::name_cells(name),
+            unicode_width::UnicodeWidthStr::width(widgets::shown(name).as_ref()),
+            "{name:?}"
+        );
+    }
+}
