@@ -43,6 +43,7 @@ use std::path::{Component, Path};
 use serde::Serialize;
 
 use super::{claude_md, kilo_code, roo_rules, zed};
+use crate::io::paths;
 use crate::model::{Bank, Format, LoadKind};
 
 /// An agent whose session start can be shown on its own.
@@ -182,29 +183,34 @@ impl Agent {
         if !self.formats().contains(&format) {
             return false;
         }
-        let first = match rel.components().next() {
+        // Each worked out only where the format's rule asks for it: a session start asks
+        // this of every file of every bank.
+        let first = || match rel.components().next() {
             Some(Component::Normal(first)) => first.to_str(),
             _ => None,
         };
-        let at_top = rel.components().count() == 1;
-        let name = rel.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let at_top = || {
+            let mut components = rel.components();
+            components.next().is_some() && components.next().is_none()
+        };
+        let name = || paths::file_name(rel).and_then(|n| n.to_str()).unwrap_or("");
         match (self, format) {
             (_, Format::Cline) => {
-                let owner = match first {
+                let owner = match first() {
                     Some(".cursor") => Agent::Cursor,
                     Some(".copilot-tracking") => Agent::Copilot,
                     _ => Agent::Cline,
                 };
                 self == owner
             }
-            (Agent::Cline, Format::RooRules) => first == Some(roo_rules::CLINERULES),
+            (Agent::Cline, Format::RooRules) => first() == Some(roo_rules::CLINERULES),
             (Agent::Roo, Format::RooRules) => match legacy_rule_file(rel) {
                 Some(legacy) => {
                     !facts.roo_rules_folder
                         && facts.first_non_empty(&roo_rules::LEGACY_ORDER) == Some(legacy)
                 }
                 // A `.clinerules/` folder is Cline's: Roo reads `.clinerules` as a file only.
-                None => first != Some(roo_rules::CLINERULES),
+                None => first() != Some(roo_rules::CLINERULES),
             },
             (Agent::Kilo, Format::RooRules) => legacy_rule_file(rel).is_some_and(|legacy| {
                 !facts.kilo_rules_folder
@@ -217,17 +223,19 @@ impl Agent {
                 }
                 None => true,
             },
-            (Agent::Kilo, Format::AgentsMd) => at_top && name == super::agents_md::FILES.main,
+            (Agent::Kilo, Format::AgentsMd) => at_top() && name() == super::agents_md::FILES.main,
             // Zed's first present file, whichever agent's it is.
             (Agent::Zed, _) => rel.to_str().is_some_and(|rel| facts.zed_rules == Some(rel)),
             // opencode: the AGENTS.md at the top, else the CLAUDE.md there.
-            (Agent::OpenCode, Format::AgentsMd) => at_top && name == super::agents_md::FILES.main,
+            (Agent::OpenCode, Format::AgentsMd) => {
+                at_top() && name() == super::agents_md::FILES.main
+            }
             (Agent::OpenCode, Format::ClaudeMd) => {
-                at_top && name == claude_md::FILES.main && !facts.agents_md
+                at_top() && name() == claude_md::FILES.main && !facts.agents_md
             }
             (Agent::ClaudeCode, Format::AgentsMd) => {
                 !facts.claude_md
-                    && name == super::agents_md::FILES.main
+                    && name() == super::agents_md::FILES.main
                     && !rel
                         .parent()
                         .is_some_and(|dir| facts.claude_md_folders.iter().any(|d| d == dir))
@@ -323,47 +331,51 @@ impl ProjectFacts {
     pub fn of<'a>(files: impl IntoIterator<Item = (&'a Path, u64, LoadKind)>) -> ProjectFacts {
         let mut facts = ProjectFacts::default();
         for (rel, size, load) in files {
-            let parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
-            let loads = load != LoadKind::Never;
-            match parts.as_slice() {
-                [name] if *name == claude_md::FILES.main || *name == claude_md::FILES.local => {
-                    facts.claude_md = true;
-                }
-                [name] if *name == super::agents_md::FILES.main => facts.agents_md = true,
-                [dot, name]
-                    if *dot == claude_md::FILES.dot_dir && *name == claude_md::FILES.main =>
-                {
-                    facts.claude_md = true;
-                }
-                [.., name] if *name == claude_md::FILES.main => {
-                    facts
-                        .claude_md_folders
-                        .extend(rel.parent().map(Path::to_path_buf));
-                }
-                _ => {}
-            }
-            if loads && roo_rules::in_rules_folder(rel) {
-                facts.roo_rules_folder = true;
-            }
-            if loads && rel.starts_with(kilo_code::RULES_DIR) {
-                facts.kilo_rules_folder = true;
-            }
-            if let Some(position) = zed::FIRST_MATCH.iter().position(|f| rel == Path::new(f)) {
-                let earlier = facts
-                    .zed_rules
-                    .and_then(|current| zed::FIRST_MATCH.iter().position(|f| *f == current));
-                if earlier.is_none_or(|earlier| position < earlier) {
-                    facts.zed_rules = Some(zed::FIRST_MATCH[position]);
-                }
-            }
-            if let Some(legacy) = legacy_rule_file(rel)
-                && size > 0
-                && !facts.non_empty_legacy.contains(&legacy)
-            {
-                facts.non_empty_legacy.push(legacy);
+            if may_decide(rel) {
+                facts.add(rel, size, load);
             }
         }
         facts
+    }
+
+    /// Adds what one listed file tells (see [`ProjectFacts::of`]).
+    fn add(&mut self, rel: &Path, size: u64, load: LoadKind) {
+        let parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+        let loads = load != LoadKind::Never;
+        match parts.as_slice() {
+            [name] if *name == claude_md::FILES.main || *name == claude_md::FILES.local => {
+                self.claude_md = true;
+            }
+            [name] if *name == super::agents_md::FILES.main => self.agents_md = true,
+            [dot, name] if *dot == claude_md::FILES.dot_dir && *name == claude_md::FILES.main => {
+                self.claude_md = true;
+            }
+            [.., name] if *name == claude_md::FILES.main => {
+                self.claude_md_folders
+                    .extend(rel.parent().map(Path::to_path_buf));
+            }
+            _ => {}
+        }
+        if loads && roo_rules::in_rules_folder(rel) {
+            self.roo_rules_folder = true;
+        }
+        if loads && rel.starts_with(kilo_code::RULES_DIR) {
+            self.kilo_rules_folder = true;
+        }
+        if let Some(position) = zed::FIRST_MATCH.iter().position(|f| rel == Path::new(f)) {
+            let earlier = self
+                .zed_rules
+                .and_then(|current| zed::FIRST_MATCH.iter().position(|f| *f == current));
+            if earlier.is_none_or(|earlier| position < earlier) {
+                self.zed_rules = Some(zed::FIRST_MATCH[position]);
+            }
+        }
+        if let Some(legacy) = legacy_rule_file(rel)
+            && size > 0
+            && !self.non_empty_legacy.contains(&legacy)
+        {
+            self.non_empty_legacy.push(legacy);
+        }
     }
 
     /// The facts of a project at `project` whose banks are `banks`.
@@ -383,6 +395,43 @@ impl ProjectFacts {
             .copied()
             .find(|name| self.non_empty_legacy.contains(name))
     }
+}
+
+/// Whether `rel`, a listed file's path relative to the project, may be one of the files
+/// [`ProjectFacts::of`] looks for: its name is one of theirs, or it lies in Roo Code's or
+/// Kilo Code's folder. Most files of a bank are none of them; this tells them by their
+/// name's bytes, before any path is split into components.
+fn may_decide(rel: &Path) -> bool {
+    let Some(name) = paths::file_name(rel).and_then(|name| name.to_str()) else {
+        return true;
+    };
+    let text = rel.as_os_str().as_encoded_bytes();
+    let folders = [roo_rules::ROO_DIR, kilo_code::RULES_DIR];
+    let names = [
+        claude_md::FILES.main,
+        claude_md::FILES.local,
+        super::agents_md::FILES.main,
+        roo_rules::ROORULES,
+        roo_rules::CLINERULES,
+        kilo_code::LEGACY_FILE,
+    ];
+    folders
+        .iter()
+        .any(|folder| text.starts_with(first_name(folder).as_bytes()))
+        || names.contains(&name)
+        || zed::FIRST_MATCH
+            .iter()
+            .any(|rules| last_name(rules) == name)
+}
+
+/// The first name of a `/`-separated path.
+fn first_name(path: &str) -> &str {
+    path.split('/').next().unwrap_or(path)
+}
+
+/// The last name of a `/`-separated path.
+fn last_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// The legacy single rule file (`.roorules`, `.clinerules`, Kilo's `.kilocoderules`) a
@@ -538,6 +587,57 @@ mod tests {
             .filter(|f| !Agent::any_loads(*f))
             .collect();
         assert_eq!(unowned, [Format::BeansMd, Format::Infinity]);
+    }
+
+    #[test]
+    fn the_facts_let_go_by_name_only_files_that_tell_nothing() {
+        let paths = [
+            "CLAUDE.md",
+            "CLAUDE.local.md",
+            ".claude/CLAUDE.md",
+            "api/CLAUDE.md",
+            "./CLAUDE.md",
+            "/home/u/.claude/CLAUDE.md",
+            "AGENTS.md",
+            "api/AGENTS.md",
+            ".roo/rules/a.md",
+            ".roo/rules/a.md.bak",
+            ".roo/rules",
+            "./.roo/rules/a.md",
+            ".roo//rules/a.md",
+            ".kilocode/rules/a.md",
+            ".kilocode/rules",
+            ".rules",
+            ".cursorrules",
+            ".windsurfrules",
+            ".clinerules",
+            ".clinerules/a.md",
+            ".github/copilot-instructions.md",
+            "AGENT.md",
+            "GEMINI.md",
+            ".roorules",
+            ".roorules/",
+            ".kilocoderules",
+            "memory-bank/activeContext.md",
+            "memory-bank/notes/area-01/note-01.md",
+            ".cursor/rules/a.mdc",
+            "",
+            ".",
+            "..",
+            "/",
+        ];
+        for rel in paths {
+            let rel = Path::new(rel);
+            for load in [LoadKind::Startup, LoadKind::Never] {
+                let mut told = ProjectFacts::default();
+                told.add(rel, 1, load);
+                if told != ProjectFacts::default() {
+                    assert!(may_decide(rel), "{rel:?} tells a fact but is let go");
+                }
+                assert_eq!(ProjectFacts::of([(rel, 1, load)]), told, "{rel:?}");
+            }
+        }
+        assert!(!may_decide(Path::new("memory-bank/notes/note-01.md")));
     }
 
     fn facts(files: &[(&str, u64)]) -> ProjectFacts {

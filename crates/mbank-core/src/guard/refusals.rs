@@ -154,7 +154,7 @@ pub fn append_in(data_dir: &Path, record: &RefusalRecord) -> Result<()> {
         message: e.to_string(),
     })?;
     line.push('\n');
-    let mut file = folder.open_append(name, 0o600)?;
+    let (mut file, _) = folder.open_append(name, 0o600)?;
     file.write_all(line.as_bytes())
         .map_err(|e| CoreError::io(&path, e))
 }

@@ -98,7 +98,11 @@ pub fn read(dir: &Dir, name: &str, limit: u64) -> Result<Option<Vec<u8>>> {
 
 /// Appends `bytes` to `name` in `dir` with one write (created owner-only).
 pub(crate) fn append(dir: &Dir, name: &str, bytes: &[u8]) -> Result<()> {
-    let mut file = dir.open_append(name, PRIVATE_FILE)?;
+    append_to(dir.open_append(name, PRIVATE_FILE)?.0, dir, name, bytes)
+}
+
+/// Appends `bytes` with one write to `file`, the file `name` in `dir` opened for appending.
+pub(crate) fn append_to(mut file: fs::File, dir: &Dir, name: &str, bytes: &[u8]) -> Result<()> {
     file.write_all(bytes)
         .map_err(|e| CoreError::io(dir.path().join(name), e))
 }

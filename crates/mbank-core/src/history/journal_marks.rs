@@ -104,11 +104,12 @@ impl History {
         let Some(dir) = self.file_folder(key, true)? else {
             return Ok(());
         };
+        let _lock = files::lock(&dir)?;
         Self::note_in(&dir, hash, writer, client)
     }
 
-    /// [`History::note_written`] in the file's folder, open since its write recorded the
-    /// text it replaced.
+    /// [`History::note_written`] in the file's folder, open and locked since its write
+    /// recorded the text it replaced.
     pub(crate) fn note_written_in(
         &self,
         folder: &super::FileFolder,
@@ -119,6 +120,7 @@ impl History {
         Self::note_in(&folder.dir, hash, writer, client)
     }
 
+    /// Leaves the note in `dir`, whose lock the caller holds.
     fn note_in(
         dir: &crate::io::dir_handle::Dir,
         hash: Option<&str>,
@@ -134,11 +136,10 @@ impl History {
             path: dir.path().join(WRITTEN),
             message: e.to_string(),
         })? + "\n";
-        let _lock = files::lock(dir)?;
-        let long = dir
-            .entry_meta(std::ffi::OsStr::new(WRITTEN))?
-            .is_some_and(|meta| meta.len > WRITTEN_LIMIT);
-        if long {
+        // The open that appends tells the length too: one look at the file, not two.
+        let (file, len) = dir.open_append(WRITTEN, files::PRIVATE_FILE)?;
+        if len > WRITTEN_LIMIT {
+            drop(file);
             // The newer half stays: who made the recent texts is how the guard finds the
             // last text a person made.
             let kept = Self::read_notes(dir)?;
@@ -150,7 +151,7 @@ impl History {
             text.push_str(&line);
             files::write_atomic(dir, WRITTEN, text.as_bytes(), false)
         } else {
-            files::append(dir, WRITTEN, line.as_bytes())
+            files::append_to(file, dir, WRITTEN, line.as_bytes())
         }
     }
 

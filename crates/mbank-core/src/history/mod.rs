@@ -167,10 +167,12 @@ struct Entry<'a> {
     renamed: Option<&'a Path>,
 }
 
-/// One file's folder in the history, open: a write records the text it replaces there
-/// and then leaves its note there, without opening the folder a second time.
+/// One file's folder in the history, open and locked: a write records the text it
+/// replaces there and then leaves its note there, without opening or locking the folder
+/// a second time (the lock is held until the write's note is left).
 pub(crate) struct FileFolder {
     dir: crate::io::dir_handle::Dir,
+    _lock: files::PrivateFolderLock,
 }
 
 /// The history kept in one data folder. Clones share what they remember of the files
@@ -456,6 +458,18 @@ impl History {
         entry: Entry<'_>,
         now: DateTime<Utc>,
     ) -> Result<Option<u64>> {
+        let _lock = files::lock(dir)?;
+        self.record_entry_locked(dir, key, entry, now)
+    }
+
+    /// [`History::record_entry_in`] with the folder's lock held by the caller.
+    fn record_entry_locked(
+        &self,
+        dir: &crate::io::dir_handle::Dir,
+        key: PathBuf,
+        entry: Entry<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>> {
         let Entry {
             text: replaced,
             writer,
@@ -463,7 +477,6 @@ impl History {
             renamed,
         } = entry;
         let deletion = seen == Some(Seen::Deleted);
-        let _lock = files::lock(dir)?;
         let folder = dir.path().to_path_buf();
         let stamp = IndexStamp::of(dir)?;
         let summary = match stamp.and_then(|stamp| self.memo.summaries.take(&folder, stamp)) {
@@ -786,8 +799,8 @@ impl History {
 
     /// Records `replaced` for the file whose key ([`key_of`]) is `key`, now, before a
     /// write replaces it: the write does not go ahead if this fails.
-    /// Returns the file's folder, open, for the note the write leaves once it is made
-    /// ([`History::note_written_in`]): a write opens it once.
+    /// Returns the file's folder, open and still locked, for the note the write leaves
+    /// once it is made ([`History::note_written_in`]): a write opens and locks it once.
     pub(crate) fn record_resolved(
         &self,
         key: &Path,
@@ -803,8 +816,9 @@ impl History {
             seen: None,
             renamed: None,
         };
-        self.record_entry_in(&dir, key.to_path_buf(), entry, self.clock.utc())?;
-        Ok(Some(FileFolder { dir }))
+        let lock = files::lock(&dir)?;
+        self.record_entry_locked(&dir, key.to_path_buf(), entry, self.clock.utc())?;
+        Ok(Some(FileFolder { dir, _lock: lock }))
     }
 
     /// Tells the history that the file whose key is `key` now holds `text`, whose

@@ -39,8 +39,7 @@ pub(super) fn append(dir: &Dir, generation: u64, bytes: &[u8]) -> Result<u64> {
     let name = name(generation);
     let path = dir.path().join(&name);
     // The open follows no link and refuses anything but a regular file without waiting.
-    let mut file = dir.open_append(&name, files::PRIVATE_FILE)?;
-    let offset = file.metadata().map_err(|e| CoreError::io(&path, e))?.len();
+    let (mut file, offset) = dir.open_append(&name, files::PRIVATE_FILE)?;
     file.write_all(bytes).map_err(|e| CoreError::io(&path, e))?;
     Ok(offset)
 }

@@ -290,7 +290,13 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
     }
 
     let parent = candidate.parent().unwrap_or(&bank.root);
-    let real_parent = match fs::canonicalize(parent) {
+    // A file directly in the bank's folder (most are) has the folder just resolved.
+    let resolved_parent = if parent == bank.root {
+        Ok(real_root.clone())
+    } else {
+        fs::canonicalize(parent)
+    };
+    let real_parent = match resolved_parent {
         Ok(p) => p,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(confined(
@@ -310,7 +316,8 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
     };
     let file_name = rel.file_name().unwrap_or_default();
     let mut real = real_parent.join(file_name);
-    match fs::symlink_metadata(&candidate) {
+    // What is there, a link followed; not asked again of a file that is no link.
+    let is_dir = match fs::symlink_metadata(&candidate) {
         Ok(meta) if meta.file_type().is_symlink() => {
             real = fs::canonicalize(&candidate).map_err(|_| {
                 confined(
@@ -318,9 +325,11 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
                     "it is a symbolic link to something that does not exist",
                 )
             })?;
+            real.is_dir()
         }
-        Ok(_) | Err(_) => {}
-    }
+        Ok(meta) => meta.is_dir(),
+        Err(_) => false,
+    };
     if !real.starts_with(&real_root) {
         return Err(confined(
             name,
@@ -334,7 +343,7 @@ pub fn resolve_target(bank: &Bank, relative_name: &str) -> Result<PathBuf> {
             "it is a symbolic link to a file that is not a .md file; mbank refuses it",
         ));
     }
-    if real.is_dir() {
+    if is_dir {
         return Err(confined(name, "it is a folder, not a file"));
     }
     Ok(real)

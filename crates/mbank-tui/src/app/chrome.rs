@@ -138,10 +138,7 @@ impl App {
                     theme.fg(theme.accent),
                 ));
                 // The project's one session figure, as `mbank list` and the picker give it.
-                let session = self
-                    .tree
-                    .session()
-                    .unwrap_or_else(|| report.session_tokens());
+                let session = report.session_tokens();
                 let whose = session
                     .agent
                     .map_or("start, through the banks' own tools".into(), |agent| {

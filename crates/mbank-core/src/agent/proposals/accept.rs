@@ -64,6 +64,11 @@ fn confine(proposal: &Proposal, root: &Path) -> ProposalResult<()> {
             )))
         };
     }
+    // A real path begins with real folders only: when it begins with `root` as given,
+    // `root` is real already and resolving it would give it back.
+    if project.starts_with(root) {
+        return Ok(());
+    }
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if project.starts_with(&root) {
         Ok(())

@@ -141,9 +141,31 @@ pub struct ProjectReport {
     pub findings: Vec<Finding>,
     /// Decisions of every bank in timeline order (with `Depth::decisions`).
     pub decisions: Vec<Decision>,
+    /// [`ProjectReport::session_tokens`], worked out from the banks once when the report
+    /// is built: the TUI draws it on every frame, and sets a new report on every change.
+    #[serde(skip)]
+    session: SessionTokens,
 }
 
 impl ProjectReport {
+    /// The report of the project `name` at `path` whose banks are `banks`, with no dates,
+    /// findings or decisions yet; its session figure is worked out here, from the banks.
+    pub fn new(name: String, path: PathBuf, encoding: Encoding, banks: Vec<BankReport>) -> Self {
+        let mut report = ProjectReport {
+            name,
+            path,
+            encoding,
+            banks,
+            last_write: None,
+            last_commit: None,
+            findings: Vec::new(),
+            decisions: Vec::new(),
+            session: SessionTokens::empty(None),
+        };
+        report.session = report.work_out_session();
+        report
+    }
+
     /// Each format once, in bank order (a project may hold two banks of one format).
     pub fn formats(&self) -> Vec<Format> {
         let mut formats: Vec<Format> = Vec::with_capacity(self.banks.len());
@@ -437,10 +459,6 @@ impl<'a> Analyzer<'a> {
                 .then(a.line.cmp(&b.line))
         });
         ProjectReport {
-            name: project.name.clone(),
-            path: project.path.clone(),
-            encoding: self.encoding,
-            banks: reports,
             last_write,
             last_commit: evidence
                 .known()
@@ -448,6 +466,12 @@ impl<'a> Analyzer<'a> {
                 .and_then(epoch_seconds),
             findings,
             decisions,
+            ..ProjectReport::new(
+                project.name.clone(),
+                project.path.clone(),
+                self.encoding,
+                reports,
+            )
         }
     }
 }

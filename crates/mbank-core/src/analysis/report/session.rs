@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::{FileReport, ProjectReport};
 use crate::analysis::budgets::{self, BudgetCheck, BudgetStatus};
 use crate::formats::agents::{Agent, ProjectFacts};
+use crate::io::paths;
 use crate::model::LoadKind;
 
 impl ProjectReport {
@@ -19,18 +20,20 @@ impl ProjectReport {
     pub fn agent_tokens(&self) -> Vec<SessionTokens> {
         // One pass over the files, each asked only of the agents loading its format.
         let mut sessions: [Option<SessionTokens>; Agent::ALL.len()] = [None; Agent::ALL.len()];
+        let loading: Vec<[bool; Agent::ALL.len()]> = self
+            .banks
+            .iter()
+            .map(|bank| Agent::ALL.map(|agent| agent.formats().contains(&bank.format)))
+            .collect();
+        if !loading.iter().flatten().any(|&loads| loads) {
+            return Vec::new();
+        }
         let facts = ProjectFacts::of(self.banks.iter().flat_map(|bank| {
-            bank.files.iter().map(|file| {
-                let rel = file
-                    .file
-                    .path
-                    .strip_prefix(&self.path)
-                    .unwrap_or(&file.file.path);
-                (rel, file.file.size, file.file.load)
-            })
+            bank.files
+                .iter()
+                .map(|file| (self.relative(file), file.file.size, file.file.load))
         }));
-        for (bank_index, bank) in self.banks.iter().enumerate() {
-            let loading = Agent::ALL.map(|agent| agent.formats().contains(&bank.format));
+        for (bank_index, (bank, loading)) in self.banks.iter().zip(&loading).enumerate() {
             if !loading.contains(&true) {
                 continue;
             }
@@ -39,11 +42,7 @@ impl ProjectReport {
                 if file.stats.is_some() && file.file.load != LoadKind::Startup {
                     continue;
                 }
-                let rel = file
-                    .file
-                    .path
-                    .strip_prefix(&self.path)
-                    .unwrap_or(&file.file.path);
+                let rel = self.relative(file);
                 for (index, agent) in Agent::ALL.into_iter().enumerate() {
                     if loading[index] && agent.reads(bank.format, rel, &facts) {
                         sessions[index]
@@ -60,14 +59,25 @@ impl ProjectReport {
             .collect()
     }
 
+    /// A file's path relative to the project, or whole when it lies outside (auto memory).
+    fn relative<'a>(&self, file: &'a FileReport) -> &'a Path {
+        paths::relative_to(&file.file.path, &self.path).unwrap_or(&file.file.path)
+    }
+
     /// The one session-start figure of the project, the definition every view shows
     /// (`mbank list`'s token and budget columns, `mbank tokens`' session line, the TUI's
     /// picker gauge and header), so they agree: the heaviest agent's session start
     /// ([`ProjectReport::agent_tokens`]; on a tie, the first in [`Agent::ALL`] order),
     /// naming that agent, with its budget. A project whose banks no agent loads (BEANS.md,
     /// Infinity: read through their own tools) gets their start-up files' figure with no
-    /// agent. Never a sum of several agents' loads.
+    /// agent. Never a sum of several agents' loads. Worked out when the report was built
+    /// ([`ProjectReport::new`]).
     pub fn session_tokens(&self) -> SessionTokens {
+        self.session
+    }
+
+    /// [`ProjectReport::session_tokens`] from the banks.
+    pub(super) fn work_out_session(&self) -> SessionTokens {
         self.session_of(&self.agent_tokens())
     }
 
@@ -178,7 +188,7 @@ pub struct SessionTokens {
 }
 
 impl SessionTokens {
-    fn empty(agent: Option<Agent>) -> SessionTokens {
+    pub(super) fn empty(agent: Option<Agent>) -> SessionTokens {
         SessionTokens {
             agent,
             tokens: 0,

@@ -91,13 +91,15 @@ impl Dir {
         Ok((file, meta))
     }
 
-    pub(crate) fn open_append(&self, name: &str, _mode: u32) -> HandleResult<File> {
+    pub(crate) fn open_append(&self, name: &str, _mode: u32) -> HandleResult<(File, u64)> {
         let path = self.beneath(Path::new(name))?;
-        fs::OpenOptions::new()
+        let file = fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
-            .map_err(|e| io_error(&path, e))
+            .map_err(|e| io_error(&path, e))?;
+        let len = file.metadata().map_err(|e| io_error(&path, e))?.len();
+        Ok((file, len))
     }
 
     pub(crate) fn open_lock_file(&self, name: &str, _mode: u32) -> HandleResult<File> {

@@ -194,9 +194,11 @@ impl Dir {
     }
 
     /// Opens the regular file `name` directly below this folder for appending,
-    /// creating it with `mode` when missing. A FIFO or device there is never waited
-    /// on (opened non-blocking, which a regular file's writes ignore) and is refused.
-    pub(crate) fn open_append(&self, name: &str, mode: u32) -> HandleResult<File> {
+    /// creating it with `mode` when missing, with its length as opened (where an append
+    /// lands while the caller holds the file's lock). A FIFO or device there is never
+    /// waited on (opened non-blocking, which a regular file's writes ignore) and is
+    /// refused.
+    pub(crate) fn open_append(&self, name: &str, mode: u32) -> HandleResult<(File, u64)> {
         let rel = Path::new(name);
         let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::NONBLOCK;
         let file = File::from(self.open_beneath(rel, flags, Mode::from_raw_mode(mode as _))?);
@@ -214,7 +216,7 @@ impl Dir {
                 ),
             });
         }
-        Ok(file)
+        Ok((file, meta.len()))
     }
 
     /// Opens (creating, never truncating) `name` directly below this folder for

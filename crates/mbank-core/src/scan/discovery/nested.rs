@@ -36,7 +36,10 @@ pub(super) fn add_nested_banks(listings: &Listings, dir: &Path, markers: &mut Fo
         markers.add(format, dir.to_path_buf(), None);
     };
     for (format, files) in wanted.clone() {
+        // The agent's folder is listed only where the project's own listing holds it.
+        let no_dot_dir = matches!(listings.child(dir, files.dot_dir), Some(None));
         if files.reads_dot_dir_main
+            && !no_dot_dir
             && matches!(
                 listings.child(&dir.join(files.dot_dir), files.main),
                 Some(Some(Entry {

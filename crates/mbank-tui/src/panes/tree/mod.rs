@@ -21,7 +21,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use mbank_core::analysis::context::BankContext;
-use mbank_core::analysis::report::{BankReport, FileReport, ProjectReport, SessionTokens};
+use mbank_core::analysis::report::{BankReport, FileReport, ProjectReport};
 use mbank_core::findings::Severity;
 use mbank_core::model::LoadKind;
 
@@ -150,9 +150,6 @@ pub struct Tree {
     area: Rect,
     /// The gauges the rows were drawn with at the last draw.
     gauges: Gauges,
-    /// The report's session figure ([`ProjectReport::session_tokens`]), worked out once
-    /// per report rather than on every frame the header draws it.
-    session: Option<SessionTokens>,
     /// Cells the widest file row takes up to its gauges, as of the last rebuild of the
     /// rows (every draw sizes the gauges by it).
     longest_file_row: usize,
@@ -196,7 +193,6 @@ impl Tree {
                 }
             }
         }
-        self.session = Some(report.session_tokens());
         self.report = Some(report);
         self.contexts = contexts;
         let index = self.cursor.selected;
@@ -208,15 +204,6 @@ impl Tree {
                 self.cursor.selected = index;
                 self.cursor.clamp(self.rows.len());
             }
-        }
-    }
-
-    /// The report's session figure, as [`ProjectReport::session_tokens`] gives it.
-    pub fn session(&self) -> Option<SessionTokens> {
-        match (&self.report, self.session) {
-            (Some(_), Some(session)) => Some(session),
-            (Some(report), None) => Some(report.session_tokens()),
-            (None, _) => None,
         }
     }
 

@@ -87,16 +87,7 @@ fn bank(root: &Path, files: Vec<FileReport>) -> BankReport {
 }
 
 fn report(banks: Vec<BankReport>) -> ProjectReport {
-    ProjectReport {
-        name: "p".into(),
-        path: PathBuf::from("/p"),
-        encoding: Default::default(),
-        banks,
-        last_write: None,
-        last_commit: None,
-        findings: Vec::new(),
-        decisions: Vec::new(),
-    }
+    ProjectReport::new("p".into(), PathBuf::from("/p"), Default::default(), banks)
 }
 
 /// The rows as indented text.
@@ -217,4 +208,24 @@ fn a_big_bank_opens_with_its_sub_folders_folded_and_a_refresh_keeps_what_was_ope
     );
     tree.set_report(report(vec![bank(root, files)]), Vec::new());
     assert_eq!(shape(&tree)[tree.cursor.selected], opened);
+}
+
+#[test]
+fn a_names_cells_are_its_shown_width() {
+    for name in [
+        "note-01.md",
+        "a b.md",
+        "",
+        "日本語.md",
+        "tab\there.md",
+        "esc\u{1b}[2J.md",
+        "del\u{7f}.md",
+        "zero\u{200b}width.md",
+    ] {
+        assert_eq!(
+            view::name_cells(name),
+            unicode_width::UnicodeWidthStr::width(widgets::shown(name).as_ref()),
+            "{name:?}"
+        );
+    }
 }

@@ -116,8 +116,7 @@ impl Tree {
                 RowKind::File { bank, file } => {
                     let name = self.banks.get(*bank)?.names.get(*file)?;
                     report.banks.get(*bank)?.files.get(*file)?;
-                    let name = unicode_width::UnicodeWidthStr::width(widgets::shown(name).as_ref());
-                    Some(row.indent * 2 + 5 + name.min(LONG_NAME))
+                    Some(row.indent * 2 + 5 + name_cells(name).min(LONG_NAME))
                 }
                 _ => None,
             })
@@ -351,5 +350,16 @@ impl Tree {
             }
         }
         Line::from(spans)
+    }
+}
+
+/// Cells `name` takes once [`widgets::shown`]: printable ASCII (most names) takes one cell
+/// a byte and needs no marking, so its length answers; every file row asks this on a
+/// rebuild of the rows.
+pub(super) fn name_cells(name: &str) -> usize {
+    if name.bytes().all(|b| b.is_ascii_graphic() || b == b' ') {
+        name.len()
+    } else {
+        unicode_width::UnicodeWidthStr::width(widgets::shown(name).as_ref())
     }
 }
