@@ -452,6 +452,7 @@ fn a_file_deleted_between_listing_and_reading_is_named() {
         let mut cache = TokenCache::in_memory(Encoding::O200k);
         let results = tokens::stats_for_files(
             &banks[0].files,
+            None,
             Encoding::O200k,
             &mut cache,
             common::test_clock().today(),

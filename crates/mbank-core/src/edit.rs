@@ -495,6 +495,7 @@ mod tests {
             modes: Vec::new(),
             problems: Vec::new(),
             outside: Vec::new(),
+            parsed_store: None,
         }
     }
 

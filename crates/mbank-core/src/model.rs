@@ -371,6 +371,11 @@ pub struct Bank {
     /// Symlinks met while listing whose real location is outside the project: nothing
     /// behind them is listed (see `confine`).
     pub outside: Vec<OutsideLink>,
+    /// The Infinity store as parsed while this bank was listed, when it was parsed then
+    /// (not when the listing came from the cache): its memories' texts and schema
+    /// problems, so neither is parsed again.
+    #[serde(skip)]
+    pub parsed_store: Option<std::sync::Arc<crate::formats::infinity::store::ParsedStore>>,
 }
 
 /// A problem met while listing a bank. It reads (and serializes) as a sentence.

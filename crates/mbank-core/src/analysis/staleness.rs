@@ -368,6 +368,7 @@ mod tests {
             modes: vec![],
             problems: vec![],
             outside: vec![],
+            parsed_store: None,
         }
     }
 

@@ -123,6 +123,7 @@ fn own_names_count_once_each_at_the_banks_top_whatever_their_case() {
         modes: Vec::new(),
         problems: Vec::new(),
         outside: Vec::new(),
+        parsed_store: None,
     };
     let names = [
         "projectbrief.md",

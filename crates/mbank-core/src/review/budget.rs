@@ -53,18 +53,23 @@ impl ReviewSession {
         }
         for (b, changed) in by_bank {
             let bank = &listing.banks[b];
-            let now: Vec<Measure> = tokens::figures_for_files(&bank.files, encoding, &mut cache)
-                .into_iter()
-                .map(|r| match r {
-                    Ok(s) => Measure {
-                        tokens: Some(s.loaded_tokens as u64),
-                        lines: s.lines as u64,
-                        chars: s.chars as u64,
-                        bytes: s.bytes,
-                    },
-                    Err(_) => Measure::default(),
-                })
-                .collect();
+            let now: Vec<Measure> = tokens::figures_for_files(
+                &bank.files,
+                bank.parsed_store.as_deref(),
+                encoding,
+                &mut cache,
+            )
+            .into_iter()
+            .map(|r| match r {
+                Ok(s) => Measure {
+                    tokens: Some(s.loaded_tokens as u64),
+                    lines: s.lines as u64,
+                    chars: s.chars as u64,
+                    bytes: s.bytes,
+                },
+                Err(_) => Measure::default(),
+            })
+            .collect();
             let mut before = now.clone();
             let mut after = now;
             for &i in &changed {

@@ -717,6 +717,7 @@ mod tests {
             modes: vec![],
             problems: vec![],
             outside: vec![],
+            parsed_store: None,
         };
         let m = |tokens: u64| Measure {
             tokens: Some(tokens),

@@ -16,6 +16,7 @@ use super::cache::{FileKey, TokenCache};
 use super::files::{Detail, PARALLEL_MIN_BYTES, measure_listed, stats_for_files_as};
 use super::{Encoding, TextStats};
 use crate::error::Result;
+use crate::formats::infinity::store::ParsedStore;
 use crate::model::MemoryFile;
 use mbank_tokens::{FastMap, SPLIT_MIN_BYTES, worker_count};
 
@@ -216,11 +217,13 @@ impl CountAhead {
     pub fn stats_for_files(
         &self,
         files: &[MemoryFile],
+        listed_store: Option<&ParsedStore>,
         cache: &mut TokenCache,
     ) -> Vec<Result<TextStats>> {
         let counted_ahead = |file: &MemoryFile| self.take(file);
         stats_for_files_as(
             files,
+            listed_store,
             self.encoding,
             cache,
             self.detail,
@@ -364,9 +367,9 @@ mod tests {
         for with_dates in [true, false] {
             let mut plain = TokenCache::in_memory(Encoding::O200k);
             let expected = if with_dates {
-                stats_for_files(&files, Encoding::O200k, &mut plain, test_day())
+                stats_for_files(&files, None, Encoding::O200k, &mut plain, test_day())
             } else {
-                figures_for_files(&files, Encoding::O200k, &mut plain)
+                figures_for_files(&files, None, Encoding::O200k, &mut plain)
             };
             let ahead = CountAhead::new(Encoding::O200k, with_dates.then(test_day));
             let mut cache = TokenCache::in_memory(Encoding::O200k);
@@ -377,7 +380,7 @@ mod tests {
             assert_eq!(workers(&ahead) > 0, worker_count() > 1);
             // Every real file is offered; the memory is left to the batch.
             assert_eq!(offered(&ahead), files.len() - 1);
-            let results = ahead.stats_for_files(&files, &mut cache);
+            let results = ahead.stats_for_files(&files, None, &mut cache);
             assert_eq!(shown(&results), shown(&expected));
             assert_eq!(offered(&ahead), 0, "every offered file was taken");
             assert_eq!(
@@ -386,7 +389,8 @@ mod tests {
             );
         }
         let mut cache = TokenCache::in_memory(Encoding::O200k);
-        let results = CountAhead::new(Encoding::O200k, None).stats_for_files(&files, &mut cache);
+        let results =
+            CountAhead::new(Encoding::O200k, None).stats_for_files(&files, None, &mut cache);
         assert!(matches!(results[40], Err(CoreError::Binary { .. })));
         assert!(matches!(results[41], Err(CoreError::InvalidUtf8 { .. })));
         assert_eq!(
@@ -404,13 +408,13 @@ mod tests {
         std::fs::write(&path, "# A\nShipped on 2024-05-06.\n").unwrap();
         let files = [real_file(&path)];
         let mut cache = TokenCache::in_memory(Encoding::O200k);
-        let figures = figures_for_files(&files, Encoding::O200k, &mut cache);
+        let figures = figures_for_files(&files, None, Encoding::O200k, &mut cache);
 
         // Figures alone are held: a counter of figures has nothing to do.
         let figures_ahead = CountAhead::new(Encoding::O200k, None);
         figures_ahead.offer(&files[0], &cache);
         assert_eq!(offered(&figures_ahead), 0);
-        let again = figures_ahead.stats_for_files(&files, &mut cache);
+        let again = figures_ahead.stats_for_files(&files, None, &mut cache);
         assert_eq!(shown(&again), shown(&figures));
         // A counter needing the dates counts the file, which the cache held without them.
         let dates_ahead = CountAhead::new(Encoding::O200k, Some(test_day()));
@@ -439,7 +443,7 @@ mod tests {
         let expected = count(Encoding::O200k, "# Shared\nread by two banks\n");
         for _ in 0..2 {
             let mut cache = TokenCache::in_memory(Encoding::O200k);
-            let results = ahead.stats_for_files(std::slice::from_ref(&file), &mut cache);
+            let results = ahead.stats_for_files(std::slice::from_ref(&file), None, &mut cache);
             assert_eq!(results[0].as_ref().unwrap().loaded_tokens, expected);
         }
     }
@@ -474,7 +478,7 @@ mod tests {
         let ahead = CountAhead::new(Encoding::O200k, None);
         let mut cache = TokenCache::in_memory(Encoding::O200k);
         ahead.offer(&file, &cache);
-        let results = ahead.stats_for_files(std::slice::from_ref(&file), &mut cache);
+        let results = ahead.stats_for_files(std::slice::from_ref(&file), None, &mut cache);
         let error = results[0].as_ref().unwrap_err().to_string();
         assert!(error.contains("not a regular file"), "{error}");
         assert_eq!(

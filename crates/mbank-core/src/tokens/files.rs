@@ -11,6 +11,7 @@ use super::cache::{FileKey, TokenCache};
 use super::{Encoding, TextStats, analyze, measure};
 use crate::error::{CoreError, Result};
 use crate::formats::infinity;
+use crate::formats::infinity::store::ParsedStore;
 use crate::io::text;
 use crate::model::MemoryFile;
 use mbank_tokens::{SPLIT_MIN_BYTES, worker_count};
@@ -51,20 +52,40 @@ impl StoreProblem {
 
 /// Reads the texts of one batch of files, remembering parsed Infinity stores.
 #[derive(Default)]
-pub(super) struct StoreBatch {
-    stores: HashMap<PathBuf, std::result::Result<HashMap<String, String>, StoreProblem>>,
+pub(super) struct StoreBatch<'a> {
+    /// The store as parsed while the files were listed, when it was: its memories'
+    /// texts are taken from it rather than read and parsed again.
+    listed: Option<&'a ParsedStore>,
+    stores: HashMap<PathBuf, std::result::Result<StoreTexts<'a>, StoreProblem>>,
 }
 
-impl StoreBatch {
-    fn load_store(path: &Path) -> std::result::Result<HashMap<String, String>, StoreProblem> {
+/// One store's memory texts by id; when ids repeat, the last memory's text stands.
+enum StoreTexts<'a> {
+    Listed(HashMap<&'a str, &'a str>),
+    Read(HashMap<String, String>),
+}
+
+impl<'a> StoreBatch<'a> {
+    /// A batch whose Infinity memories come from `listed`, the store they were listed
+    /// from, parsed then.
+    pub(super) fn with_listed(listed: Option<&'a ParsedStore>) -> Self {
+        StoreBatch {
+            listed,
+            stores: HashMap::new(),
+        }
+    }
+
+    fn load_store(path: &Path) -> std::result::Result<StoreTexts<'a>, StoreProblem> {
         let text = text::read_text(path).map_err(StoreProblem::from_error)?;
         let (store, _schema_issues) = infinity::store::parse_store(&text)
             .map_err(|e| StoreProblem::Parse(format!("{}: {e}", path.display())))?;
-        Ok(store
-            .memories
-            .into_iter()
-            .map(|memory| (memory.id, memory.content))
-            .collect())
+        Ok(StoreTexts::Read(
+            store
+                .memories
+                .into_iter()
+                .map(|memory| (memory.id, memory.content))
+                .collect(),
+        ))
     }
 
     /// The text a file stands for: the file itself, or an Infinity memory's content.
@@ -72,18 +93,30 @@ impl StoreBatch {
         let Some(memory) = &file.memory else {
             return text::read_text(&file.path).map(Cow::Owned);
         };
+        let listed = self.listed;
         let store = self
             .stores
             .entry(file.path.clone())
-            .or_insert_with(|| Self::load_store(&file.path));
+            .or_insert_with(|| match listed {
+                Some(parsed) => Ok(StoreTexts::Listed(
+                    parsed
+                        .store
+                        .memories
+                        .iter()
+                        .map(|memory| (memory.id.as_str(), memory.content.as_str()))
+                        .collect(),
+                )),
+                None => Self::load_store(&file.path),
+            });
         let memories = store.as_ref().map_err(|p| p.to_error(&file.path))?;
-        memories
-            .get(&memory.id)
-            .map(|content| Cow::Borrowed(content.as_str()))
-            .ok_or_else(|| CoreError::Parse {
-                path: file.path.clone(),
-                message: format!("memory {:?} is no longer in the store", memory.id),
-            })
+        let content = match memories {
+            StoreTexts::Listed(texts) => texts.get(memory.id.as_str()).copied(),
+            StoreTexts::Read(texts) => texts.get(&memory.id).map(String::as_str),
+        };
+        content.map(Cow::Borrowed).ok_or_else(|| CoreError::Parse {
+            path: file.path.clone(),
+            message: format!("memory {:?} is no longer in the store", memory.id),
+        })
     }
 
     /// Reads and measures a file, without the cache.
@@ -138,13 +171,17 @@ impl Detail {
 /// cache on the calling thread at the end. A file that cannot be read gets its own error
 /// and the batch goes on. The cache is only used when it is `encoding`'s; call
 /// `TokenCache::save` afterwards to keep what was counted. Dates are judged on `today`.
+/// `listed_store` is the Infinity store the files were listed from, when the listing
+/// parsed it ([`crate::model::Bank::parsed_store`]): their texts are taken from it.
 pub fn stats_for_files(
     files: &[MemoryFile],
+    listed_store: Option<&ParsedStore>,
     encoding: Encoding,
     cache: &mut TokenCache,
     today: NaiveDate,
 ) -> Vec<Result<TextStats>> {
-    stats_for_files_as(files, encoding, cache, Detail::WithDates(today), None)
+    let detail = Detail::WithDates(today);
+    stats_for_files_as(files, listed_store, encoding, cache, detail, None)
 }
 
 /// [`stats_for_files`] without the dates written in the files, for a caller that shows
@@ -153,10 +190,11 @@ pub fn stats_for_files(
 /// those files again).
 pub(crate) fn figures_for_files(
     files: &[MemoryFile],
+    listed_store: Option<&ParsedStore>,
     encoding: Encoding,
     cache: &mut TokenCache,
 ) -> Vec<Result<TextStats>> {
-    stats_for_files_as(files, encoding, cache, Detail::Figures, None)
+    stats_for_files_as(files, listed_store, encoding, cache, Detail::Figures, None)
 }
 
 /// Figures a real file already has, counted elsewhere (while it was listed); `None` for a
@@ -167,6 +205,7 @@ pub(super) type CountedAhead<'a> = &'a dyn Fn(&MemoryFile) -> Option<Result<Text
 /// `counted_ahead` has figures for are not read again.
 pub(super) fn stats_for_files_as(
     files: &[MemoryFile],
+    listed_store: Option<&ParsedStore>,
     encoding: Encoding,
     cache: &mut TokenCache,
     detail: Detail,
@@ -182,7 +221,7 @@ pub(super) fn stats_for_files_as(
                 .map(Ok)
         })
         .collect();
-    let mut batch = StoreBatch::default();
+    let mut batch = StoreBatch::with_listed(listed_store);
     let mut real_misses = Vec::new();
     for (index, file) in files.iter().enumerate() {
         if results[index].is_some() {
@@ -371,7 +410,7 @@ pub(crate) mod tests {
             virtual_file(&store, "m-1", 18),
         ];
         let mut cache = TokenCache::in_memory(Encoding::O200k);
-        let results = stats_for_files(&files, Encoding::O200k, &mut cache, test_day());
+        let results = stats_for_files(&files, None, Encoding::O200k, &mut cache, test_day());
         assert_eq!(results.len(), 7);
         assert!(matches!(results[0], Err(CoreError::Binary { .. })));
         assert_eq!(
@@ -393,6 +432,50 @@ pub(crate) mod tests {
         assert_eq!(results[6].as_ref().unwrap().lines, 2);
         // Only successes are cached: good.md, m-1, m-2.
         assert_eq!(cache.len(), 3);
+    }
+
+    #[test]
+    fn memories_listed_from_a_parsed_store_are_counted_from_it_without_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("memories.json");
+        std::fs::write(&store, STORE).unwrap();
+        let (parsed, issues) = infinity::store::parse_store(STORE).unwrap();
+        let listed = ParsedStore {
+            store: parsed,
+            issues,
+        };
+        // The store on disk is gone: only the listed parse can give the texts.
+        std::fs::remove_file(&store).unwrap();
+        let files = vec![
+            virtual_file(&store, "m-2", 40),
+            virtual_file(&store, "m-9", 1),
+            virtual_file(&store, "m-1", 18),
+        ];
+        let mut cache = TokenCache::in_memory(Encoding::O200k);
+        let results = stats_for_files(
+            &files,
+            Some(&listed),
+            Encoding::O200k,
+            &mut cache,
+            test_day(),
+        );
+        assert_eq!(
+            results[0].as_ref().unwrap().loaded_tokens,
+            count(Encoding::O200k, "second memory, longer than the first one")
+        );
+        match &results[1] {
+            Err(CoreError::Parse { message, .. }) => assert!(message.contains("m-9"), "{message}"),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(results[2].as_ref().unwrap().lines, 2);
+        // Without the parse, the same files need the store on disk.
+        let mut cache = TokenCache::in_memory(Encoding::O200k);
+        let unlisted = stats_for_files(&files, None, Encoding::O200k, &mut cache, test_day());
+        assert!(
+            unlisted
+                .iter()
+                .all(|r| matches!(r, Err(CoreError::Io { .. })))
+        );
     }
 
     #[test]
@@ -471,13 +554,25 @@ pub(crate) mod tests {
         };
 
         let mut first = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
-        let results = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut first, test_day());
+        let results = stats_for_files(
+            &listing(&paths),
+            None,
+            Encoding::Cl100k,
+            &mut first,
+            test_day(),
+        );
         assert!(results.iter().all(Result::is_ok));
         assert_eq!((first.hits(), first.misses()), (0, 5));
         first.save().unwrap();
 
         let mut second = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
-        let again = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut second, test_day());
+        let again = stats_for_files(
+            &listing(&paths),
+            None,
+            Encoding::Cl100k,
+            &mut second,
+            test_day(),
+        );
         assert_eq!((second.hits(), second.misses()), (5, 0));
         let same: Vec<_> = again.into_iter().map(Result::unwrap).collect();
         let before: Vec<_> = results.into_iter().map(Result::unwrap).collect();
@@ -494,7 +589,13 @@ pub(crate) mod tests {
             .unwrap();
         drop(f3);
         let mut third = TokenCache::open_at(&cache_dir, Encoding::Cl100k);
-        let results = stats_for_files(&listing(&paths), Encoding::Cl100k, &mut third, test_day());
+        let results = stats_for_files(
+            &listing(&paths),
+            None,
+            Encoding::Cl100k,
+            &mut third,
+            test_day(),
+        );
         assert_eq!((third.hits(), third.misses()), (3, 2));
         assert_eq!(
             results[2].as_ref().unwrap().loaded_tokens,
@@ -510,17 +611,17 @@ pub(crate) mod tests {
         let files = [real_file(&path)];
         let mut cache = TokenCache::in_memory(Encoding::O200k);
 
-        let figures = figures_for_files(&files, Encoding::O200k, &mut cache);
+        let figures = figures_for_files(&files, None, Encoding::O200k, &mut cache);
         let figures = figures[0].as_ref().unwrap();
         assert_eq!(figures.dates, Default::default());
         assert_eq!((cache.hits(), cache.misses()), (0, 1));
         // Figures alone come from the cache the second time.
-        let again = figures_for_files(&files, Encoding::O200k, &mut cache);
+        let again = figures_for_files(&files, None, Encoding::O200k, &mut cache);
         assert_eq!(again[0].as_ref().unwrap(), figures);
         assert_eq!((cache.hits(), cache.misses()), (1, 1));
 
         // Staleness needs the dates: the file is counted again, and then found with them.
-        let full = stats_for_files(&files, Encoding::O200k, &mut cache, test_day());
+        let full = stats_for_files(&files, None, Encoding::O200k, &mut cache, test_day());
         let full = full[0].as_ref().unwrap();
         assert_eq!((cache.hits(), cache.misses()), (1, 2));
         let written = chrono::NaiveDate::from_ymd_opt(2024, 5, 6);
@@ -530,7 +631,7 @@ pub(crate) mod tests {
             written
         );
         assert_eq!(full.loaded_tokens, figures.loaded_tokens);
-        let cached = figures_for_files(&files, Encoding::O200k, &mut cache);
+        let cached = figures_for_files(&files, None, Encoding::O200k, &mut cache);
         assert_eq!(cached[0].as_ref().unwrap(), full);
         assert_eq!((cache.hits(), cache.misses()), (2, 2));
     }
@@ -543,6 +644,7 @@ pub(crate) mod tests {
         let mut cache = TokenCache::in_memory(Encoding::O200k);
         let results = stats_for_files(
             &[real_file(&path)],
+            None,
             Encoding::Bytes4,
             &mut cache,
             test_day(),

@@ -35,6 +35,7 @@ pub(crate) fn bank_with(format: Format, root: &Path, listed: &[&str]) -> Bank {
         modes: Vec::new(),
         problems: Vec::new(),
         outside: Vec::new(),
+        parsed_store: None,
     }
 }
 

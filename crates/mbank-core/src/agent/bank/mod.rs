@@ -407,6 +407,7 @@ impl MarkdownBank {
                 modes: Vec::new(),
                 problems: Vec::new(),
                 outside: Vec::new(),
+                parsed_store: None,
             }
         }
     }

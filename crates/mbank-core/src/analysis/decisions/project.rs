@@ -300,6 +300,7 @@ mod tests {
             modes: vec![],
             problems: vec![],
             outside: vec![],
+            parsed_store: None,
         };
         let found = decisions_of_project(&[bank]);
         let where_: Vec<&str> = found.iter().map(|d| d.display.as_str()).collect();

@@ -140,12 +140,13 @@ impl Analyzer<'_> {
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
         let evidence = evidence_of_project.known();
+        let (files, store) = (&bank.files, bank.parsed_store.as_deref());
         let mut results = match &self.count_ahead {
-            Some(ahead) => ahead.stats_for_files(&bank.files, &mut self.cache),
+            Some(ahead) => ahead.stats_for_files(files, store, &mut self.cache),
             None if self.written_dates => {
-                tokens::stats_for_files(&bank.files, self.encoding, &mut self.cache, self.today)
+                tokens::stats_for_files(files, store, self.encoding, &mut self.cache, self.today)
             }
-            None => tokens::figures_for_files(&bank.files, self.encoding, &mut self.cache),
+            None => tokens::figures_for_files(files, store, self.encoding, &mut self.cache),
         };
         let store = self.listings.unwrap_or(&self.own_facts);
         if let Some((roomodes, sent)) = roomodes_sent_tokens(project, &bank, self.encoding, store) {

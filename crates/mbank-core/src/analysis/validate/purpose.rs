@@ -144,6 +144,7 @@ mod tests {
             modes: Vec::new(),
             problems: Vec::new(),
             outside: Vec::new(),
+            parsed_store: None,
         }
     }
 

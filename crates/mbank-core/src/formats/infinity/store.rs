@@ -139,6 +139,15 @@ pub struct InfinityStore {
     pub memories: Vec<InfinityMemory>,
 }
 
+/// A store as parsed once: its memories and its departures from the schema. A bank
+/// listed from a store carries it, so counting and checking its memories read nothing
+/// again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedStore {
+    pub store: InfinityStore,
+    pub issues: Vec<SchemaIssue>,
+}
+
 /// A schema problem: where, and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaIssue {

@@ -4,11 +4,13 @@
 use std::ffi::OsStr;
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::{Lister, kind_of};
 use crate::formats::infinity;
+use crate::formats::infinity::store::{InfinityStore, ParsedStore};
 use crate::io::{paths, text};
 use crate::model::{BankProblem, LoadKind, MemoryFile, Role, VirtualMemory};
 use crate::scan::listings::Listings;
@@ -35,13 +37,14 @@ pub(super) const STORE_FACT: &str = "infinity-store";
 
 pub(super) const PROJECT_ID_FACT: &str = "infinity-project-id";
 
-/// The store's memories, or why it cannot be read. A parse result is remembered for this
-/// version of the file; a read error is not (it may go away without the file changing).
+/// The store's memories, or why it cannot be read, and the whole parse when this call
+/// made it. A parse result is remembered for this version of the file; a read error is
+/// not (it may go away without the file changing).
 pub(super) fn store_listing(
     listings: &Listings,
     path: &Path,
     meta: &fs::Metadata,
-) -> Result<StoreListing, String> {
+) -> (Result<StoreListing, String>, Option<Arc<ParsedStore>>) {
     let (modified, changed) = (meta.modified().ok(), paths::change_time(meta));
     if let Some(known) = listings.fact::<Result<StoreListing, String>>(
         STORE_FACT,
@@ -50,28 +53,41 @@ pub(super) fn store_listing(
         modified,
         changed,
     ) {
-        return known;
+        return (known, None);
     }
-    let text = text::read_text(path).map_err(|e| e.to_string())?;
+    let text = match text::read_text(path) {
+        Ok(text) => text,
+        Err(e) => return (Err(e.to_string()), None),
+    };
     let parsed = infinity::store::parse_store(&text)
-        .map(|(store, _)| StoreListing {
-            project_id: store.project_id,
+        .map(|(store, issues)| Arc::new(ParsedStore { store, issues }))
+        .map_err(|e| e.to_string());
+    let listing = parsed
+        .as_ref()
+        .map(|parsed| StoreListing::of(&parsed.store));
+    let listing = listing.map_err(String::clone);
+    listings.put_fact(STORE_FACT, path, meta.len(), modified, changed, &listing);
+    (listing, parsed.ok())
+}
+
+impl StoreListing {
+    fn of(store: &InfinityStore) -> StoreListing {
+        StoreListing {
+            project_id: store.project_id.clone(),
             memories: store
                 .memories
-                .into_iter()
+                .iter()
                 .map(|m| ListedMemory {
                     content_len: m.content.len() as u64,
-                    id: m.id,
-                    title: m.title,
-                    kind: m.kind,
-                    created_at: m.created_at,
-                    updated_at: m.updated_at,
+                    id: m.id.clone(),
+                    title: m.title.clone(),
+                    kind: m.kind.clone(),
+                    created_at: m.created_at.clone(),
+                    updated_at: m.updated_at.clone(),
                 })
                 .collect(),
-        })
-        .map_err(|e| e.to_string());
-    listings.put_fact(STORE_FACT, path, meta.len(), modified, changed, &parsed);
-    parsed
+        }
+    }
 }
 
 /// The store's `project_id` file, trimmed, when it exists and is not empty.
@@ -92,10 +108,14 @@ pub(super) fn project_id_of(lister: &mut Lister<'_>, store_dir: &Path) -> Option
     id
 }
 
-pub(super) fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<String>) {
+/// Lists the store's memories as virtual files; returns the parse when it was made here.
+pub(super) fn list_infinity(
+    lister: &mut Lister<'_>,
+    project_id: &mut Option<String>,
+) -> Option<Arc<ParsedStore>> {
     let store_dir = lister.bank_root.clone();
     if !lister.confined_way(&store_dir) {
-        return;
+        return None;
     }
     let store_path = store_dir.join(infinity::STORE_FILE);
     if let Some(kind) = kind_of(
@@ -104,7 +124,7 @@ pub(super) fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<Str
         OsStr::new(infinity::STORE_FILE),
     ) && !lister.confined(&store_path, kind)
     {
-        return;
+        return None;
     }
     let meta = match fs::metadata(&store_path) {
         Ok(meta) => meta,
@@ -113,12 +133,12 @@ pub(super) fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<Str
                 store: store_path,
                 error: e.to_string(),
             });
-            return;
+            return None;
         }
     };
     *project_id = project_id_of(lister, &store_dir);
-    let parsed = store_listing(lister.listings, &store_path, &meta);
-    let store = match parsed {
+    let (listing, parsed) = store_listing(lister.listings, &store_path, &meta);
+    let store = match listing {
         Ok(parsed) => parsed,
         Err(message) => {
             // The store is still listed, as one unreadable file, so nothing disappears.
@@ -128,7 +148,7 @@ pub(super) fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<Str
                 file.unreadable = Some(message.clone());
             }
             lister.problems.push(BankProblem::StoreBroken(message));
-            return;
+            return None;
         }
     };
     if project_id.is_none() {
@@ -161,6 +181,7 @@ pub(super) fn list_infinity(lister: &mut Lister<'_>, project_id: &mut Option<Str
             unreadable: None,
         });
     }
+    parsed
 }
 
 #[cfg(test)]
@@ -202,5 +223,38 @@ mod tests {
                 .unwrap()
                 .contains("line 1")
         );
+    }
+
+    #[test]
+    fn a_listing_that_parses_the_store_hands_the_parse_on_and_a_remembered_one_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(
+            &d.join(".infinity/memories.json"),
+            r##"{"project_id":"pid","memories":[{"id":"m1","title":"Plan","type":"implementation_plan","content":"# Plan","created_at":"2025-01-01T00:00:00Z"},{"id":"m2","type":"rules","content":"no title"}]}"##,
+        );
+        // Judged an hour on, so the store is not too fresh to be vouched for by its times.
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+        let listings = Listings::in_memory_as_of(&crate::clock::Clock::fixed(later));
+        let first = crate::scan::bank::list_banks_with(&listings, &project(d));
+        let parsed = first[0]
+            .parsed_store
+            .as_deref()
+            .expect("parsed while listing");
+        let ids: Vec<&str> = parsed
+            .store
+            .memories
+            .iter()
+            .map(|m| m.id.as_str())
+            .collect();
+        assert_eq!(ids, ["m1", "m2"]);
+        assert_eq!(parsed.store.memories[0].content, "# Plan");
+        assert!(parsed.issues.iter().any(|i| i.message.contains("title")));
+        let again = crate::scan::bank::list_banks_with(&listings, &project(d));
+        assert!(again[0].parsed_store.is_none());
+        assert_eq!(again[0].files.len(), first[0].files.len());
+        // A store that cannot be parsed hands nothing on.
+        write(&d.join(".infinity/memories.json"), "{ broken");
+        assert!(list_banks(&project(d))[0].parsed_store.is_none());
     }
 }

@@ -493,6 +493,7 @@ fn list_bank_in(
         feed,
     };
     let mut project_id = None;
+    let mut parsed_store = None;
     match rules.listing() {
         Listing::Folder => {
             let root = location.root.clone();
@@ -510,7 +511,7 @@ fn list_bank_in(
             is_rule_file,
             folders,
         } => list_top_entries(&mut lister, is_rule_file, folders),
-        Listing::Store => list_infinity(&mut lister, &mut project_id),
+        Listing::Store => parsed_store = list_infinity(&mut lister, &mut project_id),
         Listing::Instructions(member) => list_hierarchical(&mut lister, member),
         Listing::ProjectPaths(paths) => list_project_paths(&mut lister, paths),
     }
@@ -547,6 +548,7 @@ fn list_bank_in(
         modes: Vec::new(),
         problems,
         outside,
+        parsed_store,
     }
 }
 
