@@ -145,6 +145,10 @@ pub struct ProjectReport {
     /// is built: the TUI draws it on every frame, and sets a new report on every change.
     #[serde(skip)]
     session: SessionTokens,
+    /// [`ProjectReport::file_count`], counted once when the report is built, for the
+    /// same reason.
+    #[serde(skip)]
+    memory_files: usize,
 }
 
 impl ProjectReport {
@@ -161,8 +165,10 @@ impl ProjectReport {
             findings: Vec::new(),
             decisions: Vec::new(),
             session: SessionTokens::empty(None),
+            memory_files: 0,
         };
         report.session = report.work_out_session();
+        report.memory_files = report.count_memory_files();
         report
     }
 
@@ -179,6 +185,10 @@ impl ProjectReport {
 
     /// Memory files only: backups and foreign files kept in a bank are not memory.
     pub fn file_count(&self) -> usize {
+        self.memory_files
+    }
+
+    fn count_memory_files(&self) -> usize {
         // A file two banks list (a CLAUDE.md that Beans-Code's `fileNames` also names) is
         // one file; each memory of a store file (Infinity's) is one of its own.
         let mut files: Vec<(&Path, Option<&str>)> = self
