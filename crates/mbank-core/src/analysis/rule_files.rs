@@ -2,7 +2,8 @@
 //! session start (the agent reads the same text twice), and Roo rule folders
 //! (`.roo/rules-{mode}/`) for a mode that neither Roo Code's built-in modes nor the
 //! project's `.roomodes` define (their rules never load).
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::findings::{Finding, FindingCode, Severity};
@@ -48,31 +49,41 @@ fn duplicate_findings(bank: &Bank) -> Vec<Finding> {
                     .map(|t| (i, t))
             })
             .collect();
-        let mut reported: Vec<usize> = Vec::new();
-        for (a, (first, first_text)) in texts.iter().enumerate() {
-            if reported.contains(first) || first_text.trim().is_empty() {
+        // Each text's first file is the original, every later one with that text a copy:
+        // found by hashing, not by comparing every pair (a bank of many files of one
+        // size would make that quadratic). Whitespace alone is no copy of anything.
+        let mut first_with: HashMap<&str, usize> = HashMap::new();
+        let mut copies: Vec<(usize, usize)> = Vec::new();
+        for (position, (_, text)) in texts.iter().enumerate() {
+            if text.trim().is_empty() {
                 continue;
             }
-            for (second, second_text) in texts.iter().skip(a + 1) {
-                if reported.contains(second) || second_text != first_text {
-                    continue;
+            match first_with.entry(text.as_str()) {
+                Entry::Occupied(first) => copies.push((*first.get(), position)),
+                Entry::Vacant(slot) => {
+                    slot.insert(position);
                 }
-                reported.push(*second);
-                let (original, copy) = (&bank.files[*first], &bank.files[*second]);
-                out.push(Finding::new(
-                    Severity::Warning,
-                    FindingCode::DuplicateLoaded,
-                    &copy.path,
-                    None,
-                    format!(
-                        "{} is identical to {} and both load at session start: the agent reads \
-                         the same {} twice; keep one",
-                        copy.display,
-                        original.display,
-                        text::counted(first_text.len(), "byte")
-                    ),
-                ));
             }
+        }
+        // Reported by original, then copy, in the files' order.
+        copies.sort_unstable();
+        for (first, second) in copies {
+            let (first, first_text) = &texts[first];
+            let second = texts[second].0;
+            let (original, copy) = (&bank.files[*first], &bank.files[second]);
+            out.push(Finding::new(
+                Severity::Warning,
+                FindingCode::DuplicateLoaded,
+                &copy.path,
+                None,
+                format!(
+                    "{} is identical to {} and both load at session start: the agent reads \
+                     the same {} twice; keep one",
+                    copy.display,
+                    original.display,
+                    text::counted(first_text.len(), "byte")
+                ),
+            ));
         }
     }
     out
@@ -177,6 +188,42 @@ mod tests {
             vec![
                 ("duplicate-loaded", ".roo/rules/b.md".to_string()),
                 ("unknown-mode-rules", ".roo/rules-ghost".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn each_copy_is_reported_once_against_the_first_file_with_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // All of one size: copies of two texts interleaved, and whitespace alone twice.
+        for (name, text) in [
+            ("a.md", "# One\n"),
+            ("b.md", "# Two\n"),
+            ("c.md", "# One\n"),
+            ("d.md", "      \n"),
+            ("e.md", "# Two\n"),
+            ("f.md", "# One\n"),
+            ("g.md", "      \n"),
+        ] {
+            write(&root.join(".roo/rules").join(name), text);
+        }
+        let project = discovery::project_at(root, "p".into()).unwrap();
+        let listed = bank::list_banks(&project);
+        let roo = listed
+            .iter()
+            .find(|b| crate::formats::rules(b.format).holds_mode_rules())
+            .unwrap();
+        let found: Vec<String> = findings(roo)
+            .into_iter()
+            .map(|f| f.message.split(" and both").next().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ".roo/rules/c.md is identical to .roo/rules/a.md",
+                ".roo/rules/f.md is identical to .roo/rules/a.md",
+                ".roo/rules/e.md is identical to .roo/rules/b.md",
             ]
         );
     }

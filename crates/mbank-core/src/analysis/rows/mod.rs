@@ -22,7 +22,7 @@
 //! their own ([`Remembered::Checks`]), its inputs widened by what its check read.
 mod check;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -175,7 +175,7 @@ impl Observed {
         // A project that is itself a link: what its folder is can change with no stamp
         // of it changing. A row that is not remembered needs no stamps at all.
         let linked = || fs::symlink_metadata(project).is_ok_and(|m| m.file_type().is_symlink());
-        let mut stamped = (checkable && !linked()).then(Vec::new);
+        let mut stamped = (checkable && !linked()).then(StampedFiles::default);
         let mut through_facts = Vec::new();
         for (path, version) in files {
             let Some(list) = stamped.as_mut() else {
@@ -183,7 +183,7 @@ impl Observed {
             };
             let stamp = match version {
                 Some((size, Some(modified))) => {
-                    stamp_file(list, project, path, (size, time_nanos(modified)), started)
+                    list.stamp(project, path, (size, time_nanos(modified)), started)
                 }
                 Some((_, None)) => None,
                 None => relative(path.as_os_str(), project).map(|rel| through_facts.push(rel)),
@@ -193,7 +193,7 @@ impl Observed {
             }
         }
         Observed {
-            files: stamped,
+            files: stamped.map(|stamped| stamped.files),
             through_facts,
             repository,
             outside,
@@ -651,44 +651,54 @@ fn file_inputs(
     fact_files: &[(OsString, u64, i128)],
     started: i128,
 ) -> Option<Vec<(Vec<u8>, u64)>> {
-    let mut files = observed.files.clone()?;
+    let mut files = StampedFiles::of(observed.files.clone()?);
     for index in under(fact_files, |(path, _, _)| path.as_os_str(), &project.path) {
         let (path, len, mtime) = &fact_files[index];
-        stamp_file(
-            &mut files,
-            &project.path,
-            Path::new(path),
-            (*len, *mtime),
-            started,
-        )?;
+        files.stamp(&project.path, Path::new(path), (*len, *mtime), started)?;
     }
     observed
         .through_facts
         .iter()
-        .all(|rel| files.iter().any(|(known, _)| known == rel))
-        .then_some(files)
+        .all(|rel| files.known.contains(rel))
+        .then_some(files.files)
 }
 
-/// Adds the digest of `path` (relative to the project) unless it is there already;
-/// `None` when it is outside the project, no longer at `version` (size, modification
-/// time) or changed within the racy window of the run.
-fn stamp_file(
-    files: &mut Vec<(Vec<u8>, u64)>,
-    project: &Path,
-    path: &Path,
-    version: (u64, i128),
-    started: i128,
-) -> Option<()> {
-    let rel = relative(path.as_os_str(), project)?;
-    if files.iter().any(|(known, _)| *known == rel) {
-        return Some(());
+/// Digests of files by path relative to the project, each path once, in the order first
+/// met; a set of the paths answers "already there?", as a project may read thousands.
+#[derive(Default)]
+struct StampedFiles {
+    files: Vec<(Vec<u8>, u64)>,
+    known: HashSet<Vec<u8>>,
+}
+
+impl StampedFiles {
+    fn of(files: Vec<(Vec<u8>, u64)>) -> StampedFiles {
+        let known = files.iter().map(|(rel, _)| rel.clone()).collect();
+        StampedFiles { files, known }
     }
-    let stamp = Stamp::of(&fs::metadata(path).ok()?)?;
-    if stamp.version() != version || stamp.is_racy(started) {
-        return None;
+
+    /// Adds the digest of `path` (relative to `project`) unless it is there already;
+    /// `None` when it is outside the project, no longer at `version` (size,
+    /// modification time) or changed within the racy window of the run.
+    fn stamp(
+        &mut self,
+        project: &Path,
+        path: &Path,
+        version: (u64, i128),
+        started: i128,
+    ) -> Option<()> {
+        let rel = relative(path.as_os_str(), project)?;
+        if self.known.contains(&rel) {
+            return Some(());
+        }
+        let stamp = Stamp::of(&fs::metadata(path).ok()?)?;
+        if stamp.version() != version || stamp.is_racy(started) {
+            return None;
+        }
+        self.known.insert(rel.clone());
+        self.files.push((rel, stamp.digest()));
+        Some(())
     }
-    files.push((rel, stamp.digest()));
-    Some(())
 }
 
 /// The indices of the `sorted` paths that are `project` or lie under it: the project
@@ -793,6 +803,43 @@ mod tests {
             digest: Some(1),
             links: false,
         }
+    }
+
+    #[test]
+    fn a_file_read_twice_is_stamped_once_and_a_changed_or_outside_one_stamps_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        let (a, b) = (project.join("a.md"), project.join("b.md"));
+        fs::write(&a, "a").unwrap();
+        fs::write(&b, "bb").unwrap();
+        let version = |path: &Path| {
+            let meta = fs::metadata(path).unwrap();
+            (meta.len(), time_nanos(meta.modified().unwrap()))
+        };
+        // A run that began an hour after the files were written: none is racy.
+        let started = time_nanos(SystemTime::now() + Duration::from_secs(3600));
+        let mut stamped = StampedFiles::default();
+        for path in [&a, &b, &a] {
+            assert_eq!(
+                stamped.stamp(project, path, version(path), started),
+                Some(())
+            );
+        }
+        let names: Vec<&[u8]> = stamped.files.iter().map(|(rel, _)| &rel[..]).collect();
+        assert_eq!(names, [&b"a.md"[..], b"b.md"]);
+        let (len, modified) = version(&a);
+        let changed = (len + 1, modified);
+        let c = project.join("c.md");
+        fs::write(&c, "c").unwrap();
+        assert_eq!(stamped.stamp(project, &c, changed, started), None);
+        let outside = tempfile::tempdir().unwrap();
+        let far = outside.path().join("x.md");
+        fs::write(&far, "x").unwrap();
+        assert_eq!(stamped.stamp(project, &far, version(&far), started), None);
+        // What was stamped before is known again without a stat.
+        let again = StampedFiles::of(stamped.files.clone());
+        assert!(again.known.contains(&b"b.md"[..]));
+        assert_eq!(again.files, stamped.files);
     }
 
     #[test]
