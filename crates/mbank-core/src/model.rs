@@ -357,6 +357,42 @@ pub struct ModeRule {
     pub updates: Vec<String>,
 }
 
+/// One memory of an Infinity store, as parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InfinityMemory {
+    pub id: String,
+    pub title: String,
+    pub kind: String,
+    pub content: String,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    /// 1-based line where the memory's object starts in the store, when found.
+    pub line: usize,
+}
+
+/// An Infinity store's memories and the project id it names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InfinityStore {
+    pub project_id: Option<String>,
+    pub memories: Vec<InfinityMemory>,
+}
+
+/// An Infinity store (`.infinity/memories.json`) as parsed once: its memories and its
+/// departures from the schema. A bank listed from a store carries it, so counting and
+/// checking its memories read nothing again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedStore {
+    pub store: InfinityStore,
+    pub issues: Vec<SchemaIssue>,
+}
+
+/// A departure of an Infinity store from its schema: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaIssue {
+    pub line: usize,
+    pub message: String,
+}
+
 /// One bank of a project, with its files in the format's read order.
 #[derive(Debug, Clone, Serialize)]
 pub struct Bank {
@@ -375,7 +411,7 @@ pub struct Bank {
     /// (not when the listing came from the cache): its memories' texts and schema
     /// problems, so neither is parsed again.
     #[serde(skip)]
-    pub parsed_store: Option<std::sync::Arc<crate::formats::infinity::store::ParsedStore>>,
+    pub parsed_store: Option<std::sync::Arc<ParsedStore>>,
 }
 
 /// A problem met while listing a bank. It reads (and serializes) as a sentence.

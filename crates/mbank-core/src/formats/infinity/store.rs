@@ -121,39 +121,8 @@ pub const MEMORY_TYPES: [&str; 8] = [
     "analysis",
 ];
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InfinityMemory {
-    pub id: String,
-    pub title: String,
-    pub kind: String,
-    pub content: String,
-    pub created_at: Option<String>,
-    pub updated_at: Option<String>,
-    /// 1-based line where the memory's object starts in the store, when found.
-    pub line: usize,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InfinityStore {
-    pub project_id: Option<String>,
-    pub memories: Vec<InfinityMemory>,
-}
-
-/// A store as parsed once: its memories and its departures from the schema. A bank
-/// listed from a store carries it, so counting and checking its memories read nothing
-/// again.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ParsedStore {
-    pub store: InfinityStore,
-    pub issues: Vec<SchemaIssue>,
-}
-
-/// A schema problem: where, and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SchemaIssue {
-    pub line: usize,
-    pub message: String,
-}
+// The store's data types live with the model, which a listed bank carries them in.
+pub use crate::model::{InfinityMemory, InfinityStore, ParsedStore, SchemaIssue};
 
 /// Malformed JSON, with the position serde_json reports, or a store over the parse
 /// limits ([`limits::JSON_STORE`]), which is not parsed at all.
