@@ -326,9 +326,11 @@ impl ClaimChecker {
         if made.is_empty() {
             return Vec::new();
         }
-        // The answer depends on the whole work tree, which no stamp sums up.
-        crate::io::reads::unstampable();
+        // The answer rests on what git tracks and its history (vouched for by the
+        // repository's state) and on every file the look-ups read, each noted as read.
         let Some(index) = self.index(repo) else {
+            // Git may answer next time with nothing on disk changed.
+            crate::io::reads::unstampable();
             return Vec::new();
         };
         let memory = MemorySide::of(repo, project, bank_roots, docs);
@@ -623,7 +625,7 @@ fn verify(
                 let candidates = memory.candidates(m.doc.path, text);
                 let present = candidates
                     .iter()
-                    .any(|c| index.exists(c) || index.root().join(c).symlink_metadata().is_ok())
+                    .any(|c| index.exists(c) || on_disk(&index.root().join(c)))
                     || index.exists_as_suffix(text);
                 if !present {
                     missing_paths.push((m, candidates));
@@ -679,6 +681,20 @@ fn verify(
     }
     out.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
     out
+}
+
+/// Whether something is at `path` (a link counts, whatever it leads to); noted either way.
+fn on_disk(path: &Path) -> bool {
+    let there = path.symlink_metadata().is_ok();
+    if there {
+        // Gone only by a change to its folder (a link's target may be anything).
+        if let Some(folder) = path.parent() {
+            crate::io::reads::folder(folder);
+        }
+    } else {
+        crate::io::reads::absent(path);
+    }
+    there
 }
 
 fn finding(m: &Made<'_>, message: String) -> Finding {

@@ -22,7 +22,7 @@
 //! their own ([`Remembered::Checks`]), its inputs widened by what its check read.
 mod check;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -176,15 +176,20 @@ impl Observed {
         // of it changing. A row that is not remembered needs no stamps at all.
         let linked = || fs::symlink_metadata(project).is_ok_and(|m| m.file_type().is_symlink());
         let mut stamped = (checkable && !linked()).then(Vec::new);
+        let mut known = HashSet::new();
         let mut through_facts = Vec::new();
         for (path, version) in files {
             let Some(list) = stamped.as_mut() else {
                 break;
             };
             let stamp = match version {
-                Some((size, Some(modified))) => {
-                    stamp_file(list, project, path, (size, time_nanos(modified)), started)
-                }
+                Some((size, Some(modified))) => stamp_file(
+                    (list, &mut known),
+                    project,
+                    path,
+                    (size, time_nanos(modified)),
+                    started,
+                ),
                 Some((_, None)) => None,
                 None => relative(path.as_os_str(), project).map(|rel| through_facts.push(rel)),
             };
@@ -652,10 +657,11 @@ fn file_inputs(
     started: i128,
 ) -> Option<Vec<(Vec<u8>, u64)>> {
     let mut files = observed.files.clone()?;
+    let mut known: HashSet<Vec<u8>> = files.iter().map(|(rel, _)| rel.clone()).collect();
     for index in under(fact_files, |(path, _, _)| path.as_os_str(), &project.path) {
         let (path, len, mtime) = &fact_files[index];
         stamp_file(
-            &mut files,
+            (&mut files, &mut known),
             &project.path,
             Path::new(path),
             (*len, *mtime),
@@ -665,28 +671,33 @@ fn file_inputs(
     observed
         .through_facts
         .iter()
-        .all(|rel| files.iter().any(|(known, _)| known == rel))
+        .all(|rel| known.contains(rel))
         .then_some(files)
 }
+
+/// Paths with their digests, and the set of those paths: a project whose result read
+/// every file of its repository has thousands.
+type Stamped<'a> = (&'a mut Vec<(Vec<u8>, u64)>, &'a mut HashSet<Vec<u8>>);
 
 /// Adds the digest of `path` (relative to the project) unless it is there already;
 /// `None` when it is outside the project, no longer at `version` (size, modification
 /// time) or changed within the racy window of the run.
 fn stamp_file(
-    files: &mut Vec<(Vec<u8>, u64)>,
+    (files, known): Stamped<'_>,
     project: &Path,
     path: &Path,
     version: (u64, i128),
     started: i128,
 ) -> Option<()> {
     let rel = relative(path.as_os_str(), project)?;
-    if files.iter().any(|(known, _)| *known == rel) {
+    if known.contains(&rel) {
         return Some(());
     }
     let stamp = Stamp::of(&fs::metadata(path).ok()?)?;
     if stamp.version() != version || stamp.is_racy(started) {
         return None;
     }
+    known.insert(rel.clone());
     files.push((rel, stamp.digest()));
     Some(())
 }
