@@ -615,19 +615,36 @@ fn verify(
         .filter(|rel| memory.in_bank(rel))
         .cloned()
         .collect();
-    let found_names = index.find_names(&names, &skip);
-    // Paths neither tracked nor on disk; then those `.gitignore` ignores are dropped.
+    // Paths neither tracked nor on disk (those `.gitignore` ignores are dropped later),
+    // each with the spellings it may mean.
+    let missing: Vec<Option<Vec<String>>> = made
+        .iter()
+        .map(|m| {
+            let text = m.claim.text.as_str();
+            if !matches!(m.claim.kind, ClaimKind::Path) {
+                return None;
+            }
+            let candidates = memory.candidates(m.doc.path, text);
+            let present = candidates
+                .iter()
+                .any(|c| index.exists(c) || on_disk(&index.root().join(c)))
+                || index.exists_as_suffix(text);
+            (!present).then_some(candidates)
+        })
+        .collect();
+    // Where missing paths went is read from history while the code is searched.
+    let found_names = std::thread::scope(|scope| {
+        if missing.iter().any(Option::is_some) {
+            scope.spawn(|| index.moves());
+        }
+        index.find_names(&names, &skip)
+    });
     let mut missing_paths: Vec<(&Made<'_>, Vec<String>)> = Vec::new();
-    for m in made {
+    for (m, missing) in made.iter().zip(missing) {
         let text = m.claim.text.as_str();
         let message = match &m.claim.kind {
             ClaimKind::Path => {
-                let candidates = memory.candidates(m.doc.path, text);
-                let present = candidates
-                    .iter()
-                    .any(|c| index.exists(c) || on_disk(&index.root().join(c)))
-                    || index.exists_as_suffix(text);
-                if !present {
+                if let Some(candidates) = missing {
                     missing_paths.push((m, candidates));
                 }
                 None
