@@ -129,3 +129,143 @@ fn a_warm_check_of_the_corpus_prints_what_an_uncached_one_does_and_sees_an_edit_
     };
     assert_eq!(others(&before), others(&after));
 }
+
+/// `check PATH --json` of a repository: twice (filling the cache, then reading it) and
+/// with an empty cache, all three the same; the JSON, and whether the project's findings
+/// were remembered.
+fn check_repo_three_ways(sandbox: &Sandbox, dir: &Path) -> (serde_json::Value, bool) {
+    let args = ["check", "--json", s(dir)];
+    let runs = [
+        sandbox.run(&args),
+        sandbox.run(&args),
+        sandbox.run_env(
+            &args,
+            "MBANK_CACHE_DIR",
+            tempfile::tempdir().unwrap().path(),
+        ),
+    ];
+    for run in &runs[1..] {
+        assert_eq!(
+            (run.code, &run.stdout),
+            (runs[0].code, &runs[0].stdout),
+            "a warm or uncached check differs\nstderr:\n{}",
+            run.stderr
+        );
+    }
+    let target = fs::canonicalize(dir).unwrap();
+    let remembered = RememberedRows::inspect_of(Remembered::Checks, &sandbox.cache_dir(), &target);
+    let kept = remembered.len() == 1 && remembered.payload(0).is_some();
+    (runs[0].json(), kept)
+}
+
+/// Each claim finding as `code: message`.
+fn claims_of(output: &serde_json::Value) -> Vec<String> {
+    output["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["findings"].as_array().unwrap())
+        .filter(|f| f["code"].as_str().unwrap().starts_with("claim"))
+        .map(|f| {
+            format!(
+                "{}: {}",
+                f["code"].as_str().unwrap(),
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn remembered_claim_findings_follow_the_code_history_ignore_rules_and_the_bank() {
+    let repo = common::git::GitRepo::folder("shop");
+    repo.init();
+    repo.write("src/ledger.rs", "pub struct RefundLedger;\n");
+    repo.write("src/api/refunds.rs", "pub fn refund() {}\n");
+    repo.write(".gitignore", "src/generated.rs\n");
+    repo.write("memory-bank/projectbrief.md", "# Brief\n\nA shop.\n");
+    let patterns = repo.path("memory-bank/systemPatterns.md");
+    write(
+        &patterns,
+        "# Patterns\n\n`RefundLedger` keeps refunds, served from `src/api/refunds.rs`.\nThe schema is generated into `src/generated.rs`; `src/gone.rs` went.\n",
+    );
+    repo.commit_all("shop");
+    let sandbox = Sandbox::new();
+    sandbox.settle();
+    let gone = "claim-missing-path: `src/gone.rs` is not in the work tree";
+    let starts = |found: &[String], expected: &[&str]| {
+        found.len() == expected.len() && found.iter().zip(expected).all(|(f, e)| f.starts_with(e))
+    };
+    let (json, kept) = check_repo_three_ways(&sandbox, &repo.dir);
+    assert!(
+        kept,
+        "the findings of an unchanged repository are remembered"
+    );
+    assert!(
+        starts(&claims_of(&json), &[gone]),
+        "{:#?}",
+        claims_of(&json)
+    );
+
+    // The symbol's file edited in place, its size and modification time kept.
+    let ledger = repo.path("src/ledger.rs");
+    rewrite_keeping_size_and_modification_time(&ledger, "pub struct RefundLedgex;\n");
+    sandbox.settle();
+    let missing_symbol = "claim-missing-symbol: `RefundLedger` occurs in no tracked file";
+    let (json, kept) = check_repo_three_ways(&sandbox, &repo.dir);
+    assert!(kept);
+    let found = claims_of(&json);
+    assert!(starts(&found, &[missing_symbol, gone]), "{found:#?}");
+
+    // Back, then the file removed from the work tree only.
+    rewrite_keeping_size_and_modification_time(&ledger, "pub struct RefundLedger;\n");
+    sandbox.settle();
+    let (json, _) = check_repo_three_ways(&sandbox, &repo.dir);
+    assert!(
+        starts(&claims_of(&json), &[gone]),
+        "{:#?}",
+        claims_of(&json)
+    );
+    fs::remove_file(&ledger).unwrap();
+    sandbox.settle();
+    let (json, kept) = check_repo_three_ways(&sandbox, &repo.dir);
+    assert!(kept);
+    let found = claims_of(&json);
+    assert!(starts(&found, &[missing_symbol, gone]), "{found:#?}");
+    repo.git(&["checkout", "--", "src/ledger.rs"]);
+
+    // A rename committed: the path claim says where the file went.
+    repo.git(&["mv", "src/api/refunds.rs", "src/api/payouts.rs"]);
+    repo.commit_all("rename refunds");
+    sandbox.settle();
+    let (json, kept) = check_repo_three_ways(&sandbox, &repo.dir);
+    assert!(kept);
+    let found = claims_of(&json);
+    let renamed = "claim-missing-path: `src/api/refunds.rs` was renamed to `src/api/payouts.rs`";
+    assert!(starts(&found, &[renamed, gone]), "{found:#?}");
+
+    // The ignore rule dropped from the work tree's `.gitignore`: the generated file is a
+    // claim about the code again.
+    rewrite_keeping_size_and_modification_time(&repo.path(".gitignore"), "src/generatex.rs\n");
+    sandbox.settle();
+    let (json, kept) = check_repo_three_ways(&sandbox, &repo.dir);
+    assert!(kept);
+    let found = claims_of(&json);
+    let generated = "claim-missing-path: `src/generated.rs` is not in the work tree";
+    assert!(starts(&found, &[renamed, generated, gone]), "{found:#?}");
+
+    // The bank edited: its new claim is checked.
+    write(
+        &patterns,
+        "# Patterns\n\n`RefundLedger` keeps refunds, served from `src/api/refunds.rs`.\nThe schema is generated into `src/generated.rs`; `src/gone.rs` went.\n`PayoutBatcher` batches them.\n",
+    );
+    sandbox.settle();
+    let (json, kept) = check_repo_three_ways(&sandbox, &repo.dir);
+    assert!(kept);
+    let found = claims_of(&json);
+    let batcher = "claim-missing-symbol: `PayoutBatcher` occurs in no tracked file";
+    assert!(
+        starts(&found, &[renamed, generated, gone, batcher]),
+        "{found:#?}"
+    );
+}

@@ -320,6 +320,7 @@ fn check_asks_git_about_ignored_paths_once_per_repository() {
         let dir = root.join(format!("p{i:02}"));
         common::write(&dir.join("CLAUDE.local.md"), "# Mine\n\nNotes.\n");
     }
+    counted.sandbox.settle();
 
     let (run, calls) = counted.run(
         &root,
@@ -363,4 +364,12 @@ fn check_asks_git_about_ignored_paths_once_per_repository() {
         asked, 1,
         "git check-ignore for {PROJECTS} projects of one repository: {calls:#?}"
     );
+    // Warm: the claims and private files' answers are remembered under the repository's
+    // state, the files they read and the ignore rules.
+    let (warm, calls) = counted.run(
+        &root,
+        &["check", "--json", "--root", root.to_str().unwrap()],
+    );
+    assert_eq!((warm.code, &warm.stdout), (run.code, &run.stdout));
+    assert!(calls.is_empty(), "a warm check ran git: {calls:#?}");
 }

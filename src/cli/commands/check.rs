@@ -162,6 +162,16 @@ fn check_key(context: &Context, path: Option<&Path>) -> Option<u64> {
     key.part(b"check")
         .part(format!("{path:?}").as_bytes())
         .part(format!("{:?}", crate::core::io::paths::codex_home()).as_bytes());
+    // Where git finds its configuration and the user's ignore rules, which claims and
+    // private files are checked against.
+    let mut git_env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
+        .filter(|(name, _)| {
+            let name = name.as_encoded_bytes();
+            name.starts_with(b"GIT_") || name == b"XDG_CONFIG_HOME"
+        })
+        .collect();
+    git_env.sort();
+    key.part(format!("{git_env:?}").as_bytes());
     Some(key.finish())
 }
 

@@ -326,9 +326,11 @@ impl ClaimChecker {
         if made.is_empty() {
             return Vec::new();
         }
-        // The answer depends on the whole work tree, which no stamp sums up.
-        crate::io::reads::unstampable();
+        // The answer rests on what git tracks and its history (vouched for by the
+        // repository's state) and on every file the look-ups read, each noted as read.
         let Some(index) = self.index(repo) else {
+            // Git may answer next time with nothing on disk changed.
+            crate::io::reads::unstampable();
             return Vec::new();
         };
         let memory = MemorySide::of(repo, project, bank_roots, docs);
@@ -613,19 +615,36 @@ fn verify(
         .filter(|rel| memory.in_bank(rel))
         .cloned()
         .collect();
-    let found_names = index.find_names(&names, &skip);
-    // Paths neither tracked nor on disk; then those `.gitignore` ignores are dropped.
+    // Paths neither tracked nor on disk (those `.gitignore` ignores are dropped later),
+    // each with the spellings it may mean.
+    let missing: Vec<Option<Vec<String>>> = made
+        .iter()
+        .map(|m| {
+            let text = m.claim.text.as_str();
+            if !matches!(m.claim.kind, ClaimKind::Path) {
+                return None;
+            }
+            let candidates = memory.candidates(m.doc.path, text);
+            let present = candidates
+                .iter()
+                .any(|c| index.exists(c) || on_disk(&index.root().join(c)))
+                || index.exists_as_suffix(text);
+            (!present).then_some(candidates)
+        })
+        .collect();
+    // Where missing paths went is read from history while the code is searched.
+    let found_names = std::thread::scope(|scope| {
+        if missing.iter().any(Option::is_some) {
+            scope.spawn(|| index.moves());
+        }
+        index.find_names(&names, &skip)
+    });
     let mut missing_paths: Vec<(&Made<'_>, Vec<String>)> = Vec::new();
-    for m in made {
+    for (m, missing) in made.iter().zip(missing) {
         let text = m.claim.text.as_str();
         let message = match &m.claim.kind {
             ClaimKind::Path => {
-                let candidates = memory.candidates(m.doc.path, text);
-                let present = candidates
-                    .iter()
-                    .any(|c| index.exists(c) || index.root().join(c).symlink_metadata().is_ok())
-                    || index.exists_as_suffix(text);
-                if !present {
+                if let Some(candidates) = missing {
                     missing_paths.push((m, candidates));
                 }
                 None
@@ -679,6 +698,20 @@ fn verify(
     }
     out.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
     out
+}
+
+/// Whether something is at `path` (a link counts, whatever it leads to); noted either way.
+fn on_disk(path: &Path) -> bool {
+    let there = path.symlink_metadata().is_ok();
+    if there {
+        // Gone only by a change to its folder (a link's target may be anything).
+        if let Some(folder) = path.parent() {
+            crate::io::reads::folder(folder);
+        }
+    } else {
+        crate::io::reads::absent(path);
+    }
+    there
 }
 
 fn finding(m: &Made<'_>, message: String) -> Finding {

@@ -8,10 +8,11 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
 use crate::error::CoreError;
 use crate::git::{GitRepo, Policy, os};
+use crate::io::reads::{self, Reads};
 
 /// Largest file read for manifests and the symbol search.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -66,7 +67,9 @@ pub(crate) struct CodeIndex {
     /// Every trailing run of components of a tracked file or folder, lowercased: a claim
     /// written relative to some folder (`api/refunds.rs`) is found by its tail.
     suffixes: HashSet<String>,
-    manifests: OnceLock<Manifests>,
+    /// The manifests and what reading them read: noted again for every project whose
+    /// result uses them.
+    manifests: OnceLock<(Manifests, Reads)>,
     moves: OnceLock<HashMap<String, Move>>,
 }
 
@@ -327,7 +330,11 @@ impl CodeIndex {
     }
 
     pub(crate) fn manifests(&self) -> &Manifests {
-        self.manifests.get_or_init(|| self.read_manifests())
+        let (manifests, read) = self
+            .manifests
+            .get_or_init(|| reads::unrecorded(|| reads::recording(|| self.read_manifests())));
+        reads::replay(read);
+        manifests
     }
 
     fn read(&self, rel: &str) -> Option<String> {
@@ -405,9 +412,12 @@ impl CodeIndex {
         if names.is_empty() {
             return found;
         }
+        // A DFA: every tracked file is scanned, overlapping matches included, and a DFA
+        // steps through bytes faster than the default automaton for so few names.
         let Ok(matcher) = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(names)
         else {
             return found;
@@ -424,12 +434,23 @@ impl CodeIndex {
             }
             let path = self.root.join(rel);
             let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                reads::absent(&path);
                 continue;
             };
-            if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+            if !meta.is_file() {
+                // A link or folder becomes a file only by a change to its folder.
+                if let Some(folder) = path.parent() {
+                    reads::folder(folder);
+                }
+                continue;
+            }
+            // Its stamp from before the read: a change while it is read shows next time.
+            reads::file(&path, &meta);
+            if meta.len() > MAX_FILE_BYTES {
                 continue;
             }
             let Ok(bytes) = std::fs::read(&path) else {
+                reads::unstampable();
                 continue;
             };
             search(&matcher, &bytes, names, &mut found, &mut left);

@@ -16,6 +16,7 @@ use parking_lot::Mutex;
 use super::command::{Policy, TIME_LIMIT, build, check_ignore_env, os};
 use super::types::Overrides;
 use crate::error::{CoreError, Result};
+use crate::io::reads;
 
 /// The path that closes a batch: no memory names it, and it holds no pathspec magic.
 const END_OF_BATCH: &[u8] = b"\x01mbank-end-of-batch\x01";
@@ -216,6 +217,92 @@ fn split_fields(mut stdout: impl Read, fields: Sender<Vec<u8>>) {
                 field.push(byte);
             }
         }
+    }
+}
+
+/// Largest git configuration file read to see whether it can be followed.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// Notes, for a result remembered across runs, every file whose change may change which
+/// of `names` (relative to the repository's top, `root`) the ignore rules cover: the
+/// `.gitignore` of each folder from the top down to each name's, the repository's
+/// exclude file, git's configuration files and the user's default excludes file. A
+/// configuration that includes other files or names an excludes file of its own, or a
+/// repository whose `.git` is not a folder, is not followed: the answer is then not
+/// vouched for at all.
+pub(crate) fn note_sources(root: &Path, names: &[Vec<u8>]) {
+    if !reads::is_recording() {
+        return;
+    }
+    let mut folders: HashSet<PathBuf> = HashSet::new();
+    for name in names {
+        let mut folder = root.to_path_buf();
+        let mut parts = name.split(|b| *b == b'/').peekable();
+        while let Some(part) = parts.next() {
+            folders.insert(folder.clone());
+            if parts.peek().is_none() {
+                break;
+            }
+            folder.push(super::command::path_from_bytes(part));
+        }
+    }
+    for folder in &folders {
+        reads::looked_at(&folder.join(".gitignore"));
+    }
+    let git_dir = root.join(".git");
+    if !git_dir.is_dir() {
+        reads::unstampable();
+        return;
+    }
+    reads::looked_at(&git_dir.join("info").join("exclude"));
+    let env = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    let mut configs = vec![git_dir.join("config"), git_dir.join("config.worktree")];
+    let home = env("HOME").map(PathBuf::from);
+    let xdg = env("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|home| home.join(".config")));
+    match env("GIT_CONFIG_GLOBAL") {
+        Some(global) => configs.push(PathBuf::from(global)),
+        None => {
+            configs.extend(home.as_ref().map(|home| home.join(".gitconfig")));
+            configs.extend(xdg.as_ref().map(|xdg| xdg.join("git").join("config")));
+        }
+    }
+    if env("GIT_CONFIG_NOSYSTEM").is_none() {
+        match env("GIT_CONFIG_SYSTEM") {
+            Some(system) => configs.push(PathBuf::from(system)),
+            // Where git installed by the system or by hand keeps it.
+            None => {
+                configs.extend(["/etc/gitconfig", "/usr/local/etc/gitconfig"].map(PathBuf::from))
+            }
+        }
+    }
+    if let Some(xdg) = &xdg {
+        reads::looked_at(&xdg.join("git").join("ignore"));
+    }
+    for config in &configs {
+        reads::looked_at(config);
+        if !followable(config) {
+            reads::unstampable();
+        }
+    }
+}
+
+/// Whether the ignore rules a configuration file sets are all in the files noted: it
+/// includes no other file and names no excludes file. Absent is followable.
+fn followable(config: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(config) else {
+        return true;
+    };
+    if !meta.is_file() || meta.len() > MAX_CONFIG_BYTES {
+        return false;
+    }
+    match std::fs::read(config) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).to_ascii_lowercase();
+            !text.contains("include") && !text.contains("excludesfile")
+        }
+        Err(_) => false,
     }
 }
 

@@ -81,13 +81,11 @@ impl GitRepo {
         if names.is_empty() {
             return Ok(HashSet::new());
         }
-        // The answer rests on ignore files anywhere from the repository's top down and on
-        // the user's own: no stamp of the banks covers them, so a result built on it is
-        // worked out again on every run rather than remembered.
-        crate::io::reads::unstampable();
         let ignored = if at_top {
             self.ignored_names(&names)?
         } else {
+            // Rules from the top down to `base` and below it: not followed.
+            crate::io::reads::unstampable();
             IgnoreRules::default().ignored(&self.overrides, &self.base, &names)?
         };
         Ok(ignored
@@ -99,7 +97,13 @@ impl GitRepo {
     /// Which of `names` (repository-relative, `/`-separated) the ignore rules cover: one
     /// `git check-ignore` answers every folder of the repository a run asks about.
     pub(crate) fn ignored_names(&self, names: &[Vec<u8>]) -> Result<HashSet<Vec<u8>>> {
-        self.ignores.ignored(&self.overrides, &self.root, names)
+        super::ignores::note_sources(&self.root, names);
+        let ignored = self.ignores.ignored(&self.overrides, &self.root, names);
+        if ignored.is_err() {
+            // Git may answer next time with nothing on disk changed.
+            crate::io::reads::unstampable();
+        }
+        ignored
     }
 
     /// This repository asking its own `check-ignore` for each question, for a value

@@ -101,6 +101,30 @@ pub(crate) fn absent(path: &Path) {
     );
 }
 
+/// A path was looked at, whether it is there or not: its own stamp when it is (links
+/// followed), else the folder it would appear in ([`absent`]).
+pub(crate) fn looked_at(path: &Path) {
+    note(|reads| match std::fs::metadata(path) {
+        Ok(meta) => reads
+            .files
+            .push((path.to_path_buf(), meta.len(), meta.modified().ok())),
+        Err(_) => match path.ancestors().skip(1).find(|folder| folder.is_dir()) {
+            Some(folder) => reads.folders.push(folder.to_path_buf()),
+            None => reads.unstampable = true,
+        },
+    });
+}
+
+/// Notes again what an earlier piece of work read, for a result that reuses its answer.
+pub(crate) fn replay(earlier: &Reads) {
+    note(|reads| reads.absorb(earlier.clone()));
+}
+
+/// Whether reads are being noted on this thread: work that only notes may be skipped.
+pub(crate) fn is_recording() -> bool {
+    RECORDING.with(|r| r.borrow().is_some())
+}
+
 /// The work depended on something no stamp vouches for.
 pub(crate) fn unstampable() {
     note(|reads| reads.unstampable = true);
