@@ -2,8 +2,8 @@
 //! root holds one record for every memory file it counted, until it is saved: one
 //! allocation per path and the file's fixed-width figures in a map bucket of their own
 //! took about 300 bytes a file. Here each record (path, Infinity memory id, figures with
-//! every integer as a varint) lies in a block of bytes, one block per cache that counted
-//! (a fork's block is taken over whole when it is absorbed), and an index of key hashes
+//! every integer as a varint) lies in a small block of bytes of the cache that counted it
+//! (a fork's blocks are taken over whole when it is absorbed), and an index of key hashes
 //! leads to it.
 use serde::{Deserialize, Serialize};
 
@@ -21,8 +21,9 @@ pub(super) struct Held<'a> {
 }
 
 /// Records are kept in blocks of about this many bytes: one growing buffer would keep
-/// up to half of its size unused after its last doubling.
-const BLOCK_BYTES: usize = 64 * 1024;
+/// up to half of its size unused after its last doubling, and small blocks fit in the
+/// room the run's earlier work freed (a folder's listing, a project's banks).
+const BLOCK_BYTES: usize = 4 * 1024;
 
 /// Records one cache wrote, one after another.
 #[derive(Debug, Clone, Default)]
