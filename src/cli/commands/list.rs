@@ -319,8 +319,8 @@ const BATCH: usize = 64;
 /// A fresh row and what it was derived from, by the project's index.
 type Fresh = (usize, ListedRow, Observed);
 
-/// Rows for the projects at `wanted`, with what each was derived from, as each worker
-/// made them. Large sets are
+/// Rows for the projects at `wanted`, with what each was derived from, a batch at a
+/// time as the workers made them. Large sets are
 /// shared across the machine's cores: each worker has its own analyzer and fork of the
 /// token cache and takes the next batch of projects when it is done with one; what the
 /// workers learned is merged into the cache and saved once.
@@ -347,10 +347,12 @@ fn rows_of(
     let started = listings.started();
     let home = crate::core::io::paths::home_dir();
     let outside = &OutsideFolders::of_home(home.as_deref());
-    let work = || -> (Result<Vec<Fresh>>, TokenCache) {
+    let work = || -> (Result<Vec<Vec<Fresh>>>, TokenCache) {
         let mut analyzer =
             Analyzer::new(config, encoding, shared.fork(), &context.clock).with_listings(listings);
-        let mut rows = Vec::new();
+        // A batch's rows are kept in a list of their own, made to size: one list of a
+        // worker's rows would keep up to half of its room unused after it last grew.
+        let mut batches = Vec::new();
         loop {
             let start = next.fetch_add(BATCH, Ordering::Relaxed);
             let Some(batch) = wanted.get(start..wanted.len().min(start + BATCH)) else {
@@ -369,6 +371,7 @@ fn rows_of(
                 .collect();
             let evidence = analyzer.git_evidence_of(&pairs);
             drop(pairs);
+            let mut rows = Vec::with_capacity(batch.len());
             for ((&index, banks), evidence) in batch.iter().zip(listed).zip(evidence) {
                 let project = &projects[index];
                 let git_failed = matches!(evidence, Evidence::Failed { .. });
@@ -387,10 +390,11 @@ fn rows_of(
                 }
                 rows.push((index, listed, seen));
             }
+            batches.push(rows);
         }
-        (Ok(rows), analyzer.cache)
+        (Ok(batches), analyzer.cache)
     };
-    let results: Vec<(Result<Vec<Fresh>>, TokenCache)> = if workers == 1 {
+    let results: Vec<(Result<Vec<Vec<Fresh>>>, TokenCache)> = if workers == 1 {
         vec![work()]
     } else {
         std::thread::scope(|scope| {
@@ -404,13 +408,13 @@ fn rows_of(
                 .collect()
         })
     };
-    // Each worker's rows stay where the worker put them: gathering them in one list here
+    // Each batch's rows stay where the worker put them: gathering them in one list here
     // would hold a second copy while the token figures are merged and saved.
-    let mut fresh = Vec::with_capacity(results.len());
+    let mut fresh = Vec::new();
     let mut failure = None;
     for (rows, worker_cache) in results {
         match rows {
-            Ok(rows) => fresh.push(rows),
+            Ok(batches) => fresh.extend(batches),
             Err(problem) => failure = Some(problem),
         }
         cache.absorb(worker_cache);

@@ -19,10 +19,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::stored::{self as section, Figures, RECORDS, Record};
+use super::unsaved::Unsaved;
 use super::{Encoding, TextStats};
 use crate::cache_store::{self, Loaded, MAX_PAYLOAD, Section};
 use crate::error::Result;
-use crate::io::hash_index::{ByHash, HashIndex, key_hash};
+use crate::io::hash_index::{HashIndex, key_hash};
 use crate::io::paths;
 use crate::model::MemoryFile;
 
@@ -73,28 +74,6 @@ fn nanos_since_epoch(time: SystemTime) -> i128 {
     }
 }
 
-/// Figures counted in this process, not yet saved.
-#[derive(Debug, Clone)]
-struct UnsavedEntry {
-    path: Box<str>,
-    memory_id: Option<Box<str>>,
-    figures: Figures,
-}
-
-impl UnsavedEntry {
-    fn is_for(&self, path: &str, memory_id: Option<&str>) -> bool {
-        &*self.path == path && self.memory_id.as_deref() == memory_id
-    }
-
-    fn of(record: &Record<'_>) -> UnsavedEntry {
-        UnsavedEntry {
-            path: record.path.into(),
-            memory_id: record.memory_id.map(Into::into),
-            figures: record.figures,
-        }
-    }
-}
-
 /// Hash of (path, memory id): the map key. Collisions are resolved by comparing both.
 fn identity_hash(path: &str, memory_id: Option<&str>) -> u64 {
     match memory_id {
@@ -105,6 +84,28 @@ fn identity_hash(path: &str, memory_id: Option<&str>) -> u64 {
 }
 
 type KeyHash = fn(&str, Option<&str>) -> u64;
+
+/// Whether figures for a key (its hash, path and memory id) this process has not counted
+/// change what `stored` holds. A record holding the same figures is marked used instead,
+/// so pruning keeps it; `len` counts a key `stored` does not hold.
+fn changes_stored(
+    stored: &SavedEntries,
+    len: &mut usize,
+    (hash, path, memory_id): (u64, &str, Option<&str>),
+    figures: Figures,
+) -> bool {
+    match stored.find_hashed(hash, path, memory_id) {
+        Some((number, held)) if held == figures => {
+            stored.mark_used(number);
+            false
+        }
+        Some(_) => true,
+        None => {
+            *len += 1;
+            true
+        }
+    }
+}
 
 /// The cache file as it was read, shared read-only by every fork of a cache. Records
 /// stay in the file's bytes; only their places are indexed.
@@ -213,7 +214,7 @@ pub struct TokenCache {
     file: Option<PathBuf>,
     stored: Arc<SavedEntries>,
     /// Figures counted in this process; they replace `stored` records of the same key.
-    added: ByHash<Vec<UnsavedEntry>>,
+    added: Unsaved,
     len: usize,
     dirty: bool,
     hits: usize,
@@ -227,7 +228,7 @@ impl TokenCache {
             encoding,
             file: None,
             stored: Arc::new(SavedEntries::empty()),
-            added: ByHash::default(),
+            added: Unsaved::default(),
             len: 0,
             dirty: false,
             hits: 0,
@@ -350,23 +351,10 @@ impl TokenCache {
         (self.stored.key_hash)(path, memory_id)
     }
 
-    fn added_entry(&self, path: &str, memory_id: Option<&str>) -> Option<&UnsavedEntry> {
-        self.added_entry_hashed(self.hash(path, memory_id), path, memory_id)
-    }
-
-    fn added_entry_hashed(
-        &self,
-        hash: u64,
-        path: &str,
-        memory_id: Option<&str>,
-    ) -> Option<&UnsavedEntry> {
-        if self.added.is_empty() {
-            return None;
-        }
+    /// The figures counted in this process for (path, memory id).
+    fn added_figures(&self, path: &str, memory_id: Option<&str>) -> Option<Figures> {
         self.added
-            .get(&hash)?
-            .iter()
-            .find(|e| e.is_for(path, memory_id))
+            .figures(self.hash(path, memory_id), path, memory_id)
     }
 
     fn lookup(&self, key: &FileKey<'_>) -> Option<Figures> {
@@ -374,8 +362,8 @@ impl TokenCache {
         let version = version_of(key)?;
         let hash = self.hash(path, key.memory_id);
         // Figures counted in this process replace whatever the file held.
-        if let Some(entry) = self.added_entry_hashed(hash, path, key.memory_id) {
-            return entry.figures.is_version(version).then_some(entry.figures);
+        if let Some(figures) = self.added.figures(hash, path, key.memory_id) {
+            return figures.is_version(version).then_some(figures);
         }
         let (number, figures) = self.stored.find_hashed(hash, path, key.memory_id)?;
         if !figures.is_version(version) {
@@ -408,45 +396,31 @@ impl TokenCache {
         let (Some(path), Some(version)) = (key.path.to_str(), version_of(key)) else {
             return;
         };
-        self.remember(UnsavedEntry {
-            path: path.into(),
-            memory_id: key.memory_id.map(Into::into),
-            figures: Figures::of(version, stats, dates_known),
-        });
+        self.remember(
+            path,
+            key.memory_id,
+            Figures::of(version, stats, dates_known),
+        );
     }
 
-    fn remember(&mut self, entry: UnsavedEntry) {
-        let hash = self.hash(&entry.path, entry.memory_id.as_deref());
-        let bucket = self.added.entry(hash).or_default();
-        if let Some(old) = bucket
-            .iter_mut()
-            .find(|e| e.is_for(&entry.path, entry.memory_id.as_deref()))
-        {
-            if old.figures != entry.figures {
-                *old = entry;
+    fn remember(&mut self, path: &str, memory_id: Option<&str>, figures: Figures) {
+        let hash = self.hash(path, memory_id);
+        if let Some(old) = self.added.figures(hash, path, memory_id) {
+            if old != figures {
+                self.added.put(hash, path, memory_id, figures);
                 self.dirty = true;
             }
             return;
         }
-        match self
-            .stored
-            .find_hashed(hash, &entry.path, entry.memory_id.as_deref())
-        {
-            // The file already holds these figures: keep it, and keep it when pruning.
-            Some((number, figures)) if figures == entry.figures => {
-                self.stored.mark_used(number);
-                if bucket.is_empty() {
-                    self.added.remove(&hash);
-                }
-                return;
-            }
-            Some(_) => {}
-            None => self.len += 1,
+        if !changes_stored(
+            &self.stored,
+            &mut self.len,
+            (hash, path, memory_id),
+            figures,
+        ) {
+            return;
         }
-        // Almost every bucket holds one entry: a first push would make room for four,
-        // and a root's files would take four times the memory they need.
-        bucket.reserve_exact(1);
-        bucket.push(entry);
+        self.added.put(hash, path, memory_id, figures);
         self.dirty = true;
     }
 
@@ -469,14 +443,28 @@ impl TokenCache {
                 let Some(record) = other.stored.record(number) else {
                     continue;
                 };
-                if other.added_entry(record.path, record.memory_id).is_none() {
-                    self.remember(UnsavedEntry::of(&record));
+                if other.added_figures(record.path, record.memory_id).is_none() {
+                    self.remember(record.path, record.memory_id, record.figures);
                 }
             }
         }
-        for entry in other.added.into_values().flatten() {
-            self.remember(entry);
-        }
+        // The other cache's records are taken over where they lie, not copied: when
+        // workers' caches are gathered, each holds the figures of thousands of files.
+        let key_hash = self.stored.key_hash;
+        let stored = Arc::clone(&self.stored);
+        let (len, dirty) = (&mut self.len, &mut self.dirty);
+        self.added.absorb(other.added, |record, held| {
+            let taken = match held {
+                Some(held) => held != record.figures,
+                None => {
+                    let key = (record.path, record.memory_id);
+                    let hash = key_hash(key.0, key.1);
+                    changes_stored(&stored, len, (hash, key.0, key.1), record.figures)
+                }
+            };
+            *dirty |= taken;
+            taken
+        });
     }
 
     /// True when there is something `save` would write.
@@ -504,35 +492,33 @@ impl TokenCache {
     /// is written. Records are sorted by path: a run looks files up in about that order,
     /// so its lookups walk the loaded file front to back instead of jumping around it.
     fn write_to(&self, file: &Path) -> Result<()> {
-        enum Source<'e> {
+        /// A record of the loaded file, or one counted in this process, by number.
+        enum Source {
             Stored(usize),
-            Added(&'e UnsavedEntry),
+            Added(u32),
         }
+        type Listed<'e> = (&'e str, Option<&'e str>, Source);
         fn encoded<'s>(
             cache: &'s TokenCache,
-            source: &Source<'_>,
+            &(path, memory_id, ref source): &Listed<'_>,
             scratch: &'s mut Vec<u8>,
         ) -> Option<&'s [u8]> {
             match *source {
                 Source::Stored(number) => Some(cache.stored.raw(number)),
-                Source::Added(entry) => {
+                Source::Added(number) => {
                     scratch.clear();
                     let record = Record {
-                        path: &entry.path,
-                        memory_id: entry.memory_id.as_deref(),
-                        figures: entry.figures,
+                        path,
+                        memory_id,
+                        figures: cache.added.record(number)?.figures,
                     };
                     record.write_to(scratch).then_some(&scratch[..])
                 }
             }
         }
-        let mut records: Vec<(&str, Option<&str>, Source<'_>)> = Vec::with_capacity(self.len);
-        for entry in self.added.values().flatten() {
-            records.push((
-                &entry.path,
-                entry.memory_id.as_deref(),
-                Source::Added(entry),
-            ));
+        let mut records: Vec<Listed<'_>> = Vec::with_capacity(self.len);
+        for (number, held) in self.added.records() {
+            records.push((held.path, held.memory_id, Source::Added(number)));
         }
         let keep_unused = self.len <= MAX_SAVED_ENTRIES;
         for number in 0..self.stored.len() {
@@ -542,7 +528,7 @@ impl TokenCache {
             let Some((path, memory_id)) = section::key(self.stored.raw(number)) else {
                 continue;
             };
-            if self.added_entry(path, memory_id).is_none() {
+            if self.added_figures(path, memory_id).is_none() {
                 records.push((path, memory_id, Source::Stored(number)));
             }
         }
@@ -553,8 +539,8 @@ impl TokenCache {
         let mut scratch = Vec::new();
         let mut size = 64;
         let mut kept = 0;
-        records.retain(|(_, _, source)| {
-            let Some(record) = encoded(self, source, &mut scratch) else {
+        records.retain(|listed| {
+            let Some(record) = encoded(self, listed, &mut scratch) else {
                 return false;
             };
             size += record.len() + 10;
@@ -565,8 +551,8 @@ impl TokenCache {
         let scope = section::scope(self.encoding);
         cache_store::save_tables(file, Section::Tokens, scope, 1, |out| {
             out.table(records.len());
-            records.iter().all(|(_, _, source)| {
-                encoded(self, source, &mut scratch).is_some_and(|record| {
+            records.iter().all(|listed| {
+                encoded(self, listed, &mut scratch).is_some_and(|record| {
                     out.record(record);
                     true
                 })

@@ -10,6 +10,7 @@ mod ahead;
 mod cache;
 mod files;
 mod stored;
+mod unsaved;
 
 use serde::Serialize;
 

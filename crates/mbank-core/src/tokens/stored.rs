@@ -40,8 +40,10 @@ pub fn read(file: &Path, encoding: Encoding) -> Option<Loaded> {
 const NO_DAY: i32 = i32::MIN;
 
 /// The file version a record is for (size, modification and change times in nanoseconds
-/// since the epoch), and what was counted in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// since the epoch), and what was counted in it. Files hold them at fixed widths
+/// ([`Record`]); the serde encoding (postcard's varints) is the compact one the unsaved
+/// figures of a run are held in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Figures {
     pub size: u64,
     pub modified_nanos: i128,

@@ -128,6 +128,47 @@ impl Checked {
     }
 }
 
+/// The digests of a fresh row's files by path relative to the project, held until the
+/// rows are saved: a list with an allocation per path took about twice the memory, for
+/// every file of every project analysed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PackedStamps {
+    /// The paths, one after another.
+    paths: Box<[u8]>,
+    /// Where each path ends in `paths`, and its digest.
+    ends: Box<[(u32, u64)]>,
+}
+
+impl PackedStamps {
+    fn of(files: &[(Vec<u8>, u64)]) -> PackedStamps {
+        let mut paths = Vec::with_capacity(files.iter().map(|(path, _)| path.len()).sum());
+        let ends = files
+            .iter()
+            .map(|(path, digest)| {
+                paths.extend_from_slice(path);
+                // A project's relative paths come to far less than 4 GiB.
+                (paths.len() as u32, *digest)
+            })
+            .collect();
+        PackedStamps {
+            paths: paths.into_boxed_slice(),
+            ends,
+        }
+    }
+
+    fn to_vec(&self) -> Vec<(Vec<u8>, u64)> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&(end, digest)| {
+                let path = self.paths[start..end as usize].to_vec();
+                start = end as usize;
+                (path, digest)
+            })
+            .collect()
+    }
+}
+
 /// What a run did for one project, for [`RememberedRows::save`].
 pub enum RowSource {
     /// The remembered row at this index held and was used.
@@ -140,7 +181,7 @@ pub enum RowSource {
 pub struct Observed {
     /// The digests of the files the row was derived from, by path relative to the
     /// project; `None` when one of them cannot vouch for the row (see [`Observed::new`]).
-    files: Option<Vec<(Vec<u8>, u64)>>,
+    files: Option<PackedStamps>,
     /// Files read through a content fact of the run's listings (a store of virtual
     /// memories): they must be among those facts.
     through_facts: Vec<Vec<u8>>,
@@ -193,7 +234,7 @@ impl Observed {
             }
         }
         Observed {
-            files: stamped.map(|stamped| stamped.files),
+            files: stamped.map(|stamped| PackedStamps::of(&stamped.files)),
             through_facts,
             repository,
             outside,
@@ -651,7 +692,7 @@ fn file_inputs(
     fact_files: &[(OsString, u64, i128)],
     started: i128,
 ) -> Option<Vec<(Vec<u8>, u64)>> {
-    let mut files = StampedFiles::of(observed.files.clone()?);
+    let mut files = StampedFiles::of(observed.files.as_ref()?.to_vec());
     for index in under(fact_files, |(path, _, _)| path.as_os_str(), &project.path) {
         let (path, len, mtime) = &fact_files[index];
         files.stamp(&project.path, Path::new(path), (*len, *mtime), started)?;
@@ -840,6 +881,18 @@ mod tests {
         let again = StampedFiles::of(stamped.files.clone());
         assert!(again.known.contains(&b"b.md"[..]));
         assert_eq!(again.files, stamped.files);
+    }
+
+    #[test]
+    fn stamped_files_read_back_as_they_were_listed() {
+        let files = vec![
+            (Vec::new(), 7),
+            (b".claude/memory/progress.md".to_vec(), u64::MAX),
+            (b"CLAUDE.md".to_vec(), 0),
+            (b"a".to_vec(), 1 << 40),
+        ];
+        assert_eq!(PackedStamps::of(&files).to_vec(), files);
+        assert_eq!(PackedStamps::of(&[]).to_vec(), Vec::new());
     }
 
     #[test]
