@@ -233,6 +233,19 @@ impl RepoStamps {
         Repository::At { marker, state }
     }
 
+    /// Whether `project` is surely in no repository: its folder was listed in this run
+    /// (so it can be reached), its path resolves, and neither it nor a folder above it
+    /// holds a `.git` entry. Where git would be looked for, nothing is found.
+    pub fn surely_outside(&mut self, project: &Path, listings: &Listings) -> bool {
+        if listings.listed(project).is_none() {
+            return false;
+        }
+        let Some(folder) = self.resolve(project, listings) else {
+            return false;
+        };
+        self.marker_of_project(&folder, listings).is_none()
+    }
+
     /// `project` with its folders resolved as git sees them: the parent resolved once for
     /// all its projects, the project itself only when it is a link.
     fn resolve(&mut self, project: &Path, listings: &Listings) -> Option<PathBuf> {
@@ -474,6 +487,35 @@ mod tests {
     fn seconds_round_trip_both_sides_of_the_epoch() {
         for s in [0_i64, 1, 1_700_000_000, -86_400] {
             assert_eq!(seconds(from_seconds(s)), s);
+        }
+    }
+
+    #[test]
+    fn a_project_is_surely_outside_only_when_listed_and_no_git_entry_is_at_or_above_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for folder in ["repo/.git", "repo/inner", "plain/p", "unlisted"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        let listings = Listings::in_memory();
+        for folder in ["", "repo", "repo/inner", "plain", "plain/p"] {
+            listings.list(&root.join(folder)).unwrap();
+        }
+        let mut stamps = RepoStamps::new();
+        assert!(!stamps.surely_outside(&root.join("repo"), &listings));
+        assert!(!stamps.surely_outside(&root.join("repo/inner"), &listings));
+        // Never listed in this run: left to the repository finder.
+        assert!(!stamps.surely_outside(&root.join("unlisted"), &listings));
+        // Outside unless the temp folder itself sits in a repository.
+        let mut finder = crate::git::RepoFinder::new();
+        let plain = root.join("plain/p");
+        let outside = std::process::Command::new("git")
+            .args(["-C", root.to_str().unwrap(), "rev-parse"])
+            .output()
+            .is_ok_and(|o| !o.status.success());
+        if outside {
+            assert!(stamps.surely_outside(&plain, &listings));
+            assert!(finder.find(&plain).unwrap().is_none());
         }
     }
 

@@ -115,7 +115,16 @@ fn read_bytes_checked(path: &Path, limit: u64) -> Result<(Vec<u8>, std::fs::Meta
 /// the end; a size of zero may not be the truth (files of virtual file systems), so such
 /// a file is read to its end. The read stops after `limit + 1` bytes either way, so a
 /// file that grows meanwhile cannot exhaust memory.
-pub(crate) fn read_opened(path: &Path, mut file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_opened(path: &Path, file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
+    read_opened_with_meta(path, file, limit).map(|(bytes, _)| bytes)
+}
+
+/// [`read_opened`]'s bytes with the metadata the handle reported before reading.
+fn read_opened_with_meta(
+    path: &Path,
+    mut file: std::fs::File,
+    limit: u64,
+) -> Result<(Vec<u8>, fs::Metadata)> {
     let meta = file.metadata().map_err(|e| CoreError::io(path, e))?;
     refuse_non_file(path, &meta)?;
     if meta.len() > limit {
@@ -141,6 +150,15 @@ pub(crate) fn read_opened(path: &Path, mut file: std::fs::File, limit: u64) -> R
             limit,
         });
     }
+    Ok((bytes, meta))
+}
+
+/// Reads an open file whole as [`read_opened`] does; within [`reading_once`], the bytes
+/// are kept for the next [`read_bytes_limited`] of `path`, so a file read for its token
+/// figures is not read again for validation.
+pub(crate) fn read_opened_once(path: &Path, file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
+    let (bytes, meta) = read_opened_with_meta(path, file, limit)?;
+    remember(path, &bytes, &meta);
     Ok(bytes)
 }
 

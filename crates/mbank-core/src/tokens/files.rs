@@ -273,7 +273,10 @@ pub(super) fn read_listed(path: &Path) -> Result<String> {
         else {
             return text::read_text(path);
         };
-        text::decode_text(path, text::read_opened(path, file, text::MAX_READ_BYTES)?)
+        text::decode_text(
+            path,
+            text::read_opened_once(path, file, text::MAX_READ_BYTES)?,
+        )
     }
     #[cfg(not(unix))]
     text::read_text(path)
@@ -517,6 +520,29 @@ pub(crate) mod tests {
         if zero_sized.is_file() {
             assert!(!read_listed(zero_sized).unwrap().is_empty());
         }
+    }
+
+    #[test]
+    fn a_file_read_for_its_figures_is_not_read_again_by_the_same_analysis() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.md");
+        std::fs::write(&path, "# Notes\nfirst\n").unwrap();
+        let ((counted, validated), reads) = crate::io::reads::recording(|| {
+            text::reading_once(|| {
+                let counted = read_listed(&path).unwrap();
+                // Changed on disk after the count: the analysis goes on with what it read.
+                std::fs::write(&path, "# Notes\nsecond, longer\n").unwrap();
+                (counted, text::read_text(&path).unwrap())
+            })
+        });
+        assert_eq!(counted, "# Notes\nfirst\n");
+        assert_eq!(validated, counted);
+        // Noted with the size it had when it was read.
+        assert_eq!(reads.files.len(), 1);
+        assert_eq!((&reads.files[0].0, reads.files[0].1), (&path, 14));
+        // Outside an analysis every read is a read.
+        assert_eq!(read_listed(&path).unwrap(), "# Notes\nsecond, longer\n");
+        assert_eq!(text::read_text(&path).unwrap(), "# Notes\nsecond, longer\n");
     }
 
     #[test]

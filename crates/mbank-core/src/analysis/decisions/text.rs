@@ -144,16 +144,24 @@ pub(super) fn may_contain_word(text: &str, words: &[&[u8]]) -> bool {
     if !is_ascii(text) {
         return true;
     }
+    // One pass over the text for all the words: only where a byte starts one of them (in
+    // either case) are the words compared.
+    let mut starts = [false; 256];
+    for word in words {
+        let Some(&first) = word.first() else {
+            return true;
+        };
+        starts[usize::from(first.to_ascii_lowercase())] = true;
+        starts[usize::from(first.to_ascii_uppercase())] = true;
+    }
     let bytes = text.as_bytes();
-    words.iter().any(|word| {
-        let mut i = 0;
-        while i + word.len() <= bytes.len() {
-            if bytes[i..i + word.len()].eq_ignore_ascii_case(word) {
-                return true;
-            }
-            i += 1;
-        }
-        false
+    bytes.iter().enumerate().any(|(at, &byte)| {
+        starts[usize::from(byte)]
+            && words.iter().any(|word| {
+                bytes
+                    .get(at..at + word.len())
+                    .is_some_and(|here| here.eq_ignore_ascii_case(word))
+            })
     })
 }
 
@@ -281,4 +289,48 @@ pub(super) fn adr_number(id: &str) -> Option<u32> {
         .collect::<String>()
         .parse()
         .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every place a word could start, compared: what the one-pass search must agree with.
+    fn contains_any_word(text: &str, words: &[&[u8]]) -> bool {
+        let bytes = text.as_bytes();
+        words.iter().any(|word| {
+            (0..=bytes.len().saturating_sub(word.len())).any(|at| {
+                bytes.len() >= word.len() && bytes[at..at + word.len()].eq_ignore_ascii_case(word)
+            })
+        })
+    }
+
+    #[test]
+    fn a_word_is_found_in_any_case_and_anywhere_as_every_comparison_finds_it() {
+        let words: &[&[u8]] = &[b"decision", b"adr", b"entscheidung"];
+        for text in [
+            "",
+            "a",
+            "ad",
+            "adr",
+            "ADR-7",
+            "x Decision",
+            "decisio",
+            "DECISIONS were made",
+            "Entscheidung",
+            "entscheidun",
+            "nothing here at all",
+            "ends in decisio\nadd\nadd",
+            "radr",
+        ] {
+            assert_eq!(
+                may_contain_word(text, words),
+                contains_any_word(text, words),
+                "{text:?}"
+            );
+        }
+        assert!(may_contain_word("ünicode without the words", words));
+        assert!(may_contain_word("anything", &[b""]));
+        assert!(!may_contain_word("anything", &[]));
+    }
 }

@@ -321,6 +321,21 @@ impl Expander {
     /// Expands the imports of `text`, the content of the top-level file `path`.
     pub fn expand(&mut self, path: &Path, text: &str) -> Expansion {
         let root = canonical_or_self(path);
+        self.expand_resolved(path, root, text)
+    }
+
+    /// [`Expander::expand`] of a top-level file not loaded yet; `None` when it was (as
+    /// [`Expander::is_loaded`] says), its path resolved once for both.
+    pub(crate) fn expand_unless_loaded(&mut self, path: &Path, text: &str) -> Option<Expansion> {
+        let root = canonical_or_self(path);
+        if self.loaded.contains(&root) {
+            return None;
+        }
+        Some(self.expand_resolved(path, root, text))
+    }
+
+    /// [`Expander::expand`] of `path`, resolved as `root`.
+    fn expand_resolved(&mut self, path: &Path, root: PathBuf, text: &str) -> Expansion {
         self.loaded.insert(root.clone());
         let mut out = Expansion::default();
         let mut chain = vec![root];
@@ -614,6 +629,13 @@ mod tests {
         // b.md was already loaded through sub/c.md, so the root's own @b.md is a repeat.
         assert_eq!(exp.repeats.len(), 1);
         assert!(expander.is_loaded(&p.join("b.md")));
+        // A file loaded already is not expanded again as a top-level file.
+        let b = p.join("b.md");
+        assert!(expander.expand_unless_loaded(&b, "B\n").is_none());
+        let mut fresh = Expander::new(ImportPolicy::new(p, &HomeRoots::default()));
+        let once = fresh.expand_unless_loaded(&root, &text).unwrap();
+        assert_eq!((once.text, once.findings), (exp.text, exp.findings));
+        assert!(fresh.expand_unless_loaded(&root, &text).is_none());
     }
 
     #[test]

@@ -67,18 +67,25 @@ impl<'a> Analyzer<'a> {
         let listed = on_workers(self, &mut workers, projects, |analyzer, project| {
             reads::recording(|| analyzer.list(project))
         });
-        let states = if depth.git {
-            let pairs: Vec<(&Project, &[Bank])> = projects
+        let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
+        if depth.git {
+            // A project the listings show outside every repository is not looked up again
+            // (a path resolved and a `stat` per project, on this one thread).
+            let store = self.listings.unwrap_or(&self.own_facts);
+            let in_some_repository: Vec<usize> = (0..projects.len())
+                .filter(|&i| !self.repo_stamps.surely_outside(&projects[i].path, store))
+                .collect();
+            let pairs: Vec<(&Project, &[Bank])> = in_some_repository
                 .iter()
-                .zip(&listed)
-                .map(|(p, (banks, _))| (p, banks.as_slice()))
+                .map(|&i| (&projects[i], listed[i].0.as_slice()))
                 .collect();
             // Validation checks claims against each repository's files: the `ls-files`
             // git runs for the staleness facts lists them all for it.
-            gather_git_listing(&pairs, depth.validate.then_some(&*self.claims))
-        } else {
-            projects.iter().map(|_| GitState::Absent).collect()
-        };
+            let found = gather_git_listing(&pairs, depth.validate.then_some(&*self.claims));
+            for (i, state) in in_some_repository.into_iter().zip(found) {
+                states[i] = state;
+            }
+        }
         // Each project's part moves to whichever thread takes the project.
         let parts: Vec<Mutex<Option<ProjectPart>>> = listed
             .into_iter()
@@ -94,8 +101,10 @@ impl<'a> Analyzer<'a> {
                 .unwrap_or_else(|| (Vec::new(), Reads::default(), GitState::Absent));
             let ((report, beside), analysis) = reads::recording(|| {
                 crate::io::text::reading_once(|| {
-                    let beside = beside(project, &banks);
-                    (analyzer.analyze_with(project, banks, depth, state), beside)
+                    crate::markup::dates::remembering_prose(|| {
+                        let beside = beside(project, &banks);
+                        (analyzer.analyze_with(project, banks, depth, state), beside)
+                    })
                 })
             });
             read.absorb(analysis);

@@ -428,7 +428,13 @@ impl<'a> Analyzer<'a> {
         ));
         let mut decisions = Vec::new();
         // The project's rule files, read for the first of its banks validation asks about.
-        let declaring_rules = std::sync::Arc::default();
+        let declaring_rules = std::sync::Arc::new(
+            crate::analysis::validate::DeclaringRules::in_listed_project(
+                self.listings
+                    .filter(|_| depth.validate)
+                    .and_then(|listings| listings.listed(&project.path)),
+            ),
+        );
         for bank in banks {
             reports.push(self.bank_report(
                 project,

@@ -232,9 +232,9 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         }
         if let Some(expander) = expander.as_mut()
             && is_markdown_path(&file.path)
-            && !expander.is_loaded(&file.path)
+            && let Some(expansion) = expander.expand_unless_loaded(&file.path, &text)
         {
-            out.extend(expander.expand(&file.path, &text).findings);
+            out.extend(expansion.findings);
         }
     }
     check_adrs(bank, &mut out);

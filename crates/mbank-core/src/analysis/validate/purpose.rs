@@ -32,12 +32,18 @@ fn heading_role(heading: &str, purposes: &[(Role, &[&str])]) -> Option<Role> {
         words.split_whitespace().collect::<Vec<_>>().join(" ")
     );
     let mut found = None;
+    // " {phrase} ", written into one buffer for every phrase.
+    let mut spaced = String::new();
     for (role, phrases) in purposes {
         let hit = phrases.iter().any(|phrase| {
             if phrase.ends_with(':') {
                 text.trim_start().starts_with(phrase)
             } else {
-                padded.contains(&format!(" {phrase} "))
+                spaced.clear();
+                spaced.push(' ');
+                spaced.push_str(phrase);
+                spaced.push(' ');
+                padded.contains(spaced.as_str())
             }
         });
         if hit {

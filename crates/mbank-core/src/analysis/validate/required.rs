@@ -7,6 +7,7 @@
 //! the bank's contents prove the format and information otherwise.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use super::at_bank_top;
 use crate::findings::{Finding, FindingCode, Severity};
@@ -16,6 +17,7 @@ use crate::formats::{
 };
 use crate::io::text;
 use crate::model::{Bank, LoadKind, MemoryFile, Project, Role};
+use crate::scan::listings::{Entries, Entry};
 
 /// Largest file read for its heading or for the file names it declares.
 const READ_MAX_BYTES: u64 = 256 * 1024;
@@ -132,7 +134,7 @@ fn declared_file_set(
         .map(|f| formats::name_key(&f.file_name()))
         .collect();
     let mut best: Option<(usize, DeclaredSet)> = None;
-    for (path, text) in rules.get_or_init(|| rule_texts(project)) {
+    for (path, text) in rules.of(project) {
         let Some(text) = text else {
             continue;
         };
@@ -166,13 +168,52 @@ fn declared_file_set(
 /// The project's rule files that may declare a bank's files, each with its text (`None`:
 /// not readable as text), in the order they are weighed: read once for all the banks of
 /// the project ([`super::ValidationContext::declaring_rules`]).
-pub type DeclaringRules = std::sync::OnceLock<Vec<(std::path::PathBuf, Option<String>)>>;
+#[derive(Debug, Default)]
+pub struct DeclaringRules {
+    /// The project folder's entries as this run listed them, when it did: a rule file or
+    /// folder whose first name is not among them is known to be missing without a look.
+    project_entries: Option<Entries>,
+    texts: std::sync::OnceLock<Vec<(PathBuf, Option<String>)>>,
+}
 
-/// [`DeclaringRules`]' files of `project`, read.
-fn rule_texts(project: &Project) -> Vec<(std::path::PathBuf, Option<String>)> {
-    let mut candidates: Vec<std::path::PathBuf> =
-        RULE_FILES.iter().map(|f| project.path.join(f)).collect();
+impl DeclaringRules {
+    /// Rules looked for on disk.
+    pub fn new() -> Self {
+        DeclaringRules::default()
+    }
+
+    /// Rules looked for in a project whose folder was listed as `entries`.
+    pub fn in_listed_project(entries: Option<Entries>) -> Self {
+        DeclaringRules {
+            project_entries: entries,
+            texts: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The rule files of `project` and their texts, read at the first call.
+    fn of(&self, project: &Project) -> &[(PathBuf, Option<String>)] {
+        self.texts
+            .get_or_init(|| rule_texts(project, self.project_entries.as_deref()))
+    }
+}
+
+/// [`DeclaringRules`]' files of `project`, read. A name under a first folder or file the
+/// project's listing (`entries`) does not hold is missing: it is not looked for, and is
+/// noted as a missing path is, by the project folder it could appear in.
+fn rule_texts(project: &Project, entries: Option<&[Entry]>) -> Vec<(PathBuf, Option<String>)> {
+    let surely_missing = |relative: &str| {
+        let first = relative.split('/').next().unwrap_or(relative);
+        entries.is_some_and(|entries| !entries.iter().any(|e| e.name == first))
+    };
+    let mut candidates: Vec<(PathBuf, bool)> = RULE_FILES
+        .iter()
+        .map(|f| (project.path.join(f), surely_missing(f)))
+        .collect();
     for folder in RULE_FOLDERS {
+        if surely_missing(folder) {
+            crate::io::reads::folder(&project.path);
+            continue;
+        }
         let dir = project.path.join(folder);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             crate::io::reads::absent(&dir);
@@ -187,17 +228,22 @@ fn rule_texts(project: &Project) -> Vec<(std::path::PathBuf, Option<String>)> {
                     && let Ok(inner) = std::fs::read_dir(&path)
                 {
                     crate::io::reads::folder(&path);
-                    candidates.extend(inner.flatten().take(200).map(|e| e.path()));
+                    candidates.extend(inner.flatten().take(200).map(|e| (e.path(), false)));
                 }
             } else {
-                candidates.push(path);
+                candidates.push((path, false));
             }
         }
     }
     candidates
         .into_iter()
-        .map(|path| {
-            let text = text::read_text_limited(&path, READ_MAX_BYTES).ok();
+        .map(|(path, missing)| {
+            let text = if missing {
+                crate::io::reads::folder(&project.path);
+                None
+            } else {
+                text::read_text_limited(&path, READ_MAX_BYTES).ok()
+            };
             (path, text)
         })
         .collect()
@@ -411,6 +457,45 @@ mod tests {
         let mut out = Vec::new();
         check_required(&project, &bank, &DeclaringRules::new(), &mut out);
         out
+    }
+
+    #[test]
+    fn rule_files_looked_for_in_a_listed_project_are_those_found_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            &root.join("CLAUDE.md"),
+            "Read memory-bank/progress.md first.\n",
+        );
+        write(
+            &root.join(".cursor/rules/memory.md"),
+            "Keep activeContext.md.\n",
+        );
+        write(&root.join(".roo/rules-code/a.md"), "code\n");
+        write(&root.join(".github/other.md"), "not a rule\n");
+        std::fs::create_dir_all(root.join(".windsurf")).unwrap();
+        let project = discovery::project_at(root, "p".into()).unwrap();
+        let on_disk = crate::io::reads::recording(|| DeclaringRules::new().of(&project).to_vec());
+        let listings = crate::scan::listings::Listings::in_memory();
+        let entries = listings.list(root).unwrap();
+        let listed = crate::io::reads::recording(|| {
+            DeclaringRules::in_listed_project(Some(entries))
+                .of(&project)
+                .to_vec()
+        });
+        assert_eq!(listed, on_disk);
+        let texts = &on_disk.0;
+        assert!(texts.contains(&(
+            root.join("CLAUDE.md"),
+            Some("Read memory-bank/progress.md first.\n".into())
+        )));
+        assert!(
+            texts
+                .iter()
+                .any(|(path, _)| path == &root.join(".roo/rules-code/a.md"))
+        );
+        // A folder that is not there: noted by the project folder it could appear in.
+        assert!(on_disk.1.folders.contains(&root.to_path_buf()));
     }
 
     fn of_code<'a>(findings: &'a [Finding], code: &str) -> Vec<&'a Finding> {

@@ -163,15 +163,53 @@ fn prose_date_matches(text: &str) -> (Cow<'_, str>, Vec<DateMatch>) {
     if all.is_empty() {
         return (Cow::Borrowed(text), all);
     }
-    match dated_text(text) {
-        Cow::Borrowed(_) => (Cow::Borrowed(text), all),
+    if let Some((prose, matches)) = remembered_prose(text) {
+        return (prose.map_or(Cow::Borrowed(text), Cow::Owned), matches);
+    }
+    let (prose, matches) = match dated_text(text) {
+        Cow::Borrowed(_) => (None, all),
         // Code turned to spaces keeps a date's neighbours non-word characters, as the
         // backticks, fences and `-->` were, so prose dates match as they did.
         Cow::Owned(prose) => {
             let matches = date_matches(&prose).collect();
-            (Cow::Owned(prose), matches)
+            (Some(prose), matches)
         }
-    }
+    };
+    remember_prose(text, prose.as_deref(), &matches);
+    (prose.map_or(Cow::Borrowed(text), Cow::Owned), matches)
+}
+
+/// The prose of texts with dates (`None`: the text is all prose) and the dates in it,
+/// by text, while [`remembering_prose`] runs on this thread.
+type ProseMemo = std::collections::HashMap<String, (Option<String>, Vec<DateMatch>)>;
+
+thread_local! {
+    static PROSE: std::cell::RefCell<Option<ProseMemo>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` with the prose of each text with dates worked out once: counting a file
+/// finds the dates written in it and validation the impossible ones, and one project's
+/// analysis does both on the same text.
+pub(crate) fn remembering_prose<T>(work: impl FnOnce() -> T) -> T {
+    let outer = PROSE.with(|memo| memo.borrow_mut().replace(ProseMemo::new()));
+    let result = work();
+    PROSE.with(|memo| *memo.borrow_mut() = outer);
+    result
+}
+
+fn remembered_prose(text: &str) -> Option<(Option<String>, Vec<DateMatch>)> {
+    PROSE.with(|memo| memo.borrow().as_ref()?.get(text).cloned())
+}
+
+fn remember_prose(text: &str, prose: Option<&str>, matches: &[DateMatch]) {
+    PROSE.with(|memo| {
+        if let Some(memo) = memo.borrow_mut().as_mut() {
+            memo.insert(
+                text.to_string(),
+                (prose.map(str::to_string), matches.to_vec()),
+            );
+        }
+    });
 }
 
 /// The prose dates that tell when the text was written: those that name a plan (a due
@@ -323,6 +361,34 @@ impl WrittenDates {
 mod tests {
     use super::*;
     use regex::Regex;
+
+    #[test]
+    fn dates_found_with_the_prose_remembered_are_those_found_without() {
+        let today = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+        let found = |text: &str| {
+            let (prose, matches) = prose_date_matches(text);
+            (
+                prose.into_owned(),
+                matches,
+                impossible_dates(text),
+                WrittenDates::of(text, today),
+            )
+        };
+        for text in [
+            "# Log\n`2024-01-02` in code\n2024-03-04 done\n",
+            "plain 2025-02-30 and 2024-02-29\n",
+            "no dates at all\n",
+            "```\n2024-05-06\n```\n2023-01-01, due 2027-01-01\n",
+            "",
+        ] {
+            let alone = found(text);
+            let (first, again) = remembering_prose(|| (found(text), found(text)));
+            assert_eq!(first, alone, "{text:?}");
+            assert_eq!(again, alone, "{text:?}");
+        }
+        // Outside an analysis nothing is kept.
+        assert!(remembered_prose("plain 2025-02-30 and 2024-02-29\n").is_none());
+    }
 
     /// The pattern the scan replaces (Unicode `\b` and `\d`): the reference it must agree with.
     fn reference(text: &str) -> Vec<(usize, usize, u32, u32, u32)> {
