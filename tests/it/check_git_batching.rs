@@ -76,6 +76,16 @@ impl Counted {
 
     /// Runs mbank with the counting git first on PATH; the git invocations logged.
     fn run(&self, dir: &Path, args: &[&str]) -> (common::Run, Vec<String>) {
+        self.run_with(dir, &[], args)
+    }
+
+    /// [`Counted::run`] with more variables in mbank's environment.
+    fn run_with(
+        &self,
+        dir: &Path,
+        vars: &[(&str, &str)],
+        args: &[&str],
+    ) -> (common::Run, Vec<String>) {
         let log = self.temp.path().join("git.log");
         let _ = fs::remove_file(&log);
         let mut command = self.sandbox.mbank();
@@ -85,6 +95,7 @@ impl Counted {
         command
             .env("PATH", std::env::join_paths(paths).unwrap())
             .env("GIT_CONFIG_NOSYSTEM", "1")
+            .envs(vars.iter().copied())
             .current_dir(dir)
             .args(["--encoding", "bytes4"])
             .args(args);
@@ -371,5 +382,14 @@ fn check_asks_git_about_ignored_paths_once_per_repository() {
         &["check", "--json", "--root", root.to_str().unwrap()],
     );
     assert_eq!((warm.code, &warm.stdout), (run.code, &run.stdout));
+    assert!(calls.is_empty(), "a warm check ran git: {calls:#?}");
+    // The user's git settings kept out with the null device, whose times change with
+    // every write to it: the answers are remembered all the same.
+    let null_global = [("GIT_CONFIG_GLOBAL", "/dev/null")];
+    let args = ["check", "--json", "--root", root.to_str().unwrap()];
+    let (cold, _) = counted.run_with(&root, &null_global, &args);
+    assert_eq!(cold.stdout, run.stdout);
+    let (warm, calls) = counted.run_with(&root, &null_global, &args);
+    assert_eq!(warm.stdout, run.stdout);
     assert!(calls.is_empty(), "a warm check ran git: {calls:#?}");
 }

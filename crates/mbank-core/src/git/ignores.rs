@@ -256,6 +256,26 @@ pub(crate) fn note_sources(root: &Path, names: &[Vec<u8>]) {
     }
     reads::looked_at(&git_dir.join("info").join("exclude"));
     let env = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    let (configs, xdg) = config_files(&git_dir, env);
+    if let Some(xdg) = &xdg {
+        reads::looked_at(&xdg.join("git").join("ignore"));
+    }
+    for config in &configs {
+        reads::looked_at(config);
+        if !followable(config) {
+            reads::unstampable();
+        }
+    }
+}
+
+/// The configuration files git reads in the repository whose `.git` folder is `git_dir`,
+/// with `env` the process's environment, and the user's configuration folder. The null
+/// device (`GIT_CONFIG_GLOBAL=/dev/null`, the usual way to keep a user's settings out)
+/// holds no configuration, and its times change with every write to it: it is left out.
+fn config_files(
+    git_dir: &Path,
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> (Vec<PathBuf>, Option<PathBuf>) {
     let mut configs = vec![git_dir.join("config"), git_dir.join("config.worktree")];
     let home = env("HOME").map(PathBuf::from);
     let xdg = env("XDG_CONFIG_HOME")
@@ -277,14 +297,15 @@ pub(crate) fn note_sources(root: &Path, names: &[Vec<u8>]) {
             }
         }
     }
-    if let Some(xdg) = &xdg {
-        reads::looked_at(&xdg.join("git").join("ignore"));
-    }
-    for config in &configs {
-        reads::looked_at(config);
-        if !followable(config) {
-            reads::unstampable();
-        }
+    configs.retain(|config| !is_null_device(config));
+    (configs, xdg)
+}
+
+fn is_null_device(path: &Path) -> bool {
+    if cfg!(windows) {
+        path.as_os_str().eq_ignore_ascii_case("nul")
+    } else {
+        path == Path::new("/dev/null")
     }
 }
 
@@ -321,6 +342,48 @@ mod tests {
             .collect();
         out.sort();
         out
+    }
+
+    #[test]
+    fn the_null_device_is_no_configuration_file_to_follow() {
+        let git_dir = Path::new("/r/.git");
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| std::ffi::OsString::from(value))
+            }
+        };
+        let (configs, _) = config_files(
+            git_dir,
+            vars(&[
+                ("HOME", "/h"),
+                ("GIT_CONFIG_GLOBAL", "/dev/null"),
+                ("GIT_CONFIG_SYSTEM", "/dev/null"),
+            ]),
+        );
+        assert_eq!(
+            configs,
+            [git_dir.join("config"), git_dir.join("config.worktree")]
+        );
+        let (configs, xdg) = config_files(
+            git_dir,
+            vars(&[("HOME", "/h"), ("GIT_CONFIG_NOSYSTEM", "1")]),
+        );
+        assert_eq!(
+            configs,
+            [
+                git_dir.join("config"),
+                git_dir.join("config.worktree"),
+                PathBuf::from("/h/.gitconfig"),
+                PathBuf::from("/h/.config/git/config"),
+            ]
+        );
+        assert_eq!(xdg, Some(PathBuf::from("/h/.config")));
+        let (configs, _) = config_files(git_dir, vars(&[("GIT_CONFIG_GLOBAL", "/g")]));
+        assert!(configs.contains(&PathBuf::from("/g")));
+        assert!(configs.contains(&PathBuf::from("/etc/gitconfig")));
     }
 
     /// The shared process answers as a fresh `git check-ignore` per question would,
