@@ -205,14 +205,15 @@ fn observed(
         checkable &= file.error.is_none() && inside(&file.file.path);
         // A store of virtual memories is vouched for by the fact read from it.
         let version = (!file.file.is_virtual()).then_some((file.file.size, file.file.modified));
-        files.push((file.file.path.as_path(), version));
+        files.push((file.file.path.as_path(), version, None));
     }
     let mut elsewhere = outside.folders_of(project);
-    for (path, size, modified) in &reads.files {
-        if inside(path) {
-            files.push((path.as_path(), Some((*size, *modified))));
+    for read in &reads.files {
+        if inside(&read.path) {
+            let version = Some((read.len, read.modified));
+            files.push((read.path.as_path(), version, read.inode_and_change));
         } else {
-            elsewhere.push(path.clone());
+            elsewhere.push(read.path.clone());
         }
     }
     elsewhere.extend(reads.folders.iter().cloned());

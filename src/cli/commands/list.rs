@@ -249,7 +249,7 @@ fn observed(
         checkable &= file.error.is_none() && inside(&file.file.path);
         // A store of virtual memories is vouched for by the fact read from it.
         let version = (!file.file.is_virtual()).then_some((file.file.size, file.file.modified));
-        (file.file.path.as_path(), version)
+        (file.file.path.as_path(), version, None)
     });
     let files: Vec<_> = files.collect();
     Observed::new(

@@ -11,12 +11,33 @@ use std::time::SystemTime;
 /// What was read while recording.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Reads {
-    /// Files read, each with the size and modification time it had when read.
-    pub files: Vec<(PathBuf, u64, Option<SystemTime>)>,
+    /// Files read, each as it was when read.
+    pub files: Vec<FileRead>,
     /// Folders whose entries were probed (a file there may appear or vanish).
     pub folders: Vec<PathBuf>,
     /// Something was read that no stamp of a file or folder can vouch for.
     pub unstampable: bool,
+}
+
+/// A file read, with its size, modification time and (where the system keeps them) its
+/// inode and change time when it was read: all a stamp of that version needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRead {
+    pub path: PathBuf,
+    pub len: u64,
+    pub modified: Option<SystemTime>,
+    pub inode_and_change: Option<(u64, i128)>,
+}
+
+impl FileRead {
+    fn of(path: &Path, meta: &std::fs::Metadata) -> FileRead {
+        FileRead {
+            path: path.to_path_buf(),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode_and_change: super::paths::inode_and_change(meta),
+        }
+    }
 }
 
 impl Reads {
@@ -68,19 +89,13 @@ fn note(add: impl FnOnce(&mut Reads)) {
 
 /// A file was read whole, at this size and modification time.
 pub(crate) fn file(path: &Path, meta: &std::fs::Metadata) {
-    note(|reads| {
-        reads
-            .files
-            .push((path.to_path_buf(), meta.len(), meta.modified().ok()))
-    });
+    note(|reads| reads.files.push(FileRead::of(path, meta)));
 }
 
 /// A file was read; its stamp is taken now (a change since shows in its times).
 pub(crate) fn file_at(path: &Path) {
     note(|reads| match std::fs::metadata(path) {
-        Ok(meta) => reads
-            .files
-            .push((path.to_path_buf(), meta.len(), meta.modified().ok())),
+        Ok(meta) => reads.files.push(FileRead::of(path, &meta)),
         Err(_) => reads.unstampable = true,
     });
 }
@@ -105,9 +120,7 @@ pub(crate) fn absent(path: &Path) {
 /// followed), else the folder it would appear in ([`absent`]).
 pub(crate) fn looked_at(path: &Path) {
     note(|reads| match std::fs::metadata(path) {
-        Ok(meta) => reads
-            .files
-            .push((path.to_path_buf(), meta.len(), meta.modified().ok())),
+        Ok(meta) => reads.files.push(FileRead::of(path, &meta)),
         Err(_) => match path.ancestors().skip(1).find(|folder| folder.is_dir()) {
             Some(folder) => reads.folders.push(folder.to_path_buf()),
             None => reads.unstampable = true,

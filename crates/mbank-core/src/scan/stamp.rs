@@ -33,16 +33,7 @@ pub struct Stamp {
 impl Stamp {
     pub fn of(meta: &fs::Metadata) -> Option<Stamp> {
         let mtime = nanos(meta.modified().ok()?);
-        #[cfg(unix)]
-        let (ino, ctime) = {
-            use std::os::unix::fs::MetadataExt;
-            (
-                meta.ino(),
-                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
-            )
-        };
-        #[cfg(not(unix))]
-        let (ino, ctime) = (0, mtime);
+        let (ino, ctime) = crate::io::paths::inode_and_change(meta).unwrap_or((0, mtime));
         Some(Stamp {
             ino,
             len: meta.len(),

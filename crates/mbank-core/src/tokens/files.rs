@@ -539,7 +539,7 @@ pub(crate) mod tests {
         assert_eq!(validated, counted);
         // Noted with the size it had when it was read.
         assert_eq!(reads.files.len(), 1);
-        assert_eq!((&reads.files[0].0, reads.files[0].1), (&path, 14));
+        assert_eq!((&reads.files[0].path, reads.files[0].len), (&path, 14));
         // Outside an analysis every read is a read.
         assert_eq!(read_listed(&path).unwrap(), "# Notes\nsecond, longer\n");
         assert_eq!(text::read_text(&path).unwrap(), "# Notes\nsecond, longer\n");

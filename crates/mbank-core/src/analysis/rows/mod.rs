@@ -196,14 +196,20 @@ pub struct Observed {
     pub payload: Vec<u8>,
 }
 
-/// A file a row was derived from, with the size and modification time it was read at;
-/// `None` for a file read through a content fact (a store of virtual memories).
-pub(crate) type ReadFile<'a> = (&'a Path, Option<(u64, Option<SystemTime>)>);
+/// A file a row was derived from, with the size and modification time it was read at
+/// (`None` for a file read through a content fact, a store of virtual memories), and its
+/// inode and change time then when they were taken as it was read.
+pub(crate) type ReadFile<'a> = (
+    &'a Path,
+    Option<(u64, Option<SystemTime>)>,
+    Option<(u64, i128)>,
+);
 
 impl Observed {
-    /// What the analysis of the project at `project` read: `files` are `stat`ed now, on
-    /// the analysing thread, and each must still be the version that was read and older
-    /// than the racy window of the run that began at `started`.
+    /// What the analysis of the project at `project` read: each of `files` must be
+    /// older than the racy window of the run that began at `started`, and one whose
+    /// inode and change time were not taken as it was read is `stat`ed now, on the
+    /// analysing thread, and must still be the version that was read.
     pub fn new<'a>(
         project: &Path,
         files: impl IntoIterator<Item = ReadFile<'a>>,
@@ -218,13 +224,20 @@ impl Observed {
         let linked = || fs::symlink_metadata(project).is_ok_and(|m| m.file_type().is_symlink());
         let mut stamped = (checkable && !linked()).then(StampedFiles::default);
         let mut through_facts = Vec::new();
-        for (path, version) in files {
+        for (path, version, inode_and_change) in files {
             let Some(list) = stamped.as_mut() else {
                 break;
             };
             let stamp = match version {
                 Some((size, Some(modified))) => {
-                    list.stamp(project, path, (size, time_nanos(modified)), started)
+                    let version = (size, time_nanos(modified));
+                    match inode_and_change {
+                        Some((ino, change)) => {
+                            let stamp = Stamp::from_parts(ino, size, version.1, change);
+                            list.stamp_as_read(project, path, stamp, started)
+                        }
+                        None => list.stamp(project, path, version, started),
+                    }
                 }
                 Some((_, None)) => None,
                 None => relative(path.as_os_str(), project).map(|rel| through_facts.push(rel)),
@@ -733,7 +746,30 @@ impl StampedFiles {
             return Some(());
         }
         let stamp = Stamp::of(&fs::metadata(path).ok()?)?;
-        if stamp.version() != version || stamp.is_racy(started) {
+        if stamp.version() != version {
+            return None;
+        }
+        self.add(rel, stamp, started)
+    }
+
+    /// [`StampedFiles::stamp`] with the stamp taken as the file was read: a change since
+    /// then changes the file's stamp, so the next run finds the row out of date.
+    fn stamp_as_read(
+        &mut self,
+        project: &Path,
+        path: &Path,
+        stamp: Stamp,
+        started: i128,
+    ) -> Option<()> {
+        let rel = relative(path.as_os_str(), project)?;
+        if self.known.contains(&rel) {
+            return Some(());
+        }
+        self.add(rel, stamp, started)
+    }
+
+    fn add(&mut self, rel: Vec<u8>, stamp: Stamp, started: i128) -> Option<()> {
+        if stamp.is_racy(started) {
             return None;
         }
         self.known.insert(rel.clone());
@@ -868,6 +904,16 @@ mod tests {
         }
         let names: Vec<&[u8]> = stamped.files.iter().map(|(rel, _)| &rel[..]).collect();
         assert_eq!(names, [&b"a.md"[..], b"b.md"]);
+        assert_eq!(
+            stamped.stamp_as_read(
+                project,
+                &a,
+                Stamp::of(&fs::metadata(&a).unwrap()).unwrap(),
+                started
+            ),
+            Some(())
+        );
+        assert_eq!(stamped.files.len(), 2);
         let (len, modified) = version(&a);
         let changed = (len + 1, modified);
         let c = project.join("c.md");
@@ -877,6 +923,23 @@ mod tests {
         let far = outside.path().join("x.md");
         fs::write(&far, "x").unwrap();
         assert_eq!(stamped.stamp(project, &far, version(&far), started), None);
+        // A stamp taken as the file was read needs no stat: it holds for a file gone
+        // since (the next run finds it changed), unless it was taken too close to the run.
+        let d = project.join("d.md");
+        fs::write(&d, "d").unwrap();
+        let read = Stamp::of(&fs::metadata(&d).unwrap()).unwrap();
+        fs::remove_file(&d).unwrap();
+        assert_eq!(stamped.stamp(project, &d, read.version(), started), None);
+        assert_eq!(stamped.stamp_as_read(project, &d, read, started), Some(()));
+        assert_eq!(
+            stamped.files.last().unwrap(),
+            &(b"d.md".to_vec(), read.digest())
+        );
+        let now = time_nanos(SystemTime::now());
+        let e = project.join("e.md");
+        fs::write(&e, "e").unwrap();
+        let fresh = Stamp::of(&fs::metadata(&e).unwrap()).unwrap();
+        assert_eq!(stamped.stamp_as_read(project, &e, fresh, now), None);
         // What was stamped before is known again without a stat.
         let again = StampedFiles::of(stamped.files.clone());
         assert!(again.known.contains(&b"b.md"[..]));
@@ -941,7 +1004,7 @@ mod tests {
                     &project.path,
                     files
                         .iter()
-                        .map(|file| (file.path.as_path(), Some((file.size, file.modified)))),
+                        .map(|file| (file.path.as_path(), Some((file.size, file.modified)), None)),
                     listings.started(),
                     Repository::Outside,
                     Vec::new(),
