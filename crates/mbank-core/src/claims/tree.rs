@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::error::CoreError;
 use crate::git::{GitRepo, Policy, os};
@@ -412,12 +412,9 @@ impl CodeIndex {
         if names.is_empty() {
             return found;
         }
-        // A DFA: every tracked file is scanned, overlapping matches included, and a DFA
-        // steps through bytes faster than the default automaton for so few names.
         let Ok(matcher) = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
             .build(names)
         else {
             return found;
