@@ -45,16 +45,8 @@ fn check_three_ways(sandbox: &Sandbox, root: &Path) -> serde_json::Value {
     texts.push(sandbox.run_env(&text, "MBANK_CACHE_DIR", empty.path()));
     let empty = tempfile::tempdir().unwrap();
     jsons.push(sandbox.run_env(&json, "MBANK_CACHE_DIR", empty.path()));
-    for runs in [&texts, &jsons] {
-        for run in &runs[1..] {
-            assert_eq!(
-                (run.code, &run.stdout),
-                (runs[0].code, &runs[0].stdout),
-                "a warm or uncached check differs\nstderr:\n{}",
-                run.stderr
-            );
-        }
-    }
+    assert_all_alike(&texts);
+    assert_all_alike(&jsons);
     jsons[0].json()
 }
 
@@ -144,14 +136,7 @@ fn check_repo_three_ways(sandbox: &Sandbox, dir: &Path) -> (serde_json::Value, b
             tempfile::tempdir().unwrap().path(),
         ),
     ];
-    for run in &runs[1..] {
-        assert_eq!(
-            (run.code, &run.stdout),
-            (runs[0].code, &runs[0].stdout),
-            "a warm or uncached check differs\nstderr:\n{}",
-            run.stderr
-        );
-    }
+    assert_all_alike(&runs);
     let target = fs::canonicalize(dir).unwrap();
     let remembered = RememberedRows::inspect_of(Remembered::Checks, &sandbox.cache_dir(), &target);
     let kept = remembered.len() == 1 && remembered.payload(0).is_some();
@@ -268,4 +253,16 @@ fn remembered_claim_findings_follow_the_code_history_ignore_rules_and_the_bank()
         starts(&found, &[renamed, generated, gone, batcher]),
         "{found:#?}"
     );
+}
+
+/// Every run exits and prints as the first one did.
+fn assert_all_alike(runs: &[common::Run]) {
+    for run in &runs[1..] {
+        assert_eq!(
+            (run.code, &run.stdout),
+            (runs[0].code, &runs[0].stdout),
+            "a warm or uncached check differs\nstderr:\n{}",
+            run.stderr
+        );
+    }
 }

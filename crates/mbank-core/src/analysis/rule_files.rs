@@ -156,6 +156,15 @@ mod tests {
         fs::write(path, text).unwrap();
     }
 
+    /// The bank of the project at `root` that holds Roo's mode rules.
+    fn roo_bank(root: &Path) -> Bank {
+        let project = discovery::project_at(root, "p".into()).unwrap();
+        bank::list_banks(&project)
+            .into_iter()
+            .find(|b| crate::formats::rules(b.format).holds_mode_rules())
+            .unwrap()
+    }
+
     #[test]
     fn identical_startup_rules_and_unknown_mode_folders_are_reported() {
         let dir = tempfile::tempdir().unwrap();
@@ -170,13 +179,8 @@ mod tests {
             &root.join(".roomodes"),
             r#"{"customModes":[{"slug":"docs","name":"Docs"}]}"#,
         );
-        let project = discovery::project_at(root, "p".into()).unwrap();
-        let listed = bank::list_banks(&project);
-        let roo = listed
-            .iter()
-            .find(|b| crate::formats::rules(b.format).holds_mode_rules())
-            .unwrap();
-        let found: Vec<(&str, String)> = findings(roo)
+        let roo = roo_bank(root);
+        let found: Vec<(&str, String)> = findings(&roo)
             .into_iter()
             .map(|f| {
                 let rel = f.file.strip_prefix(root).unwrap().display().to_string();
@@ -208,13 +212,8 @@ mod tests {
         ] {
             write(&root.join(".roo/rules").join(name), text);
         }
-        let project = discovery::project_at(root, "p".into()).unwrap();
-        let listed = bank::list_banks(&project);
-        let roo = listed
-            .iter()
-            .find(|b| crate::formats::rules(b.format).holds_mode_rules())
-            .unwrap();
-        let found: Vec<String> = findings(roo)
+        let roo = roo_bank(root);
+        let found: Vec<String> = findings(&roo)
             .into_iter()
             .map(|f| f.message.split(" and both").next().unwrap().to_string())
             .collect();
