@@ -77,6 +77,7 @@ mod save_memory;
 mod search_home;
 mod search_recall;
 mod seed_validations;
+mod source_sizes;
 mod staging_e2e;
 mod stale_temp_files;
 mod symlink_race;

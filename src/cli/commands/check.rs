@@ -188,7 +188,7 @@ fn observed(
     payload: Vec<u8>,
 ) -> Observed {
     let project = &findings.path;
-    let inside = |path: &Path| path.starts_with(project);
+    let inside = |path: &Path| lies_in(path, project);
     let mut checkable = !reads.unstampable
         && !findings.findings.iter().any(|f| {
             matches!(
@@ -200,7 +200,8 @@ fn observed(
             .banks
             .iter()
             .all(|b| b.problems.is_empty() && inside(&b.root));
-    let mut files = Vec::new();
+    let bank_files = report.banks.iter().map(|b| b.files.len()).sum::<usize>();
+    let mut files = Vec::with_capacity(bank_files + reads.files.len());
     for file in report.banks.iter().flat_map(|b| &b.files) {
         checkable &= file.error.is_none() && inside(&file.file.path);
         // A store of virtual memories is vouched for by the fact read from it.
@@ -222,6 +223,19 @@ fn observed(
     Observed::new(
         project, files, started, repository, elsewhere, checkable, payload,
     )
+}
+
+/// `path.starts_with(folder)`, by their bytes where that settles it: the paths a check
+/// read are its project's joined with relative ones, and comparing ten thousand of them
+/// component by component showed in profiles of a check over a large repository.
+fn lies_in(path: &Path, folder: &Path) -> bool {
+    let base = folder.as_os_str().as_encoded_bytes();
+    let by_bytes = path
+        .as_os_str()
+        .as_encoded_bytes()
+        .strip_prefix(base)
+        .is_some_and(|rest| rest.is_empty() || rest[0] == b'/' || base.ends_with(b"/"));
+    by_bytes || path.starts_with(folder)
 }
 
 /// How many findings of each severity.
@@ -584,4 +598,28 @@ pub fn run(
         let _ = std::io::Write::flush(&mut out);
     }
     Ok(if failed { EXIT_FINDINGS } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lies_in_agrees_with_path_starts_with() {
+        let folders = ["/a/b", "/a/b/", "/a/./b", "a/b", "/", ""];
+        let paths = [
+            "/a/b", "/a/b/", "/a/b/c", "/a/b//c", "/a/bc", "/a/b-2/c", "/a/./b/c", "/a", "a/b/c",
+            "/x/a/b", "",
+        ];
+        for folder in folders {
+            for path in paths {
+                let (path, folder) = (Path::new(path), Path::new(folder));
+                assert_eq!(
+                    lies_in(path, folder),
+                    path.starts_with(folder),
+                    "{path:?} in {folder:?}"
+                );
+            }
+        }
+    }
 }

@@ -71,12 +71,37 @@ pub fn project(bytes: &[u8]) -> Option<StoredProject<'_>> {
     decode(bytes)
 }
 
-/// Owned inputs, written as [`Inputs`].
-struct InputsOut<'a>(&'a [(Vec<u8>, u64)]);
+/// Inputs to be written as [`Inputs`]: pairs of a path and its digest, or the same
+/// packed (the paths one after another, with where each ends and its digest).
+#[derive(Clone, Copy)]
+pub(crate) enum InputsOut<'a> {
+    Pairs(&'a [(Vec<u8>, u64)]),
+    Packed {
+        paths: &'a [u8],
+        ends: &'a [(u32, u64)],
+    },
+}
+
+impl InputsOut<'_> {
+    pub const NONE: InputsOut<'static> = InputsOut::Pairs(&[]);
+}
 
 impl Serialize for InputsOut<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|(path, digest)| (Raw(path), *digest)))
+        match *self {
+            InputsOut::Pairs(pairs) => {
+                serializer.collect_seq(pairs.iter().map(|(path, digest)| (Raw(path), *digest)))
+            }
+            InputsOut::Packed { paths, ends } => {
+                let mut start = 0;
+                serializer.collect_seq(ends.iter().map(|&(end, digest)| {
+                    let end = end as usize;
+                    let path = paths.get(start..end).unwrap_or_default();
+                    start = end;
+                    (Raw(path), digest)
+                }))
+            }
+        }
     }
 }
 
@@ -97,7 +122,7 @@ struct ProjectOut<'a> {
 /// What a project's record says besides its own fields: its folder, file and outside
 /// inputs, its place in git and its row.
 pub(crate) struct Derived<'a> {
-    pub inputs: [&'a [(Vec<u8>, u64)]; 3],
+    pub inputs: [InputsOut<'a>; 3],
     pub git: Option<(&'a [u8], u64)>,
     pub row: Option<&'a [u8]>,
 }
@@ -118,9 +143,9 @@ pub(crate) fn write_project(
         name,
         last_write,
         banks,
-        dirs: InputsOut(dirs),
-        files: InputsOut(files),
-        outside: InputsOut(outside),
+        dirs,
+        files,
+        outside,
         git: derived.git.map(|(marker, state)| (Raw(marker), state)),
         row: derived.row.map(Raw),
     };
@@ -138,10 +163,33 @@ pub struct Discovery<'a> {
 
 /// The [`Discovery`] record.
 pub(crate) fn write_discovery(trusted: bool, folders: &[(Vec<u8>, u64)]) -> Option<Vec<u8>> {
-    encode(&(trusted, InputsOut(folders)))
+    encode(&(trusted, InputsOut::Pairs(folders)))
 }
 
 /// The discovery record these bytes hold.
 pub fn discovery(bytes: &[u8]) -> Option<Discovery<'_>> {
     decode(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_inputs_are_written_as_the_same_pairs() {
+        let pairs = vec![
+            (Vec::new(), 7),
+            (b"src/a.rs".to_vec(), u64::MAX),
+            (b"b".to_vec(), 0),
+        ];
+        let ends = [(0, 7), (8, u64::MAX), (9, 0)];
+        let packed = InputsOut::Packed {
+            paths: b"src/a.rsb",
+            ends: &ends,
+        };
+        let written = encode(&packed);
+        assert!(written.is_some());
+        assert_eq!(written, encode(&InputsOut::Pairs(&pairs)));
+        assert_ne!(written, encode(&InputsOut::NONE));
+    }
 }

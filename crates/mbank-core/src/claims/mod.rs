@@ -16,6 +16,7 @@
 //! Outside any git repository nothing is checked (like every git check). Decision logs,
 //! ADRs and session logs are history, so they make no claims about the code as it is.
 pub mod extract;
+mod scripts;
 pub mod tree;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -26,161 +27,12 @@ use std::time::{Duration, Instant};
 use crate::findings::{Finding, FindingCode, Fix, Severity};
 use crate::git::GitRepo;
 use crate::model::Role;
-use extract::{Claim, ClaimKind, FileKind, Runner};
+use extract::{Claim, ClaimKind, FileKind};
+use scripts::{listed, script_message};
 use tree::CodeIndex;
 
 /// Largest memory file read for claims.
 const MAX_MEMORY_BYTES: u64 = 4 * 1024 * 1024;
-
-/// Cargo's own commands and widely installed subcommands.
-const CARGO_COMMANDS: &[&str] = &[
-    "add",
-    "bench",
-    "build",
-    "check",
-    "clean",
-    "clippy",
-    "config",
-    "doc",
-    "fetch",
-    "fix",
-    "fmt",
-    "generate-lockfile",
-    "help",
-    "info",
-    "init",
-    "install",
-    "locate-project",
-    "login",
-    "logout",
-    "metadata",
-    "miri",
-    "new",
-    "owner",
-    "package",
-    "pkgid",
-    "publish",
-    "remove",
-    "report",
-    "run",
-    "rustc",
-    "rustdoc",
-    "search",
-    "test",
-    "tree",
-    "uninstall",
-    "update",
-    "vendor",
-    "verify-project",
-    "version",
-    "yank",
-    "b",
-    "c",
-    "d",
-    "r",
-    "t",
-    "nextest",
-    "watch",
-    "tauri",
-    "expand",
-    "audit",
-    "deny",
-    "llvm-cov",
-    "tarpaulin",
-    "make",
-    "insta",
-    "udeps",
-    "outdated",
-    "edit",
-    "machete",
-    "release",
-    "dist",
-    "binstall",
-    "leptos",
-    "shuttle",
-    "lambda",
-    "sweep",
-    "flamegraph",
-    "criterion",
-    "hack",
-    "msrv",
-    "semver-checks",
-    "mutants",
-    "fuzz",
-    "ndk",
-    "apk",
-    "bundle",
-    "xtask",
-    "component",
-    "upgrade",
-    "set-version",
-    "workspaces",
-    "sort",
-    "about",
-    "zigbuild",
-    "xwin",
-    "cross",
-    "wasi",
-    "component",
-    "near",
-    "contract",
-    "stylus",
-    "risczero",
-    "sqlx",
-    "dioxus",
-    "dx",
-    "bloat",
-    "asm",
-    "geiger",
-    "vet",
-    "careful",
-    "public-api",
-    "readme",
-    "modules",
-    "cache",
-    "chef",
-    "pgrx",
-    "ws",
-    "lipo",
-    "mobile",
-];
-
-/// Programs `poetry|uv|pdm run` commonly runs that a project need not declare.
-const PYTHON_TOOLS: &[&str] = &[
-    "python",
-    "python3",
-    "pytest",
-    "ruff",
-    "mypy",
-    "black",
-    "isort",
-    "flake8",
-    "pylint",
-    "uvicorn",
-    "gunicorn",
-    "alembic",
-    "flask",
-    "django-admin",
-    "streamlit",
-    "celery",
-    "pre-commit",
-    "jupyter",
-    "ipython",
-    "pip",
-    "coverage",
-    "tox",
-    "nox",
-    "hypercorn",
-    "fastapi",
-    "pyright",
-    "bandit",
-    "sphinx-build",
-    "mkdocs",
-    "gradio",
-    "hatch",
-    "twine",
-    "manage.py",
-];
 
 /// One memory file of the project.
 #[derive(Debug, Clone, Copy)]
@@ -735,17 +587,6 @@ fn finding(m: &Made<'_>, message: String) -> Finding {
     )
 }
 
-/// "a, b, c and 2 more".
-fn listed(items: &[String], most: usize) -> String {
-    let mut shown: Vec<&str> = items.iter().take(most).map(String::as_str).collect();
-    shown.sort_unstable();
-    let mut text = shown.join(", ");
-    if items.len() > most {
-        text.push_str(&format!(" and {} more", items.len() - most));
-    }
-    text
-}
-
 /// What to say of a path claim the work tree does not hold: where history says it went;
 /// else, only when its first folder is in the tree (so it names this repository, not
 /// another project, a package or a runtime file), that it is not there. With the message
@@ -848,59 +689,6 @@ fn respelled(from: &str, claim: &str, to: &str) -> Option<String> {
     let folder = from.strip_suffix(claim)?;
     let new = to.strip_prefix(folder)?;
     (!new.is_empty() && new != claim).then(|| new.to_string())
-}
-
-fn script_message(index: &CodeIndex, runner: Runner, command: &str, name: &str) -> Option<String> {
-    let m = index.manifests();
-    let defined = |set: &HashSet<String>| {
-        let mut names: Vec<String> = set.iter().cloned().collect();
-        names.sort();
-        if names.is_empty() {
-            String::from(" (it defines none)")
-        } else {
-            format!(" (defined: {})", listed(&names, 8))
-        }
-    };
-    match runner {
-        Runner::Package => (m.package_json > 0 && !m.package_scripts.contains(name)).then(|| {
-            format!(
-                "`{command}`: no package.json defines a script `{name}`{}",
-                defined(&m.package_scripts)
-            )
-        }),
-        Runner::Make => (m.makefiles > 0 && !m.make_patterns && !m.make_targets.contains(name))
-            .then(|| {
-                format!(
-                    "`{command}`: no Makefile has a target `{name}`{}",
-                    defined(&m.make_targets)
-                )
-            }),
-        Runner::Just => (m.justfiles > 0 && !m.just_recipes.contains(name)).then(|| {
-            format!(
-                "`{command}`: no justfile has a recipe `{name}`{}",
-                defined(&m.just_recipes)
-            )
-        }),
-        Runner::Cargo => (m.cargo_manifests > 0
-            && !CARGO_COMMANDS.contains(&name)
-            && !m.cargo_aliases.contains(name))
-        .then(|| {
-            format!(
-                "`{command}`: `{name}` is neither a Cargo command nor an alias in .cargo/config.toml"
-            )
-        }),
-        Runner::Python => (m.pyprojects > 0
-            && !m.python_scripts.contains(name)
-            && !PYTHON_TOOLS.contains(&name)
-            && !name.ends_with(".py")
-            && !m.declares(name))
-        .then(|| {
-            format!(
-                "`{command}`: pyproject.toml declares no script or dependency `{name}`{}",
-                defined(&m.python_scripts)
-            )
-        }),
-    }
 }
 
 #[cfg(test)]

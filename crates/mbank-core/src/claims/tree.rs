@@ -61,17 +61,21 @@ pub(crate) struct CodeIndex {
     root: PathBuf,
     /// Tracked files, root-relative and `/`-separated.
     files: Vec<String>,
-    file_set: HashSet<String>,
+    file_set: PathSet,
     /// Every folder holding a tracked file.
-    dirs: HashSet<String>,
+    dirs: PathSet,
     /// Every trailing run of components of a tracked file or folder, lowercased: a claim
     /// written relative to some folder (`api/refunds.rs`) is found by its tail.
-    suffixes: HashSet<String>,
+    suffixes: PathSet,
     /// The manifests and what reading them read: noted again for every project whose
     /// result uses them.
     manifests: OnceLock<(Manifests, Reads)>,
     moves: OnceLock<HashMap<String, Move>>,
 }
+
+/// A set of a repository's paths: tens of thousands are hashed as an index is built,
+/// faster with foldhash than SipHash, and seeded per process all the same.
+type PathSet = HashSet<String, foldhash::fast::RandomState>;
 
 impl CodeIndex {
     /// Git's list of tracked files of the repository of `repo`.
@@ -105,8 +109,8 @@ impl CodeIndex {
     }
 
     fn from_files(repo: GitRepo, files: Vec<String>) -> CodeIndex {
-        let mut dirs = HashSet::new();
-        let mut suffixes = HashSet::new();
+        let mut dirs = PathSet::default();
+        let mut suffixes = PathSet::default();
         for file in &files {
             let lower = file.to_lowercase();
             let mut rest = lower.as_str();
@@ -441,12 +445,14 @@ impl CodeIndex {
                 }
                 continue;
             }
-            // Its stamp from before the read: a change while it is read shows next time.
-            reads::file(&path, &meta);
             if meta.len() > MAX_FILE_BYTES {
+                reads::file_owned(path, &meta);
                 continue;
             }
-            let Ok(bytes) = std::fs::read(&path) else {
+            let read = std::fs::read(&path);
+            // Its stamp from before the read: a change while it is read shows next time.
+            reads::file_owned(path, &meta);
+            let Ok(bytes) = read else {
                 reads::unstampable();
                 continue;
             };

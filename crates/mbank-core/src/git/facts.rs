@@ -149,7 +149,8 @@ pub(crate) fn gather_facts(
     let mut head = HashMap::new();
     let listed_whole = whole_index.is_some();
     if let Some(names) = whole_index {
-        listed = repo.list_index(&[], Some(names))?;
+        // Only the requested files' entries are kept: a repository's may be thousands.
+        listed = repo.list_index(&[], Some(names), Some(&wanted))?;
     }
     if !specs.is_empty() {
         if !listed_whole {

@@ -206,16 +206,18 @@ impl GitRepo {
 
     /// Index entries at or under `specs` (root-relative), by name.
     pub(crate) fn index_entries(&self, specs: &[OsString]) -> Result<IndexEntries> {
-        self.list_index(specs, None)
+        self.list_index(specs, None, None)
     }
 
     /// Index entries at or under `specs` (root-relative; the whole index when empty), by
     /// name; with `names`, every name the index lists is also pushed there in the
     /// index's order, once per stage of a merge conflict (as `git ls-files` lists them).
+    /// With `keep`, only the entries of the names it holds are kept.
     pub(crate) fn list_index(
         &self,
         specs: &[OsString],
         mut names: Option<&mut Vec<Vec<u8>>>,
+        keep: Option<&HashSet<&[u8]>>,
     ) -> Result<IndexEntries> {
         let mut args = os(&["ls-files", "-s", "-z", "--full-name", "--"]);
         args.extend(specs.iter().cloned());
@@ -236,10 +238,13 @@ impl GitRepo {
             if let Some(names) = names.as_deref_mut() {
                 names.push(name.to_vec());
             }
+            if keep.is_some_and(|keep| !keep.contains(name)) {
+                continue;
+            }
             // `<mode> <sha> <stage>`
-            let fields: Vec<&str> = head.split(' ').collect();
-            match fields.as_slice() {
-                [mode, sha, "0"] => {
+            let mut fields = head.split(' ');
+            match (fields.next(), fields.next(), fields.next(), fields.next()) {
+                (Some(mode), Some(sha), Some("0"), None) => {
                     entries.insert(
                         name.to_vec(),
                         IndexEntry {
@@ -248,7 +253,7 @@ impl GitRepo {
                         },
                     );
                 }
-                [_, _, _] => {
+                (Some(_), Some(_), Some(_), None) => {
                     unmerged.insert(name.to_vec());
                 }
                 _ => {}

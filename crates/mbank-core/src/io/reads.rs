@@ -31,8 +31,12 @@ pub struct FileRead {
 
 impl FileRead {
     fn of(path: &Path, meta: &std::fs::Metadata) -> FileRead {
+        FileRead::owning(path.to_path_buf(), meta)
+    }
+
+    fn owning(path: PathBuf, meta: &std::fs::Metadata) -> FileRead {
         FileRead {
-            path: path.to_path_buf(),
+            path,
             len: meta.len(),
             modified: meta.modified().ok(),
             inode_and_change: super::paths::inode_and_change(meta),
@@ -90,6 +94,12 @@ fn note(add: impl FnOnce(&mut Reads)) {
 /// A file was read whole, at this size and modification time.
 pub(crate) fn file(path: &Path, meta: &std::fs::Metadata) {
     note(|reads| reads.files.push(FileRead::of(path, meta)));
+}
+
+/// [`file`], for a caller done with the path: a search over every file of a repository
+/// notes ten thousand.
+pub(crate) fn file_owned(path: PathBuf, meta: &std::fs::Metadata) {
+    note(|reads| reads.files.push(FileRead::owning(path, meta)));
 }
 
 /// A file was read; its stamp is taken now (a change since shows in its times).

@@ -21,17 +21,20 @@
 //! `mbank check` remembers each project's findings the same way, in a file and section of
 //! their own ([`Remembered::Checks`]), its inputs widened by what its check read.
 mod check;
+mod stamps;
 
-use std::collections::{HashMap, HashSet};
-use std::ffi::{OsStr, OsString};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use check::{Base, RepoProbe, RowVerdict, digest_of, git_holds, inputs_hold, outside_holds};
+use stamps::{PackedStamps, Packing, relative, relative_slice, under};
 
 use crate::analysis::git_evidence::Repository;
-use crate::cache_store::rows::{self as section, DISCOVERY, Derived, PROJECTS};
+use crate::cache_store::rows::{self as section, DISCOVERY, Derived, InputsOut, PROJECTS};
 use crate::cache_store::{self, Loaded, Raw, Section};
 use crate::error::Result;
 use crate::io::bytes::{os_bytes, os_str, os_string};
@@ -128,47 +131,6 @@ impl Checked {
     }
 }
 
-/// The digests of a fresh row's files by path relative to the project, held until the
-/// rows are saved: a list with an allocation per path took about twice the memory, for
-/// every file of every project analysed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct PackedStamps {
-    /// The paths, one after another.
-    paths: Box<[u8]>,
-    /// Where each path ends in `paths`, and its digest.
-    ends: Box<[(u32, u64)]>,
-}
-
-impl PackedStamps {
-    fn of(files: &[(Vec<u8>, u64)]) -> PackedStamps {
-        let mut paths = Vec::with_capacity(files.iter().map(|(path, _)| path.len()).sum());
-        let ends = files
-            .iter()
-            .map(|(path, digest)| {
-                paths.extend_from_slice(path);
-                // A project's relative paths come to far less than 4 GiB.
-                (paths.len() as u32, *digest)
-            })
-            .collect();
-        PackedStamps {
-            paths: paths.into_boxed_slice(),
-            ends,
-        }
-    }
-
-    fn to_vec(&self) -> Vec<(Vec<u8>, u64)> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&(end, digest)| {
-                let path = self.paths[start..end as usize].to_vec();
-                start = end as usize;
-                (path, digest)
-            })
-            .collect()
-    }
-}
-
 /// What a run did for one project, for [`RememberedRows::save`].
 pub enum RowSource {
     /// The remembered row at this index held and was used.
@@ -222,32 +184,30 @@ impl Observed {
         // A project that is itself a link: what its folder is can change with no stamp
         // of it changing. A row that is not remembered needs no stamps at all.
         let linked = || fs::symlink_metadata(project).is_ok_and(|m| m.file_type().is_symlink());
-        let mut stamped = (checkable && !linked()).then(StampedFiles::default);
+        let files = files.into_iter();
+        let mut packing = (checkable && !linked()).then(|| Packing::new(files.size_hint().0));
         let mut through_facts = Vec::new();
         for (path, version, inode_and_change) in files {
-            let Some(list) = stamped.as_mut() else {
+            let Some(packer) = packing.as_mut() else {
                 break;
             };
-            let stamp = match version {
+            let stamped = match version {
                 Some((size, Some(modified))) => {
-                    let version = (size, time_nanos(modified));
-                    match inode_and_change {
-                        Some((ino, change)) => {
-                            let stamp = Stamp::from_parts(ino, size, version.1, change);
-                            list.stamp_as_read(project, path, stamp, started)
-                        }
-                        None => list.stamp(project, path, version, started),
-                    }
+                    let modified = time_nanos(modified);
+                    let as_read = inode_and_change
+                        .map(|(ino, change)| Stamp::from_parts(ino, size, modified, change));
+                    packer.stamp(project, path, (size, modified), as_read, started)
                 }
                 Some((_, None)) => None,
-                None => relative(path.as_os_str(), project).map(|rel| through_facts.push(rel)),
+                None => relative_slice(path.as_os_str(), project)
+                    .map(|rel| through_facts.push(rel.to_vec())),
             };
-            if stamp.is_none() {
-                stamped = None;
+            if stamped.is_none() {
+                packing = None;
             }
         }
         Observed {
-            files: stamped.map(|stamped| PackedStamps::of(&stamped.files)),
+            files: packing.map(Packing::finish),
             through_facts,
             repository,
             outside,
@@ -556,7 +516,7 @@ impl RememberedRows {
                     RowSource::Kept(index) => {
                         if *index >= self.len() {
                             trusted = false;
-                            encode_project(&mut records, project, [&[], &[], &[]], None, None);
+                            encode_project(&mut records, project, [InputsOut::NONE; 3], None, None);
                             continue;
                         }
                         records.out.record(self.loaded.record(PROJECTS, *index));
@@ -609,7 +569,14 @@ impl RememberedRows {
                         // Discovery depends on them even where the row is not remembered.
                         let Some(outside) = outside else {
                             trusted = false;
-                            encode_project(&mut records, project, [&dirs, &[], &[]], None, None);
+                            let dirs = InputsOut::Pairs(&dirs);
+                            encode_project(
+                                &mut records,
+                                project,
+                                [dirs, InputsOut::NONE, InputsOut::NONE],
+                                None,
+                                None,
+                            );
                             continue;
                         };
                         let git = match &observed.repository {
@@ -624,14 +591,22 @@ impl RememberedRows {
                             (Some(files), Some(git)) => encode_project(
                                 &mut records,
                                 project,
-                                [&dirs, &files, &outside],
+                                [
+                                    InputsOut::Pairs(&dirs),
+                                    files.inputs(),
+                                    InputsOut::Pairs(&outside),
+                                ],
                                 Some(git),
                                 Some(&observed.payload),
                             ),
                             _ => encode_project(
                                 &mut records,
                                 project,
-                                [&dirs, &[], &outside],
+                                [
+                                    InputsOut::Pairs(&dirs),
+                                    InputsOut::NONE,
+                                    InputsOut::Pairs(&outside),
+                                ],
                                 None,
                                 None,
                             ),
@@ -699,123 +674,33 @@ struct Records<'o, 'a> {
 /// The digests of the files a fresh row read: its observed files, and the files whose
 /// facts the run used inside the project. `None` when one changed since it was read or
 /// so recently that a change could keep its times, or lies outside the project.
-fn file_inputs(
+fn file_inputs<'o>(
     project: &Project,
-    observed: &Observed,
+    observed: &'o Observed,
     fact_files: &[(OsString, u64, i128)],
     started: i128,
-) -> Option<Vec<(Vec<u8>, u64)>> {
-    let mut files = StampedFiles::of(observed.files.as_ref()?.to_vec());
-    for index in under(fact_files, |(path, _, _)| path.as_os_str(), &project.path) {
+) -> Option<Cow<'o, PackedStamps>> {
+    let packed = observed.files.as_ref()?;
+    let facts = under(fact_files, |(path, _, _)| path.as_os_str(), &project.path);
+    if facts.is_empty() && observed.through_facts.is_empty() {
+        return Some(Cow::Borrowed(packed));
+    }
+    let mut files = Packing::of(packed);
+    for index in facts {
         let (path, len, mtime) = &fact_files[index];
-        files.stamp(&project.path, Path::new(path), (*len, *mtime), started)?;
+        files.stamp(
+            &project.path,
+            Path::new(path),
+            (*len, *mtime),
+            None,
+            started,
+        )?;
     }
     observed
         .through_facts
         .iter()
-        .all(|rel| files.known.contains(rel))
-        .then_some(files.files)
-}
-
-/// Digests of files by path relative to the project, each path once, in the order first
-/// met; a set of the paths answers "already there?", as a project may read thousands.
-#[derive(Default)]
-struct StampedFiles {
-    files: Vec<(Vec<u8>, u64)>,
-    known: HashSet<Vec<u8>>,
-}
-
-impl StampedFiles {
-    fn of(files: Vec<(Vec<u8>, u64)>) -> StampedFiles {
-        let known = files.iter().map(|(rel, _)| rel.clone()).collect();
-        StampedFiles { files, known }
-    }
-
-    /// Adds the digest of `path` (relative to `project`) unless it is there already;
-    /// `None` when it is outside the project, no longer at `version` (size,
-    /// modification time) or changed within the racy window of the run.
-    fn stamp(
-        &mut self,
-        project: &Path,
-        path: &Path,
-        version: (u64, i128),
-        started: i128,
-    ) -> Option<()> {
-        let rel = relative(path.as_os_str(), project)?;
-        if self.known.contains(&rel) {
-            return Some(());
-        }
-        let stamp = Stamp::of(&fs::metadata(path).ok()?)?;
-        if stamp.version() != version {
-            return None;
-        }
-        self.add(rel, stamp, started)
-    }
-
-    /// [`StampedFiles::stamp`] with the stamp taken as the file was read: a change since
-    /// then changes the file's stamp, so the next run finds the row out of date.
-    fn stamp_as_read(
-        &mut self,
-        project: &Path,
-        path: &Path,
-        stamp: Stamp,
-        started: i128,
-    ) -> Option<()> {
-        let rel = relative(path.as_os_str(), project)?;
-        if self.known.contains(&rel) {
-            return Some(());
-        }
-        self.add(rel, stamp, started)
-    }
-
-    fn add(&mut self, rel: Vec<u8>, stamp: Stamp, started: i128) -> Option<()> {
-        if stamp.is_racy(started) {
-            return None;
-        }
-        self.known.insert(rel.clone());
-        self.files.push((rel, stamp.digest()));
-        Some(())
-    }
-}
-
-/// The indices of the `sorted` paths that are `project` or lie under it: the project
-/// itself, then the run of paths starting with `project/` (in byte order a sibling such
-/// as `project-2` falls between the two).
-fn under<T>(sorted: &[T], path_of: impl Fn(&T) -> &OsStr, project: &Path) -> Vec<usize> {
-    let mut found = Vec::new();
-    let Some(base) = os_bytes(project.as_os_str()) else {
-        return found;
-    };
-    let exact = sorted.partition_point(|item| os_bytes(path_of(item)).unwrap_or_default() < base);
-    if sorted
-        .get(exact)
-        .is_some_and(|item| os_bytes(path_of(item)) == Some(base))
-    {
-        found.push(exact);
-    }
-    let mut prefix = base.to_vec();
-    prefix.push(b'/');
-    let mut index =
-        sorted.partition_point(|item| os_bytes(path_of(item)).unwrap_or_default() < &prefix[..]);
-    while let Some(item) = sorted.get(index)
-        && os_bytes(path_of(item)).is_some_and(|p| p.starts_with(&prefix))
-    {
-        found.push(index);
-        index += 1;
-    }
-    found
-}
-
-/// `path` relative to `project` as bytes (empty for the project itself); `None` outside.
-fn relative(path: &OsStr, project: &Path) -> Option<Vec<u8>> {
-    let path = os_bytes(path)?;
-    let base = os_bytes(project.as_os_str())?;
-    let rest = path.strip_prefix(base)?;
-    match rest.split_first() {
-        None => Some(Vec::new()),
-        Some((b'/', rel)) if !rel.is_empty() => Some(rel.to_vec()),
-        _ => None,
-    }
+        .all(|rel| files.seen.contains(&rel[..]))
+        .then(|| Cow::Owned(files.finish()))
 }
 
 /// One record: the project, its folder, file and outside inputs, its place in git
@@ -823,7 +708,7 @@ fn relative(path: &OsStr, project: &Path) -> Option<Vec<u8>> {
 fn encode_project(
     out: &mut Records,
     project: &Project,
-    inputs: [&[(Vec<u8>, u64)]; 3],
+    inputs: [InputsOut<'_>; 3],
     git: Option<Option<(&Path, u64)>>,
     payload: Option<&[u8]>,
 ) {
@@ -873,119 +758,6 @@ mod tests {
     use crate::scan::bank::list_banks_with;
     use crate::scan::discovery::{ScanOptions, scan_with};
     use crate::scan::listings::RACY_WINDOW;
-
-    fn consulted(path: &str) -> Consulted {
-        Consulted {
-            path: OsString::from(path),
-            digest: Some(1),
-            links: false,
-        }
-    }
-
-    #[test]
-    fn a_file_read_twice_is_stamped_once_and_a_changed_or_outside_one_stamps_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path();
-        let (a, b) = (project.join("a.md"), project.join("b.md"));
-        fs::write(&a, "a").unwrap();
-        fs::write(&b, "bb").unwrap();
-        let version = |path: &Path| {
-            let meta = fs::metadata(path).unwrap();
-            (meta.len(), time_nanos(meta.modified().unwrap()))
-        };
-        // A run that began an hour after the files were written: none is racy.
-        let started = time_nanos(SystemTime::now() + Duration::from_secs(3600));
-        let mut stamped = StampedFiles::default();
-        for path in [&a, &b, &a] {
-            assert_eq!(
-                stamped.stamp(project, path, version(path), started),
-                Some(())
-            );
-        }
-        let names: Vec<&[u8]> = stamped.files.iter().map(|(rel, _)| &rel[..]).collect();
-        assert_eq!(names, [&b"a.md"[..], b"b.md"]);
-        assert_eq!(
-            stamped.stamp_as_read(
-                project,
-                &a,
-                Stamp::of(&fs::metadata(&a).unwrap()).unwrap(),
-                started
-            ),
-            Some(())
-        );
-        assert_eq!(stamped.files.len(), 2);
-        let (len, modified) = version(&a);
-        let changed = (len + 1, modified);
-        let c = project.join("c.md");
-        fs::write(&c, "c").unwrap();
-        assert_eq!(stamped.stamp(project, &c, changed, started), None);
-        let outside = tempfile::tempdir().unwrap();
-        let far = outside.path().join("x.md");
-        fs::write(&far, "x").unwrap();
-        assert_eq!(stamped.stamp(project, &far, version(&far), started), None);
-        // A stamp taken as the file was read needs no stat: it holds for a file gone
-        // since (the next run finds it changed), unless it was taken too close to the run.
-        let d = project.join("d.md");
-        fs::write(&d, "d").unwrap();
-        let read = Stamp::of(&fs::metadata(&d).unwrap()).unwrap();
-        fs::remove_file(&d).unwrap();
-        assert_eq!(stamped.stamp(project, &d, read.version(), started), None);
-        assert_eq!(stamped.stamp_as_read(project, &d, read, started), Some(()));
-        assert_eq!(
-            stamped.files.last().unwrap(),
-            &(b"d.md".to_vec(), read.digest())
-        );
-        let now = time_nanos(SystemTime::now());
-        let e = project.join("e.md");
-        fs::write(&e, "e").unwrap();
-        let fresh = Stamp::of(&fs::metadata(&e).unwrap()).unwrap();
-        assert_eq!(stamped.stamp_as_read(project, &e, fresh, now), None);
-        // What was stamped before is known again without a stat.
-        let again = StampedFiles::of(stamped.files.clone());
-        assert!(again.known.contains(&b"b.md"[..]));
-        assert_eq!(again.files, stamped.files);
-    }
-
-    #[test]
-    fn stamped_files_read_back_as_they_were_listed() {
-        let files = vec![
-            (Vec::new(), 7),
-            (b".claude/memory/progress.md".to_vec(), u64::MAX),
-            (b"CLAUDE.md".to_vec(), 0),
-            (b"a".to_vec(), 1 << 40),
-        ];
-        assert_eq!(PackedStamps::of(&files).to_vec(), files);
-        assert_eq!(PackedStamps::of(&[]).to_vec(), Vec::new());
-    }
-
-    #[test]
-    fn a_project_owns_its_folder_and_what_lies_below_never_a_sibling_sharing_its_name() {
-        let mut sorted: Vec<Consulted> = [
-            "/r", "/r/p", "/r/p-2", "/r/p-2/x", "/r/p/a", "/r/p/a/b", "/r/pq",
-        ]
-        .into_iter()
-        .map(consulted)
-        .collect();
-        sorted.sort_by(|a, b| a.path.cmp(&b.path));
-        let names = |project: &str| -> Vec<String> {
-            under(&sorted, |f| f.path.as_os_str(), Path::new(project))
-                .into_iter()
-                .map(|i| sorted[i].path.to_string_lossy().into_owned())
-                .collect()
-        };
-        assert_eq!(names("/r/p"), ["/r/p", "/r/p/a", "/r/p/a/b"]);
-        assert_eq!(names("/r/p-2"), ["/r/p-2", "/r/p-2/x"]);
-        assert_eq!(names("/r/none"), Vec::<String>::new());
-        assert_eq!(
-            relative(OsStr::new("/r/p/a"), Path::new("/r/p")),
-            Some(b"a".to_vec())
-        );
-        assert_eq!(
-            relative(OsStr::new("/r/p"), Path::new("/r/p")),
-            Some(Vec::new())
-        );
-        assert_eq!(relative(OsStr::new("/r/pq"), Path::new("/r/p")), None);
-    }
 
     /// Discovers and lists `root` as `list` does at `clock`'s now, and remembers each
     /// project's row.
