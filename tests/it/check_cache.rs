@@ -145,12 +145,7 @@ fn check_repo_three_ways(sandbox: &Sandbox, dir: &Path) -> (serde_json::Value, b
 
 /// Each claim finding as `code: message`.
 fn claims_of(output: &serde_json::Value) -> Vec<String> {
-    output["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|p| p["findings"].as_array().unwrap())
-        .filter(|f| f["code"].as_str().unwrap().starts_with("claim"))
+    common::claim_findings(output)
         .map(|f| {
             format!(
                 "{}: {}",

@@ -15,12 +15,7 @@ fn s(path: &Path) -> &str {
 
 /// `(code, file relative to the project, line, message)` of each claim finding.
 fn claim_findings(json: &Value, project: &Path) -> Vec<(String, String, u64, String)> {
-    json["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|p| p["findings"].as_array().unwrap())
-        .filter(|f| f["code"].as_str().unwrap().starts_with("claim"))
+    common::claim_findings(json)
         .map(|f| {
             let file = Path::new(f["file"].as_str().unwrap());
             (

@@ -416,3 +416,13 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// The claim findings (`claim-…`) of every project of `check --json`'s output.
+pub fn claim_findings(output: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
+    output["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["findings"].as_array().unwrap())
+        .filter(|f| f["code"].as_str().unwrap().starts_with("claim"))
+}
