@@ -393,3 +393,95 @@ fn check_asks_git_about_ignored_paths_once_per_repository() {
     assert_eq!(warm.stdout, run.stdout);
     assert!(calls.is_empty(), "a warm check ran git: {calls:#?}");
 }
+
+/// The `git log` calls among `calls`, each with the range it walked.
+fn walks(calls: &[String]) -> Vec<&String> {
+    calls
+        .iter()
+        .filter(|c| c.split(' ').any(|w| w == "log"))
+        .collect()
+}
+
+#[test]
+fn history_is_walked_once_per_head_and_only_over_new_commits_after_a_commit() {
+    let counted = Counted::new();
+    let dir = counted.project("app");
+    let server = "pub fn serve() {}\n".repeat(20);
+    common::write(&dir.join("src/server.rs"), &server);
+    common::write(&dir.join("src/old_name.rs"), "pub fn moved() {}\n");
+    counted.commit_all(&dir);
+    counted.git(&dir, &["mv", "src/old_name.rs", "src/new_name.rs"]);
+    counted.git(&dir, &["commit", "-q", "-m", "rename"]);
+    common::write(
+        &dir.join("memory-bank/systemPatterns.md"),
+        "# Patterns\n\n- Serving is `serve()` in `src/server.rs`.\n- Moving is in `src/old_name.rs`.\n- Nothing is in `src/gone.rs`.\n",
+    );
+    counted.git(&dir, &["add", "-A"]);
+    counted.git(&dir, &["commit", "-q", "-m", "patterns"]);
+    counted.sandbox.settle();
+    let check = ["check", "--json", dir.to_str().unwrap()];
+    // What a check with nothing remembered says, for each state below.
+    let afresh = || {
+        let cache = counted.temp.path().join("fresh-cache");
+        let _ = fs::remove_dir_all(&cache);
+        let vars = [("MBANK_CACHE_DIR", cache.to_str().unwrap())];
+        counted.run_with(&dir, &vars, &check).0
+    };
+
+    let (cold, calls) = counted.run(&dir, &check);
+    assert!(cold.code == 0 || cold.code == 1, "{cold:?}");
+    assert!(
+        cold.stdout.contains("was renamed to `src/new_name.rs`"),
+        "{}",
+        cold.stdout
+    );
+    assert_eq!(walks(&calls).len(), 2, "file history and moves: {calls:#?}");
+
+    // An edit to the code: the memory's findings are checked again, history is not.
+    common::write(
+        &dir.join("src/server.rs"),
+        &format!("{server}// and more\n"),
+    );
+    counted.sandbox.settle();
+    let (edited, calls) = counted.run(&dir, &check);
+    assert!(
+        walks(&calls).is_empty(),
+        "same HEAD, walked again: {calls:#?}"
+    );
+    assert_eq!(edited.stdout, afresh().stdout);
+    assert_eq!(edited.stdout, cold.stdout);
+
+    // Staged, then committed with a rename of its own: only the new commit is walked.
+    counted.git(&dir, &["add", "-A"]);
+    let (staged, calls) = counted.run(&dir, &check);
+    assert!(walks(&calls).is_empty(), "{calls:#?}");
+    assert_eq!(staged.stdout, cold.stdout);
+    counted.git(&dir, &["mv", "src/server.rs", "src/http.rs"]);
+    counted.git(&dir, &["commit", "-q", "-m", "serve over http"]);
+    counted.sandbox.settle();
+    let (committed, calls) = counted.run(&dir, &check);
+    let walked = walks(&calls);
+    assert_eq!(walked.len(), 2, "{calls:#?}");
+    assert!(
+        walked.iter().all(|c| c.contains("..")),
+        "only the new commit is walked: {walked:#?}"
+    );
+    assert!(
+        committed
+            .stdout
+            .contains("`src/server.rs` was renamed to `src/http.rs`"),
+        "{}",
+        committed.stdout
+    );
+    assert_eq!(committed.stdout, afresh().stdout);
+
+    // Reset to before that commit: not a line on from any remembered HEAD.
+    counted.git(&dir, &["reset", "-q", "--hard", "HEAD~1"]);
+    counted.sandbox.settle();
+    let (reset, calls) = counted.run(&dir, &check);
+    assert!(
+        walks(&calls).iter().all(|c| !c.contains("..")),
+        "{calls:#?}"
+    );
+    assert_eq!(reset.stdout, afresh().stdout);
+}

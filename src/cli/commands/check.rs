@@ -18,6 +18,7 @@ use crate::core::analysis::report::{Analyzed, Analyzer, Depth, ProjectReport};
 use crate::core::analysis::rows::{Observed, Remembered, RememberedRows, RowSource};
 use crate::core::cache_store::{self, Raw};
 use crate::core::findings::{Finding, FindingCode, Fix, Severity};
+use crate::core::git::HistoryMemo;
 use crate::core::io::bytes::{os_bytes, os_str};
 use crate::core::io::reads::Reads;
 use crate::core::io::text::counted;
@@ -404,8 +405,13 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
     } else {
         TokenCache::open_default(context.encoding)
     };
+    let history_memo = match crate::core::io::paths::cache_dir() {
+        Some(folder) if !wanted.is_empty() => HistoryMemo::in_folder(&folder),
+        _ => HistoryMemo::off(),
+    };
     let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock)
-        .with_listings(&listings);
+        .with_listings(&listings)
+        .remembering_history(std::sync::Arc::new(history_memo));
     let today = context.clock.today();
     let started = listings.started();
     let home = crate::core::io::paths::home_dir();

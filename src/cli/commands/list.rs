@@ -25,6 +25,7 @@ use crate::core::analysis::staleness::Freshness;
 use crate::core::cache_store;
 use crate::core::findings::{Finding, FindingCode};
 use crate::core::formats::agents::Agent;
+use crate::core::git::HistoryMemo;
 use crate::core::io::bytes::os_bytes;
 use crate::core::model::{Bank, Format, Project};
 use crate::core::scan::discovery::OutsideFolders;
@@ -347,9 +348,14 @@ fn rows_of(
     let started = listings.started();
     let home = crate::core::io::paths::home_dir();
     let outside = &OutsideFolders::of_home(home.as_deref());
+    let history_memo = std::sync::Arc::new(match crate::core::io::paths::cache_dir() {
+        Some(folder) => HistoryMemo::in_folder(&folder),
+        None => HistoryMemo::off(),
+    });
     let work = || -> (Result<Vec<Vec<Fresh>>>, TokenCache) {
-        let mut analyzer =
-            Analyzer::new(config, encoding, shared.fork(), &context.clock).with_listings(listings);
+        let mut analyzer = Analyzer::new(config, encoding, shared.fork(), &context.clock)
+            .with_listings(listings)
+            .remembering_history(std::sync::Arc::clone(&history_memo));
         // A batch's rows are kept in a list of their own, made to size: one list of a
         // worker's rows would keep up to half of its room unused after it last grew.
         let mut batches = Vec::new();

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::claims::ClaimChecker;
 use crate::error::CoreError;
 use crate::findings::FindingCode;
-use crate::git::{self, Facts, GitRepo, RepoFinder};
+use crate::git::{self, Facts, GitRepo, HistoryMemo, RepoFinder};
 use crate::io::hash_index::StableHasher;
 use crate::model::{Bank, Project};
 use crate::scan::listings::Listings;
@@ -429,8 +429,8 @@ pub(crate) fn git_files(banks: &[Bank]) -> Vec<&Path> {
 
 /// Finds the repositories of `projects` (a `stat` per folder; git only where a `.git`
 /// entry is) and gathers each repository's facts in one pass for all its projects.
-pub(crate) fn gather_git(projects: &[(&Project, &[Bank])]) -> Vec<GitState> {
-    gather_git_listing(projects, None)
+pub(crate) fn gather_git(projects: &[(&Project, &[Bank])], memo: &HistoryMemo) -> Vec<GitState> {
+    gather_git_listing(projects, None, memo)
 }
 
 /// [`gather_git`]; with `claims`, the one `ls-files` of each repository lists all of it
@@ -438,6 +438,7 @@ pub(crate) fn gather_git(projects: &[(&Project, &[Bank])]) -> Vec<GitState> {
 pub(crate) fn gather_git_listing(
     projects: &[(&Project, &[Bank])],
     claims: Option<&ClaimChecker>,
+    memo: &HistoryMemo,
 ) -> Vec<GitState> {
     let mut finder = RepoFinder::new();
     let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
@@ -458,7 +459,7 @@ pub(crate) fn gather_git_listing(
             .map(|(i, repo)| (repo, git_files(projects[*i].1)))
             .collect();
         let mut names = Vec::new();
-        let gathered = git::gather_facts(&requests, claims.map(|_| &mut names));
+        let gathered = git::gather_facts(&requests, claims.map(|_| &mut names), memo);
         drop(requests);
         if let (Some(claims), Ok(_), Some((_, repo))) = (claims, &gathered, members.first()) {
             claims.listed(repo, names);

@@ -1,14 +1,15 @@
 //! mbank's one cache store: the on-disk format of every cache (token counts, folder
-//! listings and content facts, remembered list rows, the search index), so there is one header, one
-//! format version, one checksum, one atomic save and one size cap to get right. The
-//! remembered findings of `check` share the rows' layout in a section of their own.
+//! listings and content facts, remembered list rows, the search index, history walks),
+//! so there is one header, one format version, one checksum, one atomic save and one
+//! size cap to get right. The remembered findings of `check` share the rows' layout in a
+//! section of their own.
 //!
 //! A cache file is a fixed header (magic, `FORMAT_VERSION`, the [`Section`] it holds,
 //! the payload's length and a checksum) and a payload in postcard, serde's compact
 //! binary format: the section's scope (the token encoding, or the root the file is for)
 //! and its tables, each a list of records. A record is itself postcard of the section's
-//! record type (`tokens::stored`, `scan::listing_store`, [`rows`], `search::segment`), kept as a byte string, so
-//! opening a file checks it and finds where its records lie without decoding them: a
+//! record type (`tokens::stored`, `scan::listing_store`, [`rows`], `search::segment`,
+//! `git::memo`), kept as a byte string, so opening a file checks it and finds where its records lie without decoding them: a
 //! record is decoded when it is looked up, and one kept from the previous run is copied
 //! as it is. A file that is not a regular file, is over `limits::CACHE_MAX_BYTES`, is
 //! truncated, corrupt, of another version or section or for another scope is an empty
@@ -48,6 +49,8 @@ pub enum Section {
     /// The remembered findings of `mbank check` of one root (records as [`rows`] lays
     /// them out, each holding a project's findings).
     Checks,
+    /// The answers of history walks of one repository (`git::HistoryMemo`).
+    History,
 }
 
 impl Section {
@@ -58,6 +61,7 @@ impl Section {
             Section::Rows => 3,
             Section::Search => 4,
             Section::Checks => 5,
+            Section::History => 6,
         }
     }
 }

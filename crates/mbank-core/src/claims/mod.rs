@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::findings::{Finding, FindingCode, Fix, Severity};
-use crate::git::GitRepo;
+use crate::git::{GitRepo, HistoryMemo};
 use crate::model::Role;
 use extract::{Claim, ClaimKind, FileKind};
 use scripts::{listed, script_message};
@@ -56,6 +56,8 @@ pub(crate) struct ClaimChecker {
     listings: parking_lot::Mutex<HashMap<PathBuf, Listed>>,
     /// While above zero, an index is kept however old (see [`ClaimChecker::hold`]).
     held: std::sync::atomic::AtomicUsize,
+    /// Where the indexes' history walks are remembered between runs.
+    memo: Arc<HistoryMemo>,
 }
 
 /// A repository's index and when it was listed (`None`: git could not list it).
@@ -87,6 +89,14 @@ impl ClaimChecker {
         ClaimChecker::default()
     }
 
+    /// A checker whose indexes remember where paths went in `memo`.
+    pub(crate) fn remembering(memo: Arc<HistoryMemo>) -> ClaimChecker {
+        ClaimChecker {
+            memo,
+            ..ClaimChecker::default()
+        }
+    }
+
     /// The index of `repo`'s repository (`None` when git cannot list it: that failure is
     /// git's own finding).
     pub fn index(&self, repo: &GitRepo) -> Option<Arc<CodeIndex>> {
@@ -106,8 +116,16 @@ impl ClaimChecker {
                     .remove(repo.root())
                     .filter(|(at, _, _)| fresh(at));
                 match listed {
-                    Some((at, view, names)) => (at, Some(Arc::new(CodeIndex::listed(view, names)))),
-                    None => (now, CodeIndex::build(repo).ok().map(Arc::new)),
+                    Some((at, view, names)) => {
+                        let index = CodeIndex::listed(view, names, Arc::clone(&self.memo));
+                        (at, Some(Arc::new(index)))
+                    }
+                    None => (
+                        now,
+                        CodeIndex::build(repo, Arc::clone(&self.memo))
+                            .ok()
+                            .map(Arc::new),
+                    ),
                 }
             })
             .1
@@ -694,26 +712,7 @@ fn respelled(from: &str, claim: &str, to: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", dir)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-    }
+    use crate::git::test_repo::git;
 
     fn write(dir: &Path, rel: &str, text: &str) {
         let path = dir.join(rel);

@@ -6,12 +6,12 @@
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::error::CoreError;
-use crate::git::{GitRepo, Policy, os};
+use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Policy, Walk, os};
 use crate::io::reads::{self, Reads};
 
 /// Largest file read for manifests and the symbol search.
@@ -71,15 +71,167 @@ pub(crate) struct CodeIndex {
     /// result uses them.
     manifests: OnceLock<(Manifests, Reads)>,
     moves: OnceLock<HashMap<String, Move>>,
+    /// Where the history walk for `moves` is remembered between runs.
+    memo: Arc<HistoryMemo>,
 }
 
 /// A set of a repository's paths: tens of thousands are hashed as an index is built,
 /// faster with foldhash than SipHash, and seeded per process all the same.
 type PathSet = HashSet<String, foldhash::fast::RandomState>;
 
+/// Moves as the history memo keeps them: (from, to, commit, shown commits before it),
+/// sorted by `from`.
+type StoredMoves<'a> = Vec<(&'a str, Option<&'a str>, &'a str, u32)>;
+
+/// Where paths went as a walk of history found it: each path's newest move with how many
+/// shown commits (those renaming or removing a file) came before it, and how many
+/// commits the walk showed.
+#[derive(Debug, Default)]
+struct WalkedMoves {
+    moves: HashMap<String, (Move, u32)>,
+    shown: u32,
+}
+
+/// The walk behind [`CodeIndex::moves`].
+struct MovesWalk<'a> {
+    repo: &'a GitRepo,
+}
+
+impl MovesWalk<'_> {
+    /// The moves in the newest [`HISTORY_COMMITS`] commits of `range` that rename or
+    /// remove a file; `None` when git could not tell (not remembered).
+    fn read(&self, range: &str) -> Option<WalkedMoves> {
+        let limit = format!("-n{HISTORY_COMMITS}");
+        let args: Vec<OsString> = os(&[
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "-M",
+            "--name-status",
+            "--diff-filter=RD",
+            "--format=%x01%h",
+            &limit,
+            range,
+            "--",
+        ]);
+        let out = self
+            .repo
+            .run_at_root(&args, &[], None, Policy::Hardened)
+            .ok()?;
+        if !out.success {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut walked = WalkedMoves::default();
+        let mut commit = String::new();
+        for line in text.lines() {
+            if let Some(hash) = line.strip_prefix('\u{1}') {
+                commit = hash.trim().to_string();
+                walked.shown += 1;
+                continue;
+            }
+            let mut parts = line.split('\t');
+            let (Some(status), Some(from)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            // Quoted names (unusual bytes) are left out rather than misread.
+            if from.starts_with('"') {
+                continue;
+            }
+            let to = if status.starts_with('R') {
+                match parts.next() {
+                    Some(to) if !to.starts_with('"') => Some(to.to_string()),
+                    _ => continue,
+                }
+            } else if status == "D" {
+                None
+            } else {
+                continue;
+            };
+            // Newest first: the first word on a path is the last thing that happened.
+            let step = Move {
+                to,
+                commit: commit.clone(),
+            };
+            let before = walked.shown.saturating_sub(1);
+            walked
+                .moves
+                .entry(from.to_string())
+                .or_insert((step, before));
+        }
+        Some(walked)
+    }
+}
+
+impl HistoryWalk for MovesWalk<'_> {
+    type Answer = WalkedMoves;
+
+    fn walk(&self) -> Walk {
+        Walk::Moves {
+            commits: HISTORY_COMMITS,
+        }
+    }
+
+    fn encode(walked: &WalkedMoves) -> Option<Vec<u8>> {
+        let mut moves: StoredMoves<'_> = walked
+            .moves
+            .iter()
+            .map(|(from, (step, before))| {
+                let to = step.to.as_deref();
+                (from.as_str(), to, step.commit.as_str(), *before)
+            })
+            .collect();
+        moves.sort_unstable();
+        crate::cache_store::encode(&(walked.shown, moves))
+    }
+
+    fn decode(bytes: &[u8]) -> Option<WalkedMoves> {
+        let (shown, moves): (u32, StoredMoves<'_>) = crate::cache_store::decode(bytes)?;
+        let moves = moves
+            .into_iter()
+            .map(|(from, to, commit, before)| {
+                let step = Move {
+                    to: to.map(str::to_string),
+                    commit: commit.to_string(),
+                };
+                (from.to_string(), (step, before))
+            })
+            .collect();
+        Some(WalkedMoves { moves, shown })
+    }
+
+    fn ask(&self, tip: &str) -> Option<WalkedMoves> {
+        self.read(tip)
+    }
+
+    /// The new commits' moves, then the earlier ones still within the newest
+    /// [`HISTORY_COMMITS`] shown commits.
+    fn extend(
+        &self,
+        earlier: WalkedMoves,
+        base: &str,
+        tip: &str,
+        _commits: usize,
+    ) -> Option<WalkedMoves> {
+        let mut walked = self.read(&format!("{base}..{tip}"))?;
+        let newer = walked.shown;
+        for (from, (step, before)) in earlier.moves {
+            let before = before.checked_add(newer)?;
+            if (before as usize) < HISTORY_COMMITS {
+                walked.moves.entry(from).or_insert((step, before));
+            }
+        }
+        walked.shown = earlier
+            .shown
+            .checked_add(newer)?
+            .min(HISTORY_COMMITS as u32);
+        Some(walked)
+    }
+}
+
 impl CodeIndex {
     /// Git's list of tracked files of the repository of `repo`.
-    pub fn build(repo: &GitRepo) -> Result<CodeIndex, CoreError> {
+    pub fn build(repo: &GitRepo, memo: Arc<HistoryMemo>) -> Result<CodeIndex, CoreError> {
         let out = repo.run_at_root(&os(&["ls-files", "-z"]), &[], None, Policy::Hardened)?;
         if !out.success {
             return Err(CoreError::Git(format!(
@@ -94,21 +246,21 @@ impl CodeIndex {
             .filter(|name| !name.is_empty())
             .filter_map(|name| std::str::from_utf8(name).ok().map(str::to_string))
             .collect();
-        Ok(CodeIndex::from_files(repo.clone(), files))
+        Ok(CodeIndex::from_files(repo.clone(), files, memo))
     }
 
     /// The index of `repo`'s repository from the names `git ls-files` listed (see
     /// [`crate::git::GitRepo::list_index`]), as [`CodeIndex::build`] would list them.
-    pub(crate) fn listed(repo: GitRepo, names: Vec<Vec<u8>>) -> CodeIndex {
+    pub(crate) fn listed(repo: GitRepo, names: Vec<Vec<u8>>, memo: Arc<HistoryMemo>) -> CodeIndex {
         let files: Vec<String> = names
             .into_iter()
             .filter(|name| !name.is_empty())
             .filter_map(|name| String::from_utf8(name).ok())
             .collect();
-        CodeIndex::from_files(repo, files)
+        CodeIndex::from_files(repo, files, memo)
     }
 
-    fn from_files(repo: GitRepo, files: Vec<String>) -> CodeIndex {
+    fn from_files(repo: GitRepo, files: Vec<String>, memo: Arc<HistoryMemo>) -> CodeIndex {
         let mut dirs = PathSet::default();
         let mut suffixes = PathSet::default();
         for file in &files {
@@ -148,6 +300,7 @@ impl CodeIndex {
             suffixes,
             manifests: OnceLock::new(),
             moves: OnceLock::new(),
+            memo,
         }
     }
 
@@ -193,65 +346,22 @@ impl CodeIndex {
         }
     }
 
-    /// Where paths went, from the newest [`HISTORY_COMMITS`] commits (renames followed to
-    /// their last name). Empty when git cannot tell.
+    /// Where paths went, from the newest [`HISTORY_COMMITS`] commits that renamed or
+    /// removed a file (renames followed to their last name). Empty when git cannot tell.
     pub fn moves(&self) -> &HashMap<String, Move> {
-        self.moves.get_or_init(|| self.read_moves())
-    }
-
-    fn read_moves(&self) -> HashMap<String, Move> {
-        let limit = format!("-n{HISTORY_COMMITS}");
-        let args: Vec<OsString> = os(&[
-            "-c",
-            "core.quotePath=false",
-            "log",
-            "-M",
-            "--name-status",
-            "--diff-filter=RD",
-            "--format=%x01%h",
-            &limit,
-            "HEAD",
-            "--",
-        ]);
-        let Ok(out) = self.repo.run_at_root(&args, &[], None, Policy::Hardened) else {
-            return HashMap::new();
-        };
-        if !out.success {
-            return HashMap::new();
-        }
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut moves: HashMap<String, Move> = HashMap::new();
-        let mut commit = String::new();
-        for line in text.lines() {
-            if let Some(hash) = line.strip_prefix('\u{1}') {
-                commit = hash.trim().to_string();
-                continue;
-            }
-            let mut parts = line.split('\t');
-            let (Some(status), Some(from)) = (parts.next(), parts.next()) else {
-                continue;
-            };
-            // Quoted names (unusual bytes) are left out rather than misread.
-            if from.starts_with('"') {
-                continue;
-            }
-            let to = if status.starts_with('R') {
-                match parts.next() {
-                    Some(to) if !to.starts_with('"') => Some(to.to_string()),
-                    _ => continue,
-                }
-            } else if status == "D" {
-                None
-            } else {
-                continue;
-            };
-            // Newest first: the first word on a path is the last thing that happened.
-            moves.entry(from.to_string()).or_insert(Move {
-                to,
-                commit: commit.clone(),
-            });
-        }
-        moves
+        self.moves.get_or_init(|| {
+            let walk = MovesWalk { repo: &self.repo };
+            self.memo
+                .answer(&self.repo, &walk)
+                .map(|walked| {
+                    walked
+                        .moves
+                        .into_iter()
+                        .map(|(from, (step, _))| (from, step))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
     }
 
     /// Where `rel` went: its last name that is still tracked (renames followed), or its
@@ -639,6 +749,7 @@ fn python_scripts(text: &str, out: &mut HashSet<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::test_repo::git;
 
     #[test]
     fn makefile_targets_and_phony_lists_are_read() {
@@ -679,5 +790,58 @@ mod tests {
         assert!(!m.declares("react"));
         assert!(m.declares("python-dotenv"));
         assert!(m.declares("python_dotenv"));
+    }
+
+    fn commit(dir: &Path, message: &str) {
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", message]);
+    }
+
+    #[test]
+    fn moves_carried_forward_over_new_commits_are_the_moves_walked_afresh() {
+        let temp = tempfile::tempdir().expect("temp");
+        let (dir, cache) = (temp.path().join("repo"), temp.path().join("cache"));
+        std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+        git(&dir, &["init", "-q"]);
+        for name in ["a", "b", "c", "d"] {
+            let text = format!("pub fn {name}() {{ /* {name} */ }}\n").repeat(20);
+            std::fs::write(dir.join(format!("src/{name}.rs")), text).expect("write");
+        }
+        commit(&dir, "first");
+        git(&dir, &["mv", "src/a.rs", "src/a2.rs"]);
+        commit(&dir, "rename a");
+        let repo = GitRepo::discover(&dir).expect("a repository");
+        let moves = |memo: HistoryMemo| {
+            let index = CodeIndex::build(&repo, Arc::new(memo)).expect("listed");
+            let mut moves: Vec<(String, Move)> = index.moves().clone().into_iter().collect();
+            moves.sort_by(|x, y| x.0.cmp(&y.0));
+            moves
+        };
+        let first = moves(HistoryMemo::in_folder(&cache));
+        assert_eq!(first.len(), 1, "{first:?}");
+
+        // On from there: a second rename of the same file, a removal, a rename.
+        git(&dir, &["mv", "src/a2.rs", "src/a3.rs"]);
+        commit(&dir, "rename a again");
+        git(&dir, &["rm", "-q", "src/b.rs"]);
+        commit(&dir, "remove b");
+        git(&dir, &["mv", "src/c.rs", "src/c2.rs"]);
+        commit(&dir, "rename c");
+        let carried = moves(HistoryMemo::in_folder(&cache));
+        let fresh = moves(HistoryMemo::off());
+        assert_eq!(carried, fresh);
+        let went: Vec<(&str, Option<&str>)> = carried
+            .iter()
+            .map(|(from, m)| (from.as_str(), m.to.as_deref()))
+            .collect();
+        assert_eq!(
+            went,
+            [
+                ("src/a.rs", Some("src/a2.rs")),
+                ("src/a2.rs", Some("src/a3.rs")),
+                ("src/b.rs", None),
+                ("src/c.rs", Some("src/c2.rs")),
+            ]
+        );
     }
 }

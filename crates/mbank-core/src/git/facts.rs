@@ -1,14 +1,17 @@
 //! What git says about a set of files (history, tracking, changes since HEAD), gathered
 //! in one pass per repository.
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use super::command::os;
+use super::memo::{HistoryMemo, HistoryWalk, Walk, names_digest};
 use super::repo::GitRepo;
 use super::specs::specs_for;
 use super::types::{Facts, FileCommit, FileHistory, IndexEntries, NamedHistory};
+use crate::cache_store::Raw;
 use crate::error::{CoreError, Result};
 
 impl GitRepo {
@@ -18,13 +21,146 @@ impl GitRepo {
     pub fn history(&self, files: &[&Path]) -> Result<FileHistory> {
         let named = self.named(files);
         let names: Vec<&[u8]> = named.iter().map(|(name, _)| name.as_slice()).collect();
-        let history = history_by_name(self, &names)?;
+        let history = history_by_name(self, &names, &HistoryMemo::off())?;
         Ok(spread_history(&history, &named))
     }
 }
 
-/// History of root-relative `names` (see [`GitRepo::history`]), keyed by name.
-pub(super) fn history_by_name(repo: &GitRepo, names: &[&[u8]]) -> Result<NamedHistory> {
+/// History of root-relative `names` (see [`GitRepo::history`]), keyed by name: read back
+/// from `memo` when HEAD is where it was when the same names were walked, or carried
+/// forward from there over the commits since.
+pub(super) fn history_by_name(
+    repo: &GitRepo,
+    names: &[&[u8]],
+    memo: &HistoryMemo,
+) -> Result<NamedHistory> {
+    let walker = FilesWalk {
+        repo,
+        names,
+        failure: RefCell::new(None),
+    };
+    match memo.answer(repo, &walker) {
+        Some(history) => Ok(history),
+        None => Err(walker.failure.take().unwrap_or_else(|| {
+            CoreError::Git(format!(
+                "git log gave no history in {}",
+                repo.root.display()
+            ))
+        })),
+    }
+}
+
+/// The walk behind [`history_by_name`], keeping git's error for its caller.
+struct FilesWalk<'a> {
+    repo: &'a GitRepo,
+    names: &'a [&'a [u8]],
+    failure: RefCell<Option<CoreError>>,
+}
+
+impl FilesWalk<'_> {
+    fn walked(&self, range: &str) -> Option<NamedHistory> {
+        walk_history(self.repo, self.names, range)
+            .map_err(|e| *self.failure.borrow_mut() = Some(e))
+            .ok()
+    }
+}
+
+impl HistoryWalk for FilesWalk<'_> {
+    type Answer = NamedHistory;
+
+    fn walk(&self) -> Walk {
+        Walk::FileHistory {
+            names: names_digest(self.names),
+        }
+    }
+
+    fn encode(history: &NamedHistory) -> Option<Vec<u8>> {
+        encode_history(history)
+    }
+
+    fn decode(bytes: &[u8]) -> Option<NamedHistory> {
+        decode_history(bytes)
+    }
+
+    fn ask(&self, tip: &str) -> Option<NamedHistory> {
+        self.walked(tip)
+    }
+
+    /// The new commits' walk, then the earlier one with every position moved down by
+    /// as many commits.
+    fn extend(
+        &self,
+        earlier: NamedHistory,
+        base: &str,
+        tip: &str,
+        commits: usize,
+    ) -> Option<NamedHistory> {
+        let newer = self.walked(&format!("{base}..{tip}"))?;
+        if newer.commits as usize != commits {
+            return None;
+        }
+        let mut files = newer.files;
+        for (name, commit) in earlier.files {
+            files.entry(name).or_insert(FileCommit {
+                time: commit.time,
+                commits_since: commit.commits_since.checked_add(newer.commits)?,
+            });
+        }
+        Some(NamedHistory {
+            latest: newer.latest.max(earlier.latest),
+            commits: earlier.commits.checked_add(newer.commits)?,
+            files,
+        })
+    }
+}
+
+/// The stored form of a [`NamedHistory`]: times in whole seconds (as `%ct` gives them).
+type StoredHistory<'a> = (Option<u64>, u32, Vec<(Raw<'a>, u64, u32)>);
+
+fn seconds_of(time: SystemTime) -> Option<u64> {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs())
+}
+
+fn encode_history(history: &NamedHistory) -> Option<Vec<u8>> {
+    let latest = match history.latest {
+        Some(time) => Some(seconds_of(time)?),
+        None => None,
+    };
+    let mut files = Vec::with_capacity(history.files.len());
+    for (name, commit) in &history.files {
+        files.push((Raw(name), seconds_of(commit.time)?, commit.commits_since));
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let stored: StoredHistory<'_> = (latest, history.commits, files);
+    crate::cache_store::encode(&stored)
+}
+
+fn decode_history(bytes: &[u8]) -> Option<NamedHistory> {
+    let (latest, commits, files): StoredHistory<'_> = crate::cache_store::decode(bytes)?;
+    let time = |seconds: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
+    Some(NamedHistory {
+        latest: latest.map(time),
+        commits,
+        files: files
+            .into_iter()
+            .map(|(name, seconds, commits_since)| {
+                (
+                    name.0.to_vec(),
+                    FileCommit {
+                        time: time(seconds),
+                        commits_since,
+                    },
+                )
+            })
+            .collect(),
+    })
+}
+
+/// [`history_by_name`] from git, of the commits of `range` (a commit and its history, or
+/// `base..tip`).
+fn walk_history(repo: &GitRepo, names: &[&[u8]], range: &str) -> Result<NamedHistory> {
     let wanted: HashSet<&[u8]> = names.iter().copied().collect();
     let specs = specs_for(names);
     // `--full-history --sparse` keeps every commit in the walk (so positions count
@@ -41,7 +177,7 @@ pub(super) fn history_by_name(repo: &GitRepo, names: &[&[u8]]) -> Result<NamedHi
         "--format=%x00%x01%ct",
         "--name-only",
         "-z",
-        "HEAD",
+        range,
         "--",
     ]);
     if specs.is_empty() {
@@ -122,6 +258,7 @@ pub(super) fn spread_history(history: &NamedHistory, named: &[(Vec<u8>, &Path)])
 pub(crate) fn gather_facts(
     requests: &[(&GitRepo, Vec<&Path>)],
     whole_index: Option<&mut Vec<Vec<u8>>>,
+    memo: &HistoryMemo,
 ) -> Result<Vec<Facts>> {
     let Some((repo, _)) = requests.first() else {
         return Ok(Vec::new());
@@ -143,7 +280,7 @@ pub(crate) fn gather_facts(
     names.sort();
     names.dedup();
     let wanted: HashSet<&[u8]> = names.iter().copied().collect();
-    let history = history_by_name(repo, &names)?;
+    let history = history_by_name(repo, &names, memo)?;
     let specs = specs_for(&names);
     let mut listed = IndexEntries::default();
     let mut head = HashMap::new();

@@ -31,14 +31,19 @@ mod command;
 mod facts;
 mod finder;
 mod ignores;
+mod memo;
 mod repo;
 mod specs;
+#[cfg(test)]
+pub(crate) mod test_repo;
 mod types;
 
 pub(crate) use command::{Output, Policy, os};
 pub(crate) use facts::gather_facts;
 pub(crate) use finder::RepoFinder;
 pub(crate) use finder::nearest_marker;
+pub use memo::HistoryMemo;
+pub(crate) use memo::{HistoryWalk, Walk};
 pub use repo::GitRepo;
 pub use types::Facts;
 pub(crate) use types::IndexEntries;

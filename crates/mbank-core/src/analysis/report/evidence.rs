@@ -55,7 +55,7 @@ impl Analyzer<'_> {
                 if place == RepoPlace::Outside {
                     return Evidence::Outside;
                 }
-                match gather_git(&[(project, banks)]).pop() {
+                match gather_git(&[(project, banks)], &self.history).pop() {
                     Some(GitState::Ready(git)) => {
                         GitEvidence::from_facts(&git.facts, git_files(banks))
                     }
@@ -117,7 +117,7 @@ impl Analyzer<'_> {
             return found;
         }
         let pairs: Vec<(&Project, &[Bank])> = missing.iter().map(|(i, _)| listed[*i]).collect();
-        for ((index, stamp), state) in missing.iter().zip(gather_git(&pairs)) {
+        for ((index, stamp), state) in missing.iter().zip(gather_git(&pairs, &self.history)) {
             let (project, banks) = listed[*index];
             match state {
                 GitState::Ready(git) => {

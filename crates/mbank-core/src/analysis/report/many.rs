@@ -81,7 +81,11 @@ impl<'a> Analyzer<'a> {
                 .collect();
             // Validation checks claims against each repository's files: the `ls-files`
             // git runs for the staleness facts lists them all for it.
-            let found = gather_git_listing(&pairs, depth.validate.then_some(&*self.claims));
+            let found = gather_git_listing(
+                &pairs,
+                depth.validate.then_some(&*self.claims),
+                &self.history,
+            );
             for (i, state) in in_some_repository.into_iter().zip(found) {
                 states[i] = state;
             }
@@ -139,6 +143,7 @@ impl<'a> Analyzer<'a> {
             repo_stamps: RepoStamps::new(),
             prefetched: HashMap::new(),
             claims: Arc::clone(&self.claims),
+            history: Arc::clone(&self.history),
             home: self.home.clone(),
             written_dates: self.written_dates,
             count_while_listing: false,

@@ -255,6 +255,9 @@ pub struct Analyzer<'a> {
     /// Each repository's code, listed once for the claims of all its projects (shared
     /// with the analyzers of other threads of the same run).
     claims: std::sync::Arc<crate::claims::ClaimChecker>,
+    /// Where git's history walks are remembered between runs (nowhere unless the caller
+    /// says: [`Analyzer::remembering_history`]).
+    history: std::sync::Arc<crate::git::HistoryMemo>,
     /// The home folder's memory folders, resolved for the imports of every project
     /// analysed (again when the home folder changes: [`HomeRoots::refresh`]).
     home: HomeRoots,
@@ -286,6 +289,7 @@ impl<'a> Analyzer<'a> {
             repo_stamps: RepoStamps::new(),
             prefetched: HashMap::new(),
             claims: std::sync::Arc::default(),
+            history: std::sync::Arc::default(),
             home: HomeRoots::resolve(crate::io::paths::home_dir().as_deref()),
             written_dates: true,
             count_while_listing: false,
@@ -307,6 +311,14 @@ impl<'a> Analyzer<'a> {
     /// files cold, `mbank tokens`), rather than after the listing.
     pub fn counting_while_listing(mut self) -> Self {
         self.count_while_listing = true;
+        self
+    }
+
+    /// Remembers git's history walks in `memo` (see `core::git::HistoryMemo`): a run after
+    /// an edit or a `git add`, with HEAD where it was, walks no history.
+    pub fn remembering_history(mut self, memo: std::sync::Arc<crate::git::HistoryMemo>) -> Self {
+        self.claims = std::sync::Arc::new(crate::claims::ClaimChecker::remembering(memo.clone()));
+        self.history = memo;
         self
     }
 
@@ -364,7 +376,7 @@ impl<'a> Analyzer<'a> {
         depth: Depth,
     ) -> ProjectReport {
         let state = if depth.git {
-            gather_git(&[(project, &banks)])
+            gather_git(&[(project, &banks)], &self.history)
                 .pop()
                 .unwrap_or(GitState::Absent)
         } else {

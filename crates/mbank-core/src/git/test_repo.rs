@@ -1,0 +1,19 @@
+//! Repositories made for tests: git run as a test's user, with no system or user
+//! configuration and no signing.
+use std::path::Path;
+use std::process::Command;
+
+/// Runs git in `dir` and answers what it printed; the test fails when git does.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
