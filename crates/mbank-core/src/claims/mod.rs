@@ -16,6 +16,7 @@
 //! Outside any git repository nothing is checked (like every git check). Decision logs,
 //! ADRs and session logs are history, so they make no claims about the code as it is.
 pub mod extract;
+mod names;
 mod scripts;
 pub mod tree;
 

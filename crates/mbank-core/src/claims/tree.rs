@@ -8,24 +8,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-
 use crate::error::CoreError;
 use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Policy, Walk, os};
 use crate::io::reads::{self, Reads};
 
-/// Largest file read for manifests and the symbol search.
-const MAX_FILE_BYTES: u64 = 1024 * 1024;
+use super::names::MAX_FILE_BYTES;
+
 /// Commits of history searched for renames and removals.
 pub(crate) const HISTORY_COMMITS: usize = 2000;
-
-/// Extensions never searched for symbols: binary or generated data.
-const NOT_SEARCHED: &[&str] = &[
-    "png", "jpg", "jpeg", "gif", "ico", "webp", "bmp", "pdf", "zip", "gz", "tgz", "xz", "bz2",
-    "7z", "jar", "woff", "woff2", "ttf", "otf", "eot", "mp3", "mp4", "wav", "ogg", "webm", "mov",
-    "avi", "so", "dylib", "dll", "exe", "bin", "wasm", "pyc", "class", "o", "a", "lock", "lockb",
-    "sqlite", "db", "psd", "ai", "sketch", "fig", "map",
-];
 
 /// Where a path went: renamed to another (`to`) or removed (`None`), in `commit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -522,90 +512,7 @@ impl CodeIndex {
     /// Which of `names` occur as whole words (any case) in the tracked files (but those
     /// in `skip`, root-relative: the memory itself) or in their paths.
     pub(crate) fn find_names(&self, names: &[String], skip: &HashSet<String>) -> HashSet<String> {
-        let mut found = HashSet::new();
-        if names.is_empty() {
-            return found;
-        }
-        let Ok(matcher) = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .build(names)
-        else {
-            return found;
-        };
-        let mut left = names.len();
-        let paths = self.files.join("\n");
-        search(&matcher, paths.as_bytes(), names, &mut found, &mut left);
-        for rel in &self.files {
-            if left == 0 {
-                break;
-            }
-            if skip.contains(rel) || !searchable(rel) {
-                continue;
-            }
-            let path = self.root.join(rel);
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
-                reads::absent(&path);
-                continue;
-            };
-            if !meta.is_file() {
-                // A link or folder becomes a file only by a change to its folder.
-                if let Some(folder) = path.parent() {
-                    reads::folder(folder);
-                }
-                continue;
-            }
-            if meta.len() > MAX_FILE_BYTES {
-                reads::file_owned(path, &meta);
-                continue;
-            }
-            let read = std::fs::read(&path);
-            // Its stamp from before the read: a change while it is read shows next time.
-            reads::file_owned(path, &meta);
-            let Ok(bytes) = read else {
-                reads::unstampable();
-                continue;
-            };
-            search(&matcher, &bytes, names, &mut found, &mut left);
-        }
-        found
-    }
-}
-
-fn searchable(rel: &str) -> bool {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    match name.rsplit_once('.') {
-        Some((_, ext)) => !NOT_SEARCHED.contains(&ext.to_ascii_lowercase().as_str()),
-        None => true,
-    }
-}
-
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-fn search(
-    matcher: &AhoCorasick,
-    haystack: &[u8],
-    names: &[String],
-    found: &mut HashSet<String>,
-    left: &mut usize,
-) {
-    for m in matcher.find_overlapping_iter(haystack) {
-        let name = &names[m.pattern().as_usize()];
-        if found.contains(name) {
-            continue;
-        }
-        let before = m.start().checked_sub(1).map(|i| haystack[i]);
-        let after = haystack.get(m.end()).copied();
-        if before.is_some_and(is_word_byte) || after.is_some_and(is_word_byte) {
-            continue;
-        }
-        found.insert(name.clone());
-        *left = left.saturating_sub(1);
-        if *left == 0 {
-            return;
-        }
+        super::names::find_names(&self.root, &self.files, names, skip)
     }
 }
 

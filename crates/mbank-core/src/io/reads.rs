@@ -143,6 +143,11 @@ pub(crate) fn replay(earlier: &Reads) {
     note(|reads| reads.absorb(earlier.clone()));
 }
 
+/// [`replay`] of reads the caller is done with (another thread's, noted here).
+pub(crate) fn replay_owned(earlier: Reads) {
+    note(|reads| reads.absorb(earlier));
+}
+
 /// Whether reads are being noted on this thread: work that only notes may be skipped.
 pub(crate) fn is_recording() -> bool {
     RECORDING.with(|r| r.borrow().is_some())
