@@ -14,9 +14,14 @@ use super::command::os;
 use super::repo::GitRepo;
 use crate::cache_store::{self, Loaded, Raw, Section};
 use crate::io::hash_index::{StableHasher, stable_hash};
+use crate::io::reads;
+use crate::io::text::{is_not_found, read_bytes_limited, read_text_limited};
 
 /// Answers kept per repository: a few branches' worth, newest first.
 const KEPT: usize = 8;
+/// Largest shallow boundary read (a line per boundary commit); past it git walks every
+/// time.
+const SHALLOW_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A walk of the history behind a commit whose answer the memo keeps.
 pub(crate) trait HistoryWalk {
@@ -238,10 +243,9 @@ fn head_from_files(root: &Path) -> Option<Head> {
     if !std::fs::symlink_metadata(&git_dir).ok()?.is_dir() {
         return None;
     }
-    let small = |path: &Path| -> Option<String> {
-        let bytes = std::fs::read(path).ok()?;
-        (bytes.len() <= 4096).then(|| String::from_utf8(bytes).ok())?
-    };
+    // Git's own files, read within a size cap (a link or a special file in their place
+    // is refused), and not noted as inputs: the repository's stamp stands for them.
+    let small = |path: &Path| reads::unrecorded(|| read_text_limited(path, 4096).ok());
     let head = small(&git_dir.join("HEAD"))?;
     let commit = match head.trim().strip_prefix("ref:") {
         Some(name) => {
@@ -288,9 +292,9 @@ fn head_at(commit: &str, shallow: &Path) -> Option<Head> {
     if !matches!(commit.len(), 40 | 64) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
-    let shallow = match std::fs::read(shallow) {
+    let shallow = match reads::unrecorded(|| read_bytes_limited(shallow, SHALLOW_MAX_BYTES)) {
         Ok(bytes) => stable_hash(&bytes) | 1,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) if is_not_found(&e) => 0,
         Err(_) => return None,
     };
     Some(Head {
@@ -446,6 +450,15 @@ mod tests {
             None,
             "a ref name leading out is not read"
         );
+        // A pipe in place of HEAD is refused, not waited on.
+        std::fs::remove_file(dir.join(".git/HEAD")).expect("remove");
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.join(".git/HEAD"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            assert_eq!(head_from_files(&dir), None, "a pipe is not read");
+        }
     }
 
     #[test]
