@@ -1,9 +1,10 @@
 //! What `git log` says of a repository's history, remembered between runs keyed by the
 //! commit HEAD names. A walk from HEAD prints the same whatever the work tree and the
 //! index hold, so a check after an edit or a `git add` reads the answer back instead of
-//! walking thousands of commits again; a new commit, a checkout or a deepened shallow
-//! clone asks git afresh. Kept in the cache store, one file per repository holding its
-//! newest answers.
+//! walking thousands of commits again. New commits on top of a remembered HEAD, in a line,
+//! are walked alone and the earlier answer carried forward; a merge, a rebase, a reset or
+//! a deepened shallow clone asks git for the whole history. Kept in the cache store, one
+//! file per repository holding its newest answers.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
