@@ -244,8 +244,9 @@ fn head_from_files(root: &Path) -> Option<Head> {
     if !std::fs::symlink_metadata(&git_dir).ok()?.is_dir() {
         return None;
     }
-    // Git's own files, read within a size cap (a link or a special file in their place
-    // is refused), and not noted as inputs: the repository's stamp stands for them.
+    // Git's own files, read within a size cap (a pipe or a device in their place, even
+    // behind a link, is refused), and not noted as inputs: the repository's stamp stands
+    // for them.
     let small = |path: &Path| reads::unrecorded(|| read_text_limited(path, 4096).ok());
     let head = small(&git_dir.join("HEAD"))?;
     let commit = match head.trim().strip_prefix("ref:") {
