@@ -156,7 +156,7 @@ fn last_commit_times_and_commits_since_make_active_context_stale() {
     let active = project.path.join("memory-bank/activeContext.md");
     let progress = project.path.join("memory-bank/progress.md");
     let history = gitrepo.history(&[&active, &progress]).unwrap();
-    assert_eq!(history.commits, 14);
+    assert_eq!(history.commits_walked, 14);
     let at = |s: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
     assert_eq!(history.latest_commit, Some(at(T0 + 13 * 60)));
     let a = history.of(&active).unwrap();
@@ -342,7 +342,7 @@ fn empty_repository_and_detached_head() {
     assert!(!gitrepo.has_commits());
     let active = project.path.join("memory-bank/activeContext.md");
     let history = gitrepo.history(&[&active]).unwrap();
-    assert_eq!((history.commits, history.latest_commit), (0, None));
+    assert_eq!((history.commits_walked, history.latest_commit), (0, None));
     assert_eq!(gitrepo.head_content(&active).unwrap(), None);
     assert!(gitrepo.tracked().unwrap().is_empty());
     let report = analyze(&project, Depth::full());
@@ -359,7 +359,7 @@ fn empty_repository_and_detached_head() {
     let head = repo.git(&["rev-parse", "HEAD~1"], T0);
     repo.git(&["checkout", "-q", "--detach", head.trim()], T0);
     let history = gitrepo.history(&[&active]).unwrap();
-    assert_eq!(history.commits, 2);
+    assert_eq!(history.commits_walked, 2);
     assert_eq!(history.of(&active).unwrap().commits_since, 1);
     let tracked = gitrepo.tracked().unwrap();
     assert!(tracked.contains(&active), "{tracked:?}");

@@ -3,7 +3,8 @@
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use crate::error::{CoreError, Result};
@@ -210,29 +211,7 @@ pub(super) fn execute(
     // Drain both pipes on their own threads so a large answer cannot block git.
     let stdout = child.stdout.take().map(read_all);
     let stderr = child.stderr.take().map(read_all);
-    let started = Instant::now();
-    // Most commands end within a millisecond or two: looked at often at first, then
-    // less, so a quick answer is not held up by a long sleep.
-    let mut pause = Duration::from_micros(50);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() > TIME_LIMIT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(CoreError::Git(format!(
-                    "git {what} took longer than {}s in {}; stopped",
-                    TIME_LIMIT.as_secs(),
-                    dir.display()
-                )));
-            }
-            Ok(None) => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(2));
-            }
-            Err(e) => return Err(CoreError::Git(format!("waiting for git: {e}"))),
-        }
-    };
+    let status = wait_within(&mut child, Instant::now(), what, dir)?;
     if let Some(feeder) = feeder {
         let _ = feeder.join();
     }
@@ -244,6 +223,118 @@ pub(super) fn execute(
         code: status.code(),
         stdout: collect(stdout),
         stderr: String::from_utf8_lossy(&collect(stderr)).trim().to_string(),
+    })
+}
+
+/// Waits for `child` until [`TIME_LIMIT`] after `started`, then stops it.
+fn wait_within(child: &mut Child, started: Instant, what: &str, dir: &Path) -> Result<ExitStatus> {
+    // Most commands end within a millisecond or two: looked at often at first, then
+    // less, so a quick answer is not held up by a long sleep.
+    let mut pause = Duration::from_micros(50);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) if started.elapsed() > TIME_LIMIT => return Err(overran(child, what, dir)),
+            Ok(None) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(2));
+            }
+            Err(e) => return Err(CoreError::Git(format!("waiting for git: {e}"))),
+        }
+    }
+}
+
+fn overran(child: &mut Child, what: &str, dir: &Path) -> CoreError {
+    let _ = child.kill();
+    let _ = child.wait();
+    CoreError::Git(format!(
+        "git {what} took longer than {}s in {}; stopped",
+        TIME_LIMIT.as_secs(),
+        dir.display()
+    ))
+}
+
+/// Whether the reader of a streamed command wants more of its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Flow {
+    More,
+    Enough,
+}
+
+/// How a streamed command ended.
+#[derive(Debug)]
+pub(super) struct Streamed {
+    /// Git exited with success, or was stopped because its reader had enough.
+    pub(super) success: bool,
+    pub(super) stderr: String,
+}
+
+/// Runs a built command (no stdin) within the same time limit, handing its output to
+/// `take` piece by piece as git writes it; once `take` has had enough, git is stopped,
+/// so a walk of history ends where its reader's question is answered.
+pub(super) fn execute_streaming(
+    mut command: Command,
+    what: &str,
+    dir: &Path,
+    mut take: impl FnMut(&[u8]) -> Flow,
+) -> Result<Streamed> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command
+        .spawn()
+        .map_err(|e| CoreError::Git(format!("cannot run git: {e}")))?;
+    let stderr = child.stderr.take().map(read_all);
+    let (sender, pieces) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
+    // Read on its own thread, so the time limit holds while git writes nothing.
+    let reader = child.stdout.take().map(|mut pipe| {
+        std::thread::spawn(move || {
+            let mut buffer = vec![0u8; 64 * 1024];
+            loop {
+                match pipe.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if sender.send(buffer[..n].to_vec()).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        })
+    });
+    let started = Instant::now();
+    let mut enough = false;
+    loop {
+        let Some(left) = TIME_LIMIT.checked_sub(started.elapsed()) else {
+            return Err(overran(&mut child, what, dir));
+        };
+        match pieces.recv_timeout(left) {
+            Ok(piece) => {
+                if take(&piece) == Flow::Enough {
+                    enough = true;
+                    break;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => return Err(overran(&mut child, what, dir)),
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    if enough {
+        let _ = child.kill();
+    }
+    // The reader ends at the end of git's output or at its next piece, now unwanted.
+    drop(pieces);
+    let status = wait_within(&mut child, started, what, dir)?;
+    if let Some(reader) = reader {
+        let _ = reader.join();
+    }
+    let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    Ok(Streamed {
+        success: enough || status.success(),
+        stderr: String::from_utf8_lossy(&stderr).trim().to_string(),
     })
 }
 

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use super::command::os;
+use super::command::{Flow, os};
 use super::memo::{HistoryMemo, HistoryWalk, Walk, names_digest};
 use super::repo::GitRepo;
 use super::specs::specs_for;
@@ -15,9 +15,10 @@ use crate::cache_store::Raw;
 use crate::error::{CoreError, Result};
 
 impl GitRepo {
-    /// For every file in `files` (paths under `base`): when it was last committed and how
-    /// many commits followed, plus the repository's newest commit — from one `git log`
-    /// that lists every commit of HEAD's history with only these files' names.
+    /// For every file in `files` (paths under `base`) that HEAD's tree holds: when it was
+    /// last committed and how many commits followed, plus the repository's newest commit,
+    /// from one `git log` of HEAD's history printing only these files' names, stopped
+    /// once every one of them has been met.
     pub fn history(&self, files: &[&Path]) -> Result<FileHistory> {
         let named = self.named(files);
         let names: Vec<&[u8]> = named.iter().map(|(name, _)| name.as_slice()).collect();
@@ -58,8 +59,8 @@ struct FilesWalk<'a> {
 }
 
 impl FilesWalk<'_> {
-    fn walked(&self, range: &str) -> Option<NamedHistory> {
-        walk_history(self.repo, self.names, range)
+    fn walked(&self, range: &str, until: Option<&HashSet<Vec<u8>>>) -> Option<NamedHistory> {
+        walk_history(self.repo, self.names, range, until)
             .map_err(|e| *self.failure.borrow_mut() = Some(e))
             .ok()
     }
@@ -82,8 +83,10 @@ impl HistoryWalk for FilesWalk<'_> {
         decode_history(bytes)
     }
 
+    /// The walk from `tip` down to the oldest last change of a name `tip`'s tree holds.
     fn ask(&self, tip: &str) -> Option<NamedHistory> {
-        self.walked(tip)
+        let until = names_in_tree(self.repo, self.names, tip);
+        self.walked(tip, until.as_ref())
     }
 
     /// The new commits' walk, then the earlier one with every position moved down by
@@ -95,7 +98,7 @@ impl HistoryWalk for FilesWalk<'_> {
         tip: &str,
         commits: usize,
     ) -> Option<NamedHistory> {
-        let newer = self.walked(&format!("{base}..{tip}"))?;
+        let newer = self.walked(&format!("{base}..{tip}"), None)?;
         if newer.commits as usize != commits {
             return None;
         }
@@ -159,9 +162,17 @@ fn decode_history(bytes: &[u8]) -> Option<NamedHistory> {
 }
 
 /// [`history_by_name`] from git, of the commits of `range` (a commit and its history, or
-/// `base..tip`).
-fn walk_history(repo: &GitRepo, names: &[&[u8]], range: &str) -> Result<NamedHistory> {
-    let wanted: HashSet<&[u8]> = names.iter().copied().collect();
+/// `base..tip`). With `until` (the names the tip's tree holds, each last changed by some
+/// commit of the walk), git is stopped once every one of them has been met: positions
+/// count from the top, so what was found stands, only those names are kept, and
+/// `commits` counts the commits walked. A memory file changed a hundred commits ago
+/// then costs a hundred commits, not the repository's whole history.
+fn walk_history(
+    repo: &GitRepo,
+    names: &[&[u8]],
+    range: &str,
+    until: Option<&HashSet<Vec<u8>>>,
+) -> Result<NamedHistory> {
     let specs = specs_for(names);
     // `--full-history --sparse` keeps every commit in the walk (so positions count
     // all commits), while the pathspec limits the names printed to memory files.
@@ -186,7 +197,15 @@ fn walk_history(repo: &GitRepo, names: &[&[u8]], range: &str) -> Result<NamedHis
     } else {
         args.extend(specs);
     }
-    let out = repo.run_root(&args)?;
+    let mut reader = HistoryReader {
+        wanted: names.iter().copied().collect(),
+        until,
+        carry: Vec::new(),
+        history: NamedHistory::default(),
+        current: None,
+        met: 0,
+    };
+    let out = repo.stream_root(&args, |piece| reader.take(piece))?;
     if !out.success {
         if !repo.has_commits() {
             return Ok(NamedHistory::default());
@@ -197,51 +216,115 @@ fn walk_history(repo: &GitRepo, names: &[&[u8]], range: &str) -> Result<NamedHis
             out.stderr
         )));
     }
-    let mut latest: Option<SystemTime> = None;
-    let mut files: HashMap<Vec<u8>, FileCommit> = HashMap::new();
-    let mut current: Option<(u32, SystemTime)> = None;
-    let mut count: u32 = 0;
-    for token in out.stdout.split(|b| *b == 0) {
-        let start = token.iter().take_while(|b| **b == b'\n').count();
-        let token = &token[start..];
-        if token.is_empty() {
-            continue;
+    reader.finish();
+    Ok(reader.history)
+}
+
+/// Reads the `git log` of [`walk_history`] as git writes it: records separated by NUL,
+/// a commit's being `\x01` and its committer time, the others the names it changed.
+struct HistoryReader<'a> {
+    wanted: HashSet<&'a [u8]>,
+    until: Option<&'a HashSet<Vec<u8>>>,
+    /// The start of a record whose end has not come yet.
+    carry: Vec<u8>,
+    history: NamedHistory,
+    /// The commit being read: its position and time.
+    current: Option<(u32, SystemTime)>,
+    /// Names of `until` met so far.
+    met: usize,
+}
+
+impl HistoryReader<'_> {
+    fn take(&mut self, piece: &[u8]) -> Flow {
+        let mut rest = piece;
+        while let Some(end) = rest.iter().position(|b| *b == 0) {
+            let flow = if self.carry.is_empty() {
+                self.record(&rest[..end])
+            } else {
+                let mut record = std::mem::take(&mut self.carry);
+                record.extend_from_slice(&rest[..end]);
+                self.record(&record)
+            };
+            rest = &rest[end + 1..];
+            if flow == Flow::Enough {
+                return Flow::Enough;
+            }
         }
-        if let Some(stamp) = token.strip_prefix(&[1u8]) {
+        self.carry.extend_from_slice(rest);
+        Flow::More
+    }
+
+    /// The last record, which git need not end with a NUL.
+    fn finish(&mut self) {
+        let record = std::mem::take(&mut self.carry);
+        self.record(&record);
+    }
+
+    fn record(&mut self, record: &[u8]) -> Flow {
+        let start = record.iter().take_while(|b| **b == b'\n').count();
+        let record = &record[start..];
+        if let Some(stamp) = record.strip_prefix(&[1u8]) {
             let seconds: u64 = std::str::from_utf8(stamp)
                 .ok()
                 .and_then(|s| s.trim().parse().ok())
                 .unwrap_or(0);
             let time = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
-            current = Some((count, time));
-            count = count.saturating_add(1);
-            latest = Some(latest.map_or(time, |t| t.max(time)));
-            continue;
-        }
-        let Some((index, time)) = current else {
-            continue;
-        };
-        if wanted.contains(token) && !files.contains_key(token) {
-            files.insert(
-                token.to_vec(),
+            self.current = Some((self.history.commits, time));
+            self.history.commits = self.history.commits.saturating_add(1);
+            self.history.latest = Some(self.history.latest.map_or(time, |t| t.max(time)));
+        } else if let Some((index, time)) = self.current
+            && !record.is_empty()
+            && self.wanted.contains(record)
+            && self.until.is_none_or(|until| until.contains(record))
+            && !self.history.files.contains_key(record)
+        {
+            self.history.files.insert(
+                record.to_vec(),
                 FileCommit {
                     time,
                     commits_since: index,
                 },
             );
+            self.met += 1;
+        }
+        match self.until {
+            Some(until) if self.history.commits > 0 && self.met >= until.len() => Flow::Enough,
+            _ => Flow::More,
         }
     }
-    Ok(NamedHistory {
-        latest,
-        commits: count,
-        files,
-    })
+}
+
+/// Which of `names` the tree of `commit` holds; `None` when git cannot tell.
+fn names_in_tree(repo: &GitRepo, names: &[&[u8]], commit: &str) -> Option<HashSet<Vec<u8>>> {
+    let specs = specs_for(names);
+    if specs.is_empty() {
+        return Some(HashSet::new());
+    }
+    let mut args = os(&[
+        "ls-tree",
+        "-r",
+        "-z",
+        "--name-only",
+        "--full-tree",
+        commit,
+        "--",
+    ]);
+    args.extend(specs);
+    let out = repo.run_root(&args).ok().filter(|out| out.success)?;
+    let wanted: HashSet<&[u8]> = names.iter().copied().collect();
+    Some(
+        out.stdout
+            .split(|b| *b == 0)
+            .filter(|name| wanted.contains(name))
+            .map(<[u8]>::to_vec)
+            .collect(),
+    )
 }
 
 pub(super) fn spread_history(history: &NamedHistory, named: &[(Vec<u8>, &Path)]) -> FileHistory {
     FileHistory {
         latest_commit: history.latest,
-        commits: history.commits,
+        commits_walked: history.commits,
         files: named
             .iter()
             .filter_map(|(name, path)| history.files.get(name).map(|c| (path.to_path_buf(), *c)))
@@ -354,4 +437,100 @@ pub(crate) fn gather_facts(
             facts
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::test_repo::git;
+
+    fn commit(dir: &Path, file: &str, text: &str) {
+        std::fs::write(dir.join(file), text).expect("write");
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", text]);
+    }
+
+    #[test]
+    fn the_walk_ends_at_the_oldest_last_change_of_a_file_the_tree_holds() {
+        let temp = tempfile::tempdir().expect("temp");
+        let dir = temp.path();
+        git(dir, &["init", "-q"]);
+        commit(dir, "old.rs", "first");
+        commit(dir, "gone.md", "second");
+        commit(dir, "memory.md", "third");
+        git(dir, &["rm", "-q", "gone.md"]);
+        git(dir, &["commit", "-q", "-m", "fourth"]);
+        for n in 0..20 {
+            commit(dir, "code.rs", &format!("code {n}"));
+        }
+        commit(dir, "notes.md", "newest");
+        let repo = GitRepo::discover(dir).expect("a repository");
+        let names: [&[u8]; 4] = [b"gone.md", b"memory.md", b"never.md", b"notes.md"];
+        let whole = walk_history(&repo, &names, "HEAD", None).expect("whole");
+        let until = names_in_tree(&repo, &names, "HEAD").expect("tree");
+        assert_eq!(
+            until,
+            HashSet::from([b"memory.md".to_vec(), b"notes.md".to_vec()])
+        );
+        let stopped = walk_history(&repo, &names, "HEAD", Some(&until)).expect("stopped");
+        assert_eq!(whole.commits, 25);
+        assert_eq!(
+            stopped.commits, 23,
+            "down to memory.md's commit, not the root"
+        );
+        assert_eq!(stopped.latest, whole.latest);
+        for name in [b"memory.md".as_slice(), b"notes.md"] {
+            assert_eq!(stopped.files.get(name), whole.files.get(name));
+        }
+        assert_eq!(stopped.files[b"memory.md".as_slice()].commits_since, 22);
+        assert!(whole.files.contains_key(b"gone.md".as_slice()));
+        assert!(
+            !stopped.files.contains_key(b"gone.md".as_slice()),
+            "only names the tree holds are kept"
+        );
+        // No file of the tree asked about: HEAD's commit alone gives the newest time.
+        let none =
+            walk_history(&repo, &[b"never.md"], "HEAD", Some(&HashSet::new())).expect("no names");
+        assert_eq!((none.commits, none.latest), (1, whole.latest));
+        // The public answer is the stopped walk's.
+        let history = repo
+            .history(&[&dir.join("memory.md"), &dir.join("gone.md")])
+            .expect("history");
+        assert_eq!(history.commits_walked, 23);
+        assert!(history.of(&dir.join("gone.md")).is_none());
+    }
+
+    #[test]
+    fn records_split_anywhere_by_the_pipe_read_the_same() {
+        // As git writes it: a NUL, the commit's record, a NUL, then a newline and its names.
+        let output = b"\0\x011700000300\0\nb.md\0a.md\0\0\x011700000200\0\na.md\0\0\x011700000100\0\0\x011700000050\0\nc.md";
+        let names: [&[u8]; 3] = [b"a.md", b"b.md", b"c.md"];
+        let read = |split: usize| {
+            let mut reader = HistoryReader {
+                wanted: names.iter().copied().collect(),
+                until: None,
+                carry: Vec::new(),
+                history: NamedHistory::default(),
+                current: None,
+                met: 0,
+            };
+            for piece in output.chunks(split) {
+                assert_eq!(reader.take(piece), Flow::More);
+            }
+            reader.finish();
+            reader.history
+        };
+        let whole = read(output.len());
+        assert_eq!(whole.commits, 4);
+        assert_eq!(whole.files[b"a.md".as_slice()].commits_since, 0);
+        assert_eq!(whole.files[b"c.md".as_slice()].commits_since, 3);
+        for split in 1..output.len() {
+            let pieces = read(split);
+            assert_eq!(
+                (pieces.commits, pieces.latest, &pieces.files),
+                (whole.commits, whole.latest, &whole.files),
+                "pieces of {split} bytes"
+            );
+        }
+    }
 }

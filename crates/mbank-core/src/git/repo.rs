@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::command::{
-    Output, Policy, build, execute, first_arg, git_path, os, os_bytes, path_from_bytes,
+    Flow, Output, Policy, Streamed, build, execute, execute_streaming, first_arg, git_path, os,
+    os_bytes, path_from_bytes,
 };
 use super::ignores::IgnoreRules;
 use super::specs::split_entry;
@@ -125,6 +126,17 @@ impl GitRepo {
     ) -> Result<Output> {
         let command = self.command(&self.root, args, env, policy);
         execute(command, stdin, &first_arg(args), &self.root)
+    }
+
+    /// Runs git at the repository root, its output handed to `take` as it comes
+    /// (see [`execute_streaming`]).
+    pub(super) fn stream_root(
+        &self,
+        args: &[OsString],
+        take: impl FnMut(&[u8]) -> Flow,
+    ) -> Result<Streamed> {
+        let command = self.command(&self.root, args, &[], Policy::Hardened);
+        execute_streaming(command, &first_arg(args), &self.root, take)
     }
 
     /// Runs git in `base`.

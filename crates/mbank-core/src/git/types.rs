@@ -19,6 +19,8 @@ pub(crate) struct IndexEntries {
 #[derive(Debug, Clone, Default)]
 pub(super) struct NamedHistory {
     pub(super) latest: Option<SystemTime>,
+    /// Commits walked, newest first: all of HEAD's history, or down to the oldest last
+    /// change of a name HEAD's tree holds.
     pub(super) commits: u32,
     pub(super) files: HashMap<Vec<u8>, FileCommit>,
 }
@@ -49,10 +51,12 @@ pub struct FileCommit {
 /// The answer of `GitRepo::history`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileHistory {
-    /// Time of the newest commit in the repository (HEAD's history); `None` when empty.
+    /// Time of the newest commit in the repository (HEAD's history, as far as it was
+    /// walked); `None` when empty.
     pub latest_commit: Option<SystemTime>,
-    /// Commits in HEAD's history.
-    pub commits: u32,
+    /// Commits walked from HEAD: its whole history, or down to the oldest last change
+    /// of the files asked about that HEAD's tree holds.
+    pub commits_walked: u32,
     /// Keyed by the paths given to `history`; files never committed are absent.
     pub files: HashMap<PathBuf, FileCommit>,
 }
