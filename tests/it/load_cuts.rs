@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::common::context::bank;
 use crate::common::{Sandbox, write};
+use mbank::core::analysis::rows::{Remembered, RememberedRows};
 
 /// The instant every run here judges time by.
 const NOW: &str = "2026-05-10T12:00:00Z";
@@ -226,6 +227,62 @@ fn check_warns_when_entries_written_since_the_last_version_fall_past_the_cut() {
         "{}",
         text.stdout
     );
+}
+
+#[test]
+fn a_check_past_a_cut_is_remembered_until_the_history_of_the_file_changes() {
+    // Real time here (a fixed past instant would make every file newer than the run, and
+    // nothing is remembered of a file changed within the run's racy window).
+    // A rule in the project (a project whose memory is kept outside it, as Claude Code's
+    // auto memory is, is checked on every run whatever its cuts).
+    let sandbox = Sandbox::new();
+    let fx = fixture(&sandbox);
+    let rule = |lines: std::ops::RangeInclusive<usize>| -> String {
+        lines
+            .map(|n| format!("{:<39}\n", format!("- rule {n}: keep handlers small")))
+            .collect()
+    };
+    let rules = fx.project.join(".windsurfrules");
+    write(&rules, &rule(1..=310));
+    sandbox
+        .run(&["changes", "--root", s(&fx.root)])
+        .expect_code(0);
+    write(&rules, &rule(1..=312));
+    sandbox.settle();
+    let args = ["check", s(&fx.root), "--json"];
+    let first = sandbox.run(&args);
+    assert_eq!(findings_of(&first.json(), "entries-past-load-cut").len(), 1);
+    let kept = RememberedRows::inspect_of(Remembered::Checks, &sandbox.cache_dir(), &fx.root);
+    assert!(
+        kept.len() == 1 && kept.payload(0).is_some(),
+        "a project cut at load is remembered like any other"
+    );
+    assert_eq!(sandbox.run(&args).stdout, first.stdout);
+
+    // The rule is as it was; only mbank's history of it is gone (its data folder cleared):
+    // the lines can no longer be told new, and the entries carry no dates.
+    let histories = sandbox.home().join("data/mbank/history");
+    let folders: Vec<PathBuf> = std::fs::read_dir(&histories)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|folder| folder.join("index.jsonl").exists())
+        .collect();
+    assert!(
+        !folders.is_empty(),
+        "versions recorded under {}",
+        histories.display()
+    );
+    for folder in folders {
+        std::fs::remove_dir_all(folder).unwrap();
+    }
+    let after = sandbox.run(&args).json();
+    assert!(
+        findings_of(&after, "entries-past-load-cut").is_empty(),
+        "judged again without the versions: {after:#}"
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let uncached = sandbox.run_env(&args, "MBANK_CACHE_DIR", empty.path());
+    assert_eq!(after, uncached.json());
 }
 
 #[test]

@@ -156,13 +156,15 @@ impl ProjectFindings {
 }
 
 /// What the findings of every project of this run share, as `list`'s rows do, and what
-/// only `check` reads: the PATH it was given and Codex's home (the chain of files a
-/// combined limit cuts).
+/// only `check` reads: the PATH it was given, Codex's home (the chain of files a
+/// combined limit cuts) and mbank's data folder (the history cuts are judged from).
 fn check_key(context: &Context, path: Option<&Path>) -> Option<u64> {
     let mut key = super::list::rows_key(context)?;
     key.part(b"check")
         .part(format!("{path:?}").as_bytes())
-        .part(format!("{:?}", crate::core::io::paths::codex_home()).as_bytes());
+        .part(format!("{:?}", crate::core::io::paths::codex_home()).as_bytes())
+        // Where mbank's history is, which cuts are judged from.
+        .part(format!("{:?}", context.history.as_ref().map(|h| h.data_dir())).as_bytes());
     // Where git finds its configuration and the user's ignore rules, which claims and
     // private files are checked against.
     let mut git_env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()

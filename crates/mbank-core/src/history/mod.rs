@@ -377,6 +377,15 @@ impl History {
         self.clock
     }
 
+    /// Where the versions of `file` are listed: a result judged from them depends on
+    /// this file (appended to, or renamed over when retention rewrites it).
+    pub(crate) fn index_path(&self, file: &Path) -> PathBuf {
+        self.data_dir
+            .join(FOLDER)
+            .join(Self::folder_name(&key_of(file)))
+            .join(INDEX)
+    }
+
     fn folder_name(key: &Path) -> String {
         files::short_hash(key.to_string_lossy().as_bytes())
     }

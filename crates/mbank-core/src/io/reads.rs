@@ -2,7 +2,7 @@
 //! on this thread, so a result derived from it can be remembered with every input that
 //! could change it (`mbank check`'s remembered findings): files read, folders whose
 //! contents were probed, and whether it depended on something no stamp can vouch for (a
-//! file that was missing, a link followed, mbank's own history). Noting costs one
+//! file that was missing, a link followed, git failing). Noting costs one
 //! thread-local lookup when nothing is being recorded.
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};

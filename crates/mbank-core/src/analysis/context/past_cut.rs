@@ -57,9 +57,13 @@ pub fn entries_past_cut(
         .iter()
         .flat_map(|bank| bank.cutoffs.iter().map(move |cut| (bank, cut)))
         .collect();
-    if !cuts.is_empty() {
-        // Whether lines were written past a cut is judged from mbank's history.
-        crate::io::reads::unstampable();
+    if let Some(history) = history {
+        // Whether lines were written past a cut is judged from the file's versions in
+        // mbank's history: its index is noted before it is read, so a version recorded
+        // meanwhile shows as a change next time.
+        for (_, cut) in &cuts {
+            crate::io::reads::looked_at(&history.index_path(&cut.file));
+        }
     }
     cuts.into_iter()
         .filter_map(|(bank, cut)| finding(project, bank, cut, history, today))
