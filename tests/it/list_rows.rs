@@ -248,7 +248,7 @@ fn an_edit_that_keeps_size_and_modification_time_still_fails_the_check() {
 
 #[cfg(unix)]
 #[test]
-fn a_row_whose_memory_leads_through_a_link_is_never_remembered() {
+fn a_row_whose_memory_leads_through_a_link_is_remembered_by_where_the_link_leads() {
     let sandbox = Sandbox::new();
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().join("root");
@@ -258,17 +258,38 @@ fn a_row_whose_memory_leads_through_a_link_is_never_remembered() {
     let target = root.join("linked/docs/bank");
     write(&target.join("progress.md"), "# Progress\n\nKept in docs.\n");
     std::os::unix::fs::symlink("docs/bank", root.join("linked/memory-bank")).unwrap();
+    // A link leading nowhere yet, where a bank would be.
+    write(&root.join("dangling/CLAUDE.md"), "# Dangling\n\nRules.\n");
+    std::os::unix::fs::symlink("../store/bank", root.join("dangling/memory-bank")).unwrap();
     sandbox.settle();
     let before = list_both_ways(&sandbox, &root);
     assert!(before.contains("\"path\": \"") && before.contains("/root/linked\""));
     list(&sandbox, &root, true);
-    assert!(!row_holds(&sandbox, &root, "linked"));
-    assert!(row_holds(&sandbox, &root, "cline"));
+    for name in ["linked", "dangling", "cline"] {
+        assert!(row_holds(&sandbox, &root, name), "{name} is remembered");
+    }
+
+    // The file the link leads to is edited: no folder of the project changes.
     write(
         &target.join("progress.md"),
         "# Progress\n\nKept in docs, and now much longer than it was before.\n",
     );
-    assert_ne!(list_both_ways(&sandbox, &root), before);
+    assert!(!row_holds(&sandbox, &root, "linked"));
+    let edited = list_both_ways(&sandbox, &root);
+    assert_ne!(edited, before);
+
+    // Where the dangling link points comes to hold a bank.
+    write(
+        &root.join("store/bank/progress.md"),
+        "# Progress\n\nFound.\n",
+    );
+    assert!(!row_holds(&sandbox, &root, "dangling"));
+    let found = list_both_ways(&sandbox, &root);
+    assert_ne!(found, edited);
+    assert!(
+        found.contains("/root/dangling/memory-bank"),
+        "the link now leads to a bank: {found}"
+    );
 }
 
 #[test]

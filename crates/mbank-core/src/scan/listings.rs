@@ -63,9 +63,11 @@ pub(crate) struct Consulted {
     /// [`Stamp::digest`] of the folder when it was read; `None` without a stamp (no cache
     /// file) or when it changed within the racy window of this run.
     pub digest: Option<u64>,
-    /// Some entry is a link (or of a type the listing could not say): what it leads to
-    /// can change without this folder changing.
-    pub links: bool,
+    /// The folder's links, by path: what each leads to can change without this folder
+    /// changing, so a caller remembering what it derived from the folder stamps that too.
+    pub links: Vec<PathBuf>,
+    /// Some entry is of a type the listing could not say.
+    pub unknown: bool,
 }
 
 /// A remembered listing.
@@ -514,7 +516,10 @@ impl Listings {
                 links: dir
                     .entries
                     .iter()
-                    .any(|e| matches!(e.kind, Kind::Symlink | Kind::Unknown)),
+                    .filter(|e| e.kind == Kind::Symlink)
+                    .map(|e| Path::new(dir.key()).join(&e.name))
+                    .collect(),
+                unknown: dir.entries.iter().any(|e| e.kind == Kind::Unknown),
             })
             .collect()
     }

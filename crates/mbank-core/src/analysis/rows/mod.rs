@@ -12,11 +12,12 @@
 //! counts days). Which projects there are, and their banks, depends on the folders
 //! discovery listed, inside the projects and between them, and on those outside ones.
 //!
-//! A row is remembered only when all it read can be checked so: a project whose memory
-//! goes through a link, leaves the project, meets a folder or file that cannot be read, or
-//! lies in a repository whose state cannot be stamped is analysed on every run. So is
-//! anything that changed within the racy window of the run that saw it (see
-//! `scan::listings`). The file is a section of mbank's cache store (`cache_store::rows`);
+//! A link in a listed folder is an input by where it leads (or, leading nowhere, by the
+//! nearest folder above its target: see `stamps::link_inputs`). A row is remembered only
+//! when all it read can be checked so: a project that is itself a link, whose memory
+//! leaves the project, that meets a folder or file that cannot be read, or that lies in a
+//! repository whose state cannot be stamped is analysed on every run. So is anything that
+//! changed within the racy window of the run that saw it (see `scan::listings`). The file is a section of mbank's cache store (`cache_store::rows`);
 //! a missing, corrupt or foreign file remembers nothing, and deleting it is always safe.
 //! `mbank check` remembers each project's findings the same way, in a file and section of
 //! their own ([`Remembered::Checks`]), its inputs widened by what its check read.
@@ -31,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use check::{Base, RepoProbe, RowVerdict, digest_of, git_holds, inputs_hold, outside_holds};
-use stamps::{PackedStamps, Packing, relative, relative_slice, under};
+use stamps::{PackedStamps, Packing, link_inputs, relative, relative_slice, under};
 
 use crate::analysis::git_evidence::Repository;
 use crate::cache_store::rows::{self as section, DISCOVERY, Derived, InputsOut, PROJECTS};
@@ -509,7 +510,7 @@ impl RememberedRows {
                     attributed[index] = true;
                 }
                 let folders: Vec<&Consulted> = inside.iter().map(|&i| &consulted[i]).collect();
-                if folders.iter().any(|f| f.links || f.digest.is_none()) {
+                if folders.iter().any(|f| f.unknown || f.digest.is_none()) {
                     trusted = false;
                 }
                 match source {
@@ -524,9 +525,9 @@ impl RememberedRows {
                     RowSource::Fresh(observed) => {
                         let mut dirs: Vec<(Vec<u8>, u64)> = Vec::new();
                         let mut checkable = observed.checkable;
-                        for folder in folders {
+                        for folder in &folders {
                             match (relative(&folder.path, &project.path), folder.digest) {
-                                (Some(rel), Some(digest)) if !folder.links => {
+                                (Some(rel), Some(digest)) if !folder.unknown => {
                                     dirs.push((rel, digest))
                                 }
                                 _ => checkable = false,
@@ -557,6 +558,8 @@ impl RememberedRows {
                         } else {
                             None
                         };
+                        // Where its folders' links lead decides its banks as its folders do.
+                        let links = link_inputs(folders.iter().flat_map(|f| &f.links), started);
                         let outside: Option<Vec<(Vec<u8>, u64)>> = observed
                             .outside
                             .iter()
@@ -565,7 +568,12 @@ impl RememberedRows {
                                 let path = os_bytes(path.as_os_str())?.to_vec();
                                 (!stamp.is_racy(started)).then(|| (path, stamp.digest()))
                             })
-                            .collect();
+                            .collect::<Option<Vec<_>>>()
+                            .zip(links)
+                            .map(|(mut outside, links)| {
+                                outside.extend(links);
+                                outside
+                            });
                         // Discovery depends on them even where the row is not remembered.
                         let Some(outside) = outside else {
                             trusted = false;
@@ -615,17 +623,21 @@ impl RememberedRows {
                 }
             }
             let global: Vec<(Vec<u8>, u64)> = if discovered {
-                consulted
-                    .iter()
-                    .zip(&attributed)
-                    .filter(|(_, attributed)| !**attributed)
-                    .filter_map(|(folder, _)| {
-                        if folder.links || folder.digest.is_none() {
-                            trusted = false;
-                        }
-                        Some((os_bytes(&folder.path)?.to_vec(), folder.digest?))
-                    })
-                    .collect()
+                let mut global = Vec::new();
+                let between = consulted.iter().zip(&attributed).filter(|(_, a)| !**a);
+                for (folder, _) in between {
+                    if folder.unknown || folder.digest.is_none() {
+                        trusted = false;
+                    }
+                    match link_inputs(&folder.links, started) {
+                        Some(links) => global.extend(links),
+                        None => trusted = false,
+                    }
+                    if let (Some(path), Some(digest)) = (os_bytes(&folder.path), folder.digest) {
+                        global.push((path.to_vec(), digest));
+                    }
+                }
+                global
             } else {
                 self.global.clone()
             };

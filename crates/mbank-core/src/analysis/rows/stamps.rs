@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::cache_store::rows::InputsOut;
 use crate::io::bytes::os_bytes;
@@ -152,6 +152,34 @@ pub(super) fn relative_slice<'p>(path: &'p OsStr, project: &Path) -> Option<&'p 
     }
 }
 
+/// Where `links` lead, as inputs by absolute path: each link followed to its end, or,
+/// for a link that leads nowhere, the nearest folder that exists above where it points
+/// (the target appearing changes that folder). A link replaced changes its own folder,
+/// stamped already. `None` when one cannot be stamped, or changed within the racy window
+/// of the run that began at `started`.
+pub(super) fn link_inputs<'l>(
+    links: impl IntoIterator<Item = &'l PathBuf>,
+    started: i128,
+) -> Option<Vec<(Vec<u8>, u64)>> {
+    links
+        .into_iter()
+        .map(|link| {
+            let (there, meta) = match fs::metadata(link) {
+                Ok(meta) => (link.clone(), meta),
+                Err(_) => {
+                    // Joined to an absolute target, the link's folder is dropped.
+                    let target = link.parent()?.join(fs::read_link(link).ok()?);
+                    target.ancestors().skip(1).find_map(|folder| {
+                        Some((folder.to_path_buf(), fs::metadata(folder).ok()?))
+                    })?
+                }
+            };
+            let stamp = Stamp::of(&meta).filter(|stamp| !stamp.is_racy(started))?;
+            Some((os_bytes(there.as_os_str())?.to_vec(), stamp.digest()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
@@ -164,8 +192,41 @@ mod tests {
         Consulted {
             path: std::ffi::OsString::from(path),
             digest: Some(1),
-            links: false,
+            links: Vec::new(),
+            unknown: false,
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_stamped_by_where_it_leads_or_where_its_target_would_appear() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(base.join("real")).unwrap();
+        std::fs::write(base.join("real/notes.md"), "notes").unwrap();
+        let to_file = base.join("to-file");
+        let dangling = base.join("dangling");
+        std::os::unix::fs::symlink("real/notes.md", &to_file).unwrap();
+        std::os::unix::fs::symlink("missing/deeper/bank", &dangling).unwrap();
+        let later = time_nanos(SystemTime::now() + Duration::from_secs(60));
+        let digest = |path: &Path| {
+            Stamp::of(&std::fs::metadata(path).unwrap())
+                .unwrap()
+                .digest()
+        };
+        let inputs = link_inputs(&[to_file.clone(), dangling], later).expect("stamped");
+        let bytes = |path: &Path| path.as_os_str().as_encoded_bytes().to_vec();
+        assert_eq!(
+            inputs,
+            vec![
+                (bytes(&to_file), digest(&base.join("real/notes.md"))),
+                (bytes(&base), digest(&base)),
+            ],
+            "the file it leads to; the nearest folder that exists above a missing target"
+        );
+        // Stamps taken within the racy window of the run vouch for nothing.
+        let now = time_nanos(SystemTime::now() - Duration::from_secs(60));
+        assert_eq!(link_inputs(&[to_file], now), None);
     }
 
     #[test]
