@@ -51,6 +51,9 @@ pub enum Section {
     Checks,
     /// The answers of history walks of one repository (`git::HistoryMemo`).
     History,
+    /// What the search of one repository's files for a memory's names found in each
+    /// file (`claims::names_memo`).
+    Names,
 }
 
 impl Section {
@@ -62,6 +65,7 @@ impl Section {
             Section::Search => 4,
             Section::Checks => 5,
             Section::History => 6,
+            Section::Names => 7,
         }
     }
 }

@@ -17,6 +17,7 @@
 //! ADRs and session logs are history, so they make no claims about the code as it is.
 pub mod extract;
 mod names;
+mod names_memo;
 mod scripts;
 pub mod tree;
 

@@ -1,14 +1,19 @@
 //! The search of a repository's tracked files for the names its memory claims: each name
 //! as a whole word, in any case. Files are read on every core in blocks taken in order,
 //! and the search stops once every name is found; what each block read is noted on the
-//! caller's thread in block order, as one thread reading them in turn would have.
+//! caller's thread in block order, as one thread reading them in turn would have. A file
+//! whose names an earlier run found, with the stamp it has now, is not read again (see
+//! `names_memo`): it is noted all the same, so the reads a result depends on are those
+//! of a search with nothing remembered.
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
+use super::names_memo::{FoundBefore, FoundNow, NamesMemo};
 use crate::io::reads::{self, Reads};
+use crate::scan::listings::Stamp;
 
 /// Largest file searched.
 pub(super) const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -33,6 +38,7 @@ pub(super) fn find_names(
     files: &[String],
     names: &[String],
     skip: &HashSet<String>,
+    memo: &NamesMemo,
 ) -> HashSet<String> {
     if names.is_empty() {
         return HashSet::new();
@@ -50,13 +56,24 @@ pub(super) fn find_names(
         .iter()
         .filter(|rel| !skip.contains(*rel) && searchable(rel))
         .collect();
+    let question = NamesMemo::question(names, skip);
+    let remembering = memo.remembering(question);
+    let before = remembering.then(|| memo.before(question)).flatten();
+    let known = Known {
+        before: before.as_ref(),
+        remembering,
+        started: memo.started(),
+    };
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(MOST_THREADS);
-    if threads < 2 || searched.len() < PARALLEL_FROM {
-        search_files(root, &searched, &matcher, &hits);
+    let fresh = if threads < 2 || searched.len() < PARALLEL_FROM {
+        search_files(root, &searched, &matcher, &hits, &known)
     } else {
-        search_on_threads(root, &searched, &matcher, &hits, threads);
+        search_on_threads(root, &searched, &matcher, &hits, &known, threads)
+    };
+    if remembering {
+        memo.keep(question, before, fresh, &searched);
     }
     names
         .iter()
@@ -64,6 +81,17 @@ pub(super) fn find_names(
         .filter(|(i, _)| hits.has(*i))
         .map(|(_, name)| name.clone())
         .collect()
+}
+
+/// What a search knows of the files before reading them.
+struct Known<'a> {
+    /// What an earlier search found in each file.
+    before: Option<&'a FoundBefore>,
+    /// Whether what each file holds is to be remembered: every name it holds is then
+    /// looked for, not only those not found yet.
+    remembering: bool,
+    /// When the run began: a file changed just before it is not remembered.
+    started: i128,
 }
 
 /// Which names were found, shared by the threads searching.
@@ -94,6 +122,21 @@ impl Hits {
         }
     }
 
+    /// Notes every name `haystack` holds as a whole word, and answers their indices.
+    fn search_whole(&self, matcher: &AhoCorasick, haystack: &[u8]) -> Vec<u32> {
+        let mut held: Vec<u32> = Vec::new();
+        for m in matcher.find_overlapping_iter(haystack) {
+            let name = m.pattern().as_u32();
+            if held.contains(&name) || !whole_word(haystack, m.start(), m.end()) {
+                continue;
+            }
+            held.push(name);
+            self.add(name as usize);
+        }
+        held.sort_unstable();
+        held
+    }
+
     /// Notes the names `haystack` holds as whole words.
     fn search(&self, matcher: &AhoCorasick, haystack: &[u8]) {
         for m in matcher.find_overlapping_iter(haystack) {
@@ -101,9 +144,7 @@ impl Hits {
             if self.has(name) {
                 continue;
             }
-            let before = m.start().checked_sub(1).map(|i| haystack[i]);
-            let after = haystack.get(m.end()).copied();
-            if before.is_some_and(is_word_byte) || after.is_some_and(is_word_byte) {
+            if !whole_word(haystack, m.start(), m.end()) {
                 continue;
             }
             self.add(name);
@@ -114,11 +155,26 @@ impl Hits {
     }
 }
 
-/// Searches `files` in turn on this thread, noting each file read.
-fn search_files(root: &Path, files: &[&String], matcher: &AhoCorasick, hits: &Hits) {
+/// Whether the match at `start..end` of `haystack` is a whole word.
+fn whole_word(haystack: &[u8], start: usize, end: usize) -> bool {
+    let before = start.checked_sub(1).map(|i| haystack[i]);
+    let after = haystack.get(end).copied();
+    !(before.is_some_and(is_word_byte) || after.is_some_and(is_word_byte))
+}
+
+/// Searches `files` in turn on this thread, noting each file read (or known from before);
+/// answers the files read whole whose names are to be remembered.
+fn search_files(
+    root: &Path,
+    files: &[&String],
+    matcher: &AhoCorasick,
+    hits: &Hits,
+    known: &Known<'_>,
+) -> Vec<FoundNow> {
+    let mut fresh = Vec::new();
     for rel in files {
         if hits.all() {
-            return;
+            return fresh;
         }
         let path = root.join(rel);
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
@@ -136,6 +192,18 @@ fn search_files(root: &Path, files: &[&String], matcher: &AhoCorasick, hits: &Hi
             reads::file_owned(path, &meta);
             continue;
         }
+        let stamp = Stamp::of(&meta);
+        if let (Some(before), Some(stamp)) = (known.before, stamp)
+            && let Some(held) = before.names_in(rel, stamp.digest())
+        {
+            reads::file_owned(path, &meta);
+            for &name in held {
+                if (name as usize) < hits.found.len() {
+                    hits.add(name as usize);
+                }
+            }
+            continue;
+        }
         let read = std::fs::read(&path);
         // Its stamp from before the read: a change while it is read shows next time.
         reads::file_owned(path, &meta);
@@ -143,8 +211,16 @@ fn search_files(root: &Path, files: &[&String], matcher: &AhoCorasick, hits: &Hi
             reads::unstampable();
             continue;
         };
-        hits.search(matcher, &bytes);
+        if !known.remembering {
+            hits.search(matcher, &bytes);
+            continue;
+        }
+        let held = hits.search_whole(matcher, &bytes);
+        if let Some(stamp) = stamp.filter(|stamp| !stamp.is_racy(known.started)) {
+            fresh.push(((*rel).clone(), stamp.digest(), held));
+        }
     }
+    fresh
 }
 
 /// [`search_files`] on `threads` threads, each taking the next block of files; what the
@@ -154,12 +230,14 @@ fn search_on_threads(
     files: &[&String],
     matcher: &AhoCorasick,
     hits: &Hits,
+    known: &Known<'_>,
     threads: usize,
-) {
+) -> Vec<FoundNow> {
     let recording = reads::is_recording();
     let next = AtomicUsize::new(0);
     let work = || {
         let mut noted: Vec<(usize, Reads)> = Vec::new();
+        let mut fresh = Vec::new();
         while !hits.all() {
             let start = next.fetch_add(BLOCK, Ordering::Relaxed);
             let Some(block) = files.get(start..files.len().min(start + BLOCK)) else {
@@ -167,27 +245,31 @@ fn search_on_threads(
             };
             if recording {
                 // Kept apart from this thread's own recording, noted once in order below.
-                let ((), read) = reads::unrecorded(|| {
-                    reads::recording(|| search_files(root, block, matcher, hits))
+                let (found, read) = reads::unrecorded(|| {
+                    reads::recording(|| search_files(root, block, matcher, hits, known))
                 });
                 noted.push((start, read));
+                fresh.extend(found);
             } else {
-                search_files(root, block, matcher, hits);
+                fresh.extend(search_files(root, block, matcher, hits, known));
             }
         }
-        noted
+        (noted, fresh)
     };
-    let (mut noted, lost) = std::thread::scope(|scope| {
+    let (mut noted, fresh, lost) = std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mut noted = work();
+        let (mut noted, mut fresh) = work();
         let mut lost = false;
         for helper in helpers {
             match helper.join() {
-                Ok(more) => noted.extend(more),
+                Ok((more, found)) => {
+                    noted.extend(more);
+                    fresh.extend(found);
+                }
                 Err(_) => lost = true,
             }
         }
-        (noted, lost)
+        (noted, fresh, lost)
     });
     noted.sort_by_key(|(start, _)| *start);
     for (_, read) in noted {
@@ -197,6 +279,7 @@ fn search_on_threads(
         // A thread that failed took what it read with it: nothing vouches for the answer.
         reads::unstampable();
     }
+    fresh
 }
 
 fn searchable(rel: &str) -> bool {
@@ -214,6 +297,12 @@ fn is_word_byte(b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const NOTHING_KNOWN: Known<'static> = Known {
+        before: None,
+        remembering: false,
+        started: 0,
+    };
 
     fn matcher(names: &[String]) -> AhoCorasick {
         AhoCorasickBuilder::new()
@@ -274,9 +363,16 @@ mod tests {
             let hits = Hits::new(names.len());
             let ((), read) = reads::recording(|| {
                 if threads == 1 {
-                    search_files(dir.path(), &searched, &matcher, &hits);
+                    search_files(dir.path(), &searched, &matcher, &hits, &NOTHING_KNOWN);
                 } else {
-                    search_on_threads(dir.path(), &searched, &matcher, &hits, threads);
+                    search_on_threads(
+                        dir.path(),
+                        &searched,
+                        &matcher,
+                        &hits,
+                        &NOTHING_KNOWN,
+                        threads,
+                    );
                 }
             });
             let found: Vec<bool> = (0..names.len()).map(|i| hits.has(i)).collect();
@@ -306,9 +402,22 @@ mod tests {
             let searched: Vec<&String> = files.iter().collect();
             let ((), read) = reads::recording(|| {
                 if threads == 1 {
-                    search_files(dir.path(), &searched, &matcher(&names), &hits);
+                    search_files(
+                        dir.path(),
+                        &searched,
+                        &matcher(&names),
+                        &hits,
+                        &NOTHING_KNOWN,
+                    );
                 } else {
-                    search_on_threads(dir.path(), &searched, &matcher(&names), &hits, threads);
+                    search_on_threads(
+                        dir.path(),
+                        &searched,
+                        &matcher(&names),
+                        &hits,
+                        &NOTHING_KNOWN,
+                        threads,
+                    );
                 }
             });
             assert!(hits.all());
@@ -318,7 +427,157 @@ mod tests {
                 read.files.len()
             );
         }
-        let found = find_names(dir.path(), &files, &names, &HashSet::new());
+        let found = find_names(
+            dir.path(),
+            &files,
+            &names,
+            &HashSet::new(),
+            &NamesMemo::off(),
+        );
         assert_eq!(found, names.iter().cloned().collect());
+    }
+
+    /// Answers what `find_names` finds and the files it notes, in order.
+    fn found_and_read(
+        dir: &Path,
+        files: &[String],
+        names: &[String],
+        memo: &NamesMemo,
+    ) -> (Vec<String>, Vec<std::path::PathBuf>, bool) {
+        let skip = HashSet::from(["CLAUDE.md".to_string()]);
+        let (found, read) = reads::recording(|| find_names(dir, files, names, &skip, memo));
+        let mut found: Vec<String> = found.into_iter().collect();
+        found.sort();
+        let paths = read.files.into_iter().map(|f| f.path).collect();
+        (found, paths, read.unstampable)
+    }
+
+    #[test]
+    fn a_search_remembering_what_each_file_held_finds_and_notes_what_a_fresh_one_does() {
+        let dir = tempfile::tempdir().expect("temp");
+        let cache = tempfile::tempdir().expect("cache");
+        let words = [
+            "alpha", "Beta", "gamma_x", "Delta", "eps", "zeta", "Eta", "theta",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |below: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below as u64) as usize
+        };
+        let text = |next: &mut dyn FnMut(usize) -> usize| -> String {
+            (0..6)
+                .map(|_| words[next(words.len())])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut files: Vec<String> = (0..300).map(|i| format!("src/f{i}.rs")).collect();
+        files.push("CLAUDE.md".to_string());
+        std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+        for rel in &files {
+            std::fs::write(dir.path().join(rel), text(&mut next)).expect("write");
+        }
+        // "theta" is in the skipped memory alone once the files are rewritten below.
+        // "rare{n}" is written in one file at a time, moving as the rounds edit them.
+        let names: Vec<String> = ["alpha", "delta", "Eta", "absent", "gamma", "rare1", "rare2"]
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        let mut rare: Option<String> = None;
+        // Started long after every write here: nothing is too new to be remembered.
+        let later = crate::scan::listings::time_nanos(
+            std::time::SystemTime::now() + std::time::Duration::from_secs(3600),
+        );
+        let root = dir.path();
+        for round in 0..6 {
+            let remembered = NamesMemo::in_folder(cache.path(), root, later);
+            let with_memo = found_and_read(root, &files, &names, &remembered);
+            let fresh = found_and_read(root, &files, &names, &NamesMemo::off());
+            assert_eq!(with_memo.0, fresh.0, "round {round}: names found");
+            assert!(
+                with_memo.1 == fresh.1,
+                "round {round}: the files noted differ"
+            );
+            assert_eq!(with_memo.2, fresh.2, "round {round}");
+            assert_eq!(
+                with_memo.1.len(),
+                300,
+                "a name is nowhere: every file is noted"
+            );
+            let rare_found = with_memo.0.iter().filter(|n| n.starts_with("rare")).count();
+            assert_eq!(rare_found, usize::from(round % 3 != 0), "round {round}");
+            // The rare name leaves its file (kept as long, so only its times tell), and
+            // every third round none is written.
+            if let Some(rel) = rare.take() {
+                let path = root.join(rel);
+                let was = std::fs::read_to_string(&path).expect("read");
+                std::fs::write(&path, was.replace("rare", "tame")).expect("edit");
+            }
+            if round % 3 != 2 {
+                let rel = files[next(files.len())].clone();
+                let rel = if rel == "CLAUDE.md" {
+                    files[0].clone()
+                } else {
+                    rel
+                };
+                let path = root.join(&rel);
+                let was = std::fs::read_to_string(&path).expect("read");
+                let name = format!("rare{}", 1 + next(2));
+                std::fs::write(&path, format!("{was} {name}")).expect("edit");
+                rare = Some(rel);
+            }
+            // Edit some files (some to a text of the same length), remove one, add one.
+            for _ in 0..1 + next(20) {
+                let rel = &files[next(300)];
+                let path = root.join(rel);
+                let now = std::fs::read_to_string(&path).unwrap_or_default();
+                let new = if next(2) == 0 {
+                    now.replace("alpha", "omega")
+                } else {
+                    text(&mut next)
+                };
+                std::fs::write(&path, new).expect("edit");
+            }
+            let gone = files.remove(next(299));
+            if gone == "CLAUDE.md" || Some(&gone) == rare.as_ref() {
+                files.push(gone);
+            } else {
+                std::fs::remove_file(root.join(&gone)).expect("remove");
+            }
+            let added = format!("src/new{round}.rs");
+            std::fs::write(root.join(&added), "alpha Eta").expect("add");
+            files.insert(next(files.len()), added);
+        }
+        // Every file known and unchanged: none is read again.
+        let remembered = NamesMemo::in_folder(cache.path(), root, later);
+        let _ = found_and_read(root, &files, &names, &remembered);
+        let unread = NamesMemo::in_folder(cache.path(), root, later);
+        let question = NamesMemo::question(&names, &HashSet::from(["CLAUDE.md".to_string()]));
+        let before = unread.before(question).expect("remembered");
+        let known = files
+            .iter()
+            .filter(|rel| *rel != "CLAUDE.md")
+            .filter(|rel| {
+                let meta = std::fs::metadata(root.join(rel)).expect("there");
+                let digest = Stamp::of(&meta).expect("a stamp").digest();
+                before.names_in(rel, digest).is_some()
+            })
+            .count();
+        assert_eq!(known, files.len() - 1);
+        // A file written within the racy window before the run is not remembered.
+        let now = crate::scan::listings::time_nanos(std::time::SystemTime::now());
+        let cache_racy = tempfile::tempdir().expect("cache");
+        let racy = NamesMemo::in_folder(cache_racy.path(), root, now);
+        let _ = found_and_read(root, &files, &names, &racy);
+        let kept = NamesMemo::in_folder(cache_racy.path(), root, now).before(question);
+        let added = files
+            .iter()
+            .find(|rel| rel.starts_with("src/new5"))
+            .expect("added");
+        let digest = Stamp::of(&std::fs::metadata(root.join(added)).expect("there"))
+            .expect("a stamp")
+            .digest();
+        assert!(kept.is_none_or(|kept| kept.names_in(added, digest).is_none()));
     }
 }

@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use super::names_memo::NamesMemo;
 use crate::error::CoreError;
 use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Policy, Walk, os};
 use crate::io::reads::{self, Reads};
@@ -63,6 +64,8 @@ pub(crate) struct CodeIndex {
     moves: OnceLock<HashMap<String, Move>>,
     /// Where the history walk for `moves` is remembered between runs.
     memo: Arc<HistoryMemo>,
+    /// Where what the name search found in each file is remembered between runs.
+    names_memo: NamesMemo,
 }
 
 /// A set of a repository's paths: tens of thousands are hashed as an index is built,
@@ -290,6 +293,10 @@ impl CodeIndex {
             suffixes,
             manifests: OnceLock::new(),
             moves: OnceLock::new(),
+            names_memo: match memo.folder() {
+                Some(folder) => NamesMemo::in_folder(folder, repo.root(), memo.started()),
+                None => NamesMemo::off(),
+            },
             memo,
         }
     }
@@ -512,7 +519,7 @@ impl CodeIndex {
     /// Which of `names` occur as whole words (any case) in the tracked files (but those
     /// in `skip`, root-relative: the memory itself) or in their paths.
     pub(crate) fn find_names(&self, names: &[String], skip: &HashSet<String>) -> HashSet<String> {
-        super::names::find_names(&self.root, &self.files, names, skip)
+        super::names::find_names(&self.root, &self.files, names, skip, &self.names_memo)
     }
 }
 

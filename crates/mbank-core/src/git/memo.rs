@@ -119,6 +119,9 @@ struct Record<'a> {
 #[derive(Debug, Default)]
 pub struct HistoryMemo {
     folder: Option<PathBuf>,
+    /// When the run began, in nanoseconds since the epoch: what changed within the racy
+    /// window before it is not remembered by the answers kept beside these.
+    started: i128,
     /// Each repository's HEAD, asked once per run (`None`: no commit, or git would not say).
     heads: Mutex<HashMap<PathBuf, Option<Head>>>,
     /// How many commits in a line led from one commit to another, asked once per run.
@@ -134,12 +137,29 @@ impl HistoryMemo {
         HistoryMemo::default()
     }
 
-    /// Remembers in `folder` (mbank's cache folder).
+    /// Remembers in `folder` (mbank's cache folder), for a run beginning now.
     pub fn in_folder(folder: &Path) -> HistoryMemo {
         HistoryMemo {
             folder: Some(folder.to_path_buf()),
+            started: crate::scan::listings::time_nanos(std::time::SystemTime::now()),
             ..HistoryMemo::default()
         }
+    }
+
+    /// For a run that began at `started` (nanoseconds since the epoch, as the run's
+    /// listings count it).
+    pub fn starting_at(self, started: i128) -> HistoryMemo {
+        HistoryMemo { started, ..self }
+    }
+
+    /// The cache folder, where other answers about a repository are remembered too
+    /// (what the search for a memory's names found in each file).
+    pub(crate) fn folder(&self) -> Option<&Path> {
+        self.folder.as_deref()
+    }
+
+    pub(crate) fn started(&self) -> i128 {
+        self.started
     }
 
     /// The answer of `walker` for `repo`'s history as it stands: remembered for HEAD's
