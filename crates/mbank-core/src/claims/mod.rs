@@ -507,7 +507,7 @@ fn verify(
     // Where missing paths went is read from history while the code is searched.
     let found_names = std::thread::scope(|scope| {
         if missing.iter().any(Option::is_some) {
-            scope.spawn(|| index.moves());
+            scope.spawn(|| index.removals());
         }
         index.find_names(&names, &skip)
     });
@@ -657,13 +657,13 @@ fn path_message(
     }
     // Written relative to a folder the history names in full.
     let tail = format!("/{}", claim.trim_end_matches('/'));
-    let mut from_history: Vec<(&String, &tree::Move)> = index
-        .moves()
-        .iter()
-        .filter(|(from, _)| from.ends_with(&tail))
+    let mut from_history: Vec<&String> = index
+        .removals()
+        .keys()
+        .filter(|from| from.ends_with(&tail))
         .collect();
-    from_history.sort_by(|a, b| a.0.cmp(b.0));
-    if let Some((from, _)) = from_history.first()
+    from_history.sort();
+    if let Some(from) = from_history.first()
         && let Some(step) = index.moved(from)
     {
         return Some(match step.to {

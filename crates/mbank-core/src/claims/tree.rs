@@ -8,6 +8,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use parking_lot::Mutex;
+
 use super::names_memo::NamesMemo;
 use crate::error::CoreError;
 use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Policy, Walk, os};
@@ -61,8 +63,11 @@ pub(crate) struct CodeIndex {
     /// The manifests and what reading them read: noted again for every project whose
     /// result uses them.
     manifests: OnceLock<(Manifests, Reads)>,
-    moves: OnceLock<HashMap<String, Move>>,
-    /// Where the history walk for `moves` is remembered between runs.
+    /// Each path history shows renamed or removed, with the newest commit that did.
+    removals: OnceLock<HashMap<String, Commit>>,
+    /// The renames of the commits asked about, worked out once each (`None`: git failed).
+    renames: Mutex<HashMap<String, Option<Arc<Renames>>>>,
+    /// Where the history walk for `removals` is remembered between runs.
     memo: Arc<HistoryMemo>,
     /// Where what the name search found in each file is remembered between runs.
     names_memo: NamesMemo,
@@ -72,37 +77,53 @@ pub(crate) struct CodeIndex {
 /// faster with foldhash than SipHash, and seeded per process all the same.
 type PathSet = HashSet<String, foldhash::fast::RandomState>;
 
-/// Moves as the history memo keeps them: (from, to, commit, shown commits before it),
-/// sorted by `from`.
-type StoredMoves<'a> = Vec<(&'a str, Option<&'a str>, &'a str, u32)>;
+/// The renames of one commit: old path → new.
+type Renames = HashMap<String, String>;
 
-/// Where paths went as a walk of history found it: each path's newest move with how many
-/// shown commits (those renaming or removing a file) came before it, and how many
-/// commits the walk showed.
+/// A commit: its full id (what git is asked about) and as `git log` abbreviates it (what
+/// a finding names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Commit {
+    pub(crate) id: String,
+    pub(crate) short: String,
+}
+
+/// Removals as the history memo keeps them: (path, commit, abbreviated commit, shown
+/// commits before it), sorted by path.
+type StoredRemovals<'a> = Vec<(&'a str, &'a str, &'a str, u32)>;
+
+/// Paths a walk of history found renamed or removed: each path's newest such commit with
+/// how many shown commits (those renaming or removing a file) came before it, and how
+/// many commits the walk showed.
 #[derive(Debug, Default)]
-struct WalkedMoves {
-    moves: HashMap<String, (Move, u32)>,
+struct WalkedRemovals {
+    removed: HashMap<String, (Commit, u32)>,
     shown: u32,
 }
 
-/// The walk behind [`CodeIndex::moves`].
+/// The walk behind [`CodeIndex::moved`]: which paths left the tree, and in which commit.
+/// Whether one was renamed, and to what, is worked out for its commit alone when a claim
+/// asks ([`CodeIndex::renames_in`]): rename detection over every commit of a long
+/// history took most of the walk's time, for answers most checks never need.
 struct MovesWalk<'a> {
     repo: &'a GitRepo,
 }
 
 impl MovesWalk<'_> {
-    /// The moves in the newest [`HISTORY_COMMITS`] commits of `range` that rename or
-    /// remove a file; `None` when git could not tell (not remembered).
-    fn read(&self, range: &str) -> Option<WalkedMoves> {
+    /// The paths removed (renamed ones among them) in the newest [`HISTORY_COMMITS`]
+    /// commits of `range` that remove a file; `None` when git could not tell (not
+    /// remembered). Without rename detection a rename is the removal of its old path, so
+    /// these are the commits `git log -M --diff-filter=RD` shows.
+    fn read(&self, range: &str) -> Option<WalkedRemovals> {
         let limit = format!("-n{HISTORY_COMMITS}");
         let args: Vec<OsString> = os(&[
             "-c",
             "core.quotePath=false",
             "log",
-            "-M",
-            "--name-status",
-            "--diff-filter=RD",
-            "--format=%x01%h",
+            "--no-renames",
+            "--name-only",
+            "--diff-filter=D",
+            "--format=%x01%H %h",
             &limit,
             range,
             "--",
@@ -115,103 +136,96 @@ impl MovesWalk<'_> {
             return None;
         }
         let text = String::from_utf8_lossy(&out.stdout);
-        let mut walked = WalkedMoves::default();
-        let mut commit = String::new();
+        let mut walked = WalkedRemovals::default();
+        let mut commit = Commit {
+            id: String::new(),
+            short: String::new(),
+        };
         for line in text.lines() {
-            if let Some(hash) = line.strip_prefix('\u{1}') {
-                commit = hash.trim().to_string();
+            if let Some(ids) = line.strip_prefix('\u{1}') {
+                let (id, short) = ids.trim().split_once(' ')?;
+                commit = Commit {
+                    id: id.to_string(),
+                    short: short.to_string(),
+                };
                 walked.shown += 1;
                 continue;
             }
-            let mut parts = line.split('\t');
-            let (Some(status), Some(from)) = (parts.next(), parts.next()) else {
-                continue;
-            };
             // Quoted names (unusual bytes) are left out rather than misread.
-            if from.starts_with('"') {
+            if line.is_empty() || line.starts_with('"') {
                 continue;
             }
-            let to = if status.starts_with('R') {
-                match parts.next() {
-                    Some(to) if !to.starts_with('"') => Some(to.to_string()),
-                    _ => continue,
-                }
-            } else if status == "D" {
-                None
-            } else {
-                continue;
-            };
-            // Newest first: the first word on a path is the last thing that happened.
-            let step = Move {
-                to,
-                commit: commit.clone(),
-            };
+            // Newest first: the first commit on a path is the last thing that happened.
             let before = walked.shown.saturating_sub(1);
             walked
-                .moves
-                .entry(from.to_string())
-                .or_insert((step, before));
+                .removed
+                .entry(line.to_string())
+                .or_insert_with(|| (commit.clone(), before));
         }
         Some(walked)
     }
 }
 
 impl HistoryWalk for MovesWalk<'_> {
-    type Answer = WalkedMoves;
+    type Answer = WalkedRemovals;
 
     fn walk(&self) -> Walk {
-        Walk::Moves {
+        Walk::Removals {
             commits: HISTORY_COMMITS,
         }
     }
 
-    fn encode(walked: &WalkedMoves) -> Option<Vec<u8>> {
-        let mut moves: StoredMoves<'_> = walked
-            .moves
+    fn encode(walked: &WalkedRemovals) -> Option<Vec<u8>> {
+        let mut removed: StoredRemovals<'_> = walked
+            .removed
             .iter()
-            .map(|(from, (step, before))| {
-                let to = step.to.as_deref();
-                (from.as_str(), to, step.commit.as_str(), *before)
+            .map(|(path, (commit, before))| {
+                (
+                    path.as_str(),
+                    commit.id.as_str(),
+                    commit.short.as_str(),
+                    *before,
+                )
             })
             .collect();
-        moves.sort_unstable();
-        crate::cache_store::encode(&(walked.shown, moves))
+        removed.sort_unstable();
+        crate::cache_store::encode(&(walked.shown, removed))
     }
 
-    fn decode(bytes: &[u8]) -> Option<WalkedMoves> {
-        let (shown, moves): (u32, StoredMoves<'_>) = crate::cache_store::decode(bytes)?;
-        let moves = moves
+    fn decode(bytes: &[u8]) -> Option<WalkedRemovals> {
+        let (shown, removed): (u32, StoredRemovals<'_>) = crate::cache_store::decode(bytes)?;
+        let removed = removed
             .into_iter()
-            .map(|(from, to, commit, before)| {
-                let step = Move {
-                    to: to.map(str::to_string),
-                    commit: commit.to_string(),
+            .map(|(path, id, short, before)| {
+                let commit = Commit {
+                    id: id.to_string(),
+                    short: short.to_string(),
                 };
-                (from.to_string(), (step, before))
+                (path.to_string(), (commit, before))
             })
             .collect();
-        Some(WalkedMoves { moves, shown })
+        Some(WalkedRemovals { removed, shown })
     }
 
-    fn ask(&self, tip: &str) -> Option<WalkedMoves> {
+    fn ask(&self, tip: &str) -> Option<WalkedRemovals> {
         self.read(tip)
     }
 
-    /// The new commits' moves, then the earlier ones still within the newest
+    /// The new commits' removals, then the earlier ones still within the newest
     /// [`HISTORY_COMMITS`] shown commits.
     fn extend(
         &self,
-        earlier: WalkedMoves,
+        earlier: WalkedRemovals,
         base: &str,
         tip: &str,
         _commits: usize,
-    ) -> Option<WalkedMoves> {
+    ) -> Option<WalkedRemovals> {
         let mut walked = self.read(&format!("{base}..{tip}"))?;
         let newer = walked.shown;
-        for (from, (step, before)) in earlier.moves {
+        for (path, (commit, before)) in earlier.removed {
             let before = before.checked_add(newer)?;
             if (before as usize) < HISTORY_COMMITS {
-                walked.moves.entry(from).or_insert((step, before));
+                walked.removed.entry(path).or_insert((commit, before));
             }
         }
         walked.shown = earlier
@@ -292,7 +306,8 @@ impl CodeIndex {
             dirs,
             suffixes,
             manifests: OnceLock::new(),
-            moves: OnceLock::new(),
+            removals: OnceLock::new(),
+            renames: Mutex::new(HashMap::new()),
             names_memo: match memo.folder() {
                 Some(folder) => NamesMemo::in_folder(folder, repo.root(), memo.started()),
                 None => NamesMemo::off(),
@@ -343,40 +358,112 @@ impl CodeIndex {
         }
     }
 
-    /// Where paths went, from the newest [`HISTORY_COMMITS`] commits that renamed or
-    /// removed a file (renames followed to their last name). Empty when git cannot tell.
-    pub fn moves(&self) -> &HashMap<String, Move> {
-        self.moves.get_or_init(|| {
+    /// Each path the newest [`HISTORY_COMMITS`] commits that renamed or removed a file
+    /// took out of the tree, with the newest commit that did. Empty when git cannot tell.
+    pub(crate) fn removals(&self) -> &HashMap<String, Commit> {
+        self.removals.get_or_init(|| {
             let walk = MovesWalk { repo: &self.repo };
             self.memo
                 .answer(&self.repo, &walk)
                 .map(|walked| {
                     walked
-                        .moves
+                        .removed
                         .into_iter()
-                        .map(|(from, (step, _))| (from, step))
+                        .map(|(path, (commit, _))| (path, commit))
                         .collect()
                 })
                 .unwrap_or_default()
         })
     }
 
+    /// The renames (old path → new) `git log -M` shows in `commit`; `None` when git
+    /// cannot tell. Asked of git once per commit and run, for all of `also` at once.
+    fn renames_in(&self, commit: &str, also: &[&str]) -> Option<Arc<Renames>> {
+        let mut known = self.renames.lock();
+        if !known.contains_key(commit) {
+            let mut asked: Vec<&str> = vec![commit];
+            asked.extend(also.iter().copied().filter(|c| !known.contains_key(*c)));
+            asked.sort_unstable();
+            asked.dedup();
+            let found = self.detect_renames(&asked);
+            for asked in asked {
+                let renames = found
+                    .as_ref()
+                    .map(|found| Arc::new(found.get(asked).cloned().unwrap_or_default()));
+                known.insert(asked.to_string(), renames);
+            }
+        }
+        known.get(commit).cloned().flatten()
+    }
+
+    /// Each of `commits`' renames, from one `git diff-tree -M` over them all (each
+    /// against its first parent, as `git log` shows a commit).
+    fn detect_renames(&self, commits: &[&str]) -> Option<HashMap<String, Renames>> {
+        let args: Vec<OsString> = os(&[
+            "-c",
+            "core.quotePath=false",
+            "diff-tree",
+            "--stdin",
+            "-r",
+            "-M",
+            "--name-status",
+            "--diff-filter=R",
+        ]);
+        let input: String = commits.iter().map(|c| format!("{c}\n")).collect();
+        let out = self
+            .repo
+            .run_at_root(&args, &[], Some(input.as_bytes()), Policy::Hardened)
+            .ok()?;
+        if !out.success {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut found: HashMap<String, Renames> = HashMap::new();
+        let mut current: Option<&str> = None;
+        for line in text.lines() {
+            let mut parts = line.split('\t');
+            let (Some(status), Some(from), Some(to)) = (parts.next(), parts.next(), parts.next())
+            else {
+                // A commit's id, then its renames.
+                let id = line.trim();
+                current = commits.iter().copied().find(|asked| *asked == id);
+                continue;
+            };
+            // Quoted names (unusual bytes) are left out rather than misread.
+            if !status.starts_with('R') || from.starts_with('"') || to.starts_with('"') {
+                continue;
+            }
+            if let Some(commit) = current {
+                found
+                    .entry(commit.to_string())
+                    .or_default()
+                    .insert(from.to_string(), to.to_string());
+            }
+        }
+        Some(found)
+    }
+
+    /// What the newest commit that took `from` out of the tree did with it: renamed it
+    /// (`to`) or removed it. `also` are commits worth asking git about at the same time.
+    fn step(&self, from: &str, also: &[&str]) -> Option<Move> {
+        let commit = self.removals().get(from)?;
+        let renames = self.renames_in(&commit.id, also)?;
+        Some(Move {
+            to: renames.get(from).cloned(),
+            commit: commit.short.clone(),
+        })
+    }
+
     /// Where `rel` went: its last name that is still tracked (renames followed), or its
     /// removal.
     pub fn moved(&self, rel: &str) -> Option<Move> {
-        let moves = self.moves();
-        let first = moves.get(rel)?.clone();
+        let first = self.step(rel, &[])?;
         let mut current = first.clone();
         for _ in 0..16 {
             match &current.to {
                 Some(to) if self.is_tracked(to) => break,
-                Some(to) => match moves.get(to) {
-                    Some(next) => {
-                        current = Move {
-                            to: next.to.clone(),
-                            commit: next.commit.clone(),
-                        }
-                    }
+                Some(to) => match self.step(to, &[]) {
+                    Some(next) => current = next,
                     None => break,
                 },
                 None => break,
@@ -397,10 +484,21 @@ impl CodeIndex {
     /// history shows it.
     pub(crate) fn moved_dir(&self, dir: &str) -> Option<Move> {
         let prefix = format!("{}/", dir.trim_end_matches('/'));
+        let inside: Vec<(&String, &Commit)> = self
+            .removals()
+            .iter()
+            .filter(|(from, _)| from.starts_with(&prefix))
+            .collect();
+        // Their commits' renames worked out in one go.
+        let commits: Vec<&str> = inside
+            .iter()
+            .map(|(_, commit)| commit.id.as_str())
+            .collect();
         // The newest commit's move wins when several files of the folder went apart.
         let mut found: Vec<Move> = Vec::new();
-        for (from, step) in self.moves() {
-            if let Some(rest) = from.strip_prefix(&prefix)
+        for (from, _) in inside {
+            let rest = &from[prefix.len()..];
+            if let Some(step) = self.step(from, &commits)
                 && let Some(to) = &step.to
                 && let Some(new_dir) = to.strip_suffix(rest)
                 && self.dirs.contains(new_dir.trim_end_matches('/'))
@@ -727,8 +825,13 @@ mod tests {
         let repo = GitRepo::discover(&dir).expect("a repository");
         let moves = |memo: HistoryMemo| {
             let index = CodeIndex::build(&repo, Arc::new(memo)).expect("listed");
-            let mut moves: Vec<(String, Move)> = index.moves().clone().into_iter().collect();
-            moves.sort_by(|x, y| x.0.cmp(&y.0));
+            let mut removed: Vec<&String> = index.removals().keys().collect();
+            removed.sort();
+            let mut moves: Vec<(String, Move)> = Vec::new();
+            for from in removed {
+                let step = index.step(from, &[]).expect("a commit");
+                moves.push((from.clone(), step));
+            }
             moves
         };
         let first = moves(HistoryMemo::in_folder(&cache));
@@ -757,5 +860,94 @@ mod tests {
                 ("src/c.rs", Some("src/c2.rs")),
             ]
         );
+    }
+
+    #[test]
+    fn renames_worked_out_per_commit_are_those_of_a_walk_detecting_renames_throughout() {
+        let temp = tempfile::tempdir().expect("temp");
+        let dir = temp.path();
+        git(dir, &["init", "-q"]);
+        let write = |rel: &str, text: &str| {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        };
+        let body = |name: &str| format!("pub fn {name}() {{ /* the {name} body */ }}\n").repeat(30);
+        for name in ["a", "b", "c", "d", "e"] {
+            write(&format!("src/{name}.rs"), &body(name));
+        }
+        write("old/x.rs", &body("x"));
+        write("old/y.rs", &body("y"));
+        commit(dir, "first");
+        git(dir, &["mv", "src/a.rs", "src/a2.rs"]);
+        commit(dir, "rename a");
+        git(dir, &["rm", "-q", "src/b.rs"]);
+        write("src/unrelated.rs", "fn other() {}\n");
+        commit(dir, "remove b, add something else");
+        git(dir, &["mv", "old", "new"]);
+        commit(dir, "move a folder");
+        // Renamed and edited a little: still a rename.
+        std::fs::remove_file(dir.join("src/c.rs")).expect("remove");
+        write("src/c_renamed.rs", &format!("{}// edited\n", body("c")));
+        commit(dir, "rename c with an edit");
+        git(dir, &["rm", "-q", "src/a2.rs"]);
+        commit(dir, "remove a2");
+        write("src/b.rs", &body("b again"));
+        commit(dir, "b comes back");
+        git(dir, &["rm", "-q", "src/d.rs"]);
+        commit(dir, "remove d");
+        let repo = GitRepo::discover(dir).expect("a repository");
+
+        // What one `git log -M` over all of history says.
+        let log = git(
+            dir,
+            &[
+                "log",
+                "-M",
+                "--name-status",
+                "--diff-filter=RD",
+                "--format=%x01%h",
+            ],
+        );
+        let mut expected: Vec<(String, Move)> = Vec::new();
+        let mut commit_id = String::new();
+        for line in log.lines() {
+            if let Some(id) = line.strip_prefix('\u{1}') {
+                commit_id = id.to_string();
+                continue;
+            }
+            let parts: Vec<&str> = line.split('\t').collect();
+            let step = match parts.as_slice() {
+                [status, from, to] if status.starts_with('R') => {
+                    (from.to_string(), Some(to.to_string()))
+                }
+                ["D", from] => (from.to_string(), None),
+                _ => continue,
+            };
+            if !expected.iter().any(|(from, _)| *from == step.0) {
+                let commit = commit_id.clone();
+                expected.push((step.0, Move { to: step.1, commit }));
+            }
+        }
+        expected.sort_by(|x, y| x.0.cmp(&y.0));
+        let index = CodeIndex::build(&repo, Arc::new(HistoryMemo::off())).expect("listed");
+        let mut removed: Vec<&String> = index.removals().keys().collect();
+        removed.sort();
+        let found: Vec<(String, Move)> = removed
+            .into_iter()
+            .map(|from| (from.clone(), index.step(from, &[]).expect("a commit")))
+            .collect();
+        assert_eq!(found, expected);
+        assert_eq!(expected.len(), 7, "{expected:?}");
+        assert_eq!(
+            index.moved_dir("old").and_then(|m| m.to),
+            Some("new".to_string())
+        );
+        assert_eq!(
+            index.moved("src/c.rs").and_then(|m| m.to),
+            Some("src/c_renamed.rs".to_string())
+        );
+        // Renamed, then removed: gone.
+        assert_eq!(index.moved("src/a.rs").map(|m| m.to), Some(None));
     }
 }

@@ -82,15 +82,16 @@ fn commits_in_line(repo: &GitRepo, base: &str, tip: &str) -> Option<usize> {
 pub(crate) enum Walk {
     /// When each of some files was last committed (their names' digest).
     FileHistory { names: u64 },
-    /// Renames and removals in the newest `commits` commits.
-    Moves { commits: usize },
+    /// Paths renamed or removed in the newest `commits` commits doing either, and where.
+    Removals { commits: usize },
 }
 
 impl Walk {
     fn tag(self) -> (u8, u64) {
         match self {
             Walk::FileHistory { names } => (1, names),
-            Walk::Moves { commits } => (2, commits as u64),
+            // 2 was the walk that worked out every rename as it went.
+            Walk::Removals { commits } => (3, commits as u64),
         }
     }
 }
