@@ -442,28 +442,22 @@ pub(crate) fn gather_facts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git::test_repo::git;
-
-    fn commit(dir: &Path, file: &str, text: &str) {
-        std::fs::write(dir.join(file), text).expect("write");
-        git(dir, &["add", "-A"]);
-        git(dir, &["commit", "-q", "-m", text]);
-    }
+    use crate::git::test_repo::{commit_file, git};
 
     #[test]
     fn the_walk_ends_at_the_oldest_last_change_of_a_file_the_tree_holds() {
         let temp = tempfile::tempdir().expect("temp");
         let dir = temp.path();
         git(dir, &["init", "-q"]);
-        commit(dir, "old.rs", "first");
-        commit(dir, "gone.md", "second");
-        commit(dir, "memory.md", "third");
+        commit_file(dir, "old.rs", "first");
+        commit_file(dir, "gone.md", "second");
+        commit_file(dir, "memory.md", "third");
         git(dir, &["rm", "-q", "gone.md"]);
         git(dir, &["commit", "-q", "-m", "fourth"]);
         for n in 0..20 {
-            commit(dir, "code.rs", &format!("code {n}"));
+            commit_file(dir, "code.rs", &format!("code {n}"));
         }
-        commit(dir, "notes.md", "newest");
+        commit_file(dir, "notes.md", "newest");
         let repo = GitRepo::discover(dir).expect("a repository");
         let names: [&[u8]; 4] = [b"gone.md", b"memory.md", b"never.md", b"notes.md"];
         let whole = walk_history(&repo, &names, "HEAD", None).expect("whole");

@@ -341,13 +341,7 @@ mod tests {
     use std::cell::Cell;
 
     use super::*;
-    use crate::git::test_repo::git;
-
-    fn commit(dir: &Path, file: &str, text: &str) {
-        std::fs::write(dir.join(file), text).expect("write");
-        git(dir, &["add", "-A"]);
-        git(dir, &["commit", "-q", "-m", text]);
-    }
+    use crate::git::test_repo::{commit_file, git};
 
     /// Counts the commits behind a tip, saying which way it found the answer.
     #[derive(Default)]
@@ -405,7 +399,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("mkdir");
         git(&dir, &["init", "-q"]);
         for n in 0..3 {
-            commit(&dir, "a.txt", &format!("first {n}"));
+            commit_file(&dir, "a.txt", &format!("first {n}"));
         }
         let repo = GitRepo::discover(&dir).expect("a repository");
         let walker = Counting {
@@ -419,20 +413,20 @@ mod tests {
         assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(3));
         assert_eq!(walker.calls(), (0, 0), "the same HEAD: read back");
 
-        commit(&dir, "a.txt", "second");
-        commit(&dir, "b.txt", "third");
+        commit_file(&dir, "a.txt", "second");
+        commit_file(&dir, "b.txt", "third");
         assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(5));
         assert_eq!(walker.calls(), (0, 1), "two commits on: carried forward");
 
         // Back two commits and on another way: not a line from any remembered head.
         git(&dir, &["reset", "-q", "--hard", "HEAD~3"]);
-        commit(&dir, "c.txt", "elsewhere");
+        commit_file(&dir, "c.txt", "elsewhere");
         assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(3));
         assert_eq!(walker.calls(), (1, 0), "a reset: walked again");
 
         // A merge is not a line either.
         git(&dir, &["checkout", "-q", "-b", "side", "HEAD~1"]);
-        commit(&dir, "d.txt", "side");
+        commit_file(&dir, "d.txt", "side");
         git(&dir, &["checkout", "-q", "-"]);
         git(&dir, &["merge", "-q", "--no-edit", "side"]);
         assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(5));
@@ -448,7 +442,7 @@ mod tests {
         let dir = temp.path().join("repo");
         std::fs::create_dir_all(&dir).expect("mkdir");
         git(&dir, &["init", "-q"]);
-        commit(&dir, "a.txt", "one");
+        commit_file(&dir, "a.txt", "one");
         let repo = GitRepo::discover(&dir).expect("a repository");
         let asked = read_head(&repo).expect("git names HEAD");
         assert_eq!(asked.commit, git(&dir, &["rev-parse", "HEAD"]));
@@ -492,7 +486,7 @@ mod tests {
         std::fs::create_dir_all(&origin).expect("mkdir");
         git(&origin, &["init", "-q"]);
         for n in 0..4 {
-            commit(&origin, "a.txt", &format!("commit {n}"));
+            commit_file(&origin, "a.txt", &format!("commit {n}"));
         }
         let url = format!("file://{}", origin.display());
         let path = clone.display().to_string();
@@ -524,9 +518,9 @@ mod tests {
         let (dir, cache) = (temp.path().join("repo"), temp.path().join("cache"));
         std::fs::create_dir_all(&dir).expect("mkdir");
         git(&dir, &["init", "-q"]);
-        commit(&dir, "kept.md", "one");
-        commit(&dir, "edited.md", "two");
-        commit(&dir, "other.rs", "three");
+        commit_file(&dir, "kept.md", "one");
+        commit_file(&dir, "edited.md", "two");
+        commit_file(&dir, "other.rs", "three");
         let repo = GitRepo::discover(&dir).expect("a repository");
         let names: [&[u8]; 3] = [b"edited.md", b"kept.md", b"never.md"];
         let walked = |memo: &HistoryMemo| {
@@ -534,8 +528,8 @@ mod tests {
         };
         let first = walked(&HistoryMemo::in_folder(&cache));
         assert_eq!(first.commits, 3);
-        commit(&dir, "edited.md", "four");
-        commit(&dir, "other.rs", "five");
+        commit_file(&dir, "edited.md", "four");
+        commit_file(&dir, "other.rs", "five");
         let carried = walked(&HistoryMemo::in_folder(&cache));
         let fresh = walked(&HistoryMemo::off());
         assert_eq!(carried.commits, 5);
@@ -552,7 +546,7 @@ mod tests {
         let (dir, cache) = (temp.path().join("repo"), temp.path().join("cache"));
         std::fs::create_dir_all(&dir).expect("mkdir");
         git(&dir, &["init", "-q"]);
-        commit(&dir, "a.txt", "one");
+        commit_file(&dir, "a.txt", "one");
         let repo = GitRepo::discover(&dir).expect("a repository");
         let walker = Counting {
             repo: Some(&repo),

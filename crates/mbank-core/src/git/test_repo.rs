@@ -17,3 +17,10 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     assert!(out.status.success(), "git {args:?}: {out:?}");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// Writes `text` to `file` in `dir` and commits everything, `text` as the message.
+pub(crate) fn commit_file(dir: &Path, file: &str, text: &str) {
+    std::fs::write(dir.join(file), text).expect("write");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", text]);
+}
