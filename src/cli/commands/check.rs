@@ -408,9 +408,7 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
         TokenCache::open_default(context.encoding)
     };
     let history_memo = match crate::core::io::paths::cache_dir() {
-        Some(folder) if !wanted.is_empty() => {
-            HistoryMemo::in_folder(&folder).starting_at(listings.started())
-        }
+        Some(folder) if !wanted.is_empty() => HistoryMemo::in_folder(&folder, listings.started()),
         _ => HistoryMemo::off(),
     };
     let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock)

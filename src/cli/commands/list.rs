@@ -349,7 +349,7 @@ fn rows_of(
     let home = crate::core::io::paths::home_dir();
     let outside = &OutsideFolders::of_home(home.as_deref());
     let history_memo = std::sync::Arc::new(match crate::core::io::paths::cache_dir() {
-        Some(folder) => HistoryMemo::in_folder(&folder).starting_at(started),
+        Some(folder) => HistoryMemo::in_folder(&folder, started),
         None => HistoryMemo::off(),
     });
     let work = || -> (Result<Vec<Vec<Fresh>>>, TokenCache) {

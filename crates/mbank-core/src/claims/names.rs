@@ -125,34 +125,34 @@ impl Hits {
     /// Notes every name `haystack` holds as a whole word, and answers their indices.
     fn search_whole(&self, matcher: &AhoCorasick, haystack: &[u8]) -> Vec<u32> {
         let mut held: Vec<u32> = Vec::new();
-        for m in matcher.find_overlapping_iter(haystack) {
-            let name = m.pattern().as_u32();
-            if held.contains(&name) || !whole_word(haystack, m.start(), m.end()) {
-                continue;
+        for name in whole_words(matcher, haystack) {
+            if !held.contains(&name) {
+                held.push(name);
+                self.add(name as usize);
             }
-            held.push(name);
-            self.add(name as usize);
         }
         held.sort_unstable();
         held
     }
 
-    /// Notes the names `haystack` holds as whole words.
+    /// Notes the names `haystack` holds as whole words, until every name is found.
     fn search(&self, matcher: &AhoCorasick, haystack: &[u8]) {
-        for m in matcher.find_overlapping_iter(haystack) {
-            let name = m.pattern().as_usize();
-            if self.has(name) {
-                continue;
-            }
-            if !whole_word(haystack, m.start(), m.end()) {
-                continue;
-            }
-            self.add(name);
+        for name in whole_words(matcher, haystack) {
+            self.add(name as usize);
             if self.all() {
                 return;
             }
         }
     }
+}
+
+/// The names (their indices) matched as whole words in `haystack`, overlapping matches
+/// included, as often as they occur.
+fn whole_words<'h>(matcher: &'h AhoCorasick, haystack: &'h [u8]) -> impl Iterator<Item = u32> + 'h {
+    matcher
+        .find_overlapping_iter(haystack)
+        .filter(|m| whole_word(haystack, m.start(), m.end()))
+        .map(|m| m.pattern().as_u32())
 }
 
 /// Whether the match at `start..end` of `haystack` is a whole word.

@@ -153,7 +153,7 @@ impl NamesMemo {
             .map(|(rel, (digest, names))| (&**rel, (*digest, &names[..])))
             .collect();
         let dropped = earlier.files.len() - files.len();
-        if fresh.is_empty() && dropped == 0 && !earlier.files.is_empty() {
+        if fresh.is_empty() && dropped == 0 {
             return;
         }
         for (rel, digest, names) in &fresh {

@@ -834,7 +834,7 @@ mod tests {
             }
             moves
         };
-        let first = moves(HistoryMemo::in_folder(&cache));
+        let first = moves(HistoryMemo::in_folder(&cache, 0));
         assert_eq!(first.len(), 1, "{first:?}");
 
         // On from there: a second rename of the same file, a removal, a rename.
@@ -844,7 +844,7 @@ mod tests {
         commit(&dir, "remove b");
         git(&dir, &["mv", "src/c.rs", "src/c2.rs"]);
         commit(&dir, "rename c");
-        let carried = moves(HistoryMemo::in_folder(&cache));
+        let carried = moves(HistoryMemo::in_folder(&cache, 0));
         let fresh = moves(HistoryMemo::off());
         assert_eq!(carried, fresh);
         let went: Vec<(&str, Option<&str>)> = carried

@@ -138,19 +138,14 @@ impl HistoryMemo {
         HistoryMemo::default()
     }
 
-    /// Remembers in `folder` (mbank's cache folder), for a run beginning now.
-    pub fn in_folder(folder: &Path) -> HistoryMemo {
+    /// Remembers in `folder` (mbank's cache folder), for a run that began at `started`
+    /// (nanoseconds since the epoch, as the run's listings count it).
+    pub fn in_folder(folder: &Path, started: i128) -> HistoryMemo {
         HistoryMemo {
             folder: Some(folder.to_path_buf()),
-            started: crate::scan::listings::time_nanos(std::time::SystemTime::now()),
+            started,
             ..HistoryMemo::default()
         }
-    }
-
-    /// For a run that began at `started` (nanoseconds since the epoch, as the run's
-    /// listings count it).
-    pub fn starting_at(self, started: i128) -> HistoryMemo {
-        HistoryMemo { started, ..self }
     }
 
     /// The cache folder, where other answers about a repository are remembered too
@@ -408,20 +403,20 @@ mod tests {
         };
         let answer = |memo: &HistoryMemo| memo.answer(&repo, &walker);
 
-        assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(3));
+        assert_eq!(answer(&HistoryMemo::in_folder(&cache, 0)), Some(3));
         assert_eq!(walker.calls(), (1, 0), "nothing remembered yet: git walks");
-        assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(3));
+        assert_eq!(answer(&HistoryMemo::in_folder(&cache, 0)), Some(3));
         assert_eq!(walker.calls(), (0, 0), "the same HEAD: read back");
 
         commit_file(&dir, "a.txt", "second");
         commit_file(&dir, "b.txt", "third");
-        assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(5));
+        assert_eq!(answer(&HistoryMemo::in_folder(&cache, 0)), Some(5));
         assert_eq!(walker.calls(), (0, 1), "two commits on: carried forward");
 
         // Back two commits and on another way: not a line from any remembered head.
         git(&dir, &["reset", "-q", "--hard", "HEAD~3"]);
         commit_file(&dir, "c.txt", "elsewhere");
-        assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(3));
+        assert_eq!(answer(&HistoryMemo::in_folder(&cache, 0)), Some(3));
         assert_eq!(walker.calls(), (1, 0), "a reset: walked again");
 
         // A merge is not a line either.
@@ -429,7 +424,7 @@ mod tests {
         commit_file(&dir, "d.txt", "side");
         git(&dir, &["checkout", "-q", "-"]);
         git(&dir, &["merge", "-q", "--no-edit", "side"]);
-        assert_eq!(answer(&HistoryMemo::in_folder(&cache)), Some(5));
+        assert_eq!(answer(&HistoryMemo::in_folder(&cache, 0)), Some(5));
         assert_eq!(walker.calls(), (1, 0), "a merge: walked again");
 
         assert_eq!(answer(&HistoryMemo::off()), Some(5));
@@ -497,12 +492,12 @@ mod tests {
             ..Counting::default()
         };
         assert_eq!(
-            HistoryMemo::in_folder(&cache).answer(&repo, &walker),
+            HistoryMemo::in_folder(&cache, 0).answer(&repo, &walker),
             Some(1)
         );
         git(&clone, &["fetch", "-q", "--deepen", "2"]);
         assert_eq!(
-            HistoryMemo::in_folder(&cache).answer(&repo, &walker),
+            HistoryMemo::in_folder(&cache, 0).answer(&repo, &walker),
             Some(3)
         );
         assert_eq!(
@@ -526,11 +521,11 @@ mod tests {
         let walked = |memo: &HistoryMemo| {
             super::super::facts::history_by_name(&repo, &names, memo).expect("history")
         };
-        let first = walked(&HistoryMemo::in_folder(&cache));
+        let first = walked(&HistoryMemo::in_folder(&cache, 0));
         assert_eq!(first.commits, 3);
         commit_file(&dir, "edited.md", "four");
         commit_file(&dir, "other.rs", "five");
-        let carried = walked(&HistoryMemo::in_folder(&cache));
+        let carried = walked(&HistoryMemo::in_folder(&cache, 0));
         let fresh = walked(&HistoryMemo::off());
         assert_eq!(carried.commits, 5);
         assert_eq!(carried.latest, fresh.latest);
@@ -552,7 +547,7 @@ mod tests {
             repo: Some(&repo),
             ..Counting::default()
         };
-        let memo = HistoryMemo::in_folder(&cache);
+        let memo = HistoryMemo::in_folder(&cache, 0);
         assert_eq!(memo.answer(&repo, &walker), Some(1));
         let file = memo.file(repo.root()).expect("a file");
         let mut bytes = std::fs::read(&file).expect("kept");
@@ -560,12 +555,12 @@ mod tests {
         bytes[last] ^= 0xff;
         std::fs::write(&file, bytes).expect("write");
         assert_eq!(
-            HistoryMemo::in_folder(&cache).answer(&repo, &walker),
+            HistoryMemo::in_folder(&cache, 0).answer(&repo, &walker),
             Some(1)
         );
         assert_eq!(walker.calls(), (2, 0), "a damaged file: walked again");
         assert_eq!(
-            HistoryMemo::in_folder(&cache).answer(&repo, &walker),
+            HistoryMemo::in_folder(&cache, 0).answer(&repo, &walker),
             Some(1)
         );
         assert_eq!(walker.calls(), (0, 0), "and kept again");

@@ -17,8 +17,9 @@
 //! when all it read can be checked so: a project that is itself a link, whose memory
 //! leaves the project, that meets a folder or file that cannot be read, or that lies in a
 //! repository whose state cannot be stamped is analysed on every run. So is anything that
-//! changed within the racy window of the run that saw it (see `scan::listings`). The file is a section of mbank's cache store (`cache_store::rows`);
-//! a missing, corrupt or foreign file remembers nothing, and deleting it is always safe.
+//! changed within the racy window of the run that saw it (see `scan::listings`). The file
+//! is a section of mbank's cache store (`cache_store::rows`); a missing, corrupt or
+//! foreign file remembers nothing, and deleting it is always safe.
 //! `mbank check` remembers each project's findings the same way, in a file and section of
 //! their own ([`Remembered::Checks`]), its inputs widened by what its check read.
 mod check;
