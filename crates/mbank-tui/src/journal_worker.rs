@@ -11,8 +11,9 @@
 //! the worker stops (with the app).
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
+use std::time::Instant;
 
 use mbank_core::error::CoreError;
 use mbank_core::guard::GuardPolicy;
@@ -20,6 +21,7 @@ use mbank_core::history::History;
 use mbank_core::journal::changes::{self, FileChange, Survey, SurveyOptions};
 use mbank_core::journal::revert::{self, Revert};
 use mbank_core::journal::reviewed::Reviewed;
+use mbank_core::journal::watch::Spell;
 use mbank_core::journal::{JournalScope, PassReport, Recorder, ScopeOptions, lock, scope};
 use mbank_core::write::WriteContext;
 
@@ -68,6 +70,7 @@ impl JournalWorker {
                 generation: 0,
                 recording: Recording::Off,
                 outside: Vec::new(),
+                spell: Spell::default(),
                 outbox,
             };
             state.run(&inbox);
@@ -123,6 +126,8 @@ struct JournalState {
     recording: Recording,
     /// The outside folders last reported.
     outside: Vec<PathBuf>,
+    /// What the batches since the last settle pass touched.
+    spell: Spell,
     outbox: Outbox,
 }
 
@@ -131,7 +136,23 @@ impl JournalState {
         if self.setup.record {
             self.try_recording();
         }
-        while let Ok(first) = inbox.recv() {
+        loop {
+            let first = match self.spell.due_at() {
+                Some(due) => {
+                    match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                        Ok(first) => first,
+                        Err(RecvTimeoutError::Timeout) => {
+                            self.settle();
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+                None => match inbox.recv() {
+                    Ok(first) => first,
+                    Err(_) => return,
+                },
+            };
             // Requests queued behind a slow pass are taken together: one survey at the end.
             let mut batch = vec![first];
             while let Ok(more) = inbox.try_recv() {
@@ -266,9 +287,37 @@ impl JournalState {
         };
         let report = recorder.record_paths(scope, paths);
         self.report(report);
+        self.spell.add(paths, Instant::now());
+    }
+
+    /// Reads the folders the last spell of writes touched again and records what no
+    /// event reported.
+    fn settle(&mut self) {
+        let spell = std::mem::take(&mut self.spell);
+        if self.recorder.is_none() {
+            return;
+        }
+        let mut paths = self
+            .scope
+            .as_ref()
+            .map(|scope| spell.paths(scope))
+            .unwrap_or_default();
+        if self
+            .scope
+            .as_ref()
+            .is_none_or(|scope| spell.finds_unknown(scope, &self.setup.scope))
+        {
+            paths.extend(spell.paths(self.rescope()));
+        }
+        let (Some(recorder), Some(scope)) = (&mut self.recorder, &self.scope) else {
+            return;
+        };
+        let report = recorder.record_paths(scope, &paths);
+        self.report(report);
     }
 
     fn on_overflow(&mut self) {
+        self.spell = Spell::default();
         self.rescope();
         self.catch_up();
     }
@@ -416,5 +465,39 @@ mod tests {
                 .unwrap()
                 .is_some()
         );
+    }
+
+    #[test]
+    fn a_change_no_event_reported_in_a_folder_the_watcher_reported_is_recorded_after_a_pause() {
+        let dir = tempfile::tempdir().unwrap();
+        let setup = setup(dir.path());
+        let history = setup.history.clone();
+        let (outbox, inbox) = mpsc::channel();
+        let worker = JournalWorker::spawn(setup, outbox);
+        assert_eq!(next_recording(&inbox), Recording::On);
+        let bank = dir.path().join("root/app/memory-bank");
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let newest_text = || {
+            let newest = history.newest(&bank.join("progress.md")).ok()??;
+            Some(
+                history
+                    .version(&bank.join("progress.md"), newest.version)
+                    .ok()?
+                    .1,
+            )
+        };
+        // The catch-up on starting is done.
+        while newest_text().is_none() {
+            assert!(std::time::Instant::now() < deadline);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::fs::write(bank.join("progress.md"), "# Progress\n- settled\n").unwrap();
+        // Reported: only a file of the bank that is not memory.
+        worker.files_changed(vec![bank.join("scratch.txt")]);
+        while newest_text().as_deref() != Some("# Progress\n- settled\n") {
+            assert!(std::time::Instant::now() < deadline, "{:?}", newest_text());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        worker.stop();
     }
 }

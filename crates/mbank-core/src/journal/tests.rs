@@ -776,3 +776,125 @@ fn a_catch_up_reads_only_files_whose_stamps_changed_since_they_were_last_found_u
     let report = recorder.catch_up(&scope);
     assert_eq!((report.recorded, report.not_read), (1, 1), "{report:?}");
 }
+
+#[test]
+fn a_settle_pass_records_an_edit_a_new_file_and_a_removal_no_event_reported() {
+    use std::time::{Duration, Instant};
+    let setup = Setup::new();
+    let options = setup.options();
+    let mut recorder = setup.recorder();
+    let mut scope = setup.scope();
+    recorder.catch_up(&scope);
+    // Changed on disk while only an unrelated file of the bank was reported.
+    fs::write(setup.bank("progress.md"), "# Progress\n- two\n").unwrap();
+    fs::write(setup.bank("notes.md"), "# Notes\n").unwrap();
+    fs::remove_file(setup.bank("projectbrief.md")).unwrap();
+    let mut spell = watch::Spell::default();
+    let first = Instant::now();
+    spell.add(&[setup.bank("scratch.txt")], first);
+    spell.add(
+        &[setup.bank("scratch.txt")],
+        first + Duration::from_millis(700),
+    );
+    assert_eq!(spell.due_at(), Some(first + watch::SETTLE), "not put off");
+
+    let mut paths = spell.paths(&scope);
+    assert!(spell.finds_unknown(&scope, &options), "notes.md is new");
+    scope = scope::build(&options);
+    paths.extend(spell.paths(&scope));
+    let report = recorder.record_paths(&scope, &paths);
+    assert_eq!((report.recorded, report.deleted), (2, 1), "{report:?}");
+    assert_eq!(
+        watch::settled_note(&report).as_deref(),
+        Some("settled: 3 change(s) no file event reported")
+    );
+    let history = setup.history();
+    let newest_text = |name: &str| {
+        let newest = history.newest(&setup.bank(name)).unwrap().unwrap();
+        (!newest.is_deletion()).then(|| {
+            history
+                .version(&setup.bank(name), newest.version)
+                .unwrap()
+                .1
+        })
+    };
+    assert_eq!(
+        newest_text("progress.md").as_deref(),
+        Some("# Progress\n- two\n")
+    );
+    assert_eq!(newest_text("notes.md").as_deref(), Some("# Notes\n"));
+    assert_eq!(newest_text("projectbrief.md"), None);
+
+    // Settled, the same folder again finds and records nothing.
+    assert!(!spell.finds_unknown(&scope, &options));
+    let again = recorder.record_paths(&scope, &spell.paths(&scope));
+    assert_eq!(watch::settled_note(&again), None, "{again:?}");
+}
+
+#[test]
+fn following_settles_a_folder_an_event_touched_and_records_what_no_event_reported() {
+    use std::time::{Duration, Instant};
+    let setup = Setup::new();
+    let mut recorder = setup.recorder();
+    let mut follower = watch::Follower::new().unwrap();
+    // No folder watched: only the events handed over below are seen.
+    follower.limit(0);
+    let stopper = follower.stopper();
+    let report = follower.reporter();
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let said = lines.clone();
+    let options = setup.options();
+    let following = std::thread::spawn(move || {
+        let mut log = |line: &str| said.lock().unwrap().push(line.to_string());
+        watch::follow(&mut recorder, &options, &mut follower, &mut log, &mut || {});
+    });
+    let said = |text: &str| lines.lock().unwrap().iter().any(|l| l == text);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !said("watching for changes") {
+        assert!(Instant::now() < deadline, "{lines:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    fs::write(setup.bank("progress.md"), "# Progress\n- settled\n").unwrap();
+    // The only event: a file of the bank that is not memory.
+    report(
+        notify::Event::new(notify::EventKind::Create(notify::event::CreateKind::File))
+            .add_path(setup.bank("scratch.txt")),
+    );
+    let history = setup.history();
+    while !said("settled: 1 change(s) no file event reported") {
+        assert!(Instant::now() < deadline, "{lines:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    stopper.stop();
+    following.join().unwrap();
+    let newest = history.newest(&setup.bank("progress.md")).unwrap().unwrap();
+    let text = history
+        .version(&setup.bank("progress.md"), newest.version)
+        .unwrap()
+        .1;
+    assert_eq!(text, "# Progress\n- settled\n");
+}
+
+#[test]
+fn a_settle_pass_lists_the_scope_again_only_for_a_memory_file_it_lacks() {
+    let setup = Setup::new();
+    let options = setup.options();
+    let scope = setup.scope();
+    // A project's own folder: a sub-folder and files that are not memory.
+    fs::create_dir_all(setup.project.join("src")).unwrap();
+    fs::write(setup.project.join("README.md"), "# App\n").unwrap();
+    fs::write(setup.project.join("Cargo.toml"), "[package]\n").unwrap();
+    let now = std::time::Instant::now();
+    let mut spell = watch::Spell::default();
+    spell.add(&[setup.project.join("README.md")], now);
+    assert!(!spell.finds_unknown(&scope, &options));
+    // An instruction file the project's listing names now.
+    fs::write(setup.project.join("CLAUDE.md"), "# Instructions\n").unwrap();
+    assert!(spell.finds_unknown(&scope, &options));
+    // A file of the bank the scope lacks.
+    let mut in_bank = watch::Spell::default();
+    in_bank.add(&[setup.bank("progress.md")], now);
+    assert!(!in_bank.finds_unknown(&scope, &options));
+    fs::write(setup.bank("notes.md"), "# Notes\n").unwrap();
+    assert!(in_bank.finds_unknown(&scope, &options));
+}

@@ -4,6 +4,12 @@
 //! recorded. Between events the thread blocks on its channel: no polling while the
 //! kernel's watches cover everything.
 //!
+//! Events alone can miss a version: a folder listed while an agent renames in it, a
+//! file the scope did not hold yet when its event came. So [`SETTLE`] after the first
+//! batch of a spell of writes, every folder those batches touched is read again and each
+//! memory file in it compared with its newest version (a settle pass); what differs is
+//! recorded, and the log says no event reported it.
+//!
 //! Watches are a per-user resource (inotify's `max_user_watches` on Linux) shared with
 //! editors and other tools: at most three quarters of the system's limit is asked for.
 //! When that is not enough, or the kernel says no, the folders left unwatched are caught
@@ -25,6 +31,9 @@ pub const QUIET: Duration = Duration::from_millis(30);
 pub const MAX_DELAY: Duration = Duration::from_millis(100);
 /// How often everything is scanned when not every folder can be watched.
 pub(crate) const FALLBACK_SCAN: Duration = Duration::from_secs(60);
+/// How long after the first batch of a spell of writes the folders it touched are read
+/// again (the settle pass).
+pub const SETTLE: Duration = Duration::from_secs(1);
 
 /// Whether a changed path is worth a look: not a temp file of mbank or an editor, not
 /// inside `.git`.
@@ -155,13 +164,14 @@ impl FollowCoverage {
 /// What the follower waited for.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Batch {
-    /// These paths changed; `lost`: the kernel dropped events (rescan).
+    /// These paths changed; `lost`: the kernel dropped events, or the watcher failed
+    /// (rescan).
     Changed {
         paths: Vec<PathBuf>,
         lost: bool,
     },
-    /// The fallback scan is due.
-    ScanDue,
+    /// The instant waited for came with no event.
+    Due,
     Stopped,
 }
 
@@ -205,6 +215,15 @@ impl Follower {
         Stopper(self.inputs.clone())
     }
 
+    /// Hands the follower an event as if the kernel had reported it (tests).
+    #[cfg(test)]
+    pub(crate) fn reporter(&self) -> impl Fn(notify::Event) + Send + 'static {
+        let inputs = self.inputs.clone();
+        move |event| {
+            let _ = inputs.send(FollowerInput::Event(Ok(event)));
+        }
+    }
+
     /// Problems met since last asked (a folder that could not be watched, an error of
     /// the watcher), as sentences.
     pub(crate) fn take_problems(&mut self) -> Vec<String> {
@@ -230,12 +249,13 @@ impl Follower {
         }
     }
 
-    /// Waits for the next batch of changes (for ever, unless `scan_every` is given).
-    pub(crate) fn next_batch(&mut self, scan_every: Option<Duration>) -> Batch {
+    /// Waits for the next batch of changes, or until `wake_at` when no event comes
+    /// before it (for ever without one).
+    pub(crate) fn next_batch(&mut self, wake_at: Option<Instant>) -> Batch {
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut lost = false;
         let mut started: Option<Instant> = None;
-        let deadline = scan_every.map(|every| Instant::now() + every);
+        let deadline = wake_at;
         loop {
             let input = match (started, deadline) {
                 (Some(first), _) => {
@@ -256,7 +276,7 @@ impl Follower {
                         .recv_timeout(deadline.saturating_duration_since(Instant::now()))
                     {
                         Ok(input) => input,
-                        Err(RecvTimeoutError::Timeout) => return Batch::ScanDue,
+                        Err(RecvTimeoutError::Timeout) => return Batch::Due,
                         Err(RecvTimeoutError::Disconnected) => return Batch::Stopped,
                     }
                 }
@@ -269,7 +289,10 @@ impl Follower {
                 FollowerInput::Stop => return Batch::Stopped,
                 FollowerInput::Event(Ok(event)) => event,
                 FollowerInput::Event(Err(error)) => {
+                    // What failed may have carried events: everything is looked at again.
                     self.problems.push(format!("the file watcher: {error}"));
+                    lost = true;
+                    started.get_or_insert_with(Instant::now);
                     continue;
                 }
             };
@@ -319,7 +342,7 @@ fn log_report(log: &mut dyn Log, what: &str, report: &PassReport) {
 }
 
 /// Watches `options`' scope and catches up on it, then records every batch the follower
-/// reports until it is stopped.
+/// reports until it is stopped, settling the folders each spell of writes touched.
 pub fn follow(
     recorder: &mut Recorder,
     options: &ScopeOptions,
@@ -335,25 +358,51 @@ pub fn follow(
         scope.projects.len(),
         options.root.display()
     ));
+    // When the fallback scan is due; kept across batches, so a busy folder never puts
+    // off the scan of unwatched ones.
+    let mut scan_at = None;
     // Watched before the catch-up reads anything: a version written while it runs is
     // reported then, not lost between the two.
-    let mut fallback = watch_scope(follower, &scope, log);
+    rewatch(follower, &scope, log, &mut scan_at);
     let report = recorder.catch_up(&scope);
     log_report(log, "caught up", &report);
     after_changes();
     log.line("watching for changes");
+    let mut spell = Spell::default();
     loop {
-        match follower.next_batch(fallback) {
+        let wake_at = [scan_at, spell.due_at()].into_iter().flatten().min();
+        match follower.next_batch(wake_at) {
             Batch::Stopped => {
                 log.line("stopped");
                 return;
             }
-            Batch::ScanDue => {
+            Batch::Due if scan_at.is_some_and(|at| at <= Instant::now()) => {
                 scope = scope::build(options);
                 let report = recorder.catch_up(&scope);
                 log_report(log, "", &report);
-                fallback = watch_scope(follower, &scope, log);
+                scan_at = None;
+                rewatch(follower, &scope, log, &mut scan_at);
+                // Everything was read: nothing is left to settle.
+                spell = Spell::default();
                 after_changes();
+            }
+            Batch::Due => {
+                let spell = std::mem::take(&mut spell);
+                let mut paths = spell.paths(&scope);
+                if spell.finds_unknown(&scope, options) {
+                    let before = std::mem::take(&mut scope.folders);
+                    scope = scope::build(options);
+                    if scope.folders != before {
+                        rewatch(follower, &scope, log, &mut scan_at);
+                    }
+                    paths.extend(spell.paths(&scope));
+                }
+                let report = recorder.record_paths(&scope, &paths);
+                log_report(log, "", &report);
+                if let Some(note) = settled_note(&report) {
+                    log.line(&note);
+                    after_changes();
+                }
             }
             Batch::Changed { mut paths, lost } => {
                 let new = paths
@@ -364,7 +413,7 @@ pub fn follow(
                     let before = std::mem::take(&mut scope.folders);
                     scope = scope::build(options);
                     if scope.folders != before || lost {
-                        fallback = watch_scope(follower, &scope, log);
+                        rewatch(follower, &scope, log, &mut scan_at);
                     }
                     // A file written into a new folder before its watch began sent no event.
                     paths.extend(
@@ -381,8 +430,10 @@ pub fn follow(
                 }
                 let report = if lost {
                     log.line("the kernel dropped file events: catching up on everything");
+                    spell = Spell::default();
                     recorder.catch_up(&scope)
                 } else {
+                    spell.add(&paths, Instant::now());
                     recorder.record_paths(&scope, &paths)
                 };
                 log_report(log, "", &report);
@@ -390,6 +441,86 @@ pub fn follow(
             }
         }
     }
+}
+
+/// The paths a spell of batches reported and their folders, waiting for the settle pass.
+#[derive(Debug, Default)]
+pub struct Spell {
+    paths: std::collections::BTreeSet<PathBuf>,
+    folders: std::collections::BTreeSet<PathBuf>,
+    /// When the pass is due: [`SETTLE`] after the spell's first batch (later batches do
+    /// not put it off, so a steady writer is settled too).
+    due_at: Option<Instant>,
+}
+
+impl Spell {
+    /// Notes a batch's paths (reported at `now`).
+    pub fn add(&mut self, paths: &[PathBuf], now: Instant) {
+        for path in paths {
+            if let Some(folder) = path.parent() {
+                self.folders.insert(folder.to_path_buf());
+            }
+            self.paths.insert(path.clone());
+        }
+        if !paths.is_empty() {
+            self.due_at.get_or_insert(now + SETTLE);
+        }
+    }
+
+    pub fn due_at(&self) -> Option<Instant> {
+        self.due_at
+    }
+
+    /// Whether a folder of the spell holds a memory file `scope` lacks: the scope is to
+    /// be listed again before settling. Sub-folders are left to their own events (a
+    /// project's `src/` is no news), and the files of one folder cost one probe of its
+    /// project.
+    pub fn finds_unknown(&self, scope: &JournalScope, options: &ScopeOptions) -> bool {
+        self.folders.iter().any(|folder| {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                return false;
+            };
+            let mut unknown = Vec::new();
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if entry.file_type().is_ok_and(|t| t.is_dir())
+                    || !is_interesting(&path)
+                    || scope.file(&path).is_some()
+                {
+                    continue;
+                }
+                match scope.named_file(&path) {
+                    Some(true) => return true,
+                    Some(false) => {}
+                    None => unknown.push(path),
+                }
+            }
+            listed_by_their_project(scope, options, &unknown)
+        })
+    }
+
+    /// What a settle pass compares with its newest version, as `scope` lists the files:
+    /// every path the spell reported, and every memory file of its folders. Asked before
+    /// and after listing the scope again, so a file gone meanwhile is compared too.
+    pub fn paths(&self, scope: &JournalScope) -> Vec<PathBuf> {
+        self.paths
+            .iter()
+            .cloned()
+            .chain(
+                scope
+                    .files
+                    .iter()
+                    .filter(|f| f.path.parent().is_some_and(|p| self.folders.contains(p)))
+                    .map(|f| f.path.clone()),
+            )
+            .collect()
+    }
+}
+
+/// What a settle pass found that no event had reported, as the log says it.
+pub fn settled_note(report: &PassReport) -> Option<String> {
+    let missed = report.recorded + report.deleted;
+    (missed > 0).then(|| format!("settled: {missed} change(s) no file event reported"))
 }
 
 /// Whether `path`, changed in a watched folder though the scope lists no file there, may
@@ -408,11 +539,24 @@ pub(super) fn could_be_new(scope: &JournalScope, options: &ScopeOptions, path: &
     if let Some(named) = scope.named_file(path) {
         return named;
     }
-    let key = crate::history::key_of(path);
+    listed_by_their_project(scope, options, &[path.to_path_buf()])
+}
+
+/// Whether one of `files`, all in one folder, is a file the bank listing of its project
+/// names now: one probe of that project for them all.
+fn listed_by_their_project(
+    scope: &JournalScope,
+    options: &ScopeOptions,
+    files: &[PathBuf],
+) -> bool {
+    let Some(first) = files.first() else {
+        return false;
+    };
+    let key = crate::history::key_of(first);
     let project = scope
         .projects
         .iter()
-        .filter(|project| path.starts_with(project))
+        .filter(|project| first.starts_with(project))
         .max_by_key(|project| project.components().count())
         .or_else(|| {
             scope
@@ -432,10 +576,23 @@ pub(super) fn could_be_new(scope: &JournalScope, options: &ScopeOptions, path: &
     else {
         return false;
     };
+    let keys: Vec<PathBuf> = files.iter().map(|f| crate::history::key_of(f)).collect();
     crate::scan::bank::list_banks(&found)
         .iter()
         .flat_map(|bank| &bank.files)
-        .any(|file| file.path == path || file.path == key)
+        .any(|listed| files.contains(&listed.path) || keys.contains(&listed.path))
+}
+
+/// Watches the scope's folders; when not all could be, the fallback scan is due a period
+/// from now (unless it is due already), else never.
+fn rewatch(
+    follower: &mut Follower,
+    scope: &JournalScope,
+    log: &mut dyn Log,
+    scan_at: &mut Option<Instant>,
+) {
+    *scan_at = watch_scope(follower, scope, log)
+        .map(|every| scan_at.unwrap_or_else(|| Instant::now() + every));
 }
 
 /// Watches the scope's folders; the fallback period when not all could be.
