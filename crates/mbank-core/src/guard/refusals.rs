@@ -8,7 +8,7 @@
 //! is dropped), so it stays bounded. Records never hold the refused content: a refused
 //! secret is named by line and kind only.
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -154,8 +154,9 @@ pub fn append_in(data_dir: &Path, record: &RefusalRecord) -> Result<()> {
         message: e.to_string(),
     })?;
     line.push('\n');
-    let (mut file, _) = folder.open_append(name, 0o600)?;
-    file.write_all(line.as_bytes())
+    let (mut file, len) = folder.open_append(name, 0o600)?;
+    crate::io::lines::append_line(&mut file, len, line.as_bytes())
+        .map(|_| ())
         .map_err(|e| CoreError::io(&path, e))
 }
 
@@ -208,6 +209,7 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 mod tests {
     use super::*;
     use std::fs::OpenOptions;
+    use std::io::Write as _;
 
     #[test]
     fn records_round_trip_per_project_and_rotate() {
@@ -247,6 +249,9 @@ mod tests {
         f.write_all(b"{\"at\":\"2026").unwrap();
         drop(f);
         assert_eq!(read_in(data.path(), &a).unwrap().len(), 1);
+        // The refusal logged after it is read too, not glued to the torn line.
+        append_in(data.path(), &first).unwrap();
+        assert_eq!(read_in(data.path(), &a).unwrap().len(), 2);
 
         // Past the size bound the log rotates, and both halves are read.
         let big = "m".repeat(ROTATE_BYTES as usize);

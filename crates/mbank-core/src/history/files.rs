@@ -96,14 +96,24 @@ pub fn read(dir: &Dir, name: &str, limit: u64) -> Result<Option<Vec<u8>>> {
     }
 }
 
-/// Appends `bytes` to `name` in `dir` with one write (created owner-only).
-pub(crate) fn append(dir: &Dir, name: &str, bytes: &[u8]) -> Result<()> {
-    append_to(dir.open_append(name, PRIVATE_FILE)?.0, dir, name, bytes)
+/// Appends the line `bytes` to `name` in `dir` with one write (created owner-only);
+/// returns how many bytes went in (see [`append_to`]).
+pub(crate) fn append(dir: &Dir, name: &str, bytes: &[u8]) -> Result<u64> {
+    let (file, len) = dir.open_append(name, PRIVATE_FILE)?;
+    append_to(file, len, dir, name, bytes)
 }
 
-/// Appends `bytes` with one write to `file`, the file `name` in `dir` opened for appending.
-pub(crate) fn append_to(mut file: fs::File, dir: &Dir, name: &str, bytes: &[u8]) -> Result<()> {
-    file.write_all(bytes)
+/// Appends the line `bytes` with one write to `file`, the file `name` in `dir` opened for
+/// appending and `len` bytes long, after ending a torn last line
+/// ([`crate::io::lines::append_line`]). Returns how many bytes went in.
+pub(crate) fn append_to(
+    mut file: fs::File,
+    len: u64,
+    dir: &Dir,
+    name: &str,
+    bytes: &[u8],
+) -> Result<u64> {
+    crate::io::lines::append_line(&mut file, len, bytes)
         .map_err(|e| CoreError::io(dir.path().join(name), e))
 }
 

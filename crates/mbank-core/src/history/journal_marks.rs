@@ -151,7 +151,7 @@ impl History {
             text.push_str(&line);
             files::write_atomic(dir, WRITTEN, text.as_bytes(), false)
         } else {
-            files::append_to(file, dir, WRITTEN, line.as_bytes())
+            files::append_to(file, len, dir, WRITTEN, line.as_bytes()).map(|_| ())
         }
     }
 

@@ -541,15 +541,13 @@ impl History {
             && (count <= self.retention.keep_versions || (!oldest_expired && within_budget))
         {
             let appended = format!("{line}\n");
-            files::append(dir, INDEX, appended.as_bytes())?;
+            let grown = files::append(dir, INDEX, appended.as_bytes())?;
             // Under the folder's lock nothing else wrote the index meanwhile, so its stamp
             // after this append is known without asking again.
             if let Some(stamp) = stamp {
-                self.memo.summaries.put(
-                    folder,
-                    stamp.grown_by(appended.len() as u64),
-                    summary.appended(version),
-                );
+                self.memo
+                    .summaries
+                    .put(folder, stamp.grown_by(grown), summary.appended(version));
             }
             return Ok(Some(number));
         }

@@ -347,6 +347,12 @@ fn history_survives_a_new_instance_and_a_torn_index_line() {
     let again = History::new(dir.path().join("data"), Retention::default(), test_clock());
     assert_eq!(again.list(&file).unwrap().len(), 1);
     assert_eq!(again.record(&file, "two\n", "t").unwrap(), Some(2));
+    // The version recorded after the torn line is listed, not glued to it.
+    let listed = again.list(&file).unwrap();
+    assert_eq!(listed.iter().map(|v| v.version).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(again.version(&file, 2).unwrap().1, "two\n");
+    assert_eq!(again.record(&file, "three\n", "t").unwrap(), Some(3));
+    assert_eq!(again.list(&file).unwrap().len(), 3);
 }
 
 #[cfg(unix)]

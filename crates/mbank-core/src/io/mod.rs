@@ -6,6 +6,7 @@ pub mod bytes;
 pub mod confine;
 pub mod dir_handle;
 pub(crate) mod hash_index;
+pub(crate) mod lines;
 pub mod lock;
 pub mod paths;
 pub mod reads;

@@ -94,6 +94,7 @@ impl Dir {
     pub(crate) fn open_append(&self, name: &str, _mode: u32) -> HandleResult<(File, u64)> {
         let path = self.beneath(Path::new(name))?;
         let file = fs::OpenOptions::new()
+            .read(true)
             .create(true)
             .append(true)
             .open(&path)

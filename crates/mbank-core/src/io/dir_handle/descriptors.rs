@@ -200,7 +200,8 @@ impl Dir {
     /// refused.
     pub(crate) fn open_append(&self, name: &str, mode: u32) -> HandleResult<(File, u64)> {
         let rel = Path::new(name);
-        let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::NONBLOCK;
+        // Read too: an append looks at the last byte first (a line a crash cut short).
+        let flags = OFlags::RDWR | OFlags::APPEND | OFlags::CREATE | OFlags::NONBLOCK;
         let file = File::from(self.open_beneath(rel, flags, Mode::from_raw_mode(mode as _))?);
         let meta = file.metadata().map_err(|e| HandleError::Io {
             path: self.path.join(rel),

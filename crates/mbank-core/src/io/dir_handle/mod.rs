@@ -414,7 +414,7 @@ mod tests {
         let dir = Dir::open_anchor(&bank).unwrap();
         let err = dir.read(Path::new("pipe.md"), 1024).unwrap_err();
         assert_eq!(err.kind(), Some(io::ErrorKind::InvalidInput), "{err}");
-        // Appending (a log, a history pack): no reader, so the open itself fails at once.
+        // Appending (a log, a history pack): refused at once, never waited on.
         assert!(dir.open_append("pipe.md", 0o600).is_err());
         // With a reader holding it open the open succeeds, and is then refused.
         use std::os::unix::fs::OpenOptionsExt;
