@@ -20,7 +20,8 @@
 //! Versions are written without an fsync: they are copies of text that was on disk a
 //! moment ago, and an fsync each would double the cost of every agent write. The file
 //! itself is fsynced by its write as always. A crash of mbank loses nothing (a torn
-//! text is detected, a torn index line skipped); a power cut right after a write may
+//! text is detected, a torn index line skipped, and the next line appended starts a
+//! line of its own rather than joining it); a power cut right after a write may
 //! lose that write's history entry (or leave it listed with a text that fails its
 //! check and is refused), never the file.
 pub mod files;
