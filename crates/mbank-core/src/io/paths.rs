@@ -84,9 +84,6 @@ pub fn file_name(path: &Path) -> Option<&OsStr> {
     path.file_name()
 }
 
-/// When a file's inode last changed (unix `ctime`). Unlike the modification time, no
-/// program can set it back, so an edit that keeps a file's size and restores its
-/// modification time still moves it. `None` where the platform keeps no such time.
 /// A file's inode and change time (nanoseconds since the epoch): with its size and
 /// modification time, what tells one version of it from the next; `None` where the
 /// system keeps no inodes.
@@ -104,6 +101,9 @@ pub(crate) fn inode_and_change(meta: &std::fs::Metadata) -> Option<(u64, i128)> 
     }
 }
 
+/// When a file's inode last changed (unix `ctime`). Unlike the modification time, no
+/// program can set it back, so an edit that keeps a file's size and restores its
+/// modification time still moves it. `None` where the platform keeps no such time.
 pub(crate) fn change_time(meta: &std::fs::Metadata) -> Option<SystemTime> {
     #[cfg(unix)]
     {
