@@ -137,6 +137,11 @@ impl JournalState {
             self.try_recording();
         }
         loop {
+            // A settle pass that is due goes before what is queued, so writes that never
+            // pause cannot put it off.
+            if self.spell.due_at().is_some_and(|due| due <= Instant::now()) {
+                self.settle();
+            }
             let first = match self.spell.due_at() {
                 Some(due) => {
                     match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {

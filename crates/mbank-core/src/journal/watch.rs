@@ -371,7 +371,14 @@ pub fn follow(
     let mut spell = Spell::default();
     loop {
         let wake_at = [scan_at, spell.due_at()].into_iter().flatten().min();
-        match follower.next_batch(wake_at) {
+        // What is due goes before the next batch, so writes that never pause cannot put
+        // off the fallback scan or a settle pass.
+        let batch = if wake_at.is_some_and(|at| at <= Instant::now()) {
+            Batch::Due
+        } else {
+            follower.next_batch(wake_at)
+        };
+        match batch {
             Batch::Stopped => {
                 log.line("stopped");
                 return;
