@@ -146,10 +146,8 @@ impl JournalState {
                 Some(due) => {
                     match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {
                         Ok(first) => first,
-                        Err(RecvTimeoutError::Timeout) => {
-                            self.settle();
-                            continue;
-                        }
+                        // Settled at the top of the loop.
+                        Err(RecvTimeoutError::Timeout) => continue,
                         Err(RecvTimeoutError::Disconnected) => return,
                     }
                 }

@@ -255,9 +255,8 @@ impl Follower {
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut lost = false;
         let mut started: Option<Instant> = None;
-        let deadline = wake_at;
         loop {
-            let input = match (started, deadline) {
+            let input = match (started, wake_at) {
                 (Some(first), _) => {
                     let left = MAX_DELAY.saturating_sub(first.elapsed()).min(QUIET);
                     match self.inbox.recv_timeout(left) {
