@@ -255,10 +255,15 @@ impl Follower {
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut lost = false;
         let mut started: Option<Instant> = None;
+        // The last event that counts: reads (mbank's own among them) neither open a batch
+        // nor keep it open.
+        let mut latest = Instant::now();
         loop {
             let input = match (started, wake_at) {
                 (Some(first), _) => {
-                    let left = MAX_DELAY.saturating_sub(first.elapsed()).min(QUIET);
+                    let left = MAX_DELAY
+                        .saturating_sub(first.elapsed())
+                        .min(QUIET.saturating_sub(latest.elapsed()));
                     match self.inbox.recv_timeout(left) {
                         Ok(input) => input,
                         Err(RecvTimeoutError::Timeout) => {
@@ -291,7 +296,8 @@ impl Follower {
                     // What failed may have carried events: everything is looked at again.
                     self.problems.push(format!("the file watcher: {error}"));
                     lost = true;
-                    started.get_or_insert_with(Instant::now);
+                    latest = Instant::now();
+                    started.get_or_insert(latest);
                     continue;
                 }
             };
@@ -309,7 +315,8 @@ impl Follower {
             // Activity inside `.git` (a checkout in progress) keeps the batch open
             // without being recorded.
             paths.extend(event.paths.into_iter().filter(|p| is_interesting(p)));
-            started.get_or_insert_with(Instant::now);
+            latest = Instant::now();
+            started.get_or_insert(latest);
         }
     }
 }
@@ -443,7 +450,11 @@ pub fn follow(
                     recorder.record_paths(&scope, &paths)
                 };
                 log_report(log, "", &report);
-                after_changes();
+                // A batch that recorded nothing (a project's own file, a text written
+                // again as it was) changed no memory.
+                if report.recorded + report.deleted > 0 {
+                    after_changes();
+                }
             }
         }
     }
