@@ -403,11 +403,7 @@ pub fn follow(
                 let spell = std::mem::take(&mut spell);
                 let mut paths = spell.paths(&scope);
                 if spell.finds_unknown(&scope, options) {
-                    let before = std::mem::take(&mut scope.folders);
-                    scope = scope::build(options);
-                    if scope.folders != before {
-                        rewatch(follower, &scope, log, &mut scan_at);
-                    }
+                    relist(&mut scope, options, follower, log, &mut scan_at, false);
                     paths.extend(spell.paths(&scope));
                 }
                 let report = recorder.record_paths(&scope, &paths);
@@ -423,11 +419,7 @@ pub fn follow(
                     .any(|p| scope.file(p).is_none() && could_be_new(&scope, options, p));
                 if lost || new {
                     // A new memory file or folder, or events lost: the scope is listed again.
-                    let before = std::mem::take(&mut scope.folders);
-                    scope = scope::build(options);
-                    if scope.folders != before || lost {
-                        rewatch(follower, &scope, log, &mut scan_at);
-                    }
+                    let before = relist(&mut scope, options, follower, log, &mut scan_at, lost);
                     // A file written into a new folder before its watch began sent no event.
                     paths.extend(
                         scope
@@ -598,6 +590,24 @@ fn listed_by_their_project(
         .iter()
         .flat_map(|bank| &bank.files)
         .any(|listed| files.contains(&listed.path) || keys.contains(&listed.path))
+}
+
+/// Lists the scope again, and watches its folders again when they changed (or always,
+/// with `rewatch_anyway`); the folders it had before.
+fn relist(
+    scope: &mut JournalScope,
+    options: &ScopeOptions,
+    follower: &mut Follower,
+    log: &mut dyn Log,
+    scan_at: &mut Option<Instant>,
+    rewatch_anyway: bool,
+) -> Vec<PathBuf> {
+    let before = std::mem::take(&mut scope.folders);
+    *scope = scope::build(options);
+    if scope.folders != before || rewatch_anyway {
+        rewatch(follower, scope, log, scan_at);
+    }
+    before
 }
 
 /// Watches the scope's folders; when not all could be, the fallback scan is due a period
