@@ -83,31 +83,13 @@ pub fn watch(context: &Context) -> Result<u8> {
             style::eprintln(format!("mbank watch: search index: {problem}"));
         }
     };
-    // The index is brought up to date on a thread of its own: listing every project for
-    // it after each batch held up the recording of the next one (a version standing for
-    // less than that listing could go unrecorded). Requests that pile up meanwhile are
-    // served by one refresh.
-    let (wanted, requests) = std::sync::mpsc::channel::<()>();
-    std::thread::scope(|threads| {
-        threads.spawn(move || {
-            while requests.recv().is_ok() {
-                while requests.try_recv().is_ok() {}
-                refresh_index();
-            }
-        });
-        let mut after_changes = move || {
-            let _ = wanted.send(());
-        };
-        follow::follow(
-            &mut recorder,
-            &options,
-            &mut follower,
-            &mut log,
-            &mut after_changes,
-        );
-        // The sender goes with `after_changes`, so the index thread ends after its last
-        // refresh.
-    });
+    follow::follow(
+        &mut recorder,
+        &options,
+        &mut follower,
+        &mut log,
+        &mut refresh_index,
+    );
     Ok(0)
 }
 
