@@ -83,13 +83,44 @@ pub fn watch(context: &Context) -> Result<u8> {
             style::eprintln(format!("mbank watch: search index: {problem}"));
         }
     };
-    follow::follow(
-        &mut recorder,
-        &options,
-        &mut follower,
-        &mut log,
-        &mut refresh_index,
-    );
+    // The index is brought up to date on a thread of its own: listing every project for
+    // it after each batch held up the recording of the next one. Requests that pile up
+    // meanwhile are served by one refresh. The catch-up's request is waited for, so the
+    // index is current by the time the watch says it is watching.
+    let (wanted, requests) = std::sync::mpsc::channel::<Option<std::sync::mpsc::Sender<()>>>();
+    std::thread::scope(|threads| {
+        threads.spawn(move || {
+            while let Ok(first) = requests.recv() {
+                let mut waiting: Vec<_> = first.into_iter().collect();
+                waiting.extend(requests.try_iter().flatten());
+                refresh_index();
+                for done in waiting {
+                    let _ = done.send(());
+                }
+            }
+        });
+        let mut caught_up = false;
+        let mut after_changes = move || {
+            if caught_up {
+                let _ = wanted.send(None);
+                return;
+            }
+            caught_up = true;
+            let (done, refreshed) = std::sync::mpsc::channel();
+            if wanted.send(Some(done)).is_ok() {
+                let _ = refreshed.recv();
+            }
+        };
+        follow::follow(
+            &mut recorder,
+            &options,
+            &mut follower,
+            &mut log,
+            &mut after_changes,
+        );
+        // The sender goes with `after_changes`, so the index thread ends after its last
+        // refresh.
+    });
     Ok(0)
 }
 
