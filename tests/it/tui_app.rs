@@ -300,6 +300,32 @@ fn a_clean_buffer_reloads_in_place_when_an_agent_writes() {
 }
 
 #[test]
+fn an_agent_write_seen_half_done_leaves_the_cursor_where_it_was() {
+    let demo = demo_root();
+    let mut h = Tui::options(demo.path()).watch().start();
+    h.open_project("weather");
+    h.open_file("progress.md");
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Down);
+    let cursor = h.doc().cursor();
+    let path = demo.path().join("weather-api/memory-bank/progress.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // An agent that empties the file before writing it, read in between.
+    std::fs::write(&path, "").unwrap();
+    h.pump_until("the reload of the emptied file", |app| {
+        app.document.doc().is_some_and(|d| d.text().is_empty())
+    });
+    std::fs::write(&path, format!("{text}- [x] written in two steps\n")).unwrap();
+    h.pump_until("the reload of the whole file", |app| {
+        app.document
+            .doc()
+            .is_some_and(|d| d.text().contains("written in two steps"))
+    });
+    assert_eq!(h.doc().cursor(), cursor);
+    assert!(!h.is_dirty());
+}
+
+#[test]
 fn the_watcher_marks_files_an_agent_changed_until_viewed() {
     let demo = demo_root();
     let mut h = Tui::options(demo.path()).watch().start();

@@ -27,6 +27,7 @@ impl Document {
             mode: Mode::Normal,
             pending: None,
             goal: None,
+            kept_cursor: None,
         }
     }
 
@@ -61,11 +62,18 @@ impl Document {
     }
 
     /// Replaces the buffer with new text from disk, keeping the cursor and scroll where
-    /// they still fit (the undo history starts again).
+    /// they still fit (the undo history starts again). A reload that caught an agent's
+    /// write half done (the file emptied before it is written again) does not move the
+    /// cursor for good: the next reload puts it back.
     pub fn reload(&mut self, disk: EditText) {
-        let cursor = self.cursor();
+        let cursor = match self.kept_cursor {
+            Some((wanted, landed)) if landed == self.cursor() => wanted,
+            _ => self.cursor(),
+        };
         let mut buffer = Buffer::new(split_lines(&disk.text));
         buffer.set_cursor(cursor);
+        let landed = buffer.cursor();
+        self.kept_cursor = (landed != cursor).then_some((cursor, landed));
         self.buffer = buffer;
         self.base_text = disk.text.clone();
         self.disk = disk;

@@ -448,3 +448,31 @@ fn vim_inserts_open_lines_and_leave_the_cursor_on_the_last_character() {
     editor.update(typed('q'));
     assert_eq!(text(&editor), "first\nxy\nlast");
 }
+
+#[test]
+fn a_reload_that_caught_a_write_half_done_does_not_move_the_cursor_for_good() {
+    let text = "one\ntwo\nthree\nfour\n";
+    let mut doc = Document::new("/tmp/x.md".into(), None, disk(text));
+    doc.buffer.set_cursor((2, 3));
+    // The agent emptied the file before writing it again, and the reload saw it empty.
+    doc.reload(disk(""));
+    assert_eq!(doc.cursor(), (0, 0));
+    doc.reload(disk(&format!("{text}five\n")));
+    assert_eq!(doc.cursor(), (2, 3));
+    // Once back, an ordinary reload keeps it as ever.
+    doc.reload(disk(&format!("{text}six\n")));
+    assert_eq!(doc.cursor(), (2, 3));
+}
+
+#[test]
+fn a_cursor_moved_after_a_short_reload_stays_where_the_person_put_it() {
+    let text = "one\ntwo\nthree\nfour\n";
+    let mut doc = Document::new("/tmp/x.md".into(), None, disk(text));
+    doc.buffer.set_cursor((3, 2));
+    doc.reload(disk("one\ntwo\n"));
+    let landed = doc.cursor();
+    assert_ne!(landed, (3, 2));
+    doc.buffer.set_cursor((0, 1));
+    doc.reload(disk(text));
+    assert_eq!(doc.cursor(), (0, 1));
+}
