@@ -121,23 +121,30 @@ pub fn split_private(text: &str) -> (String, String) {
 /// Whether a line could hold an indented code block: its leading run of blanks and
 /// block-quote markers has a tab or four spaces in a row.
 fn has_indented_line(text: &str) -> bool {
-    text.split('\n').any(|line| {
+    first_indented_line(text).is_some()
+}
+
+/// Where the first line of [`has_indented_line`] starts.
+fn first_indented_line(text: &str) -> Option<usize> {
+    let mut start = 0;
+    for line in text.split('\n') {
         let mut spaces = 0;
         for &b in line.as_bytes() {
             match b {
                 b' ' => {
                     spaces += 1;
                     if spaces >= 4 {
-                        return true;
+                        return Some(start);
                     }
                 }
-                b'\t' => return true,
+                b'\t' => return Some(start),
                 b'>' => spaces = 0,
-                _ => return false,
+                _ => break,
             }
         }
-        false
-    })
+        start += line.len() + 1;
+    }
+    None
 }
 
 /// Whether a text may hold a code block (fenced or indented): checked before parsing, so
@@ -149,6 +156,24 @@ fn may_hold_code_block(text: &str) -> bool {
 /// Whether a text may hold anything that is not prose (see [`non_prose_ranges`]).
 pub(crate) fn may_hold_non_prose(text: &str) -> bool {
     text.contains('`') || text.contains("~~~") || text.contains("<!--") || has_indented_line(text)
+}
+
+/// Where the first line that may hold something other than prose starts (a backtick,
+/// `~~~`, `<!--` or an indented line: what every range of [`non_prose_ranges`] starts on),
+/// or the text's length: everything before it is prose.
+pub(crate) fn prose_up_to(text: &str) -> usize {
+    let first = [
+        text.find('`'),
+        text.find("~~~"),
+        text.find("<!--"),
+        first_indented_line(text),
+    ]
+    .into_iter()
+    .flatten()
+    .min();
+    first.map_or(text.len(), |at| {
+        text[..at].rfind('\n').map_or(0, |newline| newline + 1)
+    })
 }
 
 /// Whether CommonMark may read a text: within the markdown limits (`limits::MARKDOWN`, the

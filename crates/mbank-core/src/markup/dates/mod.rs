@@ -156,13 +156,20 @@ pub fn dated_text(text: &str) -> Cow<'_, str> {
     markdown::prose_only(text)
 }
 
-/// The date-shaped words of [`dated_text`], with the text they were found in. The text is
-/// parsed only when it holds a date and a code marker, so plain prose costs one scan.
+/// The date-shaped words of [`dated_text`], with the text they were found in: its prose,
+/// or the text itself where that is the same on every line the plan check reads. The
+/// text is parsed only when it holds a date and a code marker before those lines end, so
+/// plain prose costs one scan.
 fn prose_date_matches(text: &str) -> (Cow<'_, str>, Vec<DateMatch>) {
     let all: Vec<DateMatch> = date_matches(text).collect();
-    if all.is_empty() {
+    if all.is_empty() || plans_read_only_prose(text, &all) {
         return (Cow::Borrowed(text), all);
     }
+    parsed_prose_date_matches(text, all)
+}
+
+/// [`prose_date_matches`] by a parse of the text, `all` being every date-shaped word in it.
+fn parsed_prose_date_matches(text: &str, all: Vec<DateMatch>) -> (Cow<'_, str>, Vec<DateMatch>) {
     if let Some((prose, matches)) = remembered_prose(text) {
         return (prose.map_or(Cow::Borrowed(text), Cow::Owned), matches);
     }
@@ -177,6 +184,21 @@ fn prose_date_matches(text: &str) -> (Cow<'_, str>, Vec<DateMatch>) {
     };
     remember_prose(text, prose.as_deref(), &matches);
     (prose.map_or(Cow::Borrowed(text), Cow::Owned), matches)
+}
+
+/// Whether every date comes before anything that may be code, and so does every line
+/// [`plans::planned_at`] reads for them (up to the line after the last date's): the text
+/// is its own prose there, and needs no parse. Typical of a file dated at its top.
+fn plans_read_only_prose(text: &str, dates: &[DateMatch]) -> bool {
+    let Some(last) = dates.last() else {
+        return true;
+    };
+    let line_end = |from: usize| {
+        text.get(from..)
+            .and_then(|rest| rest.find('\n'))
+            .map_or(text.len(), |newline| from + newline + 1)
+    };
+    line_end(line_end(last.end)) <= markdown::prose_up_to(text)
 }
 
 /// The prose of texts with dates (`None`: the text is all prose) and the dates in it,
@@ -361,6 +383,59 @@ impl WrittenDates {
 mod tests {
     use super::*;
     use regex::Regex;
+
+    #[test]
+    fn dates_before_any_code_are_judged_as_a_parse_of_the_prose_would() {
+        let parts = [
+            "# Progress\n",
+            "## Next steps\n",
+            "## Done\n",
+            "Updated 2026-07-17.\n",
+            "- Due: 2026-12-01 ship it\n",
+            "- [x] 2025-03-04 released\n",
+            "Deployed 2025-05-06 10:30 to production\n",
+            "| Milestone | Date |\n",
+            "|---|---|\n",
+            "| Launch | 2027-01-01 |\n",
+            "- keeps `src/api.rs` and 2024-02-29\n",
+            "```\n",
+            "2023-01-02 in a fence\n",
+            "~~~\n",
+            "    indented 2022-03-04\n",
+            "<!-- 2021-05-06 -->\n",
+            "a `code span\n",
+            "continued` 2020-07-08\n",
+            "\n",
+            "---\n",
+            "plain words\n",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut shortcuts = 0;
+        for _ in 0..4000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 9 + 1) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(parts[(seed % parts.len() as u64) as usize]);
+            }
+            let all: Vec<DateMatch> = date_matches(&text).collect();
+            if all.is_empty() || !plans_read_only_prose(&text, &all) {
+                continue;
+            }
+            shortcuts += 1;
+            let (prose, parsed) = parsed_prose_date_matches(&text, all.clone());
+            assert_eq!(parsed, all, "{text}");
+            let spans: Vec<(usize, usize)> = all.iter().map(|m| (m.start, m.end)).collect();
+            assert_eq!(
+                plans::planned_at(&prose, &spans),
+                plans::planned_at(&text, &spans),
+                "{text}"
+            );
+        }
+        // The shortcut was taken often enough for the comparison to mean something.
+        assert!(shortcuts > 200, "{shortcuts}");
+    }
 
     #[test]
     fn dates_found_with_the_prose_remembered_are_those_found_without() {
