@@ -162,18 +162,19 @@ pub(crate) fn may_hold_non_prose(text: &str) -> bool {
 /// `~~~`, `<!--` or an indented line: what every range of [`non_prose_ranges`] starts on),
 /// or the text's length: everything before it is prose.
 pub(crate) fn prose_up_to(text: &str) -> usize {
-    let first = [
-        text.find('`'),
-        text.find("~~~"),
-        text.find("<!--"),
-        first_indented_line(text),
-    ]
-    .into_iter()
-    .flatten()
-    .min();
-    first.map_or(text.len(), |at| {
-        text[..at].rfind('\n').map_or(0, |newline| newline + 1)
-    })
+    // Each search stops where an earlier one found a marker: only the text before the
+    // first is read again.
+    let mut first = text.find('`').unwrap_or(text.len());
+    for marker in ["~~~", "<!--"] {
+        let before = text.get(..first + marker.len() - 1).unwrap_or(text);
+        first = before.find(marker).map_or(first, |at| at.min(first));
+    }
+    let before = text.get(..first).unwrap_or(text);
+    first = first_indented_line(before).map_or(first, |at| at.min(first));
+    if first >= text.len() {
+        return text.len();
+    }
+    text[..first].rfind('\n').map_or(0, |newline| newline + 1)
 }
 
 /// Whether CommonMark may read a text: within the markdown limits (`limits::MARKDOWN`, the
@@ -409,6 +410,32 @@ pub fn has_heading(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_runs_up_to_the_line_of_the_first_possible_code() {
+        assert_eq!(prose_up_to("all prose\nhere"), 14);
+        assert_eq!(prose_up_to(""), 0);
+        assert_eq!(prose_up_to("a\nb `c`\n~~~\n"), 2);
+        assert_eq!(prose_up_to("a\nb\n~~~\n`c`\n"), 4);
+        assert_eq!(prose_up_to("a\nb <!-- c -->\n`d`"), 2);
+        assert_eq!(prose_up_to("a\n    code\n`d`"), 2);
+        assert_eq!(prose_up_to("a\n> \tquoted code\n"), 2);
+        assert_eq!(prose_up_to("a\n      `x`\n"), 2);
+        assert_eq!(prose_up_to("é\n~~"), 5);
+        // Every range a parse finds starts at or after it.
+        for text in [
+            "x\n<div>\n<!-- note -->\n</div>\n",
+            "x\n- item\n\n      indented in a list\n",
+            "x\n```\ncode\n```\n",
+            "x\ntext `span` text\n",
+        ] {
+            let first = non_prose_ranges(text).first().map(|r| r.start);
+            assert!(
+                first.is_some_and(|start| start >= prose_up_to(text)),
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn frontmatter_is_found_and_private_flag_read() {
