@@ -267,16 +267,26 @@ fn a_save_racing_an_external_write_is_refused_and_take_theirs_keeps_a_backup() {
     );
 }
 
-#[test]
-fn a_clean_buffer_reloads_in_place_when_an_agent_writes() {
-    let demo = demo_root();
+/// A watching app with the weather project's progress.md open, the cursor moved to its
+/// third line: the cursor and the file's path.
+fn progress_open_on_its_third_line(demo: &DemoRoot) -> (Tui, (usize, usize), std::path::PathBuf) {
     let mut h = Tui::options(demo.path()).watch().start();
     h.open_project("weather");
     h.open_file("progress.md");
     h.key(KeyCode::Down);
     h.key(KeyCode::Down);
     let cursor = h.doc().cursor();
-    let path = demo.path().join("weather-api/memory-bank/progress.md");
+    (
+        h,
+        cursor,
+        demo.path().join("weather-api/memory-bank/progress.md"),
+    )
+}
+
+#[test]
+fn a_clean_buffer_reloads_in_place_when_an_agent_writes() {
+    let demo = demo_root();
+    let (mut h, cursor, path) = progress_open_on_its_third_line(&demo);
     let writer_path = path.clone();
     std::thread::spawn(move || {
         let text = std::fs::read_to_string(&writer_path).unwrap();
@@ -302,13 +312,7 @@ fn a_clean_buffer_reloads_in_place_when_an_agent_writes() {
 #[test]
 fn an_agent_write_seen_half_done_leaves_the_cursor_where_it_was() {
     let demo = demo_root();
-    let mut h = Tui::options(demo.path()).watch().start();
-    h.open_project("weather");
-    h.open_file("progress.md");
-    h.key(KeyCode::Down);
-    h.key(KeyCode::Down);
-    let cursor = h.doc().cursor();
-    let path = demo.path().join("weather-api/memory-bank/progress.md");
+    let (mut h, cursor, path) = progress_open_on_its_third_line(&demo);
     let text = std::fs::read_to_string(&path).unwrap();
     // An agent that empties the file before writing it, read in between.
     std::fs::write(&path, "").unwrap();
