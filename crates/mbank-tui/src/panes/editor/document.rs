@@ -67,17 +67,21 @@ impl Document {
     /// cursor for good: the next reload puts it back.
     pub fn reload(&mut self, disk: EditText) {
         let cursor = match self.kept_cursor {
-            Some((wanted, landed)) if landed == self.cursor() => wanted,
+            Some((wanted, landed, version))
+                if landed == self.cursor() && version == self.version =>
+            {
+                wanted
+            }
             _ => self.cursor(),
         };
         let mut buffer = Buffer::new(split_lines(&disk.text));
         buffer.set_cursor(cursor);
         let landed = buffer.cursor();
-        self.kept_cursor = (landed != cursor).then_some((cursor, landed));
         self.buffer = buffer;
         self.base_text = disk.text.clone();
         self.disk = disk;
         self.version += 1;
+        self.kept_cursor = (landed != cursor).then_some((cursor, landed, self.version));
         self.saved_version = self.version;
         self.stats = None;
         self.pending = None;

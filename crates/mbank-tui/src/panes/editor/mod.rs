@@ -111,9 +111,9 @@ pub struct Document {
     /// The column up and down keep aiming for (where the cursor left from, in cells).
     goal: Option<usize>,
     /// A cursor a reload could not keep (the text on disk was shorter), with where it
-    /// landed instead: the next reload puts it back if it fits and the cursor has not
-    /// moved since.
-    kept_cursor: Option<(Pos, Pos)>,
+    /// landed instead and the buffer's version then: the next reload puts it back if it
+    /// fits and neither the cursor nor the buffer changed since.
+    kept_cursor: Option<(Pos, Pos, u64)>,
 }
 
 /// The first line an agent no longer reads (1-based) and the cut in words.

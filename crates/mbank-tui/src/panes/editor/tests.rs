@@ -476,3 +476,17 @@ fn a_cursor_moved_after_a_short_reload_stays_where_the_person_put_it() {
     doc.reload(disk(text));
     assert_eq!(doc.cursor(), (0, 1));
 }
+
+#[test]
+fn a_buffer_changed_after_a_short_reload_keeps_its_cursor_on_the_next() {
+    let text = "one\ntwo\nthree\nfour\n";
+    let mut doc = Document::new("/tmp/x.md".into(), None, disk(text));
+    doc.buffer.set_cursor((3, 2));
+    doc.reload(disk("one\ntwo\n"));
+    let landed = doc.cursor();
+    // A merge's result replaces the text; the cursor is put where the reload left it.
+    doc.replace_text("one\ntwo\n");
+    doc.buffer.set_cursor(landed);
+    doc.reload(disk(text));
+    assert_eq!(doc.cursor(), landed);
+}
