@@ -132,6 +132,9 @@ fn sdk_python() -> Result<PathBuf, String> {
             "pip",
             "install",
             "--quiet",
+            // Python compiles what it imports on first use; compiling every installed
+            // module up front cost seconds of a CI runner's two cores.
+            "--no-compile",
             "--timeout",
             "20",
             "--retries",
