@@ -580,8 +580,15 @@ fn analysis_with_validation_runs_over_every_corpus_project() {
             &common::test_clock(),
         );
         let depth = Depth::full();
+        let mut with_decisions = 0;
         for project in corpus_projects(&root) {
             let report = analyzer.analyze(&project, depth);
+            // What `check` asks for: the same findings, in the same order, without the
+            // decision timeline it never shows.
+            let for_check = analyzer.analyze(&project, Depth::findings());
+            assert_eq!(for_check.findings, report.findings, "{}", project.name);
+            assert!(for_check.decisions.is_empty(), "{}", project.name);
+            with_decisions += usize::from(!report.decisions.is_empty());
             assert_eq!(report.banks.len(), project.banks.len(), "{}", project.name);
             for bank in &report.banks {
                 let loaded: u64 = bank
@@ -611,6 +618,10 @@ fn analysis_with_validation_runs_over_every_corpus_project() {
                 );
             }
         }
+        assert!(
+            with_decisions >= 5,
+            "{with_decisions} projects with decisions"
+        );
     });
 }
 

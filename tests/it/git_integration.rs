@@ -305,6 +305,9 @@ fn a_decision_log_that_lost_an_entry_since_head_is_an_error() {
     let report = analyze(&project, Depth::full());
     assert!(shrunk(&report).is_empty(), "{:#?}", report.findings);
     assert_eq!(report.decisions.len(), 4);
+    let for_check = analyze(&project, Depth::findings());
+    assert_eq!(for_check.findings, report.findings);
+    assert!(for_check.decisions.is_empty());
 
     // Deleting an entry is not.
     let without = LOG.replace(
@@ -315,6 +318,11 @@ fn a_decision_log_that_lost_an_entry_since_head_is_an_error() {
     let report = analyze(&project, Depth::full());
     let findings = shrunk(&report);
     assert_eq!(findings.len(), 1, "{:#?}", report.findings);
+    // `check` asks for findings alone: the log is still parsed and compared with HEAD.
+    assert_eq!(
+        analyze(&project, Depth::findings()).findings,
+        report.findings
+    );
     assert_eq!(findings[0].severity, Severity::Error);
     assert!(findings[0].message.contains("Cache with Redis"));
     assert!(!findings[0].message.contains("Use Postgres"));

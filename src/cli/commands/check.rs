@@ -467,7 +467,7 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
             summary: counted,
         }
     };
-    let analyzed = analyzer.analyze_many(wanted_projects, Depth::full(), &past_cut, &finish);
+    let analyzed = analyzer.analyze_many(wanted_projects, Depth::findings(), &past_cut, &finish);
     for (checked, &index) in analyzed.into_iter().zip(&wanted) {
         summary.error += checked.summary.error;
         summary.warning += checked.summary.warning;

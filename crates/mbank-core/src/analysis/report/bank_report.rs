@@ -248,19 +248,23 @@ impl Analyzer<'_> {
             let Some(text) = text.as_deref().filter(|_| file.role.is_decision_log()) else {
                 continue;
             };
-            if depth.decisions {
+            // Validation checks a decision log's entries; the timeline takes every log's.
+            let validated_log = depth.validate
+                && file.role == Role::Decisions
+                && !decisions::is_adr_file(&file.path, file.role);
+            if depth.decisions || validated_log {
                 let parsed = decisions::parse_file(&file.path, file.role, text);
-                if depth.validate
-                    && file.role == Role::Decisions
-                    && !decisions::is_adr_file(&file.path, file.role)
-                {
+                let timeline = depth.decisions.then(|| parsed.clone());
+                if validated_log {
                     parsed_logs.push(crate::analysis::validate::ParsedLog {
                         path: file.path.clone(),
                         text: text.to_string(),
-                        entries: parsed.clone(),
+                        entries: parsed,
                     });
                 }
-                decisions_out.extend(decisions::decisions_of_parsed(file, text, parsed));
+                if let Some(parsed) = timeline {
+                    decisions_out.extend(decisions::decisions_of_parsed(file, text, parsed));
+                }
             }
             // Only a file changed since HEAD can have lost entries since HEAD.
             if depth.validate

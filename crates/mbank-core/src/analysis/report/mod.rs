@@ -47,12 +47,21 @@ pub struct Depth {
 }
 
 impl Depth {
-    /// Everything: what `check` asks for.
+    /// Everything: findings, git and the decision timeline (what the TUI shows).
     pub fn full() -> Depth {
         Depth {
             validate: true,
             decisions: true,
             git: true,
+        }
+    }
+
+    /// Every finding [`Depth::full`] gives, without the decision timeline: what `check`
+    /// asks for. Decision logs are still parsed where validation checks their entries.
+    pub fn findings() -> Depth {
+        Depth {
+            decisions: false,
+            ..Depth::full()
         }
     }
 }
