@@ -21,7 +21,8 @@
 #
 # The cold comparison times `find` printing every markdown file's size beside them: the
 # floor for a program that must at least find and stat every memory file. Target: cold
-# list within 1.5x find. Then each command's peak resident memory (GNU time's maximum
+# list within 1.5x find. Beside it, `find` handing every memory file to `cat`: the floor
+# for one that must also read them, as a cold list does to count their tokens. Then each command's peak resident memory (GNU time's maximum
 # RSS), cold and warm, the median of MBANK_BENCH_RSS_RUNS runs (default 3). Targets:
 # check's peak within 1.2x list's, list's within 150 MB at 20,000 projects.
 #
@@ -69,6 +70,7 @@ echo "projects: $("$bin" list --root "$root" --json | grep -c '"name"')"
 cold="rm -rf $work/cache"
 commands=(
   -n "find (every memory file's size)" "find $root -name '*.md' -printf '%s\\n'"
+  -n "find + cat (every memory file read)" "find $root -name '*.md' -exec cat {} +"
   -n "mbank list (cold)" "$bin list --root $root"
   -n "mbank check (cold)" "$bin check --root $root"
 )
@@ -89,6 +91,9 @@ for name, value in by_name.items():
 find = by_name.get("find (every memory file's size)")
 if find and "mbank list (cold)" in by_name:
     print(f"mbank list (cold) / find: {by_name['mbank list (cold)'] / find:.2f}x (target <= 1.5x)")
+read = by_name.get("find + cat (every memory file read)")
+if read and "mbank list (cold)" in by_name:
+    print(f"mbank list (cold) / find + cat: {by_name['mbank list (cold)'] / read:.2f}x")
 EOF
 }
 
