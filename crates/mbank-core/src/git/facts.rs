@@ -10,7 +10,7 @@ use super::command::{Flow, os};
 use super::memo::{HistoryMemo, HistoryWalk, Walk, names_digest};
 use super::repo::GitRepo;
 use super::specs::specs_for;
-use super::types::{Facts, FileCommit, FileHistory, IndexEntries, NamedHistory};
+use super::types::{Facts, FileCommit, FileHistory, IndexEntries, IndexEntry, NamedHistory};
 use crate::cache_store::Raw;
 use crate::error::{CoreError, Result};
 
@@ -332,6 +332,58 @@ pub(super) fn spread_history(history: &NamedHistory, named: &[(Vec<u8>, &Path)])
     }
 }
 
+/// What the index says of the wanted files, and the blob each tracked one holds in the
+/// work tree (`None`: unreadable).
+struct Indexed<'a> {
+    index: HashMap<Vec<u8>, IndexEntry>,
+    unmerged: HashSet<Vec<u8>>,
+    blobs: HashMap<&'a [u8], Option<String>>,
+}
+
+/// The index's entries for `wanted` (from one listing of the whole index when
+/// `whole_index` asks for its names too), then the work tree's blob of each tracked file,
+/// hashed once through the first path that names it.
+fn index_and_blobs<'a>(
+    repo: &GitRepo,
+    named: &'a [Vec<(Vec<u8>, &Path)>],
+    wanted: &HashSet<&[u8]>,
+    specs: &[OsString],
+    whole_index: Option<&mut Vec<Vec<u8>>>,
+) -> Result<Indexed<'a>> {
+    let mut listed = IndexEntries::default();
+    let listed_whole = whole_index.is_some();
+    if let Some(names) = whole_index {
+        // Only the requested files' entries are kept: a repository's may be thousands.
+        listed = repo.list_index(&[], Some(names), Some(wanted))?;
+    }
+    if !specs.is_empty() && !listed_whole {
+        listed = repo.index_entries(specs)?;
+    }
+    let IndexEntries {
+        entries: mut index,
+        unmerged,
+    } = listed;
+    index.retain(|name, entry| wanted.contains(name.as_slice()) && !entry.is_gitlink());
+    let mut to_hash: Vec<(&[u8], &Path)> = Vec::new();
+    let mut seen: HashSet<&[u8]> = HashSet::new();
+    for (name, path) in named.iter().flatten() {
+        if index.contains_key(name) && seen.insert(name.as_slice()) {
+            to_hash.push((name.as_slice(), path));
+        }
+    }
+    let paths: Vec<&Path> = to_hash.iter().map(|(_, p)| *p).collect();
+    let blobs = to_hash
+        .iter()
+        .map(|(n, _)| *n)
+        .zip(repo.worktree_blobs(&paths))
+        .collect();
+    Ok(Indexed {
+        index,
+        unmerged,
+        blobs,
+    })
+}
+
 /// Git facts for the files of several folders of one repository (views sharing one
 /// root, e.g. the projects of a monorepo), in one pass: one `git log`, one `ls-files`,
 /// one `ls-tree`, and `hash-object` over the tracked files, however many folders.
@@ -363,43 +415,29 @@ pub(crate) fn gather_facts(
     names.sort();
     names.dedup();
     let wanted: HashSet<&[u8]> = names.iter().copied().collect();
-    let history = history_by_name(repo, &names, memo)?;
     let specs = specs_for(&names);
-    let mut listed = IndexEntries::default();
-    let mut head = HashMap::new();
-    let listed_whole = whole_index.is_some();
-    if let Some(names) = whole_index {
-        // Only the requested files' entries are kept: a repository's may be thousands.
-        listed = repo.list_index(&[], Some(names), Some(&wanted))?;
-    }
-    if !specs.is_empty() {
-        if !listed_whole {
-            listed = repo.index_entries(&specs)?;
-        }
-        if history.latest.is_some() {
-            head = repo.head_entries(&specs)?;
-        }
-    }
-    let IndexEntries {
-        entries: mut index,
+    // The history walk is the slow question, and what the index holds and the work
+    // tree's blobs do not depend on it: git answers them meanwhile. Its error still
+    // comes first, as when the walk ran before them.
+    let (history, indexed) = std::thread::scope(|scope| {
+        let walk = scope.spawn(|| history_by_name(repo, &names, memo));
+        let indexed = index_and_blobs(repo, &named, &wanted, &specs, whole_index);
+        let history = walk
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (history, indexed)
+    });
+    let history = history?;
+    let Indexed {
+        index,
         unmerged,
-    } = listed;
-    index.retain(|name, entry| wanted.contains(name.as_slice()) && !entry.is_gitlink());
-    head.retain(|name, _| wanted.contains(name.as_slice()));
-    // Hash each tracked file once, through the first path that names it.
-    let mut to_hash: Vec<(&[u8], &Path)> = Vec::new();
-    let mut seen: HashSet<&[u8]> = HashSet::new();
-    for (name, path) in named.iter().flatten() {
-        if index.contains_key(name) && seen.insert(name.as_slice()) {
-            to_hash.push((name.as_slice(), path));
-        }
+        blobs,
+    } = indexed?;
+    let mut head = HashMap::new();
+    if !specs.is_empty() && history.latest.is_some() {
+        head = repo.head_entries(&specs)?;
+        head.retain(|name, _| wanted.contains(name.as_slice()));
     }
-    let paths: Vec<&Path> = to_hash.iter().map(|(_, p)| *p).collect();
-    let blobs: HashMap<&[u8], Option<String>> = to_hash
-        .iter()
-        .map(|(n, _)| *n)
-        .zip(repo.worktree_blobs(&paths))
-        .collect();
     let changed_names: HashSet<&[u8]> = wanted
         .iter()
         .copied()
