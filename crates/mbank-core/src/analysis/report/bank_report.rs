@@ -254,14 +254,18 @@ impl Analyzer<'_> {
                 && !decisions::is_adr_file(&file.path, file.role);
             if depth.decisions || validated_log {
                 let parsed = decisions::parse_file(&file.path, file.role, text);
-                let timeline = depth.decisions.then(|| parsed.clone());
-                if validated_log {
+                // Copied only when both want the entries.
+                let timeline = if validated_log {
+                    let timeline = depth.decisions.then(|| parsed.clone());
                     parsed_logs.push(crate::analysis::validate::ParsedLog {
                         path: file.path.clone(),
                         text: text.to_string(),
                         entries: parsed,
                     });
-                }
+                    timeline
+                } else {
+                    Some(parsed)
+                };
                 if let Some(parsed) = timeline {
                     decisions_out.extend(decisions::decisions_of_parsed(file, text, parsed));
                 }
