@@ -464,14 +464,21 @@ fn a_reload_that_caught_a_write_half_done_does_not_move_the_cursor_for_good() {
     assert_eq!(doc.cursor(), (2, 3));
 }
 
-#[test]
-fn a_cursor_moved_after_a_short_reload_stays_where_the_person_put_it() {
+/// Four lines with the cursor on the last, then a reload of the first two: the cursor
+/// could not stay. Returns the document, its whole text and where the cursor landed.
+fn after_a_short_reload() -> (Document, &'static str, (usize, usize)) {
     let text = "one\ntwo\nthree\nfour\n";
     let mut doc = Document::new("/tmp/x.md".into(), None, disk(text));
     doc.buffer.set_cursor((3, 2));
     doc.reload(disk("one\ntwo\n"));
     let landed = doc.cursor();
     assert_ne!(landed, (3, 2));
+    (doc, text, landed)
+}
+
+#[test]
+fn a_cursor_moved_after_a_short_reload_stays_where_the_person_put_it() {
+    let (mut doc, text, _) = after_a_short_reload();
     doc.buffer.set_cursor((0, 1));
     doc.reload(disk(text));
     assert_eq!(doc.cursor(), (0, 1));
@@ -479,11 +486,7 @@ fn a_cursor_moved_after_a_short_reload_stays_where_the_person_put_it() {
 
 #[test]
 fn a_buffer_changed_after_a_short_reload_keeps_its_cursor_on_the_next() {
-    let text = "one\ntwo\nthree\nfour\n";
-    let mut doc = Document::new("/tmp/x.md".into(), None, disk(text));
-    doc.buffer.set_cursor((3, 2));
-    doc.reload(disk("one\ntwo\n"));
-    let landed = doc.cursor();
+    let (mut doc, text, landed) = after_a_short_reload();
     // A merge's result replaces the text; the cursor is put where the reload left it.
     doc.replace_text("one\ntwo\n");
     doc.buffer.set_cursor(landed);
