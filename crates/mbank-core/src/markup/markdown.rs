@@ -150,7 +150,12 @@ fn first_indented_line(text: &str) -> Option<usize> {
 /// Whether a text may hold a code block (fenced or indented): checked before parsing, so
 /// text without one costs a byte scan.
 fn may_hold_code_block(text: &str) -> bool {
-    text.contains("```") || text.contains("~~~") || has_indented_line(text)
+    // memchr's searcher: `str::contains` fell back to a slow path on these short needles,
+    // and this runs for every file validated, several times.
+    let bytes = text.as_bytes();
+    memchr::memmem::find(bytes, b"```").is_some()
+        || memchr::memmem::find(bytes, b"~~~").is_some()
+        || has_indented_line(text)
 }
 
 /// Whether a text may hold anything that is not prose (see [`non_prose_ranges`]).
@@ -369,6 +374,11 @@ pub(crate) fn fenced_lines(text: &str) -> Vec<(usize, usize)> {
 /// ATX heading on a line: its level and its text with `#`s, bold markers and closing
 /// hashes removed.
 pub fn heading(line: &str) -> Option<(usize, String)> {
+    heading_parts(line).map(|(level, text)| (level, text.to_string()))
+}
+
+/// [`heading`], borrowing its text.
+fn heading_parts(line: &str) -> Option<(usize, &str)> {
     let trimmed = line.trim_start();
     if line.len() - trimmed.len() > 3 {
         return None;
@@ -386,13 +396,21 @@ pub fn heading(line: &str) -> Option<(usize, String)> {
         .strip_prefix("**")
         .and_then(|t| t.strip_suffix("**"))
         .unwrap_or(text);
-    Some((level, text.trim().to_string()))
+    Some((level, text.trim()))
 }
 
 /// Whether the file has at least one heading outside code fences. One pass over the
 /// lines and the (ordered) fence ranges together: a file of 100k fences must not cost
 /// lines × fences steps.
 pub fn has_heading(text: &str) -> bool {
+    // No line before the first that may hold code is in a code block: a heading there
+    // (most files open with their title) needs no parse.
+    if text[..prose_up_to(text)]
+        .lines()
+        .any(|line| heading_parts(line).is_some())
+    {
+        return true;
+    }
     let fences = fenced_lines(text);
     let mut next_fence = 0;
     text.lines().enumerate().any(|(i, l)| {
@@ -403,7 +421,7 @@ pub fn has_heading(text: &str) -> bool {
         let fenced = fences
             .get(next_fence)
             .is_some_and(|&(start, _)| start <= number);
-        !fenced && heading(l).is_some()
+        !fenced && heading_parts(l).is_some()
     })
 }
 
@@ -603,5 +621,11 @@ mod tests {
         assert_eq!(heading("#hashtag"), None);
         assert!(has_heading(text));
         assert!(!has_heading("```\n# x\n```\n"));
+        // Before any code: found without a parse; after code opens, only outside it.
+        assert!(has_heading("# Title\n```\n# not one\n```\n"));
+        assert!(!has_heading("prose `x`\n```\n# not one\n```\n"));
+        assert!(has_heading("prose `x`\n```\ncode\n```\n## After\n"));
+        assert!(!has_heading("prose\n    # indented code\n"));
+        assert!(!has_heading("#hashtag only\n"));
     }
 }

@@ -101,8 +101,14 @@ fn too_long(
         .filter_map(|d| {
             let start = d.line.saturating_sub(1);
             let end = d.end_line.min(lines.len());
-            let body = lines.get(start..end)?.join("\n");
-            let count = tokens::count(Encoding::default(), &body) as u64;
+            let body_lines = lines.get(start..end)?;
+            // Every token covers at least a byte: an entry of no more bytes than the limit
+            // is within it, uncounted.
+            let bytes = body_lines.iter().map(|line| line.len() + 1).sum::<usize>();
+            if bytes.saturating_sub(1) as u64 <= limit {
+                return None;
+            }
+            let count = tokens::count(Encoding::default(), &body_lines.join("\n")) as u64;
             (count > limit).then_some((d, count))
         })
         .collect();

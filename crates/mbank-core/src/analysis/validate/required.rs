@@ -258,7 +258,13 @@ fn named_bank_files(text: &str, bank_dir: &str) -> Vec<(String, bool)> {
     let is_path_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
     for token in text.split(|c: char| !is_path_char(c)) {
         let token = token.trim_matches('.');
-        if !token.to_ascii_lowercase().ends_with(".md") {
+        // `.md` in any case, without lowering a copy of every word of the rules.
+        let ends_md = token
+            .len()
+            .checked_sub(3)
+            .and_then(|at| token.as_bytes().get(at..))
+            .is_some_and(|end| end.eq_ignore_ascii_case(b".md"));
+        if !ends_md {
             continue;
         }
         let (folder, name) = match token.rsplit_once('/') {

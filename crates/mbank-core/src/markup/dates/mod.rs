@@ -291,18 +291,23 @@ fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> {
 /// Dates written in a text's prose that name no day of the calendar (`2026-30-05`,
 /// `2025-02-30`), with their 1-based line: a typo, or a month and day swapped.
 pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
+    let impossible = |m: &DateMatch| {
+        (2000..=2100).contains(&m.year)
+            && i32::try_from(m.year)
+                .ok()
+                .and_then(|y| NaiveDate::from_ymd_opt(y, m.month, m.day))
+                .is_none()
+    };
+    // Every date of the prose is one of the text's own (see `parsed_prose_date_matches`):
+    // a text without an impossible date-shaped word anywhere needs no prose.
+    if !date_matches(text).any(|m| impossible(&m)) {
+        return Vec::new();
+    }
     let mut found = Vec::new();
     let mut line = 1;
     let mut counted_to = 0;
     for m in prose_date_matches(text).1 {
-        if !(2000..=2100).contains(&m.year) {
-            continue;
-        }
-        let valid = i32::try_from(m.year)
-            .ok()
-            .and_then(|y| NaiveDate::from_ymd_opt(y, m.month, m.day))
-            .is_some();
-        if !valid {
+        if impossible(&m) {
             line += text.as_bytes()[counted_to..m.start]
                 .iter()
                 .filter(|&&b| b == b'\n')
@@ -598,5 +603,15 @@ mod tests {
                 (5, "2026-30-05".to_string()),
             ]
         );
+    }
+
+    #[test]
+    fn impossible_dates_in_code_are_examples_and_a_text_without_any_is_not_parsed_for_prose() {
+        let code = "# Log\n`2026-13-01` in a span\n\n```\n2025-02-30\n```\n";
+        assert!(impossible_dates(code).is_empty());
+        let both = format!("{code}typo 2025-02-30 here\n");
+        assert_eq!(impossible_dates(&both), vec![(7, "2025-02-30".to_string())]);
+        // Possible dates only, code or not: nothing, whatever the prose.
+        assert!(impossible_dates("`x` 2025-02-28\n<!-- 2026-01-01 -->\n").is_empty());
     }
 }

@@ -11,7 +11,51 @@
 //! a time of day (`[2026-11-20 16:42:10]`): nobody plans to the minute, a log stamps so
 //! (an agent appending to the end of a file appends under whatever heading is last).
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
 use crate::markup::markdown;
+
+/// A list of phrases looked for anywhere in a line, found by one pass of an automaton
+/// rather than a search per phrase: every dated line of every file counted is searched.
+struct PhraseSearch {
+    phrases: &'static [&'static str],
+    automaton: LazyLock<Option<AhoCorasick>>,
+}
+
+impl PhraseSearch {
+    /// Whether `text` holds any of the phrases (a plain search per phrase should the
+    /// automaton not build).
+    fn in_text(&self, text: &str) -> bool {
+        match self.automaton.as_ref() {
+            Some(automaton) => automaton.is_match(text),
+            None => self.phrases.iter().any(|phrase| text.contains(phrase)),
+        }
+    }
+}
+
+static PLAN_PHRASE_SEARCH: PhraseSearch = PhraseSearch {
+    phrases: PLAN_PHRASES,
+    automaton: LazyLock::new(|| AhoCorasick::new(PLAN_PHRASES).ok()),
+};
+static DONE_PHRASE_SEARCH: PhraseSearch = PhraseSearch {
+    phrases: DONE_PHRASES,
+    automaton: LazyLock::new(|| AhoCorasick::new(DONE_PHRASES).ok()),
+};
+static DEADLINE_PHRASE_SEARCH: PhraseSearch = PhraseSearch {
+    phrases: DEADLINE_PHRASES,
+    automaton: LazyLock::new(|| AhoCorasick::new(DEADLINE_PHRASES).ok()),
+};
+static DONE_MARK_SEARCH: PhraseSearch = PhraseSearch {
+    phrases: DONE_MARKS,
+    automaton: LazyLock::new(|| AhoCorasick::new(DONE_MARKS).ok()),
+};
+static WRITTEN_PHRASE_SEARCH: PhraseSearch = PhraseSearch {
+    phrases: WRITTEN_PHRASES,
+    automaton: LazyLock::new(|| AhoCorasick::new(WRITTEN_PHRASES).ok()),
+};
 
 /// Words of a heading that make its section a plan, matched as whole words of Latin,
 /// Cyrillic or Greek script (lower case), or as prefixes where a language inflects them.
@@ -273,7 +317,7 @@ const WRITTEN_PHRASES: &[&str] = &[
 
 /// The words of a heading or line, lower case: split at white space and at punctuation that
 /// separates words, with punctuation trimmed from each end ("Next.js" stays one word).
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+fn words(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     text.split(|c: char| {
         c.is_whitespace()
             || matches!(
@@ -282,18 +326,26 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
             )
     })
     .map(|word| {
-        word.trim_matches(|c: char| !c.is_alphanumeric() && c != '-')
-            .trim_matches('-')
-            .to_lowercase()
+        let word = word
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '-')
+            .trim_matches('-');
+        // Lowering changes nothing in ASCII without capitals: most words need no copy.
+        if word
+            .bytes()
+            .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+        {
+            Cow::Borrowed(word)
+        } else {
+            Cow::Owned(word.to_lowercase())
+        }
     })
     .filter(|word| !word.is_empty())
 }
 
-fn names_any(text: &str, words_list: &[&str], stems: &[&str], phrases: &[&str]) -> bool {
-    let lower = text.to_lowercase();
-    phrases.iter().any(|phrase| lower.contains(phrase))
+fn names_any(text: &str, words_list: &[&str], stems: &[&str], phrases: &PhraseSearch) -> bool {
+    phrases.in_text(&text.to_lowercase())
         || words(text).any(|word| {
-            words_list.contains(&word.as_str()) || stems.iter().any(|stem| word.starts_with(stem))
+            words_list.contains(&word.as_ref()) || stems.iter().any(|stem| word.starts_with(stem))
         })
 }
 
@@ -313,26 +365,26 @@ fn starts_with_date(heading: &str) -> bool {
 /// Whether a heading's section holds plans: it names plans or pending work, and does not
 /// name work done. A heading that starts with a date is a dated entry, not a plan.
 pub(crate) fn is_plan_heading(heading: &str) -> bool {
-    if starts_with_date(heading) || !names_any(heading, PLAN_WORDS, PLAN_STEMS, PLAN_PHRASES) {
+    if starts_with_date(heading) || !names_any(heading, PLAN_WORDS, PLAN_STEMS, &PLAN_PHRASE_SEARCH)
+    {
         return false;
     }
     let mut without_plans = heading.to_lowercase();
     for phrase in PLAN_PHRASES {
         without_plans = without_plans.replace(phrase, " ");
     }
-    !names_any(&without_plans, DONE_WORDS, DONE_STEMS, DONE_PHRASES)
+    !names_any(&without_plans, DONE_WORDS, DONE_STEMS, &DONE_PHRASE_SEARCH)
 }
 
 /// Whether a line names a deadline for what it says ("Due: 2026-12-01", "期限：12月").
 /// "due to" gives a cause, not a date.
 fn names_deadline(line: &str) -> bool {
-    let lower = line.to_lowercase();
-    if DEADLINE_PHRASES.iter().any(|phrase| lower.contains(phrase)) {
+    if DEADLINE_PHRASE_SEARCH.in_text(&line.to_lowercase()) {
         return true;
     }
-    let line_words: Vec<String> = words(line).collect();
+    let line_words: Vec<Cow<'_, str>> = words(line).collect();
     line_words.iter().enumerate().any(|(at, word)| {
-        DEADLINE_WORDS.contains(&word.as_str())
+        DEADLINE_WORDS.contains(&word.as_ref())
             && !(word == "due" && line_words.get(at + 1).is_some_and(|next| next == "to"))
     })
 }
@@ -340,21 +392,24 @@ fn names_deadline(line: &str) -> bool {
 /// Whether a line records work done (a ticked box, a check mark, struck-through text) or
 /// dates the file's own writing ("Last updated: 2026-11-19").
 fn marks_done(line: &str) -> bool {
-    DONE_MARKS.iter().any(|mark| line.contains(mark)) || {
-        let lower = line.to_lowercase();
-        WRITTEN_PHRASES.iter().any(|phrase| lower.contains(phrase))
-    }
+    DONE_MARK_SEARCH.in_text(line) || WRITTEN_PHRASE_SEARCH.in_text(&line.to_lowercase())
 }
 
 /// Whether a line is a thematic break (`---`, `***`, `___`): what follows it is no longer
 /// the list above (a footer such as "Last updated" after a backlog).
 fn is_thematic_break(line: &str) -> bool {
-    let marks: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-    marks.len() >= 3
-        && line.len() - line.trim_start().len() <= 3
-        && ['-', '*', '_']
-            .iter()
-            .any(|&mark| marks.chars().all(|c| c == mark))
+    let mut marks = line.chars().filter(|c| !c.is_whitespace());
+    let Some(mark) = marks.next().filter(|c| matches!(c, '-' | '*' | '_')) else {
+        return false;
+    };
+    let mut count = 1;
+    for c in marks {
+        if c != mark {
+            return false;
+        }
+        count += 1;
+    }
+    count >= 3 && line.len() - line.trim_start().len() <= 3
 }
 
 /// Whether a line is a task not yet done (`- [ ] …`).
@@ -571,6 +626,32 @@ mod tests {
             ## Pending Milestones\n- Credit notes - 2026-11-28\n### Later\n- Export 2026-12-10\n\
             ## Update History\n- [2026-11-20] shipped\n";
         assert_eq!(planned_dates(text), ["2026-11-28", "2026-12-10"]);
+    }
+
+    #[test]
+    fn thematic_breaks_are_three_or_more_of_one_mark_indented_at_most_three() {
+        for line in ["---", "***", "___", " - - -", "   *  *  *  ", "-----"] {
+            assert!(is_thematic_break(line), "{line:?}");
+        }
+        for line in ["--", "-*-", "    ---", "--- x", "", "   ", "===", "—— —"] {
+            assert!(!is_thematic_break(line), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn phrases_are_found_in_any_case_and_words_lowered_only_when_needed() {
+        assert!(marks_done("- [x] shipped 2026-01-02"));
+        assert!(marks_done("Last Updated: 2026-01-02"));
+        assert!(!marks_done("- [ ] ship 2026-01-02"));
+        assert!(names_deadline("締め切り 2026-01-02"));
+        assert!(names_deadline("Target Date: 2026-01-02"));
+        assert!(!names_deadline("Slow due to the cache, 2026-01-02"));
+        assert!(names_deadline("DUE 2026-01-02"));
+        assert!(is_plan_heading("Next Steps"));
+        assert!(is_plan_heading("ПЛАНЫ"));
+        assert!(!is_plan_heading("未完了 → 完了"));
+        let lowered: Vec<String> = words("Next.js, ÉTAPES (plan)").map(String::from).collect();
+        assert_eq!(lowered, ["next.js", "étapes", "plan"]);
     }
 
     #[test]
