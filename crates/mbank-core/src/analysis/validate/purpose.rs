@@ -80,9 +80,14 @@ pub(super) fn check(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fi
         return;
     }
     let headings = section_headings(text);
-    let roles: Vec<Option<Role>> = headings.iter().map(|h| heading_role(h, purposes)).collect();
-    if roles.contains(&Some(file.role)) {
-        return;
+    // One heading of the file's own role settles it: most files stop at their first.
+    let mut roles: Vec<Option<Role>> = Vec::with_capacity(headings.len());
+    for heading in &headings {
+        let role = heading_role(heading, purposes);
+        if role == Some(file.role) {
+            return;
+        }
+        roles.push(role);
     }
     let mut counts: Vec<(Role, usize)> = Vec::new();
     for role in roles.iter().flatten() {
