@@ -414,31 +414,25 @@ mod tests {
         // Threads start no file once every name is found. How many they have begun before
         // the names turn up depends on the scheduler, so that is not counted.
         for threads in [2, 4] {
+            let search = |hits: &Hits| {
+                reads::recording(|| {
+                    search_on_threads(
+                        dir.path(),
+                        &searched,
+                        &matcher(&names),
+                        hits,
+                        &NOTHING_KNOWN,
+                        threads,
+                    )
+                })
+                .1
+            };
             let hits = Hits::new(names.len());
-            let (_, read) = reads::recording(|| {
-                search_on_threads(
-                    dir.path(),
-                    &searched,
-                    &matcher(&names),
-                    &hits,
-                    &NOTHING_KNOWN,
-                    threads,
-                )
-            });
+            assert!(!search(&hits).files.is_empty());
             assert!(hits.all(), "{threads} threads");
-            assert!(!read.files.is_empty());
             let found_before = Hits::new(names.len());
             (0..names.len()).for_each(|name| found_before.add(name));
-            let (_, read) = reads::recording(|| {
-                search_on_threads(
-                    dir.path(),
-                    &searched,
-                    &matcher(&names),
-                    &found_before,
-                    &NOTHING_KNOWN,
-                    threads,
-                )
-            });
+            let read = search(&found_before);
             assert!(
                 read.files.is_empty(),
                 "{threads} threads read {:?}",

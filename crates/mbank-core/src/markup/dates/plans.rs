@@ -12,50 +12,46 @@
 //! (an agent appending to the end of a file appends under whatever heading is last).
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
 use crate::markup::markdown;
 
 /// A list of phrases looked for anywhere in a line, found by one pass of an automaton
-/// rather than a search per phrase: every dated line of every file counted is searched.
+/// (built at first use) rather than a search per phrase: every dated line of every file
+/// counted is searched.
 struct PhraseSearch {
     phrases: &'static [&'static str],
-    automaton: LazyLock<Option<AhoCorasick>>,
+    automaton: OnceLock<Option<AhoCorasick>>,
 }
 
 impl PhraseSearch {
+    const fn new(phrases: &'static [&'static str]) -> PhraseSearch {
+        PhraseSearch {
+            phrases,
+            automaton: OnceLock::new(),
+        }
+    }
+
     /// Whether `text` holds any of the phrases (a plain search per phrase should the
     /// automaton not build).
     fn in_text(&self, text: &str) -> bool {
-        match self.automaton.as_ref() {
+        let automaton = self
+            .automaton
+            .get_or_init(|| AhoCorasick::new(self.phrases).ok());
+        match automaton {
             Some(automaton) => automaton.is_match(text),
             None => self.phrases.iter().any(|phrase| text.contains(phrase)),
         }
     }
 }
 
-static PLAN_PHRASE_SEARCH: PhraseSearch = PhraseSearch {
-    phrases: PLAN_PHRASES,
-    automaton: LazyLock::new(|| AhoCorasick::new(PLAN_PHRASES).ok()),
-};
-static DONE_PHRASE_SEARCH: PhraseSearch = PhraseSearch {
-    phrases: DONE_PHRASES,
-    automaton: LazyLock::new(|| AhoCorasick::new(DONE_PHRASES).ok()),
-};
-static DEADLINE_PHRASE_SEARCH: PhraseSearch = PhraseSearch {
-    phrases: DEADLINE_PHRASES,
-    automaton: LazyLock::new(|| AhoCorasick::new(DEADLINE_PHRASES).ok()),
-};
-static DONE_MARK_SEARCH: PhraseSearch = PhraseSearch {
-    phrases: DONE_MARKS,
-    automaton: LazyLock::new(|| AhoCorasick::new(DONE_MARKS).ok()),
-};
-static WRITTEN_PHRASE_SEARCH: PhraseSearch = PhraseSearch {
-    phrases: WRITTEN_PHRASES,
-    automaton: LazyLock::new(|| AhoCorasick::new(WRITTEN_PHRASES).ok()),
-};
+static PLAN_PHRASE_SEARCH: PhraseSearch = PhraseSearch::new(PLAN_PHRASES);
+static DONE_PHRASE_SEARCH: PhraseSearch = PhraseSearch::new(DONE_PHRASES);
+static DEADLINE_PHRASE_SEARCH: PhraseSearch = PhraseSearch::new(DEADLINE_PHRASES);
+static DONE_MARK_SEARCH: PhraseSearch = PhraseSearch::new(DONE_MARKS);
+static WRITTEN_PHRASE_SEARCH: PhraseSearch = PhraseSearch::new(WRITTEN_PHRASES);
 
 /// Words of a heading that make its section a plan, matched as whole words of Latin,
 /// Cyrillic or Greek script (lower case), or as prefixes where a language inflects them.
