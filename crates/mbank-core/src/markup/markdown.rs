@@ -625,7 +625,7 @@ mod tests {
         assert!(has_heading("# Title\n```\n# not one\n```\n"));
         assert!(!has_heading("prose `x`\n```\n# not one\n```\n"));
         assert!(has_heading("prose `x`\n```\ncode\n```\n## After\n"));
-        assert!(!has_heading("prose\n    # indented code\n"));
+        assert!(!has_heading("prose\n    # indented four spaces\n"));
         assert!(!has_heading("#hashtag only\n"));
     }
 }

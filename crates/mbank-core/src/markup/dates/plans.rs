@@ -373,9 +373,9 @@ pub(crate) fn is_plan_heading(heading: &str) -> bool {
 }
 
 /// Whether a line names a deadline for what it says ("Due: 2026-12-01", "期限：12月").
-/// "due to" gives a cause, not a date.
-fn names_deadline(line: &str) -> bool {
-    if DEADLINE_PHRASE_SEARCH.in_text(&line.to_lowercase()) {
+/// "due to" gives a cause, not a date. `lower` is the line in lower case.
+fn names_deadline(line: &str, lower: &str) -> bool {
+    if DEADLINE_PHRASE_SEARCH.in_text(lower) {
         return true;
     }
     let line_words: Vec<Cow<'_, str>> = words(line).collect();
@@ -386,9 +386,10 @@ fn names_deadline(line: &str) -> bool {
 }
 
 /// Whether a line records work done (a ticked box, a check mark, struck-through text) or
-/// dates the file's own writing ("Last updated: 2026-11-19").
-fn marks_done(line: &str) -> bool {
-    DONE_MARK_SEARCH.in_text(line) || WRITTEN_PHRASE_SEARCH.in_text(&line.to_lowercase())
+/// dates the file's own writing ("Last updated: 2026-11-19"). `lower` is the line in lower
+/// case.
+fn marks_done(line: &str, lower: &str) -> bool {
+    DONE_MARK_SEARCH.in_text(line) || WRITTEN_PHRASE_SEARCH.in_text(lower)
 }
 
 /// Whether a line is a thematic break (`---`, `***`, `___`): what follows it is no longer
@@ -459,7 +460,7 @@ fn is_delimiter_row(line: &str) -> bool {
 fn plan_columns(header: &str) -> Vec<bool> {
     table_cells(header)
         .into_iter()
-        .map(|(_, cell)| names_deadline(cell) || is_plan_heading(cell))
+        .map(|(_, cell)| names_deadline(cell, &cell.to_lowercase()) || is_plan_heading(cell))
         .collect()
 }
 
@@ -523,8 +524,9 @@ pub fn planned_at(text: &str, dates: &[(usize, usize)]) -> Vec<bool> {
         }
         if offsets.get(next).is_some_and(|&at| at < line_end) {
             let section_plans = sections.iter().any(|&(_, plans)| plans);
-            let line_plans = names_deadline(line) || is_open_task(line);
-            let done = marks_done(line);
+            let lower = line.to_lowercase();
+            let line_plans = names_deadline(line, &lower) || is_open_task(line);
+            let done = marks_done(line, &lower);
             while let Some(&at) = offsets.get(next).filter(|&&at| at < line_end) {
                 let in_plan_column = columns.as_ref().is_some_and(|columns| {
                     columns
@@ -636,6 +638,8 @@ mod tests {
 
     #[test]
     fn phrases_are_found_in_any_case_and_words_lowered_only_when_needed() {
+        let marks_done = |line: &str| marks_done(line, &line.to_lowercase());
+        let names_deadline = |line: &str| names_deadline(line, &line.to_lowercase());
         assert!(marks_done("- [x] shipped 2026-01-02"));
         assert!(marks_done("Last Updated: 2026-01-02"));
         assert!(!marks_done("- [ ] ship 2026-01-02"));
