@@ -279,6 +279,10 @@ pub struct Project {
     /// Newest modification time among the memory locations found (metadata only).
     #[serde(skip)]
     pub last_write: Option<SystemTime>,
+    /// The folder's real path (links resolved), as discovery found it on its way down
+    /// from the root; `None` when not known, and then resolved where it is needed.
+    #[serde(skip)]
+    pub real: Option<PathBuf>,
 }
 
 impl Project {
@@ -320,6 +324,10 @@ pub struct MemoryFile {
     /// next.
     #[serde(skip)]
     pub changed: Option<SystemTime>,
+    /// The file's inode when it was listed: with the three above, the stamp a remembered
+    /// result is checked against, so that result needs no second `stat` of the file.
+    #[serde(skip)]
+    pub inode: Option<u64>,
     /// Infinity memory this file stands for.
     pub memory: Option<VirtualMemory>,
     /// Why the file cannot be read, when it cannot (it is still listed).

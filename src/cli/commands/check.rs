@@ -15,7 +15,9 @@ use crate::cli::{Context, EXIT_FINDINGS, json, sarif};
 use crate::core::analysis::context::entries_past_cut;
 use crate::core::analysis::git_evidence::Repository;
 use crate::core::analysis::report::{Analyzed, Analyzer, Depth, ProjectReport};
-use crate::core::analysis::rows::{Observed, Remembered, RememberedRows, RowSource};
+use crate::core::analysis::rows::{
+    Observed, Remembered, RememberedRows, RowSource, listed_inode_and_change,
+};
 use crate::core::cache_store::{self, Raw};
 use crate::core::findings::{Finding, FindingCode, Fix, Severity};
 use crate::core::git::HistoryMemo;
@@ -209,7 +211,9 @@ fn observed(
         checkable &= file.error.is_none() && inside(&file.file.path);
         // A store of virtual memories is vouched for by the fact read from it.
         let version = (!file.file.is_virtual()).then_some((file.file.size, file.file.modified));
-        files.push((file.file.path.as_path(), version, None));
+        // Stamped as listed, before it was read: a change since makes the row out of date.
+        let listed = listed_inode_and_change(&file.file);
+        files.push((file.file.path.as_path(), version, listed));
     }
     let mut elsewhere = outside.folders_of(project);
     for read in &reads.files {
@@ -412,6 +416,7 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
         _ => HistoryMemo::off(),
     };
     let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock)
+        .for_one_run()
         .with_listings(&listings)
         .remembering_history(std::sync::Arc::new(history_memo));
     let today = context.clock.today();

@@ -20,7 +20,9 @@ use crate::core::analysis::budgets::BudgetStatus;
 use crate::core::analysis::git_evidence::{Evidence, Repository};
 use crate::core::analysis::membership::FileClass;
 use crate::core::analysis::report::{Analyzer, Depth, ProjectReport, SessionTokens};
-use crate::core::analysis::rows::{Checked, Observed, RememberedRows, RowSource, RowsKey};
+use crate::core::analysis::rows::{
+    Checked, Observed, RememberedRows, RowSource, RowsKey, listed_inode_and_change,
+};
 use crate::core::analysis::staleness::Freshness;
 use crate::core::cache_store;
 use crate::core::findings::{Finding, FindingCode};
@@ -226,8 +228,8 @@ impl ListedRow {
     }
 }
 
-/// What a report's row was derived from, for remembering it; its files are `stat`ed
-/// here, on the analysing thread.
+/// What a report's row was derived from, for remembering it; its files are stamped as
+/// they were listed.
 fn observed(
     report: &ProjectReport,
     repository: Repository,
@@ -250,7 +252,13 @@ fn observed(
         checkable &= file.error.is_none() && inside(&file.file.path);
         // A store of virtual memories is vouched for by the fact read from it.
         let version = (!file.file.is_virtual()).then_some((file.file.size, file.file.modified));
-        (file.file.path.as_path(), version, None)
+        (
+            file.file.path.as_path(),
+            version,
+            // Stamped as listed, before it was read: a change since makes the row out of
+            // date.
+            listed_inode_and_change(&file.file),
+        )
     });
     let files: Vec<_> = files.collect();
     Observed::new(
@@ -354,6 +362,7 @@ fn rows_of(
     });
     let work = || -> (Result<Vec<Vec<Fresh>>>, TokenCache) {
         let mut analyzer = Analyzer::new(config, encoding, shared.fork(), &context.clock)
+            .for_one_run()
             .with_listings(listings)
             .remembering_history(std::sync::Arc::clone(&history_memo));
         // A batch's rows are kept in a list of their own, made to size: one list of a

@@ -524,6 +524,7 @@ mod tests {
             path: PathBuf::from("/banks").join(name),
             banks: Vec::new(),
             last_write: None,
+            real: None,
         }
     }
 

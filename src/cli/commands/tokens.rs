@@ -154,6 +154,7 @@ fn project_tokens(context: &Context, path: &Path) -> Result<TokensOutput> {
     // Figures alone: staleness is not shown here. Files are counted while they are
     // listed, so counting a cold bank starts with its first file.
     let mut analyzer = Analyzer::new(&context.config, context.encoding, cache, &context.clock)
+        .for_one_run()
         .figures_only()
         .counting_while_listing();
     let mut banks = Vec::new();

@@ -296,6 +296,7 @@ mod tests {
             size: text.len() as u64,
             modified: None,
             changed: None,
+            inode: None,
             memory: None,
             unreadable: None,
         };

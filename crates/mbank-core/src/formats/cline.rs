@@ -459,6 +459,7 @@ mod tests {
                 size: 0,
                 modified: None,
                 changed: None,
+                inode: None,
                 memory: None,
                 unreadable: None,
             }

@@ -301,6 +301,7 @@ mod tests {
             size: 0,
             modified: None,
             changed: None,
+            inode: None,
             memory: None,
             unreadable: None,
         }

@@ -68,6 +68,7 @@ fn no_budget_names_a_document_number() {
         size: 0,
         modified: None,
         changed: None,
+        inode: None,
         memory: None,
         unreadable: None,
     };
@@ -98,6 +99,7 @@ fn startup_file(name: &str) -> MemoryFile {
         size: 0,
         modified: None,
         changed: None,
+        inode: None,
         memory: None,
         unreadable: None,
     }

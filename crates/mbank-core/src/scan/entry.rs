@@ -2,7 +2,6 @@
 //! listing itself (no `stat` per name).
 use std::ffi::OsString;
 use std::fs;
-use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -20,7 +19,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub(super) fn of(file_type: io::Result<fs::FileType>) -> Kind {
+    #[cfg(any(not(unix), test))]
+    pub(super) fn of(file_type: std::io::Result<fs::FileType>) -> Kind {
         match file_type {
             Ok(t) if t.is_dir() => Kind::Dir,
             Ok(t) if t.is_file() => Kind::File,

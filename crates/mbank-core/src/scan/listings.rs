@@ -38,6 +38,8 @@ use crate::error::Result;
 use crate::io::bytes::{os_bytes, os_str, os_string};
 use crate::io::hash_index::{BuildPathHasher, HashIndex, key_hash, stable_hash};
 
+pub(crate) use super::open_folder::FileStat;
+use super::open_folder::OpenFolder;
 use super::stamp::nanos;
 pub(crate) use super::stamp::time_nanos;
 pub use super::stamp::{RACY_WINDOW, Stamp};
@@ -276,14 +278,34 @@ impl Listings {
     /// A folder's entries in the order the platform returned them: from this run's
     /// memory, else from the cache when the folder is unchanged, else read now.
     pub fn list(&self, dir: &Path) -> io::Result<Entries> {
+        self.list_reading(dir).map(|(entries, _)| entries)
+    }
+
+    /// [`Listings::list`], with the folder still open when it was read now.
+    pub(super) fn list_reading(&self, dir: &Path) -> io::Result<(Entries, Option<OpenFolder>)> {
         if let Some(known) = self.dirs.get(dir.as_os_str()) {
-            return Ok(known.entries.clone());
+            return Ok((known.entries.clone(), None));
         }
-        let (stamp, modified) = if self.file.is_some() || self.stamps {
+        let stamped = self.file.is_some() || self.stamps;
+        // A folder the cache file remembers is most likely unchanged: a `stat` by path
+        // settles that without opening it. Any other is opened, `stat`ed and read
+        // through one handle.
+        let remembered = stamped
+            && os_bytes(dir.as_os_str())
+                .is_some_and(|path| self.previous_dirs.find(path).is_some());
+        let mut open = None;
+        let (stamp, modified) = if remembered {
             let meta = fs::metadata(dir)?;
             (Stamp::of(&meta), meta.modified().ok())
         } else {
-            (None, None)
+            let folder = OpenFolder::open(dir)?;
+            let stamp = if stamped {
+                folder.stamp()?
+            } else {
+                (None, None)
+            };
+            open = Some(folder);
+            stamp
         };
         let reusable = stamp
             .zip(os_bytes(dir.as_os_str()))
@@ -298,13 +320,12 @@ impl Listings {
         let (dir_entry, fresh) = match reusable {
             Some(remembered) => (remembered, false),
             None => {
-                let entries: Vec<Entry> = fs::read_dir(dir)?
-                    .flatten()
-                    .map(|e| Entry {
-                        kind: Kind::of(e.file_type()),
-                        name: e.file_name(),
-                    })
-                    .collect();
+                let mut folder = match open.take() {
+                    Some(folder) => folder,
+                    None => OpenFolder::open(dir)?,
+                };
+                let entries = folder.entries()?;
+                open = Some(folder);
                 let dir_entry = FolderListing {
                     stamp,
                     modified,
@@ -320,7 +341,7 @@ impl Listings {
             state.read += 1;
         }
         self.dirs.insert(dir.as_os_str().to_os_string(), dir_entry);
-        Ok(entries)
+        Ok((entries, open))
     }
 
     /// The entry `name` of folder `parent`: `Some(Some(_))` when listed, `Some(None)`

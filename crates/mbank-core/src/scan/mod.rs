@@ -6,4 +6,6 @@ pub mod discovery;
 mod entry;
 mod listing_store;
 pub mod listings;
+mod open_folder;
 mod stamp;
+mod stated_listing;

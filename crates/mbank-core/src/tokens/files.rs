@@ -367,6 +367,7 @@ pub(crate) mod tests {
             size: meta.as_ref().map_or(0, |m| m.len()),
             modified: meta.as_ref().and_then(|m| m.modified().ok()),
             changed: meta.as_ref().and_then(crate::io::paths::change_time),
+            inode: None,
             memory: None,
             unreadable: None,
         }

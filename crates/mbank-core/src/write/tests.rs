@@ -27,6 +27,7 @@ pub(crate) fn bank_with(format: Format, root: &Path, listed: &[&str]) -> Bank {
                 size: 0,
                 modified: None,
                 changed: None,
+                inode: None,
                 memory: None,
                 unreadable: None,
             })

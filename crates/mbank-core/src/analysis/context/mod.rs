@@ -729,7 +729,7 @@ pub(crate) fn session_context_in_mode(
     // Only formats with modes have a session mode.
     let mode = default_mode.and(mode.or(default_mode));
     let expander = imports::format_expands_imports(format)
-        .then(|| Expander::new(ImportPolicy::new(&project.path, home).for_format(format)));
+        .then(|| Expander::new(ImportPolicy::of_project(project, home).for_format(format)));
     // Claude Code's auto memory is read confined to the home folder it lives in.
     let rules = formats::rules(format);
     let outside = rules.outside_project(&bank.root);

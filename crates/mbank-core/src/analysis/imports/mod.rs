@@ -513,6 +513,7 @@ impl Expander {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Project;
     use std::fs;
 
     fn targets(text: &str) -> Vec<(String, usize, usize)> {
@@ -793,6 +794,54 @@ mod tests {
         );
         assert!(exp.files.is_empty());
         assert!(!exp.text.contains("PRIVATE") && !exp.text.contains("KEY=1"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_project_found_through_a_link_allows_what_resolving_its_folder_allows() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        fs::create_dir_all(real.join("p/docs")).unwrap();
+        fs::write(real.join("p/docs/a.md"), "A").unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+        let root = dir.path().join("link");
+        let projects = crate::scan::discovery::scan(&root, &Default::default());
+        let found = Project {
+            name: "p".into(),
+            path: root.join("p"),
+            banks: Vec::new(),
+            last_write: None,
+            real: Some(fs::canonicalize(real.join("p")).unwrap()),
+        };
+        let unknown = Project {
+            real: None,
+            ..found.clone()
+        };
+        let home = HomeRoots::default();
+        let by_path = ImportPolicy::new(&found.path, &home).allowed_roots;
+        assert_eq!(
+            ImportPolicy::of_project(&found, &home).allowed_roots,
+            by_path
+        );
+        assert_eq!(
+            ImportPolicy::of_project(&unknown, &home).allowed_roots,
+            by_path
+        );
+        // Discovery carries the real path down, as resolving the folder gives it.
+        fs::write(real.join("p/CLAUDE.md"), "@docs/a.md\n").unwrap();
+        let projects_now = crate::scan::discovery::scan(&root, &Default::default());
+        assert!(projects.is_empty());
+        assert_eq!(projects_now.len(), 1);
+        assert_eq!(projects_now[0].real.as_ref(), found.real.as_ref());
+        let policy = ImportPolicy::of_project(&projects_now[0], &home);
+        assert!(matches!(
+            resolve(
+                &projects_now[0].path.join("CLAUDE.md"),
+                "docs/a.md",
+                &policy
+            ),
+            Resolution::Found(_)
+        ));
     }
 
     #[cfg(unix)]

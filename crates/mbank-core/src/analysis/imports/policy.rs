@@ -4,7 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::{MAX_IMPORT_DEPTH, home_memory_dirs};
-use crate::model::Format;
+use crate::model::{Format, Project};
 
 /// Removes `.` and resolves `..` without touching the disk (for paths that may not exist).
 /// A `..` cancels the name before it, never another `..` (`../../x` stays as it is), and
@@ -130,7 +130,21 @@ fn folder_stamp(meta: &std::fs::Metadata) -> FolderStamp {
 impl ImportPolicy {
     /// The project folder plus `~/.claude`, `~/.codex`, `~/.gemini` and `~/.beans`.
     pub fn new(project: &Path, home: &HomeRoots) -> Self {
-        let mut allowed_roots = vec![canonical_or_self(project)];
+        Self::within(canonical_or_self(project), home)
+    }
+
+    /// [`ImportPolicy::new`] for a project whose real path discovery found on its way
+    /// down from the root, so it is not resolved again for each project of a run.
+    pub fn of_project(project: &Project, home: &HomeRoots) -> Self {
+        match &project.real {
+            Some(real) => Self::within(real.clone(), home),
+            None => Self::new(&project.path, home),
+        }
+    }
+
+    /// The policy allowing the real project folder `project` and `home`'s memory folders.
+    fn within(project: PathBuf, home: &HomeRoots) -> Self {
+        let mut allowed_roots = vec![project];
         allowed_roots.extend(home.memory_roots.iter().cloned());
         ImportPolicy {
             allowed_roots,

@@ -145,6 +145,7 @@ impl<'a> Analyzer<'a> {
             claims: Arc::clone(&self.claims),
             history: Arc::clone(&self.history),
             home: self.home.clone(),
+            refresh_home: self.refresh_home,
             written_dates: self.written_dates,
             count_while_listing: false,
             count_ahead: None,

@@ -270,6 +270,9 @@ pub struct Analyzer<'a> {
     /// The home folder's memory folders, resolved for the imports of every project
     /// analysed (again when the home folder changes: [`HomeRoots::refresh`]).
     home: HomeRoots,
+    /// Whether `home` is checked before each project: a long-lived analyzer (the TUI's)
+    /// does; one serving a single run of a command resolves it once ([`Analyzer::for_one_run`]).
+    refresh_home: bool,
     /// Whether files counted for their figures are also searched for the dates written
     /// in them; off for a caller that shows no staleness.
     written_dates: bool,
@@ -300,6 +303,7 @@ impl<'a> Analyzer<'a> {
             claims: std::sync::Arc::default(),
             history: std::sync::Arc::default(),
             home: HomeRoots::resolve(crate::io::paths::home_dir().as_deref()),
+            refresh_home: true,
             written_dates: true,
             count_while_listing: false,
             count_ahead: None,
@@ -332,6 +336,13 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Reads folders and small facts through `listings` (see `core::scan::listings`).
+    /// An analyzer serving one run of a command: the home folder's memory folders are
+    /// resolved once, when it is made, as the run's listings are read once.
+    pub fn for_one_run(mut self) -> Self {
+        self.refresh_home = false;
+        self
+    }
+
     pub fn with_listings(mut self, listings: &'a Listings) -> Self {
         self.listings = Some(listings);
         self
@@ -431,7 +442,9 @@ impl<'a> Analyzer<'a> {
     ) -> ProjectReport {
         // One stamp read: the memory folders are resolved again only if the home
         // folder changed since (a long-lived analyzer's).
-        self.home.refresh();
+        if self.refresh_home {
+            self.home.refresh();
+        }
         let mut reports = Vec::with_capacity(banks.len());
         let mut findings = Vec::new();
         let git = state.facts();

@@ -41,7 +41,7 @@ use crate::cache_store::{self, Loaded, Raw, Section};
 use crate::error::Result;
 use crate::io::bytes::{os_bytes, os_str, os_string};
 use crate::io::hash_index::{StableHasher, stable_hash};
-use crate::model::{BankLocation, Format, Project};
+use crate::model::{BankLocation, Format, MemoryFile, Project};
 use crate::scan::listings::{Consulted, Listings, Stamp, time_nanos};
 
 /// What every row of a run shares, in one number: rows remembered under another key
@@ -162,18 +162,26 @@ pub struct Observed {
 
 /// A file a row was derived from, with the size and modification time it was read at
 /// (`None` for a file read through a content fact, a store of virtual memories), and its
-/// inode and change time then when they were taken as it was read.
+/// inode and change time then when they were taken with them (as it was listed or read).
 pub(crate) type ReadFile<'a> = (
     &'a Path,
     Option<(u64, Option<SystemTime>)>,
     Option<(u64, i128)>,
 );
 
+/// The inode and change time (nanoseconds since the epoch) `file` had when it was
+/// listed, with its size and modification time; `None` where either is unknown.
+pub fn listed_inode_and_change(file: &MemoryFile) -> Option<(u64, i128)> {
+    Some((file.inode?, time_nanos(file.changed?)))
+}
+
 impl Observed {
     /// What the analysis of the project at `project` read: each of `files` must be
     /// older than the racy window of the run that began at `started`, and one whose
-    /// inode and change time were not taken as it was read is `stat`ed now, on the
-    /// analysing thread, and must still be the version that was read.
+    /// inode and change time were not taken with its size and modification time is
+    /// `stat`ed now, on the analysing thread, and must still be that version. A stamp
+    /// taken before the file was read is as good as one taken after: a change in
+    /// between leaves the remembered stamp behind the file, so the next run reads it.
     pub fn new<'a>(
         project: &Path,
         files: impl IntoIterator<Item = ReadFile<'a>>,
@@ -416,6 +424,7 @@ impl RememberedRows {
             path: PathBuf::from(os_string(record.path.0)?),
             banks,
             last_write: record.last_write.map(from_nanos),
+            real: None,
         })
     }
 

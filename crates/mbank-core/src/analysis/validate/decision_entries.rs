@@ -158,6 +158,7 @@ pub(super) mod tests {
             size: 0,
             modified: None,
             changed: None,
+            inode: None,
             memory: None,
             unreadable: None,
         }

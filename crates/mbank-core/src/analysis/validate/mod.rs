@@ -157,7 +157,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
     let bank_proven = formats::rules(bank.format).contents_prove_format(bank);
     let expands = imports::format_expands_imports(bank.format);
     let mut expander = expands.then(|| {
-        Expander::new(ImportPolicy::new(&project.path, &ctx.home).for_format(bank.format))
+        Expander::new(ImportPolicy::of_project(project, &ctx.home).for_format(bank.format))
     });
     let rules = formats::rules(bank.format);
     for file in &bank.files {

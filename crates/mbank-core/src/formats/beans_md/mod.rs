@@ -403,6 +403,7 @@ mod tests {
             size: text.len() as u64,
             modified: None,
             changed: None,
+            inode: None,
             memory: None,
             unreadable: None,
         };
@@ -460,6 +461,7 @@ mod tests {
                     size: text.len() as u64,
                     modified: None,
                     changed: None,
+                    inode: None,
                     memory: None,
                     unreadable: None,
                 }

@@ -462,6 +462,7 @@ mod tests {
             size: 0,
             modified: None,
             changed: None,
+            inode: None,
             memory: None,
             unreadable: None,
         };
@@ -502,6 +503,7 @@ mod tests {
                 size: 0,
                 modified: None,
                 changed: None,
+                inode: None,
                 memory: None,
                 unreadable: None,
             };
@@ -546,6 +548,7 @@ mod tests {
             size: 0,
             modified: None,
             changed: None,
+            inode: None,
             memory: None,
             unreadable: None,
         };

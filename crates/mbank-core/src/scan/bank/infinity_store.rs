@@ -13,7 +13,7 @@ use crate::formats::infinity;
 use crate::formats::infinity::store::{InfinityStore, ParsedStore};
 use crate::io::{paths, text};
 use crate::model::{BankProblem, LoadKind, MemoryFile, Role, VirtualMemory};
-use crate::scan::listings::Listings;
+use crate::scan::listings::{FileStat, Listings};
 
 /// What `list` needs of an Infinity store: its memories without their content.
 #[derive(Debug, Serialize, Deserialize)]
@@ -142,7 +142,7 @@ pub(super) fn list_infinity(
         Ok(parsed) => parsed,
         Err(message) => {
             // The store is still listed, as one unreadable file, so nothing disappears.
-            lister.push(store_path.clone(), &meta);
+            lister.push(store_path.clone(), &FileStat::of(&meta));
             if let Some(file) = lister.files.last_mut() {
                 file.role = Role::Other;
                 file.unreadable = Some(message.clone());
@@ -171,6 +171,7 @@ pub(super) fn list_infinity(
             size: memory.content_len,
             modified: meta.modified().ok(),
             changed: paths::change_time(&meta),
+            inode: None,
             memory: Some(VirtualMemory {
                 id: memory.id,
                 title: memory.title,

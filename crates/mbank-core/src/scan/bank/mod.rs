@@ -13,7 +13,7 @@ use crate::io::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::io::paths;
 use crate::io::text;
 use crate::model::{Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project, Role};
-use crate::scan::listings::{Entry, Kind, Listings};
+use crate::scan::listings::{Entry, FileStat, Kind, Listings};
 
 mod infinity_store;
 mod nested;
@@ -77,7 +77,7 @@ fn kind_of(listings: &Listings, parent: &Path, name: &OsStr) -> Option<Kind> {
 }
 
 impl Lister<'_> {
-    fn push(&mut self, path: PathBuf, meta: &fs::Metadata) {
+    fn push(&mut self, path: PathBuf, stat: &FileStat) {
         let rel = paths::relative_to(&path, &self.bank_root).unwrap_or(&path);
         let bank_dir = paths::file_name(&self.bank_root)
             .map(|n| n.to_string_lossy())
@@ -108,9 +108,10 @@ impl Lister<'_> {
             } else {
                 placement.load
             },
-            size: meta.len(),
-            modified: meta.modified().ok(),
-            changed: paths::change_time(meta),
+            size: stat.len,
+            modified: stat.modified,
+            changed: stat.changed,
+            inode: stat.inode,
             memory: None,
             unreadable: None,
         });
@@ -125,7 +126,7 @@ impl Lister<'_> {
         if let Ok(meta) = fs::metadata(&path)
             && meta.is_file()
         {
-            self.push(path, &meta);
+            self.push(path, &FileStat::of(&meta));
         }
     }
 
@@ -221,8 +222,8 @@ impl Lister<'_> {
     /// when they point to a file inside the bank (never followed as folders), and one
     /// leading out of the project is recorded.
     fn walk(&mut self, dir: &Path, depth: usize) {
-        let listed = match self.listings.list(dir) {
-            Ok(entries) => entries,
+        let (listed, stats) = match self.listings.list_stating_files(dir) {
+            Ok(listed) => listed,
             Err(e) => {
                 self.problems.push(BankProblem::FolderUnlisted {
                     folder: dir.to_path_buf(),
@@ -231,9 +232,9 @@ impl Lister<'_> {
                 return;
             }
         };
-        let mut entries: Vec<&Entry> = listed.iter().collect();
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
-        for entry in entries {
+        let mut entries: Vec<(&Entry, Option<FileStat>)> = listed.iter().zip(stats).collect();
+        entries.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        for (entry, stat) in entries {
             if self.files.len() >= MAX_FILES_PER_BANK {
                 self.problems.push(BankProblem::TooManyFiles {
                     bank: self.bank_root.clone(),
@@ -258,8 +259,8 @@ impl Lister<'_> {
                 {
                     self.push_if_file(path);
                 }
-            } else if let Ok(meta) = fs::symlink_metadata(&path) {
-                self.push(path, &meta);
+            } else if let Some(stat) = stat {
+                self.push(path, &stat);
             }
         }
     }

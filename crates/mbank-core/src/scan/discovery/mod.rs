@@ -100,6 +100,7 @@ pub(crate) fn project_at_with(
         path: path.to_path_buf(),
         banks: markers.banks,
         last_write: markers.last_write,
+        real: None,
     })
 }
 

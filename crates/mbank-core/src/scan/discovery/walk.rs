@@ -145,6 +145,8 @@ impl Walk<'_> {
                 path: dir.clone(),
                 banks: markers.banks,
                 last_write: markers.last_write,
+                // The root could not be resolved when it is not absolute here.
+                real: real.is_absolute().then(|| real.clone()),
             });
         }
         if depth >= self.options.depth {

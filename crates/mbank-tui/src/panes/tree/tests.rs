@@ -50,6 +50,7 @@ fn file(root: &Path, rel: &str, group: Option<&str>, memory: Option<&str>) -> Fi
             size: 0,
             modified: None,
             changed: None,
+            inode: None,
             memory: memory.map(|title| VirtualMemory {
                 id: title.to_lowercase(),
                 title: title.to_string(),
