@@ -41,8 +41,8 @@ use crate::io::hash_index::{BuildPathHasher, HashIndex, key_hash, stable_hash};
 pub(crate) use super::open_folder::FileStat;
 use super::open_folder::OpenFolder;
 use super::stamp::nanos;
-pub(crate) use super::stamp::time_nanos;
 pub use super::stamp::{RACY_WINDOW, Stamp};
+pub(crate) use super::stamp::{time_nanos, time_of_nanos};
 
 pub use super::entry::Entry;
 pub(crate) use super::entry::Kind;

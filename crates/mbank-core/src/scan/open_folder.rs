@@ -11,6 +11,8 @@ use std::time::SystemTime;
 
 use super::entry::{Entry, Kind};
 use super::stamp::Stamp;
+#[cfg(unix)]
+use super::stamp::time_of_nanos;
 
 /// What a `stat` of an entry says, links not followed, as a bank's listing keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +87,7 @@ impl OpenFolder {
                     times.modified,
                     times.changed,
                 )),
-                Some(system_time(times.modified)),
+                Some(time_of_nanos(times.modified)),
             ))
         }
         #[cfg(not(unix))]
@@ -168,8 +170,8 @@ impl OpenFolder {
                 is_file: rustix::fs::FileType::from_raw_mode(stat.st_mode as _)
                     == rustix::fs::FileType::RegularFile,
                 len: u64::try_from(stat.st_size).unwrap_or(0),
-                modified: Some(system_time(times.modified)),
-                changed: Some(system_time(times.changed)),
+                modified: Some(time_of_nanos(times.modified)),
+                changed: Some(time_of_nanos(times.changed)),
                 inode: Some(stat.st_ino),
             })
         }
@@ -196,17 +198,6 @@ impl Times {
             modified: nanos(i128::from(stat.st_mtime), i128::from(stat.st_mtime_nsec)),
             changed: nanos(i128::from(stat.st_ctime), i128::from(stat.st_ctime_nsec)),
         }
-    }
-}
-
-#[cfg(unix)]
-fn system_time(nanos: i128) -> SystemTime {
-    use std::time::{Duration, UNIX_EPOCH};
-    let magnitude = Duration::from_nanos(u64::try_from(nanos.unsigned_abs()).unwrap_or(u64::MAX));
-    if nanos >= 0 {
-        UNIX_EPOCH + magnitude
-    } else {
-        UNIX_EPOCH - magnitude
     }
 }
 

@@ -78,3 +78,14 @@ impl Stamp {
 pub(crate) fn time_nanos(time: SystemTime) -> i128 {
     nanos(time)
 }
+
+/// The time `nanos` nanoseconds from the epoch (before it when negative): the inverse
+/// of [`time_nanos`].
+pub(crate) fn time_of_nanos(nanos: i128) -> SystemTime {
+    let magnitude = Duration::from_nanos(u64::try_from(nanos.unsigned_abs()).unwrap_or(u64::MAX));
+    if nanos >= 0 {
+        UNIX_EPOCH + magnitude
+    } else {
+        UNIX_EPOCH - magnitude
+    }
+}

@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use check::{Base, RepoProbe, RowVerdict, digest_of, git_holds, inputs_hold, outside_holds};
 use stamps::{PackedStamps, Packing, link_inputs, relative, relative_slice, under};
@@ -42,7 +42,7 @@ use crate::error::Result;
 use crate::io::bytes::{os_bytes, os_str, os_string};
 use crate::io::hash_index::{StableHasher, stable_hash};
 use crate::model::{BankLocation, Format, MemoryFile, Project};
-use crate::scan::listings::{Consulted, Listings, Stamp, time_nanos};
+use crate::scan::listings::{Consulted, Listings, Stamp, time_nanos, time_of_nanos};
 
 /// What every row of a run shares, in one number: rows remembered under another key
 /// are not used.
@@ -423,7 +423,7 @@ impl RememberedRows {
             name: record.name.to_string(),
             path: PathBuf::from(os_string(record.path.0)?),
             banks,
-            last_write: record.last_write.map(from_nanos),
+            last_write: record.last_write.map(time_of_nanos),
             real: None,
         })
     }
@@ -763,15 +763,6 @@ fn encode_project(
     out.out.record(&out.scratch);
 }
 
-fn from_nanos(nanos: i128) -> SystemTime {
-    let magnitude = Duration::from_nanos(u64::try_from(nanos.unsigned_abs()).unwrap_or(u64::MAX));
-    if nanos >= 0 {
-        UNIX_EPOCH + magnitude
-    } else {
-        UNIX_EPOCH - magnitude
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -780,6 +771,7 @@ mod tests {
     use crate::scan::bank::list_banks_with;
     use crate::scan::discovery::{ScanOptions, scan_with};
     use crate::scan::listings::RACY_WINDOW;
+    use std::time::Duration;
 
     /// Discovers and lists `root` as `list` does at `clock`'s now, and remembers each
     /// project's row.
