@@ -315,19 +315,26 @@ impl Expander {
 
     /// True when the file was already loaded, as a top-level file or through an import.
     pub(crate) fn is_loaded(&self, path: &Path) -> bool {
-        self.loaded.contains(&canonical_or_self(path))
+        self.loaded.contains(&self.real_path(path))
+    }
+
+    /// Where the top-level file `path` really is, as far as it can be told.
+    fn real_path(&self, path: &Path) -> PathBuf {
+        self.policy
+            .real_path(path)
+            .unwrap_or_else(|_| canonical_or_self(path))
     }
 
     /// Expands the imports of `text`, the content of the top-level file `path`.
     pub fn expand(&mut self, path: &Path, text: &str) -> Expansion {
-        let root = canonical_or_self(path);
+        let root = self.real_path(path);
         self.expand_resolved(path, root, text)
     }
 
     /// [`Expander::expand`] of a top-level file not loaded yet; `None` when it was (as
     /// [`Expander::is_loaded`] says), its path resolved once for both.
     pub(crate) fn expand_unless_loaded(&mut self, path: &Path, text: &str) -> Option<Expansion> {
-        let root = canonical_or_self(path);
+        let root = self.real_path(path);
         if self.loaded.contains(&root) {
             return None;
         }
@@ -842,6 +849,52 @@ mod tests {
             ),
             Resolution::Found(_)
         ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_below_the_project_resolves_as_canonicalize_resolves_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(real.join("p/docs")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(real.join("p/docs/a.md"), "A").unwrap();
+        fs::write(real.join("p/CLAUDE.md"), "C").unwrap();
+        fs::write(outside.join("secret.md"), "S").unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(&outside, real.join("p/docs/out")).unwrap();
+        std::os::unix::fs::symlink(real.join("p/docs"), real.join("p/notes")).unwrap();
+        // The project named through a link to its parent, as a root given as a link is.
+        let project = dir.path().join("link/p");
+        let policy = ImportPolicy::new(&project, &HomeRoots::default());
+        for rel in [
+            "",
+            "CLAUDE.md",
+            "docs",
+            "docs/a.md",
+            "docs/out/secret.md",
+            "notes/a.md",
+        ] {
+            let path = if rel.is_empty() {
+                project.clone()
+            } else {
+                project.join(rel)
+            };
+            assert_eq!(
+                policy.real_path(&path).unwrap(),
+                fs::canonicalize(&path).unwrap(),
+                "{rel}"
+            );
+        }
+        for rel in ["missing.md", "docs/missing/a.md", "docs/a.md/b.md"] {
+            assert!(policy.real_path(&project.join(rel)).is_err(), "{rel}");
+        }
+        // Outside the project: resolved in full.
+        assert_eq!(
+            policy.real_path(&outside.join("secret.md")).unwrap(),
+            fs::canonicalize(outside.join("secret.md")).unwrap()
+        );
     }
 
     #[cfg(unix)]

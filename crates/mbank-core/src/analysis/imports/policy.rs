@@ -56,6 +56,9 @@ pub(crate) fn is_sensitive(path: &Path) -> bool {
 pub struct ImportPolicy {
     /// Canonical folders an import target must lie in; the first is the project.
     pub allowed_roots: Vec<PathBuf>,
+    /// The project folder as it was named (absolute, no `.` or `..`), whose real path
+    /// is the first of `allowed_roots`.
+    project_path: Option<PathBuf>,
     /// For `~/` targets; `None` when the home folder is unknown.
     pub home: Option<PathBuf>,
     pub max_depth: usize,
@@ -130,24 +133,26 @@ fn folder_stamp(meta: &std::fs::Metadata) -> FolderStamp {
 impl ImportPolicy {
     /// The project folder plus `~/.claude`, `~/.codex`, `~/.gemini` and `~/.beans`.
     pub fn new(project: &Path, home: &HomeRoots) -> Self {
-        Self::within(canonical_or_self(project), home)
+        Self::within(project, canonical_or_self(project), home)
     }
 
     /// [`ImportPolicy::new`] for a project whose real path discovery found on its way
     /// down from the root, so it is not resolved again for each project of a run.
     pub fn of_project(project: &Project, home: &HomeRoots) -> Self {
         match &project.real {
-            Some(real) => Self::within(real.clone(), home),
+            Some(real) => Self::within(&project.path, real.clone(), home),
             None => Self::new(&project.path, home),
         }
     }
 
-    /// The policy allowing the real project folder `project` and `home`'s memory folders.
-    fn within(project: PathBuf, home: &HomeRoots) -> Self {
-        let mut allowed_roots = vec![project];
+    /// The policy allowing the project folder `project` (really at `real`) and `home`'s
+    /// memory folders.
+    fn within(project: &Path, real: PathBuf, home: &HomeRoots) -> Self {
+        let mut allowed_roots = vec![real];
         allowed_roots.extend(home.memory_roots.iter().cloned());
         ImportPolicy {
             allowed_roots,
+            project_path: Some(normalize_lexically(&absolute(project))),
             home: home.home.clone(),
             max_depth: MAX_IMPORT_DEPTH,
         }
@@ -166,6 +171,26 @@ impl ImportPolicy {
             max_depth: depth.unwrap_or(MAX_IMPORT_DEPTH),
             ..self
         }
+    }
+
+    /// Where `path` (absolute, no `.` or `..`) really is, links resolved. Below the
+    /// project folder: the project's real path joined with the names under it, each
+    /// checked to be no link (one `lstat` per name, where resolving from the root reads
+    /// every component of the path again for every file). Elsewhere, or through a link,
+    /// resolved in full. An error when nothing is there.
+    pub(super) fn real_path(&self, path: &Path) -> std::io::Result<PathBuf> {
+        if let (Some(project), Some(real)) = (&self.project_path, self.allowed_roots.first())
+            && let Ok(rel) = path.strip_prefix(project)
+            && rel.components().all(|c| matches!(c, Component::Normal(_)))
+            && below_without_links(project, rel)?
+        {
+            return Ok(if rel.as_os_str().is_empty() {
+                real.clone()
+            } else {
+                real.join(rel)
+            });
+        }
+        std::fs::canonicalize(path)
     }
 
     pub(super) fn is_allowed(&self, canonical: &Path) -> bool {
@@ -189,6 +214,22 @@ impl ImportPolicy {
             _ => path.display().to_string(),
         }
     }
+}
+
+/// Whether every name of `rel` under `folder` is there and no link; an error when one is
+/// not there (resolving the path would fail the same way).
+fn below_without_links(folder: &Path, rel: &Path) -> std::io::Result<bool> {
+    let mut walked = folder.to_path_buf();
+    for name in rel {
+        walked.push(name);
+        match std::fs::symlink_metadata(&walked) {
+            Ok(meta) if !meta.file_type().is_symlink() => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(e),
+            // A link, or a question the full resolution answers better.
+            _ => return Ok(false),
+        }
+    }
+    Ok(true)
 }
 
 /// What an import target resolves to.
@@ -229,7 +270,7 @@ pub fn resolve(importer: &Path, target: &str, policy: &ImportPolicy) -> Resoluti
     if is_sensitive(&lexical) {
         return Resolution::Sensitive(lexical);
     }
-    let Ok(canonical) = std::fs::canonicalize(&lexical) else {
+    let Ok(canonical) = policy.real_path(&lexical) else {
         crate::io::reads::absent(&lexical);
         return Resolution::Missing(lexical);
     };
