@@ -23,7 +23,6 @@ use crate::model::Format;
 
 mod policy;
 
-use policy::canonical_or_self;
 pub use policy::{HomeRoots, ImportPolicy, Resolution, absolute, resolve};
 pub(crate) use policy::{is_sensitive, normalize_lexically};
 
@@ -318,11 +317,12 @@ impl Expander {
         self.loaded.contains(&self.real_path(path))
     }
 
-    /// Where the top-level file `path` really is, as far as it can be told.
+    /// Where the top-level file `path` really is; where nothing is there, its path
+    /// made absolute and without `.` or `..`.
     fn real_path(&self, path: &Path) -> PathBuf {
         self.policy
             .real_path(path)
-            .unwrap_or_else(|_| canonical_or_self(path))
+            .unwrap_or_else(|_| normalize_lexically(&absolute(path)))
     }
 
     /// Expands the imports of `text`, the content of the top-level file `path`.
@@ -812,7 +812,8 @@ mod tests {
         fs::write(real.join("p/docs/a.md"), "A").unwrap();
         std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
         let root = dir.path().join("link");
-        let projects = crate::scan::discovery::scan(&root, &Default::default());
+        // No memory yet: no project.
+        assert!(crate::scan::discovery::scan(&root, &Default::default()).is_empty());
         let found = Project {
             name: "p".into(),
             path: root.join("p"),
@@ -837,7 +838,6 @@ mod tests {
         // Discovery carries the real path down, as resolving the folder gives it.
         fs::write(real.join("p/CLAUDE.md"), "@docs/a.md\n").unwrap();
         let projects_now = crate::scan::discovery::scan(&root, &Default::default());
-        assert!(projects.is_empty());
         assert_eq!(projects_now.len(), 1);
         assert_eq!(projects_now[0].real.as_ref(), found.real.as_ref());
         let policy = ImportPolicy::of_project(&projects_now[0], &home);

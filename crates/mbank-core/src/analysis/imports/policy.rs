@@ -64,7 +64,7 @@ pub struct ImportPolicy {
     pub max_depth: usize,
 }
 
-pub(super) fn canonical_or_self(path: &Path) -> PathBuf {
+fn canonical_or_self(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| normalize_lexically(&absolute(path)))
 }
 

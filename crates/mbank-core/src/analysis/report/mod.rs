@@ -335,7 +335,6 @@ impl<'a> Analyzer<'a> {
         self
     }
 
-    /// Reads folders and small facts through `listings` (see `core::scan::listings`).
     /// An analyzer serving one run of a command: the home folder's memory folders are
     /// resolved once, when it is made, as the run's listings are read once.
     pub fn for_one_run(mut self) -> Self {
@@ -343,6 +342,7 @@ impl<'a> Analyzer<'a> {
         self
     }
 
+    /// Reads folders and small facts through `listings` (see `core::scan::listings`).
     pub fn with_listings(mut self, listings: &'a Listings) -> Self {
         self.listings = Some(listings);
         self
