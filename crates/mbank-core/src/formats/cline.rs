@@ -13,8 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    Budget, DecisionEntryRules, ExpectedFiles, FormatRules, HeadingRule, Placement, names,
-    split_rel,
+    Budget, DecisionEntryRules, ExpectedFiles, FormatRules, HeadingRule, Placement,
+    PurposeHeadings, names, split_rel,
 };
 use crate::findings::RuleSource;
 use crate::formats::Unit;
@@ -237,7 +237,7 @@ impl FormatRules for Cline {
         })
     }
 
-    fn purpose_headings(&self) -> &'static [(Role, &'static [&'static str])] {
+    fn purpose_headings(&self) -> &'static PurposeHeadings {
         &PURPOSE_HEADINGS
     }
 }
@@ -245,7 +245,7 @@ impl FormatRules for Cline {
 /// The section headings of each core file's template (Cline's memory bank guidelines,
 /// "Complete File Specifications"), with the common ways banks spell them, lower-case.
 /// A heading naming words of two roles ("Active Decisions") belongs to neither.
-const PURPOSE_HEADINGS: [(Role, &[&str]); 7] = [
+static PURPOSE_HEADINGS: PurposeHeadings = PurposeHeadings::new(&[
     (
         Role::Brief,
         &[
@@ -325,7 +325,7 @@ const PURPOSE_HEADINGS: [(Role, &[&str]); 7] = [
         ],
     ),
     (Role::Decisions, &["decision:"]),
-];
+]);
 
 /// The heading rule of the memory-bank family for one file: rule files never, memory
 /// files as the specification says when `proven` says the bank is of that format, else

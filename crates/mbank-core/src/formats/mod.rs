@@ -64,6 +64,7 @@ use crate::model::{Bank, Format, LoadKind, MemoryFile, Role};
 pub(crate) use memory_bank_mcp::{DOCUMENT_BANK_DIRS, place_document_bank};
 pub use names::role_for_name;
 pub(crate) use names::{adr_number, is_adr_name, name_key};
+pub use purposes::PurposeHeadings;
 pub(crate) use roo_rules::mode_of_rule_file;
 pub use units::Unit;
 
@@ -88,6 +89,7 @@ pub mod layers;
 pub mod memory_bank_mcp;
 pub mod names;
 pub(crate) mod opencode;
+pub mod purposes;
 pub mod roo_rules;
 pub(crate) mod rule_frontmatter;
 pub(crate) mod trae;
@@ -221,8 +223,8 @@ pub trait FormatRules: Send + Sync {
     /// What each core file is for, as the headings of the format's templates say it: a
     /// role and the words of the section headings that belong to it. Empty when the
     /// format's files have no fixed purpose.
-    fn purpose_headings(&self) -> &'static [(Role, &'static [&'static str])] {
-        &[]
+    fn purpose_headings(&self) -> &'static PurposeHeadings {
+        &purposes::NO_PURPOSES
     }
 
     /// This format's own checks of one file's text (a rule that can never load…).

@@ -38,6 +38,19 @@ pub(crate) fn name_key(file_name: &str) -> String {
         .flat_map(char::to_lowercase)
         .collect()
 }
+/// Whether two file names have the same [`name_key`], without allocating for short
+/// ASCII names (the common case).
+pub(crate) fn same_name_key(a: &str, b: &str) -> bool {
+    let (mut buffer_a, mut buffer_b) = ([0u8; 32], [0u8; 32]);
+    match (
+        short_name_key(a, &mut buffer_a),
+        short_name_key(b, &mut buffer_b),
+    ) {
+        (Some(key_a), Some(key_b)) => key_a == key_b,
+        _ => name_key(a) == name_key(b),
+    }
+}
+
 /// [`name_key`] of a short ASCII name, in `buffer` (no allocation: the common case);
 /// `None` for a longer or non-ASCII one.
 fn short_name_key<'b>(file_name: &str, buffer: &'b mut [u8; 32]) -> Option<&'b str> {
@@ -269,6 +282,27 @@ mod tests {
         assert_eq!(adr_number("ADR-012-20250101-1200-x.md"), Some(12));
         assert_eq!(adr_number("adr_7.md"), Some(7));
         assert_eq!(adr_number("ADRIAN.md"), None);
+    }
+
+    #[test]
+    fn names_compare_by_their_keys() {
+        let names = [
+            "activeContext.md",
+            "active-context.md",
+            "ACTIVE_CONTEXT.markdown",
+            "active context",
+            "progress.md",
+            "progress.json",
+            "Прогресс.md",
+            "прогресс.md",
+            "a_very_long_file_name_beyond_the_short_buffer.md",
+            "averylongfilenamebeyondtheshortbuffer",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(same_name_key(a, b), name_key(a) == name_key(b), "{a} {b}");
+            }
+        }
     }
 }
 

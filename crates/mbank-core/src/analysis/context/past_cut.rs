@@ -45,7 +45,8 @@ pub fn entries_past_cut(
         let rules = formats::rules(bank.format);
         rules.combined_limit().is_some()
             || bank.files.iter().any(|file| {
-                let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
+                let rel =
+                    crate::io::paths::relative_to(&file.path, &bank.root).unwrap_or(&file.path);
                 rules.file_limit(rel).is_some()
             })
     });

@@ -58,6 +58,20 @@ const FIELD_KEY_MAX_CHARS: usize = 31;
 /// regex finds the shortest key the rest of the line fits, so when that one is too long
 /// every other is too, and the line holds no field.
 fn field(line: &str) -> Option<regex::Captures<'_>> {
+    // Before a field's colon come only the list marker, bold marks, the key's letters
+    // and spaces: a line with anything else there (a digit, a dot, a backtick) is no field.
+    let may_be_field = may_match(is_ascii(line), line, |bytes| {
+        bytes.iter().take_while(|b| **b != b':').all(|b| {
+            b.is_ascii_alphabetic()
+                || matches!(
+                    b,
+                    b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b'-' | b'*' | b'+' | b'_'
+                )
+        })
+    });
+    if !may_be_field {
+        return None;
+    }
     FIELD
         .captures(line)
         .filter(|c| c["key"].chars().count() <= FIELD_KEY_MAX_CHARS)
@@ -239,6 +253,16 @@ pub(super) struct HeadingTitle {
     pub(super) certain: bool,
 }
 
+/// Whether `text` may hold a date [`DATE_FIRST`], [`DATE_LAST`] or [`DATE_SPAN_LAST`]
+/// read: each has a digit, a `-`, `/` or `.`, and a digit (`ascii`: `text` is ASCII).
+fn may_hold_date(ascii: bool, text: &str) -> bool {
+    may_match(ascii, text, |bytes| {
+        bytes.windows(3).any(|w| {
+            w[0].is_ascii_digit() && matches!(w[1], b'-' | b'/' | b'.') && w[2].is_ascii_digit()
+        })
+    })
+}
+
 pub(super) fn read_heading(text: &str) -> HeadingTitle {
     let text = strip_markup(text);
     let text = text.trim();
@@ -252,10 +276,11 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
     };
     let mut rest = text.to_string();
     let ascii = is_ascii(text);
-    let has_digit = may_match(ascii, text, |bytes| bytes.iter().any(u8::is_ascii_digit));
-    let date_first = may_match(ascii, text, |bytes| {
-        matches!(bytes.first(), Some(b'[' | b'(' | b'0'..=b'9'))
-    });
+    let may_hold_date = may_hold_date(ascii, text);
+    let date_first = may_hold_date
+        && may_match(ascii, text, |bytes| {
+            matches!(bytes.first(), Some(b'[' | b'(' | b'0'..=b'9'))
+        });
     if date_first
         && let Some(c) = DATE_FIRST.captures(text)
         && let Some(date) = date_from_captures(&c)
@@ -264,7 +289,7 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         rest = c.name("rest").map_or("", |m| m.as_str()).to_string();
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;
-    } else if has_digit
+    } else if may_hold_date
         && let Some(c) = DATE_SPAN_LAST.captures(text)
         && let Some(date) = date_from_captures(&c)
     {
@@ -276,7 +301,7 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
             .to_string();
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;
-    } else if has_digit
+    } else if may_hold_date
         && let Some(c) = DATE_LAST.captures(text)
         && let Some(date) = date_from_captures(&c)
     {
@@ -359,6 +384,15 @@ mod tests {
             "no colon here",
             "Key with  spaces   : v",
             "1abc: digits first",
+            "- Item 4.1: the service keeps handlers",
+            "`code`: y",
+            "Key 2: v",
+            "Key.sub: v",
+            "  - __Key__ : v",
+            "Key\t: v",
+            "+ **Key**: v: w",
+            "- Key_name: v",
+            "Ключ 2: v",
             "ключ ключ ключ ключ ключ ключ ключ ключ: длинный",
         ]
         .iter()
@@ -381,5 +415,51 @@ mod tests {
             let found = field(line).map(|c| (c["key"].to_string(), c["value"].to_string()));
             assert_eq!(found, expected, "{line:?}");
         }
+    }
+
+    /// A heading the date check passes over holds no date any of the patterns reads.
+    #[test]
+    fn a_heading_without_a_date_shape_matches_no_date_pattern() {
+        let mut headings: Vec<String> = Vec::new();
+        for title in [
+            "Adopt queue 499",
+            "Use v2.0 API",
+            "Step 3 - 4",
+            "ADR-12: X",
+            "Q3",
+        ] {
+            for date in [
+                "",
+                "2025-05-22",
+                "2025/5/2",
+                "2025.05.22",
+                "5/22/2025",
+                "22.05.2025",
+                "2025-05-22 14:03",
+                "(2025-05-22)",
+                "[2025-05-22]",
+                "2025-05-22 to 2025-05-24",
+                "2025-05-22 14:03 UTC",
+                "20250522",
+                "2025 - 05",
+                "1-",
+                "-2",
+            ] {
+                headings.push(format!("{title} - {date}"));
+                headings.push(format!("{date} {title}"));
+                headings.push(format!("{title} ({date})"));
+                headings.push(date.to_string());
+            }
+        }
+        for heading in &headings {
+            let text = heading.trim();
+            if !may_hold_date(is_ascii(text), text) {
+                for pattern in [&*DATE_FIRST, &*DATE_LAST, &*DATE_SPAN_LAST] {
+                    assert!(!pattern.is_match(text), "{text:?} matches {pattern}");
+                }
+            }
+        }
+        assert!(!may_hold_date(true, "Adopt queue 499"));
+        assert!(may_hold_date(true, "Adopt queue (2025-05-22)"));
     }
 }

@@ -179,6 +179,21 @@ fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> 
     Some(((date, time.flatten()), &line[i..]))
 }
 
+/// Whether an ASCII line may be a log line or a footer: they start with a date or `[`,
+/// and a log line may be a list item opening with `[` ([`LOG_LINE`], [`BARE_STAMP`]
+/// without a bullet, [`LOG_FOOTER`] match nothing else).
+fn may_open_log_line(bytes: &[u8]) -> bool {
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let start = bytes.iter().take_while(|b| is_space(b)).count();
+    match bytes.get(start..) {
+        Some([b'[' | b'0'..=b'9', ..]) => true,
+        Some([b'-' | b'*' | b'+', after @ ..]) if after.first().is_some_and(is_space) => {
+            after.iter().find(|b| !is_space(b)) == Some(&b'[')
+        }
+        _ => false,
+    }
+}
+
 /// `ascii`: the whole text is ASCII (checked once, not per line).
 pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(usize, Event)> {
     let mut events = Vec::new();
@@ -207,16 +222,8 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
                 Some(b'0'..=b'9' | b'[' | b'-' | b'*' | b'+')
             );
         }
-        // Log lines and footers start with a date, `[` or a list marker.
         let bytes = line.as_bytes();
-        let may_be_log = may_match(ascii, line, |bytes| {
-            let mut i = 0;
-            while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
-            {
-                i += 1;
-            }
-            i < bytes.len() && matches!(bytes[i], b'[' | b'0'..=b'9' | b'-' | b'*' | b'+')
-        });
+        let may_be_log = may_match(ascii, line, may_open_log_line);
         // A footer ends with "log of updates made".
         let may_be_footer = may_be_log
             && may_match(ascii, line, |_| {
@@ -292,4 +299,52 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
         index += 1;
     }
     events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line the quick check passes over is one no log line or footer pattern reads.
+    #[test]
+    fn a_line_passed_over_matches_no_log_pattern() {
+        let mut lines = Vec::new();
+        for lead in [
+            "", " ", "\t", "- ", "-  ", "* ", "+ ", "-", "*", "1. ", "> ", "-\t",
+        ] {
+            for body in [
+                "[2025-05-22 14:03:11] - summary",
+                "[2025-05-22] summary",
+                "2025-05-22 14:03:11 - summary",
+                "2025-05-22 14:03 | summary",
+                "5/22/2025 14:03 - summary",
+                "2025-05-22 14:03:11 - Log of updates made.",
+                "[2025-05-22 14:03:11] - Log of updates made",
+                "Item 4.1: the service keeps handlers",
+                "**Date**: 2025-05-22",
+                " [x] done",
+                "(2025-05-22) - x",
+            ] {
+                lines.push(format!("{lead}{body}"));
+            }
+        }
+        let mut passed_over = 0;
+        for line in &lines {
+            if may_open_log_line(line.as_bytes()) {
+                continue;
+            }
+            passed_over += 1;
+            assert!(!LOG_LINE.is_match(line), "{line:?}");
+            assert!(!LOG_FOOTER.is_match(line), "{line:?}");
+            let bare = BARE_STAMP.captures(line);
+            assert!(bare.is_none_or(|c| c.name("bullet").is_some()), "{line:?}");
+        }
+        assert!(
+            passed_over > lines.len() / 3,
+            "{passed_over} of {}",
+            lines.len()
+        );
+        assert!(may_open_log_line(b"  - [2025-05-22] x"));
+        assert!(!may_open_log_line(b"- Item 4.1: x"));
+    }
 }

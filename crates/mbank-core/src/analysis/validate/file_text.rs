@@ -161,10 +161,8 @@ pub(super) fn check_file_text(
         ));
     }
     // A bank's templates/ folder keeps forms to copy: their slots are theirs to hold.
-    let in_templates = file
-        .path
-        .strip_prefix(&bank.root)
-        .is_ok_and(formats::names::in_templates_folder);
+    let in_templates = crate::io::paths::relative_to(&file.path, &bank.root)
+        .is_some_and(formats::names::in_templates_folder);
     if !in_templates {
         super::unusable::check(file, text, out);
     }

@@ -166,9 +166,9 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
             file,
         ));
         if !file.is_virtual() {
-            let rel = file.path.strip_prefix(&bank.root).unwrap_or(&file.path);
+            let rel = paths::relative_to(&file.path, &bank.root).unwrap_or(&file.path);
             out.extend(rules.name_finding(file, rel));
-            let in_project = file.path.strip_prefix(&project.path).unwrap_or(&file.path);
+            let in_project = paths::relative_to(&file.path, &project.path).unwrap_or(&file.path);
             out.extend(formats::roo_rules::misplaced_clinerules(file, in_project));
         }
         if !file.is_virtual()

@@ -7,7 +7,7 @@
 //! of its sections. A heading that names words of two roles counts for neither.
 
 use crate::findings::{Finding, FindingCode, Severity};
-use crate::formats;
+use crate::formats::{self, PurposeHeadings};
 use crate::markup::markdown;
 use crate::model::{Bank, MemoryFile, Role};
 
@@ -15,45 +15,38 @@ use crate::model::{Bank, MemoryFile, Role};
 const MIN_FOREIGN: usize = 3;
 
 /// Which role's template a heading belongs to, if exactly one.
-fn heading_role(heading: &str, purposes: &[(Role, &[&str])]) -> Option<Role> {
+fn heading_role(heading: &str, purposes: &PurposeHeadings) -> Option<Role> {
     let text = heading.to_lowercase();
-    let words: String = text
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '\'' {
-                c
-            } else {
-                ' '
-            }
-        })
-        .collect();
-    let padded = format!(
-        " {} ",
-        words.split_whitespace().collect::<Vec<_>>().join(" ")
-    );
-    let mut found = None;
-    // " {phrase} ", written into one buffer for every phrase.
-    let mut spaced = String::new();
-    for (role, phrases) in purposes {
-        let hit = phrases.iter().any(|phrase| {
-            if phrase.ends_with(':') {
-                text.trim_start().starts_with(phrase)
-            } else {
-                spaced.clear();
-                spaced.push(' ');
-                spaced.push_str(phrase);
-                spaced.push(' ');
-                padded.contains(spaced.as_str())
-            }
-        });
-        if hit {
-            if found.is_some_and(|r| r != *role) {
-                return None;
-            }
-            found = Some(*role);
+    // Its words (letters, digits and `'`), single-spaced, with a space either side.
+    let mut padded = String::with_capacity(text.len() + 2);
+    padded.push(' ');
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '\'' {
+            padded.push(c);
+        } else if !padded.ends_with(' ') {
+            padded.push(' ');
         }
     }
-    found
+    if !padded.ends_with(' ') {
+        padded.push(' ');
+    }
+    let mut found = None;
+    let mut two_roles = false;
+    let mut note = |role: Role| {
+        two_roles |= found.is_some_and(|r| r != role);
+        found = Some(role);
+    };
+    let starts = text.trim_start();
+    for &(role, phrases) in purposes.table() {
+        if phrases
+            .iter()
+            .any(|phrase| phrase.ends_with(':') && starts.starts_with(phrase))
+        {
+            note(role);
+        }
+    }
+    purposes.whole_word_roles(&padded, &mut note);
+    if two_roles { None } else { found }
 }
 
 /// Section headings (level 2 and below) outside code blocks.
@@ -76,7 +69,8 @@ pub(super) fn check(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fi
     let rules = formats::rules(bank.format);
     let purposes = rules.purpose_headings();
     // A decision log's headings are its decisions' titles, which may name anything.
-    if file.role == Role::Decisions || !purposes.iter().any(|(role, _)| *role == file.role) {
+    if file.role == Role::Decisions || !purposes.table().iter().any(|(role, _)| *role == file.role)
+    {
         return;
     }
     let headings = section_headings(text);
@@ -207,12 +201,23 @@ mod tests {
 
     #[test]
     fn a_heading_of_two_roles_belongs_to_neither() {
-        let purposes: &[(Role, &[&str])] = &[
+        static PURPOSES: PurposeHeadings = PurposeHeadings::new(&[
             (Role::Tech, &["languages"]),
             (Role::Active, &["current focus"]),
-        ];
-        assert_eq!(heading_role("Languages", purposes), Some(Role::Tech));
-        assert_eq!(heading_role("Current focus: languages", purposes), None);
-        assert_eq!(heading_role("Programming", purposes), None);
+        ]);
+        assert_eq!(heading_role("Languages", &PURPOSES), Some(Role::Tech));
+        assert_eq!(heading_role("Current focus: languages", &PURPOSES), None);
+        assert_eq!(heading_role("Programming", &PURPOSES), None);
+        // Words are what lies between anything but letters, digits and `'`.
+        assert_eq!(
+            heading_role("**Current-focus** (now)", &PURPOSES),
+            Some(Role::Active)
+        );
+        assert_eq!(
+            heading_role("  current \t focus  ", &PURPOSES),
+            Some(Role::Active)
+        );
+        assert_eq!(heading_role("Languages' 2", &PURPOSES), None);
+        assert_eq!(heading_role("", &PURPOSES), None);
     }
 }

@@ -32,10 +32,9 @@ fn check_expected_file(
     out: &mut Vec<Finding>,
     missing: impl FnOnce(&mut Vec<Finding>),
 ) {
-    let expected_key = formats::name_key(name);
     if let Some(file) = present.iter().find(|f| f.role == role) {
         // Held under another name of the name table: said, not faulted.
-        if formats::name_key(&file.file_name()) != expected_key {
+        if !formats::names::same_name_key(&file.file_name(), name) {
             out.push(Finding::new(
                 Severity::Info,
                 FindingCode::VariantFileName,
@@ -128,16 +127,20 @@ fn declared_file_set(
     rules: &DeclaringRules,
 ) -> Option<DeclaredSet> {
     let bank_dir = bank.root.file_name()?.to_string_lossy().into_owned();
-    let top_keys: Vec<String> = top_files
-        .iter()
-        .filter(|f| formats::names::is_markdown(&f.file_name()))
-        .map(|f| formats::name_key(&f.file_name()))
-        .collect();
+    // Most projects have no rule text to weigh: the bank's names are keyed for the first.
+    let mut top_keys: Option<Vec<String>> = None;
     let mut best: Option<(usize, DeclaredSet)> = None;
     for (path, text) in rules.of(project) {
         let Some(text) = text else {
             continue;
         };
+        let top_keys = top_keys.get_or_insert_with(|| {
+            top_files
+                .iter()
+                .filter(|f| formats::names::is_markdown(&f.file_name()))
+                .map(|f| formats::name_key(&f.file_name()))
+                .collect()
+        });
         let names = named_bank_files(text, &bank_dir);
         let mut held = Vec::new();
         let mut missing: Vec<String> = Vec::new();
@@ -198,20 +201,25 @@ impl DeclaringRules {
 }
 
 /// [`DeclaringRules`]' files of `project`, read. A name under a first folder or file the
-/// project's listing (`entries`) does not hold is missing: it is not looked for, and is
-/// noted as a missing path is, by the project folder it could appear in.
+/// project's listing (`entries`) does not hold is missing: it is left out without a look,
+/// and noted as a missing path is, by the project folder it could appear in (once).
 fn rule_texts(project: &Project, entries: Option<&[Entry]>) -> Vec<(PathBuf, Option<String>)> {
     let surely_missing = |relative: &str| {
         let first = relative.split('/').next().unwrap_or(relative);
         entries.is_some_and(|entries| !entries.iter().any(|e| e.name == first))
     };
-    let mut candidates: Vec<(PathBuf, bool)> = RULE_FILES
-        .iter()
-        .map(|f| (project.path.join(f), surely_missing(f)))
-        .collect();
+    let mut any_missing = false;
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    for file in RULE_FILES {
+        if surely_missing(file) {
+            any_missing = true;
+        } else {
+            candidates.push(project.path.join(file));
+        }
+    }
     for folder in RULE_FOLDERS {
         if surely_missing(folder) {
-            crate::io::reads::folder(&project.path);
+            any_missing = true;
             continue;
         }
         let dir = project.path.join(folder);
@@ -228,22 +236,20 @@ fn rule_texts(project: &Project, entries: Option<&[Entry]>) -> Vec<(PathBuf, Opt
                     && let Ok(inner) = std::fs::read_dir(&path)
                 {
                     crate::io::reads::folder(&path);
-                    candidates.extend(inner.flatten().take(200).map(|e| (e.path(), false)));
+                    candidates.extend(inner.flatten().take(200).map(|e| e.path()));
                 }
             } else {
-                candidates.push((path, false));
+                candidates.push(path);
             }
         }
     }
+    if any_missing {
+        crate::io::reads::folder(&project.path);
+    }
     candidates
         .into_iter()
-        .map(|(path, missing)| {
-            let text = if missing {
-                crate::io::reads::folder(&project.path);
-                None
-            } else {
-                text::read_text_limited(&path, READ_MAX_BYTES).ok()
-            };
+        .map(|path| {
+            let text = text::read_text_limited(&path, READ_MAX_BYTES).ok();
             (path, text)
         })
         .collect()
@@ -489,7 +495,20 @@ mod tests {
                 .of(&project)
                 .to_vec()
         });
-        assert_eq!(listed, on_disk);
+        // The same rule texts, and the same folders noted (a missing name left out of
+        // the listed project's candidates is noted once, by the project folder).
+        let read = |(texts, reads): &(Vec<(PathBuf, Option<String>)>, crate::io::reads::Reads)| {
+            let texts: Vec<_> = texts
+                .iter()
+                .filter(|(_, text)| text.is_some())
+                .cloned()
+                .collect();
+            let mut folders = reads.folders.clone();
+            folders.sort();
+            folders.dedup();
+            (texts, reads.files.clone(), folders, reads.unstampable)
+        };
+        assert_eq!(read(&listed), read(&on_disk));
         let texts = &on_disk.0;
         assert!(texts.contains(&(
             root.join("CLAUDE.md"),

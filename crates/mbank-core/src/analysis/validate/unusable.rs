@@ -56,12 +56,12 @@ pub(super) fn slot_lines(text: &str) -> Option<usize> {
         {
             continue;
         }
-        let words: Vec<&str> = bare(line)
+        let mut words = bare(line)
             .split(|c: char| c.is_whitespace() || matches!(c, '|' | ',' | ';'))
             .map(|w| w.trim_matches(['*', '_', '`', ':', '(', ')', '[', ']']))
             .filter(|w| !w.is_empty())
-            .collect();
-        if words.is_empty() || !words.iter().all(|w| is_slot(w)) {
+            .peekable();
+        if words.peek().is_none() || !words.all(is_slot) {
             return None;
         }
         slots += 1;
@@ -77,7 +77,9 @@ pub(super) fn path_text(text: &str) -> Option<&str> {
         return None;
     }
     let target = text.trim();
-    let single_line = !target.is_empty() && !target.contains(['\n', '\r']);
+    if target.is_empty() || target.contains(['\n', '\r']) {
+        return None;
+    }
     let plain = !target.contains(char::is_whitespace)
         && !target.starts_with(['@', '#', '-', '*', '>', '[', '!', '`', '<', '{', '|'])
         && !target.contains("://")
@@ -96,7 +98,7 @@ pub(super) fn path_text(text: &str) -> Option<&str> {
         .iter()
         .any(|start| target.starts_with(start));
     let looks_like_path = names_a_file || starts_like_path;
-    (single_line && plain && looks_like_path).then_some(target)
+    (plain && looks_like_path).then_some(target)
 }
 
 /// The findings of one loading file's text.
