@@ -15,6 +15,7 @@
 //! | `claude_auto_memory.rs` | Claude Code's auto memory (`~/.claude/projects/<project>/memory/`) |
 //! | `conkeeper.rs` | ConKeeper (`.claude/memory/`, `.ai/memory/`) and its budget presets |
 //! | `names.rs` | the file-name table every memory-bank format reads roles from |
+//! | `purposes.rs` | what each core file is for: the section headings of a format's templates by role |
 //! | `cursor_rules.rs`, `copilot.rs`, `windsurf.rs`, `kiro.rs` | rule-file formats of editors and agents: files at fixed places and rule folders, loaded by their frontmatter |
 //! | `kilo_code.rs` | Kilo Code's rules, mode rules, system prompt overrides and the memory bank it keeps among them; Kilo Memory in Kilo's data folder |
 //! | `junie.rs`, `trae.rs`, `zed.rs` | JetBrains Junie's guidelines, Trae's project rules, Zed's own rule files (Zed reads the first of a list of several agents' files) |

@@ -378,7 +378,7 @@ pub fn heading(line: &str) -> Option<(usize, String)> {
 }
 
 /// [`heading`], borrowing its text.
-fn heading_parts(line: &str) -> Option<(usize, &str)> {
+pub(crate) fn heading_parts(line: &str) -> Option<(usize, &str)> {
     let trimmed = line.trim_start();
     if line.len() - trimmed.len() > 3 {
         return None;

@@ -149,12 +149,12 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
         ));
         return out;
     }
-    check_required(project, bank, &ctx.declaring_rules, &mut out);
+    let bank_proven = formats::rules(bank.format).contents_prove_format(bank);
+    check_required(project, bank, (&ctx.declaring_rules, bank_proven), &mut out);
     if is_store {
         check_infinity(bank, &mut out);
     }
 
-    let bank_proven = formats::rules(bank.format).contents_prove_format(bank);
     let expands = imports::format_expands_imports(bank.format);
     let mut expander = expands.then(|| {
         Expander::new(ImportPolicy::of_project(project, &ctx.home).for_format(bank.format))

@@ -50,19 +50,25 @@ fn heading_role(heading: &str, purposes: &PurposeHeadings) -> Option<Role> {
 }
 
 /// Section headings (level 2 and below) outside code blocks.
-fn section_headings(text: &str) -> Vec<String> {
-    let fences = markdown::fenced_lines(text);
-    text.lines()
+fn section_headings(text: &str) -> Vec<&str> {
+    let mut headings: Vec<(usize, &str)> = text
+        .lines()
         .enumerate()
-        .filter(|(index, _)| {
+        .filter_map(|(index, line)| {
+            let (level, heading) = markdown::heading_parts(line)?;
+            (level >= 2 && !heading.is_empty()).then_some((index, heading))
+        })
+        .collect();
+    // Code blocks are found only in a text with headings to leave out of them.
+    if !headings.is_empty() {
+        let fences = markdown::fenced_lines(text);
+        headings.retain(|(index, _)| {
             !fences
                 .iter()
                 .any(|&(start, end)| (start..=end).contains(&(index + 1)))
-        })
-        .filter_map(|(_, line)| markdown::heading(line))
-        .filter(|(level, text)| *level >= 2 && !text.is_empty())
-        .map(|(_, text)| text)
-        .collect()
+        });
+    }
+    headings.into_iter().map(|(_, heading)| heading).collect()
 }
 
 pub(super) fn check(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Finding>) {
@@ -100,7 +106,7 @@ pub(super) fn check(bank: &Bank, file: &MemoryFile, text: &str, out: &mut Vec<Fi
         .iter()
         .zip(&roles)
         .filter(|(_, role)| **role == Some(*other))
-        .map(|(h, _)| h.as_str())
+        .map(|(h, _)| *h)
         .take(3)
         .collect();
     let home = bank

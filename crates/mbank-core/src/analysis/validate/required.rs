@@ -297,10 +297,12 @@ fn files_phrase(n: usize) -> String {
     }
 }
 
+/// `bank_proven`: the bank's contents prove its format
+/// ([`formats::FormatRules::contents_prove_format`]).
 pub(super) fn check_required(
     project: &Project,
     bank: &Bank,
-    rules: &DeclaringRules,
+    (rules, bank_proven): (&DeclaringRules, bool),
     out: &mut Vec<Finding>,
 ) {
     let ExpectedFiles {
@@ -357,7 +359,7 @@ pub(super) fn check_required(
     } else {
         // A folder's name (`memory-bank/`, `.claude/memory/`) is shared by many tools: only
         // the bank's contents make the format's template binding.
-        let certain = formats::rules(bank.format).contents_prove_format(bank);
+        let certain = bank_proven;
         for (list, severity, code, what) in [
             (
                 required,
@@ -430,7 +432,7 @@ pub(super) fn check_required(
         }
     }
     let rules = formats::rules(bank.format);
-    if rules.contents_prove_format(bank) {
+    if bank_proven {
         for dir in rules.required_folders() {
             if !bank.root.join(dir).is_dir() {
                 out.push(Finding::new(
@@ -467,7 +469,8 @@ mod tests {
             .find(|b| b.root == dir.join(folder))
             .expect("a bank in the folder");
         let mut out = Vec::new();
-        check_required(&project, &bank, &DeclaringRules::new(), &mut out);
+        let proven = formats::rules(bank.format).contents_prove_format(&bank);
+        check_required(&project, &bank, (&DeclaringRules::new(), proven), &mut out);
         out
     }
 
