@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `mbank check` against `mbank list` on the generated root of 2,000 projects, both cold
 # (mbank's caches removed before every run: every token is counted, every folder read),
-# timed with hyperfine in the same run so the shared machine's noise cancels out.
+# timed in alternating rounds (`benches/alternate.py`: each round runs every command once,
+# in a rotating order) so the shared machine's noise falls on all of them alike;
+# MBANK_BENCH_TIMER=hyperfine times them with hyperfine instead.
 # Target: check's median within 1.5x list's.
 #
 # Then both warm (caches filled by a run before): each remembers its results with what
@@ -29,18 +31,28 @@
 # Set MBANK_BASELINE=/path/to/mbank to time an older build in the same run;
 # MBANK_BENCH_ROOT=DIR uses a root generated before (`benches/gen_root.sh DIR N`: 20,000
 # projects take a while to generate) instead of generating one; MBANK_BENCH_COLD_RUNS
-# and MBANK_BENCH_WARM_RUNS set hyperfine's least runs (default 10 and 20), and
+# and MBANK_BENCH_WARM_RUNS set the runs (rounds) (default 10 and 20), and
 # MBANK_BENCH_ONLY_ROOT=1 leaves out the big bank and git comparisons.
 #
 #   benches/check.sh [N_PROJECTS]        (default 2000)
 #
-# Needs hyperfine: `apt-get install hyperfine`, `brew install hyperfine` or
-# `cargo install hyperfine`.
+# Needs python3; with MBANK_BENCH_TIMER=hyperfine, hyperfine (`apt-get install hyperfine`,
+# `brew install hyperfine` or `cargo install hyperfine`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-2000}
+timer_kind=${MBANK_BENCH_TIMER:-alternate}
 
-if ! command -v hyperfine >/dev/null 2>&1; then
+# hyperfine's options and JSON, from either timer.
+timer() {
+  if [ "$timer_kind" = hyperfine ]; then
+    hyperfine "$@"
+  else
+    python3 benches/alternate.py "$@"
+  fi
+}
+
+if [ "$timer_kind" = hyperfine ] && ! command -v hyperfine >/dev/null 2>&1; then
   echo "hyperfine is not installed. Install it with one of:" >&2
   echo "  sudo apt-get install -y hyperfine" >&2
   echo "  brew install hyperfine" >&2
@@ -66,7 +78,7 @@ mkdir -p "$HOME"
 unset MEMORY_BANK_ROOT
 echo "projects: $("$bin" list --root "$root" --json | grep -c '"name"')"
 
-# check exits 1 when it finds errors; hyperfine must time it all the same.
+# check exits 1 when it finds errors; the timer must time it all the same.
 cold="rm -rf $work/cache"
 commands=(
   -n "find (every memory file's size)" "find $root -name '*.md' -printf '%s\\n'"
@@ -115,7 +127,7 @@ median_rss() { # $1 = cold|warm, then the command
   printf '%s\n' "${values[@]}" | sort -n | sed -n "$(((rss_runs + 1) / 2))p"
 }
 
-hyperfine --warmup 1 --min-runs "${MBANK_BENCH_COLD_RUNS:-10}" -N -i --prepare "$cold" \
+timer --warmup 1 --min-runs "${MBANK_BENCH_COLD_RUNS:-10}" -N -i --prepare "$cold" \
   --export-json "$work/check.json" "${commands[@]}"
 medians "$work/check.json"
 
@@ -140,7 +152,7 @@ warm_commands=(
 if [ -n "${MBANK_BASELINE:-}" ]; then
   warm_commands+=(-n "baseline check (warm)" "$MBANK_BASELINE check --root $root")
 fi
-hyperfine --warmup 2 --min-runs "${MBANK_BENCH_WARM_RUNS:-20}" -N -i \
+timer --warmup 2 --min-runs "${MBANK_BENCH_WARM_RUNS:-20}" -N -i \
   --export-json "$work/check-warm.json" "${warm_commands[@]}"
 python3 - "$work/check-warm.json" <<'EOF' 2>/dev/null || true
 import json, sys
@@ -174,7 +186,7 @@ big_commands=(
 if [ -n "${MBANK_BASELINE:-}" ]; then
   big_commands+=(-n "baseline check, one big bank (cold)" "$MBANK_BASELINE check $big")
 fi
-hyperfine --warmup 1 --min-runs 10 -N -i --prepare "$cold" \
+timer --warmup 1 --min-runs 10 -N -i --prepare "$cold" \
   --export-json "$work/check-big.json" "${big_commands[@]}"
 python3 - "$work/check-big.json" <<'EOF' 2>/dev/null || true
 import json, sys
@@ -195,7 +207,7 @@ if [ "${MBANK_BENCH_GIT:-0}" = 1 ]; then
   if [ -n "${MBANK_BASELINE:-}" ]; then
     git_commands+=(-n "baseline check, root in one repository (cold)" "$MBANK_BASELINE check --root $root")
   fi
-  hyperfine --warmup 1 --runs 5 -N -i --prepare "$cold" \
+  timer --warmup 1 --runs 5 -N -i --prepare "$cold" \
     --export-json "$work/check-git.json" \
     -n "mbank list (cold)" "$bin list --root $root" \
     "${git_commands[@]}"
