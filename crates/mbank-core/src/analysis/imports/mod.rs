@@ -13,7 +13,7 @@
 //! observable behaviour: the importing text stays as written (the `@path` line included) and
 //! each imported file follows it, in order of appearance. Token totals are the same as a
 //! splice in place; only the order of the pieces differs.
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::findings::{Finding, FindingCode, Severity};
@@ -290,6 +290,9 @@ pub(crate) struct Expansion {
 #[derive(Debug)]
 pub(crate) struct Expander {
     policy: ImportPolicy,
+    /// Folders of top-level files and their real paths, when found free of links
+    /// ([`ImportPolicy::link_free_real_path`]): a bank's files share a few folders.
+    real_folders: std::cell::RefCell<HashMap<PathBuf, Option<PathBuf>>>,
     loaded: HashSet<PathBuf>,
     files_read: usize,
     bytes_read: usize,
@@ -305,6 +308,7 @@ impl Expander {
     pub fn new(policy: ImportPolicy) -> Self {
         Expander {
             policy,
+            real_folders: std::cell::RefCell::default(),
             loaded: HashSet::new(),
             files_read: 0,
             bytes_read: 0,
@@ -320,9 +324,31 @@ impl Expander {
     /// Where the top-level file `path` really is; where nothing is there, its path
     /// made absolute and without `.` or `..`.
     fn real_path(&self, path: &Path) -> PathBuf {
-        self.policy
-            .real_path(path)
-            .unwrap_or_else(|_| normalize_lexically(&absolute(path)))
+        self.real_path_in_known_folder(path).unwrap_or_else(|| {
+            self.policy
+                .real_path(path)
+                .unwrap_or_else(|_| normalize_lexically(&absolute(path)))
+        })
+    }
+
+    /// `path`'s real path from its folder's, the folder found free of links once for all
+    /// its files, when `path` itself is no link: one `lstat` instead of one per name
+    /// below the project. `None` when that does not settle it.
+    fn real_path_in_known_folder(&self, path: &Path) -> Option<PathBuf> {
+        let (folder, name) = (path.parent()?, path.file_name()?);
+        let real_folder = {
+            let mut folders = self.real_folders.borrow_mut();
+            match folders.get(folder) {
+                Some(known) => known.clone(),
+                None => {
+                    let found = self.policy.link_free_real_path(folder);
+                    folders.insert(folder.to_path_buf(), found.clone());
+                    found
+                }
+            }
+        }?;
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        (!meta.file_type().is_symlink()).then(|| real_folder.join(name))
     }
 
     /// Expands the imports of `text`, the content of the top-level file `path`.
@@ -895,6 +921,31 @@ mod tests {
             policy.real_path(&outside.join("secret.md")).unwrap(),
             fs::canonicalize(outside.join("secret.md")).unwrap()
         );
+        // An expander's top-level files, their folders' real paths remembered from the
+        // first file in each: the same real paths, twice over, a link among the files.
+        std::os::unix::fs::symlink(real.join("p/CLAUDE.md"), real.join("p/docs/c.md")).unwrap();
+        let expander = Expander::new(policy.clone());
+        for _ in 0..2 {
+            for rel in [
+                "CLAUDE.md",
+                "docs/a.md",
+                "docs/c.md",
+                "notes/a.md",
+                "docs/out/secret.md",
+            ] {
+                let path = project.join(rel);
+                assert_eq!(
+                    expander.real_path(&path),
+                    fs::canonicalize(&path).unwrap(),
+                    "{rel}"
+                );
+            }
+            let missing = project.join("docs/missing.md");
+            assert_eq!(
+                expander.real_path(&missing),
+                normalize_lexically(&absolute(&missing))
+            );
+        }
     }
 
     #[cfg(unix)]

@@ -173,24 +173,43 @@ impl ImportPolicy {
         }
     }
 
+    /// [`ImportPolicy::real_path`] of a folder below the project none of whose names
+    /// is a link (one `lstat` per name); `None` for any other folder.
+    pub(super) fn link_free_real_path(&self, folder: &Path) -> Option<PathBuf> {
+        self.real_path_below_project(folder).ok().flatten()
+    }
+
     /// Where `path` (absolute, no `.` or `..`) really is, links resolved. Below the
     /// project folder: the project's real path joined with the names under it, each
     /// checked to be no link (one `lstat` per name, where resolving from the root reads
     /// every component of the path again for every file). Elsewhere, or through a link,
     /// resolved in full. An error when nothing is there.
     pub(super) fn real_path(&self, path: &Path) -> std::io::Result<PathBuf> {
-        if let (Some(project), Some(real)) = (&self.project_path, self.allowed_roots.first())
-            && let Ok(rel) = path.strip_prefix(project)
-            && rel.components().all(|c| matches!(c, Component::Normal(_)))
-            && below_without_links(project, rel)?
-        {
-            return Ok(if rel.as_os_str().is_empty() {
-                real.clone()
-            } else {
-                real.join(rel)
-            });
+        match self.real_path_below_project(path)? {
+            Some(real) => Ok(real),
+            None => std::fs::canonicalize(path),
         }
-        std::fs::canonicalize(path)
+    }
+
+    /// `path`'s real path when it lies below the project with no link among its names
+    /// there; `None` when it does not, an error when one of them is not there.
+    fn real_path_below_project(&self, path: &Path) -> std::io::Result<Option<PathBuf>> {
+        let (Some(project), Some(real)) = (&self.project_path, self.allowed_roots.first()) else {
+            return Ok(None);
+        };
+        let Ok(rel) = path.strip_prefix(project) else {
+            return Ok(None);
+        };
+        if !rel.components().all(|c| matches!(c, Component::Normal(_)))
+            || !below_without_links(project, rel)?
+        {
+            return Ok(None);
+        }
+        Ok(Some(if rel.as_os_str().is_empty() {
+            real.clone()
+        } else {
+            real.join(rel)
+        }))
     }
 
     pub(super) fn is_allowed(&self, canonical: &Path) -> bool {
