@@ -7,8 +7,8 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
 use super::text::{
-    ADR_REF, DATE_TIME, clean_title, date_from_captures, find_date, is_ascii, is_placeholder,
-    links_in, may_contain_word, may_match, normalize_adr_id, regex, strip_markup,
+    ADR_REF, DATE_TIME, clean_title, date_from_captures, find_date, is_ascii, is_ascii_space,
+    is_placeholder, links_in, may_contain_word, may_match, normalize_adr_id, regex, strip_markup,
 };
 use super::{DecisionStatus, DecisionStyle};
 use crate::markup::markdown;
@@ -61,12 +61,8 @@ fn field(line: &str) -> Option<regex::Captures<'_>> {
     // Before a field's colon come only the list marker, bold marks, the key's letters
     // and spaces: a line with anything else there (a digit, a dot, a backtick) is no field.
     let may_be_field = may_match(is_ascii(line), line, |bytes| {
-        bytes.iter().take_while(|b| **b != b':').all(|b| {
-            b.is_ascii_alphabetic()
-                || matches!(
-                    b,
-                    b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b'-' | b'*' | b'+' | b'_'
-                )
+        bytes.iter().take_while(|b| **b != b':').all(|&b| {
+            b.is_ascii_alphabetic() || is_ascii_space(b) || matches!(b, b'-' | b'*' | b'+' | b'_')
         })
     });
     if !may_be_field {

@@ -8,7 +8,9 @@ use regex::Regex;
 
 use super::entry::is_decision_section_heading;
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
-use super::text::{DATE_TIME, clean_title, date_from_captures, is_placeholder, may_match, regex};
+use super::text::{
+    DATE_TIME, clean_title, date_from_captures, is_ascii_space, is_placeholder, may_match, regex,
+};
 use crate::markup::markdown;
 
 /// Roo log line: `[2025-05-22 14:03:11] - summary`, also as a list item.
@@ -114,10 +116,9 @@ pub(super) enum Event {
 /// costs more than the rest of a 100k-entry log together.
 fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> {
     let bytes = line.as_bytes();
-    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
     let mut i = 0;
     let skip_spaces = |i: &mut usize| {
-        while *i < bytes.len() && is_space(bytes[*i]) {
+        while *i < bytes.len() && is_ascii_space(bytes[*i]) {
             *i += 1;
         }
     };
@@ -133,7 +134,7 @@ fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> 
     };
     skip_spaces(&mut i);
     if matches!(bytes.get(i), Some(b'-' | b'*' | b'+'))
-        && bytes.get(i + 1).is_some_and(|&b| is_space(b))
+        && bytes.get(i + 1).is_some_and(|&b| is_ascii_space(b))
     {
         i += 1;
         skip_spaces(&mut i);
@@ -183,12 +184,13 @@ fn quick_log_line(line: &str) -> Option<((NaiveDate, Option<NaiveTime>), &str)> 
 /// and a log line may be a list item opening with `[` ([`LOG_LINE`], [`BARE_STAMP`]
 /// without a bullet, [`LOG_FOOTER`] match nothing else).
 fn may_open_log_line(bytes: &[u8]) -> bool {
-    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
-    let start = bytes.iter().take_while(|b| is_space(b)).count();
+    let start = bytes.iter().take_while(|&&b| is_ascii_space(b)).count();
     match bytes.get(start..) {
         Some([b'[' | b'0'..=b'9', ..]) => true,
-        Some([b'-' | b'*' | b'+', after @ ..]) if after.first().is_some_and(is_space) => {
-            after.iter().find(|b| !is_space(b)) == Some(&b'[')
+        Some([b'-' | b'*' | b'+', after @ ..])
+            if after.first().is_some_and(|&b| is_ascii_space(b)) =>
+        {
+            after.iter().find(|&&b| !is_ascii_space(b)) == Some(&b'[')
         }
         _ => false,
     }
@@ -228,9 +230,7 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
         let may_be_footer = may_be_log
             && may_match(ascii, line, |_| {
                 let mut end = bytes.len();
-                while end > 0
-                    && matches!(bytes[end - 1], b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
-                {
+                while end > 0 && is_ascii_space(bytes[end - 1]) {
                     end -= 1;
                 }
                 if end > 0 && bytes[end - 1] == b'.' {

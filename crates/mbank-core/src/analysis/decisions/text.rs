@@ -90,16 +90,21 @@ pub(super) fn clean_title(text: &str) -> String {
     collapse_whitespace(trimmed, false)
 }
 
+/// An ASCII byte that is whitespace to `char::is_whitespace` and to the patterns' `\s`:
+/// space, tab, line feed, vertical tab, form feed, carriage return.
+pub(super) fn is_ascii_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+}
+
 /// `clean_title`'s trimming for ASCII text, as a byte loop: whitespace off both ends,
 /// then `-`, `:`, `|` and spaces off the start and `:`, spaces, `-` and `|` off the end.
 fn trim_title_ascii(text: &str) -> &str {
     let bytes = text.as_bytes();
-    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
     let (mut start, mut end) = (0, bytes.len());
-    while start < end && is_space(bytes[start]) {
+    while start < end && is_ascii_space(bytes[start]) {
         start += 1;
     }
-    while end > start && is_space(bytes[end - 1]) {
+    while end > start && is_ascii_space(bytes[end - 1]) {
         end -= 1;
     }
     while start < end && matches!(bytes[start], b'-' | b':' | b'|' | b' ') {
@@ -177,11 +182,10 @@ fn collapse_whitespace(text: &str, lowercase: bool) -> String {
         };
     }
     let bytes = text.as_bytes();
-    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
     // Already single-spaced (the usual case): copy it whole. A plain loop: this runs
     // for every title and value of a log.
-    let mut single_spaced =
-        bytes.first().is_none_or(|&b| !is_space(b)) && bytes.last().is_none_or(|&b| !is_space(b));
+    let mut single_spaced = bytes.first().is_none_or(|&b| !is_ascii_space(b))
+        && bytes.last().is_none_or(|&b| !is_ascii_space(b));
     let mut i = 1;
     while single_spaced && i < bytes.len() {
         match bytes[i] {
@@ -209,8 +213,7 @@ fn collapse_whitespace(text: &str, lowercase: bool) -> String {
     let mut out = Vec::with_capacity(text.len());
     let mut pending_space = false;
     for &byte in text.as_bytes() {
-        // char::is_whitespace on ASCII: space, \t, \n, VT, FF, \r.
-        if matches!(byte, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r') {
+        if is_ascii_space(byte) {
             pending_space = !out.is_empty();
             continue;
         }
