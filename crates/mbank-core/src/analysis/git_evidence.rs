@@ -453,6 +453,15 @@ pub(crate) fn gather_git_listing(
             Err(e) => states[i] = GitState::failed(&e),
         }
     }
+    if let Some(claims) = claims {
+        // Where paths went is the slowest question of a repository's first check: git
+        // walks it beside the staleness facts rather than once a claim asks.
+        let first: Vec<&GitRepo> = repositories
+            .values()
+            .filter_map(|members| members.first().map(|(_, repo)| repo))
+            .collect();
+        claims.walk_ahead(&first);
+    }
     for members in repositories.into_values() {
         let requests: Vec<(&GitRepo, Vec<&Path>)> = members
             .iter()

@@ -18,6 +18,7 @@
 pub mod extract;
 mod names;
 mod names_memo;
+mod removals;
 mod scripts;
 pub mod tree;
 
@@ -30,6 +31,7 @@ use crate::findings::{Finding, FindingCode, Fix, Severity};
 use crate::git::{GitRepo, HistoryMemo};
 use crate::model::Role;
 use extract::{Claim, ClaimKind, FileKind};
+use removals::{Removals, WalksAhead};
 use scripts::{listed, script_message};
 use tree::CodeIndex;
 
@@ -60,6 +62,11 @@ pub(crate) struct ClaimChecker {
     held: std::sync::atomic::AtomicUsize,
     /// Where the indexes' history walks are remembered between runs.
     memo: Arc<HistoryMemo>,
+    /// Where paths went in repositories whose walk started before their index was
+    /// built ([`ClaimChecker::walk_ahead`]), for the index to take.
+    removals_ahead: parking_lot::Mutex<HashMap<PathBuf, (Instant, Arc<Removals>)>>,
+    /// The walks started ahead, stopped when this checker is dropped.
+    walks: WalksAhead,
 }
 
 /// A repository's index and when it was listed (`None`: git could not list it).
@@ -117,21 +124,67 @@ impl ClaimChecker {
                     .lock()
                     .remove(repo.root())
                     .filter(|(at, _, _)| fresh(at));
+                let removals = self
+                    .removals_ahead
+                    .lock()
+                    .remove(repo.root())
+                    .filter(|(at, _)| fresh(at))
+                    .map(|(_, removals)| removals)
+                    .unwrap_or_default();
                 match listed {
                     Some((at, view, names)) => {
-                        let index = CodeIndex::listed(view, names, Arc::clone(&self.memo));
+                        let index = CodeIndex::listed(view, names, Arc::clone(&self.memo))
+                            .sharing_removals(removals);
                         (at, Some(Arc::new(index)))
                     }
                     None => (
                         now,
                         CodeIndex::build(repo, Arc::clone(&self.memo))
                             .ok()
-                            .map(Arc::new),
+                            .map(|index| Arc::new(index.sharing_removals(removals))),
                     ),
                 }
             })
             .1
             .clone()
+    }
+
+    /// Starts the walk of where paths went in each of `repos`' repositories of whose
+    /// history nothing is remembered yet (the first check of a clone), on a thread
+    /// beside the caller's: `check` does while git answers for staleness, before any
+    /// claim asks. Its index takes the answer, or waits for it, once a claim asks; a
+    /// walk nobody asked for is stopped when this checker is dropped. Where history is
+    /// remembered, a claim's walk only reads the commits since, and none is started.
+    pub(crate) fn walk_ahead(&self, repos: &[&GitRepo]) {
+        let now = Instant::now();
+        let held = self.held.load(std::sync::atomic::Ordering::Relaxed) > 0;
+        let fresh = |at: &Instant| held || now.duration_since(*at) < INDEX_REUSE;
+        let indexes = self.indexes.lock();
+        let mut ahead = self.removals_ahead.lock();
+        ahead.retain(|_, (at, _)| fresh(at));
+        let mut walks = Vec::new();
+        for repo in repos.iter().filter(|repo| self.memo.is_new_to(repo.root())) {
+            let built = indexes
+                .get(repo.root())
+                .filter(|(at, _)| fresh(at))
+                .map(|(_, index)| index.as_ref().map(|index| index.removals_cell()));
+            let removals = match built {
+                // Git could not list it: no claim will ask.
+                Some(None) => continue,
+                Some(Some(removals)) => removals,
+                None => Arc::clone(
+                    &ahead
+                        .entry(repo.root().to_path_buf())
+                        .or_insert_with(|| (now, Arc::default()))
+                        .1,
+                ),
+            };
+            if !removals.is_found() {
+                walks.push((repo.unshared(), removals));
+            }
+        }
+        drop((ahead, indexes));
+        self.walks.start(walks, Arc::clone(&self.memo));
     }
 
     /// Keeps every index, however old, until the guard is dropped: one run over many

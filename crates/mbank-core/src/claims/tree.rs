@@ -11,14 +11,12 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::Mutex;
 
 use super::names_memo::NamesMemo;
+use super::removals::{Commit, Removals};
 use crate::error::CoreError;
-use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Policy, Walk, os};
+use crate::git::{GitRepo, HistoryMemo, Policy, os};
 use crate::io::reads::{self, Reads};
 
 use super::names::MAX_FILE_BYTES;
-
-/// Commits of history searched for renames and removals.
-pub(crate) const HISTORY_COMMITS: usize = 2000;
 
 /// Where a path went: renamed to another (`to`) or removed (`None`), in `commit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,8 +61,9 @@ pub(crate) struct CodeIndex {
     /// The manifests and what reading them read: noted again for every project whose
     /// result uses them.
     manifests: OnceLock<(Manifests, Reads)>,
-    /// Each path history shows renamed or removed, with the newest commit that did.
-    removals: OnceLock<HashMap<String, Commit>>,
+    /// Each path history shows renamed or removed, with the newest commit that did:
+    /// perhaps walked before this index was built ([`super::ClaimChecker::walk_ahead`]).
+    removals: Arc<Removals>,
     /// The renames of the commits asked about, worked out once each (`None`: git failed).
     renames: Mutex<HashMap<String, Option<Arc<Renames>>>>,
     /// Where the history walk for `removals` is remembered between runs.
@@ -79,162 +78,6 @@ type PathSet = HashSet<String, foldhash::fast::RandomState>;
 
 /// The renames of one commit: old path → new.
 type Renames = HashMap<String, String>;
-
-/// A commit: its full id (what git is asked about) and as `git log` abbreviates it (what
-/// a finding names).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Commit {
-    pub(crate) id: String,
-    pub(crate) short: String,
-}
-
-/// Removals as the history memo keeps them: (path, commit, abbreviated commit, shown
-/// commits before it), sorted by path.
-type StoredRemovals<'a> = Vec<(&'a str, &'a str, &'a str, u32)>;
-
-/// Paths a walk of history found renamed or removed: each path's newest such commit with
-/// how many shown commits (those renaming or removing a file) came before it, and how
-/// many commits the walk showed.
-#[derive(Debug, Default)]
-struct WalkedRemovals {
-    removed: HashMap<String, (Commit, u32)>,
-    shown: u32,
-}
-
-/// The walk behind [`CodeIndex::moved`]: which paths left the tree, and in which commit.
-/// Whether one was renamed, and to what, is worked out for its commit alone when a claim
-/// asks ([`CodeIndex::renames_in`]): rename detection over every commit of a long
-/// history took most of the walk's time, for answers most checks never need.
-struct MovesWalk<'a> {
-    repo: &'a GitRepo,
-}
-
-impl MovesWalk<'_> {
-    /// The paths removed (renamed ones among them) in the newest [`HISTORY_COMMITS`]
-    /// commits of `range` that remove a file; `None` when git could not tell (not
-    /// remembered). Without rename detection a rename is the removal of its old path, so
-    /// these are the commits `git log -M --diff-filter=RD` shows.
-    fn read(&self, range: &str) -> Option<WalkedRemovals> {
-        let limit = format!("-n{HISTORY_COMMITS}");
-        let args: Vec<OsString> = os(&[
-            "-c",
-            "core.quotePath=false",
-            "log",
-            "--no-renames",
-            "--name-only",
-            "--diff-filter=D",
-            "--format=%x01%H %h",
-            &limit,
-            range,
-            "--",
-        ]);
-        let out = self
-            .repo
-            .run_at_root(&args, &[], None, Policy::Hardened)
-            .ok()?;
-        if !out.success {
-            return None;
-        }
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut walked = WalkedRemovals::default();
-        let mut commit = Commit {
-            id: String::new(),
-            short: String::new(),
-        };
-        for line in text.lines() {
-            if let Some(ids) = line.strip_prefix('\u{1}') {
-                let (id, short) = ids.trim().split_once(' ')?;
-                commit = Commit {
-                    id: id.to_string(),
-                    short: short.to_string(),
-                };
-                walked.shown += 1;
-                continue;
-            }
-            // Quoted names (unusual bytes) are left out rather than misread.
-            if line.is_empty() || line.starts_with('"') {
-                continue;
-            }
-            // Newest first: the first commit on a path is the last thing that happened.
-            let before = walked.shown.saturating_sub(1);
-            walked
-                .removed
-                .entry(line.to_string())
-                .or_insert_with(|| (commit.clone(), before));
-        }
-        Some(walked)
-    }
-}
-
-impl HistoryWalk for MovesWalk<'_> {
-    type Answer = WalkedRemovals;
-
-    fn walk(&self) -> Walk {
-        Walk::Removals {
-            commits: HISTORY_COMMITS,
-        }
-    }
-
-    fn encode(walked: &WalkedRemovals) -> Option<Vec<u8>> {
-        let mut removed: StoredRemovals<'_> = walked
-            .removed
-            .iter()
-            .map(|(path, (commit, before))| {
-                (
-                    path.as_str(),
-                    commit.id.as_str(),
-                    commit.short.as_str(),
-                    *before,
-                )
-            })
-            .collect();
-        removed.sort_unstable();
-        crate::cache_store::encode(&(walked.shown, removed))
-    }
-
-    fn decode(bytes: &[u8]) -> Option<WalkedRemovals> {
-        let (shown, removed): (u32, StoredRemovals<'_>) = crate::cache_store::decode(bytes)?;
-        let removed = removed
-            .into_iter()
-            .map(|(path, id, short, before)| {
-                let commit = Commit {
-                    id: id.to_string(),
-                    short: short.to_string(),
-                };
-                (path.to_string(), (commit, before))
-            })
-            .collect();
-        Some(WalkedRemovals { removed, shown })
-    }
-
-    fn ask(&self, tip: &str) -> Option<WalkedRemovals> {
-        self.read(tip)
-    }
-
-    /// The new commits' removals, then the earlier ones still within the newest
-    /// [`HISTORY_COMMITS`] shown commits.
-    fn extend(
-        &self,
-        earlier: WalkedRemovals,
-        base: &str,
-        tip: &str,
-        _commits: usize,
-    ) -> Option<WalkedRemovals> {
-        let mut walked = self.read(&format!("{base}..{tip}"))?;
-        let newer = walked.shown;
-        for (path, (commit, before)) in earlier.removed {
-            let before = before.checked_add(newer)?;
-            if (before as usize) < HISTORY_COMMITS {
-                walked.removed.entry(path).or_insert((commit, before));
-            }
-        }
-        walked.shown = earlier
-            .shown
-            .checked_add(newer)?
-            .min(HISTORY_COMMITS as u32);
-        Some(walked)
-    }
-}
 
 impl CodeIndex {
     /// Git's list of tracked files of the repository of `repo`.
@@ -306,7 +149,7 @@ impl CodeIndex {
             dirs,
             suffixes,
             manifests: OnceLock::new(),
-            removals: OnceLock::new(),
+            removals: Arc::default(),
             renames: Mutex::new(HashMap::new()),
             names_memo: match memo.folder() {
                 Some(folder) => NamesMemo::in_folder(folder, repo.root(), memo.started()),
@@ -314,6 +157,18 @@ impl CodeIndex {
             },
             memo,
         }
+    }
+
+    /// This index answering where paths went with `removals`, which a walk started
+    /// before it was built may be filling.
+    pub(crate) fn sharing_removals(mut self, removals: Arc<Removals>) -> CodeIndex {
+        self.removals = removals;
+        self
+    }
+
+    /// Where [`CodeIndex::removals`] comes from, for a walk started ahead to fill.
+    pub(crate) fn removals_cell(&self) -> Arc<Removals> {
+        Arc::clone(&self.removals)
     }
 
     pub fn root(&self) -> &Path {
@@ -358,22 +213,11 @@ impl CodeIndex {
         }
     }
 
-    /// Each path the newest [`HISTORY_COMMITS`] commits that renamed or removed a file
-    /// took out of the tree, with the newest commit that did. Empty when git cannot tell.
+    /// Each path the newest commits that renamed or removed a file took out of the tree
+    /// (as many as [`super::removals::HISTORY_COMMITS`]), with the newest commit that
+    /// did. Empty when git cannot tell.
     pub(crate) fn removals(&self) -> &HashMap<String, Commit> {
-        self.removals.get_or_init(|| {
-            let walk = MovesWalk { repo: &self.repo };
-            self.memo
-                .answer(&self.repo, &walk)
-                .map(|walked| {
-                    walked
-                        .removed
-                        .into_iter()
-                        .map(|(path, (commit, _))| (path, commit))
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
+        self.removals.get(&self.repo, &self.memo)
     }
 
     /// The renames (old path → new) `git log -M` shows in `commit`; `None` when git

@@ -4,6 +4,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
@@ -181,10 +182,22 @@ pub(super) fn build(
 /// Runs a built command with a time limit. Errors only when git cannot be started or
 /// overruns; a non-zero exit is reported in `Output::success`.
 pub(super) fn execute(
+    command: Command,
+    stdin: Option<&[u8]>,
+    what: &str,
+    dir: &Path,
+) -> Result<Output> {
+    execute_until(command, stdin, what, dir, None)
+}
+
+/// [`execute`], git stopped (and an error answered) once `stop` is set: for a walk
+/// started before anyone asked, whose answer may never be wanted.
+pub(super) fn execute_until(
     mut command: Command,
     stdin: Option<&[u8]>,
     what: &str,
     dir: &Path,
+    stop: Option<&AtomicBool>,
 ) -> Result<Output> {
     command
         .stdin(if stdin.is_some() {
@@ -211,7 +224,7 @@ pub(super) fn execute(
     // Drain both pipes on their own threads so a large answer cannot block git.
     let stdout = child.stdout.take().map(read_all);
     let stderr = child.stderr.take().map(read_all);
-    let status = wait_within(&mut child, Instant::now(), what, dir)?;
+    let status = wait_within(&mut child, Instant::now(), what, dir, stop)?;
     if let Some(feeder) = feeder {
         let _ = feeder.join();
     }
@@ -226,8 +239,15 @@ pub(super) fn execute(
     })
 }
 
-/// Waits for `child` until [`TIME_LIMIT`] after `started`, then stops it.
-fn wait_within(child: &mut Child, started: Instant, what: &str, dir: &Path) -> Result<ExitStatus> {
+/// Waits for `child` until [`TIME_LIMIT`] after `started` or until `stop` is set, then
+/// stops it.
+fn wait_within(
+    child: &mut Child,
+    started: Instant,
+    what: &str,
+    dir: &Path,
+    stop: Option<&AtomicBool>,
+) -> Result<ExitStatus> {
     // Most commands end within a millisecond or two: looked at often at first, then
     // less, so a quick answer is not held up by a long sleep.
     let mut pause = Duration::from_micros(50);
@@ -235,6 +255,14 @@ fn wait_within(child: &mut Child, started: Instant, what: &str, dir: &Path) -> R
         match child.try_wait() {
             Ok(Some(status)) => return Ok(status),
             Ok(None) if started.elapsed() > TIME_LIMIT => return Err(overran(child, what, dir)),
+            Ok(None) if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(CoreError::Git(format!(
+                    "git {what} in {} was stopped: its answer was no longer wanted",
+                    dir.display()
+                )));
+            }
             Ok(None) => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(2));
@@ -327,7 +355,7 @@ pub(super) fn execute_streaming(
     }
     // The reader ends at the end of git's output or at its next piece, now unwanted.
     drop(pieces);
-    let status = wait_within(&mut child, started, what, dir)?;
+    let status = wait_within(&mut child, started, what, dir, None)?;
     if let Some(reader) = reader {
         let _ = reader.join();
     }
@@ -399,6 +427,21 @@ pub(crate) fn git_path(rel: &Path) -> OsString {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn a_command_whose_answer_is_no_longer_wanted_is_stopped() {
+        let temp = tempfile::tempdir().expect("temp");
+        // Were it not stopped, it would run out its time and answer success.
+        let mut command = Command::new("sh");
+        command.args(["-c", "exec sleep 60"]);
+        let stop = AtomicBool::new(true);
+        let answer = execute_until(command, None, "sleep", temp.path(), Some(&stop));
+        match answer {
+            Err(CoreError::Git(message)) => assert!(message.contains("was stopped"), "{message}"),
+            Err(other) => panic!("another error: {other}"),
+            Ok(out) => panic!("not stopped: it ended, success {}", out.success),
+        }
+    }
 
     #[test]
     fn git_paths_use_forward_slashes() {

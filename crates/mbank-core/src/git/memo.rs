@@ -154,6 +154,13 @@ impl HistoryMemo {
         self.folder.as_deref()
     }
 
+    /// Whether this memo is kept in a folder and holds nothing yet for the repository
+    /// at `root`: its first walk there will be of the whole history.
+    pub(crate) fn is_new_to(&self, root: &Path) -> bool {
+        self.file(root)
+            .is_some_and(|file| std::fs::symlink_metadata(file).is_err())
+    }
+
     pub(crate) fn started(&self) -> i128 {
         self.started
     }

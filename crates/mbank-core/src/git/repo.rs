@@ -3,10 +3,11 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::AtomicBool;
 
 use super::command::{
-    Flow, Output, Policy, Streamed, build, execute, execute_streaming, first_arg, git_path, os,
-    os_bytes, path_from_bytes,
+    Flow, Output, Policy, Streamed, build, execute, execute_streaming, execute_until, first_arg,
+    git_path, os, os_bytes, path_from_bytes,
 };
 use super::ignores::IgnoreRules;
 use super::specs::split_entry;
@@ -126,6 +127,17 @@ impl GitRepo {
     ) -> Result<Output> {
         let command = self.command(&self.root, args, env, policy);
         execute(command, stdin, &first_arg(args), &self.root)
+    }
+
+    /// [`GitRepo::run_at_root`] hardened, with no extra environment or input, git stopped
+    /// once `stop` is set.
+    pub(crate) fn run_at_root_until(
+        &self,
+        args: &[OsString],
+        stop: Option<&AtomicBool>,
+    ) -> Result<Output> {
+        let command = self.command(&self.root, args, &[], Policy::Hardened);
+        execute_until(command, None, &first_arg(args), &self.root, stop)
     }
 
     /// Runs git at the repository root, its output handed to `take` as it comes
