@@ -110,8 +110,7 @@ impl ClaimChecker {
     /// git's own finding).
     pub fn index(&self, repo: &GitRepo) -> Option<Arc<CodeIndex>> {
         let now = Instant::now();
-        let held = self.held.load(std::sync::atomic::Ordering::Relaxed) > 0;
-        let fresh = |at: &Instant| held || now.duration_since(*at) < INDEX_REUSE;
+        let fresh = self.fresh_at(now);
         // Held while git lists the repository: another thread wanting it waits for this
         // answer rather than asking git again.
         let mut indexes = self.indexes.lock();
@@ -157,8 +156,7 @@ impl ClaimChecker {
     /// remembered, a claim's walk only reads the commits since, and none is started.
     pub(crate) fn walk_ahead(&self, repos: &[&GitRepo]) {
         let now = Instant::now();
-        let held = self.held.load(std::sync::atomic::Ordering::Relaxed) > 0;
-        let fresh = |at: &Instant| held || now.duration_since(*at) < INDEX_REUSE;
+        let fresh = self.fresh_at(now);
         let indexes = self.indexes.lock();
         let mut ahead = self.removals_ahead.lock();
         ahead.retain(|_, (at, _)| fresh(at));
@@ -185,6 +183,13 @@ impl ClaimChecker {
         }
         drop((ahead, indexes));
         self.walks.start(walks, Arc::clone(&self.memo));
+    }
+
+    /// Whether what was listed or started at a moment may still serve at `now`: within
+    /// [`INDEX_REUSE`], or at any age while [`ClaimChecker::hold`] holds.
+    fn fresh_at(&self, now: Instant) -> impl Fn(&Instant) -> bool {
+        let held = self.held.load(std::sync::atomic::Ordering::Relaxed) > 0;
+        move |at| held || now.duration_since(*at) < INDEX_REUSE
     }
 
     /// Keeps every index, however old, until the guard is dropped: one run over many

@@ -331,20 +331,23 @@ mod tests {
         git(dir, &["commit", "-q", "-m", message]);
     }
 
-    /// A repository whose history renames one file and removes another.
-    fn repository_with_moves(dir: &Path) -> GitRepo {
+    /// A repository (in `repo` of `temp`) whose history renames one file and removes
+    /// another, and a cache folder beside it.
+    fn repository_with_moves(temp: &Path) -> (GitRepo, std::path::PathBuf) {
+        let dir = temp.join("repo");
         std::fs::create_dir_all(dir.join("src")).expect("mkdir");
-        git(dir, &["init", "-q"]);
+        git(&dir, &["init", "-q"]);
         for name in ["a", "b", "c"] {
             let text = format!("pub fn {name}() {{ /* {name} */ }}\n").repeat(20);
             std::fs::write(dir.join(format!("src/{name}.rs")), text).expect("write");
         }
-        commit(dir, "first");
-        git(dir, &["mv", "src/a.rs", "src/a2.rs"]);
-        commit(dir, "rename a");
-        git(dir, &["rm", "-q", "src/b.rs"]);
-        commit(dir, "remove b");
-        GitRepo::discover(dir).expect("a repository")
+        commit(&dir, "first");
+        git(&dir, &["mv", "src/a.rs", "src/a2.rs"]);
+        commit(&dir, "rename a");
+        git(&dir, &["rm", "-q", "src/b.rs"]);
+        commit(&dir, "remove b");
+        let repo = GitRepo::discover(&dir).expect("a repository");
+        (repo, temp.join("cache"))
     }
 
     fn sorted(removals: &HashMap<String, Commit>) -> Vec<(String, Commit)> {
@@ -359,9 +362,7 @@ mod tests {
     #[test]
     fn a_walk_started_ahead_answers_as_a_walk_a_claim_asks_for() {
         let temp = tempfile::tempdir().expect("temp");
-        let (dir, cache) = (temp.path().join("repo"), temp.path().join("cache"));
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        let repo = repository_with_moves(&dir);
+        let (repo, cache) = repository_with_moves(temp.path());
         let asked = CodeIndex::build(&repo, Arc::new(HistoryMemo::off())).expect("listed");
         let asked = sorted(asked.removals());
         let paths: Vec<&str> = asked.iter().map(|(path, _)| path.as_str()).collect();
@@ -388,7 +389,7 @@ mod tests {
     #[test]
     fn nothing_is_walked_ahead_without_a_memo_to_keep_the_answer() {
         let temp = tempfile::tempdir().expect("temp");
-        let repo = repository_with_moves(temp.path());
+        let (repo, _) = repository_with_moves(temp.path());
         let checker = ClaimChecker::remembering(Arc::new(HistoryMemo::off()));
         checker.walk_ahead(&[&repo]);
         assert!(checker.removals_ahead.lock().is_empty());
@@ -448,9 +449,7 @@ mod tests {
     #[test]
     fn a_stopped_walk_ahead_keeps_no_answer() {
         let temp = tempfile::tempdir().expect("temp");
-        let (dir, cache) = (temp.path().join("repo"), temp.path().join("cache"));
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        let repo = repository_with_moves(&dir);
+        let (repo, cache) = repository_with_moves(temp.path());
         let memo = HistoryMemo::in_folder(&cache, 0);
         let removals = Removals::default();
         removals.walk_ahead(&repo, &memo, &AtomicBool::new(true));
