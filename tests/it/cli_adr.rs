@@ -134,3 +134,66 @@ fn adr_new_without_an_adr_folder_says_where_records_go() {
     );
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn records_beside_the_code_are_a_bank_the_timeline_reads_and_check_leaves_alone() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    // A project whose only memory is its ADR folder, with an index and a diagram beside
+    // the records.
+    let project = dir.path().join("billing");
+    let adr = project.join("docs/adr");
+    common::write(
+        &adr.join("0001-record-architecture-decisions.md"),
+        "# 1. Record architecture decisions\n\nDate: 2025-04-02\n\n## Status\n\nAccepted\n\n\
+         ## Context\n\nWe need to record the decisions made on this project.\n",
+    );
+    common::write(
+        &adr.join("README.md"),
+        "# Architecture decisions\n\n## Rules\n\nOne record per decision, never edited once \
+         accepted.\n\n## Index\n\n- [1. Record architecture decisions](0001-record-architecture-decisions.md)\n",
+    );
+    fs::write(adr.join("context.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    common::write(&project.join("src/main.rs"), "fn main() {}\n");
+    sandbox
+        .run(&["adr", "new", "Bill in arrears", s(&project)])
+        .expect_code(0);
+
+    let json = sandbox
+        .run(&["timeline", "--json", "--root", s(dir.path())])
+        .json();
+    let projects = json["projects"].as_array().unwrap();
+    assert_eq!(projects.len(), 1, "{json:#}");
+    let decisions: Vec<(&str, &str, &str)> = projects[0]["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["title"].as_str().unwrap(),
+                d["status"].as_str().unwrap(),
+                d["file"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let titles: Vec<(&str, &str)> = decisions.iter().map(|d| (d.0, d.1)).collect();
+    assert_eq!(
+        titles,
+        [
+            ("Record architecture decisions", "accepted"),
+            ("Bill in arrears", "proposed")
+        ],
+        "{json:#}"
+    );
+    assert!(decisions.iter().all(|d| !d.2.ends_with("README.md")));
+
+    let list = sandbox
+        .run(&["list", "--json", "--root", s(dir.path())])
+        .json();
+    let formats = list["projects"][0]["formats"].to_string();
+    assert!(formats.contains("adr-records"), "{list:#}");
+    // Nobody loads the records, and neither the index nor the diagram is a finding.
+    let check = sandbox.run(&["check", "--json", s(&project)]);
+    let found = check.json()["projects"][0]["findings"].to_string();
+    assert!(!found.contains("docs/adr"), "{found}");
+}

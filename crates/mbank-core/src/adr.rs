@@ -12,12 +12,11 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 
 use crate::error::CoreError;
+pub use crate::formats::adr_records::folders_in_words;
+use crate::formats::adr_records::{FOLDERS, MADR_FOLDER};
 use crate::formats::conkeeper;
 use crate::io::dir_handle::Dir;
 use crate::write::{self, Change, Expected, Target, WriteContext};
-
-/// The ADR folders mbank knows besides ConKeeper's, in the order one is chosen.
-pub(crate) const FOLDERS: [&str; 3] = ["docs/adr", "doc/adr", "docs/decisions"];
 
 /// How far init looks for a free number when records appear while it writes.
 const ATTEMPTS: u32 = 20;
@@ -53,8 +52,9 @@ pub struct NewAdr {
 pub enum AdrError {
     #[error(
         "no ADR folder in {0}: mbank writes records into ConKeeper's decisions/ folder, \
-         docs/adr/, doc/adr/ or docs/decisions/; create one of them (or a ConKeeper bank \
-         with `mbank init --format conkeeper`)"
+         {folders}; create one of them (or a ConKeeper bank with `mbank init --format \
+         conkeeper`)",
+        folders = folders_in_words()
     )]
     NoFolder(String),
     #[error("the title is empty")]
@@ -96,7 +96,7 @@ fn template_of(project: &Path, rel: &str) -> Template {
     let folder = open_folder(project, rel);
     let records = folder.as_ref().map(records).unwrap_or_default();
     if records.is_empty() {
-        return if rel == "docs/decisions" {
+        return if rel == MADR_FOLDER {
             Template::Madr
         } else {
             Template::Nygard

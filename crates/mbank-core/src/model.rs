@@ -60,10 +60,13 @@ pub enum Format {
     /// after the user's own file. It keeps no files of its own in a project.
     #[serde(rename = "opencode")]
     OpenCode,
+    /// Architecture decision records kept beside the code: `docs/adr/`, `doc/adr/` or
+    /// `docs/decisions/`, one numbered record per decision (Nygard's template, MADR).
+    AdrRecords,
 }
 
 impl Format {
-    pub const ALL: [Format; 20] = [
+    pub const ALL: [Format; 21] = [
         Format::Cline,
         Format::MemoryBankMcp,
         Format::RooRules,
@@ -84,6 +87,7 @@ impl Format {
         Format::TraeRules,
         Format::ZedRules,
         Format::OpenCode,
+        Format::AdrRecords,
     ];
 
     /// Stable identifier used in JSON output and configuration.
@@ -109,6 +113,7 @@ impl Format {
             Format::TraeRules => "trae-rules",
             Format::ZedRules => "zed-rules",
             Format::OpenCode => "opencode",
+            Format::AdrRecords => "adr-records",
         }
     }
 
@@ -139,6 +144,7 @@ impl Format {
             Format::TraeRules => "Trae rules",
             Format::ZedRules => "Zed rules",
             Format::OpenCode => "opencode rules",
+            Format::AdrRecords => "Architecture decision records",
         }
     }
 

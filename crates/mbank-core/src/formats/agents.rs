@@ -581,12 +581,16 @@ mod tests {
     }
 
     #[test]
-    fn only_beans_and_infinity_belong_to_no_agent() {
+    fn only_beans_infinity_and_decision_records_belong_to_no_agent() {
         let unowned: Vec<Format> = Format::ALL
             .into_iter()
             .filter(|f| !Agent::any_loads(*f))
             .collect();
-        assert_eq!(unowned, [Format::BeansMd, Format::Infinity]);
+        // Records beside the code are the project's history: no agent loads them.
+        assert_eq!(
+            unowned,
+            [Format::BeansMd, Format::Infinity, Format::AdrRecords]
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! | `kilo_code.rs` | Kilo Code's rules, mode rules, system prompt overrides and the memory bank it keeps among them; Kilo Memory in Kilo's data folder |
 //! | `junie.rs`, `trae.rs`, `zed.rs` | JetBrains Junie's guidelines, Trae's project rules, Zed's own rule files (Zed reads the first of a list of several agents' files) |
 //! | `opencode.rs` | how opencode reads the AGENTS.md (or CLAUDE.md) it finds, and its user file |
+//! | `adr_records.rs` | architecture decision records beside the code (`docs/adr/`, `doc/adr/`, `docs/decisions/`) |
 //! | `agents.rs` | which agent loads which formats at its session start (`mbank context --agent`) |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!
@@ -69,6 +70,7 @@ pub use purposes::PurposeHeadings;
 pub(crate) use roo_rules::mode_of_rule_file;
 pub use units::Unit;
 
+pub(crate) mod adr_records;
 pub mod agents;
 pub(crate) mod agents_md;
 pub(crate) mod beans_md;
@@ -161,6 +163,21 @@ pub trait FormatRules: Send + Sync {
     /// this format; discovery and bank listing find them through this alone.
     fn project_paths(&self) -> ProjectPaths {
         ProjectPaths::default()
+    }
+
+    /// Whether the bank's files other than its decision logs may hold decision sections
+    /// the timeline reads ("## Key Decisions" in an active context): not in a folder of
+    /// records, whose other files (a README, an index) only point at them.
+    fn has_decision_sections(&self) -> bool {
+        true
+    }
+
+    /// Whether bank listing takes a file found in the folders of
+    /// [`project_paths`](FormatRules::project_paths) (`rel` relative to the project): a
+    /// folder kept beside the code holds other files too, such as an ADR folder's
+    /// diagrams.
+    fn lists(&self, _rel: &Path) -> bool {
+        true
     }
 
     /// Rule folders (relative paths such as `.cursor/rules`) that may also sit in the
@@ -663,6 +680,7 @@ pub fn rules(format: Format) -> &'static dyn FormatRules {
         Format::TraeRules => &trae::TraeRules,
         Format::ZedRules => &zed::ZedRules,
         Format::OpenCode => &opencode::OpenCode,
+        Format::AdrRecords => &adr_records::AdrRecords,
     }
 }
 
@@ -756,6 +774,26 @@ pub fn instruction_family() -> impl Iterator<Item = &'static instruction_files::
 /// Every registered format, in [`Format::ALL`] order.
 pub fn all() -> impl Iterator<Item = &'static dyn FormatRules> {
     Format::ALL.into_iter().map(rules)
+}
+
+/// The first names of the formats' fixed places that are not hidden (`docs` of
+/// `docs/adr`): discovery asks every format about each hidden name in a project's folder
+/// (`.cursor`), and about these alone of the others.
+pub(crate) fn plain_place_heads() -> &'static [&'static str] {
+    static HEADS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        let mut heads: Vec<&'static str> = all()
+            .flat_map(|rules| {
+                let paths = rules.project_paths();
+                paths.files.iter().chain(paths.folders.iter()).copied()
+            })
+            .filter_map(|place| place.split('/').next())
+            .filter(|head| !head.starts_with('.'))
+            .collect();
+        heads.sort_unstable();
+        heads.dedup();
+        heads
+    });
+    &HEADS
 }
 
 /// Places a file of a bank of `format`, given its path relative to the bank root.

@@ -249,8 +249,9 @@ impl App {
                 crate::overlays::adr_title::AdrTitle::new(folder.rel),
             ))),
             None => self.toast_error(format!(
-                "{} has no ADR folder (ConKeeper's decisions/, docs/adr/, doc/adr/ or docs/decisions/)",
-                project.name
+                "{} has no ADR folder (ConKeeper's decisions/, {})",
+                project.name,
+                mbank_core::adr::folders_in_words()
             )),
         }
     }

@@ -72,10 +72,13 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     let (heading_id, heading_title) = match &first_heading {
         Some((_, text)) => {
             let read = read_heading(text);
-            (read.id, Some(read.title).filter(|t| !t.is_empty()))
+            let title = without_record_number(&read.title, &file_name);
+            (read.id, Some(title.to_string()).filter(|t| !t.is_empty()))
         }
         None => (None, None),
     };
+    // Nygard's template (and adr-tools') gives the status a section of its own line.
+    let sections = one_line_sections(&lines, &mask, first_heading.as_ref().map(|(i, _)| *i));
     let stamp = ADR_FILE_STAMP.captures(&file_name).and_then(|c| {
         let num = |n: &str| c.name(n).and_then(|m| m.as_str().parse::<u32>().ok());
         let date = NaiveDate::from_ymd_opt(i32::try_from(num("y")?).ok()?, num("m")?, num("d")?)?;
@@ -94,7 +97,12 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         let words = words.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
         clean_title(&words.replace(['-', '_'], " "))
     });
-    let date = stamp.or(front.date).or(body.date);
+    let date = stamp.or(front.date).or(body.date).or_else(|| {
+        sections
+            .iter()
+            .find(|line| !line.chars().any(char::is_alphabetic))
+            .and_then(|line| find_date(line))
+    });
     let mut superseded_by = front.superseded_by;
     superseded_by.extend(body.superseded_by);
     superseded_by.dedup();
@@ -105,6 +113,12 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         .status
         .filter(|s| *s != DecisionStatus::Unknown)
         .or(front.status)
+        .or_else(|| {
+            sections
+                .iter()
+                .filter_map(|line| DecisionStatus::parse(line))
+                .find(|status| *status != DecisionStatus::Unknown)
+        })
         .or_else(|| (!superseded_by.is_empty()).then_some(DecisionStatus::Superseded))
         .unwrap_or(DecisionStatus::Unknown);
     let start = first_heading.map_or(0, |(i, _)| i);
@@ -134,6 +148,51 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     })
 }
 
+/// `title` without the record's number in front (`1. Use SQLite` in `0001-use-sqlite.md`,
+/// as Nygard's template and adr-tools write it): only the file's own number is dropped.
+fn without_record_number<'t>(title: &'t str, file_name: &str) -> &'t str {
+    let leading_number = |text: &str| -> Option<(u32, usize)> {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        Some((text.get(..digits)?.parse().ok()?, digits))
+    };
+    let lower = file_name.to_ascii_lowercase();
+    let name = lower.strip_prefix("adr").unwrap_or(&lower);
+    let name = name.trim_start_matches(['-', '_']);
+    let (Some((number, _)), Some((heading_number, digits))) =
+        (leading_number(name), leading_number(title))
+    else {
+        return title;
+    };
+    let rest = &title[digits..];
+    match rest.strip_prefix(['.', ':', ')']) {
+        Some(rest) if number == heading_number && rest.starts_with(char::is_whitespace) => {
+            rest.trim_start()
+        }
+        _ => title,
+    }
+}
+
+/// The text of each section after `first` (the record's title) whose body is one line:
+/// where a record gives its status or date a heading of its own (`## Status` above
+/// `Accepted`), in whatever language the heading is written.
+fn one_line_sections<'t>(lines: &[&'t str], mask: &[bool], first: Option<usize>) -> Vec<&'t str> {
+    let headings: Vec<usize> = (first.map_or(0, |i| i + 1)..lines.len())
+        .filter(|i| mask[*i] && markdown::heading(lines[*i]).is_some())
+        .collect();
+    let mut found = Vec::new();
+    for (n, &at) in headings.iter().enumerate() {
+        let end = headings.get(n + 1).copied().unwrap_or(lines.len());
+        let mut body = (at + 1..end)
+            .filter(|i| mask[*i])
+            .map(|i| lines[i].trim())
+            .filter(|line| !line.is_empty());
+        if let (Some(line), None) = (body.next(), body.next()) {
+            found.push(line);
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::date;
@@ -159,6 +218,37 @@ mod tests {
         assert_eq!(stamped.date, date("2025-05-22"));
         assert_eq!(stamped.time, NaiveTime::from_hms_opt(14, 3, 0));
         assert_eq!(stamped.status, DecisionStatus::Proposed);
+    }
+
+    #[test]
+    fn records_in_nygards_template_give_status_and_date_their_own_lines() {
+        let text = "# 1. Use SQLite for the index\n\nDate: 2026-03-02\n\n## Status\n\nAccepted\n\n\
+## Context\n\nThe index is rebuilt on every start.\n\n## Decision\n\nKeep it in SQLite.\n";
+        let d = parse_adr(Path::new("docs/adr/0001-use-sqlite-for-the-index.md"), text).unwrap();
+        assert_eq!(d.title, "Use SQLite for the index");
+        assert_eq!(d.status, DecisionStatus::Accepted);
+        assert_eq!(d.date, date("2026-03-02"));
+        // In another language, with the date a section of its own: the same structure.
+        let text = "# 2. Usar Postgres\n\n## Estado\n\nProposed\n\n## Fecha\n\n2025-11-04\n\n\
+## Contexto\n\nVarias líneas.\nY otra más.\n";
+        let d = parse_adr(Path::new("doc/adr/0002-usar-postgres.md"), text).unwrap();
+        assert_eq!(d.title, "Usar Postgres");
+        assert_eq!(
+            (d.status, d.date),
+            (DecisionStatus::Proposed, date("2025-11-04"))
+        );
+        // A number that is not the record's own stays in the title.
+        let d = parse_adr(
+            Path::new("docs/adr/0003-limits.md"),
+            "# 2. Limits and 3. more\n\n## Context\n\nWhy.\n",
+        )
+        .unwrap();
+        assert_eq!(d.title, "2. Limits and 3. more");
+        assert_eq!(d.status, DecisionStatus::Unknown);
+        assert_eq!(
+            d.date, None,
+            "one-line sections that are not dates give none"
+        );
     }
 
     #[test]

@@ -142,6 +142,9 @@ fn may_hold_sections(file: &MemoryFile) -> bool {
 /// record, the section only mentions it. A file over the decision-log size limit or
 /// unreadable is skipped (it is no log; validation reports unreadable files).
 pub(crate) fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
+    if !crate::formats::rules(bank.format).has_decision_sections() {
+        return Vec::new();
+    }
     let ids: HashSet<u32> = logged
         .iter()
         .filter_map(|d| d.id.as_deref().and_then(adr_number))

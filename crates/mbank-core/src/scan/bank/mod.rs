@@ -399,6 +399,9 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
         }
     }
     let rules = formats::rules(lister.format);
+    lister
+        .files
+        .retain(|file| rules.lists(paths::relative_to(&file.path, &project).unwrap_or(&file.path)));
     for rel in rules.nested_folders() {
         nested_rule_folders(lister, &project, rel, 0);
     }

@@ -286,7 +286,11 @@ fn rule_file_markers(
 ) {
     let dir = folder.path();
     for entry in entries {
-        let Some(name) = entry.name.to_str().filter(|n| n.starts_with('.')) else {
+        let Some(name) = entry
+            .name
+            .to_str()
+            .filter(|n| n.starts_with('.') || formats::plain_place_heads().contains(n))
+        else {
             continue;
         };
         for rules in formats::all() {

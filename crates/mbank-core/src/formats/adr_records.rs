@@ -1,0 +1,138 @@
+//! Architecture decision records kept beside the code: one markdown file per decision in
+//! `docs/adr/` (the common place), `doc/adr/` (where Nat Pryce's adr-tools writes) or
+//! `docs/decisions/` (where MADR puts them), numbered in the file name (`0001-title.md`,
+//! `ADR-001-title.md`). No agent loads them at session start; they are the project's
+//! decision history, which the timeline shows and `mbank adr new` extends. A folder's
+//! `README.md`, index and template are kept there too, and record nothing.
+use std::path::Path;
+
+use super::{FormatRules, Placement, ProjectPaths};
+use crate::model::{Format, LoadKind, Role};
+
+/// Where MADR keeps its records by default.
+pub(crate) const MADR_FOLDER: &str = "docs/decisions";
+
+/// Where projects keep their records, in the order `mbank adr new` chooses one.
+pub(crate) const FOLDERS: [&str; 3] = ["docs/adr", "doc/adr", MADR_FOLDER];
+
+/// The folders as a user reads them: "docs/adr/, doc/adr/ or docs/decisions/".
+pub fn folders_in_words() -> String {
+    let named: Vec<String> = FOLDERS.iter().map(|folder| format!("{folder}/")).collect();
+    match named.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => named.concat(),
+    }
+}
+
+const PATHS: ProjectPaths = ProjectPaths {
+    files: &[],
+    folders: &FOLDERS,
+    lookalikes: &[],
+};
+
+pub(crate) struct AdrRecords;
+
+/// Whether a file name is a numbered record: `0001-use-postgres.md`, `12_title.md`,
+/// `ADR-001-title.md`, in markdown.
+pub(crate) fn is_record_name(file_name: &str) -> bool {
+    let lower = file_name.to_ascii_lowercase();
+    let Some(stem) = lower
+        .strip_suffix(".md")
+        .or_else(|| lower.strip_suffix(".markdown"))
+    else {
+        return false;
+    };
+    if super::is_adr_name(stem) {
+        return true;
+    }
+    let digits = stem.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0
+        && matches!(
+            stem.as_bytes().get(digits),
+            None | Some(b'-' | b'_' | b'.' | b' ')
+        )
+}
+
+impl FormatRules for AdrRecords {
+    fn format(&self) -> Format {
+        Format::AdrRecords
+    }
+
+    fn place(&self, rel: &Path) -> Placement {
+        let record = rel
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(is_record_name);
+        Placement {
+            role: if record { Role::Adr } else { Role::Other },
+            layer: None,
+            group: Some("decisions".into()),
+            load: LoadKind::Never,
+        }
+    }
+
+    fn keeps(&self, rel: &Path) -> bool {
+        PATHS.contains(rel) && self.lists(rel)
+    }
+
+    /// Markdown only: the folders hold diagrams and other files beside the records.
+    fn lists(&self, rel: &Path) -> bool {
+        rel.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+    }
+
+    fn project_paths(&self) -> ProjectPaths {
+        PATHS
+    }
+
+    fn has_decision_sections(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_files_are_records_and_the_rest_record_nothing() {
+        for name in [
+            "0001-record-architecture-decisions.md",
+            "0012_use_postgres.md",
+            "7-short.md",
+            "0003.md",
+            "ADR-001-title.md",
+            "adr-0014.md",
+            "0002-título-en-español.markdown",
+        ] {
+            assert!(is_record_name(name), "{name}");
+        }
+        for name in [
+            "README.md",
+            "index.md",
+            "adr-template.md",
+            "template.md",
+            "2024plans.md",
+            "0001-diagram.png",
+            "notes.txt",
+        ] {
+            assert!(!is_record_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn records_are_decisions_no_agent_loads() {
+        let record = AdrRecords.place(Path::new("docs/adr/0001-use-sqlite.md"));
+        assert_eq!(
+            (record.role, record.load, record.group.as_deref()),
+            (Role::Adr, LoadKind::Never, Some("decisions"))
+        );
+        let readme = AdrRecords.place(Path::new("docs/adr/README.md"));
+        assert_eq!((readme.role, readme.load), (Role::Other, LoadKind::Never));
+        assert!(AdrRecords.keeps(Path::new("doc/adr/0002-x.md")));
+        assert!(!AdrRecords.keeps(Path::new("docs/0002-x.md")));
+        assert!(!AdrRecords.keeps(Path::new("docs/adr/0002-context.png")));
+        assert_eq!(folders_in_words(), "docs/adr/, doc/adr/ or docs/decisions/");
+    }
+}
