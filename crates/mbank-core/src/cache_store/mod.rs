@@ -30,8 +30,9 @@ const MAGIC: &[u8; 8] = b"MBCACHE\0";
 /// The version of every cache file. Bump it when any section's records change meaning
 /// or shape: every cache then starts empty once. 1: one store for the token, listing
 /// and rows caches (they were token 8, listing 4, rows 2). 2: token figures at fixed
-/// widths.
-pub(crate) const FORMAT_VERSION: u32 = 2;
+/// widths. 3: banks of decision records in the listings, and the dates read from a text
+/// that writes its days first (the token cache's written dates, the findings remembered).
+pub(crate) const FORMAT_VERSION: u32 = 3;
 /// magic, format version, section, payload length, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;
 

@@ -235,11 +235,14 @@ pub(super) fn date_from_captures(
     c: &regex::Captures<'_>,
 ) -> Option<(NaiveDate, Option<NaiveTime>)> {
     let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
-    let (y, m, d) = match (num("y"), num("m"), num("d")) {
-        (Some(y), Some(m), Some(d)) => (y, m, d),
-        _ => (num("y2")?, num("m2")?, num("d2")?),
+    let date = match (num("y"), num("m"), num("d")) {
+        (Some(y), Some(m), Some(d)) => NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?,
+        // `a/b/YYYY`: month first, else day first where only that names a day (`16/01/2025`).
+        _ => {
+            let (y, a, b) = (i32::try_from(num("y2")?).ok()?, num("m2")?, num("d2")?);
+            NaiveDate::from_ymd_opt(y, a, b).or_else(|| NaiveDate::from_ymd_opt(y, b, a))?
+        }
     };
-    let date = NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?;
     let time = match (num("hh"), num("mm")) {
         (Some(h), Some(min)) => NaiveTime::from_hms_opt(h, min, num("ss").unwrap_or(0)),
         _ => None,
@@ -306,6 +309,14 @@ mod tests {
                 bytes.len() >= word.len() && bytes[at..at + word.len()].eq_ignore_ascii_case(word)
             })
         })
+    }
+
+    #[test]
+    fn a_slashed_date_is_read_month_first_else_day_first_where_only_that_names_a_day() {
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d);
+        assert_eq!(find_date("on 06/01/2025").map(|d| d.0), day(2025, 6, 1));
+        assert_eq!(find_date("Data: 28/03/2025").map(|d| d.0), day(2025, 3, 28));
+        assert_eq!(find_date("31/02/2025"), None);
     }
 
     #[test]

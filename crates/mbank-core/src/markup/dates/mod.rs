@@ -12,7 +12,8 @@ use crate::markup::markdown;
 pub mod plans;
 
 /// One date-shaped run of digits in a text: `YYYY-MM-DD` or `YYYY/MM/DD` (either
-/// separator at either place), or `M/D/YYYY`, standing as a word of its own.
+/// separator at either place), or `M/D/YYYY` (`D/M/YYYY` in a text that writes its days
+/// first), standing as a word of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct DateMatch {
     start: usize,
@@ -20,6 +21,42 @@ struct DateMatch {
     year: u32,
     month: u32,
     day: u32,
+    /// Written `a/b/YYYY`: month first as read, or day first where the text writes its
+    /// days first ([`in_the_texts_order`]).
+    slashed: bool,
+}
+
+impl DateMatch {
+    fn is_valid(&self) -> bool {
+        i32::try_from(self.year)
+            .ok()
+            .and_then(|y| NaiveDate::from_ymd_opt(y, self.month, self.day))
+            .is_some()
+    }
+
+    /// The same date read day first (`16/01/2025`).
+    fn day_first(self) -> DateMatch {
+        DateMatch {
+            month: self.day,
+            day: self.month,
+            ..self
+        }
+    }
+}
+
+/// `matches` read in the order the text writes its `a/b/YYYY` dates: day first when one
+/// of them can only be read that way (`16/01/2025`) and none only month first
+/// (`01/16/2025`), as most of the world writes them; month first otherwise.
+fn in_the_texts_order(mut matches: Vec<DateMatch>) -> Vec<DateMatch> {
+    let slashed = || matches.iter().filter(|m| m.slashed);
+    let only_day_first = slashed().any(|m| !m.is_valid() && m.day_first().is_valid());
+    let only_month_first = slashed().any(|m| m.is_valid() && !m.day_first().is_valid());
+    if only_day_first && !only_month_first {
+        for m in matches.iter_mut().filter(|m| m.slashed) {
+            *m = m.day_first();
+        }
+    }
+    matches
 }
 
 /// Whether a character is part of a word (Unicode's `\w`, save marks): the neighbours a
@@ -119,12 +156,12 @@ fn date_matches(text: &str) -> impl Iterator<Item = DateMatch> + '_ {
                 continue;
             }
             let iso = date_shape(text, start, [4..=4, 1..=2, 1..=2], b"-/")
-                .map(|(end, [year, month, day])| (end, year, month, day));
-            let american = || {
+                .map(|(end, [year, month, day])| (end, year, month, day, false));
+            let slashed = || {
                 date_shape(text, start, [1..=2, 1..=2, 4..=4], b"/")
-                    .map(|(end, [month, day, year])| (end, year, month, day))
+                    .map(|(end, [month, day, year])| (end, year, month, day, true))
             };
-            if let Some((end, year, month, day)) = iso.or_else(american) {
+            if let Some((end, year, month, day, slashed)) = iso.or_else(slashed) {
                 at = end;
                 return Some(DateMatch {
                     start,
@@ -132,6 +169,7 @@ fn date_matches(text: &str) -> impl Iterator<Item = DateMatch> + '_ {
                     year,
                     month,
                     day,
+                    slashed,
                 });
             }
         }
@@ -239,6 +277,7 @@ fn remember_prose(text: &str, prose: Option<&str>, matches: &[DateMatch]) {
 /// block is no heading.
 fn written_date_matches(text: &str) -> Vec<DateMatch> {
     let (prose, matches) = prose_date_matches(text);
+    let matches = in_the_texts_order(matches);
     let spans: Vec<(usize, usize)> = matches.iter().map(|m| (m.start, m.end)).collect();
     let planned = plans::planned_at(&prose, &spans);
     matches
@@ -248,9 +287,9 @@ fn written_date_matches(text: &str) -> Vec<DateMatch> {
         .collect()
 }
 
-/// The newest plausible date written in a text's prose (ISO, `YYYY/MM/DD` or `M/D/YYYY`),
-/// ignoring dates after `today` (templates and typos), before 2000, and those that name a
-/// plan rather than a write ([`plans`]).
+/// The newest plausible date written in a text's prose (ISO, `YYYY/MM/DD`, `M/D/YYYY` or
+/// `D/M/YYYY`), ignoring dates after `today` (templates and typos), before 2000, and those
+/// that name a plan rather than a write ([`plans`]).
 #[cfg(test)]
 pub(crate) fn newest_date_in(text: &str, today: NaiveDate) -> Option<NaiveDate> {
     dates_in(text).filter(|d| *d <= today).max()
@@ -291,12 +330,9 @@ fn dates_in(text: &str) -> impl Iterator<Item = NaiveDate> {
 /// Dates written in a text's prose that name no day of the calendar (`2026-30-05`,
 /// `2025-02-30`), with their 1-based line: a typo, or a month and day swapped.
 pub fn impossible_dates(text: &str) -> Vec<(usize, String)> {
+    // `a/b/YYYY` names a day when either order does: `16/01/2025` is the 16th of January.
     let impossible = |m: &DateMatch| {
-        (2000..=2100).contains(&m.year)
-            && i32::try_from(m.year)
-                .ok()
-                .and_then(|y| NaiveDate::from_ymd_opt(y, m.month, m.day))
-                .is_none()
+        (2000..=2100).contains(&m.year) && !m.is_valid() && !(m.slashed && m.day_first().is_valid())
     };
     // Every date of the prose is one of the text's own (see `parsed_prose_date_matches`):
     // a text without an impossible date-shaped word anywhere needs no prose.
@@ -594,14 +630,46 @@ mod tests {
 
     #[test]
     fn impossible_dates_name_their_line() {
-        let text = "# Log\n2025-02-30 swapped\nfine 2025-02-28\n\n13/01/2025 and 2026-30-05\n";
+        let text = "# Log\n2025-02-30 swapped\nfine 2025-02-28\n\n13/13/2025 and 2026-30-05\n";
         assert_eq!(
             impossible_dates(text),
             vec![
                 (2, "2025-02-30".to_string()),
-                (5, "13/01/2025".to_string()),
+                (5, "13/13/2025".to_string()),
                 (5, "2026-30-05".to_string()),
             ]
+        );
+        // Day first is a day of the calendar; 31/02 is one in neither order.
+        assert!(impossible_dates("Updated 16/01/2025, then 25/06/2025.\n").is_empty());
+        assert_eq!(
+            impossible_dates("Due 31/02/2025\n"),
+            vec![(1, "31/02/2025".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_text_writing_its_days_first_has_each_of_its_slashed_dates_read_so() {
+        let day = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
+        let today = NaiveDate::from_ymd_opt(2025, 12, 31).expect("a day");
+        // `06/01/2025` is the 6th of January here, since `16/01/2025` can only be day first.
+        let text = "Ngày cập nhật: 16/01/2025\n\nRelease on 06/01/2025 went out.\n";
+        assert_eq!(
+            dated_lines(text, today),
+            vec![
+                (1, day("2025-01-16").unwrap()),
+                (3, day("2025-01-06").unwrap())
+            ]
+        );
+        // With nothing that settles it, month first as before.
+        assert_eq!(
+            newest_date_in("Shipped 06/01/2025.\n", today),
+            day("2025-06-01")
+        );
+        // A text holding both orders keeps month first; the one read neither way is dropped.
+        let mixed = "On 01/16/2025 and 16/01/2025.\n";
+        assert_eq!(
+            dated_lines(mixed, today),
+            vec![(1, day("2025-01-16").unwrap())]
         );
     }
 
