@@ -364,6 +364,10 @@ fn clean_path(token: &str) -> Option<&str> {
     (!token.is_empty()).then_some(token)
 }
 
+/// Runs of the letters date and number formats use, standing for a date or number in a
+/// file name a memory describes rather than names.
+const NAMING_MASKS: [&str; 5] = ["YYYY", "YYMMDD", "MMDD", "HHMM", "NNN"];
+
 /// A path claim when `token` is unmistakably a path in the repository. In a code span a
 /// bare file name counts (`package.json`); in plain prose a path needs a folder.
 fn path_candidate(token: &str, in_code: bool) -> Option<String> {
@@ -380,6 +384,11 @@ fn path_candidate(token: &str, in_code: bool) -> Option<String> {
             .any(|c| "*?{}<>|$%()[],;=\"'!&^+` ".contains(c))
         || token.len() > 160
     {
+        return None;
+    }
+    // A naming mask (`migrate/YYYYMMDDHHMMSS_name.sql`, `decisions/ADR-NNN-title.md`):
+    // format letters stand where a file's date or number goes.
+    if NAMING_MASKS.iter().any(|mask| token.contains(mask)) {
         return None;
     }
     let lower = token.to_lowercase();
@@ -600,6 +609,19 @@ mod tests {
             "# Notes\n\n```\nsrc/in_a_block.rs\n```\n\nSee https://x.org/a/b.md and `src/**/*.rs` and `src/<name>.rs` and `path/to/file.rs`.\nWe will add `src/later.rs`.\n- [ ] `src/task.rs`\nRemoved `src/gone.rs`.\n\n## Next steps\n\n`src/next.rs`\n\n> `src/quoted.rs`\n",
         );
         assert_eq!(found, vec![]);
+    }
+
+    #[test]
+    fn naming_masks_describe_files_rather_than_name_them() {
+        let found = texts(
+            "# Notes\n\nMigrations are `migrate/YYYYMMDDHHMMSS_description.up.sql`.\n\
+             Records are `decisions/ADR-NNN-title.md` and logs `logs/2025-MMDD.md`.\n\
+             The schema is in `src/db/schema.sql`.\n",
+        );
+        assert_eq!(
+            found,
+            vec![(ClaimKind::Path, "src/db/schema.sql".into(), 5)]
+        );
     }
 
     #[test]
