@@ -141,10 +141,16 @@ pub(super) fn names_a_decision(heading: &str) -> bool {
 
 pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFields {
     let mut fields = EntryFields::default();
+    // A line that is only a date (under a heading naming it, in whatever language): the
+    // entry's date when no field gives one.
+    let mut date_line = None;
     for line in lines {
         // Nothing below matches a blank line.
         if line.trim().is_empty() {
             continue;
+        }
+        if date_line.is_none() && !line.chars().any(char::is_alphabetic) {
+            date_line = find_date(line);
         }
         if let Some((_, text)) = markdown::heading(line) {
             let key = text
@@ -212,6 +218,9 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                 fields.superseded_by.extend(ids);
             }
         }
+    }
+    if fields.date.is_none() {
+        fields.date = date_line;
     }
     fields.supersedes.dedup();
     fields.superseded_by.dedup();
@@ -356,6 +365,30 @@ pub(crate) fn is_decision_section_heading(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_line_that_is_only_a_date_dates_an_entry_no_field_dates() {
+        let text = "## Registro\n\n### Refatorar o tipo de mensagem\n\n#### Decisão\n\
+- Usar uma união de objetos\n\n#### Data da Decisão\n2025-03-28\n";
+        let found = super::super::tests::log(text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].date, super::super::tests::date("2025-03-28"));
+        // A field's date comes first; a line with words and a date is no date line.
+        let fields = read_fields(
+            [
+                "Shipped 2025-01-02 after review",
+                "2025-03-28",
+                "Date: 2025-04-01",
+            ]
+            .into_iter(),
+        );
+        assert_eq!(
+            fields.date.map(|d| d.0),
+            super::super::tests::date("2025-04-01")
+        );
+        let fields = read_fields(["Shipped 2025-01-02 after review"].into_iter());
+        assert_eq!(fields.date, None);
+    }
     use super::*;
 
     /// The key's bound checked after the match finds what the bound written into the
