@@ -276,7 +276,8 @@ pub(super) fn markers_in(
 
 /// Formats known by their paths in the project (`.cursorrules`, `.cursor/rules/`, see
 /// `FormatRules::project_paths`): a file or folder there makes a bank whose root is the
-/// project. Only hidden names are compared, so a folder without any costs nothing more;
+/// project. Only hidden names and the few plain first names of such places (`docs`) are
+/// compared, so a folder without any costs nothing more;
 /// containers on the way (`.github`) are entered only when confined.
 fn rule_file_markers(
     listings: &Listings,
