@@ -379,6 +379,14 @@ impl SectionSource<'_> {
                     continue;
                 }
             }
+            // A heading over nothing but code (a sample of what was built) records no
+            // decision of its own words.
+            let only_code = !has_text
+                && grandchildren == end
+                && (start + 1..end).any(|i| !self.mask[i] && !self.lines[i].trim().is_empty());
+            if only_code {
+                continue;
+            }
             let fields = self.fields(start + 1, end);
             let date = heading.date.or(fields.date);
             let mut decision = self.decision(*start, end, title, heading.id, heading.style, group);
@@ -686,6 +694,16 @@ Plain prose about decisions.\n";
         assert!(sections(text).is_empty(), "{:#?}", sections(text));
         // A section heading inside a fence is no section either.
         assert!(sections("```\n## Decisions\n- **Use X**\n```\n").is_empty());
+    }
+
+    #[test]
+    fn a_sub_heading_over_nothing_but_code_is_no_entry() {
+        let text = "## Technical Decisions\n\n### Security\n\n#### Input Sanitization\n\n\
+```php\nfunction e($s) { return htmlspecialchars($s); }\n```\n\n\
+#### Escape on output\n\nEvery template escapes with `e()`.\n\n```php\n<?= e($name) ?>\n```\n\n\
+#### Use SQLite\n";
+        let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Escape on output", "Use SQLite"]);
     }
 
     #[test]
