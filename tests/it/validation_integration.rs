@@ -533,3 +533,32 @@ fn corpus_validates_without_panicking() {
     );
     assert!(started.elapsed() < Duration::from_secs(120));
 }
+
+#[test]
+fn only_two_spellings_of_one_name_are_a_duplicate_core_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bank_dir = dir.path().join("memory-bank");
+    for (name, text) in [
+        ("projectbrief.md", "# Brief\n"),
+        ("activeContext.md", "# Active\n"),
+        ("active-context.md", "# Active (old name)\n"),
+        ("progress.md", "# Progress\n"),
+        ("systemPatterns.md", "# System patterns\n"),
+        // Another document that shares the role's name family, not a second copy.
+        ("designPatterns.md", "# Design and UX patterns\n"),
+    ] {
+        write(&bank_dir.join(name), text);
+    }
+    let project = project_at(dir.path());
+    let mut findings = Vec::new();
+    for bank in &list_banks(&project) {
+        findings.extend(validate_bank(&project, bank, &no_git()));
+    }
+    let duplicates: Vec<String> = findings
+        .iter()
+        .filter(|f| f.code.id() == "duplicate-core-file")
+        .map(|f| f.message.clone())
+        .collect();
+    assert_eq!(duplicates.len(), 1, "{duplicates:?}");
+    assert!(duplicates[0].contains("activeContext.md"), "{duplicates:?}");
+}

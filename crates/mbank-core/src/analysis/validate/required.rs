@@ -404,8 +404,9 @@ pub(super) fn check_required(
         }
     }
     // Two spellings of one core file (activeContext.md and active-context.md): the agent
-    // reads one and the other silently drifts.
-    let mut seen: HashMap<Role, &MemoryFile> = HashMap::new();
+    // reads one and the other silently drifts. Names that only share a role
+    // (designPatterns.md beside systemPatterns.md) are documents of their own.
+    let mut seen: HashMap<(Role, String), &MemoryFile> = HashMap::new();
     for file in &present {
         let core = required
             .iter()
@@ -414,7 +415,8 @@ pub(super) fn check_required(
         if !core {
             continue;
         }
-        if let Some(first) = seen.get(&file.role) {
+        let spelling = (file.role, formats::name_key(&file.file_name()));
+        if let Some(first) = seen.get(&spelling) {
             out.push(Finding::new(
                 Severity::Warning,
                 FindingCode::DuplicateCoreFile,
@@ -428,7 +430,7 @@ pub(super) fn check_required(
                 ),
             ));
         } else {
-            seen.insert(file.role, file);
+            seen.insert(spelling, file);
         }
     }
     let rules = formats::rules(bank.format);
