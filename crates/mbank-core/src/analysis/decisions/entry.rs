@@ -149,7 +149,10 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
         if line.trim().is_empty() {
             continue;
         }
-        if date_line.is_none() && !line.chars().any(char::is_alphabetic) {
+        if date_line.is_none()
+            && !line.chars().any(char::is_alphabetic)
+            && may_hold_date(line.is_ascii(), line)
+        {
             date_line = find_date(line);
         }
         if let Some((_, text)) = markdown::heading(line) {
