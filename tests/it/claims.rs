@@ -1,6 +1,7 @@
 //! Claims in memory checked against the code: a repository built here with renamed,
 //! removed and existing paths, scripts, symbols, variables and dependencies gives exactly
-//! the expected findings (none for what exists), with the rename said; a central root of
+//! the expected findings (none for what exists, nor for a variable of a family the code
+//! never names), with the rename said; a central root of
 //! banks gets one info instead; SARIF carries them.
 use std::path::Path;
 
@@ -36,7 +37,7 @@ Refunds are handled in `src/api/refunds_v1.rs`; the entry point is `src/main.rs`
 Helpers live in `src/legacy.rs`. Routes sit under `src/api/` and src/api/mod.rs.
 The [ghost module](src/ghost.rs) holds retries.
 `RefundService` calls `process_refund()`, then `calculateTax()`.
-It reads `STRIPE_API_KEY` and `PAYPAL_SECRET` at start.
+It reads `STRIPE_API_KEY` and `STRIPE_WEBHOOK_SECRET` at start; the SDK reads `OPENAI_API_KEY` itself.
 Build with `npm run build`, lint with `npm run lint`.
 Ship with `make deploy` or `make release`.
 
@@ -138,7 +139,7 @@ fn a_repository_with_renamed_removed_and_existing_code_gives_exactly_the_expecte
             "claim-missing-symbol".into(),
             patterns.clone(),
             7,
-            "environment variable `PAYPAL_SECRET` occurs in no tracked file outside the memory (not read by the code, nor in an example env file)".into(),
+            "environment variable `STRIPE_WEBHOOK_SECRET` occurs in no tracked file outside the memory (not read by the code, nor in an example env file)".into(),
         ),
         (
             "claim-missing-script".into(),
@@ -282,15 +283,30 @@ fn paths_ignored_by_gitignore_are_not_claims_about_the_code() {
     let repo = GitRepo::folder("app");
     repo.init();
     repo.write("src/main.rs", "fn main() {}\n");
-    repo.write(".gitignore", "generated/\n");
+    repo.write("packages/app/index.ts", "export {};\n");
+    repo.write(".gitignore", "generated/\npackages/content/\n");
+    // The ignored folder named itself, not a file in it: absent from the clone, git
+    // takes it for a file, which the folder's pattern alone does not match.
     repo.write(
         "memory-bank/systemPatterns.md",
-        "# Patterns\n\nBuild output goes to `generated/schema.rs`; code in `src/main.rs`.\n",
+        "# Patterns\n\nBuild output goes to `generated/schema.rs`; code in `src/main.rs`.\n\
+`packages/content` is a checkout of its own.\n",
     );
     repo.commit_all("app");
     let sandbox = Sandbox::new();
     let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
     assert_eq!(claim_findings(&json, &repo.dir), vec![]);
+
+    repo.write(".gitignore", "generated/\n");
+    repo.commit_all("content tracked");
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    let found = claim_findings(&json, &repo.dir);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0]
+            .3
+            .starts_with("`packages/content` is not in the work tree")
+    );
 }
 
 #[test]

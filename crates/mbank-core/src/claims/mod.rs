@@ -9,7 +9,7 @@
 //! |------|-------------|
 //! | `claim-missing-path` | a path is neither tracked nor on disk (nor ignored by `.gitignore`) |
 //! | `claim-missing-script` | a script, target or recipe no manifest defines |
-//! | `claim-missing-symbol` | a symbol or environment variable found in no tracked file |
+//! | `claim-missing-symbol` | a symbol found in no tracked file; an environment variable found in none while others of its family (`STRIPE_`) are |
 //! | `claim-missing-dependency` | a dependency no manifest or lock file names |
 //! | `claims-not-checked` (info) | the memory makes claims, but its repository holds no code beside it |
 //!
@@ -535,6 +535,13 @@ fn verify(
             .filter(|m| matches!(m.claim.kind, ClaimKind::Symbol | ClaimKind::EnvVar))
             .map(|m| m.claim.text.clone())
             .collect();
+        let families: Vec<String> = made
+            .iter()
+            .filter(|m| matches!(m.claim.kind, ClaimKind::EnvVar))
+            .filter_map(|m| variable_family(&m.claim.text))
+            .map(str::to_string)
+            .collect();
+        names.extend(families);
         names.sort();
         names.dedup();
         names
@@ -586,7 +593,11 @@ fn verify(
                     crate::io::text::counted(index.files().len() - skip.len(), "file")
                 )
             }),
-            ClaimKind::EnvVar => (!found_names.contains(text)).then(|| {
+            // A variable whose family no code names is read by something else: a
+            // dependency, a tool or the platform (`ABQPY_DEBUG` by the `abqpy` package).
+            ClaimKind::EnvVar => (!found_names.contains(text)
+                && variable_family(text).is_none_or(|family| found_names.contains(family)))
+            .then(|| {
                 format!(
                     "environment variable `{text}` occurs in no tracked file outside the memory (not read by the code, nor in an example env file)"
                 )
@@ -605,13 +616,20 @@ fn verify(
             out.push(finding(m, message));
         }
     }
+    // Each asked as a folder too: git takes a path not on disk for a file, which a
+    // folder's pattern (`packages/content/`) does not match.
+    let as_folder = |c: &String| format!("{}/", c.trim_end_matches('/'));
     let asked: Vec<String> = missing_paths
         .iter()
-        .flat_map(|(_, candidates)| candidates.iter().cloned())
+        .flat_map(|(_, candidates)| candidates.iter())
+        .flat_map(|c| [c.clone(), as_folder(c)])
         .collect();
     let ignored = index.ignored(repo, &asked);
     for (m, candidates) in missing_paths {
-        if candidates.iter().any(|c| ignored.contains(c)) {
+        if candidates
+            .iter()
+            .any(|c| ignored.contains(c) || ignored.contains(&as_folder(c)))
+        {
             continue;
         }
         if let Some((message, renamed_to)) = path_message(index, &m.claim.text, &candidates) {
@@ -628,6 +646,13 @@ fn verify(
     }
     out.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
     out
+}
+
+/// The family an environment variable belongs to, its first word with the underscore
+/// after it (`STRIPE_` of `STRIPE_API_KEY`); `None` for a name of one word.
+fn variable_family(name: &str) -> Option<&str> {
+    let at = name.get(1..)?.find('_')? + 1;
+    (at + 1 < name.len()).then(|| &name[..=at])
 }
 
 /// Whether something is at `path` (a link counts, whatever it leads to); noted either way.

@@ -50,7 +50,7 @@ pub(super) fn find_names(
     else {
         return HashSet::new();
     };
-    let hits = Hits::new(names.len());
+    let hits = Hits::new(names);
     hits.search(&matcher, files.join("\n").as_bytes());
     let searched: Vec<&String> = files
         .iter()
@@ -98,13 +98,16 @@ struct Known<'a> {
 struct Hits {
     found: Vec<AtomicBool>,
     count: AtomicUsize,
+    /// Per name, whether it is a prefix (`STRIPE_`): found at the start of a word.
+    prefix: Vec<bool>,
 }
 
 impl Hits {
-    fn new(names: usize) -> Hits {
+    fn new(names: &[String]) -> Hits {
         Hits {
-            found: (0..names).map(|_| AtomicBool::new(false)).collect(),
+            found: names.iter().map(|_| AtomicBool::new(false)).collect(),
             count: AtomicUsize::new(0),
+            prefix: names.iter().map(|name| name.ends_with('_')).collect(),
         }
     }
 
@@ -125,7 +128,7 @@ impl Hits {
     /// Notes every name `haystack` holds as a whole word, and answers their indices.
     fn search_whole(&self, matcher: &AhoCorasick, haystack: &[u8]) -> Vec<u32> {
         let mut held: Vec<u32> = Vec::new();
-        for name in whole_words(matcher, haystack) {
+        for name in whole_words(matcher, haystack, &self.prefix) {
             if !held.contains(&name) {
                 held.push(name);
                 self.add(name as usize);
@@ -137,7 +140,7 @@ impl Hits {
 
     /// Notes the names `haystack` holds as whole words, until every name is found.
     fn search(&self, matcher: &AhoCorasick, haystack: &[u8]) {
-        for name in whole_words(matcher, haystack) {
+        for name in whole_words(matcher, haystack, &self.prefix) {
             self.add(name as usize);
             if self.all() {
                 return;
@@ -146,20 +149,25 @@ impl Hits {
     }
 }
 
-/// The names (their indices) matched as whole words in `haystack`, overlapping matches
-/// included, as often as they occur.
-fn whole_words<'h>(matcher: &'h AhoCorasick, haystack: &'h [u8]) -> impl Iterator<Item = u32> + 'h {
+/// The names (their indices) matched as whole words in `haystack` (a prefix, per
+/// `prefix`, at the start of one), overlapping matches included, as often as they occur.
+fn whole_words<'h>(
+    matcher: &'h AhoCorasick,
+    haystack: &'h [u8],
+    prefix: &'h [bool],
+) -> impl Iterator<Item = u32> + 'h {
     matcher
         .find_overlapping_iter(haystack)
-        .filter(|m| whole_word(haystack, m.start(), m.end()))
+        .filter(|m| {
+            let starts_word = m
+                .start()
+                .checked_sub(1)
+                .is_none_or(|i| !is_word_byte(haystack[i]));
+            let ends_word = prefix[m.pattern().as_usize()]
+                || haystack.get(m.end()).is_none_or(|b| !is_word_byte(*b));
+            starts_word && ends_word
+        })
         .map(|m| m.pattern().as_u32())
-}
-
-/// Whether the match at `start..end` of `haystack` is a whole word.
-fn whole_word(haystack: &[u8], start: usize, end: usize) -> bool {
-    let before = start.checked_sub(1).map(|i| haystack[i]);
-    let after = haystack.get(end).copied();
-    !(before.is_some_and(is_word_byte) || after.is_some_and(is_word_byte))
 }
 
 /// Searches `files` in turn on this thread, noting each file read (or known from before);
@@ -319,7 +327,7 @@ mod tests {
     #[test]
     fn names_match_as_whole_words_in_any_case_even_where_they_overlap() {
         let names = strings(&["Widget", "WidgetService", "widget_id", "Gone"]);
-        let hits = Hits::new(names.len());
+        let hits = Hits::new(&names);
         hits.search(
             &matcher(&names),
             b"let s = WIDGETSERVICE::new(); s.widget(); // Gone_",
@@ -329,9 +337,21 @@ mod tests {
     }
 
     #[test]
+    fn a_prefix_is_found_at_the_start_of_a_word_only() {
+        let names = strings(&["STRIPE_", "ABQPY_", "KEY_"]);
+        let hits = Hits::new(&names);
+        hits.search(
+            &matcher(&names),
+            b"os.environ['STRIPE_SECRET_KEY'] MY_ABQPY_DEBUG=1 KEY_",
+        );
+        let found: Vec<bool> = (0..names.len()).map(|i| hits.has(i)).collect();
+        assert_eq!(found, [true, false, true]);
+    }
+
+    #[test]
     fn spellings_that_differ_in_case_are_all_found_and_longer_words_hide_nothing() {
         let names = strings(&["Widget", "WIDGET", "ab", "abc", "Foo::new", "x.y"]);
-        let hits = Hits::new(names.len());
+        let hits = Hits::new(&names);
         hits.search(&matcher(&names), b"abd abc widget; Foo::new(); x.yz");
         let found: Vec<bool> = (0..names.len()).map(|i| hits.has(i)).collect();
         assert_eq!(found, [true, true, false, true, true, false]);
@@ -360,7 +380,7 @@ mod tests {
         let matcher = matcher(&names);
         let searched: Vec<&String> = files.iter().collect();
         let run = |threads: usize| {
-            let hits = Hits::new(names.len());
+            let hits = Hits::new(&names);
             let ((), read) = reads::recording(|| {
                 if threads == 1 {
                     search_files(dir.path(), &searched, &matcher, &hits, &NOTHING_KNOWN);
@@ -399,7 +419,7 @@ mod tests {
         let names = strings(&["Name1", "Name2"]);
         let searched: Vec<&String> = files.iter().collect();
         // One thread reads up to the file holding the last name found, and no further.
-        let hits = Hits::new(names.len());
+        let hits = Hits::new(&names);
         let (_, read) = reads::recording(|| {
             search_files(
                 dir.path(),
@@ -427,10 +447,10 @@ mod tests {
                 })
                 .1
             };
-            let hits = Hits::new(names.len());
+            let hits = Hits::new(&names);
             assert!(!search(&hits).files.is_empty());
             assert!(hits.all(), "{threads} threads");
-            let found_before = Hits::new(names.len());
+            let found_before = Hits::new(&names);
             (0..names.len()).for_each(|name| found_before.add(name));
             let read = search(&found_before);
             assert!(

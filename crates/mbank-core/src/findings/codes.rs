@@ -400,7 +400,7 @@ finding_codes! {
         "A command in a memory file (npm/pnpm/yarn/bun run, make, just, cargo, poetry/uv/pdm run) names a script, target or recipe that package.json, the Makefile, the justfile, Cargo aliases or pyproject.toml do not define. Update the memory to the script's current name.";
     ClaimMissingSymbol = "claim-missing-symbol", Warning..=Warning, Mbank,
         "Memory names a code symbol or environment variable found nowhere in the code",
-        "A function, type, constant or environment variable named in backticks in a memory file occurs in no tracked source or configuration file. It was probably renamed or removed: update the memory.";
+        "A function, type, constant or environment variable named in backticks in a memory file occurs in no tracked source or configuration file. It was probably renamed or removed: update the memory. An environment variable is reported only while the code names other variables of its family (`STRIPE_WEBHOOK_SECRET` where it reads `STRIPE_API_KEY`): one whose family no tracked file names is read by something else, a dependency, a tool or the platform. A name ending in `_` (`NEXT_PUBLIC_`) names a family, not a variable, and names made of placeholders (`PREFIX_X`, `FOO_BAR`) are examples; neither is a claim, nor is anything the memory strikes through (`~~OldName~~`).";
     ClaimMissingDependency = "claim-missing-dependency", Warning..=Warning, Mbank,
         "Tech context names a dependency no manifest declares",
         "A dependency named in the tech context is declared in no manifest or lock file (package.json, Cargo.toml, pyproject.toml, requirements, go.mod, Gemfile, composer.json). Remove it from the memory or declare it.";

@@ -116,11 +116,17 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             headings.push((level, title.to_lowercase()));
             continue;
         }
+        // What the line strikes through, the memory itself marks as no longer so.
+        let struck = struck_through(line);
         // Code spans of this line, from the original text.
         let mut codes: Vec<&str> = Vec::new();
         while span_index < spans.len() && spans[span_index].start < range.end {
             let span = &spans[span_index];
-            if span.start >= range.start {
+            if span.start >= range.start
+                && !struck
+                    .iter()
+                    .any(|r| r.contains(&(span.start - range.start)))
+            {
                 codes.push(strip_ticks(&text[span.clone()]));
             }
             span_index += 1;
@@ -145,7 +151,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         for code in &codes {
             code_claims(code, number, kind, lower_heading, &lower, &mut out);
         }
-        prose_claims(line, number, &mut out);
+        prose_claims(&blanked(line, &struck), number, &mut out);
         // One claim per text and kind on a line.
         let mut seen: Vec<(ClaimKind, String)> = Vec::new();
         let mut i = before;
@@ -160,6 +166,33 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         }
     }
     out
+}
+
+/// The parts of a line between a pair of `~~` (strikethrough), as byte ranges of it.
+fn struck_through(line: &str) -> Vec<Range<usize>> {
+    let marks: Vec<usize> = line.match_indices("~~").map(|(at, _)| at).collect();
+    marks
+        .chunks_exact(2)
+        .map(|pair| pair[0]..pair[1] + 2)
+        .collect()
+}
+
+/// `line` with the bytes of `ranges` turned into spaces (offsets and length kept).
+fn blanked<'a>(line: &'a str, ranges: &[Range<usize>]) -> std::borrow::Cow<'a, str> {
+    if ranges.is_empty() {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let blank: String = line
+        .char_indices()
+        .map(|(at, c)| {
+            if ranges.iter().any(|r| r.contains(&at)) {
+                " ".repeat(c.len_utf8())
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    std::borrow::Cow::Owned(blank)
 }
 
 /// An inline code span rather than a code block (which spans lines behind a fence).
@@ -513,6 +546,10 @@ fn dependency_candidate(code: &str) -> Option<String> {
     Some(name.to_string())
 }
 
+/// Parts of an upper-case name that make it an example rather than a variable: the
+/// metasyntactic names programmers write for "any" (`FOO_BAR`, `PREFIX_X`, `MY_XXX`).
+const PLACEHOLDER_NAMES: [&str; 9] = ["X", "Y", "Z", "N", "FOO", "BAR", "BAZ", "QUX", "XXX"];
+
 /// A backticked code symbol or environment variable: identifiers whose shape says
 /// code (`processRefund`, `RefundService`, `process_refund`, `MAX_RETRIES`, `refund()`,
 /// `Refunds::create`, `api.refund()`), never a plain word.
@@ -545,7 +582,14 @@ fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
     let has_upper = last.chars().any(|c| c.is_ascii_uppercase());
     if !has_lower && has_upper && last.contains('_') {
         let trimmed = last.trim_matches('_');
-        if trimmed.split('_').any(str::is_empty) || trimmed.len() < 4 {
+        // `NEXT_PUBLIC_` names a family of variables, not one; `PREFIX_X` is an example.
+        if last.ends_with('_')
+            || trimmed.split('_').any(str::is_empty)
+            || trimmed.len() < 4
+            || trimmed
+                .split('_')
+                .any(|part| PLACEHOLDER_NAMES.contains(&part))
+        {
             return None;
         }
         return Some((ClaimKind::EnvVar, last.to_string()));
@@ -667,6 +711,31 @@ mod tests {
                 (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 4),
                 (ClaimKind::Dependency, "zod".into(), 8),
                 (ClaimKind::Dependency, "@tanstack/react-query".into(), 8),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_variable_prefix_an_example_name_and_what_is_struck_through_are_no_claims() {
+        let found = texts(
+            "# Patterns\n\nNever give keys the `NEXT_PUBLIC_` prefix; renaming `X` to `PREFIX_X` \
+gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
+- ~~`OutputConfig`~~ 已清理, ~~src/old/config.rs~~; `InputConfig` in src/new/config.rs\n\
+- ~~ a lone mark leaves `LoaderConfig` a claim\n",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (ClaimKind::Symbol, "InputConfig".into(), 4),
+                (ClaimKind::Path, "src/new/config.rs".into(), 4),
+                (ClaimKind::Symbol, "LoaderConfig".into(), 5),
+            ]
+        );
+        assert_eq!(
+            texts("# Patterns\n\nSet `STRIPE_API_KEY` and `DATABASE_URL`.\n"),
+            vec![
+                (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 3),
+                (ClaimKind::EnvVar, "DATABASE_URL".into(), 3),
             ]
         );
     }
