@@ -202,12 +202,12 @@ fn check_reports_hostile_yaml_as_parse_limit_findings() {
         &root.join("roo/.clinerules-code"),
         "# Code\n\nBe careful.\n",
     );
-    // A Cline file whose frontmatter nests ten times too deep.
-    let bank = cline_project(&root);
+    // A Claude Code rule whose frontmatter nests ten times too deep.
+    write(&root.join("claude/CLAUDE.md"), "# Claude\n\nRules below.\n");
     write(
-        &bank.join("activeContext.md"),
+        &root.join("claude/.claude/rules/activeContext.md"),
         &format!(
-            "---\ntags: {}\n---\n# Active\n\nNow.\n",
+            "---\npaths: {}\n---\n# Active\n\nNow.\n",
             "[".repeat(TEN_TIMES_DEPTH)
         ),
     );

@@ -135,6 +135,12 @@ impl FormatRules for Cline {
         Format::Cline
     }
 
+    /// The agent reads a bank file whole, as text, and parses no frontmatter: a `---` at
+    /// its top (a log's entry separator, say) is no metadata to close.
+    fn lenient_frontmatter(&self) -> bool {
+        true
+    }
+
     fn listing(&self) -> super::Listing {
         super::Listing::Folder
     }

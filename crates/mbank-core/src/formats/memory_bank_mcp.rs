@@ -137,6 +137,12 @@ impl FormatRules for MemoryBankMcp {
         Format::MemoryBankMcp
     }
 
+    /// The agent reads a bank file whole, as text, and parses no frontmatter: a `---` at
+    /// its top (a log's entry separator, say) is no metadata to close.
+    fn lenient_frontmatter(&self) -> bool {
+        true
+    }
+
     fn listing(&self) -> super::Listing {
         super::Listing::Folder
     }

@@ -259,11 +259,24 @@ impl Lister<'_> {
                 {
                     self.push_if_file(path);
                 }
+            } else if is_system_litter(&entry.name) {
+                continue;
             } else if let Some(stat) = stat {
                 self.push(path, &stat);
             }
         }
     }
+}
+
+/// Files the operating system leaves in any folder it shows (Finder's `.DS_Store` and
+/// `._name` companions, Explorer's `Thumbs.db` and `desktop.ini`): binary, and no
+/// agent's memory.
+fn is_system_litter(name: &OsStr) -> bool {
+    let bytes = name.as_encoded_bytes();
+    bytes.starts_with(b"._")
+        || [&b".DS_Store"[..], b"Thumbs.db", b"desktop.ini"]
+            .iter()
+            .any(|litter| bytes.eq_ignore_ascii_case(litter))
 }
 
 fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
@@ -627,6 +640,36 @@ mod tests {
 
     fn write_touch(path: &Path) {
         write(path, "# x\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn files_the_operating_system_leaves_in_folders_are_never_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write_touch(&d.join("memory-bank/projectbrief.md"));
+        write_touch(&d.join(".roo/rules/style.md"));
+        for litter in [
+            "memory-bank/.DS_Store",
+            "memory-bank/._projectbrief.md",
+            ".roo/.DS_Store",
+            ".roo/rules/Thumbs.db",
+            ".roo/desktop.ini",
+        ] {
+            fs::create_dir_all(d.join(litter).parent().unwrap()).unwrap();
+            fs::write(d.join(litter), b"Bud1\0\0\x01").unwrap();
+        }
+        write_touch(&d.join("memory-bank/DS_Store-notes.md"));
+        let (mut files, _) = listed(d);
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                ".roo/rules/style.md",
+                "memory-bank/DS_Store-notes.md",
+                "memory-bank/projectbrief.md"
+            ]
+        );
     }
 
     #[test]
