@@ -205,6 +205,34 @@ fn last_commit_times_and_commits_since_make_active_context_stale() {
     }
 }
 
+/// An `AGENTS.md` that is a link to `CLAUDE.md` (one file for both agents) changes
+/// whenever `CLAUDE.md` does: its history is `CLAUDE.md`'s, not the link's one commit.
+#[cfg(unix)]
+#[test]
+fn a_linked_memory_file_is_dated_by_the_file_it_links_to() {
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "# Shop\n\nTea.\n");
+    std::os::unix::fs::symlink("CLAUDE.md", repo.dir.join("AGENTS.md")).unwrap();
+    repo.commit_all("instructions", T0);
+    repo.code_commits(12, T0 + 60);
+    repo.write("CLAUDE.md", "# Shop\n\nTea and coffee.\n");
+    repo.commit_all("coffee", T0 + 13 * 60);
+
+    let project = repo.project();
+    for depth in [git_depth(), Depth::default()] {
+        let report = analyze(&project, depth);
+        for name in ["CLAUDE.md", "AGENTS.md"] {
+            let linked = file(&report, name);
+            assert_eq!(linked.last_commit, Some(T0 + 13 * 60), "{name}");
+            assert_eq!(
+                linked.staleness.as_ref().map(|s| s.level),
+                Some(Freshness::Fresh),
+                "{name}"
+            );
+        }
+    }
+}
+
 #[test]
 fn conkeeper_staleness_commits_sets_the_threshold() {
     let repo = Repo::new();

@@ -8,6 +8,7 @@
 //! and each memory file's size and modification time. Anything that moves history, the
 //! index or a file changes the stamp and git is asked again. Reading the stamp costs a
 //! few `stat`s per repository and none per project outside any repository.
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
@@ -54,17 +55,17 @@ pub struct GitEvidence {
 
 impl GitEvidence {
     /// The part of `facts` staleness uses, for `paths`.
-    pub(crate) fn from_facts<'a>(facts: &Facts, paths: impl IntoIterator<Item = &'a Path>) -> Self {
-        let files = paths
+    pub(crate) fn from_facts(facts: &Facts, banks: &[Bank]) -> Self {
+        let files = dated_files(banks)
             .into_iter()
-            .filter_map(|path| {
-                let commit = facts.history.of(path)?;
+            .filter_map(|(path, dated_by)| {
+                let commit = facts.history.of(&dated_by)?;
                 Some((
                     path.to_path_buf(),
                     FileEvidence {
                         committed: seconds(commit.time),
                         commits_since: commit.commits_since,
-                        clean: facts.is_clean(path),
+                        clean: facts.is_clean(&dated_by),
                     },
                 ))
             })
@@ -417,14 +418,42 @@ impl GitState {
     }
 }
 
-/// The files git is asked about: every listed file on disk.
-pub(crate) fn git_files(banks: &[Bank]) -> Vec<&Path> {
+/// Every listed file on disk, with the file whose history dates it: itself, or where
+/// it is a link, the file it links to (an `AGENTS.md` linked to `CLAUDE.md` is written
+/// whenever `CLAUDE.md` is; the link's own commit only says when it was made).
+fn dated_files(banks: &[Bank]) -> Vec<(&Path, Cow<'_, Path>)> {
     banks
         .iter()
         .flat_map(|b| b.files.iter())
         .filter(|f| !f.is_virtual())
-        .map(|f| f.path.as_path())
+        .map(|f| (f.path.as_path(), dated_by(&f.path)))
         .collect()
+}
+
+/// `path`, or the file it links to (one link followed, its target spelled lexically:
+/// git names the target, whatever links lie on the way).
+fn dated_by(path: &Path) -> Cow<'_, Path> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let target = is_link.then(|| std::fs::read_link(path).ok()).flatten();
+    match (target, path.parent()) {
+        (Some(target), Some(folder)) => Cow::Owned(crate::analysis::imports::normalize_lexically(
+            &folder.join(target),
+        )),
+        _ => Cow::Borrowed(path),
+    }
+}
+
+/// The files git is asked about: every listed file on disk, and what a link among them
+/// links to.
+pub(crate) fn git_files(banks: &[Bank]) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for (path, dated_by) in dated_files(banks) {
+        files.push(path.to_path_buf());
+        if let Cow::Owned(target) = dated_by {
+            files.push(target);
+        }
+    }
+    files
 }
 
 /// Finds the repositories of `projects` (a `stat` per folder; git only where a `.git`
@@ -463,9 +492,14 @@ pub(crate) fn gather_git_listing(
         claims.walk_ahead(&first);
     }
     for members in repositories.into_values() {
+        let files: Vec<Vec<PathBuf>> = members
+            .iter()
+            .map(|(i, _)| git_files(projects[*i].1))
+            .collect();
         let requests: Vec<(&GitRepo, Vec<&Path>)> = members
             .iter()
-            .map(|(i, repo)| (repo, git_files(projects[*i].1)))
+            .zip(&files)
+            .map(|((_, repo), files)| (repo, files.iter().map(PathBuf::as_path).collect()))
             .collect();
         let mut names = Vec::new();
         let gathered = git::gather_facts(&requests, claims.map(|_| &mut names), memo);

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::Analyzer;
 use crate::analysis::git_evidence::{
-    Evidence, GIT_EVIDENCE_FACT, GitEvidence, GitState, RepoPlace, gather_git, git_files,
+    Evidence, GIT_EVIDENCE_FACT, GitEvidence, GitState, RepoPlace, gather_git,
 };
 use crate::analysis::staleness;
 use crate::model::{Bank, LoadKind, MemoryFile, Project};
@@ -44,7 +44,7 @@ impl Analyzer<'_> {
             store.stamped_fact::<GitEvidence>(GIT_EVIDENCE_FACT, &project.path, stamp)
         });
         let evidence = match state {
-            GitState::Ready(git) => GitEvidence::from_facts(&git.facts, git_files(banks)),
+            GitState::Ready(git) => GitEvidence::from_facts(&git.facts, banks),
             GitState::Failed { .. } => return state.failure().unwrap_or_default(),
             // Git was asked and found no repository.
             GitState::Absent if git_asked => return Evidence::Outside,
@@ -56,9 +56,7 @@ impl Analyzer<'_> {
                     return Evidence::Outside;
                 }
                 match gather_git(&[(project, banks)], &self.history).pop() {
-                    Some(GitState::Ready(git)) => {
-                        GitEvidence::from_facts(&git.facts, git_files(banks))
-                    }
+                    Some(GitState::Ready(git)) => GitEvidence::from_facts(&git.facts, banks),
                     Some(failed @ GitState::Failed { .. }) => {
                         return failed.failure().unwrap_or_default();
                     }
@@ -121,7 +119,7 @@ impl Analyzer<'_> {
             let (project, banks) = listed[*index];
             match state {
                 GitState::Ready(git) => {
-                    let evidence = GitEvidence::from_facts(&git.facts, git_files(banks));
+                    let evidence = GitEvidence::from_facts(&git.facts, banks);
                     if let Some(stamp) = stamp {
                         store.put_stamped_fact(GIT_EVIDENCE_FACT, &project.path, *stamp, &evidence);
                     }

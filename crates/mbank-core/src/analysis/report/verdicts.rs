@@ -89,7 +89,7 @@ fn describe_budget(check: &BudgetCheck, format: Format) -> String {
     let source = match (check.borrowed, check.by_folder_name) {
         (false, _) => check.source.name().to_string(),
         (true, false) => format!(
-            "{}, borrowed: {} documents no size limit of its own, so information only",
+            "{}, borrowed: not a limit {} sets, so information only",
             check.source,
             format.label()
         ),
