@@ -182,9 +182,30 @@ pub(crate) fn lookalike_role(file_name: &str) -> Option<Role> {
     }
     LOOKALIKE_STEMS
         .iter()
-        .find(|(_, stems)| stems.iter().any(|s| key.contains(s)))
+        .find(|(role, stems)| {
+            stems.iter().any(|stem| {
+                key.find(stem).is_some_and(|at| {
+                    // A summary or overview of a topic (`api-testing-summary.md`) is not
+                    // the project's: only the whole project's scope may come before it.
+                    *role != Role::Brief || at == 0 || WHOLE_PROJECT.contains(&&key[..at])
+                })
+            })
+        })
         .map(|(role, _)| *role)
 }
+
+/// Words naming the whole project's scope, which may precede a brief's stem
+/// (`executive-summary.md`, `resumen-proyecto.md` starts with its stem).
+const WHOLE_PROJECT: [&str; 8] = [
+    "project",
+    "executive",
+    "product",
+    "proyecto",
+    "projeto",
+    "projekt",
+    "projet",
+    "progetto",
+];
 
 /// `ADR-001-title.md`, `ADR-0014.md`, `adr-12.md`.
 pub(crate) fn is_adr_name(file_name: &str) -> bool {
@@ -270,6 +291,10 @@ mod tests {
         assert_eq!(lookalike_role("progreso.md"), Some(Role::Progress));
         assert_eq!(lookalike_role("decisiones.md"), Some(Role::Decisions));
         assert_eq!(lookalike_role("executive-summary.md"), Some(Role::Brief));
+        assert_eq!(lookalike_role("overview.md"), Some(Role::Brief));
+        assert_eq!(lookalike_role("Projekt-Überblick-summary.md"), None);
+        assert_eq!(lookalike_role("api-testing-summary.md"), None);
+        assert_eq!(lookalike_role("session-overview.md"), None);
         assert_eq!(lookalike_role("systemPatterns-linux-deprecated.md"), None);
         assert_eq!(lookalike_role("progress-backup.md"), None);
         assert_eq!(lookalike_role("tasks.md"), None);
