@@ -238,7 +238,11 @@ pub(crate) fn assess_bank(
                         ));
                     }
                 }
-                if let Some(commit) = project.latest_commit {
+                // For a file meant to change every session, the commits since it changed
+                // measure the work done without it (below); the days those commits span
+                // would count idle days too.
+                let counted_by_commits = cadence <= 7 && mine.commits_since.is_some();
+                if let Some(commit) = project.latest_commit.filter(|_| !counted_by_commits) {
                     let gap = days_between(updated, commit);
                     if gap > 0 {
                         verdicts.push((
@@ -294,6 +298,14 @@ pub(crate) fn assess_bank(
                         u64::from(commits),
                         format!("{} since last update", plural(u64::from(commits), "commit")),
                     ));
+                }
+            }
+            // Standing instructions hold for as long as what they say does: their age
+            // makes them worth a look, never stale (the claims check says what the code
+            // contradicts).
+            if matches!(file.role, Role::Rules | Role::Instructions) {
+                for verdict in &mut verdicts {
+                    verdict.0 = verdict.0.min(Freshness::Aging);
                 }
             }
             let worst = verdicts
@@ -564,6 +576,70 @@ mod tests {
         let strict = StalenessSettings::default().with_overrides(&Default::default(), Some(20));
         let result = assess_bank(&b, &activity, &project, &strict);
         assert_eq!(result[0].as_ref().unwrap().level, Freshness::Aging);
+    }
+
+    #[test]
+    fn a_session_file_is_judged_by_the_commits_since_it_changed_not_by_their_days() {
+        let b = bank(vec![file("activeContext.md", Role::Active)]);
+        let project = ProjectActivity {
+            latest_commit: Some(day(4)),
+        };
+        let judged = |commits_since| {
+            let activity = [FileActivity {
+                updated: Some(day(0)),
+                commits_since,
+                ..Default::default()
+            }];
+            assess_bank(&b, &activity, &project, &StalenessSettings::default())[0]
+                .clone()
+                .map(|s| (s.level, s.reason))
+        };
+        // Two commits in four days: little work done without it.
+        assert_eq!(
+            judged(Some(2)).map(|j| j.0),
+            Some(Freshness::Fresh),
+            "{:?}",
+            judged(Some(2))
+        );
+        assert_eq!(
+            judged(Some(12)),
+            Some((Freshness::Stale, "12 commits since last update".into()))
+        );
+        // Where git cannot count them, the days are what there is.
+        assert_eq!(
+            judged(None),
+            Some((
+                Freshness::Stale,
+                "older than the latest commit by 4 days".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn age_makes_standing_instructions_aging_never_stale() {
+        let b = bank(vec![
+            file("CLAUDE.md", Role::Instructions),
+            file(".roo/rules/style.md", Role::Rules),
+            file("systemPatterns.md", Role::Patterns),
+        ]);
+        let old = FileActivity {
+            updated: Some(day(0)),
+            commits_since: Some(300),
+            ..Default::default()
+        };
+        let project = ProjectActivity {
+            latest_commit: Some(day(447)),
+        };
+        let result = assess_bank(&b, &[old; 3], &project, &StalenessSettings::default());
+        let levels: Vec<Freshness> = result.iter().map(|s| s.as_ref().unwrap().level).collect();
+        assert_eq!(
+            levels,
+            [Freshness::Aging, Freshness::Aging, Freshness::Stale]
+        );
+        assert_eq!(
+            result[0].as_ref().unwrap().reason,
+            "older than the latest commit by 447 days"
+        );
     }
 
     #[test]
