@@ -13,7 +13,7 @@ use chrono::NaiveDate;
 
 use crate::error::CoreError;
 pub use crate::formats::adr_records::folders_in_words;
-use crate::formats::adr_records::{FOLDERS, MADR_FOLDER};
+use crate::formats::adr_records::{MADR_FOLDER, READ_FOLDERS};
 use crate::formats::conkeeper;
 use crate::io::dir_handle::Dir;
 use crate::write::{self, Change, Expected, Target, WriteContext};
@@ -78,7 +78,7 @@ pub fn folders(project: &Path) -> Vec<AdrFolder> {
             });
         }
     }
-    for rel in FOLDERS {
+    for rel in READ_FOLDERS {
         let dir = project.join(rel);
         if dir.is_dir() {
             found.push(AdrFolder {

@@ -32,7 +32,9 @@ const MAGIC: &[u8; 8] = b"MBCACHE\0";
 /// and rows caches (they were token 8, listing 4, rows 2). 2: token figures at fixed
 /// widths. 3: banks of decision records in the listings, and the dates read from a text
 /// that writes its days first (the token cache's written dates, the findings remembered).
-/// 4: listings without the files the operating system leaves in folders (`.DS_Store`).
+/// 4: listings without the files the operating system leaves in folders (`.DS_Store`),
+/// with the other places decision records are kept; the findings remembered with the
+/// staleness of linked files and the claims' new rules.
 pub(crate) const FORMAT_VERSION: u32 = 4;
 /// magic, format version, section, payload length, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;

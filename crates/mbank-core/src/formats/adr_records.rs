@@ -1,7 +1,10 @@
 //! Architecture decision records kept beside the code: one markdown file per decision in
-//! `docs/adr/` (the common place), `doc/adr/` (where Nat Pryce's adr-tools writes) or
-//! `docs/decisions/` (where MADR puts them), numbered in the file name (`0001-title.md`,
-//! `ADR-001-title.md`). No agent loads them at session start; they are the project's
+//! `docs/adr/` (the common place, log4brains' default), `doc/adr/` (where Nat Pryce's
+//! adr-tools writes) or `docs/decisions/` (where MADR puts them), and in the other places
+//! the tools name: `docs/adrs/` (Backstage's ADR plugin), `doc/architecture/decisions/`
+//! (adr-tools' own example) and its `docs/` and `adr`/`adrs` spellings. Records are
+//! numbered in the file name (`0001-title.md`, `ADR-001-title.md`), in sub-folders too
+//! (`deprecated/`). No agent loads them at session start; they are the project's
 //! decision history, which the timeline shows and `mbank adr new` extends. A folder's
 //! `README.md`, index and template are kept there too, and record nothing.
 use std::path::Path;
@@ -12,8 +15,22 @@ use crate::model::{Format, LoadKind, Role};
 /// Where MADR keeps its records by default.
 pub(crate) const MADR_FOLDER: &str = "docs/decisions";
 
-/// Where projects keep their records, in the order `mbank adr new` chooses one.
+/// Where `mbank adr new` offers to keep records, in the order it chooses one.
 pub(crate) const FOLDERS: [&str; 3] = ["docs/adr", "doc/adr", MADR_FOLDER];
+
+/// Every place records are read from: [`FOLDERS`], then the other places the ADR tools
+/// name, in the order `mbank adr new` chooses one that exists.
+pub(crate) const READ_FOLDERS: [&str; 9] = [
+    FOLDERS[0],
+    FOLDERS[1],
+    FOLDERS[2],
+    "docs/adrs",
+    "doc/adrs",
+    "docs/architecture/decisions",
+    "doc/architecture/decisions",
+    "docs/architecture/adr",
+    "docs/architecture/adrs",
+];
 
 /// The folders as a user reads them: "docs/adr/, doc/adr/ or docs/decisions/".
 pub fn folders_in_words() -> String {
@@ -26,7 +43,7 @@ pub fn folders_in_words() -> String {
 
 const PATHS: ProjectPaths = ProjectPaths {
     files: &[],
-    folders: &FOLDERS,
+    folders: &READ_FOLDERS,
     lookalikes: &[],
 };
 
@@ -42,6 +59,10 @@ pub(crate) fn is_record_name(file_name: &str) -> bool {
     else {
         return false;
     };
+    // The template new records are copied from (`0000-adr-template.md`) records nothing.
+    if stem.contains("template") {
+        return false;
+    }
     if super::is_adr_name(stem) {
         return true;
     }
@@ -113,6 +134,8 @@ mod tests {
             "index.md",
             "adr-template.md",
             "template.md",
+            "0000-adr-template.md",
+            "ADR-000-template.md",
             "2024plans.md",
             "0001-diagram.png",
             "notes.txt",
@@ -131,6 +154,10 @@ mod tests {
         let readme = AdrRecords.place(Path::new("docs/adr/README.md"));
         assert_eq!((readme.role, readme.load), (Role::Other, LoadKind::Never));
         assert!(AdrRecords.keeps(Path::new("doc/adr/0002-x.md")));
+        assert!(AdrRecords.keeps(Path::new("docs/adrs/0002-x.md")));
+        assert!(AdrRecords.keeps(Path::new("docs/architecture/adrs/deprecated/0001-jwt.md")));
+        let nested = AdrRecords.place(Path::new("docs/architecture/adrs/deprecated/0001-jwt.md"));
+        assert_eq!(nested.role, Role::Adr);
         assert!(!AdrRecords.keeps(Path::new("docs/0002-x.md")));
         assert!(!AdrRecords.keeps(Path::new("docs/adr/0002-context.png")));
         assert_eq!(folders_in_words(), "docs/adr/, doc/adr/ or docs/decisions/");

@@ -20,7 +20,7 @@
 //! | `kilo_code.rs` | Kilo Code's rules, mode rules, system prompt overrides and the memory bank it keeps among them; Kilo Memory in Kilo's data folder |
 //! | `junie.rs`, `trae.rs`, `zed.rs` | JetBrains Junie's guidelines, Trae's project rules, Zed's own rule files (Zed reads the first of a list of several agents' files) |
 //! | `opencode.rs` | how opencode reads the AGENTS.md (or CLAUDE.md) it finds, and its user file |
-//! | `adr_records.rs` | architecture decision records beside the code (`docs/adr/`, `doc/adr/`, `docs/decisions/`) |
+//! | `adr_records.rs` | architecture decision records beside the code (`docs/adr/`, `doc/adr/`, `docs/decisions/`, and the other places ADR tools name) |
 //! | `agents.rs` | which agent loads which formats at its session start (`mbank context --agent`) |
 //! | `rule_frontmatter.rs` | the lenient frontmatter reader those four share |
 //!

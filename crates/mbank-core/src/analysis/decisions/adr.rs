@@ -6,7 +6,9 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
-use super::entry::{ADR_TITLE, EntryFields, content_mask, read_fields, read_heading};
+use super::entry::{
+    ADR_TITLE, EntryFields, canonical_key, content_mask, read_fields, read_heading,
+};
 use super::text::{clean_title, find_date, links_in, regex};
 use super::{Decision, DecisionStatus, DecisionStyle};
 use crate::formats;
@@ -40,9 +42,12 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
                 continue;
             };
             let value = value.trim().trim_matches(['"', '\'']);
-            match key.trim().to_lowercase().as_str() {
+            match canonical_key(&key.trim().to_lowercase()) {
                 "status" => front.status = DecisionStatus::parse(value),
-                "date" | "created" | "decided" if front.date.is_none() => {
+                "date" | "created" | "decided" | "timestamp" | "decision-date"
+                | "decision_date"
+                    if front.date.is_none() =>
+                {
                     front.date = find_date(value)
                 }
                 "title" if !value.is_empty() => front_title = Some(clean_title(value)),
@@ -79,6 +84,14 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     };
     // Nygard's template (and adr-tools') gives the status a section of its own line.
     let sections = one_line_sections(&lines, &mask, first_heading.as_ref().map(|(i, _)| *i));
+    // A section named for the status or the date (`## Estado`, `## Дата создания`)
+    // opens with it, whatever follows.
+    let named = |key: &str| {
+        first_lines_of_sections(&lines, &mask, first_heading.as_ref().map(|(i, _)| *i))
+            .into_iter()
+            .find(|(heading, _)| heading_key(heading.as_str()) == key)
+            .map(|(_, line)| line)
+    };
     let stamp = ADR_FILE_STAMP.captures(&file_name).and_then(|c| {
         let num = |n: &str| c.name(n).and_then(|m| m.as_str().parse::<u32>().ok());
         let date = NaiveDate::from_ymd_opt(i32::try_from(num("y")?).ok()?, num("m")?, num("d")?)?;
@@ -97,12 +110,16 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         let words = words.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
         clean_title(&words.replace(['-', '_'], " "))
     });
-    let date = stamp.or(front.date).or(body.date).or_else(|| {
-        sections
-            .iter()
-            .find(|line| !line.chars().any(char::is_alphabetic))
-            .and_then(|line| find_date(line))
-    });
+    let date = stamp
+        .or(front.date)
+        .or(body.date)
+        .or_else(|| named("date").and_then(find_date))
+        .or_else(|| {
+            sections
+                .iter()
+                .find(|line| !line.chars().any(char::is_alphabetic))
+                .and_then(|line| find_date(line))
+        });
     let mut superseded_by = front.superseded_by;
     superseded_by.extend(body.superseded_by);
     superseded_by.dedup();
@@ -113,6 +130,7 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         .status
         .filter(|s| *s != DecisionStatus::Unknown)
         .or(front.status)
+        .or_else(|| named("status").and_then(DecisionStatus::parse))
         .or_else(|| {
             sections
                 .iter()
@@ -164,10 +182,14 @@ fn without_record_number<'t>(title: &'t str, file_name: &str) -> &'t str {
         return title;
     };
     let rest = &title[digits..];
-    match rest.strip_prefix(['.', ':', ')']) {
-        Some(rest) if number == heading_number && rest.starts_with(char::is_whitespace) => {
-            rest.trim_start()
-        }
+    // `1. Title`, `1: Title`, `0001 — Title`, `0001-Title`: a separator after the number.
+    let after = match rest.strip_prefix(['.', ':', ')']) {
+        Some(after) if after.starts_with(char::is_whitespace) => Some(after),
+        Some(_) => None,
+        None => rest.trim_start().strip_prefix(['-', '–', '—']),
+    };
+    match after.map(str::trim_start) {
+        Some(after) if number == heading_number && !after.is_empty() => after,
         _ => title,
     }
 }
@@ -191,6 +213,42 @@ fn one_line_sections<'t>(lines: &[&'t str], mask: &[bool], first: Option<usize>)
         }
     }
     found
+}
+
+/// Each section after `first` (the record's title) that has a body: its heading's text
+/// and the first line of its body.
+fn first_lines_of_sections<'t>(
+    lines: &[&'t str],
+    mask: &[bool],
+    first: Option<usize>,
+) -> Vec<(String, &'t str)> {
+    let mut found = Vec::new();
+    let mut heading: Option<String> = None;
+    for i in first.map_or(0, |i| i + 1)..lines.len() {
+        if !mask[i] {
+            continue;
+        }
+        if let Some((_, text)) = markdown::heading(lines[i]) {
+            heading = Some(text);
+        } else if !lines[i].trim().is_empty()
+            && let Some(open) = heading.take()
+        {
+            found.push((open, lines[i].trim()));
+        }
+    }
+    found
+}
+
+/// The English key a section heading stands for, by its first word in any language
+/// (`Estado` → status, `Дата создания` → date).
+fn heading_key(heading: &str) -> &'static str {
+    let lower = clean_title(heading).to_lowercase();
+    let first = lower.split_whitespace().next().unwrap_or_default();
+    match canonical_key(first) {
+        "status" => "status",
+        "date" => "date",
+        _ => "",
+    }
 }
 
 #[cfg(test)]
@@ -249,6 +307,37 @@ mod tests {
             d.date, None,
             "one-line sections that are not dates give none"
         );
+    }
+
+    #[test]
+    fn a_status_or_date_section_opens_with_it_and_a_dash_may_follow_the_number() {
+        // A status section with a note below it, the title's number set off by a dash.
+        let text = "# 0002 — Diseño simplificado\n\n## Estado\n**Anulado**\n\n\
+**Nota:** reemplazado por [ADR 0005](0005-x.md).\n\n## Contexto\nPor qué.\n";
+        let d = parse_adr(Path::new("docs/adr/0002-simplified.md"), text).unwrap();
+        assert_eq!(
+            (d.title.as_str(), d.status),
+            ("Diseño simplificado", DecisionStatus::Deprecated)
+        );
+        // A date written day first with dots under a section named for it.
+        let text = "# 0004-Дата создания решения\n\n## Статус\nОтменено (0005)\n\n\
+## Дата создания\n12.01.2020\n\n## Контекст\nТекст.\n";
+        let d = parse_adr(Path::new("docs/decisions/0004-date.md"), text).unwrap();
+        assert_eq!(d.title, "Дата создания решения");
+        assert_eq!(
+            (d.status, d.date),
+            (DecisionStatus::Deprecated, date("2020-01-12"))
+        );
+        // The date a frontmatter timestamp gives.
+        let text = "---\ntimestamp: 2026-05-17\nstatus: accepted\n---\n# Score contract\n";
+        let d = parse_adr(Path::new("docs/decisions/0002-score.md"), text).unwrap();
+        assert_eq!(
+            (d.status, d.date),
+            (DecisionStatus::Accepted, date("2026-05-17"))
+        );
+        // Another number before the dash stays in the title.
+        let d = parse_adr(Path::new("docs/adr/0007-x.md"), "# 2024 — the year\n").unwrap();
+        assert_eq!(d.title, "2024 — the year");
     }
 
     #[test]

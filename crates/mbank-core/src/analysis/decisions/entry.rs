@@ -47,7 +47,7 @@ pub(super) static ADR_TITLE: LazyLock<Regex> =
 /// regex that takes milliseconds to build, in every process that reads a decision.
 static FIELD: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L} ]+?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
+        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L}\p{M} ]+?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
     )
 });
 
@@ -74,20 +74,46 @@ fn field(line: &str) -> Option<regex::Captures<'_>> {
 }
 
 /// A body key in any language as the English key it stands for.
-fn canonical_key(key: &str) -> &str {
+pub(super) fn canonical_key(key: &str) -> &str {
     match key {
-        "решение" | "decisión" | "decisao" | "decisão" | "décision" | "entscheidung" | "决定"
-        | "決定" | "决策" | "決策" | "결정" => "decision",
-        "статус" | "estado" | "statut" | "状态" | "狀態" | "ステータス" | "상태" => {
-            "status"
-        }
-        "дата" | "fecha" | "data" | "datum" | "日期" | "日付" | "날짜" => "date",
-        "контекст" | "contexto" | "kontext" | "contexte" | "背景" | "맥락" => "context",
+        "решение"
+        | "рішення"
+        | "decisión"
+        | "decisao"
+        | "decisão"
+        | "décision"
+        | "entscheidung"
+        | "decisione"
+        | "beslissing"
+        | "besluit"
+        | "decyzja"
+        | "karar"
+        | "keputusan"
+        | "quyết định"
+        | "การตัดสินใจ"
+        | "决定"
+        | "決定"
+        | "决策"
+        | "決策"
+        | "결정" => "decision",
+        "статус" | "estado" | "statut" | "stato" | "durum" | "trạng thái" | "สถานะ" | "状态"
+        | "狀態" | "ステータス" | "상태" => "status",
+        "дата" | "fecha" | "data" | "datum" | "tarih" | "tanggal" | "ngày" | "วันที่" | "日期"
+        | "日付" | "発生日" | "決定日" | "날짜" => "date",
+        "контекст" | "contexto" | "kontext" | "contexte" | "contesto" | "kontekst" | "bağlam"
+        | "konteks" | "bối cảnh" | "บริบท" | "背景" | "맥락" => "context",
         "обоснование"
+        | "обґрунтування"
         | "justificación"
         | "justificativa"
         | "begründung"
         | "justification"
+        | "motivazione"
+        | "uzasadnienie"
+        | "gerekçe"
+        | "alasan"
+        | "lý do"
+        | "เหตุผล"
         | "理由"
         | "原因"
         | "근거"
@@ -399,7 +425,7 @@ mod tests {
     #[test]
     fn a_field_is_what_the_bounded_regex_finds() {
         let bounded = regex(
-            r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L} ]{1,30}?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
+            r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L}\p{M} ]{1,30}?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
         );
         let mut lines: Vec<String> = [
             "Status: accepted",

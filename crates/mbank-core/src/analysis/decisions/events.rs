@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
-use super::entry::is_decision_section_heading;
+use super::entry::{canonical_key, is_decision_section_heading};
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
 use super::text::{
     DATE_TIME, clean_title, date_from_captures, is_ascii_space, is_placeholder, may_match, regex,
@@ -34,10 +34,13 @@ static LOG_FOOTER: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
-/// A bare `Decision` / `Decisions` heading: RooFlow writes its log as bullets below one.
+/// A bare `Decision` / `Decisions` heading, in any language (`## Решение`): RooFlow
+/// writes its log as bullets below one.
 fn is_bare_list_heading(text: &str) -> bool {
-    let cleaned = clean_title(text);
-    cleaned.eq_ignore_ascii_case("decision") || cleaned.eq_ignore_ascii_case("decisions")
+    let cleaned = clean_title(text).to_lowercase();
+    canonical_key(&cleaned) == "decision"
+        || cleaned == "decisions"
+        || super::meaning::is_decisions_word(&cleaned)
 }
 
 /// A date with the time of day when one is written.

@@ -683,6 +683,18 @@ This file records architectural and implementation decisions using a list format
     }
 
     #[test]
+    fn a_rooflow_log_and_a_log_of_fields_read_the_same_in_other_languages() {
+        let text = "# Журнал решений\n\n## Решение\n\n* Использовать MongoDB\n\n\
+## Обоснование\n\n* Гибкая схема\n\n## Решение\n\n* REST API для проектов\n";
+        let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Использовать MongoDB", "REST API для проектов"]);
+        // A Thai label (its vowel signs are marks, not letters) marks each block.
+        let text = "# Decision Log\n\n## 1. ใช้ Google Sheets\n- **การตัดสินใจ**: ใช้ Sheets\n\
+- **เหตุผล**: ง่าย\n\n## 2. ใช้ Vanilla CSS\n- **การตัดสินใจ**: ไม่ใช้ Tailwind\n";
+        assert_eq!(log(text).len(), 2);
+    }
+
+    #[test]
     fn a_decision_section_inside_a_block_keeps_its_bullets() {
         let text = "# Decisions\n\n## Use Postgres\n- **Date:** 2025-01-02\n\
 ### Decision\n- We use Postgres everywhere\n- **Context:** scale\n";

@@ -23,6 +23,11 @@ const DECISIONS_WORDS: &[&str] = &[
     "décisions",
 ];
 
+/// Whether `word` (lower case) is a plural noun for decisions in one of the languages.
+pub(super) fn is_decisions_word(word: &str) -> bool {
+    DECISIONS_WORDS.contains(&word)
+}
+
 /// Nouns for decisions in scripts without spaces, matched inside the heading.
 const DECISIONS_CJK: &[&str] = &[
     "決定事項",

@@ -142,23 +142,108 @@ fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
         | "live" | "operational" => Accepted,
         "in" if next == "effect" => Accepted,
         // The same words in the other languages banks are written in.
-        "aceita" | "aceito" | "aceptada" | "aceptado" | "akzeptiert" | "angenommen" | "accepté"
-        | "acceptée" | "принято" | "принят" | "принята" | "承認" | "採用" | "采纳" | "已接受"
-        | "승인" | "채택" => Accepted,
+        "aceita"
+        | "aceito"
+        | "aceptada"
+        | "aceptado"
+        | "aprobado"
+        | "aprobada"
+        | "aprovado"
+        | "aprovada"
+        | "validado"
+        | "validada"
+        | "akzeptiert"
+        | "angenommen"
+        | "genehmigt"
+        | "beschlossen"
+        | "accepté"
+        | "acceptée"
+        | "approuvé"
+        | "approuvée"
+        | "validé"
+        | "validée"
+        | "adopté"
+        | "adoptée"
+        | "accettato"
+        | "accettata"
+        | "approvato"
+        | "approvata"
+        | "принято"
+        | "принят"
+        | "принята"
+        | "утверждено"
+        | "утверждён"
+        | "одобрено"
+        | "прийнято"
+        | "затверджено"
+        | "承認"
+        | "採用"
+        | "採択"
+        | "承認済み"
+        | "采纳"
+        | "已采纳"
+        | "已采用"
+        | "已接受"
+        | "已通过"
+        | "通过"
+        | "已确定"
+        | "승인"
+        | "승인됨"
+        | "채택"
+        | "확정" => Accepted,
         "proposta"
+        | "proposto"
         | "propuesta"
+        | "propuesto"
+        | "borrador"
+        | "rascunho"
         | "vorgeschlagen"
+        | "entwurf"
+        | "geplant"
         | "proposé"
         | "proposée"
+        | "prévu"
+        | "prévue"
+        | "brouillon"
+        | "proposto_"
         | "предложено"
+        | "предложен"
+        | "черновик"
+        | "запропоновано"
         | "提案"
         | "提议"
-        | "제안" => Proposed,
-        "rejeitada" | "rechazada" | "abgelehnt" | "rejeté" | "rejetée" | "отклонено" | "却下"
-        | "拒绝" | "거부" => Rejected,
-        "substituída" | "reemplazada" | "ersetzt" | "remplacé" | "remplacée" | "заменено" => {
-            Superseded
+        | "草案"
+        | "待定"
+        | "検討中"
+        | "审议中"
+        | "제안"
+        | "검토중" => Proposed,
+        "en" if matches!(
+            next,
+            "revisión" | "discusión" | "révision" | "discussion" | "attente"
+        ) =>
+        {
+            Proposed
         }
+        "em" if matches!(next, "análise" | "discussão" | "revisão") => Proposed,
+        "на" if matches!(next, "рассмотрении" | "обсуждении" | "согласовании") => {
+            Proposed
+        }
+        "rejeitada" | "rejeitado" | "rechazada" | "rechazado" | "abgelehnt" | "verworfen"
+        | "rejeté" | "rejetée" | "respinto" | "respinta" | "отклонено" | "отклонён"
+        | "отклонена" | "却下" | "不採用" | "拒绝" | "已拒绝" | "否决" | "거부" => {
+            Rejected
+        }
+        "substituída" | "substituído" | "reemplazada" | "reemplazado" | "sustituida"
+        | "sustituido" | "ersetzt" | "abgelöst" | "remplacé" | "remplacée" | "sostituito"
+        | "sostituita" | "заменено" | "заменён" | "заменена" | "取代" | "已取代" | "被取代"
+        | "置換" | "대체됨" => Superseded,
+        // A decision taken back, no longer in force.
+        "anulado" | "anulada" | "revocado" | "revocada" | "revogado" | "revogada" | "annulé"
+        | "annulée" | "révoqué" | "aufgehoben" | "annullato" | "отменено" | "отменён"
+        | "отменена" | "скасовано" | "obsoleto" | "obsoleta" | "obsolète" | "veraltet"
+        | "déprécié" | "устарело" | "废弃" | "已废弃" | "弃用" | "已弃用" | "廃止" | "非推奨"
+        | "폐기" => Deprecated,
         _ => return None,
     })
 }
@@ -306,6 +391,16 @@ mod tests {
             ("Rejected; superseded proposal", Some(Rejected)),
             ("Not accepted", None),
             ("We discussed it and it was accepted", None),
+            // The same words in other languages, emoji and markup before them.
+            ("✅ Validé — Sprint 1", Some(Accepted)),
+            ("🔜 Prévu", Some(Proposed)),
+            ("**Anulado**", Some(Deprecated)),
+            ("Aceptado", Some(Accepted)),
+            ("已废弃", Some(Deprecated)),
+            ("Отменено (0005)", Some(Deprecated)),
+            ("На рассмотрении", Some(Proposed)),
+            ("Abgelöst (Superseded)", Some(Superseded)),
+            ("Принято", Some(Accepted)),
         ];
         for (text, want) in cases {
             assert_eq!(DecisionStatus::parse(text), want, "{text}");

@@ -7,7 +7,7 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
 /// A date (ISO, `YYYY/MM/DD`, `YYYY.MM.DD` or US `M/D/YYYY`) with an optional time.
-pub(super) const DATE_TIME: &str = r"(?:(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})|(?P<m2>\d{1,2})/(?P<d2>\d{1,2})/(?P<y2>\d{4}))(?:(?:[ T]+|,\s*|\s+at\s+)(?P<hh>\d{1,2}):(?P<mm>\d{2})(?::(?P<ss>\d{2}))?(?:\s*(?:UTC|GMT|Z|[+-]\d{2}:?\d{2}|[A-Z]{3,4}\b))?)?";
+pub(super) const DATE_TIME: &str = r"(?:(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})|(?P<m2>\d{1,2})/(?P<d2>\d{1,2})/(?P<y2>\d{4})|(?P<d3>\d{1,2})\.(?P<m3>\d{1,2})\.(?P<y3>\d{4}))(?:(?:[ T]+|,\s*|\s+at\s+)(?P<hh>\d{1,2}):(?P<mm>\d{2})(?::(?P<ss>\d{2}))?(?:\s*(?:UTC|GMT|Z|[+-]\d{2}:?\d{2}|[A-Z]{3,4}\b))?)?";
 
 pub(super) fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| unreachable!("constant regex {pattern}: {e}"))
@@ -237,6 +237,10 @@ pub(super) fn date_from_captures(
     let num = |name: &str| c.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
     let date = match (num("y"), num("m"), num("d")) {
         (Some(y), Some(m), Some(d)) => NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?,
+        // `DD.MM.YYYY`: written with dots, a date is always day first.
+        _ if c.name("y3").is_some() => {
+            NaiveDate::from_ymd_opt(i32::try_from(num("y3")?).ok()?, num("m3")?, num("d3")?)?
+        }
         // `a/b/YYYY`: month first, else day first where only that names a day (`16/01/2025`).
         _ => {
             let (y, a, b) = (i32::try_from(num("y2")?).ok()?, num("m2")?, num("d2")?);
@@ -317,6 +321,15 @@ mod tests {
         assert_eq!(find_date("on 06/01/2025").map(|d| d.0), day(2025, 6, 1));
         assert_eq!(find_date("Data: 28/03/2025").map(|d| d.0), day(2025, 3, 28));
         assert_eq!(find_date("31/02/2025"), None);
+        assert_eq!(
+            find_date("Создано 12.01.2020").map(|d| d.0),
+            day(2020, 1, 12)
+        );
+        assert_eq!(
+            find_date("am 3.4.2024 beschlossen").map(|d| d.0),
+            day(2024, 4, 3)
+        );
+        assert_eq!(find_date("32.01.2020"), None);
     }
 
     #[test]
