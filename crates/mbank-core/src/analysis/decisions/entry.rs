@@ -19,10 +19,10 @@ static DATE_FIRST: LazyLock<Regex> = LazyLock::new(|| {
         r"^[\[(]?{DATE_TIME}[\])]?(?:\s*(?:[-–—:|]+|\s)\s*(?P<rest>.*))?$"
     ))
 });
-/// Title, then a date at the end (`X - 2025-05-22`, `X (2025-05-22)`).
+/// Title, then a date at the end (`X - 2025-05-22`, `X (2025-05-22)`, `X（2025-05-22）`).
 static DATE_LAST: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
-        r"^(?P<rest>.*?\S)\s*(?:[-–—:|,]\s*|\s)[\[(]?{DATE_TIME}[\])]?$"
+        r"^(?P<rest>.*?\S)\s*(?:(?:[-–—:|,]\s*|\s)[\[(（【]?|[\[(（【]){DATE_TIME}[\])）】]?$"
     ))
 });
 /// `Decision: X`, `Decision - X`, `Decision 3: X`, `Decision #3`.

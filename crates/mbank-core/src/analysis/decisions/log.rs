@@ -503,7 +503,9 @@ mod tests {
 ## 3/7/2025 - Adopt US dates\n\n\
 ## **2025-06-01 09:30 - Bold heading with time**\n\n\
 ## Split the monolith - 2025-07-08\n\n\
-## Rename the CLI (2025-08-09)\n";
+## Rename the CLI (2025-08-09)\n\n\
+## 默认启用 Doc-First（2026-02-03）\n\n\
+## Разделить сервис 12.03.2025\n";
         let d = log(text);
         let got: Vec<(&str, Option<NaiveDate>)> =
             d.iter().map(|d| (d.title.as_str(), d.date)).collect();
@@ -516,6 +518,8 @@ mod tests {
                 ("Bold heading with time", date("2025-06-01")),
                 ("Split the monolith", date("2025-07-08")),
                 ("Rename the CLI", date("2025-08-09")),
+                ("默认启用 Doc-First", date("2026-02-03")),
+                ("Разделить сервис", date("2025-03-12")),
             ]
         );
         assert!(d.iter().all(|d| d.style == DecisionStyle::DatedHeading));
@@ -740,6 +744,18 @@ This file records architectural and implementation decisions using a list format
         assert_eq!(d[1].title, "Drop Python");
         assert_eq!(d[1].status, DecisionStatus::Superseded);
         assert_eq!(d[1].style, DecisionStyle::TableRow);
+        // Headers in another language name the same columns.
+        let text = "# 决策记录\n\n| 日期 | 决策 | 状态 |\n|---|---|---|\n\
+| 2026-02-03 | 采用 SQLite | 已废弃 |\n";
+        let d = log(text);
+        assert_eq!(
+            (d[0].title.as_str(), d[0].date, d[0].status),
+            (
+                "采用 SQLite",
+                date("2026-02-03"),
+                DecisionStatus::Deprecated
+            )
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use chrono::{NaiveDate, NaiveTime};
 
 use super::DecisionStatus;
+use super::entry::canonical_key;
 use super::text::{
     ADR_REF, clean_title, find_date, is_placeholder, normalize_adr_id, strip_markup,
 };
@@ -42,9 +43,10 @@ pub(super) fn is_separator_row(line: &str) -> bool {
 }
 
 pub(super) fn table_columns(header: &[String]) -> Option<TableColumns> {
+    // Each header as the English key it stands for, in any language (`决策`, `Дата`).
     let names: Vec<String> = header
         .iter()
-        .map(|c| strip_markup(c).trim().to_lowercase())
+        .map(|c| canonical_key(&strip_markup(c).trim().to_lowercase()).to_string())
         .collect();
     let find = |words: &[&str]| names.iter().position(|n| words.contains(&n.as_str()));
     let title = find(&["decision", "title", "topic", "summary", "decision title"])?;
