@@ -154,6 +154,14 @@ pub(super) struct EntryFields {
     pub(super) decided: bool,
 }
 
+/// A heading whose first word names one of a block's fields (`#### Data da Decisão`,
+/// `### Status update`): a part of an entry, whatever follows the word.
+pub(super) fn names_a_field(heading: &str) -> bool {
+    let lower = clean_title(heading).to_lowercase();
+    let first = lower.split_whitespace().next().unwrap_or_default();
+    MARKER_KEYS.contains(&canonical_key(first))
+}
+
 /// A heading that is a section of a decision block (`### Context`, `### Decision`), in
 /// any language.
 pub(super) fn is_block_section(heading: &str) -> bool {
@@ -259,7 +267,31 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
 /// Lines (0-based) that are neither in code fences nor in frontmatter.
 pub(super) fn content_mask(text: &str, line_count: usize) -> Vec<bool> {
     let mut mask = vec![true; line_count];
-    for (start, end) in markdown::fenced_lines(text) {
+    let fences = markdown::fenced_lines(text);
+    let lines: Vec<&str> = if fences.is_empty() {
+        Vec::new()
+    } else {
+        text.lines().collect()
+    };
+    for (start, end) in fences {
+        // A fence never closed runs to the end of the file: a slip of the writer, who
+        // went on writing the log below it. Its code ends at the next section heading.
+        let closed = lines.get(end.saturating_sub(1)).is_some_and(|last| {
+            let last = last.trim();
+            end > start && (last.starts_with("```") || last.starts_with("~~~"))
+        });
+        let end = if end >= line_count && !closed {
+            (start..end)
+                .find(|i| {
+                    lines
+                        .get(*i)
+                        .and_then(|line| markdown::heading(line))
+                        .is_some_and(|(level, _)| level >= 2)
+                })
+                .unwrap_or(end)
+        } else {
+            end
+        };
         for slot in mask
             .iter_mut()
             .take(end.min(line_count))

@@ -6,8 +6,8 @@ use chrono::{NaiveDate, NaiveTime};
 
 use super::entry::is_decision_section_heading;
 use super::entry::{
-    EntryFields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, is_block_section, read_fields,
-    read_heading,
+    EntryFields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, is_block_section, names_a_field,
+    read_fields, read_heading,
 };
 use super::events::{Event, scan_events};
 use super::meaning::{is_open_question, is_pointer, kind_of_title, status_from_title};
@@ -119,6 +119,23 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 .map(|i| lines[i]),
         )
         .has_marker
+    };
+    // Whether a heading's own text, up to the next heading, dates it with a field of its
+    // own (`- **Date:** 2025-04-19`): a part of a record carries no date of its own.
+    let dated_by_own_field = |position: usize| -> bool {
+        let start = events[position].0;
+        let next = events[position + 1..]
+            .iter()
+            .find(|(_, e)| matches!(e, Event::Heading { .. } | Event::Footer))
+            .map_or(lines.len(), |(l, _)| *l);
+        read_fields(
+            (start + 1..next)
+                .take_while(|i| !is_thematic_break(lines[*i]))
+                .filter(|i| mask[*i])
+                .map(|i| lines[i]),
+        )
+        .date
+        .is_some()
     };
     // Whether the bullet on `line` follows a lead-in (`**Implications:**`): a list of
     // details of the entry above, not entries.
@@ -283,7 +300,13 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 let accept = if heading.certain {
                     *level > 1 || heading.style == DecisionStyle::Adr
                 } else if open.is_some() {
-                    false
+                    // A deeper heading dated by a field of its own is a record beside the
+                    // open one, not a section of it.
+                    open.is_some_and(|open| *level > open)
+                        && !heading.title.is_empty()
+                        && !is_block_section(text)
+                        && !names_a_field(text)
+                        && dated_by_own_field(position)
                 } else if *level > 1 && !heading.title.is_empty() {
                     if only_groups(position, *level) {
                         groups.push((*level, heading.title.clone()));
@@ -696,6 +719,37 @@ This file records architectural and implementation decisions using a list format
         let text = "# Decision Log\n\n## 1. ใช้ Google Sheets\n- **การตัดสินใจ**: ใช้ Sheets\n\
 - **เหตุผล**: ง่าย\n\n## 2. ใช้ Vanilla CSS\n- **การตัดสินใจ**: ไม่ใช้ Tailwind\n";
         assert_eq!(log(text).len(), 2);
+    }
+
+    #[test]
+    fn a_deeper_heading_dated_by_its_own_field_is_a_record_beside_the_open_one() {
+        let text = "# ログ\n\n## ドキュメント削減の決定 (2025-04-18)\n**決定:** 統合する\n\n\
+#### [設計変更] logger の明示的初期化\n- **発生日:** 2025-04-19\n- **理由:** テスト\n\n\
+#### 背景\n長い説明。\n\n#### Data da decisão\n2025-04-20\n";
+        let d = log(text);
+        let got: Vec<(&str, Option<NaiveDate>)> =
+            d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+        assert_eq!(
+            got,
+            [
+                ("ドキュメント削減の決定", date("2025-04-18")),
+                ("[設計変更] logger の明示的初期化", date("2025-04-19")),
+            ]
+        );
+        assert_eq!((d[0].line, d[0].end_line), (3, 4));
+    }
+
+    #[test]
+    fn a_fence_never_closed_ends_at_the_next_section_heading() {
+        let text = "# Decision Log\n\n## Plan\n```mermaid\ngraph TD\n## not a heading in a closed fence\n\
+```\n\n```mermaid\ngraph LR\n# a comment, not a section\n\n## 2025-04-18 - Merge the docs\n\
+**Decision:** one guide\n";
+        let d = log(text);
+        let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+        assert_eq!(titles, ["Merge the docs"]);
+        // Closed on the last line, a fence hides all it holds.
+        let closed = "# Decision Log\n\n```md\n## 2025-04-18 - An example entry\n```";
+        assert!(log(closed).is_empty());
     }
 
     #[test]
