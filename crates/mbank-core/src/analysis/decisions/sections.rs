@@ -384,7 +384,14 @@ impl SectionSource<'_> {
             let only_code = !has_text
                 && grandchildren == end
                 && (start + 1..end).any(|i| !self.mask[i] && !self.lines[i].trim().is_empty());
-            if only_code {
+            // Nor does one over nothing but template text (`{Notes go here}`, `[Date]`)
+            // between markers of the template (`<!-- USER_BLOCK_START -->`).
+            let only_template = has_text
+                && grandchildren == end
+                && (start + 1..end)
+                    .filter(|i| self.mask[*i] && !self.lines[*i].trim().is_empty())
+                    .all(|i| is_template_text(self.lines[i]));
+            if only_code || only_template {
                 continue;
             }
             let fields = self.fields(start + 1, end);
@@ -536,6 +543,18 @@ impl SectionSource<'_> {
         }
         out
     }
+}
+
+/// A line a template leaves for the writer: a placeholder (`[Date]`, `{Notes}`) or an
+/// HTML comment marking a template's block.
+fn is_template_text(line: &str) -> bool {
+    let line = line.trim();
+    let line = line
+        .strip_prefix(['-', '*', '+'])
+        .map_or(line, str::trim_start);
+    is_placeholder(line)
+        || (line.starts_with('{') && line.ends_with('}'))
+        || (line.starts_with("<!--") && line.ends_with("-->"))
 }
 
 /// Entries of the decision sections of a memory file that is not a decision log, in file
@@ -704,6 +723,11 @@ Plain prose about decisions.\n";
 #### Use SQLite\n";
         let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
         assert_eq!(titles, ["Escape on output", "Use SQLite"]);
+        // Nor is one over nothing but a template's text.
+        let text = "## 技术决策\n\n### 采用 SQLite\n单文件。\n\n<!-- USER_BLOCK_START -->\n\
+### 用户笔记\n{用户自由编辑区}\n<!-- USER_BLOCK_END -->\n\n### Notes\n- [Decision]\n";
+        let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["采用 SQLite"]);
     }
 
     #[test]
