@@ -213,6 +213,10 @@ fn a_linked_memory_file_is_dated_by_the_file_it_links_to() {
     let repo = Repo::new();
     repo.write("CLAUDE.md", "# Shop\n\nTea.\n");
     std::os::unix::fs::symlink("CLAUDE.md", repo.dir.join("AGENTS.md")).unwrap();
+    // A link to a file git ignores: dated by the link's own commit.
+    repo.write(".gitignore", "local/\n");
+    repo.write("local/gemini.md", "# Local\n");
+    std::os::unix::fs::symlink("local/gemini.md", repo.dir.join("GEMINI.md")).unwrap();
     repo.commit_all("instructions", T0);
     repo.code_commits(12, T0 + 60);
     repo.write("CLAUDE.md", "# Shop\n\nTea and coffee.\n");
@@ -230,6 +234,7 @@ fn a_linked_memory_file_is_dated_by_the_file_it_links_to() {
                 "{name}"
             );
         }
+        assert_eq!(file(&report, "GEMINI.md").last_commit, Some(T0));
     }
 }
 

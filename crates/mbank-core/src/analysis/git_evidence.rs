@@ -59,13 +59,18 @@ impl GitEvidence {
         let files = dated_files(banks)
             .into_iter()
             .filter_map(|(path, dated_by)| {
-                let commit = facts.history.of(&dated_by)?;
+                // A link to a file git does not track (outside the repository) is
+                // dated by its own commits.
+                let (commit, dated_by) = match facts.history.of(&dated_by) {
+                    Some(commit) => (commit, dated_by.as_ref()),
+                    None => (facts.history.of(path)?, path),
+                };
                 Some((
                     path.to_path_buf(),
                     FileEvidence {
                         committed: seconds(commit.time),
                         commits_since: commit.commits_since,
-                        clean: facts.is_clean(&dated_by),
+                        clean: facts.is_clean(dated_by),
                     },
                 ))
             })
