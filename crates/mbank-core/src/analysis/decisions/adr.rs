@@ -7,7 +7,7 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
 use super::entry::{
-    ADR_TITLE, EntryFields, canonical_key, content_mask, read_fields, read_heading,
+    ADR_TITLE, EntryFields, canonical_key, content_mask, first_word_key, read_fields, read_heading,
 };
 use super::text::{clean_title, find_date, links_in, regex};
 use super::{Decision, DecisionStatus, DecisionStyle};
@@ -89,7 +89,7 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     let named = |key: &str| {
         first_lines_of_sections(&lines, &mask, first_heading.as_ref().map(|(i, _)| *i))
             .into_iter()
-            .find(|(heading, _)| heading_key(heading.as_str()) == key)
+            .find(|(heading, _)| first_word_key(heading) == key)
             .map(|(_, line)| line)
     };
     let stamp = ADR_FILE_STAMP.captures(&file_name).and_then(|c| {
@@ -237,18 +237,6 @@ fn first_lines_of_sections<'t>(
         }
     }
     found
-}
-
-/// The English key a section heading stands for, by its first word in any language
-/// (`Estado` → status, `Дата создания` → date).
-fn heading_key(heading: &str) -> &'static str {
-    let lower = clean_title(heading).to_lowercase();
-    let first = lower.split_whitespace().next().unwrap_or_default();
-    match canonical_key(first) {
-        "status" => "status",
-        "date" => "date",
-        _ => "",
-    }
 }
 
 #[cfg(test)]

@@ -157,9 +157,15 @@ pub(super) struct EntryFields {
 /// A heading whose first word names one of a block's fields (`#### Data da Decisão`,
 /// `### Status update`): a part of an entry, whatever follows the word.
 pub(super) fn names_a_field(heading: &str) -> bool {
+    MARKER_KEYS.contains(&first_word_key(heading).as_str())
+}
+
+/// The English key a heading's first word stands for in any language (`Estado` →
+/// `status`, `Дата создания` → `date`); the word itself when it stands for none.
+pub(super) fn first_word_key(heading: &str) -> String {
     let lower = clean_title(heading).to_lowercase();
     let first = lower.split_whitespace().next().unwrap_or_default();
-    MARKER_KEYS.contains(&canonical_key(first))
+    canonical_key(first).to_string()
 }
 
 /// A heading that is a section of a decision block (`### Context`, `### Decision`), in
