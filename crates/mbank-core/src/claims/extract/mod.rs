@@ -148,6 +148,12 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             continue;
         }
         let before = out.len();
+        // Names on a line about naming (`snake_case (calculate_risk_score)`) or marked as
+        // what not to write (❌ `usrAuth`) are examples, not the code's names.
+        let kind = FileKind {
+            names_code: kind.names_code && !is_naming_example(&lower),
+            ..kind
+        };
         for code in &codes {
             code_claims(code, number, kind, lower_heading, &lower, &mut out);
         }
@@ -166,6 +172,27 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         }
     }
     out
+}
+
+/// Names of the ways identifiers are written: a line naming one is about naming.
+const CASE_STYLES: [&str; 8] = [
+    "snake_case",
+    "camelcase",
+    "pascalcase",
+    "kebab-case",
+    "screaming_snake",
+    "upper_snake",
+    "upper_case",
+    "lowercase_with",
+];
+
+/// Marks of what not to do, in do/don't lists.
+const DONT_MARKS: [char; 4] = ['❌', '✗', '✘', '🚫'];
+
+/// Whether a line (lower case) shows names as examples: it speaks of a case style, or
+/// marks something not to do.
+fn is_naming_example(lower: &str) -> bool {
+    CASE_STYLES.iter().any(|style| lower.contains(style)) || lower.contains(DONT_MARKS)
 }
 
 /// The parts of a line between a pair of `~~` (strikethrough), as byte ranges of it.
@@ -736,6 +763,23 @@ gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
             vec![
                 (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 3),
                 (ClaimKind::EnvVar, "DATABASE_URL".into(), 3),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_shown_as_naming_examples_are_no_claims() {
+        let found = texts(
+            "# Patterns\n\n- Functions: snake_case (`calculate_risk_score`)\n\
+- Constants: UPPER_SNAKE_CASE (`DEFAULT_RISK_MATRIX`)\n\
+- ✅ `userAuthentication` ❌ `usrAuth`\n- ❌ `legacyAuthToken` in `src/auth/token.ts`\n\
+- `RefundService` handles refunds\n",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (ClaimKind::Path, "src/auth/token.ts".into(), 6),
+                (ClaimKind::Symbol, "RefundService".into(), 7),
             ]
         );
     }
