@@ -74,13 +74,17 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
             .collect();
         format!("ADR-{digits}")
     });
-    let (heading_id, heading_title) = match &first_heading {
+    let (heading_id, heading_title, heading_date) = match &first_heading {
         Some((_, text)) => {
             let read = read_heading(text);
             let title = without_record_number(&read.title, &file_name);
-            (read.id, Some(title.to_string()).filter(|t| !t.is_empty()))
+            (
+                read.id,
+                Some(title.to_string()).filter(|t| !t.is_empty()),
+                read.date,
+            )
         }
-        None => (None, None),
+        None => (None, None, None),
     };
     // Nygard's template (and adr-tools') gives the status a section of its own line.
     let sections = one_line_sections(&lines, &mask, first_heading.as_ref().map(|(i, _)| *i));
@@ -110,9 +114,17 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         let words = words.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
         clean_title(&words.replace(['-', '_'], " "))
     });
+    // A record named or titled by its day (`2025-10-11-pick-a-queue.md`,
+    // `# 2025-10-11: Pick a queue`).
+    let named_day = file_name
+        .get(..10)
+        .filter(|head| head.as_bytes().iter().filter(|b| **b == b'-').count() == 2)
+        .and_then(find_date);
     let date = stamp
         .or(front.date)
+        .or(heading_date)
         .or(body.date)
+        .or(named_day)
         .or_else(|| named("date").and_then(find_date))
         .or_else(|| {
             sections
@@ -322,6 +334,32 @@ mod tests {
         assert_eq!(
             (d.status, d.date),
             (DecisionStatus::Accepted, date("2026-05-17"))
+        );
+        // The day a heading or the file name gives; a qualified date key.
+        let d = parse_adr(
+            Path::new("docs/adr/0003-q.md"),
+            "# 2025-10-11: キューを使う\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (d.title.as_str(), d.date),
+            ("キューを使う", date("2025-10-11"))
+        );
+        let d = parse_adr(
+            Path::new("docs/adr/2025-10-12-use-a-queue.md"),
+            "# Use a queue\n",
+        )
+        .unwrap();
+        assert_eq!(d.date, date("2025-10-12"));
+        let d = parse_adr(
+            Path::new("docs/adr/0004-x.md"),
+            "# Use X\n\n- Date (MSK): 2026-02-05 19:57 MSK\n- Status: Accepted\n\n\
+## Related\n\n- **ADR-0016**: OAuth over HTTP (superseded by ADR-0019)\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (d.date, d.status, d.superseded_by.len()),
+            (date("2026-02-05"), DecisionStatus::Accepted, 0)
         );
         // Another number before the dash stays in the title.
         let d = parse_adr(Path::new("docs/adr/0007-x.md"), "# 2024 — the year\n").unwrap();

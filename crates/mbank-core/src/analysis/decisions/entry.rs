@@ -47,7 +47,7 @@ pub(super) static ADR_TITLE: LazyLock<Regex> =
 /// regex that takes milliseconds to build, in every process that reads a decision.
 static FIELD: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L}\p{M} ]+?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
+        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L}\p{M} ]+?)(?:\s*\([^()]{1,20}\))?\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
     )
 });
 
@@ -59,10 +59,13 @@ const FIELD_KEY_MAX_CHARS: usize = 31;
 /// every other is too, and the line holds no field.
 fn field(line: &str) -> Option<regex::Captures<'_>> {
     // Before a field's colon come only the list marker, bold marks, the key's letters
-    // and spaces: a line with anything else there (a digit, a dot, a backtick) is no field.
+    // and spaces, and a qualifier in brackets (`Date (UTC):`): a line with anything else
+    // there (a digit, a dot, a backtick) is no field.
     let may_be_field = may_match(is_ascii(line), line, |bytes| {
         bytes.iter().take_while(|b| **b != b':').all(|&b| {
-            b.is_ascii_alphabetic() || is_ascii_space(b) || matches!(b, b'-' | b'*' | b'+' | b'_')
+            b.is_ascii_alphabetic()
+                || is_ascii_space(b)
+                || matches!(b, b'-' | b'*' | b'+' | b'_' | b'(' | b')')
         })
     });
     if !may_be_field {
@@ -248,9 +251,12 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
             }
             continue;
         }
-        // "SUPERSEDED by [[ADR-0011]]" written as a sentence.
+        // "SUPERSEDED by [[ADR-0011]]" written as a sentence, unless it says so of
+        // another record named before it (`- ADR-0016: OAuth (superseded by ADR-0019)`).
         if may_contain_word(line, SUPERSEDED_WORDS)
             && let Some(m) = SUPERSEDED_BY.captures(line)
+            && m.get(0)
+                .is_some_and(|whole| !ADR_REF.is_match(&line[..whole.start()]))
         {
             let ids: Vec<String> = ADR_REF
                 .find_iter(&m["rest"])
@@ -463,7 +469,7 @@ mod tests {
     #[test]
     fn a_field_is_what_the_bounded_regex_finds() {
         let bounded = regex(
-            r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L}\p{M} ]{1,30}?)\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
+            r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L}\p{M} ]{1,30}?)(?:\s*\([^()]{1,20}\))?\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
         );
         let mut lines: Vec<String> = [
             "Status: accepted",
