@@ -7,7 +7,8 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
 use super::entry::{
-    ADR_TITLE, EntryFields, canonical_key, content_mask, first_word_key, read_fields, read_heading,
+    ADR_TITLE, EntryFields, canonical_key, content_mask, first_word_key, names_a_field,
+    read_fields, read_heading,
 };
 use super::text::{clean_title, find_date, links_in, regex};
 use super::{Decision, DecisionStatus, DecisionStyle};
@@ -74,8 +75,9 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
             .collect();
         format!("ADR-{digits}")
     });
+    // A record with no title of its own opens with one of its sections (`## Status`).
     let (heading_id, heading_title, heading_date) = match &first_heading {
-        Some((_, text)) => {
+        Some((_, text)) if !names_a_field(text) => {
             let read = read_heading(text);
             let title = without_record_number(&read.title, &file_name);
             (
@@ -84,14 +86,19 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
                 read.date,
             )
         }
-        None => (None, None, None),
+        _ => (None, None, None),
     };
     // Nygard's template (and adr-tools') gives the status a section of its own line.
-    let sections = one_line_sections(&lines, &mask, first_heading.as_ref().map(|(i, _)| *i));
+    // Sections follow the title, or start at the top of a record with none.
+    let title_line = first_heading
+        .as_ref()
+        .filter(|(_, text)| !names_a_field(text))
+        .map(|(i, _)| *i);
+    let sections = one_line_sections(&lines, &mask, title_line);
     // A section named for the status or the date (`## Estado`, `## Дата создания`)
     // opens with it, whatever follows.
     let named = |key: &str| {
-        first_lines_of_sections(&lines, &mask, first_heading.as_ref().map(|(i, _)| *i))
+        first_lines_of_sections(&lines, &mask, title_line)
             .into_iter()
             .find(|(heading, _)| first_word_key(heading) == key)
             .map(|(_, line)| line)
@@ -360,6 +367,16 @@ mod tests {
         assert_eq!(
             (d.date, d.status, d.superseded_by.len()),
             (date("2026-02-05"), DecisionStatus::Accepted, 0)
+        );
+        // No title of its own: the file names it, and its status section still counts.
+        let d = parse_adr(
+            Path::new("docs/adr/0007-cache-layer.md"),
+            "## Status\n\nProposto\n\n## Contexto\n\nLento.\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (d.title.as_str(), d.status),
+            ("cache layer", DecisionStatus::Proposed)
         );
         // Another number before the dash stays in the title.
         let d = parse_adr(Path::new("docs/adr/0007-x.md"), "# 2024 — the year\n").unwrap();

@@ -157,6 +157,17 @@ pub(super) struct EntryFields {
     pub(super) decided: bool,
 }
 
+/// What a line of fields (`Decision: X | Reason: Y | Alternative: Z`, in any language)
+/// says was decided: its decision field's value.
+pub(super) fn decision_of_fields(text: &str) -> Option<String> {
+    text.split(" | ").find_map(|part| {
+        let c = field(part)?;
+        (canonical_key(&c["key"].trim().to_lowercase()) == "decision")
+            .then(|| clean_title(c["value"].trim()))
+            .filter(|value| !value.is_empty())
+    })
+}
+
 /// A heading whose first word names one of a block's fields (`#### Data da Decisão`,
 /// `### Status update`): a part of an entry, whatever follows the word.
 pub(super) fn names_a_field(heading: &str) -> bool {

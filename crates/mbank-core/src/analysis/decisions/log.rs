@@ -6,8 +6,8 @@ use chrono::{NaiveDate, NaiveTime};
 
 use super::entry::is_decision_section_heading;
 use super::entry::{
-    EntryFields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, is_block_section, names_a_field,
-    read_fields, read_heading,
+    EntryFields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, decision_of_fields,
+    is_block_section, names_a_field, read_fields, read_heading,
 };
 use super::events::{Event, scan_events};
 use super::meaning::{is_open_question, is_pointer, kind_of_title, status_from_title};
@@ -224,7 +224,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 drafts.push(Draft {
                     start: *line,
                     level: 7,
-                    title: title.clone(),
+                    title: decision_of_fields(title).unwrap_or_else(|| title.clone()),
                     id: None,
                     date: Some(*date),
                     status: None,
@@ -663,6 +663,14 @@ mod tests {
         assert_eq!(d[1].title, "Cache embeddings on disk");
         assert_eq!(d[1].date, None);
         assert_eq!((d[1].line, d[1].end_line), (13, 17));
+    }
+
+    #[test]
+    fn a_log_line_of_fields_is_titled_by_its_decision() {
+        let text = "# Decisions\n\n[2026-04-07] **Décision** : Astro 6 | **Raison** : SSG | \
+**Alternative** : Next.js\n\n[2026-04-08] Keep the CLI | because: users\n";
+        let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Astro 6", "Keep the CLI | because: users"]);
     }
 
     #[test]
