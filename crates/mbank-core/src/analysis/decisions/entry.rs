@@ -198,9 +198,18 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
     // A line that is only a date (under a heading naming it, in whatever language): the
     // entry's date when no field gives one.
     let mut date_line = None;
+    // A decision field with nothing after its colon: the list below it says what.
+    let mut decision_below = false;
     for line in lines {
         // Nothing below matches a blank line.
         if line.trim().is_empty() {
+            continue;
+        }
+        if std::mem::take(&mut decision_below)
+            && let Some(item) = list_item_text(line)
+        {
+            fields.decided = true;
+            fields.decision = Some(item);
             continue;
         }
         if date_line.is_none()
@@ -258,6 +267,7 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                     fields.decided |= !decision.is_empty() && !is_placeholder(&decision);
                     fields.decision = Some(decision);
                 }
+                "decision" if fields.decision.is_none() => decision_below = true,
                 _ => {}
             }
             continue;
@@ -285,6 +295,22 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
     fields.supersedes.dedup();
     fields.superseded_by.dedup();
     fields
+}
+
+/// The text of a bullet (its bold label when it opens with one: `- **Use X:** why`),
+/// or `None` for a line that is no bullet or a placeholder.
+fn list_item_text(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix(['-', '*', '+'])?;
+    let rest = rest.strip_prefix(char::is_whitespace)?.trim();
+    let text = match rest
+        .strip_prefix("**")
+        .and_then(|bold| bold.split_once("**"))
+    {
+        Some((label, _)) if !label.trim().is_empty() => label,
+        _ => rest,
+    };
+    let text = clean_title(text.trim().trim_end_matches([':', '：']));
+    (!text.is_empty() && !is_placeholder(&text)).then_some(text)
 }
 
 /// Lines (0-based) that are neither in code fences nor in frontmatter.

@@ -382,7 +382,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             DecisionStyle::LogLine | DecisionStyle::ListItem => 2,
             _ => draft.level,
         };
-        let bound = if draft.style == DecisionStyle::TableRow {
+        let mut bound = if draft.style == DecisionStyle::TableRow {
             draft.start + 1
         } else if draft.group {
             // A day heading spans its section, entries included.
@@ -390,14 +390,25 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         } else {
             boundary_after(draft.start, level, true)
         };
-        if draft.group {
-            let has_children = first_after(&starts, draft.start).is_some_and(|s| s < bound);
-            if has_children {
-                if let Some(date) = draft.date {
-                    group_date = Some((draft.start, bound, date));
-                }
+        if draft.group
+            && let Some(child) = first_after(&starts, draft.start).filter(|s| *s < bound)
+        {
+            if let Some(date) = draft.date {
+                group_date = Some((draft.start, bound, date));
+            }
+            // What it says above its first entry may be a decision of its own.
+            let own = read_fields(
+                (draft.start + 1..child)
+                    .take_while(|i| !is_thematic_break(lines[*i]))
+                    .filter(|i| mask[*i])
+                    .map(|i| lines[i]),
+            );
+            if !own.decided {
                 continue;
             }
+            bound = (draft.start + 1..child)
+                .find(|i| is_thematic_break(lines[*i]))
+                .unwrap_or(child);
         }
         let mut end = bound.saturating_sub(1).max(draft.start);
         while end > draft.start {
@@ -671,6 +682,35 @@ mod tests {
 **Alternative** : Next.js\n\n[2026-04-08] Keep the CLI | because: users\n";
         let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
         assert_eq!(titles, ["Astro 6", "Keep the CLI | because: users"]);
+    }
+
+    #[test]
+    fn a_day_heading_says_what_was_decided_in_the_list_under_its_field() {
+        let text = "# 决策日志\n\n## 2025-07-31\n\n**决策:**\n- **确认重构方向:** 迁移到 BLoC\n\
+- 规划 HomeScreen\n\n## 2025-08-01\n\n**Decision:**\n- Build the release APK\n\n---\n\
+### Decision (code)\n[2025-08-01 06:42:29] - Fix the compile errors\n";
+        let d = log(text);
+        let got: Vec<(&str, Option<NaiveDate>, DecisionStatus)> = d
+            .iter()
+            .map(|d| (d.title.as_str(), d.date, d.status))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("确认重构方向", date("2025-07-31"), DecisionStatus::Accepted),
+                (
+                    "Build the release APK",
+                    date("2025-08-01"),
+                    DecisionStatus::Accepted
+                ),
+                (
+                    "Fix the compile errors",
+                    date("2025-08-01"),
+                    DecisionStatus::Unknown
+                ),
+            ]
+        );
+        assert_eq!((d[1].line, d[1].end_line), (9, 12));
     }
 
     #[test]
