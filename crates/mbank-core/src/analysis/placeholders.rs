@@ -193,12 +193,17 @@ pub fn placeholder_lines(text: &str) -> Vec<usize> {
     }
     let prose = markdown::prose_only(text);
     let documentation = documentation_mask(&prose);
+    // Frontmatter is YAML, whose `[a, b]` is a list, not a slot.
+    let metadata_lines = markdown::frontmatter(text).map_or(0, |fm| {
+        text[..fm.body_start.min(text.len())].lines().count()
+    });
     // The prose keeps the text's line breaks, so its lines pair with the text's.
     text.lines()
         .zip(prose.lines())
         .enumerate()
         .filter(|(i, (line, prose_line))| {
-            !documentation.get(*i).copied().unwrap_or(false)
+            *i >= metadata_lines
+                && !documentation.get(*i).copied().unwrap_or(false)
                 && line_is_placeholder(line, prose_line)
         })
         .map(|(i, _)| i + 1)
@@ -208,6 +213,13 @@ pub fn placeholder_lines(text: &str) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_in_the_frontmatter_is_no_placeholder() {
+        let text =
+            "---\ntarget_audience: [all]\ntags: [firebase, angular]\n---\n# Notes\n- [Date]\n";
+        assert_eq!(placeholder_lines(text), vec![6]);
+    }
 
     #[test]
     fn placeholders_are_template_text_only() {

@@ -228,6 +228,16 @@ pub(crate) fn adr_number(file_name: &str) -> Option<u32> {
 /// Whether a path relative to its bank sits in a folder of templates (`templates/`,
 /// `template/`, any case): forms kept to be copied, whose slots and copies are theirs to
 /// hold.
+/// A form to copy, whose slots are its own to hold: a file in a templates folder, or one
+/// its name says is a template (`_template.md`, `task-template.md`).
+pub(crate) fn is_template(rel: &std::path::Path) -> bool {
+    in_templates_folder(rel)
+        || rel
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.to_ascii_lowercase().contains("template"))
+}
+
 pub(crate) fn in_templates_folder(rel: &std::path::Path) -> bool {
     rel.parent().is_some_and(|dir| {
         dir.iter().any(|part| {
@@ -299,6 +309,22 @@ mod tests {
         assert_eq!(lookalike_role("progress-backup.md"), None);
         assert_eq!(lookalike_role("tasks.md"), None);
         assert_eq!(lookalike_role("progress.json"), None);
+    }
+
+    #[test]
+    fn templates_are_told_by_their_folder_or_their_name() {
+        use std::path::Path;
+        for rel in [
+            "templates/task.md",
+            "Template/a.md",
+            "completed-tasks/_template.md",
+            "task-Template.md",
+        ] {
+            assert!(is_template(Path::new(rel)), "{rel}");
+        }
+        for rel in ["tasks/task-01.md", "contemplation.md", "progress.md"] {
+            assert!(!is_template(Path::new(rel)), "{rel}");
+        }
     }
 
     #[test]

@@ -160,9 +160,9 @@ pub(super) fn check_file_text(
             ),
         ));
     }
-    // A bank's templates/ folder keeps forms to copy: their slots are theirs to hold.
+    // A bank's templates keep forms to copy: their slots are theirs to hold.
     let in_templates = crate::io::paths::relative_to(&file.path, &bank.root)
-        .is_some_and(formats::names::in_templates_folder);
+        .is_some_and(formats::names::is_template);
     if !in_templates {
         super::unusable::check(file, text, out);
     }
