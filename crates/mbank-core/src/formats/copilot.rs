@@ -171,9 +171,11 @@ impl FormatRules for Copilot {
     fn name_finding(&self, file: &MemoryFile, rel: &Path) -> Option<Finding> {
         let name = rel.file_name()?.to_str()?;
         let in_github = rel.parent() == Some(Path::new(".github"));
+        // A README there tells people what the folder holds; it was never meant for Copilot.
         let stray_instruction = rel.starts_with(INSTRUCTIONS_DIR)
             && !is_path_specific(rel)
-            && super::names::is_markdown(name);
+            && super::names::is_markdown(name)
+            && !super::names::name_key(name).starts_with("readme");
         let why = if in_github && is_lookalike_name(name) {
             format!(
                 "GitHub Copilot never reads {}: it reads its repository instructions from \
@@ -327,6 +329,7 @@ mod tests {
             MAIN_FILE,
             ".github/instructions/python.instructions.md",
             ".github/instructions/logo.png",
+            ".github/instructions/README.md",
         ] {
             assert!(named(rel).is_none(), "{rel}");
         }
