@@ -214,10 +214,25 @@ const POINTER_LEADS: &[&str] = &[
     "자세한 내용",
 ];
 
-/// Whether a line only points to where a decision is recorded.
+/// Whether a line only points to where a decision is recorded: it opens with a pointer,
+/// or it names a decision log (`Update docs/DECISIONS.md with the date and why`,
+/// `Use SQLite — see decisionLog.md`), which holds the record or is how to keep it.
 pub(super) fn is_pointer(text: &str) -> bool {
     let lower = strip_markup(text).trim().to_lowercase();
-    POINTER_LEADS.iter().any(|lead| lower.starts_with(lead))
+    POINTER_LEADS.iter().any(|lead| lower.starts_with(lead)) || names_a_decision_log(text)
+}
+
+/// Whether a text names a decision log's file (`DECISIONS.md`, `docs/decision-log.md`).
+fn names_a_decision_log(text: &str) -> bool {
+    text.contains(".md")
+        && text
+            .split(|c: char| c.is_whitespace() || "()[]`\"',;:*".contains(c))
+            .filter_map(|token| token.rsplit('/').next())
+            .any(|name| {
+                name.to_ascii_lowercase().ends_with(".md")
+                    && crate::formats::names::role_for_name(name)
+                        == Some(crate::model::Role::Decisions)
+            })
 }
 
 /// Leading phrases of an open question or a decision still to take.
@@ -508,6 +523,14 @@ mod tests {
         assert!(is_pointer("Full rationale in ADR-077"));
         assert!(is_pointer("See #API_004 in decisions.md"));
         assert!(!is_pointer("Use Postgres for sessions"));
+        assert!(is_pointer(
+            "Update `docs/ai/DECISIONS.md` with the date, the decision and why"
+        ));
+        assert!(is_pointer(
+            "Using SQLite for local storage — see decisionLog.md"
+        ));
+        assert!(!is_pointer("Keep the decisions of a session in memory.md"));
+        assert!(!is_pointer("Use ADR-007-cache.md's approach"));
         assert!(is_open_question("Decision needed: which queue?"));
         assert!(is_open_question("Do we keep the monolith?"));
         assert!(!is_open_question("Keep the monolith"));
