@@ -378,6 +378,15 @@ mod tests {
             (d.title.as_str(), d.status),
             ("cache layer", DecisionStatus::Proposed)
         );
+        // The id in brackets or before a full-width colon is no part of the title.
+        for heading in ["# [ADR-001] 协调计划", "# ADR-001：协调计划"] {
+            let d = parse_adr(Path::new("docs/adr/ADR-001.md"), heading).unwrap();
+            assert_eq!(
+                (d.id.as_deref(), d.title.as_str()),
+                (Some("ADR-001"), "协调计划"),
+                "{heading}"
+            );
+        }
         // Another number before the dash stays in the title.
         let d = parse_adr(Path::new("docs/adr/0007-x.md"), "# 2024 — the year\n").unwrap();
         assert_eq!(d.title, "2024 — the year");

@@ -38,9 +38,10 @@ static DATE_SPAN_LAST: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?P<rest>.*?\S)\s*(?:[-–—:|,]\s*|\s)[\[(]?{DATE_TIME}\s*(?:to|until|till|through|bis|до|по|al|a|à|até|au|~|〜|～|–|—|-)\s*\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}[\])]?$"
     ))
 });
-/// `ADR-0011: X`, `ADR 12 — X`, `ADR-3.`.
-pub(super) static ADR_TITLE: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"(?i)^(?P<id>adr[-_ ]?\d+)\b\s*(?:[:\-–—.|]\s*)?(?P<rest>.*)$"));
+/// `ADR-0011: X`, `ADR 12 — X`, `ADR-3.`, `[ADR-7] X`, `ADR-1：X`.
+pub(super) static ADR_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"(?i)^\[?(?P<id>adr[-_ ]?\d+)\b\]?\s*(?:[:：\-–—.|]\s*)?(?P<rest>.*)$")
+});
 /// `**Key:** value`, `- **Key**: value`, `Key: value` for the few keys read from bodies;
 /// a key is at most [`FIELD_KEY_MAX_CHARS`] long ([`field`]). The bound is checked after
 /// the match rather than written as `{1,30}`: thirty copies of a Unicode class make a
@@ -435,7 +436,7 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
     // Decision labels in other languages are not ASCII, but for the German one.
     let decision_prefix =
         starts_with(b"decision") || starts_with(b"entscheidung") || !is_ascii(&rest_clean);
-    let adr_prefix = starts_with(b"adr");
+    let adr_prefix = starts_with(b"adr") || starts_with(b"[adr");
     if adr_prefix && let Some(c) = ADR_TITLE.captures(&rest_clean) {
         out.id = Some(normalize_adr_id(&c["id"]));
         out.title = clean_title(&c["rest"]);
