@@ -355,6 +355,13 @@ const HISTORY_FOLDERS: &[&str] = &[
     "meetings",
     "notes-archive",
     "old",
+    // Looking back on finished work, and design options weighed before one was built
+    // (the `reflection/` and `creative/` folders of Cursor memory banks).
+    "reflection",
+    "reflections",
+    "retrospectives",
+    "postmortems",
+    "creative",
 ];
 
 /// File names (without extension) of history and plans.
@@ -803,6 +810,27 @@ mod tests {
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
         std::fs::write(path, text).expect("write");
+    }
+
+    #[test]
+    fn looking_back_and_weighing_options_state_nothing_of_the_present_code() {
+        let states = |rel: &str| {
+            states_the_present(MemoryDoc {
+                path: Path::new(rel),
+                role: Role::Other,
+            })
+        };
+        for rel in [
+            "memory-bank/reflection/reflection-auth.md",
+            "memory-bank/creative/creative-cache-design.md",
+            "docs/postmortems/outage.md",
+            "memory-bank/archive/2025-01.md",
+        ] {
+            assert!(!states(rel), "{rel}");
+        }
+        for rel in ["memory-bank/systemPatterns.md", "memory-bank/notes/api.md"] {
+            assert!(states(rel), "{rel}");
+        }
     }
 
     #[test]
