@@ -453,8 +453,12 @@ fn budgets_name_their_own_formats_source_in_words() {
         &dir.join("memory-bank/activeContext.md"),
         &format!("# Active\n\n{}\n", "current focus item ".repeat(600)),
     );
-    // Over the family's 500 lines per file.
+    // Over the family's 500 lines per file, beside a rule that loads with it.
     write(&dir.join("CLAUDE.md"), &"- a rule\n".repeat(600));
+    write(
+        &dir.join(".claude/rules/style.md"),
+        "# Style\n\nShort lines.\n",
+    );
     let dir_arg = dir.to_str().unwrap();
 
     let check = sandbox.run(&["check", dir_arg, "--json"]);
@@ -504,4 +508,20 @@ fn budgets_name_their_own_formats_source_in_words() {
         verbose.stdout
     );
     assert!(!verbose.stdout.contains("spec)"), "{}", verbose.stdout);
+
+    // Alone, the file is all its bank loads: the bank's 200 lines say what the file's 500
+    // would, so the file's is not said again.
+    std::fs::remove_dir_all(dir.join(".claude")).unwrap();
+    let json = sandbox.run(&["check", dir_arg, "--json"]).json();
+    let lines: Vec<String> = findings(&json)
+        .into_iter()
+        .filter(|f| f["code"] == "budget-borrowed-over")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .filter(|m| m.contains(" lines "))
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("over budget: 600 of 200 lines"),
+        "{lines:?}"
+    );
 }

@@ -13,6 +13,7 @@ use crate::model::Format;
 fn grouped_budget_findings(
     format: Format,
     files: &[FileReport],
+    bank_budget: &[BudgetCheck],
     status: BudgetStatus,
     borrowed: bool,
     bank_root: &Path,
@@ -21,10 +22,20 @@ fn grouped_budget_findings(
     let Some((severity, code, word)) = budget_verdict(status, borrowed) else {
         return;
     };
+    // A file that is all the bank loads, over a looser limit of the same unit than the
+    // bank's own budget it also crosses, says nothing the bank's finding does not.
+    let said_by_the_bank = |check: &BudgetCheck| {
+        bank_budget.iter().any(|bank| {
+            bank.unit == check.unit
+                && bank.value == check.value
+                && bank.limit <= check.limit
+                && bank.status == BudgetStatus::Over
+        })
+    };
     let cases: Vec<(&FileReport, &BudgetCheck)> = files
         .iter()
         .flat_map(|f| f.budget.iter().map(move |c| (f, c)))
-        .filter(|(_, c)| c.status == status && c.borrowed == borrowed)
+        .filter(|(_, c)| c.status == status && c.borrowed == borrowed && !said_by_the_bank(c))
         .collect();
     let describe = |check: &BudgetCheck| describe_budget(check, format);
     match cases.as_slice() {
@@ -118,8 +129,9 @@ pub(super) fn verdict_findings(
     out: &mut Vec<Finding>,
 ) {
     for borrowed in [false, true] {
-        grouped_budget_findings(format, files, BudgetStatus::Over, borrowed, bank_root, out);
-        grouped_budget_findings(format, files, BudgetStatus::Near, borrowed, bank_root, out);
+        for status in [BudgetStatus::Over, BudgetStatus::Near] {
+            grouped_budget_findings(format, files, bank_budget, status, borrowed, bank_root, out);
+        }
     }
     let budget_finding = |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
         let Some((severity, code, word)) = budget_verdict(check.status, check.borrowed) else {
