@@ -298,20 +298,26 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
     fields
 }
 
-/// The text of a bullet (its bold label when it opens with one: `- **Use X:** why`),
-/// or `None` for a line that is no bullet or a placeholder.
+/// The text of a bullet (see [`bullet_title`]), or `None` for a line that is no bullet.
 fn list_item_text(line: &str) -> Option<String> {
     let rest = line.trim_start().strip_prefix(['-', '*', '+'])?;
-    let rest = rest.strip_prefix(char::is_whitespace)?.trim();
-    let text = match rest
+    bullet_title(rest.strip_prefix(char::is_whitespace)?)
+}
+
+/// A bullet's title from the text after its marker: its bold label when it opens with
+/// one (`**Use X:** why`), else the whole text; `None` when that is empty or a
+/// placeholder.
+pub(super) fn bullet_title(text: &str) -> Option<String> {
+    let text = text.trim();
+    let title = match text
         .strip_prefix("**")
         .and_then(|bold| bold.split_once("**"))
     {
         Some((label, _)) if !label.trim().is_empty() => label,
-        _ => rest,
+        _ => text,
     };
-    let text = clean_title(text.trim().trim_end_matches([':', '：']));
-    (!text.is_empty() && !is_placeholder(&text)).then_some(text)
+    let title = clean_title(title.trim().trim_end_matches([':', '：']));
+    (!title.is_empty() && !is_placeholder(&title)).then_some(title)
 }
 
 /// Lines (0-based) that are neither in code fences nor in frontmatter.

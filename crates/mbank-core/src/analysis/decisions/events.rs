@@ -6,11 +6,9 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
-use super::entry::{canonical_key, is_decision_section_heading};
+use super::entry::{bullet_title, canonical_key, is_decision_section_heading};
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
-use super::text::{
-    DATE_TIME, clean_title, date_from_captures, is_ascii_space, is_placeholder, may_match, regex,
-};
+use super::text::{DATE_TIME, clean_title, date_from_captures, is_ascii_space, may_match, regex};
 use crate::markup::markdown;
 
 /// Roo log line: `[2025-05-22 14:03:11] - summary`, also as a list item.
@@ -80,16 +78,7 @@ fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
         Some((date, after)) => (Some(date), after),
         None => (None, rest),
     };
-    let rest = rest.trim();
-    let title = match rest.strip_prefix("**") {
-        Some(bold) => match bold.find("**") {
-            Some(end) if end > 0 => &bold[..end],
-            _ => rest,
-        },
-        None => rest,
-    };
-    let title = clean_title(title);
-    (!title.is_empty() && !is_placeholder(&title)).then_some((title, date))
+    bullet_title(rest).map(|title| (title, date))
 }
 
 /// A line that may open an entry, close one, or group dated entries.
