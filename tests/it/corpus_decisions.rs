@@ -60,7 +60,7 @@ fn every_decision_log_in_the_corpus_yields_entries() {
                 }
             }
             // The whole-project API must not panic either, and keeps its timeline order.
-            let all = decisions::decisions_of_project(&list_banks(project));
+            let all = decisions::decisions_of_project(&project.path, &list_banks(project));
             let dated: Vec<_> = all.iter().map(|d| (d.date.is_none(), d.date)).collect();
             assert!(
                 dated.windows(2).all(|w| w[0] <= w[1]),

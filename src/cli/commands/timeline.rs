@@ -97,7 +97,10 @@ pub fn run(context: &Context, path: Option<&Path>, as_json: bool) -> Result<u8> 
     let timelines: Vec<ProjectTimeline> = projects
         .iter()
         .map(|project| {
-            let found = decisions::project_decisions(&crate::core::scan::bank::list_banks(project));
+            let found = decisions::project_decisions(
+                &project.path,
+                &crate::core::scan::bank::list_banks(project),
+            );
             ProjectTimeline {
                 name: project.name.clone(),
                 path: project.path.clone(),

@@ -152,6 +152,14 @@ pub(crate) fn is_plain_markdown(rel: &Path) -> bool {
         .any(|suffix| ends_with_ignoring_case(stem, suffix))
 }
 
+/// Whether a file of a bank is memory: a copy in a backup folder, a backup-named copy or
+/// a file that is not memory (what `check` reports as never loaded or counted) is not.
+pub(crate) fn is_memory_file(bank: &crate::model::Bank, file: &crate::model::MemoryFile) -> bool {
+    file.path
+        .strip_prefix(&bank.root)
+        .map_or(true, |rel| classify(rel) == FileClass::Memory)
+}
+
 /// Classifies a file by its path relative to the bank folder.
 pub(crate) fn classify(rel: &Path) -> FileClass {
     if is_plain_markdown(rel) {

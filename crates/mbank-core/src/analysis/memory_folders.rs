@@ -2,7 +2,8 @@
 //! without watching whole trees: the project folder, each bank's root, the folders under
 //! a bank that is a folder of files (Cline, Memory Bank MCP, ConKeeper: empty ones too, so
 //! the first file an agent puts in `sessions/` is seen), and the folder of every memory
-//! file listed elsewhere (`.claude/rules/`, nested `CLAUDE.md`, `.infinity/`).
+//! file listed elsewhere (`.claude/rules/`, nested `CLAUDE.md`, `.infinity/`) and of
+//! every decision log the memory points to (`docs/decisions.md`).
 //!
 //! The walk reads folders only (no file is opened), never follows a symlink, skips
 //! `.git`, and is bounded in depth and count like the bank listing.
@@ -36,8 +37,14 @@ pub fn of(project: &Project, report: Option<&ProjectReport>) -> Vec<PathBuf> {
         }
     }
     if let Some(report) = report {
-        for file in report.banks.iter().flat_map(|b| &b.files) {
-            if let Some(parent) = file.file.path.parent()
+        // The logs and records the memory points to are files of no bank.
+        let files = report
+            .banks
+            .iter()
+            .flat_map(|b| &b.files)
+            .map(|f| &f.file.path);
+        for path in files.chain(report.decisions.iter().map(|d| &d.file)) {
+            if let Some(parent) = path.parent()
                 && parent.starts_with(&project.path)
             {
                 rest.insert(parent.to_path_buf());
@@ -134,5 +141,34 @@ mod tests {
             "{folders:?}"
         );
         assert!(!folders.contains(&dir.path().join("src")), "{folders:?}");
+    }
+
+    #[test]
+    fn a_decision_log_the_memory_points_to_is_in_the_timeline_and_watched() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            &dir.path().join("CLAUDE.md"),
+            "# Project\n\n@docs/ai/decisions.md\n",
+        );
+        write(
+            &dir.path().join("docs/ai/decisions.md"),
+            "# Decisions\n\n## 2025-04-02: Keep one binary\n**Decision**: one binary.\n",
+        );
+        let project = discovery::project_at(dir.path(), "p".into()).unwrap();
+        let report = crate::analysis::report::Analyzer::new(
+            &crate::config::Config::default(),
+            crate::tokens::Encoding::O200k,
+            crate::tokens::TokenCache::in_memory(crate::tokens::Encoding::O200k),
+            &crate::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+        )
+        .analyze(&project, crate::analysis::report::Depth::full());
+        let titles: Vec<(&str, &str)> = report
+            .decisions
+            .iter()
+            .map(|d| (d.display.as_str(), d.title.as_str()))
+            .collect();
+        assert_eq!(titles, [("docs/ai/decisions.md", "Keep one binary")]);
+        let folders = of(&project, Some(&report));
+        assert!(folders.contains(&dir.path().join("docs/ai")), "{folders:?}");
     }
 }

@@ -47,6 +47,34 @@ const PATHS: ProjectPaths = ProjectPaths {
     lookalikes: &[],
 };
 
+/// The file in which adr-tools (`adr init DIR`) keeps where a project's records are,
+/// relative to the folder the file is in.
+pub(crate) const ADR_TOOLS_SETTING: &str = ".adr-dir";
+
+/// The folder `.adr-dir` at the project's root names, as written (trimmed), when there is
+/// one: adr-tools writes records there, whatever the folder is called.
+pub(crate) fn configured_folder(project: &Path) -> Option<String> {
+    let text =
+        crate::io::text::read_text_limited(&project.join(ADR_TOOLS_SETTING), 4 * 1024).ok()?;
+    let folder = text.lines().next()?.trim();
+    (!folder.is_empty()).then(|| folder.to_string())
+}
+
+/// Whether a folder's name says it holds decision records (`adr/`, `adrs/`,
+/// `decisions/`, `decision-records/`, `architecture-decisions/`): a folder the memory
+/// names by such a name is read as the ADR tools' folders are.
+pub(crate) fn is_record_folder_name(folder_name: &str) -> bool {
+    matches!(
+        super::name_key(folder_name).as_str(),
+        "adr"
+            | "adrs"
+            | "decisions"
+            | "decisionrecords"
+            | "architecturedecisions"
+            | "architecturedecisionrecords"
+    )
+}
+
 pub(crate) struct AdrRecords;
 
 /// Whether a file name is a numbered record: `0001-use-postgres.md`, `12_title.md`,

@@ -224,10 +224,6 @@ pub(crate) fn adr_number(file_name: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// Whether a file name ends in `.md` or `.markdown` (any case).
-/// Whether a path relative to its bank sits in a folder of templates (`templates/`,
-/// `template/`, any case): forms kept to be copied, whose slots and copies are theirs to
-/// hold.
 /// A form to copy, whose slots are its own to hold: a file in a templates folder, or one
 /// its name says is a template (`_template.md`, `task-template.md`).
 pub(crate) fn is_template(rel: &std::path::Path) -> bool {
@@ -238,6 +234,9 @@ pub(crate) fn is_template(rel: &std::path::Path) -> bool {
             .is_some_and(|name| name.to_ascii_lowercase().contains("template"))
 }
 
+/// Whether a path relative to its bank sits in a folder of templates (`templates/`,
+/// `template/`, any case): forms kept to be copied, whose slots and copies are theirs to
+/// hold.
 pub(crate) fn in_templates_folder(rel: &std::path::Path) -> bool {
     rel.parent().is_some_and(|dir| {
         dir.iter().any(|part| {
@@ -248,6 +247,7 @@ pub(crate) fn in_templates_folder(rel: &std::path::Path) -> bool {
     })
 }
 
+/// Whether a file name ends in `.md` or `.markdown` (any case).
 pub(crate) fn is_markdown(file_name: &str) -> bool {
     let name = file_name.as_bytes();
     let has = |suffix: &[u8]| {

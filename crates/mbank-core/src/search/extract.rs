@@ -106,7 +106,7 @@ pub fn project_files(
         std::path::PathBuf,
         Vec<decisions::Decision>,
     > = std::collections::HashMap::new();
-    for decision in decisions::decisions_of_project(banks) {
+    for decision in decisions::decisions_of_project(&project.path, banks) {
         decisions_by_file
             .entry(decision.file.clone())
             .or_default()

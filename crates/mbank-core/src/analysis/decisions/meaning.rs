@@ -222,17 +222,42 @@ pub(super) fn is_pointer(text: &str) -> bool {
     POINTER_LEADS.iter().any(|lead| lower.starts_with(lead)) || names_a_decision_log(text)
 }
 
-/// Whether a text names a decision log's file (`DECISIONS.md`, `docs/decision-log.md`).
-fn names_a_decision_log(text: &str) -> bool {
-    text.contains(".md")
-        && text
-            .split(|c: char| c.is_whitespace() || "()[]`\"',;:*".contains(c))
-            .filter_map(|token| token.rsplit('/').next())
-            .any(|name| {
-                name.to_ascii_lowercase().ends_with(".md")
-                    && crate::formats::names::role_for_name(name)
-                        == Some(crate::model::Role::Decisions)
-            })
+/// Characters around a path in prose, markdown and CJK text.
+const AROUND_PATHS: &str = "()[]<>`\"',;*|（）「」『』【】、，。：；";
+
+/// The words of a text that may be paths: split at spaces and the marks around paths, an
+/// import's `@`, a link's `#fragment` and a sentence's last stop taken off.
+pub(super) fn path_tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || AROUND_PATHS.contains(c))
+        .map(|token| {
+            let token = token.trim_start_matches('@');
+            let token = token.split('#').next().unwrap_or(token);
+            token.trim_end_matches(['.', ':', '!', '?'])
+        })
+        .filter(|token| !token.is_empty() && !token.contains("://"))
+}
+
+/// Whether a path's last part names a decision log (`DECISIONS.md`, `decision-log.md`).
+pub(super) fn names_decision_log(token: &str) -> bool {
+    let name = token.rsplit('/').next().unwrap_or(token);
+    crate::formats::names::is_markdown(name)
+        && crate::formats::role_for_name(name) == Some(crate::model::Role::Decisions)
+}
+
+/// Whether a path names a folder of records (`docs/adr/`, `architecture/decisions`):
+/// written as a path (with a `/`), so the word "decisions" in a sentence is none.
+pub(super) fn names_record_folder(token: &str) -> bool {
+    let folder = token.trim_end_matches('/');
+    token.contains('/')
+        && folder
+            .rsplit('/')
+            .next()
+            .is_some_and(crate::formats::adr_records::is_record_folder_name)
+}
+
+/// Whether a text names a decision log's file anywhere in it.
+pub(super) fn names_a_decision_log(text: &str) -> bool {
+    text.contains(".md") && path_tokens(text).any(names_decision_log)
 }
 
 /// Leading phrases of an open question or a decision still to take.
@@ -582,5 +607,18 @@ mod tests {
             kind_of_title("Releases page layout"),
             DecisionKind::Decision
         );
+    }
+
+    #[test]
+    fn names_of_decision_logs_in_text() {
+        assert!(names_a_decision_log(
+            "Update `docs/DECISIONS.md` with the date"
+        ));
+        assert!(names_a_decision_log("@docs/ai/memory/decisions.md"));
+        assert!(names_a_decision_log("記録先：docs/decision-log.md。"));
+        assert!(!names_a_decision_log(
+            "Decisions are made in review (see docs/guide.md)"
+        ));
+        assert!(!names_a_decision_log("https://example.com/decisions.md"));
     }
 }

@@ -16,7 +16,8 @@
 //! (what a heading and a body say about an entry), `events` and `tables` (the lines of a
 //! log that open, close or group entries), `log` and `adr` (the two kinds of file),
 //! `sections` (decision sections of other files), `links` (supersession), `timeline`
-//! (sorting), `project` (reading a bank's or a project's logs and sections) and
+//! (sorting), `project` (reading a bank's or a project's logs and sections), `pointed`
+//! (the logs and folders of records the memory points to outside its banks) and
 //! `append_only` (the check that no entry was lost).
 //!
 //! Parsing is lenient and line-based: headings inside code fences, tables of contents,
@@ -43,6 +44,7 @@ mod events;
 mod links;
 mod log;
 mod meaning;
+mod pointed;
 mod project;
 mod sections;
 mod tables;
@@ -54,7 +56,9 @@ pub(crate) use append_only::{lost_entries, shrink_finding, visible_entries};
 pub use links::link_supersessions;
 pub use log::parse_log;
 pub use project::{decisions_of_file, decisions_of_project, project_decisions};
-pub(crate) use project::{decisions_of_parsed, section_decisions, too_large_finding};
+pub(crate) use project::{
+    decisions_of_parsed, pointed_decisions, section_decisions, too_large_finding,
+};
 pub use timeline::sort_timeline;
 
 use text::{is_placeholder, strip_markup};

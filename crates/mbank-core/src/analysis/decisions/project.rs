@@ -4,11 +4,12 @@
 use std::collections::HashSet;
 
 use super::links::link_supersessions;
+use super::pointed::pointed_files;
 use super::sections::parse_sections;
 use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
-use crate::analysis::file_class::{self, FileClass};
+use crate::analysis::file_class;
 use crate::analysis::placeholders::placeholder_lines;
 use crate::error::CoreError;
 use crate::findings::{Finding, Severity};
@@ -16,13 +17,9 @@ use crate::io::text;
 use crate::limits;
 use crate::model::{Bank, MemoryFile, Role};
 
-/// Whether a file of a bank is memory: a copy in a backup folder, a backup-named copy or
-/// a file that is not memory (what `check` reports as never loaded or counted) is not,
-/// and none of its decisions are read.
+/// Whether a file of a bank is memory; none of the decisions of another file are read.
 fn is_memory(bank: &Bank, file: &MemoryFile) -> bool {
-    file.path
-        .strip_prefix(&bank.root)
-        .map_or(true, |rel| file_class::classify(rel) == FileClass::Memory)
+    file_class::is_memory_file(bank, file)
 }
 
 /// Decision files of a bank are those whose role is a decision log.
@@ -37,7 +34,7 @@ fn decision_files(bank: &Bank) -> impl Iterator<Item = &MemoryFile> {
 /// append-only check would have compared it with its committed version and did not:
 /// that is an error (fail closed), since nothing else says entries may have been lost.
 pub(crate) fn too_large_finding(
-    file: &MemoryFile,
+    path: &std::path::Path,
     size: u64,
     append_only_skipped: bool,
 ) -> Finding {
@@ -49,14 +46,14 @@ pub(crate) fn too_large_finding(
     if append_only_skipped {
         limit.finding(
             Severity::Error,
-            &file.path,
+            path,
             "its decisions are missing from the timeline and the append-only check (no \
              entries lost since the last commit) did not run",
         )
     } else {
         limit.finding(
             Severity::Warning,
-            &file.path,
+            path,
             "its decisions are missing from the timeline",
         )
     }
@@ -64,11 +61,11 @@ pub(crate) fn too_large_finding(
 
 /// A decision log's text, or why it is left out: a log over the size limit is a
 /// finding; other read errors are validation's to report.
-fn read_log(file: &MemoryFile, problems: &mut Vec<Finding>) -> Option<String> {
-    match text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) {
+fn read_log(path: &std::path::Path, problems: &mut Vec<Finding>) -> Option<String> {
+    match text::read_text_limited(path, limits::DECISION_LOG_MAX_BYTES) {
         Ok(text) => Some(text),
         Err(CoreError::TooLarge { size, .. }) => {
-            problems.push(too_large_finding(file, size, false));
+            problems.push(too_large_finding(path, size, false));
             None
         }
         Err(_) => None,
@@ -77,12 +74,13 @@ fn read_log(file: &MemoryFile, problems: &mut Vec<Finding>) -> Option<String> {
 
 /// Decisions of one file as listed in a bank (display names relative to the project).
 pub fn decisions_of_file(file: &MemoryFile, text: &str) -> Vec<Decision> {
-    decisions_of_parsed(file, text, parse_file(&file.path, file.role, text))
+    decisions_of_parsed(&file.display, text, parse_file(&file.path, file.role, text))
 }
 
-/// [`decisions_of_file`] of what [`parse_file`] found in `text`.
+/// [`decisions_of_file`] of what [`parse_file`] found in `text`, the file shown as
+/// `display`.
 pub(crate) fn decisions_of_parsed(
-    file: &MemoryFile,
+    display: &str,
     text: &str,
     mut found: Vec<Decision>,
 ) -> Vec<Decision> {
@@ -90,7 +88,7 @@ pub(crate) fn decisions_of_parsed(
     unfilled.sort_unstable();
     found.retain(|d| !is_change_log_entry(d) && !is_unfilled_template(d, text, &unfilled));
     for d in &mut found {
-        d.display = file.display.clone();
+        d.display = display.to_string();
     }
     found
 }
@@ -138,18 +136,21 @@ fn may_hold_sections(file: &MemoryFile) -> bool {
 /// Decisions written in the decision sections ("## Key Decisions", "Recent Decisions" …)
 /// of a bank's memory files other than its decision logs. An entry that repeats one of
 /// `logged` (the same ADR number, the same title, or a title of three words or more
-/// inside the other), is left out: the log holds the
-/// record, the section only mentions it. A file over the decision-log size limit or
-/// unreadable is skipped (it is no log; validation reports unreadable files).
-pub(crate) fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decision> {
+/// inside the other), is left out: the log holds the record, the section only mentions
+/// it. A file over the decision-log size limit or unreadable is skipped (it is no log;
+/// validation reports unreadable files).
+pub(crate) fn section_decisions<'d>(
+    bank: &Bank,
+    logged: impl Iterator<Item = &'d Decision> + Clone,
+) -> Vec<Decision> {
     if !crate::formats::rules(bank.format).has_decision_sections() {
         return Vec::new();
     }
     let ids: HashSet<u32> = logged
-        .iter()
+        .clone()
         .filter_map(|d| d.id.as_deref().and_then(adr_number))
         .collect();
-    let titles: HashSet<String> = logged.iter().map(|d| normalize_title(&d.title)).collect();
+    let titles: HashSet<String> = logged.map(|d| normalize_title(&d.title)).collect();
     // Titles of several words, for "PostGIS for nearest-cell lookup" against the log's
     // "Use PostGIS for nearest-cell lookup" (padded with spaces, so whole words match).
     let long_titles: Vec<String> = titles
@@ -196,6 +197,23 @@ pub(crate) fn section_decisions(bank: &Bank, logged: &[Decision]) -> Vec<Decisio
     out
 }
 
+/// The decisions of the logs and records the memory of `banks` points to in `project`
+/// (`pointed`); a log too large to parse is a finding in `problems`.
+pub(crate) fn pointed_decisions(
+    project: &std::path::Path,
+    banks: &[Bank],
+    problems: &mut Vec<Finding>,
+) -> Vec<Decision> {
+    let mut out = Vec::new();
+    for file in pointed_files(project, banks) {
+        if let Some(text) = read_log(&file.path, problems) {
+            let parsed = parse_file(&file.path, file.role, &text);
+            out.extend(decisions_of_parsed(&file.display, &text, parsed));
+        }
+    }
+    out
+}
+
 /// A project's decisions and the logs left out of them.
 #[derive(Debug, Clone, Default)]
 pub struct ProjectDecisions {
@@ -206,29 +224,32 @@ pub struct ProjectDecisions {
 }
 
 /// Every decision of a project's banks as listed (its logs' and its decision sections'),
-/// in timeline order, with a finding for each log too large to parse. The caller lists
-/// the banks, so the analysis stays above the scan that lists them.
-pub fn project_decisions(banks: &[Bank]) -> ProjectDecisions {
+/// and of the logs and records their memory points to (`pointed`), in timeline order,
+/// with a finding for each log too large to parse. The caller lists the banks, so the
+/// analysis stays above the scan that lists them.
+pub fn project_decisions(project: &std::path::Path, banks: &[Bank]) -> ProjectDecisions {
     let mut out = ProjectDecisions::default();
+    let pointed = pointed_decisions(project, banks, &mut out.problems);
     for bank in banks {
         let mut logged = Vec::new();
         for file in decision_files(bank) {
-            if let Some(text) = read_log(file, &mut out.problems) {
+            if let Some(text) = read_log(&file.path, &mut out.problems) {
                 logged.extend(decisions_of_file(file, &text));
             }
         }
-        let sections = section_decisions(bank, &logged);
+        let sections = section_decisions(bank, logged.iter().chain(&pointed));
         out.decisions.extend(logged);
         out.decisions.extend(sections);
     }
+    out.decisions.extend(pointed);
     link_supersessions(&mut out.decisions);
     sort_timeline(&mut out.decisions);
     out
 }
 
 /// Every decision of a project's banks, in timeline order.
-pub fn decisions_of_project(banks: &[Bank]) -> Vec<Decision> {
-    project_decisions(banks).decisions
+pub fn decisions_of_project(project: &std::path::Path, banks: &[Bank]) -> Vec<Decision> {
+    project_decisions(project, banks).decisions
 }
 
 #[cfg(test)]
@@ -306,7 +327,7 @@ mod tests {
             outside: vec![],
             parsed_store: None,
         };
-        let found = decisions_of_project(&[bank]);
+        let found = decisions_of_project(temp.path(), &[bank]);
         let where_: Vec<&str> = found.iter().map(|d| d.display.as_str()).collect();
         assert_eq!(where_, ["memory-bank/decisionLog.md"]);
     }
@@ -317,5 +338,61 @@ mod tests {
                     - **Decision**: JOOQ for database access\n\n### Change Log Entry [2025-07-05]\n\
                     - **What**: Initial file creation\n- **Why**: Setting up the bank\n";
         assert_eq!(titles(text), ["AD-001: Use JOOQ"]);
+    }
+
+    #[test]
+    fn the_entries_of_a_log_the_memory_points_to_are_read_once_and_not_restated() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        let write = |rel: &str, text: &str| {
+            let path = project.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "docs/ai/decisions.md",
+            "# Decisions\n\n## 2025-03-02: Use SQLite for the project cache\n\
+             **Decision**: SQLite, one file per project.\n",
+        );
+        write(
+            "CLAUDE.md",
+            "# Project\n\n@docs/ai/decisions.md\n\n## Key Decisions\n\
+             - Use SQLite for the project cache\n- Ship one binary\n",
+        );
+        write("AGENTS.md", "Record decisions in `docs/ai/decisions.md`.\n");
+        let file = |rel: &str| MemoryFile {
+            path: project.join(rel),
+            display: rel.to_string(),
+            role: Role::Instructions,
+            ..log_file()
+        };
+        let bank = |format, rel: &str| Bank {
+            format,
+            root: project.to_path_buf(),
+            files: vec![file(rel)],
+            project_id: None,
+            modes: vec![],
+            problems: vec![],
+            outside: vec![],
+            parsed_store: None,
+        };
+        let banks = [
+            bank(crate::model::Format::ClaudeMd, "CLAUDE.md"),
+            bank(crate::model::Format::AgentsMd, "AGENTS.md"),
+        ];
+        let found: Vec<(String, String)> = decisions_of_project(project, &banks)
+            .into_iter()
+            .map(|d| (d.display, d.title))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "docs/ai/decisions.md".to_string(),
+                    "Use SQLite for the project cache".to_string()
+                ),
+                ("CLAUDE.md".to_string(), "Ship one binary".to_string()),
+            ]
+        );
     }
 }

@@ -438,6 +438,11 @@ impl SectionSource<'_> {
         // (line, text) of each top-level bullet, and where the list stops.
         let mut items: Vec<(usize, Option<&str>)> = Vec::new();
         let mut bounds: Vec<usize> = Vec::new();
+        // Lines of lists whose first item names a decision log ("Record it in
+        // `docs/decisions.md`", then "Add an entry even if…"): how to keep the log, so
+        // none of their items is an entry.
+        let mut how_to_keep_a_log: Vec<usize> = Vec::new();
+        let mut list_of_how_to = false;
         let mut index = from;
         let mut in_list = false;
         let mut blank_before = false;
@@ -485,6 +490,11 @@ impl SectionSource<'_> {
             if let Some(text) = list_item_text(line) {
                 if in_list {
                     bounds.push(index);
+                } else {
+                    list_of_how_to = text.is_some_and(super::meaning::names_a_decision_log);
+                }
+                if list_of_how_to {
+                    how_to_keep_a_log.push(index);
                 }
                 items.push((index, text));
                 in_list = true;
@@ -504,7 +514,7 @@ impl SectionSource<'_> {
             bounds.push(to);
         }
         for ((start, text), end) in items.into_iter().zip(bounds) {
-            let Some(text) = text else {
+            let Some(text) = text.filter(|_| !how_to_keep_a_log.contains(&start)) else {
                 continue;
             };
             let (date, text) = match leading_stamp(text) {
@@ -790,6 +800,13 @@ Plain prose about decisions.\n";
             ],
             "{d:#?}"
         );
+    }
+
+    #[test]
+    fn a_list_that_opens_by_naming_the_log_says_how_to_keep_it() {
+        let text = "# Agents\n\n## Decisions log\n- When making a design decision, record it in `docs/decisions.md`.\n- Add an entry even if the change is small.\n\n## Key decisions\n\nThe full record is in `docs/decisions.md`. Recent ones:\n\n- **Logical WAL**: operations, not pages.\n";
+        let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Logical WAL"]);
     }
 
     #[test]

@@ -125,20 +125,33 @@ fn roomodes_sent_tokens(
 /// Largest file read for dates and decisions.
 const MAX_READ_BYTES: u64 = 4 * 1024 * 1024;
 
+/// What every bank of one project is judged against, worked out once for the project.
+#[derive(Clone, Copy)]
+pub(super) struct ProjectShared<'a> {
+    pub git: Option<&'a GitFacts>,
+    pub evidence: &'a Evidence,
+    pub declaring_rules: &'a std::sync::Arc<crate::analysis::validate::DeclaringRules>,
+    /// Decisions of the logs and records the project's memory points to: a bank's
+    /// decision section that restates one of them is left out.
+    pub pointed_decisions: &'a [Decision],
+}
+
 impl Analyzer<'_> {
     pub(super) fn bank_report(
         &mut self,
         project: &Project,
         bank: Bank,
         depth: Depth,
-        (git, evidence_of_project, declaring_rules): (
-            Option<&GitFacts>,
-            &Evidence,
-            &std::sync::Arc<crate::analysis::validate::DeclaringRules>,
-        ),
+        shared: &ProjectShared<'_>,
         findings: &mut Vec<Finding>,
         decisions_out: &mut Vec<Decision>,
     ) -> BankReport {
+        let ProjectShared {
+            git,
+            evidence: evidence_of_project,
+            declaring_rules,
+            pointed_decisions,
+        } = *shared;
         let evidence = evidence_of_project.known();
         let (files, store) = (&bank.files, bank.parsed_store.as_deref());
         let mut results = match &self.count_ahead {
@@ -267,7 +280,11 @@ impl Analyzer<'_> {
                     Some(parsed)
                 };
                 if let Some(parsed) = timeline {
-                    decisions_out.extend(decisions::decisions_of_parsed(file, text, parsed));
+                    decisions_out.extend(decisions::decisions_of_parsed(
+                        &file.display,
+                        text,
+                        parsed,
+                    ));
                 }
             }
             // Only a file changed since HEAD can have lost entries since HEAD.
@@ -295,7 +312,10 @@ impl Analyzer<'_> {
             }
         }
         if depth.decisions {
-            let sections = decisions::section_decisions(&bank, &decisions_out[logged_from..]);
+            let sections = decisions::section_decisions(
+                &bank,
+                decisions_out[logged_from..].iter().chain(pointed_decisions),
+            );
             decisions_out.extend(sections);
         }
         // Validation needs the bank whole; the files then move into the report.

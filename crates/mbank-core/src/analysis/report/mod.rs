@@ -469,16 +469,29 @@ impl<'a> Analyzer<'a> {
                     .and_then(|listings| listings.listed(&project.path)),
             ),
         );
+        // Read before the banks move into their reports; added after their own.
+        let pointed = if depth.decisions {
+            decisions::pointed_decisions(&project.path, &banks, &mut findings)
+        } else {
+            Vec::new()
+        };
+        let shared = bank_report::ProjectShared {
+            git,
+            evidence: &evidence,
+            declaring_rules: &declaring_rules,
+            pointed_decisions: &pointed,
+        };
         for bank in banks {
             reports.push(self.bank_report(
                 project,
                 bank,
                 depth,
-                (git, &evidence, &declaring_rules),
+                &shared,
                 &mut findings,
                 &mut decisions,
             ));
         }
+        decisions.extend(pointed);
         if depth.validate
             && let Some(git) = git
         {

@@ -192,7 +192,7 @@ pub fn validate_bank(project: &Project, bank: &Bank, ctx: &ValidationContext) ->
             && file.size > limits::DECISION_LOG_MAX_BYTES
         {
             let tracked = is_tracked(ctx, &project.path, &file.path);
-            out.push(decisions::too_large_finding(file, file.size, tracked));
+            out.push(decisions::too_large_finding(&file.path, file.size, tracked));
         }
         if !wants_content_checks(bank, file) {
             continue;

@@ -1,0 +1,416 @@
+//! Decision records the memory points to outside every bank: a decision log a memory file
+//! imports or names (`@docs/ai/decisions.md`, `[log](docs/DECISIONS.md)`, "record it in
+//! `docs/decisions.md`"), a folder of numbered records it names (`docs/01-arch/adr/`),
+//! and the folder adr-tools' `.adr-dir` gives. The memory says that is where the project
+//! keeps its decisions, so the timeline reads them as it reads a bank's own log.
+//!
+//! A path is taken as written, from the folder of the file that names it and then from
+//! the project's root; only what exists inside the project (links resolved) is read, and
+//! a file some bank lists is read there, never twice.
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::meaning::{names_decision_log, names_record_folder, path_tokens};
+use crate::analysis::file_class::is_memory_file;
+use crate::analysis::imports::normalize_lexically;
+use crate::formats::adr_records;
+use crate::io::text;
+use crate::limits;
+use crate::model::{Bank, Role};
+
+/// Records read from one named folder at most: a folder of this many is an archive of
+/// something else, and reading it would hold the timeline up.
+const MAX_RECORDS_PER_FOLDER: usize = 2_000;
+
+/// A file of decisions the memory points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct PointedFile {
+    pub path: PathBuf,
+    /// Relative to the project, as the timeline shows it.
+    pub display: String,
+    /// A log of entries, or one record.
+    pub role: Role,
+}
+
+/// What a project's banks already read, and where the project really is.
+struct Known {
+    project: PathBuf,
+    real_project: PathBuf,
+    files: HashSet<PathBuf>,
+    folders: HashSet<PathBuf>,
+}
+
+impl Known {
+    /// `written` from `base`, when it exists inside the project as `want_folder` says and
+    /// no bank reads it already.
+    fn resolve(&self, base: &Path, written: &str, want_folder: bool) -> Option<PathBuf> {
+        if written.starts_with('~') {
+            return None;
+        }
+        let path = normalize_lexically(&base.join(written));
+        if !path.starts_with(&self.project) {
+            return None;
+        }
+        let real = std::fs::canonicalize(&path).ok()?;
+        let is_folder = real.is_dir();
+        let fits = real.starts_with(&self.real_project)
+            && if want_folder {
+                is_folder
+            } else {
+                real.is_file()
+            };
+        let known = if want_folder {
+            self.folders.contains(&path)
+        } else {
+            self.files.contains(&path)
+        };
+        (fits && !known).then_some(path)
+    }
+
+    fn display(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.project).unwrap_or(path);
+        rel.components()
+            .map(|part| part.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+}
+
+/// Files of decisions the memory of `banks` points to in `project`, each once, in the
+/// order they are named.
+pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> {
+    let Ok(real_project) = std::fs::canonicalize(project) else {
+        return Vec::new();
+    };
+    let known = Known {
+        project: normalize_lexically(project),
+        real_project,
+        files: banks
+            .iter()
+            .flat_map(|bank| &bank.files)
+            .map(|file| normalize_lexically(&file.path))
+            .collect(),
+        folders: banks
+            .iter()
+            .map(|bank| normalize_lexically(&bank.root))
+            .collect(),
+    };
+    let mut logs = Vec::new();
+    let mut folders = Vec::new();
+    if let Some(folder) = adr_records::configured_folder(project)
+        && let Some(path) = known.resolve(project, &folder, true)
+    {
+        folders.push(path);
+    }
+    for bank in banks {
+        for file in bank.files.iter().filter(|f| points_to_records(bank, f)) {
+            let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES)
+            else {
+                continue;
+            };
+            let base = file.path.parent().unwrap_or(project);
+            for token in path_tokens(&text) {
+                let (list, want_folder) = if names_decision_log(token) {
+                    (&mut logs, false)
+                } else if names_record_folder(token) {
+                    (&mut folders, true)
+                } else {
+                    continue;
+                };
+                let found = known
+                    .resolve(base, token, want_folder)
+                    .or_else(|| known.resolve(project, token, want_folder));
+                // A template of the log (`templates/decisions.md`) is a form, no record.
+                let template = |path: &PathBuf| {
+                    !want_folder
+                        && crate::formats::names::is_template(
+                            path.strip_prefix(&known.project).unwrap_or(path),
+                        )
+                };
+                if let Some(path) = found.filter(|path| !list.contains(path) && !template(path)) {
+                    list.push(path);
+                }
+            }
+        }
+    }
+    let mut out: Vec<PointedFile> = logs
+        .into_iter()
+        .map(|path| PointedFile {
+            display: known.display(&path),
+            path,
+            role: Role::Decisions,
+        })
+        .collect();
+    for folder in folders {
+        for path in records_in(&folder) {
+            if !known.files.contains(&path) && !out.iter().any(|f| f.path == path) {
+                out.push(PointedFile {
+                    display: known.display(&path),
+                    path,
+                    role: Role::Adr,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether a file of a bank is memory that may point to where decisions are kept: its
+/// markdown, not a log itself (a log's links are to other entries).
+fn points_to_records(bank: &Bank, file: &crate::model::MemoryFile) -> bool {
+    !file.is_virtual()
+        && !file.role.is_decision_log()
+        && file.unreadable.is_none()
+        && {
+            let name = file.file_name().to_ascii_lowercase();
+            [".md", ".markdown", ".mdc", ".mdx"]
+                .iter()
+                .any(|ext| name.ends_with(ext))
+        }
+        && is_memory_file(bank, file)
+}
+
+/// The numbered records of a folder and of its sub-folders one level down
+/// (`deprecated/`), in name order; templates and indexes record nothing.
+fn records_in(folder: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut folders = vec![(folder.to_path_buf(), 0)];
+    while let Some((current, depth)) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        let mut names: Vec<(String, bool)> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let kind = entry.file_type().ok()?;
+                Some((
+                    entry.file_name().to_string_lossy().into_owned(),
+                    kind.is_dir(),
+                ))
+            })
+            .collect();
+        names.sort();
+        for (name, is_dir) in names {
+            if is_dir && depth == 0 && !name.starts_with('.') {
+                folders.push((current.join(&name), 1));
+            } else if !is_dir
+                && adr_records::is_record_name(&name)
+                && out.len() < MAX_RECORDS_PER_FOLDER
+            {
+                out.push(current.join(&name));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Format, LoadKind, MemoryFile};
+
+    fn bank(project: &Path, format: Format, files: &[(&str, Role)]) -> Bank {
+        Bank {
+            format,
+            root: project.to_path_buf(),
+            files: files
+                .iter()
+                .map(|(rel, role)| MemoryFile {
+                    path: project.join(rel),
+                    display: (*rel).to_string(),
+                    role: *role,
+                    layer: None,
+                    order: 0,
+                    group: None,
+                    load: LoadKind::Startup,
+                    size: 0,
+                    modified: None,
+                    changed: None,
+                    inode: None,
+                    memory: None,
+                    unreadable: None,
+                })
+                .collect(),
+            project_id: None,
+            modes: vec![],
+            problems: vec![],
+            outside: vec![],
+            parsed_store: None,
+        }
+    }
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    const LOG: &str = "# Decisions\n\n## 2025-03-02: Use SQLite for the cache\n\
+                       **Decision**: SQLite, one file per project.\n\n\
+                       ## 2025-03-09: Drop the HTTP API\n**Decision**: the CLI is enough.\n";
+
+    fn found(project: &Path, banks: &[Bank]) -> Vec<(String, Role)> {
+        pointed_files(project, banks)
+            .into_iter()
+            .map(|file| (file.display, file.role))
+            .collect()
+    }
+
+    #[test]
+    fn a_log_an_instruction_file_imports_or_names_is_read_once() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        write(project, "docs/ai/memory/decisions.md", LOG);
+        write(
+            project,
+            "CLAUDE.md",
+            "# Project\n\n@docs/ai/memory/decisions.md\n",
+        );
+        write(
+            project,
+            "AGENTS.md",
+            "Record each decision in `docs/ai/memory/decisions.md`.\n",
+        );
+        let banks = [
+            bank(
+                project,
+                Format::ClaudeMd,
+                &[("CLAUDE.md", Role::Instructions)],
+            ),
+            bank(
+                project,
+                Format::AgentsMd,
+                &[("AGENTS.md", Role::Instructions)],
+            ),
+        ];
+        assert_eq!(
+            found(project, &banks),
+            [("docs/ai/memory/decisions.md".to_string(), Role::Decisions)]
+        );
+    }
+
+    #[test]
+    fn links_relative_to_the_naming_file_and_fragments_resolve() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        write(project, "docs/DECISION-LOG.md", LOG);
+        write(
+            project,
+            ".github/copilot-instructions.md",
+            "See [the log](../docs/DECISION-LOG.md#2025) and 決定は docs/DECISION-LOG.md。\n",
+        );
+        let banks = [bank(
+            project,
+            Format::Copilot,
+            &[(".github/copilot-instructions.md", Role::Instructions)],
+        )];
+        assert_eq!(
+            found(project, &banks),
+            [("docs/DECISION-LOG.md".to_string(), Role::Decisions)]
+        );
+    }
+
+    #[test]
+    fn what_a_bank_lists_is_outside_the_project_or_missing_is_not_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path().join("project");
+        write(temp.path(), "decisions.md", LOG);
+        write(&project, "memory-bank/decisionLog.md", LOG);
+        write(
+            &project,
+            "CLAUDE.md",
+            "@../decisions.md\nsee memory-bank/decisionLog.md and docs/decisions.md\n\
+             ~/decisions.md\n",
+        );
+        let banks = [
+            bank(
+                &project,
+                Format::ClaudeMd,
+                &[("CLAUDE.md", Role::Instructions)],
+            ),
+            bank(
+                &project,
+                Format::Cline,
+                &[("memory-bank/decisionLog.md", Role::Decisions)],
+            ),
+        ];
+        assert!(found(&project, &banks).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_out_of_the_project_is_not_followed() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path().join("project");
+        write(temp.path(), "elsewhere/decisions.md", LOG);
+        write(&project, "CLAUDE.md", "@docs/decisions.md\n");
+        std::fs::create_dir_all(project.join("docs")).unwrap();
+        std::os::unix::fs::symlink(
+            temp.path().join("elsewhere/decisions.md"),
+            project.join("docs/decisions.md"),
+        )
+        .unwrap();
+        let banks = [bank(
+            &project,
+            Format::ClaudeMd,
+            &[("CLAUDE.md", Role::Instructions)],
+        )];
+        assert!(found(&project, &banks).is_empty());
+    }
+
+    #[test]
+    fn a_named_folder_of_records_and_the_adr_tools_setting_are_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        let record =
+            |title: &str| format!("# {title}\n\nDate: 2024-05-01\n\n## Status\n\nAccepted\n");
+        write(
+            project,
+            "docs/01-arch/adr/0001-use-rust.md",
+            &record("1. Use Rust"),
+        );
+        write(
+            project,
+            "docs/01-arch/adr/0000-template.md",
+            &record("Title"),
+        );
+        write(project, "docs/01-arch/adr/README.md", "# Records\n");
+        write(
+            project,
+            "docs/01-arch/adr/superseded/0002-use-go.md",
+            &record("2. Use Go"),
+        );
+        write(
+            project,
+            "arch/records/0003-one-binary.md",
+            &record("3. One binary"),
+        );
+        write(project, ".adr-dir", "arch/records\n");
+        write(
+            project,
+            "AGENTS.md",
+            "Decisions live in docs/01-arch/adr/; the word decisions alone names nothing.\n",
+        );
+        let banks = [bank(
+            project,
+            Format::AgentsMd,
+            &[("AGENTS.md", Role::Instructions)],
+        )];
+        let displays: Vec<String> = found(project, &banks)
+            .into_iter()
+            .map(|(display, role)| {
+                assert_eq!(role, Role::Adr);
+                display
+            })
+            .collect();
+        assert_eq!(
+            displays,
+            [
+                "arch/records/0003-one-binary.md",
+                "docs/01-arch/adr/0001-use-rust.md",
+                "docs/01-arch/adr/superseded/0002-use-go.md",
+            ]
+        );
+    }
+}
