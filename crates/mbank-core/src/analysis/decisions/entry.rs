@@ -102,11 +102,16 @@ pub(super) fn canonical_key(key: &str) -> &str {
         | "결정" => "decision",
         "статус" | "estado" | "statut" | "stato" | "durum" | "trạng thái" | "สถานะ" | "状态"
         | "狀態" | "ステータス" | "상태" => "status",
+        "标题" | "標題" | "タイトル" | "件名" | "제목" | "título" | "titulo" | "titre"
+        | "titel" | "titolo" | "tytuł" | "başlık" | "заголовок" | "название" | "назва"
+        | "judul" | "tiêu đề" | "หัวข้อ" => "title",
         "дата" | "fecha" | "data" | "datum" | "tarih" | "tanggal" | "ngày" | "วันที่" | "日期"
         | "日付" | "発生日" | "決定日" | "날짜" => "date",
         "контекст" | "contexto" | "kontext" | "contexte" | "contesto" | "kontekst" | "bağlam"
         | "konteks" | "bối cảnh" | "บริบท" | "背景" | "맥락" => "context",
-        "обоснование"
+        "reason"
+        | "reasoning"
+        | "обоснование"
         | "обґрунтування"
         | "justificación"
         | "justificativa"
@@ -187,6 +192,18 @@ pub(super) fn first_word_key(heading: &str) -> String {
 /// any language.
 pub(super) fn is_block_section(heading: &str) -> bool {
     MARKER_KEYS.contains(&canonical_key(&clean_title(heading).to_lowercase()))
+}
+
+/// A list item that is only the name of a field (`- **Date**`, `- **原因/背景**`, `- Title:`):
+/// a form showing what an entry holds, never an entry itself.
+pub(super) fn is_field_label(text: &str) -> bool {
+    let lower = clean_title(text).to_lowercase();
+    let label = lower.trim_end_matches([':', '：']).trim();
+    !label.is_empty()
+        && label.split(['/', '／']).all(|part| {
+            let key = canonical_key(part.trim());
+            key == "title" || MARKER_KEYS.contains(&key)
+        })
 }
 
 /// A heading that is the Decision part of a block, in any language.

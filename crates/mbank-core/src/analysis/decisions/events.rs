@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
-use super::entry::{bullet_title, canonical_key, is_decision_section_heading};
+use super::entry::{bullet_title, canonical_key, is_decision_section_heading, read_heading};
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
 use super::text::{DATE_TIME, clean_title, date_from_captures, is_ascii_space, may_match, regex};
 use crate::markup::markdown;
@@ -264,7 +264,11 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
                 list_section = Some((level, false));
             } else if level > 1 && is_decision_section_heading(&text) {
                 list_section = Some((level, true));
-            } else if list_section.is_some_and(|(l, strict)| level <= l || strict) {
+            } else if list_section.is_some_and(|(l, strict)| {
+                // A sub-heading with a title of its own (`### DEC-010 - Use X`) is an
+                // entry whose bullets are its fields; a day heading only dates bullets.
+                level <= l || strict || !read_heading(&text).title.is_empty()
+            }) {
                 list_section = None;
             }
             events.push((index, Event::Heading { level, text }));

@@ -4,11 +4,11 @@ use std::path::Path;
 
 use chrono::{NaiveDate, NaiveTime};
 
-use super::entry::is_decision_section_heading;
 use super::entry::{
     EntryFields, SUPERSEDED_BY, SUPERSEDED_WORDS, content_mask, decision_of_fields,
     is_block_section, names_a_field, read_fields, read_heading,
 };
+use super::entry::{is_decision_section_heading, is_field_label};
 use super::events::{Event, scan_events};
 use super::meaning::{is_open_question, is_pointer, kind_of_title, status_from_title};
 use super::text::{clean_title, is_placeholder, may_contain_word, strip_markup};
@@ -239,7 +239,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     continue;
                 }
                 // A pointer to another record or an open question records no decision.
-                if is_pointer(title) || is_open_question(title) {
+                if is_pointer(title) || is_open_question(title) || is_field_label(title) {
                     continue;
                 }
                 // So is a bullet under a lead-in of a logged entry, and the bullets after it.

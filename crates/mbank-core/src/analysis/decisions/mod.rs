@@ -432,4 +432,39 @@ mod tests {
         let d = log("## 2025-02-30 - impossible date\n");
         assert!(d.iter().all(|d| d.date.is_none()));
     }
+
+    #[test]
+    fn a_log_s_list_of_field_names_is_a_form_not_entries() {
+        let text = "# 决策记录\n\n## 2026-04-01: 采用 MySQL\n\n**决策**：MySQL\n\n---\n\n## 后续决策\n\n按相同格式追加：\n- **标题**\n- **原因/背景**\n- **日期**\n";
+        let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["采用 MySQL"]);
+    }
+
+    #[test]
+    fn titled_sub_headings_under_a_bare_decisions_heading_are_entries_with_fields() {
+        let text = "# Decision Log\n\n## Decisions\n\n### DEC-010 - Flat module files\n\
+- **Date:** 2025-03-03\n- **Status:** Implemented\n- **Decision:** One file per module.\n\
+- **References:** the style guide\n\n### DEC-001 - Use Tauri\n- **Date:** 2025-03-02\n\
+- **Status:** Accepted\n- **Decision:** Tauri over Electron.\n";
+        let found: Vec<(String, Option<NaiveDate>)> =
+            log(text).into_iter().map(|d| (d.title, d.date)).collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "DEC-010 - Flat module files".to_string(),
+                    NaiveDate::from_ymd_opt(2025, 3, 3)
+                ),
+                (
+                    "DEC-001 - Use Tauri".to_string(),
+                    NaiveDate::from_ymd_opt(2025, 3, 2)
+                ),
+            ]
+        );
+        // A day heading under it still only dates the bullets below it.
+        let days = "# Decision Log\n\n## Decision\n\n### 2025-04-01\n\
+* Use SQLite for the cache\n* Drop the HTTP API\n";
+        let titles: Vec<String> = log(days).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Use SQLite for the cache", "Drop the HTTP API"]);
+    }
 }

@@ -11,7 +11,8 @@ use std::path::Path;
 use chrono::{NaiveDate, NaiveTime};
 
 use super::entry::{
-    content_mask, is_block_section, is_decision_section_heading, read_fields, read_heading,
+    content_mask, is_block_section, is_decision_section_heading, is_field_label, read_fields,
+    read_heading,
 };
 use super::events::leading_stamp;
 use super::meaning::{
@@ -89,7 +90,8 @@ struct Bullet {
 /// `None` for a bullet that points to where the decision is recorded, asks a question,
 /// names a decision still to take or weighs a possibility.
 fn read_bullet(text: &str) -> Option<Bullet> {
-    if is_pointer(text) || is_open_question(text) || is_consideration(text) {
+    if is_pointer(text) || is_open_question(text) || is_consideration(text) || is_field_label(text)
+    {
         return None;
     }
     let mut status = None;
@@ -807,6 +809,13 @@ Plain prose about decisions.\n";
         let text = "# Agents\n\n## Decisions log\n- When making a design decision, record it in `docs/decisions.md`.\n- Add an entry even if the change is small.\n\n## Key decisions\n\nThe full record is in `docs/decisions.md`. Recent ones:\n\n- **Logical WAL**: operations, not pages.\n";
         let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
         assert_eq!(titles, ["Logical WAL"]);
+    }
+
+    #[test]
+    fn a_list_of_field_names_is_a_form_not_entries() {
+        let text = "# Context\n\n## Next decisions\n\nAppend in the same form:\n- **Title**\n- **Reason/Context**\n- **Date:**\n\n## 后续决策\n\n- **标题**\n- **原因/背景**\n- **日期**\n- 采用 SQLite\n";
+        let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["采用 SQLite"]);
     }
 
     #[test]
