@@ -87,8 +87,15 @@ pub(crate) fn is_record_name(file_name: &str) -> bool {
     else {
         return false;
     };
-    // The template new records are copied from (`0000-adr-template.md`) records nothing.
-    if stem.contains("template") {
+    // The template new records are copied from (`0000-adr-template.md`,
+    // `template-adr.md`) records nothing; a record about templates
+    // (`0012-rules-over-template-based.md`) is one.
+    let words: Vec<&str> = stem
+        .split(['-', '_', '.', ' '])
+        .filter(|w| !w.is_empty() && !w.bytes().all(|b| b.is_ascii_digit()))
+        .collect();
+    let template = |word: Option<&&str>| word.is_some_and(|w| *w == "template");
+    if template(words.last()) || (template(words.first()) && words.len() <= 2) {
         return false;
     }
     if super::is_adr_name(stem) {
@@ -154,6 +161,7 @@ mod tests {
             "ADR-001-title.md",
             "adr-0014.md",
             "0002-título-en-español.markdown",
+            "0012-rules-over-template-based.md",
         ] {
             assert!(is_record_name(name), "{name}");
         }
@@ -164,6 +172,7 @@ mod tests {
             "template.md",
             "0000-adr-template.md",
             "ADR-000-template.md",
+            "template-adr.md",
             "2024plans.md",
             "0001-diagram.png",
             "notes.txt",

@@ -7,7 +7,7 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
 use super::entry::{
-    ADR_TITLE, EntryFields, canonical_key, content_mask, first_word_key, names_a_field,
+    EntryFields, adr_title, canonical_key, content_mask, first_word_key, names_a_field,
     read_fields, read_heading,
 };
 use super::text::{clean_title, find_date, links_in, regex};
@@ -114,8 +114,7 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     });
     let title = heading_title.or(front_title).unwrap_or_else(|| {
         let stem = file_name.trim_end_matches(".md");
-        let words = ADR_TITLE
-            .captures(stem)
+        let words = adr_title(stem)
             .map(|c| c["rest"].to_string())
             .unwrap_or_else(|| stem.to_string());
         let words = words.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
@@ -283,6 +282,20 @@ mod tests {
         assert_eq!(stamped.date, date("2025-05-22"));
         assert_eq!(stamped.time, NaiveTime::from_hms_opt(14, 3, 0));
         assert_eq!(stamped.status, DecisionStatus::Proposed);
+    }
+
+    #[test]
+    fn a_record_dated_after_adr_has_no_number_and_chinese_statuses_read() {
+        let text = "# ADR 2025-11-21: MCP 集成策略\n\n## 状态\n\n✅ 已实施\n";
+        let d = parse_adr(Path::new("docs/adr/2025-11-21-mcp.md"), text).unwrap();
+        assert_eq!(d.id, None);
+        assert!(d.title.ends_with("MCP 集成策略"), "{}", d.title);
+        assert_eq!(d.date, chrono::NaiveDate::from_ymd_opt(2025, 11, 21));
+        assert_eq!(d.status, DecisionStatus::Accepted);
+        let designing = "# ADR-0004: 缓存分层\n\n## 状态\n\n📋 设计阶段\n";
+        let d = parse_adr(Path::new("docs/adr/0004-cache.md"), designing).unwrap();
+        assert_eq!(d.id.as_deref(), Some("ADR-0004"));
+        assert_eq!(d.status, DecisionStatus::Proposed);
     }
 
     #[test]

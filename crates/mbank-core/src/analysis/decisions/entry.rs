@@ -39,9 +39,19 @@ static DATE_SPAN_LAST: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 /// `ADR-0011: X`, `ADR 12 — X`, `ADR-3.`, `[ADR-7] X`, `ADR-1：X`.
-pub(super) static ADR_TITLE: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"(?i)^\[?(?P<id>adr[-_ ]?\d+)\b\]?\s*(?:[:：\-–—.|]\s*)?(?P<rest>.*)$")
+static ADR_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)^\[?(?P<id>adr[-_ ]?\d+)\b(?P<dated>[-/.]\d)?\]?\s*(?:[:：\-–—.|]\s*)?(?P<rest>.*)$",
+    )
 });
+
+/// `ADR-007: Title`, `[ADR-1] Title`: the record's id and the rest; `ADR 2025-11-21: X`
+/// is a record dated, not numbered, by its first number.
+pub(super) fn adr_title(text: &str) -> Option<regex::Captures<'_>> {
+    ADR_TITLE
+        .captures(text)
+        .filter(|c| c.name("dated").is_none())
+}
 /// `**Key:** value`, `- **Key**: value`, `Key: value` for the few keys read from bodies;
 /// a key is at most [`FIELD_KEY_MAX_CHARS`] long ([`field`]). The bound is checked after
 /// the match rather than written as `{1,30}`: thirty copies of a Unicode class make a
@@ -163,15 +173,18 @@ pub(super) struct EntryFields {
     pub(super) decided: bool,
 }
 
-/// What a line of fields (`Decision: X | Reason: Y | Alternative: Z`, in any language)
-/// says was decided: its decision field's value.
+/// What a line of fields (`Decision: X | Reason: Y | Alternative: Z`, or with dashes
+/// between them, in any language) says was decided: its decision field's value.
 pub(super) fn decision_of_fields(text: &str) -> Option<String> {
-    text.split(" | ").find_map(|part| {
-        let c = field(part)?;
-        (canonical_key(&c["key"].trim().to_lowercase()) == "decision")
-            .then(|| clean_title(c["value"].trim()))
-            .filter(|value| !value.is_empty())
-    })
+    text.split(" | ")
+        .flat_map(|part| part.split(" — "))
+        .flat_map(|part| part.split(" – "))
+        .find_map(|part| {
+            let c = field(part)?;
+            (canonical_key(&c["key"].trim().to_lowercase()) == "decision")
+                .then(|| clean_title(c["value"].trim()))
+                .filter(|value| !value.is_empty())
+        })
 }
 
 /// A heading whose first word names one of a block's fields (`#### Data da Decisão`,
@@ -460,7 +473,7 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
     let decision_prefix =
         starts_with(b"decision") || starts_with(b"entscheidung") || !is_ascii(&rest_clean);
     let adr_prefix = starts_with(b"adr") || starts_with(b"[adr");
-    if adr_prefix && let Some(c) = ADR_TITLE.captures(&rest_clean) {
+    if adr_prefix && let Some(c) = adr_title(&rest_clean) {
         out.id = Some(normalize_adr_id(&c["id"]));
         out.title = clean_title(&c["rest"]);
         out.style = DecisionStyle::Adr;

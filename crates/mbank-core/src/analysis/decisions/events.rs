@@ -276,6 +276,17 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
             && let Some((title, date)) = list_item(line)
         {
             events.push((index, Event::ListItem { title, date }));
+        } else if may_be_log && let Some((title, Some(date))) = list_item(line) {
+            // A top-level bullet opening with its date (`- 2026-03-30 — Use Vitest`) is
+            // an entry of the log wherever it stands, unless it is a detail of an entry
+            // above it (which the log's reading decides).
+            events.push((
+                index,
+                Event::ListItem {
+                    title,
+                    date: Some(date),
+                },
+            ));
         } else if let Some(header) = table_cells(line)
             && lines.get(index + 1).is_some_and(|l| is_separator_row(l))
             && let Some(columns) = table_columns(&header)

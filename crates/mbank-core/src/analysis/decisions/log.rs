@@ -252,7 +252,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 drafts.push(Draft {
                     start: *line,
                     level: 7,
-                    title: title.clone(),
+                    title: decision_of_fields(title).unwrap_or_else(|| title.clone()),
                     id: None,
                     date: *date,
                     status: None,

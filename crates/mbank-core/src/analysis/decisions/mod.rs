@@ -191,6 +191,14 @@ fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
         | "已通过"
         | "通过"
         | "已确定"
+        | "已实施"
+        | "实施"
+        | "已实现"
+        | "已落地"
+        | "已完成"
+        | "実装済み"
+        | "実施済み"
+        | "구현됨"
         | "승인"
         | "승인됨"
         | "채택"
@@ -220,6 +228,9 @@ fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
         | "待定"
         | "検討中"
         | "审议中"
+        | "设计阶段"
+        | "设计中"
+        | "进行中"
         | "제안"
         | "검토중" => Proposed,
         "en" if matches!(
@@ -466,5 +477,32 @@ mod tests {
 * Use SQLite for the cache\n* Drop the HTTP API\n";
         let titles: Vec<String> = log(days).into_iter().map(|d| d.title).collect();
         assert_eq!(titles, ["Use SQLite for the cache", "Drop the HTTP API"]);
+    }
+
+    #[test]
+    fn a_bullet_opening_with_its_date_is_an_entry_unless_it_details_one() {
+        let text = "# Decisions\n<!-- Format: YYYY-MM-DD — Decision: [what] — Rationale: [why] -->\n\
+- 2026-03-30 — Decision: **Vitest over Jest** — Rationale: fast startup\n\
+- 2026-04-20 — Drop the HTTP API\n\n## 2026-05-01 - Use SQLite\n**Decision**: SQLite.\n\
+- 2026-05-02 — reviewed by the team\n";
+        let found: Vec<(String, Option<NaiveDate>)> =
+            log(text).into_iter().map(|d| (d.title, d.date)).collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "Vitest over Jest".to_string(),
+                    NaiveDate::from_ymd_opt(2026, 3, 30)
+                ),
+                (
+                    "Drop the HTTP API".to_string(),
+                    NaiveDate::from_ymd_opt(2026, 4, 20)
+                ),
+                (
+                    "Use SQLite".to_string(),
+                    NaiveDate::from_ymd_opt(2026, 5, 1)
+                ),
+            ]
+        );
     }
 }
