@@ -387,3 +387,57 @@ fn review_signals_a_change_that_introduces_a_claim_the_code_contradicts() {
         .unwrap();
     assert_eq!(signal["severity"], "warning");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_linked_copy_is_checked_once_and_neither_a_submodule_s_files_nor_own_packages_are_judged() {
+    let repo = GitRepo::folder("linked");
+    repo.init();
+    repo.write("src/main.rs", "fn main() {}\n");
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\nThe server starts in `src/server.rs`; release with \
+         `vendor/shared/scripts/zip.ps1`.\n",
+    );
+    repo.write("requirements.txt", "requests==2.32\n");
+    repo.write("memory-bank/projectbrief.md", "# Brief\n\nA tool.\n");
+    repo.write(
+        "memory-bank/techContext.md",
+        "# Tech\n\n## Dependencies\n\n- `requests` for HTTP\n- `src` holds the code\n\
+         - `httpx` for async HTTP\n",
+    );
+    std::os::unix::fs::symlink("AGENTS.md", repo.dir.join("CLAUDE.md")).unwrap();
+    std::os::unix::fs::symlink("AGENTS.md", repo.dir.join("GEMINI.md")).unwrap();
+    repo.commit_all("first");
+    // A submodule as git records it: a gitlink, one entry standing for a whole tree
+    // this repository's index does not list.
+    let head = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{head},vendor/shared"),
+    ]);
+    repo.git(&["commit", "-q", "-m", "shared scripts"]);
+    let json = Sandbox::new()
+        .run(&["check", "--json", s(&repo.dir)])
+        .json();
+    let found: Vec<(String, String)> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(code, file, _, message)| (code, format!("{file}: {message}")))
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!(found[0].0, "claim-missing-path");
+    assert!(
+        found[0].1.starts_with("AGENTS.md: `src/server.rs`"),
+        "{found:#?}"
+    );
+    // The project's own package is no dependency; one no manifest declares is.
+    assert_eq!(found[1].0, "claim-missing-dependency");
+    assert!(
+        found[1]
+            .1
+            .starts_with("memory-bank/techContext.md: dependency `httpx`"),
+        "{found:#?}"
+    );
+}

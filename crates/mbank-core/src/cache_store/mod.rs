@@ -34,8 +34,10 @@ const MAGIC: &[u8; 8] = b"MBCACHE\0";
 /// that writes its days first (the token cache's written dates, the findings remembered).
 /// 4: listings without the files the operating system leaves in folders (`.DS_Store`),
 /// with the other places decision records are kept; the findings remembered with the
-/// staleness of linked files and the claims' new rules.
-pub(crate) const FORMAT_VERSION: u32 = 4;
+/// staleness of linked files and the claims' new rules. 5: records whose name is about
+/// templates listed as records; the findings remembered with the claims' rules for
+/// dated sections, linked copies and submodules.
+pub(crate) const FORMAT_VERSION: u32 = 5;
 /// magic, format version, section, payload length, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;
 

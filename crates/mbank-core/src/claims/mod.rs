@@ -228,8 +228,9 @@ impl ClaimChecker {
             return Vec::new();
         }
         let mut made: Vec<Made<'_>> = Vec::new();
+        let aliases = aliases(project, docs);
         for doc in docs {
-            if !states_the_present(*doc) {
+            if !states_the_present(*doc) || aliases.contains(doc.path) {
                 continue;
             }
             let Ok(text) = crate::io::text::read_text_limited(doc.path, MAX_MEMORY_BYTES) else {
@@ -327,6 +328,41 @@ impl ClaimChecker {
         }
         verify(&index, repo, &memory, &made)
     }
+}
+
+/// The memory files that are links to another one of `docs` (`CLAUDE.md` and
+/// `GEMINI.md` → `AGENTS.md`), or to a file an earlier link of them already stands for:
+/// the same text makes the same claims, checked and reported once, on the file itself.
+/// Only links are resolved, one `lstat` per file.
+fn aliases<'d>(project: &Path, docs: &[MemoryDoc<'d>]) -> HashSet<&'d Path> {
+    let is_link = |path: &Path| {
+        std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
+    };
+    let links: Vec<&Path> = docs.iter().map(|d| d.path).filter(|p| is_link(p)).collect();
+    if links.is_empty() {
+        return HashSet::new();
+    }
+    let real_project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let listed: HashSet<&Path> = docs.iter().map(|d| d.path).collect();
+    let mut stood_for: HashSet<PathBuf> = HashSet::new();
+    let mut out = HashSet::new();
+    for link in links {
+        let Ok(real) = std::fs::canonicalize(link) else {
+            continue;
+        };
+        // The target as the project lists it, when it lies inside the project.
+        let as_listed = real
+            .strip_prefix(&real_project)
+            .map(|rel| project.join(rel))
+            .ok();
+        let target_listed = as_listed
+            .as_deref()
+            .is_some_and(|target| target != link && listed.contains(target));
+        if target_listed || !stood_for.insert(real) {
+            out.insert(link);
+        }
+    }
+    out
 }
 
 /// Folders whose files are history or plans, not a description of the code as it is.
@@ -611,7 +647,12 @@ fn verify(
             }),
             ClaimKind::Dependency => {
                 let manifests = index.manifests();
-                (!manifests.dependency_files.is_empty() && !manifests.declares(text)).then(|| {
+                // A package of the project's own (`src`, `packages/api`) is no dependency.
+                let own_folder = index.exists(&format!("{}{text}", memory.prefix));
+                let missing = !manifests.dependency_files.is_empty()
+                    && !own_folder
+                    && !manifests.declares(text);
+                missing.then(|| {
                     format!(
                         "dependency `{text}` is declared in no manifest or lock file ({})",
                         listed(&manifests.dependency_files, 4)
@@ -707,6 +748,9 @@ fn path_message(
     claim: &str,
     candidates: &[String],
 ) -> Option<(String, Option<String>)> {
+    if candidates.iter().any(|c| index.in_submodule(c)) {
+        return None;
+    }
     for candidate in candidates {
         if let Some(step) = index.moved(candidate) {
             return Some(match step.to {

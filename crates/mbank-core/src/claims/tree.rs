@@ -189,6 +189,14 @@ impl CodeIndex {
         self.file_set.contains(rel) || self.dirs.contains(rel)
     }
 
+    /// Whether `rel` lies below a path git tracks as one file: a submodule (a gitlink),
+    /// whose own files this repository's index does not list, so nothing can be said of
+    /// them.
+    pub(crate) fn in_submodule(&self, rel: &str) -> bool {
+        rel.match_indices('/')
+            .any(|(at, _)| self.file_set.contains(&rel[..at]))
+    }
+
     /// A tracked file or folder whose path ends with `tail` (any case).
     pub(crate) fn exists_as_suffix(&self, tail: &str) -> bool {
         self.suffixes

@@ -29,12 +29,19 @@ pub struct CursorRules;
 const RULE_EXTENSIONS: [&str; 2] = ["mdc", "md"];
 
 /// A rule file Cursor reads: `.mdc` or `.md` under `.cursor/rules/`, at the project's top
-/// or in a sub-folder.
+/// or in a sub-folder. A `README.md` there tells people what the rules are (a rule
+/// written for Cursor under that name is a `README.mdc`, in Cursor's own format).
 fn is_rule(rel: &Path) -> bool {
-    rules_folder_depth(rel).is_some()
+    let Some(extension) = rel.extension() else {
+        return false;
+    };
+    let readme_for_people = extension == "md"
         && rel
-            .extension()
-            .is_some_and(|e| RULE_EXTENSIONS.iter().any(|x| e == *x))
+            .file_stem()
+            .is_some_and(|stem| stem.eq_ignore_ascii_case("readme"));
+    rules_folder_depth(rel).is_some()
+        && RULE_EXTENSIONS.iter().any(|x| extension == *x)
+        && !readme_for_people
 }
 
 /// How many folders above the `.cursor/rules/` folder holding `rel` are: 0 at the project's
@@ -210,6 +217,11 @@ mod tests {
         );
         assert!(CursorRules.keeps(md));
         assert!(!is_rule(Path::new(".cursor/rules/notes.txt")));
+        // What the folder's rules are, told to people.
+        assert!(!is_rule(Path::new(".cursor/rules/README.md")));
+        let readme = CursorRules.place(Path::new(".cursor/rules/README.md"));
+        assert_eq!((readme.role, readme.load), (Role::Other, LoadKind::Never));
+        assert!(is_rule(Path::new(".cursor/rules/README.mdc")));
     }
 
     #[test]

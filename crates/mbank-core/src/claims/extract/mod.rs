@@ -134,9 +134,11 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         if trimmed.starts_with('>') {
             continue;
         }
+        // A section dated by its heading ("Recently Completed (March 2026)") records
+        // what held then.
         if headings
             .iter()
-            .any(|(_, h)| NOT_CURRENT_HEADINGS.iter().any(|w| h.contains(w)))
+            .any(|(_, h)| NOT_CURRENT_HEADINGS.iter().any(|w| h.contains(w)) || names_a_year(h))
         {
             continue;
         }
@@ -172,6 +174,14 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         }
     }
     out
+}
+
+/// Whether a heading names a year of this century (`2025`, `2026-03-09`, `(July 2026)`)
+/// as a number of its own, not part of a longer one.
+fn names_a_year(heading: &str) -> bool {
+    heading
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|digits| digits.len() == 4 && digits.starts_with("20"))
 }
 
 /// Names of the ways identifiers are written: a line naming one is about naming.
@@ -763,6 +773,20 @@ gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
             vec![
                 (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 3),
                 (ClaimKind::EnvVar, "DATABASE_URL".into(), 3),
+            ]
+        );
+    }
+
+    #[test]
+    fn removals_plans_and_examples_in_any_language_and_dated_sections_are_no_claims() {
+        let found = texts(
+            "# Progress\n\n- удалены `FileInfoUtil`, `SettingsDataStore`\n- 已删除 `OldLoader`；计划把代码放到 `src/jobs/`\n- Целевая структура может быть `worker/jobs`\n- `DataLoaderFactory` collapsed into `load_xlsx()`\n- `src/app.rs` starts the server\n\n## Recently Completed (March 2026)\n\n- Added `src/old_merge.py`\n\n## Known issues\n\n- `src/cache.rs` leaks\n",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (ClaimKind::Path, "src/app.rs".into(), 7),
+                (ClaimKind::Path, "src/cache.rs".into(), 15),
             ]
         );
     }
