@@ -238,6 +238,28 @@ fn a_linked_memory_file_is_dated_by_the_file_it_links_to() {
     }
 }
 
+/// `.claude/rules` as a link to a folder shared with other agents: git tracks the rules
+/// only in the folder linked to, whose history dates them (not the files' times on disk,
+/// which a clone sets to the day it ran).
+#[cfg(unix)]
+#[test]
+fn rules_in_a_linked_folder_are_dated_by_the_folder_linked_to() {
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "# Shop\n\nTea.\n");
+    repo.write(".agents/rules/style.md", "# Style\n\nShort lines.\n");
+    std::fs::create_dir_all(repo.dir.join(".claude")).unwrap();
+    std::os::unix::fs::symlink("../.agents/rules", repo.dir.join(".claude/rules")).unwrap();
+    repo.commit_all("rules", T0);
+    repo.code_commits(3, T0 + 60);
+    repo.write("CLAUDE.md", "# Shop\n\nTea and coffee.\n");
+    repo.commit_all("coffee", T0 + 4 * 60);
+
+    let report = analyze(&repo.project(), git_depth());
+    let rule = file(&report, "style.md");
+    assert!(rule.file.path.ends_with(".claude/rules/style.md"));
+    assert_eq!(rule.last_commit, Some(T0));
+}
+
 #[test]
 fn conkeeper_staleness_commits_sets_the_threshold() {
     let repo = Repo::new();

@@ -425,27 +425,41 @@ impl GitState {
 
 /// Every listed file on disk, with the file whose history dates it: itself, or where
 /// it is a link, the file it links to (an `AGENTS.md` linked to `CLAUDE.md` is written
-/// whenever `CLAUDE.md` is; the link's own commit only says when it was made).
+/// whenever `CLAUDE.md` is; the link's own commit only says when it was made), or where
+/// its folder is a link (`.claude/rules` → `../.agents/rules`), the file in the folder
+/// linked to, which is all git tracks of it.
 fn dated_files(banks: &[Bank]) -> Vec<(&Path, Cow<'_, Path>)> {
+    // Where each folder of the files leads, looked up once per folder.
+    let mut folders: HashMap<&Path, Option<PathBuf>> = HashMap::new();
     banks
         .iter()
         .flat_map(|b| b.files.iter())
         .filter(|f| !f.is_virtual())
-        .map(|f| (f.path.as_path(), dated_by(&f.path)))
+        .map(|f| {
+            let by = link_target(&f.path).or_else(|| {
+                let folder = f.path.parent()?;
+                let linked = folders
+                    .entry(folder)
+                    .or_insert_with(|| link_target(folder))
+                    .as_ref()?;
+                Some(linked.join(f.path.file_name()?))
+            });
+            (
+                f.path.as_path(),
+                by.map_or(Cow::Borrowed(f.path.as_path()), Cow::Owned),
+            )
+        })
         .collect()
 }
 
-/// `path`, or the file it links to (one link followed, its target spelled lexically:
-/// git names the target, whatever links lie on the way).
-fn dated_by(path: &Path) -> Cow<'_, Path> {
+/// Where the link at `path` leads (one link followed, its target spelled lexically: git
+/// names the target, whatever links lie on the way); `None` when `path` is no link.
+fn link_target(path: &Path) -> Option<PathBuf> {
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let target = is_link.then(|| std::fs::read_link(path).ok()).flatten();
-    match (target, path.parent()) {
-        (Some(target), Some(folder)) => Cow::Owned(crate::analysis::imports::normalize_lexically(
-            &folder.join(target),
-        )),
-        _ => Cow::Borrowed(path),
-    }
+    let target = is_link.then(|| std::fs::read_link(path).ok()).flatten()?;
+    Some(crate::analysis::imports::normalize_lexically(
+        &path.parent()?.join(target),
+    ))
 }
 
 /// The files git is asked about: every listed file on disk, and what a link among them
