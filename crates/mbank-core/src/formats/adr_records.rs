@@ -47,6 +47,10 @@ const PATHS: ProjectPaths = ProjectPaths {
     lookalikes: &[],
 };
 
+/// Folders of a project whose decision log (`DECISIONS.md`, `decision-log.md`) is the
+/// project's own, named or not: its root and its documentation.
+pub(crate) const PROJECT_LOG_FOLDERS: [&str; 3] = ["", "docs", "doc"];
+
 /// The file in which adr-tools (`adr init DIR`) keeps where a project's records are,
 /// relative to the folder the file is in.
 pub(crate) const ADR_TOOLS_SETTING: &str = ".adr-dir";

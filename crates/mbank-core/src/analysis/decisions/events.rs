@@ -25,6 +25,46 @@ static BARE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
         r"^\s*(?P<bullet>[-*+]\s+)?{DATE_TIME}\s*(?:[-–—:|]\s*)(?P<rest>.*)$"
     ))
 });
+/// A line that opens with its date and goes on without a separator
+/// (`2026-03-09 [portfolio] Move cards to deep links | done`): a log's line when the lines
+/// around it open the same way ([`date_led_lines`]).
+static DATE_LED: LazyLock<Regex> =
+    LazyLock::new(|| regex(&format!(r"^{DATE_TIME}\s+(?P<rest>[^\s\d\-–—:|].*)$")));
+
+/// Which content lines open with their date in a run of two or more such lines: a log
+/// kept one dated line per decision, which a single sentence opening with a date is not.
+/// Each entry is the line's date and its text.
+fn date_led_lines(lines: &[&str], mask: &[bool]) -> Vec<Option<(DateStamp, String)>> {
+    let led: Vec<Option<(DateStamp, String)>> = lines
+        .iter()
+        .zip(mask)
+        .map(|(line, &content)| {
+            let opens = content && line.as_bytes().first().is_some_and(u8::is_ascii_digit);
+            let c = opens.then(|| DATE_LED.captures(line)).flatten()?;
+            let date = date_from_captures(&c)?;
+            // A last column after ` | ` (a status, tags) is no part of the title.
+            let text = c.name("rest").map_or("", |m| m.as_str());
+            let text = text.rsplit_once(" | ").map_or(text, |(title, _)| title);
+            Some((date, clean_title(text)))
+        })
+        .collect();
+    // Content lines only, so a blank line between two dated lines keeps the run.
+    let content: Vec<usize> = (0..lines.len())
+        .filter(|&i| mask[i] && !lines[i].trim().is_empty())
+        .collect();
+    let mut out = vec![None; lines.len()];
+    for (n, &i) in content.iter().enumerate() {
+        let neighbour_led = |j: Option<&usize>| j.is_some_and(|&j| led[j].is_some());
+        if led[i].is_some()
+            && (neighbour_led(n.checked_sub(1).and_then(|p| content.get(p)))
+                || neighbour_led(content.get(n + 1)))
+        {
+            out[i].clone_from(&led[i]);
+        }
+    }
+    out
+}
+
 /// Roo's footer `2025-05-22 14:03:11 - Log of updates made.`: not a decision.
 static LOG_FOOTER: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
@@ -201,6 +241,7 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
     // section) note updates of the file, not decisions.
     let mut in_opening_paragraph = false;
     let mut seen_section = false;
+    let date_led = date_led_lines(lines, mask);
     while index < lines.len() {
         let line = lines[index];
         if !mask[index] {
@@ -255,6 +296,8 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
                 continue;
             }
             let title = clean_title(c.name("rest").map_or("", |m| m.as_str()));
+            events.push((index, Event::LogLine { date, title }));
+        } else if let Some((date, title)) = date_led[index].clone() {
             events.push((index, Event::LogLine { date, title }));
         } else if let Some((level, text)) = markdown::heading(line) {
             seen_section |= level > 1;

@@ -505,4 +505,27 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_run_of_lines_opening_with_their_dates_is_a_log() {
+        let text = "# Decisions Log\n\n> Updated 2026-03-03\n\n## Open\n\n\
+2026-03-09 [portfolio] Cards link to the review page | pf:✅\n\
+2026-03-08 [review] Drop the Twitter job | tr:✅\n\n\
+## Notes\n\n2026-03-01 was the day we started; nothing else is dated here.\n";
+        let found: Vec<(String, Option<NaiveDate>)> =
+            log(text).into_iter().map(|d| (d.title, d.date)).collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "[portfolio] Cards link to the review page".to_string(),
+                    NaiveDate::from_ymd_opt(2026, 3, 9)
+                ),
+                (
+                    "[review] Drop the Twitter job".to_string(),
+                    NaiveDate::from_ymd_opt(2026, 3, 8)
+                ),
+            ]
+        );
+    }
 }

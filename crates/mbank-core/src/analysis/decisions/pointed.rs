@@ -2,7 +2,8 @@
 //! imports or names (`@docs/ai/decisions.md`, `[log](docs/DECISIONS.md)`, "record it in
 //! `docs/decisions.md`"), a folder of numbered records it names (`docs/01-arch/adr/`),
 //! and the folder adr-tools' `.adr-dir` gives. The memory says that is where the project
-//! keeps its decisions, so the timeline reads them as it reads a bank's own log.
+//! keeps its decisions, so the timeline reads them as it reads a bank's own log; the
+//! project's own log at its root or in `docs/` (`DECISIONS.md`) needs no pointer.
 //!
 //! A path is taken as written, from the folder of the file that names it and then from
 //! the project's root; only what exists inside the project (links resolved) is read, and
@@ -102,6 +103,21 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
     {
         folders.push(path);
     }
+    // The project's own log, at its root or in its documentation, needs no pointer.
+    for folder in adr_records::PROJECT_LOG_FOLDERS {
+        for name in decision_log_names(&project.join(folder)) {
+            let written = if folder.is_empty() {
+                name
+            } else {
+                format!("{folder}/{name}")
+            };
+            if let Some(path) = known.resolve(project, &written, false)
+                && !logs.contains(&path)
+            {
+                logs.push(path);
+            }
+        }
+    }
     for bank in banks {
         for file in bank.files.iter().filter(|f| points_to_records(bank, f)) {
             let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES)
@@ -153,6 +169,22 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
         }
     }
     out
+}
+
+/// The names of the decision logs in `folder` (`DECISIONS.md`, `decision-log.md`), in
+/// name order.
+fn decision_log_names(folder: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|kind| !kind.is_dir()))
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| names_decision_log(name))
+        .collect();
+    names.sort();
+    names
 }
 
 /// Whether a file of a bank is memory that may point to where decisions are kept: its
@@ -357,6 +389,29 @@ mod tests {
             &[("CLAUDE.md", Role::Instructions)],
         )];
         assert!(found(&project, &banks).is_empty());
+    }
+
+    #[test]
+    fn the_project_s_own_log_at_its_root_or_in_its_docs_needs_no_pointer() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        write(project, "DECISIONS.md", LOG);
+        write(project, "docs/decision-log.md", LOG);
+        write(project, "docs/guide.md", "# Guide\n");
+        write(project, "src/decisions.md", LOG);
+        write(project, "memory-bank/decisionLog.md", LOG);
+        let banks = [bank(
+            project,
+            Format::Cline,
+            &[("memory-bank/decisionLog.md", Role::Decisions)],
+        )];
+        assert_eq!(
+            found(project, &banks),
+            [
+                ("DECISIONS.md".to_string(), Role::Decisions),
+                ("docs/decision-log.md".to_string(), Role::Decisions),
+            ]
+        );
     }
 
     #[test]
