@@ -180,3 +180,54 @@ fn a_watch_limit_too_small_for_every_folder_is_said_in_the_picker() {
     std::fs::rename(&staging, demo.file("new-project")).unwrap();
     h.pump_until("the new project", |app| app.projects.picker.rows.len() == 7);
 }
+
+/// A decision log kept outside every bank, which `CLAUDE.md` imports: its entries are in
+/// the timeline, Enter opens one in the editor, and an entry an agent appends to it shows
+/// up without a keystroke (its folder is watched like a bank's).
+#[test]
+fn the_timeline_follows_a_decision_log_the_memory_imports() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("shop");
+    let log = project.join("docs/ai/decisions.md");
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::write(
+        project.join("CLAUDE.md"),
+        "# Shop\n\nDecisions: @docs/ai/decisions.md\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &log,
+        "# Decisions\n\n## 2026-02-01: Keep one binary\n**Decision**: one binary.\n",
+    )
+    .unwrap();
+    let mut h = Tui::options(root.path()).watch().start();
+    h.open_project("shop");
+    h.key(crossterm::event::KeyCode::Esc);
+    h.key(crossterm::event::KeyCode::Char('t'));
+    let screen = h.screen();
+    assert!(screen.contains("Keep one binary"), "{screen}");
+    assert!(screen.contains("docs/ai/decisions.md"), "{screen}");
+    // The log's folder joins the watches once the report that reads it is in.
+    h.pump_until("the watches", |app| app.watches_settled());
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(
+        &log,
+        format!("{text}\n## 2026-03-01: Ship a demo\n**Decision**: a demo root.\n"),
+    )
+    .unwrap();
+    h.pump_until("the appended entry", |app| {
+        app.tree
+            .report
+            .as_ref()
+            .is_some_and(|r| r.decisions.iter().any(|d| d.title == "Ship a demo"))
+    });
+    assert!(h.screen().contains("Ship a demo"), "{}", h.screen());
+
+    h.key(crossterm::event::KeyCode::Enter);
+    h.pump_until("the log in the editor", |app| {
+        app.document
+            .doc()
+            .is_some_and(|d| d.path.ends_with("docs/ai/decisions.md"))
+    });
+}

@@ -221,11 +221,14 @@ impl ProjectsController {
                 folders.extend(row.folders.iter().cloned());
             }
             if let Some(report) = report {
-                for bank in &report.banks {
-                    for file in &bank.files {
-                        if let Some(parent) = file.file.path.parent() {
-                            folders.push(parent.to_path_buf());
-                        }
+                // The decision logs the memory points to are files of no bank.
+                let files = report.banks.iter().flat_map(|b| &b.files);
+                let paths = files
+                    .map(|f| &f.file.path)
+                    .chain(report.decisions.iter().map(|d| &d.file));
+                for path in paths {
+                    if let Some(parent) = path.parent() {
+                        folders.push(parent.to_path_buf());
                     }
                 }
             }
