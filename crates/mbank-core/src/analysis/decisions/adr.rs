@@ -285,6 +285,18 @@ mod tests {
     }
 
     #[test]
+    fn a_superseded_by_field_left_empty_supersedes_nothing() {
+        for empty in ["_n/a_", "n/a", "—", "None", "нет"] {
+            let text = format!(
+                "# ADR-0001: Adopt C4\n\n**Status:** Accepted\n**Superseded by:** {empty}\n"
+            );
+            let d = parse_adr(Path::new("docs/adr/ADR-0001-c4.md"), &text).unwrap();
+            assert_eq!(d.status, DecisionStatus::Accepted, "{empty}");
+            assert!(d.superseded_by.is_empty(), "{empty}: {:?}", d.superseded_by);
+        }
+    }
+
+    #[test]
     fn a_record_dated_after_adr_has_no_number_and_chinese_statuses_read() {
         let text = "# ADR 2025-11-21: MCP 集成策略\n\n## 状态\n\n✅ 已实施\n";
         let d = parse_adr(Path::new("docs/adr/2025-11-21-mcp.md"), text).unwrap();

@@ -771,6 +771,11 @@ Plain prose about decisions.\n";
         assert_eq!((d[0].id.as_deref(), d[0].line), (Some("ADR-7"), 5));
         assert_eq!(d[0].status, DecisionStatus::Superseded);
         assert_eq!(d[1].style, DecisionStyle::TableRow);
+        // A table of what was chosen for each concern.
+        let chosen = "## Locked stack decisions\n\n| Concern | Choice |\n|---|---|\n\
+| Database | PostgreSQL 16 |\n| Queue | none |\n";
+        let titles: Vec<String> = sections(chosen).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Database: PostgreSQL 16", "Queue: none"]);
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub(super) struct TableRow {
 /// Columns of a table of decisions, from its header row.
 pub(super) struct TableColumns {
     title: usize,
+    /// What a choice was made for (`| Concern | Choice |`): the first column, which names
+    /// the title.
+    subject: Option<usize>,
     date: Option<usize>,
     status: Option<usize>,
     id: Option<usize>,
@@ -49,9 +52,19 @@ pub(super) fn table_columns(header: &[String]) -> Option<TableColumns> {
         .map(|c| canonical_key(&strip_markup(c).trim().to_lowercase()).to_string())
         .collect();
     let find = |words: &[&str]| names.iter().position(|n| words.contains(&n.as_str()));
-    let title = find(&["decision", "title", "topic", "summary", "decision title"])?;
+    let title = find(&[
+        "decision",
+        "title",
+        "topic",
+        "summary",
+        "decision title",
+        "choice",
+        "chosen",
+    ])?;
+    let is_choice = matches!(names[title].as_str(), "choice" | "chosen");
     Some(TableColumns {
         title,
+        subject: (is_choice && title > 0).then_some(0),
         date: names.iter().position(|n| n.contains("date") || n == "when"),
         status: find(&["status", "state"]),
         id: find(&["id", "#", "adr", "no", "no.", "number"]),
@@ -64,6 +77,10 @@ pub(super) fn row_of(cells: &[String], columns: &TableColumns) -> Option<TableRo
     if title.is_empty() || is_placeholder(&title) {
         return None;
     }
+    let title = match cell(columns.subject).map(clean_title) {
+        Some(subject) if !subject.is_empty() => format!("{subject}: {title}"),
+        _ => title,
+    };
     let id = cell(columns.id)
         .filter(|c| !c.is_empty())
         .map(|c| match ADR_REF.find(c) {

@@ -279,10 +279,34 @@ pub(super) fn links_in(value: &str) -> Vec<String> {
     }
 }
 
+/// "None", "n/a", `_n/a_`, "—" and their words in other languages: a field left empty.
 fn is_none_word(text: &str) -> bool {
     matches!(
-        text.to_lowercase().as_str(),
-        "none" | "n/a" | "na" | "-" | "—" | "nothing" | "_none_"
+        text.trim_matches(['_', '*', '(', ')'])
+            .to_lowercase()
+            .as_str(),
+        "none"
+            | "n/a"
+            | "na"
+            | "-"
+            | "—"
+            | "nothing"
+            | "nil"
+            | "null"
+            | "нет"
+            | "ничего"
+            | "无"
+            | "無"
+            | "なし"
+            | "없음"
+            | "ninguno"
+            | "ninguna"
+            | "nenhum"
+            | "nenhuma"
+            | "aucun"
+            | "aucune"
+            | "keine"
+            | "kein"
     )
 }
 
