@@ -441,3 +441,33 @@ fn a_linked_copy_is_checked_once_and_neither_a_submodule_s_files_nor_own_package
         "{found:#?}"
     );
 }
+
+#[test]
+fn names_under_a_heading_that_names_a_dependency_are_the_dependency_s() {
+    let repo = GitRepo::folder("store");
+    repo.init();
+    repo.write(
+        "package.json",
+        "{\"name\": \"store\", \"dependencies\": {\"@tanstack/react-query\": \"^5\", \"@sentry/react-native\": \"^6\"}}\n",
+    );
+    repo.write("src/cart.ts", "export const useCartStore = () => null;\n");
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\n## Data Fetching (React Query)\n\n- Use `useInfiniteQuery` for lists.\n\n\
+         ## Error monitoring (Sentry)\n\n- Sanitize errors with `beforeSend`.\n\n\
+         ## Stores\n\n- `useCartStore` holds the cart; `useWishlistStore` the wishlist.\n",
+    );
+    repo.commit_all("store");
+    let json = Sandbox::new()
+        .run(&["check", "--json", s(&repo.dir)])
+        .json();
+    let found: Vec<String> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(_, file, line, message)| format!("{file}:{line}: {message}"))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].starts_with("AGENTS.md:13: `useWishlistStore`"),
+        "{found:#?}"
+    );
+}

@@ -91,6 +91,32 @@ struct Made<'d> {
     doc: MemoryDoc<'d>,
     claim: Claim,
     lines: Vec<usize>,
+    /// The headings above a symbol's first line ("error monitoring (sentry)"), lower-cased.
+    section: String,
+}
+
+impl<'d> Made<'d> {
+    /// `claim` of `doc`, whose text is `text`; `headings` are the text's, read the first
+    /// time a symbol needs its section.
+    fn new(
+        doc: MemoryDoc<'d>,
+        claim: Claim,
+        text: &str,
+        headings: &mut Option<Vec<(usize, String)>>,
+    ) -> Made<'d> {
+        let section = if claim.kind == ClaimKind::Symbol {
+            let headings = headings.get_or_insert_with(|| extract::section_headings(text));
+            extract::section_at(headings, claim.line).to_string()
+        } else {
+            String::new()
+        };
+        Made {
+            doc,
+            lines: vec![claim.line],
+            section,
+            claim,
+        }
+    }
 }
 
 impl ClaimChecker {
@@ -238,17 +264,14 @@ impl ClaimChecker {
             };
             let kind = file_kind(*doc);
             let mut by_claim: BTreeMap<(ClaimKind, String), usize> = BTreeMap::new();
+            let mut headings = None;
             for claim in extract::claims(&text, kind) {
                 let key = (claim.kind.clone(), claim.text.clone());
                 match by_claim.get(&key) {
                     Some(&at) => made[at].lines.push(claim.line),
                     None => {
                         by_claim.insert(key, made.len());
-                        made.push(Made {
-                            doc: *doc,
-                            lines: vec![claim.line],
-                            claim,
-                        });
+                        made.push(Made::new(*doc, claim, &text, &mut headings));
                     }
                 }
             }
@@ -303,16 +326,13 @@ impl ClaimChecker {
             .unwrap_or_default();
         let mut made: Vec<Made<'_>> = Vec::new();
         let mut seen: HashSet<(ClaimKind, String)> = HashSet::new();
+        let mut headings = None;
         for claim in extract::claims(current, kind) {
             let key = (claim.kind.clone(), claim.text.clone());
             if before.contains(&key) || !seen.insert(key) {
                 continue;
             }
-            made.push(Made {
-                doc,
-                lines: vec![claim.line],
-                claim,
-            });
+            made.push(Made::new(doc, claim, current, &mut headings));
         }
         // A change that claims nothing new costs no look at the repository.
         if made.is_empty() {
@@ -328,6 +348,24 @@ impl ClaimChecker {
         }
         verify(&index, repo, &memory, &made)
     }
+}
+
+/// Whether a section's headings name a dependency the project declares: a word of four
+/// letters or more (`sentry`, `zustand`), or two words joined (`react query` as
+/// `react-query`).
+fn names_a_dependency(section: &str, manifests: &tree::Manifests) -> bool {
+    if section.is_empty() || manifests.dependency_files.is_empty() {
+        return false;
+    }
+    let words: Vec<&str> = section
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let single = words.iter().filter(|w| w.len() >= 4).map(|w| w.to_string());
+    let joined = words
+        .windows(2)
+        .map(|pair| format!("{}-{}", pair[0], pair[1]));
+    single.chain(joined).any(|name| manifests.declares(&name))
 }
 
 /// The memory files that are links to another one of `docs` (`CLAUDE.md` and
@@ -630,6 +668,9 @@ fn verify(
                 None
             }
             ClaimKind::Script { runner, command } => script_message(index, *runner, command, text),
+            // Under a heading that names a dependency ("Data Fetching (React Query)"),
+            // a name is that dependency's (`useInfiniteQuery`), not the project's.
+            ClaimKind::Symbol if names_a_dependency(&m.section, index.manifests()) => None,
             ClaimKind::Symbol => (!found_names.contains(text)).then(|| {
                 format!(
                     "`{text}` occurs in no tracked file outside the memory ({} searched): renamed or removed?",

@@ -176,6 +176,33 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     out
 }
 
+/// The headings of a text's prose with their lines (1-based): for each, its own title
+/// and its parents', innermost first, lower-cased ("data fetching (react query) / stack").
+pub fn section_headings(text: &str) -> Vec<(usize, String)> {
+    let prose = crate::markup::markdown::prose_only(text);
+    let mut open: Vec<(usize, String)> = Vec::new();
+    let mut out = Vec::new();
+    for (index, line) in prose.lines().enumerate() {
+        if let Some((level, title)) = crate::markup::markdown::heading(line.trim_end()) {
+            while open.last().is_some_and(|(l, _)| *l >= level) {
+                open.pop();
+            }
+            open.push((level, title.to_lowercase()));
+            let chain: Vec<&str> = open.iter().rev().map(|(_, t)| t.as_str()).collect();
+            out.push((index + 1, chain.join(" / ")));
+        }
+    }
+    out
+}
+
+/// The section `line` sits in, from [`section_headings`]: its headings' titles, or "".
+pub fn section_at(headings: &[(usize, String)], line: usize) -> &str {
+    let at = headings.partition_point(|(l, _)| *l < line);
+    at.checked_sub(1)
+        .and_then(|i| headings.get(i))
+        .map_or("", |(_, chain)| chain.as_str())
+}
+
 /// Whether a heading names a year of this century (`2025`, `2026-03-09`, `(July 2026)`)
 /// as a number of its own, not part of a longer one.
 fn names_a_year(heading: &str) -> bool {
@@ -605,6 +632,11 @@ fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
     if !IDENT.is_match(last) || last.len() < 4 || NOT_SYMBOLS.contains(&last) {
         return None;
     }
+    // A naming pattern with a slot for the name (`useXxxStore`, `IFooService`) names no
+    // one thing.
+    if ["Xxx", "XXX", "Foo"].iter().any(|slot| last.contains(slot)) {
+        return None;
+    }
     // Errors and exceptions named in prose are mostly the platform's or a library's.
     if ["Error", "Exception", "Denied", "NotFound", "Warning"]
         .iter()
@@ -774,6 +806,16 @@ gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
                 (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 3),
                 (ClaimKind::EnvVar, "DATABASE_URL".into(), 3),
             ]
+        );
+    }
+
+    #[test]
+    fn a_naming_pattern_with_a_slot_is_no_symbol() {
+        assert_eq!(
+            texts(
+                "# Patterns\n\nEach store exports a hook: `useXxxStore`; `useCartStore` is one.\n"
+            ),
+            vec![(ClaimKind::Symbol, "useCartStore".into(), 3)]
         );
     }
 
