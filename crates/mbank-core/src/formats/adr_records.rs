@@ -79,6 +79,13 @@ pub(crate) fn is_record_folder_name(folder_name: &str) -> bool {
     )
 }
 
+/// Whether a path relative to the project lies in a folder of records: what is kept
+/// there beside them (a README, an index, an `AGENTS.md` on writing them) is about the
+/// records and records nothing itself.
+pub(crate) fn in_records_folder(rel: &Path) -> bool {
+    PATHS.contains(rel)
+}
+
 pub(crate) struct AdrRecords;
 
 /// Whether a file name is a numbered record: `0001-use-postgres.md`, `12_title.md`,

@@ -174,10 +174,17 @@ pub(crate) fn section_decisions<'d>(
             .any(|t| t.contains(&padded) || padded.contains(t.as_str()))
     };
     let mut out = Vec::new();
+    // Instructions kept among a folder's records (`docs/adr/AGENTS.md`) say how to write
+    // them; their sections are no decisions.
+    let among_records = |file: &MemoryFile| {
+        file.path
+            .strip_prefix(&bank.root)
+            .is_ok_and(crate::formats::adr_records::in_records_folder)
+    };
     for file in bank
         .files
         .iter()
-        .filter(|f| may_hold_sections(f) && is_memory(bank, f))
+        .filter(|f| may_hold_sections(f) && is_memory(bank, f) && !among_records(f))
     {
         let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) else {
             continue;
@@ -394,5 +401,36 @@ mod tests {
                 ("CLAUDE.md".to_string(), "Ship one binary".to_string()),
             ]
         );
+    }
+
+    #[test]
+    fn instructions_kept_among_records_say_how_to_write_them() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        let text = "# ADRs (Architecture Decision Records)\n\n## Naming and numbering\n\n\
+                    - Status: `Proposed` | `Accepted`\n- Decision: what was decided\n";
+        for rel in ["docs/adr/AGENTS.md", "AGENTS.md"] {
+            std::fs::create_dir_all(project.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(project.join(rel), text).unwrap();
+        }
+        let bank = |rel: &str| Bank {
+            format: crate::model::Format::AgentsMd,
+            root: project.to_path_buf(),
+            files: vec![MemoryFile {
+                path: project.join(rel),
+                display: rel.to_string(),
+                role: Role::Instructions,
+                ..log_file()
+            }],
+            project_id: None,
+            modes: vec![],
+            problems: vec![],
+            outside: vec![],
+            parsed_store: None,
+        };
+        let among_records = decisions_of_project(project, &[bank("docs/adr/AGENTS.md")]);
+        assert!(among_records.is_empty(), "{among_records:?}");
+        // The same sections at the project's top are read as they always were.
+        assert!(!decisions_of_project(project, &[bank("AGENTS.md")]).is_empty());
     }
 }
