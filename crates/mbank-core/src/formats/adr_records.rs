@@ -65,11 +65,22 @@ pub(crate) fn configured_folder(project: &Path) -> Option<String> {
 }
 
 /// Whether a folder's name says it holds decision records (`adr/`, `adrs/`,
-/// `decisions/`, `decision-records/`, `architecture-decisions/`): a folder the memory
-/// names by such a name is read as the ADR tools' folders are.
+/// `decisions/`, `decision-records/`, `architecture-decisions/`, numbered or not:
+/// `06-decisions/`): a folder the memory names by such a name is read as the ADR tools'
+/// folders are.
 pub(crate) fn is_record_folder_name(folder_name: &str) -> bool {
+    // A folder numbered for its place among the documents (`06-decisions`,
+    // `02.adr`) is named by the rest.
+    let unnumbered = folder_name
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start_matches(['-', '_', '.', ' ']);
+    let name = if unnumbered.is_empty() {
+        folder_name
+    } else {
+        unnumbered
+    };
     matches!(
-        super::name_key(folder_name).as_str(),
+        super::name_key(name).as_str(),
         "adr"
             | "adrs"
             | "decisions"

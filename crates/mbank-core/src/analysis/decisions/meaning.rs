@@ -244,15 +244,19 @@ pub(super) fn names_decision_log(token: &str) -> bool {
         && crate::formats::role_for_name(name) == Some(crate::model::Role::Decisions)
 }
 
-/// Whether a path names a folder of records (`docs/adr/`, `architecture/decisions`):
-/// written as a path (with a `/`), so the word "decisions" in a sentence is none.
-pub(super) fn names_record_folder(token: &str) -> bool {
+/// The folder of records a path names, as written: a folder named for records
+/// (`docs/adr/`, `architecture/decisions`), or the folder of a record it names
+/// (`docs/06-decisions/ADR-XXX-[name].md`, `docs/records/ADR-003-cache.md`). Written as a
+/// path (with a `/`), so the word "decisions" in a sentence names none.
+pub(super) fn record_folder_of(token: &str) -> Option<&str> {
     let folder = token.trim_end_matches('/');
-    token.contains('/')
-        && folder
-            .rsplit('/')
-            .next()
-            .is_some_and(crate::formats::adr_records::is_record_folder_name)
+    let (parent, last) = folder.rsplit_once('/')?;
+    if crate::formats::adr_records::is_record_folder_name(last) {
+        return Some(folder);
+    }
+    let lower = last.to_ascii_lowercase();
+    let names_a_record = lower.starts_with("adr-") || lower.starts_with("adr_");
+    (names_a_record && !parent.is_empty()).then_some(parent)
 }
 
 /// Whether a text names a decision log's file anywhere in it.

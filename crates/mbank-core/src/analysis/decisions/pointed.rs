@@ -11,13 +11,16 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::meaning::{names_decision_log, names_record_folder, path_tokens};
+use super::meaning::{names_decision_log, path_tokens, record_folder_of};
 use crate::analysis::file_class::is_memory_file;
 use crate::analysis::imports::normalize_lexically;
 use crate::formats::adr_records;
 use crate::io::text;
 use crate::limits;
 use crate::model::{Bank, Role};
+
+/// Files read for pointers at most: the memory's own and the files they import.
+const MAX_SOURCES: usize = 1_000;
 
 /// Records read from one named folder at most: a folder of this many is an archive of
 /// something else, and reading it would hold the timeline up.
@@ -118,34 +121,57 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
             }
         }
     }
-    for bank in banks {
-        for file in bank.files.iter().filter(|f| points_to_records(bank, f)) {
-            let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES)
-            else {
+    // The memory files, then the markdown they import (`@docs/rules/architecture.md`,
+    // which the agent loads with them), one import deep.
+    let mut sources: Vec<(PathBuf, bool)> = banks
+        .iter()
+        .flat_map(|bank| {
+            bank.files
+                .iter()
+                .filter(|f| points_to_records(bank, f))
+                .map(|f| (f.path.clone(), true))
+        })
+        .collect();
+    let mut next = 0;
+    while let Some((source, may_import)) = sources.get(next).cloned() {
+        next += 1;
+        let Ok(text) = text::read_text_limited(&source, limits::DECISION_LOG_MAX_BYTES) else {
+            continue;
+        };
+        let base = source.parent().unwrap_or(project);
+        if may_import {
+            for import in crate::analysis::imports::find_imports(&text) {
+                let is_markdown = crate::formats::names::is_markdown(&import.target);
+                if let Some(path) = is_markdown
+                    .then(|| known.resolve(base, &import.target, false))
+                    .flatten()
+                    && sources.len() < MAX_SOURCES
+                    && !sources.iter().any(|(p, _)| *p == path)
+                {
+                    sources.push((path, false));
+                }
+            }
+        }
+        for token in path_tokens(&text) {
+            let (list, want_folder, token) = if names_decision_log(token) {
+                (&mut logs, false, token)
+            } else if let Some(folder) = record_folder_of(token) {
+                (&mut folders, true, folder)
+            } else {
                 continue;
             };
-            let base = file.path.parent().unwrap_or(project);
-            for token in path_tokens(&text) {
-                let (list, want_folder) = if names_decision_log(token) {
-                    (&mut logs, false)
-                } else if names_record_folder(token) {
-                    (&mut folders, true)
-                } else {
-                    continue;
-                };
-                let found = known
-                    .resolve(base, token, want_folder)
-                    .or_else(|| known.resolve(project, token, want_folder));
-                // A template of the log (`templates/decisions.md`) is a form, no record.
-                let template = |path: &PathBuf| {
-                    !want_folder
-                        && crate::formats::names::is_template(
-                            path.strip_prefix(&known.project).unwrap_or(path),
-                        )
-                };
-                if let Some(path) = found.filter(|path| !list.contains(path) && !template(path)) {
-                    list.push(path);
-                }
+            let found = known
+                .resolve(base, token, want_folder)
+                .or_else(|| known.resolve(project, token, want_folder));
+            // A template of the log (`templates/decisions.md`) is a form, no record.
+            let template = |path: &PathBuf| {
+                !want_folder
+                    && crate::formats::names::is_template(
+                        path.strip_prefix(&known.project).unwrap_or(path),
+                    )
+            };
+            if let Some(path) = found.filter(|path| !list.contains(path) && !template(path)) {
+                list.push(path);
             }
         }
     }
@@ -410,6 +436,47 @@ mod tests {
             [
                 ("DECISIONS.md".to_string(), Role::Decisions),
                 ("docs/decision-log.md".to_string(), Role::Decisions),
+            ]
+        );
+    }
+
+    #[test]
+    fn folders_named_in_an_imported_file_or_by_a_record_s_path_are_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        let record =
+            |title: &str| format!("# {title}\n\nDate: 2024-05-01\n\n## Status\n\nAccepted\n");
+        write(
+            project,
+            "docs/02.architecture/decisions/0001-one-binary.md",
+            &record("1. One binary"),
+        );
+        write(
+            project,
+            "docs/06-records/ADR-001-use-rust.md",
+            &record("ADR-001: Use Rust"),
+        );
+        write(
+            project,
+            ".claude/rules/architecture.md",
+            "| Where | What |\n|---|---|\n| `docs/02.architecture/decisions/` | the records |\n",
+        );
+        write(
+            project,
+            "CLAUDE.md",
+            "# Project\n\n@.claude/rules/architecture.md\n\nNew records: `docs/06-records/ADR-XXX-[name].md`.\n",
+        );
+        let banks = [bank(
+            project,
+            Format::ClaudeMd,
+            &[("CLAUDE.md", Role::Instructions)],
+        )];
+        let displays: Vec<String> = found(project, &banks).into_iter().map(|(d, _)| d).collect();
+        assert_eq!(
+            displays,
+            [
+                "docs/06-records/ADR-001-use-rust.md",
+                "docs/02.architecture/decisions/0001-one-binary.md",
             ]
         );
     }
