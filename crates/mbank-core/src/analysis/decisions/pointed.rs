@@ -32,7 +32,8 @@ pub(super) struct PointedFile {
     pub path: PathBuf,
     /// Relative to the project, as the timeline shows it.
     pub display: String,
-    /// A log of entries, or one record.
+    /// A log of entries, one record, or memory an instruction file imports (whose
+    /// decision sections count as its own).
     pub role: Role,
 }
 
@@ -192,6 +193,15 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
                     role: Role::Adr,
                 });
             }
+        }
+    }
+    for (path, _) in sources.into_iter().filter(|(_, own)| !own) {
+        if !out.iter().any(|f| f.path == path) {
+            out.push(PointedFile {
+                display: known.display(&path),
+                path,
+                role: Role::Instructions,
+            });
         }
     }
     out
@@ -471,12 +481,19 @@ mod tests {
             Format::ClaudeMd,
             &[("CLAUDE.md", Role::Instructions)],
         )];
-        let displays: Vec<String> = found(project, &banks).into_iter().map(|(d, _)| d).collect();
         assert_eq!(
-            displays,
+            found(project, &banks),
             [
-                "docs/06-records/ADR-001-use-rust.md",
-                "docs/02.architecture/decisions/0001-one-binary.md",
+                ("docs/06-records/ADR-001-use-rust.md".to_string(), Role::Adr),
+                (
+                    "docs/02.architecture/decisions/0001-one-binary.md".to_string(),
+                    Role::Adr
+                ),
+                // Loaded with CLAUDE.md: its decision sections are read as CLAUDE.md's.
+                (
+                    ".claude/rules/architecture.md".to_string(),
+                    Role::Instructions
+                ),
             ]
         );
     }

@@ -146,33 +146,7 @@ pub(crate) fn section_decisions<'d>(
     if !crate::formats::rules(bank.format).has_decision_sections() {
         return Vec::new();
     }
-    let ids: HashSet<u32> = logged
-        .clone()
-        .filter_map(|d| d.id.as_deref().and_then(adr_number))
-        .collect();
-    let titles: HashSet<String> = logged.map(|d| normalize_title(&d.title)).collect();
-    // Titles of several words, for "PostGIS for nearest-cell lookup" against the log's
-    // "Use PostGIS for nearest-cell lookup" (padded with spaces, so whole words match).
-    let long_titles: Vec<String> = titles
-        .iter()
-        .filter(|t| t.split(' ').count() >= 3)
-        .map(|t| format!(" {t} "))
-        .collect();
-    let restates = |title: &str| {
-        let title = normalize_title(title);
-        if titles.contains(&title) {
-            return true;
-        }
-        // Compared with every logged title: bounded, so a huge log costs no more than
-        // the exact match above.
-        if title.split(' ').count() < 3 || long_titles.len() > MAX_TITLES_COMPARED {
-            return false;
-        }
-        let padded = format!(" {title} ");
-        long_titles
-            .iter()
-            .any(|t| t.contains(&padded) || padded.contains(t.as_str()))
-    };
+    let logged = Logged::new(logged);
     let mut out = Vec::new();
     // Instructions kept among a folder's records (`docs/adr/AGENTS.md`) say how to write
     // them; their sections are no decisions.
@@ -192,16 +166,65 @@ pub(crate) fn section_decisions<'d>(
         out.extend(
             parse_sections(&file.path, &file.display, &text)
                 .into_iter()
-                .filter(|d| {
-                    let repeats_id =
-                        d.id.as_deref()
-                            .and_then(adr_number)
-                            .is_some_and(|n| ids.contains(&n));
-                    !repeats_id && !restates(&d.title)
-                }),
+                .filter(|d| !logged.restated_by(d)),
         );
     }
     out
+}
+
+/// What the logs hold, to leave out the section entries that repeat it.
+struct Logged {
+    ids: HashSet<u32>,
+    titles: HashSet<String>,
+    /// Titles of several words, for "PostGIS for nearest-cell lookup" against the log's
+    /// "Use PostGIS for nearest-cell lookup" (padded with spaces, so whole words match).
+    long_titles: Vec<String>,
+}
+
+impl Logged {
+    fn new<'d>(logged: impl Iterator<Item = &'d Decision> + Clone) -> Logged {
+        let ids = logged
+            .clone()
+            .filter_map(|d| d.id.as_deref().and_then(adr_number))
+            .collect();
+        let titles: HashSet<String> = logged.map(|d| normalize_title(&d.title)).collect();
+        let long_titles = titles
+            .iter()
+            .filter(|t| t.split(' ').count() >= 3)
+            .map(|t| format!(" {t} "))
+            .collect();
+        Logged {
+            ids,
+            titles,
+            long_titles,
+        }
+    }
+
+    /// Whether `entry` repeats a logged one: the same ADR number, the same title, or a
+    /// title of three words or more inside the other.
+    fn restated_by(&self, entry: &Decision) -> bool {
+        let repeats_id = entry
+            .id
+            .as_deref()
+            .and_then(adr_number)
+            .is_some_and(|n| self.ids.contains(&n));
+        if repeats_id {
+            return true;
+        }
+        let title = normalize_title(&entry.title);
+        if self.titles.contains(&title) {
+            return true;
+        }
+        // Compared with every logged title: bounded, so a huge log costs no more than
+        // the exact match above.
+        if title.split(' ').count() < 3 || self.long_titles.len() > MAX_TITLES_COMPARED {
+            return false;
+        }
+        let padded = format!(" {title} ");
+        self.long_titles
+            .iter()
+            .any(|t| t.contains(&padded) || padded.contains(t.as_str()))
+    }
 }
 
 /// The decisions of the logs and records the memory of `banks` points to in `project`
@@ -212,12 +235,21 @@ pub(crate) fn pointed_decisions(
     problems: &mut Vec<Finding>,
 ) -> Vec<Decision> {
     let mut out = Vec::new();
+    let mut imported = Vec::new();
     for file in pointed_files(project, banks) {
-        if let Some(text) = read_log(&file.path, problems) {
+        if !file.role.is_decision_log() {
+            // Memory an instruction file imports: its decision sections, as the
+            // importing file's own.
+            if let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) {
+                imported.extend(parse_sections(&file.path, &file.display, &text));
+            }
+        } else if let Some(text) = read_log(&file.path, problems) {
             let parsed = parse_file(&file.path, file.role, &text);
             out.extend(decisions_of_parsed(&file.display, &text, parsed));
         }
     }
+    let logged = Logged::new(out.iter());
+    out.extend(imported.into_iter().filter(|d| !logged.restated_by(d)));
     out
 }
 
@@ -366,7 +398,14 @@ mod tests {
             "# Project\n\n@docs/ai/decisions.md\n\n## Key Decisions\n\
              - Use SQLite for the project cache\n- Ship one binary\n",
         );
-        write("AGENTS.md", "Record decisions in `docs/ai/decisions.md`.\n");
+        write(
+            "AGENTS.md",
+            "Record decisions in `docs/ai/decisions.md`.\n@docs/ai/stack.md\n",
+        );
+        write(
+            "docs/ai/stack.md",
+            "# Stack\n\n## Approved decisions\n\n- Use SQLite for the project cache\n- Deploy on Fly\n",
+        );
         let file = |rel: &str| MemoryFile {
             path: project.join(rel),
             display: rel.to_string(),
@@ -399,6 +438,8 @@ mod tests {
                     "Use SQLite for the project cache".to_string()
                 ),
                 ("CLAUDE.md".to_string(), "Ship one binary".to_string()),
+                // An imported file's sections count; what the log holds is not repeated.
+                ("docs/ai/stack.md".to_string(), "Deploy on Fly".to_string()),
             ]
         );
     }
