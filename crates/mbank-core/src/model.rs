@@ -493,6 +493,44 @@ impl Bank {
     }
 }
 
+/// Files and banks as the tests build them: nothing but a path, a role and a format.
+#[cfg(test)]
+impl MemoryFile {
+    pub(crate) fn for_test(path: PathBuf, display: &str, role: Role) -> MemoryFile {
+        MemoryFile {
+            path,
+            display: display.to_string(),
+            role,
+            layer: None,
+            order: 0,
+            group: None,
+            load: LoadKind::Startup,
+            size: 0,
+            modified: None,
+            changed: None,
+            inode: None,
+            memory: None,
+            unreadable: None,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Bank {
+    pub(crate) fn for_test(format: Format, root: PathBuf, files: Vec<MemoryFile>) -> Bank {
+        Bank {
+            format,
+            root,
+            files,
+            project_id: None,
+            modes: vec![],
+            problems: vec![],
+            outside: vec![],
+            parsed_store: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -276,36 +276,14 @@ fn records_in(folder: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Format, LoadKind, MemoryFile};
+    use crate::model::{Format, MemoryFile};
 
     fn bank(project: &Path, format: Format, files: &[(&str, Role)]) -> Bank {
-        Bank {
-            format,
-            root: project.to_path_buf(),
-            files: files
-                .iter()
-                .map(|(rel, role)| MemoryFile {
-                    path: project.join(rel),
-                    display: (*rel).to_string(),
-                    role: *role,
-                    layer: None,
-                    order: 0,
-                    group: None,
-                    load: LoadKind::Startup,
-                    size: 0,
-                    modified: None,
-                    changed: None,
-                    inode: None,
-                    memory: None,
-                    unreadable: None,
-                })
-                .collect(),
-            project_id: None,
-            modes: vec![],
-            problems: vec![],
-            outside: vec![],
-            parsed_store: None,
-        }
+        let files = files
+            .iter()
+            .map(|(rel, role)| MemoryFile::for_test(project.join(rel), rel, *role))
+            .collect();
+        Bank::for_test(format, project.to_path_buf(), files)
     }
 
     fn write(root: &Path, rel: &str, text: &str) {

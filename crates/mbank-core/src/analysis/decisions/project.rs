@@ -406,21 +406,9 @@ mod tests {
             "docs/ai/stack.md",
             "# Stack\n\n## Approved decisions\n\n- Use SQLite for the project cache\n- Deploy on Fly\n",
         );
-        let file = |rel: &str| MemoryFile {
-            path: project.join(rel),
-            display: rel.to_string(),
-            role: Role::Instructions,
-            ..log_file()
-        };
-        let bank = |format, rel: &str| Bank {
-            format,
-            root: project.to_path_buf(),
-            files: vec![file(rel)],
-            project_id: None,
-            modes: vec![],
-            problems: vec![],
-            outside: vec![],
-            parsed_store: None,
+        let bank = |format, rel: &str| {
+            let file = MemoryFile::for_test(project.join(rel), rel, Role::Instructions);
+            Bank::for_test(format, project.to_path_buf(), vec![file])
         };
         let banks = [
             bank(crate::model::Format::ClaudeMd, "CLAUDE.md"),
@@ -454,20 +442,13 @@ mod tests {
             std::fs::create_dir_all(project.join(rel).parent().unwrap()).unwrap();
             std::fs::write(project.join(rel), text).unwrap();
         }
-        let bank = |rel: &str| Bank {
-            format: crate::model::Format::AgentsMd,
-            root: project.to_path_buf(),
-            files: vec![MemoryFile {
-                path: project.join(rel),
-                display: rel.to_string(),
-                role: Role::Instructions,
-                ..log_file()
-            }],
-            project_id: None,
-            modes: vec![],
-            problems: vec![],
-            outside: vec![],
-            parsed_store: None,
+        let bank = |rel: &str| {
+            let file = MemoryFile::for_test(project.join(rel), rel, Role::Instructions);
+            Bank::for_test(
+                crate::model::Format::AgentsMd,
+                project.to_path_buf(),
+                vec![file],
+            )
         };
         let among_records = decisions_of_project(project, &[bank("docs/adr/AGENTS.md")]);
         assert!(among_records.is_empty(), "{among_records:?}");
