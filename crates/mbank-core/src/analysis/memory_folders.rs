@@ -90,6 +90,19 @@ mod tests {
     use super::*;
     use crate::scan::discovery;
 
+    fn analyze(
+        project: &crate::model::Project,
+        depth: crate::analysis::report::Depth,
+    ) -> crate::analysis::report::ProjectReport {
+        crate::analysis::report::Analyzer::new(
+            &crate::config::Config::default(),
+            crate::tokens::Encoding::O200k,
+            crate::tokens::TokenCache::in_memory(crate::tokens::Encoding::O200k),
+            &crate::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
+        )
+        .analyze(project, depth)
+    }
+
     fn write(path: &Path, text: &str) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
@@ -128,13 +141,7 @@ mod tests {
         write(&dir.path().join(".claude/rules/rust.md"), "# Rust\n");
         write(&dir.path().join("src/unrelated.rs"), "fn main() {}\n");
         let project = discovery::project_at(dir.path(), "p".into()).unwrap();
-        let report = crate::analysis::report::Analyzer::new(
-            &crate::config::Config::default(),
-            crate::tokens::Encoding::O200k,
-            crate::tokens::TokenCache::in_memory(crate::tokens::Encoding::O200k),
-            &crate::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
-        )
-        .analyze(&project, crate::analysis::report::Depth::default());
+        let report = analyze(&project, crate::analysis::report::Depth::default());
         let folders = of(&project, Some(&report));
         assert!(
             folders.contains(&dir.path().join(".claude/rules")),
@@ -155,13 +162,7 @@ mod tests {
             "# Decisions\n\n## 2025-04-02: Keep one binary\n**Decision**: one binary.\n",
         );
         let project = discovery::project_at(dir.path(), "p".into()).unwrap();
-        let report = crate::analysis::report::Analyzer::new(
-            &crate::config::Config::default(),
-            crate::tokens::Encoding::O200k,
-            crate::tokens::TokenCache::in_memory(crate::tokens::Encoding::O200k),
-            &crate::clock::Clock::fixed_on(2026, 11, 28).unwrap(),
-        )
-        .analyze(&project, crate::analysis::report::Depth::full());
+        let report = analyze(&project, crate::analysis::report::Depth::full());
         let titles: Vec<(&str, &str)> = report
             .decisions
             .iter()

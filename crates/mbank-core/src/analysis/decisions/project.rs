@@ -294,25 +294,14 @@ pub fn decisions_of_project(project: &std::path::Path, banks: &[Bank]) -> Vec<De
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::LoadKind;
     use std::path::PathBuf;
 
     fn log_file() -> MemoryFile {
-        MemoryFile {
-            path: PathBuf::from("memory-bank/decision-log.md"),
-            display: "memory-bank/decision-log.md".into(),
-            role: Role::Decisions,
-            layer: None,
-            order: 0,
-            group: None,
-            load: LoadKind::Startup,
-            size: 0,
-            modified: None,
-            changed: None,
-            inode: None,
-            memory: None,
-            unreadable: None,
-        }
+        MemoryFile::for_test(
+            PathBuf::from("memory-bank/decision-log.md"),
+            "memory-bank/decision-log.md",
+            Role::Decisions,
+        )
     }
 
     fn titles(text: &str) -> Vec<String> {
@@ -352,20 +341,15 @@ mod tests {
             display: format!("memory-bank/{rel}"),
             ..log_file()
         };
-        let bank = Bank {
-            format: crate::model::Format::Cline,
-            root: root.clone(),
-            files: vec![
+        let bank = Bank::for_test(
+            crate::model::Format::Cline,
+            root.clone(),
+            vec![
                 file("decisionLog.md"),
                 file("backup/decisionLog.md"),
                 file("decisionLog.md.bak"),
             ],
-            project_id: None,
-            modes: vec![],
-            problems: vec![],
-            outside: vec![],
-            parsed_store: None,
-        };
+        );
         let found = decisions_of_project(temp.path(), &[bank]);
         let where_: Vec<&str> = found.iter().map(|d| d.display.as_str()).collect();
         assert_eq!(where_, ["memory-bank/decisionLog.md"]);
