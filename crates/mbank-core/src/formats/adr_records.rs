@@ -83,9 +83,12 @@ pub(crate) fn is_record_folder_name(folder_name: &str) -> bool {
         super::name_key(name).as_str(),
         "adr"
             | "adrs"
+            | "decision"
             | "decisions"
+            | "decisionrecord"
             | "decisionrecords"
             | "architecturedecisions"
+            | "architecturedecisionrecord"
             | "architecturedecisionrecords"
     )
 }

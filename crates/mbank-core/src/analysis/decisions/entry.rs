@@ -279,6 +279,11 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                 }
                 "status" if fields.status.is_none() => {
                     fields.status = super::meaning::status_of_field(value);
+                    // "Decided 2026-03-02": the day the status was reached dates the
+                    // entry when no field of its own does.
+                    if date_line.is_none() {
+                        date_line = find_date(value);
+                    }
                     if may_contain_word(value, SUPERSEDED_WORDS)
                         && let Some(m) = SUPERSEDED_BY.captures(value)
                     {

@@ -528,4 +528,19 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn the_day_a_status_was_reached_dates_an_entry_without_a_date_of_its_own() {
+        let text = "# Decisions\n\n## ADR-005: Budgets per household\n\n\
+**Status:** Decided 2026-03-02\n**Decision:** one budget per household.\n\n\
+## ADR-006: Monthly rollover\n\n**Status:** Accepted\n**Date:** 2026-03-05\n";
+        let found: Vec<Option<NaiveDate>> = log(text).into_iter().map(|d| d.date).collect();
+        assert_eq!(
+            found,
+            [
+                NaiveDate::from_ymd_opt(2026, 3, 2),
+                NaiveDate::from_ymd_opt(2026, 3, 5)
+            ]
+        );
+    }
 }

@@ -52,6 +52,13 @@ impl Known {
         if written.starts_with('~') {
             return None;
         }
+        // `/docs/DECISIONS.md` in memory means the project's `docs/`, unless it is the
+        // project's own absolute path.
+        if let Some(rest) = written.strip_prefix('/')
+            && !Path::new(written).starts_with(&self.project)
+        {
+            return self.resolve(&self.project, rest, want_folder);
+        }
         let path = normalize_lexically(&base.join(written));
         if !path.starts_with(&self.project) {
             return None;
@@ -471,6 +478,40 @@ mod tests {
                 (
                     ".claude/rules/architecture.md".to_string(),
                     Role::Instructions
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_path_from_the_project_s_root_and_singular_folder_names_resolve() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        let record = "# ADR-001: Use Rust\n\nDate: 2024-05-01\n\n## Status\n\nAccepted\n";
+        write(project, "docs/00_current/DECISIONS.md", LOG);
+        write(
+            project,
+            "docs/architecture-decision-record/ADR-001-rust.md",
+            record,
+        );
+        write(
+            project,
+            "CLAUDE.md",
+            "- Decisions: `/docs/00_current/DECISIONS.md`\n\
+             - Records: `docs/architecture-decision-record/`\n",
+        );
+        let banks = [bank(
+            project,
+            Format::ClaudeMd,
+            &[("CLAUDE.md", Role::Instructions)],
+        )];
+        assert_eq!(
+            found(project, &banks),
+            [
+                ("docs/00_current/DECISIONS.md".to_string(), Role::Decisions),
+                (
+                    "docs/architecture-decision-record/ADR-001-rust.md".to_string(),
+                    Role::Adr
                 ),
             ]
         );

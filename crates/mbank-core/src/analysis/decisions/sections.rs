@@ -90,7 +90,13 @@ struct Bullet {
 /// `None` for a bullet that points to where the decision is recorded, asks a question,
 /// names a decision still to take or weighs a possibility.
 fn read_bullet(text: &str) -> Option<Bullet> {
-    if is_pointer(text) || is_open_question(text) || is_consideration(text) || is_field_label(text)
+    // "_None yet_": an empty section says so.
+    let said_empty = super::text::is_none_word(strip_markup(text).trim());
+    if is_pointer(text)
+        || is_open_question(text)
+        || is_consideration(text)
+        || is_field_label(text)
+        || said_empty
     {
         return None;
     }
@@ -814,6 +820,14 @@ Plain prose about decisions.\n";
         let text = "# Agents\n\n## Decisions log\n- When making a design decision, record it in `docs/decisions.md`.\n- Add an entry even if the change is small.\n\n## Key decisions\n\nThe full record is in `docs/decisions.md`. Recent ones:\n\n- **Logical WAL**: operations, not pages.\n";
         let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
         assert_eq!(titles, ["Logical WAL"]);
+    }
+
+    #[test]
+    fn a_section_that_says_it_is_empty_has_no_entries() {
+        for empty in ["_None yet_", "None", "*Nothing yet*", "N/A"] {
+            let text = format!("# Active\n\n## Decisions\n\n- {empty}\n");
+            assert!(sections(&text).is_empty(), "{empty}");
+        }
     }
 
     #[test]

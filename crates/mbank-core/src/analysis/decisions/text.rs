@@ -280,12 +280,14 @@ pub(super) fn links_in(value: &str) -> Vec<String> {
 }
 
 /// "None", "n/a", `_n/a_`, "—" and their words in other languages: a field left empty.
-fn is_none_word(text: &str) -> bool {
+pub(super) fn is_none_word(text: &str) -> bool {
     matches!(
         text.trim_matches(['_', '*', '(', ')'])
             .to_lowercase()
             .as_str(),
         "none"
+            | "none yet"
+            | "nothing yet"
             | "n/a"
             | "na"
             | "-"
