@@ -87,10 +87,35 @@ pub(crate) fn decisions_of_parsed(
     let mut unfilled = placeholder_lines(text);
     unfilled.sort_unstable();
     found.retain(|d| !is_change_log_entry(d) && !is_unfilled_template(d, text, &unfilled));
+    // "## ADR-068: X (continued)" goes on with the record above it, not a second one.
+    let mut ids = HashSet::new();
+    found.retain(|d| {
+        let seen = d.id.as_ref().is_some_and(|id| !ids.insert(id.clone()));
+        !(seen && continues(&d.title))
+    });
     for d in &mut found {
         d.display = display.to_string();
     }
     found
+}
+
+/// Words saying a heading goes on with the record of the same id above it.
+const CONTINUED: [&str; 10] = [
+    "continued",
+    "cont.",
+    "continuation",
+    "continuación",
+    "continuação",
+    "fortsetzung",
+    "продолжение",
+    "续",
+    "続き",
+    "계속",
+];
+
+fn continues(title: &str) -> bool {
+    let lower = title.to_lowercase();
+    CONTINUED.iter().any(|word| lower.contains(word))
 }
 
 /// "Change Log Entry [2025-07-05]" in a decision log records an edit of the log, not a
@@ -353,6 +378,14 @@ mod tests {
         let found = decisions_of_project(temp.path(), &[bank]);
         let where_: Vec<&str> = found.iter().map(|d| d.display.as_str()).collect();
         assert_eq!(where_, ["memory-bank/decisionLog.md"]);
+    }
+
+    #[test]
+    fn a_record_continued_under_a_second_heading_is_one_entry() {
+        let text = "# Decisions\n\n## ADR-068: Deduction-funded payments\n**Status:** Accepted\n\n\
+## ADR-069: Ad-hoc income\n**Status:** Accepted\n\n\
+## ADR-068: Deduction-funded payments (continued)\n**Status:** Accepted\n";
+        assert_eq!(titles(text), ["Deduction-funded payments", "Ad-hoc income"]);
     }
 
     #[test]

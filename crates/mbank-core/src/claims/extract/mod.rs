@@ -810,6 +810,16 @@ gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
     }
 
     #[test]
+    fn naming_and_example_sections_in_any_language_are_no_claims() {
+        let found = texts(
+            "# Docs\n\n## 文档命名规范\n\n- **架构文档**：小写-连字符（`three-tier-architecture.md`）\n\n\
+## 示例\n\n### ❌ 错误的放置\n\n- `guides/FIXES_SUMMARY.md` - 应该在 `troubleshooting/`\n\n\
+## Layout\n\n- `docs/guide.md` holds the guide\n",
+        );
+        assert_eq!(found, vec![(ClaimKind::Path, "docs/guide.md".into(), 15)]);
+    }
+
+    #[test]
     fn a_naming_pattern_with_a_slot_is_no_symbol() {
         assert_eq!(
             texts(

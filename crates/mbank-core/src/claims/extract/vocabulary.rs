@@ -416,6 +416,22 @@ pub(super) const NOT_CURRENT_HEADINGS: &[&str] = &[
     "to create",
     "to add",
     "to touch",
+    // How names are written, and examples, in the other languages memory is written in.
+    "naming",
+    "命名",
+    "명명",
+    "示例",
+    "范例",
+    "例子",
+    "使用例",
+    "記述例",
+    "예시",
+    "пример",
+    "именован",
+    "ejemplo",
+    "exemplo",
+    "beispiel",
+    "exemple",
 ];
 
 /// Headings of the tech context under which backticked package names are dependencies.
