@@ -242,6 +242,19 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
     let mut in_opening_paragraph = false;
     let mut seen_section = false;
     let date_led = date_led_lines(lines, mask);
+    // A log with no sections below its title and no dated lines (a lead-in, then one
+    // bullet per decision): its top-level bullets are its entries. Where lines are dated,
+    // bullets below them are their details.
+    let unsectioned = !lines
+        .iter()
+        .zip(mask)
+        .enumerate()
+        .any(|(i, (line, &content))| {
+            content
+                && (markdown::heading(line).is_some_and(|(l, _)| l > 1)
+                    || date_led[i].is_some()
+                    || leading_stamp(line.trim_start_matches(['-', '*', '+', ' '])).is_some())
+        });
     while index < lines.len() {
         let line = lines[index];
         if !mask[index] {
@@ -315,7 +328,7 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
                 list_section = None;
             }
             events.push((index, Event::Heading { level, text }));
-        } else if list_section.is_some()
+        } else if (list_section.is_some() || unsectioned)
             && let Some((title, date)) = list_item(line)
         {
             events.push((index, Event::ListItem { title, date }));

@@ -543,4 +543,18 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_log_without_sections_or_dated_lines_is_one_bullet_per_decision() {
+        let text = "---\nname: decisions\n---\n\nDecisions locked in during planning:\n\n\
+- **Keep the strings module**: it grows, it is not removed.\n  Details on a second line.\n\
+- **Parquet reader goal:** read almost any file.\n";
+        let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Keep the strings module", "Parquet reader goal"]);
+        // Dated lines make the bullets below them their details.
+        let dated = "# Decision Log\n\n[2025-08-02 12:57:20] - Create the bank\n\
+- Why: keep context across sessions\n";
+        let titles: Vec<String> = log(dated).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Create the bank"]);
+    }
 }
