@@ -15,9 +15,21 @@ use super::meaning::{names_decision_log, path_tokens, record_folder_of};
 use crate::analysis::file_class::is_memory_file;
 use crate::analysis::imports::normalize_lexically;
 use crate::formats::adr_records;
+use crate::io::confine::{self, ProjectFolder};
 use crate::io::text;
 use crate::limits;
 use crate::model::{Bank, Role};
+
+/// A file the memory points to, read as text inside the project only: through its
+/// folder handle, no link followed out of it (`confine`). `Err(size)` for one over the
+/// decision-log limit, which is not read; `Err(0)` for one that cannot be read.
+pub(super) fn read_pointed(folder: &ProjectFolder<'_>, path: &Path) -> Result<String, u64> {
+    let size = std::fs::metadata(path).map_or(0, |meta| meta.len());
+    if size > limits::DECISION_LOG_MAX_BYTES {
+        return Err(size);
+    }
+    confine::read_text(folder, path).map_err(|_| 0)
+}
 
 /// Files read for pointers at most: the memory's own and the files they import.
 const MAX_SOURCES: usize = 1_000;
@@ -140,12 +152,20 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
                 .map(|f| (f.path.clone(), true))
         })
         .collect();
+    let folder = ProjectFolder::new(project);
     let mut next = 0;
-    while let Some((source, may_import)) = sources.get(next).cloned() {
+    while let Some((source, own)) = sources.get(next).cloned() {
         next += 1;
-        let Ok(text) = text::read_text_limited(&source, limits::DECISION_LOG_MAX_BYTES) else {
+        // A bank's files as listed; what they import, only inside the project.
+        let read = if own {
+            text::read_text_limited(&source, limits::DECISION_LOG_MAX_BYTES).ok()
+        } else {
+            read_pointed(&folder, &source).ok()
+        };
+        let Some(text) = read else {
             continue;
         };
+        let may_import = own;
         let base = source.parent().unwrap_or(project);
         if may_import {
             for import in crate::analysis::imports::find_imports(&text) {

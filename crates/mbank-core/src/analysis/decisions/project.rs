@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::links::link_supersessions;
-use super::pointed::pointed_files;
+use super::pointed::{pointed_files, read_pointed};
 use super::sections::parse_sections;
 use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
@@ -261,16 +261,23 @@ pub(crate) fn pointed_decisions(
 ) -> Vec<Decision> {
     let mut out = Vec::new();
     let mut imported = Vec::new();
+    let folder = crate::io::confine::ProjectFolder::new(project);
     for file in pointed_files(project, banks) {
-        if !file.role.is_decision_log() {
-            // Memory an instruction file imports: its decision sections, as the
-            // importing file's own.
-            if let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) {
-                imported.extend(parse_sections(&file.path, &file.display, &text));
+        let text = match read_pointed(&folder, &file.path) {
+            Ok(text) => text,
+            Err(size) if size > 0 && file.role.is_decision_log() => {
+                problems.push(too_large_finding(&file.path, size, false));
+                continue;
             }
-        } else if let Some(text) = read_log(&file.path, problems) {
+            Err(_) => continue,
+        };
+        if file.role.is_decision_log() {
             let parsed = parse_file(&file.path, file.role, &text);
             out.extend(decisions_of_parsed(&file.display, &text, parsed));
+        } else {
+            // Memory an instruction file imports: its decision sections, as the
+            // importing file's own.
+            imported.extend(parse_sections(&file.path, &file.display, &text));
         }
     }
     let logged = Logged::new(out.iter());
@@ -471,5 +478,18 @@ mod tests {
         assert!(among_records.is_empty(), "{among_records:?}");
         // The same sections at the project's top are read as they always were.
         assert!(!decisions_of_project(project, &[bank("AGENTS.md")]).is_empty());
+    }
+
+    #[test]
+    fn a_pointed_log_over_the_limit_is_a_finding_and_is_not_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        let entry = "## 2025-03-02: Use SQLite\n**Decision**: SQLite.\n\n";
+        let big = entry.repeat(limits::DECISION_LOG_MAX_BYTES as usize / entry.len() + 1);
+        std::fs::write(project.join("DECISIONS.md"), big).unwrap();
+        let found = project_decisions(project, &[]);
+        assert!(found.decisions.is_empty());
+        assert_eq!(found.problems.len(), 1, "{:?}", found.problems);
+        assert!(found.problems[0].file.ends_with("DECISIONS.md"));
     }
 }
