@@ -141,8 +141,8 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
             }
         }
     }
-    // The memory files, then the markdown they import (`@docs/rules/architecture.md`,
-    // which the agent loads with them), one import deep.
+    // The memory files (`true`: a bank lists it), then the markdown they import
+    // (`@docs/rules/architecture.md`, which the agent loads with them), one import deep.
     let mut sources: Vec<(PathBuf, bool)> = banks
         .iter()
         .flat_map(|bank| {
@@ -165,9 +165,8 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
         let Some(text) = read else {
             continue;
         };
-        let may_import = own;
         let base = source.parent().unwrap_or(project);
-        if may_import {
+        if own {
             for import in crate::analysis::imports::find_imports(&text) {
                 let is_markdown = crate::formats::names::is_markdown(&import.target);
                 if let Some(path) = is_markdown
