@@ -448,7 +448,7 @@ fn names_under_a_heading_that_names_a_dependency_are_the_dependency_s() {
     repo.init();
     repo.write(
         "package.json",
-        "{\"name\": \"store\", \"dependencies\": {\"@tanstack/react-query\": \"^5\", \"@sentry/react-native\": \"^6\"}}\n",
+        "{\"name\": \"store\", \"keywords\": [\"agents\"], \"dependencies\": {\"@tanstack/react-query\": \"^5\", \"@sentry/react-native\": \"^6\"}}\n",
     );
     repo.write("src/cart.ts", "export const useCartStore = () => null;\n");
     repo.write(

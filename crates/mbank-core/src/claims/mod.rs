@@ -350,14 +350,18 @@ impl ClaimChecker {
     }
 }
 
-/// Whether a section's headings name a dependency the project declares: a word of four
-/// letters or more (`sentry`, `zustand`), or two words joined (`react query` as
-/// `react-query`).
-fn names_a_dependency(section: &str, manifests: &tree::Manifests) -> bool {
+/// Whether the heading a name sits under names a dependency the project declares: a
+/// word of four letters or more (`sentry`, `zustand`), or two words joined (`react query`
+/// as `react-query`). Only the innermost heading counts (the file's title names the
+/// project, not a library), and a word that is a folder or file of the project's own
+/// (`agent`) names no dependency.
+fn names_a_dependency(section: &str, index: &CodeIndex) -> bool {
+    let manifests = index.manifests();
     if section.is_empty() || manifests.dependency_files.is_empty() {
         return false;
     }
-    let words: Vec<&str> = section
+    let heading = section.split(" / ").next().unwrap_or(section);
+    let words: Vec<&str> = heading
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.'))
         .filter(|w| !w.is_empty())
         .collect();
@@ -365,7 +369,9 @@ fn names_a_dependency(section: &str, manifests: &tree::Manifests) -> bool {
     let joined = words
         .windows(2)
         .map(|pair| format!("{}-{}", pair[0], pair[1]));
-    single.chain(joined).any(|name| manifests.declares(&name))
+    single
+        .chain(joined)
+        .any(|name| !index.exists(&name) && manifests.declares(&name))
 }
 
 /// The memory files that are links to another one of `docs` (`CLAUDE.md` and
@@ -670,7 +676,7 @@ fn verify(
             ClaimKind::Script { runner, command } => script_message(index, *runner, command, text),
             // Under a heading that names a dependency ("Data Fetching (React Query)"),
             // a name is that dependency's (`useInfiniteQuery`), not the project's.
-            ClaimKind::Symbol if names_a_dependency(&m.section, index.manifests()) => None,
+            ClaimKind::Symbol if names_a_dependency(&m.section, index) => None,
             ClaimKind::Symbol => (!found_names.contains(text)).then(|| {
                 format!(
                     "`{text}` occurs in no tracked file outside the memory ({} searched): renamed or removed?",

@@ -87,6 +87,30 @@ pub(crate) fn decisions_of_parsed(
     let mut unfilled = placeholder_lines(text);
     unfilled.sort_unstable();
     found.retain(|d| !is_change_log_entry(d) && !is_unfilled_template(d, text, &unfilled));
+    // A table row naming a record the file holds (an index of its entries, "DEC-001 |
+    // Architecture") repeats it.
+    let records = found
+        .iter()
+        .filter(|d| d.style != super::DecisionStyle::TableRow);
+    // Each record by its id, the number its title opens with ("DEC-001: …"), and its title.
+    let recorded: HashSet<String> = records
+        .flat_map(|d| {
+            let opening = d
+                .title
+                .split([':', ' '])
+                .next()
+                .map(|word| word.trim_matches(['[', ']', '(', ')', '#']))
+                .filter(|word| word.chars().any(|c| c.is_ascii_digit()))
+                .map(str::to_string);
+            [d.id.clone(), opening, Some(normalize_title(&d.title))]
+        })
+        .flatten()
+        .collect();
+    found.retain(|d| {
+        let repeats = d.id.as_ref().is_some_and(|id| recorded.contains(id))
+            || recorded.contains(&normalize_title(&d.title));
+        d.style != super::DecisionStyle::TableRow || !repeats
+    });
     // "## ADR-068: X (continued)" goes on with the record above it, not a second one.
     let mut ids = HashSet::new();
     found.retain(|d| {
@@ -393,6 +417,14 @@ mod tests {
 ## ADR-069: Ad-hoc income\n**Status:** Accepted\n\n\
 ## ADR-068: Deduction-funded payments (continued)\n**Status:** Accepted\n";
         assert_eq!(titles(text), ["Deduction-funded payments", "Ad-hoc income"]);
+    }
+
+    #[test]
+    fn an_index_table_of_the_log_s_own_records_repeats_them() {
+        let text = "# Decision Log\n\n## [DEC-001] - Use SQLite\n**Status:** Accepted\n\n\
+## Decision Categories\n\n| ID | Decision | Category |\n|---|---|---|\n\
+| DEC-001 | Use SQLite | Storage |\n| DEC-009 | Ship one binary | Release |\n";
+        assert_eq!(titles(text), ["[DEC-001] - Use SQLite", "Ship one binary"]);
     }
 
     #[test]
