@@ -558,3 +558,30 @@ fn only_two_spellings_of_one_name_are_a_duplicate_core_file() {
     assert_eq!(duplicates.len(), 1, "{duplicates:?}");
     assert!(duplicates[0].contains("activeContext.md"), "{duplicates:?}");
 }
+
+/// `.claude/CLAUDE.md` imported by both CLAUDE.md and GEMINI.md (two agents' banks):
+/// each import it gets wrong is said once.
+#[test]
+fn a_file_reached_twice_reports_each_of_its_findings_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let project_dir = dir.path().join("shop");
+    for agent in ["CLAUDE.md", "GEMINI.md"] {
+        write(&project_dir.join(agent), "# Shop\n@.claude/CLAUDE.md\n");
+    }
+    write(
+        &project_dir.join(".claude/CLAUDE.md"),
+        "# Rules\n@docs/missing.md\n",
+    );
+    let sandbox = common::Sandbox::new();
+    let json = sandbox
+        .run(&["check", "--json", project_dir.to_str().unwrap()])
+        .json();
+    let missing: Vec<&serde_json::Value> = json["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["findings"].as_array().unwrap())
+        .filter(|f| f["code"] == "import-missing")
+        .collect();
+    assert_eq!(missing.len(), 1, "{missing:#?}");
+}

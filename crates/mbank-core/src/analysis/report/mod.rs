@@ -521,6 +521,10 @@ impl<'a> Analyzer<'a> {
                 .then(a.file.cmp(&b.file))
                 .then(a.line.cmp(&b.line))
         });
+        // A file reached twice (on its own and through another's `@import`) says each
+        // thing once.
+        let mut said = std::collections::HashSet::new();
+        findings.retain(|f| said.insert((f.code, f.file.clone(), f.line, f.message.clone())));
         ProjectReport {
             last_write,
             last_commit: evidence
