@@ -120,6 +120,9 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         let struck = struck_through(line);
         // Code spans of this line, from the original text.
         let mut codes: Vec<&str> = Vec::new();
+        // The end of the span before, when only an arrow stands between it and the next:
+        // `old.js` → `new.ts` says the first became the second.
+        let mut previous: Option<(usize, usize)> = None;
         while span_index < spans.len() && spans[span_index].start < range.end {
             let span = &spans[span_index];
             if span.start >= range.start
@@ -127,6 +130,12 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
                     .iter()
                     .any(|r| r.contains(&(span.start - range.start)))
             {
+                if let Some((end, at)) = previous
+                    && is_arrow(&text[end..span.start])
+                {
+                    codes.remove(at);
+                }
+                previous = Some((span.end, codes.len()));
                 codes.push(strip_ticks(&text[span.clone()]));
             }
             span_index += 1;
@@ -201,6 +210,11 @@ pub fn section_at(headings: &[(usize, String)], line: usize) -> &str {
     at.checked_sub(1)
         .and_then(|i| headings.get(i))
         .map_or("", |(_, chain)| chain.as_str())
+}
+
+/// Whether the text between two code spans is only an arrow (`→`, `->`, `=>`, `⇒`).
+fn is_arrow(between: &str) -> bool {
+    matches!(between.trim(), "→" | "->" | "=>" | "⇒" | "⟶")
 }
 
 /// Whether a heading names a year of this century (`2025`, `2026-03-09`, `(July 2026)`)
@@ -817,6 +831,21 @@ gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
 ## Layout\n\n- `docs/guide.md` holds the guide\n",
         );
         assert_eq!(found, vec![(ClaimKind::Path, "docs/guide.md".into(), 15)]);
+    }
+
+    #[test]
+    fn the_old_side_of_a_move_is_no_claim() {
+        let found = texts(
+            "# Layout\n\n- `js/api/client.js` → `src/api/client.ts` ✅\n\
+- `lib/old.py` -> `lib/new.py`\n",
+        );
+        assert_eq!(
+            found,
+            vec![
+                (ClaimKind::Path, "src/api/client.ts".into(), 3),
+                (ClaimKind::Path, "lib/new.py".into(), 4),
+            ]
+        );
     }
 
     #[test]
