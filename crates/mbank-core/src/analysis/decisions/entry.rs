@@ -397,6 +397,17 @@ pub(super) fn content_mask(text: &str, line_count: usize) -> Vec<bool> {
             *slot = false;
         }
     }
+    // What an HTML comment holds (`<!-- Example: ## 2026-06-12 — … -->`) is not shown
+    // and records nothing: lines from one opening a line to the line that closes it.
+    let mut in_comment = false;
+    for (slot, line) in mask.iter_mut().zip(text.lines()) {
+        let trimmed = line.trim();
+        let opens = !in_comment && trimmed.starts_with("<!--");
+        if opens || in_comment {
+            *slot = false;
+            in_comment = !trimmed.contains("-->");
+        }
+    }
     mask
 }
 

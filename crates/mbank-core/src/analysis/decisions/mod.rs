@@ -557,4 +557,13 @@ mod tests {
         let titles: Vec<String> = log(dated).into_iter().map(|d| d.title).collect();
         assert_eq!(titles, ["Create the bank"]);
     }
+
+    #[test]
+    fn what_an_html_comment_holds_records_nothing() {
+        let text = "# Decisions\n\nNewest first.\n\n<!-- Example:\n\
+## 2026-06-12 — Memory lives in the repo\n**Decision:** keep it committed.\n-->\n\n\
+<!-- a note -->\n## 2026-07-01 — Use SQLite\n**Decision:** SQLite.\n";
+        let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Use SQLite"]);
+    }
 }
