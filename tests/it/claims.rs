@@ -471,3 +471,25 @@ fn names_under_a_heading_that_names_a_dependency_are_the_dependency_s() {
         "{found:#?}"
     );
 }
+
+#[test]
+fn a_folder_named_with_and_without_its_slash_is_one_claim() {
+    let repo = GitRepo::folder("app");
+    repo.init();
+    repo.write("src/main.rs", "fn main() {}\n");
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\nLocale files live in `src/locales/`.\nThe Urdu strings are in `src/locales` as well.\n",
+    );
+    repo.commit_all("app");
+    let json = Sandbox::new()
+        .run(&["check", "--json", s(&repo.dir)])
+        .json();
+    let found: Vec<(u64, String)> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(_, _, line, message)| (line, message))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, 3, "{found:#?}");
+    assert!(found[0].1.ends_with("(also on line 4)"), "{found:#?}");
+}

@@ -266,7 +266,12 @@ impl ClaimChecker {
             let mut by_claim: BTreeMap<(ClaimKind, String), usize> = BTreeMap::new();
             let mut headings = None;
             for claim in extract::claims(&text, kind) {
-                let key = (claim.kind.clone(), claim.text.clone());
+                // `src/locales/` and `src/locales` name one folder: one claim.
+                let named = match claim.kind {
+                    ClaimKind::Path => claim.text.trim_end_matches('/').to_string(),
+                    _ => claim.text.clone(),
+                };
+                let key = (claim.kind.clone(), named);
                 match by_claim.get(&key) {
                     Some(&at) => made[at].lines.push(claim.line),
                     None => {
