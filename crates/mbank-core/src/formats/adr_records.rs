@@ -58,8 +58,13 @@ pub(crate) const ADR_TOOLS_SETTING: &str = ".adr-dir";
 /// The folder `.adr-dir` at the project's root names, as written (trimmed), when there is
 /// one: adr-tools writes records there, whatever the folder is called.
 pub(crate) fn configured_folder(project: &Path) -> Option<String> {
-    let text =
-        crate::io::text::read_text_limited(&project.join(ADR_TOOLS_SETTING), 4 * 1024).ok()?;
+    let setting = project.join(ADR_TOOLS_SETTING);
+    // A one-line setting: anything larger is not adr-tools'.
+    if std::fs::symlink_metadata(&setting).ok()?.len() > 4 * 1024 {
+        return None;
+    }
+    let folder = crate::io::confine::ProjectFolder::new(project);
+    let text = crate::io::confine::read_text(&folder, &setting).ok()?;
     let folder = text.lines().next()?.trim();
     (!folder.is_empty()).then(|| folder.to_string())
 }
@@ -223,5 +228,23 @@ mod tests {
         assert!(!AdrRecords.keeps(Path::new("docs/0002-x.md")));
         assert!(!AdrRecords.keeps(Path::new("docs/adr/0002-context.png")));
         assert_eq!(folders_in_words(), "docs/adr/, doc/adr/ or docs/decisions/");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_adr_tools_setting_is_read_inside_the_project_only() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(temp.path().join("elsewhere"), "doc/records\n").unwrap();
+        std::os::unix::fs::symlink(
+            temp.path().join("elsewhere"),
+            project.join(ADR_TOOLS_SETTING),
+        )
+        .unwrap();
+        assert_eq!(configured_folder(&project), None);
+        std::fs::remove_file(project.join(ADR_TOOLS_SETTING)).unwrap();
+        std::fs::write(project.join(ADR_TOOLS_SETTING), "doc/records\n").unwrap();
+        assert_eq!(configured_folder(&project).as_deref(), Some("doc/records"));
     }
 }
