@@ -463,7 +463,7 @@ pub(crate) fn save_resolved(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Format, LoadKind, MemoryFile, Role};
+    use crate::model::{Format, MemoryFile, Role};
     use std::fs;
 
     fn tui() -> WriteContext {
@@ -476,21 +476,7 @@ mod tests {
             root: root.to_path_buf(),
             files: names
                 .iter()
-                .map(|n| MemoryFile {
-                    path: root.join(n),
-                    display: n.to_string(),
-                    role: Role::Other,
-                    layer: None,
-                    order: 0,
-                    group: None,
-                    load: LoadKind::Startup,
-                    size: 0,
-                    modified: None,
-                    changed: None,
-                    inode: None,
-                    memory: None,
-                    unreadable: None,
-                })
+                .map(|n| MemoryFile::for_test(root.join(n), n, Role::Other))
                 .collect(),
             project_id: None,
             modes: Vec::new(),

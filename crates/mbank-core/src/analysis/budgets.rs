@@ -318,19 +318,8 @@ mod tests {
 
     fn file(name: &str, role: Role, load: LoadKind) -> MemoryFile {
         MemoryFile {
-            path: PathBuf::from(name),
-            display: name.to_string(),
-            role,
-            layer: None,
-            order: 0,
-            group: None,
             load,
-            size: 0,
-            modified: None,
-            changed: None,
-            inode: None,
-            memory: None,
-            unreadable: None,
+            ..MemoryFile::for_test(PathBuf::from(name), name, role)
         }
     }
 

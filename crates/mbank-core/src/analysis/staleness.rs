@@ -355,21 +355,7 @@ mod tests {
     use std::time::Duration;
 
     fn file(name: &str, role: Role) -> MemoryFile {
-        MemoryFile {
-            path: PathBuf::from(name),
-            display: name.into(),
-            role,
-            layer: None,
-            order: 0,
-            group: None,
-            load: LoadKind::Startup,
-            size: 0,
-            modified: None,
-            changed: None,
-            inode: None,
-            memory: None,
-            unreadable: None,
-        }
+        MemoryFile::for_test(PathBuf::from(name), name, role)
     }
 
     fn bank(files: Vec<MemoryFile>) -> Bank {

@@ -694,22 +694,8 @@ mod tests {
 
     #[test]
     fn budgets_crossed_only_when_the_change_crosses_them() {
-        use crate::model::{LoadKind, MemoryFile};
-        let file = |name: &str| MemoryFile {
-            path: PathBuf::from(name),
-            display: name.to_string(),
-            role: Role::Active,
-            layer: None,
-            order: 0,
-            group: None,
-            load: LoadKind::Startup,
-            size: 0,
-            modified: None,
-            changed: None,
-            inode: None,
-            memory: None,
-            unreadable: None,
-        };
+        use crate::model::MemoryFile;
+        let file = |name: &str| MemoryFile::for_test(PathBuf::from(name), name, Role::Active);
         let bank = Bank {
             format: Format::Cline,
             root: PathBuf::from("."),

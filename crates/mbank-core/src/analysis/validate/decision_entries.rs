@@ -143,25 +143,11 @@ fn too_long(
 pub(super) mod tests {
     use super::*;
     use crate::findings::RuleSource;
-    use crate::model::{LoadKind, Role};
+    use crate::model::Role;
     use std::path::PathBuf;
 
     pub(in crate::analysis::validate) fn core_file(path: &str, role: Role) -> MemoryFile {
-        MemoryFile {
-            path: PathBuf::from(path),
-            display: path.to_string(),
-            role,
-            layer: None,
-            order: 0,
-            group: None,
-            load: LoadKind::Startup,
-            size: 0,
-            modified: None,
-            changed: None,
-            inode: None,
-            memory: None,
-            unreadable: None,
-        }
+        MemoryFile::for_test(PathBuf::from(path), path, role)
     }
 
     fn log_file() -> MemoryFile {
