@@ -340,6 +340,14 @@ pub struct Decision {
     pub kind: DecisionKind,
 }
 
+impl Decision {
+    /// Whether the entry carries what records a decision beyond its place under a
+    /// heading: a date, an id, or a status it states.
+    pub(crate) fn is_recorded(&self) -> bool {
+        self.date.is_some() || self.id.is_some() || self.status != DecisionStatus::Unknown
+    }
+}
+
 /// Decisions in one file's text, by role: an ADR file holds one, a log many.
 pub(crate) fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
     if is_adr_file(path, role) {

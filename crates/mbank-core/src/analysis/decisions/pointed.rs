@@ -3,7 +3,8 @@
 //! `docs/decisions.md`"), a folder of numbered records it names (`docs/01-arch/adr/`),
 //! and the folder adr-tools' `.adr-dir` gives. The memory says that is where the project
 //! keeps its decisions, so the timeline reads them as it reads a bank's own log; the
-//! project's own log at its root or in `docs/` (`DECISIONS.md`) needs no pointer.
+//! project's own log at its root or in `docs/` (`DECISIONS.md`) needs no pointer. Other
+//! markdown the memory imports, links or names is read for its decision sections.
 //!
 //! A path is taken as written, from the folder of the file that names it and then from
 //! the project's root; only what exists inside the project (links resolved) is read, and
@@ -44,13 +45,32 @@ pub(super) struct PointedFile {
     pub path: PathBuf,
     /// Relative to the project, as the timeline shows it.
     pub display: String,
-    /// A log of entries, one record, or memory an instruction file imports (whose
-    /// decision sections count as its own).
+    /// A log of entries, one record, or memory an instruction file imports or names
+    /// (whose decision sections count as its own).
     pub role: Role,
+    /// How the memory reaches it: a log or record it names, a file it imports (loaded
+    /// with it), or other markdown it only names or links.
+    pub reached: Reached,
+}
+
+/// How the memory reaches a file it points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reached {
+    /// A bank lists it: the memory itself.
+    Own,
+    /// A decision log or record the memory names, or the project's own log.
+    Record,
+    /// An `@` import, loaded with the memory.
+    Imported,
+    /// Markdown the memory only names or links, which the agent may never open.
+    Named,
 }
 
 /// What a project's banks already read, and where the project really is.
 struct Known {
+    /// The project as the caller names it, which the paths found keep as their start.
+    given: PathBuf,
+    /// The same, `..` resolved lexically, which paths are compared with.
     project: PathBuf,
     real_project: PathBuf,
     files: HashSet<PathBuf>,
@@ -88,11 +108,15 @@ impl Known {
         } else {
             self.files.contains(&path)
         };
-        (fits && !known).then_some(path)
+        let rel = path.strip_prefix(&self.project).ok()?;
+        (fits && !known).then(|| self.given.join(rel))
     }
 
     fn display(&self, path: &Path) -> String {
-        let rel = path.strip_prefix(&self.project).unwrap_or(path);
+        let rel = path
+            .strip_prefix(&self.given)
+            .or_else(|_| path.strip_prefix(&self.project))
+            .unwrap_or(path);
         rel.components()
             .map(|part| part.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
@@ -107,6 +131,7 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
         return Vec::new();
     };
     let known = Known {
+        given: project.to_path_buf(),
         project: normalize_lexically(project),
         real_project,
         files: banks
@@ -141,21 +166,22 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
             }
         }
     }
-    // The memory files (`true`: a bank lists it), then the markdown they import
-    // (`@docs/rules/architecture.md`, which the agent loads with them), one import deep.
-    let mut sources: Vec<(PathBuf, bool)> = banks
+    // The memory files, then the markdown they import (`@docs/rules/architecture.md`,
+    // which the agent loads with them) or name, one step deep.
+    let mut sources: Vec<(PathBuf, Reached)> = banks
         .iter()
         .flat_map(|bank| {
             bank.files
                 .iter()
                 .filter(|f| points_to_records(bank, f))
-                .map(|f| (f.path.clone(), true))
+                .map(|f| (f.path.clone(), Reached::Own))
         })
         .collect();
     let folder = ProjectFolder::new(project);
     let mut next = 0;
-    while let Some((source, own)) = sources.get(next).cloned() {
+    while let Some((source, reached)) = sources.get(next).cloned() {
         next += 1;
+        let own = reached == Reached::Own;
         // A bank's files as listed; what they import, only inside the project.
         let read = if own {
             text::read_text_limited(&source, limits::DECISION_LOG_MAX_BYTES).ok()
@@ -175,29 +201,42 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
                     && sources.len() < MAX_SOURCES
                     && !sources.iter().any(|(p, _)| *p == path)
                 {
-                    sources.push((path, false));
+                    sources.push((path, Reached::Imported));
                 }
             }
         }
         for token in path_tokens(&text) {
+            // A template (`templates/decisions.md`) is a form, no record.
+            let template = |path: &PathBuf| {
+                crate::formats::names::is_template(path.strip_prefix(&known.given).unwrap_or(path))
+            };
             let (list, want_folder, token) = if names_decision_log(token) {
                 (&mut logs, false, token)
             } else if let Some(folder) = record_folder_of(token) {
                 (&mut folders, true, folder)
             } else {
+                // Other markdown the memory links or names (`[notes](.claude/memory.md)`,
+                // "read `docs/architecture.md` first") is read as an import is, for its
+                // decision sections and what it names in turn.
+                if own
+                    && crate::formats::names::is_markdown(token)
+                    && sources.len() < MAX_SOURCES
+                    && let Some(path) = known
+                        .resolve(base, token, false)
+                        .or_else(|| known.resolve(project, token, false))
+                    && !template(&path)
+                    && !sources.iter().any(|(p, _)| *p == path)
+                {
+                    sources.push((path, Reached::Named));
+                }
                 continue;
             };
             let found = known
                 .resolve(base, token, want_folder)
                 .or_else(|| known.resolve(project, token, want_folder));
-            // A template of the log (`templates/decisions.md`) is a form, no record.
-            let template = |path: &PathBuf| {
-                !want_folder
-                    && crate::formats::names::is_template(
-                        path.strip_prefix(&known.project).unwrap_or(path),
-                    )
-            };
-            if let Some(path) = found.filter(|path| !list.contains(path) && !template(path)) {
+            if let Some(path) =
+                found.filter(|path| !list.contains(path) && (want_folder || !template(path)))
+            {
                 list.push(path);
             }
         }
@@ -208,25 +247,30 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
             display: known.display(&path),
             path,
             role: Role::Decisions,
+            reached: Reached::Record,
         })
         .collect();
     for folder in folders {
         for path in records_in(&folder) {
-            if !known.files.contains(&path) && !out.iter().any(|f| f.path == path) {
+            if !known.files.contains(&normalize_lexically(&path))
+                && !out.iter().any(|f| f.path == path)
+            {
                 out.push(PointedFile {
                     display: known.display(&path),
                     path,
                     role: Role::Adr,
+                    reached: Reached::Record,
                 });
             }
         }
     }
-    for (path, _) in sources.into_iter().filter(|(_, own)| !own) {
+    for (path, reached) in sources.into_iter().filter(|(_, r)| *r != Reached::Own) {
         if !out.iter().any(|f| f.path == path) {
             out.push(PointedFile {
                 display: known.display(&path),
                 path,
                 role: Role::Instructions,
+                reached,
             });
         }
     }

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::links::link_supersessions;
-use super::pointed::{pointed_files, read_pointed};
+use super::pointed::{Reached, pointed_files, read_pointed};
 use super::sections::parse_sections;
 use super::text::{adr_number, normalize_title};
 use super::timeline::sort_timeline;
@@ -300,8 +300,15 @@ pub(crate) fn pointed_decisions(
             out.extend(decisions_of_parsed(&file.display, &text, parsed));
         } else {
             // Memory an instruction file imports: its decision sections, as the
-            // importing file's own.
-            imported.extend(parse_sections(&file.path, &file.display, &text));
+            // importing file's own. Markdown it only names or links is not loaded with
+            // it: an entry there counts where it carries what records a decision (a
+            // date, an id, a status), not as any list under a "Decisions" heading.
+            let named = file.reached == Reached::Named;
+            imported.extend(
+                parse_sections(&file.path, &file.display, &text)
+                    .into_iter()
+                    .filter(|d| !named || d.is_recorded()),
+            );
         }
     }
     let logged = Logged::new(out.iter());
@@ -484,6 +491,52 @@ mod tests {
                 ("CLAUDE.md".to_string(), "Ship one binary".to_string()),
                 // An imported file's sections count; what the log holds is not repeated.
                 ("docs/ai/stack.md".to_string(), "Deploy on Fly".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn decision_sections_of_markdown_the_memory_links_are_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path().join("sub").join("..").join("project");
+        let write = |rel: &str, text: &str| {
+            let path = temp.path().join("project").join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        std::fs::create_dir_all(temp.path().join("sub")).unwrap();
+        write(
+            "CLAUDE.md",
+            "# Project\n\nSession notes live in [.claude/memory.md](.claude/memory.md).\n",
+        );
+        write(
+            ".claude/memory.md",
+            "# Memory\n\n## Decisions Made\n\n| Date | Decision | Why |\n|---|---|---|\n\
+             | 2026-01-24 | Single shared database | One place to back up |\n\
+             | 2026-01-29 | Direct push workflow | Solo project |\n\n## Open Tasks\n- Fix the build\n",
+        );
+        let file = MemoryFile::for_test(project.join("CLAUDE.md"), "CLAUDE.md", Role::Instructions);
+        let bank = Bank::for_test(crate::model::Format::ClaudeMd, project.clone(), vec![file]);
+        let found: Vec<(String, String, Option<String>)> = decisions_of_project(&project, &[bank])
+            .into_iter()
+            .map(|d| {
+                // Paths keep the project as it was named, `..` and all.
+                assert!(d.file.starts_with(&project), "{}", d.file.display());
+                (d.display, d.title, d.date.map(|date| date.to_string()))
+            })
+            .collect();
+        let entry = |title: &str, date: &str| {
+            (
+                ".claude/memory.md".to_string(),
+                title.to_string(),
+                Some(date.to_string()),
+            )
+        };
+        assert_eq!(
+            found,
+            [
+                entry("Single shared database", "2026-01-24"),
+                entry("Direct push workflow", "2026-01-29")
             ]
         );
     }

@@ -24,6 +24,9 @@ pub(super) fn is_placeholder(text: &str) -> bool {
     if t.is_empty() {
         return false;
     }
+    if has_placeholder_id(t) || t.ends_with("(YYYY-MM-DD)") {
+        return true;
+    }
     if !t.as_bytes().contains(&b'[') {
         // No bracketed part: only the bare template words.
         return matches!(t, "YYYY-MM-DD" | "TBD" | "...");
@@ -50,6 +53,23 @@ pub(super) fn is_placeholder(text: &str) -> bool {
         .chars()
         .all(|c| c.is_whitespace() || "-–—:|/.".contains(c))
         || matches!(t, "YYYY-MM-DD" | "[YYYY-MM-DD]" | "TBD" | "...")
+}
+
+/// A leading id whose number is left for the writer: `D-XXX: title`, `ADR-NNN`.
+fn has_placeholder_id(text: &str) -> bool {
+    let Some((prefix, rest)) = text.split_once('-') else {
+        return false;
+    };
+    let slot_len = rest
+        .bytes()
+        .take_while(|b| matches!(b, b'X' | b'N' | b'#'))
+        .count();
+    let after = rest.as_bytes().get(slot_len);
+    (1..=6).contains(&prefix.len())
+        && prefix.bytes().all(|b| b.is_ascii_alphabetic())
+        && slot_len >= 2
+        && rest.as_bytes()[..slot_len].windows(2).all(|w| w[0] == w[1])
+        && after.is_none_or(|b| !b.is_ascii_alphanumeric())
 }
 
 /// Removes emphasis markers and turns links and wikilinks into their text.
@@ -339,6 +359,26 @@ mod tests {
                 bytes.len() >= word.len() && bytes[at..at + word.len()].eq_ignore_ascii_case(word)
             })
         })
+    }
+
+    #[test]
+    fn an_id_or_date_left_for_the_writer_is_a_placeholder() {
+        for title in [
+            "D-XXX: 결정 제목 (YYYY-MM-DD)",
+            "ADR-NNN: Title",
+            "DEC-### Title",
+            "Decision title (YYYY-MM-DD)",
+        ] {
+            assert!(is_placeholder(title), "{title}");
+        }
+        for title in [
+            "D-024: Context as Currency",
+            "ADR-XN: mixed",
+            "Use YYYY-MM-DD dates in file names",
+            "Re-XXL sizes for the shop",
+        ] {
+            assert!(!is_placeholder(title), "{title}");
+        }
     }
 
     #[test]
