@@ -56,6 +56,29 @@ fn is_nested(rel: &Path) -> bool {
     rules_folder_depth(rel).is_some_and(|depth| depth > 0)
 }
 
+/// Whether the rule at `path` (absolute) sits below a folder of the rules that holds a
+/// skill's `SKILL.md` (an Agent Skills package copied among the rules) and is not that
+/// index itself.
+fn is_skill_resource(path: &Path) -> bool {
+    let mut folder = path.parent();
+    while let Some(current) = folder {
+        let parent = current.parent();
+        let is_rules_folder = current.file_name().is_some_and(|name| name == "rules")
+            && parent
+                .and_then(Path::file_name)
+                .is_some_and(|name| name == ".cursor");
+        if is_rules_folder {
+            return false;
+        }
+        let index = current.join("SKILL.md");
+        if index != path && index.is_file() {
+            return true;
+        }
+        folder = parent;
+    }
+    false
+}
+
 /// When a rule loads, from its frontmatter.
 fn load_of(fm: &RuleFrontmatter) -> LoadKind {
     if fm.flag("alwaysApply") == Some(Ok(true)) {
@@ -148,7 +171,9 @@ impl FormatRules for CursorRules {
                     ),
                 ));
             }
-            if load_of(fm) == LoadKind::Manual {
+            // A skill's reference files (`<skill>/rules/*.md` beside its SKILL.md) are
+            // reached through the skill's index, which is judged as a rule of its own.
+            if load_of(fm) == LoadKind::Manual && !is_skill_resource(&file.path) {
                 let line = fm.get("alwaysApply").map(|e| e.line);
                 if fm.flag("alwaysApply") == Some(Ok(false)) {
                     // `alwaysApply: false` with nothing else is Cursor's documented Manual
@@ -204,6 +229,39 @@ mod tests {
         assert_eq!((legacy.layer, legacy.load), (Some(1), LoadKind::Startup));
         let stray = CursorRules.place(Path::new(".cursor/rules/notes.txt"));
         assert_eq!(stray.load, LoadKind::Never);
+    }
+
+    #[test]
+    fn a_skill_s_reference_files_among_the_rules_are_reached_through_its_index() {
+        let temp = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = temp.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let reference = "---\ntitle: Parallel fetches\nimpact: HIGH\n---\n# Parallel\n";
+        let files = [
+            write(".cursor/rules/react/SKILL.md", "# React best practices\n"),
+            write(".cursor/rules/react/rules/async-parallel.md", reference),
+            write(".cursor/rules/plain.md", "# Plain\n"),
+            // A SKILL.md outside the rules folder has no say.
+            write("SKILL.md", "# Not a rule\n"),
+            write(".cursor/rules/other/a.md", reference),
+        ];
+        let never_picked: Vec<bool> = files
+            .iter()
+            .map(|path| {
+                let rel = path.strip_prefix(temp.path()).unwrap();
+                let file = MemoryFile::for_test(path.clone(), &rel.to_string_lossy(), Role::Rules);
+                let text = std::fs::read_to_string(path).unwrap();
+                CursorRules
+                    .check_text(&file, &text)
+                    .iter()
+                    .any(|f| f.code == FindingCode::RuleNeverPicked)
+            })
+            .collect();
+        assert_eq!(never_picked, [true, false, true, false, true]);
     }
 
     #[test]
