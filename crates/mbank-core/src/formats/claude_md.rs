@@ -12,6 +12,9 @@ use crate::model::{Format, LoadKind, MemoryFile};
 /// Claude Code warns when one CLAUDE.md exceeds this many characters.
 pub(crate) const CLAUDE_MD_WARN_CHARS: u64 = 40_000;
 
+/// The lines Claude Code's memory documentation asks one CLAUDE.md to stay under.
+pub(crate) const CLAUDE_MD_TARGET_LINES: u64 = 200;
+
 pub const FILES: InstructionFiles = InstructionFiles {
     main: "CLAUDE.md",
     local: "CLAUDE.local.md",
@@ -154,17 +157,26 @@ impl FormatRules for ClaudeMd {
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
-        let mut budgets = Vec::new();
-        if file.load != LoadKind::Never && file.file_name() == FILES.main {
-            budgets.push(Budget::new(
+        if file.load == LoadKind::Never || file.file_name() != FILES.main {
+            return FILES.file_budgets(file);
+        }
+        // Claude Code's memory documentation: "target under 200 lines per CLAUDE.md
+        // file", as longer files cost context and lower adherence. Its own figure, so
+        // the family's borrowed 500 lines has nothing to add here.
+        vec![
+            Budget::new(
                 "Claude Code warns above 40,000 characters per CLAUDE.md",
                 RuleSource::ClaudeCode,
                 Unit::Characters,
                 CLAUDE_MD_WARN_CHARS,
-            ));
-        }
-        budgets.extend(FILES.file_budgets(file));
-        budgets
+            ),
+            Budget::new(
+                "Claude Code's target: under 200 lines per CLAUDE.md, for adherence",
+                RuleSource::ClaudeCode,
+                Unit::Lines,
+                CLAUDE_MD_TARGET_LINES,
+            ),
+        ]
     }
 
     fn bank_budgets(&self, _preset: Option<&str>) -> Vec<Budget> {

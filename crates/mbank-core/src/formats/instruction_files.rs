@@ -168,12 +168,14 @@ impl InstructionFiles {
         }
     }
 
-    /// The family's budgets of what loads at start-up.
+    /// The family's budgets of what loads at start-up. The line figure is BEANS.md's
+    /// own; other agents load their files whole whatever their lines, so it is not lent.
     pub(crate) fn bank_budgets(&self) -> Vec<Budget> {
-        vec![
-            self.budget("≤ 10% of a 200K-token context", Unit::Tokens, 20_000),
-            self.budget("≤ 200 lines loaded at start-up", Unit::Lines, 200),
-        ]
+        let mut budgets = vec![self.budget("≤ 10% of a 200K-token context", Unit::Tokens, 20_000)];
+        if !self.budgets_borrowed {
+            budgets.push(self.budget("≤ 200 lines loaded at start-up", Unit::Lines, 200));
+        }
+        budgets
     }
 }
 
