@@ -415,6 +415,10 @@ impl Expander {
             };
             let target = match resolve(importer, &import.target, &self.policy) {
                 Resolution::Found(target) => target,
+                // A missing name with no file extension (`@vue/test-utils`,
+                // `@scope/package` in prose) names a package or a handle, not a file
+                // someone meant to import: the agent finds nothing and goes on.
+                Resolution::Missing(_) if !has_file_extension(&import.target) => continue,
                 Resolution::Missing(path) => {
                     out.findings.push(finding(
                         Severity::Warning,
@@ -625,7 +629,9 @@ mod tests {
     fn expands_depth_first_once_each_with_cycle_and_missing() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path();
-        write(&p.join("CLAUDE.md"), "# Main\n@a.md\n@b.md\n@gone.md\n");
+        // `@vue/test-utils`, missing and with no extension, names a package.
+        let main = "# Main\n@a.md\n@b.md\n@gone.md\nTests: Vitest with @vue/test-utils\n";
+        write(&p.join("CLAUDE.md"), main);
         write(&p.join("a.md"), "A\n@sub/c.md\n");
         write(&p.join("sub/c.md"), "C\n@../CLAUDE.md\n@../b.md\n");
         write(&p.join("b.md"), "B\n");
