@@ -651,6 +651,11 @@ fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
     if ["Xxx", "XXX", "Foo"].iter().any(|slot| last.contains(slot)) {
         return None;
     }
+    // An MCP tool as Claude Code names it (`mcp__server__tool`): the server's, not code
+    // of the project.
+    if last.starts_with("mcp__") {
+        return None;
+    }
     // Errors and exceptions named in prose are mostly the platform's or a library's.
     if ["Error", "Exception", "Denied", "NotFound", "Warning"]
         .iter()
@@ -852,7 +857,8 @@ gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
     fn a_naming_pattern_with_a_slot_is_no_symbol() {
         assert_eq!(
             texts(
-                "# Patterns\n\nEach store exports a hook: `useXxxStore`; `useCartStore` is one.\n"
+                "# Patterns\n\nEach store exports a hook: `useXxxStore`; `useCartStore` is one.\n\
+                 Read memories with `mcp__serena__list_memories`.\n"
             ),
             vec![(ClaimKind::Symbol, "useCartStore".into(), 3)]
         );
