@@ -205,6 +205,37 @@ fn last_commit_times_and_commits_since_make_active_context_stale() {
     }
 }
 
+/// Dates typed into files both unchanged since one commit do not make either older than
+/// the other: a year typed wrong, or a planned date ("expected completion"), is no update.
+#[test]
+fn written_dates_of_files_committed_together_do_not_date_them_apart() {
+    let repo = Repo::new();
+    cline_bank(&repo);
+    // T0 is 2025-10-09: one file typed last year's date, the other a date still ahead.
+    repo.write(
+        "memory-bank/activeContext.md",
+        "# Active Context\n\nReport finished 2024-10-08.\n",
+    );
+    repo.write(
+        "memory-bank/progress.md",
+        "# Progress\n\nCart done. Expected completion: 2025-12-20 (MVP release).\n",
+    );
+    repo.commit_all("bank", T0);
+    let report = analyze(&repo.project(), git_depth());
+    let active = file(&report, "activeContext.md").staleness.clone().unwrap();
+    assert_eq!(active.level, Freshness::Fresh, "{}", active.reason);
+
+    // Edited since (not committed), the file is judged by the dates it holds again, but
+    // a date after the commit its sibling is unchanged since is still a plan.
+    repo.write(
+        "memory-bank/activeContext.md",
+        "# Active Context\n\nReport finished 2025-07-01.\n",
+    );
+    let report = analyze(&repo.project(), git_depth());
+    let active = file(&report, "activeContext.md").staleness.clone().unwrap();
+    assert_eq!(active.level, Freshness::Fresh, "{}", active.reason);
+}
+
 /// An `AGENTS.md` that is a link to `CLAUDE.md` (one file for both agents) changes
 /// whenever `CLAUDE.md` does: its history is `CLAUDE.md`'s, not the link's one commit.
 #[cfg(unix)]

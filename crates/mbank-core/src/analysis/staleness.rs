@@ -50,6 +50,8 @@ pub(crate) struct FileActivity {
     pub content_date: Option<NaiveDate>,
     /// Commits in the repository since the file last changed.
     pub commits_since: Option<u32>,
+    /// `updated` is the time of the commit the file is unchanged since.
+    pub committed: bool,
 }
 
 /// What the project as a whole did.
@@ -260,8 +262,13 @@ pub(crate) fn assess_bank(
                     .iter()
                     .zip(activity)
                     .enumerate()
-                    .filter(|(i, (f, _))| {
-                        *i != index && f.load != LoadKind::Never && group_of(*i) == group_of(index)
+                    .filter(|(i, (f, a))| {
+                        *i != index
+                            && f.load != LoadKind::Never
+                            && group_of(*i) == group_of(index)
+                            // Both unchanged since their commits: git's times (above) say
+                            // which is older better than a date typed into either.
+                            && !(mine.committed && a.committed)
                     })
                     .filter_map(|(_, (f, a))| a.content_date.map(|d| (d, f)))
                     .max_by_key(|(d, _)| *d);
@@ -444,6 +451,7 @@ mod tests {
             updated: Some(super::tests::day(when)),
             content_date: NaiveDate::parse_from_str(day, "%Y-%m-%d").ok(),
             commits_since: None,
+            committed: false,
         };
         let activity = [
             dated("2025-03-17", 0),
@@ -659,6 +667,20 @@ mod tests {
             active.reason,
             "last dated 2026-09-02, 77 days before progress.md's 2026-11-18"
         );
+        // Both unchanged since the same commit: git says they are as old as each other,
+        // whatever year was typed into one.
+        let committed = activity.map(|a| FileActivity {
+            committed: true,
+            ..a
+        });
+        let result = assess_bank(
+            &b,
+            &committed,
+            &ProjectActivity::default(),
+            &StalenessSettings::default(),
+        );
+        let active = result[0].clone().unwrap();
+        assert_eq!(active.level, Freshness::Fresh, "{}", active.reason);
     }
 
     #[test]

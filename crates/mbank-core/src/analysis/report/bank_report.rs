@@ -233,12 +233,25 @@ impl Analyzer<'_> {
                 };
                 // Uncommitted edits mean the file was just updated: no commits behind.
                 let commits_since = commit.map(|c| if c.clean { c.commits_since } else { 0 });
+                let committed = commit.filter(|c| c.clean);
+                // Whatever the depth: `list`, `check` and the TUI judge from the same
+                // evidence, so they never disagree on a file's staleness.
+                let content_date = self
+                    .content_date(file, text.as_deref(), result.as_ref().ok())
+                    // A file unchanged since its commit cannot record a later update: a
+                    // date after it is a plan ("expected completion: …").
+                    .filter(|date| {
+                        committed.is_none_or(|c| {
+                            chrono::DateTime::from_timestamp(c.committed, 0).is_none_or(|at| {
+                                *date <= at.date_naive() + chrono::Duration::days(1)
+                            })
+                        })
+                    });
                 FileActivity {
                     updated,
-                    // Whatever the depth: `list`, `check` and the TUI judge from the same
-                    // evidence, so they never disagree on a file's staleness.
-                    content_date: self.content_date(file, text.as_deref(), result.as_ref().ok()),
+                    content_date,
                     commits_since,
+                    committed: committed.is_some(),
                 }
             })
             .collect();
