@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::links::link_supersessions;
 use super::pointed::{Reached, pointed_files, read_pointed};
 use super::sections::parse_sections;
-use super::text::{adr_number, normalize_title};
+use super::text::{ADR_REF, adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
 use crate::analysis::file_class;
@@ -212,10 +212,11 @@ pub(crate) fn section_decisions<'d>(
         let Ok(text) = text::read_text_limited(&file.path, limits::DECISION_LOG_MAX_BYTES) else {
             continue;
         };
+        let cites = logged.citations(&text);
         out.extend(
             parse_sections(&file.path, &file.display, &text)
                 .into_iter()
-                .filter(|d| !logged.restated_by(d)),
+                .filter(|d| !logged.restated_by(d) && !cites.logged_record(d)),
         );
     }
     out
@@ -249,6 +250,30 @@ impl Logged {
         }
     }
 
+    /// The ADR numbers `text` cites on each of its lines that the logs hold.
+    fn citations(&self, text: &str) -> Citations {
+        let mut lines = Vec::new();
+        if !self.ids.is_empty()
+            && text
+                .as_bytes()
+                .windows(3)
+                .any(|w| w.eq_ignore_ascii_case(b"adr"))
+        {
+            for (index, line) in text.lines().enumerate() {
+                let cited: Vec<u32> = ADR_REF
+                    .find_iter(line)
+                    .filter(|m| !names_a_replacement(&line[..m.start()]))
+                    .filter_map(|m| adr_number(m.as_str()))
+                    .filter(|n| self.ids.contains(n))
+                    .collect();
+                if !cited.is_empty() {
+                    lines.push((index + 1, cited));
+                }
+            }
+        }
+        Citations { lines }
+    }
+
     /// Whether `entry` repeats a logged one: the same ADR number, the same title, or a
     /// title of three words or more inside the other.
     fn restated_by(&self, entry: &Decision) -> bool {
@@ -273,6 +298,49 @@ impl Logged {
         self.long_titles
             .iter()
             .any(|t| t.contains(&padded) || padded.contains(t.as_str()))
+    }
+}
+
+/// Words that say the record named after them is replaced ("superseding ADR-001",
+/// "取代 ADR-3"): the entry is a decision of its own.
+const REPLACING: [&str; 9] = [
+    "supersed",
+    "replac",
+    "取代",
+    "替代",
+    "заменя",
+    "ersetz",
+    "reemplaz",
+    "remplac",
+    "substitu",
+];
+
+/// Whether the text before a cited record, on its line, says the record is replaced.
+fn names_a_replacement(before: &str) -> bool {
+    let lower = before.to_lowercase();
+    REPLACING.iter().any(|word| lower.contains(word))
+}
+
+/// Where a memory file cites records the logs hold (`| Zone signal (ADR-063) |`, "full
+/// rationale in ADR-076"): 1-based lines and the numbers cited there.
+struct Citations {
+    lines: Vec<(usize, Vec<u32>)>,
+}
+
+impl Citations {
+    /// Whether `entry` sends the reader to a logged record for itself: a line of it cites
+    /// one it does not say it supersedes. A summary of the log, not a decision of its own.
+    fn logged_record(&self, entry: &Decision) -> bool {
+        let superseded: Vec<u32> = entry
+            .supersedes
+            .iter()
+            .filter_map(|id| adr_number(id))
+            .collect();
+        let from = self.lines.partition_point(|(line, _)| *line < entry.line);
+        self.lines[from..]
+            .iter()
+            .take_while(|(line, _)| *line <= entry.end_line)
+            .any(|(_, cited)| cited.iter().any(|n| !superseded.contains(n)))
     }
 }
 
@@ -491,6 +559,51 @@ mod tests {
                 ("CLAUDE.md".to_string(), "Ship one binary".to_string()),
                 // An imported file's sections count; what the log holds is not repeated.
                 ("docs/ai/stack.md".to_string(), "Deploy on Fly".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_memory_entry_citing_a_logged_record_summarises_it() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().join("memory-bank");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(
+            root.join("decisionLog.md"),
+            "# Decision Log\n\n## ADR-001: Nano model\n**Status:** Accepted\n\n\
+             ## ADR-063: Zone signal\n**Status:** Accepted\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("progress.md"),
+            "# Progress\n\n## Key Decisions\n\n| Decision | Rationale |\n|---|---|\n\
+             | Zone as primary signal (ADR-063) | fewer misses |\n\
+             | Keep the nightly build | cheap |\n\
+             | Drop the v1 signal, superseding ADR-001 | replaced |\n\n\
+             ## Design Decisions (this session)\n\n- Retry twice on timeouts\n  \
+             Full rationale in ADR-001.\n- Log every miss\n",
+        )
+        .unwrap();
+        let file = |rel: &str, role| MemoryFile::for_test(root.join(rel), rel, role);
+        let bank = Bank::for_test(
+            crate::model::Format::Cline,
+            root.clone(),
+            vec![
+                file("decisionLog.md", Role::Decisions),
+                file("progress.md", Role::Progress),
+            ],
+        );
+        let titles: Vec<String> = decisions_of_project(temp.path(), &[bank])
+            .into_iter()
+            .filter(|d| d.display.ends_with("progress.md"))
+            .map(|d| d.title)
+            .collect();
+        assert_eq!(
+            titles,
+            [
+                "Keep the nightly build",
+                "Drop the v1 signal, superseding ADR-001",
+                "Log every miss"
             ]
         );
     }
