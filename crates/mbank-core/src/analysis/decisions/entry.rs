@@ -31,6 +31,13 @@ static CLINE_TITLE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?:decision|решение|decisión|decisao|decisão|décision|entscheidung|决定|決定|决策|決策|결정)(?:\s*#?\s*(?P<n>\d+))?\s*(?:[:：\-–—.]\s*(?P<rest>.*))?$",
     )
 });
+/// A title ending in a date and a note in the same brackets (`Export API (2026-07-06, #18)`,
+/// `X (2026-07-06; Epic #39)`): the date, the title before the brackets.
+static DATE_NOTE_LAST: LazyLock<Regex> = LazyLock::new(|| {
+    regex(&format!(
+        r"^(?P<rest>.*?\S)\s*[\[(（【]{DATE_TIME}\s*[,;，；、]\s*[^\])）】]*[\])）】]$"
+    ))
+});
 /// A title ending in a span of dates (`Ball tracking (2026-02-23 to 2026-02-24)`): the
 /// span's first date, the title before it.
 static DATE_SPAN_LAST: LazyLock<Regex> = LazyLock::new(|| {
@@ -470,7 +477,9 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;
     } else if may_hold_date
-        && let Some(c) = DATE_LAST.captures(text)
+        && let Some(c) = DATE_LAST
+            .captures(text)
+            .or_else(|| DATE_NOTE_LAST.captures(text))
         && let Some(date) = date_from_captures(&c)
     {
         out.date = Some(date);
@@ -646,7 +655,12 @@ mod tests {
         for heading in &headings {
             let text = heading.trim();
             if !may_hold_date(is_ascii(text), text) {
-                for pattern in [&*DATE_FIRST, &*DATE_LAST, &*DATE_SPAN_LAST] {
+                for pattern in [
+                    &*DATE_FIRST,
+                    &*DATE_LAST,
+                    &*DATE_SPAN_LAST,
+                    &*DATE_NOTE_LAST,
+                ] {
                     assert!(!pattern.is_match(text), "{text:?} matches {pattern}");
                 }
             }

@@ -539,7 +539,8 @@ mod tests {
 ## Split the monolith - 2025-07-08\n\n\
 ## Rename the CLI (2025-08-09)\n\n\
 ## 默认启用 Doc-First（2026-02-03）\n\n\
-## Разделить сервис 12.03.2025\n";
+## Разделить сервис 12.03.2025\n\n\
+## Export architecture (2026-07-06, Epic #39)\n";
         let d = log(text);
         let got: Vec<(&str, Option<NaiveDate>)> =
             d.iter().map(|d| (d.title.as_str(), d.date)).collect();
@@ -554,6 +555,7 @@ mod tests {
                 ("Rename the CLI", date("2025-08-09")),
                 ("默认启用 Doc-First", date("2026-02-03")),
                 ("Разделить сервис", date("2025-03-12")),
+                ("Export architecture", date("2026-07-06")),
             ]
         );
         assert!(d.iter().all(|d| d.style == DecisionStyle::DatedHeading));
