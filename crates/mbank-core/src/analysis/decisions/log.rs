@@ -10,7 +10,9 @@ use super::entry::{
 };
 use super::entry::{is_decision_section_heading, is_field_label};
 use super::events::{Event, scan_events};
-use super::meaning::{is_open_question, is_pointer, kind_of_title, status_from_title};
+use super::meaning::{
+    is_open_question, is_pointer, kind_of_title, names_an_option_not_taken, status_from_title,
+};
 use super::text::{clean_title, is_placeholder, may_contain_word, strip_markup};
 use super::{Decision, DecisionKind, DecisionStatus, DecisionStyle};
 use crate::markup::markdown;
@@ -277,7 +279,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     continue;
                 }
                 let heading = read_heading(text);
-                if is_placeholder(&heading.title) || is_open_question(&heading.title) {
+                if is_placeholder(&heading.title)
+                    || is_open_question(&heading.title)
+                    || names_an_option_not_taken(&heading.title)
+                {
                     continue;
                 }
                 if !heading.certain && *level > 1 && is_decision_section_heading(text) {
@@ -527,6 +532,17 @@ mod tests {
         let text = "# Decision Log\n\n## Decision: [Decision Title]\n- **Date**: [YYYY-MM-DD]\n\
 - **Status**: [Accepted / Superseded / Deprecated]\n\n## [Date] - [Decision Topic]\n";
         assert!(log(text).is_empty());
+    }
+
+    #[test]
+    fn options_weighed_beside_a_decision_are_not_entries() {
+        let text = "# Architecture Decisions\n\n## Payments\n\n### Decision: Stripe\nCards.\n\n\
+### Alternative: PayPal\nFees.\n\n### Future Consideration: Adyen\n";
+        let d = log(text);
+        assert_eq!(
+            d.iter().map(|d| d.title.as_str()).collect::<Vec<_>>(),
+            ["Stripe"]
+        );
     }
 
     #[test]

@@ -348,6 +348,42 @@ pub(super) fn is_consideration(text: &str) -> bool {
         .any(|lead| leads_with(&lower, lead))
 }
 
+/// Labels of an option weighed beside the one taken, or of one left for later
+/// ("Alternative: PayPal", "Future consideration: GraphQL", "备选方案：Redis").
+const NOT_TAKEN_LABELS: &[&str] = &[
+    "alternative",
+    "alternatives",
+    "rejected",
+    "future",
+    "later",
+    "alternativa",
+    "alternativas",
+    "rechazado",
+    "rechazada",
+    "rejeitado",
+    "rejeitada",
+    "альтернатива",
+    "отклонен",
+    "verworfen",
+    "rejeté",
+    "备选",
+    "替代方案",
+    "代替案",
+    "대안",
+];
+
+/// Whether a title names an option weighed and not taken, or one left for later: its
+/// label (the part before a colon) says so, or what follows the label is only a
+/// consideration ("Production: Consider PostgreSQL").
+pub(super) fn names_an_option_not_taken(title: &str) -> bool {
+    let plain = strip_markup(title);
+    let Some((label, value)) = plain.split_once([':', '：']) else {
+        return false;
+    };
+    let label = label.trim().to_lowercase();
+    NOT_TAKEN_LABELS.iter().any(|word| leads_with(&label, word)) || is_consideration(value)
+}
+
 /// Leading verbs that say a decision was taken, and the status they give.
 const TAKEN: &[(&str, DecisionStatus)] = &[
     ("selected", DecisionStatus::Accepted),
@@ -567,6 +603,24 @@ mod tests {
             "В будущем возможно расширение функциональности"
         ));
         assert!(is_consideration("Possibly move to Postgres later"));
+        for title in [
+            "Alternative: PayPal",
+            "**Alternatives**: AWS SES",
+            "Future Consideration: GraphQL",
+            "Production: Consider PostgreSQL",
+            "备选方案：Redis",
+            "Альтернатива: Kafka",
+        ] {
+            assert!(names_an_option_not_taken(title), "{title}");
+        }
+        for title in [
+            "Decision: Stripe (Recommended)",
+            "Frontend: Vercel (Current)",
+            "Alternative payment providers are out of scope",
+            "Futures market data: Polygon",
+        ] {
+            assert!(!names_an_option_not_taken(title), "{title}");
+        }
         assert!(!is_consideration("Postgres for sessions"));
     }
 

@@ -16,8 +16,8 @@ use super::entry::{
 };
 use super::events::leading_stamp;
 use super::meaning::{
-    is_consideration, is_open_question, is_pointer, kind_of_title, names_not_made,
-    status_from_title,
+    is_consideration, is_open_question, is_pointer, kind_of_title, names_an_option_not_taken,
+    names_not_made, status_from_title,
 };
 use super::tables::{is_separator_row, row_of, table_cells, table_columns};
 use super::text::{
@@ -334,7 +334,11 @@ impl SectionSource<'_> {
             }
             let heading = read_heading(text);
             let (title, marked_status) = without_status_mark(&unnumbered(&heading.title));
-            if title.is_empty() || is_placeholder(&title) || is_open_question(&title) {
+            if title.is_empty()
+                || is_placeholder(&title)
+                || is_open_question(&title)
+                || names_an_option_not_taken(&title)
+            {
                 continue;
             }
             // "## Accepted" over a list of entries: a status that groups them, never an
