@@ -132,11 +132,17 @@ pub(crate) fn is_record_name(file_name: &str) -> bool {
         return true;
     }
     let digits = stem.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0
+    let numbered = digits > 0
         && matches!(
             stem.as_bytes().get(digits),
             None | Some(b'-' | b'_' | b'.' | b' ')
-        )
+        );
+    // `decision_20260204123036.md`, `decision-007-cache.md`: the word, then its number.
+    let numbered_decision = stem
+        .strip_prefix("decision")
+        .and_then(|rest| rest.strip_prefix(['-', '_', ' ']))
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    numbered || numbered_decision
 }
 
 impl FormatRules for AdrRecords {
@@ -192,6 +198,8 @@ mod tests {
             "adr-0014.md",
             "0002-título-en-español.markdown",
             "0012-rules-over-template-based.md",
+            "decision_20260204123036.md",
+            "Decision-007-cache.md",
         ] {
             assert!(is_record_name(name), "{name}");
         }
@@ -206,6 +214,8 @@ mod tests {
             "2024plans.md",
             "0001-diagram.png",
             "notes.txt",
+            "decisions.md",
+            "decision-making.md",
         ] {
             assert!(!is_record_name(name), "{name}");
         }

@@ -15,6 +15,43 @@ use super::{Decision, DecisionStatus, DecisionStyle};
 use crate::formats;
 use crate::markup::markdown;
 
+/// `decision_20260204123036.md`: a record named by its moment.
+static DECISION_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)^decision[-_](?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})(?:[-_T]?(?P<hh>\d{2})(?P<mm>\d{2})(?:\d{2})?)?(?:[-_]|\.md$|$)",
+    )
+});
+
+/// The value of a record's title field (`- Topic: Project structure`, `Title: …`,
+/// `Тема: …`), read where the content mask shows text.
+fn title_field(lines: &[&str], mask: &[bool]) -> Option<String> {
+    lines
+        .iter()
+        .zip(mask)
+        .filter(|(_, shown)| **shown)
+        .find_map(|(line, _)| {
+            let line = line.trim_start().trim_start_matches(['-', '*', '+']).trim();
+            let (key, value) = line.split_once([':', '：'])?;
+            let key = key.trim().trim_matches('*').trim().to_lowercase();
+            let names_title = canonical_key(&key) == "title"
+                || matches!(
+                    key.as_str(),
+                    "title"
+                        | "topic"
+                        | "subject"
+                        | "тема"
+                        | "tema"
+                        | "thème"
+                        | "主题"
+                        | "主題"
+                        | "テーマ"
+                        | "주제"
+                );
+            let value = clean_title(value.trim().trim_start_matches('*').trim());
+            (names_title && !value.is_empty()).then_some(value)
+        })
+}
+
 /// `ADR-012-20250522-1403-title.md`: the timestamp ConKeeper adds for concurrent sessions.
 static ADR_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -103,23 +140,34 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
             .find(|(heading, _)| first_word_key(heading) == key)
             .map(|(_, line)| line)
     };
-    let stamp = ADR_FILE_STAMP.captures(&file_name).and_then(|c| {
-        let num = |n: &str| c.name(n).and_then(|m| m.as_str().parse::<u32>().ok());
-        let date = NaiveDate::from_ymd_opt(i32::try_from(num("y")?).ok()?, num("m")?, num("d")?)?;
-        let time = match (num("hh"), num("mm")) {
-            (Some(h), Some(m)) => NaiveTime::from_hms_opt(h, m, 0),
-            _ => None,
-        };
-        Some((date, time))
-    });
-    let title = heading_title.or(front_title).unwrap_or_else(|| {
-        let stem = file_name.trim_end_matches(".md");
-        let words = adr_title(stem)
-            .map(|c| c["rest"].to_string())
-            .unwrap_or_else(|| stem.to_string());
-        let words = words.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
-        clean_title(&words.replace(['-', '_'], " "))
-    });
+    let stamp = ADR_FILE_STAMP
+        .captures(&file_name)
+        .or_else(|| DECISION_FILE_STAMP.captures(&file_name))
+        .and_then(|c| {
+            let num = |n: &str| c.name(n).and_then(|m| m.as_str().parse::<u32>().ok());
+            let date =
+                NaiveDate::from_ymd_opt(i32::try_from(num("y")?).ok()?, num("m")?, num("d")?)?;
+            let time = match (num("hh"), num("mm")) {
+                (Some(h), Some(m)) => NaiveTime::from_hms_opt(h, m, 0),
+                _ => None,
+            };
+            Some((date, time))
+        });
+    // A heading that only says what the file is ("# Decision Record") leaves the title
+    // to a field of the body (`- Topic: Project structure`).
+    let heading_title = heading_title.filter(|t| !formats::adr_records::is_record_folder_name(t));
+    let title = heading_title
+        .or(front_title)
+        .or_else(|| title_field(&lines, &mask))
+        .unwrap_or_else(|| {
+            let stem = file_name.trim_end_matches(".md");
+            let words = adr_title(stem)
+                .map(|c| c["rest"].to_string())
+                .unwrap_or_else(|| stem.to_string());
+            let words =
+                words.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '_');
+            clean_title(&words.replace(['-', '_'], " "))
+        });
     // A record named or titled by its day (`2025-10-11-pick-a-queue.md`,
     // `# 2025-10-11: Pick a queue`).
     let named_day = file_name
@@ -294,6 +342,20 @@ mod tests {
             assert_eq!(d.status, DecisionStatus::Accepted, "{empty}");
             assert!(d.superseded_by.is_empty(), "{empty}: {:?}", d.superseded_by);
         }
+    }
+
+    #[test]
+    fn a_record_titled_by_its_kind_takes_its_topic_and_the_moment_its_name_gives() {
+        let text = "# Decision Record\n\n- Date: 04-02-2026 12:30:36\n- Topic: Project structure\n\n\
+                    ## Decision\nAll code lives under `src`.\n";
+        let d = parse_adr(Path::new("decisions/decision_20260204123036.md"), text).unwrap();
+        assert_eq!(d.title, "Project structure");
+        assert_eq!(d.date, chrono::NaiveDate::from_ymd_opt(2026, 2, 4));
+        assert_eq!(d.time, chrono::NaiveTime::from_hms_opt(12, 30, 0));
+        // A title of its own wins over the field.
+        let titled = "# Use Rust\n\n- Topic: Languages\n";
+        let d = parse_adr(Path::new("docs/adr/0001-use-rust.md"), titled).unwrap();
+        assert_eq!(d.title, "Use Rust");
     }
 
     #[test]

@@ -259,9 +259,22 @@ pub(super) fn record_folder_of(token: &str) -> Option<&str> {
     (names_a_record && !parent.is_empty()).then_some(parent)
 }
 
-/// Whether a text names a decision log's file anywhere in it.
+/// Whether a text names a decision log's file, or a folder of records, anywhere in it.
 pub(super) fn names_a_decision_log(text: &str) -> bool {
-    text.contains(".md") && path_tokens(text).any(names_decision_log)
+    (text.contains(".md") && path_tokens(text).any(names_decision_log))
+        || ((text.contains('/') || text.contains('`'))
+            && path_tokens(text)
+                .any(|token| record_folder_of(token).is_some() || is_code_folder(text, token)))
+}
+
+/// Whether `token` of `text` is a records folder written as code on its own (`` the
+/// `decisions` directory ``): with no `/`, only a code span makes the word a name.
+pub(super) fn is_code_folder(text: &str, token: &str) -> bool {
+    let name = token.trim_end_matches('/');
+    !name.is_empty()
+        && !name.contains('/')
+        && crate::formats::adr_records::is_record_folder_name(name)
+        && (text.contains(&format!("`{name}`")) || text.contains(&format!("`{name}/`")))
 }
 
 /// Leading phrases of an open question or a decision still to take.
@@ -678,5 +691,10 @@ mod tests {
             "Decisions are made in review (see docs/guide.md)"
         ));
         assert!(!names_a_decision_log("https://example.com/decisions.md"));
+        assert!(names_a_decision_log(
+            "Create a decision record in the `decisions` directory."
+        ));
+        assert!(names_a_decision_log("Records live in docs/adr/."));
+        assert!(!names_a_decision_log("Record decisions as they are made."));
     }
 }

@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::meaning::{names_decision_log, path_tokens, record_folder_of};
+use super::meaning::{is_code_folder, names_decision_log, path_tokens, record_folder_of};
 use crate::analysis::file_class::is_memory_file;
 use crate::analysis::imports::normalize_lexically;
 use crate::formats::adr_records;
@@ -214,6 +214,8 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
                 (&mut logs, false, token)
             } else if let Some(folder) = record_folder_of(token) {
                 (&mut folders, true, folder)
+            } else if is_code_folder(&text, token) {
+                (&mut folders, true, token.trim_end_matches('/'))
             } else {
                 // Other markdown the memory links or names (`[notes](.claude/memory.md)`,
                 // "read `docs/architecture.md` first") is read as an import is, for its
@@ -577,6 +579,35 @@ mod tests {
                     Role::Adr
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn a_records_folder_written_as_code_alone_is_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        let record =
+            "# Decision Record\n\n- Date: 04-02-2026 12:30:36\n\n## Decision\n\nAngular.\n";
+        write(project, "decisions/decision_20260204123036.md", record);
+        write(project, "adr/0001-use-rust.md", record);
+        write(
+            project,
+            "AGENTS.md",
+            "## Decision Records\n- Create a decision record in the `decisions` directory.\n\
+             - Keep adr notes short.\n",
+        );
+        let banks = [bank(
+            project,
+            Format::AgentsMd,
+            &[("AGENTS.md", Role::Instructions)],
+        )];
+        // The word alone, out of code, names no folder.
+        assert_eq!(
+            found(project, &banks),
+            [(
+                "decisions/decision_20260204123036.md".to_string(),
+                Role::Adr
+            )]
         );
     }
 
