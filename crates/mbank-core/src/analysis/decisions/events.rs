@@ -115,7 +115,9 @@ fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
         .or_else(|| line.strip_prefix("- "))
         .or_else(|| line.strip_prefix("+ "))?;
     let (date, rest) = match leading_stamp(rest.trim()) {
-        Some((date, after)) => (Some(date), after),
+        // A dated line kept in columns (`- 2026-02-15 | Decision | Why | Impact`): the
+        // decision is the first.
+        Some((date, after)) => (Some(date), after.split(" | ").next().unwrap_or(after)),
         None => (None, rest),
     };
     bullet_title(rest).map(|title| (title, date))
@@ -222,7 +224,11 @@ fn may_open_log_line(bytes: &[u8]) -> bool {
         Some([b'-' | b'*' | b'+', after @ ..])
             if after.first().is_some_and(|&b| is_ascii_space(b)) =>
         {
-            after.iter().find(|&&b| !is_ascii_space(b)) == Some(&b'[')
+            // `- [2025-05-22 14:03] …` or `- 2026-03-30 — …`.
+            after
+                .iter()
+                .find(|&&b| !is_ascii_space(b))
+                .is_some_and(|b| *b == b'[' || b.is_ascii_digit())
         }
         _ => false,
     }

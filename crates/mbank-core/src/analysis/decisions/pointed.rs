@@ -178,6 +178,7 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
         })
         .collect();
     let folder = ProjectFolder::new(project);
+    let mut searched: Vec<PathBuf> = Vec::new();
     let mut next = 0;
     while let Some((source, reached)) = sources.get(next).cloned() {
         next += 1;
@@ -217,6 +218,25 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
             } else if is_code_folder(&text, token) {
                 (&mut folders, true, token.trim_end_matches('/'))
             } else {
+                // A folder the memory keeps notes in (`memory/`, `memory/YYYY-MM-DD.md`):
+                // its decision log (`memory/DECISIONS.md`) is the project's log.
+                if let Some(folder) = notes_folder_of(token)
+                    && let Some(path) = known
+                        .resolve(base, folder, true)
+                        .or_else(|| known.resolve(project, folder, true))
+                    && !searched.contains(&path)
+                {
+                    for name in decision_log_names(&path) {
+                        let log = path.join(name);
+                        if !logs.contains(&log)
+                            && !known.files.contains(&normalize_lexically(&log))
+                            && !template(&log)
+                        {
+                            logs.push(log);
+                        }
+                    }
+                    searched.push(path);
+                }
                 // Other markdown the memory links or names (`[notes](.claude/memory.md)`,
                 // "read `docs/architecture.md` first") is read as an import is, for its
                 // decision sections and what it names in turn.
@@ -277,6 +297,18 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
         }
     }
     out
+}
+
+/// The folder a path names as the place notes are kept: written as a folder
+/// (`memory/`), or as the pattern of the files in it (`memory/YYYY-MM-DD.md`,
+/// `notes/*.md`).
+fn notes_folder_of(token: &str) -> Option<&str> {
+    if let Some(folder) = token.strip_suffix('/') {
+        return (!folder.is_empty() && folder != "." && folder != "..").then_some(folder);
+    }
+    let (folder, name) = token.rsplit_once('/')?;
+    let pattern = name.contains("YYYY") || name.contains(['*', '{', '<']);
+    (pattern && !folder.is_empty()).then_some(folder)
 }
 
 /// The names of the decision logs in `folder` (`DECISIONS.md`, `decision-log.md`), in
@@ -609,6 +641,39 @@ mod tests {
                 Role::Adr
             )]
         );
+    }
+
+    #[test]
+    fn the_decision_log_of_a_folder_the_memory_keeps_notes_in_is_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        write(
+            project,
+            "memory/DECISIONS.md",
+            "# DECISIONS.md\n\n- 2026-02-15 | Markdown-first memory | fast | low upkeep\n\
+             - 2026-02-17 | Reset script | drift | recovery\n",
+        );
+        write(project, "memory/2026-02-15.md", "# Notes\n");
+        write(project, "notes/decisions.md", LOG);
+        write(
+            project,
+            "AGENTS.md",
+            "- **Daily notes:** `memory/YYYY-MM-DD.md`\n- Never edit notes by hand.\n",
+        );
+        let banks = [bank(
+            project,
+            Format::AgentsMd,
+            &[("AGENTS.md", Role::Instructions)],
+        )];
+        assert_eq!(
+            found(project, &banks),
+            [("memory/DECISIONS.md".to_string(), Role::Decisions)]
+        );
+        let titles: Vec<String> = super::super::project::decisions_of_project(project, &banks)
+            .into_iter()
+            .map(|d| d.title)
+            .collect();
+        assert_eq!(titles, ["Markdown-first memory", "Reset script"]);
     }
 
     #[test]
