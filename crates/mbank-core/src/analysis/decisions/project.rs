@@ -24,9 +24,19 @@ fn is_memory(bank: &Bank, file: &MemoryFile) -> bool {
 
 /// Decision files of a bank are those whose role is a decision log.
 fn decision_files(bank: &Bank) -> impl Iterator<Item = &MemoryFile> {
-    bank.files
-        .iter()
-        .filter(|f| !f.is_virtual() && f.role.is_decision_log() && is_memory(bank, f))
+    bank.files.iter().filter(|f| {
+        !f.is_virtual() && f.role.is_decision_log() && is_memory(bank, f) && !is_form(bank, f)
+    })
+}
+
+/// A log kept as the form new logs are copied from (`decisions.template.md`,
+/// `templates/decisionLog.md`): its entries are examples. A record's name decides for
+/// itself (`0012-rules-over-template-based.md` is a record).
+fn is_form(bank: &Bank, file: &MemoryFile) -> bool {
+    file.role != Role::Adr
+        && crate::formats::names::is_template(
+            file.path.strip_prefix(&bank.root).unwrap_or(&file.path),
+        )
 }
 
 /// The finding for a decision log over [`limits::DECISION_LOG_MAX_BYTES`]: it is not
@@ -454,7 +464,7 @@ mod tests {
     }
 
     #[test]
-    fn decisions_in_backup_copies_are_not_read() {
+    fn decisions_in_backup_copies_and_forms_are_not_read() {
         let temp = tempfile::tempdir().unwrap();
         let root = temp.path().join("memory-bank");
         let log = "# Decision Log\n\n## 2025-03-02 - Use SQLite\n**Decision:** SQLite\n";
@@ -462,6 +472,7 @@ mod tests {
             "decisionLog.md",
             "backup/decisionLog.md",
             "decisionLog.md.bak",
+            "decisions.template.md",
         ] {
             let path = root.join(rel);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -479,6 +490,7 @@ mod tests {
                 file("decisionLog.md"),
                 file("backup/decisionLog.md"),
                 file("decisionLog.md.bak"),
+                file("decisions.template.md"),
             ],
         );
         let found = decisions_of_project(temp.path(), &[bank]);
