@@ -65,13 +65,9 @@ struct ProjectTimeline {
     problems: Vec<Finding>,
 }
 
-/// `2025-06-10 14:03`, `2025-06-10`, or `undated`.
+/// `2025-06-10 14:03`, `2025-06-10`, `2025-06` (dated to its month), or `undated`.
 fn when(decision: &Decision) -> String {
-    match (decision.date, decision.time) {
-        (Some(date), Some(time)) => format!("{date} {}", time.format("%H:%M")),
-        (Some(date), None) => date.to_string(),
-        _ => "undated".to_string(),
-    }
+    decision.when().unwrap_or_else(|| "undated".to_string())
 }
 
 /// Title with its ADR id and supersession links, for the text table; an event is marked

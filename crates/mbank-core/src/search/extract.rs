@@ -371,7 +371,10 @@ fn decision_passage(decision: &decisions::Decision, lines: &[&str]) -> Passage {
         decision: Some(DecisionFacts {
             title: decision.title.clone(),
             status: decision.status.id().to_string(),
-            date: decision.date.map(|d| d.to_string()),
+            date: decision
+                .date
+                .map(|d| d.to_string())
+                .or_else(|| decision.month.map(|m| m.to_string())),
         }),
     }
 }

@@ -250,7 +250,7 @@ impl Timeline {
             .start
             .checked_sub(1)
             .and_then(|i| self.visible.get(i))
-            .map(|&i| self.decisions[i].date.is_some());
+            .map(|&i| self.decisions[i].dated());
         for (position, &index) in self
             .visible
             .iter()
@@ -259,7 +259,7 @@ impl Timeline {
             .take(rows.len())
         {
             let decision = &self.decisions[index];
-            if decision.date.is_none()
+            if !decision.dated()
                 && previous_dated != Some(false)
                 && lines.len() + 3 <= list_area.height as usize
             {
@@ -268,13 +268,9 @@ impl Timeline {
                     theme.muted().add_modifier(Modifier::BOLD),
                 )));
             }
-            previous_dated = Some(decision.date.is_some());
+            previous_dated = Some(decision.dated());
             let selected = position == self.cursor.selected;
-            let date = match (decision.date, decision.time) {
-                (Some(date), Some(time)) => format!("{date} {}", time.format("%H:%M")),
-                (Some(date), None) => date.to_string(),
-                (None, _) => "—".to_string(),
-            };
+            let date = decision.when().unwrap_or_else(|| "—".to_string());
             let id = decision
                 .id
                 .as_ref()

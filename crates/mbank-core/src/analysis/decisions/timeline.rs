@@ -27,7 +27,10 @@ pub fn sort_timeline(decisions: &mut [Decision]) {
         let order = radix_order(&keys);
         apply_order(decisions, &order);
     } else {
-        decisions.sort_by_cached_key(|d| (d.date.is_none(), d.date, d.time, rank(d), d.line));
+        decisions.sort_by_cached_key(|d| {
+            let date = d.sort_date();
+            (date.is_none(), date, d.time, rank(d), d.line)
+        });
     }
 }
 
@@ -95,14 +98,16 @@ pub(super) fn apply_order<T>(items: &mut [T], order: &[usize]) {
 /// than 2^20 files and lines below 2^24 (a decision log is at most 8 MiB).
 fn packed_timeline_key(decision: &Decision, file: usize) -> u128 {
     use chrono::{Datelike, Timelike};
-    // None sorts first in each field, as `Option`'s order has it.
-    let date = decision.date.map_or(0, |d| {
+    // None sorts first in each field, as `Option`'s order has it. An entry dated to its
+    // month sorts at the month's first day.
+    let sort_date = decision.sort_date();
+    let date = sort_date.map_or(0, |d| {
         (i64::from(d.num_days_from_ce()) + (1 << 31) + 1) as u128
     });
     let time = decision.time.map_or(0, |t| {
         ((u128::from(t.num_seconds_from_midnight()) << 31) | u128::from(t.nanosecond())) + 1
     });
-    (u128::from(decision.date.is_none()) << 127)
+    (u128::from(sort_date.is_none()) << 127)
         | (date << 93)
         | (time << 44)
         | ((file as u128) << 24)

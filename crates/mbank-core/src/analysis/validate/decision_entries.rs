@@ -51,7 +51,7 @@ fn undated(
 ) {
     let missing: Vec<&Decision> = entries
         .iter()
-        .filter(|d| d.date.is_none())
+        .filter(|d| !d.dated())
         .filter(|d| matches!(d.style, DecisionStyle::ClineBlock | DecisionStyle::Block))
         .collect();
     let Some(first) = missing.first() else {
