@@ -469,6 +469,78 @@ mod tests {
     }
 
     #[test]
+    fn a_log_of_prose_sections_has_one_entry_per_section() {
+        let text = "# Ключевые решения\n\n## Почему PostGIS\nГеометрия хранится в PostGIS.\n\n\
+## Почему два запроса\nAPI отдаёт 400.\nРешение: два запроса.\n\n\
+## Имя компонента VisaMap\nMap — встроенный объект.\n\n\
+## Related links\n- [ADR-001](./ADR-001.md)\n\n\
+## Form\n```markdown\n# ADR-XXX: Title\n```\nDescribe the problem.\n";
+        let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(
+            titles,
+            [
+                "Почему PostGIS",
+                "Почему два запроса",
+                "Имя компонента VisaMap"
+            ]
+        );
+        // Where headings are kept as records, a plain section is no entry.
+        let kept = "# Log\n\n## How to use this log\nAdd one below.\n\n\
+## 2025-03-02 - Use SQLite\n**Decision:** SQLite\n\n## 2025-03-09 - Drop the API\nGone.\n";
+        let titles: Vec<String> = log(kept).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Use SQLite", "Drop the API"]);
+    }
+
+    #[test]
+    fn dated_headings_in_every_spelling() {
+        let text = "# Log\n\
+## 2025-01-04 - Pick a queue\n**Context:** slow jobs\n**Decision:** use a queue\n\n\
+### 2025/05/22 - Drop the cron box\n\n\
+## 3/7/2025 - Adopt US dates\n\n\
+## **2025-06-01 09:30 - Bold heading with time**\n\n\
+## Split the monolith - 2025-07-08\n\n\
+## Rename the CLI (2025-08-09)\n\n\
+## 默认启用 Doc-First（2026-02-03）\n\n\
+## Разделить сервис 12.03.2025\n\n\
+## Export architecture (2026-07-06, Epic #39)\n";
+        let d = log(text);
+        let got: Vec<(&str, Option<NaiveDate>)> =
+            d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Pick a queue", date("2025-01-04")),
+                ("Drop the cron box", date("2025-05-22")),
+                ("Adopt US dates", date("2025-03-07")),
+                ("Bold heading with time", date("2025-06-01")),
+                ("Split the monolith", date("2025-07-08")),
+                ("Rename the CLI", date("2025-08-09")),
+                ("默认启用 Doc-First", date("2026-02-03")),
+                ("Разделить сервис", date("2025-03-12")),
+                ("Export architecture", date("2026-07-06")),
+            ]
+        );
+        assert!(d.iter().all(|d| d.style == DecisionStyle::DatedHeading));
+        assert_eq!(d[3].time, NaiveTime::from_hms_opt(9, 30, 0));
+        assert_eq!((d[0].line, d[0].end_line), (2, 4));
+        // The level-3 entry ends where the next level-2 heading starts.
+        assert_eq!((d[1].line, d[1].end_line), (6, 6));
+    }
+
+    #[test]
+    fn headings_in_fences_and_tables_of_contents_are_skipped() {
+        let text = "# Decision Log\n\n## Table of Contents\n\n\
+1. [Use tabs (1/2/2025)](#122025---use-tabs)\n\n\
+## 1/2/2025 - Use tabs\n\n**Decision:** tabs\n\n\
+## Template for Future Decisions\n\n```\n## [Date] - [Decision Topic]\n## 2025-01-01 - Fenced example\n```\n";
+        let d = log(text);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].title, "Use tabs");
+        assert_eq!(d[0].date, date("2025-01-02"));
+        assert_eq!((d[0].line, d[0].end_line), (7, 9));
+    }
+
+    #[test]
     fn a_status_is_read_from_its_leading_words_only() {
         use DecisionStatus::*;
         let cases = [
