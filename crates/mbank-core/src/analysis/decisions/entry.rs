@@ -16,13 +16,13 @@ use crate::markup::markdown;
 /// Date at the start of a heading's text, optionally in brackets, then the title.
 static DATE_FIRST: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
-        r"^[\[(]?{DATE_TIME}[\])]?(?:\s*(?:[-–—:|]+|\s)\s*(?P<rest>.*))?$"
+        r"^[\[(]?{DATE_TIME}[\])]?(?:\s*(?:[-–—:|：｜]+|\s)\s*(?P<rest>.*))?$"
     ))
 });
 /// Title, then a date at the end (`X - 2025-05-22`, `X (2025-05-22)`, `X（2025-05-22）`).
 static DATE_LAST: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
-        r"^(?P<rest>.*?\S)\s*(?:(?:[-–—:|,]\s*|\s)[\[(（【]?|[\[(（【]){DATE_TIME}[\])）】]?$"
+        r"^(?P<rest>.*?\S)\s*(?:(?:[-–—:|,：｜，]\s*|\s)[\[(（【]?|[\[(（【]){DATE_TIME}[\])）】]?$"
     ))
 });
 /// `Decision: X`, `Decision - X`, `Decision 3: X`, `Decision #3`.
@@ -116,6 +116,9 @@ pub(super) fn canonical_key(key: &str) -> &str {
         | "決定"
         | "决策"
         | "決策"
+        | "决策内容"
+        | "決策內容"
+        | "決定内容"
         | "결정" => "decision",
         "статус" | "estado" | "statut" | "stato" | "durum" | "trạng thái" | "สถานะ" | "状态"
         | "狀態" | "ステータス" | "상태" => "status",
@@ -123,7 +126,8 @@ pub(super) fn canonical_key(key: &str) -> &str {
         | "titel" | "titolo" | "tytuł" | "başlık" | "заголовок" | "название" | "назва"
         | "judul" | "tiêu đề" | "หัวข้อ" => "title",
         "дата" | "fecha" | "data" | "datum" | "tarih" | "tanggal" | "ngày" | "วันที่" | "日期"
-        | "日付" | "発生日" | "決定日" | "날짜" => "date",
+        | "日付" | "発生日" | "決定日" | "날짜" | "决策时间" | "決策時間" | "决策日期"
+        | "決策日期" | "决定时间" | "決定時間" => "date",
         "контекст" | "contexto" | "kontext" | "contexte" | "contesto" | "kontekst" | "bağlam"
         | "konteks" | "bối cảnh" | "บริบท" | "背景" | "맥락" => "context",
         "reason"
@@ -240,6 +244,7 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
     let mut date_line = None;
     // A decision field with nothing after its colon: the list below it says what.
     let mut decision_below = false;
+    let mut date_below = false;
     for line in lines {
         // Nothing below matches a blank line.
         if line.trim().is_empty() {
@@ -271,7 +276,13 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
             if key == "decision" {
                 fields.decided = true;
             }
+            date_below = key == "date";
             continue;
+        }
+        // The first line under a heading naming the date (`### 决策时间` over
+        // `2026-01-27（项目启动）`) dates the entry.
+        if std::mem::take(&mut date_below) && fields.date.is_none() {
+            fields.date = find_date(line);
         }
         if (line.as_bytes().contains(&b':') || line.contains('：'))
             && let Some(c) = field(line)

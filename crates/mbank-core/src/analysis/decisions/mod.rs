@@ -55,10 +55,10 @@ pub(crate) use adr::parse_adr;
 pub(crate) use append_only::{lost_entries, shrink_finding, visible_entries};
 pub use links::link_supersessions;
 pub use log::parse_log;
-pub use project::{decisions_of_file, decisions_of_project, project_decisions};
 pub(crate) use project::{
-    decisions_of_parsed, pointed_decisions, section_decisions, too_large_finding,
+    PointedDecisions, decisions_of_parsed, pointed_decisions, section_decisions, too_large_finding,
 };
+pub use project::{decisions_of_file, decisions_of_project, project_decisions};
 pub use timeline::sort_timeline;
 
 use text::{is_placeholder, strip_markup};
@@ -502,7 +502,9 @@ mod tests {
 ## Rename the CLI (2025-08-09)\n\n\
 ## 默认启用 Doc-First（2026-02-03）\n\n\
 ## Разделить сервис 12.03.2025\n\n\
-## Export architecture (2026-07-06, Epic #39)\n";
+## Export architecture (2026-07-06, Epic #39)\n\n\
+## 2026-06-01：学生评语独立建表\n\n\
+## 接口统一返回 Result：2026-06-02\n";
         let d = log(text);
         let got: Vec<(&str, Option<NaiveDate>)> =
             d.iter().map(|d| (d.title.as_str(), d.date)).collect();
@@ -518,6 +520,8 @@ mod tests {
                 ("默认启用 Doc-First", date("2026-02-03")),
                 ("Разделить сервис", date("2025-03-12")),
                 ("Export architecture", date("2026-07-06")),
+                ("学生评语独立建表", date("2026-06-01")),
+                ("接口统一返回 Result", date("2026-06-02")),
             ]
         );
         assert!(d.iter().all(|d| d.style == DecisionStyle::DatedHeading));
@@ -538,6 +542,32 @@ mod tests {
         assert_eq!(d[0].title, "Use tabs");
         assert_eq!(d[0].date, date("2025-01-02"));
         assert_eq!((d[0].line, d[0].end_line), (7, 9));
+    }
+
+    #[test]
+    fn fields_kept_as_sub_headings_date_and_state_the_entry() {
+        let text = "# 架构决策\n\n## 微服务架构\n\n### 决策时间\n2026-01-27（项目启动）\n\n\
+### 决策内容\n采用微服务架构。\n\n## 数据库：MySQL\n\n### 决策时间\n2026-02-11\n\n\
+### 决策内容\n使用 MySQL 8.4。\n";
+        let got: Vec<(String, Option<NaiveDate>, DecisionStatus)> = log(text)
+            .into_iter()
+            .map(|d| (d.title, d.date, d.status))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "微服务架构".into(),
+                    date("2026-01-27"),
+                    DecisionStatus::Accepted
+                ),
+                (
+                    "数据库：MySQL".into(),
+                    date("2026-02-11"),
+                    DecisionStatus::Accepted
+                ),
+            ]
+        );
     }
 
     #[test]

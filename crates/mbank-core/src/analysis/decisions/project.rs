@@ -354,15 +354,41 @@ impl Citations {
     }
 }
 
+/// What the memory of a project's banks points to outside them ([`pointed_decisions`]).
+#[derive(Debug, Default)]
+pub(crate) struct PointedDecisions {
+    /// Entries of the logs and records it names: records in their own right, which the
+    /// banks' decision sections are compared with.
+    pub records: Vec<Decision>,
+    /// Decision sections of markdown it imports or names: they count where they add to
+    /// what the banks and the records hold, never in place of it.
+    pub sections: Vec<Decision>,
+}
+
+impl PointedDecisions {
+    /// Adds them to the project's `decisions`, which hold every bank's already: the
+    /// records, then the sections that repeat none of them.
+    pub(crate) fn append_to(self, decisions: &mut Vec<Decision>) {
+        decisions.extend(self.records);
+        let logged = Logged::new(decisions.iter());
+        let sections: Vec<Decision> = self
+            .sections
+            .into_iter()
+            .filter(|d| !logged.restated_by(d))
+            .collect();
+        decisions.extend(sections);
+    }
+}
+
 /// The decisions of the logs and records the memory of `banks` points to in `project`
-/// (`pointed`); a log too large to parse is a finding in `problems`.
+/// (`pointed`), and of the markdown it imports or names; a log too large to parse is a
+/// finding in `problems`.
 pub(crate) fn pointed_decisions(
     project: &std::path::Path,
     banks: &[Bank],
     problems: &mut Vec<Finding>,
-) -> Vec<Decision> {
-    let mut out = Vec::new();
-    let mut imported = Vec::new();
+) -> PointedDecisions {
+    let mut out = PointedDecisions::default();
     let folder = crate::io::confine::ProjectFolder::new(project);
     for file in pointed_files(project, banks) {
         let text = match read_pointed(&folder, &file.path) {
@@ -375,22 +401,21 @@ pub(crate) fn pointed_decisions(
         };
         if file.role.is_decision_log() {
             let parsed = parse_file(&file.path, file.role, &text);
-            out.extend(decisions_of_parsed(&file.display, &text, parsed));
+            out.records
+                .extend(decisions_of_parsed(&file.display, &text, parsed));
         } else {
             // Memory an instruction file imports: its decision sections, as the
             // importing file's own. Markdown it only names or links is not loaded with
             // it: an entry there counts where it carries what records a decision (a
             // date, an id, a status), not as any list under a "Decisions" heading.
             let named = file.reached == Reached::Named;
-            imported.extend(
+            out.sections.extend(
                 parse_sections(&file.path, &file.display, &text)
                     .into_iter()
                     .filter(|d| !named || d.is_recorded()),
             );
         }
     }
-    let logged = Logged::new(out.iter());
-    out.extend(imported.into_iter().filter(|d| !logged.restated_by(d)));
     out
 }
 
@@ -417,11 +442,11 @@ pub fn project_decisions(project: &std::path::Path, banks: &[Bank]) -> ProjectDe
                 logged.extend(decisions_of_file(file, &text));
             }
         }
-        let sections = section_decisions(bank, logged.iter().chain(&pointed));
+        let sections = section_decisions(bank, logged.iter().chain(&pointed.records));
         out.decisions.extend(logged);
         out.decisions.extend(sections);
     }
-    out.decisions.extend(pointed);
+    pointed.append_to(&mut out.decisions);
     link_supersessions(&mut out.decisions);
     sort_timeline(&mut out.decisions);
     out
@@ -616,6 +641,45 @@ mod tests {
                 "Keep the nightly build",
                 "Drop the v1 signal, superseding ADR-001",
                 "Log every miss"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_summary_the_memory_names_never_replaces_the_records_the_memory_holds() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        std::fs::write(
+            project.join("CLAUDE.md"),
+            "# Project\n\nSee [README.md](README.md).\n\n## Architecture Decisions\n\n\
+             ### ADR-001: Use SQLite for the cache\n- **Status:** Accepted\n- **Date:** 2025-11-17\n",
+        )
+        .unwrap();
+        std::fs::write(
+            project.join("README.md"),
+            "# Shop\n\n## Decisions\n\n| ID | Decision | Status |\n|---|---|---|\n\
+             | ADR-001 | SQLite | Accepted |\n| ADR-009 | Ship one binary | Accepted |\n",
+        )
+        .unwrap();
+        let file = MemoryFile::for_test(project.join("CLAUDE.md"), "CLAUDE.md", Role::Instructions);
+        let bank = Bank::for_test(
+            crate::model::Format::ClaudeMd,
+            project.to_path_buf(),
+            vec![file],
+        );
+        let found: Vec<(String, String, Option<String>)> = decisions_of_project(project, &[bank])
+            .into_iter()
+            .map(|d| (d.display, d.title, d.date.map(|d| d.to_string())))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "CLAUDE.md".to_string(),
+                    "Use SQLite for the cache".to_string(),
+                    Some("2025-11-17".to_string())
+                ),
+                ("README.md".to_string(), "Ship one binary".to_string(), None),
             ]
         );
     }

@@ -473,13 +473,13 @@ impl<'a> Analyzer<'a> {
         let pointed = if depth.decisions {
             decisions::pointed_decisions(&project.path, &banks, &mut findings)
         } else {
-            Vec::new()
+            decisions::PointedDecisions::default()
         };
         let shared = bank_report::ProjectShared {
             git,
             evidence: &evidence,
             declaring_rules: &declaring_rules,
-            pointed_decisions: &pointed,
+            pointed_decisions: &pointed.records,
         };
         for bank in banks {
             reports.push(self.bank_report(
@@ -491,7 +491,7 @@ impl<'a> Analyzer<'a> {
                 &mut decisions,
             ));
         }
-        decisions.extend(pointed);
+        pointed.append_to(&mut decisions);
         if depth.validate
             && let Some(git) = git
         {
