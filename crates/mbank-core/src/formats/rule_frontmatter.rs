@@ -75,16 +75,27 @@ pub fn read(text: &str) -> RuleFrontmatter {
         first_line: fm.first_line,
         ..RuleFrontmatter::default()
     };
+    // YAML lets the whole mapping sit indented (`    applyTo: '**'` under `---`): what
+    // counts as indented is what is deeper than its first key.
+    let indent_of = |raw: &str| raw.len() - raw.trim_start_matches([' ', '\t']).len();
+    let base = fm
+        .yaml
+        .lines()
+        .find(|raw| {
+            let trimmed = raw.trim();
+            !trimmed.is_empty() && !trimmed.starts_with('#')
+        })
+        .map_or(0, indent_of);
     for (index, raw) in fm.yaml.lines().enumerate() {
         let line = fm.first_line + index;
         let trimmed = raw.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        let indented = raw.starts_with([' ', '\t']);
+        let indented = indent_of(raw) > base;
         if let Some(item) = trimmed
             .strip_prefix('-')
-            .filter(|_| indented || raw.starts_with('-'))
+            .filter(|_| indented || indent_of(raw) == base)
         {
             match out.entries.last_mut() {
                 Some(entry) if entry.value.is_empty() || !entry.items.is_empty() => {
@@ -294,6 +305,17 @@ mod tests {
         assert_eq!(fm.list("paths"), vec!["a/**", "b/**"]);
         assert_eq!(fm.list("tags"), vec!["x", "y"]);
         assert_eq!(fm.get("globs").unwrap().line, 3);
+    }
+
+    #[test]
+    fn a_mapping_indented_as_a_whole_reads_as_one_that_is_not() {
+        let fm = read(
+            "---\n    description: Codacy rules\n    applyTo: '**'\n    globs:\n      - src/**\n---\n# Rules\n",
+        );
+        assert_eq!(fm.text("applyTo"), Some("**"));
+        assert_eq!(fm.text("description"), Some("Codacy rules"));
+        assert_eq!(fm.list("globs"), ["src/**"]);
+        assert!(fm.unreadable.is_empty(), "{:?}", fm.unreadable);
     }
 
     #[test]
