@@ -13,7 +13,7 @@ use regex::Regex;
 mod vocabulary;
 
 use vocabulary::{
-    BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, JS_LIBRARIES, NOT_CURRENT_HEADINGS,
+    BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NOT_CURRENT_HEADINGS,
     NOT_CURRENT_WORDS, NOT_DEPENDENCIES, NOT_SYMBOLS,
 };
 
@@ -104,6 +104,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     // The headings above the line, outermost first: a plan's subsections are plans too.
     let mut headings: Vec<(usize, String)> = Vec::new();
     let mut span_index = 0;
+    let gone = gone_sentences(&prose);
     for (index, line) in prose.split_inclusive('\n').enumerate() {
         let number = index + 1;
         let range = line_start..line_start + line.len();
@@ -126,6 +127,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         while span_index < spans.len() && spans[span_index].start < range.end {
             let span = &spans[span_index];
             if span.start >= range.start
+                && !within(&gone, span.start)
                 && !struck
                     .iter()
                     .any(|r| r.contains(&(span.start - range.start)))
@@ -183,6 +185,62 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         }
     }
     out
+}
+
+/// The sentences of `prose` that say what they name is gone ([`GONE_WORDS`]), as byte
+/// ranges: "the legacy stack (`a.ts`, `b.json`, …) was deleted." runs over several lines.
+/// A sentence ends at its stop (`.`, `。`, `!`, `?` …) or where a list item, heading or
+/// blank line starts; a semicolon joins its clauses ("…`x.md` held it；that file was
+/// removed").
+fn gone_sentences(prose: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let close = |from: usize, to: usize, out: &mut Vec<Range<usize>>| {
+        if to > from {
+            let lower = prose[from..to].to_lowercase();
+            if GONE_WORDS.iter().any(|word| lower.contains(word)) {
+                out.push(from..to);
+            }
+        }
+    };
+    let mut offset = 0;
+    for line in prose.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let opens = trimmed.trim().is_empty()
+            || trimmed.starts_with('#')
+            || trimmed.starts_with("- ")
+            || trimmed.starts_with("* ")
+            || trimmed.starts_with("+ ")
+            || trimmed
+                .split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if opens {
+            close(start, offset, &mut out);
+            start = offset;
+        }
+        let mut chars = line.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            let ends = match c {
+                '。' | '！' | '？' => true,
+                '.' | '!' | '?' => chars.peek().is_none_or(|(_, next)| next.is_whitespace()),
+                _ => false,
+            };
+            if ends {
+                let end = offset + at + c.len_utf8();
+                close(start, end, &mut out);
+                start = end;
+            }
+        }
+        offset += line.len();
+    }
+    close(start, prose.len(), &mut out);
+    out
+}
+
+/// Whether `at` lies in one of `ranges` (in order, not overlapping).
+fn within(ranges: &[Range<usize>], at: usize) -> bool {
+    let next = ranges.partition_point(|range| range.start <= at);
+    next.checked_sub(1).is_some_and(|i| ranges[i].contains(&at))
 }
 
 /// The headings of a text's prose with their lines (1-based): for each, its own title
@@ -876,6 +934,17 @@ gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
                 (ClaimKind::Path, "src/cache.rs".into(), 15),
             ]
         );
+    }
+
+    #[test]
+    fn what_a_list_item_says_is_gone_is_gone_on_every_line_of_it() {
+        let found = texts(
+            "# Layout\n\n- **舊的後端已於 2026-08-06 刪除**（`packages/backend`、\n  \
+             `infra/bin/app.ts`、`cdk.legacy.json`）。\n- `infra/package-lock.json` 不存在。\n\
+             - The old stack (`deploy/old.yml`,\n  `deploy/older.yml`) was deleted.\n\
+             - `src/app.rs` starts the server\n",
+        );
+        assert_eq!(found, vec![(ClaimKind::Path, "src/app.rs".into(), 8)]);
     }
 
     #[test]
