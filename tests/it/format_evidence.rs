@@ -492,9 +492,10 @@ fn budgets_name_their_own_formats_source_in_words() {
         active.contains("not a limit Memory Bank MCP / Roo sets"),
         "{active}"
     );
-    // Cline's rule, named as a user knows it, and said to be borrowed.
+    // mbank's own sizes for a memory bank (Cline's documentation gives none), named as
+    // such and said to be borrowed.
     assert!(
-        active.contains("Cline's memory bank guidelines, borrowed"),
+        active.contains("mbank's recommended sizes for memory banks, borrowed"),
         "{active}"
     );
     let agents = about("lines per file");

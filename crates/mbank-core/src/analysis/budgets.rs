@@ -379,7 +379,7 @@ mod tests {
             (total.value, total.limit, total.status),
             (5200, 5000, BudgetStatus::Over)
         );
-        assert_eq!(total.source, formats::cline::GUIDELINES);
+        assert_eq!(total.source, crate::findings::RuleSource::MbankBankSizes);
         assert!(!total.borrowed);
         let near = evaluate(
             &b,

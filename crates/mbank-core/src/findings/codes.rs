@@ -32,6 +32,9 @@ pub enum RuleSource {
     /// The sizes mbank recommends for instruction files (CLAUDE.md, AGENTS.md, GEMINI.md,
     /// BEANS.md), whose agents document no line limit of their own.
     MbankSizes,
+    /// The token sizes mbank recommends for a memory bank's files and the whole bank:
+    /// Cline's own documentation gives none.
+    MbankBankSizes,
     /// The user's own `[budgets]` in mbank's config.toml.
     Config,
     /// Size budgets: the format's guidelines, or `[budgets]` in config.toml.
@@ -43,7 +46,7 @@ pub enum RuleSource {
 
 impl RuleSource {
     /// Every source, the closed set of names a finding may cite.
-    pub const ALL: [RuleSource; 19] = [
+    pub const ALL: [RuleSource; 20] = [
         RuleSource::Mbank,
         RuleSource::FormatSpecification,
         RuleSource::ClineMemoryBank,
@@ -59,6 +62,7 @@ impl RuleSource {
         RuleSource::Copilot,
         RuleSource::Windsurf,
         RuleSource::MbankSizes,
+        RuleSource::MbankBankSizes,
         RuleSource::Config,
         RuleSource::SizeGuidelines,
         RuleSource::Syntax,
@@ -82,6 +86,7 @@ impl RuleSource {
             RuleSource::Copilot => "GitHub Copilot's documentation",
             RuleSource::Windsurf => "Windsurf's documentation",
             RuleSource::MbankSizes => "mbank's recommended sizes for instruction files",
+            RuleSource::MbankBankSizes => "mbank's recommended sizes for memory banks",
             RuleSource::Config => "[budgets] in mbank's config.toml",
             RuleSource::SizeGuidelines => {
                 "the format's size guidelines, or [budgets] in mbank's config.toml"

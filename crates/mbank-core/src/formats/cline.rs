@@ -36,8 +36,10 @@ pub(crate) const SERVED_FOLDERS: [&str; 3] = [
 /// The folder the memory bank specification archives completed progress into.
 pub(crate) const ARCHIVE_DIR: &str = "archive";
 
-/// Where the memory-bank family's budgets come from.
-pub(crate) const GUIDELINES: RuleSource = RuleSource::ClineMemoryBank;
+/// Where the memory-bank family's token budgets come from: mbank's sizes, as Cline's
+/// documentation gives none.
+const SIZES: RuleSource = RuleSource::MbankBankSizes;
+
 /// Per-file token budget of a start-up file.
 const PER_FILE_TOKENS: u64 = 1000;
 /// Token budget of everything loaded at start-up.
@@ -397,12 +399,14 @@ pub(crate) fn file_budgets(file: &MemoryFile, borrowed: bool) -> Vec<Budget> {
     )]
 }
 
-/// A token budget of the family: from Cline's guidelines, Cline's own or borrowed.
+/// A token budget of the family, the Cline memory bank's own or borrowed. Cline's
+/// documentation gives no figure: these are mbank's, from the memory bank
+/// specification mbank follows.
 fn family_budget(rule: &'static str, borrowed: bool, limit: u64) -> Budget {
     if borrowed {
-        Budget::borrowed(rule, GUIDELINES, Unit::Tokens, limit)
+        Budget::borrowed(rule, SIZES, Unit::Tokens, limit)
     } else {
-        Budget::new(rule, GUIDELINES, Unit::Tokens, limit)
+        Budget::new(rule, SIZES, Unit::Tokens, limit)
     }
 }
 

@@ -159,7 +159,7 @@ fn a_format_without_a_documented_limit_borrows_its_familys_budgets() {
             .iter()
             .filter(|b| {
                 b.unit == Unit::Lines
-                    || b.source == RuleSource::ClineMemoryBank
+                    || b.source == RuleSource::MbankBankSizes
                     || b.source == RuleSource::MbankSizes
             })
             .collect();
