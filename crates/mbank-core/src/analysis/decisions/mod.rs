@@ -571,6 +571,32 @@ mod tests {
     }
 
     #[test]
+    fn a_heading_over_several_labelled_decisions_groups_them() {
+        let text = "# Log\n\n## 2026-01-18 - Initial architecture\n\n### Stack\n\n\
+**Decisión:** Mantener Bash\n- **Razón:** sin dependencias\n\n\
+**Decisión:** BATS para pruebas\n- **Razón:** hecho para Bash\n\n\
+## ADR-053: Habits by frequency\n**Date:** 2026-06-25\n**Decision:** weekly habits\n\
+**Decision:** a second label inside one record\n";
+        let got: Vec<(String, Option<String>, DecisionStatus)> = log(text)
+            .into_iter()
+            .map(|d| (d.title, d.group, d.status))
+            .collect();
+        let stack = Some("Stack".to_string());
+        assert_eq!(
+            got,
+            [
+                (
+                    "Mantener Bash".into(),
+                    stack.clone(),
+                    DecisionStatus::Accepted
+                ),
+                ("BATS para pruebas".into(), stack, DecisionStatus::Accepted),
+                ("Habits by frequency".into(), None, DecisionStatus::Accepted),
+            ]
+        );
+    }
+
+    #[test]
     fn a_status_is_read_from_its_leading_words_only() {
         use DecisionStatus::*;
         let cases = [

@@ -1,0 +1,433 @@
+use super::super::tests::{date, log, time};
+use super::*;
+
+#[test]
+fn cline_blocks_with_date_and_status_bullets() {
+    let text = "# Decision Log\n\n\
+## Decision: Store sessions in Redis\n\
+- **Date**: 2024-03-02\n\
+- **Status**: Superseded by Decision: Move sessions to Postgres\n\
+- **Context**: the cache was already there\n\
+\n\
+---\n\
+\n\
+## Decision: Move sessions to Postgres\n\
+- **Date**: 2024-06-10\n\
+- **Status**: Accepted\n\
+- **Rationale**: one fewer service\n";
+    let d = log(text);
+    assert_eq!(d.len(), 2);
+    assert_eq!(d[0].title, "Store sessions in Redis");
+    assert_eq!(d[0].date, date("2024-03-02"));
+    assert_eq!(d[0].status, DecisionStatus::Superseded);
+    assert_eq!(
+        d[0].superseded_by,
+        vec!["Decision: Move sessions to Postgres"]
+    );
+    assert_eq!((d[0].line, d[0].end_line), (3, 6));
+    assert_eq!(d[0].style, DecisionStyle::ClineBlock);
+    assert_eq!(d[1].title, "Move sessions to Postgres");
+    assert_eq!(d[1].status, DecisionStatus::Accepted);
+    assert_eq!((d[1].line, d[1].end_line), (10, 13));
+}
+
+#[test]
+fn spec_template_placeholders_are_not_decisions() {
+    let text = "# Decision Log\n\n## Decision: [Decision Title]\n- **Date**: [YYYY-MM-DD]\n\
+- **Status**: [Accepted / Superseded / Deprecated]\n\n## [Date] - [Decision Topic]\n";
+    assert!(log(text).is_empty());
+}
+
+#[test]
+fn open_questions_and_pointers_in_a_log_are_not_entries() {
+    let text = "# Decision Log\n\n## Decision\n\n* Use Redis for the cache\n\
+* Full rationale in ADR-077\n* Decision needed: which queue to use\n\n\
+## Decision needed: Kafka or NATS?\n**Context:** both fit\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(titles, ["Use Redis for the cache"]);
+}
+
+#[test]
+fn rooflow_template_sections_and_detail_bullets_are_not_entries() {
+    let text = "# Decision Log\n\n## Decision\n\n*\n\n## Implementation Details\n\n*\n---\n\
+### Decision\n[2025-08-30 10:49:40] - Refactored the notes hook to fix stale state.\n\n\
+**Implications/Details:**\n- saveNotes now sorts\n- saveNote returns the array\n---\n\
+### Decision\n[2025-08-30 15:33:30] - Adopt an SEO architecture\n";
+    let d = log(text);
+    let got: Vec<(&str, DecisionStatus)> = d.iter().map(|d| (d.title.as_str(), d.status)).collect();
+    assert_eq!(
+        got,
+        [
+            // Each is logged right under a "Decision" heading.
+            (
+                "Refactored the notes hook to fix stale state.",
+                DecisionStatus::Accepted
+            ),
+            ("Adopt an SEO architecture", DecisionStatus::Accepted),
+        ],
+        "{d:#?}"
+    );
+}
+
+#[test]
+fn dated_headings_over_decision_blocks_only_group_them() {
+    let text = "# Журнал решений\n\n## 2026-04-17: Инициализация\n\n\
+### Решение: Копейки для сумм\n**Почему:** точность\n\n\
+### Решение: Zustand + React Query\n**Почему:** просто\n\n\
+## v1.1 — Ball Tracking (2026-02-23 to 2026-02-24)\n\n\
+### Decision: Track the ball with YOLO\n- **Status**: Applied to staging. Disabled same session\n\n\
+## 2026-05-01 - Merged the tracking branch into main\n**Context:** release\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<&str>, DecisionStatus, DecisionKind)> = d
+        .iter()
+        .map(|d| (d.title.as_str(), d.group.as_deref(), d.status, d.kind))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "Копейки для сумм",
+                Some("Инициализация"),
+                DecisionStatus::Unknown,
+                DecisionKind::Decision
+            ),
+            (
+                "Zustand + React Query",
+                Some("Инициализация"),
+                DecisionStatus::Unknown,
+                DecisionKind::Decision
+            ),
+            (
+                "Track the ball with YOLO",
+                Some("v1.1 — Ball Tracking"),
+                DecisionStatus::Reverted,
+                DecisionKind::Decision
+            ),
+            (
+                "Merged the tracking branch into main",
+                None,
+                DecisionStatus::Unknown,
+                DecisionKind::Event
+            ),
+        ],
+        "{d:#?}"
+    );
+    // The group's date dates its entries; a span's first date is the group's.
+    assert_eq!(d[0].date, date("2026-04-17"));
+    assert_eq!(d[2].date, date("2026-02-23"));
+}
+
+#[test]
+fn memory_bank_mcp_blocks_need_decision_fields() {
+    let text = "# Decision Log\n\n## Overview\nWhy this file exists.\n\n\
+## Use SQLite for the index\n- **Date:** 2025-02-11 14:05\n\
+**Context:** need local search\n**Decision:** SQLite with FTS5\n\
+**Alternatives Considered:** Postgres\n**Consequences:** one file per workspace\n\n\
+## Cache embeddings on disk\n### Context\nslow start\n### Decision\ndisk cache\n";
+    let d = log(text);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].title, "Use SQLite for the index");
+    assert_eq!(d[0].date, date("2025-02-11"));
+    assert_eq!(d[0].time, NaiveTime::from_hms_opt(14, 5, 0));
+    assert_eq!(d[0].style, DecisionStyle::Block);
+    // Its Decision field says what was decided: taken, though no status is written.
+    assert_eq!(d[0].status, DecisionStatus::Accepted);
+    assert_eq!(d[1].title, "Cache embeddings on disk");
+    assert_eq!(d[1].date, None);
+    assert_eq!((d[1].line, d[1].end_line), (13, 17));
+}
+
+#[test]
+fn a_log_line_of_fields_is_titled_by_its_decision() {
+    let text = "# Decisions\n\n[2026-04-07] **Décision** : Astro 6 | **Raison** : SSG | \
+**Alternative** : Next.js\n\n[2026-04-08] Keep the CLI | because: users\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(titles, ["Astro 6", "Keep the CLI | because: users"]);
+}
+
+#[test]
+fn a_day_heading_says_what_was_decided_in_the_list_under_its_field() {
+    let text = "# 决策日志\n\n## 2025-07-31\n\n**决策:**\n- **确认重构方向:** 迁移到 BLoC\n\
+- 规划 HomeScreen\n\n## 2025-08-01\n\n**Decision:**\n- Build the release APK\n\n---\n\
+### Decision (code)\n[2025-08-01 06:42:29] - Fix the compile errors\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<NaiveDate>, DecisionStatus)> = d
+        .iter()
+        .map(|d| (d.title.as_str(), d.date, d.status))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("确认重构方向", date("2025-07-31"), DecisionStatus::Accepted),
+            (
+                "Build the release APK",
+                date("2025-08-01"),
+                DecisionStatus::Accepted
+            ),
+            (
+                "Fix the compile errors",
+                date("2025-08-01"),
+                DecisionStatus::Unknown
+            ),
+        ]
+    );
+    assert_eq!((d[1].line, d[1].end_line), (9, 12));
+}
+
+#[test]
+fn roo_log_lines_and_footer() {
+    let text = "# Decision Log\n\n\
+[2025-08-02 12:51:30] - Keep the bank in English\n- why: shared team\n\n\
+[2025-08-03 09:00:01] - Switch to pnpm\n\
+* [2025-08-04 10:00:00] - Bullet form also counts\n\n\
+2025-08-04 10:00:05 - Log of updates made.\n";
+    let d = log(text);
+    assert_eq!(d.len(), 3);
+    assert_eq!(d[0].title, "Keep the bank in English");
+    assert_eq!(d[0].time, time("12:51:30"));
+    assert_eq!((d[0].line, d[0].end_line), (3, 4));
+    assert_eq!(d[1].title, "Switch to pnpm");
+    assert_eq!((d[1].line, d[1].end_line), (6, 6));
+    assert_eq!(d[2].date, date("2025-08-04"));
+    assert_eq!(d[2].end_line, 7);
+    assert!(d.iter().all(|d| d.style == DecisionStyle::LogLine));
+}
+
+#[test]
+fn rooflow_list_logs_give_one_entry_per_bullet_dated_or_not() {
+    let text = "# Decision Log\n\n\
+This file records architectural and implementation decisions using a list format.\n\
+2025-03-02 12:00:00 - Log of updates made.\n\n*\n\n## Decision\n\n\
+* **Use SQLite for the local cache**\n  * Small footprint, no server.\n\
+* [2025-03-04 10:15:00] - Adopt React Query\n\
+- Switch the build to Vite\n\n## Rationale\n\n* Faster local builds.\n\n\
+## Implementation Details\n\n*\n";
+    let d = log(text);
+    let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Use SQLite for the local cache",
+            "Adopt React Query",
+            "Switch the build to Vite"
+        ]
+    );
+    assert_eq!((d[0].line, d[0].end_line, d[0].date), (10, 11, None));
+    assert_eq!(d[0].style, DecisionStyle::ListItem);
+    assert_eq!(d[1].date, date("2025-03-04"));
+    assert_eq!((d[2].style, d[2].date), (DecisionStyle::ListItem, None));
+}
+
+#[test]
+fn a_rooflow_log_and_a_log_of_fields_read_the_same_in_other_languages() {
+    let text = "# Журнал решений\n\n## Решение\n\n* Использовать MongoDB\n\n\
+## Обоснование\n\n* Гибкая схема\n\n## Решение\n\n* REST API для проектов\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(titles, ["Использовать MongoDB", "REST API для проектов"]);
+    // A Thai label (its vowel signs are marks, not letters) marks each block.
+    let text = "# Decision Log\n\n## 1. ใช้ Google Sheets\n- **การตัดสินใจ**: ใช้ Sheets\n\
+- **เหตุผล**: ง่าย\n\n## 2. ใช้ Vanilla CSS\n- **การตัดสินใจ**: ไม่ใช้ Tailwind\n";
+    assert_eq!(log(text).len(), 2);
+}
+
+#[test]
+fn a_deeper_heading_dated_by_its_own_field_is_a_record_beside_the_open_one() {
+    let text = "# ログ\n\n## ドキュメント削減の決定 (2025-04-18)\n**決定:** 統合する\n\n\
+#### [設計変更] logger の明示的初期化\n- **発生日:** 2025-04-19\n- **理由:** テスト\n\n\
+#### 背景\n長い説明。\n\n#### Data da decisão\n2025-04-20\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<NaiveDate>)> =
+        d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+    assert_eq!(
+        got,
+        [
+            ("ドキュメント削減の決定", date("2025-04-18")),
+            ("[設計変更] logger の明示的初期化", date("2025-04-19")),
+        ]
+    );
+    assert_eq!((d[0].line, d[0].end_line), (3, 4));
+}
+
+#[test]
+fn a_fence_never_closed_ends_at_the_next_section_heading() {
+    let text = "# Decision Log\n\n## Plan\n```mermaid\ngraph TD\n## not a heading in a closed fence\n\
+```\n\n```mermaid\ngraph LR\n# a comment, not a section\n\n## 2025-04-18 - Merge the docs\n\
+**Decision:** one guide\n";
+    let d = log(text);
+    let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+    assert_eq!(titles, ["Merge the docs"]);
+    // Closed on the last line, a fence hides all it holds.
+    let closed = "# Decision Log\n\n```md\n## 2025-04-18 - An example entry\n```";
+    assert!(log(closed).is_empty());
+}
+
+#[test]
+fn a_decision_section_inside_a_block_keeps_its_bullets() {
+    let text = "# Decisions\n\n## Use Postgres\n- **Date:** 2025-01-02\n\
+### Decision\n- We use Postgres everywhere\n- **Context:** scale\n";
+    let d = log(text);
+    let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+    assert_eq!(titles, ["Use Postgres"]);
+    assert_eq!(d[0].end_line, 7);
+}
+
+#[test]
+fn sections_under_an_entry_are_not_entries() {
+    let text = "# Decision Log\n\n[2025-05-05 19:05:48] - Design the parser\n\n\
+### Option 1: Regex\n- **Rationale**: simple\n\n### Option 2: PEG\n- **Rationale**: strict\n\n\
+## Decision: Use a PEG\n- **Date**: 2025-05-06\n### Notes\n- **Context**: long story\n";
+    let d = log(text);
+    let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+    assert_eq!(titles, ["Design the parser", "Use a PEG"]);
+    assert_eq!((d[0].line, d[0].end_line), (3, 9));
+    assert_eq!((d[1].line, d[1].end_line), (11, 14));
+}
+
+#[test]
+fn adr_headings_inside_a_log() {
+    let text = "# Architecture Decisions\n\n\
+## ADR-0001 — Graph layout with a layered engine\n\n- **Date:** 2026-01-10\n- **Status:** Accepted\n\n\
+## ADR-0002 — Share state through the URL\n\n- **Date:** 2026-01-11\n- **Status:** Deprecated\n";
+    let d = log(text);
+    assert_eq!(d.len(), 2);
+    assert_eq!(d[0].id.as_deref(), Some("ADR-0001"));
+    assert_eq!(d[0].title, "Graph layout with a layered engine");
+    assert_eq!(d[1].status, DecisionStatus::Deprecated);
+    assert_eq!(d[1].style, DecisionStyle::Adr);
+}
+
+#[test]
+fn tables_of_decisions() {
+    let text = "# Decisions\n\n| Date | Decision | Status |\n|---|---|---|\n\
+| 2025-03-01 | Use Rust | Accepted |\n| 2025-03-09 | [Drop Python](#drop) | Superseded |\n| [Date] | [Decision] | [Status] |\n\nAfter.\n";
+    let d = log(text);
+    assert_eq!(d.len(), 2);
+    assert_eq!(d[0].title, "Use Rust");
+    assert_eq!(d[0].line, 5);
+    assert_eq!(d[1].title, "Drop Python");
+    assert_eq!(d[1].status, DecisionStatus::Superseded);
+    assert_eq!(d[1].style, DecisionStyle::TableRow);
+    // Headers in another language name the same columns.
+    let text = "# 决策记录\n\n| 日期 | 决策 | 状态 |\n|---|---|---|\n\
+| 2026-02-03 | 采用 SQLite | 已废弃 |\n";
+    let d = log(text);
+    assert_eq!(
+        (d[0].title.as_str(), d[0].date, d[0].status),
+        (
+            "采用 SQLite",
+            date("2026-02-03"),
+            DecisionStatus::Deprecated
+        )
+    );
+}
+
+#[test]
+fn day_headings_group_entries_below_them() {
+    let text = "# Log\n\n## 2025-04-01\n\n### Decision: Freeze the API\n- **Status**: proposed\n\n\
+### Decision: Tag v1\n\n## 2025-04-02\n\n**Decision:** ship it\n";
+    let d = log(text);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(
+        (d[0].title.as_str(), d[0].date),
+        ("Freeze the API", date("2025-04-01"))
+    );
+    assert_eq!(d[0].status, DecisionStatus::Proposed);
+    assert_eq!(d[1].date, date("2025-04-01"));
+    // A day heading with no entries below is itself the entry.
+    assert_eq!(
+        (d[2].title.as_str(), d[2].date),
+        ("ship it", date("2025-04-02"))
+    );
+}
+
+#[test]
+fn memory_bank_mcp_title_then_date_with_section_headings() {
+    let text = "# Decision Log\n## Use JWT for auth - 2025-02-03\n### Context\nstateless API\n\
+### Decision\nJWT\n### Alternatives Considered\n- sessions\n### Consequences\n- key rotation\n";
+    let d = log(text);
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].title, "Use JWT for auth");
+    assert_eq!((d[0].line, d[0].end_line), (2, 10));
+}
+
+#[test]
+fn a_heading_that_groups_entries_is_not_an_entry() {
+    let text = "# Decision Log\n\n## Phase 2 decisions\n\n\
+### Use Postgres\n- **Date:** 2025-02-01\n- **Status:** Accepted — pending review of the pool size\n\n\
+### Use Redis for sessions\n**Decision:** Redis\n**Status:** Reverted\n\n\
+## Architecture Decisions\n\n### Drop the cron box\n**Status:** Superseded by ADR-7\n\n\
+## Use a queue\n**Context:** slow jobs\n### Background\nnotes\n";
+    let d = log(text);
+    let got: Vec<(&str, DecisionStatus, Option<&str>)> = d
+        .iter()
+        .map(|d| (d.title.as_str(), d.status, d.group.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "Use Postgres",
+                DecisionStatus::Accepted,
+                Some("Phase 2 decisions")
+            ),
+            (
+                "Use Redis for sessions",
+                DecisionStatus::Reverted,
+                Some("Phase 2 decisions")
+            ),
+            (
+                "Drop the cron box",
+                DecisionStatus::Superseded,
+                Some("Architecture Decisions")
+            ),
+            ("Use a queue", DecisionStatus::Unknown, None),
+        ]
+    );
+    assert_eq!((d[0].line, d[0].end_line), (5, 7));
+    assert_eq!(d[2].superseded_by, ["ADR-7"]);
+    // A block's own sub-sections do not make it a group.
+    assert_eq!((d[3].line, d[3].end_line), (18, 21));
+}
+
+#[test]
+fn rooflow_timestamps_date_entries_with_or_without_brackets() {
+    let text = "# Decision Log\n\n\
+This file records architectural and implementation decisions using a list format.\n\
+2025-07-31 07:01:19 - Initialized the memory bank.\n\n*\n\n## Decision\n\n\
+* 2025-07-31 07:01:19 - Initialize the bank from the PRD\n\
+* [2025-08-01 10:15:00] - **Use Next.js**\n\
+* Undated choice\n\n## Rationale\n\n* because\n\n\
+[2025-08-02 19:37:55] - Layout responsibility change\n\
+2025-08-03 08:00:00 - Bare stamped decision\n\
+2025-08-04 was a sunny day and this line is prose.\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<NaiveDate>, Option<NaiveTime>)> = d
+        .iter()
+        .map(|d| (d.title.as_str(), d.date, d.time))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "Initialize the bank from the PRD",
+                date("2025-07-31"),
+                time("07:01:19")
+            ),
+            ("Use Next.js", date("2025-08-01"), time("10:15:00")),
+            ("Undated choice", None, None),
+            (
+                "Layout responsibility change",
+                date("2025-08-02"),
+                time("19:37:55")
+            ),
+            (
+                "Bare stamped decision",
+                date("2025-08-03"),
+                time("08:00:00")
+            ),
+        ]
+    );
+    assert_eq!(d[0].style, DecisionStyle::ListItem);
+    assert_eq!(d[4].style, DecisionStyle::LogLine);
+    assert_eq!((d[4].line, d[4].end_line), (19, 20));
+}
