@@ -259,6 +259,15 @@ pub(super) fn record_folder_of(token: &str) -> Option<&str> {
     (names_a_record && !parent.is_empty()).then_some(parent)
 }
 
+/// Whether a heading names a file or folder (`decisions/`, `ADR-INDEX.md`): it describes
+/// that place, not what was decided.
+pub(super) fn names_a_place(heading: &str) -> bool {
+    path_tokens(heading).any(|token| {
+        (token.len() > 1 && token.ends_with('/') && !token.starts_with("//"))
+            || crate::formats::names::is_markdown(token)
+    })
+}
+
 /// Whether a text names a decision log's file, or a folder of records, anywhere in it.
 pub(super) fn names_a_decision_log(text: &str) -> bool {
     (text.contains(".md") && path_tokens(text).any(names_decision_log))

@@ -615,7 +615,10 @@ pub(crate) fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Deci
             enclosing.pop();
         }
         let under_other = enclosing.iter().any(|(_, other)| *other);
-        if under_other || !is_decision_section_heading(&heading) {
+        // "### decisions/ - Technical decisions", "### Decisions (ADR-INDEX.md)": a
+        // heading naming the file or folder that keeps them says what goes there.
+        let names_a_place = super::meaning::names_a_place(&heading);
+        if under_other || names_a_place || !is_decision_section_heading(&heading) {
             enclosing.push((level, names_not_made(&heading)));
             index += 1;
             continue;
@@ -640,6 +643,15 @@ mod tests {
             "memory-bank/activeContext.md",
             text,
         )
+    }
+
+    #[test]
+    fn a_section_named_for_where_decisions_are_kept_describes_that_place() {
+        let text = "# CLAUDE.md\n\n## decisions/ - Technical decisions\n- Architectural choices\n\
+- Trade-offs considered\n\n## Decisions (ADR-INDEX.md)\n- Full context of the decision\n\n\
+## Key Decisions\n- Use Redis for the cache\n";
+        let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Use Redis for the cache"]);
     }
 
     #[test]
