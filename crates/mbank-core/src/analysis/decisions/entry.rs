@@ -148,6 +148,41 @@ pub(super) fn canonical_key(key: &str) -> &str {
         | "原因"
         | "근거"
         | "이유" => "rationale",
+        "opções consideradas"
+        | "opciones consideradas"
+        | "options envisagées"
+        | "betrachtete optionen"
+        | "рассмотренные варианты"
+        | "考虑的方案"
+        | "検討した案" => "options considered",
+        "alternativas consideradas"
+        | "alternatives envisagées"
+        | "betrachtete alternativen"
+        | "рассмотренные альтернативы" => "alternatives considered",
+        "consequências"
+        | "consecuencias"
+        | "conséquences"
+        | "konsequenzen"
+        | "последствия"
+        | "后果"
+        | "影响"
+        | "影響"
+        | "결과" => "consequences",
+        other => other,
+    }
+}
+
+/// The key of a field line: [`canonical_key`], and a choice named for whoever made it
+/// ("**PureDB choice:** 8KB", "Final decision: …") is the decision.
+fn field_key(key: &str) -> &str {
+    match canonical_key(key) {
+        other
+            if other.ends_with(" choice")
+                || other.ends_with(" decision")
+                || other.ends_with(" chosen") =>
+        {
+            "decision"
+        }
         other => other,
     }
 }
@@ -184,6 +219,8 @@ pub(super) struct EntryFields {
     pub(super) has_marker: bool,
     /// A Decision field (or section) says what was decided.
     pub(super) decided: bool,
+    /// A Decision field is there but left empty: the choice is still to make.
+    pub(super) undecided: bool,
 }
 
 /// What a line of fields (`Decision: X | Reason: Y | Alternative: Z`, or with dashes
@@ -288,7 +325,15 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
             && let Some(c) = field(line)
         {
             let key = c["key"].trim().to_lowercase();
-            let key = canonical_key(&key).to_string();
+            // A bullet's bold lead ("- **User choice**: …") describes; a line of its own
+            // names the choice made ("**PureDB choice:** 8KB").
+            let bullet = line.trim_start().starts_with(['-', '*', '+'])
+                && !line.trim_start().starts_with("**");
+            let key = if bullet {
+                canonical_key(&key).to_string()
+            } else {
+                field_key(&key).to_string()
+            };
             let value = c["value"].trim();
             if MARKER_KEYS.contains(&key.as_str()) {
                 fields.has_marker = true;
@@ -326,7 +371,10 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                     fields.decided |= !decision.is_empty() && !is_placeholder(&decision);
                     fields.decision = Some(decision);
                 }
-                "decision" if fields.decision.is_none() => decision_below = true,
+                "decision" if fields.decision.is_none() => {
+                    decision_below = true;
+                    fields.undecided = true;
+                }
                 _ => {}
             }
             continue;
@@ -353,6 +401,8 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
     }
     fields.supersedes.dedup();
     fields.superseded_by.dedup();
+    // A list under the empty field says what was decided after all.
+    fields.undecided &= !fields.decided;
     fields
 }
 

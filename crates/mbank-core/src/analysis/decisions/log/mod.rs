@@ -25,6 +25,10 @@ fn is_structural_heading(text: &str) -> bool {
         "table of contents" | "contents" | "toc" | "index" | "decision log" | "decisions"
     ) || lower.starts_with("template")
         || lower.ends_with("template")
+        // How the log itself is kept or read, in a few languages.
+        || ["how to use", "how to add", "how to read", "usage", "como usar", "cómo usar", "使用方法", "如何使用", "사용법", "как использовать"]
+            .iter()
+            .any(|lead| lower.starts_with(lead))
 }
 
 /// A heading that is only the word "Decision", in any language.
@@ -142,6 +146,31 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                         && markdown::heading(line).is_none()
                         && !(item.starts_with('[') && item.trim_end().ends_with(')'))
                 })
+    };
+    // Whether a heading's body leaves its choice empty (`**Project choice:**` with
+    // nothing after it): a decision still to take.
+    let body_undecided = |position: usize, level: usize| -> bool {
+        let start = events[position].0;
+        let fields = read_fields(
+            (start + 1..body_end(position, level))
+                .filter(|i| mask[*i])
+                .map(|i| lines[i]),
+        );
+        // A proposal with its status or date is a record still.
+        fields.undecided && fields.status.is_none() && fields.date.is_none()
+    };
+    // Whether a heading has sections of its own below it (not a record's field
+    // headings, `### Context`, `### 决策时间`).
+    let has_sub_sections = |position: usize, level: usize| -> bool {
+        events[position + 1..]
+            .iter()
+            .map_while(|(_, event)| match event {
+                Event::Heading { level: l, text } if *l > level => Some(Some(text)),
+                Event::Heading { .. } | Event::Footer => None,
+                _ => Some(None),
+            })
+            .flatten()
+            .any(|text| !names_a_field(text) && !is_block_section(text))
     };
     // A log written as sections of prose, one per decision ("## Why PostGIS" over its
     // reasons): no line, bullet or row is an entry, and at most one heading is dated,
@@ -369,12 +398,17 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     if only_groups(position, *level) {
                         groups.push((*level, heading.title.clone()));
                         false
+                    } else if prose_log && !names_a_field(text) && !is_block_section(text) {
+                        // Sections of prose: the innermost are the decisions, the ones
+                        // over them their categories.
+                        if has_sub_sections(position, *level) {
+                            groups.push((*level, heading.title.clone()));
+                            false
+                        } else {
+                            body_has_prose(position, *level) && !body_undecided(position, *level)
+                        }
                     } else {
-                        (prose_log
-                            && *level == 2
-                            && !names_a_field(text)
-                            && body_has_prose(position, *level))
-                            || body_has_fields(position, *level)
+                        body_has_fields(position, *level) && !body_undecided(position, *level)
                     }
                 } else {
                     false

@@ -431,3 +431,29 @@ This file records architectural and implementation decisions using a list format
     assert_eq!(d[4].style, DecisionStyle::LogLine);
     assert_eq!((d[4].line, d[4].end_line), (19, 20));
 }
+
+#[test]
+fn sections_of_options_are_entries_where_the_choice_is_made() {
+    let text = "# Design Decisions\n\n## Storage (Phase 1)\n\n### Page Size\n\n\
+| Option | Used by |\n|---|---|\n| 4 KB | SQLite |\n| 8 KB | Postgres |\n\n\
+**PureDB choice:** 8KB\n\n### Byte Order\n\nWhich way integers are stored.\n\n\
+**PureDB choice:**Little-endian\n\n## Recovery (Phase 7)\n\n### Checkpoints\n\n\
+How often to checkpoint.\n\n**PureDB choice:**\n\n## How to Use This Document\n\n\
+Fill in a choice before its phase starts.\n";
+    let got: Vec<(String, Option<String>, DecisionStatus)> = log(text)
+        .into_iter()
+        .map(|d| (d.title, d.group, d.status))
+        .collect();
+    let storage = Some("Storage (Phase 1)".to_string());
+    assert_eq!(
+        got,
+        [
+            (
+                "Page Size".into(),
+                storage.clone(),
+                DecisionStatus::Accepted
+            ),
+            ("Byte Order".into(), storage, DecisionStatus::Accepted),
+        ]
+    );
+}
