@@ -21,6 +21,7 @@ use crate::io::text;
 use crate::markup::markdown;
 use crate::model::Format;
 
+mod keyword;
 mod policy;
 
 pub use policy::{HomeRoots, ImportPolicy, Resolution, absolute, resolve};
@@ -409,6 +410,18 @@ impl Expander {
             return;
         }
         let Visit { chain, out } = visit;
+        for (line, target) in keyword::keyword_imports(text) {
+            out.findings.push(Finding::new(
+                Severity::Warning,
+                FindingCode::ImportMissing,
+                importer,
+                Some(line),
+                format!(
+                    "@import {target} is no import: the agent takes @ and a path, so it looks \
+                     for a file called import and loads nothing; write @{target}"
+                ),
+            ));
+        }
         for import in find_imports(text) {
             let finding = |severity, code, message: String| {
                 Finding::new(severity, code, importer, Some(import.line), message)
