@@ -117,7 +117,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     };
     // A plain heading is a decision when its own body carries decision fields; a
     // thematic break (`---`) ends the body, as it ends an entry in a log.
-    let body_has_fields = |position: usize, level: usize| -> bool {
+    let body_fields = |position: usize, level: usize| -> EntryFields {
         let start = events[position].0;
         read_fields(
             (start + 1..body_end(position, level))
@@ -125,8 +125,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 .filter(|i| mask[*i])
                 .map(|i| lines[i]),
         )
-        .has_marker
     };
+    let body_has_fields =
+        |position: usize, level: usize| -> bool { body_fields(position, level).has_marker };
     // Whether a section says something of its own: a line of text that is not a heading
     // and not only a link (a "Related links" list records nothing).
     let body_has_prose = |position: usize, level: usize| -> bool {
@@ -149,13 +150,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     };
     // Whether a heading's body leaves its choice empty (`**Project choice:**` with
     // nothing after it): a decision still to take.
-    let body_undecided = |position: usize, level: usize| -> bool {
-        let start = events[position].0;
-        let fields = read_fields(
-            (start + 1..body_end(position, level))
-                .filter(|i| mask[*i])
-                .map(|i| lines[i]),
-        );
+    let undecided = |fields: &EntryFields| -> bool {
         // A proposal with its status or date is a record still.
         fields.undecided && fields.status.is_none() && fields.date.is_none()
     };
@@ -175,31 +170,42 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     // A log written as sections of prose, one per decision ("## Why PostGIS" over its
     // reasons): no line, bullet or row is an entry, and at most one heading is dated,
     // numbered or holds fields. Each section below the title is then an entry.
-    let prose_log = {
-        let sections = || {
-            events
-                .iter()
-                .enumerate()
-                .filter_map(|(position, (_, e))| match e {
-                    Event::Heading { level, text } if *level >= 2 => Some((position, *level, text)),
-                    _ => None,
+    let prose_log = std::cell::OnceCell::new();
+    let is_prose_log = || {
+        *prose_log.get_or_init(|| {
+            let sections = || {
+                events
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(position, (_, e))| match e {
+                        Event::Heading { level, text } if *level >= 2 => {
+                            Some((position, *level, text))
+                        }
+                        _ => None,
+                    })
+            };
+            let kept_otherwise = events.iter().any(|(_, e)| {
+                matches!(
+                    e,
+                    Event::LogLine { .. } | Event::ListItem { .. } | Event::TableRow(_)
+                )
+            });
+            if kept_otherwise {
+                return false;
+            }
+            // Two records settle it: no need to read every section.
+            let recorded = sections()
+                .filter(|(position, level, text)| {
+                    read_heading(text).certain || body_has_fields(*position, *level)
                 })
-        };
-        let kept_otherwise = events.iter().any(|(_, e)| {
-            matches!(
-                e,
-                Event::LogLine { .. } | Event::ListItem { .. } | Event::TableRow(_)
-            )
-        });
-        let recorded = sections()
-            .filter(|(position, level, text)| {
-                read_heading(text).certain || body_has_fields(*position, *level)
-            })
-            .count();
-        let prose = sections()
-            .filter(|(_, level, text)| *level == 2 && !is_structural_heading(text))
-            .count();
-        !kept_otherwise && recorded <= 1 && prose >= 2
+                .take(2)
+                .count();
+            let prose = sections()
+                .filter(|(_, level, text)| *level == 2 && !is_structural_heading(text))
+                .take(2)
+                .count();
+            recorded <= 1 && prose >= 2
+        })
     };
     // Whether a heading's own text, up to the next heading, dates it with a field of its
     // own (`- **Date:** 2025-04-19`): a part of a record carries no date of its own.
@@ -398,17 +404,19 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     if only_groups(position, *level) {
                         groups.push((*level, heading.title.clone()));
                         false
-                    } else if prose_log && !names_a_field(text) && !is_block_section(text) {
+                    } else if !names_a_field(text) && !is_block_section(text) && is_prose_log() {
                         // Sections of prose: the innermost are the decisions, the ones
                         // over them their categories.
                         if has_sub_sections(position, *level) {
                             groups.push((*level, heading.title.clone()));
                             false
                         } else {
-                            body_has_prose(position, *level) && !body_undecided(position, *level)
+                            body_has_prose(position, *level)
+                                && !undecided(&body_fields(position, *level))
                         }
                     } else {
-                        body_has_fields(position, *level) && !body_undecided(position, *level)
+                        let fields = body_fields(position, *level);
+                        fields.has_marker && !undecided(&fields)
                     }
                 } else {
                     false
@@ -441,8 +449,11 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     let drafts: Vec<Draft> = drafts
         .into_iter()
         .flat_map(|draft| {
-            let body = (draft.start + 1..lines.len())
-                .take_while(|i| markdown::heading(lines[*i]).is_none() || !mask[*i]);
+            let body = (draft.start + 1..lines.len()).take_while(|i| {
+                !lines[*i].trim_start().starts_with('#')
+                    || !mask[*i]
+                    || markdown::heading(lines[*i]).is_none()
+            });
             // A record of its own (`## ADR-053: …`) keeps its title, whatever its body holds.
             let record = draft.id.is_some() || draft.style == DecisionStyle::Adr;
             let labels: Vec<(usize, String)> = if draft.group || draft.level > 6 || record {
