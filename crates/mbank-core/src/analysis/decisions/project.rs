@@ -369,7 +369,17 @@ impl PointedDecisions {
     /// Adds them to the project's `decisions`, which hold every bank's already: the
     /// records, then the sections that repeat none of them.
     pub(crate) fn append_to(self, decisions: &mut Vec<Decision>) {
-        decisions.extend(self.records);
+        // A log the memory names that copies a bank's own (the same title on the same
+        // day) adds nothing.
+        let kept: HashSet<(String, Option<chrono::NaiveDate>)> = decisions
+            .iter()
+            .map(|d| (normalize_title(&d.title), d.date))
+            .collect();
+        decisions.extend(
+            self.records
+                .into_iter()
+                .filter(|d| !kept.contains(&(normalize_title(&d.title), d.date))),
+        );
         let logged = Logged::new(decisions.iter());
         let sections: Vec<Decision> = self
             .sections
@@ -680,6 +690,54 @@ mod tests {
                     Some("2025-11-17".to_string())
                 ),
                 ("README.md".to_string(), "Ship one binary".to_string(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_named_log_copying_a_bank_s_own_adds_only_what_it_has_more() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        let root = project.join("memory-bank");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(project.join(".notes")).unwrap();
+        let entry = "## 2025-03-02 - Use SQLite\n**Decision:** SQLite\n\n";
+        std::fs::write(
+            root.join("decisionLog.md"),
+            format!("# Decision Log\n\n{entry}"),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("activeContext.md"),
+            "# Active\n\nDecisions are copied to `.notes/decisions.md`.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            project.join(".notes/decisions.md"),
+            format!("# Decisions\n\n{entry}## 2025-03-09 - Ship one binary\n**Decision:** one\n"),
+        )
+        .unwrap();
+        let file = |rel: &str, role| MemoryFile::for_test(root.join(rel), rel, role);
+        let bank = Bank::for_test(
+            crate::model::Format::Cline,
+            root.clone(),
+            vec![
+                file("decisionLog.md", Role::Decisions),
+                file("activeContext.md", Role::Active),
+            ],
+        );
+        let found: Vec<(String, String)> = decisions_of_project(project, &[bank])
+            .into_iter()
+            .map(|d| (d.display, d.title))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("decisionLog.md".to_string(), "Use SQLite".to_string()),
+                (
+                    ".notes/decisions.md".to_string(),
+                    "Ship one binary".to_string()
+                ),
             ]
         );
     }
