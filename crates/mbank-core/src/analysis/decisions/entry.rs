@@ -546,9 +546,12 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;
     } else if may_hold_date
-        && let Some(c) = DATE_LAST
-            .captures(text)
-            .or_else(|| DATE_NOTE_LAST.captures(text))
+        && let Some(c) = DATE_LAST.captures(text).or_else(|| {
+            // Only a title ending in brackets can hold a date and a note in them.
+            text.ends_with([')', '）', ']', '】'])
+                .then(|| DATE_NOTE_LAST.captures(text))
+                .flatten()
+        })
         && let Some(date) = date_from_captures(&c)
     {
         out.date = Some(date);

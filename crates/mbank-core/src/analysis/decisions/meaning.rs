@@ -398,6 +398,10 @@ const NOT_TAKEN_LABELS: &[&str] = &[
 /// label (the part before a colon) says so, or what follows the label is only a
 /// consideration ("Production: Consider PostgreSQL").
 pub(super) fn names_an_option_not_taken(title: &str) -> bool {
+    // Most titles have no label ("Decision: X" is read as X before it comes here).
+    if !title.contains([':', '：']) {
+        return false;
+    }
     let plain = strip_markup(title);
     let Some((label, value)) = plain.split_once([':', '：']) else {
         return false;

@@ -404,19 +404,23 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     if only_groups(position, *level) {
                         groups.push((*level, heading.title.clone()));
                         false
-                    } else if !names_a_field(text) && !is_block_section(text) && is_prose_log() {
-                        // Sections of prose: the innermost are the decisions, the ones
-                        // over them their categories.
-                        if has_sub_sections(position, *level) {
-                            groups.push((*level, heading.title.clone()));
-                            false
-                        } else {
-                            body_has_prose(position, *level)
-                                && !undecided(&body_fields(position, *level))
-                        }
                     } else {
                         let fields = body_fields(position, *level);
-                        fields.has_marker && !undecided(&fields)
+                        if fields.has_marker {
+                            !undecided(&fields)
+                        } else if !names_a_field(text) && !is_block_section(text) && is_prose_log()
+                        {
+                            // Sections of prose: the innermost are the decisions, the ones
+                            // over them their categories.
+                            if has_sub_sections(position, *level) {
+                                groups.push((*level, heading.title.clone()));
+                                false
+                            } else {
+                                body_has_prose(position, *level)
+                            }
+                        } else {
+                            false
+                        }
                     }
                 } else {
                     false
