@@ -148,8 +148,13 @@ const CONTINUED: [&str; 10] = [
 ];
 
 fn continues(title: &str) -> bool {
-    let lower = title.to_lowercase();
-    CONTINUED.iter().any(|word| lower.contains(word))
+    mentions_any(title, &CONTINUED)
+}
+
+/// Whether `text`, lower-cased, holds any of `words` (given lower-case).
+fn mentions_any(text: &str, words: &[&str]) -> bool {
+    let lower = text.to_lowercase();
+    words.iter().any(|word| lower.contains(word))
 }
 
 /// "Change Log Entry [2025-07-05]" in a decision log records an edit of the log, not a
@@ -327,8 +332,7 @@ const REPLACING: [&str; 9] = [
 
 /// Whether the text before a cited record, on its line, says the record is replaced.
 fn names_a_replacement(before: &str) -> bool {
-    let lower = before.to_lowercase();
-    REPLACING.iter().any(|word| lower.contains(word))
+    mentions_any(before, &REPLACING)
 }
 
 /// Where a memory file cites records the logs hold (`| Zone signal (ADR-063) |`, "full
