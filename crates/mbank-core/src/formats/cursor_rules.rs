@@ -56,11 +56,12 @@ fn is_nested(rel: &Path) -> bool {
     rules_folder_depth(rel).is_some_and(|depth| depth > 0)
 }
 
-/// Whether the rule at `path` (absolute) sits below a folder of the rules that holds a
-/// skill's `SKILL.md` (an Agent Skills package copied among the rules) and is not that
-/// index itself.
+/// Whether the rule at `path` (absolute) sits in a sub-folder of a folder of the rules
+/// that holds a skill's `SKILL.md` (an Agent Skills package copied among the rules: its
+/// `rules/` or `references/`). Files beside the index are judged as rules.
 fn is_skill_resource(path: &Path) -> bool {
-    let mut folder = path.parent();
+    let own = path.parent();
+    let mut folder = own;
     while let Some(current) = folder {
         let parent = current.parent();
         let is_rules_folder = current.file_name().is_some_and(|name| name == "rules")
@@ -70,8 +71,7 @@ fn is_skill_resource(path: &Path) -> bool {
         if is_rules_folder {
             return false;
         }
-        let index = current.join("SKILL.md");
-        if index != path && index.is_file() {
+        if Some(current) != own && current.join("SKILL.md").is_file() {
             return true;
         }
         folder = parent;
@@ -244,6 +244,8 @@ mod tests {
         let files = [
             write(".cursor/rules/react/SKILL.md", "# React best practices\n"),
             write(".cursor/rules/react/rules/async-parallel.md", reference),
+            // Beside the index, a file is a rule like any other.
+            write(".cursor/rules/react/AGENTS.md", "# Compiled guide\n"),
             write(".cursor/rules/plain.md", "# Plain\n"),
             // A SKILL.md outside the rules folder has no say.
             write("SKILL.md", "# Not a rule\n"),
@@ -261,7 +263,7 @@ mod tests {
                     .any(|f| f.code == FindingCode::RuleNeverPicked)
             })
             .collect();
-        assert_eq!(never_picked, [true, false, true, false, true]);
+        assert_eq!(never_picked, [true, false, true, true, false, true]);
     }
 
     #[test]
