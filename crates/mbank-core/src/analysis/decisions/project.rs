@@ -484,6 +484,15 @@ mod tests {
         )
     }
 
+    /// A Cline bank at `root` listing `files` (relative to it) in their roles.
+    fn cline_bank(root: &std::path::Path, files: &[(&str, Role)]) -> Bank {
+        let files = files
+            .iter()
+            .map(|(rel, role)| MemoryFile::for_test(root.join(rel), rel, *role))
+            .collect();
+        Bank::for_test(crate::model::Format::Cline, root.to_path_buf(), files)
+    }
+
     fn titles(text: &str) -> Vec<String> {
         decisions_of_file(&log_file(), text)
             .into_iter()
@@ -635,13 +644,11 @@ mod tests {
              Full rationale in ADR-001.\n- Log every miss\n",
         )
         .unwrap();
-        let file = |rel: &str, role| MemoryFile::for_test(root.join(rel), rel, role);
-        let bank = Bank::for_test(
-            crate::model::Format::Cline,
-            root.clone(),
-            vec![
-                file("decisionLog.md", Role::Decisions),
-                file("progress.md", Role::Progress),
+        let bank = cline_bank(
+            &root,
+            &[
+                ("decisionLog.md", Role::Decisions),
+                ("progress.md", Role::Progress),
             ],
         );
         let titles: Vec<String> = decisions_of_project(temp.path(), &[bank])
@@ -721,13 +728,11 @@ mod tests {
             format!("# Decisions\n\n{entry}## 2025-03-09 - Ship one binary\n**Decision:** one\n"),
         )
         .unwrap();
-        let file = |rel: &str, role| MemoryFile::for_test(root.join(rel), rel, role);
-        let bank = Bank::for_test(
-            crate::model::Format::Cline,
-            root.clone(),
-            vec![
-                file("decisionLog.md", Role::Decisions),
-                file("activeContext.md", Role::Active),
+        let bank = cline_bank(
+            &root,
+            &[
+                ("decisionLog.md", Role::Decisions),
+                ("activeContext.md", Role::Active),
             ],
         );
         let found: Vec<(String, String)> = decisions_of_project(project, &[bank])

@@ -99,6 +99,30 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         /// Title of the heading that groups this entry with others.
         category: Option<String>,
     }
+    impl Draft {
+        /// An entry a line opens (a log line, a list item, a decision label): below every
+        /// heading, with no id or status of its own.
+        fn at_line(
+            start: usize,
+            title: String,
+            date: Option<(NaiveDate, Option<NaiveTime>)>,
+            style: DecisionStyle,
+            category: Option<String>,
+        ) -> Draft {
+            Draft {
+                start,
+                level: 7,
+                title,
+                id: None,
+                date,
+                month: None,
+                status: None,
+                style,
+                group: false,
+                category,
+            }
+        }
+    }
     let mut drafts: Vec<Draft> = Vec::new();
     // Where the body of the heading at `events[position]` (of `level`) ends: at the next
     // heading of the same or a higher level, at a heading that is surely an entry, or at
@@ -308,18 +332,13 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 }
                 open = Some(2);
                 open_by_line = true;
-                drafts.push(Draft {
-                    start: *line,
-                    level: 7,
-                    title: decision_of_fields(title).unwrap_or_else(|| title.clone()),
-                    id: None,
-                    date: Some(*date),
-                    month: None,
-                    status: None,
-                    style: DecisionStyle::LogLine,
-                    group: false,
+                drafts.push(Draft::at_line(
+                    *line,
+                    decision_of_fields(title).unwrap_or_else(|| title.clone()),
+                    Some(*date),
+                    DecisionStyle::LogLine,
                     category,
-                });
+                ));
             }
             Event::ListItem { title, date } => {
                 // Inside another entry's body a bullet is a detail of it.
@@ -337,18 +356,13 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 }
                 open = Some(2);
                 open_by_line = true;
-                drafts.push(Draft {
-                    start: *line,
-                    level: 7,
-                    title: decision_of_fields(title).unwrap_or_else(|| title.clone()),
-                    id: None,
-                    date: *date,
-                    month: None,
-                    status: None,
-                    style: DecisionStyle::ListItem,
-                    group: false,
+                drafts.push(Draft::at_line(
+                    *line,
+                    decision_of_fields(title).unwrap_or_else(|| title.clone()),
+                    *date,
+                    DecisionStyle::ListItem,
                     category,
-                });
+                ));
             }
             Event::TableRow(row) => drafts.push(Draft {
                 start: *line,
@@ -474,16 +488,14 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             labels
                 .into_iter()
                 .map(|(line, title)| Draft {
-                    start: line,
-                    level: 7,
-                    title,
-                    id: None,
-                    date: draft.date,
                     month: draft.month,
-                    status: None,
-                    style: DecisionStyle::Block,
-                    group: false,
-                    category: category.clone(),
+                    ..Draft::at_line(
+                        line,
+                        title,
+                        draft.date,
+                        DecisionStyle::Block,
+                        category.clone(),
+                    )
                 })
                 .collect()
         })
