@@ -291,6 +291,48 @@ fn rules_in_a_linked_folder_are_dated_by_the_folder_linked_to() {
     assert_eq!(rule.last_commit, Some(T0));
 }
 
+/// A rule in a sub-folder of a linked folder, and a linked `.claude` as a whole: the
+/// link is on the way, not the file's own folder, and still dates the file by git.
+#[cfg(unix)]
+#[test]
+fn rules_below_a_linked_folder_are_dated_by_the_files_linked_to() {
+    let repo = Repo::new();
+    repo.write("CLAUDE.md", "# Shop\n\nTea.\n");
+    repo.write(".agents/rules/rust/style.md", "# Style\n\nShort lines.\n");
+    std::fs::create_dir_all(repo.dir.join(".claude")).unwrap();
+    std::os::unix::fs::symlink("../.agents/rules", repo.dir.join(".claude/rules")).unwrap();
+    repo.commit_all("rules", T0);
+    repo.code_commits(3, T0 + 60);
+    repo.write("CLAUDE.md", "# Shop\n\nTea and coffee.\n");
+    repo.commit_all("coffee", T0 + 4 * 60);
+
+    let report = analyze(&repo.project(), git_depth());
+    let rule = file(&report, "style.md");
+    assert!(rule.file.path.ends_with(".claude/rules/rust/style.md"));
+    assert_eq!(rule.last_commit, Some(T0));
+    let aging: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.code == mbank::core::findings::FindingCode::Aging)
+        .map(|f| f.message.clone())
+        .collect();
+    assert!(
+        aging.iter().all(|m| !m.contains("rust/style.md")),
+        "a file dated by git is not the newest by its checkout time: {aging:?}"
+    );
+
+    let other = Repo::new();
+    other.write("CLAUDE.md", "# Shop\n\nTea.\n");
+    other.write(".agents/rules/tone.md", "# Tone\n\nPlain words.\n");
+    std::os::unix::fs::symlink(".agents", other.dir.join(".claude")).unwrap();
+    other.commit_all("rules", T0);
+    other.code_commits(2, T0 + 60);
+    let report = analyze(&other.project(), git_depth());
+    let rule = file(&report, "tone.md");
+    assert!(rule.file.path.ends_with(".claude/rules/tone.md"));
+    assert_eq!(rule.last_commit, Some(T0));
+}
+
 #[test]
 fn conkeeper_staleness_commits_sets_the_threshold() {
     let repo = Repo::new();

@@ -426,23 +426,29 @@ impl GitState {
 /// Every listed file on disk, with the file whose history dates it: itself, or where
 /// it is a link, the file it links to (an `AGENTS.md` linked to `CLAUDE.md` is written
 /// whenever `CLAUDE.md` is; the link's own commit only says when it was made), or where
-/// its folder is a link (`.claude/rules` → `../.agents/rules`), the file in the folder
+/// a folder on its way from the bank's root is a link (`.claude/rules` →
+/// `../.agents/rules`, and so `.claude/rules/rust/rust.md`), the file in the folder
 /// linked to, which is all git tracks of it.
 fn dated_files(banks: &[Bank]) -> Vec<(&Path, Cow<'_, Path>)> {
-    // Where each folder of the files leads, looked up once per folder.
+    // Where each folder leads, looked up once per folder.
     let mut folders: HashMap<&Path, Option<PathBuf>> = HashMap::new();
     banks
         .iter()
-        .flat_map(|b| b.files.iter())
-        .filter(|f| !f.is_virtual())
-        .map(|f| {
+        .flat_map(|b| b.files.iter().map(move |f| (b.root.as_path(), f)))
+        .filter(|(_, f)| !f.is_virtual())
+        .map(|(root, f)| {
             let by = link_target(&f.path).or_else(|| {
-                let folder = f.path.parent()?;
-                let linked = folders
-                    .entry(folder)
-                    .or_insert_with(|| link_target(folder))
-                    .as_ref()?;
-                Some(linked.join(f.path.file_name()?))
+                f.path
+                    .ancestors()
+                    .skip(1)
+                    .take_while(|folder| folder.starts_with(root))
+                    .find_map(|folder| {
+                        let linked = folders
+                            .entry(folder)
+                            .or_insert_with(|| link_target(folder))
+                            .as_ref()?;
+                        Some(linked.join(f.path.strip_prefix(folder).ok()?))
+                    })
             });
             (
                 f.path.as_path(),
