@@ -82,6 +82,15 @@ fn a_root_holding_only_context_md_is_found_and_loads_once_file_names_name_it() {
 
     // Found and listed where BEANS.md sits; Beans-Code's default names only BEANS.md.
     assert_eq!(listed(&sandbox, &p), pairs(&[("CONTEXT.md", "never")]));
+    // Nothing else shows Beans-Code: a CONTEXT.md is as likely a glossary, never called
+    // a misnamed memory file.
+    assert!(
+        !findings(&sandbox, &p)
+            .iter()
+            .any(|(code, _)| code == "instructions-misnamed")
+    );
+    // The user has Beans-Code: its default reads BEANS.md only.
+    std::fs::create_dir_all(sandbox.home().join(".beans")).unwrap();
     let found = findings(&sandbox, &p);
     let misnamed = found
         .iter()

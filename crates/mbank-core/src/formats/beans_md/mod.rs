@@ -219,6 +219,11 @@ impl FormatRules for BeansMd {
             return None;
         }
         let project = bank_root_of(&file.path, rel)?;
+        // `CONTEXT.md` is a common name for other documents (a glossary, a domain's
+        // context): it is Beans-Code's misnamed memory only where Beans-Code is in use.
+        if name == CONTEXT_FILE && !uses_beans(&project) {
+            return None;
+        }
         let loaded = settings_of(&project);
         if loaded.settings.reads_name(name) || !loaded.settings.trusted {
             return None;
@@ -290,6 +295,16 @@ impl FormatRules for BeansMd {
 /// folder.
 fn settings_of(project: &Path) -> settings::LoadedSettings {
     settings::for_project(project, crate::io::paths::home_dir().as_deref())
+}
+
+/// Whether the project or the user's home shows Beans-Code: its memory file, its local
+/// file or its folder.
+fn uses_beans(project: &Path) -> bool {
+    let home = crate::io::paths::home_dir();
+    [FILES.main, FILES.local, FILES.dot_dir]
+        .iter()
+        .any(|name| std::fs::symlink_metadata(project.join(name)).is_ok())
+        || home.is_some_and(|home| std::fs::symlink_metadata(home.join(FILES.dot_dir)).is_ok())
 }
 
 /// Whether `rel` is inside `.beans/rules/`.
