@@ -42,6 +42,62 @@ fn is_bare_decision_heading(text: &str) -> bool {
 }
 
 /// `---`, `***` or `___`: a line that separates entries.
+/// A heading's text as its recurrences are compared.
+fn label_key(text: &str) -> String {
+    strip_markup(text).trim().to_lowercase()
+}
+
+/// Titles of sub-headings that recur under two or more different sections: the parts
+/// every entry of a log is written in (`### Implementation`, `### Features`).
+fn recurring_sub_headings(events: &[(usize, Event)]) -> std::collections::HashSet<String> {
+    let mut parents: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut seen = std::collections::HashSet::new();
+    // Position of the nearest heading of each level above the one read.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    for (position, (_, event)) in events.iter().enumerate() {
+        let Event::Heading { level, text } = event else {
+            continue;
+        };
+        while open.last().is_some_and(|(l, _)| l >= level) {
+            open.pop();
+        }
+        if let Some((_, parent)) = open.last() {
+            let key = label_key(text);
+            if seen.insert((key.clone(), *parent)) {
+                *parents.entry(key).or_default() += 1;
+            }
+        }
+        open.push((*level, position));
+    }
+    parents
+        .into_iter()
+        .filter(|(_, count)| *count >= 2)
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// Whether the section at `position` sits under a title naming decisions, where the
+/// file has one ("# Purpose and Goals" over an overview, then "# Architectural
+/// Decisions" over the entries): the other titles' sections are not entries.
+fn under_a_decisions_title(events: &[(usize, Event)], position: usize) -> bool {
+    let names_decisions = |e: &Event| match e {
+        Event::Heading { level: 1, text } => Some(is_decision_section_heading(text)),
+        _ => None,
+    };
+    let titled = events
+        .iter()
+        .filter_map(|(_, e)| names_decisions(e))
+        .collect::<Vec<_>>();
+    if titled.len() < 2 || !titled.contains(&true) {
+        return true;
+    }
+    events[..position]
+        .iter()
+        .rev()
+        .find_map(|(_, e)| names_decisions(e))
+        .unwrap_or(false)
+}
+
 fn is_thematic_break(line: &str) -> bool {
     let t = line.trim();
     t.len() >= 3
@@ -178,6 +234,8 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         // A proposal with its status or date is a record still.
         fields.undecided && fields.status.is_none() && fields.date.is_none()
     };
+    let part_labels = std::cell::OnceCell::new();
+    let part_labels = || part_labels.get_or_init(|| recurring_sub_headings(&events));
     // Whether a heading has sections of its own below it (not a record's field
     // headings, `### Context`, `### 决策时间`).
     let has_sub_sections = |position: usize, level: usize| -> bool {
@@ -189,7 +247,15 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 _ => Some(None),
             })
             .flatten()
-            .any(|text| !names_a_field(text) && !is_block_section(text))
+            .try_fold(false, |sections, text| {
+                // A title recurring under other sections (`### Implementation` under
+                // every numbered decision) names a part of this one: it has no sections.
+                if part_labels().contains(&label_key(text)) {
+                    return None;
+                }
+                Some(sections || (!names_a_field(text) && !is_block_section(text)))
+            })
+            .unwrap_or(false)
     };
     // A log written as sections of prose, one per decision ("## Why PostGIS" over its
     // reasons): no line, bullet or row is an entry, and at most one heading is dated,
@@ -422,7 +488,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                         let fields = body_fields(position, *level);
                         if fields.has_marker {
                             !undecided(&fields)
-                        } else if !names_a_field(text) && !is_block_section(text) && is_prose_log()
+                        } else if !names_a_field(text)
+                            && !is_block_section(text)
+                            && is_prose_log()
+                            && under_a_decisions_title(&events, position)
                         {
                             // Sections of prose: the innermost are the decisions, the ones
                             // over them their categories.

@@ -457,3 +457,21 @@ Fill in a choice before its phase starts.\n";
         ]
     );
 }
+
+#[test]
+fn sections_written_in_the_same_parts_are_entries_under_the_title_naming_decisions() {
+    let text = "# Purpose and Goals\n\n## Overview\n\nA scraper of wallpapers.\n\n\
+## Success Criteria\n\nMost downloads succeed.\n\n---\n\n# Architectural Decisions\n\n\
+## 1. Code Organization\n\n### Implementation\n\nOne service per site.\n\n\
+### Pending Improvements\n\nPlugins found on their own.\n\n## 2. Storage\n\n\
+### Implementation\n\nOne folder per run.\n\n### Features\n\nResumable downloads.\n\n\
+## 3. Retries\n\n### Implementation\n\nThree tries, then the next site.\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(titles, ["1. Code Organization", "2. Storage", "3. Retries"]);
+
+    // Sections of their own below a category stay the entries.
+    let text = "# Decisions\n\n## Storage\n\n### Why PostGIS\n\nSpatial queries.\n\n\
+### Why one schema\n\nFewer migrations.\n\n## Serving\n\n### Why Axum\n\nTower.\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(titles, ["Why PostGIS", "Why one schema", "Why Axum"]);
+}
