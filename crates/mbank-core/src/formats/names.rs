@@ -97,7 +97,11 @@ pub fn role_for_name(file_name: &str) -> Option<Role> {
         | "decisions"
         | "architecturedecisions"
         | "decisionrecords"
-        | "decisionhistory" => Role::Decisions,
+        | "decisionhistory"
+        // The log of a project's records as one file (`adr.md`, `ADRs.md`).
+        | "adr"
+        | "adrs"
+        | "architecturedecisionrecords" => Role::Decisions,
         "glossary" => Role::Glossary,
         "sessionlog" => Role::Session,
         _ if is_adr_name(file_name) => Role::Adr,

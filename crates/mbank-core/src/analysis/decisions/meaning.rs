@@ -244,6 +244,16 @@ pub(super) fn names_decision_log(token: &str) -> bool {
         && crate::formats::role_for_name(name) == Some(crate::model::Role::Decisions)
 }
 
+/// Whether a log's name says only what kind of records it holds (`adr.md`, `ADRs.md`):
+/// as often one record written as a document, so read as a log only where the memory
+/// names it.
+pub(super) fn names_only_the_record_kind(name: &str) -> bool {
+    matches!(
+        crate::formats::names::name_key(name).as_str(),
+        "adr" | "adrs"
+    )
+}
+
 /// The folder of records a path names, as written: a folder named for records
 /// (`docs/adr/`, `architecture/decisions`), or the folder of a record it names
 /// (`docs/06-decisions/ADR-XXX-[name].md`, `docs/records/ADR-003-cache.md`). Written as a

@@ -12,7 +12,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::meaning::{is_code_folder, names_decision_log, path_tokens, record_folder_of};
+use super::meaning::{
+    is_code_folder, names_decision_log, names_only_the_record_kind, path_tokens, record_folder_of,
+};
 use crate::analysis::file_class::is_memory_file;
 use crate::analysis::imports::normalize_lexically;
 use crate::formats::adr_records;
@@ -153,7 +155,10 @@ pub(super) fn pointed_files(project: &Path, banks: &[Bank]) -> Vec<PointedFile> 
     }
     // The project's own log, at its root or in its documentation, needs no pointer.
     for folder in adr_records::PROJECT_LOG_FOLDERS {
-        for name in decision_log_names(&project.join(folder)) {
+        for name in decision_log_names(&project.join(folder))
+            .into_iter()
+            .filter(|name| !names_only_the_record_kind(name))
+        {
             let written = if folder.is_empty() {
                 name
             } else {
@@ -507,6 +512,37 @@ mod tests {
             &[("CLAUDE.md", Role::Instructions)],
         )];
         assert!(found(&project, &banks).is_empty());
+    }
+
+    #[test]
+    fn a_log_named_only_by_its_records_kind_is_read_where_the_memory_names_it() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        write(
+            project,
+            "docs/adr.md",
+            "# Architecture Decision Record\n\n## 1 · Stack\n",
+        );
+        write(project, "AGENTS.md", "# Agents\n");
+        let agents = || {
+            [bank(
+                project,
+                Format::AgentsMd,
+                &[("AGENTS.md", Role::Instructions)],
+            )]
+        };
+        // Found on its own, `docs/adr.md` is as likely one record written as a document.
+        assert!(found(project, &agents()).is_empty());
+        write(project, "agent_docs/ADRs.md", LOG);
+        write(
+            project,
+            "AGENTS.md",
+            "Если принято важное решение — добавить запись в `agent_docs/ADRs.md`.\n",
+        );
+        assert_eq!(
+            found(project, &agents()),
+            [("agent_docs/ADRs.md".to_string(), Role::Decisions)]
+        );
     }
 
     #[test]
