@@ -22,11 +22,24 @@ fn is_memory(bank: &Bank, file: &MemoryFile) -> bool {
     file_class::is_memory_file(bank, file)
 }
 
-/// Decision files of a bank are those whose role is a decision log.
+/// Decision files of a bank are those whose role is a decision log, and its rules named
+/// as one (`.windsurf/rules/decisions.md`, `.cursor/rules/decision-log.mdc`): a rule the
+/// agent reads before choosing, holding the choices made.
 fn decision_files(bank: &Bank) -> impl Iterator<Item = &MemoryFile> {
     bank.files.iter().filter(|f| {
-        !f.is_virtual() && f.role.is_decision_log() && is_memory(bank, f) && !is_form(bank, f)
+        !f.is_virtual()
+            && (f.role.is_decision_log() || (f.role == Role::Rules && rule_named_as_log(f)))
+            && is_memory(bank, f)
+            && !is_form(bank, f)
     })
+}
+
+fn rule_named_as_log(file: &MemoryFile) -> bool {
+    let name = file.file_name();
+    match name.strip_suffix(".mdc") {
+        Some(stem) => super::meaning::names_decision_log(&format!("{stem}.md")),
+        None => super::meaning::names_decision_log(&name),
+    }
 }
 
 /// A log kept as the form new logs are copied from (`decisions.template.md`,
@@ -544,6 +557,52 @@ mod tests {
         let found = decisions_of_project(temp.path(), &[bank]);
         let where_: Vec<&str> = found.iter().map(|d| d.display.as_str()).collect();
         assert_eq!(where_, ["memory-bank/decisionLog.md"]);
+    }
+
+    #[test]
+    fn a_rule_named_as_a_decision_log_is_read_as_one() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().to_path_buf();
+        let log = "---\ntrigger: model_decision\n---\n\n# Architecture Decision Records\n\n\
+## ADR-001 — Data-only messages\n\n**Date:** 2026-04-05\n**Decision:** Data only.\n";
+        for rel in [
+            ".windsurf/rules/decisions.md",
+            ".windsurf/rules/style.md",
+            ".cursor/rules/decision-log.mdc",
+        ] {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, log).unwrap();
+        }
+        let bank = |format, rels: &[&str]| {
+            let files = rels
+                .iter()
+                .map(|rel| MemoryFile::for_test(root.join(rel), rel, Role::Rules))
+                .collect();
+            Bank::for_test(format, root.clone(), files)
+        };
+        let banks = [
+            bank(
+                crate::model::Format::Windsurf,
+                &[".windsurf/rules/decisions.md", ".windsurf/rules/style.md"],
+            ),
+            bank(
+                crate::model::Format::CursorRules,
+                &[".cursor/rules/decision-log.mdc"],
+            ),
+        ];
+        let found: Vec<(String, String)> = decisions_of_project(&root, &banks)
+            .into_iter()
+            .map(|d| (d.display, d.title))
+            .collect();
+        let entry = |file: &str| (file.to_string(), "Data-only messages".to_string());
+        assert_eq!(
+            found,
+            [
+                entry(".cursor/rules/decision-log.mdc"),
+                entry(".windsurf/rules/decisions.md")
+            ]
+        );
     }
 
     #[test]
