@@ -48,8 +48,9 @@ const PATHS: ProjectPaths = ProjectPaths {
 };
 
 /// Folders of a project whose decision log (`DECISIONS.md`, `decision-log.md`) is the
-/// project's own, named or not: its root and its documentation.
-pub(crate) const PROJECT_LOG_FOLDERS: [&str; 3] = ["", "docs", "doc"];
+/// project's own, named or not: its root, its documentation, and Claude Code's folder,
+/// where its users keep the notes they point the agent to (`.claude/decisions.md`).
+pub(crate) const PROJECT_LOG_FOLDERS: [&str; 4] = ["", "docs", "doc", ".claude"];
 
 /// The file in which adr-tools (`adr init DIR`) keeps where a project's records are,
 /// relative to the folder the file is in.

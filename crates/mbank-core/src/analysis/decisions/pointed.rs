@@ -554,6 +554,8 @@ mod tests {
         write(project, "docs/guide.md", "# Guide\n");
         write(project, "src/decisions.md", LOG);
         write(project, "memory-bank/decisionLog.md", LOG);
+        write(project, ".claude/decisions.md", LOG);
+        write(project, ".cursor/decisions.md", LOG);
         let banks = [bank(
             project,
             Format::Cline,
@@ -564,6 +566,7 @@ mod tests {
             [
                 ("DECISIONS.md".to_string(), Role::Decisions),
                 ("docs/decision-log.md".to_string(), Role::Decisions),
+                (".claude/decisions.md".to_string(), Role::Decisions),
             ]
         );
     }
