@@ -615,7 +615,7 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
 /// of them; a heading that is itself an entry (`## Decision: X`, `## ADR-3 …`) is not a
 /// section.
 pub(crate) fn is_decision_section_heading(text: &str) -> bool {
-    if !may_contain_word(text, &[b"decision", b"adr", b"entscheidung"]) {
+    if !may_contain_word(text, super::meaning::DECISION_STEMS_ASCII) {
         return false;
     }
     super::meaning::names_decisions_made(text) && !read_heading(text).certain

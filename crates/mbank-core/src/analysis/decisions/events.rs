@@ -6,7 +6,9 @@ use std::sync::LazyLock;
 use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
-use super::entry::{bullet_title, canonical_key, is_decision_section_heading, read_heading};
+use super::entry::{
+    bullet_title, canonical_key, is_decision_section_heading, read_fields, read_heading,
+};
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
 use super::text::{DATE_TIME, clean_title, date_from_captures, is_ascii_space, may_match, regex};
 use crate::markup::markdown;
@@ -121,6 +123,48 @@ fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
         None => (None, rest),
     };
     bullet_title(rest).map(|title| (title, date))
+}
+
+/// Whether the heading on line `at` is a day over a plain list of that day's decisions:
+/// dated, titled by nothing else than the date or a name for decisions (`## 2026-04-20`,
+/// `## 2026-04-15 Kararları`), over two or more top-level bullets and no fields (where a
+/// `**Decision:**` label stands, the bullets are its details).
+fn is_day_of_bullets(lines: &[&str], mask: &[bool], at: usize) -> bool {
+    let Some((_, text)) = markdown::heading(lines[at]) else {
+        return false;
+    };
+    let heading = read_heading(&text);
+    if heading.date.is_none()
+        || !(heading.title.is_empty() || super::meaning::only_names_decisions(&heading.title))
+    {
+        return false;
+    }
+    let body = || {
+        lines[at + 1..]
+            .iter()
+            .zip(&mask[at + 1..])
+            .take_while(|(line, _)| markdown::heading(line).is_none())
+            .filter(|(_, content)| **content)
+            .map(|(line, _)| *line)
+    };
+    let bullets = body().filter(|line| list_item(line).is_some()).count();
+    // Bullets led by labels (`- **决策概述**：…`) are one entry's fields.
+    let labelled = body()
+        .filter(|line| list_item(line).is_some() && opens_with_label(line))
+        .count();
+    bullets >= 2 && labelled * 2 < bullets && !read_fields(body()).has_marker
+}
+
+/// Whether a bullet opens with a bold label and its colon (`- **Context:** …`).
+fn opens_with_label(line: &str) -> bool {
+    let rest = line[2..].trim_start();
+    rest.strip_prefix("**").is_some_and(|rest| {
+        rest.find("**").is_some_and(|end| {
+            let label = &rest[..end];
+            let after = rest[end + 2..].trim_start();
+            label.ends_with([':', '：']) || after.starts_with([':', '：'])
+        })
+    })
 }
 
 /// A line that may open an entry, close one, or group dated entries.
@@ -324,7 +368,9 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
             // A level-1 "Decisions" is the file's title, not a section.
             if level > 1 && is_bare_list_heading(&text) {
                 list_section = Some((level, false));
-            } else if level > 1 && is_decision_section_heading(&text) {
+            } else if level > 1
+                && (is_decision_section_heading(&text) || is_day_of_bullets(lines, mask, index))
+            {
                 list_section = Some((level, true));
             } else if list_section.is_some_and(|(l, strict)| {
                 // A sub-heading with a title of its own (`### DEC-010 - Use X`) is an

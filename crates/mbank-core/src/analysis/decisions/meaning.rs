@@ -14,13 +14,49 @@ use super::{DecisionKind, DecisionStatus};
 const DECISIONS_WORDS: &[&str] = &[
     "decisions",
     "adrs",
+    // ru, uk
     "решения",
     "решений",
+    "рішення",
+    // es, pt, it, fr, de
     "decisiones",
     "decisões",
     "decisoes",
-    "entscheidungen",
+    "decisioni",
     "décisions",
+    "entscheidungen",
+    // nl, sv/da/no, pl, cs, tr, id/ms
+    "beslissingen",
+    "besluiten",
+    "beslut",
+    "beslutninger",
+    "beslutningar",
+    "decyzje",
+    "rozhodnutí",
+    "kararlar",
+    "kararları",
+    "kararlari",
+    "keputusan",
+    // el, he, ar, fa, hi
+    "αποφάσεις",
+    "החלטות",
+    "قرارات",
+    "تصمیمات",
+    "निर्णय",
+];
+
+/// The stems of the words for decisions written in ASCII alone ([`DECISIONS_WORDS`],
+/// "Decision Log", `ADR-7`): text without any of them names no decisions.
+pub(super) const DECISION_STEMS_ASCII: &[&[u8]] = &[
+    b"decisi",
+    b"adr",
+    b"entscheidung",
+    b"beslis",
+    b"beslui",
+    b"beslut",
+    b"decyzj",
+    b"karar",
+    b"keputusan",
 ];
 
 /// Whether `word` (lower case) is a plural noun for decisions in one of the languages.
@@ -30,6 +66,8 @@ pub(super) fn is_decisions_word(word: &str) -> bool {
 
 /// Nouns for decisions in scripts without spaces, matched inside the heading.
 const DECISIONS_CJK: &[&str] = &[
+    "quyết định",
+    "การตัดสินใจ",
     "決定事項",
     "決定",
     "决定",
@@ -148,6 +186,19 @@ fn words(text: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// Whether a title is nothing but a name for decisions ("Decisions", "Kararları",
+/// "决策"): no subject of its own.
+pub(super) fn only_names_decisions(title: &str) -> bool {
+    let plain = strip_markup(title);
+    let trimmed = plain.trim().to_lowercase();
+    match words(&plain).as_slice() {
+        [word] => {
+            DECISIONS_WORDS.contains(&word.as_str()) || DECISIONS_CJK.contains(&trimmed.as_str())
+        }
+        _ => DECISIONS_CJK.contains(&trimmed.as_str()),
+    }
 }
 
 /// Whether the heading `text` names a section of decisions made: a plural noun for
@@ -599,8 +650,21 @@ mod tests {
             "Wichtige Entscheidungen",
             "Décisions techniques",
             "Decision Log",
+            "Aktif Kararlar",
+            "Decisioni chiave",
+            "Belangrijke beslissingen",
+            "Kluczowe decyzje",
+            "Keputusan teknis",
+            "Các quyết định chính",
+            "Ключові рішення",
         ] {
             assert!(names_decisions_made(yes), "{yes}");
+        }
+        for only in ["Decisions", "Kararları", "决策", "**Beslut**"] {
+            assert!(only_names_decisions(only), "{only}");
+        }
+        for more in ["Key Decisions", "项目启动与优先级决策", "Decision"] {
+            assert!(!only_names_decisions(more), "{more}");
         }
         for no in [
             "Decision",

@@ -590,7 +590,7 @@ fn is_template_text(line: &str) -> bool {
 /// order; `display` is the file as shown to people. Sections in code blocks or
 /// frontmatter are not read, nor is anything inside a code block within a section.
 pub(crate) fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Decision> {
-    if !may_contain_word(text, &[b"decision", b"adr", b"entscheidung"]) {
+    if !may_contain_word(text, super::meaning::DECISION_STEMS_ASCII) {
         return Vec::new();
     }
     let lines: Vec<&str> = text.lines().collect();

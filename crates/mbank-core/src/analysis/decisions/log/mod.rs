@@ -337,6 +337,13 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     // no fields before its first sub-heading, and a sub-heading that is an entry itself
     // (surely one, or a plain one with fields of its own). Sections of a block
     // (`### Context`, `### Decision`) are not entries.
+    // Whether the section of the heading at `position` lists entries as bullets.
+    let lists_entries = |position: usize| -> bool {
+        events[position + 1..]
+            .iter()
+            .take_while(|(_, e)| !matches!(e, Event::Heading { .. } | Event::Footer))
+            .any(|(_, e)| matches!(e, Event::ListItem { .. }))
+    };
     let only_groups = |position: usize, level: usize| -> bool {
         let start = events[position].0;
         let first_sub = events.get(position + 1).map_or(lines.len(), |(l, _)| *l);
@@ -465,7 +472,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     && heading.style == DecisionStyle::DatedHeading
                     && !heading.title.is_empty()
                     && open.is_none()
-                    && only_groups(position, *level);
+                    && (only_groups(position, *level)
+                        || (super::meaning::only_names_decisions(&heading.title)
+                            && lists_entries(position)));
                 if titled_group {
                     groups.push((*level, heading.title.clone()));
                 }

@@ -475,3 +475,35 @@ fn sections_written_in_the_same_parts_are_entries_under_the_title_naming_decisio
     let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
     assert_eq!(titles, ["Why PostGIS", "Why one schema", "Why Axum"]);
 }
+
+#[test]
+fn a_day_heading_over_a_plain_list_dates_each_bullet_as_a_decision() {
+    let text = "# Decisions\n\nShort record of what was settled.\n\n## 2026-04-15 Kararları\n\n\
+- Backend first; the screens come later.\n- PostgreSQL runs in Docker Compose.\n\n\
+## 2026-04-20\n\n- Login uses the OAuth2 password form.\n- Photo upload is optional.\n\n\
+## 2026-04-22: Use Redis for sessions\n\n- It is already deployed.\n- Sessions expire on their own.\n\n\
+## 2025/05/22 - 项目启动与优先级决策\n- **决策概述**：启动执行引擎。\n- **来源**：用户反馈。\n";
+    let got: Vec<(String, Option<NaiveDate>)> =
+        log(text).into_iter().map(|d| (d.title, d.date)).collect();
+    let day = |m, d| NaiveDate::from_ymd_opt(2026, m, d);
+    assert_eq!(
+        got,
+        [
+            (
+                "Backend first; the screens come later.".to_string(),
+                day(4, 15)
+            ),
+            ("PostgreSQL runs in Docker Compose.".to_string(), day(4, 15)),
+            (
+                "Login uses the OAuth2 password form.".to_string(),
+                day(4, 20)
+            ),
+            ("Photo upload is optional.".to_string(), day(4, 20)),
+            ("Use Redis for sessions".to_string(), day(4, 22)),
+            (
+                "项目启动与优先级决策".to_string(),
+                NaiveDate::from_ymd_opt(2025, 5, 22)
+            ),
+        ]
+    );
+}
