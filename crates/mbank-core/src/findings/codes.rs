@@ -394,7 +394,7 @@ finding_codes! {
         "The agent reads its instruction files only under their exact names and places (GitHub Copilot its repository instructions file and its path-specific instructions folder, Cline its rules at the workspace root, Beans-Code the names its memory settings list in fileNames); this file is named or placed otherwise, so the agent never takes it for one. The message names the name or place it needs: rename or move it.";
     FrontmatterKeyMisspelled = "frontmatter-key-misspelled", Warning..=Warning, AgentDocumentation,
         "A rule's frontmatter key is misspelled, so the agent ignores it",
-        "A frontmatter key differs from the one the agent reads only in case or separators (applyto, apply_to, applyTo's typo): the agent ignores it and applies the rule as if it were not there. Spell it as the agent's documentation does.";
+        "A frontmatter key differs from one the agent reads by its separators or one letter (apply_to for applyTo, glob for globs, descripton for description): the agent ignores it and applies the rule as if it were not there. Spell it as the agent's documentation does.";
 
     // Claims the memory makes about the code.
     ClaimMissingPath = "claim-missing-path", Warning..=Warning, Mbank,

@@ -159,6 +159,12 @@ impl FormatRules for CursorRules {
 
     fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
         rule_frontmatter::check_rule(file, text, is_rule, "Cursor", |fm, out| {
+            out.extend(rule_frontmatter::misspelled_keys(
+                fm,
+                &["description", "globs", "alwaysApply"],
+                &file.path,
+                "Cursor",
+            ));
             if let Some(Err(value)) = fm.flag("alwaysApply") {
                 out.push(Finding::new(
                     Severity::Warning,

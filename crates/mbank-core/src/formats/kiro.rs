@@ -73,6 +73,12 @@ impl FormatRules for Kiro {
 
     fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
         rule_frontmatter::check_rule(file, text, is_steering, "Kiro", |fm, out| {
+            out.extend(rule_frontmatter::misspelled_keys(
+                fm,
+                &["inclusion", "fileMatchPattern", "name", "description"],
+                &file.path,
+                "Kiro",
+            ));
             let line = fm.get("inclusion").map(|e| e.line);
             match fm.text("inclusion") {
             Some(inclusion) if !INCLUSIONS.contains(&inclusion) => out.push(Finding::new(

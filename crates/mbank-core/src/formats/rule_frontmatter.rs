@@ -234,6 +234,51 @@ pub(crate) fn check_rule(
     out
 }
 
+/// Keys of `fm` that misspell one of the keys `tool` reads (`known`): `glob` for `globs`,
+/// `always_apply` for `alwaysApply`, `descripton` for `description`. The tool ignores
+/// them, so what they say is lost. Keys far from every known one (another tool's
+/// metadata, `name:`, `tags:`) are left alone, as is a misspelling beside the right key.
+pub(crate) fn misspelled_keys(
+    fm: &RuleFrontmatter,
+    known: &[&str],
+    path: &Path,
+    tool: &str,
+) -> Vec<Finding> {
+    let squash = |key: &str| -> String {
+        key.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    fm.entries
+        .iter()
+        .filter(|entry| !known.iter().any(|k| k.eq_ignore_ascii_case(&entry.key)))
+        .filter_map(|entry| {
+            let key = squash(&entry.key);
+            let meant = known.iter().find(|k| {
+                let k = squash(k);
+                k == key
+                    || (k.chars().count() >= 5
+                        && crate::io::text::edit_distance_at_most(&k, &key, 1))
+            })?;
+            if fm.get(meant).is_some() {
+                return None;
+            }
+            Some(Finding::new(
+                Severity::Warning,
+                FindingCode::FrontmatterKeyMisspelled,
+                path,
+                Some(entry.line),
+                format!(
+                    "`{}:` is not a key {tool} reads: did you mean `{meant}:`? {tool} ignores \
+                     it as written",
+                    entry.key
+                ),
+            ))
+        })
+        .collect()
+}
+
 /// A rule that loads only when named, because nothing lets the agent pick it.
 pub fn never_picked(path: &Path, line: Option<usize>, why: String) -> Finding {
     Finding::new(
@@ -316,6 +361,32 @@ mod tests {
         assert_eq!(fm.text("description"), Some("Codacy rules"));
         assert_eq!(fm.list("globs"), ["src/**"]);
         assert!(fm.unreadable.is_empty(), "{:?}", fm.unreadable);
+    }
+
+    #[test]
+    fn a_key_one_letter_or_a_separator_from_a_known_one_is_a_misspelling() {
+        let known = ["description", "globs", "alwaysApply"];
+        let keys = |text: &str| -> Vec<(Option<usize>, String)> {
+            misspelled_keys(&read(text), &known, Path::new("r.mdc"), "Cursor")
+                .into_iter()
+                .map(|f| (f.line, f.message))
+                .collect()
+        };
+        let text = "---\nglob: \"**/*.ts\"\nalways_apply: false\ndescripton: Tests\n\
+                    version: 1.0\nname: tests\nglobal: yes\n---\n# Tests\n";
+        let found = keys(text);
+        assert_eq!(
+            found.iter().map(|(line, _)| *line).collect::<Vec<_>>(),
+            [Some(2), Some(3), Some(4)],
+            "{found:?}"
+        );
+        assert_eq!(
+            found[0].1,
+            "`glob:` is not a key Cursor reads: did you mean `globs:`? Cursor ignores it as written"
+        );
+        // Written right, or beside the right key, in any case: nothing to say.
+        assert!(keys("---\nGlobs: a\nalwaysapply: true\n---\n").is_empty());
+        assert!(keys("---\nglobs: a\nglob: b\n---\n").is_empty());
     }
 
     #[test]

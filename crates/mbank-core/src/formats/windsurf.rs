@@ -117,6 +117,12 @@ impl FormatRules for Windsurf {
 
     fn check_text(&self, file: &MemoryFile, text: &str) -> Vec<Finding> {
         rule_frontmatter::check_rule(file, text, is_rule, "Windsurf", |fm, out| {
+            out.extend(rule_frontmatter::misspelled_keys(
+                fm,
+                &["trigger", "globs", "description"],
+                &file.path,
+                "Windsurf",
+            ));
             let line = fm.get("trigger").map(|e| e.line);
             match fm.text("trigger") {
             Some(trigger) if !TRIGGERS.contains(&trigger) => out.push(Finding::new(
