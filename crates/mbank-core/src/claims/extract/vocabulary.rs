@@ -421,6 +421,24 @@ pub(super) const GONE_WORDS: &[&str] = &[
     "borrad",
 ];
 
+/// Words calling what a line names optional: a file that may well not be there (a
+/// local settings file, an adapter set up only where needed). A name the code reads (an
+/// environment variable) is still claimed.
+pub(super) const OPTIONAL_WORDS: &[&str] = &[
+    "optional",
+    "opcional",
+    "optionnel",
+    "facoltativ",
+    "opzional",
+    "opcjonaln",
+    "опциональн",
+    "необязательн",
+    "可选",
+    "可選",
+    "선택적",
+    "isteğe bağlı",
+];
+
 /// Headings under which nothing is a claim about the code as it is.
 pub(super) const NOT_CURRENT_HEADINGS: &[&str] = &[
     "next",

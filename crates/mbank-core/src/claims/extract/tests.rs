@@ -1,0 +1,248 @@
+use super::*;
+
+fn texts(text: &str) -> Vec<(ClaimKind, String, usize)> {
+    claims(
+        text,
+        FileKind {
+            tech: true,
+            names_code: true,
+        },
+    )
+    .into_iter()
+    .map(|c| (c.kind, c.text, c.line))
+    .collect()
+}
+
+#[test]
+fn paths_in_code_spans_links_and_prose_are_claims() {
+    let found = texts(
+        "# Patterns\n\nHandlers live in `src/api/refunds.rs` and [the router](src/router.ts#L4).\nSee docs/setup/install.md for setup.\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (ClaimKind::Path, "src/api/refunds.rs".into(), 3),
+            (ClaimKind::Path, "src/router.ts".into(), 3),
+            (ClaimKind::Path, "docs/setup/install.md".into(), 4),
+        ]
+    );
+}
+
+#[test]
+fn code_blocks_urls_globs_placeholders_and_plans_are_not_claims() {
+    let found = texts(
+        "# Notes\n\n```\nsrc/in_a_block.rs\n```\n\nSee https://x.org/a/b.md and `src/**/*.rs` and `src/<name>.rs` and `path/to/file.rs`.\nWe will add `src/later.rs`.\n- [ ] `src/task.rs`\nRemoved `src/gone.rs`.\n\n## Next steps\n\n`src/next.rs`\n\n> `src/quoted.rs`\n",
+    );
+    assert_eq!(found, vec![]);
+}
+
+#[test]
+fn naming_masks_describe_files_rather_than_name_them() {
+    let found = texts(
+        "# Notes\n\nMigrations are `migrate/YYYYMMDDHHMMSS_description.up.sql`.\n\
+         Records are `decisions/ADR-NNN-title.md` and logs `logs/2025-MMDD.md`.\n\
+         The schema is in `src/db/schema.sql`.\n",
+    );
+    assert_eq!(
+        found,
+        vec![(ClaimKind::Path, "src/db/schema.sql".into(), 5)]
+    );
+}
+
+#[test]
+fn words_with_a_slash_and_library_names_are_not_paths() {
+    let found = texts("# Tech\n\nCI/CD and client/server, built with `Next.js` and Node.js.\n");
+    assert_eq!(found, vec![]);
+}
+
+#[test]
+fn scripts_symbols_env_vars_and_dependencies() {
+    let found = texts(
+        "# Tech\n\nRun `npm run lint` then `make deploy`; pnpm run build works too.\nThe `RefundService` calls `process_refund()` with `STRIPE_API_KEY`.\n\n## Dependencies\n\n`zod@3` and `@tanstack/react-query` and `node`.\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (
+                ClaimKind::Script {
+                    runner: Runner::Package,
+                    command: "npm run lint".into()
+                },
+                "lint".into(),
+                3
+            ),
+            (
+                ClaimKind::Script {
+                    runner: Runner::Make,
+                    command: "make deploy".into()
+                },
+                "deploy".into(),
+                3
+            ),
+            (
+                ClaimKind::Script {
+                    runner: Runner::Package,
+                    command: "pnpm run build".into()
+                },
+                "build".into(),
+                3
+            ),
+            (ClaimKind::Symbol, "RefundService".into(), 4),
+            (ClaimKind::Symbol, "process_refund".into(), 4),
+            (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 4),
+            (ClaimKind::Dependency, "zod".into(), 8),
+            (ClaimKind::Dependency, "@tanstack/react-query".into(), 8),
+        ]
+    );
+}
+
+#[test]
+fn a_variable_prefix_an_example_name_and_what_is_struck_through_are_no_claims() {
+    let found = texts(
+        "# Patterns\n\nNever give keys the `NEXT_PUBLIC_` prefix; renaming `X` to `PREFIX_X` \
+gives `PREFIX_PREFIX_X`, and `FOO_BAR` is an example.\n\
+- ~~`OutputConfig`~~ 已清理, ~~src/old/config.rs~~; `InputConfig` in src/new/config.rs\n\
+- ~~ a lone mark leaves `LoaderConfig` a claim\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (ClaimKind::Symbol, "InputConfig".into(), 4),
+            (ClaimKind::Path, "src/new/config.rs".into(), 4),
+            (ClaimKind::Symbol, "LoaderConfig".into(), 5),
+        ]
+    );
+    assert_eq!(
+        texts("# Patterns\n\nSet `STRIPE_API_KEY` and `DATABASE_URL`.\n"),
+        vec![
+            (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 3),
+            (ClaimKind::EnvVar, "DATABASE_URL".into(), 3),
+        ]
+    );
+}
+
+#[test]
+fn naming_and_example_sections_in_any_language_are_no_claims() {
+    let found = texts(
+        "# Docs\n\n## 文档命名规范\n\n- **架构文档**：小写-连字符（`three-tier-architecture.md`）\n\n\
+## 示例\n\n### ❌ 错误的放置\n\n- `guides/FIXES_SUMMARY.md` - 应该在 `troubleshooting/`\n\n\
+## Layout\n\n- `docs/guide.md` holds the guide\n",
+    );
+    assert_eq!(found, vec![(ClaimKind::Path, "docs/guide.md".into(), 15)]);
+}
+
+#[test]
+fn the_old_side_of_a_move_is_no_claim() {
+    let found = texts(
+        "# Layout\n\n- `js/api/client.js` → `src/api/client.ts` ✅\n\
+- `lib/old.py` -> `lib/new.py`\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (ClaimKind::Path, "src/api/client.ts".into(), 3),
+            (ClaimKind::Path, "lib/new.py".into(), 4),
+        ]
+    );
+}
+
+#[test]
+fn a_naming_pattern_with_a_slot_is_no_symbol() {
+    assert_eq!(
+        texts(
+            "# Patterns\n\nEach store exports a hook: `useXxxStore`; `useCartStore` is one.\n\
+             Read memories with `mcp__serena__list_memories`.\n"
+        ),
+        vec![(ClaimKind::Symbol, "useCartStore".into(), 3)]
+    );
+}
+
+#[test]
+fn removals_plans_and_examples_in_any_language_and_dated_sections_are_no_claims() {
+    let found = texts(
+        "# Progress\n\n- удалены `FileInfoUtil`, `SettingsDataStore`\n- 已删除 `OldLoader`；计划把代码放到 `src/jobs/`\n- Целевая структура может быть `worker/jobs`\n- `DataLoaderFactory` collapsed into `load_xlsx()`\n- `src/app.rs` starts the server\n\n## Recently Completed (March 2026)\n\n- Added `src/old_merge.py`\n\n## Known issues\n\n- `src/cache.rs` leaks\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (ClaimKind::Path, "src/app.rs".into(), 7),
+            (ClaimKind::Path, "src/cache.rs".into(), 15),
+        ]
+    );
+}
+
+#[test]
+fn a_path_its_line_calls_optional_is_no_claim() {
+    let found = texts(
+        "# Layout\n\n- gRPC (opcional): `resources/api/grpc_client.resource`\n\
+         - `config.local.json` (optional) overrides the defaults\n\
+         - 本地配置 `conf/local.yaml`（可选）\n- `K3S_CA_CERT`: CA 证书（可选）\n\
+         - `src/app.rs` starts the server\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (ClaimKind::EnvVar, "K3S_CA_CERT".into(), 6),
+            (ClaimKind::Path, "src/app.rs".into(), 7)
+        ]
+    );
+}
+
+#[test]
+fn what_a_list_item_says_is_gone_is_gone_on_every_line_of_it() {
+    let found = texts(
+        "# Layout\n\n- **舊的後端已於 2026-08-06 刪除**（`packages/backend`、\n  \
+         `infra/bin/app.ts`、`cdk.legacy.json`）。\n- `infra/package-lock.json` 不存在。\n\
+         - The old stack (`deploy/old.yml`,\n  `deploy/older.yml`) was deleted.\n\
+         - `src/app.rs` starts the server\n",
+    );
+    assert_eq!(found, vec![(ClaimKind::Path, "src/app.rs".into(), 8)]);
+}
+
+#[test]
+fn names_shown_as_naming_examples_are_no_claims() {
+    let found = texts(
+        "# Patterns\n\n- Functions: snake_case (`calculate_risk_score`)\n\
+- Constants: UPPER_SNAKE_CASE (`DEFAULT_RISK_MATRIX`)\n\
+- ✅ `userAuthentication` ❌ `usrAuth`\n- ❌ `legacyAuthToken` in `src/auth/token.ts`\n\
+- `RefundService` handles refunds\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (ClaimKind::Path, "src/auth/token.ts".into(), 6),
+            (ClaimKind::Symbol, "RefundService".into(), 7),
+        ]
+    );
+}
+
+#[test]
+fn plain_words_and_product_names_are_not_symbols() {
+    let found = texts("# Patterns\n\nUses `config`, `TypeScript`, `Refund` and `useEffect`.\n");
+    assert_eq!(found, vec![]);
+}
+
+#[test]
+fn hostile_markdown_never_panics_and_claims_stay_on_their_lines() {
+    let hostile = [
+        "`",
+        "``` unclosed\n`src/a.rs`",
+        "é`src/é.rs`é [x](é/ü.rs) `@/x` `..` `/` `./` `:1` `#L3`",
+        "`npm run` `make` `cargo ` `uv run` `just -x`",
+        "# \u{202e}`src/rtl.rs`\n\u{200b}`A_B_C_D`",
+        "[a](<src/b c.rs>) [b]( ) [c](#x) [d](mailto:x@y.z)",
+    ];
+    for text in hostile {
+        for claim in claims(
+            text,
+            FileKind {
+                tech: true,
+                names_code: true,
+            },
+        ) {
+            assert!(claim.line >= 1 && claim.line <= text.lines().count().max(1));
+        }
+    }
+    let long = format!("`src/{}.rs` {}", "a".repeat(10_000), "x/".repeat(50_000));
+    assert!(claims(&long, FileKind::default()).is_empty());
+}
