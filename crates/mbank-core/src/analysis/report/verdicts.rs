@@ -5,7 +5,7 @@ use super::FileReport;
 use crate::analysis::budgets::{BudgetCheck, BudgetStatus};
 use crate::analysis::staleness::Freshness;
 use crate::findings::{Finding, FindingCode, Severity};
-use crate::model::Format;
+use crate::model::{Format, LoadKind};
 
 /// Per-file budget verdicts of one status: one finding for a single file, else one
 /// finding for the bank ("37 files over their budget, largest …") whose details list
@@ -133,18 +133,6 @@ pub(super) fn verdict_findings(
             grouped_budget_findings(format, files, bank_budget, status, borrowed, bank_root, out);
         }
     }
-    let budget_finding = |check: &BudgetCheck, file: &std::path::Path, out: &mut Vec<Finding>| {
-        let Some((severity, code, word)) = budget_verdict(check.status, check.borrowed) else {
-            return;
-        };
-        out.push(Finding::new(
-            severity,
-            code,
-            file,
-            None,
-            format!("{word} budget: {}", describe_budget(check, format)),
-        ));
-    };
     // A file the validator already found unreadable is reported once, by it. Looked up in
     // a set: a store of many memories is as many files, each with its findings.
     let unreadable: std::collections::HashSet<std::path::PathBuf> = out
@@ -181,9 +169,31 @@ pub(super) fn verdict_findings(
             ));
         }
     }
-    // The whole bank's load, named by the file the agent reads first.
+    // The whole bank's load, named by the file the agent reads first, and said to be the
+    // total of every file read at session start where there are more.
     let subject = super::total_subject(files, bank_root);
+    let others = files
+        .iter()
+        .filter(|f| f.file.load == LoadKind::Startup)
+        .count()
+        .saturating_sub(1);
     for check in bank_budget {
-        budget_finding(check, subject, out);
+        let Some((severity, code, word)) = budget_verdict(check.status, check.borrowed) else {
+            continue;
+        };
+        let with = match others {
+            0 => String::new(),
+            n => format!(
+                ", with the {} read at session start",
+                crate::io::text::counted(n, "other file")
+            ),
+        };
+        out.push(Finding::new(
+            severity,
+            code,
+            subject,
+            None,
+            format!("{word} budget{with}: {}", describe_budget(check, format)),
+        ));
     }
 }
