@@ -48,9 +48,11 @@ const PATHS: ProjectPaths = ProjectPaths {
 };
 
 /// Folders of a project whose decision log (`DECISIONS.md`, `decision-log.md`) is the
-/// project's own, named or not: its root, its documentation, and Claude Code's folder,
+/// project's own, named or not: its root, its documentation, a folder its name says
+/// holds the project's memory (`memory/`, `docs/memory/`), and Claude Code's folder,
 /// where its users keep the notes they point the agent to (`.claude/decisions.md`).
-pub(crate) const PROJECT_LOG_FOLDERS: [&str; 4] = ["", "docs", "doc", ".claude"];
+pub(crate) const PROJECT_LOG_FOLDERS: [&str; 6] =
+    ["", "docs", "doc", "memory", "docs/memory", ".claude"];
 
 /// The file in which adr-tools (`adr init DIR`) keeps where a project's records are,
 /// relative to the folder the file is in.

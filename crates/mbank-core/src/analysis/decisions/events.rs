@@ -7,7 +7,8 @@ use chrono::{NaiveDate, NaiveTime};
 use regex::Regex;
 
 use super::entry::{
-    bullet_title, canonical_key, is_decision_section_heading, read_fields, read_heading,
+    bullet_title, canonical_key, is_decision_section_heading, is_field_label, read_fields,
+    read_heading,
 };
 use super::tables::{TableRow, is_separator_row, row_of, table_cells, table_columns};
 use super::text::{DATE_TIME, clean_title, date_from_captures, is_ascii_space, may_match, regex};
@@ -400,14 +401,23 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
             && let Some(columns) = table_columns(&header)
         {
             index += 2;
+            let mut rows = Vec::new();
+            let (mut read, mut labelled) = (0, 0);
             while index < lines.len() && mask[index] {
                 let Some(cells) = table_cells(lines[index]) else {
                     break;
                 };
+                read += 1;
+                labelled += usize::from(cells.first().is_some_and(|c| is_field_label(c)));
                 if let Some(row) = row_of(&cells, &columns) {
-                    events.push((index, Event::TableRow(row)));
+                    rows.push((index, Event::TableRow(row)));
                 }
                 index += 1;
+            }
+            // A table of one record's fields (`| Decision ID | … |`, `| Context | … |`,
+            // `| Status | … |` down its first column) holds no entries.
+            if labelled < 2 || labelled * 2 < read {
+                events.extend(rows);
             }
             continue;
         }

@@ -556,6 +556,7 @@ mod tests {
         write(project, "memory-bank/decisionLog.md", LOG);
         write(project, ".claude/decisions.md", LOG);
         write(project, ".cursor/decisions.md", LOG);
+        write(project, "docs/memory/decisions.md", LOG);
         let banks = [bank(
             project,
             Format::Cline,
@@ -566,6 +567,7 @@ mod tests {
             [
                 ("DECISIONS.md".to_string(), Role::Decisions),
                 ("docs/decision-log.md".to_string(), Role::Decisions),
+                ("docs/memory/decisions.md".to_string(), Role::Decisions),
                 (".claude/decisions.md".to_string(), Role::Decisions),
             ]
         );

@@ -507,3 +507,13 @@ fn a_day_heading_over_a_plain_list_dates_each_bullet_as_a_decision() {
         ]
     );
 }
+
+#[test]
+fn a_table_of_one_record_s_fields_is_no_list_of_entries() {
+    let text = "# Repository Decisions Log\n\n## 2026-06-19 - Keyword search\n\n\
+| Field | Decision |\n|---|---|\n| Decision ID | DEC-001 |\n| Context | Search matched names only |\n\
+| Decision | Match the address too |\n| Status | Planned |\n\n## 2026-06-20 - Sort by rating\n\n\
+| Field | Decision |\n|---|---|\n| Context | Unrated places |\n| Decision | Unrated last |\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(titles, ["Keyword search", "Sort by rating"]);
+}
