@@ -305,10 +305,34 @@ const CASE_STYLES: [&str; 8] = [
 /// Marks of what not to do, in do/don't lists.
 const DONT_MARKS: [char; 4] = ['❌', '✗', '✘', '🚫'];
 
-/// Whether a line (lower case) shows names as examples: it speaks of a case style, or
-/// marks something not to do.
+/// Words of a line about naming, or labelling an example good or bad, in the languages
+/// rules are written in: the names it shows are examples of a convention.
+const EXAMPLE_WORDS: &[&str] = &[
+    "naming",
+    "good:",
+    "bad:",
+    "nommage",
+    "nomme",
+    "bon :",
+    "mauvais :",
+    "nombra",
+    "nomenclatura",
+    "benenn",
+    "именова",
+    "命名",
+    "명명",
+    "良い例",
+    "悪い例",
+    "正确示例",
+    "错误示例",
+];
+
+/// Whether a line (lower case) shows names as examples: it speaks of a case style or of
+/// naming, labels an example good or bad, or marks something not to do.
 fn is_naming_example(lower: &str) -> bool {
-    CASE_STYLES.iter().any(|style| lower.contains(style)) || lower.contains(DONT_MARKS)
+    CASE_STYLES.iter().any(|style| lower.contains(style))
+        || lower.contains(DONT_MARKS)
+        || EXAMPLE_WORDS.iter().any(|word| lower.contains(word))
 }
 
 /// The parts of a line between a pair of `~~` (strikethrough), as byte ranges of it.

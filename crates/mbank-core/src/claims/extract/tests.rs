@@ -172,6 +172,18 @@ fn removals_plans_and_examples_in_any_language_and_dated_sections_are_no_claims(
 }
 
 #[test]
+fn names_a_rule_forbids_or_shows_as_examples_in_any_language_are_no_claims() {
+    let found = texts(
+        "# Vue\n\n- **N'utilise jamais** `reactive()` pour des valeurs primitives\n\
+         - ✅ Bon : `nginx_reverse_proxy`, `postgresql_ha`\n\
+         - **Nomme toujours** les tests avec le pattern `MethodName_Scenario_Expected`\n\
+         - Nunca uses `var_dump` en producción\n- 不要直接调用 `legacyFetch`\n\
+         - `RefundService` handles refunds\n",
+    );
+    assert_eq!(found, vec![(ClaimKind::Symbol, "RefundService".into(), 8)]);
+}
+
+#[test]
 fn a_path_its_line_calls_optional_is_no_claim() {
     let found = texts(
         "# Layout\n\n- gRPC (opcional): `resources/api/grpc_client.resource`\n\
