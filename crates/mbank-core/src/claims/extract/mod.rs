@@ -191,7 +191,49 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             }
         }
     }
+    // A name the file's own examples import from a package (`import { watchEffect } from
+    // 'vue'`) is the package's API, not a name of the project's code.
+    if out.iter().any(|c| c.kind == ClaimKind::Symbol) {
+        let imported = package_imports(text);
+        out.retain(|c| c.kind != ClaimKind::Symbol || !imported.contains(c.text.as_str()));
+    }
     out
+}
+
+static PACKAGE_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"\bimport\s+(?:type\s+)?(?:([A-Za-z_$][\w$]*)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\s*['"]([^'"]+)['"]"#,
+    )
+    .expect("static regex")
+});
+
+/// The names JavaScript or TypeScript in `text` imports from packages (a module named
+/// neither relatively nor through a path alias of the project: `vue`, `@vueuse/core`).
+fn package_imports(text: &str) -> std::collections::HashSet<&str> {
+    let mut names = std::collections::HashSet::new();
+    if !text.contains("import") {
+        return names;
+    }
+    for found in PACKAGE_IMPORT.captures_iter(text) {
+        let module = found.get(3).map_or("", |m| m.as_str());
+        let own = module.starts_with(['.', '/', '~', '#']) || module.starts_with("@/");
+        if own {
+            continue;
+        }
+        if let Some(default) = found.get(1) {
+            names.insert(default.as_str());
+        }
+        if let Some(list) = found.get(2) {
+            for item in list.as_str().split(',') {
+                let item = item.trim().trim_start_matches("type ").trim();
+                let name = item.split_whitespace().next().unwrap_or("");
+                if !name.is_empty() {
+                    names.insert(name);
+                }
+            }
+        }
+    }
+    names
 }
 
 /// The sentences of `prose` that say what they name is gone ([`GONE_WORDS`]), as byte

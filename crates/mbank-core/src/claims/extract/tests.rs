@@ -184,6 +184,22 @@ fn names_a_rule_forbids_or_shows_as_examples_in_any_language_are_no_claims() {
 }
 
 #[test]
+fn names_the_file_s_examples_import_from_a_package_are_its_api() {
+    let found = texts(
+        "# Vue\n\n- Use `watchEffect()` for simple effects\n- `useCart` holds the cart\n\
+         - `formatPrice` formats prices\n\n```ts\nimport { watch, watchEffect as effect } from 'vue'\n\
+         import { useCart } from '@/stores/cart'\nimport formatPrice from './price'\n```\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (ClaimKind::Symbol, "useCart".into(), 4),
+            (ClaimKind::Symbol, "formatPrice".into(), 5)
+        ]
+    );
+}
+
+#[test]
 fn a_path_its_line_calls_optional_is_no_claim() {
     let found = texts(
         "# Layout\n\n- gRPC (opcional): `resources/api/grpc_client.resource`\n\
