@@ -223,9 +223,14 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 .map(|i| lines[i].trim())
                 .any(|line| {
                     let item = line.trim_start_matches(['-', '*', '+', ' ']);
-                    !line.is_empty()
-                        && markdown::heading(line).is_none()
-                        && !(item.starts_with('[') && item.trim_end().ends_with(')'))
+                    // A fence, a rule, a heading or a link alone says nothing of its own.
+                    let says_nothing = line.is_empty()
+                        || line.starts_with("```")
+                        || line.starts_with("~~~")
+                        || is_thematic_break(line)
+                        || markdown::heading(line).is_some()
+                        || (item.starts_with('[') && item.trim_end().ends_with(')'));
+                    !says_nothing
                 })
     };
     // Whether a heading's body leaves its choice empty (`**Project choice:**` with
@@ -615,9 +620,24 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             (a, b) => a.or(b).unwrap_or(lines.len()),
         }
     };
+    // The first line of the paragraph of fields a decision label stands in (`**Date:**`
+    // and `**Module:**` lines right above `**Decision:**`).
+    let paragraph_start = |label: usize| -> usize {
+        (0..label)
+            .rev()
+            .take_while(|i| {
+                mask[*i]
+                    && !lines[*i].trim().is_empty()
+                    && markdown::heading(lines[*i]).is_none()
+                    && !is_thematic_break(lines[*i])
+            })
+            .last()
+            .unwrap_or(label)
+    };
+    let is_labelled = |draft: &Draft| draft.level == 7 && draft.style == DecisionStyle::Block;
     let mut out = Vec::new();
     let mut group_date: Option<(usize, usize, (NaiveDate, Option<NaiveTime>))> = None;
-    for draft in &drafts {
+    for (index, draft) in drafts.iter().enumerate() {
         // Log lines end at the next section (level 2 or higher), tables at their own line.
         let level = match draft.style {
             DecisionStyle::LogLine | DecisionStyle::ListItem => 2,
@@ -660,6 +680,13 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 break;
             }
         }
+        let labelled = is_labelled(draft);
+        // The next labelled record's fields above its label are its own, not this one's.
+        if labelled && let Some(next) = drafts.get(index + 1).filter(|d| is_labelled(d)) {
+            end = end
+                .min(paragraph_start(next.start).saturating_sub(1))
+                .max(draft.start);
+        }
         let fields = if draft.style == DecisionStyle::TableRow {
             EntryFields::default()
         } else {
@@ -681,15 +708,21 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             .and_then(|i| markdown::heading(lines[i]))
             .is_some_and(|(_, text)| is_bare_decision_heading(&text));
         // An entry opened by its decision label ("**Decision:** BATS") says what was decided.
-        let labelled = draft.level == 7 && draft.style == DecisionStyle::Block;
+        // A record written as one block of fields (`**Date:**`, `**Module:**`, then
+        // `**Decision:**`): the fields above its label, in the same paragraph, are its own.
+        let above = if labelled {
+            read_fields((paragraph_start(draft.start)..draft.start).map(|i| lines[i]))
+        } else {
+            EntryFields::default()
+        };
         let decided = fields.decided || under_decision_heading || labelled;
         let inherited = group_date
             .filter(|(s, b, _)| draft.start > *s && draft.start < *b)
             .map(|(_, _, d)| d);
-        let date = draft.date.or(fields.date).or(inherited);
+        let date = draft.date.or(fields.date).or(above.date).or(inherited);
         let month = date
             .is_none()
-            .then_some(draft.month.or(fields.month))
+            .then_some(draft.month.or(fields.month).or(above.month))
             .flatten();
         let mut title = draft.title.clone();
         if title.is_empty() {
@@ -701,6 +734,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         let status = draft
             .status
             .or(fields.status)
+            .or(above.status)
             .or_else(|| {
                 (may_contain_word(&draft.title, SUPERSEDED_WORDS)
                     && SUPERSEDED_BY.is_match(&draft.title))

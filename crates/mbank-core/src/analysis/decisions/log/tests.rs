@@ -517,3 +517,30 @@ fn a_table_of_one_record_s_fields_is_no_list_of_entries() {
     let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
     assert_eq!(titles, ["Keyword search", "Sort by rating"]);
 }
+
+#[test]
+fn a_record_written_as_one_block_of_fields_takes_the_fields_above_its_label() {
+    let text = "# Decision Log\n\n## Format of each entry\n\n```\n**Date:** YYYY-MM-DD\n\
+**Decision:** [WHAT]\n```\n\n---\n\n## Entries\n\n**Date:** 2026-05-18\n**Module:** web\n\
+**Decision:** Use Supabase Realtime.\n**Reason:** SSE fails on Workers.\n\n\
+**Date:** 2026-05-14\n**Status:** Superseded\n**Decision:** Wallet pay-per-use.\n";
+    let got: Vec<(String, Option<NaiveDate>, DecisionStatus)> = log(text)
+        .into_iter()
+        .map(|d| (d.title, d.date, d.status))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "Use Supabase Realtime.".to_string(),
+                NaiveDate::from_ymd_opt(2026, 5, 18),
+                DecisionStatus::Accepted
+            ),
+            (
+                "Wallet pay-per-use.".to_string(),
+                NaiveDate::from_ymd_opt(2026, 5, 14),
+                DecisionStatus::Superseded
+            ),
+        ]
+    );
+}
