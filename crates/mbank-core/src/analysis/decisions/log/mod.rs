@@ -98,6 +98,16 @@ fn under_a_decisions_title(events: &[(usize, Event)], position: usize) -> bool {
         .unwrap_or(false)
 }
 
+/// The marker of a list item (`- `, `* `, `+ `, `1. `) a line opens with, indent aside.
+fn list_marker(line: &str) -> Option<&str> {
+    let item = line.trim_start();
+    let digits = item.bytes().take_while(u8::is_ascii_digit).count();
+    ["- ", "* ", "+ "]
+        .into_iter()
+        .find(|marker| item.starts_with(marker))
+        .or_else(|| (digits > 0 && item[digits..].starts_with(". ")).then(|| &item[..digits + 2]))
+}
+
 fn is_thematic_break(line: &str) -> bool {
     let t = line.trim();
     t.len() >= 3
@@ -560,22 +570,52 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             let labels: Vec<(usize, String)> = if draft.group || draft.level > 6 || record {
                 Vec::new()
             } else {
-                body.filter(|i| mask[*i] && lines[*i].starts_with("**"))
-                    .filter_map(|i| decision_of_fields(lines[i]).map(|title| (i, title)))
-                    .collect()
+                body.filter(|i| {
+                    mask[*i]
+                        && ["**", "- ", "* "]
+                            .iter()
+                            .any(|lead| lines[*i].starts_with(lead))
+                })
+                .filter_map(|i| {
+                    // A bullet's label reads on over the lines its item wraps onto.
+                    let mut label = lines[i].to_string();
+                    if !label.starts_with("**") {
+                        for next in lines[i + 1..].iter().take_while(|l| {
+                            l.starts_with("  ") && !l.trim().is_empty() && list_marker(l).is_none()
+                        }) {
+                            label.push(' ');
+                            label.push_str(next.trim());
+                        }
+                    }
+                    decision_of_fields(&label).map(|title| (i, title))
+                })
+                .collect()
             };
             if labels.len() < 2 {
                 return vec![draft];
             }
+            // What a list says before its first label (`- Fecha: 2026-08-15.`,
+            // `- Estado: aceptada.`) holds for every decision it lists; a block's fields
+            // above its label are its own (see `paragraph_start`).
+            let shared = if lines[labels[0].0].starts_with("**") {
+                EntryFields::default()
+            } else {
+                read_fields(
+                    (draft.start + 1..labels[0].0)
+                        .filter(|i| mask[*i])
+                        .map(|i| lines[i]),
+                )
+            };
             let category = Some(draft.title.clone());
             labels
                 .into_iter()
                 .map(|(line, title)| Draft {
-                    month: draft.month,
+                    month: draft.month.or(shared.month),
+                    status: shared.status,
                     ..Draft::at_line(
                         line,
                         title,
-                        draft.date,
+                        draft.date.or(shared.date),
                         DecisionStyle::Block,
                         category.clone(),
                     )
@@ -623,6 +663,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     // The first line of the paragraph of fields a decision label stands in (`**Date:**`
     // and `**Module:**` lines right above `**Decision:**`).
     let paragraph_start = |label: usize| -> usize {
+        // A label in a list (`- Decisión: …`) stands in the section's list, no block.
+        if !lines[label].starts_with("**") {
+            return label;
+        }
         (0..label)
             .rev()
             .take_while(|i| {

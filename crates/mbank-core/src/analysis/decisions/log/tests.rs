@@ -544,3 +544,36 @@ fn a_record_written_as_one_block_of_fields_takes_the_fields_above_its_label() {
         ]
     );
 }
+
+#[test]
+fn a_section_listing_several_decision_bullets_gives_one_entry_each() {
+    let text = "# Decisiones\n\n## Publicación en Vercel\n\n- Fecha: 2026-08-15.\n- Estado: aceptada.\n\
+- Decisión: mantener el sitio sin build y agregar comprobaciones\n  sin dependencias.\n\
+- Consecuencia: GitHub Actions ejecuta los mismos controles.\n\
+- Decisión: publicar en Vercel y usar `www` como URL primaria.\n\
+- Actualización 2026-08-19: página pública y canonical.\n  úsase `og:url`.\n\n\
+## Accesibilidad\n\n- Fecha: 2026-08-16.\n- Decisión: ofrecer un enlace de salto al contenido.\n";
+    let got: Vec<(String, Option<NaiveDate>, Option<String>)> = log(text)
+        .into_iter()
+        .map(|d| (d.title, d.date, d.group))
+        .collect();
+    let day = |d| NaiveDate::from_ymd_opt(2026, 8, d);
+    let vercel = Some("Publicación en Vercel".to_string());
+    assert_eq!(
+        got,
+        [
+            (
+                "mantener el sitio sin build y agregar comprobaciones sin dependencias."
+                    .to_string(),
+                day(15),
+                vercel.clone()
+            ),
+            (
+                "publicar en Vercel y usar www como URL primaria.".to_string(),
+                day(15),
+                vercel
+            ),
+            ("Accesibilidad".to_string(), day(16), None),
+        ]
+    );
+}
