@@ -186,6 +186,15 @@ fn field_key(key: &str) -> &str {
         other => other,
     }
 }
+
+/// A date of some kind ("Ngày ghi nhận", "Fecha de decisión", "Date decided") as the
+/// entry's date; "data", a date in some languages, leads English keys too.
+fn date_of_some_kind(key: &str) -> &str {
+    match key.split_once(' ') {
+        Some((first, _)) if first != "data" && canonical_key(first) == "date" => "date",
+        _ => key,
+    }
+}
 /// Words [`SUPERSEDED_BY`] cannot match without.
 pub(super) const SUPERSEDED_WORDS: &[&[u8]] = &[b"superseded", b"replaced"];
 pub(super) static SUPERSEDED_BY: LazyLock<Regex> =
@@ -335,6 +344,11 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                 field_key(&key).to_string()
             };
             let value = c["value"].trim();
+            // "Ngày ghi nhận: 2026-07-23" dates the entry; "Date nodes: show teams" does not.
+            let key = match date_of_some_kind(&key) {
+                "date" if find_date(value).is_some() => "date".to_string(),
+                _ => key,
+            };
             if MARKER_KEYS.contains(&key.as_str()) {
                 fields.has_marker = true;
             }
@@ -623,6 +637,18 @@ pub(crate) fn is_decision_section_heading(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_key_naming_a_kind_of_date_dates_the_entry() {
+        let text = "# Quyết định\n\n## D-001 — Dùng PostgreSQL\n\n- Ngày ghi nhận: 2026-07-23\n\
+- Quyết định: PostgreSQL 16.\n\n## D-002 — Modelo de datos\n\n- Data model: one schema\n- Date nodes: show full teams\n";
+        let found = super::super::tests::log(text);
+        assert_eq!(
+            found.iter().map(|d| d.date).collect::<Vec<_>>(),
+            [chrono::NaiveDate::from_ymd_opt(2026, 7, 23), None],
+            "{found:?}"
+        );
+    }
 
     #[test]
     fn a_line_that_is_only_a_date_dates_an_entry_no_field_dates() {
