@@ -333,6 +333,27 @@ fn rules_below_a_linked_folder_are_dated_by_the_files_linked_to() {
     assert_eq!(rule.last_commit, Some(T0));
 }
 
+/// `CLAUDE.md` and `.rules` linked to `AGENTS.md`: one file, aging once, named as itself.
+#[cfg(unix)]
+#[test]
+fn a_file_reached_through_links_ages_once() {
+    let repo = Repo::new();
+    repo.write("AGENTS.md", "# Agents\n\nShort lines.\n");
+    std::os::unix::fs::symlink("AGENTS.md", repo.dir.join("CLAUDE.md")).unwrap();
+    std::os::unix::fs::symlink("AGENTS.md", repo.dir.join(".rules")).unwrap();
+    repo.commit_all("memory", T0);
+    repo.code_commits(3, T0 + 120 * 86_400);
+    let report = analyze(&repo.project(), Depth::full());
+    let aging: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.code == mbank::core::findings::FindingCode::Aging)
+        .map(|f| f.file.to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(aging.len(), 1, "{aging:?}");
+    assert!(aging[0].ends_with("AGENTS.md"), "{aging:?}");
+}
+
 #[test]
 fn conkeeper_staleness_commits_sets_the_threshold() {
     let repo = Repo::new();

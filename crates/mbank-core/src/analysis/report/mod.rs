@@ -525,6 +525,7 @@ impl<'a> Analyzer<'a> {
         // thing once.
         let mut said = std::collections::HashSet::new();
         findings.retain(|f| said.insert((f.code, f.file.clone(), f.line, f.message.clone())));
+        one_per_linked_file(&mut findings);
         ProjectReport {
             last_write,
             last_commit: evidence
@@ -541,6 +542,61 @@ impl<'a> Analyzer<'a> {
             )
         }
     }
+}
+
+/// A file reached through links as several (`.claude/rules` and `.cursor/rules` both
+/// linked to `.agents/rules`; `CLAUDE.md` linked to `AGENTS.md`) ages once: its staleness
+/// is said once, of the file itself where it is listed as itself. Only findings saying
+/// the same thing are resolved, so a project without such repeats reads no link.
+fn one_per_linked_file(findings: &mut Vec<Finding>) {
+    use crate::findings::FindingCode;
+    let ages = |f: &Finding| matches!(f.code, FindingCode::Aging | FindingCode::Stale);
+    // "rules is aging: older than … by 93 days": the reason, whatever role the file has
+    // where it is listed.
+    let reason = |f: &Finding| -> String {
+        let why = f
+            .message
+            .split_once(": ")
+            .map_or(f.message.as_str(), |(_, why)| why);
+        format!("{}:{why}", f.code.id())
+    };
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for f in findings.iter().filter(|f| ages(f)) {
+        *seen.entry(reason(f)).or_default() += 1;
+    }
+    if seen.values().all(|&n| n < 2) {
+        return;
+    }
+    // Per real file and reason: the finding to keep (the file listed as itself first).
+    let mut keep: std::collections::HashMap<(std::path::PathBuf, String), usize> =
+        std::collections::HashMap::new();
+    let mut key_of = vec![None; findings.len()];
+    for (index, f) in findings.iter().enumerate() {
+        let why = reason(f);
+        if !ages(f) || seen.get(&why).is_none_or(|&n| n < 2) {
+            continue;
+        }
+        let Ok(real) = std::fs::canonicalize(&f.file) else {
+            continue;
+        };
+        let itself = real == f.file;
+        let key = (real, why);
+        match keep.get(&key) {
+            Some(&kept) if !(itself && findings[kept].file != key.0) => {}
+            _ => {
+                keep.insert(key.clone(), index);
+            }
+        }
+        key_of[index] = Some(key);
+    }
+    let mut index = 0;
+    findings.retain(|_| {
+        let at = index;
+        index += 1;
+        key_of[at]
+            .as_ref()
+            .is_none_or(|key| keep.get(key) == Some(&at))
+    });
 }
 
 /// What the memory of `project` claims about its code that the code contradicts.
