@@ -87,6 +87,21 @@ pub fn file_name(path: &Path) -> Option<&OsStr> {
 /// A file's inode and change time (nanoseconds since the epoch): with its size and
 /// modification time, what tells one version of it from the next; `None` where the
 /// system keeps no inodes.
+/// The device and inode of a file: what tells one file from another, whatever path
+/// reaches it (`None` where the platform gives none).
+pub(crate) fn device_and_inode(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
 pub(crate) fn inode_and_change(meta: &std::fs::Metadata) -> Option<(u64, i128)> {
     #[cfg(unix)]
     {

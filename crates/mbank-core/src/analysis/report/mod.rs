@@ -567,8 +567,12 @@ fn one_per_linked_file(findings: &mut Vec<Finding>) {
     if seen.values().all(|&n| n < 2) {
         return;
     }
-    // Per real file and reason: the finding to keep (the file listed as itself first).
-    let mut keep: std::collections::HashMap<(std::path::PathBuf, String), usize> =
+    // Per file (device and inode, links followed: one `stat` each) and reason: the
+    // finding to keep, the file listed as itself (no link) rather than through a link.
+    let is_link = |path: &std::path::Path| {
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+    };
+    let mut keep: std::collections::HashMap<(u64, u64, String), usize> =
         std::collections::HashMap::new();
     let mut key_of = vec![None; findings.len()];
     for (index, f) in findings.iter().enumerate() {
@@ -576,13 +580,16 @@ fn one_per_linked_file(findings: &mut Vec<Finding>) {
         if !ages(f) || seen.get(&why).is_none_or(|&n| n < 2) {
             continue;
         }
-        let Ok(real) = std::fs::canonicalize(&f.file) else {
+        let Some((device, inode)) = std::fs::metadata(&f.file)
+            .ok()
+            .and_then(|m| crate::io::paths::device_and_inode(&m))
+        else {
             continue;
         };
-        let itself = real == f.file;
-        let key = (real, why);
+        let key = (device, inode, why);
         match keep.get(&key) {
-            Some(&kept) if !(itself && findings[kept].file != key.0) => {}
+            // Kept already, unless that one is a link and this one the file itself.
+            Some(&kept) if !is_link(&findings[kept].file) || is_link(&f.file) => {}
             _ => {
                 keep.insert(key.clone(), index);
             }
