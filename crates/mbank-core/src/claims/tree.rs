@@ -43,6 +43,10 @@ pub(crate) struct Manifests {
     /// Every manifest and lock file's text, lowercased, `_` read as `-`.
     pub dependency_text: String,
     pub dependency_files: Vec<String>,
+    /// The whole names of `dependency_text` (its runs of name characters), made once a
+    /// name is asked for: a lock file runs to megabytes, and every section heading of
+    /// every memory file asks for its words.
+    names: std::sync::OnceLock<HashSet<String>>,
 }
 
 /// One repository's code, as git tracks it.
@@ -486,6 +490,17 @@ impl Manifests {
         let needle = name.to_lowercase().replace('_', "-");
         let text = self.dependency_text.as_bytes();
         let is_name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+        if !needle.is_empty() && needle.bytes().all(is_name_byte) {
+            // A name of name characters only is found whole exactly where it is a run.
+            let names = self.names.get_or_init(|| {
+                self.dependency_text
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+                    .filter(|run| !run.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            });
+            return names.contains(&needle);
+        }
         let mut from = 0;
         while let Some(at) = self.dependency_text[from..].find(&needle) {
             let start = from + at;
