@@ -101,8 +101,9 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     let prose = crate::markup::markdown::prose_only(text);
     let mut out = Vec::new();
     let mut line_start = 0;
-    // The headings above the line, outermost first: a plan's subsections are plans too.
-    let mut headings: Vec<(usize, String)> = Vec::new();
+    // The headings above the line, outermost first, each with whether it names a plan or
+    // a past (read once, as it opens): a plan's subsections are plans too.
+    let mut headings: Vec<(usize, String, bool)> = Vec::new();
     let mut span_index = 0;
     let gone = gone_sentences(&prose);
     for (index, line) in prose.split_inclusive('\n').enumerate() {
@@ -111,10 +112,15 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         line_start = range.end;
         let trimmed = line.trim_start();
         if let Some((level, title)) = crate::markup::markdown::heading(line.trim_end()) {
-            while headings.last().is_some_and(|(l, _)| *l >= level) {
+            while headings.last().is_some_and(|(l, _, _)| *l >= level) {
                 headings.pop();
             }
-            headings.push((level, title.to_lowercase()));
+            let title = title.to_lowercase();
+            // A section dated by its heading ("Recently Completed (March 2026)") records
+            // what held then.
+            let not_current =
+                NOT_CURRENT_HEADINGS.iter().any(|w| title.contains(w)) || names_a_year(&title);
+            headings.push((level, title, not_current));
             continue;
         }
         // What the line strikes through, the memory itself marks as no longer so.
@@ -145,19 +151,14 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         if trimmed.starts_with('>') {
             continue;
         }
-        // A section dated by its heading ("Recently Completed (March 2026)") records
-        // what held then.
-        if headings
-            .iter()
-            .any(|(_, h)| NOT_CURRENT_HEADINGS.iter().any(|w| h.contains(w)) || names_a_year(h))
-        {
+        if headings.iter().any(|(_, _, not_current)| *not_current) {
             continue;
         }
-        let lower_heading = headings.last().map_or("", |(_, h)| h.as_str());
+        let lower_heading = headings.last().map_or("", |(_, h, _)| h.as_str());
         // The prose of the line (code spans blanked, so a name like `legacy.rs` is
         // not read as a word about the past).
         let lower = line.to_lowercase();
-        if NOT_CURRENT_WORDS.iter().any(|w| lower.contains(w)) || is_open_task(trimmed) {
+        if not_current_words().is_match(&lower) || is_open_task(trimmed) {
             continue;
         }
         let before = out.len();
@@ -234,6 +235,30 @@ fn package_imports(text: &str) -> std::collections::HashSet<&str> {
         }
     }
     names
+}
+
+/// [`NOT_CURRENT_WORDS`] found by one pass over a line (every prose line of every memory
+/// file is searched), or a search per word should the automaton not build.
+enum WordSearch {
+    Automaton(aho_corasick::AhoCorasick),
+    EachWord,
+}
+
+impl WordSearch {
+    fn is_match(&self, lower: &str) -> bool {
+        match self {
+            WordSearch::Automaton(automaton) => automaton.is_match(lower),
+            WordSearch::EachWord => NOT_CURRENT_WORDS.iter().any(|w| lower.contains(w)),
+        }
+    }
+}
+
+fn not_current_words() -> &'static WordSearch {
+    static SEARCH: LazyLock<WordSearch> = LazyLock::new(|| {
+        aho_corasick::AhoCorasick::new(NOT_CURRENT_WORDS)
+            .map_or(WordSearch::EachWord, WordSearch::Automaton)
+    });
+    &SEARCH
 }
 
 /// The sentences of `prose` that say what they name is gone ([`GONE_WORDS`]), as byte
