@@ -843,12 +843,7 @@ fn path_message(
     }
     // Written relative to a folder the history names in full.
     let tail = format!("/{}", claim.trim_end_matches('/'));
-    let mut from_history: Vec<&String> = index
-        .removals()
-        .keys()
-        .filter(|from| from.ends_with(&tail))
-        .collect();
-    from_history.sort();
+    let from_history = index.removed_ending(&tail);
     if let Some(from) = from_history.first()
         && let Some(step) = index.moved(from)
     {

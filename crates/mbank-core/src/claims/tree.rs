@@ -68,12 +68,23 @@ pub(crate) struct CodeIndex {
     /// Each path history shows renamed or removed, with the newest commit that did:
     /// perhaps walked before this index was built ([`super::ClaimChecker::walk_ahead`]).
     removals: Arc<Removals>,
+    /// The paths of `removals` in order, and by file name: every missing path a memory
+    /// claims asks which of them lay in a folder or ended as it does.
+    removed_paths: OnceLock<RemovedPaths>,
     /// The renames of the commits asked about, worked out once each (`None`: git failed).
     renames: Mutex<HashMap<String, Option<Arc<Renames>>>>,
     /// Where the history walk for `removals` is remembered between runs.
     memo: Arc<HistoryMemo>,
     /// Where what the name search found in each file is remembered between runs.
     names_memo: NamesMemo,
+}
+
+/// The paths of a repository's removals, sorted (for the ones below a folder) and by
+/// file name (for the ones ending as a claim does).
+#[derive(Debug, Default)]
+struct RemovedPaths {
+    sorted: Vec<String>,
+    by_name: HashMap<String, Vec<usize>>,
 }
 
 /// A set of a repository's paths: tens of thousands are hashed as an index is built,
@@ -154,6 +165,7 @@ impl CodeIndex {
             suffixes,
             manifests: OnceLock::new(),
             removals: Arc::default(),
+            removed_paths: OnceLock::new(),
             renames: Mutex::new(HashMap::new()),
             names_memo: match memo.folder() {
                 Some(folder) => NamesMemo::in_folder(folder, repo.root(), memo.started()),
@@ -230,6 +242,48 @@ impl CodeIndex {
     /// did. Empty when git cannot tell.
     pub(crate) fn removals(&self) -> &HashMap<String, Commit> {
         self.removals.get(&self.repo, &self.memo)
+    }
+
+    fn removed_paths(&self) -> &RemovedPaths {
+        self.removed_paths.get_or_init(|| {
+            let mut sorted: Vec<String> = self.removals().keys().cloned().collect();
+            sorted.sort_unstable();
+            let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+            for (index, path) in sorted.iter().enumerate() {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                by_name.entry(name.to_string()).or_default().push(index);
+            }
+            RemovedPaths { sorted, by_name }
+        })
+    }
+
+    /// The paths history renamed or removed below `prefix` (ending in `/`), in order.
+    pub(crate) fn removed_below(&self, prefix: &str) -> impl Iterator<Item = (&String, &Commit)> {
+        let removed = self.removed_paths();
+        let from = removed
+            .sorted
+            .partition_point(|path| path.as_str() < prefix);
+        removed.sorted[from..]
+            .iter()
+            .take_while(move |path| path.starts_with(prefix))
+            .filter_map(|path| self.removals().get_key_value(path))
+    }
+
+    /// The paths history renamed or removed that end with `tail` (`/`-led), in order.
+    pub(crate) fn removed_ending(&self, tail: &str) -> Vec<&String> {
+        let removed = self.removed_paths();
+        let name = tail.rsplit('/').next().unwrap_or(tail);
+        removed
+            .by_name
+            .get(name)
+            .map(|indices| {
+                indices
+                    .iter()
+                    .map(|&index| &removed.sorted[index])
+                    .filter(|path| path.ends_with(tail))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// The renames (old path → new) `git log -M` shows in `commit`; `None` when git
@@ -340,11 +394,7 @@ impl CodeIndex {
     /// history shows it.
     pub(crate) fn moved_dir(&self, dir: &str) -> Option<Move> {
         let prefix = format!("{}/", dir.trim_end_matches('/'));
-        let inside: Vec<(&String, &Commit)> = self
-            .removals()
-            .iter()
-            .filter(|(from, _)| from.starts_with(&prefix))
-            .collect();
+        let inside: Vec<(&String, &Commit)> = self.removed_below(&prefix).collect();
         // Their commits' renames worked out in one go.
         let commits: Vec<&str> = inside
             .iter()
