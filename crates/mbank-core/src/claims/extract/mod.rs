@@ -158,7 +158,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         // The prose of the line (code spans blanked, so a name like `legacy.rs` is
         // not read as a word about the past).
         let lower = line.to_lowercase();
-        if not_current_words().is_match(&lower) || is_open_task(trimmed) {
+        if NOT_CURRENT_SEARCH.in_text(&lower) || is_open_task(trimmed) {
             continue;
         }
         let before = out.len();
@@ -237,29 +237,10 @@ fn package_imports(text: &str) -> std::collections::HashSet<&str> {
     names
 }
 
-/// [`NOT_CURRENT_WORDS`] found by one pass over a line (every prose line of every memory
-/// file is searched), or a search per word should the automaton not build.
-enum WordSearch {
-    Automaton(aho_corasick::AhoCorasick),
-    EachWord,
-}
-
-impl WordSearch {
-    fn is_match(&self, lower: &str) -> bool {
-        match self {
-            WordSearch::Automaton(automaton) => automaton.is_match(lower),
-            WordSearch::EachWord => NOT_CURRENT_WORDS.iter().any(|w| lower.contains(w)),
-        }
-    }
-}
-
-fn not_current_words() -> &'static WordSearch {
-    static SEARCH: LazyLock<WordSearch> = LazyLock::new(|| {
-        aho_corasick::AhoCorasick::new(NOT_CURRENT_WORDS)
-            .map_or(WordSearch::EachWord, WordSearch::Automaton)
-    });
-    &SEARCH
-}
+/// [`NOT_CURRENT_WORDS`], found by one pass over a line: every prose line of every memory
+/// file is searched.
+static NOT_CURRENT_SEARCH: crate::markup::PhraseSearch =
+    crate::markup::PhraseSearch::new(NOT_CURRENT_WORDS);
 
 /// The sentences of `prose` that say what they name is gone ([`GONE_WORDS`]), as byte
 /// ranges: "the legacy stack (`a.ts`, `b.json`, …) was deleted." runs over several lines.

@@ -12,40 +12,9 @@
 //! (an agent appending to the end of a file appends under whatever heading is last).
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
-
+use crate::markup::PhraseSearch;
 use crate::markup::markdown;
-
-/// A list of phrases looked for anywhere in a line, found by one pass of an automaton
-/// (built at first use) rather than a search per phrase: every dated line of every file
-/// counted is searched.
-struct PhraseSearch {
-    phrases: &'static [&'static str],
-    automaton: OnceLock<Option<AhoCorasick>>,
-}
-
-impl PhraseSearch {
-    const fn new(phrases: &'static [&'static str]) -> PhraseSearch {
-        PhraseSearch {
-            phrases,
-            automaton: OnceLock::new(),
-        }
-    }
-
-    /// Whether `text` holds any of the phrases (a plain search per phrase should the
-    /// automaton not build).
-    fn in_text(&self, text: &str) -> bool {
-        let automaton = self
-            .automaton
-            .get_or_init(|| AhoCorasick::new(self.phrases).ok());
-        match automaton {
-            Some(automaton) => automaton.is_match(text),
-            None => self.phrases.iter().any(|phrase| text.contains(phrase)),
-        }
-    }
-}
 
 static PLAN_PHRASE_SEARCH: PhraseSearch = PhraseSearch::new(PLAN_PHRASES);
 static DONE_PHRASE_SEARCH: PhraseSearch = PhraseSearch::new(DONE_PHRASES);
