@@ -96,7 +96,11 @@ impl DecisionStatus {
     /// the word are skipped; a negation ("not accepted") or an unknown first phrase gives
     /// `None`, as do placeholders (`[Accepted / Superseded]`).
     pub fn parse(text: &str) -> Option<DecisionStatus> {
-        let clean = strip_markup(text);
+        // A status struck through and followed by the new one (`~~Accepted~~ →
+        // Replaced by ADR-012`) is no longer the status.
+        let unstruck = without_struck_text(text);
+        let clean = strip_markup(&unstruck);
+        let clean = clean.trim_start_matches(['→', '-', '>', '=', ' ']);
         let trimmed = clean.trim();
         if trimmed.is_empty() || is_placeholder(trimmed) {
             return None;
@@ -115,7 +119,18 @@ impl DecisionStatus {
             // Only a leading qualifier ("fully accepted", "now deprecated") is skipped.
             if !matches!(
                 *word,
-                "fully" | "partially" | "now" | "status" | "currently" | "finally" | "mostly"
+                "fully"
+                    | "partially"
+                    | "now"
+                    | "status"
+                    | "currently"
+                    | "finally"
+                    | "mostly"
+                    | "partiellement"
+                    | "parcialmente"
+                    | "teilweise"
+                    | "parzialmente"
+                    | "частично"
             ) {
                 return None;
             }
@@ -124,11 +139,32 @@ impl DecisionStatus {
     }
 }
 
+/// `text` without what it strikes through (`~~…~~`).
+fn without_struck_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("~~") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (index, part) in text.split("~~").enumerate() {
+        // Parts between an odd and an even mark are struck; an unclosed mark strikes
+        // nothing.
+        if index % 2 == 0 || index == text.matches("~~").count() {
+            out.push_str(part);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The status a leading word (with the word after it, for two-word phrases) names.
 fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
     use DecisionStatus::*;
     Some(match word {
         "superseded" | "supersedes" => Superseded,
+        // Revised or amended by a later record.
+        "revised" | "amended" if next == "by" => Superseded,
+        "révisé" | "révisée" | "modifié" | "modifiée" if next == "par" => Superseded,
+        "abandonné" | "abandonnée" | "abandonado" | "abandonada" | "abbandonato"
+        | "abbandonata" | "aufgegeben" => Rejected,
         "replaced" => Superseded,
         "deprecated" | "obsolete" | "retired" | "sunset" => Deprecated,
         "rejected" | "declined" | "withdrawn" | "abandoned" | "dropped" | "cancelled"
@@ -594,6 +630,28 @@ mod tests {
                 ("Habits by frequency".into(), None, DecisionStatus::Accepted),
             ]
         );
+    }
+
+    #[test]
+    fn a_struck_status_gives_way_and_revised_or_abandoned_records_say_so() {
+        use DecisionStatus::*;
+        for (text, status) in [
+            ("~~Принято~~ → Заменено ADR-012", Some(Superseded)),
+            (
+                "~~Принято~~ → Частично заменено ADR-012 (скоринг)",
+                Some(Superseded),
+            ),
+            (
+                "révisé par BDR-016 (Pierre a donné une valeur exacte)",
+                Some(Superseded),
+            ),
+            ("révisé — Pierre a signalé le même symptôme", None),
+            ("abandonné (trop lent)", Some(Rejected)),
+            ("Revised by ADR-9", Some(Superseded)),
+            ("Accepted ~~draft", Some(Accepted)),
+        ] {
+            assert_eq!(DecisionStatus::parse(text), status, "{text}");
+        }
     }
 
     #[test]
