@@ -28,6 +28,7 @@ use std::path::Path;
 use crate::findings::{Finding, FindingCode, Severity};
 
 mod nesting;
+pub(crate) use nesting::list_marker_len;
 mod yaml;
 
 pub use nesting::Nesting;

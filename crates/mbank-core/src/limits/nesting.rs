@@ -203,7 +203,7 @@ pub(crate) fn toml_nesting(text: &str, limit: usize) -> Nesting {
 
 /// Length of a list marker (`- `, `* `, `+ `, `1. `, `12) `) at the start of `rest`,
 /// without the space after it.
-fn list_marker_len(rest: &[u8]) -> Option<usize> {
+pub(crate) fn list_marker_len(rest: &[u8]) -> Option<usize> {
     let followed_by_space = |at: usize| matches!(rest.get(at), None | Some(b' ' | b'\t'));
     match rest.first()? {
         b'-' | b'*' | b'+' if followed_by_space(1) => Some(1),

@@ -76,36 +76,35 @@ fn recurring_sub_headings(events: &[(usize, Event)]) -> std::collections::HashSe
         .collect()
 }
 
-/// Whether the section at `position` sits under a title naming decisions, where the
-/// file has one ("# Purpose and Goals" over an overview, then "# Architectural
-/// Decisions" over the entries): the other titles' sections are not entries.
-fn under_a_decisions_title(events: &[(usize, Event)], position: usize) -> bool {
+/// For each event, whether it sits under a title naming decisions, where the file has
+/// one among several ("# Purpose and Goals" over an overview, then "# Architectural
+/// Decisions" over the entries): the other titles' sections are not entries. `None`
+/// where every section may be one. Worked out once, in one pass.
+fn under_decision_titles(events: &[(usize, Event)]) -> Option<Vec<bool>> {
     let names_decisions = |e: &Event| match e {
         Event::Heading { level: 1, text } => Some(is_decision_section_heading(text)),
         _ => None,
     };
-    let titled = events
+    let titles: Vec<bool> = events
         .iter()
         .filter_map(|(_, e)| names_decisions(e))
-        .collect::<Vec<_>>();
-    if titled.len() < 2 || !titled.contains(&true) {
-        return true;
+        .collect();
+    if titles.len() < 2 || !titles.contains(&true) {
+        return None;
     }
-    events[..position]
-        .iter()
-        .rev()
-        .find_map(|(_, e)| names_decisions(e))
-        .unwrap_or(false)
-}
-
-/// The marker of a list item (`- `, `* `, `+ `, `1. `) a line opens with, indent aside.
-fn list_marker(line: &str) -> Option<&str> {
-    let item = line.trim_start();
-    let digits = item.bytes().take_while(u8::is_ascii_digit).count();
-    ["- ", "* ", "+ "]
-        .into_iter()
-        .find(|marker| item.starts_with(marker))
-        .or_else(|| (digits > 0 && item[digits..].starts_with(". ")).then(|| &item[..digits + 2]))
+    let mut under = false;
+    Some(
+        events
+            .iter()
+            .map(|(_, e)| {
+                let here = under;
+                if let Some(names) = names_decisions(e) {
+                    under = names;
+                }
+                here
+            })
+            .collect(),
+    )
 }
 
 fn is_thematic_break(line: &str) -> bool {
@@ -249,6 +248,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         // A proposal with its status or date is a record still.
         fields.undecided && fields.status.is_none() && fields.date.is_none()
     };
+    let under_decision_titles_once = std::cell::OnceCell::new();
+    let under_decision_titles =
+        || under_decision_titles_once.get_or_init(|| under_decision_titles(&events));
     let part_labels = std::cell::OnceCell::new();
     let part_labels = || part_labels.get_or_init(|| recurring_sub_headings(&events));
     // Whether a heading has sections of its own below it (not a record's field
@@ -515,7 +517,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                         } else if !names_a_field(text)
                             && !is_block_section(text)
                             && is_prose_log()
-                            && under_a_decisions_title(&events, position)
+                            && under_decision_titles()
+                                .as_ref()
+                                .is_none_or(|under| under[position])
                         {
                             // Sections of prose: the innermost are the decisions, the ones
                             // over them their categories.
@@ -581,7 +585,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     let mut label = lines[i].to_string();
                     if !label.starts_with("**") {
                         for next in lines[i + 1..].iter().take_while(|l| {
-                            l.starts_with("  ") && !l.trim().is_empty() && list_marker(l).is_none()
+                            l.starts_with("  ")
+                                && !l.trim().is_empty()
+                                && crate::limits::list_marker_len(l.trim_start().as_bytes())
+                                    .is_none()
                         }) {
                             label.push(' ');
                             label.push_str(next.trim());
