@@ -126,15 +126,12 @@ fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
     bullet_title(rest).map(|title| (title, date))
 }
 
-/// Whether the heading on line `at` is a day over a plain list of that day's decisions:
+/// Whether the heading `text` on line `at` is a day over a plain list of that day's decisions:
 /// dated, titled by nothing else than the date or a name for decisions (`## 2026-04-20`,
 /// `## 2026-04-15 Kararları`), over two or more top-level bullets and no fields (where a
 /// `**Decision:**` label stands, the bullets are its details).
-fn is_day_of_bullets(lines: &[&str], mask: &[bool], at: usize) -> bool {
-    let Some((_, text)) = markdown::heading(lines[at]) else {
-        return false;
-    };
-    let heading = read_heading(&text);
+fn is_day_of_bullets(lines: &[&str], mask: &[bool], at: usize, text: &str) -> bool {
+    let heading = read_heading(text);
     if heading.date.is_none()
         || !(heading.title.is_empty() || super::meaning::only_names_decisions(&heading.title))
     {
@@ -370,7 +367,8 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
             if level > 1 && is_bare_list_heading(&text) {
                 list_section = Some((level, false));
             } else if level > 1
-                && (is_decision_section_heading(&text) || is_day_of_bullets(lines, mask, index))
+                && (is_decision_section_heading(&text)
+                    || is_day_of_bullets(lines, mask, index, &text))
             {
                 list_section = Some((level, true));
             } else if list_section.is_some_and(|(l, strict)| {
