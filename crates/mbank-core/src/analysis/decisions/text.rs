@@ -301,11 +301,13 @@ pub(super) fn find_month(text: &str) -> Option<super::Month> {
     )
 }
 
-/// The first date (and time) written anywhere in a value.
+/// The first date (and time) written anywhere in a value: in digits, else with its
+/// month named (`21 Haziran 2026`) or its parts marked (`2026年6月21日`).
 pub(super) fn find_date(text: &str) -> Option<(NaiveDate, Option<NaiveTime>)> {
     ANY_DATE
         .captures_iter(text)
         .find_map(|c| date_from_captures(&c))
+        .or_else(|| crate::markup::dates::named::named_date(text).map(|day| (day, None)))
 }
 
 /// ADR ids, wikilinks or plain titles named in a "supersedes" value.

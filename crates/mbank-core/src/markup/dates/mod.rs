@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use crate::markup::markdown;
 
+pub mod named;
 pub mod plans;
 
 /// One date-shaped run of digits in a text: `YYYY-MM-DD` or `YYYY/MM/DD` (either
