@@ -32,10 +32,11 @@ static CLINE_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 /// A title ending in a date and a note in the same brackets (`Export API (2026-07-06, #18)`,
-/// `X (2026-07-06; Epic #39)`): the date, the title before the brackets.
+/// `X (2026-07-06; Epic #39)`, `X [2026-05-19 — superseded by Y]`): the date, the title
+/// before the brackets.
 static DATE_NOTE_LAST: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
-        r"^(?P<rest>.*?\S)\s*[\[(（【]{DATE_TIME}\s*[,;，；、]\s*[^\])）】]*[\])）】]$"
+        r"^(?P<rest>.*?\S)\s*[\[(（【]{DATE_TIME}(?:\s*[,;，；、]|\s+[-–—]+)\s*(?P<note>[^\])）】]*)[\])）】]$"
     ))
 });
 /// A title ending in a span of dates (`Ball tracking (2026-02-23 to 2026-02-24)`): the
@@ -508,6 +509,8 @@ pub(super) struct HeadingTitle {
     pub(super) style: DecisionStyle,
     /// False for a plain heading, which is a decision only when its body says so.
     pub(super) certain: bool,
+    /// A status the note beside its date gives (`[2026-05-19 — superseded by X]`).
+    pub(super) status: Option<DecisionStatus>,
 }
 
 /// Whether `text` may hold a date [`DATE_FIRST`], [`DATE_LAST`] or [`DATE_SPAN_LAST`]
@@ -531,6 +534,7 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         month: None,
         style: DecisionStyle::Block,
         certain: false,
+        status: None,
     };
     let mut rest = text.to_string();
     let ascii = is_ascii(text);
@@ -560,15 +564,19 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;
     } else if may_hold_date
-        && let Some(c) = DATE_LAST.captures(text).or_else(|| {
-            // Only a title ending in brackets can hold a date and a note in them.
-            text.ends_with([')', '）', ']', '】'])
-                .then(|| DATE_NOTE_LAST.captures(text))
-                .flatten()
-        })
+        && let Some(c) = text
+            .ends_with([')', '）', ']', '】'])
+            // Only a title ending in brackets can hold a date and a note in them; the
+            // note may name a later date (`[2026-05-19 — superseded 2026-05-29]`).
+            .then(|| DATE_NOTE_LAST.captures(text))
+            .flatten()
+            .or_else(|| DATE_LAST.captures(text))
         && let Some(date) = date_from_captures(&c)
     {
         out.date = Some(date);
+        out.status = c
+            .name("note")
+            .and_then(|note| super::meaning::status_of_field(note.as_str()));
         rest = c["rest"].to_string();
         out.style = DecisionStyle::DatedHeading;
         out.certain = true;

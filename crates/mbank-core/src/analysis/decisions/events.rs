@@ -117,6 +117,22 @@ fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
         .strip_prefix("* ")
         .or_else(|| line.strip_prefix("- "))
         .or_else(|| line.strip_prefix("+ "))?;
+    // A task still open (`- [ ] Analytics: Plausible vs Mixpanel`) is no decision yet; a
+    // ticked one reads without its box and its struck first wording
+    // (`- [x] ~~Push: FCM vs OneSignal~~ → FCM`).
+    let trimmed = rest.trim_start();
+    let ticked_title;
+    let rest = if trimmed.starts_with("[ ]") {
+        return None;
+    } else if let Some(ticked) = trimmed
+        .strip_prefix("[x]")
+        .or_else(|| trimmed.strip_prefix("[X]"))
+    {
+        ticked_title = ticked.replace("~~", "");
+        ticked_title.as_str()
+    } else {
+        rest
+    };
     let (date, rest) = match leading_stamp(rest.trim()) {
         // A dated line kept in columns (`- 2026-02-15 | Decision | Why | Impact`): the
         // decision is the first.

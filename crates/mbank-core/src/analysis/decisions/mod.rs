@@ -539,6 +539,7 @@ mod tests {
 ## 默认启用 Doc-First（2026-02-03）\n\n\
 ## Разделить сервис 12.03.2025\n\n\
 ## Export architecture (2026-07-06, Epic #39)\n\n\
+## Palette = Slate  `[2026-05-19 — superseded by Cold 2026-05-29]`\n\n\
 ## 2026-06-01：学生评语独立建表\n\n\
 ## 接口统一返回 Result：2026-06-02\n";
         let d = log(text);
@@ -556,12 +557,16 @@ mod tests {
                 ("默认启用 Doc-First", date("2026-02-03")),
                 ("Разделить сервис", date("2025-03-12")),
                 ("Export architecture", date("2026-07-06")),
+                ("Palette = Slate", date("2026-05-19")),
                 ("学生评语独立建表", date("2026-06-01")),
                 ("接口统一返回 Result", date("2026-06-02")),
             ]
         );
         assert!(d.iter().all(|d| d.style == DecisionStyle::DatedHeading));
         assert_eq!(d[3].time, NaiveTime::from_hms_opt(9, 30, 0));
+        // The note beside a date gives its status.
+        assert_eq!(d[9].status, DecisionStatus::Superseded);
+        assert_eq!(d[8].status, DecisionStatus::Unknown);
         assert_eq!((d[0].line, d[0].end_line), (2, 4));
         // The level-3 entry ends where the next level-2 heading starts.
         assert_eq!((d[1].line, d[1].end_line), (6, 6));

@@ -401,12 +401,21 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     let mut open: Option<usize> = None;
     // Whether that entry is a log line or a list bullet (whose peers are more bullets).
     let mut open_by_line = false;
+    // Whether the open entry is a bullet: its body is what its item wraps onto, so the
+    // list's end (a heading, a thematic break) closes it.
+    let mut open_by_bullet = false;
+    let mut previous_line = 0;
     for (position, (line, event)) in events.iter().enumerate() {
         if !matches!(event, Event::ListItem { .. }) {
             in_details = false;
         }
+        let after_break = (previous_line..*line).any(|i| mask[i] && is_thematic_break(lines[i]));
+        previous_line = *line;
+        if open_by_line && after_break {
+            open = None;
+        }
         if let Event::Heading { level, .. } = event {
-            if open.is_some_and(|l| *level <= l) {
+            if open.is_some_and(|l| *level <= l) || open_by_bullet {
                 open = None;
             }
             while groups.last().is_some_and(|(l, _)| *level <= *l) {
@@ -422,6 +431,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 }
                 open = Some(2);
                 open_by_line = true;
+                open_by_bullet = false;
                 drafts.push(Draft::at_line(
                     *line,
                     decision_of_fields(title).unwrap_or_else(|| title.clone()),
@@ -446,6 +456,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 }
                 open = Some(2);
                 open_by_line = true;
+                open_by_bullet = true;
                 drafts.push(Draft::at_line(
                     *line,
                     decision_of_fields(title).unwrap_or_else(|| title.clone()),
@@ -540,6 +551,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     if !group {
                         open = Some(*level);
                         open_by_line = false;
+                        open_by_bullet = false;
                     }
                     drafts.push(Draft {
                         start: *line,
@@ -548,7 +560,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                         id: heading.id,
                         date: heading.date,
                         month: heading.month,
-                        status: None,
+                        status: heading.status,
                         style: heading.style,
                         group,
                         category,
@@ -689,9 +701,11 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     let mut out = Vec::new();
     let mut group_date: Option<(usize, usize, (NaiveDate, Option<NaiveTime>))> = None;
     for (index, draft) in drafts.iter().enumerate() {
-        // Log lines end at the next section (level 2 or higher), tables at their own line.
+        // Log lines end at the next section (level 2 or higher), bullets at any heading
+        // (their list ended), tables at their own line.
         let level = match draft.style {
-            DecisionStyle::LogLine | DecisionStyle::ListItem => 2,
+            DecisionStyle::LogLine => 2,
+            DecisionStyle::ListItem => 6,
             _ => draft.level,
         };
         let mut bound = if draft.style == DecisionStyle::TableRow {
@@ -721,6 +735,23 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             bound = (draft.start + 1..child)
                 .find(|i| is_thematic_break(lines[*i]))
                 .unwrap_or(child);
+        }
+        if matches!(
+            draft.style,
+            DecisionStyle::LogLine | DecisionStyle::ListItem
+        ) && let Some(rule) =
+            (draft.start + 1..bound).find(|i| mask[*i] && is_thematic_break(lines[*i]))
+        {
+            // A thematic break ends the list or the paragraphs a log line opened.
+            bound = rule;
+        }
+        if draft.style == DecisionStyle::ListItem
+            && let Some(peer) = (draft.start + 1..bound).find(|i| {
+                mask[*i] && crate::limits::list_marker_len(lines[*i].as_bytes()).is_some()
+            })
+        {
+            // A bullet ends where the next item of its list starts, entry or not.
+            bound = peer;
         }
         let mut end = bound.saturating_sub(1).max(draft.start);
         while end > draft.start {

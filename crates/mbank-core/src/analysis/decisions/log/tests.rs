@@ -577,3 +577,24 @@ fn a_section_listing_several_decision_bullets_gives_one_entry_each() {
         ]
     );
 }
+
+#[test]
+fn a_list_of_decisions_ends_at_its_thematic_break_and_open_tasks_are_no_entries() {
+    let text = "# Kararlar\n\n### 1. Backend\n**Karar:** NestJS\n**Tarih:** 16 Şubat 2026\n\n---\n\n\
+## Bekleyen Kararlar\n\n- [ ] Monitoring: Prometheus vs Sentry\n\
+- [x] ~~Push: FCM vs OneSignal~~ → FCM seçildi\n- [ ] Analytics: Plausible vs Mixpanel\n\n---\n\n\
+### 14. Oturum süresi\n**Karar:** ChangeNotifier\n**Tarih:** 21 Haziran 2026\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<NaiveDate>, usize, usize)> = d
+        .iter()
+        .map(|d| (d.title.as_str(), d.date, d.line, d.end_line))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("1. Backend", date("2026-02-16"), 3, 5),
+            ("Push: FCM vs OneSignal → FCM seçildi", None, 12, 12),
+            ("14. Oturum süresi", date("2026-06-21"), 17, 19),
+        ]
+    );
+}
