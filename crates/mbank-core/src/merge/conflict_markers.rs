@@ -6,6 +6,8 @@
 //! A marker is seven characters at the very start of a line, then the end of the line or
 //! a space (the opener and closer usually name their side). `=======` alone is also a
 //! setext heading underline in markdown, so it counts only inside an opened conflict.
+//! A conflict is whole only with its three parts in order; a lone opener or closer is a
+//! stray marker, and the search-and-replace blocks agents write are neither.
 
 /// What [`find`] found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -40,7 +42,8 @@ impl Markers {
     }
 }
 
-fn marker_of(line: &str) -> Option<u8> {
+/// A marker line's kind (its repeated character) and the label after it.
+fn marker_of(line: &str) -> Option<(u8, &str)> {
     let bytes = line.as_bytes();
     let first = *bytes.first()?;
     if !matches!(first, b'<' | b'|' | b'=' | b'>') {
@@ -56,33 +59,84 @@ fn marker_of(line: &str) -> Option<u8> {
         b'=' => rest.trim().is_empty(),
         _ => rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t'),
     };
-    ends_right.then_some(first)
+    ends_right.then_some((first, rest.trim()))
 }
 
-/// The conflict markers in `lines`.
-pub fn find_in_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> Markers {
-    let mut markers = Markers::default();
-    let mut open = false;
-    for (index, line) in lines.into_iter().enumerate() {
-        let counted = match marker_of(line) {
-            Some(b'<') => {
-                markers.conflicts += 1;
-                open = true;
-                true
-            }
-            Some(b'>') => {
-                open = false;
-                true
-            }
-            Some(b'|') => true,
-            Some(b'=') => open,
-            _ => false,
-        };
-        if counted {
-            markers.lines += 1;
-            markers.first_line.get_or_insert(index + 1);
+/// The labels of the search-and-replace edit blocks coding agents write (Aider, Cline,
+/// Roo Code): `<<<<<<< SEARCH`, `=======`, `>>>>>>> REPLACE`. Such a block in memory
+/// shows the edit format; git never labels a side so.
+fn is_edit_label(label: &str) -> bool {
+    label.eq_ignore_ascii_case("search") || label.eq_ignore_ascii_case("replace")
+}
+
+/// A conflict opened and not yet closed.
+struct Opened {
+    first_line: usize,
+    /// Its marker lines so far.
+    lines: usize,
+    /// Whether its `=======` was seen: only then does a closer complete it.
+    separated: bool,
+    /// An agent's edit block, not a conflict.
+    edit: bool,
+}
+
+impl Markers {
+    fn count(&mut self, lines: usize, first_line: usize) {
+        self.lines += lines;
+        self.first_line = Some(self.first_line.map_or(first_line, |f| f.min(first_line)));
+    }
+
+    /// An opener's lines that no closer completed are stray markers.
+    fn leave(&mut self, opened: Option<Opened>) {
+        if let Some(opened) = opened.filter(|o| !o.edit) {
+            self.count(opened.lines, opened.first_line);
         }
     }
+}
+
+/// The conflict markers in `lines`. A conflict is an opener, a separator and a closer in
+/// that order; other marker lines are stray.
+pub fn find_in_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> Markers {
+    let mut markers = Markers::default();
+    let mut open: Option<Opened> = None;
+    for (index, line) in lines.into_iter().enumerate() {
+        let number = index + 1;
+        match marker_of(line) {
+            Some((b'<', label)) => {
+                markers.leave(open.take());
+                open = Some(Opened {
+                    first_line: number,
+                    lines: 1,
+                    separated: false,
+                    edit: is_edit_label(label),
+                });
+            }
+            Some((b'|', _)) => match open.as_mut() {
+                Some(opened) => opened.lines += 1,
+                None => markers.count(1, number),
+            },
+            Some((b'=', _)) => {
+                if let Some(opened) = open.as_mut() {
+                    opened.lines += 1;
+                    opened.separated = true;
+                }
+            }
+            Some((b'>', label)) => match open.take() {
+                Some(opened) if opened.edit => {}
+                Some(opened) if opened.separated => {
+                    markers.conflicts += 1;
+                    markers.count(opened.lines + 1, opened.first_line);
+                }
+                Some(opened) => {
+                    markers.count(opened.lines + 1, opened.first_line);
+                }
+                None if is_edit_label(label) => {}
+                None => markers.count(1, number),
+            },
+            _ => {}
+        }
+    }
+    markers.leave(open);
     markers
 }
 
@@ -129,5 +183,35 @@ mod tests {
         let markers = find("a\n>>>>>>> theirs\n");
         assert_eq!((markers.conflicts, markers.lines), (0, 1));
         assert_eq!(markers.describe(), "1 stray conflict marker");
+    }
+
+    #[test]
+    fn an_opener_with_no_separator_and_closer_is_no_conflict() {
+        let markers = find("a\n<<<<<<< HEAD\nb\n");
+        assert_eq!(
+            markers,
+            Markers {
+                conflicts: 0,
+                lines: 1,
+                first_line: Some(2)
+            }
+        );
+        // Closed without its separator: two stray markers, not a conflict.
+        let markers = find("<<<<<<< HEAD\na\n>>>>>>> other\n");
+        assert_eq!((markers.conflicts, markers.lines), (0, 2));
+        // A second opener leaves the first one stray.
+        let markers = find("<<<<<<< a\n<<<<<<< b\nx\n=======\ny\n>>>>>>> c\n");
+        assert_eq!(
+            (markers.conflicts, markers.lines, markers.first_line),
+            (1, 4, Some(1))
+        );
+    }
+
+    #[test]
+    fn an_agents_search_and_replace_block_is_no_conflict() {
+        let text = "Edit like this:\n\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
+        assert!(find(text).is_empty(), "{:?}", find(text));
+        // Quoted alone from an agent's error message.
+        assert!(find("Expected: format\n<<<<<<< SEARCH\n:start_line: 3\n").is_empty());
     }
 }
