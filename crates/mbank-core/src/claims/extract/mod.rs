@@ -13,8 +13,8 @@ use regex::Regex;
 mod vocabulary;
 
 use vocabulary::{
-    BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NOT_CURRENT_HEADINGS,
-    NOT_CURRENT_WORDS, NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS,
+    BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NEW_FILE_MARKS,
+    NOT_CURRENT_HEADINGS, NOT_CURRENT_WORDS, NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS,
 };
 
 /// The tool that runs a named script.
@@ -172,7 +172,9 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             code_claims(code, number, kind, lower_heading, &lower, &mut out);
         }
         prose_claims(&blanked(line, &struck), number, &mut out);
-        if OPTIONAL_WORDS.iter().any(|w| lower.contains(w)) {
+        if OPTIONAL_WORDS.iter().any(|w| lower.contains(w))
+            || NEW_FILE_MARKS.iter().any(|w| lower.contains(w))
+        {
             let mut position = 0;
             out.retain(|claim| {
                 position += 1;
@@ -198,7 +200,85 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         let imported = package_imports(text);
         out.retain(|c| c.kind != ClaimKind::Symbol || !imported.contains(c.text.as_str()));
     }
+    // So is a name the file itself defines as an option, with its default.
+    if out
+        .iter()
+        .any(|c| matches!(c.kind, ClaimKind::Symbol | ClaimKind::EnvVar))
+    {
+        let defined = defined_options(text);
+        out.retain(|c| {
+            !matches!(c.kind, ClaimKind::Symbol | ClaimKind::EnvVar)
+                || !defined.contains(c.text.as_str())
+        });
+    }
     out
+}
+
+/// Labels of an option's default value, in the languages memory is written in.
+const DEFAULT_LABELS: &[&str] = &[
+    "default",
+    "défaut",
+    "defecto",
+    "predeterminado",
+    "padrão",
+    "predefinito",
+    "standard",
+    "standaard",
+    "по умолчанию",
+    "varsayılan",
+    "domyśln",
+    "mặc định",
+    "bawaan",
+    "기본값",
+    "默认",
+    "默認",
+    "預設",
+    "デフォルト",
+    "既定",
+];
+
+/// Names the file documents as options of something it configures: a list item that is
+/// the name alone (`` * `hideTips` (boolean) ``), with an item below it giving its
+/// default (`* Default: false`, `* 기본값: false`). The file defines them; it claims
+/// nothing about the project's code.
+fn defined_options(text: &str) -> std::collections::HashSet<&str> {
+    let mut names = std::collections::HashSet::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for (at, line) in lines.iter().enumerate() {
+        let indent = line.len() - line.trim_start().len();
+        let Some(marker) = crate::limits::list_marker_len(line.trim_start().as_bytes()) else {
+            continue;
+        };
+        let item = line.trim_start()[marker..].trim().trim_start_matches("**");
+        let Some(rest) = item.strip_prefix('`') else {
+            continue;
+        };
+        let Some((name, after)) = rest.split_once('`') else {
+            continue;
+        };
+        let after = after.trim_start_matches("**").trim();
+        if name.is_empty()
+            || name.contains(char::is_whitespace)
+            || !(after.is_empty() || after.starts_with(['(', '（', ':', '：']))
+        {
+            continue;
+        }
+        let gives_default = lines[at + 1..]
+            .iter()
+            .take_while(|next| {
+                next.trim().is_empty() || next.len() - next.trim_start().len() > indent
+            })
+            .any(|next| {
+                let lower = next.to_lowercase();
+                lower
+                    .split_once([':', '：'])
+                    .is_some_and(|(label, _)| DEFAULT_LABELS.iter().any(|w| label.contains(w)))
+            });
+        if gives_default {
+            names.insert(name.trim_end_matches("()"));
+        }
+    }
+    names
 }
 
 static PACKAGE_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
@@ -519,6 +599,10 @@ fn prose_claims(line: &str, number: usize, out: &mut Vec<Claim>) {
         if linked.iter().any(|r| r.contains(&token.start())) {
             continue;
         }
+        // A path with a slot for a name (`docs/features/[name].md`) names no one file.
+        if line[token.end()..].starts_with(['[', '<', '{']) {
+            continue;
+        }
         let text = token.as_str().trim_end_matches(['.', ',', ':', ';', ')']);
         if let Some(path) = path_candidate(text, false) {
             out.push(Claim {
@@ -807,6 +891,27 @@ fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
     let has_upper = last.chars().any(|c| c.is_ascii_uppercase());
     if !has_lower && has_upper && last.contains('_') {
         let trimmed = last.trim_matches('_');
+        // So are error codes (`ERR_MODULE_NOT_FOUND`, `EACCES_DENIED`): the runtime's,
+        // not variables of the project.
+        let parts: Vec<&str> = trimmed.split('_').collect();
+        if parts
+            .first()
+            .is_some_and(|p| ["ERR", "ERROR", "E"].contains(p))
+            || parts.last().is_some_and(|p| {
+                [
+                    "ERROR",
+                    "FOUND",
+                    "FAILED",
+                    "FAILURE",
+                    "DENIED",
+                    "EXCEPTION",
+                    "INVALID",
+                ]
+                .contains(p)
+            })
+        {
+            return None;
+        }
         // `NEXT_PUBLIC_` names a family of variables, not one; `PREFIX_X` is an example.
         if last.ends_with('_')
             || trimmed.split('_').any(str::is_empty)

@@ -274,3 +274,32 @@ fn hostile_markdown_never_panics_and_claims_stay_on_their_lines() {
     let long = format!("`src/{}.rs` {}", "a".repeat(10_000), "x/".repeat(50_000));
     assert!(claims(&long, FileKind::default()).is_empty());
 }
+
+#[test]
+fn options_the_file_defines_with_their_default_and_error_codes_are_no_claims() {
+    let found = texts(
+        "# Settings\n\n* `contextFileName` (string)\n  * Description: the file to read.\n  \
+         * 기본값: `true`\n\n* `hideTips` (boolean)\n  * Default: `false`\n\n\
+         * `ERR_MODULE_NOT_FOUND` error:\n  * use `bunx`.\n\n\
+         * `retryPolicy` (object)\n  * Description: how `fetchOrders` retries.\n\n\
+         Set `STRIPE_API_KEY` first.\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (ClaimKind::Symbol, "retryPolicy".into(), 13),
+            (ClaimKind::Symbol, "fetchOrders".into(), 14),
+            (ClaimKind::EnvVar, "STRIPE_API_KEY".into(), 16),
+        ]
+    );
+}
+
+#[test]
+fn files_marked_new_slots_and_future_sections_in_other_languages_are_no_claims() {
+    let found = texts(
+        "# タスク\n\n### P2-8: シリアライザ実装（将来検討）\n- `src/serializer.h`\n\n\
+         ## Files\n\n- `src/api/orders.ts` (new)\n- `src/api/users.ts` (新規)\n\
+         - Updated: docs/developer/features/[name].md\n- `src/api/kept.ts`\n",
+    );
+    assert_eq!(found, vec![(ClaimKind::Path, "src/api/kept.ts".into(), 11)]);
+}
