@@ -200,15 +200,17 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         let imported = package_imports(text);
         out.retain(|c| c.kind != ClaimKind::Symbol || !imported.contains(c.text.as_str()));
     }
-    // So is a name the file itself defines as an option, with its default.
+    // So is a name the file itself defines as an option, with its default, and any name
+    // in what it says of the option (its properties, the values it takes).
     if out
         .iter()
         .any(|c| matches!(c.kind, ClaimKind::Symbol | ClaimKind::EnvVar))
     {
-        let defined = defined_options(text);
+        let (defined, blocks) = defined_options(text);
         out.retain(|c| {
             !matches!(c.kind, ClaimKind::Symbol | ClaimKind::EnvVar)
-                || !defined.contains(c.text.as_str())
+                || !(defined.contains(c.text.as_str())
+                    || blocks.iter().any(|block| block.contains(&c.line)))
         });
     }
     out
@@ -240,9 +242,15 @@ const DEFAULT_LABELS: &[&str] = &[
 /// Names the file documents as options of something it configures: a list item that is
 /// the name alone (`` * `hideTips` (boolean) ``), with an item below it giving its
 /// default (`* Default: false`, `* 기본값: false`). The file defines them; it claims
-/// nothing about the project's code.
-fn defined_options(text: &str) -> std::collections::HashSet<&str> {
+/// nothing about the project's code. Also the 1-based lines each such item spans.
+fn defined_options(
+    text: &str,
+) -> (
+    std::collections::HashSet<&str>,
+    Vec<std::ops::RangeInclusive<usize>>,
+) {
     let mut names = std::collections::HashSet::new();
+    let mut blocks = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     for (at, line) in lines.iter().enumerate() {
         let indent = line.len() - line.trim_start().len();
@@ -263,22 +271,22 @@ fn defined_options(text: &str) -> std::collections::HashSet<&str> {
         {
             continue;
         }
-        let gives_default = lines[at + 1..]
-            .iter()
-            .take_while(|next| {
-                next.trim().is_empty() || next.len() - next.trim_start().len() > indent
-            })
-            .any(|next| {
-                let lower = next.to_lowercase();
-                lower
-                    .split_once([':', '：'])
-                    .is_some_and(|(label, _)| DEFAULT_LABELS.iter().any(|w| label.contains(w)))
-            });
+        let body = lines[at + 1..].iter().take_while(|next| {
+            next.trim().is_empty() || next.len() - next.trim_start().len() > indent
+        });
+        let gives_default = body.clone().any(|next| {
+            let lower = next.to_lowercase();
+            lower
+                .split_once([':', '：'])
+                .is_some_and(|(label, _)| DEFAULT_LABELS.iter().any(|w| label.contains(w)))
+        });
         if gives_default {
             names.insert(name.trim_end_matches("()"));
+            // Line numbers are 1-based: the item is on line `at + 1`.
+            blocks.push(at + 1..=at + 1 + body.count());
         }
     }
-    names
+    (names, blocks)
 }
 
 static PACKAGE_IMPORT: LazyLock<Regex> = LazyLock::new(|| {
@@ -453,6 +461,14 @@ const EXAMPLE_WORDS: &[&str] = &[
     "悪い例",
     "正确示例",
     "错误示例",
+    // "Variable and function names" as a rule's subject.
+    "변수명",
+    "함수명",
+    "변수/함수",
+    "変数名",
+    "関数名",
+    "变量名",
+    "函数名",
 ];
 
 /// Whether a line (lower case) shows names as examples: it speaks of a case style or of
@@ -869,7 +885,10 @@ fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
     }
     // A naming pattern with a slot for the name (`useXxxStore`, `IFooService`) names no
     // one thing.
-    if ["Xxx", "XXX", "Foo"].iter().any(|slot| last.contains(slot)) {
+    if ["Xxx", "XXX", "Foo", "Something"]
+        .iter()
+        .any(|slot| last.contains(slot))
+    {
         return None;
     }
     // An MCP tool as Claude Code names it (`mcp__server__tool`): the server's, not code

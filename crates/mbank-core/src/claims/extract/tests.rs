@@ -279,7 +279,7 @@ fn hostile_markdown_never_panics_and_claims_stay_on_their_lines() {
 fn options_the_file_defines_with_their_default_and_error_codes_are_no_claims() {
     let found = texts(
         "# Settings\n\n* `contextFileName` (string)\n  * Description: the file to read.\n  \
-         * 기본값: `true`\n\n* `hideTips` (boolean)\n  * Default: `false`\n\n\
+         * 기본값: `true`\n\n* `hideTips` (object)\n  * Default: `false`\n  * `showFooter` (boolean): `runShellCommand` too.\n\
          * `ERR_MODULE_NOT_FOUND` error:\n  * use `bunx`.\n\n\
          * `retryPolicy` (object)\n  * Description: how `fetchOrders` retries.\n\n\
          Set `STRIPE_API_KEY` first.\n",
