@@ -1,8 +1,8 @@
 //! Days written in words rather than digits alone: a month's name between the day and
 //! the year (`16 Şubat 2026`, `21 de junio de 2026`, `3. März 2026`, `June 21, 2026`,
 //! `21 июня 2026`) or the year, month and day each marked (`2026年6月21日`,
-//! `2026년 6월 21일`). Only a whole day is read: a day and a month without their year
-//! (`22 Şubat → 24 Şubat 2026` starts with one) name no day by themselves.
+//! `2026년 6월 21일`). A day needs its year: written after it, or after the range it
+//! starts (`22 Şubat → 24 Şubat 2026`).
 use chrono::NaiveDate;
 
 /// Month names, lowercase, each with its month: full names in the languages memory is
@@ -183,12 +183,18 @@ pub fn named_date(text: &str) -> Option<NaiveDate> {
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '[' | ']' | '/'))
         .filter(|w| !w.is_empty() && !JOINERS.contains(&w.to_lowercase().as_str()))
         .collect();
-    words.windows(3).find_map(|w| {
-        let (day, month, year) = match (day_of(w[0]), month_of(w[1])) {
-            (Some(day), Some(month)) => (day, month, year_of(w[2])?),
+    (0..words.len().saturating_sub(1)).find_map(|at| {
+        let (day, month) = match (day_of(words[at]), month_of(words[at + 1])) {
+            (Some(day), Some(month)) => (day, month),
             // `June 21, 2026`
-            _ => (day_of(w[1])?, month_of(w[0])?, year_of(w[2])?),
+            _ => (day_of(words[at + 1])?, month_of(words[at])?),
         };
+        // A range's first day takes the year its last one gives (`22 Şubat → 24 Şubat
+        // 2026`): the year written after it, before any other number.
+        let year = words[at + 2..]
+            .iter()
+            .take(4)
+            .find_map(|word| year_of(word))?;
         NaiveDate::from_ymd_opt(year, month, day)
     })
 }
@@ -262,8 +268,9 @@ mod tests {
 
     #[test]
     fn what_names_no_whole_day_is_none() {
-        // A range's first day lacks its year; the last one is whole.
-        assert_eq!(named_date("22 Şubat → 24 Şubat 2026"), day(2026, 2, 24));
+        // A range starts on its first day, in the year written after the range.
+        assert_eq!(named_date("22 Şubat → 24 Şubat 2026"), day(2026, 2, 22));
+        assert_eq!(named_date("June 30 – July 2, 2026"), day(2026, 6, 30));
         assert_eq!(named_date("May 2026"), None);
         assert_eq!(named_date("31 February 2026"), None);
         assert_eq!(named_date("Mars mission 2026"), None);
