@@ -208,7 +208,7 @@ finding_codes! {
         "Correct the date (month and day swapped?) so staleness and timelines read it.";
     ConflictMarkers = "conflict-markers", Warning..=Error, Mbank,
         "Unresolved merge-conflict markers",
-        "Resolve the conflict: agents read both sides as memory.";
+        "Resolve the conflict: agents read both sides as memory. A whole conflict (`<<<<<<<`, `=======`, `>>>>>>>` in that order) is an error, a lone marker a warning; a coding agent's `<<<<<<< SEARCH` … `>>>>>>> REPLACE` edit block is neither.";
     FrontmatterUnclosed = "frontmatter-unclosed", Error..=Error, Syntax,
         "Frontmatter is never closed",
         "Close the frontmatter with a `---` line: until then the whole file reads as metadata and the agent cannot tell when the rule applies.";
