@@ -59,6 +59,26 @@ static ADR_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A table row of two cells (`| Datum | 2025-03-21 |`) as the field it holds
+/// (`Datum: 2025-03-21`); any other line as it is.
+fn field_of_row(line: &str) -> std::borrow::Cow<'_, str> {
+    let cells = line
+        .trim()
+        .strip_prefix('|')
+        .and_then(|rest| rest.strip_suffix('|'))
+        .map(|inner| inner.split('|').map(str::trim).collect::<Vec<_>>());
+    match cells.as_deref() {
+        Some([key, value])
+            if key.chars().any(char::is_alphabetic)
+                && !value.is_empty()
+                && !value.chars().all(|c| matches!(c, '-' | ':' | ' ')) =>
+        {
+            std::borrow::Cow::Owned(format!("{key}: {value}"))
+        }
+        _ => std::borrow::Cow::Borrowed(line),
+    }
+}
+
 /// The one decision an ADR file records. Title from its first heading (without the
 /// `ADR-NNN:` prefix), else the frontmatter's `title`, else the file name; date from the
 /// file name's timestamp, the frontmatter (`date`, `created`) or a `Date:` line.
@@ -101,7 +121,12 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     let first_heading = (0..lines.len())
         .filter(|i| mask[*i])
         .find_map(|i| markdown::heading(lines[i]).map(|(_, t)| (i, t)));
-    let body = read_fields((0..lines.len()).filter(|i| mask[*i]).map(|i| lines[i]));
+    // A record's fields may stand in a table of two columns (`| Status | Akzeptiert |`).
+    let body_lines: Vec<std::borrow::Cow<'_, str>> = (0..lines.len())
+        .filter(|i| mask[*i])
+        .map(|i| field_of_row(lines[i]))
+        .collect();
+    let body = read_fields(body_lines.iter().map(|line| line.as_ref()));
 
     let file_id = formats::adr_number(&file_name).map(|_| {
         let lower = file_name.to_ascii_lowercase();
@@ -507,5 +532,20 @@ mod tests {
         assert_eq!(bare.title, "pick a licence");
         assert_eq!(bare.status, DecisionStatus::Rejected);
         assert!(parse_adr(Path::new("ADR-005.md"), "\n  \n").is_none());
+    }
+
+    #[test]
+    fn fields_in_a_table_of_two_columns_give_status_and_date() {
+        let text = "# ADR-005: KI-Algorithmus\n\n| Attribut | Wert |\n|----------|------|\n\
+| Status | Akzeptiert |\n| Datum | 21.03.2025 |\n| Entscheider | Team |\n\n## Kontext\n\nText.\n";
+        let d = parse_adr(Path::new("ADR-005-ki.md"), text).unwrap();
+        assert_eq!(
+            (d.status, d.date),
+            (DecisionStatus::Accepted, date("2025-03-21"))
+        );
+        // A table of other things (options weighed) sets neither.
+        let text = "# ADR-006: Cache\n\n| Option | Why |\n|---|---|\n| Redis | fast |\n";
+        let d = parse_adr(Path::new("ADR-006-cache.md"), text).unwrap();
+        assert_eq!((d.status, d.date), (DecisionStatus::Unknown, None));
     }
 }
