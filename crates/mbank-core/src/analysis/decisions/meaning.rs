@@ -292,8 +292,53 @@ pub(super) fn path_tokens(text: &str) -> impl Iterator<Item = &str> {
 pub(super) fn names_decision_log(token: &str) -> bool {
     let name = token.rsplit('/').next().unwrap_or(token);
     crate::formats::names::is_markdown(name)
-        && crate::formats::role_for_name(name) == Some(crate::model::Role::Decisions)
+        && (crate::formats::role_for_name(name) == Some(crate::model::Role::Decisions)
+            || DECISION_LOG_KEYS.contains(&crate::formats::names::name_key(name).as_str()))
 }
+
+/// A decision log's name in the other languages memory is written in, as
+/// [`crate::formats::names::name_key`] reduces it (`decisioni.md`, `quyet-dinh.md`,
+/// `決定事項.md`). The formats give a bank's own files their English names; a log the
+/// project keeps beside its memory is named in its own language.
+const DECISION_LOG_KEYS: &[&str] = &[
+    "decisioni",
+    "registrodecisioni",
+    "decisiones",
+    "registrodedecisiones",
+    "decisoes",
+    "decisões",
+    "registrodedecisoes",
+    "registrodedecisões",
+    "décisions",
+    "journaldesdecisions",
+    "journaldesdécisions",
+    "entscheidungen",
+    "entscheidungslog",
+    "entscheidungsprotokoll",
+    "beslissingen",
+    "besluiten",
+    "decyzje",
+    "решения",
+    "журналрешений",
+    "kararlar",
+    "quyetdinh",
+    "quyếtđịnh",
+    "keputusan",
+    "決定事項",
+    "意思決定",
+    "意思決定ログ",
+    "決定記録",
+    "决策",
+    "決策",
+    "决策记录",
+    "决策日志",
+    "決策記錄",
+    "결정",
+    "결정사항",
+    "의사결정",
+    "의사결정기록",
+    "การตัดสินใจ",
+];
 
 /// Whether a log's name says only what kind of records it holds (`adr.md`, `ADRs.md`):
 /// as often one record written as a document, so read as a log only where the memory

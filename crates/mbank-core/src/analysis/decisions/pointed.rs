@@ -515,6 +515,29 @@ mod tests {
     }
 
     #[test]
+    fn a_log_named_in_the_projects_own_language_is_read_where_logs_are_kept() {
+        let temp = tempfile::tempdir().unwrap();
+        let project = temp.path();
+        write(project, "CLAUDE.md", "# Claude\n");
+        write(project, "docs/決定事項.md", LOG);
+        write(project, "docs/quyet-dinh.md", LOG);
+        // One decision's word names no log (`karar.md`).
+        write(project, "docs/karar.md", LOG);
+        let claude = [bank(
+            project,
+            Format::ClaudeMd,
+            &[("CLAUDE.md", Role::Instructions)],
+        )];
+        assert_eq!(
+            found(project, &claude),
+            [
+                ("docs/quyet-dinh.md".to_string(), Role::Decisions),
+                ("docs/決定事項.md".to_string(), Role::Decisions),
+            ]
+        );
+    }
+
+    #[test]
     fn a_log_named_only_by_its_records_kind_is_read_where_the_memory_names_it() {
         let temp = tempfile::tempdir().unwrap();
         let project = temp.path();
