@@ -39,6 +39,7 @@ use crate::model::Role;
 
 mod adr;
 mod append_only;
+mod date_order;
 mod entry;
 mod events;
 mod links;

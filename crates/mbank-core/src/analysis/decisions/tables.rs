@@ -13,6 +13,8 @@ pub(super) struct TableRow {
     pub(super) title: String,
     pub(super) id: Option<String>,
     pub(super) date: Option<(NaiveDate, Option<NaiveTime>)>,
+    /// Its month, where the date cell names no whole day (`Maggio 2026`).
+    pub(super) month: Option<super::Month>,
     pub(super) status: Option<DecisionStatus>,
 }
 
@@ -61,13 +63,18 @@ pub(super) fn table_columns(header: &[String]) -> Option<TableColumns> {
         "choice",
         "chosen",
     ])?;
-    let is_choice = matches!(names[title].as_str(), "choice" | "chosen");
+    let date = names.iter().position(|n| n.contains("date") || n == "when");
+    let status = find(&["status", "state"]);
+    let id = find(&["id", "#", "adr", "no", "no.", "number"]);
+    // What the decision was made about (`| Concern | Choice |`, `| 論点 | 決定 |`): a first
+    // column before the decision's that is no date, status or id names its subject.
+    let first_is_subject = title > 0 && ![date, status, id].contains(&Some(0));
     Some(TableColumns {
         title,
-        subject: (is_choice && title > 0).then_some(0),
-        date: names.iter().position(|n| n.contains("date") || n == "when"),
-        status: find(&["status", "state"]),
-        id: find(&["id", "#", "adr", "no", "no.", "number"]),
+        subject: first_is_subject.then_some(0),
+        date,
+        status,
+        id,
     })
 }
 
@@ -91,6 +98,7 @@ pub(super) fn row_of(cells: &[String], columns: &TableColumns) -> Option<TableRo
         title,
         id,
         date: cell(columns.date).and_then(find_date),
+        month: cell(columns.date).and_then(super::text::find_month),
         status: cell(columns.status).and_then(DecisionStatus::parse),
     })
 }

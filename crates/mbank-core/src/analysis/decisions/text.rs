@@ -286,7 +286,11 @@ pub(super) fn find_month(text: &str) -> Option<super::Month> {
     if find_date(text).is_some() {
         return None;
     }
-    let c = MONTH_ONLY.captures(text)?;
+    let Some(c) = MONTH_ONLY.captures(text) else {
+        // `Maggio 2026`, `März 2026`: a month named in another language.
+        let (year, month) = crate::markup::dates::named::named_month(text)?;
+        return super::Month::new(year, month);
+    };
     if let (Some(y), Some(m)) = (c.name("y"), c.name("m")) {
         return super::Month::new(y.as_str().parse().ok()?, m.as_str().parse().ok()?);
     }

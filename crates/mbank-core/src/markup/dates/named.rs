@@ -199,6 +199,55 @@ pub fn named_date(text: &str) -> Option<NaiveDate> {
     })
 }
 
+/// The first month and year `text` writes with the month's name (`Maggio 2026`,
+/// `de junio de 2026`, `Март 2026`), where it names no whole day.
+pub fn named_month(text: &str) -> Option<(i32, u32)> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '[' | ']' | '/'))
+        .filter(|w| !w.is_empty() && !JOINERS.contains(&w.to_lowercase().as_str()))
+        .collect();
+    words.windows(2).find_map(|pair| {
+        let month = month_of(pair[0]).or_else(|| standalone_month_of(pair[0]))?;
+        Some((year_of(pair[1])?, month))
+    })
+}
+
+/// Month names as they stand alone, where a language writes them so differently from in
+/// a date (Russian `Март 2026` but `3 марта 2026`; Polish `marzec`).
+fn standalone_month_of(word: &str) -> Option<u32> {
+    const STANDALONE: &[(&str, u32)] = &[
+        ("январь", 1),
+        ("февраль", 2),
+        ("март", 3),
+        ("апрель", 4),
+        ("май", 5),
+        ("июнь", 6),
+        ("июль", 7),
+        ("август", 8),
+        ("сентябрь", 9),
+        ("октябрь", 10),
+        ("ноябрь", 11),
+        ("декабрь", 12),
+        ("styczeń", 1),
+        ("luty", 2),
+        ("marzec", 3),
+        ("kwiecień", 4),
+        ("maj", 5),
+        ("czerwiec", 6),
+        ("lipiec", 7),
+        ("sierpień", 8),
+        ("wrzesień", 9),
+        ("październik", 10),
+        ("listopad", 11),
+        ("grudzień", 12),
+    ];
+    let lower = word.to_lowercase();
+    STANDALONE
+        .iter()
+        .find(|(name, _)| *name == lower)
+        .map(|&(_, month)| month)
+}
+
 /// `2026年6月21日` or `2026년 6월 21일`: a year, a month and a day, each followed by its
 /// mark.
 fn marked_date(text: &str) -> Option<NaiveDate> {
@@ -257,6 +306,18 @@ mod tests {
         assert_eq!(named_date("June 21, 2026"), day(2026, 6, 21));
         assert_eq!(named_date("Decided on Jun. 3rd 2026"), day(2026, 6, 3));
         assert_eq!(named_date("7 maart 2026"), day(2026, 3, 7));
+    }
+
+    #[test]
+    fn a_month_named_before_its_year_is_read() {
+        assert_eq!(
+            named_month("Maggio 2026 (data esatta non recuperabile)"),
+            Some((2026, 5))
+        );
+        assert_eq!(named_month("Март 2026"), Some((2026, 3)));
+        assert_eq!(named_month("de junio de 2026"), Some((2026, 6)));
+        assert_eq!(named_month("Maggio"), None);
+        assert_eq!(named_month("Mars mission 2026"), None);
     }
 
     #[test]

@@ -471,7 +471,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 title: row.title.clone(),
                 id: row.id.clone(),
                 date: row.date,
-                month: None,
+                month: row.month,
                 status: row.status,
                 style: DecisionStyle::TableRow,
                 group: false,
@@ -847,6 +847,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             group: draft.category.clone(),
             kind,
         });
+    }
+    if super::date_order::writes_days_first(text) {
+        super::date_order::read_days_first(&mut out, &lines);
     }
     out
 }

@@ -598,3 +598,25 @@ fn a_list_of_decisions_ends_at_its_thematic_break_and_open_tasks_are_no_entries(
         ]
     );
 }
+
+#[test]
+fn a_table_writing_days_first_and_months_by_name_reads_each_row_so() {
+    let text = "# Decisioni\n\n| Data | Decisione | Motivazione |\n|---|---|---|\n\
+| 23/06/2026 | Dominio registrato | costo |\n| 12/06/2026 | Modal centrato | uso |\n\
+| Maggio 2026 (data esatta non recuperabile) | Tester zero | accesso |\n\n\
+| 論点 | 決定 | 理由 |\n|---|---|---|\n| Vercel 同期 | やらない | 公開 |\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<NaiveDate>, Option<String>)> = d
+        .iter()
+        .map(|d| (d.title.as_str(), d.date, d.month.map(|m| m.to_string())))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Dominio registrato", date("2026-06-23"), None),
+            ("Modal centrato", date("2026-06-12"), None),
+            ("Tester zero", None, Some("2026-05".into())),
+            ("Vercel 同期: やらない", None, None),
+        ]
+    );
+}
