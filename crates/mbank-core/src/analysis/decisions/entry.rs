@@ -523,6 +523,21 @@ fn may_hold_date(ascii: bool, text: &str) -> bool {
     })
 }
 
+/// The month a heading is made of and nothing else: `2026-03`, `2026/03`, `March 2026`,
+/// `Maggio 2026`.
+fn only_a_month(text: &str) -> Option<super::Month> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let numeric = words.len() == 1
+        && text.len() <= 7
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'/' | b'.'));
+    if !(numeric || words.len() == 2) {
+        return None;
+    }
+    super::text::find_month(text)
+}
+
 pub(super) fn read_heading(text: &str) -> HeadingTitle {
     let text = strip_markup(text);
     let text = text.trim();
@@ -594,6 +609,12 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         // comes before the brackets.
         out.month = Some(month);
         rest = rest[..open].trim_end().to_string();
+    } else if let Some(month) = only_a_month(text) {
+        // A month over the entries made in it (`## 2026-03`, `## Maggio 2026`).
+        out.month = Some(month);
+        rest = String::new();
+        out.style = DecisionStyle::DatedHeading;
+        out.certain = true;
     }
     let rest_clean = clean_title(&rest);
     let starts_with = |word: &[u8]| {

@@ -148,7 +148,7 @@ fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
 /// `**Decision:**` label stands, the bullets are its details).
 fn is_day_of_bullets(lines: &[&str], mask: &[bool], at: usize, text: &str) -> bool {
     let heading = read_heading(text);
-    if heading.date.is_none()
+    if (heading.date.is_none() && heading.month.is_none())
         || !(heading.title.is_empty() || super::meaning::only_names_decisions(&heading.title))
     {
         return false;

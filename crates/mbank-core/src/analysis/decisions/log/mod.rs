@@ -506,7 +506,8 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 if titled_group {
                     groups.push((*level, heading.title.clone()));
                 }
-                let group = heading.date.is_some() && (heading.title.is_empty() || titled_group);
+                let group = (heading.date.is_some() || heading.month.is_some())
+                    && (heading.title.is_empty() || titled_group);
                 let accept = if heading.certain {
                     *level > 1 || heading.style == DecisionStyle::Adr
                 } else if open.is_some() {
@@ -700,6 +701,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     let is_labelled = |draft: &Draft| draft.level == 7 && draft.style == DecisionStyle::Block;
     let mut out = Vec::new();
     let mut group_date: Option<(usize, usize, (NaiveDate, Option<NaiveTime>))> = None;
+    let mut group_month: Option<(usize, usize, super::Month)> = None;
     for (index, draft) in drafts.iter().enumerate() {
         // Log lines end at the next section (level 2 or higher), bullets at any heading
         // (their list ended), tables at their own line.
@@ -721,6 +723,8 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         {
             if let Some(date) = draft.date {
                 group_date = Some((draft.start, bound, date));
+            } else if let Some(month) = draft.month {
+                group_month = Some((draft.start, bound, month));
             }
             // What it says above its first entry may be a decision of its own.
             let own = read_fields(
@@ -802,9 +806,18 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             .filter(|(s, b, _)| draft.start > *s && draft.start < *b)
             .map(|(_, _, d)| d);
         let date = draft.date.or(fields.date).or(above.date).or(inherited);
+        let inherited_month = group_month
+            .filter(|(s, b, _)| draft.start > *s && draft.start < *b)
+            .map(|(_, _, m)| m);
         let month = date
             .is_none()
-            .then_some(draft.month.or(fields.month).or(above.month))
+            .then_some(
+                draft
+                    .month
+                    .or(fields.month)
+                    .or(above.month)
+                    .or(inherited_month),
+            )
             .flatten();
         let mut title = draft.title.clone();
         if title.is_empty() {

@@ -620,3 +620,24 @@ fn a_table_writing_days_first_and_months_by_name_reads_each_row_so() {
         ]
     );
 }
+
+#[test]
+fn a_month_heading_over_bullets_dates_each_to_its_month() {
+    let text = "# Decision Log\n\n## 2026-03\n\n- **PostHog вместо GA4** — выбран PostHog.\n\
+- **SEO-статьи как страницы** — отдельные URL.\n\n## Maggio 2026\n\n\
+- **Hero gradient** — `var(--gradient-hero)`.\n- **Default language = PL** — Польша.\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<String>, Option<NaiveDate>)> = d
+        .iter()
+        .map(|d| (d.title.as_str(), d.month.map(|m| m.to_string()), d.date))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("PostHog вместо GA4", Some("2026-03".into()), None),
+            ("SEO-статьи как страницы", Some("2026-03".into()), None),
+            ("Hero gradient", Some("2026-05".into()), None),
+            ("Default language = PL", Some("2026-05".into()), None),
+        ]
+    );
+}
