@@ -164,8 +164,12 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         let before = out.len();
         // Names on a line about naming (`snake_case (calculate_risk_score)`) or marked as
         // what not to write (❌ `usrAuth`) are examples, not the code's names.
+        // Names in a section or on a line about an MCP server (`### Serena MCP`, "the
+        // `query_docs` MCP tool") are that server's tools and settings.
+        let about_mcp =
+            names_mcp(&lower) || headings.iter().any(|(_, heading, _)| names_mcp(heading));
         let kind = FileKind {
-            names_code: kind.names_code && !is_naming_example(&lower),
+            names_code: kind.names_code && !is_naming_example(&lower) && !about_mcp,
             ..kind
         };
         for code in &codes {
@@ -214,6 +218,16 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         });
     }
     out
+}
+
+/// Whether lower-case `text` names MCP, the protocol agents reach tools through, as a
+/// word of its own.
+fn names_mcp(text: &str) -> bool {
+    text.match_indices("mcp").any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + 3..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
 }
 
 /// Labels of an option's default value, in the languages memory is written in.

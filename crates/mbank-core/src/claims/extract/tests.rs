@@ -303,3 +303,13 @@ fn files_marked_new_slots_and_future_sections_in_other_languages_are_no_claims()
     );
     assert_eq!(found, vec![(ClaimKind::Path, "src/api/kept.ts".into(), 11)]);
 }
+
+#[test]
+fn names_about_an_mcp_server_are_its_tools() {
+    let found = texts(
+        "# Tools\n\n### 3. Serena MCP\n\n- `search_for_pattern`: search code\n\n\
+         ## Code\n\n- `fetchOrders` loads orders; the `query_docs` MCP tool reads docs.\n\
+         - `loadUsers` loads users.\n",
+    );
+    assert_eq!(found, vec![(ClaimKind::Symbol, "loadUsers".into(), 10)]);
+}
