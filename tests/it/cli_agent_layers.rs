@@ -437,6 +437,44 @@ fn auto_memory_links_out_of_the_home_folder_are_refused() {
     assert_eq!(codes(&auto["findings"]), vec!["symlink-outside"]);
 }
 
+// ---------------------------------------------------------------- names in another case
+
+#[test]
+fn an_instruction_file_named_in_another_case_is_found_and_said_to_be_missed() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("app");
+    write(&p.join("agents.md"), "# Agents\nMISSED-ON-LINUX\n");
+    write(&p.join("Claude.md"), "# Claude\n");
+
+    let check = sandbox.run(&["check", s(&p), "--json"]);
+    check.expect_code(0);
+    let check = check.json();
+    let messages: Vec<&str> = check["projects"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "instructions-misnamed")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 2, "{check:#}");
+    assert!(
+        messages.iter().any(|m| m
+            .starts_with("agents.md is never read where file names are case-sensitive")
+            && m.ends_with("Codex looks for AGENTS.md by that exact name; rename it to AGENTS.md")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("Claude Code looks for CLAUDE.md")),
+        "{messages:?}"
+    );
+    // Nothing of it is counted as loaded at session start.
+    let context = sandbox.run(&["context", s(&p), "--json", "--no-user"]);
+    assert!(!context.stdout.contains("MISSED-ON-LINUX"));
+}
+
 // ---------------------------------------------------------------- private `.local.md` files
 
 #[test]

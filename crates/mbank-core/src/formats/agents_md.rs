@@ -25,6 +25,7 @@ use crate::model::{Format, LoadKind, MemoryFile};
 pub(crate) const CODEX_PROJECT_DOC_MAX_BYTES: u64 = 32 * 1024;
 
 pub const FILES: InstructionFiles = InstructionFiles {
+    agent: "Codex",
     main: "AGENTS.md",
     local: "AGENTS.local.md",
     override_file: Some(OVERRIDE),

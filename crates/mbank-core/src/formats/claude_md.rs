@@ -16,6 +16,7 @@ pub(crate) const CLAUDE_MD_WARN_CHARS: u64 = 40_000;
 pub(crate) const CLAUDE_MD_TARGET_LINES: u64 = 200;
 
 pub const FILES: InstructionFiles = InstructionFiles {
+    agent: "Claude Code",
     main: "CLAUDE.md",
     local: "CLAUDE.local.md",
     override_file: None,

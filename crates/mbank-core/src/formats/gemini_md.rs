@@ -14,6 +14,7 @@ use super::{Budget, FormatRules, Placement};
 use crate::model::{Format, LoadKind, MemoryFile};
 
 pub const FILES: InstructionFiles = InstructionFiles {
+    agent: "Gemini CLI",
     main: "GEMINI.md",
     local: "GEMINI.local.md",
     override_file: None,

@@ -21,6 +21,8 @@ pub(crate) const GUIDELINES: RuleSource = RuleSource::MbankSizes;
 /// One member of the family.
 #[derive(Debug, Clone, Copy)]
 pub struct InstructionFiles {
+    /// The agent that reads the files, as a person names it: `Claude Code`.
+    pub agent: &'static str,
     /// The instruction file: `CLAUDE.md`.
     pub main: &'static str,
     /// Its private counterpart: `CLAUDE.local.md`.
@@ -78,6 +80,11 @@ impl InstructionFiles {
         let first = parents.first().map(String::as_str);
         let in_dot_dir = first == Some(self.dot_dir);
         let (role, layer, group, load) = match first {
+            // The main file's name in another case (`agents.md`): the agent looks for its
+            // file by its exact name, which a case-sensitive file system does not bend.
+            None if self.is_miscased(file_name) => {
+                (Role::Instructions, None, None, LoadKind::Never)
+            }
             // A private file the agent does not read, wherever it sits.
             _ if file_name == self.local && self.local_ignored.is_some() => {
                 (Role::Instructions, None, None, LoadKind::Never)
@@ -128,7 +135,32 @@ impl InstructionFiles {
             && instruction_family()
                 .filter(|member| member.reads_dot_dir)
                 .any(|member| first.is_some_and(|f| f == member.dot_dir));
-        name == self.main || name == self.local || in_rules
+        name == self.main || name == self.local || in_rules || self.is_miscased(&name)
+    }
+
+    /// Whether `file_name` is the main file's name in another case (`agents.md`,
+    /// `Claude.md`).
+    pub(crate) fn is_miscased(&self, file_name: &str) -> bool {
+        file_name != self.main && file_name.eq_ignore_ascii_case(self.main)
+    }
+
+    /// The finding of a main file named in another case, at the project's top.
+    pub(crate) fn miscased_finding(&self, file: &MemoryFile, rel: &Path) -> Option<Finding> {
+        let at_top = rel.parent().is_none_or(|p| p.as_os_str().is_empty());
+        (at_top && self.is_miscased(&file.file_name())).then(|| {
+            Finding::new(
+                Severity::Warning,
+                FindingCode::InstructionsMisnamed,
+                &file.path,
+                None,
+                format!(
+                    "{} is never read where file names are case-sensitive (Linux, most CI \
+                     runners and cloud workspaces): {} looks for {} by that exact name; \
+                     rename it to {}",
+                    file.display, self.agent, self.main, self.main
+                ),
+            )
+        })
     }
 
     /// The finding of a private `.local.md` the agent never loads, for members whose agent

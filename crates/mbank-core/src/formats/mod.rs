@@ -209,9 +209,10 @@ pub trait FormatRules: Send + Sync {
     }
 
     /// A finding on a file the agent never reads because of its name or place
-    /// (`rel` relative to the bank root), whether or not it loads otherwise.
-    fn name_finding(&self, _file: &MemoryFile, _rel: &Path) -> Option<Finding> {
-        None
+    /// (`rel` relative to the bank root), whether or not it loads otherwise: for an
+    /// instruction file, its name in another case.
+    fn name_finding(&self, file: &MemoryFile, rel: &Path) -> Option<Finding> {
+        instruction_member(self.format())?.miscased_finding(file, rel)
     }
 
     /// Files the format keeps out of git (ignored by .gitignore), with what the agent's
@@ -511,10 +512,19 @@ pub(crate) fn top_marker_format(name: &str) -> Option<Format> {
                 .filter(|(_, m)| !m.names.is_empty() || !m.prefixes.is_empty())
                 .collect()
         });
-    MARKERS.iter().find_map(|(format, markers)| {
-        (markers.names.contains(&name) || markers.prefixes.iter().any(|p| name.starts_with(p)))
-            .then_some(*format)
-    })
+    MARKERS
+        .iter()
+        .find_map(|(format, markers)| {
+            (markers.names.contains(&name) || markers.prefixes.iter().any(|p| name.starts_with(p)))
+                .then_some(*format)
+        })
+        .or_else(|| {
+            // An instruction file named in another case (`agents.md`) still marks the
+            // project whose agent misses it, so the listing can say so.
+            Format::ALL
+                .into_iter()
+                .find(|&format| instruction_member(format).is_some_and(|m| m.is_miscased(name)))
+        })
 }
 
 /// The format whose top-only entry (see [`FormatRules::top_only_entries`]) is named

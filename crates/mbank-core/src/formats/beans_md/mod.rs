@@ -30,6 +30,7 @@ pub(crate) const CONTEXT_FILE: &str = "CONTEXT.md";
 const PRIORITIES: [&str; 3] = ["low", "medium", "high"];
 
 pub const FILES: InstructionFiles = InstructionFiles {
+    agent: "Beans-Code",
     main: "BEANS.md",
     local: "BEANS.local.md",
     override_file: None,

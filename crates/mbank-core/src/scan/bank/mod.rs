@@ -286,6 +286,23 @@ fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
     // Names the agent's settings add, looked for wherever the main file is.
     let extra = formats::rules(lister.format).extra_names(&project);
     lister.push_child_if_file(&project, main);
+    // The main file named in another case (`agents.md`), which the agent misses where
+    // names are case-sensitive: listed, so its finding can say so.
+    let miscased: Vec<String> = lister
+        .listings
+        .list(&project)
+        .map(|entries| {
+            entries
+                .iter()
+                .filter_map(|entry| entry.name.to_str())
+                .filter(|name| member.is_miscased(name))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    for name in &miscased {
+        lister.push_child_if_file(&project, name);
+    }
     for name in &extra {
         lister.push_child_if_file(&project, name);
     }
