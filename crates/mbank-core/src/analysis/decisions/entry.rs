@@ -36,7 +36,7 @@ static CLINE_TITLE: LazyLock<Regex> = LazyLock::new(|| {
 /// before the brackets.
 static DATE_NOTE_LAST: LazyLock<Regex> = LazyLock::new(|| {
     regex(&format!(
-        r"^(?P<rest>.*?\S)\s*[\[(（【]{DATE_TIME}(?:\s*[,;，；、]|\s+[-–—]+)\s*(?P<note>[^\])）】]*)[\])）】]$"
+        r"^(?P<rest>.*?\S)\s*[\[(（【]{DATE_TIME}(?:\s*[,;，；、]|\s+[-–—]+|\s+)\s*(?P<note>[^\])）】]*)[\])）】]$"
     ))
 });
 /// A title ending in a span of dates (`Ball tracking (2026-02-23 to 2026-02-24)`): the
@@ -128,7 +128,8 @@ pub(super) fn canonical_key(key: &str) -> &str {
         | "judul" | "tiêu đề" | "หัวข้อ" => "title",
         "дата" | "fecha" | "data" | "datum" | "tarih" | "tanggal" | "ngày" | "วันที่" | "日期"
         | "日付" | "発生日" | "決定日" | "날짜" | "决策时间" | "決策時間" | "决策日期"
-        | "決策日期" | "决定时间" | "決定時間" => "date",
+        | "決策日期" | "决定时间" | "決定時間" | "결정일" | "일자" | "决定日期" | "日時"
+        | "data decisione" | "fecha de decisión" | "data da decisão" => "date",
         "контекст" | "contexto" | "kontext" | "contexte" | "contesto" | "kontekst" | "bağlam"
         | "konteks" | "bối cảnh" | "บริบท" | "背景" | "맥락" => "context",
         "reason"
@@ -538,6 +539,38 @@ fn only_a_month(text: &str) -> Option<super::Month> {
     super::text::find_month(text)
 }
 
+/// A heading opening with a month in digits, then a separator and a title:
+/// `2026-07 — Siti statici con Astro`, `2026/07: Pagefind`.
+fn month_then_title(text: &str) -> Option<(super::Month, &str)> {
+    let inner = text.strip_prefix(['[', '(']).unwrap_or(text);
+    let bytes = inner.as_bytes();
+    let year_end = 4;
+    if bytes.len() < 8
+        || !bytes[..year_end].iter().all(u8::is_ascii_digit)
+        || !matches!(bytes[year_end], b'-' | b'/')
+    {
+        return None;
+    }
+    let month_len = bytes[year_end + 1..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let after = year_end + 1 + month_len;
+    // A day after the month (`2026-07-03`) makes it a date, read elsewhere.
+    if !(1..=2).contains(&month_len) || matches!(bytes.get(after), Some(b'-' | b'/' | b'.')) {
+        return None;
+    }
+    let month = super::Month::new(inner[..4].parse().ok()?, inner[5..after].parse().ok()?)?;
+    let rest = inner[after..].trim_start_matches([']', ')']);
+    let title = rest.trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '-' | '–' | '—' | ':' | '|' | '：' | '｜')
+    });
+    // A dash, colon or bar must stand between them (`2026-07 Release` may be a version);
+    // a title must follow.
+    let separated = rest[..rest.len() - title.len()].contains(|c: char| !c.is_whitespace());
+    (separated && !title.trim().is_empty()).then_some((month, title))
+}
+
 pub(super) fn read_heading(text: &str) -> HeadingTitle {
     let text = strip_markup(text);
     let text = text.trim();
@@ -609,6 +642,12 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         // comes before the brackets.
         out.month = Some(month);
         rest = rest[..open].trim_end().to_string();
+    } else if let Some((month, title)) = month_then_title(text) {
+        // A month, then the title (`## 2026-07 — Siti statici con Astro`).
+        out.month = Some(month);
+        rest = title.to_string();
+        out.style = DecisionStyle::DatedHeading;
+        out.certain = true;
     } else if let Some(month) = only_a_month(text) {
         // A month over the entries made in it (`## 2026-03`, `## Maggio 2026`).
         out.month = Some(month);

@@ -66,12 +66,12 @@ pub(super) fn table_columns(header: &[String]) -> Option<TableColumns> {
     let date = names.iter().position(|n| n.contains("date") || n == "when");
     let status = find(&["status", "state"]);
     let id = find(&["id", "#", "adr", "no", "no.", "number"]);
-    // What the decision was made about (`| Concern | Choice |`, `| 論点 | 決定 |`): a first
-    // column before the decision's that is no date, status or id names its subject.
-    let first_is_subject = title > 0 && ![date, status, id].contains(&Some(0));
+    // What the decision was made about (`| Concern | Choice |`, `| # | 항목 | 결정 |`): the
+    // first column before the decision's that is no date, status or id names its subject.
+    let subject = (0..title).find(|&i| ![date, status, id].contains(&Some(i)));
     Some(TableColumns {
         title,
-        subject: first_is_subject.then_some(0),
+        subject,
         date,
         status,
         id,

@@ -361,6 +361,13 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             .take_while(|(_, e)| !matches!(e, Event::Heading { .. } | Event::Footer))
             .any(|(_, e)| matches!(e, Event::ListItem { .. }))
     };
+    // Whether a table of decisions follows the heading at `position` in its own body.
+    let tabulates_entries = |position: usize| -> bool {
+        events[position + 1..]
+            .iter()
+            .take_while(|(_, e)| !matches!(e, Event::Heading { .. } | Event::Footer))
+            .any(|(_, e)| matches!(e, Event::TableRow(_)))
+    };
     let only_groups = |position: usize, level: usize| -> bool {
         let start = events[position].0;
         let first_sub = events.get(position + 1).map_or(lines.len(), |(l, _)| *l);
@@ -502,7 +509,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     && open.is_none()
                     && (only_groups(position, *level)
                         || (super::meaning::only_names_decisions(&heading.title)
-                            && lists_entries(position)));
+                            && lists_entries(position))
+                        // "### 디자인 결정 (2026-05-02)" over a table of them.
+                        || (is_decision_section_heading(&heading.title)
+                            && tabulates_entries(position)));
                 if titled_group {
                     groups.push((*level, heading.title.clone()));
                 }

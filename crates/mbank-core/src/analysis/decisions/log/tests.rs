@@ -641,3 +641,39 @@ fn a_month_heading_over_bullets_dates_each_to_its_month() {
         ]
     );
 }
+
+#[test]
+fn a_month_before_a_title_dates_the_entry_and_a_note_after_a_date_may_follow_a_space() {
+    let text = "# Decisioni\n\n## 2026-07 — Siti statici con Astro\n\n**Decisione:** Astro.\n\n\
+## 2026.1 Release notes\n\n**Decision:** ship it.\n\n\
+## 디자인 결정 (2026-05-02 추가)\n\n**결정:** 카드 UI.\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<NaiveDate>, Option<String>)> = d
+        .iter()
+        .map(|d| (d.title.as_str(), d.date, d.month.map(|m| m.to_string())))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Siti statici con Astro", None, Some("2026-07".into())),
+            ("2026.1 Release notes", None, None),
+            ("디자인 결정", date("2026-05-02"), None),
+        ]
+    );
+}
+
+#[test]
+fn a_dated_heading_naming_decisions_over_a_table_dates_its_rows() {
+    let text = "# 의사결정\n\n### 디자인 결정 (2026-05-02 추가)\n\n| # | 항목 | 결정 |\n|---|---|---|\n\
+| O-19 | 명칭 | AI 스터디 코치 |\n| O-20 | 톤 | 차분한 구어체 |\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<NaiveDate>)> =
+        d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+    assert_eq!(
+        got,
+        [
+            ("명칭: AI 스터디 코치", date("2026-05-02")),
+            ("톤: 차분한 구어체", date("2026-05-02")),
+        ]
+    );
+}
