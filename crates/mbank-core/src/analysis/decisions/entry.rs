@@ -285,6 +285,17 @@ pub(super) fn names_a_decision(heading: &str) -> bool {
     canonical_key(&clean_title(heading).to_lowercase()) == "decision"
 }
 
+/// A bold label closed by a full stop (`**Data.** 2026-07-09`, `**Decisione.** …`), as
+/// the field it writes (`**Data:** 2026-07-09`).
+fn period_label(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix("**")?;
+    let (key, value) = rest.split_once(".**")?;
+    let is_key = !key.is_empty()
+        && key.chars().count() <= FIELD_KEY_MAX_CHARS
+        && key.chars().all(|c| c.is_alphabetic() || c == ' ');
+    is_key.then(|| format!("**{key}:** {}", value.trim_start()))
+}
+
 pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFields {
     let mut fields = EntryFields::default();
     // A line that is only a date (under a heading naming it, in whatever language): the
@@ -298,6 +309,14 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
         if line.trim().is_empty() {
             continue;
         }
+        let labelled;
+        let line = match period_label(line) {
+            Some(field) => {
+                labelled = field;
+                labelled.as_str()
+            }
+            None => line,
+        };
         if std::mem::take(&mut decision_below)
             && let Some(item) = list_item_text(line)
         {

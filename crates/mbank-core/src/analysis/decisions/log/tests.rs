@@ -677,3 +677,12 @@ fn a_dated_heading_naming_decisions_over_a_table_dates_its_rows() {
         ]
     );
 }
+
+#[test]
+fn a_bold_label_closed_by_a_full_stop_is_a_field() {
+    let text = "# Decisioni\n\n## ADR-001 — `discipline` è una tabella\n\n**Decisione.** Tabella.\n\n\
+**Data.** 2026-07-09\n";
+    let d = log(text);
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].date, date("2026-07-09"));
+}
