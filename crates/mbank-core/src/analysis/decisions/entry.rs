@@ -66,7 +66,7 @@ pub(super) fn adr_title(text: &str) -> Option<regex::Captures<'_>> {
 /// regex that takes milliseconds to build, in every process that reads a decision.
 static FIELD: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L}\p{M} ]+?)(?:\s*\([^()]{1,20}\))?\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
+        r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>\p{L}[\p{L}\p{M} ]+?)(?:\s*\((?P<qualifier>[^()]{1,20})\))?\s*(?:[:：]\s*(?:\*\*|__)|(?:\*\*|__)\s*[:：]|[:：])\s*(?P<value>.*)$",
     )
 });
 
@@ -78,13 +78,13 @@ const FIELD_KEY_MAX_CHARS: usize = 31;
 /// every other is too, and the line holds no field.
 fn field(line: &str) -> Option<regex::Captures<'_>> {
     // Before a field's colon come only the list marker, bold marks, the key's letters
-    // and spaces, and a qualifier in brackets (`Date (UTC):`): a line with anything else
-    // there (a digit, a dot, a backtick) is no field.
+    // and spaces, and a qualifier in brackets (`Date (UTC):`, `Decision (2026-02-21):`):
+    // a line with anything else there (a dot, a backtick) is no field.
     let may_be_field = may_match(is_ascii(line), line, |bytes| {
         bytes.iter().take_while(|b| **b != b':').all(|&b| {
-            b.is_ascii_alphabetic()
+            b.is_ascii_alphanumeric()
                 || is_ascii_space(b)
-                || matches!(b, b'-' | b'*' | b'+' | b'_' | b'(' | b')')
+                || matches!(b, b'-' | b'*' | b'+' | b'_' | b'(' | b')' | b'/')
         })
     });
     if !may_be_field {
@@ -365,6 +365,13 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                 field_key(&key).to_string()
             };
             let value = c["value"].trim();
+            // "**결정 (2026-02-21)**:": the day the label gives dates its entry.
+            if fields.date.is_none()
+                && let Some(qualifier) = c.name("qualifier")
+                && canonical_key(&key) == "decision"
+            {
+                fields.date = find_date(qualifier.as_str());
+            }
             // "Ngày ghi nhận: 2026-07-23" dates the entry; "Date nodes: show teams" does not.
             let key = match date_of_some_kind(&key) {
                 "date" if find_date(value).is_some() => "date".to_string(),

@@ -686,3 +686,12 @@ fn a_bold_label_closed_by_a_full_stop_is_a_field() {
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].date, date("2026-07-09"));
 }
+
+#[test]
+fn a_decision_label_dated_in_brackets_dates_its_entry() {
+    let text = "# 의사결정\n\n### P-1. 등급 설정 방식 ✅\n\n**핵심 질문**: 어떻게?\n\n\
+**결정 (2026-02-21)**:\n- 넛지 배너\n\n### P-2. Rewards\n\n**Decision (2026-02-22)**: credits\n";
+    let d = log(text);
+    let got: Vec<Option<NaiveDate>> = d.iter().map(|d| d.date).collect();
+    assert_eq!(got, [date("2026-02-21"), date("2026-02-22")]);
+}
