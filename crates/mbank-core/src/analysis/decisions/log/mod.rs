@@ -831,9 +831,21 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             .flatten();
         let mut title = draft.title.clone();
         if title.is_empty() {
+            // A day or month over prose: its first line says what was decided.
+            let first_line = || {
+                (draft.start + 1..=end)
+                    .filter(|i| mask[*i])
+                    .map(|i| clean_title(lines[i]))
+                    .find(|line| !line.is_empty() && !is_thematic_break(line))
+                    .map(|line| match line.char_indices().nth(100) {
+                        Some((cut, _)) => format!("{}…", &line[..cut]),
+                        None => line,
+                    })
+            };
             title = fields
                 .decision
                 .clone()
+                .or_else(first_line)
                 .unwrap_or_else(|| "untitled decision".to_string());
         }
         let status = draft

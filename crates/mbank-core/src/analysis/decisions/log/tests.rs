@@ -695,3 +695,17 @@ fn a_decision_label_dated_in_brackets_dates_its_entry() {
     let got: Vec<Option<NaiveDate>> = d.iter().map(|d| d.date).collect();
     assert_eq!(got, [date("2026-02-21"), date("2026-02-22")]);
 }
+
+#[test]
+fn a_date_over_prose_is_titled_by_its_first_line() {
+    let text = "# Decision Log\n\n## 2026-03\n\nWe moved the build to Vite: faster local builds.\n\n\
+## 2026-04-02\n\n**Decision:** keep Postgres.\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(
+        titles,
+        [
+            "We moved the build to Vite: faster local builds.",
+            "keep Postgres."
+        ]
+    );
+}
