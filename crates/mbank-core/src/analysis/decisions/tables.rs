@@ -24,6 +24,10 @@ pub(super) struct TableColumns {
     /// What a choice was made for (`| Concern | Choice |`): the first column, which names
     /// the title.
     subject: Option<usize>,
+    /// The subject column states the problem the decision answers (`| 문제 | 결정 |`): its
+    /// cell leads to the decision (`CORS * 허용 → 허용 도메인 제한`) rather than naming
+    /// what it is about.
+    subject_is_problem: bool,
     date: Option<usize>,
     status: Option<usize>,
     id: Option<usize>,
@@ -47,6 +51,33 @@ pub(super) fn is_separator_row(line: &str) -> bool {
     })
 }
 
+/// Headers of a column stating the problem or question a decision answers, in the
+/// languages memory is written in.
+const PROBLEM_HEADERS: &[&str] = &[
+    "problem",
+    "issue",
+    "question",
+    "problema",
+    "pregunta",
+    "questão",
+    "problème",
+    "question",
+    "frage",
+    "проблема",
+    "вопрос",
+    "sorun",
+    "soru",
+    "vấn đề",
+    "masalah",
+    "問題",
+    "问题",
+    "課題",
+    "课题",
+    "문제",
+    "질문",
+    "이슈",
+];
+
 pub(super) fn table_columns(header: &[String]) -> Option<TableColumns> {
     // Each header as the English key it stands for, in any language (`决策`, `Дата`).
     let names: Vec<String> = header
@@ -69,9 +100,14 @@ pub(super) fn table_columns(header: &[String]) -> Option<TableColumns> {
     // What the decision was made about (`| Concern | Choice |`, `| # | 항목 | 결정 |`): the
     // first column before the decision's that is no date, status or id names its subject.
     let subject = (0..title).find(|&i| ![date, status, id].contains(&Some(i)));
+    let subject_is_problem = subject.is_some_and(|i| {
+        let header = strip_markup(&header[i]).trim().to_lowercase();
+        PROBLEM_HEADERS.iter().any(|word| header.contains(word))
+    });
     Some(TableColumns {
         title,
         subject,
+        subject_is_problem,
         date,
         status,
         id,
@@ -85,6 +121,9 @@ pub(super) fn row_of(cells: &[String], columns: &TableColumns) -> Option<TableRo
         return None;
     }
     let title = match cell(columns.subject).map(clean_title) {
+        Some(subject) if !subject.is_empty() && columns.subject_is_problem => {
+            format!("{subject} → {title}")
+        }
         Some(subject) if !subject.is_empty() => format!("{subject}: {title}"),
         _ => title,
     };

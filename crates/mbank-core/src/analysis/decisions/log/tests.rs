@@ -709,3 +709,11 @@ fn a_date_over_prose_is_titled_by_its_first_line() {
         ]
     );
 }
+
+#[test]
+fn a_problem_column_leads_to_its_decision() {
+    let text = "# 의사결정\n\n| # | 문제 | 위험도 | 결정 |\n|---|---|---|---|\n\
+| S-1 | CORS * 허용 | 높음 | 허용 도메인 제한 |\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(titles, ["CORS * 허용 → 허용 도메인 제한"]);
+}
