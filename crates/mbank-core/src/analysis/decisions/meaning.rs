@@ -291,6 +291,15 @@ pub(super) fn path_tokens(text: &str) -> impl Iterator<Item = &str> {
 /// Whether a path's last part names a decision log (`DECISIONS.md`, `decision-log.md`).
 pub(super) fn names_decision_log(token: &str) -> bool {
     let name = token.rsplit('/').next().unwrap_or(token);
+    // A number that orders the documents of a folder (`04-decisions.md`) names no role.
+    let unnumbered = name
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start_matches(['-', '_', '.', ' ']);
+    let name = if unnumbered.len() < name.len() && !unnumbered.is_empty() {
+        unnumbered
+    } else {
+        name
+    };
     crate::formats::names::is_markdown(name)
         && (crate::formats::role_for_name(name) == Some(crate::model::Role::Decisions)
             || DECISION_LOG_KEYS.contains(&crate::formats::names::name_key(name).as_str()))

@@ -523,6 +523,13 @@ mod tests {
         write(project, "docs/quyet-dinh.md", LOG);
         // One decision's word names no log (`karar.md`).
         write(project, "docs/karar.md", LOG);
+        // A number ordering a folder's documents names no role: the log is still one.
+        write(project, "docs/bmad/04-decisions.md", LOG);
+        write(
+            project,
+            "CLAUDE.md",
+            "Read `docs/bmad/04-decisions.md` first.\n",
+        );
         let claude = [bank(
             project,
             Format::ClaudeMd,
@@ -533,6 +540,7 @@ mod tests {
             [
                 ("docs/quyet-dinh.md".to_string(), Role::Decisions),
                 ("docs/決定事項.md".to_string(), Role::Decisions),
+                ("docs/bmad/04-decisions.md".to_string(), Role::Decisions),
             ]
         );
     }
